@@ -1,0 +1,171 @@
+/**
+ * The API contract (shared/api-spec.md) as zod schemas: the client parses every response with these and the sandbox
+ * serialises every response through them, so a contract change breaks both sides' tests.
+ * Objects strip unknown fields (the spec may grow); types are inferred, never written by hand.
+ */
+import { z } from 'zod';
+
+const int = z.number().int();
+/** Task ids are integers; a numeric string is accepted as the same id (a harmless variant). */
+export const TaskIdSchema = z.union([int.nonnegative(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
+const timestamp = z.string().min(1);
+
+/** Task states the spec shows; other strings are tolerated and treated as non-terminal. */
+export const KNOWN_TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed']);
+
+export const ServiceSchema = z.object({
+  service: z.string().min(1),
+  display_name: z.string(),
+  description: z.string(),
+  pricing: z.number().nonnegative(),
+  currency: z.string(),
+});
+export type Service = z.infer<typeof ServiceSchema>;
+
+export const BalanceSchema = z.object({ balance: z.number(), currency: z.string() });
+export type Balance = z.infer<typeof BalanceSchema>;
+
+export const TaskItemSchema = z.object({
+  target: z.string(),
+  status: z.string(),
+  /** Result of processing; shapes other than domain_check_availability's `{available}` are not specified. */
+  data: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** Not in the spec; the sandbox sets it on failed items. */
+  error: z.string().nullable().optional(),
+});
+export type TaskItem = z.infer<typeof TaskItemSchema>;
+
+export const TaskSchema = z.object({
+  id: TaskIdSchema,
+  service: z.string(),
+  status: z.string().min(1),
+  total_items: int.nonnegative(),
+  cost: z.number().nonnegative(),
+  created_at: timestamp,
+  completed_at: timestamp.nullable().optional(),
+  // Fields the spec shows only in webhook task objects; accepted when a server sends them on the API too.
+  platform: z.string().nullable().optional(),
+  completed_items: int.nonnegative().nullable().optional(),
+  failed_items: int.nonnegative().nullable().optional(),
+  started_at: timestamp.nullable().optional(),
+  failed_at: timestamp.nullable().optional(),
+  error_message: z.string().nullable().optional(),
+  /** Present only in GET /tasks/:id. */
+  items: z.array(TaskItemSchema).optional(),
+});
+export type Task = z.infer<typeof TaskSchema>;
+
+export const PageMetaSchema = z.object({
+  current_page: int.positive(),
+  total_pages: int.nonnegative(),
+  total_count: int.nonnegative(),
+  per_page: int.positive(),
+});
+export type PageMeta = z.infer<typeof PageMetaSchema>;
+
+export const ServicesMetaSchema = z.object({ total: int.nonnegative(), currency: z.string() });
+
+// ---- Response bodies, per endpoint ----
+
+export const ServicesResponseSchema = z.object({
+  success: z.literal(true),
+  data: z.array(ServiceSchema),
+  meta: ServicesMetaSchema.optional(),
+});
+
+/** Reference form `{success, data: {balance, currency}}`, or the quick-start variant with both fields at the top level. */
+export const BalanceResponseSchema = z.union([
+  z.object({ success: z.literal(true), data: BalanceSchema }),
+  z.object({ success: z.literal(true) }).extend(BalanceSchema.shape).transform(({ balance, currency, success }) => ({
+    success,
+    data: { balance, currency },
+  })),
+]);
+
+export const CreateTaskRequestSchema = z.object({
+  service: z.string().min(1),
+  items: z.array(z.string()).min(1),
+});
+export type CreateTaskRequest = z.infer<typeof CreateTaskRequestSchema>;
+
+export const CreateTaskResponseSchema = z.object({
+  success: z.literal(true),
+  message: z.string().optional(),
+  data: TaskSchema,
+});
+
+export const TaskListResponseSchema = z.object({
+  success: z.literal(true),
+  data: z.array(TaskSchema),
+  meta: PageMetaSchema,
+});
+
+export const TaskResponseSchema = z.object({ success: z.literal(true), data: TaskSchema });
+
+/**
+ * Failure bodies: reference `{success:false, error:{code, message}}`, or the quick-start variant
+ * `{success:false, error:"unauthorized", message:"..."}`. Both normalise to `{code, message}`.
+ */
+export const ErrorResponseSchema = z.union([
+  z.object({
+    success: z.literal(false).optional(),
+    error: z.object({ code: z.string(), message: z.string().optional().default('') }),
+  }).transform((body) => ({ code: body.error.code, message: body.error.message })),
+  z.object({
+    success: z.literal(false).optional(),
+    error: z.string(),
+    message: z.string().optional().default(''),
+  }).transform((body) => ({ code: body.error, message: body.message })),
+]);
+export type ApiErrorBody = z.output<typeof ErrorResponseSchema>;
+
+/** Error codes the spec lists, plus `rate_limited` (the sandbox's choice for 429; the spec does not show one). */
+export const ERROR_CODES = [
+  'unauthorized',
+  'not_found',
+  'validation_error',
+  'insufficient_balance',
+  'internal_error',
+  'rate_limited',
+] as const;
+
+// ---- Webhooks (spec section 6) ----
+
+export const WEBHOOK_EVENTS = ['processing', 'completed', 'failed'] as const;
+export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
+
+const webhookTaskBase = {
+  id: int.nonnegative(),
+  service: z.string(),
+  platform: z.string(),
+  total_items: int.nonnegative(),
+  completed_items: int.nonnegative(),
+  failed_items: int.nonnegative(),
+  cost: z.number().nonnegative(),
+  created_at: timestamp,
+};
+
+export const WebhookEventSchema = z.discriminatedUnion('event', [
+  z.object({
+    event: z.literal('processing'),
+    timestamp,
+    task: z.object({ ...webhookTaskBase, status: z.literal('processing'), started_at: timestamp }),
+  }),
+  z.object({
+    event: z.literal('completed'),
+    timestamp,
+    task: z.object({ ...webhookTaskBase, status: z.literal('completed'), completed_at: timestamp }),
+  }),
+  z.object({
+    event: z.literal('failed'),
+    timestamp,
+    task: z.object({
+      ...webhookTaskBase,
+      status: z.literal('failed'),
+      error_message: z.string(),
+      failed_at: timestamp,
+    }),
+  }),
+]);
+export type WebhookEvent = z.infer<typeof WebhookEventSchema>;

@@ -1,0 +1,29 @@
+import { UsageError } from '../errors.js';
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+
+/** Parses `500ms`, `30s`, `5m`, `1h` or plain seconds (`90`, `1.5`) into milliseconds. */
+export function parseDuration(text: string, flag = 'duration'): number {
+  const match = DURATION.exec(text.trim());
+  if (!match) {
+    throw new UsageError(`invalid ${flag} "${text}"`, 'Use a number with a unit: 500ms, 30s, 5m, 1h (plain numbers are seconds).');
+  }
+  const ms = Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
+  if (!Number.isFinite(ms) || ms > 365 * 24 * 3_600_000) {
+    throw new UsageError(`${flag} "${text}" is too large`, 'Use at most a year.');
+  }
+  return Math.round(ms);
+}
+
+/** `1m30s`-style rendering for human messages. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const totalSeconds = Math.round(ms / 1000);
+  const h = Math.floor(totalSeconds / 3600);
+  const m = Math.floor((totalSeconds % 3600) / 60);
+  const s = totalSeconds % 60;
+  if (h) return `${h}h${m ? `${m}m` : ''}`;
+  if (m) return `${m}m${s ? `${s}s` : ''}`;
+  return `${s}s`;
+}

@@ -1,0 +1,84 @@
+/** Stable exit codes (DESIGN.md section 2). Documented in README and `taskctl --help`. */
+export const ExitCode = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  input: 3,
+  auth: 4,
+  notFound: 5,
+  balance: 6,
+  rateLimited: 7,
+  unavailable: 8,
+  createUnknown: 9,
+  taskFailed: 10,
+  itemsFailed: 11,
+  timeout: 124,
+  interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** An error the user can act on: `main` prints `message` (and `hint`) and returns `exitCode`. */
+export class CliError extends Error {
+  readonly exitCode: number;
+  /** Second line: what to do next. */
+  readonly hint: string | undefined;
+  constructor(message: string, exitCode: number, hint?: string) {
+    super(message);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.hint = hint;
+  }
+}
+
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.usage, hint);
+  }
+}
+export class InputError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.input, hint);
+  }
+}
+export class AuthError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.auth, hint);
+  }
+}
+export class NotFoundError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.notFound, hint);
+  }
+}
+export class BalanceError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.balance, hint);
+  }
+}
+export class RateLimitError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.rateLimited, hint);
+  }
+}
+/** Network errors, timeouts, 5xx, `internal_error`, malformed responses: after retries. */
+export class UnavailableError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.unavailable, hint);
+  }
+}
+/** POST /tasks may or may not have created a task, and reconciliation could not tell. */
+export class CreateUnknownError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.createUnknown, hint);
+  }
+}
+export class TimeoutError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.timeout, hint);
+  }
+}
+export class InterruptedError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.interrupted, hint);
+  }
+}

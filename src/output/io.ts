@@ -1,0 +1,28 @@
+/** The process's streams, injected so commands never touch `process.*` and tests use in-memory IO. */
+export interface OutputStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface InputStream extends AsyncIterable<Buffer | string> {
+  isTTY?: boolean;
+}
+
+export interface IO {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  stdin: InputStream;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Colour on stdout: off when not a TTY, with --no-color, NO_COLOR or TERM=dumb; FORCE_COLOR forces it (DESIGN.md 3). */
+export function colorEnabled(stream: OutputStream, env: Env, noColorFlag: boolean): boolean {
+  if (noColorFlag) return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '0' && force !== 'false') return true;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  return stream.isTTY === true;
+}
