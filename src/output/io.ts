@@ -17,11 +17,16 @@ export interface IO {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** Colour on stdout: off when not a TTY, with --no-color, NO_COLOR or TERM=dumb; FORCE_COLOR forces it (DESIGN.md 3). */
+/**
+ * Colour on a stream: off when it is not a TTY, with --no-color, NO_COLOR or TERM=dumb; FORCE_COLOR forces it
+ * (DESIGN.md 3). As in Node and chalk, FORCE_COLOR=0 or =false forces it off. Call once per stream: stdout and
+ * stderr may differ (`taskctl list | less` still wants coloured errors).
+ */
 export function colorEnabled(stream: OutputStream, env: Env, noColorFlag: boolean): boolean {
   if (noColorFlag) return false;
   const force = env.FORCE_COLOR;
-  if (force !== undefined && force !== '0' && force !== 'false') return true;
+  if (force === '0' || force === 'false') return false;
+  if (force !== undefined) return true;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.TERM === 'dumb') return false;
   return stream.isTTY === true;

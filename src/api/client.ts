@@ -1,0 +1,251 @@
+/**
+ * The one HTTP client (STYLE.md: "one client owns the wire"). Auth headers, User-Agent, timeouts, proxies, retries,
+ * rate limiting, zod parsing and error mapping live here once; commands get typed results or CliErrors.
+ * It pulls in undici: load it lazily (`await import('../api/client.js')`).
+ */
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { UsageError } from '../errors.js';
+import { systemClock, type Clock } from '../core/time.js';
+import { createRedactor, redactHeaders } from '../output/redact.js';
+import { isLoopbackHost } from './base-url.js';
+import { createDispatcher } from './dispatcher.js';
+import { endpointLabel } from './errors.js';
+import { judgeFailure, judgeResponse, type Exchange, type JudgeContext, type Method, type ResponseHeaders } from './judge.js';
+import { headerValue, parseRateLimit, RateLimiter } from './rate-limit.js';
+import { errorCode, formatSeconds } from './retry.js';
+import {
+  BalanceResponseSchema,
+  CreateTaskResponseSchema,
+  ServicesResponseSchema,
+  TaskListResponseSchema,
+  TaskResponseSchema,
+  type Balance,
+  type CreateTaskRequest,
+  type PageMeta,
+  type Service,
+  type Task,
+} from './schemas.js';
+
+export type { ApiErrorBody, Balance, CreateTaskRequest, PageMeta, Service, Task, TaskItem } from './schemas.js';
+export { AmbiguousCreateError } from './errors.js';
+export { RateLimiter, type RateLimitSnapshot } from './rate-limit.js';
+
+/** Attempts per request, the first one included (DESIGN.md section 5). */
+export const MAX_ATTEMPTS = 4;
+/** TCP + TLS connection setup. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** Waiting for response headers, and between body chunks, on GET. */
+export const GET_TIMEOUT_MS = 30_000;
+/** The same for POST /tasks, which stores every item before answering. */
+export const POST_TIMEOUT_MS = 60_000;
+
+/** Response headers shown in `--verbose` traces. */
+const TRACED_RESPONSE_HEADERS = [
+  'content-type',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+  'location',
+];
+
+export interface ApiClientOptions {
+  /** Normalised base URL including `/api/v1` (see `normaliseBaseUrl`). */
+  baseUrl: string;
+  /** The API key. Sent only in the auth header; scrubbed from every trace line and server message. */
+  apiKey: string;
+  /** How the key is sent. Default `'x-api-key'` (`X-API-Key: <key>`); `'bearer'` sends `Authorization: Bearer <key>`. */
+  authScheme?: 'x-api-key' | 'bearer';
+  /** `taskctl/<version> node/<version>`. */
+  userAgent: string;
+  /** `--request-timeout`: replaces the headers/body timeouts (default 30 s GET, 60 s POST) and caps the 10 s connect timeout. */
+  requestTimeoutMs?: number;
+  /** Time source for backoff, rate-limit waits and the deadline. Default: `systemClock`. */
+  clock?: Clock;
+  /** Jitter source. Default: `Math.random`. */
+  random?: () => number;
+  /** Epoch ms: the client never sleeps past it and fails with the error it has instead. Default: no deadline. */
+  deadline?: number;
+  /** Ctrl-C: aborts the request in flight and any wait; the signal's reason is thrown unchanged. Default: none. */
+  signal?: AbortSignal;
+  /** `--verbose`: receives request, response and retry lines, secrets redacted. Default: no tracing. */
+  trace?: (line: string) => void;
+  /** Tests inject a MockAgent (not closed by `close()`). Default: `createDispatcher(baseUrl, env, ...)`. */
+  dispatcher?: Dispatcher;
+  /** Where `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY` (any case) are read. Default: `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** The per-process limiter, shared between clients. Default: a new one on `clock`. */
+  rateLimiter?: RateLimiter;
+}
+
+export interface ApiClient {
+  /** GET /services. */
+  listServices(): Promise<Service[]>;
+  /** GET /balance (either documented response form). */
+  getBalance(): Promise<Balance>;
+  /**
+   * POST /tasks. Retried only when the request provably never reached the server, or on 429. When it may have
+   * reached the server and the outcome is unknown, throws `AmbiguousCreateError`: reconcile, never resend blindly.
+   */
+  createTask(req: CreateTaskRequest): Promise<Task>;
+  /** GET /tasks?page=&per_page= (server defaults when omitted). */
+  listTasks(q?: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
+  /** GET /tasks/:id, with item results. */
+  getTask(id: number): Promise<Task>;
+  /** The limiter this client paces with (`auth status` shows its snapshot). */
+  readonly rateLimiter: RateLimiter;
+  /** Closes the connection pool it created (an injected dispatcher is left open). */
+  close(): Promise<void>;
+}
+
+interface RequestSpec<T> {
+  method: Method;
+  /** Relative to the base URL, e.g. `/tasks/42`. */
+  path: string;
+  query?: Record<string, number | undefined>;
+  body?: unknown;
+  schema: z.ZodType<T>;
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const limiter = options.rateLimiter ?? new RateLimiter({ clock });
+  const base = new URL(options.baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const origin = base.origin;
+  const scrub = createRedactor([options.apiKey]);
+  const sink = options.trace;
+  const trace = sink ? (line: string) => sink(scrub(line)) : undefined;
+  const timeoutFor = (method: Method) => options.requestTimeoutMs ?? (method === 'POST' ? POST_TIMEOUT_MS : GET_TIMEOUT_MS);
+  const connectTimeoutMs = Math.min(CONNECT_TIMEOUT_MS, options.requestTimeoutMs ?? CONNECT_TIMEOUT_MS);
+  const ownsDispatcher = options.dispatcher === undefined;
+  const dispatcher = options.dispatcher ?? createDispatcher(options.baseUrl, options.env ?? process.env, connectTimeoutMs);
+  const { signal, deadline } = options;
+  const authHeader: Record<string, string> =
+    options.authScheme === 'bearer' ? { Authorization: `Bearer ${options.apiKey}` } : { 'X-API-Key': options.apiKey };
+
+  /** One attempt: wait for the rate limiter, send, read the whole body. Never throws except on abort/limiter. */
+  async function exchange(spec: RequestSpec<unknown>, attempt: number): Promise<Exchange> {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) search.set(name, String(value));
+    const path = `${basePath}${spec.path}${search.size > 0 ? `?${search.toString()}` : ''}`;
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const headers: Record<string, string> = {
+      'User-Agent': options.userAgent,
+      Accept: 'application/json',
+      ...authHeader,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    };
+    const timeoutMs = timeoutFor(spec.method);
+
+    const waitStart = clock.now();
+    await limiter.acquire(signal, deadline);
+    const waited = clock.now() - waitStart;
+    if (waited > 0) trace?.(`* waited ${formatSeconds(waited)} for the rate-limit budget`);
+
+    const sentAtMs = clock.now();
+    if (trace) {
+      trace(`> ${spec.method} ${origin}${path}${attempt > 1 ? ` (attempt ${attempt}/${MAX_ATTEMPTS})` : ''}`);
+      for (const [name, value] of Object.entries(redactHeaders(headers))) trace(`> ${name}: ${value}`);
+      if (body !== undefined) trace(`> (JSON body, ${Buffer.byteLength(body)} bytes)`);
+    }
+    let status: number | undefined;
+    try {
+      const response = await dispatcher.request({
+        origin,
+        path,
+        method: spec.method,
+        headers,
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal,
+      });
+      status = response.statusCode;
+      const responseHeaders = response.headers as ResponseHeaders;
+      limiter.update(parseRateLimit(responseHeaders, clock.now()));
+      traceResponse(status, responseHeaders, clock.now() - sentAtMs);
+      const text = await response.body.text();
+      return { kind: 'response', status, headers: responseHeaders, text, sentAtMs };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      const code = errorCode(error) ?? 'network error';
+      const during = status !== undefined ? ` while reading the HTTP ${status} body` : '';
+      trace?.(`! ${spec.method} ${spec.path} failed: ${code}${during} (${clock.now() - sentAtMs} ms)`);
+      return { kind: 'failure', error, code, status, sentAtMs };
+    } finally {
+      limiter.release();
+    }
+  }
+
+  function traceResponse(status: number, headers: ResponseHeaders, elapsedMs: number): void {
+    if (!trace) return;
+    trace(`< ${status} (${elapsedMs} ms)`);
+    const shown: Record<string, string> = {};
+    for (const name of TRACED_RESPONSE_HEADERS) {
+      const value = headerValue(headers, name);
+      if (value !== undefined) shown[name] = value;
+    }
+    for (const [name, value] of Object.entries(redactHeaders(shown))) trace(`< ${name}: ${value}`);
+  }
+
+  async function call<T>(spec: RequestSpec<T>): Promise<T> {
+    const ctx: JudgeContext = {
+      method: spec.method,
+      endpoint: endpointLabel(spec.method, spec.path),
+      origin,
+      loopback: isLoopbackHost(base.hostname),
+      timeoutMs: timeoutFor(spec.method),
+      scrub,
+      limiter,
+      now: () => clock.now(),
+      random,
+    };
+    for (let attempt = 1; ; attempt++) {
+      const ex = await exchange(spec, attempt);
+      const verdict = ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
+      if (verdict.ok) return verdict.value;
+      const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
+      if (!verdict.retry || attempt >= MAX_ATTEMPTS) throw verdict.fail(suffix);
+      const { delayMs, why } = verdict.retry;
+      if (deadline !== undefined && clock.now() + delayMs > deadline) {
+        // Never sleep past the command's deadline: fail now with what we know.
+        trace?.(`* not retrying (${why}): the deadline comes first`);
+        throw verdict.fail(`${suffix} (no time left to retry before the deadline)`);
+      }
+      trace?.(`* retrying in ${formatSeconds(delayMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
+      await clock.sleep(delayMs, signal);
+    }
+  }
+
+  return {
+    rateLimiter: limiter,
+    async listServices() {
+      return (await call({ method: 'GET', path: '/services', schema: ServicesResponseSchema })).data;
+    },
+    async getBalance() {
+      return (await call({ method: 'GET', path: '/balance', schema: BalanceResponseSchema })).data;
+    },
+    async createTask(req) {
+      // Only the documented fields go on the wire.
+      const body = { service: req.service, items: req.items };
+      return (await call({ method: 'POST', path: '/tasks', body, schema: CreateTaskResponseSchema })).data;
+    },
+    async listTasks(q = {}) {
+      const query = { page: q.page, per_page: q.perPage };
+      const response = await call({ method: 'GET', path: '/tasks', query, schema: TaskListResponseSchema });
+      return { tasks: response.data, meta: response.meta };
+    },
+    async getTask(id) {
+      if (!Number.isSafeInteger(id) || id < 0) {
+        throw new UsageError(`invalid task id "${id}"`, 'Task ids are whole numbers, as `taskctl list` shows them.');
+      }
+      return (await call({ method: 'GET', path: `/tasks/${id}`, schema: TaskResponseSchema })).data;
+    },
+    async close() {
+      if (ownsDispatcher) await dispatcher.close();
+    },
+  };
+}

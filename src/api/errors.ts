@@ -1,0 +1,199 @@
+/**
+ * Maps API failures to the CliError classes of src/errors.ts: by `error.code` first, HTTP status second
+ * (the spec leaves most statuses open). Messages name the endpoint and carry the server's words.
+ */
+import {
+  AuthError,
+  BalanceError,
+  CliError,
+  InputError,
+  NotFoundError,
+  RateLimitError,
+  UnavailableError,
+} from '../errors.js';
+import type { ApiErrorBody } from './schemas.js';
+
+export const AUTH_HINT = 'Run `taskctl auth login`, or set TASKCTL_API_KEY.';
+const FORBIDDEN_HINT =
+  'The key is valid but not allowed to do this; check it in the dashboard, or run `taskctl auth login` with another key.';
+const BALANCE_HINT = 'Check `taskctl balance`, top up in the dashboard, or submit fewer items.';
+const RATE_HINT = 'Wait for the rate-limit window to reset (`taskctl auth status` shows it) and try again.';
+const INPUT_HINT = 'Nothing was created; fix the request and try again.';
+const UNAVAILABLE_HINT = 'Try again later; `--verbose` shows the HTTP exchange.';
+
+type ErrorClass = 'auth' | 'forbidden' | 'notFound' | 'input' | 'balance' | 'rateLimited' | 'unavailable';
+
+/** Codes the spec lists (plus `rate_limited`), in the order they are checked. */
+const BY_CODE: Readonly<Record<string, ErrorClass>> = {
+  unauthorized: 'auth',
+  forbidden: 'forbidden',
+  not_found: 'notFound',
+  validation_error: 'input',
+  insufficient_balance: 'balance',
+  rate_limited: 'rateLimited',
+  internal_error: 'unavailable',
+};
+
+function classifyStatus(status: number): ErrorClass {
+  if (status === 401) return 'auth';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'notFound';
+  if (status === 400 || status === 413 || status === 422) return 'input';
+  if (status === 402) return 'balance';
+  if (status === 429) return 'rateLimited';
+  return 'unavailable';
+}
+
+/** Which class a failure belongs to: the error code when known, else the status. */
+export function classifyApiError(status: number, code: string | undefined): ErrorClass {
+  return (code !== undefined ? BY_CODE[code] : undefined) ?? classifyStatus(status);
+}
+
+/** True when the failure is a server-side fault worth retrying for a GET (5xx or `internal_error`). */
+export function isServerFault(status: number, code: string | undefined): boolean {
+  return code === 'internal_error' || (code === undefined || BY_CODE[code] === undefined ? status >= 500 : false);
+}
+
+/** `GET /tasks/42`: how messages name an endpoint (path relative to the base URL, no query). */
+export function endpointLabel(method: string, path: string): string {
+  const bare = path.split('?')[0] ?? path;
+  return `${method.toUpperCase()} ${bare}`;
+}
+
+const DEFAULT_DETAIL: Readonly<Record<ErrorClass, string>> = {
+  auth: 'the API key was rejected',
+  forbidden: 'the API key is not allowed to do this',
+  notFound: 'not found',
+  input: 'the server rejected the request as invalid',
+  balance: 'insufficient balance',
+  rateLimited: 'rate limited by the server',
+  unavailable: 'the service failed',
+};
+
+/**
+ * The CliError for an error response. `body` is the parsed error body, if any; `detail` overrides the message text
+ * (e.g. for a non-JSON body); `suffix` is appended (e.g. ` after 4 attempts`).
+ */
+export function apiError(
+  endpoint: string,
+  status: number,
+  body: ApiErrorBody | undefined,
+  options: { detail?: string; suffix?: string } = {},
+): CliError {
+  const kind = classifyApiError(status, body?.code);
+  const serverText = body?.message.trim() ? body.message.trim() : undefined;
+  const statusText = status > 0 ? ` (HTTP ${status}${body?.code ? `, ${body.code}` : ''})` : '';
+  const detail = options.detail ?? serverText ?? `${DEFAULT_DETAIL[kind]}${statusText}`;
+  const message = `${endpoint}: ${detail}${options.suffix ?? ''}`;
+  switch (kind) {
+    case 'auth':
+      return new AuthError(message, AUTH_HINT);
+    case 'forbidden':
+      return new AuthError(message, FORBIDDEN_HINT);
+    case 'notFound':
+      return new NotFoundError(message, notFoundHint(endpoint));
+    case 'input':
+      return new InputError(message, endpoint.startsWith('POST ') ? INPUT_HINT : undefined);
+    case 'balance':
+      return new BalanceError(message, BALANCE_HINT);
+    case 'rateLimited':
+      return new RateLimitError(message, RATE_HINT);
+    case 'unavailable':
+      return new UnavailableError(message, UNAVAILABLE_HINT);
+  }
+}
+
+function notFoundHint(endpoint: string): string {
+  if (endpoint.startsWith('POST /tasks')) return 'Run `taskctl services` to see the valid service names.';
+  if (endpoint.startsWith('GET /tasks/')) return 'Check the id with `taskctl list`.';
+  return 'Check --base-url: it should end in /api/v1.';
+}
+
+/** Minimal view of a zod issue (zod 4), enough to name the field that did not fit. */
+interface IssueLike {
+  code?: string;
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+  errors?: ReadonlyArray<ReadonlyArray<IssueLike>>;
+}
+
+/** `data[0].id`; the empty path is `(body)`. */
+export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out === '' ? '(body)' : out;
+}
+
+/**
+ * The most telling issue: unions are opened up and the branch with the fewest issues wins (for the balance union,
+ * `{data:{balance:"x"}}` reports `data.balance`, not the top-level variant's complaints).
+ */
+export function describeIssue(issues: ReadonlyArray<IssueLike>, prefix: ReadonlyArray<PropertyKey> = []): string {
+  const issue = issues[0];
+  if (issue === undefined) return '(body): does not match the expected shape';
+  const path = [...prefix, ...issue.path];
+  if (issue.code === 'invalid_union' && issue.errors && issue.errors.length > 0) {
+    const branches = issue.errors.filter((branch) => branch.length > 0);
+    const best = [...branches].sort((a, b) => a.length - b.length)[0];
+    if (best) return describeIssue(best, path);
+  }
+  const text = issue.message.replace(/^Invalid input:\s*/, '');
+  return `${formatIssuePath(path)}: ${text}`;
+}
+
+/** A 2xx body that fits no documented shape (not retried: the same server would send it again). */
+export function malformedResponseError(endpoint: string, issues: ReadonlyArray<IssueLike>): UnavailableError {
+  return new UnavailableError(
+    `${endpoint}: unexpected response from the server (${describeIssue(issues)})`,
+    'Check that --base-url points at the task service (it should end in /api/v1); `--verbose` shows the exchange.',
+  );
+}
+
+/** The message for a body that is not JSON at all (an HTML error page from a proxy, a truncated body, ...). */
+export function nonJsonDetail(status: number, contentType: string | undefined): string {
+  const type = contentType?.split(';')[0]?.trim() || 'no content type';
+  return `the server answered HTTP ${status} with a non-JSON body (${type})`;
+}
+
+/** A 2xx body that is not JSON. */
+export function nonJsonResponseError(endpoint: string, status: number, contentType: string | undefined): UnavailableError {
+  return new UnavailableError(
+    `${endpoint}: ${nonJsonDetail(status, contentType)}`,
+    'Check that --base-url points at the task service (it should end in /api/v1), and any proxy in between.',
+  );
+}
+
+/** A redirect is never followed: the API key must not travel to wherever it points. */
+export function redirectError(endpoint: string, status: number, location: string | undefined): UnavailableError {
+  const target = location ? ` to ${location}` : '';
+  return new UnavailableError(
+    `${endpoint}: the server answered HTTP ${status}, a redirect${target}; taskctl does not follow redirects with your API key`,
+    'If the service has moved, set --base-url (or `taskctl config set base-url`) to the new address.',
+  );
+}
+
+/**
+ * POST /tasks failed after the request may have reached the server: a task may exist. Internal: the create command
+ * catches it and reconciles; if it escapes, it is an exit-8 error telling the user to check.
+ */
+export class AmbiguousCreateError extends UnavailableError {
+  /** When the request was sent (epoch ms, client clock): reconciliation matches `created_at` against it. */
+  readonly sentAtMs: number;
+  /** What went wrong: the transport error, or the CliError the response mapped to. */
+  override readonly cause: unknown;
+  /** HTTP status when a response arrived, else undefined. */
+  readonly status: number | undefined;
+
+  constructor(detail: string, options: { cause: unknown; sentAtMs: number; status?: number | undefined }) {
+    super(
+      `POST /tasks may have created a task (${detail})`,
+      'Check with `taskctl list` before creating it again.',
+    );
+    this.cause = options.cause;
+    this.sentAtMs = options.sentAtMs;
+    this.status = options.status;
+  }
+}

@@ -1,0 +1,274 @@
+/**
+ * Client-side rate limiting (DESIGN.md section 5): read `X-RateLimit-*` from every response and pace requests so
+ * that a run never causes a 429 on its own. One limiter per process, shared by every client.
+ */
+import { RateLimitError } from '../errors.js';
+import { formatSeconds } from './retry.js';
+import { systemClock, type Clock } from '../core/time.js';
+
+/** Every computed wait is clamped to this (a 60 s window plus a second of slack). */
+export const MAX_RATE_LIMIT_WAIT_MS = 61_000;
+/** `X-RateLimit-Reset` values at or above this are epoch seconds; smaller ones are seconds until the reset. */
+export const EPOCH_THRESHOLD = 1e9;
+
+/** What the server said about the budget, on the local clock. */
+export interface RateLimitInfo {
+  /** Requests allowed per window. */
+  limit: number;
+  /** Requests left in the current window. */
+  remaining: number;
+  /** When the window resets, epoch ms on the local clock (clamped to now..now+61 s). */
+  resetAtMs: number;
+}
+
+/** `Headers`-like (`get`) or a plain record such as undici's `IncomingHttpHeaders`. */
+export type HeaderSource =
+  | { get(name: string): string | null | undefined }
+  | Readonly<Record<string, string | string[] | undefined>>;
+
+/** Case-insensitive single header value; repeated headers give their first value. */
+export function headerValue(headers: HeaderSource, name: string): string | undefined {
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    const value = (headers as { get(name: string): string | null | undefined }).get(name);
+    return value ?? undefined;
+  }
+  const record = headers as Readonly<Record<string, string | string[] | undefined>>;
+  const wanted = name.toLowerCase();
+  let value = record[wanted];
+  if (value === undefined) {
+    const key = Object.keys(record).find((k) => k.toLowerCase() === wanted);
+    value = key === undefined ? undefined : record[key];
+  }
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function nonNegativeInteger(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\s*\d{1,15}\s*$/.test(text)) return undefined;
+  return Number(text);
+}
+
+function clampWait(ms: number): number {
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RATE_LIMIT_WAIT_MS) : MAX_RATE_LIMIT_WAIT_MS;
+}
+
+/**
+ * Reads `X-RateLimit-Limit/Remaining/Reset`. Returns `undefined` unless both limit (> 0) and remaining are sane
+ * integers. Reset: values ≥ 1e9 are epoch seconds, measured against the response's `Date` header when there is one
+ * (so server clock skew cancels out: resetAt = now + (reset − serverDate)); smaller values are seconds until the
+ * reset; a missing or garbage reset means "one minute from now" (the spec's window). The result is always within
+ * now..now+61 s.
+ */
+export function parseRateLimit(headers: HeaderSource, nowMs: number, dateHeader?: string | null): RateLimitInfo | undefined {
+  const limit = nonNegativeInteger(headerValue(headers, 'x-ratelimit-limit'));
+  const remainingRaw = headerValue(headers, 'x-ratelimit-remaining');
+  // A negative "remaining" (some servers count past zero) means nothing left.
+  const remaining = remainingRaw !== undefined && /^\s*-\d{1,15}\s*$/.test(remainingRaw) ? 0 : nonNegativeInteger(remainingRaw);
+  if (limit === undefined || limit === 0 || remaining === undefined) return undefined;
+
+  const resetText = headerValue(headers, 'x-ratelimit-reset')?.trim() ?? '';
+  const reset = /^\d+(\.\d+)?$/.test(resetText) ? Number(resetText) : Number.NaN;
+  let waitMs = 60_000;
+  if (Number.isFinite(reset)) {
+    if (reset >= EPOCH_THRESHOLD) {
+      const serverNow = Date.parse(dateHeader ?? headerValue(headers, 'date') ?? '');
+      waitMs = reset * 1000 - (Number.isFinite(serverNow) ? serverNow : nowMs);
+    } else {
+      waitMs = reset * 1000;
+    }
+  }
+  return { limit, remaining: Math.min(remaining, limit), resetAtMs: nowMs + clampWait(waitMs) };
+}
+
+/** The current budget as `auth status` shows it. */
+export interface RateLimitSnapshot extends RateLimitInfo {
+  /** `server`: from response headers; `assumed`: the spec's documented default, nothing heard yet. */
+  source: 'server' | 'assumed';
+}
+
+export interface RateLimiterOptions {
+  /** Time source. Default: `systemClock`. */
+  clock?: Clock;
+  /** Budget assumed until a server states one. Default: 100 (api-spec.md section 8: 100 requests per minute). */
+  assumedLimit?: number;
+  /** Window length assumed when a window rolls over locally. Default: 60 000 ms. */
+  windowMs?: number;
+  /** Extra wait after a reset before sending again, covering whole-second reset values. Default: 1000 ms. */
+  resetMarginMs?: number;
+}
+
+interface Window {
+  limit: number;
+  remaining: number;
+  resetAtMs: number;
+  fromServer: boolean;
+}
+
+/** Server resets within this of each other are the same window (reset values have whole-second resolution). */
+const SAME_WINDOW_TOLERANCE_MS = 1500;
+
+/**
+ * Paces requests against the server's budget. Protocol for a caller:
+ * `await acquire()` before sending, `update(info)` when a response's headers arrive, `release()` when the exchange is
+ * over (answered or failed; always, e.g. in `finally`), `limited(until)` after a 429.
+ *
+ * Locally each acquire spends one unit of the window's remaining budget at once (in-flight requests count); when it is
+ * spent, acquire waits for the reset. Until the first response, only one request is in flight, so a burst cannot
+ * overrun a server whose limit is lower than the assumed one.
+ */
+export class RateLimiter {
+  readonly #clock: Clock;
+  readonly #assumedLimit: number;
+  readonly #windowMs: number;
+  readonly #resetMarginMs: number;
+  #window: Window | undefined;
+  #inFlight = 0;
+  #heard = false;
+  #blockedUntilMs = 0;
+  #waiters = new Set<() => void>();
+
+  constructor(options: RateLimiterOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#assumedLimit = Math.max(1, Math.floor(options.assumedLimit ?? 100));
+    this.#windowMs = clampWait(options.windowMs ?? 60_000);
+    this.#resetMarginMs = Math.max(0, options.resetMarginMs ?? 1000);
+  }
+
+  /** Requests acquired and not yet released. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * Waits until a request may be sent, then counts it. Throws the signal's reason when aborted, and `RateLimitError`
+   * when the wait would end after `deadline` (epoch ms).
+   */
+  async acquire(signal?: AbortSignal, deadline?: number): Promise<void> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const now = this.#clock.now();
+      if (now < this.#blockedUntilMs) {
+        await this.#sleepUntil(this.#blockedUntilMs, now, signal, deadline);
+        continue;
+      }
+      // Until a server has stated its budget, probe with one request at a time.
+      if (!this.#heard && this.#inFlight > 0) {
+        await this.#nextChange(signal);
+        continue;
+      }
+      const window = this.#current(now);
+      if (window.remaining > 0) {
+        window.remaining -= 1;
+        this.#inFlight += 1;
+        return;
+      }
+      await this.#sleepUntil(window.resetAtMs + this.#resetMarginMs, now, signal, deadline);
+    }
+  }
+
+  /**
+   * Merges what a response said. Requests still in flight besides the one answered may not have been counted by the
+   * server yet, so they are subtracted; within one window the lower of the local and the server's count wins.
+   */
+  update(info: RateLimitInfo | undefined): void {
+    if (info === undefined) return;
+    this.#heard = true;
+    const others = Math.max(0, this.#inFlight - 1);
+    const serverRemaining = Math.max(0, info.remaining - others);
+    const current = this.#window;
+    if (current === undefined || !current.fromServer || info.resetAtMs > current.resetAtMs + SAME_WINDOW_TOLERANCE_MS) {
+      // First word from the server, or a newer window: adopt it (keeping local spend when it was our own guess).
+      const local = current !== undefined && !current.fromServer && info.resetAtMs <= current.resetAtMs + SAME_WINDOW_TOLERANCE_MS
+        ? current.remaining
+        : Number.POSITIVE_INFINITY;
+      const remaining = Math.min(local, serverRemaining);
+      this.#window = { limit: info.limit, remaining, resetAtMs: info.resetAtMs, fromServer: true };
+    } else if (info.resetAtMs >= current.resetAtMs - SAME_WINDOW_TOLERANCE_MS) {
+      this.#window = {
+        limit: info.limit,
+        remaining: Math.min(current.remaining, serverRemaining),
+        resetAtMs: info.resetAtMs,
+        fromServer: true,
+      };
+    }
+    // Otherwise: a late answer from an older window; it says nothing about the current one.
+    this.#notify();
+  }
+
+  /** One acquired request has finished (answered or failed). */
+  release(): void {
+    this.#inFlight = Math.max(0, this.#inFlight - 1);
+    this.#heard = true;
+    this.#notify();
+  }
+
+  /** After a 429: nothing may be sent before `untilMs` (clamped to now+61 s). */
+  limited(untilMs: number): void {
+    const now = this.#clock.now();
+    const until = now + clampWait(untilMs - now);
+    this.#blockedUntilMs = Math.max(this.#blockedUntilMs, until);
+    // The server's explicit word wins over the window we knew: empty until then, a fresh window afterwards.
+    if (this.#window !== undefined) this.#window = { ...this.#window, remaining: 0, resetAtMs: until };
+    this.#heard = true;
+  }
+
+  /** The budget now: `undefined` before any server has stated one. A window already past its reset shows as full. */
+  snapshot(): RateLimitSnapshot | undefined {
+    const window = this.#window;
+    if (window === undefined) return undefined;
+    const now = this.#clock.now();
+    const expired = now >= window.resetAtMs && now >= this.#blockedUntilMs;
+    return {
+      limit: window.limit,
+      remaining: expired ? window.limit : window.remaining,
+      resetAtMs: Math.max(window.resetAtMs, this.#blockedUntilMs),
+      source: window.fromServer ? 'server' : 'assumed',
+    };
+  }
+
+  #current(now: number): Window {
+    const window = this.#window;
+    if (window === undefined) {
+      const limit = this.#assumedLimit;
+      this.#window = { limit, remaining: limit, resetAtMs: now + this.#windowMs, fromServer: false };
+      return this.#window;
+    }
+    if (now >= window.resetAtMs) {
+      // The window is over: the full budget is back; the next response will correct our guess of the new reset.
+      this.#window = { limit: window.limit, remaining: window.limit, resetAtMs: now + this.#windowMs, fromServer: false };
+      return this.#window;
+    }
+    return window;
+  }
+
+  async #sleepUntil(target: number, now: number, signal: AbortSignal | undefined, deadline: number | undefined): Promise<void> {
+    const waitMs = clampWait(target - now);
+    if (deadline !== undefined && now + waitMs > deadline) {
+      const limit = this.#window?.limit ?? this.#assumedLimit;
+      throw new RateLimitError(
+        `rate limit: the request budget (${limit} per window) is used up for another ${formatSeconds(waitMs)}, past the deadline`,
+        'Try again after the reset (`taskctl auth status` shows it), or allow more time with --timeout.',
+      );
+    }
+    await this.#clock.sleep(waitMs, signal);
+  }
+
+  #nextChange(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.#waiters.delete(done);
+        resolve();
+      };
+      const onAbort = () => {
+        this.#waiters.delete(done);
+        reject(signal?.reason);
+      };
+      this.#waiters.add(done);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  #notify(): void {
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+}

@@ -1,0 +1,126 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { AuthError, CliError, UsageError } from '../errors.js';
+import { maskKey } from '../output/redact.js';
+import { promptHidden } from '../output/prompt.js';
+import { examples, type RunAction } from '../program.js';
+
+export interface LoginOptions {
+  /** Read the key from stdin (also implied when stdin is piped). */
+  withKey?: boolean;
+}
+
+export function registerAuth(program: Command, run: RunAction): void {
+  const auth = program.command('auth').description('store, inspect and remove the API key');
+  auth
+    .command('login')
+    .description('verify an API key with GET /balance and save it (with the base URL) in the profile')
+    .option('--with-key', 'read the key from stdin instead of a hidden prompt')
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl auth login --base-url https://api.example.com',
+        'echo "$TASK_API_KEY" | taskctl auth login --with-key --base-url https://api.example.com',
+        'taskctl --profile staging auth login --base-url https://staging.example.com',
+      ]),
+    )
+    .action((options: LoginOptions, command: Command) => run(command, (ctx) => runLogin(ctx, options)));
+  auth
+    .command('status')
+    .description('show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget')
+    .addHelpText('after', examples(['taskctl auth status', 'taskctl auth status -o json']))
+    .action((_options, command: Command) => run(command, runStatus));
+  auth
+    .command('logout')
+    .description("remove the profile's stored API key")
+    .addHelpText('after', examples(['taskctl auth logout', 'taskctl --profile staging auth logout']))
+    .action((_options, command: Command) => run(command, runLogout));
+}
+
+async function readKey(ctx: Context, options: LoginOptions): Promise<string> {
+  const settings = await ctx.settings();
+  if (settings.apiKey?.source === 'flag') return settings.apiKey.value;
+  const stdin = ctx.io.stdin;
+  if (options.withKey || !stdin.isTTY) {
+    if (stdin.isTTY) throw new UsageError('--with-key reads the key from stdin, but stdin is a terminal', 'Pipe it in: `echo "$KEY" | taskctl auth login --with-key`.');
+    const chunks: string[] = [];
+    for await (const chunk of stdin) chunks.push(chunk.toString());
+    return chunks.join('').split(/\r?\n/, 1)[0]?.trim() ?? '';
+  }
+  if (!ctx.interactive) throw new UsageError('no key given and prompting is off', 'Pipe the key in with --with-key, or use --api-key-file PATH.');
+  return (await promptHidden(stdin, ctx.io.stderr, 'API key (input hidden): ')).trim();
+}
+
+export async function runLogin(ctx: Context, options: LoginOptions): Promise<void> {
+  const settings = await ctx.settings();
+  if (!settings.baseUrl) {
+    throw new UsageError('auth login needs the service URL', 'Pass it once: `taskctl auth login --base-url https://api.example.com`.');
+  }
+  const key = await readKey(ctx, options);
+  if (!key) throw new UsageError('the API key is empty', 'Copy the key from the dashboard and try again.');
+  ctx.addSecret(key);
+  settings.apiKey = { value: key, source: 'flag', origin: 'auth login' };
+  const api = await ctx.api();
+  let balance;
+  try {
+    balance = await api.getBalance();
+  } catch (error) {
+    if (error instanceof AuthError) throw new AuthError('the service rejected this API key; nothing was saved', 'Check the key in the dashboard (a regenerated key invalidates the old one).');
+    throw error;
+  }
+  const { normaliseBaseUrl } = await import('../api/base-url.js');
+  const config = await ctx.config();
+  const profile = settings.profile.value;
+  await config.set(profile, 'base-url', normaliseBaseUrl(settings.baseUrl.value));
+  await config.set(profile, 'api-key', key);
+  ctx.printer.success(`Logged in to ${normaliseBaseUrl(settings.baseUrl.value)} (profile "${profile}", key ${maskKey(key)}, balance ${balance.balance} ${balance.currency}); saved in ${config.path}`);
+  if (ctx.env.TASKCTL_API_KEY && ctx.env.TASKCTL_API_KEY !== key) ctx.printer.warn('TASKCTL_API_KEY is set and takes precedence over the saved key.');
+}
+
+export async function runStatus(ctx: Context): Promise<void> {
+  const settings = await ctx.settings();
+  const fields: Array<[string, string | number | undefined]> = [
+    ['profile', settings.profile.value],
+    ['base_url', settings.baseUrl ? settings.baseUrl.value : undefined],
+    ['base_url_source', settings.baseUrl?.origin],
+    ['key', settings.apiKey ? maskKey(settings.apiKey.value) : undefined],
+    ['key_source', settings.apiKey?.origin],
+  ];
+  let problem: CliError | undefined;
+  let works = 'no key';
+  if (settings.apiKey && settings.baseUrl) {
+    try {
+      const api = await ctx.api();
+      const balance = await api.getBalance();
+      works = 'yes';
+      fields.push(['balance', `${balance.balance} ${balance.currency}`]);
+      const budget = api.rateLimiter.snapshot();
+      if (budget) {
+        fields.push(['rate_limit', `${budget.remaining}/${budget.limit} requests left, resets ${new Date(budget.resetAtMs).toISOString()}`]);
+      }
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      works = `no: ${error.message}`;
+      problem = error;
+    }
+  }
+  fields.splice(5, 0, ['key_works', works]);
+  ctx.printer.detail(fields, Object.fromEntries(fields.filter(([, v]) => v !== undefined)));
+  if (!settings.apiKey) {
+    throw new AuthError('not logged in', 'Run `taskctl auth login --base-url URL`, set TASKCTL_API_KEY, or use --sandbox.');
+  }
+  if (problem) ctx.exitCode = problem.exitCode;
+}
+
+export async function runLogout(ctx: Context): Promise<void> {
+  const config = await ctx.config();
+  const settings = await ctx.settings();
+  const profile = settings.profile.value;
+  if (!config.profile(profile)['api-key']) {
+    ctx.printer.info(`no API key is stored for profile "${profile}"`);
+  } else {
+    await config.unset(profile, 'api-key');
+    ctx.printer.success(`Removed the API key of profile "${profile}" from ${config.path}`);
+  }
+  if (ctx.env.TASKCTL_API_KEY) ctx.printer.warn('TASKCTL_API_KEY is still set in this environment.');
+}

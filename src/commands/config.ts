@@ -1,0 +1,120 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { SETTING_DESCRIPTIONS, SETTING_NAMES, SETTING_SCHEMAS, type SettingName } from '../core/config-schema.js';
+import { parseDuration } from '../core/duration.js';
+import type { Resolved, Settings } from '../core/settings.js';
+import { maskKey } from '../output/redact.js';
+import { examples, type RunAction } from '../program.js';
+
+export function registerConfig(program: Command, run: RunAction): void {
+  const config = program
+    .command('config')
+    .description('read and write settings in the config file (per profile)')
+    .addHelpText('after', `\nSettings:\n${SETTING_NAMES.map((name) => `  ${name.padEnd(16)}${SETTING_DESCRIPTIONS[name]}`).join('\n')}\n`);
+  config
+    .command('get')
+    .description('print the effective value of a setting')
+    .argument('<key>', SETTING_NAMES.join(' | '))
+    .addHelpText('after', examples(['taskctl config get base-url']))
+    .action((key: string, _options, command: Command) => run(command, (ctx) => runConfigGet(ctx, key)));
+  config
+    .command('set')
+    .description('store a setting in the profile')
+    .argument('<key>', SETTING_NAMES.join(' | '))
+    .argument('<value>')
+    .addHelpText('after', examples(['taskctl config set output json', 'taskctl config set confirm-above 5000', 'taskctl --profile ci config set request-timeout 2m']))
+    .action((key: string, value: string, _options, command: Command) => run(command, (ctx) => runConfigSet(ctx, key, value)));
+  config
+    .command('unset')
+    .description('remove a setting from the profile')
+    .argument('<key>', SETTING_NAMES.join(' | '))
+    .addHelpText('after', examples(['taskctl config unset output']))
+    .action((key: string, _options, command: Command) => run(command, (ctx) => runConfigUnset(ctx, key)));
+  config
+    .command('list')
+    .description('list every setting with its effective value and where it comes from')
+    .addHelpText('after', examples(['taskctl config list', 'taskctl --profile staging config list -o json']))
+    .action((_options, command: Command) => run(command, runConfigList));
+  config
+    .command('path')
+    .description('print the config file path')
+    .addHelpText('after', examples(['taskctl config path']))
+    .action((_options, command: Command) => run(command, runConfigPath));
+}
+
+function settingName(key: string): SettingName {
+  if (key === 'api-key') {
+    throw new UsageError('the API key is not set with `config set`', 'Use `taskctl auth login` (it verifies the key before saving it).');
+  }
+  if (!(SETTING_NAMES as string[]).includes(key)) {
+    throw new UsageError(`unknown setting "${key}"`, `Settings: ${SETTING_NAMES.join(', ')}.`);
+  }
+  return key as SettingName;
+}
+
+function effective(settings: Settings): Record<SettingName | 'api-key', Resolved<string | number> | undefined> {
+  return {
+    'base-url': settings.baseUrl,
+    output: settings.output,
+    'confirm-above': settings.confirmAbove,
+    'auth-scheme': settings.authScheme,
+    'request-timeout': settings.requestTimeout,
+    'api-key': settings.apiKey ? { ...settings.apiKey, value: maskKey(settings.apiKey.value) } : undefined,
+  };
+}
+
+export async function runConfigGet(ctx: Context, key: string): Promise<void> {
+  const name = key === 'api-key' ? 'api-key' : settingName(key);
+  const value = effective(await ctx.settings())[name];
+  ctx.printer.line(value === undefined ? '' : String(value.value));
+}
+
+export async function runConfigSet(ctx: Context, key: string, raw: string): Promise<void> {
+  const name = settingName(key);
+  const parsed = SETTING_SCHEMAS[name].safeParse(raw);
+  if (!parsed.success) {
+    throw new UsageError(`invalid value "${raw}" for ${name}`, SETTING_DESCRIPTIONS[name]);
+  }
+  let value: string | number = parsed.data;
+  if (name === 'base-url') {
+    const { normaliseBaseUrl } = await import('../api/base-url.js');
+    value = normaliseBaseUrl(String(value));
+  }
+  if (name === 'request-timeout') parseDuration(String(value), 'request-timeout');
+  const config = await ctx.config();
+  const profile = (await ctx.settings()).profile.value;
+  await config.set(profile, name, value as never);
+  ctx.printer.success(`${name} = ${value} (profile "${profile}")`);
+}
+
+export async function runConfigUnset(ctx: Context, key: string): Promise<void> {
+  const name = settingName(key);
+  const config = await ctx.config();
+  const profile = (await ctx.settings()).profile.value;
+  await config.unset(profile, name);
+  ctx.printer.success(`${name} unset (profile "${profile}")`);
+}
+
+export async function runConfigList(ctx: Context): Promise<void> {
+  const settings = await ctx.settings();
+  const rows = Object.entries(effective(settings)).map(([key, resolved]) => ({
+    key,
+    value: resolved === undefined ? '' : String(resolved.value),
+    source: resolved?.origin ?? '',
+  }));
+  await ctx.printer.list(
+    rows,
+    [
+      { header: 'KEY', key: 'key', value: (r) => r.key },
+      { header: 'VALUE', key: 'value', value: (r) => r.value },
+      { header: 'SOURCE', key: 'source', value: (r) => r.source },
+    ],
+    Object.fromEntries(rows.map((r) => [r.key, r.value || null])),
+  );
+}
+
+export async function runConfigPath(ctx: Context): Promise<void> {
+  const { configFilePath } = await import('../core/config.js');
+  ctx.printer.line(configFilePath(ctx.env));
+}

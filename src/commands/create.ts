@@ -1,0 +1,252 @@
+import { Option, type Command } from 'commander';
+import type { ApiClient } from '../api/client.js';
+import type { Service, Task } from '../api/schemas.js';
+import type { Context } from '../context.js';
+import { BalanceError, CliError, CreateUnknownError, InputError, InterruptedError, NotFoundError, UsageError } from '../errors.js';
+import { formatDuration } from '../core/duration.js';
+import type { ItemFormat, ItemSource } from '../core/items/index.js';
+import { examples, type RunAction } from '../program.js';
+import { collect, duration, nonNegativeInt, positiveInt } from './parsers.js';
+import { taskColumns } from './task-columns.js';
+import { addWaitOptions, waitForTasks, type WaitOptions } from './wait.js';
+
+export interface CreateOptions extends Partial<WaitOptions> {
+  file?: string[];
+  format?: ItemFormat;
+  column?: string;
+  skipInvalid?: boolean;
+  keepDuplicates?: boolean;
+  dryRun?: boolean;
+  /** Refuse (exit 6, nothing sent) when the estimate is above this many coins. */
+  maxCost?: number;
+  yes?: boolean;
+  /** Split into tasks of at most this many items, created in order. */
+  chunkSize?: number;
+  /** Reuse a task created within this many ms with the same service and items, instead of paying again. */
+  reuseWindow?: number;
+  /** Continue like `taskctl wait` on the new task(s). */
+  wait?: boolean;
+}
+
+/** Prices are fetched with GET /services and reused for this long (one request saved per create in a loop). */
+const PRICE_CACHE_MS = 5 * 60_000;
+
+export function registerCreate(program: Command, run: RunAction): void {
+  const command = program
+    .command('create')
+    .description('create a task: a service plus items from arguments, files (-f) or piped stdin')
+    .argument('<service>', 'service id (see `taskctl services`)')
+    .argument('[items...]', 'items; when none are given and no -f, items are read from stdin')
+    .option('-f, --file <path>', 'read items from a file (- = stdin); repeatable', collect)
+    .addOption(new Option('--format <format>', 'item file format (default: by extension, else lines)').choices(['lines', 'json', 'ndjson', 'csv']))
+    .option('--column <name>', 'csv column or json property holding the item')
+    .option('--skip-invalid', 'drop invalid items with a warning instead of refusing (exit 3)')
+    .option('--keep-duplicates', 'send duplicate items (they are removed by default)')
+    .option('--dry-run', 'validate and price the items, show the balance after; create nothing')
+    .option('--max-cost <coins>', 'refuse (exit 6) when the estimate is above this', nonNegativeInt)
+    .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
+    .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt())
+    .option('--reuse-window <duration>', 'reuse a task with the same service and items created within this window (e.g. 1h)', duration)
+    .option('--wait', 'then wait for the task(s) like `taskctl wait`');
+  addWaitOptions(command);
+  command
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl create domain_check_availability example.com example.org',
+        'taskctl create domain_check_availability -f domains.txt --dry-run',
+        'cut -d, -f1 leads.csv | taskctl create domain_check_availability -q',
+        'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 500 --yes',
+        'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --reuse-window 6h --wait',
+      ]) +
+        '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +
+        'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n',
+    )
+    .action((service: string, items: string[], options: CreateOptions, cmd: Command) =>
+      run(cmd, (ctx) => runCreate(ctx, service, items, options)),
+    );
+}
+
+function itemSources(ctx: Context, args: string[], files: string[] | undefined): ItemSource[] {
+  const sources: ItemSource[] = [];
+  if (args.length > 0) sources.push({ kind: 'args', values: args });
+  const stdinFiles = (files ?? []).filter((f) => f === '-').length;
+  if (stdinFiles > 1) throw new UsageError('-f - (stdin) can be given only once');
+  for (const file of files ?? []) {
+    sources.push(file === '-' ? { kind: 'stdin', stream: ctx.io.stdin, isTTY: ctx.io.stdin.isTTY === true } : { kind: 'file', path: file });
+  }
+  if (sources.length === 0) {
+    if (ctx.io.stdin.isTTY) {
+      throw new UsageError('no items given', 'Pass items as arguments, use -f FILE, or pipe them in: `cat domains.txt | taskctl create SERVICE`.');
+    }
+    sources.push({ kind: 'stdin', stream: ctx.io.stdin, isTTY: false });
+  }
+  if (ctx.globals.apiKeyFile === '-' && sources.some((s) => s.kind === 'stdin')) {
+    throw new UsageError('stdin cannot carry both the API key (--api-key-file -) and the items', 'Read the items from a file with -f, or the key from a file.');
+  }
+  return sources;
+}
+
+/** Items read, validated, deduplicated: what will be sent. Nothing touches the network here. */
+async function prepareItems(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<string[]> {
+  const { readItems, validateItems, dedupeItems, formatInvalidReport } = await import('../core/items/index.js');
+  const read = await readItems(itemSources(ctx, args, options.file), { format: options.format, column: options.column });
+  const { valid, invalid } = validateItems(service, read.items, read.where);
+  if (invalid.length > 0) {
+    const report = formatInvalidReport(invalid);
+    if (!options.skipInvalid) {
+      throw new InputError(
+        `${invalid.length} invalid item${invalid.length === 1 ? '' : 's'}; nothing was sent:\n${report.join('\n')}`,
+        'Fix them, or pass --skip-invalid to drop them.',
+      );
+    }
+    ctx.printer.warn(`skipping ${invalid.length} invalid item${invalid.length === 1 ? '' : 's'}:\n${report.join('\n')}`);
+  }
+  if (valid.length === 0) throw new InputError('no valid items left to send; nothing was sent');
+  if (options.keepDuplicates) return valid;
+  const { unique, duplicates } = dedupeItems(valid);
+  if (duplicates > 0) ctx.printer.info(`removed ${duplicates} duplicate item${duplicates === 1 ? '' : 's'} (--keep-duplicates sends them)`);
+  return unique;
+}
+
+/** Price per item, from a short-lived local cache or GET /services. Unknown service → exit 5 before anything is sent. */
+async function pricePerItem(ctx: Context, api: ApiClient, service: string): Promise<number> {
+  const cached = ctx.cache.freshPrices(PRICE_CACHE_MS);
+  if (cached?.[service] !== undefined) return cached[service];
+  const services: Service[] = await api.listServices();
+  ctx.cache.rememberServices(services);
+  const found = services.find((s) => s.service === service);
+  if (!found) {
+    const close = services.map((s) => s.service).filter((name) => name.includes(service) || service.includes(name.split('_')[0] ?? name));
+    throw new NotFoundError(
+      `unknown service "${service}"`,
+      close.length > 0 ? `Did you mean ${close.join(', ')}? See \`taskctl services\`.` : 'See `taskctl services` for the list.',
+    );
+  }
+  return found.pricing;
+}
+
+async function confirmCost(ctx: Context, service: string, count: number, estimate: number, options: CreateOptions): Promise<void> {
+  if (options.maxCost !== undefined && estimate > options.maxCost) {
+    throw new BalanceError(`the estimate is ${estimate} coins, above --max-cost ${options.maxCost}; nothing was created`, 'Raise --max-cost, or send fewer items.');
+  }
+  const { confirmAbove } = await ctx.settings();
+  if (options.yes || !ctx.interactive || estimate < confirmAbove.value) return;
+  const { confirm } = await import('../output/prompt.js');
+  const ok = await confirm(ctx.io.stdin, ctx.io.stderr, `Create ${service} for ${count} items, estimated ${estimate} coins?`);
+  if (!ok) throw new InterruptedError('cancelled; nothing was created');
+}
+
+export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
+  const items = await prepareItems(ctx, service, args, options);
+  const { planChunks } = await import('../core/items/index.js');
+  const chunks = planChunks(items, options.chunkSize ?? items.length);
+  const api = await ctx.api();
+  const price = await pricePerItem(ctx, api, service);
+  const estimate = price * items.length;
+
+  if (options.dryRun) return dryRun(ctx, api, { service, items: items.length, chunks: chunks.length, price, estimate });
+  await confirmCost(ctx, service, items.length, estimate, options);
+
+  const created = await createChunks(ctx, api, service, chunks, options);
+  const total = created.reduce((sum, c) => sum + c.task.cost, 0);
+  ctx.printer.success(
+    `${created.length === 1 ? `task ${created[0]!.task.id}` : `${created.length} tasks`} for ${items.length} items, ${total} coins` +
+      (created.some((c) => c.how !== 'created') ? ` (${created.filter((c) => c.how !== 'created').map((c) => `${c.task.id} ${c.how}`).join(', ')})` : ''),
+  );
+  if (options.wait) {
+    await waitForTasks(ctx, created.map((c) => c.task.id), options as WaitOptions);
+  }
+}
+
+interface DryRunSummary {
+  service: string;
+  items: number;
+  chunks: number;
+  price: number;
+  estimate: number;
+}
+
+async function dryRun(ctx: Context, api: ApiClient, summary: DryRunSummary): Promise<void> {
+  const balance = await api.getBalance();
+  const after = balance.balance - summary.estimate;
+  const result = {
+    service: summary.service,
+    items: summary.items,
+    tasks: summary.chunks,
+    price_per_item: summary.price,
+    estimate: summary.estimate,
+    balance: balance.balance,
+    balance_after: after,
+    currency: balance.currency,
+  };
+  ctx.printer.detail(Object.entries(result) as Array<[string, string | number]>, result);
+  if (after < 0) {
+    throw new BalanceError(`dry run: the balance (${balance.balance} ${balance.currency}) does not cover the estimate (${summary.estimate}); nothing was created`);
+  }
+  ctx.printer.info('dry run: nothing was created');
+}
+
+type Outcome = { task: Task; how: 'created' | 'recovered' | 'reused' };
+
+/** Creates the chunks in order, printing each as it is created; a failure part-way names the tasks already created. */
+async function createChunks(ctx: Context, api: ApiClient, service: string, chunks: string[][], options: CreateOptions): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const quiet = ctx.globals.quiet === true;
+  // With --wait the final state is printed by the wait; printing the pending task first would list it twice.
+  const out = quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
+  const singleObject = out !== undefined && options.chunkSize === undefined && ctx.printer.format === 'json';
+  try {
+    for (const chunk of chunks) {
+      const outcome = await createOne(ctx, api, service, chunk, options, new Set(outcomes.map((o) => o.task.id)));
+      outcomes.push(outcome);
+      ctx.cache.rememberTasks([outcome.task]);
+      if (quiet) ctx.printer.line(String(outcome.task.id));
+      else if (out && !singleObject) out.write([outcome.task]);
+    }
+  } catch (error) {
+    if (out && !singleObject) await out.end();
+    if (outcomes.length > 0 && error instanceof CliError) {
+      const ids = outcomes.map((o) => o.task.id).join(' ');
+      throw new CliError(`${error.message}\ncreated ${outcomes.length} of ${chunks.length} tasks before that: ${ids}`, error.exitCode, error.hint);
+    }
+    throw error;
+  }
+  if (singleObject) ctx.printer.json(outcomes[0]!.task);
+  else if (out) await out.end();
+  return outcomes;
+}
+
+async function createOne(ctx: Context, api: ApiClient, service: string, items: string[], options: CreateOptions, exclude: Set<number>): Promise<Outcome> {
+  const reconcile = await import('../core/reconcile.js');
+  if (options.reuseWindow !== undefined) {
+    const match = await reconcile.findMatchingTask(api, { service, items, createdAfter: ctx.clock.now() - options.reuseWindow, exclude });
+    if (match.kind === 'found') {
+      ctx.printer.info(`reusing task ${match.task.id}: same service and items, created ${match.task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`);
+      return { task: match.task, how: 'reused' };
+    }
+  }
+  const { AmbiguousCreateError } = await import('../api/client.js');
+  try {
+    return { task: await api.createTask({ service, items }), how: 'created' };
+  } catch (error) {
+    if (ctx.signal.aborted) {
+      throw new InterruptedError(
+        `interrupted while creating a ${service} task for ${items.length} items: it may have been created`,
+        `Check before re-running: taskctl list --service ${service} (or re-run with --reuse-window 1h).`,
+      );
+    }
+    if (!(error instanceof AmbiguousCreateError)) throw error;
+    ctx.printer.warn(`${error.message}; checking the task list for it (about 10s)…`);
+    const result = await reconcile.reconcileCreate(api, { service, items, createdAfter: error.sentAtMs, exclude, clock: ctx.clock, signal: ctx.signal });
+    if (result.kind === 'found') {
+      ctx.printer.info(`recovered: task ${result.task.id} was created (the response was lost)`);
+      return { task: result.task, how: 'recovered' };
+    }
+    const sentAt = new Date(error.sentAtMs).toISOString();
+    throw new CreateUnknownError(
+      `the create request may have created a task, and ${result.kind === 'ambiguous' ? `several tasks match (${result.ids.join(', ')})` : 'no matching task was found'}: ${service}, ${items.length} items, sent ${sentAt}`,
+      `Check by hand before re-running: taskctl list --service ${service} --per-page 100 (or re-run with --reuse-window 1h to reuse it).`,
+    );
+  }
+}

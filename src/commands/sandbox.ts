@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { examples, type RunAction } from '../program.js';
+import { nonNegativeInt, port, positiveInt, positiveNumber } from './parsers.js';
+
+export interface SandboxCommandOptions {
+  port: number;
+  host: string;
+  apiKey: string;
+  balance: number;
+  itemMs: number;
+  rateLimit: number;
+  maxItems: number;
+  webhookUrl?: string;
+  webhookTimeScale: number;
+  seed?: string;
+  state?: string;
+}
+
+export function registerSandbox(program: Command, run: RunAction): void {
+  program
+    .command('sandbox')
+    .description('run the local sandbox service: the whole API with fake data, no account, no network')
+    .option('--port <port>', 'port to listen on (0 = any free port)', port, 8787)
+    .option('--host <host>', 'address to bind (loopback unless you mean it)', '127.0.0.1')
+    .option('--api-key <key>', 'the sandbox API key', 'sk_sandbox_0000')
+    .option('--balance <coins>', 'starting balance', nonNegativeInt, 10000)
+    .option('--item-ms <ms>', 'simulated work per item in milliseconds (slow- items take 10x)', nonNegativeInt, 200)
+    .option('--rate-limit <n>', 'requests per minute per key (0 = off)', nonNegativeInt, 100)
+    .option('--max-items <n>', 'maximum items per task', positiveInt(), 10000)
+    .option('--webhook-url <url>', 'deliver webhook events to this URL (http:// allowed on loopback)')
+    .option('--webhook-time-scale <factor>', 'multiply the webhook retry schedule (0.01 = 100x faster)', positiveNumber, 1)
+    .option('--seed <seed>', 'seed for deterministic results')
+    .option('--state <file>', 'persist and reload tasks, balance and keys in this JSON file')
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl sandbox',
+        'taskctl sandbox --port 0 --item-ms 20 --rate-limit 0',
+        'taskctl sandbox --webhook-url http://127.0.0.1:8788/ --webhook-time-scale 0.01',
+        'taskctl sandbox --state ./sandbox.json',
+      ]) +
+        '\nMagic items: fail-* fails that item; a task with a taskfail-* item ends failed; slow-* takes 10x longer.\n' +
+        'stdout gets two `export` lines (base URL and key) for scripts; logs go to stderr. Ctrl-C stops it.\n',
+    )
+    .action((options: SandboxCommandOptions, command: Command) => run(command, (ctx) => runSandbox(ctx, options)));
+}
+
+export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<void> {
+  const { startSandbox } = await import('../sandbox/index.js');
+  const sandbox = await startSandbox({
+    port: options.port,
+    host: options.host,
+    apiKey: options.apiKey,
+    balance: options.balance,
+    itemMs: options.itemMs,
+    rateLimit: options.rateLimit,
+    maxItems: options.maxItems,
+    webhookUrl: options.webhookUrl,
+    webhookTimeScale: options.webhookTimeScale,
+    seed: options.seed,
+    stateFile: options.state,
+    log: (line) => ctx.printer.info(line),
+  });
+  if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
+    ctx.printer.json({ url: sandbox.url, apiKey: sandbox.apiKey });
+  } else {
+    ctx.printer.line(`export TASKCTL_BASE_URL=${sandbox.url}`);
+    ctx.printer.line(`export TASKCTL_API_KEY=${sandbox.apiKey}`);
+  }
+  ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}); Ctrl-C to stop`);
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) return resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await sandbox.close();
+  ctx.printer.info(options.state ? `sandbox stopped; state saved to ${options.state}` : 'sandbox stopped');
+}

@@ -1,0 +1,140 @@
+import { Option, type Command } from 'commander';
+import type { Task } from '../api/schemas.js';
+import type { Context } from '../context.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { formatDuration } from '../core/duration.js';
+import { examples, type RunAction } from '../program.js';
+import { duration } from './parsers.js';
+import { parseTaskId } from './task-id.js';
+import { taskColumns } from './task-columns.js';
+
+export interface WaitOptions {
+  /** First poll interval in ms (default 2 s); grows ×1.5 to 30 s while nothing changes. */
+  interval: number;
+  /** Give up after this many ms (default 30 min; 0 = never) → exit 124. */
+  timeout: number;
+  /** Return when the first task reaches the state. */
+  any?: boolean;
+  /** State to wait for: a terminal state (default), `processing` or `completed`. */
+  until?: 'processing' | 'completed';
+  /** A completed task with failed items exits 0 instead of 11. */
+  allowItemFailures?: boolean;
+}
+
+/** Heartbeat on plain-line progress, so a CI log shows the wait is alive. */
+const HEARTBEAT_MS = 60_000;
+
+/** The wait flags, shared by `wait` and `create --wait`. */
+export function addWaitOptions(command: Command): Command {
+  return command
+    .option('--interval <duration>', 'first poll interval; grows x1.5 to 30s while nothing changes', duration, 2000)
+    .option('--timeout <duration>', 'give up after this long (exit 124); 0 = never', duration, 30 * 60_000)
+    .option('--any', 'return when the first task reaches the state')
+    .addOption(new Option('--until <state>', 'wait for this state instead of the end').choices(['processing', 'completed']))
+    .option('--allow-item-failures', 'exit 0 (not 11) when tasks completed with some failed items');
+}
+
+export function registerWait(program: Command, run: RunAction): void {
+  const command = program
+    .command('wait')
+    .description('block until tasks finish; the exit code tells how they ended')
+    .argument('<id...>', 'task ids, or - to read them from stdin (one per line; first column of tsv)');
+  addWaitOptions(command)
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl wait 42',
+        'taskctl wait 42 43 --timeout 10m && echo all good',
+        'taskctl create domain_check_availability -f domains.txt -q | taskctl wait -',
+        'taskctl wait 42 --until processing',
+        'taskctl wait 42 -o json | jq ".[0].status"',
+      ]) +
+        '\nExit: 0 all completed with every item; 10 a task failed; 11 completed with failed items; 124 timed out; 130 Ctrl-C.\n',
+    )
+    .action((ids: string[], options: WaitOptions, cmd: Command) =>
+      run(cmd, async (ctx) => waitForTasks(ctx, await resolveIds(ctx, ids), options)),
+    );
+}
+
+/** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
+export async function resolveIds(ctx: Context, args: string[]): Promise<number[]> {
+  if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
+  if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
+  if (ctx.io.stdin.isTTY) throw new UsageError('- reads task ids from stdin, but stdin is a terminal', 'Pipe them in: `taskctl create ... -q | taskctl wait -`.');
+  let text = '';
+  for await (const chunk of ctx.io.stdin) text += chunk.toString();
+  const ids = text
+    .split(/\r?\n/)
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter((field) => field !== '' && !field.startsWith('#'))
+    .map(parseTaskId);
+  if (ids.length === 0) throw new UsageError('no task ids on stdin', 'Pipe ids in, one per line.');
+  return [...new Set(ids)];
+}
+
+function describe(task: Task): string {
+  const done = (task.completed_items ?? 0) + (task.failed_items ?? 0);
+  const counts = task.completed_items !== undefined && task.completed_items !== null ? ` ${done}/${task.total_items} items` : ` ${task.total_items} items`;
+  const failed = task.failed_items ? `, ${task.failed_items} failed` : '';
+  return `task ${task.id} ${task.status}${counts}${failed}`;
+}
+
+/** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
+export async function waitForTasks(ctx: Context, ids: number[], options: WaitOptions): Promise<void> {
+  const start = ctx.clock.now();
+  const deadline = options.timeout > 0 ? start + options.timeout : undefined;
+  const api = await ctx.api({ deadline });
+  const { followTasks } = await import('../core/follow/follow.js');
+  const { waitExitCode, stillRunningMessage } = await import('../core/follow/outcome.js');
+  const progress = await ctx.printer.progress();
+  const latest = new Map<number, Task>();
+  let lastPrinted = start;
+  const render = () => {
+    const elapsed = formatDuration(ctx.clock.now() - start);
+    progress.update(ids.map((id) => (latest.has(id) ? describe(latest.get(id)!) : `task ${id} …`)).join('\n') + ` (${elapsed})`);
+    lastPrinted = ctx.clock.now();
+  };
+  const result = await followTasks({
+    reader: api,
+    ids,
+    clock: ctx.clock,
+    random: ctx.random,
+    intervalMs: options.interval,
+    until: options.until ?? 'terminal',
+    any: options.any,
+    deadline,
+    signal: ctx.signal,
+    countItems: !options.allowItemFailures,
+    onChange: ({ task }) => {
+      latest.set(task.id, task);
+      render();
+    },
+    onTransientError: (error) => ctx.printer.warn(`${error.message}; retrying`),
+    onRound: () => {
+      if (ctx.clock.now() - lastPrinted >= HEARTBEAT_MS) {
+        progress.heartbeat();
+        lastPrinted = ctx.clock.now();
+      }
+    },
+  });
+  const code = waitExitCode(result.tasks, { allowItemFailures: options.allowItemFailures, reason: result.reason });
+  if (code === ExitCode.ok) progress.succeed();
+  else progress.fail();
+  ctx.cache.rememberTasks(result.tasks);
+
+  if (!ctx.globals.quiet) await ctx.printer.list(result.tasks, taskColumns(ctx.printer.paintStatus), result.tasks);
+  const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+  if (result.reason === 'interrupted') {
+    ctx.printer.error('interrupted', stillRunningMessage(result.unfinished, resumeFlags));
+  } else if (result.reason === 'timeout') {
+    ctx.printer.error(`timed out after ${formatDuration(options.timeout)}`, stillRunningMessage(result.unfinished, resumeFlags));
+  } else {
+    for (const task of result.tasks) {
+      if (task.status === 'failed') ctx.printer.error(`task ${task.id} failed: ${task.error_message ?? 'no reason given'}`, `See the items: taskctl show ${task.id}`);
+      else if (code === ExitCode.itemsFailed && (task.failed_items ?? 0) > 0) {
+        ctx.printer.warn(`task ${task.id} completed with ${task.failed_items} failed items: taskctl show ${task.id} --items-status failed`);
+      }
+    }
+  }
+  ctx.exitCode = code;
+}

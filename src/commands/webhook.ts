@@ -1,0 +1,126 @@
+import { Option, type Command } from 'commander';
+import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookEventName } from '../api/schemas.js';
+import type { Context } from '../context.js';
+import { AuthError, UnavailableError, UsageError } from '../errors.js';
+import { examples, type RunAction } from '../program.js';
+import { port } from './parsers.js';
+import { parseTaskId } from './task-id.js';
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  path: string;
+  forwardTo?: string;
+  exec?: string;
+}
+
+export interface SimulateCommandOptions {
+  event?: WebhookEventName;
+  to: string;
+}
+
+export function registerWebhook(program: Command, run: RunAction): void {
+  const webhook = program.command('webhook').description('receive the service\'s webhook events locally, or send a test event');
+  webhook
+    .command('listen')
+    .description('run a local webhook receiver: verify the signature, print each event once, forward or exec')
+    .option('--port <port>', 'port to listen on (0 = any free port)', port, 8788)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--path <path>', 'path that accepts deliveries', '/')
+    .option('--forward-to <url>', 're-POST each verified event to this URL (https, or http on loopback)')
+    .option('--exec <command>', 'run this shell command per event, with the event JSON on stdin')
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl webhook listen',
+        'taskctl webhook listen -o ndjson | jq -c .',
+        'taskctl webhook listen --forward-to http://127.0.0.1:3000/hooks',
+        'taskctl webhook listen --exec \'jq -r .task.id >> finished.txt\'',
+        'taskctl sandbox --webhook-url http://127.0.0.1:8788/   # in another terminal',
+      ]) +
+        '\nAnswers 401 without the right X-Webhook-Signature (the API key), 405/413/400 for bad requests, 200 otherwise;\n' +
+        'a repeated (task, event) delivery is printed once. $TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec. Ctrl-C stops it (exit 0).\n',
+    )
+    .action((options: ListenOptions, cmd: Command) => run(cmd, (ctx) => runListen(ctx, options)));
+  webhook
+    .command('simulate')
+    .description('send a correctly signed event built from a real task to a URL')
+    .argument('<id>', 'task id')
+    .addOption(new Option('--event <event>', "event to send (default: the task's current state)").choices([...WEBHOOK_EVENTS]))
+    .option('--to <url>', 'receiver URL', 'http://127.0.0.1:8788/')
+    .addHelpText(
+      'after',
+      examples(['taskctl webhook simulate 42', 'taskctl webhook simulate 42 --event failed --to http://127.0.0.1:3000/hooks']),
+    )
+    .action((id: string, options: SimulateCommandOptions, cmd: Command) => run(cmd, (ctx) => runSimulate(ctx, parseTaskId(id), options)));
+}
+
+function printEvent(ctx: Context, event: WebhookEvent, raw: string): void {
+  const printer = ctx.printer;
+  if (printer.format === 'json' || printer.format === 'ndjson') {
+    printer.line(JSON.stringify(JSON.parse(raw)));
+    return;
+  }
+  const task = event.task;
+  const fields = [event.timestamp, event.event, task.id, task.service, task.completed_items, task.failed_items, task.total_items];
+  if (printer.format === 'tsv') printer.line(fields.join('\t'));
+  else if (printer.format === 'csv') printer.line(fields.join(','));
+  else {
+    const reason = event.event === 'failed' ? `: ${event.task.error_message}` : '';
+    printer.line(`${event.timestamp}  ${printer.paintStatus(event.event)}  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`);
+  }
+}
+
+async function requireKey(ctx: Context): Promise<string> {
+  const settings = await ctx.settings();
+  if (!settings.apiKey) {
+    throw new AuthError('no API key configured: the listener verifies X-Webhook-Signature against it', 'Run `taskctl auth login`, set TASKCTL_API_KEY, or pass --api-key-file.');
+  }
+  return settings.apiKey.value;
+}
+
+export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
+  if (!options.path.startsWith('/')) throw new UsageError(`--path must start with / (got "${options.path}")`);
+  const apiKey = await requireKey(ctx);
+  const { startWebhookListener } = await import('../webhook/listener.js');
+  const listener = await startWebhookListener({
+    port: options.port,
+    host: options.host,
+    path: options.path,
+    apiKey,
+    forwardTo: options.forwardTo,
+    exec: options.exec,
+    env: ctx.env,
+    clock: ctx.clock,
+    onEvent: (event, raw) => printEvent(ctx, event, raw),
+    log: (line) => ctx.printer.info(line),
+  });
+  ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) return resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await listener.close();
+}
+
+export async function runSimulate(ctx: Context, id: number, options: SimulateCommandOptions): Promise<void> {
+  const api = await ctx.api();
+  const task = await api.getTask(id);
+  const { toWebhookEvent } = await import('../core/follow/events.js');
+  const wanted = options.event ?? task.status;
+  if (!(WEBHOOK_EVENTS as readonly string[]).includes(wanted)) {
+    throw new UsageError(`task ${id} is ${task.status}, which has no webhook event`, `Choose one with --event ${WEBHOOK_EVENTS.join('|')}.`);
+  }
+  const event = toWebhookEvent({ ...task, status: wanted }, ctx.clock.now());
+  if (!event) throw new UsageError(`cannot build a ${wanted} event for task ${id}`);
+  const { sendSimulatedEvent } = await import('../webhook/simulate.js');
+  const settings = await ctx.settings();
+  const result = await sendSimulatedEvent({ event, to: options.to, apiKey: settings.apiKey!.value });
+  if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
+    ctx.printer.json({ event: event.event, task: id, to: options.to, status: result.status, duration_ms: Math.round(result.durationMs) });
+  }
+  if (result.status !== 200) {
+    throw new UnavailableError(`the receiver answered HTTP ${result.status} to the ${event.event} event for task ${id} (the service counts only 200 as delivered)`);
+  }
+  ctx.printer.success(`delivered ${event.event} event for task ${id} to ${options.to}: HTTP 200 in ${Math.round(result.durationMs)} ms`);
+}

@@ -1,0 +1,266 @@
+/**
+ * What a command gets: IO, environment, clock, the resolved settings and lazily built services (config file, API client,
+ * printer). Commands never reach for `process.*`; tests build a context with in-memory IO (gh's Factory).
+ */
+import { readFileSync } from 'node:fs';
+import type { ApiClient } from './api/client.js';
+import { AuthError, UsageError } from './errors.js';
+import type { Clock } from './core/time.js';
+import { openConfig, type ConfigStore } from './core/config.js';
+import { CompletionCacheStore, cacheDirectory } from './core/cache.js';
+import { parseDuration } from './core/duration.js';
+import { resolveProfileName, resolveSettings, type Settings } from './core/settings.js';
+import { colorEnabled, type Env, type IO } from './output/io.js';
+import { createRedactor, type Redactor } from './output/redact.js';
+import type { Printer } from './output/printer.js';
+import type { OutputFormat } from './output/format.js';
+import { userAgent } from './version.js';
+
+/** Global flags (DESIGN.md section 1), as commander parses them. */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  apiKeyFile?: string;
+  output?: string;
+  json?: boolean;
+  color: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  requestTimeout?: string;
+  input: boolean;
+  sandbox?: boolean;
+  ci?: boolean;
+}
+
+export interface Deps {
+  io: IO;
+  env: Env;
+  clock: Clock;
+  /** Aborted on Ctrl-C / SIGTERM. */
+  signal: AbortSignal;
+  /** Random source for jitter; injectable for tests. */
+  random?: () => number;
+}
+
+export interface ApiOptions {
+  /** Epoch ms: the client never sleeps past it (wait --timeout). */
+  deadline?: number;
+}
+
+export class Context {
+  readonly io: IO;
+  readonly env: Env;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  readonly random: () => number;
+  readonly globals: GlobalOptions;
+  /** Set by a command to finish with a non-zero code without an error message (e.g. `wait` outcomes). */
+  exitCode = 0;
+
+  private readonly secrets: string[] = [];
+  private redactor: Redactor = (text) => text;
+  private printerInstance: Printer | undefined;
+  private configPromise: Promise<ConfigStore> | undefined;
+  private settingsPromise: Promise<Settings> | undefined;
+  private apiPromise: Promise<ApiClient> | undefined;
+  private readonly cleanups: Array<() => Promise<void> | void> = [];
+
+  constructor(deps: Deps, globals: GlobalOptions) {
+    this.io = deps.io;
+    this.env = deps.env;
+    this.clock = deps.clock;
+    this.signal = deps.signal;
+    this.random = deps.random ?? Math.random;
+    this.globals = globals;
+  }
+
+  /** CI mode: `--ci` or the `CI` environment variable. No spinners, no prompts, timestamped progress lines. */
+  get ci(): boolean {
+    return this.globals.ci === true || (this.env.CI !== undefined && this.env.CI !== '' && this.env.CI !== 'false');
+  }
+
+  /** Prompts are allowed only on a terminal, outside CI, without --no-input. */
+  get interactive(): boolean {
+    return this.globals.input && !this.ci && this.io.stdin.isTTY === true && this.io.stderr.isTTY === true;
+  }
+
+  /** Every string printed passes through this: the key's literal value never reaches the screen or a log. */
+  readonly redact = (text: string): string => this.redactor(text);
+
+  addSecret(secret: string): void {
+    this.secrets.push(secret);
+    this.redactor = createRedactor(this.secrets);
+  }
+
+  private cacheInstance: CompletionCacheStore | undefined;
+
+  /** Completion cache (services, recent task ids), refreshed by commands that fetched them anyway. */
+  get cache(): CompletionCacheStore {
+    this.cacheInstance ??= new CompletionCacheStore(cacheDirectory(this.env), () => this.clock.now());
+    return this.cacheInstance;
+  }
+
+  onCleanup(fn: () => Promise<void> | void): void {
+    this.cleanups.push(fn);
+  }
+
+  async cleanup(): Promise<void> {
+    for (const fn of this.cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch {
+        // Cleanup must not mask the command's own outcome.
+      }
+    }
+  }
+
+  /** The format asked for by flag, environment or profile (validated), without the TTY default. */
+  private requestedFormat(): string | undefined {
+    if (this.globals.json) return 'json';
+    return this.globals.output ?? this.env.TASKCTL_OUTPUT;
+  }
+
+  /** Stdout format; `printer` needs it synchronously, so the profile's `output` setting is applied in `loadSettings`. */
+  private formatOverride: string | undefined;
+
+  get hasPrinter(): boolean {
+    return this.printerInstance !== undefined;
+  }
+
+  get printer(): Printer {
+    if (!this.printerInstance) throw new Error('printer used before setup()');
+    return this.printerInstance;
+  }
+
+  /** Builds the printer. Called by `main` before the command runs (needs the output format, so it reads the profile). */
+  async setup(): Promise<void> {
+    if (this.requestedFormat() === undefined) {
+      try {
+        this.formatOverride = (await this.settings()).output?.value;
+      } catch {
+        // A broken config file is reported by the command that needs it (`config path` must still work).
+      }
+    }
+    const { createPrinter } = await import('./output/printer.js');
+    const { resolveFormat } = await import('./output/format.js');
+    const format: OutputFormat = resolveFormat(this.requestedFormat() ?? this.formatOverride, this.io.stdout.isTTY === true);
+    this.printerInstance = createPrinter({
+      io: this.io,
+      format,
+      color: colorEnabled(this.io.stdout, this.env, !this.globals.color),
+      stderrColor: colorEnabled(this.io.stderr, this.env, !this.globals.color),
+      quiet: this.globals.quiet === true,
+      redact: this.redact,
+      ci: this.ci,
+      now: () => this.clock.now(),
+    });
+  }
+
+  /** A printer that works even when setup failed (bad --output value): plain stderr, redacted. */
+  fallbackWarn = (message: string): void => {
+    this.io.stderr.write(`warning: ${this.redact(message)}\n`);
+  };
+
+  config(): Promise<ConfigStore> {
+    this.configPromise ??= openConfig(this.env, (message) =>
+      this.printerInstance ? this.printerInstance.warn(message) : this.fallbackWarn(message),
+    );
+    return this.configPromise;
+  }
+
+  settings(): Promise<Settings> {
+    this.settingsPromise ??= this.loadSettings();
+    return this.settingsPromise;
+  }
+
+  private async loadSettings(): Promise<Settings> {
+    const flags = {
+      profile: this.globals.profile,
+      baseUrl: this.globals.baseUrl,
+      apiKeyFromFile: this.globals.apiKeyFile ? await this.readKeyFile(this.globals.apiKeyFile) : undefined,
+      output: this.requestedFormat(),
+      requestTimeout: this.globals.requestTimeout,
+    };
+    const profileName = resolveProfileName(flags, this.env);
+    const config = await this.config();
+    const settings = resolveSettings(flags, this.env, config.profile(profileName.value), profileName);
+    if (settings.apiKey) this.addSecret(settings.apiKey.value);
+    if (this.globals.sandbox) {
+      const sandbox = await this.startSandbox();
+      settings.baseUrl = { value: sandbox.url, source: 'sandbox', origin: '--sandbox' };
+      settings.apiKey = { value: sandbox.apiKey, source: 'sandbox', origin: '--sandbox' };
+    }
+    return settings;
+  }
+
+  private async startSandbox(): Promise<{ url: string; apiKey: string }> {
+    const { startSandbox } = await import('./sandbox/index.js');
+    const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+    this.onCleanup(() => sandbox.close());
+    this.addSecret(sandbox.apiKey);
+    return sandbox;
+  }
+
+  /** `--api-key-file PATH` (`-` = stdin): first line, trimmed. */
+  private async readKeyFile(path: string): Promise<{ key: string; path: string }> {
+    let text: string;
+    if (path === '-') {
+      if (this.io.stdin.isTTY) throw new UsageError('--api-key-file - reads the key from stdin, but stdin is a terminal', 'Pipe the key in: `pass show taskctl | taskctl --api-key-file - balance`.');
+      text = await readAll(this.io.stdin);
+    } else {
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch (error) {
+        throw new UsageError(`cannot read --api-key-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+    }
+    const key = text.split(/\r?\n/, 1)[0]?.trim() ?? '';
+    if (!key) throw new UsageError(`--api-key-file ${path} is empty`, 'Put the API key on the first line.');
+    return { key, path };
+  }
+
+  /** The one API client of this invocation. Missing key → exit 4; missing base URL → exit 2; both with a hint. */
+  api(options: ApiOptions = {}): Promise<ApiClient> {
+    this.apiPromise ??= this.createApi(options);
+    return this.apiPromise;
+  }
+
+  private async createApi(options: ApiOptions): Promise<ApiClient> {
+    const settings = await this.settings();
+    if (!settings.baseUrl) {
+      throw new UsageError(
+        'no API base URL configured',
+        'Run `taskctl auth login --base-url URL`, set TASKCTL_BASE_URL, or try the local sandbox with --sandbox.',
+      );
+    }
+    if (!settings.apiKey) {
+      throw new AuthError(
+        'no API key configured',
+        'Run `taskctl auth login`, set TASKCTL_API_KEY, pass --api-key-file, or try the local sandbox with --sandbox.',
+      );
+    }
+    const { normaliseBaseUrl } = await import('./api/base-url.js');
+    const { createApiClient } = await import('./api/client.js');
+    const client = createApiClient({
+      baseUrl: normaliseBaseUrl(settings.baseUrl.value),
+      apiKey: settings.apiKey.value,
+      authScheme: settings.authScheme.value,
+      userAgent: userAgent(),
+      requestTimeoutMs: settings.requestTimeout ? parseDuration(settings.requestTimeout.value, 'request-timeout') : undefined,
+      clock: this.clock,
+      random: this.random,
+      deadline: options.deadline,
+      signal: this.signal,
+      trace: this.globals.verbose ? (line) => this.io.stderr.write(`${this.redact(line)}\n`) : undefined,
+      env: this.env,
+    });
+    this.onCleanup(() => client.close());
+    return client;
+  }
+}
+
+async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {
+  const chunks: string[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+  return chunks.join('');
+}

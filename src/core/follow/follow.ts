@@ -1,0 +1,376 @@
+/**
+ * The one follow engine behind `wait`, `create --wait` and `watch`: polls watched tasks on the scheduler's timing,
+ * reports each status change, and ends on the `until` state, the deadline or the abort signal.
+ */
+import type { Task } from '../../api/schemas.js';
+import { RateLimitError, UnavailableError } from '../../errors.js';
+import type { Clock } from '../time.js';
+import { isTerminal, withItemCounts } from './progress.js';
+import type { TaskReader } from './reader.js';
+import { PageKnowledge, PAGE_SIZE, PollTimers, jitter, planRound, pollConfig, roundBudget } from './scheduler.js';
+import type { PollConfig } from './scheduler.js';
+
+/** `terminal` and `completed` both end at completed or failed (a failed task never completes); `processing` also
+ * accepts a task that is already terminal, since it finished before we looked. */
+export type FollowUntil = 'terminal' | 'processing' | 'completed';
+export type FollowReason = 'done' | 'timeout' | 'interrupted';
+
+export interface TaskChange {
+  /** The task as just seen (without `items`; item counts filled in when known). */
+  task: Task;
+  /** Status reported in the previous change for this task; undefined the first time. */
+  previous?: string;
+  /** Clock time of the observation. */
+  at: number;
+}
+
+export interface FollowOptions {
+  reader: TaskReader;
+  /** Task ids to follow, or every unfinished task plus any created while watching (`watch` with no ids). */
+  ids: number[] | 'all-unfinished';
+  clock: Clock;
+  /** Uniform in [0, 1) for jitter; default Math.random. */
+  random?: () => number;
+  /** First poll interval (`--interval`, 2 s in the CLI); grows ×1.5 to 30 s while nothing changes. */
+  intervalMs: number;
+  until: FollowUntil;
+  /** Return as soon as one task reaches `until` (`wait --any`). */
+  any?: boolean;
+  /** With 'all-unfinished': keep going after they finish and keep picking up new tasks (`watch --follow`). */
+  follow?: boolean;
+  /** Epoch ms (`--timeout`); undefined = no limit. */
+  deadline?: number;
+  /** Ctrl-C: ends the follow with reason 'interrupted' (an in-flight request is abandoned, not awaited). */
+  signal?: AbortSignal;
+  /**
+   * Default true: a `completed` task whose list entry lacks `failed_items` is fetched once (GET /tasks/:id) to count its
+   * failed items, and its change is reported after that. Pass false when the counts don't matter
+   * (`--allow-item-failures` without per-item output) to save those requests.
+   */
+  countItems?: boolean;
+  /** Each status change, in the order seen. */
+  onChange(change: TaskChange): void;
+  /** A transient error (UnavailableError, RateLimitError): the round is retried later, until the deadline. */
+  onTransientError?(error: Error, attempt: number): void;
+  /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
+  onRound?(stats: { requests: number; budget: number }): void;
+}
+
+export interface FollowResult {
+  /** Final known state of each task seen, in the order of `ids` (by id for 'all-unfinished'). */
+  tasks: Task[];
+  reason: FollowReason;
+  /** Ids not in a terminal state (or never seen), in the same order: the resume hint's ids. */
+  unfinished: number[];
+  /** Requests made in total. */
+  requests: number;
+}
+
+export async function followTasks(options: FollowOptions): Promise<FollowResult> {
+  return new Follower(options).run();
+}
+
+interface Watched {
+  id: number;
+  task?: Task;
+  /** Last status passed to onChange. */
+  reported?: string;
+  /** Reached `until` (and, when needed, item counts are known): no more polling. */
+  settled: boolean;
+  /** Completed, but its failed items are not counted yet. */
+  needsDetail: boolean;
+}
+
+/** The listing is read from page 1 on every discovery; this key times discovery like a task. */
+const DISCOVERY = 'discovery';
+
+class Follower {
+  private readonly config: PollConfig;
+  private readonly timers: PollTimers<number>;
+  private readonly discovery: PollTimers<typeof DISCOVERY>;
+  private readonly pages = new PageKnowledge();
+  private readonly watched = new Map<number, Watched>();
+  private readonly watchAll: boolean;
+  /** 'all-unfinished': every id seen in the listing, finished or not. */
+  private readonly known = new Set<number>();
+  private initialScanDone = false;
+  private totalCount: number | undefined;
+  /** Next page (2 … last−1) to read when the listing holds tasks none of our reads showed. */
+  private scanCursor = 2;
+  private readonly seenThisRound = new Set<number>();
+  private roundRequests = 0;
+  private currentBudget = 0;
+  private requests = 0;
+  private failures = 0;
+  private retryAt: number | undefined;
+
+  constructor(private readonly options: FollowOptions) {
+    this.config = pollConfig(options.intervalMs, options.random);
+    this.timers = new PollTimers(this.config);
+    this.discovery = new PollTimers(this.config);
+    this.watchAll = options.ids === 'all-unfinished';
+    const now = options.clock.now();
+    if (options.ids === 'all-unfinished') this.discovery.add(DISCOVERY, now);
+    else for (const id of options.ids) this.addWatched(id, now);
+  }
+
+  async run(): Promise<FollowResult> {
+    const { clock, signal, deadline } = this.options;
+    try {
+      for (;;) {
+        if (signal?.aborted) return this.result('interrupted');
+        if (this.isDone()) return this.result('done');
+        const now = clock.now();
+        if (deadline !== undefined && now >= deadline) return this.result('timeout');
+        const wakeAt = this.nextWakeAt(now);
+        if (wakeAt > now) {
+          await clock.sleep((deadline === undefined ? wakeAt : Math.min(wakeAt, deadline)) - now, signal);
+          continue;
+        }
+        await this.roundWithRetry();
+      }
+    } catch (error) {
+      if (signal?.aborted) return this.result('interrupted');
+      throw error;
+    }
+  }
+
+  private async roundWithRetry(): Promise<void> {
+    this.roundRequests = 0;
+    this.currentBudget = 0;
+    try {
+      await this.round();
+      this.failures = 0;
+      this.retryAt = undefined;
+    } catch (error) {
+      if (!(error instanceof UnavailableError || error instanceof RateLimitError) || this.options.signal?.aborted) throw error;
+      // Transient: whatever the round learned is kept; the next round waits a growing delay, like an unchanged task.
+      this.failures++;
+      this.options.onTransientError?.(error, this.failures);
+      const delay = Math.min(this.config.maxMs, this.config.startMs * this.config.factor ** (this.failures - 1));
+      this.retryAt = this.options.clock.now() + jitter(delay, this.config.jitter, this.config.random);
+    } finally {
+      this.options.onRound?.({ requests: this.roundRequests, budget: this.currentBudget });
+    }
+  }
+
+  private async round(): Promise<void> {
+    const { clock } = this.options;
+    const now = clock.now();
+    this.seenThisRound.clear();
+
+    if (this.watchAll && (this.discovery.dueAt(DISCOVERY) ?? Infinity) <= now) await this.discover();
+
+    const due = this.timers.due(now).filter((id) => this.isPollable(id));
+    const budget = roundBudget(due.length + this.awaitingDetail().length);
+    this.currentBudget = budget;
+    let used = 0;
+    const spend = async (request: () => Promise<void>): Promise<void> => {
+      used++;
+      await request();
+    };
+
+    while (used < budget && !this.isDone()) {
+      const unseen = due.filter((id) => !this.seenThisRound.has(id) && this.isPollable(id));
+      if (unseen.length === 0) break;
+      const plan = planRound(unseen, {
+        pageOf: (id) => this.pages.pageOf(id),
+        isUnlisted: (id) => this.pages.isUnlisted(id),
+        totalPages: this.pages.totalPages,
+        searched: this.pages.searched,
+        budget: budget - used,
+      });
+      const page = plan.pages[0];
+      if (page !== undefined) {
+        await spend(() => this.readPage(page));
+        continue;
+      }
+      if (plan.gets.length === 0) break;
+      for (const id of plan.gets) {
+        if (used >= budget || this.isDone()) break;
+        await spend(() => this.fetchTask(id));
+      }
+    }
+    // Item counts for completed tasks, including any that completed during this round, with what the budget has left.
+    for (const id of this.awaitingDetail()) {
+      if (used >= budget || this.isDone()) break;
+      await spend(() => this.fetchTask(id));
+    }
+
+    // Due tasks this round could not reach wait a start interval, so an unlucky search never spins without sleeping.
+    const later = clock.now() + this.config.startMs;
+    for (const id of due) if (!this.seenThisRound.has(id) && this.isPollable(id)) this.timers.defer(id, later);
+    const withoutPage = [...this.watched.values()]
+      .filter((w) => !w.settled && this.pages.pageOf(w.id) === undefined)
+      .map((w) => w.id);
+    this.pages.endRound(withoutPage);
+  }
+
+  private awaitingDetail(): number[] {
+    return [...this.watched.values()].filter((w) => !w.settled && w.needsDetail).map((w) => w.id);
+  }
+
+  /**
+   * 'all-unfinished': the first discovery reads every page (unfinished tasks can be anywhere in an unspecified order).
+   * Later ones read page 1, which is enough to find new tasks when the listing is newest-first; when `total_count`
+   * says tasks exist that no read showed (oldest-first or another order), the last page and then one more page per
+   * round are read until the count adds up.
+   */
+  private async discover(): Promise<void> {
+    const before = this.known.size;
+    if (!this.initialScanDone) {
+      for (let page = 1; page === 1 || page <= (this.pages.totalPages ?? 0); page++) await this.readPage(page);
+      this.initialScanDone = true;
+      this.discovery.observe(DISCOVERY, true, this.options.clock.now());
+      return;
+    }
+    await this.readPage(1);
+    const last = this.pages.totalPages ?? 0;
+    if (this.unseenInListing() > 0 && last > 1) await this.readPage(last);
+    if (this.unseenInListing() > 0 && last > 2) {
+      if (this.scanCursor >= last) this.scanCursor = 2;
+      await this.readPage(this.scanCursor++);
+    }
+    this.discovery.observe(DISCOVERY, this.known.size > before, this.options.clock.now());
+  }
+
+  private unseenInListing(): number {
+    return Math.max(0, (this.totalCount ?? 0) - this.known.size);
+  }
+
+  private async readPage(page: number): Promise<void> {
+    const { tasks, meta } = await this.request(() => this.options.reader.listTasks({ page, perPage: PAGE_SIZE }));
+    const now = this.options.clock.now();
+    this.totalCount = meta.total_count;
+    const here = new Set<number>();
+    for (const task of tasks) {
+      if (this.watchAll) this.discoverTask(task, now);
+      if (this.watched.has(task.id)) {
+        here.add(task.id);
+        this.observe(task, now);
+      }
+    }
+    for (const w of this.watched.values()) if (this.pages.pageOf(w.id) === page && !here.has(w.id)) this.pages.forget(w.id);
+    this.pages.recordPage(page, meta, here);
+  }
+
+  private async fetchTask(id: number): Promise<void> {
+    // NotFoundError (and AuthError, UsageError) propagate: a watched id that does not exist is fatal.
+    const task = await this.request(() => this.options.reader.getTask(id));
+    this.observe(task, this.options.clock.now());
+  }
+
+  /** Counts the request and lets Ctrl-C end the wait at once rather than after the request's own timeout. */
+  private async request<T>(send: () => Promise<T>): Promise<T> {
+    this.requests++;
+    this.roundRequests++;
+    return abortable(send(), this.options.signal);
+  }
+
+  /** 'all-unfinished': the first scan follows unfinished tasks; later, any new task is followed (even if finished). */
+  private discoverTask(task: Task, now: number): void {
+    if (this.known.has(task.id)) return;
+    this.known.add(task.id);
+    if (!this.initialScanDone && isTerminal(task.status)) return;
+    this.addWatched(task.id, now);
+  }
+
+  private addWatched(id: number, now: number): void {
+    if (this.watched.has(id)) return;
+    this.watched.set(id, { id, settled: false, needsDetail: false });
+    this.timers.add(id, now);
+  }
+
+  private observe(raw: Task, now: number): void {
+    const w = this.watched.get(raw.id);
+    if (!w || w.settled) return;
+    this.seenThisRound.add(w.id);
+    const task = withItemCounts(raw);
+    this.timers.observe(w.id, w.task?.status !== task.status, now);
+    w.task = task;
+    w.needsDetail = this.needsDetail(task);
+    if (w.needsDetail) return;
+    if (w.reported !== task.status) {
+      const previous = w.reported;
+      w.reported = task.status;
+      this.options.onChange(previous === undefined ? { task, at: now } : { task, previous, at: now });
+    }
+    if (this.reached(task.status)) {
+      w.settled = true;
+      this.timers.delete(w.id);
+    }
+  }
+
+  private needsDetail(task: Task): boolean {
+    return (
+      this.options.countItems !== false &&
+      this.options.until !== 'processing' &&
+      task.status === 'completed' &&
+      (task.failed_items === undefined || task.failed_items === null)
+    );
+  }
+
+  private reached(status: string): boolean {
+    if (this.options.until === 'processing') return status === 'processing' || isTerminal(status);
+    return isTerminal(status);
+  }
+
+  private isPollable(id: number): boolean {
+    const w = this.watched.get(id);
+    return w !== undefined && !w.settled && !w.needsDetail;
+  }
+
+  private isDone(): boolean {
+    if (this.watchAll && (this.options.follow || !this.initialScanDone)) return false;
+    const all = [...this.watched.values()];
+    if (all.length === 0) return true;
+    return this.options.any ? all.some((w) => w.settled) : all.every((w) => w.settled);
+  }
+
+  private nextWakeAt(now: number): number {
+    if (this.retryAt !== undefined && this.retryAt > now) return this.retryAt;
+    let next = Infinity;
+    for (const w of this.watched.values()) {
+      if (w.settled) continue;
+      next = Math.min(next, w.needsDetail ? now : (this.timers.dueAt(w.id) ?? now));
+    }
+    if (this.watchAll) next = Math.min(next, this.discovery.dueAt(DISCOVERY) ?? now);
+    // Nothing scheduled cannot happen while not done; guard against a busy loop anyway.
+    return Number.isFinite(next) ? next : now + this.config.maxMs;
+  }
+
+  private result(reason: FollowReason): FollowResult {
+    const all = [...this.watched.values()];
+    if (this.watchAll) all.sort((a, b) => a.id - b.id);
+    const tasks: Task[] = [];
+    const unfinished: number[] = [];
+    for (const w of all) {
+      if (w.task) tasks.push(w.task);
+      if (!w.task || !isTerminal(w.task.status)) unfinished.push(w.id);
+    }
+    return { tasks, reason, unfinished, requests: this.requests };
+  }
+}
+
+/** Rejects with the signal's reason as soon as it aborts; the underlying request is left to finish on its own. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

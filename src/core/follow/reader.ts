@@ -1,0 +1,12 @@
+import type { PageMeta, Task } from '../../api/schemas.js';
+
+/**
+ * What the follow engine needs from the API. The real ApiClient satisfies it structurally; tests pass a fake that
+ * simulates tasks changing over virtual time and counts requests.
+ */
+export interface TaskReader {
+  /** GET /tasks: one page of tasks without items. */
+  listTasks(q: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
+  /** GET /tasks/:id: one task with its items. Throws NotFoundError for an unknown id. */
+  getTask(id: number): Promise<Task>;
+}

@@ -1,0 +1,70 @@
+// C0 and C1 controls, DEL, and the Unicode line/paragraph separators: never part of an item (they break lines,
+// terminals and the API's logs). Tabs and CRs only survive trimming when they sit inside an item.
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+
+const CONTROL_NAMES: Record<number, string> = {
+  0x00: 'NUL',
+  0x09: 'tab',
+  0x0a: 'line feed',
+  0x0d: 'carriage return',
+  0x1b: 'escape',
+  0x7f: 'delete',
+  0x85: 'next line',
+  0x2028: 'line separator',
+  0x2029: 'paragraph separator',
+};
+
+/** Whitespace trimmed from item edges: JS `\s` (incl. NBSP, U+FEFF) plus the zero-width U+200B–U+200D and U+2060. */
+export function isEdgeSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200d) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x2060 ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/** Trims whitespace and zero-width characters from both ends. Plain ASCII edges (the common case) cost two char reads. */
+export function trimItem(raw: string): string {
+  const n = raw.length;
+  if (n === 0) return raw;
+  const first = raw.charCodeAt(0);
+  const last = raw.charCodeAt(n - 1);
+  if (first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f) return raw;
+  // Index scanning rather than a regex: `\s+$` backtracks quadratically over long inner runs of spaces.
+  let start = 0;
+  let end = n;
+  while (start < end && isEdgeSpace(raw.charCodeAt(start))) start++;
+  while (end > start && isEdgeSpace(raw.charCodeAt(end - 1))) end--;
+  return start === 0 && end === n ? raw : raw.slice(start, end);
+}
+
+/** Index of the first control character in `text`, or -1. */
+export function findControl(text: string): number {
+  const match = CONTROL.exec(text);
+  return match ? match.index : -1;
+}
+
+/** `U+0009 (tab)`: how a character is named in messages, never printed raw. */
+export function describeChar(code: number): string {
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const name = CONTROL_NAMES[code];
+  return name ? `${hex} (${name})` : hex;
+}
+
+/** A short, quoted, terminal-safe rendering of user text for messages. */
+export function quoteForMessage(text: string, max = 60): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  // JSON escaping turns controls into \uXXXX; C1 controls, separators and bidi overrides are escaped by hand.
+  return JSON.stringify(cut).replace(/[\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g, (c) => {
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}

@@ -1,0 +1,72 @@
+import { InputError } from '../../errors.js';
+
+/** How positions in a source are written: `file:12`, `file item 12`, or `argument 12`. */
+export type PositionStyle = 'line' | 'item' | 'argument';
+
+interface Segment {
+  start: number;
+  name: string;
+  style: PositionStyle;
+}
+
+/**
+ * Accumulates items from every source with one small number per item (its line, element or argument number), so
+ * messages can name `file:line` for any item without a string or object per item.
+ */
+export class ItemCollector {
+  readonly items: string[] = [];
+  private readonly positions: number[] = [];
+  private readonly segments: Segment[] = [];
+
+  constructor(private readonly maxItems: number) {}
+
+  /** Starts a new source; later `add` calls belong to it. */
+  begin(name: string, style: PositionStyle): void {
+    this.segments.push({ start: this.items.length, name, style });
+  }
+
+  add(item: string, position: number): void {
+    if (this.items.length >= this.maxItems) {
+      throw new InputError(
+        `too many items: more than ${this.maxItems.toLocaleString('en-US')} (stopped at ${this.describe(position)})`,
+        'Split the input into smaller files and create one task per file.',
+      );
+    }
+    this.items.push(item);
+    this.positions.push(position);
+  }
+
+  /** Items added since `begin` of the current source. */
+  get countInCurrent(): number {
+    const segment = this.segments[this.segments.length - 1];
+    return segment ? this.items.length - segment.start : 0;
+  }
+
+  where(index: number): string {
+    const position = this.positions[index];
+    const segment = this.segmentOf(index);
+    if (position === undefined || !segment) return `item ${index + 1}`;
+    return formatPosition(segment.name, segment.style, position);
+  }
+
+  /** The current source's position, for errors raised while reading it. */
+  describe(position: number): string {
+    const segment = this.segments[this.segments.length - 1];
+    return segment ? formatPosition(segment.name, segment.style, position) : `item ${position}`;
+  }
+
+  private segmentOf(index: number): Segment | undefined {
+    // Few sources, so a backwards scan beats a binary search in clarity at no real cost.
+    for (let k = this.segments.length - 1; k >= 0; k--) {
+      const segment = this.segments[k]!;
+      if (segment.start <= index) return segment;
+    }
+    return undefined;
+  }
+}
+
+export function formatPosition(name: string, style: PositionStyle, position: number): string {
+  if (style === 'argument') return `argument ${position}`;
+  if (style === 'item') return `${name} item ${position}`;
+  return `${name}:${position}`;
+}

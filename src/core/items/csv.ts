@@ -1,0 +1,144 @@
+import { InputError } from '../../errors.js';
+import { describeChar, quoteForMessage, trimItem } from './clean.js';
+import { addItem, type FormatContext } from './formats.js';
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+
+/**
+ * `csv` (RFC 4180): comma-separated, fields optionally in double quotes with `""` for a quote, quoted fields may span
+ * lines. The first record is the header; `--column` picks a column by name (exact, else case-insensitive), default the
+ * first. Fed line by line by the `LineSplitter`, so line numbers and the length cap come for free; a record that spans
+ * lines is named by the line it starts on. Blank lines between records and empty cells are skipped; a quote inside an
+ * unquoted field is kept literally (as most spreadsheet exports expect).
+ */
+export class CsvReader {
+  private header: string[] | undefined;
+  private columnIndex = 0;
+  private fields: string[] = [];
+  private field = '';
+  private inQuotes = false;
+  private recordLine = 0;
+  private recordLength = 0;
+
+  constructor(private readonly ctx: FormatContext) {}
+
+  get hasHeader(): boolean {
+    return this.header !== undefined;
+  }
+
+  readonly line = (raw: string, lineNo: number): void => {
+    if (this.inQuotes) {
+      // The line break was inside a quoted field: it is part of the value.
+      this.field += '\n';
+      this.recordLength += raw.length + 1;
+      if (this.recordLength > this.ctx.maxLineLength) {
+        throw new InputError(
+          `${this.ctx.name}:${this.recordLine}: CSV record is longer than ${this.ctx.maxLineLength.toLocaleString('en-US')} characters`,
+          'Is a closing quote missing? Inside a quoted field, write a quote as two quotes ("").',
+        );
+      }
+      const resume = this.readQuoted(raw, 0, lineNo);
+      if (!this.inQuotes) this.parse(raw, lineNo, resume, false);
+      return;
+    }
+    if (trimItem(raw).length === 0) return;
+    this.recordLine = lineNo;
+    this.recordLength = raw.length;
+    this.parse(raw, lineNo, 0, true);
+  };
+
+  /** Ends the input: an unclosed quote is an error. */
+  end(): void {
+    if (this.inQuotes) {
+      throw new InputError(
+        `${this.ctx.name}:${this.recordLine}: quoted field is never closed`,
+        'Close the quote. Inside a quoted field, write a quote as two quotes ("").',
+      );
+    }
+  }
+
+  /**
+   * Parses the fields of `raw` from `i`: at the start of a field, or (`atFieldStart` false) just past the closing
+   * quote of a field carried over from earlier lines.
+   */
+  private parse(raw: string, lineNo: number, i: number, atFieldStart: boolean): void {
+    const n = raw.length;
+    for (;;) {
+      if (atFieldStart) {
+        if (raw.charCodeAt(i) === QUOTE) {
+          this.inQuotes = true;
+          this.field = '';
+          i = this.readQuoted(raw, i + 1, lineNo);
+          if (this.inQuotes) return; // the field continues on the next line
+        } else {
+          const comma = raw.indexOf(',', i);
+          const end = comma === -1 ? n : comma;
+          this.field = raw.slice(i, end);
+          i = end;
+        }
+      }
+      this.fields.push(this.field);
+      this.field = '';
+      if (i >= n) break;
+      i++; // the comma
+      atFieldStart = true;
+    }
+    const fields = this.fields;
+    this.fields = [];
+    this.record(fields);
+  }
+
+  /** Reads quoted content from `i` (inside the quotes); returns the index past the closing quote, or `n` if still open. */
+  private readQuoted(raw: string, i: number, lineNo: number): number {
+    for (;;) {
+      const quote = raw.indexOf('"', i);
+      if (quote === -1) {
+        this.field += raw.slice(i);
+        return raw.length;
+      }
+      this.field += raw.slice(i, quote);
+      if (raw.charCodeAt(quote + 1) === QUOTE) {
+        this.field += '"';
+        i = quote + 2;
+        continue;
+      }
+      this.inQuotes = false;
+      const after = quote + 1;
+      if (after < raw.length && raw.charCodeAt(after) !== COMMA) {
+        const code = raw.charCodeAt(after);
+        const shown = code > 0x20 && code < 0x7f ? `"${String.fromCharCode(code)}"` : describeChar(code);
+        throw new InputError(
+          `${this.ctx.name}:${lineNo}: unexpected ${shown} after a closing quote`,
+          'Inside a quoted field, write a quote as two quotes (""); a closing quote must end the field.',
+        );
+      }
+      return after;
+    }
+  }
+
+  private record(fields: string[]): void {
+    if (this.header === undefined) {
+      this.header = fields.map((name) => trimItem(name));
+      this.columnIndex = this.chooseColumn(this.header);
+      return;
+    }
+    const value = fields[this.columnIndex];
+    if (value !== undefined) addItem(this.ctx, trimItem(value), this.recordLine);
+  }
+
+  private chooseColumn(header: string[]): number {
+    const wanted = this.ctx.column;
+    if (wanted === undefined) return 0;
+    const exact = header.indexOf(wanted);
+    if (exact !== -1) return exact;
+    const lower = wanted.toLowerCase();
+    const loose = header.flatMap((name, index) => (name.toLowerCase() === lower ? [index] : []));
+    if (loose.length === 1) return loose[0]!;
+    const available = header.map((name) => quoteForMessage(name, 40)).join(', ');
+    throw new InputError(
+      `${this.ctx.name}:${this.recordLine}: no column ${quoteForMessage(wanted)} in the CSV header`,
+      `Columns: ${available}. Pass one of them with --column (the first row must be a header).`,
+    );
+  }
+}

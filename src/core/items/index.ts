@@ -1,0 +1,14 @@
+/** Items for `create`: read (args, files, stdin) → validate per service → dedupe → plan chunks. Pure but for file reads. */
+export { readItems } from './read.js';
+export { NO_INPUT_HINT } from './messages.js';
+export { formatFromPath } from './formats.js';
+export { DEFAULT_LIMITS } from './types.js';
+export type { ItemFormat, ItemSource, ReadItemsOptions, ReadItemsResult } from './types.js';
+export { validateItems, formatInvalidReport, itemKindOf } from './validate.js';
+export type { InvalidItem, ValidationResult } from './validate.js';
+export { checkDomain } from './domain.js';
+export { checkFanPage } from './fanpage.js';
+export type { Checked } from './domain.js';
+export { dedupeItems } from './dedupe.js';
+export type { DedupeResult } from './dedupe.js';
+export { planChunks } from './chunks.js';

@@ -1,0 +1,125 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { InputError, UsageError } from '../../errors.js';
+import { quoteForMessage, trimItem } from './clean.js';
+import { ItemCollector } from './collector.js';
+import { addItem, formatFromPath } from './formats.js';
+import { NO_INPUT_HINT, noItemsError, readError } from './messages.js';
+import { formatContext, readStream, type ReadState } from './stream.js';
+import {
+  DEFAULT_LIMITS,
+  type ItemFormat,
+  type ItemLimits,
+  type ItemSource,
+  type ReadItemsOptions,
+  type ReadItemsResult,
+} from './types.js';
+
+/**
+ * Reads items from arguments, files and stdin, in the order given, into one trimmed list with each item's position
+ * (`where`). Files and stdin stream in chunks; nothing is validated per service here (see `validateItems`).
+ *
+ * Throws `UsageError` when there is nothing to read (no sources, or only a terminal on stdin, which is never waited
+ * on), and `InputError` naming `file:line` for anything wrong with the data, including "no items".
+ */
+export async function readItems(
+  sources: readonly ItemSource[],
+  options: ReadItemsOptions = {},
+): Promise<ReadItemsResult> {
+  const limits = resolveLimits(options);
+  const readable = sources.filter((source) => !isTerminal(source));
+  // A terminal on stdin is skipped when other sources exist: it is only the default source, never to be waited on.
+  if (readable.length === 0) throw new UsageError('no items given', NO_INPUT_HINT);
+  if (readable.filter((source) => source.kind === 'stdin').length > 1) {
+    throw new UsageError('stdin is named more than once as an items source', 'Pass "-" (stdin) at most once.');
+  }
+  const state: ReadState = { limits, collector: new ItemCollector(limits.maxItems), column: options.column, bytes: 0 };
+  const streamed: Array<{ name: string; format: ItemFormat }> = [];
+  for (const source of readable) {
+    if (source.kind === 'args') {
+      readArguments(source.values, state);
+      continue;
+    }
+    const name = source.kind === 'file' ? displayName(source.path) : 'stdin';
+    const format = options.format ?? (source.kind === 'file' ? formatFromPath(source.path) : 'lines');
+    streamed.push({ name, format });
+    if (source.kind === 'stdin') {
+      await readStream(source.stream, name, format, state);
+    } else {
+      const handle = await openItemsFile(source.path, name);
+      try {
+        await readStream(fileChunks(handle, limits.readSize), name, format, state);
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+    }
+  }
+  const { collector } = state;
+  if (collector.items.length === 0) {
+    if (streamed.length === 0) throw new UsageError('no items given', NO_INPUT_HINT);
+    throw noItemsError(streamed);
+  }
+  return { items: collector.items, where: (index) => collector.where(index) };
+}
+
+function resolveLimits(options: ReadItemsOptions): ItemLimits {
+  const pick = (value: number | undefined, fallback: number, name: string): number => {
+    if (value === undefined) return fallback;
+    if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name} must be a whole number ≥ 1, got ${value}`);
+    return value;
+  };
+  return {
+    maxLineLength: pick(options.maxLineLength, DEFAULT_LIMITS.maxLineLength, 'maxLineLength'),
+    maxBytes: pick(options.maxBytes, DEFAULT_LIMITS.maxBytes, 'maxBytes'),
+    maxItems: pick(options.maxItems, DEFAULT_LIMITS.maxItems, 'maxItems'),
+    readSize: pick(options.readSize, DEFAULT_LIMITS.readSize, 'readSize'),
+  };
+}
+
+function isTerminal(source: ItemSource): boolean {
+  return source.kind === 'stdin' && (source.isTTY ?? source.stream.isTTY) === true;
+}
+
+/** Arguments are literal items: trimmed, never comments, and an empty one is an error (an unset shell variable?). */
+function readArguments(values: readonly string[], state: ReadState): void {
+  const ctx = formatContext('arguments', state);
+  state.collector.begin('arguments', 'argument');
+  values.forEach((value, index) => {
+    const item = trimItem(value);
+    if (item.length === 0) {
+      throw new InputError(`argument ${index + 1} is empty`, 'Remove the empty argument (is a shell variable unset?).');
+    }
+    addItem(ctx, item, index + 1);
+  });
+}
+
+async function openItemsFile(path: string, name: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    throw readError(name, error);
+  }
+  try {
+    // Linux opens a directory for reading without complaint; reading it then fails with EISDIR.
+    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw readError(name, error);
+  }
+  return handle;
+}
+
+/** File chunks through one reusable-size read loop: fewer, larger chunks than a default fs stream. */
+async function* fileChunks(handle: FileHandle, size: number): AsyncGenerator<Buffer> {
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(size);
+    const { bytesRead } = await handle.read(buffer, 0, size, null);
+    if (bytesRead === 0) return;
+    yield bytesRead < size ? buffer.subarray(0, bytesRead) : buffer;
+  }
+}
+
+function displayName(path: string): string {
+  return /[\u0000-\u001F\u007F-\u009F\s]/.test(path) ? quoteForMessage(path, 200) : path;
+}
+

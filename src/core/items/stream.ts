@@ -1,0 +1,126 @@
+import { InputError } from '../../errors.js';
+import type { ItemCollector } from './collector.js';
+import { CsvReader } from './csv.js';
+import { ChunkDecoder, DecodeFailure } from './decode.js';
+import { linesHandler, type FormatContext } from './formats.js';
+import { JsonDocument, ndjsonHandler } from './json.js';
+import { LineSplitter, lineAtEnd } from './lines.js';
+import { SPLIT_HINT, decodeError, formatBytes, readError } from './messages.js';
+import type { ItemFormat, ItemLimits } from './types.js';
+
+export type ByteChunk = Buffer | Uint8Array | string;
+
+/** What all sources of one `readItems` call share: limits, the collector, and the byte count against the cap. */
+export interface ReadState {
+  limits: ItemLimits;
+  collector: ItemCollector;
+  column: string | undefined;
+  bytes: number;
+}
+
+export function formatContext(name: string, state: ReadState): FormatContext {
+  return { name, column: state.column, maxLineLength: state.limits.maxLineLength, collector: state.collector };
+}
+
+/** Decodes, splits and parses one byte stream; one await per chunk, never per line. */
+export async function readStream(
+  chunks: AsyncIterable<ByteChunk>,
+  name: string,
+  format: ItemFormat,
+  state: ReadState,
+): Promise<void> {
+  const ctx = formatContext(name, state);
+  state.collector.begin(name, format === 'json' ? 'item' : 'line');
+  const decoder = new ChunkDecoder();
+  const parser = createParser(format, ctx, state.limits.maxLineLength);
+
+  const feed = (text: string): void => parser.push(text);
+  const decodeWith = (decode: () => string): void => {
+    let text: string;
+    try {
+      text = decode();
+    } catch (error) {
+      if (!(error instanceof DecodeFailure)) throw error;
+      feed(error.prefix); // earlier lines may hold an earlier error, and the splitter counts lines
+      throw decodeError(name, parser.currentLine(), error.kind, decoder.detected);
+    }
+    feed(text);
+  };
+
+  const iterator = chunks[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      let step: IteratorResult<ByteChunk>;
+      try {
+        step = await iterator.next();
+      } catch (error) {
+        throw readError(name, error);
+      }
+      if (step.done) break;
+      const bytes = toBuffer(step.value);
+      state.bytes += bytes.length;
+      if (state.bytes > state.limits.maxBytes) {
+        throw new InputError(`input is larger than ${formatBytes(state.limits.maxBytes)} (stopped reading ${name})`, SPLIT_HINT);
+      }
+      decodeWith(() => decoder.decode(bytes));
+    }
+    finished = true;
+  } finally {
+    if (!finished) stopQuietly(iterator);
+  }
+  decodeWith(() => decoder.end());
+  parser.end();
+}
+
+interface Parser {
+  push(text: string): void;
+  end(): void;
+  /** The line a fault at the current end of input is on. */
+  currentLine(): number;
+}
+
+function createParser(format: ItemFormat, ctx: FormatContext, maxLineLength: number): Parser {
+  if (format === 'json') {
+    const document = new JsonDocument(ctx);
+    return {
+      push: (text) => document.push(text),
+      end: () => document.finish(),
+      currentLine: () => lineAtEnd(document.text()),
+    };
+  }
+  const splitter = new LineSplitter(maxLineLength, (lineNo) => {
+    throw new InputError(
+      `${ctx.name}:${lineNo}: line is longer than ${maxLineLength.toLocaleString('en-US')} characters; stopped reading`,
+      format === 'lines'
+        ? 'Put one item per line. Is this the right file? (A JSON document needs --format json.)'
+        : 'Is this the right file?',
+    );
+  });
+  const csv = format === 'csv' ? new CsvReader(ctx) : undefined;
+  const onLine = csv ? csv.line : format === 'ndjson' ? ndjsonHandler(ctx) : linesHandler(ctx);
+  return {
+    push: (text) => splitter.push(text, onLine),
+    end: () => {
+      splitter.end(onLine);
+      csv?.end();
+    },
+    currentLine: () => splitter.currentLine,
+  };
+}
+
+/** Stops the producer (an endless stream, or stdin after an error) without waiting on it or masking the real error. */
+function stopQuietly(iterator: AsyncIterator<unknown>): void {
+  try {
+    Promise.resolve(iterator.return?.()).catch(() => undefined);
+  } catch {
+    // A producer that cannot be stopped is left to the process's exit.
+  }
+}
+
+function toBuffer(chunk: ByteChunk): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+

@@ -1,0 +1,47 @@
+import type { InputStream } from '../../output/io.js';
+
+/** How a file or stdin is parsed. Arguments are always literal items. */
+export type ItemFormat = 'lines' | 'json' | 'ndjson' | 'csv';
+
+/** Where items come from. The caller turns `-f -` into a `stdin` source. */
+export type ItemSource =
+  | { kind: 'args'; values: readonly string[] }
+  | { kind: 'file'; path: string }
+  | { kind: 'stdin'; stream: InputStream; isTTY?: boolean };
+
+export interface ReadItemsOptions {
+  /** Format of files and stdin. Default: by extension (`.json`, `.ndjson`/`.jsonl`, `.csv`, else `lines`); stdin: `lines`. */
+  format?: ItemFormat;
+  /** csv: header of the column to read (default: the first column). json/ndjson: property to read from object elements. */
+  column?: string;
+  /** Longest line, CSV record or item, in UTF-16 code units. Default 65,536 (64 Ki). */
+  maxLineLength?: number;
+  /** Most bytes read over all sources together. Default 1 GiB. */
+  maxBytes?: number;
+  /** Most items over all sources together, before dedupe. Default 10,000,000. */
+  maxItems?: number;
+  /** Bytes per file read. Default 256 KiB. */
+  readSize?: number;
+}
+
+export interface ReadItemsResult {
+  /** Trimmed, non-empty items in input order (not yet validated or deduplicated). */
+  items: string[];
+  /** Where `items[index]` came from, for messages: `items.txt:12`, `stdin:3`, `argument 2`, `items.json item 4`. */
+  where(index: number): string;
+}
+
+export const DEFAULT_LIMITS = {
+  maxLineLength: 65_536,
+  maxBytes: 1024 ** 3,
+  maxItems: 10_000_000,
+  readSize: 256 * 1024,
+} as const;
+
+/** Resolved limits, shared by every source of one `readItems` call. */
+export interface ItemLimits {
+  maxLineLength: number;
+  maxBytes: number;
+  maxItems: number;
+  readSize: number;
+}

@@ -1,0 +1,61 @@
+import { quoteForMessage } from './clean.js';
+import { checkDomain, type Checked } from './domain.js';
+import { checkFanPage } from './fanpage.js';
+
+export interface InvalidItem {
+  /** The item as read (trimmed). */
+  item: string;
+  /** Why it is invalid, with a hint where one helps. */
+  reason: string;
+  /** Where it came from: `items.txt:12`, `argument 2`, ... */
+  where: string;
+}
+
+export interface ValidationResult {
+  /** Normalised valid items, in input order (duplicates kept; see `dedupeItems`). */
+  valid: string[];
+  /** Every invalid item, in input order. */
+  invalid: InvalidItem[];
+}
+
+/** Which rules a service's items follow, from its id: `domain_*` → domain, `fanpage_*` → fanpage, else any. */
+export function itemKindOf(service: string): 'domain' | 'fanpage' | 'any' {
+  if (service.startsWith('domain_')) return 'domain';
+  if (service.startsWith('fanpage_')) return 'fanpage';
+  return 'any';
+}
+
+const acceptAny = (item: string): Checked =>
+  item.length > 0 ? { ok: true, value: item } : { ok: false, reason: 'empty' };
+
+/**
+ * Checks and normalises items for `service`. Domain services get hostname rules (lower case, punycode); fan-page
+ * services get page names or facebook.com URLs; other services accept any non-empty item unchanged, since nothing
+ * is known about them. `where` names an item's position (default `item N`).
+ */
+export function validateItems(
+  service: string,
+  items: readonly string[],
+  where: (index: number) => string = (index) => `item ${index + 1}`,
+): ValidationResult {
+  const kind = itemKindOf(service);
+  const check = kind === 'domain' ? checkDomain : kind === 'fanpage' ? checkFanPage : acceptAny;
+  const valid: string[] = [];
+  const invalid: InvalidItem[] = [];
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index]!;
+    const checked = check(item);
+    if (checked.ok) valid.push(checked.value);
+    else invalid.push({ item, reason: checked.reason, where: where(index) });
+  }
+  return { valid, invalid };
+}
+
+/** Report lines for the first `limit` invalid items, then a count of the rest: `items.txt:3: "http://a.com": a URL, ...`. */
+export function formatInvalidReport(invalid: readonly InvalidItem[], limit = 20): string[] {
+  const shown = invalid.slice(0, Math.max(0, limit));
+  const lines = shown.map(({ item, reason, where }) => `${where}: ${quoteForMessage(item)}: ${reason}`);
+  const rest = invalid.length - shown.length;
+  if (rest > 0) lines.push(`… and ${rest.toLocaleString('en-US')} more invalid item${rest === 1 ? '' : 's'}`);
+  return lines;
+}

@@ -1,0 +1,88 @@
+/**
+ * Where each setting comes from: flag > environment > profile > default (DESIGN.md section 4). Pure: the caller reads
+ * the config file and the key file; this only decides.
+ */
+import type { Env } from '../output/io.js';
+import type { Profile } from './config-schema.js';
+import { DEFAULT_PROFILE } from './config.js';
+
+export type SettingSource = 'flag' | 'env' | 'profile' | 'default' | 'sandbox';
+
+export interface Resolved<T> {
+  value: T;
+  source: SettingSource;
+  /** Human detail for `auth status` / `config list`: `--api-key-file ./key`, `TASKCTL_API_KEY`, `profile "work"`. */
+  origin: string;
+}
+
+export interface SettingFlags {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  /** The key read from `--api-key-file`, with the path for messages. */
+  apiKeyFromFile?: { key: string; path: string } | undefined;
+  output?: string | undefined;
+  requestTimeout?: string | undefined;
+}
+
+export interface Settings {
+  profile: Resolved<string>;
+  baseUrl: Resolved<string> | undefined;
+  apiKey: Resolved<string> | undefined;
+  output: Resolved<string> | undefined;
+  confirmAbove: Resolved<number>;
+  authScheme: Resolved<'x-api-key' | 'bearer'>;
+  requestTimeout: Resolved<string> | undefined;
+}
+
+export const DEFAULT_CONFIRM_ABOVE = 1000;
+
+export function resolveProfileName(flags: SettingFlags, env: Env): Resolved<string> {
+  if (flags.profile) return { value: flags.profile, source: 'flag', origin: '--profile' };
+  if (env.TASKCTL_PROFILE) return { value: env.TASKCTL_PROFILE, source: 'env', origin: 'TASKCTL_PROFILE' };
+  return { value: DEFAULT_PROFILE, source: 'default', origin: 'default' };
+}
+
+function pick<T>(
+  candidates: Array<[value: T | undefined, source: SettingSource, origin: string]>,
+): Resolved<T> | undefined {
+  for (const [value, source, origin] of candidates) {
+    if (value !== undefined && value !== '') return { value, source, origin };
+  }
+  return undefined;
+}
+
+export function resolveSettings(flags: SettingFlags, env: Env, profile: Profile, profileName: Resolved<string>): Settings {
+  const fromProfile = `profile "${profileName.value}"`;
+  return {
+    profile: profileName,
+    baseUrl: pick([
+      [flags.baseUrl, 'flag', '--base-url'],
+      [env.TASKCTL_BASE_URL, 'env', 'TASKCTL_BASE_URL'],
+      [profile['base-url'], 'profile', fromProfile],
+    ]),
+    apiKey: pick([
+      [flags.apiKeyFromFile?.key, 'flag', `--api-key-file ${flags.apiKeyFromFile?.path ?? ''}`.trim()],
+      [env.TASKCTL_API_KEY, 'env', 'TASKCTL_API_KEY'],
+      [profile['api-key'], 'profile', fromProfile],
+    ]),
+    output: pick([
+      [flags.output, 'flag', '--output'],
+      [env.TASKCTL_OUTPUT, 'env', 'TASKCTL_OUTPUT'],
+      [profile.output, 'profile', fromProfile],
+    ]),
+    confirmAbove: pick<number>([[profile['confirm-above'], 'profile', fromProfile]]) ?? {
+      value: DEFAULT_CONFIRM_ABOVE,
+      source: 'default',
+      origin: 'default',
+    },
+    authScheme: pick<'x-api-key' | 'bearer'>([[profile['auth-scheme'], 'profile', fromProfile]]) ?? {
+      value: 'x-api-key',
+      source: 'default',
+      origin: 'default',
+    },
+    requestTimeout: pick([
+      [flags.requestTimeout, 'flag', '--request-timeout'],
+      [profile['request-timeout'], 'profile', fromProfile],
+    ]),
+  };
+}

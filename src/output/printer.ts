@@ -1,0 +1,298 @@
+/**
+ * The one way taskctl writes: data to stdout in the chosen format, talk (info/warnings/errors) to stderr
+ * (STYLE.md 6). Every string printed — data and messages — is redacted, then neutralised (DESIGN.md 3, 4).
+ *
+ * Formats, for rows (`list`, `stream`):
+ * - table:  borderless aligned columns, UPPERCASE headers, empty values shown as `-`; colour only if `color`.
+ * - tsv:    no header, one record a line, fields in column order, tabs/newlines in fields become spaces.
+ * - csv:    RFC 4180 with a header row of column keys; fields quoted when needed; LF line ends.
+ * - json:   `json ?? rows`, pretty (2 spaces) with a final newline; `stream` emits one valid array incrementally.
+ * - ndjson: one compact JSON value a line: each element of `json` when it is an array, else each row.
+ * For one object (`detail`):
+ * - table: aligned `Label:  value` lines; tsv: the values on one line, tab-separated, in field order;
+ *   csv: header (label keys) + one record; json: `json` pretty; ndjson: `json` compact on one line.
+ */
+import { Chalk, type ChalkInstance } from 'chalk';
+import { cellText, csvRecord, indentJson, jsonText, toSnakeKey, tsvRecord, type CellValue } from './encode.js';
+import type { OutputFormat } from './format.js';
+import type { IO } from './io.js';
+import type { Progress } from './progress.js';
+import type { Redactor } from './redact.js';
+import { neutralise, neutraliseMultiline } from './sanitize.js';
+
+export type { CellValue } from './encode.js';
+
+export interface Column<T> {
+  /** Table header (shown uppercase). */
+  header: string;
+  /** Name in the CSV header. Default: `header` in lower snake case (`Created At` → `created_at`). */
+  key?: string;
+  value: (row: T) => CellValue;
+  /** Table only. Default `left`. */
+  align?: 'left' | 'right';
+  /** Colour for the table cell; called only when colour is on, with the printed text. Use `printer.chalk`. */
+  style?: (value: string, row: T) => string;
+}
+
+/** One line of a `detail` view: label, value, and an optional table-only colour. */
+export type DetailField = readonly [label: string, value: CellValue, style?: (value: string) => string];
+
+export interface ListOptions {
+  /** Table format, no rows: this message on stderr (suppressed by `quiet`). Default `No results.` */
+  emptyMessage?: string;
+}
+
+export interface RowStream<T> {
+  /** Prints the rows now (tsv, csv, ndjson, json) or buffers them (table). */
+  write(rows: readonly T[]): void;
+  /** Closes the JSON array, or renders the buffered table. Call exactly once. */
+  end(): Promise<void>;
+}
+
+export interface PrinterOptions {
+  io: IO;
+  format: OutputFormat;
+  /** Colour on stdout (table format only): decide with `colorEnabled(io.stdout, env, noColorFlag)`. */
+  color: boolean;
+  /** Colour on stderr: decide with `colorEnabled(io.stderr, env, noColorFlag)`. Default: `color && io.stderr.isTTY`. */
+  stderrColor?: boolean;
+  /** `-q`: suppresses `info` and `success` (never `warn` or `error`). Default false. */
+  quiet?: boolean;
+  /** Applied to every printed string before neutralising. Default: identity. */
+  redact?: Redactor;
+  /** Forwarded to `progress()`: no spinner in CI. Default false. */
+  ci?: boolean;
+  /** Clock for `progress()` timestamps. Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface Printer {
+  readonly format: OutputFormat;
+  readonly color: boolean;
+  readonly stderrColor: boolean;
+  readonly quiet: boolean;
+  /** chalk at stdout's colour level (level 0 when colour is off): for `Column.style`. */
+  readonly chalk: ChalkInstance;
+  list<T>(rows: readonly T[], columns: readonly Column<T>[], json?: unknown, options?: ListOptions): Promise<void>;
+  stream<T>(columns: readonly Column<T>[], toJson?: (row: T) => unknown, options?: ListOptions): RowStream<T>;
+  detail(fields: readonly DetailField[], json: unknown): void;
+  /** A JSON value: compact for ndjson, pretty for every other format. */
+  json(value: unknown): void;
+  /** One raw data line on stdout (e.g. `create -q` ids). */
+  line(text: string): void;
+  /** An empty line on stdout, between two human-format sections (e.g. `show`'s summary and its items table). */
+  blank(): void;
+  /**
+   * A task or item status coloured by meaning (completed green, failed red, processing yellow, pending dim), for
+   * `Column.style`; unchanged when stdout colour is off. Expects text that is already neutralised (style input is).
+   */
+  paintStatus(status: string): string;
+  info(message: string): void;
+  success(message: string): void;
+  warn(message: string): void;
+  error(message: string, hint?: string): void;
+  /** A progress reporter on stderr with this printer's format, colour, quiet, CI and redaction. */
+  progress(): Promise<Progress>;
+}
+
+/** Human formats show a missing value as a dash, so columns never look shifted. */
+const EMPTY_CELL = '-';
+
+/** Colour by meaning, shared by every command that shows a status; unknown statuses stay plain. */
+const STATUS_COLOURS: Readonly<Record<string, (c: ChalkInstance) => (text: string) => string>> = {
+  completed: (c) => c.green,
+  failed: (c) => c.red,
+  processing: (c) => c.yellow,
+  running: (c) => c.yellow,
+  pending: (c) => c.dim,
+  queued: (c) => c.dim,
+};
+
+export function createPrinter(options: PrinterOptions): Printer {
+  const { io, format } = options;
+  const quiet = options.quiet ?? false;
+  const redact: Redactor = options.redact ?? ((text) => text);
+  const stderrColor = options.stderrColor ?? (options.color && io.stderr.isTTY === true);
+  // Explicit levels: chalk's own detection looks at process.stdout, which is not necessarily our stream.
+  const out = new Chalk({ level: options.color ? 1 : 0 });
+  const err = new Chalk({ level: stderrColor ? 1 : 0 });
+
+  const oneLine = (text: string) => neutralise(redact(text));
+  const message = (text: string) => neutraliseMultiline(redact(text));
+  const writeOut = (text: string) => {
+    if (text !== '') io.stdout.write(text);
+  };
+  const writeErr = (text: string) => io.stderr.write(text);
+  /** Raw text per column, redacted; each format applies its own escaping. */
+  const fieldsOf = <T>(row: T, columns: readonly Column<T>[]) => columns.map((c) => redact(cellText(c.value(row))));
+  const keysOf = <T>(columns: readonly Column<T>[]) => columns.map((c) => c.key ?? toSnakeKey(c.header));
+  const jsonOut = (value: unknown, pretty: boolean) => `${jsonText(value, pretty, redact)}\n`;
+
+  const tableCell = <T>(column: Column<T>, row: T): string => {
+    const text = neutralise(redact(cellText(column.value(row))));
+    if (text === '') return options.color ? out.dim(EMPTY_CELL) : EMPTY_CELL;
+    return options.color && column.style ? column.style(text, row) : text;
+  };
+
+  const renderRowsTable = async <T>(rows: readonly T[], columns: readonly Column<T>[], list: ListOptions | undefined) => {
+    if (rows.length === 0) {
+      if (!quiet) writeErr(`${message(list?.emptyMessage ?? 'No results.')}\n`);
+      return;
+    }
+    const { renderTable } = await import('./table.js');
+    const head = columns.map((c) => {
+      const text = neutralise(c.header.toUpperCase());
+      return options.color ? out.bold(text) : text;
+    });
+    const body = rows.map((row) => columns.map((c) => tableCell(c, row)));
+    writeOut(await renderTable(head, body, columns.map((c) => c.align ?? 'left')));
+  };
+
+  const rowsText = <T>(rows: readonly T[], columns: readonly Column<T>[], toJson: (row: T) => unknown): string => {
+    switch (format) {
+      case 'tsv':
+        return rows.map((row) => tsvRecord(fieldsOf(row, columns))).join('');
+      case 'csv':
+        return rows.map((row) => csvRecord(fieldsOf(row, columns))).join('');
+      case 'ndjson':
+        return rows.map((row) => jsonOut(toJson(row), false)).join('');
+      default:
+        throw new Error(`rowsText: ${format} is not a line format`);
+    }
+  };
+
+  async function list<T>(rows: readonly T[], columns: readonly Column<T>[], json?: unknown, listOptions?: ListOptions) {
+    switch (format) {
+      case 'table':
+        return renderRowsTable(rows, columns, listOptions);
+      case 'json':
+        return writeOut(jsonOut(json ?? rows, true));
+      case 'ndjson': {
+        const values: readonly unknown[] = Array.isArray(json) ? json : rows;
+        return writeOut(values.map((value) => jsonOut(value, false)).join(''));
+      }
+      case 'csv':
+        return writeOut(csvRecord(keysOf(columns)) + rowsText(rows, columns, (row) => row));
+      case 'tsv':
+        return writeOut(rowsText(rows, columns, (row) => row));
+    }
+  }
+
+  function stream<T>(columns: readonly Column<T>[], toJson?: (row: T) => unknown, listOptions?: ListOptions): RowStream<T> {
+    const asJson = toJson ?? ((row: T): unknown => row);
+    const buffered: T[] = [];
+    let started = false;
+    let ended = false;
+    return {
+      write(rows) {
+        if (ended) throw new Error('RowStream.write after end');
+        if (rows.length === 0) return;
+        if (format === 'table') {
+          // A table's column widths depend on every row, so it can only be drawn at the end.
+          buffered.push(...rows);
+          return;
+        }
+        if (format === 'json') {
+          // Exactly JSON.stringify(all, null, 2), written page by page: valid JSON without holding every row.
+          const parts = rows.map((row) => `  ${indentJson(jsonText(asJson(row), true, redact), '  ')}`);
+          writeOut(`${started ? ',\n' : '[\n'}${parts.join(',\n')}`);
+          started = true;
+          return;
+        }
+        if (format === 'csv' && !started) writeOut(csvRecord(keysOf(columns)));
+        started = true;
+        writeOut(rowsText(rows, columns, asJson));
+      },
+      async end() {
+        if (ended) return;
+        ended = true;
+        if (format === 'table') return renderRowsTable(buffered, columns, listOptions);
+        if (format === 'json') return writeOut(started ? '\n]\n' : '[]\n');
+        // An empty CSV still gets its header, so a reader sees the columns.
+        if (format === 'csv' && !started) writeOut(csvRecord(keysOf(columns)));
+      },
+    };
+  }
+
+  return {
+    format,
+    color: options.color,
+    stderrColor,
+    quiet,
+    chalk: out,
+
+    list,
+    stream,
+
+    detail(fields, json) {
+      const values = fields.map(([, value]) => redact(cellText(value)));
+      switch (format) {
+        case 'json':
+          return writeOut(jsonOut(json, true));
+        case 'ndjson':
+          return writeOut(jsonOut(json, false));
+        case 'tsv':
+          return writeOut(tsvRecord(values));
+        case 'csv':
+          return writeOut(csvRecord(fields.map(([label]) => toSnakeKey(label))) + csvRecord(values));
+        case 'table': {
+          const labels = fields.map(([label]) => `${neutralise(label)}:`);
+          const width = Math.max(0, ...labels.map((label) => label.length));
+          const lines = fields.map(([, , style], i) => {
+            const label = labels[i] ?? '';
+            const pad = ' '.repeat(width - label.length + 2);
+            const text = neutralise(values[i] ?? '');
+            const shown =
+              text === '' ? (options.color ? out.dim(EMPTY_CELL) : EMPTY_CELL) : options.color && style ? style(text) : text;
+            return `${options.color ? out.bold(label) : label}${pad}${shown}\n`;
+          });
+          return writeOut(lines.join(''));
+        }
+      }
+    },
+
+    json(value) {
+      writeOut(jsonOut(value, format !== 'ndjson'));
+    },
+
+    line(text) {
+      io.stdout.write(`${oneLine(text)}\n`);
+    },
+
+    blank() {
+      io.stdout.write('\n');
+    },
+
+    paintStatus(status) {
+      const paint = STATUS_COLOURS[status.toLowerCase()];
+      return paint ? paint(out)(status) : status;
+    },
+
+    info(text) {
+      if (!quiet) writeErr(`${message(text)}\n`);
+    },
+    success(text) {
+      if (!quiet) writeErr(`${err.green('✓')} ${message(text)}\n`);
+    },
+    warn(text) {
+      writeErr(`${err.yellow('warning:')} ${message(text)}\n`);
+    },
+    error(text, hint) {
+      const head = `${err.red('error:')} ${message(text)}\n`;
+      writeErr(hint === undefined || hint === '' ? head : `${head}${message(hint)}\n`);
+    },
+
+    async progress() {
+      const { createProgress } = await import('./progress.js');
+      return createProgress({
+        io,
+        format,
+        ci: options.ci ?? false,
+        color: stderrColor,
+        quiet,
+        redact,
+        clock: { now: options.now ?? (() => Date.now()) },
+      });
+    },
+  };
+}

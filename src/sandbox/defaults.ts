@@ -1,0 +1,13 @@
+/** Option defaults, exported so the CLI's `taskctl sandbox --help` shows the same values the sandbox uses. */
+export const SANDBOX_DEFAULTS = {
+  port: 8787,
+  host: '127.0.0.1',
+  apiKey: 'sk_sandbox_0000',
+  balance: 10_000,
+  itemMs: 200,
+  rateLimit: 100,
+  maxItems: 10_000,
+  webhookTimeScale: 1,
+  webhookTimeoutMs: 30_000,
+  seed: 'taskctl',
+} as const;

@@ -1,0 +1,236 @@
+/** Wires the sandbox together: options, state, lifecycle, webhooks, and the node:http server with its request pipeline. */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { UsageError } from '../errors.js';
+import { ADMIN_PREFIX, handleAdmin } from './admin.js';
+import type { AdminContext } from './admin.js';
+import { API_PREFIX, matchApiRoute } from './api.js';
+import type { ApiContext } from './api.js';
+import { FaultInjector } from './faults.js';
+import type { Fault } from './faults.js';
+import { errorReply, JSON_TYPE, splitUrl } from './http.js';
+import type { Reply } from './http.js';
+import type { RunningSandbox, SandboxOptions } from './index.js';
+import { LifecycleScheduler } from './lifecycle.js';
+import { isLoopbackAddress } from './loopback.js';
+import { resolveOptions } from './options.js';
+import type { ResolvedOptions } from './options.js';
+import { loadStateFile, StateSaver } from './persistence.js';
+import { FixedWindowLimiter, rateLimitHeaders } from './rate-limit.js';
+import { SandboxState } from './state.js';
+import { RequestStats } from './stats.js';
+import { TimerSet } from './timers.js';
+import { WebhookDispatcher } from './webhooks.js';
+
+const API_PATH_PREFIX = `${API_PREFIX}/`;
+const GATEWAY_PAGE = '<!DOCTYPE html>\n<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The upstream server did not respond.</p></body></html>\n';
+
+async function loadState(opts: ResolvedOptions): Promise<SandboxState> {
+  let saved;
+  try {
+    saved = opts.stateFile ? await loadStateFile(opts.stateFile) : undefined;
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'Fix or remove the file given to --state.');
+  }
+  // An existing state file wins over the defaults-bearing options; it is what --state is for.
+  const state = new SandboxState(
+    saved ?? { balance: opts.balance, apiKey: opts.apiKey, keyRotations: 0, nextId: 1, webhookUrl: null, tasks: [] },
+    opts.seed,
+  );
+  if (opts.webhookUrl !== undefined) state.webhookUrl = opts.webhookUrl;
+  return state;
+}
+
+/** The key from `X-API-Key`, else from `Authorization: Bearer`. */
+function presentedKey(req: IncomingMessage): string | undefined {
+  const header = req.headers['x-api-key'];
+  if (typeof header === 'string' && header !== '') return header;
+  const auth = req.headers.authorization;
+  if (!auth) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  return match?.[1];
+}
+
+function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') {
+        reject(new UsageError(`port ${port} on ${host} is already in use`, 'Stop the other process, or pass --port 0 for a free port.'));
+      } else if (error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL') {
+        reject(new UsageError(`cannot listen on ${host}:${port} (${error.code})`, 'Choose another --host or --port.'));
+      } else reject(error);
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+function originOf(host: string, port: number): string {
+  // A wildcard listen address is reachable through loopback; show that, since clients cannot dial 0.0.0.0 everywhere.
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+export async function startSandboxServer(options: SandboxOptions): Promise<RunningSandbox> {
+  const opts = resolveOptions(options);
+  const { now, log } = opts;
+  const state = await loadState(opts);
+  const timers = new TimerSet();
+  const saver = opts.stateFile ? new StateSaver(opts.stateFile, () => state.toSnapshot(), log) : undefined;
+  if (saver) state.onChange = () => saver.schedule();
+
+  const webhooks = new WebhookDispatcher({
+    timeScale: opts.webhookTimeScale,
+    timeoutMs: opts.webhookTimeoutMs,
+    now,
+    currentKey: () => state.apiKey,
+    log,
+    timers,
+  });
+  const lifecycle = new LifecycleScheduler(now, timers, (event) => {
+    // The URL in force at the moment of the transition receives it (none configured: the event is not sent).
+    if (state.webhookUrl) webhooks.send(state.webhookUrl, event);
+  });
+  for (const task of state.tasks) lifecycle.track(task, { replayPast: false });
+
+  const limiter = new FixedWindowLimiter(opts.rateLimit, now);
+  const stats = new RequestStats();
+  const faults = new FaultInjector();
+  const apiCtx: ApiContext = {
+    state,
+    now,
+    seed: opts.seed,
+    itemMs: opts.itemMs,
+    maxItems: opts.maxItems,
+    taskCreated: (task) => lifecycle.track(task, { replayPast: true }),
+  };
+  const adminCtx: AdminContext = { state, stats, faults, webhooks, now };
+
+  function send(req: IncomingMessage, res: ServerResponse, reply: Reply, extra?: Record<string, string>, fault?: Fault): void {
+    if (fault?.kind === 'reset-after') {
+      // The work is done (a task may have been created and charged) but the client never learns the outcome.
+      req.socket.destroy();
+      return;
+    }
+    const headers: Record<string, string> = { 'Content-Type': reply.contentType ?? JSON_TYPE, ...extra, ...reply.headers };
+    let body = reply.body;
+    if (fault?.kind === 'truncate') {
+      // A complete HTTP message whose JSON stops half way, then the connection closes.
+      body = body.slice(0, Math.floor(body.length / 2));
+      headers.Connection = 'close';
+    } else {
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    res.writeHead(reply.status, headers);
+    res.end(body);
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: string): Promise<number> {
+    const match = matchApiRoute(path);
+    stats.count(`${method} ${match ? match.route.pattern : '(unknown route)'}`);
+    const key = presentedKey(req);
+    // Requests without a key are limited per client address, so even 401s carry a meaningful budget.
+    const bucket = key ?? `address:${req.socket.remoteAddress ?? ''}`;
+    const fault = faults.take(method, path);
+    if (fault?.kind === 'reset-before') {
+      req.socket.destroy();
+      return 0;
+    }
+    if (fault?.kind === 'non-json') {
+      const reply = { status: fault.status ?? 502, body: GATEWAY_PAGE, contentType: 'text/html; charset=utf-8' };
+      send(req, res, reply);
+      return reply.status;
+    }
+    if (fault?.kind === 'status') {
+      const status = fault.status ?? 500;
+      const extra = limiter.enabled ? rateLimitHeaders(limiter.peek(bucket)) : undefined;
+      const reply =
+        status === 429
+          ? errorReply(429, 'rate_limited', 'Rate limit exceeded (injected fault)', { 'Retry-After': '1' })
+          : errorReply(status, 'internal_error', `Internal server error (injected fault, HTTP ${status})`);
+      send(req, res, reply, extra);
+      return status;
+    }
+    if (fault?.kind === 'delay') await timers.sleep(fault.delayMs ?? 0);
+
+    let extra: Record<string, string> | undefined;
+    if (limiter.enabled) {
+      const decision = limiter.hit(bucket);
+      extra = rateLimitHeaders(decision);
+      if (!decision.allowed) {
+        const message = `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfter} s`;
+        send(req, res, errorReply(429, 'rate_limited', message, { 'Retry-After': String(decision.retryAfter) }), extra, fault);
+        return 429;
+      }
+    }
+    let reply: Reply;
+    if (key !== state.apiKey) {
+      reply = errorReply(401, 'unauthorized', 'Invalid or missing API key');
+    } else if (!match) {
+      reply = errorReply(404, 'not_found', `No such endpoint: ${method} ${path}`);
+    } else {
+      const handler = match.route.methods[method];
+      reply = handler
+        ? await handler(req, apiCtx, query, match.id)
+        : errorReply(405, 'method_not_allowed', `${method} is not allowed on ${match.route.pattern}; use ${match.route.allow}`, {
+            Allow: match.route.allow,
+          });
+    }
+    send(req, res, reply, extra, fault);
+    return reply.status;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = opts.logRequests ? performance.now() : 0;
+    const { path, query } = splitUrl(req.url);
+    const method = req.method ?? 'GET';
+    let status: number;
+    if (path.startsWith(API_PATH_PREFIX) || path === API_PREFIX) {
+      status = await handleApi(req, res, method, path, query);
+      if (status === 429) stats.count429();
+    } else if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) {
+      const reply = isLoopbackAddress(req.socket.remoteAddress)
+        ? await handleAdmin(req, path, adminCtx)
+        : errorReply(403, 'forbidden', 'The sandbox admin API only answers clients on this machine');
+      send(req, res, reply);
+      status = reply.status;
+    } else {
+      const reply = errorReply(404, 'not_found', `No such endpoint: ${path} (the API lives under ${API_PREFIX})`);
+      send(req, res, reply);
+      status = reply.status;
+    }
+    if (opts.logRequests) log(`${method} ${path} ${status || 'reset'} ${(performance.now() - started).toFixed(1)}ms`);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`sandbox: internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
+      if (res.headersSent) return void req.socket.destroy();
+      const reply = errorReply(500, 'internal_error', 'Internal server error');
+      res.writeHead(reply.status, { 'Content-Type': JSON_TYPE, 'Content-Length': String(Buffer.byteLength(reply.body)) });
+      res.end(reply.body);
+    });
+  });
+  await listen(server, opts.port, opts.host);
+  const { port } = server.address() as AddressInfo;
+  const origin = originOf(opts.host, port);
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      timers.close();
+      webhooks.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      if (saver) await saver.save();
+    })();
+    return closing;
+  };
+  return { url: `${origin}${API_PREFIX}`, origin, apiKey: state.apiKey, close };
+}

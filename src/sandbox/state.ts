@@ -1,0 +1,102 @@
+/** The account: balance, API key, tasks and webhook URL. In memory; persistence.ts saves and loads it. */
+import { createHash } from 'node:crypto';
+import { findService } from './services.js';
+import { buildTaskRecord, MAX_QUEUE_DELAY_MS } from './timeline.js';
+import type { StoredTask, TaskRecord } from './timeline.js';
+
+export interface AccountSnapshot {
+  balance: number;
+  apiKey: string;
+  keyRotations: number;
+  nextId: number;
+  webhookUrl: string | null;
+  tasks: StoredTask[];
+}
+
+export class SandboxState {
+  balance: number;
+  apiKey: string;
+  keyRotations: number;
+  nextId: number;
+  webhookUrl: string | null;
+  /** Creation order, which is also id order. */
+  readonly tasks: TaskRecord[] = [];
+  private readonly byId = new Map<number, TaskRecord>();
+  /** Called after every mutation (the debounced state-file save hooks in here). */
+  onChange: () => void = () => {};
+
+  constructor(initial: AccountSnapshot, private readonly seed: string) {
+    this.balance = initial.balance;
+    this.apiKey = initial.apiKey;
+    this.keyRotations = initial.keyRotations;
+    this.nextId = initial.nextId;
+    this.webhookUrl = initial.webhookUrl;
+    for (const stored of initial.tasks) {
+      const record = buildTaskRecord(stored, findService(stored.service)?.platform ?? 'unknown');
+      this.tasks.push(record);
+      this.byId.set(record.id, record);
+      if (record.id >= this.nextId) this.nextId = record.id + 1;
+    }
+  }
+
+  getTask(id: number): TaskRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Charges `cost` and records the task; the caller has checked the balance and the service. */
+  createTask(service: string, platform: string, items: string[], cost: number, now: number, itemMs: number): TaskRecord {
+    const stored: StoredTask = {
+      id: this.nextId++,
+      service,
+      items,
+      cost,
+      createdAt: now,
+      startAt: now + Math.min(itemMs, MAX_QUEUE_DELAY_MS),
+      itemMs,
+    };
+    const record = buildTaskRecord(stored, platform);
+    this.tasks.push(record);
+    this.byId.set(record.id, record);
+    this.balance -= cost;
+    this.onChange();
+    return record;
+  }
+
+  setBalance(balance: number): void {
+    this.balance = balance;
+    this.onChange();
+  }
+
+  setWebhookUrl(url: string | null): void {
+    this.webhookUrl = url;
+    this.onChange();
+  }
+
+  /** Replaces the key (with `key`, or a new one derived from the seed) so the old one gets 401. */
+  rotateKey(key?: string): string {
+    this.keyRotations += 1;
+    this.apiKey =
+      key ?? `sk_sandbox_${createHash('sha1').update(`${this.seed}\u0000key\u0000${this.keyRotations}`).digest('hex').slice(0, 24)}`;
+    this.onChange();
+    return this.apiKey;
+  }
+
+  toSnapshot(): AccountSnapshot {
+    return {
+      balance: this.balance,
+      apiKey: this.apiKey,
+      keyRotations: this.keyRotations,
+      nextId: this.nextId,
+      webhookUrl: this.webhookUrl,
+      tasks: this.tasks.map(({ id, service, items, cost, createdAt, startAt, itemMs }) => ({
+        id,
+        service,
+        items,
+        cost,
+        createdAt,
+        startAt,
+        itemMs,
+      })),
+    };
+  }
+}

@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import type { WebhookEvent } from '../api/schemas.js';
+import type { Env } from '../output/io.js';
+
+/**
+ * Runs `command` through the shell with the event JSON on stdin and TASKCTL_EVENT / TASKCTL_TASK_ID in its
+ * environment. Its stdout and stderr become log lines; a non-zero exit or a start failure is logged. Never rejects.
+ */
+export function runExec(command: string, event: WebhookEvent, raw: string, env: Env, log: (line: string) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const label = `exec (${event.event}, task ${event.task.id})`;
+    const child = spawn(command, {
+      shell: true,
+      env: { ...env, TASKCTL_EVENT: event.event, TASKCTL_TASK_ID: String(event.task.id) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const relay = lineRelay((line) => log(`${label}: ${line}`));
+    child.stdout.on('data', relay.write);
+    child.stderr.on('data', relay.write);
+    child.on('error', (error) => {
+      log(`${label} could not start: ${error.message}`);
+      resolve();
+    });
+    child.on('close', (code, signal) => {
+      relay.flush();
+      if (code !== 0) log(`${label} exited with ${code === null ? `signal ${signal}` : `code ${code}`}`);
+      resolve();
+    });
+    // A command that does not read stdin closes the pipe early; that is not an error worth reporting.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(raw);
+  });
+}
+
+function lineRelay(emit: (line: string) => void): { write: (chunk: Buffer) => void; flush: () => void } {
+  let pending = '';
+  return {
+    write(chunk) {
+      pending += chunk.toString('utf8');
+      const lines = pending.split(/\r?\n/);
+      pending = lines.pop() ?? '';
+      for (const line of lines) emit(line);
+    },
+    flush() {
+      if (pending !== '') emit(pending);
+      pending = '';
+    },
+  };
+}

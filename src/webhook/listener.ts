@@ -1,0 +1,206 @@
+/**
+ * The local webhook receiver behind `taskctl webhook listen`: verifies each delivery's signature, answers at once, then
+ * hands the event on (callback, optional forward to a local app, optional command), each event once.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebhookEventSchema } from '../api/schemas.js';
+import type { WebhookEvent } from '../api/schemas.js';
+import { UsageError } from '../errors.js';
+import type { Env } from '../output/io.js';
+import { createRedactor } from '../output/redact.js';
+import { systemClock } from '../core/time.js';
+import type { Clock } from '../core/time.js';
+import { RecentKeys } from './dedupe.js';
+import { runExec } from './exec.js';
+import { forwardEvent } from './forward.js';
+import { SerialQueue } from './serial-queue.js';
+import { SIGNATURE_HEADER, signatureMatches } from './signature.js';
+import { checkTargetUrl } from './target-url.js';
+
+export const DEFAULT_LISTEN_PORT = 8788;
+export const DEFAULT_LISTEN_HOST = '127.0.0.1';
+/** Largest body accepted; real events are a few hundred bytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deliveries remembered for de-duplication. */
+const DEDUPE_CAPACITY = 10_000;
+/** Commands waiting to run beyond this are dropped (and logged) rather than piling up without bound. */
+const EXEC_QUEUE_LIMIT = 1_000;
+
+export interface WebhookListenerOptions {
+  /** Default 8788; 0 picks a free port (see `url`). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Path deliveries are accepted on; default '/'. */
+  path?: string;
+  /** The account's API key: the value X-Webhook-Signature must carry. */
+  apiKey: string;
+  /** Called once per (task id, event), after the 200 has been sent; a throw or rejection is logged. */
+  onEvent(event: WebhookEvent, raw: string): void | Promise<void>;
+  /** Re-POST each verified body here (https, or http on loopback; checked at start). */
+  forwardTo?: string;
+  /** Shell command run per event, one at a time, with the event JSON on stdin. */
+  exec?: string;
+  /** Status lines (for stderr). Never contain the signature or the key. */
+  log?(line: string): void;
+  /** For the durations in log lines; default the system clock. */
+  clock?: Clock;
+  /** Environment for `exec` commands; default process.env. */
+  env?: Env;
+}
+
+export interface WebhookListener {
+  /** `http://host:port/path`, with the real port when 0 was asked for. */
+  url: string;
+  /** Stops accepting, then waits for events already accepted to be handed on (callbacks, forwards, commands). */
+  close(): Promise<void>;
+}
+
+export async function startWebhookListener(options: WebhookListenerOptions): Promise<WebhookListener> {
+  const { apiKey } = options;
+  if (apiKey.length === 0) throw new UsageError('no API key to verify webhook signatures with', 'Run `taskctl auth login` first.');
+  const host = options.host ?? DEFAULT_LISTEN_HOST;
+  const path = options.path ?? '/';
+  if (!path.startsWith('/')) throw new UsageError(`--path "${path}" must start with /`);
+  const forwardTo = options.forwardTo === undefined ? undefined : checkTargetUrl(options.forwardTo, '--forward-to');
+  const clock = options.clock ?? systemClock;
+  const env = options.env ?? process.env;
+  // Every line goes through the redactor too, so even a bug that interpolated the key could not print it.
+  const redact = createRedactor([apiKey]);
+  const log = (line: string): void => options.log?.(redact(line));
+  const logError = (error: unknown): void => log(`error: ${error instanceof Error ? error.message : String(error)}`);
+
+  const seen = new RecentKeys(DEDUPE_CAPACITY);
+  const handlers = new SerialQueue(logError);
+  const forwards = new SerialQueue(logError);
+  const commands = new SerialQueue(logError, EXEC_QUEUE_LIMIT);
+
+  const dispatch = (event: WebhookEvent, raw: string, userAgent: string | undefined): void => {
+    handlers.push(() => options.onEvent(event, raw));
+    if (forwardTo) forwards.push(() => forwardEvent({ to: forwardTo, event, raw, userAgent, apiKey, log, now: () => clock.now() }));
+    if (options.exec !== undefined) {
+      const command = options.exec;
+      const queued = commands.push(() => runExec(command, event, raw, env, log));
+      if (!queued) log(`exec skipped for ${event.event} task ${event.task.id}: ${EXEC_QUEUE_LIMIT} commands already waiting`);
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = clock.now();
+    const done = (status: number, body: object, note: string, headers: Record<string, string> = {}): void => {
+      reply(res, status, body, headers);
+      log(`${req.method ?? '?'} ${pathOf(req)} → ${status} ${note} (${Math.round(clock.now() - started)}ms)`);
+    };
+
+    if (pathOf(req) !== path) return done(404, { ok: false, error: 'not found' }, 'wrong path');
+    if (req.method !== 'POST') return done(405, { ok: false, error: 'method not allowed' }, 'only POST', { Allow: 'POST' });
+    // Verified before a byte of the body is read: an unsigned sender costs us nothing.
+    const presented = req.headers[SIGNATURE_HEADER];
+    if (typeof presented !== 'string' || !signatureMatches(presented, apiKey)) {
+      const why = typeof presented === 'string' ? 'signature does not match the API key' : 'no X-Webhook-Signature header';
+      return done(401, { ok: false, error: 'invalid signature' }, why);
+    }
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return done(413, { ok: false, error: 'body too large' }, `body of ${declared} bytes`);
+    const raw = await readBody(req, MAX_BODY_BYTES);
+    if (raw === undefined) return done(413, { ok: false, error: 'body too large' }, `body over ${MAX_BODY_BYTES} bytes`);
+
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      return done(400, { ok: false, error: 'body is not JSON' }, 'body is not JSON');
+    }
+    const parsed = WebhookEventSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unexpected shape';
+      return done(400, { ok: false, error: `not a webhook event (${where})` }, `not a webhook event (${where})`);
+    }
+    const event = parsed.data;
+    const fresh = seen.add(`${event.task.id}:${event.event}`);
+    // Answer first: the service wants a 200 within 30 s, and a slow handler or command must never delay it.
+    done(200, { ok: true }, `${event.event} task ${event.task.id}${fresh ? '' : ' (repeat delivery; already handled)'}`);
+    if (fresh) dispatch(event, raw, headerValue(req.headers['user-agent']));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logError(error);
+      if (!res.headersSent) reply(res, 500, { ok: false, error: 'internal error' });
+    });
+  });
+  // A sender that trickles its body cannot hold a connection open forever.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_LISTEN_PORT, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', logError);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await Promise.all([handlers.idle(), forwards.idle(), commands.idle()]);
+      })();
+      return closing;
+    },
+  };
+}
+
+function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://listener').pathname;
+  } catch {
+    return '?';
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function reply(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  const extra: Record<string, string> = { ...headers };
+  // Error answers may leave a body unread: close the connection rather than read what we refused.
+  if (status !== 200) extra.Connection = 'close';
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), ...extra });
+  res.end(text);
+}
+
+/** The body as UTF-8, or undefined once it passes `limit` bytes (reading stops there). */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}

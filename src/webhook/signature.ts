@@ -1,0 +1,21 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** The header the service signs webhooks with: its value is the account's API key (api-spec 6.1). */
+export const SIGNATURE_HEADER = 'x-webhook-signature';
+/** User-Agent of the service's deliveries (the sandbox sends the same). */
+export const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
+
+/**
+ * Constant-time check of a presented signature against the key. Both sides are hashed first so that the comparison
+ * takes the same time whatever the presented length, and timingSafeEqual never sees unequal lengths.
+ */
+export function signatureMatches(presented: string, apiKey: string): boolean {
+  const a = createHash('sha256').update(presented, 'utf8').digest();
+  const b = createHash('sha256').update(apiKey, 'utf8').digest();
+  return timingSafeEqual(a, b);
+}
+
+/** Headers of a delivery, as the service sends them. */
+export function webhookHeaders(apiKey: string): Record<string, string> {
+  return { 'Content-Type': 'application/json', 'X-Webhook-Signature': apiKey, 'User-Agent': WEBHOOK_USER_AGENT };
+}

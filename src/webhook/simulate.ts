@@ -1,0 +1,57 @@
+/** `taskctl webhook simulate`: one delivery exactly as the service (and the sandbox) would send it. */
+import { performance } from 'node:perf_hooks';
+import type { WebhookEvent } from '../api/schemas.js';
+import { UnavailableError } from '../errors.js';
+import { createRedactor } from '../output/redact.js';
+import { webhookHeaders } from './signature.js';
+import { checkTargetUrl } from './target-url.js';
+
+/** The service's own answer deadline (api-spec 6.1). */
+export const SIMULATE_TIMEOUT_MS = 30_000;
+
+export interface SimulateOptions {
+  event: WebhookEvent;
+  /** Receiver URL: https anywhere, http only on loopback (UsageError otherwise). */
+  to: string;
+  /** Sent as X-Webhook-Signature, as the service does. */
+  apiKey: string;
+  /** Default 30 000 ms. */
+  timeoutMs?: number;
+}
+
+export interface SimulateResult {
+  /** The receiver's HTTP status (the service counts only 200 as delivered). */
+  status: number;
+  durationMs: number;
+}
+
+/** POSTs the event; throws UsageError for a refused URL and UnavailableError when no answer came. */
+export async function sendSimulatedEvent(options: SimulateOptions): Promise<SimulateResult> {
+  const url = checkTargetUrl(options.to, 'webhook URL');
+  const timeoutMs = options.timeoutMs ?? SIMULATE_TIMEOUT_MS;
+  const started = performance.now();
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: webhookHeaders(options.apiKey),
+      body: JSON.stringify(options.event),
+      // The key rides in a header: never let a redirect carry it to another place.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.arrayBuffer().catch(() => undefined);
+    return { status: response.status, durationMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    const redact = createRedactor([options.apiKey]);
+    const reason =
+      error instanceof Error && error.name === 'TimeoutError'
+        ? `no answer within ${Math.round(timeoutMs / 1000)}s`
+        : error instanceof Error
+          ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}`
+          : String(error);
+    throw new UnavailableError(
+      redact(`could not deliver the event to ${url.origin}${url.pathname}: ${reason}`),
+      'Check that the receiver is running and reachable (e.g. `taskctl webhook listen`).',
+    );
+  }
+}

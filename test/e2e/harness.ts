@@ -1,0 +1,102 @@
+/** E2E harness: spawns the real bin/taskctl.js (built dist/) against a sandbox on port 0, with an isolated environment. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+
+export const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string | Buffer;
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+/** A temporary HOME/config/cache per test file, so nothing touches the developer's real config. */
+export function isolatedHome(): { dir: string; env: Record<string, string>; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'taskctl-e2e-'));
+  return {
+    dir,
+    env: {
+      HOME: dir,
+      TASKCTL_CONFIG_DIR: join(dir, 'config'),
+      TASKCTL_CACHE_DIR: join(dir, 'cache'),
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Only what the CLI needs from the parent: no CI, NO_COLOR, proxies or TASKCTL_* leak into a test unless it sets them. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
+  if (process.env.SYSTEMROOT) env.SYSTEMROOT = process.env.SYSTEMROOT;
+  return env;
+}
+
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string> = { ...baseEnv() };
+    for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`taskctl ${args.join(' ')} did not finish in ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+export interface E2EWorld {
+  sandbox: RunningSandbox;
+  home: ReturnType<typeof isolatedHome>;
+  /** Environment pointing the CLI at this sandbox with its key. */
+  env: Record<string, string>;
+  run(args: string[], options?: RunOptions): Promise<CliResult>;
+  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld> {
+  const sandbox = await startSandbox({ port: 0, itemMs: 5, rateLimit: 0, ...options });
+  const home = isolatedHome();
+  const env = { ...home.env, TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
+  return {
+    sandbox,
+    home,
+    env,
+    run: (args, runOptions = {}) => runCli(args, { ...runOptions, env: { ...env, ...runOptions.env } }),
+    async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const response = await fetch(`${sandbox.origin}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return (text ? JSON.parse(text) : undefined) as T;
+    },
+    async close() {
+      await sandbox.close();
+      home.cleanup();
+    },
+  };
+}

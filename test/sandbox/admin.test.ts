@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { isLoopbackAddress, isLoopbackHost } from '../../src/sandbox/loopback.js';
+import { admin, call, createTask, start } from './helpers.js';
+
+describe('sandbox admin API', () => {
+  it('shows state: balance, tasks and webhook URL', async () => {
+    const sb = await start({ itemMs: 0, balance: 50 });
+    await createTask(sb, ['a', 'fail-b']);
+    const state = await admin(sb, '/state');
+    expect(state.status).toBe(200);
+    expect(state.body).toEqual({
+      balance: 48,
+      webhookUrl: null,
+      tasks: [expect.objectContaining({ id: 1, status: 'completed', total_items: 2, completed_items: 1, failed_items: 1 })],
+    });
+  });
+
+  it('sets the balance, validating it', async () => {
+    const sb = await start();
+    expect((await admin(sb, '/balance', { balance: 3 })).body).toEqual({ balance: 3 });
+    expect((await call(sb, '/balance')).body.data.balance).toBe(3);
+    expect((await createTask(sb, ['a', 'b', 'c', 'd'])).status).toBe(402);
+    for (const balance of [-1, 1.5, '7', null]) {
+      const res = await admin(sb, '/balance', { balance });
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe('validation_error');
+    }
+  });
+
+  it('sets and clears the webhook URL, refusing non-loopback hosts', async () => {
+    const sb = await start();
+    expect((await admin(sb, '/webhook', { url: 'http://localhost:9999/hook' })).body).toEqual({ webhookUrl: 'http://localhost:9999/hook' });
+    expect((await admin(sb, '/state')).body.webhookUrl).toBe('http://localhost:9999/hook');
+    for (const url of ['https://example.com/hook', 'ftp://127.0.0.1/x', 'not a url', 5]) {
+      const res = await admin(sb, '/webhook', { url });
+      expect(res.status).toBe(422);
+    }
+    expect((await admin(sb, '/webhook', { url: null })).body).toEqual({ webhookUrl: null });
+  });
+
+  it('refuses a non-loopback webhook URL at start', async () => {
+    await expect(start({ webhookUrl: 'https://hooks.example.com/x' })).rejects.toThrow(/not on this machine/);
+  });
+
+  it('counts requests per method and route, and resets the counts', async () => {
+    const sb = await start({ rateLimit: 2 });
+    await call(sb, '/balance');
+    await call(sb, '/tasks/1');
+    await call(sb, '/tasks/2'); // 429: the key's budget of 2 is spent
+    await call(sb, '/tasks/3'); // 429
+    await call(sb, '/nope', { auth: 'none' });
+    await createTask(sb, ['a'], 'x'); // 429 too
+    expect((await call(sb, '/balance', { auth: 'none' })).status).toBe(401); // its own (address) budget: 2nd request
+    const stats = (await admin(sb, '/stats')).body;
+    expect(stats).toEqual({
+      total: 7,
+      rateLimited: 3,
+      requests: {
+        'GET /api/v1/balance': 2,
+        'GET /api/v1/tasks/:id': 3,
+        'GET (unknown route)': 1,
+        'POST /api/v1/tasks': 1,
+      },
+    });
+    expect((await admin(sb, '/stats/reset', {})).body).toEqual({ total: 0, rateLimited: 0, requests: {} });
+    expect((await admin(sb, '/stats')).body.total).toBe(0);
+  });
+
+  it('answers JSON errors for unknown admin routes, wrong methods and bad JSON', async () => {
+    const sb = await start();
+    const unknown = await admin(sb, '/nope');
+    expect(unknown.status).toBe(404);
+    const wrong = await admin(sb, '/state', {});
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET');
+    const bad = await fetch(`${sb.origin}/__sandbox/balance`, { method: 'POST', body: '{nope' });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as any).error.code).toBe('validation_error');
+  });
+
+  it('needs no key, and recognises loopback callers only', async () => {
+    const sb = await start();
+    expect((await fetch(`${sb.origin}/__sandbox/state`)).status).toBe(200);
+    expect(['127.0.0.1', '127.8.9.1', '::1', '::ffff:127.0.0.1'].every(isLoopbackAddress)).toBe(true);
+    expect(['10.0.0.1', '::ffff:192.168.1.1', '', undefined, 'fe80::1'].some(isLoopbackAddress)).toBe(false);
+    expect(['localhost', '127.0.0.1', '[::1]', 'api.localhost'].every(isLoopbackHost)).toBe(true);
+    expect(['example.com', '128.0.0.1', 'localhost.example.com'].some(isLoopbackHost)).toBe(false);
+  });
+});

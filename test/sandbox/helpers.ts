@@ -1,0 +1,141 @@
+/** Shared helpers for the sandbox's HTTP-level tests: start/stop sandboxes, call the API and admin API, receive webhooks. */
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
+
+const running = new Set<{ close(): Promise<void> }>();
+
+/** Every sandbox and receiver started through these helpers is closed after each test. */
+afterEach(async () => {
+  await Promise.all([...running].map((r) => r.close()));
+  running.clear();
+});
+
+export async function start(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const sandbox = await startSandbox({ port: 0, itemMs: 5, ...options });
+  running.add(sandbox);
+  return sandbox;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** One API call with the sandbox key (override with `key`, or `auth: 'bearer' | 'none'`). */
+export async function call(
+  sandbox: RunningSandbox,
+  path: string,
+  init: { method?: string; body?: unknown; key?: string; auth?: 'x-api-key' | 'bearer' | 'none'; headers?: Record<string, string> } = {},
+): Promise<CallResult> {
+  const key = init.key ?? sandbox.apiKey;
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.auth === 'bearer') headers.Authorization = `Bearer ${key}`;
+  else if (init.auth !== 'none') headers['X-API-Key'] = key;
+  let body: string | undefined;
+  if (init.body !== undefined) {
+    body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  const res = await fetch(`${sandbox.url}${path}`, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON (faults): the raw text is the body.
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
+/** One admin API call; returns status and JSON body. */
+export async function admin(sandbox: RunningSandbox, path: string, body?: unknown, method?: string): Promise<CallResult> {
+  const res = await fetch(`${sandbox.origin}/__sandbox${path}`, {
+    method: method ?? (body === undefined ? 'GET' : 'POST'),
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+export function createTask(sandbox: RunningSandbox, items: string[], service = 'domain_check_availability'): Promise<CallResult> {
+  return call(sandbox, '/tasks', { body: { service, items } });
+}
+
+/** Polls GET /tasks/:id until `done` holds (at most `timeoutMs`). */
+export async function waitForTask(sandbox: RunningSandbox, id: number, done = (t: any) => t.status === 'completed' || t.status === 'failed', timeoutMs = 5_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await call(sandbox, `/tasks/${id}`);
+    if (done(body.data)) return body.data;
+    if (Date.now() > deadline) throw new Error(`task ${id} did not settle: ${JSON.stringify(body.data).slice(0, 300)}`);
+    await sleep(10);
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `check` returns (or resolves to) a truthy value, and returns it (at most `timeoutMs`). */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(5);
+  }
+}
+
+/** The admin API's delivery list once `ready` holds for it. */
+export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: any[]) => boolean): Promise<any[]> {
+  return eventually(async () => {
+    const { deliveries } = (await admin(sandbox, '/deliveries')).body;
+    return ready(deliveries) ? deliveries : undefined;
+  });
+}
+
+export interface ReceivedWebhook {
+  at: number;
+  headers: IncomingHttpHeaders;
+  body: any;
+}
+
+/** A local webhook receiver; `respond` picks the status of each request (1-based count), or `hang` to never answer. */
+export async function startReceiver(respond: (n: number, body: any) => number | 'hang' = () => 200): Promise<{ url: string; received: ReceivedWebhook[]; server: Server }> {
+  const received: ReceivedWebhook[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      received.push({ at: Date.now(), headers: req.headers, body });
+      const status = respond(received.length, body);
+      if (status !== 'hang') res.writeHead(status).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  running.add({
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server };
+}
+
+/** A settable clock for deterministic lifecycle and rate-limit tests. */
+export function fakeClock(start = Date.UTC(2025, 0, 1, 12, 0, 0)): { now(): number; t: number; advance(ms: number): void } {
+  const clock = {
+    t: start,
+    now: () => clock.t,
+    advance: (ms: number) => {
+      clock.t += ms;
+    },
+  };
+  return clock;
+}

@@ -1,0 +1,423 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MockAgent } from 'undici';
+import {
+  AuthError,
+  ExitCode,
+  InputError,
+  NotFoundError,
+  RateLimitError,
+  UnavailableError,
+  UsageError,
+} from '../../../src/errors.js';
+import { API_KEY, apiFailure, FakeClock, JSON_HEADERS, makeClient, mockAgent, networkError, ok, T0, TASK } from './helpers.js';
+
+let agent: MockAgent;
+let pool: ReturnType<MockAgent['get']>;
+
+function setup() {
+  ({ agent, pool } = mockAgent());
+}
+afterEach(async () => {
+  await agent.close();
+});
+
+async function failure(promise: Promise<unknown>): Promise<Error & { exitCode?: number; hint?: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { exitCode?: number; hint?: string };
+  }
+  throw new Error('expected the call to fail');
+}
+
+const balancePath = { path: '/api/v1/balance', method: 'GET' };
+
+describe('GET: successful responses', () => {
+  it('lists services', async () => {
+    setup();
+    const service = { service: 'domain_check_availability', display_name: 'Domain check', description: 'd', pricing: 1, currency: 'coins' };
+    pool.intercept({ path: '/api/v1/services', method: 'GET' }).reply(200, ok([service], { meta: { total: 1, currency: 'coins' } }), { headers: JSON_HEADERS });
+    const { client } = makeClient(agent);
+    expect(await client.listServices()).toEqual([service]);
+  });
+
+  it('reads the balance in the reference form and in the top-level variant, ignoring extra fields', async () => {
+    setup();
+    pool.intercept(balancePath).reply(200, ok({ balance: 500, currency: 'coins', extra: 1 }), { headers: JSON_HEADERS });
+    pool.intercept(balancePath).reply(200, JSON.stringify({ success: true, balance: 7, currency: 'coins' }), { headers: JSON_HEADERS });
+    const { client } = makeClient(agent);
+    expect(await client.getBalance()).toEqual({ balance: 500, currency: 'coins' });
+    expect(await client.getBalance()).toEqual({ balance: 7, currency: 'coins' });
+  });
+
+  it('lists tasks with paging parameters', async () => {
+    setup();
+    const meta = { current_page: 2, total_pages: 3, total_count: 120, per_page: 50 };
+    pool.intercept({ path: '/api/v1/tasks?page=2&per_page=50', method: 'GET' }).reply(200, ok([TASK], { meta }), { headers: JSON_HEADERS });
+    pool.intercept({ path: '/api/v1/tasks', method: 'GET' }).reply(200, ok([], { meta: { ...meta, current_page: 1 } }), { headers: JSON_HEADERS });
+    const { client } = makeClient(agent);
+    expect(await client.listTasks({ page: 2, perPage: 50 })).toEqual({ tasks: [TASK], meta });
+    expect((await client.listTasks()).tasks).toEqual([]);
+  });
+
+  it('reads one task with its items', async () => {
+    setup();
+    const task = { ...TASK, status: 'completed', items: [{ target: 'a.com', status: 'completed', data: { available: true } }] };
+    pool.intercept({ path: '/api/v1/tasks/42', method: 'GET' }).reply(200, ok(task), { headers: JSON_HEADERS });
+    const { client } = makeClient(agent);
+    expect((await client.getTask(42)).items?.[0]?.data).toEqual({ available: true });
+  });
+
+  it('refuses an impossible task id without sending anything', async () => {
+    setup();
+    const { client } = makeClient(agent);
+    expect(await failure(client.getTask(-1))).toBeInstanceOf(UsageError);
+    expect(await failure(client.getTask(1.5))).toBeInstanceOf(UsageError);
+  });
+
+  it('sends User-Agent, Accept and X-API-Key, and no body headers on GET', async () => {
+    setup();
+    let seen: Record<string, string> = {};
+    pool.intercept(balancePath).reply(200, (opts) => {
+      seen = Object.fromEntries(Object.entries(opts.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+      return ok({ balance: 1, currency: 'coins' });
+    });
+    const { client } = makeClient(agent);
+    await client.getBalance();
+    expect(seen['user-agent']).toBe('taskctl/0.1.0 node/v20.0.0');
+    expect(seen['accept']).toBe('application/json');
+    expect(seen['x-api-key']).toBe(API_KEY);
+    expect(seen['authorization']).toBeUndefined();
+    expect(seen['content-type']).toBeUndefined();
+  });
+
+  it('sends Authorization: Bearer with the bearer scheme', async () => {
+    setup();
+    let seen: Record<string, string> = {};
+    pool.intercept(balancePath).reply(200, (opts) => {
+      seen = Object.fromEntries(Object.entries(opts.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+      return ok({ balance: 1, currency: 'coins' });
+    });
+    const { client } = makeClient(agent, { authScheme: 'bearer' });
+    await client.getBalance();
+    expect(seen['authorization']).toBe(`Bearer ${API_KEY}`);
+    expect(seen['x-api-key']).toBeUndefined();
+  });
+});
+
+describe('GET: retries', () => {
+  it.each(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_SOCKET'])(
+    'retries %s and then succeeds',
+    async (code) => {
+      setup();
+      pool.intercept(balancePath).replyWithError(networkError(code));
+      pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
+      const { client, clock } = makeClient(agent);
+      expect(await client.getBalance()).toEqual({ balance: 3, currency: 'coins' });
+      expect(clock.sleeps).toHaveLength(1);
+      expect(clock.sleeps[0]).toBeGreaterThanOrEqual(375);
+      expect(clock.sleeps[0]).toBeLessThanOrEqual(500);
+    },
+  );
+
+  it('gives up after 4 attempts with the backoff between them', async () => {
+    setup();
+    pool.intercept(balancePath).replyWithError(networkError('ECONNREFUSED')).times(4);
+    const { client, clock } = makeClient(agent, { random: () => 0 });
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe('GET /balance: could not reach https://api.test (ECONNREFUSED) after 4 attempts');
+    expect(clock.sleeps).toEqual([500, 1000, 2000]);
+  });
+
+  it('names the timeout when the server never answers', async () => {
+    setup();
+    pool.intercept(balancePath).replyWithError(networkError('UND_ERR_HEADERS_TIMEOUT')).times(4);
+    const { client } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toBe('GET /balance: https://api.test did not answer within 30s (UND_ERR_HEADERS_TIMEOUT) after 4 attempts');
+  });
+
+  it('uses --request-timeout in the timeout message', async () => {
+    setup();
+    pool.intercept(balancePath).replyWithError(networkError('UND_ERR_BODY_TIMEOUT')).times(4);
+    const { client } = makeClient(agent, { requestTimeoutMs: 5_000 });
+    expect((await failure(client.getBalance())).message).toMatch(/within 5s/);
+  });
+
+  it.each([500, 502, 503, 504])('retries HTTP %i and then succeeds', async (status) => {
+    setup();
+    pool.intercept(balancePath).reply(status, apiFailure('internal_error', 'boom'), { headers: JSON_HEADERS });
+    pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
+    const { client, clock } = makeClient(agent);
+    expect((await client.getBalance()).balance).toBe(3);
+    expect(clock.sleeps).toHaveLength(1);
+  });
+
+  it('retries internal_error even with an unusual status', async () => {
+    setup();
+    pool.intercept(balancePath).reply(200, apiFailure('internal_error', 'boom'));
+    pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
+    const { client, clock } = makeClient(agent);
+    expect((await client.getBalance()).balance).toBe(3);
+    expect(clock.sleeps).toHaveLength(1);
+  });
+
+  it('maps a persistent 500 to exit 8 after 4 attempts, with the server message', async () => {
+    setup();
+    pool.intercept(balancePath).reply(500, apiFailure('internal_error', 'Internal server error')).times(4);
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toBe('GET /balance: Internal server error after 4 attempts');
+    expect(clock.sleeps).toHaveLength(3);
+  });
+
+  it('maps a persistent HTML 502 by status, saying the body was not JSON', async () => {
+    setup();
+    pool.intercept(balancePath).reply(502, '<html>Bad gateway</html>', { headers: { 'content-type': 'text/html' } }).times(4);
+    const { client } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toBe('GET /balance: the server answered HTTP 502 with a non-JSON body (text/html) after 4 attempts');
+  });
+
+  it('honours Retry-After in seconds on 429', async () => {
+    setup();
+    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'retry-after': '7' } });
+    pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
+    const { client, clock } = makeClient(agent);
+    await client.getBalance();
+    expect(clock.sleeps).toEqual([7_000]);
+  });
+
+  it('honours Retry-After as an HTTP date on 429', async () => {
+    setup();
+    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'retry-after': new Date(T0 + 12_000).toUTCString() } });
+    pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
+    const { client, clock } = makeClient(agent);
+    await client.getBalance();
+    expect(clock.sleeps).toEqual([12_000]);
+  });
+
+  it('honours Retry-After on 503 too', async () => {
+    setup();
+    pool.intercept(balancePath).reply(503, apiFailure('internal_error', 'maintenance'), { headers: { 'retry-after': '3' } });
+    pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
+    const { client, clock } = makeClient(agent);
+    await client.getBalance();
+    expect(clock.sleeps).toEqual([3_000]);
+  });
+
+  it('waits for the rate-limit reset on a 429 without Retry-After', async () => {
+    setup();
+    pool
+      .intercept(balancePath)
+      .reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '20' } });
+    pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
+    const { client, clock } = makeClient(agent);
+    await client.getBalance();
+    expect(clock.sleeps[0]).toBe(20_000);
+    expect(clock.nowMs - T0).toBeLessThanOrEqual(21_000 + 1);
+  });
+
+  it('maps a persistent 429 to RateLimitError (exit 7)', async () => {
+    setup();
+    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'Too many requests'), { headers: { 'retry-after': '1' } }).times(4);
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.exitCode).toBe(ExitCode.rateLimited);
+    expect(error.message).toBe('GET /balance: Too many requests after 4 attempts');
+    expect(clock.sleeps).toEqual([1_000, 1_000, 1_000]);
+  });
+
+  it('does not wait when the server asks for more than a minute', async () => {
+    setup();
+    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'Daily quota used'), { headers: { 'retry-after': '3600' } });
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.message).toMatch(/asks to wait 3600s/);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('feeds a 429 to the shared limiter: the next request waits for Retry-After', async () => {
+    setup();
+    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'x'), { headers: { 'retry-after': '30' } });
+    pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }));
+    const clock = new FakeClock();
+    const first = makeClient(agent, { clock, deadline: T0 + 5_000 });
+    expect(await failure(first.client.getBalance())).toBeInstanceOf(RateLimitError);
+    expect(clock.sleeps).toEqual([]);
+    const second = makeClient(agent, { clock, rateLimiter: first.client.rateLimiter });
+    await second.client.getBalance();
+    expect(clock.sleeps).toEqual([30_000]);
+  });
+
+  it('retries a 408 on GET', async () => {
+    setup();
+    pool.intercept(balancePath).reply(408, '');
+    pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }));
+    const { client, clock } = makeClient(agent);
+    expect((await client.getBalance()).balance).toBe(1);
+    expect(clock.sleeps).toHaveLength(1);
+  });
+});
+
+describe('GET: no retry on definite answers', () => {
+  it.each([
+    [404, 'not_found', 'Task 42 not found', NotFoundError],
+    [401, 'unauthorized', 'Invalid or missing API key', AuthError],
+    [403, 'forbidden', 'Not allowed', AuthError],
+    [422, 'validation_error', 'per_page must be at most 100', InputError],
+  ])('HTTP %i %s is not retried', async (status, code, message, cls) => {
+    setup();
+    pool.intercept({ path: '/api/v1/tasks/42', method: 'GET' }).reply(status, apiFailure(code, message), { headers: JSON_HEADERS });
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getTask(42));
+    expect(error).toBeInstanceOf(cls);
+    expect(error.message).toBe(`GET /tasks/42: ${message}`);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('reads the quick-start error variant (error as a string, top-level message)', async () => {
+    setup();
+    pool.intercept(balancePath).reply(401, JSON.stringify({ success: false, error: 'unauthorized', message: 'Invalid or missing API key' }));
+    const { client } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.exitCode).toBe(ExitCode.auth);
+    expect(error.message).toBe('GET /balance: Invalid or missing API key');
+    expect(error.hint).toBe('Run `taskctl auth login`, or set TASKCTL_API_KEY.');
+  });
+
+  it('maps an error status with an unrecognised body by status', async () => {
+    setup();
+    pool.intercept(balancePath).reply(404, JSON.stringify({ detail: 'nope' }));
+    const { client } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.message).toBe('GET /balance: not found (HTTP 404)');
+  });
+
+  it('does not follow a redirect, and names where it pointed', async () => {
+    setup();
+    pool.intercept(balancePath).reply(302, '', { headers: { location: 'https://evil.example/collect' } });
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toContain('https://evil.example/collect');
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('does not retry a TLS failure', async () => {
+    setup();
+    pool.intercept(balancePath).replyWithError(networkError('CERT_HAS_EXPIRED', 'certificate has expired'));
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
+    expect(clock.sleeps).toEqual([]);
+  });
+});
+
+describe('GET: malformed bodies are exit 8 and not retried', () => {
+  it.each([
+    ['wrong type', ok({ balance: 'lots', currency: 'coins' }), 'GET /balance: unexpected response from the server (data.balance: expected number, received string)'],
+    ['missing field', ok({ currency: 'coins' }), 'GET /balance: unexpected response from the server (data.balance: expected number, received undefined)'],
+    ['truncated JSON', ok({ balance: 1, currency: 'coins' }).slice(0, 20), 'GET /balance: the server answered HTTP 200 with a non-JSON body (application/json)'],
+    ['empty body', '', 'GET /balance: the server answered HTTP 200 with a non-JSON body (application/json)'],
+    ['JSON null', 'null', 'GET /balance: unexpected response from the server ((body): expected object, received null)'],
+  ])('%s', async (_name, body, message) => {
+    setup();
+    pool.intercept(balancePath).reply(200, body, { headers: JSON_HEADERS });
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe(message);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('an HTML page with status 200', async () => {
+    setup();
+    pool.intercept(balancePath).reply(200, '<!doctype html><title>Login</title>', { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    const { client } = makeClient(agent);
+    expect((await failure(client.getBalance())).message).toBe('GET /balance: the server answered HTTP 200 with a non-JSON body (text/html)');
+  });
+});
+
+describe('GET: deadline, abort and rate-limit pacing', () => {
+  it('never sleeps past the deadline: fails with the error it has', async () => {
+    setup();
+    pool.intercept(balancePath).reply(503, apiFailure('internal_error', 'maintenance'), { headers: { 'retry-after': '30' } });
+    const { client, clock } = makeClient(agent, { deadline: T0 + 10_000 });
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toBe('GET /balance: maintenance (no time left to retry before the deadline)');
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('stops retrying when the next backoff would cross the deadline', async () => {
+    setup();
+    pool.intercept(balancePath).replyWithError(networkError('ECONNREFUSED')).times(2);
+    const { client, clock } = makeClient(agent, { deadline: T0 + 1_200, random: () => 0 });
+    const error = await failure(client.getBalance());
+    expect(error.message).toBe(
+      'GET /balance: could not reach https://api.test (ECONNREFUSED) after 2 attempts (no time left to retry before the deadline)',
+    );
+    expect(clock.sleeps).toEqual([500]);
+  });
+
+  it('throws the abort reason and does not retry', async () => {
+    setup();
+    const controller = new AbortController();
+    controller.abort(new Error('interrupted by user'));
+    const { client } = makeClient(agent, { signal: controller.signal });
+    expect((await failure(client.getBalance())).message).toBe('interrupted by user');
+  });
+
+  it('paces the next request until the reset when the server says the budget is spent', async () => {
+    setup();
+    pool
+      .intercept(balancePath)
+      .reply(200, ok({ balance: 1, currency: 'coins' }), { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(T0 / 1000 + 20), date: new Date(T0).toUTCString() } });
+    pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }));
+    const { client, clock } = makeClient(agent);
+    await client.getBalance();
+    expect(client.rateLimiter.snapshot()).toMatchObject({ limit: 100, remaining: 0, resetAtMs: T0 + 20_000, source: 'server' });
+    await client.getBalance();
+    expect(clock.sleeps).toEqual([21_000]);
+  });
+
+  it('fails with RateLimitError when the budget resets only after the deadline', async () => {
+    setup();
+    pool
+      .intercept(balancePath)
+      .reply(200, ok({ balance: 1, currency: 'coins' }), { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '40' } });
+    const { client, clock } = makeClient(agent, { deadline: T0 + 10_000 });
+    await client.getBalance();
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('shares one limiter between clients', async () => {
+    setup();
+    const clock = new FakeClock();
+    const first = makeClient(agent, { clock });
+    const second = makeClient(agent, { clock, rateLimiter: first.client.rateLimiter });
+    expect(second.client.rateLimiter).toBe(first.client.rateLimiter);
+  });
+
+  it('close() leaves an injected dispatcher open', async () => {
+    setup();
+    pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }));
+    const { client } = makeClient(agent);
+    await client.close();
+    expect((await makeClient(agent).client.getBalance()).balance).toBe(1);
+  });
+});

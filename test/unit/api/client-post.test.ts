@@ -1,0 +1,180 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Dispatcher, MockAgent } from 'undici';
+import { AmbiguousCreateError } from '../../../src/api/errors.js';
+import { AuthError, BalanceError, ExitCode, InputError, NotFoundError, RateLimitError, UnavailableError } from '../../../src/errors.js';
+import { apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok, T0, TASK } from './helpers.js';
+
+let agent: MockAgent;
+let pool: ReturnType<MockAgent['get']>;
+afterEach(async () => {
+  await agent.close();
+});
+
+const createPath = { path: '/api/v1/tasks', method: 'POST' };
+const request = { service: 'domain_check_availability', items: ['a.com', 'b.com'] };
+
+async function failure(promise: Promise<unknown>): Promise<Error & { exitCode?: number; hint?: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { exitCode?: number; hint?: string };
+  }
+  throw new Error('expected the call to fail');
+}
+
+function setup() {
+  ({ agent, pool } = mockAgent());
+}
+
+describe('POST /tasks: success', () => {
+  it('sends only service and items as JSON, with Content-Type, and returns the task', async () => {
+    setup();
+    let seenBody = '';
+    let seenType = '';
+    pool.intercept(createPath).reply(201, (opts) => {
+      seenBody = String(opts.body);
+      seenType = String((opts.headers as Record<string, string>)['Content-Type']);
+      return ok(TASK, { message: 'Task created' });
+    });
+    const { client } = makeClient(agent);
+    const task = await client.createTask({ ...request, extra: 'dropped' } as typeof request);
+    expect(task).toEqual(TASK);
+    expect(JSON.parse(seenBody)).toEqual(request);
+    expect(seenType).toBe('application/json');
+  });
+});
+
+describe('POST /tasks: retried only when the request never reached the server', () => {
+  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'])('%s is retried', async (code) => {
+    setup();
+    pool.intercept(createPath).replyWithError(networkError(code));
+    pool.intercept(createPath).reply(201, ok(TASK));
+    const { client, clock } = makeClient(agent);
+    expect((await client.createTask(request)).id).toBe(42);
+    expect(clock.sleeps).toHaveLength(1);
+  });
+
+  it('a persistent ECONNREFUSED ends as a plain exit-8 error (nothing was created)', async () => {
+    setup();
+    pool.intercept(createPath).replyWithError(networkError('ECONNREFUSED')).times(4);
+    const { client } = makeClient(agent);
+    const error = await failure(client.createTask(request));
+    expect(error).not.toBeInstanceOf(AmbiguousCreateError);
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toBe('POST /tasks: could not reach https://api.test (ECONNREFUSED) after 4 attempts');
+  });
+
+  it('429 is retried after Retry-After (the server refused it)', async () => {
+    setup();
+    pool.intercept(createPath).reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'retry-after': '2' } });
+    pool.intercept(createPath).reply(201, ok(TASK));
+    const { client, clock } = makeClient(agent);
+    expect((await client.createTask(request)).id).toBe(42);
+    expect(clock.sleeps).toEqual([2_000]);
+  });
+
+  it('a persistent 429 is RateLimitError (exit 7)', async () => {
+    setup();
+    pool.intercept(createPath).reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'retry-after': '1' } }).times(4);
+    const { client } = makeClient(agent);
+    const error = await failure(client.createTask(request));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.exitCode).toBe(ExitCode.rateLimited);
+  });
+
+  it('a TLS failure is not retried and is not ambiguous', async () => {
+    setup();
+    pool.intercept(createPath).replyWithError(networkError('ERR_TLS_CERT_ALTNAME_INVALID'));
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.createTask(request));
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error).not.toBeInstanceOf(AmbiguousCreateError);
+    expect(clock.sleeps).toEqual([]);
+  });
+});
+
+describe('POST /tasks: failures after sending are ambiguous, never retried', () => {
+  it.each(['ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'EPIPE', 'ETIMEDOUT', 'SOMETHING_ELSE'])(
+    '%s → AmbiguousCreateError',
+    async (code) => {
+      setup();
+      pool.intercept(createPath).replyWithError(networkError(code));
+      const { client, clock } = makeClient(agent);
+      clock.nowMs = T0 + 123;
+      const error = await failure(client.createTask(request));
+      expect(error).toBeInstanceOf(AmbiguousCreateError);
+      expect(error.exitCode).toBe(ExitCode.unavailable);
+      expect(error.message).toBe(`POST /tasks may have created a task (${code})`);
+      expect((error as AmbiguousCreateError).sentAtMs).toBe(T0 + 123);
+      expect((error as AmbiguousCreateError).cause).toMatchObject({ code });
+      expect(clock.sleeps).toEqual([]);
+    },
+  );
+
+  it.each([500, 502, 503, 504])('HTTP %i → AmbiguousCreateError', async (status) => {
+    setup();
+    pool.intercept(createPath).reply(status, apiFailure('internal_error', 'boom'), { headers: { ...JSON_HEADERS, 'retry-after': '1' } });
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.createTask(request));
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect((error as AmbiguousCreateError).status).toBe(status);
+    expect(error.message).toBe(`POST /tasks may have created a task (HTTP ${status}, internal_error)`);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it.each([
+    ['non-JSON', '<html>oops</html>', /non-JSON body/],
+    ['truncated', ok(TASK).slice(0, 30), /non-JSON body/],
+    ['malformed', ok({ ...TASK, id: 'x' }), /unexpected response: data\.id/],
+    ['empty', '', /non-JSON body/],
+  ])('a %s 201 body → AmbiguousCreateError', async (_name, body, detail) => {
+    setup();
+    pool.intercept(createPath).reply(201, body, { headers: JSON_HEADERS });
+    const { client } = makeClient(agent);
+    const error = await failure(client.createTask(request));
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect(error.message).toMatch(detail);
+  });
+
+  it('a connection lost while reading the body → AmbiguousCreateError with the status', async () => {
+    ({ agent, pool } = mockAgent());
+    let calls = 0;
+    const dispatcher = {
+      async request() {
+        calls++;
+        return {
+          statusCode: 201,
+          headers: { 'content-type': 'application/json' },
+          body: { text: () => Promise.reject(networkError('ECONNRESET')) },
+        };
+      },
+      async close() {},
+    } as unknown as Dispatcher;
+    const { client } = makeClient(agent, { dispatcher });
+    const error = await failure(client.createTask(request));
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect(error.message).toBe('POST /tasks may have created a task (ECONNRESET while reading the HTTP 201 response)');
+    expect((error as AmbiguousCreateError).status).toBe(201);
+    expect(calls).toBe(1);
+  });
+});
+
+describe('POST /tasks: definite errors map normally and are not retried', () => {
+  it.each([
+    [422, 'validation_error', 'items must not be empty', InputError, ExitCode.input],
+    [400, 'validation_error', 'service is required', InputError, ExitCode.input],
+    [402, 'insufficient_balance', 'Balance 5 coins, required 10 coins', BalanceError, ExitCode.balance],
+    [404, 'not_found', 'Unknown service', NotFoundError, ExitCode.notFound],
+    [401, 'unauthorized', 'Invalid or missing API key', AuthError, ExitCode.auth],
+  ])('HTTP %i %s', async (status, code, message, cls, exitCode) => {
+    setup();
+    pool.intercept(createPath).reply(status, apiFailure(code, message), { headers: JSON_HEADERS });
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.createTask(request));
+    expect(error).toBeInstanceOf(cls);
+    expect(error).not.toBeInstanceOf(AmbiguousCreateError);
+    expect(error.exitCode).toBe(exitCode);
+    expect(error.message).toBe(`POST /tasks: ${message}`);
+    expect(clock.sleeps).toEqual([]);
+  });
+});

@@ -1,0 +1,250 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_RATE_LIMIT_WAIT_MS, parseRateLimit, RateLimiter } from '../../../src/api/rate-limit.js';
+import { ExitCode, RateLimitError } from '../../../src/errors.js';
+import { FakeClock, settle, T0 } from './helpers.js';
+
+const headers = (limit: string, remaining: string, reset: string, extra: Record<string, string> = {}) => ({
+  'x-ratelimit-limit': limit,
+  'x-ratelimit-remaining': remaining,
+  'x-ratelimit-reset': reset,
+  ...extra,
+});
+
+describe('parseRateLimit', () => {
+  it('reads a small reset as seconds until the reset', () => {
+    expect(parseRateLimit(headers('100', '42', '30'), T0)).toEqual({ limit: 100, remaining: 42, resetAtMs: T0 + 30_000 });
+  });
+
+  it('reads a large reset as epoch seconds, measured against the Date header (clock skew cancels out)', () => {
+    const serverNow = T0 - 3_600_000; // server clock an hour behind ours
+    const reset = String(serverNow / 1000 + 25);
+    const info = parseRateLimit(headers('100', '1', reset, { date: new Date(serverNow).toUTCString() }), T0);
+    expect(info?.resetAtMs).toBe(T0 + 25_000);
+  });
+
+  it('accepts the Date header as an argument', () => {
+    const serverNow = T0 + 7_000;
+    expect(parseRateLimit(headers('100', '1', String(serverNow / 1000 + 10)), T0, new Date(serverNow).toUTCString())?.resetAtMs).toBe(T0 + 10_000);
+  });
+
+  it('without a Date header, epoch seconds are compared with the local clock', () => {
+    expect(parseRateLimit(headers('100', '1', String(T0 / 1000 + 12)), T0)?.resetAtMs).toBe(T0 + 12_000);
+  });
+
+  it.each([
+    ['far-future epoch', String(T0 / 1000 + 10 * 365 * 86_400), T0 + MAX_RATE_LIMIT_WAIT_MS],
+    ['epoch in the past', String(T0 / 1000 - 600), T0],
+    ['huge delta', '999999', T0 + MAX_RATE_LIMIT_WAIT_MS],
+    ['zero', '0', T0],
+    ['negative', '-5', T0 + 60_000],
+    ['garbage', 'soon', T0 + 60_000],
+    ['NaN', 'NaN', T0 + 60_000],
+    ['missing', '', T0 + 60_000],
+  ])('clamps or defaults the reset: %s', (_name, reset, expected) => {
+    expect(parseRateLimit(headers('100', '5', reset), T0)?.resetAtMs).toBe(expected);
+  });
+
+  it('treats a negative remaining as zero and caps remaining at the limit', () => {
+    expect(parseRateLimit(headers('100', '-3', '10'), T0)?.remaining).toBe(0);
+    expect(parseRateLimit(headers('10', '50', '10'), T0)?.remaining).toBe(10);
+  });
+
+  it.each([
+    ['no headers', {}],
+    ['garbage limit', headers('lots', '5', '10')],
+    ['zero limit', headers('0', '0', '10')],
+    ['garbage remaining', headers('100', 'x', '10')],
+    ['fractional limit', headers('10.5', '1', '10')],
+  ])('gives undefined for %s', (_name, h) => {
+    expect(parseRateLimit(h, T0)).toBeUndefined();
+  });
+
+  it('reads a Headers object and a record with mixed-case names', () => {
+    const web = new Headers(headers('60', '59', '60'));
+    expect(parseRateLimit(web, T0)).toEqual({ limit: 60, remaining: 59, resetAtMs: T0 + 60_000 });
+    expect(parseRateLimit({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': ['3', '4'], 'X-RateLimit-Reset': '5' }, T0)).toEqual({
+      limit: 60,
+      remaining: 3,
+      resetAtMs: T0 + 5_000,
+    });
+  });
+
+  it('whatever the headers say, the reset lies within now..now+61 s', () => {
+    const value = fc.oneof(fc.string(), fc.integer().map(String), fc.double().map(String), fc.integer({ min: 0, max: 4_000_000_000 }).map(String));
+    fc.assert(
+      fc.property(value, value, value, fc.option(fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'garbage' : d.toUTCString()))), (l, r, reset, date) => {
+        const info = parseRateLimit(headers(l, r, reset, date ? { date } : {}), T0);
+        if (info === undefined) return true;
+        return (
+          info.resetAtMs >= T0 &&
+          info.resetAtMs <= T0 + MAX_RATE_LIMIT_WAIT_MS &&
+          Number.isInteger(info.limit) &&
+          info.limit > 0 &&
+          info.remaining >= 0 &&
+          info.remaining <= info.limit
+        );
+      }),
+    );
+  });
+});
+
+/** Fires `n` concurrent acquires (each released once granted) and returns the times they were granted. */
+async function burst(limiter: RateLimiter, clock: FakeClock, n: number, deadline?: number): Promise<number[]> {
+  const grantedAt: number[] = [];
+  const all = Array.from({ length: n }, () =>
+    limiter.acquire(undefined, deadline).then(() => {
+      grantedAt.push(clock.now());
+      limiter.release();
+    }),
+  );
+  const done = Promise.all(all);
+  await clock.runUntilIdle();
+  await done;
+  return grantedAt;
+}
+
+describe('RateLimiter', () => {
+  it('never lets a burst exceed the budget, in the current window or any later one', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 0, max: 60_000 }),
+        fc.integer({ min: 1, max: 120 }),
+        async (limit, remainingRaw, resetInMs, n) => {
+          const remaining = Math.min(remainingRaw, limit);
+          const clock = new FakeClock({ auto: false });
+          const limiter = new RateLimiter({ clock });
+          limiter.update({ limit, remaining, resetAtMs: T0 + resetInMs });
+          const grantedAt = await burst(limiter, clock, n);
+          expect(grantedAt).toHaveLength(n);
+          // Before the server's reset: at most what it said remained.
+          expect(grantedAt.filter((t) => t < T0 + resetInMs).length).toBeLessThanOrEqual(remaining);
+          // After it: at most `limit` in any 60 s span.
+          const later = grantedAt.filter((t) => t >= T0 + resetInMs).sort((a, b) => a - b);
+          for (let i = 0; i + limit < later.length; i++) expect(later[i + limit]! - later[i]!).toBeGreaterThanOrEqual(60_000);
+          // No single wait beyond the clamp.
+          expect(Math.max(0, ...clock.sleeps)).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('waits for the reset (plus a margin) once the budget is spent', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    limiter.update({ limit: 100, remaining: 1, resetAtMs: T0 + 20_000 });
+    await limiter.acquire();
+    limiter.release();
+    expect(clock.sleeps).toEqual([]);
+    await limiter.acquire();
+    limiter.release();
+    expect(clock.sleeps).toEqual([21_000]);
+    expect(limiter.snapshot()).toMatchObject({ limit: 100, remaining: 99, source: 'assumed' });
+  });
+
+  it('clamps a wait to 61 s even when told of a later reset', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, resetMarginMs: 5_000 });
+    limiter.update({ limit: 10, remaining: 0, resetAtMs: T0 + 60_000 });
+    await limiter.acquire();
+    expect(clock.sleeps).toEqual([MAX_RATE_LIMIT_WAIT_MS]);
+  });
+
+  it('throws RateLimitError instead of waiting past the deadline', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    limiter.update({ limit: 100, remaining: 0, resetAtMs: T0 + 30_000 });
+    const error = await limiter.acquire(undefined, T0 + 10_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).exitCode).toBe(ExitCode.rateLimited);
+    expect((error as Error).message).toMatch(/deadline/);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('subtracts other in-flight requests from what the server reports', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    limiter.update({ limit: 100, remaining: 50, resetAtMs: T0 + 30_000 });
+    for (let i = 0; i < 5; i++) await limiter.acquire();
+    // One answer arrives; the server saw only that one: 49 left for it, but 4 others are still on their way.
+    limiter.update({ limit: 100, remaining: 49, resetAtMs: T0 + 30_000 });
+    limiter.release();
+    expect(limiter.snapshot()?.remaining).toBe(45);
+    expect(limiter.inFlight).toBe(4);
+  });
+
+  it('adopts a newer window from the server and ignores a late answer from an older one', () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    limiter.update({ limit: 100, remaining: 3, resetAtMs: T0 + 10_000 });
+    limiter.update({ limit: 100, remaining: 99, resetAtMs: T0 + 70_000 });
+    expect(limiter.snapshot()).toMatchObject({ remaining: 99, resetAtMs: T0 + 70_000, source: 'server' });
+    limiter.update({ limit: 100, remaining: 2, resetAtMs: T0 + 10_000 });
+    expect(limiter.snapshot()).toMatchObject({ remaining: 99, resetAtMs: T0 + 70_000 });
+  });
+
+  it('keeps the lower count within one window', () => {
+    const limiter = new RateLimiter({ clock: new FakeClock() });
+    limiter.update({ limit: 100, remaining: 10, resetAtMs: T0 + 30_000 });
+    limiter.update({ limit: 100, remaining: 20, resetAtMs: T0 + 30_500 });
+    expect(limiter.snapshot()?.remaining).toBe(10);
+  });
+
+  it('probes with one request at a time until the server states its budget', async () => {
+    const clock = new FakeClock({ auto: false });
+    const limiter = new RateLimiter({ clock });
+    await limiter.acquire();
+    let second = false;
+    const pending = limiter.acquire().then(() => (second = true));
+    await settle();
+    expect(second).toBe(false);
+    limiter.update({ limit: 5, remaining: 4, resetAtMs: T0 + 60_000 });
+    await pending;
+    expect(second).toBe(true);
+  });
+
+  it('assumes the documented 100 per minute before hearing anything', async () => {
+    const clock = new FakeClock({ auto: false });
+    const limiter = new RateLimiter({ clock });
+    await limiter.acquire();
+    limiter.release(); // answered without rate-limit headers
+    const grantedAt = await burst(limiter, clock, 150);
+    expect(grantedAt.filter((t) => t < T0 + 60_000)).toHaveLength(99);
+  });
+
+  it('after a 429 nothing goes out before the server allows it', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    limiter.update({ limit: 100, remaining: 40, resetAtMs: T0 + 50_000 });
+    limiter.limited(T0 + 7_000);
+    expect(limiter.snapshot()).toMatchObject({ remaining: 0 });
+    await limiter.acquire();
+    expect(clock.sleeps).toEqual([7_000]);
+  });
+
+  it('clamps a 429 block to 61 s', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    limiter.limited(T0 + 3_600_000);
+    await limiter.acquire();
+    expect(clock.sleeps).toEqual([MAX_RATE_LIMIT_WAIT_MS]);
+  });
+
+  it('rejects with the abort reason while waiting', async () => {
+    const clock = new FakeClock({ auto: false });
+    const limiter = new RateLimiter({ clock });
+    limiter.update({ limit: 1, remaining: 0, resetAtMs: T0 + 30_000 });
+    const controller = new AbortController();
+    const pending = limiter.acquire(controller.signal).catch((e: unknown) => e);
+    await settle();
+    controller.abort(new Error('interrupted'));
+    expect(((await pending) as Error).message).toBe('interrupted');
+  });
+
+  it('has no snapshot before anything is known', () => {
+    expect(new RateLimiter({ clock: new FakeClock() }).snapshot()).toBeUndefined();
+  });
+});

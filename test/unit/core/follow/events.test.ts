@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { WebhookEventSchema } from '../../../../src/api/schemas.js';
+import type { Task } from '../../../../src/api/schemas.js';
+import { platformOf, toWebhookEvent } from '../../../../src/core/follow/events.js';
+
+const NOW = Date.UTC(2025, 0, 1, 12, 0, 0);
+const NOW_ISO = new Date(NOW).toISOString();
+const base: Task = {
+  id: 42,
+  service: 'domain_check_availability',
+  status: 'pending',
+  total_items: 10,
+  cost: 10,
+  created_at: '2025-01-01T11:59:00.000Z',
+  completed_at: null,
+};
+
+describe('toWebhookEvent', () => {
+  it('has no event for pending or unknown states', () => {
+    expect(toWebhookEvent(base, NOW)).toBeUndefined();
+    expect(toWebhookEvent({ ...base, status: 'queued' }, NOW)).toBeUndefined();
+  });
+
+  it('processing: exactly the spec fields, in order, with honest defaults', () => {
+    const event = toWebhookEvent({ ...base, status: 'processing' }, NOW);
+    expect(event).toEqual({
+      event: 'processing',
+      timestamp: NOW_ISO,
+      task: {
+        id: 42,
+        service: 'domain_check_availability',
+        platform: 'domain',
+        status: 'processing',
+        total_items: 10,
+        completed_items: 0,
+        failed_items: 0,
+        cost: 10,
+        created_at: '2025-01-01T11:59:00.000Z',
+        started_at: NOW_ISO,
+      },
+    });
+    expect(Object.keys(event!.task)).toEqual([
+      'id', 'service', 'platform', 'status', 'total_items', 'completed_items', 'failed_items', 'cost', 'created_at', 'started_at',
+    ]);
+    expect(WebhookEventSchema.safeParse(event).success).toBe(true);
+  });
+
+  it('completed: counts from items when the API gave none, completed_at kept', () => {
+    const task: Task = {
+      ...base,
+      status: 'completed',
+      completed_at: '2025-01-01T11:59:30.000Z',
+      items: [
+        { target: 'a.com', status: 'completed', data: { available: true } },
+        { target: 'b.com', status: 'failed', data: null },
+      ],
+      total_items: 2,
+    };
+    const event = toWebhookEvent(task, NOW);
+    expect(event?.event).toBe('completed');
+    expect(event?.task).toEqual({
+      id: 42,
+      service: 'domain_check_availability',
+      platform: 'domain',
+      status: 'completed',
+      total_items: 2,
+      completed_items: 1,
+      failed_items: 1,
+      cost: 10,
+      created_at: '2025-01-01T11:59:00.000Z',
+      completed_at: '2025-01-01T11:59:30.000Z',
+    });
+    expect('items' in event!.task).toBe(false);
+  });
+
+  it('completed without any counts: all items completed, none failed', () => {
+    const event = toWebhookEvent({ ...base, status: 'completed', completed_at: null }, NOW);
+    expect(event?.task).toMatchObject({ completed_items: 10, failed_items: 0, completed_at: NOW_ISO });
+  });
+
+  it('failed: error message and failed_at, counts from the server', () => {
+    const event = toWebhookEvent(
+      { ...base, status: 'failed', platform: 'custom', completed_items: 3, failed_items: 7, error_message: 'boom', failed_at: '2025-01-01T11:59:50.000Z' },
+      NOW,
+    );
+    expect(event).toEqual({
+      event: 'failed',
+      timestamp: NOW_ISO,
+      task: {
+        id: 42,
+        service: 'domain_check_availability',
+        platform: 'custom',
+        status: 'failed',
+        total_items: 10,
+        completed_items: 3,
+        failed_items: 7,
+        cost: 10,
+        error_message: 'boom',
+        created_at: '2025-01-01T11:59:00.000Z',
+        failed_at: '2025-01-01T11:59:50.000Z',
+      },
+    });
+    const bare = toWebhookEvent({ ...base, status: 'failed' }, NOW);
+    expect(bare?.task).toMatchObject({ completed_items: 0, failed_items: 10, failed_at: NOW_ISO });
+    expect(WebhookEventSchema.safeParse(bare).success).toBe(true);
+  });
+
+  it('derives the platform from the service name', () => {
+    expect(platformOf('domain_whois_history')).toBe('domain');
+    expect(platformOf('fanpage_extract_contact')).toBe('facebook');
+    expect(platformOf('email_verify')).toBe('email');
+    expect(platformOf('plain')).toBe('plain');
+  });
+});

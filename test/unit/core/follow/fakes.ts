@@ -1,0 +1,150 @@
+/** Fake time and a fake task API whose tasks change state over virtual time, counting every request. */
+import type { PageMeta, Task, TaskItem } from '../../../../src/api/schemas.js';
+import { NotFoundError } from '../../../../src/errors.js';
+import type { TaskReader } from '../../../../src/core/follow/reader.js';
+import type { Clock } from '../../../../src/core/time.js';
+
+export const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
+
+/** sleep advances virtual time and resolves at once. */
+export class FakeClock implements Clock {
+  readonly sleeps: number[] = [];
+  constructor(public t = T0) {}
+  now(): number {
+    return this.t;
+  }
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw signal.reason;
+    this.sleeps.push(ms);
+    this.t += Math.max(0, ms);
+  }
+}
+
+export interface SimTask {
+  id: number;
+  service?: string;
+  totalItems?: number;
+  /** Virtual ms after T0 at which the task appears; default 0. */
+  createdAfter?: number;
+  /** Status changes: [ms after T0, status]; before the first entry the task is pending. */
+  timeline?: Array<[number, string]>;
+  /** Items that fail (reported once completed or failed). */
+  failedItems?: number;
+}
+
+export type Call = { kind: 'list'; page: number; perPage: number } | { kind: 'get'; id: number };
+
+export interface FakeServerOptions {
+  /** Listing order; 'scattered' is a fixed pseudo-random order (the spec does not fix one). */
+  order?: 'asc' | 'desc' | 'scattered';
+  /** List entries carry completed_items/failed_items (a server MAY); default false, as in the spec. */
+  listCounts?: boolean;
+}
+
+export class FakeTaskServer implements TaskReader {
+  readonly calls: Call[] = [];
+  private readonly tasks = new Map<number, SimTask>();
+  /** Called before each request with its index (0-based); return an error to fail that request. */
+  failWith: (index: number, call: Call) => Error | undefined = () => undefined;
+
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly options: FakeServerOptions = {},
+  ) {}
+
+  add(...tasks: SimTask[]): this {
+    for (const task of tasks) this.tasks.set(task.id, task);
+    return this;
+  }
+
+  count(kind?: Call['kind']): number {
+    return kind ? this.calls.filter((c) => c.kind === kind).length : this.calls.length;
+  }
+
+  async listTasks(q: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }> {
+    const page = q.page ?? 1;
+    const perPage = Math.min(q.perPage ?? 25, 100);
+    this.record({ kind: 'list', page, perPage });
+    const key = (id: number): number => (this.options.order === 'asc' ? id : this.options.order === 'scattered' ? (id * 7919) % 1009 : -id);
+    const visible = this.visible().sort((a, b) => key(a.id) - key(b.id));
+    const tasks = visible.slice((page - 1) * perPage, page * perPage).map((t) => this.view(t, false));
+    const meta = { current_page: page, per_page: perPage, total_count: visible.length, total_pages: Math.ceil(visible.length / perPage) };
+    return { tasks, meta };
+  }
+
+  async getTask(id: number): Promise<Task> {
+    this.record({ kind: 'get', id });
+    const task = this.tasks.get(id);
+    if (!task || this.elapsed() < (task.createdAfter ?? 0)) throw new NotFoundError(`task ${id} not found`);
+    return this.view(task, true);
+  }
+
+  private record(call: Call): void {
+    const index = this.calls.length;
+    this.calls.push(call);
+    const error = this.failWith(index, call);
+    if (error) throw error;
+  }
+
+  private elapsed(): number {
+    return this.clock.now() - T0;
+  }
+
+  private visible(): SimTask[] {
+    return [...this.tasks.values()].filter((t) => this.elapsed() >= (t.createdAfter ?? 0));
+  }
+
+  statusOf(task: SimTask): string {
+    let status = 'pending';
+    for (const [at, next] of task.timeline ?? []) if (this.elapsed() >= at) status = next;
+    return status;
+  }
+
+  private view(sim: SimTask, withItems: boolean): Task {
+    const status = this.statusOf(sim);
+    const total = sim.totalItems ?? 3;
+    const finished = status === 'completed' || status === 'failed';
+    const failed = finished ? (sim.failedItems ?? 0) : 0;
+    const completed = finished ? total - failed : 0;
+    const iso = (ms: number): string => new Date(T0 + ms).toISOString();
+    const task: Task = {
+      id: sim.id,
+      service: sim.service ?? 'domain_check_availability',
+      status,
+      total_items: total,
+      cost: total,
+      created_at: iso(sim.createdAfter ?? 0),
+      completed_at: finished ? iso(this.elapsed()) : null,
+    };
+    if (this.options.listCounts || withItems) {
+      task.completed_items = completed;
+      task.failed_items = failed;
+    }
+    if (withItems) {
+      const items: TaskItem[] = [];
+      for (let i = 0; i < total; i++) {
+        const itemStatus = i < failed ? 'failed' : i < failed + completed ? 'completed' : 'pending';
+        items.push({ target: `d${i}.com`, status: itemStatus, data: null });
+      }
+      task.items = items;
+      // GET /tasks/:id in the spec has no counts of its own: the engine must count items.
+      delete task.completed_items;
+      delete task.failed_items;
+    }
+    return task;
+  }
+}
+
+/** `count` tasks with ids from `firstId`, each finishing at its own time. */
+export function simTasks(count: number, firstId: number, finish: (index: number) => SimTask['timeline']): SimTask[] {
+  return Array.from({ length: count }, (_, i) => ({ id: firstId + i, timeline: finish(i) }));
+}
+
+/** Deterministic pseudo-random numbers in [0, 1). */
+export function seededRandom(seed = 42): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}

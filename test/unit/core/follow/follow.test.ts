@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import { AuthError, NotFoundError, RateLimitError, UnavailableError } from '../../../../src/errors.js';
+import { followTasks } from '../../../../src/core/follow/follow.js';
+import type { FollowOptions, TaskChange } from '../../../../src/core/follow/follow.js';
+import { stillRunningMessage, waitExitCode } from '../../../../src/core/follow/outcome.js';
+import { FakeClock, FakeTaskServer, T0, seededRandom, simTasks } from './fakes.js';
+import type { FakeServerOptions, SimTask } from './fakes.js';
+
+const MIN = 60_000;
+
+function setup(tasks: SimTask[], serverOptions: FakeServerOptions = {}) {
+  const clock = new FakeClock();
+  const server = new FakeTaskServer(clock, serverOptions).add(...tasks);
+  const changes: TaskChange[] = [];
+  const rounds: Array<{ requests: number; budget: number }> = [];
+  const base = (overrides: Partial<FollowOptions>): FollowOptions => ({
+    reader: server,
+    ids: tasks.map((t) => t.id),
+    clock,
+    random: seededRandom(),
+    intervalMs: 2000,
+    until: 'terminal',
+    onChange: (change) => changes.push(change),
+    onRound: (stats) => rounds.push(stats),
+    ...overrides,
+  });
+  return { clock, server, changes, rounds, base };
+}
+
+/** Finishes at a pseudo-random time within `spreadMs`, after a processing phase. */
+function finishing(spreadMs: number, seed = 7): (i: number) => SimTask['timeline'] {
+  const random = seededRandom(seed);
+  return () => {
+    const start = Math.floor(random() * spreadMs * 0.3);
+    return [
+      [start, 'processing'],
+      [start + Math.floor(random() * spreadMs * 0.7) + 1000, 'completed'],
+    ];
+  };
+}
+
+describe('followTasks: requests per round', () => {
+  const oldTasks = simTasks(250, 1, () => [[0, 'completed']]);
+  for (const n of [1, 5, 150, 1000]) {
+    for (const order of ['desc', 'asc'] as const) {
+      for (const listCounts of [true, false]) {
+        it(`${n} tasks, ${order} listing, ${listCounts ? 'with' : 'without'} counts in the list: ≤ ⌈N/100⌉+1 per round`, async () => {
+          const watched = simTasks(n, 1001, finishing(5 * MIN));
+          const { server, rounds, base, clock } = setup([...oldTasks, ...watched], { order, listCounts });
+          const result = await followTasks(base({ ids: watched.map((t) => t.id) }));
+          const bound = Math.ceil(n / 100) + 1;
+          expect(result.reason).toBe('done');
+          expect(result.tasks.map((t) => t.id)).toEqual(watched.map((t) => t.id));
+          expect(result.tasks.every((t) => t.status === 'completed' && t.failed_items === 0)).toBe(true);
+          expect(Math.max(...rounds.map((r) => r.requests))).toBeLessThanOrEqual(bound);
+          expect(rounds.every((r) => r.requests <= r.budget)).toBe(true);
+          expect(result.requests).toBe(server.count());
+          // Each completed task is fetched for its item counts at most once.
+          const gets = new Map<number, number>();
+          for (const call of server.calls) if (call.kind === 'get') gets.set(call.id, (gets.get(call.id) ?? 0) + 1);
+          if (n > 2) expect(Math.max(0, ...gets.values())).toBeLessThanOrEqual(1);
+          // Polling stops soon after the last task finishes (at most ~5 min in).
+          expect(clock.now() - T0).toBeLessThan(6 * MIN);
+        });
+      }
+    }
+  }
+
+  it('finds tasks in a listing of no particular order, within the bound', async () => {
+    const watched = simTasks(150, 301, finishing(5 * MIN));
+    const { rounds, base, server } = setup([...simTasks(300, 1, () => [[0, 'completed']]), ...watched], { order: 'scattered', listCounts: true });
+    const result = await followTasks(base({ ids: watched.map((t) => t.id) }));
+    expect(result.reason).toBe('done');
+    expect(result.tasks.every((t) => t.status === 'completed')).toBe(true);
+    expect(Math.max(...rounds.map((r) => r.requests))).toBeLessThanOrEqual(3);
+    // Once found, tasks are read from their pages rather than one by one.
+    expect(server.count('get')).toBeLessThan(server.count('list'));
+  });
+
+  it('polls a long task less and less often, never more than ~30 s apart', async () => {
+    const { server, clock, base } = setup([{ id: 1, timeline: [[0, 'processing'], [10 * MIN, 'completed']] }]);
+    const times: number[] = [];
+    const reader = { listTasks: server.listTasks.bind(server), getTask: (id: number) => (times.push(clock.now()), server.getTask(id)) };
+    await followTasks(base({ reader }));
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    expect(gaps[1]!).toBeGreaterThan(gaps[0]!);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(33_000);
+    expect(Math.max(...gaps)).toBeGreaterThanOrEqual(27_000);
+    // 10 minutes at a fixed 2 s would be 300 requests.
+    expect(times.length).toBeLessThan(40);
+  });
+});
+
+describe('followTasks: ending', () => {
+  it('times out with the unfinished ids, exit 124', async () => {
+    const { base, clock } = setup([
+      { id: 1, timeline: [[1000, 'completed']] },
+      { id: 2, timeline: [[1000, 'processing']] },
+    ]);
+    const result = await followTasks(base({ deadline: T0 + 5 * MIN }));
+    expect(result.reason).toBe('timeout');
+    expect(clock.now()).toBe(T0 + 5 * MIN);
+    expect(result.unfinished).toEqual([2]);
+    expect(waitExitCode(result.tasks, { reason: result.reason })).toBe(124);
+  });
+
+  it('ends on abort with reason interrupted, exit 130 and a resume hint', async () => {
+    const controller = new AbortController();
+    const { base } = setup(simTasks(3, 1, () => [[0, 'processing']]));
+    let roundCount = 0;
+    const result = await followTasks(
+      base({
+        signal: controller.signal,
+        onRound: () => {
+          if (++roundCount === 3) controller.abort(new Error('SIGINT'));
+        },
+      }),
+    );
+    expect(result.reason).toBe('interrupted');
+    expect(result.unfinished).toEqual([1, 2, 3]);
+    expect(waitExitCode(result.tasks, { reason: result.reason })).toBe(130);
+    expect(stillRunningMessage(result.unfinished)).toBe('still running: taskctl wait 1 2 3');
+  });
+
+  it('abandons a request in flight when aborted', async () => {
+    const controller = new AbortController();
+    const clock = new FakeClock();
+    const reader = {
+      listTasks: () => new Promise<never>(() => undefined),
+      getTask: () => {
+        setTimeout(() => controller.abort(), 5);
+        return new Promise<never>(() => undefined);
+      },
+    };
+    const result = await followTasks({ reader, ids: [1], clock, intervalMs: 2000, until: 'terminal', signal: controller.signal, onChange: () => undefined });
+    expect(result.reason).toBe('interrupted');
+  });
+
+  it('survives a 502 and a rate limit mid-wait', async () => {
+    const { base, server } = setup(simTasks(5, 1, () => [[0, 'processing'], [30_000, 'completed']]), { listCounts: true });
+    server.failWith = (index) =>
+      index === 1 ? new UnavailableError('HTTP 502 from GET /tasks') : index === 2 ? new RateLimitError('rate limited') : undefined;
+    const errors: Array<[string, number]> = [];
+    const result = await followTasks(base({ onTransientError: (error, attempt) => errors.push([error.constructor.name, attempt]) }));
+    expect(errors).toEqual([
+      ['UnavailableError', 1],
+      ['RateLimitError', 2],
+    ]);
+    expect(result.reason).toBe('done');
+    expect(waitExitCode(result.tasks, { reason: result.reason })).toBe(0);
+  });
+
+  it('retries transient errors until the deadline', async () => {
+    const { base, server } = setup([{ id: 1 }]);
+    server.failWith = () => new UnavailableError('HTTP 503');
+    let attempts = 0;
+    const result = await followTasks(base({ deadline: T0 + 2 * MIN, onTransientError: (_e, attempt) => (attempts = attempt) }));
+    expect(result.reason).toBe('timeout');
+    expect(attempts).toBeGreaterThan(3);
+    expect(server.count()).toBeLessThan(30);
+  });
+
+  it('is fatal on a missing task (404) and on auth errors', async () => {
+    const { base } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
+    await expect(followTasks(base({ ids: [1, 999] }))).rejects.toBeInstanceOf(NotFoundError);
+    const second = setup([{ id: 1 }]);
+    second.server.failWith = () => new AuthError('unauthorized');
+    await expect(followTasks(second.base({}))).rejects.toBeInstanceOf(AuthError);
+  });
+
+  it('--any returns when the first task finishes', async () => {
+    const { base, clock } = setup([
+      { id: 1, timeline: [[0, 'processing'], [100_000, 'completed']] },
+      { id: 2, timeline: [[0, 'processing'], [10_000, 'failed']] },
+    ]);
+    const result = await followTasks(base({ any: true }));
+    expect(result.reason).toBe('done');
+    expect(clock.now() - T0).toBeLessThan(20_000);
+    expect(result.tasks.map((t) => t.status)).toEqual(['processing', 'failed']);
+    expect(result.unfinished).toEqual([1]);
+    expect(waitExitCode(result.tasks, { reason: result.reason })).toBe(10);
+  });
+
+  it('--until processing is met by processing, and by a task that already finished', async () => {
+    const { base, clock } = setup([
+      { id: 1, timeline: [[5_000, 'processing'], [MIN, 'completed']] },
+      { id: 2, timeline: [[0, 'completed']], failedItems: 1 },
+    ]);
+    const result = await followTasks(base({ until: 'processing' }));
+    expect(result.reason).toBe('done');
+    expect(result.tasks.map((t) => t.status)).toEqual(['processing', 'completed']);
+    expect(clock.now() - T0).toBeLessThan(10_000);
+  });
+
+  it('finishes at once with no ids', async () => {
+    const { base, server } = setup([]);
+    const result = await followTasks(base({ ids: [] }));
+    expect(result).toEqual({ tasks: [], reason: 'done', unfinished: [], requests: 0 });
+    expect(server.count()).toBe(0);
+  });
+});
+
+describe('followTasks: changes and item counts', () => {
+  it('reports each status change once, with the previous status', async () => {
+    const { base, changes } = setup([{ id: 1, timeline: [[3_000, 'processing'], [20_000, 'completed']] }]);
+    await followTasks(base({}));
+    expect(changes.map((c) => [c.task.status, c.previous])).toEqual([
+      ['pending', undefined],
+      ['processing', 'pending'],
+      ['completed', 'processing'],
+    ]);
+    expect(changes.every((c) => c.task.items === undefined)).toBe(true);
+  });
+
+  it('counts failed items of completed tasks with one GET each, and reports completion after that', async () => {
+    const tasks = simTasks(5, 1, () => [[0, 'processing'], [10_000, 'completed']]);
+    tasks[2]!.failedItems = 2;
+    const { base, server, changes } = setup(tasks);
+    const result = await followTasks(base({}));
+    expect(result.tasks.map((t) => t.failed_items)).toEqual([0, 0, 2, 0, 0]);
+    expect(server.calls.filter((c) => c.kind === 'get').map((c) => (c.kind === 'get' ? c.id : 0)).sort()).toEqual([1, 2, 3, 4, 5]);
+    const completed = changes.filter((c) => c.task.status === 'completed');
+    expect(completed.map((c) => c.task.failed_items)).toEqual([0, 0, 2, 0, 0]);
+    expect(waitExitCode(result.tasks, { reason: 'done' })).toBe(11);
+    expect(waitExitCode(result.tasks, { reason: 'done', allowItemFailures: true })).toBe(0);
+  });
+
+  it('skips the item count GETs with countItems: false', async () => {
+    const { base, server } = setup(simTasks(5, 1, () => [[0, 'processing'], [10_000, 'completed']]));
+    const result = await followTasks(base({ countItems: false }));
+    expect(result.reason).toBe('done');
+    expect(server.count('get')).toBe(0);
+  });
+});
+
+describe('followTasks: watch with no ids', () => {
+  for (const order of ['desc', 'asc'] as const) {
+    it(`follows unfinished tasks and picks up new ones (${order} listing)`, async () => {
+      const history = simTasks(250, 1, () => [[0, 'completed']]);
+      const { base, changes } = setup(
+        [
+          ...history,
+          { id: 300, timeline: [[0, 'processing'], [30_000, 'completed']] },
+          { id: 301, timeline: [[60_000, 'processing'], [90_000, 'failed']] },
+          { id: 302, createdAfter: 20_000, timeline: [[25_000, 'processing'], [40_000, 'completed']] },
+        ],
+        { order },
+      );
+      const result = await followTasks(base({ ids: 'all-unfinished' }));
+      expect(result.reason).toBe('done');
+      expect(result.tasks.map((t) => [t.id, t.status])).toEqual([
+        [300, 'completed'],
+        [301, 'failed'],
+        [302, 'completed'],
+      ]);
+      const seen = new Set(changes.map((c) => c.task.id));
+      expect([...seen].sort()).toEqual([300, 301, 302]);
+      expect(changes.filter((c) => c.task.id === 302).map((c) => c.task.status)).toContain('completed');
+    });
+  }
+
+  it('--follow keeps going after they finish and reports tasks created later', async () => {
+    const { base, changes } = setup([
+      { id: 1, timeline: [[0, 'completed']] },
+      { id: 2, createdAfter: 5 * MIN, timeline: [[5 * MIN + 1000, 'processing'], [6 * MIN, 'completed']] },
+    ]);
+    const result = await followTasks(base({ ids: 'all-unfinished', follow: true, deadline: T0 + 10 * MIN }));
+    expect(result.reason).toBe('timeout');
+    expect(changes.map((c) => [c.task.id, c.task.status])).toContainEqual([2, 'completed']);
+    expect(changes.some((c) => c.task.id === 1)).toBe(false);
+  });
+});
+
+describe('waitExitCode', () => {
+  const task = (status: string, failed?: number) => ({
+    id: 1,
+    service: 's',
+    status,
+    total_items: 3,
+    cost: 3,
+    created_at: '2025-01-01T00:00:00Z',
+    ...(failed === undefined ? {} : { failed_items: failed }),
+  });
+  it('maps outcomes to 0 / 10 / 11', () => {
+    expect(waitExitCode([task('completed', 0), task('completed')], { reason: 'done' })).toBe(0);
+    expect(waitExitCode([task('completed', 1), task('failed')], { reason: 'done' })).toBe(10);
+    expect(waitExitCode([task('completed', 1)], { reason: 'done' })).toBe(11);
+    expect(waitExitCode([task('completed', 1)], { reason: 'done', allowItemFailures: true })).toBe(0);
+    expect(waitExitCode([task('failed')], { reason: 'timeout' })).toBe(124);
+  });
+});

@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkDomain,
+  checkFanPage,
+  formatInvalidReport,
+  itemKindOf,
+  validateItems,
+} from '../../../../src/core/items/index.js';
+
+const valid = (check: typeof checkDomain, input: string) => {
+  const result = check(input);
+  if (!result.ok) throw new Error(`expected ${input} to be valid, got: ${result.reason}`);
+  return result.value;
+};
+const reason = (check: typeof checkDomain, input: string) => {
+  const result = check(input);
+  if (result.ok) throw new Error(`expected ${input} to be invalid, got ${result.value}`);
+  return result.reason;
+};
+
+describe('itemKindOf', () => {
+  it('reads the kind from the service id prefix', () => {
+    expect(itemKindOf('domain_check_availability')).toBe('domain');
+    expect(itemKindOf('domain_whois_history')).toBe('domain');
+    expect(itemKindOf('fanpage_extract_contact')).toBe('fanpage');
+    expect(itemKindOf('email_verify')).toBe('any');
+    expect(itemKindOf('domainish')).toBe('any');
+  });
+});
+
+describe('checkDomain', () => {
+  it('accepts hostnames and lower-cases them', () => {
+    expect(valid(checkDomain, 'Example.COM')).toBe('example.com');
+    expect(valid(checkDomain, 'a-b.c0.co.uk')).toBe('a-b.c0.co.uk');
+    expect(valid(checkDomain, '1.example')).toBe('1.example');
+    expect(valid(checkDomain, 'ab--cd.com')).toBe('ab--cd.com');
+    expect(valid(checkDomain, `${'a'.repeat(63)}.com`)).toBe(`${'a'.repeat(63)}.com`);
+  });
+
+  it('drops one trailing dot (the absolute form)', () => {
+    expect(valid(checkDomain, 'example.com.')).toBe('example.com');
+    expect(reason(checkDomain, 'example.com..')).toMatch(/empty label/);
+  });
+
+  it('converts internationalised names to punycode', () => {
+    expect(valid(checkDomain, 'münchen.de')).toBe('xn--mnchen-3ya.de');
+    expect(valid(checkDomain, 'MÜNCHEN.DE')).toBe('xn--mnchen-3ya.de');
+    expect(valid(checkDomain, '例え.テスト')).toBe('xn--r8jz45g.xn--zckzah');
+    expect(valid(checkDomain, 'xn--mnchen-3ya.de')).toBe('xn--mnchen-3ya.de');
+    expect(valid(checkDomain, 'ａｂｃ．com')).toBe('abc.com'); // full-width forms map under UTS #46
+    expect(valid(checkDomain, 'a\u200bb.com')).toBe('ab.com'); // UTS #46 ignores zero-width characters, as browsers do
+  });
+
+  it('rejects punycode that does not decode', () => {
+    expect(reason(checkDomain, 'xn--zz.com')).toMatch(/not valid punycode/);
+  });
+
+  it('rejects URLs and paths with a hint naming the bare domain', () => {
+    expect(reason(checkDomain, 'https://example.com/')).toBe('a URL, not a domain: use the bare domain "example.com"');
+    expect(reason(checkDomain, 'http://Example.com:8080/x')).toBe('a URL, not a domain: use the bare domain "example.com"');
+    expect(reason(checkDomain, 'example.com/')).toBe('has a path or query: use the bare domain "example.com"');
+    expect(reason(checkDomain, 'example.com/about')).toMatch(/use the bare domain "example.com"/);
+    expect(reason(checkDomain, 'münchen.de/x')).toMatch(/use the bare domain "münchen.de"/);
+    expect(reason(checkDomain, 'example.com:443')).toMatch(/port/);
+    expect(reason(checkDomain, 'me@example.com')).toMatch(/e-mail/);
+  });
+
+  it('names the hostname rule that is broken', () => {
+    expect(reason(checkDomain, 'localhost')).toMatch(/at least two labels/);
+    expect(reason(checkDomain, '-a.com')).toMatch(/starts or ends with "-"/);
+    expect(reason(checkDomain, 'a-.com')).toMatch(/starts or ends with "-"/);
+    expect(reason(checkDomain, 'a..com')).toMatch(/empty label/);
+    expect(reason(checkDomain, '.a.com')).toMatch(/empty label/);
+    expect(reason(checkDomain, 'a_b.com')).toMatch(/invalid character "_"/);
+    expect(reason(checkDomain, '*.a.com')).toMatch(/wildcard/);
+    expect(reason(checkDomain, `${'a'.repeat(64)}.com`)).toMatch(/longer than 63/);
+    expect(reason(checkDomain, `${'a.'.repeat(126)}com`)).toMatch(/longer than 253/);
+    expect(reason(checkDomain, '192.168.0.1')).toMatch(/all digits/);
+    expect(reason(checkDomain, 'a.com.123')).toMatch(/all digits/);
+    expect(reason(checkDomain, 'a b.com')).toMatch(/space/);
+    expect(reason(checkDomain, 'mü%6en.de')).toMatch(/invalid character "%"/);
+  });
+
+  it('takes linear time on long near-miss input', () => {
+    const input = `${'a-'.repeat(30_000)}.com`;
+    const started = performance.now();
+    expect(checkDomain(input).ok).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1000); // generous: catastrophic backtracking takes minutes
+  });
+});
+
+describe('checkFanPage', () => {
+  it('accepts bare page names as given', () => {
+    expect(valid(checkFanPage, 'NikeRunning')).toBe('NikeRunning');
+    expect(valid(checkFanPage, 'my.page-name_1')).toBe('my.page-name_1');
+  });
+
+  it('normalises facebook.com URLs to https://www.facebook.com/<page>', () => {
+    for (const input of [
+      'https://www.facebook.com/NikeRunning',
+      'http://facebook.com/NikeRunning/',
+      'https://m.facebook.com/NikeRunning?ref=bookmarks',
+      'facebook.com/NikeRunning#about',
+      'www.facebook.com/NikeRunning',
+      'HTTPS://WEB.FACEBOOK.COM/NikeRunning',
+      'https://fb.com/NikeRunning',
+    ]) {
+      expect(valid(checkFanPage, input)).toBe('https://www.facebook.com/NikeRunning');
+    }
+  });
+
+  it('keeps the id of profile.php URLs and the path of /pages/ and /p/ URLs', () => {
+    expect(valid(checkFanPage, 'https://www.facebook.com/profile.php?id=100064&sk=about')).toBe(
+      'https://www.facebook.com/profile.php?id=100064',
+    );
+    expect(valid(checkFanPage, 'https://facebook.com/pages/Some-Cafe/123456/')).toBe(
+      'https://www.facebook.com/pages/Some-Cafe/123456',
+    );
+    expect(valid(checkFanPage, 'https://facebook.com/p/Some-Cafe-100064/')).toBe('https://www.facebook.com/p/Some-Cafe-100064');
+  });
+
+  it('rejects other hosts, non-page paths and bad names with reasons', () => {
+    expect(reason(checkFanPage, 'https://example.com/NikeRunning')).toMatch(/not a Facebook URL \(host "example.com"\)/);
+    expect(reason(checkFanPage, 'https://facebook.com/')).toMatch(/without a page/);
+    expect(reason(checkFanPage, 'facebook.com')).toMatch(/without a page/);
+    expect(reason(checkFanPage, 'https://facebook.com/groups/123')).toMatch(/"groups" is not a page/);
+    expect(reason(checkFanPage, 'https://facebook.com/profile.php')).toMatch(/numeric \?id=/);
+    expect(reason(checkFanPage, 'https://facebook.com/a/b')).toMatch(/not a page URL/);
+    expect(reason(checkFanPage, 'ftp://facebook.com/x')).toMatch(/not an http\(s\) URL/);
+    expect(reason(checkFanPage, '@nike')).toMatch(/without "@"/);
+    expect(reason(checkFanPage, 'my page')).toMatch(/invalid character " "/);
+    expect(reason(checkFanPage, '...')).toMatch(/at least one letter or digit/);
+  });
+});
+
+describe('validateItems', () => {
+  it('splits valid from invalid, normalising and naming positions', () => {
+    const items = ['A.com', 'http://b.com', 'münchen.de', 'bad_name.com'];
+    const result = validateItems('domain_check_availability', items, (index) => `items.txt:${index + 10}`);
+    expect(result.valid).toEqual(['a.com', 'xn--mnchen-3ya.de']);
+    expect(result.invalid).toEqual([
+      { item: 'http://b.com', reason: 'a URL, not a domain: use the bare domain "b.com"', where: 'items.txt:11' },
+      { item: 'bad_name.com', reason: expect.stringMatching(/invalid character "_"/), where: 'items.txt:13' },
+    ]);
+  });
+
+  it('names positions "item N" by default', () => {
+    expect(validateItems('domain_x', ['ok.com', 'nope']).invalid[0]?.where).toBe('item 2');
+  });
+
+  it('accepts any non-empty item unchanged for unknown services', () => {
+    const items = ['anything at all', 'HTTP://X/Y', 'münchen'];
+    expect(validateItems('email_verify', items)).toEqual({ valid: items, invalid: [] });
+    expect(validateItems('email_verify', ['']).invalid).toHaveLength(1);
+  });
+
+  it('validates fan pages for fanpage_ services', () => {
+    const result = validateItems('fanpage_extract_contact', ['nike', 'https://m.facebook.com/adidas/', 'https://x.com/a']);
+    expect(result.valid).toEqual(['nike', 'https://www.facebook.com/adidas']);
+    expect(result.invalid.map((entry) => entry.where)).toEqual(['item 3']);
+  });
+});
+
+describe('formatInvalidReport', () => {
+  const invalid = Array.from({ length: 25 }, (_, i) => ({ item: `bad${i}`, reason: 'needs at least two labels', where: `f.txt:${i + 1}` }));
+
+  it('shows the first 20 and counts the rest', () => {
+    const lines = formatInvalidReport(invalid);
+    expect(lines).toHaveLength(21);
+    expect(lines[0]).toBe('f.txt:1: "bad0": needs at least two labels');
+    expect(lines[20]).toBe('… and 5 more invalid items');
+  });
+
+  it('honours the limit and singular wording', () => {
+    expect(formatInvalidReport(invalid.slice(0, 3), 2)).toEqual([
+      'f.txt:1: "bad0": needs at least two labels',
+      'f.txt:2: "bad1": needs at least two labels',
+      '… and 1 more invalid item',
+    ]);
+    expect(formatInvalidReport([])).toEqual([]);
+  });
+
+  it('quotes items safely and shortens long ones', () => {
+    const [line] = formatInvalidReport([{ item: `x\u202e${'y'.repeat(100)}`, reason: 'r', where: 'w' }]);
+    expect(line).toContain('\\u202e');
+    expect(line).toContain('…');
+    expect(line!.length).toBeLessThan(100);
+  });
+});

@@ -1,0 +1,86 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { hasUnsafeChars, neutralise, neutraliseMultiline } from '../../../src/output/sanitize.js';
+
+// Every code point a terminal may act on: C0, DEL, C1, bidi embeddings/overrides/isolates.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const CONTROL_EXCEPT_LF_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** Strings rich in dangerous code points, so the property is not tested on mostly-ASCII input only. */
+const hostileString = fc
+  .array(
+    fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('\x1b', '\x1b[31m', '\x1b]0;title\x07', '\u009b', '\u0085', '\x7f', '\r', '\n', '\t', '\r\n'),
+      fc.constantFrom('\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'),
+    ),
+    { maxLength: 20 },
+  )
+  .map((parts) => parts.join(''));
+
+describe('neutralise', () => {
+  it('returns clean text unchanged, including non-ASCII', () => {
+    const text = 'example.com — 日本語 ✓ café';
+    expect(neutralise(text)).toBe(text);
+    expect(hasUnsafeChars(text)).toBe(false);
+  });
+
+  it('turns ANSI escape sequences into visible \\x1b', () => {
+    expect(neutralise('\x1b[31mred\x1b[0m')).toBe('\\x1b[31mred\\x1b[0m');
+    // OSC title change terminated by BEL
+    expect(neutralise('\x1b]0;pwned\x07')).toBe('\\x1b]0;pwned\\x07');
+  });
+
+  it('escapes C1 controls and DEL', () => {
+    expect(neutralise('a\u009b31mb')).toBe('a\\x9b31mb');
+    expect(neutralise('\u0085\u0080\u009f')).toBe('\\x85\\x80\\x9f');
+    expect(neutralise('x\x7fy')).toBe('x\\x7fy');
+    expect(neutralise('\0')).toBe('\\x00');
+  });
+
+  it('escapes bidi overrides and isolates (Trojan Source)', () => {
+    expect(neutralise('abc\u202eexe.txt')).toBe('abc\\u202eexe.txt');
+    expect(neutralise('\u202a\u202b\u202c\u202d')).toBe('\\u202a\\u202b\\u202c\\u202d');
+    expect(neutralise('\u2066\u2067\u2068\u2069')).toBe('\\u2066\\u2067\\u2068\\u2069');
+  });
+
+  it('makes text one line: \\n, \\r and \\t become visible escapes', () => {
+    expect(neutralise('a\nb\r\nc\td')).toBe('a\\nb\\r\\nc\\td');
+  });
+
+  it('property: the output never contains a control character', () => {
+    fc.assert(
+      fc.property(hostileString, (text) => {
+        expect(neutralise(text)).not.toMatch(CONTROL);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('property: text without controls is returned as is', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => {
+        fc.pre(!CONTROL.test(text));
+        expect(neutralise(text)).toBe(text);
+      }),
+    );
+  });
+});
+
+describe('neutraliseMultiline', () => {
+  it('keeps \\n and \\t, turns CRLF into LF, escapes a lone \\r and ESC', () => {
+    expect(neutraliseMultiline('line 1\r\nline\t2\n')).toBe('line 1\nline\t2\n');
+    expect(neutraliseMultiline('progress 10%\rdone')).toBe('progress 10%\\rdone');
+    expect(neutraliseMultiline('\x1b[2Jcleared')).toBe('\\x1b[2Jcleared');
+    expect(neutraliseMultiline('\u202e')).toBe('\\u202e');
+  });
+
+  it('property: the output contains no control character other than \\n and \\t', () => {
+    fc.assert(
+      fc.property(hostileString, (text) => {
+        expect(neutraliseMultiline(text)).not.toMatch(CONTROL_EXCEPT_LF_TAB);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

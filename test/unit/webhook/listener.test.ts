@@ -1,0 +1,242 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WebhookEvent } from '../../../src/api/schemas.js';
+import { UsageError } from '../../../src/errors.js';
+import { startWebhookListener } from '../../../src/webhook/listener.js';
+import type { WebhookListener, WebhookListenerOptions } from '../../../src/webhook/listener.js';
+
+const KEY = 'sk_test_listener_secret_9f3a';
+const WRONG = 'sk_wrong_guess_77d1';
+
+const event: WebhookEvent = {
+  event: 'completed',
+  timestamp: '2025-01-01T12:00:00.000Z',
+  task: {
+    id: 7,
+    service: 'domain_check_availability',
+    platform: 'domain',
+    status: 'completed',
+    total_items: 2,
+    completed_items: 2,
+    failed_items: 0,
+    cost: 2,
+    created_at: '2025-01-01T11:59:00.000Z',
+    completed_at: '2025-01-01T12:00:00.000Z',
+  },
+};
+const body = JSON.stringify(event);
+const signed = { 'Content-Type': 'application/json', 'X-Webhook-Signature': KEY, 'User-Agent': 'TaskService-Webhook/1.0' };
+
+const logs: string[] = [];
+const cleanups: Array<() => Promise<unknown>> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  // The key (and any presented signature) never reaches a log line, whatever the test did.
+  for (const line of logs) {
+    expect(line).not.toContain(KEY);
+    expect(line).not.toContain(WRONG);
+  }
+  logs.length = 0;
+});
+
+async function listen(overrides: Partial<WebhookListenerOptions> = {}): Promise<{ listener: WebhookListener; events: WebhookEvent[]; raws: string[] }> {
+  const events: WebhookEvent[] = [];
+  const raws: string[] = [];
+  const listener = await startWebhookListener({
+    port: 0,
+    apiKey: KEY,
+    onEvent: (e, raw) => {
+      events.push(e);
+      raws.push(raw);
+    },
+    log: (line) => logs.push(line),
+    ...overrides,
+  });
+  cleanups.push(() => listener.close());
+  return { listener, events, raws };
+}
+
+async function post(url: string, payload: string | Uint8Array, headers: Record<string, string> = signed): Promise<Response> {
+  return fetch(url, { method: 'POST', headers, body: payload });
+}
+
+describe('webhook listener', () => {
+  it('accepts a signed event with 200 and hands it on once, even when delivered twice', async () => {
+    const { listener, events, raws } = await listen();
+    expect(listener.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const first = await post(listener.url, body);
+    expect(first.status).toBe(200);
+    const second = await post(listener.url, body);
+    expect(second.status).toBe(200);
+    await listener.close();
+    expect(events).toEqual([event]);
+    expect(raws).toEqual([body]);
+    expect(logs.some((l) => l.includes('repeat delivery'))).toBe(true);
+    // A different event of the same task is new.
+  });
+
+  it('passes the next event of the same task on', async () => {
+    const { listener, events } = await listen();
+    const failed = { ...event, event: 'failed', task: { ...event.task, status: 'failed', error_message: 'x', failed_at: event.timestamp } };
+    delete (failed.task as Record<string, unknown>).completed_at;
+    await post(listener.url, body);
+    expect((await post(listener.url, JSON.stringify(failed))).status).toBe(200);
+    await listener.close();
+    expect(events.map((e) => e.event)).toEqual(['completed', 'failed']);
+  });
+
+  it('rejects a wrong or missing signature with 401 and does not hand anything on', async () => {
+    const { listener, events } = await listen();
+    const wrong = await post(listener.url, body, { ...signed, 'X-Webhook-Signature': WRONG });
+    expect(wrong.status).toBe(401);
+    const prefix = await post(listener.url, body, { ...signed, 'X-Webhook-Signature': KEY.slice(0, -1) });
+    expect(prefix.status).toBe(401);
+    const { 'X-Webhook-Signature': _omit, ...unsigned } = signed;
+    const missing = await post(listener.url, body, unsigned);
+    expect(missing.status).toBe(401);
+    await listener.close();
+    expect(events).toEqual([]);
+    expect(logs.filter((l) => l.includes('401'))).toHaveLength(3);
+  });
+
+  it('answers 405 with Allow: POST for other methods, and 404 for other paths', async () => {
+    const { listener, events } = await listen({ path: '/hooks/task' });
+    const get = await fetch(listener.url, { headers: signed });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    const elsewhere = await post(listener.url.replace('/hooks/task', '/other'), body);
+    expect(elsewhere.status).toBe(404);
+    expect((await post(`${listener.url}?x=1`, body)).status).toBe(200);
+    await listener.close();
+    expect(events).toHaveLength(1);
+  });
+
+  it('answers 413 for a body over 1 MiB, declared or streamed', async () => {
+    const { listener, events } = await listen();
+    const big = new Uint8Array(2 * 1024 * 1024).fill(0x20);
+    const declared = await post(listener.url, big);
+    expect(declared.status).toBe(413);
+    // No Content-Length: the limit is enforced while reading.
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 20; i++) controller.enqueue(new Uint8Array(128 * 1024).fill(0x20));
+        controller.close();
+      },
+    });
+    const streamed = await fetch(listener.url, { method: 'POST', headers: signed, body: stream, duplex: 'half' } as RequestInit);
+    expect(streamed.status).toBe(413);
+    await listener.close();
+    expect(events).toEqual([]);
+  });
+
+  it('answers 400 for bad JSON and for JSON that is not a webhook event', async () => {
+    const { listener, events } = await listen();
+    expect((await post(listener.url, '{not json')).status).toBe(400);
+    const wrongShape = await post(listener.url, JSON.stringify({ event: 'completed', task: { id: 1 } }));
+    expect(wrongShape.status).toBe(400);
+    expect(((await wrongShape.json()) as { error: string }).error).toMatch(/not a webhook event/);
+    const unknownEvent = await post(listener.url, JSON.stringify({ ...event, event: 'deleted' }));
+    expect(unknownEvent.status).toBe(400);
+    await listener.close();
+    expect(events).toEqual([]);
+  });
+
+  it('answers 200 before a slow handler finishes', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { listener } = await listen({ onEvent: () => gate });
+    const started = Date.now();
+    expect((await post(listener.url, body)).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1000);
+    release();
+  });
+
+  it('forwards each verified event to a local app with the same headers', async () => {
+    const received: Array<{ headers: IncomingHttpHeaders; body: string; url: string | undefined }> = [];
+    const app = await startApp((req, text) => received.push({ headers: req.headers, body: text, url: req.url }));
+    const { listener } = await listen({ forwardTo: `${app.url}/hook` });
+    await post(listener.url, body);
+    await post(listener.url, body, { ...signed, 'X-Webhook-Signature': WRONG });
+    await listener.close();
+    expect(received).toHaveLength(1);
+    expect(received[0]!.url).toBe('/hook');
+    expect(received[0]!.body).toBe(body);
+    expect(received[0]!.headers['content-type']).toBe('application/json');
+    expect(received[0]!.headers['user-agent']).toBe('TaskService-Webhook/1.0');
+    expect(received[0]!.headers['x-webhook-signature']).toBe(KEY);
+    expect(logs.some((l) => l.includes('forward completed task 7') && l.includes(': 200'))).toBe(true);
+  });
+
+  it('logs a failed forward and keeps answering', async () => {
+    const app = await startApp(() => undefined, 500);
+    const { listener, events } = await listen({ forwardTo: app.url });
+    expect((await post(listener.url, body)).status).toBe(200);
+    await listener.close();
+    expect(events).toHaveLength(1);
+    expect(logs.some((l) => l.includes('failed: HTTP 500'))).toBe(true);
+  });
+
+  it('refuses a plain-HTTP forward target off this machine at start', async () => {
+    await expect(startWebhookListener({ port: 0, apiKey: KEY, onEvent: () => undefined, forwardTo: 'http://example.com/hook' })).rejects.toBeInstanceOf(
+      UsageError,
+    );
+  });
+
+  it('runs the exec command per event with the JSON on stdin and the event in the environment', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'taskctl-exec-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const command = `cat > "${dir}/$TASKCTL_TASK_ID-$TASKCTL_EVENT.json"`;
+    const { listener } = await listen({ exec: command });
+    await post(listener.url, body);
+    await post(listener.url, body);
+    const other = { ...event, task: { ...event.task, id: 8 } };
+    await post(listener.url, JSON.stringify(other));
+    await listener.close();
+    expect(await readFile(join(dir, '7-completed.json'), 'utf8')).toBe(body);
+    expect(JSON.parse(await readFile(join(dir, '8-completed.json'), 'utf8'))).toEqual(other);
+  });
+
+  it('logs a non-zero exit of the exec command and its output', async () => {
+    const { listener } = await listen({ exec: 'echo handling $TASKCTL_TASK_ID; exit 3' });
+    await post(listener.url, body);
+    await listener.close();
+    expect(logs).toContain('exec (completed, task 7): handling 7');
+    expect(logs.some((l) => l.includes('exited with code 3'))).toBe(true);
+  });
+
+  it('runs exec commands one at a time', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'taskctl-exec-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    // Each run records start and end; overlapping runs would interleave the lines.
+    const command = `echo "start $TASKCTL_TASK_ID" >> "${dir}/log"; sleep 0.1; echo "end $TASKCTL_TASK_ID" >> "${dir}/log"`;
+    const { listener } = await listen({ exec: command });
+    await Promise.all([1, 2, 3].map((id) => post(listener.url, JSON.stringify({ ...event, task: { ...event.task, id } }))));
+    await listener.close();
+    const lines = (await readFile(join(dir, 'log'), 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(6);
+    for (let i = 0; i < 6; i += 2) {
+      expect(lines[i]!.startsWith('start')).toBe(true);
+      expect(lines[i + 1]).toBe(lines[i]!.replace('start', 'end'));
+    }
+  });
+});
+
+async function startApp(onRequest: (req: import('node:http').IncomingMessage, body: string) => void, status = 200): Promise<{ url: string }> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      onRequest(req, Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(status).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
