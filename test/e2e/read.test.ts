@@ -1,0 +1,221 @@
+/** Read commands end to end: the real bin against a sandbox on port 0, every output format, and the error paths. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type E2EWorld } from './harness.js';
+
+let world: E2EWorld;
+
+async function createTask(service: string, items: string[]): Promise<number> {
+  const response = await fetch(`${world.sandbox.url}/tasks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': world.sandbox.apiKey },
+    body: JSON.stringify({ service, items }),
+  });
+  const body = (await response.json()) as { data: { id: number } };
+  return body.data.id;
+}
+
+let okTask: number;
+let failingItemsTask: number;
+
+beforeAll(async () => {
+  world = await startWorld({ itemMs: 0 });
+  okTask = await createTask('domain_check_availability', ['example.com', 'example.org']);
+  failingItemsTask = await createTask('domain_check_availability', ['good.com', 'fail-bad.com']);
+  for (let i = 0; i < 5; i += 1) await createTask('email_verify', [`user${i}@example.com`]);
+});
+afterAll(() => world.close());
+
+describe('services', () => {
+  it('prints tsv when piped: one service per line, fixed columns, no header, no colour', async () => {
+    const result = await world.run(['services']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    expect(lines[0]!.split('\t').slice(0, 4)).toEqual(['domain_check_availability', expect.any(String), '1', 'coins']);
+    expect(result.stdout).not.toContain('\x1b');
+    expect(result.stderr).toBe('');
+  });
+
+  it('prints the API data as JSON with -o json and --json', async () => {
+    for (const flags of [['-o', 'json'], ['--json']]) {
+      const result = await world.run(['services', ...flags]);
+      expect(result.code).toBe(0);
+      const services = JSON.parse(result.stdout) as Array<{ service: string; pricing: number }>;
+      expect(services.find((s) => s.service === 'domain_whois_history')?.pricing).toBe(5);
+    }
+  });
+
+  it('prints csv with a header and ndjson one object a line', async () => {
+    const csv = await world.run(['services', '-o', 'csv']);
+    expect(csv.stdout.split('\n')[0]).toBe('service,display_name,pricing,currency,description');
+    const ndjson = await world.run(['services', '-o', 'ndjson']);
+    const objects = ndjson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { service: string });
+    expect(objects.map((o) => o.service)).toContain('fanpage_extract_contact');
+  });
+
+  it('prints a table with -o table, without escape codes when not a terminal', async () => {
+    const result = await world.run(['services', '-o', 'table']);
+    expect(result.stdout).toMatch(/SERVICE\s+NAME\s+PRICE/);
+    expect(result.stdout).not.toContain('\x1b');
+  });
+
+  it('honours FORCE_COLOR for the table', async () => {
+    const result = await world.run(['services', '-o', 'table'], { env: { FORCE_COLOR: '1' } });
+    expect(result.stdout).toContain('\x1b[');
+  });
+});
+
+describe('balance', () => {
+  it('prints the balance in every format', async () => {
+    const tsv = await world.run(['balance']);
+    expect(tsv.stdout.trim()).toMatch(/^\d+\tcoins$/);
+    const json = JSON.parse((await world.run(['balance', '-o', 'json'])).stdout) as { balance: number; currency: string };
+    expect(json.currency).toBe('coins');
+    expect(Number(tsv.stdout.split('\t')[0])).toBe(json.balance);
+    const csv = await world.run(['balance', '-o', 'csv']);
+    expect(csv.stdout.trim().split('\n')).toEqual(['balance,currency', `${json.balance},coins`]);
+    const table = await world.run(['balance', '-o', 'table']);
+    expect(table.stdout).toMatch(/balance:?\s+\d+/i);
+  });
+});
+
+describe('list', () => {
+  it('lists tasks newest first as tsv with the documented column order', async () => {
+    const result = await world.run(['list']);
+    expect(result.code).toBe(0);
+    const rows = result.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    expect(rows).toHaveLength(7);
+    expect(rows[0]![1]).toBe('email_verify');
+    const ok = rows.find((row) => row[0] === String(okTask))!;
+    expect(ok.slice(1, 5)).toEqual(['domain_check_availability', 'completed', '2', '2']);
+  });
+
+  it('pages with --per-page/--page, streams every page with --all, and stops at --limit', async () => {
+    const page2 = await world.run(['list', '--per-page', '2', '--page', '2', '-q']);
+    expect(page2.stdout.trim().split('\n')).toHaveLength(2);
+    expect(page2.stderr).toBe('');
+    const all = await world.run(['list', '--per-page', '2', '--all', '-o', 'json']);
+    const tasks = JSON.parse(all.stdout) as Array<{ id: number }>;
+    expect(tasks.map((t) => t.id)).toEqual([...tasks.map((t) => t.id)].sort((a, b) => b - a));
+    expect(tasks).toHaveLength(7);
+    const limited = await world.run(['list', '--all', '--per-page', '2', '--limit', '3', '-o', 'ndjson']);
+    expect(limited.stdout.trim().split('\n')).toHaveLength(3);
+  });
+
+  it('filters client-side by --status and --service', async () => {
+    const result = await world.run(['list', '--all', '--service', 'domain_check_availability', '-o', 'json']);
+    const ids = (JSON.parse(result.stdout) as Array<{ id: number }>).map((t) => t.id).sort();
+    expect(ids).toEqual([okTask, failingItemsTask].sort());
+    const none = await world.run(['list', '--status', 'failed', '-o', 'json']);
+    expect(JSON.parse(none.stdout)).toEqual([]);
+  });
+
+  it('refuses --per-page above 100 with a usage error', async () => {
+    const result = await world.run(['list', '--per-page', '101']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/per-page/);
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('show', () => {
+  it('exports item results as csv: target, status, then the data fields', async () => {
+    const result = await world.run(['show', String(failingItemsTask), '-o', 'csv']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^target,status,available/);
+    expect(lines).toHaveLength(3);
+    expect(lines.find((l) => l.startsWith('fail-bad.com'))).toMatch(/^fail-bad\.com,failed,/);
+  });
+
+  it('filters items with --items-status and prints JSON with the items', async () => {
+    const result = await world.run(['show', String(failingItemsTask), '--items-status', 'failed', '-o', 'json']);
+    const task = JSON.parse(result.stdout) as { id: number; items: Array<{ target: string; status: string }> };
+    expect(task.id).toBe(failingItemsTask);
+    expect(task.items).toEqual([expect.objectContaining({ target: 'fail-bad.com', status: 'failed' })]);
+  });
+
+  it('prints a summary and an items table on -o table', async () => {
+    const result = await world.run(['show', String(okTask), '-o', 'table']);
+    expect(result.stdout).toMatch(/completed/);
+    expect(result.stdout).toMatch(/TARGET\s+STATUS\s+AVAILABLE/);
+    expect(result.stdout).toContain('example.org');
+  });
+
+  it('prints ndjson and tsv item rows', async () => {
+    const ndjson = await world.run(['show', String(okTask), '-o', 'ndjson']);
+    const rows = ndjson.stdout.trim().split('\n').map((l) => JSON.parse(l) as { target: string; status: string });
+    expect(rows.map((r) => r.target)).toEqual(['example.com', 'example.org']);
+    const tsv = await world.run(['show', String(okTask)]);
+    expect(tsv.stdout.trim().split('\n')[0]!.split('\t').slice(0, 2)).toEqual(['example.com', 'completed']);
+  });
+
+  it('exits 5 for an unknown task, naming it', async () => {
+    const result = await world.run(['show', '999999']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(/999999/);
+    expect(result.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(2);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 for an id that is not a number', async () => {
+    const result = await world.run(['show', 'abc']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/invalid task id "abc"/);
+  });
+});
+
+describe('errors and configuration', () => {
+  it('exits 4 with a hint when no key is configured', async () => {
+    const result = await world.run(['balance'], { env: { TASKCTL_API_KEY: undefined, ...{ TASKCTL_API_KEY: '' } } });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/no API key configured/);
+    expect(result.stderr).toMatch(/taskctl auth login/);
+  });
+
+  it('exits 4 when the key is rejected', async () => {
+    const result = await world.run(['balance'], { env: { TASKCTL_API_KEY: 'sk_wrong_key_123' } });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/Invalid or missing API key/);
+    expect(result.stderr).not.toContain('sk_wrong_key_123');
+  });
+
+  it('exits 2 for plain http to a non-loopback host', async () => {
+    const result = await world.run(['balance', '--base-url', 'http://api.example.com']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/https/i);
+  });
+
+  it('exits 2 with a suggestion for an unknown command, and for an unknown flag', async () => {
+    const command = await world.run(['lst']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toMatch(/unknown command 'lst'/);
+    expect(command.stderr).toMatch(/list/);
+    const flag = await world.run(['balance', '--frobnicate']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/unknown option '--frobnicate'/);
+  });
+
+  it('prints help with the exit-code table, and the version', async () => {
+    const help = await world.run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Exit codes:/);
+    expect(help.stdout).toMatch(/124\s+wait\/watch timed out/);
+    const version = await world.run(['--version']);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('exits 8 naming the endpoint when the service keeps failing', async () => {
+    await world.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/api/v1/balance', kind: 'status', status: 503, count: 4 });
+    const result = await world.run(['balance']);
+    expect(result.code).toBe(8);
+    expect(result.stderr).toMatch(/GET \/balance/);
+    await world.admin('DELETE', '/__sandbox/faults');
+  });
+
+  it('--sandbox needs no configuration at all', async () => {
+    const result = await world.run(['--sandbox', 'balance', '-o', 'json'], { env: { TASKCTL_BASE_URL: '', TASKCTL_API_KEY: '' } });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ balance: 10000, currency: 'coins' });
+  });
+});
