@@ -240,7 +240,7 @@ async function createOne(ctx: Context, api: ApiClient, service: string, items: s
     ctx.printer.warn(`${error.message}; checking the task list for it (about 10s)…`);
     const result = await reconcile.reconcileCreate(api, { service, items, createdAfter: error.sentAtMs, exclude, clock: ctx.clock, signal: ctx.signal });
     if (result.kind === 'found') {
-      ctx.printer.info(`recovered: task ${result.task.id} was created (the response was lost)`);
+      ctx.printer.warn(`recovered: task ${result.task.id} was created (the response was lost)`);
       return { task: result.task, how: 'recovered' };
     }
     const sentAt = new Date(error.sentAtMs).toISOString();

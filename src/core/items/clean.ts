@@ -32,7 +32,7 @@ export function isEdgeSpace(c: number): boolean {
   );
 }
 
-/** Trims whitespace and zero-width characters from both ends. Plain ASCII edges (the common case) cost two char reads. */
+/** Trims whitespace and zero-width characters from both ends. Plain ASCII edges (the common case) cost two reads. */
 export function trimItem(raw: string): string {
   const n = raw.length;
   if (n === 0) return raw;
@@ -67,4 +67,9 @@ export function quoteForMessage(text: string, max = 60): string {
   return JSON.stringify(cut).replace(/[\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g, (c) => {
     return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
   });
+}
+
+/** `65,536`: counts in messages, independent of the user's locale. */
+export function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
 }

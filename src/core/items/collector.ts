@@ -1,4 +1,6 @@
 import { InputError } from '../../errors.js';
+import { formatCount } from './clean.js';
+import { SPLIT_HINT } from './messages.js';
 
 /** How positions in a source are written: `file:12`, `file item 12`, or `argument 12`. */
 export type PositionStyle = 'line' | 'item' | 'argument';
@@ -28,8 +30,8 @@ export class ItemCollector {
   add(item: string, position: number): void {
     if (this.items.length >= this.maxItems) {
       throw new InputError(
-        `too many items: more than ${this.maxItems.toLocaleString('en-US')} (stopped at ${this.describe(position)})`,
-        'Split the input into smaller files and create one task per file.',
+        `too many items: more than ${formatCount(this.maxItems)} (stopped at ${this.describe(position)})`,
+        SPLIT_HINT,
       );
     }
     this.items.push(item);

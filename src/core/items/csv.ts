@@ -1,5 +1,5 @@
 import { InputError } from '../../errors.js';
-import { describeChar, quoteForMessage, trimItem } from './clean.js';
+import { describeChar, formatCount, quoteForMessage, trimItem } from './clean.js';
 import { addItem, type FormatContext } from './formats.js';
 
 const QUOTE = 0x22;
@@ -34,7 +34,8 @@ export class CsvReader {
       this.recordLength += raw.length + 1;
       if (this.recordLength > this.ctx.maxLineLength) {
         throw new InputError(
-          `${this.ctx.name}:${this.recordLine}: CSV record is longer than ${this.ctx.maxLineLength.toLocaleString('en-US')} characters`,
+          `${this.ctx.name}:${this.recordLine}: CSV record is longer than ` +
+            `${formatCount(this.ctx.maxLineLength)} characters`,
           'Is a closing quote missing? Inside a quoted field, write a quote as two quotes ("").',
         );
       }
@@ -89,7 +90,7 @@ export class CsvReader {
     this.record(fields);
   }
 
-  /** Reads quoted content from `i` (inside the quotes); returns the index past the closing quote, or `n` if still open. */
+  /** Reads quoted content from `i` (inside the quotes); returns the index past the closing quote, or the line's end. */
   private readQuoted(raw: string, i: number, lineNo: number): number {
     for (;;) {
       const quote = raw.indexOf('"', i);
@@ -107,7 +108,7 @@ export class CsvReader {
       const after = quote + 1;
       if (after < raw.length && raw.charCodeAt(after) !== COMMA) {
         const code = raw.charCodeAt(after);
-        const shown = code > 0x20 && code < 0x7f ? `"${String.fromCharCode(code)}"` : describeChar(code);
+        const shown = code > 0x20 && code < 0x7f ? `'${String.fromCharCode(code)}'` : describeChar(code);
         throw new InputError(
           `${this.ctx.name}:${lineNo}: unexpected ${shown} after a closing quote`,
           'Inside a quoted field, write a quote as two quotes (""); a closing quote must end the field.',

@@ -3,8 +3,8 @@ import { isUtf8 } from 'node:buffer';
 export type TextEncoding = 'utf8' | 'utf16le' | 'utf16be';
 
 /**
- * Raised by `ChunkDecoder` when the bytes are not acceptable text. `prefix` is the text decoded before the fault, so the
- * caller can count lines and name the line where it happened.
+ * Raised by `ChunkDecoder` when the bytes are not acceptable text. `prefix` is the text decoded before the fault,
+ * so the caller can count lines and name the line where it happened.
  */
 export class DecodeFailure extends Error {
   constructor(
@@ -138,7 +138,7 @@ export function incompleteUtf8Tail(bytes: Uint8Array): number {
   return have < need ? have : 0;
 }
 
-/** Offset of the first byte that breaks UTF-8 (WHATWG rules: no overlongs, surrogates or values past U+10FFFF), or -1. */
+/** Offset of the first byte that breaks UTF-8 (WHATWG: no overlongs, surrogates, values past U+10FFFF), or -1. */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
   const n = bytes.length;
   let i = 0;

@@ -38,7 +38,8 @@ function checkInternational(name: string): Checked {
   // The URL host parser behind domainToASCII would percent-decode or drop some ASCII; refuse it up front.
   const badAscii = /[^a-z0-9.\-\u0080-\uFFFF]/.exec(name);
   if (badAscii) {
-    return { ok: false, reason: `invalid character ${quoteForMessage(badAscii[0])}: only letters, digits and "-" are allowed` };
+    const shown = quoteForMessage(badAscii[0]);
+    return { ok: false, reason: `invalid character ${shown}: only letters, digits and "-" are allowed` };
   }
   const converted = domainToASCII(name);
   if (converted === '') return { ok: false, reason: 'not a valid internationalised domain name' };
@@ -77,7 +78,9 @@ function syntaxProblem(name: string): string {
     if (label.length > 63) return `label ${quoteForMessage(label, 20)} is longer than 63 characters`;
     const bad = /[^a-z0-9-]/.exec(label);
     if (bad) return `invalid character ${quoteForMessage(bad[0])}: only a-z, 0-9 and "-" are allowed`;
-    if (label.startsWith('-') || label.endsWith('-')) return `label ${quoteForMessage(label, 20)} starts or ends with "-"`;
+    if (label.startsWith('-') || label.endsWith('-')) {
+      return `label ${quoteForMessage(label, 20)} starts or ends with "-"`;
+    }
   }
   if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return 'the top-level domain is all digits (an IP address?)';
   return 'not a valid domain name';

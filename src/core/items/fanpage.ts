@@ -33,16 +33,20 @@ export function checkFanPage(input: string): Checked {
   }
   const segments = url.pathname.split('/').filter((segment) => segment.length > 0);
   const first = segments[0];
-  if (first === undefined) return { ok: false, reason: 'a Facebook address without a page: add the page, e.g. facebook.com/NAME' };
+  if (first === undefined) {
+    return { ok: false, reason: 'a Facebook address without a page: add the page, e.g. facebook.com/NAME' };
+  }
   if (first === 'profile.php' && segments.length === 1) {
     const id = url.searchParams.get('id') ?? '';
     if (!/^[0-9]+$/.test(id)) return { ok: false, reason: 'a profile.php URL needs a numeric ?id=' };
     return { ok: true, value: `${CANONICAL}profile.php?id=${id}` };
   }
   if (NOT_PAGES.has(first.toLowerCase())) {
-    return { ok: false, reason: `${quoteForMessage(first)} is not a page (groups, events, posts and photos are not pages)` };
+    return { ok: false, reason: `${quoteForMessage(first)} is not a page (groups, events, posts and photos are not)` };
   }
-  if (segments.length === 1 && PAGE_NAME.test(first) && HAS_ALNUM.test(first)) return { ok: true, value: CANONICAL + first };
+  if (segments.length === 1 && PAGE_NAME.test(first) && HAS_ALNUM.test(first)) {
+    return { ok: true, value: CANONICAL + first };
+  }
   // Older and name-less pages: /pages/<name>/<id> and /p/<name>-<id>.
   if ((first === 'pages' || first === 'p') && segments.length >= 2 && segments.length <= 3) {
     return { ok: true, value: CANONICAL + segments.join('/') };
@@ -55,7 +59,8 @@ function checkPageName(name: string): Checked {
   if (name.startsWith('@')) return { ok: false, reason: 'use the page name without "@"' };
   const bad = /[^A-Za-z0-9._-]/.exec(name);
   if (bad) {
-    return { ok: false, reason: `invalid character ${quoteForMessage(bad[0])}: a page name has letters, digits, ".", "-" and "_"` };
+    const shown = quoteForMessage(bad[0]);
+    return { ok: false, reason: `invalid character ${shown}: a page name has letters, digits, ".", "-" and "_"` };
   }
   return { ok: false, reason: 'a page name needs at least one letter or digit' };
 }

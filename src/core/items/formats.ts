@@ -1,5 +1,5 @@
 import { InputError } from '../../errors.js';
-import { describeChar, findControl, trimItem } from './clean.js';
+import { describeChar, findControl, formatCount, trimItem } from './clean.js';
 import type { ItemCollector } from './collector.js';
 import type { LineHandler } from './lines.js';
 import type { ItemFormat } from './types.js';
@@ -41,7 +41,7 @@ export function addItem(ctx: FormatContext, item: string, position: number): voi
   }
   if (item.length > ctx.maxLineLength) {
     throw new InputError(
-      `${ctx.collector.describe(position)}: item is longer than ${ctx.maxLineLength.toLocaleString('en-US')} characters`,
+      `${ctx.collector.describe(position)}: item is longer than ${formatCount(ctx.maxLineLength)} characters`,
       'Items are short strings such as domains. Is this the right file or column?',
     );
   }

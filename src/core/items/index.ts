@@ -1,4 +1,5 @@
-/** Items for `create`: read (args, files, stdin) → validate per service → dedupe → plan chunks. Pure but for file reads. */
+// Items for `create`: read (args, files, stdin) → validate per service → dedupe → plan chunks.
+// Pure logic, except that `readItems` opens the files it is given.
 export { readItems } from './read.js';
 export { NO_INPUT_HINT } from './messages.js';
 export { formatFromPath } from './formats.js';

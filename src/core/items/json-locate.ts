@@ -5,8 +5,9 @@ const OBJECT = 1;
 type Expect = 'value' | 'value-or-close' | 'key' | 'key-or-close' | 'after-value';
 
 /**
- * Offset of the first character that makes `text` invalid JSON (`text.length` when it ends too early), or -1 when it is
- * valid. Only called after `JSON.parse` has failed: V8's messages do not always carry a position, and users need a line.
+ * Offset of the first character that makes `text` invalid JSON (`text.length` when it ends too early), or -1 when it
+ * is valid. Only called after `JSON.parse` has failed: V8's messages do not always carry a position, and users need
+ * a line.
  * Iterative, so deep nesting cannot overflow the stack.
  */
 export function locateJsonError(text: string): number {

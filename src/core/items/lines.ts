@@ -2,7 +2,8 @@ export type LineHandler = (line: string, lineNo: number) => void;
 
 /**
  * Splits decoded text chunks into physical lines (LF, CRLF or a lone CR), numbering them from 1 and carrying the
- * unfinished last line into the next chunk. Splitting whole chunks keeps a million lines to a few hundred `split` calls.
+ * unfinished last line into the next chunk. Splitting whole chunks keeps a million lines to a few hundred `split`
+ * calls.
  * A line longer than `maxLineLength` is reported as soon as it is seen, so an endless line never fills memory.
  */
 export class LineSplitter {

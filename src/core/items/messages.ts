@@ -2,7 +2,7 @@ import { CliError, InputError } from '../../errors.js';
 import type { DecodeFailure, TextEncoding } from './decode.js';
 import type { ItemFormat } from './types.js';
 
-/** Messages for faults in item sources: each names the place (`file:line`) and says what to do next. */
+// Messages for faults in item sources: each names the place (`file:line`) and says what to do next.
 
 export const NO_INPUT_HINT = 'Pipe items in, pass them as arguments, or use -f FILE.';
 export const SPLIT_HINT = 'Split the items into smaller files and create one task per file.';
@@ -14,10 +14,16 @@ export function readError(name: string, error: unknown): CliError {
   switch (code) {
     case 'ENOENT':
     case 'ENOTDIR':
-      return new InputError(`cannot read ${name}: no such file`, 'Check the path. To read items from stdin, use -f - or pipe them in.');
+      return new InputError(
+        `cannot read ${name}: no such file`,
+        'Check the path. To read items from stdin, use -f - or pipe them in.',
+      );
     case 'EACCES':
     case 'EPERM':
-      return new InputError(`cannot read ${name}: permission denied`, 'Check the file\'s permissions (ls -l), or pipe it in: cat FILE | taskctl create …');
+      return new InputError(
+        `cannot read ${name}: permission denied`,
+        "Check the file's permissions (ls -l), or pipe it in: cat FILE | taskctl create …",
+      );
     case 'EISDIR':
       return new InputError(`cannot read ${name}: it is a directory`, 'Pass a file of items, e.g. -f DIR/items.txt.');
     default: {
@@ -27,7 +33,12 @@ export function readError(name: string, error: unknown): CliError {
   }
 }
 
-export function decodeError(name: string, line: number, kind: DecodeFailure['kind'], encoding: TextEncoding | undefined): InputError {
+export function decodeError(
+  name: string,
+  line: number,
+  kind: DecodeFailure['kind'],
+  encoding: TextEncoding | undefined,
+): InputError {
   if (kind === 'nul') {
     return new InputError(
       `${name}:${line}: NUL byte: this looks like a binary file, not a list of items`,
@@ -42,7 +53,10 @@ export function decodeError(name: string, line: number, kind: DecodeFailure['kin
       'Save the file as UTF-8 (or UTF-16 with a BOM), e.g. iconv -f LATIN1 -t UTF-8 FILE.',
     );
   }
-  return new InputError(`${name}:${line}: invalid UTF-16 (unpaired surrogate or odd byte count)`, 'Save the file as UTF-8.');
+  return new InputError(
+    `${name}:${line}: invalid UTF-16 (unpaired surrogate or odd byte count)`,
+    'Save the file as UTF-8.',
+  );
 }
 
 const EMPTY_BY_FORMAT: Record<ItemFormat, { what: string; hint: string }> = {

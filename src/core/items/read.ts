@@ -64,7 +64,9 @@ export async function readItems(
 function resolveLimits(options: ReadItemsOptions): ItemLimits {
   const pick = (value: number | undefined, fallback: number, name: string): number => {
     if (value === undefined) return fallback;
-    if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name} must be a whole number ≥ 1, got ${value}`);
+    if (!Number.isInteger(value) || value < 1) {
+      throw new UsageError(`${name} must be a whole number ≥ 1, got ${value}`);
+    }
     return value;
   };
   return {

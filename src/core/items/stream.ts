@@ -1,4 +1,5 @@
 import { InputError } from '../../errors.js';
+import { formatCount } from './clean.js';
 import type { ItemCollector } from './collector.js';
 import { CsvReader } from './csv.js';
 import { ChunkDecoder, DecodeFailure } from './decode.js';
@@ -61,7 +62,8 @@ export async function readStream(
       const bytes = toBuffer(step.value);
       state.bytes += bytes.length;
       if (state.bytes > state.limits.maxBytes) {
-        throw new InputError(`input is larger than ${formatBytes(state.limits.maxBytes)} (stopped reading ${name})`, SPLIT_HINT);
+        const limit = formatBytes(state.limits.maxBytes);
+        throw new InputError(`input is larger than ${limit} (stopped reading ${name})`, SPLIT_HINT);
       }
       decodeWith(() => decoder.decode(bytes));
     }
@@ -91,7 +93,7 @@ function createParser(format: ItemFormat, ctx: FormatContext, maxLineLength: num
   }
   const splitter = new LineSplitter(maxLineLength, (lineNo) => {
     throw new InputError(
-      `${ctx.name}:${lineNo}: line is longer than ${maxLineLength.toLocaleString('en-US')} characters; stopped reading`,
+      `${ctx.name}:${lineNo}: line is longer than ${formatCount(maxLineLength)} characters; stopped reading`,
       format === 'lines'
         ? 'Put one item per line. Is this the right file? (A JSON document needs --format json.)'
         : 'Is this the right file?',

@@ -10,9 +10,9 @@ export type ItemSource =
   | { kind: 'stdin'; stream: InputStream; isTTY?: boolean };
 
 export interface ReadItemsOptions {
-  /** Format of files and stdin. Default: by extension (`.json`, `.ndjson`/`.jsonl`, `.csv`, else `lines`); stdin: `lines`. */
+  /** Format of files and stdin. Default: by file extension (see `formatFromPath`); stdin: `lines`. */
   format?: ItemFormat;
-  /** csv: header of the column to read (default: the first column). json/ndjson: property to read from object elements. */
+  /** csv: header of the column to read (default: the first column). json/ndjson: property of object elements. */
   column?: string;
   /** Longest line, CSV record or item, in UTF-16 code units. Default 65,536 (64 Ki). */
   maxLineLength?: number;

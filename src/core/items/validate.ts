@@ -1,4 +1,4 @@
-import { quoteForMessage } from './clean.js';
+import { formatCount, quoteForMessage } from './clean.js';
 import { checkDomain, type Checked } from './domain.js';
 import { checkFanPage } from './fanpage.js';
 
@@ -51,11 +51,11 @@ export function validateItems(
   return { valid, invalid };
 }
 
-/** Report lines for the first `limit` invalid items, then a count of the rest: `items.txt:3: "http://a.com": a URL, ...`. */
+/** Lines for the first `limit` invalid items, then a count of the rest: `items.txt:3: "http://a.com": a URL, …`. */
 export function formatInvalidReport(invalid: readonly InvalidItem[], limit = 20): string[] {
   const shown = invalid.slice(0, Math.max(0, limit));
   const lines = shown.map(({ item, reason, where }) => `${where}: ${quoteForMessage(item)}: ${reason}`);
   const rest = invalid.length - shown.length;
-  if (rest > 0) lines.push(`… and ${rest.toLocaleString('en-US')} more invalid item${rest === 1 ? '' : 's'}`);
+  if (rest > 0) lines.push(`… and ${formatCount(rest)} more invalid item${rest === 1 ? '' : 's'}`);
   return lines;
 }
