@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import type { Task } from '../api/schemas.js';
+import type { Column } from '../output/printer.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { examples, type RunAction } from '../program.js';
@@ -12,6 +14,22 @@ export interface WatchOptions {
   /** 0 (default) = no limit; else exit 124 when reached with tasks unfinished. */
   timeout: number;
 }
+
+interface Change {
+  at: number;
+  task: Task;
+}
+
+/** tsv/csv columns of `watch` (documented in its help). */
+const CHANGE_COLUMNS: Column<Change>[] = [
+  { header: 'timestamp', value: (c) => new Date(c.at).toISOString() },
+  { header: 'id', value: (c) => c.task.id },
+  { header: 'service', value: (c) => c.task.service },
+  { header: 'status', value: (c) => c.task.status },
+  { header: 'completed_items', value: (c) => c.task.completed_items },
+  { header: 'failed_items', value: (c) => c.task.failed_items },
+  { header: 'total_items', value: (c) => c.task.total_items },
+];
 
 export function registerWatch(program: Command, run: RunAction): void {
   program
@@ -43,6 +61,8 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
   const { waitExitCode, stillRunningMessage } = await import('../core/follow/outcome.js');
   const printer = ctx.printer;
   const asEvents = printer.format === 'json' || printer.format === 'ndjson';
+  // tsv/csv rows go through the printer's row stream (it prints each write at once); table gets human lines.
+  const rows = printer.format === 'tsv' || printer.format === 'csv' ? printer.stream(CHANGE_COLUMNS) : undefined;
   const result = await followTasks({
     reader: api,
     ids: ids.length > 0 ? ids : 'all-unfinished',
@@ -57,18 +77,17 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
       if (asEvents) {
         const event = toWebhookEvent(task, at);
         if (event) printer.line(JSON.stringify(event));
-        return;
-      }
-      const fields = [new Date(at).toISOString(), task.id, task.service, task.status, task.completed_items ?? '', task.failed_items ?? '', task.total_items];
-      if (printer.format === 'tsv') printer.line(fields.join('\t'));
-      else if (printer.format === 'csv') printer.line(fields.map((f) => String(f)).join(','));
-      else {
-        const counts = task.completed_items !== undefined && task.completed_items !== null ? ` ${task.completed_items + (task.failed_items ?? 0)}/${task.total_items}` : '';
-        printer.line(`${fields[0]}  task ${task.id} ${task.service} ${printer.paintStatus(task.status)}${counts}${task.failed_items ? ` (${task.failed_items} failed)` : ''}`);
+      } else if (rows) {
+        rows.write([{ at, task }]);
+      } else {
+        const counts = task.completed_items != null ? ` ${task.completed_items + (task.failed_items ?? 0)}/${task.total_items}` : '';
+        const failed = task.failed_items ? ` (${task.failed_items} failed)` : '';
+        printer.line(`${new Date(at).toISOString()}  task ${task.id} ${task.service} ${printer.paintStatus(task.status)}${counts}${failed}`);
       }
     },
     onTransientError: (error) => printer.warn(`${error.message}; retrying`),
   });
+  await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
   if (result.reason === 'interrupted') {
     if (result.unfinished.length > 0 && ids.length > 0) printer.error('interrupted', stillRunningMessage(result.unfinished));

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookEventName } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { AuthError, UnavailableError, UsageError } from '../errors.js';
+import type { Column } from '../output/printer.js';
 import { examples, type RunAction } from '../program.js';
 import { port } from './parsers.js';
 import { parseTaskId } from './task-id.js';
@@ -38,7 +39,8 @@ export function registerWebhook(program: Command, run: RunAction): void {
         'taskctl webhook listen --exec \'jq -r .task.id >> finished.txt\'',
         'taskctl sandbox --webhook-url http://127.0.0.1:8788/   # in another terminal',
       ]) +
-        '\nAnswers 401 without the right X-Webhook-Signature (the API key), 405/413/400 for bad requests, 200 otherwise;\n' +
+        '\ntsv columns: timestamp, event, id, service, completed_items, failed_items, total_items\n' +
+        'Answers 401 without the right X-Webhook-Signature (the API key), 405/413/400 for bad requests, 200 otherwise;\n' +
         'a repeated (task, event) delivery is printed once. $TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec. Ctrl-C stops it (exit 0).\n',
     )
     .action((options: ListenOptions, cmd: Command) => run(cmd, (ctx) => runListen(ctx, options)));
@@ -55,20 +57,35 @@ export function registerWebhook(program: Command, run: RunAction): void {
     .action((id: string, options: SimulateCommandOptions, cmd: Command) => run(cmd, (ctx) => runSimulate(ctx, parseTaskId(id), options)));
 }
 
-function printEvent(ctx: Context, event: WebhookEvent, raw: string): void {
+/** tsv/csv columns of `webhook listen` (documented in its help). */
+const EVENT_COLUMNS: Column<WebhookEvent>[] = [
+  { header: 'timestamp', value: (e) => e.timestamp },
+  { header: 'event', value: (e) => e.event },
+  { header: 'id', value: (e) => e.task.id },
+  { header: 'service', value: (e) => e.task.service },
+  { header: 'completed_items', value: (e) => e.task.completed_items },
+  { header: 'failed_items', value: (e) => e.task.failed_items },
+  { header: 'total_items', value: (e) => e.task.total_items },
+];
+
+function eventPrinter(ctx: Context): { print(event: WebhookEvent, raw: string): void; end(): Promise<void> } {
   const printer = ctx.printer;
   if (printer.format === 'json' || printer.format === 'ndjson') {
-    printer.line(JSON.stringify(JSON.parse(raw)));
-    return;
+    // The body exactly as delivered (compacted), unknown fields included.
+    return { print: (_event, raw) => printer.line(JSON.stringify(JSON.parse(raw))), end: async () => {} };
   }
-  const task = event.task;
-  const fields = [event.timestamp, event.event, task.id, task.service, task.completed_items, task.failed_items, task.total_items];
-  if (printer.format === 'tsv') printer.line(fields.join('\t'));
-  else if (printer.format === 'csv') printer.line(fields.join(','));
-  else {
-    const reason = event.event === 'failed' ? `: ${event.task.error_message}` : '';
-    printer.line(`${event.timestamp}  ${printer.paintStatus(event.event)}  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`);
+  if (printer.format === 'tsv' || printer.format === 'csv') {
+    const rows = printer.stream(EVENT_COLUMNS);
+    return { print: (event) => rows.write([event]), end: () => rows.end() };
   }
+  return {
+    print(event) {
+      const task = event.task;
+      const reason = event.event === 'failed' ? `: ${event.task.error_message}` : '';
+      printer.line(`${event.timestamp}  ${printer.paintStatus(event.event)}  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`);
+    },
+    end: async () => {},
+  };
 }
 
 async function requireKey(ctx: Context): Promise<string> {
@@ -83,6 +100,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   if (!options.path.startsWith('/')) throw new UsageError(`--path must start with / (got "${options.path}")`);
   const apiKey = await requireKey(ctx);
   const { startWebhookListener } = await import('../webhook/listener.js');
+  const events = eventPrinter(ctx);
   const listener = await startWebhookListener({
     port: options.port,
     host: options.host,
@@ -92,7 +110,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     exec: options.exec,
     env: ctx.env,
     clock: ctx.clock,
-    onEvent: (event, raw) => printEvent(ctx, event, raw),
+    onEvent: (event, raw) => events.print(event, raw),
     log: (line) => ctx.printer.info(line),
   });
   ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
@@ -101,6 +119,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await listener.close();
+  await events.end();
 }
 
 export async function runSimulate(ctx: Context, id: number, options: SimulateCommandOptions): Promise<void> {

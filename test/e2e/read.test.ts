@@ -167,7 +167,7 @@ describe('show', () => {
 
 describe('errors and configuration', () => {
   it('exits 4 with a hint when no key is configured', async () => {
-    const result = await world.run(['balance'], { env: { TASKCTL_API_KEY: undefined, ...{ TASKCTL_API_KEY: '' } } });
+    const result = await world.run(['balance'], { env: { TASKCTL_API_KEY: '' } });
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(/no API key configured/);
     expect(result.stderr).toMatch(/taskctl auth login/);

@@ -23,10 +23,6 @@ export class CsvReader {
 
   constructor(private readonly ctx: FormatContext) {}
 
-  get hasHeader(): boolean {
-    return this.header !== undefined;
-  }
-
   readonly line = (raw: string, lineNo: number): void => {
     if (this.inQuotes) {
       // The line break was inside a quoted field: it is part of the value.

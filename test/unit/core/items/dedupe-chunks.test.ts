@@ -9,9 +9,21 @@ describe('dedupeItems', () => {
     expect(dedupeItems([])).toEqual({ unique: [], duplicates: 0 });
   });
 
+  it('matches a Set on large inputs with many repeats', () => {
+    const items = Array.from({ length: 50_000 }, (_, i) => `d${(i * 7919) % 20_011}.com`);
+    const expected = Array.from(new Set(items));
+    expect(dedupeItems(items)).toEqual({ unique: expected, duplicates: items.length - expected.length });
+  });
+
+  it('tells apart strings whose code units differ only outside ASCII', () => {
+    const items = ['\ud83d\ude00', '\ud83d\ude01', 'é', 'e\u0301', '\ud83d\ude00', ''];
+    expect(dedupeItems(items)).toEqual({ unique: ['\ud83d\ude00', '\ud83d\ude01', 'é', 'e\u0301', ''], duplicates: 1 });
+  });
+
   it('is idempotent, order-preserving and counts exactly (property)', () => {
+    const item = fc.oneof(fc.string({ maxLength: 3 }), fc.string({ unit: 'binary', maxLength: 4 }));
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 3 }), { maxLength: 60 }), (items) => {
+      fc.property(fc.array(item, { maxLength: 60 }), (items) => {
         const once = dedupeItems(items);
         expect(dedupeItems(once.unique)).toEqual({ unique: once.unique, duplicates: 0 });
         expect(once.unique.length + once.duplicates).toBe(items.length);

@@ -28,7 +28,8 @@ describe('json', () => {
   });
 
   it('names elements 1-based as "FILE item N"', async () => {
-    const { where } = await readItems([{ kind: 'stdin', stream: streamOf(['["a.com", "b.com"]']) }], { format: 'json' });
+    const stream = streamOf(['["a.com", "b.com"]']);
+    const { where } = await readItems([{ kind: 'stdin', stream }], { format: 'json' });
     expect(where(1)).toBe('stdin item 2');
   });
 
@@ -37,12 +38,16 @@ describe('json', () => {
   });
 
   it('rejects objects without --column, listing their properties', async () => {
-    const error = await inputError(json('[{"domain": "a.com", "note": "x"}]'), /^stdin item 1 is an object; choose its property with --column NAME/);
+    const error = await inputError(
+      json('[{"domain": "a.com", "note": "x"}]'),
+      /^stdin item 1 is an object; choose its property with --column NAME/,
+    );
     expect(error.hint).toBe('Its properties: "domain", "note".');
   });
 
   it('rejects an object missing the column, by item number', async () => {
-    await inputError(json('[{"domain": "a.com"}, {"name": "b.com"}]', 'domain'), /^stdin item 2 has no "domain" property/);
+    const twoItems = json('[{"domain": "a.com"}, {"name": "b.com"}]', 'domain');
+    await inputError(twoItems, /^stdin item 2 has no "domain" property/);
   });
 
   it('rejects non-string items with their index and type', async () => {
@@ -75,7 +80,8 @@ describe('json', () => {
   });
 
   it('names the line and column of a syntax error, without echoing raw input', async () => {
-    const error = await inputError(json('[\n  "a.com",\n  "b.com",\n]'), /^stdin:4:1: invalid JSON \(unexpected "\]"\)/);
+    const trailingComma = json('[\n  "a.com",\n  "b.com",\n]');
+    const error = await inputError(trailingComma, /^stdin:4:1: invalid JSON \(unexpected '\]'\)/);
     expect(error.hint).toMatch(/--format lines/);
     await inputError(json('[\r\n"a",\r\n\u001b]'), /^stdin:3:1: invalid JSON \(unexpected U\+001B \(escape\)\)/);
     await inputError(json('a.com\nb.com\n'), /^stdin:1:1: invalid JSON/);
@@ -101,7 +107,8 @@ describe('json', () => {
   });
 
   it('reports invalid UTF-8 by line', async () => {
-    await inputError(itemsFrom(['[\n"a",\n', Buffer.from([0x22, 0xc3, 0x28, 0x22, 0x5d])], { format: 'json' }), /^stdin:3: invalid UTF-8/);
+    const chunks = ['[\n"a",\n', Buffer.from([0x22, 0xc3, 0x28, 0x22, 0x5d])];
+    await inputError(itemsFrom(chunks, { format: 'json' }), /^stdin:3: invalid UTF-8/);
   });
 });
 
@@ -118,7 +125,7 @@ describe('ndjson', () => {
 
   it('names the line and column of invalid JSON', async () => {
     await inputError(ndjson('"a.com"\n"b.com\n'), /^stdin:2:7: invalid JSON \(unexpected end of input\)/);
-    await inputError(ndjson('"a.com"\na.com\n'), /^stdin:2:1: invalid JSON \(unexpected "a"\)/);
+    await inputError(ndjson('"a.com"\na.com\n'), /^stdin:2:1: invalid JSON \(unexpected 'a'\)/);
   });
 
   it('survives deep nesting on a line', async () => {
@@ -137,7 +144,8 @@ describe('csv', () => {
   });
 
   it('lists the available columns when the named one is missing', async () => {
-    const error = await inputError(csv('id,site\n1,a.com\n', 'domain'), /^stdin:1: no column "domain" in the CSV header/);
+    const missing = csv('id,site\n1,a.com\n', 'domain');
+    const error = await inputError(missing, /^stdin:1: no column "domain" in the CSV header/);
     expect(error.hint).toMatch(/Columns: "id", "site"/);
   });
 
@@ -164,16 +172,18 @@ describe('csv', () => {
   });
 
   it('strips a BOM before the header', async () => {
-    expect(await csv(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('domain\na.com\n')]), 'domain')).toEqual(['a.com']);
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('domain\na.com\n')]);
+    expect(await csv(withBom, 'domain')).toEqual(['a.com']);
   });
 
   it('rejects text after a closing quote and an unclosed quote, by line', async () => {
-    await inputError(csv('d\n"a.com"x\n'), /^stdin:2: unexpected "x" after a closing quote/);
+    await inputError(csv('d\n"a.com"x\n'), /^stdin:2: unexpected 'x' after a closing quote/);
     await inputError(csv('d\na.com\n"b.com\nc.com\n'), /^stdin:3: quoted field is never closed/);
   });
 
   it('caps a quoted field that never closes', async () => {
-    await inputError(itemsFrom(['d\n"', 'x\n'.repeat(100)], { format: 'csv', maxLineLength: 50 }), /^stdin:2: CSV record is longer than 50 characters/);
+    const unclosed = itemsFrom(['d\n"', 'x\n'.repeat(100)], { format: 'csv', maxLineLength: 50 });
+    await inputError(unclosed, /^stdin:2: CSV record is longer than 50 characters/);
   });
 
   it('treats a header-only file as no items', async () => {
@@ -183,7 +193,8 @@ describe('csv', () => {
 
 describe('locateJsonError', () => {
   it('agrees with JSON.parse on what is valid, for generated JSON and mutations of it', () => {
-    const mutated = fc.tuple(fc.json(), fc.nat(), fc.constantFrom('', ',', ']', '}', '"', '\\', ':', 'x', '\u0001', ' ')).map(
+    const insertion = fc.constantFrom('', ',', ']', '}', '"', '\\', ':', 'x', '\u0001', ' ');
+    const mutated = fc.tuple(fc.json(), fc.nat(), insertion).map(
       ([text, at, insert]) => {
         const cut = text.length === 0 ? 0 : at % (text.length + 1);
         return text.slice(0, cut) + insert + text.slice(cut);

@@ -18,7 +18,11 @@ export function streamOf(chunks: ReadonlyArray<Buffer | Uint8Array | string>, is
 }
 
 /** A stdin that produces `make(n)` for pull n until it returns undefined, counting pulls and whether it was stopped. */
-export function producer(make: (pull: number) => Buffer | undefined): { stream: InputStream; pulls: () => number; stopped: () => boolean } {
+export function producer(make: (pull: number) => Buffer | undefined): {
+  stream: InputStream;
+  pulls: () => number;
+  stopped: () => boolean;
+} {
   let pulls = 0;
   let stopped = false;
   async function* generate(): AsyncGenerator<Buffer> {
@@ -36,7 +40,10 @@ export function producer(make: (pull: number) => Buffer | undefined): { stream: 
 }
 
 /** Items read from one in-memory stdin. */
-export async function itemsFrom(chunks: ReadonlyArray<Buffer | Uint8Array | string>, options?: ReadItemsOptions): Promise<string[]> {
+export async function itemsFrom(
+  chunks: ReadonlyArray<Buffer | Uint8Array | string>,
+  options?: ReadItemsOptions,
+): Promise<string[]> {
   const { items } = await readItems([{ kind: 'stdin', stream: streamOf(chunks) }], options);
   return items;
 }
@@ -66,7 +73,13 @@ export async function usageError(promise: Promise<unknown>, message: RegExp): Pr
 }
 
 /** A fresh temporary directory and its remover. */
-export async function makeTempDir(): Promise<{ dir: string; path: (name: string) => string; remove: () => Promise<void> }> {
+export interface TempDir {
+  dir: string;
+  path: (name: string) => string;
+  remove: () => Promise<void>;
+}
+
+export async function makeTempDir(): Promise<TempDir> {
   const dir = await mkdtemp(join(tmpdir(), 'taskctl-items-'));
   return { dir, path: (name) => join(dir, name), remove: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -1,0 +1,131 @@
+/** Following tasks end to end: `wait` exit codes, `create --wait`, ids from stdin, `watch` events, Ctrl-C. */
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebhookEventSchema } from '../../src/api/schemas.js';
+import { BIN, startWorld, type E2EWorld } from './harness.js';
+
+let world: E2EWorld;
+beforeEach(async () => {
+  world = await startWorld({ itemMs: 20 });
+});
+afterEach(() => world.close());
+
+async function create(items: string[]): Promise<number> {
+  const result = await world.run(['create', 'domain_check_availability', ...items, '-q']);
+  expect(result.code).toBe(0);
+  return Number(result.stdout.trim());
+}
+
+const FAST = ['--interval', '100ms'];
+
+describe('wait', () => {
+  it('exits 0 when every task completed with every item, and prints the final tasks', async () => {
+    const a = await create(['a.com', 'b.com']);
+    const b = await create(['c.com']);
+    const result = await world.run(['wait', String(a), String(b), ...FAST]);
+    expect(result.code).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((line) => line.split('\t'));
+    expect(rows.map((r) => [Number(r[0]), r[2]])).toEqual([[a, 'completed'], [b, 'completed']]);
+  });
+
+  it('exits 10 when a task failed, naming it', async () => {
+    const id = await create(['a.com', 'taskfail-x.com']);
+    const result = await world.run(['wait', String(id), ...FAST]);
+    expect(result.code).toBe(10);
+    expect(result.stderr).toMatch(new RegExp(`task ${id} failed`));
+  });
+
+  it('exits 11 when items failed, and 0 with --allow-item-failures', async () => {
+    const id = await create(['a.com', 'fail-x.com']);
+    const result = await world.run(['wait', String(id), ...FAST]);
+    expect(result.code).toBe(11);
+    expect(result.stderr).toMatch(/1 failed items/);
+    const allowed = await world.run(['wait', String(id), ...FAST, '--allow-item-failures']);
+    expect(allowed.code).toBe(0);
+  });
+
+  it('exits 124 on --timeout with the resume command', async () => {
+    const id = await create(['slow-a.com', 'slow-b.com', 'slow-c.com', 'slow-d.com', 'slow-e.com']);
+    const result = await world.run(['wait', String(id), ...FAST, '--timeout', '300ms']);
+    expect(result.code).toBe(124);
+    expect(result.stderr).toMatch(new RegExp(`still running: taskctl wait ${id}`));
+  });
+
+  it('reads ids from stdin with -, so create -q pipes into it', async () => {
+    const a = await create(['a.com']);
+    const b = await create(['b.com']);
+    const result = await world.run(['wait', '-', ...FAST, '-q'], { stdin: `${a}\n${b}\n` });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+  });
+
+  it('--until processing returns once the task started', async () => {
+    const id = await create(['slow-a.com', 'slow-b.com', 'slow-c.com']);
+    const result = await world.run(['wait', String(id), ...FAST, '--until', 'processing', '-o', 'json']);
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as Array<{ status: string }>)[0]!.status).toBe('processing');
+  });
+
+  it('prints plain timestamped progress lines (no escape codes) when stderr is not a terminal', async () => {
+    const id = await create(['a.com', 'b.com']);
+    const result = await world.run(['wait', String(id), ...FAST]);
+    expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ /m);
+    expect(result.stderr).not.toContain('\x1b');
+  });
+
+  it('exits 5 for an unknown task', async () => {
+    const result = await world.run(['wait', '4242', ...FAST]);
+    expect(result.code).toBe(5);
+  });
+
+  it('survives transient 502s mid-wait', async () => {
+    const id = await create(['a.com', 'b.com', 'c.com']);
+    await world.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/tasks', kind: 'non-json', count: 2 });
+    const result = await world.run(['wait', String(id), ...FAST]);
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('create --wait', () => {
+  it('waits on the new task with the same exit codes', async () => {
+    const result = await world.run(['create', 'domain_check_availability', 'a.com', 'fail-b.com', '--wait', ...FAST, '-o', 'json']);
+    expect(result.code).toBe(11);
+    const tasks = JSON.parse(result.stdout) as Array<{ status: string; failed_items: number }>;
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]).toMatchObject({ status: 'completed', failed_items: 1 });
+  });
+});
+
+describe('watch', () => {
+  it('-o ndjson emits webhook-shaped events for each status change', async () => {
+    const id = await create(['a.com', 'b.com', 'c.com']);
+    const result = await world.run(['watch', String(id), ...FAST, '-o', 'ndjson']);
+    expect(result.code).toBe(0);
+    const events = result.stdout.trim().split('\n').map((line) => WebhookEventSchema.parse(JSON.parse(line)));
+    expect(events.at(-1)!.event).toBe('completed');
+    expect(events.every((e) => e.task.id === id)).toBe(true);
+  });
+
+  it('with no ids follows every unfinished task and exits with the outcome', async () => {
+    const a = await create(['slow-a.com', 'slow-b.com', 'slow-c.com', 'slow-d.com', 'slow-e.com']);
+    const b = await create(['slow-f.com', 'slow-g.com', 'slow-h.com', 'slow-i.com', 'taskfail-j.com']);
+    const result = await world.run(['watch', ...FAST]);
+    expect(result.code).toBe(10);
+    expect(result.stdout).toMatch(new RegExp(`\\t${a}\\tdomain_check_availability\\tcompleted\\t5\\t0\\t5$`, 'm'));
+    expect(result.stdout).toMatch(new RegExp(`\\t${b}\\tdomain_check_availability\\tfailed\\t`, 'm'));
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('exits 130 with the resume hint', async () => {
+    const id = await create(['slow-a.com', 'slow-b.com', 'slow-c.com', 'slow-d.com']);
+    const child = spawn(process.execPath, [BIN, 'wait', String(id), ...FAST], { env: { PATH: process.env.PATH ?? '', ...world.env } });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toMatch(new RegExp(`still running: taskctl wait ${id}`));
+  });
+});
