@@ -1,0 +1,134 @@
+/** `webhook listen` and `webhook simulate` against real sandbox deliveries. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebhookEventSchema } from '../../src/api/schemas.js';
+import { BIN, startWorld, type E2EWorld } from './harness.js';
+
+let world: E2EWorld | undefined;
+let listener: ChildProcessWithoutNullStreams | undefined;
+let receiver: Server | undefined;
+
+afterEach(async () => {
+  listener?.kill('SIGTERM');
+  if (listener && listener.exitCode === null) await new Promise((resolve) => listener!.once('close', resolve));
+  listener = undefined;
+  await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
+  receiver = undefined;
+  await world?.close();
+  world = undefined;
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts `taskctl webhook listen` and resolves once it says it is listening. */
+async function listen(env: Record<string, string>, args: string[]): Promise<{ stdout: () => string; stderr: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+  listener = child;
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  await waitFor(() => /listening for webhooks/.test(stderr), () => `listener did not start: ${stderr}`);
+  return { stdout: () => stdout, stderr: () => stderr };
+}
+
+async function waitFor(check: () => boolean, message: () => string, timeoutMs = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error(message());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('webhook listen', () => {
+  it('receives real sandbox deliveries, verified, and prints each event once as ndjson', async () => {
+    const port = await freePort();
+    world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${port}/hooks`, webhookTimeScale: 0.001 });
+    const out = await listen(world.env, ['--port', String(port), '--path', '/hooks', '-o', 'ndjson']);
+    const created = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
+    await waitFor(() => out.stdout().includes('"completed"'), () => `no completed event: ${out.stdout()} ${out.stderr()}`);
+    const events = out.stdout().trim().split('\n').map((line) => WebhookEventSchema.parse(JSON.parse(line)));
+    expect(events.map((e) => e.event)).toEqual(['processing', 'completed']);
+    expect(events[0]!.task.id).toBe(Number(created.stdout));
+    expect(out.stdout() + out.stderr()).not.toContain(world.sandbox.apiKey);
+  });
+
+  it('rejects a wrong signature with 401 and prints nothing', async () => {
+    const port = await freePort();
+    world = await startWorld();
+    const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
+    const response = await fetch(`http://127.0.0.1:${port}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': 'sk_not_the_key' },
+      body: '{}',
+    });
+    expect(response.status).toBe(401);
+    expect(out.stdout()).toBe('');
+    expect(out.stderr()).not.toContain('sk_not_the_key');
+  });
+
+  it('survives a receiver that failed the first attempts: the sandbox retries and each event prints once', async () => {
+    const port = await freePort();
+    const proxyPort = await freePort();
+    // A flaky front: answers 503 to the first two deliveries, then forwards to the listener.
+    let seen = 0;
+    receiver = createServer((req, res) => {
+      seen += 1;
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        if (seen <= 2) {
+          res.writeHead(503).end();
+          return;
+        }
+        const forwarded = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) });
+        res.writeHead(forwarded.status).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver!.listen(proxyPort, '127.0.0.1', resolve));
+    world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${proxyPort}/`, webhookTimeScale: 0.001 });
+    const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
+    await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
+    await waitFor(() => out.stdout().includes('"completed"'), () => `no completed event: ${out.stdout()} ${out.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const events = out.stdout().trim().split('\n').map((line) => JSON.parse(line) as { event: string });
+    expect(events.map((e) => e.event).sort()).toEqual(['completed', 'processing']);
+    const deliveries = await world.admin<{ deliveries: Array<{ attempts: unknown[] }> }>('GET', '/__sandbox/deliveries');
+    expect(deliveries.deliveries.reduce((n, d) => n + d.attempts.length, 0)).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('webhook simulate', () => {
+  it('sends a correctly signed event built from a real task to a listener', async () => {
+    const port = await freePort();
+    world = await startWorld({ itemMs: 0 });
+    const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
+    const created = await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
+    const result = await world.run(['webhook', 'simulate', created.stdout.trim(), '--event', 'failed', '--to', `http://127.0.0.1:${port}/`]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/delivered failed event/);
+    await waitFor(() => out.stdout().includes('"failed"'), () => out.stderr());
+    const event = WebhookEventSchema.parse(JSON.parse(out.stdout().trim()));
+    expect(event).toMatchObject({ event: 'failed', task: { id: Number(created.stdout), status: 'failed' } });
+    // The same (task, event) delivered again is acknowledged but printed once.
+    const again = await world.run(['webhook', 'simulate', created.stdout.trim(), '--event', 'failed', '--to', `http://127.0.0.1:${port}/`]);
+    expect(again.code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(out.stdout().trim().split('\n')).toHaveLength(1);
+  });
+
+  it('refuses plain http to a non-loopback receiver', async () => {
+    world = await startWorld({ itemMs: 0 });
+    const created = await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
+    const result = await world.run(['webhook', 'simulate', created.stdout.trim(), '--to', 'http://example.com/hook']);
+    expect(result.code).toBe(2);
+  });
+});
