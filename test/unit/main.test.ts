@@ -1,0 +1,66 @@
+/** main(argv, deps) → exit code, with in-memory IO: the one place errors become numbers. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/context.js';
+import { main } from '../../src/main.js';
+import { createMemoryIO, type MemoryIO } from '../../src/output/memory-io.js';
+
+const home = mkdtempSync(join(tmpdir(), 'taskctl-main-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+function deps(memory: MemoryIO, env: Record<string, string> = {}): Deps {
+  return {
+    io: memory.io,
+    env: { TASKCTL_CONFIG_DIR: join(home, 'cfg'), TASKCTL_CACHE_DIR: join(home, 'cache'), ...env },
+    clock: { now: () => Date.now(), sleep: async () => {} },
+    signal: new AbortController().signal,
+  };
+}
+
+async function run(argv: string[], options: { env?: Record<string, string>; stdinTTY?: boolean } = {}) {
+  const memory = createMemoryIO({ stdinTTY: options.stdinTTY });
+  const code = await main(argv, deps(memory, options.env));
+  return { code, stdout: memory.stdout.text(), stderr: memory.stderr.text() };
+}
+
+describe('main', () => {
+  it('returns 0 for --version and --help', async () => {
+    expect((await run(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Exit codes:/);
+  });
+
+  it('returns 2 for an unknown command with a suggestion, and for a bad flag value', async () => {
+    const unknown = await run(['balanse']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Did you mean balance\?/);
+    const bad = await run(['list', '--per-page', 'lots']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--per-page/);
+  });
+
+  it('returns 2 when no base URL is configured, 4 when no key is', async () => {
+    const noUrl = await run(['balance']);
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toMatch(/no API base URL configured/);
+    const noKey = await run(['balance'], { env: { TASKCTL_BASE_URL: 'https://api.example.com' } });
+    expect(noKey.code).toBe(4);
+    expect(noKey.stderr.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('refuses items from a terminal stdin instead of waiting', async () => {
+    const result = await run(['create', 'domain_check_availability'], { stdinTTY: true, env: { TASKCTL_BASE_URL: 'https://api.example.com', TASKCTL_API_KEY: 'sk_x_1234' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no items given/);
+  });
+
+  it('scrubs the key from error messages', async () => {
+    const result = await run(['--base-url', 'http://sk_secret_9999.example.com', 'balance'], { env: { TASKCTL_API_KEY: 'sk_secret_9999' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toContain('sk_secret_9999');
+    expect(result.stderr).toContain('[REDACTED]');
+  });
+});
