@@ -1,0 +1,99 @@
+/** Prompts as a person meets them, in a real terminal (tmux): the cost confirmation and the hidden key prompt. */
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startWorld, type E2EWorld } from './harness.js';
+
+const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+let world: E2EWorld;
+const session = `taskctl-prompt-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', session, ...args], { encoding: 'utf8' });
+
+beforeAll(async () => {
+  if (!hasTmux) return;
+  world = await startWorld({ itemMs: 0 });
+  // Every create below costs more than this, so a terminal run must ask.
+  await world.run(['config', 'set', 'confirm-above', '5']);
+});
+afterAll(async () => {
+  if (!hasTmux) return;
+  try {
+    tmux('kill-server');
+  } catch {
+    // Already gone.
+  }
+  await world.close();
+});
+
+/** Runs a shell command line in a fresh tmux window with the world's environment; returns a screen reader. */
+function start(name: string, commandLine: string, env: Record<string, string>): () => string {
+  const exports = Object.entries({ ...env, PATH: process.env.PATH ?? '' })
+    .map(([key, value]) => `${key}='${value}'`)
+    .join(' ');
+  const script = `env ${exports} ${process.execPath} ${BIN} ${commandLine}; echo "EXIT=$?"; sleep 30`;
+  try {
+    tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '40', script);
+  } catch {
+    tmux('new-window', '-t', session, '-n', name, script);
+  }
+  return () => tmux('capture-pane', '-p', '-t', name);
+}
+
+async function until(screen: () => string, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const text = screen();
+    if (pattern.test(text)) return text;
+    if (Date.now() - started > timeoutMs) throw new Error(`screen never matched ${pattern}:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const taskCount = async () => (await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state')).tasks.length;
+
+describe.skipIf(!hasTmux)('prompts in a terminal', () => {
+  it('asks before spending at least confirm-above coins; "n" creates nothing and exits 130', async () => {
+    const screen = start('deny', 'create domain_whois_history a.com b.com', world.env);
+    await until(screen, /estimated 10 coins\? \[y\/N\]/);
+    tmux('send-keys', '-t', 'deny', 'n', 'Enter');
+    const text = await until(screen, /EXIT=\d+/);
+    expect(text).toMatch(/cancelled; nothing was created/);
+    expect(text).toMatch(/EXIT=130/);
+    expect(await taskCount()).toBe(0);
+  }, 20_000);
+
+  it('"y" creates the task; --yes and a pipe never ask', async () => {
+    const screen = start('accept', 'create domain_whois_history c.com', world.env);
+    await until(screen, /\[y\/N\]/);
+    tmux('send-keys', '-t', 'accept', 'y', 'Enter');
+    expect(await until(screen, /EXIT=\d+/)).toMatch(/EXIT=0/);
+    expect(await taskCount()).toBe(1);
+    const piped = await world.run(['create', 'domain_whois_history', 'd.com']);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toMatch(/\[y\/N\]/);
+    const yes = start('yes', 'create domain_whois_history e.com --yes', world.env);
+    const text = await until(yes, /EXIT=\d+/);
+    expect(text).toMatch(/EXIT=0/);
+    expect(text).not.toMatch(/\[y\/N\]/);
+    expect(await taskCount()).toBe(3);
+  }, 20_000);
+
+  it('auth login hides the key as it is typed', async () => {
+    const env = { ...world.home.env, TASKCTL_CONFIG_DIR: `${world.home.dir}/login-config` };
+    const screen = start('login', `auth login --base-url ${world.sandbox.origin}`, env);
+    await until(screen, /API key \(input hidden\):/);
+    tmux('send-keys', '-t', 'login', '-l', world.sandbox.apiKey);
+    tmux('send-keys', '-t', 'login', 'Enter');
+    const text = await until(screen, /EXIT=\d+/);
+    expect(text).toMatch(/Logged in to/);
+    expect(text).toMatch(/EXIT=0/);
+    expect(text).not.toContain(world.sandbox.apiKey);
+  }, 20_000);
+});
