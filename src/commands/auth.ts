@@ -77,39 +77,38 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<voi
   if (ctx.env.TASKCTL_API_KEY && ctx.env.TASKCTL_API_KEY !== key) ctx.printer.warn('TASKCTL_API_KEY is set and takes precedence over the saved key.');
 }
 
+/** Whether the key works, with the balance and rate-limit budget the check revealed. */
+async function checkKey(ctx: Context): Promise<{ works: string; extra: Array<[string, string]>; problem?: CliError }> {
+  try {
+    const api = await ctx.api();
+    const balance = await api.getBalance();
+    const extra: Array<[string, string]> = [['balance', `${balance.balance} ${balance.currency}`]];
+    const budget = api.rateLimiter.snapshot();
+    if (budget) extra.push(['rate_limit', `${budget.remaining}/${budget.limit} requests left, resets ${new Date(budget.resetAtMs).toISOString()}`]);
+    return { works: 'yes', extra };
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return { works: `no: ${error.message}`, extra: [], problem: error };
+  }
+}
+
 export async function runStatus(ctx: Context): Promise<void> {
   const settings = await ctx.settings();
-  const fields: Array<[string, string | number | undefined]> = [
+  const check = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : { works: 'no key', extra: [] };
+  const fields: Array<[string, string | undefined]> = [
     ['profile', settings.profile.value],
-    ['base_url', settings.baseUrl ? settings.baseUrl.value : undefined],
+    ['base_url', settings.baseUrl?.value],
     ['base_url_source', settings.baseUrl?.origin],
     ['key', settings.apiKey ? maskKey(settings.apiKey.value) : undefined],
     ['key_source', settings.apiKey?.origin],
+    ['key_works', check.works],
+    ...check.extra,
   ];
-  let problem: CliError | undefined;
-  let works = 'no key';
-  if (settings.apiKey && settings.baseUrl) {
-    try {
-      const api = await ctx.api();
-      const balance = await api.getBalance();
-      works = 'yes';
-      fields.push(['balance', `${balance.balance} ${balance.currency}`]);
-      const budget = api.rateLimiter.snapshot();
-      if (budget) {
-        fields.push(['rate_limit', `${budget.remaining}/${budget.limit} requests left, resets ${new Date(budget.resetAtMs).toISOString()}`]);
-      }
-    } catch (error) {
-      if (!(error instanceof CliError)) throw error;
-      works = `no: ${error.message}`;
-      problem = error;
-    }
-  }
-  fields.splice(5, 0, ['key_works', works]);
-  ctx.printer.detail(fields, Object.fromEntries(fields.filter(([, v]) => v !== undefined)));
+  ctx.printer.detail(fields, Object.fromEntries(fields.filter(([, value]) => value !== undefined)));
   if (!settings.apiKey) {
     throw new AuthError('not logged in', 'Run `taskctl auth login --base-url URL`, set TASKCTL_API_KEY, or use --sandbox.');
   }
-  if (problem) ctx.exitCode = problem.exitCode;
+  if ('problem' in check && check.problem) ctx.exitCode = check.problem.exitCode;
 }
 
 export async function runLogout(ctx: Context): Promise<void> {
