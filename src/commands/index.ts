@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { RunAction } from '../program.js';
 import { registerAuth } from './auth.js';
 import { registerBalance } from './balance.js';
+import { registerCompletion } from './completion.js';
 import { registerConfig } from './config.js';
 import { registerCreate } from './create.js';
 import { registerList } from './list.js';
@@ -25,4 +26,5 @@ export function registerCommands(program: Command, run: RunAction): void {
   registerConfig(program, run);
   registerWebhook(program, run);
   registerSandbox(program, run);
+  registerCompletion(program, run);
 }

@@ -3,11 +3,14 @@ import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { exportItems } from '../output/flatten.js';
 import { examples, type RunAction } from '../program.js';
+import { reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { parseTaskId } from './task-id.js';
 
 export interface ShowOptions {
   /** Only items in this status. */
   itemsStatus?: 'completed' | 'failed';
+  /** Reports on the whole task (`--report junit=FILE`, `--report github`); `--items-status` does not filter them. */
+  report?: ReportSpec[];
 }
 
 export function registerShow(program: Command, run: RunAction): void {
@@ -17,6 +20,7 @@ export function registerShow(program: Command, run: RunAction): void {
     .description('show one task with its item results')
     .argument('<id>', 'task id')
     .addOption(new Option('--items-status <status>', 'only items in this status').choices(['completed', 'failed']))
+    .addOption(reportOption())
     .addHelpText(
       'after',
       examples([
@@ -50,6 +54,7 @@ export async function runShow(ctx: Context, id: number, options: ShowOptions): P
   const api = await ctx.api();
   const task = await api.getTask(id);
   ctx.cache.rememberTasks([task]);
+  if (options.report?.length) await writeReports(ctx, options.report, [task]);
   const items = (task.items ?? []).filter((item) => !options.itemsStatus || item.status === options.itemsStatus);
   const { rows, columns } = exportItems(items);
   const itemColumns = columns.map((column) =>

@@ -3,6 +3,7 @@ import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
+import { fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { examples, type RunAction } from '../program.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
@@ -19,6 +20,8 @@ export interface WaitOptions {
   until?: 'processing' | 'completed';
   /** A completed task with failed items exits 0 instead of 11. */
   allowItemFailures?: boolean;
+  /** Reports to write after the wait (`--report junit=FILE`, `--report github`). */
+  report?: ReportSpec[];
 }
 
 /** Heartbeat on plain-line progress, so a CI log shows the wait is alive. */
@@ -31,7 +34,8 @@ export function addWaitOptions(command: Command): Command {
     .option('--timeout <duration>', 'give up after this long (exit 124); 0 = never', duration, 30 * 60_000)
     .option('--any', 'return when the first task reaches the state')
     .addOption(new Option('--until <state>', 'wait for this state instead of the end').choices(['processing', 'completed']))
-    .option('--allow-item-failures', 'exit 0 (not 11) when tasks completed with some failed items');
+    .option('--allow-item-failures', 'exit 0 (not 11) when tasks completed with some failed items')
+    .addOption(reportOption());
 }
 
 export function registerWait(program: Command, run: RunAction): void {
@@ -86,6 +90,7 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   const api = await ctx.api({ deadline });
   const { followTasks } = await import('../core/follow/follow.js');
   const { waitExitCode, stillRunningMessage } = await import('../core/follow/outcome.js');
+  const { startLogGroup } = await import('../output/progress.js');
   const progress = await ctx.printer.progress();
   const latest = new Map<number, Task>();
   let lastPrinted = start;
@@ -94,6 +99,8 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     progress.update(ids.map((id) => (latest.has(id) ? describe(latest.get(id)!) : `task ${id} …`)).join('\n') + ` (${elapsed})`);
     lastPrinted = ctx.clock.now();
   };
+  // GitHub Actions folds the progress lines of a long wait into one expandable group.
+  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, `waiting for ${ids.length === 1 ? `task ${ids[0]}` : `${ids.length} tasks`}`) : undefined;
   const result = await followTasks({
     reader: api,
     ids,
@@ -116,7 +123,7 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
         lastPrinted = ctx.clock.now();
       }
     },
-  });
+  }).finally(() => group?.end());
   const code = waitExitCode(result.tasks, { allowItemFailures: options.allowItemFailures, reason: result.reason });
   if (code === ExitCode.ok) progress.succeed();
   else progress.fail();
@@ -136,5 +143,6 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
       }
     }
   }
+  if (options.report?.length && result.reason !== 'interrupted') await writeReports(ctx, options.report, await fetchWithItems(api, result.tasks));
   ctx.exitCode = code;
 }

@@ -18,16 +18,18 @@ export interface IO {
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Colour on a stream: off when it is not a TTY, with --no-color, NO_COLOR or TERM=dumb; FORCE_COLOR forces it
- * (DESIGN.md 3). As in Node and chalk, FORCE_COLOR=0 or =false forces it off. Call once per stream: stdout and
- * stderr may differ (`taskctl list | less` still wants coloured errors).
+ * Colour on a stream: off when it is not a TTY, with --no-color, NO_COLOR, TERM=dumb, or in CI mode (`ci`: `--ci` or
+ * `CI`); FORCE_COLOR forces it (DESIGN.md 3). As in Node and chalk, FORCE_COLOR=0 or =false forces it off. Call once
+ * per stream: stdout and stderr may differ (`taskctl list | less` still wants coloured errors).
  */
-export function colorEnabled(stream: OutputStream, env: Env, noColorFlag: boolean): boolean {
+export function colorEnabled(stream: OutputStream, env: Env, noColorFlag: boolean, ci = false): boolean {
   if (noColorFlag) return false;
   const force = env.FORCE_COLOR;
   if (force === '0' || force === 'false') return false;
   if (force !== undefined) return true;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.TERM === 'dumb') return false;
+  // CI logs are files: escape codes are noise there unless asked for with FORCE_COLOR.
+  if (ci) return false;
   return stream.isTTY === true;
 }

@@ -158,3 +158,23 @@ async function createSpinnerProgress(stream: OutputStream, color: boolean, redac
     },
   };
 }
+
+export interface LogGroup {
+  end(): void;
+}
+
+/**
+ * GitHub Actions log group (`::group::title` … `::endgroup::`) around plain progress lines, so a long wait folds into
+ * one line of the job log. Undefined outside GitHub Actions. Workflow commands are read from stderr as well as stdout.
+ */
+export function startLogGroup(stream: OutputStream, env: Env, title: string): LogGroup | undefined {
+  if (env.GITHUB_ACTIONS !== 'true') return undefined;
+  stream.write(`::group::${neutralise(title)}\n`);
+  let open = true;
+  return {
+    end() {
+      if (open) stream.write('::endgroup::\n');
+      open = false;
+    },
+  };
+}

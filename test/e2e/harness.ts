@@ -23,7 +23,13 @@ export interface RunOptions {
 }
 
 /** A temporary HOME/config/cache per test file, so nothing touches the developer's real config. */
-export function isolatedHome(): { dir: string; env: Record<string, string>; cleanup(): void } {
+export interface IsolatedHome {
+  dir: string;
+  env: { HOME: string; TASKCTL_CONFIG_DIR: string; TASKCTL_CACHE_DIR: string };
+  cleanup(): void;
+}
+
+export function isolatedHome(): IsolatedHome {
   const dir = mkdtempSync(join(tmpdir(), 'taskctl-e2e-'));
   return {
     dir,
@@ -68,7 +74,7 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
 
 export interface E2EWorld {
   sandbox: RunningSandbox;
-  home: ReturnType<typeof isolatedHome>;
+  home: IsolatedHome;
   /** Environment pointing the CLI at this sandbox with its key. */
   env: Record<string, string>;
   run(args: string[], options?: RunOptions): Promise<CliResult>;

@@ -1,0 +1,249 @@
+# fish completion for taskctl
+# Generated from the command tree by `npm run completions` (also printed by `taskctl completion SHELL`); do not edit.
+# Install: taskctl completion fish > ~/.config/fish/completions/taskctl.fish
+
+# $argv = command path, word: prints the subcommand's path; fails when the word is not a subcommand.
+function __taskctl_resolve
+    switch "$argv[1]|$argv[2]"
+        case '|services'
+            echo 'services'
+        case '|balance'
+            echo 'balance'
+        case '|list'
+            echo 'list'
+        case '|ls'
+            echo 'list'
+        case '|show'
+            echo 'show'
+        case '|get'
+            echo 'show'
+        case '|create'
+            echo 'create'
+        case '|wait'
+            echo 'wait'
+        case '|watch'
+            echo 'watch'
+        case '|auth'
+            echo 'auth'
+        case '|config'
+            echo 'config'
+        case '|webhook'
+            echo 'webhook'
+        case '|sandbox'
+            echo 'sandbox'
+        case '|completion'
+            echo 'completion'
+        case '|help'
+            echo 'help'
+        case 'auth|login'
+            echo 'auth login'
+        case 'auth|status'
+            echo 'auth status'
+        case 'auth|logout'
+            echo 'auth logout'
+        case 'auth|help'
+            echo 'auth help'
+        case 'config|get'
+            echo 'config get'
+        case 'config|set'
+            echo 'config set'
+        case 'config|unset'
+            echo 'config unset'
+        case 'config|list'
+            echo 'config list'
+        case 'config|path'
+            echo 'config path'
+        case 'config|help'
+            echo 'config help'
+        case 'webhook|listen'
+            echo 'webhook listen'
+        case 'webhook|simulate'
+            echo 'webhook simulate'
+        case 'webhook|help'
+            echo 'webhook help'
+        case '*'
+            return 1
+    end
+end
+
+# $argv = command path, flag: succeeds when the flag takes a value there.
+function __taskctl_takes_value
+    switch "$argv[1]|$argv[2]"
+        case 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'show|--items-status' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+            return 0
+    end
+    return 1
+end
+
+# Prints the number of positional arguments, then the command path, for the tokens before the cursor.
+function __taskctl_state
+    set -l tokens (commandline -opc)
+    set -l cmdpath ''
+    set -l npos 0
+    set -l skip 0
+    set -l dashdash 0
+    for w in $tokens[2..-1]
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        if test $dashdash = 1
+            set npos (math $npos + 1)
+            continue
+        end
+        switch $w
+            case '--'
+                set dashdash 1
+            case '--*=*'
+            case '-?*'
+                __taskctl_takes_value "$cmdpath" $w; and set skip 1
+            case '*'
+                if test $npos = 0; and set -l next (__taskctl_resolve "$cmdpath" $w)
+                    set cmdpath $next
+                else
+                    set npos (math $npos + 1)
+                end
+        end
+    end
+    echo $npos
+    echo $cmdpath
+end
+
+# $argv[1] = command path: succeeds when the words before the cursor are that command (and its flags or arguments).
+function __taskctl_is
+    set -l state (__taskctl_state)
+    test "$state[2]" = "$argv[1]"
+end
+
+# $argv = command path, index[, +]: succeeds when the word at the cursor is that positional argument (or a later one).
+function __taskctl_arg
+    set -l state (__taskctl_state)
+    test "$state[2]" = "$argv[1]"; or return 1
+    test "$argv[3]" = "+"; and test $state[1] -ge $argv[2]; and return 0
+    test $state[1] -eq $argv[2]
+end
+
+# Service names or recent task ids (with a description) from the local cache.
+function __taskctl_dynamic
+    command taskctl --request-timeout 1500ms __complete $argv[1] 2>/dev/null
+end
+
+# --report values: github, or junit= and a file.
+function __taskctl_report
+    set -l token (string replace -r -- '^--report=' '' (commandline -ct))
+    if string match -q -- 'junit=*' $token
+        __fish_complete_path (string replace -- 'junit=' '' $token) | string replace -r -- '^' 'junit='
+    else
+        printf '%s\n' github junit=
+    end
+end
+
+complete -c taskctl -f
+complete -c taskctl -l profile -x -d 'config profile to use (env TASKCTL_PROFILE)'
+complete -c taskctl -l base-url -x -d 'API base URL (env TASKCTL_BASE_URL)'
+complete -c taskctl -l api-key-file -r -F -d 'read the API key from a file (- = stdin); there is no flag that takes the key itself'
+complete -c taskctl -s o -l output -x -a 'table tsv csv json ndjson' -d 'output format (default: table on a terminal, tsv otherwise)'
+complete -c taskctl -l json -d 'same as -o json'
+complete -c taskctl -l no-color -d 'disable colour (also NO_COLOR, TERM=dumb)'
+complete -c taskctl -s q -l quiet -d 'print only essential output'
+complete -c taskctl -s v -l verbose -d 'trace HTTP requests on stderr (secrets redacted)'
+complete -c taskctl -l request-timeout -x -d 'per-request timeout, e.g. 30s'
+complete -c taskctl -l no-input -d 'never prompt'
+complete -c taskctl -l ci -d 'CI mode (also when CI is set): no spinners or prompts, timestamped progress'
+complete -c taskctl -l sandbox -d 'start a local sandbox service for this one invocation and talk to it'
+complete -c taskctl -s h -l help -d 'show help'
+complete -c taskctl -n '__taskctl_is \'\'' -l version -d 'print the version'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'services' -d 'list services with their price per item'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'balance' -d 'show the coin balance'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'list' -d 'list tasks, newest first as the service returns them, one page or --all'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'ls' -d 'list tasks, newest first as the service returns them, one page or --all'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'show' -d 'show one task with its item results'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'get' -d 'show one task with its item results'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'create' -d 'create a task: a service plus items from arguments, files (-f) or piped stdin'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'wait' -d 'block until tasks finish; the exit code tells how they ended'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'watch' -d 'stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'auth' -d 'store, inspect and remove the API key'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'config' -d 'read and write settings in the config file (per profile)'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'webhook' -d 'receive the service\'s webhook events locally, or send a test event'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'sandbox' -d 'run the local sandbox service: the whole API with fake data, no account, no network'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'completion' -d 'print the shell completion script (bash, zsh or fish)'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'help' -d 'display help for command'
+complete -c taskctl -n '__taskctl_is \'list\'' -l page -x -d 'page to read'
+complete -c taskctl -n '__taskctl_is \'list\'' -l per-page -x -d 'tasks per page, 1..100'
+complete -c taskctl -n '__taskctl_is \'list\'' -l all -d 'read every page (from --page on), streaming'
+complete -c taskctl -n '__taskctl_is \'list\'' -l status -x -a 'pending processing completed failed' -d 'only tasks in this status (repeatable or comma-separated)'
+complete -c taskctl -n '__taskctl_is \'list\'' -l service -x -a '(__taskctl_dynamic services)' -d 'only tasks of this service (repeatable or comma-separated)'
+complete -c taskctl -n '__taskctl_is \'list\'' -l limit -x -d 'print at most this many tasks'
+complete -c taskctl -n '__taskctl_is \'show\'' -l items-status -x -a 'completed failed' -d 'only items in this status'
+complete -c taskctl -n '__taskctl_is \'show\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
+complete -c taskctl -n '__taskctl_arg \'show\' 0' -x -a '(__taskctl_dynamic tasks)'
+complete -c taskctl -n '__taskctl_is \'create\'' -s f -l file -r -F -d 'read items from a file (- = stdin); repeatable'
+complete -c taskctl -n '__taskctl_is \'create\'' -l format -x -a 'lines json ndjson csv' -d 'item file format (default: by extension, else lines)'
+complete -c taskctl -n '__taskctl_is \'create\'' -l column -x -d 'csv column or json property holding the item'
+complete -c taskctl -n '__taskctl_is \'create\'' -l skip-invalid -d 'drop invalid items with a warning instead of refusing (exit 3)'
+complete -c taskctl -n '__taskctl_is \'create\'' -l keep-duplicates -d 'send duplicate items (they are removed by default)'
+complete -c taskctl -n '__taskctl_is \'create\'' -l dry-run -d 'validate and price the items, show the balance after; create nothing'
+complete -c taskctl -n '__taskctl_is \'create\'' -l max-cost -x -d 'refuse (exit 6) when the estimate is above this'
+complete -c taskctl -n '__taskctl_is \'create\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
+complete -c taskctl -n '__taskctl_is \'create\'' -l chunk-size -x -d 'split into several tasks of at most n items, created in order'
+complete -c taskctl -n '__taskctl_is \'create\'' -l reuse-window -x -d 'reuse a task with the same service and items created within this window (e.g. 1h)'
+complete -c taskctl -n '__taskctl_is \'create\'' -l wait -d 'then wait for the task(s) like `taskctl wait`'
+complete -c taskctl -n '__taskctl_is \'create\'' -l interval -x -d 'first poll interval; grows x1.5 to 30s while nothing changes'
+complete -c taskctl -n '__taskctl_is \'create\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
+complete -c taskctl -n '__taskctl_is \'create\'' -l any -d 'return when the first task reaches the state'
+complete -c taskctl -n '__taskctl_is \'create\'' -l until -x -a 'processing completed' -d 'wait for this state instead of the end'
+complete -c taskctl -n '__taskctl_is \'create\'' -l allow-item-failures -d 'exit 0 (not 11) when tasks completed with some failed items'
+complete -c taskctl -n '__taskctl_is \'create\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
+complete -c taskctl -n '__taskctl_arg \'create\' 0' -x -a '(__taskctl_dynamic services)'
+complete -c taskctl -n '__taskctl_is \'wait\'' -l interval -x -d 'first poll interval; grows x1.5 to 30s while nothing changes'
+complete -c taskctl -n '__taskctl_is \'wait\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
+complete -c taskctl -n '__taskctl_is \'wait\'' -l any -d 'return when the first task reaches the state'
+complete -c taskctl -n '__taskctl_is \'wait\'' -l until -x -a 'processing completed' -d 'wait for this state instead of the end'
+complete -c taskctl -n '__taskctl_is \'wait\'' -l allow-item-failures -d 'exit 0 (not 11) when tasks completed with some failed items'
+complete -c taskctl -n '__taskctl_is \'wait\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
+complete -c taskctl -n '__taskctl_arg \'wait\' 0 +' -x -a '(__taskctl_dynamic tasks)'
+complete -c taskctl -n '__taskctl_is \'watch\'' -l follow -d 'with no ids: keep going after the current tasks finish, picking up new ones'
+complete -c taskctl -n '__taskctl_is \'watch\'' -l interval -x -d 'first poll interval; grows x1.5 to 30s while nothing changes'
+complete -c taskctl -n '__taskctl_is \'watch\'' -l timeout -x -d 'stop after this long (exit 124); 0 = never'
+complete -c taskctl -n '__taskctl_arg \'watch\' 0 +' -x -a '(__taskctl_dynamic tasks)'
+complete -c taskctl -n '__taskctl_is \'auth\'' -a 'login' -d 'verify an API key with GET /balance and save it (with the base URL) in the profile'
+complete -c taskctl -n '__taskctl_is \'auth\'' -a 'status' -d 'show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget'
+complete -c taskctl -n '__taskctl_is \'auth\'' -a 'logout' -d 'remove the profile\'s stored API key'
+complete -c taskctl -n '__taskctl_is \'auth\'' -a 'help' -d 'display help for command'
+complete -c taskctl -n '__taskctl_is \'auth login\'' -l with-key -d 'read the key from stdin instead of a hidden prompt'
+complete -c taskctl -n '__taskctl_arg \'auth help\' 0' -x -a 'login status logout'
+complete -c taskctl -n '__taskctl_is \'config\'' -a 'get' -d 'print the effective value of a setting'
+complete -c taskctl -n '__taskctl_is \'config\'' -a 'set' -d 'store a setting in the profile'
+complete -c taskctl -n '__taskctl_is \'config\'' -a 'unset' -d 'remove a setting from the profile'
+complete -c taskctl -n '__taskctl_is \'config\'' -a 'list' -d 'list every setting with its effective value and where it comes from'
+complete -c taskctl -n '__taskctl_is \'config\'' -a 'path' -d 'print the config file path'
+complete -c taskctl -n '__taskctl_is \'config\'' -a 'help' -d 'display help for command'
+complete -c taskctl -n '__taskctl_arg \'config get\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout'
+complete -c taskctl -n '__taskctl_arg \'config set\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout'
+complete -c taskctl -n '__taskctl_arg \'config unset\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout'
+complete -c taskctl -n '__taskctl_arg \'config help\' 0' -x -a 'get set unset list path'
+complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'listen' -d 'run a local webhook receiver: verify the signature, print each event once, forward or exec'
+complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'simulate' -d 'send a correctly signed event built from a real task to a URL'
+complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'help' -d 'display help for command'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l port -x -d 'port to listen on (0 = any free port)'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l host -x -d 'address to bind'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l path -x -d 'path that accepts deliveries'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l forward-to -x -d 're-POST each verified event to this URL (https, or http on loopback)'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l exec -x -d 'run this shell command per event, with the event JSON on stdin'
+complete -c taskctl -n '__taskctl_is \'webhook simulate\'' -l event -x -a 'processing completed failed' -d 'event to send (default: the task\'s current state)'
+complete -c taskctl -n '__taskctl_is \'webhook simulate\'' -l to -x -d 'receiver URL'
+complete -c taskctl -n '__taskctl_arg \'webhook simulate\' 0' -x -a '(__taskctl_dynamic tasks)'
+complete -c taskctl -n '__taskctl_arg \'webhook help\' 0' -x -a 'listen simulate'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l port -x -d 'port to listen on (0 = any free port)'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l host -x -d 'address to bind (loopback unless you mean it)'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l api-key -x -d 'the sandbox API key'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l balance -x -d 'starting balance'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l item-ms -x -d 'simulated work per item in milliseconds (slow- items take 10x)'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l rate-limit -x -d 'requests per minute per key (0 = off)'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l max-items -x -d 'maximum items per task'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l webhook-url -x -d 'deliver webhook events to this URL (http:// allowed on loopback)'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l webhook-time-scale -x -d 'multiply the webhook retry schedule (0.01 = 100x faster)'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l seed -x -d 'seed for deterministic results'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l state -r -F -d 'persist and reload tasks, balance and keys in this JSON file'
+complete -c taskctl -n '__taskctl_arg \'completion\' 0' -x -a 'bash zsh fish'
+complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create wait watch auth config webhook sandbox completion'

@@ -1,0 +1,207 @@
+#compdef taskctl
+# zsh completion for taskctl
+# Generated from the command tree by `npm run completions` (also printed by `taskctl completion SHELL`); do not edit.
+# Install: taskctl completion zsh > "${fpath[1]}/_taskctl"   (a directory in $fpath; then restart zsh)
+#      or: echo 'source <(taskctl completion zsh)' >> ~/.zshrc   (after compinit)
+
+# $1 = command path: sets __taskctl_list to 'name:description' of its subcommands.
+__taskctl_subcommands() {
+  case $1 in
+    '') __taskctl_list=('services:list services with their price per item' 'balance:show the coin balance' 'list:list tasks, newest first as the service returns them, one page or --all' 'ls:list tasks, newest first as the service returns them, one page or --all' 'show:show one task with its item results' 'get:show one task with its item results' 'create:create a task: a service plus items from arguments, files (-f) or piped stdin' 'wait:block until tasks finish; the exit code tells how they ended' 'watch:stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)' 'auth:store, inspect and remove the API key' 'config:read and write settings in the config file (per profile)' 'webhook:receive the service'\''s webhook events locally, or send a test event' 'sandbox:run the local sandbox service: the whole API with fake data, no account, no network' 'completion:print the shell completion script (bash, zsh or fish)' 'help:display help for command') ;;
+    'auth') __taskctl_list=('login:verify an API key with GET /balance and save it (with the base URL) in the profile' 'status:show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget' 'logout:remove the profile'\''s stored API key' 'help:display help for command') ;;
+    'config') __taskctl_list=('get:print the effective value of a setting' 'set:store a setting in the profile' 'unset:remove a setting from the profile' 'list:list every setting with its effective value and where it comes from' 'path:print the config file path' 'help:display help for command') ;;
+    'webhook') __taskctl_list=('listen:run a local webhook receiver: verify the signature, print each event once, forward or exec' 'simulate:send a correctly signed event built from a real task to a URL' 'help:display help for command') ;;
+    *) __taskctl_list=() ;;
+  esac
+}
+
+# $1 = command path, $2 = word: sets __taskctl_r to the subcommand's path; fails when $2 is not a subcommand.
+__taskctl_resolve() {
+  case "$1|$2" in
+    '|services') __taskctl_r='services' ;;
+    '|balance') __taskctl_r='balance' ;;
+    '|list') __taskctl_r='list' ;;
+    '|ls') __taskctl_r='list' ;;
+    '|show') __taskctl_r='show' ;;
+    '|get') __taskctl_r='show' ;;
+    '|create') __taskctl_r='create' ;;
+    '|wait') __taskctl_r='wait' ;;
+    '|watch') __taskctl_r='watch' ;;
+    '|auth') __taskctl_r='auth' ;;
+    '|config') __taskctl_r='config' ;;
+    '|webhook') __taskctl_r='webhook' ;;
+    '|sandbox') __taskctl_r='sandbox' ;;
+    '|completion') __taskctl_r='completion' ;;
+    '|help') __taskctl_r='help' ;;
+    'auth|login') __taskctl_r='auth login' ;;
+    'auth|status') __taskctl_r='auth status' ;;
+    'auth|logout') __taskctl_r='auth logout' ;;
+    'auth|help') __taskctl_r='auth help' ;;
+    'config|get') __taskctl_r='config get' ;;
+    'config|set') __taskctl_r='config set' ;;
+    'config|unset') __taskctl_r='config unset' ;;
+    'config|list') __taskctl_r='config list' ;;
+    'config|path') __taskctl_r='config path' ;;
+    'config|help') __taskctl_r='config help' ;;
+    'webhook|listen') __taskctl_r='webhook listen' ;;
+    'webhook|simulate') __taskctl_r='webhook simulate' ;;
+    'webhook|help') __taskctl_r='webhook help' ;;
+    *) return 1 ;;
+  esac
+}
+
+# $1 = command path: sets __taskctl_list to 'flag:description' of the flags it accepts (its own, then the global ones).
+__taskctl_options() {
+  case $1 in
+    '') __taskctl_list=('--version:print the version') ;;
+    'list') __taskctl_list=('--page:page to read' '--per-page:tasks per page, 1..100' '--all:read every page (from --page on), streaming' '--status:only tasks in this status (repeatable or comma-separated)' '--service:only tasks of this service (repeatable or comma-separated)' '--limit:print at most this many tasks') ;;
+    'show') __taskctl_list=('--items-status:only items in this status' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
+    'create') __taskctl_list=('-f:read items from a file (- = stdin); repeatable' '--file:read items from a file (- = stdin); repeatable' '--format:item file format (default: by extension, else lines)' '--column:csv column or json property holding the item' '--skip-invalid:drop invalid items with a warning instead of refusing (exit 3)' '--keep-duplicates:send duplicate items (they are removed by default)' '--dry-run:validate and price the items, show the balance after; create nothing' '--max-cost:refuse (exit 6) when the estimate is above this' '-y:do not ask for confirmation above the confirm-above setting' '--yes:do not ask for confirmation above the confirm-above setting' '--chunk-size:split into several tasks of at most n items, created in order' '--reuse-window:reuse a task with the same service and items created within this window (e.g. 1h)' '--wait:then wait for the task(s) like `taskctl wait`' '--interval:first poll interval; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
+    'wait') __taskctl_list=('--interval:first poll interval; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
+    'watch') __taskctl_list=('--follow:with no ids: keep going after the current tasks finish, picking up new ones' '--interval:first poll interval; grows x1.5 to 30s while nothing changes' '--timeout:stop after this long (exit 124); 0 = never') ;;
+    'auth login') __taskctl_list=('--with-key:read the key from stdin instead of a hidden prompt') ;;
+    'webhook listen') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind' '--path:path that accepts deliveries' '--forward-to:re-POST each verified event to this URL (https, or http on loopback)' '--exec:run this shell command per event, with the event JSON on stdin') ;;
+    'webhook simulate') __taskctl_list=('--event:event to send (default: the task'\''s current state)' '--to:receiver URL') ;;
+    'sandbox') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind (loopback unless you mean it)' '--api-key:the sandbox API key' '--balance:starting balance' '--item-ms:simulated work per item in milliseconds (slow- items take 10x)' '--rate-limit:requests per minute per key (0 = off)' '--max-items:maximum items per task' '--webhook-url:deliver webhook events to this URL (http:// allowed on loopback)' '--webhook-time-scale:multiply the webhook retry schedule (0.01 = 100x faster)' '--seed:seed for deterministic results' '--state:persist and reload tasks, balance and keys in this JSON file') ;;
+    *) __taskctl_list=() ;;
+  esac
+  __taskctl_list+=('--profile:config profile to use (env TASKCTL_PROFILE)' '--base-url:API base URL (env TASKCTL_BASE_URL)' '--api-key-file:read the API key from a file (- = stdin); there is no flag that takes the key itself' '-o:output format (default: table on a terminal, tsv otherwise)' '--output:output format (default: table on a terminal, tsv otherwise)' '--json:same as -o json' '--no-color:disable colour (also NO_COLOR, TERM=dumb)' '-q:print only essential output' '--quiet:print only essential output' '-v:trace HTTP requests on stderr (secrets redacted)' '--verbose:trace HTTP requests on stderr (secrets redacted)' '--request-timeout:per-request timeout, e.g. 30s' '--no-input:never prompt' '--ci:CI mode (also when CI is set): no spinners or prompts, timestamped progress' '--sandbox:start a local sandbox service for this one invocation and talk to it' '-h:show help' '--help:show help')
+}
+
+# $1 = command path, $2 = flag: sets __taskctl_kind (choices, file, services, tasks, report, none) and, for choices,
+# __taskctl_list; fails when the flag takes no value.
+__taskctl_value() {
+  case "$1|$2" in
+    'list|--page') __taskctl_kind=none ;;
+    'list|--per-page') __taskctl_kind=none ;;
+    'list|--status') __taskctl_kind=choices; __taskctl_list=('pending' 'processing' 'completed' 'failed') ;;
+    'list|--service') __taskctl_kind=services ;;
+    'list|--limit') __taskctl_kind=none ;;
+    'show|--items-status') __taskctl_kind=choices; __taskctl_list=('completed' 'failed') ;;
+    'show|--report') __taskctl_kind=report ;;
+    'create|-f') __taskctl_kind=file ;;
+    'create|--file') __taskctl_kind=file ;;
+    'create|--format') __taskctl_kind=choices; __taskctl_list=('lines' 'json' 'ndjson' 'csv') ;;
+    'create|--column') __taskctl_kind=none ;;
+    'create|--max-cost') __taskctl_kind=none ;;
+    'create|--chunk-size') __taskctl_kind=none ;;
+    'create|--reuse-window') __taskctl_kind=none ;;
+    'create|--interval') __taskctl_kind=none ;;
+    'create|--timeout') __taskctl_kind=none ;;
+    'create|--until') __taskctl_kind=choices; __taskctl_list=('processing' 'completed') ;;
+    'create|--report') __taskctl_kind=report ;;
+    'wait|--interval') __taskctl_kind=none ;;
+    'wait|--timeout') __taskctl_kind=none ;;
+    'wait|--until') __taskctl_kind=choices; __taskctl_list=('processing' 'completed') ;;
+    'wait|--report') __taskctl_kind=report ;;
+    'watch|--interval') __taskctl_kind=none ;;
+    'watch|--timeout') __taskctl_kind=none ;;
+    'webhook listen|--port') __taskctl_kind=none ;;
+    'webhook listen|--host') __taskctl_kind=none ;;
+    'webhook listen|--path') __taskctl_kind=none ;;
+    'webhook listen|--forward-to') __taskctl_kind=none ;;
+    'webhook listen|--exec') __taskctl_kind=none ;;
+    'webhook simulate|--event') __taskctl_kind=choices; __taskctl_list=('processing' 'completed' 'failed') ;;
+    'webhook simulate|--to') __taskctl_kind=none ;;
+    'sandbox|--port') __taskctl_kind=none ;;
+    'sandbox|--host') __taskctl_kind=none ;;
+    'sandbox|--api-key') __taskctl_kind=none ;;
+    'sandbox|--balance') __taskctl_kind=none ;;
+    'sandbox|--item-ms') __taskctl_kind=none ;;
+    'sandbox|--rate-limit') __taskctl_kind=none ;;
+    'sandbox|--max-items') __taskctl_kind=none ;;
+    'sandbox|--webhook-url') __taskctl_kind=none ;;
+    'sandbox|--webhook-time-scale') __taskctl_kind=none ;;
+    'sandbox|--seed') __taskctl_kind=none ;;
+    'sandbox|--state') __taskctl_kind=file ;;
+    *'|--profile') __taskctl_kind=none ;;
+    *'|--base-url') __taskctl_kind=none ;;
+    *'|--api-key-file') __taskctl_kind=file ;;
+    *'|-o') __taskctl_kind=choices; __taskctl_list=('table' 'tsv' 'csv' 'json' 'ndjson') ;;
+    *'|--output') __taskctl_kind=choices; __taskctl_list=('table' 'tsv' 'csv' 'json' 'ndjson') ;;
+    *'|--request-timeout') __taskctl_kind=none ;;
+    *) return 1 ;;
+  esac
+}
+
+# $1 = command path, $2 = index of the positional argument: sets __taskctl_kind (and __taskctl_list); fails when there is
+# nothing to offer.
+__taskctl_argument() {
+  __taskctl_kind=''
+  case $1 in
+    'show') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
+    'create') if (( $2 == 0 )); then __taskctl_kind=services; fi ;;
+    'wait') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
+    'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
+    'auth help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('login' 'status' 'logout'); fi ;;
+    'config get') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('base-url' 'output' 'confirm-above' 'auth-scheme' 'request-timeout'); fi ;;
+    'config set') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('base-url' 'output' 'confirm-above' 'auth-scheme' 'request-timeout'); fi ;;
+    'config unset') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('base-url' 'output' 'confirm-above' 'auth-scheme' 'request-timeout'); fi ;;
+    'config help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('get' 'set' 'unset' 'list' 'path'); fi ;;
+    'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
+    'webhook help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('listen' 'simulate'); fi ;;
+    'completion') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('bash' 'zsh' 'fish'); fi ;;
+    'help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('services' 'balance' 'list' 'show' 'create' 'wait' 'watch' 'auth' 'config' 'webhook' 'sandbox' 'completion'); fi ;;
+  esac
+  [[ -n $__taskctl_kind ]]
+}
+
+# Offers the values of __taskctl_kind for the word being completed.
+__taskctl_offer() {
+  local -a found
+  case $__taskctl_kind in
+    choices) compadd -a __taskctl_list ;;
+    file) _files ;;
+    services) found=(${(f)"$(taskctl --request-timeout 1500ms __complete services 2>/dev/null)"}); compadd -a found ;;
+    tasks) found=(${${(f)"$(taskctl --request-timeout 1500ms __complete tasks 2>/dev/null)"}/$'\t'/:}); _describe -t tasks 'task' found ;;
+    report)
+      if [[ $PREFIX == junit=* ]]; then
+        compset -P 'junit='
+        _files
+      else
+        compadd -S '' -- junit=
+        compadd -- github
+      fi ;;
+  esac
+}
+
+_taskctl() {
+  local cur=$PREFIX w cmdpath='' flag='' npos=0 dashdash=0 i
+  local __taskctl_r='' __taskctl_kind=''
+  local -a __taskctl_list
+  for ((i = 2; i < CURRENT; i++)); do
+    w=${words[i]}
+    if [[ -n $flag ]]; then flag=''; continue; fi
+    if ((dashdash)); then npos=$((npos + 1)); continue; fi
+    case $w in
+      --) dashdash=1 ;;
+      --*=*) ;;
+      -?*) __taskctl_value "$cmdpath" "$w" && flag=$w ;;
+      *) if ((npos == 0)) && __taskctl_resolve "$cmdpath" "$w"; then cmdpath=$__taskctl_r; else npos=$((npos + 1)); fi ;;
+    esac
+  done
+
+  if [[ -n $flag ]]; then
+    __taskctl_value "$cmdpath" "$flag" && __taskctl_offer
+  elif ((!dashdash)) && [[ $cur == --*=* ]]; then
+    __taskctl_value "$cmdpath" "${cur%%=*}" || return 1
+    compset -P 1 '*='
+    __taskctl_offer
+  elif ((!dashdash)) && [[ $cur == -* ]]; then
+    __taskctl_options "$cmdpath"
+    _describe -t options 'option' __taskctl_list
+  elif ((npos == 0 && !dashdash)) && __taskctl_subcommands "$cmdpath" && ((${#__taskctl_list} > 0)); then
+    _describe -t commands 'command' __taskctl_list
+  elif __taskctl_argument "$cmdpath" "$npos"; then
+    __taskctl_offer
+  else
+    return 1
+  fi
+}
+
+# Autoloaded from fpath: this file is the body of the function, so complete now. Sourced: register with compinit.
+if [[ ${funcstack[1]} == _taskctl ]]; then
+  _taskctl "$@"
+elif (( $+functions[compdef] )); then
+  compdef _taskctl taskctl
+fi

@@ -1,0 +1,76 @@
+import { Argument, type Command } from 'commander';
+import type { Context } from '../context.js';
+import { SHELLS, type Shell } from '../completion/shells.js';
+import { examples, type RunAction } from '../program.js';
+
+/** What the completion scripts ask `taskctl __complete` for. */
+export const DYNAMIC_KINDS = ['services', 'tasks'] as const;
+export type DynamicKind = (typeof DYNAMIC_KINDS)[number];
+
+/**
+ * With an empty cache, `__complete` asks the API once. The scripts pass `--request-timeout 1500ms`; this deadline stops
+ * retries, so a TAB never hangs for long on a dead network.
+ */
+const NETWORK_BUDGET_MS = 1500;
+
+export function registerCompletion(program: Command, run: RunAction): void {
+  program
+    .command('completion')
+    .description('print the shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', SHELLS.join(' | ')).choices(SHELLS))
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl completion bash > ~/.local/share/bash-completion/completions/taskctl',
+        'taskctl completion zsh > "${fpath[1]}/_taskctl"',
+        'taskctl completion fish > ~/.config/fish/completions/taskctl.fish',
+        'source <(taskctl completion bash)',
+      ]) + '\nService names and task ids are completed from a local cache that `services`, `list`, `show`, `create` and `wait` refresh.\n',
+    )
+    .action((shell: Shell, _options, command: Command) => run(command, (ctx) => runCompletion(ctx, command, shell)));
+
+  program
+    .command('__complete', { hidden: true })
+    .description('print completion values from the local cache, one a line (used by the completion scripts)')
+    .addArgument(new Argument('<kind>').choices(DYNAMIC_KINDS))
+    .action((kind: DynamicKind, _options, command: Command) => run(command, (ctx) => runDynamicCompletion(ctx, kind)));
+}
+
+export async function runCompletion(ctx: Context, command: Command, shell: Shell): Promise<void> {
+  const { completionScript } = await import('../completion/index.js');
+  // A script, not records: written as is (the Printer's line() would escape its newlines).
+  ctx.io.stdout.write(completionScript(command, shell));
+}
+
+/** One candidate a line; for tasks `id<TAB>service status` (fish and zsh show the part after the tab). */
+export async function runDynamicCompletion(ctx: Context, kind: DynamicKind): Promise<void> {
+  let lines = cachedValues(ctx, kind);
+  if (lines.length === 0) {
+    try {
+      lines = await fetchValues(ctx, kind);
+    } catch {
+      // Completion must never print an error into the user's command line: no values is the answer.
+      return;
+    }
+  }
+  if (lines.length > 0) ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Control characters (tabs, newlines, escapes) would break a completion line: server text loses them. */
+function clean(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+}
+
+function cachedValues(ctx: Context, kind: DynamicKind): string[] {
+  const cache = ctx.cache.read();
+  return kind === 'services'
+    ? cache.services.map(clean).filter(Boolean)
+    : cache.tasks.map((task) => `${task.id}\t${clean(task.service)} ${clean(task.status)}`);
+}
+
+async function fetchValues(ctx: Context, kind: DynamicKind): Promise<string[]> {
+  const api = await ctx.api({ deadline: ctx.clock.now() + NETWORK_BUDGET_MS });
+  if (kind === 'services') ctx.cache.rememberServices(await api.listServices());
+  else ctx.cache.rememberTasks((await api.listTasks({ page: 1, perPage: 25 })).tasks);
+  return cachedValues(ctx, kind);
+}

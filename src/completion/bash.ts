@@ -1,0 +1,179 @@
+/**
+ * The bash script: the command tree as `case` tables plus one function, `_taskctl`, that walks COMP_WORDS to find the
+ * command path, then offers subcommands, flags, flag values or positional values. Service names and task ids come
+ * from `taskctl __complete services|tasks` (the local cache), so TAB never waits on the network once it is warm.
+ * Works with plain bash 4+ (no bash-completion package needed); degrades quietly on bash 3.2.
+ */
+import type { CompletionModel, ValueHint } from './model.js';
+import { allCommands } from './model.js';
+import {
+  DYNAMIC_COMMAND,
+  GENERATED_NOTE,
+  argumentHints,
+  globalValueFlags,
+  globalOptionEntries,
+  ownOptionEntries,
+  ownValueFlags,
+  pathKey,
+  resolutions,
+  shQuote,
+  subcommandEntries,
+} from './shared.js';
+
+/** `kind=...` (and the choices) for a hint, as bash assignments. */
+function hintAssignment(fn: string, hint: ValueHint): string {
+  switch (hint.kind) {
+    case 'choices':
+      return `${fn}_kind=choices ${fn}_r=${shQuote(hint.values.join(' '))}`;
+    default:
+      return `${fn}_kind=${hint.kind}`;
+  }
+}
+
+export function bashScript(model: CompletionModel): string {
+  const prog = model.program;
+  const fn = `__${prog.replace(/[^A-Za-z0-9_]/g, '_')}`;
+  const commands = allCommands(model);
+  const lines: string[] = [];
+  const out = (...text: string[]) => lines.push(...text);
+
+  out(
+    `# bash completion for ${prog}`,
+    `# ${GENERATED_NOTE}`,
+    `# Install: ${prog} completion bash > ~/.local/share/bash-completion/completions/${prog}`,
+    `#      or: echo 'source <(${prog} completion bash)' >> ~/.bashrc`,
+    '',
+  );
+
+  out(`# $1 = command path: sets ${fn}_r to its subcommands and their aliases.`, `${fn}_subcommands() {`, '  case $1 in');
+  for (const command of commands) {
+    if (command.subcommands.length === 0) continue;
+    out(`    ${shQuote(pathKey(command))}) ${fn}_r=${shQuote(subcommandEntries(command).map((e) => e.name).join(' '))} ;;`);
+  }
+  out(`    *) ${fn}_r='' ;;`, '  esac', '}', '');
+
+  out(`# $1 = command path, $2 = word: sets ${fn}_r to the subcommand's path; fails when $2 is not a subcommand.`, `${fn}_resolve() {`, '  case "$1|$2" in');
+  for (const command of commands) {
+    for (const { parent, word, target } of resolutions(command)) out(`    ${shQuote(`${parent}|${word}`)}) ${fn}_r=${shQuote(target)} ;;`);
+  }
+  out('    *) return 1 ;;', '  esac', '}', '');
+
+  out(`# $1 = command path: sets ${fn}_r to the flags it accepts (its own, then the global ones).`, `${fn}_options() {`, '  case $1 in');
+  for (const command of commands) {
+    const own = ownOptionEntries(model, command);
+    if (own.length > 0) out(`    ${shQuote(pathKey(command))}) ${fn}_r=${shQuote(own.map((e) => e.name).join(' '))} ;;`);
+  }
+  out(`    *) ${fn}_r='' ;;`, '  esac', `  ${fn}_r+=${shQuote(` ${globalOptionEntries(model).map((e) => e.name).join(' ')}`)}`, '}', '');
+
+  out(
+    `# $1 = command path, $2 = flag: sets ${fn}_kind (choices, file, services, tasks, report, none) and, for choices,`,
+    `# ${fn}_r; fails when the flag takes no value.`,
+    `${fn}_value() {`,
+    '  case "$1|$2" in',
+  );
+  for (const command of commands) {
+    for (const { flag, hint } of ownValueFlags(command)) out(`    ${shQuote(`${pathKey(command)}|${flag}`)}) ${hintAssignment(fn, hint)} ;;`);
+  }
+  for (const { flag, hint } of globalValueFlags(model)) out(`    *${shQuote(`|${flag}`)}) ${hintAssignment(fn, hint)} ;;`);
+  out('    *) return 1 ;;', '  esac', '}', '');
+
+  out(
+    `# $1 = command path, $2 = index of the positional argument: sets ${fn}_kind (and ${fn}_r); fails when there is`,
+    '# nothing to offer.',
+    `${fn}_argument() {`,
+    `  ${fn}_kind=''`,
+    '  case $1 in',
+  );
+  for (const command of commands) {
+    const hints = argumentHints(command);
+    if (hints.length === 0) continue;
+    const tests = hints.map(({ index, variadic, hint }) => `(( $2 ${variadic ? '>=' : '=='} ${index} )); then ${hintAssignment(fn, hint)}`);
+    out(`    ${shQuote(pathKey(command))}) if ${tests.join('; elif ')}; fi ;;`);
+  }
+  out('  esac', `  [[ -n $${fn}_kind ]]`, '}', '');
+
+  out(
+    `# $1 = the value typed so far: fills ${fn}_cands with full candidates for ${fn}_kind.`,
+    `${fn}_candidates() {`,
+    '  local line',
+    `  ${fn}_cands=()`,
+    `  case $${fn}_kind in`,
+    `    choices) read -r -a ${fn}_cands <<<"$${fn}_r" ;;`,
+    `    services) while IFS= read -r line; do [[ -n $line ]] && ${fn}_cands+=("$line"); done < <(${prog} ${DYNAMIC_COMMAND} services 2>/dev/null) ;;`,
+    `    tasks) while IFS=$'\\t' read -r line _; do [[ -n $line ]] && ${fn}_cands+=("$line"); done < <(${prog} ${DYNAMIC_COMMAND} tasks 2>/dev/null) ;;`,
+    '    file)',
+    '      compopt -o filenames 2>/dev/null',
+    `      while IFS= read -r line; do ${fn}_cands+=("$line"); done < <(compgen -f -- "$1") ;;`,
+    '    report)',
+    '      if [[ $1 == junit=* ]]; then',
+    '        compopt -o filenames 2>/dev/null',
+    `        while IFS= read -r line; do ${fn}_cands+=("junit=$line"); done < <(compgen -f -- "\${1#junit=}")`,
+    '      else',
+    `        ${fn}_cands=(github junit=)`,
+    '        [[ junit= == "$1"* && github != "$1"* ]] && compopt -o nospace 2>/dev/null',
+    '      fi ;;',
+    '  esac',
+    '}',
+    '',
+  );
+
+  out(
+    `_${prog.replace(/[^A-Za-z0-9_]/g, '_')}() {`,
+    '  local i w cur rlword rlprefix value vprefix=\'\' cmdpath=\'\' flag=\'\' npos=0 dashdash=0',
+    `  local ${fn}_r='' ${fn}_kind=''`,
+    `  local -a ws=() ${fn}_cands=()`,
+    "  # bash splits `--output=json` at '=' (COMP_WORDBREAKS): join the pieces again, so each word is a shell word.",
+    '  for ((i = 0; i <= COMP_CWORD; i++)); do',
+    '    w=${COMP_WORDS[i]}',
+    "    if ((${#ws[@]} > 1)) && [[ $w == '=' || ${COMP_WORDS[i-1]} == '=' ]]; then",
+    '      ws[${#ws[@]}-1]+=$w',
+    '    else',
+    '      ws+=("$w")',
+    '    fi',
+    '  done',
+    '  cur=${ws[${#ws[@]}-1]}',
+    '  # What readline replaces is only the text after the last word break; replies drop the part before it.',
+    '  rlword=${COMP_WORDS[COMP_CWORD]}',
+    "  [[ $rlword == '=' ]] && rlword=''",
+    '  rlprefix=${cur%"$rlword"}',
+    '',
+    '  for ((i = 1; i < ${#ws[@]} - 1; i++)); do',
+    '    w=${ws[i]}',
+    "    if [[ -n $flag ]]; then flag=''; continue; fi",
+    '    if ((dashdash)); then npos=$((npos + 1)); continue; fi',
+    '    case $w in',
+    '      --) dashdash=1 ;;',
+    '      --*=*) ;;',
+    `      -?*) ${fn}_value "$cmdpath" "$w" && flag=$w ;;`,
+    `      *) if ((npos == 0)) && ${fn}_resolve "$cmdpath" "$w"; then cmdpath=$${fn}_r; else npos=$((npos + 1)); fi ;;`,
+    '    esac',
+    '  done',
+    '',
+    '  value=$cur',
+    '  if [[ -n $flag ]]; then',
+    `    ${fn}_value "$cmdpath" "$flag"`,
+    '  elif ((!dashdash)) && [[ $cur == --*=* ]]; then',
+    '    flag=${cur%%=*} value=${cur#*=} vprefix="${cur%%=*}="',
+    `    ${fn}_value "$cmdpath" "$flag" || return 0`,
+    '  elif ((!dashdash)) && [[ $cur == -* ]]; then',
+    `    ${fn}_options "$cmdpath"`,
+    `    ${fn}_kind=choices`,
+    `  elif ((npos == 0 && !dashdash)) && ${fn}_subcommands "$cmdpath" && [[ -n $${fn}_r ]]; then`,
+    `    ${fn}_kind=choices`,
+    `  elif ! ${fn}_argument "$cmdpath" "$npos"; then`,
+    '    return 0',
+    '  fi',
+    `  [[ $${fn}_kind == none ]] && return 0`,
+    `  ${fn}_candidates "$value"`,
+    '  COMPREPLY=()',
+    `  for w in "\${${fn}_cands[@]}"; do`,
+    '    w=$vprefix$w',
+    '    [[ $w == "$cur"* ]] && COMPREPLY+=("${w#"$rlprefix"}")',
+    '  done',
+    '  return 0',
+    '}',
+    '',
+    `complete -F _${prog.replace(/[^A-Za-z0-9_]/g, '_')} ${prog}`,
+  );
+  return `${lines.join('\n')}\n`;
+}

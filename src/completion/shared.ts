@@ -1,0 +1,78 @@
+/** Pieces the three generators share: quoting, and the model flattened into per-command tables. */
+import { oneLine, optionsOf, type CommandModel, type CompletionModel, type OptionModel, type ValueHint } from './model.js';
+
+/**
+ * The hidden command the scripts call for dynamic values (`services`, `tasks`), with a short timeout for the one
+ * network call it makes when the cache is empty (see src/commands/completion.ts).
+ */
+export const DYNAMIC_COMMAND = '--request-timeout 1500ms __complete';
+
+export const GENERATED_NOTE = 'Generated from the command tree by `npm run completions` (also printed by `taskctl completion SHELL`); do not edit.';
+
+/** POSIX single quotes for bash and zsh: `it's` → `'it'\''s'`. */
+export function shQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A command's key in the scripts' tables: canonical names joined by spaces, '' for the root. */
+export function pathKey(command: CommandModel): string {
+  return command.path.join(' ');
+}
+
+export interface Entry {
+  name: string;
+  description: string;
+}
+
+/** Subcommands and their aliases, each with the subcommand's description. */
+export function subcommandEntries(command: CommandModel): Entry[] {
+  return command.subcommands.flatMap((sub) =>
+    [sub.name, ...sub.aliases].map((name) => ({ name, description: oneLine(sub.description) })),
+  );
+}
+
+/** `word` under `parent` → the subcommand's key, for every name and alias. */
+export function resolutions(command: CommandModel): Array<{ parent: string; word: string; target: string }> {
+  return command.subcommands.flatMap((sub) =>
+    [sub.name, ...sub.aliases].map((word) => ({ parent: pathKey(command), word, target: pathKey(sub) })),
+  );
+}
+
+export interface ValueFlag {
+  flag: string;
+  hint: ValueHint;
+}
+
+function valueFlags(options: readonly OptionModel[]): ValueFlag[] {
+  return options.flatMap((option) => (option.value ? option.flags.map((flag) => ({ flag, hint: option.value! })) : []));
+}
+
+/** Flags of this command (not the globals) that take a value. */
+export function ownValueFlags(command: CommandModel): ValueFlag[] {
+  return valueFlags(command.options);
+}
+
+/** Global flags that take a value: valid under every command. */
+export function globalValueFlags(model: CompletionModel): ValueFlag[] {
+  return valueFlags([...model.globals, ...model.rootOnly]);
+}
+
+function entries(options: readonly OptionModel[]): Entry[] {
+  return options.flatMap((option) => option.flags.map((name) => ({ name, description: oneLine(option.description) })));
+}
+
+/** The global flags (accepted under every command), with their descriptions. */
+export function globalOptionEntries(model: CompletionModel): Entry[] {
+  return entries(model.globals);
+}
+
+/** The flags a command accepts besides the global ones (`--version` at the root). */
+export function ownOptionEntries(model: CompletionModel, command: CommandModel): Entry[] {
+  const global = new Set(model.globals.flatMap((option) => option.flags));
+  return entries(optionsOf(model, command)).filter((entry) => !global.has(entry.name));
+}
+
+/** Positional arguments that have something to offer, with their index; `variadic` = this index and every later one. */
+export function argumentHints(command: CommandModel): Array<{ index: number; variadic: boolean; hint: ValueHint }> {
+  return command.args.flatMap((arg, index) => (arg.hint.kind === 'none' ? [] : [{ index, variadic: arg.variadic, hint: arg.hint }]));
+}

@@ -1,0 +1,167 @@
+/**
+ * The zsh script: the same tables and walk as the bash script, offering through the completion system (`_describe`
+ * with descriptions, `_files`, `compadd`). Works from `fpath` (as `_taskctl`, via `#compdef`) or sourced after compinit.
+ * Variable names avoid zsh's specials (`path` is tied to PATH, `status` is read-only). No `emulate -L zsh`: compsys already
+ * sets its options (`_comp_options`) for completion functions, and `_describe` needs them (extended_glob).
+ */
+import type { CompletionModel, ValueHint } from './model.js';
+import { allCommands } from './model.js';
+import {
+  DYNAMIC_COMMAND,
+  GENERATED_NOTE,
+  argumentHints,
+  globalValueFlags,
+  globalOptionEntries,
+  ownOptionEntries,
+  ownValueFlags,
+  pathKey,
+  resolutions,
+  shQuote,
+  subcommandEntries,
+  type Entry,
+} from './shared.js';
+
+function hintAssignment(fn: string, hint: ValueHint): string {
+  switch (hint.kind) {
+    case 'choices':
+      return `${fn}_kind=choices; ${fn}_list=(${hint.values.map(shQuote).join(' ')})`;
+    default:
+      return `${fn}_kind=${hint.kind}`;
+  }
+}
+
+/** `name:description` for `_describe`; a colon in the name would end it, so it is escaped. */
+function describeItem(entry: Entry): string {
+  return shQuote(`${entry.name.replace(/:/g, '\\:')}:${entry.description}`);
+}
+
+export function zshScript(model: CompletionModel): string {
+  const prog = model.program;
+  const fn = `__${prog.replace(/[^A-Za-z0-9_]/g, '_')}`;
+  const main = `_${prog.replace(/[^A-Za-z0-9_]/g, '_')}`;
+  const commands = allCommands(model);
+  const lines: string[] = [];
+  const out = (...text: string[]) => lines.push(...text);
+
+  out(
+    `#compdef ${prog}`,
+    `# zsh completion for ${prog}`,
+    `# ${GENERATED_NOTE}`,
+    `# Install: ${prog} completion zsh > "\${fpath[1]}/_${prog}"   (a directory in $fpath; then restart zsh)`,
+    `#      or: echo 'source <(${prog} completion zsh)' >> ~/.zshrc   (after compinit)`,
+    '',
+  );
+
+  out(`# $1 = command path: sets ${fn}_list to 'name:description' of its subcommands.`, `${fn}_subcommands() {`, '  case $1 in');
+  for (const command of commands) {
+    if (command.subcommands.length === 0) continue;
+    out(`    ${shQuote(pathKey(command))}) ${fn}_list=(${subcommandEntries(command).map(describeItem).join(' ')}) ;;`);
+  }
+  out(`    *) ${fn}_list=() ;;`, '  esac', '}', '');
+
+  out(`# $1 = command path, $2 = word: sets ${fn}_r to the subcommand's path; fails when $2 is not a subcommand.`, `${fn}_resolve() {`, '  case "$1|$2" in');
+  for (const command of commands) {
+    for (const { parent, word, target } of resolutions(command)) out(`    ${shQuote(`${parent}|${word}`)}) ${fn}_r=${shQuote(target)} ;;`);
+  }
+  out('    *) return 1 ;;', '  esac', '}', '');
+
+  out(`# $1 = command path: sets ${fn}_list to 'flag:description' of the flags it accepts (its own, then the global ones).`, `${fn}_options() {`, '  case $1 in');
+  for (const command of commands) {
+    const own = ownOptionEntries(model, command);
+    if (own.length > 0) out(`    ${shQuote(pathKey(command))}) ${fn}_list=(${own.map(describeItem).join(' ')}) ;;`);
+  }
+  out(`    *) ${fn}_list=() ;;`, '  esac', `  ${fn}_list+=(${globalOptionEntries(model).map(describeItem).join(' ')})`, '}', '');
+
+  out(
+    `# $1 = command path, $2 = flag: sets ${fn}_kind (choices, file, services, tasks, report, none) and, for choices,`,
+    `# ${fn}_list; fails when the flag takes no value.`,
+    `${fn}_value() {`,
+    '  case "$1|$2" in',
+  );
+  for (const command of commands) {
+    for (const { flag, hint } of ownValueFlags(command)) out(`    ${shQuote(`${pathKey(command)}|${flag}`)}) ${hintAssignment(fn, hint)} ;;`);
+  }
+  for (const { flag, hint } of globalValueFlags(model)) out(`    *${shQuote(`|${flag}`)}) ${hintAssignment(fn, hint)} ;;`);
+  out('    *) return 1 ;;', '  esac', '}', '');
+
+  out(
+    `# $1 = command path, $2 = index of the positional argument: sets ${fn}_kind (and ${fn}_list); fails when there is`,
+    '# nothing to offer.',
+    `${fn}_argument() {`,
+    `  ${fn}_kind=''`,
+    '  case $1 in',
+  );
+  for (const command of commands) {
+    const hints = argumentHints(command);
+    if (hints.length === 0) continue;
+    const tests = hints.map(({ index, variadic, hint }) => `(( $2 ${variadic ? '>=' : '=='} ${index} )); then ${hintAssignment(fn, hint)}`);
+    out(`    ${shQuote(pathKey(command))}) if ${tests.join('; elif ')}; fi ;;`);
+  }
+  out('  esac', `  [[ -n $${fn}_kind ]]`, '}', '');
+
+  out(
+    `# Offers the values of ${fn}_kind for the word being completed.`,
+    `${fn}_offer() {`,
+    '  local -a found',
+    `  case $${fn}_kind in`,
+    `    choices) compadd -a ${fn}_list ;;`,
+    '    file) _files ;;',
+    `    services) found=(\${(f)"$(${prog} ${DYNAMIC_COMMAND} services 2>/dev/null)"}); compadd -a found ;;`,
+    `    tasks) found=(\${\${(f)"$(${prog} ${DYNAMIC_COMMAND} tasks 2>/dev/null)"}/$'\\t'/:}); _describe -t tasks 'task' found ;;`,
+    '    report)',
+    '      if [[ $PREFIX == junit=* ]]; then',
+    "        compset -P 'junit='",
+    '        _files',
+    '      else',
+    "        compadd -S '' -- junit=",
+    '        compadd -- github',
+    '      fi ;;',
+    '  esac',
+    '}',
+    '',
+  );
+
+  out(
+    `${main}() {`,
+    "  local cur=$PREFIX w cmdpath='' flag='' npos=0 dashdash=0 i",
+    `  local ${fn}_r='' ${fn}_kind=''`,
+    `  local -a ${fn}_list`,
+    '  for ((i = 2; i < CURRENT; i++)); do',
+    '    w=${words[i]}',
+    "    if [[ -n $flag ]]; then flag=''; continue; fi",
+    '    if ((dashdash)); then npos=$((npos + 1)); continue; fi',
+    '    case $w in',
+    '      --) dashdash=1 ;;',
+    '      --*=*) ;;',
+    `      -?*) ${fn}_value "$cmdpath" "$w" && flag=$w ;;`,
+    `      *) if ((npos == 0)) && ${fn}_resolve "$cmdpath" "$w"; then cmdpath=$${fn}_r; else npos=$((npos + 1)); fi ;;`,
+    '    esac',
+    '  done',
+    '',
+    '  if [[ -n $flag ]]; then',
+    `    ${fn}_value "$cmdpath" "$flag" && ${fn}_offer`,
+    '  elif ((!dashdash)) && [[ $cur == --*=* ]]; then',
+    `    ${fn}_value "$cmdpath" "\${cur%%=*}" || return 1`,
+    "    compset -P 1 '*='",
+    `    ${fn}_offer`,
+    '  elif ((!dashdash)) && [[ $cur == -* ]]; then',
+    `    ${fn}_options "$cmdpath"`,
+    `    _describe -t options 'option' ${fn}_list`,
+    `  elif ((npos == 0 && !dashdash)) && ${fn}_subcommands "$cmdpath" && ((\${#${fn}_list} > 0)); then`,
+    `    _describe -t commands 'command' ${fn}_list`,
+    `  elif ${fn}_argument "$cmdpath" "$npos"; then`,
+    `    ${fn}_offer`,
+    '  else',
+    '    return 1',
+    '  fi',
+    '}',
+    '',
+    '# Autoloaded from fpath: this file is the body of the function, so complete now. Sourced: register with compinit.',
+    `if [[ \${funcstack[1]} == ${main} ]]; then`,
+    `  ${main} "$@"`,
+    'elif (( $+functions[compdef] )); then',
+    `  compdef ${main} ${prog}`,
+    'fi',
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,113 @@
+/**
+ * GitHub Actions output: a Markdown job summary (appended to $GITHUB_STEP_SUMMARY) and `::error` workflow commands
+ * that become annotations on the run. Both are pure text builders; `write.ts` decides where they go.
+ */
+import type { Task } from '../api/schemas.js';
+import { itemCounts } from './counts.js';
+
+/** GitHub shows at most 10 error annotations per step (actions/toolkit docs/problem-matchers.md); more are dropped. */
+export const MAX_ERROR_ANNOTATIONS = 10;
+/** A summary is capped at 1 MiB per step: list this many failed items, then a count. */
+const MAX_LISTED_FAILURES = 50;
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** A Markdown table cell: one line, no pipes or HTML breaking out of it. */
+export function markdownCell(text: string): string {
+  return text
+    .replace(/\r\n|[\r\n\t]/g, ' ')
+    .replace(CONTROL, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .trim();
+}
+
+/** Workflow-command data: %, CR and LF escaped so server text cannot end the command or start another. */
+export function escapeData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(CONTROL, '');
+}
+
+/** Workflow-command property values additionally escape `:` and `,`. */
+export function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+const STATUS_MARK: Readonly<Record<string, string>> = { completed: '✅', failed: '❌', processing: '⏳', pending: '⏳' };
+
+function failedItemCount(tasks: readonly Task[]): number {
+  return tasks.reduce((sum, task) => sum + (itemCounts(task).failed ?? 0), 0);
+}
+
+/** Markdown: a heading with totals, one table row per task, and the first failed items in a collapsed list. */
+export function githubSummary(tasks: readonly Task[]): string {
+  const failedTasks = tasks.filter((task) => task.status === 'failed').length;
+  const failedItems = failedItemCount(tasks);
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const lines = [
+    `### taskctl: ${plural(tasks.length, 'task')}, ${plural(failedTasks, 'failed task')}, ${plural(failedItems, 'failed item')}`,
+    '',
+    '| task | service | status | items | completed | failed | cost |',
+    '|---:|---|---|---:|---:|---:|---:|',
+  ];
+  for (const task of tasks) {
+    const { completed, failed } = itemCounts(task);
+    const mark = STATUS_MARK[task.status];
+    const cells = [
+      String(task.id),
+      task.service,
+      `${mark ? `${mark} ` : ''}${task.status}`,
+      String(task.total_items),
+      completed === undefined ? '' : String(completed),
+      failed === undefined ? '' : String(failed),
+      String(task.cost),
+    ];
+    lines.push(`| ${cells.map(markdownCell).join(' | ')} |`);
+  }
+  const failures = tasks.flatMap((task) => [
+    ...(task.status === 'failed' ? [`task ${task.id} failed: ${task.error_message ?? 'no reason given'}`] : []),
+    ...(task.items ?? []).filter((item) => item.status === 'failed').map((item) => `task ${task.id} · ${item.target}: ${item.error ?? 'item failed'}`),
+  ]);
+  if (failures.length > 0) {
+    lines.push('', `<details><summary>Failures (${failures.length})</summary>`, '');
+    for (const failure of failures.slice(0, MAX_LISTED_FAILURES)) lines.push(`- ${markdownCell(failure)}`);
+    if (failures.length > MAX_LISTED_FAILURES) lines.push(`- … and ${failures.length - MAX_LISTED_FAILURES} more: \`taskctl show ID --items-status failed\``);
+    lines.push('', '</details>');
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+/**
+ * `::error` commands: failed tasks first, then failed items, at most MAX_ERROR_ANNOTATIONS; the rest as one
+ * `::warning` with their count and where to see them.
+ */
+export function githubAnnotations(tasks: readonly Task[], limit = MAX_ERROR_ANNOTATIONS): string[] {
+  const errors: string[] = [];
+  for (const task of tasks) {
+    if (task.status !== 'failed') continue;
+    const title = `taskctl: task ${task.id} failed (${task.service})`;
+    errors.push(`::error title=${escapeProperty(title)}::${escapeData(`${task.error_message ?? 'no reason given'}. See: taskctl show ${task.id}`)}`);
+  }
+  const moreBy = new Map<number, number>();
+  for (const task of tasks) {
+    for (const item of task.items ?? []) {
+      if (item.status !== 'failed') continue;
+      if (errors.length >= limit) {
+        moreBy.set(task.id, (moreBy.get(task.id) ?? 0) + 1);
+        continue;
+      }
+      const title = `taskctl: task ${task.id} item failed (${task.service})`;
+      errors.push(`::error title=${escapeProperty(title)}::${escapeData(`${item.target}: ${item.error ?? 'item failed'}`)}`);
+    }
+  }
+  const shown = errors.slice(0, limit);
+  const hiddenTasks = errors.length - shown.length;
+  const hiddenItems = [...moreBy.values()].reduce((a, b) => a + b, 0);
+  if (hiddenTasks + hiddenItems > 0) {
+    const where = [...moreBy.keys()].map((id) => `taskctl show ${id} --items-status failed`).join('; ');
+    const what = [hiddenTasks ? `${hiddenTasks} failed tasks` : '', hiddenItems ? `${hiddenItems} failed items` : ''].filter(Boolean).join(' and ');
+    shown.push(`::warning title=${escapeProperty('taskctl: more failures')}::${escapeData(`${what} not annotated (GitHub shows ${limit} error annotations per step)${where ? `. See: ${where}` : ''}`)}`);
+  }
+  return shown;
+}

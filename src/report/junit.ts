@@ -1,0 +1,137 @@
+/**
+ * JUnit XML from tasks, for CI test-report views (GitLab `artifacts:reports:junit`, Jenkins, GitHub reporter actions):
+ * one `<testsuite>` per task, one `<testcase>` per item named by its target with the service as classname.
+ *
+ * - a failed item is a `<failure>` carrying its error and result data;
+ * - an item the task never finished (pending/processing: the task failed first, or the wait timed out) is `<skipped>`;
+ * - a failed task adds one `<testcase name="task ID">` with an `<error>` holding the task's error message. Consumers
+ *   (GitLab, Jenkins, most reporter actions) read testcases only, so a suite-level `<error>` would go unseen.
+ */
+import type { Task, TaskItem } from '../api/schemas.js';
+import { itemCounts } from './counts.js';
+
+interface Counts {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+  /** Seconds. */
+  time: number;
+}
+
+/**
+ * Characters XML 1.0 forbids (C0 controls other than tab/LF/CR, U+FFFE/U+FFFF, lone surrogates), and the C1 controls
+ * and DEL it only discourages: removed, since no escape can carry them.
+ */
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+export function xmlText(text: string): string {
+  return text.replace(NOT_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Attribute values also keep their quotes, tabs and line breaks (which parsers would otherwise normalise to spaces). */
+export function xmlAttr(text: string): string {
+  return xmlText(text).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+}
+
+function attrs(values: Record<string, string | number | undefined>): string {
+  return Object.entries(values)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => ` ${name}="${xmlAttr(String(value))}"`)
+    .join('');
+}
+
+const seconds = (value: number) => value.toFixed(3);
+
+/** Processing time: start (or creation) to completion or failure; 0 while unfinished. */
+function taskSeconds(task: Task): number {
+  const end = task.completed_at ?? task.failed_at;
+  const start = task.started_at ?? task.created_at;
+  if (!end) return 0;
+  const ms = Date.parse(end) - Date.parse(start);
+  return Number.isFinite(ms) && ms > 0 ? ms / 1000 : 0;
+}
+
+/** JUnit's timestamp: ISO 8601 without zone or fraction (UTC here). */
+function junitTimestamp(iso: string): string | undefined {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 19) : undefined;
+}
+
+function failureBody(item: TaskItem): string {
+  const parts = [item.error ? `error: ${item.error}` : undefined, item.data ? `data: ${JSON.stringify(item.data)}` : undefined];
+  return parts.filter((part) => part !== undefined).join('\n');
+}
+
+function testcase(item: TaskItem, task: Task, counts: Counts): string {
+  const head = `<testcase${attrs({ name: item.target, classname: task.service })}`;
+  counts.tests++;
+  switch (item.status) {
+    case 'completed':
+      return `${head}/>`;
+    case 'failed': {
+      counts.failures++;
+      const message = item.error ?? 'item failed';
+      return `${head}>\n      <failure${attrs({ message, type: 'item_failed' })}>${xmlText(failureBody(item))}</failure>\n    </testcase>`;
+    }
+    default: {
+      counts.skipped++;
+      const why = task.status === 'failed' ? 'not processed: the task failed first' : `not finished: item ${item.status}, task ${task.status}`;
+      return `${head}>\n      <skipped${attrs({ message: why })}/>\n    </testcase>`;
+    }
+  }
+}
+
+function testsuite(task: Task, totals: Counts): string {
+  const counts: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0, time: taskSeconds(task) };
+  const cases = (task.items ?? []).map((item) => testcase(item, task, counts));
+  if (task.status === 'failed') {
+    counts.tests++;
+    counts.errors++;
+    const message = task.error_message ?? 'the task failed';
+    cases.push(
+      `<testcase${attrs({ name: `task ${task.id}`, classname: task.service })}>\n      <error${attrs({ message, type: 'task_failed' })}>${xmlText(message)}</error>\n    </testcase>`,
+    );
+  }
+  totals.tests += counts.tests;
+  totals.failures += counts.failures;
+  totals.errors += counts.errors;
+  totals.skipped += counts.skipped;
+  totals.time += counts.time;
+  const { completed, failed } = itemCounts(task);
+  const properties = [
+    ['task.id', task.id],
+    ['task.status', task.status],
+    ['task.total_items', task.total_items],
+    ['task.completed_items', completed],
+    ['task.failed_items', failed],
+    ['task.cost', task.cost],
+  ]
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `      <property${attrs({ name: String(name), value: String(value) })}/>`);
+  const head = `<testsuite${attrs({
+    name: `task ${task.id} ${task.service}`,
+    tests: counts.tests,
+    failures: counts.failures,
+    errors: counts.errors,
+    skipped: counts.skipped,
+    time: seconds(counts.time),
+    timestamp: junitTimestamp(task.created_at),
+  })}>`;
+  return [`  ${head}`, '    <properties>', ...properties, '    </properties>', ...cases.map((c) => `    ${c}`), '  </testsuite>'].join('\n');
+}
+
+/** The report for `tasks` (with their items, from GET /tasks/:id). */
+export function junitReport(tasks: readonly Task[]): string {
+  const totals: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0, time: 0 };
+  const suites = tasks.map((task) => testsuite(task, totals));
+  const head = `<testsuites${attrs({
+    name: 'taskctl',
+    tests: totals.tests,
+    failures: totals.failures,
+    errors: totals.errors,
+    skipped: totals.skipped,
+    time: seconds(totals.time),
+  })}>`;
+  return ['<?xml version="1.0" encoding="UTF-8"?>', head, ...suites, '</testsuites>', ''].join('\n');
+}

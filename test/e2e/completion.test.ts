@@ -1,0 +1,336 @@
+/**
+ * Shell completion through real shells: the checked-in scripts are loaded into bash, zsh and fish, with `taskctl` on
+ * PATH (a shim running bin/taskctl.js) and a completion cache filled by `taskctl services` and `taskctl create` against
+ * a sandbox. A shell whose binary is missing skips its tests.
+ */
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, isolatedHome, runCli, startWorld, type E2EWorld } from './harness.js';
+
+const COMPLETIONS = fileURLToPath(new URL('../../completions/', import.meta.url));
+const script = (shell: string) => join(COMPLETIONS, `taskctl.${shell}`);
+const hasBinary = (name: string, flag = '--version') => spawnSync(name, [flag], { stdio: 'ignore' }).status === 0;
+const has = { bash: hasBinary('bash'), zsh: hasBinary('zsh'), fish: hasBinary('fish'), tmux: hasBinary('tmux', '-V') };
+
+let world: E2EWorld;
+let shimDir: string;
+let shellEnv: Record<string, string>;
+let services: string[];
+let taskIds: string[];
+
+beforeAll(async () => {
+  world = await startWorld({ itemMs: 0 });
+  // `taskctl` on PATH for the scripts' `taskctl __complete ...` calls.
+  shimDir = mkdtempSync(join(tmpdir(), 'taskctl-shim-'));
+  writeFileSync(join(shimDir, 'taskctl'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+  chmodSync(join(shimDir, 'taskctl'), 0o755);
+  shellEnv = { ...world.env, PATH: `${shimDir}:${process.env.PATH ?? '/usr/bin:/bin'}`, LANG: 'C.UTF-8', TERM: 'xterm' };
+  // Commands that fetch services and tasks anyway fill the completion cache.
+  const listed = await world.run(['services', '-o', 'json']);
+  services = (JSON.parse(listed.stdout) as Array<{ service: string }>).map((s) => s.service);
+  const created = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
+  const second = await world.run(['create', 'email_verify', 'x@example.com', '-q']);
+  taskIds = [created.stdout.trim(), second.stdout.trim()];
+  expect(services.length).toBeGreaterThan(2);
+  expect(taskIds.every((id) => /^\d+$/.test(id))).toBe(true);
+});
+
+afterAll(async () => {
+  if (has.tmux) spawnSync('tmux', ['-L', tmuxSocket, 'kill-server'], { stdio: 'ignore' });
+  rmSync(shimDir, { recursive: true, force: true });
+  await world.close();
+});
+
+/** Runs a program with the shells' environment, asynchronously: the sandbox lives in this process. */
+function exec(file: string, args: string[], env: Record<string, string> = shellEnv): Promise<{ stdout: string; stderr: string; code: number }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { env, timeout: 20_000 }, (error, stdout, stderr) => {
+      resolve({ stdout, stderr, code: error ? (typeof error.code === 'number' ? error.code : 1) : 0 });
+    });
+  });
+}
+
+const lines = (text: string) => text.split('\n').filter((line) => line !== '');
+
+describe('taskctl completion SHELL', () => {
+  it.each(['bash', 'zsh', 'fish'])('prints exactly completions/taskctl.%s', async (shell) => {
+    const result = await world.run(['completion', shell]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(readFileSync(script(shell), 'utf8'));
+  });
+
+  it('refuses an unknown shell with a usage error', async () => {
+    const result = await world.run(['completion', 'powershell']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bash, zsh, fish/);
+  });
+});
+
+describe('taskctl __complete', () => {
+  const stats = () => world.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats');
+
+  it('answers from the cache without touching the network', async () => {
+    await world.admin('POST', '/__sandbox/stats/reset');
+    const result = await world.run(['__complete', 'services']);
+    expect(lines(result.stdout)).toEqual(services);
+    const tasks = await world.run(['__complete', 'tasks']);
+    expect(lines(tasks.stdout).map((line) => line.split('\t')[0])).toEqual([...taskIds].reverse());
+    expect(lines(tasks.stdout)[0]).toMatch(/^\d+\temail_verify \w+$/);
+    expect((await stats()).requests).toEqual({});
+  });
+
+  it('with an empty cache, asks the API once and fills the cache', async () => {
+    const home = isolatedHome();
+    try {
+      await world.admin('POST', '/__sandbox/stats/reset');
+      const env = { ...world.env, ...home.env };
+      const first = await runCli(['__complete', 'services'], { env });
+      expect(lines(first.stdout)).toEqual(services);
+      expect((await stats()).requests).toEqual({ 'GET /api/v1/services': 1 });
+      const second = await runCli(['__complete', 'services'], { env });
+      expect(lines(second.stdout)).toEqual(services);
+      expect((await stats()).requests).toEqual({ 'GET /api/v1/services': 1 });
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('prints nothing, quickly, when the API does not answer', async () => {
+    const home = isolatedHome();
+    try {
+      await world.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/services', kind: 'delay', delayMs: 15_000, count: 5 });
+      const started = Date.now();
+      const result = await runCli(['--request-timeout', '1500ms', '__complete', 'services'], { env: { ...world.env, ...home.env } });
+      expect(Date.now() - started).toBeLessThan(6_000);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe('');
+    } finally {
+      await world.admin('DELETE', '/__sandbox/faults');
+      home.cleanup();
+    }
+  });
+
+  it('prints nothing and never prompts when no API key is configured', async () => {
+    const home = isolatedHome();
+    try {
+      const result = await runCli(['__complete', 'tasks'], { env: home.env });
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe('');
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('is not listed in help', async () => {
+    expect((await world.run(['--help'])).stdout).not.toContain('__complete');
+  });
+});
+
+/** What bash offers for the words of a command line (the last word is the one being completed). */
+async function bashComplete(...words: string[]): Promise<string[]> {
+  const code = [
+    'source "$SCRIPT"',
+    'COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}',
+    '_taskctl',
+    'printf "%s\\n" "${COMPREPLY[@]}"',
+  ].join('\n');
+  const result = await exec('bash', ['--norc', '--noprofile', '-c', code, 'bash', ...words], { ...shellEnv, SCRIPT: script('bash') });
+  expect(result.stderr).toBe('');
+  return lines(result.stdout);
+}
+
+describe.skipIf(!has.bash)('bash', () => {
+  it('completes commands', async () => {
+    expect(await bashComplete('taskctl', 'cr')).toEqual(['create']);
+    expect(await bashComplete('taskctl', 'webhook', '')).toEqual(['listen', 'simulate', 'help']);
+    expect(await bashComplete('taskctl', 'l')).toEqual(['list', 'ls']);
+  });
+
+  it('completes the service of create from the cache', async () => {
+    expect(await bashComplete('taskctl', 'create', '')).toEqual(services);
+    expect(await bashComplete('taskctl', 'create', 'domain_c')).toEqual(['domain_check_availability']);
+    expect(await bashComplete('taskctl', '--profile', 'x', 'create', '--wait', 'email')).toEqual(['email_verify']);
+  });
+
+  it('completes recent task ids for show, wait, watch and webhook simulate', async () => {
+    const expected = [...taskIds].reverse();
+    expect(await bashComplete('taskctl', 'show', '')).toEqual(expected);
+    expect(await bashComplete('taskctl', 'wait', taskIds[0]!, '')).toEqual(expected);
+    expect(await bashComplete('taskctl', 'watch', '')).toEqual(expected);
+    expect(await bashComplete('taskctl', 'webhook', 'simulate', '')).toEqual(expected);
+  });
+
+  it('completes flags and their values, also after global flags with values', async () => {
+    expect(await bashComplete('taskctl', '-o', '')).toEqual(['table', 'tsv', 'csv', 'json', 'ndjson']);
+    expect(await bashComplete('taskctl', 'list', '--output', 'j')).toEqual(['json']);
+    // bash splits `--output=j` at '=': readline replaces only the text after it.
+    expect(await bashComplete('taskctl', '--output', '=', 'j')).toEqual(['json']);
+    expect(await bashComplete('taskctl', '--output', '=')).toEqual(['table', 'tsv', 'csv', 'json', 'ndjson']);
+    expect(await bashComplete('taskctl', '--profile', 'ci', 'ls', '--st')).toEqual(['--status']);
+    expect(await bashComplete('taskctl', 'list', '--status', '')).toEqual(['pending', 'processing', 'completed', 'failed']);
+    expect(await bashComplete('taskctl', 'wait', '--report', '')).toEqual(['github', 'junit=']);
+    expect(await bashComplete('taskctl', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(await bashComplete('taskctl', 'config', 'get', 'base')).toEqual(['base-url']);
+  });
+
+  it('offers nothing for free-text values and items', async () => {
+    expect(await bashComplete('taskctl', 'create', 'domain_check_availability', '')).toEqual([]);
+    expect(await bashComplete('taskctl', 'wait', '--timeout', '')).toEqual([]);
+  });
+});
+
+/**
+ * zsh completion functions run only inside the line editor. Without a pseudo-terminal, the completion system's
+ * builtins are replaced by functions that print what would be offered (filtered by PREFIX, as compadd does).
+ */
+const ZSH_STUBS = `
+__offer() { local c; for c in "$@"; do [[ $c == \${PREFIX}* ]] && print -r -- "\${IPREFIX}\${c}"; done; return 0 }
+compadd() {
+  local -a cands; local arrays=0
+  while (( $# )); do
+    case $1 in
+      -[SPJVXxo]) shift 2 ;;
+      -a) arrays=1; shift ;;
+      --) shift; cands+=("$@"); break ;;
+      -*) shift ;;
+      *) if (( arrays )); then cands+=("\${(@P)1}"); else cands+=("$1"); fi; shift ;;
+    esac
+  done
+  __offer "\${cands[@]}"
+}
+_describe() {
+  while [[ $1 == -* ]]; do shift 2; done
+  shift
+  local -a names; local x
+  for x in "\${(@P)1}"; do names+=("\${x%%:*}"); done
+  __offer "\${names[@]}"
+}
+_files() { print -r -- "<files>" }
+compset() {
+  [[ $1 == -P ]] || return 1; shift
+  local n=0; [[ $1 == <-> ]] && { n=$1; shift }
+  local m; if (( n )); then m=\${(M)PREFIX#\${~1}}; else m=\${(M)PREFIX##\${~1}}; fi
+  [[ -n $m ]] || return 1
+  IPREFIX+=$m; PREFIX=\${PREFIX#$m}
+}
+`;
+
+async function zshComplete(...words: string[]): Promise<string[]> {
+  const code = `source "$SCRIPT"\n${ZSH_STUBS}\nwords=("$@"); CURRENT=$#; PREFIX=\${words[CURRENT]}; IPREFIX=''\n_taskctl`;
+  const result = await exec('zsh', ['-f', '-c', code, 'zsh', ...words], { ...shellEnv, SCRIPT: script('zsh') });
+  expect(result.stderr).toBe('');
+  return lines(result.stdout);
+}
+
+describe.skipIf(!has.zsh)('zsh', () => {
+  it('is valid zsh', async () => {
+    expect((await exec('zsh', ['-n', script('zsh')])).code).toBe(0);
+  });
+
+  it('registers _taskctl for taskctl when sourced after compinit, and from fpath through #compdef', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taskctl-zsh-'));
+    try {
+      const sourced = await exec('zsh', ['-f', '-c', `autoload -U compinit && compinit -u -d ${dir}/dump && source "$SCRIPT" && print -r -- $_comps[taskctl]`], {
+        ...shellEnv,
+        SCRIPT: script('zsh'),
+      });
+      expect(sourced.stdout.trim()).toBe('_taskctl');
+      mkdirSync(join(dir, 'functions'));
+      cpSync(script('zsh'), join(dir, 'functions', '_taskctl'));
+      const autoloaded = await exec('zsh', ['-f', '-c', `fpath=(${dir}/functions $fpath); autoload -U compinit && compinit -u -d ${dir}/dump2 && print -r -- $_comps[taskctl]`]);
+      expect(autoloaded.stdout.trim()).toBe('_taskctl');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('completes commands, services, task ids, flags and flag values', async () => {
+    expect(await zshComplete('taskctl', 'cr')).toEqual(['create']);
+    expect(await zshComplete('taskctl', 'create', '')).toEqual(services);
+    expect(await zshComplete('taskctl', 'show', '')).toEqual([...taskIds].reverse());
+    expect(await zshComplete('taskctl', '-o', '')).toEqual(['table', 'tsv', 'csv', 'json', 'ndjson']);
+    expect(await zshComplete('taskctl', '--output=j')).toEqual(['--output=json']);
+    expect(await zshComplete('taskctl', '-o', 'json', 'ls', '--st')).toEqual(['--status']);
+    expect(await zshComplete('taskctl', 'create', '-f', '')).toEqual(['<files>']);
+    expect(await zshComplete('taskctl', 'wait', '--report', '')).toEqual(['junit=', 'github']);
+  });
+});
+
+async function fishComplete(line: string): Promise<string[]> {
+  const result = await exec('fish', ['--no-config', '-c', 'source $SCRIPT; complete -C $LINE'], { ...shellEnv, SCRIPT: script('fish'), LINE: line });
+  expect(result.stderr).toBe('');
+  return lines(result.stdout).map((entry) => entry.split('\t')[0]!);
+}
+
+describe.skipIf(!has.fish)('fish', () => {
+  it('is valid fish', async () => {
+    expect((await exec('fish', ['--no-config', '-n', script('fish')])).code).toBe(0);
+  });
+
+  it('completes commands, services, task ids, flags and flag values', async () => {
+    expect(await fishComplete('taskctl cr')).toEqual(['create']);
+    expect((await fishComplete('taskctl create ')).sort()).toEqual([...services].sort());
+    expect((await fishComplete('taskctl show ')).sort()).toEqual([...taskIds].sort());
+    expect((await fishComplete('taskctl --output json webhook simulate ')).sort()).toEqual([...taskIds].sort());
+    expect((await fishComplete('taskctl -o ')).sort()).toEqual(['csv', 'json', 'ndjson', 'table', 'tsv']);
+    expect(await fishComplete('taskctl list --st')).toEqual(['--status']);
+    expect((await fishComplete('taskctl list --status ')).sort()).toEqual(['completed', 'failed', 'pending', 'processing']);
+    expect(await fishComplete('taskctl create domain_check_availability ')).toEqual([]);
+  });
+});
+
+/** A real interactive shell in tmux: TAB goes through readline / zle, with the user's usual word splitting. */
+const tmuxSocket = `taskctl-completion-${process.pid}`;
+let session = 0;
+
+async function typeAndTab(shellCommand: string, setup: string, typed: string, expected: RegExp): Promise<string> {
+  const name = `s${++session}`;
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', tmuxSocket, ...args], { encoding: 'utf8' });
+  const env = Object.entries({ ...shellEnv, HOME: world.home.dir, PS1: '$ ' })
+    .map(([key, value]) => `${key}='${value}'`)
+    .join(' ');
+  tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '20', `env -i ${env} ${shellCommand}`);
+  // -J keeps trailing spaces: after a full completion the shell adds one.
+  const screen = () => tmux('capture-pane', '-p', '-J', '-t', name);
+  const poll = async (pattern: RegExp) => {
+    let text = '';
+    for (const started = Date.now(); Date.now() - started < 8_000; ) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      text = screen();
+      if (pattern.test(text)) break;
+    }
+    return text;
+  };
+  try {
+    // The shell is ready for TAB once it has run the setup and printed the marker's result (not its echo).
+    tmux('send-keys', '-t', name, `${setup}; echo READY-$((40 + 2))`, 'Enter');
+    await poll(/^READY-42/m);
+    tmux('send-keys', '-t', name, typed, 'Tab');
+    return await poll(expected);
+  } finally {
+    tmux('kill-session', '-t', name);
+  }
+}
+
+describe.skipIf(!has.tmux)('in a real terminal', () => {
+  // A session that outlives the tests': killing the last session stops the tmux server, racing the next new-session.
+  beforeAll(() => {
+    execFileSync('tmux', ['-L', tmuxSocket, 'new-session', '-d', '-s', 'keep', 'sleep 600']);
+  });
+
+  it.skipIf(!has.bash)('bash: TAB completes a command and a --flag=value', async () => {
+    const setup = `source '${script('bash')}'`;
+    expect(await typeAndTab('bash --norc --noprofile -i', setup, 'taskctl cr', /\$ taskctl create $/m)).toMatch(/\$ taskctl create $/m);
+    expect(await typeAndTab('bash --norc --noprofile -i', setup, 'taskctl --output=j', /--output=json/)).toMatch(/\$ taskctl --output=json $/m);
+  });
+
+  it.skipIf(!has.zsh)('zsh: TAB completes a command and a service name', async () => {
+    const setup = `autoload -U compinit && compinit -u -d '${world.home.dir}/zcompdump' && source '${script('zsh')}'`;
+    expect(await typeAndTab('zsh -f -i', setup, 'taskctl cr', /\$ taskctl create $/m)).toMatch(/\$ taskctl create $/m);
+    expect(await typeAndTab('zsh -f -i', setup, 'taskctl create email_', /email_verify/)).toMatch(/\$ taskctl create email_verify $/m);
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../../src/api/schemas.js';
+import { escapeData, escapeProperty, githubAnnotations, githubSummary, markdownCell } from '../../../src/report/github.js';
+
+function task(id: number, status: string, items: Array<[string, string, string?]>, extra: Partial<Task> = {}): Task {
+  return {
+    id,
+    service: 'domain_check_availability',
+    status,
+    total_items: items.length,
+    cost: items.length,
+    created_at: '2026-11-21T10:00:00Z',
+    items: items.map(([target, itemStatus, error]) => ({ target, status: itemStatus, data: null, ...(error ? { error } : {}) })),
+    ...extra,
+  };
+}
+
+const tableRows = (markdown: string) => markdown.split('\n').filter((line) => /^\| \d+ \|/.test(line));
+
+describe('githubSummary', () => {
+  it('has one table row per task: id, service, status, items, completed, failed, cost', () => {
+    const tasks = [
+      task(1, 'completed', [['a.com', 'completed'], ['fail-b.com', 'failed', 'boom']]),
+      task(2, 'failed', [['c.com', 'failed', 'nope']], { error_message: 'task broke' }),
+      task(3, 'completed', [['d.com', 'completed']]),
+    ];
+    const markdown = githubSummary(tasks);
+    const rows = tableRows(markdown);
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toBe('| 1 | domain_check_availability | ✅ completed | 2 | 1 | 1 | 2 |');
+    expect(rows[1]).toBe('| 2 | domain_check_availability | ❌ failed | 1 | 0 | 1 | 1 |');
+    expect(markdown).toContain('| task | service | status | items | completed | failed | cost |');
+    expect(markdown).toMatch(/^### taskctl: 3 tasks, 1 failed task, 2 failed items/);
+    expect(markdown).toContain('- task 1 · fail-b.com: boom');
+    expect(markdown).toContain('- task 2 failed: task broke');
+  });
+
+  it('uses the task counters when items are not there', () => {
+    const bare: Task = { ...task(4, 'processing', []), total_items: 10, items: undefined, completed_items: 3, failed_items: 1 };
+    expect(tableRows(githubSummary([bare]))).toEqual(['| 4 | domain_check_availability | ⏳ processing | 10 | 3 | 1 | 0 |']);
+  });
+
+  it('keeps server text inside its cell', () => {
+    expect(markdownCell('a|b\nc<script>\u001b[31m')).toBe('a\\|b c&lt;script&gt;[31m');
+  });
+});
+
+describe('githubAnnotations', () => {
+  it('annotates failed tasks first, then failed items, as ::error workflow commands', () => {
+    const lines = githubAnnotations([
+      task(1, 'completed', [['a.com', 'completed'], ['fail-b.com', 'failed', 'boom']]),
+      task(2, 'failed', [], { error_message: 'task broke' }),
+    ]);
+    expect(lines).toEqual([
+      '::error title=taskctl%3A task 2 failed (domain_check_availability)::task broke. See: taskctl show 2',
+      '::error title=taskctl%3A task 1 item failed (domain_check_availability)::fail-b.com: boom',
+    ]);
+  });
+
+  it('stops at the limit and says how many more there are and where to see them', () => {
+    const items = Array.from({ length: 25 }, (_, i): [string, string, string] => [`fail-${i}.com`, 'failed', 'x']);
+    const lines = githubAnnotations([task(7, 'completed', items)], 10);
+    expect(lines.filter((line) => line.startsWith('::error '))).toHaveLength(10);
+    expect(lines).toHaveLength(11);
+    expect(lines[10]).toMatch(/^::warning title=taskctl%3A more failures::15 failed items not annotated .*taskctl show 7 --items-status failed$/);
+  });
+
+  it('escapes data and properties so server text cannot inject workflow commands', () => {
+    expect(escapeData('50% done\r\n::set-env name=X::1')).toBe('50%25 done%0D%0A::set-env name=X::1');
+    expect(escapeProperty('a:b,c')).toBe('a%3Ab%2Cc');
+    const [line] = githubAnnotations([task(1, 'completed', [['x.com', 'failed', 'line1\n::error::forged']])]);
+    expect(line!.split('\n')).toHaveLength(1);
+  });
+
+  it('is empty when nothing failed', () => {
+    expect(githubAnnotations([task(1, 'completed', [['a.com', 'completed']])])).toEqual([]);
+  });
+});

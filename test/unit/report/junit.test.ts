@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../../src/api/schemas.js';
+import { junitReport, xmlAttr, xmlText } from '../../../src/report/junit.js';
+import { findAll, parseXml } from './xml.js';
+
+const base = {
+  service: 'domain_check_availability',
+  cost: 3,
+  created_at: '2026-11-21T10:00:00.000Z',
+  started_at: '2026-11-21T10:00:01.000Z',
+};
+
+const completedWithFailure: Task = {
+  ...base,
+  id: 12,
+  status: 'completed',
+  total_items: 3,
+  completed_at: '2026-11-21T10:00:03.500Z',
+  items: [
+    { target: 'ok.com', status: 'completed', data: { available: true } },
+    { target: 'taken.com', status: 'completed', data: { available: false } },
+    { target: 'fail-x.com', status: 'failed', data: null, error: 'Simulated item failure' },
+  ],
+};
+
+const failedTask: Task = {
+  ...base,
+  id: 13,
+  status: 'failed',
+  total_items: 3,
+  failed_at: '2026-11-21T10:00:02.000Z',
+  error_message: 'Processing failed at item 2',
+  items: [
+    { target: 'a.com', status: 'completed', data: { available: true } },
+    { target: 'taskfail-b.com', status: 'failed', error: 'Simulated task failure' },
+    { target: 'c.com', status: 'pending', data: null },
+  ],
+};
+
+describe('junitReport', () => {
+  it('has one suite per task and one testcase per item, named by target, classname the service', () => {
+    const doc = parseXml(junitReport([completedWithFailure]));
+    expect(doc.name).toBe('testsuites');
+    const suites = findAll(doc, 'testsuite');
+    expect(suites).toHaveLength(1);
+    const cases = findAll(suites[0]!, 'testcase');
+    expect(cases.map((c) => c.attrs.name)).toEqual(['ok.com', 'taken.com', 'fail-x.com']);
+    expect(new Set(cases.map((c) => c.attrs.classname))).toEqual(new Set(['domain_check_availability']));
+  });
+
+  it('counts tests, failures, errors, skipped and time on the suite and the totals', () => {
+    const doc = parseXml(junitReport([completedWithFailure, failedTask]));
+    const [first, second] = findAll(doc, 'testsuite');
+    expect(first!.attrs).toMatchObject({ tests: '3', failures: '1', errors: '0', skipped: '0', time: '2.500' });
+    // The failed task: a.com passes, taskfail-b.com fails, c.com was never processed, plus the task's own error case.
+    expect(second!.attrs).toMatchObject({ tests: '4', failures: '1', errors: '1', skipped: '1', time: '1.000' });
+    expect(doc.attrs).toMatchObject({ tests: '7', failures: '2', errors: '1', skipped: '1', time: '3.500' });
+  });
+
+  it('makes a failed item a <failure> with its error and data', () => {
+    const doc = parseXml(junitReport([completedWithFailure]));
+    const failures = findAll(doc, 'failure');
+    expect(failures).toHaveLength(1);
+    expect(failures[0]!.attrs.message).toBe('Simulated item failure');
+    expect(failures[0]!.text).toContain('Simulated item failure');
+    expect(findAll(doc, 'testcase').find((c) => c.attrs.name === 'ok.com')!.children).toEqual([]);
+  });
+
+  it('reports a failed task as an <error> with its message, and its unprocessed items as skipped', () => {
+    const doc = parseXml(junitReport([failedTask]));
+    const errors = findAll(doc, 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.attrs).toMatchObject({ message: 'Processing failed at item 2', type: 'task_failed' });
+    const errorCase = findAll(doc, 'testcase').find((c) => c.children.some((child) => child.name === 'error'));
+    expect(errorCase!.attrs).toMatchObject({ name: 'task 13', classname: 'domain_check_availability' });
+    const skipped = findAll(doc, 'testcase').find((c) => c.attrs.name === 'c.com')!;
+    expect(skipped.children[0]!.name).toBe('skipped');
+  });
+
+  it('escapes markup and quotes, keeps line breaks in attributes, and strips characters XML cannot hold', () => {
+    const nasty = 'a<b>&"c\' \u0000\u0007\u001b[31mred\u007f\ud800 x\ny';
+    const task: Task = {
+      ...completedWithFailure,
+      service: 'svc"<&>',
+      items: [{ target: nasty, status: 'failed', error: nasty, data: { note: nasty } }],
+    };
+    const xml = junitReport([task]);
+    expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ud800]/);
+    const doc = parseXml(xml);
+    const testcase = findAll(doc, 'testcase')[0]!;
+    expect(testcase.attrs.name).toBe('a<b>&"c\' [31mred x\ny');
+    expect(testcase.attrs.classname).toBe('svc"<&>');
+    expect(findAll(doc, 'failure')[0]!.text).toContain('a<b>&"c\'');
+  });
+
+  it('escape helpers', () => {
+    expect(xmlText('<&>"')).toBe('&lt;&amp;&gt;"');
+    expect(xmlAttr('"\'\t\n\r')).toBe('&quot;&apos;&#9;&#10;&#13;');
+    expect(xmlText('\ud83d\ude00 ok')).toBe('\ud83d\ude00 ok');
+  });
+
+  it('is a valid empty report for no tasks', () => {
+    const doc = parseXml(junitReport([]));
+    expect(doc.attrs).toMatchObject({ tests: '0', failures: '0', errors: '0', skipped: '0', time: '0.000' });
+  });
+});

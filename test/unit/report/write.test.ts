@@ -1,0 +1,93 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/errors.js';
+import { parseReportSpec, reportOption } from '../../../src/report/write.js';
+
+describe('parseReportSpec', () => {
+  it('reads junit=FILE and github', () => {
+    expect(parseReportSpec('junit=out/report.xml')).toEqual({ kind: 'junit', path: 'out/report.xml' });
+    expect(parseReportSpec('github')).toEqual({ kind: 'github' });
+  });
+
+  it.each(['junit', 'junit=', 'xml=out.xml', 'GitHub', ''])('refuses %j as a usage error', (value) => {
+    expect(() => parseReportSpec(value)).toThrow(UsageError);
+  });
+});
+
+describe('--report', () => {
+  const parse = (args: string[]) => {
+    const command = new Command('x').exitOverride().configureOutput({ writeErr: () => {} }).addOption(reportOption());
+    command.parse(args, { from: 'user' });
+    return command.opts().report as unknown;
+  };
+
+  it('is repeatable', () => {
+    expect(parse(['--report', 'junit=a.xml', '--report', 'github'])).toEqual([{ kind: 'junit', path: 'a.xml' }, { kind: 'github' }]);
+  });
+
+  it('fails while parsing the flags (so create --wait never creates a task with a bad report flag)', () => {
+    expect(() => parse(['--report', 'html=x'])).toThrow(/unknown report "html=x"/);
+  });
+});
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe('writeReports', async () => {
+  const { writeReports } = await import('../../../src/report/write.js');
+  const { createMemoryIO } = await import('../../../src/output/memory-io.js');
+  const { createPrinter } = await import('../../../src/output/printer.js');
+  const task = {
+    id: 5,
+    service: 'domain_check_availability',
+    status: 'completed',
+    total_items: 2,
+    cost: 2,
+    created_at: '2026-11-21T10:00:00Z',
+    items: [
+      { target: 'a.com', status: 'completed', data: { available: true } },
+      { target: 'fail-b.com', status: 'failed', error: 'boom sk_secret_1234' },
+    ],
+  };
+
+  function fakeContext(env: Record<string, string>) {
+    const memory = createMemoryIO();
+    const redact = (text: string) => text.replaceAll('sk_secret_1234', '***');
+    const printer = createPrinter({ io: memory.io, format: 'tsv', color: false, redact });
+    return { memory, ctx: { io: memory.io, env, redact, printer } as unknown as Parameters<typeof writeReports>[0] };
+  }
+
+  it('writes the junit file (creating its directory), appends the summary, and puts annotations on stderr', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    const summary = join(dir, 'summary.md');
+    const { memory, ctx } = fakeContext({ GITHUB_STEP_SUMMARY: summary });
+    await writeReports(ctx, [{ kind: 'junit', path: join(dir, 'deep', 'junit.xml') }, { kind: 'github' }], [task]);
+    await writeReports(ctx, [{ kind: 'github' }], [task]);
+    const xml = readFileSync(join(dir, 'deep', 'junit.xml'), 'utf8');
+    expect(xml).toContain('tests="2" failures="1"');
+    expect(xml).not.toContain('sk_secret_1234');
+    // Appended, as GitHub expects from every step writing to the same summary file.
+    expect(readFileSync(summary, 'utf8').match(/^\| 5 \|/gm)).toHaveLength(2);
+    expect(memory.stdout.text()).toBe('');
+    expect(memory.stderr.text()).toContain('::error title=taskctl%3A task 5 item failed (domain_check_availability)::fail-b.com: boom ***\n');
+  });
+
+  it('warns and skips the summary when GITHUB_STEP_SUMMARY is not set', async () => {
+    const { memory, ctx } = fakeContext({});
+    await writeReports(ctx, [{ kind: 'github' }], [task]);
+    expect(memory.stderr.text()).toMatch(/warning: --report github: GITHUB_STEP_SUMMARY is not set/);
+    expect(memory.stderr.text()).toContain('::error ');
+  });
+
+  it('names the file it cannot write, as a usage error', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    const { ctx } = fakeContext({});
+    await expect(writeReports(ctx, [{ kind: 'junit', path: dir }], [task])).rejects.toThrow(new RegExp(`cannot write the report to ${dir}: EISDIR`));
+  });
+});
