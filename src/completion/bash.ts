@@ -9,15 +9,13 @@ import { allCommands } from './model.js';
 import {
   DYNAMIC_COMMAND,
   GENERATED_NOTE,
-  argumentHints,
-  globalValueFlags,
   globalOptionEntries,
   ownOptionEntries,
-  ownValueFlags,
   pathKey,
   resolutions,
   shQuote,
   subcommandEntries,
+  valueAndArgumentFunctions,
 } from './shared.js';
 
 /** `kind=...` (and the choices) for a hint, as bash assignments. */
@@ -65,32 +63,7 @@ export function bashScript(model: CompletionModel): string {
   }
   out(`    *) ${fn}_r='' ;;`, '  esac', `  ${fn}_r+=${shQuote(` ${globalOptionEntries(model).map((e) => e.name).join(' ')}`)}`, '}', '');
 
-  out(
-    `# $1 = command path, $2 = flag: sets ${fn}_kind (choices, file, services, tasks, report, none) and, for choices,`,
-    `# ${fn}_r; fails when the flag takes no value.`,
-    `${fn}_value() {`,
-    '  case "$1|$2" in',
-  );
-  for (const command of commands) {
-    for (const { flag, hint } of ownValueFlags(command)) out(`    ${shQuote(`${pathKey(command)}|${flag}`)}) ${hintAssignment(fn, hint)} ;;`);
-  }
-  for (const { flag, hint } of globalValueFlags(model)) out(`    *${shQuote(`|${flag}`)}) ${hintAssignment(fn, hint)} ;;`);
-  out('    *) return 1 ;;', '  esac', '}', '');
-
-  out(
-    `# $1 = command path, $2 = index of the positional argument: sets ${fn}_kind (and ${fn}_r); fails when there is`,
-    '# nothing to offer.',
-    `${fn}_argument() {`,
-    `  ${fn}_kind=''`,
-    '  case $1 in',
-  );
-  for (const command of commands) {
-    const hints = argumentHints(command);
-    if (hints.length === 0) continue;
-    const tests = hints.map(({ index, variadic, hint }) => `(( $2 ${variadic ? '>=' : '=='} ${index} )); then ${hintAssignment(fn, hint)}`);
-    out(`    ${shQuote(pathKey(command))}) if ${tests.join('; elif ')}; fi ;;`);
-  }
-  out('  esac', `  [[ -n $${fn}_kind ]]`, '}', '');
+  out(...valueAndArgumentFunctions(fn, model, commands, 'r', hintAssignment));
 
   out(
     `# $1 = the value typed so far: fills ${fn}_cands with full candidates for ${fn}_kind.`,

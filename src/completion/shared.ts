@@ -76,3 +76,45 @@ export function ownOptionEntries(model: CompletionModel, command: CommandModel):
 export function argumentHints(command: CommandModel): Array<{ index: number; variadic: boolean; hint: ValueHint }> {
   return command.args.flatMap((arg, index) => (arg.hint.kind === 'none' ? [] : [{ index, variadic: arg.variadic, hint: arg.hint }]));
 }
+
+/** How a shell script records a value hint: `fn_kind=...` plus the choices in the shell's own list form. */
+export type HintAssignment = (fn: string, hint: ValueHint) => string;
+
+/**
+ * The `fn_value` and `fn_argument` shell functions (identical in bash and zsh but for how choices are stored, in
+ * `listVar`): which kind of value a flag or positional argument takes, per command path.
+ */
+export function valueAndArgumentFunctions(
+  fn: string,
+  model: CompletionModel,
+  commands: readonly CommandModel[],
+  listVar: string,
+  assign: HintAssignment,
+): string[] {
+  const lines = [
+    `# $1 = command path, $2 = flag: sets ${fn}_kind (choices, file, services, tasks, report, none) and, for choices,`,
+    `# ${fn}_${listVar}; fails when the flag takes no value.`,
+    `${fn}_value() {`,
+    '  case "$1|$2" in',
+  ];
+  for (const command of commands) {
+    for (const { flag, hint } of ownValueFlags(command)) lines.push(`    ${shQuote(`${pathKey(command)}|${flag}`)}) ${assign(fn, hint)} ;;`);
+  }
+  for (const { flag, hint } of globalValueFlags(model)) lines.push(`    *${shQuote(`|${flag}`)}) ${assign(fn, hint)} ;;`);
+  lines.push('    *) return 1 ;;', '  esac', '}', '');
+  lines.push(
+    `# $1 = command path, $2 = index of the positional argument: sets ${fn}_kind (and ${fn}_${listVar}); fails when there is`,
+    '# nothing to offer.',
+    `${fn}_argument() {`,
+    `  ${fn}_kind=''`,
+    '  case $1 in',
+  );
+  for (const command of commands) {
+    const hints = argumentHints(command);
+    if (hints.length === 0) continue;
+    const tests = hints.map(({ index, variadic, hint }) => `(( $2 ${variadic ? '>=' : '=='} ${index} )); then ${assign(fn, hint)}`);
+    lines.push(`    ${shQuote(pathKey(command))}) if ${tests.join('; elif ')}; fi ;;`);
+  }
+  lines.push('  esac', `  [[ -n $${fn}_kind ]]`, '}', '');
+  return lines;
+}
