@@ -76,7 +76,9 @@ export class Context {
 
   /** CI mode: `--ci` or the `CI` environment variable. No spinners, no prompts, timestamped progress lines. */
   get ci(): boolean {
-    return this.globals.ci === true || (this.env.CI !== undefined && this.env.CI !== '' && this.env.CI !== 'false');
+    // Same rule as isCI in output/progress.ts: CI=false or CI=0 is how people turn it off locally.
+    const value = this.env.CI;
+    return this.globals.ci === true || (value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false');
   }
 
   /** Prompts are allowed only on a terminal, outside CI, without --no-input. */
@@ -147,8 +149,8 @@ export class Context {
     this.printerInstance = createPrinter({
       io: this.io,
       format,
-      color: colorEnabled(this.io.stdout, this.env, !this.globals.color),
-      stderrColor: colorEnabled(this.io.stderr, this.env, !this.globals.color),
+      color: colorEnabled(this.io.stdout, this.env, !this.globals.color, this.ci),
+      stderrColor: colorEnabled(this.io.stderr, this.env, !this.globals.color, this.ci),
       quiet: this.globals.quiet === true,
       redact: this.redact,
       ci: this.ci,
@@ -220,12 +222,14 @@ export class Context {
   }
 
   /** The one API client of this invocation. Missing key → exit 4; missing base URL → exit 2; both with a hint. */
-  api(options: ApiOptions = {}): Promise<ApiClient> {
-    this.apiPromise ??= this.createApi(options);
-    return this.apiPromise;
+  async api(options: ApiOptions = {}): Promise<ApiClient> {
+    this.apiPromise ??= this.createApi();
+    const client = await this.apiPromise;
+    // One client (one connection pool, one rate limiter); a deadline is a view of it, e.g. the wait after create.
+    return options.deadline !== undefined ? client.withDeadline(options.deadline) : client;
   }
 
-  private async createApi(options: ApiOptions): Promise<ApiClient> {
+  private async createApi(): Promise<ApiClient> {
     const settings = await this.settings();
     if (!settings.baseUrl) {
       throw new UsageError(
@@ -249,7 +253,6 @@ export class Context {
       requestTimeoutMs: settings.requestTimeout ? parseDuration(settings.requestTimeout.value, 'request-timeout') : undefined,
       clock: this.clock,
       random: this.random,
-      deadline: options.deadline,
       signal: this.signal,
       trace: this.globals.verbose ? (line) => this.io.stderr.write(`${this.redact(line)}\n`) : undefined,
       env: this.env,

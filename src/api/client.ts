@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import { systemClock, type Clock } from '../core/time.js';
 import { createRedactor, redactHeaders } from '../output/redact.js';
 import { isLoopbackHost } from './base-url.js';
@@ -13,7 +13,7 @@ import { createDispatcher } from './dispatcher.js';
 import { endpointLabel } from './errors.js';
 import { judgeFailure, judgeResponse, type Exchange, type JudgeContext, type Method, type ResponseHeaders } from './judge.js';
 import { headerValue, parseRateLimit, RateLimiter } from './rate-limit.js';
-import { errorCode, formatSeconds } from './retry.js';
+import { DEADLINE_CODE, errorCode, formatSeconds } from './retry.js';
 import {
   BalanceResponseSchema,
   CreateTaskResponseSchema,
@@ -39,6 +39,9 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 export const GET_TIMEOUT_MS = 30_000;
 /** The same for POST /tasks, which stores every item before answering. */
 export const POST_TIMEOUT_MS = 60_000;
+
+/** The longest delay setTimeout accepts (2^31 − 1 ms); longer ones fire immediately. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Response headers shown in `--verbose` traces. */
 const TRACED_RESPONSE_HEADERS = [
@@ -95,8 +98,26 @@ export interface ApiClient {
   getTask(id: number): Promise<Task>;
   /** The limiter this client paces with (`auth status` shows its snapshot). */
   readonly rateLimiter: RateLimiter;
+  /**
+   * Server clock minus local clock in ms, from the responses' `Date` headers: the largest value seen, a lower bound
+   * (Date has whole seconds, and the answer took time to arrive). Undefined until a response carried a Date.
+   * Reconciliation compares the server's `created_at` with when the request was sent through it.
+   */
+  serverClockOffset(): number | undefined;
+  /**
+   * The same client (pool, limiter, trace) with another deadline (epoch ms; undefined = none), e.g. for the wait that
+   * follows a create. Closing the view does nothing: the pool belongs to the client it came from.
+   */
+  withDeadline(deadline: number | undefined): ApiClient;
   /** Closes the connection pool it created (an injected dispatcher is left open). */
   close(): Promise<void>;
+}
+
+/** The reason an attempt is cut at the command's deadline; its code is handled by `judgeFailure`. */
+function deadlineError(when: 'before sending' | 'in flight'): Error {
+  return Object.assign(new Error(`the deadline passed ${when === 'in flight' ? 'before the answer came' : 'before the request was sent'}`), {
+    code: DEADLINE_CODE,
+  });
 }
 
 interface RequestSpec<T> {
@@ -115,19 +136,38 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const origin = base.origin;
-  const scrub = createRedactor([options.apiKey]);
+  // Surrounding whitespace (a CI secret pasted with a newline, a CRLF key file) is not part of the key: send it trimmed,
+  // and scrub both forms, since a server echoing the key echoes what it received.
+  const apiKey = options.apiKey.trim();
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/.test(apiKey)) {
+    // undici would refuse the header with a network-looking error; name the real problem, never the key itself.
+    throw new AuthError(
+      'the API key contains a line break, control character or non-Latin-1 character',
+      'Check the key in TASKCTL_API_KEY, the --api-key-file or `taskctl auth login`: it is one line of plain text.',
+    );
+  }
+  const scrub = createRedactor([options.apiKey, apiKey]);
   const sink = options.trace;
   const trace = sink ? (line: string) => sink(scrub(line)) : undefined;
   const timeoutFor = (method: Method) => options.requestTimeoutMs ?? (method === 'POST' ? POST_TIMEOUT_MS : GET_TIMEOUT_MS);
   const connectTimeoutMs = Math.min(CONNECT_TIMEOUT_MS, options.requestTimeoutMs ?? CONNECT_TIMEOUT_MS);
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createDispatcher(options.baseUrl, options.env ?? process.env, connectTimeoutMs);
-  const { signal, deadline } = options;
+  const { signal } = options;
   const authHeader: Record<string, string> =
-    options.authScheme === 'bearer' ? { Authorization: `Bearer ${options.apiKey}` } : { 'X-API-Key': options.apiKey };
+    options.authScheme === 'bearer' ? { Authorization: `Bearer ${apiKey}` } : { 'X-API-Key': apiKey };
+
+  let serverOffsetMs: number | undefined;
+  /** Each Date gives a lower bound of the offset (whole seconds, measured after the answer travelled): keep the best. */
+  function noteServerDate(date: string | undefined): void {
+    const at = date === undefined ? Number.NaN : Date.parse(date);
+    if (!Number.isFinite(at)) return;
+    const measured = at - clock.now();
+    serverOffsetMs = serverOffsetMs === undefined ? measured : Math.max(serverOffsetMs, measured);
+  }
 
   /** One attempt: wait for the rate limiter, send, read the whole body. Never throws except on abort/limiter. */
-  async function exchange(spec: RequestSpec<unknown>, attempt: number): Promise<Exchange> {
+  async function exchange(spec: RequestSpec<unknown>, attempt: number, deadline: number | undefined): Promise<Exchange> {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) search.set(name, String(value));
     const path = `${basePath}${spec.path}${search.size > 0 ? `?${search.toString()}` : ''}`;
@@ -146,12 +186,29 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (waited > 0) trace?.(`* waited ${formatSeconds(waited)} for the rate-limit budget`);
 
     const sentAtMs = clock.now();
+    if (deadline !== undefined && sentAtMs >= deadline) {
+      // Nothing was sent: even a create may fail here without any doubt about its outcome.
+      limiter.release();
+      return { kind: 'failure', error: deadlineError('before sending'), code: DEADLINE_CODE, status: undefined, sentAtMs, neverSent: true };
+    }
     if (trace) {
       trace(`> ${spec.method} ${origin}${path}${attempt > 1 ? ` (attempt ${attempt}/${MAX_ATTEMPTS})` : ''}`);
       for (const [name, value] of Object.entries(redactHeaders(headers))) trace(`> ${name}: ${value}`);
       if (body !== undefined) trace(`> (JSON body, ${Buffer.byteLength(body)} bytes)`);
     }
     let status: number | undefined;
+    // The command's deadline bounds the request in flight too, not only the waits between attempts: a server that
+    // stalls must not hold `wait --timeout 10s` for the 30 s request timeout (or 4 × 30 s with retries).
+    const cut = new AbortController();
+    const forwardAbort = () => cut.abort(signal?.reason);
+    signal?.addEventListener('abort', forwardAbort, { once: true });
+    const untilDeadline = deadline === undefined ? undefined : Math.max(0, deadline - sentAtMs);
+    // Beyond setTimeout's range (~24.8 days: `wait --timeout 30d`) Node would fire at once; the request timeout ends
+    // any request long before such a deadline anyway.
+    const deadlineTimer =
+      untilDeadline === undefined || untilDeadline > MAX_TIMER_MS
+        ? undefined
+        : setTimeout(() => cut.abort(deadlineError('in flight')), untilDeadline);
     try {
       const response = await dispatcher.request({
         origin,
@@ -161,10 +218,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal,
+        signal: cut.signal,
       });
       status = response.statusCode;
       const responseHeaders = response.headers as ResponseHeaders;
+      noteServerDate(headerValue(responseHeaders, 'date'));
       limiter.update(parseRateLimit(responseHeaders, clock.now()));
       traceResponse(status, responseHeaders, clock.now() - sentAtMs);
       const text = await response.body.text();
@@ -176,6 +234,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       trace?.(`! ${spec.method} ${spec.path} failed: ${code}${during} (${clock.now() - sentAtMs} ms)`);
       return { kind: 'failure', error, code, status, sentAtMs };
     } finally {
+      clearTimeout(deadlineTimer);
+      signal?.removeEventListener('abort', forwardAbort);
       limiter.release();
     }
   }
@@ -191,7 +251,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     for (const [name, value] of Object.entries(redactHeaders(shown))) trace(`< ${name}: ${value}`);
   }
 
-  async function call<T>(spec: RequestSpec<T>): Promise<T> {
+  async function call<T>(spec: RequestSpec<T>, deadline: number | undefined): Promise<T> {
     const ctx: JudgeContext = {
       method: spec.method,
       endpoint: endpointLabel(spec.method, spec.path),
@@ -204,7 +264,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       random,
     };
     for (let attempt = 1; ; attempt++) {
-      const ex = await exchange(spec, attempt);
+      const ex = await exchange(spec, attempt, deadline);
       const verdict = ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
       if (verdict.ok) return verdict.value;
       const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
@@ -220,32 +280,41 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  return {
-    rateLimiter: limiter,
-    async listServices() {
-      return (await call({ method: 'GET', path: '/services', schema: ServicesResponseSchema })).data;
-    },
-    async getBalance() {
-      return (await call({ method: 'GET', path: '/balance', schema: BalanceResponseSchema })).data;
-    },
-    async createTask(req) {
-      // Only the documented fields go on the wire.
-      const body = { service: req.service, items: req.items };
-      return (await call({ method: 'POST', path: '/tasks', body, schema: CreateTaskResponseSchema })).data;
-    },
-    async listTasks(q = {}) {
-      const query = { page: q.page, per_page: q.perPage };
-      const response = await call({ method: 'GET', path: '/tasks', query, schema: TaskListResponseSchema });
-      return { tasks: response.data, meta: response.meta };
-    },
-    async getTask(id) {
-      if (!Number.isSafeInteger(id) || id < 0) {
-        throw new UsageError(`invalid task id "${id}"`, 'Task ids are whole numbers, as `taskctl list` shows them.');
-      }
-      return (await call({ method: 'GET', path: `/tasks/${id}`, schema: TaskResponseSchema })).data;
-    },
-    async close() {
-      if (ownsDispatcher) await dispatcher.close();
-    },
-  };
+  /** The client's methods with one deadline; `withDeadline` makes more views over the same pool and limiter. */
+  function view(deadline: number | undefined, ownsPool: boolean): ApiClient {
+    return {
+      rateLimiter: limiter,
+      async listServices() {
+        return (await call({ method: 'GET', path: '/services', schema: ServicesResponseSchema }, deadline)).data;
+      },
+      async getBalance() {
+        return (await call({ method: 'GET', path: '/balance', schema: BalanceResponseSchema }, deadline)).data;
+      },
+      async createTask(req) {
+        // Only the documented fields go on the wire.
+        const body = { service: req.service, items: req.items };
+        return (await call({ method: 'POST', path: '/tasks', body, schema: CreateTaskResponseSchema }, deadline)).data;
+      },
+      async listTasks(q = {}) {
+        const query = { page: q.page, per_page: q.perPage };
+        const response = await call({ method: 'GET', path: '/tasks', query, schema: TaskListResponseSchema }, deadline);
+        return { tasks: response.data, meta: response.meta };
+      },
+      async getTask(id) {
+        if (!Number.isSafeInteger(id) || id < 0) {
+          throw new UsageError(`invalid task id "${id}"`, 'Task ids are whole numbers, as `taskctl list` shows them.');
+        }
+        return (await call({ method: 'GET', path: `/tasks/${id}`, schema: TaskResponseSchema }, deadline)).data;
+      },
+      withDeadline(next) {
+        return view(next, false);
+      },
+      serverClockOffset: () => serverOffsetMs,
+      async close() {
+        if (ownsPool && ownsDispatcher) await dispatcher.close();
+      },
+    };
+  }
+
+  return view(options.deadline, true);
 }

@@ -44,14 +44,22 @@ function classifyStatus(status: number): ErrorClass {
   return 'unavailable';
 }
 
+/**
+ * The class of a known error code. Own properties only: the code comes from the server, and `toString` or
+ * `constructor` must not find Object.prototype's functions (that made the error `undefined`, an exit-1 crash).
+ */
+function classOfCode(code: string | undefined): ErrorClass | undefined {
+  return code !== undefined && Object.hasOwn(BY_CODE, code) ? BY_CODE[code] : undefined;
+}
+
 /** Which class a failure belongs to: the error code when known, else the status. */
 export function classifyApiError(status: number, code: string | undefined): ErrorClass {
-  return (code !== undefined ? BY_CODE[code] : undefined) ?? classifyStatus(status);
+  return classOfCode(code) ?? classifyStatus(status);
 }
 
 /** True when the failure is a server-side fault worth retrying for a GET (5xx or `internal_error`). */
 export function isServerFault(status: number, code: string | undefined): boolean {
-  return code === 'internal_error' || (code === undefined || BY_CODE[code] === undefined ? status >= 500 : false);
+  return code === 'internal_error' || (classOfCode(code) === undefined ? status >= 500 : false);
 }
 
 /** `GET /tasks/42`: how messages name an endpoint (path relative to the base URL, no query). */

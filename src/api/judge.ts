@@ -19,6 +19,7 @@ import {
 import { headerValue, parseRateLimit, type RateLimiter } from './rate-limit.js';
 import {
   backoffDelay,
+  DEADLINE_CODE,
   formatSeconds,
   isTlsErrorCode,
   NEVER_SENT_CODES,
@@ -50,6 +51,8 @@ export interface FailureExchange {
   code: string;
   status: number | undefined;
   sentAtMs: number;
+  /** True when the client knows the request never left (it was not even handed to the connection). */
+  neverSent?: boolean;
 }
 
 export type Exchange = ResponseExchange | FailureExchange;
@@ -98,6 +101,10 @@ function reachHint(ctx: JudgeContext, code: string): string {
 
 function networkError(ctx: JudgeContext, ex: FailureExchange, suffix: string): UnavailableError {
   const { code } = ex;
+  if (code === DEADLINE_CODE) {
+    const what = ex.neverSent ? 'not sent: the deadline had passed' : `no answer from ${ctx.origin} before the deadline`;
+    return withCause(`${ctx.endpoint}: ${what}${suffix}`, ex.error, 'Allow more time with --timeout, or try again later.');
+  }
   if (TIMEOUT_CODES.has(code) && !NEVER_SENT_CODES.has(code)) {
     return withCause(
       `${ctx.endpoint}: ${ctx.origin} did not answer within ${formatSeconds(ctx.timeoutMs)} (${code})${suffix}`,
@@ -132,6 +139,10 @@ export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt:
           'If the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate file.',
         ),
     };
+  }
+  if (code === DEADLINE_CODE && ex.neverSent) {
+    // Not sent at all, so not ambiguous even for a create; and no time is left for another attempt.
+    return { ok: false, fail: (suffix) => networkError(ctx, ex, suffix) };
   }
   const neverSent = NEVER_SENT_CODES.has(code);
   if (ctx.method === 'POST' && !neverSent) {

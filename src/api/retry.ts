@@ -83,6 +83,12 @@ export const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
 ]);
 
+/**
+ * Not a transport code: the client cut the attempt because the command's deadline (`wait --timeout`) came. Never
+ * retried (there is no time left); a create cut this way may still have reached the server.
+ */
+export const DEADLINE_CODE = 'TASKCTL_DEADLINE';
+
 /** Codes meaning "the server did not answer in time". */
 export const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',

@@ -9,6 +9,8 @@ import type { Clock } from './time.js';
 export interface TaskReader {
   listTasks(query: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
   getTask(id: number): Promise<Task>;
+  /** Server clock minus local clock (a lower bound, from Date headers), when known: see `ApiClient`. */
+  serverClockOffset?(): number | undefined;
 }
 
 export interface MatchQuery {
@@ -20,8 +22,20 @@ export interface MatchQuery {
   exclude?: ReadonlySet<number>;
 }
 
-/** Client and server clocks differ; a creation time this far outside the window still counts. */
+/** Client and server clocks differ; with the difference unknown, a creation time this far outside the window still counts. */
 export const CLOCK_SKEW_TOLERANCE_MS = 120_000;
+/**
+ * With the server's clock known from its Date headers (a lower bound of the offset), the window starts this close to
+ * the instant asked for. Without it, an identical task created up to two minutes *before* an ambiguous create was
+ * "recovered" as if it were the new one (found by the hardening matrix, W30).
+ */
+export const KNOWN_CLOCK_TOLERANCE_MS = 1000;
+
+/** Start of the creation window on the server's clock. */
+function windowStart(reader: TaskReader, createdAfter: number): number {
+  const offset = reader.serverClockOffset?.();
+  return offset === undefined ? createdAfter - CLOCK_SKEW_TOLERANCE_MS : createdAfter + offset - KNOWN_CLOCK_TOLERANCE_MS;
+}
 /** Pages of 100 scanned for candidates: the list's sort order is not specified, so stop early only on old pages. */
 const MAX_PAGES = 3;
 
@@ -41,9 +55,10 @@ function sameItems(a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean 
 
 async function candidates(reader: TaskReader, query: MatchQuery): Promise<Task[]> {
   const found: Task[] = [];
-  const since = query.createdAfter - CLOCK_SKEW_TOLERANCE_MS;
   for (let page = 1; page <= MAX_PAGES; page += 1) {
     const { tasks, meta } = await reader.listTasks({ page, perPage: 100 });
+    // After the listing, the server's clock is usually known (its Date header).
+    const since = windowStart(reader, query.createdAfter);
     let anyRecent = false;
     for (const task of tasks) {
       const created = Date.parse(task.created_at);

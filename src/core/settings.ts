@@ -60,10 +60,11 @@ export function resolveSettings(flags: SettingFlags, env: Env, profile: Profile,
       [env.TASKCTL_BASE_URL, 'env', 'TASKCTL_BASE_URL'],
       [profile['base-url'], 'profile', fromProfile],
     ]),
+    // Trimmed: a pasted CI secret often ends in a newline, and the printer must scrub the key as it is sent.
     apiKey: pick([
-      [flags.apiKeyFromFile?.key, 'flag', `--api-key-file ${flags.apiKeyFromFile?.path ?? ''}`.trim()],
-      [env.TASKCTL_API_KEY, 'env', 'TASKCTL_API_KEY'],
-      [profile['api-key'], 'profile', fromProfile],
+      [flags.apiKeyFromFile?.key.trim(), 'flag', `--api-key-file ${flags.apiKeyFromFile?.path ?? ''}`.trim()],
+      [env.TASKCTL_API_KEY?.trim(), 'env', 'TASKCTL_API_KEY'],
+      [profile['api-key']?.trim(), 'profile', fromProfile],
     ]),
     output: pick([
       [flags.output, 'flag', '--output'],

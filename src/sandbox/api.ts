@@ -8,7 +8,7 @@ import {
   TaskResponseSchema,
 } from '../api/schemas.js';
 import { errorReply, isJsonContentType, jsonReply, readBody } from './http.js';
-import type { Reply } from './http.js';
+import type { BodyResult, Reply } from './http.js';
 import { findService, SERVICES } from './services.js';
 import type { SandboxState } from './state.js';
 import { createdTaskView, taskDetailView, taskView } from './task-view.js';
@@ -29,7 +29,14 @@ export interface ApiContext {
   taskCreated: (task: TaskRecord) => void;
 }
 
-type Handler = (req: IncomingMessage, ctx: ApiContext, query: string, id: string) => Reply | Promise<Reply>;
+/** `body`: the request body when the server already read it (a `delay` fault reads it before waiting). */
+type Handler = (
+  req: IncomingMessage,
+  ctx: ApiContext,
+  query: string,
+  id: string,
+  body?: Promise<BodyResult>,
+) => Reply | Promise<Reply>;
 
 export interface ApiRoute {
   /** As counted in stats: `/api/v1/tasks/:id`. */
@@ -78,11 +85,11 @@ function validateCreate(body: unknown, maxItems: number): { service: string; ite
   return { service, items: items as string[] };
 }
 
-const createTask: Handler = async (req, ctx) => {
+const createTask: Handler = async (req, ctx, _query, _id, preRead) => {
   if (!isJsonContentType(req.headers['content-type'])) {
     return errorReply(415, 'validation_error', 'Content-Type must be application/json');
   }
-  const body = await readBody(req);
+  const body = await (preRead ?? readBody(req));
   if (!body.ok) return body.reply;
   let json: unknown;
   try {

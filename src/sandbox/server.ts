@@ -10,8 +10,8 @@ import { API_PREFIX, matchApiRoute } from './api.js';
 import type { ApiContext } from './api.js';
 import { FaultInjector } from './faults.js';
 import type { Fault } from './faults.js';
-import { errorReply, JSON_TYPE, splitUrl } from './http.js';
-import type { Reply } from './http.js';
+import { errorReply, JSON_TYPE, readBody, splitUrl } from './http.js';
+import type { BodyResult, Reply } from './http.js';
 import type { RunningSandbox, SandboxOptions } from './index.js';
 import { LifecycleScheduler } from './lifecycle.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -79,6 +79,7 @@ function originOf(host: string, port: number): string {
 export async function startSandboxServer(options: SandboxOptions): Promise<RunningSandbox> {
   const opts = resolveOptions(options);
   const { now, log } = opts;
+  const clockInjected = options.clock !== undefined;
   const state = await loadState(opts);
   const timers = new TimerSet();
   const saver = opts.stateFile ? new StateSaver(opts.stateFile, () => state.toSnapshot(), log) : undefined;
@@ -118,6 +119,8 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
       return;
     }
     const headers: Record<string, string> = { 'Content-Type': reply.contentType ?? JSON_TYPE, ...extra, ...reply.headers };
+    // With an injected clock the Date header follows it too: clients measure an epoch X-RateLimit-Reset against Date.
+    if (clockInjected) headers.Date = new Date(now()).toUTCString();
     let body = reply.body;
     if (fault?.kind === 'truncate') {
       // A complete HTTP message whose JSON stops half way, then the connection closes.
@@ -156,7 +159,13 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
       send(req, res, reply, extra);
       return status;
     }
-    if (fault?.kind === 'delay') await timers.sleep(fault.delayMs ?? 0);
+    let body: Promise<BodyResult> | undefined;
+    if (fault?.kind === 'delay') {
+      // Like a real server, the request is received in full before the slow part, so a client that times out and
+      // hangs up meanwhile does not cancel it: a delayed POST /tasks still creates the task (what reconciliation is for).
+      if (method === 'POST') body = readBody(req);
+      await timers.sleep(fault.delayMs ?? 0);
+    }
 
     let extra: Record<string, string> | undefined;
     if (limiter.enabled) {
@@ -176,7 +185,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     } else {
       const handler = match.route.methods[method];
       reply = handler
-        ? await handler(req, apiCtx, query, match.id)
+        ? await handler(req, apiCtx, query, match.id, body)
         : errorReply(405, 'method_not_allowed', `${method} is not allowed on ${match.route.pattern}; use ${match.route.allow}`, {
             Allow: match.route.allow,
           });

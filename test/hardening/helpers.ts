@@ -1,0 +1,183 @@
+/**
+ * Shared parts of the hardening matrix (test/README.md): a scripted HTTP(S) server that plays a misbehaving service or
+ * proxy, a spawn helper for shell pipelines, and small JSON builders. E2E cases need `npm run build` first.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, isolatedHome, runCli, type CliResult, type RunOptions } from '../e2e/harness.js';
+
+/** A key that is easy to find in output: every secrets case greps for it. */
+export const KEY = 'sk_hardening_S3CRET_9f3c2a71';
+
+export interface Recorded {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export type Handler = (req: IncomingMessage, res: ServerResponse, body: string, index: number) => void | Promise<void>;
+
+export interface ScriptedServer {
+  /** `http://127.0.0.1:PORT` (or https). */
+  origin: string;
+  port: number;
+  /** Every request received, in order. */
+  requests: Recorded[];
+  /** TLS handshakes that failed (https only). */
+  tlsErrors: number;
+  close(): Promise<void>;
+}
+
+/** A loopback server answering with `handler`; the request body is read first. */
+export async function scriptedServer(
+  handler: Handler,
+  options: { tls?: { key: string; cert: string }; host?: string } = {},
+): Promise<ScriptedServer> {
+  const requests: Recorded[] = [];
+  const sockets = new Set<Socket>();
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const index = requests.length;
+      requests.push({ method: req.method ?? '?', url: req.url ?? '?', headers: req.headers, body });
+      Promise.resolve(handler(req, res, body, index)).catch((error: unknown) => {
+        res.destroy(error as Error);
+      });
+    });
+  };
+  const server: Server = options.tls ? createHttpsServer(options.tls, onRequest) : createHttpServer(onRequest);
+  const state = { tlsErrors: 0 };
+  server.on('tlsClientError', () => state.tlsErrors++);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  // Also count the raw TLS sockets, whose 'connection' event is 'secureConnection' on https.
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `${options.tls ? 'https' : 'http'}://${host}:${port}`,
+    port,
+    requests,
+    get tlsErrors() {
+      return state.tlsErrors;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Writes a JSON answer with the given status and extra headers. */
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
+}
+
+export const BALANCE_OK = { success: true, data: { balance: 100, currency: 'coins' } };
+
+export const SERVICE = {
+  service: 'domain_check_availability',
+  display_name: 'Domain availability',
+  description: 'Checks whether a domain is free',
+  pricing: 1,
+  currency: 'coins',
+};
+
+export function task(id: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id,
+    service: 'domain_check_availability',
+    status: 'completed',
+    total_items: 1,
+    cost: 1,
+    created_at: '2025-01-15T12:00:00Z',
+    completed_at: '2025-01-15T12:00:01Z',
+    ...extra,
+  };
+}
+
+/** Environment for the CLI against a scripted server: isolated config, the test key, that base URL. */
+export function cliEnv(origin: string, home: { env: Record<string, string> }): Record<string, string> {
+  return { ...home.env, TASKCTL_BASE_URL: origin, TASKCTL_API_KEY: KEY };
+}
+
+/** Runs the CLI and measures the wall time. */
+export async function timed(args: string[], options: RunOptions): Promise<CliResult & { ms: number }> {
+  const started = performance.now();
+  const result = await runCli(args, options);
+  return { ...result, ms: performance.now() - started };
+}
+
+/** Runs a shell command line (for pipes from endless producers); `taskctl` in it is the built bin. */
+export function runShell(
+  script: string,
+  env: Record<string, string>,
+  timeoutMs = 15_000,
+): Promise<CliResult & { ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', script], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', TASKCTL: `${process.execPath} ${BIN}`, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`sh -c ${script} did not finish in ${timeoutMs} ms\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+}
+
+/** A self-signed certificate for 127.0.0.1/localhost made with `openssl`, or undefined when it is not installed. */
+export function selfSignedCertificate(): { key: string; cert: string; certFile: string; cleanup(): void } | undefined {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'taskctl-tls-'));
+  const keyFile = join(dir, 'key.pem');
+  const certFile = join(dir, 'cert.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
+      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout', keyFile, '-out', certFile,
+    ],
+    { stdio: 'ignore' },
+  );
+  return {
+    key: readFileSync(keyFile, 'utf8'),
+    cert: readFileSync(certFile, 'utf8'),
+    certFile,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export { isolatedHome, runCli };
+export type { CliResult };

@@ -1,0 +1,636 @@
+/**
+ * Hardening matrix, wire rows (test/README.md, W1–W30): what the real CLI does when the network or the server
+ * misbehaves. E2E rows spawn bin/taskctl.js against the sandbox's fault injection or a scripted loopback server;
+ * the rows about timing inside one request (stalled bodies, reset headers) drive the real client over loopback with
+ * a fake clock, so a 60 s wait costs nothing.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { MAX_RATE_LIMIT_WAIT_MS, RateLimiter } from '../../src/api/rate-limit.js';
+import { AmbiguousCreateError } from '../../src/api/errors.js';
+import type { Task } from '../../src/api/schemas.js';
+import { ExitCode, RateLimitError, UnavailableError } from '../../src/errors.js';
+import { systemClock, type Clock } from '../../src/core/time.js';
+import { startWorld, type E2EWorld } from '../e2e/harness.js';
+import { FakeClock } from '../unit/api/helpers.js';
+import {
+  BALANCE_OK,
+  cliEnv,
+  isolatedHome,
+  json,
+  KEY,
+  scriptedServer,
+  selfSignedCertificate,
+  SERVICE,
+  task,
+  timed,
+  type ScriptedServer,
+} from './helpers.js';
+
+interface SandboxState {
+  tasks: Array<{ id: number; service: string }>;
+}
+interface Stats {
+  requests: Record<string, number>;
+  rateLimited: number;
+}
+
+/** A fresh sandbox per case (faults are consumed and tasks counted), closed afterwards. */
+async function withWorld(body: (world: E2EWorld) => Promise<void>): Promise<void> {
+  const world = await startWorld({ itemMs: 0, apiKey: KEY });
+  try {
+    await body(world);
+  } finally {
+    await world.close();
+  }
+}
+
+const fault = (world: E2EWorld, spec: Record<string, unknown>) => world.admin('POST', '/__sandbox/faults', spec);
+const tasksOf = async (world: E2EWorld) => (await world.admin<SandboxState>('GET', '/__sandbox/state')).tasks;
+const stats = (world: E2EWorld) => world.admin<Stats>('GET', '/__sandbox/stats');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Never a stack trace without --verbose, and never the key. */
+function expectCleanError(stderr: string): void {
+  expect(stderr).toMatch(/^error: /m);
+  expect(stderr).not.toMatch(/\n\s+at /);
+  expect(stderr).not.toContain(KEY);
+}
+
+// One concurrent suite: every row has its own sandbox or server, and most of the time is spent waiting.
+describe.concurrent('wire', () => {
+  describe('W: connection refused and resets (sandbox faults)', () => {
+    it('W1 GET to a port nobody listens on: exit 8 after 4 attempts, names the address, well under a minute', async () => {
+      const home = isolatedHome();
+      try {
+        const port = await freePort();
+        const result = await timed(['balance'], { env: cliEnv(`http://127.0.0.1:${port}`, home) });
+        expect(result.code, result.stderr).toBe(ExitCode.unavailable);
+        expect(result.stderr).toMatch(new RegExp(`GET /balance: could not reach http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\) after 4 attempts`));
+        expect(result.stderr).toMatch(/Nothing is listening there/);
+        expectCleanError(result.stderr);
+        expect(result.ms).toBeLessThan(10_000);
+      } finally {
+        home.cleanup();
+      }
+    });
+
+    it('W2 POST /tasks refused: retried (provably never sent), exit 8, not "outcome unknown"', async () => {
+      const home = isolatedHome();
+      try {
+        // Prices come from the local cache, so the POST is the first request.
+        mkdirSync(join(home.dir, 'cache'), { recursive: true });
+        writeFileSync(
+          join(home.dir, 'cache', 'completion.json'),
+          JSON.stringify({ prices: { domain_check_availability: 1 }, pricesAt: Date.now() }),
+        );
+        const port = await freePort();
+        const result = await timed(['create', 'domain_check_availability', 'a.com'], { env: cliEnv(`http://127.0.0.1:${port}`, home) });
+        expect(result.code, result.stderr).toBe(ExitCode.unavailable);
+        expect(result.stderr).toMatch(/POST \/tasks: could not reach .* \(ECONNREFUSED\) after 4 attempts/);
+        expect(result.stderr).not.toMatch(/may have created/);
+        expectCleanError(result.stderr);
+      } finally {
+        home.cleanup();
+      }
+    });
+
+    it('W3 GET reset before the server processed it: retried once, exit 0', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/balance', kind: 'reset-before', count: 1 });
+        const result = await world.run(['balance']);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/^10000\tcoins$/m);
+        expect((await stats(world)).requests['GET /api/v1/balance']).toBe(2);
+      }));
+
+    it('W4 POST reset after the task was committed: recovered by reconciliation, exactly one task', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+        const result = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q'], { timeoutMs: 30_000 });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).toMatch(/may have created a task \((ECONNRESET|UND_ERR_SOCKET)\)/);
+        expect(result.stderr).toMatch(/recovered: task \d+ was created/);
+        const tasks = await tasksOf(world);
+        expect(tasks).toHaveLength(1);
+        expect(result.stdout.trim()).toBe(String(tasks[0]!.id));
+        expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
+      }));
+    it('W30 an identical task created seconds earlier is not "recovered" as the outcome of an ambiguous create', () =>
+      withWorld(async (world) => {
+        const first = await world.run(['create', 'domain_check_availability', 'same.com', '-q']);
+        expect(first.code, first.stderr).toBe(0);
+        // Far enough apart for the Date header's whole seconds; well inside the old two-minute skew tolerance.
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        await fault(world, { method: 'POST', path: '/tasks', kind: 'reset-before', count: 1 });
+        const second = await world.run(['create', 'domain_check_availability', 'same.com', '-q'], { timeoutMs: 30_000 });
+        expect(second.stderr).not.toMatch(/recovered: task/);
+        expect(second.code, second.stderr).toBe(ExitCode.createUnknown);
+        expect(await tasksOf(world)).toHaveLength(1);
+      }), 30_000);
+
+    // W5 (POST reset before processing: exit 9, no task, never resent) is test/e2e/create.test.ts
+    // "never creates two tasks when the connection drops before processing (reset-before)".
+  });
+
+  describe('W: timeouts and the deadline', () => {
+    it('W6 response headers timeout on GET (--request-timeout 300ms, 2 s delay once): retried, exit 0', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/balance', kind: 'delay', delayMs: 2000, count: 1 });
+        const result = await world.run(['--request-timeout', '300ms', '--verbose', 'balance']);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).toMatch(/failed: UND_ERR_HEADERS_TIMEOUT/);
+        expect(result.stderr).toMatch(/attempt 2\/4/);
+      }));
+
+    it('W7 headers timeout on every attempt: exit 8 naming the timeout, bounded time', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/balance', kind: 'delay', delayMs: 3000, count: 4 });
+        const result = await timed(['--request-timeout', '300ms', 'balance'], { env: world.env });
+        expect(result.code, result.stderr).toBe(ExitCode.unavailable);
+        expect(result.stderr).toMatch(/GET \/balance: http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.3s \(UND_ERR_HEADERS_TIMEOUT\) after 4 attempts/);
+        expect(result.stderr).toMatch(/raise --request-timeout/);
+        expectCleanError(result.stderr);
+        // 4 × (0.3 s, rounded up by undici's 1 s timer wheel) + backoff 0.5 + 1 + 2 s.
+        expect(result.ms).toBeLessThan(12_000);
+      }));
+
+    it('W8 headers timeout on POST /tasks: not resent; reconciliation finds the task created late; exactly one', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 1500, count: 1 });
+        const result = await world.run(['--request-timeout', '300ms', 'create', 'domain_check_availability', 'a.com', '-q'], {
+          timeoutMs: 30_000,
+        });
+        expect(result.stderr).toMatch(/may have created a task \(UND_ERR_HEADERS_TIMEOUT\)/);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).toMatch(/recovered: task \d+/);
+        const tasks = await tasksOf(world);
+        expect(tasks).toHaveLength(1);
+        expect(result.stdout.trim()).toBe(String(tasks[0]!.id));
+        expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
+      }), 30_000);
+
+    it('W9 a request in flight never outlives `wait --timeout` (server stalls 8 s, timeout 2 s): exit 124 in ~2 s', () =>
+      withWorld(async (world) => {
+        const created = await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
+        const id = created.stdout.trim();
+        await fault(world, { method: 'GET', path: '/tasks', kind: 'delay', delayMs: 8000, count: 10 });
+        const result = await timed(['wait', id, '--timeout', '2s'], { env: world.env });
+        expect(result.code, result.stderr).toBe(ExitCode.timeout);
+        expect(result.stderr).toMatch(/timed out after 2s/);
+        expect(result.stderr).toMatch(new RegExp(`taskctl wait ${id}`));
+        expect(result.ms).toBeLessThan(5_000);
+      }));
+
+    // KNOWN BUG outside this matrix's files (see test/README.md): src/context.ts memoises `api(options)` with the
+    // options of the first call, so `create --wait` (whose create builds the client without a deadline) waits with
+    // no deadline on requests in flight. Remove `.fails` once context.ts uses `client.withDeadline(deadline)`.
+    it('W9b the same through `create --wait --timeout 2s`: exit 124 in ~2 s', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/tasks', kind: 'delay', delayMs: 8000, count: 10 });
+        const result = await timed(['create', 'domain_check_availability', 'a.com', '--wait', '--timeout', '2s'], { env: world.env });
+        expect(result.code, result.stderr).toBe(ExitCode.timeout);
+        expect(result.ms).toBeLessThan(5_000);
+      }));
+  });
+
+  describe('W: unreadable bodies (sandbox faults)', () => {
+    it('W10 truncated JSON on GET: exit 8 at once (the same server would send it again)', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/balance', kind: 'truncate', count: 4 });
+        const result = await world.run(['balance']);
+        expect(result.code, result.stderr).toBe(ExitCode.unavailable);
+        expect(result.stderr).toMatch(/GET \/balance: the server answered HTTP 200 with a non-JSON body \(application\/json\)/);
+        expectCleanError(result.stderr);
+        expect((await stats(world)).requests['GET /api/v1/balance']).toBe(1);
+      }));
+
+    it('W11 truncated JSON on POST /tasks (task committed): recovered, exactly one task', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'POST', path: '/tasks', kind: 'truncate', count: 1 });
+        const result = await world.run(['create', 'domain_check_availability', 'a.com', '-q'], { timeoutMs: 30_000 });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).toMatch(/recovered: task \d+/);
+        expect(await tasksOf(world)).toHaveLength(1);
+      }));
+
+    it('W12 an HTML 502 page from a proxy on GET: retried, exit 8, no HTML echoed', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/balance', kind: 'non-json', count: 4 });
+        const result = await world.run(['balance']);
+        expect(result.code, result.stderr).toBe(ExitCode.unavailable);
+        expect(result.stderr).toMatch(/GET \/balance: the server answered HTTP 502 with a non-JSON body \(text\/html\) after 4 attempts/);
+        expect(result.stderr).not.toMatch(/<html|Bad Gateway/i);
+        expectCleanError(result.stderr);
+      }));
+
+    it('W13 an HTML 502 on POST /tasks (nothing committed): reconciled, exit 9 with the list command, no task', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'POST', path: '/tasks', kind: 'non-json', count: 1 });
+        const result = await timed(['create', 'domain_check_availability', 'a.com'], { env: world.env, timeoutMs: 30_000 });
+        expect(result.code, result.stderr).toBe(ExitCode.createUnknown);
+        expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
+        expect(await tasksOf(world)).toHaveLength(0);
+        expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
+        expect(result.ms).toBeLessThan(20_000);
+      }), 30_000);
+
+    it('W14 five 5xx in a row on GET: exit 8 after exactly 4 attempts, the 5th fault left unused', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/balance', kind: 'status', status: 503, count: 5 });
+        const result = await timed(['balance'], { env: world.env });
+        expect(result.code, result.stderr).toBe(ExitCode.unavailable);
+        expect(result.stderr).toMatch(/GET \/balance: Internal server error \(injected fault, HTTP 503\) after 4 attempts/);
+        expect((await stats(world)).requests['GET /api/v1/balance']).toBe(4);
+        const left = await world.admin<{ faults: Array<{ remaining: number }> }>('GET', '/__sandbox/faults');
+        expect(left.faults[0]?.remaining).toBe(1);
+        expect(result.ms).toBeLessThan(8_000);
+      }));
+  });
+
+  describe('W: rate limiting and odd bodies (sandbox faults and scripted servers)', () => {
+    it('W15 429 with Retry-After on GET: honoured, then exit 0', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/balance', kind: 'status', status: 429, count: 2 });
+        const result = await timed(['balance'], { env: world.env });
+        expect(result.code, result.stderr).toBe(0);
+        // Retry-After: 1, twice.
+        expect(result.ms).toBeGreaterThan(1_900);
+        expect(result.ms).toBeLessThan(8_000);
+      }));
+
+    it('W16 429 on POST /tasks: the server refused without acting, so it is resent; exactly one task', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'POST', path: '/tasks', kind: 'status', status: 429, count: 1 });
+        const result = await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).not.toMatch(/may have created/);
+        expect(await tasksOf(world)).toHaveLength(1);
+        expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(2);
+      }));
+
+    it('W17 429 on every attempt: exit 7 after 4 attempts, with what to do', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/balance', kind: 'status', status: 429, count: 10 });
+        const result = await timed(['balance'], { env: world.env });
+        expect(result.code, result.stderr).toBe(ExitCode.rateLimited);
+        expect(result.stderr).toMatch(/GET \/balance: Rate limit exceeded \(injected fault\) after 4 attempts/);
+        expect(result.stderr).toMatch(/auth status/);
+        expect(result.ms).toBeLessThan(10_000);
+      }));
+
+    /** A scripted server answering request n with `script(n)`, and the CLI pointed at it. */
+    async function withScript(
+      script: (index: number) => { status: number; body: unknown; headers?: Record<string, string> },
+      body: (server: ScriptedServer, cli: (args: string[]) => ReturnType<typeof timed>) => Promise<void>,
+    ): Promise<void> {
+      const home = isolatedHome();
+      const server = await scriptedServer((_req, res, _body, index) => {
+        const answer = script(index);
+        json(res, answer.status, answer.body, answer.headers);
+      });
+      try {
+        await body(server, (args) => timed(args, { env: cliEnv(server.origin, home) }));
+      } finally {
+        await server.close();
+        home.cleanup();
+      }
+    }
+    const limited = { success: false, error: { code: 'rate_limited', message: 'slow down' } };
+
+    it('W18 429 without Retry-After or X-RateLimit-*: exponential backoff, then exit 0', () =>
+      withScript(
+        (index) => (index < 2 ? { status: 429, body: limited } : { status: 200, body: BALANCE_OK }),
+        async (server, cli) => {
+          const result = await cli(['--verbose', 'balance']);
+          expect(result.code, result.stderr).toBe(0);
+          expect(server.requests).toHaveLength(3);
+          expect(result.stderr).toMatch(/retrying in 0\.\d+s \(HTTP 429\)/);
+          expect(result.ms).toBeLessThan(6_000);
+        },
+      ));
+
+    it('W19 429 asking for more than 60 s: exit 7 at once, quoting the wish, no retry', () =>
+      withScript(
+        () => ({ status: 429, body: limited, headers: { 'Retry-After': '120' } }),
+        async (server, cli) => {
+          const result = await cli(['balance']);
+          expect(result.code, result.stderr).toBe(ExitCode.rateLimited);
+          expect(result.stderr).toMatch(/GET \/balance: slow down; the server asks to wait 120s/);
+          expect(server.requests).toHaveLength(1);
+          expect(result.ms).toBeLessThan(3_000);
+        },
+      ));
+
+    it.each([
+      ['toString', 404, ExitCode.notFound],
+      ['constructor', 400, ExitCode.input],
+      ['__proto__', 503, ExitCode.unavailable],
+      ['hasOwnProperty', 429, ExitCode.rateLimited],
+    ])('W29 an error code named like an Object.prototype member (%s, HTTP %i): mapped by status, not a crash', (code, status, exit) =>
+      withScript(
+        () => ({ status, body: { success: false, error: { code, message: 'odd code' } }, headers: { 'Retry-After': '0' } }),
+        async (_server, cli) => {
+          const result = await cli(['balance']);
+          expect(result.code, result.stderr).toBe(exit);
+          expect(result.stderr).toMatch(/^error: GET \/balance: odd code/m);
+          expect(result.stderr).not.toMatch(/unexpected error|undefined/);
+        },
+      ));
+
+    it('W20 200 with a body of the wrong shape: exit 8 naming endpoint and field, not retried', async () => {
+      await withScript(
+        () => ({ status: 200, body: { success: true, data: { balance: 'lots', currency: 'coins' } } }),
+        async (server, cli) => {
+          const balance = await cli(['balance']);
+          expect(balance.code, balance.stderr).toBe(ExitCode.unavailable);
+          expect(balance.stderr).toMatch(/GET \/balance: unexpected response from the server \(data\.balance: expected number, received string\)/);
+          expect(server.requests).toHaveLength(1);
+        },
+      );
+      const meta = { current_page: 1, total_pages: 1, total_count: 1, per_page: 25 };
+      await withScript(
+        () => ({ status: 200, body: { success: true, data: [{ ...task(1), id: 'x' }], meta } }),
+        async (_server, cli) => {
+          const list = await cli(['list']);
+          expect(list.code, list.stderr).toBe(ExitCode.unavailable);
+          expect(list.stderr).toMatch(/GET \/tasks: unexpected response from the server \(data\[0\]\.id: /);
+        },
+      );
+      await withScript(
+        () => ({ status: 200, body: [1, 2, 3] }),
+        async (_server, cli) => {
+          const services = await cli(['services']);
+          expect(services.code, services.stderr).toBe(ExitCode.unavailable);
+          expect(services.stderr).toMatch(/GET \/services: unexpected response from the server \(\(body\): expected object/);
+          expectCleanError(services.stderr);
+        },
+      );
+    });
+  });
+
+  describe('W: TLS and redirects', () => {
+    const tls = selfSignedCertificate();
+
+    // W21 needs openssl to make a certificate at test time; without it the row is skipped (see test/README.md).
+    it.skipIf(!tls)('W21 a self-signed certificate: exit 8 naming the TLS failure, not retried; NODE_EXTRA_CA_CERTS fixes it', async () => {
+      const home = isolatedHome();
+      const server = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK), { tls: tls! });
+      try {
+        const result = await timed(['balance'], { env: cliEnv(server.origin, home) });
+        expect(result.code, result.stderr).toBe(ExitCode.unavailable);
+        expect(result.stderr).toMatch(/GET \/balance: TLS connection to https:\/\/127\.0\.0\.1:\d+ failed \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/);
+        expect(result.stderr).toMatch(/NODE_EXTRA_CA_CERTS/);
+        expectCleanError(result.stderr);
+        expect(server.requests).toHaveLength(0);
+        expect(server.tlsErrors).toBe(1);
+        expect(result.ms).toBeLessThan(3_000);
+        // The hint works: trusting the certificate makes the same call succeed.
+        const trusted = await timed(['balance'], { env: { ...cliEnv(server.origin, home), NODE_EXTRA_CA_CERTS: tls!.certFile } });
+        expect(trusted.code, trusted.stderr).toBe(0);
+        expect(server.requests[0]?.headers['x-api-key']).toBe(KEY);
+      } finally {
+        await server.close();
+        home.cleanup();
+        tls?.cleanup();
+      }
+    });
+
+    it('W22 a redirect to another host is never followed: exit 8, the other host never sees the key (GET and POST)', async () => {
+      const home = isolatedHome();
+      const other = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK), { host: '127.0.0.2' });
+      const first = await scriptedServer((req, res) => {
+        if (req.method === 'GET' && req.url === '/api/v1/services') return json(res, 200, { success: true, data: [SERVICE] });
+        const status = req.method === 'POST' ? 307 : 302;
+        res.writeHead(status, { Location: `${other.origin}${req.url ?? '/'}`, 'Content-Length': '0' });
+        res.end();
+      });
+      try {
+        const env = cliEnv(first.origin, home);
+        const get = await timed(['balance'], { env });
+        expect(get.code, get.stderr).toBe(ExitCode.unavailable);
+        expect(get.stderr).toMatch(/GET \/balance: the server answered HTTP 302, a redirect to http:\/\/127\.0\.0\.2:\d+\/api\/v1\/balance; taskctl does not follow redirects/);
+        const post = await timed(['create', 'domain_check_availability', 'a.com'], { env });
+        expect(post.code, post.stderr).toBe(ExitCode.unavailable);
+        expect(post.stderr).toMatch(/POST \/tasks: the server answered HTTP 307, a redirect/);
+        expect(first.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+        expect(other.requests).toHaveLength(0);
+      } finally {
+        await first.close();
+        await other.close();
+        home.cleanup();
+      }
+    });
+  });
+
+  describe('W: inside one request (real client over loopback)', () => {
+    const clients: ApiClient[] = [];
+    afterAll(async () => {
+      await Promise.all(clients.map((c) => c.close()));
+    });
+    function client(origin: string, options: Partial<Parameters<typeof createApiClient>[0]> = {}): ApiClient {
+      const clock: Clock = options.clock ?? new FakeClock({ start: Date.now() });
+      const made = createApiClient({
+        baseUrl: `${origin}/api/v1`,
+        apiKey: KEY,
+        userAgent: 'taskctl-hardening',
+        clock,
+        random: () => 0.5,
+        rateLimiter: new RateLimiter({ clock }),
+        env: {},
+        ...options,
+      });
+      clients.push(made);
+      return made;
+    }
+    /** Headers and half the JSON, then silence (the socket stays open). */
+    const stall = (res: import('node:http').ServerResponse, body: string) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+      res.write(body.slice(0, Math.floor(body.length / 2)));
+    };
+
+    it('W23 GET body stalls mid-way: the body timeout fires, the GET is retried and succeeds', async () => {
+      const server = await scriptedServer((_req, res, _body, index) => {
+        const body = JSON.stringify(BALANCE_OK);
+        if (index === 0) stall(res, body);
+        else json(res, 200, body);
+      });
+      try {
+        const lines: string[] = [];
+        const api = client(server.origin, { requestTimeoutMs: 300, trace: (line) => lines.push(line) });
+        expect(await api.getBalance()).toEqual({ balance: 100, currency: 'coins' });
+        expect(server.requests).toHaveLength(2);
+        expect(lines.join('\n')).toMatch(/UND_ERR_BODY_TIMEOUT while reading the HTTP 200 body/);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('W24 POST /tasks body stalls mid-way: ambiguous (never resent), for the caller to reconcile', async () => {
+      const server = await scriptedServer((_req, res) => stall(res, JSON.stringify({ success: true, data: task(7, { status: 'pending' }) })));
+      try {
+        const api = client(server.origin, { requestTimeoutMs: 300 });
+        const error = await api.createTask({ service: 'domain_check_availability', items: ['a.com'] }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(AmbiguousCreateError);
+        expect((error as Error).message).toMatch(/POST \/tasks may have created a task \(UND_ERR_BODY_TIMEOUT while reading the HTTP 200 response\)/);
+        expect(server.requests).toHaveLength(1);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('W25 a stalled body never outlives the deadline (30 s request timeout, deadline in 0.8 s)', async () => {
+      const server = await scriptedServer((_req, res) => stall(res, JSON.stringify(BALANCE_OK)));
+      try {
+        const api = client(server.origin, { clock: systemClock, deadline: Date.now() + 800 });
+        const started = performance.now();
+        const error = await api.getBalance().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(UnavailableError);
+        expect((error as Error).message).toMatch(/GET \/balance: no answer from http:\/\/127\.0\.0\.1:\d+ before the deadline/);
+        expect(performance.now() - started).toBeLessThan(2_000);
+        expect(server.requests).toHaveLength(1);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('W25c a deadline weeks away (`wait --timeout 30d`) does not overflow the timer and cut every request at once', async () => {
+      const server = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK));
+      try {
+        const api = client(server.origin, { clock: systemClock, deadline: Date.now() + 30 * 86_400_000 });
+        expect(await api.getBalance()).toEqual({ balance: 100, currency: 'coins' });
+        expect(await api.withDeadline(Date.now() + 365 * 86_400_000).getBalance()).toEqual({ balance: 100, currency: 'coins' });
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('W25b withDeadline: a view of a client without deadline gets one (for the wait after a create)', async () => {
+      const server = await scriptedServer((_req, res) => stall(res, JSON.stringify(BALANCE_OK)));
+      try {
+        const api = client(server.origin, { clock: systemClock });
+        const started = performance.now();
+        const error = await api.withDeadline(Date.now() + 800).getBalance().catch((e: unknown) => e);
+        expect((error as Error).message).toMatch(/before the deadline/);
+        expect(performance.now() - started).toBeLessThan(2_000);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('W31 reconciliation measures created_at on the server clock when Date headers gave it', async () => {
+      const { findMatchingTask } = await import('../../src/core/reconcile.js');
+      const sentAt = Date.parse('2026-01-01T12:00:00Z');
+      const stored = (id: number, createdAt: number): Task => ({
+        id,
+        service: 'domain_check_availability',
+        status: 'pending',
+        total_items: 1,
+        cost: 1,
+        created_at: new Date(createdAt).toISOString(),
+        items: [{ target: 'a.com', status: 'pending', data: null }],
+      });
+      const reader = (tasks: Task[], offset: number | undefined) => ({
+        async listTasks() {
+          return { tasks, meta: { current_page: 1, total_pages: 1, total_count: tasks.length, per_page: 100 } };
+        },
+        async getTask(id: number) {
+          return tasks.find((t) => t.id === id)!;
+        },
+        serverClockOffset: () => offset,
+      });
+      const query = { service: 'domain_check_availability', items: ['a.com'], createdAfter: sentAt };
+      // Same clocks: an identical task 5 s older is not ours.
+      expect((await findMatchingTask(reader([stored(1, sentAt - 5_000)], 0), query)).kind).toBe('none');
+      // The server's clock 30 s behind: our task carries an "earlier" time and is still found.
+      expect((await findMatchingTask(reader([stored(2, sentAt - 30_000 + 200)], -30_000), query)).kind).toBe('found');
+      // Without any Date header the offset is unknown: the two-minute tolerance applies, as before.
+      expect((await findMatchingTask(reader([stored(1, sentAt - 5_000)], undefined), query)).kind).toBe('found');
+    });
+
+    // X-RateLimit-Reset in every shape a server might send. The first answer says the budget is spent (remaining 0);
+    // the second request must wait for the reset, and no computed wait may exceed 61 s. Fake clock: no real waiting.
+    const nowSec = () => Math.floor(Date.now() / 1000);
+    it.each([
+      ['epoch 30 s ahead (against Date)', () => String(nowSec() + 30), 29_000, 32_000],
+      ['delta 30 s', () => '30', 30_000, 31_000],
+      ['garbage', () => 'soon', 60_000, MAX_RATE_LIMIT_WAIT_MS],
+      ['negative', () => '-5', 0, MAX_RATE_LIMIT_WAIT_MS],
+      ['far future epoch', () => String(nowSec() + 10 * 365 * 86_400), 60_000, MAX_RATE_LIMIT_WAIT_MS],
+      ['epoch in the past', () => String(nowSec() - 3600), 0, 1_000],
+      ['huge number', () => '1e309', 0, MAX_RATE_LIMIT_WAIT_MS],
+    ])('W26 X-RateLimit-Reset %s: the next request waits within 0..61 s', async (_name, reset, min, max) => {
+      const server = await scriptedServer((_req, res) =>
+        json(res, 200, BALANCE_OK, { 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset() }),
+      );
+      try {
+        const clock = new FakeClock({ start: Date.now() });
+        const api = client(server.origin, { clock });
+        await api.getBalance();
+        await api.getBalance();
+        expect(server.requests).toHaveLength(2);
+        const waited = clock.sleeps.reduce((sum, ms) => sum + ms, 0);
+        for (const ms of clock.sleeps) expect(ms).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+        expect(waited).toBeGreaterThanOrEqual(min);
+        expect(waited).toBeLessThanOrEqual(max);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it.each([
+      ['Retry-After as an HTTP date 20 s ahead', { 'Retry-After': 'DATE+20' }, 19_000, 21_000],
+      ['no Retry-After, X-RateLimit-Reset delta 15 with remaining 0', { 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '15' }, 15_000, 17_000],
+      ['no Retry-After, X-RateLimit-Reset a year ahead', { 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': 'YEAR' }, 60_000, MAX_RATE_LIMIT_WAIT_MS],
+      ['Retry-After garbage', { 'Retry-After': 'later, maybe' }, 300, 1_000],
+    ])('W27 429 with %s: waits within 0..61 s, then succeeds', async (_name, headers, min, max) => {
+      const server = await scriptedServer((_req, res, _body, index) => {
+        if (index > 0) return json(res, 200, BALANCE_OK);
+        const resolved: Record<string, string> = {};
+        for (const [name, value] of Object.entries(headers)) {
+          resolved[name] = value === 'DATE+20' ? new Date(Date.now() + 20_000).toUTCString() : value === 'YEAR' ? String(nowSec() + 365 * 86_400) : value;
+        }
+        json(res, 429, { success: false, error: { code: 'rate_limited', message: 'slow down' } }, resolved);
+      });
+      try {
+        const clock = new FakeClock({ start: Date.now() });
+        const api = client(server.origin, { clock });
+        expect(await api.getBalance()).toEqual({ balance: 100, currency: 'coins' });
+        const waited = clock.sleeps.reduce((sum, ms) => sum + ms, 0);
+        for (const ms of clock.sleeps) expect(ms).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+        expect(waited).toBeGreaterThanOrEqual(min);
+        expect(waited).toBeLessThanOrEqual(max);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('W28 a 429 whose reset lies past the deadline fails with exit 7 instead of waiting', async () => {
+      const server = await scriptedServer((_req, res) =>
+        json(res, 429, { success: false, error: { code: 'rate_limited', message: 'slow down' } }, { 'Retry-After': '30' }),
+      );
+      try {
+        const clock = new FakeClock({ start: Date.now() });
+        const api = client(server.origin, { clock, deadline: clock.now() + 10_000 });
+        const error = await api.getBalance().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(RateLimitError);
+        expect((error as Error).message).toMatch(/no time left to retry before the deadline/);
+        expect(clock.sleeps.every((ms) => ms <= 10_000)).toBe(true);
+        expect(server.requests).toHaveLength(1);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+});
