@@ -1,19 +1,97 @@
-// Bundles src/ into dist/ with esbuild: one ESM entry plus lazily loaded chunks (commands' heavy paths, the sandbox),
-// so `taskctl --help` parses only what it needs. Runtime dependencies stay external (installed by npm).
+// Bundles src/ into dist/ with esbuild: one ESM entry (main) plus lazily loaded chunks, so each command parses only what
+// it needs (`--version` loads one small file, `--help` adds commander and the command definitions).
+//
+// Runtime dependencies are bundled too: one file per chunk instead of hundreds of package files to resolve and read,
+// and no CJS interop at start-up (see docs/install-and-performance.md for the figures). The price: a fix in a
+// dependency (an undici security release, say) reaches users with a taskctl release, not with a reinstall.
+// dist/THIRD_PARTY_LICENSES.txt carries the licences of everything bundled.
+//
+//   node scripts/build.mjs            development build, with linked source maps (node --enable-source-maps ...)
+//   node scripts/build.mjs --release  what the package ships: no source maps. `prepack` passes --release; npm also
+//                                     runs `prepare` during pack/publish (after prepack), which must not undo it.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
+const root = new URL('..', import.meta.url).pathname;
+const release = process.argv.includes('--release') || ['pack', 'publish'].includes(process.env.npm_command ?? '');
+
+/**
+ * `import ... from 'undici'` resolves to the parts src/api uses, not undici's index, which also loads fetch, WebSocket,
+ * the cache stores and the mocks (start-up: ~40 ms less for every command that talks to the API). The lines below are
+ * what undici's index.js does for them. A name src/ imports that is not exported here fails the build ("No matching
+ * export"), and a moved file fails it too ("Could not resolve"), so an undici upgrade cannot break this silently.
+ * Tests import undici itself (MockAgent etc.), unaffected.
+ *
+ * undici's HTTP/2 client is replaced by a stub: loading it loads `node:http2` (~15 ms), and it is only used when TLS
+ * ALPN picks h2, which undici offers only with `allowH2`, never set by src/api. Should undici rename the file, the
+ * real client is bundled again: slower, still correct.
+ */
+const undiciSubset = {
+  name: 'undici-subset',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'undici-subset' }));
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) => (args.importer.includes('undici') ? { path: 'client-h2', namespace: 'undici-subset' } : undefined));
+    b.onLoad({ filter: /^client-h2$/, namespace: 'undici-subset' }, () => ({
+      contents: "module.exports = () => { throw new Error('HTTP/2 is not part of this build (allowH2 is never set)'); };",
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /^undici$/, namespace: 'undici-subset' }, () => ({
+      contents: [
+        "import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';",
+        "import api from 'undici/lib/api/index.js';",
+        'Object.assign(Dispatcher.prototype, api);',
+        "export { default as Agent } from 'undici/lib/dispatcher/agent.js';",
+        "export { default as EnvHttpProxyAgent } from 'undici/lib/dispatcher/env-http-proxy-agent.js';",
+        "export { default as Dispatcher } from 'undici/lib/dispatcher/dispatcher.js';",
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'js',
+    }));
+  },
+};
+
+// Built beside dist/ and swapped in, so a CLI or test running from dist/ meanwhile never sees it half-written or gone.
+const dist = join(root, 'dist');
+const staging = join(root, `.dist-building-${process.pid}`);
+rmSync(staging, { recursive: true, force: true });
+const result = await build({
   entryPoints: { main: 'src/main.ts', sandbox: 'src/sandbox/index.ts' },
-  outdir: 'dist',
+  outdir: staging,
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  packages: 'external',
-  sourcemap: 'linked',
+  // Bundled CommonJS packages (commander, undici, cli-table3, ...) call require() for Node built-ins.
+  banner: { js: "import { createRequire as __taskctlCreateRequire } from 'node:module';\nconst require = __taskctlCreateRequire(import.meta.url);" },
+  plugins: [undiciSubset],
+  sourcemap: release ? false : 'linked',
+  legalComments: 'none', // the full licence texts go to THIRD_PARTY_LICENSES.txt instead
+  metafile: true,
   logLevel: 'warning',
-  absWorkingDir: new URL('..', import.meta.url).pathname,
+  absWorkingDir: root,
 });
+
+writeFileSync(join(staging, 'THIRD_PARTY_LICENSES.txt'), thirdPartyLicenses(result.metafile));
+const retired = `${staging}-old`;
+if (existsSync(dist)) renameSync(dist, retired);
+renameSync(staging, dist);
+rmSync(retired, { recursive: true, force: true });
+
+/** Name, version, licence and licence text of every package that contributed code to dist/. */
+function thirdPartyLicenses(metafile) {
+  const packages = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) packages.set(match[1], true);
+  }
+  const sections = [];
+  for (const dir of [...packages.keys()].sort()) {
+    const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+    const file = readdirSync(join(root, dir)).find((f) => /^licen[cs]e/i.test(f));
+    if (!file) throw new Error(`${pkg.name}: no licence file found in ${dir}; add it to THIRD_PARTY_LICENSES by hand`);
+    sections.push(`${pkg.name}@${pkg.version} (${pkg.license ?? 'see below'})\n\n${readFileSync(join(root, dir, file), 'utf8').trim()}\n`);
+  }
+  return `taskctl bundles the following packages in dist/. Their licences follow.\n\n${sections.join(`\n${'-'.repeat(78)}\n\n`)}`;
+}

@@ -1,9 +1,12 @@
-/** main(argv, deps) → exit code: the only place an error becomes a number (like gh's ghcmd.Main). */
-import { CommanderError } from 'commander';
-import { Context, type Deps, type GlobalOptions } from './context.js';
+/**
+ * main(argv, deps) → exit code: the only place an error becomes a number (like gh's ghcmd.Main).
+ * Start-up speed (DESIGN.md section 7): this module's static imports stay tiny. `--version` is answered without loading
+ * commander; the commander tree loads next, and the context (config, zod) only once a command runs.
+ */
+import type { Context, Deps, GlobalOptions } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { systemClock } from './core/time.js';
-import { buildProgram } from './program.js';
+import { VERSION } from './version.js';
 
 export function defaultDeps(): Deps {
   const controller = new AbortController();
@@ -20,8 +23,15 @@ export function defaultDeps(): Deps {
 }
 
 export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<number> {
+  // Fast path: the exact output of commander's `--version`, without loading it.
+  if (argv.length === 1 && argv[0] === '--version') {
+    deps.io.stdout.write(`${VERSION}\n`);
+    return ExitCode.ok;
+  }
+  const [{ buildProgram }, { CommanderError }] = await Promise.all([import('./program.js'), import('commander')]);
   let ctx: Context | undefined;
   const program = buildProgram(deps.io, async (command, action) => {
+    const { Context } = await import('./context.js');
     ctx = new Context(deps, command.optsWithGlobals<GlobalOptions>());
     await ctx.setup();
     await action(ctx);
@@ -30,13 +40,13 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
     await program.parseAsync(argv, { from: 'user' });
     return ctx?.exitCode ?? ExitCode.ok;
   } catch (error) {
-    return report(error, ctx, deps);
+    return report(error, ctx, deps, CommanderError);
   } finally {
     await ctx?.cleanup();
   }
 }
 
-function report(error: unknown, ctx: Context | undefined, deps: Deps): number {
+function report(error: unknown, ctx: Context | undefined, deps: Deps, CommanderError: typeof import('commander').CommanderError): number {
   if (error instanceof CommanderError) {
     // Commander has already printed help, the version or its own error message.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;

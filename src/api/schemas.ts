@@ -3,7 +3,7 @@
  * serialises every response through them, so a contract change breaks both sides' tests.
  * Objects strip unknown fields (the spec may grow); types are inferred, never written by hand.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const int = z.number().int();
 /** Task ids are integers; a numeric string is accepted as the same id (a harmless variant). */
@@ -132,8 +132,7 @@ export const ERROR_CODES = [
 
 // ---- Webhooks (spec section 6) ----
 
-export const WEBHOOK_EVENTS = ['processing', 'completed', 'failed'] as const;
-export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
+export { WEBHOOK_EVENTS, type WebhookEventName } from './webhook-events.js';
 
 const webhookTaskBase = {
   id: int.nonnegative(),

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { SETTING_DESCRIPTIONS, SETTING_NAMES, SETTING_SCHEMAS, type SettingName } from '../core/config-schema.js';
+import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../core/setting-names.js';
 import { parseDuration } from '../core/duration.js';
 import type { Resolved, Settings } from '../core/settings.js';
 import { maskKey } from '../output/redact.js';
@@ -47,7 +47,7 @@ function settingName(key: string): SettingName {
   if (key === 'api-key') {
     throw new UsageError('the API key is not set with `config set`', 'Use `taskctl auth login` (it verifies the key before saving it).');
   }
-  if (!(SETTING_NAMES as string[]).includes(key)) {
+  if (!(SETTING_NAMES as readonly string[]).includes(key)) {
     throw new UsageError(`unknown setting "${key}"`, `Settings: ${SETTING_NAMES.join(', ')}.`);
   }
   return key as SettingName;
@@ -72,6 +72,7 @@ export async function runConfigGet(ctx: Context, key: string): Promise<void> {
 
 export async function runConfigSet(ctx: Context, key: string, raw: string): Promise<void> {
   const name = settingName(key);
+  const { SETTING_SCHEMAS } = await import('../core/config-schema.js'); // zod: loaded when a value is set, not for --help
   const parsed = SETTING_SCHEMAS[name].safeParse(raw);
   if (!parsed.success) {
     throw new UsageError(`invalid value "${raw}" for ${name}`, SETTING_DESCRIPTIONS[name]);

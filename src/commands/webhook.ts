@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookEventName } from '../api/schemas.js';
+import type { WebhookEvent } from '../api/schemas.js';
+import { WEBHOOK_EVENTS, type WebhookEventName } from '../api/webhook-events.js';
 import type { Context } from '../context.js';
 import { AuthError, UnavailableError, UsageError } from '../errors.js';
 import type { Column } from '../output/printer.js';

@@ -5,7 +5,7 @@
  */
 import { Help, type Command, type Option } from 'commander';
 import { KNOWN_TASK_STATUSES } from '../api/schemas.js';
-import { SETTING_NAMES } from '../core/config-schema.js';
+import { SETTING_NAMES } from '../core/setting-names.js';
 
 /** What to offer for a flag's value or a positional argument. */
 export type ValueHint =

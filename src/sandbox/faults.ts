@@ -1,5 +1,5 @@
 /** Injected failures (`POST /__sandbox/faults`) so client retry and reconciliation rules can be proven end to end. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const FAULT_KINDS = ['status', 'delay', 'reset-before', 'reset-after', 'truncate', 'non-json'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

@@ -1,6 +1,6 @@
 /** The `--state FILE`: JSON, written atomically (temp file + rename), debounced after mutations, flushed on close. */
 import { readFile, rename, writeFile, unlink } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AccountSnapshot } from './state.js';
 
 const STATE_VERSION = 1;

@@ -1,6 +1,8 @@
 /** Read commands end to end: the real bin against a sandbox on port 0, every output format, and the error paths. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type E2EWorld } from './harness.js';
+import { BIN, startWorld, type E2EWorld } from './harness.js';
 
 let world: E2EWorld;
 
@@ -211,6 +213,14 @@ describe('errors and configuration', () => {
     expect(result.code).toBe(8);
     expect(result.stderr).toMatch(/GET \/balance/);
     await world.admin('DELETE', '/__sandbox/faults');
+  });
+
+  it('ends quietly with exit 0 when the reader of stdout goes away (| head -1)', async () => {
+    // Async: the sandbox lives in this process and must keep answering while the pipeline runs.
+    const script = `node ${JSON.stringify(BIN)} list --all --per-page 1 | head -1 >/dev/null; echo "status=\${PIPESTATUS[0]}"`;
+    const { stdout, stderr } = await promisify(execFile)('bash', ['-c', script], { env: { PATH: process.env.PATH ?? '', ...world.env } });
+    expect(stdout.trim()).toBe('status=0');
+    expect(stderr).toBe('');
   });
 
   it('--sandbox needs no configuration at all', async () => {

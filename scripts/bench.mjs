@@ -1,0 +1,523 @@
+#!/usr/bin/env node
+// `npm run bench`: the DESIGN.md section 7 figures, each beside a baseline measured in the same run, as one Markdown
+// table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
+//
+//   node scripts/bench.mjs [--only startup,dryrun,wait,sandbox] [--runs 30] [--lines 1000000] [--json FILE]
+//                          [--env clean|inherit] [--no-hyperfine]
+//
+// Needs a build (dist/). Uses hyperfine, jq and /usr/bin/time when present; a missing tool skips or replaces a figure
+// with a note. The machine may be shared: start-up figures are medians of runs interleaved in small blocks, so
+// load that drifts during the run hits the command and its baseline alike, and the spread is printed.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'taskctl.js');
+const DIST_SANDBOX = join(ROOT, 'dist', 'sandbox.js');
+const WORK = join(ROOT, '.bench');
+const NODE = process.execPath;
+
+const { values: flags } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    runs: { type: 'string', default: '30' },
+    lines: { type: 'string', default: '1000000' },
+    json: { type: 'string' },
+    env: { type: 'string', default: 'clean' },
+    'no-hyperfine': { type: 'boolean' },
+    'child-memory': { type: 'boolean' },
+  },
+});
+const SECTIONS = new Set((flags.only ?? 'startup,dryrun,wait,sandbox').split(',').map((s) => s.trim()));
+const RUNS = Math.max(5, Number(flags.runs));
+const LINES = Math.max(1000, Number(flags.lines));
+if (flags.env !== 'clean' && flags.env !== 'inherit') throw new Error('--env is clean or inherit');
+
+/** One line of the final table. `ok` is true/false against a target, or undefined when there is none. */
+const rows = [];
+const notes = [];
+function row(figure, result, baseline = '', ratio = '', target = '', ok = undefined) {
+  rows.push({ figure, result, baseline, ratio, target, ok });
+  log(`  ${figure}: ${result}${baseline ? ` (baseline ${baseline})` : ''}${ratio ? `, ${ratio}` : ''}${ok === false ? '  ← misses target' : ''}`);
+}
+function skip(figure, why) {
+  rows.push({ figure, result: 'skipped', baseline: '', ratio: '', target: '', ok: undefined, note: why });
+  notes.push(`${figure}: skipped (${why})`);
+  log(`  ${figure}: skipped (${why})`);
+}
+function log(line) {
+  process.stderr.write(`${line}\n`);
+}
+
+// ---------- small helpers ----------
+
+const median = (xs) => quantile(xs, 0.5);
+function quantile(xs, q) {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+const ms = (x) => `${x < 10 ? x.toFixed(1) : Math.round(x)} ms`;
+const mb = (kb) => `${Math.round(kb / 1024)} MB`;
+const ratioText = (r) => `${r.toFixed(2)}×`;
+
+/** Spawns and collects; never spawnSync, so the in-process sandbox keeps answering while a child runs. */
+function run(cmd, args, { env = cliEnv(), input, timeoutMs = 120_000, onStderrLine } = {}) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(cmd, args, { env, cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let partial = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      stderr += chunk;
+      if (!onStderrLine) return;
+      const at = performance.now();
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) onStderrLine(line, at);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, wallMs: performance.now() - started, exitedAt: Date.now() });
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(input ?? '');
+  });
+}
+
+async function hasTool(cmd, args = ['--version']) {
+  try {
+    const result = await run(cmd, args, { env: process.env, timeoutMs: 10_000 });
+    return result.code === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The environment of every timed process, baselines included, with a private config and cache under .bench/.
+ * `--env clean` (default): only PATH and locale from the parent, so the figures do not depend on the shell: e.g.
+ * NODE_EXTRA_CA_CERTS makes every Node process parse the certificates at start-up (+40 ms for a 144-certificate bundle).
+ * `--env inherit`: the parent's environment, minus TASKCTL_* and CI, which would change what the CLI does.
+ */
+function cliEnv(extra = {}) {
+  const home = join(WORK, 'home');
+  const inherited = {};
+  if (flags.env === 'inherit') {
+    for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('TASKCTL_') && key !== 'CI' && value !== undefined) inherited[key] = value;
+  }
+  return {
+    ...inherited,
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    HOME: home,
+    TASKCTL_CONFIG_DIR: join(home, 'config'),
+    TASKCTL_CACHE_DIR: join(home, 'cache'),
+    ...extra,
+  };
+}
+
+async function loadSandbox() {
+  if (!existsSync(DIST_SANDBOX)) throw new Error('dist/sandbox.js is missing: run `npm run build` (npm run bench does)');
+  return import(pathToFileURL(DIST_SANDBOX).href);
+}
+
+async function http(method, url, { key, body } = {}) {
+  const headers = {};
+  if (key) headers['x-api-key'] = key;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 200)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Creates tasks through the API with a few requests in flight; returns their ids in creation order. */
+async function createTasks(sandbox, count, itemsFor, key = sandbox.apiKey) {
+  const ids = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const { data } = await http('POST', `${sandbox.url}/tasks`, { key, body: { service: 'domain_check_availability', items: itemsFor(i) } });
+      ids[i] = data.id;
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return ids;
+}
+
+// ---------- start-up: --version, --help, balance, list -o json ----------
+
+/**
+ * Median wall times of `commands` (name → argv) beside `node -e 0`. Runs are interleaved: hyperfine (or the Node
+ * fallback) is called in blocks of a few runs per command, round-robin, so a load spike from another process lands on
+ * every command rather than on one.
+ */
+async function timeCommands(commands, env) {
+  const names = Object.keys(commands);
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  const block = 5;
+  const rounds = Math.ceil(RUNS / block);
+  const useHyperfine = !flags['no-hyperfine'] && (await hasTool('hyperfine'));
+  if (!useHyperfine) notes.push('hyperfine not found: start-up times come from the Node fallback harness (spawn → exit), which adds a little spawn overhead to every figure, baseline included');
+  const jsonFile = join(WORK, 'hyperfine.json');
+  const quote = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? names : [...names].reverse();
+    if (useHyperfine) {
+      const args = ['-N', '--style', 'none', '--warmup', '1', '--runs', String(block), '--export-json', jsonFile];
+      for (const name of order) args.push('-n', name);
+      for (const name of order) args.push(commands[name].map(quote).join(' '));
+      const result = await run('hyperfine', args, { env });
+      if (result.code !== 0) throw new Error(`hyperfine failed: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`);
+      for (const r of JSON.parse(readFileSync(jsonFile, 'utf8')).results) times[r.command].push(...r.times.map((t) => t * 1000));
+    } else {
+      for (const name of order) {
+        const [cmd, ...args] = commands[name];
+        await run(cmd, args, { env });
+        for (let i = 0; i < block; i++) {
+          const result = await run(cmd, args, { env });
+          if (result.code !== 0) throw new Error(`${name} exited ${result.code}: ${result.stderr.trim()}`);
+          times[name].push(result.wallMs);
+        }
+      }
+    }
+  }
+  return Object.fromEntries(
+    names.map((n) => [n, { median: median(times[n]), p25: quantile(times[n], 0.25), p75: quantile(times[n], 0.75), min: Math.min(...times[n]), runs: times[n].length }]),
+  );
+}
+
+async function benchStartup() {
+  log('start-up: node -e 0 vs taskctl --version / --help / balance / list -o json');
+  const { startSandbox } = await loadSandbox();
+  const sandbox = await startSandbox({ port: 0, rateLimit: 0, itemMs: 0 });
+  try {
+    await createTasks(sandbox, 100, (i) => [`list-${i}.example.com`]);
+    const env = cliEnv({ TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey });
+    const commands = {
+      'node -e 0': [NODE, '-e', '0'],
+      'taskctl --version': [NODE, BIN, '--version'],
+      'taskctl --help': [NODE, BIN, '--help'],
+      'taskctl balance': [NODE, BIN, 'balance'],
+      'taskctl list -o json (100 tasks)': [NODE, BIN, 'list', '--per-page', '100', '-o', 'json'],
+    };
+    // Each command must work before it is timed: a fast failure would look like a fast command.
+    for (const [name, [cmd, ...args]] of Object.entries(commands)) {
+      const result = await run(cmd, args, { env });
+      if (result.code !== 0) throw new Error(`${name} exited ${result.code}: ${result.stderr.trim()}`);
+      if (name.startsWith('taskctl list') && JSON.parse(result.stdout).length !== 100) throw new Error('list -o json did not print 100 tasks');
+      if (name === 'taskctl balance' && !/^\d+\tcoins$/m.test(result.stdout)) throw new Error(`balance printed ${JSON.stringify(result.stdout)}`);
+    }
+    const t = await timeCommands(commands, env);
+    const base = t['node -e 0'];
+    const spread = (s) => `±${Math.round(((s.p75 - s.p25) / 2 / s.median) * 100)}%`;
+    row('`node -e 0` (baseline)', `${ms(base.median)} (IQR ${spread(base)})`);
+    const targets = { 'taskctl --version': 1.3, 'taskctl --help': 1.3, 'taskctl balance': 2.0 };
+    for (const name of Object.keys(commands).slice(1)) {
+      const s = t[name];
+      const r = s.median / base.median;
+      const target = targets[name];
+      row(`\`${name}\``, `${ms(s.median)} (IQR ${spread(s)})`, ms(base.median), ratioText(r), target ? `≤ ${target}×` : '', target ? r <= target : undefined);
+    }
+    notes.push(`start-up: median of ${base.runs} runs per command, interleaved in blocks of 5; IQR = half the interquartile range, relative to the median`);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+// ---------- create --dry-run of 1,000,000 lines vs jq ----------
+
+async function domainsFile() {
+  const file = join(WORK, `domains-${LINES}.txt`);
+  if (existsSync(file) && statSync(file).size > 0) return file;
+  log(`  generating ${file}`);
+  const out = createWriteStream(file);
+  const batch = 10_000;
+  for (let i = 0; i < LINES; i += batch) {
+    let text = '';
+    for (let j = i; j < Math.min(LINES, i + batch); j++) text += `host-${j.toString(36)}.example-${j % 97}.com\n`;
+    if (!out.write(text)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return file;
+}
+
+/** Wall time and peak RSS (KB) of `sh -c script`, with /usr/bin/time or a preload that reports the node child's maxRSS. */
+async function measured(script, args, env, haveTime) {
+  const rssFile = join(WORK, 'maxrss.txt');
+  rmSync(rssFile, { force: true });
+  let result;
+  if (haveTime) {
+    result = await run('/usr/bin/time', ['-f', '%M', '-o', rssFile, 'sh', '-c', script, 'sh', ...args], { env });
+  } else {
+    const preload = join(WORK, 'maxrss.cjs');
+    writeFileSync(preload, "process.on('exit', () => require('fs').writeFileSync(process.env.BENCH_MAXRSS_FILE, String(process.resourceUsage().maxRSS)));\n");
+    result = await run('sh', ['-c', script, 'sh', ...args], { env: { ...env, NODE_OPTIONS: `--require ${preload}`, BENCH_MAXRSS_FILE: rssFile } });
+  }
+  const rssKb = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) : NaN;
+  return { ...result, rssKb };
+}
+
+async function benchDryRun() {
+  log(`create --dry-run of ${LINES.toLocaleString('en')} domain lines from stdin vs jq -R . | jq -s .`);
+  const file = await domainsFile();
+  const haveTime = await hasTool('/usr/bin/time', ['-f', '%M', 'true']);
+  if (!haveTime) notes.push('/usr/bin/time not found: peak RSS of taskctl from process.resourceUsage().maxRSS (jq RSS not measured)');
+  const { startSandbox } = await loadSandbox();
+  const sandbox = await startSandbox({ port: 0, rateLimit: 0, itemMs: 0, balance: 100_000_000 });
+  const runs = 3;
+  try {
+    const env = cliEnv({ TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey });
+    const script = 'cat "$1" | "$2" "$3" create domain_check_availability --dry-run --chunk-size 10000 -o json';
+    const cli = [];
+    for (let i = 0; i < runs; i++) {
+      const result = await measured(script, [file, NODE, BIN], env, haveTime);
+      if (result.code !== 0) throw new Error(`create --dry-run exited ${result.code}: ${result.stderr.trim().slice(0, 500)}`);
+      const summary = JSON.parse(result.stdout);
+      if (summary.items !== LINES) throw new Error(`create --dry-run counted ${summary.items} items, expected ${LINES}`);
+      cli.push(result);
+    }
+    const wall = median(cli.map((r) => r.wallMs));
+    const rss = median(cli.map((r) => r.rssKb));
+    let jqWall;
+    let jqRss;
+    if (await hasTool('jq')) {
+      const jq = [];
+      for (let i = 0; i < runs; i++) {
+        const result = await measured('jq -R . "$1" | jq -s . > /dev/null', [file], process.env, haveTime);
+        if (result.code !== 0) throw new Error(`jq exited ${result.code}: ${result.stderr.trim()}`);
+        jq.push(result);
+      }
+      jqWall = median(jq.map((r) => r.wallMs));
+      jqRss = haveTime ? median(jq.map((r) => r.rssKb)) : undefined;
+    } else notes.push('jq not found: the jq baseline of the dry run is skipped');
+    const label = `\`create --dry-run\`, ${LINES.toLocaleString('en')} lines on stdin`;
+    row(`${label}: wall time`, ms(wall), jqWall ? `jq ${ms(jqWall)}` : '', jqWall ? ratioText(wall / jqWall) : '', `≤ 2000 ms, ≤ 1× jq`, wall <= 2000 && (jqWall === undefined || wall <= jqWall));
+    row(`${label}: peak RSS`, Number.isFinite(rss) ? mb(rss) : 'n/a', jqRss ? `jq ${mb(jqRss)}` : '', jqRss ? ratioText(rss / jqRss) : '', '≤ 400 MB', Number.isFinite(rss) ? rss <= 400 * 1024 : undefined);
+    notes.push(`dry run: median of ${runs} runs each; \`cat FILE | taskctl create domain_check_availability --dry-run --chunk-size 10000 -o json\` against an in-process sandbox, beside \`jq -R . FILE | jq -s . > /dev/null\`; peak RSS is the largest single process of each pipeline`);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+// ---------- wait on 300 tasks under the default rate limit ----------
+
+async function benchWait() {
+  const count = 300;
+  const budget = Math.ceil(count / 100) + 1;
+  log(`wait on ${count} tasks, rate limit 100/min`);
+  const { startSandbox } = await loadSandbox();
+  const sandbox = await startSandbox({ port: 0, rateLimit: 100, itemMs: 300 });
+  try {
+    // 300 creates would spend three minutes of a 100/min budget. The limit is counted per presented key, so the tasks
+    // are created under keys that are rotated away (admin API), and `wait` starts with a fresh key and a fresh budget.
+    const ids = [];
+    let key = sandbox.apiKey;
+    for (let done = 0; done < count; done += 90) {
+      const n = Math.min(90, count - done);
+      ids.push(...(await createTasks(sandbox, n, (i) => Array.from({ length: ((done + i) % 10) + 1 }, (_, j) => `w${done + i}-${j}.example.com`), key)));
+      ({ apiKey: key } = await http('POST', `${sandbox.origin}/__sandbox/rotate-key`));
+    }
+    await http('POST', `${sandbox.origin}/__sandbox/stats/reset`);
+    const requestTimes = [];
+    const env = cliEnv({ TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: key });
+    const result = await run(NODE, [BIN, 'wait', '--verbose', '-o', 'json', ...ids.map(String)], {
+      env,
+      timeoutMs: 150_000,
+      onStderrLine: (line, at) => {
+        if (/^> (GET|POST) /.test(line)) requestTimes.push(at);
+      },
+    });
+    if (result.code !== 0) throw new Error(`wait exited ${result.code}: ${result.stderr.trim().split('\n').slice(-5).join('\n')}`);
+    const stats = await http('GET', `${sandbox.origin}/__sandbox/stats`);
+    const state = await http('GET', `${sandbox.origin}/__sandbox/state`);
+    const finishedAt = Math.max(...state.tasks.map((t) => Date.parse(t.completed_at ?? t.failed_at ?? '')));
+    // A poll round is a burst of requests; rounds are at least the poll interval (2 s, growing) apart.
+    const rounds = [];
+    for (const at of requestTimes) {
+      if (rounds.length === 0 || at - rounds.at(-1).last > 500) rounds.push({ first: at, last: at, n: 0 });
+      rounds.at(-1).last = at;
+      rounds.at(-1).n++;
+    }
+    const perRound = rounds.map((r) => r.n);
+    row(`\`wait\` on ${count} tasks: requests`, `${stats.total} in ${rounds.length} rounds (${result.wallMs > 0 ? (result.wallMs / 1000).toFixed(1) : '?'} s)`, '', '', '');
+    row(`\`wait\` on ${count} tasks: requests per poll round (max)`, `${Math.max(...perRound)} (rounds: ${perRound.join(' ')})`, '', '', `≤ ⌈N/100⌉+1 = ${budget}`, Math.max(...perRound) <= budget);
+    row(`\`wait\` on ${count} tasks: 429s drawn`, String(stats.rateLimited), '', '', '0', stats.rateLimited === 0);
+    row(`\`wait\` on ${count} tasks: last task finished → wait exited`, ms(result.exitedAt - finishedAt), '', '', '');
+    notes.push(`wait: sandbox with the default 100 requests/min and 300 ms per item, tasks of 1–10 items; rounds are bursts of \`--verbose\` request lines more than 0.5 s apart; requests and 429s from GET /__sandbox/stats (by route: ${Object.entries(stats.requests).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+// ---------- sandbox: GET /balance throughput, memory of a 10,000-item task ----------
+
+async function benchSandboxThroughput() {
+  log('sandbox: GET /balance per second, rate limit off (server in its own process, 32 keep-alive connections)');
+  let Pool;
+  try {
+    ({ Pool } = await import('undici'));
+  } catch {
+    return skip('sandbox GET /balance throughput', 'undici is not installed');
+  }
+  const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--rate-limit', '0', '-o', 'json'], { env: cliEnv(), cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const killOnExit = () => child.kill('SIGKILL'); // even if the bench itself crashes, the server must not outlive it
+  process.once('exit', killOnExit);
+  try {
+    let out = '';
+    const info = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the sandbox did not start within 10 s')), 10_000);
+      child.stdout.setEncoding('utf8').on('data', (chunk) => {
+        out += chunk;
+        try {
+          const parsed = JSON.parse(out); // `-o json` prints one object: the URL and the key
+          clearTimeout(timer);
+          resolve(parsed);
+        } catch {
+          // not complete yet
+        }
+      });
+      child.on('exit', (code) => reject(new Error(`the sandbox exited ${code}`)));
+    });
+    const url = new URL(info.url);
+    const pool = new Pool(url.origin, { connections: 32, pipelining: 1 });
+    const path = `${url.pathname.replace(/\/$/, '')}/balance`;
+    let ok = 0;
+    let other = 0;
+    let counting = false;
+    let stop = false;
+    const loop = async () => {
+      while (!stop) {
+        const { statusCode, body } = await pool.request({ method: 'GET', path, headers: { 'x-api-key': info.apiKey } });
+        await body.dump();
+        if (!counting) continue;
+        if (statusCode === 200) ok++;
+        else other++;
+      }
+    };
+    const loops = Array.from({ length: 32 }, loop);
+    await new Promise((r) => setTimeout(r, 300)); // warm up: connections open, code optimised
+    counting = true;
+    const started = performance.now();
+    await new Promise((r) => setTimeout(r, 2000));
+    counting = false;
+    const elapsed = (performance.now() - started) / 1000;
+    stop = true;
+    await Promise.all(loops);
+    await pool.close();
+    const rps = ok / elapsed;
+    row('sandbox `GET /balance` per second (rate limit off)', `${Math.round(rps).toLocaleString('en')}/s${other ? ` (${other} non-200)` : ''}`, '', '', '≥ 5,000/s', rps >= 5000 && other === 0);
+    notes.push('throughput: `taskctl sandbox --rate-limit 0` in its own process, an undici Pool with 32 keep-alive connections in the bench process, 0.3 s warm-up then 2 s counted; both share the machine\'s cores');
+  } finally {
+    child.kill('SIGINT');
+    await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 3000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    process.removeListener('exit', killOnExit);
+  }
+}
+
+/** Runs in a child (`--child memory`, with --expose-gc): heap and RSS growth from one 10,000-item task. */
+async function memoryChild() {
+  const { startSandbox } = await loadSandbox();
+  const sandbox = await startSandbox({ port: 0, rateLimit: 0, itemMs: 0, balance: 1_000_000 });
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) {
+      globalThis.gc();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const m = process.memoryUsage();
+    return { heap: m.heapUsed + m.external + m.arrayBuffers, rss: m.rss };
+  };
+  // Warm-up: the same requests once with a small task, so fetch and the server's code paths are loaded before measuring.
+  const small = await createTasks(sandbox, 1, () => ['warm.example.com']);
+  await http('GET', `${sandbox.url}/tasks/${small[0]}`, { key: sandbox.apiKey });
+  const before = await settle();
+  const items = Array.from({ length: 10_000 }, (_, i) => `memory-${i}.example.com`);
+  const [id] = await createTasks(sandbox, 1, () => items);
+  items.length = 0;
+  const after = await settle();
+  const gets = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    await http('GET', `${sandbox.url}/tasks/${id}`, { key: sandbox.apiKey });
+    gets.push(performance.now() - t0);
+  }
+  await sandbox.close();
+  process.stdout.write(JSON.stringify({ heapDelta: after.heap - before.heap, rssDelta: after.rss - before.rss, getMs: median(gets) }));
+}
+
+async function benchSandboxMemory() {
+  log('sandbox: memory of a 10,000-item task');
+  const result = await run(NODE, ['--expose-gc', fileURLToPath(import.meta.url), '--child-memory'], { env: { ...process.env }, timeoutMs: 60_000 });
+  if (result.code !== 0) throw new Error(`memory child exited ${result.code}: ${result.stderr.trim().slice(0, 500)}`);
+  const m = JSON.parse(result.stdout);
+  row('sandbox: memory held by a 10,000-item task (heap after GC)', `${(m.heapDelta / 1024 / 1024).toFixed(2)} MB`, '', '', '');
+  row('sandbox: `GET /tasks/:id` of that task (finished, median of 5)', ms(m.getMs), '', '', '');
+}
+
+// ---------- main ----------
+
+async function section(name, fn, figure) {
+  try {
+    await fn();
+  } catch (error) {
+    skip(figure, `${name} failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
+  }
+}
+
+function markdown() {
+  const lines = ['| Figure | Result | Baseline (same run) | Ratio | Target | Met |', '|---|---|---|---|---|---|'];
+  for (const r of rows) {
+    const met = r.ok === undefined ? '' : r.ok ? 'yes' : '**no**';
+    lines.push(`| ${r.figure} | ${r.result}${r.note ? ` (${r.note})` : ''} | ${r.baseline} | ${r.ratio} | ${r.target} | ${met} |`);
+  }
+  return lines.join('\n');
+}
+
+if (flags['child-memory']) {
+  await memoryChild();
+} else {
+  if (!existsSync(join(ROOT, 'dist', 'main.js'))) {
+    log('dist/main.js is missing: run `npm run build` first (`npm run bench` does).');
+    process.exit(2);
+  }
+  mkdirSync(WORK, { recursive: true });
+  rmSync(join(WORK, 'home'), { recursive: true, force: true });
+  const started = performance.now();
+  const loadBefore = loadavg()[0];
+  if (SECTIONS.has('startup')) await section('start-up', benchStartup, 'start-up figures');
+  if (SECTIONS.has('dryrun')) await section('dry run', benchDryRun, '`create --dry-run` figures');
+  if (SECTIONS.has('wait')) await section('wait', benchWait, '`wait` figures');
+  if (SECTIONS.has('sandbox')) {
+    await section('throughput', benchSandboxThroughput, 'sandbox GET /balance throughput');
+    await section('memory', benchSandboxMemory, 'sandbox memory of a 10,000-item task');
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const header =
+    `taskctl ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}, Node ${process.version}, ` +
+    `${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model?.trim() ?? 'CPU'}, ` +
+    `environment ${flags.env}${flags.env === 'inherit' && process.env.NODE_EXTRA_CA_CERTS ? ' (with NODE_EXTRA_CA_CERTS)' : ''}, load average ${loadBefore.toFixed(2)} → ${loadavg()[0].toFixed(2)}, ${new Date().toISOString().slice(0, 10)}, bench took ${seconds.toFixed(0)} s`;
+  const text = `${header}\n\n${markdown()}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
+  process.stdout.write(`\n${text}`);
+  const jsonOut = flags.json ?? join(WORK, 'results.json');
+  writeFileSync(jsonOut, JSON.stringify({ header, rows, notes }, null, 2));
+  writeFileSync(join(WORK, 'results.md'), text);
+  if (rows.some((r) => r.ok === false)) log('\nsome figures miss their target (see the Met column)');
+}

@@ -1,0 +1,15 @@
+/** The settings' names and descriptions, without zod: `--help` and `config` registration need them, not the schemas. */
+export const OUTPUT_FORMATS = ['table', 'tsv', 'csv', 'json', 'ndjson'] as const;
+export const AUTH_SCHEMES = ['x-api-key', 'bearer'] as const;
+
+/** Settings a user can `config set` (validated by SETTING_SCHEMAS in config-schema.ts); the API key is written only by `auth login`. */
+export const SETTING_NAMES = ['base-url', 'output', 'confirm-above', 'auth-scheme', 'request-timeout'] as const;
+export type SettingName = (typeof SETTING_NAMES)[number];
+
+export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
+  'base-url': 'API base URL (https, or http on loopback); /api/v1 is appended when it has no path',
+  output: `default output format: ${OUTPUT_FORMATS.join(', ')}`,
+  'confirm-above': 'ask before creating a task whose estimate is at least this many coins (default 1000)',
+  'auth-scheme': 'how the key is sent: x-api-key (default) or bearer',
+  'request-timeout': 'per-request timeout such as 30s (default: 30s for GET, 60s for POST)',
+};
