@@ -2,7 +2,7 @@
 // it needs (`--version` loads one small file, `--help` adds commander and the command definitions).
 //
 // Runtime dependencies are bundled too: one file per chunk instead of hundreds of package files to resolve and read,
-// and no CJS interop at start-up (see docs/install-and-performance.md for the figures). The price: a fix in a
+// and no CJS interop at start-up (see "Performance" in README.md for the figures). The price: a fix in a
 // dependency (an undici security release, say) reaches users with a taskctl release, not with a reinstall.
 // dist/THIRD_PARTY_LICENSES.txt carries the licences of everything bundled.
 //
