@@ -8,7 +8,7 @@ import { AuthError, UsageError } from './errors.js';
 import type { Clock } from './core/time.js';
 import { openConfig, type ConfigStore } from './core/config.js';
 import { CompletionCacheStore, cacheDirectory } from './core/cache.js';
-import { parseDuration } from './core/duration.js';
+import { parsePositiveDuration } from './core/duration.js';
 import { resolveProfileName, resolveSettings, type Settings } from './core/settings.js';
 import { colorEnabled, type Env, type IO } from './output/io.js';
 import { createRedactor, type Redactor } from './output/redact.js';
@@ -250,7 +250,7 @@ export class Context {
       apiKey: settings.apiKey.value,
       authScheme: settings.authScheme.value,
       userAgent: userAgent(),
-      requestTimeoutMs: settings.requestTimeout ? parseDuration(settings.requestTimeout.value, 'request-timeout') : undefined,
+      requestTimeoutMs: settings.requestTimeout ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout') : undefined,
       clock: this.clock,
       random: this.random,
       signal: this.signal,

@@ -96,6 +96,8 @@ export interface ApiClient {
   listTasks(q?: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id, with item results. */
   getTask(id: number): Promise<Task>;
+  /** The normalised base URL it talks to (caches of server data are kept per base URL). */
+  readonly baseUrl: string;
   /** The limiter this client paces with (`auth status` shows its snapshot). */
   readonly rateLimiter: RateLimiter;
   /**
@@ -283,6 +285,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   /** The client's methods with one deadline; `withDeadline` makes more views over the same pool and limiter. */
   function view(deadline: number | undefined, ownsPool: boolean): ApiClient {
     return {
+      baseUrl: options.baseUrl,
       rateLimiter: limiter,
       async listServices() {
         return (await call({ method: 'GET', path: '/services', schema: ServicesResponseSchema }, deadline)).data;

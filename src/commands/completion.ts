@@ -70,7 +70,7 @@ function cachedValues(ctx: Context, kind: DynamicKind): string[] {
 
 async function fetchValues(ctx: Context, kind: DynamicKind): Promise<string[]> {
   const api = await ctx.api({ deadline: ctx.clock.now() + NETWORK_BUDGET_MS });
-  if (kind === 'services') ctx.cache.rememberServices(await api.listServices());
+  if (kind === 'services') ctx.cache.rememberServices(await api.listServices(), api.baseUrl);
   else ctx.cache.rememberTasks((await api.listTasks({ page: 1, perPage: 25 })).tasks);
   return cachedValues(ctx, kind);
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../core/setting-names.js';
-import { parseDuration } from '../core/duration.js';
+import { parsePositiveDuration } from '../core/duration.js';
 import type { Resolved, Settings } from '../core/settings.js';
 import { maskKey } from '../output/redact.js';
 import { examples, type RunAction } from '../program.js';
@@ -82,7 +82,7 @@ export async function runConfigSet(ctx: Context, key: string, raw: string): Prom
     const { normaliseBaseUrl } = await import('../api/base-url.js');
     value = normaliseBaseUrl(String(value));
   }
-  if (name === 'request-timeout') parseDuration(String(value), 'request-timeout');
+  if (name === 'request-timeout') parsePositiveDuration(String(value), 'request-timeout');
   const config = await ctx.config();
   const profile = (await ctx.settings()).profile.value;
   await config.set(profile, name, value as never);

@@ -111,10 +111,10 @@ async function prepareItems(ctx: Context, service: string, args: string[], optio
 
 /** Price per item, from a short-lived local cache or GET /services. Unknown service → exit 5 before anything is sent. */
 async function pricePerItem(ctx: Context, api: ApiClient, service: string): Promise<number> {
-  const cached = ctx.cache.freshPrices(PRICE_CACHE_MS);
+  const cached = ctx.cache.freshPrices(PRICE_CACHE_MS, api.baseUrl);
   if (cached?.[service] !== undefined) return cached[service];
   const services: Service[] = await api.listServices();
-  ctx.cache.rememberServices(services);
+  ctx.cache.rememberServices(services, api.baseUrl);
   const found = services.find((s) => s.service === service);
   if (!found) {
     const close = services.map((s) => s.service).filter((name) => name.includes(service) || service.includes(name.split('_')[0] ?? name));

@@ -23,6 +23,6 @@ export function registerServices(program: Command, run: RunAction): void {
 export async function runServices(ctx: Context): Promise<void> {
   const api = await ctx.api();
   const services = await api.listServices();
-  ctx.cache.rememberServices(services);
+  ctx.cache.rememberServices(services, api.baseUrl);
   await ctx.printer.list(services, SERVICE_COLUMNS, services);
 }

@@ -10,8 +10,9 @@ import type { Env } from '../output/io.js';
 
 const CacheSchema = z.object({
   services: z.array(z.string()).default([]),
-  /** Price per item by service, and when it was fetched: `create` reuses it for a few minutes. */
+  /** Price per item by service, which server they came from, and when: `create` reuses them for a few minutes. */
   prices: z.record(z.string(), z.number()).default({}),
+  pricesFrom: z.string().default(''),
   pricesAt: z.number().default(0),
   tasks: z.array(z.object({ id: z.number(), service: z.string(), status: z.string() })).default([]),
   updatedAt: z.number().default(0),
@@ -39,24 +40,27 @@ export class CompletionCacheStore {
     try {
       return CacheSchema.parse(JSON.parse(readFileSync(this.path, 'utf8')));
     } catch {
-      return { services: [], prices: {}, pricesAt: 0, tasks: [], updatedAt: 0 };
+      return { services: [], prices: {}, pricesFrom: '', pricesAt: 0, tasks: [], updatedAt: 0 };
     }
   }
 
-  rememberServices(services: ReadonlyArray<{ service: string; pricing: number }>): void {
+  /** Services as `baseUrl` listed them: names for completion, prices for `create`'s estimate. */
+  rememberServices(services: ReadonlyArray<{ service: string; pricing: number }>, baseUrl: string): void {
     this.write({
       ...this.read(),
       services: services.map((s) => s.service),
       prices: Object.fromEntries(services.map((s) => [s.service, s.pricing])),
+      pricesFrom: baseUrl,
       pricesAt: this.now(),
     });
   }
 
-  /** Prices fetched less than `maxAgeMs` ago, or undefined. */
-  freshPrices(maxAgeMs: number): Record<string, number> | undefined {
+  /** Prices `baseUrl` gave less than `maxAgeMs` ago, or undefined: another server's prices never count. */
+  freshPrices(maxAgeMs: number, baseUrl: string): Record<string, number> | undefined {
     const cache = this.read();
     const age = this.now() - cache.pricesAt;
-    return age >= 0 && age < maxAgeMs && Object.keys(cache.prices).length > 0 ? cache.prices : undefined;
+    const fresh = cache.pricesFrom === baseUrl && age >= 0 && age < maxAgeMs;
+    return fresh && Object.keys(cache.prices).length > 0 ? cache.prices : undefined;
   }
 
   /** Newest first, deduplicated by id, at most 50. */

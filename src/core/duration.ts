@@ -16,6 +16,13 @@ export function parseDuration(text: string, flag = 'duration'): number {
   return Math.round(ms);
 }
 
+/** A duration that must be above zero (a zero timeout would mean "no timeout" to undici: a dead host hangs forever). */
+export function parsePositiveDuration(text: string, flag: string): number {
+  const ms = parseDuration(text, flag);
+  if (ms <= 0) throw new UsageError(`${flag} must be above 0 (got "${text}")`, 'Use e.g. 30s.');
+  return ms;
+}
+
 /** `1m30s`-style rendering for human messages. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
