@@ -16,6 +16,7 @@ import {
   shQuote,
   subcommandEntries,
   valueAndArgumentFunctions,
+  wordScanBody,
 } from './shared.js';
 
 /** `kind=...` (and the choices) for a hint, as bash assignments. */
@@ -112,14 +113,7 @@ export function bashScript(model: CompletionModel): string {
     '',
     '  for ((i = 1; i < ${#ws[@]} - 1; i++)); do',
     '    w=${ws[i]}',
-    "    if [[ -n $flag ]]; then flag=''; continue; fi",
-    '    if ((dashdash)); then npos=$((npos + 1)); continue; fi',
-    '    case $w in',
-    '      --) dashdash=1 ;;',
-    '      --*=*) ;;',
-    `      -?*) ${fn}_value "$cmdpath" "$w" && flag=$w ;;`,
-    `      *) if ((npos == 0)) && ${fn}_resolve "$cmdpath" "$w"; then cmdpath=$${fn}_r; else npos=$((npos + 1)); fi ;;`,
-    '    esac',
+    ...wordScanBody(fn),
     '  done',
     '',
     '  value=$cur',

@@ -118,3 +118,20 @@ export function valueAndArgumentFunctions(
   lines.push('  esac', `  [[ -n $${fn}_kind ]]`, '}', '');
   return lines;
 }
+
+/**
+ * The body of the loop over the words before the cursor (`w`), the same in bash and zsh: skips a flag's value, counts
+ * positional arguments, and walks down the command path (`cmdpath`) while the words name subcommands.
+ */
+export function wordScanBody(fn: string): string[] {
+  return [
+    "    if [[ -n $flag ]]; then flag=''; continue; fi",
+    '    if ((dashdash)); then npos=$((npos + 1)); continue; fi',
+    '    case $w in',
+    '      --) dashdash=1 ;;',
+    '      --*=*) ;;',
+    `      -?*) ${fn}_value "$cmdpath" "$w" && flag=$w ;;`,
+    `      *) if ((npos == 0)) && ${fn}_resolve "$cmdpath" "$w"; then cmdpath=$${fn}_r; else npos=$((npos + 1)); fi ;;`,
+    '    esac',
+  ];
+}

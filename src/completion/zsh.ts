@@ -17,6 +17,7 @@ import {
   subcommandEntries,
   type Entry,
   valueAndArgumentFunctions,
+  wordScanBody,
 } from './shared.js';
 
 function hintAssignment(fn: string, hint: ValueHint): string {
@@ -101,14 +102,7 @@ export function zshScript(model: CompletionModel): string {
     `  local -a ${fn}_list`,
     '  for ((i = 2; i < CURRENT; i++)); do',
     '    w=${words[i]}',
-    "    if [[ -n $flag ]]; then flag=''; continue; fi",
-    '    if ((dashdash)); then npos=$((npos + 1)); continue; fi',
-    '    case $w in',
-    '      --) dashdash=1 ;;',
-    '      --*=*) ;;',
-    `      -?*) ${fn}_value "$cmdpath" "$w" && flag=$w ;;`,
-    `      *) if ((npos == 0)) && ${fn}_resolve "$cmdpath" "$w"; then cmdpath=$${fn}_r; else npos=$((npos + 1)); fi ;;`,
-    '    esac',
+    ...wordScanBody(fn),
     '  done',
     '',
     '  if [[ -n $flag ]]; then',
