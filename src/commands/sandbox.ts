@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { examples, type RunAction } from '../program.js';
+import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 import { nonNegativeInt, port, positiveInt, positiveNumber } from './parsers.js';
 
 export interface SandboxCommandOptions {
@@ -13,7 +14,7 @@ export interface SandboxCommandOptions {
   maxItems: number;
   webhookUrl?: string;
   webhookTimeScale: number;
-  seed?: string;
+  seed: string;
   state?: string;
 }
 
@@ -21,16 +22,16 @@ export function registerSandbox(program: Command, run: RunAction): void {
   program
     .command('sandbox')
     .description('run the local sandbox service: the whole API with fake data, no account, no network')
-    .option('--port <port>', 'port to listen on (0 = any free port)', port, 8787)
-    .option('--host <host>', 'address to bind (loopback unless you mean it)', '127.0.0.1')
-    .option('--api-key <key>', 'the sandbox API key', 'sk_sandbox_0000')
-    .option('--balance <coins>', 'starting balance', nonNegativeInt, 10000)
-    .option('--item-ms <ms>', 'simulated work per item in milliseconds (slow- items take 10x)', nonNegativeInt, 200)
-    .option('--rate-limit <n>', 'requests per minute per key (0 = off)', nonNegativeInt, 100)
-    .option('--max-items <n>', 'maximum items per task', positiveInt(), 10000)
+    .option('--port <port>', 'port to listen on (0 = any free port)', port, SANDBOX_DEFAULTS.port)
+    .option('--host <host>', 'address to bind (loopback unless you mean it)', SANDBOX_DEFAULTS.host)
+    .option('--api-key <key>', 'the sandbox API key', SANDBOX_DEFAULTS.apiKey)
+    .option('--balance <coins>', 'starting balance', nonNegativeInt, SANDBOX_DEFAULTS.balance)
+    .option('--item-ms <ms>', 'simulated work per item in milliseconds (slow- items take 10x)', nonNegativeInt, SANDBOX_DEFAULTS.itemMs)
+    .option('--rate-limit <n>', 'requests per minute per key (0 = off)', nonNegativeInt, SANDBOX_DEFAULTS.rateLimit)
+    .option('--max-items <n>', 'maximum items per task', positiveInt(), SANDBOX_DEFAULTS.maxItems)
     .option('--webhook-url <url>', 'deliver webhook events to this URL (http:// allowed on loopback)')
-    .option('--webhook-time-scale <factor>', 'multiply the webhook retry schedule (0.01 = 100x faster)', positiveNumber, 1)
-    .option('--seed <seed>', 'seed for deterministic results')
+    .option('--webhook-time-scale <factor>', 'multiply the webhook retry schedule (0.01 = 100x faster)', positiveNumber, SANDBOX_DEFAULTS.webhookTimeScale)
+    .option('--seed <seed>', 'seed for deterministic results', SANDBOX_DEFAULTS.seed)
     .option('--state <file>', 'persist and reload tasks, balance and keys in this JSON file')
     .addHelpText(
       'after',

@@ -1,0 +1,49 @@
+/** `taskctl sandbox` as a user runs it: export lines on stdout, usable at once, clean stop that saves --state. */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
+
+let home: IsolatedHome | undefined;
+afterEach(() => home?.cleanup());
+
+describe('taskctl sandbox', () => {
+  it('prints export lines, serves the API, and saves its state on SIGTERM with exit 0', async () => {
+    home = isolatedHome();
+    const state = join(home.dir, 'sandbox.json');
+    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--item-ms', '0', '--balance', '50', '--state', state], {
+      env: { PATH: process.env.PATH ?? '', ...home.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const started = Date.now();
+    while (!/TASKCTL_API_KEY=/.test(stdout)) {
+      if (Date.now() - started > 10_000) throw new Error(`sandbox did not start: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const env = Object.fromEntries(stdout.trim().split('\n').map((line) => line.replace(/^export /, '').split('=', 2) as [string, string]));
+    expect(env.TASKCTL_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    expect(env.TASKCTL_API_KEY).toBe('sk_sandbox_0000');
+
+    const created = await runCli(['create', 'domain_check_availability', 'a.com', '-q'], { env: { ...home.env, ...env } });
+    expect(created.code).toBe(0);
+    const balance = await runCli(['balance'], { env: { ...home.env, ...env } });
+    expect(balance.stdout).toBe('49\tcoins\n');
+
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/state saved/);
+    expect(existsSync(state)).toBe(true);
+    expect(JSON.parse(readFileSync(state, 'utf8'))).toMatchObject({ balance: 49 });
+  });
+
+  it('refuses a bad flag value with exit 2', async () => {
+    const result = await runCli(['sandbox', '--port', '70000']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--port/);
+  });
+});
