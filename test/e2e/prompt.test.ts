@@ -34,10 +34,11 @@ afterAll(async () => {
 
 /** Runs a shell command line in a fresh tmux window with the world's environment; returns a screen reader. */
 function start(name: string, commandLine: string, env: Record<string, string>): () => string {
-  const exports = Object.entries({ ...env, PATH: process.env.PATH ?? '' })
+  // env -i: nothing from the test runner's environment (CI=true above all, which turns prompts off) reaches the CLI.
+  const exports = Object.entries({ ...env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' })
     .map(([key, value]) => `${key}='${value}'`)
     .join(' ');
-  const script = `env ${exports} ${process.execPath} ${BIN} ${commandLine}; echo "EXIT=$?"; sleep 30`;
+  const script = `env -i ${exports} ${process.execPath} ${BIN} ${commandLine}; echo "EXIT=$?"; sleep 30`;
   try {
     tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '40', script);
   } catch {

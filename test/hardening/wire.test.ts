@@ -89,13 +89,13 @@ describe.concurrent('wire', () => {
     it('W2 POST /tasks refused: retried (provably never sent), exit 8, not "outcome unknown"', async () => {
       const home = isolatedHome();
       try {
-        // Prices come from the local cache, so the POST is the first request.
+        // Prices come from the local cache (kept per base URL), so the POST is the first request.
         mkdirSync(join(home.dir, 'cache'), { recursive: true });
+        const port = await freePort();
         writeFileSync(
           join(home.dir, 'cache', 'completion.json'),
-          JSON.stringify({ prices: { domain_check_availability: 1 }, pricesAt: Date.now() }),
+          JSON.stringify({ prices: { domain_check_availability: 1 }, pricesFrom: `http://127.0.0.1:${port}/api/v1`, pricesAt: Date.now() }),
         );
-        const port = await freePort();
         const result = await timed(['create', 'domain_check_availability', 'a.com'], { env: cliEnv(`http://127.0.0.1:${port}`, home) });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(/POST \/tasks: could not reach .* \(ECONNREFUSED\) after 4 attempts/);
