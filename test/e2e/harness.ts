@@ -49,19 +49,23 @@ function baseEnv(): Record<string, string> {
   return env;
 }
 
-export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+/** Spawns `command`, feeds `stdin`, collects stdout/stderr; SIGKILL and a rejection after `timeoutMs`. */
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { env: Record<string, string>; stdin?: string | Buffer; timeoutMs?: number; cwd?: string; label: string },
+): Promise<CliResult> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = { ...baseEnv() };
-    for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`taskctl ${args.join(' ')} did not finish in ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 20_000);
+      reject(new Error(`${options.label} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -70,6 +74,12 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
     child.stdin.on('error', () => {});
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const env: Record<string, string> = { ...baseEnv() };
+  for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
+  return runProcess(process.execPath, [BIN, ...args], { ...options, env, label: `taskctl ${args.join(' ')}` });
 }
 
 export interface E2EWorld {

@@ -2,14 +2,14 @@
  * Shared parts of the hardening matrix (test/README.md): a scripted HTTP(S) server that plays a misbehaving service or
  * proxy, a spawn helper for shell pipelines, and small JSON builders. E2E cases need `npm run build` first.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, isolatedHome, runCli, type CliResult, type RunOptions } from '../e2e/harness.js';
+import { BIN, isolatedHome, runCli, runProcess, type CliResult, type RunOptions } from '../e2e/harness.js';
 
 /** A key that is easy to find in output: every secrets case greps for it. */
 export const KEY = 'sk_hardening_S3CRET_9f3c2a71';
@@ -125,31 +125,18 @@ export async function timed(args: string[], options: RunOptions): Promise<CliRes
 }
 
 /** Runs a shell command line (for pipes from endless producers); `taskctl` in it is the built bin. */
-export function runShell(
+export async function runShell(
   script: string,
   env: Record<string, string>,
   timeoutMs = 15_000,
 ): Promise<CliResult & { ms: number }> {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', script], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', TASKCTL: `${process.execPath} ${BIN}`, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`sh -c ${script} did not finish in ${timeoutMs} ms\nstderr: ${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: performance.now() - started });
-    });
+  const result = await runProcess('/bin/sh', ['-c', script], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', TASKCTL: `${process.execPath} ${BIN}`, ...env },
+    timeoutMs,
+    label: `sh -c ${script}`,
   });
+  return { ...result, ms: performance.now() - started };
 }
 
 /** A self-signed certificate for 127.0.0.1/localhost made with `openssl`, or undefined when it is not installed. */
