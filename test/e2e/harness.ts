@@ -1,5 +1,7 @@
 /** E2E harness: spawns the real bin/taskctl.js (built dist/) against a sandbox on port 0, with an isolated environment. */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +82,15 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
   const env: Record<string, string> = { ...baseEnv() };
   for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
   return runProcess(process.execPath, [BIN, ...args], { ...options, env, label: `taskctl ${args.join(' ')}` });
+}
+
+/** A port that was free a moment ago on 127.0.0.1 (for a server a spawned process will start). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 export interface E2EWorld {

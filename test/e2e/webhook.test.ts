@@ -1,10 +1,9 @@
 /** `webhook listen` and `webhook simulate` against real sandbox deliveries. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { BIN, freePort, startWorld, type E2EWorld } from './harness.js';
 
 let world: E2EWorld | undefined;
 let listener: ChildProcessWithoutNullStreams | undefined;
@@ -19,14 +18,6 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Starts `taskctl webhook listen` and resolves once it says it is listening. */
 async function listen(env: Record<string, string>, args: string[]): Promise<{ stdout: () => string; stderr: () => string }> {

@@ -5,8 +5,6 @@
  * a fake clock, so a 60 s wait costs nothing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
@@ -15,7 +13,7 @@ import { AmbiguousCreateError } from '../../src/api/errors.js';
 import type { Task } from '../../src/api/schemas.js';
 import { ExitCode, RateLimitError, UnavailableError } from '../../src/errors.js';
 import { systemClock, type Clock } from '../../src/core/time.js';
-import { startWorld, type E2EWorld } from '../e2e/harness.js';
+import { freePort, startWorld, type E2EWorld } from '../e2e/harness.js';
 import { FakeClock } from '../unit/api/helpers.js';
 import {
   BALANCE_OK,
@@ -52,14 +50,6 @@ async function withWorld(body: (world: E2EWorld) => Promise<void>): Promise<void
 const fault = (world: E2EWorld, spec: Record<string, unknown>) => world.admin('POST', '/__sandbox/faults', spec);
 const tasksOf = async (world: E2EWorld) => (await world.admin<SandboxState>('GET', '/__sandbox/state')).tasks;
 const stats = (world: E2EWorld) => world.admin<Stats>('GET', '/__sandbox/stats');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Never a stack trace without --verbose, and never the key. */
 function expectCleanError(stderr: string): void {
