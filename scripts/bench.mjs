@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'taskctl.js');
-const DIST_SANDBOX = join(ROOT, 'dist', 'sandbox.js');
+const DIST_SANDBOX = join(ROOT, 'dist', 'sandbox.cjs');
 const WORK = join(ROOT, '.bench');
 const NODE = process.execPath;
 
@@ -133,7 +133,7 @@ function cliEnv(extra = {}) {
 }
 
 async function loadSandbox() {
-  if (!existsSync(DIST_SANDBOX)) throw new Error('dist/sandbox.js is missing: run `npm run build` (npm run bench does)');
+  if (!existsSync(DIST_SANDBOX)) throw new Error('dist/sandbox.cjs is missing: run `npm run build` (npm run bench does)');
   return import(pathToFileURL(DIST_SANDBOX).href);
 }
 
@@ -494,8 +494,8 @@ function markdown() {
 if (flags['child-memory']) {
   await memoryChild();
 } else {
-  if (!existsSync(join(ROOT, 'dist', 'main.js'))) {
-    log('dist/main.js is missing: run `npm run build` first (`npm run bench` does).');
+  if (!existsSync(join(ROOT, 'dist', 'taskctl.cjs'))) {
+    log('dist/taskctl.cjs is missing: run `npm run build` first (`npm run bench` does).');
     process.exit(2);
   }
   mkdirSync(WORK, { recursive: true });

@@ -1,7 +1,9 @@
 // Writes completions/taskctl.{bash,zsh,fish} from the built CLI (`npm run completions` builds first): the same code
 // path as `taskctl completion SHELL`, so the checked-in files are exactly what users get. A unit test keeps them in sync.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { main } from '../dist/main.js';
+import { createRequire } from 'node:module';
+
+const { main } = createRequire(import.meta.url)('../dist/taskctl.cjs');
 
 const SHELLS = ['bash', 'zsh', 'fish'];
 const outDir = new URL('../completions/', import.meta.url);

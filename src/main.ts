@@ -15,7 +15,14 @@ export function defaultDeps(): Deps {
     process.once(signal, () => controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal })));
   }
   return {
-    io: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+    io: {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      // Node creates process.stdin on first use, which costs ~3 ms: only commands that read it pay.
+      get stdin() {
+        return process.stdin;
+      },
+    },
     env: process.env,
     clock: systemClock,
     signal: controller.signal,

@@ -42,6 +42,10 @@ export function buildProgram(io: IO, run: RunAction): Command {
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // The injected streams, not process.stdout: the build renders help for dist/help.json through memory streams.
+      // 80 is commander's own default when the stream is not a terminal.
+      getOutHelpWidth: () => (io.stdout.isTTY ? (io.stdout.columns ?? 80) : 80),
+      getErrHelpWidth: () => (io.stderr.isTTY ? (io.stderr.columns ?? 80) : 80),
     })
     .exitOverride()
     .showSuggestionAfterError(true)

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { AuthError, CliError, UsageError } from '../errors.js';
 import { maskKey } from '../output/redact.js';
-import { promptHidden } from '../output/prompt.js';
 import { examples, type RunAction } from '../program.js';
 
 export interface LoginOptions {
@@ -48,6 +47,7 @@ async function readKey(ctx: Context, options: LoginOptions): Promise<string> {
     return chunks.join('').split(/\r?\n/, 1)[0]?.trim() ?? '';
   }
   if (!ctx.interactive) throw new UsageError('no key given and prompting is off', 'Pipe the key in with --with-key, or use --api-key-file PATH.');
+  const { promptHidden } = await import('../output/prompt.js');
   return (await promptHidden(stdin, ctx.io.stderr, 'API key (input hidden): ')).trim();
 }
 

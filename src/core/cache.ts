@@ -3,10 +3,8 @@
  * commands that already fetched them, so TAB never needs the network. Best effort: failures are ignored.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
-import type { Env } from '../output/io.js';
 
 const CacheSchema = z.object({
   services: z.array(z.string()).default([]),
@@ -20,12 +18,6 @@ const CacheSchema = z.object({
 export type CompletionCache = z.infer<typeof CacheSchema>;
 
 const MAX_TASKS = 50;
-
-export function cacheDirectory(env: Env, home: string = homedir()): string {
-  if (env.TASKCTL_CACHE_DIR) return env.TASKCTL_CACHE_DIR;
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'taskctl');
-  return join(home, '.cache', 'taskctl');
-}
 
 export class CompletionCacheStore {
   readonly path: string;

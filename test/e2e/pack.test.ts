@@ -81,10 +81,10 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
   });
 
   it('holds the bin, the release build, completions and licences, and nothing else', () => {
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'bin/taskctl.js', 'bin/package.json', 'dist/main.js', 'dist/sandbox.js', 'dist/THIRD_PARTY_LICENSES.txt']));
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'bin/taskctl.js', 'bin/package.json', 'dist/boot.cjs', 'dist/taskctl.cjs', 'dist/sandbox.cjs', 'dist/help.json', 'dist/THIRD_PARTY_LICENSES.txt']));
     expect(files).toEqual(expect.arrayContaining(['completions/taskctl.bash', 'completions/taskctl.zsh', 'completions/taskctl.fish']));
     if (existsSync(join(ROOT, 'README.md'))) expect(files).toContain('README.md');
-    const unexpected = files.filter((f) => !/^(bin\/[^/]+|dist\/[^/]+\.(js|txt)|completions\/taskctl\.(bash|zsh|fish)|package\.json|README\.md|LICENSE)$/.test(f));
+    const unexpected = files.filter((f) => !/^(bin\/[^/]+|dist\/[^/]+\.(cjs|json|txt)|completions\/taskctl\.(bash|zsh|fish)|package\.json|README\.md|LICENSE)$/.test(f));
     expect(unexpected).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
   });
@@ -92,6 +92,13 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
   it('runs `taskctl --version` from the install', async () => {
     const result = await exec(installedBin, ['--version'], { env: cliEnv });
     expect(result).toEqual({ code: 0, stdout: `${PKG.version}\n`, stderr: '' });
+  });
+
+  it('runs `taskctl --help` from the install, from the help texts rendered at build time', async () => {
+    const result = await exec(installedBin, ['--help'], { env: cliEnv });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: taskctl \[options\] \[command\]\n/);
+    expect(result.stdout).toContain('Exit codes:');
   });
 
   it('runs `taskctl --sandbox balance` from the install', async () => {
@@ -118,7 +125,7 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
       const balance = await exec(installedBin, ['--sandbox', 'balance', '-o', 'json'], { env: cliEnv });
       expect(balance.code, balance.stderr).toBe(0);
       expect(JSON.parse(balance.stdout)).toEqual({ balance: 10000, currency: 'coins' });
-      // `config set` writes through conf (and ajv); tables use cli-table3: both load lazily from their own chunks.
+      // `config set` writes through conf (and ajv); tables use cli-table3: both bundled, loaded lazily.
       const set = await exec(installedBin, ['config', 'set', 'output', 'table'], { env: cliEnv });
       expect(set.code, set.stderr).toBe(0);
       const services = await exec(installedBin, ['--sandbox', 'services'], { env: cliEnv });

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { cachedHelp, helpCommandPath, type HelpTexts } from '../../../src/boot/help.js';
+
+const texts: HelpTexts = {
+  width: 80,
+  commands: {
+    '': { text: 'program help\n', wide: true },
+    create: { text: 'create help\n', wide: false },
+    'config set': { text: 'config set help\n', wide: true },
+  },
+};
+
+describe('helpCommandPath', () => {
+  it.each([
+    [['--help'], ''],
+    [['-h'], ''],
+    [['help'], ''],
+    [['create', '--help'], 'create'],
+    [['config', 'set', '-h'], 'config set'],
+    [['help', 'config', 'set'], 'config set'],
+    [['--profile', 'x', '--help'], '--profile x'],
+  ])('%j → %j', (args, path) => {
+    expect(helpCommandPath(args)).toBe(path);
+  });
+
+  it.each([[[]], [['balance']], [['create', '--help', 'x']], [['--version']]])('%j is not a help request', (args) => {
+    expect(helpCommandPath(args)).toBeUndefined();
+  });
+});
+
+describe('cachedHelp', () => {
+  const pipe = { isTTY: false };
+  it('answers known command paths when stdout is not a terminal', () => {
+    expect(cachedHelp(texts, ['--help'], pipe)).toBe('program help\n');
+    expect(cachedHelp(texts, ['help', 'config', 'set'], pipe)).toBe('config set help\n');
+  });
+
+  it('leaves anything else to commander: other flags, unknown commands, prototype keys', () => {
+    expect(cachedHelp(texts, ['--profile', 'x', '--help'], pipe)).toBeUndefined();
+    expect(cachedHelp(texts, ['nope', '--help'], pipe)).toBeUndefined();
+    expect(cachedHelp(texts, ['constructor', '--help'], pipe)).toBeUndefined();
+    expect(cachedHelp(texts, ['balance'], pipe)).toBeUndefined();
+  });
+
+  it('serves a terminal of the rendered width, a wider one only for texts that do not wrap, never a narrower one', () => {
+    expect(cachedHelp(texts, ['create', '--help'], { isTTY: true, columns: 80 })).toBe('create help\n');
+    expect(cachedHelp(texts, ['create', '--help'], { isTTY: true, columns: 120 })).toBeUndefined();
+    expect(cachedHelp(texts, ['--help'], { isTTY: true, columns: 120 })).toBe('program help\n');
+    expect(cachedHelp(texts, ['--help'], { isTTY: true, columns: 60 })).toBeUndefined();
+    // A terminal of unknown width: commander uses 80 too.
+    expect(cachedHelp(texts, ['create', '--help'], { isTTY: true })).toBe('create help\n');
+  });
+});
