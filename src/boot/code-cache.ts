@@ -32,6 +32,8 @@ export interface LoadedBundle {
  * equivalent of `require(file)`.
  */
 export function loadBundle(file: string, cacheDir: string | undefined): LoadedBundle {
+  // Node applies source maps (--enable-source-maps, for development builds) to what it loads itself, not to vm scripts.
+  if (process.sourceMapsEnabled) return { exports: createRequire(file)(file) as Record<string, unknown>, cacheHit: false, save() {} };
   // ASCII (scripts/build.mjs checks): latin1 is the same text, read without UTF-8 decoding.
   const source = readFileSync(file, 'latin1');
   const buildId = BUILD_ID.exec(source.slice(-100))?.[1];

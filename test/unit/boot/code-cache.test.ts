@@ -103,6 +103,19 @@ describe('loadBundle', () => {
     expect(() => bundle.save()).not.toThrow();
     expect(bundle.exports.answer).toBe(3);
   });
+  it('loads with require, uncached, when Node applies source maps (--enable-source-maps), which it does not to vm scripts', () => {
+    const dir = tempDir();
+    const file = writeBundle(dir, 9);
+    process.setSourceMapsEnabled(true);
+    try {
+      const bundle = loadBundle(file, join(dir, 'cache'));
+      bundle.save();
+      expect(bundle.exports.answer).toBe(9);
+      expect(cacheFiles(join(dir, 'cache'))).toEqual([]);
+    } finally {
+      process.setSourceMapsEnabled(false);
+    }
+  });
 });
 
 describe('codeCacheDirectory', () => {
