@@ -164,6 +164,62 @@ async function createTasks(sandbox, count, itemsFor, key = sandbox.apiKey) {
 // ---------- start-up: --version, --help, balance, list -o json ----------
 
 /**
+ * Two floors for `balance`: the least any Node client can do for the same GET /balance and printed line. `node:http`:
+ * a plain script. `undici`: a bundle of only the undici parts the CLI uses and ten lines of code, built as the CLI is
+ * and started through the CLI's own dist/boot.cjs and code cache. The distance from that floor to `balance` is what
+ * taskctl itself costs (commander, config, zod, printer); the floor's distance from `node -e 0` is undici's.
+ */
+async function buildFloors() {
+  const { build } = await import('esbuild');
+  const { stampBuildId, undiciSubset } = await import('./bundling.mjs');
+  const dir = join(WORK, 'floor');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'floor.mjs'),
+    `import { Agent } from 'undici';
+export async function main() {
+  const url = new URL(process.env.TASKCTL_BASE_URL + '/balance');
+  const agent = new Agent();
+  const response = await agent.request({ origin: url.origin, path: url.pathname, method: 'GET', headers: { authorization: 'Bearer ' + process.env.TASKCTL_API_KEY } });
+  const { data } = await response.body.json();
+  process.stdout.write(data.balance + '\\t' + data.currency + '\\n');
+  await agent.close();
+  return response.statusCode === 200 ? 0 : 1;
+}
+`,
+  );
+  await build({
+    entryPoints: [join(dir, 'floor.mjs')],
+    outfile: join(dir, 'taskctl.cjs'),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.18',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    plugins: [undiciSubset],
+    logLevel: 'warning',
+    absWorkingDir: ROOT,
+  });
+  stampBuildId(join(dir, 'taskctl.cjs'));
+  writeFileSync(join(dir, 'undici.cjs'), `require(${JSON.stringify(join(ROOT, 'dist', 'boot.cjs'))}).boot(process.argv.slice(2), __dirname);\n`);
+  writeFileSync(
+    join(dir, 'http.cjs'),
+    `const url = new URL(process.env.TASKCTL_BASE_URL + '/balance');
+require('node:http').get(url, { headers: { authorization: 'Bearer ' + process.env.TASKCTL_API_KEY } }, (response) => {
+  let text = '';
+  response.setEncoding('utf8').on('data', (chunk) => (text += chunk)).on('end', () => {
+    const { data } = JSON.parse(text);
+    process.stdout.write(data.balance + '\\t' + data.currency + '\\n');
+  });
+});
+`,
+  );
+  return { http: join(dir, 'http.cjs'), undici: join(dir, 'undici.cjs') };
+}
+
+/**
  * Median wall times of `commands` (name → argv) beside `node -e 0`. Runs are interleaved: hyperfine (or the Node
  * fallback) is called in blocks of a few runs per command, round-robin, so a load spike from another process lands on
  * every command rather than on one.
@@ -210,6 +266,7 @@ async function benchStartup() {
   try {
     await createTasks(sandbox, 100, (i) => [`list-${i}.example.com`]);
     const env = cliEnv({ TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey });
+    const floors = await buildFloors();
     const commands = {
       'node -e 0': [NODE, '-e', '0'],
       'taskctl --version': [NODE, BIN, '--version'],
@@ -218,13 +275,15 @@ async function benchStartup() {
       'taskctl list -o json (100 tasks)': [NODE, BIN, 'list', '--per-page', '100', '-o', 'json'],
       // What a first run after an install or upgrade costs, before the code cache exists (plus ~1 ms for `env`).
       'taskctl balance, no code cache': ['env', 'NODE_DISABLE_COMPILE_CACHE=1', NODE, BIN, 'balance'],
+      'floor: undici GET /balance, code cache': [NODE, floors.undici],
+      'floor: node:http GET /balance': [NODE, floors.http],
     };
     // Each command must work before it is timed: a fast failure would look like a fast command.
     for (const [name, [cmd, ...args]] of Object.entries(commands)) {
       const result = await run(cmd, args, { env });
       if (result.code !== 0) throw new Error(`${name} exited ${result.code}: ${result.stderr.trim()}`);
       if (name.startsWith('taskctl list') && JSON.parse(result.stdout).length !== 100) throw new Error('list -o json did not print 100 tasks');
-      if (name.startsWith('taskctl balance') && !/^\d+\tcoins$/m.test(result.stdout)) throw new Error(`balance printed ${JSON.stringify(result.stdout)}`);
+      if (/balance/.test(name) && !/^\d+\tcoins$/m.test(result.stdout)) throw new Error(`balance printed ${JSON.stringify(result.stdout)}`);
     }
     const t = await timeCommands(commands, env);
     const base = t['node -e 0'];

@@ -14,74 +14,13 @@
 //   node scripts/build.mjs --release  what the package ships: no source maps. `prepack` passes --release; npm also
 //                                     runs `prepare` during pack/publish (after prepack), which must not undo it.
 import { build } from 'esbuild';
-import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { lazyBuiltins, sandboxApart, stampBuildId, undiciSubset } from './bundling.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const release = process.argv.includes('--release') || ['pack', 'publish'].includes(process.env.npm_command ?? '');
-
-/**
- * `import ... from 'undici'` resolves to the parts src/api uses, not undici's index, which also loads fetch, WebSocket,
- * the cache stores and the mocks (start-up: ~40 ms less for every command that talks to the API). The lines below are
- * what undici's index.js does for them. A name src/ imports that is not exported here fails the build ("No matching
- * export"), and a moved file fails it too ("Could not resolve"), so an undici upgrade cannot break this silently.
- * Tests import undici itself (MockAgent etc.), unaffected.
- *
- * undici's HTTP/2 client is replaced by a stub: loading it loads `node:http2` (~15 ms), and it is only used when TLS
- * ALPN picks h2, which undici offers only with `allowH2`, never set by src/api. Should undici rename the file, the
- * real client is bundled again: slower, still correct.
- */
-const undiciSubset = {
-  name: 'undici-subset',
-  setup(b) {
-    b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'undici-subset' }));
-    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) => (args.importer.includes('undici') ? { path: 'client-h2', namespace: 'undici-subset' } : undefined));
-    b.onLoad({ filter: /^client-h2$/, namespace: 'undici-subset' }, () => ({
-      contents: "module.exports = () => { throw new Error('HTTP/2 is not part of this build (allowH2 is never set)'); };",
-      loader: 'js',
-    }));
-    b.onLoad({ filter: /^undici$/, namespace: 'undici-subset' }, () => ({
-      contents: [
-        "import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';",
-        "import api from 'undici/lib/api/index.js';",
-        'Object.assign(Dispatcher.prototype, api);',
-        "export { default as Agent } from 'undici/lib/dispatcher/agent.js';",
-        "export { default as EnvHttpProxyAgent } from 'undici/lib/dispatcher/env-http-proxy-agent.js';",
-        "export { default as Dispatcher } from 'undici/lib/dispatcher/dispatcher.js';",
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * commander requires node:child_process when it loads, for external-executable subcommands, which taskctl does not
- * have (~1 ms). It gets a stand-in that requires the real module on first use.
- */
-const lazyBuiltins = {
-  name: 'lazy-builtins',
-  setup(b) {
-    b.onResolve({ filter: /^node:child_process$/ }, (args) => (/[\\/]commander[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy-builtin' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
-      contents: `let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require(${JSON.stringify(args.path)}))[key] });`,
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * The sandbox server is its own file, dist/sandbox.cjs: only `--sandbox` and `taskctl sandbox` load it, and the CLI
- * bundle every other command reads stays ~300 kB smaller.
- */
-const sandboxApart = {
-  name: 'sandbox-apart',
-  setup(b) {
-    b.onResolve({ filter: /[\\/]sandbox[\\/]index\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './sandbox.cjs', external: true } : undefined));
-  },
-};
 
 // Built beside dist/ and swapped in, so a CLI or test running from dist/ meanwhile never sees it half-written or gone.
 const dist = join(root, 'dist');
@@ -111,10 +50,7 @@ const result = await build({
 });
 
 const bundleFile = join(staging, 'taskctl.cjs');
-const nonAscii = /[^\x00-\x7f]/.exec(readFileSync(bundleFile, 'latin1'));
-if (nonAscii) throw new Error(`dist/taskctl.cjs has a non-ASCII character at offset ${nonAscii.index}; src/boot reads it as latin1`);
-const buildId = createHash('sha256').update(readFileSync(bundleFile)).digest('hex').slice(0, 16);
-appendFileSync(bundleFile, `// taskctl-build-id: ${buildId}\n`);
+stampBuildId(bundleFile);
 const { main, renderHelpTexts } = createRequire(import.meta.url)(bundleFile);
 writeFileSync(join(staging, 'help.json'), JSON.stringify(await renderHelpTexts(main)));
 writeFileSync(join(staging, 'THIRD_PARTY_LICENSES.txt'), thirdPartyLicenses(result.metafile));

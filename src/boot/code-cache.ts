@@ -11,7 +11,7 @@
  *
  * NODE_DISABLE_COMPILE_CACHE (Node's own switch for its compile cache) turns it off.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -55,7 +55,7 @@ export function loadBundle(file: string, cacheDir: string | undefined): LoadedBu
       if (cacheHit || !cacheFile || !buildId) return;
       try {
         writeAtomically(cacheFile, script.createCachedData());
-        removeOtherBuilds(dirname(cacheFile), buildId);
+        removeOldCaches(dirname(cacheFile));
       } catch {
         // Best effort: no cache next time either.
       }
@@ -85,9 +85,14 @@ function writeAtomically(file: string, data: Buffer): void {
   renameSync(temporary, file);
 }
 
-/** Caches of earlier builds are never used again (an upgrade, a rebuild): keep one build's files. */
-function removeOtherBuilds(dir: string, buildId: string): void {
-  for (const name of readdirSync(dir)) {
-    if (name.endsWith('.bin') && !name.startsWith(`${buildId}-`)) rmSync(join(dir, name), { force: true });
-  }
+/** Caches kept: a few taskctl versions or Node versions used side by side each keep theirs (about 1 MB each). */
+export const CACHES_KEPT = 4;
+
+/** Keeps the CACHES_KEPT most recently written caches; the others belong to upgraded or unused builds. */
+function removeOldCaches(dir: string): void {
+  const caches = readdirSync(dir)
+    .filter((name) => name.endsWith('.bin'))
+    .map((name) => ({ path: join(dir, name), written: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.written - a.written);
+  for (const { path } of caches.slice(CACHES_KEPT)) rmSync(path, { force: true });
 }

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { codeCacheDirectory, loadBundle } from '../../../src/boot/code-cache.js';
+import { CACHES_KEPT, codeCacheDirectory, loadBundle } from '../../../src/boot/code-cache.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -70,8 +70,21 @@ describe('loadBundle', () => {
     expect(second.cacheHit).toBe(false);
     expect(second.exports.answer).toBe(2);
     second.save();
-    // The old build's cache is gone: it would never be used again.
-    expect(cacheFiles(cache)).toEqual([expect.stringMatching(/^2222222222222222-/)]);
+    expect(cacheFiles(cache).sort()).toEqual([expect.stringMatching(/^1111111111111111-/), expect.stringMatching(/^2222222222222222-/)]);
+  });
+
+  it(`keeps the ${CACHES_KEPT} most recently written caches (builds or Node versions used side by side)`, () => {
+    const dir = tempDir();
+    const cache = join(dir, 'cache');
+    for (let build = 1; build <= CACHES_KEPT + 1; build++) {
+      const bundle = loadBundle(copyOf(writeBundle(dir, build, String(build).repeat(16)), `b${build}.cjs`), cache);
+      bundle.save();
+      // Distinct write times, oldest first, whatever the file system's timestamp resolution.
+      const [latest] = cacheFiles(cache).filter((name) => name.startsWith(String(build)));
+      utimesSync(join(cache, latest!), build * 1000, build * 1000);
+    }
+    const names = cacheFiles(cache).map((name) => name.slice(0, 16)).sort();
+    expect(names).toEqual(['2222222222222222', '3333333333333333', '4444444444444444', '5555555555555555']);
   });
 
   it('compiles from source when the cache is corrupt, and replaces it', () => {
