@@ -7,7 +7,8 @@
  * Safety: V8 checks only the source's length, not its content, before it accepts a cache. So the cache file is named
  * after the bundle's build id (a hash of its content, written by scripts/build.mjs), the Node version and the CPU
  * architecture; V8 itself rejects a cache from another V8 version or other flags. A rejected, unreadable or missing
- * cache only means compiling from source. Everything here is best effort: a read-only cache directory is no error.
+ * cache only means compiling from source. Everything here is best effort: a read-only cache directory is no error,
+ * and a directory other users could write to is not used at all (see mayUse).
  *
  * NODE_DISABLE_COMPILE_CACHE (Node's own switch for its compile cache) turns it off.
  */
@@ -37,7 +38,7 @@ export function loadBundle(file: string, cacheDir: string | undefined): LoadedBu
   // ASCII (scripts/build.mjs checks): latin1 is the same text, read without UTF-8 decoding.
   const source = readFileSync(file, 'latin1');
   const buildId = BUILD_ID.exec(source.slice(-100))?.[1];
-  const cacheFile = cacheDir && buildId ? join(cacheDir, `${buildId}-${process.version}-${process.arch}.bin`) : undefined;
+  const cacheFile = cacheDir && buildId && mayUse(cacheDir) ? join(cacheDir, `${buildId}-${process.version}-${process.arch}.bin`) : undefined;
   const cachedData = cacheFile ? readOrUndefined(cacheFile) : undefined;
   // The same wrapper as Node's CommonJS loader, on the first line so line numbers in stack traces stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -68,6 +69,20 @@ export function codeCacheDirectory(cacheRoot: string, env: Readonly<Record<strin
   const disabled = env.NODE_DISABLE_COMPILE_CACHE;
   if (disabled !== undefined && disabled !== '' && disabled !== '0') return undefined;
   return join(cacheRoot, 'v8');
+}
+
+/**
+ * A code cache is code: it is used only from a directory no other user can write to (owned by this user, not group-
+ * or world-writable), as the completion cache beside it is. A directory not made yet is made so (0700). POSIX only.
+ */
+function mayUse(dir: string): boolean {
+  if (process.platform === 'win32' || !process.getuid) return true;
+  try {
+    const stats = statSync(dir);
+    return stats.isDirectory() && stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
 
 function readOrUndefined(file: string): Buffer | undefined {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -128,6 +128,23 @@ describe('loadBundle', () => {
     } finally {
       process.setSourceMapsEnabled(false);
     }
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('a cache directory other users can write to', () => {
+  it('is neither read nor written', () => {
+    const dir = tempDir();
+    const cache = join(dir, 'cache');
+    const file = writeBundle(dir, 11);
+    loadBundle(file, cache).save();
+    const [name] = cacheFiles(cache);
+    chmodSync(cache, 0o777);
+    const shared = loadBundle(copyOf(file, 'shared.cjs'), cache);
+    expect(shared.cacheHit).toBe(false);
+    expect(shared.exports.answer).toBe(11);
+    rmSync(join(cache, name!));
+    shared.save();
+    expect(cacheFiles(cache)).toEqual([]);
   });
 });
 
