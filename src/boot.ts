@@ -13,10 +13,12 @@ import { cacheDirectory } from './core/cache-dir.js';
 
 /** `distDir`: the directory holding help.json and taskctl.cjs. */
 export function boot(args: string[], distDir: string): void {
-  // A reader that went away (`taskctl list | head -1`) ends the run quietly, as SIGPIPE ends a C tool.
+  // A reader that went away (`taskctl list | head -1`) ends the run quietly, as SIGPIPE ends a C tool. Any other
+  // write error (a full disk) ends it with one line and exit 1, not a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    process.exit(process.exitCode ?? 0);
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    process.stderr.write(`error: cannot write the output: ${error.message}\n`);
+    process.exit(1);
   });
 
   if (helpCommandPath(args) !== undefined) {

@@ -14,7 +14,7 @@ export type RunAction = (command: Command, action: CommandAction) => Promise<voi
 
 export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [0, 'success'],
-  [1, 'unexpected error (a bug: please report it)'],
+  [1, 'unexpected error (a bug: please report it), or the output could not be written'],
   [2, 'usage error: unknown command or flag, bad flag value, missing configuration'],
   [3, 'invalid input data (items file, server validation_error); nothing was sent or created'],
   [4, 'authentication: no key configured, 401 unauthorized or 403'],

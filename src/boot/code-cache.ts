@@ -5,7 +5,7 @@
  * compiling (README "Performance" has the figures).
  *
  * Safety: V8 checks only the source's length, not its content, before it accepts a cache. So the cache file is named
- * after the bundle's build id (a hash of its content, written by scripts/build.mjs), the Node version and the CPU
+ * after the bundle's build id (a hash of its content, stamped by scripts/bundling.mjs), the Node version and the CPU
  * architecture; V8 itself rejects a cache from another V8 version or other flags. A rejected, unreadable or missing
  * cache only means compiling from source. Everything here is best effort: a read-only cache directory is no error,
  * and a directory other users could write to is not used at all (see mayUse).
@@ -35,7 +35,7 @@ export interface LoadedBundle {
 export function loadBundle(file: string, cacheDir: string | undefined): LoadedBundle {
   // Node applies source maps (--enable-source-maps, for development builds) to what it loads itself, not to vm scripts.
   if (process.sourceMapsEnabled) return { exports: createRequire(file)(file) as Record<string, unknown>, cacheHit: false, save() {} };
-  // ASCII (scripts/build.mjs checks): latin1 is the same text, read without UTF-8 decoding.
+  // ASCII (scripts/bundling.mjs checks): latin1 is the same text, read without UTF-8 decoding.
   const source = readFileSync(file, 'latin1');
   const buildId = BUILD_ID.exec(source.slice(-100))?.[1];
   const cacheFile = cacheDir && buildId && mayUse(cacheDir) ? join(cacheDir, `${buildId}-${process.version}-${process.arch}.bin`) : undefined;

@@ -2,7 +2,9 @@
  * The start-up paths of bin/taskctl.js (src/boot.ts): help answered from dist/help.json, and the CLI bundle loaded
  * through the V8 code cache. Both must be invisible: the same bytes and exit codes as the full path.
  */
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, existsSync, openSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +12,7 @@ import { main } from '../../src/main.js';
 import { buildProgram } from '../../src/program.js';
 import { systemClock } from '../../src/core/time.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
-import { isolatedHome, runCli, startWorld, type E2EWorld, type IsolatedHome } from './harness.js';
+import { BIN, isolatedHome, runCli, startWorld, type E2EWorld, type IsolatedHome } from './harness.js';
 
 function commandPaths(command: Command, path: string[] = []): string[][] {
   return [path, ...command.commands.flatMap((sub) => commandPaths(sub, [...path, sub.name()]))];
@@ -99,6 +101,34 @@ describe('code cache', () => {
       expect(existsSync(codeCacheDir(home))).toBe(false);
     } finally {
       home.cleanup();
+    }
+  });
+});
+
+describe.skipIf(!existsSync('/dev/full'))('output that cannot be written (stdout on a full disk)', () => {
+  /** Async: the sandbox answering the CLI runs in this process. */
+  async function runToFullDisk(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, 'pipe'] });
+      let stderr = '';
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const [status] = (await once(child, 'close')) as [number | null];
+      return { status, stderr };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  it('is one line on stderr and exit 1, for help and for a command', async () => {
+    const world = await startWorld({ itemMs: 0 });
+    try {
+      for (const args of [['--help'], ['services']]) {
+        const result = await runToFullDisk(args, world.env);
+        expect({ args, status: result.status, stderr: result.stderr }).toEqual({ args, status: 1, stderr: 'error: cannot write the output: ENOSPC: no space left on device, write\n' });
+      }
+    } finally {
+      await world.close();
     }
   });
 });
