@@ -3,7 +3,7 @@
 //   dist/taskctl.cjs  the CLI; modules src/ imports dynamically stay lazy (esbuild wraps them), so a command runs only
 //                     the code it needs. Its last line is a build id (a hash of the rest) that names its code cache.
 //   dist/help.json    every command's --help, rendered by the CLI itself (src/boot/render-help.ts)
-//   dist/sandbox.cjs  the sandbox server alone, for scripts/bench.mjs
+//   dist/sandbox.cjs  the sandbox server: required by taskctl.cjs for --sandbox and `sandbox`; scripts/bench.mjs too
 //
 // Runtime dependencies are bundled too: one file instead of hundreds of package files to resolve and read (see
 // "Performance" in README.md for the figures). The price: a fix in a dependency (an undici security release, say)
@@ -39,7 +39,7 @@ const result = await build({
   plugins: [undiciSubset, lazyBuiltins, sandboxApart],
   sourcemap: release ? false : 'linked',
   // Less to read at every start. Also drops comments, the only place non-ASCII text survives (esbuild escapes it in
-  // strings): src/boot reads the bundle as latin1, ~2x faster than decoding UTF-8, and the check below keeps it right.
+  // strings): src/boot reads the bundle as latin1, ~2x faster than decoding UTF-8, and stampBuildId checks it is ASCII.
   // Names stay, for readable stack traces (--verbose).
   minifyWhitespace: true,
   minifySyntax: true,
