@@ -16,14 +16,15 @@ export async function renderHelpTexts(main: typeof Main): Promise<HelpTexts> {
   const { buildProgram } = await import('../program.js');
   const program = buildProgram(createMemoryIO().io, async () => {});
   const commands: HelpTexts['commands'] = {};
-  for (const path of commandPaths(program, [])) {
+  for (const path of commandPaths(program)) {
     const text = await render(main, path, undefined);
     commands[path.join(' ')] = { text, wide: text === (await render(main, path, UNBOUNDED)) };
   }
   return { width: WIDTH, commands };
 }
 
-function* commandPaths(command: Command, path: string[]): Generator<string[]> {
+/** Every command's path in the tree, the program's own ([]) first. */
+export function* commandPaths(command: Command, path: string[] = []): Generator<string[]> {
   yield path;
   for (const sub of command.commands) yield* commandPaths(sub, [...path, sub.name()]);
 }

@@ -6,17 +6,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, existsSync, openSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandPaths } from '../../src/boot/render-help.js';
 import { main } from '../../src/main.js';
 import { buildProgram } from '../../src/program.js';
 import { systemClock } from '../../src/core/time.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 import { BIN, isolatedHome, runCli, startWorld, type E2EWorld, type IsolatedHome } from './harness.js';
-
-function commandPaths(command: Command, path: string[] = []): string[][] {
-  return [path, ...command.commands.flatMap((sub) => commandPaths(sub, [...path, sub.name()]))];
-}
 
 /** What commander prints for `args` when stdout is not a terminal, in process, from src/. */
 async function fullPath(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -29,7 +25,7 @@ const codeCacheDir = (home: IsolatedHome) => join(home.env.TASKCTL_CACHE_DIR, 'v
 const cacheFiles = (home: IsolatedHome) => (existsSync(codeCacheDir(home)) ? readdirSync(codeCacheDir(home)) : []);
 
 describe('help from dist/help.json', () => {
-  const paths = commandPaths(buildProgram(createMemoryIO().io, async () => {}));
+  const paths = [...commandPaths(buildProgram(createMemoryIO().io, async () => {}))];
 
   it('covers every command, and each text is exactly what commander prints', async () => {
     expect(paths.length).toBeGreaterThan(20);
