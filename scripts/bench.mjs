@@ -43,7 +43,9 @@ const rows = [];
 const notes = [];
 function row(figure, result, baseline = '', ratio = '', target = '', ok = undefined) {
   rows.push({ figure, result, baseline, ratio, target, ok });
-  log(`  ${figure}: ${result}${baseline ? ` (baseline ${baseline})` : ''}${ratio ? `, ${ratio}` : ''}${ok === false ? '  ← misses target' : ''}`);
+  log(
+    `  ${figure}: ${result}${baseline ? ` (baseline ${baseline})` : ''}${ratio ? `, ${ratio}` : ''}${ok === false ? '  ← misses target' : ''}`,
+  );
 }
 function skip(figure, why) {
   rows.push({ figure, result: 'skipped', baseline: '', ratio: '', target: '', ok: undefined, note: why });
@@ -119,7 +121,8 @@ function cliEnv(extra = {}) {
   const home = join(WORK, 'home');
   const inherited = {};
   if (flags.env === 'inherit') {
-    for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('TASKCTL_') && key !== 'CI' && value !== undefined) inherited[key] = value;
+    for (const [key, value] of Object.entries(process.env))
+      if (!key.startsWith('TASKCTL_') && key !== 'CI' && value !== undefined) inherited[key] = value;
   }
   return {
     ...inherited,
@@ -133,7 +136,8 @@ function cliEnv(extra = {}) {
 }
 
 async function loadSandbox() {
-  if (!existsSync(DIST_SANDBOX)) throw new Error('dist/sandbox.cjs is missing: run `npm run build` (npm run bench does)');
+  if (!existsSync(DIST_SANDBOX))
+    throw new Error('dist/sandbox.cjs is missing: run `npm run build` (npm run bench does)');
   return import(pathToFileURL(DIST_SANDBOX).href);
 }
 
@@ -153,7 +157,10 @@ async function createTasks(sandbox, count, itemsFor, key = sandbox.apiKey) {
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
-      const { data } = await http('POST', `${sandbox.url}/tasks`, { key, body: { service: 'domain_check_availability', items: itemsFor(i) } });
+      const { data } = await http('POST', `${sandbox.url}/tasks`, {
+        key,
+        body: { service: 'domain_check_availability', items: itemsFor(i) },
+      });
       ids[i] = data.id;
     }
   };
@@ -203,7 +210,10 @@ export async function main() {
     absWorkingDir: ROOT,
   });
   stampBuildId(join(dir, 'taskctl.cjs'));
-  writeFileSync(join(dir, 'undici.cjs'), `require(${JSON.stringify(join(ROOT, 'dist', 'boot.cjs'))}).boot(process.argv.slice(2), __dirname);\n`);
+  writeFileSync(
+    join(dir, 'undici.cjs'),
+    `require(${JSON.stringify(join(ROOT, 'dist', 'boot.cjs'))}).boot(process.argv.slice(2), __dirname);\n`,
+  );
   writeFileSync(
     join(dir, 'http.cjs'),
     `const url = new URL(process.env.TASKCTL_BASE_URL + '/balance');
@@ -230,7 +240,10 @@ async function timeCommands(commands, env) {
   const block = 5;
   const rounds = Math.ceil(RUNS / block);
   const useHyperfine = !flags['no-hyperfine'] && (await hasTool('hyperfine'));
-  if (!useHyperfine) notes.push('hyperfine not found: start-up times come from the Node fallback harness (spawn → exit), which adds a little spawn overhead to every figure, baseline included');
+  if (!useHyperfine)
+    notes.push(
+      'hyperfine not found: start-up times come from the Node fallback harness (spawn → exit), which adds a little spawn overhead to every figure, baseline included',
+    );
   const jsonFile = join(WORK, 'hyperfine.json');
   const quote = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
   for (let round = 0; round < rounds; round++) {
@@ -240,8 +253,10 @@ async function timeCommands(commands, env) {
       for (const name of order) args.push('-n', name);
       for (const name of order) args.push(commands[name].map(quote).join(' '));
       const result = await run('hyperfine', args, { env });
-      if (result.code !== 0) throw new Error(`hyperfine failed: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`);
-      for (const r of JSON.parse(readFileSync(jsonFile, 'utf8')).results) times[r.command].push(...r.times.map((t) => t * 1000));
+      if (result.code !== 0)
+        throw new Error(`hyperfine failed: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`);
+      for (const r of JSON.parse(readFileSync(jsonFile, 'utf8')).results)
+        times[r.command].push(...r.times.map((t) => t * 1000));
     } else {
       for (const name of order) {
         const [cmd, ...args] = commands[name];
@@ -255,7 +270,16 @@ async function timeCommands(commands, env) {
     }
   }
   return Object.fromEntries(
-    names.map((n) => [n, { median: median(times[n]), p25: quantile(times[n], 0.25), p75: quantile(times[n], 0.75), min: Math.min(...times[n]), runs: times[n].length }]),
+    names.map((n) => [
+      n,
+      {
+        median: median(times[n]),
+        p25: quantile(times[n], 0.25),
+        p75: quantile(times[n], 0.75),
+        min: Math.min(...times[n]),
+        runs: times[n].length,
+      },
+    ]),
   );
 }
 
@@ -282,8 +306,10 @@ async function benchStartup() {
     for (const [name, [cmd, ...args]] of Object.entries(commands)) {
       const result = await run(cmd, args, { env });
       if (result.code !== 0) throw new Error(`${name} exited ${result.code}: ${result.stderr.trim()}`);
-      if (name.startsWith('taskctl list') && JSON.parse(result.stdout).length !== 100) throw new Error('list -o json did not print 100 tasks');
-      if (/balance/.test(name) && !/^\d+\tcoins$/m.test(result.stdout)) throw new Error(`balance printed ${JSON.stringify(result.stdout)}`);
+      if (name.startsWith('taskctl list') && JSON.parse(result.stdout).length !== 100)
+        throw new Error('list -o json did not print 100 tasks');
+      if (/balance/.test(name) && !/^\d+\tcoins$/m.test(result.stdout))
+        throw new Error(`balance printed ${JSON.stringify(result.stdout)}`);
     }
     const t = await timeCommands(commands, env);
     const base = t['node -e 0'];
@@ -294,9 +320,18 @@ async function benchStartup() {
       const s = t[name];
       const r = s.median / base.median;
       const target = targets[name];
-      row(`\`${name}\``, `${ms(s.median)} (IQR ${spread(s)})`, ms(base.median), ratioText(r), target ? `≤ ${target}×` : '', target ? r <= target : undefined);
+      row(
+        `\`${name}\``,
+        `${ms(s.median)} (IQR ${spread(s)})`,
+        ms(base.median),
+        ratioText(r),
+        target ? `≤ ${target}×` : '',
+        target ? r <= target : undefined,
+      );
     }
-    notes.push(`start-up: median of ${base.runs} runs per command, interleaved in blocks of 5; IQR = half the interquartile range, relative to the median`);
+    notes.push(
+      `start-up: median of ${base.runs} runs per command, interleaved in blocks of 5; IQR = half the interquartile range, relative to the median`,
+    );
   } finally {
     await sandbox.close();
   }
@@ -329,8 +364,13 @@ async function measured(script, args, env, haveTime) {
     result = await run('/usr/bin/time', ['-f', '%M', '-o', rssFile, 'sh', '-c', script, 'sh', ...args], { env });
   } else {
     const preload = join(WORK, 'maxrss.cjs');
-    writeFileSync(preload, "process.on('exit', () => require('fs').writeFileSync(process.env.BENCH_MAXRSS_FILE, String(process.resourceUsage().maxRSS)));\n");
-    result = await run('sh', ['-c', script, 'sh', ...args], { env: { ...env, NODE_OPTIONS: `--require ${preload}`, BENCH_MAXRSS_FILE: rssFile } });
+    writeFileSync(
+      preload,
+      "process.on('exit', () => require('fs').writeFileSync(process.env.BENCH_MAXRSS_FILE, String(process.resourceUsage().maxRSS)));\n",
+    );
+    result = await run('sh', ['-c', script, 'sh', ...args], {
+      env: { ...env, NODE_OPTIONS: `--require ${preload}`, BENCH_MAXRSS_FILE: rssFile },
+    });
   }
   const rssKb = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) : NaN;
   return { ...result, rssKb };
@@ -340,7 +380,10 @@ async function benchDryRun() {
   log(`create --dry-run of ${LINES.toLocaleString('en')} domain lines from stdin vs jq -R . | jq -s .`);
   const file = await domainsFile();
   const haveTime = await hasTool('/usr/bin/time', ['-f', '%M', 'true']);
-  if (!haveTime) notes.push('/usr/bin/time not found: peak RSS of taskctl from process.resourceUsage().maxRSS (jq RSS not measured)');
+  if (!haveTime)
+    notes.push(
+      '/usr/bin/time not found: peak RSS of taskctl from process.resourceUsage().maxRSS (jq RSS not measured)',
+    );
   const { startSandbox } = await loadSandbox();
   const sandbox = await startSandbox({ port: 0, rateLimit: 0, itemMs: 0, balance: 100_000_000 });
   const runs = 3;
@@ -350,9 +393,11 @@ async function benchDryRun() {
     const cli = [];
     for (let i = 0; i < runs; i++) {
       const result = await measured(script, [file, NODE, BIN], env, haveTime);
-      if (result.code !== 0) throw new Error(`create --dry-run exited ${result.code}: ${result.stderr.trim().slice(0, 500)}`);
+      if (result.code !== 0)
+        throw new Error(`create --dry-run exited ${result.code}: ${result.stderr.trim().slice(0, 500)}`);
       const summary = JSON.parse(result.stdout);
-      if (summary.items !== LINES) throw new Error(`create --dry-run counted ${summary.items} items, expected ${LINES}`);
+      if (summary.items !== LINES)
+        throw new Error(`create --dry-run counted ${summary.items} items, expected ${LINES}`);
       cli.push(result);
     }
     const wall = median(cli.map((r) => r.wallMs));
@@ -370,9 +415,25 @@ async function benchDryRun() {
       jqRss = haveTime ? median(jq.map((r) => r.rssKb)) : undefined;
     } else notes.push('jq not found: the jq baseline of the dry run is skipped');
     const label = `\`create --dry-run\`, ${LINES.toLocaleString('en')} lines on stdin`;
-    row(`${label}: wall time`, ms(wall), jqWall ? `jq ${ms(jqWall)}` : '', jqWall ? ratioText(wall / jqWall) : '', `≤ 2000 ms, ≤ 1× jq`, wall <= 2000 && (jqWall === undefined || wall <= jqWall));
-    row(`${label}: peak RSS`, Number.isFinite(rss) ? mb(rss) : 'n/a', jqRss ? `jq ${mb(jqRss)}` : '', jqRss ? ratioText(rss / jqRss) : '', '≤ 400 MB', Number.isFinite(rss) ? rss <= 400 * 1024 : undefined);
-    notes.push(`dry run: median of ${runs} runs each; \`cat FILE | taskctl create domain_check_availability --dry-run --chunk-size 10000 -o json\` against an in-process sandbox, beside \`jq -R . FILE | jq -s . > /dev/null\`; peak RSS is the largest single process of each pipeline`);
+    row(
+      `${label}: wall time`,
+      ms(wall),
+      jqWall ? `jq ${ms(jqWall)}` : '',
+      jqWall ? ratioText(wall / jqWall) : '',
+      `≤ 2000 ms, ≤ 1× jq`,
+      wall <= 2000 && (jqWall === undefined || wall <= jqWall),
+    );
+    row(
+      `${label}: peak RSS`,
+      Number.isFinite(rss) ? mb(rss) : 'n/a',
+      jqRss ? `jq ${mb(jqRss)}` : '',
+      jqRss ? ratioText(rss / jqRss) : '',
+      '≤ 400 MB',
+      Number.isFinite(rss) ? rss <= 400 * 1024 : undefined,
+    );
+    notes.push(
+      `dry run: median of ${runs} runs each; \`cat FILE | taskctl create domain_check_availability --dry-run --chunk-size 10000 -o json\` against an in-process sandbox, beside \`jq -R . FILE | jq -s . > /dev/null\`; peak RSS is the largest single process of each pipeline`,
+    );
   } finally {
     await sandbox.close();
   }
@@ -393,7 +454,14 @@ async function benchWait() {
     let key = sandbox.apiKey;
     for (let done = 0; done < count; done += 90) {
       const n = Math.min(90, count - done);
-      ids.push(...(await createTasks(sandbox, n, (i) => Array.from({ length: ((done + i) % 10) + 1 }, (_, j) => `w${done + i}-${j}.example.com`), key)));
+      ids.push(
+        ...(await createTasks(
+          sandbox,
+          n,
+          (i) => Array.from({ length: ((done + i) % 10) + 1 }, (_, j) => `w${done + i}-${j}.example.com`),
+          key,
+        )),
+      );
       ({ apiKey: key } = await http('POST', `${sandbox.origin}/__sandbox/rotate-key`));
     }
     await http('POST', `${sandbox.origin}/__sandbox/stats/reset`);
@@ -406,7 +474,8 @@ async function benchWait() {
         if (/^> (GET|POST) /.test(line)) requestTimes.push(at);
       },
     });
-    if (result.code !== 0) throw new Error(`wait exited ${result.code}: ${result.stderr.trim().split('\n').slice(-5).join('\n')}`);
+    if (result.code !== 0)
+      throw new Error(`wait exited ${result.code}: ${result.stderr.trim().split('\n').slice(-5).join('\n')}`);
     const stats = await http('GET', `${sandbox.origin}/__sandbox/stats`);
     const state = await http('GET', `${sandbox.origin}/__sandbox/state`);
     const finishedAt = Math.max(...state.tasks.map((t) => Date.parse(t.completed_at ?? t.failed_at ?? '')));
@@ -418,11 +487,30 @@ async function benchWait() {
       rounds.at(-1).n++;
     }
     const perRound = rounds.map((r) => r.n);
-    row(`\`wait\` on ${count} tasks: requests`, `${stats.total} in ${rounds.length} rounds (${result.wallMs > 0 ? (result.wallMs / 1000).toFixed(1) : '?'} s)`, '', '', '');
-    row(`\`wait\` on ${count} tasks: requests per poll round (max)`, `${Math.max(...perRound)} (rounds: ${perRound.join(' ')})`, '', '', `≤ ⌈N/100⌉+1 = ${budget}`, Math.max(...perRound) <= budget);
+    row(
+      `\`wait\` on ${count} tasks: requests`,
+      `${stats.total} in ${rounds.length} rounds (${result.wallMs > 0 ? (result.wallMs / 1000).toFixed(1) : '?'} s)`,
+      '',
+      '',
+      '',
+    );
+    row(
+      `\`wait\` on ${count} tasks: requests per poll round (max)`,
+      `${Math.max(...perRound)} (rounds: ${perRound.join(' ')})`,
+      '',
+      '',
+      `≤ ⌈N/100⌉+1 = ${budget}`,
+      Math.max(...perRound) <= budget,
+    );
     row(`\`wait\` on ${count} tasks: 429s drawn`, String(stats.rateLimited), '', '', '0', stats.rateLimited === 0);
     row(`\`wait\` on ${count} tasks: last task finished → wait exited`, ms(result.exitedAt - finishedAt), '', '', '');
-    notes.push(`wait: sandbox with the default 100 requests/min and 300 ms per item, tasks of 1–10 items; rounds are bursts of \`--verbose\` request lines more than 0.5 s apart; requests and 429s from GET /__sandbox/stats (by route: ${Object.entries(stats.requests).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+    notes.push(
+      `wait: sandbox with the default 100 requests/min and 300 ms per item, tasks of 1–10 items; rounds are bursts of \`--verbose\` request lines more than 0.5 s apart; requests and 429s from GET /__sandbox/stats (by route: ${Object.entries(
+        stats.requests,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
+    );
   } finally {
     await sandbox.close();
   }
@@ -438,7 +526,11 @@ async function benchSandboxThroughput() {
   } catch {
     return skip('sandbox GET /balance throughput', 'undici is not installed');
   }
-  const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--rate-limit', '0', '-o', 'json'], { env: cliEnv(), cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--rate-limit', '0', '-o', 'json'], {
+    env: cliEnv(),
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const killOnExit = () => child.kill('SIGKILL'); // even if the bench itself crashes, the server must not outlive it
   process.once('exit', killOnExit);
   try {
@@ -484,8 +576,17 @@ async function benchSandboxThroughput() {
     await Promise.all(loops);
     await pool.close();
     const rps = ok / elapsed;
-    row('sandbox `GET /balance` per second (rate limit off)', `${Math.round(rps).toLocaleString('en')}/s${other ? ` (${other} non-200)` : ''}`, '', '', '≥ 5,000/s', rps >= 5000 && other === 0);
-    notes.push('throughput: `taskctl sandbox --rate-limit 0` in its own process, an undici Pool with 32 keep-alive connections in the bench process, 0.3 s warm-up then 2 s counted; both share the machine\'s cores');
+    row(
+      'sandbox `GET /balance` per second (rate limit off)',
+      `${Math.round(rps).toLocaleString('en')}/s${other ? ` (${other} non-200)` : ''}`,
+      '',
+      '',
+      '≥ 5,000/s',
+      rps >= 5000 && other === 0,
+    );
+    notes.push(
+      "throughput: `taskctl sandbox --rate-limit 0` in its own process, an undici Pool with 32 keep-alive connections in the bench process, 0.3 s warm-up then 2 s counted; both share the machine's cores",
+    );
   } finally {
     child.kill('SIGINT');
     await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 3000))]);
@@ -521,15 +622,26 @@ async function memoryChild() {
     gets.push(performance.now() - t0);
   }
   await sandbox.close();
-  process.stdout.write(JSON.stringify({ heapDelta: after.heap - before.heap, rssDelta: after.rss - before.rss, getMs: median(gets) }));
+  process.stdout.write(
+    JSON.stringify({ heapDelta: after.heap - before.heap, rssDelta: after.rss - before.rss, getMs: median(gets) }),
+  );
 }
 
 async function benchSandboxMemory() {
   log('sandbox: memory of a 10,000-item task');
-  const result = await run(NODE, ['--expose-gc', fileURLToPath(import.meta.url), '--child-memory'], { env: { ...process.env }, timeoutMs: 60_000 });
+  const result = await run(NODE, ['--expose-gc', fileURLToPath(import.meta.url), '--child-memory'], {
+    env: { ...process.env },
+    timeoutMs: 60_000,
+  });
   if (result.code !== 0) throw new Error(`memory child exited ${result.code}: ${result.stderr.trim().slice(0, 500)}`);
   const m = JSON.parse(result.stdout);
-  row('sandbox: memory held by a 10,000-item task (heap after GC)', `${(m.heapDelta / 1024 / 1024).toFixed(2)} MB`, '', '', '');
+  row(
+    'sandbox: memory held by a 10,000-item task (heap after GC)',
+    `${(m.heapDelta / 1024 / 1024).toFixed(2)} MB`,
+    '',
+    '',
+    '',
+  );
   row('sandbox: `GET /tasks/:id` of that task (finished, median of 5)', ms(m.getMs), '', '', '');
 }
 
@@ -547,7 +659,9 @@ function markdown() {
   const lines = ['| Figure | Result | Baseline (same run) | Ratio | Target | Met |', '|---|---|---|---|---|---|'];
   for (const r of rows) {
     const met = r.ok === undefined ? '' : r.ok ? 'yes' : '**no**';
-    lines.push(`| ${r.figure} | ${r.result}${r.note ? ` (${r.note})` : ''} | ${r.baseline} | ${r.ratio} | ${r.target} | ${met} |`);
+    lines.push(
+      `| ${r.figure} | ${r.result}${r.note ? ` (${r.note})` : ''} | ${r.baseline} | ${r.ratio} | ${r.target} | ${met} |`,
+    );
   }
   return lines.join('\n');
 }

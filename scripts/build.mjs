@@ -71,7 +71,9 @@ function thirdPartyLicenses(metafile) {
     const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
     const file = readdirSync(join(root, dir)).find((f) => /^licen[cs]e/i.test(f));
     if (!file) throw new Error(`${pkg.name}: no licence file found in ${dir}; add it to THIRD_PARTY_LICENSES by hand`);
-    sections.push(`${pkg.name}@${pkg.version} (${pkg.license ?? 'see below'})\n\n${readFileSync(join(root, dir, file), 'utf8').trim()}\n`);
+    sections.push(
+      `${pkg.name}@${pkg.version} (${pkg.license ?? 'see below'})\n\n${readFileSync(join(root, dir, file), 'utf8').trim()}\n`,
+    );
   }
   return `taskctl bundles the following packages in dist/. Their licences follow.\n\n${sections.join(`\n${'-'.repeat(78)}\n\n`)}`;
 }

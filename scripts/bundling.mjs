@@ -12,7 +12,8 @@ const root = new URL('..', import.meta.url).pathname;
 export function stampBuildId(file) {
   const text = readFileSync(file, 'latin1');
   const nonAscii = /[^\x00-\x7f]/.exec(text);
-  if (nonAscii) throw new Error(`${file} has a non-ASCII character at offset ${nonAscii.index}; src/boot reads it as latin1`);
+  if (nonAscii)
+    throw new Error(`${file} has a non-ASCII character at offset ${nonAscii.index}; src/boot reads it as latin1`);
   const buildId = createHash('sha256').update(text, 'latin1').digest('hex').slice(0, 16);
   appendFileSync(file, `// taskctl-build-id: ${buildId}\n`);
 }
@@ -32,9 +33,12 @@ export const undiciSubset = {
   name: 'undici-subset',
   setup(b) {
     b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'undici-subset' }));
-    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) => (args.importer.includes('undici') ? { path: 'client-h2', namespace: 'undici-subset' } : undefined));
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      args.importer.includes('undici') ? { path: 'client-h2', namespace: 'undici-subset' } : undefined,
+    );
     b.onLoad({ filter: /^client-h2$/, namespace: 'undici-subset' }, () => ({
-      contents: "module.exports = () => { throw new Error('HTTP/2 is not part of this build (allowH2 is never set)'); };",
+      contents:
+        "module.exports = () => { throw new Error('HTTP/2 is not part of this build (allowH2 is never set)'); };",
       loader: 'js',
     }));
     b.onLoad({ filter: /^undici$/, namespace: 'undici-subset' }, () => ({
@@ -59,7 +63,9 @@ export const undiciSubset = {
 export const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^node:child_process$/ }, (args) => (/[\\/]commander[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy-builtin' } : undefined));
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]commander[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
       contents: `let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require(${JSON.stringify(args.path)}))[key] });`,
       loader: 'js',
@@ -74,6 +80,8 @@ export const lazyBuiltins = {
 export const sandboxApart = {
   name: 'sandbox-apart',
   setup(b) {
-    b.onResolve({ filter: /[\\/]sandbox[\\/]index\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './sandbox.cjs', external: true } : undefined));
+    b.onResolve({ filter: /[\\/]sandbox[\\/]index\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: './sandbox.cjs', external: true } : undefined,
+    );
   },
 };

@@ -18,7 +18,12 @@ for (const shell of SHELLS) {
     stdin: { isTTY: false, async *[Symbol.asyncIterator]() {} },
   };
   // An empty environment: the script must not depend on the machine that generated it.
-  const code = await main(['completion', shell], { io, env: {}, clock: { now: Date.now, sleep: async () => {} }, signal: new AbortController().signal });
+  const code = await main(['completion', shell], {
+    io,
+    env: {},
+    clock: { now: Date.now, sleep: async () => {} },
+    signal: new AbortController().signal,
+  });
   if (code !== 0) {
     process.stderr.write(`taskctl completion ${shell} failed (exit ${code}):\n${stderr}`);
     process.exit(1);

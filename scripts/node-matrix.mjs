@@ -20,7 +20,11 @@ if (versions.length === 0) versions.push('22', '24');
 
 function run(cmd, args, options = {}) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: ROOT, stdio: options.capture ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: options.env ?? process.env });
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      stdio: options.capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      env: options.env ?? process.env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
@@ -32,10 +36,17 @@ function run(cmd, args, options = {}) {
 
 /** The path of a Node binary of `version`, fetched through npm (the `node` package) when it is not cached yet. */
 async function nodeBinary(version) {
-  const result = await run('npm', ['exec', '--yes', `--package=node@${version}`, '--', 'node', '-p', 'process.execPath + " " + process.version'], { capture: true });
+  const result = await run(
+    'npm',
+    ['exec', '--yes', `--package=node@${version}`, '--', 'node', '-p', 'process.execPath + " " + process.version'],
+    { capture: true },
+  );
   const line = result.stdout.trim().split('\n').pop() ?? '';
   const [path, actual] = line.split(' ');
-  if (result.code !== 0 || !path || !actual) throw new Error(`npm exec --package=node@${version} failed: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`);
+  if (result.code !== 0 || !path || !actual)
+    throw new Error(
+      `npm exec --package=node@${version} failed: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`,
+    );
   return { path, actual };
 }
 
@@ -55,7 +66,11 @@ for (const version of versions) {
   const env = { ...process.env, PATH: `${dirname(node.path)}${delimiter}${process.env.PATH ?? ''}` };
   const result = await run(node.path, [vitest, 'run', ...vitestArgs], { env });
   const seconds = Math.round((Date.now() - started) / 1000);
-  results.push({ version, actual: node.actual, outcome: result.code === 0 ? `passed (${seconds} s)` : `FAILED, exit ${result.code} (${seconds} s)` });
+  results.push({
+    version,
+    actual: node.actual,
+    outcome: result.code === 0 ? `passed (${seconds} s)` : `FAILED, exit ${result.code} (${seconds} s)`,
+  });
 }
 
 process.stdout.write(`\nNode matrix (current: ${process.version}), vitest run ${vitestArgs.join(' ')}\n`);

@@ -22,7 +22,11 @@ export function boot(args: string[], distDir: string): void {
   });
 
   if (helpCommandPath(args) !== undefined) {
-    const text = cachedHelp(JSON.parse(readFileSync(join(distDir, 'help.json'), 'utf8')) as HelpTexts, args, process.stdout);
+    const text = cachedHelp(
+      JSON.parse(readFileSync(join(distDir, 'help.json'), 'utf8')) as HelpTexts,
+      args,
+      process.stdout,
+    );
     if (text !== undefined) {
       process.stdout.write(text);
       return;

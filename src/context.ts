@@ -79,7 +79,10 @@ export class Context {
   get ci(): boolean {
     // Same rule as isCI in output/progress.ts: CI=false or CI=0 is how people turn it off locally.
     const value = this.env.CI;
-    return this.globals.ci === true || (value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false');
+    return (
+      this.globals.ci === true ||
+      (value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false')
+    );
   }
 
   /** Prompts are allowed only on a terminal, outside CI, without --no-input. */
@@ -146,7 +149,10 @@ export class Context {
     }
     const { createPrinter } = await import('./output/printer.js');
     const { resolveFormat } = await import('./output/format.js');
-    const format: OutputFormat = resolveFormat(this.requestedFormat() ?? this.formatOverride, this.io.stdout.isTTY === true);
+    const format: OutputFormat = resolveFormat(
+      this.requestedFormat() ?? this.formatOverride,
+      this.io.stdout.isTTY === true,
+    );
     this.printerInstance = createPrinter({
       io: this.io,
       format,
@@ -208,13 +214,19 @@ export class Context {
   private async readKeyFile(path: string): Promise<{ key: string; path: string }> {
     let text: string;
     if (path === '-') {
-      if (this.io.stdin.isTTY) throw new UsageError('--api-key-file - reads the key from stdin, but stdin is a terminal', 'Pipe the key in: `pass show taskctl | taskctl --api-key-file - balance`.');
+      if (this.io.stdin.isTTY)
+        throw new UsageError(
+          '--api-key-file - reads the key from stdin, but stdin is a terminal',
+          'Pipe the key in: `pass show taskctl | taskctl --api-key-file - balance`.',
+        );
       text = await readAll(this.io.stdin);
     } else {
       try {
         text = readFileSync(path, 'utf8');
       } catch (error) {
-        throw new UsageError(`cannot read --api-key-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        throw new UsageError(
+          `cannot read --api-key-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
       }
     }
     const key = text.split(/\r?\n/, 1)[0]?.trim() ?? '';
@@ -251,7 +263,9 @@ export class Context {
       apiKey: settings.apiKey.value,
       authScheme: settings.authScheme.value,
       userAgent: userAgent(),
-      requestTimeoutMs: settings.requestTimeout ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout') : undefined,
+      requestTimeoutMs: settings.requestTimeout
+        ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout')
+        : undefined,
       clock: this.clock,
       random: this.random,
       signal: this.signal,

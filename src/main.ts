@@ -12,7 +12,9 @@ export function defaultDeps(): Deps {
   const controller = new AbortController();
   // First Ctrl-C asks the command to stop (wait prints how to resume); a second one gets Node's default behaviour.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal })));
+    process.once(signal, () =>
+      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal })),
+    );
   }
   return {
     io: {
@@ -53,7 +55,12 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
   }
 }
 
-function report(error: unknown, ctx: Context | undefined, deps: Deps, CommanderError: typeof import('commander').CommanderError): number {
+function report(
+  error: unknown,
+  ctx: Context | undefined,
+  deps: Deps,
+  CommanderError: typeof import('commander').CommanderError,
+): number {
   if (error instanceof CommanderError) {
     // Commander has already printed help, the version or its own error message.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
@@ -78,7 +85,10 @@ function report(error: unknown, ctx: Context | undefined, deps: Deps, CommanderE
     return ExitCode.interrupted;
   }
   const err = error instanceof Error ? error : new Error(String(error));
-  printError(`unexpected error: ${err.message}`, 'This is a bug in taskctl: please report it with the output of the same command run with --verbose.');
+  printError(
+    `unexpected error: ${err.message}`,
+    'This is a bug in taskctl: please report it with the output of the same command run with --verbose.',
+  );
   if (ctx?.globals.verbose && err.stack) write(err.stack);
   return ExitCode.unexpected;
 }

@@ -36,7 +36,9 @@ export function examples(lines: ReadonlyArray<string>): string {
 export function buildProgram(io: IO, run: RunAction): Command {
   const program = new Command('taskctl');
   program
-    .description('Command-line client for the task-processing service: services, balance, batch tasks and their results.')
+    .description(
+      'Command-line client for the task-processing service: services, balance, batch tasks and their results.',
+    )
     .version(VERSION, '--version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .configureOutput({
@@ -52,8 +54,19 @@ export function buildProgram(io: IO, run: RunAction): Command {
     .allowExcessArguments(false)
     .option('--profile <name>', 'config profile to use (env TASKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL (env TASKCTL_BASE_URL)')
-    .option('--api-key-file <path>', 'read the API key from a file (- = stdin); there is no flag that takes the key itself')
-    .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, tsv otherwise)').choices(['table', 'tsv', 'csv', 'json', 'ndjson']))
+    .option(
+      '--api-key-file <path>',
+      'read the API key from a file (- = stdin); there is no flag that takes the key itself',
+    )
+    .addOption(
+      new Option('-o, --output <format>', 'output format (default: table on a terminal, tsv otherwise)').choices([
+        'table',
+        'tsv',
+        'csv',
+        'json',
+        'ndjson',
+      ]),
+    )
     .option('--json', 'same as -o json')
     .option('--no-color', 'disable colour (also NO_COLOR, TERM=dumb)')
     .option('-q, --quiet', 'print only essential output')

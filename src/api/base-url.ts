@@ -61,10 +61,7 @@ export function normaliseBaseUrl(raw: string): string {
     throw new UsageError(`unsupported base URL scheme "${url.protocol}" in "${text}"`, `${HTTPS_HINT}${guess}`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new UsageError(
-      `refusing to use ${url.origin}: plain HTTP would send the API key in clear text`,
-      HTTPS_HINT,
-    );
+    throw new UsageError(`refusing to use ${url.origin}: plain HTTP would send the API key in clear text`, HTTPS_HINT);
   }
   if (url.username !== '' || url.password !== '') {
     throw new UsageError(

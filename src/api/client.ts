@@ -11,7 +11,14 @@ import { createRedactor, redactHeaders } from '../output/redact.js';
 import { isLoopbackHost } from './base-url.js';
 import { createDispatcher } from './dispatcher.js';
 import { endpointLabel } from './errors.js';
-import { judgeFailure, judgeResponse, type Exchange, type JudgeContext, type Method, type ResponseHeaders } from './judge.js';
+import {
+  judgeFailure,
+  judgeResponse,
+  type Exchange,
+  type JudgeContext,
+  type Method,
+  type ResponseHeaders,
+} from './judge.js';
 import { headerValue, parseRateLimit, RateLimiter } from './rate-limit.js';
 import { DEADLINE_CODE, errorCode, formatSeconds } from './retry.js';
 import {
@@ -117,9 +124,12 @@ export interface ApiClient {
 
 /** The reason an attempt is cut at the command's deadline; its code is handled by `judgeFailure`. */
 function deadlineError(when: 'before sending' | 'in flight'): Error {
-  return Object.assign(new Error(`the deadline passed ${when === 'in flight' ? 'before the answer came' : 'before the request was sent'}`), {
-    code: DEADLINE_CODE,
-  });
+  return Object.assign(
+    new Error(`the deadline passed ${when === 'in flight' ? 'before the answer came' : 'before the request was sent'}`),
+    {
+      code: DEADLINE_CODE,
+    },
+  );
 }
 
 interface RequestSpec<T> {
@@ -151,10 +161,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const scrub = createRedactor([options.apiKey, apiKey]);
   const sink = options.trace;
   const trace = sink ? (line: string) => sink(scrub(line)) : undefined;
-  const timeoutFor = (method: Method) => options.requestTimeoutMs ?? (method === 'POST' ? POST_TIMEOUT_MS : GET_TIMEOUT_MS);
+  const timeoutFor = (method: Method) =>
+    options.requestTimeoutMs ?? (method === 'POST' ? POST_TIMEOUT_MS : GET_TIMEOUT_MS);
   const connectTimeoutMs = Math.min(CONNECT_TIMEOUT_MS, options.requestTimeoutMs ?? CONNECT_TIMEOUT_MS);
   const ownsDispatcher = options.dispatcher === undefined;
-  const dispatcher = options.dispatcher ?? createDispatcher(options.baseUrl, options.env ?? process.env, connectTimeoutMs);
+  const dispatcher =
+    options.dispatcher ?? createDispatcher(options.baseUrl, options.env ?? process.env, connectTimeoutMs);
   const { signal } = options;
   const authHeader: Record<string, string> =
     options.authScheme === 'bearer' ? { Authorization: `Bearer ${apiKey}` } : { 'X-API-Key': apiKey };
@@ -169,9 +181,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   /** One attempt: wait for the rate limiter, send, read the whole body. Never throws except on abort/limiter. */
-  async function exchange(spec: RequestSpec<unknown>, attempt: number, deadline: number | undefined): Promise<Exchange> {
+  async function exchange(
+    spec: RequestSpec<unknown>,
+    attempt: number,
+    deadline: number | undefined,
+  ): Promise<Exchange> {
     const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) search.set(name, String(value));
+    for (const [name, value] of Object.entries(spec.query ?? {}))
+      if (value !== undefined) search.set(name, String(value));
     const path = `${basePath}${spec.path}${search.size > 0 ? `?${search.toString()}` : ''}`;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers: Record<string, string> = {
@@ -191,7 +208,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (deadline !== undefined && sentAtMs >= deadline) {
       // Nothing was sent: even a create may fail here without any doubt about its outcome.
       limiter.release();
-      return { kind: 'failure', error: deadlineError('before sending'), code: DEADLINE_CODE, status: undefined, sentAtMs, neverSent: true };
+      return {
+        kind: 'failure',
+        error: deadlineError('before sending'),
+        code: DEADLINE_CODE,
+        status: undefined,
+        sentAtMs,
+        neverSent: true,
+      };
     }
     if (trace) {
       trace(`> ${spec.method} ${origin}${path}${attempt > 1 ? ` (attempt ${attempt}/${MAX_ATTEMPTS})` : ''}`);
@@ -267,7 +291,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     };
     for (let attempt = 1; ; attempt++) {
       const ex = await exchange(spec, attempt, deadline);
-      const verdict = ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
+      const verdict =
+        ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
       if (verdict.ok) return verdict.value;
       const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
       if (!verdict.retry || attempt >= MAX_ATTEMPTS) throw verdict.fail(suffix);

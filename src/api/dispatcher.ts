@@ -29,7 +29,11 @@ export function proxyFromEnv(env: Record<string, string | undefined>): ProxySett
  * EnvHttpProxyAgent (which honours `NO_PROXY`; `HTTP_PROXY` alone also covers https, as undici documents), except for
  * loopback hosts, which are never proxied (the same special case as Go's net/http).
  */
-export function createDispatcher(baseUrl: string, env: Record<string, string | undefined>, connectTimeoutMs: number): Dispatcher {
+export function createDispatcher(
+  baseUrl: string,
+  env: Record<string, string | undefined>,
+  connectTimeoutMs: number,
+): Dispatcher {
   const agentOptions = { connect: { timeout: connectTimeoutMs } };
   const proxy = proxyFromEnv(env);
   const hasProxy = proxy.httpProxy !== undefined || proxy.httpsProxy !== undefined;

@@ -167,7 +167,11 @@ export function nonJsonDetail(status: number, contentType: string | undefined): 
 }
 
 /** A 2xx body that is not JSON. */
-export function nonJsonResponseError(endpoint: string, status: number, contentType: string | undefined): UnavailableError {
+export function nonJsonResponseError(
+  endpoint: string,
+  status: number,
+  contentType: string | undefined,
+): UnavailableError {
   return new UnavailableError(
     `${endpoint}: ${nonJsonDetail(status, contentType)}`,
     'Check that --base-url points at the task service (it should end in /api/v1), and any proxy in between.',
@@ -196,10 +200,7 @@ export class AmbiguousCreateError extends UnavailableError {
   readonly status: number | undefined;
 
   constructor(detail: string, options: { cause: unknown; sentAtMs: number; status?: number | undefined }) {
-    super(
-      `POST /tasks may have created a task (${detail})`,
-      'Check with `taskctl list` before creating it again.',
-    );
+    super(`POST /tasks may have created a task (${detail})`, 'Check with `taskctl list` before creating it again.');
     this.cause = options.cause;
     this.sentAtMs = options.sentAtMs;
     this.status = options.status;

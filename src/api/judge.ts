@@ -59,8 +59,7 @@ export type Exchange = ResponseExchange | FailureExchange;
 
 /** After an attempt: a value, or `fail(suffix)` building the error to throw, and `retry` when another attempt may follow. */
 export type Verdict<T> =
-  | { ok: true; value: T }
-  | { ok: false; fail: (suffix: string) => Error; retry?: { delayMs: number; why: string } };
+  { ok: true; value: T } | { ok: false; fail: (suffix: string) => Error; retry?: { delayMs: number; why: string } };
 
 /** What the judge needs to know about the client. */
 export interface JudgeContext {
@@ -92,7 +91,8 @@ function withCause(message: string, cause: unknown, hint: string): UnavailableEr
 }
 
 function reachHint(ctx: JudgeContext, code: string): string {
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Check the host name in the base URL (${ctx.origin}) and your DNS.`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `Check the host name in the base URL (${ctx.origin}) and your DNS.`;
   if (code === 'ECONNREFUSED' && ctx.loopback) {
     return 'Nothing is listening there: start the sandbox with `taskctl sandbox`, or check --base-url.';
   }
@@ -102,8 +102,14 @@ function reachHint(ctx: JudgeContext, code: string): string {
 function networkError(ctx: JudgeContext, ex: FailureExchange, suffix: string): UnavailableError {
   const { code } = ex;
   if (code === DEADLINE_CODE) {
-    const what = ex.neverSent ? 'not sent: the deadline had passed' : `no answer from ${ctx.origin} before the deadline`;
-    return withCause(`${ctx.endpoint}: ${what}${suffix}`, ex.error, 'Allow more time with --timeout, or try again later.');
+    const what = ex.neverSent
+      ? 'not sent: the deadline had passed'
+      : `no answer from ${ctx.origin} before the deadline`;
+    return withCause(
+      `${ctx.endpoint}: ${what}${suffix}`,
+      ex.error,
+      'Allow more time with --timeout, or try again later.',
+    );
   }
   if (TIMEOUT_CODES.has(code) && !NEVER_SENT_CODES.has(code)) {
     return withCause(
@@ -113,7 +119,11 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, suffix: string): U
     );
   }
   if (NEVER_SENT_CODES.has(code)) {
-    return withCause(`${ctx.endpoint}: could not reach ${ctx.origin} (${code})${suffix}`, ex.error, reachHint(ctx, code));
+    return withCause(
+      `${ctx.endpoint}: could not reach ${ctx.origin} (${code})${suffix}`,
+      ex.error,
+      reachHint(ctx, code),
+    );
   }
   if (TRANSIENT_CODES.has(code)) {
     const message = `${ctx.endpoint}: the connection to ${ctx.origin} failed (${code})${suffix}`;
@@ -148,7 +158,10 @@ export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt:
   if (ctx.method === 'POST' && !neverSent) {
     // The request may have reached the server: resending could create a second task. Reconcile instead.
     const detail = ex.status !== undefined ? `${code} while reading the HTTP ${ex.status} response` : code;
-    return { ok: false, fail: () => new AmbiguousCreateError(detail, { cause: ex.error, sentAtMs: ex.sentAtMs, status: ex.status }) };
+    return {
+      ok: false,
+      fail: () => new AmbiguousCreateError(detail, { cause: ex.error, sentAtMs: ex.sentAtMs, status: ex.status }),
+    };
   }
   const fail = (suffix: string) => networkError(ctx, ex, suffix);
   // POST gets here only when the request never left, so a retry cannot duplicate a task; a GET is idempotent.
@@ -168,11 +181,19 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 }
 
 function ambiguous<T>(detail: string, cause: unknown, ex: ResponseExchange): Verdict<T> {
-  return { ok: false, fail: () => new AmbiguousCreateError(detail, { cause, sentAtMs: ex.sentAtMs, status: ex.status }) };
+  return {
+    ok: false,
+    fail: () => new AmbiguousCreateError(detail, { cause, sentAtMs: ex.sentAtMs, status: ex.status }),
+  };
 }
 
 /** A complete response: parse with `schema`, map failures, and decide about retrying. */
-export function judgeResponse<T>(ctx: JudgeContext, schema: z.ZodType<T>, ex: ResponseExchange, attempt: number): Verdict<T> {
+export function judgeResponse<T>(
+  ctx: JudgeContext,
+  schema: z.ZodType<T>,
+  ex: ResponseExchange,
+  attempt: number,
+): Verdict<T> {
   const { status, headers } = ex;
   const isCreate = ctx.method === 'POST';
   const contentType = headerValue(headers, 'content-type');

@@ -23,8 +23,7 @@ export interface RateLimitInfo {
 
 /** `Headers`-like (`get`) or a plain record such as undici's `IncomingHttpHeaders`. */
 export type HeaderSource =
-  | { get(name: string): string | null | undefined }
-  | Readonly<Record<string, string | string[] | undefined>>;
+  { get(name: string): string | null | undefined } | Readonly<Record<string, string | string[] | undefined>>;
 
 /** Case-insensitive single header value; repeated headers give their first value. */
 export function headerValue(headers: HeaderSource, name: string): string | undefined {
@@ -58,11 +57,16 @@ function clampWait(ms: number): number {
  * reset; a missing or garbage reset means "one minute from now" (the spec's window). The result is always within
  * now..now+61 s.
  */
-export function parseRateLimit(headers: HeaderSource, nowMs: number, dateHeader?: string | null): RateLimitInfo | undefined {
+export function parseRateLimit(
+  headers: HeaderSource,
+  nowMs: number,
+  dateHeader?: string | null,
+): RateLimitInfo | undefined {
   const limit = nonNegativeInteger(headerValue(headers, 'x-ratelimit-limit'));
   const remainingRaw = headerValue(headers, 'x-ratelimit-remaining');
   // A negative "remaining" (some servers count past zero) means nothing left.
-  const remaining = remainingRaw !== undefined && /^\s*-\d{1,15}\s*$/.test(remainingRaw) ? 0 : nonNegativeInteger(remainingRaw);
+  const remaining =
+    remainingRaw !== undefined && /^\s*-\d{1,15}\s*$/.test(remainingRaw) ? 0 : nonNegativeInteger(remainingRaw);
   if (limit === undefined || limit === 0 || remaining === undefined) return undefined;
 
   const resetText = headerValue(headers, 'x-ratelimit-reset')?.trim() ?? '';
@@ -177,9 +181,10 @@ export class RateLimiter {
     const current = this.#window;
     if (current === undefined || !current.fromServer || info.resetAtMs > current.resetAtMs + SAME_WINDOW_TOLERANCE_MS) {
       // First word from the server, or a newer window: adopt it (keeping local spend when it was our own guess).
-      const local = current !== undefined && !current.fromServer && info.resetAtMs <= current.resetAtMs + SAME_WINDOW_TOLERANCE_MS
-        ? current.remaining
-        : Number.POSITIVE_INFINITY;
+      const local =
+        current !== undefined && !current.fromServer && info.resetAtMs <= current.resetAtMs + SAME_WINDOW_TOLERANCE_MS
+          ? current.remaining
+          : Number.POSITIVE_INFINITY;
       const remaining = Math.min(local, serverRemaining);
       this.#window = { limit: info.limit, remaining, resetAtMs: info.resetAtMs, fromServer: true };
     } else if (info.resetAtMs >= current.resetAtMs - SAME_WINDOW_TOLERANCE_MS) {
@@ -234,13 +239,23 @@ export class RateLimiter {
     }
     if (now >= window.resetAtMs) {
       // The window is over: the full budget is back; the next response will correct our guess of the new reset.
-      this.#window = { limit: window.limit, remaining: window.limit, resetAtMs: now + this.#windowMs, fromServer: false };
+      this.#window = {
+        limit: window.limit,
+        remaining: window.limit,
+        resetAtMs: now + this.#windowMs,
+        fromServer: false,
+      };
       return this.#window;
     }
     return window;
   }
 
-  async #sleepUntil(target: number, now: number, signal: AbortSignal | undefined, deadline: number | undefined): Promise<void> {
+  async #sleepUntil(
+    target: number,
+    now: number,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+  ): Promise<void> {
     const waitMs = clampWait(target - now);
     if (deadline !== undefined && now + waitMs > deadline) {
       const limit = this.#window?.limit ?? this.#assumedLimit;

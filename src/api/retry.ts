@@ -31,7 +31,11 @@ export function backoffDelay(attempt: number, random: () => number = Math.random
  * When the response's `Date` header is given, an HTTP-date is measured against it (server clock skew cancels out).
  * Garbage, negative numbers and impossible dates give `undefined`; dates in the past give 0.
  */
-export function retryAfterMs(value: string | null | undefined, nowMs: number, dateHeader?: string | null): number | undefined {
+export function retryAfterMs(
+  value: string | null | undefined,
+  nowMs: number,
+  dateHeader?: string | null,
+): number | undefined {
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
   if (text === '') return undefined;
@@ -49,7 +53,11 @@ export function retryAfterMs(value: string | null | undefined, nowMs: number, da
 }
 
 /** {@link retryAfterMs} clamped to 0..60 s: the wait the client actually honours. */
-export function parseRetryAfter(value: string | null | undefined, nowMs: number, dateHeader?: string | null): number | undefined {
+export function parseRetryAfter(
+  value: string | null | undefined,
+  nowMs: number,
+  dateHeader?: string | null,
+): number | undefined {
   const ms = retryAfterMs(value, nowMs, dateHeader);
   return ms === undefined ? undefined : Math.min(Math.max(ms, 0), RETRY_AFTER_MAX_MS);
 }

@@ -7,7 +7,13 @@ import * as z from 'zod';
 
 const int = z.number().int();
 /** Task ids are integers; a numeric string is accepted as the same id (a harmless variant). */
-export const TaskIdSchema = z.union([int.nonnegative(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
+export const TaskIdSchema = z.union([
+  int.nonnegative(),
+  z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number),
+]);
 const timestamp = z.string().min(1);
 
 /** Task states the spec shows; other strings are tolerated and treated as non-terminal. */
@@ -77,10 +83,13 @@ export const ServicesResponseSchema = z.object({
 /** Reference form `{success, data: {balance, currency}}`, or the quick-start variant with both fields at the top level. */
 export const BalanceResponseSchema = z.union([
   z.object({ success: z.literal(true), data: BalanceSchema }),
-  z.object({ success: z.literal(true) }).extend(BalanceSchema.shape).transform(({ balance, currency, success }) => ({
-    success,
-    data: { balance, currency },
-  })),
+  z
+    .object({ success: z.literal(true) })
+    .extend(BalanceSchema.shape)
+    .transform(({ balance, currency, success }) => ({
+      success,
+      data: { balance, currency },
+    })),
 ]);
 
 export const CreateTaskRequestSchema = z.object({
@@ -108,15 +117,19 @@ export const TaskResponseSchema = z.object({ success: z.literal(true), data: Tas
  * `{success:false, error:"unauthorized", message:"..."}`. Both normalise to `{code, message}`.
  */
 export const ErrorResponseSchema = z.union([
-  z.object({
-    success: z.literal(false).optional(),
-    error: z.object({ code: z.string(), message: z.string().optional().default('') }),
-  }).transform((body) => ({ code: body.error.code, message: body.error.message })),
-  z.object({
-    success: z.literal(false).optional(),
-    error: z.string(),
-    message: z.string().optional().default(''),
-  }).transform((body) => ({ code: body.error, message: body.message })),
+  z
+    .object({
+      success: z.literal(false).optional(),
+      error: z.object({ code: z.string(), message: z.string().optional().default('') }),
+    })
+    .transform((body) => ({ code: body.error.code, message: body.error.message })),
+  z
+    .object({
+      success: z.literal(false).optional(),
+      error: z.string(),
+      message: z.string().optional().default(''),
+    })
+    .transform((body) => ({ code: body.error, message: body.message })),
 ]);
 export type ApiErrorBody = z.output<typeof ErrorResponseSchema>;
 

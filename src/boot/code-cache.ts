@@ -34,11 +34,15 @@ export interface LoadedBundle {
  */
 export function loadBundle(file: string, cacheDir: string | undefined): LoadedBundle {
   // Node applies source maps (--enable-source-maps, for development builds) to what it loads itself, not to vm scripts.
-  if (process.sourceMapsEnabled) return { exports: createRequire(file)(file) as Record<string, unknown>, cacheHit: false, save() {} };
+  if (process.sourceMapsEnabled)
+    return { exports: createRequire(file)(file) as Record<string, unknown>, cacheHit: false, save() {} };
   // ASCII (scripts/bundling.mjs checks): latin1 is the same text, read without UTF-8 decoding.
   const source = readFileSync(file, 'latin1');
   const buildId = BUILD_ID.exec(source.slice(-100))?.[1];
-  const cacheFile = cacheDir && buildId && mayUse(cacheDir) ? join(cacheDir, `${buildId}-${process.version}-${process.arch}.bin`) : undefined;
+  const cacheFile =
+    cacheDir && buildId && mayUse(cacheDir)
+      ? join(cacheDir, `${buildId}-${process.version}-${process.arch}.bin`)
+      : undefined;
   const cachedData = cacheFile ? readOrUndefined(cacheFile) : undefined;
   // The same wrapper as Node's CommonJS loader, on the first line so line numbers in stack traces stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -65,7 +69,10 @@ export function loadBundle(file: string, cacheDir: string | undefined): LoadedBu
 }
 
 /** Where the code cache lives, or undefined when it is turned off. */
-export function codeCacheDirectory(cacheRoot: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
+export function codeCacheDirectory(
+  cacheRoot: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
   const disabled = env.NODE_DISABLE_COMPILE_CACHE;
   if (disabled !== undefined && disabled !== '' && disabled !== '0') return undefined;
   return join(cacheRoot, 'v8');

@@ -23,7 +23,11 @@ export function helpCommandPath(args: readonly string[]): string | undefined {
 }
 
 /** The text commander would print for `args` on `stdout`, when it is in `texts`. */
-export function cachedHelp(texts: HelpTexts, args: readonly string[], stdout: { isTTY?: boolean; columns?: number }): string | undefined {
+export function cachedHelp(
+  texts: HelpTexts,
+  args: readonly string[],
+  stdout: { isTTY?: boolean; columns?: number },
+): string | undefined {
   const path = helpCommandPath(args);
   const entry = path === undefined ? undefined : Object.hasOwn(texts.commands, path) ? texts.commands[path] : undefined;
   if (!entry) return undefined;

@@ -32,7 +32,13 @@ export function* commandPaths(command: Command, path: string[] = []): Generator<
 /** `columns` undefined: stdout is not a terminal (commander's width is then 80). */
 async function render(main: typeof Main, path: string[], columns: number | undefined): Promise<string> {
   const memory = createMemoryIO(columns === undefined ? {} : { stdoutTTY: true, columns });
-  const code = await main([...path, '--help'], { io: memory.io, env: {}, clock: systemClock, signal: new AbortController().signal });
-  if (code !== 0 || memory.stderr.text() !== '') throw new Error(`taskctl ${path.join(' ')} --help: exit ${code}: ${memory.stderr.text()}`);
+  const code = await main([...path, '--help'], {
+    io: memory.io,
+    env: {},
+    clock: systemClock,
+    signal: new AbortController().signal,
+  });
+  if (code !== 0 || memory.stderr.text() !== '')
+    throw new Error(`taskctl ${path.join(' ')} --help: exit ${code}: ${memory.stderr.text()}`);
   return memory.stdout.text();
 }

@@ -26,7 +26,9 @@ export function registerAuth(program: Command, run: RunAction): void {
     .action((options: LoginOptions, command: Command) => run(command, (ctx) => runLogin(ctx, options)));
   auth
     .command('status')
-    .description('show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget')
+    .description(
+      'show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget',
+    )
     .addHelpText('after', examples(['taskctl auth status', 'taskctl auth status -o json']))
     .action((_options, command: Command) => run(command, runStatus));
   auth
@@ -41,12 +43,20 @@ async function readKey(ctx: Context, options: LoginOptions): Promise<string> {
   if (settings.apiKey?.source === 'flag') return settings.apiKey.value;
   const stdin = ctx.io.stdin;
   if (options.withKey || !stdin.isTTY) {
-    if (stdin.isTTY) throw new UsageError('--with-key reads the key from stdin, but stdin is a terminal', 'Pipe it in: `echo "$KEY" | taskctl auth login --with-key`.');
+    if (stdin.isTTY)
+      throw new UsageError(
+        '--with-key reads the key from stdin, but stdin is a terminal',
+        'Pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
+      );
     const chunks: string[] = [];
     for await (const chunk of stdin) chunks.push(chunk.toString());
     return chunks.join('').split(/\r?\n/, 1)[0]?.trim() ?? '';
   }
-  if (!ctx.interactive) throw new UsageError('no key given and prompting is off', 'Pipe the key in with --with-key, or use --api-key-file PATH.');
+  if (!ctx.interactive)
+    throw new UsageError(
+      'no key given and prompting is off',
+      'Pipe the key in with --with-key, or use --api-key-file PATH.',
+    );
   const { promptHidden } = await import('../output/prompt.js');
   return (await promptHidden(stdin, ctx.io.stderr, 'API key (input hidden): ')).trim();
 }
@@ -54,7 +64,10 @@ async function readKey(ctx: Context, options: LoginOptions): Promise<string> {
 export async function runLogin(ctx: Context, options: LoginOptions): Promise<void> {
   const settings = await ctx.settings();
   if (!settings.baseUrl) {
-    throw new UsageError('auth login needs the service URL', 'Pass it once: `taskctl auth login --base-url https://api.example.com`.');
+    throw new UsageError(
+      'auth login needs the service URL',
+      'Pass it once: `taskctl auth login --base-url https://api.example.com`.',
+    );
   }
   const key = await readKey(ctx, options);
   if (!key) throw new UsageError('the API key is empty', 'Copy the key from the dashboard and try again.');
@@ -65,7 +78,11 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<voi
   try {
     balance = await api.getBalance();
   } catch (error) {
-    if (error instanceof AuthError) throw new AuthError('the service rejected this API key; nothing was saved', 'Check the key in the dashboard (a regenerated key invalidates the old one).');
+    if (error instanceof AuthError)
+      throw new AuthError(
+        'the service rejected this API key; nothing was saved',
+        'Check the key in the dashboard (a regenerated key invalidates the old one).',
+      );
     throw error;
   }
   const { normaliseBaseUrl } = await import('../api/base-url.js');
@@ -73,8 +90,11 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<voi
   const profile = settings.profile.value;
   await config.set(profile, 'base-url', normaliseBaseUrl(settings.baseUrl.value));
   await config.set(profile, 'api-key', key);
-  ctx.printer.success(`Logged in to ${normaliseBaseUrl(settings.baseUrl.value)} (profile "${profile}", key ${maskKey(key)}, balance ${balance.balance} ${balance.currency}); saved in ${config.path}`);
-  if (ctx.env.TASKCTL_API_KEY && ctx.env.TASKCTL_API_KEY !== key) ctx.printer.warn('TASKCTL_API_KEY is set and takes precedence over the saved key.');
+  ctx.printer.success(
+    `Logged in to ${normaliseBaseUrl(settings.baseUrl.value)} (profile "${profile}", key ${maskKey(key)}, balance ${balance.balance} ${balance.currency}); saved in ${config.path}`,
+  );
+  if (ctx.env.TASKCTL_API_KEY && ctx.env.TASKCTL_API_KEY !== key)
+    ctx.printer.warn('TASKCTL_API_KEY is set and takes precedence over the saved key.');
 }
 
 /** Whether the key works, with the balance and rate-limit budget the check revealed. */
@@ -84,7 +104,11 @@ async function checkKey(ctx: Context): Promise<{ works: string; extra: Array<[st
     const balance = await api.getBalance();
     const extra: Array<[string, string]> = [['balance', `${balance.balance} ${balance.currency}`]];
     const budget = api.rateLimiter.snapshot();
-    if (budget) extra.push(['rate_limit', `${budget.remaining}/${budget.limit} requests left, resets ${new Date(budget.resetAtMs).toISOString()}`]);
+    if (budget)
+      extra.push([
+        'rate_limit',
+        `${budget.remaining}/${budget.limit} requests left, resets ${new Date(budget.resetAtMs).toISOString()}`,
+      ]);
     return { works: 'yes', extra };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
@@ -106,7 +130,10 @@ export async function runStatus(ctx: Context): Promise<void> {
   ];
   ctx.printer.detail(fields, Object.fromEntries(fields.filter(([, value]) => value !== undefined)));
   if (!settings.apiKey) {
-    throw new AuthError('not logged in', 'Run `taskctl auth login --base-url URL`, set TASKCTL_API_KEY, or use --sandbox.');
+    throw new AuthError(
+      'not logged in',
+      'Run `taskctl auth login --base-url URL`, set TASKCTL_API_KEY, or use --sandbox.',
+    );
   }
   if ('problem' in check && check.problem) ctx.exitCode = check.problem.exitCode;
 }

@@ -25,7 +25,8 @@ export function registerCompletion(program: Command, run: RunAction): void {
         'taskctl completion zsh > "${fpath[1]}/_taskctl"',
         'taskctl completion fish > ~/.config/fish/completions/taskctl.fish',
         'source <(taskctl completion bash)',
-      ]) + '\nService names and task ids are completed from a local cache that `services`, `list`, `show`, `create` and `wait` refresh.\n',
+      ]) +
+        '\nService names and task ids are completed from a local cache that `services`, `list`, `show`, `create` and `wait` refresh.\n',
     )
     .action((shell: Shell, _options, command: Command) => run(command, (ctx) => runCompletion(ctx, command, shell)));
 

@@ -11,7 +11,10 @@ export function registerConfig(program: Command, run: RunAction): void {
   const config = program
     .command('config')
     .description('read and write settings in the config file (per profile)')
-    .addHelpText('after', `\nSettings:\n${SETTING_NAMES.map((name) => `  ${name.padEnd(16)}${SETTING_DESCRIPTIONS[name]}`).join('\n')}\n`);
+    .addHelpText(
+      'after',
+      `\nSettings:\n${SETTING_NAMES.map((name) => `  ${name.padEnd(16)}${SETTING_DESCRIPTIONS[name]}`).join('\n')}\n`,
+    );
   config
     .command('get')
     .description('print the effective value of a setting')
@@ -23,8 +26,17 @@ export function registerConfig(program: Command, run: RunAction): void {
     .description('store a setting in the profile')
     .argument('<key>', SETTING_NAMES.join(' | '))
     .argument('<value>')
-    .addHelpText('after', examples(['taskctl config set output json', 'taskctl config set confirm-above 5000', 'taskctl --profile ci config set request-timeout 2m']))
-    .action((key: string, value: string, _options, command: Command) => run(command, (ctx) => runConfigSet(ctx, key, value)));
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl config set output json',
+        'taskctl config set confirm-above 5000',
+        'taskctl --profile ci config set request-timeout 2m',
+      ]),
+    )
+    .action((key: string, value: string, _options, command: Command) =>
+      run(command, (ctx) => runConfigSet(ctx, key, value)),
+    );
   config
     .command('unset')
     .description('remove a setting from the profile')
@@ -45,7 +57,10 @@ export function registerConfig(program: Command, run: RunAction): void {
 
 function settingName(key: string): SettingName {
   if (key === 'api-key') {
-    throw new UsageError('the API key is not set with `config set`', 'Use `taskctl auth login` (it verifies the key before saving it).');
+    throw new UsageError(
+      'the API key is not set with `config set`',
+      'Use `taskctl auth login` (it verifies the key before saving it).',
+    );
   }
   if (!(SETTING_NAMES as readonly string[]).includes(key)) {
     throw new UsageError(`unknown setting "${key}"`, `Settings: ${SETTING_NAMES.join(', ')}.`);

@@ -2,7 +2,15 @@ import { Option, type Command } from 'commander';
 import type { ApiClient } from '../api/client.js';
 import type { Service, Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { BalanceError, CliError, CreateUnknownError, InputError, InterruptedError, NotFoundError, UsageError } from '../errors.js';
+import {
+  BalanceError,
+  CliError,
+  CreateUnknownError,
+  InputError,
+  InterruptedError,
+  NotFoundError,
+  UsageError,
+} from '../errors.js';
 import { formatDuration } from '../core/duration.js';
 import type { ItemFormat, ItemSource } from '../core/items/index.js';
 import { examples, type RunAction } from '../program.js';
@@ -38,7 +46,14 @@ export function registerCreate(program: Command, run: RunAction): void {
     .argument('<service>', 'service id (see `taskctl services`)')
     .argument('[items...]', 'items; when none are given and no -f, items are read from stdin')
     .option('-f, --file <path>', 'read items from a file (- = stdin); repeatable', collect)
-    .addOption(new Option('--format <format>', 'item file format (default: by extension, else lines)').choices(['lines', 'json', 'ndjson', 'csv']))
+    .addOption(
+      new Option('--format <format>', 'item file format (default: by extension, else lines)').choices([
+        'lines',
+        'json',
+        'ndjson',
+        'csv',
+      ]),
+    )
     .option('--column <name>', 'csv column or json property holding the item')
     .option('--skip-invalid', 'drop invalid items with a warning instead of refusing (exit 3)')
     .option('--keep-duplicates', 'send duplicate items (they are removed by default)')
@@ -46,7 +61,11 @@ export function registerCreate(program: Command, run: RunAction): void {
     .option('--max-cost <coins>', 'refuse (exit 6) when the estimate is above this', nonNegativeInt)
     .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
     .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt())
-    .option('--reuse-window <duration>', 'reuse a task with the same service and items created within this window (e.g. 1h)', duration)
+    .option(
+      '--reuse-window <duration>',
+      'reuse a task with the same service and items created within this window (e.g. 1h)',
+      duration,
+    )
     .option('--wait', 'then wait for the task(s) like `taskctl wait`');
   addWaitOptions(command);
   command
@@ -73,16 +92,26 @@ function itemSources(ctx: Context, args: string[], files: string[] | undefined):
   const stdinFiles = (files ?? []).filter((f) => f === '-').length;
   if (stdinFiles > 1) throw new UsageError('-f - (stdin) can be given only once');
   for (const file of files ?? []) {
-    sources.push(file === '-' ? { kind: 'stdin', stream: ctx.io.stdin, isTTY: ctx.io.stdin.isTTY === true } : { kind: 'file', path: file });
+    sources.push(
+      file === '-'
+        ? { kind: 'stdin', stream: ctx.io.stdin, isTTY: ctx.io.stdin.isTTY === true }
+        : { kind: 'file', path: file },
+    );
   }
   if (sources.length === 0) {
     if (ctx.io.stdin.isTTY) {
-      throw new UsageError('no items given', 'Pass items as arguments, use -f FILE, or pipe them in: `cat domains.txt | taskctl create SERVICE`.');
+      throw new UsageError(
+        'no items given',
+        'Pass items as arguments, use -f FILE, or pipe them in: `cat domains.txt | taskctl create SERVICE`.',
+      );
     }
     sources.push({ kind: 'stdin', stream: ctx.io.stdin, isTTY: false });
   }
   if (ctx.globals.apiKeyFile === '-' && sources.some((s) => s.kind === 'stdin')) {
-    throw new UsageError('stdin cannot carry both the API key (--api-key-file -) and the items', 'Read the items from a file with -f, or the key from a file.');
+    throw new UsageError(
+      'stdin cannot carry both the API key (--api-key-file -) and the items',
+      'Read the items from a file with -f, or the key from a file.',
+    );
   }
   return sources;
 }
@@ -90,7 +119,10 @@ function itemSources(ctx: Context, args: string[], files: string[] | undefined):
 /** Items read, validated, deduplicated: what will be sent. Nothing touches the network here. */
 async function prepareItems(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<string[]> {
   const { readItems, validateItems, dedupeItems, formatInvalidReport } = await import('../core/items/index.js');
-  const read = await readItems(itemSources(ctx, args, options.file), { format: options.format, column: options.column });
+  const read = await readItems(itemSources(ctx, args, options.file), {
+    format: options.format,
+    column: options.column,
+  });
   const { valid, invalid } = validateItems(service, read.items, read.where);
   if (invalid.length > 0) {
     const report = formatInvalidReport(invalid);
@@ -100,12 +132,17 @@ async function prepareItems(ctx: Context, service: string, args: string[], optio
         'Fix them, or pass --skip-invalid to drop them.',
       );
     }
-    ctx.printer.warn(`skipping ${invalid.length} invalid item${invalid.length === 1 ? '' : 's'}:\n${report.join('\n')}`);
+    ctx.printer.warn(
+      `skipping ${invalid.length} invalid item${invalid.length === 1 ? '' : 's'}:\n${report.join('\n')}`,
+    );
   }
   if (valid.length === 0) throw new InputError('no valid items left to send; nothing was sent');
   if (options.keepDuplicates) return valid;
   const { unique, duplicates } = dedupeItems(valid);
-  if (duplicates > 0) ctx.printer.info(`removed ${duplicates} duplicate item${duplicates === 1 ? '' : 's'} (--keep-duplicates sends them)`);
+  if (duplicates > 0)
+    ctx.printer.info(
+      `removed ${duplicates} duplicate item${duplicates === 1 ? '' : 's'} (--keep-duplicates sends them)`,
+    );
   return unique;
 }
 
@@ -117,23 +154,40 @@ async function pricePerItem(ctx: Context, api: ApiClient, service: string): Prom
   ctx.cache.rememberServices(services, api.baseUrl);
   const found = services.find((s) => s.service === service);
   if (!found) {
-    const close = services.map((s) => s.service).filter((name) => name.includes(service) || service.includes(name.split('_')[0] ?? name));
+    const close = services
+      .map((s) => s.service)
+      .filter((name) => name.includes(service) || service.includes(name.split('_')[0] ?? name));
     throw new NotFoundError(
       `unknown service "${service}"`,
-      close.length > 0 ? `Did you mean ${close.join(', ')}? See \`taskctl services\`.` : 'See `taskctl services` for the list.',
+      close.length > 0
+        ? `Did you mean ${close.join(', ')}? See \`taskctl services\`.`
+        : 'See `taskctl services` for the list.',
     );
   }
   return found.pricing;
 }
 
-async function confirmCost(ctx: Context, service: string, count: number, estimate: number, options: CreateOptions): Promise<void> {
+async function confirmCost(
+  ctx: Context,
+  service: string,
+  count: number,
+  estimate: number,
+  options: CreateOptions,
+): Promise<void> {
   if (options.maxCost !== undefined && estimate > options.maxCost) {
-    throw new BalanceError(`the estimate is ${estimate} coins, above --max-cost ${options.maxCost}; nothing was created`, 'Raise --max-cost, or send fewer items.');
+    throw new BalanceError(
+      `the estimate is ${estimate} coins, above --max-cost ${options.maxCost}; nothing was created`,
+      'Raise --max-cost, or send fewer items.',
+    );
   }
   const { confirmAbove } = await ctx.settings();
   if (options.yes || !ctx.interactive || estimate < confirmAbove.value) return;
   const { confirm } = await import('../output/prompt.js');
-  const ok = await confirm(ctx.io.stdin, ctx.io.stderr, `Create ${service} for ${count} items, estimated ${estimate} coins?`);
+  const ok = await confirm(
+    ctx.io.stdin,
+    ctx.io.stderr,
+    `Create ${service} for ${count} items, estimated ${estimate} coins?`,
+  );
   if (!ok) throw new InterruptedError('cancelled; nothing was created');
 }
 
@@ -152,10 +206,19 @@ export async function runCreate(ctx: Context, service: string, args: string[], o
   const total = created.reduce((sum, c) => sum + c.task.cost, 0);
   ctx.printer.success(
     `${created.length === 1 ? `task ${created[0]!.task.id}` : `${created.length} tasks`} for ${items.length} items, ${total} coins` +
-      (created.some((c) => c.how !== 'created') ? ` (${created.filter((c) => c.how !== 'created').map((c) => `${c.task.id} ${c.how}`).join(', ')})` : ''),
+      (created.some((c) => c.how !== 'created')
+        ? ` (${created
+            .filter((c) => c.how !== 'created')
+            .map((c) => `${c.task.id} ${c.how}`)
+            .join(', ')})`
+        : ''),
   );
   if (options.wait) {
-    await waitForTasks(ctx, created.map((c) => c.task.id), options as WaitOptions);
+    await waitForTasks(
+      ctx,
+      created.map((c) => c.task.id),
+      options as WaitOptions,
+    );
   }
 }
 
@@ -182,7 +245,9 @@ async function dryRun(ctx: Context, api: ApiClient, summary: DryRunSummary): Pro
   };
   ctx.printer.detail(Object.entries(result) as Array<[string, string | number]>, result);
   if (after < 0) {
-    throw new BalanceError(`dry run: the balance (${balance.balance} ${balance.currency}) does not cover the estimate (${summary.estimate}); nothing was created`);
+    throw new BalanceError(
+      `dry run: the balance (${balance.balance} ${balance.currency}) does not cover the estimate (${summary.estimate}); nothing was created`,
+    );
   }
   ctx.printer.info('dry run: nothing was created');
 }
@@ -190,11 +255,18 @@ async function dryRun(ctx: Context, api: ApiClient, summary: DryRunSummary): Pro
 type Outcome = { task: Task; how: 'created' | 'recovered' | 'reused' };
 
 /** Creates the chunks in order, printing each as it is created; a failure part-way names the tasks already created. */
-async function createChunks(ctx: Context, api: ApiClient, service: string, chunks: string[][], options: CreateOptions): Promise<Outcome[]> {
+async function createChunks(
+  ctx: Context,
+  api: ApiClient,
+  service: string,
+  chunks: string[][],
+  options: CreateOptions,
+): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   const quiet = ctx.globals.quiet === true;
   // With --wait the final state is printed by the wait; printing the pending task first would list it twice.
-  const out = quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
+  const out =
+    quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
   const singleObject = out !== undefined && options.chunkSize === undefined && ctx.printer.format === 'json';
   try {
     for (const chunk of chunks) {
@@ -208,7 +280,11 @@ async function createChunks(ctx: Context, api: ApiClient, service: string, chunk
     if (out && !singleObject) await out.end();
     if (outcomes.length > 0 && error instanceof CliError) {
       const ids = outcomes.map((o) => o.task.id).join(' ');
-      throw new CliError(`${error.message}\ncreated ${outcomes.length} of ${chunks.length} tasks before that: ${ids}`, error.exitCode, error.hint);
+      throw new CliError(
+        `${error.message}\ncreated ${outcomes.length} of ${chunks.length} tasks before that: ${ids}`,
+        error.exitCode,
+        error.hint,
+      );
     }
     throw error;
   }
@@ -217,12 +293,26 @@ async function createChunks(ctx: Context, api: ApiClient, service: string, chunk
   return outcomes;
 }
 
-async function createOne(ctx: Context, api: ApiClient, service: string, items: string[], options: CreateOptions, exclude: Set<number>): Promise<Outcome> {
+async function createOne(
+  ctx: Context,
+  api: ApiClient,
+  service: string,
+  items: string[],
+  options: CreateOptions,
+  exclude: Set<number>,
+): Promise<Outcome> {
   const reconcile = await import('../core/reconcile.js');
   if (options.reuseWindow !== undefined) {
-    const match = await reconcile.findMatchingTask(api, { service, items, createdAfter: ctx.clock.now() - options.reuseWindow, exclude });
+    const match = await reconcile.findMatchingTask(api, {
+      service,
+      items,
+      createdAfter: ctx.clock.now() - options.reuseWindow,
+      exclude,
+    });
     if (match.kind === 'found') {
-      ctx.printer.info(`reusing task ${match.task.id}: same service and items, created ${match.task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`);
+      ctx.printer.info(
+        `reusing task ${match.task.id}: same service and items, created ${match.task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`,
+      );
       return { task: match.task, how: 'reused' };
     }
   }
@@ -238,7 +328,14 @@ async function createOne(ctx: Context, api: ApiClient, service: string, items: s
     }
     if (!(error instanceof AmbiguousCreateError)) throw error;
     ctx.printer.warn(`${error.message}; checking the task list for it (about 10s)…`);
-    const result = await reconcile.reconcileCreate(api, { service, items, createdAfter: error.sentAtMs, exclude, clock: ctx.clock, signal: ctx.signal });
+    const result = await reconcile.reconcileCreate(api, {
+      service,
+      items,
+      createdAfter: error.sentAtMs,
+      exclude,
+      clock: ctx.clock,
+      signal: ctx.signal,
+    });
     if (result.kind === 'found') {
       ctx.printer.warn(`recovered: task ${result.task.id} was created (the response was lost)`);
       return { task: result.task, how: 'recovered' };

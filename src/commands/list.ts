@@ -37,7 +37,8 @@ export function registerList(program: Command, run: RunAction): void {
         'taskctl list --all --status failed -o ndjson',
         'taskctl list --all --service domain_check_availability --limit 10 -q',
         'taskctl list -o tsv | cut -f1,3',
-      ]) + '\nFilters apply to the pages read: without --all only --page is searched.\ntsv columns: id, service, status, total_items, cost, created_at, finished_at\n',
+      ]) +
+        '\nFilters apply to the pages read: without --all only --page is searched.\ntsv columns: id, service, status, total_items, cost, created_at, finished_at\n',
     )
     .action((options: ListOptions, command: Command) => run(command, (ctx) => runList(ctx, options)));
 }
@@ -47,7 +48,9 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   const matches = (task: Task) =>
     (!options.status?.length || options.status.includes(task.status)) &&
     (!options.service?.length || options.service.includes(task.service));
-  const columns = ctx.globals.quiet ? taskColumns(ctx.printer.paintStatus).slice(0, 1) : taskColumns(ctx.printer.paintStatus);
+  const columns = ctx.globals.quiet
+    ? taskColumns(ctx.printer.paintStatus).slice(0, 1)
+    : taskColumns(ctx.printer.paintStatus);
   const out = ctx.printer.stream(columns, (task: Task) => task);
   let printed = 0;
   let page = options.page;
@@ -69,6 +72,8 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
     await out.end();
   }
   if (!options.all && lastMeta && lastMeta.total_pages > lastMeta.current_page) {
-    ctx.printer.info(`page ${lastMeta.current_page} of ${lastMeta.total_pages}; use --page ${lastMeta.current_page + 1} or --all for more`);
+    ctx.printer.info(
+      `page ${lastMeta.current_page} of ${lastMeta.total_pages}; use --page ${lastMeta.current_page + 1} or --all for more`,
+    );
   }
 }

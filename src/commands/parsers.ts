@@ -4,7 +4,8 @@ import { parseDuration } from '../core/duration.js';
 
 export function positiveInt(max?: number) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
+    if (!/^\d+$/.test(value) || Number(value) < 1)
+      throw new InvalidArgumentError('expected a whole number of at least 1.');
     const n = Number(value);
     if (max !== undefined && n > max) throw new InvalidArgumentError(`expected at most ${max}.`);
     return n;
@@ -12,13 +13,15 @@ export function positiveInt(max?: number) {
 }
 
 export function nonNegativeInt(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('expected a whole number (0 or more).');
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new InvalidArgumentError('expected a whole number (0 or more).');
   return Number(value);
 }
 
 export function positiveNumber(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number above 0.');
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('expected a number above 0.');
   return n;
 }
 
@@ -39,5 +42,11 @@ export function duration(value: string): number {
 
 /** Repeatable, comma-separable list flags: `--status failed --status pending` = `--status failed,pending`. */
 export function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+  ];
 }

@@ -26,11 +26,21 @@ export function registerSandbox(program: Command, run: RunAction): void {
     .option('--host <host>', 'address to bind (loopback unless you mean it)', SANDBOX_DEFAULTS.host)
     .option('--api-key <key>', 'the sandbox API key', SANDBOX_DEFAULTS.apiKey)
     .option('--balance <coins>', 'starting balance', nonNegativeInt, SANDBOX_DEFAULTS.balance)
-    .option('--item-ms <ms>', 'simulated work per item in milliseconds (slow- items take 10x)', nonNegativeInt, SANDBOX_DEFAULTS.itemMs)
+    .option(
+      '--item-ms <ms>',
+      'simulated work per item in milliseconds (slow- items take 10x)',
+      nonNegativeInt,
+      SANDBOX_DEFAULTS.itemMs,
+    )
     .option('--rate-limit <n>', 'requests per minute per key (0 = off)', nonNegativeInt, SANDBOX_DEFAULTS.rateLimit)
     .option('--max-items <n>', 'maximum items per task', positiveInt(), SANDBOX_DEFAULTS.maxItems)
     .option('--webhook-url <url>', 'deliver webhook events to this URL (http:// allowed on loopback)')
-    .option('--webhook-time-scale <factor>', 'multiply the webhook retry schedule (0.01 = 100x faster)', positiveNumber, SANDBOX_DEFAULTS.webhookTimeScale)
+    .option(
+      '--webhook-time-scale <factor>',
+      'multiply the webhook retry schedule (0.01 = 100x faster)',
+      positiveNumber,
+      SANDBOX_DEFAULTS.webhookTimeScale,
+    )
     .option('--seed <seed>', 'seed for deterministic results', SANDBOX_DEFAULTS.seed)
     .option('--state <file>', 'persist and reload tasks, balance and keys in this JSON file')
     .addHelpText(

@@ -30,7 +30,9 @@ export function registerShow(program: Command, run: RunAction): void {
         'taskctl show 42 -o json | jq ".items[] | select(.data.available)"',
       ]) + '\n-o csv|tsv|ndjson export the item results: target, status, then the result fields flattened.\n',
     )
-    .action((id: string, options: ShowOptions, command: Command) => run(command, (ctx) => runShow(ctx, parseTaskId(id), options)));
+    .action((id: string, options: ShowOptions, command: Command) =>
+      run(command, (ctx) => runShow(ctx, parseTaskId(id), options)),
+    );
 }
 
 export function taskSummary(task: Task): Array<[string, string | number | null | undefined]> {
@@ -40,7 +42,10 @@ export function taskSummary(task: Task): Array<[string, string | number | null |
     ['id', task.id],
     ['service', task.service],
     ['status', task.status],
-    ['items', `${task.total_items}${completed !== undefined ? ` (${completed} completed, ${failed ?? 0} failed)` : ''}`],
+    [
+      'items',
+      `${task.total_items}${completed !== undefined ? ` (${completed} completed, ${failed ?? 0} failed)` : ''}`,
+    ],
     ['cost', task.cost],
     ['created', task.created_at],
     ['started', task.started_at],

@@ -33,7 +33,9 @@ export function addWaitOptions(command: Command): Command {
     .option('--interval <duration>', 'first poll interval; grows x1.5 to 30s while nothing changes', duration, 2000)
     .option('--timeout <duration>', 'give up after this long (exit 124); 0 = never', duration, 30 * 60_000)
     .option('--any', 'return when the first task reaches the state')
-    .addOption(new Option('--until <state>', 'wait for this state instead of the end').choices(['processing', 'completed']))
+    .addOption(
+      new Option('--until <state>', 'wait for this state instead of the end').choices(['processing', 'completed']),
+    )
     .option('--allow-item-failures', 'exit 0 (not 11) when tasks completed with some failed items')
     .addOption(reportOption());
 }
@@ -64,7 +66,11 @@ export function registerWait(program: Command, run: RunAction): void {
 export async function resolveIds(ctx: Context, args: string[]): Promise<number[]> {
   if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
   if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
-  if (ctx.io.stdin.isTTY) throw new UsageError('- reads task ids from stdin, but stdin is a terminal', 'Pipe them in: `taskctl create ... -q | taskctl wait -`.');
+  if (ctx.io.stdin.isTTY)
+    throw new UsageError(
+      '- reads task ids from stdin, but stdin is a terminal',
+      'Pipe them in: `taskctl create ... -q | taskctl wait -`.',
+    );
   let text = '';
   for await (const chunk of ctx.io.stdin) text += chunk.toString();
   const ids = text
@@ -78,7 +84,10 @@ export async function resolveIds(ctx: Context, args: string[]): Promise<number[]
 
 function describe(task: Task): string {
   const done = (task.completed_items ?? 0) + (task.failed_items ?? 0);
-  const counts = task.completed_items !== undefined && task.completed_items !== null ? ` ${done}/${task.total_items} items` : ` ${task.total_items} items`;
+  const counts =
+    task.completed_items !== undefined && task.completed_items !== null
+      ? ` ${done}/${task.total_items} items`
+      : ` ${task.total_items} items`;
   const failed = task.failed_items ? `, ${task.failed_items} failed` : '';
   return `task ${task.id} ${task.status}${counts}${failed}`;
 }
@@ -96,11 +105,20 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   let lastPrinted = start;
   const render = () => {
     const elapsed = formatDuration(ctx.clock.now() - start);
-    progress.update(ids.map((id) => (latest.has(id) ? describe(latest.get(id)!) : `task ${id} …`)).join('\n') + ` (${elapsed})`);
+    progress.update(
+      ids.map((id) => (latest.has(id) ? describe(latest.get(id)!) : `task ${id} …`)).join('\n') + ` (${elapsed})`,
+    );
     lastPrinted = ctx.clock.now();
   };
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
-  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, `waiting for ${ids.length === 1 ? `task ${ids[0]}` : `${ids.length} tasks`}`) : undefined;
+  const group =
+    progress.mode === 'lines'
+      ? startLogGroup(
+          ctx.io.stderr,
+          ctx.env,
+          `waiting for ${ids.length === 1 ? `task ${ids[0]}` : `${ids.length} tasks`}`,
+        )
+      : undefined;
   const result = await followTasks({
     reader: api,
     ids,
@@ -134,15 +152,25 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   if (result.reason === 'interrupted') {
     ctx.printer.error('interrupted', stillRunningMessage(result.unfinished, resumeFlags));
   } else if (result.reason === 'timeout') {
-    ctx.printer.error(`timed out after ${formatDuration(options.timeout)}`, stillRunningMessage(result.unfinished, resumeFlags));
+    ctx.printer.error(
+      `timed out after ${formatDuration(options.timeout)}`,
+      stillRunningMessage(result.unfinished, resumeFlags),
+    );
   } else {
     for (const task of result.tasks) {
-      if (task.status === 'failed') ctx.printer.error(`task ${task.id} failed: ${task.error_message ?? 'no reason given'}`, `See the items: taskctl show ${task.id}`);
+      if (task.status === 'failed')
+        ctx.printer.error(
+          `task ${task.id} failed: ${task.error_message ?? 'no reason given'}`,
+          `See the items: taskctl show ${task.id}`,
+        );
       else if (code === ExitCode.itemsFailed && (task.failed_items ?? 0) > 0) {
-        ctx.printer.warn(`task ${task.id} completed with ${task.failed_items} failed items: taskctl show ${task.id} --items-status failed`);
+        ctx.printer.warn(
+          `task ${task.id} completed with ${task.failed_items} failed items: taskctl show ${task.id} --items-status failed`,
+        );
       }
     }
   }
-  if (options.report?.length && result.reason !== 'interrupted') await writeReports(ctx, options.report, await fetchWithItems(api, result.tasks));
+  if (options.report?.length && result.reason !== 'interrupted')
+    await writeReports(ctx, options.report, await fetchWithItems(api, result.tasks));
   ctx.exitCode = code;
 }

@@ -50,7 +50,9 @@ export function registerWatch(program: Command, run: RunAction): void {
         'tsv columns: timestamp, id, service, status, completed_items, failed_items, total_items\n' +
         'Exit codes as `taskctl wait` once the watched tasks finish: 0, 10 failed, 11 failed items, 124, 130.\n',
     )
-    .action((ids: string[], options: WatchOptions, cmd: Command) => run(cmd, (ctx) => runWatch(ctx, ids.map(parseTaskId), options)));
+    .action((ids: string[], options: WatchOptions, cmd: Command) =>
+      run(cmd, (ctx) => runWatch(ctx, ids.map(parseTaskId), options)),
+    );
 }
 
 export async function runWatch(ctx: Context, ids: number[], options: WatchOptions): Promise<void> {
@@ -80,9 +82,12 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
       } else if (rows) {
         rows.write([{ at, task }]);
       } else {
-        const counts = task.completed_items != null ? ` ${task.completed_items + (task.failed_items ?? 0)}/${task.total_items}` : '';
+        const counts =
+          task.completed_items != null ? ` ${task.completed_items + (task.failed_items ?? 0)}/${task.total_items}` : '';
         const failed = task.failed_items ? ` (${task.failed_items} failed)` : '';
-        printer.line(`${new Date(at).toISOString()}  task ${task.id} ${task.service} ${printer.paintStatus(task.status)}${counts}${failed}`);
+        printer.line(
+          `${new Date(at).toISOString()}  task ${task.id} ${task.service} ${printer.paintStatus(task.status)}${counts}${failed}`,
+        );
       }
     },
     onTransientError: (error) => printer.warn(`${error.message}; retrying`),
@@ -90,7 +95,8 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
   if (result.reason === 'interrupted') {
-    if (result.unfinished.length > 0 && ids.length > 0) printer.error('interrupted', stillRunningMessage(result.unfinished));
+    if (result.unfinished.length > 0 && ids.length > 0)
+      printer.error('interrupted', stillRunningMessage(result.unfinished));
     ctx.exitCode = ExitCode.interrupted;
     return;
   }

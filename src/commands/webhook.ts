@@ -22,7 +22,9 @@ export interface SimulateCommandOptions {
 }
 
 export function registerWebhook(program: Command, run: RunAction): void {
-  const webhook = program.command('webhook').description('receive the service\'s webhook events locally, or send a test event');
+  const webhook = program
+    .command('webhook')
+    .description("receive the service's webhook events locally, or send a test event");
   webhook
     .command('listen')
     .description('run a local webhook receiver: verify the signature, print each event once, forward or exec')
@@ -37,7 +39,7 @@ export function registerWebhook(program: Command, run: RunAction): void {
         'taskctl webhook listen',
         'taskctl webhook listen -o ndjson | jq -c .',
         'taskctl webhook listen --forward-to http://127.0.0.1:3000/hooks',
-        'taskctl webhook listen --exec \'jq -r .task.id >> finished.txt\'',
+        "taskctl webhook listen --exec 'jq -r .task.id >> finished.txt'",
         'taskctl sandbox --webhook-url http://127.0.0.1:8788/   # in another terminal',
       ]) +
         '\ntsv columns: timestamp, event, id, service, completed_items, failed_items, total_items\n' +
@@ -49,13 +51,20 @@ export function registerWebhook(program: Command, run: RunAction): void {
     .command('simulate')
     .description('send a correctly signed event built from a real task to a URL')
     .argument('<id>', 'task id')
-    .addOption(new Option('--event <event>', "event to send (default: the task's current state)").choices([...WEBHOOK_EVENTS]))
+    .addOption(
+      new Option('--event <event>', "event to send (default: the task's current state)").choices([...WEBHOOK_EVENTS]),
+    )
     .option('--to <url>', 'receiver URL', 'http://127.0.0.1:8788/')
     .addHelpText(
       'after',
-      examples(['taskctl webhook simulate 42', 'taskctl webhook simulate 42 --event failed --to http://127.0.0.1:3000/hooks']),
+      examples([
+        'taskctl webhook simulate 42',
+        'taskctl webhook simulate 42 --event failed --to http://127.0.0.1:3000/hooks',
+      ]),
     )
-    .action((id: string, options: SimulateCommandOptions, cmd: Command) => run(cmd, (ctx) => runSimulate(ctx, parseTaskId(id), options)));
+    .action((id: string, options: SimulateCommandOptions, cmd: Command) =>
+      run(cmd, (ctx) => runSimulate(ctx, parseTaskId(id), options)),
+    );
 }
 
 /** tsv/csv columns of `webhook listen` (documented in its help). */
@@ -83,7 +92,9 @@ function eventPrinter(ctx: Context): { print(event: WebhookEvent, raw: string): 
     print(event) {
       const task = event.task;
       const reason = event.event === 'failed' ? `: ${event.task.error_message}` : '';
-      printer.line(`${event.timestamp}  ${printer.paintStatus(event.event)}  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`);
+      printer.line(
+        `${event.timestamp}  ${printer.paintStatus(event.event)}  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`,
+      );
     },
     end: async () => {},
   };
@@ -92,7 +103,10 @@ function eventPrinter(ctx: Context): { print(event: WebhookEvent, raw: string): 
 async function requireKey(ctx: Context): Promise<string> {
   const settings = await ctx.settings();
   if (!settings.apiKey) {
-    throw new AuthError('no API key configured: the listener verifies X-Webhook-Signature against it', 'Run `taskctl auth login`, set TASKCTL_API_KEY, or pass --api-key-file.');
+    throw new AuthError(
+      'no API key configured: the listener verifies X-Webhook-Signature against it',
+      'Run `taskctl auth login`, set TASKCTL_API_KEY, or pass --api-key-file.',
+    );
   }
   return settings.apiKey.value;
 }
@@ -129,7 +143,10 @@ export async function runSimulate(ctx: Context, id: number, options: SimulateCom
   const { toWebhookEvent } = await import('../core/follow/events.js');
   const wanted = options.event ?? task.status;
   if (!(WEBHOOK_EVENTS as readonly string[]).includes(wanted)) {
-    throw new UsageError(`task ${id} is ${task.status}, which has no webhook event`, `Choose one with --event ${WEBHOOK_EVENTS.join('|')}.`);
+    throw new UsageError(
+      `task ${id} is ${task.status}, which has no webhook event`,
+      `Choose one with --event ${WEBHOOK_EVENTS.join('|')}.`,
+    );
   }
   const event = toWebhookEvent({ ...task, status: wanted }, ctx.clock.now());
   if (!event) throw new UsageError(`cannot build a ${wanted} event for task ${id}`);
@@ -137,10 +154,20 @@ export async function runSimulate(ctx: Context, id: number, options: SimulateCom
   const settings = await ctx.settings();
   const result = await sendSimulatedEvent({ event, to: options.to, apiKey: settings.apiKey!.value });
   if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
-    ctx.printer.json({ event: event.event, task: id, to: options.to, status: result.status, duration_ms: Math.round(result.durationMs) });
+    ctx.printer.json({
+      event: event.event,
+      task: id,
+      to: options.to,
+      status: result.status,
+      duration_ms: Math.round(result.durationMs),
+    });
   }
   if (result.status !== 200) {
-    throw new UnavailableError(`the receiver answered HTTP ${result.status} to the ${event.event} event for task ${id} (the service counts only 200 as delivered)`);
+    throw new UnavailableError(
+      `the receiver answered HTTP ${result.status} to the ${event.event} event for task ${id} (the service counts only 200 as delivered)`,
+    );
   }
-  ctx.printer.success(`delivered ${event.event} event for task ${id} to ${options.to}: HTTP 200 in ${Math.round(result.durationMs)} ms`);
+  ctx.printer.success(
+    `delivered ${event.event} event for task ${id} to ${options.to}: HTTP 200 in ${Math.round(result.durationMs)} ms`,
+  );
 }

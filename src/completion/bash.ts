@@ -44,25 +44,55 @@ export function bashScript(model: CompletionModel): string {
     '',
   );
 
-  out(`# $1 = command path: sets ${fn}_r to its subcommands and their aliases.`, `${fn}_subcommands() {`, '  case $1 in');
+  out(
+    `# $1 = command path: sets ${fn}_r to its subcommands and their aliases.`,
+    `${fn}_subcommands() {`,
+    '  case $1 in',
+  );
   for (const command of commands) {
     if (command.subcommands.length === 0) continue;
-    out(`    ${shQuote(pathKey(command))}) ${fn}_r=${shQuote(subcommandEntries(command).map((e) => e.name).join(' '))} ;;`);
+    out(
+      `    ${shQuote(pathKey(command))}) ${fn}_r=${shQuote(
+        subcommandEntries(command)
+          .map((e) => e.name)
+          .join(' '),
+      )} ;;`,
+    );
   }
   out(`    *) ${fn}_r='' ;;`, '  esac', '}', '');
 
-  out(`# $1 = command path, $2 = word: sets ${fn}_r to the subcommand's path; fails when $2 is not a subcommand.`, `${fn}_resolve() {`, '  case "$1|$2" in');
+  out(
+    `# $1 = command path, $2 = word: sets ${fn}_r to the subcommand's path; fails when $2 is not a subcommand.`,
+    `${fn}_resolve() {`,
+    '  case "$1|$2" in',
+  );
   for (const command of commands) {
-    for (const { parent, word, target } of resolutions(command)) out(`    ${shQuote(`${parent}|${word}`)}) ${fn}_r=${shQuote(target)} ;;`);
+    for (const { parent, word, target } of resolutions(command))
+      out(`    ${shQuote(`${parent}|${word}`)}) ${fn}_r=${shQuote(target)} ;;`);
   }
   out('    *) return 1 ;;', '  esac', '}', '');
 
-  out(`# $1 = command path: sets ${fn}_r to the flags it accepts (its own, then the global ones).`, `${fn}_options() {`, '  case $1 in');
+  out(
+    `# $1 = command path: sets ${fn}_r to the flags it accepts (its own, then the global ones).`,
+    `${fn}_options() {`,
+    '  case $1 in',
+  );
   for (const command of commands) {
     const own = ownOptionEntries(model, command);
-    if (own.length > 0) out(`    ${shQuote(pathKey(command))}) ${fn}_r=${shQuote(own.map((e) => e.name).join(' '))} ;;`);
+    if (own.length > 0)
+      out(`    ${shQuote(pathKey(command))}) ${fn}_r=${shQuote(own.map((e) => e.name).join(' '))} ;;`);
   }
-  out(`    *) ${fn}_r='' ;;`, '  esac', `  ${fn}_r+=${shQuote(` ${globalOptionEntries(model).map((e) => e.name).join(' ')}`)}`, '}', '');
+  out(
+    `    *) ${fn}_r='' ;;`,
+    '  esac',
+    `  ${fn}_r+=${shQuote(
+      ` ${globalOptionEntries(model)
+        .map((e) => e.name)
+        .join(' ')}`,
+    )}`,
+    '}',
+    '',
+  );
 
   out(...valueAndArgumentFunctions(fn, model, commands, 'r', hintAssignment));
 
@@ -93,7 +123,7 @@ export function bashScript(model: CompletionModel): string {
 
   out(
     `_${prog.replace(/[^A-Za-z0-9_]/g, '_')}() {`,
-    '  local i w cur rlword rlprefix value vprefix=\'\' cmdpath=\'\' flag=\'\' npos=0 dashdash=0',
+    "  local i w cur rlword rlprefix value vprefix='' cmdpath='' flag='' npos=0 dashdash=0",
     `  local ${fn}_r='' ${fn}_kind=''`,
     `  local -a ws=() ${fn}_cands=()`,
     "  # bash splits `--output=json` at '=' (COMP_WORDBREAKS): join the pieces again, so each word is a shell word.",

@@ -4,7 +4,16 @@
  */
 import type { CompletionModel, OptionModel, ValueHint } from './model.js';
 import { allCommands, oneLine } from './model.js';
-import { DYNAMIC_COMMAND, GENERATED_NOTE, argumentHints, globalValueFlags, ownValueFlags, pathKey, resolutions, subcommandEntries } from './shared.js';
+import {
+  DYNAMIC_COMMAND,
+  GENERATED_NOTE,
+  argumentHints,
+  globalValueFlags,
+  ownValueFlags,
+  pathKey,
+  resolutions,
+  subcommandEntries,
+} from './shared.js';
 
 /** fish single quotes: only backslash and the quote itself are special. */
 function fishQuote(text: string): string {
@@ -58,13 +67,20 @@ export function fishScript(model: CompletionModel): string {
     '    switch "$argv[1]|$argv[2]"',
   );
   for (const command of commands) {
-    for (const { parent, word, target } of resolutions(command)) out(`        case ${fishQuote(`${parent}|${word}`)}`, `            echo ${fishQuote(target)}`);
+    for (const { parent, word, target } of resolutions(command))
+      out(`        case ${fishQuote(`${parent}|${word}`)}`, `            echo ${fishQuote(target)}`);
   }
-  out('        case \'*\'', '            return 1', '    end', 'end', '');
+  out("        case '*'", '            return 1', '    end', 'end', '');
 
-  out(`# $argv = command path, flag: succeeds when the flag takes a value there.`, `function ${fn}_takes_value`, '    switch "$argv[1]|$argv[2]"');
+  out(
+    `# $argv = command path, flag: succeeds when the flag takes a value there.`,
+    `function ${fn}_takes_value`,
+    '    switch "$argv[1]|$argv[2]"',
+  );
   const patterns = [
-    ...commands.flatMap((command) => ownValueFlags(command).map(({ flag }) => fishQuote(`${pathKey(command)}|${flag}`))),
+    ...commands.flatMap((command) =>
+      ownValueFlags(command).map(({ flag }) => fishQuote(`${pathKey(command)}|${flag}`)),
+    ),
     ...globalValueFlags(model).map(({ flag }) => fishQuote(`*|${flag}`)),
   ];
   out(`        case ${patterns.join(' ')}`, '            return 0', '    end', '    return 1', 'end', '');
@@ -129,7 +145,7 @@ export function fishScript(model: CompletionModel): string {
     "    if string match -q -- 'junit=*' $token",
     "        __fish_complete_path (string replace -- 'junit=' '' $token) | string replace -r -- '^' 'junit='",
     '    else',
-    '        printf \'%s\\n\' github junit=',
+    "        printf '%s\\n' github junit=",
     '    end',
     'end',
     '',
@@ -142,7 +158,9 @@ export function fishScript(model: CompletionModel): string {
     const key = pathKey(command);
     const condition = `${fn}_is ${fishQuote(key)}`;
     for (const entry of subcommandEntries(command)) {
-      out(`complete -c ${prog} -n ${fishQuote(condition)} -a ${fishQuote(entry.name)} -d ${fishQuote(entry.description)}`);
+      out(
+        `complete -c ${prog} -n ${fishQuote(condition)} -a ${fishQuote(entry.name)} -d ${fishQuote(entry.description)}`,
+      );
     }
     const globalFlags = new Set(model.globals.flatMap((o) => o.flags));
     for (const option of command.options) {

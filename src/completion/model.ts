@@ -89,7 +89,9 @@ function optionModel(option: Option): OptionModel {
   const takesValue = option.required || option.optional;
   const model: OptionModel = { flags, description: option.description };
   if (takesValue) {
-    model.value = option.argChoices ? { kind: 'choices', values: [...option.argChoices] } : (OPTION_HINTS[option.long ?? ''] ?? NONE);
+    model.value = option.argChoices
+      ? { kind: 'choices', values: [...option.argChoices] }
+      : (OPTION_HINTS[option.long ?? ''] ?? NONE);
   }
   return model;
 }
@@ -108,7 +110,9 @@ function commandModel(walk: Walk, command: Command, path: string[], parent: Comm
   unused.delete(key);
   // Commander's implicit `help [command]` (not among the parent's own commands) completes its siblings' names.
   const isHelp = parent !== undefined && command.name() === 'help' && !parent.commands.includes(command);
-  const siblings = isHelp ? parent.commands.filter((c) => c !== command && c.name() !== 'help' && help.visibleCommands(parent).includes(c)) : [];
+  const siblings = isHelp
+    ? parent.commands.filter((c) => c !== command && c.name() !== 'help' && help.visibleCommands(parent).includes(c))
+    : [];
   const args: ArgumentModel[] = isHelp
     ? [{ name: 'command', variadic: false, hint: { kind: 'choices', values: siblings.map((c) => c.name()) } }]
     : command.registeredArguments.map((argument, index) => ({
@@ -156,7 +160,8 @@ export function allCommands(model: CompletionModel): CommandModel[] {
 
 /** The options a command accepts: its own, then the globals (and `--version` at the root), each flag once. */
 export function optionsOf(model: CompletionModel, command: CommandModel): OptionModel[] {
-  const all = command.path.length === 0 ? [...model.globals, ...model.rootOnly] : [...command.options, ...model.globals];
+  const all =
+    command.path.length === 0 ? [...model.globals, ...model.rootOnly] : [...command.options, ...model.globals];
   const seen = new Set<string>();
   return all.filter((option) => {
     if (option.flags.some((flag) => seen.has(flag))) return false;

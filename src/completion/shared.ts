@@ -1,5 +1,12 @@
 /** Pieces the three generators share: quoting, and the model flattened into per-command tables. */
-import { oneLine, optionsOf, type CommandModel, type CompletionModel, type OptionModel, type ValueHint } from './model.js';
+import {
+  oneLine,
+  optionsOf,
+  type CommandModel,
+  type CompletionModel,
+  type OptionModel,
+  type ValueHint,
+} from './model.js';
 
 /**
  * The hidden command the scripts call for dynamic values (`services`, `tasks`), with a short timeout for the one
@@ -7,7 +14,8 @@ import { oneLine, optionsOf, type CommandModel, type CompletionModel, type Optio
  */
 export const DYNAMIC_COMMAND = '--request-timeout 1500ms __complete';
 
-export const GENERATED_NOTE = 'Generated from the command tree by `npm run completions` (also printed by `taskctl completion SHELL`); do not edit.';
+export const GENERATED_NOTE =
+  'Generated from the command tree by `npm run completions` (also printed by `taskctl completion SHELL`); do not edit.';
 
 /** POSIX single quotes for bash and zsh: `it's` → `'it'\''s'`. */
 export function shQuote(text: string): string {
@@ -74,7 +82,9 @@ export function ownOptionEntries(model: CompletionModel, command: CommandModel):
 
 /** Positional arguments that have something to offer, with their index; `variadic` = this index and every later one. */
 export function argumentHints(command: CommandModel): Array<{ index: number; variadic: boolean; hint: ValueHint }> {
-  return command.args.flatMap((arg, index) => (arg.hint.kind === 'none' ? [] : [{ index, variadic: arg.variadic, hint: arg.hint }]));
+  return command.args.flatMap((arg, index) =>
+    arg.hint.kind === 'none' ? [] : [{ index, variadic: arg.variadic, hint: arg.hint }],
+  );
 }
 
 /** How a shell script records a value hint: `fn_kind=...` plus the choices in the shell's own list form. */
@@ -98,9 +108,11 @@ export function valueAndArgumentFunctions(
     '  case "$1|$2" in',
   ];
   for (const command of commands) {
-    for (const { flag, hint } of ownValueFlags(command)) lines.push(`    ${shQuote(`${pathKey(command)}|${flag}`)}) ${assign(fn, hint)} ;;`);
+    for (const { flag, hint } of ownValueFlags(command))
+      lines.push(`    ${shQuote(`${pathKey(command)}|${flag}`)}) ${assign(fn, hint)} ;;`);
   }
-  for (const { flag, hint } of globalValueFlags(model)) lines.push(`    *${shQuote(`|${flag}`)}) ${assign(fn, hint)} ;;`);
+  for (const { flag, hint } of globalValueFlags(model))
+    lines.push(`    *${shQuote(`|${flag}`)}) ${assign(fn, hint)} ;;`);
   lines.push('    *) return 1 ;;', '  esac', '}', '');
   lines.push(
     `# $1 = command path, $2 = index of the positional argument: sets ${fn}_kind (and ${fn}_${listVar}); fails when there is`,
@@ -112,7 +124,9 @@ export function valueAndArgumentFunctions(
   for (const command of commands) {
     const hints = argumentHints(command);
     if (hints.length === 0) continue;
-    const tests = hints.map(({ index, variadic, hint }) => `(( $2 ${variadic ? '>=' : '=='} ${index} )); then ${assign(fn, hint)}`);
+    const tests = hints.map(
+      ({ index, variadic, hint }) => `(( $2 ${variadic ? '>=' : '=='} ${index} )); then ${assign(fn, hint)}`,
+    );
     lines.push(`    ${shQuote(pathKey(command))}) if ${tests.join('; elif ')}; fi ;;`);
   }
   lines.push('  esac', `  [[ -n $${fn}_kind ]]`, '}', '');

@@ -51,25 +51,44 @@ export function zshScript(model: CompletionModel): string {
     '',
   );
 
-  out(`# $1 = command path: sets ${fn}_list to 'name:description' of its subcommands.`, `${fn}_subcommands() {`, '  case $1 in');
+  out(
+    `# $1 = command path: sets ${fn}_list to 'name:description' of its subcommands.`,
+    `${fn}_subcommands() {`,
+    '  case $1 in',
+  );
   for (const command of commands) {
     if (command.subcommands.length === 0) continue;
     out(`    ${shQuote(pathKey(command))}) ${fn}_list=(${subcommandEntries(command).map(describeItem).join(' ')}) ;;`);
   }
   out(`    *) ${fn}_list=() ;;`, '  esac', '}', '');
 
-  out(`# $1 = command path, $2 = word: sets ${fn}_r to the subcommand's path; fails when $2 is not a subcommand.`, `${fn}_resolve() {`, '  case "$1|$2" in');
+  out(
+    `# $1 = command path, $2 = word: sets ${fn}_r to the subcommand's path; fails when $2 is not a subcommand.`,
+    `${fn}_resolve() {`,
+    '  case "$1|$2" in',
+  );
   for (const command of commands) {
-    for (const { parent, word, target } of resolutions(command)) out(`    ${shQuote(`${parent}|${word}`)}) ${fn}_r=${shQuote(target)} ;;`);
+    for (const { parent, word, target } of resolutions(command))
+      out(`    ${shQuote(`${parent}|${word}`)}) ${fn}_r=${shQuote(target)} ;;`);
   }
   out('    *) return 1 ;;', '  esac', '}', '');
 
-  out(`# $1 = command path: sets ${fn}_list to 'flag:description' of the flags it accepts (its own, then the global ones).`, `${fn}_options() {`, '  case $1 in');
+  out(
+    `# $1 = command path: sets ${fn}_list to 'flag:description' of the flags it accepts (its own, then the global ones).`,
+    `${fn}_options() {`,
+    '  case $1 in',
+  );
   for (const command of commands) {
     const own = ownOptionEntries(model, command);
     if (own.length > 0) out(`    ${shQuote(pathKey(command))}) ${fn}_list=(${own.map(describeItem).join(' ')}) ;;`);
   }
-  out(`    *) ${fn}_list=() ;;`, '  esac', `  ${fn}_list+=(${globalOptionEntries(model).map(describeItem).join(' ')})`, '}', '');
+  out(
+    `    *) ${fn}_list=() ;;`,
+    '  esac',
+    `  ${fn}_list+=(${globalOptionEntries(model).map(describeItem).join(' ')})`,
+    '}',
+    '',
+  );
 
   out(...valueAndArgumentFunctions(fn, model, commands, 'list', hintAssignment));
 

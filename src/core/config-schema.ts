@@ -2,7 +2,13 @@
 import * as z from 'zod';
 import { AUTH_SCHEMES, OUTPUT_FORMATS, type SettingName } from './setting-names.js';
 
-export { AUTH_SCHEMES, OUTPUT_FORMATS, SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from './setting-names.js';
+export {
+  AUTH_SCHEMES,
+  OUTPUT_FORMATS,
+  SETTING_DESCRIPTIONS,
+  SETTING_NAMES,
+  type SettingName,
+} from './setting-names.js';
 
 /** How each `config set` value is validated. */
 export const SETTING_SCHEMAS = {

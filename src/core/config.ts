@@ -49,13 +49,19 @@ function readConfigJson(path: string): unknown {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new UsageError(`cannot read the config file ${path}: ${(error as Error).message}`, 'Check its permissions, or set TASKCTL_CONFIG_DIR.');
+    throw new UsageError(
+      `cannot read the config file ${path}: ${(error as Error).message}`,
+      'Check its permissions, or set TASKCTL_CONFIG_DIR.',
+    );
   }
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`the config file ${path} is not valid JSON (${(error as Error).message})`, 'Fix the file, or delete it and run `taskctl auth login` again.');
+    throw new UsageError(
+      `the config file ${path} is not valid JSON (${(error as Error).message})`,
+      'Fix the file, or delete it and run `taskctl auth login` again.',
+    );
   }
 }
 
@@ -63,9 +69,11 @@ export async function openConfig(env: Env, warn: (message: string) => void): Pro
   const dir = configDirectory(env);
   const path = join(dir, 'config.json');
   const oldDirMode = tighten(dir, 0o700);
-  if (oldDirMode !== undefined) warn(`config directory ${dir} was accessible to others (${oldDirMode.toString(8)}); tightened to 700`);
+  if (oldDirMode !== undefined)
+    warn(`config directory ${dir} was accessible to others (${oldDirMode.toString(8)}); tightened to 700`);
   const oldFileMode = tighten(path, 0o600);
-  if (oldFileMode !== undefined) warn(`config file ${path} was readable by others (${oldFileMode.toString(8)}); tightened to 600`);
+  if (oldFileMode !== undefined)
+    warn(`config file ${path} was readable by others (${oldFileMode.toString(8)}); tightened to 600`);
 
   const parsed = ConfigFileSchema.safeParse(readConfigJson(path));
   if (!parsed.success) {
@@ -81,7 +89,10 @@ export async function openConfig(env: Env, warn: (message: string) => void): Pro
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (error) {
-      throw new UsageError(`cannot create the config directory ${dir}: ${(error as Error).message}`, 'Set TASKCTL_CONFIG_DIR to a writable directory.');
+      throw new UsageError(
+        `cannot create the config directory ${dir}: ${(error as Error).message}`,
+        'Set TASKCTL_CONFIG_DIR to a writable directory.',
+      );
     }
     const { default: Conf } = await import('conf');
     const conf = new Conf<ConfigFile>({

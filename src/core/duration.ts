@@ -7,7 +7,10 @@ const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
 export function parseDuration(text: string, flag = 'duration'): number {
   const match = DURATION.exec(text.trim());
   if (!match) {
-    throw new UsageError(`invalid ${flag} "${text}"`, 'Use a number with a unit: 500ms, 30s, 5m, 1h (plain numbers are seconds).');
+    throw new UsageError(
+      `invalid ${flag} "${text}"`,
+      'Use a number with a unit: 500ms, 30s, 5m, 1h (plain numbers are seconds).',
+    );
   }
   const ms = Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
   if (!Number.isFinite(ms) || ms > 365 * 24 * 3_600_000) {

@@ -34,7 +34,9 @@ export const KNOWN_CLOCK_TOLERANCE_MS = 1000;
 /** Start of the creation window on the server's clock. */
 function windowStart(reader: TaskReader, createdAfter: number): number {
   const offset = reader.serverClockOffset?.();
-  return offset === undefined ? createdAfter - CLOCK_SKEW_TOLERANCE_MS : createdAfter + offset - KNOWN_CLOCK_TOLERANCE_MS;
+  return offset === undefined
+    ? createdAfter - CLOCK_SKEW_TOLERANCE_MS
+    : createdAfter + offset - KNOWN_CLOCK_TOLERANCE_MS;
 }
 /** Pages of 100 scanned for candidates: the list's sort order is not specified, so stop early only on old pages. */
 const MAX_PAGES = 3;
@@ -64,7 +66,12 @@ async function candidates(reader: TaskReader, query: MatchQuery): Promise<Task[]
       const created = Date.parse(task.created_at);
       const recent = Number.isNaN(created) || created >= since;
       anyRecent ||= recent;
-      if (recent && task.service === query.service && task.total_items === query.items.length && !query.exclude?.has(task.id)) {
+      if (
+        recent &&
+        task.service === query.service &&
+        task.total_items === query.items.length &&
+        !query.exclude?.has(task.id)
+      ) {
         found.push(task);
       }
     }
@@ -78,7 +85,13 @@ export async function findMatchingTask(reader: TaskReader, query: MatchQuery): P
   const matches: Task[] = [];
   for (const candidate of await candidates(reader, query)) {
     const full = await reader.getTask(candidate.id);
-    if (sameItems((full.items ?? []).map((item) => item.target), query.items)) matches.push(full);
+    if (
+      sameItems(
+        (full.items ?? []).map((item) => item.target),
+        query.items,
+      )
+    )
+      matches.push(full);
   }
   if (matches.length === 1) return { kind: 'found', task: matches[0]! };
   if (matches.length === 0) return { kind: 'none' };

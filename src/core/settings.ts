@@ -51,7 +51,12 @@ function pick<T>(
   return undefined;
 }
 
-export function resolveSettings(flags: SettingFlags, env: Env, profile: Profile, profileName: Resolved<string>): Settings {
+export function resolveSettings(
+  flags: SettingFlags,
+  env: Env,
+  profile: Profile,
+  profileName: Resolved<string>,
+): Settings {
   const fromProfile = `profile "${profileName.value}"`;
   return {
     profile: profileName,

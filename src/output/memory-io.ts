@@ -39,7 +39,8 @@ export function createMemoryStream(isTTY = false, columns?: number): MemoryOutpu
 export function createMemoryIO(options: MemoryIOOptions = {}): MemoryIO {
   const stdout = createMemoryStream(options.stdoutTTY ?? false, options.columns);
   const stderr = createMemoryStream(options.stderrTTY ?? false, options.columns);
-  const input = options.stdin === undefined ? [] : typeof options.stdin === 'string' ? [options.stdin] : [...options.stdin];
+  const input =
+    options.stdin === undefined ? [] : typeof options.stdin === 'string' ? [options.stdin] : [...options.stdin];
   const stdin = {
     isTTY: options.stdinTTY ?? false,
     async *[Symbol.asyncIterator]() {

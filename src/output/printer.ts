@@ -134,7 +134,11 @@ export function createPrinter(options: PrinterOptions): Printer {
     return options.color && column.style ? column.style(text, row) : text;
   };
 
-  const renderRowsTable = async <T>(rows: readonly T[], columns: readonly Column<T>[], list: ListOptions | undefined) => {
+  const renderRowsTable = async <T>(
+    rows: readonly T[],
+    columns: readonly Column<T>[],
+    list: ListOptions | undefined,
+  ) => {
     if (rows.length === 0) {
       if (!quiet) writeErr(`${message(list?.emptyMessage ?? 'No results.')}\n`);
       return;
@@ -145,7 +149,13 @@ export function createPrinter(options: PrinterOptions): Printer {
       return options.color ? out.bold(text) : text;
     });
     const body = rows.map((row) => columns.map((c) => tableCell(c, row)));
-    writeOut(await renderTable(head, body, columns.map((c) => c.align ?? 'left')));
+    writeOut(
+      await renderTable(
+        head,
+        body,
+        columns.map((c) => c.align ?? 'left'),
+      ),
+    );
   };
 
   const rowsText = <T>(rows: readonly T[], columns: readonly Column<T>[], toJson: (row: T) => unknown): string => {
@@ -178,7 +188,11 @@ export function createPrinter(options: PrinterOptions): Printer {
     }
   }
 
-  function stream<T>(columns: readonly Column<T>[], toJson?: (row: T) => unknown, listOptions?: ListOptions): RowStream<T> {
+  function stream<T>(
+    columns: readonly Column<T>[],
+    toJson?: (row: T) => unknown,
+    listOptions?: ListOptions,
+  ): RowStream<T> {
     const asJson = toJson ?? ((row: T): unknown => row);
     const buffered: T[] = [];
     let started = false;
@@ -243,7 +257,13 @@ export function createPrinter(options: PrinterOptions): Printer {
             const pad = ' '.repeat(width - label.length + 2);
             const text = neutralise(values[i] ?? '');
             const shown =
-              text === '' ? (options.color ? out.dim(EMPTY_CELL) : EMPTY_CELL) : options.color && style ? style(text) : text;
+              text === ''
+                ? options.color
+                  ? out.dim(EMPTY_CELL)
+                  : EMPTY_CELL
+                : options.color && style
+                  ? style(text)
+                  : text;
             return `${options.color ? out.bold(label) : label}${pad}${shown}\n`;
           });
           return writeOut(lines.join(''));

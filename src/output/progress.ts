@@ -54,7 +54,9 @@ export function formatTimestamp(ms: number): string {
 
 /** ora moves the cursor through the stream's tty methods; a stream without them cannot host a spinner. */
 function canHostSpinner(stream: OutputStream): boolean {
-  const s = stream as Partial<Record<'cursorTo' | 'moveCursor' | 'clearLine' | 'on' | 'once' | 'removeListener', unknown>>;
+  const s = stream as Partial<
+    Record<'cursorTo' | 'moveCursor' | 'clearLine' | 'on' | 'once' | 'removeListener', unknown>
+  >;
   return (
     stream.isTTY === true &&
     typeof s.cursorTo === 'function' &&

@@ -5,7 +5,10 @@ import { InterruptedError } from '../errors.js';
 
 interface RawInput extends InputStream {
   setRawMode?(mode: boolean): unknown;
-  on(event: 'keypress', listener: (text: string | undefined, key: { name?: string; ctrl?: boolean; sequence?: string }) => void): unknown;
+  on(
+    event: 'keypress',
+    listener: (text: string | undefined, key: { name?: string; ctrl?: boolean; sequence?: string }) => void,
+  ): unknown;
   removeListener(event: 'keypress', listener: (...args: never[]) => void): unknown;
   resume(): unknown;
   pause(): unknown;
@@ -42,9 +45,18 @@ export function promptHidden(stdin: InputStream, stderr: OutputStream, question:
 }
 
 /** Asks a yes/no question; Enter means `defaultYes`. Ctrl-C → InterruptedError. */
-export async function confirm(stdin: InputStream, stderr: OutputStream, question: string, defaultYes = false): Promise<boolean> {
+export async function confirm(
+  stdin: InputStream,
+  stderr: OutputStream,
+  question: string,
+  defaultYes = false,
+): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: stdin as unknown as NodeJS.ReadableStream, output: stderr as unknown as NodeJS.WritableStream, terminal: true });
+  const rl = createInterface({
+    input: stdin as unknown as NodeJS.ReadableStream,
+    output: stderr as unknown as NodeJS.WritableStream,
+    terminal: true,
+  });
   const onSigint = () => rl.close();
   rl.on('SIGINT', onSigint);
   try {

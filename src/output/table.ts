@@ -25,7 +25,11 @@ const NO_BORDERS = {
  * Renders a table: `head` and `rows` hold final cell text (already neutralised, possibly coloured — cli-table3
  * measures width without ANSI codes). Returns lines joined by `\n`, with trailing padding trimmed, plus a final `\n`.
  */
-export async function renderTable(head: readonly string[], rows: readonly (readonly string[])[], aligns: readonly Align[]): Promise<string> {
+export async function renderTable(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  aligns: readonly Align[],
+): Promise<string> {
   const { default: Table } = await import('cli-table3');
   const table = new Table({
     head: [...head],

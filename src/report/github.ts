@@ -34,7 +34,12 @@ export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-const STATUS_MARK: Readonly<Record<string, string>> = { completed: '✅', failed: '❌', processing: '⏳', pending: '⏳' };
+const STATUS_MARK: Readonly<Record<string, string>> = {
+  completed: '✅',
+  failed: '❌',
+  processing: '⏳',
+  pending: '⏳',
+};
 
 function failedItemCount(tasks: readonly Task[]): number {
   return tasks.reduce((sum, task) => sum + (itemCounts(task).failed ?? 0), 0);
@@ -67,12 +72,15 @@ export function githubSummary(tasks: readonly Task[]): string {
   }
   const failures = tasks.flatMap((task) => [
     ...(task.status === 'failed' ? [`task ${task.id} failed: ${task.error_message ?? 'no reason given'}`] : []),
-    ...(task.items ?? []).filter((item) => item.status === 'failed').map((item) => `task ${task.id} · ${item.target}: ${item.error ?? 'item failed'}`),
+    ...(task.items ?? [])
+      .filter((item) => item.status === 'failed')
+      .map((item) => `task ${task.id} · ${item.target}: ${item.error ?? 'item failed'}`),
   ]);
   if (failures.length > 0) {
     lines.push('', `<details><summary>Failures (${failures.length})</summary>`, '');
     for (const failure of failures.slice(0, MAX_LISTED_FAILURES)) lines.push(`- ${markdownCell(failure)}`);
-    if (failures.length > MAX_LISTED_FAILURES) lines.push(`- … and ${failures.length - MAX_LISTED_FAILURES} more: \`taskctl show ID --items-status failed\``);
+    if (failures.length > MAX_LISTED_FAILURES)
+      lines.push(`- … and ${failures.length - MAX_LISTED_FAILURES} more: \`taskctl show ID --items-status failed\``);
     lines.push('', '</details>');
   }
   return `${lines.join('\n')}\n\n`;
@@ -87,7 +95,9 @@ export function githubAnnotations(tasks: readonly Task[], limit = MAX_ERROR_ANNO
   for (const task of tasks) {
     if (task.status !== 'failed') continue;
     const title = `taskctl: task ${task.id} failed (${task.service})`;
-    errors.push(`::error title=${escapeProperty(title)}::${escapeData(`${task.error_message ?? 'no reason given'}. See: taskctl show ${task.id}`)}`);
+    errors.push(
+      `::error title=${escapeProperty(title)}::${escapeData(`${task.error_message ?? 'no reason given'}. See: taskctl show ${task.id}`)}`,
+    );
   }
   const moreBy = new Map<number, number>();
   for (const task of tasks) {
@@ -98,7 +108,9 @@ export function githubAnnotations(tasks: readonly Task[], limit = MAX_ERROR_ANNO
         continue;
       }
       const title = `taskctl: task ${task.id} item failed (${task.service})`;
-      errors.push(`::error title=${escapeProperty(title)}::${escapeData(`${item.target}: ${item.error ?? 'item failed'}`)}`);
+      errors.push(
+        `::error title=${escapeProperty(title)}::${escapeData(`${item.target}: ${item.error ?? 'item failed'}`)}`,
+      );
     }
   }
   const shown = errors.slice(0, limit);
@@ -106,8 +118,12 @@ export function githubAnnotations(tasks: readonly Task[], limit = MAX_ERROR_ANNO
   const hiddenItems = [...moreBy.values()].reduce((a, b) => a + b, 0);
   if (hiddenTasks + hiddenItems > 0) {
     const where = [...moreBy.keys()].map((id) => `taskctl show ${id} --items-status failed`).join('; ');
-    const what = [hiddenTasks ? `${hiddenTasks} failed tasks` : '', hiddenItems ? `${hiddenItems} failed items` : ''].filter(Boolean).join(' and ');
-    shown.push(`::warning title=${escapeProperty('taskctl: more failures')}::${escapeData(`${what} not annotated (GitHub shows ${limit} error annotations per step)${where ? `. See: ${where}` : ''}`)}`);
+    const what = [hiddenTasks ? `${hiddenTasks} failed tasks` : '', hiddenItems ? `${hiddenItems} failed items` : '']
+      .filter(Boolean)
+      .join(' and ');
+    shown.push(
+      `::warning title=${escapeProperty('taskctl: more failures')}::${escapeData(`${what} not annotated (GitHub shows ${limit} error annotations per step)${where ? `. See: ${where}` : ''}`)}`,
+    );
   }
   return shown;
 }

@@ -23,7 +23,8 @@ interface Counts {
  * Characters XML 1.0 forbids (C0 controls other than tab/LF/CR, U+FFFE/U+FFFF, lone surrogates), and the C1 controls
  * and DEL it only discourages: removed, since no escape can carry them.
  */
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NOT_XML =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function xmlText(text: string): string {
   return text.replace(NOT_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -31,7 +32,12 @@ export function xmlText(text: string): string {
 
 /** Attribute values also keep their quotes, tabs and line breaks (which parsers would otherwise normalise to spaces). */
 export function xmlAttr(text: string): string {
-  return xmlText(text).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+  return xmlText(text)
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(/\t/g, '&#9;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;');
 }
 
 function attrs(values: Record<string, string | number | undefined>): string {
@@ -59,7 +65,10 @@ function junitTimestamp(iso: string): string | undefined {
 }
 
 function failureBody(item: TaskItem): string {
-  const parts = [item.error ? `error: ${item.error}` : undefined, item.data ? `data: ${JSON.stringify(item.data)}` : undefined];
+  const parts = [
+    item.error ? `error: ${item.error}` : undefined,
+    item.data ? `data: ${JSON.stringify(item.data)}` : undefined,
+  ];
   return parts.filter((part) => part !== undefined).join('\n');
 }
 
@@ -76,7 +85,10 @@ function testcase(item: TaskItem, task: Task, counts: Counts): string {
     }
     default: {
       counts.skipped++;
-      const why = task.status === 'failed' ? 'not processed: the task failed first' : `not finished: item ${item.status}, task ${task.status}`;
+      const why =
+        task.status === 'failed'
+          ? 'not processed: the task failed first'
+          : `not finished: item ${item.status}, task ${task.status}`;
       return `${head}>\n      <skipped${attrs({ message: why })}/>\n    </testcase>`;
     }
   }
@@ -118,7 +130,14 @@ function testsuite(task: Task, totals: Counts): string {
     time: seconds(counts.time),
     timestamp: junitTimestamp(task.created_at),
   })}>`;
-  return [`  ${head}`, '    <properties>', ...properties, '    </properties>', ...cases.map((c) => `    ${c}`), '  </testsuite>'].join('\n');
+  return [
+    `  ${head}`,
+    '    <properties>',
+    ...properties,
+    '    </properties>',
+    ...cases.map((c) => `    ${c}`),
+    '  </testsuite>',
+  ].join('\n');
 }
 
 /** The report for `tasks` (with their items, from GET /tasks/:id). */

@@ -12,7 +12,8 @@ import { UsageError } from '../errors.js';
 
 export type ReportSpec = { kind: 'junit'; path: string } | { kind: 'github' };
 
-const SPEC_HELP = 'Use --report junit=FILE (JUnit XML) or --report github (job summary and annotations); repeat the flag for both.';
+const SPEC_HELP =
+  'Use --report junit=FILE (JUnit XML) or --report github (job summary and annotations); repeat the flag for both.';
 
 /** `junit=FILE` or `github`; anything else is a usage error (exit 2). */
 export function parseReportSpec(value: string): ReportSpec {
@@ -29,16 +30,17 @@ export function parseReportSpec(value: string): ReportSpec {
 
 /** The repeatable `--report <spec>` flag, shared by `show`, `wait` and `create --wait`. */
 export function reportOption(): Option {
-  return new Option('--report <spec>', 'write a report when done: junit=FILE or github (job summary + annotations); repeatable').argParser(
-    (value: string, previous: ReportSpec[] | undefined) => {
-      try {
-        return [...(previous ?? []), parseReportSpec(value)];
-      } catch (error) {
-        // Commander then names the flag and exits 2, like every other bad flag value.
-        throw new InvalidArgumentError(`${(error as Error).message}. ${SPEC_HELP}`);
-      }
-    },
-  );
+  return new Option(
+    '--report <spec>',
+    'write a report when done: junit=FILE or github (job summary + annotations); repeatable',
+  ).argParser((value: string, previous: ReportSpec[] | undefined) => {
+    try {
+      return [...(previous ?? []), parseReportSpec(value)];
+    } catch (error) {
+      // Commander then names the flag and exits 2, like every other bad flag value.
+      throw new InvalidArgumentError(`${(error as Error).message}. ${SPEC_HELP}`);
+    }
+  });
 }
 
 /** Each task once more with GET /tasks/:id, for its items (polling reads task summaries only). */
@@ -66,7 +68,10 @@ export async function writeReports(ctx: Context, specs: readonly ReportSpec[], t
     const { githubAnnotations, githubSummary } = await import('./github.js');
     const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
     if (summaryFile) writeReportFile(summaryFile, (file) => appendFileSync(file, ctx.redact(githubSummary(tasks))));
-    else ctx.printer.warn('--report github: GITHUB_STEP_SUMMARY is not set (not in GitHub Actions?), so there is no job summary; annotations only');
+    else
+      ctx.printer.warn(
+        '--report github: GITHUB_STEP_SUMMARY is not set (not in GitHub Actions?), so there is no job summary; annotations only',
+      );
     // Workflow commands go to stderr: the runner reads both streams for them, and stdout stays data.
     const annotations = githubAnnotations(tasks);
     if (annotations.length > 0) ctx.io.stderr.write(`${annotations.map(ctx.redact).join('\n')}\n`);

@@ -108,7 +108,8 @@ export async function handleAdmin(req: IncomingMessage, path: string, ctx: Admin
       } catch (error) {
         return invalid(`request body is not valid JSON: ${(error as Error).message}`);
       }
-      if (typeof json !== 'object' || json === null || Array.isArray(json)) return invalid('request body must be a JSON object');
+      if (typeof json !== 'object' || json === null || Array.isArray(json))
+        return invalid('request body must be a JSON object');
       body = json as Record<string, unknown>;
     }
   }

@@ -64,7 +64,10 @@ const servicesBody = JSON.stringify(
 const listServices: Handler = () => ({ status: 200, body: servicesBody });
 
 const getBalance: Handler = (_req, ctx) =>
-  jsonReply(200, BalanceResponseSchema.parse({ success: true, data: { balance: ctx.state.balance, currency: 'coins' } }));
+  jsonReply(
+    200,
+    BalanceResponseSchema.parse({ success: true, data: { balance: ctx.state.balance, currency: 'coins' } }),
+  );
 
 /** A validated create request, or the message of the first problem found. */
 function validateCreate(body: unknown, maxItems: number): { service: string; items: string[] } | string {

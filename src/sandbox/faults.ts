@@ -8,7 +8,10 @@ const API_PREFIX = '/api/v1';
 
 const FaultRequestSchema = z
   .object({
-    method: z.string().regex(/^([A-Za-z]+|\*)$/, 'method must be an HTTP method or "*"').default('*'),
+    method: z
+      .string()
+      .regex(/^([A-Za-z]+|\*)$/, 'method must be an HTTP method or "*"')
+      .default('*'),
     path: z.string().startsWith('/', 'path must start with "/"').default('/'),
     kind: z.enum(FAULT_KINDS),
     count: z.number().int().positive().max(1_000_000).default(1),

@@ -60,7 +60,11 @@ export function readBody(req: IncomingMessage, cap = MAX_BODY_BYTES): Promise<Bo
     discardRest(req);
     return {
       ok: false,
-      reply: errorReply(413, 'validation_error', `request body is larger than ${formatBytes(cap)}; send fewer or shorter items per task`),
+      reply: errorReply(
+        413,
+        'validation_error',
+        `request body is larger than ${formatBytes(cap)}; send fewer or shorter items per task`,
+      ),
     };
   };
   const declared = Number(req.headers['content-length']);
@@ -87,7 +91,9 @@ export function readBody(req: IncomingMessage, cap = MAX_BODY_BYTES): Promise<Bo
     };
     req.on('data', onData);
     req.once('end', () => finish({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
-    req.once('error', () => finish({ ok: false, reply: errorReply(400, 'validation_error', 'request body could not be read') }));
+    req.once('error', () =>
+      finish({ ok: false, reply: errorReply(400, 'validation_error', 'request body could not be read') }),
+    );
   });
 }
 

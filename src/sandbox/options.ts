@@ -37,7 +37,8 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   const timeScale = options.webhookTimeScale ?? d.webhookTimeScale;
   const timeoutMs = options.webhookTimeoutMs ?? d.webhookTimeoutMs;
   const apiKey = options.apiKey ?? d.apiKey;
-  if (!/^[\x21-\x7e]{4,200}$/.test(apiKey)) throw new UsageError('sandbox API key must be 4 to 200 printable characters without spaces');
+  if (!/^[\x21-\x7e]{4,200}$/.test(apiKey))
+    throw new UsageError('sandbox API key must be 4 to 200 printable characters without spaces');
   if (options.webhookUrl !== undefined) {
     const problem = checkWebhookUrl(options.webhookUrl);
     if (problem) throw new UsageError(problem);

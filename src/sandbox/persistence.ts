@@ -43,7 +43,9 @@ export async function loadStateFile(file: string): Promise<AccountSnapshot | und
   }
   const parsed = StateFileSchema.safeParse(json);
   if (!parsed.success) {
-    throw new Error(`state file ${file} is not a taskctl sandbox state (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    throw new Error(
+      `state file ${file} is not a taskctl sandbox state (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+    );
   }
   const { version: _version, ...snapshot } = parsed.data;
   return snapshot;

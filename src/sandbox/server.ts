@@ -25,7 +25,8 @@ import { TimerSet } from './timers.js';
 import { WebhookDispatcher } from './webhooks.js';
 
 const API_PATH_PREFIX = `${API_PREFIX}/`;
-const GATEWAY_PAGE = '<!DOCTYPE html>\n<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The upstream server did not respond.</p></body></html>\n';
+const GATEWAY_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The upstream server did not respond.</p></body></html>\n';
 
 async function loadState(opts: ResolvedOptions): Promise<SandboxState> {
   let saved;
@@ -57,7 +58,12 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') {
-        reject(new UsageError(`port ${port} on ${host} is already in use`, 'Stop the other process, or pass --port 0 for a free port.'));
+        reject(
+          new UsageError(
+            `port ${port} on ${host} is already in use`,
+            'Stop the other process, or pass --port 0 for a free port.',
+          ),
+        );
       } else if (error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL') {
         reject(new UsageError(`cannot listen on ${host}:${port} (${error.code})`, 'Choose another --host or --port.'));
       } else reject(error);
@@ -112,13 +118,23 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
   };
   const adminCtx: AdminContext = { state, stats, faults, webhooks, now };
 
-  function send(req: IncomingMessage, res: ServerResponse, reply: Reply, extra?: Record<string, string>, fault?: Fault): void {
+  function send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    reply: Reply,
+    extra?: Record<string, string>,
+    fault?: Fault,
+  ): void {
     if (fault?.kind === 'reset-after') {
       // The work is done (a task may have been created and charged) but the client never learns the outcome.
       req.socket.destroy();
       return;
     }
-    const headers: Record<string, string> = { 'Content-Type': reply.contentType ?? JSON_TYPE, ...extra, ...reply.headers };
+    const headers: Record<string, string> = {
+      'Content-Type': reply.contentType ?? JSON_TYPE,
+      ...extra,
+      ...reply.headers,
+    };
     // With an injected clock the Date header follows it too: clients measure an epoch X-RateLimit-Reset against Date.
     if (clockInjected) headers.Date = new Date(now()).toUTCString();
     let body = reply.body;
@@ -133,7 +149,13 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     res.end(body);
   }
 
-  async function handleApi(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: string): Promise<number> {
+  async function handleApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    path: string,
+    query: string,
+  ): Promise<number> {
     const match = matchApiRoute(path);
     stats.count(`${method} ${match ? match.route.pattern : '(unknown route)'}`);
     const key = presentedKey(req);
@@ -173,7 +195,13 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
       extra = rateLimitHeaders(decision);
       if (!decision.allowed) {
         const message = `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfter} s`;
-        send(req, res, errorReply(429, 'rate_limited', message, { 'Retry-After': String(decision.retryAfter) }), extra, fault);
+        send(
+          req,
+          res,
+          errorReply(429, 'rate_limited', message, { 'Retry-After': String(decision.retryAfter) }),
+          extra,
+          fault,
+        );
         return 429;
       }
     }
@@ -186,9 +214,14 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
       const handler = match.route.methods[method];
       reply = handler
         ? await handler(req, apiCtx, query, match.id, body)
-        : errorReply(405, 'method_not_allowed', `${method} is not allowed on ${match.route.pattern}; use ${match.route.allow}`, {
-            Allow: match.route.allow,
-          });
+        : errorReply(
+            405,
+            'method_not_allowed',
+            `${method} is not allowed on ${match.route.pattern}; use ${match.route.allow}`,
+            {
+              Allow: match.route.allow,
+            },
+          );
     }
     send(req, res, reply, extra, fault);
     return reply.status;
@@ -221,7 +254,10 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
       log(`sandbox: internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
       if (res.headersSent) return void req.socket.destroy();
       const reply = errorReply(500, 'internal_error', 'Internal server error');
-      res.writeHead(reply.status, { 'Content-Type': JSON_TYPE, 'Content-Length': String(Buffer.byteLength(reply.body)) });
+      res.writeHead(reply.status, {
+        'Content-Type': JSON_TYPE,
+        'Content-Length': String(Buffer.byteLength(reply.body)),
+      });
       res.end(reply.body);
     });
   });

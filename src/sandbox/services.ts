@@ -15,8 +15,16 @@ const EMAIL_FAILURES = ['mailbox_not_found', 'mailbox_full', 'domain_has_no_mx',
 
 /** A readable slug of the item for made-up contact details (`https://fb.com/Acme.Shop` → `acme-shop`). */
 function slugOf(item: string): string {
-  const last = item.replace(/[?#].*$/, '').split('/').filter(Boolean).pop() ?? item;
-  const slug = last.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const last =
+    item
+      .replace(/[?#].*$/, '')
+      .split('/')
+      .filter(Boolean)
+      .pop() ?? item;
+  const slug = last
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return slug.slice(0, 40) || 'page';
 }
 
@@ -43,7 +51,7 @@ export const SERVICES: readonly SimulatedService[] = [
     platform: 'domain',
     result: (_item, d) => {
       const count = 1 + (d[0]! % 4);
-      let day = 9_000 + d.readUInt16BE(1) % 6_000; // somewhere in 1994..2010
+      let day = 9_000 + (d.readUInt16BE(1) % 6_000); // somewhere in 1994..2010
       const records = [];
       for (let i = 0; i < count; i++) {
         records.push({
@@ -51,7 +59,7 @@ export const SERVICES: readonly SimulatedService[] = [
           registrar: REGISTRARS[d[3 + i]! % REGISTRARS.length]!,
           event: i === 0 ? 'registered' : WHOIS_EVENTS[1 + (d[7 + i]! % (WHOIS_EVENTS.length - 1))]!,
         });
-        day += 200 + d.readUInt16BE(11 + i * 2) % 1_500;
+        day += 200 + (d.readUInt16BE(11 + i * 2) % 1_500);
       }
       return { records };
     },

@@ -25,7 +25,10 @@ export class SandboxState {
   /** Called after every mutation (the debounced state-file save hooks in here). */
   onChange: () => void = () => {};
 
-  constructor(initial: AccountSnapshot, private readonly seed: string) {
+  constructor(
+    initial: AccountSnapshot,
+    private readonly seed: string,
+  ) {
     this.balance = initial.balance;
     this.apiKey = initial.apiKey;
     this.keyRotations = initial.keyRotations;
@@ -44,7 +47,14 @@ export class SandboxState {
   }
 
   /** Charges `cost` and records the task; the caller has checked the balance and the service. */
-  createTask(service: string, platform: string, items: string[], cost: number, now: number, itemMs: number): TaskRecord {
+  createTask(
+    service: string,
+    platform: string,
+    items: string[],
+    cost: number,
+    now: number,
+    itemMs: number,
+  ): TaskRecord {
     const stored: StoredTask = {
       id: this.nextId++,
       service,
@@ -76,7 +86,8 @@ export class SandboxState {
   rotateKey(key?: string): string {
     this.keyRotations += 1;
     this.apiKey =
-      key ?? `sk_sandbox_${createHash('sha1').update(`${this.seed}\u0000key\u0000${this.keyRotations}`).digest('hex').slice(0, 24)}`;
+      key ??
+      `sk_sandbox_${createHash('sha1').update(`${this.seed}\u0000key\u0000${this.keyRotations}`).digest('hex').slice(0, 24)}`;
     this.onChange();
     return this.apiKey;
   }

@@ -139,9 +139,7 @@ function taskErrorMessage(task: TaskRecord): string {
 }
 
 export type ItemState =
-  | { status: 'pending' | 'processing' }
-  | { status: 'completed' }
-  | { status: 'failed'; error: string };
+  { status: 'pending' | 'processing' } | { status: 'completed' } | { status: 'failed'; error: string };
 
 export const ITEM_ERRORS = {
   fail: 'Simulated item failure (item starts with "fail-")',
@@ -152,7 +150,8 @@ export const ITEM_ERRORS = {
 /** State of item `index` within a snapshot. */
 export function itemState(task: TaskRecord, snap: TaskSnapshot, index: number): ItemState {
   if (snap.status === 'pending') return { status: 'pending' };
-  if (snap.status === 'processing' && index >= snap.done) return { status: index === snap.done ? 'processing' : 'pending' };
+  if (snap.status === 'processing' && index >= snap.done)
+    return { status: index === snap.done ? 'processing' : 'pending' };
   if (snap.status === 'failed' && index >= task.taskFailIdx) {
     return { status: 'failed', error: index === task.taskFailIdx ? ITEM_ERRORS.taskFail : ITEM_ERRORS.skipped };
   }

@@ -5,10 +5,13 @@ export class TimerSet {
 
   set(fn: () => void, ms: number): NodeJS.Timeout | undefined {
     if (this.closed) return undefined;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, Math.min(Math.max(0, ms), 2_147_483_647));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        fn();
+      },
+      Math.min(Math.max(0, ms), 2_147_483_647),
+    );
     timer.unref();
     this.timers.add(timer);
     return timer;

@@ -117,7 +117,13 @@ export class WebhookDispatcher {
         timers.clear(timeout);
         this.inFlight.delete(req);
         if (this.closed) return resolve();
-        record.attempts.push({ attempt: number, at, statusCode, error, durationMs: Math.round(performance.now() - startedAt) });
+        record.attempts.push({
+          attempt: number,
+          at,
+          statusCode,
+          error,
+          durationMs: Math.round(performance.now() - startedAt),
+        });
         this.afterAttempt(pending, statusCode, error);
         resolve();
       };

@@ -6,7 +6,13 @@ import type { Env } from '../output/io.js';
  * Runs `command` through the shell with the event JSON on stdin and TASKCTL_EVENT / TASKCTL_TASK_ID in its
  * environment. Its stdout and stderr become log lines; a non-zero exit or a start failure is logged. Never rejects.
  */
-export function runExec(command: string, event: WebhookEvent, raw: string, env: Env, log: (line: string) => void): Promise<void> {
+export function runExec(
+  command: string,
+  event: WebhookEvent,
+  raw: string,
+  env: Env,
+  log: (line: string) => void,
+): Promise<void> {
   return new Promise((resolve) => {
     const label = `exec (${event.event}, task ${event.task.id})`;
     const child = spawn(command, {

@@ -60,7 +60,8 @@ export interface WebhookListener {
 
 export async function startWebhookListener(options: WebhookListenerOptions): Promise<WebhookListener> {
   const { apiKey } = options;
-  if (apiKey.length === 0) throw new UsageError('no API key to verify webhook signatures with', 'Run `taskctl auth login` first.');
+  if (apiKey.length === 0)
+    throw new UsageError('no API key to verify webhook signatures with', 'Run `taskctl auth login` first.');
   const host = options.host ?? DEFAULT_LISTEN_HOST;
   const path = options.path ?? '/';
   if (!path.startsWith('/')) throw new UsageError(`--path "${path}" must start with /`);
@@ -79,11 +80,13 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
 
   const dispatch = (event: WebhookEvent, raw: string, userAgent: string | undefined): void => {
     handlers.push(() => options.onEvent(event, raw));
-    if (forwardTo) forwards.push(() => forwardEvent({ to: forwardTo, event, raw, userAgent, apiKey, log, now: () => clock.now() }));
+    if (forwardTo)
+      forwards.push(() => forwardEvent({ to: forwardTo, event, raw, userAgent, apiKey, log, now: () => clock.now() }));
     if (options.exec !== undefined) {
       const command = options.exec;
       const queued = commands.push(() => runExec(command, event, raw, env, log));
-      if (!queued) log(`exec skipped for ${event.event} task ${event.task.id}: ${EXEC_QUEUE_LIMIT} commands already waiting`);
+      if (!queued)
+        log(`exec skipped for ${event.event} task ${event.task.id}: ${EXEC_QUEUE_LIMIT} commands already waiting`);
     }
   };
 
@@ -95,17 +98,21 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     };
 
     if (pathOf(req) !== path) return done(404, { ok: false, error: 'not found' }, 'wrong path');
-    if (req.method !== 'POST') return done(405, { ok: false, error: 'method not allowed' }, 'only POST', { Allow: 'POST' });
+    if (req.method !== 'POST')
+      return done(405, { ok: false, error: 'method not allowed' }, 'only POST', { Allow: 'POST' });
     // Verified before a byte of the body is read: an unsigned sender costs us nothing.
     const presented = req.headers[SIGNATURE_HEADER];
     if (typeof presented !== 'string' || !signatureMatches(presented, apiKey)) {
-      const why = typeof presented === 'string' ? 'signature does not match the API key' : 'no X-Webhook-Signature header';
+      const why =
+        typeof presented === 'string' ? 'signature does not match the API key' : 'no X-Webhook-Signature header';
       return done(401, { ok: false, error: 'invalid signature' }, why);
     }
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return done(413, { ok: false, error: 'body too large' }, `body of ${declared} bytes`);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES)
+      return done(413, { ok: false, error: 'body too large' }, `body of ${declared} bytes`);
     const raw = await readBody(req, MAX_BODY_BYTES);
-    if (raw === undefined) return done(413, { ok: false, error: 'body too large' }, `body over ${MAX_BODY_BYTES} bytes`);
+    if (raw === undefined)
+      return done(413, { ok: false, error: 'body too large' }, `body over ${MAX_BODY_BYTES} bytes`);
 
     let json: unknown;
     try {
@@ -122,7 +129,11 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     const event = parsed.data;
     const fresh = seen.add(`${event.task.id}:${event.event}`);
     // Answer first: the service wants a 200 within 30 s, and a slow handler or command must never delay it.
-    done(200, { ok: true }, `${event.event} task ${event.task.id}${fresh ? '' : ' (repeat delivery; already handled)'}`);
+    done(
+      200,
+      { ok: true },
+      `${event.event} task ${event.task.id}${fresh ? '' : ' (repeat delivery; already handled)'}`,
+    );
     if (fresh) dispatch(event, raw, headerValue(req.headers['user-agent']));
   };
 
@@ -180,7 +191,11 @@ function reply(res: ServerResponse, status: number, body: object, headers: Recor
   const extra: Record<string, string> = { ...headers };
   // Error answers may leave a body unread: close the connection rather than read what we refused.
   if (status !== 200) extra.Connection = 'close';
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), ...extra });
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...extra,
+  });
   res.end(text);
 }
 

@@ -1,7 +1,8 @@
 import { isLoopbackHost } from '../api/base-url.js';
 import { UsageError } from '../errors.js';
 
-const HINT = 'Use https://, or http:// only to a loopback address (localhost, 127.0.0.1, ::1): the API key travels in X-Webhook-Signature.';
+const HINT =
+  'Use https://, or http:// only to a loopback address (localhost, 127.0.0.1, ::1): the API key travels in X-Webhook-Signature.';
 
 /**
  * Checks a URL that webhook events (and so the API key, as their signature) are sent to: https anywhere, http only to
@@ -12,7 +13,10 @@ export function checkTargetUrl(text: string, what: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${what} "${text}" is not a valid URL`, 'Use a full URL such as http://127.0.0.1:3000/webhook.');
+    throw new UsageError(
+      `${what} "${text}" is not a valid URL`,
+      'Use a full URL such as http://127.0.0.1:3000/webhook.',
+    );
   }
   if (url.username !== '' || url.password !== '') {
     throw new UsageError(`${what} must not contain a user name or password`, HINT);

@@ -43,7 +43,12 @@ describe('auth', () => {
     const result = await world.run(['auth', 'status', '-o', 'json'], { env: fresh });
     expect(result.code).toBe(0);
     const status = JSON.parse(result.stdout) as Record<string, string>;
-    expect(status).toMatchObject({ profile: 'default', key: `****${world.sandbox.apiKey.slice(-4)}`, key_works: 'yes', key_source: 'profile "default"' });
+    expect(status).toMatchObject({
+      profile: 'default',
+      key: `****${world.sandbox.apiKey.slice(-4)}`,
+      key_works: 'yes',
+      key_source: 'profile "default"',
+    });
     expect(result.stdout).not.toContain(world.sandbox.apiKey);
     const fromEnv = await world.run(['auth', 'status', '-o', 'json']);
     expect((JSON.parse(fromEnv.stdout) as Record<string, string>).key_source).toBe('TASKCTL_API_KEY');
@@ -99,13 +104,17 @@ describe('config', () => {
     await world.run(['config', 'set', 'output', 'csv']);
     expect((await world.run(['balance'])).stdout).toMatch(/^balance,currency/);
     expect((await world.run(['balance'], { env: { TASKCTL_OUTPUT: 'json' } })).stdout).toMatch(/^\{/);
-    expect((await world.run(['balance', '-o', 'tsv'], { env: { TASKCTL_OUTPUT: 'json' } })).stdout).toMatch(/^\d+\tcoins/);
+    expect((await world.run(['balance', '-o', 'tsv'], { env: { TASKCTL_OUTPUT: 'json' } })).stdout).toMatch(
+      /^\d+\tcoins/,
+    );
   });
 
   it('profiles are separate', async () => {
     await world.run(['--profile', 'staging', 'config', 'set', 'output', 'json']);
     expect((await world.run(['config', 'get', 'output'])).stdout).toBe('\n');
-    expect((await world.run(['config', 'get', 'output'], { env: { TASKCTL_PROFILE: 'staging' } })).stdout).toBe('json\n');
+    expect((await world.run(['config', 'get', 'output'], { env: { TASKCTL_PROFILE: 'staging' } })).stdout).toBe(
+      'json\n',
+    );
   });
 
   it('tightens a config file readable by others, with a warning', async () => {

@@ -28,7 +28,12 @@ beforeAll(async () => {
   shimDir = mkdtempSync(join(tmpdir(), 'taskctl-shim-'));
   writeFileSync(join(shimDir, 'taskctl'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
   chmodSync(join(shimDir, 'taskctl'), 0o755);
-  shellEnv = { ...world.env, PATH: `${shimDir}:${process.env.PATH ?? '/usr/bin:/bin'}`, LANG: 'C.UTF-8', TERM: 'xterm' };
+  shellEnv = {
+    ...world.env,
+    PATH: `${shimDir}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    LANG: 'C.UTF-8',
+    TERM: 'xterm',
+  };
   // Commands that fetch services and tasks anyway fill the completion cache.
   const listed = await world.run(['services', '-o', 'json']);
   services = (JSON.parse(listed.stdout) as Array<{ service: string }>).map((s) => s.service);
@@ -46,7 +51,11 @@ afterAll(async () => {
 });
 
 /** Runs a program with the shells' environment, asynchronously: the sandbox lives in this process. */
-function exec(file: string, args: string[], env: Record<string, string> = shellEnv): Promise<{ stdout: string; stderr: string; code: number }> {
+function exec(
+  file: string,
+  args: string[],
+  env: Record<string, string> = shellEnv,
+): Promise<{ stdout: string; stderr: string; code: number }> {
   return new Promise((resolve) => {
     execFile(file, args, { env, timeout: 20_000 }, (error, stdout, stderr) => {
       resolve({ stdout, stderr, code: error ? (typeof error.code === 'number' ? error.code : 1) : 0 });
@@ -102,9 +111,17 @@ describe('taskctl __complete', () => {
   it('prints nothing, quickly, when the API does not answer', async () => {
     const home = isolatedHome();
     try {
-      await world.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/services', kind: 'delay', delayMs: 15_000, count: 5 });
+      await world.admin('POST', '/__sandbox/faults', {
+        method: 'GET',
+        path: '/services',
+        kind: 'delay',
+        delayMs: 15_000,
+        count: 5,
+      });
       const started = Date.now();
-      const result = await runCli(['--request-timeout', '1500ms', '__complete', 'services'], { env: { ...world.env, ...home.env } });
+      const result = await runCli(['--request-timeout', '1500ms', '__complete', 'services'], {
+        env: { ...world.env, ...home.env },
+      });
       expect(Date.now() - started).toBeLessThan(6_000);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe('');
@@ -138,7 +155,10 @@ async function bashComplete(...words: string[]): Promise<string[]> {
     '_taskctl',
     'printf "%s\\n" "${COMPREPLY[@]}"',
   ].join('\n');
-  const result = await exec('bash', ['--norc', '--noprofile', '-c', code, 'bash', ...words], { ...shellEnv, SCRIPT: script('bash') });
+  const result = await exec('bash', ['--norc', '--noprofile', '-c', code, 'bash', ...words], {
+    ...shellEnv,
+    SCRIPT: script('bash'),
+  });
   expect(result.stderr).toBe('');
   return lines(result.stdout);
 }
@@ -171,7 +191,12 @@ describe.skipIf(!has.bash)('bash', () => {
     expect(await bashComplete('taskctl', '--output', '=', 'j')).toEqual(['json']);
     expect(await bashComplete('taskctl', '--output', '=')).toEqual(['table', 'tsv', 'csv', 'json', 'ndjson']);
     expect(await bashComplete('taskctl', '--profile', 'ci', 'ls', '--st')).toEqual(['--status']);
-    expect(await bashComplete('taskctl', 'list', '--status', '')).toEqual(['pending', 'processing', 'completed', 'failed']);
+    expect(await bashComplete('taskctl', 'list', '--status', '')).toEqual([
+      'pending',
+      'processing',
+      'completed',
+      'failed',
+    ]);
     expect(await bashComplete('taskctl', 'wait', '--report', '')).toEqual(['github', 'junit=']);
     expect(await bashComplete('taskctl', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
     expect(await bashComplete('taskctl', 'config', 'get', 'base')).toEqual(['base-url']);
@@ -234,14 +259,26 @@ describe.skipIf(!has.zsh)('zsh', () => {
   it('registers _taskctl for taskctl when sourced after compinit, and from fpath through #compdef', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'taskctl-zsh-'));
     try {
-      const sourced = await exec('zsh', ['-f', '-c', `autoload -U compinit && compinit -u -d ${dir}/dump && source "$SCRIPT" && print -r -- $_comps[taskctl]`], {
-        ...shellEnv,
-        SCRIPT: script('zsh'),
-      });
+      const sourced = await exec(
+        'zsh',
+        [
+          '-f',
+          '-c',
+          `autoload -U compinit && compinit -u -d ${dir}/dump && source "$SCRIPT" && print -r -- $_comps[taskctl]`,
+        ],
+        {
+          ...shellEnv,
+          SCRIPT: script('zsh'),
+        },
+      );
       expect(sourced.stdout.trim()).toBe('_taskctl');
       mkdirSync(join(dir, 'functions'));
       cpSync(script('zsh'), join(dir, 'functions', '_taskctl'));
-      const autoloaded = await exec('zsh', ['-f', '-c', `fpath=(${dir}/functions $fpath); autoload -U compinit && compinit -u -d ${dir}/dump2 && print -r -- $_comps[taskctl]`]);
+      const autoloaded = await exec('zsh', [
+        '-f',
+        '-c',
+        `fpath=(${dir}/functions $fpath); autoload -U compinit && compinit -u -d ${dir}/dump2 && print -r -- $_comps[taskctl]`,
+      ]);
       expect(autoloaded.stdout.trim()).toBe('_taskctl');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -261,7 +298,11 @@ describe.skipIf(!has.zsh)('zsh', () => {
 });
 
 async function fishComplete(line: string): Promise<string[]> {
-  const result = await exec('fish', ['--no-config', '-c', 'source $SCRIPT; complete -C $LINE'], { ...shellEnv, SCRIPT: script('fish'), LINE: line });
+  const result = await exec('fish', ['--no-config', '-c', 'source $SCRIPT; complete -C $LINE'], {
+    ...shellEnv,
+    SCRIPT: script('fish'),
+    LINE: line,
+  });
   expect(result.stderr).toBe('');
   return lines(result.stdout).map((entry) => entry.split('\t')[0]!);
 }
@@ -278,7 +319,12 @@ describe.skipIf(!has.fish)('fish', () => {
     expect((await fishComplete('taskctl --output json webhook simulate ')).sort()).toEqual([...taskIds].sort());
     expect((await fishComplete('taskctl -o ')).sort()).toEqual(['csv', 'json', 'ndjson', 'table', 'tsv']);
     expect(await fishComplete('taskctl list --st')).toEqual(['--status']);
-    expect((await fishComplete('taskctl list --status ')).sort()).toEqual(['completed', 'failed', 'pending', 'processing']);
+    expect((await fishComplete('taskctl list --status ')).sort()).toEqual([
+      'completed',
+      'failed',
+      'pending',
+      'processing',
+    ]);
     expect(await fishComplete('taskctl create domain_check_availability ')).toEqual([]);
   });
 });
@@ -298,7 +344,7 @@ async function typeAndTab(shellCommand: string, setup: string, typed: string, ex
   const screen = () => tmux('capture-pane', '-p', '-J', '-t', name);
   const poll = async (pattern: RegExp) => {
     let text = '';
-    for (const started = Date.now(); Date.now() - started < 8_000; ) {
+    for (const started = Date.now(); Date.now() - started < 8_000;) {
       await new Promise((resolve) => setTimeout(resolve, 150));
       text = screen();
       if (pattern.test(text)) break;
@@ -324,13 +370,19 @@ describe.skipIf(!has.tmux)('in a real terminal', () => {
 
   it.skipIf(!has.bash)('bash: TAB completes a command and a --flag=value', async () => {
     const setup = `source '${script('bash')}'`;
-    expect(await typeAndTab('bash --norc --noprofile -i', setup, 'taskctl cr', /\$ taskctl create $/m)).toMatch(/\$ taskctl create $/m);
-    expect(await typeAndTab('bash --norc --noprofile -i', setup, 'taskctl --output=j', /--output=json/)).toMatch(/\$ taskctl --output=json $/m);
+    expect(await typeAndTab('bash --norc --noprofile -i', setup, 'taskctl cr', /\$ taskctl create $/m)).toMatch(
+      /\$ taskctl create $/m,
+    );
+    expect(await typeAndTab('bash --norc --noprofile -i', setup, 'taskctl --output=j', /--output=json/)).toMatch(
+      /\$ taskctl --output=json $/m,
+    );
   });
 
   it.skipIf(!has.zsh)('zsh: TAB completes a command and a service name', async () => {
     const setup = `autoload -U compinit && compinit -u -d '${world.home.dir}/zcompdump' && source '${script('zsh')}'`;
     expect(await typeAndTab('zsh -f -i', setup, 'taskctl cr', /\$ taskctl create $/m)).toMatch(/\$ taskctl create $/m);
-    expect(await typeAndTab('zsh -f -i', setup, 'taskctl create email_', /email_verify/)).toMatch(/\$ taskctl create email_verify $/m);
+    expect(await typeAndTab('zsh -f -i', setup, 'taskctl create email_', /email_verify/)).toMatch(
+      /\$ taskctl create email_verify $/m,
+    );
   });
 });

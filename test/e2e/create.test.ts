@@ -6,7 +6,7 @@ import { startWorld, type E2EWorld } from './harness.js';
 
 interface SandboxState {
   balance: number;
-  tasks: Array<{ id: number; service: string; items?: Array<{ target: string }> ; total_items?: number }>;
+  tasks: Array<{ id: number; service: string; items?: Array<{ target: string }>; total_items?: number }>;
 }
 
 let world: E2EWorld;
@@ -53,14 +53,23 @@ describe('item sources', () => {
   });
 
   it('sends duplicates with --keep-duplicates', async () => {
-    const result = await world.run(['create', 'domain_check_availability', 'a.com', 'a.com', '--keep-duplicates', '-q']);
+    const result = await world.run([
+      'create',
+      'domain_check_availability',
+      'a.com',
+      'a.com',
+      '--keep-duplicates',
+      '-q',
+    ]);
     expect(await itemsOf(Number(result.stdout))).toEqual(['a.com', 'a.com']);
   });
 
   it('reads files with -f (several, and - for stdin) and a CSV column', async () => {
     const lines = file('domains.txt', 'one.com\ntwo.com\n');
     const csv = file('leads.csv', 'name,domain\n"Acme, Inc.",acme.com\nBeta,beta.io\n');
-    const result = await world.run(['create', 'domain_check_availability', '-f', lines, '-f', '-', '-q'], { stdin: 'three.com\n' });
+    const result = await world.run(['create', 'domain_check_availability', '-f', lines, '-f', '-', '-q'], {
+      stdin: 'three.com\n',
+    });
     expect(await itemsOf(Number(result.stdout))).toEqual(['one.com', 'two.com', 'three.com']);
     const fromCsv = await world.run(['create', 'domain_check_availability', '-f', csv, '--column', 'domain', '-q']);
     expect(fromCsv.code).toBe(0);
@@ -83,7 +92,12 @@ describe('item sources', () => {
     const missing = await world.run(['create', 'domain_check_availability', '-f', join(world.home.dir, 'nope.txt')]);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/nope\.txt/);
-    const binary = await world.run(['create', 'domain_check_availability', '-f', file('bin.dat', Buffer.from([0x61, 0x00, 0x62, 0x0a]))]);
+    const binary = await world.run([
+      'create',
+      'domain_check_availability',
+      '-f',
+      file('bin.dat', Buffer.from([0x61, 0x00, 0x62, 0x0a])),
+    ]);
     expect(binary.code).toBe(3);
     expect((await state()).tasks).toHaveLength(0);
   });
@@ -102,7 +116,13 @@ describe('cost guards', () => {
     const before = await state();
     const result = await world.run(['create', 'domain_whois_history', 'a.com', 'b.com', '--dry-run', '-o', 'json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ service: 'domain_whois_history', items: 2, estimate: 10, balance: before.balance, balance_after: before.balance - 10 });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      service: 'domain_whois_history',
+      items: 2,
+      estimate: 10,
+      balance: before.balance,
+      balance_after: before.balance - 10,
+    });
     const after = await state();
     expect(after.balance).toBe(before.balance);
     expect(after.tasks).toHaveLength(0);
@@ -126,7 +146,16 @@ describe('cost guards', () => {
   });
 
   it('--chunk-size creates several tasks in order and prints every id', async () => {
-    const result = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', '--chunk-size', '2', '-q']);
+    const result = await world.run([
+      'create',
+      'domain_check_availability',
+      'a.com',
+      'b.com',
+      'c.com',
+      '--chunk-size',
+      '2',
+      '-q',
+    ]);
     expect(result.code).toBe(0);
     const ids = result.stdout.trim().split('\n').map(Number);
     expect(ids).toHaveLength(2);
@@ -138,7 +167,9 @@ describe('cost guards', () => {
 describe('exactly-once submission', () => {
   it('recovers the task when the connection drops after the server created it (reset-after)', async () => {
     await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
-    const result = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q'], { timeoutMs: 30_000 });
+    const result = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q'], {
+      timeoutMs: 30_000,
+    });
     expect(result.stderr).toMatch(/recovered: task \d+/);
     expect(result.code).toBe(0);
     const tasks = (await state()).tasks;
@@ -162,7 +193,13 @@ describe('exactly-once submission', () => {
   });
 
   it('a 500 after sending is reconciled, not retried blindly', async () => {
-    await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'status', status: 500, count: 1 });
+    await world.admin('POST', '/__sandbox/faults', {
+      method: 'POST',
+      path: '/tasks',
+      kind: 'status',
+      status: 500,
+      count: 1,
+    });
     const result = await world.run(['create', 'domain_check_availability', 'a.com'], { timeoutMs: 30_000 });
     expect(result.code).toBe(9);
     expect(result.stderr).toMatch(/may have created a task/);
@@ -170,12 +207,28 @@ describe('exactly-once submission', () => {
   });
 
   it('--reuse-window reuses a task with the same items and creates one for a changed list', async () => {
-    const first = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q', '--reuse-window', '1h']);
+    const first = await world.run([
+      'create',
+      'domain_check_availability',
+      'a.com',
+      'b.com',
+      '-q',
+      '--reuse-window',
+      '1h',
+    ]);
     const again = await world.run(['create', 'domain_check_availability', 'b.com', 'a.com', '--reuse-window', '1h']);
     expect(again.code).toBe(0);
     expect(again.stdout.split('\t')[0]).toBe(first.stdout.trim());
     expect(again.stderr).toMatch(new RegExp(`reusing task ${first.stdout.trim()}`));
-    const changed = await world.run(['create', 'domain_check_availability', 'a.com', 'c.com', '-q', '--reuse-window', '1h']);
+    const changed = await world.run([
+      'create',
+      'domain_check_availability',
+      'a.com',
+      'c.com',
+      '-q',
+      '--reuse-window',
+      '1h',
+    ]);
     expect(changed.stdout).not.toBe(first.stdout);
     expect((await state()).tasks).toHaveLength(2);
   });

@@ -23,9 +23,17 @@ interface Run {
   stderr: string;
 }
 
-function exec(cmd: string, args: string[], options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<Run> {
+function exec(
+  cmd: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -52,7 +60,17 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
     home = isolatedHome();
     // Pack a copy: prepack rebuilds dist/, which other e2e files running in parallel are using.
     const copy = join(work, 'project');
-    for (const entry of ['package.json', 'package-lock.json', 'bin', 'src', 'scripts', 'completions', 'README.md', 'LICENSE', 'tsconfig.json']) {
+    for (const entry of [
+      'package.json',
+      'package-lock.json',
+      'bin',
+      'src',
+      'scripts',
+      'completions',
+      'README.md',
+      'LICENSE',
+      'tsconfig.json',
+    ]) {
       if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
@@ -65,10 +83,24 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
     const prefix = join(work, 'prefix');
     const installed = await exec(
       'npm',
-      ['install', '--global', '--prefix', prefix, join(work, info!.filename), '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'],
+      [
+        'install',
+        '--global',
+        '--prefix',
+        prefix,
+        join(work, info!.filename),
+        '--omit=dev',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+      ],
       { cwd: work, timeoutMs: 120_000 },
     );
-    expect(installed.code, `npm install of the tarball failed (needs the npm registry or cache):\n${installed.stderr}`).toBe(0);
+    expect(
+      installed.code,
+      `npm install of the tarball failed (needs the npm registry or cache):\n${installed.stderr}`,
+    ).toBe(0);
     installedBin = join(prefix, 'bin', 'taskctl');
     installedDir = join(prefix, 'lib', 'node_modules', PKG.name);
     // Nothing from the project's checkout: only the installed package, a private HOME, and PATH for `node`.
@@ -81,10 +113,29 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
   });
 
   it('holds the bin, the release build, completions and licences, and nothing else', () => {
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'bin/taskctl.js', 'bin/package.json', 'dist/boot.cjs', 'dist/taskctl.cjs', 'dist/sandbox.cjs', 'dist/help.json', 'dist/THIRD_PARTY_LICENSES.txt']));
-    expect(files).toEqual(expect.arrayContaining(['completions/taskctl.bash', 'completions/taskctl.zsh', 'completions/taskctl.fish']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'LICENSE',
+        'bin/taskctl.js',
+        'bin/package.json',
+        'dist/boot.cjs',
+        'dist/taskctl.cjs',
+        'dist/sandbox.cjs',
+        'dist/help.json',
+        'dist/THIRD_PARTY_LICENSES.txt',
+      ]),
+    );
+    expect(files).toEqual(
+      expect.arrayContaining(['completions/taskctl.bash', 'completions/taskctl.zsh', 'completions/taskctl.fish']),
+    );
     if (existsSync(join(ROOT, 'README.md'))) expect(files).toContain('README.md');
-    const unexpected = files.filter((f) => !/^(bin\/[^/]+|dist\/[^/]+\.(cjs|json|txt)|completions\/taskctl\.(bash|zsh|fish)|package\.json|README\.md|LICENSE)$/.test(f));
+    const unexpected = files.filter(
+      (f) =>
+        !/^(bin\/[^/]+|dist\/[^/]+\.(cjs|json|txt)|completions\/taskctl\.(bash|zsh|fish)|package\.json|README\.md|LICENSE)$/.test(
+          f,
+        ),
+    );
     expect(unexpected).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
   });

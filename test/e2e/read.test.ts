@@ -51,7 +51,10 @@ describe('services', () => {
     const csv = await world.run(['services', '-o', 'csv']);
     expect(csv.stdout.split('\n')[0]).toBe('service,display_name,pricing,currency,description');
     const ndjson = await world.run(['services', '-o', 'ndjson']);
-    const objects = ndjson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { service: string });
+    const objects = ndjson.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { service: string });
     expect(objects.map((o) => o.service)).toContain('fanpage_extract_contact');
   });
 
@@ -71,7 +74,10 @@ describe('balance', () => {
   it('prints the balance in every format', async () => {
     const tsv = await world.run(['balance']);
     expect(tsv.stdout.trim()).toMatch(/^\d+\tcoins$/);
-    const json = JSON.parse((await world.run(['balance', '-o', 'json'])).stdout) as { balance: number; currency: string };
+    const json = JSON.parse((await world.run(['balance', '-o', 'json'])).stdout) as {
+      balance: number;
+      currency: string;
+    };
     expect(json.currency).toBe('coins');
     expect(Number(tsv.stdout.split('\t')[0])).toBe(json.balance);
     const csv = await world.run(['balance', '-o', 'csv']);
@@ -85,7 +91,10 @@ describe('list', () => {
   it('lists tasks newest first as tsv with the documented column order', async () => {
     const result = await world.run(['list']);
     expect(result.code).toBe(0);
-    const rows = result.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    const rows = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('\t'));
     expect(rows).toHaveLength(7);
     expect(rows[0]![1]).toBe('email_verify');
     const ok = rows.find((row) => row[0] === String(okTask))!;
@@ -146,7 +155,10 @@ describe('show', () => {
 
   it('prints ndjson and tsv item rows', async () => {
     const ndjson = await world.run(['show', String(okTask), '-o', 'ndjson']);
-    const rows = ndjson.stdout.trim().split('\n').map((l) => JSON.parse(l) as { target: string; status: string });
+    const rows = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { target: string; status: string });
     expect(rows.map((r) => r.target)).toEqual(['example.com', 'example.org']);
     const tsv = await world.run(['show', String(okTask)]);
     expect(tsv.stdout.trim().split('\n')[0]!.split('\t').slice(0, 2)).toEqual(['example.com', 'completed']);
@@ -208,7 +220,13 @@ describe('errors and configuration', () => {
   });
 
   it('exits 8 naming the endpoint when the service keeps failing', async () => {
-    await world.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/api/v1/balance', kind: 'status', status: 503, count: 4 });
+    await world.admin('POST', '/__sandbox/faults', {
+      method: 'GET',
+      path: '/api/v1/balance',
+      kind: 'status',
+      status: 503,
+      count: 4,
+    });
     const result = await world.run(['balance']);
     expect(result.code).toBe(8);
     expect(result.stderr).toMatch(/GET \/balance/);
@@ -218,13 +236,17 @@ describe('errors and configuration', () => {
   it('ends quietly with exit 0 when the reader of stdout goes away (| head -1)', async () => {
     // Async: the sandbox lives in this process and must keep answering while the pipeline runs.
     const script = `node ${JSON.stringify(BIN)} list --all --per-page 1 | head -1 >/dev/null; echo "status=\${PIPESTATUS[0]}"`;
-    const { stdout, stderr } = await promisify(execFile)('bash', ['-c', script], { env: { PATH: process.env.PATH ?? '', ...world.env } });
+    const { stdout, stderr } = await promisify(execFile)('bash', ['-c', script], {
+      env: { PATH: process.env.PATH ?? '', ...world.env },
+    });
     expect(stdout.trim()).toBe('status=0');
     expect(stderr).toBe('');
   });
 
   it('--sandbox needs no configuration at all', async () => {
-    const result = await world.run(['--sandbox', 'balance', '-o', 'json'], { env: { TASKCTL_BASE_URL: '', TASKCTL_API_KEY: '' } });
+    const result = await world.run(['--sandbox', 'balance', '-o', 'json'], {
+      env: { TASKCTL_BASE_URL: '', TASKCTL_API_KEY: '' },
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ balance: 10000, currency: 'coins' });
   });

@@ -26,7 +26,18 @@ describe('create --wait --report (GitHub Actions)', () => {
     const summary = join(dir, 'summary.md');
     writeFileSync(summary, '# an earlier step wrote this\n');
     const result = await world.run(
-      ['--sandbox', 'create', 'domain_check_availability', 'ok.com', 'fail-x.com', '--wait', '--report', `junit=${junit}`, '--report', 'github'],
+      [
+        '--sandbox',
+        'create',
+        'domain_check_availability',
+        'ok.com',
+        'fail-x.com',
+        '--wait',
+        '--report',
+        `junit=${junit}`,
+        '--report',
+        'github',
+      ],
       { env: { GITHUB_STEP_SUMMARY: summary, GITHUB_ACTIONS: 'true', CI: 'true' } },
     );
     expect(result.code, result.stderr).toBe(11);
@@ -46,12 +57,16 @@ describe('create --wait --report (GitHub Actions)', () => {
     const markdown = readFileSync(summary, 'utf8');
     expect(markdown.startsWith('# an earlier step wrote this\n')).toBe(true);
     expect(summaryRows(markdown)).toHaveLength(1);
-    expect(summaryRows(markdown)[0]).toMatch(/^\| \d+ \| domain_check_availability \| ✅ completed \| 2 \| 1 \| 1 \| 2 \|$/);
+    expect(summaryRows(markdown)[0]).toMatch(
+      /^\| \d+ \| domain_check_availability \| ✅ completed \| 2 \| 1 \| 1 \| 2 \|$/,
+    );
 
     // Workflow commands on stderr (the runner reads both streams); stdout stays data.
     expect(result.stderr).toMatch(/^::group::waiting for task \d+$/m);
     expect(result.stderr.indexOf('::endgroup::')).toBeGreaterThan(result.stderr.indexOf('::group::'));
-    expect(result.stderr).toMatch(/^::error title=taskctl%3A task \d+ item failed \(domain_check_availability\)::fail-x\.com: .+$/m);
+    expect(result.stderr).toMatch(
+      /^::error title=taskctl%3A task \d+ item failed \(domain_check_availability\)::fail-x\.com: .+$/m,
+    );
     expect(result.stdout).not.toContain('::');
     // CI: plain timestamped progress, no escape codes.
     expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ /m);
@@ -62,35 +77,56 @@ describe('create --wait --report (GitHub Actions)', () => {
 describe('wait --report', () => {
   it('writes one suite and one summary row per task; a failed task is an error (exit 10)', async () => {
     const ids: string[] = [];
-    for (const items of [['a.com', 'b.com'], ['c.com', 'taskfail-d.com', 'e.com']]) {
+    for (const items of [
+      ['a.com', 'b.com'],
+      ['c.com', 'taskfail-d.com', 'e.com'],
+    ]) {
       const created = await world.run(['create', 'domain_check_availability', ...items, '-q']);
       expect(created.code, created.stderr).toBe(0);
       ids.push(created.stdout.trim());
     }
     const junit = join(dir, 'wait.xml');
     const summary = join(dir, 'wait.md');
-    const result = await world.run(['wait', ...ids, '--report', `junit=${junit}`, '--report', 'github'], { env: { GITHUB_STEP_SUMMARY: summary } });
+    const result = await world.run(['wait', ...ids, '--report', `junit=${junit}`, '--report', 'github'], {
+      env: { GITHUB_STEP_SUMMARY: summary },
+    });
     expect(result.code, result.stderr).toBe(10);
 
     const doc = parseXml(readFileSync(junit, 'utf8'));
     const suites = findAll(doc, 'testsuite');
-    expect(suites.map((s) => s.attrs.name)).toEqual([`task ${ids[0]} domain_check_availability`, `task ${ids[1]} domain_check_availability`]);
+    expect(suites.map((s) => s.attrs.name)).toEqual([
+      `task ${ids[0]} domain_check_availability`,
+      `task ${ids[1]} domain_check_availability`,
+    ]);
     expect(suites[0]!.attrs).toMatchObject({ tests: '2', failures: '0', errors: '0' });
     expect(suites[1]!.attrs.errors).toBe('1');
     const error = findAll(suites[1]!, 'error')[0]!;
     expect(error.attrs.message).toMatch(/taskfail-d\.com/);
     expect(doc.attrs.errors).toBe('1');
 
-    expect(summaryRows(readFileSync(summary, 'utf8')).map((row) => row.split(' | ')[0])).toEqual(ids.map((id) => `| ${id}`));
-    expect(result.stderr).toMatch(new RegExp(`^::error title=taskctl%3A task ${ids[1]} failed \\(domain_check_availability\\)::`, 'm'));
+    expect(summaryRows(readFileSync(summary, 'utf8')).map((row) => row.split(' | ')[0])).toEqual(
+      ids.map((id) => `| ${id}`),
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(`^::error title=taskctl%3A task ${ids[1]} failed \\(domain_check_availability\\)::`, 'm'),
+    );
   });
 
   it('refuses a bad --report before creating anything (exit 2)', async () => {
     const before = await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state');
-    const result = await world.run(['create', 'domain_check_availability', 'a.com', '--wait', '--report', 'html=out.html']);
+    const result = await world.run([
+      'create',
+      'domain_check_availability',
+      'a.com',
+      '--wait',
+      '--report',
+      'html=out.html',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--report.*unknown report "html=out\.html"/);
-    expect((await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state')).tasks).toHaveLength(before.tasks.length);
+    expect((await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state')).tasks).toHaveLength(
+      before.tasks.length,
+    );
   });
 
   it('warns when GITHUB_STEP_SUMMARY is not set, and still annotates', async () => {
@@ -106,7 +142,15 @@ describe('wait --report', () => {
 
 describe('show --report', () => {
   it('reports the whole task, whatever --items-status shows', async () => {
-    const created = await world.run(['create', 'domain_check_availability', 'a.com', 'fail-b.com', 'c.com', '--wait', '-q']);
+    const created = await world.run([
+      'create',
+      'domain_check_availability',
+      'a.com',
+      'fail-b.com',
+      'c.com',
+      '--wait',
+      '-q',
+    ]);
     const id = created.stdout.trim();
     const junit = join(dir, 'show.xml');
     const result = await world.run(['show', id, '--items-status', 'failed', '-o', 'tsv', '--report', `junit=${junit}`]);

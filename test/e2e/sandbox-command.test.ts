@@ -12,9 +12,13 @@ describe('taskctl sandbox', () => {
   it('prints export lines, serves the API, and saves its state on SIGTERM with exit 0', async () => {
     home = isolatedHome();
     const state = join(home.dir, 'sandbox.json');
-    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--item-ms', '0', '--balance', '50', '--state', state], {
-      env: { PATH: process.env.PATH ?? '', ...home.env },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'sandbox', '--port', '0', '--item-ms', '0', '--balance', '50', '--state', state],
+      {
+        env: { PATH: process.env.PATH ?? '', ...home.env },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -24,11 +28,18 @@ describe('taskctl sandbox', () => {
       if (Date.now() - started > 10_000) throw new Error(`sandbox did not start: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const env = Object.fromEntries(stdout.trim().split('\n').map((line) => line.replace(/^export /, '').split('=', 2) as [string, string]));
+    const env = Object.fromEntries(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/^export /, '').split('=', 2) as [string, string]),
+    );
     expect(env.TASKCTL_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     expect(env.TASKCTL_API_KEY).toBe('sk_sandbox_0000');
 
-    const created = await runCli(['create', 'domain_check_availability', 'a.com', '-q'], { env: { ...home.env, ...env } });
+    const created = await runCli(['create', 'domain_check_availability', 'a.com', '-q'], {
+      env: { ...home.env, ...env },
+    });
     expect(created.code).toBe(0);
     const balance = await runCli(['balance'], { env: { ...home.env, ...env } });
     expect(balance.stdout).toBe('49\tcoins\n');

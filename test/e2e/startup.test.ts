@@ -32,7 +32,10 @@ describe('help from dist/help.json', () => {
     for (const path of paths) {
       const home = isolatedHome();
       try {
-        const [fast, full] = await Promise.all([runCli([...path, '--help'], { env: home.env }), fullPath([...path, '--help'])]);
+        const [fast, full] = await Promise.all([
+          runCli([...path, '--help'], { env: home.env }),
+          fullPath([...path, '--help']),
+        ]);
         expect({ path, ...fast }).toEqual({ path, code: 0, signal: null, stdout: full.stdout, stderr: '' });
         // Answered without loading the CLI bundle: nothing was compiled, so no code cache was written.
         expect(cacheFiles(home)).toEqual([]);
@@ -56,7 +59,10 @@ describe('help from dist/help.json', () => {
       expect(withFlag.stdout).toBe((await fullPath(['--help'])).stdout);
       expect(cacheFiles(home)).toHaveLength(1); // the bundle was loaded this time
 
-      const [unknown, expected] = await Promise.all([runCli(['nope', '--help'], { env: home.env }), fullPath(['nope', '--help'])]);
+      const [unknown, expected] = await Promise.all([
+        runCli(['nope', '--help'], { env: home.env }),
+        fullPath(['nope', '--help']),
+      ]);
       expect({ code: unknown.code, stdout: unknown.stdout, stderr: unknown.stderr }).toEqual(expected);
     } finally {
       home.cleanup();
@@ -75,7 +81,9 @@ describe('code cache', () => {
     const first = await world.run(['services', '-o', 'json']);
     expect(first.code).toBe(0);
     const files = cacheFiles(world.home);
-    expect(files).toEqual([expect.stringMatching(new RegExp(`^[0-9a-f]{16}-${process.version}-${process.arch}\\.bin$`))]);
+    expect(files).toEqual([
+      expect.stringMatching(new RegExp(`^[0-9a-f]{16}-${process.version}-${process.arch}\\.bin$`)),
+    ]);
     const file = join(codeCacheDir(world.home), files[0]!);
     const before = statSync(file).mtimeMs;
 
@@ -103,10 +111,16 @@ describe('code cache', () => {
 
 describe.skipIf(!existsSync('/dev/full'))('output that cannot be written (stdout on a full disk)', () => {
   /** Async: the sandbox answering the CLI runs in this process. */
-  async function runToFullDisk(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
+  async function runToFullDisk(
+    args: string[],
+    env: Record<string, string>,
+  ): Promise<{ status: number | null; stderr: string }> {
     const fd = openSync('/dev/full', 'w');
     try {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, 'pipe'] });
+      const child = spawn(process.execPath, [BIN, ...args], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', fd, 'pipe'],
+      });
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       const [status] = (await once(child, 'close')) as [number | null];
@@ -121,7 +135,11 @@ describe.skipIf(!existsSync('/dev/full'))('output that cannot be written (stdout
     try {
       for (const args of [['--help'], ['services']]) {
         const result = await runToFullDisk(args, world.env);
-        expect({ args, status: result.status, stderr: result.stderr }).toEqual({ args, status: 1, stderr: 'error: cannot write the output: ENOSPC: no space left on device, write\n' });
+        expect({ args, status: result.status, stderr: result.stderr }).toEqual({
+          args,
+          status: 1,
+          stderr: 'error: cannot write the output: ENOSPC: no space left on device, write\n',
+        });
       }
     } finally {
       await world.close();

@@ -17,7 +17,13 @@ afterAll(() => {
 });
 
 /** 8 items at the sandbox's default 200 ms each: the wait lasts about 2 s, long enough to see the spinner turn. */
-const WAIT_ARGS = ['--sandbox', 'create', 'domain_check_availability', ...'abcdefgh'.split('').map((c) => `${c}.com`), '--wait'];
+const WAIT_ARGS = [
+  '--sandbox',
+  'create',
+  'domain_check_availability',
+  ...'abcdefgh'.split('').map((c) => `${c}.com`),
+  '--wait',
+];
 const SPINNER_FRAME = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 const SGR = /\x1b\[[0-9;]*m/;
 
@@ -26,16 +32,32 @@ let sessions = 0;
 /** Starts taskctl in a 120x30 terminal; returns a screen reader (`withEscapes` keeps colours as SGR sequences). */
 function startInTerminal(args: string[], env: Record<string, string> = {}): (withEscapes?: boolean) => string {
   const name = `tty${++sessions}`;
-  const vars = Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', TERM: 'xterm-256color', ...home.env, ...env })
+  const vars = Object.entries({
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    TERM: 'xterm-256color',
+    ...home.env,
+    ...env,
+  })
     .map(([key, value]) => `${key}='${value}'`)
     .join(' ');
-  tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '30', `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    '120',
+    '-y',
+    '30',
+    `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`,
+  );
   return (withEscapes = false) => tmux('capture-pane', '-p', ...(withEscapes ? ['-e'] : []), '-t', name);
 }
 
 async function poll(screen: () => string, done: (text: string) => boolean, timeoutMs = 15_000): Promise<string> {
   let text = '';
-  for (const started = Date.now(); Date.now() - started < timeoutMs; ) {
+  for (const started = Date.now(); Date.now() - started < timeoutMs;) {
     text = screen();
     if (done(text)) return text;
     await new Promise((resolve) => setTimeout(resolve, 80));
@@ -46,7 +68,10 @@ async function poll(screen: () => string, done: (text: string) => boolean, timeo
 describe.skipIf(!hasTmux)('in a terminal', () => {
   it('shows a spinner with the task line while waiting, then the result in colour', async () => {
     const screen = startInTerminal(WAIT_ARGS);
-    const spinning = await poll(screen, (text) => SPINNER_FRAME.test(text) && /task \d+ (pending|processing)/.test(text));
+    const spinning = await poll(
+      screen,
+      (text) => SPINNER_FRAME.test(text) && /task \d+ (pending|processing)/.test(text),
+    );
     expect(spinning).toMatch(new RegExp(`${SPINNER_FRAME.source} task \\d+ (pending|processing)`));
     const finished = await poll(screen, (text) => /EXIT=\d+/.test(text));
     expect(finished).toMatch(/EXIT=0/);

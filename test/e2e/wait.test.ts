@@ -24,8 +24,14 @@ describe('wait', () => {
     const b = await create(['c.com']);
     const result = await world.run(['wait', String(a), String(b), ...FAST]);
     expect(result.code).toBe(0);
-    const rows = result.stdout.trim().split('\n').map((line) => line.split('\t'));
-    expect(rows.map((r) => [Number(r[0]), r[2]])).toEqual([[a, 'completed'], [b, 'completed']]);
+    const rows = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
+    expect(rows.map((r) => [Number(r[0]), r[2]])).toEqual([
+      [a, 'completed'],
+      [b, 'completed'],
+    ]);
   });
 
   it('exits 10 when a task failed, naming it', async () => {
@@ -88,7 +94,16 @@ describe('wait', () => {
 
 describe('create --wait', () => {
   it('waits on the new task with the same exit codes', async () => {
-    const result = await world.run(['create', 'domain_check_availability', 'a.com', 'fail-b.com', '--wait', ...FAST, '-o', 'json']);
+    const result = await world.run([
+      'create',
+      'domain_check_availability',
+      'a.com',
+      'fail-b.com',
+      '--wait',
+      ...FAST,
+      '-o',
+      'json',
+    ]);
     expect(result.code).toBe(11);
     const tasks = JSON.parse(result.stdout) as Array<{ status: string; failed_items: number }>;
     expect(tasks).toHaveLength(1);
@@ -101,7 +116,10 @@ describe('watch', () => {
     const id = await create(['a.com', 'b.com', 'c.com']);
     const result = await world.run(['watch', String(id), ...FAST, '-o', 'ndjson']);
     expect(result.code).toBe(0);
-    const events = result.stdout.trim().split('\n').map((line) => WebhookEventSchema.parse(JSON.parse(line)));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => WebhookEventSchema.parse(JSON.parse(line)));
     expect(events.at(-1)!.event).toBe('completed');
     expect(events.every((e) => e.task.id === id)).toBe(true);
   });
@@ -119,7 +137,9 @@ describe('watch', () => {
 describe('Ctrl-C', () => {
   it('exits 130 with the resume hint', async () => {
     const id = await create(['slow-a.com', 'slow-b.com', 'slow-c.com', 'slow-d.com']);
-    const child = spawn(process.execPath, [BIN, 'wait', String(id), ...FAST], { env: { PATH: process.env.PATH ?? '', ...world.env } });
+    const child = spawn(process.execPath, [BIN, 'wait', String(id), ...FAST], {
+      env: { PATH: process.env.PATH ?? '', ...world.env },
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     await new Promise((resolve) => setTimeout(resolve, 700));

@@ -20,14 +20,22 @@ afterEach(async () => {
 });
 
 /** Starts `taskctl webhook listen` and resolves once it says it is listening. */
-async function listen(env: Record<string, string>, args: string[]): Promise<{ stdout: () => string; stderr: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+async function listen(
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ stdout: () => string; stderr: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   listener = child;
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  await waitFor(() => /listening for webhooks/.test(stderr), () => `listener did not start: ${stderr}`);
+  await waitFor(
+    () => /listening for webhooks/.test(stderr),
+    () => `listener did not start: ${stderr}`,
+  );
   return { stdout: () => stdout, stderr: () => stderr };
 }
 
@@ -45,8 +53,15 @@ describe('webhook listen', () => {
     world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${port}/hooks`, webhookTimeScale: 0.001 });
     const out = await listen(world.env, ['--port', String(port), '--path', '/hooks', '-o', 'ndjson']);
     const created = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
-    await waitFor(() => out.stdout().includes('"completed"'), () => `no completed event: ${out.stdout()} ${out.stderr()}`);
-    const events = out.stdout().trim().split('\n').map((line) => WebhookEventSchema.parse(JSON.parse(line)));
+    await waitFor(
+      () => out.stdout().includes('"completed"'),
+      () => `no completed event: ${out.stdout()} ${out.stderr()}`,
+    );
+    const events = out
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => WebhookEventSchema.parse(JSON.parse(line)));
     expect(events.map((e) => e.event)).toEqual(['processing', 'completed']);
     expect(events[0]!.task.id).toBe(Number(created.stdout));
     expect(out.stdout() + out.stderr()).not.toContain(world.sandbox.apiKey);
@@ -80,7 +95,11 @@ describe('webhook listen', () => {
           res.writeHead(503).end();
           return;
         }
-        const forwarded = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) });
+        const forwarded = await fetch(`http://127.0.0.1:${port}/`, {
+          method: 'POST',
+          headers: req.headers as Record<string, string>,
+          body: Buffer.concat(chunks),
+        });
         res.writeHead(forwarded.status).end();
       });
     });
@@ -88,11 +107,21 @@ describe('webhook listen', () => {
     world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${proxyPort}/`, webhookTimeScale: 0.001 });
     const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
     await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
-    await waitFor(() => out.stdout().includes('"completed"'), () => `no completed event: ${out.stdout()} ${out.stderr()}`);
+    await waitFor(
+      () => out.stdout().includes('"completed"'),
+      () => `no completed event: ${out.stdout()} ${out.stderr()}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const events = out.stdout().trim().split('\n').map((line) => JSON.parse(line) as { event: string });
+    const events = out
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string });
     expect(events.map((e) => e.event).sort()).toEqual(['completed', 'processing']);
-    const deliveries = await world.admin<{ deliveries: Array<{ attempts: unknown[] }> }>('GET', '/__sandbox/deliveries');
+    const deliveries = await world.admin<{ deliveries: Array<{ attempts: unknown[] }> }>(
+      'GET',
+      '/__sandbox/deliveries',
+    );
     expect(deliveries.deliveries.reduce((n, d) => n + d.attempts.length, 0)).toBeGreaterThanOrEqual(4);
   });
 });
@@ -103,14 +132,33 @@ describe('webhook simulate', () => {
     world = await startWorld({ itemMs: 0 });
     const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
     const created = await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
-    const result = await world.run(['webhook', 'simulate', created.stdout.trim(), '--event', 'failed', '--to', `http://127.0.0.1:${port}/`]);
+    const result = await world.run([
+      'webhook',
+      'simulate',
+      created.stdout.trim(),
+      '--event',
+      'failed',
+      '--to',
+      `http://127.0.0.1:${port}/`,
+    ]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/delivered failed event/);
-    await waitFor(() => out.stdout().includes('"failed"'), () => out.stderr());
+    await waitFor(
+      () => out.stdout().includes('"failed"'),
+      () => out.stderr(),
+    );
     const event = WebhookEventSchema.parse(JSON.parse(out.stdout().trim()));
     expect(event).toMatchObject({ event: 'failed', task: { id: Number(created.stdout), status: 'failed' } });
     // The same (task, event) delivered again is acknowledged but printed once.
-    const again = await world.run(['webhook', 'simulate', created.stdout.trim(), '--event', 'failed', '--to', `http://127.0.0.1:${port}/`]);
+    const again = await world.run([
+      'webhook',
+      'simulate',
+      created.stdout.trim(),
+      '--event',
+      'failed',
+      '--to',
+      `http://127.0.0.1:${port}/`,
+    ]);
     expect(again.code).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(out.stdout().trim().split('\n')).toHaveLength(1);

@@ -30,12 +30,38 @@ const YEAR_MS = 365 * 24 * 3_600_000;
 
 describe('F1 item pipeline (read → validate → dedupe → chunks) on arbitrary text', () => {
   const piece = fc.oneof(
-    fc.constantFrom('a.com', 'xn--mnchen-3ya.de', 'münchen.de', '\u200b', '\u00a0', '\ufeff', '#', ',', '"', '\r', '\n', '\t', '[', ']', '{"d":"x.com"}', '__proto__', '\u202e', 'fail-x.com', '1e400', '9007199254740993'),
+    fc.constantFrom(
+      'a.com',
+      'xn--mnchen-3ya.de',
+      'münchen.de',
+      '\u200b',
+      '\u00a0',
+      '\ufeff',
+      '#',
+      ',',
+      '"',
+      '\r',
+      '\n',
+      '\t',
+      '[',
+      ']',
+      '{"d":"x.com"}',
+      '__proto__',
+      '\u202e',
+      'fail-x.com',
+      '1e400',
+      '9007199254740993',
+    ),
     fc.string({ unit: 'grapheme', maxLength: 10 }),
     fc.string({ unit: 'binary', maxLength: 10 }),
   );
   const text = fc.array(piece, { maxLength: 30 }).map((parts) => parts.join(''));
-  const service = fc.constantFrom('domain_check_availability', 'fanpage_extract_contact', 'email_verify', 'unknown_service');
+  const service = fc.constantFrom(
+    'domain_check_availability',
+    'fanpage_extract_contact',
+    'email_verify',
+    'unknown_service',
+  );
 
   it('never throws anything but InputError/UsageError; what survives is clean', async () => {
     await fc.assert(
@@ -48,7 +74,11 @@ describe('F1 item pipeline (read → validate → dedupe → chunks) on arbitrar
         async (input, format, column, svc, chunkSize) => {
           let read;
           try {
-            const stream = { async *[Symbol.asyncIterator]() { yield Buffer.from(input, 'utf8'); } };
+            const stream = {
+              async *[Symbol.asyncIterator]() {
+                yield Buffer.from(input, 'utf8');
+              },
+            };
             read = await readItems([{ kind: 'stdin', stream }], { format, column, maxLineLength: 200 });
           } catch (error) {
             expect(error).toBeInstanceOf(CliError);
@@ -74,7 +104,11 @@ describe('F2 duration parser', () => {
   it('returns a whole number of ms within 0..1 year, or throws UsageError: never anything else', () => {
     const structured = fc
       .tuple(
-        fc.oneof(fc.nat().map(String), fc.double({ min: 0, max: 1e12, noNaN: true }).map(String), fc.constantFrom('1e3', '-5', '.5', '5.', '0x10', '٣', '1_000', 'Infinity', 'NaN', '9'.repeat(400))),
+        fc.oneof(
+          fc.nat().map(String),
+          fc.double({ min: 0, max: 1e12, noNaN: true }).map(String),
+          fc.constantFrom('1e3', '-5', '.5', '5.', '0x10', '٣', '1_000', 'Infinity', 'NaN', '9'.repeat(400)),
+        ),
         fc.constantFrom('', 'ms', 's', 'm', 'h', 'd', 'S', ' s', 'sec', 'µs'),
         fc.constantFrom('', ' ', '\t', '\n'),
       )
@@ -101,11 +135,15 @@ describe('F2 duration parser', () => {
   it('agrees with the unit arithmetic for well-formed input', () => {
     const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 100_000 }), fc.constantFrom('ms', 's', 'm', 'h', '' as const), (n, unit) => {
-        const expected = n * unitMs[unit === '' ? 's' : unit];
-        if (expected > YEAR_MS) expect(() => parseDuration(`${n}${unit}`)).toThrow(UsageError);
-        else expect(parseDuration(`${n}${unit}`)).toBe(expected);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.constantFrom('ms', 's', 'm', 'h', '' as const),
+        (n, unit) => {
+          const expected = n * unitMs[unit === '' ? 's' : unit];
+          if (expected > YEAR_MS) expect(() => parseDuration(`${n}${unit}`)).toThrow(UsageError);
+          else expect(parseDuration(`${n}${unit}`)).toBe(expected);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -119,39 +157,58 @@ const headerText = (nowSec: number) =>
     fc.double().map(String),
     fc.integer({ min: 0, max: 100 }).map(String),
     fc.integer({ min: -120, max: 4000 }).map((d) => String(nowSec + d)),
-    fc.constantFrom('', ' 5 ', '-0', '0', '1e3', '1.5', '00000000000000000007', '9'.repeat(20), 'NaN', '∞', '\u0000', '5, 6'),
+    fc.constantFrom(
+      '',
+      ' 5 ',
+      '-0',
+      '0',
+      '1e3',
+      '1.5',
+      '00000000000000000007',
+      '9'.repeat(20),
+      'NaN',
+      '∞',
+      '\u0000',
+      '5, 6',
+    ),
   );
 
 describe('F3 rate-limit headers', () => {
   it('parseRateLimit: undefined, or a sane budget whose reset lies within now..now+61 s', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.integer({ min: -3_600_000, max: 3_600_000 }), (nowMs, skew) => {
-        const nowSec = Math.floor(nowMs / 1000);
-        return fc.assert(
-          fc.property(
-            fc.option(headerText(nowSec), { nil: undefined }),
-            fc.option(headerText(nowSec), { nil: undefined }),
-            fc.option(fc.oneof(headerText(nowSec), fc.array(headerText(nowSec), { maxLength: 3 })), { nil: undefined }),
-            fc.option(fc.oneof(fc.constant(new Date(nowMs + skew).toUTCString()), fc.string()), { nil: undefined }),
-            (limit, remaining, reset, date) => {
-              const headers: Record<string, string | string[] | undefined> = {
-                'x-ratelimit-limit': limit,
-                'X-RateLimit-Remaining': remaining,
-                'x-ratelimit-reset': reset,
-                date,
-              };
-              const info = parseRateLimit(headers, nowMs);
-              if (info === undefined) return;
-              expect(Number.isSafeInteger(info.limit) && info.limit >= 1).toBe(true);
-              expect(info.remaining).toBeGreaterThanOrEqual(0);
-              expect(info.remaining).toBeLessThanOrEqual(info.limit);
-              expect(info.resetAtMs - nowMs).toBeGreaterThanOrEqual(0);
-              expect(info.resetAtMs - nowMs).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
-            },
-          ),
-          { numRuns: 20 },
-        );
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 4_102_444_800_000 }),
+        fc.integer({ min: -3_600_000, max: 3_600_000 }),
+        (nowMs, skew) => {
+          const nowSec = Math.floor(nowMs / 1000);
+          return fc.assert(
+            fc.property(
+              fc.option(headerText(nowSec), { nil: undefined }),
+              fc.option(headerText(nowSec), { nil: undefined }),
+              fc.option(fc.oneof(headerText(nowSec), fc.array(headerText(nowSec), { maxLength: 3 })), {
+                nil: undefined,
+              }),
+              fc.option(fc.oneof(fc.constant(new Date(nowMs + skew).toUTCString()), fc.string()), { nil: undefined }),
+              (limit, remaining, reset, date) => {
+                const headers: Record<string, string | string[] | undefined> = {
+                  'x-ratelimit-limit': limit,
+                  'X-RateLimit-Remaining': remaining,
+                  'x-ratelimit-reset': reset,
+                  date,
+                };
+                const info = parseRateLimit(headers, nowMs);
+                if (info === undefined) return;
+                expect(Number.isSafeInteger(info.limit) && info.limit >= 1).toBe(true);
+                expect(info.remaining).toBeGreaterThanOrEqual(0);
+                expect(info.remaining).toBeLessThanOrEqual(info.limit);
+                expect(info.resetAtMs - nowMs).toBeGreaterThanOrEqual(0);
+                expect(info.resetAtMs - nowMs).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+              },
+            ),
+            { numRuns: 20 },
+          );
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -159,8 +216,18 @@ describe('F3 rate-limit headers', () => {
   it('Retry-After: undefined or 0..60 s, for any text and any Date', () => {
     fc.assert(
       fc.property(
-        fc.oneof(headerText(1_700_000_000), fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()), fc.constantFrom('Wed, 21 Oct 2015 07:28:00 GMT', 'tomorrow', 'Mon, 99 Foo 2020')),
-        fc.option(fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()), fc.string()), { nil: undefined }),
+        fc.oneof(
+          headerText(1_700_000_000),
+          fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+          fc.constantFrom('Wed, 21 Oct 2015 07:28:00 GMT', 'tomorrow', 'Mon, 99 Foo 2020'),
+        ),
+        fc.option(
+          fc.oneof(
+            fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+            fc.string(),
+          ),
+          { nil: undefined },
+        ),
         fc.integer({ min: 0, max: 4_102_444_800_000 }),
         (value, date, now) => {
           const ms = parseRetryAfter(value, now, date);
@@ -175,11 +242,15 @@ describe('F3 rate-limit headers', () => {
 
   it('backoff: 0..8 s for any attempt number and any random source', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer(), fc.double()), fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -1, 2)), (attempt, r) => {
-        const ms = backoffDelay(attempt, () => r);
-        expect(ms).toBeGreaterThanOrEqual(0);
-        expect(ms).toBeLessThanOrEqual(8_000);
-      }),
+      fc.property(
+        fc.oneof(fc.integer(), fc.double()),
+        fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -1, 2)),
+        (attempt, r) => {
+          const ms = backoffDelay(attempt, () => r);
+          expect(ms).toBeGreaterThanOrEqual(0);
+          expect(ms).toBeLessThanOrEqual(8_000);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -197,7 +268,11 @@ describe('F4 the rate limiter under any sequence of server answers', () => {
       kind: fc.constant('answer' as const),
       limit: fc.oneof(fc.integer({ min: 0, max: 200 }).map(String), fc.string({ maxLength: 4 })),
       remaining: fc.oneof(fc.integer({ min: -5, max: 200 }).map(String), fc.string({ maxLength: 4 })),
-      reset: fc.oneof(fc.integer({ min: -100, max: 200 }).map(String), fc.constant('9999999999'), fc.string({ maxLength: 4 })),
+      reset: fc.oneof(
+        fc.integer({ min: -100, max: 200 }).map(String),
+        fc.constant('9999999999'),
+        fc.string({ maxLength: 4 }),
+      ),
     }),
     fc.record({ kind: fc.constant('limited' as const), inMs: fc.integer({ min: -1e9, max: 1e12 }) }),
     fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 120_000 }) }),
@@ -205,36 +280,44 @@ describe('F4 the rate limiter under any sequence of server answers', () => {
 
   it('every wait is within 0..61 s, and acquire only ever fails with RateLimitError at a deadline', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.option(fc.integer({ min: 0, max: 120_000 }), { nil: undefined }), async (ops, deadlineIn) => {
-        const clock = new FakeClock();
-        const limiter = new RateLimiter({ clock });
-        const deadline = deadlineIn === undefined ? undefined : clock.now() + deadlineIn;
-        for (const step of ops) {
-          if (step.kind === 'acquire') {
-            try {
-              await limiter.acquire(undefined, deadline);
-            } catch (error) {
-              expect(error).toBeInstanceOf(RateLimitError);
-              expect(deadline).toBeDefined();
-              continue;
+      fc.asyncProperty(
+        fc.array(op, { maxLength: 40 }),
+        fc.option(fc.integer({ min: 0, max: 120_000 }), { nil: undefined }),
+        async (ops, deadlineIn) => {
+          const clock = new FakeClock();
+          const limiter = new RateLimiter({ clock });
+          const deadline = deadlineIn === undefined ? undefined : clock.now() + deadlineIn;
+          for (const step of ops) {
+            if (step.kind === 'acquire') {
+              try {
+                await limiter.acquire(undefined, deadline);
+              } catch (error) {
+                expect(error).toBeInstanceOf(RateLimitError);
+                expect(deadline).toBeDefined();
+                continue;
+              }
+              limiter.release();
+            } else if (step.kind === 'answer') {
+              const headers = {
+                'x-ratelimit-limit': step.limit,
+                'x-ratelimit-remaining': step.remaining,
+                'x-ratelimit-reset': step.reset,
+              };
+              limiter.update(parseRateLimit(headers, clock.now()));
+            } else if (step.kind === 'limited') {
+              limiter.limited(clock.now() + step.inMs);
+            } else {
+              clock.nowMs += step.ms;
             }
-            limiter.release();
-          } else if (step.kind === 'answer') {
-            const headers = { 'x-ratelimit-limit': step.limit, 'x-ratelimit-remaining': step.remaining, 'x-ratelimit-reset': step.reset };
-            limiter.update(parseRateLimit(headers, clock.now()));
-          } else if (step.kind === 'limited') {
-            limiter.limited(clock.now() + step.inMs);
-          } else {
-            clock.nowMs += step.ms;
           }
-        }
-        for (const ms of clock.sleeps) {
-          expect(ms).toBeGreaterThanOrEqual(0);
-          expect(ms).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
-        }
-        const snapshot = limiter.snapshot();
-        if (snapshot) expect(snapshot.resetAtMs - clock.now()).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
-      }),
+          for (const ms of clock.sleeps) {
+            expect(ms).toBeGreaterThanOrEqual(0);
+            expect(ms).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+          }
+          const snapshot = limiter.snapshot();
+          if (snapshot) expect(snapshot.resetAtMs - clock.now()).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -257,16 +340,40 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
       cost: fc.oneof(fc.nat(), fc.constant(-1)),
       created_at: fc.oneof(fc.string(), fc.constant(null)),
       completed_at: fc.oneof(fc.string(), fc.constant(null)),
-      items: fc.array(fc.record({ target: fc.oneof(fc.string(), fc.constant(KEY)), status: fc.string(), data: fc.anything() })),
+      items: fc.array(
+        fc.record({ target: fc.oneof(fc.string(), fc.constant(KEY)), status: fc.string(), data: fc.anything() }),
+      ),
     },
     { requiredKeys: [] },
   );
   // The documented codes, codes named like Object.prototype members (once a crash: `toString` found a function), any text.
-  const errorCode = fc.oneof(fc.constantFrom(...ERROR_CODES, 'forbidden', 'toString', 'constructor', '__proto__', 'valueOf', 'hasOwnProperty'), fc.string());
-  const data = fc.oneof(task, fc.array(task, { maxLength: 3 }), fc.record({ balance: fc.oneof(fc.integer(), fc.string()), currency: fc.string() }), fc.anything());
+  const errorCode = fc.oneof(
+    fc.constantFrom(...ERROR_CODES, 'forbidden', 'toString', 'constructor', '__proto__', 'valueOf', 'hasOwnProperty'),
+    fc.string(),
+  );
+  const data = fc.oneof(
+    task,
+    fc.array(task, { maxLength: 3 }),
+    fc.record({ balance: fc.oneof(fc.integer(), fc.string()), currency: fc.string() }),
+    fc.anything(),
+  );
   const body = fc.oneof(
-    fc.record({ success: fc.oneof(fc.boolean(), fc.anything()), data, meta: fc.anything(), message: fc.string() }, { requiredKeys: [] }),
-    fc.record({ success: fc.constant(false), error: fc.oneof(fc.record({ code: errorCode, message: fc.oneof(fc.string(), fc.constant(`key ${KEY}`)) }), errorCode, fc.anything()), message: fc.string() }, { requiredKeys: [] }),
+    fc.record(
+      { success: fc.oneof(fc.boolean(), fc.anything()), data, meta: fc.anything(), message: fc.string() },
+      { requiredKeys: [] },
+    ),
+    fc.record(
+      {
+        success: fc.constant(false),
+        error: fc.oneof(
+          fc.record({ code: errorCode, message: fc.oneof(fc.string(), fc.constant(`key ${KEY}`)) }),
+          errorCode,
+          fc.anything(),
+        ),
+        message: fc.string(),
+      },
+      { requiredKeys: [] },
+    ),
     fc.anything(),
   );
   const text = fc.oneof(
@@ -276,7 +383,14 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
       return fc.nat({ max: whole.length }).map((cut) => whole.slice(0, cut));
     }),
     fc.string(),
-    fc.constantFrom('', '<html><body>502 Bad Gateway</body></html>', 'null', '[]', '{"__proto__":{"success":true}}', '['.repeat(10_000) + ']'.repeat(10_000)),
+    fc.constantFrom(
+      '',
+      '<html><body>502 Bad Gateway</body></html>',
+      'null',
+      '[]',
+      '{"__proto__":{"success":true}}',
+      '['.repeat(10_000) + ']'.repeat(10_000),
+    ),
   );
   const headers = fc.record(
     {
@@ -285,12 +399,18 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
       'x-ratelimit-limit': headerText(1_700_000_000),
       'x-ratelimit-remaining': headerText(1_700_000_000),
       'x-ratelimit-reset': headerText(1_700_000_000),
-      date: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()), fc.string()),
+      date: fc.oneof(
+        fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+        fc.string(),
+      ),
       location: fc.oneof(fc.webUrl(), fc.constant(`https://x.example/?k=${KEY}`)),
     },
     { requiredKeys: [] },
   );
-  const status = fc.oneof(fc.integer({ min: 100, max: 599 }), fc.constantFrom(200, 201, 302, 400, 401, 402, 403, 404, 408, 422, 429, 500, 502, 503));
+  const status = fc.oneof(
+    fc.integer({ min: 100, max: 599 }),
+    fc.constantFrom(200, 201, 302, 400, 401, 402, 403, 404, 408, 422, 429, 500, 502, 503),
+  );
 
   function context(method: Method, endpoint: string, clock: FakeClock): JudgeContext {
     return {
@@ -309,55 +429,92 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
   it('a value of the schema, or a CliError without the key, and any retry waits 0..61 s', () => {
     fc.assert(
       // Schemas by index, so a counterexample prints readably.
-      fc.property(fc.nat({ max: schemas.length - 1 }), status, headers, text, fc.integer({ min: 1, max: 4 }), (which, code, h, t, attempt) => {
-        const [endpoint, method, schema] = schemas[which]!;
-        const clock = new FakeClock();
-        const ctx = context(method, endpoint, clock);
-        const verdict = judgeResponse(ctx, schema, { kind: 'response', status: code, headers: h, text: t, sentAtMs: clock.now() }, attempt);
-        if (verdict.ok) {
-          expect(schema.safeParse(verdict.value).success || endpoint === 'GET /balance').toBe(true);
-          return;
-        }
-        const error = verdict.fail(' after 4 attempts');
-        expect(error).toBeInstanceOf(CliError);
-        expect(error.message).not.toContain(KEY);
-        expect(error.message.length).toBeLessThan(2_000);
-        if (verdict.retry) {
-          expect(verdict.retry.delayMs).toBeGreaterThanOrEqual(0);
-          expect(verdict.retry.delayMs).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
-        }
-        // A create that may have reached the server is never marked for a blind retry: only a refusal for the rate
-        // limit (HTTP 429, or the rate_limited code) may be resent.
-        if (method === 'POST' && verdict.retry) expect(code === 429 || t.includes('rate_limited')).toBe(true);
-        const snapshot = ctx.limiter.snapshot();
-        if (snapshot) expect(snapshot.resetAtMs - clock.now()).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
-      }),
+      fc.property(
+        fc.nat({ max: schemas.length - 1 }),
+        status,
+        headers,
+        text,
+        fc.integer({ min: 1, max: 4 }),
+        (which, code, h, t, attempt) => {
+          const [endpoint, method, schema] = schemas[which]!;
+          const clock = new FakeClock();
+          const ctx = context(method, endpoint, clock);
+          const verdict = judgeResponse(
+            ctx,
+            schema,
+            { kind: 'response', status: code, headers: h, text: t, sentAtMs: clock.now() },
+            attempt,
+          );
+          if (verdict.ok) {
+            expect(schema.safeParse(verdict.value).success || endpoint === 'GET /balance').toBe(true);
+            return;
+          }
+          const error = verdict.fail(' after 4 attempts');
+          expect(error).toBeInstanceOf(CliError);
+          expect(error.message).not.toContain(KEY);
+          expect(error.message.length).toBeLessThan(2_000);
+          if (verdict.retry) {
+            expect(verdict.retry.delayMs).toBeGreaterThanOrEqual(0);
+            expect(verdict.retry.delayMs).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+          }
+          // A create that may have reached the server is never marked for a blind retry: only a refusal for the rate
+          // limit (HTTP 429, or the rate_limited code) may be resent.
+          if (method === 'POST' && verdict.retry) expect(code === 429 || t.includes('rate_limited')).toBe(true);
+          const snapshot = ctx.limiter.snapshot();
+          if (snapshot) expect(snapshot.resetAtMs - clock.now()).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+        },
+      ),
       { numRuns: 4000 },
     );
   });
 
   it('transport failures: a CliError without the key; a create is only retried when provably never sent', () => {
     const code = fc.oneof(
-      fc.constantFrom('ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'TASKCTL_DEADLINE', 'EPIPE', 'network error'),
+      fc.constantFrom(
+        'ECONNREFUSED',
+        'ENOTFOUND',
+        'ECONNRESET',
+        'UND_ERR_SOCKET',
+        'UND_ERR_HEADERS_TIMEOUT',
+        'UND_ERR_BODY_TIMEOUT',
+        'UND_ERR_CONNECT_TIMEOUT',
+        'DEPTH_ZERO_SELF_SIGNED_CERT',
+        'ERR_TLS_CERT_ALTNAME_INVALID',
+        'TASKCTL_DEADLINE',
+        'EPIPE',
+        'network error',
+      ),
       fc.string(),
     );
     fc.assert(
-      fc.property(fc.nat({ max: schemas.length - 1 }), code, fc.option(status, { nil: undefined }), fc.string(), fc.integer({ min: 1, max: 4 }), (which, c, st, message, attempt) => {
-        const [endpoint, method] = schemas[which]!;
-        const clock = new FakeClock();
-        const error = Object.assign(new Error(`${message} ${KEY}`), { code: c });
-        const verdict = judgeFailure(context(method, endpoint, clock), { kind: 'failure', error, code: c, status: st, sentAtMs: clock.now() }, attempt);
-        expect(verdict.ok).toBe(false);
-        if (verdict.ok) return;
-        const failure = verdict.fail('');
-        expect(failure).toBeInstanceOf(CliError);
-        expect(failure.message).not.toContain(KEY);
-        if (verdict.retry) {
-          expect(verdict.retry.delayMs).toBeGreaterThanOrEqual(0);
-          expect(verdict.retry.delayMs).toBeLessThanOrEqual(8_000);
-          if (method === 'POST') expect(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']).toContain(c);
-        }
-      }),
+      fc.property(
+        fc.nat({ max: schemas.length - 1 }),
+        code,
+        fc.option(status, { nil: undefined }),
+        fc.string(),
+        fc.integer({ min: 1, max: 4 }),
+        (which, c, st, message, attempt) => {
+          const [endpoint, method] = schemas[which]!;
+          const clock = new FakeClock();
+          const error = Object.assign(new Error(`${message} ${KEY}`), { code: c });
+          const verdict = judgeFailure(
+            context(method, endpoint, clock),
+            { kind: 'failure', error, code: c, status: st, sentAtMs: clock.now() },
+            attempt,
+          );
+          expect(verdict.ok).toBe(false);
+          if (verdict.ok) return;
+          const failure = verdict.fail('');
+          expect(failure).toBeInstanceOf(CliError);
+          expect(failure.message).not.toContain(KEY);
+          if (verdict.retry) {
+            expect(verdict.retry.delayMs).toBeGreaterThanOrEqual(0);
+            expect(verdict.retry.delayMs).toBeLessThanOrEqual(8_000);
+            if (method === 'POST')
+              expect(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']).toContain(c);
+          }
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -365,9 +522,21 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
   it('the schemas themselves never throw on any value (safeParse), hostile prototypes included', () => {
     const all = [...schemas.map(([, , schema]) => schema), ErrorResponseSchema, WebhookEventSchema];
     fc.assert(
-      fc.property(fc.anything({ withNullPrototype: true, withObjectString: true, withSparseArray: true, withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true }), (value) => {
-        for (const schema of all) expect(typeof schema.safeParse(value).success).toBe('boolean');
-      }),
+      fc.property(
+        fc.anything({
+          withNullPrototype: true,
+          withObjectString: true,
+          withSparseArray: true,
+          withBigInt: true,
+          withDate: true,
+          withMap: true,
+          withSet: true,
+          withTypedArray: true,
+        }),
+        (value) => {
+          for (const schema of all) expect(typeof schema.safeParse(value).success).toBe('boolean');
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -375,17 +544,27 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
 
 describe('F6 the whole client (MockAgent) on any sequence of answers', () => {
   type Answer =
-    | { kind: 'reply'; status: number; body: string; headers: Record<string, string> }
-    | { kind: 'error'; code: string };
+    { kind: 'reply'; status: number; body: string; headers: Record<string, string> } | { kind: 'error'; code: string };
   const NEVER_SENT = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'];
-  const okTask = JSON.stringify({ success: true, data: { id: 1, service: 's', status: 'pending', total_items: 1, cost: 1, created_at: 'now', completed_at: null } });
+  const okTask = JSON.stringify({
+    success: true,
+    data: { id: 1, service: 's', status: 'pending', total_items: 1, cost: 1, created_at: 'now', completed_at: null },
+  });
   const okBalance = JSON.stringify({ success: true, data: { balance: 1, currency: 'coins' } });
   const answer: fc.Arbitrary<Answer> = fc.oneof(
     fc.record({
       kind: fc.constant('reply' as const),
       status: fc.constantFrom(200, 201, 302, 400, 401, 404, 422, 429, 500, 502, 503),
       body: fc.oneof(
-        fc.constantFrom(okTask, okBalance, '', '<html>502</html>', okTask.slice(0, 20), `{"success":false,"error":{"code":"rate_limited","message":"${KEY}"}}`, '{"success":false,"error":{"code":"toString","message":"x"}}'),
+        fc.constantFrom(
+          okTask,
+          okBalance,
+          '',
+          '<html>502</html>',
+          okTask.slice(0, 20),
+          `{"success":false,"error":{"code":"rate_limited","message":"${KEY}"}}`,
+          '{"success":false,"error":{"code":"toString","message":"x"}}',
+        ),
         fc.string(),
       ),
       headers: fc.record(
@@ -399,7 +578,10 @@ describe('F6 the whole client (MockAgent) on any sequence of answers', () => {
         { requiredKeys: [] },
       ),
     }),
-    fc.record({ kind: fc.constant('error' as const), code: fc.constantFrom(...NEVER_SENT, 'ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'EPIPE', 'WEIRD') }),
+    fc.record({
+      kind: fc.constant('error' as const),
+      code: fc.constantFrom(...NEVER_SENT, 'ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'EPIPE', 'WEIRD'),
+    }),
   );
   /** Would the client be right to send the create again after this answer? (The server provably did not act.) */
   const refusedUnacted = (a: Answer) =>
@@ -411,48 +593,56 @@ describe('F6 the whole client (MockAgent) on any sequence of answers', () => {
     const { MockAgent } = await import('undici');
     const { createApiClient } = await import('../../src/api/client.js');
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), fc.array(answer, { minLength: 1, maxLength: 5 }), fc.option(fc.integer({ min: 0, max: 90_000 }), { nil: undefined }), async (create, answers, deadlineIn) => {
-        const agent = new MockAgent();
-        agent.disableNetConnect();
-        const pool = agent.get('https://api.test');
-        const path = create ? { path: '/api/v1/tasks', method: 'POST' } : { path: '/api/v1/balance', method: 'GET' };
-        for (const a of answers) {
-          if (a.kind === 'error') pool.intercept(path).replyWithError(Object.assign(new Error(`boom ${KEY}`), { code: a.code }));
-          else pool.intercept(path).reply(a.status, a.body, { headers: a.headers });
-        }
-        const clock = new FakeClock();
-        const start = clock.now();
-        const client = createApiClient({
-          baseUrl: 'https://api.test/api/v1',
-          apiKey: KEY,
-          userAgent: 'fuzz',
-          dispatcher: agent,
-          clock,
-          random: Math.random,
-          rateLimiter: new RateLimiter({ clock }),
-          ...(deadlineIn === undefined ? {} : { deadline: clock.now() + deadlineIn }),
-        });
-        try {
-          await (create ? client.createTask({ service: 's', items: ['a'] }) : client.getBalance()).catch((error: unknown) => {
-            expect(error).toBeInstanceOf(CliError);
-            expect((error as Error).message).not.toContain(KEY);
-          });
-          const used = answers.length - agent.pendingInterceptors().length;
-          // At the deadline itself nothing is sent any more.
-          expect(used).toBeGreaterThanOrEqual(deadlineIn === 0 ? 0 : 1);
-          expect(used).toBeLessThanOrEqual(4);
-          if (create) for (const a of answers.slice(0, Math.max(0, used - 1))) expect(refusedUnacted(a)).toBe(true);
-          for (const ms of clock.sleeps) {
-            expect(ms).toBeGreaterThanOrEqual(0);
-            expect(ms).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.array(answer, { minLength: 1, maxLength: 5 }),
+        fc.option(fc.integer({ min: 0, max: 90_000 }), { nil: undefined }),
+        async (create, answers, deadlineIn) => {
+          const agent = new MockAgent();
+          agent.disableNetConnect();
+          const pool = agent.get('https://api.test');
+          const path = create ? { path: '/api/v1/tasks', method: 'POST' } : { path: '/api/v1/balance', method: 'GET' };
+          for (const a of answers) {
+            if (a.kind === 'error')
+              pool.intercept(path).replyWithError(Object.assign(new Error(`boom ${KEY}`), { code: a.code }));
+            else pool.intercept(path).reply(a.status, a.body, { headers: a.headers });
           }
-          // Fake time only moves by sleeping: the client never slept past its deadline.
-          if (deadlineIn !== undefined) expect(clock.now() - start).toBeLessThanOrEqual(deadlineIn);
-        } finally {
-          await client.close();
-          await agent.close();
-        }
-      }),
+          const clock = new FakeClock();
+          const start = clock.now();
+          const client = createApiClient({
+            baseUrl: 'https://api.test/api/v1',
+            apiKey: KEY,
+            userAgent: 'fuzz',
+            dispatcher: agent,
+            clock,
+            random: Math.random,
+            rateLimiter: new RateLimiter({ clock }),
+            ...(deadlineIn === undefined ? {} : { deadline: clock.now() + deadlineIn }),
+          });
+          try {
+            await (create ? client.createTask({ service: 's', items: ['a'] }) : client.getBalance()).catch(
+              (error: unknown) => {
+                expect(error).toBeInstanceOf(CliError);
+                expect((error as Error).message).not.toContain(KEY);
+              },
+            );
+            const used = answers.length - agent.pendingInterceptors().length;
+            // At the deadline itself nothing is sent any more.
+            expect(used).toBeGreaterThanOrEqual(deadlineIn === 0 ? 0 : 1);
+            expect(used).toBeLessThanOrEqual(4);
+            if (create) for (const a of answers.slice(0, Math.max(0, used - 1))) expect(refusedUnacted(a)).toBe(true);
+            for (const ms of clock.sleeps) {
+              expect(ms).toBeGreaterThanOrEqual(0);
+              expect(ms).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+            }
+            // Fake time only moves by sleeping: the client never slept past its deadline.
+            if (deadlineIn !== undefined) expect(clock.now() - start).toBeLessThanOrEqual(deadlineIn);
+          } finally {
+            await client.close();
+            await agent.close();
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

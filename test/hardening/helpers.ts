@@ -3,7 +3,13 @@
  * proxy, a spawn helper for shell pipelines, and small JSON builders. E2E cases need `npm run build` first.
  */
 import { execFileSync } from 'node:child_process';
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
@@ -85,7 +91,11 @@ export async function scriptedServer(
 /** Writes a JSON answer with the given status and extra headers. */
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -152,9 +162,21 @@ export function selfSignedCertificate(): { key: string; cert: string; certFile: 
   execFileSync(
     'openssl',
     [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout', keyFile, '-out', certFile,
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
     ],
     { stdio: 'ignore' },
   );

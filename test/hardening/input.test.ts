@@ -77,7 +77,10 @@ function utf16be(text: string): Buffer {
 describe.concurrent('input', () => {
   describe('I: encodings and line ends (accepted)', () => {
     it.each([
-      ['I1 UTF-8 with BOM, CRLF, comments and blank lines', Buffer.from('\uFEFF# list\r\na.com\r\n\r\n  # indented comment\r\nb.com\r\n')],
+      [
+        'I1 UTF-8 with BOM, CRLF, comments and blank lines',
+        Buffer.from('\uFEFF# list\r\na.com\r\n\r\n  # indented comment\r\nb.com\r\n'),
+      ],
       ['I2 UTF-16LE with BOM and CRLF', utf16le('a.com\r\nb.com\r\n')],
       ['I3 UTF-16BE with BOM', utf16be('a.com\nb.com')],
       ['I4 lone CR line ends (old Mac)', Buffer.from('a.com\rb.com\r')],
@@ -100,13 +103,33 @@ describe.concurrent('input', () => {
 
   describe('I: refused input (exit 3, nothing created)', () => {
     it.each([
-      ['I6 invalid UTF-8 (Latin-1 byte)', Buffer.from('a.com\nm\xfcnchen.de\n', 'latin1'), /items\.txt:2: invalid UTF-8/],
-      ['I7 NUL bytes', Buffer.from([0x61, 0x2e, 0x63, 0x6f, 0x6d, 0x0a, 0x62, 0x00, 0x0a]), /items\.txt:2: NUL byte: this looks like a binary file/],
+      [
+        'I6 invalid UTF-8 (Latin-1 byte)',
+        Buffer.from('a.com\nm\xfcnchen.de\n', 'latin1'),
+        /items\.txt:2: invalid UTF-8/,
+      ],
+      [
+        'I7 NUL bytes',
+        Buffer.from([0x61, 0x2e, 0x63, 0x6f, 0x6d, 0x0a, 0x62, 0x00, 0x0a]),
+        /items\.txt:2: NUL byte: this looks like a binary file/,
+      ],
       ['I8 UTF-16 without a BOM (NULs)', Buffer.from('a.com\n', 'utf16le'), /NUL byte[\s\S]*needs a byte-order mark/],
-      ['I9 an unpaired surrogate in UTF-16LE', Buffer.concat([utf16le('a.com\n'), Buffer.from([0x00, 0xd8, 0x0a, 0x00])]), /items\.txt:2: invalid UTF-16/],
-      ['I10 an escape sequence inside an item', Buffer.from('a.com\nb\u001b[31m.com\n'), /items\.txt:2: control character U\+001B \(escape\) inside an item/],
+      [
+        'I9 an unpaired surrogate in UTF-16LE',
+        Buffer.concat([utf16le('a.com\n'), Buffer.from([0x00, 0xd8, 0x0a, 0x00])]),
+        /items\.txt:2: invalid UTF-16/,
+      ],
+      [
+        'I10 an escape sequence inside an item',
+        Buffer.from('a.com\nb\u001b[31m.com\n'),
+        /items\.txt:2: control character U\+001B \(escape\) inside an item/,
+      ],
       ['I11 empty file', Buffer.alloc(0), /no items: .*items\.txt is empty or has only comments/],
-      ['I12 comment-only file', Buffer.from('# nothing\n\n   # here\n'), /no items: .*items\.txt is empty or has only comments/],
+      [
+        'I12 comment-only file',
+        Buffer.from('# nothing\n\n   # here\n'),
+        /no items: .*items\.txt is empty or has only comments/,
+      ],
     ])('%s', (_name, content, message) =>
       withWorld(async (w) => {
         await expectRefused(w, await w.create([SERVICE, '-f', w.file('items.txt', content)]), message);
@@ -141,7 +164,11 @@ describe.concurrent('input', () => {
       withWorld(async (w) => {
         const dir = join(w.world.home.dir, 'items');
         await expectRefused(w, await w.create([SERVICE, '-f', dir]), /cannot read .*items: it is a directory/);
-        await expectRefused(w, await w.create([SERVICE, '-f', join(dir, 'nope.txt')]), /cannot read .*nope\.txt: no such file/);
+        await expectRefused(
+          w,
+          await w.create([SERVICE, '-f', join(dir, 'nope.txt')]),
+          /cannot read .*nope\.txt: no such file/,
+        );
       }));
 
     // chmod 000 does not stop root from reading, so the row only means something for other users.
@@ -150,19 +177,30 @@ describe.concurrent('input', () => {
         const path = w.file('secret.txt', 'a.com\n');
         chmodSync(path, 0o000);
         await expectRefused(w, await w.create([SERVICE, '-f', path]), /cannot read .*secret\.txt: permission denied/);
-      }));
+      }),
+    );
 
     it('I18 a non-breaking space inside a domain: named by line', () =>
       withWorld(async (w) => {
-        await expectRefused(w, await w.create([SERVICE], { stdin: 'a.com\nc\u00A0d.com\n' }), /stdin:2: .*contains a space/);
+        await expectRefused(
+          w,
+          await w.create([SERVICE], { stdin: 'a.com\nc\u00A0d.com\n' }),
+          /stdin:2: .*contains a space/,
+        );
       }));
 
     it('I19 JSON with __proto__: never read through the prototype', () =>
       withWorld(async (w) => {
         const nested = '[{"__proto__": {"domain": "evil.com"}, "x": 1}]';
-        await expectRefused(w, await w.create([SERVICE, '--format', 'json', '--column', 'domain'], { stdin: nested }), /stdin item 1 has no "domain" property/);
+        await expectRefused(
+          w,
+          await w.create([SERVICE, '--format', 'json', '--column', 'domain'], { stdin: nested }),
+          /stdin item 1 has no "domain" property/,
+        );
         // An own property named __proto__ is just a property.
-        const own = await w.create([SERVICE, '--format', 'json', '--column', '__proto__', '-q'], { stdin: '[{"__proto__": "own.com"}]' });
+        const own = await w.create([SERVICE, '--format', 'json', '--column', '__proto__', '-q'], {
+          stdin: '[{"__proto__": "own.com"}]',
+        });
         expect(own.code, own.stderr).toBe(0);
         expect(await w.itemsOf(own)).toEqual(['own.com']);
       }));
@@ -170,10 +208,22 @@ describe.concurrent('input', () => {
     it('I20 10,000-deep JSON nesting, closed and unclosed; 1,000,000 deep', () =>
       withWorld(async (w) => {
         const deep = '['.repeat(10_000) + ']'.repeat(10_000);
-        await expectRefused(w, await w.create([SERVICE, '--format', 'json'], { stdin: deep }), /stdin item 1 is an array; items must be strings/);
-        await expectRefused(w, await w.create([SERVICE, '--format', 'json'], { stdin: '['.repeat(10_000) }), /stdin:1:10001: invalid JSON \(unexpected end of input\)/);
+        await expectRefused(
+          w,
+          await w.create([SERVICE, '--format', 'json'], { stdin: deep }),
+          /stdin item 1 is an array; items must be strings/,
+        );
+        await expectRefused(
+          w,
+          await w.create([SERVICE, '--format', 'json'], { stdin: '['.repeat(10_000) }),
+          /stdin:1:10001: invalid JSON \(unexpected end of input\)/,
+        );
         const deeper = '['.repeat(1_000_000) + ']'.repeat(1_000_000);
-        await expectRefused(w, await w.create([SERVICE, '--format', 'json'], { stdin: deeper }), /stdin item 1 is an array/);
+        await expectRefused(
+          w,
+          await w.create([SERVICE, '--format', 'json'], { stdin: deeper }),
+          /stdin item 1 is an array/,
+        );
       }));
 
     it('I21 numbers beyond 2^53: refused, never rounded into an item', () =>
@@ -182,7 +232,11 @@ describe.concurrent('input', () => {
         await expectRefused(w, json, /stdin item 2 is a number; items must be strings/);
         expect(json.stderr).toMatch(/Quote numbers/);
         expect(json.stderr).not.toMatch(/12345678901234567000|1\.2345678901234567e\+19/);
-        await expectRefused(w, await w.create([SERVICE, '--format', 'ndjson'], { stdin: '9007199254740993\n' }), /stdin:1: item is a number/);
+        await expectRefused(
+          w,
+          await w.create([SERVICE, '--format', 'ndjson'], { stdin: '9007199254740993\n' }),
+          /stdin:1: item is a number/,
+        );
       }));
 
     it('I22 an empty argument (unset shell variable)', () =>
@@ -220,8 +274,18 @@ describe.concurrent('input', () => {
               yield 'a.com\n';
             },
           };
-          const env = { TASKCTL_CONFIG_DIR: join(dir, 'config'), TASKCTL_CACHE_DIR: join(dir, 'cache'), TASKCTL_API_KEY: KEY, TASKCTL_BASE_URL: 'http://127.0.0.1:9' };
-          const code = await main(['create', ...args], { io: memory.io, env, clock: systemClock, signal: new AbortController().signal });
+          const env = {
+            TASKCTL_CONFIG_DIR: join(dir, 'config'),
+            TASKCTL_CACHE_DIR: join(dir, 'cache'),
+            TASKCTL_API_KEY: KEY,
+            TASKCTL_BASE_URL: 'http://127.0.0.1:9',
+          };
+          const code = await main(['create', ...args], {
+            io: memory.io,
+            env,
+            clock: systemClock,
+            signal: new AbortController().signal,
+          });
           expect(code, memory.stderr.text()).toBe(ExitCode.usage);
           expect(memory.stderr.text()).toMatch(/no items given/);
           expect(pulls).toBe(0);
@@ -232,12 +296,29 @@ describe.concurrent('input', () => {
     });
 
     it('I25 prototype pollution: reading hostile JSON leaves Object.prototype alone', async () => {
-      const hostile = '[{"__proto__": {"polluted": "yes", "domain": "x.com"}, "constructor": {"prototype": {"polluted": "yes"}}, "domain": "a.com"}]';
-      const stream = { async *[Symbol.asyncIterator]() { yield Buffer.from(hostile); } };
+      const hostile =
+        '[{"__proto__": {"polluted": "yes", "domain": "x.com"}, "constructor": {"prototype": {"polluted": "yes"}}, "domain": "a.com"}]';
+      const stream = {
+        async *[Symbol.asyncIterator]() {
+          yield Buffer.from(hostile);
+        },
+      };
       const { items } = await readItems([{ kind: 'stdin', stream }], { format: 'json', column: 'domain' });
       expect(items).toEqual(['a.com']);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-      const error = await readItems([{ kind: 'stdin', stream: { async *[Symbol.asyncIterator]() { yield Buffer.from('[{"__proto__": {"domain": "x.com"}}]'); } } }], { format: 'json', column: 'domain' }).catch((e: unknown) => e);
+      const error = await readItems(
+        [
+          {
+            kind: 'stdin',
+            stream: {
+              async *[Symbol.asyncIterator]() {
+                yield Buffer.from('[{"__proto__": {"domain": "x.com"}}]');
+              },
+            },
+          },
+        ],
+        { format: 'json', column: 'domain' },
+      ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InputError);
     });
   });

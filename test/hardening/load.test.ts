@@ -51,7 +51,12 @@ async function seededSandbox(
       })),
     }),
   );
-  const sandbox = await startSandbox({ port: 0, stateFile, rateLimit: options.rateLimit, ...(options.clock ? { clock: options.clock } : {}) });
+  const sandbox = await startSandbox({
+    port: 0,
+    stateFile,
+    rateLimit: options.rateLimit,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const home = isolatedHome();
   context.onTestFinished(async () => {
     await sandbox.close();
@@ -63,8 +68,13 @@ async function seededSandbox(
   return { sandbox, env, stats };
 }
 
-const finished = (n: number): SeedTask[] => Array.from({ length: n }, () => ({ startAt: Date.now() - 30_000, itemMs: 0 }));
-const ids = (stdout: string) => stdout.trim().split('\n').map((line) => Number(line.split('\t')[0]));
+const finished = (n: number): SeedTask[] =>
+  Array.from({ length: n }, () => ({ startAt: Date.now() - 30_000, itemMs: 0 }));
+const ids = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((line) => Number(line.split('\t')[0]));
 
 describe.concurrent('L: pacing under the rate limit', () => {
   it('L1 list --all over 5,000 tasks at 100/min: every task once, no 429', async (context) => {
@@ -113,41 +123,53 @@ describe.concurrent('L: pacing under the rate limit', () => {
     const offset = ((60 - secondsLeft) * 1000 - (Date.now() % 60_000) + 60_000) % 60_000;
     return { now: () => Date.now() + offset };
   };
-  const listAll = (env: Record<string, string>) => runCli(['list', '--all', '--per-page', '2'], { env, timeoutMs: 55_000 });
+  const listAll = (env: Record<string, string>) =>
+    runCli(['list', '--all', '--per-page', '2'], { env, timeoutMs: 55_000 });
   const allIds = new Set(Array.from({ length: 40 }, (_, i) => i + 1));
 
   // L3 and L4 spend most of their time waiting for a window to end: they run side by side.
-  it.concurrent('L3 two processes sharing a key at 30/min both finish (40 requests: the second window is needed)', async (context) => {
-    // The sandbox clock is shifted so that its minute window ends ~15 s from now: the two runs (20 requests each)
-    // exhaust window 1 and finish in window 2, so the test takes ~17 s instead of up to a minute.
-    const { env, stats } = await seededSandbox(context, finished(40), { rateLimit: 30, clock: windowEndingIn(15) });
-    const started = performance.now();
-    const [a, b] = await Promise.all([listAll(env), listAll(env)]);
-    for (const result of [a, b]) {
-      expect(result.code, result.stderr).toBe(0);
-      expect(new Set(ids(result.stdout))).toEqual(allIds);
-    }
-    const s = await stats();
-    // 40 answered requests, whatever number of 429s the two drew from each other (their pacing usually avoids any).
-    expect(s.requests['GET /api/v1/tasks']! - s.rateLimited).toBe(40);
-    // ~15 s to the reset plus a second of margin; a client misreading the reset (or a sandbox whose Date header does
-    // not follow its clock) waits up to a whole extra window.
-    expect(performance.now() - started).toBeLessThan(30_000);
-  }, 60_000);
+  it.concurrent(
+    'L3 two processes sharing a key at 30/min both finish (40 requests: the second window is needed)',
+    async (context) => {
+      // The sandbox clock is shifted so that its minute window ends ~15 s from now: the two runs (20 requests each)
+      // exhaust window 1 and finish in window 2, so the test takes ~17 s instead of up to a minute.
+      const { env, stats } = await seededSandbox(context, finished(40), { rateLimit: 30, clock: windowEndingIn(15) });
+      const started = performance.now();
+      const [a, b] = await Promise.all([listAll(env), listAll(env)]);
+      for (const result of [a, b]) {
+        expect(result.code, result.stderr).toBe(0);
+        expect(new Set(ids(result.stdout))).toEqual(allIds);
+      }
+      const s = await stats();
+      // 40 answered requests, whatever number of 429s the two drew from each other (their pacing usually avoids any).
+      expect(s.requests['GET /api/v1/tasks']! - s.rateLimited).toBe(40);
+      // ~15 s to the reset plus a second of margin; a client misreading the reset (or a sandbox whose Date header does
+      // not follow its clock) waits up to a whole extra window.
+      expect(performance.now() - started).toBeLessThan(30_000);
+    },
+    60_000,
+  );
 
-  it.concurrent('L4 the same, with the window already spent by a third client: both draw 429s, wait, and finish', async (context) => {
-    const { sandbox, env, stats } = await seededSandbox(context, finished(40), { rateLimit: 50, clock: windowEndingIn(12) });
-    // Someone else with the same key spends the whole window, unseen by the two processes' limiters.
-    for (let i = 0; i < 50; i++) {
-      await fetch(`${sandbox.url}/balance`, { headers: { 'X-API-Key': KEY } }).then((r) => r.arrayBuffer());
-    }
-    const [a, b] = await Promise.all([listAll(env), listAll(env)]);
-    for (const result of [a, b]) {
-      expect(result.code, result.stderr).toBe(0);
-      expect(new Set(ids(result.stdout))).toEqual(allIds);
-    }
-    const s = await stats();
-    expect(s.rateLimited).toBeGreaterThanOrEqual(2);
-    expect(s.requests['GET /api/v1/tasks']! - s.rateLimited).toBe(40);
-  }, 60_000);
+  it.concurrent(
+    'L4 the same, with the window already spent by a third client: both draw 429s, wait, and finish',
+    async (context) => {
+      const { sandbox, env, stats } = await seededSandbox(context, finished(40), {
+        rateLimit: 50,
+        clock: windowEndingIn(12),
+      });
+      // Someone else with the same key spends the whole window, unseen by the two processes' limiters.
+      for (let i = 0; i < 50; i++) {
+        await fetch(`${sandbox.url}/balance`, { headers: { 'X-API-Key': KEY } }).then((r) => r.arrayBuffer());
+      }
+      const [a, b] = await Promise.all([listAll(env), listAll(env)]);
+      for (const result of [a, b]) {
+        expect(result.code, result.stderr).toBe(0);
+        expect(new Set(ids(result.stdout))).toEqual(allIds);
+      }
+      const s = await stats();
+      expect(s.rateLimited).toBeGreaterThanOrEqual(2);
+      expect(s.requests['GET /api/v1/tasks']! - s.rateLimited).toBe(40);
+    },
+    60_000,
+  );
 });

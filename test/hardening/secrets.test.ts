@@ -68,7 +68,8 @@ describe('S1 a --verbose run of every command never prints the key', () => {
   // Each command twice: with X-API-Key (tsv) and, through a profile, with Authorization: Bearer (json).
   it.concurrent.each(commands)('%s', async (label, args, code) => {
     for (const profile of ['default', 'bearer']) {
-      const env = profile === 'bearer' ? { TASKCTL_PROFILE: 'bearer', TASKCTL_OUTPUT: 'json' } : { TASKCTL_OUTPUT: 'tsv' };
+      const env =
+        profile === 'bearer' ? { TASKCTL_PROFILE: 'bearer', TASKCTL_OUTPUT: 'json' } : { TASKCTL_OUTPUT: 'tsv' };
       const result = await world.run(['--verbose', ...args()], { env });
       expect(result.code, `${label} (${profile}): ${result.stderr}`).toBe(code);
       // Redaction markers prove the key was there to hide (traced request headers, or the masked key of config list).
@@ -104,7 +105,10 @@ describe('S1 a --verbose run of every command never prints the key', () => {
     const home = isolatedHome();
     try {
       const env = { ...home.env, TASKCTL_API_KEY: '', TASKCTL_BASE_URL: '' };
-      const result = await world.run(['--verbose', 'auth', 'login', '--with-key', '--base-url', world.sandbox.origin], { env, stdin: `${KEY}\n` });
+      const result = await world.run(['--verbose', 'auth', 'login', '--with-key', '--base-url', world.sandbox.origin], {
+        env,
+        stdin: `${KEY}\n`,
+      });
       expect(result.code, result.stderr).toBe(0);
       expectNoKey(result, 'auth login');
       expect(readFileSync(join(home.dir, 'config', 'config.json'), 'utf8')).toContain(KEY);
@@ -135,7 +139,11 @@ describe('S1 a --verbose run of every command never prints the key', () => {
         task: { ...task(Number(id)), platform: 'domain', completed_items: 1, failed_items: 0 },
       };
       const post = (signature: string) =>
-        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature }, body: JSON.stringify(event) });
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
+          body: JSON.stringify(event),
+        });
       const wrongGuess = 'sk_wrong_guess_4242_zzzz';
       expect((await post(wrongGuess)).status).toBe(401);
       expect((await post(KEY)).status).toBe(200);
@@ -169,27 +177,45 @@ describe('S2–S4 a server that echoes the key is scrubbed', () => {
   });
   const run = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
     import('../e2e/harness.js').then(({ runCli }) => runCli(args, { env: { ...cliEnv(server.origin, home), ...env } }));
-  const failure = (code: string) => ({ success: false, error: { code, message: `Invalid API key "${KEY}" (key=${KEY})` } });
+  const failure = (code: string) => ({
+    success: false,
+    error: { code, message: `Invalid API key "${KEY}" (key=${KEY})` },
+  });
 
   it.each([
     ['401 unauthorized', 401, failure('unauthorized'), ['balance'], ExitCode.auth],
-    ['401, the quick-start error shape', 401, { success: false, error: 'unauthorized', message: `bad key ${KEY}` }, ['balance'], ExitCode.auth],
-    ['422 validation_error on create', 422, failure('validation_error'), ['create', 'domain_check_availability', 'a.com'], ExitCode.input],
+    [
+      '401, the quick-start error shape',
+      401,
+      { success: false, error: 'unauthorized', message: `bad key ${KEY}` },
+      ['balance'],
+      ExitCode.auth,
+    ],
+    [
+      '422 validation_error on create',
+      422,
+      failure('validation_error'),
+      ['create', 'domain_check_availability', 'a.com'],
+      ExitCode.input,
+    ],
     ['500 internal_error, retried', 500, failure('internal_error'), ['balance'], ExitCode.unavailable],
     ['429 rate_limited', 429, failure('rate_limited'), ['balance'], ExitCode.rateLimited],
-  ])('S2 %s: the message is shown with the key redacted (plain and --verbose)', async (_name, status, body, args, code) => {
-    // Retry-After: 0 keeps the retried rows (429, 500) fast.
-    answer = (method, url): Answer =>
-      method === 'GET' && url === '/api/v1/services'
-        ? { status: 200, body: { success: true, data: [SERVICE] } }
-        : { status, body, headers: { 'Retry-After': '0' } };
-    for (const verbose of [[], ['--verbose']]) {
-      const result = await run([...verbose, ...args]);
-      expect(result.code, result.stderr).toBe(code);
-      expect(result.stderr).toMatch(/\[REDACTED\]/);
-      expectNoKey(result, `${status}${verbose.join('')}`);
-    }
-  });
+  ])(
+    'S2 %s: the message is shown with the key redacted (plain and --verbose)',
+    async (_name, status, body, args, code) => {
+      // Retry-After: 0 keeps the retried rows (429, 500) fast.
+      answer = (method, url): Answer =>
+        method === 'GET' && url === '/api/v1/services'
+          ? { status: 200, body: { success: true, data: [SERVICE] } }
+          : { status, body, headers: { 'Retry-After': '0' } };
+      for (const verbose of [[], ['--verbose']]) {
+        const result = await run([...verbose, ...args]);
+        expect(result.code, result.stderr).toBe(code);
+        expect(result.stderr).toMatch(/\[REDACTED\]/);
+        expectNoKey(result, `${status}${verbose.join('')}`);
+      }
+    },
+  );
 
   it('S3 a redirect whose Location carries the key: the message names it redacted', async () => {
     answer = () => ({ status: 302, body: '', headers: { Location: `https://elsewhere.example/api?key=${KEY}` } });
@@ -203,7 +229,13 @@ describe('S2–S4 a server that echoes the key is scrubbed', () => {
     answer = (_method, url) =>
       url.startsWith('/api/v1/services')
         ? { status: 200, body: { success: true, data: [{ ...SERVICE, description: `your key is ${KEY}` }] } }
-        : { status: 200, body: { success: true, data: { ...task(5), items: [{ target: KEY, status: 'completed', data: { note: KEY } }] } } };
+        : {
+            status: 200,
+            body: {
+              success: true,
+              data: { ...task(5), items: [{ target: KEY, status: 'completed', data: { note: KEY } }] },
+            },
+          };
     for (const output of ['table', 'tsv', 'csv', 'json', 'ndjson']) {
       for (const args of [['services'], ['show', '5']]) {
         const result = await run(['-o', output, ...args]);
@@ -287,7 +319,10 @@ describe('S8 plain HTTP to a host that is not loopback is refused before anythin
     expect(result.code, result.stderr).toBe(ExitCode.usage);
     expect(result.stderr).toMatch(/plain HTTP would send the API key in clear text|must not contain a user name/);
     expectNoKey(result, url);
-    const login = await runCli(['auth', 'login', '--with-key', '--base-url', url], { env: { ...home.env, TASKCTL_API_KEY: '' }, stdin: `${KEY}\n` });
+    const login = await runCli(['auth', 'login', '--with-key', '--base-url', url], {
+      env: { ...home.env, TASKCTL_API_KEY: '' },
+      stdin: `${KEY}\n`,
+    });
     expect(login.code, login.stderr).toBe(ExitCode.usage);
     expectNoKey(login, `login ${url}`);
   });
@@ -307,11 +342,18 @@ describe('S9 server text with terminal escape sequences is printed inert', () =>
       if (url === '/api/v1/tasks/5') {
         return json(res, 200, {
           success: true,
-          data: { ...task(5, { status: 'failed', error_message: evil }), items: [{ target: evil, status: 'failed', data: { reason: evil }, error: evil }] },
+          data: {
+            ...task(5, { status: 'failed', error_message: evil }),
+            items: [{ target: evil, status: 'failed', data: { reason: evil }, error: evil }],
+          },
         });
       }
       if (url.startsWith('/api/v1/tasks?') || url === '/api/v1/tasks') {
-        return json(res, 200, { success: true, data: [task(5, { service: evil, status: evil })], meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 25 } });
+        return json(res, 200, {
+          success: true,
+          data: [task(5, { service: evil, status: evil })],
+          meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 25 },
+        });
       }
       return json(res, 404, { success: false, error: { code: 'not_found', message: `no such thing: ${evil}` } });
     });
@@ -321,20 +363,28 @@ describe('S9 server text with terminal escape sequences is printed inert', () =>
     home.cleanup();
   });
 
-  it.each(['table', 'tsv', 'csv', 'json', 'ndjson'])('-o %s: services, list, show and an error message carry no raw control characters', async (output) => {
-    const { runCli } = await import('../e2e/harness.js');
-    const env = { ...cliEnv(server.origin, home), FORCE_COLOR: '0' };
-    for (const args of [['services'], ['list'], ['show', '5'], ['show', '6']]) {
-      const result = await runCli(['-o', output, ...args], { env });
-      expect([0, ExitCode.notFound]).toContain(result.code);
-      for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
-        expect(text, `${args.join(' ')} -o ${output} ${name}`).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  it.each(['table', 'tsv', 'csv', 'json', 'ndjson'])(
+    '-o %s: services, list, show and an error message carry no raw control characters',
+    async (output) => {
+      const { runCli } = await import('../e2e/harness.js');
+      const env = { ...cliEnv(server.origin, home), FORCE_COLOR: '0' };
+      for (const args of [['services'], ['list'], ['show', '5'], ['show', '6']]) {
+        const result = await runCli(['-o', output, ...args], { env });
+        expect([0, ExitCode.notFound]).toContain(result.code);
+        for (const [name, text] of [
+          ['stdout', result.stdout],
+          ['stderr', result.stderr],
+        ] as const) {
+          expect(text, `${args.join(' ')} -o ${output} ${name}`).not.toMatch(
+            /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/,
+          );
+        }
+        const all = result.stdout + result.stderr;
+        // What was there is still visible, escaped (\x1b in text, \u001b in JSON).
+        expect(all).toMatch(/\\x1b|\\u001b/);
       }
-      const all = result.stdout + result.stderr;
-      // What was there is still visible, escaped (\x1b in text, \u001b in JSON).
-      expect(all).toMatch(/\\x1b|\\u001b/);
-    }
-  });
+    },
+  );
 });
 
 describe('S10–S12 webhook signatures', () => {
@@ -364,12 +414,31 @@ describe('S10–S12 webhook signatures', () => {
   it('S12 the listener rejects a wrong signature with 401 and logs neither the presented value nor the key', async () => {
     const lines: string[] = [];
     const events: unknown[] = [];
-    const listener = await startWebhookListener({ port: 0, apiKey: KEY, log: (line) => lines.push(line), onEvent: (event) => void events.push(event) });
+    const listener = await startWebhookListener({
+      port: 0,
+      apiKey: KEY,
+      log: (line) => lines.push(line),
+      onEvent: (event) => void events.push(event),
+    });
     try {
       const wrongGuess = 'sk_guess_7777_aaaa_bbbb';
-      const body = JSON.stringify({ event: 'processing', timestamp: '2025-01-15T12:00:00Z', task: { ...task(9, { status: 'processing' }), platform: 'domain', completed_items: 0, failed_items: 0, started_at: '2025-01-15T12:00:00Z' } });
+      const body = JSON.stringify({
+        event: 'processing',
+        timestamp: '2025-01-15T12:00:00Z',
+        task: {
+          ...task(9, { status: 'processing' }),
+          platform: 'domain',
+          completed_items: 0,
+          failed_items: 0,
+          started_at: '2025-01-15T12:00:00Z',
+        },
+      });
       for (const signature of [wrongGuess, KEY.slice(0, -1), '', KEY]) {
-        const response = await fetch(listener.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature }, body });
+        const response = await fetch(listener.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
+          body,
+        });
         expect(response.status).toBe(signature === KEY ? 200 : 401);
       }
       expect(events).toHaveLength(1);

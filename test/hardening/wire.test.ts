@@ -67,7 +67,11 @@ describe.concurrent('wire', () => {
         const port = await freePort();
         const result = await timed(['balance'], { env: cliEnv(`http://127.0.0.1:${port}`, home) });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
-        expect(result.stderr).toMatch(new RegExp(`GET /balance: could not reach http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\) after 4 attempts`));
+        expect(result.stderr).toMatch(
+          new RegExp(
+            `GET /balance: could not reach http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\) after 4 attempts`,
+          ),
+        );
         expect(result.stderr).toMatch(/Nothing is listening there/);
         expectCleanError(result.stderr);
         expect(result.ms).toBeLessThan(10_000);
@@ -84,9 +88,15 @@ describe.concurrent('wire', () => {
         const port = await freePort();
         writeFileSync(
           join(home.dir, 'cache', 'completion.json'),
-          JSON.stringify({ prices: { domain_check_availability: 1 }, pricesFrom: `http://127.0.0.1:${port}/api/v1`, pricesAt: Date.now() }),
+          JSON.stringify({
+            prices: { domain_check_availability: 1 },
+            pricesFrom: `http://127.0.0.1:${port}/api/v1`,
+            pricesAt: Date.now(),
+          }),
         );
-        const result = await timed(['create', 'domain_check_availability', 'a.com'], { env: cliEnv(`http://127.0.0.1:${port}`, home) });
+        const result = await timed(['create', 'domain_check_availability', 'a.com'], {
+          env: cliEnv(`http://127.0.0.1:${port}`, home),
+        });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(/POST \/tasks: could not reach .* \(ECONNREFUSED\) after 4 attempts/);
         expect(result.stderr).not.toMatch(/may have created/);
@@ -108,7 +118,9 @@ describe.concurrent('wire', () => {
     it('W4 POST reset after the task was committed: recovered by reconciliation, exactly one task', () =>
       withWorld(async (world) => {
         await fault(world, { method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
-        const result = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q'], { timeoutMs: 30_000 });
+        const result = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q'], {
+          timeoutMs: 30_000,
+        });
         expect(result.code, result.stderr).toBe(0);
         expect(result.stderr).toMatch(/may have created a task \((ECONNRESET|UND_ERR_SOCKET)\)/);
         expect(result.stderr).toMatch(/recovered: task \d+ was created/);
@@ -117,18 +129,24 @@ describe.concurrent('wire', () => {
         expect(result.stdout.trim()).toBe(String(tasks[0]!.id));
         expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
       }));
-    it('W30 an identical task created seconds earlier is not "recovered" as the outcome of an ambiguous create', () =>
-      withWorld(async (world) => {
-        const first = await world.run(['create', 'domain_check_availability', 'same.com', '-q']);
-        expect(first.code, first.stderr).toBe(0);
-        // Far enough apart for the Date header's whole seconds; well inside the old two-minute skew tolerance.
-        await new Promise((resolve) => setTimeout(resolve, 2_500));
-        await fault(world, { method: 'POST', path: '/tasks', kind: 'reset-before', count: 1 });
-        const second = await world.run(['create', 'domain_check_availability', 'same.com', '-q'], { timeoutMs: 30_000 });
-        expect(second.stderr).not.toMatch(/recovered: task/);
-        expect(second.code, second.stderr).toBe(ExitCode.createUnknown);
-        expect(await tasksOf(world)).toHaveLength(1);
-      }), 30_000);
+    it(
+      'W30 an identical task created seconds earlier is not "recovered" as the outcome of an ambiguous create',
+      () =>
+        withWorld(async (world) => {
+          const first = await world.run(['create', 'domain_check_availability', 'same.com', '-q']);
+          expect(first.code, first.stderr).toBe(0);
+          // Far enough apart for the Date header's whole seconds; well inside the old two-minute skew tolerance.
+          await new Promise((resolve) => setTimeout(resolve, 2_500));
+          await fault(world, { method: 'POST', path: '/tasks', kind: 'reset-before', count: 1 });
+          const second = await world.run(['create', 'domain_check_availability', 'same.com', '-q'], {
+            timeoutMs: 30_000,
+          });
+          expect(second.stderr).not.toMatch(/recovered: task/);
+          expect(second.code, second.stderr).toBe(ExitCode.createUnknown);
+          expect(await tasksOf(world)).toHaveLength(1);
+        }),
+      30_000,
+    );
 
     // W5 (POST reset before processing: exit 9, no task, never resent) is test/e2e/create.test.ts
     // "never creates two tasks when the connection drops before processing (reset-before)".
@@ -149,27 +167,36 @@ describe.concurrent('wire', () => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'delay', delayMs: 3000, count: 4 });
         const result = await timed(['--request-timeout', '300ms', 'balance'], { env: world.env });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
-        expect(result.stderr).toMatch(/GET \/balance: http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.3s \(UND_ERR_HEADERS_TIMEOUT\) after 4 attempts/);
+        expect(result.stderr).toMatch(
+          /GET \/balance: http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.3s \(UND_ERR_HEADERS_TIMEOUT\) after 4 attempts/,
+        );
         expect(result.stderr).toMatch(/raise --request-timeout/);
         expectCleanError(result.stderr);
         // 4 × (0.3 s, rounded up by undici's 1 s timer wheel) + backoff 0.5 + 1 + 2 s.
         expect(result.ms).toBeLessThan(12_000);
       }));
 
-    it('W8 headers timeout on POST /tasks: not resent; reconciliation finds the task created late; exactly one', () =>
-      withWorld(async (world) => {
-        await fault(world, { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 1500, count: 1 });
-        const result = await world.run(['--request-timeout', '300ms', 'create', 'domain_check_availability', 'a.com', '-q'], {
-          timeoutMs: 30_000,
-        });
-        expect(result.stderr).toMatch(/may have created a task \(UND_ERR_HEADERS_TIMEOUT\)/);
-        expect(result.code, result.stderr).toBe(0);
-        expect(result.stderr).toMatch(/recovered: task \d+/);
-        const tasks = await tasksOf(world);
-        expect(tasks).toHaveLength(1);
-        expect(result.stdout.trim()).toBe(String(tasks[0]!.id));
-        expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
-      }), 30_000);
+    it(
+      'W8 headers timeout on POST /tasks: not resent; reconciliation finds the task created late; exactly one',
+      () =>
+        withWorld(async (world) => {
+          await fault(world, { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 1500, count: 1 });
+          const result = await world.run(
+            ['--request-timeout', '300ms', 'create', 'domain_check_availability', 'a.com', '-q'],
+            {
+              timeoutMs: 30_000,
+            },
+          );
+          expect(result.stderr).toMatch(/may have created a task \(UND_ERR_HEADERS_TIMEOUT\)/);
+          expect(result.code, result.stderr).toBe(0);
+          expect(result.stderr).toMatch(/recovered: task \d+/);
+          const tasks = await tasksOf(world);
+          expect(tasks).toHaveLength(1);
+          expect(result.stdout.trim()).toBe(String(tasks[0]!.id));
+          expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
+        }),
+      30_000,
+    );
 
     it('W9 a request in flight never outlives `wait --timeout` (server stalls 8 s, timeout 2 s): exit 124 in ~2 s', () =>
       withWorld(async (world) => {
@@ -189,7 +216,9 @@ describe.concurrent('wire', () => {
     it('W9b the same through `create --wait --timeout 2s`: exit 124 in ~2 s', () =>
       withWorld(async (world) => {
         await fault(world, { method: 'GET', path: '/tasks', kind: 'delay', delayMs: 8000, count: 10 });
-        const result = await timed(['create', 'domain_check_availability', 'a.com', '--wait', '--timeout', '2s'], { env: world.env });
+        const result = await timed(['create', 'domain_check_availability', 'a.com', '--wait', '--timeout', '2s'], {
+          env: world.env,
+        });
         expect(result.code, result.stderr).toBe(ExitCode.timeout);
         expect(result.ms).toBeLessThan(5_000);
       }));
@@ -201,7 +230,9 @@ describe.concurrent('wire', () => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'truncate', count: 4 });
         const result = await world.run(['balance']);
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
-        expect(result.stderr).toMatch(/GET \/balance: the server answered HTTP 200 with a non-JSON body \(application\/json\)/);
+        expect(result.stderr).toMatch(
+          /GET \/balance: the server answered HTTP 200 with a non-JSON body \(application\/json\)/,
+        );
         expectCleanError(result.stderr);
         expect((await stats(world)).requests['GET /api/v1/balance']).toBe(1);
       }));
@@ -220,28 +251,39 @@ describe.concurrent('wire', () => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'non-json', count: 4 });
         const result = await world.run(['balance']);
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
-        expect(result.stderr).toMatch(/GET \/balance: the server answered HTTP 502 with a non-JSON body \(text\/html\) after 4 attempts/);
+        expect(result.stderr).toMatch(
+          /GET \/balance: the server answered HTTP 502 with a non-JSON body \(text\/html\) after 4 attempts/,
+        );
         expect(result.stderr).not.toMatch(/<html|Bad Gateway/i);
         expectCleanError(result.stderr);
       }));
 
-    it('W13 an HTML 502 on POST /tasks (nothing committed): reconciled, exit 9 with the list command, no task', () =>
-      withWorld(async (world) => {
-        await fault(world, { method: 'POST', path: '/tasks', kind: 'non-json', count: 1 });
-        const result = await timed(['create', 'domain_check_availability', 'a.com'], { env: world.env, timeoutMs: 30_000 });
-        expect(result.code, result.stderr).toBe(ExitCode.createUnknown);
-        expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
-        expect(await tasksOf(world)).toHaveLength(0);
-        expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
-        expect(result.ms).toBeLessThan(20_000);
-      }), 30_000);
+    it(
+      'W13 an HTML 502 on POST /tasks (nothing committed): reconciled, exit 9 with the list command, no task',
+      () =>
+        withWorld(async (world) => {
+          await fault(world, { method: 'POST', path: '/tasks', kind: 'non-json', count: 1 });
+          const result = await timed(['create', 'domain_check_availability', 'a.com'], {
+            env: world.env,
+            timeoutMs: 30_000,
+          });
+          expect(result.code, result.stderr).toBe(ExitCode.createUnknown);
+          expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
+          expect(await tasksOf(world)).toHaveLength(0);
+          expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
+          expect(result.ms).toBeLessThan(20_000);
+        }),
+      30_000,
+    );
 
     it('W14 five 5xx in a row on GET: exit 8 after exactly 4 attempts, the 5th fault left unused', () =>
       withWorld(async (world) => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'status', status: 503, count: 5 });
         const result = await timed(['balance'], { env: world.env });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
-        expect(result.stderr).toMatch(/GET \/balance: Internal server error \(injected fault, HTTP 503\) after 4 attempts/);
+        expect(result.stderr).toMatch(
+          /GET \/balance: Internal server error \(injected fault, HTTP 503\) after 4 attempts/,
+        );
         expect((await stats(world)).requests['GET /api/v1/balance']).toBe(4);
         const left = await world.admin<{ faults: Array<{ remaining: number }> }>('GET', '/__sandbox/faults');
         expect(left.faults[0]?.remaining).toBe(1);
@@ -328,16 +370,23 @@ describe.concurrent('wire', () => {
       ['constructor', 400, ExitCode.input],
       ['__proto__', 503, ExitCode.unavailable],
       ['hasOwnProperty', 429, ExitCode.rateLimited],
-    ])('W29 an error code named like an Object.prototype member (%s, HTTP %i): mapped by status, not a crash', (code, status, exit) =>
-      withScript(
-        () => ({ status, body: { success: false, error: { code, message: 'odd code' } }, headers: { 'Retry-After': '0' } }),
-        async (_server, cli) => {
-          const result = await cli(['balance']);
-          expect(result.code, result.stderr).toBe(exit);
-          expect(result.stderr).toMatch(/^error: GET \/balance: odd code/m);
-          expect(result.stderr).not.toMatch(/unexpected error|undefined/);
-        },
-      ));
+    ])(
+      'W29 an error code named like an Object.prototype member (%s, HTTP %i): mapped by status, not a crash',
+      (code, status, exit) =>
+        withScript(
+          () => ({
+            status,
+            body: { success: false, error: { code, message: 'odd code' } },
+            headers: { 'Retry-After': '0' },
+          }),
+          async (_server, cli) => {
+            const result = await cli(['balance']);
+            expect(result.code, result.stderr).toBe(exit);
+            expect(result.stderr).toMatch(/^error: GET \/balance: odd code/m);
+            expect(result.stderr).not.toMatch(/unexpected error|undefined/);
+          },
+        ),
+    );
 
     it('W20 200 with a body of the wrong shape: exit 8 naming endpoint and field, not retried', async () => {
       await withScript(
@@ -345,7 +394,9 @@ describe.concurrent('wire', () => {
         async (server, cli) => {
           const balance = await cli(['balance']);
           expect(balance.code, balance.stderr).toBe(ExitCode.unavailable);
-          expect(balance.stderr).toMatch(/GET \/balance: unexpected response from the server \(data\.balance: expected number, received string\)/);
+          expect(balance.stderr).toMatch(
+            /GET \/balance: unexpected response from the server \(data\.balance: expected number, received string\)/,
+          );
           expect(server.requests).toHaveLength(1);
         },
       );
@@ -363,7 +414,9 @@ describe.concurrent('wire', () => {
         async (_server, cli) => {
           const services = await cli(['services']);
           expect(services.code, services.stderr).toBe(ExitCode.unavailable);
-          expect(services.stderr).toMatch(/GET \/services: unexpected response from the server \(\(body\): expected object/);
+          expect(services.stderr).toMatch(
+            /GET \/services: unexpected response from the server \(\(body\): expected object/,
+          );
           expectCleanError(services.stderr);
         },
       );
@@ -374,34 +427,42 @@ describe.concurrent('wire', () => {
     const tls = selfSignedCertificate();
 
     // W21 needs openssl to make a certificate at test time; without it the row is skipped (see test/README.md).
-    it.skipIf(!tls)('W21 a self-signed certificate: exit 8 naming the TLS failure, not retried; NODE_EXTRA_CA_CERTS fixes it', async () => {
-      const home = isolatedHome();
-      const server = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK), { tls: tls! });
-      try {
-        const result = await timed(['balance'], { env: cliEnv(server.origin, home) });
-        expect(result.code, result.stderr).toBe(ExitCode.unavailable);
-        expect(result.stderr).toMatch(/GET \/balance: TLS connection to https:\/\/127\.0\.0\.1:\d+ failed \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/);
-        expect(result.stderr).toMatch(/NODE_EXTRA_CA_CERTS/);
-        expectCleanError(result.stderr);
-        expect(server.requests).toHaveLength(0);
-        expect(server.tlsErrors).toBe(1);
-        expect(result.ms).toBeLessThan(3_000);
-        // The hint works: trusting the certificate makes the same call succeed.
-        const trusted = await timed(['balance'], { env: { ...cliEnv(server.origin, home), NODE_EXTRA_CA_CERTS: tls!.certFile } });
-        expect(trusted.code, trusted.stderr).toBe(0);
-        expect(server.requests[0]?.headers['x-api-key']).toBe(KEY);
-      } finally {
-        await server.close();
-        home.cleanup();
-        tls?.cleanup();
-      }
-    });
+    it.skipIf(!tls)(
+      'W21 a self-signed certificate: exit 8 naming the TLS failure, not retried; NODE_EXTRA_CA_CERTS fixes it',
+      async () => {
+        const home = isolatedHome();
+        const server = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK), { tls: tls! });
+        try {
+          const result = await timed(['balance'], { env: cliEnv(server.origin, home) });
+          expect(result.code, result.stderr).toBe(ExitCode.unavailable);
+          expect(result.stderr).toMatch(
+            /GET \/balance: TLS connection to https:\/\/127\.0\.0\.1:\d+ failed \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/,
+          );
+          expect(result.stderr).toMatch(/NODE_EXTRA_CA_CERTS/);
+          expectCleanError(result.stderr);
+          expect(server.requests).toHaveLength(0);
+          expect(server.tlsErrors).toBe(1);
+          expect(result.ms).toBeLessThan(3_000);
+          // The hint works: trusting the certificate makes the same call succeed.
+          const trusted = await timed(['balance'], {
+            env: { ...cliEnv(server.origin, home), NODE_EXTRA_CA_CERTS: tls!.certFile },
+          });
+          expect(trusted.code, trusted.stderr).toBe(0);
+          expect(server.requests[0]?.headers['x-api-key']).toBe(KEY);
+        } finally {
+          await server.close();
+          home.cleanup();
+          tls?.cleanup();
+        }
+      },
+    );
 
     it('W22 a redirect to another host is never followed: exit 8, the other host never sees the key (GET and POST)', async () => {
       const home = isolatedHome();
       const other = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK), { host: '127.0.0.2' });
       const first = await scriptedServer((req, res) => {
-        if (req.method === 'GET' && req.url === '/api/v1/services') return json(res, 200, { success: true, data: [SERVICE] });
+        if (req.method === 'GET' && req.url === '/api/v1/services')
+          return json(res, 200, { success: true, data: [SERVICE] });
         const status = req.method === 'POST' ? 307 : 302;
         res.writeHead(status, { Location: `${other.origin}${req.url ?? '/'}`, 'Content-Length': '0' });
         res.end();
@@ -410,7 +471,9 @@ describe.concurrent('wire', () => {
         const env = cliEnv(first.origin, home);
         const get = await timed(['balance'], { env });
         expect(get.code, get.stderr).toBe(ExitCode.unavailable);
-        expect(get.stderr).toMatch(/GET \/balance: the server answered HTTP 302, a redirect to http:\/\/127\.0\.0\.2:\d+\/api\/v1\/balance; taskctl does not follow redirects/);
+        expect(get.stderr).toMatch(
+          /GET \/balance: the server answered HTTP 302, a redirect to http:\/\/127\.0\.0\.2:\d+\/api\/v1\/balance; taskctl does not follow redirects/,
+        );
         const post = await timed(['create', 'domain_check_availability', 'a.com'], { env });
         expect(post.code, post.stderr).toBe(ExitCode.unavailable);
         expect(post.stderr).toMatch(/POST \/tasks: the server answered HTTP 307, a redirect/);
@@ -468,12 +531,18 @@ describe.concurrent('wire', () => {
     });
 
     it('W24 POST /tasks body stalls mid-way: ambiguous (never resent), for the caller to reconcile', async () => {
-      const server = await scriptedServer((_req, res) => stall(res, JSON.stringify({ success: true, data: task(7, { status: 'pending' }) })));
+      const server = await scriptedServer((_req, res) =>
+        stall(res, JSON.stringify({ success: true, data: task(7, { status: 'pending' }) })),
+      );
       try {
         const api = client(server.origin, { requestTimeoutMs: 300 });
-        const error = await api.createTask({ service: 'domain_check_availability', items: ['a.com'] }).catch((e: unknown) => e);
+        const error = await api
+          .createTask({ service: 'domain_check_availability', items: ['a.com'] })
+          .catch((e: unknown) => e);
         expect(error).toBeInstanceOf(AmbiguousCreateError);
-        expect((error as Error).message).toMatch(/POST \/tasks may have created a task \(UND_ERR_BODY_TIMEOUT while reading the HTTP 200 response\)/);
+        expect((error as Error).message).toMatch(
+          /POST \/tasks may have created a task \(UND_ERR_BODY_TIMEOUT while reading the HTTP 200 response\)/,
+        );
         expect(server.requests).toHaveLength(1);
       } finally {
         await server.close();
@@ -487,7 +556,9 @@ describe.concurrent('wire', () => {
         const started = performance.now();
         const error = await api.getBalance().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(UnavailableError);
-        expect((error as Error).message).toMatch(/GET \/balance: no answer from http:\/\/127\.0\.0\.1:\d+ before the deadline/);
+        expect((error as Error).message).toMatch(
+          /GET \/balance: no answer from http:\/\/127\.0\.0\.1:\d+ before the deadline/,
+        );
         expect(performance.now() - started).toBeLessThan(2_000);
         expect(server.requests).toHaveLength(1);
       } finally {
@@ -500,7 +571,10 @@ describe.concurrent('wire', () => {
       try {
         const api = client(server.origin, { clock: systemClock, deadline: Date.now() + 30 * 86_400_000 });
         expect(await api.getBalance()).toEqual({ balance: 100, currency: 'coins' });
-        expect(await api.withDeadline(Date.now() + 365 * 86_400_000).getBalance()).toEqual({ balance: 100, currency: 'coins' });
+        expect(await api.withDeadline(Date.now() + 365 * 86_400_000).getBalance()).toEqual({
+          balance: 100,
+          currency: 'coins',
+        });
       } finally {
         await server.close();
       }
@@ -511,7 +585,10 @@ describe.concurrent('wire', () => {
       try {
         const api = client(server.origin, { clock: systemClock });
         const started = performance.now();
-        const error = await api.withDeadline(Date.now() + 800).getBalance().catch((e: unknown) => e);
+        const error = await api
+          .withDeadline(Date.now() + 800)
+          .getBalance()
+          .catch((e: unknown) => e);
         expect((error as Error).message).toMatch(/before the deadline/);
         expect(performance.now() - started).toBeLessThan(2_000);
       } finally {
@@ -562,7 +639,11 @@ describe.concurrent('wire', () => {
       ['huge number', () => '1e309', 0, MAX_RATE_LIMIT_WAIT_MS],
     ])('W26 X-RateLimit-Reset %s: the next request waits within 0..61 s', async (_name, reset, min, max) => {
       const server = await scriptedServer((_req, res) =>
-        json(res, 200, BALANCE_OK, { 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset() }),
+        json(res, 200, BALANCE_OK, {
+          'X-RateLimit-Limit': '5',
+          'X-RateLimit-Remaining': '0',
+          'X-RateLimit-Reset': reset(),
+        }),
       );
       try {
         const clock = new FakeClock({ start: Date.now() });
@@ -581,15 +662,30 @@ describe.concurrent('wire', () => {
 
     it.each([
       ['Retry-After as an HTTP date 20 s ahead', { 'Retry-After': 'DATE+20' }, 19_000, 21_000],
-      ['no Retry-After, X-RateLimit-Reset delta 15 with remaining 0', { 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '15' }, 15_000, 17_000],
-      ['no Retry-After, X-RateLimit-Reset a year ahead', { 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': 'YEAR' }, 60_000, MAX_RATE_LIMIT_WAIT_MS],
+      [
+        'no Retry-After, X-RateLimit-Reset delta 15 with remaining 0',
+        { 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '15' },
+        15_000,
+        17_000,
+      ],
+      [
+        'no Retry-After, X-RateLimit-Reset a year ahead',
+        { 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': 'YEAR' },
+        60_000,
+        MAX_RATE_LIMIT_WAIT_MS,
+      ],
       ['Retry-After garbage', { 'Retry-After': 'later, maybe' }, 300, 1_000],
     ])('W27 429 with %s: waits within 0..61 s, then succeeds', async (_name, headers, min, max) => {
       const server = await scriptedServer((_req, res, _body, index) => {
         if (index > 0) return json(res, 200, BALANCE_OK);
         const resolved: Record<string, string> = {};
         for (const [name, value] of Object.entries(headers)) {
-          resolved[name] = value === 'DATE+20' ? new Date(Date.now() + 20_000).toUTCString() : value === 'YEAR' ? String(nowSec() + 365 * 86_400) : value;
+          resolved[name] =
+            value === 'DATE+20'
+              ? new Date(Date.now() + 20_000).toUTCString()
+              : value === 'YEAR'
+                ? String(nowSec() + 365 * 86_400)
+                : value;
         }
         json(res, 429, { success: false, error: { code: 'rate_limited', message: 'slow down' } }, resolved);
       });
@@ -608,7 +704,12 @@ describe.concurrent('wire', () => {
 
     it('W28 a 429 whose reset lies past the deadline fails with exit 7 instead of waiting', async () => {
       const server = await scriptedServer((_req, res) =>
-        json(res, 429, { success: false, error: { code: 'rate_limited', message: 'slow down' } }, { 'Retry-After': '30' }),
+        json(
+          res,
+          429,
+          { success: false, error: { code: 'rate_limited', message: 'slow down' } },
+          { 'Retry-After': '30' },
+        ),
       );
       try {
         const clock = new FakeClock({ start: Date.now() });

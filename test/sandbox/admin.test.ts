@@ -11,7 +11,9 @@ describe('sandbox admin API', () => {
     expect(state.body).toEqual({
       balance: 48,
       webhookUrl: null,
-      tasks: [expect.objectContaining({ id: 1, status: 'completed', total_items: 2, completed_items: 1, failed_items: 1 })],
+      tasks: [
+        expect.objectContaining({ id: 1, status: 'completed', total_items: 2, completed_items: 1, failed_items: 1 }),
+      ],
     });
   });
 
@@ -29,7 +31,9 @@ describe('sandbox admin API', () => {
 
   it('sets and clears the webhook URL, refusing non-loopback hosts', async () => {
     const sb = await start();
-    expect((await admin(sb, '/webhook', { url: 'http://localhost:9999/hook' })).body).toEqual({ webhookUrl: 'http://localhost:9999/hook' });
+    expect((await admin(sb, '/webhook', { url: 'http://localhost:9999/hook' })).body).toEqual({
+      webhookUrl: 'http://localhost:9999/hook',
+    });
     expect((await admin(sb, '/state')).body.webhookUrl).toBe('http://localhost:9999/hook');
     for (const url of ['https://example.com/hook', 'ftp://127.0.0.1/x', 'not a url', 5]) {
       const res = await admin(sb, '/webhook', { url });

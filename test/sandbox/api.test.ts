@@ -54,7 +54,14 @@ describe('sandbox API: endpoints', () => {
     await createTask(sb, ['example.com', 'example.org']);
     const one = await call(sb, '/tasks/1');
     expect(one.status).toBe(200);
-    expect(one.body.data).toMatchObject({ id: 1, status: 'completed', total_items: 2, completed_items: 2, failed_items: 0, platform: 'domain' });
+    expect(one.body.data).toMatchObject({
+      id: 1,
+      status: 'completed',
+      total_items: 2,
+      completed_items: 2,
+      failed_items: 0,
+      platform: 'domain',
+    });
     expect(one.body.data.items).toEqual([
       { target: 'example.com', status: 'completed', data: { available: expect.any(Boolean) } },
       { target: 'example.org', status: 'completed', data: { available: expect.any(Boolean) } },
@@ -80,7 +87,11 @@ describe('sandbox API: endpoints', () => {
     expect(first.a[0]).toEqual({ deliverable: false, reason: 'invalid_syntax' });
     for (const data of first.b) {
       expect(data.records.length).toBeGreaterThan(0);
-      expect(data.records[0]).toEqual({ date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), registrar: expect.any(String), event: 'registered' });
+      expect(data.records[0]).toEqual({
+        date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+        registrar: expect.any(String),
+        event: 'registered',
+      });
     }
   });
 
@@ -113,19 +124,30 @@ describe('sandbox API: pagination', () => {
   it('answers an empty account with zero pages', async () => {
     const sb = await start();
     const res = await call(sb, '/tasks');
-    expect(res.body).toEqual({ success: true, data: [], meta: { current_page: 1, total_pages: 0, total_count: 0, per_page: 25 } });
+    expect(res.body).toEqual({
+      success: true,
+      data: [],
+      meta: { current_page: 1, total_pages: 0, total_count: 0, per_page: 25 },
+    });
   });
 
-  it.each(['page=0', 'page=-1', 'page=1.5', 'page=abc', 'page=', 'per_page=0', 'per_page=101', 'per_page=2.5', 'per_page=x'])(
-    'rejects %s with validation_error 422',
-    async (query) => {
-      const sb = await start();
-      const res = await call(sb, `/tasks?${query}`);
-      expect(res.status).toBe(422);
-      expect(res.body.error.code).toBe('validation_error');
-      expect(res.body.error.message).toMatch(query.startsWith('page') ? /page/ : /per_page/);
-    },
-  );
+  it.each([
+    'page=0',
+    'page=-1',
+    'page=1.5',
+    'page=abc',
+    'page=',
+    'per_page=0',
+    'per_page=101',
+    'per_page=2.5',
+    'per_page=x',
+  ])('rejects %s with validation_error 422', async (query) => {
+    const sb = await start();
+    const res = await call(sb, `/tasks?${query}`);
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.message).toMatch(query.startsWith('page') ? /page/ : /per_page/);
+  });
 });
 
 describe('sandbox API: authentication', () => {
@@ -145,7 +167,10 @@ describe('sandbox API: authentication', () => {
     for (const path of ['/balance', '/tasks/1', '/nope']) {
       const res = await call(sb, path, init);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ success: false, error: { code: 'unauthorized', message: 'Invalid or missing API key' } });
+      expect(res.body).toEqual({
+        success: false,
+        error: { code: 'unauthorized', message: 'Invalid or missing API key' },
+      });
     }
   });
 
@@ -244,7 +269,10 @@ describe('sandbox API: errors', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe('validation_error');
     expect(bad.body.error.message).toMatch(/not valid JSON/);
-    const form = await call(sb, '/tasks', { body: 'service=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const form = await call(sb, '/tasks', {
+      body: 'service=x',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(415);
     expect(form.body.error.code).toBe('validation_error');
     const charset = await call(sb, '/tasks', {
@@ -268,10 +296,14 @@ describe('sandbox API: errors', () => {
     const sb = await start();
     const url = new URL(`${sb.url}/tasks`);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { 'X-API-Key': sb.apiKey, 'Content-Type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        url,
+        { method: 'POST', headers: { 'X-API-Key': sb.apiKey, 'Content-Type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       const chunk = Buffer.alloc(1024 * 1024, 'x');
       const write = (left: number): void => {

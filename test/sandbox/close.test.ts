@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { admin, createTask, deliveriesWhen, eventually, sleep, startReceiver } from './helpers.js';
 
-const sockets = () => process.getActiveResourcesInfo().filter((name) => name === 'TCPServerWrap' || name === 'TCPSocketWrap').length;
+const sockets = () =>
+  process.getActiveResourcesInfo().filter((name) => name === 'TCPServerWrap' || name === 'TCPSocketWrap').length;
 
 describe('sandbox close()', () => {
   it('stops lifecycle and retry timers, ends delayed requests and closes every socket', async () => {

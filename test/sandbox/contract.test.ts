@@ -18,7 +18,8 @@ describe('sandbox contract', () => {
     const clock = fakeClock();
     const sb = await start({ clock, itemMs: 100, rateLimit: 40, balance: 60, webhookUrl: receiver.url });
     const checked: Array<[string, CallResult, z.ZodType]> = [];
-    const expectOk = async (label: string, schema: z.ZodType, res: Promise<CallResult>) => checked.push([label, await res, schema]);
+    const expectOk = async (label: string, schema: z.ZodType, res: Promise<CallResult>) =>
+      checked.push([label, await res, schema]);
     const expectError = async (label: string, status: number, code: string, res: Promise<CallResult>) => {
       const result = await res;
       expect([label, result.status]).toEqual([label, status]);
@@ -29,13 +30,22 @@ describe('sandbox contract', () => {
     await expectOk('services', ServicesResponseSchema, call(sb, '/services'));
     await expectOk('balance', BalanceResponseSchema, call(sb, '/balance'));
     await expectOk('create plain', CreateTaskResponseSchema, create('domain_check_availability', ['a.com', 'b.com']));
-    await expectOk('create magic', CreateTaskResponseSchema, create('domain_whois_history', ['a.com', 'fail-b', 'slow-c']));
-    await expectOk('create taskfail', CreateTaskResponseSchema, create('fanpage_extract_contact', ['x', 'taskfail-y', 'z']));
+    await expectOk(
+      'create magic',
+      CreateTaskResponseSchema,
+      create('domain_whois_history', ['a.com', 'fail-b', 'slow-c']),
+    );
+    await expectOk(
+      'create taskfail',
+      CreateTaskResponseSchema,
+      create('fanpage_extract_contact', ['x', 'taskfail-y', 'z']),
+    );
     await expectOk('create email', CreateTaskResponseSchema, create('email_verify', ['me@example.com', 'bad']));
     await expectOk('list page 1', TaskListResponseSchema, call(sb, '/tasks?per_page=2'));
     for (const id of [1, 2, 3, 4]) await expectOk(`task ${id} pending`, TaskResponseSchema, call(sb, `/tasks/${id}`));
     clock.advance(200);
-    for (const id of [1, 2, 3, 4]) await expectOk(`task ${id} processing`, TaskResponseSchema, call(sb, `/tasks/${id}`));
+    for (const id of [1, 2, 3, 4])
+      await expectOk(`task ${id} processing`, TaskResponseSchema, call(sb, `/tasks/${id}`));
     clock.advance(10_000);
     for (const id of [1, 2, 3, 4]) await expectOk(`task ${id} settled`, TaskResponseSchema, call(sb, `/tasks/${id}`));
     await expectOk('list page 2', TaskListResponseSchema, call(sb, '/tasks?page=2&per_page=3'));
@@ -48,7 +58,12 @@ describe('sandbox contract', () => {
     await expectError('bad body', 422, 'validation_error', create('domain_check_availability', []));
     await expectError('too poor', 402, 'insufficient_balance', create('domain_whois_history', Array(20).fill('a')));
     await expectError('method', 405, 'method_not_allowed', call(sb, '/balance', { method: 'DELETE' }));
-    await expectError('type', 415, 'validation_error', call(sb, '/tasks', { body: 'x', headers: { 'Content-Type': 'text/plain' } }));
+    await expectError(
+      'type',
+      415,
+      'validation_error',
+      call(sb, '/tasks', { body: 'x', headers: { 'Content-Type': 'text/plain' } }),
+    );
     await admin(sb, '/faults', { method: 'GET', path: '/balance', kind: 'status', status: 500 });
     await expectError('fault', 500, 'internal_error', call(sb, '/balance'));
     let limited: CallResult;
@@ -68,8 +83,15 @@ describe('sandbox contract', () => {
 
     await eventually(() => receiver.received.length === 8);
     for (const hook of receiver.received) WebhookEventSchema.parse(hook.body);
-    expect(receiver.received.map((r) => r.body.event).sort()).toEqual(
-      ['completed', 'completed', 'completed', 'failed', 'processing', 'processing', 'processing', 'processing'],
-    );
+    expect(receiver.received.map((r) => r.body.event).sort()).toEqual([
+      'completed',
+      'completed',
+      'completed',
+      'failed',
+      'processing',
+      'processing',
+      'processing',
+      'processing',
+    ]);
   });
 });

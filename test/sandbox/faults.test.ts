@@ -4,7 +4,13 @@ import { admin, call, createTask, start } from './helpers.js';
 describe('sandbox faults', () => {
   it('`status` answers the given status with an internal_error body, for `count` matching requests only', async () => {
     const sb = await start();
-    const added = await admin(sb, '/faults', { method: 'GET', path: '/balance', kind: 'status', status: 503, count: 2 });
+    const added = await admin(sb, '/faults', {
+      method: 'GET',
+      path: '/balance',
+      kind: 'status',
+      status: 503,
+      count: 2,
+    });
     expect(added.status).toBe(201);
     expect(added.body.fault).toMatchObject({ method: 'GET', path: '/api/v1/balance', kind: 'status', remaining: 2 });
     expect((await call(sb, '/services')).status).toBe(200); // other path: untouched
@@ -49,7 +55,10 @@ describe('sandbox faults', () => {
   it('`reset-before` drops the connection and creates nothing', async () => {
     const sb = await start();
     await admin(sb, '/faults', { method: 'POST', path: '/tasks', kind: 'reset-before' });
-    await expect(createTask(sb, ['a'])).rejects.toMatchObject({ message: 'fetch failed', cause: { code: 'UND_ERR_SOCKET' } });
+    await expect(createTask(sb, ['a'])).rejects.toMatchObject({
+      message: 'fetch failed',
+      cause: { code: 'UND_ERR_SOCKET' },
+    });
     expect((await call(sb, '/tasks')).body.meta.total_count).toBe(0);
     expect((await call(sb, '/balance')).body.data.balance).toBe(10_000);
   });
@@ -57,7 +66,10 @@ describe('sandbox faults', () => {
   it('`reset-after` creates and charges the task, then drops the connection', async () => {
     const sb = await start();
     await admin(sb, '/faults', { method: 'POST', path: '/tasks', kind: 'reset-after' });
-    await expect(createTask(sb, ['a', 'b'])).rejects.toMatchObject({ message: 'fetch failed', cause: { code: 'UND_ERR_SOCKET' } });
+    await expect(createTask(sb, ['a', 'b'])).rejects.toMatchObject({
+      message: 'fetch failed',
+      cause: { code: 'UND_ERR_SOCKET' },
+    });
     const list = await call(sb, '/tasks');
     expect(list.body.meta.total_count).toBe(1);
     expect(list.body.data[0]).toMatchObject({ id: 1, total_items: 2, service: 'domain_check_availability' });

@@ -30,7 +30,13 @@ export interface CallResult {
 export async function call(
   sandbox: RunningSandbox,
   path: string,
-  init: { method?: string; body?: unknown; key?: string; auth?: 'x-api-key' | 'bearer' | 'none'; headers?: Record<string, string> } = {},
+  init: {
+    method?: string;
+    body?: unknown;
+    key?: string;
+    auth?: 'x-api-key' | 'bearer' | 'none';
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<CallResult> {
   const key = init.key ?? sandbox.apiKey;
   const headers: Record<string, string> = { ...init.headers };
@@ -53,7 +59,12 @@ export async function call(
 }
 
 /** One admin API call; returns status and JSON body. */
-export async function admin(sandbox: RunningSandbox, path: string, body?: unknown, method?: string): Promise<CallResult> {
+export async function admin(
+  sandbox: RunningSandbox,
+  path: string,
+  body?: unknown,
+  method?: string,
+): Promise<CallResult> {
   const res = await fetch(`${sandbox.origin}/__sandbox${path}`, {
     method: method ?? (body === undefined ? 'GET' : 'POST'),
     headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
@@ -62,12 +73,21 @@ export async function admin(sandbox: RunningSandbox, path: string, body?: unknow
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
-export function createTask(sandbox: RunningSandbox, items: string[], service = 'domain_check_availability'): Promise<CallResult> {
+export function createTask(
+  sandbox: RunningSandbox,
+  items: string[],
+  service = 'domain_check_availability',
+): Promise<CallResult> {
   return call(sandbox, '/tasks', { body: { service, items } });
 }
 
 /** Polls GET /tasks/:id until `done` holds (at most `timeoutMs`). */
-export async function waitForTask(sandbox: RunningSandbox, id: number, done = (t: any) => t.status === 'completed' || t.status === 'failed', timeoutMs = 5_000): Promise<any> {
+export async function waitForTask(
+  sandbox: RunningSandbox,
+  id: number,
+  done = (t: any) => t.status === 'completed' || t.status === 'failed',
+  timeoutMs = 5_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await call(sandbox, `/tasks/${id}`);
@@ -105,7 +125,9 @@ export interface ReceivedWebhook {
 }
 
 /** A local webhook receiver; `respond` picks the status of each request (1-based count), or `hang` to never answer. */
-export async function startReceiver(respond: (n: number, body: any) => number | 'hang' = () => 200): Promise<{ url: string; received: ReceivedWebhook[]; server: Server }> {
+export async function startReceiver(
+  respond: (n: number, body: any) => number | 'hang' = () => 200,
+): Promise<{ url: string; received: ReceivedWebhook[]; server: Server }> {
   const received: ReceivedWebhook[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -129,7 +151,11 @@ export async function startReceiver(respond: (n: number, body: any) => number | 
 }
 
 /** A settable clock for deterministic lifecycle and rate-limit tests. */
-export function fakeClock(start = Date.UTC(2025, 0, 1, 12, 0, 0)): { now(): number; t: number; advance(ms: number): void } {
+export function fakeClock(start = Date.UTC(2025, 0, 1, 12, 0, 0)): {
+  now(): number;
+  t: number;
+  advance(ms: number): void;
+} {
   const clock = {
     t: start,
     now: () => clock.t,

@@ -5,7 +5,12 @@ const ITEM_MS = 100;
 const QUEUE_MS = 50; // min(itemMs, 50)
 
 /** GET /tasks/1 at fake time `created + ms`. */
-async function at(sb: Awaited<ReturnType<typeof start>>, clock: ReturnType<typeof fakeClock>, created: number, ms: number) {
+async function at(
+  sb: Awaited<ReturnType<typeof start>>,
+  clock: ReturnType<typeof fakeClock>,
+  created: number,
+  ms: number,
+) {
   clock.t = created + ms;
   return (await call(sb, '/tasks/1')).body.data;
 }
@@ -23,7 +28,11 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
     expect(pending.items.map((i: any) => i.status)).toEqual(['pending', 'pending', 'pending']);
 
     const started = await at(sb, clock, created, QUEUE_MS);
-    expect(started).toMatchObject({ status: 'processing', started_at: new Date(created + QUEUE_MS).toISOString(), completed_items: 0 });
+    expect(started).toMatchObject({
+      status: 'processing',
+      started_at: new Date(created + QUEUE_MS).toISOString(),
+      completed_items: 0,
+    });
     expect(started.items.map((i: any) => i.status)).toEqual(['processing', 'pending', 'pending']);
 
     const midway = await at(sb, clock, created, QUEUE_MS + ITEM_MS + 1);
@@ -52,7 +61,12 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
     await createTask(sb, ['ok-1', 'fail-2', 'ok-3']);
     const done = await at(sb, clock, clock.t, QUEUE_MS + 3 * ITEM_MS);
     expect(done).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 1 });
-    expect(done.items[1]).toEqual({ target: 'fail-2', status: 'failed', data: null, error: expect.stringMatching(/fail-/) });
+    expect(done.items[1]).toEqual({
+      target: 'fail-2',
+      status: 'failed',
+      data: null,
+      error: expect.stringMatching(/fail-/),
+    });
     expect(done.items[0].status).toBe('completed');
     expect(done.items[2].status).toBe('completed');
   });
@@ -97,7 +111,9 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
     const clock = fakeClock();
     const created = clock.t;
     const sb = await start({ clock, itemMs: 1, balance: 1_000_000 });
-    const items = Array.from({ length: 10_000 }, (_, i) => (i % 1000 === 999 ? `slow-${i}.com` : i % 100 === 7 ? `fail-${i}` : `d${i}.com`));
+    const items = Array.from({ length: 10_000 }, (_, i) =>
+      i % 1000 === 999 ? `slow-${i}.com` : i % 100 === 7 ? `fail-${i}` : `d${i}.com`,
+    );
     expect((await createTask(sb, items)).status).toBe(201);
     // Queue 1 ms; after 5,000 ms: items 0..N done where slow items (at 999, 1999, ...) cost 10 ms each.
     clock.t = created + 1 + 5_000;

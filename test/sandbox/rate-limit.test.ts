@@ -18,7 +18,10 @@ describe('sandbox rate limit', () => {
 
     const limited = await call(sb, '/tasks');
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ success: false, error: { code: 'rate_limited', message: expect.stringContaining('45 s') } });
+    expect(limited.body).toEqual({
+      success: false,
+      error: { code: 'rate_limited', message: expect.stringContaining('45 s') },
+    });
     expect(limited.headers.get('retry-after')).toBe('45');
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(limited.headers.get('x-ratelimit-reset')).toBe(String(windowEnd));

@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
 import { admin, call, createTask, deliveriesWhen, eventually, sleep, start, startReceiver } from './helpers.js';
 
-const BASE_FIELDS = ['id', 'service', 'platform', 'status', 'total_items', 'completed_items', 'failed_items', 'cost', 'created_at'];
+const BASE_FIELDS = [
+  'id',
+  'service',
+  'platform',
+  'status',
+  'total_items',
+  'completed_items',
+  'failed_items',
+  'cost',
+  'created_at',
+];
 const sorted = (keys: string[]) => [...keys].sort();
 
 describe('sandbox webhooks', () => {
@@ -39,14 +49,25 @@ describe('sandbox webhooks', () => {
     expect(completed!.body.event).toBe('completed');
     expect(completed!.body.timestamp).toBe(task.completed_at);
     expect(sorted(Object.keys(completed!.body.task))).toEqual(sorted([...BASE_FIELDS, 'completed_at']));
-    expect(completed!.body.task).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 1, completed_at: task.completed_at });
+    expect(completed!.body.task).toMatchObject({
+      status: 'completed',
+      completed_items: 2,
+      failed_items: 1,
+      completed_at: task.completed_at,
+    });
     const deliveries = (await admin(sb, '/deliveries')).body.deliveries;
     expect(deliveries.map((d: any) => [d.event, d.state, d.attempts.length, d.attempts[0].statusCode])).toEqual([
       ['processing', 'delivered', 1, 200],
       ['completed', 'delivered', 1, 200],
     ]);
     expect(deliveries[0]).toMatchObject({ taskId: 1, url: receiver.url, payload: processing!.body });
-    expect(deliveries[0].attempts[0]).toEqual({ attempt: 1, at: expect.any(String), statusCode: 200, error: null, durationMs: expect.any(Number) });
+    expect(deliveries[0].attempts[0]).toEqual({
+      attempt: 1,
+      at: expect.any(String),
+      statusCode: 200,
+      error: null,
+      durationMs: expect.any(Number),
+    });
   });
 
   it('sends failed with error_message and failed_at for a taskfail- task', async () => {
@@ -71,7 +92,9 @@ describe('sandbox webhooks', () => {
 
   it('retries failed deliveries on the scaled schedule until one succeeds', async () => {
     let processingAttempts = 0;
-    const receiver = await startReceiver((_n, body) => (body.event === 'processing' && ++processingAttempts <= 2 ? 500 : 200));
+    const receiver = await startReceiver((_n, body) =>
+      body.event === 'processing' && ++processingAttempts <= 2 ? 500 : 200,
+    );
     const scale = 0.002; // 0, 10 ms, 60 ms
     const sb = await start({ webhookUrl: receiver.url, itemMs: 1, webhookTimeScale: scale });
     await createTask(sb, ['a']);

@@ -52,13 +52,18 @@ describe('main', () => {
   });
 
   it('refuses items from a terminal stdin instead of waiting', async () => {
-    const result = await run(['create', 'domain_check_availability'], { stdinTTY: true, env: { TASKCTL_BASE_URL: 'https://api.example.com', TASKCTL_API_KEY: 'sk_x_1234' } });
+    const result = await run(['create', 'domain_check_availability'], {
+      stdinTTY: true,
+      env: { TASKCTL_BASE_URL: 'https://api.example.com', TASKCTL_API_KEY: 'sk_x_1234' },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no items given/);
   });
 
   it('scrubs the key from error messages', async () => {
-    const result = await run(['--base-url', 'http://sk_secret_9999.example.com', 'balance'], { env: { TASKCTL_API_KEY: 'sk_secret_9999' } });
+    const result = await run(['--base-url', 'http://sk_secret_9999.example.com', 'balance'], {
+      env: { TASKCTL_API_KEY: 'sk_secret_9999' },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).not.toContain('sk_secret_9999');
     expect(result.stderr).toContain('[REDACTED]');

@@ -143,7 +143,8 @@ class Follower {
       this.failures = 0;
       this.retryAt = undefined;
     } catch (error) {
-      if (!(error instanceof UnavailableError || error instanceof RateLimitError) || this.options.signal?.aborted) throw error;
+      if (!(error instanceof UnavailableError || error instanceof RateLimitError) || this.options.signal?.aborted)
+        throw error;
       // Transient: whatever the round learned is kept; the next round waits a growing delay, like an unchanged task.
       this.failures++;
       this.options.onTransientError?.(error, this.failures);
@@ -250,7 +251,8 @@ class Follower {
         this.observe(task, now);
       }
     }
-    for (const w of this.watched.values()) if (this.pages.pageOf(w.id) === page && !here.has(w.id)) this.pages.forget(w.id);
+    for (const w of this.watched.values())
+      if (this.pages.pageOf(w.id) === page && !here.has(w.id)) this.pages.forget(w.id);
     this.pages.recordPage(page, meta, here);
   }
 

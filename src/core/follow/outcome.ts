@@ -20,7 +20,10 @@ export function waitExitCode(tasks: readonly Task[], options: WaitOutcomeOptions
   if (options.reason === 'interrupted') return ExitCode.interrupted;
   if (options.reason === 'timeout') return ExitCode.timeout;
   if (tasks.some((task) => task.status === 'failed')) return ExitCode.taskFailed;
-  if (!options.allowItemFailures && tasks.some((task) => task.status === 'completed' && (failedItemCount(task) ?? 0) > 0)) {
+  if (
+    !options.allowItemFailures &&
+    tasks.some((task) => task.status === 'completed' && (failedItemCount(task) ?? 0) > 0)
+  ) {
     return ExitCode.itemsFailed;
   }
   return ExitCode.ok;

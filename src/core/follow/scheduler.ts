@@ -30,7 +30,13 @@ export interface PollConfig {
 /** Defaults: ×1.5 growth, 30 s cap, ±10% jitter, `Math.random`. */
 export function pollConfig(intervalMs: number, random: () => number = Math.random): PollConfig {
   const startMs = Math.max(MIN_POLL_INTERVAL_MS, intervalMs);
-  return { startMs, maxMs: Math.max(startMs, MAX_POLL_INTERVAL_MS), factor: BACKOFF_FACTOR, jitter: JITTER_FRACTION, random };
+  return {
+    startMs,
+    maxMs: Math.max(startMs, MAX_POLL_INTERVAL_MS),
+    factor: BACKOFF_FACTOR,
+    jitter: JITTER_FRACTION,
+    random,
+  };
 }
 
 /**
@@ -229,12 +235,17 @@ export function planRound(dueIds: readonly number[], input: PlanInput): RoundPla
   }
 
   // Stable sort: among equally full pages, the one holding the most overdue task comes first.
-  const pages = [...byPage].sort((a, b) => b[1] - a[1]).map(([page]) => page).slice(0, left);
+  const pages = [...byPage]
+    .sort((a, b) => b[1] - a[1])
+    .map(([page]) => page)
+    .slice(0, left);
   left -= pages.length;
 
   const gets: number[] = [];
   if (unknown.length > 0 && unknown.length + unlisted.length > left) {
-    const search = searchOrder(input.totalPages, input.searched, left + pages.length).filter((page) => !pages.includes(page));
+    const search = searchOrder(input.totalPages, input.searched, left + pages.length).filter(
+      (page) => !pages.includes(page),
+    );
     const chosen = search.slice(0, left);
     pages.push(...chosen);
     left -= chosen.length;
@@ -252,13 +263,20 @@ export function planRound(dueIds: readonly number[], input: PlanInput): RoundPla
  * Up to `limit` unread pages in the order worth searching (see planRound). With no list read yet, only page 1 is
  * known to exist.
  */
-export function searchOrder(totalPages: number | undefined, searched: ReadonlyMap<number, number>, limit = Infinity): number[] {
+export function searchOrder(
+  totalPages: number | undefined,
+  searched: ReadonlyMap<number, number>,
+  limit = Infinity,
+): number[] {
   if (totalPages === undefined) return searched.has(1) || limit < 1 ? [] : [1];
   const order = new Set<number>();
   const add = (page: number): void => {
     if (order.size < limit && page >= 1 && page <= totalPages && !searched.has(page)) order.add(page);
   };
-  const hitPages = [...searched].filter(([, hits]) => hits > 0).map(([page]) => page).sort((a, b) => a - b);
+  const hitPages = [...searched]
+    .filter(([, hits]) => hits > 0)
+    .map(([page]) => page)
+    .sort((a, b) => a - b);
   for (const page of hitPages) {
     add(page + 1);
     add(page - 1);

@@ -7,9 +7,35 @@ const FACEBOOK_HOST = /^(?:(?:www|m|web|mbasic|business)\.)?(?:facebook|fb)\.com
 const LOOKS_LIKE_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|(?:[a-z0-9-]+\.)*(?:facebook|fb)\.com(?:[/?#]|$))/i;
 // First path segments that are Facebook features, not pages.
 const NOT_PAGES = new Set([
-  'groups', 'events', 'watch', 'marketplace', 'gaming', 'login', 'login.php', 'share', 'sharer', 'sharer.php',
-  'photo', 'photo.php', 'story.php', 'permalink.php', 'hashtag', 'search', 'home.php', 'messages', 'notifications',
-  'friends', 'reel', 'reels', 'stories', 'help', 'policies', 'privacy', 'settings', 'bookmarks', 'saved',
+  'groups',
+  'events',
+  'watch',
+  'marketplace',
+  'gaming',
+  'login',
+  'login.php',
+  'share',
+  'sharer',
+  'sharer.php',
+  'photo',
+  'photo.php',
+  'story.php',
+  'permalink.php',
+  'hashtag',
+  'search',
+  'home.php',
+  'messages',
+  'notifications',
+  'friends',
+  'reel',
+  'reels',
+  'stories',
+  'help',
+  'policies',
+  'privacy',
+  'settings',
+  'bookmarks',
+  'saved',
 ]);
 const CANONICAL = 'https://www.facebook.com/';
 

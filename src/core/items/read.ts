@@ -124,4 +124,3 @@ async function* fileChunks(handle: FileHandle, size: number): AsyncGenerator<Buf
 function displayName(path: string): string {
   return /[\u0000-\u001F\u007F-\u009F\s]/.test(path) ? quoteForMessage(path, 200) : path;
 }
-

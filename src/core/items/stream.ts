@@ -125,4 +125,3 @@ function toBuffer(chunk: ByteChunk): Buffer {
   if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
   return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
-

@@ -29,14 +29,17 @@ describe('normaliseBaseUrl', () => {
     expect(normaliseBaseUrl(input)).toBe(expected);
   });
 
-  it.each(['http://api.example.com', 'http://10.0.0.1:8787', 'http://128.0.0.1', 'http://localhost.evil.com', 'http://127.0.0.1.nip.io'])(
-    'refuses plain HTTP to a non-loopback host: %s',
-    (input) => {
-      const error = usageError(() => normaliseBaseUrl(input));
-      expect(error.message).toMatch(/clear text/);
-      expect(error.hint).toMatch(/https:\/\//);
-    },
-  );
+  it.each([
+    'http://api.example.com',
+    'http://10.0.0.1:8787',
+    'http://128.0.0.1',
+    'http://localhost.evil.com',
+    'http://127.0.0.1.nip.io',
+  ])('refuses plain HTTP to a non-loopback host: %s', (input) => {
+    const error = usageError(() => normaliseBaseUrl(input));
+    expect(error.message).toMatch(/clear text/);
+    expect(error.hint).toMatch(/https:\/\//);
+  });
 
   it.each(['ftp://api.example.com', 'file:///etc/passwd', 'ws://localhost'])('refuses other schemes: %s', (input) => {
     expect(usageError(() => normaliseBaseUrl(input)).message).toMatch(/scheme/);
@@ -54,7 +57,9 @@ describe('normaliseBaseUrl', () => {
   );
 
   it('refuses credentials in the URL', () => {
-    expect(usageError(() => normaliseBaseUrl('https://user:pw@api.example.com')).message).toMatch(/user name or password/);
+    expect(usageError(() => normaliseBaseUrl('https://user:pw@api.example.com')).message).toMatch(
+      /user name or password/,
+    );
   });
 
   it.each(['', '   ', 'not a url', 'https://'])('refuses garbage: %j', (input) => {
@@ -63,12 +68,27 @@ describe('normaliseBaseUrl', () => {
 });
 
 describe('isLoopbackHost', () => {
-  it.each(['localhost', 'LOCALHOST', 'localhost.', '127.0.0.1', '127.255.255.254', '::1', '[::1]', '::ffff:127.0.0.1', '::ffff:7f00:1'])(
-    '%s is loopback',
-    (host) => expect(isLoopbackHost(host)).toBe(true),
-  );
-  it.each(['example.com', 'foo.localhost', '128.0.0.1', '127.0.0', '127.0.0.256', '0.0.0.0', '::2', '[::]', '::ffff:10.0.0.1', '10.127.0.1'])(
-    '%s is not loopback',
-    (host) => expect(isLoopbackHost(host)).toBe(false),
-  );
+  it.each([
+    'localhost',
+    'LOCALHOST',
+    'localhost.',
+    '127.0.0.1',
+    '127.255.255.254',
+    '::1',
+    '[::1]',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+  ])('%s is loopback', (host) => expect(isLoopbackHost(host)).toBe(true));
+  it.each([
+    'example.com',
+    'foo.localhost',
+    '128.0.0.1',
+    '127.0.0',
+    '127.0.0.256',
+    '0.0.0.0',
+    '::2',
+    '[::]',
+    '::ffff:10.0.0.1',
+    '10.127.0.1',
+  ])('%s is not loopback', (host) => expect(isLoopbackHost(host)).toBe(false));
 });

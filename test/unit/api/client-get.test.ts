@@ -9,7 +9,18 @@ import {
   UnavailableError,
   UsageError,
 } from '../../../src/errors.js';
-import { API_KEY, apiFailure, FakeClock, JSON_HEADERS, makeClient, mockAgent, networkError, ok, T0, TASK } from './helpers.js';
+import {
+  API_KEY,
+  apiFailure,
+  FakeClock,
+  JSON_HEADERS,
+  makeClient,
+  mockAgent,
+  networkError,
+  ok,
+  T0,
+  TASK,
+} from './helpers.js';
 
 let agent: MockAgent;
 let pool: ReturnType<MockAgent['get']>;
@@ -35,16 +46,28 @@ const balancePath = { path: '/api/v1/balance', method: 'GET' };
 describe('GET: successful responses', () => {
   it('lists services', async () => {
     setup();
-    const service = { service: 'domain_check_availability', display_name: 'Domain check', description: 'd', pricing: 1, currency: 'coins' };
-    pool.intercept({ path: '/api/v1/services', method: 'GET' }).reply(200, ok([service], { meta: { total: 1, currency: 'coins' } }), { headers: JSON_HEADERS });
+    const service = {
+      service: 'domain_check_availability',
+      display_name: 'Domain check',
+      description: 'd',
+      pricing: 1,
+      currency: 'coins',
+    };
+    pool
+      .intercept({ path: '/api/v1/services', method: 'GET' })
+      .reply(200, ok([service], { meta: { total: 1, currency: 'coins' } }), { headers: JSON_HEADERS });
     const { client } = makeClient(agent);
     expect(await client.listServices()).toEqual([service]);
   });
 
   it('reads the balance in the reference form and in the top-level variant, ignoring extra fields', async () => {
     setup();
-    pool.intercept(balancePath).reply(200, ok({ balance: 500, currency: 'coins', extra: 1 }), { headers: JSON_HEADERS });
-    pool.intercept(balancePath).reply(200, JSON.stringify({ success: true, balance: 7, currency: 'coins' }), { headers: JSON_HEADERS });
+    pool
+      .intercept(balancePath)
+      .reply(200, ok({ balance: 500, currency: 'coins', extra: 1 }), { headers: JSON_HEADERS });
+    pool
+      .intercept(balancePath)
+      .reply(200, JSON.stringify({ success: true, balance: 7, currency: 'coins' }), { headers: JSON_HEADERS });
     const { client } = makeClient(agent);
     expect(await client.getBalance()).toEqual({ balance: 500, currency: 'coins' });
     expect(await client.getBalance()).toEqual({ balance: 7, currency: 'coins' });
@@ -53,8 +76,12 @@ describe('GET: successful responses', () => {
   it('lists tasks with paging parameters', async () => {
     setup();
     const meta = { current_page: 2, total_pages: 3, total_count: 120, per_page: 50 };
-    pool.intercept({ path: '/api/v1/tasks?page=2&per_page=50', method: 'GET' }).reply(200, ok([TASK], { meta }), { headers: JSON_HEADERS });
-    pool.intercept({ path: '/api/v1/tasks', method: 'GET' }).reply(200, ok([], { meta: { ...meta, current_page: 1 } }), { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/api/v1/tasks?page=2&per_page=50', method: 'GET' })
+      .reply(200, ok([TASK], { meta }), { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/api/v1/tasks', method: 'GET' })
+      .reply(200, ok([], { meta: { ...meta, current_page: 1 } }), { headers: JSON_HEADERS });
     const { client } = makeClient(agent);
     expect(await client.listTasks({ page: 2, perPage: 50 })).toEqual({ tasks: [TASK], meta });
     expect((await client.listTasks()).tasks).toEqual([]);
@@ -62,7 +89,11 @@ describe('GET: successful responses', () => {
 
   it('reads one task with its items', async () => {
     setup();
-    const task = { ...TASK, status: 'completed', items: [{ target: 'a.com', status: 'completed', data: { available: true } }] };
+    const task = {
+      ...TASK,
+      status: 'completed',
+      items: [{ target: 'a.com', status: 'completed', data: { available: true } }],
+    };
     pool.intercept({ path: '/api/v1/tasks/42', method: 'GET' }).reply(200, ok(task), { headers: JSON_HEADERS });
     const { client } = makeClient(agent);
     expect((await client.getTask(42)).items?.[0]?.data).toEqual({ available: true });
@@ -79,7 +110,9 @@ describe('GET: successful responses', () => {
     setup();
     let seen: Record<string, string> = {};
     pool.intercept(balancePath).reply(200, (opts) => {
-      seen = Object.fromEntries(Object.entries(opts.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+      seen = Object.fromEntries(
+        Object.entries(opts.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+      );
       return ok({ balance: 1, currency: 'coins' });
     });
     const { client } = makeClient(agent);
@@ -95,7 +128,9 @@ describe('GET: successful responses', () => {
     setup();
     let seen: Record<string, string> = {};
     pool.intercept(balancePath).reply(200, (opts) => {
-      seen = Object.fromEntries(Object.entries(opts.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+      seen = Object.fromEntries(
+        Object.entries(opts.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+      );
       return ok({ balance: 1, currency: 'coins' });
     });
     const { client } = makeClient(agent, { authScheme: 'bearer' });
@@ -106,19 +141,25 @@ describe('GET: successful responses', () => {
 });
 
 describe('GET: retries', () => {
-  it.each(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_SOCKET'])(
-    'retries %s and then succeeds',
-    async (code) => {
-      setup();
-      pool.intercept(balancePath).replyWithError(networkError(code));
-      pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
-      const { client, clock } = makeClient(agent);
-      expect(await client.getBalance()).toEqual({ balance: 3, currency: 'coins' });
-      expect(clock.sleeps).toHaveLength(1);
-      expect(clock.sleeps[0]).toBeGreaterThanOrEqual(375);
-      expect(clock.sleeps[0]).toBeLessThanOrEqual(500);
-    },
-  );
+  it.each([
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'UND_ERR_HEADERS_TIMEOUT',
+    'UND_ERR_BODY_TIMEOUT',
+    'UND_ERR_SOCKET',
+  ])('retries %s and then succeeds', async (code) => {
+    setup();
+    pool.intercept(balancePath).replyWithError(networkError(code));
+    pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
+    const { client, clock } = makeClient(agent);
+    expect(await client.getBalance()).toEqual({ balance: 3, currency: 'coins' });
+    expect(clock.sleeps).toHaveLength(1);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(375);
+    expect(clock.sleeps[0]).toBeLessThanOrEqual(500);
+  });
 
   it('gives up after 4 attempts with the backoff between them', async () => {
     setup();
@@ -137,7 +178,9 @@ describe('GET: retries', () => {
     const { client } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('GET /balance: https://api.test did not answer within 30s (UND_ERR_HEADERS_TIMEOUT) after 4 attempts');
+    expect(error.message).toBe(
+      'GET /balance: https://api.test did not answer within 30s (UND_ERR_HEADERS_TIMEOUT) after 4 attempts',
+    );
   });
 
   it('uses --request-timeout in the timeout message', async () => {
@@ -177,16 +220,23 @@ describe('GET: retries', () => {
 
   it('maps a persistent HTML 502 by status, saying the body was not JSON', async () => {
     setup();
-    pool.intercept(balancePath).reply(502, '<html>Bad gateway</html>', { headers: { 'content-type': 'text/html' } }).times(4);
+    pool
+      .intercept(balancePath)
+      .reply(502, '<html>Bad gateway</html>', { headers: { 'content-type': 'text/html' } })
+      .times(4);
     const { client } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('GET /balance: the server answered HTTP 502 with a non-JSON body (text/html) after 4 attempts');
+    expect(error.message).toBe(
+      'GET /balance: the server answered HTTP 502 with a non-JSON body (text/html) after 4 attempts',
+    );
   });
 
   it('honours Retry-After in seconds on 429', async () => {
     setup();
-    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'retry-after': '7' } });
+    pool
+      .intercept(balancePath)
+      .reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'retry-after': '7' } });
     pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
     const { client, clock } = makeClient(agent);
     await client.getBalance();
@@ -195,7 +245,9 @@ describe('GET: retries', () => {
 
   it('honours Retry-After as an HTTP date on 429', async () => {
     setup();
-    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'retry-after': new Date(T0 + 12_000).toUTCString() } });
+    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'slow down'), {
+      headers: { 'retry-after': new Date(T0 + 12_000).toUTCString() },
+    });
     pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
     const { client, clock } = makeClient(agent);
     await client.getBalance();
@@ -204,7 +256,9 @@ describe('GET: retries', () => {
 
   it('honours Retry-After on 503 too', async () => {
     setup();
-    pool.intercept(balancePath).reply(503, apiFailure('internal_error', 'maintenance'), { headers: { 'retry-after': '3' } });
+    pool
+      .intercept(balancePath)
+      .reply(503, apiFailure('internal_error', 'maintenance'), { headers: { 'retry-after': '3' } });
     pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
     const { client, clock } = makeClient(agent);
     await client.getBalance();
@@ -213,9 +267,9 @@ describe('GET: retries', () => {
 
   it('waits for the rate-limit reset on a 429 without Retry-After', async () => {
     setup();
-    pool
-      .intercept(balancePath)
-      .reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '20' } });
+    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'slow down'), {
+      headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '20' },
+    });
     pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
     const { client, clock } = makeClient(agent);
     await client.getBalance();
@@ -225,7 +279,10 @@ describe('GET: retries', () => {
 
   it('maps a persistent 429 to RateLimitError (exit 7)', async () => {
     setup();
-    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'Too many requests'), { headers: { 'retry-after': '1' } }).times(4);
+    pool
+      .intercept(balancePath)
+      .reply(429, apiFailure('rate_limited', 'Too many requests'), { headers: { 'retry-after': '1' } })
+      .times(4);
     const { client, clock } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(RateLimitError);
@@ -236,7 +293,9 @@ describe('GET: retries', () => {
 
   it('does not wait when the server asks for more than a minute', async () => {
     setup();
-    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'Daily quota used'), { headers: { 'retry-after': '3600' } });
+    pool
+      .intercept(balancePath)
+      .reply(429, apiFailure('rate_limited', 'Daily quota used'), { headers: { 'retry-after': '3600' } });
     const { client, clock } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(RateLimitError);
@@ -275,7 +334,9 @@ describe('GET: no retry on definite answers', () => {
     [422, 'validation_error', 'per_page must be at most 100', InputError],
   ])('HTTP %i %s is not retried', async (status, code, message, cls) => {
     setup();
-    pool.intercept({ path: '/api/v1/tasks/42', method: 'GET' }).reply(status, apiFailure(code, message), { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/api/v1/tasks/42', method: 'GET' })
+      .reply(status, apiFailure(code, message), { headers: JSON_HEADERS });
     const { client, clock } = makeClient(agent);
     const error = await failure(client.getTask(42));
     expect(error).toBeInstanceOf(cls);
@@ -285,7 +346,9 @@ describe('GET: no retry on definite answers', () => {
 
   it('reads the quick-start error variant (error as a string, top-level message)', async () => {
     setup();
-    pool.intercept(balancePath).reply(401, JSON.stringify({ success: false, error: 'unauthorized', message: 'Invalid or missing API key' }));
+    pool
+      .intercept(balancePath)
+      .reply(401, JSON.stringify({ success: false, error: 'unauthorized', message: 'Invalid or missing API key' }));
     const { client } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(AuthError);
@@ -326,9 +389,21 @@ describe('GET: no retry on definite answers', () => {
 
 describe('GET: malformed bodies are exit 8 and not retried', () => {
   it.each([
-    ['wrong type', ok({ balance: 'lots', currency: 'coins' }), 'GET /balance: unexpected response from the server (data.balance: expected number, received string)'],
-    ['missing field', ok({ currency: 'coins' }), 'GET /balance: unexpected response from the server (data.balance: expected number, received undefined)'],
-    ['truncated JSON', ok({ balance: 1, currency: 'coins' }).slice(0, 20), 'GET /balance: the server answered HTTP 200 with a non-JSON body (application/json)'],
+    [
+      'wrong type',
+      ok({ balance: 'lots', currency: 'coins' }),
+      'GET /balance: unexpected response from the server (data.balance: expected number, received string)',
+    ],
+    [
+      'missing field',
+      ok({ currency: 'coins' }),
+      'GET /balance: unexpected response from the server (data.balance: expected number, received undefined)',
+    ],
+    [
+      'truncated JSON',
+      ok({ balance: 1, currency: 'coins' }).slice(0, 20),
+      'GET /balance: the server answered HTTP 200 with a non-JSON body (application/json)',
+    ],
     ['empty body', '', 'GET /balance: the server answered HTTP 200 with a non-JSON body (application/json)'],
     ['JSON null', 'null', 'GET /balance: unexpected response from the server ((body): expected object, received null)'],
   ])('%s', async (_name, body, message) => {
@@ -344,16 +419,22 @@ describe('GET: malformed bodies are exit 8 and not retried', () => {
 
   it('an HTML page with status 200', async () => {
     setup();
-    pool.intercept(balancePath).reply(200, '<!doctype html><title>Login</title>', { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    pool
+      .intercept(balancePath)
+      .reply(200, '<!doctype html><title>Login</title>', { headers: { 'content-type': 'text/html; charset=utf-8' } });
     const { client } = makeClient(agent);
-    expect((await failure(client.getBalance())).message).toBe('GET /balance: the server answered HTTP 200 with a non-JSON body (text/html)');
+    expect((await failure(client.getBalance())).message).toBe(
+      'GET /balance: the server answered HTTP 200 with a non-JSON body (text/html)',
+    );
   });
 });
 
 describe('GET: deadline, abort and rate-limit pacing', () => {
   it('never sleeps past the deadline: fails with the error it has', async () => {
     setup();
-    pool.intercept(balancePath).reply(503, apiFailure('internal_error', 'maintenance'), { headers: { 'retry-after': '30' } });
+    pool
+      .intercept(balancePath)
+      .reply(503, apiFailure('internal_error', 'maintenance'), { headers: { 'retry-after': '30' } });
     const { client, clock } = makeClient(agent, { deadline: T0 + 10_000 });
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
@@ -382,22 +463,32 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
 
   it('paces the next request until the reset when the server says the budget is spent', async () => {
     setup();
-    pool
-      .intercept(balancePath)
-      .reply(200, ok({ balance: 1, currency: 'coins' }), { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(T0 / 1000 + 20), date: new Date(T0).toUTCString() } });
+    pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }), {
+      headers: {
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(T0 / 1000 + 20),
+        date: new Date(T0).toUTCString(),
+      },
+    });
     pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }));
     const { client, clock } = makeClient(agent);
     await client.getBalance();
-    expect(client.rateLimiter.snapshot()).toMatchObject({ limit: 100, remaining: 0, resetAtMs: T0 + 20_000, source: 'server' });
+    expect(client.rateLimiter.snapshot()).toMatchObject({
+      limit: 100,
+      remaining: 0,
+      resetAtMs: T0 + 20_000,
+      source: 'server',
+    });
     await client.getBalance();
     expect(clock.sleeps).toEqual([21_000]);
   });
 
   it('fails with RateLimitError when the budget resets only after the deadline', async () => {
     setup();
-    pool
-      .intercept(balancePath)
-      .reply(200, ok({ balance: 1, currency: 'coins' }), { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '40' } });
+    pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }), {
+      headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '40' },
+    });
     const { client, clock } = makeClient(agent, { deadline: T0 + 10_000 });
     await client.getBalance();
     const error = await failure(client.getBalance());

@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dispatcher, MockAgent } from 'undici';
 import { AmbiguousCreateError } from '../../../src/api/errors.js';
-import { AuthError, BalanceError, ExitCode, InputError, NotFoundError, RateLimitError, UnavailableError } from '../../../src/errors.js';
+import {
+  AuthError,
+  BalanceError,
+  ExitCode,
+  InputError,
+  NotFoundError,
+  RateLimitError,
+  UnavailableError,
+} from '../../../src/errors.js';
 import { apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok, T0, TASK } from './helpers.js';
 
 let agent: MockAgent;
@@ -75,7 +83,10 @@ describe('POST /tasks: retried only when the request never reached the server', 
 
   it('a persistent 429 is RateLimitError (exit 7)', async () => {
     setup();
-    pool.intercept(createPath).reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'retry-after': '1' } }).times(4);
+    pool
+      .intercept(createPath)
+      .reply(429, apiFailure('rate_limited', 'slow down'), { headers: { 'retry-after': '1' } })
+      .times(4);
     const { client } = makeClient(agent);
     const error = await failure(client.createTask(request));
     expect(error).toBeInstanceOf(RateLimitError);
@@ -94,26 +105,33 @@ describe('POST /tasks: retried only when the request never reached the server', 
 });
 
 describe('POST /tasks: failures after sending are ambiguous, never retried', () => {
-  it.each(['ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'EPIPE', 'ETIMEDOUT', 'SOMETHING_ELSE'])(
-    '%s → AmbiguousCreateError',
-    async (code) => {
-      setup();
-      pool.intercept(createPath).replyWithError(networkError(code));
-      const { client, clock } = makeClient(agent);
-      clock.nowMs = T0 + 123;
-      const error = await failure(client.createTask(request));
-      expect(error).toBeInstanceOf(AmbiguousCreateError);
-      expect(error.exitCode).toBe(ExitCode.unavailable);
-      expect(error.message).toBe(`POST /tasks may have created a task (${code})`);
-      expect((error as AmbiguousCreateError).sentAtMs).toBe(T0 + 123);
-      expect((error as AmbiguousCreateError).cause).toMatchObject({ code });
-      expect(clock.sleeps).toEqual([]);
-    },
-  );
+  it.each([
+    'ECONNRESET',
+    'UND_ERR_SOCKET',
+    'UND_ERR_HEADERS_TIMEOUT',
+    'UND_ERR_BODY_TIMEOUT',
+    'EPIPE',
+    'ETIMEDOUT',
+    'SOMETHING_ELSE',
+  ])('%s → AmbiguousCreateError', async (code) => {
+    setup();
+    pool.intercept(createPath).replyWithError(networkError(code));
+    const { client, clock } = makeClient(agent);
+    clock.nowMs = T0 + 123;
+    const error = await failure(client.createTask(request));
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe(`POST /tasks may have created a task (${code})`);
+    expect((error as AmbiguousCreateError).sentAtMs).toBe(T0 + 123);
+    expect((error as AmbiguousCreateError).cause).toMatchObject({ code });
+    expect(clock.sleeps).toEqual([]);
+  });
 
   it.each([500, 502, 503, 504])('HTTP %i → AmbiguousCreateError', async (status) => {
     setup();
-    pool.intercept(createPath).reply(status, apiFailure('internal_error', 'boom'), { headers: { ...JSON_HEADERS, 'retry-after': '1' } });
+    pool
+      .intercept(createPath)
+      .reply(status, apiFailure('internal_error', 'boom'), { headers: { ...JSON_HEADERS, 'retry-after': '1' } });
     const { client, clock } = makeClient(agent);
     const error = await failure(client.createTask(request));
     expect(error).toBeInstanceOf(AmbiguousCreateError);

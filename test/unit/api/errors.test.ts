@@ -65,7 +65,9 @@ describe('apiError: by HTTP status when the code is unknown or missing', () => {
 
 describe('apiError messages and hints', () => {
   it('names the endpoint and uses the server message', () => {
-    expect(apiError('GET /tasks/42', 404, { code: 'not_found', message: 'Task 42 not found' }).message).toBe('GET /tasks/42: Task 42 not found');
+    expect(apiError('GET /tasks/42', 404, { code: 'not_found', message: 'Task 42 not found' }).message).toBe(
+      'GET /tasks/42: Task 42 not found',
+    );
   });
 
   it('tells how to fix authentication', () => {
@@ -76,12 +78,21 @@ describe('apiError messages and hints', () => {
   });
 
   it('points at services for an unknown service and at list for an unknown task', () => {
-    expect(apiError('POST /tasks', 404, { code: 'not_found', message: 'Unknown service' }).hint).toMatch(/taskctl services/);
-    expect(apiError('GET /tasks/7', 404, { code: 'not_found', message: 'Task 7 not found' }).hint).toMatch(/taskctl list/);
+    expect(apiError('POST /tasks', 404, { code: 'not_found', message: 'Unknown service' }).hint).toMatch(
+      /taskctl services/,
+    );
+    expect(apiError('GET /tasks/7', 404, { code: 'not_found', message: 'Task 7 not found' }).hint).toMatch(
+      /taskctl list/,
+    );
   });
 
   it('falls back to a default text when the server message is empty, and appends a suffix', () => {
-    const error = apiError('GET /balance', 503, { code: 'internal_error', message: '' }, { suffix: ' after 4 attempts' });
+    const error = apiError(
+      'GET /balance',
+      503,
+      { code: 'internal_error', message: '' },
+      { suffix: ' after 4 attempts' },
+    );
     expect(error.message).toBe('GET /balance: the service failed (HTTP 503, internal_error) after 4 attempts');
   });
 });
@@ -99,7 +110,9 @@ describe('malformed and non-JSON bodies', () => {
     const error = malformedResponseError('GET /balance', parsed.error!.issues);
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error.exitCode).toBe(ExitCode.unavailable);
-    expect(error.message).toBe('GET /balance: unexpected response from the server (data.balance: expected number, received string)');
+    expect(error.message).toBe(
+      'GET /balance: unexpected response from the server (data.balance: expected number, received string)',
+    );
   });
 
   it('follows nested unions to the array index', () => {

@@ -13,7 +13,11 @@ const headers = (limit: string, remaining: string, reset: string, extra: Record<
 
 describe('parseRateLimit', () => {
   it('reads a small reset as seconds until the reset', () => {
-    expect(parseRateLimit(headers('100', '42', '30'), T0)).toEqual({ limit: 100, remaining: 42, resetAtMs: T0 + 30_000 });
+    expect(parseRateLimit(headers('100', '42', '30'), T0)).toEqual({
+      limit: 100,
+      remaining: 42,
+      resetAtMs: T0 + 30_000,
+    });
   });
 
   it('reads a large reset as epoch seconds, measured against the Date header (clock skew cancels out)', () => {
@@ -25,7 +29,10 @@ describe('parseRateLimit', () => {
 
   it('accepts the Date header as an argument', () => {
     const serverNow = T0 + 7_000;
-    expect(parseRateLimit(headers('100', '1', String(serverNow / 1000 + 10)), T0, new Date(serverNow).toUTCString())?.resetAtMs).toBe(T0 + 10_000);
+    expect(
+      parseRateLimit(headers('100', '1', String(serverNow / 1000 + 10)), T0, new Date(serverNow).toUTCString())
+        ?.resetAtMs,
+    ).toBe(T0 + 10_000);
   });
 
   it('without a Date header, epoch seconds are compared with the local clock', () => {
@@ -63,7 +70,9 @@ describe('parseRateLimit', () => {
   it('reads a Headers object and a record with mixed-case names', () => {
     const web = new Headers(headers('60', '59', '60'));
     expect(parseRateLimit(web, T0)).toEqual({ limit: 60, remaining: 59, resetAtMs: T0 + 60_000 });
-    expect(parseRateLimit({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': ['3', '4'], 'X-RateLimit-Reset': '5' }, T0)).toEqual({
+    expect(
+      parseRateLimit({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': ['3', '4'], 'X-RateLimit-Reset': '5' }, T0),
+    ).toEqual({
       limit: 60,
       remaining: 3,
       resetAtMs: T0 + 5_000,
@@ -71,20 +80,31 @@ describe('parseRateLimit', () => {
   });
 
   it('whatever the headers say, the reset lies within now..now+61 s', () => {
-    const value = fc.oneof(fc.string(), fc.integer().map(String), fc.double().map(String), fc.integer({ min: 0, max: 4_000_000_000 }).map(String));
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer().map(String),
+      fc.double().map(String),
+      fc.integer({ min: 0, max: 4_000_000_000 }).map(String),
+    );
     fc.assert(
-      fc.property(value, value, value, fc.option(fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'garbage' : d.toUTCString()))), (l, r, reset, date) => {
-        const info = parseRateLimit(headers(l, r, reset, date ? { date } : {}), T0);
-        if (info === undefined) return true;
-        return (
-          info.resetAtMs >= T0 &&
-          info.resetAtMs <= T0 + MAX_RATE_LIMIT_WAIT_MS &&
-          Number.isInteger(info.limit) &&
-          info.limit > 0 &&
-          info.remaining >= 0 &&
-          info.remaining <= info.limit
-        );
-      }),
+      fc.property(
+        value,
+        value,
+        value,
+        fc.option(fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'garbage' : d.toUTCString()))),
+        (l, r, reset, date) => {
+          const info = parseRateLimit(headers(l, r, reset, date ? { date } : {}), T0);
+          if (info === undefined) return true;
+          return (
+            info.resetAtMs >= T0 &&
+            info.resetAtMs <= T0 + MAX_RATE_LIMIT_WAIT_MS &&
+            Number.isInteger(info.limit) &&
+            info.limit > 0 &&
+            info.remaining >= 0 &&
+            info.remaining <= info.limit
+          );
+        },
+      ),
     );
   });
 });
@@ -123,7 +143,8 @@ describe('RateLimiter', () => {
           expect(grantedAt.filter((t) => t < T0 + resetInMs).length).toBeLessThanOrEqual(remaining);
           // After it: at most `limit` in any 60 s span.
           const later = grantedAt.filter((t) => t >= T0 + resetInMs).sort((a, b) => a - b);
-          for (let i = 0; i + limit < later.length; i++) expect(later[i + limit]! - later[i]!).toBeGreaterThanOrEqual(60_000);
+          for (let i = 0; i + limit < later.length; i++)
+            expect(later[i + limit]! - later[i]!).toBeGreaterThanOrEqual(60_000);
           // No single wait beyond the clamp.
           expect(Math.max(0, ...clock.sleeps)).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
         },

@@ -83,10 +83,17 @@ describe('parseRetryAfter', () => {
 
   it('any input gives undefined or a wait within 0..60 s', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.integer().map(String), fc.date({ noInvalidDate: true }).map((d) => d.toUTCString())), (value) => {
-        const ms = parseRetryAfter(value, NOW);
-        return ms === undefined || (ms >= 0 && ms <= 60_000);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.integer().map(String),
+          fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+        ),
+        (value) => {
+          const ms = parseRetryAfter(value, NOW);
+          return ms === undefined || (ms >= 0 && ms <= 60_000);
+        },
+      ),
     );
   });
 });
@@ -94,7 +101,9 @@ describe('parseRetryAfter', () => {
 describe('errorCode', () => {
   it('finds a code on the error or in its cause chain', () => {
     expect(errorCode(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBe('ECONNRESET');
-    expect(errorCode(new TypeError('fetch failed', { cause: Object.assign(new Error('y'), { code: 'ENOTFOUND' }) }))).toBe('ENOTFOUND');
+    expect(
+      errorCode(new TypeError('fetch failed', { cause: Object.assign(new Error('y'), { code: 'ENOTFOUND' }) })),
+    ).toBe('ENOTFOUND');
     expect(errorCode(new Error('plain'))).toBeUndefined();
     expect(errorCode('string')).toBeUndefined();
   });

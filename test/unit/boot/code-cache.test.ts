@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -70,7 +80,10 @@ describe('loadBundle', () => {
     expect(second.cacheHit).toBe(false);
     expect(second.exports.answer).toBe(2);
     second.save();
-    expect(cacheFiles(cache).sort()).toEqual([expect.stringMatching(/^1111111111111111-/), expect.stringMatching(/^2222222222222222-/)]);
+    expect(cacheFiles(cache).sort()).toEqual([
+      expect.stringMatching(/^1111111111111111-/),
+      expect.stringMatching(/^2222222222222222-/),
+    ]);
   });
 
   it(`keeps the ${CACHES_KEPT} most recently written caches (builds or Node versions used side by side)`, () => {
@@ -83,7 +96,9 @@ describe('loadBundle', () => {
       const [latest] = cacheFiles(cache).filter((name) => name.startsWith(String(build)));
       utimesSync(join(cache, latest!), build * 1000, build * 1000);
     }
-    const names = cacheFiles(cache).map((name) => name.slice(0, 16)).sort();
+    const names = cacheFiles(cache)
+      .map((name) => name.slice(0, 16))
+      .sort();
     expect(names).toEqual(['2222222222222222', '3333333333333333', '4444444444444444', '5555555555555555']);
   });
 

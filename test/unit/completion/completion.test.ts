@@ -9,10 +9,13 @@ import { buildProgram } from '../../../src/program.js';
 const program = () => buildProgram(createMemoryIO().io, async () => {});
 
 describe('checked-in completion scripts', () => {
-  it.each(SHELLS)('completions/taskctl.%s is what the command tree generates (run `npm run completions` after changing commands)', (shell) => {
-    const committed = readFileSync(new URL(`../../../completions/taskctl.${shell}`, import.meta.url), 'utf8');
-    expect(committed).toBe(completionScript(program(), shell));
-  });
+  it.each(SHELLS)(
+    'completions/taskctl.%s is what the command tree generates (run `npm run completions` after changing commands)',
+    (shell) => {
+      const committed = readFileSync(new URL(`../../../completions/taskctl.${shell}`, import.meta.url), 'utf8');
+      expect(committed).toBe(completionScript(program(), shell));
+    },
+  );
 });
 
 describe('completion model', () => {
@@ -41,8 +44,14 @@ describe('completion model', () => {
       return optionsOf(model, command).find((option) => option.flags.includes(name));
     };
     expect(flag('', '-o')?.value).toEqual({ kind: 'choices', values: ['table', 'tsv', 'csv', 'json', 'ndjson'] });
-    expect(flag('webhook simulate', '--event')?.value).toEqual({ kind: 'choices', values: ['processing', 'completed', 'failed'] });
-    expect(flag('list', '--status')?.value).toEqual({ kind: 'choices', values: ['pending', 'processing', 'completed', 'failed'] });
+    expect(flag('webhook simulate', '--event')?.value).toEqual({
+      kind: 'choices',
+      values: ['processing', 'completed', 'failed'],
+    });
+    expect(flag('list', '--status')?.value).toEqual({
+      kind: 'choices',
+      values: ['pending', 'processing', 'completed', 'failed'],
+    });
     expect(flag('list', '--service')?.value).toEqual({ kind: 'services' });
     expect(flag('create', '-f')?.value).toEqual({ kind: 'file' });
     expect(flag('create', '--report')?.value).toEqual({ kind: 'report' });
@@ -58,10 +67,14 @@ describe('completion model', () => {
 
   it('completes services for create, recent task ids for show/wait/watch/webhook simulate, shells for completion', () => {
     expect(byPath.get('create')?.args[0]?.hint).toEqual({ kind: 'services' });
-    for (const path of ['show', 'wait', 'watch', 'webhook simulate']) expect(byPath.get(path)?.args[0]?.hint, path).toEqual({ kind: 'tasks' });
+    for (const path of ['show', 'wait', 'watch', 'webhook simulate'])
+      expect(byPath.get(path)?.args[0]?.hint, path).toEqual({ kind: 'tasks' });
     expect(byPath.get('wait')?.args[0]?.variadic).toBe(true);
     expect(byPath.get('completion')?.args[0]?.hint).toEqual({ kind: 'choices', values: ['bash', 'zsh', 'fish'] });
-    expect(byPath.get('help')?.args[0]?.hint).toMatchObject({ kind: 'choices', values: expect.arrayContaining(['create', 'webhook']) });
+    expect(byPath.get('help')?.args[0]?.hint).toMatchObject({
+      kind: 'choices',
+      values: expect.arrayContaining(['create', 'webhook']),
+    });
   });
 
   it('refuses a hint for a command that no longer exists, so a rename cannot silently drop completions', () => {

@@ -14,7 +14,7 @@ function store(now: { t: number }) {
 }
 
 describe('CompletionCacheStore', () => {
-  it("reuses prices only from the same server and only while fresh", () => {
+  it('reuses prices only from the same server and only while fresh', () => {
     const now = { t: 1_000_000 };
     const cache = store(now);
     cache.rememberServices([{ service: 'svc', pricing: 3 }], 'https://a.example/api/v1');

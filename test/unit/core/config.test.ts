@@ -31,7 +31,9 @@ describe('openConfig', () => {
     await config.set('default', 'api-key', 'sk_test_1234');
     expect(mode(dir)).toBe(0o700);
     expect(mode(config.path)).toBe(0o600);
-    expect(JSON.parse(readFileSync(config.path, 'utf8'))).toEqual({ profiles: { default: { 'api-key': 'sk_test_1234' } } });
+    expect(JSON.parse(readFileSync(config.path, 'utf8'))).toEqual({
+      profiles: { default: { 'api-key': 'sk_test_1234' } },
+    });
   });
 
   it('tightens a looser file and directory, with a warning for each', async () => {

@@ -19,7 +19,12 @@ describe('resolveSettings: flag > environment > profile > default', () => {
   });
 
   it('takes the environment over the profile', () => {
-    const settings = resolveSettings({}, { TASKCTL_BASE_URL: 'https://env.example', TASKCTL_API_KEY: 'sk_env' }, profile, profileName);
+    const settings = resolveSettings(
+      {},
+      { TASKCTL_BASE_URL: 'https://env.example', TASKCTL_API_KEY: 'sk_env' },
+      profile,
+      profileName,
+    );
     expect(settings.baseUrl?.source).toBe('env');
     expect(settings.apiKey).toEqual({ value: 'sk_env', source: 'env', origin: 'TASKCTL_API_KEY' });
     expect(settings.output).toEqual({ value: 'csv', source: 'profile', origin: 'profile "default"' });
@@ -35,7 +40,11 @@ describe('resolveSettings: flag > environment > profile > default', () => {
 
   it('picks the profile from the flag, then TASKCTL_PROFILE, then default', () => {
     expect(resolveProfileName({ profile: 'a' }, { TASKCTL_PROFILE: 'b' }).value).toBe('a');
-    expect(resolveProfileName({}, { TASKCTL_PROFILE: 'b' })).toEqual({ value: 'b', source: 'env', origin: 'TASKCTL_PROFILE' });
+    expect(resolveProfileName({}, { TASKCTL_PROFILE: 'b' })).toEqual({
+      value: 'b',
+      source: 'env',
+      origin: 'TASKCTL_PROFILE',
+    });
     expect(resolveProfileName({}, {}).value).toBe('default');
   });
 });

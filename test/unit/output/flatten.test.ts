@@ -27,7 +27,9 @@ describe('flattenData', () => {
   });
 
   it('joins arrays of scalars with ; and JSON-encodes arrays of objects', () => {
-    expect(flattenData({ emails: ['a@x.com', 'b@x.com'], phones: [], records: [{ year: 2020 }, { year: 2021 }] })).toEqual({
+    expect(
+      flattenData({ emails: ['a@x.com', 'b@x.com'], phones: [], records: [{ year: 2020 }, { year: 2021 }] }),
+    ).toEqual({
       emails: 'a@x.com;b@x.com',
       phones: '',
       records: '[{"year":2020},{"year":2021}]',
@@ -41,7 +43,12 @@ describe('flattenData', () => {
 
 describe('collectColumns', () => {
   it('returns the union of keys in first-seen order', () => {
-    expect(collectColumns([{ a: '1', b: '2' }, { c: '3', a: '4' }, {}, { d: '5', b: '6' }])).toEqual(['a', 'b', 'c', 'd']);
+    expect(collectColumns([{ a: '1', b: '2' }, { c: '3', a: '4' }, {}, { d: '5', b: '6' }])).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
     expect(collectColumns([])).toEqual([]);
   });
 });

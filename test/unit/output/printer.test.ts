@@ -68,7 +68,9 @@ describe('list', () => {
 
   it('table with colour: bold headers and column styles, same text once codes are stripped', async () => {
     const { printer, out } = setup('table', { color: true });
-    const styled = columns.map((c) => (c.header === 'Status' ? { ...c, style: (v: string) => printer.chalk.green(v) } : c));
+    const styled = columns.map((c) =>
+      c.header === 'Status' ? { ...c, style: (v: string) => printer.chalk.green(v) } : c,
+    );
     await printer.list(tasks, styled);
     expect(out()).toContain(`${ESC}[1mSTATUS${ESC}[22m`);
     expect(out()).toContain(`${ESC}[32mcompleted${ESC}[39m`);
@@ -196,7 +198,11 @@ describe('stream', () => {
   it('table buffers until end, then prints one aligned table', async () => {
     const { seen, final } = await streamed('table');
     expect(seen).toEqual(['', '']);
-    expect(final).toBe(['  ID  STATUS      TASK NAME', '   7  completed   alpha', '1234  processing  -', '   5  pending     p', ''].join('\n'));
+    expect(final).toBe(
+      ['  ID  STATUS      TASK NAME', '   7  completed   alpha', '1234  processing  -', '   5  pending     p', ''].join(
+        '\n',
+      ),
+    );
   });
 });
 
@@ -291,7 +297,9 @@ describe('talk on stderr', () => {
     a.printer.error('boom');
     a.printer.warn('hm');
     a.printer.success('ok');
-    expect(a.err()).toBe(`${ESC}[31merror:${ESC}[39m boom\n${ESC}[33mwarning:${ESC}[39m hm\n${ESC}[32m✓${ESC}[39m ok\n`);
+    expect(a.err()).toBe(
+      `${ESC}[31merror:${ESC}[39m boom\n${ESC}[33mwarning:${ESC}[39m hm\n${ESC}[32m✓${ESC}[39m ok\n`,
+    );
     const b = setup('table', { color: true, stderrColor: false });
     b.printer.error('boom');
     expect(b.err()).toBe('error: boom\n');
@@ -316,13 +324,16 @@ describe('talk on stderr', () => {
 describe('neutralising data', () => {
   const evil: Task = { id: 1, status: 'completed\x1b[2J', name: 'evil\u202etxt.exe\u009b' };
 
-  it.each(['table', 'tsv', 'csv', 'json', 'ndjson'] as const)('%s output contains no terminal controls', async (format) => {
-    const { printer, out } = setup(format, { color: false });
-    await printer.list([evil], columns);
-    printer.detail([['Name', evil.name]], evil);
-    printer.line(evil.status);
-    expect(out()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
-  });
+  it.each(['table', 'tsv', 'csv', 'json', 'ndjson'] as const)(
+    '%s output contains no terminal controls',
+    async (format) => {
+      const { printer, out } = setup(format, { color: false });
+      await printer.list([evil], columns);
+      printer.detail([['Name', evil.name]], evil);
+      printer.line(evil.status);
+      expect(out()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    },
+  );
 
   it('json stays lossless: escaped controls parse back to the original string', async () => {
     const { printer, out } = setup('json');

@@ -161,7 +161,12 @@ describe('helpers', () => {
   });
 
   it('isCI treats empty, 0 and false as unset', () => {
-    expect([isCI({}), isCI({ CI: '' }), isCI({ CI: '0' }), isCI({ CI: 'false' })]).toEqual([false, false, false, false]);
+    expect([isCI({}), isCI({ CI: '' }), isCI({ CI: '0' }), isCI({ CI: 'false' })]).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect([isCI({ CI: 'true' }), isCI({ CI: '1' }), isCI({ CI: 'woodpecker' })]).toEqual([true, true, true]);
   });
 });

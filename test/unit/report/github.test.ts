@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/api/schemas.js';
-import { escapeData, escapeProperty, githubAnnotations, githubSummary, markdownCell } from '../../../src/report/github.js';
+import {
+  escapeData,
+  escapeProperty,
+  githubAnnotations,
+  githubSummary,
+  markdownCell,
+} from '../../../src/report/github.js';
 
 function task(id: number, status: string, items: Array<[string, string, string?]>, extra: Partial<Task> = {}): Task {
   return {
@@ -10,7 +16,12 @@ function task(id: number, status: string, items: Array<[string, string, string?]
     total_items: items.length,
     cost: items.length,
     created_at: '2026-11-21T10:00:00Z',
-    items: items.map(([target, itemStatus, error]) => ({ target, status: itemStatus, data: null, ...(error ? { error } : {}) })),
+    items: items.map(([target, itemStatus, error]) => ({
+      target,
+      status: itemStatus,
+      data: null,
+      ...(error ? { error } : {}),
+    })),
     ...extra,
   };
 }
@@ -20,7 +31,10 @@ const tableRows = (markdown: string) => markdown.split('\n').filter((line) => /^
 describe('githubSummary', () => {
   it('has one table row per task: id, service, status, items, completed, failed, cost', () => {
     const tasks = [
-      task(1, 'completed', [['a.com', 'completed'], ['fail-b.com', 'failed', 'boom']]),
+      task(1, 'completed', [
+        ['a.com', 'completed'],
+        ['fail-b.com', 'failed', 'boom'],
+      ]),
       task(2, 'failed', [['c.com', 'failed', 'nope']], { error_message: 'task broke' }),
       task(3, 'completed', [['d.com', 'completed']]),
     ];
@@ -36,8 +50,16 @@ describe('githubSummary', () => {
   });
 
   it('uses the task counters when items are not there', () => {
-    const bare: Task = { ...task(4, 'processing', []), total_items: 10, items: undefined, completed_items: 3, failed_items: 1 };
-    expect(tableRows(githubSummary([bare]))).toEqual(['| 4 | domain_check_availability | ⏳ processing | 10 | 3 | 1 | 0 |']);
+    const bare: Task = {
+      ...task(4, 'processing', []),
+      total_items: 10,
+      items: undefined,
+      completed_items: 3,
+      failed_items: 1,
+    };
+    expect(tableRows(githubSummary([bare]))).toEqual([
+      '| 4 | domain_check_availability | ⏳ processing | 10 | 3 | 1 | 0 |',
+    ]);
   });
 
   it('keeps server text inside its cell', () => {
@@ -48,7 +70,10 @@ describe('githubSummary', () => {
 describe('githubAnnotations', () => {
   it('annotates failed tasks first, then failed items, as ::error workflow commands', () => {
     const lines = githubAnnotations([
-      task(1, 'completed', [['a.com', 'completed'], ['fail-b.com', 'failed', 'boom']]),
+      task(1, 'completed', [
+        ['a.com', 'completed'],
+        ['fail-b.com', 'failed', 'boom'],
+      ]),
       task(2, 'failed', [], { error_message: 'task broke' }),
     ]);
     expect(lines).toEqual([
@@ -62,7 +87,9 @@ describe('githubAnnotations', () => {
     const lines = githubAnnotations([task(7, 'completed', items)], 10);
     expect(lines.filter((line) => line.startsWith('::error '))).toHaveLength(10);
     expect(lines).toHaveLength(11);
-    expect(lines[10]).toMatch(/^::warning title=taskctl%3A more failures::15 failed items not annotated .*taskctl show 7 --items-status failed$/);
+    expect(lines[10]).toMatch(
+      /^::warning title=taskctl%3A more failures::15 failed items not annotated .*taskctl show 7 --items-status failed$/,
+    );
   });
 
   it('escapes data and properties so server text cannot inject workflow commands', () => {

@@ -19,13 +19,19 @@ describe('parseReportSpec', () => {
 
 describe('--report', () => {
   const parse = (args: string[]) => {
-    const command = new Command('x').exitOverride().configureOutput({ writeErr: () => {} }).addOption(reportOption());
+    const command = new Command('x')
+      .exitOverride()
+      .configureOutput({ writeErr: () => {} })
+      .addOption(reportOption());
     command.parse(args, { from: 'user' });
     return command.opts().report as unknown;
   };
 
   it('is repeatable', () => {
-    expect(parse(['--report', 'junit=a.xml', '--report', 'github'])).toEqual([{ kind: 'junit', path: 'a.xml' }, { kind: 'github' }]);
+    expect(parse(['--report', 'junit=a.xml', '--report', 'github'])).toEqual([
+      { kind: 'junit', path: 'a.xml' },
+      { kind: 'github' },
+    ]);
   });
 
   it('fails while parsing the flags (so create --wait never creates a task with a bad report flag)', () => {
@@ -75,7 +81,9 @@ describe('writeReports', async () => {
     // Appended, as GitHub expects from every step writing to the same summary file.
     expect(readFileSync(summary, 'utf8').match(/^\| 5 \|/gm)).toHaveLength(2);
     expect(memory.stdout.text()).toBe('');
-    expect(memory.stderr.text()).toContain('::error title=taskctl%3A task 5 item failed (domain_check_availability)::fail-b.com: boom ***\n');
+    expect(memory.stderr.text()).toContain(
+      '::error title=taskctl%3A task 5 item failed (domain_check_availability)::fail-b.com: boom ***\n',
+    );
   });
 
   it('warns and skips the summary when GITHUB_STEP_SUMMARY is not set', async () => {
@@ -88,6 +96,8 @@ describe('writeReports', async () => {
   it('names the file it cannot write, as a usage error', async () => {
     dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
     const { ctx } = fakeContext({});
-    await expect(writeReports(ctx, [{ kind: 'junit', path: dir }], [task])).rejects.toThrow(new RegExp(`cannot write the report to ${dir}: EISDIR`));
+    await expect(writeReports(ctx, [{ kind: 'junit', path: dir }], [task])).rejects.toThrow(
+      new RegExp(`cannot write the report to ${dir}: EISDIR`),
+    );
   });
 });

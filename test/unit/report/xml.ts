@@ -13,7 +13,8 @@ const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
 const NAME = '[A-Za-z_][\\w.-]*';
 
 function decode(raw: string, where: string): string {
-  if (/<|&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(raw)) throw new Error(`unescaped < or & in ${where}: ${raw}`);
+  if (/<|&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(raw))
+    throw new Error(`unescaped < or & in ${where}: ${raw}`);
   return raw.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (_, entity: string) => {
     const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
     if (named[entity]) return named[entity];

@@ -30,7 +30,11 @@ const event: WebhookEvent = {
   },
 };
 const body = JSON.stringify(event);
-const signed = { 'Content-Type': 'application/json', 'X-Webhook-Signature': KEY, 'User-Agent': 'TaskService-Webhook/1.0' };
+const signed = {
+  'Content-Type': 'application/json',
+  'X-Webhook-Signature': KEY,
+  'User-Agent': 'TaskService-Webhook/1.0',
+};
 
 const logs: string[] = [];
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -45,7 +49,9 @@ afterEach(async () => {
   logs.length = 0;
 });
 
-async function listen(overrides: Partial<WebhookListenerOptions> = {}): Promise<{ listener: WebhookListener; events: WebhookEvent[]; raws: string[] }> {
+async function listen(
+  overrides: Partial<WebhookListenerOptions> = {},
+): Promise<{ listener: WebhookListener; events: WebhookEvent[]; raws: string[] }> {
   const events: WebhookEvent[] = [];
   const raws: string[] = [];
   const listener = await startWebhookListener({
@@ -62,7 +68,11 @@ async function listen(overrides: Partial<WebhookListenerOptions> = {}): Promise<
   return { listener, events, raws };
 }
 
-async function post(url: string, payload: string | Uint8Array, headers: Record<string, string> = signed): Promise<Response> {
+async function post(
+  url: string,
+  payload: string | Uint8Array,
+  headers: Record<string, string> = signed,
+): Promise<Response> {
   return fetch(url, { method: 'POST', headers, body: payload });
 }
 
@@ -83,7 +93,11 @@ describe('webhook listener', () => {
 
   it('passes the next event of the same task on', async () => {
     const { listener, events } = await listen();
-    const failed = { ...event, event: 'failed', task: { ...event.task, status: 'failed', error_message: 'x', failed_at: event.timestamp } };
+    const failed = {
+      ...event,
+      event: 'failed',
+      task: { ...event.task, status: 'failed', error_message: 'x', failed_at: event.timestamp },
+    };
     delete (failed.task as Record<string, unknown>).completed_at;
     await post(listener.url, body);
     expect((await post(listener.url, JSON.stringify(failed))).status).toBe(200);
@@ -129,7 +143,12 @@ describe('webhook listener', () => {
         controller.close();
       },
     });
-    const streamed = await fetch(listener.url, { method: 'POST', headers: signed, body: stream, duplex: 'half' } as RequestInit);
+    const streamed = await fetch(listener.url, {
+      method: 'POST',
+      headers: signed,
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(streamed.status).toBe(413);
     await listener.close();
     expect(events).toEqual([]);
@@ -183,9 +202,9 @@ describe('webhook listener', () => {
   });
 
   it('refuses a plain-HTTP forward target off this machine at start', async () => {
-    await expect(startWebhookListener({ port: 0, apiKey: KEY, onEvent: () => undefined, forwardTo: 'http://example.com/hook' })).rejects.toBeInstanceOf(
-      UsageError,
-    );
+    await expect(
+      startWebhookListener({ port: 0, apiKey: KEY, onEvent: () => undefined, forwardTo: 'http://example.com/hook' }),
+    ).rejects.toBeInstanceOf(UsageError);
   });
 
   it('runs the exec command per event with the JSON on stdin and the event in the environment', async () => {
@@ -216,7 +235,9 @@ describe('webhook listener', () => {
     // Each run records start and end; overlapping runs would interleave the lines.
     const command = `echo "start $TASKCTL_TASK_ID" >> "${dir}/log"; sleep 0.1; echo "end $TASKCTL_TASK_ID" >> "${dir}/log"`;
     const { listener } = await listen({ exec: command });
-    await Promise.all([1, 2, 3].map((id) => post(listener.url, JSON.stringify({ ...event, task: { ...event.task, id } }))));
+    await Promise.all(
+      [1, 2, 3].map((id) => post(listener.url, JSON.stringify({ ...event, task: { ...event.task, id } }))),
+    );
     await listener.close();
     const lines = (await readFile(join(dir, 'log'), 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(6);
@@ -227,7 +248,10 @@ describe('webhook listener', () => {
   });
 });
 
-async function startApp(onRequest: (req: import('node:http').IncomingMessage, body: string) => void, status = 200): Promise<{ url: string }> {
+async function startApp(
+  onRequest: (req: import('node:http').IncomingMessage, body: string) => void,
+  status = 200,
+): Promise<{ url: string }> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -31,7 +31,9 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
-async function capture(status = 200): Promise<{ url: string; requests: Array<{ method?: string; headers: IncomingHttpHeaders; body: string }> }> {
+async function capture(
+  status = 200,
+): Promise<{ url: string; requests: Array<{ method?: string; headers: IncomingHttpHeaders; body: string }> }> {
   const requests: Array<{ method?: string; headers: IncomingHttpHeaders; body: string }> = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -73,8 +75,12 @@ describe('sendSimulatedEvent', () => {
   });
 
   it('refuses plain HTTP off loopback and other schemes (exit 2)', async () => {
-    await expect(sendSimulatedEvent({ event, to: 'http://example.com/hook', apiKey: KEY })).rejects.toBeInstanceOf(UsageError);
-    await expect(sendSimulatedEvent({ event, to: 'ftp://127.0.0.1/hook', apiKey: KEY })).rejects.toBeInstanceOf(UsageError);
+    await expect(sendSimulatedEvent({ event, to: 'http://example.com/hook', apiKey: KEY })).rejects.toBeInstanceOf(
+      UsageError,
+    );
+    await expect(sendSimulatedEvent({ event, to: 'ftp://127.0.0.1/hook', apiKey: KEY })).rejects.toBeInstanceOf(
+      UsageError,
+    );
     await expect(sendSimulatedEvent({ event, to: 'not a url', apiKey: KEY })).rejects.toBeInstanceOf(UsageError);
   });
 

@@ -40,7 +40,16 @@ describe('toWebhookEvent', () => {
       },
     });
     expect(Object.keys(event!.task)).toEqual([
-      'id', 'service', 'platform', 'status', 'total_items', 'completed_items', 'failed_items', 'cost', 'created_at', 'started_at',
+      'id',
+      'service',
+      'platform',
+      'status',
+      'total_items',
+      'completed_items',
+      'failed_items',
+      'cost',
+      'created_at',
+      'started_at',
     ]);
     expect(WebhookEventSchema.safeParse(event).success).toBe(true);
   });
@@ -80,7 +89,15 @@ describe('toWebhookEvent', () => {
 
   it('failed: error message and failed_at, counts from the server', () => {
     const event = toWebhookEvent(
-      { ...base, status: 'failed', platform: 'custom', completed_items: 3, failed_items: 7, error_message: 'boom', failed_at: '2025-01-01T11:59:50.000Z' },
+      {
+        ...base,
+        status: 'failed',
+        platform: 'custom',
+        completed_items: 3,
+        failed_items: 7,
+        error_message: 'boom',
+        failed_at: '2025-01-01T11:59:50.000Z',
+      },
       NOW,
     );
     expect(event).toEqual({

@@ -65,10 +65,16 @@ export class FakeTaskServer implements TaskReader {
     const page = q.page ?? 1;
     const perPage = Math.min(q.perPage ?? 25, 100);
     this.record({ kind: 'list', page, perPage });
-    const key = (id: number): number => (this.options.order === 'asc' ? id : this.options.order === 'scattered' ? (id * 7919) % 1009 : -id);
+    const key = (id: number): number =>
+      this.options.order === 'asc' ? id : this.options.order === 'scattered' ? (id * 7919) % 1009 : -id;
     const visible = this.visible().sort((a, b) => key(a.id) - key(b.id));
     const tasks = visible.slice((page - 1) * perPage, page * perPage).map((t) => this.view(t, false));
-    const meta = { current_page: page, per_page: perPage, total_count: visible.length, total_pages: Math.ceil(visible.length / perPage) };
+    const meta = {
+      current_page: page,
+      per_page: perPage,
+      total_count: visible.length,
+      total_pages: Math.ceil(visible.length / perPage),
+    };
     return { tasks, meta };
   }
 

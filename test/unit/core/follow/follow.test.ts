@@ -68,7 +68,10 @@ describe('followTasks: requests per round', () => {
 
   it('finds tasks in a listing of no particular order, within the bound', async () => {
     const watched = simTasks(150, 301, finishing(5 * MIN));
-    const { rounds, base, server } = setup([...simTasks(300, 1, () => [[0, 'completed']]), ...watched], { order: 'scattered', listCounts: true });
+    const { rounds, base, server } = setup([...simTasks(300, 1, () => [[0, 'completed']]), ...watched], {
+      order: 'scattered',
+      listCounts: true,
+    });
     const result = await followTasks(base({ ids: watched.map((t) => t.id) }));
     expect(result.reason).toBe('done');
     expect(result.tasks.every((t) => t.status === 'completed')).toBe(true);
@@ -78,9 +81,20 @@ describe('followTasks: requests per round', () => {
   });
 
   it('polls a long task less and less often, never more than ~30 s apart', async () => {
-    const { server, clock, base } = setup([{ id: 1, timeline: [[0, 'processing'], [10 * MIN, 'completed']] }]);
+    const { server, clock, base } = setup([
+      {
+        id: 1,
+        timeline: [
+          [0, 'processing'],
+          [10 * MIN, 'completed'],
+        ],
+      },
+    ]);
     const times: number[] = [];
-    const reader = { listTasks: server.listTasks.bind(server), getTask: (id: number) => (times.push(clock.now()), server.getTask(id)) };
+    const reader = {
+      listTasks: server.listTasks.bind(server),
+      getTask: (id: number) => (times.push(clock.now()), server.getTask(id)),
+    };
     await followTasks(base({ reader }));
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     expect(gaps[1]!).toBeGreaterThan(gaps[0]!);
@@ -132,16 +146,36 @@ describe('followTasks: ending', () => {
         return new Promise<never>(() => undefined);
       },
     };
-    const result = await followTasks({ reader, ids: [1], clock, intervalMs: 2000, until: 'terminal', signal: controller.signal, onChange: () => undefined });
+    const result = await followTasks({
+      reader,
+      ids: [1],
+      clock,
+      intervalMs: 2000,
+      until: 'terminal',
+      signal: controller.signal,
+      onChange: () => undefined,
+    });
     expect(result.reason).toBe('interrupted');
   });
 
   it('survives a 502 and a rate limit mid-wait', async () => {
-    const { base, server } = setup(simTasks(5, 1, () => [[0, 'processing'], [30_000, 'completed']]), { listCounts: true });
+    const { base, server } = setup(
+      simTasks(5, 1, () => [
+        [0, 'processing'],
+        [30_000, 'completed'],
+      ]),
+      { listCounts: true },
+    );
     server.failWith = (index) =>
-      index === 1 ? new UnavailableError('HTTP 502 from GET /tasks') : index === 2 ? new RateLimitError('rate limited') : undefined;
+      index === 1
+        ? new UnavailableError('HTTP 502 from GET /tasks')
+        : index === 2
+          ? new RateLimitError('rate limited')
+          : undefined;
     const errors: Array<[string, number]> = [];
-    const result = await followTasks(base({ onTransientError: (error, attempt) => errors.push([error.constructor.name, attempt]) }));
+    const result = await followTasks(
+      base({ onTransientError: (error, attempt) => errors.push([error.constructor.name, attempt]) }),
+    );
     expect(errors).toEqual([
       ['UnavailableError', 1],
       ['RateLimitError', 2],
@@ -154,7 +188,9 @@ describe('followTasks: ending', () => {
     const { base, server } = setup([{ id: 1 }]);
     server.failWith = () => new UnavailableError('HTTP 503');
     let attempts = 0;
-    const result = await followTasks(base({ deadline: T0 + 2 * MIN, onTransientError: (_e, attempt) => (attempts = attempt) }));
+    const result = await followTasks(
+      base({ deadline: T0 + 2 * MIN, onTransientError: (_e, attempt) => (attempts = attempt) }),
+    );
     expect(result.reason).toBe('timeout');
     expect(attempts).toBeGreaterThan(3);
     expect(server.count()).toBeLessThan(30);
@@ -170,8 +206,20 @@ describe('followTasks: ending', () => {
 
   it('--any returns when the first task finishes', async () => {
     const { base, clock } = setup([
-      { id: 1, timeline: [[0, 'processing'], [100_000, 'completed']] },
-      { id: 2, timeline: [[0, 'processing'], [10_000, 'failed']] },
+      {
+        id: 1,
+        timeline: [
+          [0, 'processing'],
+          [100_000, 'completed'],
+        ],
+      },
+      {
+        id: 2,
+        timeline: [
+          [0, 'processing'],
+          [10_000, 'failed'],
+        ],
+      },
     ]);
     const result = await followTasks(base({ any: true }));
     expect(result.reason).toBe('done');
@@ -183,7 +231,13 @@ describe('followTasks: ending', () => {
 
   it('--until processing is met by processing, and by a task that already finished', async () => {
     const { base, clock } = setup([
-      { id: 1, timeline: [[5_000, 'processing'], [MIN, 'completed']] },
+      {
+        id: 1,
+        timeline: [
+          [5_000, 'processing'],
+          [MIN, 'completed'],
+        ],
+      },
       { id: 2, timeline: [[0, 'completed']], failedItems: 1 },
     ]);
     const result = await followTasks(base({ until: 'processing' }));
@@ -202,7 +256,15 @@ describe('followTasks: ending', () => {
 
 describe('followTasks: changes and item counts', () => {
   it('reports each status change once, with the previous status', async () => {
-    const { base, changes } = setup([{ id: 1, timeline: [[3_000, 'processing'], [20_000, 'completed']] }]);
+    const { base, changes } = setup([
+      {
+        id: 1,
+        timeline: [
+          [3_000, 'processing'],
+          [20_000, 'completed'],
+        ],
+      },
+    ]);
     await followTasks(base({}));
     expect(changes.map((c) => [c.task.status, c.previous])).toEqual([
       ['pending', undefined],
@@ -213,12 +275,20 @@ describe('followTasks: changes and item counts', () => {
   });
 
   it('counts failed items of completed tasks with one GET each, and reports completion after that', async () => {
-    const tasks = simTasks(5, 1, () => [[0, 'processing'], [10_000, 'completed']]);
+    const tasks = simTasks(5, 1, () => [
+      [0, 'processing'],
+      [10_000, 'completed'],
+    ]);
     tasks[2]!.failedItems = 2;
     const { base, server, changes } = setup(tasks);
     const result = await followTasks(base({}));
     expect(result.tasks.map((t) => t.failed_items)).toEqual([0, 0, 2, 0, 0]);
-    expect(server.calls.filter((c) => c.kind === 'get').map((c) => (c.kind === 'get' ? c.id : 0)).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      server.calls
+        .filter((c) => c.kind === 'get')
+        .map((c) => (c.kind === 'get' ? c.id : 0))
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5]);
     const completed = changes.filter((c) => c.task.status === 'completed');
     expect(completed.map((c) => c.task.failed_items)).toEqual([0, 0, 2, 0, 0]);
     expect(waitExitCode(result.tasks, { reason: 'done' })).toBe(11);
@@ -226,7 +296,12 @@ describe('followTasks: changes and item counts', () => {
   });
 
   it('skips the item count GETs with countItems: false', async () => {
-    const { base, server } = setup(simTasks(5, 1, () => [[0, 'processing'], [10_000, 'completed']]));
+    const { base, server } = setup(
+      simTasks(5, 1, () => [
+        [0, 'processing'],
+        [10_000, 'completed'],
+      ]),
+    );
     const result = await followTasks(base({ countItems: false }));
     expect(result.reason).toBe('done');
     expect(server.count('get')).toBe(0);
@@ -240,9 +315,28 @@ describe('followTasks: watch with no ids', () => {
       const { base, changes } = setup(
         [
           ...history,
-          { id: 300, timeline: [[0, 'processing'], [30_000, 'completed']] },
-          { id: 301, timeline: [[60_000, 'processing'], [90_000, 'failed']] },
-          { id: 302, createdAfter: 20_000, timeline: [[25_000, 'processing'], [40_000, 'completed']] },
+          {
+            id: 300,
+            timeline: [
+              [0, 'processing'],
+              [30_000, 'completed'],
+            ],
+          },
+          {
+            id: 301,
+            timeline: [
+              [60_000, 'processing'],
+              [90_000, 'failed'],
+            ],
+          },
+          {
+            id: 302,
+            createdAfter: 20_000,
+            timeline: [
+              [25_000, 'processing'],
+              [40_000, 'completed'],
+            ],
+          },
         ],
         { order },
       );
@@ -262,7 +356,14 @@ describe('followTasks: watch with no ids', () => {
   it('--follow keeps going after they finish and reports tasks created later', async () => {
     const { base, changes } = setup([
       { id: 1, timeline: [[0, 'completed']] },
-      { id: 2, createdAfter: 5 * MIN, timeline: [[5 * MIN + 1000, 'processing'], [6 * MIN, 'completed']] },
+      {
+        id: 2,
+        createdAfter: 5 * MIN,
+        timeline: [
+          [5 * MIN + 1000, 'processing'],
+          [6 * MIN, 'completed'],
+        ],
+      },
     ]);
     const result = await followTasks(base({ ids: 'all-unfinished', follow: true, deadline: T0 + 10 * MIN }));
     expect(result.reason).toBe('timeout');

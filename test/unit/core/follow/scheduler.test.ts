@@ -49,23 +49,31 @@ describe('backoff', () => {
 
   it('jitter stays within ±10% and the schedule within [0.9, 1.1] × interval', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 100, max: 30_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (ms, r) => {
-        const value = jitter(ms, 0.1, () => r);
-        expect(value).toBeGreaterThanOrEqual(ms * 0.9 - 1e-9);
-        expect(value).toBeLessThanOrEqual(ms * 1.1 + 1e-9);
-      }),
+      fc.property(
+        fc.integer({ min: 100, max: 30_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (ms, r) => {
+          const value = jitter(ms, 0.1, () => r);
+          expect(value).toBeGreaterThanOrEqual(ms * 0.9 - 1e-9);
+          expect(value).toBeLessThanOrEqual(ms * 1.1 + 1e-9);
+        },
+      ),
     );
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 100_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (unchanged, r) => {
-        const timers = new PollTimers<number>(pollConfig(2000, () => r));
-        timers.observe(1, true, 0);
-        timers.observe(1, false, unchanged);
-        const interval = timers.interval(1);
-        const gap = timers.dueAt(1)! - unchanged;
-        expect(gap).toBeGreaterThanOrEqual(interval * 0.9 - 1e-9);
-        expect(gap).toBeLessThanOrEqual(interval * 1.1 + 1e-9);
-        expect(interval).toBeLessThanOrEqual(30_000);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (unchanged, r) => {
+          const timers = new PollTimers<number>(pollConfig(2000, () => r));
+          timers.observe(1, true, 0);
+          timers.observe(1, false, unchanged);
+          const interval = timers.interval(1);
+          const gap = timers.dueAt(1)! - unchanged;
+          expect(gap).toBeGreaterThanOrEqual(interval * 0.9 - 1e-9);
+          expect(gap).toBeLessThanOrEqual(interval * 1.1 + 1e-9);
+          expect(interval).toBeLessThanOrEqual(30_000);
+        },
+      ),
     );
   });
 
@@ -117,7 +125,10 @@ describe('planRound', () => {
   });
 
   it('fetches unlisted tasks one by one, and unknown ones once every page was searched', () => {
-    const searched = new Map([[1, 0], [2, 0]]);
+    const searched = new Map([
+      [1, 0],
+      [2, 0],
+    ]);
     expect(planRound([5, 6, 7], input({ totalPages: 2, searched, isUnlisted: (id) => id === 7, budget: 2 }))).toEqual({
       pages: [],
       gets: [5, 6],
@@ -153,7 +164,12 @@ describe('planRound', () => {
 });
 
 describe('PageKnowledge', () => {
-  const meta = (totalPages: number) => ({ current_page: 1, per_page: 100, total_count: totalPages * 100, total_pages: totalPages });
+  const meta = (totalPages: number) => ({
+    current_page: 1,
+    per_page: 100,
+    total_count: totalPages * 100,
+    total_pages: totalPages,
+  });
 
   it('marks tasks unlisted once every page was searched without finding them', () => {
     const k = new PageKnowledge();

@@ -194,12 +194,10 @@ describe('csv', () => {
 describe('locateJsonError', () => {
   it('agrees with JSON.parse on what is valid, for generated JSON and mutations of it', () => {
     const insertion = fc.constantFrom('', ',', ']', '}', '"', '\\', ':', 'x', '\u0001', ' ');
-    const mutated = fc.tuple(fc.json(), fc.nat(), insertion).map(
-      ([text, at, insert]) => {
-        const cut = text.length === 0 ? 0 : at % (text.length + 1);
-        return text.slice(0, cut) + insert + text.slice(cut);
-      },
-    );
+    const mutated = fc.tuple(fc.json(), fc.nat(), insertion).map(([text, at, insert]) => {
+      const cut = text.length === 0 ? 0 : at % (text.length + 1);
+      return text.slice(0, cut) + insert + text.slice(cut);
+    });
     fc.assert(
       fc.property(fc.oneof(fc.json(), mutated), (text) => {
         let valid = true;

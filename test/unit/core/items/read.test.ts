@@ -184,9 +184,15 @@ describe('readItems: faults name the line', () => {
   it('counts the byte cap over all sources together', async () => {
     const path = await file('a.txt', 'a.com\n'.repeat(100));
     await inputError(
-      readItems([{ kind: 'file', path }, { kind: 'stdin', stream: streamOf(['b.com\n'.repeat(100)]) }], {
-        maxBytes: 1000,
-      }),
+      readItems(
+        [
+          { kind: 'file', path },
+          { kind: 'stdin', stream: streamOf(['b.com\n'.repeat(100)]) },
+        ],
+        {
+          maxBytes: 1000,
+        },
+      ),
       /stopped reading stdin/,
     );
   });
@@ -199,7 +205,10 @@ describe('readItems: faults name the line', () => {
     await inputError(readItems([{ kind: 'file', path: comments }]), /is empty or has only comments/);
     await inputError(itemsFrom([]), /^no items: stdin is empty/);
     await inputError(
-      readItems([{ kind: 'file', path: empty }, { kind: 'file', path: comments }]),
+      readItems([
+        { kind: 'file', path: empty },
+        { kind: 'file', path: comments },
+      ]),
       /^no items: .*empty\.txt, .*comments\.txt are empty/,
     );
   });
