@@ -3,6 +3,7 @@
  * printer). Commands never reach for `process.*`; tests build a context with in-memory IO (gh's Factory).
  */
 import { readFileSync } from 'node:fs';
+import type { Dispatcher } from 'undici';
 import type { ApiClient } from './api/client.js';
 import { AuthError, UsageError } from './errors.js';
 import type { Clock } from './core/time.js';
@@ -41,6 +42,9 @@ export interface Deps {
   signal: AbortSignal;
   /** Random source for jitter; injectable for tests. */
   random?: () => number;
+  /** The HTTP dispatcher every request goes through; tests inject undici's MockAgent. Default: one built from the
+   * base URL and the proxy environment (src/api/dispatcher.ts). */
+  dispatcher?: Dispatcher;
 }
 
 export interface ApiOptions {
@@ -55,6 +59,7 @@ export class Context {
   readonly signal: AbortSignal;
   readonly random: () => number;
   readonly globals: GlobalOptions;
+  private readonly dispatcher: Dispatcher | undefined;
   /** Set by a command to finish with a non-zero code without an error message (e.g. `wait` outcomes). */
   exitCode = 0;
 
@@ -72,6 +77,7 @@ export class Context {
     this.clock = deps.clock;
     this.signal = deps.signal;
     this.random = deps.random ?? Math.random;
+    this.dispatcher = deps.dispatcher;
     this.globals = globals;
   }
 
@@ -271,6 +277,7 @@ export class Context {
       signal: this.signal,
       trace: this.globals.verbose ? (line) => this.io.stderr.write(`${this.redact(line)}\n`) : undefined,
       env: this.env,
+      dispatcher: this.dispatcher,
     });
     this.onCleanup(() => client.close());
     return client;

@@ -1,0 +1,34 @@
+/** `taskctl balance` in-process: the seam every command's behaviour tests use (see harness.ts). */
+import { describe, expect, it } from 'vitest';
+import { mockApi, runTaskctl } from './harness.js';
+
+describe('balance (in-process)', () => {
+  it('prints the balance from the reference form as JSON and exits 0', async () => {
+    const api = mockApi();
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 1234, currency: 'coins' } });
+    const result = await runTaskctl(['balance', '-o', 'json'], { api });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ balance: 1234, currency: 'coins' });
+    expect(api.calls).toEqual(['GET /balance']);
+  });
+
+  it('accepts the quick-start variant with the balance at the top level', async () => {
+    const api = mockApi();
+    api.reply('GET', '/balance', 200, { success: true, balance: 7, currency: 'coins' });
+    const result = await runTaskctl(['balance', '-o', 'tsv'], { api });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^7\b/);
+  });
+
+  it('exits 4 on 401 with one error line and a hint, never the key', async () => {
+    const api = mockApi();
+    api.reply('GET', '/balance', 401, {
+      success: false,
+      error: { code: 'unauthorized', message: 'Invalid or missing API key' },
+    });
+    const result = await runTaskctl(['balance'], { api });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/^error: .*Invalid or missing API key/m);
+    expect(result.stderr).not.toContain('sk_test_inprocess_9876');
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * The in-process command seam (gh's `pkg/httpmock` + iostreams.Test): `main(argv, deps)` with in-memory IO, a fake
+ * clock and undici's MockAgent, so a command's whole behaviour (flags → run function → wire → output → exit code) is
+ * tested without spawning a process. Use the e2e tier (test/e2e) only for what needs a real process: signals, TTY,
+ * the bin, packaging.
+ *
+ *   const api = mockApi();
+ *   api.reply('GET', '/balance', 200, { success: true, data: { balance: 5, currency: 'coins' } });
+ *   const result = await runTaskctl(['balance', '-o', 'json'], { api });
+ *   expect(result.code).toBe(0);
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MockAgent, type Dispatcher } from 'undici';
+import type { Clock } from '../../../src/core/time.js';
+import type { Deps } from '../../../src/context.js';
+import { main } from '../../../src/main.js';
+import { createMemoryIO } from '../../../src/output/memory-io.js';
+
+export const ORIGIN = 'https://api.test';
+export const BASE_URL = `${ORIGIN}/api/v1`;
+export const API_KEY = 'sk_test_inprocess_9876';
+/** A fixed instant for fake clocks (2025-01-15T12:00:00Z). */
+export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
+
+/** Virtual time: `sleep` advances `now` and resolves at once (commands are sequential); never real time. */
+export class AutoClock implements Clock {
+  readonly sleeps: number[] = [];
+  constructor(public nowMs = T0) {}
+  now(): number {
+    return this.nowMs;
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    this.sleeps.push(ms);
+    this.nowMs += Math.max(0, ms);
+    return Promise.resolve();
+  }
+}
+
+export interface MockApi {
+  agent: MockAgent;
+  /** Answers the next `times` requests (default 1) matching method and path (relative to /api/v1; a query may follow). */
+  reply(method: string, path: string | RegExp, status: number, body: unknown, options?: ReplyOptions): void;
+  /** Every request seen, in order: `GET /tasks?page=1&per_page=100`. */
+  readonly calls: string[];
+  /** Throws when an interceptor was registered but never used. */
+  assertAllUsed(): void;
+}
+
+export interface ReplyOptions {
+  times?: number;
+  headers?: Record<string, string>;
+  /** Captures the parsed JSON body of each matching request. */
+  bodies?: unknown[];
+}
+
+/** A MockAgent for BASE_URL with real network refused. */
+export function mockApi(): MockApi {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const pool = agent.get(ORIGIN);
+  const calls: string[] = [];
+  return {
+    agent,
+    calls,
+    reply(method, path, status, body, options = {}) {
+      const matchPath =
+        typeof path === 'string'
+          ? (p: string) => {
+              const [pathname] = p.split('?');
+              const wanted = `/api/v1${path}`;
+              return path.includes('?') ? p === wanted : pathname === wanted;
+            }
+          : (p: string) => path.test(p.replace(/^\/api\/v1/, ''));
+      pool
+        .intercept({ method, path: matchPath })
+        .reply((request) => {
+          calls.push(`${request.method} ${request.path.replace(/^\/api\/v1/, '')}`);
+          if (options.bodies && typeof request.body === 'string') options.bodies.push(JSON.parse(request.body));
+          return {
+            statusCode: status,
+            data: typeof body === 'string' ? body : JSON.stringify(body),
+            responseOptions: { headers: { 'content-type': 'application/json', ...options.headers } },
+          };
+        })
+        .times(options.times ?? 1);
+    },
+    assertAllUsed() {
+      agent.assertNoPendingInterceptors();
+    },
+  };
+}
+
+export interface RunOptions {
+  /** A MockAgent-backed API (BASE_URL and API_KEY are set in the environment unless `env` overrides them). */
+  api?: MockApi;
+  /** Any other dispatcher (e.g. undefined to talk to a real loopback sandbox through `env`). */
+  dispatcher?: Dispatcher;
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  signal?: AbortSignal;
+  stdin?: string | readonly string[];
+  stdinTTY?: boolean;
+  stdoutTTY?: boolean;
+  stderrTTY?: boolean;
+  columns?: number;
+  /** A directory for config and caches; default: a fresh temporary one, removed afterwards. */
+  home?: string;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `taskctl argv` in this process and returns its exit code and output. */
+export async function runTaskctl(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  const home = options.home ?? mkdtempSync(join(tmpdir(), 'taskctl-inproc-'));
+  const memory = createMemoryIO({
+    stdin: options.stdin,
+    stdinTTY: options.stdinTTY,
+    stdoutTTY: options.stdoutTTY,
+    stderrTTY: options.stderrTTY,
+    columns: options.columns,
+  });
+  const deps: Deps = {
+    io: memory.io,
+    env: {
+      TASKCTL_CONFIG_DIR: join(home, 'config'),
+      TASKCTL_CACHE_DIR: join(home, 'cache'),
+      ...(options.api ? { TASKCTL_BASE_URL: BASE_URL, TASKCTL_API_KEY: API_KEY } : {}),
+      ...options.env,
+    },
+    clock: options.clock ?? new AutoClock(),
+    signal: options.signal ?? new AbortController().signal,
+    random: () => 0.5,
+    dispatcher: options.api?.agent ?? options.dispatcher,
+  };
+  try {
+    const code = await main(argv, deps);
+    return { code, stdout: memory.stdout.text(), stderr: memory.stderr.text() };
+  } finally {
+    if (options.home === undefined) rmSync(home, { recursive: true, force: true });
+  }
+}
