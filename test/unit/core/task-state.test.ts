@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { isTerminal, itemCounts, itemOutcome, taskPhase, taskSucceeded } from '../../../src/core/task-state.js';
+
+const task = (fields: Partial<Parameters<typeof taskPhase>[0]> & { status: string }) => ({ total_items: 2, ...fields });
+
+describe('task state rules', () => {
+  it('classifies the four spec statuses, ended words and unknown statuses by their finish timestamp', () => {
+    expect(taskPhase(task({ status: 'pending' }))).toBe('active');
+    expect(taskPhase(task({ status: 'processing' }))).toBe('active');
+    expect(taskPhase(task({ status: 'completed' }))).toBe('completed');
+    expect(taskPhase(task({ status: 'failed' }))).toBe('ended');
+    for (const word of ['cancelled', 'canceled', 'Expired', 'aborted', 'error', 'rejected', 'timeout']) {
+      expect(taskPhase(task({ status: word }))).toBe('ended');
+    }
+    expect(taskPhase(task({ status: 'paused' }))).toBe('active');
+    expect(taskPhase(task({ status: 'archived', completed_at: '2025-01-01T00:00:00Z' }))).toBe('ended');
+    expect(isTerminal(task({ status: 'queued' }))).toBe(false);
+  });
+
+  it('counts an item as completed only when its status is completed', () => {
+    expect(itemOutcome({ status: 'completed' }, true)).toBe('completed');
+    for (const status of ['failed', 'error', 'skipped', 'whatever'])
+      expect(itemOutcome({ status }, true)).toBe('failed');
+    expect(itemOutcome({ status: 'pending' }, false)).toBe('active');
+    expect(itemOutcome({ status: 'pending' }, true)).toBe('failed');
+    expect(itemOutcome({ status: 'error' }, false)).toBe('failed');
+  });
+
+  it('never calls a completed task with an error, skipped or missing item a success', () => {
+    const items = (...statuses: string[]) => statuses.map((status) => ({ status }));
+    expect(taskSucceeded(task({ status: 'completed', items: items('completed', 'completed') }))).toBe(true);
+    expect(taskSucceeded(task({ status: 'completed', items: items('completed', 'error') }))).toBe(false);
+    expect(taskSucceeded(task({ status: 'completed', items: items('completed', 'skipped') }))).toBe(false);
+    expect(taskSucceeded(task({ status: 'completed', items: items('completed') }))).toBe(false);
+    expect(taskSucceeded(task({ status: 'completed' }))).toBe(false);
+    expect(taskSucceeded(task({ status: 'completed', completed_items: 2, failed_items: 0 }))).toBe(true);
+    expect(taskSucceeded(task({ status: 'completed', completed_items: 1, failed_items: 0 }))).toBe(false);
+    expect(taskSucceeded(task({ status: 'cancelled', completed_items: 2 }))).toBe(false);
+  });
+
+  it('counts items that did not complete as failed once the task is terminal', () => {
+    expect(itemCounts(task({ status: 'completed', completed_items: 1, failed_items: 0 }))).toEqual({
+      total: 2,
+      completed: 1,
+      failed: 1,
+    });
+    expect(itemCounts(task({ status: 'processing', completed_items: 1, failed_items: 0 }))).toEqual({
+      total: 2,
+      completed: 1,
+      failed: 0,
+    });
+    expect(itemCounts(task({ status: 'processing', items: [{ status: 'completed' }, { status: 'pending' }] }))).toEqual(
+      { total: 2, completed: 1, failed: 0 },
+    );
+    expect(itemCounts(task({ status: 'processing' }))).toEqual({ total: 2, completed: undefined, failed: undefined });
+  });
+});
