@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasUnsafeChars, neutralise, neutraliseMultiline } from '../../../src/output/sanitize.js';
+import {
+  CONTROL_CHAR,
+  hasUnsafeChars,
+  neutralise,
+  neutraliseJson,
+  neutraliseMultiline,
+  stripControls,
+} from '../../../src/output/sanitize.js';
 
 // Every code point a terminal may act on: C0, DEL, C1, bidi embeddings/overrides/isolates.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
@@ -31,11 +38,21 @@ describe('neutralise', () => {
     expect(neutralise('\x1b]0;pwned\x07')).toBe('\\x1b]0;pwned\\x07');
   });
 
-  it('escapes C1 controls and DEL', () => {
-    expect(neutralise('a\u009b31mb')).toBe('a\\x9b31mb');
-    expect(neutralise('\u0085\u0080\u009f')).toBe('\\x85\\x80\\x9f');
-    expect(neutralise('x\x7fy')).toBe('x\\x7fy');
+  it('escapes C1 controls and DEL the JSON way (\\u009b), C0 as \\x00', () => {
+    expect(neutralise('a\u009b31mb')).toBe('a\\u009b31mb');
+    expect(neutralise('\u0085\u0080\u009f')).toBe('\\u0085\\u0080\\u009f');
+    expect(neutralise('x\x7fy')).toBe('x\\u007fy');
     expect(neutralise('\0')).toBe('\\x00');
+  });
+
+  it('property: neutralising a JSON line keeps it valid JSON with the same value (watch, webhook listen)', () => {
+    fc.assert(
+      fc.property(hostileString, fc.jsonValue(), (text, value) => {
+        const line = JSON.stringify({ text, value });
+        expect(JSON.parse(neutralise(line))).toEqual(JSON.parse(line));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('escapes bidi overrides and isolates (Trojan Source)', () => {
@@ -82,5 +99,19 @@ describe('neutraliseMultiline', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('neutraliseJson', () => {
+  it('escapes DEL, C1 and bidi as \\uXXXX and leaves the rest of the JSON text alone', () => {
+    expect(neutraliseJson('{"s":"a\u009bb\u202e\x7f"}')).toBe('{"s":"a\\u009bb\\u202e\\u007f"}');
+    expect(neutraliseJson('{"s":"日本"}')).toBe('{"s":"日本"}');
+  });
+});
+
+describe('stripControls', () => {
+  it('removes C0, DEL and C1 and keeps everything else', () => {
+    expect(stripControls('a\x1b[1mb\u009bc\x7f\nd ✓')).toBe('a[1mbcd ✓');
+    expect(CONTROL_CHAR.test(stripControls('\x00\x1f\x80\x9f'))).toBe(false);
   });
 });
