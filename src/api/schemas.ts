@@ -1,7 +1,8 @@
 /**
  * The API contract (shared/api-spec.md) as zod schemas: the client parses every response with these and the sandbox
  * serialises every response through them, so a contract change breaks both sides' tests.
- * Objects strip unknown fields (the spec may grow); types are inferred, never written by hand.
+ * Data objects keep unknown fields (`z.looseObject`): the spec may grow, and `-o json|ndjson` print the API's data as it
+ * came (issue 13); only the fields the client reads are validated. Types are inferred, never written by hand.
  */
 import * as z from 'zod';
 
@@ -20,7 +21,7 @@ const timestamp = z.string().min(1);
 export const KNOWN_TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed']);
 
-export const ServiceSchema = z.object({
+export const ServiceSchema = z.looseObject({
   service: z.string().min(1),
   display_name: z.string(),
   description: z.string(),
@@ -29,20 +30,20 @@ export const ServiceSchema = z.object({
 });
 export type Service = z.infer<typeof ServiceSchema>;
 
-export const BalanceSchema = z.object({ balance: z.number(), currency: z.string() });
+export const BalanceSchema = z.looseObject({ balance: z.number(), currency: z.string() });
 export type Balance = z.infer<typeof BalanceSchema>;
 
-export const TaskItemSchema = z.object({
+export const TaskItemSchema = z.looseObject({
   target: z.string(),
   status: z.string(),
-  /** Result of processing; shapes other than domain_check_availability's `{available}` are not specified. */
-  data: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** Result of processing: any JSON value (the spec shows only domain_check_availability's `{available}`). */
+  data: z.unknown().optional(),
   /** Not in the spec; the sandbox sets it on failed items. */
   error: z.string().nullable().optional(),
 });
 export type TaskItem = z.infer<typeof TaskItemSchema>;
 
-export const TaskSchema = z.object({
+export const TaskSchema = z.looseObject({
   id: TaskIdSchema,
   service: z.string(),
   status: z.string().min(1),
@@ -62,7 +63,7 @@ export const TaskSchema = z.object({
 });
 export type Task = z.infer<typeof TaskSchema>;
 
-export const PageMetaSchema = z.object({
+export const PageMetaSchema = z.looseObject({
   current_page: int.positive(),
   total_pages: int.nonnegative(),
   total_count: int.nonnegative(),
@@ -70,7 +71,7 @@ export const PageMetaSchema = z.object({
 });
 export type PageMeta = z.infer<typeof PageMetaSchema>;
 
-export const ServicesMetaSchema = z.object({ total: int.nonnegative(), currency: z.string() });
+export const ServicesMetaSchema = z.looseObject({ total: int.nonnegative(), currency: z.string() });
 
 // ---- Response bodies, per endpoint ----
 
@@ -84,12 +85,10 @@ export const ServicesResponseSchema = z.object({
 export const BalanceResponseSchema = z.union([
   z.object({ success: z.literal(true), data: BalanceSchema }),
   z
-    .object({ success: z.literal(true) })
+    .looseObject({ success: z.literal(true) })
     .extend(BalanceSchema.shape)
-    .transform(({ balance, currency, success }) => ({
-      success,
-      data: { balance, currency },
-    })),
+    // The top level is the balance object here: its other fields are the balance's (except the envelope's).
+    .transform(({ success, message: _message, ...data }) => ({ success, data })),
 ]);
 
 export const CreateTaskRequestSchema = z.object({

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { exportItems } from '../output/flatten.js';
+import { isTerminal, itemCounts, itemOutcome } from '../core/task-state.js';
+import { exportItems, type ItemLike } from '../output/flatten.js';
 import { examples, type RunAction } from '../program.js';
 import { reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { parseTaskId } from './task-id.js';
@@ -19,7 +20,12 @@ export function registerShow(program: Command, run: RunAction): void {
     .alias('get')
     .description('show one task with its item results')
     .argument('<id>', 'task id')
-    .addOption(new Option('--items-status <status>', 'only items in this status').choices(['completed', 'failed']))
+    .addOption(
+      new Option(
+        '--items-status <status>',
+        'only items that completed, or that did not (failed = any status but completed, once the task ended)',
+      ).choices(['completed', 'failed']),
+    )
     .addOption(reportOption())
     .addHelpText(
       'after',
@@ -28,31 +34,30 @@ export function registerShow(program: Command, run: RunAction): void {
         'taskctl show 42 --items-status failed',
         'taskctl show 42 -o csv > results.csv',
         'taskctl show 42 -o json | jq ".items[] | select(.data.available)"',
-      ]) + '\n-o csv|tsv|ndjson export the item results: target, status, then the result fields flattened.\n',
+      ]) +
+        '\n-o csv|tsv export the item results: target, status, the result fields (flattened), error.' +
+        "\n-o ndjson: one object per item with the result fields as JSON values (jq 'select(.available)').\n",
     )
     .action((id: string, options: ShowOptions, command: Command) =>
       run(command, (ctx) => runShow(ctx, parseTaskId(id), options)),
     );
 }
 
-export function taskSummary(task: Task): Array<[string, string | number | null | undefined]> {
-  const completed = task.completed_items ?? task.items?.filter((i) => i.status === 'completed').length;
-  const failed = task.failed_items ?? task.items?.filter((i) => i.status === 'failed').length;
-  return [
+export function taskSummary(task: Task): Array<[string, string | number]> {
+  const { total, completed, failed } = itemCounts(task);
+  const fields: Array<[string, string | number | null | undefined]> = [
     ['id', task.id],
     ['service', task.service],
     ['status', task.status],
-    [
-      'items',
-      `${task.total_items}${completed !== undefined ? ` (${completed} completed, ${failed ?? 0} failed)` : ''}`,
-    ],
+    ['items', `${total}${completed !== undefined ? ` (${completed} completed, ${failed ?? 0} failed)` : ''}`],
     ['cost', task.cost],
     ['created', task.created_at],
     ['started', task.started_at],
     ['completed', task.completed_at],
     ['failed', task.failed_at],
     ['error', task.error_message],
-  ].filter(([, value]) => value !== undefined && value !== null) as Array<[string, string | number]>;
+  ];
+  return fields.filter((field): field is [string, string | number] => field[1] !== undefined && field[1] !== null);
 }
 
 export async function runShow(ctx: Context, id: number, options: ShowOptions): Promise<void> {
@@ -60,25 +65,29 @@ export async function runShow(ctx: Context, id: number, options: ShowOptions): P
   const task = await api.getTask(id);
   ctx.cache.rememberTasks([task]);
   if (options.report?.length) await writeReports(ctx, options.report, [task]);
-  const items = (task.items ?? []).filter((item) => !options.itemsStatus || item.status === options.itemsStatus);
-  const { rows, columns } = exportItems(items);
-  const itemColumns = columns.map((column) =>
-    column.key === 'status' ? { ...column, style: (value: string) => ctx.printer.paintStatus(value) } : column,
-  );
   const printer = ctx.printer;
+  // The spec shows items in GET /tasks/:id, but a server may leave them out: say so rather than print nothing.
+  if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
+  const terminal = isTerminal(task);
+  const wanted = options.itemsStatus;
+  const keep = (item: ItemLike) => wanted === undefined || itemOutcome(item, terminal) === wanted;
+  const { rows, columns, records } = exportItems(task.items ?? [], keep);
+  const itemColumns = columns.map((column) =>
+    column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
+  );
   switch (printer.format) {
     case 'json':
-      printer.json({ ...task, items });
+      printer.json(task.items === undefined ? task : { ...task, items: task.items.filter(keep) });
       return;
     case 'table':
       printer.detail(taskSummary(task), task);
-      if (items.length > 0) {
+      if (rows.length > 0) {
         printer.blank();
-        await printer.list(rows, itemColumns, rows);
+        await printer.list(rows, itemColumns, records);
       }
       return;
     default:
-      // csv / tsv / ndjson export the item results.
-      await printer.list(rows, itemColumns, rows);
+      // csv / tsv export the flat rows, ndjson the item records with their JSON values.
+      await printer.list(rows, itemColumns, records);
   }
 }

@@ -1,5 +1,5 @@
 /** Turning values into the text of one cell / field / JSON document, per format. Pure functions, no I/O. */
-import { neutralise, neutraliseMultiline } from './sanitize.js';
+import { neutralise, neutraliseJson, neutraliseMultiline } from './sanitize.js';
 
 export type CellValue = string | number | boolean | null | undefined;
 export type TextFilter = (text: string) => string;
@@ -41,18 +41,56 @@ export function toSnakeKey(header: string): string {
     .toLowerCase();
 }
 
-// JSON.stringify escapes C0 controls but not DEL, C1 or bidi controls; escaping them keeps the JSON identical in
-// meaning while making it inert on a terminal. They can only occur inside strings, so \uXXXX is always valid there.
-const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-const JSON_UNSAFE_TEST = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** Put where a value was cut short: deeper than a depth bound (`clipDepth`). */
+export const TRUNCATED = '…';
 
-/** JSON text, pretty (2-space indent) or compact, with `filter` (redaction) applied and terminal controls escaped. */
+/**
+ * Levels of nesting printed in JSON output. JSON.stringify recurses natively and overflows the stack a few thousand
+ * levels down; real results are a handful deep, so anything past this is a hostile server's and is cut with a marker.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * `value` with every array or object nested deeper than `limit` levels replaced by TRUNCATED. Returns the same
+ * value (no copy) when nothing is that deep, so the common case costs one walk. Recursion is bounded by `limit`.
+ */
+export function clipDepth(value: unknown, limit: number): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (limit <= 0) return TRUNCATED;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((inner: unknown, index) => {
+      const clipped = clipDepth(inner, limit - 1);
+      if (clipped === inner) return;
+      copy ??= [...value];
+      copy[index] = clipped;
+    });
+    return copy ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
+    const inner = record[key];
+    const clipped = clipDepth(inner, limit - 1);
+    if (clipped === inner) continue;
+    copy ??= { ...record };
+    copy[key] = clipped;
+  }
+  return copy ?? value;
+}
+
+/** Compact JSON of a value for one cell, cut (with TRUNCATED) below `depth` levels. Not neutralised: cells are. */
+export function cellJson(value: unknown, depth: number): string {
+  return JSON.stringify(clipDepth(value, depth)) ?? '';
+}
+
+/**
+ * JSON text, pretty (2-space indent) or compact, with `filter` (redaction) applied and terminal controls escaped the
+ * JSON way (`\u009b`), so it stays identical in meaning and always parses. Nesting past MAX_JSON_DEPTH is cut.
+ */
 export function jsonText(value: unknown, pretty: boolean, filter: TextFilter): string {
-  const raw = JSON.stringify(value, null, pretty ? 2 : undefined) ?? 'null';
-  const text = filter(raw);
-  return JSON_UNSAFE_TEST.test(text)
-    ? text.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-    : text;
+  const raw = JSON.stringify(clipDepth(value, MAX_JSON_DEPTH), null, pretty ? 2 : undefined) ?? 'null';
+  return neutraliseJson(filter(raw));
 }
 
 /** Indents every line after the first: used to stream a pretty JSON array element by element. */

@@ -1,18 +1,37 @@
 /**
- * Item results as flat records for `show -o csv|tsv` exports (DESIGN.md 3): columns `target`, `status`, then the
- * `data` fields flattened. Result shapes differ per service and are mostly unspecified, so nothing here assumes one.
+ * Item results as records for `show -o csv|tsv|ndjson` (DESIGN.md 3). Result shapes differ per service and are mostly
+ * unspecified (the spec shows only `{available}`), so nothing here assumes one: `data` may be any JSON value.
+ *
+ * - csv/tsv (`FlatRecord`): `target`, `status`, the data fields flattened (nested keys dotted, lists of scalars joined
+ *   with `;`, other lists as compact JSON; data that is not an object is compact JSON in a `data` column), `error`.
+ *   The data columns are the union of the keys over *all* the task's items in first-seen order, so a filter never
+ *   moves a column; `error` is always last.
+ * - ndjson (`itemRecord`): the same names, with the server's JSON values as they came (`false` stays `false`, lists
+ *   stay lists), plus every other field the item carried.
+ *
+ * Work is linear in the items and bounded in depth: keys are dotted at most FLATTEN_DEPTH levels down; below that the
+ * rest is compact JSON in one cell, itself cut after CELL_JSON_DEPTH levels with a `…` marker.
  */
+import { cellJson } from './encode.js';
 import type { Column } from './printer.js';
 
 export type FlatRecord = Record<string, string>;
 
+/** Levels of dotted keys (`a.b.c`) before the rest of a value is written as JSON in one cell. */
+export const FLATTEN_DEPTH = 16;
+/** Levels of nesting kept in a cell's JSON before it is cut with `…`. */
+export const CELL_JSON_DEPTH = 16;
+
+/** Column names of the item itself: a data field with one of these names is written as `data.<name>`. */
+const RESERVED = new Set(['target', 'status', 'error', 'data']);
+
 type Scalar = string | number | boolean | null | undefined;
 
 function isScalar(value: unknown): value is Scalar {
-  return value === null || value === undefined || ['string', 'number', 'boolean', 'bigint'].includes(typeof value);
+  return value === null || value === undefined || ['string', 'number', 'boolean'].includes(typeof value);
 }
 
-function scalarText(value: Scalar | bigint): string {
+function scalarText(value: Scalar): string {
   return value === null || value === undefined ? '' : String(value);
 }
 
@@ -25,26 +44,64 @@ function arrayText(values: readonly unknown[]): string {
   if (values.every((v) => isScalar(v) && !(typeof v === 'string' && v.includes(';')))) {
     return values.map((v) => scalarText(v as Scalar)).join(';');
   }
-  return JSON.stringify(values);
+  return cellJson(values, CELL_JSON_DEPTH);
+}
+
+function dataKey(name: string): string {
+  return RESERVED.has(name) ? `data.${name}` : name;
 }
 
 /**
  * `{available: true, whois: {registrar: "X"}, emails: ["a", "b"], records: [{...}]}` →
- * `{available: "true", "whois.registrar": "X", emails: "a;b", records: "[{...}]"}`.
- * An empty nested object keeps its key with an empty value, so the column still appears.
+ * `{available: "true", "whois.registrar": "X", emails: "a;b", records: "[{...}]"}`; `[1, 2]` or `"text"` →
+ * `{data: "[1,2]"}` / `{data: "\"text\""}`; null → `{}`. An empty nested object keeps its key with an empty value.
  */
-export function flattenData(data: Record<string, unknown> | null | undefined): FlatRecord {
+export function flattenData(data: unknown): FlatRecord {
   const out: FlatRecord = {};
-  const visit = (value: unknown, key: string) => {
+  if (data === null || data === undefined) return out;
+  if (!isPlainObject(data)) {
+    out.data = cellJson(data, CELL_JSON_DEPTH);
+    return out;
+  }
+  const visit = (value: unknown, key: string, depth: number) => {
     if (Array.isArray(value)) out[key] = arrayText(value);
     else if (isPlainObject(value)) {
-      const entries = Object.entries(value);
-      if (entries.length === 0) out[key] = '';
-      for (const [name, inner] of entries) visit(inner, key === '' ? name : `${key}.${name}`);
-    } else if (isScalar(value)) out[key] = scalarText(value);
-    else out[key] = JSON.stringify(value) ?? '';
+      if (depth >= FLATTEN_DEPTH) {
+        out[key] = cellJson(value, CELL_JSON_DEPTH);
+        return;
+      }
+      const names = Object.keys(value);
+      if (names.length === 0) out[key] = '';
+      for (const name of names) visit(value[name], `${key}.${name}`, depth + 1);
+    } else out[key] = isScalar(value) ? scalarText(value) : cellJson(value, CELL_JSON_DEPTH);
   };
-  if (data) for (const [name, value] of Object.entries(data)) visit(value, name);
+  for (const name of Object.keys(data)) visit(data[name], dataKey(name), 1);
+  return out;
+}
+
+export interface ItemLike {
+  target: string;
+  status: string;
+  data?: unknown;
+  error?: string | null | undefined;
+}
+
+/** One item's csv/tsv record: target, status, its data fields, error (empty when none). */
+export function flattenItem(item: ItemLike): FlatRecord {
+  return { target: item.target, status: item.status, ...flattenData(item.data), error: item.error ?? '' };
+}
+
+/**
+ * One item's ndjson object: target, status, the data fields with their JSON values (non-object data as `data`),
+ * `error` (null when none), then every other field the server sent (`item.<name>` if the name is taken).
+ */
+export function itemRecord(item: ItemLike): Record<string, unknown> {
+  const { target, status, data, error, ...rest } = item as ItemLike & Record<string, unknown>;
+  const out: Record<string, unknown> = { target, status };
+  if (isPlainObject(data)) for (const name of Object.keys(data)) out[dataKey(name)] = data[name];
+  else if (data !== null && data !== undefined) out.data = data;
+  out.error = error ?? null;
+  for (const name of Object.keys(rest)) out[Object.hasOwn(out, name) ? `item.${name}` : name] = rest[name];
   return out;
 }
 
@@ -55,33 +112,33 @@ export function collectColumns(rows: readonly FlatRecord[]): string[] {
   return [...seen];
 }
 
-export interface ItemLike {
-  target: string;
-  status: string;
-  data?: Record<string, unknown> | null | undefined;
-  error?: string | null | undefined;
-}
-
 export interface ItemExport {
-  /** `target`, `status`, then data fields (a data field named `target` or `status` becomes `data.target`). */
+  /** The csv header: `target`, `status`, the data columns, `error`. */
   keys: string[];
+  /** csv/tsv/table rows of the kept items. */
   rows: FlatRecord[];
   /** Printer columns over `rows`, with `key` = header = the field name (no snake-casing of dotted names). */
   columns: Column<FlatRecord>[];
+  /** ndjson objects of the kept items. */
+  records: Record<string, unknown>[];
 }
 
-/** Flat records and columns for `show -o csv|tsv|ndjson`: target, status, the data fields, then `error` if any. */
-export function exportItems(items: readonly ItemLike[]): ItemExport {
-  const rows = items.map((item) => {
-    const record: FlatRecord = { target: item.target, status: item.status };
-    for (const [key, value] of Object.entries(flattenData(item.data))) {
-      record[key === 'target' || key === 'status' ? `data.${key}` : key] = value;
-    }
-    // Not in the spec, but a failed item's reason is the first thing a user wants to see.
-    if (item.error) record[record.error === undefined ? 'error' : 'item.error'] = item.error;
-    return record;
+/**
+ * Rows and columns for `show`: the columns come from every item of the task (`all`), the rows only from those `keep`
+ * accepts, so `--items-status` never changes the column set.
+ */
+export function exportItems(all: readonly ItemLike[], keep: (item: ItemLike) => boolean = () => true): ItemExport {
+  const flat = all.map(flattenItem);
+  const dataKeys = collectColumns(flat).filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
+  const keys = ['target', 'status', ...dataKeys, 'error'];
+  const rows: FlatRecord[] = [];
+  const records: Record<string, unknown>[] = [];
+  all.forEach((item, index) => {
+    const row = flat[index];
+    if (row === undefined || !keep(item)) return;
+    rows.push(row);
+    records.push(itemRecord(item));
   });
-  const keys = collectColumns([{ target: '', status: '' }, ...rows]);
   const columns = keys.map((key): Column<FlatRecord> => ({ header: key, key, value: (row) => row[key] ?? '' }));
-  return { keys, rows, columns };
+  return { keys, rows, columns, records };
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { collectColumns, exportItems, flattenData } from '../../../src/output/flatten.js';
+import {
+  CELL_JSON_DEPTH,
+  collectColumns,
+  exportItems,
+  FLATTEN_DEPTH,
+  flattenData,
+  itemRecord,
+} from '../../../src/output/flatten.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter } from '../../../src/output/printer.js';
 
@@ -62,13 +69,14 @@ describe('exportItems', () => {
 
   it('puts target and status first, then data fields; a colliding data key is prefixed', () => {
     const { keys, rows } = exportItems(items);
-    expect(keys).toEqual(['target', 'status', 'available', 'whois.registrar', 'data.status']);
+    expect(keys).toEqual(['target', 'status', 'available', 'whois.registrar', 'data.status', 'error']);
     expect(rows[2]).toEqual({
       target: 'c.com',
       status: 'completed',
       available: 'false',
       'whois.registrar': 'R',
       'data.status': 'weird',
+      error: '',
     });
   });
 
@@ -79,12 +87,91 @@ describe('exportItems', () => {
     await printer.list(rows, columns);
     expect(memory.stdout.text()).toBe(
       [
-        'target,status,available,whois.registrar,data.status',
-        'a.com,completed,true,,',
-        'b.com,failed,,,',
-        'c.com,completed,false,R,weird',
+        'target,status,available,whois.registrar,data.status,error',
+        'a.com,completed,true,,,',
+        'b.com,failed,,,,',
+        'c.com,completed,false,R,weird,',
         '',
       ].join('\n'),
     );
+  });
+});
+
+function nested(depth: number): unknown {
+  let value: unknown = 'bottom';
+  for (let i = 0; i < depth; i++) value = { n: value };
+  return value;
+}
+
+describe('bounded depth', () => {
+  it('dots keys FLATTEN_DEPTH levels down, then writes the rest as JSON cut with a marker', () => {
+    const flat = flattenData(nested(FLATTEN_DEPTH + CELL_JSON_DEPTH + 5));
+    const [key, value] = Object.entries(flat)[0] ?? ['', ''];
+    expect(key).toBe(Array.from({ length: FLATTEN_DEPTH }, () => 'n').join('.'));
+    expect(value).toBe(`${'{"n":'.repeat(CELL_JSON_DEPTH)}"…"${'}'.repeat(CELL_JSON_DEPTH)}`);
+  });
+
+  it('flattens data nested 5,000 and 100,000 deep without overflowing the stack', () => {
+    for (const depth of [5_000, 100_000]) {
+      expect(Object.values(flattenData(nested(depth)))[0]).toContain('…');
+      expect(Object.values(flattenData([nested(depth)]))[0]).toContain('…');
+    }
+  });
+
+  it('keeps shallow data whole', () => {
+    expect(flattenData(nested(3))).toEqual({ 'n.n.n': 'bottom' });
+  });
+});
+
+describe('data of any shape', () => {
+  it('puts non-object data in a `data` cell as compact JSON', () => {
+    expect(flattenData([1, { a: 2 }])).toEqual({ data: '[1,{"a":2}]' });
+    expect(flattenData('text')).toEqual({ data: '"text"' });
+    expect(flattenData(0)).toEqual({ data: '0' });
+    expect(flattenData(false)).toEqual({ data: 'false' });
+  });
+});
+
+describe('itemRecord (ndjson)', () => {
+  it('lifts data fields with their JSON values, then error, then unknown item fields', () => {
+    expect(
+      itemRecord({
+        target: 't',
+        status: 'completed',
+        data: { available: false, list: [1], error: 'e' },
+        extra: 1,
+      } as never),
+    ).toEqual({
+      target: 't',
+      status: 'completed',
+      available: false,
+      list: [1],
+      'data.error': 'e',
+      error: null,
+      extra: 1,
+    });
+  });
+
+  it('renames an unknown item field that clashes with a data field', () => {
+    expect(itemRecord({ target: 't', status: 's', data: { shard: 1 }, shard: 2 } as never)).toEqual({
+      target: 't',
+      status: 's',
+      shard: 1,
+      error: null,
+      'item.shard': 2,
+    });
+  });
+});
+
+describe('exportItems with a filter', () => {
+  it('keeps the columns of every item while keeping only some rows', () => {
+    const all = [
+      { target: 'a', status: 'completed', data: { x: 1 } },
+      { target: 'b', status: 'failed', data: null, error: 'boom' },
+    ];
+    const failedOnly = exportItems(all, (item) => item.status === 'failed');
+    expect(failedOnly.keys).toEqual(['target', 'status', 'x', 'error']);
+    expect(failedOnly.rows).toEqual([{ target: 'b', status: 'failed', error: 'boom' }]);
+    expect(failedOnly.records).toEqual([{ target: 'b', status: 'failed', error: 'boom' }]);
   });
 });

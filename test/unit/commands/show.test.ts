@@ -1,0 +1,223 @@
+/** `taskctl show` in-process (issue 13): the server's data kept in machine output, fixed columns, any result shape. */
+import { describe, expect, it } from 'vitest';
+import { mockApi, runTaskctl, type RunResult } from './harness.js';
+
+interface ItemFixture {
+  target: string;
+  status: string;
+  data?: unknown;
+  error?: string | null;
+  [extra: string]: unknown;
+}
+
+function taskBody(items: ItemFixture[] | undefined, extra: Record<string, unknown> = {}) {
+  return {
+    success: true,
+    data: {
+      id: 42,
+      service: 'domain_check_availability',
+      status: 'completed',
+      total_items: items?.length ?? 3,
+      cost: items?.length ?? 3,
+      created_at: '2025-01-15T11:00:00Z',
+      completed_at: '2025-01-15T11:01:00Z',
+      ...(items === undefined ? {} : { items }),
+      ...extra,
+    },
+  };
+}
+
+async function show(items: ItemFixture[] | undefined, args: string[], extra: Record<string, unknown> = {}) {
+  const api = mockApi();
+  api.reply('GET', '/tasks/42', 200, taskBody(items, extra));
+  return runTaskctl(['show', '42', ...args], { api });
+}
+
+const lines = (result: RunResult) => result.stdout.split('\n').filter((line) => line !== '');
+const ndjson = (result: RunResult) => lines(result).map((line) => JSON.parse(line) as Record<string, unknown>);
+
+const DOMAINS: ItemFixture[] = [
+  { target: 'free.com', status: 'completed', data: { available: true } },
+  { target: 'taken.com', status: 'completed', data: { available: false } },
+  { target: 'also-free.org', status: 'completed', data: { available: true } },
+  { target: 'bad.com', status: 'failed', data: null, error: 'lookup failed' },
+];
+
+describe('show -o ndjson keeps the server data and JSON types', () => {
+  it('select(.available) returns exactly the available domains (false stays false)', async () => {
+    const result = await show(DOMAINS, ['-o', 'ndjson']);
+    expect(result.code).toBe(0);
+    const records = ndjson(result);
+    expect(records.filter((r) => r.available).map((r) => r.target)).toEqual(['free.com', 'also-free.org']);
+    expect(records[1]).toMatchObject({ target: 'taken.com', status: 'completed', available: false, error: null });
+    expect(records[3]).toMatchObject({ target: 'bad.com', status: 'failed', error: 'lookup failed' });
+  });
+
+  it('keeps lists, objects, numbers and unknown item fields as they came', async () => {
+    const items: ItemFixture[] = [
+      {
+        target: 'a.com',
+        status: 'completed',
+        duration_ms: 12,
+        data: { emails: ['x@a.com', 'y@a.com'], whois: { registrar: 'R', years: 3 }, score: 0.5, note: null },
+      },
+    ];
+    const [record] = ndjson(await show(items, ['-o', 'ndjson']));
+    expect(record).toEqual({
+      target: 'a.com',
+      status: 'completed',
+      emails: ['x@a.com', 'y@a.com'],
+      whois: { registrar: 'R', years: 3 },
+      score: 0.5,
+      note: null,
+      error: null,
+      duration_ms: 12,
+    });
+  });
+});
+
+describe('show -o json keeps unknown fields', () => {
+  it('prints the task and its items with fields the client does not know', async () => {
+    const items = [{ target: 'a.com', status: 'completed', data: { available: true, extra: [1] }, shard: 'eu-1' }];
+    const result = await show(items, ['-o', 'json'], { region: 'eu', labels: { team: 'x' } });
+    expect(result.code).toBe(0);
+    const task = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(task).toMatchObject({ id: 42, region: 'eu', labels: { team: 'x' } });
+    expect(task.items).toEqual(items);
+  });
+});
+
+describe('show accepts result data of any JSON shape', () => {
+  const SHAPES: ItemFixture[] = [
+    { target: 'array.com', status: 'completed', data: [1, 'two', { three: 3 }] },
+    { target: 'string.com', status: 'completed', data: 'plain text' },
+    { target: 'number.com', status: 'completed', data: 7 },
+    { target: 'null.com', status: 'completed', data: null },
+    { target: 'object.com', status: 'completed', data: { a: { b: { c: true } } } },
+  ];
+
+  it('exits 0 in every format', async () => {
+    for (const format of ['table', 'csv', 'tsv', 'json', 'ndjson']) {
+      const result = await show(SHAPES, ['-o', format]);
+      expect({ format, code: result.code, stderr: result.stderr }).toEqual({ format, code: 0, stderr: '' });
+    }
+  });
+
+  it('flattens objects and puts anything else as compact JSON in one `data` cell', async () => {
+    const result = await show(SHAPES, ['-o', 'csv']);
+    expect(result.stdout).toBe(
+      [
+        'target,status,data,a.b.c,error',
+        'array.com,completed,"[1,""two"",{""three"":3}]",,',
+        'string.com,completed,"""plain text""",,',
+        'number.com,completed,7,,',
+        'null.com,completed,,,',
+        'object.com,completed,,true,',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps non-object data as `data` in ndjson', async () => {
+    const records = ndjson(await show(SHAPES, ['-o', 'ndjson']));
+    expect(records.map((r) => r.data)).toEqual([[1, 'two', { three: 3 }], 'plain text', 7, undefined, undefined]);
+    expect(records[4]).toMatchObject({ a: { b: { c: true } } });
+  });
+});
+
+describe('show -o csv|tsv: one fixed column set whatever the filters', () => {
+  const MIXED: ItemFixture[] = [
+    { target: 'a.com', status: 'completed', data: { available: true } },
+    { target: 'b.com', status: 'failed', data: null, error: 'boom' },
+    { target: 'c.com', status: 'completed', data: { available: false, price: 10 } },
+  ];
+
+  it('has the same columns, error last, with and without --items-status', async () => {
+    const all = await show(MIXED, ['-o', 'tsv']);
+    const failed = await show(MIXED, ['-o', 'tsv', '--items-status', 'failed']);
+    const completed = await show(MIXED, ['-o', 'tsv', '--items-status', 'completed']);
+    expect(lines(all)).toEqual([
+      'a.com\tcompleted\ttrue\t\t',
+      'b.com\tfailed\t\t\tboom',
+      'c.com\tcompleted\tfalse\t10\t',
+    ]);
+    expect(lines(failed)).toEqual(['b.com\tfailed\t\t\tboom']);
+    expect(lines(completed)).toEqual(['a.com\tcompleted\ttrue\t\t', 'c.com\tcompleted\tfalse\t10\t']);
+  });
+
+  it('csv always has the error column in its header', async () => {
+    const result = await show(
+      MIXED.filter((item) => item.status === 'completed'),
+      ['-o', 'csv'],
+    );
+    expect(lines(result)[0]).toBe('target,status,available,price,error');
+  });
+
+  it('prefixes data keys that would collide with the fixed columns', async () => {
+    const items = [{ target: 'a.com', status: 'completed', data: { status: 'x', error: 'y', target: 'z' } }];
+    const result = await show(items, ['-o', 'csv']);
+    expect(lines(result)).toEqual(['target,status,data.status,data.error,data.target,error', 'a.com,completed,x,y,z,']);
+  });
+});
+
+describe('show --items-status failed means "did not complete"', () => {
+  const ODD: ItemFixture[] = [
+    { target: 'ok.com', status: 'completed', data: { available: true } },
+    { target: 'err.com', status: 'error', data: null },
+    { target: 'skip.com', status: 'skipped', data: null },
+    { target: 'odd.com', status: 'mystery', data: null },
+    { target: 'bad.com', status: 'failed', data: null },
+  ];
+
+  it('lists items with status error, skipped, failed or unknown', async () => {
+    const result = await show(ODD, ['-o', 'tsv', '--items-status', 'failed']);
+    expect(result.code).toBe(0);
+    expect(lines(result).map((line) => line.split('\t')[0])).toEqual(['err.com', 'skip.com', 'odd.com', 'bad.com']);
+    const completed = await show(ODD, ['-o', 'tsv', '--items-status', 'completed']);
+    expect(lines(completed).map((line) => line.split('\t')[0])).toEqual(['ok.com']);
+  });
+
+  it('counts them as failed in the summary, whatever failed_items says', async () => {
+    const result = await show(ODD, ['-o', 'table'], { completed_items: 1, failed_items: 1 });
+    expect(result.stdout).toMatch(/items:\s+5 \(1 completed, 4 failed\)/);
+  });
+});
+
+describe('show of a task without items', () => {
+  it('prints the summary and a note, exit 0', async () => {
+    const result = await show(undefined, ['-o', 'table']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^id:\s+42$/m);
+    expect(result.stderr).toContain('the service sent no item results for task 42');
+  });
+
+  it('prints no rows in csv (header only), tsv and ndjson', async () => {
+    const csv = await show(undefined, ['-o', 'csv']);
+    expect(csv.code).toBe(0);
+    expect(csv.stdout).toBe('target,status,error\n');
+    expect(csv.stderr).toContain('the service sent no item results for task 42');
+    for (const format of ['tsv', 'ndjson']) {
+      const result = await show(undefined, ['-o', format]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe('');
+    }
+  });
+});
+
+describe('show: bounded work on hostile data', () => {
+  // 40 levels: past the flattener's bounds (16 dotted + 16 in a cell), within any sane wire depth cap. Much deeper
+  // values (5,000, 100,000) are printed by the output unit tests (flatten, printer), which need no HTTP round trip.
+  it('cuts data nested 40 deep with a marker in cells and keeps it whole in JSON', async () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 40; i++) deep = { n: deep };
+    const items = [{ target: 'deep.com', status: 'completed', data: deep }];
+    for (const format of ['table', 'csv', 'tsv', 'json', 'ndjson']) {
+      const result = await show(items, ['-o', format]);
+      expect({ format, code: result.code, stderr: result.stderr }).toEqual({ format, code: 0, stderr: '' });
+      if (format === 'json' || format === 'ndjson') {
+        expect(result.stdout).toContain('bottom');
+        expect(() => JSON.parse(format === 'json' ? result.stdout : (lines(result)[0] ?? ''))).not.toThrow();
+      } else expect(result.stdout).toContain('…');
+    }
+  });
+});
