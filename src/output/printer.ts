@@ -95,6 +95,12 @@ export interface Printer {
   progress(): Promise<Progress>;
 }
 
+/**
+ * Rows drawn in a table; past this the table shows the first rows and says how to get all of them. cli-table3's layout
+ * is quadratic in the rows (8,000 rows take 4 s, 150,000 overflow its stack), and a longer table is no read anyway.
+ */
+export const TABLE_MAX_ROWS = 1000;
+
 /** Human formats show a missing value as a dash, so columns never look shifted. */
 const EMPTY_CELL = '-';
 
@@ -127,6 +133,7 @@ export function createPrinter(options: PrinterOptions): Printer {
   const fieldsOf = <T>(row: T, columns: readonly Column<T>[]) => columns.map((c) => redact(cellText(c.value(row))));
   const keysOf = <T>(columns: readonly Column<T>[]) => columns.map((c) => c.key ?? toSnakeKey(c.header));
   const jsonOut = (value: unknown, pretty: boolean) => `${jsonText(value, pretty, redact)}\n`;
+  const warnLine = (text: string) => writeErr(`${err.yellow('warning:')} ${message(text)}\n`);
 
   const tableCell = <T>(column: Column<T>, row: T): string => {
     const text = neutralise(redact(cellText(column.value(row))));
@@ -135,14 +142,16 @@ export function createPrinter(options: PrinterOptions): Printer {
   };
 
   const renderRowsTable = async <T>(
-    rows: readonly T[],
+    allRows: readonly T[],
     columns: readonly Column<T>[],
     list: ListOptions | undefined,
+    total = allRows.length,
   ) => {
-    if (rows.length === 0) {
+    if (total === 0) {
       if (!quiet) writeErr(`${message(list?.emptyMessage ?? 'No results.')}\n`);
       return;
     }
+    const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
     const { renderTable } = await import('./table.js');
     const head = columns.map((c) => {
       const text = neutralise(c.header.toUpperCase());
@@ -156,6 +165,10 @@ export function createPrinter(options: PrinterOptions): Printer {
         columns.map((c) => c.align ?? 'left'),
       ),
     );
+    if (total > rows.length) {
+      const count = (n: number) => n.toLocaleString('en');
+      warnLine(`showing the first ${count(rows.length)} of ${count(total)} rows; use -o tsv or -o csv to get them all`);
+    }
   };
 
   const rowsText = <T>(rows: readonly T[], columns: readonly Column<T>[], toJson: (row: T) => unknown): string => {
@@ -195,6 +208,7 @@ export function createPrinter(options: PrinterOptions): Printer {
   ): RowStream<T> {
     const asJson = toJson ?? ((row: T): unknown => row);
     const buffered: T[] = [];
+    let bufferedTotal = 0;
     let started = false;
     let ended = false;
     return {
@@ -202,8 +216,10 @@ export function createPrinter(options: PrinterOptions): Printer {
         if (ended) throw new Error('RowStream.write after end');
         if (rows.length === 0) return;
         if (format === 'table') {
-          // A table's column widths depend on every row, so it can only be drawn at the end.
-          buffered.push(...rows);
+          // A table's column widths depend on every row, so it can only be drawn at the end; rows past the table's
+          // limit are only counted (a loop, not push(...rows): a spread of 150,000 arguments overflows the stack).
+          for (const row of rows) if (buffered.length < TABLE_MAX_ROWS) buffered.push(row);
+          bufferedTotal += rows.length;
           return;
         }
         if (format === 'json') {
@@ -220,7 +236,7 @@ export function createPrinter(options: PrinterOptions): Printer {
       async end() {
         if (ended) return;
         ended = true;
-        if (format === 'table') return renderRowsTable(buffered, columns, listOptions);
+        if (format === 'table') return renderRowsTable(buffered, columns, listOptions, bufferedTotal);
         if (format === 'json') return writeOut(started ? '\n]\n' : '[]\n');
         // An empty CSV still gets its header, so a reader sees the columns.
         if (format === 'csv' && !started) writeOut(csvRecord(keysOf(columns)));
@@ -294,9 +310,7 @@ export function createPrinter(options: PrinterOptions): Printer {
     success(text) {
       if (!quiet) writeErr(`${err.green('✓')} ${message(text)}\n`);
     },
-    warn(text) {
-      writeErr(`${err.yellow('warning:')} ${message(text)}\n`);
-    },
+    warn: warnLine,
     error(text, hint) {
       const head = `${err.red('error:')} ${message(text)}\n`;
       writeErr(hint === undefined || hint === '' ? head : `${head}${message(hint)}\n`);
