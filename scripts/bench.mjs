@@ -2,7 +2,8 @@
 // `npm run bench`: the DESIGN.md section 7 figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
-//   node scripts/bench.mjs [--only startup,dryrun,wait,sandbox] [--runs 30] [--lines 1000000] [--json FILE]
+//   node scripts/bench.mjs [--only startup,dryrun,wait,sandbox,show] [--runs 30] [--lines 1000000] [--json FILE]
+//                          [--show-items 100000]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
 // Needs a build (dist/). Uses hyperfine, jq and /usr/bin/time when present; a missing tool skips or replaces a figure
@@ -10,6 +11,7 @@
 // load that drifts during the run hits the command and its baseline alike, and the spread is printed.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -31,9 +33,10 @@ const { values: flags } = parseArgs({
     env: { type: 'string', default: 'clean' },
     'no-hyperfine': { type: 'boolean' },
     'child-memory': { type: 'boolean' },
+    'show-items': { type: 'string', default: '100000' },
   },
 });
-const SECTIONS = new Set((flags.only ?? 'startup,dryrun,wait,sandbox').split(',').map((s) => s.trim()));
+const SECTIONS = new Set((flags.only ?? 'startup,dryrun,wait,sandbox,show').split(',').map((s) => s.trim()));
 const RUNS = Math.max(5, Number(flags.runs));
 const LINES = Math.max(1000, Number(flags.lines));
 if (flags.env !== 'clean' && flags.env !== 'inherit') throw new Error('--env is clean or inherit');
@@ -645,6 +648,52 @@ async function benchSandboxMemory() {
   row('sandbox: `GET /tasks/:id` of that task (finished, median of 5)', ms(m.getMs), '', '', '');
 }
 
+// ---------- show of a large task (issue 17: every output linear in the items) ----------
+
+/**
+ * `show` of one task with `--show-items` items (default 100,000) in table, csv and ndjson, from a loopback server that
+ * answers GET /tasks/1 with a prebuilt body (the sandbox's per-task item cap is lower). Before the fix, table took
+ * 3.8 s for 10k items and over 300 s for 100k (cli-table3's layout is quadratic).
+ */
+async function benchShow() {
+  const count = Math.max(1, Number(flags['show-items']));
+  const items = Array.from({ length: count }, (_, i) => ({
+    target: `domain-${i}.com`,
+    status: i % 10 === 0 ? 'failed' : 'completed',
+    data: i % 10 === 0 ? null : { available: i % 3 === 0, whois: { registrar: `R${i % 7}` } },
+    ...(i % 10 === 0 ? { error: 'lookup failed' } : {}),
+  }));
+  const task = {
+    id: 1,
+    service: 'domain_check_availability',
+    status: 'completed',
+    total_items: count,
+    cost: count,
+    created_at: '2026-01-01T00:00:00Z',
+    completed_at: '2026-01-01T00:10:00Z',
+    items,
+  };
+  const body = JSON.stringify({ success: true, data: task });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address();
+    const env = cliEnv({ TASKCTL_BASE_URL: `http://127.0.0.1:${port}/api/v1`, TASKCTL_API_KEY: 'sk_bench_show' });
+    for (const format of ['table', 'csv', 'ndjson']) {
+      const result = await run(NODE, [BIN, 'show', '1', '-o', format], { env, timeoutMs: 600_000 });
+      const figure = `\`show -o ${format}\` of a ${count.toLocaleString('en')}-item task`;
+      if (result.code !== 0) skip(figure, `exit ${result.code}: ${result.stderr.split('\n')[0]}`);
+      else row(figure, ms(result.wallMs), '', '', '≤ 10 s', result.wallMs <= 10_000);
+    }
+  } finally {
+    server.close();
+  }
+}
+
 // ---------- main ----------
 
 async function section(name, fn, figure) {
@@ -684,6 +733,7 @@ if (flags['child-memory']) {
     await section('throughput', benchSandboxThroughput, 'sandbox GET /balance throughput');
     await section('memory', benchSandboxMemory, 'sandbox memory of a 10,000-item task');
   }
+  if (SECTIONS.has('show')) await section('show', benchShow, '`show` of a large task');
   const seconds = (performance.now() - started) / 1000;
   const header =
     `taskctl ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}, Node ${process.version}, ` +
