@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 
+/** The output formats: the one list (issue 12) for `-o`'s choices, the `output` setting and shell completion. */
 export const OUTPUT_FORMATS = ['table', 'tsv', 'csv', 'json', 'ndjson'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 

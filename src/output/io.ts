@@ -18,6 +18,15 @@ export interface IO {
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
+ * CI detection, the one rule (issue 12): CI systems set `CI` (to `true`, `1`, or a name); `CI=false` or `CI=0` is how
+ * people turn it off locally. CI mode means no spinners, no prompts, plain timestamped progress lines.
+ */
+export function isCI(env: Env): boolean {
+  const value = env.CI;
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+/**
  * Colour on a stream: off when it is not a TTY, with --no-color, NO_COLOR, TERM=dumb, or in CI mode (`ci`: `--ci` or
  * `CI`); FORCE_COLOR forces it (DESIGN.md 3). As in Node and chalk, FORCE_COLOR=0 or =false forces it off. Call once
  * per stream: stdout and stderr may differ (`taskctl list | less` still wants coloured errors).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colorEnabled } from '../../../src/output/io.js';
+import { colorEnabled, isCI } from '../../../src/output/io.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 
 const tty = { write: () => true, isTTY: true };
@@ -48,5 +48,12 @@ describe('createMemoryIO', () => {
     for await (const chunk of io.stdin) input.push(String(chunk));
     expect([stdout.text(), stderr.text(), input.join('')]).toEqual(['out', 'err', 'a\nb\n']);
     expect([io.stdout.isTTY, io.stderr.isTTY, io.stdin.isTTY]).toEqual([true, false, false]);
+  });
+});
+
+describe('isCI', () => {
+  it('is on when CI is set to anything but empty, 0 or false (any case)', () => {
+    for (const value of ['true', '1', 'github', 'TRUE']) expect(isCI({ CI: value })).toBe(true);
+    for (const value of [undefined, '', '0', 'false', 'False']) expect(isCI({ CI: value })).toBe(false);
   });
 });

@@ -1,0 +1,13 @@
+/** Byte sizes in messages: the one formatter (issue 12), exact rather than rounded, since limits are round numbers. */
+
+const UNITS = [
+  [1024 ** 3, 'GiB'],
+  [1024 ** 2, 'MiB'],
+  [1024, 'KiB'],
+] as const;
+
+/** `8 MiB`, `64 KiB`, `1 GiB` for exact multiples; anything else in bytes (`1500 bytes`), so no figure is rounded. */
+export function formatBytes(bytes: number): string {
+  for (const [size, unit] of UNITS) if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  return `${bytes} bytes`;
+}
