@@ -60,7 +60,7 @@ describe('GET: successful responses', () => {
     expect(await client.listServices()).toEqual([service]);
   });
 
-  it('reads the balance in the reference form and in the top-level variant, ignoring extra fields', async () => {
+  it('reads the balance in the reference form and in the top-level variant, keeping extra fields (issue 13)', async () => {
     setup();
     pool
       .intercept(balancePath)
@@ -69,7 +69,7 @@ describe('GET: successful responses', () => {
       .intercept(balancePath)
       .reply(200, JSON.stringify({ success: true, balance: 7, currency: 'coins' }), { headers: JSON_HEADERS });
     const { client } = makeClient(agent);
-    expect(await client.getBalance()).toEqual({ balance: 500, currency: 'coins' });
+    expect(await client.getBalance()).toEqual({ balance: 500, currency: 'coins', extra: 1 });
     expect(await client.getBalance()).toEqual({ balance: 7, currency: 'coins' });
   });
 

@@ -20,6 +20,16 @@ describe('balance (in-process)', () => {
     expect(result.stdout).toMatch(/^7\b/);
   });
 
+  it('keeps unknown balance fields in -o json, in both forms (issue 13)', async () => {
+    const api = mockApi();
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 3, currency: 'coins', reserved: 1 } });
+    api.reply('GET', '/balance', 200, { success: true, balance: 3, currency: 'coins', reserved: 1 });
+    for (let i = 0; i < 2; i++) {
+      const result = await runTaskctl(['balance', '-o', 'json'], { api });
+      expect(JSON.parse(result.stdout)).toEqual({ balance: 3, currency: 'coins', reserved: 1 });
+    }
+  });
+
   it('exits 4 on 401 with one error line and a hint, never the key', async () => {
     const api = mockApi();
     api.reply('GET', '/balance', 401, {
