@@ -1,5 +1,5 @@
 /** Read commands end to end: the real bin against a sandbox on port 0, every output format, and the error paths. */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
@@ -162,6 +162,38 @@ describe('show', () => {
     expect(rows.map((r) => r.target)).toEqual(['example.com', 'example.org']);
     const tsv = await world.run(['show', String(okTask)]);
     expect(tsv.stdout.trim().split('\n')[0]!.split('\t').slice(0, 2)).toEqual(['example.com', 'completed']);
+  });
+
+  const hasJq = spawnSync('jq', ['--version']).status === 0;
+
+  it.skipIf(!hasJq)("`show -o ndjson | jq 'select(.available)'` returns exactly the available domains", async () => {
+    const domains = Array.from({ length: 12 }, (_, i) => `jq-check-${i}.com`);
+    const id = await createTask('domain_check_availability', domains);
+    const json = JSON.parse((await world.run(['show', String(id), '-o', 'json'])).stdout) as {
+      items: Array<{ target: string; data: { available: boolean } }>;
+    };
+    const available = json.items.filter((item) => item.data.available).map((item) => item.target);
+    expect(available.length).toBeGreaterThan(0);
+    expect(available.length).toBeLessThan(domains.length);
+    const ndjson = await world.run(['show', String(id), '-o', 'ndjson']);
+    const jq = spawnSync('jq', ['-r', 'select(.available) | .target'], { input: ndjson.stdout, encoding: 'utf8' });
+    expect(jq.status).toBe(0);
+    expect(jq.stdout.trim().split('\n')).toEqual(available);
+  });
+
+  it('keeps the same tsv columns, error last, with --items-status', async () => {
+    const all = await world.run(['show', String(failingItemsTask), '-o', 'tsv']);
+    const failed = await world.run(['show', String(failingItemsTask), '-o', 'tsv', '--items-status', 'failed']);
+    const width = (text: string) =>
+      new Set(
+        text
+          .trimEnd()
+          .split('\n')
+          .map((line) => line.split('\t').length),
+      );
+    expect(width(all.stdout)).toEqual(width(failed.stdout));
+    expect(failed.stdout.split('\t')[0]).toBe('fail-bad.com');
+    expect(failed.stdout.trimEnd().split('\t').at(-1)).not.toBe('');
   });
 
   it('exits 5 for an unknown task, naming it', async () => {
