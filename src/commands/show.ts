@@ -33,10 +33,11 @@ export function registerShow(program: Command, run: RunAction): void {
         'taskctl show 42',
         'taskctl show 42 --items-status failed',
         'taskctl show 42 -o csv > results.csv',
+        'taskctl show 42 -o ndjson | jq -r "select(.available) | .target"',
         'taskctl show 42 -o json | jq ".items[] | select(.data.available)"',
       ]) +
-        '\n-o csv|tsv export the item results: target, status, the result fields (flattened), error.' +
-        "\n-o ndjson: one object per item with the result fields as JSON values (jq 'select(.available)').\n",
+        '\n-o csv|tsv: one record per item: target, status, the result fields flattened, error (always last).' +
+        '\n-o ndjson: one object per item, the result fields with their JSON types. "failed" = did not complete.\n',
     )
     .action((id: string, options: ShowOptions, command: Command) =>
       run(command, (ctx) => runShow(ctx, parseTaskId(id), options)),
