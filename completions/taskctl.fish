@@ -174,7 +174,7 @@ complete -c taskctl -n '__taskctl_is \'list\'' -l all -d 'read every page (from 
 complete -c taskctl -n '__taskctl_is \'list\'' -l status -x -a 'pending processing completed failed' -d 'only tasks in this status (repeatable or comma-separated)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l service -x -a '(__taskctl_dynamic services)' -d 'only tasks of this service (repeatable or comma-separated)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l limit -x -d 'print at most this many tasks'
-complete -c taskctl -n '__taskctl_is \'show\'' -l items-status -x -a 'completed failed' -d 'only items that completed, or that did not (failed = any status but completed, once the task ended)'
+complete -c taskctl -n '__taskctl_is \'show\'' -l items-status -x -a 'completed failed' -d 'only completed items, or (failed) only those that did not complete'
 complete -c taskctl -n '__taskctl_is \'show\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
 complete -c taskctl -n '__taskctl_arg \'show\' 0' -x -a '(__taskctl_dynamic tasks)'
 complete -c taskctl -n '__taskctl_is \'create\'' -s f -l file -r -F -d 'read items from a file (- = stdin); repeatable'

@@ -23,7 +23,7 @@ export function registerShow(program: Command, run: RunAction): void {
     .addOption(
       new Option(
         '--items-status <status>',
-        'only items that completed, or that did not (failed = any status but completed, once the task ended)',
+        'only completed items, or (failed) only those that did not complete',
       ).choices(['completed', 'failed']),
     )
     .addOption(reportOption())
