@@ -87,8 +87,8 @@ export const BalanceResponseSchema = z.union([
   z
     .looseObject({ success: z.literal(true) })
     .extend(BalanceSchema.shape)
-    // The top level is the balance object here: its other fields are the balance's (except the envelope's).
-    .transform(({ success, message: _message, ...data }) => ({ success, data })),
+    // The top level is the balance object here: its other fields are the balance's (`success` is the envelope's).
+    .transform(({ success, ...data }) => ({ success, data })),
 ]);
 
 export const CreateTaskRequestSchema = z.object({

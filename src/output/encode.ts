@@ -58,14 +58,15 @@ export function clipDepth(value: unknown, limit: number): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (limit <= 0) return TRUNCATED;
   if (Array.isArray(value)) {
+    const list: readonly unknown[] = value;
     let copy: unknown[] | undefined;
-    value.forEach((inner: unknown, index) => {
+    list.forEach((inner, index) => {
       const clipped = clipDepth(inner, limit - 1);
       if (clipped === inner) return;
-      copy ??= [...value];
+      copy ??= [...list];
       copy[index] = clipped;
     });
-    return copy ?? value;
+    return copy ?? list;
   }
   const record = value as Record<string, unknown>;
   let copy: Record<string, unknown> | undefined;
@@ -81,7 +82,9 @@ export function clipDepth(value: unknown, limit: number): unknown {
 
 /** Compact JSON of a value for one cell, cut (with TRUNCATED) below `depth` levels. Not neutralised: cells are. */
 export function cellJson(value: unknown, depth: number): string {
-  return JSON.stringify(clipDepth(value, depth)) ?? '';
+  // JSON.stringify(undefined) is undefined, whatever its declared type says.
+  const text = JSON.stringify(clipDepth(value, depth)) as string | undefined;
+  return text ?? '';
 }
 
 /**
@@ -89,8 +92,8 @@ export function cellJson(value: unknown, depth: number): string {
  * JSON way (`\u009b`), so it stays identical in meaning and always parses. Nesting past MAX_JSON_DEPTH is cut.
  */
 export function jsonText(value: unknown, pretty: boolean, filter: TextFilter): string {
-  const raw = JSON.stringify(clipDepth(value, MAX_JSON_DEPTH), null, pretty ? 2 : undefined) ?? 'null';
-  return neutraliseJson(filter(raw));
+  const raw = JSON.stringify(clipDepth(value, MAX_JSON_DEPTH), null, pretty ? 2 : undefined) as string | undefined;
+  return neutraliseJson(filter(raw ?? 'null'));
 }
 
 /** Indents every line after the first: used to stream a pretty JSON array element by element. */

@@ -29,7 +29,7 @@ export function createMemoryStream(isTTY = false, columns?: number): MemoryOutpu
     isTTY,
     ...(columns === undefined ? {} : { columns }),
     write(chunk: string) {
-      chunks.push(String(chunk));
+      chunks.push(chunk);
       return true;
     },
     text: () => chunks.join(''),
@@ -44,7 +44,8 @@ export function createMemoryIO(options: MemoryIOOptions = {}): MemoryIO {
   const stdin = {
     isTTY: options.stdinTTY ?? false,
     async *[Symbol.asyncIterator]() {
-      for (const chunk of input) yield chunk;
+      // One chunk per turn of the event loop, as a real stream delivers them.
+      for (const chunk of input) yield await Promise.resolve(chunk);
     },
   };
   return { io: { stdout, stderr, stdin }, stdout, stderr };

@@ -185,20 +185,27 @@ export function createPrinter(options: PrinterOptions): Printer {
   };
 
   async function list<T>(rows: readonly T[], columns: readonly Column<T>[], json?: unknown, listOptions?: ListOptions) {
+    let text: string;
     switch (format) {
       case 'table':
-        return renderRowsTable(rows, columns, listOptions);
+        await renderRowsTable(rows, columns, listOptions);
+        return;
       case 'json':
-        return writeOut(jsonOut(json ?? rows, true));
+        text = jsonOut(json ?? rows, true);
+        break;
       case 'ndjson': {
         const values: readonly unknown[] = Array.isArray(json) ? json : rows;
-        return writeOut(values.map((value) => jsonOut(value, false)).join(''));
+        text = values.map((value) => jsonOut(value, false)).join('');
+        break;
       }
       case 'csv':
-        return writeOut(csvRecord(keysOf(columns)) + rowsText(rows, columns, (row) => row));
+        text = csvRecord(keysOf(columns)) + rowsText(rows, columns, (row) => row);
+        break;
       case 'tsv':
-        return writeOut(rowsText(rows, columns, (row) => row));
+        text = rowsText(rows, columns, (row) => row);
+        break;
     }
+    writeOut(text);
   }
 
   function stream<T>(
@@ -236,13 +243,52 @@ export function createPrinter(options: PrinterOptions): Printer {
       async end() {
         if (ended) return;
         ended = true;
-        if (format === 'table') return renderRowsTable(buffered, columns, listOptions, bufferedTotal);
-        if (format === 'json') return writeOut(started ? '\n]\n' : '[]\n');
+        if (format === 'table') {
+          await renderRowsTable(buffered, columns, listOptions, bufferedTotal);
+          return;
+        }
+        if (format === 'json') {
+          writeOut(started ? '\n]\n' : '[]\n');
+          return;
+        }
         // An empty CSV still gets its header, so a reader sees the columns.
         if (format === 'csv' && !started) writeOut(csvRecord(keysOf(columns)));
       },
     };
   }
+
+  const detailText = (fields: readonly DetailField[], json: unknown): string => {
+    const values = fields.map(([, value]) => redact(cellText(value)));
+    switch (format) {
+      case 'json':
+        return jsonOut(json, true);
+      case 'ndjson':
+        return jsonOut(json, false);
+      case 'tsv':
+        return tsvRecord(values);
+      case 'csv':
+        return csvRecord(fields.map(([label]) => toSnakeKey(label))) + csvRecord(values);
+      case 'table': {
+        const labels = fields.map(([label]) => `${neutralise(label)}:`);
+        const width = labels.reduce((widest, label) => Math.max(widest, label.length), 0);
+        const lines = fields.map(([, , style], i) => {
+          const label = labels[i] ?? '';
+          const pad = ' '.repeat(width - label.length + 2);
+          const text = neutralise(values[i] ?? '');
+          const shown =
+            text === ''
+              ? options.color
+                ? out.dim(EMPTY_CELL)
+                : EMPTY_CELL
+              : options.color && style
+                ? style(text)
+                : text;
+          return `${options.color ? out.bold(label) : label}${pad}${shown}\n`;
+        });
+        return lines.join('');
+      }
+    }
+  };
 
   return {
     format,
@@ -255,36 +301,7 @@ export function createPrinter(options: PrinterOptions): Printer {
     stream,
 
     detail(fields, json) {
-      const values = fields.map(([, value]) => redact(cellText(value)));
-      switch (format) {
-        case 'json':
-          return writeOut(jsonOut(json, true));
-        case 'ndjson':
-          return writeOut(jsonOut(json, false));
-        case 'tsv':
-          return writeOut(tsvRecord(values));
-        case 'csv':
-          return writeOut(csvRecord(fields.map(([label]) => toSnakeKey(label))) + csvRecord(values));
-        case 'table': {
-          const labels = fields.map(([label]) => `${neutralise(label)}:`);
-          const width = Math.max(0, ...labels.map((label) => label.length));
-          const lines = fields.map(([, , style], i) => {
-            const label = labels[i] ?? '';
-            const pad = ' '.repeat(width - label.length + 2);
-            const text = neutralise(values[i] ?? '');
-            const shown =
-              text === ''
-                ? options.color
-                  ? out.dim(EMPTY_CELL)
-                  : EMPTY_CELL
-                : options.color && style
-                  ? style(text)
-                  : text;
-            return `${options.color ? out.bold(label) : label}${pad}${shown}\n`;
-          });
-          return writeOut(lines.join(''));
-        }
-      }
+      writeOut(detailText(fields, json));
     },
 
     json(value) {
