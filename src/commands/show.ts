@@ -85,6 +85,8 @@ export async function runShow(ctx: Context, id: number, options: ShowOptions): P
       if (rows.length > 0) {
         printer.blank();
         await printer.list(rows, itemColumns, records);
+      } else if (wanted !== undefined && task.items !== undefined) {
+        printer.info(wanted === 'failed' ? 'no items failed to complete' : 'no items completed');
       }
       return;
     default:

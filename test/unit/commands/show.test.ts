@@ -177,6 +177,27 @@ describe('show --items-status failed means "did not complete"', () => {
     expect(lines(completed).map((line) => line.split('\t')[0])).toEqual(['ok.com']);
   });
 
+  it('leaves items still going out of both filters while the task runs', async () => {
+    const running: ItemFixture[] = [
+      { target: 'done.com', status: 'completed', data: { available: true } },
+      { target: 'wip.com', status: 'processing', data: null },
+      { target: 'err.com', status: 'error', data: null },
+    ];
+    const extra = { status: 'processing', completed_at: null };
+    const failed = await show(running, ['-o', 'tsv', '--items-status', 'failed'], extra);
+    expect(lines(failed).map((line) => line.split('\t')[0])).toEqual(['err.com']);
+    const completed = await show(running, ['-o', 'tsv', '--items-status', 'completed'], extra);
+    expect(lines(completed).map((line) => line.split('\t')[0])).toEqual(['done.com']);
+  });
+
+  it('says so on a terminal when no item matches', async () => {
+    const result = await show(DOMAINS.slice(0, 2), ['-o', 'table', '--items-status', 'failed']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/items:\s+2 \(2 completed, 0 failed\)/);
+    expect(result.stdout).not.toContain('TARGET');
+    expect(result.stderr).toBe('no items failed to complete\n');
+  });
+
   it('counts them as failed in the summary, whatever failed_items says', async () => {
     const result = await show(ODD, ['-o', 'table'], { completed_items: 1, failed_items: 1 });
     expect(result.stdout).toMatch(/items:\s+5 \(1 completed, 4 failed\)/);
