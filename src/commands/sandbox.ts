@@ -58,8 +58,8 @@ export function registerSandbox(program: Command, run: RunAction): void {
 }
 
 export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<void> {
-  const { startSandbox } = await import('../sandbox/index.js');
-  const sandbox = await startSandbox({
+  const { launchSandbox } = await import('../sandbox/launch.js');
+  const sandbox = await launchSandbox({
     port: options.port,
     host: options.host,
     apiKey: options.apiKey,
