@@ -256,3 +256,23 @@ describe('every dialect at once', () => {
     expect(wait.code, show(wait)).toBe(0);
   });
 });
+
+describe('taskctl sandbox --dialect', () => {
+  it('list prints every dialect with its description and starts nothing', async () => {
+    const listed = await runTaskctl(['sandbox', '--dialect', 'list']);
+    expect(listed.code, show(listed)).toBe(0);
+    const names = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t')[0]);
+    expect(names).toEqual(DIALECT_NAMES);
+    expect(listed.stdout).toMatch(/^item-statuses\t.*skipped/m);
+  });
+
+  it('an unknown dialect is exit 2 naming the known ones', async () => {
+    const refused = await runTaskctl(['sandbox', '--port', '0', '--dialect', 'klingon']);
+    expect(refused.code, show(refused)).toBe(2);
+    expect(refused.stderr).toMatch(/unknown sandbox dialect "klingon".*error-string/);
+    expect(refused.stderr).not.toMatch(/bug in taskctl/);
+  });
+});

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECT_NAMES } from '../../src/sandbox/index.js';
 import { UsageError } from '../../src/errors.js';
-import { call, createTask, fakeClock, start } from './helpers.js';
+import { call, createTask, eventually, fakeClock, start, startReceiver } from './helpers.js';
 
 const MIN = 60_000;
 
@@ -143,5 +143,16 @@ describe('sandbox dialects', () => {
     expect((await createTask(sandbox, ['a.com'])).status).toBe(200);
     expect((await call(sandbox, '/tasks/1')).status).toBe(200);
     expect(DIALECT_NAMES.length).toBeGreaterThanOrEqual(14);
+  });
+});
+
+describe('sandbox dialects and webhooks', () => {
+  it('extra-fields adds fields to webhook bodies; the event stays the spec event', async () => {
+    const receiver = await startReceiver();
+    const sandbox = await start({ itemMs: 0, webhookUrl: receiver.url, dialects: ['extra-fields'] });
+    await createTask(sandbox, ['a.com']);
+    const completed = await eventually(() => receiver.received.find((r) => r.body.event === 'completed'));
+    expect(completed.body.delivery_id).toEqual(expect.any(String));
+    expect(completed.body.task).toMatchObject({ status: 'completed', platform: 'domain', metadata: { source: 'api' } });
   });
 });
