@@ -156,14 +156,18 @@ const listTasks: Handler = (_req, ctx, query) => {
   const records: TaskRecord[] = [];
   // Newest first: page 1 starts at the end of the creation-ordered array.
   const first = total - 1 - (page - 1) * perPage;
-  for (let i = first; i >= 0 && i > first - perPage; i--) records.push(tasks[i]!);
+  for (let i = first; i >= 0 && i > first - perPage; i--) {
+    const record = tasks[i];
+    if (record) records.push(record);
+  }
   const response = TaskListResponseSchema.parse({
     success: true,
     data: records.map((record) => taskView(record, now)),
     meta: { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage },
   });
   if (ctx.dialects.names.length === 0) return jsonReply(200, response);
-  const data = response.data.map((view, i) => ctx.dialects.task(view, records[i]!, now));
+  // The schema keeps the array's order, so each view sits at its record's index.
+  const data = records.map((record, i) => ctx.dialects.task(response.data[i] ?? taskView(record, now), record, now));
   return jsonReply(200, ctx.dialects.envelope({ ...response, data }, 'list'));
 };
 

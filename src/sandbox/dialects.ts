@@ -83,24 +83,24 @@ export class Dialects {
 
   /** A task object (already checked against TaskSchema, items in order) in the dialect's shape. */
   task(view: Task, record: TaskRecord, now: number): Json {
-    const out: Json = { ...view };
-    if (view.items) out.items = view.items.map((item) => ({ ...item }));
-    const items = out.items as Json[] | undefined;
+    const { items: viewItems, ...fields } = view;
+    let out: Json = fields;
+    let items: Json[] | undefined = viewItems?.map((item) => ({ ...item }));
     if (this.has('item-statuses')) this.itemStatuses(out, items, record, now);
     if (this.has('task-statuses')) taskStatuses(out, record);
-    if (this.has('data-shapes')) items?.forEach((item) => reshapeData(item, record.service));
-    if (this.has('no-items')) delete out.items;
-    if (this.has('bare-tasks')) for (const field of WEBHOOK_ONLY_FIELDS) delete out[field];
+    if (this.has('data-shapes')) items?.forEach((item) => void reshapeData(item, record.service));
+    if (this.has('no-items')) items = undefined;
+    if (this.has('bare-tasks')) out = omit(out, (key) => WEBHOOK_ONLY_FIELDS.includes(key));
     if (this.has('sparse')) {
-      dropNulls(out);
-      items?.forEach(dropNulls);
+      out = omit(out, (_key, value) => value === null);
+      items = items?.map((item) => omit(item, (_key, value) => value === null));
     }
     if (this.has('string-ids')) out.id = String(view.id);
     if (this.has('extra-fields')) {
       Object.assign(out, { priority: 'normal', labels: ['sandbox'], metadata: { source: 'api', region: 'local' } });
       items?.forEach((item) => Object.assign(item, { duration_ms: record.itemMs, attempts: 1 }));
     }
-    return out;
+    return items ? { ...out, items } : out;
   }
 
   /** An error reply in the dialect's shape and status. */
@@ -203,8 +203,9 @@ function reshapeData(item: Json, service: string): void {
   }
 }
 
-function dropNulls(object: Json): void {
-  for (const [key, value] of Object.entries(object)) if (value === null) delete object[key];
+/** A copy without the fields `drop` picks. */
+function omit(object: Json, drop: (key: string, value: unknown) => boolean): Json {
+  return Object.fromEntries(Object.entries(object).filter(([key, value]) => !drop(key, value)));
 }
 
 function hasMore(meta: Json): boolean {
