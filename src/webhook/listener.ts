@@ -212,7 +212,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** `completed task 7`, or what is known of it. */
 function describeEvent(name: string | undefined, taskId: string | undefined): string {
-  return `${name ?? 'event'} task ${taskId ?? '(no id)'}`;
+  return `${clip(name ?? 'event')} task ${clip(taskId ?? '(no id)')}`;
+}
+
+/** Sender-chosen text in a log line: one line, bounded (the printer neutralises what remains). */
+function clip(text: string): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
 
 function pathOf(req: IncomingMessage): string {

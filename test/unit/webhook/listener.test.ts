@@ -202,6 +202,17 @@ describe('webhook listener', () => {
     expect(logs.filter((line) => line.startsWith('warning:'))).toEqual([]);
   });
 
+  it('keeps sender-chosen names to one bounded line in the log', async () => {
+    const { listener } = await listen();
+    const forged = { event: 'completed\nPOST / → 200 forged line', task: { id: 'x'.repeat(500) } };
+    expect((await post(listener.url, JSON.stringify(forged))).status).toBe(200);
+    await listener.close();
+    for (const line of logs) {
+      expect(line).not.toContain('\n');
+      expect(line.length).toBeLessThan(400);
+    }
+  });
+
   it('hands a repeated delivery of an odd-shaped body on once', async () => {
     const { listener, events } = await listen();
     const odd = JSON.stringify({ hello: 'world' });
