@@ -64,7 +64,7 @@ const servicesResponse = ServicesResponseSchema.parse({
 const servicesBody = JSON.stringify(servicesResponse);
 
 const listServices: Handler = (_req, ctx) =>
-  ctx.dialects.names.length === 0
+  !ctx.dialects.active
     ? { status: 200, body: servicesBody }
     : jsonReply(200, ctx.dialects.envelope(servicesResponse, 'services'));
 
@@ -73,7 +73,7 @@ const getBalance: Handler = (_req, ctx) => {
     success: true,
     data: { balance: ctx.state.balance, currency: 'coins' },
   });
-  return jsonReply(200, ctx.dialects.envelope(response, 'balance'));
+  return jsonReply(200, ctx.dialects.active ? ctx.dialects.envelope(response, 'balance') : response);
 };
 
 /** A validated create request, or the message of the first problem found. */
@@ -165,7 +165,7 @@ const listTasks: Handler = (_req, ctx, query) => {
     data: records.map((record) => taskView(record, now)),
     meta: { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage },
   });
-  if (ctx.dialects.names.length === 0) return jsonReply(200, response);
+  if (!ctx.dialects.active) return jsonReply(200, response);
   // The schema keeps the array's order, so each view sits at its record's index.
   const data = records.map((record, i) => ctx.dialects.task(response.data[i] ?? taskView(record, now), record, now));
   return jsonReply(200, ctx.dialects.envelope({ ...response, data }, 'list'));
@@ -176,7 +176,7 @@ const getTask: Handler = (_req, ctx, _query, id) => {
   if (!task) return errorReply(404, 'not_found', `Task ${id.slice(0, 100)} not found`);
   const now = ctx.now();
   const response = TaskResponseSchema.parse({ success: true, data: taskDetailView(task, now, ctx.seed) });
-  if (ctx.dialects.names.length === 0) return jsonReply(200, response);
+  if (!ctx.dialects.active) return jsonReply(200, response);
   const data = ctx.dialects.task(response.data, task, now);
   return jsonReply(200, ctx.dialects.envelope({ ...response, data }, 'task'));
 };

@@ -47,8 +47,9 @@ export class Dialects {
     return this.on.has(name);
   }
 
-  get names(): DialectName[] {
-    return [...this.on];
+  /** Whether any dialect is on (the reference form needs no reshaping). */
+  get active(): boolean {
+    return this.on.size > 0;
   }
 
   createdStatus(): number {
@@ -105,7 +106,7 @@ export class Dialects {
 
   /** An error reply in the dialect's shape and status. */
   error(reply: Reply): Reply {
-    if (reply.status < 400 || this.on.size === 0) return reply;
+    if (reply.status < 400 || !this.active) return reply;
     let parsed: unknown;
     try {
       parsed = JSON.parse(reply.body);
