@@ -69,7 +69,7 @@ end
 # $argv = command path, flag: succeeds when the flag takes a value there.
 function __taskctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'show|--items-status' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+        case 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'show|--items-status' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
             return 0
     end
     return 1
@@ -245,5 +245,6 @@ complete -c taskctl -n '__taskctl_is \'sandbox\'' -l webhook-url -x -d 'deliver 
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l webhook-time-scale -x -d 'multiply the webhook retry schedule (0.01 = 100x faster)'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l seed -x -d 'seed for deterministic results'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l state -r -F -d 'persist and reload tasks, balance and keys in this JSON file'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l dialect -x -d 'answer in a variant of the API the spec allows (repeatable; \'all\' for every one, \'list\' to see them)'
 complete -c taskctl -n '__taskctl_arg \'completion\' 0' -x -a 'bash zsh fish'
 complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create wait watch auth config webhook sandbox completion'

@@ -62,7 +62,7 @@ __taskctl_options() {
     'auth login') __taskctl_list=('--with-key:read the key from stdin instead of a hidden prompt') ;;
     'webhook listen') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind' '--path:path that accepts deliveries' '--forward-to:re-POST each verified event to this URL (https, or http on loopback)' '--exec:run this shell command per event, with the event JSON on stdin') ;;
     'webhook simulate') __taskctl_list=('--event:event to send (default: the task'\''s current state)' '--to:receiver URL') ;;
-    'sandbox') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind (loopback unless you mean it)' '--api-key:the sandbox API key' '--balance:starting balance' '--item-ms:simulated work per item in milliseconds (slow- items take 10x)' '--rate-limit:requests per minute per key (0 = off)' '--max-items:maximum items per task' '--webhook-url:deliver webhook events to this URL (http:// allowed on loopback)' '--webhook-time-scale:multiply the webhook retry schedule (0.01 = 100x faster)' '--seed:seed for deterministic results' '--state:persist and reload tasks, balance and keys in this JSON file') ;;
+    'sandbox') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind (loopback unless you mean it)' '--api-key:the sandbox API key' '--balance:starting balance' '--item-ms:simulated work per item in milliseconds (slow- items take 10x)' '--rate-limit:requests per minute per key (0 = off)' '--max-items:maximum items per task' '--webhook-url:deliver webhook events to this URL (http:// allowed on loopback)' '--webhook-time-scale:multiply the webhook retry schedule (0.01 = 100x faster)' '--seed:seed for deterministic results' '--state:persist and reload tasks, balance and keys in this JSON file' '--dialect:answer in a variant of the API the spec allows (repeatable; '\''all'\'' for every one, '\''list'\'' to see them)') ;;
     *) __taskctl_list=() ;;
   esac
   __taskctl_list+=('--profile:config profile to use (env TASKCTL_PROFILE)' '--base-url:API base URL (env TASKCTL_BASE_URL)' '--api-key-file:read the API key from a file (- = stdin); there is no flag that takes the key itself' '-o:output format (default: table on a terminal, tsv otherwise)' '--output:output format (default: table on a terminal, tsv otherwise)' '--json:same as -o json' '--no-color:disable colour (also NO_COLOR, TERM=dumb)' '-q:print only essential output' '--quiet:print only essential output' '-v:trace HTTP requests on stderr (secrets redacted)' '--verbose:trace HTTP requests on stderr (secrets redacted)' '--request-timeout:per-request timeout, e.g. 30s' '--no-input:never prompt' '--ci:CI mode (also when CI is set): no spinners or prompts, timestamped progress' '--sandbox:start a local sandbox service for this one invocation and talk to it' '-h:show help' '--help:show help')
@@ -114,6 +114,7 @@ __taskctl_value() {
     'sandbox|--webhook-time-scale') __taskctl_kind=none ;;
     'sandbox|--seed') __taskctl_kind=none ;;
     'sandbox|--state') __taskctl_kind=file ;;
+    'sandbox|--dialect') __taskctl_kind=none ;;
     *'|--profile') __taskctl_kind=none ;;
     *'|--base-url') __taskctl_kind=none ;;
     *'|--api-key-file') __taskctl_kind=file ;;

@@ -23,8 +23,8 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [7, 'rate limited, still limited after retries or the deadline'],
   [8, 'service unavailable: network error, timeout, 5xx or malformed response, after retries'],
   [9, 'create outcome unknown: a task may have been created (run the printed `taskctl list` command)'],
-  [10, 'a waited-on task ended failed'],
-  [11, 'waited-on tasks completed, but some items failed (--allow-item-failures makes this 0)'],
+  [10, 'a waited-on task ended without completing (failed, cancelled, expired, ...)'],
+  [11, 'waited-on tasks completed, but some items did not (--allow-item-failures makes this 0)'],
   [124, 'wait/watch timed out with tasks still unfinished'],
   [130, 'interrupted (Ctrl-C); the message says how to resume'],
 ];

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { examples, type RunAction } from '../program.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
+import { DIALECTS } from '../sandbox/dialect-names.js';
 import { nonNegativeInt, port, positiveInt, positiveNumber } from './parsers.js';
 
 export interface SandboxCommandOptions {
@@ -16,7 +17,10 @@ export interface SandboxCommandOptions {
   webhookTimeScale: number;
   seed: string;
   state?: string;
+  dialect: string[];
 }
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 export function registerSandbox(program: Command, run: RunAction): void {
   program
@@ -43,6 +47,12 @@ export function registerSandbox(program: Command, run: RunAction): void {
     )
     .option('--seed <seed>', 'seed for deterministic results', SANDBOX_DEFAULTS.seed)
     .option('--state <file>', 'persist and reload tasks, balance and keys in this JSON file')
+    .option(
+      '--dialect <name>',
+      "answer in a variant of the API the spec allows (repeatable; 'all' for every one, 'list' to see them)",
+      collect,
+      [],
+    )
     .addHelpText(
       'after',
       examples([
@@ -50,6 +60,8 @@ export function registerSandbox(program: Command, run: RunAction): void {
         'taskctl sandbox --port 0 --item-ms 20 --rate-limit 0',
         'taskctl sandbox --webhook-url http://127.0.0.1:8788/ --webhook-time-scale 0.01',
         'taskctl sandbox --state ./sandbox.json',
+        'taskctl sandbox --dialect error-string --dialect item-statuses',
+        'taskctl sandbox --dialect list',
       ]) +
         '\nMagic items: fail-* fails that item; a task with a taskfail-* item ends failed; slow-* takes 10x longer.\n' +
         'stdout gets two `export` lines (base URL and key) for scripts; logs go to stderr. Ctrl-C stops it.\n',
@@ -58,8 +70,18 @@ export function registerSandbox(program: Command, run: RunAction): void {
 }
 
 export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<void> {
-  const { startSandbox } = await import('../sandbox/index.js');
-  const sandbox = await startSandbox({
+  if (options.dialect.includes('list')) {
+    await ctx.printer.list(
+      Object.entries(DIALECTS).map(([name, description]) => ({ name, description })),
+      [
+        { header: 'name', value: (row) => row.name },
+        { header: 'description', value: (row) => row.description },
+      ],
+    );
+    return;
+  }
+  const { launchSandbox } = await import('../sandbox/launch.js');
+  const sandbox = await launchSandbox({
     port: options.port,
     host: options.host,
     apiKey: options.apiKey,
@@ -71,6 +93,7 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     webhookTimeScale: options.webhookTimeScale,
     seed: options.seed,
     stateFile: options.state,
+    dialects: options.dialect,
     log: (line) => ctx.printer.info(line),
   });
   if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
@@ -79,7 +102,8 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     ctx.printer.line(`export TASKCTL_BASE_URL=${sandbox.url}`);
     ctx.printer.line(`export TASKCTL_API_KEY=${sandbox.apiKey}`);
   }
-  ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}); Ctrl-C to stop`);
+  const variants = options.dialect.length > 0 ? `, dialects: ${options.dialect.join(', ')}` : '';
+  ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}${variants}); Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { WebhookEvent } from '../api/schemas.js';
+import type { ReceivedEvent } from '../webhook/listener.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../api/webhook-events.js';
 import type { Context } from '../context.js';
 import { AuthError, UnavailableError, UsageError } from '../errors.js';
@@ -43,8 +43,9 @@ export function registerWebhook(program: Command, run: RunAction): void {
         'taskctl sandbox --webhook-url http://127.0.0.1:8788/   # in another terminal',
       ]) +
         '\ntsv columns: timestamp, event, id, service, completed_items, failed_items, total_items\n' +
-        'Answers 401 without the right X-Webhook-Signature (the API key), 405/413/400 for bad requests, 200 otherwise;\n' +
-        'a repeated (task, event) delivery is printed once. $TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec. Ctrl-C stops it (exit 0).\n',
+        'Answers 401 without the right X-Webhook-Signature (the API key), 405/413 for bad requests, 400 for a body that\n' +
+        "is not JSON, and 200 for every signed JSON body (a shape that is not the spec's is printed as received, with a\n" +
+        'warning); a repeated (task, event) delivery is printed once. $TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec. Ctrl-C stops it (exit 0).\n',
     )
     .action((options: ListenOptions, cmd: Command) => run(cmd, (ctx) => runListen(ctx, options)));
   webhook
@@ -67,29 +68,46 @@ export function registerWebhook(program: Command, run: RunAction): void {
     );
 }
 
-/** tsv/csv columns of `webhook listen` (documented in its help). */
-const EVENT_COLUMNS: Column<WebhookEvent>[] = [
-  { header: 'timestamp', value: (e) => e.timestamp },
-  { header: 'event', value: (e) => e.event },
-  { header: 'id', value: (e) => e.task.id },
-  { header: 'service', value: (e) => e.task.service },
-  { header: 'completed_items', value: (e) => e.task.completed_items },
-  { header: 'failed_items', value: (e) => e.task.failed_items },
-  { header: 'total_items', value: (e) => e.task.total_items },
+/** A scalar field of a received body by path (`task.id`), whatever its shape; undefined when absent or not a scalar. */
+function field(body: unknown, ...path: string[]): string | number | boolean | undefined {
+  let value: unknown = body;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+}
+
+/** tsv/csv columns of `webhook listen` (documented in its help); empty cells where a body lacks the field. */
+const EVENT_COLUMNS: Column<ReceivedEvent>[] = [
+  { header: 'timestamp', value: (e) => field(e.body, 'timestamp') },
+  { header: 'event', value: (e) => e.name },
+  { header: 'id', value: (e) => e.taskId },
+  { header: 'service', value: (e) => field(e.body, 'task', 'service') },
+  { header: 'completed_items', value: (e) => field(e.body, 'task', 'completed_items') },
+  { header: 'failed_items', value: (e) => field(e.body, 'task', 'failed_items') },
+  { header: 'total_items', value: (e) => field(e.body, 'task', 'total_items') },
 ];
 
-function eventPrinter(ctx: Context): { print(event: WebhookEvent, raw: string): void; end(): Promise<void> } {
+function eventPrinter(ctx: Context): { print(event: ReceivedEvent, raw: string): void; end(): Promise<void> } {
   const printer = ctx.printer;
   if (printer.format === 'json' || printer.format === 'ndjson') {
     // The body exactly as delivered (compacted), unknown fields included.
-    return { print: (_event, raw) => printer.line(JSON.stringify(JSON.parse(raw))), end: async () => {} };
+    return { print: (received) => printer.line(JSON.stringify(received.body)), end: async () => {} };
   }
   if (printer.format === 'tsv' || printer.format === 'csv') {
     const rows = printer.stream(EVENT_COLUMNS);
-    return { print: (event) => rows.write([event]), end: () => rows.end() };
+    return { print: (received) => rows.write([received]), end: () => rows.end() };
   }
   return {
-    print(event) {
+    print({ event, body, name, taskId }) {
+      if (!event) {
+        // Not the spec's shape (the listener warned): what it says about itself, then the body as it came.
+        printer.line(
+          `${String(field(body, 'timestamp') ?? '-')}  ${printer.paintStatus(name ?? 'event')}  task ${taskId ?? '(no id)'}  ${JSON.stringify(body)}`,
+        );
+        return;
+      }
       const task = event.task;
       const reason = event.event === 'failed' ? `: ${event.task.error_message}` : '';
       printer.line(
@@ -125,7 +143,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     exec: options.exec,
     env: ctx.env,
     clock: ctx.clock,
-    onEvent: (event, raw) => events.print(event, raw),
+    onEvent: (received, raw) => events.print(received, raw),
     log: (line) => ctx.printer.info(line),
   });
   ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
@@ -151,8 +169,7 @@ export async function runSimulate(ctx: Context, id: number, options: SimulateCom
   const event = toWebhookEvent({ ...task, status: wanted }, ctx.clock.now());
   if (!event) throw new UsageError(`cannot build a ${wanted} event for task ${id}`);
   const { sendSimulatedEvent } = await import('../webhook/simulate.js');
-  const settings = await ctx.settings();
-  const result = await sendSimulatedEvent({ event, to: options.to, apiKey: settings.apiKey!.value });
+  const result = await sendSimulatedEvent({ event, to: options.to, apiKey: await requireKey(ctx) });
   if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
     ctx.printer.json({
       event: event.event,

@@ -133,3 +133,21 @@ function hasValue(value: string | null | undefined): boolean {
 function numberOrUndefined(value: number | null | undefined): number | undefined {
   return value === null || value === undefined ? undefined : value;
 }
+
+/**
+ * A per-run memo that warns once about each task status outside the spec's four (shown as it came), saying how
+ * taskctl reads it. Create one per command run and call it with every task seen:
+ * `const noteStatus = unknownStatusWarner((m) => printer.warn(m)); ... noteStatus(task);`
+ */
+export function unknownStatusWarner(warn: (message: string) => void): (task: TaskStateFields & { id: number }) => void {
+  const seen = new Set<string>();
+  return (task) => {
+    if (isKnownTaskStatus(task.status) || seen.has(task.status)) return;
+    seen.add(task.status);
+    const meaning =
+      taskPhase(task) === 'ended'
+        ? 'taskctl reads it as ended without completing (wait exits 10)'
+        : 'taskctl reads it as still running (no finish time yet)';
+    warn(`task ${task.id} has status "${task.status}", which the API spec does not list; ${meaning}`);
+  };
+}

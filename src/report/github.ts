@@ -2,8 +2,8 @@
  * GitHub Actions output: a Markdown job summary (appended to $GITHUB_STEP_SUMMARY) and `::error` workflow commands
  * that become annotations on the run. Both are pure text builders; `write.ts` decides where they go.
  */
-import type { Task } from '../api/schemas.js';
-import { itemCounts } from './counts.js';
+import type { Task, TaskItem } from '../api/schemas.js';
+import { itemCounts, itemOutcome, taskPhase } from '../core/task-state.js';
 
 /** GitHub shows at most 10 error annotations per step (actions/toolkit docs/problem-matchers.md); more are dropped. */
 export const MAX_ERROR_ANNOTATIONS = 10;
@@ -41,13 +41,21 @@ const STATUS_MARK: Readonly<Record<string, string>> = {
   pending: '⏳',
 };
 
+const ended = (task: Task): boolean => taskPhase(task) === 'ended';
+
+/** The items that did not complete (the shared rule); items a running or ended task never reached are left out. */
+function notCompleted(task: Task): TaskItem[] {
+  const judgeLeftovers = taskPhase(task) === 'completed';
+  return (task.items ?? []).filter((item) => itemOutcome(item, judgeLeftovers) === 'failed');
+}
+
 function failedItemCount(tasks: readonly Task[]): number {
   return tasks.reduce((sum, task) => sum + (itemCounts(task).failed ?? 0), 0);
 }
 
 /** Markdown: a heading with totals, one table row per task, and the first failed items in a collapsed list. */
 export function githubSummary(tasks: readonly Task[]): string {
-  const failedTasks = tasks.filter((task) => task.status === 'failed').length;
+  const failedTasks = tasks.filter(ended).length;
   const failedItems = failedItemCount(tasks);
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const lines = [
@@ -58,7 +66,7 @@ export function githubSummary(tasks: readonly Task[]): string {
   ];
   for (const task of tasks) {
     const { completed, failed } = itemCounts(task);
-    const mark = STATUS_MARK[task.status];
+    const mark = STATUS_MARK[task.status] ?? (ended(task) ? STATUS_MARK.failed : undefined);
     const cells = [
       String(task.id),
       task.service,
@@ -71,10 +79,8 @@ export function githubSummary(tasks: readonly Task[]): string {
     lines.push(`| ${cells.map(markdownCell).join(' | ')} |`);
   }
   const failures = tasks.flatMap((task) => [
-    ...(task.status === 'failed' ? [`task ${task.id} failed: ${task.error_message ?? 'no reason given'}`] : []),
-    ...(task.items ?? [])
-      .filter((item) => item.status === 'failed')
-      .map((item) => `task ${task.id} · ${item.target}: ${item.error ?? 'item failed'}`),
+    ...(ended(task) ? [`task ${task.id} ${task.status}: ${task.error_message ?? 'no reason given'}`] : []),
+    ...notCompleted(task).map((item) => `task ${task.id} · ${item.target}: ${item.error ?? `item ${item.status}`}`),
   ]);
   if (failures.length > 0) {
     lines.push('', `<details><summary>Failures (${failures.length})</summary>`, '');
@@ -93,23 +99,22 @@ export function githubSummary(tasks: readonly Task[]): string {
 export function githubAnnotations(tasks: readonly Task[], limit = MAX_ERROR_ANNOTATIONS): string[] {
   const errors: string[] = [];
   for (const task of tasks) {
-    if (task.status !== 'failed') continue;
-    const title = `taskctl: task ${task.id} failed (${task.service})`;
+    if (!ended(task)) continue;
+    const title = `taskctl: task ${task.id} ${task.status} (${task.service})`;
     errors.push(
       `::error title=${escapeProperty(title)}::${escapeData(`${task.error_message ?? 'no reason given'}. See: taskctl show ${task.id}`)}`,
     );
   }
   const moreBy = new Map<number, number>();
   for (const task of tasks) {
-    for (const item of task.items ?? []) {
-      if (item.status !== 'failed') continue;
+    for (const item of notCompleted(task)) {
       if (errors.length >= limit) {
         moreBy.set(task.id, (moreBy.get(task.id) ?? 0) + 1);
         continue;
       }
-      const title = `taskctl: task ${task.id} item failed (${task.service})`;
+      const title = `taskctl: task ${task.id} item ${item.status} (${task.service})`;
       errors.push(
-        `::error title=${escapeProperty(title)}::${escapeData(`${item.target}: ${item.error ?? 'item failed'}`)}`,
+        `::error title=${escapeProperty(title)}::${escapeData(`${item.target}: ${item.error ?? `item ${item.status}`}`)}`,
       );
     }
   }

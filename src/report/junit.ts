@@ -2,13 +2,16 @@
  * JUnit XML from tasks, for CI test-report views (GitLab `artifacts:reports:junit`, Jenkins, GitHub reporter actions):
  * one `<testsuite>` per task, one `<testcase>` per item named by its target with the service as classname.
  *
- * - a failed item is a `<failure>` carrying its error and result data;
- * - an item the task never finished (pending/processing: the task failed first, or the wait timed out) is `<skipped>`;
- * - a failed task adds one `<testcase name="task ID">` with an `<error>` holding the task's error message. Consumers
+ * Items are judged by the shared rule (core/task-state.ts):
+ * - an item that did not complete (failed, error, skipped, any other status; in a completed task also one left
+ *   pending) is a `<failure>` of type `item_<status>` carrying its error and result data;
+ * - an item still pending/processing while its task runs (the wait timed out) or after it ended is `<skipped>`;
+ * - a task that ended without completing (failed, cancelled, an unknown status with a finish time...) adds one
+ *   `<testcase name="task ID">` with an `<error>` holding the task's error message. Consumers
  *   (GitLab, Jenkins, most reporter actions) read testcases only, so a suite-level `<error>` would go unseen.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
-import { itemCounts } from './counts.js';
+import { itemCounts, itemOutcome, taskPhase } from '../core/task-state.js';
 
 interface Counts {
   tests: number;
@@ -75,32 +78,40 @@ function failureBody(item: TaskItem): string {
 function testcase(item: TaskItem, task: Task, counts: Counts): string {
   const head = `<testcase${attrs({ name: item.target, classname: task.service })}`;
   counts.tests++;
-  switch (item.status) {
+  // Only a completed task's leftovers are failures; in a running or ended task they were simply never processed.
+  switch (itemOutcome(item, taskPhase(task) === 'completed')) {
     case 'completed':
       return `${head}/>`;
     case 'failed': {
       counts.failures++;
-      const message = item.error ?? 'item failed';
-      return `${head}>\n      <failure${attrs({ message, type: 'item_failed' })}>${xmlText(failureBody(item))}</failure>\n    </testcase>`;
+      const message = item.error ?? `item ${item.status}`;
+      return `${head}>\n      <failure${attrs({ message, type: `item_${item.status}` })}>${xmlText(failureBody(item))}</failure>\n    </testcase>`;
     }
-    default: {
+    case 'active': {
       counts.skipped++;
       const why =
-        task.status === 'failed'
-          ? 'not processed: the task failed first'
+        taskPhase(task) === 'ended'
+          ? `not processed: the task ${task.status === 'failed' ? 'failed' : `ended (${task.status})`} first`
           : `not finished: item ${item.status}, task ${task.status}`;
       return `${head}>\n      <skipped${attrs({ message: why })}/>\n    </testcase>`;
     }
   }
 }
 
+/** The task's own error text: its message, else what its status says. */
+export function taskEndMessage(task: Task): string {
+  return (
+    task.error_message ?? (task.status === 'failed' ? 'the task failed' : `the task ended with status "${task.status}"`)
+  );
+}
+
 function testsuite(task: Task, totals: Counts): string {
   const counts: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0, time: taskSeconds(task) };
   const cases = (task.items ?? []).map((item) => testcase(item, task, counts));
-  if (task.status === 'failed') {
+  if (taskPhase(task) === 'ended') {
     counts.tests++;
     counts.errors++;
-    const message = task.error_message ?? 'the task failed';
+    const message = taskEndMessage(task);
     cases.push(
       `<testcase${attrs({ name: `task ${task.id}`, classname: task.service })}>\n      <error${attrs({ message, type: 'task_failed' })}>${xmlText(message)}</error>\n    </testcase>`,
     );

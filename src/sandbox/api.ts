@@ -9,6 +9,7 @@ import {
 } from '../api/schemas.js';
 import { errorReply, isJsonContentType, jsonReply, readBody } from './http.js';
 import type { BodyResult, Reply } from './http.js';
+import type { Dialects } from './dialects.js';
 import { findService, SERVICES } from './services.js';
 import type { SandboxState } from './state.js';
 import { createdTaskView, taskDetailView, taskView } from './task-view.js';
@@ -27,6 +28,8 @@ export interface ApiContext {
   maxItems: number;
   /** Arms the lifecycle timers (webhook events) of a new task. */
   taskCreated: (task: TaskRecord) => void;
+  /** Variants to answer in; reshape bodies after they are checked against the schemas. */
+  dialects: Dialects;
 }
 
 /** `body`: the request body when the server already read it (a `delay` fault reads it before waiting). */
@@ -46,28 +49,32 @@ export interface ApiRoute {
   allow: string;
 }
 
-// The catalogue never changes, so its body is validated and serialised once.
-const servicesBody = JSON.stringify(
-  ServicesResponseSchema.parse({
+// The catalogue never changes, so its body is validated once.
+const servicesResponse = ServicesResponseSchema.parse({
+  success: true,
+  data: SERVICES.map(({ service, display_name, description, pricing, currency }) => ({
+    service,
+    display_name,
+    description,
+    pricing,
+    currency,
+  })),
+  meta: { total: SERVICES.length, currency: 'coins' },
+});
+const servicesBody = JSON.stringify(servicesResponse);
+
+const listServices: Handler = (_req, ctx) =>
+  !ctx.dialects.active
+    ? { status: 200, body: servicesBody }
+    : jsonReply(200, ctx.dialects.envelope(servicesResponse, 'services'));
+
+const getBalance: Handler = (_req, ctx) => {
+  const response = BalanceResponseSchema.parse({
     success: true,
-    data: SERVICES.map(({ service, display_name, description, pricing, currency }) => ({
-      service,
-      display_name,
-      description,
-      pricing,
-      currency,
-    })),
-    meta: { total: SERVICES.length, currency: 'coins' },
-  }),
-);
-
-const listServices: Handler = () => ({ status: 200, body: servicesBody });
-
-const getBalance: Handler = (_req, ctx) =>
-  jsonReply(
-    200,
-    BalanceResponseSchema.parse({ success: true, data: { balance: ctx.state.balance, currency: 'coins' } }),
-  );
+    data: { balance: ctx.state.balance, currency: 'coins' },
+  });
+  return jsonReply(200, ctx.dialects.active ? ctx.dialects.envelope(response, 'balance') : response);
+};
 
 /** A validated create request, or the message of the first problem found. */
 function validateCreate(body: unknown, maxItems: number): { service: string; items: string[] } | string {
@@ -119,7 +126,8 @@ const createTask: Handler = async (req, ctx, _query, _id, preRead) => {
     message: 'Task created successfully',
     data: createdTaskView(task),
   });
-  return jsonReply(201, response);
+  const data = ctx.dialects.task(response.data, task, ctx.now());
+  return jsonReply(ctx.dialects.createdStatus(), ctx.dialects.envelope({ ...response, data }, 'create'));
 };
 
 /** A query parameter as an integer in [1, max], its default when absent, or undefined when invalid. */
@@ -135,29 +143,42 @@ const listTasks: Handler = (_req, ctx, query) => {
   const params = new URLSearchParams(query);
   const page = intParam(params, 'page', 1, Number.MAX_SAFE_INTEGER);
   if (page === undefined) return errorReply(422, 'validation_error', 'page must be a positive integer');
-  const perPage = intParam(params, 'per_page', DEFAULT_PER_PAGE, MAX_PER_PAGE);
+  // per-page-clamp: a larger per_page is served as the maximum instead of refused.
+  const clamp = ctx.dialects.has('per-page-clamp');
+  const asked = intParam(params, 'per_page', DEFAULT_PER_PAGE, clamp ? Number.MAX_SAFE_INTEGER : MAX_PER_PAGE);
+  const perPage = asked === undefined ? undefined : Math.min(asked, MAX_PER_PAGE);
   if (perPage === undefined) {
     return errorReply(422, 'validation_error', `per_page must be an integer from 1 to ${MAX_PER_PAGE}`);
   }
   const { tasks } = ctx.state;
   const total = tasks.length;
   const now = ctx.now();
-  const data = [];
+  const records: TaskRecord[] = [];
   // Newest first: page 1 starts at the end of the creation-ordered array.
   const first = total - 1 - (page - 1) * perPage;
-  for (let i = first; i >= 0 && i > first - perPage; i--) data.push(taskView(tasks[i]!, now));
+  for (let i = first; i >= 0 && i > first - perPage; i--) {
+    const record = tasks[i];
+    if (record) records.push(record);
+  }
   const response = TaskListResponseSchema.parse({
     success: true,
-    data,
+    data: records.map((record) => taskView(record, now)),
     meta: { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage },
   });
-  return jsonReply(200, response);
+  if (!ctx.dialects.active) return jsonReply(200, response);
+  // The schema keeps the array's order, so each view sits at its record's index.
+  const data = records.map((record, i) => ctx.dialects.task(response.data[i] ?? taskView(record, now), record, now));
+  return jsonReply(200, ctx.dialects.envelope({ ...response, data }, 'list'));
 };
 
 const getTask: Handler = (_req, ctx, _query, id) => {
   const task = /^\d{1,15}$/.test(id) ? ctx.state.getTask(Number(id)) : undefined;
   if (!task) return errorReply(404, 'not_found', `Task ${id.slice(0, 100)} not found`);
-  return jsonReply(200, TaskResponseSchema.parse({ success: true, data: taskDetailView(task, ctx.now(), ctx.seed) }));
+  const now = ctx.now();
+  const response = TaskResponseSchema.parse({ success: true, data: taskDetailView(task, now, ctx.seed) });
+  if (!ctx.dialects.active) return jsonReply(200, response);
+  const data = ctx.dialects.task(response.data, task, now);
+  return jsonReply(200, ctx.dialects.envelope({ ...response, data }, 'task'));
 };
 
 function route(pattern: string, methods: Record<string, Handler>): ApiRoute {

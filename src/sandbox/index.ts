@@ -2,6 +2,7 @@
  * The sandbox's public entry. Kept to types and a lazy import so that loading it costs nothing until a sandbox starts.
  */
 export { SANDBOX_DEFAULTS } from './defaults.js';
+export { DIALECTS, DIALECT_NAMES, type DialectName } from './dialect-names.js';
 
 export interface SandboxOptions {
   /** TCP port; default 8787, 0 = pick a free one. */
@@ -34,6 +35,11 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** Log one line per API request through `log`; default false. */
   logRequests?: boolean;
+  /**
+   * Variants of the API to answer in (names in dialect-names.ts; `all` = every one); default none, the reference form.
+   * An unknown name is a UsageError.
+   */
+  dialects?: readonly string[];
 }
 
 export interface RunningSandbox {

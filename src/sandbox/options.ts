@@ -2,6 +2,8 @@
 import { UsageError } from '../errors.js';
 import { SANDBOX_DEFAULTS } from './defaults.js';
 import type { SandboxOptions } from './index.js';
+import type { DialectName } from './dialect-names.js';
+import { resolveDialects } from './dialects.js';
 import { checkWebhookUrl } from './loopback.js';
 
 export interface ResolvedOptions {
@@ -20,6 +22,7 @@ export interface ResolvedOptions {
   now: () => number;
   log: (line: string) => void;
   logRequests: boolean;
+  dialects: DialectName[];
 }
 
 function check(name: string, value: number, ok: boolean, what: string): number {
@@ -43,6 +46,8 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     const problem = checkWebhookUrl(options.webhookUrl);
     if (problem) throw new UsageError(problem);
   }
+  const dialects = resolveDialects(options.dialects ?? []);
+  if (typeof dialects === 'string') throw new UsageError(dialects, 'See them all: taskctl sandbox --dialect list.');
   const clock = options.clock;
   return {
     port: check('port', port, Number.isInteger(port) && port >= 0 && port <= 65_535, 'an integer from 0 to 65535'),
@@ -60,5 +65,6 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     now: clock ? () => clock.now() : Date.now,
     log: options.log ?? (() => {}),
     logRequests: options.logRequests ?? false,
+    dialects,
   };
 }

@@ -18,7 +18,8 @@ import { isLoopbackAddress } from './loopback.js';
 import { resolveOptions } from './options.js';
 import type { ResolvedOptions } from './options.js';
 import { loadStateFile, StateSaver } from './persistence.js';
-import { FixedWindowLimiter, rateLimitHeaders } from './rate-limit.js';
+import { Dialects } from './dialects.js';
+import { FixedWindowLimiter } from './rate-limit.js';
 import { SandboxState } from './state.js';
 import { RequestStats } from './stats.js';
 import { TimerSet } from './timers.js';
@@ -91,7 +92,9 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
   const saver = opts.stateFile ? new StateSaver(opts.stateFile, () => state.toSnapshot(), log) : undefined;
   if (saver) state.onChange = () => saver.schedule();
 
+  const dialects = new Dialects(opts.dialects);
   const webhooks = new WebhookDispatcher({
+    reshape: (payload) => dialects.webhook(payload),
     timeScale: opts.webhookTimeScale,
     timeoutMs: opts.webhookTimeoutMs,
     now,
@@ -115,6 +118,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     itemMs: opts.itemMs,
     maxItems: opts.maxItems,
     taskCreated: (task) => lifecycle.track(task, { replayPast: true }),
+    dialects,
   };
   const adminCtx: AdminContext = { state, stats, faults, webhooks, now };
 
@@ -173,12 +177,12 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     }
     if (fault?.kind === 'status') {
       const status = fault.status ?? 500;
-      const extra = limiter.enabled ? rateLimitHeaders(limiter.peek(bucket)) : undefined;
+      const extra = limiter.enabled ? dialects.rateLimitHeaders(limiter.peek(bucket)) : undefined;
       const reply =
         status === 429
           ? errorReply(429, 'rate_limited', 'Rate limit exceeded (injected fault)', { 'Retry-After': '1' })
           : errorReply(status, 'internal_error', `Internal server error (injected fault, HTTP ${status})`);
-      send(req, res, reply, extra);
+      send(req, res, dialects.error(reply), extra);
       return status;
     }
     let body: Promise<BodyResult> | undefined;
@@ -192,13 +196,13 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     let extra: Record<string, string> | undefined;
     if (limiter.enabled) {
       const decision = limiter.hit(bucket);
-      extra = rateLimitHeaders(decision);
+      extra = dialects.rateLimitHeaders(decision);
       if (!decision.allowed) {
         const message = `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfter} s`;
         send(
           req,
           res,
-          errorReply(429, 'rate_limited', message, { 'Retry-After': String(decision.retryAfter) }),
+          dialects.error(errorReply(429, 'rate_limited', message, { 'Retry-After': String(decision.retryAfter) })),
           extra,
           fault,
         );
@@ -223,6 +227,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
             },
           );
     }
+    reply = dialects.error(reply);
     send(req, res, reply, extra, fault);
     return reply.status;
   }

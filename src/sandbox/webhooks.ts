@@ -42,6 +42,8 @@ export interface WebhookOptions {
   currentKey: () => string;
   log: (line: string) => void;
   timers: TimerSet;
+  /** The body as sent, from the checked event (dialects add fields); default the event itself. */
+  reshape?: (payload: WebhookEvent) => Record<string, unknown>;
 }
 
 interface PendingDelivery {
@@ -72,7 +74,8 @@ export class WebhookDispatcher {
       payload,
     };
     this.remember(record);
-    const pending: PendingDelivery = { record, body: JSON.stringify(payload) };
+    const sent = this.options.reshape ? this.options.reshape(payload) : payload;
+    const pending: PendingDelivery = { record, body: JSON.stringify(sent) };
     const previous = this.taskChains.get(record.taskId) ?? Promise.resolve();
     const first = previous.then(() => this.attempt(pending));
     this.taskChains.set(record.taskId, first);

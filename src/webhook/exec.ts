@@ -1,23 +1,26 @@
 import { spawn } from 'node:child_process';
-import type { WebhookEvent } from '../api/schemas.js';
 import type { Env } from '../output/io.js';
 
 /**
  * Runs `command` through the shell with the event JSON on stdin and TASKCTL_EVENT / TASKCTL_TASK_ID in its
- * environment. Its stdout and stderr become log lines; a non-zero exit or a start failure is logged. Never rejects.
+ * environment (each set only when the body carries it). Its stdout and stderr become log lines; a non-zero exit or a start failure is logged. Never rejects.
  */
 export function runExec(
   command: string,
-  event: WebhookEvent,
+  event: { name: string | undefined; taskId: string | undefined },
   raw: string,
   env: Env,
   log: (line: string) => void,
 ): Promise<void> {
   return new Promise((resolve) => {
-    const label = `exec (${event.event}, task ${event.task.id})`;
+    const label = `exec (${event.name ?? 'event'}, task ${event.taskId ?? '(no id)'})`;
     const child = spawn(command, {
       shell: true,
-      env: { ...env, TASKCTL_EVENT: event.event, TASKCTL_TASK_ID: String(event.task.id) },
+      env: {
+        ...env,
+        ...(event.name === undefined ? {} : { TASKCTL_EVENT: event.name }),
+        ...(event.taskId === undefined ? {} : { TASKCTL_TASK_ID: event.taskId }),
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const relay = lineRelay((line) => log(`${label}: ${line}`));

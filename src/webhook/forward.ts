@@ -1,4 +1,3 @@
-import type { WebhookEvent } from '../api/schemas.js';
 import { SIGNATURE_HEADER, WEBHOOK_USER_AGENT } from './signature.js';
 
 /** The service's own answer deadline (api-spec 6.1). */
@@ -6,7 +5,9 @@ const FORWARD_TIMEOUT_MS = 30_000;
 
 export interface ForwardRequest {
   to: URL;
-  event: WebhookEvent;
+  /** Event name and task id, for the log line (when the body carries them). */
+  name: string | undefined;
+  taskId: string | undefined;
   raw: string;
   /** The incoming delivery's User-Agent, passed on unchanged. */
   userAgent: string | undefined;
@@ -18,8 +19,8 @@ export interface ForwardRequest {
 
 /** Re-POSTs one verified event body to the local app. Logs the outcome; never rejects. */
 export async function forwardEvent(request: ForwardRequest): Promise<void> {
-  const { to, event, log } = request;
-  const label = `forward ${event.event} task ${event.task.id} to ${to.origin}${to.pathname}`;
+  const { to, log } = request;
+  const label = `forward ${request.name ?? 'event'} task ${request.taskId ?? '(no id)'} to ${to.origin}${to.pathname}`;
   const started = request.now();
   try {
     const response = await fetch(to, {

@@ -1,7 +1,11 @@
 /**
  * The local webhook receiver behind `taskctl webhook listen`: verifies each delivery's signature, answers at once, then
  * hands the event on (callback, optional forward to a local app, optional command), each event once.
+ *
+ * Every correctly signed JSON body is acknowledged with 200, whatever its shape: a 400 would make the service retry a
+ * delivery that can never change, then drop it. A shape that is not the spec's is handed on as received, with a warning.
  */
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,8 +41,9 @@ export interface WebhookListenerOptions {
   path?: string;
   /** The account's API key: the value X-Webhook-Signature must carry. */
   apiKey: string;
-  /** Called once per (task id, event), after the 200 has been sent; a throw or rejection is logged. */
-  onEvent(event: WebhookEvent, raw: string): void | Promise<void>;
+  /** Called once per (task id, event) (or per distinct body when it names neither), after the 200 has been sent; a
+   * throw or rejection is logged. */
+  onEvent(received: ReceivedEvent, raw: string): void | Promise<void>;
   /** Re-POST each verified body here (https, or http on loopback; checked at start). */
   forwardTo?: string;
   /** Shell command run per event, one at a time, with the event JSON on stdin. */
@@ -49,6 +54,19 @@ export interface WebhookListenerOptions {
   clock?: Clock;
   /** Environment for `exec` commands; default process.env. */
   env?: Env;
+}
+
+/** One accepted delivery. */
+export interface ReceivedEvent {
+  /** The body as parsed JSON, every field kept. */
+  body: unknown;
+  /** The body read as the spec's event (unknown fields dropped); undefined when its shape is not the spec's. */
+  event: WebhookEvent | undefined;
+  /** The first way the shape differs from the spec's (`task.platform: ...`); undefined when it is the spec's. */
+  problem: string | undefined;
+  /** The event name and the task id, when the body carries them, whatever else it lacks. */
+  name: string | undefined;
+  taskId: string | undefined;
 }
 
 export interface WebhookListener {
@@ -78,15 +96,17 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
   const forwards = new SerialQueue(logError);
   const commands = new SerialQueue(logError, EXEC_QUEUE_LIMIT);
 
-  const dispatch = (event: WebhookEvent, raw: string, userAgent: string | undefined): void => {
-    handlers.push(() => options.onEvent(event, raw));
+  const dispatch = (received: ReceivedEvent, raw: string, userAgent: string | undefined): void => {
+    const { name, taskId } = received;
+    handlers.push(() => options.onEvent(received, raw));
     if (forwardTo)
-      forwards.push(() => forwardEvent({ to: forwardTo, event, raw, userAgent, apiKey, log, now: () => clock.now() }));
+      forwards.push(() =>
+        forwardEvent({ to: forwardTo, name, taskId, raw, userAgent, apiKey, log, now: () => clock.now() }),
+      );
     if (options.exec !== undefined) {
       const command = options.exec;
-      const queued = commands.push(() => runExec(command, event, raw, env, log));
-      if (!queued)
-        log(`exec skipped for ${event.event} task ${event.task.id}: ${EXEC_QUEUE_LIMIT} commands already waiting`);
+      const queued = commands.push(() => runExec(command, { name, taskId }, raw, env, log));
+      if (!queued) log(`exec skipped for ${describeEvent(name, taskId)}: ${EXEC_QUEUE_LIMIT} commands already waiting`);
     }
   };
 
@@ -120,21 +140,20 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     } catch {
       return done(400, { ok: false, error: 'body is not JSON' }, 'body is not JSON');
     }
-    const parsed = WebhookEventSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unexpected shape';
-      return done(400, { ok: false, error: `not a webhook event (${where})` }, `not a webhook event (${where})`);
-    }
-    const event = parsed.data;
-    const fresh = seen.add(`${event.task.id}:${event.event}`);
+    const received = readEvent(json);
+    const { name, taskId } = received;
+    const key =
+      name !== undefined && taskId !== undefined
+        ? `${taskId}:${name}`
+        : `body:${createHash('sha256').update(raw).digest('hex')}`;
+    const fresh = seen.add(key);
     // Answer first: the service wants a 200 within 30 s, and a slow handler or command must never delay it.
-    done(
-      200,
-      { ok: true },
-      `${event.event} task ${event.task.id}${fresh ? '' : ' (repeat delivery; already handled)'}`,
-    );
-    if (fresh) dispatch(event, raw, headerValue(req.headers['user-agent']));
+    done(200, { ok: true }, `${describeEvent(name, taskId)}${fresh ? '' : ' (repeat delivery; already handled)'}`);
+    if (fresh && received.problem !== undefined)
+      log(
+        `warning: ${describeEvent(name, taskId)} is not the spec's event shape (${received.problem}); passed on as received`,
+      );
+    if (fresh) dispatch(received, raw, headerValue(req.headers['user-agent']));
   };
 
   const server = createServer((req, res) => {
@@ -172,6 +191,34 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       return closing;
     },
   };
+}
+
+/** The body as the spec's event when it is one; otherwise what it says about itself, and what is off. */
+function readEvent(body: unknown): ReceivedEvent {
+  const parsed = WebhookEventSchema.safeParse(body);
+  const record = isRecord(body) ? body : {};
+  const task = isRecord(record.task) ? record.task : {};
+  const name = typeof record.event === 'string' ? record.event : undefined;
+  const taskId = typeof task.id === 'number' || typeof task.id === 'string' ? String(task.id) : undefined;
+  if (parsed.success) return { body, event: parsed.data, problem: undefined, name, taskId };
+  const issue = parsed.error.issues[0];
+  const problem = issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unexpected shape';
+  return { body, event: undefined, problem, name, taskId };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `completed task 7`, or what is known of it. */
+function describeEvent(name: string | undefined, taskId: string | undefined): string {
+  return `${clip(name ?? 'event')} task ${clip(taskId ?? '(no id)')}`;
+}
+
+/** Sender-chosen text in a log line: one line, bounded (the printer neutralises what remains). */
+function clip(text: string): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
 
 function pathOf(req: IncomingMessage): string {

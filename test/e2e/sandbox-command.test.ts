@@ -1,6 +1,8 @@
 /** `taskctl sandbox` as a user runs it: export lines on stdout, usable at once, clean stop that saves --state. */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
@@ -56,5 +58,27 @@ describe('taskctl sandbox', () => {
     const result = await runCli(['sandbox', '--port', '70000']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--port/);
+  });
+
+  it('exits 2 with a clear message when the port is in use (not "a bug in taskctl")', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (busy.address() as AddressInfo).port;
+      const result = await runCli(['sandbox', '--port', String(port)]);
+      expect(result.stderr).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
+      expect(result.stderr).toMatch(/--port 0/);
+      expect(result.stderr).not.toMatch(/bug in taskctl/);
+      expect(result.code).toBe(2);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  });
+
+  it('exits 2 for a webhook URL off this machine', async () => {
+    const result = await runCli(['sandbox', '--port', '0', '--webhook-url', 'https://example.com/hook']);
+    expect(result.stderr).not.toMatch(/bug in taskctl/);
+    expect(result.stderr).toMatch(/loopback|this machine|localhost/i);
+    expect(result.code).toBe(2);
   });
 });

@@ -81,6 +81,29 @@ describe('webhook listen', () => {
     expect(out.stderr()).not.toContain('sk_not_the_key');
   });
 
+  it("acknowledges a signed event whose shape is not the spec's, prints it as received and warns (tsv and ndjson)", async () => {
+    const port = await freePort();
+    world = await startWorld();
+    const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
+    const body = {
+      event: 'completed',
+      timestamp: '2025-01-01T00:00:00Z',
+      task: { id: 5, service: 'domain_check_availability', status: 'completed', total_items: 1, extra: [1] },
+    };
+    const response = await fetch(`http://127.0.0.1:${port}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': world.sandbox.apiKey },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(200);
+    await waitFor(
+      () => out.stdout().includes('"extra"'),
+      () => `not printed: ${out.stdout()} ${out.stderr()}`,
+    );
+    expect(JSON.parse(out.stdout().trim())).toEqual(body);
+    expect(out.stderr()).toMatch(/warning: completed task 5 is not the spec's event shape \(task\.platform/);
+  });
+
   it('survives a receiver that failed the first attempts: the sandbox retries and each event prints once', async () => {
     const port = await freePort();
     const proxyPort = await freePort();

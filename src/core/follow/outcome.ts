@@ -2,28 +2,26 @@
 import type { Task } from '../../api/schemas.js';
 import { ExitCode } from '../../errors.js';
 import type { ExitCodeValue } from '../../errors.js';
+import { taskPhase, taskSucceeded } from '../task-state.js';
 import type { FollowReason } from './follow.js';
-import { failedItemCount } from './progress.js';
 
 export interface WaitOutcomeOptions {
-  /** `--allow-item-failures`: a completed task with failed items counts as success (default false). */
+  /** `--allow-item-failures`: a completed task with items not seen completed counts as success (default false). */
   allowItemFailures?: boolean;
   reason: FollowReason;
 }
 
 /**
  * 130 interrupted and 124 timed out come first: the wait itself did not finish, and the resume hint matters more than
- * a partial verdict. Otherwise 10 if any task failed, 11 if a completed task has failed items (unless allowed), else 0.
- * Tasks not yet terminal (`--any`, `--until processing`) count as success; unknown item counts count as none failed.
+ * a partial verdict. Otherwise 10 if any task ended without completing (`taskPhase` 'ended': failed, cancelled, an
+ * unknown status with a finish time...), 11 if a completed task did not succeed (an item not seen completed, or no
+ * evidence at all; unless allowed), else 0. Tasks still running (`--any`, `--until processing`) are no failure.
  */
 export function waitExitCode(tasks: readonly Task[], options: WaitOutcomeOptions): ExitCodeValue {
   if (options.reason === 'interrupted') return ExitCode.interrupted;
   if (options.reason === 'timeout') return ExitCode.timeout;
-  if (tasks.some((task) => task.status === 'failed')) return ExitCode.taskFailed;
-  if (
-    !options.allowItemFailures &&
-    tasks.some((task) => task.status === 'completed' && (failedItemCount(task) ?? 0) > 0)
-  ) {
+  if (tasks.some((task) => taskPhase(task) === 'ended')) return ExitCode.taskFailed;
+  if (!options.allowItemFailures && tasks.some((task) => taskPhase(task) === 'completed' && !taskSucceeded(task))) {
     return ExitCode.itemsFailed;
   }
   return ExitCode.ok;

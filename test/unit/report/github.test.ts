@@ -102,4 +102,39 @@ describe('githubAnnotations', () => {
   it('is empty when nothing failed', () => {
     expect(githubAnnotations([task(1, 'completed', [['a.com', 'completed']])])).toEqual([]);
   });
+
+  it('annotates items that did not complete whatever their status, and tasks that ended under another word', () => {
+    const lines = githubAnnotations([
+      task(1, 'completed', [
+        ['a.com', 'completed'],
+        ['b.com', 'error'],
+        ['c.com', 'skipped'],
+      ]),
+      task(2, 'cancelled', []),
+    ]);
+    expect(lines).toEqual([
+      '::error title=taskctl%3A task 2 cancelled (domain_check_availability)::no reason given. See: taskctl show 2',
+      '::error title=taskctl%3A task 1 item error (domain_check_availability)::b.com: item error',
+      '::error title=taskctl%3A task 1 item skipped (domain_check_availability)::c.com: item skipped',
+    ]);
+  });
+});
+
+describe('githubSummary: the shared counting rule', () => {
+  it('counts error and skipped items as failed and cancelled tasks as failed tasks', () => {
+    const markdown = githubSummary([
+      task(1, 'completed', [
+        ['a.com', 'completed'],
+        ['b.com', 'error'],
+        ['c.com', 'skipped'],
+      ]),
+      task(2, 'cancelled', [['d.com', 'pending']]),
+    ]);
+    expect(markdown).toMatch(/^### taskctl: 2 tasks, 1 failed task, 3 failed items/);
+    const rows = tableRows(markdown);
+    expect(rows[0]).toBe('| 1 | domain_check_availability | ✅ completed | 3 | 1 | 2 | 3 |');
+    expect(rows[1]).toBe('| 2 | domain_check_availability | ❌ cancelled | 1 | 0 | 1 | 1 |');
+    expect(markdown).toContain('- task 1 · b.com: item error');
+    expect(markdown).toContain('- task 2 cancelled: no reason given');
+  });
 });

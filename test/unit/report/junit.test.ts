@@ -103,4 +103,34 @@ describe('junitReport', () => {
     const doc = parseXml(junitReport([]));
     expect(doc.attrs).toMatchObject({ tests: '0', failures: '0', errors: '0', skipped: '0', time: '0.000' });
   });
+
+  it('makes every item a completed task did not complete a <failure>: error, skipped, unknown statuses', () => {
+    const task: Task = {
+      ...completedWithFailure,
+      total_items: 4,
+      items: [
+        { target: 'ok.com', status: 'completed', data: { available: true } },
+        { target: 'err.com', status: 'error', data: null },
+        { target: 'skip.com', status: 'skipped' },
+        { target: 'odd.com', status: 'pending' },
+      ],
+    };
+    const doc = parseXml(junitReport([task]));
+    const [suite] = findAll(doc, 'testsuite');
+    expect(suite!.attrs).toMatchObject({ tests: '4', failures: '3', skipped: '0' });
+    expect(findAll(doc, 'failure').map((f) => f.attrs.type)).toEqual(['item_error', 'item_skipped', 'item_pending']);
+    const properties = Object.fromEntries(findAll(doc, 'property').map((p) => [p.attrs.name, p.attrs.value]));
+    expect(properties).toMatchObject({ 'task.completed_items': '1', 'task.failed_items': '3' });
+  });
+
+  it('reports a task that ended under another word (cancelled, an unknown status with a finish time) as an <error>', () => {
+    const cancelled: Task = { ...failedTask, status: 'cancelled', error_message: null };
+    const archived: Task = { ...completedWithFailure, id: 14, status: 'archived' };
+    const doc = parseXml(junitReport([cancelled, archived]));
+    const errors = findAll(doc, 'error');
+    expect(errors.map((e) => e.attrs.message)).toEqual([
+      'the task ended with status "cancelled"',
+      'the task ended with status "archived"',
+    ]);
+  });
 });

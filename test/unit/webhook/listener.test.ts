@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { WebhookEvent } from '../../../src/api/schemas.js';
 import { UsageError } from '../../../src/errors.js';
 import { startWebhookListener } from '../../../src/webhook/listener.js';
-import type { WebhookListener, WebhookListenerOptions } from '../../../src/webhook/listener.js';
+import type { ReceivedEvent, WebhookListener, WebhookListenerOptions } from '../../../src/webhook/listener.js';
 
 const KEY = 'sk_test_listener_secret_9f3a';
 const WRONG = 'sk_wrong_guess_77d1';
@@ -51,8 +51,8 @@ afterEach(async () => {
 
 async function listen(
   overrides: Partial<WebhookListenerOptions> = {},
-): Promise<{ listener: WebhookListener; events: WebhookEvent[]; raws: string[] }> {
-  const events: WebhookEvent[] = [];
+): Promise<{ listener: WebhookListener; events: ReceivedEvent[]; raws: string[] }> {
+  const events: ReceivedEvent[] = [];
   const raws: string[] = [];
   const listener = await startWebhookListener({
     port: 0,
@@ -85,7 +85,7 @@ describe('webhook listener', () => {
     const second = await post(listener.url, body);
     expect(second.status).toBe(200);
     await listener.close();
-    expect(events).toEqual([event]);
+    expect(events.map((e) => e.event)).toEqual([event]);
     expect(raws).toEqual([body]);
     expect(logs.some((l) => l.includes('repeat delivery'))).toBe(true);
     // A different event of the same task is new.
@@ -102,7 +102,7 @@ describe('webhook listener', () => {
     await post(listener.url, body);
     expect((await post(listener.url, JSON.stringify(failed))).status).toBe(200);
     await listener.close();
-    expect(events.map((e) => e.event)).toEqual(['completed', 'failed']);
+    expect(events.map((e) => e.name)).toEqual(['completed', 'failed']);
   });
 
   it('rejects a wrong or missing signature with 401 and does not hand anything on', async () => {
@@ -154,16 +154,73 @@ describe('webhook listener', () => {
     expect(events).toEqual([]);
   });
 
-  it('answers 400 for bad JSON and for JSON that is not a webhook event', async () => {
+  it('answers 400 only for a body that is not JSON', async () => {
     const { listener, events } = await listen();
-    expect((await post(listener.url, '{not json')).status).toBe(400);
-    const wrongShape = await post(listener.url, JSON.stringify({ event: 'completed', task: { id: 1 } }));
-    expect(wrongShape.status).toBe(400);
-    expect(((await wrongShape.json()) as { error: string }).error).toMatch(/not a webhook event/);
-    const unknownEvent = await post(listener.url, JSON.stringify({ ...event, event: 'deleted' }));
-    expect(unknownEvent.status).toBe(400);
+    const bad = await post(listener.url, '{not json');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/not JSON/);
+    expect((await post(listener.url, '')).status).toBe(400);
     await listener.close();
     expect(events).toEqual([]);
+  });
+
+  it('acknowledges every correctly signed JSON event with 200, hands it on as received, and warns about its shape', async () => {
+    const { listener, events, raws } = await listen();
+    const { platform: _p, ...noPlatform } = event.task;
+    const { completed_items: _c, failed_items: _f, ...noCounts } = event.task;
+    const bodies = [
+      { ...event, task: noPlatform },
+      { ...event, task: { ...noCounts, id: 8 } },
+      { ...event, event: 'deleted', task: { ...event.task, id: 9 } },
+      [1, 2],
+    ];
+    for (const sent of bodies) expect((await post(listener.url, JSON.stringify(sent))).status).toBe(200);
+    await listener.close();
+    expect(events.map((e) => e.body)).toEqual(bodies);
+    expect(raws).toEqual(bodies.map((b) => JSON.stringify(b)));
+    expect(events.map((e) => e.event)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(events.map((e) => [e.name, e.taskId])).toEqual([
+      ['completed', '7'],
+      ['completed', '8'],
+      ['deleted', '9'],
+      [undefined, undefined],
+    ]);
+    const warnings = logs.filter((line) => line.startsWith('warning:'));
+    expect(warnings).toHaveLength(4);
+    expect(warnings[0]).toMatch(/not the spec's.*task\.platform/);
+    expect(warnings[1]).toMatch(/task\.completed_items/);
+    expect(warnings[2]).toMatch(/event/);
+  });
+
+  it('keeps unknown fields of a spec event and does not warn about them', async () => {
+    const { listener, events } = await listen();
+    const extended = { ...event, delivery_id: 'd-1', task: { ...event.task, priority: 'high' } };
+    expect((await post(listener.url, JSON.stringify(extended))).status).toBe(200);
+    await listener.close();
+    expect(events[0]!.event).toEqual(event);
+    expect(events[0]!.body).toEqual(extended);
+    expect(logs.filter((line) => line.startsWith('warning:'))).toEqual([]);
+  });
+
+  it('keeps sender-chosen names to one bounded line in the log', async () => {
+    const { listener } = await listen();
+    const forged = { event: 'completed\nPOST / → 200 forged line', task: { id: 'x'.repeat(500) } };
+    expect((await post(listener.url, JSON.stringify(forged))).status).toBe(200);
+    await listener.close();
+    for (const line of logs) {
+      expect(line).not.toContain('\n');
+      expect(line.length).toBeLessThan(400);
+    }
+  });
+
+  it('hands a repeated delivery of an odd-shaped body on once', async () => {
+    const { listener, events } = await listen();
+    const odd = JSON.stringify({ hello: 'world' });
+    expect((await post(listener.url, odd)).status).toBe(200);
+    expect((await post(listener.url, odd)).status).toBe(200);
+    expect((await post(listener.url, JSON.stringify({ hello: 'again' }))).status).toBe(200);
+    await listener.close();
+    expect(events).toHaveLength(2);
   });
 
   it('answers 200 before a slow handler finishes', async () => {

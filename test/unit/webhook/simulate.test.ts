@@ -64,7 +64,11 @@ describe('sendSimulatedEvent', () => {
 
   it('is accepted by the listener with the same key, refused with another', async () => {
     const events: WebhookEvent[] = [];
-    const listener = await startWebhookListener({ port: 0, apiKey: KEY, onEvent: (e) => void events.push(e) });
+    const listener = await startWebhookListener({
+      port: 0,
+      apiKey: KEY,
+      onEvent: (e) => void (e.event && events.push(e.event)),
+    });
     try {
       expect((await sendSimulatedEvent({ event, to: listener.url, apiKey: KEY })).status).toBe(200);
       expect((await sendSimulatedEvent({ event, to: listener.url, apiKey: 'sk_other_key' })).status).toBe(401);

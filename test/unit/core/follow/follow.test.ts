@@ -383,7 +383,7 @@ describe('waitExitCode', () => {
     ...(failed === undefined ? {} : { failed_items: failed }),
   });
   it('maps outcomes to 0 / 10 / 11', () => {
-    expect(waitExitCode([task('completed', 0), task('completed')], { reason: 'done' })).toBe(0);
+    expect(waitExitCode([{ ...task('completed', 0), completed_items: 3 }], { reason: 'done' })).toBe(0);
     expect(waitExitCode([task('completed', 1), task('failed')], { reason: 'done' })).toBe(10);
     expect(waitExitCode([task('completed', 1)], { reason: 'done' })).toBe(11);
     expect(waitExitCode([task('completed', 1)], { reason: 'done', allowItemFailures: true })).toBe(0);

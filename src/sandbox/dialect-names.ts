@@ -1,0 +1,35 @@
+/**
+ * The sandbox's dialects: variants the spec documents and alternatives it leaves open, each switched on by name
+ * (`taskctl sandbox --dialect NAME`, `startSandbox({ dialects: [...] })`). No imports: `taskctl sandbox --help` lists
+ * them without loading the sandbox.
+ */
+export const DIALECTS = {
+  'balance-top-level':
+    "GET /balance answers {success, balance, currency} without data (the spec's quick-start variant)",
+  'error-string': 'errors are {success: false, error: "<code>", message} (the spec\'s quick-start variant)',
+  'status-400':
+    'validation_error, insufficient_balance and not_found answer HTTP 400 (the spec shows no status for them)',
+  'created-200': 'POST /tasks answers 200 instead of 201',
+  'reset-delta': 'X-RateLimit-Reset is the seconds left in the window, not an epoch time',
+  'string-ids': 'task ids are numeric strings ("7")',
+  'item-statuses':
+    'items wait as queued and run as running; fail- items end error; skip- items end skipped, counted in neither completed_items nor failed_items',
+  'task-statuses':
+    'tasks are queued, then running; a taskfail- task ends cancelled; a task with an archive- item ends archived (with completed_at)',
+  'data-shapes':
+    'item data of other JSON shapes: nested objects (domain_check_availability), arrays (domain_whois_history, fanpage_extract_contact), strings (email_verify)',
+  'extra-fields': 'unknown fields everywhere: envelopes, services, balance, tasks, items, meta, errors, webhook events',
+  'no-items': 'GET /tasks/:id leaves out items',
+  'bare-tasks':
+    "task objects carry only the spec's fields: no platform, completed_items, failed_items, started_at, failed_at or error_message",
+  sparse: 'null fields are left out: completed_at while unfinished, data of unfinished items',
+  'per-page-clamp': 'per_page over 100 is served as 100 instead of refused',
+} as const;
+
+export type DialectName = keyof typeof DIALECTS;
+
+export const DIALECT_NAMES = Object.keys(DIALECTS) as DialectName[];
+
+export function isDialectName(name: string): name is DialectName {
+  return Object.hasOwn(DIALECTS, name);
+}
