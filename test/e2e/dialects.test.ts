@@ -99,8 +99,7 @@ describe('item-statuses: success is only what was seen', () => {
     expect(wait.code, show(wait)).toBe(11);
   });
 
-  // Owner: `output` developer (show --items-status filtering with the shared rule).
-  it.fails('show --items-status failed lists the error and skipped items', async () => {
+  it('show --items-status failed lists the error and skipped items', async () => {
     const { run } = await world(['item-statuses']);
     const id = await create(run, ['a.com', 'fail-b.com', 'skip-c.com']);
     await run(['wait', id]);
@@ -160,8 +159,7 @@ describe('data-shapes: result data of any JSON shape', () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ items: [{ data: { details: { tld: 'com' } } }] });
   });
 
-  // Owner: `output` developer (TaskItemSchema data of any JSON shape; arrays/strings as one compact JSON cell).
-  it.fails('arrays and strings are accepted: wait exits 0 and show prints them', async () => {
+  it('arrays and strings are accepted: wait exits 0 and show prints them', async () => {
     const { run } = await world(['data-shapes']);
     const whois = await create(run, ['a.com'], 'domain_whois_history');
     const email = await create(run, ['x@example.com'], 'email_verify');
@@ -226,8 +224,7 @@ describe('errors in other shapes and statuses', () => {
 });
 
 describe('extra-fields: machine output keeps the server data', () => {
-  // Owner: `output` developer (json/ndjson keep unknown fields).
-  it.fails('show -o json keeps unknown fields of the task and its items', async () => {
+  it('show -o json keeps unknown fields of the task and its items', async () => {
     const { run } = await world(['extra-fields']);
     const id = await create(run, ['a.com']);
     await run(['wait', id]);
