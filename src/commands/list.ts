@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
+import { PageWalkGuard } from '../core/page-guard.js';
 import { examples, type RunAction } from '../program.js';
 import { collect, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';
@@ -55,12 +56,15 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   let printed = 0;
   let page = options.page;
   let lastMeta: { total_pages: number; current_page: number } | undefined;
+  // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8.
+  const guard = new PageWalkGuard<Task>('listing tasks');
   try {
     for (;;) {
       const { tasks, meta } = await api.listTasks({ page, perPage: options.perPage });
       lastMeta = meta;
       if (page === options.page) ctx.cache.rememberTasks(tasks);
-      let rows = tasks.filter(matches);
+      const fresh = options.all ? guard.accept(page, meta.total_pages, tasks) : tasks;
+      let rows = fresh.filter(matches);
       if (options.limit !== undefined) rows = rows.slice(0, options.limit - printed);
       out.write(rows);
       printed += rows.length;
