@@ -37,11 +37,8 @@ import {
   type Task,
 } from './schemas.js';
 
-export type { ApiErrorBody, Balance, CreateTaskRequest, PageMeta, Service, Task, TaskItem } from './schemas.js';
+// create.ts loads the client lazily and catches this from the same chunk.
 export { AmbiguousCreateError } from './errors.js';
-export { RateLimiter, type RateLimitSnapshot } from './rate-limit.js';
-
-export { MAX_ATTEMPTS } from './constants.js';
 
 /**
  * The one retry rule (DESIGN.md section 5), in stripe-node's `_shouldRetry` shape: every kind of failure, and why it

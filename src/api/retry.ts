@@ -4,11 +4,11 @@
  */
 
 /** First retry waits about this long; each further retry doubles it. */
-export const BACKOFF_BASE_MS = 500;
+const BACKOFF_BASE_MS = 500;
 /** Backoff never grows beyond this. */
 export const BACKOFF_CAP_MS = 8_000;
 /** Jitter takes away up to this fraction of the nominal delay. */
-export const BACKOFF_JITTER = 0.25;
+const BACKOFF_JITTER = 0.25;
 /** A server's Retry-After is honoured up to this long; longer requests are clamped (or given up on by the client). */
 export const RETRY_AFTER_MAX_MS = 60_000;
 

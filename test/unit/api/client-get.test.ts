@@ -518,3 +518,36 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
     expect((await makeClient(agent).client.getBalance()).balance).toBe(1);
   });
 });
+
+describe('GET: bounded responses', () => {
+  it('refuses a body announced larger than 64 MiB without reading it, and does not retry', async () => {
+    setup();
+    pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }), {
+      headers: { ...JSON_HEADERS, 'content-length': String(65 * 1024 * 1024) },
+    });
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toBe('reading the balance: the answer is larger than 64 MiB (65 MiB announced)');
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('refuses a streamed body once it passes 64 MiB', async () => {
+    setup();
+    const big = `{"success":true,"data":"${'a'.repeat(64 * 1024 * 1024)}"}`;
+    pool.intercept(balancePath).reply(200, big, { headers: JSON_HEADERS });
+    const { client } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error.message).toBe('reading the balance: the answer is larger than 64 MiB');
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+  });
+
+  it('a body nested deeper than 256 levels is a malformed response, not a stack overflow', async () => {
+    setup();
+    const deep = `{"success":true,"data":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    pool.intercept(balancePath).reply(200, deep, { headers: JSON_HEADERS });
+    const { client } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error.message).toBe('reading the balance: the response is nested deeper than 256 levels (HTTP 200)');
+  });
+});
