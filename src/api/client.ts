@@ -232,7 +232,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const scrub = createRedactor([options.apiKey, apiKey]);
   const sink = options.trace;
   // Trace lines carry server text (header values, error messages): inert, like every other output, and scrubbed.
-  const trace = sink ? (line: string) => sink(neutralise(scrub(line))) : undefined;
+  const trace = sink
+    ? (line: string) => {
+        sink(neutralise(scrub(line)));
+      }
+    : undefined;
   const timeoutFor = (method: Method) =>
     options.requestTimeoutMs ?? (method === 'POST' ? POST_TIMEOUT_MS : GET_TIMEOUT_MS);
   const connectTimeoutMs = Math.min(CONNECT_TIMEOUT_MS, options.requestTimeoutMs ?? CONNECT_TIMEOUT_MS);
@@ -290,7 +294,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // One timer bounds the whole attempt (connect, headers and the complete body): a server that drips a byte a
     // second, or never stops sending, is cut at `--request-timeout`, or earlier at the command's deadline.
     const cut = new AbortController();
-    const forwardAbort = () => cut.abort(signal?.reason);
+    const forwardAbort = () => {
+      cut.abort(signal?.reason);
+    };
     signal?.addEventListener('abort', forwardAbort, { once: true });
     const untilDeadline = deadline === undefined ? Number.POSITIVE_INFINITY : Math.max(0, deadline - sentAtMs);
     const deadlineFirst = untilDeadline < timeoutMs;
@@ -318,7 +324,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         signal: cut.signal,
       });
       status = response.statusCode;
-      const responseHeaders = response.headers as ResponseHeaders;
+      const responseHeaders: ResponseHeaders = response.headers;
       noteServerDate(headerValue(responseHeaders, 'date'));
       rateLimit = parseRateLimit(responseHeaders, clock.now());
       traceResponse(status, responseHeaders, clock.now() - sentAtMs);

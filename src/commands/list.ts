@@ -49,13 +49,12 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   const matches = (task: Task) =>
     (!options.status?.length || options.status.includes(task.status)) &&
     (!options.service?.length || options.service.includes(task.service));
-  const columns = ctx.globals.quiet
-    ? taskColumns(ctx.printer.paintStatus).slice(0, 1)
-    : taskColumns(ctx.printer.paintStatus);
+  const all = taskColumns((status) => ctx.printer.paintStatus(status));
+  const columns = ctx.globals.quiet ? all.slice(0, 1) : all;
   const out = ctx.printer.stream(columns, (task: Task) => task);
   let printed = 0;
   let page = options.page;
-  let lastMeta: { total_pages: number; current_page: number } | undefined;
+  let lastMeta: { total_pages: number; current_page: number };
   // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8.
   const guard = new PageWalkGuard<Task>('listing tasks');
   try {
@@ -75,7 +74,7 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   } finally {
     await out.end();
   }
-  if (!options.all && lastMeta && lastMeta.total_pages > lastMeta.current_page) {
+  if (!options.all && lastMeta.total_pages > lastMeta.current_page) {
     ctx.printer.info(
       `page ${lastMeta.current_page} of ${lastMeta.total_pages}; use --page ${lastMeta.current_page + 1} or --all for more`,
     );

@@ -183,7 +183,11 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
     async close() {
       for (const timer of timers) clearInterval(timer);
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
     },
   };
 }

@@ -29,7 +29,6 @@ function expectPlainError(stderr: string): void {
   expect(stderr.trimEnd().split('\n').length).toBeLessThanOrEqual(2);
   expect(stderr).not.toMatch(/\n\s+at |UND_ERR|Maximum call stack|a bug in taskctl/);
   expect(stderr).not.toContain(KEY);
-  // eslint-disable-next-line no-control-regex
   expect(stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
 }
 
@@ -114,7 +113,6 @@ describe.concurrent('hostile server (in-process)', () => {
     expect(r.code, r.stderr).toBe(ExitCode.unavailable);
     expect(r.stderr).toMatch(/\\x1b\]52;c;/);
     expect(r.stderr).toMatch(/\\x9b31m/);
-    // eslint-disable-next-line no-control-regex
     expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 
