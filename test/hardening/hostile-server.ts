@@ -28,7 +28,11 @@ export type HostileMode =
   /** Escape sequences (OSC 52, ESC[2J, C1 CSI) in a header value and an error message: HTTP 500. */
   | 'escapes'
   /** The connection is closed half-way through a JSON body (after the headers, before Content-Length is reached). */
-  | 'cut';
+  | 'cut'
+  /** HTTP 200 with a bare JSON string for every endpoint: valid JSON, no API shape. */
+  | 'odd'
+  /** 404 not_found for every request, the way a real server answers an unknown task id. */
+  | 'missing';
 
 export interface HostileServer {
   origin: string;
@@ -163,6 +167,12 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
         setImmediate(() => res.destroy());
         return;
       }
+      case 'odd':
+        send(res, 200, '"ok"');
+        return;
+      case 'missing':
+        send(res, 404, { success: false, error: { code: 'not_found', message: 'Task not found' } });
+        return;
       default:
         send(res, 404, { success: false, error: { code: 'not_found', message: `unknown mode ${mode}` } });
     }

@@ -133,4 +133,24 @@ describe.concurrent('hostile server (in-process)', () => {
     expectPlainError(r.stderr);
     expect(server.counts.get('nest')).toBe(before + 1);
   });
+
+  it.each([
+    [['balance'], 'reading the balance'],
+    [['services'], 'listing services'],
+    [['list'], 'listing tasks'],
+    [['show', '7'], 'reading task 7'],
+  ])('H11 `%s` answered with a bare JSON string: exit 8 naming the request in words', async (argv, label) => {
+    const r = await runTaskctl(argv, { env: envFor('odd') });
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toContain(`error: ${label}: unexpected response from the server ((body): expected object`);
+    expectPlainError(r.stderr);
+  });
+
+  it('H12 `show 99999` of a task the server does not have: "task 99999 was not found", exit 5', async () => {
+    const r = await runTaskctl(['show', '99999'], { env: envFor('missing') });
+    expect(r.code, r.stderr).toBe(ExitCode.notFound);
+    expect(r.stderr).toMatch(/^error: task 99999 was not found\n/);
+    expect(r.stderr).not.toMatch(/GET \/tasks/);
+    expectPlainError(r.stderr);
+  });
 });
