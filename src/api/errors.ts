@@ -115,9 +115,11 @@ export function apiError(
   if (kind === 'refused' && options.detail === undefined) {
     detail = `${DEFAULT_DETAIL.refused}${statusText}${serverText ? `: ${serverText}` : ''}`;
   }
+  // "task 42 was not found"; the server's words follow only when they say more than that.
+  const extra = serverText !== undefined && !/not found/i.test(serverText) ? ` (${serverText})` : '';
   const message =
     kind === 'notFound' && task
-      ? `task ${task[1] ?? ''} was not found${options.suffix ?? ''}`
+      ? `task ${task[1] ?? ''} was not found${extra}${options.suffix ?? ''}`
       : `${requestLabel(endpoint)}: ${detail}${options.suffix ?? ''}`;
   switch (kind) {
     case 'auth':

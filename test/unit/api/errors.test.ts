@@ -71,6 +71,9 @@ describe('apiError messages and hints', () => {
     expect(apiError('GET /tasks/42', 404, { code: 'not_found', message: 'Task 42 not found' }).message).toBe(
       'task 42 was not found',
     );
+    expect(apiError('GET /tasks/42', 404, { code: 'not_found', message: 'archived last year' }).message).toBe(
+      'task 42 was not found (archived last year)',
+    );
   });
 
   it('tells how to fix authentication', () => {
