@@ -12,6 +12,7 @@ export const ExitCode = {
   createUnknown: 9,
   taskFailed: 10,
   itemsFailed: 11,
+  refused: 12,
   timeout: 124,
   interrupted: 130,
 } as const;
@@ -64,6 +65,12 @@ export class RateLimitError extends CliError {
 export class UnavailableError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.unavailable, hint);
+  }
+}
+/** A 4xx with an error code taskctl does not know (e.g. 409 `conflict`): the server's refusal, not retried. */
+export class RefusedError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.refused, hint);
   }
 }
 /** POST /tasks may or may not have created a task, and reconciliation could not tell. */

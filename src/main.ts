@@ -6,6 +6,7 @@
 import type { Context, Deps, GlobalOptions } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { systemClock } from './core/time.js';
+import { neutraliseMultiline } from './output/sanitize.js';
 import { VERSION } from './version.js';
 
 export function defaultDeps(): Deps {
@@ -67,7 +68,7 @@ function report(
     return ExitCode.usage;
   }
   const redact = ctx?.redact ?? ((text: string) => text);
-  const write = (line: string) => deps.io.stderr.write(`${redact(line)}\n`);
+  const write = (line: string) => deps.io.stderr.write(`${redact(neutraliseMultiline(line))}\n`);
   const printError = (message: string, hint?: string) => {
     if (ctx?.hasPrinter) ctx.printer.error(message, hint);
     else {

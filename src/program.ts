@@ -25,6 +25,7 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [9, 'create outcome unknown: a task may have been created (run the printed `taskctl list` command)'],
   [10, 'a waited-on task ended without completing (failed, cancelled, expired, ...)'],
   [11, 'waited-on tasks completed, but some items did not (--allow-item-failures makes this 0)'],
+  [12, 'the service refused the request (an error code taskctl does not know); not retried: check the message'],
   [124, 'wait/watch timed out with tasks still unfinished'],
   [130, 'interrupted (Ctrl-C); the message says how to resume'],
 ];

@@ -3,9 +3,7 @@
  * travels in a header and must never cross a network in clear text.
  */
 import { UsageError } from '../errors.js';
-
-/** The version prefix every endpoint lives under (api-spec.md section 9). */
-export const API_PREFIX = '/api/v1';
+import { API_PREFIX } from './constants.js';
 
 const HTTPS_HINT = 'Use https://, or http:// only for a loopback address (localhost, 127.0.0.1, ::1).';
 

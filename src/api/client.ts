@@ -7,20 +7,23 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AuthError, UsageError } from '../errors.js';
 import { systemClock, type Clock } from '../core/time.js';
+import { neutralise } from '../output/sanitize.js';
 import { createRedactor, redactHeaders } from '../output/redact.js';
 import { isLoopbackHost } from './base-url.js';
+import { CONNECT_TIMEOUT_MS, GET_TIMEOUT_MS, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, POST_TIMEOUT_MS } from './constants.js';
 import { createDispatcher } from './dispatcher.js';
 import { endpointLabel } from './errors.js';
 import {
   judgeFailure,
   judgeResponse,
   type Exchange,
+  type Failure,
   type JudgeContext,
   type Method,
   type ResponseHeaders,
 } from './judge.js';
 import { headerValue, parseRateLimit, RateLimiter } from './rate-limit.js';
-import { DEADLINE_CODE, errorCode, formatSeconds } from './retry.js';
+import { DEADLINE_CODE, errorCode, formatSeconds, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './retry.js';
 import {
   BalanceResponseSchema,
   CreateTaskResponseSchema,
@@ -34,18 +37,54 @@ import {
   type Task,
 } from './schemas.js';
 
-export type { ApiErrorBody, Balance, CreateTaskRequest, PageMeta, Service, Task, TaskItem } from './schemas.js';
+// create.ts loads the client lazily and catches this from the same chunk.
 export { AmbiguousCreateError } from './errors.js';
-export { RateLimiter, type RateLimitSnapshot } from './rate-limit.js';
 
-/** Attempts per request, the first one included (DESIGN.md section 5). */
-export const MAX_ATTEMPTS = 4;
-/** TCP + TLS connection setup. */
-export const CONNECT_TIMEOUT_MS = 10_000;
-/** Waiting for response headers, and between body chunks, on GET. */
-export const GET_TIMEOUT_MS = 30_000;
-/** The same for POST /tasks, which stores every item before answering. */
-export const POST_TIMEOUT_MS = 60_000;
+/**
+ * The one retry rule (DESIGN.md section 5), in stripe-node's `_shouldRetry` shape: every kind of failure, and why it
+ * is or is not worth another attempt. The attempt count and the deadline are checked by the caller.
+ */
+export function shouldRetry(method: Method, failure: Failure): boolean {
+  switch (failure) {
+    // Nothing left this machine (refused, DNS, connect timeout): even a create cannot be duplicated by resending.
+    case 'never-sent':
+      return true;
+    // 429: the server refused without acting on the request, so even a create may be sent again after the wait.
+    case 'rate-limited':
+      return true;
+    // Reset, closed or timed out after sending: a GET is idempotent (a create is 'ambiguous' instead, never here).
+    case 'transport':
+      return method === 'GET';
+    // 5xx or internal_error: usually transient, and reading twice is harmless (a create is 'ambiguous' instead).
+    case 'server-fault':
+      return method === 'GET';
+    // 408: the server timed the request out before handling it; a GET may simply be sent again.
+    case 'http-408':
+      return method === 'GET';
+    // A create that may have reached the server: resending could pay twice; the create command reconciles.
+    case 'ambiguous':
+      return false;
+    // A Retry-After beyond a minute is not worth waiting for in a CLI: report the server's wish instead.
+    case 'rate-limited-too-long':
+      return false;
+    // The command's deadline has come: there is no time for another attempt.
+    case 'deadline':
+      return false;
+    // A rejected certificate is rejected again, and the handshake failed before anything was sent.
+    case 'tls':
+      return false;
+    // The same server would send the same oversized, unparsable or ill-shaped body again.
+    case 'too-large':
+    case 'unreadable':
+      return false;
+    // Definite answers (validation, balance, auth, not found, unknown 4xx codes, redirects) do not change on retry.
+    case 'refused':
+      return false;
+    // Transport failures without a recognised code are more likely a bug than a blip.
+    case 'unknown-transport':
+      return false;
+  }
+}
 
 /** The longest delay setTimeout accepts (2^31 − 1 ms); longer ones fire immediately. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -69,7 +108,10 @@ export interface ApiClientOptions {
   authScheme?: 'x-api-key' | 'bearer';
   /** `taskctl/<version> node/<version>`. */
   userAgent: string;
-  /** `--request-timeout`: replaces the headers/body timeouts (default 30 s GET, 60 s POST) and caps the 10 s connect timeout. */
+  /**
+   * `--request-timeout`: the whole exchange (connect, headers, complete body) of one attempt; default 30 s GET, 60 s
+   * POST. Also caps the 10 s connect timeout.
+   */
   requestTimeoutMs?: number;
   /** Time source for backoff, rate-limit waits and the deadline. Default: `systemClock`. */
   clock?: Clock;
@@ -122,14 +164,43 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
-/** The reason an attempt is cut at the command's deadline; its code is handled by `judgeFailure`. */
-function deadlineError(when: 'before sending' | 'in flight'): Error {
-  return Object.assign(
-    new Error(`the deadline passed ${when === 'in flight' ? 'before the answer came' : 'before the request was sent'}`),
-    {
-      code: DEADLINE_CODE,
-    },
+/** An error with a `code` of ours, handled by `judgeFailure` like a transport code. */
+function codedError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+const deadlineError = (when: 'before sending' | 'in flight') =>
+  codedError(
+    `the deadline passed ${when === 'in flight' ? 'before the answer came' : 'before the request was sent'}`,
+    DEADLINE_CODE,
   );
+
+const MIB = 1024 * 1024;
+
+/**
+ * Reads a body within MAX_RESPONSE_BYTES: refused up front by its Content-Length, else counted while streaming and
+ * abandoned (the stream destroyed, the connection dropped) the moment it passes the cap. Never buffers more.
+ */
+async function readBounded(body: Dispatcher.ResponseData['body'], contentLength: string | undefined): Promise<string> {
+  const announced = contentLength === undefined ? Number.NaN : Number(contentLength);
+  const tooLarge = (extra: string) =>
+    codedError(`the answer is larger than ${MAX_RESPONSE_BYTES / MIB} MiB${extra}`, TOO_LARGE_CODE);
+  if (announced > MAX_RESPONSE_BYTES) {
+    body.destroy();
+    throw tooLarge(` (${Math.ceil(announced / MIB)} MiB announced)`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > MAX_RESPONSE_BYTES) {
+      body.destroy();
+      throw tooLarge('');
+    }
+    chunks.push(chunk);
+  }
+  // TextDecoder drops a leading BOM, as undici's `text()` did.
+  return new TextDecoder().decode(Buffer.concat(chunks, total));
 }
 
 interface RequestSpec<T> {
@@ -160,7 +231,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
   const scrub = createRedactor([options.apiKey, apiKey]);
   const sink = options.trace;
-  const trace = sink ? (line: string) => sink(scrub(line)) : undefined;
+  // Trace lines carry server text (header values, error messages): inert, like every other output, and scrubbed.
+  const trace = sink
+    ? (line: string) => {
+        sink(neutralise(scrub(line)));
+      }
+    : undefined;
   const timeoutFor = (method: Method) =>
     options.requestTimeoutMs ?? (method === 'POST' ? POST_TIMEOUT_MS : GET_TIMEOUT_MS);
   const connectTimeoutMs = Math.min(CONNECT_TIMEOUT_MS, options.requestTimeoutMs ?? CONNECT_TIMEOUT_MS);
@@ -180,12 +256,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     serverOffsetMs = serverOffsetMs === undefined ? measured : Math.max(serverOffsetMs, measured);
   }
 
-  /** One attempt: wait for the rate limiter, send, read the whole body. Never throws except on abort/limiter. */
+  /**
+   * One attempt: send, read the whole body within the request timeout, the deadline and the size cap. The rate limiter
+   * is the caller's (`call`). Never throws except on abort.
+   */
   async function exchange(
     spec: RequestSpec<unknown>,
     attempt: number,
     deadline: number | undefined,
-  ): Promise<Exchange> {
+  ): Promise<Exchange & { rateLimit?: ReturnType<typeof parseRateLimit> }> {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(spec.query ?? {}))
       if (value !== undefined) search.set(name, String(value));
@@ -199,23 +278,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     };
     const timeoutMs = timeoutFor(spec.method);
 
-    const waitStart = clock.now();
-    await limiter.acquire(signal, deadline);
-    const waited = clock.now() - waitStart;
-    if (waited > 0) trace?.(`* waited ${formatSeconds(waited)} for the rate-limit budget`);
-
     const sentAtMs = clock.now();
     if (deadline !== undefined && sentAtMs >= deadline) {
       // Nothing was sent: even a create may fail here without any doubt about its outcome.
-      limiter.release();
-      return {
-        kind: 'failure',
-        error: deadlineError('before sending'),
-        code: DEADLINE_CODE,
-        status: undefined,
-        sentAtMs,
-        neverSent: true,
-      };
+      const error = deadlineError('before sending');
+      return { kind: 'failure', error, code: DEADLINE_CODE, status: undefined, sentAtMs, neverSent: true };
     }
     if (trace) {
       trace(`> ${spec.method} ${origin}${path}${attempt > 1 ? ` (attempt ${attempt}/${MAX_ATTEMPTS})` : ''}`);
@@ -223,18 +290,28 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (body !== undefined) trace(`> (JSON body, ${Buffer.byteLength(body)} bytes)`);
     }
     let status: number | undefined;
-    // The command's deadline bounds the request in flight too, not only the waits between attempts: a server that
-    // stalls must not hold `wait --timeout 10s` for the 30 s request timeout (or 4 × 30 s with retries).
+    let rateLimit: ReturnType<typeof parseRateLimit>;
+    // One timer bounds the whole attempt (connect, headers and the complete body): a server that drips a byte a
+    // second, or never stops sending, is cut at `--request-timeout`, or earlier at the command's deadline.
     const cut = new AbortController();
-    const forwardAbort = () => cut.abort(signal?.reason);
+    const forwardAbort = () => {
+      cut.abort(signal?.reason);
+    };
     signal?.addEventListener('abort', forwardAbort, { once: true });
-    const untilDeadline = deadline === undefined ? undefined : Math.max(0, deadline - sentAtMs);
-    // Beyond setTimeout's range (~24.8 days: `wait --timeout 30d`) Node would fire at once; the request timeout ends
-    // any request long before such a deadline anyway.
-    const deadlineTimer =
-      untilDeadline === undefined || untilDeadline > MAX_TIMER_MS
+    const untilDeadline = deadline === undefined ? Number.POSITIVE_INFINITY : Math.max(0, deadline - sentAtMs);
+    const deadlineFirst = untilDeadline < timeoutMs;
+    const cutAfterMs = Math.min(untilDeadline, timeoutMs);
+    // Beyond setTimeout's range (~24.8 days) Node would fire at once; no request lives that long anyway.
+    const timer =
+      cutAfterMs > MAX_TIMER_MS
         ? undefined
-        : setTimeout(() => cut.abort(deadlineError('in flight')), untilDeadline);
+        : setTimeout(() => {
+            cut.abort(
+              deadlineFirst
+                ? deadlineError('in flight')
+                : codedError(`no complete answer within ${formatSeconds(timeoutMs)}`, REQUEST_TIMEOUT_CODE),
+            );
+          }, cutAfterMs);
     try {
       const response = await dispatcher.request({
         origin,
@@ -247,22 +324,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         signal: cut.signal,
       });
       status = response.statusCode;
-      const responseHeaders = response.headers as ResponseHeaders;
+      const responseHeaders: ResponseHeaders = response.headers;
       noteServerDate(headerValue(responseHeaders, 'date'));
-      limiter.update(parseRateLimit(responseHeaders, clock.now()));
+      rateLimit = parseRateLimit(responseHeaders, clock.now());
       traceResponse(status, responseHeaders, clock.now() - sentAtMs);
-      const text = await response.body.text();
-      return { kind: 'response', status, headers: responseHeaders, text, sentAtMs };
+      const text = await readBounded(response.body, headerValue(responseHeaders, 'content-length'));
+      return { kind: 'response', status, headers: responseHeaders, text, sentAtMs, rateLimit };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       const code = errorCode(error) ?? 'network error';
       const during = status !== undefined ? ` while reading the HTTP ${status} body` : '';
       trace?.(`! ${spec.method} ${spec.path} failed: ${code}${during} (${clock.now() - sentAtMs} ms)`);
-      return { kind: 'failure', error, code, status, sentAtMs };
+      return { kind: 'failure', error, code, status, sentAtMs, rateLimit };
     } finally {
-      clearTimeout(deadlineTimer);
+      clearTimeout(timer);
       signal?.removeEventListener('abort', forwardAbort);
-      limiter.release();
     }
   }
 
@@ -285,25 +361,36 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       loopback: isLoopbackHost(base.hostname),
       timeoutMs: timeoutFor(spec.method),
       scrub,
-      limiter,
       now: () => clock.now(),
       random,
     };
     for (let attempt = 1; ; attempt++) {
-      const ex = await exchange(spec, attempt, deadline);
-      const verdict =
-        ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
+      const waitStart = clock.now();
+      await limiter.acquire(signal, deadline);
+      const waited = clock.now() - waitStart;
+      if (waited > 0) trace?.(`* waited ${formatSeconds(waited)} for the rate-limit budget`);
+      let verdict;
+      try {
+        const ex = await exchange(spec, attempt, deadline);
+        verdict =
+          ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
+        // The limiter learns from every answer in this one place: the budget headers, and a 429's "not before".
+        limiter.update(ex.rateLimit);
+        if (!verdict.ok && verdict.blockUntilMs !== undefined) limiter.limited(verdict.blockUntilMs);
+      } finally {
+        limiter.release();
+      }
       if (verdict.ok) return verdict.value;
       const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
-      if (!verdict.retry || attempt >= MAX_ATTEMPTS) throw verdict.fail(suffix);
-      const { delayMs, why } = verdict.retry;
-      if (deadline !== undefined && clock.now() + delayMs > deadline) {
+      if (!shouldRetry(spec.method, verdict.failure) || attempt >= MAX_ATTEMPTS) throw verdict.fail(suffix);
+      const { waitMs, why } = verdict;
+      if (deadline !== undefined && clock.now() + waitMs > deadline) {
         // Never sleep past the command's deadline: fail now with what we know.
         trace?.(`* not retrying (${why}): the deadline comes first`);
         throw verdict.fail(`${suffix} (no time left to retry before the deadline)`);
       }
-      trace?.(`* retrying in ${formatSeconds(delayMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
-      await clock.sleep(delayMs, signal);
+      trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
+      await clock.sleep(waitMs, signal);
     }
   }
 

@@ -9,8 +9,10 @@ import {
   InputError,
   NotFoundError,
   RateLimitError,
+  RefusedError,
   UnavailableError,
 } from '../errors.js';
+import { API_PREFIX, MAX_JSON_DEPTH } from './constants.js';
 import type { ApiErrorBody } from './schemas.js';
 
 export const AUTH_HINT = 'Run `taskctl auth login`, or set TASKCTL_API_KEY.';
@@ -20,8 +22,11 @@ const BALANCE_HINT = 'Check `taskctl balance`, top up in the dashboard, or submi
 const RATE_HINT = 'Wait for the rate-limit window to reset (`taskctl auth status` shows it) and try again.';
 const INPUT_HINT = 'Nothing was created; fix the request and try again.';
 const UNAVAILABLE_HINT = 'Try again later; `--verbose` shows the HTTP exchange.';
+const MAX_DEPTH_TEXT = String(MAX_JSON_DEPTH);
+const REFUSED_HINT = 'taskctl does not know this error code, so it did not retry: check the message.';
+const BASE_URL_HINT = `Check that --base-url points at the task service (it should end in ${API_PREFIX})`;
 
-type ErrorClass = 'auth' | 'forbidden' | 'notFound' | 'input' | 'balance' | 'rateLimited' | 'unavailable';
+type ErrorClass = 'auth' | 'forbidden' | 'notFound' | 'input' | 'balance' | 'rateLimited' | 'refused' | 'unavailable';
 
 /** Codes the spec lists (plus `rate_limited`), in the order they are checked. */
 const BY_CODE: Readonly<Record<string, ErrorClass>> = {
@@ -41,6 +46,8 @@ function classifyStatus(status: number): ErrorClass {
   if (status === 400 || status === 413 || status === 422) return 'input';
   if (status === 402) return 'balance';
   if (status === 429) return 'rateLimited';
+  // Any other 4xx (409, 410, ...) is a refusal the client cannot interpret; 408 is a timeout, retried like one.
+  if (status >= 400 && status < 500 && status !== 408) return 'refused';
   return 'unavailable';
 }
 
@@ -62,10 +69,20 @@ export function isServerFault(status: number, code: string | undefined): boolean
   return code === 'internal_error' || (classOfCode(code) === undefined ? status >= 500 : false);
 }
 
-/** `GET /tasks/42`: how messages name an endpoint (path relative to the base URL, no query). */
+/** `GET /tasks/42`: how traces name an endpoint (path relative to the base URL, no query). */
 export function endpointLabel(method: string, path: string): string {
   const bare = path.split('?')[0] ?? path;
   return `${method.toUpperCase()} ${bare}`;
+}
+
+/** `reading task 42`: how messages name a request, in words (the method and path stay in `--verbose`). */
+export function requestLabel(endpoint: string): string {
+  if (endpoint === 'GET /services') return 'listing services';
+  if (endpoint === 'GET /balance') return 'reading the balance';
+  if (endpoint === 'GET /tasks') return 'listing tasks';
+  if (endpoint === 'POST /tasks') return 'creating the task';
+  const task = /^GET \/tasks\/(\d+)$/.exec(endpoint);
+  return task ? `reading task ${task[1] ?? ''}` : endpoint;
 }
 
 const DEFAULT_DETAIL: Readonly<Record<ErrorClass, string>> = {
@@ -75,6 +92,7 @@ const DEFAULT_DETAIL: Readonly<Record<ErrorClass, string>> = {
   input: 'the server rejected the request as invalid',
   balance: 'insufficient balance',
   rateLimited: 'rate limited by the server',
+  refused: 'the service refused the request',
   unavailable: 'the service failed',
 };
 
@@ -91,8 +109,18 @@ export function apiError(
   const kind = classifyApiError(status, body?.code);
   const serverText = body?.message.trim() ? body.message.trim() : undefined;
   const statusText = status > 0 ? ` (HTTP ${status}${body?.code ? `, ${body.code}` : ''})` : '';
-  const detail = options.detail ?? serverText ?? `${DEFAULT_DETAIL[kind]}${statusText}`;
-  const message = `${endpoint}: ${detail}${options.suffix ?? ''}`;
+  const task = /^GET \/tasks\/(\d+)$/.exec(endpoint);
+  let detail = options.detail ?? serverText ?? `${DEFAULT_DETAIL[kind]}${statusText}`;
+  // The refusal's code is the one thing a script or a person can look up: always show it with the server's words.
+  if (kind === 'refused' && options.detail === undefined) {
+    detail = `${DEFAULT_DETAIL.refused}${statusText}${serverText ? `: ${serverText}` : ''}`;
+  }
+  // "task 42 was not found"; the server's words follow only when they say more than that.
+  const extra = serverText !== undefined && !/not found/i.test(serverText) ? ` (${serverText})` : '';
+  const message =
+    kind === 'notFound' && task
+      ? `task ${task[1] ?? ''} was not found${extra}${options.suffix ?? ''}`
+      : `${requestLabel(endpoint)}: ${detail}${options.suffix ?? ''}`;
   switch (kind) {
     case 'auth':
       return new AuthError(message, AUTH_HINT);
@@ -106,6 +134,8 @@ export function apiError(
       return new BalanceError(message, BALANCE_HINT);
     case 'rateLimited':
       return new RateLimitError(message, RATE_HINT);
+    case 'refused':
+      return new RefusedError(message, REFUSED_HINT);
     case 'unavailable':
       return new UnavailableError(message, UNAVAILABLE_HINT);
   }
@@ -114,7 +144,7 @@ export function apiError(
 function notFoundHint(endpoint: string): string {
   if (endpoint.startsWith('POST /tasks')) return 'Run `taskctl services` to see the valid service names.';
   if (endpoint.startsWith('GET /tasks/')) return 'Check the id with `taskctl list`.';
-  return 'Check --base-url: it should end in /api/v1.';
+  return `Check --base-url: it should end in ${API_PREFIX}.`;
 }
 
 /** Minimal view of a zod issue (zod 4), enough to name the field that did not fit. */
@@ -155,26 +185,33 @@ export function describeIssue(issues: ReadonlyArray<IssueLike>, prefix: Readonly
 /** A 2xx body that fits no documented shape (not retried: the same server would send it again). */
 export function malformedResponseError(endpoint: string, issues: ReadonlyArray<IssueLike>): UnavailableError {
   return new UnavailableError(
-    `${endpoint}: unexpected response from the server (${describeIssue(issues)})`,
-    'Check that --base-url points at the task service (it should end in /api/v1); `--verbose` shows the exchange.',
+    `${requestLabel(endpoint)}: unexpected response from the server (${describeIssue(issues)})`,
+    `${BASE_URL_HINT}; \`--verbose\` shows the exchange.`,
   );
 }
 
-/** The message for a body that is not JSON at all (an HTML error page from a proxy, a truncated body, ...). */
-export function nonJsonDetail(status: number, contentType: string | undefined): string {
+/** Why a body could not be read as JSON: cut off, nested too deep, empty, or something else (an HTML page...). */
+export type UnreadableReason = 'truncated' | 'too deep' | 'empty' | 'not JSON';
+
+/** The message for a body that is not usable JSON, in plain words. */
+export function nonJsonDetail(status: number, contentType: string | undefined, why: UnreadableReason): string {
+  if (why === 'truncated') return `the response was cut off (truncated JSON, HTTP ${status})`;
+  if (why === 'too deep') return `the response is nested deeper than ${MAX_DEPTH_TEXT} levels (HTTP ${status})`;
+  if (why === 'empty') return `the server answered HTTP ${status} with an empty body`;
   const type = contentType?.split(';')[0]?.trim() || 'no content type';
-  return `the server answered HTTP ${status} with a non-JSON body (${type})`;
+  return `the server answered HTTP ${status} with a body that is not JSON (${type})`;
 }
 
-/** A 2xx body that is not JSON. */
+/** A 2xx body that is not usable JSON. */
 export function nonJsonResponseError(
   endpoint: string,
   status: number,
   contentType: string | undefined,
+  why: UnreadableReason,
 ): UnavailableError {
   return new UnavailableError(
-    `${endpoint}: ${nonJsonDetail(status, contentType)}`,
-    'Check that --base-url points at the task service (it should end in /api/v1), and any proxy in between.',
+    `${requestLabel(endpoint)}: ${nonJsonDetail(status, contentType, why)}`,
+    `${BASE_URL_HINT}, and any proxy in between.`,
   );
 }
 
@@ -182,7 +219,7 @@ export function nonJsonResponseError(
 export function redirectError(endpoint: string, status: number, location: string | undefined): UnavailableError {
   const target = location ? ` to ${location}` : '';
   return new UnavailableError(
-    `${endpoint}: the server answered HTTP ${status}, a redirect${target}; taskctl does not follow redirects with your API key`,
+    `${requestLabel(endpoint)}: the server answered HTTP ${status}, a redirect${target}; taskctl does not follow redirects with your API key`,
     'If the service has moved, set --base-url (or `taskctl config set base-url`) to the new address.',
   );
 }

@@ -1,10 +1,12 @@
 /**
- * The retry rules (DESIGN.md section 5) as pure decisions: given what one attempt produced, either a value, or an
- * error to throw and whether another attempt may follow. No undici here; `client.ts` does the I/O.
+ * What one attempt produced, judged without side effects: a value, or the error to throw, what kind of failure it was
+ * and how long the server asked to wait. Whether to retry is decided once, by `shouldRetry` in `client.ts`, which also
+ * does the I/O and updates the rate limiter.
  */
 import type { z } from 'zod';
 import { UnavailableError } from '../errors.js';
 import type { Redactor } from '../output/redact.js';
+import { MAX_RESPONSE_BYTES } from './constants.js';
 import {
   AmbiguousCreateError,
   apiError,
@@ -15,8 +17,11 @@ import {
   nonJsonDetail,
   nonJsonResponseError,
   redirectError,
+  requestLabel,
+  type UnreadableReason,
 } from './errors.js';
-import { headerValue, parseRateLimit, type RateLimiter } from './rate-limit.js';
+import { parseResponseJson } from './json.js';
+import { headerValue, parseRateLimit } from './rate-limit.js';
 import {
   backoffDelay,
   DEADLINE_CODE,
@@ -24,9 +29,11 @@ import {
   isTlsErrorCode,
   NEVER_SENT_CODES,
   parseRetryAfter,
+  plainWords,
   RETRY_AFTER_MAX_MS,
   retryAfterMs,
   TIMEOUT_CODES,
+  TOO_LARGE_CODE,
   TRANSIENT_CODES,
 } from './retry.js';
 import { ErrorResponseSchema, type ApiErrorBody } from './schemas.js';
@@ -57,9 +64,38 @@ export interface FailureExchange {
 
 export type Exchange = ResponseExchange | FailureExchange;
 
-/** After an attempt: a value, or `fail(suffix)` building the error to throw, and `retry` when another attempt may follow. */
+/**
+ * The kinds of failure `shouldRetry` (client.ts) decides on. `ambiguous`: a create that may have reached the server.
+ */
+export type Failure =
+  | 'never-sent'
+  | 'transport'
+  | 'unknown-transport'
+  | 'deadline'
+  | 'tls'
+  | 'too-large'
+  | 'ambiguous'
+  | 'rate-limited'
+  | 'rate-limited-too-long'
+  | 'server-fault'
+  | 'http-408'
+  | 'unreadable'
+  | 'refused';
+
+/** After an attempt: a value, or how it failed, `fail(suffix)` building the error, and the wait a retry would take. */
 export type Verdict<T> =
-  { ok: true; value: T } | { ok: false; fail: (suffix: string) => Error; retry?: { delayMs: number; why: string } };
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      failure: Failure;
+      fail: (suffix: string) => Error;
+      /** The delay before another attempt, if one is made: the server's Retry-After, or backoff. */
+      waitMs: number;
+      /** Short reason for the trace (`HTTP 503`, `ECONNRESET`). */
+      why: string;
+      /** After a 429: nothing may be sent before this (epoch ms); the client tells the rate limiter. */
+      blockUntilMs?: number;
+    };
 
 /** What the judge needs to know about the client. */
 export interface JudgeContext {
@@ -70,11 +106,10 @@ export interface JudgeContext {
   origin: string;
   /** True when `origin` is a loopback host (changes a hint). */
   loopback: boolean;
-  /** Headers/body timeout of this request, for messages. */
+  /** The whole-request timeout of this request, for messages. */
   timeoutMs: number;
   /** Scrubs the API key from server text. */
   scrub: Redactor;
-  limiter: RateLimiter;
   now: () => number;
   random: () => number;
 }
@@ -99,95 +134,98 @@ function reachHint(ctx: JudgeContext, code: string): string {
   return 'Check your network, proxy settings (HTTPS_PROXY, NO_PROXY) and --base-url, then try again.';
 }
 
+/** A transport failure in plain words; the code itself is in the `--verbose` trace. */
 function networkError(ctx: JudgeContext, ex: FailureExchange, suffix: string): UnavailableError {
   const { code } = ex;
+  const label = requestLabel(ctx.endpoint);
   if (code === DEADLINE_CODE) {
     const what = ex.neverSent
       ? 'not sent: the deadline had passed'
       : `no answer from ${ctx.origin} before the deadline`;
+    return withCause(`${label}: ${what}${suffix}`, ex.error, 'Allow more time with --timeout, or try again later.');
+  }
+  if (code === TOO_LARGE_CODE) {
     return withCause(
-      `${ctx.endpoint}: ${what}${suffix}`,
+      `${label}: ${ex.error instanceof Error ? ex.error.message : 'the answer is too large'}${suffix}`,
       ex.error,
-      'Allow more time with --timeout, or try again later.',
+      `taskctl reads at most ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB per answer; check --base-url and any proxy in between.`,
     );
   }
   if (TIMEOUT_CODES.has(code) && !NEVER_SENT_CODES.has(code)) {
     return withCause(
-      `${ctx.endpoint}: ${ctx.origin} did not answer within ${formatSeconds(ctx.timeoutMs)} (${code})${suffix}`,
+      `${label}: ${ctx.origin} did not send the complete answer within ${formatSeconds(ctx.timeoutMs)}${suffix}`,
       ex.error,
       'The service is slow or unreachable: try again later, or raise --request-timeout.',
     );
   }
   if (NEVER_SENT_CODES.has(code)) {
     return withCause(
-      `${ctx.endpoint}: could not reach ${ctx.origin} (${code})${suffix}`,
+      `${label}: could not reach ${ctx.origin} (${plainWords(code)})${suffix}`,
       ex.error,
       reachHint(ctx, code),
     );
   }
   if (TRANSIENT_CODES.has(code)) {
-    const message = `${ctx.endpoint}: the connection to ${ctx.origin} failed (${code})${suffix}`;
-    return withCause(message, ex.error, reachHint(ctx, code));
+    return withCause(`${label} from ${ctx.origin}: ${plainWords(code)}${suffix}`, ex.error, reachHint(ctx, code));
   }
   const message = ctx.scrub(ex.error instanceof Error ? ex.error.message : String(ex.error));
-  const text = `${ctx.endpoint}: request to ${ctx.origin} failed (${code}: ${message})${suffix}`;
+  const text = `${label}: the request to ${ctx.origin} failed (${message})${suffix}`;
   return withCause(text, ex.error, reachHint(ctx, code));
 }
 
 /** A transport failure: what it means for this method. */
 export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt: number): Verdict<T> {
   const { code } = ex;
+  const base = { ok: false as const, why: code, waitMs: backoffAfter(ctx, attempt) };
   if (isTlsErrorCode(code)) {
-    // A rejected certificate is rejected again on retry; and the handshake failed, so nothing was sent.
     const message = ctx.scrub(ex.error instanceof Error ? ex.error.message : String(ex.error));
-    return {
-      ok: false,
-      fail: () =>
-        withCause(
-          `${ctx.endpoint}: TLS connection to ${ctx.origin} failed (${code}: ${message})`,
-          ex.error,
-          'If the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate file.',
-        ),
-    };
+    const fail = () =>
+      withCause(
+        `${requestLabel(ctx.endpoint)}: TLS connection to ${ctx.origin} failed (${code}: ${message})`,
+        ex.error,
+        'If the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate file.',
+      );
+    return { ...base, failure: 'tls', fail };
   }
   if (code === DEADLINE_CODE && ex.neverSent) {
-    // Not sent at all, so not ambiguous even for a create; and no time is left for another attempt.
-    return { ok: false, fail: (suffix) => networkError(ctx, ex, suffix) };
+    // Not sent at all, so not ambiguous even for a create.
+    return { ...base, failure: 'deadline', fail: (suffix) => networkError(ctx, ex, suffix) };
   }
   const neverSent = NEVER_SENT_CODES.has(code);
   if (ctx.method === 'POST' && !neverSent) {
-    // The request may have reached the server: resending could create a second task. Reconcile instead.
-    const detail = ex.status !== undefined ? `${code} while reading the HTTP ${ex.status} response` : code;
-    return {
-      ok: false,
-      fail: () => new AmbiguousCreateError(detail, { cause: ex.error, sentAtMs: ex.sentAtMs, status: ex.status }),
-    };
+    const what = code === TOO_LARGE_CODE ? 'the answer was too large to read' : plainWords(code);
+    const detail = ex.status !== undefined ? `${what} while reading the HTTP ${ex.status} response` : what;
+    const fail = () => new AmbiguousCreateError(detail, { cause: ex.error, sentAtMs: ex.sentAtMs, status: ex.status });
+    return { ...base, failure: 'ambiguous', fail };
   }
   const fail = (suffix: string) => networkError(ctx, ex, suffix);
-  // POST gets here only when the request never left, so a retry cannot duplicate a task; a GET is idempotent.
-  if (neverSent || TRANSIENT_CODES.has(code)) {
-    return { ok: false, fail, retry: { delayMs: backoffAfter(ctx, attempt), why: code } };
-  }
-  // Failures without a recognised code are not retried: they are more likely a bug than a blip.
-  return { ok: false, fail };
+  if (code === DEADLINE_CODE) return { ...base, failure: 'deadline', fail };
+  if (code === TOO_LARGE_CODE) return { ...base, failure: 'too-large', fail };
+  if (neverSent) return { ...base, failure: 'never-sent', fail };
+  if (TRANSIENT_CODES.has(code) || TIMEOUT_CODES.has(code)) return { ...base, failure: 'transport', fail };
+  return { ...base, failure: 'unknown-transport', fail };
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+function ambiguous<T>(detail: string, cause: unknown, ex: ResponseExchange, waitMs: number): Verdict<T> {
+  const fail = () => new AmbiguousCreateError(detail, { cause, sentAtMs: ex.sentAtMs, status: ex.status });
+  return { ok: false, failure: 'ambiguous', fail, waitMs, why: detail };
+}
+
+/** `truncated` when the text is the start of a JSON document that stops early, else the parser's reason. */
+function unreadableReason(text: string, why: 'invalid' | 'too deep' | 'empty'): UnreadableReason {
+  if (why !== 'invalid') return why;
   try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
+    JSON.parse(text);
+  } catch (error) {
+    // The parser stopped at the very end of the text: a document that began well and was cut off.
+    const at = error instanceof Error ? /at position (\d+)/.exec(error.message)?.[1] : undefined;
+    const message = error instanceof Error ? error.message : '';
+    if (/end of (JSON )?input/i.test(message) || Number(at) >= text.trimEnd().length) return 'truncated';
   }
+  return 'not JSON';
 }
 
-function ambiguous<T>(detail: string, cause: unknown, ex: ResponseExchange): Verdict<T> {
-  return {
-    ok: false,
-    fail: () => new AmbiguousCreateError(detail, { cause, sentAtMs: ex.sentAtMs, status: ex.status }),
-  };
-}
-
-/** A complete response: parse with `schema`, map failures, and decide about retrying. */
+/** A complete response: parse with `schema`, and say what kind of failure anything else is. */
 export function judgeResponse<T>(
   ctx: JudgeContext,
   schema: z.ZodType<T>,
@@ -197,37 +235,45 @@ export function judgeResponse<T>(
   const { status, headers } = ex;
   const isCreate = ctx.method === 'POST';
   const contentType = headerValue(headers, 'content-type');
+  const backoff = backoffAfter(ctx, attempt);
+  const why = `HTTP ${status}`;
 
   if (status >= 300 && status < 400) {
     // Redirects are never followed, same origin or not: one rule is easy to trust, and the key must not travel.
     const location = headerValue(headers, 'location');
     const target = location === undefined ? undefined : ctx.scrub(location);
-    return { ok: false, fail: () => redirectError(ctx.endpoint, status, target) };
+    return {
+      ok: false,
+      failure: 'refused',
+      fail: () => redirectError(ctx.endpoint, status, target),
+      waitMs: backoff,
+      why,
+    };
   }
 
-  const json = parseJson(ex.text);
+  const json = parseResponseJson(ex.text);
+  const unreadable = json.ok ? undefined : unreadableReason(ex.text, json.why);
   // A 2xx carrying `success: false` is a failure all the same.
   const saysFailure = json.ok && (json.value as { success?: unknown } | null)?.success === false;
   if (status >= 200 && status < 300 && !saysFailure) {
-    if (!json.ok) {
-      const error = nonJsonResponseError(ctx.endpoint, status, contentType);
+    if (unreadable !== undefined) {
+      const error = nonJsonResponseError(ctx.endpoint, status, contentType, unreadable);
       // The server answered a create but we cannot read it: a task may well exist.
-      if (isCreate) return ambiguous(nonJsonDetail(status, contentType), error, ex);
-      // An unreadable 2xx is not retried: the same server would send the same body again.
-      return { ok: false, fail: () => error };
+      if (isCreate) return ambiguous(nonJsonDetail(status, contentType, unreadable), error, ex, backoff);
+      return { ok: false, failure: 'unreadable', fail: () => error, waitMs: backoff, why };
     }
-    const parsed = schema.safeParse(json.value);
+    const parsed = schema.safeParse(json.ok ? json.value : undefined);
     if (parsed.success) return { ok: true, value: parsed.data };
     const error = malformedResponseError(ctx.endpoint, parsed.error.issues);
-    if (isCreate) return ambiguous(`unexpected response: ${describeIssue(parsed.error.issues)}`, error, ex);
-    return { ok: false, fail: () => error };
+    if (isCreate) return ambiguous(`unexpected response: ${describeIssue(parsed.error.issues)}`, error, ex, backoff);
+    return { ok: false, failure: 'unreadable', fail: () => error, waitMs: backoff, why };
   }
 
   const errorBody = json.ok ? ErrorResponseSchema.safeParse(json.value) : undefined;
   const body: ApiErrorBody | undefined = errorBody?.success
     ? { code: errorBody.data.code, message: ctx.scrub(errorBody.data.message) }
     : undefined;
-  const detailOption = json.ok ? {} : { detail: nonJsonDetail(status, contentType) };
+  const detailOption = unreadable === undefined ? {} : { detail: nonJsonDetail(status, contentType, unreadable) };
   const fail = (suffix: string) => apiError(ctx.endpoint, status, body, { ...detailOption, suffix });
   const now = ctx.now();
   const date = headerValue(headers, 'date');
@@ -236,31 +282,24 @@ export function judgeResponse<T>(
     const askedMs = retryAfterMs(headerValue(headers, 'retry-after'), now, date);
     const info = parseRateLimit(headers, now);
     const resetMs = info !== undefined && info.remaining === 0 ? info.resetAtMs - now : undefined;
-    const waitMs = Math.max(0, Math.min(askedMs ?? resetMs ?? backoffAfter(ctx, attempt), RETRY_AFTER_MAX_MS));
-    // Tell the shared limiter: nothing goes out before the server said it may.
-    ctx.limiter.limited(now + waitMs);
+    const waitMs = Math.max(0, Math.min(askedMs ?? resetMs ?? backoff, RETRY_AFTER_MAX_MS));
+    const blockUntilMs = now + waitMs;
     if (askedMs !== undefined && askedMs > RETRY_AFTER_MAX_MS) {
-      // Waiting more than a minute is not worth it in a CLI: report the server's wish instead.
-      return { ok: false, fail: (suffix) => fail(`${suffix}; the server asks to wait ${formatSeconds(askedMs)}`) };
+      const failTooLong = (suffix: string) => fail(`${suffix}; the server asks to wait ${formatSeconds(askedMs)}`);
+      return { ok: false, failure: 'rate-limited-too-long', fail: failTooLong, waitMs, why, blockUntilMs };
     }
-    // 429: the server refused the request without acting on it, so even a create may be sent again.
-    return { ok: false, fail, retry: { delayMs: waitMs, why: `HTTP ${status}` } };
+    return { ok: false, failure: 'rate-limited', fail, waitMs, why, blockUntilMs };
   }
 
   if (isServerFault(status, body?.code)) {
-    const why = body?.code === 'internal_error' ? `HTTP ${status}, internal_error` : `HTTP ${status}`;
-    // 5xx / internal_error on a create: the server may have stored the task before failing.
-    if (isCreate) return ambiguous(why, fail(''), ex);
-    // 5xx / internal_error on a GET: usually transient, and reading twice is harmless.
-    const delayMs = parseRetryAfter(headerValue(headers, 'retry-after'), now, date) ?? backoffAfter(ctx, attempt);
-    return { ok: false, fail, retry: { delayMs, why } };
+    const faultWhy = body?.code === 'internal_error' ? `HTTP ${status}, internal_error` : why;
+    if (isCreate) return ambiguous(faultWhy, fail(''), ex, backoff);
+    const waitMs = parseRetryAfter(headerValue(headers, 'retry-after'), now, date) ?? backoff;
+    return { ok: false, failure: 'server-fault', fail, waitMs, why: faultWhy };
   }
 
-  if (status === 408 && !isCreate) {
-    // 408: the server timed the request out before handling it; a GET may simply be sent again.
-    return { ok: false, fail, retry: { delayMs: backoffAfter(ctx, attempt), why: 'HTTP 408' } };
-  }
+  if (status === 408) return { ok: false, failure: 'http-408', fail, waitMs: backoff, why };
 
-  // Definite answers (validation_error, insufficient_balance, not_found, unauthorized, other 4xx): no retry.
-  return { ok: false, fail };
+  // Definite answers (validation_error, insufficient_balance, not_found, unauthorized, unknown 4xx codes).
+  return { ok: false, failure: 'refused', fail, waitMs: backoff, why };
 }

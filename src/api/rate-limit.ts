@@ -2,6 +2,7 @@
  * Client-side rate limiting (DESIGN.md section 5): read `X-RateLimit-*` from every response and pace requests so
  * that a run never causes a 429 on its own. One limiter per process, shared by every client.
  */
+import { EventEmitter, once } from 'node:events';
 import { RateLimitError } from '../errors.js';
 import { formatSeconds } from './retry.js';
 import { systemClock, type Clock } from '../core/time.js';
@@ -9,7 +10,7 @@ import { systemClock, type Clock } from '../core/time.js';
 /** Every computed wait is clamped to this (a 60 s window plus a second of slack). */
 export const MAX_RATE_LIMIT_WAIT_MS = 61_000;
 /** `X-RateLimit-Reset` values at or above this are epoch seconds; smaller ones are seconds until the reset. */
-export const EPOCH_THRESHOLD = 1e9;
+const EPOCH_THRESHOLD = 1e9;
 
 /** What the server said about the budget, on the local clock. */
 export interface RateLimitInfo {
@@ -92,10 +93,6 @@ export interface RateLimitSnapshot extends RateLimitInfo {
 export interface RateLimiterOptions {
   /** Time source. Default: `systemClock`. */
   clock?: Clock;
-  /** Budget assumed until a server states one. Default: 100 (api-spec.md section 8: 100 requests per minute). */
-  assumedLimit?: number;
-  /** Window length assumed when a window rolls over locally. Default: 60 000 ms. */
-  windowMs?: number;
   /** Extra wait after a reset before sending again, covering whole-second reset values. Default: 1000 ms. */
   resetMarginMs?: number;
 }
@@ -106,6 +103,11 @@ interface Window {
   resetAtMs: number;
   fromServer: boolean;
 }
+
+/** Budget assumed until a server states one (api-spec.md section 8: 100 requests per minute). */
+const ASSUMED_LIMIT = 100;
+/** Window length assumed when a window rolls over locally. */
+const WINDOW_MS = 60_000;
 
 /** Server resets within this of each other are the same window (reset values have whole-second resolution). */
 const SAME_WINDOW_TOLERANCE_MS = 1500;
@@ -121,19 +123,16 @@ const SAME_WINDOW_TOLERANCE_MS = 1500;
  */
 export class RateLimiter {
   readonly #clock: Clock;
-  readonly #assumedLimit: number;
-  readonly #windowMs: number;
   readonly #resetMarginMs: number;
   #window: Window | undefined;
   #inFlight = 0;
   #heard = false;
   #blockedUntilMs = 0;
-  #waiters = new Set<() => void>();
+  /** Emits 'change' when a request finishes or the budget changes (acquire waits for it while probing). */
+  readonly #changes = new EventEmitter().setMaxListeners(0);
 
   constructor(options: RateLimiterOptions = {}) {
     this.#clock = options.clock ?? systemClock;
-    this.#assumedLimit = Math.max(1, Math.floor(options.assumedLimit ?? 100));
-    this.#windowMs = clampWait(options.windowMs ?? 60_000);
     this.#resetMarginMs = Math.max(0, options.resetMarginMs ?? 1000);
   }
 
@@ -233,8 +232,8 @@ export class RateLimiter {
   #current(now: number): Window {
     const window = this.#window;
     if (window === undefined) {
-      const limit = this.#assumedLimit;
-      this.#window = { limit, remaining: limit, resetAtMs: now + this.#windowMs, fromServer: false };
+      const limit = ASSUMED_LIMIT;
+      this.#window = { limit, remaining: limit, resetAtMs: now + WINDOW_MS, fromServer: false };
       return this.#window;
     }
     if (now >= window.resetAtMs) {
@@ -242,7 +241,7 @@ export class RateLimiter {
       this.#window = {
         limit: window.limit,
         remaining: window.limit,
-        resetAtMs: now + this.#windowMs,
+        resetAtMs: now + WINDOW_MS,
         fromServer: false,
       };
       return this.#window;
@@ -258,7 +257,7 @@ export class RateLimiter {
   ): Promise<void> {
     const waitMs = clampWait(target - now);
     if (deadline !== undefined && now + waitMs > deadline) {
-      const limit = this.#window?.limit ?? this.#assumedLimit;
+      const limit = this.#window?.limit ?? ASSUMED_LIMIT;
       throw new RateLimitError(
         `rate limit: the request budget (${limit} per window) is used up for another ${formatSeconds(waitMs)}, past the deadline`,
         'Try again after the reset (`taskctl auth status` shows it), or allow more time with --timeout.',
@@ -267,23 +266,17 @@ export class RateLimiter {
     await this.#clock.sleep(waitMs, signal);
   }
 
-  #nextChange(signal: AbortSignal | undefined): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const done = () => {
-        signal?.removeEventListener('abort', onAbort);
-        this.#waiters.delete(done);
-        resolve();
-      };
-      const onAbort = () => {
-        this.#waiters.delete(done);
-        reject(signal?.reason);
-      };
-      this.#waiters.add(done);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+  async #nextChange(signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await once(this.#changes, 'change', { signal });
+    } catch (error) {
+      // `once` rejects with its own AbortError; callers expect the signal's reason, as from every other wait.
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    }
   }
 
   #notify(): void {
-    for (const waiter of [...this.#waiters]) waiter();
+    this.#changes.emit('change');
   }
 }

@@ -4,11 +4,11 @@
  */
 
 /** First retry waits about this long; each further retry doubles it. */
-export const BACKOFF_BASE_MS = 500;
+const BACKOFF_BASE_MS = 500;
 /** Backoff never grows beyond this. */
 export const BACKOFF_CAP_MS = 8_000;
 /** Jitter takes away up to this fraction of the nominal delay. */
-export const BACKOFF_JITTER = 0.25;
+const BACKOFF_JITTER = 0.25;
 /** A server's Retry-After is honoured up to this long; longer requests are clamped (or given up on by the client). */
 export const RETRY_AFTER_MAX_MS = 60_000;
 
@@ -97,13 +97,47 @@ export const TRANSIENT_CODES: ReadonlySet<string> = new Set([
  */
 export const DEADLINE_CODE = 'TASKCTL_DEADLINE';
 
+/** Not a transport code: the whole exchange (connect, headers, complete body) outlasted `--request-timeout`. */
+export const REQUEST_TIMEOUT_CODE = 'TASKCTL_REQUEST_TIMEOUT';
+/** Not a transport code: the body grew past MAX_RESPONSE_BYTES and was abandoned unread. */
+export const TOO_LARGE_CODE = 'TASKCTL_TOO_LARGE';
+
 /** Codes meaning "the server did not answer in time". */
 export const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  REQUEST_TIMEOUT_CODE,
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   'ETIMEDOUT',
 ]);
+
+/** Transport codes in plain words, for messages (the codes themselves stay in `--verbose`). */
+const PLAIN_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'the name lookup failed for now',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer within the request timeout',
+  UND_ERR_BODY_TIMEOUT: 'the answer stalled past the request timeout',
+  [REQUEST_TIMEOUT_CODE]: 'no complete answer within the request timeout',
+  [DEADLINE_CODE]: 'no answer before the deadline',
+  ECONNRESET: 'the connection was reset',
+  EPIPE: 'the connection closed while sending',
+  ECONNABORTED: 'the connection was aborted',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ENETDOWN: 'the network is down',
+  EHOSTDOWN: 'the host is down',
+  UND_ERR_SOCKET: 'the connection closed before the answer was complete',
+  UND_ERR_CLOSED: 'the connection closed before the answer was complete',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was shorter or longer than announced',
+};
+
+/** `connection refused` for ECONNREFUSED; an unknown code is returned as it is (better than nothing). */
+export function plainWords(code: string): string {
+  return Object.hasOwn(PLAIN_WORDS, code) ? (PLAIN_WORDS[code] ?? code) : code;
+}
 
 /** TLS failures happen during the handshake (before the request is sent) and do not fix themselves on retry. */
 export function isTlsErrorCode(code: string): boolean {

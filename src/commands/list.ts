@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
+import { PageWalkGuard } from '../core/page-guard.js';
 import { examples, type RunAction } from '../program.js';
 import { collect, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';
@@ -48,19 +49,21 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   const matches = (task: Task) =>
     (!options.status?.length || options.status.includes(task.status)) &&
     (!options.service?.length || options.service.includes(task.service));
-  const columns = ctx.globals.quiet
-    ? taskColumns(ctx.printer.paintStatus).slice(0, 1)
-    : taskColumns(ctx.printer.paintStatus);
+  const all = taskColumns((status) => ctx.printer.paintStatus(status));
+  const columns = ctx.globals.quiet ? all.slice(0, 1) : all;
   const out = ctx.printer.stream(columns, (task: Task) => task);
   let printed = 0;
   let page = options.page;
-  let lastMeta: { total_pages: number; current_page: number } | undefined;
+  let lastMeta: { total_pages: number; current_page: number };
+  // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8.
+  const guard = new PageWalkGuard<Task>('listing tasks');
   try {
     for (;;) {
       const { tasks, meta } = await api.listTasks({ page, perPage: options.perPage });
       lastMeta = meta;
       if (page === options.page) ctx.cache.rememberTasks(tasks);
-      let rows = tasks.filter(matches);
+      const fresh = options.all ? guard.accept(page, meta.total_pages, tasks) : tasks;
+      let rows = fresh.filter(matches);
       if (options.limit !== undefined) rows = rows.slice(0, options.limit - printed);
       out.write(rows);
       printed += rows.length;
@@ -71,7 +74,7 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   } finally {
     await out.end();
   }
-  if (!options.all && lastMeta && lastMeta.total_pages > lastMeta.current_page) {
+  if (!options.all && lastMeta.total_pages > lastMeta.current_page) {
     ctx.printer.info(
       `page ${lastMeta.current_page} of ${lastMeta.total_pages}; use --page ${lastMeta.current_page + 1} or --all for more`,
     );

@@ -1,19 +1,14 @@
-/** The sandbox talks only to this machine: admin callers and webhook receivers must be loopback. */
-import { isIP } from 'node:net';
+/**
+ * The sandbox talks only to this machine: admin callers and webhook receivers must be loopback. One rule for the
+ * client and the sandbox: `isLoopbackHost` of src/api/base-url.ts (which does not trust `*.localhost`).
+ */
+import { isLoopbackHost } from '../api/base-url.js';
 
-/** True for `localhost`, `*.localhost`, 127.0.0.0/8 and ::1 (bracketed or not). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  return isLoopbackAddress(host);
-}
+export { isLoopbackHost };
 
-/** True for a socket's remote address on loopback (IPv4, IPv6 and IPv4-mapped IPv6). */
+/** True for a socket's remote address on loopback (IPv4 127/8, ::1 and IPv4-mapped IPv6). */
 export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIP(plain) === 4) return plain.startsWith('127.');
-  return plain === '::1' || plain === '0:0:0:0:0:0:0:1';
+  return address !== undefined && address !== '' && isLoopbackHost(address);
 }
 
 /** Validates a webhook URL: http(s) and a loopback host; returns an error message or undefined. */

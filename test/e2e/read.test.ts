@@ -251,7 +251,7 @@ describe('errors and configuration', () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it('exits 8 naming the endpoint when the service keeps failing', async () => {
+  it('exits 8 naming the request when the service keeps failing', async () => {
     await world.admin('POST', '/__sandbox/faults', {
       method: 'GET',
       path: '/api/v1/balance',
@@ -261,7 +261,7 @@ describe('errors and configuration', () => {
     });
     const result = await world.run(['balance']);
     expect(result.code).toBe(8);
-    expect(result.stderr).toMatch(/GET \/balance/);
+    expect(result.stderr).toMatch(/reading the balance/);
     await world.admin('DELETE', '/__sandbox/faults');
   });
 

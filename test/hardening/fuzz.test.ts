@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { judgeFailure, judgeResponse, type JudgeContext, type Method } from '../../src/api/judge.js';
+import { shouldRetry } from '../../src/api/client.js';
 import { MAX_RATE_LIMIT_WAIT_MS, parseRateLimit, RateLimiter } from '../../src/api/rate-limit.js';
 import { backoffDelay, parseRetryAfter, RETRY_AFTER_MAX_MS } from '../../src/api/retry.js';
 import {
@@ -420,7 +421,6 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
       loopback: false,
       timeoutMs: 30_000,
       scrub: createRedactor([KEY]),
-      limiter: new RateLimiter({ clock }),
       now: () => clock.now(),
       random: Math.random,
     };
@@ -453,15 +453,16 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
           expect(error).toBeInstanceOf(CliError);
           expect(error.message).not.toContain(KEY);
           expect(error.message.length).toBeLessThan(2_000);
-          if (verdict.retry) {
-            expect(verdict.retry.delayMs).toBeGreaterThanOrEqual(0);
-            expect(verdict.retry.delayMs).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+          const retry = shouldRetry(method, verdict.failure);
+          if (retry) {
+            expect(verdict.waitMs).toBeGreaterThanOrEqual(0);
+            expect(verdict.waitMs).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
           }
           // A create that may have reached the server is never marked for a blind retry: only a refusal for the rate
           // limit (HTTP 429, or the rate_limited code) may be resent.
-          if (method === 'POST' && verdict.retry) expect(code === 429 || t.includes('rate_limited')).toBe(true);
-          const snapshot = ctx.limiter.snapshot();
-          if (snapshot) expect(snapshot.resetAtMs - clock.now()).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
+          if (method === 'POST' && retry) expect(code === 429 || t.includes('rate_limited')).toBe(true);
+          if (verdict.blockUntilMs !== undefined)
+            expect(verdict.blockUntilMs - clock.now()).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
         },
       ),
       { numRuns: 4000 },
@@ -507,9 +508,9 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
           const failure = verdict.fail('');
           expect(failure).toBeInstanceOf(CliError);
           expect(failure.message).not.toContain(KEY);
-          if (verdict.retry) {
-            expect(verdict.retry.delayMs).toBeGreaterThanOrEqual(0);
-            expect(verdict.retry.delayMs).toBeLessThanOrEqual(8_000);
+          if (shouldRetry(method, verdict.failure)) {
+            expect(verdict.waitMs).toBeGreaterThanOrEqual(0);
+            expect(verdict.waitMs).toBeLessThanOrEqual(8_000);
             if (method === 'POST')
               expect(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']).toContain(c);
           }

@@ -92,3 +92,12 @@ describe('isLoopbackHost', () => {
     '10.127.0.1',
   ])('%s is not loopback', (host) => expect(isLoopbackHost(host)).toBe(false));
 });
+
+describe('one loopback rule for the client and the sandbox', () => {
+  it('the sandbox uses the same function, so *.localhost is refused as a webhook target too', async () => {
+    const sandbox = await import('../../../src/sandbox/loopback.js');
+    expect(sandbox.isLoopbackHost).toBe(isLoopbackHost);
+    expect(sandbox.checkWebhookUrl('http://hooks.localhost:9000/x')).toMatch(/is not on this machine/);
+    expect(sandbox.checkWebhookUrl('http://127.0.0.1:9000/x')).toBeUndefined();
+  });
+});

@@ -168,7 +168,9 @@ describe('GET: retries', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error.exitCode).toBe(ExitCode.unavailable);
-    expect(error.message).toBe('GET /balance: could not reach https://api.test (ECONNREFUSED) after 4 attempts');
+    expect(error.message).toBe(
+      'reading the balance: could not reach https://api.test (connection refused) after 4 attempts',
+    );
     expect(clock.sleeps).toEqual([500, 1000, 2000]);
   });
 
@@ -179,7 +181,7 @@ describe('GET: retries', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error.message).toBe(
-      'GET /balance: https://api.test did not answer within 30s (UND_ERR_HEADERS_TIMEOUT) after 4 attempts',
+      'reading the balance: https://api.test did not send the complete answer within 30s after 4 attempts',
     );
   });
 
@@ -214,7 +216,7 @@ describe('GET: retries', () => {
     const { client, clock } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('GET /balance: Internal server error after 4 attempts');
+    expect(error.message).toBe('reading the balance: Internal server error after 4 attempts');
     expect(clock.sleeps).toHaveLength(3);
   });
 
@@ -228,7 +230,7 @@ describe('GET: retries', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error.message).toBe(
-      'GET /balance: the server answered HTTP 502 with a non-JSON body (text/html) after 4 attempts',
+      'reading the balance: the server answered HTTP 502 with a body that is not JSON (text/html) after 4 attempts',
     );
   });
 
@@ -287,7 +289,7 @@ describe('GET: retries', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.exitCode).toBe(ExitCode.rateLimited);
-    expect(error.message).toBe('GET /balance: Too many requests after 4 attempts');
+    expect(error.message).toBe('reading the balance: Too many requests after 4 attempts');
     expect(clock.sleeps).toEqual([1_000, 1_000, 1_000]);
   });
 
@@ -340,7 +342,7 @@ describe('GET: no retry on definite answers', () => {
     const { client, clock } = makeClient(agent);
     const error = await failure(client.getTask(42));
     expect(error).toBeInstanceOf(cls);
-    expect(error.message).toBe(`GET /tasks/42: ${message}`);
+    expect(error.message).toBe(status === 404 ? 'task 42 was not found' : `reading task 42: ${message}`);
     expect(clock.sleeps).toEqual([]);
   });
 
@@ -353,7 +355,7 @@ describe('GET: no retry on definite answers', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(AuthError);
     expect(error.exitCode).toBe(ExitCode.auth);
-    expect(error.message).toBe('GET /balance: Invalid or missing API key');
+    expect(error.message).toBe('reading the balance: Invalid or missing API key');
     expect(error.hint).toBe('Run `taskctl auth login`, or set TASKCTL_API_KEY.');
   });
 
@@ -363,7 +365,7 @@ describe('GET: no retry on definite answers', () => {
     const { client } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(NotFoundError);
-    expect(error.message).toBe('GET /balance: not found (HTTP 404)');
+    expect(error.message).toBe('reading the balance: not found (HTTP 404)');
   });
 
   it('does not follow a redirect, and names where it pointed', async () => {
@@ -392,20 +394,24 @@ describe('GET: malformed bodies are exit 8 and not retried', () => {
     [
       'wrong type',
       ok({ balance: 'lots', currency: 'coins' }),
-      'GET /balance: unexpected response from the server (data.balance: expected number, received string)',
+      'reading the balance: unexpected response from the server (data.balance: expected number, received string)',
     ],
     [
       'missing field',
       ok({ currency: 'coins' }),
-      'GET /balance: unexpected response from the server (data.balance: expected number, received undefined)',
+      'reading the balance: unexpected response from the server (data.balance: expected number, received undefined)',
     ],
     [
       'truncated JSON',
       ok({ balance: 1, currency: 'coins' }).slice(0, 20),
-      'GET /balance: the server answered HTTP 200 with a non-JSON body (application/json)',
+      'reading the balance: the response was cut off (truncated JSON, HTTP 200)',
     ],
-    ['empty body', '', 'GET /balance: the server answered HTTP 200 with a non-JSON body (application/json)'],
-    ['JSON null', 'null', 'GET /balance: unexpected response from the server ((body): expected object, received null)'],
+    ['empty body', '', 'reading the balance: the server answered HTTP 200 with an empty body'],
+    [
+      'JSON null',
+      'null',
+      'reading the balance: unexpected response from the server ((body): expected object, received null)',
+    ],
   ])('%s', async (_name, body, message) => {
     setup();
     pool.intercept(balancePath).reply(200, body, { headers: JSON_HEADERS });
@@ -424,7 +430,7 @@ describe('GET: malformed bodies are exit 8 and not retried', () => {
       .reply(200, '<!doctype html><title>Login</title>', { headers: { 'content-type': 'text/html; charset=utf-8' } });
     const { client } = makeClient(agent);
     expect((await failure(client.getBalance())).message).toBe(
-      'GET /balance: the server answered HTTP 200 with a non-JSON body (text/html)',
+      'reading the balance: the server answered HTTP 200 with a body that is not JSON (text/html)',
     );
   });
 });
@@ -438,7 +444,7 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
     const { client, clock } = makeClient(agent, { deadline: T0 + 10_000 });
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('GET /balance: maintenance (no time left to retry before the deadline)');
+    expect(error.message).toBe('reading the balance: maintenance (no time left to retry before the deadline)');
     expect(clock.sleeps).toEqual([]);
   });
 
@@ -448,7 +454,7 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
     const { client, clock } = makeClient(agent, { deadline: T0 + 1_200, random: () => 0 });
     const error = await failure(client.getBalance());
     expect(error.message).toBe(
-      'GET /balance: could not reach https://api.test (ECONNREFUSED) after 2 attempts (no time left to retry before the deadline)',
+      'reading the balance: could not reach https://api.test (connection refused) after 2 attempts (no time left to retry before the deadline)',
     );
     expect(clock.sleeps).toEqual([500]);
   });
@@ -510,5 +516,38 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
     const { client } = makeClient(agent);
     await client.close();
     expect((await makeClient(agent).client.getBalance()).balance).toBe(1);
+  });
+});
+
+describe('GET: bounded responses', () => {
+  it('refuses a body announced larger than 64 MiB without reading it, and does not retry', async () => {
+    setup();
+    pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }), {
+      headers: { ...JSON_HEADERS, 'content-length': String(65 * 1024 * 1024) },
+    });
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toBe('reading the balance: the answer is larger than 64 MiB (65 MiB announced)');
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('refuses a streamed body once it passes 64 MiB', async () => {
+    setup();
+    const big = `{"success":true,"data":"${'a'.repeat(64 * 1024 * 1024)}"}`;
+    pool.intercept(balancePath).reply(200, big, { headers: JSON_HEADERS });
+    const { client } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error.message).toBe('reading the balance: the answer is larger than 64 MiB');
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+  });
+
+  it('a body nested deeper than 256 levels is a malformed response, not a stack overflow', async () => {
+    setup();
+    const deep = `{"success":true,"data":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    pool.intercept(balancePath).reply(200, deep, { headers: JSON_HEADERS });
+    const { client } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error.message).toBe('reading the balance: the response is nested deeper than 256 levels (HTTP 200)');
   });
 });

@@ -47,7 +47,7 @@ describe('--verbose trace', () => {
     pool.intercept(balancePath).reply(401, apiFailure('unauthorized', `key ${API_KEY} is revoked`));
     const { client } = makeClient(agent);
     const error = (await client.getBalance().catch((e: unknown) => e)) as Error;
-    expect(error.message).toBe('GET /balance: key [REDACTED] is revoked');
+    expect(error.message).toBe('reading the balance: key [REDACTED] is revoked');
   });
 
   it('traces transport failures and the body size of a POST, without the body', async () => {

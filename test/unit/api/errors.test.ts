@@ -19,6 +19,7 @@ import {
   InputError,
   NotFoundError,
   RateLimitError,
+  RefusedError,
   UnavailableError,
 } from '../../../src/errors.js';
 
@@ -53,8 +54,10 @@ describe('apiError: by HTTP status when the code is unknown or missing', () => {
     [500, UnavailableError],
     [502, UnavailableError],
     [503, UnavailableError],
-    [409, UnavailableError],
-    [418, UnavailableError],
+    [409, RefusedError],
+    [410, RefusedError],
+    [418, RefusedError],
+    [408, UnavailableError],
   ])('HTTP %i → %o', (status, cls) => {
     expect(apiError('GET /x', status, { code: 'some_new_code', message: 'm' })).toBeInstanceOf(cls);
     const bare = apiError('GET /x', status, undefined);
@@ -66,7 +69,10 @@ describe('apiError: by HTTP status when the code is unknown or missing', () => {
 describe('apiError messages and hints', () => {
   it('names the endpoint and uses the server message', () => {
     expect(apiError('GET /tasks/42', 404, { code: 'not_found', message: 'Task 42 not found' }).message).toBe(
-      'GET /tasks/42: Task 42 not found',
+      'task 42 was not found',
+    );
+    expect(apiError('GET /tasks/42', 404, { code: 'not_found', message: 'archived last year' }).message).toBe(
+      'task 42 was not found (archived last year)',
     );
   });
 
@@ -93,7 +99,7 @@ describe('apiError messages and hints', () => {
       { code: 'internal_error', message: '' },
       { suffix: ' after 4 attempts' },
     );
-    expect(error.message).toBe('GET /balance: the service failed (HTTP 503, internal_error) after 4 attempts');
+    expect(error.message).toBe('reading the balance: the service failed (HTTP 503, internal_error) after 4 attempts');
   });
 });
 
@@ -111,7 +117,7 @@ describe('malformed and non-JSON bodies', () => {
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error.exitCode).toBe(ExitCode.unavailable);
     expect(error.message).toBe(
-      'GET /balance: unexpected response from the server (data.balance: expected number, received string)',
+      'reading the balance: unexpected response from the server (data.balance: expected number, received string)',
     );
   });
 
@@ -130,10 +136,10 @@ describe('malformed and non-JSON bodies', () => {
   });
 
   it('describes a non-JSON body with its content type', () => {
-    expect(nonJsonResponseError('GET /balance', 502, 'text/html; charset=utf-8').message).toBe(
-      'GET /balance: the server answered HTTP 502 with a non-JSON body (text/html)',
+    expect(nonJsonResponseError('GET /balance', 502, 'text/html; charset=utf-8', 'not JSON').message).toBe(
+      'reading the balance: the server answered HTTP 502 with a body that is not JSON (text/html)',
     );
-    expect(nonJsonResponseError('GET /balance', 200, undefined).message).toMatch(/\(no content type\)$/);
+    expect(nonJsonResponseError('GET /balance', 200, undefined, 'not JSON').message).toMatch(/\(no content type\)$/);
   });
 
   it('names the redirect target', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { shouldRetry } from '../../../src/api/client.js';
 import {
   BACKOFF_CAP_MS,
   backoffDelay,
@@ -114,5 +115,37 @@ describe('formatSeconds', () => {
     expect(formatSeconds(1234)).toBe('1.2s');
     expect(formatSeconds(500)).toBe('0.5s');
     expect(formatSeconds(42_000)).toBe('42s');
+  });
+});
+
+describe('shouldRetry: the one retry rule', () => {
+  const failures = [
+    'never-sent',
+    'transport',
+    'unknown-transport',
+    'deadline',
+    'tls',
+    'too-large',
+    'ambiguous',
+    'rate-limited',
+    'rate-limited-too-long',
+    'server-fault',
+    'http-408',
+    'unreadable',
+    'refused',
+  ] as const;
+
+  it('a create is sent again only when it provably never left, or after a 429', () => {
+    expect(failures.filter((f) => shouldRetry('POST', f))).toEqual(['never-sent', 'rate-limited']);
+  });
+
+  it('a GET is retried on blips (network, 5xx, 408, 429), never on answers that would come back the same', () => {
+    expect(failures.filter((f) => shouldRetry('GET', f))).toEqual([
+      'never-sent',
+      'transport',
+      'rate-limited',
+      'server-fault',
+      'http-408',
+    ]);
   });
 });

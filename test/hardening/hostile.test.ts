@@ -1,0 +1,156 @@
+/**
+ * Hardening matrix, hostile-server rows (test/README.md, H1–H12): a service that drips, floods, nests, pages forever,
+ * refuses with unknown codes and sends escape sequences. Rows that measure a process (time, peak RSS) spawn the built
+ * bin under /usr/bin/time (`npm run build` first); the others run `main()` in-process against the same server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
+import { isolatedHome, KEY } from './helpers.js';
+import { hostileServer, runMeasured, type HostileMode, type HostileServer } from './hostile-server.js';
+import { runTaskctl } from '../unit/commands/harness.js';
+
+const RSS_LIMIT_MB = 300;
+
+let server: HostileServer;
+const home = isolatedHome();
+beforeAll(async () => {
+  server = await hostileServer();
+});
+afterAll(async () => {
+  await server.close();
+  home.cleanup();
+});
+
+const envFor = (mode: HostileMode) => ({ ...home.env, TASKCTL_BASE_URL: server.baseUrl(mode), TASKCTL_API_KEY: KEY });
+
+/** One or two lines, `error: …` first, no stack, no transport internals, no key, no raw control characters. */
+function expectPlainError(stderr: string): void {
+  expect(stderr).toMatch(/^error: /);
+  expect(stderr.trimEnd().split('\n').length).toBeLessThanOrEqual(2);
+  expect(stderr).not.toMatch(/\n\s+at |UND_ERR|Maximum call stack|a bug in taskctl/);
+  expect(stderr).not.toContain(KEY);
+  expect(stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+}
+
+describe.concurrent('hostile server (spawned: time and peak RSS)', () => {
+  it('H1 a body dripped a byte every 200 ms: exit 8 within the whole request timeout, retried like any GET', async () => {
+    const r = await runMeasured(['balance', '--request-timeout', '1s'], envFor('drip'), 20_000);
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(/did not send the complete answer within 1s after 4 attempts/);
+    expectPlainError(r.stderr);
+    // 4 attempts of 1 s plus 0.5 + 1 + 2 s of backoff, plus 5 s of slack for start-up on a busy machine.
+    expect(r.ms).toBeLessThan(4 * 1000 + 3500 + 5000);
+    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
+  });
+
+  it('H2 an endless chunked body: refused past the size cap without buffering it, exit 8, one request', async () => {
+    const before = server.counts.get('flood-chunked') ?? 0;
+    const r = await runMeasured(['balance', '--request-timeout', '20s'], envFor('flood-chunked'), 25_000);
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(/the answer is larger than 64 MiB/);
+    expectPlainError(r.stderr);
+    expect(server.counts.get('flood-chunked')).toBe(before + 1);
+    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
+  });
+
+  it('H3 Content-Length: 1 GiB: refused before reading the body, exit 8, one request', async () => {
+    const before = server.counts.get('flood-length') ?? 0;
+    const r = await runMeasured(['balance', '--request-timeout', '2s'], envFor('flood-length'), 10_000);
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(/the answer is larger than 64 MiB \(1024 MiB announced\)/);
+    expectPlainError(r.stderr);
+    expect(server.counts.get('flood-length')).toBe(before + 1);
+    expect(r.ms).toBeLessThan(2000 + 5000);
+    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
+  });
+
+  it.each([['table'], ['json'], ['csv']])(
+    'H4 item data nested 1,000,000 deep in `show -o %s`: a malformed response, exit 8, never a stack overflow',
+    async (format) => {
+      const r = await runMeasured(['show', '1', '-o', format, '--request-timeout', '2s'], envFor('nest'), 10_000);
+      expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+      expect(r.stderr).toMatch(/nested deeper than 256 levels/);
+      expectPlainError(r.stderr);
+      expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
+    },
+  );
+
+  it('H5 `list --all` while total_pages keeps growing: exit 8 after a bounded walk', async () => {
+    const r = await runMeasured(
+      ['list', '--all', '-o', 'tsv', '--request-timeout', '2s'],
+      envFor('pages-growing'),
+      15_000,
+    );
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(/the server's pages do not end \(total_pages grew from 2 to \d+/);
+    expectPlainError(r.stderr);
+    expect(server.counts.get('pages-growing')).toBeLessThanOrEqual(10);
+    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
+  });
+});
+
+describe.concurrent('hostile server (in-process)', () => {
+  it('H6 `list --all` over pages that repeat the same ids: exit 8 at the second page, the first page printed', async () => {
+    const r = await runTaskctl(['list', '--all', '-o', 'tsv'], { env: envFor('pages-repeating') });
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(/page 2 repeats tasks already listed/);
+    expect(r.stdout.trim().split('\n')).toHaveLength(25);
+    expectPlainError(r.stderr);
+  });
+
+  it('H7 an error code taskctl does not know (409 conflict): exit 12 with the code and message, not retried', async () => {
+    const before = server.counts.get('conflict') ?? 0;
+    const r = await runTaskctl(['balance'], { env: envFor('conflict') });
+    expect(r.code, r.stderr).toBe(ExitCode.refused);
+    expect(r.stderr).toMatch(/refused.*conflict.*the task is locked by another job/);
+    expect(r.stderr).not.toMatch(/try again later/i);
+    expectPlainError(r.stderr);
+    expect(server.counts.get('conflict')).toBe(before + 1);
+  });
+
+  it('H8 `--verbose` neutralises escape sequences in header values and error messages', async () => {
+    const r = await runTaskctl(['balance', '--verbose'], { env: envFor('escapes') });
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(/\\x1b\]52;c;/);
+    expect(r.stderr).toMatch(/\\x9b31m/);
+    expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it('H9 a connection closed half-way through the body: plain words, retried, exit 8', async () => {
+    const before = server.counts.get('cut') ?? 0;
+    const r = await runTaskctl(['balance'], { env: envFor('cut') });
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(/the connection closed before the answer was complete after 4 attempts/);
+    expectPlainError(r.stderr);
+    expect(server.counts.get('cut')).toBe(before + 4);
+  });
+
+  it('H10 JSON nested 1,000,000 deep in `balance`: exit 8, not retried', async () => {
+    const before = server.counts.get('nest') ?? 0;
+    const r = await runTaskctl(['balance', '-o', 'json'], { env: envFor('nest') });
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(/nested deeper than 256 levels/);
+    expectPlainError(r.stderr);
+    expect(server.counts.get('nest')).toBe(before + 1);
+  });
+
+  it.each([
+    [['balance'], 'reading the balance'],
+    [['services'], 'listing services'],
+    [['list'], 'listing tasks'],
+    [['show', '7'], 'reading task 7'],
+  ])('H11 `%s` answered with a bare JSON string: exit 8 naming the request in words', async (argv, label) => {
+    const r = await runTaskctl(argv, { env: envFor('odd') });
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toContain(`error: ${label}: unexpected response from the server ((body): expected object`);
+    expectPlainError(r.stderr);
+  });
+
+  it('H12 `show 99999` of a task the server does not have: "task 99999 was not found", exit 5', async () => {
+    const r = await runTaskctl(['show', '99999'], { env: envFor('missing') });
+    expect(r.code, r.stderr).toBe(ExitCode.notFound);
+    expect(r.stderr).toMatch(/^error: task 99999 was not found\n/);
+    expect(r.stderr).not.toMatch(/GET \/tasks/);
+    expectPlainError(r.stderr);
+  });
+});
