@@ -198,11 +198,11 @@ describe('no-items and bare-tasks', () => {
 });
 
 describe('errors in other shapes and statuses', () => {
-  it('error-string: a missing task is exit 5 with the server message', async () => {
+  it('error-string: a missing task is exit 5 naming the task', async () => {
     const { run } = await world(['error-string']);
     const missing = await run(['show', '999']);
     expect(missing.code, show(missing)).toBe(5);
-    expect(missing.stderr).toMatch(/Task 999 not found/);
+    expect(missing.stderr).toMatch(/^error: task 999 was not found$/m);
   });
 
   it('status-400: refusals are told apart by their code (not found 5, balance 6)', async () => {

@@ -112,7 +112,7 @@ describe.concurrent('hostile server (in-process)', () => {
     const r = await runTaskctl(['balance', '--verbose'], { env: envFor('escapes') });
     expect(r.code, r.stderr).toBe(ExitCode.unavailable);
     expect(r.stderr).toMatch(/\\x1b\]52;c;/);
-    expect(r.stderr).toMatch(/\\x9b31m/);
+    expect(r.stderr).toMatch(/\\u009b31m/);
     expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 
