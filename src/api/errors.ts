@@ -8,6 +8,7 @@ import {
   CliError,
   InputError,
   NotFoundError,
+  MalformedResponseError,
   RateLimitError,
   UnavailableError,
 } from '../errors.js';
@@ -154,7 +155,7 @@ export function describeIssue(issues: ReadonlyArray<IssueLike>, prefix: Readonly
 
 /** A 2xx body that fits no documented shape (not retried: the same server would send it again). */
 export function malformedResponseError(endpoint: string, issues: ReadonlyArray<IssueLike>): UnavailableError {
-  return new UnavailableError(
+  return new MalformedResponseError(
     `${endpoint}: unexpected response from the server (${describeIssue(issues)})`,
     'Check that --base-url points at the task service (it should end in /api/v1); `--verbose` shows the exchange.',
   );
@@ -172,7 +173,7 @@ export function nonJsonResponseError(
   status: number,
   contentType: string | undefined,
 ): UnavailableError {
-  return new UnavailableError(
+  return new MalformedResponseError(
     `${endpoint}: ${nonJsonDetail(status, contentType)}`,
     'Check that --base-url points at the task service (it should end in /api/v1), and any proxy in between.',
   );
