@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander';
-import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
@@ -23,9 +22,6 @@ export interface WaitOptions {
   /** Reports to write after the wait (`--report junit=FILE`, `--report github`). */
   report?: ReportSpec[];
 }
-
-/** Heartbeat on plain-line progress, so a CI log shows the wait is alive. */
-const HEARTBEAT_MS = 60_000;
 
 /** The wait flags, shared by `wait` and `create --wait`. */
 export function addWaitOptions(command: Command): Command {
@@ -82,34 +78,22 @@ export async function resolveIds(ctx: Context, args: string[]): Promise<number[]
   return [...new Set(ids)];
 }
 
-function describe(task: Task): string {
-  const done = (task.completed_items ?? 0) + (task.failed_items ?? 0);
-  const counts =
-    task.completed_items !== undefined && task.completed_items !== null
-      ? ` ${done}/${task.total_items} items`
-      : ` ${task.total_items} items`;
-  const failed = task.failed_items ? `, ${task.failed_items} failed` : '';
-  return `task ${task.id} ${task.status}${counts}${failed}`;
-}
-
 /** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
 export async function waitForTasks(ctx: Context, ids: number[], options: WaitOptions): Promise<void> {
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
   const api = await ctx.api({ deadline });
-  const { followTasks } = await import('../core/follow/follow.js');
-  const { waitExitCode, stillRunningMessage } = await import('../core/follow/outcome.js');
-  const { startLogGroup } = await import('../output/progress.js');
+  const [{ followTasks }, { waitExitCode, stillRunningMessage }, { startLogGroup }, { FollowDisplay }, unknown] =
+    await Promise.all([
+      import('../core/follow/follow.js'),
+      import('../core/follow/outcome.js'),
+      import('../output/progress.js'),
+      import('../core/follow/display.js'),
+      import('../core/follow/unknown-status.js'),
+    ]);
   const progress = await ctx.printer.progress();
-  const latest = new Map<number, Task>();
-  let lastPrinted = start;
-  const render = () => {
-    const elapsed = formatDuration(ctx.clock.now() - start);
-    progress.update(
-      ids.map((id) => (latest.has(id) ? describe(latest.get(id)!) : `task ${id} …`)).join('\n') + ` (${elapsed})`,
-    );
-    lastPrinted = ctx.clock.now();
-  };
+  const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures: options.allowItemFailures });
+  const warnUnknown = unknown.warnOnceForUnknownStatus((text) => progress.interject(() => ctx.printer.warn(text)));
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
   const group =
     progress.mode === 'lines'
@@ -130,21 +114,22 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     deadline,
     signal: ctx.signal,
     countItems: !options.allowItemFailures,
-    onChange: ({ task }) => {
-      latest.set(task.id, task);
-      render();
+    onChange: (change) => {
+      warnUnknown(change.task.status);
+      display.change(change);
     },
-    onTransientError: (error) => ctx.printer.warn(`${error.message}; retrying`),
-    onRound: () => {
-      if (ctx.clock.now() - lastPrinted >= HEARTBEAT_MS) {
-        progress.heartbeat();
-        lastPrinted = ctx.clock.now();
-      }
-    },
-  }).finally(() => group?.end());
+    onTransientError: (error) => progress.interject(() => ctx.printer.warn(`${error.message}; retrying`)),
+    onRound: () => display.round(),
+  })
+    .catch((error: unknown) => {
+      // An error (exit 8...) must not leave the live block on the screen above its message.
+      progress.stop();
+      throw error;
+    })
+    .finally(() => group?.end());
+  display.finish(result.reason === 'interrupted');
+  progress.stop();
   const code = waitExitCode(result.tasks, { allowItemFailures: options.allowItemFailures, reason: result.reason });
-  if (code === ExitCode.ok) progress.succeed();
-  else progress.fail();
   ctx.cache.rememberTasks(result.tasks);
 
   if (!ctx.globals.quiet) await ctx.printer.list(result.tasks, taskColumns(ctx.printer.paintStatus), result.tasks);
@@ -153,7 +138,7 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     ctx.printer.error('interrupted', stillRunningMessage(result.unfinished, resumeFlags));
   } else if (result.reason === 'timeout') {
     ctx.printer.error(
-      `timed out after ${formatDuration(options.timeout)}`,
+      `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
       stillRunningMessage(result.unfinished, resumeFlags),
     );
   } else {

@@ -1,0 +1,253 @@
+/**
+ * What a person or a CI log sees while `wait`/`create --wait` follow tasks (issue 16): one line per task with its
+ * status, counts, percent, rate, ETA and elapsed time. On a terminal the lines are a live block that ticks; in plain
+ * mode a task gets a line when its status changes, and when its counts change no sooner than max(2 s, 1/60 of the
+ * elapsed time) after its last line, plus a heartbeat each minute with fresh counts. Only tasks seen are shown.
+ */
+import type { Task } from '../../api/schemas.js';
+import type { Paint, Progress } from '../../output/progress.js';
+import { isTerminal, taskPhase, taskSucceeded } from '../task-state.js';
+import type { ItemCounts } from '../task-state.js';
+import type { Clock } from '../time.js';
+import type { TaskChange } from './follow.js';
+
+/** A CI log shows life at least this often. */
+export const HEARTBEAT_MS = 60_000;
+/** Shortest gap between two count lines of one task in plain mode. */
+export const MIN_LINE_GAP_MS = 2000;
+/** A long task writes about this many count lines in plain mode (a line no sooner than elapsed/60 after the last). */
+const LINES_PER_TASK = 60;
+/** Plain-mode heartbeats list unfinished tasks one per line up to this many, else one summary line. */
+const HEARTBEAT_LINES = 10;
+const BAR_WIDTH = 16;
+
+export interface DisplayOptions {
+  progress: Progress;
+  clock: Pick<Clock, 'now'>;
+  /** Task ids in the order given (the display's order). */
+  ids: readonly number[];
+  /** `--allow-item-failures`: a completed task with failed items earns ✓, not ✗. */
+  allowItemFailures?: boolean;
+}
+
+interface View {
+  change: TaskChange;
+  /** Local time the task was first seen: the elapsed clock's fallback when the server's timestamps are unusable. */
+  firstSeenAt: number;
+}
+
+interface Printed {
+  at: number;
+  key: string;
+}
+
+export class FollowDisplay {
+  private readonly views = new Map<number, View>();
+  private readonly printed = new Map<number, Printed>();
+  /** Plain mode: tasks whose counts moved while their lines were throttled. */
+  private readonly pending = new Set<number>();
+  private readonly start: number;
+  private lastLineAt: number;
+
+  constructor(private readonly options: DisplayOptions) {
+    this.start = options.clock.now();
+    this.lastLineAt = this.start;
+    if (options.progress.mode === 'live') options.progress.live((spin, maxLines) => this.frame(spin, maxLines));
+  }
+
+  change(change: TaskChange): void {
+    const id = change.task.id;
+    const seen = this.views.get(id);
+    this.views.set(id, { change, firstSeenAt: seen?.firstSeenAt ?? change.at });
+    const { progress } = this.options;
+    if (progress.mode === 'live') progress.refresh();
+    else if (progress.mode === 'lines') this.plainChange(id, change.statusChanged);
+  }
+
+  /** After each poll round: plain mode prints throttled count lines that are due, and the heartbeat. */
+  round(): void {
+    if (this.options.progress.mode !== 'lines') return;
+    const now = this.options.clock.now();
+    for (const id of this.pending) if (now - (this.printed.get(id)?.at ?? -Infinity) >= this.gap(now)) this.print(id);
+    if (now - this.lastLineAt < HEARTBEAT_MS) return;
+    const running = this.ordered().filter((view) => !isTerminal(view.change.task));
+    if (running.length > HEARTBEAT_LINES) this.log(this.summary(now, ''));
+    else for (const view of running) this.print(view.change.task.id);
+  }
+
+  /** The end: the live block becomes final lines (✓/✗ on each task); plain mode prints what throttling held back. */
+  finish(interrupted: boolean): void {
+    const { progress } = this.options;
+    if (progress.mode === 'live') {
+      progress.stop();
+      if (interrupted) return;
+      const views = this.ordered();
+      const rows = views.length <= HEARTBEAT_LINES ? views : views.filter((view) => !this.earnedTick(view.change));
+      if (views.length > HEARTBEAT_LINES) progress.log(this.summary(this.options.clock.now(), ''));
+      for (const view of rows) progress.log(this.line(view, '', 'live'));
+    } else if (progress.mode === 'lines') {
+      for (const id of this.pending) this.print(id);
+    }
+  }
+
+  private plainChange(id: number, statusChanged: boolean): void {
+    const now = this.options.clock.now();
+    const last = this.printed.get(id);
+    if (statusChanged || last === undefined || now - last.at >= this.gap(now)) this.print(id);
+    else this.pending.add(id);
+  }
+
+  private gap(now: number): number {
+    return Math.max(MIN_LINE_GAP_MS, (now - this.start) / LINES_PER_TASK);
+  }
+
+  private print(id: number): void {
+    const view = this.views.get(id);
+    this.pending.delete(id);
+    if (!view) return;
+    const now = this.options.clock.now();
+    const key = stateKey(view.change);
+    const last = this.printed.get(id);
+    // The same state twice only as a heartbeat (a minute on, its elapsed time moved).
+    if (last?.key === key && now - last.at < HEARTBEAT_MS) return;
+    this.printed.set(id, { at: now, key });
+    this.log(this.line(view, '', 'lines'));
+  }
+
+  private log(line: string): void {
+    this.lastLineAt = this.options.clock.now();
+    this.options.progress.log(line);
+  }
+
+  private ordered(): View[] {
+    const views: View[] = [];
+    for (const id of this.options.ids) {
+      const view = this.views.get(id);
+      if (view) views.push(view);
+    }
+    return views;
+  }
+
+  /** The live block: every task seen, or, when they do not fit, a summary line and the unfinished ones. */
+  private frame(spin: string, maxLines: number): string[] {
+    const now = this.options.clock.now();
+    const views = this.ordered();
+    if (views.length <= maxLines) return views.map((view) => this.line(view, spin, 'live'));
+    const running = views.filter((view) => !isTerminal(view.change.task));
+    return [this.summary(now, spin), ...running.slice(0, maxLines - 1).map((view) => this.line(view, spin, 'live'))];
+  }
+
+  private summary(now: number, spin: string): string {
+    const { paint } = this.options.progress;
+    const views = this.ordered();
+    const done = views.filter((view) => isTerminal(view.change.task));
+    const bad = done.filter((view) => !this.earnedTick(view.change)).length;
+    const unseen = this.options.ids.length - views.length;
+    const parts = [
+      `${this.options.ids.length} tasks: ${done.length} finished`,
+      ...(bad > 0 ? [paint.red(`${bad} ✗`)] : []),
+      `${views.length - done.length} running`,
+      ...(unseen > 0 ? [`${unseen} not seen yet`] : []),
+    ];
+    return `${spin === '' ? '' : `${paint.cyan(spin)} `}${parts.join(', ')} · ${clockTime(now - this.start)}`;
+  }
+
+  private earnedTick(change: TaskChange): boolean {
+    const { task } = change;
+    if (taskSucceeded(task)) return true;
+    return this.options.allowItemFailures === true && taskPhase(task) === 'completed';
+  }
+
+  /** One task's line. `live`: icon, bar, colour; `lines`: plain words for a log. */
+  private line(view: View, spin: string, mode: 'live' | 'lines'): string {
+    const { paint, clean } = this.options.progress;
+    const { task, counts } = view.change;
+    const now = this.options.clock.now();
+    const ended = isTerminal(task);
+    const icon = ended ? (this.earnedTick(view.change) ? paint.green('✓') : paint.red('✗')) : paint.cyan(spin);
+    const status = paintStatus(paint, task, clean(task.status));
+    const rate = view.change.itemsPerSecond;
+    const end = view.change.predictedEnd;
+    const timing = [
+      !ended && rate !== undefined ? `${formatRate(rate)}/s` : '',
+      !ended && end !== undefined ? `ETA ${end > now ? clockTime(end - now) : 'now'}` : '',
+    ];
+    const elapsed = clockTime(elapsedOf(view, now));
+    if (mode === 'live') {
+      const parts = [icon, `task ${task.id}`, status, ...liveCounts(counts, paint), ...timing, paint.dim(elapsed)];
+      return parts.filter((part) => part !== '').join(' ');
+    }
+    const head = [ended ? icon : '', `task ${task.id}`, status, plainCounts(counts)].filter((part) => part !== '');
+    return [head.join(' '), ...timing.filter((part) => part !== ''), `${elapsed} elapsed`].join(', ');
+  }
+}
+
+function liveCounts(counts: ItemCounts, paint: Paint): string[] {
+  const { completed, failed, total } = counts;
+  if (completed === undefined) return [paint.dim('(the server reports no item progress)')];
+  const done = completed + (failed ?? 0);
+  return [
+    bar(done, total, paint),
+    percent(done, total),
+    `${done}/${total}`,
+    failed ? paint.red(`${failed} failed`) : '',
+  ];
+}
+
+function plainCounts(counts: ItemCounts): string {
+  const { completed, failed, total } = counts;
+  if (completed === undefined) return '(the server reports no item progress)';
+  const done = completed + (failed ?? 0);
+  return `${done}/${total} items (${percent(done, total)}${failed ? `, ${failed} failed` : ''})`;
+}
+
+function percent(done: number, total: number): string {
+  return total > 0 ? `${Math.floor((100 * done) / total)}%` : '100%';
+}
+
+function bar(done: number, total: number, paint: Paint): string {
+  const filled = total > 0 ? Math.min(BAR_WIDTH, Math.floor((BAR_WIDTH * done) / total)) : BAR_WIDTH;
+  const rest = BAR_WIDTH - filled;
+  return paint.cyan('█'.repeat(filled)) + (rest > 0 ? paint.dim('░'.repeat(rest)) : '');
+}
+
+function paintStatus(paint: Paint, task: Task, text: string): string {
+  const phase = taskPhase(task);
+  if (phase === 'completed') return paint.green(text);
+  if (phase === 'ended') return paint.red(text);
+  return task.status === 'processing' ? paint.yellow(text) : task.status === 'pending' ? paint.dim(text) : text;
+}
+
+/** What makes two plain lines the same news: status and counts. */
+function stateKey(change: TaskChange): string {
+  const { completed, failed } = change.counts;
+  return `${change.task.status}\u0000${completed ?? '-'}\u0000${failed ?? '-'}`;
+}
+
+/** Since the task started (or was created), by the server's timestamps when usable; frozen at its end. */
+function elapsedOf(view: View, now: number): number {
+  const { task, at } = view.change;
+  const begin = parseTime(task.started_at) ?? parseTime(task.created_at);
+  const start = begin !== undefined && begin <= now ? begin : view.firstSeenAt;
+  const end = isTerminal(task) ? (parseTime(task.completed_at) ?? parseTime(task.failed_at) ?? at) : now;
+  return Math.max(0, end - start);
+}
+
+function parseTime(text: string | null | undefined): number | undefined {
+  if (text === undefined || text === null) return undefined;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** 0:07, 12:34, 1:02:03. */
+export function clockTime(ms: number): string {
+  const total = Math.floor(Math.max(0, ms) / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+function formatRate(perSecond: number): string {
+  return perSecond >= 100 ? perSecond.toFixed(0) : perSecond >= 10 ? perSecond.toFixed(1) : perSecond.toFixed(2);
+}
