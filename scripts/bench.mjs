@@ -2,7 +2,7 @@
 // `npm run bench`: the DESIGN.md section 7 figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
-//   node scripts/bench.mjs [--only startup,dryrun,wait,sandbox] [--runs 30] [--lines 1000000] [--json FILE]
+//   node scripts/bench.mjs [--only startup,dryrun,wait,follow,sandbox] [--runs 30] [--lines 1000000] [--json FILE]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
 // Needs a build (dist/). Uses hyperfine, jq and /usr/bin/time when present; a missing tool skips or replaces a figure
@@ -33,7 +33,7 @@ const { values: flags } = parseArgs({
     'child-memory': { type: 'boolean' },
   },
 });
-const SECTIONS = new Set((flags.only ?? 'startup,dryrun,wait,sandbox').split(',').map((s) => s.trim()));
+const SECTIONS = new Set((flags.only ?? 'startup,dryrun,wait,follow,sandbox').split(',').map((s) => s.trim()));
 const RUNS = Math.max(5, Number(flags.runs));
 const LINES = Math.max(1000, Number(flags.lines));
 if (flags.env !== 'clean' && flags.env !== 'inherit') throw new Error('--env is clean or inherit');
@@ -680,6 +680,11 @@ if (flags['child-memory']) {
   if (SECTIONS.has('startup')) await section('start-up', benchStartup, 'start-up figures');
   if (SECTIONS.has('dryrun')) await section('dry run', benchDryRun, '`create --dry-run` figures');
   if (SECTIONS.has('wait')) await section('wait', benchWait, '`wait` figures');
+  if (SECTIONS.has('follow')) {
+    const { benchFollow } = await import('./bench-follow.mjs');
+    const tools = { row, log, notes, run, NODE, BIN, ROOT, cliEnv, loadSandbox };
+    await section('follow', () => benchFollow(tools), 'follow policy figures');
+  }
   if (SECTIONS.has('sandbox')) {
     await section('throughput', benchSandboxThroughput, 'sandbox GET /balance throughput');
     await section('memory', benchSandboxMemory, 'sandbox memory of a 10,000-item task');

@@ -6,8 +6,8 @@
 
 /** Sustained requests a minute: the spec's 100, less a margin for other commands on the same key. */
 export const SUSTAINED_PER_MINUTE = 80;
-/** Requests that may go out back to back. */
-export const BURST = 10;
+/** Requests that may go out back to back: one round's worth for up to 300 tasks (⌈300/100⌉+1), so rounds stay apart. */
+export const BURST = 4;
 
 export class RequestBucket {
   private tokens = BURST;
@@ -29,9 +29,13 @@ export class RequestBucket {
     this.tokens -= 1;
   }
 
-  /** When the next round may start: now if a token is there, else when one has accrued. */
-  readyAt(now: number): number {
+  /**
+   * When the next round may start: once `need` tokens are there (the last round's size, at most the burst), so rounds
+   * of several requests come apart at the sustained rate instead of back to back.
+   */
+  readyAt(now: number, need = 1): number {
     this.refill(now);
-    return this.tokens >= 1 ? now : now + ((1 - this.tokens) * 60_000) / this.perMinute;
+    const want = Math.min(this.burst, Math.max(1, need));
+    return this.tokens >= want ? now : now + ((want - this.tokens) * 60_000) / this.perMinute;
   }
 }

@@ -134,13 +134,14 @@ class Follower {
   private requests = 0;
   private failures = 0;
   private retryAt: number | undefined;
-  private readonly bucket: RequestBucket;
+  /** Paces predictive polling; the old fixed policy ran without one (kept as it was, for comparison). */
+  private readonly bucket: RequestBucket | undefined;
   /** Guards a walk over pages (the first discovery, a search for tasks): one per walk, see PageWalkGuard. */
   private walk: PageWalkGuard<Task> | undefined;
 
   constructor(private readonly options: FollowOptions) {
     this.config = pollConfig(options.intervalMs, options.random);
-    this.bucket = new RequestBucket(options.clock.now());
+    this.bucket = options.policy === 'backoff' ? undefined : new RequestBucket(options.clock.now());
     this.timers = new PollTimers(this.config);
     this.discovery = new PollTimers(this.config);
     this.watchAll = options.ids === 'all-unfinished';
@@ -157,7 +158,7 @@ class Follower {
         if (this.isDone()) return this.result('done');
         const now = clock.now();
         if (deadline !== undefined && now >= deadline) return this.result('timeout');
-        const wakeAt = Math.max(this.nextWakeAt(now), this.bucket.readyAt(now));
+        const wakeAt = Math.max(this.nextWakeAt(now), this.bucket?.readyAt(now, this.roundRequests) ?? now);
         if (wakeAt > now) {
           await clock.sleep((deadline === undefined ? wakeAt : Math.min(wakeAt, deadline)) - now, signal);
           continue;
@@ -317,7 +318,7 @@ class Follower {
 
   /** Counts the request and lets Ctrl-C end the wait at once rather than after the request's own timeout. */
   private async request<T>(send: () => Promise<T>): Promise<T> {
-    this.bucket.spend(this.options.clock.now());
+    this.bucket?.spend(this.options.clock.now());
     this.requests++;
     this.roundRequests++;
     return abortable(send(), this.options.signal);
