@@ -9,7 +9,7 @@ import { parseTaskId } from './task-id.js';
 import { taskColumns } from './task-columns.js';
 
 export interface WaitOptions {
-  /** First poll interval in ms (default 2 s); grows ×1.5 to 30 s while nothing changes. */
+  /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */
   interval: number;
   /** Give up after this many ms (default 30 min; 0 = never) → exit 124. */
   timeout: number;
@@ -26,7 +26,12 @@ export interface WaitOptions {
 /** The wait flags, shared by `wait` and `create --wait`. */
 export function addWaitOptions(command: Command): Command {
   return command
-    .option('--interval <duration>', 'first poll interval; grows x1.5 to 30s while nothing changes', duration, 2000)
+    .option(
+      '--interval <duration>',
+      "poll interval while a task's end cannot be predicted; grows x1.5 to 30s while nothing changes",
+      duration,
+      2000,
+    )
     .option('--timeout <duration>', 'give up after this long (exit 124); 0 = never', duration, 30 * 60_000)
     .option('--any', 'return when the first task reaches the state')
     .addOption(

@@ -38,7 +38,12 @@ export function registerWatch(program: Command, run: RunAction): void {
     .description('stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)')
     .argument('[id...]', 'task ids; none = every unfinished task and any new one')
     .option('--follow', 'with no ids: keep going after the current tasks finish, picking up new ones')
-    .option('--interval <duration>', 'first poll interval; grows x1.5 to 30s while nothing changes', duration, 2000)
+    .option(
+      '--interval <duration>',
+      "poll interval while a task's end cannot be predicted; grows x1.5 to 30s while nothing changes",
+      duration,
+      2000,
+    )
     .option('--timeout <duration>', 'stop after this long (exit 124); 0 = never', duration, 0)
     .addHelpText(
       'after',

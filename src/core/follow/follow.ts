@@ -44,7 +44,7 @@ export interface FollowOptions {
   clock: Clock;
   /** Uniform in [0, 1) for jitter; default Math.random. */
   random?: () => number;
-  /** First poll interval (`--interval`, 2 s in the CLI); grows ×1.5 to 30 s while nothing changes. */
+  /** `--interval` (2 s in the CLI): the backoff's start for tasks whose end cannot be predicted; grows ×1.5 to 30 s. */
   intervalMs: number;
   until: FollowUntil;
   /** Return as soon as one task reaches `until` (`wait --any`). */
