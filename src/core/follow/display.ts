@@ -34,7 +34,12 @@ interface View {
   change: TaskChange;
   /** Local time the task was first seen: the elapsed clock's fallback when the server's timestamps are unusable. */
   firstSeenAt: number;
+  /** Live mode: items shown so far, estimated from the rate between polls; never goes back while the status holds. */
+  shown?: number;
 }
+
+/** Live mode estimates items between polls from the rate, at most this far past the last poll. */
+const EXTRAPOLATE_MS = 30_000;
 
 interface Printed {
   at: number;
@@ -55,13 +60,23 @@ export class FollowDisplay {
     if (options.progress.mode === 'live') options.progress.live((spin, maxLines) => this.frame(spin, maxLines));
   }
 
-  change(change: TaskChange): void {
+  /** Every observation: fresh counts, rate and ETA for the live block (plain mode prints on `change` only). */
+  poll(change: TaskChange): void {
     const id = change.task.id;
     const seen = this.views.get(id);
-    this.views.set(id, { change, firstSeenAt: seen?.firstSeenAt ?? change.at });
-    const { progress } = this.options;
-    if (progress.mode === 'live') progress.refresh();
-    else if (progress.mode === 'lines') this.plainChange(id, change.statusChanged);
+    const sameStatus = seen?.change.task.status === change.task.status;
+    this.views.set(id, {
+      change,
+      firstSeenAt: seen?.firstSeenAt ?? change.at,
+      ...(sameStatus && seen.shown !== undefined ? { shown: seen.shown } : {}),
+    });
+    if (this.options.progress.mode === 'live') this.options.progress.refresh();
+  }
+
+  /** A change of status or counts (also given to `poll` first). */
+  change(change: TaskChange): void {
+    if (this.views.get(change.task.id)?.change !== change) this.poll(change);
+    if (this.options.progress.mode === 'lines') this.plainChange(change.task.id, change.statusChanged);
   }
 
   /** After each poll round: plain mode prints throttled count lines that are due, and the heartbeat. */
@@ -152,6 +167,20 @@ export class FollowDisplay {
     return `${spin === '' ? '' : `${paint.cyan(spin)} `}${parts.join(', ')} · ${clockTime(now - this.start)}`;
   }
 
+  /**
+   * Items finished by `now` as the rate predicts from the last poll: a bar that moves between sparse polls. Capped
+   * below the total (the end is only what was seen) and never lower than already shown while the status holds.
+   */
+  private estimate(view: View, now: number): number | undefined {
+    const { counts, itemsPerSecond, at } = view.change;
+    if (counts.completed === undefined || itemsPerSecond === undefined) return view.shown;
+    const seen = counts.completed + (counts.failed ?? 0);
+    const ahead = (itemsPerSecond * Math.min(EXTRAPOLATE_MS, Math.max(0, now - at))) / 1000;
+    const estimate = Math.min(counts.total - 1, Math.floor(seen + ahead));
+    view.shown = Math.max(view.shown ?? 0, estimate, seen);
+    return view.shown;
+  }
+
   private earnedTick(change: TaskChange): boolean {
     const { task } = change;
     if (taskSucceeded(task)) return true;
@@ -174,7 +203,14 @@ export class FollowDisplay {
     ];
     const elapsed = clockTime(elapsedOf(view, now));
     if (mode === 'live') {
-      const parts = [icon, `task ${task.id}`, status, ...liveCounts(counts, paint), ...timing, paint.dim(elapsed)];
+      const parts = [
+        icon,
+        `task ${task.id}`,
+        status,
+        ...liveCounts(counts, paint, ended ? undefined : this.estimate(view, now)),
+        ...timing,
+        paint.dim(elapsed),
+      ];
       return parts.filter((part) => part !== '').join(' ');
     }
     const head = [ended ? icon : '', `task ${task.id}`, status, plainCounts(counts)].filter((part) => part !== '');
@@ -182,14 +218,17 @@ export class FollowDisplay {
   }
 }
 
-function liveCounts(counts: ItemCounts, paint: Paint): string[] {
+/** `estimate`: items finished by now as extrapolated from the rate (shown with `~`), when above the count seen. */
+function liveCounts(counts: ItemCounts, paint: Paint, estimate: number | undefined): string[] {
   const { completed, failed, total } = counts;
   if (completed === undefined) return [paint.dim('(the server reports no item progress)')];
-  const done = completed + (failed ?? 0);
+  const seen = completed + (failed ?? 0);
+  const done = estimate !== undefined && estimate > seen ? estimate : seen;
+  const mark = done > seen ? '~' : '';
   return [
     bar(done, total, paint),
     percent(done, total),
-    `${done}/${total}`,
+    `${mark}${done}/${total}`,
     failed ? paint.red(`${failed} failed`) : '',
   ];
 }

@@ -63,6 +63,8 @@ export interface FollowOptions {
   countItems?: boolean;
   /** Each change of status or item counts, in the order seen. */
   onChange(change: TaskChange): void;
+  /** Every observation, news or not (fresh rate and predicted end for a live display); before onChange. */
+  onPoll?(change: TaskChange): void;
   /**
    * Poll timing: 'predictive' (default) polls each task by its item rate, soon after it appears and just after its
    * predicted end; 'backoff' is the earlier fixed policy (the interval, growing ×1.5 to 30 s while the status does not
@@ -364,21 +366,23 @@ class Follower {
     w.task = task;
     w.needsDetail = this.needsDetail(task, counts, w.detailFetched);
     if (w.needsDetail) return;
+    const previous = w.reported;
+    const rate = w.pace.itemsPerSecond();
+    const end = w.pace.predictedEnd();
+    const change: TaskChange = {
+      task,
+      ...(previous === undefined ? {} : { previous }),
+      statusChanged: previous !== task.status,
+      counts,
+      ...(rate === undefined ? {} : { itemsPerSecond: rate }),
+      ...(end === undefined || isTerminal(task) ? {} : { predictedEnd: end }),
+      at: now,
+    };
+    this.options.onPoll?.(change);
     if (w.reported !== task.status || w.reportedDone !== done) {
-      const previous = w.reported;
       w.reported = task.status;
       w.reportedDone = done;
-      const rate = w.pace.itemsPerSecond();
-      const end = w.pace.predictedEnd();
-      this.options.onChange({
-        task,
-        ...(previous === undefined ? {} : { previous }),
-        statusChanged: previous !== task.status,
-        counts,
-        ...(rate === undefined ? {} : { itemsPerSecond: rate }),
-        ...(end === undefined || isTerminal(task) ? {} : { predictedEnd: end }),
-        at: now,
-      });
+      this.options.onChange(change);
     }
     if (this.reached(task)) {
       w.settled = true;

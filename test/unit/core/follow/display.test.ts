@@ -54,6 +54,24 @@ describe('FollowDisplay on a terminal', () => {
     expect(frames().pop()).toMatch(/ 0:07$/);
   });
 
+  it('between sparse polls the count moves with the rate, marked ~, below the total, never backwards', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    const t = task(1, 'processing', 10, 100);
+    display.change({ ...change(t, T0), itemsPerSecond: 10, predictedEnd: T0 + 9000 });
+    advance(3000);
+    progress.refresh();
+    expect(frames().pop()).toMatch(/ 40% ~40\/100 10\.0\/s ETA 0:06 0:03$/);
+    // A poll that shows fewer than estimated (the work slowed) does not move the bar back.
+    display.poll({ ...change(t, T0 + 3000, false), task: { ...t, completed_items: 20 }, itemsPerSecond: 5 });
+    expect(frames().pop()).toMatch(/ ~40\/100 /);
+    advance(120_000);
+    progress.refresh();
+    expect(frames().pop()).toMatch(/ 99% ~99\/100 /);
+    display.change(change(task(1, 'completed', 100, 100), clock.now()));
+    expect(frames().pop()).toMatch(/^✓ task 1 completed █+ 100% 100\/100 /);
+  });
+
   it('more tasks than rows: a summary line plus the unfinished ones', () => {
     const { progress, clock, frames } = live(5);
     const ids = [1, 2, 3, 4, 5, 6];
