@@ -20,6 +20,14 @@ const LAND_MS = 150;
 const MIN_GAP_MS = 250;
 /** Samples kept for the rate: enough to smooth a slow item, few enough to forget an old rate quickly. */
 const SAMPLES = 5;
+/**
+ * A far jump is at most this many times the span the rate was measured over (and at least CONFIDENT_GAP_MS): a rate
+ * from two polls a third of a second apart is a guess, so the next poll comes soon and measures it again.
+ */
+const SPAN_FACTOR = 2;
+const CONFIDENT_GAP_MS = 1000;
+/** While stalled, the gap also grows with the stall (a tenth of it), so an hour-long stall is not polled every second. */
+const STALL_GROWTH = 0.1;
 
 interface Sample {
   at: number;
@@ -46,6 +54,8 @@ export class TaskPace {
   private total = 0;
   /** First observation at which the count model said the end is near (or past); undefined when it is not. */
   private nearSince: number | undefined;
+  /** Fastest rate measured over at least CONFIDENT_GAP_MS: how soon the task could end if a stall ends now. */
+  private peakRate: number | undefined;
 
   constructor(
     private readonly config: PollConfig,
@@ -64,6 +74,8 @@ export class TaskPace {
       if (this.samples.length > SAMPLES) this.samples.shift();
     }
     this.lastDone = seen.done;
+    const rate = this.rate();
+    if (rate !== undefined && this.span() >= CONFIDENT_GAP_MS) this.peakRate = Math.max(this.peakRate ?? 0, rate);
     const news = seen.statusChanged || countsChanged;
     if (news) this.lastChangeAt = at;
     return news;
@@ -90,6 +102,20 @@ export class TaskPace {
     return last.at + Math.max(0, this.total - last.done) / rate;
   }
 
+  /** Half the time the remaining items would take at the peak rate, growing with a stall; Infinity without a peak. */
+  private resumeBound(now: number): number {
+    if (this.peakRate === undefined || this.lastDone === undefined) return Infinity;
+    const atPeak = Math.max(0, this.total - this.lastDone) / this.peakRate;
+    return Math.max(CONFIDENT_GAP_MS, FAR_FRACTION * atPeak, STALL_GROWTH * (now - this.lastChangeAt));
+  }
+
+  /** Time covered by the kept samples. */
+  private span(): number {
+    const first = this.samples[0];
+    const last = this.samples[this.samples.length - 1];
+    return first && last ? last.at - first.at : 0;
+  }
+
   /** Items per second, for the display. */
   itemsPerSecond(): number | undefined {
     const rate = this.rate();
@@ -101,14 +127,18 @@ export class TaskPace {
     const end = this.predictedEnd();
     const early = FIRST_GAP_MS + EARLY_GROWTH * Math.max(0, now - this.addedAt);
     const backoff = backoffInterval(this.config, now - this.lastChangeAt);
+    // However slow the work is now, it could go back to its best pace: never sleep past half of what that would take.
+    const resume = this.resumeBound(now);
     if (end === undefined) {
       this.nearSince = undefined;
-      return { gap: Math.min(early, backoff), exact: false };
+      return { gap: Math.min(early, backoff, resume), exact: false };
     }
     const left = end - now;
     if (left > NEAR_MS) {
       this.nearSince = undefined;
-      return { gap: Math.min(this.config.maxMs, Math.max(MIN_GAP_MS, left * FAR_FRACTION)), exact: false };
+      const span = this.span();
+      const far = Math.min(left * FAR_FRACTION, Math.max(CONFIDENT_GAP_MS, SPAN_FACTOR * span), resume);
+      return { gap: Math.min(this.config.maxMs, Math.max(MIN_GAP_MS, far)), exact: false };
     }
     // Near or past the predicted end: land just after it, then back off gently if the end does not come (a slow last
     // item, a server slow to mark the task done).
