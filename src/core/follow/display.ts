@@ -41,6 +41,12 @@ interface View {
 /** Live mode estimates items between polls from the rate, at most this far past the last poll. */
 const EXTRAPOLATE_MS = 30_000;
 
+/** Live mode: columns padded so the bars of several tasks line up. */
+interface Widths {
+  id: number;
+  status: number;
+}
+
 interface Printed {
   at: number;
   key: string;
@@ -99,7 +105,8 @@ export class FollowDisplay {
       const views = this.ordered();
       const rows = views.length <= HEARTBEAT_LINES ? views : views.filter((view) => !this.earnedTick(view.change));
       if (views.length > HEARTBEAT_LINES) progress.log(this.summary(this.options.clock.now(), ''));
-      for (const view of rows) progress.log(this.line(view, '', 'live'));
+      const widths = this.widths(views);
+      for (const view of rows) progress.log(this.line(view, '', 'live', widths));
     } else if (progress.mode === 'lines') {
       for (const id of this.pending) this.print(id);
     }
@@ -147,9 +154,21 @@ export class FollowDisplay {
   private frame(spin: string, maxLines: number): string[] {
     const now = this.options.clock.now();
     const views = this.ordered();
-    if (views.length <= maxLines) return views.map((view) => this.line(view, spin, 'live'));
+    const widths = this.widths(views);
+    if (views.length <= maxLines) return views.map((view) => this.line(view, spin, 'live', widths));
     const running = views.filter((view) => !isTerminal(view.change.task));
-    return [this.summary(now, spin), ...running.slice(0, maxLines - 1).map((view) => this.line(view, spin, 'live'))];
+    const shown = running.slice(0, maxLines - 1).map((view) => this.line(view, spin, 'live', widths));
+    return [this.summary(now, spin), ...shown];
+  }
+
+  private widths(views: readonly View[]): Widths {
+    let id = 0;
+    let status = 0;
+    for (const { change } of views) {
+      id = Math.max(id, String(change.task.id).length);
+      status = Math.max(status, this.options.progress.clean(change.task.status).length);
+    }
+    return { id, status };
   }
 
   private summary(now: number, spin: string): string {
@@ -188,13 +207,13 @@ export class FollowDisplay {
   }
 
   /** One task's line. `live`: icon, bar, colour; `lines`: plain words for a log. */
-  private line(view: View, spin: string, mode: 'live' | 'lines'): string {
+  private line(view: View, spin: string, mode: 'live' | 'lines', widths: Widths = { id: 0, status: 0 }): string {
     const { paint, clean } = this.options.progress;
     const { task, counts } = view.change;
     const now = this.options.clock.now();
     const ended = isTerminal(task);
     const icon = ended ? (this.earnedTick(view.change) ? paint.green('✓') : paint.red('✗')) : paint.cyan(spin);
-    const status = paintStatus(paint, task, clean(task.status));
+    const status = paintStatus(paint, task, clean(task.status).padEnd(widths.status));
     const rate = view.change.itemsPerSecond;
     const end = view.change.predictedEnd;
     const timing = [
@@ -205,7 +224,7 @@ export class FollowDisplay {
     if (mode === 'live') {
       const parts = [
         icon,
-        `task ${task.id}`,
+        `task ${String(task.id).padEnd(widths.id)}`,
         status,
         ...liveCounts(counts, paint, ended ? undefined : this.estimate(view, now)),
         ...timing,
@@ -228,7 +247,7 @@ function liveCounts(counts: ItemCounts, paint: Paint, estimate: number | undefin
   return [
     bar(done, total, paint),
     percent(done, total),
-    `${mark}${done}/${total}`,
+    `${mark}${done}/${total}`.padStart(2 * String(total).length + 2),
     failed ? paint.red(`${failed} failed`) : '',
   ];
 }

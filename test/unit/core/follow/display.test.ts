@@ -41,7 +41,7 @@ describe('FollowDisplay on a terminal', () => {
     const { progress, clock, frames } = live(24);
     const display = new FollowDisplay({ progress, clock, ids: [1, 2] });
     display.change(change(task(1, 'processing', 3), T0));
-    expect(frames().pop()).toMatch(/^⠋ task 1 processing █+░+ 30% 3\/10 0:00$/);
+    expect(frames().pop()).toMatch(/^⠋ task 1 processing █+░+ 30% +3\/10 0:00$/);
     expect(frames().join('')).not.toContain('task 2');
   });
 
@@ -61,15 +61,15 @@ describe('FollowDisplay on a terminal', () => {
     display.change({ ...change(t, T0), itemsPerSecond: 10, predictedEnd: T0 + 9000 });
     advance(3000);
     progress.refresh();
-    expect(frames().pop()).toMatch(/ 40% ~40\/100 10\.0\/s ETA 0:06 0:03$/);
+    expect(frames().pop()).toMatch(/ 40% +~40\/100 10\.0\/s ETA 0:06 0:03$/);
     // A poll that shows fewer than estimated (the work slowed) does not move the bar back.
     display.poll({ ...change(t, T0 + 3000, false), task: { ...t, completed_items: 20 }, itemsPerSecond: 5 });
-    expect(frames().pop()).toMatch(/ ~40\/100 /);
+    expect(frames().pop()).toMatch(/ +~40\/100 /);
     advance(120_000);
     progress.refresh();
-    expect(frames().pop()).toMatch(/ 99% ~99\/100 /);
+    expect(frames().pop()).toMatch(/ 99% +~99\/100 /);
     display.change(change(task(1, 'completed', 100, 100), clock.now()));
-    expect(frames().pop()).toMatch(/^✓ task 1 completed █+ 100% 100\/100 /);
+    expect(frames().pop()).toMatch(/^✓ task 1 completed █+ 100% +100\/100 /);
   });
 
   it('more tasks than rows: a summary line plus the unfinished ones', () => {
