@@ -98,7 +98,12 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     ]);
   const progress = await ctx.printer.progress();
   const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures: options.allowItemFailures });
-  const warnUnknown = unknown.warnOnceForUnknownStatus((text) => progress.interject(() => ctx.printer.warn(text)));
+  const warn = (text: string): void => {
+    progress.interject(() => {
+      ctx.printer.warn(text);
+    });
+  };
+  const warnUnknown = unknown.warnOnceForUnknownStatus(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
   const group =
     progress.mode === 'lines'
@@ -123,8 +128,15 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
       warnUnknown(change.task.status);
       display.change(change);
     },
-    onTransientError: (error) => progress.interject(() => ctx.printer.warn(`${error.message}; retrying`)),
-    onRound: () => display.round(),
+    onPoll: (change) => {
+      display.poll(change);
+    },
+    onTransientError: (error) => {
+      warn(`${error.message}; retrying`);
+    },
+    onRound: () => {
+      display.round();
+    },
   })
     .catch((error: unknown) => {
       // An error (exit 8...) must not leave the live block on the screen above its message.
@@ -137,7 +149,12 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   const code = waitExitCode(result.tasks, { allowItemFailures: options.allowItemFailures, reason: result.reason });
   ctx.cache.rememberTasks(result.tasks);
 
-  if (!ctx.globals.quiet) await ctx.printer.list(result.tasks, taskColumns(ctx.printer.paintStatus), result.tasks);
+  if (!ctx.globals.quiet)
+    await ctx.printer.list(
+      result.tasks,
+      taskColumns((status) => ctx.printer.paintStatus(status)),
+      result.tasks,
+    );
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   if (result.reason === 'interrupted') {
     ctx.printer.error('interrupted', stillRunningMessage(result.unfinished, resumeFlags));

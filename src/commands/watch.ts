@@ -69,7 +69,9 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
   const { waitExitCode, stillRunningMessage } = await import('../core/follow/outcome.js');
   const unknown = await import('../core/follow/unknown-status.js');
   const printer = ctx.printer;
-  const warnUnknown = unknown.warnOnceForUnknownStatus((text) => printer.warn(text));
+  const warnUnknown = unknown.warnOnceForUnknownStatus((text) => {
+    printer.warn(text);
+  });
   // Server text is made inert first, then coloured: colour codes must survive, the server's must not (issue 16).
   const clean = (text: string): string => neutralise(ctx.redact(text));
   const asEvents = printer.format === 'json' || printer.format === 'ndjson';
@@ -102,7 +104,9 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
         );
       }
     },
-    onTransientError: (error) => printer.warn(`${error.message}; retrying`),
+    onTransientError: (error) => {
+      printer.warn(`${error.message}; retrying`);
+    },
   });
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);

@@ -43,7 +43,7 @@ export interface Progress {
   readonly mode: ProgressMode;
   readonly paint: Paint;
   /** Server text made safe to print: redacted, control characters neutralised (before any colour is added). */
-  clean(text: string): string;
+  clean: (text: string) => string;
   /**
    * Live mode: `frame(spin, maxLines)` gives the block's lines (each already cleaned and coloured, at most `maxLines`:
    * the terminal's height less one) and is drawn now and on every tick, so elapsed times advance between polls; `spin`

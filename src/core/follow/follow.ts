@@ -448,10 +448,12 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   if (!signal) return promise;
   if (signal.aborted) {
     promise.catch(() => undefined);
-    return Promise.reject(signal.reason);
+    return Promise.reject(abortReason(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
+    const onAbort = (): void => {
+      reject(abortReason(signal));
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
@@ -460,8 +462,13 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       },
     );
   });
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('interrupted');
 }

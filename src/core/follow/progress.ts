@@ -7,7 +7,8 @@ import { itemCounts } from '../task-state.js';
  * dropped so that following thousands of large tasks keeps memory small.
  */
 export function withItemCounts(task: Task): Task {
-  const { items: _items, ...rest } = task;
+  const rest: Task = { ...task };
+  delete rest.items;
   const counts = itemCounts(task);
   return {
     ...rest,
