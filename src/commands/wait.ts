@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
+import { taskPhase } from '../core/task-state.js';
 import { fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { examples, type RunAction } from '../program.js';
 import { duration } from './parsers.js';
@@ -165,9 +166,9 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     );
   } else {
     for (const task of result.tasks) {
-      if (task.status === 'failed')
+      if (taskPhase(task) === 'ended')
         ctx.printer.error(
-          `task ${task.id} failed: ${task.error_message ?? 'no reason given'}`,
+          `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${task.status}"`}: ${task.error_message ?? 'no reason given'}`,
           `See the items: taskctl show ${task.id}`,
         );
       else if (code === ExitCode.itemsFailed && (task.failed_items ?? 0) > 0) {

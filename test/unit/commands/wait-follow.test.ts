@@ -133,6 +133,14 @@ describe('wait: answers that will not change (issue 13)', () => {
     // The exit code of a completed task without item evidence is outcome.ts's rule (issue 13, not this test's).
   });
 
+  it('a task that ends with another word (cancelled) ends the wait and is named', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/7', 200, { success: true, data: task({ status: 'cancelled', items: [] }) });
+    const result = await runTaskctl(['wait', '7'], { api, env: { CI: 'true' } });
+    expect(result.stderr).toMatch(/error: task 7 ended "cancelled": no reason given/);
+    expect(api.calls).toHaveLength(1);
+  });
+
   it('an unknown status keeps the wait going, is warned about once, and the timeout names it', async () => {
     const api = mockApi();
     api.reply('GET', '/tasks/7', 200, { success: true, data: task({ status: 'on_hold' }) }, { times: 100 });
