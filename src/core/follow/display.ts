@@ -212,7 +212,8 @@ export class FollowDisplay {
     const { task, counts } = view.change;
     const now = this.options.clock.now();
     const ended = isTerminal(task);
-    const icon = ended ? (this.earnedTick(view.change) ? paint.green('✓') : paint.red('✗')) : paint.cyan(spin);
+    const tick = this.earnedTick(view.change) ? paint.green('✓') : paint.red('✗');
+    const icon = ended ? tick : spin === '' ? '' : paint.cyan(spin);
     const status = paintStatus(paint, task, clean(task.status).padEnd(widths.status));
     const rate = view.change.itemsPerSecond;
     const end = view.change.predictedEnd;
