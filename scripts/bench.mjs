@@ -2,7 +2,7 @@
 // `npm run bench`: the DESIGN.md section 7 figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
-//   node scripts/bench.mjs [--only startup,dryrun,wait,sandbox,show] [--runs 30] [--lines 1000000] [--json FILE]
+//   node scripts/bench.mjs [--only startup,dryrun,wait,follow,sandbox,show] [--runs 30] [--lines 1000000] [--json FILE]
 //                          [--show-items 100000]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
@@ -36,7 +36,7 @@ const { values: flags } = parseArgs({
     'show-items': { type: 'string', default: '100000' },
   },
 });
-const SECTIONS = new Set((flags.only ?? 'startup,dryrun,wait,sandbox,show').split(',').map((s) => s.trim()));
+const SECTIONS = new Set((flags.only ?? 'startup,dryrun,wait,follow,sandbox,show').split(',').map((s) => s.trim()));
 const RUNS = Math.max(5, Number(flags.runs));
 const LINES = Math.max(1000, Number(flags.lines));
 if (flags.env !== 'clean' && flags.env !== 'inherit') throw new Error('--env is clean or inherit');
@@ -729,6 +729,11 @@ if (flags['child-memory']) {
   if (SECTIONS.has('startup')) await section('start-up', benchStartup, 'start-up figures');
   if (SECTIONS.has('dryrun')) await section('dry run', benchDryRun, '`create --dry-run` figures');
   if (SECTIONS.has('wait')) await section('wait', benchWait, '`wait` figures');
+  if (SECTIONS.has('follow')) {
+    const { benchFollow } = await import('./bench-follow.mjs');
+    const tools = { row, log, notes, run, NODE, BIN, ROOT, cliEnv, loadSandbox };
+    await section('follow', () => benchFollow(tools), 'follow policy figures');
+  }
   if (SECTIONS.has('sandbox')) {
     await section('throughput', benchSandboxThroughput, 'sandbox GET /balance throughput');
     await section('memory', benchSandboxMemory, 'sandbox memory of a 10,000-item task');

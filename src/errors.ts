@@ -73,6 +73,8 @@ export class RefusedError extends CliError {
     super(message, ExitCode.refused, hint);
   }
 }
+/** A 2xx answer taskctl cannot read (not JSON, wrong shape): asking again gets the same answer, so polling stops. */
+export class MalformedResponseError extends UnavailableError {}
 /** POST /tasks may or may not have created a task, and reconciliation could not tell. */
 export class CreateUnknownError extends CliError {
   constructor(message: string, hint?: string) {

@@ -8,6 +8,7 @@ import {
   CliError,
   InputError,
   NotFoundError,
+  MalformedResponseError,
   RateLimitError,
   RefusedError,
   UnavailableError,
@@ -184,7 +185,7 @@ export function describeIssue(issues: ReadonlyArray<IssueLike>, prefix: Readonly
 
 /** A 2xx body that fits no documented shape (not retried: the same server would send it again). */
 export function malformedResponseError(endpoint: string, issues: ReadonlyArray<IssueLike>): UnavailableError {
-  return new UnavailableError(
+  return new MalformedResponseError(
     `${requestLabel(endpoint)}: unexpected response from the server (${describeIssue(issues)})`,
     `${BASE_URL_HINT}; \`--verbose\` shows the exchange.`,
   );
@@ -209,7 +210,7 @@ export function nonJsonResponseError(
   contentType: string | undefined,
   why: UnreadableReason,
 ): UnavailableError {
-  return new UnavailableError(
+  return new MalformedResponseError(
     `${requestLabel(endpoint)}: ${nonJsonDetail(status, contentType, why)}`,
     `${BASE_URL_HINT}, and any proxy in between.`,
   );

@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
-import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
+import { taskPhase, unknownStatusWarner } from '../core/task-state.js';
 import { fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { examples, type RunAction } from '../program.js';
 import { duration } from './parsers.js';
@@ -10,7 +10,7 @@ import { parseTaskId } from './task-id.js';
 import { taskColumns } from './task-columns.js';
 
 export interface WaitOptions {
-  /** First poll interval in ms (default 2 s); grows ×1.5 to 30 s while nothing changes. */
+  /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */
   interval: number;
   /** Give up after this many ms (default 30 min; 0 = never) → exit 124. */
   timeout: number;
@@ -24,13 +24,15 @@ export interface WaitOptions {
   report?: ReportSpec[];
 }
 
-/** Heartbeat on plain-line progress, so a CI log shows the wait is alive. */
-const HEARTBEAT_MS = 60_000;
-
 /** The wait flags, shared by `wait` and `create --wait`. */
 export function addWaitOptions(command: Command): Command {
   return command
-    .option('--interval <duration>', 'first poll interval; grows x1.5 to 30s while nothing changes', duration, 2000)
+    .option(
+      '--interval <duration>',
+      "poll interval while a task's end cannot be predicted; grows x1.5 to 30s while nothing changes",
+      duration,
+      2000,
+    )
     .option('--timeout <duration>', 'give up after this long (exit 124); 0 = never', duration, 30 * 60_000)
     .option('--any', 'return when the first task reaches the state')
     .addOption(
@@ -82,34 +84,27 @@ export async function resolveIds(ctx: Context, args: string[]): Promise<number[]
   return [...new Set(ids)];
 }
 
-function describe(task: Task): string {
-  const done = (task.completed_items ?? 0) + (task.failed_items ?? 0);
-  const counts =
-    task.completed_items !== undefined && task.completed_items !== null
-      ? ` ${done}/${task.total_items} items`
-      : ` ${task.total_items} items`;
-  const failed = task.failed_items ? `, ${task.failed_items} failed` : '';
-  return `task ${task.id} ${task.status}${counts}${failed}`;
-}
-
 /** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
 export async function waitForTasks(ctx: Context, ids: number[], options: WaitOptions): Promise<void> {
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
   const api = await ctx.api({ deadline });
-  const { followTasks } = await import('../core/follow/follow.js');
-  const { waitExitCode, stillRunningMessage } = await import('../core/follow/outcome.js');
-  const { startLogGroup } = await import('../output/progress.js');
+  const [{ followTasks }, { waitExitCode, stillRunningMessage }, { startLogGroup }, { FollowDisplay }, unknown] =
+    await Promise.all([
+      import('../core/follow/follow.js'),
+      import('../core/follow/outcome.js'),
+      import('../output/progress.js'),
+      import('../core/follow/display.js'),
+      import('../core/follow/unknown-status.js'),
+    ]);
   const progress = await ctx.printer.progress();
-  const latest = new Map<number, Task>();
-  let lastPrinted = start;
-  const render = () => {
-    const elapsed = formatDuration(ctx.clock.now() - start);
-    progress.update(
-      ids.map((id) => (latest.has(id) ? describe(latest.get(id)!) : `task ${id} …`)).join('\n') + ` (${elapsed})`,
-    );
-    lastPrinted = ctx.clock.now();
+  const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures: options.allowItemFailures });
+  const warn = (text: string): void => {
+    progress.interject(() => {
+      ctx.printer.warn(text);
+    });
   };
+  const warnUnknown = unknownStatusWarner(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
   const group =
     progress.mode === 'lines'
@@ -130,37 +125,50 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     deadline,
     signal: ctx.signal,
     countItems: !options.allowItemFailures,
-    onChange: ({ task }) => {
-      latest.set(task.id, task);
-      render();
+    onChange: (change) => {
+      warnUnknown(change.task);
+      display.change(change);
     },
-    onTransientError: (error) => ctx.printer.warn(`${error.message}; retrying`),
+    onPoll: (change) => {
+      display.poll(change);
+    },
+    onTransientError: (error) => {
+      warn(`${error.message}; retrying`);
+    },
     onRound: () => {
-      if (ctx.clock.now() - lastPrinted >= HEARTBEAT_MS) {
-        progress.heartbeat();
-        lastPrinted = ctx.clock.now();
-      }
+      display.round();
     },
-  }).finally(() => group?.end());
+  })
+    .catch((error: unknown) => {
+      // An error (exit 8...) must not leave the live block on the screen above its message.
+      progress.stop();
+      throw error;
+    })
+    .finally(() => group?.end());
+  display.finish(result.reason === 'interrupted');
+  progress.stop();
   const code = waitExitCode(result.tasks, { allowItemFailures: options.allowItemFailures, reason: result.reason });
-  if (code === ExitCode.ok) progress.succeed();
-  else progress.fail();
   ctx.cache.rememberTasks(result.tasks);
 
-  if (!ctx.globals.quiet) await ctx.printer.list(result.tasks, taskColumns(ctx.printer.paintStatus), result.tasks);
+  if (!ctx.globals.quiet)
+    await ctx.printer.list(
+      result.tasks,
+      taskColumns((status) => ctx.printer.paintStatus(status)),
+      result.tasks,
+    );
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   if (result.reason === 'interrupted') {
     ctx.printer.error('interrupted', stillRunningMessage(result.unfinished, resumeFlags));
   } else if (result.reason === 'timeout') {
     ctx.printer.error(
-      `timed out after ${formatDuration(options.timeout)}`,
+      `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
       stillRunningMessage(result.unfinished, resumeFlags),
     );
   } else {
     for (const task of result.tasks) {
-      if (task.status === 'failed')
+      if (taskPhase(task) === 'ended')
         ctx.printer.error(
-          `task ${task.id} failed: ${task.error_message ?? 'no reason given'}`,
+          `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${task.status}"`}: ${task.error_message ?? 'no reason given'}`,
           `See the items: taskctl show ${task.id}`,
         );
       else if (code === ExitCode.itemsFailed && (task.failed_items ?? 0) > 0) {

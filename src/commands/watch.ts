@@ -6,6 +6,8 @@ import { ExitCode } from '../errors.js';
 import { examples, type RunAction } from '../program.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
+import { neutralise } from '../output/sanitize.js';
+import { unknownStatusWarner } from '../core/task-state.js';
 
 export interface WatchOptions {
   /** With no ids: keep following new tasks after the current ones finish (until Ctrl-C). */
@@ -37,7 +39,12 @@ export function registerWatch(program: Command, run: RunAction): void {
     .description('stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)')
     .argument('[id...]', 'task ids; none = every unfinished task and any new one')
     .option('--follow', 'with no ids: keep going after the current tasks finish, picking up new ones')
-    .option('--interval <duration>', 'first poll interval; grows x1.5 to 30s while nothing changes', duration, 2000)
+    .option(
+      '--interval <duration>',
+      "poll interval while a task's end cannot be predicted; grows x1.5 to 30s while nothing changes",
+      duration,
+      2000,
+    )
     .option('--timeout <duration>', 'stop after this long (exit 124); 0 = never', duration, 0)
     .addHelpText(
       'after',
@@ -61,7 +68,13 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
   const { followTasks } = await import('../core/follow/follow.js');
   const { toWebhookEvent } = await import('../core/follow/events.js');
   const { waitExitCode, stillRunningMessage } = await import('../core/follow/outcome.js');
+  const unknown = await import('../core/follow/unknown-status.js');
   const printer = ctx.printer;
+  const warnUnknown = unknownStatusWarner((text) => {
+    printer.warn(text);
+  });
+  // Server text is made inert first, then coloured: colour codes must survive, the server's must not (issue 16).
+  const clean = (text: string): string => neutralise(ctx.redact(text));
   const asEvents = printer.format === 'json' || printer.format === 'ndjson';
   // tsv/csv rows go through the printer's row stream (it prints each write at once); table gets human lines.
   const rows = printer.format === 'tsv' || printer.format === 'csv' ? printer.stream(CHANGE_COLUMNS) : undefined;
@@ -75,22 +88,26 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
     follow: options.follow,
     deadline,
     signal: ctx.signal,
-    onChange: ({ task, at }) => {
+    onChange: ({ task, at, statusChanged, counts: itemCounts }) => {
+      warnUnknown(task);
       if (asEvents) {
-        const event = toWebhookEvent(task, at);
+        // Webhook-shaped events come once per status, as a webhook would; count moves are for the other formats.
+        const event = statusChanged ? toWebhookEvent(task, at) : undefined;
         if (event) printer.line(JSON.stringify(event));
       } else if (rows) {
         rows.write([{ at, task }]);
       } else {
-        const counts =
-          task.completed_items != null ? ` ${task.completed_items + (task.failed_items ?? 0)}/${task.total_items}` : '';
-        const failed = task.failed_items ? ` (${task.failed_items} failed)` : '';
-        printer.line(
-          `${new Date(at).toISOString()}  task ${task.id} ${task.service} ${printer.paintStatus(task.status)}${counts}${failed}`,
+        const { completed, failed } = itemCounts;
+        const counts = completed === undefined ? '' : ` ${completed + (failed ?? 0)}/${task.total_items}`;
+        const failedNote = failed ? ` (${failed} failed)` : '';
+        ctx.io.stdout.write(
+          `${new Date(at).toISOString()}  task ${task.id} ${clean(task.service)} ${printer.paintStatus(clean(task.status))}${counts}${failedNote}\n`,
         );
       }
     },
-    onTransientError: (error) => printer.warn(`${error.message}; retrying`),
+    onTransientError: (error) => {
+      printer.warn(`${error.message}; retrying`);
+    },
   });
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
@@ -100,6 +117,7 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
     ctx.exitCode = ExitCode.interrupted;
     return;
   }
-  if (result.reason === 'timeout') printer.error('timed out', stillRunningMessage(result.unfinished));
+  if (result.reason === 'timeout')
+    printer.error(`timed out${unknown.unknownStatusNote(result.tasks)}`, stillRunningMessage(result.unfinished));
   ctx.exitCode = waitExitCode(result.tasks, { reason: result.reason });
 }

@@ -1,12 +1,13 @@
 /**
- * Progress for long waits (`wait`, `create --wait`, `watch`): a spinner for a person at a terminal, plain timestamped
- * lines everywhere else, so CI logs stay readable and never contain escape codes (DESIGN.md 3).
+ * Progress for long waits (`wait`, `create --wait`): a live block of lines redrawn in place for a person at a
+ * terminal, plain timestamped lines everywhere else, so CI logs stay readable and never contain escape codes
+ * (DESIGN.md 3). What the lines say is the caller's (core/follow/display.ts); this module only draws them.
  */
 import type { Clock } from '../core/time.js';
 import { isJsonFormat, type OutputFormat } from './format.js';
 import { colorEnabled, type Env, type IO, type OutputStream } from './io.js';
 import type { Redactor } from './redact.js';
-import { neutralise, neutraliseMultiline } from './sanitize.js';
+import { neutralise } from './sanitize.js';
 
 export interface ProgressOptions {
   io: IO;
@@ -17,27 +18,45 @@ export interface ProgressOptions {
   format: OutputFormat;
   /** Timestamps for plain lines. Default: the system clock. */
   clock?: Pick<Clock, 'now'>;
-  /** Colour for the spinner and its ✓/✗. Default: `colorEnabled(io.stderr, env, false)`. */
+  /** Colour on the terminal. Default: `colorEnabled(io.stderr, env, false)`. */
   color?: boolean;
   /** `-q`: report nothing at all. Default false. */
   quiet?: boolean;
-  /** Applied to every text before printing. Default: identity. */
+  /** Applied to server text (`clean`) and to plain lines. Default: identity. */
   redact?: Redactor;
+  /** Terminal redraw period (the spinner and ticking elapsed times). Default 200 ms; 0 = no timer (tests). */
+  tickMs?: number;
 }
 
-export type ProgressMode = 'spinner' | 'lines' | 'silent';
+export type ProgressMode = 'live' | 'lines' | 'silent';
+
+/** Colours for the live block; identity functions when colour is off (and always in plain and silent modes). */
+export interface Paint {
+  green(text: string): string;
+  red(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+  dim(text: string): string;
+}
 
 export interface Progress {
   readonly mode: ProgressMode;
-  /** The current state; may hold several lines (one per task). Plain mode prints only lines that changed. */
-  update(text: string): void;
-  /** Plain mode: reprint the current lines, so a quiet wait still shows life in a CI log. Spinner: nothing. */
-  heartbeat(): void;
-  /** Ends the spinner with `✓ text`; plain mode prints `text`. */
-  succeed(text?: string): void;
-  /** Ends the spinner with `✗ text`; plain mode prints `text`. */
-  fail(text?: string): void;
-  /** Removes the spinner (call before exiting, also on Ctrl-C); plain mode: nothing. */
+  readonly paint: Paint;
+  /** Server text made safe to print: redacted, control characters neutralised (before any colour is added). */
+  clean: (text: string) => string;
+  /**
+   * Live mode: `frame(spin, maxLines)` gives the block's lines (each already cleaned and coloured, at most `maxLines`:
+   * the terminal's height less one) and is drawn now and on every tick, so elapsed times advance between polls; `spin`
+   * is the spinner's current glyph. Other modes: nothing.
+   */
+  live(frame: (spin: string, maxLines: number) => string[]): void;
+  /** Live mode: redraw now (something changed). */
+  refresh(): void;
+  /** A line that stays: above the live block on a terminal, timestamped in plain mode, nothing when silent. */
+  log(line: string): void;
+  /** Writes through `write` with the live block out of the way (warnings printed mid-wait), then redraws it. */
+  interject(write: () => void): void;
+  /** Removes the live block and stops its timer (the end, Ctrl-C). Plain mode: nothing. */
   stop(): void;
 }
 
@@ -52,113 +71,167 @@ export function formatTimestamp(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** ora moves the cursor through the stream's tty methods; a stream without them cannot host a spinner. */
-function canHostSpinner(stream: OutputStream): boolean {
-  const s = stream as Partial<
-    Record<'cursorTo' | 'moveCursor' | 'clearLine' | 'on' | 'once' | 'removeListener', unknown>
-  >;
-  return (
-    stream.isTTY === true &&
-    typeof s.cursorTo === 'function' &&
-    typeof s.moveCursor === 'function' &&
-    typeof s.clearLine === 'function' &&
-    typeof s.once === 'function' &&
-    typeof s.removeListener === 'function'
-  );
-}
-
-/** Spinner only when stderr is a TTY, output is not json/ndjson, and not in CI (DESIGN.md 3). */
+/** Live block only when stderr is a TTY, output is not json/ndjson, and not in CI (DESIGN.md 3). */
 export function shouldSpin(options: Pick<ProgressOptions, 'io' | 'env' | 'ci' | 'format'>): boolean {
   const ci = options.ci ?? isCI(options.env ?? {});
-  return !ci && !isJsonFormat(options.format) && canHostSpinner(options.io.stderr);
+  return !ci && !isJsonFormat(options.format) && options.io.stderr.isTTY === true;
 }
 
-/** Async because ora is imported only when a spinner is actually shown (STYLE.md 8). */
-export async function createProgress(options: ProgressOptions): Promise<Progress> {
-  if (options.quiet === true) return silentProgress;
-  const redact = options.redact ?? ((text: string) => text);
+const plain: Paint = { green: id, red: id, yellow: id, cyan: id, dim: id };
+function id(text: string): string {
+  return text;
+}
+
+export function createProgress(options: ProgressOptions): Progress {
+  const redact = options.redact ?? id;
+  const clean = (text: string): string => neutralise(redact(text));
+  if (options.quiet === true) return silentProgress(clean);
   if (shouldSpin(options)) {
     const color = options.color ?? colorEnabled(options.io.stderr, options.env ?? {}, false);
-    return createSpinnerProgress(options.io.stderr, color, redact);
+    return new LiveProgress(options.io.stderr, color ? ansiPaint : plain, clean, options.tickMs ?? 200);
   }
-  return createLineProgress(options.io.stderr, options.clock ?? { now: () => Date.now() }, redact);
+  return linesProgress(options.io.stderr, options.clock ?? { now: () => Date.now() }, clean);
 }
 
-const silentProgress: Progress = {
-  mode: 'silent',
-  update() {},
-  heartbeat() {},
-  succeed() {},
-  fail() {},
-  stop() {},
-};
-
-function createLineProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, redact: Redactor): Progress {
-  let current: string[] = [];
-  const print = (lines: readonly string[]) => {
-    if (lines.length === 0) return;
-    const stamp = formatTimestamp(clock.now());
-    stream.write(lines.map((line) => `${stamp} ${line}\n`).join(''));
-  };
-  const toLines = (text: string) =>
-    text
-      .split('\n')
-      .map((line) => neutralise(redact(line)))
-      .filter((line) => line.trim() !== '');
+function silentProgress(clean: (text: string) => string): Progress {
   return {
-    mode: 'lines',
-    update(text) {
-      const next = toLines(text);
-      const previous = new Set(current);
-      current = next;
-      // Only what changed: a 10-minute wait on 50 tasks must not repeat 50 unchanged lines every poll.
-      print(next.filter((line) => !previous.has(line)));
-    },
-    heartbeat() {
-      print(current);
-    },
-    succeed(text) {
-      if (text !== undefined) print(toLines(text));
-    },
-    fail(text) {
-      if (text !== undefined) print(toLines(text));
+    mode: 'silent',
+    paint: plain,
+    clean,
+    live() {},
+    refresh() {},
+    log() {},
+    interject(write) {
+      write();
     },
     stop() {},
   };
 }
 
-async function createSpinnerProgress(stream: OutputStream, color: boolean, redact: Redactor): Promise<Progress> {
-  const [{ default: ora }, { Chalk }] = await Promise.all([import('ora'), import('chalk')]);
-  const chalk = new Chalk({ level: color ? 1 : 0 });
-  const spinner = ora({
-    stream: stream as unknown as NodeJS.WritableStream,
-    isEnabled: true,
-    color: color ? 'cyan' : false,
-    // Raw-mode stdin would swallow Ctrl-C's SIGINT; main turns SIGINT into exit 130 with a resume hint.
-    discardStdin: false,
-  });
-  const clean = (text: string) => neutraliseMultiline(redact(text));
-  const persist = (symbol: string, text: string | undefined) => {
-    spinner.stopAndPersist({ symbol, text: text === undefined ? spinner.text : clean(text) });
-  };
+function linesProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, clean: (text: string) => string): Progress {
   return {
-    mode: 'spinner',
-    update(text) {
-      const next = clean(text);
-      if (next !== spinner.text) spinner.text = next;
-      if (!spinner.isSpinning) spinner.start();
+    mode: 'lines',
+    paint: plain,
+    clean,
+    live() {},
+    refresh() {},
+    log(line) {
+      // The whole line is neutralised: plain logs carry no escape codes at all.
+      stream.write(`${formatTimestamp(clock.now())} ${neutralise(line)}\n`);
     },
-    heartbeat() {},
-    succeed(text) {
-      persist(chalk.green('✓'), text);
+    interject(write) {
+      write();
     },
-    fail(text) {
-      persist(chalk.red('✗'), text);
-    },
-    stop() {
-      spinner.stop();
-    },
+    stop() {},
   };
+}
+
+const SGR = (open: number, close: number) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`;
+const ansiPaint: Paint = {
+  green: SGR(32, 39),
+  red: SGR(31, 39),
+  yellow: SGR(33, 39),
+  cyan: SGR(36, 39),
+  dim: SGR(2, 22),
+};
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** Redraws a block of lines in place: each line cut to the terminal's width (so none wraps), at most its height. */
+class LiveProgress implements Progress {
+  readonly mode = 'live';
+  private frame: ((spin: string, maxLines: number) => string[]) | undefined;
+  private height = 0;
+  private tick = 0;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly stream: OutputStream,
+    readonly paint: Paint,
+    readonly clean: (text: string) => string,
+    private readonly tickMs: number,
+  ) {}
+
+  live(frame: (spin: string, maxLines: number) => string[]): void {
+    this.frame = frame;
+    if (this.tickMs > 0 && !this.timer && !this.stopped) {
+      this.timer = setInterval(() => {
+        this.tick++;
+        this.refresh();
+      }, this.tickMs);
+      // The block must never keep the process alive on its own.
+      this.timer.unref();
+    }
+    this.refresh();
+  }
+
+  refresh(): void {
+    if (!this.frame || this.stopped) return;
+    const columns = this.stream.columns ?? 80;
+    const rows = (this.stream as { rows?: number }).rows ?? 24;
+    const maxLines = Math.max(1, rows - 1);
+    const lines = this.frame(SPINNER[this.tick % SPINNER.length] ?? '-', maxLines)
+      .slice(0, maxLines)
+      .map((line) => fitWidth(line, Math.max(10, columns - 1)));
+    this.stream.write(this.erase() + lines.join('\n'));
+    this.height = lines.length;
+  }
+
+  log(line: string): void {
+    this.interject(() => this.stream.write(`${line}\n`));
+  }
+
+  interject(write: () => void): void {
+    if (this.height > 0) this.stream.write(this.erase());
+    this.height = 0;
+    write();
+    this.refresh();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.height > 0) this.stream.write(this.erase());
+    this.height = 0;
+    this.stopped = true;
+  }
+
+  /** Back to the start of the block and clear to the end of the screen. */
+  private erase(): string {
+    if (this.height === 0) return '';
+    return `\r${this.height > 1 ? `\x1b[${this.height - 1}A` : ''}\x1b[J`;
+  }
+}
+
+// SGR sequences the block's own painting adds (server text was neutralised before, so it holds none).
+const SGR_AT = /^\x1b\[[0-9;]*m/;
+// East Asian wide and emoji ranges: two columns each (enough for cutting a line; not a full wcwidth).
+const WIDE =
+  /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1faff}\u{20000}-\u{3fffd}]/u;
+
+/** Cuts `line` to `width` columns, keeping its colour sequences and closing any colour left open. */
+export function fitWidth(line: string, width: number): string {
+  let out = '';
+  let used = 0;
+  let rest = line;
+  let coloured = false;
+  while (rest.length > 0) {
+    const sgr = SGR_AT.exec(rest);
+    if (sgr) {
+      coloured = true;
+      out += sgr[0];
+      rest = rest.slice(sgr[0].length);
+      continue;
+    }
+    const char = String.fromCodePoint(rest.codePointAt(0) ?? 32);
+    const w = WIDE.test(char) ? 2 : 1;
+    if (used + w > width) return coloured ? `${out}\x1b[0m` : out;
+    out += char;
+    used += w;
+    rest = rest.slice(char.length);
+  }
+  return out;
 }
 
 export interface LogGroup {

@@ -1,6 +1,6 @@
 /**
- * Progress as people and CI logs see it: a spinner and colour in a real terminal (tmux), plain timestamped lines and no
- * escape codes when piped or in CI. Skipped without tmux.
+ * Progress as people and CI logs see it: a live block that ticks, in colour, in a real terminal (tmux); plain
+ * timestamped lines and no escape codes when piped or in CI. Skipped without tmux.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,8 +29,18 @@ const SGR = /\x1b\[[0-9;]*m/;
 
 let sessions = 0;
 
-/** Starts taskctl in a 120x30 terminal; returns a screen reader (`withEscapes` keeps colours as SGR sequences). */
-function startInTerminal(args: string[], env: Record<string, string> = {}): (withEscapes?: boolean) => string {
+interface Terminal {
+  (withEscapes?: boolean): string;
+  /** Types keys into the terminal (tmux key names: `C-c`). */
+  keys(...keys: string[]): void;
+}
+
+/** Starts taskctl in a terminal (120x30 by default); returns a screen reader (`withEscapes` keeps SGR sequences). */
+function startInTerminal(
+  args: string[],
+  env: Record<string, string> = {},
+  size = { columns: 120, rows: 30 },
+): Terminal {
   const name = `tty${++sessions}`;
   const vars = Object.entries({
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -47,12 +57,13 @@ function startInTerminal(args: string[], env: Record<string, string> = {}): (wit
     '-s',
     name,
     '-x',
-    '120',
+    String(size.columns),
     '-y',
-    '30',
+    String(size.rows),
     `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`,
   );
-  return (withEscapes = false) => tmux('capture-pane', '-p', ...(withEscapes ? ['-e'] : []), '-t', name);
+  const screen = (withEscapes = false) => tmux('capture-pane', '-p', ...(withEscapes ? ['-e'] : []), '-t', name);
+  return Object.assign(screen, { keys: (...keys: string[]) => void tmux('send-keys', '-t', name, ...keys) });
 }
 
 async function poll(screen: () => string, done: (text: string) => boolean, timeoutMs = 15_000): Promise<string> {
@@ -75,18 +86,42 @@ describe.skipIf(!hasTmux)('in a terminal', () => {
     expect(spinning).toMatch(new RegExp(`${SPINNER_FRAME.source} task \\d+ (pending|processing)`));
     const finished = await poll(screen, (text) => /EXIT=\d+/.test(text));
     expect(finished).toMatch(/EXIT=0/);
-    expect(finished).toMatch(/✓ task \d+ completed 8\/8 items/);
+    expect(finished).toMatch(/✓ task \d+ completed █+ 100% +8\/8 0:0\d/);
     // The spinner line was replaced, not left behind frame after frame.
     expect(finished).not.toMatch(SPINNER_FRAME);
     expect(screen(true)).toMatch(SGR);
+  });
+
+  it('at 80 columns: the elapsed time ticks between polls; Ctrl-C clears the block and prints the resume hint', async () => {
+    // 40 items × 200 ms: about 8 s, polled sparsely in the middle, so the ticking comes from the display, not polls.
+    const items = Array.from({ length: 40 }, (_, i) => `tick${i}.com`);
+    const screen = startInTerminal(
+      ['--sandbox', 'create', 'domain_check_availability', ...items, '--wait'],
+      {},
+      { columns: 80, rows: 24 },
+    );
+    const LINE = /task (\d+) processing [█░]+ +(\d+)% +~?(\d+)\/40 [\d.]+\/s ETA \d:\d\d 0:0(\d)/;
+    const first = await poll(screen, (text) => LINE.test(text));
+    const firstMatch = LINE.exec(first);
+    expect(firstMatch, first).not.toBeNull();
+    const second = await poll(screen, (text) => (LINE.exec(text)?.[4] ?? '') > (firstMatch?.[4] ?? '9'), 4000);
+    expect(LINE.exec(second)?.[4], second).not.toBe(firstMatch?.[4]);
+    // Every line fits the 80 columns (no wrapped leftovers).
+    for (const line of second.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    screen.keys('C-c');
+    const stopped = await poll(screen, (text) => /EXIT=\d+/.test(text));
+    expect(stopped).toMatch(/EXIT=130/);
+    expect(stopped).toMatch(new RegExp(`error: interrupted\\nstill running: taskctl wait ${firstMatch?.[1] ?? ''}\\n`));
+    expect(stopped).not.toMatch(SPINNER_FRAME);
+    expect(stopped).not.toMatch(/ETA/);
   });
 
   it('in CI: no spinner, timestamped lines, no colour', async () => {
     const screen = startInTerminal(WAIT_ARGS, { CI: 'true' });
     const finished = await poll(screen, (text) => /EXIT=\d+/.test(text));
     expect(finished).toMatch(/EXIT=0/);
-    expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ pending 0\/8 items/m);
-    expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ completed 8\/8 items/m);
+    expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ (pending|processing) \d\/8 items/m);
+    expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ✓ task \d+ completed 8\/8 items/m);
     expect(finished).not.toMatch(SPINNER_FRAME);
     expect(screen(true)).not.toMatch(SGR);
   });
@@ -106,7 +141,7 @@ describe('piped', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('\x1b');
     expect(result.stdout).not.toContain('\x1b');
-    expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ completed 8\/8 items/m);
+    expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ✓ task \d+ completed 8\/8 items/m);
     expect(result.stderr).not.toMatch(SPINNER_FRAME);
   });
 });

@@ -75,9 +75,24 @@ describe('wait', () => {
   it('prints plain timestamped progress lines (no escape codes) when stderr is not a terminal', async () => {
     const id = await create(['a.com', 'b.com']);
     const result = await world.run(['wait', String(id), ...FAST]);
-    expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ /m);
+    expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (✓ )?task \d+ /m);
     expect(result.stderr).not.toContain('\x1b');
   });
+
+  it('in CI, a 10 s task shows counts that move, without placeholder or duplicate lines', async () => {
+    const id = await create(Array.from({ length: 500 }, (_, i) => `ci${i}.example.com`));
+    const result = await world.run(['wait', String(id)], { env: { CI: 'true' } });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.replace(/^\S+Z /, ''));
+    const counts = new Set(lines.map((line) => /(\d+)\/500 items/.exec(line)?.[1]).filter(Boolean));
+    expect(counts.size, result.stderr).toBeGreaterThanOrEqual(3);
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(lines.some((line) => line.includes('…'))).toBe(false);
+    expect(lines.at(-1)).toMatch(new RegExp(`^✓ task ${id} completed 500/500 items \\(100%\\)`));
+  }, 30_000);
 
   it('exits 5 for an unknown task', async () => {
     const result = await world.run(['wait', '4242', ...FAST]);

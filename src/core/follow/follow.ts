@@ -2,13 +2,18 @@
  * The one follow engine behind `wait`, `create --wait` and `watch`: polls watched tasks on the scheduler's timing,
  * reports each status change, and ends on the `until` state, the deadline or the abort signal.
  */
-import type { Task } from '../../api/schemas.js';
-import { RateLimitError, UnavailableError } from '../../errors.js';
+import type { PageMeta, Task } from '../../api/schemas.js';
+import { MalformedResponseError, RateLimitError, UnavailableError } from '../../errors.js';
+import { PageWalkGuard } from '../page-guard.js';
+import { isTerminal, itemCounts, taskPhase } from '../task-state.js';
+import type { ItemCounts } from '../task-state.js';
 import type { Clock } from '../time.js';
-import { isTerminal, withItemCounts } from './progress.js';
+import { TaskPace } from './pace.js';
+import { finishedItemCount, withItemCounts } from './progress.js';
 import type { TaskReader } from './reader.js';
 import { PageKnowledge, PAGE_SIZE, PollTimers, jitter, planRound, pollConfig, roundBudget } from './scheduler.js';
 import type { PollConfig } from './scheduler.js';
+import { RequestBucket } from './bucket.js';
 
 /** `terminal` and `completed` both end at completed or failed (a failed task never completes); `processing` also
  * accepts a task that is already terminal, since it finished before we looked. */
@@ -20,6 +25,14 @@ export interface TaskChange {
   task: Task;
   /** Status reported in the previous change for this task; undefined the first time. */
   previous?: string;
+  /** False when only the item counts moved (progress), true when the status is new (or first seen). */
+  statusChanged: boolean;
+  /** Item counts by the shared rule (task-state.ts); `completed` undefined when the server reported no items. */
+  counts: ItemCounts;
+  /** Items finished per second so far, when measurable. */
+  itemsPerSecond?: number;
+  /** Predicted end (epoch ms), when measurable. */
+  predictedEnd?: number;
   /** Clock time of the observation. */
   at: number;
 }
@@ -31,7 +44,7 @@ export interface FollowOptions {
   clock: Clock;
   /** Uniform in [0, 1) for jitter; default Math.random. */
   random?: () => number;
-  /** First poll interval (`--interval`, 2 s in the CLI); grows ×1.5 to 30 s while nothing changes. */
+  /** `--interval` (2 s in the CLI): the backoff's start for tasks whose end cannot be predicted; grows ×1.5 to 30 s. */
   intervalMs: number;
   until: FollowUntil;
   /** Return as soon as one task reaches `until` (`wait --any`). */
@@ -48,8 +61,16 @@ export interface FollowOptions {
    * (`--allow-item-failures` without per-item output) to save those requests.
    */
   countItems?: boolean;
-  /** Each status change, in the order seen. */
+  /** Each change of status or item counts, in the order seen. */
   onChange(change: TaskChange): void;
+  /** Every observation, news or not (fresh rate and predicted end for a live display); before onChange. */
+  onPoll?(change: TaskChange): void;
+  /**
+   * Poll timing: 'predictive' (default) polls each task by its item rate, soon after it appears and just after its
+   * predicted end; 'backoff' is the earlier fixed policy (the interval, growing ×1.5 to 30 s while the status does not
+   * change), kept for the bench's side-by-side figures.
+   */
+  policy?: 'predictive' | 'backoff';
   /** A transient error (UnavailableError, RateLimitError): the round is retried later, until the deadline. */
   onTransientError?(error: Error, attempt: number): void;
   /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
@@ -73,13 +94,25 @@ export async function followTasks(options: FollowOptions): Promise<FollowResult>
 interface Watched {
   id: number;
   task?: Task;
+  pace: TaskPace;
   /** Last status passed to onChange. */
   reported?: string;
+  /** Last finished-item count passed to onChange. */
+  reportedDone?: number;
   /** Reached `until` (and, when needed, item counts are known): no more polling. */
   settled: boolean;
   /** Completed, but its failed items are not counted yet. */
   needsDetail: boolean;
+  /** The one GET for item counts was made (a server without items or counts is not asked again). */
+  detailFetched: boolean;
 }
+
+/** Errors that asking again will not fix, although their class says "unavailable": they end the follow (exit 8). */
+function isTransient(error: unknown): error is Error {
+  if (error instanceof MalformedResponseError || endlessPages.has(error as object)) return false;
+  return error instanceof UnavailableError || error instanceof RateLimitError;
+}
+const endlessPages = new WeakSet<object>();
 
 /** The listing is read from page 1 on every discovery; this key times discovery like a task. */
 const DISCOVERY = 'discovery';
@@ -103,9 +136,14 @@ class Follower {
   private requests = 0;
   private failures = 0;
   private retryAt: number | undefined;
+  /** Paces predictive polling; the old fixed policy ran without one (kept as it was, for comparison). */
+  private readonly bucket: RequestBucket | undefined;
+  /** Guards a walk over pages (the first discovery, a search for tasks): one per walk, see PageWalkGuard. */
+  private walk: PageWalkGuard<Task> | undefined;
 
   constructor(private readonly options: FollowOptions) {
     this.config = pollConfig(options.intervalMs, options.random);
+    this.bucket = options.policy === 'backoff' ? undefined : new RequestBucket(options.clock.now());
     this.timers = new PollTimers(this.config);
     this.discovery = new PollTimers(this.config);
     this.watchAll = options.ids === 'all-unfinished';
@@ -122,7 +160,7 @@ class Follower {
         if (this.isDone()) return this.result('done');
         const now = clock.now();
         if (deadline !== undefined && now >= deadline) return this.result('timeout');
-        const wakeAt = this.nextWakeAt(now);
+        const wakeAt = Math.max(this.nextWakeAt(now), this.bucket?.readyAt(now, this.roundRequests) ?? now);
         if (wakeAt > now) {
           await clock.sleep((deadline === undefined ? wakeAt : Math.min(wakeAt, deadline)) - now, signal);
           continue;
@@ -143,8 +181,7 @@ class Follower {
       this.failures = 0;
       this.retryAt = undefined;
     } catch (error) {
-      if (!(error instanceof UnavailableError || error instanceof RateLimitError) || this.options.signal?.aborted)
-        throw error;
+      if (!isTransient(error) || this.options.signal?.aborted) throw error;
       // Transient: whatever the round learned is kept; the next round waits a growing delay, like an unchanged task.
       this.failures++;
       this.options.onTransientError?.(error, this.failures);
@@ -160,6 +197,7 @@ class Follower {
     const now = clock.now();
     this.seenThisRound.clear();
 
+    if (this.pages.searched.size === 0) this.walk = undefined;
     if (this.watchAll && (this.discovery.dueAt(DISCOVERY) ?? Infinity) <= now) await this.discover();
 
     const due = this.timers.due(now).filter((id) => this.isPollable(id));
@@ -220,7 +258,8 @@ class Follower {
   private async discover(): Promise<void> {
     const before = this.known.size;
     if (!this.initialScanDone) {
-      for (let page = 1; page === 1 || page <= (this.pages.totalPages ?? 0); page++) await this.readPage(page);
+      const walk = new PageWalkGuard<Task>('GET /tasks');
+      for (let page = 1; page === 1 || page <= (this.pages.totalPages ?? 0); page++) await this.readPage(page, walk);
       this.initialScanDone = true;
       this.discovery.observe(DISCOVERY, true, this.options.clock.now());
       return;
@@ -239,8 +278,10 @@ class Follower {
     return Math.max(0, (this.totalCount ?? 0) - this.known.size);
   }
 
-  private async readPage(page: number): Promise<void> {
+  /** `walk`: the walk this read belongs to; by default the current search for tasks (pages not known to hold one). */
+  private async readPage(page: number, walk?: PageWalkGuard<Task>): Promise<void> {
     const { tasks, meta } = await this.request(() => this.options.reader.listTasks({ page, perPage: PAGE_SIZE }));
+    this.guard(page, meta, tasks, walk);
     const now = this.options.clock.now();
     this.totalCount = meta.total_count;
     const here = new Set<number>();
@@ -256,14 +297,30 @@ class Follower {
     this.pages.recordPage(page, meta, here);
   }
 
+  private guard(page: number, meta: PageMeta, tasks: Task[], walk: PageWalkGuard<Task> | undefined): void {
+    let guard = walk;
+    if (!guard) {
+      // Pages where watched tasks were last seen are read every round; only a search walks into the unknown.
+      if ([...this.watched.values()].some((w) => !w.settled && this.pages.pageOf(w.id) === page)) return;
+      guard = this.walk ??= new PageWalkGuard<Task>('GET /tasks');
+    }
+    try {
+      guard.accept(page, meta.total_pages, tasks);
+    } catch (error) {
+      if (error instanceof Error) endlessPages.add(error);
+      throw error;
+    }
+  }
+
   private async fetchTask(id: number): Promise<void> {
     // NotFoundError (and AuthError, UsageError) propagate: a watched id that does not exist is fatal.
     const task = await this.request(() => this.options.reader.getTask(id));
-    this.observe(task, this.options.clock.now());
+    this.observe(task, this.options.clock.now(), true);
   }
 
   /** Counts the request and lets Ctrl-C end the wait at once rather than after the request's own timeout. */
   private async request<T>(send: () => Promise<T>): Promise<T> {
+    this.bucket?.spend(this.options.clock.now());
     this.requests++;
     this.roundRequests++;
     return abortable(send(), this.options.signal);
@@ -273,48 +330,80 @@ class Follower {
   private discoverTask(task: Task, now: number): void {
     if (this.known.has(task.id)) return;
     this.known.add(task.id);
-    if (!this.initialScanDone && isTerminal(task.status)) return;
+    if (!this.initialScanDone && isTerminal(task)) return;
     this.addWatched(task.id, now);
   }
 
   private addWatched(id: number, now: number): void {
     if (this.watched.has(id)) return;
-    this.watched.set(id, { id, settled: false, needsDetail: false });
+    this.watched.set(id, {
+      id,
+      settled: false,
+      needsDetail: false,
+      detailFetched: false,
+      pace: new TaskPace(this.config, now),
+    });
     this.timers.add(id, now);
   }
 
-  private observe(raw: Task, now: number): void {
+  private observe(raw: Task, now: number, fromGet = false): void {
     const w = this.watched.get(raw.id);
     if (!w || w.settled) return;
     this.seenThisRound.add(w.id);
+    // A GET of a completed task is its one detail read, whatever it held (items, counts, or neither).
+    if (fromGet && taskPhase(raw) === 'completed') w.detailFetched = true;
+    const counts = itemCounts(raw);
     const task = withItemCounts(raw);
-    this.timers.observe(w.id, w.task?.status !== task.status, now);
-    w.task = task;
-    w.needsDetail = this.needsDetail(task);
-    if (w.needsDetail) return;
-    if (w.reported !== task.status) {
-      const previous = w.reported;
-      w.reported = task.status;
-      this.options.onChange(previous === undefined ? { task, at: now } : { task, previous, at: now });
+    const statusChanged = w.task?.status !== task.status;
+    const done = finishedItemCount(task);
+    const news = w.pace.observe(now, { done, total: task.total_items, statusChanged });
+    this.timers.observe(w.id, this.options.policy === 'backoff' ? statusChanged : news, now);
+    if (this.options.policy !== 'backoff') {
+      const { gap, exact } = w.pace.nextGap(now);
+      const wobble = exact ? gap : jitter(gap, this.config.jitter, this.config.random);
+      this.timers.schedule(w.id, now + wobble, exact ? 0 : 2 * this.config.jitter * gap);
     }
-    if (this.reached(task.status)) {
+    w.task = task;
+    w.needsDetail = this.needsDetail(task, counts, w.detailFetched);
+    if (w.needsDetail) return;
+    const previous = w.reported;
+    const rate = w.pace.itemsPerSecond();
+    const end = w.pace.predictedEnd();
+    const change: TaskChange = {
+      task,
+      ...(previous === undefined ? {} : { previous }),
+      statusChanged: previous !== task.status,
+      counts,
+      ...(rate === undefined ? {} : { itemsPerSecond: rate }),
+      ...(end === undefined || isTerminal(task) ? {} : { predictedEnd: end }),
+      at: now,
+    };
+    this.options.onPoll?.(change);
+    if (w.reported !== task.status || w.reportedDone !== done) {
+      w.reported = task.status;
+      w.reportedDone = done;
+      this.options.onChange(change);
+    }
+    if (this.reached(task)) {
       w.settled = true;
       this.timers.delete(w.id);
     }
   }
 
-  private needsDetail(task: Task): boolean {
+  /** A completed task whose counts the listing did not give is fetched once (GET /tasks/:id) to count its items. */
+  private needsDetail(task: Task, counts: ItemCounts, fetched: boolean): boolean {
     return (
       this.options.countItems !== false &&
       this.options.until !== 'processing' &&
-      task.status === 'completed' &&
-      (task.failed_items === undefined || task.failed_items === null)
+      !fetched &&
+      taskPhase(task) === 'completed' &&
+      (counts.completed === undefined || counts.failed === undefined)
     );
   }
 
-  private reached(status: string): boolean {
-    if (this.options.until === 'processing') return status === 'processing' || isTerminal(status);
-    return isTerminal(status);
+  private reached(task: Task): boolean {
+    if (this.options.until === 'processing') return task.status === 'processing' || isTerminal(task);
+    return isTerminal(task);
   }
 
   private isPollable(id: number): boolean {
@@ -348,7 +437,7 @@ class Follower {
     const unfinished: number[] = [];
     for (const w of all) {
       if (w.task) tasks.push(w.task);
-      if (!w.task || !isTerminal(w.task.status)) unfinished.push(w.id);
+      if (!w.task || !isTerminal(w.task)) unfinished.push(w.id);
     }
     return { tasks, reason, unfinished, requests: this.requests };
   }
@@ -359,10 +448,12 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   if (!signal) return promise;
   if (signal.aborted) {
     promise.catch(() => undefined);
-    return Promise.reject(signal.reason);
+    return Promise.reject(abortReason(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
+    const onAbort = (): void => {
+      reject(abortReason(signal));
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
@@ -371,8 +462,13 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       },
     );
   });
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('interrupted');
 }

@@ -1,37 +1,34 @@
-/** Item counts and states of a task, from whichever fields the server gave. */
-import { TERMINAL_TASK_STATUSES } from '../../api/schemas.js';
+/** Item counts of a followed task, by the shared rule of core/task-state.ts (never a rule of its own). */
 import type { Task } from '../../api/schemas.js';
-
-export function isTerminal(status: string): boolean {
-  return TERMINAL_TASK_STATUSES.has(status);
-}
+import { itemCounts } from '../task-state.js';
 
 /**
- * The task without `items`, with `completed_items`/`failed_items` counted from the items when the server did not send
- * the counts. Items are dropped so that watching thousands of large tasks keeps memory small.
+ * The task without `items`, with `completed_items`/`failed_items` set by `itemCounts` when it knows them. Items are
+ * dropped so that following thousands of large tasks keeps memory small.
  */
 export function withItemCounts(task: Task): Task {
-  const { items, ...rest } = task;
-  if (!items) return rest;
-  let completed = 0;
-  let failed = 0;
-  for (const item of items) {
-    if (item.status === 'completed') completed++;
-    else if (item.status === 'failed') failed++;
-  }
-  return { ...rest, completed_items: rest.completed_items ?? completed, failed_items: rest.failed_items ?? failed };
+  const rest: Task = { ...task };
+  delete rest.items;
+  const counts = itemCounts(task);
+  return {
+    ...rest,
+    ...(counts.completed === undefined ? {} : { completed_items: counts.completed }),
+    ...(counts.failed === undefined ? {} : { failed_items: counts.failed }),
+  };
 }
 
-/** Failed items: the server's count, else counted from items, else unknown. */
+/** Items that did not complete, by the shared rule; undefined when the server said nothing about items. */
 export function failedItemCount(task: Task): number | undefined {
-  if (task.failed_items !== undefined && task.failed_items !== null) return task.failed_items;
-  if (task.items) return task.items.filter((item) => item.status === 'failed').length;
-  return undefined;
+  return itemCounts(task).failed;
 }
 
-/** Completed items: the server's count, else counted from items, else unknown. */
+/** Items seen completed, by the shared rule; undefined when the server said nothing about items. */
 export function completedItemCount(task: Task): number | undefined {
-  if (task.completed_items !== undefined && task.completed_items !== null) return task.completed_items;
-  if (task.items) return task.items.filter((item) => item.status === 'completed').length;
-  return undefined;
+  return itemCounts(task).completed;
+}
+
+/** Items finished either way, or undefined when unknown: what the pace model and the progress bar count. */
+export function finishedItemCount(task: Task): number | undefined {
+  const { completed, failed } = itemCounts(task);
+  return completed === undefined ? undefined : completed + (failed ?? 0);
 }

@@ -59,6 +59,8 @@ interface TimerState {
   changedAt: number;
   observedAt: number;
   dueAt: number;
+  /** Set by `schedule`: how early the key may be polled with others (its jitter spread); else from the backoff. */
+  window?: number;
 }
 
 /** Per-key poll timing: new keys are due at once; each observation schedules the next one. */
@@ -92,6 +94,14 @@ export class PollTimers<K> {
     timer.dueAt = now + jitter(this.interval(key), this.config.jitter, this.config.random);
   }
 
+  /** Sets the next poll of `key` from outside (the task's pace); `window`: how early it may join an earlier round. */
+  schedule(key: K, dueAt: number, window: number): void {
+    const timer = this.timers.get(key);
+    if (!timer) return;
+    timer.dueAt = dueAt;
+    timer.window = window;
+  }
+
   /** Moves the next poll of `key` to `at` without touching its backoff (a due key that a round could not reach). */
   defer(key: K, at: number): void {
     const timer = this.timers.get(key);
@@ -115,7 +125,8 @@ export class PollTimers<K> {
   due(now: number): K[] {
     const due: Array<[K, number]> = [];
     for (const [key, timer] of this.timers) {
-      const window = 2 * this.config.jitter * backoffInterval(this.config, timer.observedAt - timer.changedAt);
+      const window =
+        timer.window ?? 2 * this.config.jitter * backoffInterval(this.config, timer.observedAt - timer.changedAt);
       if (timer.dueAt <= now + window) due.push([key, timer.dueAt]);
     }
     return due.sort((a, b) => a[1] - b[1]).map(([key]) => key);

@@ -1,7 +1,6 @@
-import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryIO, createMemoryStream } from '../../../src/output/memory-io.js';
-import { createProgress, formatTimestamp, isCI, type Progress } from '../../../src/output/progress.js';
+import { createProgress, fitWidth, formatTimestamp, isCI, type Progress } from '../../../src/output/progress.js';
 import { createRedactor } from '../../../src/output/redact.js';
 import type { IO } from '../../../src/output/io.js';
 
@@ -13,17 +12,8 @@ function fakeClock(start = T0) {
   return { now: () => now, advance: (ms: number) => (now += ms) };
 }
 
-/** A stderr that looks like a real terminal to ora: tty cursor methods and events. */
-function ttyStream() {
-  const memory = createMemoryStream(true, 80);
-  const emitter = new EventEmitter();
-  return Object.assign(emitter, memory, {
-    rows: 24,
-    cursorTo: () => true,
-    moveCursor: () => true,
-    clearLine: () => true,
-    write: memory.write,
-  });
+function ttyStream(columns = 80, rows = 24) {
+  return Object.assign(createMemoryStream(true, columns), { rows });
 }
 
 function ioWith(stderr: IO['stderr']): IO {
@@ -38,124 +28,113 @@ afterEach(() => {
 });
 
 describe('plain-line progress', () => {
-  it('is used when stderr is not a TTY, with timestamps and no escape codes', async () => {
+  it('is used when stderr is not a TTY: timestamped lines, no escape codes, no live block', () => {
     const memory = createMemoryIO({ stderrTTY: false });
     const clock = fakeClock();
-    const progress = await createProgress({ io: memory.io, env: {}, format: 'table', clock });
+    const progress = createProgress({ io: memory.io, env: {}, format: 'table', clock, color: true });
     expect(progress.mode).toBe('lines');
-    progress.update('task 42: processing 10/100');
+    progress.live(() => ['never drawn']);
+    progress.log('task 42 processing 10/100 items');
     clock.advance(5000);
-    progress.update('task 42: processing 10/100');
-    progress.update('task 42: processing 50/100');
-    progress.succeed('task 42: completed');
+    progress.log(`task 42 ${progress.paint.green('completed')}`);
     expect(memory.stderr.text()).toBe(
-      [
-        '2026-11-21T10:00:00Z task 42: processing 10/100',
-        '2026-11-21T10:00:05Z task 42: processing 50/100',
-        '2026-11-21T10:00:05Z task 42: completed',
-        '',
-      ].join('\n'),
+      '2026-11-21T10:00:00Z task 42 processing 10/100 items\n2026-11-21T10:00:05Z task 42 completed\n',
     );
     expect(memory.stderr.text()).not.toContain(ESC);
-    expect(memory.stdout.text()).toBe('');
   });
 
-  it('is used on a terminal when CI is set, or when the output is json/ndjson', async () => {
+  it('is used on a terminal when CI is set, or when the output is json/ndjson', () => {
     for (const options of [
       { env: { CI: 'true' }, format: 'table' as const },
       { env: {}, ci: true, format: 'table' as const },
       { env: {}, format: 'json' as const },
       { env: {}, format: 'ndjson' as const },
     ]) {
-      const stderr = ttyStream();
-      const progress = await createProgress({ io: ioWith(stderr), clock: fakeClock(), ...options });
+      const progress = createProgress({ io: ioWith(ttyStream()), clock: fakeClock(), ...options });
       expect(progress.mode).toBe('lines');
-      progress.update('task 1: pending');
-      progress.fail('task 1: failed');
-      expect(stderr.text()).toBe('2026-11-21T10:00:00Z task 1: pending\n2026-11-21T10:00:00Z task 1: failed\n');
     }
   });
 
-  it('with several lines, prints only the lines that changed', async () => {
+  it('clean() redacts and neutralises server text; plain lines neutralise everything', () => {
     const memory = createMemoryIO();
-    const progress = await createProgress({ io: memory.io, format: 'tsv', clock: fakeClock() });
-    progress.update('task 1: pending\ntask 2: pending');
-    progress.update('task 1: processing\ntask 2: pending');
-    progress.update('task 1: processing\ntask 2: pending');
-    expect(memory.stderr.text()).toBe(
-      [
-        '2026-11-21T10:00:00Z task 1: pending',
-        '2026-11-21T10:00:00Z task 2: pending',
-        '2026-11-21T10:00:00Z task 1: processing',
-        '',
-      ].join('\n'),
-    );
-  });
-
-  it('heartbeat reprints the current lines with the current time', async () => {
-    const memory = createMemoryIO();
-    const clock = fakeClock();
-    const progress = await createProgress({ io: memory.io, format: 'tsv', clock });
-    progress.heartbeat();
-    expect(memory.stderr.text()).toBe('');
-    progress.update('task 9: processing 1/5');
-    clock.advance(60_000);
-    progress.heartbeat();
-    expect(memory.stderr.text()).toBe(
-      '2026-11-21T10:00:00Z task 9: processing 1/5\n2026-11-21T10:01:00Z task 9: processing 1/5\n',
-    );
-  });
-
-  it('neutralises and redacts server text', async () => {
-    const memory = createMemoryIO();
-    const progress = await createProgress({
+    const progress = createProgress({
       io: memory.io,
       format: 'tsv',
       clock: fakeClock(),
       redact: createRedactor(['sk_secret_key']),
     });
-    progress.update('task 1: \x1b[31mred\u202e sk_secret_key');
-    expect(memory.stderr.text()).toBe('2026-11-21T10:00:00Z task 1: \\x1b[31mred\\u202e [REDACTED]\n');
+    expect(progress.clean('\x1b[31mred\u202e sk_secret_key')).toBe('\\x1b[31mred\\u202e [REDACTED]');
+    progress.log('a\x1b[2Jb');
+    expect(memory.stderr.text()).toBe('2026-11-21T10:00:00Z a\\x1b[2Jb\n');
   });
 
-  it('quiet prints nothing at all', async () => {
+  it('quiet prints nothing at all', () => {
     const stderr = ttyStream();
-    const progress = await createProgress({ io: ioWith(stderr), format: 'table', quiet: true });
+    const progress = createProgress({ io: ioWith(stderr), format: 'table', quiet: true });
     expect(progress.mode).toBe('silent');
-    progress.update('x');
-    progress.heartbeat();
-    progress.succeed('done');
-    progress.fail('failed');
+    progress.live(() => ['x']);
+    progress.log('y');
+    progress.stop();
     expect(stderr.text()).toBe('');
   });
 });
 
-describe('spinner progress', () => {
-  it('is used on a terminal outside CI for human formats', async () => {
+describe('live progress (a terminal)', () => {
+  it('redraws its block in place: back to its first line, clear, draw', () => {
     const stderr = ttyStream();
-    open = await createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false });
-    expect(open.mode).toBe('spinner');
-    open.update('task 3: processing');
-    expect(stderr.text()).toContain('task 3: processing');
-    open.succeed('task 3: completed');
-    expect(stderr.text()).toContain('✓ task 3: completed\n');
+    open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
+    expect(open.mode).toBe('live');
+    let text = ['task 1 pending', 'task 2 pending'];
+    open.live(() => text);
+    text = ['task 1 processing', 'task 2 pending'];
+    open.refresh();
+    expect(stderr.text()).toBe('task 1 pending\ntask 2 pending\r\x1b[1A\x1b[Jtask 1 processing\ntask 2 pending');
   });
 
-  it('neutralises escape sequences in the spinner text', async () => {
+  it('log() prints a lasting line above the block; stop() clears it', () => {
     const stderr = ttyStream();
-    open = await createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false });
-    open.fail('task 3: \x1b]0;owned\x07');
-    expect(stderr.text()).toContain('✗ task 3: \\x1b]0;owned\\x07\n');
+    open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
+    open.live(() => ['⠋ task 1']);
+    open.log('warning: x');
+    open.stop();
+    open.log('✓ task 1 completed');
+    expect(stderr.text()).toBe('⠋ task 1\r\x1b[Jwarning: x\n⠋ task 1\r\x1b[J✓ task 1 completed\n');
   });
 
-  it('needs a real terminal stream: isTTY alone is not enough for ora', async () => {
-    const memory = createMemoryIO({ stderrTTY: true });
-    const progress = await createProgress({ io: memory.io, env: {}, format: 'table', clock: fakeClock() });
-    expect(progress.mode).toBe('lines');
+  it('never draws more lines than the terminal has rows (less one), nor wider than its columns (less one)', () => {
+    const stderr = ttyStream(20, 4);
+    open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
+    let max = 0;
+    open.live((_spin, maxLines) => {
+      max = maxLines;
+      return Array.from({ length: 10 }, (_, i) => `line ${i} ${'x'.repeat(40)}`);
+    });
+    expect(max).toBe(3);
+    expect(stderr.text().split('\n')).toEqual([
+      `line 0 ${'x'.repeat(12)}`,
+      `line 1 ${'x'.repeat(12)}`,
+      `line 2 ${'x'.repeat(12)}`,
+    ]);
+  });
+
+  it('ticks: the frame is asked again on a timer (spinner, elapsed time)', async () => {
+    const stderr = ttyStream();
+    open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 5 });
+    const spins: string[] = [];
+    open.live((spin) => (spins.push(spin), [`${spin} task 1`]));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(new Set(spins).size).toBeGreaterThanOrEqual(2);
   });
 });
 
 describe('helpers', () => {
+  it('fitWidth cuts by columns, keeps colour sequences and closes an open colour', () => {
+    expect(fitWidth('abcdef', 4)).toBe('abcd');
+    expect(fitWidth('\x1b[32mabcdef\x1b[39m', 3)).toBe('\x1b[32mabc\x1b[0m');
+    expect(fitWidth('日本語', 4)).toBe('日本');
+    expect(fitWidth('\x1b[32mab\x1b[39m', 10)).toBe('\x1b[32mab\x1b[39m');
+  });
+
   it('formatTimestamp is UTC to the second', () => {
     expect(formatTimestamp(T0 + 999)).toBe('2026-11-21T10:00:00Z');
   });

@@ -30,6 +30,23 @@ export interface SimTask {
   timeline?: Array<[number, string]>;
   /** Items that fail (reported once completed or failed). */
   failedItems?: number;
+  /**
+   * Item-level progress instead of `timeline`: processing from `startAt` (ms after T0), item i finishing
+   * `durations[i]` ms after the one before it, completed (`completed_at` exact) with the last item.
+   */
+  work?: { startAt: number; durations: number[] };
+  /** GET /tasks/:id carries no `items` (a server the spec allows); the list still has no counts. */
+  noItems?: boolean;
+}
+
+/** A task of `count` items of `itemMs` each, starting `startAt` ms after T0. */
+export function steadyWork(count: number, itemMs: number, startAt = 200): SimTask['work'] {
+  return { startAt, durations: Array.from({ length: count }, () => itemMs) };
+}
+
+/** When the task's work ends (ms after T0), or undefined for a timeline task. */
+export function workEnd(task: SimTask): number | undefined {
+  return task.work ? task.work.startAt + task.work.durations.reduce((a, b) => a + b, 0) : undefined;
 }
 
 export type Call = { kind: 'list'; page: number; perPage: number } | { kind: 'get'; id: number };
@@ -100,7 +117,24 @@ export class FakeTaskServer implements TaskReader {
     return [...this.tasks.values()].filter((t) => this.elapsed() >= (t.createdAfter ?? 0));
   }
 
+  /** Items finished at the current virtual time (work tasks). */
+  doneOf(task: SimTask): number {
+    if (!task.work) return 0;
+    let at = task.work.startAt;
+    let done = 0;
+    for (const d of task.work.durations) {
+      at += d;
+      if (this.elapsed() < at) break;
+      done++;
+    }
+    return done;
+  }
+
   statusOf(task: SimTask): string {
+    if (task.work) {
+      const end = workEnd(task) ?? 0;
+      return this.elapsed() >= end ? 'completed' : this.elapsed() >= task.work.startAt ? 'processing' : 'pending';
+    }
     let status = 'pending';
     for (const [at, next] of task.timeline ?? []) if (this.elapsed() >= at) status = next;
     return status;
@@ -108,10 +142,10 @@ export class FakeTaskServer implements TaskReader {
 
   private view(sim: SimTask, withItems: boolean): Task {
     const status = this.statusOf(sim);
-    const total = sim.totalItems ?? 3;
+    const total = sim.work ? sim.work.durations.length : (sim.totalItems ?? 3);
     const finished = status === 'completed' || status === 'failed';
     const failed = finished ? (sim.failedItems ?? 0) : 0;
-    const completed = finished ? total - failed : 0;
+    const completed = sim.work ? this.doneOf(sim) - failed : finished ? total - failed : 0;
     const iso = (ms: number): string => new Date(T0 + ms).toISOString();
     const task: Task = {
       id: sim.id,
@@ -120,13 +154,16 @@ export class FakeTaskServer implements TaskReader {
       total_items: total,
       cost: total,
       created_at: iso(sim.createdAfter ?? 0),
-      completed_at: finished ? iso(this.elapsed()) : null,
+      completed_at: finished ? iso(workEnd(sim) ?? this.elapsed()) : null,
     };
     if (this.options.listCounts || withItems) {
       task.completed_items = completed;
       task.failed_items = failed;
     }
-    if (withItems) {
+    if (withItems && sim.noItems) {
+      delete task.completed_items;
+      delete task.failed_items;
+    } else if (withItems) {
       const items: TaskItem[] = [];
       for (let i = 0; i < total; i++) {
         const itemStatus = i < failed ? 'failed' : i < failed + completed ? 'completed' : 'pending';

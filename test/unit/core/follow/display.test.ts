@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../../../src/api/schemas.js';
+import { FollowDisplay, clockTime } from '../../../../src/core/follow/display.js';
+import type { TaskChange } from '../../../../src/core/follow/follow.js';
+import { itemCounts } from '../../../../src/core/task-state.js';
+import { createMemoryIO, createMemoryStream } from '../../../../src/output/memory-io.js';
+import { createProgress } from '../../../../src/output/progress.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+function task(id: number, status: string, completed: number, total = 10): Task {
+  return {
+    id,
+    service: 's',
+    status,
+    total_items: total,
+    cost: 1,
+    created_at: new Date(T0).toISOString(),
+    completed_items: completed,
+    failed_items: 0,
+    ...(status === 'completed' ? { completed_at: new Date(T0 + 5000).toISOString() } : {}),
+  };
+}
+
+function change(t: Task, at: number, statusChanged = true): TaskChange {
+  return { task: t, counts: itemCounts(t), statusChanged, at };
+}
+
+function live(rows: number) {
+  const stderr = Object.assign(createMemoryStream(true, 80), { rows });
+  const { io } = createMemoryIO();
+  let now = T0;
+  const clock = { now: () => now };
+  const progress = createProgress({ io: { ...io, stderr }, format: 'table', color: false, tickMs: 0 });
+  const frames = () => stderr.text().split('\x1b[J');
+  return { progress, clock, frames, advance: (ms: number) => (now += ms) };
+}
+
+describe('FollowDisplay on a terminal', () => {
+  it('draws nothing for tasks not seen yet (no placeholder lines)', () => {
+    const { progress, clock, frames } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1, 2] });
+    display.change(change(task(1, 'processing', 3), T0));
+    expect(frames().pop()).toMatch(/^⠋ task 1 processing █+░+ 30% +3\/10 0:00$/);
+    expect(frames().join('')).not.toContain('task 2');
+  });
+
+  it('the elapsed time ticks between polls', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    display.change(change(task(1, 'processing', 3), T0));
+    advance(7000);
+    progress.refresh();
+    expect(frames().pop()).toMatch(/ 0:07$/);
+  });
+
+  it('between sparse polls the count moves with the rate, marked ~, below the total, never backwards', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    const t = task(1, 'processing', 10, 100);
+    display.change({ ...change(t, T0), itemsPerSecond: 10, predictedEnd: T0 + 9000 });
+    advance(3000);
+    progress.refresh();
+    expect(frames().pop()).toMatch(/ 40% +~40\/100 10\.0\/s ETA 0:06 0:03$/);
+    // A poll that shows fewer than estimated (the work slowed) does not move the bar back.
+    display.poll({ ...change(t, T0 + 3000, false), task: { ...t, completed_items: 20 }, itemsPerSecond: 5 });
+    expect(frames().pop()).toMatch(/ +~40\/100 /);
+    advance(120_000);
+    progress.refresh();
+    expect(frames().pop()).toMatch(/ 99% +~99\/100 /);
+    display.change(change(task(1, 'completed', 100, 100), clock.now()));
+    expect(frames().pop()).toMatch(/^✓ task 1 completed █+ 100% +100\/100 /);
+  });
+
+  it('more tasks than rows: a summary line plus the unfinished ones', () => {
+    const { progress, clock, frames } = live(5);
+    const ids = [1, 2, 3, 4, 5, 6];
+    const display = new FollowDisplay({ progress, clock, ids });
+    for (const id of ids) display.change(change(task(id, id <= 3 ? 'completed' : 'processing', id <= 3 ? 10 : 1), T0));
+    const last = (frames().pop() ?? '').split('\n');
+    expect(last).toHaveLength(4);
+    expect(last[0]).toMatch(/^⠋ 6 tasks: 3 finished, 3 running · 0:00$/);
+    expect(last.slice(1).map((line) => /task (\d)/.exec(line)?.[1])).toEqual(['4', '5', '6']);
+  });
+});
+
+describe('FollowDisplay in plain mode', () => {
+  it('throttles count lines to max(2 s, elapsed/60), prints status changes at once, and the held-back line later', () => {
+    const stderr = createMemoryStream(false);
+    const { io } = createMemoryIO();
+    let now = T0;
+    const clock = { now: () => now };
+    const progress = createProgress({ io: { ...io, stderr }, format: 'table', clock });
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    display.change(change(task(1, 'processing', 1), now));
+    now += 500;
+    display.change(change(task(1, 'processing', 2), now, false));
+    expect(stderr.text().split('\n').filter(Boolean)).toHaveLength(1);
+    now += 2000;
+    display.round();
+    expect(stderr.text()).toContain('2/10 items');
+    now += 100;
+    display.change(change(task(1, 'completed', 10), now));
+    expect(stderr.text().split('\n').filter(Boolean)).toHaveLength(3);
+  });
+
+  it('clockTime', () => {
+    expect([clockTime(0), clockTime(7_900), clockTime(754_000), clockTime(3_723_000)]).toEqual([
+      '0:00',
+      '0:07',
+      '12:34',
+      '1:02:03',
+    ]);
+  });
+});

@@ -1,0 +1,110 @@
+/** Answers that will not change end a follow (issue 13), and pages that never end stop it (issue 17). */
+import { describe, expect, it } from 'vitest';
+import type { PageMeta, Task } from '../../../../src/api/schemas.js';
+import { MalformedResponseError, UnavailableError } from '../../../../src/errors.js';
+import { followTasks } from '../../../../src/core/follow/follow.js';
+import type { FollowOptions } from '../../../../src/core/follow/follow.js';
+import type { TaskReader } from '../../../../src/core/follow/reader.js';
+import { FakeClock, FakeTaskServer, T0, seededRandom } from './fakes.js';
+
+function options(reader: TaskReader, clock: FakeClock, overrides: Partial<FollowOptions> = {}): FollowOptions {
+  return {
+    reader,
+    ids: [1],
+    clock,
+    random: seededRandom(),
+    intervalMs: 2000,
+    until: 'terminal',
+    deadline: T0 + 30 * 60_000,
+    onChange: () => undefined,
+    ...overrides,
+  };
+}
+
+function task(id: number, status: string, extra: Partial<Task> = {}): Task {
+  return { id, service: 's', status, total_items: 1, cost: 1, created_at: new Date(T0).toISOString(), ...extra };
+}
+
+describe('followTasks: answers that will not change', () => {
+  it('a malformed body (after the client retries) ends the follow at once, not at the timeout', async () => {
+    const clock = new FakeClock();
+    const server = new FakeTaskServer(clock).add({ id: 1, timeline: [[60_000, 'completed']] });
+    server.failWith = (index) =>
+      index === 1 ? new MalformedResponseError('GET /tasks/1: unexpected response from the server') : undefined;
+    await expect(followTasks(options(server, clock))).rejects.toBeInstanceOf(MalformedResponseError);
+    expect(server.count()).toBe(2);
+    expect(clock.now() - T0).toBeLessThan(2000);
+  });
+
+  it('a network error is still retried', async () => {
+    const clock = new FakeClock();
+    const server = new FakeTaskServer(clock).add({ id: 1, timeline: [[5_000, 'completed']] });
+    server.failWith = (index) => (index === 1 ? new UnavailableError('network error') : undefined);
+    const result = await followTasks(options(server, clock));
+    expect(result.reason).toBe('done');
+  });
+
+  it('an unknown status keeps the wait going; a status that ends (cancelled) ends it', async () => {
+    const clock = new FakeClock();
+    const server = new FakeTaskServer(clock).add({
+      id: 1,
+      timeline: [
+        [0, 'on_hold'],
+        [20_000, 'cancelled'],
+      ],
+    });
+    const seen: string[] = [];
+    const result = await followTasks(options(server, clock, { onChange: (c) => seen.push(c.task.status) }));
+    expect(result.reason).toBe('done');
+    expect(seen).toEqual(['on_hold', 'cancelled']);
+    expect(result.unfinished).toEqual([]);
+  });
+});
+
+/** A listing whose total_pages grows by one on every read, each page showing new ids: it never ends. */
+class EndlessPages implements TaskReader {
+  reads = 0;
+  async listTasks(q: { page?: number }): Promise<{ tasks: Task[]; meta: PageMeta }> {
+    this.reads++;
+    const page = q.page ?? 1;
+    const tasks = Array.from({ length: 100 }, (_, i) => task(page * 1000 + i, 'processing'));
+    return { tasks, meta: { current_page: page, per_page: 100, total_pages: page + 1, total_count: 100 * (page + 1) } };
+  }
+  async getTask(id: number): Promise<Task> {
+    return task(id, 'processing');
+  }
+}
+
+/** A listing that repeats the same page whatever page is asked for. */
+class RepeatingPages extends EndlessPages {
+  override async listTasks(): Promise<{ tasks: Task[]; meta: PageMeta }> {
+    this.reads++;
+    const tasks = Array.from({ length: 100 }, (_, i) => task(i + 1, 'processing'));
+    return { tasks, meta: { current_page: 1, per_page: 100, total_pages: 50, total_count: 5000 } };
+  }
+}
+
+describe('followTasks: pages that never end (issue 17)', () => {
+  for (const [name, make] of [
+    ['total_pages growing on every read', () => new EndlessPages()],
+    ['every page repeating the same ids', () => new RepeatingPages()],
+  ] as const) {
+    it(`watch (every unfinished task): ${name} stops with exit 8, not retried`, async () => {
+      const clock = new FakeClock();
+      const reader = make();
+      const follow = followTasks(options(reader, clock, { ids: 'all-unfinished' }));
+      await expect(follow).rejects.toThrow(/pages do not end/);
+      await expect(follow).rejects.toMatchObject({ exitCode: 8 });
+      expect(reader.reads).toBeLessThan(20);
+    });
+  }
+
+  it('wait on many tasks searching a listing that repeats itself stops with exit 8', async () => {
+    const clock = new FakeClock();
+    const reader = new RepeatingPages();
+    const ids = Array.from({ length: 300 }, (_, i) => 5000 + i);
+    const follow = followTasks(options(reader, clock, { ids }));
+    await expect(follow).rejects.toThrow(/pages do not end/);
+    expect(reader.reads).toBeLessThan(20);
+  });
+});
