@@ -112,24 +112,21 @@ describe('item-statuses: success is only what was seen', () => {
 });
 
 describe('task-statuses: unknown task statuses never count as success', () => {
-  // Owner: `follow` developer (the follow engine ends on taskPhase 'ended'); outcome.ts already maps it to 10.
-  it.fails('a task that ends cancelled: wait exits 10 (not 124)', async () => {
+  it('a task that ends cancelled: wait exits 10 (not 124)', async () => {
     const { run } = await world(['task-statuses']);
     const id = await create(run, ['a.com', 'taskfail-b.com']);
     const wait = await run(['wait', id, '--timeout', '30m']);
     expect(wait.code, show(wait)).toBe(10);
   });
 
-  // Owner: `follow` developer (as above).
-  it.fails('a task that ends archived with a completed_at: wait exits 10', async () => {
+  it('a task that ends archived with a completed_at: wait exits 10', async () => {
     const { run } = await world(['task-statuses']);
     const id = await create(run, ['archive-a.com']);
     const wait = await run(['wait', id, '--timeout', '30m']);
     expect(wait.code, show(wait)).toBe(10);
   });
 
-  // Owner: `follow` developer (calls unknownStatusWarner from core/task-state.ts once per run).
-  it.fails('an unknown status is shown as it came and warned about once per run', async () => {
+  it('an unknown status is shown as it came and warned about once per run', async () => {
     const { run } = await world(['task-statuses']);
     const id = await create(run, ['a.com', 'b.com', 'c.com']);
     const wait = await run(['wait', id]);
@@ -137,8 +134,7 @@ describe('task-statuses: unknown task statuses never count as success', () => {
     expect(wait.stderr.match(/"running"/g)).toHaveLength(1);
   });
 
-  // Owner: `follow` developer (the timeout message names the unknown statuses still running).
-  it.fails('a wait that times out on an unknown status names it', async () => {
+  it('a wait that times out on an unknown status names it', async () => {
     const { run } = await world(['task-statuses']);
     const id = await create(run, ['slow-a.com', 'slow-b.com']);
     const wait = await run(['wait', id, '--timeout', '5s']);
@@ -177,19 +173,16 @@ describe('data-shapes: result data of any JSON shape', () => {
 });
 
 describe('no-items and bare-tasks', () => {
-  // Owner: `output`/`follow` developers (a task without items is shown with a clear note).
-  it.fails('show of a task without items says so', async () => {
+  it('show of a task without items says so', async () => {
     const { run } = await world(['no-items']);
     const id = await create(run, ['a.com']);
     await run(['wait', id]);
     const shown = await run(['show', id]);
     expect(shown.code, show(shown)).toBe(0);
-    expect(shown.stderr).toMatch(/no items|without items|items not/i);
+    expect(shown.stderr).toMatch(/^warning: the service sent no item results for task \d+$/m);
   });
 
-  // Owner: `follow` developer: GET /tasks/:id without items makes the wait poll on as if unfinished (then 124);
-  // outcome.ts already exits 11 for a completed task with no evidence of its items.
-  it.fails('a completed task with neither items nor counts is no proof of success: wait exits 11', async () => {
+  it('a completed task with neither items nor counts is no proof of success: wait exits 11', async () => {
     const { run } = await world(['no-items', 'bare-tasks']);
     const id = await create(run, ['a.com']);
     const wait = await run(['wait', id, '--timeout', '10m']);
@@ -245,12 +238,12 @@ describe('every dialect at once', () => {
     expect((await run(['balance'])).stdout).toMatch(/^9998\tcoins$/m);
   });
 
-  // Owner: `follow` developer (a task without items must not keep the wait going).
-  it.fails('the plain flow with every dialect, no-items included: wait exits 0', async () => {
+  it('the plain flow with every dialect: the wait ends, and without item evidence it is exit 11, never 0', async () => {
     const { run } = await world(['all']);
     const id = await create(run, ['a.com', 'b.com']);
     const wait = await run(['wait', id, '--timeout', '10m']);
-    expect(wait.code, show(wait)).toBe(0);
+    expect(wait.code, show(wait)).toBe(11);
+    expect(wait.stderr).toMatch(/✗ task \d+ completed \(the server reports no item progress\)/);
   });
 });
 
