@@ -50,32 +50,31 @@ describe('services (in-process)', () => {
 
 /** The sandbox's four services, as a real terminal shows them (issue 14: DESCRIP/TION wrapped at 80 and 120). */
 const SANDBOX_LIKE = [
-  [
-    'domain_check_availability',
-    'Domain availability check',
-    1,
-    'Checks whether each domain name is available for registration.',
-  ],
-  [
-    'domain_whois_history',
-    'Domain WHOIS history',
-    5,
-    'Returns the registration history (registrations, transfers, renewals) of each domain.',
-  ],
-  [
-    'fanpage_extract_contact',
-    'Fan page contact extraction',
-    3,
-    'Extracts public contact e-mail addresses and phone numbers from each Facebook fan page.',
-  ],
-  ['email_verify', 'E-mail address verification', 2, 'Checks whether each e-mail address can receive mail.'],
-].map(([service, display_name, pricing, description]) => ({
-  service,
-  display_name,
-  pricing,
-  description,
-  currency: 'coins',
-}));
+  {
+    service: 'domain_check_availability',
+    display_name: 'Domain availability check',
+    pricing: 1,
+    description: 'Checks whether each domain name is available for registration.',
+  },
+  {
+    service: 'domain_whois_history',
+    display_name: 'Domain WHOIS history',
+    pricing: 5,
+    description: 'Returns the registration history (registrations, transfers, renewals) of each domain.',
+  },
+  {
+    service: 'fanpage_extract_contact',
+    display_name: 'Fan page contact extraction',
+    pricing: 3,
+    description: 'Extracts public contact e-mail addresses and phone numbers from each Facebook fan page.',
+  },
+  {
+    service: 'email_verify',
+    display_name: 'E-mail address verification',
+    pricing: 2,
+    description: 'Checks whether each e-mail address can receive mail.',
+  },
+].map((s) => ({ ...s, currency: 'coins' }));
 
 describe('services on a terminal (issue 14)', () => {
   const run = (columns: number, args: string[] = []) => {
