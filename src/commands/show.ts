@@ -109,6 +109,7 @@ export async function runShow(ctx: Context, requested: readonly number[], option
   );
   // Unknown names are refused against the columns the tasks really have (data fields are known only now).
   const picked = pickColumns(styled, options.columns);
+  const chosen = options.columns !== undefined && options.columns.length > 0;
   const listOptions = { wide: options.wide === true };
   switch (printer.format) {
     case 'json': {
@@ -119,9 +120,10 @@ export async function runShow(ctx: Context, requested: readonly number[], option
       return;
     }
     case 'table':
-      await showTables(ctx, tasks, rows, options.columns?.length ? picked : picked.filter((c) => c.key !== 'task'), {
+      await showTables(ctx, tasks, rows, chosen ? picked : picked.filter((c) => c.key !== 'task'), {
         ...listOptions,
         wanted,
+        chosen,
       });
       return;
     default:
@@ -136,7 +138,7 @@ async function showTables(
   tasks: readonly Task[],
   rows: ReadonlyArray<Record<string, string>>,
   columns: Column<Record<string, string>>[],
-  options: { wide: boolean; wanted: ShowOptions['itemsStatus'] },
+  options: { wide: boolean; wanted: ShowOptions['itemsStatus']; chosen: boolean },
 ): Promise<void> {
   const printer = ctx.printer;
   for (const [index, task] of tasks.entries()) {
@@ -145,7 +147,10 @@ async function showTables(
     const own = rows.filter((row) => row.task === String(task.id));
     if (own.length > 0) {
       printer.blank();
-      await printer.list(own, columns, undefined, { wide: options.wide });
+      // Each task's own result fields: another service's columns would only be dashes here.
+      const ownKeys = new Set(exportTaskItems([task]).keys);
+      const shown = options.chosen ? columns : columns.filter((column) => ownKeys.has(column.key ?? ''));
+      await printer.list(own, shown, undefined, { wide: options.wide });
     } else if (options.wanted !== undefined && task.items !== undefined) {
       const none = options.wanted === 'failed' ? 'no items failed to complete' : 'no items completed';
       printer.info(tasks.length > 1 ? `task ${task.id}: ${none}` : none);
