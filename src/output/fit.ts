@@ -31,11 +31,17 @@ export interface Fit {
   widths: number[];
 }
 
-/** Display width: one per code point (cells are neutralised plain text; wide CJK glyphs are under-counted). */
+/** User-perceived characters: an emoji with modifiers or a letter with combining marks is one. */
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+function characters(text: string): string[] {
+  return Array.from(graphemes.segment(text), (part) => part.segment);
+}
+
+/** Display width: one per character (cells are neutralised plain text; wide CJK glyphs are under-counted). */
 export function textWidth(text: string): number {
-  let width = 0;
-  for (const _ of text) width++;
-  return width;
+  // ASCII, the common case, needs no segmenting.
+  return /^[\x20-\x7e]*$/.test(text) ? text.length : characters(text).length;
 }
 
 function total(widths: readonly number[], shown: readonly number[]): number {
@@ -77,8 +83,8 @@ export function fitColumns(columns: readonly FitColumn[], budget: number): Fit {
 
 /** `text` cut to `width` columns with `…`: at the last space when it leaves at least half, else mid-word. */
 export function truncateText(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
+  if (textWidth(text) <= width) return text;
+  const chars = characters(text);
   if (width <= 1) return ELLIPSIS.slice(0, width);
   const head = chars.slice(0, width - 1).join('');
   const space = head.lastIndexOf(' ');

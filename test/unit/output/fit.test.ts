@@ -50,3 +50,13 @@ describe('truncateText', () => {
     expect(truncateText('short', 10)).toBe('short');
   });
 });
+
+describe('textWidth', () => {
+  it('counts characters as a person sees them', async () => {
+    const { textWidth } = await import('../../../src/output/fit.js');
+    expect(textWidth('abc')).toBe(3);
+    expect(textWidth('café')).toBe(4);
+    expect(textWidth('e\u0301')).toBe(1);
+    expect(textWidth('👍🏽')).toBe(1);
+  });
+});
