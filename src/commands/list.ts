@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import { columnName, columnsOption, pickColumns, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from '../program.js';
 import { CreatedWindow, timeBound, type TimeBound } from './list-window.js';
@@ -67,6 +68,9 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   const columns = ctx.globals.quiet ? allColumns.slice(0, 1) : pickColumns(allColumns, options.columns);
   const now = ctx.clock.now();
   const window = new CreatedWindow(options.since?.(now), options.until?.(now));
+  if (window.from !== undefined && window.to !== undefined && window.from > window.to) {
+    throw new UsageError('--since is later than --until: no task can match', 'For example: --since 24h --until 1h.');
+  }
   const walkAll = options.all || window.active;
   const api = await ctx.api();
   const matches = (task: Task) =>

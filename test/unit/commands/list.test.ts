@@ -134,4 +134,12 @@ describe('list --since / --until (issue 15)', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--since/);
   });
+
+  it('refuses a window that ends before it starts, before any request', async () => {
+    const api = mockApi();
+    const result = await runTaskctl(['list', '--since', '1h', '--until', '2h'], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--since is later than --until/);
+    expect(api.calls).toEqual([]);
+  });
 });
