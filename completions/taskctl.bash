@@ -53,8 +53,9 @@ __taskctl_resolve() {
 __taskctl_options() {
   case $1 in
     '') __taskctl_r='--version' ;;
-    'list') __taskctl_r='--page --per-page --all --status --service --limit' ;;
-    'show') __taskctl_r='--items-status --report' ;;
+    'services') __taskctl_r='--columns --wide' ;;
+    'list') __taskctl_r='--page --per-page --all --status --service --limit --since --until --columns --wide' ;;
+    'show') __taskctl_r='--items-status --columns --wide --report' ;;
     'create') __taskctl_r='-f --file --format --column --skip-invalid --keep-duplicates --dry-run --max-cost -y --yes --chunk-size --reuse-window --wait --interval --timeout --any --until --allow-item-failures --report' ;;
     'wait') __taskctl_r='--interval --timeout --any --until --allow-item-failures --report' ;;
     'watch') __taskctl_r='--follow --interval --timeout' ;;
@@ -71,12 +72,17 @@ __taskctl_options() {
 # __taskctl_r; fails when the flag takes no value.
 __taskctl_value() {
   case "$1|$2" in
+    'services|--columns') __taskctl_kind=choices __taskctl_r='service display_name pricing currency description' ;;
     'list|--page') __taskctl_kind=none ;;
     'list|--per-page') __taskctl_kind=none ;;
     'list|--status') __taskctl_kind=choices __taskctl_r='pending processing completed failed' ;;
     'list|--service') __taskctl_kind=services ;;
     'list|--limit') __taskctl_kind=none ;;
+    'list|--since') __taskctl_kind=none ;;
+    'list|--until') __taskctl_kind=none ;;
+    'list|--columns') __taskctl_kind=choices __taskctl_r='id service status total_items cost created_at finished_at' ;;
     'show|--items-status') __taskctl_kind=choices __taskctl_r='completed failed' ;;
+    'show|--columns') __taskctl_kind=none ;;
     'show|--report') __taskctl_kind=report ;;
     'create|-f') __taskctl_kind=file ;;
     'create|--file') __taskctl_kind=file ;;
@@ -129,7 +135,7 @@ __taskctl_value() {
 __taskctl_argument() {
   __taskctl_kind=''
   case $1 in
-    'show') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
+    'show') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'create') if (( $2 == 0 )); then __taskctl_kind=services; fi ;;
     'wait') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;

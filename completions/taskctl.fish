@@ -69,7 +69,7 @@ end
 # $argv = command path, flag: succeeds when the flag takes a value there.
 function __taskctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'show|--items-status' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
             return 0
     end
     return 1
@@ -157,8 +157,8 @@ complete -c taskctl -n '__taskctl_is \'\'' -a 'services' -d 'list services with 
 complete -c taskctl -n '__taskctl_is \'\'' -a 'balance' -d 'show the coin balance'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'list' -d 'list tasks, newest first as the service returns them, one page or --all'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'ls' -d 'list tasks, newest first as the service returns them, one page or --all'
-complete -c taskctl -n '__taskctl_is \'\'' -a 'show' -d 'show one task with its item results'
-complete -c taskctl -n '__taskctl_is \'\'' -a 'get' -d 'show one task with its item results'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'show' -d 'show tasks with their item results'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'get' -d 'show tasks with their item results'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'create' -d 'create a task: a service plus items from arguments, files (-f) or piped stdin'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'wait' -d 'block until tasks finish; the exit code tells how they ended'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'watch' -d 'stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)'
@@ -168,15 +168,23 @@ complete -c taskctl -n '__taskctl_is \'\'' -a 'webhook' -d 'receive the service\
 complete -c taskctl -n '__taskctl_is \'\'' -a 'sandbox' -d 'run the local sandbox service: the whole API with fake data, no account, no network'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'completion' -d 'print the shell completion script (bash, zsh or fish)'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'help' -d 'display help for command'
+complete -c taskctl -n '__taskctl_is \'services\'' -l columns -x -a 'service display_name pricing currency description' -d 'only these columns, in this order (table, tsv, csv)'
+complete -c taskctl -n '__taskctl_is \'services\'' -l wide -d 'every column at full width, whatever the terminal width'
 complete -c taskctl -n '__taskctl_is \'list\'' -l page -x -d 'page to read'
 complete -c taskctl -n '__taskctl_is \'list\'' -l per-page -x -d 'tasks per page, 1..100'
 complete -c taskctl -n '__taskctl_is \'list\'' -l all -d 'read every page (from --page on), streaming'
 complete -c taskctl -n '__taskctl_is \'list\'' -l status -x -a 'pending processing completed failed' -d 'only tasks in this status (repeatable or comma-separated)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l service -x -a '(__taskctl_dynamic services)' -d 'only tasks of this service (repeatable or comma-separated)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l limit -x -d 'print at most this many tasks'
+complete -c taskctl -n '__taskctl_is \'list\'' -l since -x -d 'only tasks created in the last DURATION (30m, 24h) or since an ISO time'
+complete -c taskctl -n '__taskctl_is \'list\'' -l until -x -d 'only tasks created at least DURATION ago, or until an ISO time'
+complete -c taskctl -n '__taskctl_is \'list\'' -l columns -x -a 'id service status total_items cost created_at finished_at' -d 'only these columns, in this order (table, tsv, csv)'
+complete -c taskctl -n '__taskctl_is \'list\'' -l wide -d 'every column at full width, whatever the terminal width'
 complete -c taskctl -n '__taskctl_is \'show\'' -l items-status -x -a 'completed failed' -d 'only completed items, or (failed) only those that did not complete'
+complete -c taskctl -n '__taskctl_is \'show\'' -l columns -x -d 'only these columns, in this order (table, tsv, csv)'
+complete -c taskctl -n '__taskctl_is \'show\'' -l wide -d 'every column at full width, whatever the terminal width'
 complete -c taskctl -n '__taskctl_is \'show\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
-complete -c taskctl -n '__taskctl_arg \'show\' 0' -x -a '(__taskctl_dynamic tasks)'
+complete -c taskctl -n '__taskctl_arg \'show\' 0 +' -x -a '(__taskctl_dynamic tasks)'
 complete -c taskctl -n '__taskctl_is \'create\'' -s f -l file -r -F -d 'read items from a file (- = stdin); repeatable'
 complete -c taskctl -n '__taskctl_is \'create\'' -l format -x -a 'lines json ndjson csv' -d 'item file format (default: by extension, else lines)'
 complete -c taskctl -n '__taskctl_is \'create\'' -l column -x -d 'csv column or json property holding the item'

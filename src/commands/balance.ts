@@ -6,13 +6,21 @@ export function registerBalance(program: Command, run: RunAction): void {
   program
     .command('balance')
     .description('show the coin balance')
-    .addHelpText('after', examples(['taskctl balance', 'taskctl balance -o json | jq .balance']))
+    .addHelpText(
+      'after',
+      examples(['taskctl balance', 'taskctl balance -o json | jq .balance', 'taskctl balance -o tsv | cut -f1']),
+    )
     .action((_options, command: Command) => run(command, runBalance));
 }
 
 export async function runBalance(ctx: Context): Promise<void> {
   const api = await ctx.api();
   const balance = await api.getBalance();
+  // One number, one line for a person (`1,234 coins`); machine formats keep the two fields.
+  if (ctx.printer.format === 'table') {
+    ctx.printer.line(`${balance.balance.toLocaleString('en')} ${balance.currency}`);
+    return;
+  }
   ctx.printer.detail(
     [
       ['balance', balance.balance],

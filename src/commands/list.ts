@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { PageWalkGuard } from '../core/page-guard.js';
+import { UsageError } from '../errors.js';
+import { columnName, columnsOption, pickColumns, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from '../program.js';
+import { CreatedWindow, timeBound, type TimeBound } from './list-window.js';
 import { collect, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';
 
@@ -18,7 +20,14 @@ export interface ListOptions {
   service?: string[];
   /** Stop after this many rows (after filtering). */
   limit?: number;
+  /** Only tasks created in this window; either one reads every page from `page` on, like `all`. */
+  since?: TimeBound;
+  until?: TimeBound;
+  columns?: string[];
+  wide?: boolean;
 }
+
+const COLUMN_NAMES = taskColumns((status) => status).map(columnName);
 
 export function registerList(program: Command, run: RunAction): void {
   program
@@ -31,27 +40,44 @@ export function registerList(program: Command, run: RunAction): void {
     .option('--status <status>', 'only tasks in this status (repeatable or comma-separated)', collect)
     .option('--service <service>', 'only tasks of this service (repeatable or comma-separated)', collect)
     .option('--limit <n>', 'print at most this many tasks', positiveInt())
+    .option('--since <duration>', 'only tasks created in the last DURATION (30m, 24h) or since an ISO time', timeBound)
+    .option('--until <duration>', 'only tasks created at least DURATION ago, or until an ISO time', timeBound)
+    .addOption(columnsOption(COLUMN_NAMES))
+    .addOption(wideOption())
     .addHelpText(
       'after',
       examples([
         'taskctl list',
         'taskctl list --all --status failed -o ndjson',
         'taskctl list --all --service domain_check_availability --limit 10 -q',
+        'taskctl list --since 1h --status failed',
+        'taskctl list --since 24h --until 1h -o csv > yesterday.csv',
+        'taskctl list --columns id,status,created_at -o tsv',
+        'taskctl list --wide',
         'taskctl list -o tsv | cut -f1,3',
       ]) +
-        '\nFilters apply to the pages read: without --all only --page is searched.\ntsv columns: id, service, status, total_items, cost, created_at, finished_at\n',
+        '\nFilters apply to the pages read: without --all (or --since/--until) only --page is searched.' +
+        '\n--since/--until read pages until the tasks are older than the window (newest first), else every page.' +
+        `\ntsv columns: ${COLUMN_NAMES.join(', ')}\n`,
     )
     .action((options: ListOptions, command: Command) => run(command, (ctx) => runList(ctx, options)));
 }
 
 export async function runList(ctx: Context, options: ListOptions): Promise<void> {
+  const allColumns = taskColumns((status) => ctx.printer.paintStatus(status), ctx.printer.chalk);
+  const columns = ctx.globals.quiet ? allColumns.slice(0, 1) : pickColumns(allColumns, options.columns);
+  const now = ctx.clock.now();
+  const window = new CreatedWindow(options.since?.(now), options.until?.(now));
+  if (window.from !== undefined && window.to !== undefined && window.from > window.to) {
+    throw new UsageError('--since is later than --until: no task can match', 'For example: --since 24h --until 1h.');
+  }
+  const walkAll = options.all || window.active;
   const api = await ctx.api();
   const matches = (task: Task) =>
     (!options.status?.length || options.status.includes(task.status)) &&
-    (!options.service?.length || options.service.includes(task.service));
-  const all = taskColumns((status) => ctx.printer.paintStatus(status));
-  const columns = ctx.globals.quiet ? all.slice(0, 1) : all;
-  const out = ctx.printer.stream(columns, (task: Task) => task);
+    (!options.service?.length || options.service.includes(task.service)) &&
+    window.contains(task);
+  const out = ctx.printer.stream(columns, (task: Task) => task, { wide: options.wide === true });
   let printed = 0;
   let page = options.page;
   let lastMeta: { total_pages: number; current_page: number };
@@ -62,19 +88,20 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
       const { tasks, meta } = await api.listTasks({ page, perPage: options.perPage });
       lastMeta = meta;
       if (page === options.page) ctx.cache.rememberTasks(tasks);
-      const fresh = options.all ? guard.accept(page, meta.total_pages, tasks) : tasks;
+      const fresh = walkAll ? guard.accept(page, meta.total_pages, tasks) : tasks;
       let rows = fresh.filter(matches);
       if (options.limit !== undefined) rows = rows.slice(0, options.limit - printed);
       out.write(rows);
       printed += rows.length;
       const more = page < meta.total_pages && tasks.length > 0;
-      if (!options.all || !more || (options.limit !== undefined && printed >= options.limit)) break;
+      if (!walkAll || !more || (options.limit !== undefined && printed >= options.limit)) break;
+      if (window.exhausted(tasks)) break;
       page += 1;
     }
   } finally {
     await out.end();
   }
-  if (!options.all && lastMeta.total_pages > lastMeta.current_page) {
+  if (!walkAll && lastMeta.total_pages > lastMeta.current_page) {
     ctx.printer.info(
       `page ${lastMeta.current_page} of ${lastMeta.total_pages}; use --page ${lastMeta.current_page + 1} or --all for more`,
     );

@@ -2,7 +2,10 @@ import { Option, type Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { isTerminal, itemCounts, itemOutcome } from '../core/task-state.js';
-import { exportItems, type ItemLike } from '../output/flatten.js';
+import { NotFoundError } from '../errors.js';
+import { columnsOption, pickColumns, wideOption } from '../output/columns.js';
+import { exportTaskItems, type ItemLike } from '../output/flatten.js';
+import type { Column } from '../output/printer.js';
 import { examples, type RunAction } from '../program.js';
 import { reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { parseTaskId } from './task-id.js';
@@ -10,37 +13,45 @@ import { parseTaskId } from './task-id.js';
 export interface ShowOptions {
   /** Only items in this status. */
   itemsStatus?: 'completed' | 'failed';
-  /** Reports on the whole task (`--report junit=FILE`, `--report github`); `--items-status` does not filter them. */
+  /** Reports on the whole tasks (`--report junit=FILE`, `--report github`); `--items-status` does not filter them. */
   report?: ReportSpec[];
+  /** Item columns for table/tsv/csv: `task`, `target`, `status`, the data fields, `error`. */
+  columns?: string[];
+  wide?: boolean;
 }
 
 export function registerShow(program: Command, run: RunAction): void {
   program
     .command('show')
     .alias('get')
-    .description('show one task with its item results')
-    .argument('<id>', 'task id')
+    .description('show tasks with their item results')
+    .argument('<id...>', 'task ids')
     .addOption(
       new Option(
         '--items-status <status>',
         'only completed items, or (failed) only those that did not complete',
       ).choices(['completed', 'failed']),
     )
+    .addOption(columnsOption())
+    .addOption(wideOption())
     .addOption(reportOption())
     .addHelpText(
       'after',
       examples([
         'taskctl show 42',
+        'taskctl show 42 43 44 -o csv > results.csv',
         'taskctl show 42 --items-status failed',
-        'taskctl show 42 -o csv > results.csv',
+        'taskctl show 42 --columns target,available -o tsv',
         'taskctl show 42 -o ndjson | jq -r "select(.available) | .target"',
         'taskctl show 42 -o json | jq ".items[] | select(.data.available)"',
       ]) +
-        '\n-o csv|tsv: one record per item: target, status, the result fields flattened, error (always last).' +
-        '\n-o ndjson: one object per item, the result fields with their JSON types. "failed" = did not complete.\n',
+        '\n-o csv|tsv: one record per item: task, target, status, the result fields flattened, error (always last).' +
+        '\n-o ndjson: one object per item, the result fields with their JSON types. "failed" = did not complete.' +
+        '\nSeveral ids: one export (the result columns are the union over all the tasks); -o json is then a list.' +
+        '\nA task that does not exist is exit 5 before anything is printed.\n',
     )
-    .action((id: string, options: ShowOptions, command: Command) =>
-      run(command, (ctx) => runShow(ctx, parseTaskId(id), options)),
+    .action((ids: string[], options: ShowOptions, command: Command) =>
+      run(command, (ctx) => runShow(ctx, ids.map(parseTaskId), options)),
     );
 }
 
@@ -61,36 +72,88 @@ export function taskSummary(task: Task): Array<[string, string | number]> {
   return fields.filter((field): field is [string, string | number] => field[1] !== undefined && field[1] !== null);
 }
 
-export async function runShow(ctx: Context, id: number, options: ShowOptions): Promise<void> {
+/** Every task first, one after the other through the one client (its limiter paces): a missing one prints nothing. */
+async function fetchTasks(ctx: Context, ids: readonly number[]): Promise<Task[]> {
   const api = await ctx.api();
-  const task = await api.getTask(id);
-  ctx.cache.rememberTasks([task]);
-  if (options.report?.length) await writeReports(ctx, options.report, [task]);
+  const tasks: Task[] = [];
+  for (const id of ids) {
+    try {
+      tasks.push(await api.getTask(id));
+    } catch (error) {
+      if (error instanceof NotFoundError && ids.length > 1) {
+        throw new NotFoundError(`${error.message} (task ${id}; nothing was printed)`, error.hint);
+      }
+      throw error;
+    }
+  }
+  return tasks;
+}
+
+export async function runShow(ctx: Context, requested: readonly number[], options: ShowOptions): Promise<void> {
+  const ids = [...new Set(requested)];
+  const tasks = await fetchTasks(ctx, ids);
+  ctx.cache.rememberTasks(tasks);
+  if (options.report?.length) await writeReports(ctx, options.report, tasks);
   const printer = ctx.printer;
   // The spec shows items in GET /tasks/:id, but a server may leave them out: say so rather than print nothing.
-  if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
-  const terminal = isTerminal(task);
+  for (const task of tasks) {
+    if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
+  }
   const wanted = options.itemsStatus;
-  const keep = (item: ItemLike) => wanted === undefined || itemOutcome(item, terminal) === wanted;
-  const { rows, columns, records } = exportItems(task.items ?? [], keep);
-  const itemColumns = columns.map((column) =>
+  const terminal = new Map(tasks.map((task) => [task.id, isTerminal(task)]));
+  const keep = (item: ItemLike, task: { id: number }) =>
+    wanted === undefined || itemOutcome(item, terminal.get(task.id) === true) === wanted;
+  const { rows, columns: allColumns, records } = exportTaskItems(tasks, keep);
+  const styled = allColumns.map((column) =>
     column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
   );
+  // Unknown names are refused against the columns the tasks really have (data fields are known only now).
+  const picked = pickColumns(styled, options.columns);
+  const chosen = options.columns !== undefined && options.columns.length > 0;
+  const listOptions = { wide: options.wide === true };
   switch (printer.format) {
-    case 'json':
-      printer.json(task.items === undefined ? task : { ...task, items: task.items.filter(keep) });
+    case 'json': {
+      const shown = tasks.map((task) =>
+        task.items === undefined ? task : { ...task, items: task.items.filter((item) => keep(item, task)) },
+      );
+      printer.json(requested.length === 1 ? shown[0] : shown);
       return;
+    }
     case 'table':
-      printer.detail(taskSummary(task), task);
-      if (rows.length > 0) {
-        printer.blank();
-        await printer.list(rows, itemColumns, records);
-      } else if (wanted !== undefined && task.items !== undefined) {
-        printer.info(wanted === 'failed' ? 'no items failed to complete' : 'no items completed');
-      }
+      await showTables(ctx, tasks, rows, chosen ? picked : picked.filter((c) => c.key !== 'task'), {
+        ...listOptions,
+        wanted,
+        chosen,
+      });
       return;
     default:
       // csv / tsv export the flat rows, ndjson the item records with their JSON values.
-      await printer.list(rows, itemColumns, records);
+      await printer.list(rows, picked, records, listOptions);
+  }
+}
+
+/** On a terminal: each task's summary and its items table, a blank line between tasks. */
+async function showTables(
+  ctx: Context,
+  tasks: readonly Task[],
+  rows: ReadonlyArray<Record<string, string>>,
+  columns: Column<Record<string, string>>[],
+  options: { wide: boolean; wanted: ShowOptions['itemsStatus']; chosen: boolean },
+): Promise<void> {
+  const printer = ctx.printer;
+  for (const [index, task] of tasks.entries()) {
+    if (index > 0) printer.blank();
+    printer.detail(taskSummary(task), task);
+    const own = rows.filter((row) => row.task === String(task.id));
+    if (own.length > 0) {
+      printer.blank();
+      // Each task's own result fields: another service's columns would only be dashes here.
+      const ownKeys = new Set(exportTaskItems([task]).keys);
+      const shown = options.chosen ? columns : columns.filter((column) => ownKeys.has(column.key ?? ''));
+      await printer.list(own, shown, undefined, { wide: options.wide });
+    } else if (options.wanted !== undefined && task.items !== undefined) {
+      const none = options.wanted === 'failed' ? 'no items failed to complete' : 'no items completed';
+      printer.info(tasks.length > 1 ? `task ${task.id}: ${none}` : none);
+    }
   }
 }

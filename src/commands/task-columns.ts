@@ -1,17 +1,51 @@
-/** Columns shared by every command that prints tasks (`list`, `show`, `create`, `wait`). */
+/** Columns shared by every command that prints tasks (`list`, `create`, `wait`). */
 import type { Task } from '../api/schemas.js';
+import { itemCounts, taskPhase, taskSucceeded } from '../core/task-state.js';
 import type { Column } from '../output/printer.js';
+import type { ChalkInstance } from 'chalk';
 
 export type StatusPainter = (status: string) => string;
 
-export function taskColumns(paint: StatusPainter): Column<Task>[] {
+/** `8/8`, `7/8, 1 failed`, or the total alone when the server gave neither items nor counts. */
+export function itemsText(task: Task): string {
+  const { total, completed, failed } = itemCounts(task);
+  if (completed === undefined) return String(total);
+  return failed !== undefined && failed > 0 ? `${completed}/${total}, ${failed} failed` : `${completed}/${total}`;
+}
+
+/** Coloured by outcome (task-state rules): green only when every item completed; any failed item is red. */
+function paintItems(chalk: ChalkInstance, task: Task, text: string): string {
+  if (taskSucceeded(task)) return chalk.green(text);
+  const { completed, failed } = itemCounts(task);
+  if (failed !== undefined && failed > 0) return chalk.red(text);
+  if (taskPhase(task) === 'active') return chalk.yellow(text);
+  return completed === undefined ? text : chalk.red(text);
+}
+
+/**
+ * Machine formats keep the server's fields (`total_items`, ISO times); a terminal shows the item outcome and ages. At
+ * a narrow terminal FINISHED, then COST, are left out (`--wide` keeps them).
+ */
+export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Column<Task>[] {
   return [
     { header: 'ID', key: 'id', value: (t) => t.id, align: 'right' },
     { header: 'SERVICE', key: 'service', value: (t) => t.service },
     { header: 'STATUS', key: 'status', value: (t) => t.status, style: (value) => paint(value) },
-    { header: 'ITEMS', key: 'total_items', value: (t) => t.total_items, align: 'right' },
-    { header: 'COST', key: 'cost', value: (t) => t.cost, align: 'right' },
-    { header: 'CREATED', key: 'created_at', value: (t) => t.created_at },
-    { header: 'FINISHED', key: 'finished_at', value: (t) => t.completed_at ?? t.failed_at ?? '' },
+    {
+      header: 'ITEMS',
+      key: 'total_items',
+      value: (t) => t.total_items,
+      display: itemsText,
+      ...(chalk ? { style: (text: string, t: Task) => paintItems(chalk, t, text) } : {}),
+    },
+    { header: 'COST', key: 'cost', value: (t) => t.cost, align: 'right', optional: 1 },
+    { header: 'CREATED', key: 'created_at', value: (t) => t.created_at, time: true },
+    {
+      header: 'FINISHED',
+      key: 'finished_at',
+      value: (t) => t.completed_at ?? t.failed_at ?? '',
+      time: true,
+      optional: 2,
+    },
   ];
 }

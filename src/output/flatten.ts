@@ -2,11 +2,11 @@
  * Item results as records for `show -o csv|tsv|ndjson` (DESIGN.md 3). Result shapes differ per service and are mostly
  * unspecified (the spec shows only `{available}`), so nothing here assumes one: `data` may be any JSON value.
  *
- * - csv/tsv (`FlatRecord`): `target`, `status`, the data fields flattened (nested keys dotted, lists of scalars joined
+ * - csv/tsv (`FlatRecord`): `task` (the task's id, issue 15), `target`, `status`, the data fields flattened (nested keys dotted, lists of scalars joined
  *   with `;`, other lists as compact JSON; data that is not an object is compact JSON in a `data` column), `error`.
- *   The data columns are the union of the keys over *all* the task's items in first-seen order, so a filter never
+ *   The data columns are the union of the keys over *all* the tasks' items in first-seen order, so a filter never
  *   moves a column; `error` is always last.
- * - ndjson (`itemRecord`): the same names, with the server's JSON values as they came (`false` stays `false`, lists
+ * - ndjson (`taskItemRecord`): the same names, with the server's JSON values as they came (`false` stays `false`, lists
  *   stay lists), plus every other field the item carried.
  *
  * Work is linear in the items and bounded in depth: keys are dotted at most FLATTEN_DEPTH levels down; below that the
@@ -23,7 +23,7 @@ export const FLATTEN_DEPTH = 16;
 export const CELL_JSON_DEPTH = 16;
 
 /** Column names of the item itself: a data field with one of these names is written as `data.<name>`. */
-const RESERVED = new Set(['target', 'status', 'error', 'data']);
+const RESERVED = new Set(['task', 'target', 'status', 'error', 'data']);
 
 type Scalar = string | number | boolean | null | undefined;
 
@@ -140,5 +140,53 @@ export function exportItems(all: readonly ItemLike[], keep: (item: ItemLike) => 
     records.push(itemRecord(item));
   });
   const columns = keys.map((key): Column<FlatRecord> => ({ header: key, key, value: (row) => row[key] ?? '' }));
+  return { keys, rows, columns, records };
+}
+
+/** A task as `show` exports it: its id and items. */
+export interface TaskItemsLike {
+  id: number;
+  items?: readonly ItemLike[] | undefined;
+}
+
+/** One item's ndjson object with its task's id first (`item.task` if the item itself has a `task` field). */
+export function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown> {
+  const out: Record<string, unknown> = { task: taskId };
+  const record = itemRecord(item);
+  for (const name of Object.keys(record)) out[name === 'task' ? 'item.task' : name] = record[name];
+  return out;
+}
+
+/**
+ * `show <id...>` (issue 15): every task's items in one export, a `task` column first; the data columns are the union
+ * over all the tasks' items (first-seen order), so the columns are the same whatever the ids and the filter.
+ */
+export function exportTaskItems(
+  tasks: readonly TaskItemsLike[],
+  keep: (item: ItemLike, task: TaskItemsLike) => boolean = () => true,
+): ItemExport {
+  const rows: FlatRecord[] = [];
+  const records: Record<string, unknown>[] = [];
+  const seen = new Set<string>();
+  for (const task of tasks) {
+    for (const item of task.items ?? []) {
+      const flat = flattenItem(item);
+      for (const key of Object.keys(flat)) seen.add(key);
+      if (!keep(item, task)) continue;
+      rows.push({ task: String(task.id), ...flat });
+      records.push(taskItemRecord(task.id, item));
+    }
+  }
+  const dataKeys = [...seen].filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
+  const keys = ['task', 'target', 'status', ...dataKeys, 'error'];
+  const fixed = new Set(['task', 'target', 'status']);
+  const columns = keys.map((key): Column<FlatRecord> => ({
+    header: key,
+    key,
+    value: (row) => row[key] ?? '',
+    // Results and errors are free text a narrow terminal may cut; ids, targets and statuses stay whole.
+    ...(fixed.has(key) ? {} : { truncate: true }),
+    ...(key === 'task' ? { align: 'right' as const } : {}),
+  }));
   return { keys, rows, columns, records };
 }

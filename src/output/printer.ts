@@ -3,13 +3,15 @@
  * (STYLE.md 6). Every string printed — data and messages — is redacted, then neutralised (DESIGN.md 3, 4).
  *
  * Formats, for rows (`list`, `stream`):
- * - table:  borderless aligned columns, UPPERCASE headers, empty values shown as `-`; colour only if `color`.
+ * - table:  borderless aligned columns, UPPERCASE headers, empty values shown as `-`; colour only if `color`; on a
+ *           terminal, fitted to its width (output/fit.ts) unless `wide`; `time` columns as ages (`3m ago`).
  * - tsv:    no header, one record a line, fields in column order, tabs/newlines in fields become spaces.
  * - csv:    RFC 4180 with a header row of column keys; fields quoted when needed; LF line ends.
  * - json:   `json ?? rows`, pretty (2 spaces) with a final newline; `stream` emits one valid array incrementally.
  * - ndjson: one compact JSON value a line: each element of `json` when it is an array, else each row.
  * For one object (`detail`):
- * - table: aligned `Label:  value` lines; tsv: the values on one line, tab-separated, in field order;
+ * - table: aligned `Label:  value` lines, labels for people (`balance_after` → `Balance after`), timestamps
+ *   followed by their age; tsv: the values on one line, tab-separated, in field order;
  *   csv: header (label keys) + one record; json: `json` pretty; ndjson: `json` compact on one line.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
@@ -18,7 +20,10 @@ import type { OutputFormat } from './format.js';
 import type { IO } from './io.js';
 import type { Progress } from './progress.js';
 import type { Redactor } from './redact.js';
+import { fitColumns, textWidth, truncateText } from './fit.js';
+import { humanLabel } from './labels.js';
 import { neutralise, neutraliseMultiline } from './sanitize.js';
+import { parseTimestamp, relativeTime } from '../core/relative-time.js';
 
 export type { CellValue } from './encode.js';
 
@@ -32,6 +37,14 @@ export interface Column<T> {
   align?: 'left' | 'right';
   /** Colour for the table cell; called only when colour is on, with the printed text. Use `printer.chalk`. */
   style?: (value: string, row: T) => string;
+  /** Table only: the text a person reads instead of `value` (e.g. `7/8, 1 failed`); machine formats keep `value`. */
+  display?: (row: T) => CellValue;
+  /** Table only: the value is an ISO timestamp, shown as an age (`3m ago`). */
+  time?: boolean;
+  /** Table only: long free text, cut with `…` to fit the terminal (descriptions, results, errors). */
+  truncate?: boolean;
+  /** Table only: left out, highest rank first, when the terminal is too narrow for every column (`--wide` keeps it). */
+  optional?: number;
 }
 
 /** One line of a `detail` view: label, value, and an optional table-only colour. */
@@ -40,6 +53,8 @@ export type DetailField = readonly [label: string, value: CellValue, style?: (va
 export interface ListOptions {
   /** Table format, no rows: this message on stderr (suppressed by `quiet`). Default `No results.` */
   emptyMessage?: string;
+  /** Table format: every column at full width, whatever the terminal's width (`--wide`). */
+  wide?: boolean;
 }
 
 export interface RowStream<T> {
@@ -135,15 +150,21 @@ export function createPrinter(options: PrinterOptions): Printer {
   const jsonOut = (value: unknown, pretty: boolean) => `${jsonText(value, pretty, redact)}\n`;
   const warnLine = (text: string) => writeErr(`${err.yellow('warning:')} ${message(text)}\n`);
 
-  const tableCell = <T>(column: Column<T>, row: T): string => {
-    const text = neutralise(redact(cellText(column.value(row))));
-    if (text === '') return options.color ? out.dim(EMPTY_CELL) : EMPTY_CELL;
-    return options.color && column.style ? column.style(text, row) : text;
+  const now = options.now ?? (() => Date.now());
+  /** The terminal's width when stdout is one; tables elsewhere (`-o table > file`) keep every column whole. */
+  const terminalWidth = io.stdout.isTTY === true && (io.stdout.columns ?? 0) > 0 ? io.stdout.columns : undefined;
+  const emptyCell = options.color ? out.dim(EMPTY_CELL) : EMPTY_CELL;
+
+  /** A cell's plain text as a person reads it: `display` over `value`, timestamps as ages, neutralised. */
+  const tableText = <T>(column: Column<T>, row: T): string => {
+    const raw = redact(cellText(column.display ? column.display(row) : column.value(row)));
+    const ms = column.time ? parseTimestamp(raw) : undefined;
+    return neutralise(ms === undefined ? raw : relativeTime(ms, now()));
   };
 
   const renderRowsTable = async <T>(
     allRows: readonly T[],
-    columns: readonly Column<T>[],
+    allColumns: readonly Column<T>[],
     list: ListOptions | undefined,
     total = allRows.length,
   ) => {
@@ -152,17 +173,38 @@ export function createPrinter(options: PrinterOptions): Printer {
       return;
     }
     const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
+    const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
+    const texts = rows.map((row) => allColumns.map((c) => tableText(c, row)));
+    const widths = allColumns.map((_, i) =>
+      texts.reduce((widest, cells) => Math.max(widest, textWidth(cells[i] ?? '')), textWidth(heads[i] ?? '')),
+    );
+    const fit =
+      terminalWidth === undefined || list?.wide === true
+        ? { shown: allColumns.map((_, i) => i), widths }
+        : fitColumns(
+            allColumns.map((c, i) => ({
+              natural: widths[i] ?? 0,
+              header: textWidth(heads[i] ?? ''),
+              truncate: c.truncate === true,
+              optional: c.optional,
+            })),
+            terminalWidth,
+          );
     const { renderTable } = await import('./table.js');
-    const head = columns.map((c) => {
-      const text = neutralise(c.header.toUpperCase());
-      return options.color ? out.bold(text) : text;
-    });
-    const body = rows.map((row) => columns.map((c) => tableCell(c, row)));
+    const head = fit.shown.map((i) => (options.color ? out.bold(heads[i] ?? '') : (heads[i] ?? '')));
+    const body = rows.map((row, r) =>
+      fit.shown.map((i) => {
+        const column = allColumns[i];
+        const text = truncateText(texts[r]?.[i] ?? '', fit.widths[i] ?? 0);
+        if (text === '' || column === undefined) return emptyCell;
+        return options.color && column.style ? column.style(text, row) : text;
+      }),
+    );
     writeOut(
       await renderTable(
         head,
         body,
-        columns.map((c) => c.align ?? 'left'),
+        fit.shown.map((i) => allColumns[i]?.align ?? 'left'),
       ),
     );
     if (total > rows.length) {
@@ -269,20 +311,16 @@ export function createPrinter(options: PrinterOptions): Printer {
       case 'csv':
         return csvRecord(fields.map(([label]) => toSnakeKey(label))) + csvRecord(values);
       case 'table': {
-        const labels = fields.map(([label]) => `${neutralise(label)}:`);
+        const labels = fields.map(([label]) => `${neutralise(humanLabel(label))}:`);
         const width = labels.reduce((widest, label) => Math.max(widest, label.length), 0);
         const lines = fields.map(([, , style], i) => {
           const label = labels[i] ?? '';
           const pad = ' '.repeat(width - label.length + 2);
           const text = neutralise(values[i] ?? '');
+          const ms = parseTimestamp(text);
+          const coloured = options.color && style ? style(text) : text;
           const shown =
-            text === ''
-              ? options.color
-                ? out.dim(EMPTY_CELL)
-                : EMPTY_CELL
-              : options.color && style
-                ? style(text)
-                : text;
+            text === '' ? emptyCell : ms === undefined ? coloured : `${coloured} (${relativeTime(ms, now())})`;
           return `${options.color ? out.bold(label) : label}${pad}${shown}\n`;
         });
         return lines.join('');
@@ -342,7 +380,7 @@ export function createPrinter(options: PrinterOptions): Printer {
         color: stderrColor,
         quiet,
         redact,
-        clock: { now: options.now ?? (() => Date.now()) },
+        clock: { now },
       });
     },
   };

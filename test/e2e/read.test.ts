@@ -83,7 +83,7 @@ describe('balance', () => {
     const csv = await world.run(['balance', '-o', 'csv']);
     expect(csv.stdout.trim().split('\n')).toEqual(['balance,currency', `${json.balance},coins`]);
     const table = await world.run(['balance', '-o', 'table']);
-    expect(table.stdout).toMatch(/balance:?\s+\d+/i);
+    expect(table.stdout).toBe(`${json.balance.toLocaleString('en')} coins\n`);
   });
 });
 
@@ -130,13 +130,15 @@ describe('list', () => {
 });
 
 describe('show', () => {
-  it('exports item results as csv: target, status, then the data fields', async () => {
+  it('exports item results as csv: task, target, status, then the data fields', async () => {
     const result = await world.run(['show', String(failingItemsTask), '-o', 'csv']);
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^target,status,available/);
+    expect(lines[0]).toMatch(/^task,target,status,available/);
     expect(lines).toHaveLength(3);
-    expect(lines.find((l) => l.startsWith('fail-bad.com'))).toMatch(/^fail-bad\.com,failed,/);
+    expect(lines.find((l) => l.includes('fail-bad.com'))).toMatch(
+      new RegExp(`^${failingItemsTask},fail-bad\\.com,failed,`),
+    );
   });
 
   it('filters items with --items-status and prints JSON with the items', async () => {
@@ -161,7 +163,11 @@ describe('show', () => {
       .map((l) => JSON.parse(l) as { target: string; status: string });
     expect(rows.map((r) => r.target)).toEqual(['example.com', 'example.org']);
     const tsv = await world.run(['show', String(okTask)]);
-    expect(tsv.stdout.trim().split('\n')[0]!.split('\t').slice(0, 2)).toEqual(['example.com', 'completed']);
+    expect(tsv.stdout.trim().split('\n')[0]!.split('\t').slice(0, 3)).toEqual([
+      String(okTask),
+      'example.com',
+      'completed',
+    ]);
   });
 
   const hasJq = spawnSync('jq', ['--version']).status === 0;
@@ -192,7 +198,7 @@ describe('show', () => {
           .map((line) => line.split('\t').length),
       );
     expect(width(all.stdout)).toEqual(width(failed.stdout));
-    expect(failed.stdout.split('\t')[0]).toBe('fail-bad.com');
+    expect(failed.stdout.split('\t')[1]).toBe('fail-bad.com');
     expect(failed.stdout.trimEnd().split('\t').at(-1)).not.toBe('');
   });
 
@@ -208,6 +214,64 @@ describe('show', () => {
     const result = await world.run(['show', 'abc']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/invalid task id "abc"/);
+  });
+});
+
+describe('show several tasks (issue 15)', () => {
+  it('`show A B -o csv` has one header, the task column first, and every item of both', async () => {
+    const result = await world.run(['show', String(okTask), String(failingItemsTask), '-o', 'csv']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.filter((line) => line.startsWith('task,'))).toHaveLength(1);
+    expect(lines[0]).toMatch(/^task,target,status,available,.*error$/);
+    expect(lines.slice(1).map((line) => line.split(',').slice(0, 2))).toEqual([
+      [String(okTask), 'example.com'],
+      [String(okTask), 'example.org'],
+      [String(failingItemsTask), 'good.com'],
+      [String(failingItemsTask), 'fail-bad.com'],
+    ]);
+  });
+
+  it('--items-status applies to every task; a missing one is exit 5 with nothing printed', async () => {
+    const failed = await world.run(['show', String(okTask), String(failingItemsTask), '--items-status', 'failed']);
+    expect(failed.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${failingItemsTask}\tfail-bad\\.com\tfailed`)),
+    ]);
+    const missing = await world.run(['show', String(okTask), '999999', '-o', 'csv']);
+    expect(missing.code).toBe(5);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/999999/);
+  });
+});
+
+describe('--columns and --since (issue 15)', () => {
+  it('--columns chooses and orders columns; an unknown one is exit 2 listing the valid ones', async () => {
+    const list = await world.run(['list', '--columns', 'status,id', '-o', 'csv']);
+    expect(list.stdout.split('\n')[0]).toBe('status,id');
+    const show = await world.run(['show', String(okTask), '--columns', 'target,available']);
+    expect(show.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/^example\.com\t(true|false)$/),
+      expect.stringMatching(/^example\.org\t(true|false)$/),
+    ]);
+    const services = await world.run(['services', '--columns', 'service,pricing']);
+    expect(services.stdout).toContain('domain_whois_history\t5\n');
+    const bad = await world.run(['list', '--columns', 'id,age']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('id, service, status, total_items, cost, created_at, finished_at');
+    const badShow = await world.run(['show', String(okTask), '--columns', 'deliverable']);
+    expect(badShow.code).toBe(2);
+    expect(badShow.stderr).toContain('task, target, status, available, error');
+  });
+
+  it('--since keeps the tasks created within the window, --until the older ones', async () => {
+    const recent = await world.run(['list', '--since', '1h', '--per-page', '2', '-q']);
+    expect(recent.code, recent.stderr).toBe(0);
+    expect(recent.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(7);
+    const older = await world.run(['list', '--until', '1h', '-q']);
+    expect(older.code).toBe(0);
+    expect(older.stdout).toBe('');
+    const future = await world.run(['list', '--since', new Date(Date.now() + 3_600_000).toISOString(), '-o', 'json']);
+    expect(JSON.parse(future.stdout)).toEqual([]);
   });
 });
 

@@ -41,4 +41,13 @@ describe('balance (in-process)', () => {
     expect(result.stderr).toMatch(/^error: .*Invalid or missing API key/m);
     expect(result.stderr).not.toContain('sk_test_inprocess_9876');
   });
+
+  it('is one line on a terminal (1,234 coins); tsv and csv keep the two fields', async () => {
+    const api = mockApi();
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 1234, currency: 'coins' } }, { times: 3 });
+    const table = await runTaskctl(['balance'], { api, stdoutTTY: true });
+    expect(table.stdout).toBe('1,234 coins\n');
+    expect((await runTaskctl(['balance', '-o', 'tsv'], { api })).stdout).toBe('1234\tcoins\n');
+    expect((await runTaskctl(['balance', '-o', 'csv'], { api })).stdout).toBe('balance,currency\n1234,coins\n');
+  });
 });

@@ -64,6 +64,7 @@ describe('show -o ndjson keeps the server data and JSON types', () => {
     ];
     const [record] = ndjson(await show(items, ['-o', 'ndjson']));
     expect(record).toEqual({
+      task: 42,
       target: 'a.com',
       status: 'completed',
       emails: ['x@a.com', 'y@a.com'],
@@ -107,12 +108,12 @@ describe('show accepts result data of any JSON shape', () => {
     const result = await show(SHAPES, ['-o', 'csv']);
     expect(result.stdout).toBe(
       [
-        'target,status,data,a.b.c,error',
-        'array.com,completed,"[1,""two"",{""three"":3}]",,',
-        'string.com,completed,"""plain text""",,',
-        'number.com,completed,7,,',
-        'null.com,completed,,,',
-        'object.com,completed,,true,',
+        'task,target,status,data,a.b.c,error',
+        '42,array.com,completed,"[1,""two"",{""three"":3}]",,',
+        '42,string.com,completed,"""plain text""",,',
+        '42,number.com,completed,7,,',
+        '42,null.com,completed,,,',
+        '42,object.com,completed,,true,',
         '',
       ].join('\n'),
     );
@@ -137,12 +138,12 @@ describe('show -o csv|tsv: one fixed column set whatever the filters', () => {
     const failed = await show(MIXED, ['-o', 'tsv', '--items-status', 'failed']);
     const completed = await show(MIXED, ['-o', 'tsv', '--items-status', 'completed']);
     expect(lines(all)).toEqual([
-      'a.com\tcompleted\ttrue\t\t',
-      'b.com\tfailed\t\t\tboom',
-      'c.com\tcompleted\tfalse\t10\t',
+      '42\ta.com\tcompleted\ttrue\t\t',
+      '42\tb.com\tfailed\t\t\tboom',
+      '42\tc.com\tcompleted\tfalse\t10\t',
     ]);
-    expect(lines(failed)).toEqual(['b.com\tfailed\t\t\tboom']);
-    expect(lines(completed)).toEqual(['a.com\tcompleted\ttrue\t\t', 'c.com\tcompleted\tfalse\t10\t']);
+    expect(lines(failed)).toEqual(['42\tb.com\tfailed\t\t\tboom']);
+    expect(lines(completed)).toEqual(['42\ta.com\tcompleted\ttrue\t\t', '42\tc.com\tcompleted\tfalse\t10\t']);
   });
 
   it('csv always has the error column in its header', async () => {
@@ -150,13 +151,16 @@ describe('show -o csv|tsv: one fixed column set whatever the filters', () => {
       MIXED.filter((item) => item.status === 'completed'),
       ['-o', 'csv'],
     );
-    expect(lines(result)[0]).toBe('target,status,available,price,error');
+    expect(lines(result)[0]).toBe('task,target,status,available,price,error');
   });
 
   it('prefixes data keys that would collide with the fixed columns', async () => {
     const items = [{ target: 'a.com', status: 'completed', data: { status: 'x', error: 'y', target: 'z' } }];
     const result = await show(items, ['-o', 'csv']);
-    expect(lines(result)).toEqual(['target,status,data.status,data.error,data.target,error', 'a.com,completed,x,y,z,']);
+    expect(lines(result)).toEqual([
+      'task,target,status,data.status,data.error,data.target,error',
+      '42,a.com,completed,x,y,z,',
+    ]);
   });
 });
 
@@ -172,9 +176,9 @@ describe('show --items-status failed means "did not complete"', () => {
   it('lists items with status error, skipped, failed or unknown', async () => {
     const result = await show(ODD, ['-o', 'tsv', '--items-status', 'failed']);
     expect(result.code).toBe(0);
-    expect(lines(result).map((line) => line.split('\t')[0])).toEqual(['err.com', 'skip.com', 'odd.com', 'bad.com']);
+    expect(lines(result).map((line) => line.split('\t')[1])).toEqual(['err.com', 'skip.com', 'odd.com', 'bad.com']);
     const completed = await show(ODD, ['-o', 'tsv', '--items-status', 'completed']);
-    expect(lines(completed).map((line) => line.split('\t')[0])).toEqual(['ok.com']);
+    expect(lines(completed).map((line) => line.split('\t')[1])).toEqual(['ok.com']);
   });
 
   it('leaves items still going out of both filters while the task runs', async () => {
@@ -185,22 +189,22 @@ describe('show --items-status failed means "did not complete"', () => {
     ];
     const extra = { status: 'processing', completed_at: null };
     const failed = await show(running, ['-o', 'tsv', '--items-status', 'failed'], extra);
-    expect(lines(failed).map((line) => line.split('\t')[0])).toEqual(['err.com']);
+    expect(lines(failed).map((line) => line.split('\t')[1])).toEqual(['err.com']);
     const completed = await show(running, ['-o', 'tsv', '--items-status', 'completed'], extra);
-    expect(lines(completed).map((line) => line.split('\t')[0])).toEqual(['done.com']);
+    expect(lines(completed).map((line) => line.split('\t')[1])).toEqual(['done.com']);
   });
 
   it('says so on a terminal when no item matches', async () => {
     const result = await show(DOMAINS.slice(0, 2), ['-o', 'table', '--items-status', 'failed']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/items:\s+2 \(2 completed, 0 failed\)/);
+    expect(result.stdout).toMatch(/Items:\s+2 \(2 completed, 0 failed\)/);
     expect(result.stdout).not.toContain('TARGET');
     expect(result.stderr).toBe('no items failed to complete\n');
   });
 
   it('counts them as failed in the summary, whatever failed_items says', async () => {
     const result = await show(ODD, ['-o', 'table'], { completed_items: 1, failed_items: 1 });
-    expect(result.stdout).toMatch(/items:\s+5 \(1 completed, 4 failed\)/);
+    expect(result.stdout).toMatch(/Items:\s+5 \(1 completed, 4 failed\)/);
   });
 });
 
@@ -208,14 +212,14 @@ describe('show of a task without items', () => {
   it('prints the summary and a note, exit 0', async () => {
     const result = await show(undefined, ['-o', 'table']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^id:\s+42$/m);
+    expect(result.stdout).toMatch(/^ID:\s+42$/m);
     expect(result.stderr).toContain('the service sent no item results for task 42');
   });
 
   it('prints no rows in csv (header only), tsv and ndjson', async () => {
     const csv = await show(undefined, ['-o', 'csv']);
     expect(csv.code).toBe(0);
-    expect(csv.stdout).toBe('target,status,error\n');
+    expect(csv.stdout).toBe('task,target,status,error\n');
     expect(csv.stderr).toContain('the service sent no item results for task 42');
     for (const format of ['tsv', 'ndjson']) {
       const result = await show(undefined, ['-o', format]);

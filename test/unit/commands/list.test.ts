@@ -1,0 +1,145 @@
+/** `taskctl list` in-process: fitted table with items and ages (issue 14), --columns, --since/--until (issue 15). */
+import { describe, expect, it } from 'vitest';
+import { mockApi, runTaskctl, T0, type MockApi } from './harness.js';
+
+const minutesAgo = (m: number) => new Date(T0 - m * 60_000).toISOString();
+
+function task(id: number, createdMinutesAgo: number, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    service: 'domain_check_availability',
+    status: 'completed',
+    total_items: 8,
+    completed_items: 8,
+    failed_items: 0,
+    cost: 8,
+    created_at: minutesAgo(createdMinutesAgo),
+    completed_at: minutesAgo(createdMinutesAgo - 1),
+    ...extra,
+  };
+}
+
+function page(api: MockApi, n: number, totalPages: number, tasks: unknown[], perPage = 25) {
+  api.reply('GET', `/tasks?page=${n}&per_page=${perPage}`, 200, {
+    success: true,
+    data: tasks,
+    meta: { current_page: n, total_pages: totalPages, total_count: totalPages * tasks.length, per_page: perPage },
+  });
+}
+
+const widest = (text: string) => Math.max(...text.split('\n').map((line) => [...line].length));
+
+describe('list on a terminal (issue 14)', () => {
+  it('fits 80 columns: ages instead of ISO times, an items column with done/total and failed', async () => {
+    const api = mockApi();
+    page(api, 1, 1, [
+      task(12, 3, { completed_items: 7, failed_items: 1, cost: 1234 }),
+      task(11, 90, { status: 'processing', completed_items: 2, failed_items: 0, completed_at: null }),
+    ]);
+    const result = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 80, env: { NO_COLOR: '1' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(widest(result.stdout)).toBeLessThanOrEqual(80);
+    expect(result.stdout).toMatch(/^ *12 +domain_check_availability +completed +7\/8, 1 failed +1234 +3m ago/m);
+    expect(result.stdout).toMatch(/^ *11 .* processing +2\/8 .*1h ago/m);
+    expect(result.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/);
+  });
+
+  it('colours the items by outcome: a completed task with failed items is red, not green', async () => {
+    const api = mockApi();
+    page(api, 1, 1, [task(12, 3, { completed_items: 7, failed_items: 1 }), task(13, 3)]);
+    const result = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 120, env: { FORCE_COLOR: '1' } });
+    expect(result.stdout).toContain('\x1b[31m7/8, 1 failed\x1b[39m');
+    expect(result.stdout).toContain('\x1b[32m8/8\x1b[39m');
+  });
+
+  it('--wide keeps every column whatever the width; machine formats keep ISO times and total_items', async () => {
+    const api = mockApi();
+    page(api, 1, 1, [task(12, 3)]);
+    page(api, 1, 1, [task(12, 3)]);
+    const wide = await runTaskctl(['list', '--wide'], { api, stdoutTTY: true, columns: 40, env: { NO_COLOR: '1' } });
+    expect(wide.stdout).toMatch(/^ *ID +SERVICE +STATUS +ITEMS +COST +CREATED +FINISHED$/m);
+    const tsv = await runTaskctl(['list', '-o', 'tsv'], { api });
+    expect(tsv.stdout).toBe(`12\tdomain_check_availability\tcompleted\t8\t8\t${minutesAgo(3)}\t${minutesAgo(2)}\n`);
+  });
+});
+
+describe('list --columns (issue 15)', () => {
+  it('chooses and orders the columns in tsv, csv and the table', async () => {
+    const api = mockApi();
+    page(api, 1, 1, [task(12, 3)], 25);
+    page(api, 1, 1, [task(12, 3)], 25);
+    const csv = await runTaskctl(['list', '--columns', 'status,id', '-o', 'csv'], { api });
+    expect(csv.stdout).toBe('status,id\ncompleted,12\n');
+    const table = await runTaskctl(['list', '--columns', 'id', '--columns', 'created_at'], {
+      api,
+      stdoutTTY: true,
+      columns: 80,
+      env: { NO_COLOR: '1' },
+    });
+    expect(table.stdout).toBe('ID  CREATED\n12  3m ago\n');
+  });
+
+  it('refuses an unknown column with exit 2 and the valid names, before any request', async () => {
+    const api = mockApi();
+    const result = await runTaskctl(['list', '--columns', 'id,nope'], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/nope/);
+    expect(result.stderr).toMatch(/id, service, status, total_items, cost, created_at, finished_at/);
+    expect(api.calls).toEqual([]);
+  });
+});
+
+describe('list --since / --until (issue 15)', () => {
+  it('walks pages newest first and stops at the first page older than the window', async () => {
+    const api = mockApi();
+    page(api, 1, 5, [task(10, 1), task(9, 20)], 2);
+    page(api, 2, 5, [task(8, 50), task(7, 70)], 2);
+    page(api, 3, 5, [task(6, 80), task(5, 90)], 2);
+    const result = await runTaskctl(['list', '--since', '1h', '--per-page', '2', '-o', 'tsv', '--columns', 'id'], {
+      api,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('10\n9\n8\n');
+    expect(api.calls).toEqual([
+      'GET /tasks?page=1&per_page=2',
+      'GET /tasks?page=2&per_page=2',
+      'GET /tasks?page=3&per_page=2',
+    ]);
+  });
+
+  it('walks every page when the order is not newest first, and filters', async () => {
+    const api = mockApi();
+    page(api, 1, 3, [task(1, 300), task(2, 200)], 2);
+    page(api, 2, 3, [task(3, 100), task(4, 10)], 2);
+    page(api, 3, 3, [task(5, 5), task(6, 500)], 2);
+    const result = await runTaskctl(['list', '--since', '1h', '--per-page', '2', '-o', 'tsv', '--columns', 'id'], {
+      api,
+    });
+    expect(result.stdout).toBe('4\n5\n');
+    expect(api.calls).toHaveLength(3);
+  });
+
+  it('--until keeps tasks created at least that long ago; an ISO time works as an edge', async () => {
+    const api = mockApi();
+    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 200)]);
+    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 200)]);
+    const until = await runTaskctl(['list', '--until', '1h', '-o', 'tsv', '--columns', 'id'], { api });
+    expect(until.stdout).toBe('2\n1\n');
+    const since = await runTaskctl(['list', '--since', minutesAgo(100), '-o', 'tsv', '--columns', 'id'], { api });
+    expect(since.stdout).toBe('3\n2\n');
+  });
+
+  it('refuses a bad duration with exit 2', async () => {
+    const result = await runTaskctl(['list', '--since', 'yesterday'], { api: mockApi() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--since/);
+  });
+
+  it('refuses a window that ends before it starts, before any request', async () => {
+    const api = mockApi();
+    const result = await runTaskctl(['list', '--since', '1h', '--until', '2h'], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--since is later than --until/);
+    expect(api.calls).toEqual([]);
+  });
+});

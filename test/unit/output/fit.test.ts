@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { fitColumns, truncateText, type FitColumn } from '../../../src/output/fit.js';
+
+const col = (natural: number, extra: Partial<FitColumn> = {}): FitColumn => ({
+  natural,
+  header: 4,
+  truncate: false,
+  ...extra,
+});
+
+describe('fitColumns', () => {
+  it('leaves a table that fits alone', () => {
+    expect(fitColumns([col(10), col(20)], 80)).toEqual({ shown: [0, 1], widths: [10, 20] });
+  });
+
+  it('shrinks free text first, the widest first, to the budget exactly', () => {
+    const fit = fitColumns([col(10), col(60, { truncate: true }), col(40, { truncate: true })], 80);
+    expect(fit.shown).toEqual([0, 1, 2]);
+    expect(fit.widths[0]).toBe(10);
+    expect(fit.widths.reduce((a, b) => a + b, 0) + 4).toBe(80);
+    expect(Math.abs((fit.widths[1] ?? 0) - (fit.widths[2] ?? 0))).toBeLessThanOrEqual(1);
+  });
+
+  it('drops optional columns (highest rank first) before cutting free text below its soft minimum', () => {
+    const columns = [col(30), col(30, { truncate: true }), col(10, { optional: 1 }), col(10, { optional: 2 })];
+    const fit = fitColumns(columns, 70);
+    expect(fit.shown).toEqual([0, 1, 2]);
+    expect(fit.widths[1]).toBe(26);
+  });
+
+  it('in the last resort cuts free text to its hard minimum, never below its header', () => {
+    const fit = fitColumns([col(60), col(40, { truncate: true, header: 11 })], 75);
+    expect(fit.widths[1]).toBe(13);
+    const tight = fitColumns([col(70), col(40, { truncate: true, header: 11 })], 75);
+    expect(tight.widths[1]).toBe(11);
+  });
+});
+
+describe('truncateText', () => {
+  it('cuts at a word boundary with …, within the width', () => {
+    const text = 'Checks whether each domain name is available for registration.';
+    const cut = truncateText(text, 30);
+    expect(cut).toBe('Checks whether each domain…');
+    expect([...cut].length).toBeLessThanOrEqual(30);
+    expect(text.startsWith(cut.slice(0, -1))).toBe(true);
+  });
+
+  it('cuts a long single word mid-word rather than leave the cell empty', () => {
+    expect(truncateText('averyveryverylongdomainname.com', 10)).toBe('averyvery…');
+    expect(truncateText('short', 10)).toBe('short');
+  });
+});
+
+describe('textWidth', () => {
+  it('counts characters as a person sees them', async () => {
+    const { textWidth } = await import('../../../src/output/fit.js');
+    expect(textWidth('abc')).toBe(3);
+    expect(textWidth('café')).toBe(4);
+    expect(textWidth('e\u0301')).toBe(1);
+    expect(textWidth('👍🏽')).toBe(1);
+  });
+});
