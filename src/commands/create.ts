@@ -402,11 +402,17 @@ async function createOne(
       }
       before = reuse.seen;
     } else {
-      before = await reconcile.takeSnapshot(api, match, ctx.clock, ctx.signal).catch((error: unknown) => {
-        if (ctx.signal.aborted) throw error;
-        // No evidence of what existed: the create goes ahead, and a lost answer can only end in exit 9.
-        return { ids: new Set<number>(), complete: false, failed: true };
-      });
+      const snapshot = () => reconcile.takeSnapshot(api, match, ctx.clock, ctx.signal);
+      before = await snapshot()
+        .catch((error: unknown) => {
+          if (ctx.signal.aborted) throw error;
+          return snapshot(); // an unreadable 2xx is not retried by the client: one more try
+        })
+        .catch((error: unknown): Snapshot => {
+          if (ctx.signal.aborted) throw error;
+          // No evidence of what existed: the create goes ahead, and a lost answer can only end in exit 9.
+          return { ids: new Set<number>(), complete: false };
+        });
     }
   } catch (error) {
     throw interrupted(
@@ -433,7 +439,16 @@ async function createOne(
     ctx.printer.warn(`${error.message}; checking the task list for it (up to ${formatDuration(windowMs)})…`);
     let result: MatchResult;
     try {
-      result = await reconcile.reconcileCreate(api, { ...attempt, failedAtMs, clock: ctx.clock, signal: ctx.signal });
+      const { errorCode, TIMEOUT_CODES, DEADLINE_CODE } = await import('../api/retry.js');
+      const code = errorCode(error.cause);
+      const timedOut = code !== undefined && (TIMEOUT_CODES.has(code) || code === DEADLINE_CODE);
+      result = await reconcile.reconcileCreate(api, {
+        ...attempt,
+        failedAtMs,
+        timedOut,
+        clock: ctx.clock,
+        signal: ctx.signal,
+      });
     } catch (reason) {
       throw interrupted(
         ctx,
@@ -449,8 +464,14 @@ async function createOne(
       return { task: result.task, how: 'recovered' };
     }
     const sentAt = new Date(error.sentAtMs).toISOString();
+    const found =
+      result.kind === 'ambiguous'
+        ? `several new tasks match (${result.ids.join(', ')}): at most one of them is this request's`
+        : result.kind === 'unproven'
+          ? `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`
+          : 'no new matching task was found';
     throw new CreateUnknownError(
-      `the create request may have created a task, and ${result.kind === 'ambiguous' ? `several new tasks match (${result.ids.join(', ')}): at most one of them is this request's` : 'no new matching task was found'}: ${service}, ${items.length} items, sent ${sentAt}`,
+      `the create request may have created a task, and ${found}: ${service}, ${items.length} items, sent ${sentAt}`,
       listHint(service),
     );
   }

@@ -12,8 +12,11 @@
  *    minutes of tolerance when no Date was seen).
  * 3. It keeps scanning for at least 10 s and for as long again as the request was in flight (a POST that timed out may
  *    still be committed late), so "nothing was created" is only concluded after the request's own time has been
- *    waited out; even then the command exits 9 ("may have been created"), never 0.
- * 4. Two candidates are never resolved by guessing: exit 9 names both.
+ *    waited out; even then the command exits 9 ("may have been created"), never 0. After a timeout, one match is
+ *    watched to the end of that window too: were ours to land late next to another client's identical task, two
+ *    candidates appear and the answer is exit 9, not the other client's task.
+ * 4. Two candidates are never resolved by guessing: exit 9 names both. Nor is one candidate when the snapshot could not
+ *    be taken in full (the list failed twice, or had no order and more than MAX_SCAN_PAGES pages): exit 9 names it.
  * Known limit: another client creating the same service and items while our request was in flight (after the
  * snapshot) cannot be told apart from ours; when both land, two candidates appear and the answer is exit 9.
  */
@@ -38,7 +41,12 @@ const PER_PAGE = 100;
  */
 export const MAX_SCAN_PAGES = 10;
 
-export type MatchResult = { kind: 'found'; task: Task } | { kind: 'none' } | { kind: 'ambiguous'; ids: number[] };
+/** `unproven`: one new-looking match, but the snapshot was incomplete, so it may have existed before the request. */
+export type MatchResult =
+  | { kind: 'found'; task: Task }
+  | { kind: 'none' }
+  | { kind: 'ambiguous'; ids: number[] }
+  | { kind: 'unproven'; ids: number[] };
 
 function sameItems(a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean {
   if (a.length !== b.length) return false;
@@ -149,7 +157,7 @@ export async function scanRecent(
 /** What existed before a POST: ids of recent tasks with the same service and item count. */
 export interface Snapshot {
   ids: ReadonlySet<number>;
-  /** False when the listing failed or stopped at its page bound: candidates then need the time test alone. */
+  /** False when the listing failed or stopped at its page bound: a match is then never claimed (exit 9 names it). */
   complete: boolean;
 }
 
@@ -231,7 +239,13 @@ export async function findCreatedTask(
     signal,
   );
   const candidates = scan.tasks.filter((t) => !attempt.before.ids.has(t.id) && !attempt.exclude?.has(t.id));
-  return verdict(await confirm(reader, candidates, attempt.items, signal));
+  const result = verdict(await confirm(reader, candidates, attempt.items, signal));
+  // The creation time alone is no proof (the server clock is known to a second at best): without a complete snapshot
+  // a match may be an identical task created just before the request (found by the exactly-once campaign).
+  if (result.kind === 'found' && !(attempt.before.complete && scan.complete)) {
+    return { kind: 'unproven', ids: [result.task.id] };
+  }
+  return result;
 }
 
 export interface ReconcileOptions extends CreateAttempt {
@@ -241,6 +255,11 @@ export interface ReconcileOptions extends CreateAttempt {
   signal?: AbortSignal;
   /** Delays before each scan; the first is immediate. About 10 s in all (DESIGN.md section 5). */
   scheduleMs?: ReadonlyArray<number>;
+  /**
+   * The request timed out, so it may still land: one match does not end the scans; they go on to the window's end,
+   * and a second match that appears meanwhile (ours landing late next to another client's) makes the answer ambiguous.
+   */
+  timedOut?: boolean;
 }
 
 export const RECONCILE_SCHEDULE_MS = [0, 2000, 3000, 5000] as const;
@@ -257,7 +276,8 @@ export function reconcileWindowMs(options: Pick<ReconcileOptions, 'sentAtMs' | '
 
 /**
  * After an ambiguous create: scans on the schedule, then every 5 s until the request's own time in flight has been
- * waited out again. Stops at the first scan with one or more matches (two or more are never resolved by guessing).
+ * waited out again. Stops at the first scan with one or more matches (two or more are never resolved by guessing),
+ * except after a timeout, when one match is watched to the window's end (see `timedOut`).
  * A scan that fails (the service may still be failing) is retried at the next point; an abort is thrown at once.
  */
 export async function reconcileCreate(reader: TaskReader, options: ReconcileOptions): Promise<MatchResult> {
@@ -269,13 +289,16 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     const delay = delays[i] ?? Math.min(LATE_SCAN_INTERVAL_MS, until - clock.now());
     if (i >= delays.length && delay <= 0) return last;
     if (delay > 0) await clock.sleep(delay, signal);
+    let scan: MatchResult;
     try {
-      last = await findCreatedTask(reader, options, signal);
+      scan = await findCreatedTask(reader, options, signal);
     } catch (error) {
       if (signal?.aborted) throw error;
       continue;
     }
-    if (last.kind !== 'none') return last;
+    // A match once seen stays the answer unless more appear (a later scan failing to list it proves nothing).
+    if (scan.kind !== 'none') last = scan;
+    if (last.kind === 'ambiguous' || (last.kind !== 'none' && options.timedOut !== true)) return last;
   }
 }
 

@@ -261,3 +261,42 @@ describe('findReusableTask (--reuse-window)', () => {
     expect(r.lists).toBe(1);
   });
 });
+
+describe('reconcileCreate after a timeout', () => {
+  it('watches one match to the window end: ours landing late next to another client identical task is ambiguous', async () => {
+    const clock = virtualClock();
+    const tasks = [task(20, 'svc', ['a'], NOW + 1000)]; // another client's, created while ours was in flight
+    const r = reader(
+      () => {
+        if (clock.nowMs >= NOW + 30_000 && tasks.length === 1) tasks.push(task(21, 'svc', ['a'], clock.nowMs));
+        return tasks;
+      },
+      { offset: 0 },
+    );
+    const options = { service: 'svc', items: ['a'], sentAtMs: NOW - 60_000, failedAtMs: NOW, before: EMPTY, clock };
+    expect(await reconcileCreate(r, { ...options, timedOut: true })).toEqual({ kind: 'ambiguous', ids: [21, 20] });
+  });
+
+  it('one match that stays alone to the window end is ours', async () => {
+    const clock = virtualClock();
+    const r = reader([task(20, 'svc', ['a'], NOW + 1000)], { offset: 0 });
+    const options = { service: 'svc', items: ['a'], sentAtMs: NOW - 20_000, failedAtMs: NOW, before: EMPTY, clock };
+    expect(await reconcileCreate(r, { ...options, timedOut: true })).toEqual({
+      kind: 'found',
+      task: expect.objectContaining({ id: 20 }),
+    });
+    expect(clock.nowMs - NOW).toBe(20_000);
+  });
+});
+
+describe('without a complete snapshot', () => {
+  it('a single new-looking match is unproven, never claimed (an identical task from a second before)', async () => {
+    // Found by the campaign: the pre-send listing failed, and the previous identical task was 200 ms old.
+    const r = reader([task(8, 'svc', ['a'], NOW - 200)], { offset: -900 });
+    const before = { ids: new Set<number>(), complete: false };
+    expect(await findCreatedTask(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before })).toEqual({
+      kind: 'unproven',
+      ids: [8],
+    });
+  });
+});
