@@ -55,7 +55,7 @@ __taskctl_options() {
     '') __taskctl_r='--version' ;;
     'list') __taskctl_r='--page --per-page --all --status --service --limit' ;;
     'show') __taskctl_r='--items-status --report' ;;
-    'create') __taskctl_r='-f --file --format --column --skip-invalid --keep-duplicates --dry-run --max-cost -y --yes --chunk-size --reuse-window --wait --interval --timeout --any --until --allow-item-failures --report' ;;
+    'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --max-cost -y --yes --chunk-size --reuse-window --wait --interval --timeout --any --until --allow-item-failures --report' ;;
     'wait') __taskctl_r='--interval --timeout --any --until --allow-item-failures --report' ;;
     'watch') __taskctl_r='--follow --interval --timeout' ;;
     'auth login') __taskctl_r='--with-key' ;;

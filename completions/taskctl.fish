@@ -181,6 +181,7 @@ complete -c taskctl -n '__taskctl_is \'create\'' -s f -l file -r -F -d 'read ite
 complete -c taskctl -n '__taskctl_is \'create\'' -l format -x -a 'lines json ndjson csv' -d 'item file format (default: by extension, else lines)'
 complete -c taskctl -n '__taskctl_is \'create\'' -l column -x -d 'csv column or json property holding the item'
 complete -c taskctl -n '__taskctl_is \'create\'' -l skip-invalid -d 'drop invalid items with a warning instead of refusing (exit 3)'
+complete -c taskctl -n '__taskctl_is \'create\'' -l no-validate -d 'send items as read (edge spaces trimmed), without per-service checks, case folding or punycode'
 complete -c taskctl -n '__taskctl_is \'create\'' -l keep-duplicates -d 'send duplicate items (they are removed by default)'
 complete -c taskctl -n '__taskctl_is \'create\'' -l dry-run -d 'validate and price the items, show the balance after; create nothing'
 complete -c taskctl -n '__taskctl_is \'create\'' -l max-cost -x -d 'refuse (exit 6) when the estimate is above this'
