@@ -187,7 +187,7 @@ complete -c taskctl -n '__taskctl_is \'create\'' -l dry-run -d 'validate and pri
 complete -c taskctl -n '__taskctl_is \'create\'' -l max-cost -x -d 'refuse (exit 6) when the estimate is above this'
 complete -c taskctl -n '__taskctl_is \'create\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
 complete -c taskctl -n '__taskctl_is \'create\'' -l chunk-size -x -d 'split into several tasks of at most n items, created in order'
-complete -c taskctl -n '__taskctl_is \'create\'' -l reuse-window -x -d 'reuse a task with the same service and items created within this window (e.g. 1h)'
+complete -c taskctl -n '__taskctl_is \'create\'' -l reuse-window -x -d 'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one'
 complete -c taskctl -n '__taskctl_is \'create\'' -l wait -d 'then wait for the task(s) like `taskctl wait`'
 complete -c taskctl -n '__taskctl_is \'create\'' -l interval -x -d 'first poll interval; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'create\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'

@@ -71,7 +71,7 @@ export function registerCreate(program: Command, run: RunAction): void {
     .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt())
     .option(
       '--reuse-window <duration>',
-      'reuse a task with the same service and items created within this window (e.g. 1h)',
+      'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one',
       duration,
     )
     .option('--wait', 'then wait for the task(s) like `taskctl wait`');
@@ -85,6 +85,7 @@ export function registerCreate(program: Command, run: RunAction): void {
         'cut -d, -f1 leads.csv | taskctl create domain_check_availability -q',
         'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 500 --yes',
         'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --reuse-window 6h --wait',
+        'taskctl create domain_check_availability Example.COM --no-validate   # sent as written',
       ]) +
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +
         'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n',
