@@ -42,6 +42,8 @@ export interface CreateOptions extends Partial<WaitOptions> {
 
 /** Prices are fetched with GET /services and reused for this long (one request saved per create in a loop). */
 const PRICE_CACHE_MS = 5 * 60_000;
+/** Time allowed for the task listing taken before each POST (both tries together). */
+const SNAPSHOT_BUDGET_MS = 2000;
 
 export function registerCreate(program: Command, run: RunAction): void {
   const command = program
@@ -403,7 +405,9 @@ async function createOne(
       }
       before = reuse.seen;
     } else {
-      const snapshot = () => reconcile.takeSnapshot(api, match, ctx.clock, ctx.signal);
+      // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9).
+      const budgeted = api.withDeadline(ctx.clock.now() + SNAPSHOT_BUDGET_MS);
+      const snapshot = () => reconcile.takeSnapshot(budgeted, match, ctx.clock, ctx.signal);
       before = await snapshot()
         .catch((error: unknown) => {
           if (ctx.signal.aborted) throw error;
