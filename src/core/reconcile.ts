@@ -68,15 +68,11 @@ function createdAt(task: Task): number {
 type PageOrder = 'newest-first' | 'oldest-first' | 'unknown';
 
 function orderOf(tasks: ReadonlyArray<Task>): PageOrder {
-  let down = true;
-  let up = true;
-  for (let i = 1; i < tasks.length; i++) {
-    const a = createdAt(tasks[i - 1]!);
-    const b = createdAt(tasks[i]!);
-    if (!(a >= b)) down = false;
-    if (!(a <= b)) up = false;
-  }
-  if (tasks.length < 2 || (down && up)) return 'unknown';
+  const times = tasks.map(createdAt);
+  const pairs = times.slice(1).map((b, i) => [times[i] ?? Number.NaN, b] as const);
+  const down = pairs.every(([a, b]) => a >= b);
+  const up = pairs.every(([a, b]) => a <= b);
+  if (pairs.length === 0 || (down && up)) return 'unknown';
   return down ? 'newest-first' : up ? 'oldest-first' : 'unknown';
 }
 
@@ -221,8 +217,9 @@ async function confirm(
 }
 
 function verdict(matches: ReadonlyArray<Task>): MatchResult {
-  if (matches.length === 1) return { kind: 'found', task: matches[0]! };
-  if (matches.length === 0) return { kind: 'none' };
+  const [only, ...others] = matches;
+  if (only === undefined) return { kind: 'none' };
+  if (others.length === 0) return { kind: 'found', task: only };
   return { kind: 'ambiguous', ids: matches.map((task) => task.id) };
 }
 

@@ -68,7 +68,9 @@ export function holdOutput(stream: OutputStream): OutputHold {
       await new Promise<void>((resolve) => {
         const writable = target as { write(chunk: string, callback: () => void): unknown };
         try {
-          writable.write('', () => resolve());
+          writable.write('', () => {
+            resolve();
+          });
         } catch {
           resolve();
         }
