@@ -320,7 +320,8 @@ async function createChunks(
   try {
     try {
       for (const [index, chunk] of chunks.entries()) {
-        if (hold.lost()) break; // the output is gone: start nothing new
+        // The output is gone (known once the writes so far have settled): start nothing new.
+        if (index > 0 && (await hold.settle())) break;
         const what = chunks.length === 1 ? 'the task' : `task ${index + 1} of ${chunks.length}`;
         const outcome = await createOne(
           ctx,
