@@ -11,7 +11,7 @@
  * recovers that task (both runs print it). Without an idempotency key the two are indistinguishable (reconcile.ts).
  */
 import { startSandbox } from '../../src/sandbox/index.js';
-import { runCli } from '../e2e/harness.js';
+import { isolatedHome, runCli } from '../e2e/harness.js';
 import { startWorld, type Fault, type World } from './world.js';
 
 export const POST_FAULTS = [
@@ -187,8 +187,10 @@ async function lane(world: World, runs: number, random: () => number, records: R
 }
 
 /** Three real processes at once against a real-clock sandbox; one random POST fault. */
-async function spawnedGroup(random: () => number, records: RunRecord[], index: number): Promise<void> {
+async function spawnedGroup(random: () => number, records: RunRecord[]): Promise<void> {
   const sandbox = await startSandbox({ port: 0, itemMs: 0, rateLimit: 0, balance: 1_000_000 });
+  const home = isolatedHome();
+  const env = { ...home.env, TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
   const world = {
     async tasks() {
       const response = await fetch(`${sandbox.origin}/__sandbox/state`);
@@ -199,9 +201,7 @@ async function spawnedGroup(random: () => number, records: RunRecord[], index: n
     const fault = POST_FAULTS[Math.floor(random() * POST_FAULTS.length)]!;
     const first = await world.tasks();
     // An identical task created before, as in the issue's scenario.
-    await runCli(['create', SERVICE, ...ITEMS, '-q'], {
-      env: { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey },
-    });
+    await runCli(['create', SERVICE, ...ITEMS, '-q'], { env });
     const before = new Set([...first, ...(await world.tasks())].map((t) => t.id));
     const f = faultFor(fault, 'POST');
     if (f) {
@@ -211,7 +211,6 @@ async function spawnedGroup(random: () => number, records: RunRecord[], index: n
         body: JSON.stringify(f),
       });
     }
-    const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey, TASKCTL_GROUP: String(index) };
     const results = (
       await Promise.all(
         [0, 1, 2].map(() =>
@@ -231,6 +230,7 @@ async function spawnedGroup(random: () => number, records: RunRecord[], index: n
     });
   } finally {
     await sandbox.close();
+    home.cleanup();
   }
 }
 
@@ -244,7 +244,7 @@ export async function runCampaign(options: CampaignOptions): Promise<RunRecord[]
       lane(world, Math.min(perLane, options.runs - index * perLane), generator(options.seed * 31 + index), records),
     );
     const spawned = (async () => {
-      for (let i = 0; i < options.spawnedGroups; i++) await spawnedGroup(random, records, i);
+      for (let i = 0; i < options.spawnedGroups; i++) await spawnedGroup(random, records);
     })();
     await Promise.all([...lanes, spawned]);
   } finally {
