@@ -1,4 +1,5 @@
 /** `taskctl create` end to end: item sources, validation, cost guards, and exactly-once submission under faults. */
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -275,5 +276,36 @@ describe('a failing stdout never hides a side effect (real pipes and /dev/full)'
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('Ctrl-C (a real SIGINT)', () => {
+  it('while a lost create is being reconciled: exit 130, "may have been created" and the list command', async () => {
+    await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+    // The listing before the POST passes; every later one fails, so the reconciliation is still going at the signal.
+    await world.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/tasks', kind: 'delay', delayMs: 0 });
+    await world.admin('POST', '/__sandbox/faults', {
+      method: 'GET',
+      path: '/tasks',
+      kind: 'status',
+      status: 503,
+      count: 100,
+    });
+    const child = spawn(process.execPath, [BIN, 'create', 'domain_check_availability', 'a.com', '-q'], {
+      env: { PATH: process.env.PATH ?? '', ...world.env },
+    });
+    let stderr = '';
+    let signalled = false;
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      if (!signalled && /checking the task list/.test(stderr)) {
+        signalled = true;
+        child.kill('SIGINT');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted while checking whether the task was created .*: it may have been created/);
+    expect(stderr).toMatch(/taskctl list --service domain_check_availability/);
   });
 });
