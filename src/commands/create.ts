@@ -43,7 +43,7 @@ export interface CreateOptions extends Partial<WaitOptions> {
 /** Prices are fetched with GET /services and reused for this long (one request saved per create in a loop). */
 const PRICE_CACHE_MS = 5 * 60_000;
 /** Time allowed for the task listing taken before each POST (both tries together). */
-const SNAPSHOT_BUDGET_MS = 2000;
+const SNAPSHOT_BUDGET_MS = 1000;
 
 export function registerCreate(program: Command, run: RunAction): void {
   const command = program
