@@ -56,7 +56,7 @@ __taskctl_options() {
     'services') __taskctl_r='--columns --wide' ;;
     'list') __taskctl_r='--page --per-page --all --status --service --limit --since --until --columns --wide' ;;
     'show') __taskctl_r='--items-status --columns --wide --report' ;;
-    'create') __taskctl_r='-f --file --format --column --skip-invalid --keep-duplicates --dry-run --max-cost -y --yes --chunk-size --reuse-window --wait --interval --timeout --any --until --allow-item-failures --report' ;;
+    'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --max-cost -y --yes --chunk-size --reuse-window --wait --interval --timeout --any --until --allow-item-failures --report' ;;
     'wait') __taskctl_r='--interval --timeout --any --until --allow-item-failures --report' ;;
     'watch') __taskctl_r='--follow --interval --timeout' ;;
     'auth login') __taskctl_r='--with-key' ;;

@@ -10,16 +10,11 @@ import { codeCacheDirectory, loadBundle } from './boot/code-cache.js';
 import { cachedHelp, helpCommandPath, type HelpTexts } from './boot/help.js';
 import type * as Bundle from './bundle.js';
 import { cacheDirectory } from './core/cache-dir.js';
+import { guardStdout } from './output/stdout-guard.js';
 
 /** `distDir`: the directory holding help.json and taskctl.cjs. */
 export function boot(args: string[], distDir: string): void {
-  // A reader that went away (`taskctl list | head -1`) ends the run quietly, as SIGPIPE ends a C tool. Any other
-  // write error (a full disk) ends it with one line and exit 1, not a stack trace.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    process.stderr.write(`error: cannot write the output: ${error.message}\n`);
-    process.exit(1);
-  });
+  guardStdout(process.stdout, process.stderr, (code) => process.exit(code));
 
   if (helpCommandPath(args) !== undefined) {
     const text = cachedHelp(

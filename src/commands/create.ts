@@ -6,14 +6,16 @@ import {
   BalanceError,
   CliError,
   CreateUnknownError,
+  ExitCode,
   InputError,
   InterruptedError,
   NotFoundError,
   UsageError,
 } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
-import type { ItemFormat, ItemSource } from '../core/items/index.js';
+import type { ItemFormat, ItemSource, NormalisedItems } from '../core/items/index.js';
 import { examples, type RunAction } from '../program.js';
+import type { MatchResult, Snapshot } from '../core/reconcile.js';
 import { collect, duration, nonNegativeInt, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';
 import { addWaitOptions, waitForTasks, type WaitOptions } from './wait.js';
@@ -34,10 +36,14 @@ export interface CreateOptions extends Partial<WaitOptions> {
   reuseWindow?: number;
   /** Continue like `taskctl wait` on the new task(s). */
   wait?: boolean;
+  /** Commander's `--no-validate`: false sends the items as read, without per-service checks or normalisation. */
+  validate?: boolean;
 }
 
 /** Prices are fetched with GET /services and reused for this long (one request saved per create in a loop). */
 const PRICE_CACHE_MS = 5 * 60_000;
+/** Time allowed for the task listing taken before each POST (both tries together). */
+const SNAPSHOT_BUDGET_MS = 1000;
 
 export function registerCreate(program: Command, run: RunAction): void {
   const command = program
@@ -56,6 +62,10 @@ export function registerCreate(program: Command, run: RunAction): void {
     )
     .option('--column <name>', 'csv column or json property holding the item')
     .option('--skip-invalid', 'drop invalid items with a warning instead of refusing (exit 3)')
+    .option(
+      '--no-validate',
+      'send items as read (edge spaces trimmed), without per-service checks, case folding or punycode',
+    )
     .option('--keep-duplicates', 'send duplicate items (they are removed by default)')
     .option('--dry-run', 'validate and price the items, show the balance after; create nothing')
     .option('--max-cost <coins>', 'refuse (exit 6) when the estimate is above this', nonNegativeInt)
@@ -63,7 +73,7 @@ export function registerCreate(program: Command, run: RunAction): void {
     .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt())
     .option(
       '--reuse-window <duration>',
-      'reuse a task with the same service and items created within this window (e.g. 1h)',
+      'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one',
       duration,
     )
     .option('--wait', 'then wait for the task(s) like `taskctl wait`');
@@ -77,6 +87,7 @@ export function registerCreate(program: Command, run: RunAction): void {
         'cut -d, -f1 leads.csv | taskctl create domain_check_availability -q',
         'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 500 --yes',
         'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --reuse-window 6h --wait',
+        'taskctl create domain_check_availability Example.COM --no-validate   # sent as written',
       ]) +
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +
         'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n',
@@ -116,20 +127,28 @@ function itemSources(ctx: Context, args: string[], files: string[] | undefined):
   return sources;
 }
 
-/** Items read, validated, deduplicated: what will be sent. Nothing touches the network here. */
-async function prepareItems(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<string[]> {
+/** Items read, validated, deduplicated: what will be sent, and what validation changed. Nothing touches the network. */
+async function prepareItems(
+  ctx: Context,
+  service: string,
+  args: string[],
+  options: CreateOptions,
+): Promise<{ items: string[]; normalised: NormalisedItems }> {
   const { readItems, validateItems, dedupeItems, formatInvalidReport } = await import('../core/items/index.js');
   const read = await readItems(itemSources(ctx, args, options.file), {
     format: options.format,
     column: options.column,
   });
-  const { valid, invalid } = validateItems(service, read.items, read.where);
+  const { valid, invalid, normalised } =
+    options.validate === false
+      ? { valid: read.items, invalid: [], normalised: { count: 0, first: [] } }
+      : validateItems(service, read.items, read.where);
   if (invalid.length > 0) {
     const report = formatInvalidReport(invalid);
     if (!options.skipInvalid) {
       throw new InputError(
         `${invalid.length} invalid item${invalid.length === 1 ? '' : 's'}; nothing was sent:\n${report.join('\n')}`,
-        'Fix them, or pass --skip-invalid to drop them.',
+        'Fix them, or pass --skip-invalid to drop them (or --no-validate to send them as written).',
       );
     }
     ctx.printer.warn(
@@ -137,13 +156,21 @@ async function prepareItems(ctx: Context, service: string, args: string[], optio
     );
   }
   if (valid.length === 0) throw new InputError('no valid items left to send; nothing was sent');
-  if (options.keepDuplicates) return valid;
+  if (normalised.count > 0) {
+    const first = normalised.first[0];
+    ctx.printer.info(
+      `normalised ${normalised.count} item${normalised.count === 1 ? '' : 's'}` +
+        (first ? ` (e.g. ${JSON.stringify(first.item)} → ${JSON.stringify(first.sent)})` : '') +
+        '; --no-validate sends them as written',
+    );
+  }
+  if (options.keepDuplicates) return { items: valid, normalised };
   const { unique, duplicates } = dedupeItems(valid);
   if (duplicates > 0)
     ctx.printer.info(
       `removed ${duplicates} duplicate item${duplicates === 1 ? '' : 's'} (--keep-duplicates sends them)`,
     );
-  return unique;
+  return { items: unique, normalised };
 }
 
 /** Price per item, from a short-lived local cache or GET /services. Unknown service → exit 5 before anything is sent. */
@@ -192,20 +219,23 @@ async function confirmCost(
 }
 
 export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
-  const items = await prepareItems(ctx, service, args, options);
+  const { items, normalised } = await prepareItems(ctx, service, args, options);
   const { planChunks } = await import('../core/items/index.js');
   const chunks = planChunks(items, options.chunkSize ?? items.length);
   const api = await ctx.api();
   const price = await pricePerItem(ctx, api, service);
   const estimate = price * items.length;
 
-  if (options.dryRun) return dryRun(ctx, api, { service, items: items.length, chunks: chunks.length, price, estimate });
+  if (options.dryRun) {
+    return dryRun(ctx, api, { service, items: items.length, chunks: chunks.length, price, estimate, normalised });
+  }
   await confirmCost(ctx, service, items.length, estimate, options);
 
   const created = await createChunks(ctx, api, service, chunks, options);
   const total = created.reduce((sum, c) => sum + c.task.cost, 0);
+  const first = created[0];
   ctx.printer.success(
-    `${created.length === 1 ? `task ${created[0]!.task.id}` : `${created.length} tasks`} for ${items.length} items, ${total} coins` +
+    `${created.length === 1 && first ? `task ${first.task.id}` : `${created.length} tasks`} for ${items.length} items, ${total} coins` +
       (created.some((c) => c.how !== 'created')
         ? ` (${created
             .filter((c) => c.how !== 'created')
@@ -228,6 +258,7 @@ interface DryRunSummary {
   chunks: number;
   price: number;
   estimate: number;
+  normalised: NormalisedItems;
 }
 
 async function dryRun(ctx: Context, api: ApiClient, summary: DryRunSummary): Promise<void> {
@@ -242,8 +273,13 @@ async function dryRun(ctx: Context, api: ApiClient, summary: DryRunSummary): Pro
     balance: balance.balance,
     balance_after: after,
     currency: balance.currency,
+    normalised: summary.normalised.count,
   };
-  ctx.printer.detail(Object.entries(result) as Array<[string, string | number]>, result);
+  // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
+  ctx.printer.detail(Object.entries(result) as Array<[string, string | number]>, {
+    ...result,
+    normalised_examples: summary.normalised.first,
+  });
   if (after < 0) {
     throw new BalanceError(
       `dry run: the balance (${balance.balance} ${balance.currency}) does not cover the estimate (${summary.estimate}); nothing was created`,
@@ -254,7 +290,15 @@ async function dryRun(ctx: Context, api: ApiClient, summary: DryRunSummary): Pro
 
 type Outcome = { task: Task; how: 'created' | 'recovered' | 'reused' };
 
-/** Creates the chunks in order, printing each as it is created; a failure part-way names the tasks already created. */
+function listHint(service: string): string {
+  return `Check before re-running: taskctl list --service ${service} --per-page 100 (or re-run with --reuse-window 1h to reuse it).`;
+}
+
+/**
+ * Creates the chunks in order, printing each as it is created; a failure or Ctrl-C part-way names the tasks already
+ * created. Stdout is held (see output/stdout-guard.ts): when it fails (a closed pipe, a full disk), the create in
+ * flight finishes, no further chunk is started, every task created is named on stderr, and the exit code is 1.
+ */
 async function createChunks(
   ctx: Context,
   api: ApiClient,
@@ -262,35 +306,70 @@ async function createChunks(
   chunks: string[][],
   options: CreateOptions,
 ): Promise<Outcome[]> {
+  const { holdOutput } = await import('../output/stdout-guard.js');
+  const hold = holdOutput(ctx.io.stdout);
   const outcomes: Outcome[] = [];
   const quiet = ctx.globals.quiet === true;
   // With --wait the final state is printed by the wait; printing the pending task first would list it twice.
   const out =
     quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
   const singleObject = out !== undefined && options.chunkSize === undefined && ctx.printer.format === 'json';
+  const createdSoFar = () =>
+    `created ${outcomes.length} of ${chunks.length} task${chunks.length === 1 ? '' : 's'}` +
+    (outcomes.length > 0 ? `: ${outcomes.map((o) => o.task.id).join(' ')}` : '');
   try {
-    for (const chunk of chunks) {
-      const outcome = await createOne(ctx, api, service, chunk, options, new Set(outcomes.map((o) => o.task.id)));
-      outcomes.push(outcome);
-      ctx.cache.rememberTasks([outcome.task]);
-      if (quiet) ctx.printer.line(String(outcome.task.id));
-      else if (out && !singleObject) out.write([outcome.task]);
+    try {
+      for (const [index, chunk] of chunks.entries()) {
+        // The output is gone (known once the writes so far have settled): start nothing new.
+        if (index > 0 && (await hold.settle())) break;
+        const what = chunks.length === 1 ? 'the task' : `task ${index + 1} of ${chunks.length}`;
+        const outcome = await createOne(
+          ctx,
+          api,
+          service,
+          chunk,
+          options,
+          new Set(outcomes.map((o) => o.task.id)),
+          what,
+        );
+        outcomes.push(outcome);
+        ctx.cache.rememberTasks([outcome.task]);
+        if (quiet) ctx.printer.line(String(outcome.task.id));
+        else if (out && !singleObject) out.write([outcome.task]);
+      }
+    } catch (error) {
+      if (out && !singleObject) await out.end();
+      const failure =
+        error instanceof CliError
+          ? error
+          : ctx.signal.aborted
+            ? new InterruptedError('interrupted', listHint(service))
+            : undefined;
+      if (!failure) throw error;
+      if (outcomes.length === 0 && failure === error) throw error;
+      throw new CliError(`${failure.message}\n${createdSoFar()} before that`, failure.exitCode, failure.hint);
     }
-  } catch (error) {
-    if (out && !singleObject) await out.end();
-    if (outcomes.length > 0 && error instanceof CliError) {
-      const ids = outcomes.map((o) => o.task.id).join(' ');
+    const first = outcomes[0];
+    if (singleObject && first) ctx.printer.json(first.task);
+    else if (out) await out.end();
+    const lost = await hold.settle();
+    if (lost) {
+      const stopped = outcomes.length < chunks.length ? '; no further task was started' : '';
       throw new CliError(
-        `${error.message}\ncreated ${outcomes.length} of ${chunks.length} tasks before that: ${ids}`,
-        error.exitCode,
-        error.hint,
+        `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar()}${stopped}`,
+        ExitCode.unexpected,
+        `The ids above may not have been printed. ${listHint(service)}`,
       );
     }
-    throw error;
+    return outcomes;
+  } finally {
+    hold.release();
   }
-  if (singleObject) ctx.printer.json(outcomes[0]!.task);
-  else if (out) await out.end();
-  return outcomes;
+}
+
+/** Ctrl-C: the abort becomes a message saying what may exist; other errors pass through. */
+function interrupted(ctx: Context, error: unknown, message: string, hint: string): unknown {
+  return ctx.signal.aborted && !(error instanceof CliError) ? new InterruptedError(message, hint) : error;
 }
 
 async function createOne(
@@ -300,21 +379,54 @@ async function createOne(
   items: string[],
   options: CreateOptions,
   exclude: Set<number>,
+  what: string,
 ): Promise<Outcome> {
   const reconcile = await import('../core/reconcile.js');
-  if (options.reuseWindow !== undefined) {
-    const match = await reconcile.findMatchingTask(api, {
-      service,
-      items,
-      createdAfter: ctx.clock.now() - options.reuseWindow,
-      exclude,
-    });
-    if (match.kind === 'found') {
-      ctx.printer.info(
-        `reusing task ${match.task.id}: same service and items, created ${match.task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`,
+  const match = { service, count: items.length };
+  let before: Snapshot;
+  try {
+    if (options.reuseWindow !== undefined) {
+      const reuse = await reconcile.findReusableTask(
+        api,
+        {
+          service,
+          items,
+          createdAfter: ctx.clock.now() - options.reuseWindow,
+          exclude,
+          allowItemFailures: options.allowItemFailures === true,
+        },
+        ctx.signal,
       );
-      return { task: match.task, how: 'reused' };
+      if (reuse.match.kind === 'found') {
+        const task = reuse.match.task;
+        ctx.printer.info(
+          `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`,
+        );
+        return { task, how: 'reused' };
+      }
+      before = reuse.seen;
+    } else {
+      // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9).
+      const budgeted = api.withDeadline(ctx.clock.now() + SNAPSHOT_BUDGET_MS);
+      const snapshot = () => reconcile.takeSnapshot(budgeted, match, ctx.clock, ctx.signal);
+      before = await snapshot()
+        .catch((error: unknown) => {
+          if (ctx.signal.aborted) throw error;
+          return snapshot(); // an unreadable 2xx is not retried by the client: one more try
+        })
+        .catch((error: unknown): Snapshot => {
+          if (ctx.signal.aborted) throw error;
+          // No evidence of what existed: the create goes ahead, and a lost answer can only end in exit 9.
+          return { ids: new Set<number>(), complete: false };
+        });
     }
+  } catch (error) {
+    throw interrupted(
+      ctx,
+      error,
+      `interrupted before sending ${what}: nothing was created for it`,
+      `Re-run the same command to create it.`,
+    );
   }
   const { AmbiguousCreateError } = await import('../api/client.js');
   try {
@@ -323,27 +435,50 @@ async function createOne(
     if (ctx.signal.aborted) {
       throw new InterruptedError(
         `interrupted while creating a ${service} task for ${items.length} items: it may have been created`,
-        `Check before re-running: taskctl list --service ${service} (or re-run with --reuse-window 1h).`,
+        listHint(service),
       );
     }
     if (!(error instanceof AmbiguousCreateError)) throw error;
-    ctx.printer.warn(`${error.message}; checking the task list for it (about 10s)…`);
-    const result = await reconcile.reconcileCreate(api, {
-      service,
-      items,
-      createdAfter: error.sentAtMs,
-      exclude,
-      clock: ctx.clock,
-      signal: ctx.signal,
-    });
+    const attempt = { service, items, sentAtMs: error.sentAtMs, before, exclude };
+    const failedAtMs = ctx.clock.now();
+    const windowMs = reconcile.reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
+    ctx.printer.warn(`${error.message}; checking the task list for it (up to ${formatDuration(windowMs)})…`);
+    let result: MatchResult;
+    try {
+      const { errorCode, TIMEOUT_CODES, DEADLINE_CODE } = await import('../api/retry.js');
+      const code = errorCode(error.cause);
+      const timedOut = code !== undefined && (TIMEOUT_CODES.has(code) || code === DEADLINE_CODE);
+      result = await reconcile.reconcileCreate(api, {
+        ...attempt,
+        failedAtMs,
+        timedOut,
+        clock: ctx.clock,
+        signal: ctx.signal,
+      });
+    } catch (reason) {
+      throw interrupted(
+        ctx,
+        reason,
+        `interrupted while checking whether ${what} was created (${service}, ${items.length} items): it may have been created`,
+        listHint(service),
+      );
+    }
     if (result.kind === 'found') {
-      ctx.printer.warn(`recovered: task ${result.task.id} was created (the response was lost)`);
+      ctx.printer.warn(
+        `recovered: task ${result.task.id} was created by this request (the response was lost; it is the only matching task that did not exist before the request was sent)`,
+      );
       return { task: result.task, how: 'recovered' };
     }
     const sentAt = new Date(error.sentAtMs).toISOString();
+    const found =
+      result.kind === 'ambiguous'
+        ? `several new tasks match (${result.ids.join(', ')}): at most one of them is this request's`
+        : result.kind === 'unproven'
+          ? `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`
+          : 'no new matching task was found';
     throw new CreateUnknownError(
-      `the create request may have created a task, and ${result.kind === 'ambiguous' ? `several tasks match (${result.ids.join(', ')})` : 'no matching task was found'}: ${service}, ${items.length} items, sent ${sentAt}`,
-      `Check by hand before re-running: taskctl list --service ${service} --per-page 100 (or re-run with --reuse-window 1h to reuse it).`,
+      `the create request may have created a task, and ${found}: ${service}, ${items.length} items, sent ${sentAt}`,
+      listHint(service),
     );
   }
 }

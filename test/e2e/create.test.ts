@@ -1,8 +1,9 @@
 /** `taskctl create` end to end: item sources, validation, cost guards, and exactly-once submission under faults. */
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type E2EWorld } from './harness.js';
+import { BIN, runProcess, startWorld, type E2EWorld } from './harness.js';
 
 interface SandboxState {
   balance: number;
@@ -231,5 +232,80 @@ describe('exactly-once submission', () => {
     ]);
     expect(changed.stdout).not.toBe(first.stdout);
     expect((await state()).tasks).toHaveLength(2);
+  });
+});
+
+describe('a failing stdout never hides a side effect (real pipes and /dev/full)', () => {
+  /** Runs `taskctl ARGS | tail` in bash; stdout of the pipeline, stderr of taskctl, and taskctl's own exit code. */
+  async function piped(args: string[], into: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    const quoted = args.map((a) => `'${a}'`).join(' ');
+    const script = `"${process.execPath}" "${BIN}" ${quoted} ${into}; echo "exit=\${PIPESTATUS[0]}" >&2`;
+    const env = { ...world.env, PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    const result = await runProcess('bash', ['-c', script], { env, label: script, timeoutMs: 30_000 });
+    const code = Number(/exit=(\d+)/.exec(result.stderr)?.[1]);
+    return { code, stdout: result.stdout, stderr: result.stderr.replace(/exit=\d+\n$/, '') };
+  }
+  const five = ['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', 'd.com', 'e.com'];
+
+  it('create --chunk-size 1 -q | head -1: no chunk starts after the reader left, every task is named, exit 1', async () => {
+    // head exits after the first line; taskctl learns it at its next write.
+    const result = await piped([...five, '--chunk-size', '1', '-q'], '| head -1');
+    const ids = (await state()).tasks.map((t) => t.id);
+    expect(result.stdout.trim()).toBe(String(ids[0]));
+    expect(result.code).toBe(1);
+    expect(ids.length).toBeGreaterThanOrEqual(1);
+    expect(result.stderr).toMatch(
+      new RegExp(`cannot write the output \\(EPIPE\\): created ${ids.length} of 5 tasks: ${ids.join(' ')}`),
+    );
+    if (ids.length < 5) expect(result.stderr).toMatch(/no further task was started/);
+  });
+
+  it('create -q > /dev/full: the task is named on stderr, exit 1', async () => {
+    const result = await piped(['create', 'domain_check_availability', 'a.com', '-q'], '> /dev/full');
+    const ids = (await state()).tasks.map((t) => t.id);
+    expect(ids).toHaveLength(1);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`cannot write the output \\(ENOSPC\\): created 1 of 1 task: ${ids[0]}`));
+    expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
+  });
+
+  it('list | head -1 still ends quietly with exit 0', async () => {
+    for (const item of ['a.com', 'b.com', 'c.com'])
+      await world.run(['create', 'domain_check_availability', item, '-q']);
+    const result = await piped(['list', '-o', 'tsv', '--per-page', '1', '--all'], '| head -1');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('Ctrl-C (a real SIGINT)', () => {
+  it('while a lost create is being reconciled: exit 130, "may have been created" and the list command', async () => {
+    await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+    // The listing before the POST passes; every later one fails, so the reconciliation is still going at the signal.
+    await world.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/tasks', kind: 'delay', delayMs: 0 });
+    await world.admin('POST', '/__sandbox/faults', {
+      method: 'GET',
+      path: '/tasks',
+      kind: 'status',
+      status: 503,
+      count: 100,
+    });
+    const child = spawn(process.execPath, [BIN, 'create', 'domain_check_availability', 'a.com', '-q'], {
+      env: { PATH: process.env.PATH ?? '', ...world.env },
+    });
+    let stderr = '';
+    let signalled = false;
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      if (!signalled && /checking the task list/.test(stderr)) {
+        signalled = true;
+        child.kill('SIGINT');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted while checking whether the task was created .*: it may have been created/);
+    expect(stderr).toMatch(/taskctl list --service domain_check_availability/);
   });
 });

@@ -599,7 +599,7 @@ describe.concurrent('wire', () => {
     });
 
     it('W31 reconciliation measures created_at on the server clock when Date headers gave it', async () => {
-      const { findMatchingTask } = await import('../../src/core/reconcile.js');
+      const { findCreatedTask } = await import('../../src/core/reconcile.js');
       const sentAt = Date.parse('2026-01-01T12:00:00Z');
       const stored = (id: number, createdAt: number): Task => ({
         id,
@@ -619,13 +619,18 @@ describe.concurrent('wire', () => {
         },
         serverClockOffset: () => offset,
       });
-      const query = { service: 'domain_check_availability', items: ['a.com'], createdAfter: sentAt };
+      const query = {
+        service: 'domain_check_availability',
+        items: ['a.com'],
+        sentAtMs: sentAt,
+        before: { ids: new Set<number>(), complete: true },
+      };
       // Same clocks: an identical task 5 s older is not ours.
-      expect((await findMatchingTask(reader([stored(1, sentAt - 5_000)], 0), query)).kind).toBe('none');
+      expect((await findCreatedTask(reader([stored(1, sentAt - 5_000)], 0), query)).kind).toBe('none');
       // The server's clock 30 s behind: our task carries an "earlier" time and is still found.
-      expect((await findMatchingTask(reader([stored(2, sentAt - 30_000 + 200)], -30_000), query)).kind).toBe('found');
+      expect((await findCreatedTask(reader([stored(2, sentAt - 30_000 + 200)], -30_000), query)).kind).toBe('found');
       // Without any Date header the offset is unknown: the two-minute tolerance applies, as before.
-      expect((await findMatchingTask(reader([stored(1, sentAt - 5_000)], undefined), query)).kind).toBe('found');
+      expect((await findCreatedTask(reader([stored(1, sentAt - 5_000)], undefined), query)).kind).toBe('found');
     });
 
     // X-RateLimit-Reset in every shape a server might send. The first answer says the budget is spent (remaining 0);

@@ -6,7 +6,7 @@ export { formatFromPath } from './formats.js';
 export { DEFAULT_LIMITS } from './types.js';
 export type { ItemFormat, ItemSource, ReadItemsOptions, ReadItemsResult } from './types.js';
 export { validateItems, formatInvalidReport, itemKindOf } from './validate.js';
-export type { InvalidItem, ValidationResult } from './validate.js';
+export type { InvalidItem, NormalisedItems, ValidationResult } from './validate.js';
 export { checkDomain } from './domain.js';
 export { checkFanPage } from './fanpage.js';
 export type { Checked } from './domain.js';

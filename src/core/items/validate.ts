@@ -16,7 +16,17 @@ export interface ValidationResult {
   valid: string[];
   /** Every invalid item, in input order. */
   invalid: InvalidItem[];
+  /** Valid items that normalisation changed (case, punycode, trailing dot): a count and the first few. */
+  normalised: NormalisedItems;
 }
+
+/** Bounded even for a million items: the count, and the first `NORMALISED_EXAMPLES` as read and as sent. */
+export interface NormalisedItems {
+  count: number;
+  first: Array<{ item: string; sent: string }>;
+}
+
+export const NORMALISED_EXAMPLES = 5;
 
 /** Which rules a service's items follow, from its id: `domain_*` → domain, `fanpage_*` → fanpage, else any. */
 export function itemKindOf(service: string): 'domain' | 'fanpage' | 'any' {
@@ -42,13 +52,19 @@ export function validateItems(
   const check = kind === 'domain' ? checkDomain : kind === 'fanpage' ? checkFanPage : acceptAny;
   const valid: string[] = [];
   const invalid: InvalidItem[] = [];
+  const normalised: NormalisedItems = { count: 0, first: [] };
   for (let index = 0; index < items.length; index++) {
     const item = items[index]!;
     const checked = check(item);
-    if (checked.ok) valid.push(checked.value);
-    else invalid.push({ item, reason: checked.reason, where: where(index) });
+    if (checked.ok) {
+      valid.push(checked.value);
+      if (checked.value !== item) {
+        normalised.count += 1;
+        if (normalised.first.length < NORMALISED_EXAMPLES) normalised.first.push({ item, sent: checked.value });
+      }
+    } else invalid.push({ item, reason: checked.reason, where: where(index) });
   }
-  return { valid, invalid };
+  return { valid, invalid, normalised };
 }
 
 /** Lines for the first `limit` invalid items, then a count of the rest: `items.txt:3: "http://a.com": a URL, …`. */

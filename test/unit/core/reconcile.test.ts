@@ -1,35 +1,59 @@
 import { describe, expect, it } from 'vitest';
 import type { PageMeta, Task } from '../../../src/api/schemas.js';
-import { findMatchingTask, reconcileCreate, type TaskReader } from '../../../src/core/reconcile.js';
+import {
+  findCreatedTask,
+  findReusableTask,
+  MAX_SCAN_PAGES,
+  reconcileCreate,
+  scanRecent,
+  takeSnapshot,
+  type TaskReader,
+} from '../../../src/core/reconcile.js';
 import { UnavailableError } from '../../../src/errors.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
+const EMPTY = { ids: new Set<number>(), complete: true };
 
-function task(id: number, service: string, items: string[], createdAt = NOW): Task {
+function task(id: number, service: string, items: string[], createdAt = NOW, status = 'pending'): Task {
   return {
     id,
     service,
-    status: 'pending',
+    status,
     total_items: items.length,
     cost: items.length,
     created_at: new Date(createdAt).toISOString(),
-    items: items.map((target) => ({ target, status: 'pending', data: null })),
+    completed_at: status === 'pending' ? null : new Date(createdAt + 1000).toISOString(),
+    items: items.map((target) => ({ target, status: status === 'pending' ? 'pending' : 'completed', data: null })),
   };
 }
 
-/** Newest-first pages of 100 over `tasks`; `appearAfter` hides tasks until that many list calls were made. */
+type Order = 'newest-first' | 'oldest-first' | 'shuffled';
+
+/** Pages of `perPage` over `tasks` in the given order; `appearAfter` hides tasks until that many list calls were made. */
 function reader(
-  tasks: Task[],
-  options: { failFirst?: number; appearAfter?: number } = {},
-): TaskReader & { lists: number; gets: number } {
+  tasks: Task[] | (() => Task[]),
+  options: { failFirst?: number; appearAfter?: number; order?: Order; offset?: number } = {},
+): TaskReader & { lists: number; gets: number; pages: number[] } {
   const state = {
     lists: 0,
     gets: 0,
+    pages: [] as number[],
     async listTasks({ page = 1, perPage = 100 }: { page?: number; perPage?: number }) {
       state.lists += 1;
+      state.pages.push(page);
       if (state.lists <= (options.failFirst ?? 0)) throw new UnavailableError('502');
-      const visible = state.lists > (options.appearAfter ?? 0) ? tasks : [];
-      const sorted = [...visible].sort((a, b) => b.id - a.id).map(({ items: _items, ...rest }) => rest);
+      const all = typeof tasks === 'function' ? tasks() : tasks;
+      const visible = state.lists > (options.appearAfter ?? 0) ? all : [];
+      const order = options.order ?? 'newest-first';
+      const sorted = [...visible]
+        .sort((a, b) =>
+          order === 'newest-first'
+            ? b.id - a.id
+            : order === 'oldest-first'
+              ? a.id - b.id
+              : ((a.id * 7919) % 2003) - ((b.id * 7919) % 2003),
+        )
+        .map(({ items: _items, ...rest }) => rest);
       const meta: PageMeta = {
         current_page: page,
         per_page: perPage,
@@ -40,67 +64,239 @@ function reader(
     },
     async getTask(id: number) {
       state.gets += 1;
-      const found = tasks.find((t) => t.id === id);
+      const all = typeof tasks === 'function' ? tasks() : tasks;
+      const found = all.find((t) => t.id === id);
       if (!found) throw new Error('missing');
       return found;
     },
+    serverClockOffset: () => options.offset,
   };
   return state;
 }
 
-const clock = { now: () => NOW, sleep: async () => {} };
+/** Virtual clock: sleep advances now. */
+function virtualClock(start = NOW) {
+  const clock = {
+    nowMs: start,
+    slept: [] as number[],
+    now: () => clock.nowMs,
+    sleep: async (ms: number, signal?: AbortSignal) => {
+      signal?.throwIfAborted();
+      clock.slept.push(ms);
+      clock.nowMs += ms;
+    },
+  };
+  return clock;
+}
 
-describe('findMatchingTask', () => {
-  it('finds the one task with the same service, count, time window and items (as a multiset)', async () => {
-    const r = reader([task(1, 'svc', ['a', 'b']), task(2, 'svc', ['b', 'a']), task(3, 'other', ['a', 'b'])]);
-    const result = await findMatchingTask(r, {
-      service: 'svc',
-      items: ['a', 'b'],
-      createdAfter: NOW - 1000,
-      exclude: new Set([1]),
-    });
+describe('findCreatedTask (one scan after an ambiguous create)', () => {
+  it('never claims an identical task that existed before the request was sent (snapshot), however recent', async () => {
+    // The bug of issue 17: the same create run twice in a row; the second POST never reached the server.
+    const earlier = task(1, 'svc', ['a.com', 'b.com'], NOW - 200);
+    const r = reader([earlier], { offset: 0 });
+    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, virtualClock());
+    expect([...before.ids]).toEqual([1]);
+    const result = await findCreatedTask(r, { service: 'svc', items: ['a.com', 'b.com'], sentAtMs: NOW, before });
+    expect(result).toEqual({ kind: 'none' });
+  });
+
+  it('finds the one new task with the same service, count and items (as a multiset)', async () => {
+    const tasks = [task(1, 'svc', ['a', 'b']), task(3, 'other', ['a', 'b'])];
+    const r = reader(() => tasks, { offset: 0 });
+    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, virtualClock());
+    tasks.push(task(2, 'svc', ['b', 'a'], NOW + 5), task(4, 'svc', ['a', 'c'], NOW + 6));
+    const result = await findCreatedTask(r, { service: 'svc', items: ['a', 'b'], sentAtMs: NOW, before });
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 2 }) });
   });
 
-  it('rejects a candidate whose items differ, and tasks older than the window', async () => {
-    const r = reader([task(1, 'svc', ['a', 'c']), task(2, 'svc', ['a', 'b'], NOW - 3_600_000)]);
-    expect(await findMatchingTask(r, { service: 'svc', items: ['a', 'b'], createdAfter: NOW - 60_000 })).toEqual({
+  it('rejects a new-looking task created before the send on the server clock', async () => {
+    const r = reader([task(5, 'svc', ['a'], NOW - 30_000 - 5_000)], { offset: -30_000 });
+    expect(await findCreatedTask(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).toEqual({
       kind: 'none',
     });
+    const late = reader([task(6, 'svc', ['a'], NOW - 30_000 + 200)], { offset: -30_000 });
+    expect((await findCreatedTask(late, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).kind).toBe(
+      'found',
+    );
   });
 
-  it('never guesses between two identical tasks', async () => {
-    const r = reader([task(1, 'svc', ['a']), task(2, 'svc', ['a'])]);
-    expect(await findMatchingTask(r, { service: 'svc', items: ['a'], createdAfter: NOW - 1000 })).toEqual({
+  it('never guesses between two new identical tasks', async () => {
+    const r = reader([task(1, 'svc', ['a']), task(2, 'svc', ['a'])], { offset: 0 });
+    expect(await findCreatedTask(r, { service: 'svc', items: ['a'], sentAtMs: NOW - 10, before: EMPTY })).toEqual({
       kind: 'ambiguous',
       ids: [2, 1],
     });
   });
+});
 
-  it('tolerates two minutes of clock skew', async () => {
-    const r = reader([task(1, 'svc', ['a'], NOW - 90_000)]);
-    expect((await findMatchingTask(r, { service: 'svc', items: ['a'], createdAfter: NOW })).kind).toBe('found');
+describe('scanRecent', () => {
+  const many = (n: number, newestAt = NOW) =>
+    Array.from({ length: n }, (_, i) => task(i + 1, 'svc', ['x'], newestAt - (n - 1 - i) * 60_000));
+
+  it('newest first: stops after the first page wholly older than the edge', async () => {
+    const r = reader(many(1000), { order: 'newest-first' });
+    const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => NOW - 150 * 60_000);
+    expect(scan).toMatchObject({ complete: true, requests: 2 });
+    expect(scan.tasks).toHaveLength(151);
+  });
+
+  it('oldest first: reads from the last page backwards', async () => {
+    const r = reader(many(1000), { order: 'oldest-first' });
+    const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => NOW - 150 * 60_000);
+    expect(r.pages).toEqual([1, 10, 9]);
+    expect(scan.tasks.map((t) => t.id).sort((a, b) => b - a)[0]).toBe(1000);
+    expect(scan.tasks).toHaveLength(151);
+  });
+
+  it('no recognisable order: reads every page up to the bound, and says when it stopped short', async () => {
+    const r = reader(many(2000), { order: 'shuffled' });
+    const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => NOW - 60_000);
+    expect(scan.complete).toBe(false);
+    expect(scan.requests).toBe(MAX_SCAN_PAGES);
   });
 });
 
 describe('reconcileCreate', () => {
   it('keeps scanning while the service fails or the task has not appeared yet', async () => {
-    const r = reader([task(7, 'svc', ['a'])], { failFirst: 1, appearAfter: 2 });
-    const result = await reconcileCreate(r, { service: 'svc', items: ['a'], createdAfter: NOW, clock });
+    const r = reader([task(7, 'svc', ['a'])], { failFirst: 1, appearAfter: 2, offset: 0 });
+    const clock = virtualClock();
+    const result = await reconcileCreate(r, {
+      service: 'svc',
+      items: ['a'],
+      sentAtMs: NOW - 100,
+      failedAtMs: NOW,
+      before: EMPTY,
+      clock,
+    });
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 7 }) });
     expect(r.lists).toBe(3);
   });
 
-  it('gives up after the schedule with no match', async () => {
-    const slept: number[] = [];
-    const r = reader([]);
+  it('gives up after about 10 s when the request failed fast', async () => {
+    const r = reader([], { offset: 0 });
+    const clock = virtualClock();
     const result = await reconcileCreate(r, {
       service: 'svc',
       items: ['a'],
-      createdAfter: NOW,
-      clock: { now: () => NOW, sleep: async (ms) => void slept.push(ms) },
+      sentAtMs: NOW - 50,
+      failedAtMs: NOW,
+      before: EMPTY,
+      clock,
     });
     expect(result).toEqual({ kind: 'none' });
-    expect(slept.reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(clock.slept.reduce((a, b) => a + b, 0)).toBe(10_000);
+  });
+
+  it('waits out a timed-out request for as long again: a POST committed 40 s late is still found', async () => {
+    const clock = virtualClock();
+    const tasks: Task[] = [];
+    const r = reader(
+      () => {
+        if (clock.nowMs >= NOW + 40_000 && tasks.length === 0) tasks.push(task(9, 'svc', ['a'], clock.nowMs));
+        return tasks;
+      },
+      { offset: 0 },
+    );
+    const result = await reconcileCreate(r, {
+      service: 'svc',
+      items: ['a'],
+      sentAtMs: NOW - 60_000,
+      failedAtMs: NOW,
+      before: EMPTY,
+      clock,
+    });
+    expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 9 }) });
+    expect(clock.nowMs - NOW).toBeLessThanOrEqual(60_000);
+  });
+
+  it('an abort during the scans is thrown, not swallowed as a failed scan', async () => {
+    const controller = new AbortController();
+    const r = reader([], { offset: 0 });
+    r.listTasks = async () => {
+      controller.abort(new Error('interrupted'));
+      throw new Error('aborted request');
+    };
+    await expect(
+      reconcileCreate(r, {
+        service: 'svc',
+        items: ['a'],
+        sentAtMs: NOW,
+        failedAtMs: NOW,
+        before: EMPTY,
+        clock: virtualClock(),
+        signal: controller.signal,
+      }),
+    ).rejects.toThrow('aborted request');
+  });
+});
+
+describe('findReusableTask (--reuse-window)', () => {
+  const query = { service: 'svc', items: ['a', 'b'], createdAfter: NOW - 3_600_000 };
+
+  it('never reuses a failed task; a completed one with failed items only with --allow-item-failures', async () => {
+    const failed = task(1, 'svc', ['a', 'b'], NOW - 1000, 'failed');
+    const partial = task(2, 'svc', ['a', 'b'], NOW - 2000, 'completed');
+    partial.items![1]!.status = 'error';
+    const r = reader([failed, partial], { offset: 0 });
+    expect((await findReusableTask(r, query)).match.kind).toBe('none');
+    expect(r.gets).toBe(1); // the failed task is rejected from the listing, without a read
+    const allowed = await findReusableTask(r, { ...query, allowItemFailures: true });
+    expect(allowed.match).toEqual({ kind: 'found', task: expect.objectContaining({ id: 2 }) });
+  });
+
+  it('finds an identical task behind 400 newer ones, reading only same-size candidates', async () => {
+    const tasks = [task(1, 'svc', ['b', 'a'], NOW - 5 * 3_600_000)];
+    for (let i = 2; i <= 401; i++) tasks.push(task(i, 'svc', ['x', 'y', 'z'], NOW - 5 * 3_600_000 + i * 1000));
+    const r = reader(tasks, { offset: 0 });
+    const result = await findReusableTask(r, { ...query, createdAfter: NOW - 6 * 3_600_000 });
+    expect(result.match).toEqual({ kind: 'found', task: expect.objectContaining({ id: 1 }) });
+    expect(result.requests).toBe(5 + 1); // five list pages, one task read
+  });
+
+  it('stops at the window edge on a newest-first list', async () => {
+    const tasks = Array.from({ length: 500 }, (_, i) => task(i + 1, 'svc', ['q'], NOW - (500 - i) * 3_600_000));
+    const r = reader(tasks, { offset: 0 });
+    const result = await findReusableTask(r, query);
+    expect(result.match.kind).toBe('none');
+    expect(r.lists).toBe(1);
+  });
+});
+
+describe('reconcileCreate after a timeout', () => {
+  it('watches one match to the window end: ours landing late next to another client identical task is ambiguous', async () => {
+    const clock = virtualClock();
+    const tasks = [task(20, 'svc', ['a'], NOW + 1000)]; // another client's, created while ours was in flight
+    const r = reader(
+      () => {
+        if (clock.nowMs >= NOW + 30_000 && tasks.length === 1) tasks.push(task(21, 'svc', ['a'], clock.nowMs));
+        return tasks;
+      },
+      { offset: 0 },
+    );
+    const options = { service: 'svc', items: ['a'], sentAtMs: NOW - 60_000, failedAtMs: NOW, before: EMPTY, clock };
+    expect(await reconcileCreate(r, { ...options, timedOut: true })).toEqual({ kind: 'ambiguous', ids: [21, 20] });
+  });
+
+  it('one match that stays alone to the window end is ours', async () => {
+    const clock = virtualClock();
+    const r = reader([task(20, 'svc', ['a'], NOW + 1000)], { offset: 0 });
+    const options = { service: 'svc', items: ['a'], sentAtMs: NOW - 20_000, failedAtMs: NOW, before: EMPTY, clock };
+    expect(await reconcileCreate(r, { ...options, timedOut: true })).toEqual({
+      kind: 'found',
+      task: expect.objectContaining({ id: 20 }),
+    });
+    expect(clock.nowMs - NOW).toBe(20_000);
+  });
+});
+
+describe('without a complete snapshot', () => {
+  it('a single new-looking match is unproven, never claimed (an identical task from a second before)', async () => {
+    // Found by the campaign: the pre-send listing failed, and the previous identical task was 200 ms old.
+    const r = reader([task(8, 'svc', ['a'], NOW - 200)], { offset: -900 });
+    const before = { ids: new Set<number>(), complete: false };
+    expect(await findCreatedTask(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before })).toEqual({
+      kind: 'unproven',
+      ids: [8],
+    });
   });
 });

@@ -152,8 +152,25 @@ describe('validateItems', () => {
 
   it('accepts any non-empty item unchanged for unknown services', () => {
     const items = ['anything at all', 'HTTP://X/Y', 'münchen'];
-    expect(validateItems('email_verify', items)).toEqual({ valid: items, invalid: [] });
+    expect(validateItems('email_verify', items)).toEqual({
+      valid: items,
+      invalid: [],
+      normalised: { count: 0, first: [] },
+    });
     expect(validateItems('email_verify', ['']).invalid).toHaveLength(1);
+  });
+
+  it('counts the items normalisation changed, keeping the first few as read and as sent', () => {
+    const items = ['A.com', 'b.com', 'münchen.de', 'c.com.', ...Array.from({ length: 10 }, (_, i) => `X${i}.com`)];
+    const { normalised } = validateItems('domain_check_availability', items);
+    expect(normalised.count).toBe(13);
+    expect(normalised.first).toEqual([
+      { item: 'A.com', sent: 'a.com' },
+      { item: 'münchen.de', sent: 'xn--mnchen-3ya.de' },
+      { item: 'c.com.', sent: 'c.com' },
+      { item: 'X0.com', sent: 'x0.com' },
+      { item: 'X1.com', sent: 'x1.com' },
+    ]);
   });
 
   it('validates fan pages for fanpage_ services', () => {

@@ -1,0 +1,88 @@
+/**
+ * An in-process sandbox and `main()` runs sharing one clock, for create's exactly-once tests and campaign.
+ * `SkipClock` runs in real time but compresses every sleep (`scale`× faster) and moves "now" on by the part skipped:
+ * client and sandbox read the same clock, so creation times, Date headers and the client's send times agree, while
+ * the faults that act in real time (a delayed answer, the request timeout) keep their real meaning.
+ */
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import type { Clock } from '../../src/core/time.js';
+import { runTaskctl, type RunOptions, type RunResult } from '../unit/commands/harness.js';
+
+export class SkipClock implements Clock {
+  private skipped = 0;
+  constructor(private readonly scale = 20) {}
+  now(): number {
+    return Date.now() + this.skipped;
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    const real = Math.max(0, ms) / this.scale;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        this.skipped += Math.max(0, ms) - real;
+        resolve();
+      }, real);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}
+
+export interface SandboxTask {
+  id: number;
+  service: string;
+  status: string;
+  total_items: number;
+  created_at: string;
+  items?: Array<{ target: string; status: string }>;
+}
+
+export interface Fault {
+  method?: string;
+  path?: string;
+  kind: 'status' | 'delay' | 'reset-before' | 'reset-after' | 'truncate' | 'non-json';
+  count?: number;
+  status?: number;
+  delayMs?: number;
+}
+
+export interface World {
+  sandbox: RunningSandbox;
+  clock: SkipClock;
+  run(argv: string[], options?: Omit<RunOptions, 'env' | 'clock'>): Promise<RunResult>;
+  env: Record<string, string>;
+  tasks(): Promise<SandboxTask[]>;
+  fault(fault: Fault): Promise<void>;
+  clearFaults(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startWorld(options: { scale?: number } = {}): Promise<World> {
+  const clock = new SkipClock(options.scale);
+  const sandbox = await startSandbox({ port: 0, itemMs: 0, rateLimit: 0, clock, balance: 10_000_000 });
+  const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
+  const admin = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const response = await fetch(`${sandbox.origin}/__sandbox${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json: unknown = await response.json();
+    if (!response.ok) throw new Error(`admin ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    sandbox,
+    clock,
+    env,
+    run: (argv, runOptions = {}) => runTaskctl(argv, { ...runOptions, env, clock }),
+    tasks: async () => ((await admin('GET', '/state')) as { tasks: SandboxTask[] }).tasks,
+    fault: async (fault) => void (await admin('POST', '/faults', fault)),
+    clearFaults: async () => void (await admin('DELETE', '/faults')),
+    close: () => sandbox.close(),
+  };
+}

@@ -1,0 +1,260 @@
+/** `taskctl create` in-process against an in-process sandbox sharing one clock (test/campaign/world.ts). */
+import { EventEmitter } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SkipClock, startWorld, type World } from '../../campaign/world.js';
+import { main } from '../../../src/main.js';
+import { createMemoryStream } from '../../../src/output/memory-io.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const S = 'domain_check_availability';
+let world: World;
+beforeEach(async () => {
+  world = await startWorld();
+});
+afterEach(() => world.close());
+
+const idsOf = (tasks: Array<{ id: number }>) => tasks.map((t) => t.id).sort((a, b) => a - b);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('exactly-once after an identical task was created moments before (issue 17)', () => {
+  it('a second create whose POST was reset before reaching the server exits 9, never printing the earlier task', async () => {
+    const first = await world.run(['create', S, 'a.com', 'b.com', '-q']);
+    expect(first.code).toBe(0);
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+    const second = await world.run(['create', S, 'a.com', 'b.com', '-q']);
+    expect(second.code).toBe(9);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toMatch(/may have created a task/);
+    expect(second.stderr).toMatch(/taskctl list --service domain_check_availability/);
+    expect(idsOf(await world.tasks())).toEqual([Number(first.stdout)]);
+  });
+
+  it('a second create whose POST was answered late recovers its own task, never the earlier one', async () => {
+    // undici checks its timeouts about every 0.5 s: a 100 ms request timeout fires after 0.5–1 s. Sleeps are compressed
+    // only 4×, so the 10 s of reconciliation (2.5 s real) outlast the delayed POST.
+    await world.close();
+    world = await startWorld({ scale: 4 });
+    const first = await world.run(['create', S, 'a.com', 'b.com', '-q']);
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 1500 });
+    const second = await world.run(['--request-timeout', '100ms', 'create', S, 'a.com', 'b.com', '-q']);
+    await sleep(1600); // the delayed POST has landed by now, whatever the client concluded
+    const tasks = await world.tasks();
+    expect(tasks).toHaveLength(2);
+    const created = tasks.find((t) => String(t.id) !== first.stdout.trim())!;
+    expect(second.code).toBe(0);
+    expect(second.stdout.trim()).toBe(String(created.id));
+    expect(second.stderr).toMatch(new RegExp(`recovered: task ${created.id}`));
+  });
+
+  it('a reset after the server created the task recovers the new task, not the earlier identical one', async () => {
+    const first = await world.run(['create', S, 'a.com', '-q']);
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+    const second = await world.run(['create', S, 'a.com', '-q']);
+    expect(second.code).toBe(0);
+    const ids = idsOf(await world.tasks());
+    expect(ids).toHaveLength(2);
+    expect(second.stdout.trim()).toBe(String(ids.find((id) => String(id) !== first.stdout.trim())));
+  });
+
+  it('a task list that does not answer holds the create up for 1 s at most, then it goes ahead', async () => {
+    await world.fault({ method: 'GET', path: '/tasks', kind: 'delay', delayMs: 8000, count: 2 });
+    const started = Date.now();
+    const result = await world.run(['create', S, 'a.com', '-q']);
+    expect(result.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(idsOf(await world.tasks())).toEqual([Number(result.stdout)]);
+  });
+
+  it('the list is read once before the POST (the evidence of what already existed)', async () => {
+    const result = await world.run(['create', S, 'a.com', '-q', '--verbose']);
+    const requests = result.stderr.split('\n').filter((line) => /^> (GET|POST) /.test(line));
+    expect(requests.map((line) => line.replace(/^> (\w+) \S+?\/api\/v1(\/[a-z]+).*$/, '$1 $2'))).toEqual([
+      'GET /services',
+      'GET /tasks',
+      'POST /tasks',
+    ]);
+  });
+});
+
+/** Aborts the run's signal at the first sleep of at least `ms` (virtual): a Ctrl-C at a chosen point. */
+class InterruptingClock extends SkipClock {
+  constructor(
+    private readonly controller: AbortController,
+    private readonly atMs: number,
+  ) {
+    super();
+  }
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+    return super.sleep(ms, signal);
+  }
+}
+
+describe('Ctrl-C keeps the message', () => {
+  it('during reconciliation: exit 130, "may have been created", and the list command', async () => {
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+    await world.fault({ method: 'GET', path: '/tasks', kind: 'status', status: 503, count: 1000 });
+    const controller = new AbortController();
+    const { runTaskctl } = await import('./harness.js');
+    const result = await runTaskctl(['create', S, 'a.com', '-q'], {
+      env: world.env,
+      clock: new InterruptingClock(controller, 2000),
+      signal: controller.signal,
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/interrupted while checking whether the task was created .*may have been created/);
+    expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
+  });
+
+  it('during a chunked create: exit 130 with the ids already created', async () => {
+    const controller = new AbortController();
+    const { runTaskctl } = await import('./harness.js');
+    // The second chunk's POST is reset (the first chunk went through); Ctrl-C while that is reconciled.
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+    const result = await runTaskctl(['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
+      env: world.env,
+      clock: new InterruptingClock(controller, 2000),
+      signal: controller.signal,
+    });
+    expect(result.code).toBe(130);
+    const [only] = await world.tasks();
+    expect(result.stdout.trim()).toBe(String(only!.id));
+    expect(result.stderr).toMatch(/may have been created/);
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only!.id} before that`));
+  });
+
+  it('during --reuse-window scanning: exit 130, nothing created for that chunk, earlier ids listed', async () => {
+    const controller = new AbortController();
+    const { runTaskctl } = await import('./harness.js');
+    // The second chunk's listing fails and is retried after a backoff: Ctrl-C during that wait.
+    await world.fault({ method: 'GET', path: '/tasks', kind: 'delay', delayMs: 0 });
+    await world.fault({ method: 'GET', path: '/tasks', kind: 'status', status: 503, count: 10 });
+    const result = await runTaskctl(
+      ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--reuse-window', '1h', '-q'],
+      {
+        env: world.env,
+        clock: new InterruptingClock(controller, 1),
+        signal: controller.signal,
+      },
+    );
+    expect(result.code).toBe(130);
+    const tasks = await world.tasks();
+    expect(tasks).toHaveLength(1);
+    expect(result.stderr).toMatch(/interrupted before sending task 2 of 2: nothing was created for it/);
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 2 tasks: ${tasks[0]!.id} before that`));
+  });
+});
+
+describe('--reuse-window reuses only what is worth reusing', () => {
+  it('never a failed task', async () => {
+    const first = await world.run(['create', S, 'taskfail-a.com', '-q']);
+    await sleep(50);
+    expect((await world.tasks())[0]!.status).toBe('failed');
+    const again = await world.run(['create', S, 'taskfail-a.com', '-q', '--reuse-window', '1h']);
+    expect(again.code).toBe(0);
+    expect(again.stdout.trim()).not.toBe(first.stdout.trim());
+    expect(await world.tasks()).toHaveLength(2);
+  });
+
+  it('a completed task with failed items only with --allow-item-failures', async () => {
+    const first = await world.run(['create', S, 'fail-a.com', 'b.com', '-q']);
+    await sleep(50);
+    const strict = await world.run(['create', S, 'fail-a.com', 'b.com', '-q', '--reuse-window', '1h']);
+    expect(strict.stdout.trim()).not.toBe(first.stdout.trim());
+    const lenient = await world.run([
+      'create',
+      S,
+      'fail-a.com',
+      'b.com',
+      '-q',
+      '--reuse-window',
+      '1h',
+      '--allow-item-failures',
+    ]);
+    expect(lenient.stderr).toBe('');
+    expect([first.stdout.trim(), strict.stdout.trim()]).toContain(lenient.stdout.trim());
+    expect(await world.tasks()).toHaveLength(2);
+  });
+});
+
+describe('items as written (issue 13)', () => {
+  it('says once how many items validation changed, and --no-validate sends them as written', async () => {
+    const normalised = await world.run(['create', S, 'Example.COM', 'münchen.de', 'plain.org']);
+    expect(normalised.stderr).toMatch(
+      /normalised 2 items \(e\.g\. "Example\.COM" → "example\.com"\); --no-validate sends them as written/,
+    );
+    const raw = await world.run(['create', S, 'Example.COM', 'münchen.de', '-q', '--no-validate']);
+    expect(raw.code).toBe(0);
+    const res = await fetch(`${world.sandbox.url}/tasks/${raw.stdout.trim()}`, {
+      headers: { 'X-API-Key': world.sandbox.apiKey },
+    });
+    const body = (await res.json()) as { data: { items: Array<{ target: string }> } };
+    expect(body.data.items.map((i) => i.target)).toEqual(['Example.COM', 'münchen.de']);
+  });
+
+  it('--dry-run -o json keeps the original text of the first normalised items and their count', async () => {
+    const items = Array.from({ length: 12 }, (_, i) => `Host${i}.COM`);
+    const result = await world.run(['create', S, ...items, '--dry-run', '-o', 'json']);
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout) as { normalised: number; normalised_examples: unknown[] };
+    expect(json.normalised).toBe(12);
+    expect(json.normalised_examples).toHaveLength(5);
+    expect(json.normalised_examples[0]).toEqual({ item: 'Host0.COM', sent: 'host0.com' });
+  });
+});
+
+/** A stdout that fails like a closed pipe (EPIPE) from the `okWrites + 1`-th write on, as Node's streams do. */
+function brokenStdout(okWrites: number) {
+  const memory = createMemoryStream();
+  const emitter = new EventEmitter();
+  let writes = 0;
+  return Object.assign(emitter, {
+    isTTY: false,
+    text: () => memory.text(),
+    write(chunk: string, callback?: (error?: Error) => void) {
+      if (chunk === '') {
+        setImmediate(() => callback?.());
+        return true;
+      }
+      writes += 1;
+      if (writes > okWrites) {
+        const error = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+        process.nextTick(() => emitter.emit('error', error));
+        return false;
+      }
+      memory.write(chunk);
+      return true;
+    },
+  });
+}
+
+describe('a failing stdout never hides a side effect', () => {
+  it('stops before the next chunk, names every task created on stderr, exits 1', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-create-'));
+    const stdout = brokenStdout(1);
+    const stderr = createMemoryStream();
+    try {
+      const code = await main(['create', S, 'a.com', 'b.com', 'c.com', 'd.com', 'e.com', '--chunk-size', '1', '-q'], {
+        io: { stdout, stderr, stdin: { isTTY: true, async *[Symbol.asyncIterator]() {} } },
+        env: { ...world.env, TASKCTL_CONFIG_DIR: join(home, 'c'), TASKCTL_CACHE_DIR: join(home, 'k') },
+        clock: world.clock,
+        signal: new AbortController().signal,
+        random: () => 0.5,
+      });
+      const tasks = idsOf(await world.tasks());
+      expect(code).toBe(1);
+      expect(tasks.length).toBeGreaterThanOrEqual(2);
+      expect(tasks.length).toBeLessThan(5);
+      expect(stderr.text()).toMatch(
+        new RegExp(
+          `cannot write the output \\(EPIPE\\): created ${tasks.length} of 5 tasks: ${tasks.join(' ')}; no further task was started`,
+        ),
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
