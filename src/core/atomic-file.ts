@@ -19,6 +19,9 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 
+/** A state file that is a symlink, FIFO, device or directory: exit 2, and never opened for real. */
+export class NotRegularFileError extends UsageError {}
+
 /** What a path is when it is not a regular file, for the refusal message. */
 function kindOf(stats: ReturnType<typeof fstatSync>): string {
   if (stats.isDirectory()) return 'a directory';
@@ -45,7 +48,7 @@ export interface ReadRegularOptions {
  */
 export function readRegularFile(path: string, options: ReadRegularOptions): string | undefined {
   const refuse = (kind: string) =>
-    new UsageError(
+    new NotRegularFileError(
       `the ${options.what} ${path} is ${kind}, not a regular file; taskctl does not follow or read it`,
       `Move it away (taskctl writes a regular file there), or point taskctl elsewhere.`,
     );
