@@ -2,8 +2,17 @@
  * Config writes from many real processes at once (#17): none may lose another's update, and a writer killed with
  * SIGKILL at any moment leaves neither a corrupt file nor a lock that blocks the next command.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
@@ -72,5 +81,27 @@ describe('config under concurrent writers', () => {
     expect(Date.now() - started).toBeLessThan(8_000); // a dead writer's lock is taken over, not waited out
     expect(saved().profiles.after).toEqual({ output: 'csv' });
     expect(readdirSync(configDir()).filter((name) => name !== 'config.json')).toEqual([]);
+  });
+});
+
+describe('config files that are not what they claim to be', () => {
+  it('a FIFO as config.json: balance exits 2 at once with a clear message instead of hanging', async () => {
+    mkdirSync(configDir(), { recursive: true, mode: 0o700 });
+    if (spawnSync('mkfifo', [join(configDir(), 'config.json')]).status !== 0) return;
+    const result = await world.run(['balance'], { timeoutMs: 10_000 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/config file .*config\.json is a FIFO \(named pipe\), not a regular file/);
+  });
+
+  it('a symlinked config.json: exit 2, and the target keeps its mode', async () => {
+    mkdirSync(configDir(), { recursive: true, mode: 0o700 });
+    const target = join(world.home.dir, 'shared.json');
+    writeFileSync(target, '{"profiles":{}}');
+    chmodSync(target, 0o644);
+    symlinkSync(target, join(configDir(), 'config.json'));
+    const result = await world.run(['balance']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/is a symbolic link, not a regular file/);
+    expect(statSync(target).mode & 0o777).toBe(0o644);
   });
 });

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, isolatedHome, type IsolatedHome } from './harness.js';
+import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
 
 const ROUNDS = Number(process.env.SANDBOX_KILL_ROUNDS ?? 3);
 const WORKERS = 8;
@@ -135,4 +135,25 @@ describe('sandbox --state under kill -9', () => {
       ).toEqual([]);
     },
   );
+});
+
+describe('sandbox --state ownership', () => {
+  it('a second sandbox on the same --state file exits 2 naming the running one', async () => {
+    home = isolatedHome();
+    const state = join(home.dir, 'state.json');
+    await startSandboxProcess(state);
+    const second = await runCli(['sandbox', '--port', '0', '--state', state], { env: home.env, timeoutMs: 10_000 });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(new RegExp(`state\\.json is in use by another sandbox \\(process ${child!.pid} on `));
+    expect(second.stderr).toMatch(/if none is running, delete .*state\.json\.lock/);
+  });
+
+  it('errors of the sandbox bundle keep their exit code: a port in use is exit 2, not "a bug"', async () => {
+    home = isolatedHome();
+    const sandbox = await startSandboxProcess(join(home.dir, 'state.json'));
+    const port = new URL(sandbox.url).port;
+    const second = await runCli(['sandbox', '--port', port], { env: home.env, timeoutMs: 10_000 });
+    expect(second.stderr).toMatch(/port \d+ on 127\.0\.0\.1 is already in use/);
+    expect(second.code).toBe(2);
+  });
 });
