@@ -130,11 +130,11 @@ function withValue(data: ConfigFile, profile: string, key: keyof Profile, value:
 }
 
 function withoutValue(data: ConfigFile, profile: string, key: keyof Profile): ConfigFile {
-  const current = { ...data.profiles[profile] };
-  delete current[key];
-  const profiles = { ...data.profiles };
-  if (Object.keys(current).length === 0) delete profiles[profile];
-  else profiles[profile] = current;
+  const current: Profile = Object.fromEntries(
+    Object.entries(data.profiles[profile] ?? {}).filter(([name]) => name !== key),
+  );
+  const profiles = Object.fromEntries(Object.entries(data.profiles).filter(([name]) => name !== profile));
+  if (Object.keys(current).length > 0) profiles[profile] = current;
   return { ...data, profiles };
 }
 
@@ -146,34 +146,30 @@ export function openConfig(
 ): Promise<ConfigStore> {
   const dir = configDirectory(env);
   const path = join(dir, 'config.json');
-  try {
+  // A throw inside the executor rejects the promise: the work itself is synchronous (see lock-file.ts).
+  return new Promise((resolve) => {
     tightenDirectory(dir, warn);
     let data = readConfig(path, warn);
-    const store: ConfigStore = {
+    resolve({
       path,
       profile: (name) => data.profiles[name] ?? {},
       profileNames: () => Object.keys(data.profiles),
       set: (profile, key, value) =>
-        settled(
-          () => (data = updateConfig(dir, path, lockTimeoutMs, (current) => withValue(current, profile, key, value))),
-        ),
+        settled(() => {
+          data = updateConfig(dir, path, lockTimeoutMs, (current) => withValue(current, profile, key, value));
+        }),
       unset: (profile, key) =>
-        settled(
-          () => (data = updateConfig(dir, path, lockTimeoutMs, (current) => withoutValue(current, profile, key))),
-        ),
-    };
-    return Promise.resolve(store);
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
+        settled(() => {
+          data = updateConfig(dir, path, lockTimeoutMs, (current) => withoutValue(current, profile, key));
+        }),
+    });
+  });
 }
 
 /** The store's work is synchronous (see lock-file.ts); its API stays promise-shaped for its callers. */
-function settled(work: () => unknown): Promise<void> {
-  try {
+function settled(work: () => void): Promise<void> {
+  return new Promise((resolve) => {
     work();
-    return Promise.resolve();
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
+    resolve();
+  });
 }

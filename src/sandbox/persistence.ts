@@ -58,8 +58,8 @@ function readSnapshot(file: string): AccountSnapshot | undefined {
       `state file ${file} is not a taskctl sandbox state (${parsed.error.issues[0]?.message ?? 'invalid'})`,
     );
   }
-  const { version: _version, ...snapshot } = parsed.data;
-  return snapshot;
+  const { balance, apiKey, keyRotations, nextId, webhookUrl, tasks } = parsed.data;
+  return { balance, apiKey, keyRotations, nextId, webhookUrl, tasks };
 }
 
 /** Applies the journal's lines in order. Replaying a line twice changes nothing (tasks are keyed by id, the rest is absolute). */
@@ -114,7 +114,9 @@ interface Round {
 
 function newRound(): Round {
   let resolve: (saved: boolean) => void = () => {};
-  const done = new Promise<boolean>((r) => (resolve = r));
+  const done = new Promise<boolean>((r) => {
+    resolve = r;
+  });
   return { done, resolve };
 }
 
@@ -187,7 +189,9 @@ export class StateStore {
       );
     }
     this.journalSize = 0;
-    state.onChange = () => this.changed();
+    state.onChange = () => {
+      this.changed();
+    };
   }
 
   /** Releases the file without saving (start-up failed after open). */
