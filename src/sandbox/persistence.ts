@@ -230,12 +230,13 @@ export class StateStore {
       this.nextRound = undefined;
       this.inFlight = round;
       const upTo = this.state.tasks.length;
-      const line = `${JSON.stringify(this.state.toSnapshot(this.savedTasks))}\n`;
+      const line = Buffer.from(`${JSON.stringify(this.state.toSnapshot(this.savedTasks))}\n`);
       let saved = true;
       try {
         const { bytesWritten } = await this.journal.write(line);
-        this.journalSize += bytesWritten;
+        if (bytesWritten !== line.length) throw new Error(`short write (${bytesWritten} of ${line.length} bytes)`);
         await this.journal.datasync();
+        this.journalSize += bytesWritten;
         this.savedTasks = upTo;
       } catch (error) {
         saved = false;
