@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -12,6 +12,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -177,6 +178,35 @@ describe('config changes are read-modify-write under a lock', () => {
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(join(dir, '.config.json.99999.deadbeef.tmp'), '{"profiles":{"half');
     await (await open()).set('default', 'output', 'json');
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  });
+
+  it('a writer killed with SIGKILL while writing its temp file leaves the old file whole; the next write recovers', async () => {
+    const config = await open();
+    await config.set('default', 'output', 'json');
+    const writer = fileURLToPath(new URL('./fixtures/config-writer.ts', import.meta.url));
+    let caught = false;
+    for (let attempt = 0; attempt < 5 && !caught; attempt++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', writer, dir, String(12 * 1024 * 1024)], {
+        stdio: 'ignore',
+      });
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      let running = true;
+      void exited.then(() => (running = false));
+      while (running && !caught) {
+        if (readdirSync(dir).some((name) => name.endsWith('.tmp'))) {
+          child.kill('SIGKILL');
+          caught = true;
+        } else await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await exited;
+      if (!caught) await config.set('default', 'base-url', 'https://a.example'); // too quick to catch: again
+    }
+    expect(caught).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(expect.arrayContaining(['config.json', 'config.json.lock']));
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.output).toBe('json');
+    await (await open(2_000)).set('default', 'confirm-above', 7);
+    expect((await open()).profile('default')).toMatchObject({ output: 'json', 'confirm-above': 7 });
     expect(readdirSync(dir)).toEqual(['config.json']);
   });
 });
