@@ -127,6 +127,8 @@ export class StateStore {
   /** Tasks (a prefix of state.tasks, which only grows) already in the journal or the file. */
   private savedTasks = 0;
   private dirty = false;
+  /** The last save failed: its changes are in memory only until a save succeeds. */
+  private failing = false;
   private running: Promise<void> | undefined;
   private inFlight: Round | undefined;
   private nextRound: Round | undefined;
@@ -218,6 +220,7 @@ export class StateStore {
    * are fsynced: true, or false when the journal could not be written (the reply must not acknowledge them then).
    */
   settle(): Promise<boolean> | undefined {
+    if (this.failing && !this.dirty) this.changed(); // retry before answering: no reply shows what is not on disk
     if (this.dirty) return (this.nextRound ??= newRound()).done;
     return this.inFlight?.done;
   }
@@ -238,8 +241,10 @@ export class StateStore {
         await this.journal.datasync();
         this.journalSize += bytesWritten;
         this.savedTasks = upTo;
+        this.failing = false;
       } catch (error) {
         saved = false;
+        this.failing = true;
         this.log(`sandbox: could not save state to ${this.file}.journal: ${(error as Error).message}`);
         // Cut a partial line so the next append starts clean; its tasks are written again with the next change.
         await this.journal.truncate(this.journalSize).catch(() => {});

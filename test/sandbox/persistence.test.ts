@@ -4,7 +4,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { loadStateFile } from '../../src/sandbox/persistence.js';
+import { loadStateFile, StateStore } from '../../src/sandbox/persistence.js';
+import { SandboxState } from '../../src/sandbox/state.js';
 import { UsageError } from '../../src/errors.js';
 import { admin, call, createTask } from './helpers.js';
 
@@ -148,5 +149,26 @@ describe('sandbox state file', () => {
     await writeFile(join(dir, 'target.json'), '{}');
     await symlink(join(dir, 'target.json'), stateFile);
     await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/state file .* is a symbolic link/);
+  });
+
+  it('a failed journal write is not acknowledged, and nothing is shown as saved until a retry succeeds', async () => {
+    const stateFile = join(dir, 'state.json');
+    const logs: string[] = [];
+    const { store } = StateStore.open(stateFile, { ...fresh, balance: 10 }, (line) => logs.push(line));
+    const state = new SandboxState({ ...fresh, balance: 10 }, 'seed');
+    await store.attach(state);
+    const journal = (store as unknown as { journal: { write: (...args: unknown[]) => Promise<unknown> } }).journal;
+    const write = journal.write.bind(journal);
+    journal.write = () => Promise.reject(new Error('ENOSPC: no space left on device'));
+    state.createTask('domain_check_availability', 'domain', ['a.com'], 1, 1, 0);
+    expect(await store.settle()).toBe(false);
+    expect(logs.join('\n')).toMatch(/could not save state to .*state\.json\.journal: ENOSPC/);
+    expect(await store.settle()).toBe(false); // the next reply retries, and fails again
+    journal.write = write;
+    expect(await store.settle()).toBe(true);
+    expect(store.settle()).toBeUndefined();
+    expect(loadStateFile(stateFile, fresh)?.tasks.map((t) => t.id)).toEqual([1]);
+    await store.close();
+    expect(await readdir(dir)).toEqual(['state.json']);
   });
 });
