@@ -18,8 +18,17 @@ export const ExitCode = {
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** Brands CliErrors of every bundle: dist/sandbox.cjs has its own copy of these classes, and its errors (port in use,
+ * state file locked) must still reach their exit code instead of "a bug in taskctl". */
+const CLI_ERROR: unique symbol = Symbol.for('taskctl.CliError');
+
 /** An error the user can act on: `main` prints `message` (and `hint`) and returns `exitCode`. */
 export class CliError extends Error {
+  readonly [CLI_ERROR] = true;
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== CliError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && CLI_ERROR in value;
+  }
   readonly exitCode: number;
   /** Second line: what to do next. */
   readonly hint: string | undefined;

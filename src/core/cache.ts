@@ -1,10 +1,15 @@
 /**
  * A small local cache for shell completion: service names and recent task ids, refreshed as a side effect of
- * commands that already fetched them, so TAB never needs the network. Best effort: failures are ignored.
+ * commands that already fetched them, so TAB never needs the network. Best effort: failures are ignored, except that
+ * reading a cache file that is not a regular file (a symlink, a FIFO) is refused like the config file (exit 2); an
+ * update never fails a command (its work, maybe paid for, is done by then): it skips such a file instead.
+ * Updates are read-modify-write under `completion.json.lock`, so concurrent commands do not drop each other's ids.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
+import { waitForLock } from './lock-file.js';
 
 const CacheSchema = z.object({
   services: z.array(z.string()).default([]),
@@ -18,6 +23,18 @@ const CacheSchema = z.object({
 export type CompletionCache = z.infer<typeof CacheSchema>;
 
 const MAX_TASKS = 50;
+/** Holders keep the lock for a millisecond; past this the update is skipped (it is only a cache). */
+const CACHE_LOCK_TIMEOUT_MS = 2_000;
+const CACHE_LOCK_STALE_MS = 30_000;
+
+const empty = (): CompletionCache => ({
+  services: [],
+  prices: {},
+  pricesFrom: '',
+  pricesAt: 0,
+  tasks: [],
+  updatedAt: 0,
+});
 
 export class CompletionCacheStore {
   readonly path: string;
@@ -30,21 +47,23 @@ export class CompletionCacheStore {
 
   read(): CompletionCache {
     try {
-      return CacheSchema.parse(JSON.parse(readFileSync(this.path, 'utf8')));
-    } catch {
-      return { services: [], prices: {}, pricesFrom: '', pricesAt: 0, tasks: [], updatedAt: 0 };
+      const text = readRegularFile(this.path, { what: 'cache file', maxBytes: 4 * 1024 * 1024 });
+      return text === undefined ? empty() : CacheSchema.parse(JSON.parse(text));
+    } catch (error) {
+      if (error instanceof NotRegularFileError) throw error;
+      return empty(); // unreadable or corrupt: rebuilt by the next write
     }
   }
 
   /** Services as `baseUrl` listed them: names for completion, prices for `create`'s estimate. */
   rememberServices(services: ReadonlyArray<{ service: string; pricing: number }>, baseUrl: string): void {
-    this.write({
-      ...this.read(),
+    this.update((current) => ({
+      ...current,
       services: services.map((s) => s.service),
       prices: Object.fromEntries(services.map((s) => [s.service, s.pricing])),
       pricesFrom: baseUrl,
       pricesAt: this.now(),
-    });
+    }));
   }
 
   /** Prices `baseUrl` gave less than `maxAgeMs` ago, or undefined: another server's prices never count. */
@@ -57,23 +76,33 @@ export class CompletionCacheStore {
 
   /** Newest first, deduplicated by id, at most 50. */
   rememberTasks(tasks: ReadonlyArray<{ id: number; service: string; status: string }>): void {
-    const current = this.read();
-    const byId = new Map<number, { id: number; service: string; status: string }>();
-    for (const task of [...tasks, ...current.tasks]) {
-      if (!byId.has(task.id)) byId.set(task.id, { id: task.id, service: task.service, status: task.status });
-    }
-    const merged = [...byId.values()].sort((a, b) => b.id - a.id).slice(0, MAX_TASKS);
-    this.write({ ...current, tasks: merged });
+    this.update((current) => {
+      const byId = new Map<number, { id: number; service: string; status: string }>();
+      for (const task of [...tasks, ...current.tasks]) {
+        if (!byId.has(task.id)) byId.set(task.id, { id: task.id, service: task.service, status: task.status });
+      }
+      return { ...current, tasks: [...byId.values()].sort((a, b) => b.id - a.id).slice(0, MAX_TASKS) };
+    });
   }
 
-  private write(cache: CompletionCache): void {
+  /** Re-reads the file under the lock so another command's update made meanwhile is kept, then replaces it. */
+  private update(change: (current: CompletionCache) => CompletionCache): void {
+    let lock;
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      const temp = `${this.path}.${process.pid}.tmp`;
-      writeFileSync(temp, JSON.stringify({ ...cache, updatedAt: this.now() }), { mode: 0o600 });
-      renameSync(temp, this.path);
+      lock = waitForLock(`${this.path}.lock`, CACHE_LOCK_TIMEOUT_MS, { staleAfterMs: CACHE_LOCK_STALE_MS });
     } catch {
-      // The cache only speeds up completion; never fail a command over it.
+      return; // the cache only speeds up completion; never fail a command over it
+    }
+    if (!('release' in lock)) return;
+    try {
+      removeLeftoverTemps(this.path);
+      const next = change(this.read());
+      writeFileAtomicSync(this.path, JSON.stringify({ ...next, updatedAt: this.now() }), 0o600);
+    } catch {
+      // Never through a link or into a FIFO, and never failing the command that already did its work.
+    } finally {
+      lock.release();
     }
   }
 }

@@ -1,16 +1,24 @@
 /**
- * The config file (DESIGN.md section 4) over `conf`: `$TASKCTL_CONFIG_DIR/config.json`, else
- * `$XDG_CONFIG_HOME/taskctl/config.json`, else `~/.config/taskctl/config.json`. File 0600, directory 0700:
- * it holds API keys, so a looser existing file or directory is tightened with a warning.
+ * The config file (DESIGN.md section 4): `$TASKCTL_CONFIG_DIR/config.json`, else `$XDG_CONFIG_HOME/taskctl/config.json`,
+ * else `~/.config/taskctl/config.json`. File 0600, directory 0700: it holds API keys, so a looser existing file or
+ * directory is tightened with a warning. Every change is a read-modify-write under `config.json.lock`, so concurrent
+ * `config set` / `auth login` / `auth logout` never lose each other's updates, and an atomic replace, so a crash never
+ * leaves half a file.
  */
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../output/io.js';
 import { UsageError } from '../errors.js';
+import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
 import { ConfigFileSchema, type ConfigFile, type Profile } from './config-schema.js';
+import { lockTimeoutError, waitForLock } from './lock-file.js';
 
 export const DEFAULT_PROFILE = 'default';
+/** How long a change waits for another process's change to finish (each holds the lock for milliseconds). */
+export const CONFIG_LOCK_TIMEOUT_MS = 10_000;
+/** A lock older than this is left by a hung or killed process, even if its pid was reused. */
+const CONFIG_LOCK_STALE_MS = 30_000;
 
 export function configDirectory(env: Env, home: string = homedir()): string {
   if (env.TASKCTL_CONFIG_DIR) return env.TASKCTL_CONFIG_DIR;
@@ -30,52 +38,41 @@ export interface ConfigStore {
   unset(profile: string, key: keyof Profile): Promise<void>;
 }
 
-/** Tightens a path's permission bits to `mode` when group or others have any; returns the old mode if it changed. */
-function tighten(path: string, mode: number): number | undefined {
-  let current: number;
+/** Tightens the directory through a descriptor (a path could be swapped for a link between a stat and a chmod). */
+function tightenDirectory(dir: string, warn: (message: string) => void): void {
+  let fd: number;
   try {
-    current = statSync(path).mode & 0o777;
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
   } catch {
-    return undefined; // does not exist yet
+    return; // does not exist yet (created 0700 on first write), or not a directory (the write names the problem)
   }
-  if ((current & 0o077) === 0) return undefined;
-  chmodSync(path, mode);
-  return current;
+  try {
+    const mode = fstatSync(fd).mode & 0o777;
+    if ((mode & 0o077) === 0) return;
+    fchmodSync(fd, 0o700);
+    warn(`config directory ${dir} was accessible to others (${mode.toString(8)}); tightened to 700`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
-function readConfigJson(path: string): unknown {
-  let text: string;
+function readConfig(path: string, warn?: (message: string) => void): ConfigFile {
+  const text = readRegularFile(path, {
+    what: 'config file',
+    tightenTo: 0o600,
+    onTightened: (mode) => warn?.(`config file ${path} was readable by others (${mode.toString(8)}); tightened to 600`),
+  });
+  if (text === undefined || text.trim() === '') return { profiles: {} };
+  let json: unknown;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new UsageError(
-      `cannot read the config file ${path}: ${(error as Error).message}`,
-      'Check its permissions, or set TASKCTL_CONFIG_DIR.',
-    );
-  }
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
+    json = JSON.parse(text);
   } catch (error) {
     throw new UsageError(
       `the config file ${path} is not valid JSON (${(error as Error).message})`,
       'Fix the file, or delete it and run `taskctl auth login` again.',
     );
   }
-}
-
-export async function openConfig(env: Env, warn: (message: string) => void): Promise<ConfigStore> {
-  const dir = configDirectory(env);
-  const path = join(dir, 'config.json');
-  const oldDirMode = tighten(dir, 0o700);
-  if (oldDirMode !== undefined)
-    warn(`config directory ${dir} was accessible to others (${oldDirMode.toString(8)}); tightened to 700`);
-  const oldFileMode = tighten(path, 0o600);
-  if (oldFileMode !== undefined)
-    warn(`config file ${path} was readable by others (${oldFileMode.toString(8)}); tightened to 600`);
-
-  const parsed = ConfigFileSchema.safeParse(readConfigJson(path));
+  const parsed = ConfigFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(
@@ -83,43 +80,96 @@ export async function openConfig(env: Env, warn: (message: string) => void): Pro
       'Fix it with `taskctl config set`/`unset`, or edit or delete the file.',
     );
   }
-  let data: ConfigFile = parsed.data;
-  // Reads are a plain JSON parse (start-up speed: `conf` pulls in ajv); writes go through `conf` for atomic, 0600 files.
-  const save = async () => {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      throw new UsageError(
-        `cannot create the config directory ${dir}: ${(error as Error).message}`,
-        'Set TASKCTL_CONFIG_DIR to a writable directory.',
-      );
-    }
-    const { default: Conf } = await import('conf');
-    const conf = new Conf<ConfigFile>({
-      cwd: dir,
-      configName: 'config',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: false,
+  return parsed.data;
+}
+
+/** Applies `change` to the file's current content under the lock, writes it atomically, and returns what was written. */
+function updateConfig(
+  dir: string,
+  path: string,
+  lockTimeoutMs: number,
+  change: (data: ConfigFile) => ConfigFile,
+): ConfigFile {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new UsageError(
+      `cannot create the config directory ${dir}: ${(error as Error).message}`,
+      'Set TASKCTL_CONFIG_DIR to a writable directory.',
+    );
+  }
+  const lockPath = `${path}.lock`;
+  let lock;
+  try {
+    lock = waitForLock(lockPath, lockTimeoutMs, { staleAfterMs: CONFIG_LOCK_STALE_MS });
+  } catch (error) {
+    throw new UsageError(
+      `cannot lock the config file (${lockPath}): ${(error as Error).message}`,
+      'Check the directory permissions, or set TASKCTL_CONFIG_DIR.',
+    );
+  }
+  if (!('release' in lock)) throw lockTimeoutError('config file', path, lockPath, lock.heldBy, lockTimeoutMs);
+  try {
+    removeLeftoverTemps(path);
+    const data = change(readConfig(path));
+    writeFileAtomicSync(path, `${JSON.stringify(data, undefined, '\t')}\n`, 0o600);
+    return data;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `cannot write the config file ${path}: ${(error as Error).message}`,
+      'Check the disk and the directory permissions, or set TASKCTL_CONFIG_DIR.',
+    );
+  } finally {
+    lock.release();
+  }
+}
+
+function withValue(data: ConfigFile, profile: string, key: keyof Profile, value: unknown): ConfigFile {
+  return { ...data, profiles: { ...data.profiles, [profile]: { ...data.profiles[profile], [key]: value } } };
+}
+
+function withoutValue(data: ConfigFile, profile: string, key: keyof Profile): ConfigFile {
+  const current: Profile = Object.fromEntries(
+    Object.entries(data.profiles[profile] ?? {}).filter(([name]) => name !== key),
+  );
+  const profiles = Object.fromEntries(Object.entries(data.profiles).filter(([name]) => name !== profile));
+  if (Object.keys(current).length > 0) profiles[profile] = current;
+  return { ...data, profiles };
+}
+
+// Reads are a plain JSON parse; `conf` is not used: it has no lock, follows symlinks when it chmods, and loads ajv.
+export function openConfig(
+  env: Env,
+  warn: (message: string) => void,
+  lockTimeoutMs = CONFIG_LOCK_TIMEOUT_MS,
+): Promise<ConfigStore> {
+  const dir = configDirectory(env);
+  const path = join(dir, 'config.json');
+  // A throw inside the executor rejects the promise: the work itself is synchronous (see lock-file.ts).
+  return new Promise((resolve) => {
+    tightenDirectory(dir, warn);
+    let data = readConfig(path, warn);
+    resolve({
+      path,
+      profile: (name) => data.profiles[name] ?? {},
+      profileNames: () => Object.keys(data.profiles),
+      set: (profile, key, value) =>
+        settled(() => {
+          data = updateConfig(dir, path, lockTimeoutMs, (current) => withValue(current, profile, key, value));
+        }),
+      unset: (profile, key) =>
+        settled(() => {
+          data = updateConfig(dir, path, lockTimeoutMs, (current) => withoutValue(current, profile, key));
+        }),
     });
-    conf.store = data;
-  };
-  return {
-    path,
-    profile: (name) => data.profiles[name] ?? {},
-    profileNames: () => Object.keys(data.profiles),
-    async set(profile, key, value) {
-      data = { ...data, profiles: { ...data.profiles, [profile]: { ...data.profiles[profile], [key]: value } } };
-      await save();
-    },
-    async unset(profile, key) {
-      const current = { ...data.profiles[profile] };
-      delete current[key];
-      const profiles = { ...data.profiles };
-      if (Object.keys(current).length === 0) delete profiles[profile];
-      else profiles[profile] = current;
-      data = { ...data, profiles };
-      await save();
-    },
-  };
+  });
+}
+
+/** The store's work is synchronous (see lock-file.ts); its API stays promise-shaped for its callers. */
+function settled(work: () => void): Promise<void> {
+  return new Promise((resolve) => {
+    work();
+    resolve();
+  });
 }

@@ -27,7 +27,8 @@ export interface SandboxOptions {
   webhookTimeoutMs?: number;
   /** Seed of the deterministic item results and rotated keys; default `taskctl`. */
   seed?: string | number;
-  /** JSON file to persist tasks, balance, key, id counter and webhook URL in; reloaded on start. */
+  /** JSON file to persist tasks, balance, key, id counter and webhook URL in; reloaded on start. Every change is
+   * journaled (`FILE.journal`, fsynced before the reply) and the file is locked (`FILE.lock`) while the sandbox runs. */
   stateFile?: string;
   /** Source of "now" for timestamps, task progress and rate-limit windows; default Date. */
   clock?: { now(): number };

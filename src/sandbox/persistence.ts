@@ -1,95 +1,272 @@
-/** The `--state FILE`: JSON, written atomically (temp file + rename), debounced after mutations, flushed on close. */
-import { readFile, rename, writeFile, unlink } from 'node:fs/promises';
+/**
+ * The `--state FILE`: what the sandbox acknowledged survives `kill -9`, ids are never handed out twice, and one sandbox
+ * owns the file at a time.
+ * - `FILE` holds the whole account (JSON), replaced atomically at start and on close (compaction).
+ * - `FILE.journal` gets one JSON line per group of changes in between (the new tasks and the current scalars), fsynced
+ *   before any reply is sent (`settle`): a task answered 201 is on disk. Concurrent changes share one fsync.
+ * - `FILE.lock` (pid) keeps a second sandbox off the file; a lock left by a killed sandbox is taken over.
+ * Loading replays the journal over the file; a torn last line (killed mid-append) was never acknowledged and is dropped.
+ */
+import { constants } from 'node:fs';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as z from 'zod';
-import type { AccountSnapshot } from './state.js';
+import { UsageError } from '../errors.js';
+import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../core/atomic-file.js';
+import { tryLock, type HeldLock } from '../core/lock-file.js';
+import type { AccountSnapshot, SandboxState } from './state.js';
 
 const STATE_VERSION = 1;
-const SAVE_DEBOUNCE_MS = 100;
+/** Node's largest string; a state file is read whole. */
+const MAX_STATE_BYTES = 512 * 1024 * 1024;
 
-const StateFileSchema = z.object({
-  version: z.literal(STATE_VERSION),
+const TaskSchema = z.object({
+  id: z.number().int().nonnegative(),
+  service: z.string(),
+  items: z.array(z.string()),
+  cost: z.number().nonnegative(),
+  createdAt: z.number(),
+  startAt: z.number(),
+  itemMs: z.number().nonnegative(),
+});
+
+const AccountSchema = z.object({
   balance: z.number().int(),
   apiKey: z.string().min(1),
   keyRotations: z.number().int().nonnegative(),
   nextId: z.number().int().positive(),
   webhookUrl: z.string().nullable(),
-  tasks: z.array(
-    z.object({
-      id: z.number().int().nonnegative(),
-      service: z.string(),
-      items: z.array(z.string()),
-      cost: z.number().nonnegative(),
-      createdAt: z.number(),
-      startAt: z.number(),
-      itemMs: z.number().nonnegative(),
-    }),
-  ),
+  tasks: z.array(TaskSchema),
 });
+const StateFileSchema = AccountSchema.extend({ version: z.literal(STATE_VERSION) });
 
-/** The saved account, or undefined when the file does not exist yet; a corrupt file is an error, never silently reset. */
-export async function loadStateFile(file: string): Promise<AccountSnapshot | undefined> {
-  let text: string;
+function parseJson(text: string, problem: string): unknown {
   try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    throw new Error(`state file ${file} is not valid JSON; move it away to start fresh`);
+    throw new Error(problem);
   }
+}
+
+function readSnapshot(file: string): AccountSnapshot | undefined {
+  const text = readRegularFile(file, { what: 'state file', maxBytes: MAX_STATE_BYTES });
+  if (text === undefined) return undefined;
+  const json = parseJson(text, `state file ${file} is not valid JSON; move it away to start fresh`);
   const parsed = StateFileSchema.safeParse(json);
   if (!parsed.success) {
     throw new Error(
       `state file ${file} is not a taskctl sandbox state (${parsed.error.issues[0]?.message ?? 'invalid'})`,
     );
   }
-  const { version: _version, ...snapshot } = parsed.data;
-  return snapshot;
+  const { balance, apiKey, keyRotations, nextId, webhookUrl, tasks } = parsed.data;
+  return { balance, apiKey, keyRotations, nextId, webhookUrl, tasks };
 }
 
-export class StateSaver {
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
-  private tmpCounter = 0;
+/** Applies the journal's lines in order. Replaying a line twice changes nothing (tasks are keyed by id, the rest is absolute). */
+function replayJournal(journal: string, base: AccountSnapshot, journalPath: string): AccountSnapshot {
+  const lines = journal.split('\n');
+  const known = new Set(base.tasks.map((task) => task.id));
+  const account = { ...base, tasks: [...base.tasks] };
+  lines.forEach((line, index) => {
+    if (line === '') return;
+    const isLast = index === lines.length - 1 || (index === lines.length - 2 && lines[index + 1] === '');
+    const parsed = AccountSchema.safeParse(parseJsonOrUndefined(line));
+    if (!parsed.success) {
+      if (isLast) return; // torn by a kill mid-append: never acknowledged
+      throw new Error(
+        `state journal ${journalPath} is corrupt at line ${index + 1}; move it away to start from the state file`,
+      );
+    }
+    const { tasks, ...scalars } = parsed.data;
+    Object.assign(account, scalars);
+    for (const task of tasks) {
+      if (known.has(task.id)) continue;
+      known.add(task.id);
+      account.tasks.push(task);
+    }
+  });
+  account.tasks.sort((a, b) => a.id - b.id);
+  const last = account.tasks.at(-1);
+  if (last && account.nextId <= last.id) account.nextId = last.id + 1;
+  return account;
+}
 
-  constructor(
-    private readonly file: string,
-    private readonly snapshot: () => AccountSnapshot,
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The saved account (the file, then the journal replayed over it), or undefined when there is none yet. */
+export function loadStateFile(file: string, fresh: AccountSnapshot): AccountSnapshot | undefined {
+  const snapshot = readSnapshot(file);
+  const journal = readRegularFile(`${file}.journal`, { what: 'state journal', maxBytes: MAX_STATE_BYTES });
+  if (journal === undefined || journal === '') return snapshot;
+  return replayJournal(journal, snapshot ?? fresh, `${file}.journal`);
+}
+
+interface Round {
+  done: Promise<boolean>;
+  resolve: (saved: boolean) => void;
+}
+
+function newRound(): Round {
+  let resolve: (saved: boolean) => void = () => {};
+  const done = new Promise<boolean>((r) => {
+    resolve = r;
+  });
+  return { done, resolve };
+}
+
+export class StateStore {
+  private journal: FileHandle | undefined;
+  private journalSize = 0;
+  private state: SandboxState | undefined;
+  /** Tasks (a prefix of state.tasks, which only grows) already in the journal or the file. */
+  private savedTasks = 0;
+  private dirty = false;
+  /** The last save failed: its changes are in memory only until a save succeeds. */
+  private failing = false;
+  private running: Promise<void> | undefined;
+  private inFlight: Round | undefined;
+  private nextRound: Round | undefined;
+
+  private constructor(
+    readonly file: string,
+    private readonly lock: HeldLock,
     private readonly log: (line: string) => void,
   ) {}
 
-  /** Coalesces bursts of mutations into one write. */
-  schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.save();
-    }, SAVE_DEBOUNCE_MS);
-    this.timer.unref();
-  }
-
-  /** Writes now (after any write in progress), cancelling a pending debounced one. */
-  save(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const text = `${JSON.stringify({ version: STATE_VERSION, ...this.snapshot() })}\n`;
-    // Writes are chained so two renames never race and the last state wins.
-    this.writing = this.writing.then(() => this.writeAtomically(text));
-    return this.writing;
-  }
-
-  private async writeAtomically(text: string): Promise<void> {
-    const tmp = `${this.file}.${process.pid}.${++this.tmpCounter}.tmp`;
+  /**
+   * Locks `file` (exit 2 when another live sandbox holds it), removes temp files a killed sandbox left, and loads the
+   * account (undefined: start from `fresh`).
+   */
+  static open(
+    file: string,
+    fresh: AccountSnapshot,
+    log: (line: string) => void,
+  ): { store: StateStore; saved: AccountSnapshot | undefined } {
+    const lockPath = `${file}.lock`;
+    let lock;
     try {
-      await writeFile(tmp, text, { mode: 0o600 });
-      await rename(tmp, this.file);
+      lock = tryLock(lockPath);
+    } catch (error) {
+      throw new UsageError(`cannot lock the state file (${lockPath}): ${(error as Error).message}`);
+    }
+    if (!('release' in lock)) {
+      const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';
+      throw new UsageError(
+        `the state file ${file} is in use by another sandbox (${who})`,
+        `Stop that sandbox or pass another --state file; if none is running, delete ${lockPath}.`,
+      );
+    }
+    try {
+      removeLeftoverTemps(file);
+      const saved = loadStateFile(file, fresh);
+      return { store: new StateStore(file, lock, log), saved };
+    } catch (error) {
+      lock.release();
+      if (error instanceof UsageError) throw error;
+      throw new UsageError((error as Error).message, 'Fix or remove the file given to --state.');
+    }
+  }
+
+  /** Compacts: writes the whole account to the file, then starts an empty journal; from now on changes are journaled. */
+  async attach(state: SandboxState): Promise<void> {
+    this.state = state;
+    try {
+      this.compact();
+      this.journal = await open(
+        `${this.file}.journal`,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND | constants.O_NOFOLLOW,
+        0o600,
+      );
+      await this.journal.sync();
+    } catch (error) {
+      throw new UsageError(
+        `cannot write the state file ${this.file}: ${(error as Error).message}`,
+        'Pass a --state file in a writable directory.',
+      );
+    }
+    this.journalSize = 0;
+    state.onChange = () => {
+      this.changed();
+    };
+  }
+
+  /** Releases the file without saving (start-up failed after open). */
+  abandon(): void {
+    void this.journal?.close();
+    this.journal = undefined;
+    this.lock.release();
+  }
+
+  private compact(): void {
+    if (!this.state) return;
+    const text = `${JSON.stringify({ version: STATE_VERSION, ...this.state.toSnapshot() })}\n`;
+    writeFileAtomicSync(this.file, text, 0o600);
+    this.savedTasks = this.state.tasks.length;
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    this.running ??= this.run();
+  }
+
+  /**
+   * Undefined when everything is on disk (the fast path of every read); otherwise resolves once the changes made so far
+   * are fsynced: true, or false when the journal could not be written (the reply must not acknowledge them then).
+   */
+  settle(): Promise<boolean> | undefined {
+    if (this.failing && !this.dirty) this.changed(); // retry before answering: no reply shows what is not on disk
+    if (this.dirty) return (this.nextRound ??= newRound()).done;
+    return this.inFlight?.done;
+  }
+
+  private async run(): Promise<void> {
+    await nextTurn(); // let the changes of this turn of the event loop share one fsync
+    while (this.dirty && this.state && this.journal) {
+      this.dirty = false;
+      const round = this.nextRound ?? newRound();
+      this.nextRound = undefined;
+      this.inFlight = round;
+      const upTo = this.state.tasks.length;
+      const line = Buffer.from(`${JSON.stringify(this.state.toSnapshot(this.savedTasks))}\n`);
+      let saved = true;
+      try {
+        const { bytesWritten } = await this.journal.write(line);
+        if (bytesWritten !== line.length) throw new Error(`short write (${bytesWritten} of ${line.length} bytes)`);
+        await this.journal.datasync();
+        this.journalSize += bytesWritten;
+        this.savedTasks = upTo;
+        this.failing = false;
+      } catch (error) {
+        saved = false;
+        this.failing = true;
+        this.log(`sandbox: could not save state to ${this.file}.journal: ${(error as Error).message}`);
+        // Cut a partial line so the next append starts clean; its tasks are written again with the next change.
+        await this.journal.truncate(this.journalSize).catch(() => {});
+      }
+      this.inFlight = undefined;
+      round.resolve(saved);
+    }
+    this.running = undefined;
+  }
+
+  /** Waits for the journal, writes the whole account to the file, then removes the journal and releases the lock. */
+  async close(): Promise<void> {
+    while (this.running) await this.running;
+    try {
+      this.compact();
+      await unlink(`${this.file}.journal`); // only once the file holds everything
     } catch (error) {
       this.log(`sandbox: could not save state to ${this.file}: ${(error as Error).message}`);
-      await unlink(tmp).catch(() => {});
+    } finally {
+      await this.journal?.close();
+      this.journal = undefined;
+      this.lock.release();
     }
   }
 }

@@ -17,7 +17,7 @@ import { LifecycleScheduler } from './lifecycle.js';
 import { isLoopbackAddress } from './loopback.js';
 import { resolveOptions } from './options.js';
 import type { ResolvedOptions } from './options.js';
-import { loadStateFile, StateSaver } from './persistence.js';
+import { StateStore } from './persistence.js';
 import { Dialects } from './dialects.js';
 import { FixedWindowLimiter } from './rate-limit.js';
 import { SandboxState } from './state.js';
@@ -29,20 +29,13 @@ const API_PATH_PREFIX = `${API_PREFIX}/`;
 const GATEWAY_PAGE =
   '<!DOCTYPE html>\n<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The upstream server did not respond.</p></body></html>\n';
 
-async function loadState(opts: ResolvedOptions): Promise<SandboxState> {
-  let saved;
-  try {
-    saved = opts.stateFile ? await loadStateFile(opts.stateFile) : undefined;
-  } catch (error) {
-    throw new UsageError((error as Error).message, 'Fix or remove the file given to --state.');
-  }
+function loadState(opts: ResolvedOptions): { state: SandboxState; store: StateStore | undefined } {
+  const fresh = { balance: opts.balance, apiKey: opts.apiKey, keyRotations: 0, nextId: 1, webhookUrl: null, tasks: [] };
+  const opened = opts.stateFile ? StateStore.open(opts.stateFile, fresh, opts.log) : undefined;
   // An existing state file wins over the defaults-bearing options; it is what --state is for.
-  const state = new SandboxState(
-    saved ?? { balance: opts.balance, apiKey: opts.apiKey, keyRotations: 0, nextId: 1, webhookUrl: null, tasks: [] },
-    opts.seed,
-  );
+  const state = new SandboxState(opened?.saved ?? fresh, opts.seed);
   if (opts.webhookUrl !== undefined) state.webhookUrl = opts.webhookUrl;
-  return state;
+  return { state, store: opened?.store };
 }
 
 /** The key from `X-API-Key`, else from `Authorization: Bearer`. */
@@ -87,10 +80,13 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
   const opts = resolveOptions(options);
   const { now, log } = opts;
   const clockInjected = options.clock !== undefined;
-  const state = await loadState(opts);
+  const { state, store } = loadState(opts);
   const timers = new TimerSet();
-  const saver = opts.stateFile ? new StateSaver(opts.stateFile, () => state.toSnapshot(), log) : undefined;
-  if (saver) state.onChange = () => saver.schedule();
+  /** No reply acknowledges or shows a change before the state journal has it on disk. */
+  const whenSaved = async (reply: Reply): Promise<Reply> =>
+    (await store?.settle()) === false
+      ? errorReply(500, 'internal_error', 'The sandbox could not save its state')
+      : reply;
 
   const dialects = new Dialects(opts.dialects);
   const webhooks = new WebhookDispatcher({
@@ -228,6 +224,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
           );
     }
     reply = dialects.error(reply);
+    reply = await whenSaved(reply);
     send(req, res, reply, extra, fault);
     return reply.status;
   }
@@ -242,7 +239,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
       if (status === 429) stats.count429();
     } else if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) {
       const reply = isLoopbackAddress(req.socket.remoteAddress)
-        ? await handleAdmin(req, path, adminCtx)
+        ? await whenSaved(await handleAdmin(req, path, adminCtx))
         : errorReply(403, 'forbidden', 'The sandbox admin API only answers clients on this machine');
       send(req, res, reply);
       status = reply.status;
@@ -266,7 +263,13 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
       res.end(reply.body);
     });
   });
-  await listen(server, opts.port, opts.host);
+  try {
+    await store?.attach(state);
+    await listen(server, opts.port, opts.host);
+  } catch (error) {
+    store?.abandon();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const origin = originOf(opts.host, port);
 
@@ -278,7 +281,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
-      if (saver) await saver.save();
+      await store?.close();
     })();
     return closing;
   };

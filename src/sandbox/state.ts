@@ -22,7 +22,7 @@ export class SandboxState {
   /** Creation order, which is also id order. */
   readonly tasks: TaskRecord[] = [];
   private readonly byId = new Map<number, TaskRecord>();
-  /** Called after every mutation (the debounced state-file save hooks in here). */
+  /** Called after every mutation (the state file's journal hooks in here). */
   onChange: () => void = () => {};
 
   constructor(
@@ -92,14 +92,15 @@ export class SandboxState {
     return this.apiKey;
   }
 
-  toSnapshot(): AccountSnapshot {
+  /** The account, with the tasks from index `fromTask` on (the journal writes only the new ones). */
+  toSnapshot(fromTask = 0): AccountSnapshot {
     return {
       balance: this.balance,
       apiKey: this.apiKey,
       keyRotations: this.keyRotations,
       nextId: this.nextId,
       webhookUrl: this.webhookUrl,
-      tasks: this.tasks.map(({ id, service, items, cost, createdAt, startAt, itemMs }) => ({
+      tasks: this.tasks.slice(fromTask).map(({ id, service, items, cost, createdAt, startAt, itemMs }) => ({
         id,
         service,
         items,

@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CompletionCacheStore } from '../../../src/core/cache.js';
+import { UsageError } from '../../../src/errors.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -37,5 +40,41 @@ describe('CompletionCacheStore', () => {
   it('reads an absent or corrupt cache as empty', () => {
     const cache = store({ t: 0 });
     expect(cache.read()).toMatchObject({ services: [], tasks: [] });
+  });
+});
+
+describe('CompletionCacheStore on disk', () => {
+  it('loses no update when five processes write at once (read-modify-write under the lock)', async () => {
+    const cache = store({ t: 0 });
+    const writer = fileURLToPath(new URL('./fixtures/cache-writer.ts', import.meta.url));
+    const exits = await Promise.all(
+      [0, 1, 2, 3, 4].map(
+        (w) =>
+          new Promise<number | null>((resolve) =>
+            spawn(process.execPath, ['--import', 'tsx', writer, dirs[0]!, String(1 + w * 10), '10'], {
+              stdio: 'inherit',
+            }).on('exit', resolve),
+          ),
+      ),
+    );
+    expect(exits).toEqual([0, 0, 0, 0, 0]);
+    expect(cache.read().tasks.map((t) => t.id)).toEqual(Array.from({ length: 50 }, (_, i) => 50 - i));
+    expect(readdirSync(dirs[0]!)).toEqual(['completion.json']);
+  });
+
+  it('refuses to read a symlinked or FIFO cache file (exit 2); an update skips it and never writes through', () => {
+    const cache = store({ t: 0 });
+    const target = join(dirs[0]!, 'target');
+    writeFileSync(target, 'not yours');
+    symlinkSync(target, cache.path);
+    expect(() => cache.read()).toThrow(UsageError);
+    expect(() => cache.read()).toThrow(/cache file .* is a symbolic link/);
+    cache.rememberTasks([{ id: 1, service: 's', status: 'pending' }]);
+    expect(readFileSync(target, 'utf8')).toBe('not yours');
+
+    const fifoCache = store({ t: 0 });
+    if (spawnSync('mkfifo', [fifoCache.path]).status !== 0) return;
+    expect(() => fifoCache.freshPrices(1000, 'x')).toThrow(/is a FIFO/);
+    fifoCache.rememberServices([{ service: 'svc', pricing: 1 }], 'x');
   });
 });

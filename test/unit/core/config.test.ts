@@ -1,4 +1,18 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -66,5 +80,133 @@ describe('openConfig', () => {
     await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(UsageError);
     writeFileSync(join(dir, 'config.json'), '{"profiles":{"default":{"output":"xml"}}}', { mode: 0o600 });
     await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(/profiles\.default\.output/);
+  });
+});
+
+describe('config files are what they claim to be', () => {
+  const open = () => openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {});
+
+  it('refuses a symlinked config.json with exit 2 and never chmods its target', async () => {
+    mkdirSync(dir, { mode: 0o700 });
+    const target = join(root, 'elsewhere.json');
+    writeFileSync(target, '{"profiles":{}}', { mode: 0o644 });
+    chmodSync(target, 0o644);
+    symlinkSync(target, join(dir, 'config.json'));
+    const error = await open().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as Error).message).toMatch(/config\.json is a symbolic link, not a regular file/);
+    expect(mode(target)).toBe(0o644);
+  });
+
+  it('refuses a FIFO as config.json at once instead of hanging', async () => {
+    mkdirSync(dir, { mode: 0o700 });
+    const made = spawnSync('mkfifo', [join(dir, 'config.json')]);
+    if (made.status !== 0) return; // no mkfifo on this platform
+    await expect(open()).rejects.toThrow(/is a FIFO \(named pipe\), not a regular file/);
+  });
+
+  it('refuses a directory as config.json', async () => {
+    mkdirSync(join(dir, 'config.json'), { recursive: true });
+    await expect(open()).rejects.toThrow(/is a directory, not a regular file/);
+  });
+
+  it('refuses to write through a symlink that appeared after opening', async () => {
+    const config = await open();
+    mkdirSync(dir, { mode: 0o700 });
+    const target = join(root, 'victim');
+    writeFileSync(target, 'untouched');
+    symlinkSync(target, join(dir, 'config.json'));
+    await expect(config.set('default', 'output', 'json')).rejects.toThrow(/symbolic link/);
+    expect(readFileSync(target, 'utf8')).toBe('untouched');
+  });
+});
+
+describe('config changes are read-modify-write under a lock', () => {
+  const open = (timeoutMs?: number) => openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {}, timeoutMs);
+  const lockPath = () => join(dir, 'config.json.lock');
+  const deadPid = () => {
+    const child = spawnSync(process.execPath, ['-e', '0']);
+    return child.pid;
+  };
+
+  it('keeps a change another process made after this one opened the file', async () => {
+    const first = await open();
+    const second = await open();
+    await first.set('default', 'output', 'json');
+    await second.set('default', 'confirm-above', 5);
+    await second.set('work', 'auth-scheme', 'bearer');
+    await first.unset('work', 'auth-scheme');
+    const reopened = await open();
+    expect(reopened.profile('default')).toEqual({ output: 'json', 'confirm-above': 5 });
+    expect(reopened.profileNames()).toEqual(['default']);
+    expect(existsSync(lockPath())).toBe(false);
+  });
+
+  it('takes over a lock left by a process that no longer runs', async () => {
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(lockPath(), JSON.stringify({ pid: deadPid(), host: hostname(), at: Date.now(), token: 'x' }));
+    const config = await open(200);
+    await config.set('default', 'output', 'csv');
+    expect((await open()).profile('default')).toEqual({ output: 'csv' });
+    expect(existsSync(lockPath())).toBe(false);
+  });
+
+  it('takes over a lock older than its bound even if the pid runs (pids are reused)', async () => {
+    mkdirSync(dir, { mode: 0o700 });
+    const at = Date.now() - 60_000;
+    writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), at, token: 'x' }));
+    await (await open(200)).set('default', 'output', 'csv');
+    expect(existsSync(lockPath())).toBe(false);
+  });
+
+  it('waits for a live lock, then gives up with exit 2 naming the holder and the lock file; nothing written', async () => {
+    mkdirSync(dir, { mode: 0o700 });
+    const lock = JSON.stringify({ pid: process.ppid, host: hostname(), at: Date.now(), token: 'live' });
+    writeFileSync(lockPath(), lock);
+    const started = Date.now();
+    const error = await (await open(300)).set('default', 'output', 'csv').catch((e: unknown) => e);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(new RegExp(`locked by process ${process.ppid} on .*nothing was changed`));
+    expect((error as UsageError).hint).toMatch(/delete .*config\.json\.lock/);
+    expect(readFileSync(lockPath(), 'utf8')).toBe(lock);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  });
+
+  it('removes temp files a killed writer left, and leaves none of its own', async () => {
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(join(dir, '.config.json.99999.deadbeef.tmp'), '{"profiles":{"half');
+    await (await open()).set('default', 'output', 'json');
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  });
+
+  it('a writer killed with SIGKILL while writing its temp file leaves the old file whole; the next write recovers', async () => {
+    const config = await open();
+    await config.set('default', 'output', 'json');
+    const writer = fileURLToPath(new URL('./fixtures/config-writer.ts', import.meta.url));
+    let caught = false;
+    for (let attempt = 0; attempt < 5 && !caught; attempt++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', writer, dir, String(12 * 1024 * 1024)], {
+        stdio: 'ignore',
+      });
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      let running = true;
+      void exited.then(() => (running = false));
+      while (running && !caught) {
+        if (readdirSync(dir).some((name) => name.endsWith('.tmp'))) {
+          child.kill('SIGKILL');
+          caught = true;
+        } else await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await exited;
+      if (!caught) await config.set('default', 'base-url', 'https://a.example'); // too quick to catch: again
+    }
+    expect(caught).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(expect.arrayContaining(['config.json', 'config.json.lock']));
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.output).toBe('json');
+    await (await open(2_000)).set('default', 'confirm-above', 7);
+    expect((await open()).profile('default')).toMatchObject({ output: 'json', 'confirm-above': 7 });
+    expect(readdirSync(dir)).toEqual(['config.json']);
   });
 });

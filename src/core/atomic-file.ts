@@ -1,0 +1,151 @@
+/**
+ * Files that hold state (the config, the cache, the sandbox's --state): read only when they are what they claim to be,
+ * written so that a crash at any instant leaves either the old or the new content, never a mix.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { UsageError } from '../errors.js';
+
+/** A state file that is a symlink, FIFO, device or directory: exit 2, and never opened for real. */
+export class NotRegularFileError extends UsageError {}
+
+/** What a path is when it is not a regular file, for the refusal message. */
+function kindOf(stats: ReturnType<typeof fstatSync>): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+export interface ReadRegularOptions {
+  /** Names the file in messages: "config file", "cache file", "state file". */
+  what: string;
+  /** Tighten the file itself (fchmod on the open descriptor, never chmod through a path) to this mode when group or
+   * others have any bit; `onTightened` receives the old mode. */
+  tightenTo?: number;
+  onTightened?: (oldMode: number) => void;
+  /** Refuse anything larger (bounded memory); default 16 MiB. */
+  maxBytes?: number;
+}
+
+/**
+ * The file's text, or undefined when it does not exist. A symlink, FIFO, device or directory is refused with a usage
+ * error (exit 2): opened with O_NOFOLLOW (a link is never followed, so never chmodded) and O_NONBLOCK (a FIFO cannot hang).
+ */
+export function readRegularFile(path: string, options: ReadRegularOptions): string | undefined {
+  const refuse = (kind: string) =>
+    new NotRegularFileError(
+      `the ${options.what} ${path} is ${kind}, not a regular file; taskctl does not follow or read it`,
+      `Move it away (taskctl writes a regular file there), or point taskctl elsewhere.`,
+    );
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw refuse('a symbolic link');
+    throw new UsageError(
+      `cannot read the ${options.what} ${path}: ${(error as Error).message}`,
+      'Check its permissions and its directory.',
+    );
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw refuse(kindOf(stats));
+    const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+    if (stats.size > maxBytes) throw refuse(`${stats.size} bytes (more than ${maxBytes})`);
+    const mode = stats.mode & 0o777;
+    if (options.tightenTo !== undefined && (mode & 0o077) !== 0) {
+      fchmodSync(fd, options.tightenTo);
+      options.onTightened?.(mode);
+    }
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const TEMP_SUFFIX = '.tmp';
+
+/** `.config.json.<pid>.<random>.tmp` beside the target: same file system, so the rename is atomic. */
+function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
+}
+
+/** Makes a rename in `dir` survive a power cut; some platforms cannot open a directory, which is fine to skip. */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, constants.O_RDONLY);
+    fsyncSync(fd);
+  } catch {
+    // Best effort: the data itself was fsynced before the rename.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Replaces `path` with `data` atomically: a new temp file in the same directory (O_EXCL, `mode`), written and fsynced,
+ * then renamed over the target (a symlink at `path` is replaced, never followed); the temp is removed on failure.
+ */
+export function writeFileAtomicSync(path: string, data: string, mode = 0o600): void {
+  const temp = tempPathFor(path);
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    fchmodSync(fd, mode); // the umask may have removed bits we asked for; never adds any beyond `mode`
+    const bytes = Buffer.from(data, 'utf8');
+    for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temp, path);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Not created, or already renamed.
+    }
+    throw error;
+  }
+  syncDirectory(dirname(path));
+}
+
+/**
+ * Removes temp files of `path` left by a writer killed mid-write. Call it only while holding `path`'s lock: every
+ * writer writes its temp under that lock, so any temp found then belongs to a dead writer.
+ */
+export function removeLeftoverTemps(path: string): void {
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
+    try {
+      unlinkSync(join(dirname(path), name));
+    } catch {
+      // Gone already.
+    }
+  }
+}

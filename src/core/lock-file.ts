@@ -1,0 +1,164 @@
+/**
+ * A lock file beside the file it guards (`config.json.lock`), created with O_EXCL and holding its owner's pid, host and
+ * start time. Node has no flock, and O_EXCL creation is atomic on every local file system. A lock whose owner is gone
+ * (same host, pid no longer running), or older than `staleAfterMs`, is taken over.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { UsageError } from '../errors.js';
+
+export interface LockOwner {
+  pid: number;
+  host: string;
+  /** Epoch ms when the lock was taken. */
+  at: number;
+  token: string;
+}
+
+export interface HeldLock {
+  readonly path: string;
+  /** Removes the lock file if it is still this holder's (a holder judged stale may have been replaced). */
+  release(): void;
+}
+
+export interface LockOptions {
+  /** A lock older than this is stale even if its pid runs (pids are reused); undefined: only a dead pid is stale. */
+  staleAfterMs?: number;
+  /** Epoch ms now; injectable for tests. */
+  now?: () => number;
+}
+
+/** A lock file whose content cannot be read yet is someone's, for this long after its creation (it is written at once). */
+const UNREADABLE_GRACE_MS = 5_000;
+
+function readOwner(path: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>;
+    if (typeof owner.pid === 'number' && typeof owner.at === 'number' && typeof owner.host === 'string')
+      return { pid: owner.pid, at: owner.at, host: owner.host, token: String(owner.token) };
+  } catch {
+    // Being written, or garbage: judged by its age below.
+  }
+  return undefined;
+}
+
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // another user's live process
+  }
+}
+
+function isStale(path: string, owner: LockOwner | undefined, options: LockOptions, now: number): boolean {
+  if (!owner) {
+    try {
+      return now - statSync(path).mtimeMs > UNREADABLE_GRACE_MS;
+    } catch {
+      return false; // gone: the next attempt creates it
+    }
+  }
+  if (owner.host === hostname() && !isRunning(owner.pid)) return true;
+  return options.staleAfterMs !== undefined && now - owner.at > options.staleAfterMs;
+}
+
+/**
+ * Moves a stale lock out of the way. The rename is atomic, so of two processes judging the same lock stale only one
+ * moves it; if what was moved is not the lock judged stale (someone took over in between), it is put back.
+ */
+function breakStaleLock(path: string, judged: LockOwner | undefined): void {
+  const aside = `${path}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return; // someone else moved it first
+  }
+  const moved = readOwner(aside);
+  if (moved?.token !== judged?.token) {
+    try {
+      linkSync(aside, path); // put the live lock back (fails only if yet another process locked meanwhile)
+    } catch {
+      // Nothing better to do: the newest holder keeps the lock.
+    }
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Takes the lock, or returns who holds it. A stale lock is broken and the lock taken in the same call. */
+export function tryLock(path: string, options: LockOptions = {}): HeldLock | { heldBy: LockOwner | undefined } {
+  const now = options.now ?? Date.now;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const owner: LockOwner = { pid: process.pid, host: hostname(), at: now(), token: randomBytes(8).toString('hex') };
+    let fd: number;
+    try {
+      fd = openSync(path, 'wx', 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = readOwner(path);
+      if (!isStale(path, holder, options, now())) return { heldBy: holder };
+      breakStaleLock(path, holder);
+      continue;
+    }
+    try {
+      writeSync(fd, JSON.stringify(owner));
+    } finally {
+      closeSync(fd);
+    }
+    return {
+      path,
+      release: () => {
+        if (readOwner(path)?.token !== owner.token) return;
+        try {
+          unlinkSync(path);
+        } catch {
+          // Already removed.
+        }
+      },
+    };
+  }
+  return { heldBy: readOwner(path) };
+}
+
+const waitCell = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Waits for the lock up to `timeoutMs`, or returns who holds it. Synchronous (Atomics.wait): holders keep a lock for
+ * the milliseconds of one read-modify-write, and the cache's callers are synchronous.
+ */
+export function waitForLock(
+  path: string,
+  timeoutMs: number,
+  options: LockOptions = {},
+): HeldLock | { heldBy: LockOwner | undefined } {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const result = tryLock(path, options);
+    if ('release' in result || Date.now() >= deadline) return result;
+    Atomics.wait(waitCell, 0, 0, 2 + Math.floor(Math.random() * 10)); // jitter, so waiters do not retry in step
+  }
+}
+
+/**
+ * Exit 2, not 8: the service is fine, and a lock held this long (holders keep it for milliseconds) means a hung
+ * process or a foreign lock file, which a retry loop would not fix; the message says which process and which file.
+ */
+export function lockTimeoutError(
+  what: string,
+  path: string,
+  lockPath: string,
+  holder: LockOwner | undefined,
+  timeoutMs: number,
+): UsageError {
+  const who = holder ? `process ${holder.pid} on ${holder.host}` : 'another process';
+  return new UsageError(
+    `the ${what} ${path} is locked by ${who}, still after ${Math.round(timeoutMs / 1000)} s; nothing was changed`,
+    `Try again; if no taskctl is running, delete ${lockPath}.`,
+  );
+}

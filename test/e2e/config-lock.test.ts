@@ -1,0 +1,107 @@
+/**
+ * Config writes from many real processes at once (#17): none may lose another's update, and a writer killed with
+ * SIGKILL at any moment leaves neither a corrupt file nor a lock that blocks the next command.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, startWorld, type E2EWorld } from './harness.js';
+
+let world: E2EWorld;
+beforeEach(async () => {
+  world = await startWorld({ itemMs: 0 });
+});
+afterEach(() => world.close());
+
+const configDir = () => world.home.env.TASKCTL_CONFIG_DIR;
+const saved = () =>
+  JSON.parse(readFileSync(join(configDir(), 'config.json'), 'utf8')) as {
+    profiles: Record<string, Record<string, unknown>>;
+  };
+const env = () => ({ ...world.env, TASKCTL_API_KEY: '', TASKCTL_BASE_URL: '' });
+
+describe('config under concurrent writers', () => {
+  it('10 config set and 2 auth login at once, 3 rounds: every value is there', async () => {
+    for (let round = 1; round <= 3; round++) {
+      const runs = [
+        ...Array.from({ length: 10 }, (_, i) =>
+          world.run(['--profile', `p${i}`, 'config', 'set', 'confirm-above', String(round * 100 + i)], { env: env() }),
+        ),
+        ...[0, 1].map((j) =>
+          world.run(['--profile', `login${j}`, 'auth', 'login', '--with-key', '--base-url', world.sandbox.origin], {
+            env: env(),
+            stdin: `${world.sandbox.apiKey}\n`,
+          }),
+        ),
+      ];
+      const results = await Promise.all(runs);
+      for (const result of results) expect(result.stderr).toMatch(/✓|Logged in/);
+      expect(results.map((r) => r.code)).toEqual(results.map(() => 0));
+      const { profiles } = saved();
+      for (let i = 0; i < 10; i++) expect(profiles[`p${i}`]).toEqual({ 'confirm-above': round * 100 + i });
+      for (const j of [0, 1]) expect(profiles[`login${j}`]?.['api-key']).toBe(world.sandbox.apiKey);
+    }
+    expect(readdirSync(configDir())).toEqual(['config.json']);
+  });
+
+  it('writers killed with SIGKILL mid-flight leave a valid file and no lock that blocks the next write', async () => {
+    const children = Array.from({ length: 12 }, (_, i) =>
+      spawn(process.execPath, [BIN, '--profile', `k${i}`, 'config', 'set', 'output', 'json'], {
+        env: { PATH: process.env.PATH ?? '', ...env() },
+        stdio: 'ignore',
+      }),
+    );
+    // Spread the kills over start-up, the lock, the write and the rename.
+    await Promise.all(
+      children.map(
+        (child, i) =>
+          new Promise<void>((resolve) => {
+            child.on('exit', () => resolve());
+            setTimeout(() => child.kill('SIGKILL'), 40 + i * 25);
+          }),
+      ),
+    );
+    if (existsSync(join(configDir(), 'config.json'))) {
+      for (const profile of Object.values(saved().profiles)) expect(profile).toEqual({ output: 'json' });
+    }
+    const started = Date.now();
+    const after = await world.run(['--profile', 'after', 'config', 'set', 'output', 'csv'], { env: env() });
+    expect(after.stderr).toMatch(/✓ output = csv/);
+    expect(after.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(8_000); // a dead writer's lock is taken over, not waited out
+    expect(saved().profiles.after).toEqual({ output: 'csv' });
+    expect(readdirSync(configDir()).filter((name) => name !== 'config.json')).toEqual([]);
+  });
+});
+
+describe('config files that are not what they claim to be', () => {
+  it('a FIFO as config.json: balance exits 2 at once with a clear message instead of hanging', async () => {
+    mkdirSync(configDir(), { recursive: true, mode: 0o700 });
+    if (spawnSync('mkfifo', [join(configDir(), 'config.json')]).status !== 0) return;
+    const result = await world.run(['balance'], { timeoutMs: 10_000 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/config file .*config\.json is a FIFO \(named pipe\), not a regular file/);
+  });
+
+  it('a symlinked config.json: exit 2, and the target keeps its mode', async () => {
+    mkdirSync(configDir(), { recursive: true, mode: 0o700 });
+    const target = join(world.home.dir, 'shared.json');
+    writeFileSync(target, '{"profiles":{}}');
+    chmodSync(target, 0o644);
+    symlinkSync(target, join(configDir(), 'config.json'));
+    const result = await world.run(['balance']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/is a symbolic link, not a regular file/);
+    expect(statSync(target).mode & 0o777).toBe(0o644);
+  });
+});

@@ -1,0 +1,59 @@
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readRegularFile, writeFileAtomicSync } from '../../../src/core/atomic-file.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-atomic-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('writeFileAtomicSync', () => {
+  it('replaces the file whole with the given mode, leaving no temp file', () => {
+    const path = join(dir, 'f.json');
+    writeFileSync(path, 'old');
+    writeFileAtomicSync(path, 'new', 0o600);
+    expect(readFileSync(path, 'utf8')).toBe('new');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['f.json']);
+  });
+
+  it('removes its temp file when the replace fails, and says why', () => {
+    const path = join(dir, 'taken');
+    mkdirSync(path);
+    writeFileSync(join(path, 'x'), '');
+    expect(() => writeFileAtomicSync(path, 'data')).toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
+    expect(readdirSync(dir)).toEqual(['taken']);
+  });
+
+  it('replaces a symlink at the path instead of writing through it', () => {
+    const target = join(dir, 'target');
+    writeFileSync(target, 'keep');
+    symlinkSync(target, join(dir, 'link'));
+    writeFileAtomicSync(join(dir, 'link'), 'mine');
+    expect(readFileSync(target, 'utf8')).toBe('keep');
+    expect(lstatSync(join(dir, 'link')).isFile()).toBe(true);
+  });
+});
+
+describe('readRegularFile', () => {
+  it('reads a regular file, undefined when absent, refuses one above its size cap', () => {
+    const path = join(dir, 'f');
+    expect(readRegularFile(path, { what: 'test file' })).toBeUndefined();
+    writeFileSync(path, 'hello');
+    expect(readRegularFile(path, { what: 'test file' })).toBe('hello');
+    expect(() => readRegularFile(path, { what: 'test file', maxBytes: 4 })).toThrow(/5 bytes \(more than 4\)/);
+  });
+});

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tryLock, waitForLock } from '../../../src/core/lock-file.js';
+
+let dir: string;
+let lockPath: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-lock-'));
+  lockPath = join(dir, 'file.lock');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const owner = (pid: number, at = Date.now(), token = 'other') => JSON.stringify({ pid, host: hostname(), at, token });
+
+describe('lock files', () => {
+  it('one holder at a time; the second learns who holds it', () => {
+    const first = tryLock(lockPath);
+    expect('release' in first).toBe(true);
+    const second = tryLock(lockPath);
+    expect(second).toEqual({ heldBy: expect.objectContaining({ pid: process.pid, host: hostname() }) });
+    if ('release' in first) first.release();
+    expect('release' in tryLock(lockPath)).toBe(true);
+  });
+
+  it('a holder whose lock was taken over as stale does not remove its successor on release', () => {
+    const first = tryLock(lockPath, { now: () => Date.now() - 120_000 });
+    if (!('release' in first)) throw new Error('not locked');
+    const second = tryLock(lockPath, { staleAfterMs: 60_000 }); // the first looks hung: older than the bound
+    if (!('release' in second)) throw new Error('stale lock not taken over');
+    first.release();
+    expect(tryLock(lockPath)).toHaveProperty('heldBy');
+    second.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a lock of a dead pid is taken over; one of a live pid on another host is not (the pid says nothing there)', () => {
+    const { pid } = spawnSync(process.execPath, ['-e', '0']);
+    writeFileSync(lockPath, owner(pid));
+    expect('release' in tryLock(lockPath)).toBe(true);
+    rmSync(lockPath);
+    writeFileSync(lockPath, JSON.stringify({ pid, host: 'another-host.example', at: Date.now(), token: 'x' }));
+    expect(tryLock(lockPath)).toHaveProperty('heldBy.host', 'another-host.example');
+  });
+
+  it('an unreadable lock is someone being born for a few seconds, then stale', () => {
+    writeFileSync(lockPath, '');
+    expect(tryLock(lockPath)).toEqual({ heldBy: undefined });
+    expect('release' in tryLock(lockPath, { now: () => Date.now() + 10_000 })).toBe(true);
+  });
+
+  it('waits while a live process holds the lock, up to the timeout', () => {
+    writeFileSync(lockPath, owner(process.ppid));
+    const started = Date.now();
+    expect(waitForLock(lockPath, 150)).toHaveProperty('heldBy.pid', process.ppid);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    expect(readFileSync(lockPath, 'utf8')).toBe(owner(process.ppid, JSON.parse(readFileSync(lockPath, 'utf8')).at));
+  });
+});
