@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { AuthError, CliError, UsageError } from '../errors.js';
 import { maskKey } from '../output/redact.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 
 export interface LoginOptions {
   /** Read the key from stdin (also implied when stdin is piped). */

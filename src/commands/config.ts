@@ -5,7 +5,7 @@ import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../core/s
 import { parsePositiveDuration } from '../core/duration.js';
 import type { Resolved, Settings } from '../core/settings.js';
 import { maskKey } from '../output/redact.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 
 export function registerConfig(program: Command, run: RunAction): void {
   const config = program
