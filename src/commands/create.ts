@@ -13,7 +13,7 @@ import {
 } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
 import type { ItemFormat, ItemSource } from '../core/items/index.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import { collect, duration, nonNegativeInt, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';
 import { addWaitOptions, waitForTasks, type WaitOptions } from './wait.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import { collect, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';
 

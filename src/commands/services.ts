@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Service } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import type { Column } from '../output/printer.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 
 export const SERVICE_COLUMNS: Column<Service>[] = [
   { header: 'SERVICE', key: 'service', value: (s) => s.service },

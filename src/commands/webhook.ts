@@ -4,7 +4,7 @@ import { WEBHOOK_EVENTS, type WebhookEventName } from '../api/webhook-events.js'
 import type { Context } from '../context.js';
 import { AuthError, UnavailableError, UsageError } from '../errors.js';
 import type { Column } from '../output/printer.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import { port } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 
