@@ -100,7 +100,7 @@ export async function runConfigSet(ctx: Context, key: string, raw: string): Prom
   if (name === 'request-timeout') parsePositiveDuration(String(value), 'request-timeout');
   const config = await ctx.config();
   const profile = (await ctx.settings()).profile.value;
-  await config.set(profile, name, value as never);
+  await config.set(profile, name, value);
   ctx.printer.success(`${name} = ${value} (profile "${profile}")`);
 }
 
