@@ -151,7 +151,7 @@ export async function runSimulate(ctx: Context, id: number, options: SimulateCom
   const event = toWebhookEvent({ ...task, status: wanted }, ctx.clock.now());
   if (!event) throw new UsageError(`cannot build a ${wanted} event for task ${id}`);
   const { sendSimulatedEvent } = await import('../webhook/simulate.js');
-  const settings = await ctx.settings();
+  const settings = await ctx.apiSettings();
   const result = await sendSimulatedEvent({ event, to: options.to, apiKey: settings.apiKey!.value });
   if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
     ctx.printer.json({
