@@ -1,7 +1,7 @@
-// Bundles src/ into dist/ with esbuild, as CommonJS (the format V8's code cache can be used with on Node 20):
-//   dist/boot.cjs     what bin/taskctl.js loads: help from help.json, else taskctl.cjs through the code cache
+// Bundles src/ into dist/ with esbuild, as CommonJS (no ESM loader at start-up):
+//   dist/boot.cjs     what bin/taskctl.js loads: help from help.json, else taskctl.cjs (with Node's compile cache)
 //   dist/taskctl.cjs  the CLI; modules src/ imports dynamically stay lazy (esbuild wraps them), so a command runs only
-//                     the code it needs. Its last line is a build id (a hash of the rest) that names its code cache.
+//                     the code it needs.
 //   dist/help.json    every command's --help, rendered by the CLI itself (src/boot/render-help.ts)
 //   dist/sandbox.cjs  the sandbox server: required by taskctl.cjs for --sandbox and `sandbox`; scripts/bench.mjs too
 //
@@ -17,7 +17,7 @@ import { build } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { lazyBuiltins, sandboxApart, stampBuildId, undiciSubset } from './bundling.mjs';
+import { sandboxApart } from './bundling.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const release = process.argv.includes('--release') || ['pack', 'publish'].includes(process.env.npm_command ?? '');
@@ -36,11 +36,9 @@ const result = await build({
   supported: { 'dynamic-import': false },
   platform: 'node',
   target: 'node20.18',
-  plugins: [undiciSubset, lazyBuiltins, sandboxApart],
+  plugins: [sandboxApart],
   sourcemap: release ? false : 'linked',
-  // Less to read at every start. Also drops comments, the only place non-ASCII text survives (esbuild escapes it in
-  // strings): src/boot reads the bundle as latin1, ~2x faster than decoding UTF-8, and stampBuildId checks it is ASCII.
-  // Names stay, for readable stack traces (--verbose).
+  // Less to read and compile at every start. Names stay, for readable stack traces (--verbose).
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none', // the full licence texts go to THIRD_PARTY_LICENSES.txt instead
@@ -50,7 +48,6 @@ const result = await build({
 });
 
 const bundleFile = join(staging, 'taskctl.cjs');
-stampBuildId(bundleFile);
 const { main, renderHelpTexts } = createRequire(import.meta.url)(bundleFile);
 writeFileSync(join(staging, 'help.json'), JSON.stringify(await renderHelpTexts(main)));
 writeFileSync(join(staging, 'THIRD_PARTY_LICENSES.txt'), thirdPartyLicenses(result.metafile));
