@@ -13,11 +13,18 @@
 //   node scripts/build.mjs            development build, with linked source maps (node --enable-source-maps ...)
 //   node scripts/build.mjs --release  what the package ships: no source maps. `prepack` passes --release; npm also
 //                                     runs `prepare` during pack/publish (after prepack), which must not undo it.
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { sandboxApart } from './bundling.mjs';
+import type * as Bundle from '../src/bundle.ts';
+import { sandboxApart } from './bundling.ts';
+
+interface PackageJson {
+  name: string;
+  version: string;
+  license?: string;
+}
 
 const root = new URL('..', import.meta.url).pathname;
 const release = process.argv.includes('--release') || ['pack', 'publish'].includes(process.env.npm_command ?? '');
@@ -48,7 +55,7 @@ const result = await build({
 });
 
 const bundleFile = join(staging, 'taskctl.cjs');
-const { main, renderHelpTexts } = createRequire(import.meta.url)(bundleFile);
+const { main, renderHelpTexts } = createRequire(import.meta.url)(bundleFile) as typeof Bundle;
 writeFileSync(join(staging, 'help.json'), JSON.stringify(await renderHelpTexts(main)));
 writeFileSync(join(staging, 'THIRD_PARTY_LICENSES.txt'), thirdPartyLicenses(result.metafile));
 const retired = `${staging}-old`;
@@ -57,15 +64,15 @@ renameSync(staging, dist);
 rmSync(retired, { recursive: true, force: true });
 
 /** Name, version, licence and licence text of every package that contributed code to dist/. */
-function thirdPartyLicenses(metafile) {
-  const packages = new Map();
+function thirdPartyLicenses(metafile: Metafile): string {
+  const packages = new Set<string>();
   for (const input of Object.keys(metafile.inputs)) {
     const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (match) packages.set(match[1], true);
+    if (match?.[1]) packages.add(match[1]);
   }
   const sections = [];
-  for (const dir of [...packages.keys()].sort()) {
-    const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+  for (const dir of [...packages].sort()) {
+    const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as PackageJson;
     const file = readdirSync(join(root, dir)).find((f) => /^licen[cs]e/i.test(f));
     if (!file) throw new Error(`${pkg.name}: no licence file found in ${dir}; add it to THIRD_PARTY_LICENSES by hand`);
     sections.push(
