@@ -183,7 +183,7 @@ async function http<T = unknown>(
   const headers: Record<string, string> = {};
   if (key) headers['x-api-key'] = key;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(url, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 200)}`);
   return (text ? JSON.parse(text) : undefined) as T;

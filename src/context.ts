@@ -281,20 +281,21 @@ export class Context {
     }
     const { normaliseBaseUrl } = await import('./api/base-url.js');
     const { createApiClient } = await import('./api/client.js');
+    const verbose = this.globals.verbose === true;
     const client = createApiClient({
       baseUrl: normaliseBaseUrl(settings.baseUrl.value),
       apiKey: settings.apiKey.value,
       authScheme: settings.authScheme.value,
       userAgent: userAgent(),
-      requestTimeoutMs: settings.requestTimeout
-        ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout')
-        : undefined,
+      ...(settings.requestTimeout && {
+        requestTimeoutMs: parsePositiveDuration(settings.requestTimeout.value, 'request-timeout'),
+      }),
       clock: this.clock,
       random: this.random,
       signal: this.signal,
-      trace: this.globals.verbose ? (line) => this.io.stderr.write(`${this.redact(line)}\n`) : undefined,
+      ...(verbose && { trace: (line: string) => this.io.stderr.write(`${this.redact(line)}\n`) }),
       env: this.env,
-      dispatcher: this.dispatcher,
+      ...(this.dispatcher && { dispatcher: this.dispatcher }),
     });
     this.onCleanup(() => client.close());
     return client;
