@@ -4,7 +4,7 @@ import { SHELLS, type Shell } from '../completion/shells.js';
 import { examples, type RunAction } from './help-text.js';
 
 /** What the completion scripts ask `taskctl __complete` for. */
-export const DYNAMIC_KINDS = ['services', 'tasks'] as const;
+const DYNAMIC_KINDS = ['services', 'tasks'] as const;
 export type DynamicKind = (typeof DYNAMIC_KINDS)[number];
 
 /**
