@@ -26,6 +26,9 @@ export default tseslint.config(
       '@typescript-eslint/array-type': ['error', { default: 'array-simple' }],
       // `() => {}` is how a deliberate no-op reads; an empty function or method still needs a comment saying why.
       '@typescript-eslint/no-empty-function': ['error', { allow: ['arrowFunctions'] }],
+      // Function-valued members as properties (`run: () => ...`): destructuring them is then safe (unbound-method), and
+      // their parameters are checked strictly rather than bivariantly.
+      '@typescript-eslint/method-signature-style': ['error', 'property'],
       // Control characters in patterns are deliberate here: server text and items are scrubbed of them, tests assert it.
       'no-control-regex': 'off',
     },

@@ -43,13 +43,13 @@ export class AutoClock implements Clock {
 export interface MockApi {
   agent: MockAgent;
   /** Answers the next `times` requests (default 1) matching method and path (relative to /api/v1; a query may follow). */
-  reply(method: string, path: string | RegExp, status: number, body: unknown, options?: ReplyOptions): void;
+  reply: (method: string, path: string | RegExp, status: number, body: unknown, options?: ReplyOptions) => void;
   /** Every request seen, in order: `GET /tasks?page=1&per_page=100`. */
   readonly calls: string[];
   /** The headers of every request seen, in the order of `calls` (names in lower case). */
   readonly headers: Array<Record<string, string>>;
   /** Throws when an interceptor was registered but never used. */
-  assertAllUsed(): void;
+  assertAllUsed: () => void;
 }
 
 export interface ReplyOptions {
