@@ -1,4 +1,4 @@
-// The follow policies side by side on virtual time (run by scripts/bench-follow.mjs through tsx): the real follow
+// The follow policies side by side on virtual time (run by scripts/bench-follow.ts through tsx): the real follow
 // engine and the real sandbox (its item timings, GET /tasks and /tasks/:id) on one virtual clock, so a 10-minute task
 // takes a second. Prints one JSON object. Not a test: the bench reports what it finds.
 import { PageMetaSchema, TaskSchema } from '../src/api/schemas.js';
@@ -129,7 +129,13 @@ async function manyTasks(policy: Policy, count: number) {
   }
 }
 
-const out: Record<string, unknown> = {};
+/** What the sim prints (one JSON line), read by scripts/bench-follow.ts. */
+export type SimOutput = Record<Policy, SimFigures>;
+type SimFigures = Record<'0.1 s' | '10 s' | '60 s' | '75 s' | '10 min', Awaited<ReturnType<typeof oneTask>>> & {
+  '300 tasks': Awaited<ReturnType<typeof manyTasks>>;
+};
+
+const out = {} as SimOutput;
 for (const policy of ['predictive', 'backoff'] as const) {
   out[policy] = {
     '0.1 s': await oneTask(policy, 1, 100),

@@ -1,16 +1,20 @@
 /**
  * What bin/taskctl.js runs once the Node version is checked and `--version` answered (dist/boot.cjs): process-wide
- * settings, then a help request from dist/help.json, else the CLI bundle through V8's code cache. Start-up speed is the
- * point (DESIGN.md section 7; README "Performance"): nothing here loads more than Node built-ins and two small files.
+ * settings, then a help request from dist/help.json, else the CLI bundle, with Node's compile cache where Node has one
+ * (22.1+). Start-up speed is the point (DESIGN.md section 7; README "Performance"): nothing here loads more than Node
+ * built-ins and two small files.
  */
 import { readFileSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { codeCacheDirectory, loadBundle } from './boot/code-cache.js';
 import { cachedHelp, helpCommandPath, type HelpTexts } from './boot/help.js';
 import type * as Bundle from './bundle.js';
 import { cacheDirectory } from './core/cache-dir.js';
 import { guardStdout } from './output/stdout-guard.js';
+
+/** Node 22.1+ (@types/node follows the oldest supported Node, 20, which has no such function). */
+const { enableCompileCache } = nodeModule as { enableCompileCache?: (cacheDir: string) => unknown };
 
 /** `distDir`: the directory holding help.json and taskctl.cjs. */
 export function boot(args: string[], distDir: string): void {
@@ -33,10 +37,13 @@ export function boot(args: string[], distDir: string): void {
   // responses. Node 22 and 24 do not wait, and the flag would cost them 5–10 ms.
   if (process.versions.node.startsWith('20.')) setFlagsFromString('--liftoff-only');
 
-  const bundle = loadBundle(join(distDir, 'taskctl.cjs'), codeCacheDirectory(cacheDirectory(process.env), process.env));
-  const { main } = bundle.exports as typeof Bundle;
+  // Node 22.1+: the bytecode of what this run compiled is saved at exit and reused by the next run. In the user's
+  // own cache directory rather than the shared tmpdir; NODE_DISABLE_COMPILE_CACHE turns it off. Node 20 compiles.
+  enableCompileCache?.(join(cacheDirectory(process.env), 'compile'));
+
+  const bundle = join(distDir, 'taskctl.cjs');
+  const { main } = nodeModule.createRequire(bundle)(bundle) as typeof Bundle;
   void main(args).then((code) => {
     process.exitCode = code;
-    bundle.save();
   });
 }

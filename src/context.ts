@@ -3,6 +3,7 @@
  * printer). Commands never reach for `process.*`; tests build a context with in-memory IO (gh's Factory).
  */
 import { readFileSync } from 'node:fs';
+import { text as readText } from 'node:stream/consumers';
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from './api/client.js';
 import { AuthError, UsageError } from './errors.js';
@@ -68,6 +69,7 @@ export class Context {
   private printerInstance: Printer | undefined;
   private configPromise: Promise<ConfigStore> | undefined;
   private settingsPromise: Promise<Settings> | undefined;
+  private apiSettingsPromise: Promise<Settings> | undefined;
   private apiPromise: Promise<ApiClient> | undefined;
   private readonly cleanups: Array<() => Promise<void> | void> = [];
 
@@ -132,9 +134,6 @@ export class Context {
     return this.globals.output ?? this.env.TASKCTL_OUTPUT;
   }
 
-  /** Stdout format; `printer` needs it synchronously, so the profile's `output` setting is applied in `loadSettings`. */
-  private formatOverride: string | undefined;
-
   get hasPrinter(): boolean {
     return this.printerInstance !== undefined;
   }
@@ -144,19 +143,17 @@ export class Context {
     return this.printerInstance;
   }
 
-  /** Builds the printer. Called by `main` before the command runs (needs the output format, so it reads the profile). */
+  /**
+   * Builds the printer; `main` calls it before the command runs. Side-effect free: the output format comes from the
+   * flags, the environment and the profile's `output`, and nothing else is resolved (no key file, no sandbox).
+   */
   async setup(): Promise<void> {
-    if (this.requestedFormat() === undefined) {
-      try {
-        this.formatOverride = (await this.settings()).output?.value;
-      } catch {
-        // A broken config file is reported by the command that needs it (`config path` must still work).
-      }
-    }
-    const { createPrinter } = await import('./output/printer.js');
-    const { resolveFormat } = await import('./output/format.js');
+    const [{ createPrinter }, { resolveFormat }] = await Promise.all([
+      import('./output/printer.js'),
+      import('./output/format.js'),
+    ]);
     const format: OutputFormat = resolveFormat(
-      this.requestedFormat() ?? this.formatOverride,
+      this.requestedFormat() ?? (await this.profileOutput()),
       this.io.stdout.isTTY === true,
     );
     this.printerInstance = createPrinter({
@@ -171,6 +168,16 @@ export class Context {
     });
   }
 
+  /** The profile's `output` setting. A broken config file is left to the command that needs it (`config path`). */
+  private async profileOutput(): Promise<string | undefined> {
+    try {
+      const config = await this.config();
+      return config.profile(resolveProfileName({ profile: this.globals.profile }, this.env).value).output;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** A printer that works even when setup failed (bad --output value): plain stderr, redacted. */
   fallbackWarn = (message: string): void => {
     this.io.stderr.write(`warning: ${this.redact(message)}\n`);
@@ -183,9 +190,19 @@ export class Context {
     return this.configPromise;
   }
 
+  /**
+   * Flags > environment > profile > defaults. Reads the config file, and the key file (or stdin for
+   * `--api-key-file -`) when one is given; never starts the sandbox (`apiSettings` does).
+   */
   settings(): Promise<Settings> {
     this.settingsPromise ??= this.loadSettings();
     return this.settingsPromise;
+  }
+
+  /** The settings the API client uses: `settings()`, or with `--sandbox` a sandbox's URL and key (started on first call). */
+  apiSettings(): Promise<Settings> {
+    this.apiSettingsPromise ??= this.globals.sandbox ? this.sandboxSettings() : this.settings();
+    return this.apiSettingsPromise;
   }
 
   private async loadSettings(): Promise<Settings> {
@@ -200,20 +217,20 @@ export class Context {
     const config = await this.config();
     const settings = resolveSettings(flags, this.env, config.profile(profileName.value), profileName);
     if (settings.apiKey) this.addSecret(settings.apiKey.value);
-    if (this.globals.sandbox) {
-      const sandbox = await this.startSandbox();
-      settings.baseUrl = { value: sandbox.url, source: 'sandbox', origin: '--sandbox' };
-      settings.apiKey = { value: sandbox.apiKey, source: 'sandbox', origin: '--sandbox' };
-    }
     return settings;
   }
 
-  private async startSandbox(): Promise<{ url: string; apiKey: string }> {
+  private async sandboxSettings(): Promise<Settings> {
+    const settings = await this.settings();
     const { startSandbox } = await import('./sandbox/index.js');
     const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
     this.onCleanup(() => sandbox.close());
     this.addSecret(sandbox.apiKey);
-    return sandbox;
+    return {
+      ...settings,
+      baseUrl: { value: sandbox.url, source: 'sandbox', origin: '--sandbox' },
+      apiKey: { value: sandbox.apiKey, source: 'sandbox', origin: '--sandbox' },
+    };
   }
 
   /** `--api-key-file PATH` (`-` = stdin): first line, trimmed. */
@@ -225,7 +242,7 @@ export class Context {
           '--api-key-file - reads the key from stdin, but stdin is a terminal',
           'Pipe the key in: `pass show taskctl | taskctl --api-key-file - balance`.',
         );
-      text = await readAll(this.io.stdin);
+      text = await readText(this.io.stdin);
     } else {
       try {
         text = readFileSync(path, 'utf8');
@@ -249,7 +266,7 @@ export class Context {
   }
 
   private async createApi(): Promise<ApiClient> {
-    const settings = await this.settings();
+    const settings = await this.apiSettings();
     if (!settings.baseUrl) {
       throw new UsageError(
         'no API base URL configured',
@@ -264,28 +281,23 @@ export class Context {
     }
     const { normaliseBaseUrl } = await import('./api/base-url.js');
     const { createApiClient } = await import('./api/client.js');
+    const verbose = this.globals.verbose === true;
     const client = createApiClient({
       baseUrl: normaliseBaseUrl(settings.baseUrl.value),
       apiKey: settings.apiKey.value,
       authScheme: settings.authScheme.value,
       userAgent: userAgent(),
-      requestTimeoutMs: settings.requestTimeout
-        ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout')
-        : undefined,
+      ...(settings.requestTimeout && {
+        requestTimeoutMs: parsePositiveDuration(settings.requestTimeout.value, 'request-timeout'),
+      }),
       clock: this.clock,
       random: this.random,
       signal: this.signal,
-      trace: this.globals.verbose ? (line) => this.io.stderr.write(`${this.redact(line)}\n`) : undefined,
+      ...(verbose && { trace: (line: string) => this.io.stderr.write(`${this.redact(line)}\n`) }),
       env: this.env,
-      dispatcher: this.dispatcher,
+      ...(this.dispatcher && { dispatcher: this.dispatcher }),
     });
     this.onCleanup(() => client.close());
     return client;
   }
-}
-
-async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {
-  const chunks: string[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
-  return chunks.join('');
 }

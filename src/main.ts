@@ -9,7 +9,7 @@ import { systemClock } from './core/time.js';
 import { neutraliseMultiline } from './output/sanitize.js';
 import { VERSION } from './version.js';
 
-export function defaultDeps(): Deps {
+function defaultDeps(): Deps {
   const controller = new AbortController();
   // First Ctrl-C asks the command to stop (wait prints how to resume); a second one gets Node's default behaviour.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -3,36 +3,10 @@
  * register their own flags; their logic loads lazily so `--help` and `--version` stay fast.
  */
 import { Command, Option } from 'commander';
-import type { Context } from './context.js';
 import type { IO } from './output/io.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
-
-export type CommandAction = (ctx: Context) => Promise<void>;
-/** Runs a command's action with a context built from the parsed global flags of `command`. */
-export type RunAction = (command: Command, action: CommandAction) => Promise<void>;
-
-export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
-  [0, 'success'],
-  [1, 'unexpected error (a bug: please report it), or the output could not be written'],
-  [2, 'usage error: unknown command or flag, bad flag value, missing configuration'],
-  [3, 'invalid input data (items file, server validation_error); nothing was sent or created'],
-  [4, 'authentication: no key configured, 401 unauthorized or 403'],
-  [5, 'not found: task or service'],
-  [6, 'insufficient balance, or --max-cost would be exceeded; nothing was created'],
-  [7, 'rate limited, still limited after retries or the deadline'],
-  [8, 'service unavailable: network error, timeout, 5xx or malformed response, after retries'],
-  [9, 'create outcome unknown: a task may have been created (run the printed `taskctl list` command)'],
-  [10, 'a waited-on task ended without completing (failed, cancelled, expired, ...)'],
-  [11, 'waited-on tasks completed, but some items did not (--allow-item-failures makes this 0)'],
-  [12, 'the service refused the request (an error code taskctl does not know); not retried: check the message'],
-  [124, 'wait/watch timed out with tasks still unfinished'],
-  [130, 'interrupted (Ctrl-C); the message says how to resume'],
-];
-
-export function examples(lines: ReadonlyArray<string>): string {
-  return `\nExamples:\n${lines.map((line) => `  ${line}`).join('\n')}\n`;
-}
+import { EXIT_CODES, examples, type RunAction } from './commands/help-text.js';
 
 export function buildProgram(io: IO, run: RunAction): Command {
   const program = new Command('taskctl');

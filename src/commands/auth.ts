@@ -1,8 +1,9 @@
+import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { AuthError, CliError, UsageError } from '../errors.js';
 import { maskKey } from '../output/redact.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 
 export interface LoginOptions {
   /** Read the key from stdin (also implied when stdin is piped). */
@@ -48,9 +49,7 @@ async function readKey(ctx: Context, options: LoginOptions): Promise<string> {
         '--with-key reads the key from stdin, but stdin is a terminal',
         'Pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
       );
-    const chunks: string[] = [];
-    for await (const chunk of stdin) chunks.push(chunk.toString());
-    return chunks.join('').split(/\r?\n/, 1)[0]?.trim() ?? '';
+    return (await text(stdin)).split(/\r?\n/, 1)[0]?.trim() ?? '';
   }
   if (!ctx.interactive)
     throw new UsageError(
@@ -117,7 +116,8 @@ async function checkKey(ctx: Context): Promise<{ works: string; extra: Array<[st
 }
 
 export async function runStatus(ctx: Context): Promise<void> {
-  const settings = await ctx.settings();
+  // The key this invocation would use: with --sandbox, the sandbox's (status checks it, so it needs the API anyway).
+  const settings = await ctx.apiSettings();
   const check = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : { works: 'no key', extra: [] };
   const fields: Array<[string, string | undefined]> = [
     ['profile', settings.profile.value],

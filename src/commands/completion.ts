@@ -1,10 +1,10 @@
 import { Argument, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { SHELLS, type Shell } from '../completion/shells.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 
 /** What the completion scripts ask `taskctl __complete` for. */
-export const DYNAMIC_KINDS = ['services', 'tasks'] as const;
+const DYNAMIC_KINDS = ['services', 'tasks'] as const;
 export type DynamicKind = (typeof DYNAMIC_KINDS)[number];
 
 /**

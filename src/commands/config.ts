@@ -5,7 +5,7 @@ import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../core/s
 import { parsePositiveDuration } from '../core/duration.js';
 import type { Resolved, Settings } from '../core/settings.js';
 import { maskKey } from '../output/redact.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 
 export function registerConfig(program: Command, run: RunAction): void {
   const config = program
@@ -100,7 +100,7 @@ export async function runConfigSet(ctx: Context, key: string, raw: string): Prom
   if (name === 'request-timeout') parsePositiveDuration(String(value), 'request-timeout');
   const config = await ctx.config();
   const profile = (await ctx.settings()).profile.value;
-  await config.set(profile, name, value as never);
+  await config.set(profile, name, value);
   ctx.printer.success(`${name} = ${value} (profile "${profile}")`);
 }
 

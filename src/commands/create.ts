@@ -14,7 +14,7 @@ import {
 } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
 import type { ItemFormat, ItemSource, NormalisedItems } from '../core/items/index.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import type { MatchResult, Snapshot } from '../core/reconcile.js';
 import { collect, duration, nonNegativeInt, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';

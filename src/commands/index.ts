@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RunAction } from '../program.js';
+import type { RunAction } from './help-text.js';
 import { registerAuth } from './auth.js';
 import { registerBalance } from './balance.js';
 import { registerCompletion } from './completion.js';

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { PageWalkGuard } from '../core/page-guard.js';
 import { UsageError } from '../errors.js';
 import { columnName, columnsOption, pickColumns, wideOption } from '../output/columns.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import { CreatedWindow, timeBound, type TimeBound } from './list-window.js';
 import { collect, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 import { DIALECTS } from '../sandbox/dialect-names.js';
 import { nonNegativeInt, port, positiveInt, positiveNumber } from './parsers.js';

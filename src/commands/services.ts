@@ -3,7 +3,7 @@ import type { Service } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { columnName, columnsOption, pickColumns, wideOption } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 
 /** At a narrow terminal the description is cut first, then CURRENCY and NAME are left out (`--wide` shows all). */
 export const SERVICE_COLUMNS: Column<Service>[] = [

@@ -6,7 +6,7 @@ import { NotFoundError } from '../errors.js';
 import { columnsOption, pickColumns, wideOption } from '../output/columns.js';
 import { exportTaskItems, type ItemLike } from '../output/flatten.js';
 import type { Column } from '../output/printer.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import { reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { parseTaskId } from './task-id.js';
 

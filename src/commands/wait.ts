@@ -4,7 +4,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
 import { taskPhase, unknownStatusWarner } from '../core/task-state.js';
 import { fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { taskColumns } from './task-columns.js';

@@ -3,7 +3,7 @@ import type { Task } from '../api/schemas.js';
 import type { Column } from '../output/printer.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { neutralise } from '../output/sanitize.js';

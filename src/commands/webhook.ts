@@ -4,7 +4,7 @@ import { WEBHOOK_EVENTS, type WebhookEventName } from '../api/webhook-events.js'
 import type { Context } from '../context.js';
 import { AuthError, UnavailableError, UsageError } from '../errors.js';
 import type { Column } from '../output/printer.js';
-import { examples, type RunAction } from '../program.js';
+import { examples, type RunAction } from './help-text.js';
 import { port } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 
@@ -169,7 +169,8 @@ export async function runSimulate(ctx: Context, id: number, options: SimulateCom
   const event = toWebhookEvent({ ...task, status: wanted }, ctx.clock.now());
   if (!event) throw new UsageError(`cannot build a ${wanted} event for task ${id}`);
   const { sendSimulatedEvent } = await import('../webhook/simulate.js');
-  const result = await sendSimulatedEvent({ event, to: options.to, apiKey: await requireKey(ctx) });
+  const settings = await ctx.apiSettings();
+  const result = await sendSimulatedEvent({ event, to: options.to, apiKey: settings.apiKey!.value });
   if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
     ctx.printer.json({
       event: event.event,

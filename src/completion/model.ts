@@ -70,7 +70,7 @@ const OPTION_HINTS: Readonly<Record<string, ValueHint>> = {
 export type ArgumentHints = Readonly<Record<string, readonly ValueHint[]>>;
 
 /** taskctl's positional arguments by command path. Every key must name a command (checked when the model is built). */
-export const ARGUMENT_HINTS: ArgumentHints = {
+const ARGUMENT_HINTS: ArgumentHints = {
   create: [{ kind: 'services' }],
   show: [{ kind: 'tasks' }],
   wait: [{ kind: 'tasks' }],

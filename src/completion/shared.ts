@@ -52,7 +52,7 @@ export interface ValueFlag {
 }
 
 function valueFlags(options: readonly OptionModel[]): ValueFlag[] {
-  return options.flatMap((option) => (option.value ? option.flags.map((flag) => ({ flag, hint: option.value! })) : []));
+  return options.flatMap(({ flags, value }) => (value ? flags.map((flag) => ({ flag, hint: value })) : []));
 }
 
 /** Flags of this command (not the globals) that take a value. */

@@ -1,5 +1,5 @@
 /**
- * The cache directory (completion data, prices, the code cache): TASKCTL_CACHE_DIR, else `$XDG_CACHE_HOME/taskctl`,
+ * The cache directory (completion data, prices, Node's compile cache): TASKCTL_CACHE_DIR, else `$XDG_CACHE_HOME/taskctl`,
  * else `~/.cache/taskctl`. No dependencies: src/boot.ts needs it before anything else loads.
  */
 import { homedir } from 'node:os';

@@ -7,7 +7,7 @@ import { CliError } from '../errors.js';
 import type { RunningSandbox, SandboxOptions } from './index.js';
 
 export async function launchSandbox(options: SandboxOptions): Promise<RunningSandbox> {
-  // The path names ../sandbox/index.js so the build keeps it in dist/sandbox.cjs (scripts/bundling.mjs, sandboxApart).
+  // The path names ../sandbox/index.js so the build keeps it in dist/sandbox.cjs (scripts/bundling.ts, sandboxApart).
   const { startSandbox } = await import('../sandbox/index.js');
   try {
     return await startSandbox(options);

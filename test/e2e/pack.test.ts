@@ -49,7 +49,7 @@ function exec(
 
 describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
   let work: string;
-  let home: ReturnType<typeof isolatedHome>;
+  let home: ReturnType<typeof isolatedHome> | undefined;
   let files: string[];
   let installedBin: string;
   let installedDir: string;

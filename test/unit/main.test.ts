@@ -14,13 +14,13 @@ function deps(memory: MemoryIO, env: Record<string, string> = {}): Deps {
   return {
     io: memory.io,
     env: { TASKCTL_CONFIG_DIR: join(home, 'cfg'), TASKCTL_CACHE_DIR: join(home, 'cache'), ...env },
-    clock: { now: () => Date.now(), sleep: async () => {} },
+    clock: { now: () => Date.now(), sleep: () => Promise.resolve() },
     signal: new AbortController().signal,
   };
 }
 
 async function run(argv: string[], options: { env?: Record<string, string>; stdinTTY?: boolean } = {}) {
-  const memory = createMemoryIO({ stdinTTY: options.stdinTTY });
+  const memory = createMemoryIO(options.stdinTTY === undefined ? {} : { stdinTTY: options.stdinTTY });
   const code = await main(argv, deps(memory, options.env));
   return { code, stdout: memory.stdout.text(), stderr: memory.stderr.text() };
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { cachedHelp, helpCommandPath, type HelpTexts } from '../../../src/boot/help.js';
+import { commandPaths, renderHelpTexts } from '../../../src/boot/render-help.js';
+import { systemClock } from '../../../src/core/time.js';
+import { main } from '../../../src/main.js';
+import { createMemoryIO } from '../../../src/output/memory-io.js';
+import { buildProgram } from '../../../src/program.js';
 
 const texts: HelpTexts = {
   width: 80,
@@ -49,5 +54,28 @@ describe('cachedHelp', () => {
     expect(cachedHelp(texts, ['--help'], { isTTY: true, columns: 60 })).toBeUndefined();
     // A terminal of unknown width: commander uses 80 too.
     expect(cachedHelp(texts, ['create', '--help'], { isTTY: true })).toBe('create help\n');
+  });
+});
+
+describe('dist/help.json, as the build renders it', () => {
+  it('holds every command, and each text is exactly what commander prints when stdout is not a terminal', async () => {
+    const texts = await renderHelpTexts(main);
+    const paths = [...commandPaths(buildProgram(createMemoryIO().io, () => Promise.resolve()))];
+    expect(paths.length).toBeGreaterThan(20);
+    expect(Object.keys(texts.commands).sort()).toEqual(paths.map((path) => path.join(' ')).sort());
+    for (const path of paths) {
+      const memory = createMemoryIO();
+      const code = await main([...path, '--help'], {
+        io: memory.io,
+        env: {},
+        clock: systemClock,
+        signal: new AbortController().signal,
+      });
+      expect({ path, code, text: cachedHelp(texts, [...path, '--help'], { isTTY: false }) }).toEqual({
+        path,
+        code: 0,
+        text: memory.stdout.text(),
+      });
+    }
   });
 });

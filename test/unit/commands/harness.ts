@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { MockAgent, type Dispatcher } from 'undici';
 import type { Clock } from '../../../src/core/time.js';
 import type { Deps } from '../../../src/context.js';
+import type { InputStream } from '../../../src/output/io.js';
 import { main } from '../../../src/main.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 
@@ -42,11 +43,13 @@ export class AutoClock implements Clock {
 export interface MockApi {
   agent: MockAgent;
   /** Answers the next `times` requests (default 1) matching method and path (relative to /api/v1; a query may follow). */
-  reply(method: string, path: string | RegExp, status: number, body: unknown, options?: ReplyOptions): void;
+  reply: (method: string, path: string | RegExp, status: number, body: unknown, options?: ReplyOptions) => void;
   /** Every request seen, in order: `GET /tasks?page=1&per_page=100`. */
   readonly calls: string[];
+  /** The headers of every request seen, in the order of `calls` (names in lower case). */
+  readonly headers: Array<Record<string, string>>;
   /** Throws when an interceptor was registered but never used. */
-  assertAllUsed(): void;
+  assertAllUsed: () => void;
 }
 
 export interface ReplyOptions {
@@ -62,9 +65,11 @@ export function mockApi(): MockApi {
   agent.disableNetConnect();
   const pool = agent.get(ORIGIN);
   const calls: string[] = [];
+  const headers: Array<Record<string, string>> = [];
   return {
     agent,
     calls,
+    headers,
     reply(method, path, status, body, options = {}) {
       const matchPath =
         typeof path === 'string'
@@ -78,6 +83,7 @@ export function mockApi(): MockApi {
         .intercept({ method, path: matchPath })
         .reply((request) => {
           calls.push(`${request.method} ${request.path.replace(/^\/api\/v1/, '')}`);
+          headers.push(headerRecord(request.headers));
           if (options.bodies && typeof request.body === 'string') options.bodies.push(JSON.parse(request.body));
           return {
             statusCode: status,
@@ -93,6 +99,19 @@ export function mockApi(): MockApi {
   };
 }
 
+/** MockAgent hands interceptors the headers as a record, an array of pairs or a flat array, depending on the caller. */
+function headerRecord(raw: unknown): Record<string, string> {
+  const pairs: Array<[string, unknown]> =
+    raw === null || raw === undefined
+      ? []
+      : Array.isArray(raw)
+        ? raw.every(Array.isArray)
+          ? (raw as Array<[string, unknown]>)
+          : Array.from({ length: raw.length / 2 }, (_, i) => [String(raw[2 * i]), raw[2 * i + 1]])
+        : Object.entries(raw as Record<string, unknown>);
+  return Object.fromEntries(pairs.map(([name, value]) => [name.toLowerCase(), String(value)]));
+}
+
 export interface RunOptions {
   /** A MockAgent-backed API (BASE_URL and API_KEY are set in the environment unless `env` overrides them). */
   api?: MockApi;
@@ -102,6 +121,8 @@ export interface RunOptions {
   clock?: Clock;
   signal?: AbortSignal;
   stdin?: string | readonly string[];
+  /** A stdin of the test's own (e.g. one that counts its reads); replaces `stdin` and `stdinTTY`. */
+  stdinStream?: InputStream;
   stdinTTY?: boolean;
   stdoutTTY?: boolean;
   stderrTTY?: boolean;
@@ -120,14 +141,15 @@ export interface RunResult {
 export async function runTaskctl(argv: string[], options: RunOptions = {}): Promise<RunResult> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'taskctl-inproc-'));
   const memory = createMemoryIO({
-    stdin: options.stdin,
-    stdinTTY: options.stdinTTY,
-    stdoutTTY: options.stdoutTTY,
-    stderrTTY: options.stderrTTY,
-    columns: options.columns,
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    ...(options.stdinTTY === undefined ? {} : { stdinTTY: options.stdinTTY }),
+    ...(options.stdoutTTY === undefined ? {} : { stdoutTTY: options.stdoutTTY }),
+    ...(options.stderrTTY === undefined ? {} : { stderrTTY: options.stderrTTY }),
+    ...(options.columns === undefined ? {} : { columns: options.columns }),
   });
+  const dispatcher = options.api?.agent ?? options.dispatcher;
   const deps: Deps = {
-    io: memory.io,
+    io: options.stdinStream ? { ...memory.io, stdin: options.stdinStream } : memory.io,
     env: {
       TASKCTL_CONFIG_DIR: join(home, 'config'),
       TASKCTL_CACHE_DIR: join(home, 'cache'),
@@ -137,7 +159,7 @@ export async function runTaskctl(argv: string[], options: RunOptions = {}): Prom
     clock: options.clock ?? new AutoClock(),
     signal: options.signal ?? new AbortController().signal,
     random: () => 0.5,
-    dispatcher: options.api?.agent ?? options.dispatcher,
+    ...(dispatcher ? { dispatcher } : {}),
   };
   try {
     const code = await main(argv, deps);

@@ -2,8 +2,8 @@
 // `npm run bench`: the DESIGN.md section 7 figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
-//   node scripts/bench.mjs [--only startup,dryrun,wait,follow,sandbox,show] [--runs 30] [--lines 1000000] [--json FILE]
-//                          [--show-items 100000]
+//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show] [--runs 30] [--lines 1000000] [--json FILE]
+//                        [--show-items 100000]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
 // Needs a build (dist/). Uses hyperfine, jq and /usr/bin/time when present; a missing tool skips or replaces a figure
@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -42,48 +43,78 @@ const LINES = Math.max(1000, Number(flags.lines));
 if (flags.env !== 'clean' && flags.env !== 'inherit') throw new Error('--env is clean or inherit');
 
 /** One line of the final table. `ok` is true/false against a target, or undefined when there is none. */
-const rows = [];
-const notes = [];
-function row(figure, result, baseline = '', ratio = '', target = '', ok = undefined) {
+interface Row {
+  figure: string;
+  result: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  ok: boolean | undefined;
+  note?: string;
+}
+const rows: Row[] = [];
+const notes: string[] = [];
+function row(figure: string, result: string, baseline = '', ratio = '', target = '', ok?: boolean): void {
   rows.push({ figure, result, baseline, ratio, target, ok });
   log(
     `  ${figure}: ${result}${baseline ? ` (baseline ${baseline})` : ''}${ratio ? `, ${ratio}` : ''}${ok === false ? '  ← misses target' : ''}`,
   );
 }
-function skip(figure, why) {
+function skip(figure: string, why: string): void {
   rows.push({ figure, result: 'skipped', baseline: '', ratio: '', target: '', ok: undefined, note: why });
   notes.push(`${figure}: skipped (${why})`);
   log(`  ${figure}: skipped (${why})`);
 }
-function log(line) {
+function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
 // ---------- small helpers ----------
 
-const median = (xs) => quantile(xs, 0.5);
-function quantile(xs, q) {
+const median = (xs: number[]): number => quantile(xs, 0.5);
+function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   if (s.length === 0) return NaN;
   const pos = (s.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
-  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+  const [low, high] = [s[lo] ?? NaN, s[hi] ?? NaN];
+  return low + (high - low) * (pos - lo);
 }
-const ms = (x) => `${x < 10 ? x.toFixed(1) : Math.round(x)} ms`;
-const mb = (kb) => `${Math.round(kb / 1024)} MB`;
-const ratioText = (r) => `${r.toFixed(2)}×`;
+const ms = (x: number): string => `${x < 10 ? x.toFixed(1) : Math.round(x)} ms`;
+const mb = (kb: number): string => `${Math.round(kb / 1024)} MB`;
+const ratioText = (r: number): string => `${r.toFixed(2)}×`;
 
 /** Spawns and collects; never spawnSync, so the in-process sandbox keeps answering while a child runs. */
-function run(cmd, args, { env = cliEnv(), input, timeoutMs = 120_000, onStderrLine } = {}) {
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  exitedAt: number;
+}
+
+interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  timeoutMs?: number;
+  onStderrLine?: (line: string, at: number) => void;
+}
+
+function run(
+  cmd: string,
+  args: string[],
+  { env = cliEnv(), input, timeoutMs = 120_000, onStderrLine }: RunOptions = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(cmd, args, { env, cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let partial = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
       if (!onStderrLine) return;
       const at = performance.now();
@@ -105,7 +136,7 @@ function run(cmd, args, { env = cliEnv(), input, timeoutMs = 120_000, onStderrLi
   });
 }
 
-async function hasTool(cmd, args = ['--version']) {
+async function hasTool(cmd: string, args = ['--version']): Promise<boolean> {
   try {
     const result = await run(cmd, args, { env: process.env, timeoutMs: 10_000 });
     return result.code === 0;
@@ -120,9 +151,9 @@ async function hasTool(cmd, args = ['--version']) {
  * NODE_EXTRA_CA_CERTS makes every Node process parse the certificates at start-up (+40 ms for a 144-certificate bundle).
  * `--env inherit`: the parent's environment, minus TASKCTL_* and CI, which would change what the CLI does.
  */
-function cliEnv(extra = {}) {
+function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
   const home = join(WORK, 'home');
-  const inherited = {};
+  const inherited: Record<string, string> = {};
   if (flags.env === 'inherit') {
     for (const [key, value] of Object.entries(process.env))
       if (!key.startsWith('TASKCTL_') && key !== 'CI' && value !== undefined) inherited[key] = value;
@@ -138,29 +169,42 @@ function cliEnv(extra = {}) {
   };
 }
 
-async function loadSandbox() {
+type SandboxModule = typeof import('../src/sandbox/index.ts');
+type Sandbox = Awaited<ReturnType<SandboxModule['startSandbox']>>;
+
+async function loadSandbox(): Promise<SandboxModule> {
   if (!existsSync(DIST_SANDBOX))
     throw new Error('dist/sandbox.cjs is missing: run `npm run build` (npm run bench does)');
-  return import(pathToFileURL(DIST_SANDBOX).href);
+  return (await import(pathToFileURL(DIST_SANDBOX).href)) as SandboxModule;
 }
 
-async function http(method, url, { key, body } = {}) {
-  const headers = {};
+/** A request to the sandbox; `T` is the shape its documented JSON answer has (the bench trusts its own sandbox). */
+async function http<T = unknown>(
+  method: string,
+  url: string,
+  { key, body }: { key?: string; body?: unknown } = {},
+): Promise<T> {
+  const headers: Record<string, string> = {};
   if (key) headers['x-api-key'] = key;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(url, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 200)}`);
-  return text ? JSON.parse(text) : undefined;
+  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 /** Creates tasks through the API with a few requests in flight; returns their ids in creation order. */
-async function createTasks(sandbox, count, itemsFor, key = sandbox.apiKey) {
-  const ids = new Array(count);
+async function createTasks(
+  sandbox: Sandbox,
+  count: number,
+  itemsFor: (i: number) => string[],
+  key = sandbox.apiKey,
+): Promise<number[]> {
+  const ids = new Array<number>(count);
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
-      const { data } = await http('POST', `${sandbox.url}/tasks`, {
+      const { data } = await http<{ data: { id: number } }>('POST', `${sandbox.url}/tasks`, {
         key,
         body: { service: 'domain_check_availability', items: itemsFor(i) },
       });
@@ -175,13 +219,12 @@ async function createTasks(sandbox, count, itemsFor, key = sandbox.apiKey) {
 
 /**
  * Two floors for `balance`: the least any Node client can do for the same GET /balance and printed line. `node:http`:
- * a plain script. `undici`: a bundle of only the undici parts the CLI uses and ten lines of code, built as the CLI is
- * and started through the CLI's own dist/boot.cjs and code cache. The distance from that floor to `balance` is what
+ * a plain script. `undici`: a bundle of undici and ten lines of code, built as the CLI is and started through the
+ * CLI's own dist/boot.cjs (so with the same compile cache). The distance from that floor to `balance` is what
  * taskctl itself costs (commander, config, zod, printer); the floor's distance from `node -e 0` is undici's.
  */
-async function buildFloors() {
+async function buildFloors(): Promise<{ http: string; undici: string }> {
   const { build } = await import('esbuild');
-  const { stampBuildId, undiciSubset } = await import('./bundling.mjs');
   const dir = join(WORK, 'floor');
   mkdirSync(dir, { recursive: true });
   writeFileSync(
@@ -208,11 +251,9 @@ export async function main() {
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: 'none',
-    plugins: [undiciSubset],
     logLevel: 'warning',
     absWorkingDir: ROOT,
   });
-  stampBuildId(join(dir, 'taskctl.cjs'));
   writeFileSync(
     join(dir, 'undici.cjs'),
     `require(${JSON.stringify(join(ROOT, 'dist', 'boot.cjs'))}).boot(process.argv.slice(2), __dirname);\n`,
@@ -237,9 +278,21 @@ require('node:http').get(url, { headers: { authorization: 'Bearer ' + process.en
  * fallback) is called in blocks of a few runs per command, round-robin, so a load spike from another process lands on
  * every command rather than on one.
  */
-async function timeCommands(commands, env) {
+interface Timing {
+  median: number;
+  p25: number;
+  p75: number;
+  min: number;
+  runs: number;
+}
+
+async function timeCommands(
+  commands: Record<string, string[]>,
+  env: Record<string, string>,
+): Promise<Record<string, Timing>> {
   const names = Object.keys(commands);
-  const times = Object.fromEntries(names.map((n) => [n, []]));
+  const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  const argv = (name: string): string[] => commands[name] ?? [];
   const block = 5;
   const rounds = Math.ceil(RUNS / block);
   const useHyperfine = !flags['no-hyperfine'] && (await hasTool('hyperfine'));
@@ -248,45 +301,44 @@ async function timeCommands(commands, env) {
       'hyperfine not found: start-up times come from the Node fallback harness (spawn → exit), which adds a little spawn overhead to every figure, baseline included',
     );
   const jsonFile = join(WORK, 'hyperfine.json');
-  const quote = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
+  const quote = (arg: string): string => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? names : [...names].reverse();
     if (useHyperfine) {
       const args = ['-N', '--style', 'none', '--warmup', '1', '--runs', String(block), '--export-json', jsonFile];
       for (const name of order) args.push('-n', name);
-      for (const name of order) args.push(commands[name].map(quote).join(' '));
+      for (const name of order) args.push(argv(name).map(quote).join(' '));
       const result = await run('hyperfine', args, { env });
       if (result.code !== 0)
         throw new Error(`hyperfine failed: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`);
-      for (const r of JSON.parse(readFileSync(jsonFile, 'utf8')).results)
-        times[r.command].push(...r.times.map((t) => t * 1000));
+      const { results } = JSON.parse(readFileSync(jsonFile, 'utf8')) as {
+        results: Array<{ command: string; times: number[] }>;
+      };
+      for (const r of results) times[r.command]?.push(...r.times.map((t) => t * 1000));
     } else {
       for (const name of order) {
-        const [cmd, ...args] = commands[name];
+        const [cmd = '', ...args] = argv(name);
         await run(cmd, args, { env });
         for (let i = 0; i < block; i++) {
           const result = await run(cmd, args, { env });
           if (result.code !== 0) throw new Error(`${name} exited ${result.code}: ${result.stderr.trim()}`);
-          times[name].push(result.wallMs);
+          times[name]?.push(result.wallMs);
         }
       }
     }
   }
   return Object.fromEntries(
-    names.map((n) => [
-      n,
-      {
-        median: median(times[n]),
-        p25: quantile(times[n], 0.25),
-        p75: quantile(times[n], 0.75),
-        min: Math.min(...times[n]),
-        runs: times[n].length,
-      },
-    ]),
+    names.map((n) => {
+      const xs = times[n] ?? [];
+      return [
+        n,
+        { median: median(xs), p25: quantile(xs, 0.25), p75: quantile(xs, 0.75), min: Math.min(...xs), runs: xs.length },
+      ];
+    }),
   );
 }
 
-async function benchStartup() {
+async function benchStartup(): Promise<void> {
   log('start-up: node -e 0 vs taskctl --version / --help / balance / list -o json');
   const { startSandbox } = await loadSandbox();
   const sandbox = await startSandbox({ port: 0, rateLimit: 0, itemMs: 0 });
@@ -294,33 +346,38 @@ async function benchStartup() {
     await createTasks(sandbox, 100, (i) => [`list-${i}.example.com`]);
     const env = cliEnv({ TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey });
     const floors = await buildFloors();
-    const commands = {
+    const commands: Record<string, string[]> = {
       'node -e 0': [NODE, '-e', '0'],
       'taskctl --version': [NODE, BIN, '--version'],
       'taskctl --help': [NODE, BIN, '--help'],
       'taskctl balance': [NODE, BIN, 'balance'],
       'taskctl list -o json (100 tasks)': [NODE, BIN, 'list', '--per-page', '100', '-o', 'json'],
-      // What a first run after an install or upgrade costs, before the code cache exists (plus ~1 ms for `env`).
-      'taskctl balance, no code cache': ['env', 'NODE_DISABLE_COMPILE_CACHE=1', NODE, BIN, 'balance'],
-      'floor: undici GET /balance, code cache': [NODE, floors.undici],
+      // What a first run after an install or upgrade costs, before the compile cache exists (plus ~1 ms for `env`).
+      'taskctl balance, no compile cache': ['env', 'NODE_DISABLE_COMPILE_CACHE=1', NODE, BIN, 'balance'],
+      'floor: undici GET /balance': [NODE, floors.undici],
       'floor: node:http GET /balance': [NODE, floors.http],
     };
     // Each command must work before it is timed: a fast failure would look like a fast command.
-    for (const [name, [cmd, ...args]] of Object.entries(commands)) {
+    for (const [name, [cmd = '', ...args]] of Object.entries(commands)) {
       const result = await run(cmd, args, { env });
-      if (result.code !== 0) throw new Error(`${name} exited ${result.code}: ${result.stderr.trim()}`);
-      if (name.startsWith('taskctl list') && JSON.parse(result.stdout).length !== 100)
+      if (result.code !== 0) throw new Error(`${name} exited ${String(result.code)}: ${result.stderr.trim()}`);
+      if (name.startsWith('taskctl list') && (JSON.parse(result.stdout) as unknown[]).length !== 100)
         throw new Error('list -o json did not print 100 tasks');
-      if (/balance/.test(name) && !/^\d+\tcoins$/m.test(result.stdout))
+      if (name.includes('balance') && !/^\d+\tcoins$/m.test(result.stdout))
         throw new Error(`balance printed ${JSON.stringify(result.stdout)}`);
     }
     const t = await timeCommands(commands, env);
-    const base = t['node -e 0'];
-    const spread = (s) => `±${Math.round(((s.p75 - s.p25) / 2 / s.median) * 100)}%`;
+    const timing = (name: string): Timing => {
+      const found = t[name];
+      if (!found) throw new Error(`no timing for ${name}`);
+      return found;
+    };
+    const base = timing('node -e 0');
+    const spread = (s: Timing): string => `±${Math.round(((s.p75 - s.p25) / 2 / s.median) * 100)}%`;
     row('`node -e 0` (baseline)', `${ms(base.median)} (IQR ${spread(base)})`);
-    const targets = { 'taskctl --version': 1.3, 'taskctl --help': 1.3, 'taskctl balance': 2.0 };
+    const targets: Record<string, number> = { 'taskctl --version': 1.3, 'taskctl --help': 1.3, 'taskctl balance': 2.0 };
     for (const name of Object.keys(commands).slice(1)) {
-      const s = t[name];
+      const s = timing(name);
       const r = s.median / base.median;
       const target = targets[name];
       row(
@@ -342,7 +399,7 @@ async function benchStartup() {
 
 // ---------- create --dry-run of 1,000,000 lines vs jq ----------
 
-async function domainsFile() {
+async function domainsFile(): Promise<string> {
   const file = join(WORK, `domains-${LINES}.txt`);
   if (existsSync(file) && statSync(file).size > 0) return file;
   log(`  generating ${file}`);
@@ -359,10 +416,15 @@ async function domainsFile() {
 }
 
 /** Wall time and peak RSS (KB) of `sh -c script`, with /usr/bin/time or a preload that reports the node child's maxRSS. */
-async function measured(script, args, env, haveTime) {
+async function measured(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  haveTime: boolean,
+): Promise<RunResult & { rssKb: number }> {
   const rssFile = join(WORK, 'maxrss.txt');
   rmSync(rssFile, { force: true });
-  let result;
+  let result: RunResult;
   if (haveTime) {
     result = await run('/usr/bin/time', ['-f', '%M', '-o', rssFile, 'sh', '-c', script, 'sh', ...args], { env });
   } else {
@@ -379,7 +441,7 @@ async function measured(script, args, env, haveTime) {
   return { ...result, rssKb };
 }
 
-async function benchDryRun() {
+async function benchDryRun(): Promise<void> {
   log(`create --dry-run of ${LINES.toLocaleString('en')} domain lines from stdin vs jq -R . | jq -s .`);
   const file = await domainsFile();
   const haveTime = await hasTool('/usr/bin/time', ['-f', '%M', 'true']);
@@ -393,25 +455,25 @@ async function benchDryRun() {
   try {
     const env = cliEnv({ TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey });
     const script = 'cat "$1" | "$2" "$3" create domain_check_availability --dry-run --chunk-size 10000 -o json';
-    const cli = [];
+    const cli: Array<RunResult & { rssKb: number }> = [];
     for (let i = 0; i < runs; i++) {
       const result = await measured(script, [file, NODE, BIN], env, haveTime);
       if (result.code !== 0)
-        throw new Error(`create --dry-run exited ${result.code}: ${result.stderr.trim().slice(0, 500)}`);
-      const summary = JSON.parse(result.stdout);
+        throw new Error(`create --dry-run exited ${String(result.code)}: ${result.stderr.trim().slice(0, 500)}`);
+      const summary = JSON.parse(result.stdout) as { items: number };
       if (summary.items !== LINES)
         throw new Error(`create --dry-run counted ${summary.items} items, expected ${LINES}`);
       cli.push(result);
     }
     const wall = median(cli.map((r) => r.wallMs));
     const rss = median(cli.map((r) => r.rssKb));
-    let jqWall;
-    let jqRss;
+    let jqWall: number | undefined;
+    let jqRss: number | undefined;
     if (await hasTool('jq')) {
-      const jq = [];
+      const jq: Array<RunResult & { rssKb: number }> = [];
       for (let i = 0; i < runs; i++) {
         const result = await measured('jq -R . "$1" | jq -s . > /dev/null', [file], process.env, haveTime);
-        if (result.code !== 0) throw new Error(`jq exited ${result.code}: ${result.stderr.trim()}`);
+        if (result.code !== 0) throw new Error(`jq exited ${String(result.code)}: ${result.stderr.trim()}`);
         jq.push(result);
       }
       jqWall = median(jq.map((r) => r.wallMs));
@@ -444,7 +506,7 @@ async function benchDryRun() {
 
 // ---------- wait on 300 tasks under the default rate limit ----------
 
-async function benchWait() {
+async function benchWait(): Promise<void> {
   const count = 300;
   const budget = Math.ceil(count / 100) + 1;
   log(`wait on ${count} tasks, rate limit 100/min`);
@@ -453,7 +515,7 @@ async function benchWait() {
   try {
     // 300 creates would spend three minutes of a 100/min budget. The limit is counted per presented key, so the tasks
     // are created under keys that are rotated away (admin API), and `wait` starts with a fresh key and a fresh budget.
-    const ids = [];
+    const ids: number[] = [];
     let key = sandbox.apiKey;
     for (let done = 0; done < count; done += 90) {
       const n = Math.min(90, count - done);
@@ -465,10 +527,10 @@ async function benchWait() {
           key,
         )),
       );
-      ({ apiKey: key } = await http('POST', `${sandbox.origin}/__sandbox/rotate-key`));
+      ({ apiKey: key } = await http<{ apiKey: string }>('POST', `${sandbox.origin}/__sandbox/rotate-key`));
     }
     await http('POST', `${sandbox.origin}/__sandbox/stats/reset`);
-    const requestTimes = [];
+    const requestTimes: number[] = [];
     const env = cliEnv({ TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: key });
     const result = await run(NODE, [BIN, 'wait', '--verbose', '-o', 'json', ...ids.map(String)], {
       env,
@@ -478,16 +540,23 @@ async function benchWait() {
       },
     });
     if (result.code !== 0)
-      throw new Error(`wait exited ${result.code}: ${result.stderr.trim().split('\n').slice(-5).join('\n')}`);
-    const stats = await http('GET', `${sandbox.origin}/__sandbox/stats`);
-    const state = await http('GET', `${sandbox.origin}/__sandbox/state`);
+      throw new Error(`wait exited ${String(result.code)}: ${result.stderr.trim().split('\n').slice(-5).join('\n')}`);
+    const stats = await http<{ total: number; rateLimited: number; requests: Record<string, number> }>(
+      'GET',
+      `${sandbox.origin}/__sandbox/stats`,
+    );
+    const state = await http<{ tasks: Array<{ completed_at?: string; failed_at?: string }> }>(
+      'GET',
+      `${sandbox.origin}/__sandbox/state`,
+    );
     const finishedAt = Math.max(...state.tasks.map((t) => Date.parse(t.completed_at ?? t.failed_at ?? '')));
     // A poll round is a burst of requests; rounds are at least the poll interval (2 s, growing) apart.
-    const rounds = [];
+    const rounds: Array<{ first: number; last: number; n: number }> = [];
     for (const at of requestTimes) {
-      if (rounds.length === 0 || at - rounds.at(-1).last > 500) rounds.push({ first: at, last: at, n: 0 });
-      rounds.at(-1).last = at;
-      rounds.at(-1).n++;
+      let round = rounds.at(-1);
+      if (round === undefined || at - round.last > 500) rounds.push((round = { first: at, last: at, n: 0 }));
+      round.last = at;
+      round.n++;
     }
     const perRound = rounds.map((r) => r.n);
     row(
@@ -521,13 +590,14 @@ async function benchWait() {
 
 // ---------- sandbox: GET /balance throughput, memory of a 10,000-item task ----------
 
-async function benchSandboxThroughput() {
+async function benchSandboxThroughput(): Promise<void> {
   log('sandbox: GET /balance per second, rate limit off (server in its own process, 32 keep-alive connections)');
-  let Pool;
+  let Pool: typeof import('undici').Pool;
   try {
     ({ Pool } = await import('undici'));
   } catch {
-    return skip('sandbox GET /balance throughput', 'undici is not installed');
+    skip('sandbox GET /balance throughput', 'undici is not installed');
+    return;
   }
   const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--rate-limit', '0', '-o', 'json'], {
     env: cliEnv(),
@@ -538,19 +608,21 @@ async function benchSandboxThroughput() {
   process.once('exit', killOnExit);
   try {
     let out = '';
-    const info = await new Promise((resolve, reject) => {
+    const info = await new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the sandbox did not start within 10 s')), 10_000);
-      child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
         out += chunk;
         try {
-          const parsed = JSON.parse(out); // `-o json` prints one object: the URL and the key
+          const parsed = JSON.parse(out) as { url: string; apiKey: string }; // `-o json`: the URL and the key
           clearTimeout(timer);
           resolve(parsed);
         } catch {
           // not complete yet
         }
       });
-      child.on('exit', (code) => reject(new Error(`the sandbox exited ${code}`)));
+      child.on('exit', (code) => {
+        reject(new Error(`the sandbox exited ${String(code)}`));
+      });
     });
     const url = new URL(info.url);
     const pool = new Pool(url.origin, { connections: 32, pipelining: 1 });
@@ -599,12 +671,12 @@ async function benchSandboxThroughput() {
 }
 
 /** Runs in a child (`--child memory`, with --expose-gc): heap and RSS growth from one 10,000-item task. */
-async function memoryChild() {
+async function memoryChild(): Promise<void> {
   const { startSandbox } = await loadSandbox();
   const sandbox = await startSandbox({ port: 0, rateLimit: 0, itemMs: 0, balance: 1_000_000 });
   const settle = async () => {
     for (let i = 0; i < 3; i++) {
-      globalThis.gc();
+      globalThis.gc?.();
       await new Promise((r) => setTimeout(r, 20));
     }
     const m = process.memoryUsage();
@@ -618,7 +690,7 @@ async function memoryChild() {
   const [id] = await createTasks(sandbox, 1, () => items);
   items.length = 0;
   const after = await settle();
-  const gets = [];
+  const gets: number[] = [];
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
     await http('GET', `${sandbox.url}/tasks/${id}`, { key: sandbox.apiKey });
@@ -630,14 +702,20 @@ async function memoryChild() {
   );
 }
 
-async function benchSandboxMemory() {
+async function benchSandboxMemory(): Promise<void> {
   log('sandbox: memory of a 10,000-item task');
-  const result = await run(NODE, ['--expose-gc', fileURLToPath(import.meta.url), '--child-memory'], {
-    env: { ...process.env },
-    timeoutMs: 60_000,
-  });
-  if (result.code !== 0) throw new Error(`memory child exited ${result.code}: ${result.stderr.trim().slice(0, 500)}`);
-  const m = JSON.parse(result.stdout);
+  // process.execArgv: the child runs this file as the bench does (through tsx's loader on Node 20).
+  const result = await run(
+    NODE,
+    [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), '--child-memory'],
+    {
+      env: { ...process.env },
+      timeoutMs: 60_000,
+    },
+  );
+  if (result.code !== 0)
+    throw new Error(`memory child exited ${String(result.code)}: ${result.stderr.trim().slice(0, 500)}`);
+  const m = JSON.parse(result.stdout) as { heapDelta: number; rssDelta: number; getMs: number };
   row(
     'sandbox: memory held by a 10,000-item task (heap after GC)',
     `${(m.heapDelta / 1024 / 1024).toFixed(2)} MB`,
@@ -681,7 +759,7 @@ async function benchShow() {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   try {
-    const { port } = server.address();
+    const { port } = server.address() as AddressInfo;
     const env = cliEnv({ TASKCTL_BASE_URL: `http://127.0.0.1:${port}/api/v1`, TASKCTL_API_KEY: 'sk_bench_show' });
     for (const format of ['table', 'csv', 'ndjson']) {
       const result = await run(NODE, [BIN, 'show', '1', '-o', format], { env, timeoutMs: 600_000 });
@@ -696,7 +774,7 @@ async function benchShow() {
 
 // ---------- main ----------
 
-async function section(name, fn, figure) {
+async function section(name: string, fn: () => Promise<void>, figure: string): Promise<void> {
   try {
     await fn();
   } catch (error) {
@@ -704,7 +782,7 @@ async function section(name, fn, figure) {
   }
 }
 
-function markdown() {
+function markdown(): string {
   const lines = ['| Figure | Result | Baseline (same run) | Ratio | Target | Met |', '|---|---|---|---|---|---|'];
   for (const r of rows) {
     const met = r.ok === undefined ? '' : r.ok ? 'yes' : '**no**';
@@ -725,12 +803,12 @@ if (flags['child-memory']) {
   mkdirSync(WORK, { recursive: true });
   rmSync(join(WORK, 'home'), { recursive: true, force: true });
   const started = performance.now();
-  const loadBefore = loadavg()[0];
+  const [loadBefore = NaN] = loadavg();
   if (SECTIONS.has('startup')) await section('start-up', benchStartup, 'start-up figures');
   if (SECTIONS.has('dryrun')) await section('dry run', benchDryRun, '`create --dry-run` figures');
   if (SECTIONS.has('wait')) await section('wait', benchWait, '`wait` figures');
   if (SECTIONS.has('follow')) {
-    const { benchFollow } = await import('./bench-follow.mjs');
+    const { benchFollow } = await import('./bench-follow.ts');
     const tools = { row, log, notes, run, NODE, BIN, ROOT, cliEnv, loadSandbox };
     await section('follow', () => benchFollow(tools), 'follow policy figures');
   }
@@ -741,9 +819,9 @@ if (flags['child-memory']) {
   if (SECTIONS.has('show')) await section('show', benchShow, '`show` of a large task');
   const seconds = (performance.now() - started) / 1000;
   const header =
-    `taskctl ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}, Node ${process.version}, ` +
-    `${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model?.trim() ?? 'CPU'}, ` +
-    `environment ${flags.env}${flags.env === 'inherit' && process.env.NODE_EXTRA_CA_CERTS ? ' (with NODE_EXTRA_CA_CERTS)' : ''}, load average ${loadBefore.toFixed(2)} → ${loadavg()[0].toFixed(2)}, ${new Date().toISOString().slice(0, 10)}, bench took ${seconds.toFixed(0)} s`;
+    `taskctl ${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}, Node ${process.version}, ` +
+    `${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ` +
+    `environment ${flags.env}${flags.env === 'inherit' && process.env.NODE_EXTRA_CA_CERTS ? ' (with NODE_EXTRA_CA_CERTS)' : ''}, load average ${loadBefore.toFixed(2)} → ${(loadavg()[0] ?? NaN).toFixed(2)}, ${new Date().toISOString().slice(0, 10)}, bench took ${seconds.toFixed(0)} s`;
   const text = `${header}\n\n${markdown()}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
   process.stdout.write(`\n${text}`);
   const jsonOut = flags.json ?? join(WORK, 'results.json');

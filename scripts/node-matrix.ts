@@ -4,9 +4,9 @@
 // registry is needed; npm caches them after the first run. The e2e tests spawn the CLI with `process.execPath`, so
 // running vitest under a Node runs the CLI under it too; PATH gets the same Node first for `#!/usr/bin/env node`.
 //
-//   node scripts/node-matrix.mjs            Node 22 and 24
-//   node scripts/node-matrix.mjs 20 22 24   any majors (or exact versions such as 22.12.0)
-//   node scripts/node-matrix.mjs 24 -- test/e2e/read.test.ts   extra arguments go to vitest
+//   tsx scripts/node-matrix.ts            Node 22 and 24
+//   tsx scripts/node-matrix.ts 20 22 24   any majors (or exact versions such as 22.12.0)
+//   tsx scripts/node-matrix.ts 24 -- test/e2e/read.test.ts   extra arguments go to vitest
 import { spawn } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,17 @@ const versions = (dash === -1 ? argv : argv.slice(0, dash)).filter(Boolean);
 const vitestArgs = dash === -1 ? ['test/e2e'] : argv.slice(dash + 1);
 if (versions.length === 0) versions.push('22', '24');
 
-function run(cmd, args, options = {}) {
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(
+  cmd: string,
+  args: string[],
+  options: { capture?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<Result> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
       cwd: ROOT,
@@ -27,15 +37,15 @@ function run(cmd, args, options = {}) {
     });
     let stdout = '';
     let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
-    child.stderr?.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', (error) => resolve({ code: -1, stdout, stderr: String(error) }));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
 /** The path of a Node binary of `version`, fetched through npm (the `node` package) when it is not cached yet. */
-async function nodeBinary(version) {
+async function nodeBinary(version: string): Promise<{ path: string; actual: string }> {
   const result = await run(
     'npm',
     ['exec', '--yes', `--package=node@${version}`, '--', 'node', '-p', 'process.execPath + " " + process.version'],
@@ -51,14 +61,18 @@ async function nodeBinary(version) {
 }
 
 const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
-const results = [];
+const results: Array<{ version: string; actual: string; outcome: string }> = [];
 for (const version of versions) {
   process.stderr.write(`\n=== Node ${version}: fetching the binary through npm\n`);
   let node;
   try {
     node = await nodeBinary(version);
   } catch (error) {
-    results.push({ version, actual: '?', outcome: `not run: ${error.message}` });
+    results.push({
+      version,
+      actual: '?',
+      outcome: `not run: ${error instanceof Error ? error.message : String(error)}`,
+    });
     continue;
   }
   process.stderr.write(`=== Node ${node.actual} (${node.path}): vitest run ${vitestArgs.join(' ')}\n`);
@@ -69,7 +83,7 @@ for (const version of versions) {
   results.push({
     version,
     actual: node.actual,
-    outcome: result.code === 0 ? `passed (${seconds} s)` : `FAILED, exit ${result.code} (${seconds} s)`,
+    outcome: result.code === 0 ? `passed (${seconds} s)` : `FAILED, exit ${String(result.code)} (${seconds} s)`,
   });
 }
 

@@ -1,23 +1,30 @@
-// Bundles src/ into dist/ with esbuild, as CommonJS (the format V8's code cache can be used with on Node 20):
-//   dist/boot.cjs     what bin/taskctl.js loads: help from help.json, else taskctl.cjs through the code cache
+// Bundles src/ into dist/ with esbuild, as CommonJS (no ESM loader at start-up):
+//   dist/boot.cjs     what bin/taskctl.js loads: help from help.json, else taskctl.cjs (with Node's compile cache)
 //   dist/taskctl.cjs  the CLI; modules src/ imports dynamically stay lazy (esbuild wraps them), so a command runs only
-//                     the code it needs. Its last line is a build id (a hash of the rest) that names its code cache.
+//                     the code it needs.
 //   dist/help.json    every command's --help, rendered by the CLI itself (src/boot/render-help.ts)
-//   dist/sandbox.cjs  the sandbox server: required by taskctl.cjs for --sandbox and `sandbox`; scripts/bench.mjs too
+//   dist/sandbox.cjs  the sandbox server: required by taskctl.cjs for --sandbox and `sandbox`; scripts/bench.ts too
 //
 // Runtime dependencies are bundled too: one file instead of hundreds of package files to resolve and read (see
 // "Performance" in README.md for the figures). The price: a fix in a dependency (an undici security release, say)
 // reaches users with a taskctl release, not with a reinstall. dist/THIRD_PARTY_LICENSES.txt carries the licences of
 // everything bundled.
 //
-//   node scripts/build.mjs            development build, with linked source maps (node --enable-source-maps ...)
-//   node scripts/build.mjs --release  what the package ships: no source maps. `prepack` passes --release; npm also
+//   tsx scripts/build.ts            development build, with linked source maps (node --enable-source-maps ...)
+//   tsx scripts/build.ts --release  what the package ships: no source maps. `prepack` passes --release; npm also
 //                                     runs `prepare` during pack/publish (after prepack), which must not undo it.
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { lazyBuiltins, sandboxApart, stampBuildId, undiciSubset } from './bundling.mjs';
+import type * as Bundle from '../src/bundle.ts';
+import { sandboxApart } from './bundling.ts';
+
+interface PackageJson {
+  name: string;
+  version: string;
+  license?: string;
+}
 
 const root = new URL('..', import.meta.url).pathname;
 const release = process.argv.includes('--release') || ['pack', 'publish'].includes(process.env.npm_command ?? '');
@@ -36,11 +43,9 @@ const result = await build({
   supported: { 'dynamic-import': false },
   platform: 'node',
   target: 'node20.18',
-  plugins: [undiciSubset, lazyBuiltins, sandboxApart],
+  plugins: [sandboxApart],
   sourcemap: release ? false : 'linked',
-  // Less to read at every start. Also drops comments, the only place non-ASCII text survives (esbuild escapes it in
-  // strings): src/boot reads the bundle as latin1, ~2x faster than decoding UTF-8, and stampBuildId checks it is ASCII.
-  // Names stay, for readable stack traces (--verbose).
+  // Less to read and compile at every start. Names stay, for readable stack traces (--verbose).
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none', // the full licence texts go to THIRD_PARTY_LICENSES.txt instead
@@ -50,8 +55,7 @@ const result = await build({
 });
 
 const bundleFile = join(staging, 'taskctl.cjs');
-stampBuildId(bundleFile);
-const { main, renderHelpTexts } = createRequire(import.meta.url)(bundleFile);
+const { main, renderHelpTexts } = createRequire(import.meta.url)(bundleFile) as typeof Bundle;
 writeFileSync(join(staging, 'help.json'), JSON.stringify(await renderHelpTexts(main)));
 writeFileSync(join(staging, 'THIRD_PARTY_LICENSES.txt'), thirdPartyLicenses(result.metafile));
 const retired = `${staging}-old`;
@@ -60,15 +64,15 @@ renameSync(staging, dist);
 rmSync(retired, { recursive: true, force: true });
 
 /** Name, version, licence and licence text of every package that contributed code to dist/. */
-function thirdPartyLicenses(metafile) {
-  const packages = new Map();
+function thirdPartyLicenses(metafile: Metafile): string {
+  const packages = new Set<string>();
   for (const input of Object.keys(metafile.inputs)) {
     const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (match) packages.set(match[1], true);
+    if (match?.[1]) packages.add(match[1]);
   }
   const sections = [];
-  for (const dir of [...packages.keys()].sort()) {
-    const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+  for (const dir of [...packages].sort()) {
+    const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as PackageJson;
     const file = readdirSync(join(root, dir)).find((f) => /^licen[cs]e/i.test(f));
     if (!file) throw new Error(`${pkg.name}: no licence file found in ${dir}; add it to THIRD_PARTY_LICENSES by hand`);
     sections.push(

@@ -1,9 +1,10 @@
-// The follow policy's figures for `npm run bench` (issue 16), called by scripts/bench.mjs (section `follow`):
+// The follow policy's figures for `npm run bench` (issue 16), called by scripts/bench.ts (section `follow`):
 // 1. virtual time (scripts/follow-sim.ts through tsx): the real follow engine against the real sandbox on one virtual
 //    clock, predictive policy beside the fixed-interval policy of before, for tasks of 0.1 s to 10 minutes and for 300
 //    tasks: how long after `completed_at` the end was noticed, and GET requests;
 // 2. real time: `create --wait` of a 0.1 s task, process start included (median of 5).
 import { join } from 'node:path';
+import type { SimOutput } from './follow-sim.ts';
 
 const TARGETS = {
   '10 s': { lateMs: 2000, gets: 10 },
@@ -12,7 +13,24 @@ const TARGETS = {
   '10 min': { lateMs: 3000, gets: 40 },
 };
 
-export async function benchFollow({ row, log, notes, run, NODE, BIN, ROOT, cliEnv, loadSandbox }) {
+/** What bench.ts lends this section: its table, log and process helpers. */
+export interface FollowBenchTools {
+  row: (figure: string, result: string, baseline?: string, ratio?: string, target?: string, ok?: boolean) => void;
+  log: (line: string) => void;
+  notes: string[];
+  run: (
+    command: string,
+    args: string[],
+    options: { env?: Record<string, string | undefined>; timeoutMs?: number; input?: string },
+  ) => Promise<{ code: number | null; stdout: string; stderr: string; wallMs: number }>;
+  NODE: string;
+  BIN: string;
+  ROOT: string;
+  cliEnv: (extra?: Record<string, string>) => Record<string, string>;
+  loadSandbox: () => Promise<typeof import('../src/sandbox/index.ts')>;
+}
+
+export async function benchFollow({ row, log, notes, run, NODE, BIN, ROOT, cliEnv, loadSandbox }: FollowBenchTools) {
   log('follow: predictive vs fixed-interval polling (virtual time, real engine and sandbox)');
   const sim = await run(NODE, ['--import', 'tsx', join(ROOT, 'scripts', 'follow-sim.ts')], {
     env: { ...process.env },
@@ -20,9 +38,11 @@ export async function benchFollow({ row, log, notes, run, NODE, BIN, ROOT, cliEn
   });
   if (sim.code !== 0)
     throw new Error(`follow-sim exited ${sim.code}: ${sim.stderr.trim().split('\n').slice(-3).join(' ')}`);
-  const { predictive, backoff } = JSON.parse(sim.stdout);
-  const seconds = (x) => `${(x / 1000).toFixed(2)} s`;
-  for (const [name, target] of Object.entries(TARGETS)) {
+  const { predictive, backoff } = JSON.parse(sim.stdout) as SimOutput;
+  const seconds = (x: number) => `${(x / 1000).toFixed(2)} s`;
+  for (const [name, target] of Object.entries(TARGETS) as Array<
+    [keyof typeof TARGETS, (typeof TARGETS)[keyof typeof TARGETS]]
+  >) {
     const now = predictive[name];
     const before = backoff[name];
     row(
@@ -73,7 +93,7 @@ export async function benchFollow({ row, log, notes, run, NODE, BIN, ROOT, cliEn
   const sandbox = await startSandbox({ port: 0, rateLimit: 0, itemMs: 100 });
   try {
     const env = cliEnv({ TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey });
-    const walls = [];
+    const walls: number[] = [];
     for (let i = 0; i < 5; i++) {
       const result = await run(
         NODE,
@@ -86,7 +106,7 @@ export async function benchFollow({ row, log, notes, run, NODE, BIN, ROOT, cliEn
       walls.push(result.wallMs);
     }
     walls.sort((a, b) => a - b);
-    const median = walls[2];
+    const median = walls[2] ?? Number.NaN;
     row(
       'follow: `create --wait` of a 0.1 s task (process start to exit, median of 5)',
       `${Math.round(median)} ms`,

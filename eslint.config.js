@@ -1,0 +1,63 @@
+// ESLint 9 flat config: typescript-eslint's strict and stylistic type-checked rules over src, test and scripts.
+// Formatting is Prettier's job (`npm run lint` runs both); nothing here overlaps with it. Every rule relaxed below
+// says why on its line.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'coverage/', '.bench/', '.dist-building-*/', 'completions/', 'node_modules/'] },
+  js.configs.recommended,
+  tseslint.configs.strictTypeChecked,
+  tseslint.configs.stylisticTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // Numbers print the same everywhere; the rule's point (objects, undefined, unknown in text) stays on.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // `(x) => write(x)` as a callback is idiomatic; a void value used anywhere else is still an error.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // `T[]` for simple types; `Array<...>` reads better than `[]` after a tuple, union or function type.
+      '@typescript-eslint/array-type': ['error', { default: 'array-simple' }],
+      // `() => {}` is how a deliberate no-op reads; an empty function or method still needs a comment saying why.
+      '@typescript-eslint/no-empty-function': ['error', { allow: ['arrowFunctions'] }],
+      // Function-valued members as properties (`run: () => ...`): destructuring them is then safe (unbound-method), and
+      // their parameters are checked strictly rather than bivariantly.
+      '@typescript-eslint/method-signature-style': ['error', 'property'],
+      // Control characters in patterns are deliberate here: server text and items are scrubbed of them, tests assert it.
+      'no-control-regex': 'off',
+    },
+  },
+  {
+    files: ['test/**'],
+    rules: {
+      // A test's wrong assumption about a value's presence fails the test either way; a check adds only noise.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // Tests read parsed JSON (any) and assert its shape; `no-explicit-any` still keeps any out of the tests' own code.
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+    },
+  },
+  {
+    // The CommonJS shim and this file are plain JavaScript: no types to check them with.
+    files: ['**/*.js', '**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    files: ['bin/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly' },
+    },
+    // CommonJS on purpose (the shim's comment says why): require is how it loads.
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
