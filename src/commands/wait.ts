@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
 import { taskPhase, unknownStatusWarner } from '../core/task-state.js';
-import { fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
+import { checkReportTargets, fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { examples, type RunAction } from '../program.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
@@ -60,7 +60,10 @@ export function registerWait(program: Command, run: RunAction): void {
         '\nExit: 0 all completed with every item; 10 a task failed; 11 completed with failed items; 124 timed out; 130 Ctrl-C.\n',
     )
     .action((ids: string[], options: WaitOptions, cmd: Command) =>
-      run(cmd, async (ctx) => waitForTasks(ctx, await resolveIds(ctx, ids), options)),
+      run(cmd, async (ctx) => {
+        checkReportTargets(options.report);
+        await waitForTasks(ctx, await resolveIds(ctx, ids), options);
+      }),
     );
 }
 
