@@ -96,12 +96,14 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     dialects: options.dialect,
     log: (line) => ctx.printer.info(line),
   });
-  if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
-    ctx.printer.json({ url: sandbox.url, apiKey: sandbox.apiKey });
-  } else {
-    ctx.printer.line(`export TASKCTL_BASE_URL=${sandbox.url}`);
-    ctx.printer.line(`export TASKCTL_API_KEY=${sandbox.apiKey}`);
-  }
+  // Written past the redactor: the key is the sandbox's own (often the same string as a stored one, after the README's
+  // `auth login`), and these lines exist to be pasted. Only these lines: logs and errors stay redacted.
+  const format = ctx.printer.format;
+  ctx.io.stdout.write(
+    format === 'json' || format === 'ndjson'
+      ? `${JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey }, null, format === 'json' ? 2 : undefined)}\n`
+      : `export TASKCTL_BASE_URL=${shellWord(sandbox.url)}\nexport TASKCTL_API_KEY=${shellWord(sandbox.apiKey)}\n`,
+  );
   const variants = options.dialect.length > 0 ? `, dialects: ${options.dialect.join(', ')}` : '';
   ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}${variants}); Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
@@ -110,4 +112,9 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
   });
   await sandbox.close();
   ctx.printer.info(options.state ? `sandbox stopped; state saved to ${options.state}` : 'sandbox stopped');
+}
+
+/** A value safe to paste after `export NAME=` (a --api-key with spaces or quotes stays one word). */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
