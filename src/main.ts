@@ -43,6 +43,7 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
   const program = buildProgram(deps.io, async (command, action) => {
     const { Context } = await import('./context.js');
     ctx = new Context(deps, command.optsWithGlobals<GlobalOptions>());
+    ctx.commandPath = `${command.parent?.name() ?? ''} ${command.name()}`;
     await ctx.setup();
     await action(ctx);
   });
