@@ -93,6 +93,11 @@ export class Context {
     );
   }
 
+  /** `--sandbox`: the service ends with this command, so no hint may name its tasks (sandboxAwareHint). */
+  get ephemeralSandbox(): boolean {
+    return this.globals.sandbox === true;
+  }
+
   /** Prompts are allowed only on a terminal, outside CI, without --no-input. */
   get interactive(): boolean {
     return this.globals.input && !this.ci && this.io.stdin.isTTY === true && this.io.stderr.isTTY === true;

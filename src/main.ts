@@ -7,6 +7,7 @@ import type { Context, Deps, GlobalOptions } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { systemClock } from './core/time.js';
 import { neutraliseMultiline } from './output/sanitize.js';
+import { sandboxAwareHint } from './sandbox/launch.js';
 import { VERSION } from './version.js';
 
 export function defaultDeps(): Deps {
@@ -78,7 +79,7 @@ function report(
     }
   };
   if (error instanceof CliError) {
-    printError(error.message, error.hint);
+    printError(error.message, sandboxAwareHint(ctx?.ephemeralSandbox === true, error.hint));
     if (ctx?.globals.verbose && error.stack) write(error.stack);
     return error.exitCode;
   }

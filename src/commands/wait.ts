@@ -5,6 +5,8 @@ import { formatDuration } from '../core/duration.js';
 import { taskPhase, unknownStatusWarner } from '../core/task-state.js';
 import { checkReportTargets, fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { examples, type RunAction } from '../program.js';
+import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox/launch.js';
+import { countOf } from '../report/plural.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { taskColumns } from './task-columns.js';
@@ -160,23 +162,27 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
       result.tasks,
     );
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+  const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
-    ctx.printer.error('interrupted', stillRunningMessage(result.unfinished, resumeFlags));
+    ctx.printer.error('interrupted', hint(stillRunningMessage(result.unfinished, resumeFlags)));
   } else if (result.reason === 'timeout') {
     ctx.printer.error(
       `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
-      stillRunningMessage(result.unfinished, resumeFlags),
+      hint(stillRunningMessage(result.unfinished, resumeFlags)),
     );
   } else {
     for (const task of result.tasks) {
       if (taskPhase(task) === 'ended')
         ctx.printer.error(
           `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${task.status}"`}: ${task.error_message ?? 'no reason given'}`,
-          `See the items: taskctl show ${task.id}`,
+          hint(`See the items: taskctl show ${task.id}`),
         );
       else if (code === ExitCode.itemsFailed && (task.failed_items ?? 0) > 0) {
+        const failed = countOf(task.failed_items ?? 0, 'failed item');
         ctx.printer.warn(
-          `task ${task.id} completed with ${task.failed_items} failed items: taskctl show ${task.id} --items-status failed`,
+          ctx.ephemeralSandbox
+            ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
+            : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
         );
       }
     }
