@@ -118,14 +118,14 @@ export async function writeReports(ctx: Context, specs: readonly ReportSpec[], t
     const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
     if (summaryFile)
       writeReportFile(ctx, summaryFile, (file) => {
-        appendFileSync(file, ctx.redact(githubSummary(tasks)));
+        appendFileSync(file, ctx.redact(githubSummary(tasks, { ephemeral: ctx.ephemeralSandbox })));
       });
     else
       ctx.printer.warn(
         '--report github: GITHUB_STEP_SUMMARY is not set (not in GitHub Actions?), so there is no job summary; annotations only',
       );
     // Workflow commands go to stderr: the runner reads both streams for them, and stdout stays data.
-    const annotations = githubAnnotations(tasks);
+    const annotations = githubAnnotations(tasks, undefined, { ephemeral: ctx.ephemeralSandbox });
     if (annotations.length > 0) ctx.io.stderr.write(`${annotations.map(ctx.redact).join('\n')}\n`);
   }
 }
