@@ -112,3 +112,26 @@ export function resolveSettings(
     ]),
   };
 }
+
+/**
+ * The hint for a refused key (HTTP 401), naming where the key came from: "set TASKCTL_API_KEY" is the wrong advice when
+ * TASKCTL_API_KEY is the bad key. The API client passes it to its AuthError (api/errors.ts keeps a general default).
+ */
+export function keyRefusedHint(apiKey: Resolved<string> | undefined, profile: Resolved<string>): string {
+  switch (apiKey?.source) {
+    case 'env':
+      return `The key from ${apiKey.origin} was refused: check or unset it (it takes precedence over the key \`taskctl auth login\` stores).`;
+    case 'flag':
+      return `The key in ${apiKey.origin} was refused: check its first line.`;
+    case 'profile': {
+      const login =
+        profile.value === DEFAULT_PROFILE ? 'taskctl auth login' : `taskctl --profile ${profile.value} auth login`;
+      return `The key stored in profile "${profile.value}" was refused (regenerated in the dashboard?): run \`${login}\` with the current one.`;
+    }
+    case 'sandbox':
+      return 'The --sandbox key was refused: the sandbox and taskctl disagree; please report it.';
+    case 'default':
+    case undefined:
+      return 'Run `taskctl auth login`, or set TASKCTL_API_KEY.';
+  }
+}
