@@ -64,7 +64,8 @@ export function registerSandbox(program: Command, run: RunAction): void {
         'taskctl sandbox --dialect list',
       ]) +
         '\nMagic items: fail-* fails that item; a task with a taskfail-* item ends failed; slow-* takes 10x longer.\n' +
-        'stdout gets two `export` lines (base URL and key) for scripts; logs go to stderr. Ctrl-C stops it.\n',
+        'stdout gets two `export` lines (base URL and the sandbox key, always in clear) for scripts; logs go to stderr.\n' +
+        'Ctrl-C stops it. `--sandbox` on another command is a one-off sandbox that ends with that command.\n',
     )
     .action((options: SandboxCommandOptions, command: Command) => run(command, (ctx) => runSandbox(ctx, options)));
 }

@@ -57,6 +57,7 @@ export function registerWait(program: Command, run: RunAction): void {
         'taskctl wait 42 43 --timeout 10m && echo all good',
         'taskctl create domain_check_availability -f domains.txt -q | taskctl wait -',
         'taskctl wait 42 --until processing',
+        'taskctl wait 42 --report junit=reports/taskctl.xml   # the path is checked before waiting',
         'taskctl wait 42 -o json | jq ".[0].status"',
       ]) +
         '\nExit: 0 all completed with every item; 10 a task failed; 11 completed with failed items; 124 timed out; 130 Ctrl-C.\n',

@@ -3,7 +3,7 @@
  * typo fails before anything is created, and write the reports at the end. The builders load only when used.
  */
 import { accessSync, appendFileSync, constants, mkdirSync, statSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { ApiClient } from '../api/client.js';
 import type { Task } from '../api/schemas.js';
@@ -67,7 +67,7 @@ function checkReportFile(path: string): void {
   if (file?.isDirectory()) refuse('it is a directory');
   if (file && !writable(path)) refuse('the file is not writable');
   if (file) return;
-  let ancestor = dirname(resolve(path));
+  let ancestor = dirname(path);
   let stats = statOrUndefined(ancestor);
   while (!stats) {
     const parent = dirname(ancestor);

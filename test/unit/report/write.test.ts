@@ -127,3 +127,23 @@ describe('checkReportTargets', async () => {
     expect(check(under)).toThrow(`cannot write the report to ${under}: ${join(dir, 'domains.txt')} is not a directory`);
   });
 });
+
+describe('checkReportTargets with a relative path', async () => {
+  const { checkReportTargets } = await import('../../../src/report/write.js');
+  it('names the path as the user wrote it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    writeFileSync(join(dir, 'domains.txt'), '');
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      expect(() => {
+        checkReportTargets([{ kind: 'junit', path: 'domains.txt/x.xml' }]);
+      }).toThrow('cannot write the report to domains.txt/x.xml: domains.txt is not a directory');
+      expect(() => {
+        checkReportTargets([{ kind: 'junit', path: 'x.xml' }]);
+      }).not.toThrow();
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
