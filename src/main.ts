@@ -79,7 +79,9 @@ function report(
     }
   };
   if (error instanceof CliError) {
-    printError(error.message, sandboxAwareHint(ctx?.ephemeralSandbox === true, error.hint));
+    // A usage error's hint shows syntax (`taskctl show 42`), not a task of this sandbox: it stays.
+    const ephemeral = ctx?.ephemeralSandbox === true && error.exitCode !== ExitCode.usage;
+    printError(error.message, sandboxAwareHint(ephemeral, error.hint));
     if (ctx?.globals.verbose && error.stack) write(error.stack);
     return error.exitCode;
   }

@@ -62,6 +62,12 @@ describe('--sandbox: hints never point at the sandbox that is gone', () => {
     }
   });
 
+  it('a usage error keeps its syntax hint (it names no task of the sandbox)', async () => {
+    const result = await runTaskctl(['--sandbox', 'show', 'abc'], { clock: systemClock });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Task ids are whole numbers/);
+  });
+
   it('wait --timeout: no resume command', async () => {
     const result = await runTaskctl(
       ['--sandbox', 'create', 'domain_check_availability', 'slow-a.com', '--wait', '--timeout', '300ms', '-q'],
