@@ -95,7 +95,9 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     seed: options.seed,
     stateFile: options.state,
     dialects: options.dialect,
-    log: (line) => ctx.printer.info(line),
+    log: (line) => {
+      ctx.printer.info(line);
+    },
   });
   // Written past the redactor: the key is the sandbox's own (often the same string as a stored one, after the README's
   // `auth login`), and these lines exist to be pasted. Only these lines: logs and errors stay redacted.
@@ -108,8 +110,17 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
   const variants = options.dialect.length > 0 ? `, dialects: ${options.dialect.join(', ')}` : '';
   ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}${variants}); Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) return resolve();
-    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    if (ctx.signal.aborted) {
+      resolve();
+      return;
+    }
+    ctx.signal.addEventListener(
+      'abort',
+      () => {
+        resolve();
+      },
+      { once: true },
+    );
   });
   await sandbox.close();
   ctx.printer.info(options.state ? `sandbox stopped; state saved to ${options.state}` : 'sandbox stopped');
