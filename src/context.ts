@@ -12,7 +12,7 @@ import { openConfig, type ConfigStore } from './core/config.js';
 import { CompletionCacheStore } from './core/cache.js';
 import { cacheDirectory } from './core/cache-dir.js';
 import { parsePositiveDuration } from './core/duration.js';
-import { resolveProfileName, resolveSettings, type Settings } from './core/settings.js';
+import { checkProfileExists, resolveProfileName, resolveSettings, type Settings } from './core/settings.js';
 import { colorEnabled, type Env, type IO } from './output/io.js';
 import { createRedactor, type Redactor } from './output/redact.js';
 import type { Printer } from './output/printer.js';
@@ -61,6 +61,8 @@ export class Context {
   readonly random: () => number;
   readonly globals: GlobalOptions;
   private readonly dispatcher: Dispatcher | undefined;
+  /** `auth login`, `balance`...: set by main, so that commands creating a profile may name a new one. */
+  commandPath = '';
   /** Set by a command to finish with a non-zero code without an error message (e.g. `wait` outcomes). */
   exitCode = 0;
 
@@ -91,6 +93,11 @@ export class Context {
       this.globals.ci === true ||
       (value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false')
     );
+  }
+
+  /** `--sandbox`: the service ends with this command, so no hint may name its tasks (sandboxAwareHint). */
+  get ephemeralSandbox(): boolean {
+    return this.globals.sandbox === true;
   }
 
   /** Prompts are allowed only on a terminal, outside CI, without --no-input. */
@@ -215,6 +222,7 @@ export class Context {
     };
     const profileName = resolveProfileName(flags, this.env);
     const config = await this.config();
+    checkProfileExists(profileName, config.profileNames(), this.commandPath);
     const settings = resolveSettings(flags, this.env, config.profile(profileName.value), profileName);
     if (settings.apiKey) this.addSecret(settings.apiKey.value);
     return settings;

@@ -7,6 +7,7 @@ import type { Context, Deps, GlobalOptions } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { systemClock } from './core/time.js';
 import { neutraliseMultiline } from './output/sanitize.js';
+import { sandboxAwareHint } from './sandbox/launch.js';
 import { VERSION } from './version.js';
 
 function defaultDeps(): Deps {
@@ -43,6 +44,7 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
   const program = buildProgram(deps.io, async (command, action) => {
     const { Context } = await import('./context.js');
     ctx = new Context(deps, command.optsWithGlobals<GlobalOptions>());
+    ctx.commandPath = `${command.parent?.name() ?? ''} ${command.name()}`;
     await ctx.setup();
     await action(ctx);
   });
@@ -77,7 +79,9 @@ function report(
     }
   };
   if (error instanceof CliError) {
-    printError(error.message, error.hint);
+    // A usage error's hint shows syntax (`taskctl show 42`), not a task of this sandbox: it stays.
+    const ephemeral = ctx?.ephemeralSandbox === true && error.exitCode !== ExitCode.usage;
+    printError(error.message, sandboxAwareHint(ephemeral, error.hint));
     if (ctx?.globals.verbose && error.stack) write(error.stack);
     return error.exitCode;
   }

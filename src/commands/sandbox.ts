@@ -64,7 +64,8 @@ export function registerSandbox(program: Command, run: RunAction): void {
         'taskctl sandbox --dialect list',
       ]) +
         '\nMagic items: fail-* fails that item; a task with a taskfail-* item ends failed; slow-* takes 10x longer.\n' +
-        'stdout gets two `export` lines (base URL and key) for scripts; logs go to stderr. Ctrl-C stops it.\n',
+        'stdout gets two `export` lines (base URL and the sandbox key, always in clear) for scripts; logs go to stderr.\n' +
+        'Ctrl-C stops it. `--sandbox` on another command is a one-off sandbox that ends with that command.\n',
     )
     .action((options: SandboxCommandOptions, command: Command) => run(command, (ctx) => runSandbox(ctx, options)));
 }
@@ -94,20 +95,38 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     seed: options.seed,
     stateFile: options.state,
     dialects: options.dialect,
-    log: (line) => ctx.printer.info(line),
+    log: (line) => {
+      ctx.printer.info(line);
+    },
   });
-  if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
-    ctx.printer.json({ url: sandbox.url, apiKey: sandbox.apiKey });
-  } else {
-    ctx.printer.line(`export TASKCTL_BASE_URL=${sandbox.url}`);
-    ctx.printer.line(`export TASKCTL_API_KEY=${sandbox.apiKey}`);
-  }
+  // Written past the redactor: the key is the sandbox's own (often the same string as a stored one, after the README's
+  // `auth login`), and these lines exist to be pasted. Only these lines: logs and errors stay redacted.
+  const format = ctx.printer.format;
+  ctx.io.stdout.write(
+    format === 'json' || format === 'ndjson'
+      ? `${JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey }, null, format === 'json' ? 2 : undefined)}\n`
+      : `export TASKCTL_BASE_URL=${shellWord(sandbox.url)}\nexport TASKCTL_API_KEY=${shellWord(sandbox.apiKey)}\n`,
+  );
   const variants = options.dialect.length > 0 ? `, dialects: ${options.dialect.join(', ')}` : '';
   ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}${variants}); Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) return resolve();
-    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    if (ctx.signal.aborted) {
+      resolve();
+      return;
+    }
+    ctx.signal.addEventListener(
+      'abort',
+      () => {
+        resolve();
+      },
+      { once: true },
+    );
   });
   await sandbox.close();
   ctx.printer.info(options.state ? `sandbox stopped; state saved to ${options.state}` : 'sandbox stopped');
+}
+
+/** A value safe to paste after `export NAME=` (a --api-key with spaces or quotes stays one word). */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

@@ -3,8 +3,10 @@ import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
 import { taskPhase, unknownStatusWarner } from '../core/task-state.js';
-import { fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
+import { checkReportTargets, fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { examples, type RunAction } from './help-text.js';
+import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox/launch.js';
+import { countOf } from '../report/plural.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { taskColumns } from './task-columns.js';
@@ -55,12 +57,16 @@ export function registerWait(program: Command, run: RunAction): void {
         'taskctl wait 42 43 --timeout 10m && echo all good',
         'taskctl create domain_check_availability -f domains.txt -q | taskctl wait -',
         'taskctl wait 42 --until processing',
+        'taskctl wait 42 --report junit=reports/taskctl.xml   # the path is checked before waiting',
         'taskctl wait 42 -o json | jq ".[0].status"',
       ]) +
         '\nExit: 0 all completed with every item; 10 a task failed; 11 completed with failed items; 124 timed out; 130 Ctrl-C.\n',
     )
     .action((ids: string[], options: WaitOptions, cmd: Command) =>
-      run(cmd, async (ctx) => waitForTasks(ctx, await resolveIds(ctx, ids), options)),
+      run(cmd, async (ctx) => {
+        checkReportTargets(options.report);
+        await waitForTasks(ctx, await resolveIds(ctx, ids), options);
+      }),
     );
 }
 
@@ -157,23 +163,27 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
       result.tasks,
     );
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+  const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
-    ctx.printer.error('interrupted', stillRunningMessage(result.unfinished, resumeFlags));
+    ctx.printer.error('interrupted', hint(stillRunningMessage(result.unfinished, resumeFlags)));
   } else if (result.reason === 'timeout') {
     ctx.printer.error(
       `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
-      stillRunningMessage(result.unfinished, resumeFlags),
+      hint(stillRunningMessage(result.unfinished, resumeFlags)),
     );
   } else {
     for (const task of result.tasks) {
       if (taskPhase(task) === 'ended')
         ctx.printer.error(
           `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${task.status}"`}: ${task.error_message ?? 'no reason given'}`,
-          `See the items: taskctl show ${task.id}`,
+          hint(`See the items: taskctl show ${task.id}`),
         );
       else if (code === ExitCode.itemsFailed && (task.failed_items ?? 0) > 0) {
+        const failed = countOf(task.failed_items ?? 0, 'failed item');
         ctx.printer.warn(
-          `task ${task.id} completed with ${task.failed_items} failed items: taskctl show ${task.id} --items-status failed`,
+          ctx.ephemeralSandbox
+            ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
+            : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
         );
       }
     }

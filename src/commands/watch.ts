@@ -8,6 +8,7 @@ import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { neutralise } from '../output/sanitize.js';
 import { unknownStatusWarner } from '../core/task-state.js';
+import { sandboxAwareHint } from '../sandbox/launch.js';
 
 export interface WatchOptions {
   /** With no ids: keep following new tasks after the current ones finish (until Ctrl-C). */
@@ -113,11 +114,14 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
   ctx.cache.rememberTasks(result.tasks);
   if (result.reason === 'interrupted') {
     if (result.unfinished.length > 0 && ids.length > 0)
-      printer.error('interrupted', stillRunningMessage(result.unfinished));
+      printer.error('interrupted', sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(result.unfinished)));
     ctx.exitCode = ExitCode.interrupted;
     return;
   }
   if (result.reason === 'timeout')
-    printer.error(`timed out${unknown.unknownStatusNote(result.tasks)}`, stillRunningMessage(result.unfinished));
+    printer.error(
+      `timed out${unknown.unknownStatusNote(result.tasks)}`,
+      sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(result.unfinished)),
+    );
   ctx.exitCode = waitExitCode(result.tasks, { reason: result.reason });
 }

@@ -5,6 +5,7 @@
 import type { Env } from '../output/io.js';
 import type { Profile } from './config-schema.js';
 import { DEFAULT_PROFILE } from './config.js';
+import { UsageError } from '../errors.js';
 
 export type SettingSource = 'flag' | 'env' | 'profile' | 'default' | 'sandbox';
 
@@ -40,6 +41,25 @@ export function resolveProfileName(flags: SettingFlags, env: Env): Resolved<stri
   if (flags.profile) return { value: flags.profile, source: 'flag', origin: '--profile' };
   if (env.TASKCTL_PROFILE) return { value: env.TASKCTL_PROFILE, source: 'env', origin: 'TASKCTL_PROFILE' };
   return { value: DEFAULT_PROFILE, source: 'default', origin: 'default' };
+}
+
+/** Commands whose point is to create the profile they name (`taskctl --profile new auth login`): a new name is fine. */
+const PROFILE_CREATING_COMMANDS = new Set(['auth login', 'config set']);
+
+/**
+ * A named profile must exist (exit 2 naming those that do), whatever the environment supplies: a typo in `--profile`
+ * must not silently run against another account. The default profile needs no entry; `commandPath` is `auth login`...
+ */
+export function checkProfileExists(profile: Resolved<string>, existing: readonly string[], commandPath: string): void {
+  if (profile.source === 'default' || profile.value === DEFAULT_PROFILE || existing.includes(profile.value)) return;
+  if (PROFILE_CREATING_COMMANDS.has(commandPath)) return;
+  const what = `profile "${profile.value}" (from ${profile.origin}) does not exist`;
+  if (existing.length === 0)
+    throw new UsageError(`${what}: no profiles yet`, 'Create one: `taskctl auth login --profile NAME`.');
+  throw new UsageError(
+    `${what}; the profiles are: ${[...existing].sort().join(', ')}`,
+    `Pick one of them, or create it: \`taskctl --profile ${profile.value} auth login\`.`,
+  );
 }
 
 function pick<T>(
@@ -91,4 +111,27 @@ export function resolveSettings(
       [profile['request-timeout'], 'profile', fromProfile],
     ]),
   };
+}
+
+/**
+ * The hint for a refused key (HTTP 401), naming where the key came from: "set TASKCTL_API_KEY" is the wrong advice when
+ * TASKCTL_API_KEY is the bad key. The API client passes it to its AuthError (api/errors.ts keeps a general default).
+ */
+export function keyRefusedHint(apiKey: Resolved<string> | undefined, profile: Resolved<string>): string {
+  switch (apiKey?.source) {
+    case 'env':
+      return `The key from ${apiKey.origin} was refused: check or unset it (it takes precedence over the key \`taskctl auth login\` stores).`;
+    case 'flag':
+      return `The key in ${apiKey.origin} was refused: check its first line.`;
+    case 'profile': {
+      const login =
+        profile.value === DEFAULT_PROFILE ? 'taskctl auth login' : `taskctl --profile ${profile.value} auth login`;
+      return `The key stored in profile "${profile.value}" was refused (regenerated in the dashboard?): run \`${login}\` with the current one.`;
+    }
+    case 'sandbox':
+      return 'The --sandbox key was refused: the sandbox and taskctl disagree; please report it.';
+    case 'default':
+    case undefined:
+      return 'Run `taskctl auth login`, or set TASKCTL_API_KEY.';
+  }
 }

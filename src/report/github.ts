@@ -4,6 +4,12 @@
  */
 import type { Task, TaskItem } from '../api/schemas.js';
 import { itemCounts, itemOutcome, taskPhase } from '../core/task-state.js';
+import { countOf } from './plural.js';
+
+export interface GithubReportOptions {
+  /** A one-off `--sandbox` run: it is gone when the report is read, so no `taskctl show` command is suggested. */
+  ephemeral?: boolean | undefined;
+}
 
 /** GitHub shows at most 10 error annotations per step (actions/toolkit docs/problem-matchers.md); more are dropped. */
 export const MAX_ERROR_ANNOTATIONS = 10;
@@ -54,12 +60,11 @@ function failedItemCount(tasks: readonly Task[]): number {
 }
 
 /** Markdown: a heading with totals, one table row per task, and the first failed items in a collapsed list. */
-export function githubSummary(tasks: readonly Task[]): string {
+export function githubSummary(tasks: readonly Task[], options: GithubReportOptions = {}): string {
   const failedTasks = tasks.filter(ended).length;
   const failedItems = failedItemCount(tasks);
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const lines = [
-    `### taskctl: ${plural(tasks.length, 'task')}, ${plural(failedTasks, 'failed task')}, ${plural(failedItems, 'failed item')}`,
+    `### taskctl: ${countOf(tasks.length, 'task')}, ${countOf(failedTasks, 'failed task')}, ${countOf(failedItems, 'failed item')}`,
     '',
     '| task | service | status | items | completed | failed | cost |',
     '|---:|---|---|---:|---:|---:|---:|',
@@ -86,7 +91,9 @@ export function githubSummary(tasks: readonly Task[]): string {
     lines.push('', `<details><summary>Failures (${failures.length})</summary>`, '');
     for (const failure of failures.slice(0, MAX_LISTED_FAILURES)) lines.push(`- ${markdownCell(failure)}`);
     if (failures.length > MAX_LISTED_FAILURES)
-      lines.push(`- … and ${failures.length - MAX_LISTED_FAILURES} more: \`taskctl show ID --items-status failed\``);
+      lines.push(
+        `- … and ${failures.length - MAX_LISTED_FAILURES} more${options.ephemeral ? '' : ': `taskctl show ID --items-status failed`'}`,
+      );
     lines.push('', '</details>');
   }
   return `${lines.join('\n')}\n\n`;
@@ -96,13 +103,18 @@ export function githubSummary(tasks: readonly Task[]): string {
  * `::error` commands: failed tasks first, then failed items, at most MAX_ERROR_ANNOTATIONS; the rest as one
  * `::warning` with their count and where to see them.
  */
-export function githubAnnotations(tasks: readonly Task[], limit = MAX_ERROR_ANNOTATIONS): string[] {
+export function githubAnnotations(
+  tasks: readonly Task[],
+  limit = MAX_ERROR_ANNOTATIONS,
+  options: GithubReportOptions = {},
+): string[] {
+  const see = (command: string) => (options.ephemeral ? '' : `. See: ${command}`);
   const errors: string[] = [];
   for (const task of tasks) {
     if (!ended(task)) continue;
     const title = `taskctl: task ${task.id} ${task.status} (${task.service})`;
     errors.push(
-      `::error title=${escapeProperty(title)}::${escapeData(`${task.error_message ?? 'no reason given'}. See: taskctl show ${task.id}`)}`,
+      `::error title=${escapeProperty(title)}::${escapeData(`${task.error_message ?? 'no reason given'}${see(`taskctl show ${task.id}`)}`)}`,
     );
   }
   const moreBy = new Map<number, number>();
@@ -123,11 +135,14 @@ export function githubAnnotations(tasks: readonly Task[], limit = MAX_ERROR_ANNO
   const hiddenItems = [...moreBy.values()].reduce((a, b) => a + b, 0);
   if (hiddenTasks + hiddenItems > 0) {
     const where = [...moreBy.keys()].map((id) => `taskctl show ${id} --items-status failed`).join('; ');
-    const what = [hiddenTasks ? `${hiddenTasks} failed tasks` : '', hiddenItems ? `${hiddenItems} failed items` : '']
+    const what = [
+      hiddenTasks ? countOf(hiddenTasks, 'failed task') : '',
+      hiddenItems ? countOf(hiddenItems, 'failed item') : '',
+    ]
       .filter(Boolean)
       .join(' and ');
     shown.push(
-      `::warning title=${escapeProperty('taskctl: more failures')}::${escapeData(`${what} not annotated (GitHub shows ${limit} error annotations per step)${where ? `. See: ${where}` : ''}`)}`,
+      `::warning title=${escapeProperty('taskctl: more failures')}::${escapeData(`${what} not annotated (GitHub shows ${limit} error annotations per step)${where ? see(where) : ''}`)}`,
     );
   }
   return shown;

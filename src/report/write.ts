@@ -2,7 +2,7 @@
  * `--report` for `show`, `wait` and `create --wait`: parse the specs (`junit=FILE`, `github`) when the flag is read, so a
  * typo fails before anything is created, and write the reports at the end. The builders load only when used.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, mkdirSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { ApiClient } from '../api/client.js';
@@ -50,39 +50,106 @@ export async function fetchWithItems(api: Pick<ApiClient, 'getTask'>, tasks: rea
   return full;
 }
 
-/** Writes every requested report for `tasks` (which should carry their items). */
+/**
+ * Checks every report file before anything is created, waited for or paid for (exit 2 naming the path): the file is not
+ * a directory and is writable, and its nearest existing ancestor is a writable directory (missing ones are created at
+ * the end). Call it first thing in `wait`, `show` and `create`.
+ */
+export function checkReportTargets(specs: readonly ReportSpec[] | undefined): void {
+  for (const spec of specs ?? []) if (spec.kind === 'junit') checkReportFile(spec.path);
+}
+
+function checkReportFile(path: string): void {
+  const refuse = (reason: string): never => {
+    throw new UsageError(`cannot write the report to ${path}: ${reason}`, 'Choose another --report junit=FILE.');
+  };
+  const file = statOrUndefined(path);
+  if (file?.isDirectory()) refuse('it is a directory');
+  if (file && !writable(path)) refuse('the file is not writable');
+  if (file) return;
+  let ancestor = dirname(path);
+  let stats = statOrUndefined(ancestor);
+  while (!stats) {
+    const parent = dirname(ancestor);
+    if (parent === ancestor) return refuse('no directory on its path exists');
+    ancestor = parent;
+    stats = statOrUndefined(ancestor);
+  }
+  if (!stats.isDirectory()) refuse(`${ancestor} is not a directory`);
+  if (!writable(ancestor)) refuse(`the directory ${ancestor} is not writable`);
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes every requested report for `tasks` (which should carry their items). A report that cannot be written now (disk
+ * full, directory removed since the check) is a warning: the outcome already happened and its exit code must stand.
+ */
 export async function writeReports(ctx: Context, specs: readonly ReportSpec[], tasks: readonly Task[]): Promise<void> {
   const junitPaths = [...new Set(specs.flatMap((spec) => (spec.kind === 'junit' ? [spec.path] : [])))];
   if (junitPaths.length > 0) {
     const { junitReport } = await import('./junit.js');
     const xml = ctx.redact(junitReport(tasks));
     for (const path of junitPaths) {
-      writeReportFile(path, (file) => {
+      const written = writeReportFile(ctx, path, (file) => {
         mkdirSync(dirname(file), { recursive: true });
         writeFileSync(file, xml);
       });
-      ctx.printer.info(`wrote the JUnit report to ${path}`);
+      if (written) ctx.printer.info(`wrote the JUnit report to ${path}`);
     }
   }
   if (specs.some((spec) => spec.kind === 'github')) {
     const { githubAnnotations, githubSummary } = await import('./github.js');
     const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
-    if (summaryFile) writeReportFile(summaryFile, (file) => appendFileSync(file, ctx.redact(githubSummary(tasks))));
+    if (summaryFile)
+      writeReportFile(ctx, summaryFile, (file) => {
+        appendFileSync(file, ctx.redact(githubSummary(tasks, { ephemeral: ctx.ephemeralSandbox })));
+      });
     else
       ctx.printer.warn(
         '--report github: GITHUB_STEP_SUMMARY is not set (not in GitHub Actions?), so there is no job summary; annotations only',
       );
     // Workflow commands go to stderr: the runner reads both streams for them, and stdout stays data.
-    const annotations = githubAnnotations(tasks);
+    const annotations = githubAnnotations(tasks, undefined, { ephemeral: ctx.ephemeralSandbox });
     if (annotations.length > 0) ctx.io.stderr.write(`${annotations.map(ctx.redact).join('\n')}\n`);
   }
 }
 
-function writeReportFile(path: string, write: (path: string) => void): void {
+function writeReportFile(ctx: Context, path: string, write: (path: string) => void): boolean {
   try {
     write(path);
+    return true;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`cannot write the report to ${path}: ${code}`, 'Check the path and its permissions.');
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    ctx.printer.warn(`could not write the report to ${path}: ${REASONS[reason] ?? reason}`);
+    return false;
   }
 }
+
+/** Plain words for the errors a report write meets; others are shown as their code. */
+const REASONS: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of its path is not a directory',
+  EEXIST: 'a part of its path is a file, not a directory',
+  ENOENT: 'its directory no longer exists',
+};

@@ -111,7 +111,8 @@ describe.skipIf(!hasTmux)('in a terminal', () => {
     screen.keys('C-c');
     const stopped = await poll(screen, (text) => /EXIT=\d+/.test(text));
     expect(stopped).toMatch(/EXIT=130/);
-    expect(stopped).toMatch(new RegExp(`error: interrupted\\nstill running: taskctl wait ${firstMatch?.[1] ?? ''}\\n`));
+    // A one-off --sandbox is gone with the command: the hint says so instead of `taskctl wait ID` (issue 14).
+    expect(stopped).toMatch(/error: interrupted\nThis --sandbox service ends with this command; run `taskctl sandbox`/);
     expect(stopped).not.toMatch(SPINNER_FRAME);
     expect(stopped).not.toMatch(/ETA/);
   });

@@ -45,7 +45,7 @@ describe('wait', () => {
     const id = await create(['a.com', 'fail-x.com']);
     const result = await world.run(['wait', String(id), ...FAST]);
     expect(result.code).toBe(11);
-    expect(result.stderr).toMatch(/1 failed items/);
+    expect(result.stderr).toMatch(/completed with 1 failed item: taskctl show/);
     const allowed = await world.run(['wait', String(id), ...FAST, '--allow-item-failures']);
     expect(allowed.code).toBe(0);
   });

@@ -92,6 +92,25 @@ describe('githubAnnotations', () => {
     );
   });
 
+  it('says "1 failed item" in the overflow warning (not "1 failed items")', () => {
+    const items = Array.from({ length: 3 }, (_, i): [string, string, string] => [`fail-${i}.com`, 'failed', 'x']);
+    const lines = githubAnnotations([task(7, 'completed', items)], 2);
+    expect(lines[2]).toMatch(/::1 failed item not annotated \(GitHub shows 2 error annotations per step\)/);
+  });
+
+  it('after a one-off --sandbox run, names no taskctl show command (that sandbox is gone)', () => {
+    const items = Array.from({ length: 4 }, (_, i): [string, string, string] => [`fail-${i}.com`, 'failed', 'x']);
+    const tasks = [task(2, 'failed', [], { error_message: 'task broke' }), task(7, 'completed', items)];
+    const lines = githubAnnotations(tasks, 2, { ephemeral: true });
+    expect(lines[0]).toBe('::error title=taskctl%3A task 2 failed (domain_check_availability)::task broke');
+    expect(lines[2]).toMatch(/::3 failed items not annotated \(GitHub shows 2 error annotations per step\)$/);
+    expect(lines.join('\n')).not.toMatch(/taskctl show/);
+    const many = Array.from({ length: 60 }, (_, i): [string, string, string] => [`fail-${i}.com`, 'failed', 'x']);
+    const markdown = githubSummary([task(8, 'completed', many)], { ephemeral: true });
+    expect(markdown).toContain('- … and 10 more\n');
+    expect(markdown).not.toMatch(/taskctl show/);
+  });
+
   it('escapes data and properties so server text cannot inject workflow commands', () => {
     expect(escapeData('50% done\r\n::set-env name=X::1')).toBe('50%25 done%0D%0A::set-env name=X::1');
     expect(escapeProperty('a:b,c')).toBe('a%3Ab%2Cc');

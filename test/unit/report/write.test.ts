@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -93,11 +93,57 @@ describe('writeReports', async () => {
     expect(memory.stderr.text()).toContain('::error ');
   });
 
-  it('names the file it cannot write, as a usage error', async () => {
+  it('warns, naming the file, when it cannot write it (the exit code stays the outcome)', async () => {
     dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
-    const { ctx } = fakeContext({});
-    await expect(writeReports(ctx, [{ kind: 'junit', path: dir }], [task])).rejects.toThrow(
-      new RegExp(`cannot write the report to ${dir}: EISDIR`),
-    );
+    const { memory, ctx } = fakeContext({});
+    await writeReports(ctx, [{ kind: 'junit', path: dir }], [task]);
+    expect(memory.stderr.text()).toBe(`warning: could not write the report to ${dir}: it is a directory\n`);
+  });
+});
+
+describe('checkReportTargets', async () => {
+  const { checkReportTargets } = await import('../../../src/report/write.js');
+  const check = (path: string) => () => {
+    checkReportTargets([{ kind: 'github' }, { kind: 'junit', path }]);
+  };
+
+  it('accepts a new file, an existing file, and missing directories under a directory', () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    writeFileSync(join(dir, 'old.xml'), '');
+    expect(check(join(dir, 'new.xml'))).not.toThrow();
+    expect(check(join(dir, 'old.xml'))).not.toThrow();
+    expect(check(join(dir, 'a', 'b', 'c.xml'))).not.toThrow();
+    expect(() => {
+      checkReportTargets(undefined);
+    }).not.toThrow();
+  });
+
+  it('refuses a directory, and a file on the way, as usage errors naming the path', () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    writeFileSync(join(dir, 'domains.txt'), '');
+    expect(check(dir)).toThrow(UsageError);
+    expect(check(dir)).toThrow(`cannot write the report to ${dir}: it is a directory`);
+    const under = join(dir, 'domains.txt', 'x', 'y.xml');
+    expect(check(under)).toThrow(`cannot write the report to ${under}: ${join(dir, 'domains.txt')} is not a directory`);
+  });
+});
+
+describe('checkReportTargets with a relative path', async () => {
+  const { checkReportTargets } = await import('../../../src/report/write.js');
+  it('names the path as the user wrote it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    writeFileSync(join(dir, 'domains.txt'), '');
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      expect(() => {
+        checkReportTargets([{ kind: 'junit', path: 'domains.txt/x.xml' }]);
+      }).toThrow('cannot write the report to domains.txt/x.xml: domains.txt is not a directory');
+      expect(() => {
+        checkReportTargets([{ kind: 'junit', path: 'x.xml' }]);
+      }).not.toThrow();
+    } finally {
+      process.chdir(cwd);
+    }
   });
 });

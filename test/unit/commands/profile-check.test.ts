@@ -1,0 +1,106 @@
+/**
+ * A profile that does not exist (issue 14): `--profile nope` and `TASKCTL_PROFILE=nope` are exit 2 naming the profiles
+ * that do, whatever the environment supplies; only the commands that create a profile (`auth login`, `config set`)
+ * accept a new name.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { API_KEY, BASE_URL, mockApi, runTaskctl, type RunOptions } from './harness.js';
+
+let home = '';
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'taskctl-profile-check-'));
+});
+afterEach(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+function writeConfig(profiles: Record<string, Record<string, string>>): void {
+  mkdirSync(join(home, 'config'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(home, 'config', 'config.json'), JSON.stringify({ profiles }), { mode: 0o600 });
+}
+const readConfig = () => JSON.parse(readFileSync(join(home, 'config', 'config.json'), 'utf8')) as unknown;
+const run = (argv: string[], options: RunOptions = {}) => runTaskctl(argv, { home, ...options });
+const balanceReply = { success: true, data: { balance: 5, currency: 'coins' } };
+
+describe('a profile that does not exist', () => {
+  it('--profile nope is exit 2 naming the profiles, even when the environment supplies a key and URL', async () => {
+    writeConfig({ default: { output: 'tsv' }, staging: { 'base-url': BASE_URL } });
+    const api = mockApi();
+    const result = await run(['--profile', 'nope', 'balance'], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'error: profile "nope" (from --profile) does not exist; the profiles are: default, staging\n' +
+        'Pick one of them, or create it: `taskctl --profile nope auth login`.\n',
+    );
+    expect(api.calls).toEqual([]);
+  });
+
+  it('with no profiles at all says so, and how to make one', async () => {
+    const result = await run(['--profile', 'nope', 'balance'], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'error: profile "nope" (from --profile) does not exist: no profiles yet\n' +
+        'Create one: `taskctl auth login --profile NAME`.\n',
+    );
+  });
+
+  it('TASKCTL_PROFILE=nope is exit 2 saying where the name came from', async () => {
+    writeConfig({ work: { 'base-url': BASE_URL } });
+    const api = mockApi();
+    const result = await run(['balance'], { api, env: { TASKCTL_PROFILE: 'nope' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'error: profile "nope" (from TASKCTL_PROFILE) does not exist; the profiles are: work\n',
+    );
+    expect(api.calls).toEqual([]);
+  });
+
+  it('is refused by auth status and config list too', async () => {
+    writeConfig({ work: { 'base-url': BASE_URL } });
+    for (const argv of [
+      ['auth', 'status'],
+      ['config', 'list'],
+      ['config', 'get', 'output'],
+      ['auth', 'logout'],
+    ]) {
+      const result = await run(['--profile', 'nope', ...argv]);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/profile "nope" \(from --profile\) does not exist/);
+    }
+  });
+
+  it('an existing profile, and the default one, work as before', async () => {
+    const api = mockApi();
+    api.reply('GET', '/balance', 200, balanceReply, { times: 3 });
+    expect((await run(['balance', '-o', 'tsv'], { api })).code).toBe(0);
+    expect((await run(['--profile', 'default', 'balance', '-o', 'tsv'], { api })).code).toBe(0);
+    writeConfig({ work: { output: 'tsv' } });
+    expect((await run(['--profile', 'work', 'balance'], { api })).stdout).toMatch(/^5\b/);
+  });
+});
+
+describe('commands that create a profile accept a new name', () => {
+  it('config set --profile new', async () => {
+    writeConfig({ work: { output: 'tsv' } });
+    const result = await run(['--profile', 'new', 'config', 'set', 'output', 'json']);
+    expect(result.stderr).not.toMatch(/error/);
+    expect(result.code).toBe(0);
+    expect(readConfig()).toMatchObject({ profiles: { new: { output: 'json' } } });
+  });
+
+  it('auth login --profile new (the flag after the subcommand, as the hint writes it)', async () => {
+    const api = mockApi();
+    api.reply('GET', '/balance', 200, balanceReply);
+    const result = await run(['auth', 'login', '--profile', 'new', '--with-key', '--base-url', BASE_URL], {
+      api,
+      env: { TASKCTL_API_KEY: undefined, TASKCTL_BASE_URL: undefined },
+      stdin: `${API_KEY}\n`,
+    });
+    expect(result.stderr).toMatch(/Logged in/);
+    expect(result.code).toBe(0);
+    expect(readConfig()).toMatchObject({ profiles: { new: { 'api-key': API_KEY } } });
+  });
+});
