@@ -7,7 +7,7 @@ import { columnsOption, pickColumns, wideOption } from '../output/columns.js';
 import { exportTaskItems, type ItemLike } from '../output/flatten.js';
 import type { Column } from '../output/printer.js';
 import { examples, type RunAction } from './help-text.js';
-import { reportOption, writeReports, type ReportSpec } from '../report/write.js';
+import { checkReportTargets, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { parseTaskId } from './task-id.js';
 
 export interface ShowOptions {
@@ -90,6 +90,7 @@ async function fetchTasks(ctx: Context, ids: readonly number[]): Promise<Task[]>
 }
 
 export async function runShow(ctx: Context, requested: readonly number[], options: ShowOptions): Promise<void> {
+  checkReportTargets(options.report);
   const ids = [...new Set(requested)];
   const tasks = await fetchTasks(ctx, ids);
   ctx.cache.rememberTasks(tasks);
