@@ -278,6 +278,9 @@ export class Context {
       trace: this.globals.verbose ? (line) => this.io.stderr.write(`${this.redact(line)}\n`) : undefined,
       env: this.env,
       dispatcher: this.dispatcher,
+      onWait: (_waitMs, message) => {
+        this.printer.info(message);
+      },
     });
     this.onCleanup(() => client.close());
     return client;

@@ -10,7 +10,14 @@ import { systemClock, type Clock } from '../core/time.js';
 import { neutralise } from '../output/sanitize.js';
 import { createRedactor, redactHeaders } from '../output/redact.js';
 import { isLoopbackHost } from './base-url.js';
-import { CONNECT_TIMEOUT_MS, GET_TIMEOUT_MS, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, POST_TIMEOUT_MS } from './constants.js';
+import {
+  CONNECT_TIMEOUT_MS,
+  GET_TIMEOUT_MS,
+  MAX_ATTEMPTS,
+  MAX_RESPONSE_BYTES,
+  POST_TIMEOUT_MS,
+  WAIT_NOTICE_MS,
+} from './constants.js';
 import { createDispatcher } from './dispatcher.js';
 import { endpointLabel } from './errors.js';
 import {
@@ -129,6 +136,11 @@ export interface ApiClientOptions {
   env?: Record<string, string | undefined>;
   /** The per-process limiter, shared between clients. Default: a new one on `clock`. */
   rateLimiter?: RateLimiter;
+  /**
+   * Hears, before it starts, of every wait longer than WAIT_NOTICE_MS (the rate-limit budget, a Retry-After), once per
+   * wait however many requests share it: `waiting 25s for the rate limit (100 requests/min)…`. Default: silence.
+   */
+  onWait?: (waitMs: number, message: string) => void;
 }
 
 export interface ApiClient {
@@ -246,6 +258,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const { signal } = options;
   const authHeader: Record<string, string> =
     options.authScheme === 'bearer' ? { Authorization: `Bearer ${apiKey}` } : { 'X-API-Key': apiKey };
+
+  /** When the last announced wait ends: requests waiting for the same moment share one notice. */
+  let announcedUntil = Number.NEGATIVE_INFINITY;
+  function announceWait(waitMs: number, what: string): void {
+    const until = clock.now() + waitMs;
+    // Reset times have whole-second resolution: waits ending within a second of the announced one are the same wait.
+    if (options.onWait === undefined || waitMs <= WAIT_NOTICE_MS || until <= announcedUntil + 1000) return;
+    announcedUntil = until;
+    options.onWait(waitMs, `waiting ${formatSeconds(waitMs)} ${what}…`);
+  }
+  const announceLimiterWait = (waitMs: number, reason: string) => {
+    announceWait(waitMs, `for ${reason}`);
+  };
 
   let serverOffsetMs: number | undefined;
   /** Each Date gives a lower bound of the offset (whole seconds, measured after the answer travelled): keep the best. */
@@ -366,7 +391,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     };
     for (let attempt = 1; ; attempt++) {
       const waitStart = clock.now();
-      await limiter.acquire(signal, deadline);
+      await limiter.acquire(signal, deadline, announceLimiterWait);
       const waited = clock.now() - waitStart;
       if (waited > 0) trace?.(`* waited ${formatSeconds(waited)} for the rate-limit budget`);
       let verdict;
@@ -390,6 +415,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw verdict.fail(`${suffix} (no time left to retry before the deadline)`);
       }
       trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
+      const rateLimited = verdict.failure === 'rate-limited';
+      announceWait(
+        waitMs,
+        rateLimited ? 'for the rate limit (the server asked to wait)' : `before trying again (${why})`,
+      );
       await clock.sleep(waitMs, signal);
     }
   }

@@ -19,3 +19,5 @@ export const POST_TIMEOUT_MS = 60_000;
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** Deeper JSON than this is a malformed response: no API object nests beyond a handful of levels. */
 export const MAX_JSON_DEPTH = 256;
+/** A wait (rate limit, Retry-After) longer than this is announced before it starts: silence past 2 s looks like a hang. */
+export const WAIT_NOTICE_MS = 2_000;
