@@ -27,11 +27,14 @@ import {
   type Failure,
   type JudgeContext,
   type Method,
+  type ResponseExchange,
   type ResponseHeaders,
 } from './judge.js';
+import { apiRequestPath } from './request-path.js';
 import { headerValue, parseRateLimit, RateLimiter } from './rate-limit.js';
 import { DEADLINE_CODE, errorCode, formatSeconds, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './retry.js';
 import {
+  AnyBodySchema,
   BalanceResponseSchema,
   CreateTaskResponseSchema,
   ServicesResponseSchema,
@@ -143,6 +146,23 @@ export interface ApiClientOptions {
   onWait?: (waitMs: number, message: string) => void;
 }
 
+/** What `request` answers: the final response as it came, and the error the command exits with when it failed. */
+export interface RawResponse {
+  status: number;
+  headers: ResponseHeaders;
+  /** The body, decoded as UTF-8 (a BOM dropped); never parsed or reshaped. */
+  text: string;
+  /** Set when the response is a failure by the client's rules (status, `success: false`, unreadable JSON, redirect). */
+  error: Error | undefined;
+}
+
+export interface RequestInit {
+  /** Query pairs, appended after any query already in the path; names may repeat. */
+  query?: ReadonlyArray<readonly [string, string]>;
+  /** A JSON body, sent as it is with `Content-Type: application/json` (the caller validates it). */
+  body?: string;
+}
+
 export interface ApiClient {
   /** GET /services. */
   listServices(): Promise<Service[]>;
@@ -157,6 +177,13 @@ export interface ApiClient {
   listTasks(q?: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id, with item results. */
   getTask(id: number): Promise<Task>;
+  /**
+   * `taskctl api`: any method and path under the base URL, with the same auth, limiter, deadline, body cap and retry
+   * rules (GET resent on blips; anything else only when never sent or after a 429). The path must be relative (see
+   * `apiRequestPath`; a copy of the base URL's own prefix is dropped). Resolves with the final response, a failed one
+   * included (with `error`); rejects only when no response came, or with a UsageError for a refused path.
+   */
+  request(method: Method, path: string, init?: RequestInit): Promise<RawResponse>;
   /** The normalised base URL it talks to (caches of server data are kept per base URL). */
   readonly baseUrl: string;
   /** The limiter this client paces with (`auth status` shows its snapshot). */
@@ -221,7 +248,13 @@ interface RequestSpec<T> {
   path: string;
   query?: Record<string, number | undefined>;
   body?: unknown;
+  /** A body already serialised (`taskctl api --input`): sent byte for byte instead of `body`. */
+  bodyText?: string;
   schema: z.ZodType<T>;
+  /** `taskctl api`: see JudgeContext.raw. */
+  raw?: boolean;
+  /** Receives each attempt's response (undefined after a transport failure), so `request` can return the last one. */
+  seen?: { last?: ResponseExchange };
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -249,8 +282,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         sink(neutralise(scrub(line)));
       }
     : undefined;
+  // Anything but a GET may store or change things before answering: it gets the create's longer timeout.
   const timeoutFor = (method: Method) =>
-    options.requestTimeoutMs ?? (method === 'POST' ? POST_TIMEOUT_MS : GET_TIMEOUT_MS);
+    options.requestTimeoutMs ?? (method === 'GET' ? GET_TIMEOUT_MS : POST_TIMEOUT_MS);
   const connectTimeoutMs = Math.min(CONNECT_TIMEOUT_MS, options.requestTimeoutMs ?? CONNECT_TIMEOUT_MS);
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =
@@ -294,7 +328,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     for (const [name, value] of Object.entries(spec.query ?? {}))
       if (value !== undefined) search.set(name, String(value));
     const path = `${basePath}${spec.path}${search.size > 0 ? `?${search.toString()}` : ''}`;
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const body = spec.bodyText ?? (spec.body === undefined ? undefined : JSON.stringify(spec.body));
     const headers: Record<string, string> = {
       'User-Agent': options.userAgent,
       Accept: 'application/json',
@@ -385,6 +419,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       origin,
       loopback: isLoopbackHost(base.hostname),
       timeoutMs: timeoutFor(spec.method),
+      raw: spec.raw,
       scrub,
       now: () => clock.now(),
       random,
@@ -397,6 +432,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       let verdict;
       try {
         const ex = await exchange(spec, attempt, deadline);
+        if (spec.seen) spec.seen.last = ex.kind === 'response' ? ex : undefined;
         verdict =
           ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
         // The limiter learns from every answer in this one place: the budget headers, and a 429's "not before".
@@ -450,6 +486,28 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           throw new UsageError(`invalid task id "${id}"`, 'Task ids are whole numbers, as `taskctl list` shows them.');
         }
         return (await call({ method: 'GET', path: `/tasks/${id}`, schema: TaskResponseSchema }, deadline)).data;
+      },
+      async request(method, path, init = {}) {
+        let target = apiRequestPath(path);
+        // A path copied with the base URL's own prefix (`/api/v1/balance`, as --verbose shows it) means the same path.
+        if (basePath !== '' && target.startsWith(`${basePath}/`)) target = target.slice(basePath.length);
+        const search = new URLSearchParams(
+          init.query?.map(([name, value]): [string, string] => [name, value]),
+        ).toString();
+        if (search !== '') target += `${target.includes('?') ? '&' : '?'}${search}`;
+        const seen: { last?: ResponseExchange } = {};
+        const spec = { method, path: target, bodyText: init.body, schema: AnyBodySchema, raw: true, seen };
+        let error: Error | undefined;
+        try {
+          await call(spec, deadline);
+        } catch (thrown) {
+          // Without a response (a transport failure, a refused path, Ctrl-C) there is nothing to show: rethrow.
+          if (seen.last === undefined || signal?.aborted || !(thrown instanceof Error)) throw thrown;
+          error = thrown;
+        }
+        const last = seen.last;
+        if (last === undefined) throw new Error('request: an answer was accepted without a response');
+        return { status: last.status, headers: last.headers, text: last.text, error };
       },
       withDeadline(next) {
         return view(next, false);

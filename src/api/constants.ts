@@ -3,6 +3,9 @@
 /** The version prefix every endpoint lives under (api-spec.md section 9). */
 export const API_PREFIX = '/api/v1';
 
+/** The methods `taskctl api` sends; only GET is ever resent after it may have reached the server. */
+export const REQUEST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
 /** Attempts per request, the first one included. */
 export const MAX_ATTEMPTS = 4;
 /** TCP + TLS connection setup (capped by `--request-timeout`). */
