@@ -66,13 +66,16 @@ export function registerApi(program: Command, run: RunAction): void {
       `${examples([
         'taskctl api /balance',
         'taskctl api /tasks -f page=2 -f per_page=5',
-        'taskctl api POST /tasks -f service=domain_check_availability -f "items[]=example.com" -f "items[]=fail-x.com"',
+        'taskctl api POST /tasks -f service=domain_check_availability \\',
+        '    -f "items[]=example.com" -f "items[]=fail-x.com"',
         'taskctl api POST /tasks --input body.json',
         'taskctl api -i /tasks/42',
         'taskctl api /tasks/42 | jq .data.status',
       ])}
-Only GET requests are retried after they may have reached the server; other methods are resent only when they were
-never sent, or after a 429. The exit code is mapped like every other command's (404 → 5, 401 → 4, 429 → 7, 5xx → 8).
+Only a GET is retried once it may have reached the server; other methods
+are resent only when never sent, or after a 429. Exit codes as for every
+command (404 → 5, 401 → 4, 429 → 7, 5xx → 8, unknown 4xx → 12); the body
+is printed either way.
 `,
     )
     .action((first: string, second: string | undefined, options: ApiCommandOptions, command: Command) =>
@@ -81,8 +84,13 @@ never sent, or after a 429. The exit code is mapped like every other command's (
 }
 
 function parseMethod(first: string, second: string | undefined): { method: Method; path: string } {
-  if (second === undefined) return { method: 'GET', path: first };
   const method = REQUEST_METHODS.find((m) => m === first.toUpperCase());
+  if (second === undefined) {
+    // `taskctl api POST` with the path forgotten must not become GET /POST.
+    if (method !== undefined)
+      throw new UsageError(`no path given after ${method}`, `e.g. taskctl api ${method} /tasks`);
+    return { method: 'GET', path: first };
+  }
   if (method === undefined) {
     throw new UsageError(`unknown method "${first}"`, `Use one of ${REQUEST_METHODS.join(', ')}.`);
   }

@@ -228,6 +228,8 @@ describe('taskctl api: refusals before anything is sent (exit 2)', () => {
     [['api', '/../__sandbox/state']],
     [['api', 'GET', '/tasks/%2e%2e/%2e%2e/__sandbox/state']],
     [['api', 'FETCH', '/balance']],
+    [['api', 'POST']],
+    [['api', 'delete']],
     [['api', '/balance', '--input', 'x.json']],
     [['api', 'DELETE', '/tasks/1', '--input', 'x.json']],
     [['api', '/tasks', '-f', 'novalue']],
