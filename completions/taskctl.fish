@@ -23,6 +23,8 @@ function __taskctl_resolve
             echo 'wait'
         case '|watch'
             echo 'watch'
+        case '|api'
+            echo 'api'
         case '|auth'
             echo 'auth'
         case '|config'
@@ -69,7 +71,7 @@ end
 # $argv = command path, flag: succeeds when the flag takes a value there.
 function __taskctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'show|--items-status' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+        case 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'show|--items-status' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
             return 0
     end
     return 1
@@ -162,6 +164,7 @@ complete -c taskctl -n '__taskctl_is \'\'' -a 'get' -d 'show one task with its i
 complete -c taskctl -n '__taskctl_is \'\'' -a 'create' -d 'create a task: a service plus items from arguments, files (-f) or piped stdin'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'wait' -d 'block until tasks finish; the exit code tells how they ended'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'watch' -d 'stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'api' -d 'send a request to any path under the base URL and print the response body'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'auth' -d 'store, inspect and remove the API key'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'config' -d 'read and write settings in the config file (per profile)'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'webhook' -d 'receive the service\'s webhook events locally, or send a test event'
@@ -206,6 +209,10 @@ complete -c taskctl -n '__taskctl_is \'watch\'' -l follow -d 'with no ids: keep 
 complete -c taskctl -n '__taskctl_is \'watch\'' -l interval -x -d 'first poll interval; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'watch\'' -l timeout -x -d 'stop after this long (exit 124); 0 = never'
 complete -c taskctl -n '__taskctl_arg \'watch\' 0 +' -x -a '(__taskctl_dynamic tasks)'
+complete -c taskctl -n '__taskctl_is \'api\'' -s f -l raw-field -x -d 'a string field: query for GET/DELETE, JSON body for POST/PUT/PATCH; key[] appends to a list; repeatable'
+complete -c taskctl -n '__taskctl_is \'api\'' -s F -l field -x -d 'a typed field: numbers, true, false and null as JSON, @file (or @-) for a file’s text; repeatable'
+complete -c taskctl -n '__taskctl_is \'api\'' -l input -r -F -d 'JSON request body from a file (- = stdin), checked before sending; fields go to the query'
+complete -c taskctl -n '__taskctl_is \'api\'' -s i -l include -d 'print the HTTP status line and response headers (secrets redacted) before the body'
 complete -c taskctl -n '__taskctl_is \'auth\'' -a 'login' -d 'verify an API key with GET /balance and save it (with the base URL) in the profile'
 complete -c taskctl -n '__taskctl_is \'auth\'' -a 'status' -d 'show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget'
 complete -c taskctl -n '__taskctl_is \'auth\'' -a 'logout' -d 'remove the profile\'s stored API key'
@@ -247,4 +254,4 @@ complete -c taskctl -n '__taskctl_is \'sandbox\'' -l seed -x -d 'seed for determ
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l state -r -F -d 'persist and reload tasks, balance and keys in this JSON file'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l dialect -x -d 'answer in a variant of the API the spec allows (repeatable; \'all\' for every one, \'list\' to see them)'
 complete -c taskctl -n '__taskctl_arg \'completion\' 0' -x -a 'bash zsh fish'
-complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create wait watch auth config webhook sandbox completion'
+complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create wait watch api auth config webhook sandbox completion'
