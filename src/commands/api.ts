@@ -136,7 +136,11 @@ async function fieldValue(field: Field, value: string, read: ReturnType<typeof f
   if (value === 'true') return true;
   if (value === 'false') return false;
   if (value === 'null') return null;
-  if (JSON_NUMBER.test(value) && Number.isFinite(Number(value))) return Number(value);
+  if (JSON_NUMBER.test(value) && Number.isFinite(Number(value))) {
+    // An id past 2^53 would silently change as a JS number: keep it as the text the user wrote.
+    const whole = /^-?\d+$/.test(value);
+    return whole && !Number.isSafeInteger(Number(value)) ? value : Number(value);
+  }
   if (value.startsWith('@')) return read(value.slice(1), `-F ${field.text.slice(0, field.text.indexOf('='))}=@`);
   return value;
 }
