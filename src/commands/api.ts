@@ -131,7 +131,10 @@ function fileReader(ctx: Context) {
 /** A JSON number as JSON writes it: `-f` keeps `007` and `1e3` as text, `-F` types only what JSON would. */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-async function fieldValue(field: Field, value: string, read: ReturnType<typeof fileReader>): Promise<unknown> {
+/** What a field can hold: `-f` always a string, `-F` also a JSON scalar. */
+type FieldValue = string | number | boolean | null;
+
+async function fieldValue(field: Field, value: string, read: ReturnType<typeof fileReader>): Promise<FieldValue> {
   if (!field.typed) return value;
   if (value === 'true') return true;
   if (value === 'false') return false;
@@ -148,7 +151,7 @@ async function fieldValue(field: Field, value: string, read: ReturnType<typeof f
 /** The fields in command-line order, typed, as [key, value] pairs. */
 async function readFields(options: ApiCommandOptions, read: ReturnType<typeof fileReader>) {
   const fields = [...(options.rawField ?? []), ...(options.field ?? [])].sort((a, b) => a.seq - b.seq);
-  const pairs: Array<[string, unknown]> = [];
+  const pairs: Array<[string, FieldValue]> = [];
   for (const field of fields) {
     const at = field.text.indexOf('=');
     pairs.push([field.text.slice(0, at), await fieldValue(field, field.text.slice(at + 1), read)]);
@@ -156,10 +159,10 @@ async function readFields(options: ApiCommandOptions, read: ReturnType<typeof fi
   return pairs;
 }
 
-const queryText = (value: unknown): string => (value === null ? '' : String(value));
+const queryText = (value: FieldValue): string => (value === null ? '' : String(value));
 
 /** Fields as a JSON object: `key[]` builds a list; a plain key given twice is refused (it is ambiguous). */
-function bodyFromFields(pairs: ReadonlyArray<[string, unknown]>): string {
+function bodyFromFields(pairs: ReadonlyArray<[string, FieldValue]>): string {
   const body = new Map<string, unknown>();
   for (const [rawKey, value] of pairs) {
     const list = rawKey.endsWith('[]');
