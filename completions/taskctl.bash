@@ -6,7 +6,7 @@
 # $1 = command path: sets __taskctl_r to its subcommands and their aliases.
 __taskctl_subcommands() {
   case $1 in
-    '') __taskctl_r='services balance list ls show get create wait watch auth config webhook sandbox completion help' ;;
+    '') __taskctl_r='services balance list ls show get create wait watch api auth config webhook sandbox completion help' ;;
     'auth') __taskctl_r='login status logout help' ;;
     'config') __taskctl_r='get set unset list path help' ;;
     'webhook') __taskctl_r='listen simulate help' ;;
@@ -26,6 +26,7 @@ __taskctl_resolve() {
     '|create') __taskctl_r='create' ;;
     '|wait') __taskctl_r='wait' ;;
     '|watch') __taskctl_r='watch' ;;
+    '|api') __taskctl_r='api' ;;
     '|auth') __taskctl_r='auth' ;;
     '|config') __taskctl_r='config' ;;
     '|webhook') __taskctl_r='webhook' ;;
@@ -59,6 +60,7 @@ __taskctl_options() {
     'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --max-cost -y --yes --chunk-size --reuse-window --wait --interval --timeout --any --until --allow-item-failures --report' ;;
     'wait') __taskctl_r='--interval --timeout --any --until --allow-item-failures --report' ;;
     'watch') __taskctl_r='--follow --interval --timeout' ;;
+    'api') __taskctl_r='-f --raw-field -F --field --input -i --include' ;;
     'auth login') __taskctl_r='--with-key' ;;
     'webhook listen') __taskctl_r='--port --host --path --forward-to --exec' ;;
     'webhook simulate') __taskctl_r='--event --to' ;;
@@ -101,6 +103,11 @@ __taskctl_value() {
     'wait|--report') __taskctl_kind=report ;;
     'watch|--interval') __taskctl_kind=none ;;
     'watch|--timeout') __taskctl_kind=none ;;
+    'api|-f') __taskctl_kind=none ;;
+    'api|--raw-field') __taskctl_kind=none ;;
+    'api|-F') __taskctl_kind=none ;;
+    'api|--field') __taskctl_kind=none ;;
+    'api|--input') __taskctl_kind=file ;;
     'webhook listen|--port') __taskctl_kind=none ;;
     'webhook listen|--host') __taskctl_kind=none ;;
     'webhook listen|--path') __taskctl_kind=none ;;
@@ -147,7 +154,7 @@ __taskctl_argument() {
     'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
     'webhook help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='listen simulate'; fi ;;
     'completion') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='bash zsh fish'; fi ;;
-    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create wait watch auth config webhook sandbox completion'; fi ;;
+    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create wait watch api auth config webhook sandbox completion'; fi ;;
   esac
   [[ -n $__taskctl_kind ]]
 }

@@ -304,6 +304,9 @@ export class Context {
       ...(verbose && { trace: (line: string) => this.io.stderr.write(`${this.redact(line)}\n`) }),
       env: this.env,
       ...(this.dispatcher && { dispatcher: this.dispatcher }),
+      onWait: (_waitMs, message) => {
+        this.printer.info(message);
+      },
     });
     this.onCleanup(() => client.close());
     return client;

@@ -10,7 +10,14 @@ import { systemClock, type Clock } from '../core/time.js';
 import { neutralise } from '../output/sanitize.js';
 import { createRedactor, redactHeaders } from '../output/redact.js';
 import { isLoopbackHost } from './base-url.js';
-import { CONNECT_TIMEOUT_MS, GET_TIMEOUT_MS, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, POST_TIMEOUT_MS } from './constants.js';
+import {
+  CONNECT_TIMEOUT_MS,
+  GET_TIMEOUT_MS,
+  MAX_ATTEMPTS,
+  MAX_RESPONSE_BYTES,
+  POST_TIMEOUT_MS,
+  WAIT_NOTICE_MS,
+} from './constants.js';
 import { createDispatcher } from './dispatcher.js';
 import { endpointLabel } from './errors.js';
 import {
@@ -20,11 +27,14 @@ import {
   type Failure,
   type JudgeContext,
   type Method,
+  type ResponseExchange,
   type ResponseHeaders,
 } from './judge.js';
+import { apiRequestPath } from './request-path.js';
 import { headerValue, parseRateLimit, RateLimiter } from './rate-limit.js';
 import { DEADLINE_CODE, errorCode, formatSeconds, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './retry.js';
 import {
+  AnyBodySchema,
   BalanceResponseSchema,
   CreateTaskResponseSchema,
   ServicesResponseSchema,
@@ -129,6 +139,28 @@ export interface ApiClientOptions {
   env?: Record<string, string | undefined>;
   /** The per-process limiter, shared between clients. Default: a new one on `clock`. */
   rateLimiter?: RateLimiter;
+  /**
+   * Hears, before it starts, of every wait longer than WAIT_NOTICE_MS (the rate-limit budget, a Retry-After), once per
+   * wait however many requests share it: `waiting 25s for the rate limit (100 requests/min)…`. Default: silence.
+   */
+  onWait?: (waitMs: number, message: string) => void;
+}
+
+/** What `request` answers: the final response as it came, and the error the command exits with when it failed. */
+export interface RawResponse {
+  status: number;
+  headers: ResponseHeaders;
+  /** The body, decoded as UTF-8 (a BOM dropped); never parsed or reshaped. */
+  text: string;
+  /** Set when the response is a failure by the client's rules (status, `success: false`, unreadable JSON, redirect). */
+  error: Error | undefined;
+}
+
+export interface RequestInit {
+  /** Query pairs, appended after any query already in the path; names may repeat. */
+  query?: ReadonlyArray<readonly [string, string]>;
+  /** A JSON body, sent as it is with `Content-Type: application/json` (the caller validates it). */
+  body?: string;
 }
 
 export interface ApiClient {
@@ -145,6 +177,13 @@ export interface ApiClient {
   listTasks(q?: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id, with item results. */
   getTask(id: number): Promise<Task>;
+  /**
+   * `taskctl api`: any method and path under the base URL, with the same auth, limiter, deadline, body cap and retry
+   * rules (GET resent on blips; anything else only when never sent or after a 429). The path must be relative (see
+   * `apiRequestPath`; a copy of the base URL's own prefix is dropped). Resolves with the final response, a failed one
+   * included (with `error`); rejects only when no response came, or with a UsageError for a refused path.
+   */
+  request(method: Method, path: string, init?: RequestInit): Promise<RawResponse>;
   /** The normalised base URL it talks to (caches of server data are kept per base URL). */
   readonly baseUrl: string;
   /** The limiter this client paces with (`auth status` shows its snapshot). */
@@ -209,7 +248,13 @@ interface RequestSpec<T> {
   path: string;
   query?: Record<string, number | undefined>;
   body?: unknown;
+  /** A body already serialised (`taskctl api --input`): sent byte for byte instead of `body`. */
+  bodyText?: string;
   schema: z.ZodType<T>;
+  /** `taskctl api`: see JudgeContext.raw. */
+  raw?: boolean;
+  /** Receives each attempt's response (undefined after a transport failure), so `request` can return the last one. */
+  seen?: { last?: ResponseExchange };
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -237,8 +282,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         sink(neutralise(scrub(line)));
       }
     : undefined;
+  // Anything but a GET may store or change things before answering: it gets the create's longer timeout.
   const timeoutFor = (method: Method) =>
-    options.requestTimeoutMs ?? (method === 'POST' ? POST_TIMEOUT_MS : GET_TIMEOUT_MS);
+    options.requestTimeoutMs ?? (method === 'GET' ? GET_TIMEOUT_MS : POST_TIMEOUT_MS);
   const connectTimeoutMs = Math.min(CONNECT_TIMEOUT_MS, options.requestTimeoutMs ?? CONNECT_TIMEOUT_MS);
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =
@@ -246,6 +292,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const { signal } = options;
   const authHeader: Record<string, string> =
     options.authScheme === 'bearer' ? { Authorization: `Bearer ${apiKey}` } : { 'X-API-Key': apiKey };
+
+  /** When the last announced wait ends: requests waiting for the same moment share one notice. */
+  let announcedUntil = Number.NEGATIVE_INFINITY;
+  function announceWait(waitMs: number, what: string): void {
+    const until = clock.now() + waitMs;
+    // Reset times have whole-second resolution: waits ending within a second of the announced one are the same wait.
+    if (options.onWait === undefined || waitMs <= WAIT_NOTICE_MS || until <= announcedUntil + 1000) return;
+    announcedUntil = until;
+    options.onWait(waitMs, `waiting ${formatSeconds(waitMs)} ${what}…`);
+  }
+  const announceLimiterWait = (waitMs: number, reason: string) => {
+    announceWait(waitMs, `for ${reason}`);
+  };
 
   let serverOffsetMs: number | undefined;
   /** Each Date gives a lower bound of the offset (whole seconds, measured after the answer travelled): keep the best. */
@@ -269,7 +328,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     for (const [name, value] of Object.entries(spec.query ?? {}))
       if (value !== undefined) search.set(name, String(value));
     const path = `${basePath}${spec.path}${search.size > 0 ? `?${search.toString()}` : ''}`;
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const body = spec.bodyText ?? (spec.body === undefined ? undefined : JSON.stringify(spec.body));
     const headers: Record<string, string> = {
       'User-Agent': options.userAgent,
       Accept: 'application/json',
@@ -360,18 +419,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       origin,
       loopback: isLoopbackHost(base.hostname),
       timeoutMs: timeoutFor(spec.method),
+      raw: spec.raw,
       scrub,
       now: () => clock.now(),
       random,
     };
     for (let attempt = 1; ; attempt++) {
       const waitStart = clock.now();
-      await limiter.acquire(signal, deadline);
+      await limiter.acquire(signal, deadline, announceLimiterWait);
       const waited = clock.now() - waitStart;
       if (waited > 0) trace?.(`* waited ${formatSeconds(waited)} for the rate-limit budget`);
       let verdict;
       try {
         const ex = await exchange(spec, attempt, deadline);
+        if (spec.seen) spec.seen.last = ex.kind === 'response' ? ex : undefined;
         verdict =
           ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
         // The limiter learns from every answer in this one place: the budget headers, and a 429's "not before".
@@ -390,6 +451,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw verdict.fail(`${suffix} (no time left to retry before the deadline)`);
       }
       trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
+      const rateLimited = verdict.failure === 'rate-limited';
+      announceWait(
+        waitMs,
+        rateLimited ? 'for the rate limit (the server asked to wait)' : `before trying again (${why})`,
+      );
       await clock.sleep(waitMs, signal);
     }
   }
@@ -420,6 +486,28 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           throw new UsageError(`invalid task id "${id}"`, 'Task ids are whole numbers, as `taskctl list` shows them.');
         }
         return (await call({ method: 'GET', path: `/tasks/${id}`, schema: TaskResponseSchema }, deadline)).data;
+      },
+      async request(method, path, init = {}) {
+        let target = apiRequestPath(path);
+        // A path copied with the base URL's own prefix (`/api/v1/balance`, as --verbose shows it) means the same path.
+        if (basePath !== '' && target.startsWith(`${basePath}/`)) target = target.slice(basePath.length);
+        const search = new URLSearchParams(
+          init.query?.map(([name, value]): [string, string] => [name, value]),
+        ).toString();
+        if (search !== '') target += `${target.includes('?') ? '&' : '?'}${search}`;
+        const seen: { last?: ResponseExchange } = {};
+        const spec = { method, path: target, bodyText: init.body, schema: AnyBodySchema, raw: true, seen };
+        let error: Error | undefined;
+        try {
+          await call(spec, deadline);
+        } catch (thrown) {
+          // Without a response (a transport failure, a refused path, Ctrl-C) there is nothing to show: rethrow.
+          if (seen.last === undefined || signal?.aborted || !(thrown instanceof Error)) throw thrown;
+          error = thrown;
+        }
+        const last = seen.last;
+        if (last === undefined) throw new Error('request: an answer was accepted without a response');
+        return { status: last.status, headers: last.headers, text: last.text, error };
       },
       withDeadline(next) {
         return view(next, false);

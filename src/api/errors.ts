@@ -226,6 +226,19 @@ export function redirectError(endpoint: string, status: number, location: string
 }
 
 /**
+ * A `taskctl api` request other than GET failed after it may have reached the server: it is not resent (exit 8), and
+ * the message says it may have taken effect. (A create through `taskctl create` is reconciled instead.)
+ */
+export function outcomeUnknownError(message: string, cause: unknown): UnavailableError {
+  const error = new UnavailableError(
+    `${message}; the request may have been carried out`,
+    'It was not sent again: check its effect before repeating it.',
+  );
+  error.cause = cause;
+  return error;
+}
+
+/**
  * POST /tasks failed after the request may have reached the server: a task may exist. Internal: the create command
  * catches it and reconciles; if it escapes, it is an exit-8 error telling the user to check.
  */

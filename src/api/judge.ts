@@ -4,9 +4,9 @@
  * does the I/O and updates the rate limiter.
  */
 import type { z } from 'zod';
-import { UnavailableError } from '../errors.js';
 import type { Redactor } from '../output/redact.js';
-import { MAX_RESPONSE_BYTES } from './constants.js';
+import { CliError, UnavailableError } from '../errors.js';
+import { MAX_RESPONSE_BYTES, type REQUEST_METHODS } from './constants.js';
 import {
   AmbiguousCreateError,
   apiError,
@@ -16,6 +16,7 @@ import {
   malformedResponseError,
   nonJsonDetail,
   nonJsonResponseError,
+  outcomeUnknownError,
   redirectError,
   requestLabel,
   type UnreadableReason,
@@ -38,7 +39,8 @@ import {
 } from './retry.js';
 import { ErrorResponseSchema, type ApiErrorBody } from './schemas.js';
 
-export type Method = 'GET' | 'POST';
+/** GET is idempotent and may be resent; every other method is treated like a create (never resent once it may have arrived). */
+export type Method = (typeof REQUEST_METHODS)[number];
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 /** A full response to one attempt. */
@@ -106,6 +108,11 @@ export interface JudgeContext {
   origin: string;
   /** True when `origin` is a loopback host (changes a hint). */
   loopback: boolean;
+  /**
+   * `taskctl api`: any 2xx body is the answer (text, empty, JSON of any shape) unless it is declared JSON and does not
+   * parse; an outcome in doubt is reported as such (exit 8), since there is no create to reconcile. Default false.
+   */
+  raw?: boolean;
   /** The whole-request timeout of this request, for messages. */
   timeoutMs: number;
   /** Scrubs the API key from server text. */
@@ -192,10 +199,12 @@ export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt:
     return { ...base, failure: 'deadline', fail: (suffix) => networkError(ctx, ex, suffix) };
   }
   const neverSent = NEVER_SENT_CODES.has(code);
-  if (ctx.method === 'POST' && !neverSent) {
+  if (ctx.method !== 'GET' && !neverSent) {
     const what = code === TOO_LARGE_CODE ? 'the answer was too large to read' : plainWords(code);
     const detail = ex.status !== undefined ? `${what} while reading the HTTP ${ex.status} response` : what;
-    const fail = () => new AmbiguousCreateError(detail, { cause: ex.error, sentAtMs: ex.sentAtMs, status: ex.status });
+    const fail = ctx.raw
+      ? () => outcomeUnknownError(`${requestLabel(ctx.endpoint)}: ${detail}`, ex.error)
+      : () => new AmbiguousCreateError(detail, { cause: ex.error, sentAtMs: ex.sentAtMs, status: ex.status });
     return { ...base, failure: 'ambiguous', fail };
   }
   const fail = (suffix: string) => networkError(ctx, ex, suffix);
@@ -206,9 +215,23 @@ export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt:
   return { ...base, failure: 'unknown-transport', fail };
 }
 
-function ambiguous<T>(detail: string, cause: unknown, ex: ResponseExchange, waitMs: number): Verdict<T> {
-  const fail = () => new AmbiguousCreateError(detail, { cause, sentAtMs: ex.sentAtMs, status: ex.status });
+/** An answer that leaves a non-GET request's outcome in doubt: never resent. `cause` is the error as a GET would see it. */
+function ambiguous<T>(
+  ctx: JudgeContext,
+  detail: string,
+  cause: CliError,
+  ex: ResponseExchange,
+  waitMs: number,
+): Verdict<T> {
+  const fail = ctx.raw
+    ? () => outcomeUnknownError(cause.message, cause)
+    : () => new AmbiguousCreateError(detail, { cause, sentAtMs: ex.sentAtMs, status: ex.status });
   return { ok: false, failure: 'ambiguous', fail, waitMs, why: detail };
+}
+
+/** `taskctl api` shows any 2xx body, except one that claims to be JSON and is cut off or is not JSON. */
+function rawBodyAcceptable(why: UnreadableReason, contentType: string | undefined): boolean {
+  return why === 'empty' || why === 'too deep' || !/json/i.test(contentType ?? '');
 }
 
 /** `truncated` when the text is the start of a JSON document that stops early, else the parser's reason. */
@@ -233,7 +256,8 @@ export function judgeResponse<T>(
   attempt: number,
 ): Verdict<T> {
   const { status, headers } = ex;
-  const isCreate = ctx.method === 'POST';
+  // Anything but a GET may have acted on the server: an answer in doubt must not lead to sending it again.
+  const isCreate = ctx.method !== 'GET';
   const contentType = headerValue(headers, 'content-type');
   const backoff = backoffAfter(ctx, attempt);
   const why = `HTTP ${status}`;
@@ -256,16 +280,17 @@ export function judgeResponse<T>(
   // A 2xx carrying `success: false` is a failure all the same.
   const saysFailure = json.ok && (json.value as { success?: unknown } | null)?.success === false;
   if (status >= 200 && status < 300 && !saysFailure) {
-    if (unreadable !== undefined) {
+    if (unreadable !== undefined && !(ctx.raw === true && rawBodyAcceptable(unreadable, contentType))) {
       const error = nonJsonResponseError(ctx.endpoint, status, contentType, unreadable);
       // The server answered a create but we cannot read it: a task may well exist.
-      if (isCreate) return ambiguous(nonJsonDetail(status, contentType, unreadable), error, ex, backoff);
+      if (isCreate) return ambiguous(ctx, nonJsonDetail(status, contentType, unreadable), error, ex, backoff);
       return { ok: false, failure: 'unreadable', fail: () => error, waitMs: backoff, why };
     }
     const parsed = schema.safeParse(json.ok ? json.value : undefined);
     if (parsed.success) return { ok: true, value: parsed.data };
     const error = malformedResponseError(ctx.endpoint, parsed.error.issues);
-    if (isCreate) return ambiguous(`unexpected response: ${describeIssue(parsed.error.issues)}`, error, ex, backoff);
+    if (isCreate)
+      return ambiguous(ctx, `unexpected response: ${describeIssue(parsed.error.issues)}`, error, ex, backoff);
     return { ok: false, failure: 'unreadable', fail: () => error, waitMs: backoff, why };
   }
 
@@ -293,7 +318,7 @@ export function judgeResponse<T>(
 
   if (isServerFault(status, body?.code)) {
     const faultWhy = body?.code === 'internal_error' ? `HTTP ${status}, internal_error` : why;
-    if (isCreate) return ambiguous(faultWhy, fail(''), ex, backoff);
+    if (isCreate) return ambiguous(ctx, faultWhy, fail(''), ex, backoff);
     const waitMs = parseRetryAfter(headerValue(headers, 'retry-after'), now, date) ?? backoff;
     return { ok: false, failure: 'server-fault', fail, waitMs, why: faultWhy };
   }

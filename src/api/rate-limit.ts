@@ -90,6 +90,9 @@ export interface RateLimitSnapshot extends RateLimitInfo {
   source: 'server' | 'assumed';
 }
 
+/** Hears of a wait before it starts: how long, and what for (`the rate limit (100 requests/min)`). */
+export type WaitListener = (waitMs: number, reason: string) => void;
+
 export interface RateLimiterOptions {
   /** Time source. Default: `systemClock`. */
   clock?: Clock;
@@ -143,14 +146,14 @@ export class RateLimiter {
 
   /**
    * Waits until a request may be sent, then counts it. Throws the signal's reason when aborted, and `RateLimitError`
-   * when the wait would end after `deadline` (epoch ms).
+   * when the wait would end after `deadline` (epoch ms). `onWait` hears of each wait before it starts, with its reason.
    */
-  async acquire(signal?: AbortSignal, deadline?: number): Promise<void> {
+  async acquire(signal?: AbortSignal, deadline?: number, onWait?: WaitListener): Promise<void> {
     for (;;) {
       signal?.throwIfAborted();
       const now = this.#clock.now();
       if (now < this.#blockedUntilMs) {
-        await this.#sleepUntil(this.#blockedUntilMs, now, signal, deadline);
+        await this.#sleepUntil(this.#blockedUntilMs, now, signal, deadline, onWait, 'the server asked to wait');
         continue;
       }
       // Until a server has stated its budget, probe with one request at a time.
@@ -164,7 +167,8 @@ export class RateLimiter {
         this.#inFlight += 1;
         return;
       }
-      await this.#sleepUntil(window.resetAtMs + this.#resetMarginMs, now, signal, deadline);
+      const why = `${window.limit} requests/min`;
+      await this.#sleepUntil(window.resetAtMs + this.#resetMarginMs, now, signal, deadline, onWait, why);
     }
   }
 
@@ -254,6 +258,8 @@ export class RateLimiter {
     now: number,
     signal: AbortSignal | undefined,
     deadline: number | undefined,
+    onWait: WaitListener | undefined,
+    why: string,
   ): Promise<void> {
     const waitMs = clampWait(target - now);
     if (deadline !== undefined && now + waitMs > deadline) {
@@ -263,6 +269,7 @@ export class RateLimiter {
         'Try again after the reset (`taskctl auth status` shows it), or allow more time with --timeout.',
       );
     }
+    onWait?.(waitMs, `the rate limit (${why})`);
     await this.#clock.sleep(waitMs, signal);
   }
 

@@ -180,3 +180,6 @@ export const WebhookEventSchema = z.discriminatedUnion('event', [
   }),
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
+
+/** `taskctl api`: any body at all (the client returns its text; the judge still checks a 2xx declared JSON parses). */
+export const AnyBodySchema = z.unknown();

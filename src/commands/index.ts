@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { RunAction } from './help-text.js';
+import { registerApi } from './api.js';
 import { registerAuth } from './auth.js';
 import { registerBalance } from './balance.js';
 import { registerCompletion } from './completion.js';
@@ -22,6 +23,7 @@ export function registerCommands(program: Command, run: RunAction): void {
   registerCreate(program, run);
   registerWait(program, run);
   registerWatch(program, run);
+  registerApi(program, run);
   registerAuth(program, run);
   registerConfig(program, run);
   registerWebhook(program, run);

@@ -62,6 +62,7 @@ const OPTION_HINTS: Readonly<Record<string, ValueHint>> = {
   '--file': { kind: 'file' },
   '--api-key-file': { kind: 'file' },
   '--state': { kind: 'file' },
+  '--input': { kind: 'file' },
   '--status': { kind: 'choices', values: KNOWN_TASK_STATUSES },
   '--service': { kind: 'services' },
   '--report': { kind: 'report' },

@@ -1,0 +1,45 @@
+/** Issue 14 in-process: a rate-limit wait over 2 s is one stderr line (virtual clock); short waits and -q stay silent. */
+import { describe, expect, it } from 'vitest';
+import { AutoClock, mockApi, runTaskctl } from './harness.js';
+
+const BALANCE = { success: true, data: { balance: 5, currency: 'coins' } };
+const LIMITED = { success: false, error: { code: 'rate_limited', message: 'Too many requests' } };
+
+function limitedOnce(retryAfter: string) {
+  const api = mockApi();
+  api.reply('GET', '/balance', 429, LIMITED, { headers: { 'retry-after': retryAfter } });
+  api.reply('GET', '/balance', 200, BALANCE);
+  return api;
+}
+
+describe('rate-limit wait notice (issue 14)', () => {
+  it('a 429 with Retry-After 25 prints one notice line on stderr, then the answer', async () => {
+    const clock = new AutoClock();
+    const result = await runTaskctl(['balance', '-o', 'json'], { api: limitedOnce('25'), clock });
+    expect(result.code).toBe(0);
+    expect(clock.sleeps).toEqual([25_000]);
+    expect(result.stderr).toBe('waiting 25s for the rate limit (the server asked to wait)…\n');
+    expect(JSON.parse(result.stdout)).toEqual({ balance: 5, currency: 'coins' });
+  });
+
+  it('in CI the notice is the same one plain line', async () => {
+    const result = await runTaskctl(['balance'], { api: limitedOnce('25'), env: { CI: 'true' }, stderrTTY: true });
+    expect(result.stderr.split('\n').filter(Boolean)).toEqual([
+      'waiting 25s for the rate limit (the server asked to wait)…',
+    ]);
+  });
+
+  it('a 1 s wait prints nothing', async () => {
+    const clock = new AutoClock();
+    const result = await runTaskctl(['balance'], { api: limitedOnce('1'), clock });
+    expect(result.code).toBe(0);
+    expect(clock.sleeps).toEqual([1_000]);
+    expect(result.stderr).toBe('');
+  });
+
+  it('-q keeps the notice off stderr (it is information, not a warning)', async () => {
+    const result = await runTaskctl(['balance', '-q'], { api: limitedOnce('25') });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+});
