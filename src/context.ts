@@ -12,7 +12,13 @@ import { openConfig, type ConfigStore } from './core/config.js';
 import { CompletionCacheStore } from './core/cache.js';
 import { cacheDirectory } from './core/cache-dir.js';
 import { parsePositiveDuration } from './core/duration.js';
-import { checkProfileExists, resolveProfileName, resolveSettings, type Settings } from './core/settings.js';
+import {
+  checkProfileExists,
+  keyRefusedHint,
+  resolveProfileName,
+  resolveSettings,
+  type Settings,
+} from './core/settings.js';
 import { colorEnabled, type Env, type IO } from './output/io.js';
 import { createRedactor, type Redactor } from './output/redact.js';
 import type { Printer } from './output/printer.js';
@@ -294,6 +300,7 @@ export class Context {
       baseUrl: normaliseBaseUrl(settings.baseUrl.value),
       apiKey: settings.apiKey.value,
       authScheme: settings.authScheme.value,
+      authHint: keyRefusedHint(settings.apiKey, settings.profile),
       userAgent: userAgent(),
       ...(settings.requestTimeout && {
         requestTimeoutMs: parsePositiveDuration(settings.requestTimeout.value, 'request-timeout'),

@@ -144,6 +144,8 @@ export interface ApiClientOptions {
    * wait however many requests share it: `waiting 25s for the rate limit (100 requests/min)…`. Default: silence.
    */
   onWait?: (waitMs: number, message: string) => void;
+  /** The hint of a refused key (401), naming where the key came from (core/settings keyRefusedHint). */
+  authHint?: string;
 }
 
 /** What `request` answers: the final response as it came, and the error the command exits with when it failed. */
@@ -423,6 +425,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       scrub,
       now: () => clock.now(),
       random,
+      authHint: options.authHint,
     };
     for (let attempt = 1; ; attempt++) {
       const waitStart = clock.now();

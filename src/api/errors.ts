@@ -105,7 +105,7 @@ export function apiError(
   endpoint: string,
   status: number,
   body: ApiErrorBody | undefined,
-  options: { detail?: string; suffix?: string } = {},
+  options: { detail?: string; suffix?: string; authHint?: string | undefined } = {},
 ): CliError {
   const kind = classifyApiError(status, body?.code);
   const serverText = body?.message.trim() ? body.message.trim() : undefined;
@@ -124,7 +124,7 @@ export function apiError(
       : `${requestLabel(endpoint)}: ${detail}${options.suffix ?? ''}`;
   switch (kind) {
     case 'auth':
-      return new AuthError(message, AUTH_HINT);
+      return new AuthError(message, options.authHint ?? AUTH_HINT);
     case 'forbidden':
       return new AuthError(message, FORBIDDEN_HINT);
     case 'notFound':

@@ -119,6 +119,8 @@ export interface JudgeContext {
   scrub: Redactor;
   now: () => number;
   random: () => number;
+  /** The hint of a 401 (where the key came from); default AUTH_HINT. */
+  authHint?: string | undefined;
 }
 
 /** 1-based attempt number → backoff for the retry that follows it. */
@@ -299,7 +301,8 @@ export function judgeResponse<T>(
     ? { code: errorBody.data.code, message: ctx.scrub(errorBody.data.message) }
     : undefined;
   const detailOption = unreadable === undefined ? {} : { detail: nonJsonDetail(status, contentType, unreadable) };
-  const fail = (suffix: string) => apiError(ctx.endpoint, status, body, { ...detailOption, suffix });
+  const fail = (suffix: string) =>
+    apiError(ctx.endpoint, status, body, { ...detailOption, suffix, authHint: ctx.authHint });
   const now = ctx.now();
   const date = headerValue(headers, 'date');
 
