@@ -288,7 +288,10 @@ async function dryRun(ctx: Context, api: ApiClient, summary: DryRunSummary): Pro
   ctx.printer.info('dry run: nothing was created');
 }
 
-type Outcome = { task: Task; how: 'created' | 'recovered' | 'reused' };
+interface Outcome {
+  task: Task;
+  how: 'created' | 'recovered' | 'reused';
+}
 
 function listHint(service: string): string {
   return `Check before re-running: taskctl list --service ${service} --per-page 100 (or re-run with --reuse-window 1h to reuse it).`;

@@ -25,10 +25,10 @@ import { taskPhase, taskSucceeded } from './task-state.js';
 import type { Clock } from './time.js';
 
 export interface TaskReader {
-  listTasks(query: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
-  getTask(id: number): Promise<Task>;
+  listTasks: (query: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;
+  getTask: (id: number) => Promise<Task>;
   /** Server clock minus local clock (a lower bound, from Date headers), when known: see `ApiClient`. */
-  serverClockOffset?(): number | undefined;
+  serverClockOffset?: () => number | undefined;
 }
 
 /** Client and server clocks differ; with the difference unknown, a creation time this far outside the window still counts. */
@@ -48,7 +48,7 @@ export type MatchResult =
   | { kind: 'ambiguous'; ids: number[] }
   | { kind: 'unproven'; ids: number[] };
 
-function sameItems(a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean {
+function sameItems(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   const counts = new Map<string, number>();
   for (const item of a) counts.set(item, (counts.get(item) ?? 0) + 1);
@@ -67,7 +67,7 @@ function createdAt(task: Task): number {
 
 type PageOrder = 'newest-first' | 'oldest-first' | 'unknown';
 
-function orderOf(tasks: ReadonlyArray<Task>): PageOrder {
+function orderOf(tasks: readonly Task[]): PageOrder {
   const times = tasks.map(createdAt);
   const pairs = times.slice(1).map((b, i) => [times[i] ?? Number.NaN, b] as const);
   const down = pairs.every(([a, b]) => a >= b);
@@ -105,7 +105,7 @@ export async function scanRecent(
     return reader.listTasks({ page, perPage: PER_PAGE });
   };
   /** Keeps the matching tasks of a page. */
-  const take = (tasks: ReadonlyArray<Task>, since: number): void => {
+  const take = (tasks: readonly Task[], since: number): void => {
     for (const task of tasks) {
       const at = createdAt(task);
       if ((Number.isNaN(at) || at >= since) && task.service === match.service && task.total_items === match.count) {
@@ -178,7 +178,7 @@ export async function takeSnapshot(
 
 export interface CreateAttempt {
   service: string;
-  items: ReadonlyArray<string>;
+  items: readonly string[];
   /** Local epoch ms when the POST was sent (`AmbiguousCreateError.sentAtMs`). */
   sentAtMs: number;
   /** Tasks seen before the POST (never ours). */
@@ -197,8 +197,8 @@ function acceptanceEdge(reader: TaskReader, sentAtMs: number): number {
 /** Confirms candidates by their items (one GET /tasks/:id each). */
 async function confirm(
   reader: TaskReader,
-  candidates: ReadonlyArray<Task>,
-  items: ReadonlyArray<string>,
+  candidates: readonly Task[],
+  items: readonly string[],
   signal?: AbortSignal,
 ): Promise<Task[]> {
   const matches: Task[] = [];
@@ -216,7 +216,7 @@ async function confirm(
   return matches;
 }
 
-function verdict(matches: ReadonlyArray<Task>): MatchResult {
+function verdict(matches: readonly Task[]): MatchResult {
   const [only, ...others] = matches;
   if (only === undefined) return { kind: 'none' };
   if (others.length === 0) return { kind: 'found', task: only };
@@ -251,7 +251,7 @@ export interface ReconcileOptions extends CreateAttempt {
   clock: Clock;
   signal?: AbortSignal;
   /** Delays before each scan; the first is immediate. About 10 s in all (DESIGN.md section 5). */
-  scheduleMs?: ReadonlyArray<number>;
+  scheduleMs?: readonly number[];
   /**
    * The request timed out, so it may still land: one match does not end the scans; they go on to the window's end,
    * and a second match that appears meanwhile (ours landing late next to another client's) makes the answer ambiguous.
@@ -301,7 +301,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
 
 export interface ReuseQuery {
   service: string;
-  items: ReadonlyArray<string>;
+  items: readonly string[];
   /** Local epoch ms: tasks created at or after this instant (on the server's clock, two minutes' tolerance unknown). */
   createdAfter: number;
   /** Ids that must not match (tasks this invocation already created or reused). */

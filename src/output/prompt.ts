@@ -4,14 +4,14 @@ import type { InputStream, OutputStream } from './io.js';
 import { InterruptedError } from '../errors.js';
 
 interface RawInput extends InputStream {
-  setRawMode?(mode: boolean): unknown;
-  on(
+  setRawMode?: (mode: boolean) => unknown;
+  on: (
     event: 'keypress',
     listener: (text: string | undefined, key: { name?: string; ctrl?: boolean; sequence?: string }) => void,
-  ): unknown;
-  removeListener(event: 'keypress', listener: (...args: never[]) => void): unknown;
-  resume(): unknown;
-  pause(): unknown;
+  ) => unknown;
+  removeListener: (event: 'keypress', listener: (...args: never[]) => void) => unknown;
+  resume: () => unknown;
+  pause: () => unknown;
 }
 
 /** Reads one line without echoing it (for API keys). Ctrl-C → InterruptedError. */
@@ -32,8 +32,14 @@ export function promptHidden(stdin: InputStream, stderr: OutputStream, question:
       else resolve(value);
     };
     const onKey = (text: string | undefined, key: { name?: string; ctrl?: boolean }) => {
-      if (key.ctrl && (key.name === 'c' || key.name === 'd')) return finish(new InterruptedError('cancelled'));
-      if (key.name === 'return' || key.name === 'enter') return finish();
+      if (key.ctrl && (key.name === 'c' || key.name === 'd')) {
+        finish(new InterruptedError('cancelled'));
+        return;
+      }
+      if (key.name === 'return' || key.name === 'enter') {
+        finish();
+        return;
+      }
       if (key.name === 'backspace') {
         value = value.slice(0, -1);
         return;

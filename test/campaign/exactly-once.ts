@@ -119,11 +119,12 @@ export function judge(results: Result[], created: number[], fault: PostFault): O
       const id = printed[index]!;
       if (!/^\d+$/.test(id) || !createdSet.has(Number(id))) return 'VIOLATION';
       if (groupProblem) return limit ? 'limit' : 'VIOLATION';
-      return /recovered: task/.test(r.stderr) ? 'recovered' : 'created';
+      return r.stderr.includes('recovered: task') ? 'recovered' : 'created';
     }
     if (groupProblem && !limit) return 'VIOLATION';
     if (r.code === 9) {
-      if (!/may have created a task/.test(r.stderr) || !/taskctl list --service/.test(r.stderr)) return 'VIOLATION';
+      if (!r.stderr.includes('may have created a task') || !r.stderr.includes('taskctl list --service'))
+        return 'VIOLATION';
       return orphans > 0 ? 'unknown-landed' : 'unknown-none';
     }
     return 'other-exit';
@@ -142,7 +143,7 @@ export interface CampaignOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function ids(world: { tasks(): Promise<Array<{ id: number }>> }): Promise<Set<number>> {
+async function ids(world: { tasks: () => Promise<Array<{ id: number }>> }): Promise<Set<number>> {
   return new Set((await world.tasks()).map((t) => t.id));
 }
 

@@ -53,12 +53,12 @@ export interface Fault {
 export interface World {
   sandbox: RunningSandbox;
   clock: SkipClock;
-  run(argv: string[], options?: Omit<RunOptions, 'env' | 'clock'>): Promise<RunResult>;
+  run: (argv: string[], options?: Omit<RunOptions, 'env' | 'clock'>) => Promise<RunResult>;
   env: Record<string, string>;
-  tasks(): Promise<SandboxTask[]>;
-  fault(fault: Fault): Promise<void>;
-  clearFaults(): Promise<void>;
-  close(): Promise<void>;
+  tasks: () => Promise<SandboxTask[]>;
+  fault: (fault: Fault) => Promise<void>;
+  clearFaults: () => Promise<void>;
+  close: () => Promise<void>;
 }
 
 export async function startWorld(options: { scale?: number } = {}): Promise<World> {

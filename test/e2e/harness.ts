@@ -28,7 +28,7 @@ export interface RunOptions {
 export interface IsolatedHome {
   dir: string;
   env: { HOME: string; TASKCTL_CONFIG_DIR: string; TASKCTL_CACHE_DIR: string };
-  cleanup(): void;
+  cleanup: () => void;
 }
 
 export function isolatedHome(): IsolatedHome {
@@ -98,9 +98,9 @@ export interface E2EWorld {
   home: IsolatedHome;
   /** Environment pointing the CLI at this sandbox with its key. */
   env: Record<string, string>;
-  run(args: string[], options?: RunOptions): Promise<CliResult>;
-  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
-  close(): Promise<void>;
+  run: (args: string[], options?: RunOptions) => Promise<CliResult>;
+  admin: <T = unknown>(method: string, path: string, body?: unknown) => Promise<T>;
+  close: () => Promise<void>;
 }
 
 export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld> {

@@ -33,7 +33,7 @@ async function listen(
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   await waitFor(
-    () => /listening for webhooks/.test(stderr),
+    () => stderr.includes('listening for webhooks'),
     () => `listener did not start: ${stderr}`,
   );
   return { stdout: () => stdout, stderr: () => stderr };

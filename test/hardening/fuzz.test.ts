@@ -182,7 +182,7 @@ describe('F3 rate-limit headers', () => {
         fc.integer({ min: -3_600_000, max: 3_600_000 }),
         (nowMs, skew) => {
           const nowSec = Math.floor(nowMs / 1000);
-          return fc.assert(
+          fc.assert(
             fc.property(
               fc.option(headerText(nowSec), { nil: undefined }),
               fc.option(headerText(nowSec), { nil: undefined }),
@@ -325,7 +325,7 @@ describe('F4 the rate limiter under any sequence of server answers', () => {
 });
 
 describe('F5 response parsing: the judge with every schema, on any answer', () => {
-  const schemas: Array<[string, Method, z.ZodType<unknown>]> = [
+  const schemas: Array<[string, Method, z.ZodType]> = [
     ['GET /balance', 'GET', BalanceResponseSchema],
     ['GET /services', 'GET', ServicesResponseSchema],
     ['GET /tasks', 'GET', TaskListResponseSchema],

@@ -37,7 +37,7 @@ export interface ScriptedServer {
   requests: Recorded[];
   /** TLS handshakes that failed (https only). */
   tlsErrors: number;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** A loopback server answering with `handler`; the request body is read first. */
@@ -150,7 +150,8 @@ export async function runShell(
 }
 
 /** A self-signed certificate for 127.0.0.1/localhost made with `openssl`, or undefined when it is not installed. */
-export function selfSignedCertificate(): { key: string; cert: string; certFile: string; cleanup(): void } | undefined {
+export function selfSignedCertificate():
+  { key: string; cert: string; certFile: string; cleanup: () => void } | undefined {
   try {
     execFileSync('openssl', ['version'], { stdio: 'ignore' });
   } catch {

@@ -37,10 +37,10 @@ export type HostileMode =
 export interface HostileServer {
   origin: string;
   /** The base URL (with /api/v1) that selects `mode`. */
-  baseUrl(mode: HostileMode): string;
+  baseUrl: (mode: HostileMode) => string;
   /** Requests received per mode, e.g. `counts.get('pages-growing')`. */
   readonly counts: Map<string, number>;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 const GIB = 1024 ** 3;

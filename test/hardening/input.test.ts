@@ -22,11 +22,11 @@ interface SandboxState {
 interface InputWorld {
   world: E2EWorld;
   /** Writes a file of items into the world's home. */
-  file(name: string, content: string | Buffer): string;
-  create(args: string[], options?: { stdin?: string | Buffer }): Promise<CliResult>;
+  file: (name: string, content: string | Buffer) => string;
+  create: (args: string[], options?: { stdin?: string | Buffer }) => Promise<CliResult>;
   /** Items of the task the CLI printed with -q. */
-  itemsOf(result: CliResult): Promise<string[]>;
-  taskCount(): Promise<number>;
+  itemsOf: (result: CliResult) => Promise<string[]>;
+  taskCount: () => Promise<number>;
 }
 
 async function withWorld(body: (w: InputWorld) => Promise<void>): Promise<void> {

@@ -26,8 +26,8 @@ interface SeedTask {
 async function seededSandbox(
   context: TestContext,
   tasks: SeedTask[],
-  options: { rateLimit: number; clock?: { now(): number } },
-): Promise<{ sandbox: RunningSandbox; env: Record<string, string>; stats(): Promise<Stats> }> {
+  options: { rateLimit: number; clock?: { now: () => number } },
+): Promise<{ sandbox: RunningSandbox; env: Record<string, string>; stats: () => Promise<Stats> }> {
   const dir = mkdtempSync(join(tmpdir(), 'taskctl-load-'));
   const stateFile = join(dir, 'state.json');
   const createdAt = Date.now() - 60_000;

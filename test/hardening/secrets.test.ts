@@ -162,7 +162,11 @@ describe('S1 a --verbose run of every command never prints the key', () => {
 describe('S2–S4 a server that echoes the key is scrubbed', () => {
   let server: ScriptedServer;
   let home: ReturnType<typeof isolatedHome>;
-  type Answer = { status: number; body: unknown; headers?: Record<string, string> };
+  interface Answer {
+    status: number;
+    body: unknown;
+    headers?: Record<string, string>;
+  }
   let answer: (method: string, url: string) => Answer;
   beforeAll(async () => {
     home = isolatedHome();
@@ -337,25 +341,28 @@ describe('S9 server text with terminal escape sequences is printed inert', () =>
     server = await scriptedServer((_req, res) => {
       const url = _req.url ?? '';
       if (url.startsWith('/api/v1/services')) {
-        return json(res, 200, { success: true, data: [{ ...SERVICE, display_name: evil, description: evil }] });
+        json(res, 200, { success: true, data: [{ ...SERVICE, display_name: evil, description: evil }] });
+        return;
       }
       if (url === '/api/v1/tasks/5') {
-        return json(res, 200, {
+        json(res, 200, {
           success: true,
           data: {
             ...task(5, { status: 'failed', error_message: evil }),
             items: [{ target: evil, status: 'failed', data: { reason: evil }, error: evil }],
           },
         });
+        return;
       }
       if (url.startsWith('/api/v1/tasks?') || url === '/api/v1/tasks') {
-        return json(res, 200, {
+        json(res, 200, {
           success: true,
           data: [task(5, { service: evil, status: evil })],
           meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 25 },
         });
+        return;
       }
-      return json(res, 404, { success: false, error: { code: 'not_found', message: `no such thing: ${evil}` } });
+      json(res, 404, { success: false, error: { code: 'not_found', message: `no such thing: ${evil}` } });
     });
   });
   afterAll(async () => {

@@ -461,8 +461,10 @@ describe.concurrent('wire', () => {
       const home = isolatedHome();
       const other = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK), { host: '127.0.0.2' });
       const first = await scriptedServer((req, res) => {
-        if (req.method === 'GET' && req.url === '/api/v1/services')
-          return json(res, 200, { success: true, data: [SERVICE] });
+        if (req.method === 'GET' && req.url === '/api/v1/services') {
+          json(res, 200, { success: true, data: [SERVICE] });
+          return;
+        }
         const status = req.method === 'POST' ? 307 : 302;
         res.writeHead(status, { Location: `${other.origin}${req.url ?? '/'}`, 'Content-Length': '0' });
         res.end();
@@ -684,7 +686,10 @@ describe.concurrent('wire', () => {
       ['Retry-After garbage', { 'Retry-After': 'later, maybe' }, 300, 1_000],
     ])('W27 429 with %s: waits within 0..61 s, then succeeds', async (_name, headers, min, max) => {
       const server = await scriptedServer((_req, res, _body, index) => {
-        if (index > 0) return json(res, 200, BALANCE_OK);
+        if (index > 0) {
+          json(res, 200, BALANCE_OK);
+          return;
+        }
         const resolved: Record<string, string> = {};
         for (const [name, value] of Object.entries(headers)) {
           resolved[name] =

@@ -22,7 +22,7 @@ export class LineSplitter {
     // A CR at the very end may be the first half of a CRLF split across chunks: decide once the next chunk arrives.
     const heldCR = all.charCodeAt(all.length - 1) === 13;
     if (heldCR) all = all.slice(0, -1);
-    const parts = all.indexOf('\r') === -1 ? all.split('\n') : all.split(/\r\n|\r|\n/);
+    const parts = !all.includes('\r') ? all.split('\n') : all.split(/\r\n|\r|\n/);
     const last = parts.length - 1;
     for (let k = 0; k < last; k++) {
       const line = parts[k]!;

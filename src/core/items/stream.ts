@@ -76,10 +76,10 @@ export async function readStream(
 }
 
 interface Parser {
-  push(text: string): void;
-  end(): void;
+  push: (text: string) => void;
+  end: () => void;
   /** The line a fault at the current end of input is on. */
-  currentLine(): number;
+  currentLine: () => number;
 }
 
 function createParser(format: ItemFormat, ctx: FormatContext, maxLineLength: number): Parser {

@@ -28,7 +28,7 @@ export interface ReadItemsResult {
   /** Trimmed, non-empty items in input order (not yet validated or deduplicated). */
   items: string[];
   /** Where `items[index]` came from, for messages: `items.txt:12`, `stdin:3`, `argument 2`, `items.json item 4`. */
-  where(index: number): string;
+  where: (index: number) => string;
 }
 
 export const DEFAULT_LIMITS = {
