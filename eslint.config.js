@@ -29,6 +29,13 @@ export default tseslint.config(
       // Function-valued members as properties (`run: () => ...`): destructuring them is then safe (unbound-method), and
       // their parameters are checked strictly rather than bivariantly.
       '@typescript-eslint/method-signature-style': ['error', 'property'],
+      // `||` on strings deliberately treats '' as missing too (a header or a path that is empty says nothing).
+      '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { string: true } }],
+      // An AbortSignal's reason (typed any) is passed on unchanged, as Node's own APIs reject with it.
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // Control characters in patterns are deliberate here: server text and items are scrubbed of them, tests assert it.
       'no-control-regex': 'off',
     },

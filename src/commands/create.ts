@@ -276,7 +276,7 @@ async function dryRun(ctx: Context, api: ApiClient, summary: DryRunSummary): Pro
     normalised: summary.normalised.count,
   };
   // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
-  ctx.printer.detail(Object.entries(result) as Array<[string, string | number]>, {
+  ctx.printer.detail(Object.entries(result), {
     ...result,
     normalised_examples: summary.normalised.first,
   });

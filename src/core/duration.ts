@@ -12,7 +12,7 @@ export function parseDuration(text: string, flag = 'duration'): number {
       'Use a number with a unit: 500ms, 30s, 5m, 1h (plain numbers are seconds).',
     );
   }
-  const ms = Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
+  const ms = Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? NaN); // the pattern admits only known units
   if (!Number.isFinite(ms) || ms > 365 * 24 * 3_600_000) {
     throw new UsageError(`${flag} "${text}" is too large`, 'Use at most a year.');
   }

@@ -71,7 +71,8 @@ function countBelow(sorted: readonly number[], limit: number): number {
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < limit) lo = mid + 1;
+    if ((sorted[mid] ?? Infinity) < limit)
+      lo = mid + 1; // mid < hi ≤ length
     else hi = mid;
   }
   return lo;

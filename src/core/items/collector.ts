@@ -59,11 +59,7 @@ export class ItemCollector {
 
   private segmentOf(index: number): Segment | undefined {
     // Few sources, so a backwards scan beats a binary search in clarity at no real cost.
-    for (let k = this.segments.length - 1; k >= 0; k--) {
-      const segment = this.segments[k]!;
-      if (segment.start <= index) return segment;
-    }
-    return undefined;
+    return this.segments.findLast((segment) => segment.start <= index);
   }
 }
 

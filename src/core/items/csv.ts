@@ -36,7 +36,7 @@ export class CsvReader {
         );
       }
       const resume = this.readQuoted(raw, 0, lineNo);
-      if (!this.inQuotes) this.parse(raw, lineNo, resume, false);
+      if (resume !== undefined) this.parse(raw, lineNo, resume, false);
       return;
     }
     if (trimItem(raw).length === 0) return;
@@ -66,8 +66,9 @@ export class CsvReader {
         if (raw.charCodeAt(i) === QUOTE) {
           this.inQuotes = true;
           this.field = '';
-          i = this.readQuoted(raw, i + 1, lineNo);
-          if (this.inQuotes) return; // the field continues on the next line
+          const after = this.readQuoted(raw, i + 1, lineNo);
+          if (after === undefined) return; // the field continues on the next line
+          i = after;
         } else {
           const comma = raw.indexOf(',', i);
           const end = comma === -1 ? n : comma;
@@ -86,13 +87,14 @@ export class CsvReader {
     this.record(fields);
   }
 
-  /** Reads quoted content from `i` (inside the quotes); returns the index past the closing quote, or the line's end. */
-  private readQuoted(raw: string, i: number, lineNo: number): number {
+  /** Reads quoted content from `i` (inside the quotes): the index past the closing quote, or undefined when the field
+   * goes on to the next line. */
+  private readQuoted(raw: string, i: number, lineNo: number): number | undefined {
     for (;;) {
       const quote = raw.indexOf('"', i);
       if (quote === -1) {
         this.field += raw.slice(i);
-        return raw.length;
+        return undefined;
       }
       this.field += raw.slice(i, quote);
       if (raw.charCodeAt(quote + 1) === QUOTE) {
@@ -131,7 +133,8 @@ export class CsvReader {
     if (exact !== -1) return exact;
     const lower = wanted.toLowerCase();
     const loose = header.flatMap((name, index) => (name.toLowerCase() === lower ? [index] : []));
-    if (loose.length === 1) return loose[0]!;
+    const [only, ...others] = loose;
+    if (only !== undefined && others.length === 0) return only;
     const available = header.map((name) => quoteForMessage(name, 40)).join(', ');
     throw new InputError(
       `${this.ctx.name}:${this.recordLine}: no column ${quoteForMessage(wanted)} in the CSV header`,

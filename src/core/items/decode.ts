@@ -55,7 +55,7 @@ export class ChunkDecoder {
     this.pending = undefined;
     if (!rest || rest.length === 0) return '';
     if (this.encoding === undefined) {
-      const sniffed = sniffEncoding(rest, true)!;
+      const sniffed = sniffEncoding(rest, true) ?? { encoding: 'utf8', bomLength: 0 }; // final: always decided
       this.encoding = sniffed.encoding;
       const body = rest.subarray(sniffed.bomLength);
       return this.encoding === 'utf8' ? this.decodeUtf8(body, true) : this.decodeUtf16(body, true);
@@ -130,9 +130,9 @@ export function sniffEncoding(
 export function incompleteUtf8Tail(bytes: Uint8Array): number {
   const end = bytes.length;
   let i = end - 1;
-  while (i >= 0 && end - i < 4 && (bytes[i]! & 0xc0) === 0x80) i--;
-  if (i < 0) return 0;
-  const lead = bytes[i]!;
+  while (i >= 0 && end - i < 4 && ((bytes[i] ?? 0) & 0xc0) === 0x80) i--;
+  const lead = bytes[i];
+  if (lead === undefined) return 0;
   const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
   const have = end - i;
   return have < need ? have : 0;
@@ -143,7 +143,7 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   const n = bytes.length;
   let i = 0;
   while (i < n) {
-    const b = bytes[i]!;
+    const b = bytes[i] ?? 0; // i < n
     if (b < 0x80) {
       i++;
       continue;
@@ -165,10 +165,10 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
       return i;
     }
     if (i + need >= n) return i;
-    const first = bytes[i + 1]!;
+    const first = bytes[i + 1] ?? 0; // i + need < n
     if (first < lo || first > hi) return i;
     for (let k = 2; k <= need; k++) {
-      if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
+      if (((bytes[i + k] ?? 0) & 0xc0) !== 0x80) return i;
     }
     i += need + 1;
   }

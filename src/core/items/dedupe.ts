@@ -21,11 +21,11 @@ export function dedupeItems(items: readonly string[]): DedupeResult {
   const hashes = new Int32Array(capacity);
   const unique: string[] = [];
   for (let index = 0; index < count; index++) {
-    const item = items[index]!;
+    const item = items[index] ?? ''; // index < count
     const hash = hashString(item);
     let slot = (hash ^ (hash >>> 15)) & mask;
     for (;;) {
-      const seen = slots[slot]!;
+      const seen = slots[slot] ?? -1; // slot ≤ mask
       if (seen === -1) {
         slots[slot] = index;
         hashes[slot] = hash;

@@ -82,6 +82,6 @@ function syntaxProblem(name: string): string {
       return `label ${quoteForMessage(label, 20)} starts or ends with "-"`;
     }
   }
-  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return 'the top-level domain is all digits (an IP address?)';
+  if (/^[0-9]+$/.test(labels.at(-1) ?? '')) return 'the top-level domain is all digits (an IP address?)';
   return 'not a valid domain name';
 }

@@ -25,12 +25,13 @@ export class LineSplitter {
     const parts = !all.includes('\r') ? all.split('\n') : all.split(/\r\n|\r|\n/);
     const last = parts.length - 1;
     for (let k = 0; k < last; k++) {
-      const line = parts[k]!;
+      const line = parts[k] ?? ''; // k < last
       this.done++;
       if (line.length > this.maxLineLength) this.onTooLong(this.done);
       onLine(line, this.done);
     }
-    this.carry = heldCR ? `${parts[last]!}\r` : parts[last]!;
+    const tail = parts[last] ?? ''; // split returns at least one part
+    this.carry = heldCR ? `${tail}\r` : tail;
     if (this.carry.length > this.maxLineLength) this.onTooLong(this.done + 1);
   }
 

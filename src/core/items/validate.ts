@@ -54,7 +54,7 @@ export function validateItems(
   const invalid: InvalidItem[] = [];
   const normalised: NormalisedItems = { count: 0, first: [] };
   for (let index = 0; index < items.length; index++) {
-    const item = items[index]!;
+    const item = items[index] ?? ''; // index < items.length
     const checked = check(item);
     if (checked.ok) {
       valid.push(checked.value);
