@@ -81,8 +81,12 @@ export async function startWorld(options: { scale?: number } = {}): Promise<Worl
     env,
     run: (argv, runOptions = {}) => runTaskctl(argv, { ...runOptions, env, clock }),
     tasks: async () => ((await admin('GET', '/state')) as { tasks: SandboxTask[] }).tasks,
-    fault: async (fault) => void (await admin('POST', '/faults', fault)),
-    clearFaults: async () => void (await admin('DELETE', '/faults')),
+    fault: async (fault) => {
+      await admin('POST', '/faults', fault);
+    },
+    clearFaults: async () => {
+      await admin('DELETE', '/faults');
+    },
     close: () => sandbox.close(),
   };
 }

@@ -66,7 +66,7 @@ function expectFits(result: { screen: string; joined: string }, width: number) {
   expect(result.screen).toMatch(/EXIT=0/);
   const lines = result.screen.trimEnd().split('\n');
   expect(result.joined.trimEnd().split('\n')).toEqual(lines);
-  for (const line of lines) expect([...line].length).toBeLessThan(width);
+  for (const line of lines) expect(Array.from(line).length).toBeLessThan(width);
 }
 
 describe.skipIf(!hasTmux)('tables in a terminal', () => {

@@ -11,7 +11,8 @@ let receiver: Server | undefined;
 
 afterEach(async () => {
   listener?.kill('SIGTERM');
-  if (listener && listener.exitCode === null) await new Promise((resolve) => listener!.once('close', resolve));
+  const running = listener;
+  if (running?.exitCode === null) await new Promise((resolve) => running.once('close', resolve));
   listener = undefined;
   await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
   receiver = undefined;
@@ -113,18 +114,22 @@ describe('webhook listen', () => {
       seen += 1;
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        if (seen <= 2) {
-          res.writeHead(503).end();
-          return;
-        }
-        const forwarded = await fetch(`http://127.0.0.1:${port}/`, {
-          method: 'POST',
-          headers: req.headers as Record<string, string>,
-          body: Buffer.concat(chunks),
-        });
-        res.writeHead(forwarded.status).end();
-      });
+      req.on(
+        'end',
+        () =>
+          void (async () => {
+            if (seen <= 2) {
+              res.writeHead(503).end();
+              return;
+            }
+            const forwarded = await fetch(`http://127.0.0.1:${port}/`, {
+              method: 'POST',
+              headers: req.headers as Record<string, string>,
+              body: Buffer.concat(chunks),
+            });
+            res.writeHead(forwarded.status).end();
+          })(),
+      );
     });
     await new Promise<void>((resolve) => receiver!.listen(proxyPort, '127.0.0.1', resolve));
     world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${proxyPort}/`, webhookTimeScale: 0.001 });

@@ -79,7 +79,7 @@ describe('sandbox admin API', () => {
     expect(wrong.headers.get('allow')).toBe('GET');
     const bad = await fetch(`${sb.origin}/__sandbox/balance`, { method: 'POST', body: '{nope' });
     expect(bad.status).toBe(422);
-    expect(((await bad.json()) as any).error.code).toBe('validation_error');
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('validation_error');
   });
 
   it('needs no key, and recognises loopback callers only', async () => {

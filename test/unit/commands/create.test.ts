@@ -238,7 +238,16 @@ describe('a failing stdout never hides a side effect', () => {
     const stderr = createMemoryStream();
     try {
       const code = await main(['create', S, 'a.com', 'b.com', 'c.com', 'd.com', 'e.com', '--chunk-size', '1', '-q'], {
-        io: { stdout, stderr, stdin: { isTTY: true, async *[Symbol.asyncIterator]() {} } },
+        io: {
+          stdout,
+          stderr,
+          stdin: {
+            isTTY: true,
+            async *[Symbol.asyncIterator]() {
+              /* a terminal that sends nothing */
+            },
+          },
+        },
         env: { ...world.env, TASKCTL_CONFIG_DIR: join(home, 'c'), TASKCTL_CACHE_DIR: join(home, 'k') },
         clock: world.clock,
         signal: new AbortController().signal,

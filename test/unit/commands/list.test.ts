@@ -27,7 +27,7 @@ function page(api: MockApi, n: number, totalPages: number, tasks: unknown[], per
   });
 }
 
-const widest = (text: string) => Math.max(...text.split('\n').map((line) => [...line].length));
+const widest = (text: string) => Math.max(...text.split('\n').map((line) => Array.from(line).length));
 
 describe('list on a terminal (issue 14)', () => {
   it('fits 80 columns: ages instead of ISO times, an items column with done/total and failed', async () => {

@@ -88,7 +88,7 @@ describe('services on a terminal (issue 14)', () => {
       const result = await run(width);
       const lines = result.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(5);
-      for (const line of lines) expect([...line].length).toBeLessThanOrEqual(width);
+      for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(width);
       expect(lines[0]).toMatch(/^SERVICE +.*PRICE +.*DESCRIPTION$/);
       for (const line of lines.slice(1)) {
         const description = line.slice((lines[0] ?? '').indexOf('DESCRIPTION'));

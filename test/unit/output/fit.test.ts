@@ -41,7 +41,7 @@ describe('truncateText', () => {
     const text = 'Checks whether each domain name is available for registration.';
     const cut = truncateText(text, 30);
     expect(cut).toBe('Checks whether each domain…');
-    expect([...cut].length).toBeLessThanOrEqual(30);
+    expect(Array.from(cut).length).toBeLessThanOrEqual(30);
     expect(text.startsWith(cut.slice(0, -1))).toBe(true);
   });
 

@@ -36,7 +36,7 @@ function setup(format: OutputFormat, columnsWide?: number, tty = true) {
   return { printer, out: () => memory.stdout.text() };
 }
 
-const widest = (text: string) => Math.max(...text.split('\n').map((line) => [...line].length));
+const widest = (text: string) => Math.max(...text.split('\n').map((line) => Array.from(line).length));
 
 describe('tables fitted to the terminal', () => {
   it('at 80 columns: no line wider than the terminal, free text cut at a word with …, headers whole', async () => {
