@@ -97,7 +97,13 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<voi
 }
 
 /** Whether the key works, with the balance and rate-limit budget the check revealed. */
-async function checkKey(ctx: Context): Promise<{ works: string; extra: Array<[string, string]>; problem?: CliError }> {
+interface KeyCheck {
+  works: string;
+  extra: Array<[string, string]>;
+  problem?: CliError;
+}
+
+async function checkKey(ctx: Context): Promise<KeyCheck> {
   try {
     const api = await ctx.api();
     const balance = await api.getBalance();
@@ -118,7 +124,7 @@ async function checkKey(ctx: Context): Promise<{ works: string; extra: Array<[st
 export async function runStatus(ctx: Context): Promise<void> {
   // The key this invocation would use: with --sandbox, the sandbox's (status checks it, so it needs the API anyway).
   const settings = await ctx.apiSettings();
-  const check = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : { works: 'no key', extra: [] };
+  const check: KeyCheck = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : { works: 'no key', extra: [] };
   const fields: Array<[string, string | undefined]> = [
     ['profile', settings.profile.value],
     ['base_url', settings.baseUrl?.value],
@@ -135,7 +141,7 @@ export async function runStatus(ctx: Context): Promise<void> {
       'Run `taskctl auth login --base-url URL`, set TASKCTL_API_KEY, or use --sandbox.',
     );
   }
-  if ('problem' in check && check.problem) ctx.exitCode = check.problem.exitCode;
+  if (check.problem) ctx.exitCode = check.problem.exitCode;
 }
 
 export async function runLogout(ctx: Context): Promise<void> {

@@ -8,12 +8,12 @@ export interface MemoryOutputStream extends OutputStream {
 }
 
 export interface MemoryIOOptions {
-  stdoutTTY?: boolean;
-  stderrTTY?: boolean;
-  stdinTTY?: boolean;
-  columns?: number;
+  stdoutTTY?: boolean | undefined;
+  stderrTTY?: boolean | undefined;
+  stdinTTY?: boolean | undefined;
+  columns?: number | undefined;
   /** Stdin content: one string, or chunks delivered one by one. Default: empty. */
-  stdin?: string | readonly string[];
+  stdin?: string | readonly string[] | undefined;
 }
 
 export interface MemoryIO {

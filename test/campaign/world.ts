@@ -69,7 +69,7 @@ export async function startWorld(options: { scale?: number } = {}): Promise<Worl
     const response = await fetch(`${sandbox.origin}/__sandbox${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body),
     });
     const json: unknown = await response.json();
     if (!response.ok) throw new Error(`admin ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);

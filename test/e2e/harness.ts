@@ -116,7 +116,7 @@ export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld
       const response = await fetch(`${sandbox.origin}${path}`, {
         method,
         headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? null : JSON.stringify(body),
       });
       const text = await response.text();
       return (text ? JSON.parse(text) : undefined) as T;

@@ -11,9 +11,9 @@ export type ItemSource =
 
 export interface ReadItemsOptions {
   /** Format of files and stdin. Default: by file extension (see `formatFromPath`); stdin: `lines`. */
-  format?: ItemFormat;
+  format?: ItemFormat | undefined;
   /** csv: header of the column to read (default: the first column). json/ndjson: property of object elements. */
-  column?: string;
+  column?: string | undefined;
   /** Longest line, CSV record or item, in UTF-16 code units. Default 65,536 (64 Ki). */
   maxLineLength?: number;
   /** Most bytes read over all sources together. Default 1 GiB. */
