@@ -19,6 +19,8 @@ function __taskctl_resolve
             echo 'show'
         case '|create'
             echo 'create'
+        case '|retry'
+            echo 'retry'
         case '|wait'
             echo 'wait'
         case '|watch'
@@ -69,7 +71,7 @@ end
 # $argv = command path, flag: succeeds when the flag takes a value there.
 function __taskctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--reuse-window' 'retry|--interval' 'retry|--timeout' 'retry|--until' 'retry|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
             return 0
     end
     return 1
@@ -160,6 +162,7 @@ complete -c taskctl -n '__taskctl_is \'\'' -a 'ls' -d 'list tasks, newest first 
 complete -c taskctl -n '__taskctl_is \'\'' -a 'show' -d 'show tasks with their item results'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'get' -d 'show tasks with their item results'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'create' -d 'create a task: a service plus items from arguments, files (-f) or piped stdin'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'retry' -d 'create a new task, per service, from the items of tasks that did not complete'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'wait' -d 'block until tasks finish; the exit code tells how they ended'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'watch' -d 'stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'auth' -d 'store, inspect and remove the API key'
@@ -204,6 +207,20 @@ complete -c taskctl -n '__taskctl_is \'create\'' -l until -x -a 'processing comp
 complete -c taskctl -n '__taskctl_is \'create\'' -l allow-item-failures -d 'exit 0 (not 11) when tasks completed with some failed items'
 complete -c taskctl -n '__taskctl_is \'create\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
 complete -c taskctl -n '__taskctl_arg \'create\' 0' -x -a '(__taskctl_dynamic services)'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l dry-run -d 'price the items to retry, show the balance after; create nothing'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l max-cost -x -d 'refuse (exit 6) when the estimate is above this'
+complete -c taskctl -n '__taskctl_is \'retry\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l chunk-size -x -d 'split into several tasks of at most n items, created in order'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l reuse-window -x -d 'reuse a retry task with the same service and items created within this window (default: 1h)'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l no-reuse -d 'always create a new task, even when the same retry was made within the window'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l keep-duplicates -d 'send an item as often as it failed across the tasks (removed by default)'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l wait -d 'then wait for the new task(s) like `taskctl wait`'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l any -d 'return when the first task reaches the state'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l until -x -a 'processing completed' -d 'wait for this state instead of the end'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l allow-item-failures -d 'exit 0 (not 11) when tasks completed with some failed items'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l any -d 'return when the first task reaches the state'
@@ -256,4 +273,4 @@ complete -c taskctl -n '__taskctl_is \'sandbox\'' -l seed -x -d 'seed for determ
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l state -r -F -d 'persist and reload tasks, balance and keys in this JSON file'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l dialect -x -d 'answer in a variant of the API the spec allows (repeatable; \'all\' for every one, \'list\' to see them)'
 complete -c taskctl -n '__taskctl_arg \'completion\' 0' -x -a 'bash zsh fish'
-complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create wait watch auth config webhook sandbox completion'
+complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create retry wait watch auth config webhook sandbox completion'

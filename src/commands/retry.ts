@@ -47,9 +47,12 @@ export function registerRetry(program: Command, run: RunAction): void {
         'taskctl retry 42 -q | taskctl wait -',
         'taskctl retry 42 --no-reuse --yes   # pay again even if this retry was just made',
       ]) +
-        '\nRetried: every item not completed in a finished task (the rule behind wait exit 11), sent as the server listed it.\n' +
-        'A task still pending or processing is refused (exit 2): its items may still complete. Nothing to retry is exit 0.\n' +
-        'Re-running the same retry within --reuse-window (1h) reuses its task instead of paying again; never a failed one.\n',
+        '\nRetried: the items of finished tasks that did not complete (what makes wait\n' +
+        'exit 11), sent as the server listed them, one new task per service. A task\n' +
+        'still pending or processing is refused (exit 2): its items may still complete.\n' +
+        'Nothing to retry: exit 0. Running the same retry again within --reuse-window\n' +
+        'reuses its task (no coins spent) while it runs or once every item completed;\n' +
+        'a retry task that did not succeed is not reused, so a re-run retries again.\n',
     )
     .action((ids: string[], options: RetryOptions, cmd: Command) =>
       run(cmd, (ctx) => runRetry(ctx, ids.map(parseTaskId), options)),
