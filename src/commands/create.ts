@@ -329,9 +329,9 @@ async function dryRun(
 ): Promise<void> {
   const balance = await api.getBalance();
   let after = balance.balance;
-  for (const batch of batches) {
+  const results = batches.map((batch) => {
     after -= batch.estimate;
-    const result = {
+    return {
       service: batch.service,
       items: batch.items.length,
       tasks: batch.chunks.length,
@@ -342,11 +342,17 @@ async function dryRun(
       currency: balance.currency,
       ...(normalised ? { normalised: normalised.count } : {}),
     };
-    // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
-    ctx.printer.detail(Object.entries(result) as Array<[string, string | number]>, {
-      ...result,
-      ...(normalised ? { normalised_examples: normalised.first } : {}),
-    });
+  });
+  // Several services (a retry): -o json is one array, not several documents.
+  if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results);
+  else {
+    for (const result of results) {
+      // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
+      ctx.printer.detail(Object.entries(result) as Array<[string, string | number]>, {
+        ...result,
+        ...(normalised ? { normalised_examples: normalised.first } : {}),
+      });
+    }
   }
   if (after < 0) {
     const estimate = balance.balance - after;

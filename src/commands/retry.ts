@@ -82,7 +82,7 @@ export async function runRetry(ctx: Context, ids: number[], options: RetryOption
     const runningIds = running.map((task) => task.id);
     throw new UsageError(
       `${taskList(runningIds)} ${running.length === 1 ? 'is' : 'are'} still ${running[0]?.status ?? 'running'}: ` +
-        'its items may still complete; nothing was created',
+        `${running.length === 1 ? 'its' : 'their'} items may still complete; nothing was created`,
       `Wait for it first: taskctl wait ${runningIds.join(' ')}; taskctl retry ${unique.join(' ')}`,
     );
   }

@@ -153,6 +153,27 @@ describe('taskctl retry (issue 15)', () => {
     expect(await taskCount()).toBe(1);
   });
 
+  it('--dry-run -o json over several services is one array, the balance after running down', async () => {
+    const a = await created(['create', S, 'fail-a.com']);
+    const b = await created(['create', W, 'fail-b.com']);
+    finish();
+    const dry = await run(['retry', a, b, '--dry-run', '-o', 'json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const [first, second] = JSON.parse(dry.stdout) as Array<Record<string, number | string>>;
+    expect(first).toMatchObject({ service: S, estimate: 1 });
+    expect(second).toMatchObject({ service: W, estimate: 5, balance: first?.balance });
+    expect(first?.balance_after).toBe(Number(first?.balance) - 1);
+    expect(second?.balance_after).toBe(Number(first?.balance) - 6);
+  });
+
+  it('several tasks still running are named together', async () => {
+    const a = await created(['create', S, 'fail-a.com']);
+    const b = await created(['create', S, 'fail-b.com']);
+    const result = await run(['retry', a, b]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`tasks ${a}, ${b} are still pending: their items may still complete`);
+  });
+
   it('--chunk-size splits the retry; --wait waits and exits like wait (11: items failed again)', async () => {
     const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com', 'fail-c.com']);
     finish();
