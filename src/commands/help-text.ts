@@ -24,6 +24,7 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [10, 'a waited-on task ended without completing (failed, cancelled, expired, ...)'],
   [11, 'waited-on tasks completed, but some items did not (--allow-item-failures makes this 0)'],
   [12, 'the service refused the request (an error code taskctl does not know); not retried: check the message'],
+  [13, 'declined at the confirmation prompt (answered no, or no answer); nothing was created'],
   [124, 'wait/watch timed out with tasks still unfinished'],
   [130, 'interrupted (Ctrl-C); the message says how to resume'],
 ];
