@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { columnName, columnsOption, pickColumns, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from './help-text.js';
 import { CreatedWindow, timeBound, type TimeBound } from './list-window.js';
-import { collect, positiveInt } from './parsers.js';
+import { collect, positiveInt, taskStatuses } from './parsers.js';
 import { taskColumns } from './task-columns.js';
 
 export interface ListOptions {
@@ -38,7 +38,11 @@ export function registerList(program: Command, run: RunAction): void {
     .option('--page <n>', 'page to read', positiveInt(), 1)
     .option('--per-page <n>', 'tasks per page, 1..100', positiveInt(100), 25)
     .option('--all', 'read every page (from --page on), streaming', false)
-    .option('--status <status>', 'only tasks in this status (repeatable or comma-separated)', collect)
+    .option(
+      '--status <status>',
+      'only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, or a word for an ended task (cancelled, expired, ...)',
+      taskStatuses,
+    )
     .option('--service <service>', 'only tasks of this service (repeatable or comma-separated)', collect)
     .option('--limit <n>', 'print at most this many tasks', positiveInt())
     .option('--since <duration>', 'only tasks created in the last DURATION (30m, 24h) or since an ISO time', timeBound)
