@@ -56,7 +56,7 @@ function expectFits(result: { screen: string; joined: string }, width: number) {
   expect(result.screen).toMatch(/EXIT=0/);
   const lines = result.screen.trimEnd().split('\n');
   expect(result.joined.trimEnd().split('\n')).toEqual(lines);
-  for (const line of lines) expect([...line].length).toBeLessThanOrEqual(width);
+  for (const line of lines) expect(line.length).toBeLessThanOrEqual(width);
 }
 
 describe.skipIf(!hasTmux)('help and auth status in a terminal', () => {

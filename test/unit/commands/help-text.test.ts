@@ -56,7 +56,7 @@ describe('every --help', () => {
   it.each([80, 60, 120])('fits %i columns and breaks no word', async (columns) => {
     for (const path of paths) {
       const text = await help(path, columns);
-      const long = text.split('\n').filter((line) => [...line].length > columns);
+      const long = text.split('\n').filter((line) => line.length > columns);
       expect({ path, long }).toEqual({ path, long: [] });
       // Wrapping only moves words to new lines: the same words, in the same order, as on an unbounded terminal.
       expect({ path, words: words(text) }).toEqual({ path, words: words(await help(path, 10_000)) });
