@@ -50,7 +50,12 @@ export function buildProgram(io: IO, run: RunAction): Command {
     .option('--no-color', 'disable colour (also NO_COLOR, TERM=dumb)')
     .option('-q, --quiet', 'print only essential output')
     .option('-v, --verbose', 'trace HTTP requests on stderr (secrets redacted)')
-    .option('--request-timeout <duration>', 'per-request timeout, e.g. 30s')
+    .addOption(
+      new Option('--request-timeout <duration>', 'per-request timeout, e.g. 45s').default(
+        undefined,
+        '30s for GET, 60s for POST',
+      ),
+    )
     .option('--no-input', 'never prompt')
     .option('--ci', 'CI mode (also when CI is set): no spinners or prompts, timestamped progress')
     .option('--sandbox', 'start a local sandbox service for this one invocation and talk to it');
