@@ -60,9 +60,11 @@ export function registerList(program: Command, run: RunAction): void {
         'taskctl list --columns id,status,created_at -o tsv',
         'taskctl list --wide',
         'taskctl list -o tsv | cut -f1,3',
+        `taskctl list -o tsv | awk -F'\\t' '$3 == "on_hold"'   # any status`,
       ]) +
         '\nFilters apply to the pages read: without --all (or --since/--until) only --page is searched.' +
         '\n--since/--until read pages until the tasks are older than the window (newest first), else every page.' +
+        '\nAn unknown --status is refused (exit 2) with the closest known one; filter a status outside the list with awk.' +
         `\ntsv columns: ${COLUMN_NAMES.join(', ')}\n`,
     )
     .action((options: ListOptions, command: Command) => run(command, (ctx) => runList(ctx, options)));
