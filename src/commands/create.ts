@@ -46,12 +46,9 @@ export function registerCreate(program: Command, run: RunAction): void {
     .argument('[items...]', 'items; when none are given and no -f, items are read from stdin')
     .option('-f, --file <path>', 'read items from a file (- = stdin); repeatable', collect)
     .addOption(
-      new Option('--format <format>', 'item file format (default: by extension, else lines)').choices([
-        'lines',
-        'json',
-        'ndjson',
-        'csv',
-      ]),
+      new Option('--format <format>', 'item file format')
+        .choices(['lines', 'json', 'ndjson', 'csv'])
+        .default(undefined, 'by extension, else lines'),
     )
     .option('--column <name>', 'csv column or json property holding the item')
     .option('--skip-invalid', 'drop invalid items with a warning instead of refusing (exit 3)')
@@ -78,9 +75,10 @@ export function registerCreate(program: Command, run: RunAction): void {
         'taskctl create domain_check_availability example.com example.org',
         'taskctl create domain_check_availability -f domains.txt --dry-run',
         'cut -d, -f1 leads.csv | taskctl create domain_check_availability -q',
-        'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 500 --yes',
-        'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --reuse-window 6h --wait',
-        'taskctl create domain_check_availability Example.COM --no-validate   # sent as written',
+        'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 50',
+        'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --wait',
+        'taskctl create domain_check_availability -f big.txt --reuse-window 6h -y',
+        'taskctl create domain_check_availability Example.COM --no-validate',
       ]) +
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +
         'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n',

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -28,10 +28,13 @@ export function registerRetry(program: Command, run: RunAction): void {
     .option('--max-cost <coins>', 'refuse (exit 6) when the estimate is above this', nonNegativeInt)
     .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
     .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt())
-    .option(
-      '--reuse-window <duration>',
-      'reuse a retry task with the same service and items created within this window (default: 1h)',
-      duration,
+    .addOption(
+      new Option(
+        '--reuse-window <duration>',
+        'reuse a retry task with the same service and items created within this window',
+      )
+        .argParser(duration)
+        .default(undefined, '1h'),
     )
     .option('--no-reuse', 'always create a new task, even when the same retry was made within the window')
     .option('--keep-duplicates', 'send an item as often as it failed across the tasks (removed by default)')
@@ -45,7 +48,7 @@ export function registerRetry(program: Command, run: RunAction): void {
         'taskctl retry 42 43 --dry-run',
         'taskctl retry 42 --wait --timeout 30m',
         'taskctl retry 42 -q | taskctl wait -',
-        'taskctl retry 42 --no-reuse --yes   # pay again even if this retry was just made',
+        'taskctl retry 42 --no-reuse --yes   # pay again, even for a retry just made',
       ]) +
         '\nRetried: the items of finished tasks that did not complete (what makes wait\n' +
         'exit 11), sent as the server listed them, one new task per service. A task\n' +
