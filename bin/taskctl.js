@@ -13,5 +13,14 @@ if (major < 20 || (major === 20 && (minor < 18 || (minor === 18 && patch < 1))))
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
   const { join } = require('node:path');
-  require('../dist/boot.cjs').boot(args, join(__dirname, '..', 'dist'));
+  let boot;
+  try {
+    boot = require('../dist/boot.cjs').boot;
+  } catch (error) {
+    // A source checkout before its first build (the package itself always ships dist/).
+    if (error.code !== 'MODULE_NOT_FOUND') throw error;
+    process.stderr.write('error: taskctl is not built yet (no dist/boot.cjs)\nRun `npm run build` in the checkout.\n');
+    process.exitCode = 1;
+  }
+  if (boot) boot(args, join(__dirname, '..', 'dist'));
 }

@@ -6,7 +6,7 @@
 # $1 = command path: sets __taskctl_r to its subcommands and their aliases.
 __taskctl_subcommands() {
   case $1 in
-    '') __taskctl_r='services balance list ls show get create wait watch api auth config webhook sandbox completion help' ;;
+    '') __taskctl_r='services balance list ls show get create retry wait watch api auth config webhook sandbox completion help' ;;
     'auth') __taskctl_r='login status logout help' ;;
     'config') __taskctl_r='get set unset list path help' ;;
     'webhook') __taskctl_r='listen simulate help' ;;
@@ -24,6 +24,7 @@ __taskctl_resolve() {
     '|show') __taskctl_r='show' ;;
     '|get') __taskctl_r='show' ;;
     '|create') __taskctl_r='create' ;;
+    '|retry') __taskctl_r='retry' ;;
     '|wait') __taskctl_r='wait' ;;
     '|watch') __taskctl_r='watch' ;;
     '|api') __taskctl_r='api' ;;
@@ -58,6 +59,7 @@ __taskctl_options() {
     'list') __taskctl_r='--page --per-page --all --status --service --limit --since --until --columns --wide' ;;
     'show') __taskctl_r='--items-status --columns --wide --report' ;;
     'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --max-cost -y --yes --chunk-size --reuse-window --wait --interval --timeout --any --until --allow-item-failures --report' ;;
+    'retry') __taskctl_r='--dry-run --max-cost -y --yes --chunk-size --reuse-window --no-reuse --keep-duplicates --wait --interval --timeout --any --until --allow-item-failures --report' ;;
     'wait') __taskctl_r='--interval --timeout --any --until --allow-item-failures --report' ;;
     'watch') __taskctl_r='--follow --interval --timeout' ;;
     'api') __taskctl_r='-f --raw-field -F --field --input -i --include' ;;
@@ -97,6 +99,13 @@ __taskctl_value() {
     'create|--timeout') __taskctl_kind=none ;;
     'create|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'create|--report') __taskctl_kind=report ;;
+    'retry|--max-cost') __taskctl_kind=none ;;
+    'retry|--chunk-size') __taskctl_kind=none ;;
+    'retry|--reuse-window') __taskctl_kind=none ;;
+    'retry|--interval') __taskctl_kind=none ;;
+    'retry|--timeout') __taskctl_kind=none ;;
+    'retry|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
+    'retry|--report') __taskctl_kind=report ;;
     'wait|--interval') __taskctl_kind=none ;;
     'wait|--timeout') __taskctl_kind=none ;;
     'wait|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
@@ -154,7 +163,7 @@ __taskctl_argument() {
     'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
     'webhook help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='listen simulate'; fi ;;
     'completion') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='bash zsh fish'; fi ;;
-    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create wait watch api auth config webhook sandbox completion'; fi ;;
+    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create retry wait watch api auth config webhook sandbox completion'; fi ;;
   esac
   [[ -n $__taskctl_kind ]]
 }

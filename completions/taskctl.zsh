@@ -7,7 +7,7 @@
 # $1 = command path: sets __taskctl_list to 'name:description' of its subcommands.
 __taskctl_subcommands() {
   case $1 in
-    '') __taskctl_list=('services:list services with their price per item' 'balance:show the coin balance' 'list:list tasks, newest first as the service returns them, one page or --all' 'ls:list tasks, newest first as the service returns them, one page or --all' 'show:show one task with its item results' 'get:show one task with its item results' 'create:create a task: a service plus items from arguments, files (-f) or piped stdin' 'wait:block until tasks finish; the exit code tells how they ended' 'watch:stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)' 'api:send a request to any path under the base URL and print the response body' 'auth:store, inspect and remove the API key' 'config:read and write settings in the config file (per profile)' 'webhook:receive the service'\''s webhook events locally, or send a test event' 'sandbox:run the local sandbox service: the whole API with fake data, no account, no network' 'completion:print the shell completion script (bash, zsh or fish)' 'help:display help for command') ;;
+    '') __taskctl_list=('services:list services with their price per item' 'balance:show the coin balance' 'list:list tasks, newest first as the service returns them, one page or --all' 'ls:list tasks, newest first as the service returns them, one page or --all' 'show:show tasks with their item results' 'get:show tasks with their item results' 'create:create a task: a service plus items from arguments, files (-f) or piped stdin' 'retry:create a new task, per service, from the items of tasks that did not complete' 'wait:block until tasks finish; the exit code tells how they ended' 'watch:stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)' 'api:send a request to any path under the base URL and print the response body' 'auth:store, inspect and remove the API key' 'config:read and write settings in the config file (per profile)' 'webhook:receive the service'\''s webhook events locally, or send a test event' 'sandbox:run the local sandbox service: the whole API with fake data, no account, no network' 'completion:print the shell completion script (bash, zsh or fish)' 'help:display help for command') ;;
     'auth') __taskctl_list=('login:verify an API key with GET /balance and save it (with the base URL) in the profile' 'status:show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget' 'logout:remove the profile'\''s stored API key' 'help:display help for command') ;;
     'config') __taskctl_list=('get:print the effective value of a setting' 'set:store a setting in the profile' 'unset:remove a setting from the profile' 'list:list every setting with its effective value and where it comes from' 'path:print the config file path' 'help:display help for command') ;;
     'webhook') __taskctl_list=('listen:run a local webhook receiver: verify the signature, print each event once, forward or exec' 'simulate:send a correctly signed event built from a real task to a URL' 'help:display help for command') ;;
@@ -25,6 +25,7 @@ __taskctl_resolve() {
     '|show') __taskctl_r='show' ;;
     '|get') __taskctl_r='show' ;;
     '|create') __taskctl_r='create' ;;
+    '|retry') __taskctl_r='retry' ;;
     '|wait') __taskctl_r='wait' ;;
     '|watch') __taskctl_r='watch' ;;
     '|api') __taskctl_r='api' ;;
@@ -55,31 +56,38 @@ __taskctl_resolve() {
 __taskctl_options() {
   case $1 in
     '') __taskctl_list=('--version:print the version') ;;
-    'list') __taskctl_list=('--page:page to read' '--per-page:tasks per page, 1..100' '--all:read every page (from --page on), streaming' '--status:only tasks in this status (repeatable or comma-separated)' '--service:only tasks of this service (repeatable or comma-separated)' '--limit:print at most this many tasks') ;;
-    'show') __taskctl_list=('--items-status:only completed items, or (failed) only those that did not complete' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
-    'create') __taskctl_list=('-f:read items from a file (- = stdin); repeatable' '--file:read items from a file (- = stdin); repeatable' '--format:item file format (default: by extension, else lines)' '--column:csv column or json property holding the item' '--skip-invalid:drop invalid items with a warning instead of refusing (exit 3)' '--keep-duplicates:send duplicate items (they are removed by default)' '--dry-run:validate and price the items, show the balance after; create nothing' '--max-cost:refuse (exit 6) when the estimate is above this' '-y:do not ask for confirmation above the confirm-above setting' '--yes:do not ask for confirmation above the confirm-above setting' '--chunk-size:split into several tasks of at most n items, created in order' '--reuse-window:reuse a task with the same service and items created within this window (e.g. 1h)' '--wait:then wait for the task(s) like `taskctl wait`' '--interval:first poll interval; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
-    'wait') __taskctl_list=('--interval:first poll interval; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
-    'watch') __taskctl_list=('--follow:with no ids: keep going after the current tasks finish, picking up new ones' '--interval:first poll interval; grows x1.5 to 30s while nothing changes' '--timeout:stop after this long (exit 124); 0 = never') ;;
+    'services') __taskctl_list=('--columns:only these columns, in this order (table, tsv, csv)' '--wide:every column at full width, whatever the terminal width') ;;
+    'list') __taskctl_list=('--page:page to read' '--per-page:tasks per page, 1..100' '--all:read every page (from --page on), streaming' '--status:only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, or a word for an ended task (cancelled, expired, ...)' '--service:only tasks of this service (repeatable or comma-separated)' '--limit:print at most this many tasks' '--since:only tasks created in the last DURATION (30m, 24h) or since an ISO time' '--until:only tasks created at least DURATION ago, or until an ISO time' '--columns:only these columns, in this order (table, tsv, csv)' '--wide:every column at full width, whatever the terminal width') ;;
+    'show') __taskctl_list=('--items-status:only completed items, or (failed) only those that did not complete' '--columns:only these columns, in this order (table, tsv, csv)' '--wide:every column at full width, whatever the terminal width' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
+    'create') __taskctl_list=('-f:read items from a file (- = stdin); repeatable' '--file:read items from a file (- = stdin); repeatable' '--format:item file format' '--column:csv column or json property holding the item' '--skip-invalid:drop invalid items with a warning instead of refusing (exit 3)' '--no-validate:send items as read (edge spaces trimmed), without per-service checks, case folding or punycode' '--keep-duplicates:send duplicate items (they are removed by default)' '--dry-run:validate and price the items, show the balance after; create nothing' '--max-cost:refuse (exit 6) when the estimate is above this' '-y:do not ask for confirmation above the confirm-above setting' '--yes:do not ask for confirmation above the confirm-above setting' '--chunk-size:split into several tasks of at most n items, created in order' '--reuse-window:reuse a task with the same service and items created within this window (e.g. 1h); never a failed one' '--wait:then wait for the task(s) like `taskctl wait`' '--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
+    'retry') __taskctl_list=('--dry-run:price the items to retry, show the balance after; create nothing' '--max-cost:refuse (exit 6) when the estimate is above this' '-y:do not ask for confirmation above the confirm-above setting' '--yes:do not ask for confirmation above the confirm-above setting' '--chunk-size:split into several tasks of at most n items, created in order' '--reuse-window:reuse a retry task with the same service and items created within this window' '--no-reuse:always create a new task, even when the same retry was made within the window' '--keep-duplicates:send an item as often as it failed across the tasks (removed by default)' '--wait:then wait for the new task(s) like `taskctl wait`' '--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
+    'wait') __taskctl_list=('--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
+    'watch') __taskctl_list=('--follow:with no ids: keep going after the current tasks finish, picking up new ones' '--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:stop after this long (exit 124); 0 = never') ;;
     'api') __taskctl_list=('-f:a string field: query for GET/DELETE, JSON body for POST/PUT/PATCH; key[] appends to a list; repeatable' '--raw-field:a string field: query for GET/DELETE, JSON body for POST/PUT/PATCH; key[] appends to a list; repeatable' '-F:a typed field: numbers, true, false and null as JSON, @file (or @-) for a file’s text; repeatable' '--field:a typed field: numbers, true, false and null as JSON, @file (or @-) for a file’s text; repeatable' '--input:JSON request body from a file (- = stdin), checked before sending; fields go to the query' '-i:print the HTTP status line and response headers (secrets redacted) before the body' '--include:print the HTTP status line and response headers (secrets redacted) before the body') ;;
     'auth login') __taskctl_list=('--with-key:read the key from stdin instead of a hidden prompt') ;;
     'webhook listen') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind' '--path:path that accepts deliveries' '--forward-to:re-POST each verified event to this URL (https, or http on loopback)' '--exec:run this shell command per event, with the event JSON on stdin') ;;
-    'webhook simulate') __taskctl_list=('--event:event to send (default: the task'\''s current state)' '--to:receiver URL') ;;
-    'sandbox') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind (loopback unless you mean it)' '--api-key:the sandbox API key' '--balance:starting balance' '--item-ms:simulated work per item in milliseconds (slow- items take 10x)' '--rate-limit:requests per minute per key (0 = off)' '--max-items:maximum items per task' '--webhook-url:deliver webhook events to this URL (http:// allowed on loopback)' '--webhook-time-scale:multiply the webhook retry schedule (0.01 = 100x faster)' '--seed:seed for deterministic results' '--state:persist and reload tasks, balance and keys in this JSON file' '--dialect:answer in a variant of the API the spec allows (repeatable; '\''all'\'' for every one, '\''list'\'' to see them)') ;;
+    'webhook simulate') __taskctl_list=('--event:event to send' '--to:receiver URL') ;;
+    'sandbox') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind (loopback unless you mean it)' '--api-key:the sandbox API key' '--balance:starting balance' '--item-ms:simulated work per item in milliseconds (slow-* items take 10x)' '--rate-limit:requests per minute per key (0 = off)' '--max-items:maximum items per task' '--webhook-url:deliver webhook events to this URL (http:// allowed on loopback)' '--webhook-time-scale:multiply the webhook retry schedule (0.01 = 100x faster)' '--seed:seed for deterministic results' '--state:persist and reload tasks, balance and keys in this JSON file' '--dialect:answer in a variant of the API the spec allows (repeatable; '\''all'\'' for every one, '\''list'\'' to see them)') ;;
     *) __taskctl_list=() ;;
   esac
-  __taskctl_list+=('--profile:config profile to use (env TASKCTL_PROFILE)' '--base-url:API base URL (env TASKCTL_BASE_URL)' '--api-key-file:read the API key from a file (- = stdin); there is no flag that takes the key itself' '-o:output format (default: table on a terminal, tsv otherwise)' '--output:output format (default: table on a terminal, tsv otherwise)' '--json:same as -o json' '--no-color:disable colour (also NO_COLOR, TERM=dumb)' '-q:print only essential output' '--quiet:print only essential output' '-v:trace HTTP requests on stderr (secrets redacted)' '--verbose:trace HTTP requests on stderr (secrets redacted)' '--request-timeout:per-request timeout, e.g. 30s' '--no-input:never prompt' '--ci:CI mode (also when CI is set): no spinners or prompts, timestamped progress' '--sandbox:start a local sandbox service for this one invocation and talk to it' '-h:show help' '--help:show help')
+  __taskctl_list+=('--profile:config profile to use (env TASKCTL_PROFILE)' '--base-url:API base URL (env TASKCTL_BASE_URL)' '--api-key-file:read the API key from a file (- = stdin); there is no flag that takes the key itself' '-o:output format' '--output:output format' '--json:same as -o json' '--no-color:disable colour (also NO_COLOR, TERM=dumb)' '-q:print only essential output' '--quiet:print only essential output' '-v:trace HTTP requests on stderr (secrets redacted)' '--verbose:trace HTTP requests on stderr (secrets redacted)' '--request-timeout:per-request timeout, e.g. 45s' '--no-input:never prompt' '--ci:CI mode (also when CI is set): no spinners or prompts, timestamped progress' '--sandbox:start a local sandbox service for this one invocation and talk to it' '-h:show help' '--help:show help')
 }
 
 # $1 = command path, $2 = flag: sets __taskctl_kind (choices, file, services, tasks, report, none) and, for choices,
 # __taskctl_list; fails when the flag takes no value.
 __taskctl_value() {
   case "$1|$2" in
+    'services|--columns') __taskctl_kind=choices; __taskctl_list=('service' 'display_name' 'pricing' 'currency' 'description') ;;
     'list|--page') __taskctl_kind=none ;;
     'list|--per-page') __taskctl_kind=none ;;
     'list|--status') __taskctl_kind=choices; __taskctl_list=('pending' 'processing' 'completed' 'failed') ;;
     'list|--service') __taskctl_kind=services ;;
     'list|--limit') __taskctl_kind=none ;;
+    'list|--since') __taskctl_kind=none ;;
+    'list|--until') __taskctl_kind=none ;;
+    'list|--columns') __taskctl_kind=choices; __taskctl_list=('id' 'service' 'status' 'total_items' 'cost' 'created_at' 'finished_at') ;;
     'show|--items-status') __taskctl_kind=choices; __taskctl_list=('completed' 'failed') ;;
+    'show|--columns') __taskctl_kind=none ;;
     'show|--report') __taskctl_kind=report ;;
     'create|-f') __taskctl_kind=file ;;
     'create|--file') __taskctl_kind=file ;;
@@ -92,6 +100,13 @@ __taskctl_value() {
     'create|--timeout') __taskctl_kind=none ;;
     'create|--until') __taskctl_kind=choices; __taskctl_list=('processing' 'completed') ;;
     'create|--report') __taskctl_kind=report ;;
+    'retry|--max-cost') __taskctl_kind=none ;;
+    'retry|--chunk-size') __taskctl_kind=none ;;
+    'retry|--reuse-window') __taskctl_kind=none ;;
+    'retry|--interval') __taskctl_kind=none ;;
+    'retry|--timeout') __taskctl_kind=none ;;
+    'retry|--until') __taskctl_kind=choices; __taskctl_list=('processing' 'completed') ;;
+    'retry|--report') __taskctl_kind=report ;;
     'wait|--interval') __taskctl_kind=none ;;
     'wait|--timeout') __taskctl_kind=none ;;
     'wait|--until') __taskctl_kind=choices; __taskctl_list=('processing' 'completed') ;;
@@ -137,7 +152,7 @@ __taskctl_value() {
 __taskctl_argument() {
   __taskctl_kind=''
   case $1 in
-    'show') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
+    'show') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'create') if (( $2 == 0 )); then __taskctl_kind=services; fi ;;
     'wait') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
@@ -149,7 +164,7 @@ __taskctl_argument() {
     'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
     'webhook help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('listen' 'simulate'); fi ;;
     'completion') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('bash' 'zsh' 'fish'); fi ;;
-    'help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('services' 'balance' 'list' 'show' 'create' 'wait' 'watch' 'api' 'auth' 'config' 'webhook' 'sandbox' 'completion'); fi ;;
+    'help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('services' 'balance' 'list' 'show' 'create' 'retry' 'wait' 'watch' 'api' 'auth' 'config' 'webhook' 'sandbox' 'completion'); fi ;;
   esac
   [[ -n $__taskctl_kind ]]
 }

@@ -13,6 +13,8 @@ export const ExitCode = {
   taskFailed: 10,
   itemsFailed: 11,
   refused: 12,
+  /** The user answered no at a confirmation prompt (or gave no answer): their decision, not a failure or Ctrl-C. */
+  declined: 13,
   timeout: 124,
   interrupted: 130,
 } as const;
@@ -93,6 +95,11 @@ export class CreateUnknownError extends CliError {
 export class TimeoutError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.timeout, hint);
+  }
+}
+export class DeclinedError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.declined, hint);
   }
 }
 export class InterruptedError extends CliError {

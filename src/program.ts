@@ -2,13 +2,18 @@
  * The commander tree: global flags, exit-override, help text with examples and the exit-code table. Command files
  * register their own flags; their logic loads lazily so `--help` and `--version` stay fast.
  */
-import { Command, Option } from 'commander';
+import { Command, Help, Option, type Argument } from 'commander';
 import type { IO } from './output/io.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
-import { EXIT_CODES, examples, type RunAction } from './commands/help-text.js';
+import { EXIT_CODES, examples, wrapHelp, type RunAction } from './commands/help-text.js';
+import { duration } from './commands/parsers.js';
+import { formatDuration } from './core/duration.js';
 
 export function buildProgram(io: IO, run: RunAction): Command {
+  // 80 is commander's own default when the stream is not a terminal.
+  const outWidth = () => (io.stdout.isTTY ? (io.stdout.columns ?? 80) : 80);
+  const errWidth = () => (io.stderr.isTTY ? (io.stderr.columns ?? 80) : 80);
   const program = new Command('taskctl');
   program
     .description(
@@ -17,13 +22,16 @@ export function buildProgram(io: IO, run: RunAction): Command {
     .version(VERSION, '--version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      // Commander writes only help and --version here: every line fitted to the width (examples and notes too).
+      writeOut: (text) => io.stdout.write(wrapHelp(text, outWidth())),
+      writeErr: (text) => io.stderr.write(wrapHelp(text, errWidth())),
+      // Error messages as they are (a log keeps them on one line).
+      outputError: (text) => io.stderr.write(text),
       // The injected streams, not process.stdout: the build renders help for dist/help.json through memory streams.
-      // 80 is commander's own default when the stream is not a terminal.
-      getOutHelpWidth: () => (io.stdout.isTTY ? (io.stdout.columns ?? 80) : 80),
-      getErrHelpWidth: () => (io.stderr.isTTY ? (io.stderr.columns ?? 80) : 80),
+      getOutHelpWidth: outWidth,
+      getErrHelpWidth: errWidth,
     })
+    .configureHelp({ optionDescription, argumentDescription, subcommandTerm, formatHelp })
     .exitOverride()
     .showSuggestionAfterError(true)
     .allowExcessArguments(false)
@@ -34,19 +42,20 @@ export function buildProgram(io: IO, run: RunAction): Command {
       'read the API key from a file (- = stdin); there is no flag that takes the key itself',
     )
     .addOption(
-      new Option('-o, --output <format>', 'output format (default: table on a terminal, tsv otherwise)').choices([
-        'table',
-        'tsv',
-        'csv',
-        'json',
-        'ndjson',
-      ]),
+      new Option('-o, --output <format>', 'output format')
+        .choices(['table', 'tsv', 'csv', 'json', 'ndjson'])
+        .default(undefined, 'table on a terminal, tsv otherwise'),
     )
     .option('--json', 'same as -o json')
     .option('--no-color', 'disable colour (also NO_COLOR, TERM=dumb)')
     .option('-q, --quiet', 'print only essential output')
     .option('-v, --verbose', 'trace HTTP requests on stderr (secrets redacted)')
-    .option('--request-timeout <duration>', 'per-request timeout, e.g. 30s')
+    .addOption(
+      new Option('--request-timeout <duration>', 'per-request timeout, e.g. 45s').default(
+        undefined,
+        '30s for GET, 60s for POST',
+      ),
+    )
     .option('--no-input', 'never prompt')
     .option('--ci', 'CI mode (also when CI is set): no spinners or prompts, timestamped progress')
     .option('--sandbox', 'start a local sandbox service for this one invocation and talk to it');
@@ -57,10 +66,76 @@ export function buildProgram(io: IO, run: RunAction): Command {
     'after',
     `${examples([
       'taskctl --sandbox services',
-      'taskctl --sandbox create domain_check_availability example.com fail-x.com --wait',
-      'cut -f1 domains.txt | taskctl create domain_check_availability -q | taskctl wait -',
+      'taskctl --sandbox create domain_check_availability a.com fail-x.com --wait',
+      'taskctl create domain_check_availability -f domains.txt -q | taskctl wait -',
       'taskctl list --status failed -o json | jq ".[].id"',
     ])}\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n\nEnvironment: TASKCTL_API_KEY, TASKCTL_BASE_URL, TASKCTL_PROFILE, TASKCTL_OUTPUT, TASKCTL_CONFIG_DIR, NO_COLOR, FORCE_COLOR, CI, HTTPS_PROXY, NO_PROXY.\n`,
   );
   return program;
+}
+
+/**
+ * An option's help line as a person writes values: durations as `2s` or `30m` (not milliseconds), strings without
+ * quotes, no default for a flag that takes no value (`--no-x` says it already), choices listed plainly.
+ */
+function optionDescription(option: Option): string {
+  return withValues(option.description, option, option.required || option.optional);
+}
+
+function argumentDescription(argument: Argument): string {
+  return withValues(argument.description, argument, true);
+}
+
+function withValues(description: string, value: Option | Argument, takesValue: boolean): string {
+  const extra: string[] = [];
+  if (value.argChoices) extra.push(`values: ${value.argChoices.join(', ')}`);
+  const shown = takesValue ? defaultText(value) : undefined;
+  if (shown !== undefined) extra.push(`default: ${shown}`);
+  if (!extra.length) return description;
+  return description ? `${description} (${extra.join('; ')})` : `(${extra.join('; ')})`;
+}
+
+function defaultText(option: Option | Argument): string | undefined {
+  if (option.defaultValueDescription !== undefined) return option.defaultValueDescription;
+  const value: unknown = option.defaultValue;
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) return undefined;
+  if (option.parseArg === duration && typeof value === 'number') return value === 0 ? '0' : formatDuration(value);
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** A command in a list of commands: its name, aliases and arguments (its own help lists its options). */
+function subcommandTerm(this: Help, command: Command): string {
+  return Help.prototype.subcommandTerm.call(this, command).replace(' [options]', '');
+}
+
+/** Commander's layout, then every subcommand lists the global options it inherits (gh's INHERITED FLAGS). */
+function formatHelp(this: Help, command: Command, helper: Help): string {
+  const text = Help.prototype.formatHelp.call(this, command, helper);
+  const root = rootOf(command);
+  if (root === command) return text;
+  const terms = root.options
+    .filter((option) => !option.hidden && option.long !== '--version')
+    .map((option) => helper.optionTerm(option));
+  return `${text}\nGlobal options (see taskctl --help):\n${packTerms(terms, Math.min(helper.helpWidth ?? 80, 80))}\n`;
+}
+
+function rootOf(command: Command): Command {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root;
+}
+
+/** Terms side by side, two spaces apart, as many on a line as fit (at most 80 wide: the same on any wider terminal). */
+function packTerms(terms: readonly string[], width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const term of terms) {
+    if (line !== '' && line.length + 2 + term.length > width) {
+      lines.push(line);
+      line = '';
+    }
+    line = line === '' ? `  ${term}` : `${line}  ${term}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines.join('\n');
 }

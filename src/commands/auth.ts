@@ -11,7 +11,17 @@ export interface LoginOptions {
 }
 
 export function registerAuth(program: Command, run: RunAction): void {
-  const auth = program.command('auth').description('store, inspect and remove the API key');
+  const auth = program
+    .command('auth')
+    .description('store, inspect and remove the API key')
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl auth login --base-url https://api.example.com',
+        'taskctl auth status',
+        'taskctl --profile staging auth logout',
+      ]),
+    );
   auth
     .command('login')
     .description('verify an API key with GET /balance and save it (with the base URL) in the profile')
@@ -20,7 +30,7 @@ export function registerAuth(program: Command, run: RunAction): void {
       'after',
       examples([
         'taskctl auth login --base-url https://api.example.com',
-        'echo "$TASK_API_KEY" | taskctl auth login --with-key --base-url https://api.example.com',
+        'echo "$KEY" | taskctl auth login --with-key --base-url https://api.example.com',
         'taskctl --profile staging auth login --base-url https://staging.example.com',
       ]),
     )

@@ -17,7 +17,7 @@ export function registerCompletion(program: Command, run: RunAction): void {
   program
     .command('completion')
     .description('print the shell completion script (bash, zsh or fish)')
-    .addArgument(new Argument('<shell>', SHELLS.join(' | ')).choices(SHELLS))
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .addHelpText(
       'after',
       examples([

@@ -13,7 +13,14 @@ export function registerConfig(program: Command, run: RunAction): void {
     .description('read and write settings in the config file (per profile)')
     .addHelpText(
       'after',
-      `\nSettings:\n${SETTING_NAMES.map((name) => `  ${name.padEnd(16)}${SETTING_DESCRIPTIONS[name]}`).join('\n')}\n`,
+      `\nSettings:\n${SETTING_NAMES.map((name) => `  ${name.padEnd(17)}${SETTING_DESCRIPTIONS[name]}`).join('\n')}\n${examples(
+        [
+          'taskctl config list',
+          'taskctl config set output json',
+          'taskctl config get base-url',
+          'taskctl --profile staging config unset request-timeout',
+        ],
+      )}`,
     );
   config
     .command('get')

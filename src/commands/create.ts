@@ -6,6 +6,7 @@ import {
   BalanceError,
   CliError,
   CreateUnknownError,
+  DeclinedError,
   ExitCode,
   InputError,
   InterruptedError,
@@ -13,29 +14,21 @@ import {
   UsageError,
 } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
+import { counted, formatCount } from '../core/items/clean.js';
 import type { ItemFormat, ItemSource, NormalisedItems } from '../core/items/index.js';
 import { examples, type RunAction } from './help-text.js';
 import type { MatchResult, Snapshot } from '../core/reconcile.js';
 import { collect, duration, nonNegativeInt, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';
 import { addWaitOptions, waitForTasks, type WaitOptions } from './wait.js';
+import { checkReportTargets } from '../report/write.js';
 
-export interface CreateOptions extends Partial<WaitOptions> {
+export interface CreateOptions extends SubmitOptions {
   file?: string[];
   format?: ItemFormat;
   column?: string;
   skipInvalid?: boolean;
   keepDuplicates?: boolean;
-  dryRun?: boolean;
-  /** Refuse (exit 6, nothing sent) when the estimate is above this many coins. */
-  maxCost?: number;
-  yes?: boolean;
-  /** Split into tasks of at most this many items, created in order. */
-  chunkSize?: number;
-  /** Reuse a task created within this many ms with the same service and items, instead of paying again. */
-  reuseWindow?: number;
-  /** Continue like `taskctl wait` on the new task(s). */
-  wait?: boolean;
   /** Commander's `--no-validate`: false sends the items as read, without per-service checks or normalisation. */
   validate?: boolean;
 }
@@ -53,12 +46,9 @@ export function registerCreate(program: Command, run: RunAction): void {
     .argument('[items...]', 'items; when none are given and no -f, items are read from stdin')
     .option('-f, --file <path>', 'read items from a file (- = stdin); repeatable', collect)
     .addOption(
-      new Option('--format <format>', 'item file format (default: by extension, else lines)').choices([
-        'lines',
-        'json',
-        'ndjson',
-        'csv',
-      ]),
+      new Option('--format <format>', 'item file format')
+        .choices(['lines', 'json', 'ndjson', 'csv'])
+        .default(undefined, 'by extension, else lines'),
     )
     .option('--column <name>', 'csv column or json property holding the item')
     .option('--skip-invalid', 'drop invalid items with a warning instead of refusing (exit 3)')
@@ -85,9 +75,10 @@ export function registerCreate(program: Command, run: RunAction): void {
         'taskctl create domain_check_availability example.com example.org',
         'taskctl create domain_check_availability -f domains.txt --dry-run',
         'cut -d, -f1 leads.csv | taskctl create domain_check_availability -q',
-        'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 500 --yes',
-        'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --reuse-window 6h --wait',
-        'taskctl create domain_check_availability Example.COM --no-validate   # sent as written',
+        'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 50',
+        'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --wait',
+        'taskctl create domain_check_availability -f big.txt --reuse-window 6h -y',
+        'taskctl create domain_check_availability Example.COM --no-validate',
       ]) +
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +
         'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n',
@@ -147,19 +138,17 @@ async function prepareItems(
     const report = formatInvalidReport(invalid);
     if (!options.skipInvalid) {
       throw new InputError(
-        `${invalid.length} invalid item${invalid.length === 1 ? '' : 's'}; nothing was sent:\n${report.join('\n')}`,
+        `${counted(invalid.length, 'invalid item')}; nothing was sent:\n${report.join('\n')}`,
         'Fix them, or pass --skip-invalid to drop them (or --no-validate to send them as written).',
       );
     }
-    ctx.printer.warn(
-      `skipping ${invalid.length} invalid item${invalid.length === 1 ? '' : 's'}:\n${report.join('\n')}`,
-    );
+    ctx.printer.warn(`skipping ${counted(invalid.length, 'invalid item')}:\n${report.join('\n')}`);
   }
   if (valid.length === 0) throw new InputError('no valid items left to send; nothing was sent');
   if (normalised.count > 0) {
     const first = normalised.first[0];
     ctx.printer.info(
-      `normalised ${normalised.count} item${normalised.count === 1 ? '' : 's'}` +
+      `normalised ${counted(normalised.count, 'item')}` +
         (first ? ` (e.g. ${JSON.stringify(first.item)} → ${JSON.stringify(first.sent)})` : '') +
         '; --no-validate sends them as written',
     );
@@ -167,9 +156,7 @@ async function prepareItems(
   if (options.keepDuplicates) return { items: valid, normalised };
   const { unique, duplicates } = dedupeItems(valid);
   if (duplicates > 0)
-    ctx.printer.info(
-      `removed ${duplicates} duplicate item${duplicates === 1 ? '' : 's'} (--keep-duplicates sends them)`,
-    );
+    ctx.printer.info(`removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
   return { items: unique, normalised };
 }
 
@@ -194,55 +181,64 @@ async function pricePerItem(ctx: Context, api: ApiClient, service: string): Prom
   return found.pricing;
 }
 
-async function confirmCost(
-  ctx: Context,
-  service: string,
-  count: number,
-  estimate: number,
-  options: CreateOptions,
-): Promise<void> {
-  if (options.maxCost !== undefined && estimate > options.maxCost) {
-    throw new BalanceError(
-      `the estimate is ${estimate} coins, above --max-cost ${options.maxCost}; nothing was created`,
-      'Raise --max-cost, or send fewer items.',
-    );
-  }
-  const { confirmAbove } = await ctx.settings();
-  if (options.yes || !ctx.interactive || estimate < confirmAbove.value) return;
-  const { confirm } = await import('../output/prompt.js');
-  const ok = await confirm(
-    ctx.io.stdin,
-    ctx.io.stderr,
-    `Create ${service} for ${count} items, estimated ${estimate} coins?`,
-  );
-  if (!ok) throw new InterruptedError('cancelled; nothing was created');
+/** One service's items to send (a create has one; a retry has one per service). */
+export interface Batch {
+  service: string;
+  items: string[];
 }
 
-export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
-  const { items, normalised } = await prepareItems(ctx, service, args, options);
+/** The options the shared pipeline reads (create's and retry's common flags). */
+export interface SubmitOptions extends Partial<WaitOptions> {
+  dryRun?: boolean;
+  /** Refuse (exit 6, nothing sent) when the estimate is above this many coins. */
+  maxCost?: number;
+  yes?: boolean;
+  /** Split into tasks of at most this many items, created in order. */
+  chunkSize?: number;
+  /** Reuse a task created within this many ms with the same service and items, instead of paying again. */
+  reuseWindow?: number | undefined;
+  /** Continue like `taskctl wait` on the new task(s). */
+  wait?: boolean;
+}
+
+export interface SubmitContext {
+  /** The prompt's first word: `Create`, `Retry`. */
+  verb: string;
+  /** What validation changed (create only): reported by --dry-run. */
+  normalised?: NormalisedItems;
+}
+
+interface PricedBatch extends Batch {
+  price: number;
+  estimate: number;
+  chunks: string[][];
+}
+
+/**
+ * The one pipeline behind `create` and `retry`: price, --dry-run, --max-cost, confirmation, chunks, exactly-once
+ * creation (or --reuse-window reuse), the summary, then --wait. Items are sent exactly as given.
+ */
+export async function submitItems(
+  ctx: Context,
+  batches: readonly Batch[],
+  options: SubmitOptions,
+  about: SubmitContext,
+): Promise<void> {
+  checkReportTargets(options.report);
   const { planChunks } = await import('../core/items/index.js');
-  const chunks = planChunks(items, options.chunkSize ?? items.length);
   const api = await ctx.api();
-  const price = await pricePerItem(ctx, api, service);
-  const estimate = price * items.length;
-
-  if (options.dryRun) {
-    return dryRun(ctx, api, { service, items: items.length, chunks: chunks.length, price, estimate, normalised });
+  const priced: PricedBatch[] = [];
+  for (const batch of batches) {
+    const price = await pricePerItem(ctx, api, batch.service);
+    const chunks = planChunks(batch.items, options.chunkSize ?? batch.items.length);
+    priced.push({ ...batch, price, estimate: price * batch.items.length, chunks });
   }
-  await confirmCost(ctx, service, items.length, estimate, options);
+  if (options.dryRun) return dryRun(ctx, api, priced, about.normalised);
+  await confirmCost(ctx, api, priced, options, about.verb);
 
-  const created = await createChunks(ctx, api, service, chunks, options);
-  const total = created.reduce((sum, c) => sum + c.task.cost, 0);
-  const first = created[0];
-  ctx.printer.success(
-    `${created.length === 1 && first ? `task ${first.task.id}` : `${created.length} tasks`} for ${items.length} items, ${total} coins` +
-      (created.some((c) => c.how !== 'created')
-        ? ` (${created
-            .filter((c) => c.how !== 'created')
-            .map((c) => `${c.task.id} ${c.how}`)
-            .join(', ')})`
-        : ''),
-  );
+  const chunks = priced.flatMap((batch) => batch.chunks.map((items) => ({ service: batch.service, items })));
+  const created = await createChunks(ctx, api, chunks, options, priced.length === 1);
+  ctx.printer.success(summary(created));
   if (options.wait) {
     await waitForTasks(
       ctx,
@@ -252,45 +248,125 @@ export async function runCreate(ctx: Context, service: string, args: string[], o
   }
 }
 
-interface DryRunSummary {
-  service: string;
-  items: number;
-  chunks: number;
-  price: number;
-  estimate: number;
-  normalised: NormalisedItems;
+export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
+  const { items, normalised } = await prepareItems(ctx, service, args, options);
+  await submitItems(ctx, [{ service, items }], options, { verb: 'Create', normalised });
 }
 
-async function dryRun(ctx: Context, api: ApiClient, summary: DryRunSummary): Promise<void> {
-  const balance = await api.getBalance();
-  const after = balance.balance - summary.estimate;
-  const result = {
-    service: summary.service,
-    items: summary.items,
-    tasks: summary.chunks,
-    price_per_item: summary.price,
-    estimate: summary.estimate,
-    balance: balance.balance,
-    balance_after: after,
-    currency: balance.currency,
-    normalised: summary.normalised.count,
-  };
-  // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
-  ctx.printer.detail(Object.entries(result), {
-    ...result,
-    normalised_examples: summary.normalised.first,
-  });
-  if (after < 0) {
+/** `task 41 for 3 items, 15 coins; reused task 36 for 2 items (no coins spent)`: only what was paid for costs coins. */
+function summary(outcomes: readonly Outcome[]): string {
+  const paid = outcomes.filter((o) => o.how !== 'reused');
+  const reused = outcomes.filter((o) => o.how === 'reused');
+  const tasks = (list: readonly Outcome[]) =>
+    list.length === 1 && list[0] ? `task ${list[0].task.id}` : `${list.length} tasks`;
+  const items = (list: readonly Outcome[]) =>
+    counted(
+      list.reduce((sum, o) => sum + o.items, 0),
+      'item',
+    );
+  const parts: string[] = [];
+  if (paid.length > 0) {
+    const recovered = paid.filter((o) => o.how === 'recovered').map((o) => o.task.id);
+    parts.push(
+      `${tasks(paid)} for ${items(paid)}, ${counted(
+        paid.reduce((sum, o) => sum + o.task.cost, 0),
+        'coin',
+      )}` + (recovered.length > 0 ? ` (recovered: ${recovered.join(', ')})` : ''),
+    );
+  }
+  if (reused.length > 0) {
+    const ids = reused.map((o) => o.task.id).join(', ');
+    parts.push(`reused ${reused.length === 1 ? 'task' : 'tasks'} ${ids} for ${items(reused)} (no coins spent)`);
+  }
+  return parts.join('; ');
+}
+
+async function confirmCost(
+  ctx: Context,
+  api: ApiClient,
+  batches: readonly PricedBatch[],
+  options: SubmitOptions,
+  verb: string,
+): Promise<void> {
+  const estimate = batches.reduce((sum, b) => sum + b.estimate, 0);
+  if (options.maxCost !== undefined && estimate > options.maxCost) {
     throw new BalanceError(
-      `dry run: the balance (${balance.balance} ${balance.currency}) does not cover the estimate (${summary.estimate}); nothing was created`,
+      `the estimate is ${counted(estimate, 'coin')}, above --max-cost ${formatCount(options.maxCost)}; nothing was created`,
+      'Raise --max-cost, or send fewer items.',
+    );
+  }
+  const { confirmAbove } = await ctx.settings();
+  if (options.yes || !ctx.interactive || estimate < confirmAbove.value) return;
+  // The person deciding sees what it leaves them with (one GET /balance, only when asking).
+  const balance = await api.getBalance();
+  const count = batches.reduce((sum, b) => sum + b.items.length, 0);
+  const [only] = batches;
+  const what =
+    batches.length === 1 && only
+      ? `${only.service} for ${counted(count, 'item')}`
+      : `${counted(count, 'item')} (${batches.map((b) => `${b.service}: ${formatCount(b.items.length)}`).join(', ')})`;
+  const { confirm } = await import('../output/prompt.js');
+  const answer = await confirm(
+    ctx.io.stdin,
+    ctx.io.stderr,
+    `${verb} ${what}: ${formatCount(estimate)} ${balance.currency} (balance ${formatCount(balance.balance)} → ${formatCount(balance.balance - estimate)})?`,
+    { signal: ctx.signal },
+  );
+  if (answer === 'yes') return;
+  if (answer === 'interrupted') throw new InterruptedError('cancelled at the confirmation; nothing was created');
+  throw new DeclinedError(
+    answer === 'closed' ? 'no answer (the input ended); nothing was created' : 'declined; nothing was created',
+    '--yes skips the question; the confirm-above setting sets when it is asked.',
+  );
+}
+
+async function dryRun(
+  ctx: Context,
+  api: ApiClient,
+  batches: readonly PricedBatch[],
+  normalised: NormalisedItems | undefined,
+): Promise<void> {
+  const balance = await api.getBalance();
+  let after = balance.balance;
+  const results = batches.map((batch) => {
+    after -= batch.estimate;
+    return {
+      service: batch.service,
+      items: batch.items.length,
+      tasks: batch.chunks.length,
+      price_per_item: batch.price,
+      estimate: batch.estimate,
+      balance: balance.balance,
+      balance_after: after,
+      currency: balance.currency,
+      ...(normalised ? { normalised: normalised.count } : {}),
+    };
+  });
+  // Several services (a retry): -o json is one array, not several documents.
+  if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results);
+  else {
+    for (const result of results) {
+      // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
+      ctx.printer.detail(Object.entries(result), {
+        ...result,
+        ...(normalised ? { normalised_examples: normalised.first } : {}),
+      });
+    }
+  }
+  if (after < 0) {
+    const estimate = balance.balance - after;
+    throw new BalanceError(
+      `dry run: the balance (${balance.balance} ${balance.currency}) does not cover the estimate (${estimate}); nothing was created`,
     );
   }
   ctx.printer.info('dry run: nothing was created');
 }
 
+/** `items`: how many items this task was sent with (the chunk's size). */
 interface Outcome {
   task: Task;
   how: 'created' | 'recovered' | 'reused';
+  items: number;
 }
 
 function listHint(service: string): string {
@@ -305,9 +381,9 @@ function listHint(service: string): string {
 async function createChunks(
   ctx: Context,
   api: ApiClient,
-  service: string,
-  chunks: string[][],
-  options: CreateOptions,
+  chunks: readonly Batch[],
+  options: SubmitOptions,
+  oneService: boolean,
 ): Promise<Outcome[]> {
   const { holdOutput } = await import('../output/stdout-guard.js');
   const hold = holdOutput(ctx.io.stdout);
@@ -316,25 +392,21 @@ async function createChunks(
   // With --wait the final state is printed by the wait; printing the pending task first would list it twice.
   const out =
     quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
-  const singleObject = out !== undefined && options.chunkSize === undefined && ctx.printer.format === 'json';
+  // -o json is the task itself when only one task can result (one service, no --chunk-size), else an array.
+  const singleObject =
+    out !== undefined && oneService && options.chunkSize === undefined && ctx.printer.format === 'json';
   const createdSoFar = () =>
-    `created ${outcomes.length} of ${chunks.length} task${chunks.length === 1 ? '' : 's'}` +
+    `created ${outcomes.length} of ${counted(chunks.length, 'task')}` +
     (outcomes.length > 0 ? `: ${outcomes.map((o) => o.task.id).join(' ')}` : '');
+  let service = chunks[0]?.service ?? '';
   try {
     try {
       for (const [index, chunk] of chunks.entries()) {
         // The output is gone (known once the writes so far have settled): start nothing new.
         if (index > 0 && (await hold.settle())) break;
+        service = chunk.service;
         const what = chunks.length === 1 ? 'the task' : `task ${index + 1} of ${chunks.length}`;
-        const outcome = await createOne(
-          ctx,
-          api,
-          service,
-          chunk,
-          options,
-          new Set(outcomes.map((o) => o.task.id)),
-          what,
-        );
+        const outcome = await createOne(ctx, api, chunk, options, new Set(outcomes.map((o) => o.task.id)), what);
         outcomes.push(outcome);
         ctx.cache.rememberTasks([outcome.task]);
         if (quiet) ctx.printer.line(String(outcome.task.id));
@@ -378,9 +450,8 @@ function interrupted(ctx: Context, error: unknown, message: string, hint: string
 async function createOne(
   ctx: Context,
   api: ApiClient,
-  service: string,
-  items: string[],
-  options: CreateOptions,
+  { service, items }: Batch,
+  options: SubmitOptions,
   exclude: Set<number>,
   what: string,
 ): Promise<Outcome> {
@@ -405,7 +476,7 @@ async function createOne(
         ctx.printer.info(
           `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`,
         );
-        return { task, how: 'reused' };
+        return { task, how: 'reused', items: items.length };
       }
       before = reuse.seen;
     } else {
@@ -433,11 +504,11 @@ async function createOne(
   }
   const { AmbiguousCreateError } = await import('../api/client.js');
   try {
-    return { task: await api.createTask({ service, items }), how: 'created' };
+    return { task: await api.createTask({ service, items }), how: 'created', items: items.length };
   } catch (error) {
     if (ctx.signal.aborted) {
       throw new InterruptedError(
-        `interrupted while creating a ${service} task for ${items.length} items: it may have been created`,
+        `interrupted while creating a ${service} task for ${counted(items.length, 'item')}: it may have been created`,
         listHint(service),
       );
     }
@@ -462,7 +533,7 @@ async function createOne(
       throw interrupted(
         ctx,
         reason,
-        `interrupted while checking whether ${what} was created (${service}, ${items.length} items): it may have been created`,
+        `interrupted while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`,
         listHint(service),
       );
     }
@@ -470,7 +541,7 @@ async function createOne(
       ctx.printer.warn(
         `recovered: task ${result.task.id} was created by this request (the response was lost; it is the only matching task that did not exist before the request was sent)`,
       );
-      return { task: result.task, how: 'recovered' };
+      return { task: result.task, how: 'recovered', items: items.length };
     }
     const sentAt = new Date(error.sentAtMs).toISOString();
     const found =
@@ -480,7 +551,7 @@ async function createOne(
           ? `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`
           : 'no new matching task was found';
     throw new CreateUnknownError(
-      `the create request may have created a task, and ${found}: ${service}, ${items.length} items, sent ${sentAt}`,
+      `the create request may have created a task, and ${found}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
       listHint(service),
     );
   }

@@ -24,6 +24,7 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [10, 'a waited-on task ended without completing (failed, cancelled, expired, ...)'],
   [11, 'waited-on tasks completed, but some items did not (--allow-item-failures makes this 0)'],
   [12, 'the service refused the request (an error code taskctl does not know); not retried: check the message'],
+  [13, 'declined at the confirmation prompt (answered no, or no answer); nothing was created'],
   [124, 'wait/watch timed out with tasks still unfinished'],
   [130, 'interrupted (Ctrl-C); the message says how to resume'],
 ];
@@ -31,4 +32,42 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
 /** The "Examples:" block of a command's `--help`. */
 export function examples(lines: readonly string[]): string {
   return `\nExamples:\n${lines.map((line) => `  ${line}`).join('\n')}\n`;
+}
+
+/** Two spaces or more after a term (`  --flag <x>  text`, `  124  text`): continuation lines hang under the text. */
+const HANGING = /^(\s*)(?:\S+(?: \S+)*\s{2,}(?=\S))?/;
+
+/**
+ * Help text fitted to `width` columns: each longer line is broken at spaces (never inside a word), its continuation
+ * lines indented under the line's text. Commander wraps only the items it lays out; this covers the rest (examples,
+ * notes, exit codes, and items whose column commander judges too narrow to wrap).
+ */
+export function wrapHelp(text: string, width: number): string {
+  return text
+    .split('\n')
+    .map((line) => wrapLine(line, width))
+    .join('\n');
+}
+
+function wrapLine(line: string, width: number): string {
+  if (line.length <= width) return line;
+  const term = HANGING.exec(line)?.[0] ?? '';
+  const indent = term.length - term.trimStart().length;
+  // Under the text after a term, unless that leaves under 30 columns (then the term wraps like any text); an
+  // indented line (an example) continues further in, so its continuation does not read as a line of its own.
+  const hanging = term.length > indent && term.length <= width - 30;
+  const lead = hanging ? term : line.slice(0, indent);
+  const hang = hanging ? term.length : indent > 0 ? indent + 4 : 0;
+  const lines: string[] = [];
+  let current = lead;
+  let empty = true;
+  for (const word of line.slice(lead.length).split(/ +/).filter(Boolean)) {
+    if (!empty && current.length + 1 + word.length > width) {
+      lines.push(current);
+      current = ' '.repeat(hang) + word;
+    } else current = empty ? current + word : `${current} ${word}`;
+    empty = false;
+  }
+  lines.push(current);
+  return lines.join('\n');
 }

@@ -7,6 +7,7 @@ import { registerCompletion } from './completion.js';
 import { registerConfig } from './config.js';
 import { registerCreate } from './create.js';
 import { registerList } from './list.js';
+import { registerRetry } from './retry.js';
 import { registerSandbox } from './sandbox.js';
 import { registerServices } from './services.js';
 import { registerShow } from './show.js';
@@ -21,6 +22,7 @@ export function registerCommands(program: Command, run: RunAction): void {
   registerList(program, run);
   registerShow(program, run);
   registerCreate(program, run);
+  registerRetry(program, run);
   registerWait(program, run);
   registerWatch(program, run);
   registerApi(program, run);

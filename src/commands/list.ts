@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { columnName, columnsOption, pickColumns, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from './help-text.js';
 import { CreatedWindow, timeBound, type TimeBound } from './list-window.js';
-import { collect, positiveInt } from './parsers.js';
+import { collect, positiveInt, taskStatuses } from './parsers.js';
 import { taskColumns } from './task-columns.js';
 
 export interface ListOptions {
@@ -38,7 +38,11 @@ export function registerList(program: Command, run: RunAction): void {
     .option('--page <n>', 'page to read', positiveInt(), 1)
     .option('--per-page <n>', 'tasks per page, 1..100', positiveInt(100), 25)
     .option('--all', 'read every page (from --page on), streaming', false)
-    .option('--status <status>', 'only tasks in this status (repeatable or comma-separated)', collect)
+    .option(
+      '--status <status>',
+      'only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, or a word for an ended task (cancelled, expired, ...)',
+      taskStatuses,
+    )
     .option('--service <service>', 'only tasks of this service (repeatable or comma-separated)', collect)
     .option('--limit <n>', 'print at most this many tasks', positiveInt())
     .option('--since <duration>', 'only tasks created in the last DURATION (30m, 24h) or since an ISO time', timeBound)
@@ -56,9 +60,11 @@ export function registerList(program: Command, run: RunAction): void {
         'taskctl list --columns id,status,created_at -o tsv',
         'taskctl list --wide',
         'taskctl list -o tsv | cut -f1,3',
+        `taskctl list -o tsv | awk -F'\\t' '$3 == "on_hold"'   # any status`,
       ]) +
         '\nFilters apply to the pages read: without --all (or --since/--until) only --page is searched.' +
         '\n--since/--until read pages until the tasks are older than the window (newest first), else every page.' +
+        '\nAn unknown --status is refused (exit 2) with the closest known one; filter a status outside the list with awk.' +
         `\ntsv columns: ${COLUMN_NAMES.join(', ')}\n`,
     )
     .action((options: ListOptions, command: Command) => run(command, (ctx) => runList(ctx, options)));

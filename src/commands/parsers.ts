@@ -1,6 +1,8 @@
 /** Flag-value parsers shared by the commands: a bad value is a usage error (exit 2) naming the flag. */
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../core/duration.js';
+import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES } from '../core/task-state.js';
+import { UsageError } from '../errors.js';
 
 export function positiveInt(max?: number) {
   return (value: string): number => {
@@ -49,4 +51,50 @@ export function collect(value: string, previous: string[] | undefined): string[]
       .map((v) => v.trim())
       .filter(Boolean),
   ];
+}
+
+/** The statuses `--status` accepts: the spec's, and the words a server may use for a task that ended. */
+const FILTER_STATUSES: readonly string[] = [...new Set<string>([...KNOWN_TASK_STATUSES, ...ENDED_TASK_STATUSES])];
+
+/**
+ * `--status` values, repeatable and comma-separable like `collect`; a status taskctl does not know is refused with the
+ * closest known one (a typo would otherwise match nothing and print nothing, exit 0). A server's own status outside
+ * the list is filtered from the output instead.
+ */
+export function taskStatuses(value: string, previous: string[] | undefined): string[] {
+  const statuses = collect(value, previous);
+  const unknown = statuses.find((status) => !FILTER_STATUSES.includes(status));
+  if (unknown !== undefined) {
+    const near = closest(unknown, FILTER_STATUSES);
+    throw new UsageError(
+      `unknown status "${unknown}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; known: ${FILTER_STATUSES.join(', ')}`,
+      `For a status of your server's outside this list, filter the output: taskctl list -o tsv | awk -F'\\t' '$3 == "${unknown}"'`,
+    );
+  }
+  return statuses;
+}
+
+/** The candidate nearest to `word` by edit distance, when it is near enough to be a typo. */
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate);
+    if (!best || distance < best.distance) best = { candidate, distance };
+  }
+  return best && best.distance <= Math.max(2, Math.floor(word.length / 2)) ? best.candidate : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }

@@ -32,7 +32,7 @@ export function registerSandbox(program: Command, run: RunAction): void {
     .option('--balance <coins>', 'starting balance', nonNegativeInt, SANDBOX_DEFAULTS.balance)
     .option(
       '--item-ms <ms>',
-      'simulated work per item in milliseconds (slow- items take 10x)',
+      'simulated work per item in milliseconds (slow-* items take 10x)',
       nonNegativeInt,
       SANDBOX_DEFAULTS.itemMs,
     )

@@ -57,10 +57,11 @@ export function registerWait(program: Command, run: RunAction): void {
         'taskctl wait 42 43 --timeout 10m && echo all good',
         'taskctl create domain_check_availability -f domains.txt -q | taskctl wait -',
         'taskctl wait 42 --until processing',
-        'taskctl wait 42 --report junit=reports/taskctl.xml   # the path is checked before waiting',
+        'taskctl wait 42 --report junit=reports/taskctl.xml',
         'taskctl wait 42 -o json | jq ".[0].status"',
       ]) +
-        '\nExit: 0 all completed with every item; 10 a task failed; 11 completed with failed items; 124 timed out; 130 Ctrl-C.\n',
+        '\nExit: 0 every task completed with every item; 10 a task ended without completing (failed, cancelled, ...);' +
+        ' 11 completed, but some items did not; 124 timed out; 130 Ctrl-C. --report paths are checked before waiting.\n',
     )
     .action((ids: string[], options: WaitOptions, cmd: Command) =>
       run(cmd, async (ctx) => {

@@ -56,7 +56,8 @@ export function registerWatch(program: Command, run: RunAction): void {
       ]) +
         '\n-o ndjson (and -o json) print one {event, timestamp, task} object per change, exactly like a webhook body.\n' +
         'tsv columns: timestamp, id, service, status, completed_items, failed_items, total_items\n' +
-        'Exit codes as `taskctl wait` once the watched tasks finish: 0, 10 failed, 11 failed items, 124, 130.\n',
+        'Exit codes as `taskctl wait` once the watched tasks finish: 0 all completed; 10 a task ended without' +
+        ' completing; 11 some items did not complete; 124 timed out (--timeout); 130 Ctrl-C.\n',
     )
     .action((ids: string[], options: WatchOptions, cmd: Command) =>
       run(cmd, (ctx) => runWatch(ctx, ids.map(parseTaskId), options)),

@@ -24,7 +24,14 @@ export interface SimulateCommandOptions {
 export function registerWebhook(program: Command, run: RunAction): void {
   const webhook = program
     .command('webhook')
-    .description("receive the service's webhook events locally, or send a test event");
+    .description("receive the service's webhook events locally, or send a test event")
+    .addHelpText(
+      'after',
+      examples([
+        "taskctl webhook listen --exec 'jq -r .task.id >> finished.txt'",
+        'taskctl webhook simulate 42 --event failed',
+      ]),
+    );
   webhook
     .command('listen')
     .description('run a local webhook receiver: verify the signature, print each event once, forward or exec')
@@ -43,9 +50,10 @@ export function registerWebhook(program: Command, run: RunAction): void {
         'taskctl sandbox --webhook-url http://127.0.0.1:8788/   # in another terminal',
       ]) +
         '\ntsv columns: timestamp, event, id, service, completed_items, failed_items, total_items\n' +
-        'Answers 401 without the right X-Webhook-Signature (the API key), 405/413 for bad requests, 400 for a body that\n' +
-        "is not JSON, and 200 for every signed JSON body (a shape that is not the spec's is printed as received, with a\n" +
-        'warning); a repeated (task, event) delivery is printed once. $TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec. Ctrl-C stops it (exit 0).\n',
+        'Answers 401 without the right X-Webhook-Signature (the API key), 405/413 for bad requests, 400 for a body' +
+        " that is not JSON, and 200 for every signed JSON body (a shape that is not the spec's is printed as" +
+        ' received, with a warning); a repeated (task, event) delivery is printed once.\n' +
+        '$TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec. Ctrl-C stops it (exit 0).\n',
     )
     .action((options: ListenOptions, cmd: Command) => run(cmd, (ctx) => runListen(ctx, options)));
   webhook
@@ -53,7 +61,9 @@ export function registerWebhook(program: Command, run: RunAction): void {
     .description('send a correctly signed event built from a real task to a URL')
     .argument('<id>', 'task id')
     .addOption(
-      new Option('--event <event>', "event to send (default: the task's current state)").choices([...WEBHOOK_EVENTS]),
+      new Option('--event <event>', 'event to send')
+        .choices([...WEBHOOK_EVENTS])
+        .default(undefined, "the task's current state"),
     )
     .option('--to <url>', 'receiver URL', 'http://127.0.0.1:8788/')
     .addHelpText(

@@ -50,28 +50,73 @@ export function promptHidden(stdin: InputStream, stderr: OutputStream, question:
   });
 }
 
-/** Asks a yes/no question; Enter means `defaultYes`. Ctrl-C → InterruptedError. */
+/** The process's streams as they are; in-memory ones (tests) wrapped into the Node streams readline needs. */
+async function asNodeStreams(
+  stdin: InputStream,
+  stderr: OutputStream,
+): Promise<{ input: NodeJS.ReadableStream; output: NodeJS.WritableStream }> {
+  const { Readable, Writable } = await import('node:stream');
+  const isEmitter = (value: object): boolean => typeof (value as { on?: unknown }).on === 'function';
+  const input = isEmitter(stdin) ? (stdin as unknown as NodeJS.ReadableStream) : Readable.from(stdin);
+  const output = isEmitter(stderr)
+    ? (stderr as unknown as NodeJS.WritableStream)
+    : new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          stderr.write(chunk.toString());
+          done();
+        },
+      });
+  return { input, output };
+}
+
+/** `no`: answered no (or just Enter); `closed`: the input ended (Ctrl-D) before an answer; `interrupted`: Ctrl-C. */
+export type ConfirmAnswer = 'yes' | 'no' | 'closed' | 'interrupted';
+
+/**
+ * Asks a yes/no question; Enter means `defaultYes`. Never throws for the user's own way out: the caller says what
+ * each answer means (a create says "nothing was created" in every one). An abort of `signal` (SIGINT/SIGTERM sent to
+ * the process, not typed at the prompt) is `interrupted` too.
+ */
 export async function confirm(
   stdin: InputStream,
   stderr: OutputStream,
   question: string,
-  defaultYes = false,
-): Promise<boolean> {
+  options: { defaultYes?: boolean; signal?: AbortSignal } = {},
+): Promise<ConfirmAnswer> {
   const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({
-    input: stdin as unknown as NodeJS.ReadableStream,
-    output: stderr as unknown as NodeJS.WritableStream,
-    terminal: true,
-  });
-  const onSigint = () => rl.close();
+  const defaultYes = options.defaultYes === true;
+  const rl = createInterface({ ...(await asNodeStreams(stdin, stderr)), terminal: true });
+  let interrupted = options.signal?.aborted === true;
+  const onSigint = () => {
+    interrupted = true;
+    stderr.write('\n');
+    rl.close();
+  };
+  const onAbort = () => {
+    interrupted = true;
+    rl.close();
+  };
   rl.on('SIGINT', onSigint);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const closed = new Promise<never>((_, reject) => rl.once('close', () => reject(new InterruptedError('cancelled'))));
-    const answer = await Promise.race([rl.question(`${question} ${defaultYes ? '[Y/n]' : '[y/N]'} `), closed]);
+    if (interrupted) return 'interrupted';
+    const closed = new Promise<undefined>((resolve) => rl.once('close', () => resolve(undefined)));
+    const answer = await Promise.race([
+      rl.question(`${question} ${defaultYes ? '[Y/n]' : '[y/N]'} `).catch(() => undefined),
+      closed,
+    ]);
+    if (answer === undefined) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the SIGINT and abort handlers set it meanwhile
+      const ended = interrupted ? 'interrupted' : 'closed';
+      if (ended === 'closed') stderr.write('\n');
+      return ended;
+    }
     const normalised = answer.trim().toLowerCase();
-    return normalised === '' ? defaultYes : normalised === 'y' || normalised === 'yes';
+    const yes = normalised === '' ? defaultYes : normalised === 'y' || normalised === 'yes';
+    return yes ? 'yes' : 'no';
   } finally {
     rl.removeListener('SIGINT', onSigint);
+    options.signal?.removeEventListener('abort', onAbort);
     rl.close();
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The published package, end to end: `npm pack` (which runs `prepack`, the release build) in a copy of the project,
- * then `npm install -g` of the tarball into a temporary prefix with no dev dependencies, then the installed `taskctl`
- * through its bin link. Proves the tarball holds what the CLI needs and nothing else.
+ * then a plain `npm install -g` of the tarball into a temporary prefix, then the installed `taskctl` through its bin
+ * link. Proves the tarball holds what the CLI needs and nothing else, and that installing it adds one package and runs
+ * no script.
  *
  * Needs npm and the npm registry (or npm's cache) for the runtime dependencies; takes 5–30 s.
  * Skip it with TASKCTL_SKIP_PACK_TEST=1 (e.g. offline).
@@ -52,6 +53,7 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
   let home: ReturnType<typeof isolatedHome> | undefined;
   let files: string[];
   let installedBin: string;
+  let installOutput: string;
   let installedDir: string;
   let cliEnv: Record<string, string>;
 
@@ -89,8 +91,6 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
         '--prefix',
         prefix,
         join(work, info!.filename),
-        '--omit=dev',
-        '--ignore-scripts',
         '--no-audit',
         '--no-fund',
         '--prefer-offline',
@@ -101,6 +101,7 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
       installed.code,
       `npm install of the tarball failed (needs the npm registry or cache):\n${installed.stderr}`,
     ).toBe(0);
+    installOutput = installed.stdout + installed.stderr;
     installedBin = join(prefix, 'bin', 'taskctl');
     installedDir = join(prefix, 'lib', 'node_modules', PKG.name);
     // Nothing from the project's checkout: only the installed package, a private HOME, and PATH for `node`.
@@ -140,6 +141,20 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
   });
 
+  it('declares no dependencies and no install script: a global install adds exactly one package', () => {
+    const manifest = JSON.parse(readFileSync(join(installedDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.dependencies).toBeUndefined();
+    const scripts = (manifest.scripts ?? {}) as Record<string, string>;
+    expect(Object.keys(scripts).filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
+    expect(installOutput).toMatch(/added 1 package/);
+    // npm's own warnings about this machine's npmrc are not the package's; any other warning is (e.g. a missing script).
+    const warnings = installOutput
+      .split('\n')
+      .filter((line) => /npm warn/i.test(line) && !/Unknown (env|user) config/.test(line));
+    expect(warnings).toEqual([]);
+    expect(existsSync(join(installedDir, 'node_modules'))).toBe(false);
+  });
+
   it('runs `taskctl --version` from the install', async () => {
     const result = await exec(installedBin, ['--version'], { env: cliEnv });
     expect(result).toEqual({ code: 0, stdout: `${PKG.version}\n`, stderr: '' });
@@ -176,7 +191,7 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)('npm package', () => {
       const balance = await exec(installedBin, ['--sandbox', 'balance', '-o', 'json'], { env: cliEnv });
       expect(balance.code, balance.stderr).toBe(0);
       expect(JSON.parse(balance.stdout)).toEqual({ balance: 10000, currency: 'coins' });
-      // `config set` writes through conf (and ajv); tables use cli-table3: both bundled, loaded lazily.
+      // `config set` writes the config file; tables use cli-table3 (bundled, loaded lazily).
       const set = await exec(installedBin, ['config', 'set', 'output', 'table'], { env: cliEnv });
       expect(set.code, set.stderr).toBe(0);
       const services = await exec(installedBin, ['--sandbox', 'services'], { env: cliEnv });

@@ -60,13 +60,30 @@ async function until(screen: () => string, pattern: RegExp, timeoutMs = 10_000):
 const taskCount = async () => (await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state')).tasks.length;
 
 describe.skipIf(!hasTmux)('prompts in a terminal', () => {
-  it('asks before spending at least confirm-above coins; "n" creates nothing and exits 130', async () => {
+  it('asks before spending at least confirm-above coins, with the balance now and after; "n" is exit 13', async () => {
     const screen = start('deny', 'create domain_whois_history a.com b.com', world.env);
-    await until(screen, /estimated 10 coins\? \[y\/N\]/);
+    const asked = await until(screen, /\[y\/N\]/);
+    expect(asked).toMatch(/Create domain_whois_history for 2 items: 10 coins \(balance [\d,]+ → [\d,]+\)\? \[y\/N\]/);
     tmux('send-keys', '-t', 'deny', 'n', 'Enter');
     const text = await until(screen, /EXIT=\d+/);
-    expect(text).toMatch(/cancelled; nothing was created/);
+    expect(text).toMatch(/declined; nothing was created/);
+    expect(text).toMatch(/EXIT=13/);
+    expect(await taskCount()).toBe(0);
+  }, 20_000);
+
+  it('Ctrl-C at the prompt is exit 130 and Ctrl-D exit 13, both saying nothing was created', async () => {
+    const interrupted = start('ctrlc', 'create domain_whois_history a.com', world.env);
+    await until(interrupted, /\[y\/N\]/);
+    tmux('send-keys', '-t', 'ctrlc', 'C-c');
+    const text = await until(interrupted, /EXIT=\d+/);
+    expect(text).toMatch(/cancelled at the confirmation; nothing was created/);
     expect(text).toMatch(/EXIT=130/);
+    const ended = start('ctrld', 'create domain_whois_history a.com', world.env);
+    await until(ended, /\[y\/N\]/);
+    tmux('send-keys', '-t', 'ctrld', 'C-d');
+    const closed = await until(ended, /EXIT=\d+/);
+    expect(closed).toMatch(/no answer \(the input ended\); nothing was created/);
+    expect(closed).toMatch(/EXIT=13/);
     expect(await taskCount()).toBe(0);
   }, 20_000);
 

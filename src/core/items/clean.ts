@@ -73,3 +73,8 @@ export function quoteForMessage(text: string, max = 60): string {
 export function formatCount(count: number): string {
   return count.toLocaleString('en-US');
 }
+
+/** `1 item`, `1,200 items`: a count with its noun, singular or plural (English `s`). */
+export function counted(count: number, noun: string): string {
+  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
+}

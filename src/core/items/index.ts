@@ -13,3 +13,4 @@ export type { Checked } from './domain.js';
 export { dedupeItems } from './dedupe.js';
 export type { DedupeResult } from './dedupe.js';
 export { planChunks } from './chunks.js';
+export { counted, formatCount } from './clean.js';

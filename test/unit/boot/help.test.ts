@@ -78,4 +78,23 @@ describe('dist/help.json, as the build renders it', () => {
       });
     }
   });
+
+  it('serves a wider terminal only what commander prints there (the wrapped notes and global options included)', async () => {
+    const texts = await renderHelpTexts(main);
+    for (const path of Object.keys(texts.commands)) {
+      const args = path === '' ? [] : path.split(' ');
+      for (const columns of [81, 100, 120, 200]) {
+        const served = cachedHelp(texts, [...args, '--help'], { isTTY: true, columns });
+        if (served === undefined) continue;
+        const memory = createMemoryIO({ stdoutTTY: true, columns });
+        await main([...args, '--help'], {
+          io: memory.io,
+          env: {},
+          clock: systemClock,
+          signal: new AbortController().signal,
+        });
+        expect({ path, columns, text: served }).toEqual({ path, columns, text: memory.stdout.text() });
+      }
+    }
+  });
 });

@@ -1,0 +1,67 @@
+/** The cost confirmation in-process (memory terminal): balance now and after, and what each way out means. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startWorld, type World } from '../../campaign/world.js';
+
+const S = 'domain_whois_history'; // 5 coins an item in the sandbox
+let world: World;
+let home: string;
+const terminal = (stdin: string | readonly string[]) => ({ home, stdin, stdinTTY: true, stderrTTY: true });
+
+beforeEach(async () => {
+  world = await startWorld();
+  home = mkdtempSync(join(tmpdir(), 'taskctl-prompt-'));
+  expect((await world.run(['config', 'set', 'confirm-above', '5'], { home })).code).toBe(0);
+});
+afterEach(async () => {
+  await world.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('the confirmation (issue 14)', () => {
+  it('shows the estimate with the balance now and after, in words for one item', async () => {
+    const result = await world.run(['create', S, 'a.com', '-q'], terminal('y\n'));
+    expect(result.stderr).toContain(`Create ${S} for 1 item: 5 coins (balance 10,000,000 → 9,999,995)? [y/N]`);
+    expect(result.code).toBe(0);
+    expect(await world.tasks()).toHaveLength(1);
+  });
+
+  it('declining is exit 13 (the user decided, not Ctrl-C) and says nothing was created', async () => {
+    const result = await world.run(['create', S, 'a.com', 'b.com'], terminal('n\n'));
+    expect(result.stderr).toContain(`for 2 items: 10 coins (balance 10,000,000 → 9,999,990)? [y/N]`);
+    expect(result.stderr).toMatch(/declined; nothing was created/);
+    expect(result.code).toBe(13);
+    expect(await world.tasks()).toHaveLength(0);
+  });
+
+  it('Enter alone is the default, no', async () => {
+    const result = await world.run(['create', S, 'a.com'], terminal('\n'));
+    expect(result.code).toBe(13);
+    expect(await world.tasks()).toHaveLength(0);
+  });
+
+  it('the input ending at the prompt (Ctrl-D) is a decline with "nothing was created"', async () => {
+    const result = await world.run(['create', S, 'a.com'], terminal(''));
+    expect(result.stderr).toMatch(/no answer \(the input ended\); nothing was created/);
+    expect(result.code).toBe(13);
+    expect(await world.tasks()).toHaveLength(0);
+  });
+
+  it('Ctrl-C at the prompt is exit 130 with "nothing was created"', async () => {
+    const result = await world.run(['create', S, 'a.com'], terminal('\u0003'));
+    expect(result.stderr).toMatch(/cancelled at the confirmation; nothing was created/);
+    expect(result.code).toBe(130);
+    expect(await world.tasks()).toHaveLength(0);
+  });
+
+  it('--yes and --max-cost never ask; --max-cost speaks in words', async () => {
+    const yes = await world.run(['create', S, 'a.com', '--yes', '-q'], terminal(''));
+    expect(yes.stderr).not.toMatch(/\[y\/N\]/);
+    expect(yes.code).toBe(0);
+    const capped = await world.run(['create', S, 'b.com', '--max-cost', '4'], terminal(''));
+    expect(capped.stderr).toMatch(/the estimate is 5 coins, above --max-cost 4; nothing was created/);
+    expect(capped.code).toBe(6);
+  });
+});

@@ -1,0 +1,41 @@
+/** `list --status`: known statuses pass, an unknown one is exit 2 with the closest known word (issue 14). */
+import { describe, expect, it } from 'vitest';
+import { mockApi, runTaskctl } from './harness.js';
+
+describe('list --status', () => {
+  it('refuses an unknown status before any request, suggesting the closest known one', async () => {
+    const api = mockApi();
+    const result = await runTaskctl(['list', '--status', 'finished'], { api });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/unknown status "finished"/);
+    expect(result.stderr).toMatch(/did you mean "failed"\?/i);
+    // Where a server uses a status outside the list, the hint says how to filter on it.
+    expect(result.stderr).toMatch(/awk/);
+    expect(result.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(3);
+  });
+
+  it('checks every value of a comma-separated list and of a repeated flag', async () => {
+    const api = mockApi();
+    const result = await runTaskctl(['list', '--status', 'failed', '--status', 'pending,procesing'], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown status "procesing".*did you mean "processing"\?/i);
+  });
+
+  it('accepts the spec statuses and the words a server may use for an ended task', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks?page=1&per_page=25', 200, {
+      success: true,
+      data: [
+        { id: 3, service: 's', status: 'cancelled', total_items: 1, cost: 1, created_at: '2026-01-01T00:00:00Z' },
+        { id: 2, service: 's', status: 'completed', total_items: 1, cost: 1, created_at: '2026-01-01T00:00:00Z' },
+      ],
+      meta: { current_page: 1, total_pages: 1, total_count: 2, per_page: 25 },
+    });
+    const result = await runTaskctl(['list', '--status', 'cancelled,expired', '-o', 'tsv'], { api });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')[0]).toMatch(/^3\t/);
+    expect(result.stdout).not.toMatch(/^2\t/m);
+  });
+});

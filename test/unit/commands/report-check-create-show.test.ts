@@ -1,0 +1,29 @@
+/** `create --wait --report` and `show --report` check the report path before any request (issue 14), in-process. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mockApi, runTaskctl } from './harness.js';
+
+let dir = '';
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-report-check-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a --report path that cannot be written is exit 2 before any request', () => {
+  it.each([
+    ['create', 'domain_check_availability', 'a.com', '--wait', '--yes'],
+    ['show', '42'],
+  ])('%s', async (...argv) => {
+    const file = join(dir, 'domains.txt');
+    writeFileSync(file, 'a.com\n');
+    const api = mockApi();
+    const result = await runTaskctl([...argv, '--report', `junit=${join(file, 'x.xml')}`], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`cannot write the report to ${join(file, 'x.xml')}: ${file} is not a directory`);
+    expect(api.calls).toEqual([]);
+  });
+});

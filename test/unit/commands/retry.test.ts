@@ -1,0 +1,189 @@
+/** `taskctl retry` in-process against an in-process sandbox sharing one virtual clock (items take 1 s each). */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { AutoClock, runTaskctl } from './harness.js';
+
+const S = 'domain_check_availability'; // 1 coin an item
+const W = 'domain_whois_history'; // 5 coins an item
+let clock: AutoClock;
+let sandbox: RunningSandbox;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  clock = new AutoClock(Date.now());
+  sandbox = await startSandbox({ port: 0, itemMs: 1000, rateLimit: 0, clock, balance: 1_000_000 });
+  env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
+});
+afterEach(() => sandbox.close());
+
+const run = (argv: string[]) => runTaskctl(argv, { env, clock });
+/** Lets every task created so far finish (virtual time). */
+const finish = () => {
+  clock.nowMs += 5 * 60_000;
+};
+async function task(
+  id: string | number,
+): Promise<{ service: string; status: string; items: Array<{ target: string }> }> {
+  const response = await fetch(`${sandbox.url}/tasks/${id}`, { headers: { 'X-API-Key': sandbox.apiKey } });
+  return ((await response.json()) as { data: { service: string; status: string; items: Array<{ target: string }> } })
+    .data;
+}
+async function taskCount(): Promise<number> {
+  const response = await fetch(`${sandbox.url}/tasks?per_page=100`, { headers: { 'X-API-Key': sandbox.apiKey } });
+  return ((await response.json()) as { data: unknown[] }).data.length;
+}
+async function created(argv: string[]): Promise<string> {
+  const result = await run([...argv, '-q']);
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout.trim();
+}
+
+describe('taskctl retry (issue 15)', () => {
+  it('creates exactly the items that did not complete; running it again reuses that task (task count +1 only)', async () => {
+    const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
+    finish();
+    const first = await run(['retry', original, '-o', 'tsv']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/task \d+ for 2 items, 2 coins/);
+    const retried = first.stdout.split('\t')[0] ?? '';
+    expect((await task(retried)).items.map((i) => i.target)).toEqual(['fail-a.com', 'fail-b.com']);
+    expect(await taskCount()).toBe(2);
+
+    const again = await run(['retry', original, '-o', 'tsv']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.split('\t')[0]).toBe(retried);
+    expect(again.stderr).toContain(`reused task ${retried} for 2 items (no coins spent)`);
+    expect(await taskCount()).toBe(2);
+
+    const forced = await created(['retry', original, '--no-reuse']);
+    expect(forced).not.toBe(retried);
+    expect(await taskCount()).toBe(3);
+  });
+
+  it('a re-run after the retry task itself ended with failed items pays again (a task that did not succeed is never reused)', async () => {
+    const original = await created(['create', S, 'ok.com', 'fail-a.com']);
+    finish();
+    const first = await created(['retry', original]);
+    finish();
+    const second = await created(['retry', original]);
+    expect(second).not.toBe(first);
+    expect((await task(second)).items.map((i) => i.target)).toEqual(['fail-a.com']);
+  });
+
+  it('outside --reuse-window a retry creates a new task', async () => {
+    const original = await created(['create', S, 'fail-a.com']);
+    finish();
+    const first = await created(['retry', original]);
+    clock.nowMs += 2 * 60_000;
+    expect(await created(['retry', original, '--reuse-window', '1m'])).not.toBe(first);
+  });
+
+  it('a task that ended without completing: its items not completed, in its order', async () => {
+    const original = await created(['create', S, 'a.com', 'taskfail-b.com', 'c.com']);
+    finish();
+    expect((await task(original)).status).toBe('failed');
+    const retried = await created(['retry', original]);
+    expect((await task(retried)).items.map((i) => i.target)).toEqual(['taskfail-b.com', 'c.com']);
+  });
+
+  it('items are sent as the server listed them, without validation or normalisation', async () => {
+    const original = await created(['create', S, 'fail-UPPER.com', '--no-validate']);
+    finish();
+    const retried = await run(['retry', original, '-q']);
+    expect(retried.stderr).toBe('');
+    expect((await task(retried.stdout.trim())).items.map((i) => i.target)).toEqual(['fail-UPPER.com']);
+  });
+
+  it('several tasks: one new task per service, an item failed in two tasks sent once', async () => {
+    const a = await created(['create', S, 'ok.com', 'fail-a.com']);
+    const b = await created(['create', S, 'fail-a.com', 'fail-c.com']);
+    const c = await created(['create', W, 'fail-w.com']);
+    finish();
+    const result = await run(['retry', a, b, c, a, '-q']);
+    expect(result.code, result.stderr).toBe(0);
+    const ids = result.stdout.trim().split('\n');
+    expect(ids).toHaveLength(2);
+    const tasks = await Promise.all(ids.map(task));
+    expect(tasks.map((t) => [t.service, t.items.map((i) => i.target)])).toEqual([
+      [S, ['fail-a.com', 'fail-c.com']],
+      [W, ['fail-w.com']],
+    ]);
+  });
+
+  it('nothing to retry is exit 0 with a message, and nothing is created', async () => {
+    const original = await created(['create', S, 'ok.com']);
+    finish();
+    const result = await run(['retry', original]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`nothing to retry: every item of task ${original} completed`);
+    expect(await taskCount()).toBe(1);
+  });
+
+  it('a task still running is refused (exit 2) before anything is priced or sent', async () => {
+    const done = await created(['create', S, 'fail-a.com']);
+    finish();
+    const running = await created(['create', S, 'fail-b.com']);
+    const result = await run(['retry', done, running]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `task ${running} is still pending: its items may still complete; nothing was created`,
+    );
+    expect(result.stderr).toContain(`taskctl wait ${running}; taskctl retry ${done} ${running}`);
+    expect(await taskCount()).toBe(2);
+  });
+
+  it('a task that does not exist is exit 5, nothing created', async () => {
+    const original = await created(['create', S, 'fail-a.com']);
+    finish();
+    const result = await run(['retry', original, '999']);
+    expect(result.code).toBe(5);
+    expect(await taskCount()).toBe(1);
+  });
+
+  it('--dry-run prices the retry and creates nothing; --max-cost refuses (exit 6)', async () => {
+    const original = await created(['create', W, 'ok.com', 'fail-a.com', 'fail-b.com']);
+    finish();
+    const dry = await run(['retry', original, '--dry-run', '-o', 'json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ service: W, items: 2, estimate: 10, tasks: 1 });
+    const capped = await run(['retry', original, '--max-cost', '9']);
+    expect(capped.code).toBe(6);
+    expect(capped.stderr).toMatch(/the estimate is 10 coins, above --max-cost 9; nothing was created/);
+    expect(await taskCount()).toBe(1);
+  });
+
+  it('--dry-run -o json over several services is one array, the balance after running down', async () => {
+    const a = await created(['create', S, 'fail-a.com']);
+    const b = await created(['create', W, 'fail-b.com']);
+    finish();
+    const dry = await run(['retry', a, b, '--dry-run', '-o', 'json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const [first, second] = JSON.parse(dry.stdout) as Array<Record<string, number | string>>;
+    expect(first).toMatchObject({ service: S, estimate: 1 });
+    expect(second).toMatchObject({ service: W, estimate: 5, balance: first?.balance });
+    expect(first?.balance_after).toBe(Number(first?.balance) - 1);
+    expect(second?.balance_after).toBe(Number(first?.balance) - 6);
+  });
+
+  it('several tasks still running are named together', async () => {
+    const a = await created(['create', S, 'fail-a.com']);
+    const b = await created(['create', S, 'fail-b.com']);
+    const result = await run(['retry', a, b]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`tasks ${a}, ${b} are still pending: their items may still complete`);
+  });
+
+  it('--chunk-size splits the retry; --wait waits and exits like wait (11: items failed again)', async () => {
+    const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com', 'fail-c.com']);
+    finish();
+    const chunked = await run(['retry', original, '--chunk-size', '2', '-q', '--wait', '--no-reuse']);
+    expect(chunked.code, chunked.stderr).toBe(11);
+    expect(await taskCount()).toBe(3);
+  });
+
+  it('--no-reuse with --reuse-window is a usage error', async () => {
+    const result = await run(['retry', '1', '--no-reuse', '--reuse-window', '1h']);
+    expect(result.code).toBe(2);
+  });
+});
