@@ -4,7 +4,7 @@
  * `exitCode`, so that a port in use is exit 2 with its message, not "a bug in taskctl".
  */
 import { CliError } from '../errors.js';
-import type { RunningSandbox, SandboxOptions } from './index.js';
+import type { RunningSandbox, SandboxOptions } from './types.js';
 
 export async function launchSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   // The path names ../sandbox/index.js so the build keeps it in dist/sandbox.cjs (scripts/bundling.ts, sandboxApart).

@@ -2,7 +2,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { UsageError } from '../errors.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin.js';
 import type { AdminContext } from './admin.js';
@@ -12,7 +11,7 @@ import { FaultInjector } from './faults.js';
 import type { Fault } from './faults.js';
 import { errorReply, JSON_TYPE, readBody, splitUrl } from './http.js';
 import type { BodyResult, Reply } from './http.js';
-import type { RunningSandbox, SandboxOptions } from './index.js';
+import type { RunningSandbox, SandboxOptions } from './types.js';
 import { LifecycleScheduler } from './lifecycle.js';
 import { isLoopbackAddress } from './loopback.js';
 import { resolveOptions } from './options.js';
@@ -230,25 +229,18 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = opts.logRequests ? performance.now() : 0;
     const { path, query } = splitUrl(req.url);
     const method = req.method ?? 'GET';
-    let status: number;
     if (path.startsWith(API_PATH_PREFIX) || path === API_PREFIX) {
-      status = await handleApi(req, res, method, path, query);
-      if (status === 429) stats.count429();
+      if ((await handleApi(req, res, method, path, query)) === 429) stats.count429();
     } else if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) {
       const reply = isLoopbackAddress(req.socket.remoteAddress)
         ? await whenSaved(await handleAdmin(req, path, adminCtx))
         : errorReply(403, 'forbidden', 'The sandbox admin API only answers clients on this machine');
       send(req, res, reply);
-      status = reply.status;
     } else {
-      const reply = errorReply(404, 'not_found', `No such endpoint: ${path} (the API lives under ${API_PREFIX})`);
-      send(req, res, reply);
-      status = reply.status;
+      send(req, res, errorReply(404, 'not_found', `No such endpoint: ${path} (the API lives under ${API_PREFIX})`));
     }
-    if (opts.logRequests) log(`${method} ${path} ${status || 'reset'} ${(performance.now() - started).toFixed(1)}ms`);
   }
 
   const server = createServer((req, res) => {
