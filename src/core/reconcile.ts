@@ -250,8 +250,6 @@ export interface ReconcileOptions extends CreateAttempt {
   failedAtMs: number;
   clock: Clock;
   signal?: AbortSignal;
-  /** Delays before each scan; the first is immediate. About 10 s in all (DESIGN.md section 5). */
-  scheduleMs?: readonly number[];
   /**
    * The request timed out, so it may still land: one match does not end the scans; they go on to the window's end,
    * and a second match that appears meanwhile (ours landing late next to another client's) makes the answer ambiguous.
@@ -266,8 +264,8 @@ const LATE_SCAN_INTERVAL_MS = 5000;
 export const MAX_LATE_WAIT_MS = 120_000;
 
 /** How long after the failure the scans go on: the schedule, and at least as long as the request was in flight. */
-export function reconcileWindowMs(options: Pick<ReconcileOptions, 'sentAtMs' | 'failedAtMs' | 'scheduleMs'>): number {
-  const schedule = (options.scheduleMs ?? RECONCILE_SCHEDULE_MS).reduce((a, b) => a + b, 0);
+export function reconcileWindowMs(options: Pick<ReconcileOptions, 'sentAtMs' | 'failedAtMs'>): number {
+  const schedule = RECONCILE_SCHEDULE_MS.reduce<number>((a, b) => a + b, 0);
   return Math.max(schedule, Math.min(MAX_LATE_WAIT_MS, options.failedAtMs - options.sentAtMs));
 }
 
@@ -280,7 +278,7 @@ export function reconcileWindowMs(options: Pick<ReconcileOptions, 'sentAtMs' | '
 export async function reconcileCreate(reader: TaskReader, options: ReconcileOptions): Promise<MatchResult> {
   const { clock, signal } = options;
   const until = options.failedAtMs + reconcileWindowMs(options);
-  const delays = [...(options.scheduleMs ?? RECONCILE_SCHEDULE_MS)];
+  const delays = [...RECONCILE_SCHEDULE_MS];
   let last: MatchResult = { kind: 'none' };
   for (let i = 0; ; i++) {
     const delay = delays[i] ?? Math.min(LATE_SCAN_INTERVAL_MS, until - clock.now());

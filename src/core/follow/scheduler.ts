@@ -78,10 +78,6 @@ export class PollTimers<K> {
     this.timers.delete(key);
   }
 
-  has(key: K): boolean {
-    return this.timers.has(key);
-  }
-
   /** Records an observation: a change resets the interval; the next poll is one jittered interval from now. */
   observe(key: K, changed: boolean, now: number): void {
     let timer = this.timers.get(key);
@@ -130,13 +126,6 @@ export class PollTimers<K> {
       if (timer.dueAt <= now + window) due.push([key, timer.dueAt]);
     }
     return due.sort((a, b) => a[1] - b[1]).map(([key]) => key);
-  }
-
-  /** Earliest due time, or undefined with no keys. */
-  nextDueAt(): number | undefined {
-    let next: number | undefined;
-    for (const timer of this.timers.values()) if (next === undefined || timer.dueAt < next) next = timer.dueAt;
-    return next;
   }
 }
 

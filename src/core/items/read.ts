@@ -73,7 +73,7 @@ function resolveLimits(options: ReadItemsOptions): ItemLimits {
     maxLineLength: pick(options.maxLineLength, DEFAULT_LIMITS.maxLineLength, 'maxLineLength'),
     maxBytes: pick(options.maxBytes, DEFAULT_LIMITS.maxBytes, 'maxBytes'),
     maxItems: pick(options.maxItems, DEFAULT_LIMITS.maxItems, 'maxItems'),
-    readSize: pick(options.readSize, DEFAULT_LIMITS.readSize, 'readSize'),
+    readSize: DEFAULT_LIMITS.readSize,
   };
 }
 

@@ -20,8 +20,6 @@ export interface ReadItemsOptions {
   maxBytes?: number;
   /** Most items over all sources together, before dedupe. Default 10,000,000. */
   maxItems?: number;
-  /** Bytes per file read. Default 256 KiB. */
-  readSize?: number;
 }
 
 export interface ReadItemsResult {
