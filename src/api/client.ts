@@ -167,25 +167,25 @@ export interface RequestInit {
 
 export interface ApiClient {
   /** GET /services. */
-  listServices(): Promise<Service[]>;
+  listServices: () => Promise<Service[]>;
   /** GET /balance (either documented response form). */
-  getBalance(): Promise<Balance>;
+  getBalance: () => Promise<Balance>;
   /**
    * POST /tasks. Retried only when the request provably never reached the server, or on 429. When it may have
    * reached the server and the outcome is unknown, throws `AmbiguousCreateError`: reconcile, never resend blindly.
    */
-  createTask(req: CreateTaskRequest): Promise<Task>;
+  createTask: (req: CreateTaskRequest) => Promise<Task>;
   /** GET /tasks?page=&per_page= (server defaults when omitted). */
-  listTasks(q?: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
+  listTasks: (q?: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id, with item results. */
-  getTask(id: number): Promise<Task>;
+  getTask: (id: number) => Promise<Task>;
   /**
    * `taskctl api`: any method and path under the base URL, with the same auth, limiter, deadline, body cap and retry
    * rules (GET resent on blips; anything else only when never sent or after a 429). The path must be relative (see
    * `apiRequestPath`; a copy of the base URL's own prefix is dropped). Resolves with the final response, a failed one
    * included (with `error`); rejects only when no response came, or with a UsageError for a refused path.
    */
-  request(method: Method, path: string, init?: RequestInit): Promise<RawResponse>;
+  request: (method: Method, path: string, init?: RequestInit) => Promise<RawResponse>;
   /** The normalised base URL it talks to (caches of server data are kept per base URL). */
   readonly baseUrl: string;
   /** The limiter this client paces with (`auth status` shows its snapshot). */
@@ -195,14 +195,14 @@ export interface ApiClient {
    * (Date has whole seconds, and the answer took time to arrive). Undefined until a response carried a Date.
    * Reconciliation compares the server's `created_at` with when the request was sent through it.
    */
-  serverClockOffset(): number | undefined;
+  serverClockOffset: () => number | undefined;
   /**
    * The same client (pool, limiter, trace) with another deadline (epoch ms; undefined = none), e.g. for the wait that
    * follows a create. Closing the view does nothing: the pool belongs to the client it came from.
    */
-  withDeadline(deadline: number | undefined): ApiClient;
+  withDeadline: (deadline: number | undefined) => ApiClient;
   /** Closes the connection pool it created (an injected dispatcher is left open). */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** An error with a `code` of ours, handled by `judgeFailure` like a transport code. */

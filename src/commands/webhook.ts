@@ -79,7 +79,7 @@ function field(body: unknown, ...path: string[]): string | number | boolean | un
 }
 
 /** tsv/csv columns of `webhook listen` (documented in its help); empty cells where a body lacks the field. */
-const EVENT_COLUMNS: Column<ReceivedEvent>[] = [
+const EVENT_COLUMNS: Array<Column<ReceivedEvent>> = [
   { header: 'timestamp', value: (e) => field(e.body, 'timestamp') },
   { header: 'event', value: (e) => e.name },
   { header: 'id', value: (e) => e.taskId },
@@ -89,7 +89,7 @@ const EVENT_COLUMNS: Column<ReceivedEvent>[] = [
   { header: 'total_items', value: (e) => field(e.body, 'task', 'total_items') },
 ];
 
-function eventPrinter(ctx: Context): { print(event: ReceivedEvent, raw: string): void; end(): Promise<void> } {
+function eventPrinter(ctx: Context): { print: (event: ReceivedEvent, raw: string) => void; end: () => Promise<void> } {
   const printer = ctx.printer;
   if (printer.format === 'json' || printer.format === 'ndjson') {
     // The body exactly as delivered (compacted), unknown fields included.
@@ -148,7 +148,10 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   });
   ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) return resolve();
+    if (ctx.signal.aborted) {
+      resolve();
+      return;
+    }
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await listener.close();

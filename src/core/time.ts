@@ -1,16 +1,19 @@
 /** Injected time, so polling, backoff and rate limiting are tested with a fake clock. */
 export interface Clock {
   /** Milliseconds since the epoch. */
-  now(): number;
+  now: () => number;
   /** Resolves after `ms`; rejects with the signal's reason when aborted. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
       const timer = setTimeout(
         () => {
           signal?.removeEventListener('abort', onAbort);

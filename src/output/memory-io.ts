@@ -4,7 +4,7 @@ import type { IO, OutputStream } from './io.js';
 export interface MemoryOutputStream extends OutputStream {
   readonly chunks: string[];
   /** Everything written so far. */
-  text(): string;
+  text: () => string;
 }
 
 export interface MemoryIOOptions {

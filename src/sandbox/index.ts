@@ -31,7 +31,7 @@ export interface SandboxOptions {
    * journaled (`FILE.journal`, fsynced before the reply) and the file is locked (`FILE.lock`) while the sandbox runs. */
   stateFile?: string;
   /** Source of "now" for timestamps, task progress and rate-limit windows; default Date. */
-  clock?: { now(): number };
+  clock?: { now: () => number };
   /** Receives notable events (webhook outcomes, state-file errors, internal errors) and, with logRequests, access lines. */
   log?: (line: string) => void;
   /** Log one line per API request through `log`; default false. */
@@ -51,7 +51,7 @@ export interface RunningSandbox {
   /** The API key at start (it changes when rotated through the admin API). */
   apiKey: string;
   /** Saves state (when `stateFile` is set), stops every timer and closes all sockets. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {

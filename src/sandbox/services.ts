@@ -6,7 +6,7 @@ export interface SimulatedService extends Service {
   /** Reported as the task's `platform`. */
   platform: string;
   /** Result `data` of one successfully processed item; a pure function of (seed, service, item). */
-  result(item: string, digest: Buffer): Record<string, unknown>;
+  result: (item: string, digest: Buffer) => Record<string, unknown>;
 }
 
 const REGISTRARS = ['GoDaddy', 'Namecheap', 'Tucows', 'Gandi', 'OVHcloud', 'Porkbun', 'Cloudflare Registrar', 'IONOS'];

@@ -6,7 +6,7 @@ import { afterEach } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
 
-const running = new Set<{ close(): Promise<void> }>();
+const running = new Set<{ close: () => Promise<void> }>();
 
 /** Every sandbox and receiver started through these helpers is closed after each test. */
 afterEach(async () => {
@@ -104,7 +104,7 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_0
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(5);
   }
@@ -152,9 +152,9 @@ export async function startReceiver(
 
 /** A settable clock for deterministic lifecycle and rate-limit tests. */
 export function fakeClock(start = Date.UTC(2025, 0, 1, 12, 0, 0)): {
-  now(): number;
+  now: () => number;
   t: number;
-  advance(ms: number): void;
+  advance: (ms: number) => void;
 } {
   const clock = {
     t: start,

@@ -62,9 +62,9 @@ export interface FollowOptions {
    */
   countItems?: boolean;
   /** Each change of status or item counts, in the order seen. */
-  onChange(change: TaskChange): void;
+  onChange: (change: TaskChange) => void;
   /** Every observation, news or not (fresh rate and predicted end for a live display); before onChange. */
-  onPoll?(change: TaskChange): void;
+  onPoll?: (change: TaskChange) => void;
   /**
    * Poll timing: 'predictive' (default) polls each task by its item rate, soon after it appears and just after its
    * predicted end; 'backoff' is the earlier fixed policy (the interval, growing ×1.5 to 30 s while the status does not
@@ -72,9 +72,9 @@ export interface FollowOptions {
    */
   policy?: 'predictive' | 'backoff';
   /** A transient error (UnavailableError, RateLimitError): the round is retried later, until the deadline. */
-  onTransientError?(error: Error, attempt: number): void;
+  onTransientError?: (error: Error, attempt: number) => void;
   /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
-  onRound?(stats: { requests: number; budget: number }): void;
+  onRound?: (stats: { requests: number; budget: number }) => void;
 }
 
 export interface FollowResult {

@@ -23,7 +23,7 @@ const rows: Row[] = [
   { name: 'email_verify', created: '2025-01-15T09:00:00.000Z', note: 'Short.', extra: 'x' },
 ];
 
-const columns: Column<Row>[] = [
+const columns: Array<Column<Row>> = [
   { header: 'Name', value: (r) => r.name },
   { header: 'Created', value: (r) => r.created, time: true },
   { header: 'Description', value: (r) => r.note, truncate: true },
@@ -81,7 +81,7 @@ describe('tables fitted to the terminal', () => {
   });
 
   it('display replaces the value in a table only', async () => {
-    const shown: Column<Row>[] = [{ header: 'N', value: (r) => r.name, display: (r) => r.name.length }];
+    const shown: Array<Column<Row>> = [{ header: 'N', value: (r) => r.name, display: (r) => r.name.length }];
     const table = setup('table', 80);
     await table.printer.list(rows, shown);
     expect(table.out()).toBe('N\n25\n12\n');
