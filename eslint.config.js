@@ -29,6 +29,8 @@ export default tseslint.config(
       // Function-valued members as properties (`run: () => ...`): destructuring them is then safe (unbound-method), and
       // their parameters are checked strictly rather than bivariantly.
       '@typescript-eslint/method-signature-style': ['error', 'property'],
+      // `text || 'fallback'` deliberately replaces the empty string too; `??` is still required for every other type.
+      '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { string: true } }],
       // Control characters in patterns are deliberate here: server text and items are scrubbed of them, tests assert it.
       'no-control-regex': 'off',
     },

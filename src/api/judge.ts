@@ -309,7 +309,7 @@ export function judgeResponse<T>(
   if (classifyApiError(status, body?.code) === 'rateLimited') {
     const askedMs = retryAfterMs(headerValue(headers, 'retry-after'), now, date);
     const info = parseRateLimit(headers, now);
-    const resetMs = info !== undefined && info.remaining === 0 ? info.resetAtMs - now : undefined;
+    const resetMs = info?.remaining === 0 ? info.resetAtMs - now : undefined;
     const waitMs = Math.max(0, Math.min(askedMs ?? resetMs ?? backoff, RETRY_AFTER_MAX_MS));
     const blockUntilMs = now + waitMs;
     if (askedMs !== undefined && askedMs > RETRY_AFTER_MAX_MS) {

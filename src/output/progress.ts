@@ -98,13 +98,13 @@ function silentProgress(clean: (text: string) => string): Progress {
     mode: 'silent',
     paint: plain,
     clean,
-    live() {},
-    refresh() {},
-    log() {},
+    live: () => {},
+    refresh: () => {},
+    log: () => {},
     interject(write) {
       write();
     },
-    stop() {},
+    stop: () => {},
   };
 }
 
@@ -113,8 +113,8 @@ function linesProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, clean: (
     mode: 'lines',
     paint: plain,
     clean,
-    live() {},
-    refresh() {},
+    live: () => {},
+    refresh: () => {},
     log(line) {
       // The whole line is neutralised: plain logs carry no escape codes at all.
       stream.write(`${formatTimestamp(clock.now())} ${neutralise(line)}\n`);
@@ -122,7 +122,7 @@ function linesProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, clean: (
     interject(write) {
       write();
     },
-    stop() {},
+    stop: () => {},
   };
 }
 
