@@ -6,6 +6,10 @@ import { afterEach } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
 
+/** Parsed JSON as `JSON.parse` gives it: the tests assert its shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one name for untyped wire JSON in these tests
+export type Json = any;
+
 const running = new Set<{ close: () => Promise<void> }>();
 
 /** Every sandbox and receiver started through these helpers is closed after each test. */
@@ -23,7 +27,7 @@ export async function start(options: SandboxOptions = {}): Promise<RunningSandbo
 export interface CallResult {
   status: number;
   headers: Headers;
-  body: any;
+  body: Json;
 }
 
 /** One API call with the sandbox key (override with `key`, or `auth: 'bearer' | 'none'`). */
@@ -85,9 +89,9 @@ export function createTask(
 export async function waitForTask(
   sandbox: RunningSandbox,
   id: number,
-  done = (t: any) => t.status === 'completed' || t.status === 'failed',
+  done = (t: Json) => t.status === 'completed' || t.status === 'failed',
   timeoutMs = 5_000,
-): Promise<any> {
+): Promise<Json> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await call(sandbox, `/tasks/${id}`);
@@ -111,7 +115,7 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_0
 }
 
 /** The admin API's delivery list once `ready` holds for it. */
-export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: any[]) => boolean): Promise<any[]> {
+export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: Json[]) => boolean): Promise<Json[]> {
   return eventually(async () => {
     const { deliveries } = (await admin(sandbox, '/deliveries')).body;
     return ready(deliveries) ? deliveries : undefined;
@@ -121,12 +125,12 @@ export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: any[
 export interface ReceivedWebhook {
   at: number;
   headers: IncomingHttpHeaders;
-  body: any;
+  body: Json;
 }
 
 /** A local webhook receiver; `respond` picks the status of each request (1-based count), or `hang` to never answer. */
 export async function startReceiver(
-  respond: (n: number, body: any) => number | 'hang' = () => 200,
+  respond: (n: number, body: Json) => number | 'hang' = () => 200,
 ): Promise<{ url: string; received: ReceivedWebhook[]; server: Server }> {
   const received: ReceivedWebhook[] = [];
   const server = createServer((req, res) => {
