@@ -67,7 +67,9 @@ describe('sendSimulatedEvent', () => {
     const listener = await startWebhookListener({
       port: 0,
       apiKey: KEY,
-      onEvent: (e) => void (e.event && events.push(e.event)),
+      onEvent: (e) => {
+        if (e.event) events.push(e.event);
+      },
     });
     try {
       expect((await sendSimulatedEvent({ event, to: listener.url, apiKey: KEY })).status).toBe(200);
@@ -94,7 +96,7 @@ describe('sendSimulatedEvent', () => {
     await new Promise((resolve) => servers.pop()!.close(resolve));
     const error = await sendSimulatedEvent({ event, to: url, apiKey: KEY }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(String((error as Error).message)).not.toContain(KEY);
+    expect((error as Error).message).not.toContain(KEY);
   });
 
   it('gives up after timeoutMs', async () => {
