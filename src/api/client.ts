@@ -162,7 +162,7 @@ export interface RequestInit {
   /** Query pairs, appended after any query already in the path; names may repeat. */
   query?: ReadonlyArray<readonly [string, string]>;
   /** A JSON body, sent as it is with `Content-Type: application/json` (the caller validates it). */
-  body?: string;
+  body?: string | undefined;
 }
 
 export interface ApiClient {
@@ -251,12 +251,12 @@ interface RequestSpec<T> {
   query?: Record<string, number | undefined>;
   body?: unknown;
   /** A body already serialised (`taskctl api --input`): sent byte for byte instead of `body`. */
-  bodyText?: string;
+  bodyText?: string | undefined;
   schema: z.ZodType<T>;
   /** `taskctl api`: see JudgeContext.raw. */
   raw?: boolean;
   /** Receives each attempt's response (undefined after a transport failure), so `request` can return the last one. */
-  seen?: { last?: ResponseExchange };
+  seen?: { last?: ResponseExchange | undefined };
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -379,7 +379,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         path,
         method: spec.method,
         headers,
-        body,
+        body: body ?? null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         signal: cut.signal,
@@ -498,7 +498,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           init.query?.map(([name, value]): [string, string] => [name, value]),
         ).toString();
         if (search !== '') target += `${target.includes('?') ? '&' : '?'}${search}`;
-        const seen: { last?: ResponseExchange } = {};
+        const seen: { last?: ResponseExchange | undefined } = {};
         const spec = { method, path: target, bodyText: init.body, schema: AnyBodySchema, raw: true, seen };
         let error: Error | undefined;
         try {

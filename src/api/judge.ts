@@ -112,7 +112,7 @@ export interface JudgeContext {
    * `taskctl api`: any 2xx body is the answer (text, empty, JSON of any shape) unless it is declared JSON and does not
    * parse; an outcome in doubt is reported as such (exit 8), since there is no create to reconcile. Default false.
    */
-  raw?: boolean;
+  raw?: boolean | undefined;
   /** The whole-request timeout of this request, for messages. */
   timeoutMs: number;
   /** Scrubs the API key from server text. */

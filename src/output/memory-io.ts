@@ -11,7 +11,7 @@ export interface MemoryIOOptions {
   stdoutTTY?: boolean;
   stderrTTY?: boolean;
   stdinTTY?: boolean;
-  columns?: number;
+  columns?: number | undefined;
   /** Stdin content: one string, or chunks delivered one by one. Default: empty. */
   stdin?: string | readonly string[];
 }

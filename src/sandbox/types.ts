@@ -15,7 +15,7 @@ export interface SandboxOptions {
   /** Maximum items per task; default 10000. */
   maxItems?: number;
   /** Loopback URL to POST task events to; overrides the state file's URL when given. */
-  webhookUrl?: string;
+  webhookUrl?: string | undefined;
   /** Multiplies the webhook retry schedule (0, 5 s, 30 s, 2 min, 5 min, 10 min); default 1. */
   webhookTimeScale?: number;
   /** A delivery attempt fails unless the receiver answers 200 within this; default 30000. */
@@ -24,7 +24,7 @@ export interface SandboxOptions {
   seed?: string | number;
   /** JSON file to persist tasks, balance, key, id counter and webhook URL in; reloaded on start. Every change is
    * journaled (`FILE.journal`, fsynced before the reply) and the file is locked (`FILE.lock`) while the sandbox runs. */
-  stateFile?: string;
+  stateFile?: string | undefined;
   /** Source of "now" for timestamps, task progress and rate-limit windows; default Date. */
   clock?: { now: () => number };
   /** Receives notable events (webhook outcomes, state-file errors, internal errors) and, with logRequests, access lines. */

@@ -45,9 +45,9 @@ export interface WebhookListenerOptions {
    * throw or rejection is logged. */
   onEvent: (received: ReceivedEvent, raw: string) => void | Promise<void>;
   /** Re-POST each verified body here (https, or http on loopback; checked at start). */
-  forwardTo?: string;
+  forwardTo?: string | undefined;
   /** Shell command run per event, one at a time, with the event JSON on stdin. */
-  exec?: string;
+  exec?: string | undefined;
   /** Status lines (for stderr). Never contain the signature or the key. */
   log?: (line: string) => void;
   /** For the durations in log lines; default the system clock. */

@@ -51,7 +51,11 @@ export async function call(
     body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const res = await fetch(`${sandbox.url}${path}`, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: init.method ?? (body ? 'POST' : 'GET'),
+    headers,
+    body: body ?? null,
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -72,7 +76,7 @@ export async function admin(
   const res = await fetch(`${sandbox.origin}/__sandbox${path}`, {
     method: method ?? (body === undefined ? 'GET' : 'POST'),
     headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? null : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }

@@ -48,11 +48,11 @@ export interface FollowOptions {
   intervalMs: number;
   until: FollowUntil;
   /** Return as soon as one task reaches `until` (`wait --any`). */
-  any?: boolean;
+  any?: boolean | undefined;
   /** With 'all-unfinished': keep going after they finish and keep picking up new tasks (`watch --follow`). */
-  follow?: boolean;
+  follow?: boolean | undefined;
   /** Epoch ms (`--timeout`); undefined = no limit. */
-  deadline?: number;
+  deadline?: number | undefined;
   /** Ctrl-C: ends the follow with reason 'interrupted' (an in-flight request is abandoned, not awaited). */
   signal?: AbortSignal;
   /**
@@ -98,7 +98,7 @@ interface Watched {
   /** Last status passed to onChange. */
   reported?: string;
   /** Last finished-item count passed to onChange. */
-  reportedDone?: number;
+  reportedDone?: number | undefined;
   /** Reached `until` (and, when needed, item counts are known): no more polling. */
   settled: boolean;
   /** Completed, but its failed items are not counted yet. */

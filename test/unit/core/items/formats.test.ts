@@ -4,9 +4,12 @@ import { formatFromPath, readItems } from '../../../../src/core/items/index.js';
 import { locateJsonError } from '../../../../src/core/items/json-locate.js';
 import { inputError, itemsFrom, streamOf } from './helpers.js';
 
-const json = (text: string, column?: string) => itemsFrom([text], { format: 'json', column });
-const ndjson = (text: string, column?: string) => itemsFrom([text], { format: 'ndjson', column });
-const csv = (text: string | Buffer, column?: string) => itemsFrom([text], { format: 'csv', column });
+const json = (text: string, column?: string) =>
+  itemsFrom([text], { format: 'json', ...(column !== undefined && { column }) });
+const ndjson = (text: string, column?: string) =>
+  itemsFrom([text], { format: 'ndjson', ...(column !== undefined && { column }) });
+const csv = (text: string | Buffer, column?: string) =>
+  itemsFrom([text], { format: 'csv', ...(column !== undefined && { column }) });
 
 describe('formatFromPath', () => {
   it('maps extensions case-insensitively, defaulting to lines', () => {
