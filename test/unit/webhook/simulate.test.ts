@@ -31,9 +31,7 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
-async function capture(
-  status = 200,
-): Promise<{
+async function capture(status = 200): Promise<{
   url: string;
   requests: Array<{ method: string | undefined; headers: IncomingHttpHeaders; body: string }>;
 }> {
