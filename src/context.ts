@@ -56,7 +56,7 @@ export interface Deps {
 
 export interface ApiOptions {
   /** Epoch ms: the client never sleeps past it (wait --timeout). */
-  deadline?: number;
+  deadline?: number | undefined;
 }
 
 export class Context {

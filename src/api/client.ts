@@ -162,30 +162,30 @@ export interface RequestInit {
   /** Query pairs, appended after any query already in the path; names may repeat. */
   query?: ReadonlyArray<readonly [string, string]>;
   /** A JSON body, sent as it is with `Content-Type: application/json` (the caller validates it). */
-  body?: string;
+  body?: string | undefined;
 }
 
 export interface ApiClient {
   /** GET /services. */
-  listServices(): Promise<Service[]>;
+  listServices: () => Promise<Service[]>;
   /** GET /balance (either documented response form). */
-  getBalance(): Promise<Balance>;
+  getBalance: () => Promise<Balance>;
   /**
    * POST /tasks. Retried only when the request provably never reached the server, or on 429. When it may have
    * reached the server and the outcome is unknown, throws `AmbiguousCreateError`: reconcile, never resend blindly.
    */
-  createTask(req: CreateTaskRequest): Promise<Task>;
+  createTask: (req: CreateTaskRequest) => Promise<Task>;
   /** GET /tasks?page=&per_page= (server defaults when omitted). */
-  listTasks(q?: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
+  listTasks: (q?: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id, with item results. */
-  getTask(id: number): Promise<Task>;
+  getTask: (id: number) => Promise<Task>;
   /**
    * `taskctl api`: any method and path under the base URL, with the same auth, limiter, deadline, body cap and retry
    * rules (GET resent on blips; anything else only when never sent or after a 429). The path must be relative (see
    * `apiRequestPath`; a copy of the base URL's own prefix is dropped). Resolves with the final response, a failed one
    * included (with `error`); rejects only when no response came, or with a UsageError for a refused path.
    */
-  request(method: Method, path: string, init?: RequestInit): Promise<RawResponse>;
+  request: (method: Method, path: string, init?: RequestInit) => Promise<RawResponse>;
   /** The normalised base URL it talks to (caches of server data are kept per base URL). */
   readonly baseUrl: string;
   /** The limiter this client paces with (`auth status` shows its snapshot). */
@@ -195,14 +195,14 @@ export interface ApiClient {
    * (Date has whole seconds, and the answer took time to arrive). Undefined until a response carried a Date.
    * Reconciliation compares the server's `created_at` with when the request was sent through it.
    */
-  serverClockOffset(): number | undefined;
+  serverClockOffset: () => number | undefined;
   /**
    * The same client (pool, limiter, trace) with another deadline (epoch ms; undefined = none), e.g. for the wait that
    * follows a create. Closing the view does nothing: the pool belongs to the client it came from.
    */
-  withDeadline(deadline: number | undefined): ApiClient;
+  withDeadline: (deadline: number | undefined) => ApiClient;
   /** Closes the connection pool it created (an injected dispatcher is left open). */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** An error with a `code` of ours, handled by `judgeFailure` like a transport code. */
@@ -251,12 +251,12 @@ interface RequestSpec<T> {
   query?: Record<string, number | undefined>;
   body?: unknown;
   /** A body already serialised (`taskctl api --input`): sent byte for byte instead of `body`. */
-  bodyText?: string;
+  bodyText?: string | undefined;
   schema: z.ZodType<T>;
   /** `taskctl api`: see JudgeContext.raw. */
   raw?: boolean;
   /** Receives each attempt's response (undefined after a transport failure), so `request` can return the last one. */
-  seen?: { last?: ResponseExchange };
+  seen?: { last?: ResponseExchange | undefined };
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -379,7 +379,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         path,
         method: spec.method,
         headers,
-        body,
+        body: body ?? null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         signal: cut.signal,
@@ -498,7 +498,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           init.query?.map(([name, value]): [string, string] => [name, value]),
         ).toString();
         if (search !== '') target += `${target.includes('?') ? '&' : '?'}${search}`;
-        const seen: { last?: ResponseExchange } = {};
+        const seen: { last?: ResponseExchange | undefined } = {};
         const spec = { method, path: target, bodyText: init.body, schema: AnyBodySchema, raw: true, seen };
         let error: Error | undefined;
         try {

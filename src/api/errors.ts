@@ -151,13 +151,13 @@ function notFoundHint(endpoint: string): string {
 /** Minimal view of a zod issue (zod 4), enough to name the field that did not fit. */
 interface IssueLike {
   code?: string;
-  path: ReadonlyArray<PropertyKey>;
+  path: readonly PropertyKey[];
   message: string;
-  errors?: ReadonlyArray<ReadonlyArray<IssueLike>>;
+  errors?: ReadonlyArray<readonly IssueLike[]>;
 }
 
 /** `data[0].id`; the empty path is `(body)`. */
-export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
+export function formatIssuePath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;
@@ -170,7 +170,7 @@ export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
  * The most telling issue: unions are opened up and the branch with the fewest issues wins (for the balance union,
  * `{data:{balance:"x"}}` reports `data.balance`, not the top-level variant's complaints).
  */
-export function describeIssue(issues: ReadonlyArray<IssueLike>, prefix: ReadonlyArray<PropertyKey> = []): string {
+export function describeIssue(issues: readonly IssueLike[], prefix: readonly PropertyKey[] = []): string {
   const issue = issues[0];
   if (issue === undefined) return '(body): does not match the expected shape';
   const path = [...prefix, ...issue.path];
@@ -184,7 +184,7 @@ export function describeIssue(issues: ReadonlyArray<IssueLike>, prefix: Readonly
 }
 
 /** A 2xx body that fits no documented shape (not retried: the same server would send it again). */
-export function malformedResponseError(endpoint: string, issues: ReadonlyArray<IssueLike>): UnavailableError {
+export function malformedResponseError(endpoint: string, issues: readonly IssueLike[]): UnavailableError {
   return new MalformedResponseError(
     `${requestLabel(endpoint)}: unexpected response from the server (${describeIssue(issues)})`,
     `${BASE_URL_HINT}; \`--verbose\` shows the exchange.`,

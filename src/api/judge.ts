@@ -112,7 +112,7 @@ export interface JudgeContext {
    * `taskctl api`: any 2xx body is the answer (text, empty, JSON of any shape) unless it is declared JSON and does not
    * parse; an outcome in doubt is reported as such (exit 8), since there is no create to reconcile. Default false.
    */
-  raw?: boolean;
+  raw?: boolean | undefined;
   /** The whole-request timeout of this request, for messages. */
   timeoutMs: number;
   /** Scrubs the API key from server text. */
@@ -309,7 +309,7 @@ export function judgeResponse<T>(
   if (classifyApiError(status, body?.code) === 'rateLimited') {
     const askedMs = retryAfterMs(headerValue(headers, 'retry-after'), now, date);
     const info = parseRateLimit(headers, now);
-    const resetMs = info !== undefined && info.remaining === 0 ? info.resetAtMs - now : undefined;
+    const resetMs = info?.remaining === 0 ? info.resetAtMs - now : undefined;
     const waitMs = Math.max(0, Math.min(askedMs ?? resetMs ?? backoff, RETRY_AFTER_MAX_MS));
     const blockUntilMs = now + waitMs;
     if (askedMs !== undefined && askedMs > RETRY_AFTER_MAX_MS) {

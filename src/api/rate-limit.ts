@@ -24,12 +24,12 @@ export interface RateLimitInfo {
 
 /** `Headers`-like (`get`) or a plain record such as undici's `IncomingHttpHeaders`. */
 export type HeaderSource =
-  { get(name: string): string | null | undefined } | Readonly<Record<string, string | string[] | undefined>>;
+  { get: (name: string) => string | null | undefined } | Readonly<Record<string, string | string[] | undefined>>;
 
 /** Case-insensitive single header value; repeated headers give their first value. */
 export function headerValue(headers: HeaderSource, name: string): string | undefined {
   if (typeof (headers as { get?: unknown }).get === 'function') {
-    const value = (headers as { get(name: string): string | null | undefined }).get(name);
+    const value = (headers as { get: (name: string) => string | null | undefined }).get(name);
     return value ?? undefined;
   }
   const record = headers as Readonly<Record<string, string | string[] | undefined>>;

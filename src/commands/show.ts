@@ -138,7 +138,7 @@ async function showTables(
   ctx: Context,
   tasks: readonly Task[],
   rows: ReadonlyArray<Record<string, string>>,
-  columns: Column<Record<string, string>>[],
+  columns: Array<Column<Record<string, string>>>,
   options: { wide: boolean; wanted: ShowOptions['itemsStatus']; chosen: boolean },
 ): Promise<void> {
   const printer = ctx.printer;

@@ -26,7 +26,7 @@ function paintItems(chalk: ChalkInstance, task: Task, text: string): string {
  * Machine formats keep the server's fields (`total_items`, ISO times); a terminal shows the item outcome and ages. At
  * a narrow terminal FINISHED, then COST, are left out (`--wide` keeps them).
  */
-export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Column<Task>[] {
+export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Array<Column<Task>> {
   return [
     { header: 'ID', key: 'id', value: (t) => t.id, align: 'right' },
     { header: 'SERVICE', key: 'service', value: (t) => t.service },

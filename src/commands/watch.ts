@@ -24,7 +24,7 @@ interface Change {
 }
 
 /** tsv/csv columns of `watch` (documented in its help). */
-const CHANGE_COLUMNS: Column<Change>[] = [
+const CHANGE_COLUMNS: Array<Column<Change>> = [
   { header: 'timestamp', value: (c) => new Date(c.at).toISOString() },
   { header: 'id', value: (c) => c.task.id },
   { header: 'service', value: (c) => c.task.service },

@@ -89,7 +89,7 @@ function field(body: unknown, ...path: string[]): string | number | boolean | un
 }
 
 /** tsv/csv columns of `webhook listen` (documented in its help); empty cells where a body lacks the field. */
-const EVENT_COLUMNS: Column<ReceivedEvent>[] = [
+const EVENT_COLUMNS: Array<Column<ReceivedEvent>> = [
   { header: 'timestamp', value: (e) => field(e.body, 'timestamp') },
   { header: 'event', value: (e) => e.name },
   { header: 'id', value: (e) => e.taskId },
@@ -99,7 +99,7 @@ const EVENT_COLUMNS: Column<ReceivedEvent>[] = [
   { header: 'total_items', value: (e) => field(e.body, 'task', 'total_items') },
 ];
 
-function eventPrinter(ctx: Context): { print(event: ReceivedEvent, raw: string): void; end(): Promise<void> } {
+function eventPrinter(ctx: Context): { print: (event: ReceivedEvent, raw: string) => void; end: () => Promise<void> } {
   const printer = ctx.printer;
   if (printer.format === 'json' || printer.format === 'ndjson') {
     // The body exactly as delivered (compacted), unknown fields included.
@@ -158,7 +158,10 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   });
   ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) return resolve();
+    if (ctx.signal.aborted) {
+      resolve();
+      return;
+    }
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await listener.close();
@@ -179,8 +182,10 @@ export async function runSimulate(ctx: Context, id: number, options: SimulateCom
   const event = toWebhookEvent({ ...task, status: wanted }, ctx.clock.now());
   if (!event) throw new UsageError(`cannot build a ${wanted} event for task ${id}`);
   const { sendSimulatedEvent } = await import('../webhook/simulate.js');
-  const settings = await ctx.apiSettings();
-  const result = await sendSimulatedEvent({ event, to: options.to, apiKey: settings.apiKey!.value });
+  const apiKey = (await ctx.apiSettings()).apiKey?.value;
+  // ctx.api() above already refused a missing key; this only tells the type checker.
+  if (apiKey === undefined) throw new AuthError('no API key configured');
+  const result = await sendSimulatedEvent({ event, to: options.to, apiKey });
   if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
     ctx.printer.json({
       event: event.event,

@@ -32,10 +32,10 @@ export function configFilePath(env: Env): string {
 
 export interface ConfigStore {
   readonly path: string;
-  profile(name: string): Profile;
-  profileNames(): string[];
-  set<K extends keyof Profile>(profile: string, key: K, value: NonNullable<Profile[K]>): Promise<void>;
-  unset(profile: string, key: keyof Profile): Promise<void>;
+  profile: (name: string) => Profile;
+  profileNames: () => string[];
+  set: <K extends keyof Profile>(profile: string, key: K, value: NonNullable<Profile[K]>) => Promise<void>;
+  unset: (profile: string, key: keyof Profile) => Promise<void>;
 }
 
 /** Tightens the directory through a descriptor (a path could be swapped for a link between a stat and a chmod). */

@@ -19,7 +19,7 @@ export interface LockOwner {
 export interface HeldLock {
   readonly path: string;
   /** Removes the lock file if it is still this holder's (a holder judged stale may have been replaced). */
-  release(): void;
+  release: () => void;
 }
 
 export interface LockOptions {

@@ -131,7 +131,7 @@ function hasValue(value: string | null | undefined): boolean {
 }
 
 function numberOrUndefined(value: number | null | undefined): number | undefined {
-  return value === null || value === undefined ? undefined : value;
+  return value ?? undefined;
 }
 
 /**

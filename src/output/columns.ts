@@ -31,7 +31,10 @@ export function wideOption(): Option {
  * The columns named in `wanted`, in that order (matched case-insensitively, by csv name or header); all of them when
  * `wanted` is empty. An unknown name is exit 2 with the valid ones.
  */
-export function pickColumns<T>(columns: readonly Column<T>[], wanted: readonly string[] | undefined): Column<T>[] {
+export function pickColumns<T>(
+  columns: ReadonlyArray<Column<T>>,
+  wanted: readonly string[] | undefined,
+): Array<Column<T>> {
   if (wanted === undefined || wanted.length === 0) return [...columns];
   const byName = new Map<string, Column<T>>();
   for (const column of columns) {

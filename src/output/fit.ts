@@ -21,7 +21,7 @@ export interface FitColumn {
   /** Free text that may be cut with `…`. */
   truncate: boolean;
   /** Dropped when nothing else helps; higher ranks go first. */
-  optional?: number;
+  optional?: number | undefined;
 }
 
 export interface Fit {

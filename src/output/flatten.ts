@@ -118,9 +118,9 @@ export interface ItemExport {
   /** csv/tsv/table rows of the kept items. */
   rows: FlatRecord[];
   /** Printer columns over `rows`, with `key` = header = the field name (no snake-casing of dotted names). */
-  columns: Column<FlatRecord>[];
+  columns: Array<Column<FlatRecord>>;
   /** ndjson objects of the kept items. */
-  records: Record<string, unknown>[];
+  records: Array<Record<string, unknown>>;
 }
 
 /**
@@ -132,7 +132,7 @@ export function exportItems(all: readonly ItemLike[], keep: (item: ItemLike) => 
   const dataKeys = collectColumns(flat).filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
   const keys = ['target', 'status', ...dataKeys, 'error'];
   const rows: FlatRecord[] = [];
-  const records: Record<string, unknown>[] = [];
+  const records: Array<Record<string, unknown>> = [];
   all.forEach((item, index) => {
     const row = flat[index];
     if (row === undefined || !keep(item)) return;
@@ -166,7 +166,7 @@ export function exportTaskItems(
   keep: (item: ItemLike, task: TaskItemsLike) => boolean = () => true,
 ): ItemExport {
   const rows: FlatRecord[] = [];
-  const records: Record<string, unknown>[] = [];
+  const records: Array<Record<string, unknown>> = [];
   const seen = new Set<string>();
   for (const task of tasks) {
     for (const item of task.items ?? []) {

@@ -1,6 +1,6 @@
 /** The process's streams, injected so commands never touch `process.*` and tests use in-memory IO. */
 export interface OutputStream {
-  write(chunk: string): unknown;
+  write: (chunk: string) => unknown;
   isTTY?: boolean;
   columns?: number;
 }

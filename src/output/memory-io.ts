@@ -4,14 +4,14 @@ import type { IO, OutputStream } from './io.js';
 export interface MemoryOutputStream extends OutputStream {
   readonly chunks: string[];
   /** Everything written so far. */
-  text(): string;
+  text: () => string;
 }
 
 export interface MemoryIOOptions {
   stdoutTTY?: boolean;
   stderrTTY?: boolean;
   stdinTTY?: boolean;
-  columns?: number;
+  columns?: number | undefined;
   /** Stdin content: one string, or chunks delivered one by one. Default: empty. */
   stdin?: string | readonly string[];
 }

@@ -59,9 +59,9 @@ export interface ListOptions {
 
 export interface RowStream<T> {
   /** Prints the rows now (tsv, csv, ndjson, json) or buffers them (table). */
-  write(rows: readonly T[]): void;
+  write: (rows: readonly T[]) => void;
   /** Closes the JSON array, or renders the buffered table. Call exactly once. */
-  end(): Promise<void>;
+  end: () => Promise<void>;
 }
 
 export interface PrinterOptions {
@@ -88,26 +88,31 @@ export interface Printer {
   readonly quiet: boolean;
   /** chalk at stdout's colour level (level 0 when colour is off): for `Column.style`. */
   readonly chalk: ChalkInstance;
-  list<T>(rows: readonly T[], columns: readonly Column<T>[], json?: unknown, options?: ListOptions): Promise<void>;
-  stream<T>(columns: readonly Column<T>[], toJson?: (row: T) => unknown, options?: ListOptions): RowStream<T>;
-  detail(fields: readonly DetailField[], json: unknown): void;
+  list: <T>(
+    rows: readonly T[],
+    columns: ReadonlyArray<Column<T>>,
+    json?: unknown,
+    options?: ListOptions,
+  ) => Promise<void>;
+  stream: <T>(columns: ReadonlyArray<Column<T>>, toJson?: (row: T) => unknown, options?: ListOptions) => RowStream<T>;
+  detail: (fields: readonly DetailField[], json: unknown) => void;
   /** A JSON value: compact for ndjson, pretty for every other format. */
-  json(value: unknown): void;
+  json: (value: unknown) => void;
   /** One raw data line on stdout (e.g. `create -q` ids). */
-  line(text: string): void;
+  line: (text: string) => void;
   /** An empty line on stdout, between two human-format sections (e.g. `show`'s summary and its items table). */
-  blank(): void;
+  blank: () => void;
   /**
    * A task or item status coloured by meaning (completed green, failed red, processing yellow, pending dim), for
    * `Column.style`; unchanged when stdout colour is off. Expects text that is already neutralised (style input is).
    */
-  paintStatus(status: string): string;
-  info(message: string): void;
-  success(message: string): void;
-  warn(message: string): void;
-  error(message: string, hint?: string): void;
+  paintStatus: (status: string) => string;
+  info: (message: string) => void;
+  success: (message: string) => void;
+  warn: (message: string) => void;
+  error: (message: string, hint?: string) => void;
   /** A progress reporter on stderr with this printer's format, colour, quiet, CI and redaction. */
-  progress(): Promise<Progress>;
+  progress: () => Promise<Progress>;
 }
 
 /**
@@ -145,8 +150,8 @@ export function createPrinter(options: PrinterOptions): Printer {
   };
   const writeErr = (text: string) => io.stderr.write(text);
   /** Raw text per column, redacted; each format applies its own escaping. */
-  const fieldsOf = <T>(row: T, columns: readonly Column<T>[]) => columns.map((c) => redact(cellText(c.value(row))));
-  const keysOf = <T>(columns: readonly Column<T>[]) => columns.map((c) => c.key ?? toSnakeKey(c.header));
+  const fieldsOf = <T>(row: T, columns: ReadonlyArray<Column<T>>) => columns.map((c) => redact(cellText(c.value(row))));
+  const keysOf = <T>(columns: ReadonlyArray<Column<T>>) => columns.map((c) => c.key ?? toSnakeKey(c.header));
   const jsonOut = (value: unknown, pretty: boolean) => `${jsonText(value, pretty, redact)}\n`;
   const warnLine = (text: string) => writeErr(`${err.yellow('warning:')} ${message(text)}\n`);
 
@@ -164,7 +169,7 @@ export function createPrinter(options: PrinterOptions): Printer {
 
   const renderRowsTable = async <T>(
     allRows: readonly T[],
-    allColumns: readonly Column<T>[],
+    allColumns: ReadonlyArray<Column<T>>,
     list: ListOptions | undefined,
     total = allRows.length,
   ) => {
@@ -213,7 +218,7 @@ export function createPrinter(options: PrinterOptions): Printer {
     }
   };
 
-  const rowsText = <T>(rows: readonly T[], columns: readonly Column<T>[], toJson: (row: T) => unknown): string => {
+  const rowsText = <T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>, toJson: (row: T) => unknown): string => {
     switch (format) {
       case 'tsv':
         return rows.map((row) => tsvRecord(fieldsOf(row, columns))).join('');
@@ -226,7 +231,12 @@ export function createPrinter(options: PrinterOptions): Printer {
     }
   };
 
-  async function list<T>(rows: readonly T[], columns: readonly Column<T>[], json?: unknown, listOptions?: ListOptions) {
+  async function list<T>(
+    rows: readonly T[],
+    columns: ReadonlyArray<Column<T>>,
+    json?: unknown,
+    listOptions?: ListOptions,
+  ) {
     let text: string;
     switch (format) {
       case 'table':
@@ -251,7 +261,7 @@ export function createPrinter(options: PrinterOptions): Printer {
   }
 
   function stream<T>(
-    columns: readonly Column<T>[],
+    columns: ReadonlyArray<Column<T>>,
     toJson?: (row: T) => unknown,
     listOptions?: ListOptions,
   ): RowStream<T> {

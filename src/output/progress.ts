@@ -32,11 +32,11 @@ export type ProgressMode = 'live' | 'lines' | 'silent';
 
 /** Colours for the live block; identity functions when colour is off (and always in plain and silent modes). */
 export interface Paint {
-  green(text: string): string;
-  red(text: string): string;
-  yellow(text: string): string;
-  cyan(text: string): string;
-  dim(text: string): string;
+  green: (text: string) => string;
+  red: (text: string) => string;
+  yellow: (text: string) => string;
+  cyan: (text: string) => string;
+  dim: (text: string) => string;
 }
 
 export interface Progress {
@@ -49,15 +49,15 @@ export interface Progress {
    * the terminal's height less one) and is drawn now and on every tick, so elapsed times advance between polls; `spin`
    * is the spinner's current glyph. Other modes: nothing.
    */
-  live(frame: (spin: string, maxLines: number) => string[]): void;
+  live: (frame: (spin: string, maxLines: number) => string[]) => void;
   /** Live mode: redraw now (something changed). */
-  refresh(): void;
+  refresh: () => void;
   /** A line that stays: above the live block on a terminal, timestamped in plain mode, nothing when silent. */
-  log(line: string): void;
+  log: (line: string) => void;
   /** Writes through `write` with the live block out of the way (warnings printed mid-wait), then redraws it. */
-  interject(write: () => void): void;
+  interject: (write: () => void) => void;
   /** Removes the live block and stops its timer (the end, Ctrl-C). Plain mode: nothing. */
-  stop(): void;
+  stop: () => void;
 }
 
 /** CI systems set `CI` (to `true`, `1`, or a name); `CI=false`/`CI=0` is how people turn it off locally. */
@@ -98,13 +98,13 @@ function silentProgress(clean: (text: string) => string): Progress {
     mode: 'silent',
     paint: plain,
     clean,
-    live() {},
-    refresh() {},
-    log() {},
+    live: () => {},
+    refresh: () => {},
+    log: () => {},
     interject(write) {
       write();
     },
-    stop() {},
+    stop: () => {},
   };
 }
 
@@ -113,8 +113,8 @@ function linesProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, clean: (
     mode: 'lines',
     paint: plain,
     clean,
-    live() {},
-    refresh() {},
+    live: () => {},
+    refresh: () => {},
     log(line) {
       // The whole line is neutralised: plain logs carry no escape codes at all.
       stream.write(`${formatTimestamp(clock.now())} ${neutralise(line)}\n`);
@@ -122,7 +122,7 @@ function linesProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, clean: (
     interject(write) {
       write();
     },
-    stop() {},
+    stop: () => {},
   };
 }
 
@@ -235,7 +235,7 @@ export function fitWidth(line: string, width: number): string {
 }
 
 export interface LogGroup {
-  end(): void;
+  end: () => void;
 }
 
 /**

@@ -11,8 +11,8 @@ import type { OutputStream } from './io.js';
 const HOLDS = Symbol.for('taskctl.stdout.holds');
 
 interface ErrorSource {
-  on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
-  off(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+  on: (event: 'error', listener: (error: NodeJS.ErrnoException) => void) => unknown;
+  off: (event: 'error', listener: (error: NodeJS.ErrnoException) => void) => unknown;
 }
 
 type Holdable = OutputStream & Partial<ErrorSource> & { [HOLDS]?: number };
@@ -24,7 +24,7 @@ function isErrorSource(stream: Holdable): stream is Holdable & ErrorSource {
 /** Installed once by boot on process.stdout. `exit` ends the process with a code. */
 export function guardStdout(
   stdout: NodeJS.WriteStream,
-  stderr: { write(text: string): unknown },
+  stderr: { write: (text: string) => unknown },
   exit: (code: number) => void,
 ): void {
   stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -41,11 +41,11 @@ export function guardStdout(
 
 export interface OutputHold {
   /** The first write error seen on the stream while held, if any. */
-  lost(): NodeJS.ErrnoException | undefined;
+  lost: () => NodeJS.ErrnoException | undefined;
   /** Waits until the writes made so far have succeeded or failed, then returns `lost()`. */
-  settle(): Promise<NodeJS.ErrnoException | undefined>;
+  settle: () => Promise<NodeJS.ErrnoException | undefined>;
   /** Ends the hold; a later error is the default handler's again. */
-  release(): void;
+  release: () => void;
 }
 
 /** Holds `stream` (a no-op hold for streams that emit no errors, e.g. in-memory test streams). */
@@ -66,7 +66,7 @@ export function holdOutput(stream: OutputStream): OutputHold {
     async settle() {
       // An empty write's callback runs after the writes queued before it; errors are emitted on a later tick.
       await new Promise<void>((resolve) => {
-        const writable = target as { write(chunk: string, callback: () => void): unknown };
+        const writable = target as { write: (chunk: string, callback: () => void) => unknown };
         try {
           writable.write('', () => {
             resolve();

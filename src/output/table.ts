@@ -27,7 +27,7 @@ const NO_BORDERS = {
  */
 export async function renderTable(
   head: readonly string[],
-  rows: readonly (readonly string[])[],
+  rows: ReadonlyArray<readonly string[]>,
   aligns: readonly Align[],
 ): Promise<string> {
   const { default: Table } = await import('cli-table3');

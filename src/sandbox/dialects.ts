@@ -89,7 +89,7 @@ export class Dialects {
     let items: Json[] | undefined = viewItems?.map((item) => ({ ...item }));
     if (this.has('item-statuses')) this.itemStatuses(out, items, record, now);
     if (this.has('task-statuses')) taskStatuses(out, record);
-    if (this.has('data-shapes')) items?.forEach((item) => void reshapeData(item, record.service));
+    if (this.has('data-shapes')) items?.forEach((item) => reshapeData(item, record.service));
     if (this.has('no-items')) items = undefined;
     if (this.has('bare-tasks')) out = omit(out, (key) => WEBHOOK_ONLY_FIELDS.includes(key));
     if (this.has('sparse')) {

@@ -4,55 +4,8 @@
 export { SANDBOX_DEFAULTS } from './defaults.js';
 export { DIALECTS, DIALECT_NAMES, type DialectName } from './dialect-names.js';
 
-export interface SandboxOptions {
-  /** TCP port; default 8787, 0 = pick a free one. */
-  port?: number;
-  /** Interface to listen on; default 127.0.0.1. */
-  host?: string;
-  /** The account's API key; default `sk_sandbox_0000`. An existing state file wins. */
-  apiKey?: string;
-  /** Starting balance in coins; default 10000. An existing state file wins. */
-  balance?: number;
-  /** Simulated work per item in ms; default 200 (`slow-` items take 10×); 0 = instant. */
-  itemMs?: number;
-  /** Requests per minute per key; default 100; 0 = off (no X-RateLimit-* headers then). */
-  rateLimit?: number;
-  /** Maximum items per task; default 10000. */
-  maxItems?: number;
-  /** Loopback URL to POST task events to; overrides the state file's URL when given. */
-  webhookUrl?: string;
-  /** Multiplies the webhook retry schedule (0, 5 s, 30 s, 2 min, 5 min, 10 min); default 1. */
-  webhookTimeScale?: number;
-  /** A delivery attempt fails unless the receiver answers 200 within this; default 30000. */
-  webhookTimeoutMs?: number;
-  /** Seed of the deterministic item results and rotated keys; default `taskctl`. */
-  seed?: string | number;
-  /** JSON file to persist tasks, balance, key, id counter and webhook URL in; reloaded on start. Every change is
-   * journaled (`FILE.journal`, fsynced before the reply) and the file is locked (`FILE.lock`) while the sandbox runs. */
-  stateFile?: string;
-  /** Source of "now" for timestamps, task progress and rate-limit windows; default Date. */
-  clock?: { now(): number };
-  /** Receives notable events (webhook outcomes, state-file errors, internal errors) and, with logRequests, access lines. */
-  log?: (line: string) => void;
-  /** Log one line per API request through `log`; default false. */
-  logRequests?: boolean;
-  /**
-   * Variants of the API to answer in (names in dialect-names.ts; `all` = every one); default none, the reference form.
-   * An unknown name is a UsageError.
-   */
-  dialects?: readonly string[];
-}
-
-export interface RunningSandbox {
-  /** Base URL including `/api/v1`, e.g. `http://127.0.0.1:54321/api/v1`. */
-  url: string;
-  /** Scheme, host and port, e.g. `http://127.0.0.1:54321` (the admin API lives at `${origin}/__sandbox/...`). */
-  origin: string;
-  /** The API key at start (it changes when rotated through the admin API). */
-  apiKey: string;
-  /** Saves state (when `stateFile` is set), stops every timer and closes all sockets. */
-  close(): Promise<void>;
-}
+export type { RunningSandbox, SandboxOptions } from './types.js';
+import type { RunningSandbox, SandboxOptions } from './types.js';
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const { startSandboxServer } = await import('./server.js');

@@ -22,7 +22,7 @@ export function adoptCliError(error: unknown): unknown {
   const { exitCode, hint } = error as Error & { exitCode?: unknown; hint?: unknown };
   if (typeof exitCode !== 'number' || !Number.isInteger(exitCode)) return error;
   const adopted = new CliError(error.message, exitCode, typeof hint === 'string' ? hint : undefined);
-  adopted.stack = error.stack;
+  if (error.stack !== undefined) adopted.stack = error.stack;
   return adopted;
 }
 

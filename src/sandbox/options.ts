@@ -1,7 +1,7 @@
 /** Option defaults and validation: a bad value is a usage error (exit 2) naming the option. */
 import { UsageError } from '../errors.js';
 import { SANDBOX_DEFAULTS } from './defaults.js';
-import type { SandboxOptions } from './index.js';
+import type { SandboxOptions } from './types.js';
 import type { DialectName } from './dialect-names.js';
 import { resolveDialects } from './dialects.js';
 import { checkWebhookUrl } from './loopback.js';

@@ -12,7 +12,7 @@ import { FaultInjector } from './faults.js';
 import type { Fault } from './faults.js';
 import { errorReply, JSON_TYPE, readBody, splitUrl } from './http.js';
 import type { BodyResult, Reply } from './http.js';
-import type { RunningSandbox, SandboxOptions } from './index.js';
+import type { RunningSandbox, SandboxOptions } from './types.js';
 import { LifecycleScheduler } from './lifecycle.js';
 import { isLoopbackAddress } from './loopback.js';
 import { resolveOptions } from './options.js';

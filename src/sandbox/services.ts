@@ -6,12 +6,27 @@ export interface SimulatedService extends Service {
   /** Reported as the task's `platform`. */
   platform: string;
   /** Result `data` of one successfully processed item; a pure function of (seed, service, item). */
-  result(item: string, digest: Buffer): Record<string, unknown>;
+  result: (item: string, digest: Buffer) => Record<string, unknown>;
 }
 
-const REGISTRARS = ['GoDaddy', 'Namecheap', 'Tucows', 'Gandi', 'OVHcloud', 'Porkbun', 'Cloudflare Registrar', 'IONOS'];
-const WHOIS_EVENTS = ['registered', 'transferred', 'renewed', 'updated', 'expired', 'dropped'];
-const EMAIL_FAILURES = ['mailbox_not_found', 'mailbox_full', 'domain_has_no_mx', 'catch_all_rejected'];
+const REGISTRARS = [
+  'GoDaddy',
+  'Namecheap',
+  'Tucows',
+  'Gandi',
+  'OVHcloud',
+  'Porkbun',
+  'Cloudflare Registrar',
+  'IONOS',
+] as const;
+/** WHOIS events after the first, which is always `registered`. */
+const LATER_WHOIS_EVENTS = ['transferred', 'renewed', 'updated', 'expired', 'dropped'] as const;
+const EMAIL_FAILURES = ['mailbox_not_found', 'mailbox_full', 'domain_has_no_mx', 'catch_all_rejected'] as const;
+
+/** The entry of a non-empty list that a digest byte chooses. */
+function pick<T>(list: readonly [T, ...T[]], byte: number): T {
+  return list[byte % list.length] ?? list[0];
+}
 
 /** A readable slug of the item for made-up contact details (`https://fb.com/Acme.Shop` → `acme-shop`). */
 function slugOf(item: string): string {
@@ -40,7 +55,7 @@ export const SERVICES: readonly SimulatedService[] = [
     pricing: 1,
     currency: 'coins',
     platform: 'domain',
-    result: (_item, d) => ({ available: d[0]! < 96 }),
+    result: (_item, d) => ({ available: d.readUInt8(0) < 96 }),
   },
   {
     service: 'domain_whois_history',
@@ -50,14 +65,14 @@ export const SERVICES: readonly SimulatedService[] = [
     currency: 'coins',
     platform: 'domain',
     result: (_item, d) => {
-      const count = 1 + (d[0]! % 4);
+      const count = 1 + (d.readUInt8(0) % 4);
       let day = 9_000 + (d.readUInt16BE(1) % 6_000); // somewhere in 1994..2010
       const records = [];
       for (let i = 0; i < count; i++) {
         records.push({
           date: isoDay(day),
-          registrar: REGISTRARS[d[3 + i]! % REGISTRARS.length]!,
-          event: i === 0 ? 'registered' : WHOIS_EVENTS[1 + (d[7 + i]! % (WHOIS_EVENTS.length - 1))]!,
+          registrar: pick(REGISTRARS, d.readUInt8(3 + i)),
+          event: i === 0 ? 'registered' : pick(LATER_WHOIS_EVENTS, d.readUInt8(7 + i)),
         });
         day += 200 + (d.readUInt16BE(11 + i * 2) % 1_500);
       }
@@ -73,8 +88,8 @@ export const SERVICES: readonly SimulatedService[] = [
     platform: 'facebook',
     result: (item, d) => {
       const slug = slugOf(item);
-      const emails = [`contact@${slug}.example`, `sales@${slug}.example`].slice(0, d[0]! % 3);
-      const phones = d[1]! % 2 ? [`+1-555-01${String(d[2]! % 100).padStart(2, '0')}`] : [];
+      const emails = [`contact@${slug}.example`, `sales@${slug}.example`].slice(0, d.readUInt8(0) % 3);
+      const phones = d.readUInt8(1) % 2 ? [`+1-555-01${String(d.readUInt8(2) % 100).padStart(2, '0')}`] : [];
       return { emails, phones };
     },
   },
@@ -87,8 +102,8 @@ export const SERVICES: readonly SimulatedService[] = [
     platform: 'email',
     result: (item, d) => {
       if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(item)) return { deliverable: false, reason: 'invalid_syntax' };
-      if (d[0]! < 179) return { deliverable: true, reason: 'accepted' };
-      return { deliverable: false, reason: EMAIL_FAILURES[d[1]! % EMAIL_FAILURES.length]! };
+      if (d.readUInt8(0) < 179) return { deliverable: true, reason: 'accepted' };
+      return { deliverable: false, reason: pick(EMAIL_FAILURES, d.readUInt8(1)) };
     },
   },
 ];

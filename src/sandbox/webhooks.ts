@@ -119,7 +119,10 @@ export class WebhookDispatcher {
         settled = true;
         timers.clear(timeout);
         this.inFlight.delete(req);
-        if (this.closed) return resolve();
+        if (this.closed) {
+          resolve();
+          return;
+        }
         record.attempts.push({
           attempt: number,
           at,

@@ -43,13 +43,13 @@ export interface WebhookListenerOptions {
   apiKey: string;
   /** Called once per (task id, event) (or per distinct body when it names neither), after the 200 has been sent; a
    * throw or rejection is logged. */
-  onEvent(received: ReceivedEvent, raw: string): void | Promise<void>;
+  onEvent: (received: ReceivedEvent, raw: string) => void | Promise<void>;
   /** Re-POST each verified body here (https, or http on loopback; checked at start). */
-  forwardTo?: string;
+  forwardTo?: string | undefined;
   /** Shell command run per event, one at a time, with the event JSON on stdin. */
-  exec?: string;
+  exec?: string | undefined;
   /** Status lines (for stderr). Never contain the signature or the key. */
-  log?(line: string): void;
+  log?: (line: string) => void;
   /** For the durations in log lines; default the system clock. */
   clock?: Clock;
   /** Environment for `exec` commands; default process.env. */
@@ -73,7 +73,7 @@ export interface WebhookListener {
   /** `http://host:port/path`, with the real port when 0 was asked for. */
   url: string;
   /** Stops accepting, then waits for events already accepted to be handed on (callbacks, forwards, commands). */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export async function startWebhookListener(options: WebhookListenerOptions): Promise<WebhookListener> {
@@ -117,28 +117,39 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       log(`${req.method ?? '?'} ${pathOf(req)} → ${status} ${note} (${Math.round(clock.now() - started)}ms)`);
     };
 
-    if (pathOf(req) !== path) return done(404, { ok: false, error: 'not found' }, 'wrong path');
-    if (req.method !== 'POST')
-      return done(405, { ok: false, error: 'method not allowed' }, 'only POST', { Allow: 'POST' });
+    if (pathOf(req) !== path) {
+      done(404, { ok: false, error: 'not found' }, 'wrong path');
+      return;
+    }
+    if (req.method !== 'POST') {
+      done(405, { ok: false, error: 'method not allowed' }, 'only POST', { Allow: 'POST' });
+      return;
+    }
     // Verified before a byte of the body is read: an unsigned sender costs us nothing.
     const presented = req.headers[SIGNATURE_HEADER];
     if (typeof presented !== 'string' || !signatureMatches(presented, apiKey)) {
       const why =
         typeof presented === 'string' ? 'signature does not match the API key' : 'no X-Webhook-Signature header';
-      return done(401, { ok: false, error: 'invalid signature' }, why);
+      done(401, { ok: false, error: 'invalid signature' }, why);
+      return;
     }
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES)
-      return done(413, { ok: false, error: 'body too large' }, `body of ${declared} bytes`);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+      done(413, { ok: false, error: 'body too large' }, `body of ${declared} bytes`);
+      return;
+    }
     const raw = await readBody(req, MAX_BODY_BYTES);
-    if (raw === undefined)
-      return done(413, { ok: false, error: 'body too large' }, `body over ${MAX_BODY_BYTES} bytes`);
+    if (raw === undefined) {
+      done(413, { ok: false, error: 'body too large' }, `body over ${MAX_BODY_BYTES} bytes`);
+      return;
+    }
 
     let json: unknown;
     try {
       json = JSON.parse(raw);
     } catch {
-      return done(400, { ok: false, error: 'body is not JSON' }, 'body is not JSON');
+      done(400, { ok: false, error: 'body is not JSON' }, 'body is not JSON');
+      return;
     }
     const received = readEvent(json);
     const { name, taskId } = received;

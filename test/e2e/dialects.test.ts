@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 interface World {
-  run(argv: string[], options?: RunOptions): Promise<RunResult>;
+  run: (argv: string[], options?: RunOptions) => Promise<RunResult>;
 }
 
 async function world(dialects: readonly string[], options: SandboxOptions = {}): Promise<World> {

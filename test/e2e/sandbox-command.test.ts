@@ -26,7 +26,7 @@ describe('taskctl sandbox', () => {
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const started = Date.now();
-    while (!/TASKCTL_API_KEY=/.test(stdout)) {
+    while (!stdout.includes('TASKCTL_API_KEY=')) {
       if (Date.now() - started > 10_000) throw new Error(`sandbox did not start: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -32,7 +32,7 @@ let sessions = 0;
 interface Terminal {
   (withEscapes?: boolean): string;
   /** Types keys into the terminal (tmux key names: `C-c`). */
-  keys(...keys: string[]): void;
+  keys: (...keys: string[]) => void;
 }
 
 /** Starts taskctl in a terminal (120x30 by default); returns a screen reader (`withEscapes` keeps SGR sequences). */

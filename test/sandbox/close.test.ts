@@ -14,7 +14,9 @@ describe('sandbox close()', () => {
     await createTask(sb, ['a', 'b']);
     await deliveriesWhen(sb, (list) => list[0]?.attempts.length === 1);
     await admin(sb, '/faults', { method: 'GET', path: '/balance', kind: 'delay', delayMs: 60_000 });
-    const hanging = fetch(`${sb.url}/balance`, { headers: { 'X-API-Key': sb.apiKey } }).catch((error: Error) => error);
+    const hanging = fetch(`${sb.url}/balance`, { headers: { 'X-API-Key': sb.apiKey } }).catch(
+      (error: unknown) => error,
+    );
     await eventually(async () => (await admin(sb, '/faults')).body.faults.length === 0);
     expect(sockets()).toBeGreaterThan(before);
     const [pending] = (await admin(sb, '/deliveries')).body.deliveries;

@@ -6,7 +6,11 @@ import { afterEach } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
 
-const running = new Set<{ close(): Promise<void> }>();
+/** Parsed JSON as `JSON.parse` gives it: the tests assert its shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one name for untyped wire JSON in these tests
+export type Json = any;
+
+const running = new Set<{ close: () => Promise<void> }>();
 
 /** Every sandbox and receiver started through these helpers is closed after each test. */
 afterEach(async () => {
@@ -23,7 +27,7 @@ export async function start(options: SandboxOptions = {}): Promise<RunningSandbo
 export interface CallResult {
   status: number;
   headers: Headers;
-  body: any;
+  body: Json;
 }
 
 /** One API call with the sandbox key (override with `key`, or `auth: 'bearer' | 'none'`). */
@@ -47,7 +51,11 @@ export async function call(
     body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const res = await fetch(`${sandbox.url}${path}`, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: init.method ?? (body ? 'POST' : 'GET'),
+    headers,
+    body: body ?? null,
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -68,7 +76,7 @@ export async function admin(
   const res = await fetch(`${sandbox.origin}/__sandbox${path}`, {
     method: method ?? (body === undefined ? 'GET' : 'POST'),
     headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? null : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
@@ -85,9 +93,9 @@ export function createTask(
 export async function waitForTask(
   sandbox: RunningSandbox,
   id: number,
-  done = (t: any) => t.status === 'completed' || t.status === 'failed',
+  done = (t: Json) => t.status === 'completed' || t.status === 'failed',
   timeoutMs = 5_000,
-): Promise<any> {
+): Promise<Json> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await call(sandbox, `/tasks/${id}`);
@@ -104,14 +112,14 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_0
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(5);
   }
 }
 
 /** The admin API's delivery list once `ready` holds for it. */
-export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: any[]) => boolean): Promise<any[]> {
+export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: Json[]) => boolean): Promise<Json[]> {
   return eventually(async () => {
     const { deliveries } = (await admin(sandbox, '/deliveries')).body;
     return ready(deliveries) ? deliveries : undefined;
@@ -121,12 +129,12 @@ export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: any[
 export interface ReceivedWebhook {
   at: number;
   headers: IncomingHttpHeaders;
-  body: any;
+  body: Json;
 }
 
 /** A local webhook receiver; `respond` picks the status of each request (1-based count), or `hang` to never answer. */
 export async function startReceiver(
-  respond: (n: number, body: any) => number | 'hang' = () => 200,
+  respond: (n: number, body: Json) => number | 'hang' = () => 200,
 ): Promise<{ url: string; received: ReceivedWebhook[]; server: Server }> {
   const received: ReceivedWebhook[] = [];
   const server = createServer((req, res) => {
@@ -152,9 +160,9 @@ export async function startReceiver(
 
 /** A settable clock for deterministic lifecycle and rate-limit tests. */
 export function fakeClock(start = Date.UTC(2025, 0, 1, 12, 0, 0)): {
-  now(): number;
+  now: () => number;
   t: number;
-  advance(ms: number): void;
+  advance: (ms: number) => void;
 } {
   const clock = {
     t: start,

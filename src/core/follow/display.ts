@@ -27,7 +27,7 @@ export interface DisplayOptions {
   /** Task ids in the order given (the display's order). */
   ids: readonly number[];
   /** `--allow-item-failures`: a completed task with failed items earns ✓, not ✗. */
-  allowItemFailures?: boolean;
+  allowItemFailures?: boolean | undefined;
 }
 
 interface View {

@@ -48,11 +48,11 @@ export interface FollowOptions {
   intervalMs: number;
   until: FollowUntil;
   /** Return as soon as one task reaches `until` (`wait --any`). */
-  any?: boolean;
+  any?: boolean | undefined;
   /** With 'all-unfinished': keep going after they finish and keep picking up new tasks (`watch --follow`). */
-  follow?: boolean;
+  follow?: boolean | undefined;
   /** Epoch ms (`--timeout`); undefined = no limit. */
-  deadline?: number;
+  deadline?: number | undefined;
   /** Ctrl-C: ends the follow with reason 'interrupted' (an in-flight request is abandoned, not awaited). */
   signal?: AbortSignal;
   /**
@@ -62,9 +62,9 @@ export interface FollowOptions {
    */
   countItems?: boolean;
   /** Each change of status or item counts, in the order seen. */
-  onChange(change: TaskChange): void;
+  onChange: (change: TaskChange) => void;
   /** Every observation, news or not (fresh rate and predicted end for a live display); before onChange. */
-  onPoll?(change: TaskChange): void;
+  onPoll?: (change: TaskChange) => void;
   /**
    * Poll timing: 'predictive' (default) polls each task by its item rate, soon after it appears and just after its
    * predicted end; 'backoff' is the earlier fixed policy (the interval, growing ×1.5 to 30 s while the status does not
@@ -72,9 +72,9 @@ export interface FollowOptions {
    */
   policy?: 'predictive' | 'backoff';
   /** A transient error (UnavailableError, RateLimitError): the round is retried later, until the deadline. */
-  onTransientError?(error: Error, attempt: number): void;
+  onTransientError?: (error: Error, attempt: number) => void;
   /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
-  onRound?(stats: { requests: number; budget: number }): void;
+  onRound?: (stats: { requests: number; budget: number }) => void;
 }
 
 export interface FollowResult {
@@ -98,7 +98,7 @@ interface Watched {
   /** Last status passed to onChange. */
   reported?: string;
   /** Last finished-item count passed to onChange. */
-  reportedDone?: number;
+  reportedDone?: number | undefined;
   /** Reached `until` (and, when needed, item counts are known): no more polling. */
   settled: boolean;
   /** Completed, but its failed items are not counted yet. */

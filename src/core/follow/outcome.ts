@@ -7,7 +7,7 @@ import type { FollowReason } from './follow.js';
 
 export interface WaitOutcomeOptions {
   /** `--allow-item-failures`: a completed task with items not seen completed counts as success (default false). */
-  allowItemFailures?: boolean;
+  allowItemFailures?: boolean | undefined;
   reason: FollowReason;
 }
 

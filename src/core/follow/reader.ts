@@ -6,7 +6,7 @@ import type { PageMeta, Task } from '../../api/schemas.js';
  */
 export interface TaskReader {
   /** GET /tasks: one page of tasks without items. */
-  listTasks(q: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }>;
+  listTasks: (q: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id: one task with its items. Throws NotFoundError for an unknown id. */
-  getTask(id: number): Promise<Task>;
+  getTask: (id: number) => Promise<Task>;
 }

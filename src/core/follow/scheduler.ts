@@ -206,8 +206,8 @@ export class PageKnowledge {
 }
 
 export interface PlanInput {
-  pageOf(id: number): number | undefined;
-  isUnlisted(id: number): boolean;
+  pageOf: (id: number) => number | undefined;
+  isUnlisted: (id: number) => boolean;
   totalPages: number | undefined;
   /** Pages already read in the current search (page → watched tasks found there); never re-read for the search. */
   searched: ReadonlyMap<number, number>;

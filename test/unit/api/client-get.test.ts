@@ -118,9 +118,9 @@ describe('GET: successful responses', () => {
     const { client } = makeClient(agent);
     await client.getBalance();
     expect(seen['user-agent']).toBe('taskctl/0.1.0 node/v20.0.0');
-    expect(seen['accept']).toBe('application/json');
+    expect(seen.accept).toBe('application/json');
     expect(seen['x-api-key']).toBe(API_KEY);
-    expect(seen['authorization']).toBeUndefined();
+    expect(seen.authorization).toBeUndefined();
     expect(seen['content-type']).toBeUndefined();
   });
 
@@ -135,7 +135,7 @@ describe('GET: successful responses', () => {
     });
     const { client } = makeClient(agent, { authScheme: 'bearer' });
     await client.getBalance();
-    expect(seen['authorization']).toBe(`Bearer ${API_KEY}`);
+    expect(seen.authorization).toBe(`Bearer ${API_KEY}`);
     expect(seen['x-api-key']).toBeUndefined();
   });
 });

@@ -191,9 +191,7 @@ describe('config changes are read-modify-write under a lock', () => {
         stdio: 'ignore',
       });
       const exited = new Promise((resolve) => child.on('exit', resolve));
-      let running = true;
-      void exited.then(() => (running = false));
-      while (running && !caught) {
+      while (child.exitCode === null && child.signalCode === null && !caught) {
         if (readdirSync(dir).some((name) => name.endsWith('.tmp'))) {
           child.kill('SIGKILL');
           caught = true;

@@ -3,7 +3,7 @@ import { columnName, pickColumns } from '../../../src/output/columns.js';
 import type { Column } from '../../../src/output/printer.js';
 import { ExitCode } from '../../../src/errors.js';
 
-const columns: Column<{ a: number }>[] = [
+const columns: Array<Column<{ a: number }>> = [
   { header: 'ID', key: 'id', value: (r) => r.a },
   { header: 'Created At', value: (r) => r.a },
   { header: 'ITEMS', key: 'total_items', value: (r) => r.a },

@@ -38,7 +38,7 @@ const serverValue = fc.letrec((tie) => ({
 const viaJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
 const row = { id: 1 };
-const columns: Column<typeof row>[] = [{ header: 'ID', value: (r) => r.id }];
+const columns: Array<Column<typeof row>> = [{ header: 'ID', value: (r) => r.id }];
 
 describe('JSON output is valid whatever the server sent', () => {
   it('property: json() in json and ndjson parses back to the same value', () => {

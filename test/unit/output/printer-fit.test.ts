@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter, type Column } from '../../../src/output/printer.js';
 import type { OutputFormat } from '../../../src/output/format.js';
+import { textWidth } from '../../../src/output/fit.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 
@@ -23,7 +24,7 @@ const rows: Row[] = [
   { name: 'email_verify', created: '2025-01-15T09:00:00.000Z', note: 'Short.', extra: 'x' },
 ];
 
-const columns: Column<Row>[] = [
+const columns: Array<Column<Row>> = [
   { header: 'Name', value: (r) => r.name },
   { header: 'Created', value: (r) => r.created, time: true },
   { header: 'Description', value: (r) => r.note, truncate: true },
@@ -36,7 +37,7 @@ function setup(format: OutputFormat, columnsWide?: number, tty = true) {
   return { printer, out: () => memory.stdout.text() };
 }
 
-const widest = (text: string) => Math.max(...text.split('\n').map((line) => [...line].length));
+const widest = (text: string) => Math.max(...text.split('\n').map((line) => textWidth(line)));
 
 describe('tables fitted to the terminal', () => {
   it('at 80 columns: no line wider than the terminal, free text cut at a word with …, headers whole', async () => {
@@ -81,7 +82,7 @@ describe('tables fitted to the terminal', () => {
   });
 
   it('display replaces the value in a table only', async () => {
-    const shown: Column<Row>[] = [{ header: 'N', value: (r) => r.name, display: (r) => r.name.length }];
+    const shown: Array<Column<Row>> = [{ header: 'N', value: (r) => r.name, display: (r) => r.name.length }];
     const table = setup('table', 80);
     await table.printer.list(rows, shown);
     expect(table.out()).toBe('N\n25\n12\n');

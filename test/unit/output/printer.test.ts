@@ -17,7 +17,7 @@ const tasks: Task[] = [
   { id: 1234, status: 'processing', name: null },
 ];
 
-const columns: Column<Task>[] = [
+const columns: Array<Column<Task>> = [
   { header: 'ID', value: (t) => t.id, align: 'right' },
   { header: 'Status', value: (t) => t.status },
   { header: 'Task Name', value: (t) => t.name },
@@ -36,7 +36,7 @@ function parseCsv(text: string): string[][] {
   let field = '';
   let quoted = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
+    const c = text.charAt(i);
     if (quoted) {
       if (c === '"' && text[i + 1] === '"') {
         field += '"';
@@ -74,7 +74,7 @@ describe('list', () => {
     await printer.list(tasks, styled);
     expect(out()).toContain(`${ESC}[1mSTATUS${ESC}[22m`);
     expect(out()).toContain(`${ESC}[32mcompleted${ESC}[39m`);
-    // eslint-disable-next-line no-control-regex
+
     expect(out().replace(/\x1b\[\d+m/g, '')).toBe(
       ['  ID  STATUS      TASK NAME', '   7  completed   alpha', '1234  processing  -', ''].join('\n'),
     );

@@ -44,9 +44,9 @@ export function parseXml(xml: string): XmlElement {
       continue;
     }
     const attrs: Record<string, string> = {};
-    for (const [, key, value] of (attrText ?? '').matchAll(new RegExp(`(${NAME})="([^"]*)"`, 'g'))) {
-      if (key! in attrs) throw new Error(`duplicate attribute ${key}`);
-      attrs[key!] = decode(value!, `attribute ${key}`);
+    for (const [, key = '', value = ''] of (attrText ?? '').matchAll(new RegExp(`(${NAME})="([^"]*)"`, 'g'))) {
+      if (key in attrs) throw new Error(`duplicate attribute ${key}`);
+      attrs[key] = decode(value, `attribute ${key}`);
     }
     const element: XmlElement = { name: name!, attrs, children: [], text: '' };
     stack[stack.length - 1]!.children.push(element);

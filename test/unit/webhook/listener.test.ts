@@ -148,7 +148,7 @@ describe('webhook listener', () => {
       headers: signed,
       body: stream,
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(streamed.status).toBe(413);
     await listener.close();
     expect(events).toEqual([]);

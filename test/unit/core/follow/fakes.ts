@@ -27,14 +27,14 @@ export interface SimTask {
   /** Virtual ms after T0 at which the task appears; default 0. */
   createdAfter?: number;
   /** Status changes: [ms after T0, status]; before the first entry the task is pending. */
-  timeline?: Array<[number, string]>;
+  timeline?: Array<[number, string]> | undefined;
   /** Items that fail (reported once completed or failed). */
   failedItems?: number;
   /**
    * Item-level progress instead of `timeline`: processing from `startAt` (ms after T0), item i finishing
    * `durations[i]` ms after the one before it, completed (`completed_at` exact) with the last item.
    */
-  work?: { startAt: number; durations: number[] };
+  work?: { startAt: number; durations: number[] } | undefined;
   /** GET /tasks/:id carries no `items` (a server the spec allows); the list still has no counts. */
   noItems?: boolean;
 }

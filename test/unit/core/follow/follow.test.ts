@@ -287,7 +287,7 @@ describe('followTasks: changes and item counts', () => {
     expect(
       server.calls
         .filter((c) => c.kind === 'get')
-        .map((c) => (c.kind === 'get' ? c.id : 0))
+        .map((c) => c.id)
         .sort(),
     ).toEqual([1, 2, 3, 4, 5]);
     const completed = changes.filter((c) => c.task.status === 'completed');
