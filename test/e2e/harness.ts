@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { systemClock } from '../../src/core/time.js';
+import { systemClock, type Clock } from '../../src/core/time.js';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));
@@ -113,6 +113,8 @@ export interface InProcessOptions {
   stdin?: string;
   /** Real time instead of virtual time (when the sandbox must progress between the command's polls). */
   realTime?: boolean;
+  /** The command's clock; share it with the sandbox (`startWorld({ clock })`) so a wait runs in virtual time. */
+  clock?: Clock;
 }
 
 export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld> {
@@ -129,7 +131,7 @@ export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld
         env: { ...env, ...runOptions.env },
         home: home.dir,
         stdin: runOptions.stdin,
-        ...(runOptions.realTime ? { clock: systemClock } : { clock: new AutoClock(Date.now()) }),
+        clock: runOptions.clock ?? (runOptions.realTime ? systemClock : new AutoClock(Date.now())),
       });
       return { ...result, signal: null };
     },
