@@ -1,7 +1,8 @@
 /**
  * Hardening matrix, concurrency and load rows (test/README.md, L1–L3): the client paces itself so that a large run
  * draws no 429 from a sandbox at the spec's default limit, and two clients sharing a key (two `main()` runs, each with
- * its own limiter, on a clock 5× faster shared with the sandbox) both finish when they draw 429s from each other. Tasks are seeded through a sandbox state file, so seeding spends no rate-limit budget.
+ * its own limiter, on a clock 5× faster shared with the sandbox) both finish when they draw 429s from each other.
+ * Tasks are seeded through a sandbox state file, so seeding spends no rate-limit budget.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
