@@ -1,7 +1,7 @@
 /**
  * Hardening matrix, concurrency and load rows (test/README.md, L1–L3): the client paces itself so that a large run
  * draws no 429 from a sandbox at the spec's default limit, and two clients sharing a key (two `main()` runs, each with
- * its own limiter, on a clock 5× faster shared with the sandbox) both finish when they draw 429s from each other.
+ * its own limiter, on a clock shared with the sandbox whose sleeps are short) both finish when they draw 429s from each other.
  * Tasks are seeded through a sandbox state file, so seeding spends no rate-limit budget.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -121,16 +121,22 @@ describe.concurrent('L: pacing under the rate limit', () => {
   });
 
   /**
-   * Time that runs `SCALE`× faster for the sandbox and both clients alike (unlike a skipping clock, any number of
-   * concurrent sleepers stay consistent), starting so that the sandbox's minute window ends `secondsLeft` from now.
+   * One clock for the sandbox and both clients, starting so that the sandbox's minute window ends `secondsLeft` from
+   * now. It runs in real time, but a sleep takes 1/20 of its length and then moves "now" on to the sleep's end (never
+   * back, never past it for concurrent sleepers), so waiting for a window costs little and request latency is not
+   * magnified.
    */
-  const SCALE = 5;
   const windowEndingIn = (secondsLeft: number): Clock => {
     const realStart = Date.now();
-    const start = realStart + (((60 - secondsLeft) * 1000 - (realStart % 60_000) + 60_000) % 60_000);
+    let skipped = ((60 - secondsLeft) * 1000 - (realStart % 60_000) + 60_000) % 60_000;
+    const now = () => Date.now() + skipped;
     return {
-      now: () => start + (Date.now() - realStart) * SCALE,
-      sleep: (ms, signal) => systemClock.sleep(ms / SCALE, signal),
+      now,
+      async sleep(ms, signal) {
+        const until = now() + Math.max(0, ms);
+        await systemClock.sleep(ms / 20, signal);
+        skipped = Math.max(skipped, until - Date.now());
+      },
     };
   };
   // In this process: two `main()` runs are two clients with their own limiters sharing a key and a config directory,
@@ -144,7 +150,7 @@ describe.concurrent('L: pacing under the rate limit', () => {
     'L3 two clients sharing a key at 30/min both finish (40 requests: the second window is needed)',
     async (context) => {
       // The clock is shifted so that the sandbox's minute window ends ~15 s from now: the two runs (20 requests each)
-      // exhaust window 1 and finish in window 2, so the test takes ~17 s of the clock (~3.4 s real) instead of a minute.
+      // exhaust window 1 and finish in window 2, so the test takes ~17 s of the clock (a second or two real) instead of a minute.
       const clock = windowEndingIn(15);
       const { env, stats } = await seededSandbox(context, finished(40), { rateLimit: 30, clock });
       const started = clock.now();
