@@ -498,7 +498,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           init.query?.map(([name, value]): [string, string] => [name, value]),
         ).toString();
         if (search !== '') target += `${target.includes('?') ? '&' : '?'}${search}`;
-        const seen: { last?: ResponseExchange } = {};
+        const seen: { last?: ResponseExchange | undefined } = {};
         const spec = { method, path: target, bodyText: init.body, schema: AnyBodySchema, raw: true, seen };
         let error: Error | undefined;
         try {

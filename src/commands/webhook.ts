@@ -182,10 +182,10 @@ export async function runSimulate(ctx: Context, id: number, options: SimulateCom
   const event = toWebhookEvent({ ...task, status: wanted }, ctx.clock.now());
   if (!event) throw new UsageError(`cannot build a ${wanted} event for task ${id}`);
   const { sendSimulatedEvent } = await import('../webhook/simulate.js');
-  const settings = await ctx.apiSettings();
-  // ctx.api() above refused a missing key (exit 4), so this holds; the check keeps the types honest.
-  if (!settings.apiKey) throw new AuthError('no API key configured');
-  const result = await sendSimulatedEvent({ event, to: options.to, apiKey: settings.apiKey.value });
+  const apiKey = (await ctx.apiSettings()).apiKey?.value;
+  // ctx.api() above already refused a missing key; this only tells the type checker.
+  if (apiKey === undefined) throw new AuthError('no API key configured');
+  const result = await sendSimulatedEvent({ event, to: options.to, apiKey });
   if (ctx.printer.format === 'json' || ctx.printer.format === 'ndjson') {
     ctx.printer.json({
       event: event.event,

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
 
 /** Parses `500ms`, `30s`, `5m`, `1h` or plain seconds (`90`, `1.5`) into milliseconds. */
@@ -12,7 +12,8 @@ export function parseDuration(text: string, flag = 'duration'): number {
       'Use a number with a unit: 500ms, 30s, 5m, 1h (plain numbers are seconds).',
     );
   }
-  const ms = Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? NaN); // the pattern admits only known units
+  const unit = (match[2] ?? 's') as keyof typeof UNIT_MS; // DURATION admits only these units
+  const ms = Number(match[1]) * UNIT_MS[unit];
   if (!Number.isFinite(ms) || ms > 365 * 24 * 3_600_000) {
     throw new UsageError(`${flag} "${text}" is too large`, 'Use at most a year.');
   }

@@ -10,10 +10,7 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason);
-        return;
-      }
+      signal?.throwIfAborted(); // a throw here rejects the promise with the signal's reason
       const timer = setTimeout(
         () => {
           signal?.removeEventListener('abort', onAbort);
@@ -23,6 +20,7 @@ export const systemClock: Clock = {
       );
       const onAbort = () => {
         clearTimeout(timer);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's reason, as Node's APIs do
         reject(signal?.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -8,12 +8,12 @@ export interface MemoryOutputStream extends OutputStream {
 }
 
 export interface MemoryIOOptions {
-  stdoutTTY?: boolean | undefined;
-  stderrTTY?: boolean | undefined;
-  stdinTTY?: boolean | undefined;
+  stdoutTTY?: boolean;
+  stderrTTY?: boolean;
+  stdinTTY?: boolean;
   columns?: number | undefined;
   /** Stdin content: one string, or chunks delivered one by one. Default: empty. */
-  stdin?: string | readonly string[] | undefined;
+  stdin?: string | readonly string[];
 }
 
 export interface MemoryIO {

@@ -28,8 +28,8 @@ export function errorReply(status: number, code: string, message: string, header
 
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
-  const [first = ''] = value.split(';');
-  const type = first.trim().toLowerCase();
+  const [mediaType = ''] = value.split(';');
+  const type = mediaType.trim().toLowerCase();
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 

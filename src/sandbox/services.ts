@@ -9,15 +9,23 @@ export interface SimulatedService extends Service {
   result: (item: string, digest: Buffer) => Record<string, unknown>;
 }
 
-const REGISTRARS = ['GoDaddy', 'Namecheap', 'Tucows', 'Gandi', 'OVHcloud', 'Porkbun', 'Cloudflare Registrar', 'IONOS'];
-const WHOIS_EVENTS = ['registered', 'transferred', 'renewed', 'updated', 'expired', 'dropped'];
-const EMAIL_FAILURES = ['mailbox_not_found', 'mailbox_full', 'domain_has_no_mx', 'catch_all_rejected'];
+const REGISTRARS = [
+  'GoDaddy',
+  'Namecheap',
+  'Tucows',
+  'Gandi',
+  'OVHcloud',
+  'Porkbun',
+  'Cloudflare Registrar',
+  'IONOS',
+] as const;
+/** WHOIS events after the first, which is always `registered`. */
+const LATER_WHOIS_EVENTS = ['transferred', 'renewed', 'updated', 'expired', 'dropped'] as const;
+const EMAIL_FAILURES = ['mailbox_not_found', 'mailbox_full', 'domain_has_no_mx', 'catch_all_rejected'] as const;
 
-/** The entry of a non-empty list that a digest byte picks. */
-function pick<T>(list: readonly T[], byte: number): T {
-  const value = list[byte % list.length];
-  if (value === undefined) throw new Error('pick from an empty list');
-  return value;
+/** The entry of a non-empty list that a digest byte chooses. */
+function pick<T>(list: readonly [T, ...T[]], byte: number): T {
+  return list[byte % list.length] ?? list[0];
 }
 
 /** A readable slug of the item for made-up contact details (`https://fb.com/Acme.Shop` → `acme-shop`). */
@@ -64,7 +72,7 @@ export const SERVICES: readonly SimulatedService[] = [
         records.push({
           date: isoDay(day),
           registrar: pick(REGISTRARS, d.readUInt8(3 + i)),
-          event: i === 0 ? 'registered' : pick(WHOIS_EVENTS.slice(1), d.readUInt8(7 + i)),
+          event: i === 0 ? 'registered' : pick(LATER_WHOIS_EVENTS, d.readUInt8(7 + i)),
         });
         day += 200 + (d.readUInt16BE(11 + i * 2) % 1_500);
       }

@@ -71,8 +71,8 @@ function countBelow(sorted: readonly number[], limit: number): number {
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] ?? Infinity) < limit)
-      lo = mid + 1; // mid < hi ≤ length
+    const value = sorted[mid];
+    if (value !== undefined && value < limit) lo = mid + 1;
     else hi = mid;
   }
   return lo;

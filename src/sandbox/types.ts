@@ -1,4 +1,4 @@
-/** The sandbox's option and handle types: a leaf module, so the server and its parts import them without a cycle. */
+/** The sandbox's public types, apart from its entry so the server can use them without importing the entry back. */
 export interface SandboxOptions {
   /** TCP port; default 8787, 0 = pick a free one. */
   port?: number;
@@ -11,7 +11,7 @@ export interface SandboxOptions {
   /** Simulated work per item in ms; default 200 (`slow-` items take 10×); 0 = instant. */
   itemMs?: number;
   /** Requests per minute per key; default 100; 0 = off (no X-RateLimit-* headers then). */
-  rateLimit?: number | undefined;
+  rateLimit?: number;
   /** Maximum items per task; default 10000. */
   maxItems?: number;
   /** Loopback URL to POST task events to; overrides the state file's URL when given. */
@@ -27,8 +27,10 @@ export interface SandboxOptions {
   stateFile?: string | undefined;
   /** Source of "now" for timestamps, task progress and rate-limit windows; default Date. */
   clock?: { now: () => number };
-  /** Receives notable events (webhook outcomes, state-file errors, internal errors). */
+  /** Receives notable events (webhook outcomes, state-file errors, internal errors) and, with logRequests, access lines. */
   log?: (line: string) => void;
+  /** Log one line per API request through `log`; default false. */
+  logRequests?: boolean;
   /**
    * Variants of the API to answer in (names in dialect-names.ts; `all` = every one); default none, the reference form.
    * An unknown name is a UsageError.

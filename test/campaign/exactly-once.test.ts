@@ -4,7 +4,7 @@ import { formatTable, runCampaign } from './exactly-once.js';
 
 it('exactly-once campaign: 100 creates of identical items under random faults agree with the sandbox', async () => {
   const seed = Number(process.env.CAMPAIGN_SEED ?? Date.now() % 1_000_000);
-  const records = await runCampaign({ runs: 100, seed, lanes: 6, spawnedGroups: 1 });
+  const records = await runCampaign({ runs: 100, seed, lanes: 25, spawnedGroups: 1 });
   const table = formatTable(records);
   console.log(`exactly-once campaign, seed ${seed} (CAMPAIGN_SEED=${seed} replays it)\n${table}`);
   const violations = records.filter((r) => r.outcome === 'VIOLATION');

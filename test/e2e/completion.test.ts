@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
 import { BIN, isolatedHome, runCli, startWorld, type E2EWorld } from './harness.js';
 
 const COMPLETIONS = fileURLToPath(new URL('../../completions/', import.meta.url));
@@ -35,10 +36,10 @@ beforeAll(async () => {
     TERM: 'xterm',
   };
   // Commands that fetch services and tasks anyway fill the completion cache.
-  const listed = await world.run(['services', '-o', 'json']);
+  const listed = await world.inProcess(['services', '-o', 'json']);
   services = (JSON.parse(listed.stdout) as Array<{ service: string }>).map((s) => s.service);
-  const created = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
-  const second = await world.run(['create', 'email_verify', 'x@example.com', '-q']);
+  const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
+  const second = await world.inProcess(['create', 'email_verify', 'x@example.com', '-q']);
   taskIds = [created.stdout.trim(), second.stdout.trim()];
   expect(services.length).toBeGreaterThan(2);
   expect(taskIds.every((id) => /^\d+$/.test(id))).toBe(true);
@@ -63,17 +64,23 @@ function exec(
   });
 }
 
+/** `main()` in this process with exactly `env` (the shells' calls of `taskctl __complete` spawn the bin). */
+async function runInProcess(args: string[], env: Record<string, string>) {
+  const result = await runTaskctl(args, { env, home: world.home.dir, clock: new AutoClock(Date.now()) });
+  return result;
+}
+
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
 describe('taskctl completion SHELL', () => {
   it.each(['bash', 'zsh', 'fish'])('prints exactly completions/taskctl.%s', async (shell) => {
-    const result = await world.run(['completion', shell]);
+    const result = await world.inProcess(['completion', shell]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(readFileSync(script(shell), 'utf8'));
   });
 
   it('refuses an unknown shell with a usage error', async () => {
-    const result = await world.run(['completion', 'powershell']);
+    const result = await world.inProcess(['completion', 'powershell']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bash, zsh, fish/);
   });
@@ -84,9 +91,9 @@ describe('taskctl __complete', () => {
 
   it('answers from the cache without touching the network', async () => {
     await world.admin('POST', '/__sandbox/stats/reset');
-    const result = await world.run(['__complete', 'services']);
+    const result = await world.inProcess(['__complete', 'services']);
     expect(lines(result.stdout)).toEqual(services);
-    const tasks = await world.run(['__complete', 'tasks']);
+    const tasks = await world.inProcess(['__complete', 'tasks']);
     expect(lines(tasks.stdout).map((line) => line.split('\t')[0])).toEqual([...taskIds].reverse());
     expect(lines(tasks.stdout)[0]).toMatch(/^\d+\temail_verify \w+$/);
     expect((await stats()).requests).toEqual({});
@@ -97,10 +104,10 @@ describe('taskctl __complete', () => {
     try {
       await world.admin('POST', '/__sandbox/stats/reset');
       const env = { ...world.env, ...home.env };
-      const first = await runCli(['__complete', 'services'], { env });
+      const first = await runInProcess(['__complete', 'services'], env);
       expect(lines(first.stdout)).toEqual(services);
       expect((await stats()).requests).toEqual({ 'GET /api/v1/services': 1 });
-      const second = await runCli(['__complete', 'services'], { env });
+      const second = await runInProcess(['__complete', 'services'], env);
       expect(lines(second.stdout)).toEqual(services);
       expect((await stats()).requests).toEqual({ 'GET /api/v1/services': 1 });
     } finally {
@@ -119,6 +126,7 @@ describe('taskctl __complete', () => {
         count: 5,
       });
       const started = Date.now();
+      // Spawned: the answer must come quickly from the process, whatever a request still hanging would do.
       const result = await runCli(['--request-timeout', '1500ms', '__complete', 'services'], {
         env: { ...world.env, ...home.env },
       });
@@ -134,7 +142,7 @@ describe('taskctl __complete', () => {
   it('prints nothing and never prompts when no API key is configured', async () => {
     const home = isolatedHome();
     try {
-      const result = await runCli(['__complete', 'tasks'], { env: home.env });
+      const result = await runInProcess(['__complete', 'tasks'], home.env);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe('');
     } finally {
@@ -143,7 +151,7 @@ describe('taskctl __complete', () => {
   });
 
   it('is not listed in help', async () => {
-    expect((await world.run(['--help'])).stdout).not.toContain('__complete');
+    expect((await world.inProcess(['--help'])).stdout).not.toContain('__complete');
   });
 });
 

@@ -1,4 +1,8 @@
-/** `taskctl create` end to end: item sources, validation, cost guards, and exactly-once submission under faults. */
+/**
+ * `taskctl create` against a real sandbox: item sources, validation, cost guards and exactly-once submission under faults
+ * run `main()` in this process (their subject is the command, not the process); a failing stdout (real pipes,
+ * /dev/full) and Ctrl-C spawn the bin.
+ */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +22,7 @@ afterEach(() => world.close());
 
 const state = () => world.admin<SandboxState>('GET', '/__sandbox/state');
 async function itemsOf(id: number): Promise<string[]> {
-  const result = await world.run(['show', String(id), '-o', 'json']);
+  const result = await world.inProcess(['show', String(id), '-o', 'json']);
   return (JSON.parse(result.stdout) as { items: Array<{ target: string }> }).items.map((i) => i.target);
 }
 function file(name: string, content: string | Buffer): string {
@@ -31,7 +35,7 @@ function file(name: string, content: string | Buffer): string {
 
 describe('item sources', () => {
   it('takes items from arguments and prints the created task as tsv', async () => {
-    const result = await world.run(['create', 'domain_check_availability', 'Example.COM', 'example.org']);
+    const result = await world.inProcess(['create', 'domain_check_availability', 'Example.COM', 'example.org']);
     expect(result.code).toBe(0);
     const [id, service, status, total, cost] = result.stdout.trim().split('\t');
     expect([service, status, total, cost]).toEqual(['domain_check_availability', 'pending', '2', '2']);
@@ -41,20 +45,20 @@ describe('item sources', () => {
 
   it('reads piped stdin (BOM, CRLF, comments, blank lines) and removes duplicates with a notice', async () => {
     const input = '\uFEFF# my list\r\na.com\r\n\r\nb.com\r\na.com\r\n';
-    const result = await world.run(['create', 'domain_check_availability'], { stdin: input });
+    const result = await world.inProcess(['create', 'domain_check_availability'], { stdin: input });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/removed 1 duplicate item/);
     expect(await itemsOf(Number(result.stdout.split('\t')[0]))).toEqual(['a.com', 'b.com']);
   });
 
   it('prints only the id with -q, and nothing on stderr', async () => {
-    const result = await world.run(['create', 'domain_check_availability', 'a.com', 'a.com', '-q']);
+    const result = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'a.com', '-q']);
     expect(result.stdout).toMatch(/^\d+\n$/);
     expect(result.stderr).toBe('');
   });
 
   it('sends duplicates with --keep-duplicates', async () => {
-    const result = await world.run([
+    const result = await world.inProcess([
       'create',
       'domain_check_availability',
       'a.com',
@@ -68,32 +72,45 @@ describe('item sources', () => {
   it('reads files with -f (several, and - for stdin) and a CSV column', async () => {
     const lines = file('domains.txt', 'one.com\ntwo.com\n');
     const csv = file('leads.csv', 'name,domain\n"Acme, Inc.",acme.com\nBeta,beta.io\n');
-    const result = await world.run(['create', 'domain_check_availability', '-f', lines, '-f', '-', '-q'], {
+    const result = await world.inProcess(['create', 'domain_check_availability', '-f', lines, '-f', '-', '-q'], {
       stdin: 'three.com\n',
     });
     expect(await itemsOf(Number(result.stdout))).toEqual(['one.com', 'two.com', 'three.com']);
-    const fromCsv = await world.run(['create', 'domain_check_availability', '-f', csv, '--column', 'domain', '-q']);
+    const fromCsv = await world.inProcess([
+      'create',
+      'domain_check_availability',
+      '-f',
+      csv,
+      '--column',
+      'domain',
+      '-q',
+    ]);
     expect(fromCsv.code).toBe(0);
     expect(await itemsOf(Number(fromCsv.stdout))).toEqual(['acme.com', 'beta.io']);
   });
 
   it('refuses invalid items with file:line, exit 3, and sends nothing; --skip-invalid drops them', async () => {
     const path = file('bad.txt', 'ok.com\nhttp://x.com/path\nbad..com\n');
-    const refused = await world.run(['create', 'domain_check_availability', '-f', path]);
+    const refused = await world.inProcess(['create', 'domain_check_availability', '-f', path]);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/bad\.txt:2/);
     expect(refused.stderr).toMatch(/bad\.txt:3/);
     expect((await state()).tasks).toHaveLength(0);
-    const skipped = await world.run(['create', 'domain_check_availability', '-f', path, '--skip-invalid', '-q']);
+    const skipped = await world.inProcess(['create', 'domain_check_availability', '-f', path, '--skip-invalid', '-q']);
     expect(skipped.code).toBe(0);
     expect(await itemsOf(Number(skipped.stdout))).toEqual(['ok.com']);
   });
 
   it('exits 3 for a missing file and for binary input, naming them', async () => {
-    const missing = await world.run(['create', 'domain_check_availability', '-f', join(world.home.dir, 'nope.txt')]);
+    const missing = await world.inProcess([
+      'create',
+      'domain_check_availability',
+      '-f',
+      join(world.home.dir, 'nope.txt'),
+    ]);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/nope\.txt/);
-    const binary = await world.run([
+    const binary = await world.inProcess([
       'create',
       'domain_check_availability',
       '-f',
@@ -104,7 +121,7 @@ describe('item sources', () => {
   });
 
   it('exits 5 for an unknown service before sending anything', async () => {
-    const result = await world.run(['create', 'domain_check', 'a.com']);
+    const result = await world.inProcess(['create', 'domain_check', 'a.com']);
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/unknown service "domain_check"/);
     expect(result.stderr).toMatch(/domain_check_availability/);
@@ -115,7 +132,15 @@ describe('item sources', () => {
 describe('cost guards', () => {
   it('--dry-run prints the estimate and balance after, and changes nothing', async () => {
     const before = await state();
-    const result = await world.run(['create', 'domain_whois_history', 'a.com', 'b.com', '--dry-run', '-o', 'json']);
+    const result = await world.inProcess([
+      'create',
+      'domain_whois_history',
+      'a.com',
+      'b.com',
+      '--dry-run',
+      '-o',
+      'json',
+    ]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       service: 'domain_whois_history',
@@ -130,7 +155,7 @@ describe('cost guards', () => {
   });
 
   it('--max-cost refuses above the limit with exit 6 and sends nothing', async () => {
-    const result = await world.run(['create', 'domain_whois_history', 'a.com', 'b.com', '--max-cost', '9']);
+    const result = await world.inProcess(['create', 'domain_whois_history', 'a.com', 'b.com', '--max-cost', '9']);
     expect(result.code).toBe(6);
     expect(result.stderr).toMatch(/estimate is 10 coins, above --max-cost 9/);
     expect((await state()).tasks).toHaveLength(0);
@@ -138,7 +163,7 @@ describe('cost guards', () => {
 
   it('insufficient balance exits 6 and creates no task', async () => {
     await world.admin('POST', '/__sandbox/balance', { balance: 3 });
-    const result = await world.run(['create', 'domain_whois_history', 'a.com']);
+    const result = await world.inProcess(['create', 'domain_whois_history', 'a.com']);
     expect(result.code).toBe(6);
     expect(result.stderr).toMatch(/3 coins available, 5 required/);
     const after = await state();
@@ -147,7 +172,7 @@ describe('cost guards', () => {
   });
 
   it('--chunk-size creates several tasks in order and prints every id', async () => {
-    const result = await world.run([
+    const result = await world.inProcess([
       'create',
       'domain_check_availability',
       'a.com',
@@ -168,9 +193,7 @@ describe('cost guards', () => {
 describe('exactly-once submission', () => {
   it('recovers the task when the connection drops after the server created it (reset-after)', async () => {
     await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
-    const result = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q'], {
-      timeoutMs: 30_000,
-    });
+    const result = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
     expect(result.stderr).toMatch(/recovered: task \d+/);
     expect(result.code).toBe(0);
     const tasks = (await state()).tasks;
@@ -180,7 +203,7 @@ describe('exactly-once submission', () => {
 
   it('never creates two tasks when the connection drops before processing (reset-before)', async () => {
     await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'reset-before', count: 1 });
-    const result = await world.run(['create', 'domain_check_availability', 'a.com', '-q'], { timeoutMs: 30_000 });
+    const result = await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     const tasks = (await state()).tasks;
     expect(tasks.length).toBeLessThanOrEqual(1);
     // Either nothing was created and the outcome is reported unknown (9), or a later attempt created exactly one.
@@ -201,14 +224,14 @@ describe('exactly-once submission', () => {
       status: 500,
       count: 1,
     });
-    const result = await world.run(['create', 'domain_check_availability', 'a.com'], { timeoutMs: 30_000 });
+    const result = await world.inProcess(['create', 'domain_check_availability', 'a.com']);
     expect(result.code).toBe(9);
     expect(result.stderr).toMatch(/may have created a task/);
     expect((await state()).tasks).toHaveLength(0);
   });
 
   it('--reuse-window reuses a task with the same items and creates one for a changed list', async () => {
-    const first = await world.run([
+    const first = await world.inProcess([
       'create',
       'domain_check_availability',
       'a.com',
@@ -217,11 +240,18 @@ describe('exactly-once submission', () => {
       '--reuse-window',
       '1h',
     ]);
-    const again = await world.run(['create', 'domain_check_availability', 'b.com', 'a.com', '--reuse-window', '1h']);
+    const again = await world.inProcess([
+      'create',
+      'domain_check_availability',
+      'b.com',
+      'a.com',
+      '--reuse-window',
+      '1h',
+    ]);
     expect(again.code).toBe(0);
     expect(again.stdout.split('\t')[0]).toBe(first.stdout.trim());
     expect(again.stderr).toMatch(new RegExp(`reusing task ${first.stdout.trim()}`));
-    const changed = await world.run([
+    const changed = await world.inProcess([
       'create',
       'domain_check_availability',
       'a.com',
@@ -271,7 +301,7 @@ describe('a failing stdout never hides a side effect (real pipes and /dev/full)'
 
   it('list | head -1 still ends quietly with exit 0', async () => {
     for (const item of ['a.com', 'b.com', 'c.com'])
-      await world.run(['create', 'domain_check_availability', item, '-q']);
+      await world.inProcess(['create', 'domain_check_availability', item, '-q']);
     const result = await piped(['list', '-o', 'tsv', '--per-page', '1', '--all'], '| head -1');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);

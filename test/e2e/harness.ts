@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { systemClock, type Clock } from '../../src/core/time.js';
+import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));
 
@@ -99,8 +101,20 @@ export interface E2EWorld {
   /** Environment pointing the CLI at this sandbox with its key. */
   env: Record<string, string>;
   run: (args: string[], options?: RunOptions) => Promise<CliResult>;
+  /** The same command through `main()` in this process (memory IO, virtual time from now), for tests whose subject
+   * is not the process: no spawn, no real sleeps (a reconciliation's waits pass at once). */
+  inProcess: (args: string[], options?: InProcessOptions) => Promise<CliResult>;
   admin: <T = unknown>(method: string, path: string, body?: unknown) => Promise<T>;
   close: () => Promise<void>;
+}
+
+export interface InProcessOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  /** Real time instead of virtual time (when the sandbox must progress between the command's polls). */
+  realTime?: boolean;
+  /** The command's clock; share it with the sandbox (`startWorld({ clock })`) so a wait runs in virtual time. */
+  clock?: Clock;
 }
 
 export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld> {
@@ -112,6 +126,15 @@ export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld
     home,
     env,
     run: (args, runOptions = {}) => runCli(args, { ...runOptions, env: { ...env, ...runOptions.env } }),
+    async inProcess(args, runOptions = {}) {
+      const result = await runTaskctl(args, {
+        env: { ...env, ...runOptions.env },
+        home: home.dir,
+        stdin: runOptions.stdin,
+        clock: runOptions.clock ?? (runOptions.realTime ? systemClock : new AutoClock(Date.now())),
+      });
+      return { ...result, signal: null };
+    },
     async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
       const response = await fetch(`${sandbox.origin}${path}`, {
         method,

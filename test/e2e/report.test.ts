@@ -1,4 +1,5 @@
-/** `--report junit=FILE` and `--report github` on create --wait, wait and show, against the sandbox. */
+/** `--report junit=FILE` and `--report github` on create --wait, wait and show, against the sandbox: `main()` in this
+ * process (real time for the waits, as the sandbox works in real time). */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,7 @@ describe('create --wait --report (GitHub Actions)', () => {
     const junit = join(dir, 'out', 'junit.xml');
     const summary = join(dir, 'summary.md');
     writeFileSync(summary, '# an earlier step wrote this\n');
-    const result = await world.run(
+    const result = await world.inProcess(
       [
         '--sandbox',
         'create',
@@ -38,7 +39,7 @@ describe('create --wait --report (GitHub Actions)', () => {
         '--report',
         'github',
       ],
-      { env: { GITHUB_STEP_SUMMARY: summary, GITHUB_ACTIONS: 'true', CI: 'true' } },
+      { realTime: true, env: { GITHUB_STEP_SUMMARY: summary, GITHUB_ACTIONS: 'true', CI: 'true' } },
     );
     expect(result.code, result.stderr).toBe(11);
 
@@ -81,13 +82,14 @@ describe('wait --report', () => {
       ['a.com', 'b.com'],
       ['c.com', 'taskfail-d.com', 'e.com'],
     ]) {
-      const created = await world.run(['create', 'domain_check_availability', ...items, '-q']);
+      const created = await world.inProcess(['create', 'domain_check_availability', ...items, '-q']);
       expect(created.code, created.stderr).toBe(0);
       ids.push(created.stdout.trim());
     }
     const junit = join(dir, 'wait.xml');
     const summary = join(dir, 'wait.md');
-    const result = await world.run(['wait', ...ids, '--report', `junit=${junit}`, '--report', 'github'], {
+    const result = await world.inProcess(['wait', ...ids, '--report', `junit=${junit}`, '--report', 'github'], {
+      realTime: true,
       env: { GITHUB_STEP_SUMMARY: summary },
     });
     expect(result.code, result.stderr).toBe(10);
@@ -114,7 +116,7 @@ describe('wait --report', () => {
 
   it('refuses a bad --report before creating anything (exit 2)', async () => {
     const before = await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state');
-    const result = await world.run([
+    const result = await world.inProcess([
       'create',
       'domain_check_availability',
       'a.com',
@@ -130,8 +132,8 @@ describe('wait --report', () => {
   });
 
   it('warns when GITHUB_STEP_SUMMARY is not set, and still annotates', async () => {
-    const created = await world.run(['create', 'domain_check_availability', 'fail-a.com', '-q']);
-    const result = await world.run(['wait', created.stdout.trim(), '--report', 'github']);
+    const created = await world.inProcess(['create', 'domain_check_availability', 'fail-a.com', '-q']);
+    const result = await world.inProcess(['wait', created.stdout.trim(), '--report', 'github'], { realTime: true });
     expect(result.code).toBe(11);
     expect(result.stderr).toMatch(/warning: --report github: GITHUB_STEP_SUMMARY is not set/);
     expect(result.stderr).toMatch(/^::error title=.*::fail-a\.com: /m);
@@ -142,7 +144,7 @@ describe('wait --report', () => {
 
 describe('show --report', () => {
   it('reports the whole task, whatever --items-status shows', async () => {
-    const created = await world.run([
+    const created = await world.inProcess([
       'create',
       'domain_check_availability',
       'a.com',
@@ -153,7 +155,16 @@ describe('show --report', () => {
     ]);
     const id = created.stdout.trim();
     const junit = join(dir, 'show.xml');
-    const result = await world.run(['show', id, '--items-status', 'failed', '-o', 'tsv', '--report', `junit=${junit}`]);
+    const result = await world.inProcess([
+      'show',
+      id,
+      '--items-status',
+      'failed',
+      '-o',
+      'tsv',
+      '--report',
+      `junit=${junit}`,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     const doc = parseXml(readFileSync(junit, 'utf8'));

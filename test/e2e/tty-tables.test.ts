@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { textWidth } from '../../src/output/fit.js';
 
 const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 const socket = `taskctl-tables-${process.pid}`;
@@ -66,7 +67,7 @@ function expectFits(result: { screen: string; joined: string }, width: number) {
   expect(result.screen).toMatch(/EXIT=0/);
   const lines = result.screen.trimEnd().split('\n');
   expect(result.joined.trimEnd().split('\n')).toEqual(lines);
-  for (const line of lines) expect(Array.from(line).length).toBeLessThan(width);
+  for (const line of lines) expect(textWidth(line)).toBeLessThan(width);
 }
 
 describe.skipIf(!hasTmux)('tables in a terminal', () => {

@@ -76,7 +76,8 @@ async function poll(screen: () => string, done: (text: string) => boolean, timeo
   return text;
 }
 
-describe.skipIf(!hasTmux)('in a terminal', () => {
+// Each test has its own tmux session and --sandbox, and mostly waits for the sandbox's items: they run side by side.
+describe.skipIf(!hasTmux)('in a terminal', { concurrent: true }, () => {
   it('shows a spinner with the task line while waiting, then the result in colour', async () => {
     const screen = startInTerminal(WAIT_ARGS);
     const spinning = await poll(

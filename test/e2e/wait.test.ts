@@ -1,17 +1,24 @@
-/** Following tasks end to end: `wait` exit codes, `create --wait`, ids from stdin, `watch` events, Ctrl-C. */
+/** Following tasks against a real sandbox: `wait` exit codes, `create --wait`, ids from stdin, `watch` events run `main()`
+ * in this process, in virtual time shared with the sandbox; Ctrl-C spawns the bin. */
 import { spawn } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
+import { AutoClock } from '../unit/commands/harness.js';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
 
 let world: E2EWorld;
+/** One virtual clock for the sandbox and the command: a wait's sleeps advance the sandbox's work, no real time passes. */
+let clock: AutoClock;
+let VIRTUAL: { clock: AutoClock };
 beforeEach(async () => {
-  world = await startWorld({ itemMs: 20 });
+  clock = new AutoClock(Date.now());
+  VIRTUAL = { clock };
+  world = await startWorld({ itemMs: 20, clock });
 });
 afterEach(() => world.close());
 
 async function create(items: string[]): Promise<number> {
-  const result = await world.run(['create', 'domain_check_availability', ...items, '-q']);
+  const result = await world.inProcess(['create', 'domain_check_availability', ...items, '-q'], { clock });
   expect(result.code).toBe(0);
   return Number(result.stdout.trim());
 }
@@ -22,7 +29,7 @@ describe('wait', () => {
   it('exits 0 when every task completed with every item, and prints the final tasks', async () => {
     const a = await create(['a.com', 'b.com']);
     const b = await create(['c.com']);
-    const result = await world.run(['wait', String(a), String(b), ...FAST]);
+    const result = await world.inProcess(['wait', String(a), String(b), ...FAST], VIRTUAL);
     expect(result.code).toBe(0);
     const rows = result.stdout
       .trim()
@@ -36,23 +43,23 @@ describe('wait', () => {
 
   it('exits 10 when a task failed, naming it', async () => {
     const id = await create(['a.com', 'taskfail-x.com']);
-    const result = await world.run(['wait', String(id), ...FAST]);
+    const result = await world.inProcess(['wait', String(id), ...FAST], VIRTUAL);
     expect(result.code).toBe(10);
     expect(result.stderr).toMatch(new RegExp(`task ${id} failed`));
   });
 
   it('exits 11 when items failed, and 0 with --allow-item-failures', async () => {
     const id = await create(['a.com', 'fail-x.com']);
-    const result = await world.run(['wait', String(id), ...FAST]);
+    const result = await world.inProcess(['wait', String(id), ...FAST], VIRTUAL);
     expect(result.code).toBe(11);
     expect(result.stderr).toMatch(/completed with 1 failed item: taskctl show/);
-    const allowed = await world.run(['wait', String(id), ...FAST, '--allow-item-failures']);
+    const allowed = await world.inProcess(['wait', String(id), ...FAST, '--allow-item-failures'], VIRTUAL);
     expect(allowed.code).toBe(0);
   });
 
   it('exits 124 on --timeout with the resume command', async () => {
     const id = await create(['slow-a.com', 'slow-b.com', 'slow-c.com', 'slow-d.com', 'slow-e.com']);
-    const result = await world.run(['wait', String(id), ...FAST, '--timeout', '300ms']);
+    const result = await world.inProcess(['wait', String(id), ...FAST, '--timeout', '300ms'], VIRTUAL);
     expect(result.code).toBe(124);
     expect(result.stderr).toMatch(new RegExp(`still running: taskctl wait ${id}`));
   });
@@ -60,28 +67,28 @@ describe('wait', () => {
   it('reads ids from stdin with -, so create -q pipes into it', async () => {
     const a = await create(['a.com']);
     const b = await create(['b.com']);
-    const result = await world.run(['wait', '-', ...FAST, '-q'], { stdin: `${a}\n${b}\n` });
+    const result = await world.inProcess(['wait', '-', ...FAST, '-q'], { clock, stdin: `${a}\n${b}\n` });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
   });
 
   it('--until processing returns once the task started', async () => {
     const id = await create(['slow-a.com', 'slow-b.com', 'slow-c.com']);
-    const result = await world.run(['wait', String(id), ...FAST, '--until', 'processing', '-o', 'json']);
+    const result = await world.inProcess(['wait', String(id), ...FAST, '--until', 'processing', '-o', 'json'], VIRTUAL);
     expect(result.code).toBe(0);
     expect((JSON.parse(result.stdout) as Array<{ status: string }>)[0]!.status).toBe('processing');
   });
 
   it('prints plain timestamped progress lines (no escape codes) when stderr is not a terminal', async () => {
     const id = await create(['a.com', 'b.com']);
-    const result = await world.run(['wait', String(id), ...FAST]);
+    const result = await world.inProcess(['wait', String(id), ...FAST], VIRTUAL);
     expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (✓ )?task \d+ /m);
     expect(result.stderr).not.toContain('\x1b');
   });
 
   it('in CI, a 10 s task shows counts that move, without placeholder or duplicate lines', async () => {
     const id = await create(Array.from({ length: 500 }, (_, i) => `ci${i}.example.com`));
-    const result = await world.run(['wait', String(id)], { env: { CI: 'true' } });
+    const result = await world.inProcess(['wait', String(id)], { clock, env: { CI: 'true' } });
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stderr
       .split('\n')
@@ -95,30 +102,24 @@ describe('wait', () => {
   }, 30_000);
 
   it('exits 5 for an unknown task', async () => {
-    const result = await world.run(['wait', '4242', ...FAST]);
+    const result = await world.inProcess(['wait', '4242', ...FAST], VIRTUAL);
     expect(result.code).toBe(5);
   });
 
   it('survives transient 502s mid-wait', async () => {
     const id = await create(['a.com', 'b.com', 'c.com']);
     await world.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/tasks', kind: 'non-json', count: 2 });
-    const result = await world.run(['wait', String(id), ...FAST]);
+    const result = await world.inProcess(['wait', String(id), ...FAST], VIRTUAL);
     expect(result.code).toBe(0);
   });
 });
 
 describe('create --wait', () => {
   it('waits on the new task with the same exit codes', async () => {
-    const result = await world.run([
-      'create',
-      'domain_check_availability',
-      'a.com',
-      'fail-b.com',
-      '--wait',
-      ...FAST,
-      '-o',
-      'json',
-    ]);
+    const result = await world.inProcess(
+      ['create', 'domain_check_availability', 'a.com', 'fail-b.com', '--wait', ...FAST, '-o', 'json'],
+      VIRTUAL,
+    );
     expect(result.code).toBe(11);
     const tasks = JSON.parse(result.stdout) as Array<{ status: string; failed_items: number }>;
     expect(tasks).toHaveLength(1);
@@ -129,7 +130,7 @@ describe('create --wait', () => {
 describe('watch', () => {
   it('-o ndjson emits webhook-shaped events for each status change', async () => {
     const id = await create(['a.com', 'b.com', 'c.com']);
-    const result = await world.run(['watch', String(id), ...FAST, '-o', 'ndjson']);
+    const result = await world.inProcess(['watch', String(id), ...FAST, '-o', 'ndjson'], VIRTUAL);
     expect(result.code).toBe(0);
     const events = result.stdout
       .trim()
@@ -142,7 +143,7 @@ describe('watch', () => {
   it('with no ids follows every unfinished task and exits with the outcome', async () => {
     const a = await create(['slow-a.com', 'slow-b.com', 'slow-c.com', 'slow-d.com', 'slow-e.com']);
     const b = await create(['slow-f.com', 'slow-g.com', 'slow-h.com', 'slow-i.com', 'taskfail-j.com']);
-    const result = await world.run(['watch', ...FAST]);
+    const result = await world.inProcess(['watch', ...FAST], VIRTUAL);
     expect(result.code).toBe(10);
     expect(result.stdout).toMatch(new RegExp(`\\t${a}\\tdomain_check_availability\\tcompleted\\t5\\t0\\t5$`, 'm'));
     expect(result.stdout).toMatch(new RegExp(`\\t${b}\\tdomain_check_availability\\tfailed\\t`, 'm'));
@@ -157,7 +158,8 @@ describe('Ctrl-C', () => {
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Signalled once the wait is under way (its first progress line), not after a fixed sleep.
+    await vi.waitFor(() => expect(stderr).toMatch(new RegExp(`task ${id} `)), { timeout: 10_000, interval: 20 });
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(130);

@@ -53,7 +53,7 @@ describe('webhook listen', () => {
     const port = await freePort();
     world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${port}/hooks`, webhookTimeScale: 0.001 });
     const out = await listen(world.env, ['--port', String(port), '--path', '/hooks', '-o', 'ndjson']);
-    const created = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
+    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
     await waitFor(
       () => out.stdout().includes('"completed"'),
       () => `no completed event: ${out.stdout()} ${out.stderr()}`,
@@ -122,9 +122,14 @@ describe('webhook listen', () => {
               res.writeHead(503).end();
               return;
             }
+            // fetch sets its own length and connection headers (undici refuses a forwarded content-length).
+            const headers = Object.entries(req.headers).filter(
+              (entry): entry is [string, string] =>
+                typeof entry[1] === 'string' && !['content-length', 'connection', 'host'].includes(entry[0]),
+            );
             const forwarded = await fetch(`http://127.0.0.1:${port}/`, {
               method: 'POST',
-              headers: req.headers as Record<string, string>,
+              headers,
               body: Buffer.concat(chunks),
             });
             res.writeHead(forwarded.status).end();
@@ -134,7 +139,7 @@ describe('webhook listen', () => {
     await new Promise<void>((resolve) => receiver!.listen(proxyPort, '127.0.0.1', resolve));
     world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${proxyPort}/`, webhookTimeScale: 0.001 });
     const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
-    await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
+    await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     await waitFor(
       () => out.stdout().includes('"completed"'),
       () => `no completed event: ${out.stdout()} ${out.stderr()}`,
@@ -159,8 +164,8 @@ describe('webhook simulate', () => {
     const port = await freePort();
     world = await startWorld({ itemMs: 0 });
     const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
-    const created = await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
-    const result = await world.run([
+    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    const result = await world.inProcess([
       'webhook',
       'simulate',
       created.stdout.trim(),
@@ -178,7 +183,7 @@ describe('webhook simulate', () => {
     const event = WebhookEventSchema.parse(JSON.parse(out.stdout().trim()));
     expect(event).toMatchObject({ event: 'failed', task: { id: Number(created.stdout), status: 'failed' } });
     // The same (task, event) delivered again is acknowledged but printed once.
-    const again = await world.run([
+    const again = await world.inProcess([
       'webhook',
       'simulate',
       created.stdout.trim(),
@@ -194,8 +199,14 @@ describe('webhook simulate', () => {
 
   it('refuses plain http to a non-loopback receiver', async () => {
     world = await startWorld({ itemMs: 0 });
-    const created = await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
-    const result = await world.run(['webhook', 'simulate', created.stdout.trim(), '--to', 'http://example.com/hook']);
+    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    const result = await world.inProcess([
+      'webhook',
+      'simulate',
+      created.stdout.trim(),
+      '--to',
+      'http://example.com/hook',
+    ]);
     expect(result.code).toBe(2);
   });
 });

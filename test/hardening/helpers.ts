@@ -16,6 +16,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, isolatedHome, runCli, runProcess, type CliResult, type RunOptions } from '../e2e/harness.js';
+import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import type { Clock } from '../../src/core/time.js';
 
 /** A key that is easy to find in output: every secrets case greps for it. */
 export const KEY = 'sk_hardening_S3CRET_9f3c2a71';
@@ -132,6 +134,28 @@ export async function timed(args: string[], options: RunOptions): Promise<CliRes
   const started = performance.now();
   const result = await runCli(args, options);
   return { ...result, ms: performance.now() - started };
+}
+
+/**
+ * `runCli`'s twin in this process: `main()` with memory IO and virtual time (from now), for rows whose subject is the
+ * command's output or wire behaviour, not the process. `env` must carry the config dirs (`cliEnv`, `world.env`).
+ */
+export async function runInProcess(
+  args: string[],
+  options: { env: Record<string, string | undefined>; stdin?: string; clock?: Clock },
+): Promise<CliResult> {
+  const home = mkdtempSync(join(tmpdir(), 'taskctl-inproc-'));
+  try {
+    const result = await runTaskctl(args, {
+      env: options.env,
+      home,
+      stdin: options.stdin,
+      clock: options.clock ?? new AutoClock(Date.now()),
+    });
+    return { ...result, signal: null };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 /** Runs a shell command line (for pipes from endless producers); `taskctl` in it is the built bin. */

@@ -1,6 +1,6 @@
 /**
- * Hardening matrix, input rows (test/README.md, I1–I24): bad item input through the real `taskctl create`, against the
- * sandbox. Every refusal is exit 3 with the place named (`file:line`) and nothing created; the reader's finer cases
+ * Hardening matrix, input rows (test/README.md, I1–I24): bad item input through `taskctl create` (`main()` in this
+ * process; the spawned bin where stdin is a real pipe from /dev/zero or an endless producer), against the sandbox. Every refusal is exit 3 with the place named (`file:line`) and nothing created; the reader's finer cases
  * are unit-tested in test/unit/core/items and referenced from the README.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,8 @@ interface InputWorld {
   world: E2EWorld;
   /** Writes a file of items into the world's home. */
   file: (name: string, content: string | Buffer) => string;
-  create: (args: string[], options?: { stdin?: string | Buffer }) => Promise<CliResult>;
+  /** `taskctl create ARGS` through `main()` in this process (the subject is the reader, not the process). */
+  create: (args: string[], options?: { stdin?: string }) => Promise<CliResult>;
   /** Items of the task the CLI printed with -q. */
   itemsOf: (result: CliResult) => Promise<string[]>;
   taskCount: () => Promise<number>;
@@ -41,11 +42,11 @@ async function withWorld(body: (w: InputWorld) => Promise<void>): Promise<void> 
         writeFileSync(path, content);
         return path;
       },
-      create: (args, options = {}) => world.run(['create', ...args], options),
+      create: (args, options = {}) => world.inProcess(['create', ...args], options),
       async itemsOf(result) {
         const id = result.stdout.trim();
         expect(id, result.stderr).toMatch(/^\d+$/);
-        const show = await world.run(['show', id, '-o', 'json']);
+        const show = await world.inProcess(['show', id, '-o', 'json']);
         return (JSON.parse(show.stdout) as { items: Array<{ target: string }> }).items.map((item) => item.target);
       },
       async taskCount() {

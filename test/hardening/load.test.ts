@@ -1,15 +1,17 @@
 /**
  * Hardening matrix, concurrency and load rows (test/README.md, L1–L3): the client paces itself so that a large run
- * draws no 429 from a sandbox at the spec's default limit, and two processes sharing a key both finish when they do
- * draw 429s from each other. Tasks are seeded through a sandbox state file, so seeding spends no rate-limit budget.
+ * draws no 429 from a sandbox at the spec's default limit, and two clients sharing a key (two `main()` runs, each with
+ * its own limiter, on a clock shared with the sandbox whose sleeps are short) both finish when they draw 429s from each other.
+ * Tasks are seeded through a sandbox state file, so seeding spends no rate-limit budget.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { systemClock, type Clock } from '../../src/core/time.js';
 import { isolatedHome, runCli } from '../e2e/harness.js';
-import { KEY } from './helpers.js';
+import { KEY, runInProcess } from './helpers.js';
 
 interface Stats {
   total: number;
@@ -118,24 +120,41 @@ describe.concurrent('L: pacing under the rate limit', () => {
     expect(untilReset).toBeLessThanOrEqual(61_000);
   });
 
-  /** Window ends `secondsLeft` from now on the sandbox's clock (its windows are aligned to its minute). */
-  const windowEndingIn = (secondsLeft: number) => {
-    const offset = ((60 - secondsLeft) * 1000 - (Date.now() % 60_000) + 60_000) % 60_000;
-    return { now: () => Date.now() + offset };
+  /**
+   * One clock for the sandbox and both clients, starting so that the sandbox's minute window ends `secondsLeft` from
+   * now. It runs in real time, but a sleep takes 1/20 of its length and then moves "now" on to the sleep's end (never
+   * back, never past it for concurrent sleepers), so waiting for a window costs little and request latency is not
+   * magnified.
+   */
+  const windowEndingIn = (secondsLeft: number): Clock => {
+    const realStart = Date.now();
+    let skipped = ((60 - secondsLeft) * 1000 - (realStart % 60_000) + 60_000) % 60_000;
+    const now = () => Date.now() + skipped;
+    return {
+      now,
+      async sleep(ms, signal) {
+        const until = now() + Math.max(0, ms);
+        await systemClock.sleep(ms / 20, signal);
+        skipped = Math.max(skipped, until - Date.now());
+      },
+    };
   };
-  const listAll = (env: Record<string, string>) =>
-    runCli(['list', '--all', '--per-page', '2'], { env, timeoutMs: 55_000 });
+  // In this process: two `main()` runs are two clients with their own limiters sharing a key and a config directory,
+  // as two processes are; the process itself is not the subject.
+  const listAll = (env: Record<string, string>, clock: Clock) =>
+    runInProcess(['list', '--all', '--per-page', '2'], { env, clock });
   const allIds = new Set(Array.from({ length: 40 }, (_, i) => i + 1));
 
   // L3 and L4 spend most of their time waiting for a window to end: they run side by side.
   it.concurrent(
-    'L3 two processes sharing a key at 30/min both finish (40 requests: the second window is needed)',
+    'L3 two clients sharing a key at 30/min both finish (40 requests: the second window is needed)',
     async (context) => {
-      // The sandbox clock is shifted so that its minute window ends ~15 s from now: the two runs (20 requests each)
-      // exhaust window 1 and finish in window 2, so the test takes ~17 s instead of up to a minute.
-      const { env, stats } = await seededSandbox(context, finished(40), { rateLimit: 30, clock: windowEndingIn(15) });
-      const started = performance.now();
-      const [a, b] = await Promise.all([listAll(env), listAll(env)]);
+      // The clock is shifted so that the sandbox's minute window ends ~15 s from now: the two runs (20 requests each)
+      // exhaust window 1 and finish in window 2, so the test takes ~17 s of the clock (a second or two real) instead of a minute.
+      const clock = windowEndingIn(15);
+      const { env, stats } = await seededSandbox(context, finished(40), { rateLimit: 30, clock });
+      const started = clock.now();
+      const [a, b] = await Promise.all([listAll(env, clock), listAll(env, clock)]);
       for (const result of [a, b]) {
         expect(result.code, result.stderr).toBe(0);
         expect(new Set(ids(result.stdout))).toEqual(allIds);
@@ -145,7 +164,7 @@ describe.concurrent('L: pacing under the rate limit', () => {
       expect(s.requests['GET /api/v1/tasks']! - s.rateLimited).toBe(40);
       // ~15 s to the reset plus a second of margin; a client misreading the reset (or a sandbox whose Date header does
       // not follow its clock) waits up to a whole extra window.
-      expect(performance.now() - started).toBeLessThan(30_000);
+      expect(clock.now() - started).toBeLessThan(30_000);
     },
     60_000,
   );
@@ -153,15 +172,13 @@ describe.concurrent('L: pacing under the rate limit', () => {
   it.concurrent(
     'L4 the same, with the window already spent by a third client: both draw 429s, wait, and finish',
     async (context) => {
-      const { sandbox, env, stats } = await seededSandbox(context, finished(40), {
-        rateLimit: 50,
-        clock: windowEndingIn(12),
-      });
+      const clock = windowEndingIn(12);
+      const { sandbox, env, stats } = await seededSandbox(context, finished(40), { rateLimit: 50, clock });
       // Someone else with the same key spends the whole window, unseen by the two processes' limiters.
       for (let i = 0; i < 50; i++) {
         await fetch(`${sandbox.url}/balance`, { headers: { 'X-API-Key': KEY } }).then((r) => r.arrayBuffer());
       }
-      const [a, b] = await Promise.all([listAll(env), listAll(env)]);
+      const [a, b] = await Promise.all([listAll(env, clock), listAll(env, clock)]);
       for (const result of [a, b]) {
         expect(result.code, result.stderr).toBe(0);
         expect(new Set(ids(result.stdout))).toEqual(allIds);

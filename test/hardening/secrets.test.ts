@@ -10,7 +10,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { BIN, startWorld, type CliResult, type E2EWorld } from '../e2e/harness.js';
-import { cliEnv, isolatedHome, json, KEY, scriptedServer, SERVICE, task, type ScriptedServer } from './helpers.js';
+import {
+  cliEnv,
+  isolatedHome,
+  json,
+  KEY,
+  runInProcess,
+  scriptedServer,
+  SERVICE,
+  task,
+  type ScriptedServer,
+} from './helpers.js';
 
 // Counts the webhook receiver's comparisons (S11); everything else in node:crypto is the real thing.
 vi.mock('node:crypto', async (importOriginal) => {
@@ -41,11 +51,11 @@ describe('S1 a --verbose run of every command never prints the key', () => {
   beforeAll(async () => {
     world = await startWorld({ itemMs: 100, apiKey: KEY });
     receiver = await scriptedServer((_req, res) => json(res, 200, { ok: true }));
-    id = (await world.run(['create', 'domain_check_availability', 'a.com', '-q'])).stdout.trim();
+    id = (await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q'])).stdout.trim();
     // 30 slow items at 100 ms × 10 each: still processing long after this file is done.
     const slow = Array.from({ length: 30 }, (_, i) => `slow-${i}.com`);
-    slowId = (await world.run(['create', 'domain_check_availability', ...slow, '-q'])).stdout.trim();
-    await world.run(['--profile', 'bearer', 'config', 'set', 'auth-scheme', 'bearer']);
+    slowId = (await world.inProcess(['create', 'domain_check_availability', ...slow, '-q'])).stdout.trim();
+    await world.inProcess(['--profile', 'bearer', 'config', 'set', 'auth-scheme', 'bearer']);
   });
   afterAll(async () => {
     await receiver.close();
@@ -65,12 +75,15 @@ describe('S1 a --verbose run of every command never prints the key', () => {
     ['config list', () => ['config', 'list'], 0],
     ['webhook simulate', () => ['webhook', 'simulate', id, '--to', `${receiver.origin}/hook`], 0],
   ];
-  // Each command twice: with X-API-Key (tsv) and, through a profile, with Authorization: Bearer (json).
+  // Each command twice: with X-API-Key (tsv) by the spawned bin, so nothing the process prints outside the command's
+  // output (a warning, a crash) escapes the check; and, through a profile, with Authorization: Bearer (json) in this
+  // process, for the second scheme's redaction.
   it.concurrent.each(commands)('%s', async (label, args, code) => {
     for (const profile of ['default', 'bearer']) {
       const env =
         profile === 'bearer' ? { TASKCTL_PROFILE: 'bearer', TASKCTL_OUTPUT: 'json' } : { TASKCTL_OUTPUT: 'tsv' };
-      const result = await world.run(['--verbose', ...args()], { env });
+      const argv = ['--verbose', ...args()];
+      const result = profile === 'bearer' ? await world.inProcess(argv, { env }) : await world.run(argv, { env });
       expect(result.code, `${label} (${profile}): ${result.stderr}`).toBe(code);
       // Redaction markers prove the key was there to hide (traced request headers, or the masked key of config list).
       expect(result.stdout + result.stderr).toMatch(/\[REDACTED\]|\*\*\*\*/);
@@ -89,7 +102,7 @@ describe('S1 a --verbose run of every command never prints the key', () => {
       res.end();
     });
     try {
-      const result = await world.run(['webhook', 'simulate', id, '--to', `${redirecting.origin}/hook`]);
+      const result = await world.inProcess(['webhook', 'simulate', id, '--to', `${redirecting.origin}/hook`]);
       expect(result.code, result.stderr).toBe(ExitCode.unavailable);
       expect(result.stderr).toMatch(/HTTP 307/);
       expect(redirecting.requests).toHaveLength(1);
@@ -105,10 +118,13 @@ describe('S1 a --verbose run of every command never prints the key', () => {
     const home = isolatedHome();
     try {
       const env = { ...home.env, TASKCTL_API_KEY: '', TASKCTL_BASE_URL: '' };
-      const result = await world.run(['--verbose', 'auth', 'login', '--with-key', '--base-url', world.sandbox.origin], {
-        env,
-        stdin: `${KEY}\n`,
-      });
+      const result = await runInProcess(
+        ['--verbose', 'auth', 'login', '--with-key', '--base-url', world.sandbox.origin],
+        {
+          env,
+          stdin: `${KEY}\n`,
+        },
+      );
       expect(result.code, result.stderr).toBe(0);
       expectNoKey(result, 'auth login');
       expect(readFileSync(join(home.dir, 'config', 'config.json'), 'utf8')).toContain(KEY);
@@ -179,8 +195,9 @@ describe('S2–S4 a server that echoes the key is scrubbed', () => {
     await server.close();
     home.cleanup();
   });
+  // In this process: the subject is what the command prints of a server's answer (S1 covers the spawned bin).
   const run = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
-    import('../e2e/harness.js').then(({ runCli }) => runCli(args, { env: { ...cliEnv(server.origin, home), ...env } }));
+    runInProcess(args, { env: { ...cliEnv(server.origin, home), ...env } });
   const failure = (code: string) => ({
     success: false,
     error: { code, message: `Invalid API key "${KEY}" (key=${KEY})` },
@@ -289,12 +306,12 @@ describe('S7 config file and directory modes', () => {
     try {
       const dir = join(world.home.dir, 'config');
       const file = join(dir, 'config.json');
-      expect((await world.run(['config', 'set', 'output', 'tsv'])).code).toBe(0);
+      expect((await world.inProcess(['config', 'set', 'output', 'tsv'])).code).toBe(0);
       expect(statSync(dir).mode & 0o777).toBe(0o700);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       chmodSync(dir, 0o755);
       chmodSync(file, 0o644);
-      const result = await world.run(['balance']);
+      const result = await world.inProcess(['balance']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/config directory .* was accessible to others \(755\); tightened to 700/);
       expect(result.stderr).toMatch(/config file .* was readable by others \(644\); tightened to 600/);
@@ -318,12 +335,13 @@ describe('S8 plain HTTP to a host that is not loopback is refused before anythin
     'http://[::ffff:8.8.8.8]',
     'http://127.0.0.1@evil.example',
   ])('%s: exit 2 with the reason', async (url) => {
-    const { runCli } = await import('../e2e/harness.js');
-    const result = await runCli(['balance'], { env: { ...home.env, TASKCTL_BASE_URL: url, TASKCTL_API_KEY: KEY } });
+    const result = await runInProcess(['balance'], {
+      env: { ...home.env, TASKCTL_BASE_URL: url, TASKCTL_API_KEY: KEY },
+    });
     expect(result.code, result.stderr).toBe(ExitCode.usage);
     expect(result.stderr).toMatch(/plain HTTP would send the API key in clear text|must not contain a user name/);
     expectNoKey(result, url);
-    const login = await runCli(['auth', 'login', '--with-key', '--base-url', url], {
+    const login = await runInProcess(['auth', 'login', '--with-key', '--base-url', url], {
       env: { ...home.env, TASKCTL_API_KEY: '' },
       stdin: `${KEY}\n`,
     });
@@ -373,10 +391,9 @@ describe('S9 server text with terminal escape sequences is printed inert', () =>
   it.each(['table', 'tsv', 'csv', 'json', 'ndjson'])(
     '-o %s: services, list, show and an error message carry no raw control characters',
     async (output) => {
-      const { runCli } = await import('../e2e/harness.js');
       const env = { ...cliEnv(server.origin, home), FORCE_COLOR: '0' };
       for (const args of [['services'], ['list'], ['show', '5'], ['show', '6']]) {
-        const result = await runCli(['-o', output, ...args], { env });
+        const result = await runInProcess(['-o', output, ...args], { env });
         expect([0, ExitCode.notFound]).toContain(result.code);
         for (const [name, text] of [
           ['stdout', result.stdout],

@@ -15,6 +15,8 @@ import { ExitCode, RateLimitError, UnavailableError } from '../../src/errors.js'
 import { systemClock, type Clock } from '../../src/core/time.js';
 import { freePort, startWorld, type E2EWorld } from '../e2e/harness.js';
 import { FakeClock } from '../unit/api/helpers.js';
+import { AutoClock } from '../unit/commands/harness.js';
+import { SkipClock } from '../campaign/world.js';
 import {
   BALANCE_OK,
   cliEnv,
@@ -38,8 +40,11 @@ interface Stats {
 }
 
 /** A fresh sandbox per case (faults are consumed and tasks counted), closed afterwards. */
-async function withWorld(body: (world: E2EWorld) => Promise<void>): Promise<void> {
-  const world = await startWorld({ itemMs: 0, apiKey: KEY });
+async function withWorld(
+  body: (world: E2EWorld) => Promise<void>,
+  options: { clock?: { now: () => number } } = {},
+): Promise<void> {
+  const world = await startWorld({ itemMs: 0, apiKey: KEY, ...options });
   try {
     await body(world);
   } finally {
@@ -131,24 +136,25 @@ describe.concurrent('wire', () => {
         expect(result.stdout.trim()).toBe(String(tasks[0]!.id));
         expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
       }));
-    it(
-      'W30 an identical task created seconds earlier is not "recovered" as the outcome of an ambiguous create',
-      () =>
-        withWorld(async (world) => {
-          const first = await world.run(['create', 'domain_check_availability', 'same.com', '-q']);
+    // In-process (the subject is reconciliation, not the process): the sandbox and the command share a virtual clock, so
+    // the seconds between the two creates and the reconciliation's waiting-out pass at once.
+    it('W30 an identical task created seconds earlier is not "recovered" as the outcome of an ambiguous create', async () => {
+      const clock = new AutoClock(Date.now());
+      await withWorld(
+        async (world) => {
+          const first = await world.inProcess(['create', 'domain_check_availability', 'same.com', '-q'], { clock });
           expect(first.code, first.stderr).toBe(0);
           // Far enough apart for the Date header's whole seconds; well inside the old two-minute skew tolerance.
-          await new Promise((resolve) => setTimeout(resolve, 2_500));
+          clock.nowMs += 2_500;
           await fault(world, { method: 'POST', path: '/tasks', kind: 'reset-before', count: 1 });
-          const second = await world.run(['create', 'domain_check_availability', 'same.com', '-q'], {
-            timeoutMs: 30_000,
-          });
+          const second = await world.inProcess(['create', 'domain_check_availability', 'same.com', '-q'], { clock });
           expect(second.stderr).not.toMatch(/recovered: task/);
           expect(second.code, second.stderr).toBe(ExitCode.createUnknown);
           expect(await tasksOf(world)).toHaveLength(1);
-        }),
-      30_000,
-    );
+        },
+        { clock },
+      );
+    });
 
     // W5 (POST reset before processing: exit 9, no task, never resent) is test/e2e/create.test.ts
     // "never creates two tasks when the connection drops before processing (reset-before)".
@@ -178,16 +184,16 @@ describe.concurrent('wire', () => {
         expect(result.ms).toBeLessThan(12_000);
       }));
 
-    it(
-      'W8 headers timeout on POST /tasks: not resent; reconciliation finds the task created late; exactly one',
-      () =>
-        withWorld(async (world) => {
+    // In-process: the delay and the request timeout act in real time; the reconciliation's sleeps run 4× faster on a
+    // clock shared with the sandbox (SkipClock), so its ~10 s window still ends well after the late task lands.
+    it('W8 headers timeout on POST /tasks: not resent; reconciliation finds the task created late; exactly one', async () => {
+      const clock = new SkipClock(4);
+      await withWorld(
+        async (world) => {
           await fault(world, { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 1500, count: 1 });
-          const result = await world.run(
+          const result = await world.inProcess(
             ['--request-timeout', '300ms', 'create', 'domain_check_availability', 'a.com', '-q'],
-            {
-              timeoutMs: 30_000,
-            },
+            { clock },
           );
           expect(result.stderr).toMatch(/may have created a task \(no complete answer within the request timeout\)/);
           expect(result.code, result.stderr).toBe(0);
@@ -196,9 +202,10 @@ describe.concurrent('wire', () => {
           expect(tasks).toHaveLength(1);
           expect(result.stdout.trim()).toBe(String(tasks[0]!.id));
           expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
-        }),
-      30_000,
-    );
+        },
+        { clock },
+      );
+    });
 
     it('W9 a request in flight never outlives `wait --timeout` (server stalls 8 s, timeout 2 s): exit 124 in ~2 s', () =>
       withWorld(async (world) => {
@@ -258,23 +265,19 @@ describe.concurrent('wire', () => {
         expectCleanError(result.stderr);
       }));
 
-    it(
-      'W13 an HTML 502 on POST /tasks (nothing committed): reconciled, exit 9 with the list command, no task',
-      () =>
-        withWorld(async (world) => {
-          await fault(world, { method: 'POST', path: '/tasks', kind: 'non-json', count: 1 });
-          const result = await timed(['create', 'domain_check_availability', 'a.com'], {
-            env: world.env,
-            timeoutMs: 30_000,
-          });
-          expect(result.code, result.stderr).toBe(ExitCode.createUnknown);
-          expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
-          expect(await tasksOf(world)).toHaveLength(0);
-          expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
-          expect(result.ms).toBeLessThan(20_000);
-        }),
-      30_000,
-    );
+    // In-process in virtual time: the reconciliation's ~10 s are measured on the command's clock.
+    it('W13 an HTML 502 on POST /tasks (nothing committed): reconciled, exit 9 with the list command, no task', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'POST', path: '/tasks', kind: 'non-json', count: 1 });
+        const clock = new AutoClock(Date.now());
+        const started = clock.now();
+        const result = await world.inProcess(['create', 'domain_check_availability', 'a.com'], { clock });
+        expect(result.code, result.stderr).toBe(ExitCode.createUnknown);
+        expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
+        expect(await tasksOf(world)).toHaveLength(0);
+        expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
+        expect(clock.now() - started).toBeLessThan(20_000);
+      }));
 
     it('W14 five 5xx in a row on GET: exit 8 after exactly 4 attempts, the 5th fault left unused', () =>
       withWorld(async (world) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isLoopbackAddress, isLoopbackHost } from '../../src/sandbox/loopback.js';
-import { admin, call, createTask, start } from './helpers.js';
+import { admin, call, createTask, start, type Json } from './helpers.js';
 
 describe('sandbox admin API', () => {
   it('shows state: balance, tasks and webhook URL', async () => {
@@ -79,7 +79,7 @@ describe('sandbox admin API', () => {
     expect(wrong.headers.get('allow')).toBe('GET');
     const bad = await fetch(`${sb.origin}/__sandbox/balance`, { method: 'POST', body: '{nope' });
     expect(bad.status).toBe(422);
-    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('validation_error');
+    expect(((await bad.json()) as Json).error.code).toBe('validation_error');
   });
 
   it('needs no key, and recognises loopback callers only', async () => {

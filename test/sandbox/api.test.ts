@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { admin, call, createTask, start } from './helpers.js';
+import { admin, call, createTask, start, type Json } from './helpers.js';
 
 describe('sandbox API: endpoints', () => {
   it('lists at least four services with prices in coins', async () => {
@@ -10,7 +10,7 @@ describe('sandbox API: endpoints', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.body.success).toBe(true);
     expect(res.body.meta).toEqual({ total: res.body.data.length, currency: 'coins' });
-    const byName = Object.fromEntries(res.body.data.map((s: { service: string }) => [s.service, s]));
+    const byName = Object.fromEntries(res.body.data.map((s: Json) => [s.service, s]));
     expect(byName.domain_check_availability).toMatchObject({ pricing: 1, currency: 'coins' });
     expect(byName.domain_whois_history).toMatchObject({ pricing: 5 });
     expect(byName.fanpage_extract_contact).toMatchObject({ pricing: 3 });
@@ -77,8 +77,8 @@ describe('sandbox API: endpoints', () => {
       const sb = await start({ itemMs: 0, seed });
       await createTask(sb, items, 'email_verify');
       await createTask(sb, items, 'domain_whois_history');
-      const a = (await call(sb, '/tasks/1')).body.data.items.map((i: { data: unknown }) => i.data);
-      const b = (await call(sb, '/tasks/2')).body.data.items.map((i: { data: unknown }) => i.data);
+      const a = (await call(sb, '/tasks/1')).body.data.items.map((i: Json) => i.data);
+      const b = (await call(sb, '/tasks/2')).body.data.items.map((i: Json) => i.data);
       return { a, b };
     };
     const first = await resultsFor('one');
@@ -113,10 +113,10 @@ describe('sandbox API: pagination', () => {
     for (let i = 0; i < 7; i++) await createTask(sb, [`d${i}.com`]);
     const def = await call(sb, '/tasks');
     expect(def.body.meta).toEqual({ current_page: 1, total_pages: 1, total_count: 7, per_page: 25 });
-    expect(def.body.data.map((t: { id: number }) => t.id)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    expect(def.body.data.map((t: Json) => t.id)).toEqual([7, 6, 5, 4, 3, 2, 1]);
 
     const pages = await Promise.all([1, 2, 3, 4].map((p) => call(sb, `/tasks?page=${p}&per_page=3`)));
-    expect(pages.map((p) => p.body.data.map((t: { id: number }) => t.id))).toEqual([[7, 6, 5], [4, 3, 2], [1], []]);
+    expect(pages.map((p) => p.body.data.map((t: Json) => t.id))).toEqual([[7, 6, 5], [4, 3, 2], [1], []]);
     expect(pages[3]!.body.meta).toEqual({ current_page: 4, total_pages: 3, total_count: 7, per_page: 3 });
     expect((await call(sb, '/tasks?per_page=100')).status).toBe(200);
   });
@@ -218,7 +218,7 @@ describe('sandbox API: errors', () => {
     expect(inside.body.error.code).toBe('not_found');
     const outside = await fetch(`${sb.origin}/favicon.ico`);
     expect(outside.status).toBe(404);
-    expect(((await outside.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    expect(((await outside.json()) as Json).error.code).toBe('not_found');
   });
 
   it('answers 405 method_not_allowed with Allow', async () => {

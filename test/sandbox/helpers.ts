@@ -6,6 +6,10 @@ import { afterEach } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
 
+/** Parsed JSON as `JSON.parse` gives it: the tests assert its shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one name for untyped wire JSON in these tests
+export type Json = any;
+
 const running = new Set<{ close: () => Promise<void> }>();
 
 /** Every sandbox and receiver started through these helpers is closed after each test. */
@@ -19,10 +23,6 @@ export async function start(options: SandboxOptions = {}): Promise<RunningSandbo
   running.add(sandbox);
   return sandbox;
 }
-
-/** Parsed JSON from the sandbox: tests read it freely and assert its shape (the one `any` of these helpers). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-export type Json = any;
 
 export interface CallResult {
   status: number;
@@ -93,7 +93,7 @@ export function createTask(
 export async function waitForTask(
   sandbox: RunningSandbox,
   id: number,
-  done = (t: { status: string }) => t.status === 'completed' || t.status === 'failed',
+  done = (t: Json) => t.status === 'completed' || t.status === 'failed',
   timeoutMs = 5_000,
 ): Promise<Json> {
   const deadline = Date.now() + timeoutMs;
@@ -121,7 +121,7 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_0
 /** The admin API's delivery list once `ready` holds for it. */
 export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: Json[]) => boolean): Promise<Json[]> {
   return eventually(async () => {
-    const { deliveries } = (await admin(sandbox, '/deliveries')).body as { deliveries: Json[] };
+    const { deliveries } = (await admin(sandbox, '/deliveries')).body;
     return ready(deliveries) ? deliveries : undefined;
   });
 }

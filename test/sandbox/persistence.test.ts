@@ -7,7 +7,7 @@ import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sr
 import { loadStateFile, StateStore } from '../../src/sandbox/persistence.js';
 import { SandboxState } from '../../src/sandbox/state.js';
 import { UsageError } from '../../src/errors.js';
-import { admin, call, createTask } from './helpers.js';
+import { admin, call, createTask, type Json } from './helpers.js';
 
 let dir: string;
 const running: RunningSandbox[] = [];
@@ -46,7 +46,7 @@ describe('sandbox state file', () => {
     expect((await call(second, '/tasks/1')).body.data).toEqual(before);
     expect((await admin(second, '/state')).body.webhookUrl).toBe('http://127.0.0.1:1/hook');
     expect((await createTask(second, ['d.com'])).body.data.id).toBe(3);
-    expect((await call(second, '/tasks')).body.data.map((t: { id: number }) => t.id)).toEqual([3, 2, 1]);
+    expect((await call(second, '/tasks')).body.data.map((t: Json) => t.id)).toEqual([3, 2, 1]);
   });
 
   it('has every acknowledged change on disk before the reply, without close', async () => {
@@ -125,7 +125,7 @@ describe('sandbox state file', () => {
     // Line 1 is also replayed onto a file that already has it (a kill between compaction and journal reset).
     await writeFile(`${stateFile}.journal`, `${line(1, 9)}\n${line(1, 9)}\n${line(2, 8)}\n${line(3, 7).slice(0, 40)}`);
     const sb = await start({ stateFile });
-    expect((await call(sb, '/tasks')).body.data.map((t: { id: number }) => t.id)).toEqual([2, 1]);
+    expect((await call(sb, '/tasks')).body.data.map((t: Json) => t.id)).toEqual([2, 1]);
     expect((await call(sb, '/balance')).body.data.balance).toBe(8);
     expect((await createTask(sb, ['next.com'])).body.data.id).toBe(3);
   });

@@ -70,7 +70,7 @@ describe('sandbox rate limit', () => {
   });
 
   it('defaults to 100 requests per minute', async () => {
-    const sb = await start({ rateLimit: undefined });
+    const sb = await start();
     expect((await call(sb, '/balance')).headers.get('x-ratelimit-limit')).toBe('100');
   });
 });

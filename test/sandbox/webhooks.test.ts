@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
-import { admin, call, createTask, deliveriesWhen, eventually, sleep, start, startReceiver } from './helpers.js';
+import {
+  admin,
+  call,
+  createTask,
+  deliveriesWhen,
+  eventually,
+  sleep,
+  start,
+  startReceiver,
+  type Json,
+} from './helpers.js';
 
 const BASE_FIELDS = [
   'id',
@@ -56,14 +66,7 @@ describe('sandbox webhooks', () => {
       completed_at: task.completed_at,
     });
     const deliveries = (await admin(sb, '/deliveries')).body.deliveries;
-    expect(
-      deliveries.map((d: { event: string; state: string; attempts: Array<{ statusCode?: number }> }) => [
-        d.event,
-        d.state,
-        d.attempts.length,
-        d.attempts[0]?.statusCode,
-      ]),
-    ).toEqual([
+    expect(deliveries.map((d: Json) => [d.event, d.state, d.attempts.length, d.attempts[0].statusCode])).toEqual([
       ['processing', 'delivered', 1, 200],
       ['completed', 'delivered', 1, 200],
     ]);
@@ -111,7 +114,7 @@ describe('sandbox webhooks', () => {
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(30_000 * scale - 2);
     const [processing] = await deliveriesWhen(sb, (list) => list[0]?.state === 'delivered');
     expect(processing.state).toBe('delivered');
-    expect(processing.attempts.map((a: { statusCode?: number }) => a.statusCode)).toEqual([500, 500, 200]);
+    expect(processing.attempts.map((a: Json) => a.statusCode)).toEqual([500, 500, 200]);
     // Every attempt carries the same payload.
     const payloads = receiver.received.filter((r) => r.body.event === 'processing').map((r) => JSON.stringify(r.body));
     expect(new Set(payloads).size).toBe(1);
@@ -127,13 +130,11 @@ describe('sandbox webhooks', () => {
     for (const delivery of list) {
       expect(delivery.state).toBe('abandoned');
       expect(delivery.nextAttemptAt).toBeNull();
-      expect(delivery.attempts.map((a: { statusCode?: number }) => a.statusCode)).toEqual([
-        500, 500, 500, 500, 500, 500,
-      ]);
+      expect(delivery.attempts.map((a: Json) => a.statusCode)).toEqual([500, 500, 500, 500, 500, 500]);
     }
     expect(receiver.received).toHaveLength(12);
     // Delays 0, 5, 30, 120, 300, 600 s × 0.001: at least 1,055 ms from the first attempt to the sixth.
-    const times = list[0].attempts.map((a: { at: string }) => Date.parse(a.at));
+    const times = list[0].attempts.map((a: Json) => Date.parse(a.at));
     expect(times[5] - times[0]).toBeGreaterThanOrEqual(1_050);
     expect(times[4] - times[3]).toBeGreaterThanOrEqual(295);
     expect(lines.find((l) => l.includes('abandoned'))).toMatch(/after 6 failed attempts \(last: HTTP 500\)/);

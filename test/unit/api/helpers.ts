@@ -30,17 +30,19 @@ export class FakeClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    this.sleeps.push(ms);
-    if (this.#auto) {
-      this.nowMs += Math.max(0, ms);
-      return Promise.resolve();
-    }
     return new Promise((resolve, reject) => {
+      signal?.throwIfAborted(); // a throw here rejects the promise with the signal's reason
+      this.sleeps.push(ms);
+      if (this.#auto) {
+        this.nowMs += Math.max(0, ms);
+        resolve();
+        return;
+      }
       const timer = { at: this.nowMs + Math.max(0, ms), resolve, seq: this.#seq++ };
       this.#timers.push(timer);
       signal?.addEventListener('abort', () => {
         this.#timers = this.#timers.filter((t) => t !== timer);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's reason, as systemClock does
         reject(signal.reason);
       });
     });

@@ -114,21 +114,21 @@ function headerRecord(raw: unknown): Record<string, string> {
 
 export interface RunOptions {
   /** A MockAgent-backed API (BASE_URL and API_KEY are set in the environment unless `env` overrides them). */
-  api?: MockApi;
+  api?: MockApi | undefined;
   /** Any other dispatcher (e.g. undefined to talk to a real loopback sandbox through `env`). */
-  dispatcher?: Dispatcher;
+  dispatcher?: Dispatcher | undefined;
   env?: Record<string, string | undefined>;
-  clock?: Clock;
-  signal?: AbortSignal;
-  stdin?: string | readonly string[];
+  clock?: Clock | undefined;
+  signal?: AbortSignal | undefined;
+  stdin?: string | readonly string[] | undefined;
   /** A stdin of the test's own (e.g. one that counts its reads); replaces `stdin` and `stdinTTY`. */
-  stdinStream?: InputStream;
-  stdinTTY?: boolean;
-  stdoutTTY?: boolean;
-  stderrTTY?: boolean;
-  columns?: number;
+  stdinStream?: InputStream | undefined;
+  stdinTTY?: boolean | undefined;
+  stdoutTTY?: boolean | undefined;
+  stderrTTY?: boolean | undefined;
+  columns?: number | undefined;
   /** A directory for config and caches; default: a fresh temporary one, removed afterwards. */
-  home?: string;
+  home?: string | undefined;
 }
 
 export interface RunResult {

@@ -1,6 +1,7 @@
 /** `taskctl list` in-process: fitted table with items and ages (issue 14), --columns, --since/--until (issue 15). */
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl, T0, type MockApi } from './harness.js';
+import { textWidth } from '../../../src/output/fit.js';
 
 const minutesAgo = (m: number) => new Date(T0 - m * 60_000).toISOString();
 
@@ -27,7 +28,7 @@ function page(api: MockApi, n: number, totalPages: number, tasks: unknown[], per
   });
 }
 
-const widest = (text: string) => Math.max(...text.split('\n').map((line) => Array.from(line).length));
+const widest = (text: string) => Math.max(...text.split('\n').map((line) => textWidth(line)));
 
 describe('list on a terminal (issue 14)', () => {
   it('fits 80 columns: ages instead of ISO times, an items column with done/total and failed', async () => {

@@ -1,6 +1,7 @@
 /** `taskctl services` in-process: the server's data kept in machine output (issue 13), fixed columns in tsv/csv. */
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl } from './harness.js';
+import { textWidth } from '../../../src/output/fit.js';
 
 const SERVICE = {
   service: 'domain_check_availability',
@@ -88,7 +89,7 @@ describe('services on a terminal (issue 14)', () => {
       const result = await run(width);
       const lines = result.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(5);
-      for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(width);
+      for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(width);
       expect(lines[0]).toMatch(/^SERVICE +.*PRICE +.*DESCRIPTION$/);
       for (const line of lines.slice(1)) {
         const description = line.slice((lines[0] ?? '').indexOf('DESCRIPTION'));

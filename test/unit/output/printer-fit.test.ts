@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter, type Column } from '../../../src/output/printer.js';
 import type { OutputFormat } from '../../../src/output/format.js';
+import { textWidth } from '../../../src/output/fit.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 
@@ -36,7 +37,7 @@ function setup(format: OutputFormat, columnsWide?: number, tty = true) {
   return { printer, out: () => memory.stdout.text() };
 }
 
-const widest = (text: string) => Math.max(...text.split('\n').map((line) => Array.from(line).length));
+const widest = (text: string) => Math.max(...text.split('\n').map((line) => textWidth(line)));
 
 describe('tables fitted to the terminal', () => {
   it('at 80 columns: no line wider than the terminal, free text cut at a word with …, headers whole', async () => {

@@ -44,8 +44,7 @@ export function parseXml(xml: string): XmlElement {
       continue;
     }
     const attrs: Record<string, string> = {};
-    for (const [, key, value] of (attrText ?? '').matchAll(new RegExp(`(${NAME})="([^"]*)"`, 'g'))) {
-      if (key === undefined || value === undefined) continue; // both groups always match
+    for (const [, key = '', value = ''] of (attrText ?? '').matchAll(new RegExp(`(${NAME})="([^"]*)"`, 'g'))) {
       if (key in attrs) throw new Error(`duplicate attribute ${key}`);
       attrs[key] = decode(value, `attribute ${key}`);
     }

@@ -33,9 +33,9 @@ afterEach(async () => {
 
 async function capture(status = 200): Promise<{
   url: string;
-  requests: Array<{ method?: string | undefined; headers: IncomingHttpHeaders; body: string }>;
+  requests: Array<{ method: string | undefined; headers: IncomingHttpHeaders; body: string }>;
 }> {
-  const requests: Array<{ method?: string | undefined; headers: IncomingHttpHeaders; body: string }> = [];
+  const requests: Array<{ method: string | undefined; headers: IncomingHttpHeaders; body: string }> = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));

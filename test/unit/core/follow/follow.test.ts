@@ -284,7 +284,12 @@ describe('followTasks: changes and item counts', () => {
     const { base, server, changes } = setup(tasks);
     const result = await followTasks(base({}));
     expect(result.tasks.map((t) => t.failed_items)).toEqual([0, 0, 2, 0, 0]);
-    expect(server.calls.flatMap((c) => (c.kind === 'get' ? [c.id] : [])).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      server.calls
+        .filter((c) => c.kind === 'get')
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5]);
     const completed = changes.filter((c) => c.task.status === 'completed');
     expect(completed.map((c) => c.task.failed_items)).toEqual([0, 0, 2, 0, 0]);
     expect(waitExitCode(result.tasks, { reason: 'done' })).toBe(11);

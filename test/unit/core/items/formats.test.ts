@@ -4,9 +4,12 @@ import { formatFromPath, readItems } from '../../../../src/core/items/index.js';
 import { locateJsonError } from '../../../../src/core/items/json-locate.js';
 import { inputError, itemsFrom, streamOf } from './helpers.js';
 
-const json = (text: string, column?: string) => itemsFrom([text], { format: 'json', column });
-const ndjson = (text: string, column?: string) => itemsFrom([text], { format: 'ndjson', column });
-const csv = (text: string | Buffer, column?: string) => itemsFrom([text], { format: 'csv', column });
+const json = (text: string, column?: string) =>
+  itemsFrom([text], { format: 'json', ...(column !== undefined && { column }) });
+const ndjson = (text: string, column?: string) =>
+  itemsFrom([text], { format: 'ndjson', ...(column !== undefined && { column }) });
+const csv = (text: string | Buffer, column?: string) =>
+  itemsFrom([text], { format: 'csv', ...(column !== undefined && { column }) });
 
 describe('formatFromPath', () => {
   it('maps extensions case-insensitively, defaulting to lines', () => {
@@ -29,8 +32,8 @@ describe('json', () => {
 
   it('names elements 1-based as "FILE item N"', async () => {
     const stream = streamOf(['["a.com", "b.com"]']);
-    const { where } = await readItems([{ kind: 'stdin', stream }], { format: 'json' });
-    expect(where(1)).toBe('stdin item 2');
+    const read = await readItems([{ kind: 'stdin', stream }], { format: 'json' });
+    expect(read.where(1)).toBe('stdin item 2');
   });
 
   it('reads a property of object elements with --column', async () => {
@@ -158,12 +161,12 @@ describe('csv', () => {
   });
 
   it('names multi-line records by the line they start on', async () => {
-    const { where, items } = await readItems(
-      [{ kind: 'stdin', stream: streamOf(['note,domain\n"x\ny",a.com\n"z",b.com\n']) }],
-      { format: 'csv', column: 'domain' },
-    );
-    expect(items).toEqual(['a.com', 'b.com']);
-    expect([where(0), where(1)]).toEqual(['stdin:2', 'stdin:4']);
+    const read = await readItems([{ kind: 'stdin', stream: streamOf(['note,domain\n"x\ny",a.com\n"z",b.com\n']) }], {
+      format: 'csv',
+      column: 'domain',
+    });
+    expect(read.items).toEqual(['a.com', 'b.com']);
+    expect([read.where(0), read.where(1)]).toEqual(['stdin:2', 'stdin:4']);
   });
 
   it('keeps quotes inside unquoted fields, skips empty cells, short rows and blank lines', async () => {

@@ -47,7 +47,11 @@ describe('readItems on arbitrary bytes (property)', () => {
         const stream = streamOf(chunked(data, at));
         let items: string[];
         try {
-          ({ items } = await readItems([{ kind: 'stdin', stream }], { format: fmt, column: col, maxLineLength: 100 }));
+          ({ items } = await readItems([{ kind: 'stdin', stream }], {
+            format: fmt,
+            ...(col !== undefined && { column: col }),
+            maxLineLength: 100,
+          }));
         } catch (error) {
           if (!(error instanceof InputError || error instanceof UsageError)) throw error;
           expect(error.message.length).toBeGreaterThan(0);
