@@ -27,10 +27,8 @@ export interface SandboxOptions {
   stateFile?: string | undefined;
   /** Source of "now" for timestamps, task progress and rate-limit windows; default Date. */
   clock?: { now: () => number };
-  /** Receives notable events (webhook outcomes, state-file errors, internal errors) and, with logRequests, access lines. */
+  /** Receives notable events (webhook outcomes, state-file errors, internal errors). */
   log?: (line: string) => void;
-  /** Log one line per API request through `log`; default false. */
-  logRequests?: boolean;
   /**
    * Variants of the API to answer in (names in dialect-names.ts; `all` = every one); default none, the reference form.
    * An unknown name is a UsageError.
