@@ -3,6 +3,7 @@
  * rate limit, redaction, deadline, body cap, GET-only retries), like `gh api` and `stripe get`. The body is printed as
  * it came (pretty JSON on a terminal); the exit code is mapped like every other command's.
  */
+import { text as readText } from 'node:stream/consumers';
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import type { Command } from 'commander';
@@ -97,12 +98,6 @@ function parseMethod(first: string, second: string | undefined): { method: Metho
   return { method, path: second };
 }
 
-async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Reads `--input` or an `@file` value; `-` is stdin, read at most once. */
 function fileReader(ctx: Context) {
   let stdinTakenBy: string | undefined;
@@ -124,7 +119,7 @@ function fileReader(ctx: Context) {
       throw new UsageError(`${what} - reads stdin, but stdin is a terminal`, 'Pipe the content in, or give a file.');
     }
     stdinTakenBy = what;
-    return readAll(ctx.io.stdin);
+    return readText(ctx.io.stdin);
   };
 }
 

@@ -1,3 +1,4 @@
+import { text } from 'node:stream/consumers';
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -80,9 +81,7 @@ export async function resolveIds(ctx: Context, args: string[]): Promise<number[]
       '- reads task ids from stdin, but stdin is a terminal',
       'Pipe them in: `taskctl create ... -q | taskctl wait -`.',
     );
-  let text = '';
-  for await (const chunk of ctx.io.stdin) text += chunk.toString();
-  const ids = text
+  const ids = (await text(ctx.io.stdin))
     .split(/\r?\n/)
     .map((line) => line.trim().split(/\s+/)[0] ?? '')
     .filter((field) => field !== '' && !field.startsWith('#'))
