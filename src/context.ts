@@ -19,7 +19,7 @@ import {
   resolveSettings,
   type Settings,
 } from './core/settings.js';
-import { colorEnabled, type Env, type IO } from './output/io.js';
+import { colorEnabled, isCI, type Env, type IO } from './output/io.js';
 import { createRedactor, type Redactor } from './output/redact.js';
 import type { Printer } from './output/printer.js';
 import type { OutputFormat } from './output/format.js';
@@ -93,12 +93,7 @@ export class Context {
 
   /** CI mode: `--ci` or the `CI` environment variable. No spinners, no prompts, timestamped progress lines. */
   get ci(): boolean {
-    // Same rule as isCI in output/progress.ts: CI=false or CI=0 is how people turn it off locally.
-    const value = this.env.CI;
-    return (
-      this.globals.ci === true ||
-      (value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false')
-    );
+    return this.globals.ci === true || isCI(this.env);
   }
 
   /** `--sandbox`: the service ends with this command, so no hint may name its tasks (sandboxAwareHint). */

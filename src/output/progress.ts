@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../core/time.js';
 import { isJsonFormat, type OutputFormat } from './format.js';
-import { colorEnabled, type Env, type IO, type OutputStream } from './io.js';
+import { colorEnabled, isCI, type Env, type IO, type OutputStream } from './io.js';
 import type { Redactor } from './redact.js';
 import { neutralise } from './sanitize.js';
 
@@ -58,12 +58,6 @@ export interface Progress {
   interject: (write: () => void) => void;
   /** Removes the live block and stops its timer (the end, Ctrl-C). Plain mode: nothing. */
   stop: () => void;
-}
-
-/** CI systems set `CI` (to `true`, `1`, or a name); `CI=false`/`CI=0` is how people turn it off locally. */
-export function isCI(env: Env): boolean {
-  const value = env.CI;
-  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
 
 /** 2026-11-21T10:00:00Z: UTC, second precision, sorts and greps well. */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryIO, createMemoryStream } from '../../../src/output/memory-io.js';
-import { createProgress, fitWidth, formatTimestamp, isCI, type Progress } from '../../../src/output/progress.js';
+import { isCI } from '../../../src/output/io.js';
+import { createProgress, fitWidth, formatTimestamp, type Progress } from '../../../src/output/progress.js';
 import { createRedactor } from '../../../src/output/redact.js';
 import type { IO } from '../../../src/output/io.js';
 
