@@ -12,7 +12,7 @@ import {
   globalOptionEntries,
   ownOptionEntries,
   pathKey,
-  resolutions,
+  resolveFunction,
   shQuote,
   subcommandEntries,
   valueAndArgumentFunctions,
@@ -61,16 +61,7 @@ export function bashScript(model: CompletionModel): string {
   }
   out(`    *) ${fn}_r='' ;;`, '  esac', '}', '');
 
-  out(
-    `# $1 = command path, $2 = word: sets ${fn}_r to the subcommand's path; fails when $2 is not a subcommand.`,
-    `${fn}_resolve() {`,
-    '  case "$1|$2" in',
-  );
-  for (const command of commands) {
-    for (const { parent, word, target } of resolutions(command))
-      out(`    ${shQuote(`${parent}|${word}`)}) ${fn}_r=${shQuote(target)} ;;`);
-  }
-  out('    *) return 1 ;;', '  esac', '}', '');
+  out(...resolveFunction(fn, commands));
 
   out(
     `# $1 = command path: sets ${fn}_r to the flags it accepts (its own, then the global ones).`,

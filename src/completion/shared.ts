@@ -149,3 +149,18 @@ export function wordScanBody(fn: string): string[] {
     '    esac',
   ];
 }
+
+/** bash and zsh: `FN_resolve PATH WORD` sets `FN_r` to the subcommand's path, or fails when WORD is not a subcommand. */
+export function resolveFunction(fn: string, commands: readonly CommandModel[]): string[] {
+  const lines = [
+    `# $1 = command path, $2 = word: sets ${fn}_r to the subcommand's path; fails when $2 is not a subcommand.`,
+    `${fn}_resolve() {`,
+    '  case "$1|$2" in',
+  ];
+  for (const command of commands) {
+    for (const { parent, word, target } of resolutions(command))
+      lines.push(`    ${shQuote(`${parent}|${word}`)}) ${fn}_r=${shQuote(target)} ;;`);
+  }
+  lines.push('    *) return 1 ;;', '  esac', '}', '');
+  return lines;
+}
