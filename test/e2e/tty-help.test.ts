@@ -15,6 +15,9 @@ let world: E2EWorld;
 
 beforeAll(async () => {
   world = await startWorld({ itemMs: 0 });
+  // A session for the file's whole life: tmux's server exits with its last session, and a test starting the next one
+  // while it shuts down gets "server exited unexpectedly".
+  if (hasTmux) tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
 });
 
 afterAll(async () => {
