@@ -8,7 +8,7 @@ import * as z from 'zod';
 
 const int = z.number().int();
 /** Task ids are integers; a numeric string is accepted as the same id (a harmless variant). */
-export const TaskIdSchema = z.union([
+const TaskIdSchema = z.union([
   int.nonnegative(),
   z
     .string()
@@ -19,9 +19,8 @@ const timestamp = z.string().min(1);
 
 /** Task states the spec shows; other strings are tolerated and treated as non-terminal. */
 export const KNOWN_TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
-export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed']);
 
-export const ServiceSchema = z.looseObject({
+const ServiceSchema = z.looseObject({
   service: z.string().min(1),
   display_name: z.string(),
   description: z.string(),
@@ -30,10 +29,10 @@ export const ServiceSchema = z.looseObject({
 });
 export type Service = z.infer<typeof ServiceSchema>;
 
-export const BalanceSchema = z.looseObject({ balance: z.number(), currency: z.string() });
+const BalanceSchema = z.looseObject({ balance: z.number(), currency: z.string() });
 export type Balance = z.infer<typeof BalanceSchema>;
 
-export const TaskItemSchema = z.looseObject({
+const TaskItemSchema = z.looseObject({
   target: z.string(),
   status: z.string(),
   /** Result of processing: any JSON value (the spec shows only domain_check_availability's `{available}`). */
@@ -71,7 +70,7 @@ export const PageMetaSchema = z.looseObject({
 });
 export type PageMeta = z.infer<typeof PageMetaSchema>;
 
-export const ServicesMetaSchema = z.looseObject({ total: int.nonnegative(), currency: z.string() });
+const ServicesMetaSchema = z.looseObject({ total: int.nonnegative(), currency: z.string() });
 
 // ---- Response bodies, per endpoint ----
 

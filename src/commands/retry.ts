@@ -17,7 +17,7 @@ export interface RetryOptions extends SubmitOptions {
 }
 
 /** A re-run of the same retry (a re-run CI job) reuses the task it created within this window, by default. */
-export const RETRY_REUSE_WINDOW_MS = 60 * 60_000;
+const RETRY_REUSE_WINDOW_MS = 60 * 60_000;
 
 export function registerRetry(program: Command, run: RunAction): void {
   const command = program

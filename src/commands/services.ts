@@ -6,7 +6,7 @@ import type { Column } from '../output/printer.js';
 import { examples, type RunAction } from './help-text.js';
 
 /** At a narrow terminal the description is cut first, then CURRENCY and NAME are left out (`--wide` shows all). */
-export const SERVICE_COLUMNS: Array<Column<Service>> = [
+const SERVICE_COLUMNS: Array<Column<Service>> = [
   { header: 'SERVICE', key: 'service', value: (s) => s.service },
   { header: 'NAME', key: 'display_name', value: (s) => s.display_name, truncate: true, optional: 1 },
   { header: 'PRICE', key: 'pricing', value: (s) => s.pricing, align: 'right' },

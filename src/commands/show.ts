@@ -55,7 +55,7 @@ export function registerShow(program: Command, run: RunAction): void {
     );
 }
 
-export function taskSummary(task: Task): Array<[string, string | number]> {
+function taskSummary(task: Task): Array<[string, string | number]> {
   const { total, completed, failed } = itemCounts(task);
   const fields: Array<[string, string | number | null | undefined]> = [
     ['id', task.id],

@@ -7,7 +7,7 @@ import type { ChalkInstance } from 'chalk';
 export type StatusPainter = (status: string) => string;
 
 /** `8/8`, `7/8, 1 failed`, or the total alone when the server gave neither items nor counts. */
-export function itemsText(task: Task): string {
+function itemsText(task: Task): string {
   const { total, completed, failed } = itemCounts(task);
   if (completed === undefined) return String(total);
   return failed !== undefined && failed > 0 ? `${completed}/${total}, ${failed} failed` : `${completed}/${total}`;

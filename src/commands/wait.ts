@@ -73,7 +73,7 @@ export function registerWait(program: Command, run: RunAction): void {
 }
 
 /** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
-export async function resolveIds(ctx: Context, args: string[]): Promise<number[]> {
+async function resolveIds(ctx: Context, args: string[]): Promise<number[]> {
   if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
   if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
   if (ctx.io.stdin.isTTY)

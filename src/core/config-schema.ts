@@ -19,7 +19,7 @@ export const SETTING_SCHEMAS = {
   'request-timeout': z.string().min(1),
 } as const satisfies Record<SettingName, z.ZodType>;
 
-export const ProfileSchema = z.object({
+const ProfileSchema = z.object({
   'api-key': z.string().min(1).optional(),
   'base-url': z.string().optional(),
   output: z.enum(OUTPUT_FORMATS).optional(),

@@ -16,7 +16,7 @@ import { lockTimeoutError, waitForLock } from './lock-file.js';
 
 export const DEFAULT_PROFILE = 'default';
 /** How long a change waits for another process's change to finish (each holds the lock for milliseconds). */
-export const CONFIG_LOCK_TIMEOUT_MS = 10_000;
+const CONFIG_LOCK_TIMEOUT_MS = 10_000;
 /** A lock older than this is left by a hung or killed process, even if its pid was reused. */
 const CONFIG_LOCK_STALE_MS = 30_000;
 

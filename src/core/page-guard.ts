@@ -7,9 +7,9 @@
 import { UnavailableError } from '../errors.js';
 
 /** The most pages one walk reads: 1,000 pages of 100 tasks is 100,000 tasks. Documented in the README. */
-export const MAX_PAGES = 1000;
+const MAX_PAGES = 1000;
 /** How far `total_pages` may grow during one walk (tasks created meanwhile) before the walk is judged endless. */
-export function pageGrowthAllowance(firstTotalPages: number): number {
+function pageGrowthAllowance(firstTotalPages: number): number {
   return Math.max(5, Math.ceil(firstTotalPages / 2));
 }
 

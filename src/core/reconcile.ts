@@ -32,7 +32,7 @@ export interface TaskReader {
 }
 
 /** Client and server clocks differ; with the difference unknown, a creation time this far outside the window still counts. */
-export const CLOCK_SKEW_TOLERANCE_MS = 120_000;
+const CLOCK_SKEW_TOLERANCE_MS = 120_000;
 /** Largest page the spec allows: fewest requests per scan. */
 const PER_PAGE = 100;
 /**
@@ -257,11 +257,11 @@ export interface ReconcileOptions extends CreateAttempt {
   timedOut?: boolean;
 }
 
-export const RECONCILE_SCHEDULE_MS = [0, 2000, 3000, 5000] as const;
+const RECONCILE_SCHEDULE_MS = [0, 2000, 3000, 5000] as const;
 /** Pause between the scans that wait out a slow request, once the schedule is spent. */
 const LATE_SCAN_INTERVAL_MS = 5000;
 /** Waiting out a slow request is bounded: two minutes past the failure at most. */
-export const MAX_LATE_WAIT_MS = 120_000;
+const MAX_LATE_WAIT_MS = 120_000;
 
 /** How long after the failure the scans go on: the schedule, and at least as long as the request was in flight. */
 export function reconcileWindowMs(options: Pick<ReconcileOptions, 'sentAtMs' | 'failedAtMs'>): number {
@@ -317,7 +317,7 @@ export interface ReuseResult {
 }
 
 /** Worth reusing: still running, or completed (with every item completed unless item failures are allowed). */
-export function worthReusing(task: Task, allowItemFailures: boolean): boolean {
+function worthReusing(task: Task, allowItemFailures: boolean): boolean {
   const phase = taskPhase(task);
   if (phase === 'ended') return false;
   if (phase === 'active') return true;

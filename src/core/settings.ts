@@ -35,7 +35,7 @@ export interface Settings {
   requestTimeout: Resolved<string> | undefined;
 }
 
-export const DEFAULT_CONFIRM_ABOVE = 1000;
+const DEFAULT_CONFIRM_ABOVE = 1000;
 
 export function resolveProfileName(flags: SettingFlags, env: Env): Resolved<string> {
   if (flags.profile) return { value: flags.profile, source: 'flag', origin: '--profile' };

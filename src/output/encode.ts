@@ -42,7 +42,7 @@ export function toSnakeKey(header: string): string {
 }
 
 /** Put where a value was cut short: deeper than a depth bound (`clipDepth`). */
-export const TRUNCATED = '…';
+const TRUNCATED = '…';
 
 /**
  * Levels of nesting printed in JSON output. JSON.stringify recurses natively and overflows the stack a few thousand
@@ -54,7 +54,7 @@ export const MAX_JSON_DEPTH = 512;
  * `value` with every array or object nested deeper than `limit` levels replaced by TRUNCATED. Returns the same
  * value (no copy) when nothing is that deep, so the common case costs one walk. Recursion is bounded by `limit`.
  */
-export function clipDepth(value: unknown, limit: number): unknown {
+function clipDepth(value: unknown, limit: number): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (limit <= 0) return TRUNCATED;
   if (Array.isArray(value)) {

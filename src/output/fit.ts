@@ -6,12 +6,12 @@
  */
 
 /** Between two columns (table.ts draws two spaces). */
-export const COLUMN_GAP = 2;
+const COLUMN_GAP = 2;
 /** Free text keeps at least this much before optional columns are dropped. */
 const SOFT_MIN = 24;
 /** ... and at least this much (or its header's width) in the last resort. */
 const HARD_MIN = 8;
-export const ELLIPSIS = '…';
+const ELLIPSIS = '…';
 
 export interface FitColumn {
   /** Widest cell or header, in terminal columns. */

@@ -87,7 +87,7 @@ export interface ItemLike {
 }
 
 /** One item's csv/tsv record: target, status, its data fields, error (empty when none). */
-export function flattenItem(item: ItemLike): FlatRecord {
+function flattenItem(item: ItemLike): FlatRecord {
   return { target: item.target, status: item.status, ...flattenData(item.data), error: item.error ?? '' };
 }
 
@@ -150,7 +150,7 @@ export interface TaskItemsLike {
 }
 
 /** One item's ndjson object with its task's id first (`item.task` if the item itself has a `task` field). */
-export function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown> {
+function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown> {
   const out: Record<string, unknown> = { task: taskId };
   const record = itemRecord(item);
   for (const name of Object.keys(record)) out[name === 'task' ? 'item.task' : name] = record[name];

@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 export const OUTPUT_FORMATS = ['table', 'tsv', 'csv', 'json', 'ndjson'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-export function isOutputFormat(value: string): value is OutputFormat {
+function isOutputFormat(value: string): value is OutputFormat {
   return (OUTPUT_FORMATS as readonly string[]).includes(value);
 }
 

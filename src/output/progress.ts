@@ -66,7 +66,7 @@ export function formatTimestamp(ms: number): string {
 }
 
 /** Live block only when stderr is a TTY, output is not json/ndjson, and not in CI (DESIGN.md 3). */
-export function shouldSpin(options: Pick<ProgressOptions, 'io' | 'env' | 'ci' | 'format'>): boolean {
+function shouldSpin(options: Pick<ProgressOptions, 'io' | 'env' | 'ci' | 'format'>): boolean {
   const ci = options.ci ?? isCI(options.env ?? {});
   return !ci && !isJsonFormat(options.format) && options.io.stderr.isTTY === true;
 }

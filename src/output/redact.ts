@@ -1,5 +1,5 @@
 /** Headers whose values are secrets: never printed, in traces or anywhere else. */
-export const SECRET_HEADERS: ReadonlySet<string> = new Set(['x-api-key', 'authorization', 'x-webhook-signature']);
+const SECRET_HEADERS: ReadonlySet<string> = new Set(['x-api-key', 'authorization', 'x-webhook-signature']);
 
 export const REDACTED = '[REDACTED]';
 

@@ -15,9 +15,9 @@ const BIDI = '\\u202a-\\u202e\\u2066-\\u2069';
 /** C0, DEL and C1 controls (no bidi): one such character. Use with `.test`; add the `g` flag yourself to replace. */
 export const CONTROL_CHAR = new RegExp(`[${C0}${DEL_C1}]`);
 /** Every code point `neutralise` escapes: C0, DEL, C1, bidi controls. */
-export const UNSAFE_CHAR = new RegExp(`[${C0}${DEL_C1}${BIDI}]`);
+const UNSAFE_CHAR = new RegExp(`[${C0}${DEL_C1}${BIDI}]`);
 /** Code points JSON.stringify leaves raw but a terminal acts on: DEL, C1, bidi. Only ever inside JSON strings. */
-export const JSON_UNSAFE_CHAR = new RegExp(`[${DEL_C1}${BIDI}]`);
+const JSON_UNSAFE_CHAR = new RegExp(`[${DEL_C1}${BIDI}]`);
 
 const UNSAFE_ALL = new RegExp(UNSAFE_CHAR.source, 'g');
 // Same, minus \n and \t, which are harmless and carry meaning in messages and CSV fields.
@@ -29,7 +29,7 @@ const JSON_UNSAFE_ALL = new RegExp(JSON_UNSAFE_CHAR.source, 'g');
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** `\uXXXX`: the JSON (and JavaScript) escape of one UTF-16 unit. */
-export function jsonEscape(char: string): string {
+function jsonEscape(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 

@@ -12,7 +12,7 @@ export interface GithubReportOptions {
 }
 
 /** GitHub shows at most 10 error annotations per step (actions/toolkit docs/problem-matchers.md); more are dropped. */
-export const MAX_ERROR_ANNOTATIONS = 10;
+const MAX_ERROR_ANNOTATIONS = 10;
 /** A summary is capped at 1 MiB per step: list this many failed items, then a count. */
 const MAX_LISTED_FAILURES = 50;
 

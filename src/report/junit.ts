@@ -99,7 +99,7 @@ function testcase(item: TaskItem, task: Task, counts: Counts): string {
 }
 
 /** The task's own error text: its message, else what its status says. */
-export function taskEndMessage(task: Task): string {
+function taskEndMessage(task: Task): string {
   return (
     task.error_message ?? (task.status === 'failed' ? 'the task failed' : `the task ended with status "${task.status}"`)
   );

@@ -17,7 +17,7 @@ type Json = Record<string, unknown>;
 export type EnvelopeKind = 'services' | 'balance' | 'create' | 'list' | 'task';
 
 /** Magic item prefixes that only mean something under a dialect. */
-export const DIALECT_MAGIC = { skip: 'skip-', archive: 'archive-' } as const;
+const DIALECT_MAGIC = { skip: 'skip-', archive: 'archive-' } as const;
 
 /** Error codes that `status-400` answers with HTTP 400. */
 const REFUSALS_AS_400: ReadonlySet<string> = new Set(['validation_error', 'insufficient_balance', 'not_found']);

@@ -1,7 +1,7 @@
 /** Injected failures (`POST /__sandbox/faults`) so client retry and reconciliation rules can be proven end to end. */
 import * as z from 'zod';
 
-export const FAULT_KINDS = ['status', 'delay', 'reset-before', 'reset-after', 'truncate', 'non-json'] as const;
+const FAULT_KINDS = ['status', 'delay', 'reset-before', 'reset-after', 'truncate', 'non-json'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 const API_PREFIX = '/api/v1';

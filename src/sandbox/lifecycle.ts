@@ -10,7 +10,7 @@ import type { TimerSet } from './timers.js';
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The spec's webhook envelope for one transition, with exactly that event's task fields. */
-export function buildWebhookEvent(task: TaskRecord, event: 'processing' | 'terminal'): WebhookEvent {
+function buildWebhookEvent(task: TaskRecord, event: 'processing' | 'terminal'): WebhookEvent {
   const base = {
     id: task.id,
     service: task.service,

@@ -4,9 +4,9 @@
  */
 
 /** Magic item prefixes, like a payment sandbox's test cards. */
-export const MAGIC = { fail: 'fail-', taskFail: 'taskfail-', slow: 'slow-' } as const;
+const MAGIC = { fail: 'fail-', taskFail: 'taskfail-', slow: 'slow-' } as const;
 /** `slow-` items take this many times `itemMs`. */
-export const SLOW_FACTOR = 10;
+const SLOW_FACTOR = 10;
 /** Time a new task waits in the queue before processing starts: min(itemMs, this). */
 export const MAX_QUEUE_DELAY_MS = 50;
 
@@ -142,7 +142,7 @@ function taskErrorMessage(task: TaskRecord): string {
 export type ItemState =
   { status: 'pending' | 'processing' } | { status: 'completed' } | { status: 'failed'; error: string };
 
-export const ITEM_ERRORS = {
+const ITEM_ERRORS = {
   fail: 'Simulated item failure (item starts with "fail-")',
   taskFail: 'Simulated task failure (item starts with "taskfail-")',
   skipped: 'Not processed: the task failed before reaching this item',

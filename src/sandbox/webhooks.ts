@@ -8,7 +8,7 @@ import type { WebhookEvent } from '../api/schemas.js';
 import type { TimerSet } from './timers.js';
 
 /** Delay before each attempt (spec 6.4); multiplied by the time scale. */
-export const RETRY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;
+const RETRY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;
 export const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
 /** Oldest finished deliveries are forgotten beyond this, so a long-running sandbox stays small. */
 const MAX_KEPT_DELIVERIES = 5_000;

@@ -23,8 +23,8 @@ import { SerialQueue } from './serial-queue.js';
 import { SIGNATURE_HEADER, signatureMatches } from './signature.js';
 import { checkTargetUrl } from './target-url.js';
 
-export const DEFAULT_LISTEN_PORT = 8788;
-export const DEFAULT_LISTEN_HOST = '127.0.0.1';
+const DEFAULT_LISTEN_PORT = 8788;
+const DEFAULT_LISTEN_HOST = '127.0.0.1';
 /** Largest body accepted; real events are a few hundred bytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Deliveries remembered for de-duplication. */

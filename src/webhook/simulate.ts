@@ -7,7 +7,7 @@ import { webhookHeaders } from './signature.js';
 import { checkTargetUrl } from './target-url.js';
 
 /** The service's own answer deadline (api-spec 6.1). */
-export const SIMULATE_TIMEOUT_MS = 30_000;
+const SIMULATE_TIMEOUT_MS = 30_000;
 
 export interface SimulateOptions {
   event: WebhookEvent;

@@ -12,9 +12,9 @@ import type { Clock } from '../time.js';
 import type { TaskChange } from './follow.js';
 
 /** A CI log shows life at least this often. */
-export const HEARTBEAT_MS = 60_000;
+const HEARTBEAT_MS = 60_000;
 /** Shortest gap between two count lines of one task in plain mode. */
-export const MIN_LINE_GAP_MS = 2000;
+const MIN_LINE_GAP_MS = 2000;
 /** A long task writes about this many count lines in plain mode (a line no sooner than elapsed/60 after the last). */
 const LINES_PER_TASK = 60;
 /** Plain-mode heartbeats list unfinished tasks one per line up to this many, else one summary line. */

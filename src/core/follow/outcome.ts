@@ -28,7 +28,7 @@ export function waitExitCode(tasks: readonly Task[], options: WaitOutcomeOptions
 }
 
 /** The command that resumes waiting: `taskctl wait 1 2 3` (extra flags such as `--any` appended as given). */
-export function resumeHint(ids: readonly number[], flags: readonly string[] = []): string {
+function resumeHint(ids: readonly number[], flags: readonly string[] = []): string {
   return ['taskctl', 'wait', ...ids.map(String), ...flags].join(' ');
 }
 

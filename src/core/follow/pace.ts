@@ -7,7 +7,7 @@ import { backoffInterval } from './scheduler.js';
 import type { PollConfig } from './scheduler.js';
 
 /** Gap after the first look at a new task, so a 0.1 s task is seen finished within a fraction of a second. */
-export const FIRST_GAP_MS = 250;
+const FIRST_GAP_MS = 250;
 /** Growth of the early gaps with the task's age (gap = FIRST_GAP + 0.5 × age: ×1.5 per on-schedule poll). */
 const EARLY_GROWTH = 0.5;
 /** Far from the predicted end, the next poll comes after this fraction of the time left. */

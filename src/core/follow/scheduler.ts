@@ -5,15 +5,15 @@
 import type { PageMeta } from '../../api/schemas.js';
 
 /** Longest gap between two polls of an unchanged task. */
-export const MAX_POLL_INTERVAL_MS = 30_000;
+const MAX_POLL_INTERVAL_MS = 30_000;
 /** Growth of the interval per poll while nothing changes. */
-export const BACKOFF_FACTOR = 1.5;
+const BACKOFF_FACTOR = 1.5;
 /** ±10%, so tasks started together (and several taskctl processes) don't poll in lockstep. */
-export const JITTER_FRACTION = 0.1;
+const JITTER_FRACTION = 0.1;
 /** GET /tasks per_page maximum (api-spec 8). */
 export const PAGE_SIZE = 100;
 /** Floor for `--interval`: anything shorter only burns the rate limit. */
-export const MIN_POLL_INTERVAL_MS = 100;
+const MIN_POLL_INTERVAL_MS = 100;
 
 export interface PollConfig {
   /** Interval after a change (`--interval`). */

@@ -15,7 +15,7 @@ const CONTROL_NAMES: Record<number, string> = {
 };
 
 /** Whitespace trimmed from item edges: JS `\s` (incl. NBSP, U+FEFF) plus the zero-width U+200B–U+200D and U+2060. */
-export function isEdgeSpace(c: number): boolean {
+function isEdgeSpace(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
   if (c < 0xa0) return false;
   return (

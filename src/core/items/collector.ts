@@ -63,7 +63,7 @@ export class ItemCollector {
   }
 }
 
-export function formatPosition(name: string, style: PositionStyle, position: number): string {
+function formatPosition(name: string, style: PositionStyle, position: number): string {
   if (style === 'argument') return `argument ${position}`;
   if (style === 'item') return `${name} item ${position}`;
   return `${name}:${position}`;

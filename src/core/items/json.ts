@@ -5,7 +5,7 @@ import { locateJsonError } from './json-locate.js';
 import { lineAtEnd, type LineHandler } from './lines.js';
 
 /** A whole JSON document is held as one string; V8 strings top out near 512 Mi characters, so stop well before. */
-export const MAX_JSON_CHARS = 256 * 1024 * 1024;
+const MAX_JSON_CHARS = 256 * 1024 * 1024;
 
 const ARRAY_HINT = 'Write items as a JSON array of strings, e.g. ["example.com", "example.org"].';
 const NDJSON_HINT = 'Put one JSON string per line, e.g. "example.com".';
@@ -138,7 +138,7 @@ function listKeys(record: Record<string, unknown>): string {
   return keys.length > 10 ? `${shown.join(', ')}, … (${keys.length} in all)` : shown.join(', ');
 }
 
-export function typeName(value: unknown): string {
+function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';

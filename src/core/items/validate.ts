@@ -26,7 +26,7 @@ export interface NormalisedItems {
   first: Array<{ item: string; sent: string }>;
 }
 
-export const NORMALISED_EXAMPLES = 5;
+const NORMALISED_EXAMPLES = 5;
 
 /** Which rules a service's items follow, from its id: `domain_*` → domain, `fanpage_*` → fanpage, else any. */
 export function itemKindOf(service: string): 'domain' | 'fanpage' | 'any' {
