@@ -87,9 +87,13 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
 }
 
 /** A port that was free a moment ago on 127.0.0.1 (for a server a spawned process will start). */
-export async function freePort(): Promise<number> {
+/**
+ * A port nothing listens on at `host` a moment ago. For "nothing listens there" cases pass a loopback address no other
+ * test binds (e.g. 127.0.0.3): on 127.0.0.1 a sandbox of a test running in parallel may take the port in between.
+ */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;

@@ -69,12 +69,13 @@ describe.concurrent('wire', () => {
     it('W1 GET to a port nobody listens on: exit 8 after 4 attempts, names the address, well under a minute', async () => {
       const home = isolatedHome();
       try {
-        const port = await freePort();
-        const result = await timed(['balance'], { env: cliEnv(`http://127.0.0.1:${port}`, home) });
+        // 127.0.0.3: loopback, and no other test listens there, so the port stays closed (see freePort).
+        const port = await freePort('127.0.0.3');
+        const result = await timed(['balance'], { env: cliEnv(`http://127.0.0.3:${port}`, home) });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
           new RegExp(
-            `reading the balance: could not reach http://127\\.0\\.0\\.1:${port} \\(connection refused\\) after 4 attempts`,
+            `reading the balance: could not reach http://127\\.0\\.0\\.3:${port} \\(connection refused\\) after 4 attempts`,
           ),
         );
         expect(result.stderr).toMatch(/Nothing is listening there/);
@@ -90,17 +91,17 @@ describe.concurrent('wire', () => {
       try {
         // Prices come from the local cache (kept per base URL), so the POST is the first request.
         mkdirSync(join(home.dir, 'cache'), { recursive: true });
-        const port = await freePort();
+        const port = await freePort('127.0.0.3');
         writeFileSync(
           join(home.dir, 'cache', 'completion.json'),
           JSON.stringify({
             prices: { domain_check_availability: 1 },
-            pricesFrom: `http://127.0.0.1:${port}/api/v1`,
+            pricesFrom: `http://127.0.0.3:${port}/api/v1`,
             pricesAt: Date.now(),
           }),
         );
         const result = await timed(['create', 'domain_check_availability', 'a.com'], {
-          env: cliEnv(`http://127.0.0.1:${port}`, home),
+          env: cliEnv(`http://127.0.0.3:${port}`, home),
         });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(/creating the task: could not reach .* \(connection refused\) after 4 attempts/);
