@@ -73,7 +73,7 @@ end
 # $argv = command path, flag: succeeds when the flag takes a value there.
 function __taskctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--max-cost' 'create|--chunk-size' 'create|--reuse-window' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--reuse-window' 'retry|--interval' 'retry|--timeout' 'retry|--until' 'retry|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--reuse-window' 'create|--max-cost' 'create|--chunk-size' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'retry|--reuse-window' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--interval' 'retry|--timeout' 'retry|--until' 'retry|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
             return 0
     end
     return 1
@@ -198,11 +198,11 @@ complete -c taskctl -n '__taskctl_is \'create\'' -l skip-invalid -d 'drop invali
 complete -c taskctl -n '__taskctl_is \'create\'' -l no-validate -d 'send items as read (edge spaces trimmed), without per-service checks, case folding or punycode'
 complete -c taskctl -n '__taskctl_is \'create\'' -l keep-duplicates -d 'send duplicate items (they are removed by default)'
 complete -c taskctl -n '__taskctl_is \'create\'' -l dry-run -d 'validate and price the items, show the balance after; create nothing'
+complete -c taskctl -n '__taskctl_is \'create\'' -l reuse-window -x -d 'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one'
+complete -c taskctl -n '__taskctl_is \'create\'' -l wait -d 'then wait for the task(s) like `taskctl wait`'
 complete -c taskctl -n '__taskctl_is \'create\'' -l max-cost -x -d 'refuse (exit 6) when the estimate is above this'
 complete -c taskctl -n '__taskctl_is \'create\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
 complete -c taskctl -n '__taskctl_is \'create\'' -l chunk-size -x -d 'split into several tasks of at most n items, created in order'
-complete -c taskctl -n '__taskctl_is \'create\'' -l reuse-window -x -d 'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one'
-complete -c taskctl -n '__taskctl_is \'create\'' -l wait -d 'then wait for the task(s) like `taskctl wait`'
 complete -c taskctl -n '__taskctl_is \'create\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'create\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
 complete -c taskctl -n '__taskctl_is \'create\'' -l any -d 'return when the first task reaches the state'
@@ -211,13 +211,13 @@ complete -c taskctl -n '__taskctl_is \'create\'' -l allow-item-failures -d 'exit
 complete -c taskctl -n '__taskctl_is \'create\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
 complete -c taskctl -n '__taskctl_arg \'create\' 0' -x -a '(__taskctl_dynamic services)'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l dry-run -d 'price the items to retry, show the balance after; create nothing'
-complete -c taskctl -n '__taskctl_is \'retry\'' -l max-cost -x -d 'refuse (exit 6) when the estimate is above this'
-complete -c taskctl -n '__taskctl_is \'retry\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
-complete -c taskctl -n '__taskctl_is \'retry\'' -l chunk-size -x -d 'split into several tasks of at most n items, created in order'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l reuse-window -x -d 'reuse a retry task with the same service and items created within this window'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l no-reuse -d 'always create a new task, even when the same retry was made within the window'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l keep-duplicates -d 'send an item as often as it failed across the tasks (removed by default)'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l wait -d 'then wait for the new task(s) like `taskctl wait`'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l max-cost -x -d 'refuse (exit 6) when the estimate is above this'
+complete -c taskctl -n '__taskctl_is \'retry\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l chunk-size -x -d 'split into several tasks of at most n items, created in order'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l any -d 'return when the first task reaches the state'

@@ -38,6 +38,14 @@ const PRICE_CACHE_MS = 5 * 60_000;
 /** Time allowed for the task listing taken before each POST (both tries together). */
 const SNAPSHOT_BUDGET_MS = 1000;
 
+/** The spending flags `create` and `retry` share (submitItems reads them). */
+export function addSpendOptions(command: Command): Command {
+  return command
+    .option('--max-cost <coins>', 'refuse (exit 6) when the estimate is above this', nonNegativeInt)
+    .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
+    .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt());
+}
+
 export function registerCreate(program: Command, run: RunAction): void {
   const command = program
     .command('create')
@@ -58,15 +66,13 @@ export function registerCreate(program: Command, run: RunAction): void {
     )
     .option('--keep-duplicates', 'send duplicate items (they are removed by default)')
     .option('--dry-run', 'validate and price the items, show the balance after; create nothing')
-    .option('--max-cost <coins>', 'refuse (exit 6) when the estimate is above this', nonNegativeInt)
-    .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
-    .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt())
     .option(
       '--reuse-window <duration>',
       'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one',
       duration,
     )
     .option('--wait', 'then wait for the task(s) like `taskctl wait`');
+  addSpendOptions(command);
   addWaitOptions(command);
   command
     .addHelpText(

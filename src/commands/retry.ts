@@ -5,8 +5,8 @@ import { UsageError } from '../errors.js';
 import { counted } from '../core/items/clean.js';
 import { isTerminal, itemOutcome } from '../core/task-state.js';
 import { examples, type RunAction } from './help-text.js';
-import { submitItems, type Batch, type SubmitOptions } from './create.js';
-import { duration, nonNegativeInt, positiveInt } from './parsers.js';
+import { addSpendOptions, submitItems, type Batch, type SubmitOptions } from './create.js';
+import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { addWaitOptions } from './wait.js';
 
@@ -25,9 +25,6 @@ export function registerRetry(program: Command, run: RunAction): void {
     .description('create a new task, per service, from the items of tasks that did not complete')
     .argument('<id...>', 'ids of finished tasks')
     .option('--dry-run', 'price the items to retry, show the balance after; create nothing')
-    .option('--max-cost <coins>', 'refuse (exit 6) when the estimate is above this', nonNegativeInt)
-    .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
-    .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt())
     .addOption(
       new Option(
         '--reuse-window <duration>',
@@ -39,6 +36,7 @@ export function registerRetry(program: Command, run: RunAction): void {
     .option('--no-reuse', 'always create a new task, even when the same retry was made within the window')
     .option('--keep-duplicates', 'send an item as often as it failed across the tasks (removed by default)')
     .option('--wait', 'then wait for the new task(s) like `taskctl wait`');
+  addSpendOptions(command);
   addWaitOptions(command);
   command
     .addHelpText(
