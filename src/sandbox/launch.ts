@@ -1,29 +1,14 @@
 /**
- * The CLI's way to start a sandbox. The sandbox is its own bundle (dist/sandbox.cjs) with its own copy of the error
- * classes, so its UsageError is not `instanceof` the CLI's: errors crossing that seam are adopted here, by their
- * `exitCode`, so that a port in use is exit 2 with its message, not "a bug in taskctl".
+ * The CLI's way to start a sandbox, and what its hints say about a one-off `--sandbox`. The sandbox is its own bundle
+ * (dist/sandbox.cjs) with its own copy of the error classes; its errors still reach their exit code (a port in use is
+ * exit 2, not "a bug in taskctl") because `CliError` recognises every bundle's errors by a shared brand (errors.ts).
  */
-import { CliError } from '../errors.js';
 import type { RunningSandbox, SandboxOptions } from './types.js';
 
 export async function launchSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   // The path names ../sandbox/index.js so the build keeps it in dist/sandbox.cjs (scripts/bundling.ts, sandboxApart).
   const { startSandbox } = await import('../sandbox/index.js');
-  try {
-    return await startSandbox(options);
-  } catch (error) {
-    throw adoptCliError(error);
-  }
-}
-
-/** A CliError of another bundle (same shape: message, integer `exitCode`, optional `hint`) as this bundle's CliError. */
-export function adoptCliError(error: unknown): unknown {
-  if (error instanceof CliError || !(error instanceof Error)) return error;
-  const { exitCode, hint } = error as Error & { exitCode?: unknown; hint?: unknown };
-  if (typeof exitCode !== 'number' || !Number.isInteger(exitCode)) return error;
-  const adopted = new CliError(error.message, exitCode, typeof hint === 'string' ? hint : undefined);
-  if (error.stack !== undefined) adopted.stack = error.stack;
-  return adopted;
+  return startSandbox(options);
 }
 
 /** What a one-off `--sandbox` run says instead of a hint naming its tasks: they end with the command. */

@@ -2,29 +2,29 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CliError, ExitCode, UsageError } from '../../src/errors.js';
-import { adoptCliError, launchSandbox } from '../../src/sandbox/launch.js';
+import { launchSandbox } from '../../src/sandbox/launch.js';
 
-/** What the sandbox bundle's own copy of UsageError looks like from the CLI bundle: same shape, another class. */
+const BRAND: unique symbol = Symbol.for('taskctl.CliError');
+
+/** What the sandbox bundle's own copy of UsageError looks like from the CLI bundle: another class, the same brand. */
 class ForeignUsageError extends Error {
+  readonly [BRAND] = true;
   readonly exitCode = 2;
   readonly hint = 'Choose another --port.';
 }
 
 describe('errors across the sandbox bundle seam', () => {
-  it('adopts an error of another bundle by its exit code, keeping message and hint', () => {
-    const adopted = adoptCliError(new ForeignUsageError('port 8787 on 127.0.0.1 is already in use'));
-    expect(adopted).toBeInstanceOf(CliError);
-    expect(adopted).toMatchObject({ exitCode: 2, message: 'port 8787 on 127.0.0.1 is already in use' });
-    expect((adopted as CliError).hint).toBe('Choose another --port.');
+  it('a CliError of another bundle is a CliError here (the shared brand), with its exit code and hint', () => {
+    const foreign = new ForeignUsageError('port 8787 on 127.0.0.1 is already in use');
+    expect(foreign).toBeInstanceOf(CliError);
+    expect(foreign).not.toBeInstanceOf(UsageError);
+    expect(foreign).toMatchObject({ exitCode: 2, hint: 'Choose another --port.' });
   });
 
-  it('leaves our own errors and plain bugs alone', () => {
-    const ours = new UsageError('x');
-    expect(adoptCliError(ours)).toBe(ours);
-    const bug = new TypeError('undefined is not a function');
-    expect(adoptCliError(bug)).toBe(bug);
-    expect(adoptCliError(Object.assign(new Error('odd'), { exitCode: 'two' }))).not.toBeInstanceOf(CliError);
-    expect(adoptCliError('text')).toBe('text');
+  it('plain errors and look-alikes without the brand are not CliErrors (they stay "a bug in taskctl")', () => {
+    expect(new TypeError('undefined is not a function')).not.toBeInstanceOf(CliError);
+    expect(Object.assign(new Error('odd'), { exitCode: 2 })).not.toBeInstanceOf(CliError);
+    expect(new UsageError('x')).toBeInstanceOf(CliError);
   });
 
   it('launchSandbox turns a port in use into a usage error', async () => {
