@@ -3,55 +3,27 @@
  * subcommand's `--help` and `auth status` fit: no row wrapped onto a second screen line, no word broken. The help comes
  * from the fast path (dist/help.json) at 80 columns and from commander at 100: both are checked. Skipped without tmux.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
-
-const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
-const socket = `taskctl-help-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+import { startWorld, type E2EWorld } from './harness.js';
+import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 
 let world: E2EWorld;
+let terminal: Terminal | undefined;
 
 beforeAll(async () => {
   world = await startWorld({ itemMs: 0 });
-  // A session for the file's whole life: tmux's server exits with its last session, and a test starting the next one
-  // while it shuts down gets "server exited unexpectedly".
-  if (hasTmux) tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
+  if (hasTmux) terminal = openTerminal('help');
 });
 
 afterAll(async () => {
-  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+  terminal?.close();
   await world.close();
 });
 
-let sessions = 0;
-
-/** Runs taskctl in a `width`-column terminal tall enough for the whole text; the screen once it has exited. */
-async function screenOf(width: number, args: string[]): Promise<{ screen: string; joined: string }> {
-  const name = `h${++sessions}`;
-  const vars = Object.entries({
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    LANG: 'C.UTF-8',
-    TERM: 'xterm-256color',
-    ...world.env,
-  })
-    .map(([key, value]) => `${key}='${value}'`)
-    .join(' ');
-  const command = `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`;
-  tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '150', command);
-  const capture = (...flags: string[]) => tmux('capture-pane', '-p', ...flags, '-t', name);
-  try {
-    for (const started = Date.now(); Date.now() - started < 15_000;) {
-      const screen = capture();
-      // -J joins lines the terminal wrapped: a text that fits reads the same either way.
-      if (/EXIT=\d+/.test(screen)) return { screen, joined: capture('-J') };
-      await new Promise((resolve) => setTimeout(resolve, 80));
-    }
-    throw new Error(`taskctl ${args.join(' ')} did not finish:\n${capture()}`);
-  } finally {
-    spawnSync('tmux', ['-L', socket, 'kill-session', '-t', name], { stdio: 'ignore' });
-  }
+/** `taskctl args` in a `width`-column terminal tall enough for the whole text. */
+function screenOf(width: number, args: string[]) {
+  if (!terminal) throw new Error('tmux is not installed');
+  return terminal.screenOf(width, args, world.env, 150);
 }
 
 /** No row wrapped by the terminal, none wider than it, and no word cut at a line's end. */

@@ -2,16 +2,13 @@
  * Tables as people see them in a real terminal (issue 14): tmux at 80 and 120 columns, colours on. `services`, `list`
  * and `show` must fit: no row wrapped onto a second screen line, no word broken. Skipped without tmux.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { startWorld, type E2EWorld } from './harness.js';
+import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { textWidth } from '../../src/output/fit.js';
 
-const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
-const socket = `taskctl-tables-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-
 let world: E2EWorld;
+let terminal: Terminal | undefined;
 let domainTask = 0;
 let emailTask = 0;
 
@@ -29,38 +26,18 @@ beforeAll(async () => {
   domainTask = await createTask('domain_check_availability', ['example.com', 'fail-bad.com', 'an-example.org']);
   emailTask = await createTask('email_verify', ['someone@example.com']);
   for (const service of ['domain_whois_history', 'fanpage_extract_contact']) await createTask(service, ['x.com']);
+  if (hasTmux) terminal = openTerminal('tables');
 });
 
 afterAll(async () => {
-  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+  terminal?.close();
   await world.close();
 });
 
-let sessions = 0;
-
-/** Runs taskctl in a `width`-column terminal with colour; resolves with the screen once it has exited. */
-async function screenOf(width: number, args: string[]): Promise<{ screen: string; joined: string; coloured: string }> {
-  const name = `t${++sessions}`;
-  const vars = Object.entries({
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    LANG: 'C.UTF-8',
-    TERM: 'xterm-256color',
-    ...world.env,
-  })
-    .map(([key, value]) => `${key}='${value}'`)
-    .join(' ');
-  const command = `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`;
-  tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '60', command);
-  const capture = (...flags: string[]) => tmux('capture-pane', '-p', ...flags, '-t', name);
-  for (const started = Date.now(); Date.now() - started < 15_000;) {
-    const screen = capture();
-    if (/EXIT=\d+/.test(screen)) {
-      // -J joins lines the terminal wrapped: a fitted table reads the same either way.
-      return { screen, joined: capture('-J'), coloured: capture('-e') };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 80));
-  }
-  throw new Error(`taskctl ${args.join(' ')} did not finish:\n${capture()}`);
+/** `taskctl args` in a `width`-column terminal with colour. */
+function screenOf(width: number, args: string[]) {
+  if (!terminal) throw new Error('tmux is not installed');
+  return terminal.screenOf(width, args, world.env);
 }
 
 function expectFits(result: { screen: string; joined: string }, width: number) {

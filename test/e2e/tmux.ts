@@ -1,0 +1,62 @@
+/**
+ * taskctl in a real terminal: tmux runs the bin in a detached session of a chosen width and reads the screen back once
+ * the command has exited. Shared by the tmux tests that check what a person sees (tables, help, auth status).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { BIN } from './harness.js';
+
+export const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
+
+export interface Screen {
+  /** The screen as plain text. */
+  screen: string;
+  /** The same with lines the terminal wrapped joined again (`capture-pane -J`): a text that fits reads the same. */
+  joined: string;
+  /** The screen with its colour escapes (`capture-pane -e`). */
+  coloured: string;
+}
+
+export interface Terminal {
+  /** Runs `taskctl args` with `env` (and nothing else from this process) in a `width` × `height` terminal. */
+  screenOf: (width: number, args: readonly string[], env: Record<string, string>, height?: number) => Promise<Screen>;
+  close: () => void;
+}
+
+/** One tmux server per test file (`name` keeps files apart), kept alive by a session of its own between tests. */
+export function openTerminal(name: string): Terminal {
+  const socket = `taskctl-${name}-${process.pid}`;
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+  // tmux's server exits with its last session; a test starting the next one while it shuts down gets "server exited
+  // unexpectedly". This session lives as long as the file.
+  tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
+  let sessions = 0;
+  return {
+    async screenOf(width, args, env, height = 60) {
+      const session = `s${++sessions}`;
+      const vars = Object.entries({
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        LANG: 'C.UTF-8',
+        TERM: 'xterm-256color',
+        ...env,
+      })
+        .map(([key, value]) => `${key}='${value}'`)
+        .join(' ');
+      const command = `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`;
+      tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), command);
+      const capture = (...flags: string[]) => tmux('capture-pane', '-p', ...flags, '-t', session);
+      try {
+        for (const started = Date.now(); Date.now() - started < 15_000;) {
+          const screen = capture();
+          if (/EXIT=\d+/.test(screen)) return { screen, joined: capture('-J'), coloured: capture('-e') };
+          await new Promise((resolve) => setTimeout(resolve, 80));
+        }
+        throw new Error(`taskctl ${args.join(' ')} did not finish:\n${capture()}`);
+      } finally {
+        spawnSync('tmux', ['-L', socket, 'kill-session', '-t', session], { stdio: 'ignore' });
+      }
+    },
+    close() {
+      spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+    },
+  };
+}
