@@ -162,18 +162,21 @@ describe('webhook listen', () => {
 describe('webhook simulate', () => {
   it('sends a correctly signed event built from a real task to a listener', async () => {
     const port = await freePort();
-    world = await startWorld({ itemMs: 0 });
-    const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
-    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
-    const result = await world.inProcess([
-      'webhook',
-      'simulate',
-      created.stdout.trim(),
-      '--event',
-      'failed',
-      '--to',
-      `http://127.0.0.1:${port}/`,
-    ]);
+    const sandbox = await startWorld({ itemMs: 0 });
+    world = sandbox;
+    const out = await listen(sandbox.env, ['--port', String(port), '-o', 'ndjson']);
+    const created = await sandbox.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    const simulate = () =>
+      sandbox.inProcess([
+        'webhook',
+        'simulate',
+        created.stdout.trim(),
+        '--event',
+        'failed',
+        '--to',
+        `http://127.0.0.1:${port}/`,
+      ]);
+    const result = await simulate();
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/delivered failed event/);
     await waitFor(
@@ -183,15 +186,7 @@ describe('webhook simulate', () => {
     const event = WebhookEventSchema.parse(JSON.parse(out.stdout().trim()));
     expect(event).toMatchObject({ event: 'failed', task: { id: Number(created.stdout), status: 'failed' } });
     // The same (task, event) delivered again is acknowledged but printed once.
-    const again = await world.inProcess([
-      'webhook',
-      'simulate',
-      created.stdout.trim(),
-      '--event',
-      'failed',
-      '--to',
-      `http://127.0.0.1:${port}/`,
-    ]);
+    const again = await simulate();
     expect(again.code).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(out.stdout().trim().split('\n')).toHaveLength(1);

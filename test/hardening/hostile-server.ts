@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { BIN, runProcess, type CliResult } from '../e2e/harness.js';
+import { task } from './helpers.js';
 
 export type HostileMode =
   /** Headers at once, then one byte of JSON whitespace every `dripMs` forever (never idle long enough to time out). */
@@ -46,19 +47,6 @@ export interface HostileServer {
 const GIB = 1024 ** 3;
 const DEEP = 1_000_000;
 const RATE_HEADERS = { 'X-RateLimit-Limit': '100000', 'X-RateLimit-Remaining': '99999', 'X-RateLimit-Reset': '60' };
-
-export function hostileTask(id: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id,
-    service: 'domain_check_availability',
-    status: 'completed',
-    total_items: 1,
-    cost: 1,
-    created_at: '2025-01-15T12:00:00Z',
-    completed_at: '2025-01-15T12:00:01Z',
-    ...extra,
-  };
-}
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -126,7 +114,7 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
         const deep = `${'['.repeat(DEEP)}${']'.repeat(DEEP)}`;
         if (/^\/tasks\/\d+$/.test(path)) {
           const item = `{"target":"a.com","status":"completed","data":{"x":${deep}},"error":null}`;
-          const taskJson = JSON.stringify(hostileTask(1)).slice(0, -1);
+          const taskJson = JSON.stringify(task(1)).slice(0, -1);
           send(res, 200, `{"success":true,"data":${taskJson},"items":[${item}]}}`);
         } else {
           send(res, 200, `{"success":true,"data":${deep}}`);
@@ -134,7 +122,7 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
         return;
       }
       case 'pages-growing': {
-        const tasks = Array.from({ length: perPage }, (_, i) => hostileTask(page * 1000 + i));
+        const tasks = Array.from({ length: perPage }, (_, i) => task(page * 1000 + i));
         const meta = {
           current_page: page,
           per_page: perPage,
@@ -145,7 +133,7 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
         return;
       }
       case 'pages-repeating': {
-        const tasks = Array.from({ length: perPage }, (_, i) => hostileTask(i + 1));
+        const tasks = Array.from({ length: perPage }, (_, i) => task(i + 1));
         const meta = { current_page: page, per_page: perPage, total_count: 1000 * perPage, total_pages: 1000 };
         send(res, 200, { success: true, data: tasks, meta });
         return;
