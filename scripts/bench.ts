@@ -18,6 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { undiciSubset } from './bundling.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'taskctl.js');
@@ -253,6 +254,7 @@ export async function main() {
     legalComments: 'none',
     logLevel: 'warning',
     absWorkingDir: ROOT,
+    plugins: [undiciSubset], // the same undici the CLI bundles
   });
   writeFileSync(
     join(dir, 'undici.cjs'),

@@ -8,7 +8,7 @@
 // Runtime dependencies are bundled too: one file instead of hundreds of package files to resolve and read (see
 // "Performance" in README.md for the figures). The price: a fix in a dependency (an undici security release, say)
 // reaches users with a taskctl release, not with a reinstall. dist/THIRD_PARTY_LICENSES.txt carries the licences of
-// everything bundled.
+// everything bundled. Of undici, only the connection pool is bundled (scripts/bundling.ts, `undiciSubset`).
 //
 //   tsx scripts/build.ts            development build, with linked source maps (node --enable-source-maps ...)
 //   tsx scripts/build.ts --release  what the package ships: no source maps. `prepack` passes --release; npm also
@@ -18,7 +18,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as Bundle from '../src/bundle.ts';
-import { sandboxApart } from './bundling.ts';
+import { sandboxApart, undiciSubset } from './bundling.ts';
 
 interface PackageJson {
   name: string;
@@ -43,7 +43,7 @@ const result = await build({
   supported: { 'dynamic-import': false },
   platform: 'node',
   target: 'node20.18',
-  plugins: [sandboxApart],
+  plugins: [sandboxApart, undiciSubset],
   sourcemap: release ? false : 'linked',
   // Less to read and compile at every start. Names stay, for readable stack traces (--verbose).
   minifyWhitespace: true,

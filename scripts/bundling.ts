@@ -1,5 +1,10 @@
-// What scripts/build.ts bundles with: the esbuild plugin that keeps the sandbox server in its own file.
+// What scripts/build.ts bundles with: the esbuild plugins that keep the sandbox server in its own file and load only the
+// part of undici that src/api uses.
 import type { Plugin } from 'esbuild';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
 
 /**
  * The sandbox server is its own file, dist/sandbox.cjs: only `--sandbox` and `taskctl sandbox` load it, and the CLI
@@ -11,5 +16,63 @@ export const sandboxApart: Plugin = {
     b.onResolve({ filter: /[\\/]sandbox[\\/]index\.js$/ }, (args) =>
       args.kind === 'dynamic-import' ? { path: './sandbox.cjs', external: true } : undefined,
     );
+  },
+};
+
+/** The undici files the subset below is made of: what undici's index.js requires for these exports. */
+const UNDICI_SUBSET = {
+  Dispatcher: 'lib/dispatcher/dispatcher.js',
+  api: 'lib/api/index.js',
+  Agent: 'lib/dispatcher/agent.js',
+  EnvHttpProxyAgent: 'lib/dispatcher/env-http-proxy-agent.js',
+} as const;
+
+/**
+ * In the CLI bundle, `import { Agent, EnvHttpProxyAgent } from 'undici'` (src/api/dispatcher.ts) gets the connection
+ * pool only, not undici's index.js, which also loads fetch, WebSocket, EventSource, the cache stores, the mocks and
+ * Node's own bundled undici with them: every command that talks to the API starts ~40 ms sooner (README,
+ * "Performance"; `npm run bench` shows it). The module below does what index.js does for those exports. Types, tests
+ * (MockAgent) and tsc keep using undici's public entry. Two guards against an undici upgrade: a name src/ imports that
+ * is not exported here fails the build ("No matching export"), and so does a moved file (below), with what to do.
+ *
+ * undici's HTTP/2 client is loaded on first use rather than with the pool: it loads `node:http2`, `node:tls` and
+ * `node:crypto` (~7 ms), and only a TLS connection that negotiates h2 calls it. It is the real client, only later.
+ */
+export const undiciSubset: Plugin = {
+  name: 'undici-subset',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'undici-subset' }));
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      /[\\/]undici[\\/]lib[\\/]dispatcher$/.test(args.resolveDir)
+        ? { path: 'client-h2', namespace: 'undici-lazy', pluginData: join(args.resolveDir, 'client-h2.js') }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'undici-lazy' }, (args) => ({
+      contents: `let real; module.exports = function connectH2(...args) { real ??= require(${JSON.stringify(args.pluginData)}); return real(...args); };`,
+      resolveDir: root,
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /^undici$/, namespace: 'undici-subset' }, () => {
+      const missing = Object.values(UNDICI_SUBSET).filter(
+        (file) => !existsSync(join(root, 'node_modules/undici', file)),
+      );
+      if (missing.length > 0)
+        throw new Error(
+          `undici has no ${missing.join(', ')} any more: update UNDICI_SUBSET in scripts/bundling.ts from undici's ` +
+            `index.js, or drop the undici-subset plugin (the CLI then works through undici's index, ~40 ms slower to start)`,
+        );
+      const from = (file: string): string => JSON.stringify(`undici/${file}`);
+      return {
+        contents: [
+          `import Dispatcher from ${from(UNDICI_SUBSET.Dispatcher)};`,
+          `import api from ${from(UNDICI_SUBSET.api)};`,
+          'Object.assign(Dispatcher.prototype, api);',
+          `export { default as Agent } from ${from(UNDICI_SUBSET.Agent)};`,
+          `export { default as EnvHttpProxyAgent } from ${from(UNDICI_SUBSET.EnvHttpProxyAgent)};`,
+        ].join('\n'),
+        resolveDir: root,
+        loader: 'js',
+      };
+    });
   },
 };

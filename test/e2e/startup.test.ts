@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, openSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
@@ -100,6 +100,30 @@ describe.skipIf(!hasCompileCache)("Node's compile cache (Node 22.1+)", () => {
     } finally {
       home.cleanup();
     }
+  });
+});
+
+describe('what a command that talks to the API loads', () => {
+  let world: E2EWorld;
+  beforeAll(async () => {
+    world = await startWorld({ itemMs: 0 });
+  });
+  afterAll(() => world.close());
+
+  it("loads undici's connection pool only: no fetch, WebSocket, HTTP/2 or Node's own undici (scripts/bundling.ts)", async () => {
+    // A preload that lists, at exit, the Node built-in modules this process loaded.
+    const preload = join(world.home.dir, 'loaded-builtins.cjs');
+    writeFileSync(
+      preload,
+      "process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList)));",
+    );
+    const result = await world.run(['balance', '-o', 'json'], { env: { NODE_OPTIONS: `--require ${preload}` } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ balance: 10000, currency: 'coins' });
+    const loaded = JSON.parse(result.stderr.split('\nLOADED ')[1] ?? '[]') as string[];
+    expect(loaded).toContain('NativeModule net'); // the list is real: the request went out through node:net
+    const unwanted = ['http2', 'tls', 'zlib', 'worker_threads', 'internal/deps/undici/undici'];
+    expect(loaded.filter((name) => unwanted.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
   });
 });
 
