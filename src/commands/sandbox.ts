@@ -3,22 +3,14 @@ import type { Context } from '../context.js';
 import { examples, type RunAction } from './help-text.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 import { DIALECTS } from '../sandbox/dialect-names.js';
+import type { ResolvedOptions } from '../sandbox/options.js';
 import { nonNegativeInt, port, positiveInt, positiveNumber } from './parsers.js';
 
-export interface SandboxCommandOptions {
-  port: number;
-  host: string;
-  apiKey: string;
-  balance: number;
-  itemMs: number;
-  rateLimit: number;
-  maxItems: number;
-  webhookUrl?: string;
-  webhookTimeScale: number;
-  seed: string;
-  state?: string;
-  dialect: string[];
-}
+/** The flags, each defaulted by commander from SANDBOX_DEFAULTS: the sandbox's own options under their flag names. */
+export type SandboxCommandOptions = Pick<
+  ResolvedOptions,
+  'port' | 'host' | 'apiKey' | 'balance' | 'itemMs' | 'rateLimit' | 'maxItems' | 'webhookTimeScale' | 'seed'
+> & { webhookUrl?: string; state?: string; dialect: string[] };
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 

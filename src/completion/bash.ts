@@ -5,15 +5,14 @@
  * Works with plain bash 4+ (no bash-completion package needed); degrades quietly on bash 3.2.
  */
 import type { CompletionModel, ValueHint } from './model.js';
-import { allCommands } from './model.js';
 import {
   DYNAMIC_COMMAND,
-  GENERATED_NOTE,
   globalOptionEntries,
   ownOptionEntries,
   pathKey,
   resolveFunction,
   shQuote,
+  startScript,
   subcommandEntries,
   valueAndArgumentFunctions,
   wordScanBody,
@@ -31,18 +30,10 @@ function hintAssignment(fn: string, hint: ValueHint): string {
 
 export function bashScript(model: CompletionModel): string {
   const prog = model.program;
-  const fn = `__${prog.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const commands = allCommands(model);
-  const lines: string[] = [];
-  const out = (...text: string[]) => lines.push(...text);
-
-  out(
-    `# bash completion for ${prog}`,
-    `# ${GENERATED_NOTE}`,
-    `# Install: ${prog} completion bash > ~/.local/share/bash-completion/completions/${prog}`,
-    `#      or: echo 'source <(${prog} completion bash)' >> ~/.bashrc`,
-    '',
-  );
+  const { ident, fn, commands, out, text } = startScript(model, 'bash', [
+    `${prog} completion bash > ~/.local/share/bash-completion/completions/${prog}`,
+    `echo 'source <(${prog} completion bash)' >> ~/.bashrc`,
+  ]);
 
   out(
     `# $1 = command path: sets ${fn}_r to its subcommands and their aliases.`,
@@ -113,7 +104,7 @@ export function bashScript(model: CompletionModel): string {
   );
 
   out(
-    `_${prog.replace(/[^A-Za-z0-9_]/g, '_')}() {`,
+    `_${ident}() {`,
     "  local i w cur rlword rlprefix value vprefix='' cmdpath='' flag='' npos=0 dashdash=0",
     `  local ${fn}_r='' ${fn}_kind=''`,
     `  local -a ws=() ${fn}_cands=()`,
@@ -161,7 +152,7 @@ export function bashScript(model: CompletionModel): string {
     '  return 0',
     '}',
     '',
-    `complete -F _${prog.replace(/[^A-Za-z0-9_]/g, '_')} ${prog}`,
+    `complete -F _${ident} ${prog}`,
   );
-  return `${lines.join('\n')}\n`;
+  return text();
 }

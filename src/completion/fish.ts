@@ -3,15 +3,15 @@
  * tokens before the cursor (skipping the values of flags that take one, so `-o json list` is still `list`).
  */
 import type { CompletionModel, OptionModel, ValueHint } from './model.js';
-import { allCommands, oneLine } from './model.js';
+import { oneLine } from './model.js';
 import {
   DYNAMIC_COMMAND,
-  GENERATED_NOTE,
   argumentHints,
   globalValueFlags,
   ownValueFlags,
   pathKey,
   resolutions,
+  startScript,
   subcommandEntries,
 } from './shared.js';
 
@@ -52,16 +52,10 @@ function optionRule(prog: string, fn: string, option: OptionModel, condition: st
 
 export function fishScript(model: CompletionModel): string {
   const prog = model.program;
-  const fn = `__${prog.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const commands = allCommands(model);
-  const lines: string[] = [];
-  const out = (...text: string[]) => lines.push(...text);
-
+  const { fn, commands, out, text } = startScript(model, 'fish', [
+    `${prog} completion fish > ~/.config/fish/completions/${prog}.fish`,
+  ]);
   out(
-    `# fish completion for ${prog}`,
-    `# ${GENERATED_NOTE}`,
-    `# Install: ${prog} completion fish > ~/.config/fish/completions/${prog}.fish`,
-    '',
     `# $argv = command path, word: prints the subcommand's path; fails when the word is not a subcommand.`,
     `function ${fn}_resolve`,
     '    switch "$argv[1]|$argv[2]"',
@@ -172,5 +166,5 @@ export function fishScript(model: CompletionModel): string {
       out(`complete -c ${prog} -n ${fishQuote(where)} ${valueArgs(fn, hint)}`);
     }
   }
-  return `${lines.join('\n')}\n`;
+  return text();
 }

@@ -1,5 +1,6 @@
 /** Pieces the three generators share: quoting, and the model flattened into per-command tables. */
 import {
+  allCommands,
   oneLine,
   optionsOf,
   type CommandModel,
@@ -14,8 +15,44 @@ import {
  */
 export const DYNAMIC_COMMAND = '--request-timeout 1500ms __complete';
 
-export const GENERATED_NOTE =
+const GENERATED_NOTE =
   'Generated from the command tree by `npm run completions` (also printed by `taskctl completion SHELL`); do not edit.';
+
+/** What each generator writes with: names derived from the program, every command, and the lines so far. */
+export interface ScriptWriter {
+  /** The program as a shell identifier: `taskctl` → `taskctl` (`my-cli` → `my_cli`). */
+  ident: string;
+  /** Prefix of the script's helper functions and variables: `__taskctl`. */
+  fn: string;
+  commands: CommandModel[];
+  out: (...text: string[]) => void;
+  /** The script so far, newline-terminated. */
+  text: () => string;
+}
+
+/**
+ * Starts a script with its header: `first` lines (zsh's `#compdef`), what it is, that it is generated, and how to
+ * install it (`install[0]`, then alternatives).
+ */
+export function startScript(
+  model: CompletionModel,
+  shell: string,
+  install: string[],
+  first: string[] = [],
+): ScriptWriter {
+  const prog = model.program;
+  const ident = prog.replace(/[^A-Za-z0-9_]/g, '_');
+  const lines: string[] = [];
+  const out = (...text: string[]) => lines.push(...text);
+  out(
+    ...first,
+    `# ${shell} completion for ${prog}`,
+    `# ${GENERATED_NOTE}`,
+    ...install.map((line, index) => `${index === 0 ? '# Install: ' : '#      or: '}${line}`),
+    '',
+  );
+  return { ident, fn: `__${ident}`, commands: allCommands(model), out, text: () => `${lines.join('\n')}\n` };
+}
 
 /** POSIX single quotes for bash and zsh: `it's` → `'it'\''s'`. */
 export function shQuote(text: string): string {

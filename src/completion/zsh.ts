@@ -5,15 +5,14 @@
  * sets its options (`_comp_options`) for completion functions, and `_describe` needs them (extended_glob).
  */
 import type { CompletionModel, ValueHint } from './model.js';
-import { allCommands } from './model.js';
 import {
   DYNAMIC_COMMAND,
-  GENERATED_NOTE,
   globalOptionEntries,
   ownOptionEntries,
   pathKey,
   resolveFunction,
   shQuote,
+  startScript,
   subcommandEntries,
   type Entry,
   valueAndArgumentFunctions,
@@ -36,20 +35,16 @@ function describeItem(entry: Entry): string {
 
 export function zshScript(model: CompletionModel): string {
   const prog = model.program;
-  const fn = `__${prog.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const main = `_${prog.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const commands = allCommands(model);
-  const lines: string[] = [];
-  const out = (...text: string[]) => lines.push(...text);
-
-  out(
-    `#compdef ${prog}`,
-    `# zsh completion for ${prog}`,
-    `# ${GENERATED_NOTE}`,
-    `# Install: ${prog} completion zsh > "\${fpath[1]}/_${prog}"   (a directory in $fpath; then restart zsh)`,
-    `#      or: echo 'source <(${prog} completion zsh)' >> ~/.zshrc   (after compinit)`,
-    '',
+  const { ident, fn, commands, out, text } = startScript(
+    model,
+    'zsh',
+    [
+      `${prog} completion zsh > "\${fpath[1]}/_${prog}"   (a directory in $fpath; then restart zsh)`,
+      `echo 'source <(${prog} completion zsh)' >> ~/.zshrc   (after compinit)`,
+    ],
+    [`#compdef ${prog}`],
   );
+  const main = `_${ident}`;
 
   out(
     `# $1 = command path: sets ${fn}_list to 'name:description' of its subcommands.`,
@@ -140,5 +135,5 @@ export function zshScript(model: CompletionModel): string {
     `  compdef ${main} ${prog}`,
     'fi',
   );
-  return `${lines.join('\n')}\n`;
+  return text();
 }
