@@ -1,0 +1,80 @@
+/**
+ * `webhook listen` and `webhook simulate` in process: the listener runs on a real loopback port (it is a server), the
+ * task comes from a MockAgent API, and Ctrl-C is the abort signal main() is given.
+ */
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { API_KEY, mockApi, runTaskctl, type RunResult } from './harness.js';
+
+const TASK = {
+  id: 7,
+  service: 'domain_check_availability',
+  status: 'completed',
+  total_items: 1,
+  cost: 1,
+  created_at: '2025-01-15T12:00:00Z',
+  completed_at: '2025-01-15T12:00:01Z',
+};
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** POSTs `body` until the listener answers (it starts asynchronously), and returns the status. */
+async function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const response = await fetch(url, { method: 'POST', body, headers });
+      await response.arrayBuffer();
+      return response.status;
+    } catch (error) {
+      if (attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+describe('webhook listen and simulate (in process)', () => {
+  let stop: AbortController | undefined;
+  afterEach(() => stop?.abort());
+
+  it('simulate delivers a signed event that listen prints once; a wrong signature is 401; Ctrl-C is exit 0', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/`;
+    stop = new AbortController();
+    const listening: Promise<RunResult> = runTaskctl(['webhook', 'listen', '--port', String(port), '-o', 'ndjson'], {
+      env: { TASKCTL_API_KEY: API_KEY },
+      signal: stop.signal,
+    });
+    expect(await post(url, '{}', { 'content-type': 'application/json', 'x-webhook-signature': 'wrong' })).toBe(401);
+
+    const api = mockApi();
+    api.reply('GET', '/tasks/7', 200, { success: true, data: TASK }, { times: 2 });
+    const simulate = () => runTaskctl(['webhook', 'simulate', '7', '--event', 'failed', '--to', url], { api });
+    const first = await simulate();
+    expect(first, first.stderr).toMatchObject({ code: 0 });
+    expect(first.stderr).toMatch(/delivered failed event for task 7 to http:\/\/127\.0\.0\.1:\d+\/: HTTP 200/);
+    // The same (task, event) again is acknowledged and not printed twice.
+    expect((await simulate()).code).toBe(0);
+    api.assertAllUsed();
+
+    stop.abort();
+    const result = await listening;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`listening for webhooks on ${url}`);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ event: 'failed', task: { id: 7, status: 'failed' } });
+  });
+
+  it('listen without an API key is exit 4 before it binds', async () => {
+    const result = await runTaskctl(['webhook', 'listen', '--port', '0'], { env: { TASKCTL_API_KEY: undefined } });
+    expect(result.code).toBe(4);
+    expect(result.stderr).not.toContain('listening');
+  });
+});
