@@ -4,6 +4,7 @@
  * minimum; `optional` columns are dropped, the highest rank first; free text shrinks further to its hard minimum. Cut
  * text ends in `…`, at a word boundary when one is near. A table that still cannot fit is drawn as it is.
  */
+import stringWidth from 'string-width';
 
 /** Between two columns (table.ts draws two spaces). */
 const COLUMN_GAP = 2;
@@ -40,10 +41,13 @@ function characters(text: string): string[] {
   return Array.from(graphemes.segment(text), (part) => part.segment);
 }
 
-/** Display width: one per character (cells are neutralised plain text; wide CJK glyphs are under-counted). */
+/**
+ * Terminal columns: two for a wide (CJK, fullwidth) character or an emoji, none for a combining mark. It is
+ * string-width's count, the one cli-table3 lays the table out with, so a fitted table is as wide as it is drawn.
+ */
 export function textWidth(text: string): number {
-  // ASCII, the common case, needs no segmenting.
-  return /^[\x20-\x7e]*$/.test(text) ? text.length : characters(text).length;
+  // ASCII, the common case, is one column a character.
+  return /^[\x20-\x7e]*$/.test(text) ? text.length : stringWidth(text);
 }
 
 function total(widths: readonly number[], shown: readonly number[]): number {
@@ -86,10 +90,18 @@ export function fitColumns(columns: readonly FitColumn[], budget: number): Fit {
 /** `text` cut to `width` columns with `…`: at the last space when it leaves at least half, else mid-word. */
 export function truncateText(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
-  const chars = characters(text);
   if (width <= 1) return ELLIPSIS.slice(0, width);
-  const head = chars.slice(0, width - 1).join('');
+  // Whole characters while they fit beside the ellipsis; a wide one that would straddle the edge is left out.
+  let head = '';
+  let used = 0;
+  for (const char of characters(text)) {
+    const charWidth = textWidth(char);
+    if (used + charWidth > width - 1) break;
+    head += char;
+    used += charWidth;
+  }
   const space = head.lastIndexOf(' ');
-  const cut = space >= width / 2 ? head.slice(0, space).trimEnd() : head.trimEnd();
+  const cut =
+    space >= 0 && textWidth(head.slice(0, space)) >= width / 2 ? head.slice(0, space).trimEnd() : head.trimEnd();
   return `${cut}${ELLIPSIS}`;
 }

@@ -20,7 +20,6 @@ import type { OutputFormat } from './format.js';
 import type { IO } from './io.js';
 import type { Progress } from './progress.js';
 import type { Redactor } from './redact.js';
-import { fitColumns, textWidth, truncateText } from './fit.js';
 import { humanLabel } from './labels.js';
 import { neutralise, neutraliseMultiline } from './sanitize.js';
 import { parseTimestamp, relativeTime } from '../core/relative-time.js';
@@ -178,6 +177,7 @@ export function createPrinter(options: PrinterOptions): Printer {
       return;
     }
     const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
+    const { fitColumns, textWidth, truncateText } = await import('./fit.js');
     const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
     const texts = rows.map((row) => allColumns.map((c) => tableText(c, row)));
     const widths = allColumns.map((_, i) =>

@@ -45,6 +45,12 @@ describe('truncateText', () => {
     expect(text.startsWith(cut.slice(0, -1))).toBe(true);
   });
 
+  it('counts wide characters as two columns and never splits one at the edge', () => {
+    expect(truncateText('日本語のドメイン名です', 10)).toBe('日本語の…'); // 8 + 1 columns: a fifth would make 11
+    expect(truncateText('ab日本語', 5)).toBe('ab日…');
+    expect(textWidth(truncateText('ab日本語', 4))).toBeLessThanOrEqual(4);
+  });
+
   it('cuts a long single word mid-word rather than leave the cell empty', () => {
     expect(truncateText('averyveryverylongdomainname.com', 10)).toBe('averyvery…');
     expect(truncateText('short', 10)).toBe('short');
@@ -52,11 +58,13 @@ describe('truncateText', () => {
 });
 
 describe('textWidth', () => {
-  it('counts characters as a person sees them', async () => {
+  it('counts the columns a terminal gives each character', async () => {
     const { textWidth } = await import('../../../src/output/fit.js');
     expect(textWidth('abc')).toBe(3);
     expect(textWidth('café')).toBe(4);
     expect(textWidth('e\u0301')).toBe(1);
-    expect(textWidth('👍🏽')).toBe(1);
+    expect(textWidth('👍🏽')).toBe(2);
+    expect(textWidth('例え.jp')).toBe(7);
+    expect(textWidth('ＡＢ')).toBe(4); // fullwidth forms
   });
 });

@@ -51,6 +51,27 @@ describe('tables fitted to the terminal', () => {
     expect(out()).toContain('3h ago');
   });
 
+  it('counts CJK text as two columns a character, as the terminal draws it', async () => {
+    const cjk: Row[] = [
+      { ...rows[1]!, note: '各ドメイン名が登録可能かどうかを確認します。さらに多くの説明文がここに続きます。' },
+      { ...rows[1]!, name: '例え.jp', note: 'Short.' },
+    ];
+    const { printer, out } = setup('table', 80);
+    await printer.list(cjk, columns);
+    // Independent of the code under test: a Han, Hiragana or Katakana character or CJK punctuation is two columns.
+    const columnsOf = (line: string) =>
+      Array.from(line).reduce(
+        (sum, c) => sum + (/[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\u3000-\u303f]/u.test(c) ? 2 : 1),
+        0,
+      );
+    const lines = out().trimEnd().split('\n');
+    expect(Math.max(...lines.map(columnsOf))).toBeLessThanOrEqual(80);
+    expect(lines[1]).toMatch(/各ドメイン.*…/);
+    // Columns line up: the DESCRIPTION header and each row's description start at the same column.
+    const starts = lines.map((line) => columnsOf(line.slice(0, line.search(/DESCRIPTION|各|Short/))));
+    expect(new Set(starts).size).toBe(1);
+  });
+
   it('drops optional columns only when cutting free text is not enough', async () => {
     const wide = setup('table', 100);
     await wide.printer.list(rows, columns);
