@@ -2,28 +2,12 @@
  * `webhook listen` and `webhook simulate` in process: the listener runs on a real loopback port (it is a server), the
  * task comes from a MockAgent API, and Ctrl-C is the abort signal main() is given.
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../e2e/harness.js';
+import { task } from '../../hardening/helpers.js';
 import { API_KEY, mockApi, runTaskctl, type RunResult } from './harness.js';
 
-const TASK = {
-  id: 7,
-  service: 'domain_check_availability',
-  status: 'completed',
-  total_items: 1,
-  cost: 1,
-  created_at: '2025-01-15T12:00:00Z',
-  completed_at: '2025-01-15T12:00:01Z',
-};
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const TASK = task(7);
 
 /** POSTs `body` until the listener answers (it starts asynchronously), and returns the status. */
 async function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
