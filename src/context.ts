@@ -9,7 +9,7 @@ import type { ApiClient } from './api/client.js';
 import { AuthError, UsageError } from './errors.js';
 import type { Clock } from './core/time.js';
 import { openConfig, type ConfigStore } from './core/config.js';
-import { CompletionCacheStore } from './core/cache.js';
+import { accountKey, CompletionCacheStore } from './core/cache.js';
 import { cacheDirectory } from './core/cache-dir.js';
 import { parsePositiveDuration } from './core/duration.js';
 import {
@@ -120,6 +120,19 @@ export class Context {
   get cache(): CompletionCacheStore {
     this.cacheInstance ??= new CompletionCacheStore(cacheDirectory(this.env), () => this.clock.now());
     return this.cacheInstance;
+  }
+
+  /**
+   * Binds the completion cache to this command's account from the settings alone (no client, no request), for TAB
+   * completion on a cache hit; returns the API base URL, or undefined when no URL or key is configured.
+   */
+  async bindCacheAccount(): Promise<string | undefined> {
+    const settings = await this.apiSettings();
+    if (!settings.baseUrl || !settings.apiKey) return undefined;
+    const { normaliseBaseUrl } = await import('./api/base-url.js');
+    const baseUrl = normaliseBaseUrl(settings.baseUrl.value);
+    this.cache.account = accountKey(baseUrl, settings.apiKey.value);
+    return baseUrl;
   }
 
   onCleanup(fn: () => Promise<void> | void): void {
@@ -311,6 +324,8 @@ export class Context {
       },
     });
     this.onCleanup(() => client.close());
+    // From here the tasks this command sees are remembered for completion under its account.
+    this.cache.account = accountKey(client.baseUrl, settings.apiKey.value);
     return client;
   }
 }

@@ -1,4 +1,5 @@
 import { Argument, type Command } from 'commander';
+import type { ApiClient } from '../api/client.js';
 import type { Context } from '../context.js';
 import { SHELLS, type Shell } from '../completion/shells.js';
 import { examples, type RunAction } from './help-text.js';
@@ -45,14 +46,16 @@ export async function runCompletion(ctx: Context, command: Command, shell: Shell
 
 /** One candidate a line; for tasks `id<TAB>service status` (fish and zsh show the part after the tab). */
 export async function runDynamicCompletion(ctx: Context, kind: DynamicKind): Promise<void> {
-  let lines = cachedValues(ctx, kind);
-  if (lines.length === 0) {
-    try {
-      lines = await fetchValues(ctx, kind);
-    } catch {
-      // Completion must never print an error into the user's command line: no values is the answer.
-      return;
-    }
+  let lines: string[];
+  try {
+    const baseUrl = await ctx.bindCacheAccount();
+    if (baseUrl === undefined) return;
+    lines = cachedValues(ctx, kind, baseUrl);
+    if (lines.length === 0)
+      lines = await fetchValues(ctx, await ctx.api({ deadline: ctx.clock.now() + NETWORK_BUDGET_MS }), kind);
+  } catch {
+    // Completion must never print an error into the user's command line: no values is the answer.
+    return;
   }
   if (lines.length > 0) ctx.io.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -62,16 +65,14 @@ function clean(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
 }
 
-function cachedValues(ctx: Context, kind: DynamicKind): string[] {
-  const cache = ctx.cache.read();
+function cachedValues(ctx: Context, kind: DynamicKind, baseUrl: string): string[] {
   return kind === 'services'
-    ? cache.services.map(clean).filter(Boolean)
-    : cache.tasks.map((task) => `${task.id}\t${clean(task.service)} ${clean(task.status)}`);
+    ? ctx.cache.services(baseUrl).map(clean).filter(Boolean)
+    : ctx.cache.recentTasks().map((task) => `${task.id}\t${clean(task.service)} ${clean(task.status)}`);
 }
 
-async function fetchValues(ctx: Context, kind: DynamicKind): Promise<string[]> {
-  const api = await ctx.api({ deadline: ctx.clock.now() + NETWORK_BUDGET_MS });
+async function fetchValues(ctx: Context, api: ApiClient, kind: DynamicKind): Promise<string[]> {
   if (kind === 'services') ctx.cache.rememberServices(await api.listServices(), api.baseUrl);
   else ctx.cache.rememberTasks((await api.listTasks({ page: 1, perPage: 25 })).tasks);
-  return cachedValues(ctx, kind);
+  return cachedValues(ctx, kind, api.baseUrl);
 }

@@ -4,7 +4,10 @@
  * reading a cache file that is not a regular file (a symlink, a FIFO) is refused like the config file (exit 2); an
  * update never fails a command (its work, maybe paid for, is done by then): it skips such a file instead.
  * Updates are read-modify-write under `completion.json.lock`, so concurrent commands do not drop each other's ids.
+ * Task ids belong to one account (server and key): another profile's ids are never offered, and services and prices
+ * belong to one server.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -18,6 +21,8 @@ const CacheSchema = z.object({
   pricesFrom: z.string().default(''),
   pricesAt: z.number().default(0),
   tasks: z.array(z.object({ id: z.number(), service: z.string(), status: z.string() })).default([]),
+  /** The account the tasks belong to (`accountKey`). */
+  tasksFrom: z.string().default(''),
   updatedAt: z.number().default(0),
 });
 export type CompletionCache = z.infer<typeof CacheSchema>;
@@ -33,11 +38,21 @@ const empty = (): CompletionCache => ({
   pricesFrom: '',
   pricesAt: 0,
   tasks: [],
+  tasksFrom: '',
   updatedAt: 0,
 });
 
+/** Which account a task list belongs to: the server and the key, hashed (the cache never holds the key). */
+export function accountKey(baseUrl: string, apiKey: string): string {
+  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 16);
+}
+
+type CachedTask = CompletionCache['tasks'][number];
+
 export class CompletionCacheStore {
   readonly path: string;
+  /** The account of this command (set once its API settings are known); tasks are remembered and offered for it only. */
+  account: string | undefined;
   constructor(
     private readonly dir: string,
     private readonly now: () => number,
@@ -74,14 +89,29 @@ export class CompletionCacheStore {
     return fresh && Object.keys(cache.prices).length > 0 ? cache.prices : undefined;
   }
 
-  /** Newest first, deduplicated by id, at most 50. */
+  /** Service names `baseUrl` listed, or none. */
+  services(baseUrl: string): string[] {
+    const cache = this.read();
+    return cache.pricesFrom === baseUrl ? cache.services : [];
+  }
+
+  /** Recent tasks of this command's account, or none (another account's, or no account known). */
+  recentTasks(): CachedTask[] {
+    const cache = this.read();
+    return this.account !== undefined && cache.tasksFrom === this.account ? cache.tasks : [];
+  }
+
+  /** Newest first, deduplicated by id, at most 50; they replace another account's list. */
   rememberTasks(tasks: ReadonlyArray<{ id: number; service: string; status: string }>): void {
+    const account = this.account;
+    if (account === undefined) return;
     this.update((current) => {
-      const byId = new Map<number, { id: number; service: string; status: string }>();
-      for (const task of [...tasks, ...current.tasks]) {
+      const byId = new Map<number, CachedTask>();
+      for (const task of [...tasks, ...(current.tasksFrom === account ? current.tasks : [])]) {
         if (!byId.has(task.id)) byId.set(task.id, { id: task.id, service: task.service, status: task.status });
       }
-      return { ...current, tasks: [...byId.values()].sort((a, b) => b.id - a.id).slice(0, MAX_TASKS) };
+      const recent = [...byId.values()].sort((a, b) => b.id - a.id).slice(0, MAX_TASKS);
+      return { ...current, tasks: recent, tasksFrom: account };
     });
   }
 

@@ -4,16 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CompletionCacheStore } from '../../../src/core/cache.js';
+import { accountKey, CompletionCacheStore } from '../../../src/core/cache.js';
 import { UsageError } from '../../../src/errors.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-function store(now: { t: number }) {
-  const dir = mkdtempSync(join(tmpdir(), 'taskctl-cache-'));
+function store(now: { t: number }, dir = mkdtempSync(join(tmpdir(), 'taskctl-cache-'))) {
   dirs.push(dir);
-  return new CompletionCacheStore(dir, () => now.t);
+  const cache = new CompletionCacheStore(dir, () => now.t);
+  cache.account = 'account-a'; // what Context sets once the command's API settings are known
+  return cache;
 }
 
 describe('CompletionCacheStore', () => {
@@ -35,6 +36,37 @@ describe('CompletionCacheStore', () => {
     expect(tasks).toHaveLength(50);
     expect(tasks[0]).toEqual({ id: 50, service: 's', status: 'completed' });
     expect(new Set(tasks.map((t) => t.id)).size).toBe(50);
+  });
+
+  it("offers one account's tasks only, and another account's tasks replace them", () => {
+    const a = store({ t: 0 });
+    a.rememberTasks([{ id: 7, service: 's', status: 'completed' }]);
+    expect(a.recentTasks().map((t) => t.id)).toEqual([7]);
+    const b = store({ t: 0 }, dirs[0]);
+    b.account = accountKey('https://a.example/api/v1', 'sk_other');
+    expect(b.recentTasks()).toEqual([]);
+    b.rememberTasks([{ id: 3, service: 's', status: 'pending' }]);
+    expect(b.recentTasks().map((t) => t.id)).toEqual([3]);
+    expect(a.recentTasks()).toEqual([]);
+    const unknown = store({ t: 0 }, dirs[0]);
+    unknown.account = undefined;
+    unknown.rememberTasks([{ id: 9, service: 's', status: 'pending' }]);
+    expect(unknown.recentTasks()).toEqual([]);
+    expect(b.recentTasks().map((t) => t.id)).toEqual([3]);
+  });
+
+  it('keys an account by server and key, without holding the key', () => {
+    const key = accountKey('https://a.example/api/v1', 'sk_live_secret');
+    expect(key).not.toContain('secret');
+    expect(accountKey('https://b.example/api/v1', 'sk_live_secret')).not.toBe(key);
+    expect(accountKey('https://a.example/api/v1', 'sk_live_other')).not.toBe(key);
+  });
+
+  it('offers services only from the server that listed them', () => {
+    const cache = store({ t: 0 });
+    cache.rememberServices([{ service: 'svc', pricing: 3 }], 'https://a.example/api/v1');
+    expect(cache.services('https://a.example/api/v1')).toEqual(['svc']);
+    expect(cache.services('https://b.example/api/v1')).toEqual([]);
   });
 
   it('reads an absent or corrupt cache as empty', () => {
