@@ -184,7 +184,9 @@ class Follower {
       if (!isTransient(error) || this.options.signal?.aborted) throw error;
       // Transient: whatever the round learned is kept; the next round waits a growing delay, like an unchanged task.
       this.failures++;
-      this.options.onTransientError?.(error, this.failures);
+      // A request cut by the deadline is not retried: run() ends with 'timeout' next, and says nothing of a retry.
+      const { deadline, clock } = this.options;
+      if (deadline === undefined || clock.now() < deadline) this.options.onTransientError?.(error, this.failures);
       const delay = Math.min(this.config.maxMs, this.config.startMs * this.config.factor ** (this.failures - 1));
       this.retryAt = this.options.clock.now() + jitter(delay, this.config.jitter, this.config.random);
     } finally {

@@ -197,6 +197,21 @@ describe('followTasks: ending', () => {
     expect(server.count()).toBeLessThan(30);
   });
 
+  it('does not report a request cut by the deadline as a transient error to retry: the wait simply timed out', async () => {
+    const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
+    const deadline = T0 + MIN;
+    // The request in flight when the deadline comes fails (the client cuts it there).
+    server.failWith = () => {
+      if (clock.now() + 20_000 < deadline) return undefined;
+      clock.t = deadline;
+      return new UnavailableError('GET /tasks/1: no answer before the deadline');
+    };
+    const reported: string[] = [];
+    const result = await followTasks(base({ deadline, onTransientError: (error) => reported.push(error.message) }));
+    expect(result.reason).toBe('timeout');
+    expect(reported).toEqual([]);
+  });
+
   it('is fatal on a missing task (404) and on auth errors', async () => {
     const { base } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
     await expect(followTasks(base({ ids: [1, 999] }))).rejects.toBeInstanceOf(NotFoundError);
