@@ -71,21 +71,27 @@ async function world(rateLimit: number, itemMs: number) {
   return { clock, sandbox, reader, create, times, limited: () => limited };
 }
 
+/** What both simulations give the engine: `wait`'s defaults, the world's clock and reader, a fixed seed. */
+function followOptions(w: World, policy: Policy) {
+  return {
+    reader: w.reader,
+    clock: w.clock,
+    intervalMs: 2000,
+    until: 'terminal' as const,
+    policy,
+    random: seeded(),
+    onChange: () => undefined,
+  };
+}
+
+type World = Awaited<ReturnType<typeof world>>;
+
 async function oneTask(policy: Policy, items: number, itemMs: number) {
   const w = await world(0, itemMs);
   try {
     const id = await w.create(Array.from({ length: items }, (_, i) => `sim${i}.example.com`));
     const started = w.clock.now();
-    const result = await followTasks({
-      reader: w.reader,
-      ids: [id],
-      clock: w.clock,
-      intervalMs: 2000,
-      until: 'terminal',
-      policy,
-      random: seeded(),
-      onChange: () => undefined,
-    });
+    const result = await followTasks({ ...followOptions(w, policy), ids: [id] });
     const task = result.tasks[0];
     const completedAt = Date.parse(task?.completed_at ?? '');
     return {
@@ -107,17 +113,7 @@ async function manyTasks(policy: Policy, count: number) {
       ids.push(await w.create(Array.from({ length: (i % 10) + 1 }, (_, j) => `m${i}-${j}.example.com`)));
     w.times.length = 0;
     const rounds: number[] = [];
-    await followTasks({
-      reader: w.reader,
-      ids,
-      clock: w.clock,
-      intervalMs: 2000,
-      until: 'terminal',
-      policy,
-      random: seeded(),
-      onChange: () => undefined,
-      onRound: ({ requests }) => rounds.push(requests),
-    });
+    await followTasks({ ...followOptions(w, policy), ids, onRound: ({ requests }) => rounds.push(requests) });
     let perMinute = 0;
     for (let i = 0, j = 0; i < w.times.length; i++) {
       while ((w.times[i] ?? 0) - (w.times[j] ?? 0) >= 60_000) j++;
