@@ -56,6 +56,8 @@ export interface World {
   run: (argv: string[], options?: Omit<RunOptions, 'env' | 'clock'>) => Promise<RunResult>;
   env: Record<string, string>;
   tasks: () => Promise<SandboxTask[]>;
+  /** POST /tasks requests the sandbox has received so far. */
+  posts: () => Promise<number>;
   fault: (fault: Fault) => Promise<void>;
   clearFaults: () => Promise<void>;
   close: () => Promise<void>;
@@ -81,6 +83,8 @@ export async function startWorld(options: { scale?: number } = {}): Promise<Worl
     env,
     run: (argv, runOptions = {}) => runTaskctl(argv, { ...runOptions, env, clock }),
     tasks: async () => ((await admin('GET', '/state')) as { tasks: SandboxTask[] }).tasks,
+    posts: async () =>
+      ((await admin('GET', '/stats')) as { requests: Record<string, number> }).requests['POST /api/v1/tasks'] ?? 0,
     fault: async (fault) => {
       await admin('POST', '/faults', fault);
     },
