@@ -43,14 +43,15 @@ export type Outcome = (typeof OUTCOMES)[number];
 const LIMIT_FAULTS: ReadonlySet<string> = new Set(['reset-before', '5xx', 'non-json', 'delay-beyond-window']);
 
 /**
- * The client cuts a request at its timeout with its own timer (100 ms here). Sleeps are compressed 10×, so
- * reconciliation's 10 s take 1 s real after the failure: a POST delayed 0.5 s is past the timeout and lands inside the
- * waiting-out window; one delayed 1.8 s lands after it. (Spawned runs keep the real clock: both land inside their 10 s.)
+ * The client cuts a request at its timeout with its own timer (100 ms here). Sleeps are compressed 20×, so
+ * reconciliation's 10 s take 0.5 s real after the failure: a POST delayed 0.3 s is past the timeout and lands inside the
+ * waiting-out window (its timer expires before the last scan's sleep does, however busy the process); one delayed 1 s
+ * lands after it. Spawned runs keep the real clock: both land inside their 10 s.
  */
 const REQUEST_TIMEOUT = '100ms';
-const PAST_TIMEOUT_MS = 500;
-const BEYOND_WINDOW_MS = 1800;
-const CLOCK_SCALE = 10;
+const PAST_TIMEOUT_MS = 300;
+const BEYOND_WINDOW_MS = 1000;
+const CLOCK_SCALE = 20;
 /** How long after its delay a delayed POST may take to make its task before the group is judged without it. */
 const SETTLE_MARGIN_MS = 2000;
 const ITEMS = ['alpha.com', 'beta.org'];
@@ -140,6 +141,8 @@ export interface CampaignOptions {
   lanes: number;
   /** Groups of three spawned processes creating identical items at once (needs `npm run build`). */
   spawnedGroups: number;
+  /** The POST faults a spawned group draws from (default all). Spawned runs wait in real time. */
+  spawnedFaults?: readonly PostFault[];
   log?: (line: string) => void;
 }
 
@@ -211,7 +214,11 @@ async function lane(world: World, runs: number, random: () => number, records: R
 }
 
 /** Three real processes at once against a real-clock sandbox; one random POST fault. */
-async function spawnedGroup(random: () => number, records: RunRecord[]): Promise<void> {
+async function spawnedGroup(
+  random: () => number,
+  records: RunRecord[],
+  faults: readonly PostFault[] = POST_FAULTS,
+): Promise<void> {
   const sandbox = await startSandbox({ port: 0, itemMs: 0, rateLimit: 0, balance: 1_000_000 });
   const home = isolatedHome();
   const env = { ...home.env, TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
@@ -226,7 +233,7 @@ async function spawnedGroup(random: () => number, records: RunRecord[]): Promise
     },
   };
   try {
-    const fault = POST_FAULTS[Math.floor(random() * POST_FAULTS.length)]!;
+    const fault = faults[Math.floor(random() * faults.length)]!;
     const first = await world.tasks();
     // An identical task created before, as in the issue's scenario.
     await runCli(['create', SERVICE, ...ITEMS, '-q'], { env });
@@ -273,7 +280,7 @@ export async function runCampaign(options: CampaignOptions): Promise<RunRecord[]
       lane(world, Math.min(perLane, options.runs - index * perLane), generator(options.seed * 31 + index), records),
     );
     const spawned = (async () => {
-      for (let i = 0; i < options.spawnedGroups; i++) await spawnedGroup(random, records);
+      for (let i = 0; i < options.spawnedGroups; i++) await spawnedGroup(random, records, options.spawnedFaults);
     })();
     await Promise.all([...lanes, spawned]);
   } finally {
