@@ -205,14 +205,14 @@ describe.concurrent('wire', () => {
         expect(result.slept).toBeLessThan(5_000);
       }));
 
-    // In-process: the delay (0.9 s) and the request timeout (0.3 s) act in real time; the reconciliation's sleeps run
-    // 6× faster on a clock shared with the sandbox (SkipClock), so its 10 s window (1.7 s real after the timeout) still
-    // ends well after the late task lands (0.6 s after it).
+    // In-process: the delay (0.6 s) and the request timeout (0.3 s) act in real time; the reconciliation's sleeps run
+    // 20× faster on a clock shared with the sandbox (SkipClock), so its 10 s window (0.5 s real after the timeout) ends
+    // after the late task lands (0.3 s after it: the sandbox's timer expires first, however busy the process).
     it('W8 headers timeout on POST /tasks: not resent; reconciliation finds the task created late; exactly one', async () => {
-      const clock = new SkipClock(6);
+      const clock = new SkipClock(20);
       await withWorld(
         async (world) => {
-          await fault(world, { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 900, count: 1 });
+          await fault(world, { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 600, count: 1 });
           const result = await world.inProcess(
             ['--request-timeout', '300ms', 'create', 'domain_check_availability', 'a.com', '-q'],
             { clock },

@@ -34,13 +34,13 @@ describe('exactly-once after an identical task was created moments before (issue
   });
 
   it('a second create whose POST was answered late recovers its own task, never the earlier one', async () => {
-    // The request timeout (100 ms) and the POST's delay (500 ms) act in real time; the reconciliation's sleeps run 6×
-    // faster on the clock shared with the sandbox, so its 10 s window (1.7 s real after the failure) ends well after
-    // the late task lands (0.4 s after it).
+    // The request timeout (100 ms) and the POST's delay (300 ms) act in real time; the reconciliation's sleeps run 20×
+    // faster on the clock shared with the sandbox, so its 10 s window ends 0.5 s real after the failure: the late task
+    // lands 0.2 s after it (the sandbox's timer expires before the last scan's sleep does, however busy the process).
     await world.close();
-    world = await startWorld({ scale: 6 });
+    world = await startWorld({ scale: 20 });
     const first = await world.run(['create', S, 'a.com', 'b.com', '-q']);
-    const delayMs = 500;
+    const delayMs = 300;
     await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs });
     const sentBy = Date.now();
     const second = await world.run(['--request-timeout', '100ms', 'create', S, 'a.com', 'b.com', '-q']);
