@@ -22,7 +22,17 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts', 'test/hardening/**/*.test.ts', 'test/campaign/**/*.test.ts'],
-          // Isolated: secrets.test.ts mocks node:crypto, and these files run main() against shared sandboxes.
+          exclude: ['test/hardening/secrets.test.ts'],
+          // Shared module graph as well: each file starts its own sandboxes and servers and mocks nothing.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          // Mocks node:crypto for the modules it imports: a module graph of its own.
+          include: ['test/hardening/secrets.test.ts'],
         },
       },
     ],

@@ -43,14 +43,17 @@ export type Outcome = (typeof OUTCOMES)[number];
 const LIMIT_FAULTS: ReadonlySet<string> = new Set(['reset-before', '5xx', 'non-json', 'delay-beyond-window']);
 
 /**
- * undici checks request timeouts about every 0.5 s: a 100 ms timeout fires after 0.5–1 s. Sleeps are compressed 8×, so
- * reconciliation's 10 s take 1.25 s real after the failure: a POST delayed 1.3 s is past the timeout and lands inside
- * the waiting-out window; one delayed 3 s lands after it.
+ * The client cuts a request at its timeout with its own timer (100 ms here). Sleeps are compressed 20×, so
+ * reconciliation's 10 s take 0.5 s real after the failure: a POST delayed 0.3 s is past the timeout and lands inside the
+ * waiting-out window (its timer expires before the last scan's sleep does, however busy the process); one delayed 1 s
+ * lands after it. Spawned runs keep the real clock: both land inside their 10 s.
  */
 const REQUEST_TIMEOUT = '100ms';
-const PAST_TIMEOUT_MS = 1300;
-const BEYOND_WINDOW_MS = 3000;
-const CLOCK_SCALE = 8;
+const PAST_TIMEOUT_MS = 300;
+const BEYOND_WINDOW_MS = 1000;
+const CLOCK_SCALE = 20;
+/** How long after its delay a delayed POST may take to make its task before the group is judged without it. */
+const SETTLE_MARGIN_MS = 2000;
 const ITEMS = ['alpha.com', 'beta.org'];
 const SERVICE = 'domain_check_availability';
 
@@ -138,13 +141,37 @@ export interface CampaignOptions {
   lanes: number;
   /** Groups of three spawned processes creating identical items at once (needs `npm run build`). */
   spawnedGroups: number;
+  /** The POST faults a spawned group draws from (default all). Spawned runs wait in real time. */
+  spawnedFaults?: readonly PostFault[];
   log?: (line: string) => void;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function ids(world: { tasks: () => Promise<Array<{ id: number }>> }): Promise<Set<number>> {
+/** What the campaign reads of a sandbox between runs. */
+interface Observed {
+  tasks: () => Promise<Array<{ id: number }>>;
+  /** POST /tasks requests the sandbox has received so far. */
+  posts: () => Promise<number>;
+}
+
+async function ids(world: Observed): Promise<Set<number>> {
   return new Set((await world.tasks()).map((t) => t.id));
+}
+
+/**
+ * A delayed POST lands after its delay, whatever the client concluded (it was received before the runs ended): wait
+ * until every POST received since `postsBefore` has made its task (no other fault is active, so each one does), so that
+ * it counts for this group and not the next. Bounded: past the delay and a margin, the group is judged as it stands.
+ */
+async function settle(world: Observed, before: Set<number>, postsBefore: number, delayMs: number): Promise<void> {
+  const until = Date.now() + delayMs + SETTLE_MARGIN_MS;
+  for (;;) {
+    const posts = (await world.posts()) - postsBefore;
+    const created = [...(await ids(world))].filter((id) => !before.has(id)).length;
+    if (created >= posts || Date.now() > until) return;
+    await sleep(20);
+  }
 }
 
 async function lane(world: World, runs: number, random: () => number, records: RunRecord[]): Promise<void> {
@@ -155,6 +182,7 @@ async function lane(world: World, runs: number, random: () => number, records: R
     const fault = pick(POST_FAULTS);
     const getKind = random() < 0.3 ? pick(GET_FAULTS) : undefined;
     const before = await ids(world);
+    const postsBefore = await world.posts();
     const faults = [
       faultFor(fault, 'POST'),
       getKind ? faultFor(getKind, 'GET', 1 + Math.floor(random() * 2)) : undefined,
@@ -162,10 +190,8 @@ async function lane(world: World, runs: number, random: () => number, records: R
     for (const f of faults) if (f) await world.fault(f);
     const argv = ['--request-timeout', REQUEST_TIMEOUT, 'create', SERVICE, ...ITEMS, '-q'];
     const results = await Promise.all(Array.from({ length: size }, () => world.run(argv)));
-    // A delayed POST lands after its delay, whatever the client concluded (it was sent before the runs ended): wait
-    // for it, so that it counts for this group and not the next.
     const post = faults[0];
-    if (post?.kind === 'delay') await sleep((post.delayMs ?? 0) + 150);
+    if (post?.kind === 'delay') await settle(world, before, postsBefore, post.delayMs ?? 0);
     await world.clearFaults();
     const created = [...(await ids(world))].filter((id) => !before.has(id));
     // The POST fault hit one run of a concurrent group (whichever POST came first): the others ran clean.
@@ -188,22 +214,31 @@ async function lane(world: World, runs: number, random: () => number, records: R
 }
 
 /** Three real processes at once against a real-clock sandbox; one random POST fault. */
-async function spawnedGroup(random: () => number, records: RunRecord[]): Promise<void> {
+async function spawnedGroup(
+  random: () => number,
+  records: RunRecord[],
+  faults: readonly PostFault[] = POST_FAULTS,
+): Promise<void> {
   const sandbox = await startSandbox({ port: 0, itemMs: 0, rateLimit: 0, balance: 1_000_000 });
   const home = isolatedHome();
   const env = { ...home.env, TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
-  const world = {
+  const world: Observed = {
     async tasks() {
       const response = await fetch(`${sandbox.origin}/__sandbox/state`);
       return ((await response.json()) as { tasks: Array<{ id: number }> }).tasks;
     },
+    async posts() {
+      const response = await fetch(`${sandbox.origin}/__sandbox/stats`);
+      return ((await response.json()) as { requests: Record<string, number> }).requests['POST /api/v1/tasks'] ?? 0;
+    },
   };
   try {
-    const fault = POST_FAULTS[Math.floor(random() * POST_FAULTS.length)]!;
+    const fault = faults[Math.floor(random() * faults.length)]!;
     const first = await world.tasks();
     // An identical task created before, as in the issue's scenario.
     await runCli(['create', SERVICE, ...ITEMS, '-q'], { env });
     const before = new Set([...first, ...(await world.tasks())].map((t) => t.id));
+    const postsBefore = await world.posts();
     const f = faultFor(fault, 'POST');
     if (f) {
       await fetch(`${sandbox.origin}/__sandbox/faults`, {
@@ -219,7 +254,7 @@ async function spawnedGroup(random: () => number, records: RunRecord[]): Promise
         ),
       )
     ).map((r) => ({ code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr }));
-    if (f?.kind === 'delay') await sleep((f.delayMs ?? 0) + 150);
+    if (f?.kind === 'delay') await settle(world, before, postsBefore, f.delayMs ?? 0);
     const created = (await world.tasks()).map((t) => t.id).filter((id) => !before.has(id));
     const outcomes = judge(results, created, fault);
     results.forEach((r, i) => {
@@ -245,7 +280,7 @@ export async function runCampaign(options: CampaignOptions): Promise<RunRecord[]
       lane(world, Math.min(perLane, options.runs - index * perLane), generator(options.seed * 31 + index), records),
     );
     const spawned = (async () => {
-      for (let i = 0; i < options.spawnedGroups; i++) await spawnedGroup(random, records);
+      for (let i = 0; i < options.spawnedGroups; i++) await spawnedGroup(random, records, options.spawnedFaults);
     })();
     await Promise.all([...lanes, spawned]);
   } finally {

@@ -4,6 +4,7 @@
  * client and sandbox read the same clock, so creation times, Date headers and the client's send times agree, while
  * the faults that act in real time (a delayed answer, the request timeout) keep their real meaning.
  */
+import { request } from 'undici';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import type { Clock } from '../../src/core/time.js';
 import { runTaskctl, type RunOptions, type RunResult } from '../unit/commands/harness.js';
@@ -56,6 +57,8 @@ export interface World {
   run: (argv: string[], options?: Omit<RunOptions, 'env' | 'clock'>) => Promise<RunResult>;
   env: Record<string, string>;
   tasks: () => Promise<SandboxTask[]>;
+  /** POST /tasks requests the sandbox has received so far. */
+  posts: () => Promise<number>;
   fault: (fault: Fault) => Promise<void>;
   clearFaults: () => Promise<void>;
   close: () => Promise<void>;
@@ -65,14 +68,16 @@ export async function startWorld(options: { scale?: number } = {}): Promise<Worl
   const clock = new SkipClock(options.scale);
   const sandbox = await startSandbox({ port: 0, itemMs: 0, rateLimit: 0, clock, balance: 10_000_000 });
   const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
-  const admin = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(`${sandbox.origin}/__sandbox${path}`, {
+  // undici's request rather than fetch: the campaign makes hundreds of these calls, and fetch costs several times more.
+  const admin = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> => {
+    const response = await request(`${sandbox.origin}/__sandbox${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? null : JSON.stringify(body),
     });
-    const json: unknown = await response.json();
-    if (!response.ok) throw new Error(`admin ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    const json: unknown = await response.body.json();
+    if (response.statusCode >= 300)
+      throw new Error(`admin ${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
     return json;
   };
   return {
@@ -81,6 +86,8 @@ export async function startWorld(options: { scale?: number } = {}): Promise<Worl
     env,
     run: (argv, runOptions = {}) => runTaskctl(argv, { ...runOptions, env, clock }),
     tasks: async () => ((await admin('GET', '/state')) as { tasks: SandboxTask[] }).tasks,
+    posts: async () =>
+      ((await admin('GET', '/stats')) as { requests: Record<string, number> }).requests['POST /api/v1/tasks'] ?? 0,
     fault: async (fault) => {
       await admin('POST', '/faults', fault);
     },

@@ -115,30 +115,6 @@ describe('taskctl __complete', () => {
     }
   });
 
-  it('prints nothing, quickly, when the API does not answer', async () => {
-    const home = isolatedHome();
-    try {
-      await world.admin('POST', '/__sandbox/faults', {
-        method: 'GET',
-        path: '/services',
-        kind: 'delay',
-        delayMs: 15_000,
-        count: 5,
-      });
-      const started = Date.now();
-      // Spawned: the answer must come quickly from the process, whatever a request still hanging would do.
-      const result = await runCli(['--request-timeout', '1500ms', '__complete', 'services'], {
-        env: { ...world.env, ...home.env },
-      });
-      expect(Date.now() - started).toBeLessThan(6_000);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toBe('');
-    } finally {
-      await world.admin('DELETE', '/__sandbox/faults');
-      home.cleanup();
-    }
-  });
-
   it('prints nothing and never prompts when no API key is configured', async () => {
     const home = isolatedHome();
     try {
@@ -152,6 +128,31 @@ describe('taskctl __complete', () => {
 
   it('is not listed in help', async () => {
     expect((await world.inProcess(['--help'])).stdout).not.toContain('__complete');
+  });
+});
+
+// From here on the tests only read the cache filled above, or use a sandbox of their own: they run side by side.
+describe('taskctl __complete against an API that does not answer', { concurrent: true }, () => {
+  it('prints nothing, quickly, when the API does not answer', async () => {
+    // A sandbox of its own: its fault must not reach the tests running beside this one.
+    const stalled = await startWorld({ itemMs: 0 });
+    try {
+      await stalled.admin('POST', '/__sandbox/faults', {
+        method: 'GET',
+        path: '/services',
+        kind: 'delay',
+        delayMs: 15_000,
+        count: 5,
+      });
+      const started = Date.now();
+      // Spawned: the answer must come quickly from the process, whatever a request still hanging would do.
+      const result = await runCli(['--request-timeout', '1500ms', '__complete', 'services'], { env: stalled.env });
+      expect(Date.now() - started).toBeLessThan(6_000);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe('');
+    } finally {
+      await stalled.close();
+    }
   });
 });
 
@@ -171,7 +172,7 @@ async function bashComplete(...words: string[]): Promise<string[]> {
   return lines(result.stdout);
 }
 
-describe.skipIf(!has.bash)('bash', () => {
+describe.skipIf(!has.bash)('bash', { concurrent: true }, () => {
   it('completes commands', async () => {
     expect(await bashComplete('taskctl', 'cr')).toEqual(['create']);
     expect(await bashComplete('taskctl', 'webhook', '')).toEqual(['listen', 'simulate', 'help']);
@@ -259,7 +260,7 @@ async function zshComplete(...words: string[]): Promise<string[]> {
   return lines(result.stdout);
 }
 
-describe.skipIf(!has.zsh)('zsh', () => {
+describe.skipIf(!has.zsh)('zsh', { concurrent: true }, () => {
   it('is valid zsh', async () => {
     expect((await exec('zsh', ['-n', script('zsh')])).code).toBe(0);
   });
@@ -315,7 +316,7 @@ async function fishComplete(line: string): Promise<string[]> {
   return lines(result.stdout).map((entry) => entry.split('\t')[0]!);
 }
 
-describe.skipIf(!has.fish)('fish', () => {
+describe.skipIf(!has.fish)('fish', { concurrent: true }, () => {
   it('is valid fish', async () => {
     expect((await exec('fish', ['--no-config', '-n', script('fish')])).code).toBe(0);
   });

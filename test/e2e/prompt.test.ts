@@ -53,11 +53,25 @@ async function until(screen: () => string, pattern: RegExp, timeoutMs = 10_000):
     const text = screen();
     if (pattern.test(text)) return text;
     if (Date.now() - started > timeoutMs) throw new Error(`screen never matched ${pattern}:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 40));
   }
 }
 
 const taskCount = async () => (await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state')).tasks.length;
+/** The items of every task the sandbox holds, sorted. */
+async function taskItems(): Promise<string[]> {
+  const { tasks } = await world.admin<{ tasks: Array<{ id: number }> }>('GET', '/__sandbox/state');
+  const items = await Promise.all(
+    tasks.map(async ({ id }) => {
+      const response = await fetch(`${world.sandbox.url}/tasks/${id}`, {
+        headers: { 'X-API-Key': world.sandbox.apiKey },
+      });
+      const { data } = (await response.json()) as { data: { items: Array<{ target: string }> } };
+      return data.items.map((item) => item.target);
+    }),
+  );
+  return items.flat().sort();
+}
 
 describe.skipIf(!hasTmux)('prompts in a terminal', () => {
   it('asks before spending at least confirm-above coins, with the balance now and after; "n" is exit 13', async () => {
@@ -72,35 +86,47 @@ describe.skipIf(!hasTmux)('prompts in a terminal', () => {
   }, 20_000);
 
   it('Ctrl-C at the prompt is exit 130 and Ctrl-D exit 13, both saying nothing was created', async () => {
+    // Two terminals at once: each waits for its own prompt and answers it.
     const interrupted = start('ctrlc', 'create domain_whois_history a.com', world.env);
-    await until(interrupted, /\[y\/N\]/);
-    tmux('send-keys', '-t', 'ctrlc', 'C-c');
-    const text = await until(interrupted, /EXIT=\d+/);
+    const ended = start('ctrld', 'create domain_whois_history a.com', world.env);
+    const [text, closed] = await Promise.all([
+      (async () => {
+        await until(interrupted, /\[y\/N\]/);
+        tmux('send-keys', '-t', 'ctrlc', 'C-c');
+        return until(interrupted, /EXIT=\d+/);
+      })(),
+      (async () => {
+        await until(ended, /\[y\/N\]/);
+        tmux('send-keys', '-t', 'ctrld', 'C-d');
+        return until(ended, /EXIT=\d+/);
+      })(),
+    ]);
     expect(text).toMatch(/cancelled at the confirmation; nothing was created/);
     expect(text).toMatch(/EXIT=130/);
-    const ended = start('ctrld', 'create domain_whois_history a.com', world.env);
-    await until(ended, /\[y\/N\]/);
-    tmux('send-keys', '-t', 'ctrld', 'C-d');
-    const closed = await until(ended, /EXIT=\d+/);
     expect(closed).toMatch(/no answer \(the input ended\); nothing was created/);
     expect(closed).toMatch(/EXIT=13/);
     expect(await taskCount()).toBe(0);
   }, 20_000);
 
   it('"y" creates the task; --yes and a pipe never ask', async () => {
+    // Three creates at once, each of its own item: the sandbox then holds exactly one task for each.
     const screen = start('accept', 'create domain_whois_history c.com', world.env);
-    await until(screen, /\[y\/N\]/);
-    tmux('send-keys', '-t', 'accept', 'y', 'Enter');
-    expect(await until(screen, /EXIT=\d+/)).toMatch(/EXIT=0/);
-    expect(await taskCount()).toBe(1);
-    const piped = await world.run(['create', 'domain_whois_history', 'd.com']);
+    const yes = start('yes', 'create domain_whois_history e.com --yes', world.env);
+    const [accepted, piped, text] = await Promise.all([
+      (async () => {
+        await until(screen, /\[y\/N\]/);
+        tmux('send-keys', '-t', 'accept', 'y', 'Enter');
+        return until(screen, /EXIT=\d+/);
+      })(),
+      world.run(['create', 'domain_whois_history', 'd.com']),
+      until(yes, /EXIT=\d+/),
+    ]);
+    expect(accepted).toMatch(/EXIT=0/);
     expect(piped.code).toBe(0);
     expect(piped.stderr).not.toMatch(/\[y\/N\]/);
-    const yes = start('yes', 'create domain_whois_history e.com --yes', world.env);
-    const text = await until(yes, /EXIT=\d+/);
     expect(text).toMatch(/EXIT=0/);
     expect(text).not.toMatch(/\[y\/N\]/);
-    expect(await taskCount()).toBe(3);
+    expect(await taskItems()).toEqual(['c.com', 'd.com', 'e.com']);
   }, 20_000);
 
   it('auth login hides the key as it is typed', async () => {

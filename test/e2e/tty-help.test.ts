@@ -34,7 +34,7 @@ function expectFits(result: { screen: string; joined: string }, width: number) {
   for (const line of lines) expect(line.length).toBeLessThanOrEqual(width);
 }
 
-describe.skipIf(!hasTmux)('help and auth status in a terminal', () => {
+describe.skipIf(!hasTmux)('help and auth status in a terminal', { concurrent: true }, () => {
   for (const width of [80, 100]) {
     it(`taskctl --help fits ${width} columns`, async () => {
       const result = await screenOf(width, ['--help']);

@@ -47,7 +47,7 @@ function expectFits(result: { screen: string; joined: string }, width: number) {
   for (const line of lines) expect(textWidth(line)).toBeLessThan(width);
 }
 
-describe.skipIf(!hasTmux)('tables in a terminal', () => {
+describe.skipIf(!hasTmux)('tables in a terminal', { concurrent: true }, () => {
   for (const width of [80, 120]) {
     it(`services fits ${width} columns, headers whole, descriptions cut at a word`, async () => {
       const result = await screenOf(width, ['services']);

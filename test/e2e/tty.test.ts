@@ -137,7 +137,8 @@ describe.skipIf(!hasTmux)('in a terminal', { concurrent: true }, () => {
   });
 });
 
-describe('piped', () => {
+// Concurrent with the terminal tests above (its own --sandbox, mostly waiting as well).
+describe('piped', { concurrent: true }, () => {
   it('prints plain timestamped progress lines and no escape codes', async () => {
     const result = await runCli(WAIT_ARGS, { env: home.env });
     expect(result.code, result.stderr).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * Hardening matrix, concurrency and load rows (test/README.md, L1–L3): the client paces itself so that a large run
+ * Hardening matrix, concurrency and load rows (test/README.md, L1–L5): the client paces itself so that a large run
  * draws no 429 from a sandbox at the spec's default limit, and two clients sharing a key (two `main()` runs, each with
  * its own limiter, on a clock shared with the sandbox whose sleeps are short) both finish when they draw 429s from each other.
  * Tasks are seeded through a sandbox state file, so seeding spends no rate-limit budget.
@@ -78,6 +78,26 @@ const ids = (stdout: string) =>
     .split('\n')
     .map((line) => Number(line.split('\t')[0]));
 
+/**
+ * One clock for the sandbox and the clients, starting so that the sandbox's minute window ends `secondsLeft` from
+ * now. It runs in real time, but a sleep takes 1/20 of its length and then moves "now" on to the sleep's end (never
+ * back, never past it for concurrent sleepers), so waiting for a window costs little and request latency is not
+ * magnified.
+ */
+const windowEndingIn = (secondsLeft: number): Clock => {
+  const realStart = Date.now();
+  let skipped = ((60 - secondsLeft) * 1000 - (realStart % 60_000) + 60_000) % 60_000;
+  const now = () => Date.now() + skipped;
+  return {
+    now,
+    async sleep(ms, signal) {
+      const until = now() + Math.max(0, ms);
+      await systemClock.sleep(ms / 20, signal);
+      skipped = Math.max(skipped, until - Date.now());
+    },
+  };
+};
+
 describe.concurrent('L: pacing under the rate limit', () => {
   it('L1 list --all over 5,000 tasks at 100/min: every task once, no 429', async (context) => {
     const { env, stats } = await seededSandbox(context, finished(5_000), { rateLimit: 100 });
@@ -92,12 +112,14 @@ describe.concurrent('L: pacing under the rate limit', () => {
   }, 40_000);
 
   it('L2 wait on 300 tasks at 100/min: exit 0 once all finish, no 429, at most ⌈300/100⌉+1 requests a round', async (context) => {
-    // Finishing one after another over about 3 s, so the wait polls several rounds.
-    const now = Date.now();
+    // In this process, on a clock shared with the sandbox (its sleeps 20× shorter, a fresh minute window): the tasks
+    // finish one after another over about 3.5 s of that clock, so the wait polls several rounds.
+    const clock = windowEndingIn(60);
+    const now = clock.now();
     const tasks = Array.from({ length: 300 }, (_, i) => ({ startAt: now + 500 + i * 10, itemMs: 200 }));
-    const { env, stats } = await seededSandbox(context, tasks, { rateLimit: 100 });
+    const { env, stats } = await seededSandbox(context, tasks, { rateLimit: 100, clock });
     const stdin = tasks.map((_, i) => String(i + 1)).join('\n');
-    const result = await runCli(['wait', '-', '--verbose'], { env, stdin, timeoutMs: 40_000 });
+    const result = await runInProcess(['wait', '-', '--verbose'], { env, stdin, clock });
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     expect(new Set(ids(result.stdout)).size).toBe(300);
     const s = await stats();
@@ -120,25 +142,6 @@ describe.concurrent('L: pacing under the rate limit', () => {
     expect(untilReset).toBeLessThanOrEqual(61_000);
   });
 
-  /**
-   * One clock for the sandbox and both clients, starting so that the sandbox's minute window ends `secondsLeft` from
-   * now. It runs in real time, but a sleep takes 1/20 of its length and then moves "now" on to the sleep's end (never
-   * back, never past it for concurrent sleepers), so waiting for a window costs little and request latency is not
-   * magnified.
-   */
-  const windowEndingIn = (secondsLeft: number): Clock => {
-    const realStart = Date.now();
-    let skipped = ((60 - secondsLeft) * 1000 - (realStart % 60_000) + 60_000) % 60_000;
-    const now = () => Date.now() + skipped;
-    return {
-      now,
-      async sleep(ms, signal) {
-        const until = now() + Math.max(0, ms);
-        await systemClock.sleep(ms / 20, signal);
-        skipped = Math.max(skipped, until - Date.now());
-      },
-    };
-  };
   // In this process: two `main()` runs are two clients with their own limiters sharing a key and a config directory,
   // as two processes are; the process itself is not the subject.
   const listAll = (env: Record<string, string>, clock: Clock) =>

@@ -79,16 +79,22 @@ describe('S1 a --verbose run of every command never prints the key', () => {
   // output (a warning, a crash) escapes the check; and, through a profile, with Authorization: Bearer (json) in this
   // process, for the second scheme's redaction.
   it.concurrent.each(commands)('%s', async (label, args, code) => {
-    for (const profile of ['default', 'bearer']) {
-      const env =
-        profile === 'bearer' ? { TASKCTL_PROFILE: 'bearer', TASKCTL_OUTPUT: 'json' } : { TASKCTL_OUTPUT: 'tsv' };
-      const argv = ['--verbose', ...args()];
-      const result = profile === 'bearer' ? await world.inProcess(argv, { env }) : await world.run(argv, { env });
+    const profiles = ['default', 'bearer'];
+    const results = await Promise.all(
+      profiles.map((profile) => {
+        const env =
+          profile === 'bearer' ? { TASKCTL_PROFILE: 'bearer', TASKCTL_OUTPUT: 'json' } : { TASKCTL_OUTPUT: 'tsv' };
+        const argv = ['--verbose', ...args()];
+        return profile === 'bearer' ? world.inProcess(argv, { env }) : world.run(argv, { env });
+      }),
+    );
+    results.forEach((result, i) => {
+      const profile = profiles[i]!;
       expect(result.code, `${label} (${profile}): ${result.stderr}`).toBe(code);
       // Redaction markers prove the key was there to hide (traced request headers, or the masked key of config list).
       expect(result.stdout + result.stderr).toMatch(/\[REDACTED\]|\*\*\*\*/);
       expectNoKey(result, `${label} (${profile})`);
-    }
+    });
   });
 
   it('webhook simulate really sent the key (so S1 proves redaction, not absence)', () => {

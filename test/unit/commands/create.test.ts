@@ -10,8 +10,10 @@ import { join } from 'node:path';
 
 const S = 'domain_check_availability';
 let world: World;
+// Virtual time (sleeps take no real time): the reconciliation's 10 s pass at once. The one test whose faults act in
+// real time starts its own world with a finite scale.
 beforeEach(async () => {
-  world = await startWorld();
+  world = await startWorld({ scale: Infinity });
 });
 afterEach(() => world.close());
 
@@ -32,17 +34,22 @@ describe('exactly-once after an identical task was created moments before (issue
   });
 
   it('a second create whose POST was answered late recovers its own task, never the earlier one', async () => {
-    // undici checks its timeouts about every 0.5 s: a 100 ms request timeout fires after 0.5–1 s. Sleeps are compressed
-    // only 4×, so the 10 s of reconciliation (2.5 s real) outlast the delayed POST.
+    // The request timeout (100 ms) and the POST's delay (300 ms) act in real time; the reconciliation's sleeps run 20×
+    // faster on the clock shared with the sandbox, so its 10 s window ends 0.5 s real after the failure: the late task
+    // lands 0.2 s after it (the sandbox's timer expires before the last scan's sleep does, however busy the process).
     await world.close();
-    world = await startWorld({ scale: 4 });
+    world = await startWorld({ scale: 20 });
     const first = await world.run(['create', S, 'a.com', 'b.com', '-q']);
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 1500 });
+    const delayMs = 300;
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs });
+    const sentBy = Date.now();
     const second = await world.run(['--request-timeout', '100ms', 'create', S, 'a.com', 'b.com', '-q']);
-    await sleep(1600); // the delayed POST has landed by now, whatever the client concluded
+    // The delayed POST has landed by now, whatever the client concluded.
+    await sleep(Math.max(0, sentBy + delayMs + 100 - Date.now()));
     const tasks = await world.tasks();
     expect(tasks).toHaveLength(2);
     const created = tasks.find((t) => String(t.id) !== first.stdout.trim())!;
+    expect(second.stderr).toMatch(/may have created a task \(no complete answer within the request timeout\)/);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe(String(created.id));
     expect(second.stderr).toMatch(new RegExp(`recovered: task ${created.id}`));
@@ -84,7 +91,7 @@ class InterruptingClock extends SkipClock {
     private readonly controller: AbortController,
     private readonly atMs: number,
   ) {
-    super();
+    super(Infinity);
   }
   override sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
