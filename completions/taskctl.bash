@@ -146,8 +146,8 @@ __taskctl_value() {
   esac
 }
 
-# $1 = command path, $2 = index of the positional argument: sets __taskctl_kind (and __taskctl_r); fails when there is
-# nothing to offer.
+# $1 = command path, $2 = index of the positional argument, $3 = the first positional argument: sets __taskctl_kind
+# (and __taskctl_r); fails when there is nothing to offer.
 __taskctl_argument() {
   __taskctl_kind=''
   case $1 in
@@ -157,7 +157,7 @@ __taskctl_argument() {
     'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'auth help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='login status logout'; fi ;;
     'config get') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout'; fi ;;
-    'config set') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout'; fi ;;
+    'config set') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout'; elif (( $2 == 1 )); then case $3 in 'output') __taskctl_kind=choices __taskctl_r='table tsv csv json ndjson' ;; 'auth-scheme') __taskctl_kind=choices __taskctl_r='x-api-key bearer' ;; esac; fi ;;
     'config unset') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout'; fi ;;
     'config help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='get set unset list path'; fi ;;
     'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
@@ -191,7 +191,7 @@ __taskctl_candidates() {
 }
 
 _taskctl() {
-  local i w cur rlword rlprefix value vprefix='' cmdpath='' flag='' npos=0 dashdash=0
+  local i w cur rlword rlprefix value vprefix='' cmdpath='' flag='' first='' npos=0 dashdash=0
   local __taskctl_r='' __taskctl_kind=''
   local -a ws=() __taskctl_cands=()
   # bash splits `--output=json` at '=' (COMP_WORDBREAKS): join the pieces again, so each word is a shell word.
@@ -212,12 +212,12 @@ _taskctl() {
   for ((i = 1; i < ${#ws[@]} - 1; i++)); do
     w=${ws[i]}
     if [[ -n $flag ]]; then flag=''; continue; fi
-    if ((dashdash)); then npos=$((npos + 1)); continue; fi
+    if ((dashdash)); then ((npos == 0)) && first=$w; npos=$((npos + 1)); continue; fi
     case $w in
       --) dashdash=1 ;;
       --*=*) ;;
       -?*) __taskctl_value "$cmdpath" "$w" && flag=$w ;;
-      *) if ((npos == 0)) && __taskctl_resolve "$cmdpath" "$w"; then cmdpath=$__taskctl_r; else npos=$((npos + 1)); fi ;;
+      *) if ((npos == 0)) && __taskctl_resolve "$cmdpath" "$w"; then cmdpath=$__taskctl_r; else ((npos == 0)) && first=$w; npos=$((npos + 1)); fi ;;
     esac
   done
 
@@ -232,7 +232,7 @@ _taskctl() {
     __taskctl_kind=choices
   elif ((npos == 0 && !dashdash)) && __taskctl_subcommands "$cmdpath" && [[ -n $__taskctl_r ]]; then
     __taskctl_kind=choices
-  elif ! __taskctl_argument "$cmdpath" "$npos"; then
+  elif ! __taskctl_argument "$cmdpath" "$npos" "$first"; then
     return 0
   fi
   [[ $__taskctl_kind == none ]] && return 0

@@ -79,10 +79,12 @@ function __taskctl_takes_value
     return 1
 end
 
-# Prints the number of positional arguments, then the command path, for the tokens before the cursor.
+# Prints the number of positional arguments, the command path and the first positional argument, for the tokens
+# before the cursor.
 function __taskctl_state
     set -l tokens (commandline -opc)
     set -l cmdpath ''
+    set -l first ''
     set -l npos 0
     set -l skip 0
     set -l dashdash 0
@@ -92,6 +94,7 @@ function __taskctl_state
             continue
         end
         if test $dashdash = 1
+            test $npos = 0; and set first $w
             set npos (math $npos + 1)
             continue
         end
@@ -105,12 +108,14 @@ function __taskctl_state
                 if test $npos = 0; and set -l next (__taskctl_resolve "$cmdpath" $w)
                     set cmdpath $next
                 else
+                    test $npos = 0; and set first $w
                     set npos (math $npos + 1)
                 end
         end
     end
     echo $npos
     echo $cmdpath
+    echo $first
 end
 
 # $argv[1] = command path: succeeds when the words before the cursor are that command (and its flags or arguments).
@@ -119,12 +124,14 @@ function __taskctl_is
     test "$state[2]" = "$argv[1]"
 end
 
-# $argv = command path, index[, +]: succeeds when the word at the cursor is that positional argument (or a later one).
+# $argv = command path, index[, + or =[, first]]: succeeds when the word at the cursor is that positional argument
+# (+: or a later one; first: and the first positional argument is that word).
 function __taskctl_arg
     set -l state (__taskctl_state)
     test "$state[2]" = "$argv[1]"; or return 1
     test "$argv[3]" = "+"; and test $state[1] -ge $argv[2]; and return 0
-    test $state[1] -eq $argv[2]
+    test $state[1] -eq $argv[2]; or return 1
+    test -z "$argv[4]"; or test "$state[3]" = "$argv[4]"
 end
 
 # Service names or recent task ids (with a description) from the local cache.
@@ -253,6 +260,8 @@ complete -c taskctl -n '__taskctl_is \'config\'' -a 'path' -d 'print the config 
 complete -c taskctl -n '__taskctl_is \'config\'' -a 'help' -d 'display help for command'
 complete -c taskctl -n '__taskctl_arg \'config get\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout'
 complete -c taskctl -n '__taskctl_arg \'config set\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout'
+complete -c taskctl -n '__taskctl_arg \'config set\' 1 = \'output\'' -x -a 'table tsv csv json ndjson'
+complete -c taskctl -n '__taskctl_arg \'config set\' 1 = \'auth-scheme\'' -x -a 'x-api-key bearer'
 complete -c taskctl -n '__taskctl_arg \'config unset\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout'
 complete -c taskctl -n '__taskctl_arg \'config help\' 0' -x -a 'get set unset list path'
 complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'listen' -d 'run a local webhook receiver: verify the signature, print each event once, forward or exec'

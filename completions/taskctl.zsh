@@ -147,8 +147,8 @@ __taskctl_value() {
   esac
 }
 
-# $1 = command path, $2 = index of the positional argument: sets __taskctl_kind (and __taskctl_list); fails when there is
-# nothing to offer.
+# $1 = command path, $2 = index of the positional argument, $3 = the first positional argument: sets __taskctl_kind
+# (and __taskctl_list); fails when there is nothing to offer.
 __taskctl_argument() {
   __taskctl_kind=''
   case $1 in
@@ -158,7 +158,7 @@ __taskctl_argument() {
     'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'auth help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('login' 'status' 'logout'); fi ;;
     'config get') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('base-url' 'output' 'confirm-above' 'auth-scheme' 'request-timeout'); fi ;;
-    'config set') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('base-url' 'output' 'confirm-above' 'auth-scheme' 'request-timeout'); fi ;;
+    'config set') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('base-url' 'output' 'confirm-above' 'auth-scheme' 'request-timeout'); elif (( $2 == 1 )); then case $3 in 'output') __taskctl_kind=choices; __taskctl_list=('table' 'tsv' 'csv' 'json' 'ndjson') ;; 'auth-scheme') __taskctl_kind=choices; __taskctl_list=('x-api-key' 'bearer') ;; esac; fi ;;
     'config unset') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('base-url' 'output' 'confirm-above' 'auth-scheme' 'request-timeout'); fi ;;
     'config help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('get' 'set' 'unset' 'list' 'path'); fi ;;
     'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
@@ -189,18 +189,18 @@ __taskctl_offer() {
 }
 
 _taskctl() {
-  local cur=$PREFIX w cmdpath='' flag='' npos=0 dashdash=0 i
+  local cur=$PREFIX w cmdpath='' flag='' first='' npos=0 dashdash=0 i
   local __taskctl_r='' __taskctl_kind=''
   local -a __taskctl_list
   for ((i = 2; i < CURRENT; i++)); do
     w=${words[i]}
     if [[ -n $flag ]]; then flag=''; continue; fi
-    if ((dashdash)); then npos=$((npos + 1)); continue; fi
+    if ((dashdash)); then ((npos == 0)) && first=$w; npos=$((npos + 1)); continue; fi
     case $w in
       --) dashdash=1 ;;
       --*=*) ;;
       -?*) __taskctl_value "$cmdpath" "$w" && flag=$w ;;
-      *) if ((npos == 0)) && __taskctl_resolve "$cmdpath" "$w"; then cmdpath=$__taskctl_r; else npos=$((npos + 1)); fi ;;
+      *) if ((npos == 0)) && __taskctl_resolve "$cmdpath" "$w"; then cmdpath=$__taskctl_r; else ((npos == 0)) && first=$w; npos=$((npos + 1)); fi ;;
     esac
   done
 
@@ -215,7 +215,7 @@ _taskctl() {
     _describe -t options 'option' __taskctl_list
   elif ((npos == 0 && !dashdash)) && __taskctl_subcommands "$cmdpath" && ((${#__taskctl_list} > 0)); then
     _describe -t commands 'command' __taskctl_list
-  elif __taskctl_argument "$cmdpath" "$npos"; then
+  elif __taskctl_argument "$cmdpath" "$npos" "$first"; then
     __taskctl_offer
   else
     return 1

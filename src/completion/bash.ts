@@ -6,6 +6,7 @@
  */
 import type { CompletionModel, ValueHint } from './model.js';
 import {
+  byFirstCase,
   DYNAMIC_COMMAND,
   globalOptionEntries,
   ownOptionEntries,
@@ -23,6 +24,8 @@ function hintAssignment(fn: string, hint: ValueHint): string {
   switch (hint.kind) {
     case 'choices':
       return `${fn}_kind=choices ${fn}_r=${shQuote(hint.values.join(' '))}`;
+    case 'by-first':
+      return byFirstCase(fn, hint.choices, hintAssignment);
     default:
       return `${fn}_kind=${hint.kind}`;
   }
@@ -105,7 +108,7 @@ export function bashScript(model: CompletionModel): string {
 
   out(
     `_${ident}() {`,
-    "  local i w cur rlword rlprefix value vprefix='' cmdpath='' flag='' npos=0 dashdash=0",
+    "  local i w cur rlword rlprefix value vprefix='' cmdpath='' flag='' first='' npos=0 dashdash=0",
     `  local ${fn}_r='' ${fn}_kind=''`,
     `  local -a ws=() ${fn}_cands=()`,
     "  # bash splits `--output=json` at '=' (COMP_WORDBREAKS): join the pieces again, so each word is a shell word.",
@@ -139,7 +142,7 @@ export function bashScript(model: CompletionModel): string {
     `    ${fn}_kind=choices`,
     `  elif ((npos == 0 && !dashdash)) && ${fn}_subcommands "$cmdpath" && [[ -n $${fn}_r ]]; then`,
     `    ${fn}_kind=choices`,
-    `  elif ! ${fn}_argument "$cmdpath" "$npos"; then`,
+    `  elif ! ${fn}_argument "$cmdpath" "$npos" "$first"; then`,
     '    return 0',
     '  fi',
     `  [[ $${fn}_kind == none ]] && return 0`,

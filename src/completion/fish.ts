@@ -33,6 +33,7 @@ function valueArgs(fn: string, hint: ValueHint): string {
     case 'report':
       return `-x -a ${fishQuote(`(${fn}_report)`)}`;
     case 'none':
+    case 'by-first': // one rule per first argument instead (fishScript)
       return '-x';
   }
 }
@@ -80,10 +81,12 @@ export function fishScript(model: CompletionModel): string {
   out(`        case ${patterns.join(' ')}`, '            return 0', '    end', '    return 1', 'end', '');
 
   out(
-    '# Prints the number of positional arguments, then the command path, for the tokens before the cursor.',
+    '# Prints the number of positional arguments, the command path and the first positional argument, for the tokens',
+    '# before the cursor.',
     `function ${fn}_state`,
     '    set -l tokens (commandline -opc)',
     "    set -l cmdpath ''",
+    "    set -l first ''",
     '    set -l npos 0',
     '    set -l skip 0',
     '    set -l dashdash 0',
@@ -93,6 +96,7 @@ export function fishScript(model: CompletionModel): string {
     '            continue',
     '        end',
     '        if test $dashdash = 1',
+    '            test $npos = 0; and set first $w',
     '            set npos (math $npos + 1)',
     '            continue',
     '        end',
@@ -106,12 +110,14 @@ export function fishScript(model: CompletionModel): string {
     `                if test $npos = 0; and set -l next (${fn}_resolve "$cmdpath" $w)`,
     '                    set cmdpath $next',
     '                else',
+    '                    test $npos = 0; and set first $w',
     '                    set npos (math $npos + 1)',
     '                end',
     '        end',
     '    end',
     '    echo $npos',
     '    echo $cmdpath',
+    '    echo $first',
     'end',
     '',
     '# $argv[1] = command path: succeeds when the words before the cursor are that command (and its flags or arguments).',
@@ -120,12 +126,14 @@ export function fishScript(model: CompletionModel): string {
     '    test "$state[2]" = "$argv[1]"',
     'end',
     '',
-    '# $argv = command path, index[, +]: succeeds when the word at the cursor is that positional argument (or a later one).',
+    '# $argv = command path, index[, + or =[, first]]: succeeds when the word at the cursor is that positional argument',
+    '# (+: or a later one; first: and the first positional argument is that word).',
     `function ${fn}_arg`,
     `    set -l state (${fn}_state)`,
     '    test "$state[2]" = "$argv[1]"; or return 1',
     '    test "$argv[3]" = "+"; and test $state[1] -ge $argv[2]; and return 0',
-    '    test $state[1] -eq $argv[2]',
+    '    test $state[1] -eq $argv[2]; or return 1',
+    '    test -z "$argv[4]"; or test "$state[3]" = "$argv[4]"',
     'end',
     '',
     '# Service names or recent task ids (with a description) from the local cache.',
@@ -163,7 +171,12 @@ export function fishScript(model: CompletionModel): string {
     }
     for (const { index, variadic, hint } of argumentHints(command)) {
       const where = `${fn}_arg ${fishQuote(key)} ${index}${variadic ? ' +' : ''}`;
-      out(`complete -c ${prog} -n ${fishQuote(where)} ${valueArgs(fn, hint)}`);
+      if (hint.kind !== 'by-first') out(`complete -c ${prog} -n ${fishQuote(where)} ${valueArgs(fn, hint)}`);
+      else
+        for (const [first, values] of Object.entries(hint.choices)) {
+          const rule = `${where} = ${fishQuote(first)}`;
+          out(`complete -c ${prog} -n ${fishQuote(rule)} ${valueArgs(fn, { kind: 'choices', values })}`);
+        }
     }
   }
   return text();

@@ -5,7 +5,7 @@
  */
 import { Help, type Command, type Option } from 'commander';
 import { KNOWN_TASK_STATUSES } from '../api/schemas.js';
-import { SETTING_NAMES } from '../core/setting-names.js';
+import { AUTH_SCHEMES, OUTPUT_FORMATS, SETTING_NAMES } from '../core/setting-names.js';
 
 /** What to offer for a flag's value or a positional argument. */
 export type ValueHint =
@@ -18,7 +18,9 @@ export type ValueHint =
   /** Recent task ids from the local completion cache (`taskctl __complete tasks`). */
   | { kind: 'tasks' }
   /** `--report`: `github`, or `junit=` followed by a file. */
-  | { kind: 'report' };
+  | { kind: 'report' }
+  /** Choices that depend on the first positional argument (`config set output <TAB>`); nothing for other values. */
+  | { kind: 'by-first'; choices: Readonly<Record<string, readonly string[]>> };
 
 export interface OptionModel {
   /** Short and long spellings, e.g. `['-o', '--output']`. */
@@ -78,7 +80,10 @@ const ARGUMENT_HINTS: ArgumentHints = {
   watch: [{ kind: 'tasks' }],
   'webhook simulate': [{ kind: 'tasks' }],
   'config get': [{ kind: 'choices', values: SETTING_NAMES }],
-  'config set': [{ kind: 'choices', values: SETTING_NAMES }],
+  'config set': [
+    { kind: 'choices', values: SETTING_NAMES },
+    { kind: 'by-first', choices: { output: OUTPUT_FORMATS, 'auth-scheme': AUTH_SCHEMES } },
+  ],
   'config unset': [{ kind: 'choices', values: SETTING_NAMES }],
 };
 

@@ -127,6 +127,18 @@ export function argumentHints(command: CommandModel): Array<{ index: number; var
 /** How a shell script records a value hint: `fn_kind=...` plus the choices in the shell's own list form. */
 export type HintAssignment = (fn: string, hint: ValueHint) => string;
 
+/** bash and zsh: a `by-first` hint as a case over the first positional argument (`$3` of `fn_argument`). */
+export function byFirstCase(
+  fn: string,
+  choices: Readonly<Record<string, readonly string[]>>,
+  assign: HintAssignment,
+): string {
+  const arms = Object.entries(choices).map(
+    ([first, values]) => `${shQuote(first)}) ${assign(fn, { kind: 'choices', values })} ;;`,
+  );
+  return `case $3 in ${arms.join(' ')} esac`;
+}
+
 /**
  * The `fn_value` and `fn_argument` shell functions (identical in bash and zsh but for how choices are stored, in
  * `listVar`): which kind of value a flag or positional argument takes, per command path.
@@ -152,8 +164,8 @@ export function valueAndArgumentFunctions(
     lines.push(`    *${shQuote(`|${flag}`)}) ${assign(fn, hint)} ;;`);
   lines.push('    *) return 1 ;;', '  esac', '}', '');
   lines.push(
-    `# $1 = command path, $2 = index of the positional argument: sets ${fn}_kind (and ${fn}_${listVar}); fails when there is`,
-    '# nothing to offer.',
+    `# $1 = command path, $2 = index of the positional argument, $3 = the first positional argument: sets ${fn}_kind`,
+    `# (and ${fn}_${listVar}); fails when there is nothing to offer.`,
     `${fn}_argument() {`,
     `  ${fn}_kind=''`,
     '  case $1 in',
@@ -177,12 +189,12 @@ export function valueAndArgumentFunctions(
 export function wordScanBody(fn: string): string[] {
   return [
     "    if [[ -n $flag ]]; then flag=''; continue; fi",
-    '    if ((dashdash)); then npos=$((npos + 1)); continue; fi',
+    '    if ((dashdash)); then ((npos == 0)) && first=$w; npos=$((npos + 1)); continue; fi',
     '    case $w in',
     '      --) dashdash=1 ;;',
     '      --*=*) ;;',
     `      -?*) ${fn}_value "$cmdpath" "$w" && flag=$w ;;`,
-    `      *) if ((npos == 0)) && ${fn}_resolve "$cmdpath" "$w"; then cmdpath=$${fn}_r; else npos=$((npos + 1)); fi ;;`,
+    `      *) if ((npos == 0)) && ${fn}_resolve "$cmdpath" "$w"; then cmdpath=$${fn}_r; else ((npos == 0)) && first=$w; npos=$((npos + 1)); fi ;;`,
     '    esac',
   ];
 }

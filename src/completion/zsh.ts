@@ -6,6 +6,7 @@
  */
 import type { CompletionModel, ValueHint } from './model.js';
 import {
+  byFirstCase,
   DYNAMIC_COMMAND,
   globalOptionEntries,
   ownOptionEntries,
@@ -23,6 +24,8 @@ function hintAssignment(fn: string, hint: ValueHint): string {
   switch (hint.kind) {
     case 'choices':
       return `${fn}_kind=choices; ${fn}_list=(${hint.values.map(shQuote).join(' ')})`;
+    case 'by-first':
+      return byFirstCase(fn, hint.choices, hintAssignment);
     default:
       return `${fn}_kind=${hint.kind}`;
   }
@@ -102,7 +105,7 @@ export function zshScript(model: CompletionModel): string {
 
   out(
     `${main}() {`,
-    "  local cur=$PREFIX w cmdpath='' flag='' npos=0 dashdash=0 i",
+    "  local cur=$PREFIX w cmdpath='' flag='' first='' npos=0 dashdash=0 i",
     `  local ${fn}_r='' ${fn}_kind=''`,
     `  local -a ${fn}_list`,
     '  for ((i = 2; i < CURRENT; i++)); do',
@@ -121,7 +124,7 @@ export function zshScript(model: CompletionModel): string {
     `    _describe -t options 'option' ${fn}_list`,
     `  elif ((npos == 0 && !dashdash)) && ${fn}_subcommands "$cmdpath" && ((\${#${fn}_list} > 0)); then`,
     `    _describe -t commands 'command' ${fn}_list`,
-    `  elif ${fn}_argument "$cmdpath" "$npos"; then`,
+    `  elif ${fn}_argument "$cmdpath" "$npos" "$first"; then`,
     `    ${fn}_offer`,
     '  else',
     '    return 1',

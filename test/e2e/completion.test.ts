@@ -211,6 +211,19 @@ describe.skipIf(!has.bash)('bash', { concurrent: true }, () => {
     expect(await bashComplete('taskctl', 'config', 'get', 'base')).toEqual(['base-url']);
   });
 
+  it("completes a setting's value after config set, for the settings that have a fixed set", async () => {
+    expect(await bashComplete('taskctl', 'config', 'set', 'output', '')).toEqual([
+      'table',
+      'tsv',
+      'csv',
+      'json',
+      'ndjson',
+    ]);
+    expect(await bashComplete('taskctl', '--profile', 'ci', 'config', 'set', 'auth-scheme', 'b')).toEqual(['bearer']);
+    expect(await bashComplete('taskctl', 'config', 'set', 'base-url', '')).toEqual([]);
+    expect(await bashComplete('taskctl', 'config', 'set', 'output', 'json', '')).toEqual([]);
+  });
+
   it('offers nothing for free-text values and items', async () => {
     expect(await bashComplete('taskctl', 'create', 'domain_check_availability', '')).toEqual([]);
     expect(await bashComplete('taskctl', 'wait', '--timeout', '')).toEqual([]);
@@ -303,6 +316,8 @@ describe.skipIf(!has.zsh)('zsh', { concurrent: true }, () => {
     expect(await zshComplete('taskctl', '-o', 'json', 'ls', '--st')).toEqual(['--status']);
     expect(await zshComplete('taskctl', 'create', '-f', '')).toEqual(['<files>']);
     expect(await zshComplete('taskctl', 'wait', '--report', '')).toEqual(['junit=', 'github']);
+    expect(await zshComplete('taskctl', 'config', 'set', 'auth-scheme', '')).toEqual(['x-api-key', 'bearer']);
+    expect(await zshComplete('taskctl', 'config', 'set', 'base-url', '')).toEqual([]);
   });
 });
 
@@ -335,6 +350,8 @@ describe.skipIf(!has.fish)('fish', { concurrent: true }, () => {
       'processing',
     ]);
     expect(await fishComplete('taskctl create domain_check_availability ')).toEqual([]);
+    expect((await fishComplete('taskctl config set auth-scheme ')).sort()).toEqual(['bearer', 'x-api-key']);
+    expect(await fishComplete('taskctl config set base-url ')).toEqual([]);
   });
 });
 
