@@ -21,6 +21,7 @@ import {
 } from './core/settings.js';
 import { colorEnabled, isCI, type Env, type IO } from './output/io.js';
 import { createRedactor, type Redactor } from './output/redact.js';
+import { settleOutcome } from './output/stdout-guard.js';
 import type { Printer } from './output/printer.js';
 import type { OutputFormat } from './output/format.js';
 import { userAgent } from './version.js';
@@ -69,8 +70,20 @@ export class Context {
   private readonly dispatcher: Dispatcher | undefined;
   /** `auth login`, `balance`...: set by main, so that commands creating a profile may name a new one. */
   commandPath = '';
-  /** Set by a command to finish with a non-zero code without an error message (e.g. `wait` outcomes). */
-  exitCode = 0;
+  private outcome = 0;
+
+  /**
+   * Set by a command to finish with a non-zero code without an error message (e.g. `wait` outcomes). Set it before
+   * printing the result: a reader of stdout that goes away meanwhile then ends the run with this code, not 0.
+   */
+  get exitCode(): number {
+    return this.outcome;
+  }
+
+  set exitCode(code: number) {
+    this.outcome = code;
+    settleOutcome(this.io.stdout, code);
+  }
 
   private readonly secrets: string[] = [];
   private redactor: Redactor = (text) => text;

@@ -154,6 +154,7 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   display.finish(result.reason === 'interrupted');
   progress.stop();
   const code = waitExitCode(result.tasks, { allowItemFailures: options.allowItemFailures, reason: result.reason });
+  ctx.exitCode = code; // before anything is printed: a reader of stdout that goes away must not make it 0
   ctx.cache.rememberTasks(result.tasks);
 
   if (!ctx.globals.quiet)
@@ -190,5 +191,4 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   }
   if (options.report?.length && result.reason !== 'interrupted')
     await writeReports(ctx, options.report, await fetchWithItems(api, result.tasks));
-  ctx.exitCode = code;
 }

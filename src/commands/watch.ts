@@ -111,12 +111,14 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
       printer.warn(`${error.message}; retrying`);
     },
   });
+  const code =
+    result.reason === 'interrupted' ? ExitCode.interrupted : waitExitCode(result.tasks, { reason: result.reason });
+  ctx.exitCode = code; // before the last output is flushed: a reader of stdout that goes away must not make it 0
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
   if (result.reason === 'interrupted') {
     if (result.unfinished.length > 0 && ids.length > 0)
       printer.error('interrupted', sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(result.unfinished)));
-    ctx.exitCode = ExitCode.interrupted;
     return;
   }
   if (result.reason === 'timeout')
@@ -124,5 +126,4 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
       `timed out${unknown.unknownStatusNote(result.tasks)}`,
       sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(result.unfinished)),
     );
-  ctx.exitCode = waitExitCode(result.tasks, { reason: result.reason });
 }

@@ -2,6 +2,9 @@
  * What happens when stdout fails. By default a reader that went away (`taskctl list | head -1`) ends the run quietly,
  * as SIGPIPE ends a C tool, and any other write error (a full disk) ends it with one line and exit 1.
  *
+ * A command whose exit code is known before it prints (`wait`'s outcome) settles it first (`settleOutcome`), so the
+ * reader going away ends the run with that code rather than 0.
+ *
  * A command with side effects (create) holds the output instead: the process is not ended under it, so the create in
  * flight finishes and the command itself names on stderr what it created and exits non-zero. The hold count lives on
  * the stream under a global symbol, because boot (dist/boot.cjs) and the commands (dist/taskctl.cjs) are two bundles.
@@ -9,13 +12,23 @@
 import type { OutputStream } from './io.js';
 
 const HOLDS = Symbol.for('taskctl.stdout.holds');
+/** The outcome a command settled on before its last output (`wait`'s 10, say), kept on the stream like the holds. */
+const OUTCOME = Symbol.for('taskctl.stdout.outcome');
 
 interface ErrorSource {
   on: (event: 'error', listener: (error: NodeJS.ErrnoException) => void) => unknown;
   off: (event: 'error', listener: (error: NodeJS.ErrnoException) => void) => unknown;
 }
 
-type Holdable = OutputStream & Partial<ErrorSource> & { [HOLDS]?: number };
+type Holdable = OutputStream & Partial<ErrorSource> & { [HOLDS]?: number; [OUTCOME]?: number };
+
+/**
+ * Records the exit code a command has settled on, so that a reader going away during the output that follows ends the
+ * run with it: `taskctl wait 7 | true` on a failed task stays exit 10, never 0.
+ */
+export function settleOutcome(stream: OutputStream, code: number): void {
+  (stream as Holdable)[OUTCOME] = code;
+}
 
 function isErrorSource(stream: Holdable): stream is Holdable & ErrorSource {
   return typeof stream.on === 'function' && typeof stream.off === 'function';
@@ -31,7 +44,7 @@ export function guardStdout(
     // A holder is finishing a side effect and reports the loss itself.
     if (((stdout as Holdable)[HOLDS] ?? 0) > 0) return;
     if (error.code === 'EPIPE') {
-      exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      exit((stdout as Holdable)[OUTCOME] ?? (typeof process.exitCode === 'number' ? process.exitCode : 0));
       return;
     }
     stderr.write(`error: cannot write the output: ${error.message}\n`);

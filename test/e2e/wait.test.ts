@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
 import { AutoClock } from '../unit/commands/harness.js';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { BIN, runProcess, startWorld, type E2EWorld } from './harness.js';
 
 let world: E2EWorld;
 /** One virtual clock for the sandbox and the command: a wait's sleeps advance the sandbox's work, no real time passes. */
@@ -111,6 +111,28 @@ describe('wait', () => {
     await world.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/tasks', kind: 'non-json', count: 2 });
     const result = await world.inProcess(['wait', String(id), ...FAST], VIRTUAL);
     expect(result.code).toBe(0);
+  });
+});
+
+describe('a reader of stdout that goes away (real pipes)', () => {
+  /** `taskctl ARGS | true` in bash: taskctl's own exit code and stderr. */
+  async function intoTrue(args: string[]): Promise<{ code: number; stderr: string }> {
+    const script = `"${process.execPath}" "${BIN}" ${args.join(' ')} | true; echo "exit=\${PIPESTATUS[0]}" >&2`;
+    const result = await runProcess('bash', ['-c', script], {
+      env: { ...world.env, PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      label: script,
+    });
+    return { code: Number(/exit=(\d+)/.exec(result.stderr)?.[1]), stderr: result.stderr };
+  }
+
+  it('never turns a known failure into exit 0: wait and watch keep 10 and 11', async () => {
+    const failed = await create(['a.com', 'taskfail-x.com']);
+    const itemFailed = await create(['b.com', 'fail-y.com']);
+    expect((await world.inProcess(['wait', String(failed), String(itemFailed), ...FAST], VIRTUAL)).code).toBe(10);
+    expect((await intoTrue(['wait', String(failed)])).code).toBe(10);
+    expect((await intoTrue(['wait', String(itemFailed)])).code).toBe(11);
+    expect((await intoTrue(['watch', String(failed)])).code).toBe(10);
+    expect((await intoTrue(['wait', String(itemFailed), '--allow-item-failures'])).code).toBe(0);
   });
 });
 
