@@ -166,9 +166,12 @@ async function prepareItems(
   return { items: unique, normalised };
 }
 
-/** Price per item, from a short-lived local cache or GET /services. Unknown service → exit 5 before anything is sent. */
-async function pricePerItem(ctx: Context, api: ApiClient, service: string): Promise<number> {
-  const cached = ctx.cache.freshPrices(PRICE_CACHE_MS, api.baseUrl);
+/**
+ * Price per item, from GET /services or, when the price only informs (no --max-cost, no prompt), a short-lived local
+ * cache. Unknown service → exit 5 before anything is sent.
+ */
+async function pricePerItem(ctx: Context, api: ApiClient, service: string, guardsMoney: boolean): Promise<number> {
+  const cached = guardsMoney ? undefined : ctx.cache.freshPrices(PRICE_CACHE_MS, api.baseUrl);
   if (cached?.[service] !== undefined) return cached[service];
   const services: Service[] = await api.listServices();
   ctx.cache.rememberServices(services, api.baseUrl);
@@ -234,8 +237,10 @@ export async function submitItems(
   const { planChunks } = await import('../core/items/index.js');
   const api = await ctx.api();
   const priced: PricedBatch[] = [];
+  // A price that --max-cost or a confirmation relies on is read from the server now, never from the cache.
+  const guardsMoney = options.maxCost !== undefined || (ctx.interactive && options.yes !== true);
   for (const batch of batches) {
-    const price = await pricePerItem(ctx, api, batch.service);
+    const price = await pricePerItem(ctx, api, batch.service, guardsMoney);
     const chunks = planChunks(batch.items, options.chunkSize ?? batch.items.length);
     priced.push({ ...batch, price, estimate: price * batch.items.length, chunks });
   }
@@ -245,6 +250,7 @@ export async function submitItems(
   const chunks = priced.flatMap((batch) => batch.chunks.map((items) => ({ service: batch.service, items })));
   const created = await createChunks(ctx, api, chunks, options, priced.length === 1);
   ctx.printer.success(summary(created));
+  warnAboveMaxCost(ctx, created, options.maxCost);
   if (options.wait) {
     await waitForTasks(
       ctx,
@@ -257,6 +263,21 @@ export async function submitItems(
 export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
   const { items, normalised } = await prepareItems(ctx, service, args, options);
   await submitItems(ctx, [{ service, items }], options, { verb: 'Create', normalised });
+}
+
+/**
+ * What the server charged above --max-cost, when its price changed between the estimate and the create. A warning, not
+ * an error: the tasks exist and are paid for, and a failure code would invite a script to create (and pay) again.
+ */
+function warnAboveMaxCost(ctx: Context, outcomes: readonly Outcome[], maxCost: number | undefined): void {
+  const paid = outcomes.filter((o) => o.how !== 'reused');
+  const charged = paid.reduce((sum, o) => sum + o.task.cost, 0);
+  if (maxCost === undefined || charged <= maxCost) return;
+  const what =
+    paid.length === 1 && paid[0] ? `task ${paid[0].task.id}` : `tasks ${paid.map((o) => o.task.id).join(', ')}`;
+  ctx.printer.warn(
+    `${what} cost ${counted(charged, 'coin')}, above --max-cost ${formatCount(maxCost)} (the price changed after the estimate)`,
+  );
 }
 
 /** `task 41 for 3 items, 15 coins; reused task 36 for 2 items (no coins spent)`: only what was paid for costs coins. */
