@@ -14,6 +14,7 @@ import {
   UnavailableError,
 } from '../errors.js';
 import { API_PREFIX, MAX_JSON_DEPTH } from './constants.js';
+import { neutralise } from '../output/sanitize.js';
 import type { ApiErrorBody } from './schemas.js';
 
 export const AUTH_HINT = 'Run `taskctl auth login`, or set TASKCTL_API_KEY.';
@@ -108,7 +109,8 @@ export function apiError(
   options: { detail?: string; suffix?: string; authHint?: string | undefined } = {},
 ): CliError {
   const kind = classifyApiError(status, body?.code);
-  const serverText = body?.message.trim() ? body.message.trim() : undefined;
+  // One line: a newline in the server's words must not start a line of its own (a forged "error:", a `::` command).
+  const serverText = body?.message.trim() ? neutralise(body.message.trim()) : undefined;
   const statusText = status > 0 ? ` (HTTP ${status}${body?.code ? `, ${body.code}` : ''})` : '';
   const task = /^GET \/tasks\/(\d+)$/.exec(endpoint);
   let detail = options.detail ?? serverText ?? `${DEFAULT_DETAIL[kind]}${statusText}`;

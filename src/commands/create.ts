@@ -22,6 +22,7 @@ import { collect, duration, nonNegativeInt, positiveInt } from './parsers.js';
 import { taskColumns } from './task-columns.js';
 import { addWaitOptions, waitForTasks, type WaitOptions } from './wait.js';
 import { checkReportTargets } from '../report/write.js';
+import { neutralise } from '../output/sanitize.js';
 
 export interface CreateOptions extends SubmitOptions {
   file?: string[];
@@ -181,7 +182,7 @@ async function pricePerItem(ctx: Context, api: ApiClient, service: string, guard
       .map((s) => s.service)
       .filter((name) => name.includes(service) || service.includes(name.split('_')[0] ?? name));
     throw new NotFoundError(
-      `unknown service "${service}"`,
+      `unknown service "${neutralise(service)}"`,
       close.length > 0
         ? `Did you mean ${close.join(', ')}? See \`taskctl services\`.`
         : 'See `taskctl services` for the list.',

@@ -11,6 +11,7 @@ import { countOf } from '../report/plural.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { taskColumns } from './task-columns.js';
+import { neutralise } from '../output/sanitize.js';
 
 export interface WaitOptions {
   /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */
@@ -176,7 +177,7 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     for (const task of result.tasks) {
       if (taskPhase(task) === 'ended')
         ctx.printer.error(
-          `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${task.status}"`}: ${task.error_message ?? 'no reason given'}`,
+          `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
           hint(`See the items: taskctl show ${task.id}`),
         );
       else if (code === ExitCode.itemsFailed && (task.failed_items ?? 0) > 0) {

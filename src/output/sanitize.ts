@@ -9,8 +9,11 @@
 /** Source of the C0 range, DEL and C1 (U+009B is an 8-bit CSI on some terminals): what a terminal may act on. */
 const C0 = '\\u0000-\\u001f';
 const DEL_C1 = '\\u007f-\\u009f';
-/** Bidi embeddings/overrides (U+202A–E) and isolates (U+2066–9): they reorder what the reader sees (Trojan Source). */
-const BIDI = '\\u202a-\\u202e\\u2066-\\u2069';
+/**
+ * Bidi embeddings/overrides (U+202A–E) and isolates (U+2066–9): they reorder what the reader sees (Trojan Source).
+ * With them the line and paragraph separators (U+2028–9), which some readers take for a new line.
+ */
+const BIDI = '\\u2028-\\u202e\\u2066-\\u2069';
 
 /** C0, DEL and C1 controls (no bidi): one such character. Use with `.test`; add the `g` flag yourself to replace. */
 export const CONTROL_CHAR = new RegExp(`[${C0}${DEL_C1}]`);
@@ -21,7 +24,7 @@ const JSON_UNSAFE_CHAR = new RegExp(`[${DEL_C1}${BIDI}]`);
 
 const UNSAFE_ALL = new RegExp(UNSAFE_CHAR.source, 'g');
 // Same, minus \n and \t, which are harmless and carry meaning in messages and CSV fields.
-const UNSAFE_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069]/;
 const UNSAFE_MULTILINE_ALL = new RegExp(UNSAFE_MULTILINE.source, 'g');
 const CONTROL_ALL = new RegExp(CONTROL_CHAR.source, 'g');
 const JSON_UNSAFE_ALL = new RegExp(JSON_UNSAFE_CHAR.source, 'g');
