@@ -91,6 +91,9 @@ async function resolveIds(ctx: Context, args: string[]): Promise<number[]> {
   return [...new Set(ids)];
 }
 
+/** How long the items of the waited tasks may take to read for `--report`, after the wait ended. */
+const REPORT_READ_BUDGET_MS = 60_000;
+
 /** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
 export async function waitForTasks(ctx: Context, ids: number[], options: WaitOptions): Promise<void> {
   const start = ctx.clock.now();
@@ -191,5 +194,12 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     }
   }
   if (options.report?.length && result.reason !== 'interrupted')
-    await writeReports(ctx, options.report, await fetchWithItems(api, result.tasks));
+    // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
+    await writeReports(
+      ctx,
+      options.report,
+      await fetchWithItems(await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS }), result.tasks, (text) =>
+        ctx.printer.warn(text),
+      ),
+    );
 }

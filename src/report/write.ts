@@ -8,7 +8,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import type { ApiClient } from '../api/client.js';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 
 export type ReportSpec = { kind: 'junit'; path: string } | { kind: 'github' };
 
@@ -43,10 +43,29 @@ export function reportOption(): Option {
   });
 }
 
-/** Each task once more with GET /tasks/:id, for its items (polling reads task summaries only). */
-export async function fetchWithItems(api: Pick<ApiClient, 'getTask'>, tasks: readonly Task[]): Promise<Task[]> {
+/**
+ * Each task once more with GET /tasks/:id, for its items (polling reads task summaries only). A task that cannot be
+ * read goes into the report as the wait last saw it, with a warning: the report must not cost the outcome's exit code.
+ */
+export async function fetchWithItems(
+  api: Pick<ApiClient, 'getTask'>,
+  tasks: readonly Task[],
+  warn: (message: string) => void,
+): Promise<Task[]> {
   const full: Task[] = [];
-  for (const task of tasks) full.push(task.items ? task : await api.getTask(task.id));
+  for (const task of tasks) {
+    if (task.items) {
+      full.push(task);
+      continue;
+    }
+    try {
+      full.push(await api.getTask(task.id));
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      warn(`could not read the items of task ${task.id} for the report (${error.message}); it has its counts only`);
+      full.push(task);
+    }
+  }
   return full;
 }
 

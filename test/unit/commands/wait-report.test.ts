@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ORIGIN, mockApi, runTaskctl } from './harness.js';
+import { AutoClock, ORIGIN, T0, mockApi, runTaskctl } from './harness.js';
 
 let dir = '';
 beforeEach(() => {
@@ -86,5 +86,44 @@ describe('wait --report: a report that cannot be written at the end', () => {
     expect(result.code).toBe(11);
     expect(result.stderr).toMatch(new RegExp(`warning: could not write the report to ${join(reports, 'x.xml')}: `));
     expect(result.stderr).not.toMatch(/^error:/m);
+  });
+});
+
+describe('wait --report when the wait timed out', () => {
+  it('still writes the report (the items are read after the deadline) and exits 124', async () => {
+    const api = mockApi();
+    const running = { ...task, status: 'processing', completed_items: 1, failed_items: 0, items: undefined };
+    api.reply('GET', /^\/tasks/, 200, { success: true, data: running }, { times: 1000 });
+    const path = join(dir, 'x.xml');
+    const result = await runTaskctl(['wait', '5', '--timeout', '2s', '--report', `junit=${path}`, '-q'], { api });
+    expect(result.stderr).not.toMatch(/deadline had passed/);
+    expect(result.code).toBe(124);
+    expect(readFileSync(path, 'utf8')).toContain('<testsuite');
+  });
+
+  it('a report whose items cannot be read is written from what the wait saw, with a warning; the exit stays 124', async () => {
+    const api = mockApi();
+    const running = { ...task, status: 'processing', completed_items: 1, failed_items: 0, items: undefined };
+    const clock = new AutoClock();
+    api.agent
+      .get(ORIGIN)
+      .intercept({ method: 'GET', path: (p: string) => p.startsWith('/api/v1/tasks') })
+      .reply(() =>
+        // Every read once the wait has timed out fails: the server is gone.
+        clock.now() >= T0 + 2000
+          ? { statusCode: 404, data: JSON.stringify({ success: false, error: { code: 'not_found', message: 'gone' } }) }
+          : {
+              statusCode: 200,
+              data: JSON.stringify({ success: true, data: running }),
+              responseOptions: { headers: { 'content-type': 'application/json' } },
+            },
+      )
+      .persist();
+    const path = join(dir, 'y.xml');
+    const args = ['wait', '5', '--timeout', '2s', '--report', `junit=${path}`, '-q'];
+    const result = await runTaskctl(args, { api, clock });
+    expect(result.code).toBe(124);
+    expect(result.stderr).toMatch(/warning: could not read the items of task 5 for the report/);
+    expect(readFileSync(path, 'utf8')).toContain('<testsuite');
   });
 });
