@@ -252,13 +252,30 @@ export async function submitItems(
   const created = await createChunks(ctx, api, chunks, options, priced.length === 1);
   ctx.printer.success(summary(created));
   warnAboveMaxCost(ctx, created, options.maxCost);
+  const short = warnDroppedItems(ctx, created);
   if (options.wait) {
     await waitForTasks(
       ctx,
       created.map((c) => c.task.id),
       options as WaitOptions,
     );
+    // Items the server never took cannot have completed: however the tasks ended, that is not a clean success.
+    if (short && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
   }
+}
+
+/** Tasks that hold fewer items than were sent (api-spec: total_items is the number submitted); true if any. */
+function warnDroppedItems(ctx: Context, outcomes: readonly Outcome[]): boolean {
+  let any = false;
+  for (const { task, how, items } of outcomes) {
+    if (how === 'reused' || task.total_items >= items) continue;
+    any = true;
+    const dropped = items - task.total_items;
+    ctx.printer.warn(
+      `task ${task.id} holds ${formatCount(task.total_items)} of the ${counted(items, 'item')} sent: ${counted(dropped, 'item')} ${dropped === 1 ? 'was' : 'were'} dropped by the server`,
+    );
+  }
+  return any;
 }
 
 export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
