@@ -105,6 +105,11 @@ export function itemRecord(item: ItemLike): Record<string, unknown> {
   return out;
 }
 
+/** A record's own field, or '' (a data field named `toString` must not find Object.prototype's in a row without it). */
+function field(row: FlatRecord, key: string): string {
+  return Object.hasOwn(row, key) ? (row[key] ?? '') : '';
+}
+
 /** The union of the records' keys, in first-seen order: stable columns for rows with differing shapes. */
 export function collectColumns(rows: readonly FlatRecord[]): string[] {
   const seen = new Set<string>();
@@ -139,7 +144,7 @@ export function exportItems(all: readonly ItemLike[], keep: (item: ItemLike) => 
     rows.push(row);
     records.push(itemRecord(item));
   });
-  const columns = keys.map((key): Column<FlatRecord> => ({ header: key, key, value: (row) => row[key] ?? '' }));
+  const columns = keys.map((key): Column<FlatRecord> => ({ header: key, key, value: (row) => field(row, key) }));
   return { keys, rows, columns, records };
 }
 
@@ -183,7 +188,7 @@ export function exportTaskItems(
   const columns = keys.map((key): Column<FlatRecord> => ({
     header: key,
     key,
-    value: (row) => row[key] ?? '',
+    value: (row) => field(row, key),
     // Results and errors are free text a narrow terminal may cut; ids, targets and statuses stay whole.
     ...(fixed.has(key) ? {} : { truncate: true }),
     ...(key === 'task' ? { align: 'right' as const } : {}),

@@ -3,6 +3,7 @@ import {
   CELL_JSON_DEPTH,
   collectColumns,
   exportItems,
+  exportTaskItems,
   FLATTEN_DEPTH,
   flattenData,
   itemRecord,
@@ -78,6 +79,20 @@ describe('exportItems', () => {
       'data.status': 'weird',
       error: '',
     });
+  });
+
+  it("fills a gap with an empty field even when the field's name is one of Object.prototype's", async () => {
+    const odd: Array<{ target: string; status: string; data: Record<string, unknown> }> = [
+      { target: 'a.com', status: 'completed', data: { toString: 'x', constructor: 'y', valueOf: 1 } },
+      { target: 'b.com', status: 'completed', data: {} },
+    ];
+    for (const { columns, rows } of [exportItems(odd), exportTaskItems([{ id: 1, items: odd }])]) {
+      const memory = createMemoryIO();
+      const printer = createPrinter({ io: memory.io, format: 'csv', color: false });
+      await printer.list(rows, columns);
+      expect(memory.stdout.text()).not.toContain('function');
+      expect(memory.stdout.text()).toMatch(/b\.com,completed,,,,\n$/);
+    }
   });
 
   it('gives printer columns that keep dotted names in the CSV header and fill gaps with empty fields', async () => {
