@@ -144,10 +144,13 @@ export function unknownStatusWarner(warn: (message: string) => void): (task: Tas
   return (task) => {
     if (isKnownTaskStatus(task.status) || seen.has(task.status)) return;
     seen.add(task.status);
+    const phase = taskPhase(task);
     const meaning =
-      taskPhase(task) === 'ended'
+      phase === 'ended'
         ? 'taskctl reads it as ended without completing (wait exits 10)'
-        : 'taskctl reads it as still running (no finish time yet)';
+        : phase === 'completed'
+          ? 'taskctl reads it as completed'
+          : 'taskctl reads it as still running (no finish time yet)';
     warn(`task ${task.id} has status "${task.status}", which the API spec does not list; ${meaning}`);
   };
 }

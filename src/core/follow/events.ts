@@ -19,7 +19,7 @@ export function platformOf(service: string): string {
 /**
  * The event for the task's current status, or undefined for states with no event (`pending`, unknown strings).
  * Defaults: item counts from the task or its items, else 0 (a failed task's unknown failures are the items not
- * completed); `started_at`/`completed_at`/`failed_at` the observation time `now` when unknown; keys in the spec's order.
+ * completed; a completed task's unknown completions are not claimed); `started_at`/`completed_at`/`failed_at` the observation time `now` when unknown; keys in the spec's order.
  */
 export function toWebhookEvent(task: Task, now: number): WebhookEvent | undefined {
   const timestamp = new Date(now).toISOString();
@@ -27,7 +27,8 @@ export function toWebhookEvent(task: Task, now: number): WebhookEvent | undefine
   const completed = completedItemCount(task);
   const failed = failedItemCount(task);
   let event: WebhookEvent;
-  switch (task.status) {
+  // Read like task-state.ts reads it (`COMPLETED` is completed), so watch's events agree with wait's exit code.
+  switch (task.status.toLowerCase()) {
     case 'processing':
       event = {
         event: 'processing',
@@ -48,6 +49,7 @@ export function toWebhookEvent(task: Task, now: number): WebhookEvent | undefine
       break;
     case 'completed': {
       const failedItems = failed ?? 0;
+      // Unknown counts stay 0: a completed event must not claim items completed that nobody saw (wait exits 11 then).
       event = {
         event: 'completed',
         timestamp,
@@ -57,7 +59,7 @@ export function toWebhookEvent(task: Task, now: number): WebhookEvent | undefine
           platform,
           status: 'completed',
           total_items: task.total_items,
-          completed_items: completed ?? Math.max(0, task.total_items - failedItems),
+          completed_items: completed ?? 0,
           failed_items: failedItems,
           cost: task.cost,
           created_at: task.created_at,

@@ -82,9 +82,14 @@ describe('toWebhookEvent', () => {
     expect('items' in event!.task).toBe(false);
   });
 
-  it('completed without any counts: all items completed, none failed', () => {
+  it('completed without any counts claims no completed item (nobody saw one; wait exits 11 for it)', () => {
     const event = toWebhookEvent({ ...base, status: 'completed', completed_at: null }, NOW);
-    expect(event?.task).toMatchObject({ completed_items: 10, failed_items: 0, completed_at: NOW_ISO });
+    expect(event?.task).toMatchObject({ completed_items: 0, failed_items: 0, completed_at: NOW_ISO });
+  });
+
+  it('reads the status as task-state does: COMPLETED is the completed event', () => {
+    const event = toWebhookEvent({ ...base, status: 'COMPLETED', completed_items: 10, failed_items: 0 }, NOW);
+    expect(event).toMatchObject({ event: 'completed', task: { status: 'completed', completed_items: 10 } });
   });
 
   it('failed: error message and failed_at, counts from the server', () => {

@@ -76,4 +76,14 @@ describe('unknownStatusWarner', () => {
     expect(warnings[0]).toMatch(/"archived".*ended/);
     expect(warnings[1]).toMatch(/"cancelled".*ended/);
   });
+
+  it('says a differently written completed is read as completed, not as still running', () => {
+    const warnings: string[] = [];
+    unknownStatusWarner((message) => warnings.push(message))(
+      task({ status: 'COMPLETED', completed_at: '2025-01-01T00:01:00Z' }),
+    );
+    expect(warnings).toEqual([
+      'task 1 has status "COMPLETED", which the API spec does not list; taskctl reads it as completed',
+    ]);
+  });
 });
