@@ -1,7 +1,7 @@
 import { text } from 'node:stream/consumers';
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
 import { taskPhase, unknownStatusWarner } from '../core/task-state.js';
 import { checkReportTargets, fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
@@ -171,19 +171,15 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
     ctx.printer.error('interrupted', hint(stillRunningMessage(result.unfinished, resumeFlags)));
-  } else if (result.reason === 'timeout') {
-    ctx.printer.error(
-      `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
-      hint(stillRunningMessage(result.unfinished, resumeFlags)),
-    );
   } else {
+    // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
     for (const task of result.tasks) {
       if (taskPhase(task) === 'ended')
         ctx.printer.error(
           `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
           hint(`See the items: taskctl show ${task.id}`),
         );
-      else if (code === ExitCode.itemsFailed && (task.failed_items ?? 0) > 0) {
+      else if (!options.allowItemFailures && taskPhase(task) === 'completed' && (task.failed_items ?? 0) > 0) {
         const failed = countOf(task.failed_items ?? 0, 'failed item');
         ctx.printer.warn(
           ctx.ephemeralSandbox
@@ -192,6 +188,11 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
         );
       }
     }
+    if (result.reason === 'timeout')
+      ctx.printer.error(
+        `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
+        hint(stillRunningMessage(result.unfinished, resumeFlags)),
+      );
   }
   if (options.report?.length && result.reason !== 'interrupted')
     // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
