@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { UnavailableError, UsageError } from '../errors.js';
 import { counted } from '../core/items/clean.js';
-import { isTerminal, itemOutcome } from '../core/task-state.js';
+import { isTerminal, itemOutcome, taskSucceeded } from '../core/task-state.js';
 import { examples, type RunAction } from './help-text.js';
 import { addSpendOptions, submitItems, type Batch, type SubmitOptions } from './create.js';
 import { duration } from './parsers.js';
@@ -102,6 +102,18 @@ export async function runRetry(ctx: Context, ids: number[], options: RetryOption
     const items = itemsToRetry(task);
     if (items.length === 0) continue;
     batches.set(task.service, [...(batches.get(task.service) ?? []), ...items]);
+  }
+  // The server's counts say items did not complete, but it lists none of them: there is nothing to send, and saying
+  // "nothing to retry" (exit 0) would call a failure done.
+  const hidden = tasks.filter(
+    (task) => (task.items?.length ?? 0) < task.total_items && !taskSucceeded(task) && itemsToRetry(task).length === 0,
+  );
+  if (batches.size === 0 && hidden.length > 0) {
+    const hiddenIds = hidden.map((task) => task.id);
+    throw new UnavailableError(
+      `${taskList(hiddenIds)} ${hidden.length === 1 ? 'reports items that did not complete but does' : 'report items that did not complete but do'} not list them: nothing can be retried`,
+      `See what the server lists: taskctl show ${hiddenIds.join(' ')}`,
+    );
   }
   if (batches.size === 0) {
     ctx.printer.info(
