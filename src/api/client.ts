@@ -174,7 +174,7 @@ export interface ApiClient {
    * POST /tasks. Retried only when the request provably never reached the server, or on 429. When it may have
    * reached the server and the outcome is unknown, throws `AmbiguousCreateError`: reconcile, never resend blindly.
    */
-  createTask: (req: CreateTaskRequest) => Promise<Task>;
+  createTask: (req: CreateTaskRequest, onSend?: () => void) => Promise<Task>;
   /** GET /tasks?page=&per_page= (server defaults when omitted). */
   listTasks: (q?: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id, with item results. */
@@ -257,6 +257,8 @@ interface RequestSpec<T> {
   raw?: boolean | undefined;
   /** Receives each attempt's response (undefined after a transport failure), so `request` can return the last one. */
   seen?: { last?: ResponseExchange | undefined };
+  /** Called as an attempt leaves (after the rate-limit wait): before it, nothing can have reached the server. */
+  onSend?: (() => void) | undefined;
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -374,6 +376,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             );
           }, cutAfterMs);
     try {
+      spec.onSend?.();
       const response = await dispatcher.request({
         origin,
         path,
@@ -474,10 +477,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       async getBalance() {
         return (await call({ method: 'GET', path: '/balance', schema: BalanceResponseSchema }, deadline)).data;
       },
-      async createTask(req) {
+      async createTask(req, onSend) {
         // Only the documented fields go on the wire.
         const body = { service: req.service, items: req.items };
-        return (await call({ method: 'POST', path: '/tasks', body, schema: CreateTaskResponseSchema }, deadline)).data;
+        const spec = { method: 'POST' as const, path: '/tasks', body, schema: CreateTaskResponseSchema, onSend };
+        return (await call(spec, deadline)).data;
       },
       async listTasks(q = {}) {
         const query = { page: q.page, per_page: q.perPage };

@@ -548,9 +548,18 @@ async function createOne(
     );
   }
   const { AmbiguousCreateError } = await import('../api/client.js');
+  const post = { sent: false };
   try {
-    return { task: await api.createTask({ service, items }), how: 'created', items: items.length };
+    const task = await api.createTask({ service, items }, () => (post.sent = true));
+    return { task, how: 'created', items: items.length };
   } catch (error) {
+    // Ctrl-C while the POST waited for the rate limit: it never left, so nothing can have been created.
+    if (ctx.signal.aborted && !post.sent) {
+      throw new InterruptedError(
+        `interrupted before sending ${what}: nothing was created for it`,
+        'Re-run the same command to create it.',
+      );
+    }
     if (ctx.signal.aborted) {
       throw new InterruptedError(
         `interrupted while creating a ${service} task for ${counted(items.length, 'item')}: it may have been created`,

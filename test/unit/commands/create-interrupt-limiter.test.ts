@@ -1,0 +1,43 @@
+/** Ctrl-C while the POST waits for the rate limit: it never left, so the message says nothing was created. */
+import { expect, it } from 'vitest';
+import { AutoClock, mockApi, runTaskctl } from './harness.js';
+
+const S = 'domain_check_availability';
+
+/** Presses Ctrl-C (aborts the run's signal) at the first wait of at least `atMs`. */
+class CtrlCAt extends AutoClock {
+  constructor(
+    private readonly controller: AbortController,
+    private readonly atMs: number,
+  ) {
+    super();
+  }
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+    return super.sleep(ms, signal);
+  }
+}
+
+it('Ctrl-C during the rate-limit wait before the POST: exit 130, nothing created, no "may have been created"', async () => {
+  const api = mockApi();
+  api.reply('GET', '/services', 200, {
+    success: true,
+    data: [{ service: S, display_name: 'Domain check', description: 'x', pricing: 1, currency: 'coins' }],
+    meta: { total: 1, currency: 'coins' },
+  });
+  // The snapshot spends the last request of the window: the POST must wait about 30 s for the next one.
+  api.reply(
+    'GET',
+    /^\/tasks\?/,
+    200,
+    { success: true, data: [], meta: { current_page: 1, total_pages: 1, total_count: 0, per_page: 100 } },
+    { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' } },
+  );
+  const controller = new AbortController();
+  const clock = new CtrlCAt(controller, 5_000);
+  const result = await runTaskctl(['create', S, 'a.com', '-q'], { api, clock, signal: controller.signal });
+  expect(result.code).toBe(130);
+  expect(result.stderr).toMatch(/interrupted before sending the task: nothing was created for it/);
+  expect(result.stderr).not.toMatch(/may have been created/);
+  expect(api.calls).not.toContain('POST /tasks');
+});
