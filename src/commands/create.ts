@@ -603,7 +603,9 @@ async function createOne(
         ? `several new tasks match (${result.ids.join(', ')}): at most one of them is this request's`
         : result.kind === 'unproven'
           ? `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`
-          : 'no new matching task was found';
+          : result.kind === 'unread'
+            ? 'the task list could not be read to find out'
+            : 'no new matching task was found';
     throw new CreateUnknownError(
       `the create request may have created a task, and ${found}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
       listHint(service),

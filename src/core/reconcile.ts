@@ -45,6 +45,8 @@ export const MAX_SCAN_PAGES = 10;
 export type MatchResult =
   | { kind: 'found'; task: Task }
   | { kind: 'none' }
+  /** No scan could read the task list: nothing is known either way. */
+  | { kind: 'unread' }
   | { kind: 'ambiguous'; ids: number[] }
   | { kind: 'unproven'; ids: number[] };
 
@@ -279,7 +281,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   const { clock, signal } = options;
   const until = options.failedAtMs + reconcileWindowMs(options);
   const delays = [...RECONCILE_SCHEDULE_MS];
-  let last: MatchResult = { kind: 'none' };
+  let last: MatchResult = { kind: 'unread' };
   for (let i = 0; ; i++) {
     const delay = delays[i] ?? Math.min(LATE_SCAN_INTERVAL_MS, until - clock.now());
     if (i >= delays.length && delay <= 0) return last;
@@ -291,6 +293,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
       if (signal?.aborted) throw error;
       continue;
     }
+    if (last.kind === 'unread') last = { kind: 'none' };
     // A match once seen stays the answer unless more appear (a later scan failing to list it proves nothing).
     if (scan.kind !== 'none') last = scan;
     if (last.kind === 'ambiguous' || (last.kind !== 'none' && options.timedOut !== true)) return last;

@@ -187,6 +187,20 @@ describe('reconcileCreate', () => {
     expect(clock.slept.reduce((a, b) => a + b, 0)).toBe(10_000);
   });
 
+  it('says so when no scan could read the task list at all (unread), rather than that nothing matched', async () => {
+    const r = reader([], { failFirst: 1000, offset: 0 });
+    const result = await reconcileCreate(r, {
+      service: 'svc',
+      items: ['a'],
+      sentAtMs: NOW - 50,
+      failedAtMs: NOW,
+      before: EMPTY,
+      clock: virtualClock(),
+    });
+    expect(result).toEqual({ kind: 'unread' });
+    expect(r.lists).toBe(4);
+  });
+
   it('waits out a timed-out request for as long again: a POST committed 40 s late is still found', async () => {
     const clock = virtualClock();
     const tasks: Task[] = [];
