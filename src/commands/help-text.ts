@@ -17,7 +17,7 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [3, 'invalid input data (items file, server validation_error); nothing was sent or created'],
   [4, 'authentication: no key configured, 401 unauthorized or 403'],
   [5, 'not found: task or service'],
-  [6, 'insufficient balance, or --max-cost would be exceeded; nothing was created'],
+  [6, 'insufficient balance, or --max-cost would be exceeded; nothing (more) was created'],
   [7, 'rate limited, still limited after retries or the deadline'],
   [8, 'service unavailable: network error, timeout, 5xx or malformed response, after retries'],
   [9, 'create outcome unknown: a task may have been created (run the printed `taskctl list` command)'],
