@@ -156,6 +156,9 @@ describe('scanRecent', () => {
   });
 });
 
+/** A create of one item whose request failed 50 ms after it was sent, with an empty complete snapshot. */
+const FAILED_FAST = { service: 'svc', items: ['a'], sentAtMs: NOW - 50, failedAtMs: NOW, before: EMPTY };
+
 describe('reconcileCreate', () => {
   it('keeps scanning while the service fails or the task has not appeared yet', async () => {
     const r = reader([task(7, 'svc', ['a'])], { failFirst: 1, appearAfter: 2, offset: 0 });
@@ -175,28 +178,14 @@ describe('reconcileCreate', () => {
   it('gives up after about 10 s when the request failed fast', async () => {
     const r = reader([], { offset: 0 });
     const clock = virtualClock();
-    const result = await reconcileCreate(r, {
-      service: 'svc',
-      items: ['a'],
-      sentAtMs: NOW - 50,
-      failedAtMs: NOW,
-      before: EMPTY,
-      clock,
-    });
+    const result = await reconcileCreate(r, { ...FAILED_FAST, clock });
     expect(result).toEqual({ kind: 'none' });
     expect(clock.slept.reduce((a, b) => a + b, 0)).toBe(10_000);
   });
 
   it('says so when no scan could read the task list at all (unread), rather than that nothing matched', async () => {
     const r = reader([], { failFirst: 1000, offset: 0 });
-    const result = await reconcileCreate(r, {
-      service: 'svc',
-      items: ['a'],
-      sentAtMs: NOW - 50,
-      failedAtMs: NOW,
-      before: EMPTY,
-      clock: virtualClock(),
-    });
+    const result = await reconcileCreate(r, { ...FAILED_FAST, clock: virtualClock() });
     expect(result).toEqual({ kind: 'unread' });
     expect(r.lists).toBe(4);
   });
