@@ -52,6 +52,16 @@ function dataKey(name: string): string {
 }
 
 /**
+ * Sets an own field, whatever its name: a plain assignment of `__proto__` (a key a server may send) would replace the
+ * object's prototype instead and drop the field.
+ */
+function setField<T>(record: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__')
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value; // the common case stays a plain (fast) assignment
+}
+
+/**
  * `{available: true, whois: {registrar: "X"}, emails: ["a", "b"], records: [{...}]}` →
  * `{available: "true", "whois.registrar": "X", emails: "a;b", records: "[{...}]"}`; `[1, 2]` or `"text"` →
  * `{data: "[1,2]"}` / `{data: "\"text\""}`; null → `{}`. An empty nested object keeps its key with an empty value.
@@ -64,16 +74,16 @@ export function flattenData(data: unknown): FlatRecord {
     return out;
   }
   const visit = (value: unknown, key: string, depth: number) => {
-    if (Array.isArray(value)) out[key] = arrayText(value);
+    if (Array.isArray(value)) setField(out, key, arrayText(value));
     else if (isPlainObject(value)) {
       if (depth >= FLATTEN_DEPTH) {
-        out[key] = cellJson(value, CELL_JSON_DEPTH);
+        setField(out, key, cellJson(value, CELL_JSON_DEPTH));
         return;
       }
       const names = Object.keys(value);
-      if (names.length === 0) out[key] = '';
+      if (names.length === 0) setField(out, key, '');
       for (const name of names) visit(value[name], `${key}.${name}`, depth + 1);
-    } else out[key] = isScalar(value) ? scalarText(value) : cellJson(value, CELL_JSON_DEPTH);
+    } else setField(out, key, isScalar(value) ? scalarText(value) : cellJson(value, CELL_JSON_DEPTH));
   };
   for (const name of Object.keys(data)) visit(data[name], dataKey(name), 1);
   return out;
@@ -98,10 +108,10 @@ function flattenItem(item: ItemLike): FlatRecord {
 export function itemRecord(item: ItemLike): Record<string, unknown> {
   const { target, status, data, error, ...rest } = item as ItemLike & Record<string, unknown>;
   const out: Record<string, unknown> = { target, status };
-  if (isPlainObject(data)) for (const name of Object.keys(data)) out[dataKey(name)] = data[name];
+  if (isPlainObject(data)) for (const name of Object.keys(data)) setField(out, dataKey(name), data[name]);
   else if (data !== null && data !== undefined) out.data = data;
   out.error = error ?? null;
-  for (const name of Object.keys(rest)) out[Object.hasOwn(out, name) ? `item.${name}` : name] = rest[name];
+  for (const name of Object.keys(rest)) setField(out, Object.hasOwn(out, name) ? `item.${name}` : name, rest[name]);
   return out;
 }
 
@@ -158,7 +168,7 @@ export interface TaskItemsLike {
 function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown> {
   const out: Record<string, unknown> = { task: taskId };
   const record = itemRecord(item);
-  for (const name of Object.keys(record)) out[name === 'task' ? 'item.task' : name] = record[name];
+  for (const name of Object.keys(record)) setField(out, name === 'task' ? 'item.task' : name, record[name]);
   return out;
 }
 

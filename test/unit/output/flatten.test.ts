@@ -81,6 +81,17 @@ describe('exportItems', () => {
     });
   });
 
+  it('keeps a data field named __proto__ as a field in csv and ndjson (a plain assignment would drop it)', () => {
+    const data = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as Record<string, unknown>;
+    const item = { target: 'a.com', status: 'completed', data };
+    const { keys, records } = exportItems([item]);
+    expect(keys).toEqual(['target', 'status', '__proto__.polluted', 'x', 'error']);
+    expect(JSON.stringify(records[0])).toBe(
+      '{"target":"a.com","status":"completed","__proto__":{"polluted":true},"x":1,"error":null}',
+    );
+    expect(Object.getPrototypeOf(records[0])).toBe(Object.prototype);
+  });
+
   it("fills a gap with an empty field even when the field's name is one of Object.prototype's", async () => {
     const odd: Array<{ target: string; status: string; data: Record<string, unknown> }> = [
       { target: 'a.com', status: 'completed', data: { toString: 'x', constructor: 'y', valueOf: 1 } },
