@@ -36,6 +36,8 @@ export interface CreateOptions extends SubmitOptions {
 
 /** Prices are fetched with GET /services and reused for this long (one request saved per create in a loop). */
 const PRICE_CACHE_MS = 5 * 60_000;
+/** How long the last reconciliation scan may take past the window's end. */
+const RECONCILE_SCAN_GRACE_MS = 2_000;
 /** Time allowed for the task listing taken before each POST (both tries together). */
 const SNAPSHOT_BUDGET_MS = 1000;
 
@@ -576,7 +578,10 @@ async function createOne(
       const { errorCode, TIMEOUT_CODES, DEADLINE_CODE } = await import('../api/retry.js');
       const code = errorCode(error.cause);
       const timedOut = code !== undefined && (TIMEOUT_CODES.has(code) || code === DEADLINE_CODE);
-      result = await reconcile.reconcileCreate(api, {
+      // Each scan's reads are retried by the client; the deadline keeps those retries inside the window (with a short
+      // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20.
+      const scans = api.withDeadline(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS);
+      result = await reconcile.reconcileCreate(scans, {
         ...attempt,
         failedAtMs,
         timedOut,

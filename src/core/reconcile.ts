@@ -272,7 +272,7 @@ export function reconcileWindowMs(options: Pick<ReconcileOptions, 'sentAtMs' | '
 }
 
 /**
- * After an ambiguous create: scans on the schedule, then every 5 s until the request's own time in flight has been
+ * After an ambiguous create: scans on the schedule (counted from the failure), then every 5 s until the request's own time in flight has been
  * waited out again. Stops at the first scan with one or more matches (two or more are never resolved by guessing),
  * except after a timeout, when one match is watched to the window's end (see `timedOut`).
  * A scan that fails (the service may still be failing) is retried at the next point; an abort is thrown at once.
@@ -282,9 +282,19 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   const until = options.failedAtMs + reconcileWindowMs(options);
   const delays = [...RECONCILE_SCHEDULE_MS];
   let last: MatchResult = { kind: 'unread' };
+  // The schedule counts from the failure, not from the end of the previous scan: slow scans (a list read that keeps
+  // failing and is retried) must not push the later ones, and the verdict, past the window.
+  let scheduledAt = options.failedAtMs;
   for (let i = 0; ; i++) {
-    const delay = delays[i] ?? Math.min(LATE_SCAN_INTERVAL_MS, until - clock.now());
-    if (i >= delays.length && delay <= 0) return last;
+    const step = delays[i];
+    let delay: number;
+    if (step !== undefined) {
+      scheduledAt += step;
+      delay = scheduledAt - clock.now();
+    } else {
+      delay = Math.min(LATE_SCAN_INTERVAL_MS, until - clock.now());
+      if (delay <= 0) return last;
+    }
     if (delay > 0) await clock.sleep(delay, signal);
     let scan: MatchResult;
     try {

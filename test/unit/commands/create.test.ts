@@ -107,7 +107,7 @@ describe('Ctrl-C keeps the message', () => {
     const { runTaskctl } = await import('./harness.js');
     const result = await runTaskctl(['create', S, 'a.com', '-q'], {
       env: world.env,
-      clock: new InterruptingClock(controller, 2000),
+      clock: new InterruptingClock(controller, 1500),
       signal: controller.signal,
     });
     expect(result.code).toBe(130);
