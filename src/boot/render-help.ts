@@ -29,8 +29,8 @@ export function* commandPaths(command: Command, path: string[] = []): Generator<
   for (const sub of command.commands) yield* commandPaths(sub, [...path, sub.name()]);
 }
 
-/** `columns` undefined: stdout is not a terminal (commander's width is then 80). */
-async function render(main: typeof Main, path: string[], columns: number | undefined): Promise<string> {
+/** `COMMAND --help` as commander prints it; `columns` undefined: stdout is not a terminal (commander's width is 80). */
+export async function render(main: typeof Main, path: string[], columns: number | undefined): Promise<string> {
   const memory = createMemoryIO(columns === undefined ? {} : { stdoutTTY: true, columns });
   const code = await main([...path, '--help'], {
     io: memory.io,

@@ -1,6 +1,6 @@
 /** Ctrl-C while the POST waits for the rate limit: it never left, so the message says nothing was created. */
 import { expect, it } from 'vitest';
-import { AutoClock, mockApi, runTaskctl } from './harness.js';
+import { AutoClock, mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
 
 const S = 'domain_check_availability';
 
@@ -20,19 +20,9 @@ class CtrlCAt extends AutoClock {
 
 it('Ctrl-C during the rate-limit wait before the POST: exit 130, nothing created, no "may have been created"', async () => {
   const api = mockApi();
-  api.reply('GET', '/services', 200, {
-    success: true,
-    data: [{ service: S, display_name: 'Domain check', description: 'x', pricing: 1, currency: 'coins' }],
-    meta: { total: 1, currency: 'coins' },
-  });
+  replyServices(api);
   // The snapshot spends the last request of the window: the POST must wait about 30 s for the next one.
-  api.reply(
-    'GET',
-    /^\/tasks\?/,
-    200,
-    { success: true, data: [], meta: { current_page: 1, total_pages: 1, total_count: 0, per_page: 100 } },
-    { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' } },
-  );
+  replyNoTasks(api, { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' });
   const controller = new AbortController();
   const clock = new CtrlCAt(controller, 5_000);
   const result = await runTaskctl(['create', S, 'a.com', '-q'], { api, clock, signal: controller.signal });

@@ -1,22 +1,14 @@
 /** A task that holds fewer items than were sent is never reported as a clean success (api-spec: total_items = sent). */
 import { expect, it } from 'vitest';
 import { task } from '../../hardening/helpers.js';
-import { mockApi, runTaskctl, type MockApi } from './harness.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from './harness.js';
 
 const S = 'domain_check_availability';
 
 function createApi(): MockApi {
   const api = mockApi();
-  api.reply('GET', '/services', 200, {
-    success: true,
-    data: [{ service: S, display_name: 'Domain check', description: 'x', pricing: 1, currency: 'coins' }],
-    meta: { total: 1, currency: 'coins' },
-  });
-  api.reply('GET', /^\/tasks\?/, 200, {
-    success: true,
-    data: [],
-    meta: { current_page: 1, total_pages: 1, total_count: 0, per_page: 100 },
-  });
+  replyServices(api);
+  replyNoTasks(api);
   // Two items sent; the server's task holds one.
   api.reply('POST', '/tasks', 201, { success: true, data: task(8, { status: 'pending', total_items: 1, cost: 1 }) });
   return api;

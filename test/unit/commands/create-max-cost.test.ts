@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { task } from '../../hardening/helpers.js';
-import { mockApi, runTaskctl, type MockApi } from './harness.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
 
 const S = 'domain_check_availability';
 let home: string | undefined;
@@ -12,24 +12,16 @@ afterEach(() => {
   if (home !== undefined) rmSync(home, { recursive: true, force: true });
 });
 
-function services(api: MockApi, pricing: number) {
-  api.reply('GET', '/services', 200, {
-    success: true,
-    data: [{ service: S, display_name: 'Domain check', description: 'x', pricing, currency: 'coins' }],
-    meta: { total: 1, currency: 'coins' },
-  });
-}
-
 it('--max-cost reads the price from the server, not a price cached before it changed', async () => {
   home = mkdtempSync(join(tmpdir(), 'taskctl-maxcost-'));
   const before = mockApi();
-  services(before, 1);
+  replyServices(before, 1);
   before.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } });
   expect((await runTaskctl(['create', S, 'a.com', 'b.com', '--dry-run'], { api: before, home })).code).toBe(0);
 
   // The price is now 100 a item: 200 coins is above --max-cost 10, so nothing is sent (no POST is mocked).
   const now = mockApi();
-  services(now, 100);
+  replyServices(now, 100);
   const result = await runTaskctl(['create', S, 'a.com', 'b.com', '--max-cost', '10'], { api: now, home });
   expect(result.stderr).toMatch(/the estimate is 200 coins, above --max-cost 10; nothing was created/);
   expect(result.code).toBe(6);
@@ -38,12 +30,8 @@ it('--max-cost reads the price from the server, not a price cached before it cha
 
 it('a charge above --max-cost (the price changed between the estimate and the create) is a warning', async () => {
   const api = mockApi();
-  services(api, 1);
-  api.reply('GET', /^\/tasks\?/, 200, {
-    success: true,
-    data: [],
-    meta: { current_page: 1, total_pages: 1, total_count: 0, per_page: 100 },
-  });
+  replyServices(api, 1);
+  replyNoTasks(api);
   api.reply('POST', '/tasks', 201, { success: true, data: task(77, { status: 'pending', total_items: 2, cost: 200 }) });
   const result = await runTaskctl(['create', S, 'a.com', 'b.com', '--max-cost', '10', '-q'], { api });
   expect(result.stdout).toBe('77\n');

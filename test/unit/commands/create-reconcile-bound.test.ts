@@ -1,16 +1,12 @@
 /** The reconciliation after a lost create answer keeps to its window even when every list read fails and is retried. */
 import { expect, it } from 'vitest';
-import { AutoClock, T0, mockApi, runTaskctl } from './harness.js';
+import { AutoClock, T0, mockApi, replyServices, runTaskctl } from './harness.js';
 
 const S = 'domain_check_availability';
 
 it('every GET /tasks failing: exit 9 "could not be read" within the 10 s window (plus 2 s), not 20 s of retries', async () => {
   const api = mockApi();
-  api.reply('GET', '/services', 200, {
-    success: true,
-    data: [{ service: S, display_name: 'Domain check', description: 'x', pricing: 1, currency: 'coins' }],
-    meta: { total: 1, currency: 'coins' },
-  });
+  replyServices(api);
   const down = { success: false, error: { code: 'internal_error', message: 'down' } };
   api.reply('GET', /^\/tasks\?/, 500, down, { times: 1000 });
   api.reply('POST', '/tasks', 503, { success: false, error: { code: 'internal_error', message: 'busy' } });

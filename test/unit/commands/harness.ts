@@ -112,6 +112,34 @@ function headerRecord(raw: unknown): Record<string, string> {
   return Object.fromEntries(pairs.map(([name, value]) => [name.toLowerCase(), String(value)]));
 }
 
+/** GET /services with one service, `domain_check_availability`, at `pricing` coins an item (what create prices with). */
+export function replyServices(api: MockApi, pricing = 1): void {
+  api.reply('GET', '/services', 200, {
+    success: true,
+    data: [
+      {
+        service: 'domain_check_availability',
+        display_name: 'Domain check',
+        description: 'x',
+        pricing,
+        currency: 'coins',
+      },
+    ],
+    meta: { total: 1, currency: 'coins' },
+  });
+}
+
+/** An empty first page of GET /tasks (create's listing before the POST), with `headers` if given. */
+export function replyNoTasks(api: MockApi, headers?: Record<string, string>): void {
+  api.reply(
+    'GET',
+    /^\/tasks\?/,
+    200,
+    { success: true, data: [], meta: { current_page: 1, total_pages: 1, total_count: 0, per_page: 100 } },
+    headers ? { headers } : {},
+  );
+}
+
 export interface RunOptions {
   /** A MockAgent-backed API (BASE_URL and API_KEY are set in the environment unless `env` overrides them). */
   api?: MockApi | undefined;

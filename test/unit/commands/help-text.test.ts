@@ -3,9 +3,8 @@
  * person writes them, the inherited global options, examples everywhere, exit codes that match what the commands do.
  */
 import { describe, expect, it } from 'vitest';
-import { commandPaths } from '../../../src/boot/render-help.js';
+import { commandPaths, render } from '../../../src/boot/render-help.js';
 import { wrapHelp } from '../../../src/commands/help-text.js';
-import { systemClock } from '../../../src/core/time.js';
 import { main } from '../../../src/main.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { buildProgram } from '../../../src/program.js';
@@ -14,17 +13,7 @@ const paths = [...commandPaths(buildProgram(createMemoryIO().io, () => Promise.r
   (path) => path[0] !== '__complete',
 );
 
-async function help(path: string[], columns?: number): Promise<string> {
-  const memory = createMemoryIO(columns === undefined ? {} : { stdoutTTY: true, columns });
-  const code = await main([...path, '--help'], {
-    io: memory.io,
-    env: {},
-    clock: systemClock,
-    signal: new AbortController().signal,
-  });
-  expect({ path, code, stderr: memory.stderr.text() }).toEqual({ path, code: 0, stderr: '' });
-  return memory.stdout.text();
-}
+const help = (path: string[], columns?: number): Promise<string> => render(main, path, columns);
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
 
