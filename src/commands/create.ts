@@ -15,7 +15,7 @@ import {
 } from '../errors.js';
 import { formatDuration } from '../core/duration.js';
 import { counted, formatCount } from '../core/items/clean.js';
-import type { ItemFormat, ItemSource, NormalisedItems } from '../core/items/index.js';
+import type { ItemFormat, ItemList, ItemSource, NormalisedItems, PreparedItems } from '../core/items/index.js';
 import { examples, type RunAction } from './help-text.js';
 import type { MatchResult, Snapshot } from '../core/reconcile.js';
 import { collect, duration, nonNegativeInt, positiveInt } from './parsers.js';
@@ -127,46 +127,52 @@ function itemSources(ctx: Context, args: string[], files: string[] | undefined):
   return sources;
 }
 
-/** Items read, validated, deduplicated: what will be sent, and what validation changed. Nothing touches the network. */
-async function prepareItems(
+/**
+ * Items read, validated, deduplicated as they stream (nothing per item stays in memory): what will be sent, and what
+ * validation changed. Nothing touches the network. The caller disposes of the result (its scratch files).
+ */
+async function prepareCreateItems(
   ctx: Context,
   service: string,
   args: string[],
   options: CreateOptions,
-): Promise<{ items: string[]; normalised: NormalisedItems }> {
-  const { readItems, validateItems, dedupeItems, formatInvalidReport } = await import('../core/items/index.js');
-  const read = await readItems(itemSources(ctx, args, options.file), {
+): Promise<PreparedItems> {
+  const { prepareItems, formatInvalidReport, INVALID_SHOWN } = await import('../core/items/index.js');
+  const prepared = await prepareItems(itemSources(ctx, args, options.file), {
     format: options.format,
     column: options.column,
+    service,
+    validate: options.validate !== false,
+    keepDuplicates: options.keepDuplicates === true,
   });
-  const { valid, invalid, normalised } =
-    options.validate === false
-      ? { valid: read.items, invalid: [], normalised: { count: 0, first: [] } }
-      : validateItems(service, read.items, read.where);
-  if (invalid.length > 0) {
-    const report = formatInvalidReport(invalid);
-    if (!options.skipInvalid) {
-      throw new InputError(
-        `${counted(invalid.length, 'invalid item')}; nothing was sent:\n${report.join('\n')}`,
-        'Fix them, or pass --skip-invalid to drop them (or --no-validate to send them as written).',
+  try {
+    const { invalid, invalidCount, normalised, duplicates } = prepared;
+    if (invalidCount > 0) {
+      const report = formatInvalidReport(invalid, INVALID_SHOWN, invalidCount);
+      if (!options.skipInvalid) {
+        throw new InputError(
+          `${counted(invalidCount, 'invalid item')}; nothing was sent:\n${report.join('\n')}`,
+          'Fix them, or pass --skip-invalid to drop them (or --no-validate to send them as written).',
+        );
+      }
+      ctx.printer.warn(`skipping ${counted(invalidCount, 'invalid item')}:\n${report.join('\n')}`);
+    }
+    if (prepared.count === 0) throw new InputError('no valid items left to send; nothing was sent');
+    if (normalised.count > 0) {
+      const first = normalised.first[0];
+      ctx.printer.info(
+        `normalised ${counted(normalised.count, 'item')}` +
+          (first ? ` (e.g. ${JSON.stringify(first.item)} → ${JSON.stringify(first.sent)})` : '') +
+          '; --no-validate sends them as written',
       );
     }
-    ctx.printer.warn(`skipping ${counted(invalid.length, 'invalid item')}:\n${report.join('\n')}`);
+    if (duplicates > 0)
+      ctx.printer.info(`removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
+    return prepared;
+  } catch (error) {
+    prepared.dispose();
+    throw error;
   }
-  if (valid.length === 0) throw new InputError('no valid items left to send; nothing was sent');
-  if (normalised.count > 0) {
-    const first = normalised.first[0];
-    ctx.printer.info(
-      `normalised ${counted(normalised.count, 'item')}` +
-        (first ? ` (e.g. ${JSON.stringify(first.item)} → ${JSON.stringify(first.sent)})` : '') +
-        '; --no-validate sends them as written',
-    );
-  }
-  if (options.keepDuplicates) return { items: valid, normalised };
-  const { unique, duplicates } = dedupeItems(valid);
-  if (duplicates > 0)
-    ctx.printer.info(`removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
-  return { items: unique, normalised };
 }
 
 /**
@@ -193,8 +199,14 @@ async function pricePerItem(ctx: Context, api: ApiClient, service: string, guard
   return found.pricing;
 }
 
-/** One service's items to send (a create has one; a retry has one per service). */
+/** One service's items to send (a create has one; a retry has one per service): in memory, or streamed. */
 export interface Batch {
+  service: string;
+  items: readonly string[] | ItemList;
+}
+
+/** One task's worth of items. */
+interface Chunk {
   service: string;
   items: string[];
 }
@@ -220,10 +232,15 @@ export interface SubmitContext {
   normalised?: NormalisedItems;
 }
 
-interface PricedBatch extends Batch {
+interface PricedBatch {
+  service: string;
+  list: ItemList;
+  /** Items per task. */
+  size: number;
+  /** Tasks it makes. */
+  tasks: number;
   price: number;
   estimate: number;
-  chunks: string[][];
 }
 
 /**
@@ -237,21 +254,22 @@ export async function submitItems(
   about: SubmitContext,
 ): Promise<void> {
   checkReportTargets(options.report);
-  const { planChunks } = await import('../core/items/index.js');
+  const { itemList, chunkCount } = await import('../core/items/index.js');
   const api = await ctx.api();
   const priced: PricedBatch[] = [];
   // A price that --max-cost or a confirmation relies on is read from the server now, never from the cache.
   const guardsMoney = options.maxCost !== undefined || (ctx.interactive && options.yes !== true);
   for (const batch of batches) {
     const price = await pricePerItem(ctx, api, batch.service, guardsMoney);
-    const chunks = planChunks(batch.items, options.chunkSize ?? batch.items.length);
-    priced.push({ ...batch, price, estimate: price * batch.items.length, chunks });
+    const list = isItemArray(batch.items) ? itemList(batch.items) : batch.items;
+    const size = options.chunkSize ?? Math.max(1, list.count);
+    const tasks = chunkCount(list.count, size);
+    priced.push({ service: batch.service, list, size, tasks, price, estimate: price * list.count });
   }
   if (options.dryRun) return dryRun(ctx, api, priced, about.normalised);
   await confirmCost(ctx, api, priced, options, about.verb);
 
-  const chunks = priced.flatMap((batch) => batch.chunks.map((items) => ({ service: batch.service, items })));
-  const created = await createChunks(ctx, api, chunks, options, priced.length === 1);
+  const created = await createChunks(ctx, api, priced, options);
   ctx.printer.success(summary(created));
   warnAboveMaxCost(ctx, created, options.maxCost);
   const short = warnDroppedItems(ctx, created);
@@ -264,6 +282,10 @@ export async function submitItems(
     // Items the server never took cannot have completed: however the tasks ended, that is not a clean success.
     if (short && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
   }
+}
+
+function isItemArray(items: readonly string[] | ItemList): items is readonly string[] {
+  return Array.isArray(items);
 }
 
 /** Tasks that hold fewer items than were sent (api-spec: total_items is the number submitted); true if any. */
@@ -281,8 +303,12 @@ function warnDroppedItems(ctx: Context, outcomes: readonly Outcome[]): boolean {
 }
 
 export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
-  const { items, normalised } = await prepareItems(ctx, service, args, options);
-  await submitItems(ctx, [{ service, items }], options, { verb: 'Create', normalised });
+  const items = await prepareCreateItems(ctx, service, args, options);
+  try {
+    await submitItems(ctx, [{ service, items }], options, { verb: 'Create', normalised: items.normalised });
+  } finally {
+    items.dispose();
+  }
 }
 
 /**
@@ -346,12 +372,12 @@ async function confirmCost(
   if (options.yes || !ctx.interactive || estimate < confirmAbove.value) return;
   // The person deciding sees what it leaves them with (one GET /balance, only when asking).
   const balance = await api.getBalance();
-  const count = batches.reduce((sum, b) => sum + b.items.length, 0);
+  const count = batches.reduce((sum, b) => sum + b.list.count, 0);
   const [only] = batches;
   const what =
     batches.length === 1 && only
       ? `${only.service} for ${counted(count, 'item')}`
-      : `${counted(count, 'item')} (${batches.map((b) => `${b.service}: ${formatCount(b.items.length)}`).join(', ')})`;
+      : `${counted(count, 'item')} (${batches.map((b) => `${b.service}: ${formatCount(b.list.count)}`).join(', ')})`;
   const { confirm } = await import('../output/prompt.js');
   const answer = await confirm(
     ctx.io.stdin,
@@ -379,8 +405,8 @@ async function dryRun(
     after -= batch.estimate;
     return {
       service: batch.service,
-      items: batch.items.length,
-      tasks: batch.chunks.length,
+      items: batch.list.count,
+      tasks: batch.tasks,
       price_per_item: batch.price,
       estimate: batch.estimate,
       balance: balance.balance,
@@ -428,10 +454,11 @@ function listHint(service: string): string {
 async function createChunks(
   ctx: Context,
   api: ApiClient,
-  chunks: readonly Batch[],
+  batches: readonly PricedBatch[],
   options: SubmitOptions,
-  oneService: boolean,
 ): Promise<Outcome[]> {
+  const oneService = batches.length === 1;
+  const total = batches.reduce((sum, batch) => sum + batch.tasks, 0);
   const { holdOutput } = await import('../output/stdout-guard.js');
   const hold = holdOutput(ctx.io.stdout);
   const outcomes: Outcome[] = [];
@@ -443,16 +470,23 @@ async function createChunks(
   const singleObject =
     out !== undefined && oneService && options.chunkSize === undefined && ctx.printer.format === 'json';
   const createdSoFar = () =>
-    `created ${outcomes.length} of ${counted(chunks.length, 'task')}` +
+    `created ${outcomes.length} of ${counted(total, 'task')}` +
     (outcomes.length > 0 ? `: ${outcomes.map((o) => o.task.id).join(' ')}` : '');
-  let service = chunks[0]?.service ?? '';
+  let service = batches[0]?.service ?? '';
+  // Chunks are read from the items as they are sent, one at a time (a streamed input is never held whole).
+  function* allChunks(): Generator<Chunk> {
+    for (const batch of batches)
+      for (const items of batch.list.chunks(batch.size)) yield { service: batch.service, items };
+  }
   try {
     try {
-      for (const [index, chunk] of chunks.entries()) {
+      let index = 0;
+      for (const chunk of allChunks()) {
         // The output is gone (known once the writes so far have settled): start nothing new.
         if (index > 0 && (await hold.settle())) break;
         service = chunk.service;
-        const what = chunks.length === 1 ? 'the task' : `task ${index + 1} of ${chunks.length}`;
+        const what = total === 1 ? 'the task' : `task ${index + 1} of ${total}`;
+        index++;
         const outcome = await createOne(ctx, api, chunk, options, new Set(outcomes.map((o) => o.task.id)), what);
         outcomes.push(outcome);
         ctx.cache.rememberTasks([outcome.task]);
@@ -476,7 +510,7 @@ async function createChunks(
     else if (out) await out.end();
     const lost = await hold.settle();
     if (lost) {
-      const stopped = outcomes.length < chunks.length ? '; no further task was started' : '';
+      const stopped = outcomes.length < total ? '; no further task was started' : '';
       throw new CliError(
         `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar()}${stopped}`,
         ExitCode.unexpected,
@@ -497,7 +531,7 @@ function interrupted(ctx: Context, error: unknown, message: string, hint: string
 async function createOne(
   ctx: Context,
   api: ApiClient,
-  { service, items }: Batch,
+  { service, items }: Chunk,
   options: SubmitOptions,
   exclude: Set<number>,
   what: string,

@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { InputError, UsageError } from '../../errors.js';
 import { quoteForMessage, trimItem } from './clean.js';
-import { ItemCollector } from './collector.js';
+import { ItemCollector, type ItemSink } from './collector.js';
 import { addItem, formatFromPath } from './formats.js';
 import { NO_INPUT_HINT, noItemsError, readError } from './messages.js';
 import { formatContext, readStream, type ReadState } from './stream.js';
@@ -25,6 +25,19 @@ export async function readItems(
   sources: readonly ItemSource[],
   options: ReadItemsOptions = {},
 ): Promise<ReadItemsResult> {
+  const collector = await scanItems(sources, options);
+  return { items: collector.items, where: (index) => collector.where(index) };
+}
+
+/**
+ * Reads the sources as `readItems` does, handing each item to `sink` as it is read (nothing is kept per item), or,
+ * without a sink, keeping them in the collector returned. Same errors as `readItems`.
+ */
+export async function scanItems(
+  sources: readonly ItemSource[],
+  options: ReadItemsOptions = {},
+  sink?: ItemSink,
+): Promise<ItemCollector> {
   const limits = resolveLimits(options);
   const readable = sources.filter((source) => !isTerminal(source));
   // A terminal on stdin is skipped when other sources exist: it is only the default source, never to be waited on.
@@ -32,7 +45,8 @@ export async function readItems(
   if (readable.filter((source) => source.kind === 'stdin').length > 1) {
     throw new UsageError('stdin is named more than once as an items source', 'Pass "-" (stdin) at most once.');
   }
-  const state: ReadState = { limits, collector: new ItemCollector(limits.maxItems), column: options.column, bytes: 0 };
+  const collector = new ItemCollector(limits.maxItems, sink);
+  const state: ReadState = { limits, collector, column: options.column, bytes: 0 };
   const streamed: Array<{ name: string; format: ItemFormat }> = [];
   for (const source of readable) {
     if (source.kind === 'args') {
@@ -53,12 +67,11 @@ export async function readItems(
       }
     }
   }
-  const { collector } = state;
-  if (collector.items.length === 0) {
+  if (collector.count === 0) {
     if (streamed.length === 0) throw new UsageError('no items given', NO_INPUT_HINT);
     throw noItemsError(streamed);
   }
-  return { items: collector.items, where: (index) => collector.where(index) };
+  return collector;
 }
 
 function resolveLimits(options: ReadItemsOptions): ItemLimits {
