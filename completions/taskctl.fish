@@ -184,7 +184,7 @@ complete -c taskctl -n '__taskctl_is \'\'' -a 'help' -d 'display help for comman
 complete -c taskctl -n '__taskctl_is \'services\'' -l columns -x -a 'service display_name pricing currency description' -d 'only these columns, in this order (table, tsv, csv)'
 complete -c taskctl -n '__taskctl_is \'services\'' -l wide -d 'every column at full width, whatever the terminal width'
 complete -c taskctl -n '__taskctl_is \'list\'' -l page -x -d 'page to read'
-complete -c taskctl -n '__taskctl_is \'list\'' -l per-page -x -d 'tasks per page, 1..100'
+complete -c taskctl -n '__taskctl_is \'list\'' -l per-page -x -d 'tasks per page, 1..100 (default: 25; 100 with --all, --since or --until)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l all -d 'read every page (from --page on), streaming'
 complete -c taskctl -n '__taskctl_is \'list\'' -l status -x -a 'pending processing completed failed' -d 'only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, or a word for an ended task (cancelled, expired, ...)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l service -x -a '(__taskctl_dynamic services)' -d 'only tasks of this service (repeatable or comma-separated)'

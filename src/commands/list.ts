@@ -12,8 +12,8 @@ import { taskColumns } from './task-columns.js';
 export interface ListOptions {
   /** First page to read (default 1). */
   page: number;
-  /** Tasks per page, 1..100 (default 25). */
-  perPage: number;
+  /** Tasks per page, 1..100. Default: 25 for one page; 100 when walking pages (--all, --since, --until). */
+  perPage?: number;
   /** Read every page from `page` on, streaming rows as pages arrive. */
   all: boolean;
   /** Client-side filters over the pages read. */
@@ -36,7 +36,11 @@ export function registerList(program: Command, run: RunAction): void {
     .alias('ls')
     .description('list tasks, newest first as the service returns them, one page or --all')
     .option('--page <n>', 'page to read', positiveInt(), 1)
-    .option('--per-page <n>', 'tasks per page, 1..100', positiveInt(100), 25)
+    .option(
+      '--per-page <n>',
+      'tasks per page, 1..100 (default: 25; 100 with --all, --since or --until)',
+      positiveInt(100),
+    )
     .option('--all', 'read every page (from --page on), streaming', false)
     .option(
       '--status <status>',
@@ -79,6 +83,8 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
     throw new UsageError('--since is later than --until: no task can match', 'For example: --since 24h --until 1h.');
   }
   const walkAll = options.all || window.active;
+  // A walk reads every page: the largest page the spec allows takes a quarter of the requests.
+  const perPage = options.perPage ?? (walkAll ? 100 : 25);
   const api = await ctx.api();
   const matches = (task: Task) =>
     (!options.status?.length || options.status.includes(task.status)) &&
@@ -92,7 +98,7 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   const guard = new PageWalkGuard<Task>('listing tasks');
   try {
     for (;;) {
-      const { tasks, meta } = await api.listTasks({ page, perPage: options.perPage });
+      const { tasks, meta } = await api.listTasks({ page, perPage });
       lastMeta = meta;
       if (page === options.page) ctx.cache.rememberTasks(tasks);
       const fresh = walkAll ? guard.accept(page, meta.total_pages, tasks) : tasks;

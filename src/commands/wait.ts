@@ -99,6 +99,8 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
   const api = await ctx.api({ deadline });
+  // Polling for minutes or hours keeps to the spec's 100/min when the server states no budget (api/rate-limit.ts).
+  api.rateLimiter.steady();
   const [{ followTasks }, { waitExitCode, stillRunningMessage }, { startLogGroup }, { FollowDisplay }, unknown] =
     await Promise.all([
       import('../core/follow/follow.js'),

@@ -67,6 +67,8 @@ export function registerWatch(program: Command, run: RunAction): void {
 export async function runWatch(ctx: Context, ids: number[], options: WatchOptions): Promise<void> {
   const deadline = options.timeout > 0 ? ctx.clock.now() + options.timeout : undefined;
   const api = await ctx.api({ deadline });
+  // Polling for minutes or hours keeps to the spec's 100/min when the server states no budget (api/rate-limit.ts).
+  api.rateLimiter.steady();
   const { followTasks } = await import('../core/follow/follow.js');
   const { toWebhookEvent } = await import('../core/follow/events.js');
   const { waitExitCode, stillRunningMessage } = await import('../core/follow/outcome.js');
