@@ -21,6 +21,8 @@ function __taskctl_resolve
             echo 'create'
         case '|retry'
             echo 'retry'
+        case '|resume'
+            echo 'resume'
         case '|wait'
             echo 'wait'
         case '|watch'
@@ -73,7 +75,7 @@ end
 # $argv = command path, flag: succeeds when the flag takes a value there.
 function __taskctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--reuse-window' 'create|--max-cost' 'create|--chunk-size' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'retry|--reuse-window' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--interval' 'retry|--timeout' 'retry|--until' 'retry|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--reuse-window' 'create|--journal' 'create|--max-cost' 'create|--chunk-size' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'retry|--reuse-window' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--interval' 'retry|--timeout' 'retry|--until' 'retry|--report' 'resume|--adopt' 'resume|--resend' 'resume|--max-cost' 'resume|--interval' 'resume|--timeout' 'resume|--until' 'resume|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
             return 0
     end
     return 1
@@ -172,6 +174,7 @@ complete -c taskctl -n '__taskctl_is \'\'' -a 'show' -d 'show tasks with their i
 complete -c taskctl -n '__taskctl_is \'\'' -a 'get' -d 'show tasks with their item results'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'create' -d 'create a task: a service plus items from arguments, files (-f) or piped stdin'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'retry' -d 'create a new task, per service, from the items of tasks that did not complete'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'resume' -d 'continue a journaled create (create --journal FILE) after a crash or kill; never resends a chunk that has a task'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'wait' -d 'block until tasks finish; the exit code tells how they ended'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'watch' -d 'stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'api' -d 'send a request to any path under the base URL and print the response body'
@@ -207,6 +210,7 @@ complete -c taskctl -n '__taskctl_is \'create\'' -l keep-duplicates -d 'send dup
 complete -c taskctl -n '__taskctl_is \'create\'' -l dry-run -d 'validate and price the items, show the balance after; create nothing'
 complete -c taskctl -n '__taskctl_is \'create\'' -l reuse-window -x -d 'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one'
 complete -c taskctl -n '__taskctl_is \'create\'' -l wait -d 'then wait for the task(s) like `taskctl wait`'
+complete -c taskctl -n '__taskctl_is \'create\'' -l journal -x -d 'record the job in FILE (JSON lines, fsynced) so that `taskctl resume FILE` continues it after a crash'
 complete -c taskctl -n '__taskctl_is \'create\'' -l max-cost -x -d 'refuse (exit 6) when the estimate is above this'
 complete -c taskctl -n '__taskctl_is \'create\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
 complete -c taskctl -n '__taskctl_is \'create\'' -l chunk-size -x -d 'split into several tasks of at most n items, created in order'
@@ -231,6 +235,17 @@ complete -c taskctl -n '__taskctl_is \'retry\'' -l any -d 'return when the first
 complete -c taskctl -n '__taskctl_is \'retry\'' -l until -x -a 'processing completed' -d 'wait for this state instead of the end'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l allow-item-failures -d 'exit 0 (not 11) when tasks completed with some failed items'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l adopt -x -d 'settle a chunk the job stopped on (exit 9): it is task ID; repeatable'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l resend -x -d 'settle a chunk the job stopped on (exit 9): it was not created, send it; repeatable'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l max-cost -x -d 'refuse (exit 6) when the remaining estimate is above this'
+complete -c taskctl -n '__taskctl_is \'resume\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l wait -d 'then wait for every task of the job like `taskctl wait`'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l any -d 'return when the first task reaches the state'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l until -x -a 'processing completed' -d 'wait for this state instead of the end'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l allow-item-failures -d 'exit 0 (not 11) when tasks completed with some failed items'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l any -d 'return when the first task reaches the state'
@@ -289,4 +304,4 @@ complete -c taskctl -n '__taskctl_is \'sandbox\'' -l seed -x -d 'seed for determ
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l state -r -F -d 'persist and reload tasks, balance and keys in this JSON file'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l dialect -x -d 'answer in a variant of the API the spec allows (repeatable; \'all\' for every one, \'list\' to see them)'
 complete -c taskctl -n '__taskctl_arg \'completion\' 0' -x -a 'bash zsh fish'
-complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create retry wait watch api auth config webhook sandbox completion'
+complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create retry resume wait watch api auth config webhook sandbox completion'

@@ -29,7 +29,11 @@ export function registerCreate(program: Command, run: RunAction): void {
       'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one',
       duration,
     )
-    .option('--wait', 'then wait for the task(s) like `taskctl wait`');
+    .option('--wait', 'then wait for the task(s) like `taskctl wait`')
+    .option(
+      '--journal <file>',
+      'record the job in FILE (JSON lines, fsynced) so that `taskctl resume FILE` continues it after a crash',
+    );
   addSpendOptions(command);
   addWaitOptions(command);
   command
@@ -42,6 +46,7 @@ export function registerCreate(program: Command, run: RunAction): void {
         'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 50',
         'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --wait',
         'taskctl create domain_check_availability -f big.txt --reuse-window 6h -y',
+        'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --journal big.journal',
         'taskctl create domain_check_availability Example.COM --no-validate',
       ]) +
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +

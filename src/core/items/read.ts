@@ -49,19 +49,25 @@ export async function scanItems(
   const state: ReadState = { limits, collector, column: options.column, bytes: 0 };
   const streamed: Array<{ name: string; format: ItemFormat }> = [];
   for (const source of readable) {
+    const index = sources.indexOf(source);
+    const tap = options.onBytes;
+    const onBytes = tap ? (bytes: Buffer) => tap(index, bytes) : undefined;
     if (source.kind === 'args') {
       readArguments(source.values, state);
       continue;
     }
     const name = source.kind === 'file' ? displayName(source.path) : 'stdin';
-    const format = options.format ?? (source.kind === 'file' ? formatFromPath(source.path) : 'lines');
+    const format =
+      (source.kind === 'file' ? source.format : undefined) ??
+      options.format ??
+      (source.kind === 'file' ? formatFromPath(source.path) : 'lines');
     streamed.push({ name, format });
     if (source.kind === 'stdin') {
-      await readStream(source.stream, name, format, state);
+      await readStream(source.stream, name, format, state, onBytes);
     } else {
       const handle = await openItemsFile(source.path, name);
       try {
-        await readStream(fileChunks(handle, limits.readSize), name, format, state);
+        await readStream(fileChunks(handle, limits.readSize), name, format, state, onBytes);
       } finally {
         await handle.close().catch(() => undefined);
       }

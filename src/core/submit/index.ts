@@ -17,7 +17,10 @@ import type { Batch, PricedBatch, SubmitContext, SubmitOptions } from './types.j
 
 export type { Batch, SubmitContext, SubmitOptions } from './types.js';
 
-export interface CreateOptions extends SubmitOptions, ReadOptions {}
+export interface CreateOptions extends SubmitOptions, ReadOptions {
+  /** `--journal FILE`: record the job so that `taskctl resume FILE` can continue it after a crash. */
+  journal?: string;
+}
 
 /**
  * The one pipeline behind `create` and `retry`: price, --dry-run, --max-cost, confirmation, chunks, exactly-once
@@ -65,6 +68,11 @@ function isItemArray(items: Batch['items']): items is readonly string[] {
 }
 
 export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
+  const journal = options.journal;
+  if (journal !== undefined) {
+    const { runJournaledCreate } = await import('./journal.js');
+    return runJournaledCreate(ctx, service, args, { ...options, journal });
+  }
   const items = await prepareItems(ctx, service, args, options);
   try {
     await submitItems(ctx, [{ service, items }], options, { verb: 'Create', normalised: items.normalised });

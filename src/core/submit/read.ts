@@ -54,14 +54,17 @@ export async function prepareItems(
   service: string,
   args: string[],
   options: ReadOptions,
+  /** A journaled job: the sources to read (default: from `args` and `options.file`) and a tap on their bytes. */
+  from: { sources?: ItemSource[]; onBytes?: (source: number, bytes: Buffer) => void } = {},
 ): Promise<PreparedItems> {
   const { prepareItems: prepare, formatInvalidReport, INVALID_SHOWN } = await import('../items/index.js');
-  const prepared = await prepare(itemSources(ctx, args, options.file), {
+  const prepared = await prepare(from.sources ?? itemSources(ctx, args, options.file), {
     format: options.format,
     column: options.column,
     service,
     validate: options.validate !== false,
     keepDuplicates: options.keepDuplicates === true,
+    onBytes: from.onBytes,
   });
   try {
     const { invalid, invalidCount, normalised, duplicates } = prepared;

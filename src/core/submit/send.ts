@@ -29,8 +29,10 @@ export async function createOne(
   api: ApiClient,
   { service, items }: Chunk,
   options: SubmitOptions,
-  exclude: Set<number>,
+  exclude: ReadonlySet<number>,
   what: string,
+  /** A journaled job records the send (with what existed before) here, on disk before the POST leaves. */
+  beforePost?: (before: Snapshot) => void,
 ): Promise<Outcome> {
   const reconcile = await import('../reconcile.js');
   const match = { service, count: items.length };
@@ -80,6 +82,7 @@ export async function createOne(
     );
   }
   const { AmbiguousCreateError } = await import('../../api/client.js');
+  beforePost?.(before);
   const post = { sent: false };
   try {
     const task = await api.createTask({ service, items }, () => (post.sent = true));
