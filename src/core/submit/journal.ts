@@ -30,6 +30,7 @@ import { taskColumns } from '../../output/task-columns.js';
 import { confirmCost } from './confirm.js';
 import { pricePerItem } from './price.js';
 import { itemSources, prepareItems, type ReadOptions } from './read.js';
+import { crashPoint } from './crash-point.js';
 import { createOne } from './send.js';
 import type { SubmitOptions } from './types.js';
 
@@ -581,7 +582,9 @@ async function continueJob(
           };
           journal.append(send);
           state.chunks.set(chunk, { send });
+          crashPoint(ctx.env, 'sent', chunk);
         });
+        crashPoint(ctx.env, 'answered', chunk);
         record(chunk, outcome.task, outcome.how);
         sentItems += items.length;
       } catch (error) {
