@@ -9,7 +9,7 @@
  * - `FILE.lock` (pid) keeps a second sandbox off the file; a lock left by a killed sandbox is taken over.
  * Loading replays the journal over the file; a torn last line (killed mid-append) was never acknowledged and is dropped.
  */
-import { constants, unlinkSync } from 'node:fs';
+import { constants, statSync, unlinkSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as z from 'zod';
@@ -17,6 +17,7 @@ import { UsageError } from '../errors.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../core/atomic-file.js';
 import { tryLock, type HeldLock } from '../core/lock-file.js';
 import type { AccountSnapshot, SandboxState } from './state.js';
+import type { StoredTask } from './timeline.js';
 
 const STATE_VERSION = 1;
 /** Node's largest string; a state file is read whole. */
@@ -40,7 +41,18 @@ const AccountSchema = z.object({
   webhookUrl: z.string().nullable(),
   tasks: z.array(TaskSchema),
 });
-const StateFileSchema = AccountSchema.extend({ version: z.literal(STATE_VERSION) });
+/** The state file's scalars; its tasks are checked one by one (`checkTasks`), keeping the parsed objects. */
+const ScalarsSchema = AccountSchema.omit({ tasks: true }).extend({ tasks: z.array(z.unknown()) });
+const StateFileSchema = ScalarsSchema.extend({ version: z.literal(STATE_VERSION) });
+
+/**
+ * Checks each task against TaskSchema and keeps the object JSON.parse made: parsing the whole array with zod would
+ * copy every task at once (with 200,000 tasks, tens of MB more at the peak of loading).
+ */
+function checkTasks(tasks: readonly unknown[]): StoredTask[] | undefined {
+  for (const task of tasks) if (!TaskSchema.safeParse(task).success) return undefined;
+  return tasks as StoredTask[];
+}
 
 function parseJson(text: string, problem: string): unknown {
   try {
@@ -60,7 +72,9 @@ function readSnapshot(file: string): AccountSnapshot | undefined {
       `state file ${file} is not a taskctl sandbox state (${parsed.error.issues[0]?.message ?? 'invalid'})`,
     );
   }
-  const { balance, apiKey, keyRotations, nextId, webhookUrl, tasks } = parsed.data;
+  const { balance, apiKey, keyRotations, nextId, webhookUrl } = parsed.data;
+  const tasks = checkTasks(parsed.data.tasks);
+  if (!tasks) throw new Error(`state file ${file} is not a taskctl sandbox state (a task record is invalid)`);
   return { balance, apiKey, keyRotations, nextId, webhookUrl, tasks };
 }
 
@@ -91,6 +105,15 @@ function replayJournal(journal: string, base: AccountSnapshot, journalPath: stri
   const last = account.tasks.at(-1);
   if (last && account.nextId <= last.id) account.nextId = last.id + 1;
   return account;
+}
+
+/** Bytes of `path`, or -1 when it does not exist. */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
+  }
 }
 
 function unlinkQuietly(path: string): void {
@@ -161,6 +184,8 @@ export class StateStore {
     readonly file: string,
     private readonly lock: HeldLock,
     private readonly log: (line: string) => void,
+    /** The file alone holds the account (no journal to fold in): start-up need not rewrite it. */
+    private readonly compactAtStart: boolean,
   ) {}
 
   /**
@@ -188,9 +213,11 @@ export class StateStore {
     }
     try {
       removeLeftoverTemps(file);
+      const journaled = [`${file}.journal`, `${file}.journal.next`].some((path) => sizeOf(path) > 0);
+      const compactAtStart = journaled || sizeOf(file) <= 0;
       const saved = loadStateFile(file, fresh);
       unlinkQuietly(`${file}.compact`); // a background compaction cut short: its temp file
-      return { store: new StateStore(file, lock, log), saved };
+      return { store: new StateStore(file, lock, log, compactAtStart), saved };
     } catch (error) {
       lock.release();
       if (error instanceof UsageError) throw error;
@@ -202,7 +229,11 @@ export class StateStore {
   async attach(state: SandboxState): Promise<void> {
     this.state = state;
     try {
-      this.compact();
+      if (this.compactAtStart) this.compact();
+      else {
+        this.fileSize = sizeOf(this.file);
+        this.savedTasks = state.tasks.length;
+      }
       // The file now holds what a journal left by a cut-short compaction held; replayed later, it would undo changes.
       await unlink(`${this.file}.journal.next`).catch(() => {});
       this.journal = await open(
