@@ -96,6 +96,8 @@ describe('create --journal', () => {
     // A job stopped after its first chunk (as a kill would leave it).
     const started = await world.inProcess(['create', service, '-f', input, '--chunk-size', '5', '--journal', journal]);
     expect(started.code).toBe(0);
+    expect(started.stderr).toMatch(/chunk 3 of 3: 3 of 3 tasks created; 12 items and 12 coins by this run/);
+    expect(started.stderr).toMatch(/job .*job\.jsonl: 3 tasks for 12 items, 12 coins/);
     const kept = records(journal).slice(0, 3);
     writeFileSync(journal, kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
 

@@ -526,6 +526,7 @@ async function continueJob(
     quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
   let createdNow = 0;
   let sentItems = 0;
+  let spent = 0;
   let lastProgress = Number.NEGATIVE_INFINITY;
   const stopped = (chunk: number, error: unknown): unknown => {
     const failure =
@@ -587,6 +588,7 @@ async function continueJob(
         crashPoint(ctx.env, 'answered', chunk);
         record(chunk, outcome.task, outcome.how);
         sentItems += items.length;
+        if (outcome.how !== 'reused') spent += outcome.task.cost;
       } catch (error) {
         if (state.chunks.get(chunk)?.send) {
           if (error instanceof CreateUnknownError) {
@@ -603,7 +605,7 @@ async function continueJob(
         lastProgress = now;
         const done = taskIds(state).length;
         ctx.printer.info(
-          `${what}: ${formatCount(done)} of ${counted(total, 'task')} created; ${formatCount(sentItems)} items sent by this run`,
+          `${what}: ${formatCount(done)} of ${counted(total, 'task')} created; ${formatCount(sentItems)} items and ${counted(spent, 'coin')} by this run`,
         );
       }
     }
