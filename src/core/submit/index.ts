@@ -69,7 +69,8 @@ function isItemArray(items: Batch['items']): items is readonly string[] {
 
 export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
   const journal = options.journal;
-  if (journal !== undefined) {
+  // A dry run sends nothing, so it has nothing to journal.
+  if (journal !== undefined && options.dryRun !== true) {
     const { runJournaledCreate } = await import('./journal.js');
     return runJournaledCreate(ctx, service, args, { ...options, journal });
   }

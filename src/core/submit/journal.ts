@@ -276,14 +276,6 @@ export async function runJournaledCreate(
         items_sha256: prepared.digest,
         chunks: Math.ceil(prepared.count / chunkSize),
       };
-      if (options.dryRun) {
-        const { submitItems } = await import('./index.js');
-        await submitItems(ctx, [{ service, items: prepared }], options, {
-          verb: 'Create',
-          normalised: prepared.normalised,
-        });
-        return;
-      }
       journal.append(job);
       await continueJob(ctx, api, journal, { job, chunks: new Map(), done: false }, prepared, options, 'Create');
     } finally {
