@@ -46,7 +46,7 @@ export function registerCreate(program: Command, run: RunAction): void {
         'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 50',
         'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --wait',
         'taskctl create domain_check_availability -f big.txt --reuse-window 6h -y',
-        'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --journal big.journal',
+        'taskctl create domain_whois_history -f big.txt --chunk-size 500 --journal jl',
         'taskctl create domain_check_availability Example.COM --no-validate',
       ]) +
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +
