@@ -101,6 +101,7 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
   );
   const variants = options.dialect.length > 0 ? `, dialects: ${options.dialect.join(', ')}` : '';
   ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}${variants}); Ctrl-C to stop`);
+  ctx.printer.info(`dashboard: ${sandbox.dashboard} (this machine only)`);
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) {
       resolve();
