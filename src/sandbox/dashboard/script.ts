@@ -86,12 +86,21 @@ export const PAGE_JS = String.raw`'use strict';
   }
 
   // ---- state: key, balance, webhook URL ----
+  var shown = {};
+  function syncField(id, value) {
+    var input = $(id);
+    var edited = document.activeElement === input && input.value !== shown[id];
+    if (!edited) input.value = value;
+    shown[id] = value;
+  }
+
   async function loadState() {
     var s = await api('/state?tasks=false');
     state.key = s.apiKey;
     showKey();
-    if (document.activeElement !== $('balance')) $('balance').value = String(s.balance);
-    if (document.activeElement !== $('webhook-url')) $('webhook-url').value = s.webhookUrl || '';
+    // A field being edited keeps what the user typed; an unedited one follows the server.
+    syncField('balance', String(s.balance));
+    syncField('webhook-url', s.webhookUrl || '');
     $('webhook-clear').disabled = !s.webhookUrl;
     $('webhook-test').disabled = !s.webhookUrl;
   }
@@ -289,6 +298,7 @@ export const PAGE_JS = String.raw`'use strict';
       var text = $('balance').value.trim();
       try {
         var r = await api('/balance', { method: 'POST', body: { balance: /^\d+$/.test(text) ? Number(text) : text } });
+        shown['balance'] = String(r.balance);
         note('balance-note', 'Balance set to ' + r.balance.toLocaleString() + ' coins.');
       } catch (e) { note('balance-note', e.message, true); }
     });
@@ -297,6 +307,7 @@ export const PAGE_JS = String.raw`'use strict';
       var url = $('webhook-url').value.trim();
       try {
         var r = await api('/webhook', { method: 'POST', body: { url: url === '' ? null : url } });
+        shown['webhook-url'] = r.webhookUrl || '';
         note('webhook-note', r.webhookUrl ? 'Events now go to ' + r.webhookUrl + '.' : 'Webhook URL cleared.');
         await refresh('state');
       } catch (e) { note('webhook-note', e.message, true); }
