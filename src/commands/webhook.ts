@@ -130,10 +130,12 @@ type PrintEvent = (received: ReceivedEvent, note: { duplicate: boolean }) => voi
 function eventPrinter(ctx: Context): { print: PrintEvent; end: () => Promise<void> } {
   const printer = ctx.printer;
   if (printer.format === 'json' || printer.format === 'ndjson') {
-    // The body exactly as delivered (compacted), unknown fields included.
+    // The body exactly as delivered, unknown fields included: as received when it is one line (no copy of a big
+    // body is made), compacted otherwise.
     return {
       print: (received, { duplicate }) => {
-        if (!duplicate) printer.line(JSON.stringify(received.body));
+        if (duplicate) return;
+        printer.line(/[\r\n\u2028\u2029]/.test(received.raw) ? JSON.stringify(received.body) : received.raw.trim());
       },
       end: async () => {},
     };

@@ -40,9 +40,9 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Default `--queue`: events waiting for (or running) their command. */
 export const DEFAULT_QUEUE = 100;
 /** Bodies held at once (read, forwarded, queued for printing): beyond it a delivery gets 503 before it is read. */
-export const MAX_BODIES_AT_ONCE = 16;
+export const MAX_BODIES_AT_ONCE = 8;
 /** Bytes of bodies the exec queue holds at most, whatever `--queue` says. */
-const QUEUE_MAX_BYTES = 32 * 1024 * 1024;
+const QUEUE_MAX_BYTES = 16 * 1024 * 1024;
 
 export interface WebhookListenerOptions {
   /** Default 8788; 0 picks a free port (see `url`). */
@@ -72,7 +72,7 @@ export interface WebhookListenerOptions {
   queue?: number;
   /** Largest body; default 1 MiB (413 beyond). */
   maxBody?: number;
-  /** Bodies held at once; default 16 (503 beyond). */
+  /** Bodies held at once; default 8 (503 beyond). */
   maxBodiesAtOnce?: number;
   /** Repeats of an acknowledged event are not handed on again; default true. */
   dedupe?: boolean;
@@ -88,8 +88,10 @@ export interface WebhookListenerOptions {
 
 /** One accepted delivery. */
 export interface ReceivedEvent {
-  /** The body as parsed JSON, every field kept. */
-  body: unknown;
+  /** The body as parsed JSON, every field kept (parsed when first read). */
+  readonly body: unknown;
+  /** The body exactly as received. */
+  raw: string;
   /** The body read as the spec's event (unknown fields dropped); undefined when its shape is not the spec's. */
   event: WebhookEvent | undefined;
   /** The first way the shape differs from the spec's (`task.platform: ...`); undefined when it is the spec's. */
@@ -191,7 +193,20 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
   }
 
   /** The one path every event takes, delivered or synthesised. */
-  const handleEvent = async (raw: string, received: ReceivedEvent, userAgent: string | undefined): Promise<Outcome> => {
+  /**
+   * The event as printed. Its body is parsed again from `raw` only if the printer reads it (the JSON formats print
+   * `raw` itself), so a big body is not held parsed during a forward, nor parsed twice for nothing.
+   */
+  const print = (raw: string, meta: EventMeta, duplicate: boolean): void => {
+    let parsed: { value: unknown } | undefined;
+    const received = Object.defineProperty({ ...meta, raw }, 'body', {
+      enumerable: true,
+      get: (): unknown => (parsed ??= { value: JSON.parse(raw) as unknown }).value,
+    }) as ReceivedEvent;
+    options.onEvent(received, { duplicate });
+  };
+
+  const handleEvent = async (raw: string, received: EventMeta, userAgent: string | undefined): Promise<Outcome> => {
     const { name, taskId } = received;
     const label = describeEvent(name, taskId);
     const key =
@@ -201,8 +216,8 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     if (dedupe) {
       const earlier = inFlight.get(key);
       // The same event is being handled right now (a replay racing a retry): its outcome decides.
-      if (earlier && (await earlier.catch(() => false))) return duplicate(received, label);
-      if (seen.has(key)) return duplicate(received, label);
+      if (earlier && (await earlier.catch(() => false))) return duplicate(raw, received, label);
+      if (seen.has(key)) return duplicate(raw, received, label);
     }
     if (!canPrint()) return refuse(503, 'output is not being read (stdout is full); the service will retry');
     if (dedupe && seen.isFull()) return refuse(503, 'the duplicate filter is full; the service will retry');
@@ -232,7 +247,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
           if (place) job.spoolId = await spool.addJob(job, key, at);
           else await spool.addSeen(key, at);
         }
-        options.onEvent(received, { duplicate: false });
+        print(raw, received, false);
         if (dedupe) seen.add(key, at);
         place?.commit(job);
         place = undefined;
@@ -260,8 +275,8 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     return { status: 200, note: `${label}${received.synthesised ? ' (synthesised)' : ''}` };
   };
 
-  const duplicate = (received: ReceivedEvent, label: string): Outcome => {
-    options.onEvent(received, { duplicate: true });
+  const duplicate = (raw: string, received: EventMeta, label: string): Outcome => {
+    print(raw, received, true);
     counts.duplicates++;
     return { status: 200, note: `${label} (duplicate; already handled, not handed on again)` };
   };
@@ -320,14 +335,12 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
         done(413, { ok: false, error: 'body too large' }, `body over ${maxBody} bytes`);
         return;
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
+      const meta = metaOf(raw);
+      if (!meta) {
         done(400, { ok: false, error: 'body is not JSON' }, 'body is not JSON');
         return;
       }
-      const outcome = await handleEvent(raw, readEvent(json), headerValue(req.headers['user-agent']));
+      const outcome = await handleEvent(raw, meta, headerValue(req.headers['user-agent']));
       const ok = outcome.status === 200;
       done(outcome.status, ok ? { ok: true } : { ok: false, error: outcome.note }, outcome.note, ok ? {} : busy);
     } finally {
@@ -377,13 +390,8 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     replayed,
     counts: () => ({ ...counts }),
     async inject(raw) {
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        return { status: 400, note: 'not JSON' };
-      }
-      return handleEvent(raw, readEvent(json), undefined);
+      const meta = metaOf(raw);
+      return meta ? handleEvent(raw, meta, undefined) : { status: 400, note: 'not JSON' };
     },
     close() {
       closed ??= (async () => {
@@ -409,18 +417,32 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
   };
 }
 
+/** What the listener keeps of an event while handling it: all but the body (a big body is held once, as text). */
+type EventMeta = Omit<ReceivedEvent, 'body' | 'raw'>;
+
+/** What `raw` says about itself, or undefined when it is not JSON; the parsed body is not kept. */
+function metaOf(raw: string): EventMeta | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  return readEvent(body);
+}
+
 /** The body as the spec's event when it is one; otherwise what it says about itself, and what is off. */
-function readEvent(body: unknown): ReceivedEvent {
+function readEvent(body: unknown): EventMeta {
   const record = isRecord(body) ? body : {};
   const synthesised = record.synthesised === true;
   const parsed = WebhookEventSchema.safeParse(body);
   const task = isRecord(record.task) ? record.task : {};
   const name = typeof record.event === 'string' ? record.event : undefined;
   const taskId = typeof task.id === 'number' || typeof task.id === 'string' ? String(task.id) : undefined;
-  if (parsed.success) return { body, event: parsed.data, problem: undefined, name, taskId, synthesised };
+  if (parsed.success) return { event: parsed.data, problem: undefined, name, taskId, synthesised };
   const issue = parsed.error.issues[0];
   const problem = issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unexpected shape';
-  return { body, event: undefined, problem, name, taskId, synthesised };
+  return { event: undefined, problem, name, taskId, synthesised };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
