@@ -24,6 +24,7 @@ import type { Env } from '../output/io.js';
 import { createRedactor } from '../output/redact.js';
 import { systemClock } from '../core/time.js';
 import type { Clock } from '../core/time.js';
+import { collectAfterTraffic } from './collect.js';
 import { DEDUPE_WINDOW_MS, RecentKeys } from './dedupe.js';
 import { runExec } from './exec.js';
 import { ExecQueue } from './exec-queue.js';
@@ -39,10 +40,15 @@ const DEFAULT_LISTEN_HOST = '127.0.0.1';
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Default `--queue`: events waiting for (or running) their command. */
 export const DEFAULT_QUEUE = 100;
-/** Bodies held at once (read, forwarded, queued for printing): beyond it a delivery gets 503 before it is read. */
-export const MAX_BODIES_AT_ONCE = 8;
+/** Deliveries held at once (being read or forwarded): beyond it a delivery gets 503 before it is read. */
+export const MAX_BODIES_AT_ONCE = 64;
+/**
+ * Bytes of the deliveries held at once (by Content-Length, or `maxBody` when not declared): a burst of 1 MiB bodies is
+ * taken 2 at a time, however many small ones may be in hand.
+ */
+const HELD_MAX_BYTES = 2 * 1024 * 1024;
 /** Bytes of bodies the exec queue holds at most, whatever `--queue` says. */
-const QUEUE_MAX_BYTES = 16 * 1024 * 1024;
+const QUEUE_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface WebhookListenerOptions {
   /** Default 8788; 0 picks a free port (see `url`). */
@@ -72,7 +78,7 @@ export interface WebhookListenerOptions {
   queue?: number;
   /** Largest body; default 1 MiB (413 beyond). */
   maxBody?: number;
-  /** Bodies held at once; default 8 (503 beyond). */
+  /** Deliveries held at once; default 64 (503 beyond), and at most 2 MiB of them. */
   maxBodiesAtOnce?: number;
   /** Repeats of an acknowledged event are not handed on again; default true. */
   dedupe?: boolean;
@@ -285,8 +291,10 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     return { status, note };
   };
 
+  const handled = collectAfterTraffic();
   let closing = false;
   let bodies = 0;
+  let heldBytes = 0;
   let active = 0;
   let settleActive: (() => void) | undefined;
 
@@ -323,12 +331,16 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       done(413, { ok: false, error: 'body too large' }, `body of ${declared} bytes`);
       return;
     }
-    if (bodies >= maxBodies) {
+    const weight = Number.isFinite(declared) && declared >= 0 ? declared : maxBody;
+    if (bodies >= maxBodies || (bodies > 0 && heldBytes + weight > HELD_MAX_BYTES)) {
       counts.refused++;
+      // Node reads a refused body to its end and drops it: garbage all the same.
+      handled(weight);
       done(503, { ok: false, error: 'busy' }, `${bodies} deliveries in progress; the service will retry`, busy);
       return;
     }
     bodies++;
+    heldBytes += weight;
     try {
       const raw = await readBody(req, maxBody);
       if (raw === undefined) {
@@ -345,6 +357,8 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       done(outcome.status, ok ? { ok: true } : { ok: false, error: outcome.note }, outcome.note, ok ? {} : busy);
     } finally {
       bodies--;
+      heldBytes -= weight;
+      handled(weight);
     }
   };
 
