@@ -73,7 +73,7 @@ end
 # $argv = command path, flag: succeeds when the flag takes a value there.
 function __taskctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--reuse-window' 'create|--max-cost' 'create|--chunk-size' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'retry|--reuse-window' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--interval' 'retry|--timeout' 'retry|--until' 'retry|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--reuse-window' 'create|--max-cost' 'create|--chunk-size' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'retry|--reuse-window' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--interval' 'retry|--timeout' 'retry|--until' 'retry|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook listen|--exec-concurrency' 'webhook listen|--queue' 'webhook listen|--max-body' 'webhook listen|--spool' 'webhook listen|--catch-up' 'webhook listen|--catch-up-task' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
             return 0
     end
     return 1
@@ -270,8 +270,15 @@ complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'help' -d 'display help for
 complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l port -x -d 'port to listen on (0 = any free port)'
 complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l host -x -d 'address to bind'
 complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l path -x -d 'path that accepts deliveries'
-complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l forward-to -x -d 're-POST each verified event to this URL (https, or http on loopback)'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l forward-to -x -d 're-POST each event here; the service gets 200 only after its 2xx (else 502)'
 complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l exec -x -d 'run this shell command per event, with the event JSON on stdin'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l exec-concurrency -x -d 'commands running at once (1 = one at a time, in order)'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l queue -x -d 'events waiting for --exec at most; a full queue answers 503'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l max-body -x -d 'largest event body (413 beyond): 1MiB, 256KiB, bytes'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l no-dedupe -d 'hand repeat deliveries of an event on again (default: printed as duplicates only)'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l spool -x -d 'make acknowledged events durable (fsync before the 200; rerun at the next start)'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l catch-up -x -d 'first hand on one event per task created within DURATION (synthesised)'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l catch-up-task -x -d 'first hand on the event of this task (repeatable)'
 complete -c taskctl -n '__taskctl_is \'webhook simulate\'' -l event -x -a 'processing completed failed' -d 'event to send'
 complete -c taskctl -n '__taskctl_is \'webhook simulate\'' -l to -x -d 'receiver URL'
 complete -c taskctl -n '__taskctl_arg \'webhook simulate\' 0' -x -a '(__taskctl_dynamic tasks)'

@@ -8,6 +8,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 const EVERY_BYTES = 16 * 1024 * 1024;
+/** A small event makes garbage too (its parse, the forward, the log line): each counts as at least this. */
+const LEAST_PER_EVENT = 64 * 1024;
 
 /** `gc()`, made reachable once; undefined where the runtime refuses (then V8's own heuristics stay in charge). */
 function collector(): (() => void) | undefined {
@@ -20,12 +22,12 @@ function collector(): (() => void) | undefined {
   }
 }
 
-/** Returns `handled(bytes)`: counts bytes of bodies handled, and collects after every 16 MiB. */
+/** Returns `handled(bytes)`: counts bytes of bodies handled (64 KiB at least per event), collects after every 16 MiB. */
 export function collectAfterTraffic(): (bytes: number) => void {
   const gc = collector();
   let since = 0;
   return (bytes) => {
-    since += bytes;
+    since += Math.max(bytes, LEAST_PER_EVENT);
     if (since < EVERY_BYTES || gc === undefined) return;
     since = 0;
     gc();
