@@ -1,9 +1,11 @@
 /**
  * `npx tsx scripts/dashboard-screenshot.ts [dir]`: a sandbox with a few tasks and deliveries, its dashboard shot by
- * headless chromium at 1280×800 (docs/dashboard.png, for the README) and at phone width (390×844, dashboard-phone.png).
+ * headless chromium at 1280×800 (docs/dashboard.png, for the README) and at phone width (390×844, four screens into
+ * the temp directory, to look at).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../src/sandbox/index.js';
 import { launchChromium } from '../test/browser/chromium.js';
@@ -43,13 +45,13 @@ try {
   await page.screenshot({ path: join(dir, 'dashboard.png') });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(200);
-  await page.screenshot({ path: join(dir, 'dashboard-phone.png') });
+  await page.screenshot({ path: join(tmpdir(), 'dashboard-phone.png') });
   // The rest of the phone page, a screen at a time (to look at; not for the README).
   for (let i = 1; i < 4; i++) {
     await page.evaluate(`window.scrollTo(0, ${i * 800})`);
-    await page.screenshot({ path: join(dir, `dashboard-phone-${i}.png`) });
+    await page.screenshot({ path: join(tmpdir(), `dashboard-phone-${i}.png`) });
   }
-  console.log(`wrote ${join(dir, 'dashboard.png')} and dashboard-phone*.png`);
+  console.log(`wrote ${join(dir, 'dashboard.png')}, and ${join(tmpdir(), 'dashboard-phone*.png')}`);
 } finally {
   await browser.close();
   await sandbox.close();
