@@ -227,6 +227,35 @@ describe('webhook listen never loses an acknowledged event', () => {
     expect(second.stderr()).toMatch(/abandoned 3 event\(s\).*completed task 3, completed task 4, completed task 5/);
   });
 
+  it('--catch-up hands on one synthesised event per recent task first, and a real delivery of it later is a duplicate', async () => {
+    const port = await freePort();
+    world = await startWorld({ itemMs: 0 });
+    await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    await world.inProcess(['create', 'domain_check_availability', 'taskfail-b.com', '-q']);
+    const out = await listen(world.env, ['--port', String(port), '--catch-up', '1h', '-o', 'ndjson']);
+    await waitFor(
+      () => out.stderr().includes('catch-up: 2 synthesised event(s) from 2 task(s)'),
+      () => out.stderr(),
+    );
+    const events = out
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; synthesised: boolean; task: { id: number } });
+    expect(events.map((e) => [e.task.id, e.event, e.synthesised])).toEqual([
+      [1, 'completed', true],
+      [2, 'failed', true],
+    ]);
+    // The real event arriving later (here `webhook simulate`, signed like the service's): a duplicate, not printed again.
+    const simulated = await world.inProcess(['webhook', 'simulate', '1', '--to', `http://127.0.0.1:${port}/`]);
+    expect(simulated.code).toBe(0);
+    await waitFor(
+      () => out.stderr().includes('completed task 1 (duplicate; already handled'),
+      () => out.stderr(),
+    );
+    expect(out.stdout().trim().split('\n')).toHaveLength(2);
+  });
+
   it("prints the human format in the project's colours, never as escape text", async () => {
     const port = await freePort();
     const env = { TASKCTL_API_KEY: 'sk_e2e_colour', FORCE_COLOR: '1' };
