@@ -285,6 +285,18 @@ describe('webhook listen never loses an acknowledged event', () => {
       () => out.stdout().includes('task 3'),
       () => out.stdout(),
     );
+    // A repeat is shown, dimmed, as a duplicate (and not handed on).
+    const again = await fetch(`http://127.0.0.1:${port}/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': 'sk_e2e_colour' },
+      body: JSON.stringify({ event: 'failed', task: { id: 3, error_message: '\u001b[2Jboom' } }),
+    });
+    expect(again.status).toBe(200);
+    await waitFor(
+      () => out.stdout().includes('duplicate'),
+      () => out.stdout(),
+    );
+    expect(out.stdout()).toContain('\u001b[2m  (duplicate, not handed on again)\u001b[22m');
     // The status is painted red by chalk; the sender's escape stays visible text, never a raw ESC.
     expect(out.stdout()).toContain('\u001b[31mfailed\u001b[39m');
     expect(out.stdout()).not.toContain('\\x1b[31m');
