@@ -13,7 +13,7 @@ import {
   NotFoundError,
   UsageError,
 } from '../errors.js';
-import { formatDuration } from '../core/duration.js';
+import { formatDuration } from '../output/durations.js';
 import { counted, formatCount } from '../core/items/clean.js';
 import type { ItemFormat, ItemSource, NormalisedItems } from '../core/items/index.js';
 import { examples, type RunAction } from './help-text.js';

@@ -2,12 +2,12 @@ import { text } from 'node:stream/consumers';
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { formatDuration } from '../core/duration.js';
+import { formatDuration } from '../output/durations.js';
 import { taskPhase, unknownStatusWarner } from '../core/task-state.js';
 import { checkReportTargets, fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { examples, type RunAction } from './help-text.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox/launch.js';
-import { countOf } from '../report/plural.js';
+import { counted } from '../output/plural.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { taskColumns } from './task-columns.js';
@@ -143,7 +143,9 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
       display.poll(change);
     },
     onTransientError: (error) => {
-      warn(`${error.message}; retrying`);
+      // On a terminal the live block says it in place; a log gets a line with the time since the last answer.
+      const line = display.unanswered(error.message);
+      if (progress.mode !== 'live') warn(line);
     },
     onRound: () => {
       display.round();
@@ -180,7 +182,7 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
           hint(`See the items: taskctl show ${task.id}`),
         );
       else if (!options.allowItemFailures && taskPhase(task) === 'completed' && (task.failed_items ?? 0) > 0) {
-        const failed = countOf(task.failed_items ?? 0, 'failed item');
+        const failed = counted(task.failed_items ?? 0, 'failed item');
         ctx.printer.warn(
           ctx.ephemeralSandbox
             ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`

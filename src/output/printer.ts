@@ -14,15 +14,17 @@
  *   followed by their age; tsv: the values on one line, tab-separated, in field order;
  *   csv: header (label keys) + one record; json: `json` pretty; ndjson: `json` compact on one line.
  */
-import { Chalk, type ChalkInstance } from 'chalk';
+import { palette, type ChalkInstance } from './colour.js';
 import { cellText, csvRecord, indentJson, jsonText, toSnakeKey, tsvRecord, type CellValue } from './encode.js';
 import type { OutputFormat } from './format.js';
 import type { IO } from './io.js';
 import type { Progress } from './progress.js';
 import type { Redactor } from './redact.js';
 import { humanLabel } from './labels.js';
+import { formatCount } from './numbers.js';
+import { paintStatus } from './status-colours.js';
 import { neutralise, neutraliseMultiline } from './sanitize.js';
-import { parseTimestamp, relativeTime } from '../core/relative-time.js';
+import { parseTimestamp, relativeTime } from './times.js';
 
 export type { CellValue } from './encode.js';
 
@@ -120,18 +122,22 @@ export interface Printer {
  */
 export const TABLE_MAX_ROWS = 1000;
 
+/** Fields that name things: their numbers are identifiers, never written with separators (`task 12345`). */
+const IDENTIFIERS = new Set(['id', 'task', 'ids']);
+
+/** A cell as a person reads it: numbers with thousands separators (output/numbers.ts), except identifiers. */
+function humanCell(value: CellValue, name: string): string {
+  return typeof value === 'number' && Number.isFinite(value) && !IDENTIFIERS.has(name.toLowerCase())
+    ? formatCount(value)
+    : cellText(value);
+}
+
+function columnName<T>(column: Column<T>): string {
+  return column.key ?? column.header;
+}
+
 /** Human formats show a missing value as a dash, so columns never look shifted. */
 const EMPTY_CELL = '-';
-
-/** Colour by meaning, shared by every command that shows a status; unknown statuses stay plain. */
-const STATUS_COLOURS: Readonly<Record<string, (c: ChalkInstance) => (text: string) => string>> = {
-  completed: (c) => c.green,
-  failed: (c) => c.red,
-  processing: (c) => c.yellow,
-  running: (c) => c.yellow,
-  pending: (c) => c.dim,
-  queued: (c) => c.dim,
-};
 
 export function createPrinter(options: PrinterOptions): Printer {
   const { io, format } = options;
@@ -139,8 +145,8 @@ export function createPrinter(options: PrinterOptions): Printer {
   const redact: Redactor = options.redact ?? ((text) => text);
   const stderrColor = options.stderrColor ?? (options.color && io.stderr.isTTY === true);
   // Explicit levels: chalk's own detection looks at process.stdout, which is not necessarily our stream.
-  const out = new Chalk({ level: options.color ? 1 : 0 });
-  const err = new Chalk({ level: stderrColor ? 1 : 0 });
+  const out = palette(options.color);
+  const err = palette(stderrColor);
 
   const oneLine = (text: string) => neutralise(redact(text));
   const message = (text: string) => neutraliseMultiline(redact(text));
@@ -161,7 +167,7 @@ export function createPrinter(options: PrinterOptions): Printer {
 
   /** A cell's plain text as a person reads it: `display` over `value`, timestamps as ages, neutralised. */
   const tableText = <T>(column: Column<T>, row: T): string => {
-    const raw = redact(cellText(column.display ? column.display(row) : column.value(row)));
+    const raw = redact(humanCell(column.display ? column.display(row) : column.value(row), columnName(column)));
     const ms = column.time ? parseTimestamp(raw) : undefined;
     return neutralise(ms === undefined ? raw : relativeTime(ms, now()));
   };
@@ -177,7 +183,7 @@ export function createPrinter(options: PrinterOptions): Printer {
       return;
     }
     const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
-    const { fitColumns, textWidth, truncateText } = await import('./fit.js');
+    const [{ fitColumns }, { textWidth, truncateText }] = await Promise.all([import('./fit.js'), import('./width.js')]);
     const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
     const texts = rows.map((row) => allColumns.map((c) => tableText(c, row)));
     const widths = allColumns.map((_, i) =>
@@ -213,8 +219,9 @@ export function createPrinter(options: PrinterOptions): Printer {
       ),
     );
     if (total > rows.length) {
-      const count = (n: number) => n.toLocaleString('en');
-      warnLine(`showing the first ${count(rows.length)} of ${count(total)} rows; use -o tsv or -o csv to get them all`);
+      warnLine(
+        `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
+      );
     }
   };
 
@@ -311,6 +318,7 @@ export function createPrinter(options: PrinterOptions): Printer {
 
   const detailText = (fields: readonly DetailField[], json: unknown): string => {
     const values = fields.map(([, value]) => redact(cellText(value)));
+    const shownValues = fields.map(([label, value]) => redact(humanCell(value, label)));
     switch (format) {
       case 'json':
         return jsonOut(json, true);
@@ -326,7 +334,7 @@ export function createPrinter(options: PrinterOptions): Printer {
         const lines = fields.map(([, , style], i) => {
           const label = labels[i] ?? '';
           const pad = ' '.repeat(width - label.length + 2);
-          const text = neutralise(values[i] ?? '');
+          const text = neutralise(shownValues[i] ?? '');
           const ms = parseTimestamp(text);
           const coloured = options.color && style ? style(text) : text;
           const shown =
@@ -365,8 +373,7 @@ export function createPrinter(options: PrinterOptions): Printer {
     },
 
     paintStatus(status) {
-      const paint = STATUS_COLOURS[status.toLowerCase()];
-      return paint ? paint(out)(status) : status;
+      return paintStatus(out, status);
     },
 
     info(text) {

@@ -4,7 +4,7 @@
  */
 import type { Task, TaskItem } from '../api/schemas.js';
 import { itemCounts, itemOutcome, taskPhase } from '../core/task-state.js';
-import { countOf } from './plural.js';
+import { counted } from '../output/plural.js';
 
 export interface GithubReportOptions {
   /** A one-off `--sandbox` run: it is gone when the report is read, so no `taskctl show` command is suggested. */
@@ -64,7 +64,7 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
   const failedTasks = tasks.filter(ended).length;
   const failedItems = failedItemCount(tasks);
   const lines = [
-    `### taskctl: ${countOf(tasks.length, 'task')}, ${countOf(failedTasks, 'failed task')}, ${countOf(failedItems, 'failed item')}`,
+    `### taskctl: ${counted(tasks.length, 'task')}, ${counted(failedTasks, 'failed task')}, ${counted(failedItems, 'failed item')}`,
     '',
     '| task | service | status | items | completed | failed | cost |',
     '|---:|---|---|---:|---:|---:|---:|',
@@ -136,8 +136,8 @@ export function githubAnnotations(
   if (hiddenTasks + hiddenItems > 0) {
     const where = [...moreBy.keys()].map((id) => `taskctl show ${id} --items-status failed`).join('; ');
     const what = [
-      hiddenTasks ? countOf(hiddenTasks, 'failed task') : '',
-      hiddenItems ? countOf(hiddenItems, 'failed item') : '',
+      hiddenTasks ? counted(hiddenTasks, 'failed task') : '',
+      hiddenItems ? counted(hiddenItems, 'failed item') : '',
     ]
       .filter(Boolean)
       .join(' and ');

@@ -1,7 +1,7 @@
 /** `taskctl list` in-process: fitted table with items and ages (issue 14), --columns, --since/--until (issue 15). */
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl, T0, type MockApi } from './harness.js';
-import { textWidth } from '../../../src/output/fit.js';
+import { textWidth } from '../../../src/output/width.js';
 
 const minutesAgo = (m: number) => new Date(T0 - m * 60_000).toISOString();
 
@@ -40,7 +40,7 @@ describe('list on a terminal (issue 14)', () => {
     const result = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 80, env: { NO_COLOR: '1' } });
     expect(result.code, result.stderr).toBe(0);
     expect(widest(result.stdout)).toBeLessThanOrEqual(80);
-    expect(result.stdout).toMatch(/^ *12 +domain_check_availability +completed +7\/8, 1 failed +1234 +3m ago/m);
+    expect(result.stdout).toMatch(/^ *12 +domain_check_availability +completed +7\/8, 1 failed +1,234 +3m ago/m);
     expect(result.stdout).toMatch(/^ *11 .* processing +2\/8 .*1h ago/m);
     expect(result.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/);
   });

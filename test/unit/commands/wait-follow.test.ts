@@ -77,7 +77,7 @@ describe('wait: on a terminal', () => {
     const bad = await create(['fail-1.example.com', 'b1.example.com']);
     const result = await run(['wait', String(good), String(bad)], { stderrTTY: true, columns: 80 });
     expect(result.code).toBe(11);
-    const final = plain(result.stderr.split('\x1b[J').pop() ?? '');
+    const final = plain(result.stderr.split('\x1b[0J').pop() ?? '');
     expect(final).toMatch(new RegExp(`✓ task ${good} completed`));
     expect(final).toMatch(new RegExp(`✗ task ${bad} completed`));
     expect(final).not.toMatch(new RegExp(`✗ task ${good}\\b`));
@@ -95,9 +95,9 @@ describe('wait: on a terminal', () => {
     };
     const result = await run(['wait', String(id)], { stderrTTY: true, columns: 80, signal: controller.signal });
     expect(result.code).toBe(130);
-    const afterClear = plain(result.stderr.split('\x1b[J').pop() ?? '');
+    const afterClear = plain(result.stderr.split('\x1b[0J').pop() ?? '');
     expect(afterClear).toBe(`error: interrupted\nstill running: taskctl wait ${id}\n`);
-    expect(plain(result.stderr)).toMatch(/task \d+ processing .*\d+% +~?\d+\/100 .*\/s ETA \d+:\d\d 0:\d\d/);
+    expect(plain(result.stderr)).toMatch(/task \d+ processing .*\d+% +\d+\/100 .*\/s est\. \d+:\d\d left 0:\d\d/);
   });
 });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter, type Column } from '../../../src/output/printer.js';
 import type { OutputFormat } from '../../../src/output/format.js';
-import { textWidth } from '../../../src/output/fit.js';
+import { textWidth } from '../../../src/output/width.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 

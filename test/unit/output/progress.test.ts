@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryIO, createMemoryStream } from '../../../src/output/memory-io.js';
 import { isCI } from '../../../src/output/io.js';
-import { createProgress, fitWidth, formatTimestamp, type Progress } from '../../../src/output/progress.js';
+import { createProgress, type Progress } from '../../../src/output/progress.js';
+import { isoSeconds as formatTimestamp } from '../../../src/output/times.js';
+import { cutToWidth as fitWidth } from '../../../src/output/width.js';
 import { createRedactor } from '../../../src/output/redact.js';
 import type { IO } from '../../../src/output/io.js';
 
@@ -89,7 +91,7 @@ describe('live progress (a terminal)', () => {
     open.live(() => text);
     text = ['task 1 processing', 'task 2 pending'];
     open.refresh();
-    expect(stderr.text()).toBe('task 1 pending\ntask 2 pending\r\x1b[1A\x1b[Jtask 1 processing\ntask 2 pending');
+    expect(stderr.text()).toBe('task 1 pending\ntask 2 pending\x1b[1G\x1b[1A\x1b[0Jtask 1 processing\ntask 2 pending');
   });
 
   it('log() prints a lasting line above the block; stop() clears it', () => {
@@ -99,7 +101,7 @@ describe('live progress (a terminal)', () => {
     open.log('warning: x');
     open.stop();
     open.log('✓ task 1 completed');
-    expect(stderr.text()).toBe('⠋ task 1\r\x1b[Jwarning: x\n⠋ task 1\r\x1b[J✓ task 1 completed\n');
+    expect(stderr.text()).toBe('⠋ task 1\x1b[1G\x1b[0Jwarning: x\n⠋ task 1\x1b[1G\x1b[0J✓ task 1 completed\n');
   });
 
   it('never draws more lines than the terminal has rows (less one), nor wider than its columns (less one)', () => {
