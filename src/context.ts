@@ -190,6 +190,8 @@ export class Context {
       this.requestedFormat() ?? (await this.profileOutput()),
       this.io.stdout.isTTY === true,
     );
+    // Messages are word-wrapped for a person at a terminal; scripts and logs get them on one line each.
+    const wrapping = this.io.stderr.isTTY === true ? await import('./output/width.js') : undefined;
     this.printerInstance = createPrinter({
       io: this.io,
       format,
@@ -199,6 +201,7 @@ export class Context {
       redact: this.redact,
       ci: this.ci,
       now: () => this.clock.now(),
+      ...(wrapping && { wrap: wrapping.wrapText, wrapWidth: wrapping.lineBudget(this.io.stderr.columns) }),
     });
   }
 

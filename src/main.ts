@@ -48,6 +48,16 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
     await ctx.setup();
     await action(ctx);
   });
+  if (argv.length === 0) {
+    // A bare `taskctl`: the short overview on stdout, exit 0 (gh, kubectl); `--help` has the full text.
+    const [{ overview }, { lineBudget }] = await Promise.all([
+      import('./boot/overview.js'),
+      import('./output/width.js'),
+    ]);
+    const { stdout } = deps.io;
+    deps.io.stdout.write(overview(program, stdout.isTTY ? lineBudget(stdout.columns) : 79));
+    return ExitCode.ok;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ctx?.exitCode ?? ExitCode.ok;

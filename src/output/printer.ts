@@ -80,6 +80,13 @@ export interface PrinterOptions {
   ci?: boolean;
   /** Clock for `progress()` timestamps. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Word-wraps messages on stderr (errors, hints, warnings, info) to this many columns: give it only when stderr is a
+   * terminal (`lineBudget(io.stderr.columns)`), so scripts and logs get each message unwrapped. With `wrap`.
+   */
+  wrapWidth?: number;
+  /** The wrapper (output/width.ts `wrapText`), handed in so that the printer loads no width tables for scripts. */
+  wrap?: (text: string, width: number, indent?: string) => string;
 }
 
 export interface Printer {
@@ -150,6 +157,17 @@ export function createPrinter(options: PrinterOptions): Printer {
 
   const oneLine = (text: string) => neutralise(redact(text));
   const message = (text: string) => neutraliseMultiline(redact(text));
+  const { wrap, wrapWidth } = options;
+  /** `prefix` + the message, word-wrapped on a terminal (the prefix's width counts; it is coloured afterwards). */
+  const say = (prefix: string, painted: string, text: string): string => {
+    const body = message(text);
+    if (wrap === undefined || wrapWidth === undefined) return `${painted}${body}\n`;
+    const wrapped = body
+      .split('\n')
+      .map((line, i) => wrap(i === 0 ? `${prefix}${line}` : line, wrapWidth))
+      .join('\n');
+    return `${painted}${wrapped.slice(prefix.length)}\n`;
+  };
   const writeOut = (text: string) => {
     if (text !== '') io.stdout.write(text);
   };
@@ -158,7 +176,7 @@ export function createPrinter(options: PrinterOptions): Printer {
   const fieldsOf = <T>(row: T, columns: ReadonlyArray<Column<T>>) => columns.map((c) => redact(cellText(c.value(row))));
   const keysOf = <T>(columns: ReadonlyArray<Column<T>>) => columns.map((c) => c.key ?? toSnakeKey(c.header));
   const jsonOut = (value: unknown, pretty: boolean) => `${jsonText(value, pretty, redact)}\n`;
-  const warnLine = (text: string) => writeErr(`${err.yellow('warning:')} ${message(text)}\n`);
+  const warnLine = (text: string) => writeErr(say('warning: ', `${err.yellow('warning:')} `, text));
 
   const now = options.now ?? (() => Date.now());
   /** The terminal's width when stdout is one; tables elsewhere (`-o table > file`) keep every column whole. */
@@ -377,15 +395,15 @@ export function createPrinter(options: PrinterOptions): Printer {
     },
 
     info(text) {
-      if (!quiet) writeErr(`${message(text)}\n`);
+      if (!quiet) writeErr(say('', '', text));
     },
     success(text) {
-      if (!quiet) writeErr(`${err.green('✓')} ${message(text)}\n`);
+      if (!quiet) writeErr(say('✓ ', `${err.green('✓')} `, text));
     },
     warn: warnLine,
     error(text, hint) {
-      const head = `${err.red('error:')} ${message(text)}\n`;
-      writeErr(hint === undefined || hint === '' ? head : `${head}${message(hint)}\n`);
+      const head = say('error: ', `${err.red('error:')} `, text);
+      writeErr(hint === undefined || hint === '' ? head : `${head}${say('', '', hint)}`);
     },
 
     async progress() {
