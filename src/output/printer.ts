@@ -180,7 +180,9 @@ export function createPrinter(options: PrinterOptions): Printer {
 
   const now = options.now ?? (() => Date.now());
   /** The terminal's width when stdout is one; tables elsewhere (`-o table > file`) keep every column whole. */
-  const terminalWidth = io.stdout.isTTY === true && (io.stdout.columns ?? 0) > 0 ? io.stdout.columns : undefined;
+  // One less than the columns (output/width.ts lineBudget): a row as wide as the terminal would touch its last column.
+  const terminalWidth =
+    io.stdout.isTTY === true && (io.stdout.columns ?? 0) > 0 ? Math.max(10, (io.stdout.columns ?? 80) - 1) : undefined;
   const emptyCell = options.color ? out.dim(EMPTY_CELL) : EMPTY_CELL;
 
   /** A cell's plain text as a person reads it: `display` over `value`, timestamps as ages, neutralised. */

@@ -143,3 +143,12 @@ describe('key/value screens', () => {
     expect(JSON.parse(out.out())).toEqual(json);
   });
 });
+
+describe('the width budget (issue 23: off by one)', () => {
+  it('a table never touches the last column: fitted to one less than the terminal', async () => {
+    const note: Array<Column<{ text: string }>> = [{ header: 'Note', value: (r) => r.text, truncate: true }];
+    const { printer, out } = setup('table', 40);
+    await printer.list([{ text: 'x'.repeat(40) }], note);
+    expect(widest(out())).toBe(39);
+  });
+});
