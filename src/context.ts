@@ -24,6 +24,7 @@ import { createRedactor, type Redactor } from './output/redact.js';
 import { settleOutcome } from './output/stdout-guard.js';
 import type { Printer } from './output/printer.js';
 import type { OutputFormat } from './output/format.js';
+import type { Pager } from './output/pager.js';
 import { userAgent } from './version.js';
 
 /** Global flags (DESIGN.md section 1), as commander parses them. */
@@ -53,6 +54,8 @@ export interface Deps {
   /** The HTTP dispatcher every request goes through; tests inject undici's MockAgent. Default: one built from the
    * base URL and the proxy environment (src/api/dispatcher.ts). */
   dispatcher?: Dispatcher;
+  /** Shows long terminal output a screen at a time (output/pager.ts); without it, output is printed as it is. */
+  pager?: Pager;
 }
 
 export interface ApiOptions {
@@ -68,6 +71,7 @@ export class Context {
   readonly random: () => number;
   readonly globals: GlobalOptions;
   private readonly dispatcher: Dispatcher | undefined;
+  private readonly pager: Pager | undefined;
   /** `auth login`, `balance`...: set by main, so that commands creating a profile may name a new one. */
   commandPath = '';
   private outcome = 0;
@@ -101,6 +105,7 @@ export class Context {
     this.signal = deps.signal;
     this.random = deps.random ?? Math.random;
     this.dispatcher = deps.dispatcher;
+    this.pager = deps.pager;
     this.globals = globals;
   }
 
@@ -213,6 +218,25 @@ export class Context {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Prints what `render` writes, through the pager when it is terminal output taller than the screen (issue 26:
+   * `show`, and the results at the end of `wait`). Anything else is printed as `render` writes it.
+   */
+  async paged(render: (printer: Printer) => Promise<void> | void): Promise<void> {
+    const { stdout } = this.io;
+    if (this.pager === undefined || this.printer.format !== 'table' || stdout.isTTY !== true) {
+      await render(this.printer);
+      return;
+    }
+    const { createMemoryStream } = await import('./output/memory-io.js');
+    const collected = createMemoryStream(true, stdout.columns);
+    await render(this.printer.to(collected));
+    const text = collected.text();
+    const { needsPager } = await import('./output/pager.js');
+    if (needsPager(text, stdout.rows) && (await this.pager(text))) return;
+    if (text !== '') stdout.write(text);
   }
 
   /** A printer that works even when setup failed (bad --output value): plain stderr, redacted. */

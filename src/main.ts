@@ -30,6 +30,7 @@ function defaultDeps(): Deps {
     env: process.env,
     clock: systemClock,
     signal: controller.signal,
+    pager: async (text) => (await import('./output/pager.js')).systemPager(process.env)(text),
   };
 }
 

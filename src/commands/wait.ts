@@ -1,9 +1,10 @@
 import { text } from 'node:stream/consumers';
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import type { Task } from '../api/schemas.js';
+import { CliError, UsageError } from '../errors.js';
 import { formatDuration } from '../output/durations.js';
-import { taskPhase, unknownStatusWarner } from '../core/task-state.js';
+import { isTerminal, taskPhase, unknownStatusWarner } from '../core/task-state.js';
 import { checkReportTargets, fetchWithItems, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { examples, type RunAction } from './help-text.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox/launch.js';
@@ -11,6 +12,7 @@ import { counted } from '../output/plural.js';
 import { duration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { taskColumns } from './task-columns.js';
+import { printTaskItems } from './task-results.js';
 import { neutralise } from '../output/sanitize.js';
 
 export interface WaitOptions {
@@ -26,6 +28,11 @@ export interface WaitOptions {
   allowItemFailures?: boolean;
   /** Reports to write after the wait (`--report junit=FILE`, `--report github`). */
   report?: ReportSpec[];
+  /**
+   * The item results at the end: undefined = on a terminal (one task: its items table; several: a summary and the
+   * `show` command), false (`--no-results`) = the task records only, true (`--results`) = also in script formats.
+   */
+  results?: boolean;
 }
 
 /** The wait flags, shared by `wait` and `create --wait`. */
@@ -43,6 +50,8 @@ export function addWaitOptions(command: Command): Command {
       new Option('--until <state>', 'wait for this state instead of the end').choices(['processing', 'completed']),
     )
     .option('--allow-item-failures', 'exit 0 (not 11) when tasks completed with some failed items')
+    .option('--results', 'end with the item results as `taskctl show` prints them, also with -o json|ndjson|tsv|csv')
+    .option('--no-results', 'end with the task records only (on a terminal, one task ends with its item table)')
     .addOption(reportOption());
 }
 
@@ -89,6 +98,50 @@ async function resolveIds(ctx: Context, args: string[]): Promise<number[]> {
     .map(parseTaskId);
   if (ids.length === 0) throw new UsageError('no task ids on stdin', 'Pipe ids in, one per line.');
   return [...new Set(ids)];
+}
+
+/**
+ * What a wait prints at its end (issue 26): on a terminal, one finished task's item results (as `show` prints them,
+ * paged when long), several tasks' summary table and the command that shows their items; in script formats the task
+ * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records.
+ */
+async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results: boolean | undefined): Promise<void> {
+  const printer = ctx.printer;
+  const human = printer.format === 'table';
+  const one = tasks.length === 1 && tasks[0] !== undefined && isTerminal(tasks[0]);
+  const items = results === true || (results === undefined && human && done && one);
+  if (items) {
+    const full = await withItems(ctx, tasks);
+    if (full) {
+      await printTaskItems(ctx, full, { single: tasks.length === 1 });
+      return;
+    }
+  }
+  await printer.list(
+    tasks,
+    taskColumns((status) => printer.paintStatus(status), printer.chalk),
+    tasks,
+  );
+  if (human && done && results !== false && tasks.length > 1) {
+    const hint = `See the items: taskctl show ${tasks.map((task) => task.id).join(' ')}`;
+    printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
+  }
+}
+
+/** The tasks read once more with their items (polling reads summaries); undefined, with a warning, when one cannot be. */
+async function withItems(ctx: Context, tasks: readonly Task[]): Promise<Task[] | undefined> {
+  const api = await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS });
+  const full: Task[] = [];
+  for (const task of tasks) {
+    try {
+      full.push(task.items ? task : await api.getTask(task.id));
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      ctx.printer.warn(`could not read the item results of task ${task.id} (${error.message}); showing the tasks`);
+      return undefined;
+    }
+  }
+  return full;
 }
 
 /** How long the items of the waited tasks may take to read for `--report`, after the wait ended. */
@@ -163,12 +216,7 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   ctx.exitCode = code; // before anything is printed: a reader of stdout that goes away must not make it 0
   ctx.cache.rememberTasks(result.tasks);
 
-  if (!ctx.globals.quiet)
-    await ctx.printer.list(
-      result.tasks,
-      taskColumns((status) => ctx.printer.paintStatus(status)),
-      result.tasks,
-    );
+  if (!ctx.globals.quiet) await printOutcome(ctx, result.tasks, result.reason === 'done', options.results);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {

@@ -17,7 +17,7 @@
 import { palette, type ChalkInstance } from './colour.js';
 import { cellText, csvRecord, indentJson, jsonText, toSnakeKey, tsvRecord, type CellValue } from './encode.js';
 import type { OutputFormat } from './format.js';
-import type { IO } from './io.js';
+import type { IO, OutputStream } from './io.js';
 import type { Progress } from './progress.js';
 import type { Redactor } from './redact.js';
 import { humanLabel } from './labels.js';
@@ -121,6 +121,8 @@ export interface Printer {
   error: (message: string, hint?: string) => void;
   /** A progress reporter on stderr with this printer's format, colour, quiet, CI and redaction. */
   progress: () => Promise<Progress>;
+  /** The same printer writing its data to `stdout` instead (output collected for a pager); talk still goes to stderr. */
+  to: (stdout: OutputStream) => Printer;
 }
 
 /**
@@ -419,6 +421,10 @@ export function createPrinter(options: PrinterOptions): Printer {
         redact,
         clock: { now },
       });
+    },
+
+    to(stdout) {
+      return createPrinter({ ...options, io: { ...io, stdout } });
     },
   };
 }
