@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { columnsOption, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from './help-text.js';
-import { printTaskItems } from './task-results.js';
+import { printTaskItems } from '../core/task-results.js';
 import { checkReportTargets, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { parseTaskId } from './task-id.js';
 

@@ -1,10 +1,10 @@
 /**
  * A task's item results as `show` prints them, shared by `show` and the end of `wait`/`create --wait` (issue 26: the
- * main job ends with its results). Not a command: commands import it, it imports no command.
+ * main job ends with its results), used by `show` and core/follow/wait.ts.
  */
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { isTerminal, itemCounts, itemOutcome } from '../core/task-state.js';
+import { isTerminal, itemCounts, itemOutcome } from './task-state.js';
 import { pickColumns } from '../output/columns.js';
 import { exportTaskItems, type ItemLike } from '../output/flatten.js';
 import type { Column, Printer } from '../output/printer.js';

@@ -1,0 +1,190 @@
+/**
+ * The one wait loop behind `wait`, `create --wait` and `retry --wait`: follows the tasks (follow.ts), shows them
+ * (display.ts), prints the result, sets the exit code (outcome.ts) and writes the reports.
+ */
+import type { Context } from '../../context.js';
+import type { Task } from '../../api/schemas.js';
+import { CliError } from '../../errors.js';
+import { formatDuration } from '../../output/durations.js';
+import { isTerminal, taskPhase, unknownStatusWarner } from '../task-state.js';
+import { printTaskItems } from '../task-results.js';
+import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
+import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../../sandbox/launch.js';
+import { counted } from '../../output/plural.js';
+import { taskColumns } from '../../output/task-columns.js';
+import { neutralise } from '../../output/sanitize.js';
+
+export interface WaitOptions {
+  /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */
+  interval: number;
+  /** Give up after this many ms (default 30 min; 0 = never) → exit 124. */
+  timeout: number;
+  /** Return when the first task reaches the state. */
+  any?: boolean;
+  /** State to wait for: a terminal state (default), `processing` or `completed`. */
+  until?: 'processing' | 'completed';
+  /** A completed task with failed items exits 0 instead of 11. */
+  allowItemFailures?: boolean;
+  /** Reports to write after the wait (`--report junit=FILE`, `--report github`). */
+  report?: ReportSpec[];
+  /**
+   * The item results at the end: undefined = on a terminal (one task: its items table; several: a summary and the
+   * `show` command), false (`--no-results`) = the task records only, true (`--results`) = also in script formats.
+   */
+  results?: boolean;
+}
+
+/** How long the items of the waited tasks may take to read for `--report`, after the wait ended. */
+const REPORT_READ_BUDGET_MS = 60_000;
+
+/**
+ * What a wait prints at its end (issue 26): on a terminal, one finished task's item results (as `show` prints them,
+ * paged when long), several tasks' summary table and the command that shows their items; in script formats the task
+ * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records.
+ */
+async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results: boolean | undefined): Promise<void> {
+  const printer = ctx.printer;
+  const human = printer.format === 'table';
+  const one = tasks.length === 1 && tasks[0] !== undefined && isTerminal(tasks[0]);
+  const items = results === true || (results === undefined && human && done && one);
+  if (items) {
+    const full = await withItems(ctx, tasks);
+    if (full) {
+      await printTaskItems(ctx, full, { single: tasks.length === 1 });
+      return;
+    }
+  }
+  await printer.list(
+    tasks,
+    taskColumns((status) => printer.paintStatus(status), printer.chalk),
+    tasks,
+  );
+  if (human && done && results !== false && tasks.length > 1) {
+    const hint = `See the items: taskctl show ${tasks.map((task) => task.id).join(' ')}`;
+    printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
+  }
+}
+
+/** The tasks read once more with their items (polling reads summaries); undefined, with a warning, when one cannot be. */
+async function withItems(ctx: Context, tasks: readonly Task[]): Promise<Task[] | undefined> {
+  const api = await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS });
+  const full: Task[] = [];
+  for (const task of tasks) {
+    try {
+      full.push(task.items ? task : await api.getTask(task.id));
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      ctx.printer.warn(`could not read the item results of task ${task.id} (${error.message}); showing the tasks`);
+      return undefined;
+    }
+  }
+  return full;
+}
+
+/** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
+export async function waitForTasks(ctx: Context, ids: number[], options: WaitOptions): Promise<void> {
+  const start = ctx.clock.now();
+  const deadline = options.timeout > 0 ? start + options.timeout : undefined;
+  const api = await ctx.api({ deadline });
+  const [{ followTasks }, { waitExitCode, stillRunningMessage }, { startLogGroup }, { FollowDisplay }, unknown] =
+    await Promise.all([
+      import('./follow.js'),
+      import('./outcome.js'),
+      import('../../output/progress.js'),
+      import('./display.js'),
+      import('./unknown-status.js'),
+    ]);
+  const progress = await ctx.printer.progress();
+  const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures: options.allowItemFailures });
+  const warn = (text: string): void => {
+    progress.interject(() => {
+      ctx.printer.warn(text);
+    });
+  };
+  const warnUnknown = unknownStatusWarner(warn);
+  // GitHub Actions folds the progress lines of a long wait into one expandable group.
+  const group =
+    progress.mode === 'lines'
+      ? startLogGroup(
+          ctx.io.stderr,
+          ctx.env,
+          `waiting for ${ids.length === 1 ? `task ${ids[0]}` : `${ids.length} tasks`}`,
+        )
+      : undefined;
+  const result = await followTasks({
+    reader: api,
+    ids,
+    clock: ctx.clock,
+    random: ctx.random,
+    intervalMs: options.interval,
+    until: options.until ?? 'terminal',
+    any: options.any,
+    deadline,
+    signal: ctx.signal,
+    countItems: !options.allowItemFailures,
+    onChange: (change) => {
+      warnUnknown(change.task);
+      display.change(change);
+    },
+    onPoll: (change) => {
+      display.poll(change);
+    },
+    onTransientError: (error) => {
+      // On a terminal the live block says it in place; a log gets a line with the time since the last answer.
+      const line = display.unanswered(error.message);
+      if (progress.mode !== 'live') warn(line);
+    },
+    onRound: () => {
+      display.round();
+    },
+  })
+    .catch((error: unknown) => {
+      // An error (exit 8...) must not leave the live block on the screen above its message.
+      progress.stop();
+      throw error;
+    })
+    .finally(() => group?.end());
+  display.finish(result.reason === 'interrupted');
+  progress.stop();
+  const code = waitExitCode(result.tasks, { allowItemFailures: options.allowItemFailures, reason: result.reason });
+  ctx.exitCode = code; // before anything is printed: a reader of stdout that goes away must not make it 0
+  ctx.cache.rememberTasks(result.tasks);
+
+  if (!ctx.globals.quiet) await printOutcome(ctx, result.tasks, result.reason === 'done', options.results);
+  const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+  const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
+  if (result.reason === 'interrupted') {
+    ctx.printer.error('interrupted', hint(stillRunningMessage(result.unfinished, resumeFlags)));
+  } else {
+    // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
+    for (const task of result.tasks) {
+      if (taskPhase(task) === 'ended')
+        ctx.printer.error(
+          `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
+          hint(`See the items: taskctl show ${task.id}`),
+        );
+      else if (!options.allowItemFailures && taskPhase(task) === 'completed' && (task.failed_items ?? 0) > 0) {
+        const failed = counted(task.failed_items ?? 0, 'failed item');
+        ctx.printer.warn(
+          ctx.ephemeralSandbox
+            ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
+            : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
+        );
+      }
+    }
+    if (result.reason === 'timeout')
+      ctx.printer.error(
+        `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
+        hint(stillRunningMessage(result.unfinished, resumeFlags)),
+      );
+  }
+  if (options.report?.length && result.reason !== 'interrupted')
+    // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
+    await writeReports(
+      ctx,
+      options.report,
+      await fetchWithItems(await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS }), result.tasks, (text) =>
+        ctx.printer.warn(text),
+      ),
+    );
+}
