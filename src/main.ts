@@ -89,6 +89,12 @@ function report(
       if (hint) write(hint);
     }
   };
+  if (error instanceof CliError && error.exitCode === ExitCode.declined) {
+    // Declining the prompt is the person's own choice, not a failure: said calmly, without `error:` (exit 13).
+    if (ctx?.hasPrinter) ctx.printer.notice(error.message, error.hint);
+    else write(error.hint ? `${error.message}\n${error.hint}` : error.message);
+    return error.exitCode;
+  }
   if (error instanceof CliError) {
     // A usage error's hint shows syntax (`taskctl show 42`), not a task of this sandbox: it stays.
     const ephemeral = ctx?.ephemeralSandbox === true && error.exitCode !== ExitCode.usage;

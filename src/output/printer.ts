@@ -116,6 +116,8 @@ export interface Printer {
    */
   paintStatus: (status: string) => string;
   info: (message: string) => void;
+  /** A plain message on stderr that `-q` does not silence (an answer the person gave, e.g. declining a prompt). */
+  notice: (message: string, hint?: string) => void;
   success: (message: string) => void;
   warn: (message: string) => void;
   error: (message: string, hint?: string) => void;
@@ -400,6 +402,9 @@ export function createPrinter(options: PrinterOptions): Printer {
 
     info(text) {
       if (!quiet) writeErr(say('', '', text));
+    },
+    notice(text, hint) {
+      writeErr(`${say('', '', text)}${hint === undefined || hint === '' ? '' : say('', '', hint)}`);
     },
     success(text) {
       if (!quiet) writeErr(say('✓ ', `${err.green('✓')} `, text));

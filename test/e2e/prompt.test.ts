@@ -80,7 +80,8 @@ describe.skipIf(!hasTmux)('prompts in a terminal', () => {
     expect(asked).toMatch(/Create domain_whois_history for 2 items: 10 coins \(balance [\d,]+ → [\d,]+\)\? \[y\/N\]/);
     tmux('send-keys', '-t', 'deny', 'n', 'Enter');
     const text = await until(screen, /EXIT=\d+/);
-    expect(text).toMatch(/declined; nothing was created/);
+    expect(text).toMatch(/Nothing was created\.\nTo go ahead without the question: add --yes/);
+    expect(text).not.toMatch(/error/);
     expect(text).toMatch(/EXIT=13/);
     expect(await taskCount()).toBe(0);
   }, 20_000);
@@ -103,7 +104,7 @@ describe.skipIf(!hasTmux)('prompts in a terminal', () => {
     ]);
     expect(text).toMatch(/cancelled at the confirmation; nothing was created/);
     expect(text).toMatch(/EXIT=130/);
-    expect(closed).toMatch(/no answer \(the input ended\); nothing was created/);
+    expect(closed).toMatch(/No answer \(the input ended\): nothing was created\./);
     expect(closed).toMatch(/EXIT=13/);
     expect(await taskCount()).toBe(0);
   }, 20_000);
