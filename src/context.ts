@@ -25,6 +25,7 @@ import { settleOutcome } from './output/stdout-guard.js';
 import type { Printer } from './output/printer.js';
 import type { OutputFormat } from './output/format.js';
 import type { Pager } from './output/pager.js';
+import type { Spinner } from './output/spinner.js';
 import { userAgent } from './version.js';
 
 /** Global flags (DESIGN.md section 1), as commander parses them. */
@@ -239,6 +240,57 @@ export class Context {
     if (text !== '') stdout.write(text);
   }
 
+  private activeSpinner: Spinner | undefined;
+  private spinnerText = '';
+
+  /**
+   * A spinner on stderr for one wait (output/spinner.ts): shown after 300 ms, only for a person at a terminal (not in
+   * CI, not for json/ndjson, not with -q). The client's retries and rate-limit waits update its text while it runs.
+   */
+  async spin<T>(text: string, work: (say: (text: string) => void) => Promise<T>): Promise<T> {
+    const say = (next: string) => {
+      this.spinnerText = next;
+      this.activeSpinner?.text(`${next}…`);
+    };
+    if (this.activeSpinner) return work(say);
+    const { startSpinner } = await import('./output/spinner.js');
+    const { isJsonFormat } = await import('./output/format.js');
+    const printer = this.printer;
+    const spinner = startSpinner(
+      {
+        stream: this.io.stderr,
+        enabled: !this.ci && !printer.quiet && !isJsonFormat(printer.format),
+        color: printer.stderrColor,
+      },
+      `${text}…`,
+    );
+    if (!spinner.live) return work(say);
+    this.activeSpinner = spinner;
+    this.spinnerText = text;
+    try {
+      return await work(say);
+    } finally {
+      spinner.stop();
+      this.activeSpinner = undefined;
+    }
+  }
+
+  /** `waiting 25s for the rate limit…`, then 24s, 23s… in the spinner's text until the wait is over. */
+  private countDown(waitMs: number, message: string): void {
+    const spinner = this.activeSpinner;
+    const end = this.clock.now() + waitMs;
+    const show = () => {
+      const left = Math.max(0, Math.ceil((end - this.clock.now()) / 1000));
+      spinner?.text(`${this.spinnerText}: ${message.replace(/^waiting \S+/, `waiting ${left}s`)}`);
+      return left;
+    };
+    show();
+    const timer = setInterval(() => {
+      if (this.activeSpinner !== spinner || show() === 0) clearInterval(timer);
+    }, 1000);
+    timer.unref();
+  }
+
   /** A printer that works even when setup failed (bad --output value): plain stderr, redacted. */
   fallbackWarn = (message: string): void => {
     this.io.stderr.write(`warning: ${this.redact(message)}\n`);
@@ -359,9 +411,12 @@ export class Context {
       ...(verbose && { trace: (line: string) => this.io.stderr.write(`${this.redact(line)}\n`) }),
       env: this.env,
       ...(this.dispatcher && { dispatcher: this.dispatcher }),
-      onWait: (_waitMs, message) => {
-        this.printer.info(message);
+      onWait: (waitMs, message) => {
+        // Under a spinner the wait counts down in its text; otherwise it is announced once.
+        if (this.activeSpinner) this.countDown(waitMs, message);
+        else this.printer.info(message);
       },
+      onRetry: (message) => this.activeSpinner?.text(`${this.spinnerText}: ${message}`),
     });
     this.onCleanup(() => client.close());
     // From here the tasks this command sees are remembered for completion under its account.

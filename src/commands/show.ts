@@ -73,7 +73,9 @@ async function fetchTasks(ctx: Context, ids: readonly number[]): Promise<Task[]>
 export async function runShow(ctx: Context, requested: readonly number[], options: ShowOptions): Promise<void> {
   checkReportTargets(options.report);
   const ids = [...new Set(requested)];
-  const tasks = await fetchTasks(ctx, ids);
+  const tasks = await ctx.spin(ids.length === 1 ? `reading task ${ids[0]}` : `reading ${ids.length} tasks`, () =>
+    fetchTasks(ctx, ids),
+  );
   ctx.cache.rememberTasks(tasks);
   if (options.report?.length) await writeReports(ctx, options.report, tasks);
   const printer = ctx.printer;

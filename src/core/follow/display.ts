@@ -182,6 +182,12 @@ export class FollowDisplay {
     const widths = this.widths(views);
     const { paint } = this.options.progress;
     const head = this.trouble ? [paint.yellow(`! ${this.troubleText(now)}`)] : [];
+    // Nothing seen yet (the first answer is on its way): say what is being read rather than show an empty block.
+    if (views.length === 0) {
+      const { ids } = this.options;
+      const what = ids.length === 1 ? `task ${ids[0]}` : `${ids.length} tasks`;
+      return [...head, `${paint.cyan(spin)} reading ${what}… ${paint.dim(clockTime(now - this.start))}`];
+    }
     const room = Math.max(1, maxLines - head.length);
     if (views.length <= room) return [...head, ...views.map((view) => this.line(view, spin, 'live', widths))];
     const running = views.filter((view) => !isTerminal(view.change.task));

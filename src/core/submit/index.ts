@@ -36,7 +36,7 @@ export async function submitItems(
   // A price that --max-cost or a confirmation relies on is read from the server now, never from the cache.
   const guardsMoney = options.maxCost !== undefined || (ctx.interactive && options.yes !== true);
   for (const batch of batches) {
-    const price = await pricePerItem(ctx, api, batch.service, guardsMoney);
+    const price = await ctx.spin('reading the price', () => pricePerItem(ctx, api, batch.service, guardsMoney));
     const chunks = planChunks(batch.items, options.chunkSize ?? batch.items.length);
     priced.push({ ...batch, price, estimate: price * batch.items.length, chunks });
   }

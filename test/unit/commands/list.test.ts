@@ -144,3 +144,29 @@ describe('list --since / --until (issue 15)', () => {
     expect(api.calls).toEqual([]);
   });
 });
+
+describe('the paging hint (issue 26: quiet stderr for scripts)', () => {
+  it('a person at a terminal is told about the next page', async () => {
+    const api = mockApi();
+    page(api, 1, 3, [task(12, 3)]);
+    const result = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 80, env: { NO_COLOR: '1' } });
+    expect(result.stderr).toBe('page 1 of 3; use --page 2 or --all for more\n');
+  });
+
+  it('a script gets nothing on stderr, and neither does a --limit that was reached', async () => {
+    const api = mockApi();
+    page(api, 1, 3, [task(12, 3)], 25);
+    const script = await runTaskctl(['list'], { api });
+    expect(script.code).toBe(0);
+    expect(script.stderr).toBe('');
+    const limited = mockApi();
+    page(limited, 1, 3, [task(12, 3), task(11, 4)], 25);
+    const result = await runTaskctl(['list', '--limit', '1'], {
+      api: limited,
+      stdoutTTY: true,
+      columns: 80,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.stderr).toBe('');
+  });
+});
