@@ -77,6 +77,9 @@ export async function printTaskItems(ctx: Context, tasks: readonly Task[], optio
   }
 }
 
+/** Columns a terminal table always shows, even when every value is empty. */
+const ALWAYS = new Set(['task', 'target', 'status']);
+
 /** On a terminal: each task's summary and its items table, a blank line between tasks. */
 async function showTables(
   printer: Printer,
@@ -93,7 +96,13 @@ async function showTables(
       printer.blank();
       // Each task's own result fields: another service's columns would only be dashes here.
       const ownKeys = new Set(exportTaskItems([task]).keys);
-      const shown = options.chosen ? columns : columns.filter((column) => ownKeys.has(column.key ?? ''));
+      // ... and on a terminal no column that is empty in every row (an ERROR column of dashes says nothing).
+      const filled = (key: string) => own.some((row) => Object.hasOwn(row, key) && row[key] !== '');
+      const shown = options.chosen
+        ? columns
+        : columns.filter(
+            (column) => ownKeys.has(column.key ?? '') && (ALWAYS.has(column.key ?? '') || filled(column.key ?? '')),
+          );
       await printer.list(own, shown, undefined, { wide: options.wide });
     } else if (options.wanted !== undefined && task.items !== undefined) {
       const none = options.wanted === 'failed' ? 'no items failed to complete' : 'no items completed';

@@ -44,6 +44,11 @@ export interface Column<T> {
   time?: boolean;
   /** Table only: long free text, cut with `…` to fit the terminal (descriptions, results, errors). */
   truncate?: boolean;
+  /**
+   * Table only: text that may span lines (nested results as `key: value` lines): wrapped at word boundaries within the
+   * column's fitted width, never cut. Like `truncate`, the column gives up width when the terminal is narrow.
+   */
+  wrap?: boolean;
   /** Table only: left out, highest rank first, when the terminal is too narrow for every column (`--wide` keeps it). */
   optional?: number;
 }
@@ -193,7 +198,8 @@ export function createPrinter(options: PrinterOptions): Printer {
   const tableText = <T>(column: Column<T>, row: T): string => {
     const raw = redact(humanCell(column.display ? column.display(row) : column.value(row), columnName(column)));
     const ms = column.time ? parseTimestamp(raw) : undefined;
-    return neutralise(ms === undefined ? raw : relativeTime(ms, now()));
+    const text = ms === undefined ? raw : relativeTime(ms, now());
+    return column.wrap ? neutraliseMultiline(text) : neutralise(text);
   };
 
   const renderRowsTable = async <T>(
@@ -207,7 +213,10 @@ export function createPrinter(options: PrinterOptions): Printer {
       return;
     }
     const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
-    const [{ fitColumns }, { textWidth, truncateText }] = await Promise.all([import('./fit.js'), import('./width.js')]);
+    const [{ fitColumns }, { blockWidth: textWidth, truncateText, wrapText }] = await Promise.all([
+      import('./fit.js'),
+      import('./width.js'),
+    ]);
     const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
     const texts = rows.map((row) => allColumns.map((c) => tableText(c, row)));
     const widths = allColumns.map((_, i) =>
@@ -220,7 +229,7 @@ export function createPrinter(options: PrinterOptions): Printer {
             allColumns.map((c, i) => ({
               natural: widths[i] ?? 0,
               header: textWidth(heads[i] ?? ''),
-              truncate: c.truncate === true,
+              truncate: c.truncate === true || c.wrap === true,
               optional: c.optional,
             })),
             terminalWidth,
@@ -230,7 +239,9 @@ export function createPrinter(options: PrinterOptions): Printer {
     const body = rows.map((row, r) =>
       fit.shown.map((i) => {
         const column = allColumns[i];
-        const text = truncateText(texts[r]?.[i] ?? '', fit.widths[i] ?? 0);
+        const cell = texts[r]?.[i] ?? '';
+        const width = fit.widths[i] ?? 0;
+        const text = column?.wrap ? wrapText(cell, width, '  ') : truncateText(cell, width);
         if (text === '' || column === undefined) return emptyCell;
         return options.color && column.style ? column.style(text, row) : text;
       }),

@@ -34,6 +34,12 @@ export function textWidth(text: string): number {
   return /^[\x20-\x7e]*$/.test(text) ? text.length : stringWidth(text);
 }
 
+/** The widest line of a text that may span lines (a table cell of nested results). */
+export function blockWidth(text: string): number {
+  if (!text.includes('\n')) return textWidth(text);
+  return Math.max(...text.split('\n').map((line) => textWidth(line)));
+}
+
 /** `text` cut to `width` columns with `…`: at the last space when it leaves at least half, else mid-word. */
 export function truncateText(text: string, width: number): string {
   if (textWidth(text) <= width) return text;

@@ -201,3 +201,18 @@ describe('exportItems with a filter', () => {
     expect(failedOnly.records).toEqual([{ target: 'b', status: 'failed', error: 'boom' }]);
   });
 });
+
+describe('results as people read them (issue 26: no raw JSON in a terminal table)', () => {
+  it('lists one element a line, objects as key: value pairs, nested values in parentheses', async () => {
+    const { humanValue } = await import('../../../src/output/flatten.js');
+    expect(
+      humanValue([
+        { date: '2005-02-24', registrar: 'Tucows' },
+        { date: '2008-09-20', tags: ['a', 'b'], owner: { name: 'X' } },
+      ]),
+    ).toBe('date: 2005-02-24, registrar: Tucows\ndate: 2008-09-20, tags: (a; b), owner: (name: X)');
+    expect(humanValue(['a@x.com', 'b@x.com'])).toBe('a@x.com\nb@x.com');
+    expect(humanValue({ a: 1, b: null })).toBe('a: 1\nb: -');
+    expect(humanValue(true)).toBe('true');
+  });
+});
