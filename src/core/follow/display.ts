@@ -13,6 +13,7 @@ import type { Task } from '../../api/schemas.js';
 import { clockTime, formatDuration } from '../../output/durations.js';
 import type { Paint, Progress } from '../../output/progress.js';
 import { paintStatus, statusMeaning } from '../../output/status-colours.js';
+import { countsText } from '../../output/task-columns.js';
 import { isTerminal, taskPhase, taskSucceeded } from '../task-state.js';
 import type { ItemCounts } from '../task-state.js';
 import type { Clock } from '../time.js';
@@ -265,10 +266,11 @@ function liveCounts(counts: ItemCounts, paint: Paint): string[] {
   const { completed, failed, total } = counts;
   if (completed === undefined) return [paint.dim('(the server reports no item progress)')];
   const done = completed + (failed ?? 0);
+  // The bar and percent count items finished either way; the numbers are the service's (output/task-columns.ts).
   return [
     bar(done, total, paint),
     percent(done, total),
-    `${done}/${total}`.padStart(2 * String(total).length + 1),
+    `${completed}/${total}`.padStart(2 * String(total).length + 1),
     failed ? paint.red(`${failed} failed`) : '',
   ];
 }
@@ -277,7 +279,7 @@ function plainCounts(counts: ItemCounts): string {
   const { completed, failed, total } = counts;
   if (completed === undefined) return '(the server reports no item progress)';
   const done = completed + (failed ?? 0);
-  return `${done}/${total} items (${percent(done, total)}${failed ? `, ${failed} failed` : ''})`;
+  return `items ${countsText(counts)} (${percent(done, total)} finished)`;
 }
 
 function percent(done: number, total: number): string {

@@ -44,12 +44,14 @@ describe('wait: plain progress (not a terminal / CI)', () => {
     const result = await run(['wait', String(id), '-o', 'tsv'], { env: { CI: 'true' } });
     expect(result.code).toBe(0);
     const progress = lines(result.stderr).map(body);
-    const counts = new Set(progress.map((line) => /(\d+)\/50 items/.exec(line)?.[1]).filter(Boolean));
+    const counts = new Set(progress.map((line) => /items (\d+)\/50/.exec(line)?.[1]).filter(Boolean));
     expect(counts.size).toBeGreaterThanOrEqual(3);
     expect(progress.some((line) => line.includes('…'))).toBe(false);
     const states = progress.map((line) => line.replace(/, [^,]*elapsed$/, '').replace(/, [\d.]+\/s|, ETA \S+/g, ''));
     expect(new Set(states).size).toBe(states.length);
-    expect(progress[progress.length - 1]).toMatch(/^✓ task \d+ completed 50\/50 items \(100%\), 0:1\d elapsed$/);
+    expect(progress[progress.length - 1]).toMatch(
+      /^✓ task \d+ completed items 50\/50 \(100% finished\), 0:1\d elapsed$/,
+    );
     // About 10 s of work, noticed within 2 s of its end.
     expect(clock.now() - started).toBeLessThan(10_500 + 2000);
   });

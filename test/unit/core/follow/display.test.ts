@@ -114,7 +114,7 @@ describe('FollowDisplay in plain mode', () => {
     expect(stderr.text().split('\n').filter(Boolean)).toHaveLength(1);
     now += 2000;
     display.round();
-    expect(stderr.text()).toContain('2/10 items');
+    expect(stderr.text()).toContain('items 2/10');
     now += 100;
     display.change(change(task(1, 'completed', 10), now));
     expect(stderr.text().split('\n').filter(Boolean)).toHaveLength(3);
