@@ -117,6 +117,7 @@ describe('wait: answers that will not change (issue 13)', () => {
   it('a malformed body is exit 8 at once, not retried until the timeout', async () => {
     const api = mockApi();
     api.reply('GET', '/tasks/7', 200, { success: true, data: { id: 7, status: 'processing' } }, { times: 5 });
+    api.allowUnused(); // up to 5 answers are offered; the point is that at most 2 are asked for
     const result = await runTaskctl(['wait', '7'], { api, env: { CI: 'true' } });
     expect(result.code).toBe(8);
     expect(result.stderr).toMatch(/unexpected response/);
@@ -146,6 +147,7 @@ describe('wait: answers that will not change (issue 13)', () => {
   it('an unknown status keeps the wait going, is warned about once, and the timeout names it', async () => {
     const api = mockApi();
     api.reply('GET', '/tasks/7', 200, { success: true, data: task({ status: 'on_hold' }) }, { times: 100 });
+    api.allowUnused(); // enough answers for any poll pace within the 2 minutes
     const result = await runTaskctl(['wait', '7', '--timeout', '2m'], { api, env: { CI: 'true' } });
     expect(result.code).toBe(124);
     expect(result.stderr.match(/warning: .*"on_hold"/g)).toHaveLength(1);
