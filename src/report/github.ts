@@ -3,7 +3,7 @@
  * that become annotations on the run. Both are pure text builders; `write.ts` decides where they go.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
-import { itemCounts, itemOutcome, taskPhase } from '../core/task-state.js';
+import { itemCounts, itemOutcome, taskPhase, taskSucceeded } from '../core/task-state.js';
 import { counted } from '../output/plural.js';
 
 export interface GithubReportOptions {
@@ -71,7 +71,14 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
   ];
   for (const task of tasks) {
     const { completed, failed } = itemCounts(task);
-    const mark = STATUS_MARK[task.status] ?? (ended(task) ? STATUS_MARK.failed : undefined);
+    // The mark follows the outcome (issue 26): a completed task with items that did not complete is exit 11, not ✅.
+    const phase = taskPhase(task);
+    const mark =
+      phase === 'completed'
+        ? taskSucceeded(task)
+          ? STATUS_MARK.completed
+          : STATUS_MARK.failed
+        : (STATUS_MARK[task.status] ?? (ended(task) ? STATUS_MARK.failed : undefined));
     const cells = [
       String(task.id),
       task.service,
