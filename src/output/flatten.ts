@@ -227,6 +227,21 @@ function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown>
 }
 
 /**
+ * ndjson rows of one command share one shape (issue 26): every record gets every field any record has, in first-seen
+ * order, `null` where its item had none, so a reader (jq, a typed loader) never meets a missing key.
+ */
+function sameShape(records: Array<Record<string, unknown>>): void {
+  const order = new Set<string>();
+  for (const record of records) for (const key of Object.keys(record)) order.add(key);
+  records.forEach((record, index) => {
+    if (Object.keys(record).length === order.size) return;
+    const full: Record<string, unknown> = {};
+    for (const key of order) setField(full, key, Object.hasOwn(record, key) ? record[key] : null);
+    records[index] = full;
+  });
+}
+
+/**
  * `show <id...>` (issue 15): every task's items in one export, a `task` column first; the data columns are the union
  * over all the tasks' items (first-seen order), so the columns are the same whatever the ids and the filter.
  */
@@ -251,6 +266,7 @@ export function exportTaskItems(
   }
   const dataKeys = [...seen].filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
   const keys = ['task', 'target', 'status', ...dataKeys, 'error'];
+  sameShape(records);
   const fixed = new Set(['task', 'target', 'status']);
   const columns = keys.map((key): Column<FlatRecord> => ({
     header: key,

@@ -216,3 +216,24 @@ describe('results as people read them (issue 26: no raw JSON in a terminal table
     expect(humanValue(true)).toBe('true');
   });
 });
+
+describe('ndjson rows of one shape (issue 26)', () => {
+  it('every item record has every field, null where its item had none, in first-seen order', async () => {
+    const { exportTaskItems } = await import('../../../src/output/flatten.js');
+    const { records } = exportTaskItems([
+      {
+        id: 1,
+        items: [
+          { target: 'a.com', status: 'completed', data: { available: true } },
+          { target: 'b.com', status: 'failed', error: 'timeout', retries: 2 },
+        ],
+      },
+    ]);
+    expect(records.map((record) => Object.keys(record))).toEqual([
+      ['task', 'target', 'status', 'available', 'error', 'retries'],
+      ['task', 'target', 'status', 'available', 'error', 'retries'],
+    ]);
+    expect(records[1]).toMatchObject({ available: null, error: 'timeout', retries: 2 });
+    expect(records[0]).toMatchObject({ available: true, error: null, retries: null });
+  });
+});
