@@ -3,7 +3,7 @@
  * terminal, plain timestamped lines everywhere else, so CI logs stay readable and never contain escape codes
  * (DESIGN.md 3). What the lines say is the caller's (core/follow/display.ts); this module only draws them.
  */
-import { clearScreenDown, cursorTo, moveCursor } from 'node:readline';
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Clock } from '../core/time.js';
 import { palette, type ChalkInstance } from './colour.js';
 import { isJsonFormat, type OutputFormat } from './format.js';
@@ -152,8 +152,22 @@ class LiveProgress implements Progress {
     const lines = this.frame(SPINNER[this.tick % SPINNER.length] ?? '-', maxLines)
       .slice(0, maxLines)
       .map((line) => cutToWidth(line, width));
-    this.erase();
-    this.stream.write(lines.join('\n'));
+    // Each line overwrites the one drawn before and clears what was left of it; a shorter frame clears the old lines
+    // below it. Never "clear to the end of the screen": from the top-left corner, tmux and others move the whole
+    // screen into the scrollback for that, which is how a redrawn block flooded it (issue 26).
+    const stream = this.tty();
+    this.toTop();
+    lines.forEach((line, index) => {
+      if (index > 0) this.stream.write('\n');
+      this.stream.write(line);
+      clearLine(stream, 1);
+    });
+    const extra = this.height - lines.length;
+    for (let i = 0; i < extra; i++) {
+      moveCursor(stream, 0, 1);
+      clearLine(stream, 0);
+    }
+    if (extra > 0) moveCursor(stream, 0, -extra);
     this.height = lines.length;
   }
 
@@ -174,13 +188,27 @@ class LiveProgress implements Progress {
     this.stopped = true;
   }
 
-  /** Back to the start of the block and clear to the end of the screen (Node's readline writes the sequences). */
-  private erase(): void {
-    if (this.height === 0) return;
-    const stream = this.stream as unknown as NodeJS.WritableStream;
+  private tty(): NodeJS.WritableStream {
+    return this.stream as unknown as NodeJS.WritableStream;
+  }
+
+  /** To the first column of the block's first line (Node's readline writes the cursor sequences). */
+  private toTop(): void {
+    const stream = this.tty();
     cursorTo(stream, 0);
     if (this.height > 1) moveCursor(stream, 0, -(this.height - 1));
-    clearScreenDown(stream);
+  }
+
+  /** Clears the block line by line and leaves the cursor where it began, for lasting lines or the end. */
+  private erase(): void {
+    if (this.height === 0) return;
+    const stream = this.tty();
+    this.toTop();
+    for (let i = 0; i < this.height; i++) {
+      if (i > 0) moveCursor(stream, 0, 1);
+      clearLine(stream, 0);
+    }
+    if (this.height > 1) moveCursor(stream, 0, -(this.height - 1));
     this.height = 0;
   }
 }

@@ -101,7 +101,7 @@ describe.skipIf(!hasTmux)('in a terminal', { concurrent: true }, () => {
       {},
       { columns: 80, rows: 24 },
     );
-    const LINE = /task (\d+) processing [█░]+ +(\d+)% +~?(\d+)\/40 [\d.]+\/s ETA \d:\d\d 0:0(\d)/;
+    const LINE = /task (\d+) processing [█░]+ +(\d+)% +(\d+)\/40 [\d.]+\/s est\. \d:\d\d left 0:0(\d)/;
     const first = await poll(screen, (text) => LINE.test(text));
     const firstMatch = LINE.exec(first);
     expect(firstMatch, first).not.toBeNull();

@@ -32,6 +32,8 @@ async function setup(itemMs: number) {
 
 const domains = (n: number, prefix = 'd') => Array.from({ length: n }, (_, i) => `${prefix}${i}.example.com`);
 const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
+/** What was written after the live block was last cleared (its lines are cleared one by one: CSI 2K). */
+const afterBlock = (text: string) => text.slice(text.lastIndexOf('\x1b[2K') + 4).replace(/\x1b\[\d*[ABGK]/g, '');
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 /** A plain progress line without its timestamp. */
 const body = (line: string) => line.replace(/^\S+Z /, '');
@@ -79,7 +81,7 @@ describe('wait: on a terminal', () => {
     const bad = await create(['fail-1.example.com', 'b1.example.com']);
     const result = await run(['wait', String(good), String(bad)], { stderrTTY: true, columns: 80 });
     expect(result.code).toBe(11);
-    const final = plain(result.stderr.split('\x1b[0J').pop() ?? '');
+    const final = plain(afterBlock(result.stderr));
     expect(final).toMatch(new RegExp(`✓ task ${good} completed`));
     expect(final).toMatch(new RegExp(`✗ task ${bad} completed`));
     expect(final).not.toMatch(new RegExp(`✗ task ${good}\\b`));
@@ -97,7 +99,7 @@ describe('wait: on a terminal', () => {
     };
     const result = await run(['wait', String(id)], { stderrTTY: true, columns: 80, signal: controller.signal });
     expect(result.code).toBe(130);
-    const afterClear = plain(result.stderr.split('\x1b[0J').pop() ?? '');
+    const afterClear = plain(afterBlock(result.stderr));
     expect(afterClear).toBe(`error: interrupted\nstill running: taskctl wait ${id}\n`);
     expect(plain(result.stderr)).toMatch(/task \d+ processing .*\d+% +\d+\/100 .*\/s est\. \d+:\d\d left 0:\d\d/);
   });

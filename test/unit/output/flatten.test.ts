@@ -225,7 +225,7 @@ describe('ndjson rows of one shape (issue 26)', () => {
         id: 1,
         items: [
           { target: 'a.com', status: 'completed', data: { available: true } },
-          { target: 'b.com', status: 'failed', error: 'timeout', retries: 2 },
+          { target: 'b.com', status: 'failed', error: 'timeout', retries: 2 } as { target: string; status: string },
         ],
       },
     ]);

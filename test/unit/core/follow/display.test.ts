@@ -33,7 +33,13 @@ function live(rows: number) {
   let now = T0;
   const clock = { now: () => now };
   const progress = createProgress({ io: { ...io, stderr }, format: 'table', color: false, tickMs: 0 });
-  const frames = () => stderr.text().split('\x1b[0J');
+  // Each frame starts back at the block's first column (CSI 1G); the cursor moves and line clears are left out.
+  const frames = () =>
+    stderr
+      .text()
+      .split('\x1b[1G')
+      .map((frame) => frame.replace(/\x1b\[\d*[ABK]/g, ''))
+      .filter((frame) => frame !== '');
   return { progress, clock, frames, advance: (ms: number) => (now += ms) };
 }
 
