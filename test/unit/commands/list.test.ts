@@ -170,3 +170,12 @@ describe('the paging hint (issue 26: quiet stderr for scripts)', () => {
     expect(result.stderr).toBe('');
   });
 });
+
+describe('--status words for a group (issue 26: every error names the next step)', () => {
+  it('finished is answered with the flag that asks for finished tasks, not "did you mean failed"', async () => {
+    const result = await runTaskctl(['list', '--status', 'finished'], { api: mockApi() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toMatch(/did you mean/);
+    expect(result.stderr).toMatch(/For every finished task, use --status completed,failed\./);
+  });
+});
