@@ -69,6 +69,21 @@ describe.skipIf(!hasTmux)('a person at a terminal (issue 26)', { concurrent: tru
     });
   }
 
+  it('an unreachable address shows a spinner naming the wait and each retry, then the error', async () => {
+    const running = term().start(80, ['balance'], { ...world.env, TASKCTL_BASE_URL: 'http://127.0.0.1:9/api/v1' }, 24);
+    try {
+      const spinning = await running.until(/reading the balance: .*retrying in [\d.]+s \(attempt [2-4]\/4\)/);
+      expect(spinning).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reading the balance/m);
+      const end = await running.until(/EXIT=\d+/);
+      expect(end).toMatch(/EXIT=8/);
+      // The spinner is gone: only the error and its hint remain.
+      expect(end).not.toMatch(/retrying in/);
+      expect(end).toMatch(/^error: reading the balance: could not reach/m);
+    } finally {
+      running.close();
+    }
+  });
+
   it('a 20-task wait redraws its block in place: the scrollback stays empty', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 20; i++) {
