@@ -144,6 +144,8 @@ export interface ApiClientOptions {
    * wait however many requests share it: `waiting 25s for the rate limit (100 requests/min)…`. Default: silence.
    */
   onWait?: (waitMs: number, message: string) => void;
+  /** Hears of every retry before its wait: `could not reach … (connection refused); retrying in 1s (attempt 2/4)`. */
+  onRetry?: (message: string) => void;
   /** The hint of a refused key (401), naming where the key came from (core/settings keyRefusedHint). */
   authHint?: string;
 }
@@ -457,6 +459,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw verdict.fail(`${suffix} (no time left to retry before the deadline)`);
       }
       trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
+      options.onRetry?.(`${why}; retrying in ${formatSeconds(waitMs)} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
       const rateLimited = verdict.failure === 'rate-limited';
       announceWait(
         waitMs,

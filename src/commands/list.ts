@@ -93,11 +93,13 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   const out = ctx.printer.stream(columns, (task: Task) => task, { wide: options.wide === true });
   let printed = 0;
   let page = options.page;
-  let lastMeta: { total_pages: number; current_page: number };
+  let lastMeta = { total_pages: 1, current_page: 1 };
   // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8.
   const guard = new PageWalkGuard<Task>('listing tasks');
-  try {
+  // A table is drawn once every page is read: a spinner counts the pages meanwhile (other formats stream).
+  const walk = async (say: (text: string) => void) => {
     for (;;) {
+      if (walkAll && page > options.page) say(`reading tasks: page ${page} of ${lastMeta.total_pages}`);
       const { tasks, meta } = await api.listTasks({ page, perPage });
       lastMeta = meta;
       if (page === options.page) ctx.cache.rememberTasks(tasks);
@@ -111,10 +113,15 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
       if (window.exhausted(tasks)) break;
       page += 1;
     }
+  };
+  try {
+    await (ctx.printer.format === 'table' ? ctx.spin('reading tasks', walk) : walk(() => undefined));
   } finally {
     await out.end();
   }
-  if (!walkAll && lastMeta.total_pages > lastMeta.current_page) {
+  // For a person only: a script's stderr stays quiet, and a --limit that was reached needs no more pages.
+  const limited = options.limit !== undefined && printed >= options.limit;
+  if (!walkAll && !limited && ctx.printer.format === 'table' && lastMeta.total_pages > lastMeta.current_page) {
     ctx.printer.info(
       `page ${lastMeta.current_page} of ${lastMeta.total_pages}; use --page ${lastMeta.current_page + 1} or --all for more`,
     );

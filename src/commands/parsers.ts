@@ -77,6 +77,18 @@ export function collect(value: string, previous: string[] | undefined): string[]
 /** The statuses `--status` accepts: the spec's, and the words a server may use for a task that ended. */
 const FILTER_STATUSES: readonly string[] = [...new Set<string>([...KNOWN_TASK_STATUSES, ...ENDED_TASK_STATUSES])];
 
+/** Status words that name a group, and the filter that asks for it. */
+const MEANT: Readonly<Record<string, { what: string; flag: string }>> = {
+  finished: { what: 'every finished task', flag: 'completed,failed' },
+  done: { what: 'every finished task', flag: 'completed,failed' },
+  ended: { what: 'every finished task', flag: 'completed,failed' },
+  complete: { what: 'completed tasks', flag: 'completed' },
+  succeeded: { what: 'completed tasks', flag: 'completed' },
+  success: { what: 'completed tasks', flag: 'completed' },
+  running: { what: 'unfinished tasks', flag: 'pending,processing' },
+  active: { what: 'unfinished tasks', flag: 'pending,processing' },
+};
+
 /**
  * `--status` values, repeatable and comma-separable like `collect`; a status taskctl does not know is refused with the
  * closest known one (a typo would otherwise match nothing and print nothing, exit 0). A server's own status outside
@@ -86,6 +98,13 @@ export function taskStatuses(value: string, previous: string[] | undefined): str
   const statuses = collect(value, previous);
   const unknown = statuses.find((status) => !FILTER_STATUSES.includes(status));
   if (unknown !== undefined) {
+    // Words people use for a group of statuses: the next step is the flag that asks for it, not a look-alike word.
+    const meant = MEANT[unknown.toLowerCase()];
+    if (meant !== undefined)
+      throw new UsageError(
+        `unknown status "${unknown}": tasks are ${FILTER_STATUSES.slice(0, 4).join(', ')} (or another word for ended)`,
+        `For ${meant.what}, use --status ${meant.flag}.`,
+      );
     const near = closest(unknown, FILTER_STATUSES);
     throw new UsageError(
       `unknown status "${unknown}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; known: ${FILTER_STATUSES.join(', ')}`,

@@ -17,6 +17,60 @@ import type { Column } from './printer.js';
 
 export type FlatRecord = Record<string, string>;
 
+/** A row's data as a person reads it on a terminal (multi-line `key: value` text), by column; not a csv field. */
+const HUMAN = Symbol('human');
+type HumanRow = FlatRecord & { [HUMAN]?: Record<string, string> };
+
+/**
+ * A result value as a person reads it (issue 26: no raw JSON in a terminal table): scalars as text; a list one element
+ * a line; an object as `key: value` pairs (on its own lines at the top, `key: value, key: value` inside a list),
+ * nested values in parentheses. Bounded like the rest: below CELL_JSON_DEPTH levels the rest is `…`.
+ */
+export function humanValue(value: unknown, depth = 0): string {
+  if (value === null || value === undefined) return '';
+  if (isScalar(value)) return scalarText(value);
+  if (depth >= CELL_JSON_DEPTH) return '…';
+  if (Array.isArray(value)) return value.map((element) => inline(element, depth + 1)).join('\n');
+  if (isPlainObject(value)) {
+    return Object.keys(value)
+      .map((key) => `${key}: ${inline(value[key], depth + 1)}`)
+      .join('\n');
+  }
+  return cellJson(value, CELL_JSON_DEPTH); // not JSON data (a bigint, a function): never reached from a response
+}
+
+/** One line: `a: 1, b: 2`, lists as `x; y`, nested values in parentheses. */
+function inline(value: unknown, depth: number): string {
+  if (value === null || value === undefined) return '-';
+  if (isScalar(value)) return scalarText(value);
+  if (depth >= CELL_JSON_DEPTH) return '…';
+  const nested = (inner: unknown) => (isScalar(inner) ? inline(inner, depth + 1) : `(${inline(inner, depth + 1)})`);
+  if (Array.isArray(value)) return value.map(nested).join('; ');
+  if (isPlainObject(value))
+    return Object.keys(value)
+      .map((key) => `${key}: ${nested(value[key])}`)
+      .join(', ');
+  return cellJson(value, CELL_JSON_DEPTH);
+}
+
+/** A row's readable text for a column: its own human field (never one found on a prototype), else the flat field. */
+function humanField(row: HumanRow, key: string): string {
+  const human = row[HUMAN];
+  return human !== undefined && Object.hasOwn(human, key) ? (human[key] ?? '') : field(row, key);
+}
+
+/** The top-level data fields of an item as people read them, keyed like the flattened columns that hold them. */
+function humanFields(data: unknown): Record<string, string> | undefined {
+  if (!isPlainObject(data)) return undefined;
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(data)) {
+    const value = data[name];
+    // Scalars and nested objects are already columns of their own (flattened); lists get their readable form.
+    if (Array.isArray(value)) setField(out, dataKey(name), humanValue(value));
+  }
+  return out;
+}
+
 /** Levels of dotted keys (`a.b.c`) before the rest of a value is written as JSON in one cell. */
 export const FLATTEN_DEPTH = 16;
 /** Levels of nesting kept in a cell's JSON before it is cut with `…`. */
@@ -173,6 +227,21 @@ function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown>
 }
 
 /**
+ * ndjson rows of one command share one shape (issue 26): every record gets every field any record has, in first-seen
+ * order, `null` where its item had none, so a reader (jq, a typed loader) never meets a missing key.
+ */
+function sameShape(records: Array<Record<string, unknown>>): void {
+  const order = new Set<string>();
+  for (const record of records) for (const key of Object.keys(record)) order.add(key);
+  records.forEach((record, index) => {
+    if (Object.keys(record).length === order.size) return;
+    const full: Record<string, unknown> = {};
+    for (const key of order) setField(full, key, Object.hasOwn(record, key) ? record[key] : null);
+    records[index] = full;
+  });
+}
+
+/**
  * `show <id...>` (issue 15): every task's items in one export, a `task` column first; the data columns are the union
  * over all the tasks' items (first-seen order), so the columns are the same whatever the ids and the filter.
  */
@@ -188,19 +257,23 @@ export function exportTaskItems(
       const flat = flattenItem(item);
       for (const key of Object.keys(flat)) seen.add(key);
       if (!keep(item, task)) continue;
-      rows.push({ task: String(task.id), ...flat });
+      const row: HumanRow = { task: String(task.id), ...flat };
+      const human = humanFields(item.data);
+      if (human) row[HUMAN] = human;
+      rows.push(row);
       records.push(taskItemRecord(task.id, item));
     }
   }
   const dataKeys = [...seen].filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
   const keys = ['task', 'target', 'status', ...dataKeys, 'error'];
+  sameShape(records);
   const fixed = new Set(['task', 'target', 'status']);
   const columns = keys.map((key): Column<FlatRecord> => ({
     header: key,
     key,
     value: (row) => field(row, key),
-    // Results and errors are free text a narrow terminal may cut; ids, targets and statuses stay whole.
-    ...(fixed.has(key) ? {} : { truncate: true }),
+    // Results and errors wrap within their column on a narrow terminal (never cut); ids, targets and statuses stay whole.
+    ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
     ...(key === 'task' ? { align: 'right' as const } : {}),
   }));
   return { keys, rows, columns, records };

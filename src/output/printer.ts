@@ -14,15 +14,17 @@
  *   followed by their age; tsv: the values on one line, tab-separated, in field order;
  *   csv: header (label keys) + one record; json: `json` pretty; ndjson: `json` compact on one line.
  */
-import { Chalk, type ChalkInstance } from 'chalk';
+import { palette, type ChalkInstance } from './colour.js';
 import { cellText, csvRecord, indentJson, jsonText, toSnakeKey, tsvRecord, type CellValue } from './encode.js';
 import type { OutputFormat } from './format.js';
-import type { IO } from './io.js';
+import type { IO, OutputStream } from './io.js';
 import type { Progress } from './progress.js';
 import type { Redactor } from './redact.js';
 import { humanLabel } from './labels.js';
+import { formatCount } from './numbers.js';
+import { paintStatus } from './status-colours.js';
 import { neutralise, neutraliseMultiline } from './sanitize.js';
-import { parseTimestamp, relativeTime } from '../core/relative-time.js';
+import { parseTimestamp, relativeTime } from './times.js';
 
 export type { CellValue } from './encode.js';
 
@@ -42,6 +44,11 @@ export interface Column<T> {
   time?: boolean;
   /** Table only: long free text, cut with `…` to fit the terminal (descriptions, results, errors). */
   truncate?: boolean;
+  /**
+   * Table only: text that may span lines (nested results as `key: value` lines): wrapped at word boundaries within the
+   * column's fitted width, never cut. Like `truncate`, the column gives up width when the terminal is narrow.
+   */
+  wrap?: boolean;
   /** Table only: left out, highest rank first, when the terminal is too narrow for every column (`--wide` keeps it). */
   optional?: number;
 }
@@ -78,6 +85,13 @@ export interface PrinterOptions {
   ci?: boolean;
   /** Clock for `progress()` timestamps. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Word-wraps messages on stderr (errors, hints, warnings, info) to this many columns: give it only when stderr is a
+   * terminal (`lineBudget(io.stderr.columns)`), so scripts and logs get each message unwrapped. With `wrap`.
+   */
+  wrapWidth?: number;
+  /** The wrapper (output/width.ts `wrapText`), handed in so that the printer loads no width tables for scripts. */
+  wrap?: (text: string, width: number, indent?: string) => string;
 }
 
 /** A part of `styledLine`: coloured by status meaning, or with one chalk style (plain when stdout colour is off). */
@@ -119,11 +133,15 @@ export interface Printer {
    */
   paintStatus: (status: string) => string;
   info: (message: string) => void;
+  /** A plain message on stderr that `-q` does not silence (an answer the person gave, e.g. declining a prompt). */
+  notice: (message: string, hint?: string) => void;
   success: (message: string) => void;
   warn: (message: string) => void;
   error: (message: string, hint?: string) => void;
   /** A progress reporter on stderr with this printer's format, colour, quiet, CI and redaction. */
   progress: () => Promise<Progress>;
+  /** The same printer writing its data to `stdout` instead (output collected for a pager); talk still goes to stderr. */
+  to: (stdout: OutputStream) => Printer;
 }
 
 /**
@@ -132,18 +150,22 @@ export interface Printer {
  */
 export const TABLE_MAX_ROWS = 1000;
 
+/** Fields that name things: their numbers are identifiers, never written with separators (`task 12345`). */
+const IDENTIFIERS = new Set(['id', 'task', 'ids']);
+
+/** A cell as a person reads it: numbers with thousands separators (output/numbers.ts), except identifiers. */
+function humanCell(value: CellValue, name: string): string {
+  return typeof value === 'number' && Number.isFinite(value) && !IDENTIFIERS.has(name.toLowerCase())
+    ? formatCount(value)
+    : cellText(value);
+}
+
+function columnName<T>(column: Column<T>): string {
+  return column.key ?? column.header;
+}
+
 /** Human formats show a missing value as a dash, so columns never look shifted. */
 const EMPTY_CELL = '-';
-
-/** Colour by meaning, shared by every command that shows a status; unknown statuses stay plain. */
-const STATUS_COLOURS: Readonly<Record<string, (c: ChalkInstance) => (text: string) => string>> = {
-  completed: (c) => c.green,
-  failed: (c) => c.red,
-  processing: (c) => c.yellow,
-  running: (c) => c.yellow,
-  pending: (c) => c.dim,
-  queued: (c) => c.dim,
-};
 
 export function createPrinter(options: PrinterOptions): Printer {
   const { io, format } = options;
@@ -151,11 +173,22 @@ export function createPrinter(options: PrinterOptions): Printer {
   const redact: Redactor = options.redact ?? ((text) => text);
   const stderrColor = options.stderrColor ?? (options.color && io.stderr.isTTY === true);
   // Explicit levels: chalk's own detection looks at process.stdout, which is not necessarily our stream.
-  const out = new Chalk({ level: options.color ? 1 : 0 });
-  const err = new Chalk({ level: stderrColor ? 1 : 0 });
+  const out = palette(options.color);
+  const err = palette(stderrColor);
 
   const oneLine = (text: string) => neutralise(redact(text));
   const message = (text: string) => neutraliseMultiline(redact(text));
+  const { wrap, wrapWidth } = options;
+  /** `prefix` + the message, word-wrapped on a terminal (the prefix's width counts; it is coloured afterwards). */
+  const say = (prefix: string, painted: string, text: string): string => {
+    const body = message(text);
+    if (wrap === undefined || wrapWidth === undefined) return `${painted}${body}\n`;
+    const wrapped = body
+      .split('\n')
+      .map((line, i) => wrap(i === 0 ? `${prefix}${line}` : line, wrapWidth))
+      .join('\n');
+    return `${painted}${wrapped.slice(prefix.length)}\n`;
+  };
   const writeOut = (text: string) => {
     if (text !== '') io.stdout.write(text);
   };
@@ -164,23 +197,23 @@ export function createPrinter(options: PrinterOptions): Printer {
   const fieldsOf = <T>(row: T, columns: ReadonlyArray<Column<T>>) => columns.map((c) => redact(cellText(c.value(row))));
   const keysOf = <T>(columns: ReadonlyArray<Column<T>>) => columns.map((c) => c.key ?? toSnakeKey(c.header));
   const jsonOut = (value: unknown, pretty: boolean) => `${jsonText(value, pretty, redact)}\n`;
-  const warnLine = (text: string) => writeErr(`${err.yellow('warning:')} ${message(text)}\n`);
+  const warnLine = (text: string) => writeErr(say('warning: ', `${err.yellow('warning:')} `, text));
 
-  const paintByStatus = (status: string): string => {
-    const paint = STATUS_COLOURS[status.toLowerCase()];
-    return paint ? paint(out)(status) : status;
-  };
+  const paintByStatus = (status: string): string => paintStatus(out, status);
 
   const now = options.now ?? (() => Date.now());
   /** The terminal's width when stdout is one; tables elsewhere (`-o table > file`) keep every column whole. */
-  const terminalWidth = io.stdout.isTTY === true && (io.stdout.columns ?? 0) > 0 ? io.stdout.columns : undefined;
+  // One less than the columns (output/width.ts lineBudget): a row as wide as the terminal would touch its last column.
+  const terminalWidth =
+    io.stdout.isTTY === true && (io.stdout.columns ?? 0) > 0 ? Math.max(10, (io.stdout.columns ?? 80) - 1) : undefined;
   const emptyCell = options.color ? out.dim(EMPTY_CELL) : EMPTY_CELL;
 
   /** A cell's plain text as a person reads it: `display` over `value`, timestamps as ages, neutralised. */
   const tableText = <T>(column: Column<T>, row: T): string => {
-    const raw = redact(cellText(column.display ? column.display(row) : column.value(row)));
+    const raw = redact(humanCell(column.display ? column.display(row) : column.value(row), columnName(column)));
     const ms = column.time ? parseTimestamp(raw) : undefined;
-    return neutralise(ms === undefined ? raw : relativeTime(ms, now()));
+    const text = ms === undefined ? raw : relativeTime(ms, now());
+    return column.wrap ? neutraliseMultiline(text) : neutralise(text);
   };
 
   const renderRowsTable = async <T>(
@@ -194,7 +227,10 @@ export function createPrinter(options: PrinterOptions): Printer {
       return;
     }
     const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
-    const { fitColumns, textWidth, truncateText } = await import('./fit.js');
+    const [{ fitColumns }, { blockWidth: textWidth, truncateText, wrapText }] = await Promise.all([
+      import('./fit.js'),
+      import('./width.js'),
+    ]);
     const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
     const texts = rows.map((row) => allColumns.map((c) => tableText(c, row)));
     const widths = allColumns.map((_, i) =>
@@ -207,7 +243,7 @@ export function createPrinter(options: PrinterOptions): Printer {
             allColumns.map((c, i) => ({
               natural: widths[i] ?? 0,
               header: textWidth(heads[i] ?? ''),
-              truncate: c.truncate === true,
+              truncate: c.truncate === true || c.wrap === true,
               optional: c.optional,
             })),
             terminalWidth,
@@ -217,7 +253,9 @@ export function createPrinter(options: PrinterOptions): Printer {
     const body = rows.map((row, r) =>
       fit.shown.map((i) => {
         const column = allColumns[i];
-        const text = truncateText(texts[r]?.[i] ?? '', fit.widths[i] ?? 0);
+        const cell = texts[r]?.[i] ?? '';
+        const width = fit.widths[i] ?? 0;
+        const text = column?.wrap ? wrapText(cell, width, '  ') : truncateText(cell, width);
         if (text === '' || column === undefined) return emptyCell;
         return options.color && column.style ? column.style(text, row) : text;
       }),
@@ -230,8 +268,9 @@ export function createPrinter(options: PrinterOptions): Printer {
       ),
     );
     if (total > rows.length) {
-      const count = (n: number) => n.toLocaleString('en');
-      warnLine(`showing the first ${count(rows.length)} of ${count(total)} rows; use -o tsv or -o csv to get them all`);
+      warnLine(
+        `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
+      );
     }
   };
 
@@ -328,6 +367,7 @@ export function createPrinter(options: PrinterOptions): Printer {
 
   const detailText = (fields: readonly DetailField[], json: unknown): string => {
     const values = fields.map(([, value]) => redact(cellText(value)));
+    const shownValues = fields.map(([label, value]) => redact(humanCell(value, label)));
     switch (format) {
       case 'json':
         return jsonOut(json, true);
@@ -343,7 +383,7 @@ export function createPrinter(options: PrinterOptions): Printer {
         const lines = fields.map(([, , style], i) => {
           const label = labels[i] ?? '';
           const pad = ' '.repeat(width - label.length + 2);
-          const text = neutralise(values[i] ?? '');
+          const text = neutralise(shownValues[i] ?? '');
           const ms = parseTimestamp(text);
           const coloured = options.color && style ? style(text) : text;
           const shown =
@@ -394,15 +434,18 @@ export function createPrinter(options: PrinterOptions): Printer {
     paintStatus: paintByStatus,
 
     info(text) {
-      if (!quiet) writeErr(`${message(text)}\n`);
+      if (!quiet) writeErr(say('', '', text));
+    },
+    notice(text, hint) {
+      writeErr(`${say('', '', text)}${hint === undefined || hint === '' ? '' : say('', '', hint)}`);
     },
     success(text) {
-      if (!quiet) writeErr(`${err.green('✓')} ${message(text)}\n`);
+      if (!quiet) writeErr(say('✓ ', `${err.green('✓')} `, text));
     },
     warn: warnLine,
     error(text, hint) {
-      const head = `${err.red('error:')} ${message(text)}\n`;
-      writeErr(hint === undefined || hint === '' ? head : `${head}${message(hint)}\n`);
+      const head = say('error: ', `${err.red('error:')} `, text);
+      writeErr(hint === undefined || hint === '' ? head : `${head}${say('', '', hint)}`);
     },
 
     async progress() {
@@ -416,6 +459,10 @@ export function createPrinter(options: PrinterOptions): Printer {
         redact,
         clock: { now },
       });
+    },
+
+    to(stdout) {
+      return createPrinter({ ...options, io: { ...io, stdout } });
     },
   };
 }

@@ -39,7 +39,7 @@ export async function submitItems(
   // A price that --max-cost or a confirmation relies on is read from the server now, never from the cache.
   const guardsMoney = options.maxCost !== undefined || (ctx.interactive && options.yes !== true);
   for (const batch of batches) {
-    const price = await pricePerItem(ctx, api, batch.service, guardsMoney);
+    const price = await ctx.spin('reading the price', () => pricePerItem(ctx, api, batch.service, guardsMoney));
     const list = isItemArray(batch.items) ? itemList(batch.items) : batch.items;
     const size = options.chunkSize ?? Math.max(1, list.count);
     const tasks = chunkCount(list.count, size);

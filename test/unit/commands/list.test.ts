@@ -1,7 +1,7 @@
 /** `taskctl list` in-process: fitted table with items and ages (issue 14), --columns, --since/--until (issue 15). */
 import { describe, expect, it } from 'vitest';
 import { AutoClock, mockApi, runTaskctl, T0, type MockApi } from './harness.js';
-import { textWidth } from '../../../src/output/fit.js';
+import { textWidth } from '../../../src/output/width.js';
 
 const minutesAgo = (m: number) => new Date(T0 - m * 60_000).toISOString();
 
@@ -40,7 +40,7 @@ describe('list on a terminal (issue 14)', () => {
     const result = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 80, env: { NO_COLOR: '1' } });
     expect(result.code, result.stderr).toBe(0);
     expect(widest(result.stdout)).toBeLessThanOrEqual(80);
-    expect(result.stdout).toMatch(/^ *12 +domain_check_availability +completed +7\/8, 1 failed +1234 +3m ago/m);
+    expect(result.stdout).toMatch(/^ *12 +domain_check_availability +completed +7\/8, 1 failed +1,234 +3m ago/m);
     expect(result.stdout).toMatch(/^ *11 .* processing +2\/8 .*1h ago/m);
     expect(result.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/);
   });
@@ -195,5 +195,40 @@ describe('list --since / --until (issue 15)', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--since is later than --until/);
     expect(api.calls).toEqual([]);
+  });
+});
+
+describe('the paging hint (issue 26: quiet stderr for scripts)', () => {
+  it('a person at a terminal is told about the next page', async () => {
+    const api = mockApi();
+    page(api, 1, 3, [task(12, 3)]);
+    const result = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 80, env: { NO_COLOR: '1' } });
+    expect(result.stderr).toBe('page 1 of 3; use --page 2 or --all for more\n');
+  });
+
+  it('a script gets nothing on stderr, and neither does a --limit that was reached', async () => {
+    const api = mockApi();
+    page(api, 1, 3, [task(12, 3)], 25);
+    const script = await runTaskctl(['list'], { api });
+    expect(script.code).toBe(0);
+    expect(script.stderr).toBe('');
+    const limited = mockApi();
+    page(limited, 1, 3, [task(12, 3), task(11, 4)], 25);
+    const result = await runTaskctl(['list', '--limit', '1'], {
+      api: limited,
+      stdoutTTY: true,
+      columns: 80,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('--status words for a group (issue 26: every error names the next step)', () => {
+  it('finished is answered with the flag that asks for finished tasks, not "did you mean failed"', async () => {
+    const result = await runTaskctl(['list', '--status', 'finished'], { api: mockApi() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toMatch(/did you mean/);
+    expect(result.stderr).toMatch(/For every finished task, use --status completed,failed\./);
   });
 });
