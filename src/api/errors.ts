@@ -193,6 +193,14 @@ export function malformedResponseError(endpoint: string, issues: readonly IssueL
   );
 }
 
+/** GET /tasks/N answered with task M: the server (or a cache or proxy in between) mixed tasks up. Never task N. */
+export function otherTaskError(asked: number, answered: number): UnavailableError {
+  return new MalformedResponseError(
+    `GET /tasks/${asked}: the server answered with task ${answered} instead of task ${asked}`,
+    `${BASE_URL_HINT}, and any proxy or cache in between; \`--verbose\` shows the exchange.`,
+  );
+}
+
 /** Why a body could not be read as JSON: cut off, nested too deep, empty, or something else (an HTML page...). */
 export type UnreadableReason = 'truncated' | 'too deep' | 'empty' | 'not JSON';
 

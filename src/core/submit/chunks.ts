@@ -5,7 +5,10 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, InterruptedError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { taskColumns } from '../../output/task-columns.js';
-import { listHint, createOne } from './send.js';
+import { parsePositiveDuration } from '../duration.js';
+import { POST_TIMEOUT_MS } from '../../api/constants.js';
+import { LocalCreates } from './local-runs.js';
+import { listHint, createOne, type SendState } from './send.js';
 import type { Batch, Outcome, SubmitOptions } from './types.js';
 
 /**
@@ -21,6 +24,7 @@ export async function createChunks(
   oneService: boolean,
 ): Promise<Outcome[]> {
   const { holdOutput } = await import('../../output/stdout-guard.js');
+  const state = await sendState(ctx, api);
   const hold = holdOutput(ctx.io.stdout);
   const outcomes: Outcome[] = [];
   const quiet = ctx.globals.quiet === true;
@@ -41,7 +45,8 @@ export async function createChunks(
         if (index > 0 && (await hold.settle())) break;
         service = chunk.service;
         const what = chunks.length === 1 ? 'the task' : `task ${index + 1} of ${chunks.length}`;
-        const outcome = await createOne(ctx, api, chunk, options, new Set(outcomes.map((o) => o.task.id)), what);
+        const exclude = new Set(outcomes.map((o) => o.task.id));
+        const outcome = await createOne(ctx, api, chunk, options, exclude, what, state);
         outcomes.push(outcome);
         ctx.cache.rememberTasks([outcome.task]);
         if (quiet) ctx.printer.line(String(outcome.task.id));
@@ -76,3 +81,19 @@ export async function createChunks(
     hold.release();
   }
 }
+
+/** Shared by the chunks of one run: the server's clock (learnt from every answer) and the local ledger. */
+async function sendState(ctx: Context, api: ApiClient): Promise<SendState> {
+  const [{ serverClockOf, longestReconcileMs }, settings] = await Promise.all([
+    import('../reconcile.js'),
+    ctx.settings(),
+  ]);
+  const timeout = settings.requestTimeout
+    ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout')
+    : POST_TIMEOUT_MS;
+  // An entry of a run that dies mid-request counts until its request and reconciliation could have ended, plus a grace.
+  const local = await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS);
+  return { serverClock: serverClockOf(api), local };
+}
+
+const LEDGER_GRACE_MS = 10_000;
