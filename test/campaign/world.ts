@@ -64,9 +64,19 @@ export interface World {
   close: () => Promise<void>;
 }
 
-export async function startWorld(options: { scale?: number } = {}): Promise<World> {
+export async function startWorld(
+  options: { scale?: number; dialects?: string[]; clockSkewMs?: number } = {},
+): Promise<World> {
   const clock = new SkipClock(options.scale);
-  const sandbox = await startSandbox({ port: 0, itemMs: 0, rateLimit: 0, clock, balance: 10_000_000 });
+  const sandbox = await startSandbox({
+    port: 0,
+    itemMs: 0,
+    rateLimit: 0,
+    clock,
+    balance: 10_000_000,
+    dialects: options.dialects ?? [],
+    clockSkewMs: options.clockSkewMs ?? 0,
+  });
   const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
   // undici's request rather than fetch: the campaign makes hundreds of these calls, and fetch costs several times more.
   const admin = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> => {
