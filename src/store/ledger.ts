@@ -45,8 +45,11 @@ const EntrySchema = z.object({
   sentAt: z.number(),
   state: z.enum(['sending', 'unknown', 'created']),
   taskId: z.number().optional(),
-  /** Local epoch ms of an answered failure: the request's window closed then (plus the margin of server-time.ts). */
-  answeredAt: z.number().optional(),
+  /**
+   * Local epoch ms at which the request's window closed (plus the margin of server-time.ts): its answered failure, or
+   * the end of its reconciliation. Absent while it may still land (sending, reconciling an unanswered failure).
+   */
+  closedAt: z.number().optional(),
   expiresAt: z.number(),
   job: JobSchema.optional(),
 });
@@ -131,14 +134,17 @@ export class CreateLedger {
     this.change(id, (entry) => ({ ...entry, state: 'created', taskId, expiresAt: this.now() + CLAIM_KEEP_MS }));
   }
 
-  /** The run could not tell whether its request created a task: it stays a possible creator for CLAIM_KEEP_MS. */
-  unknown(id: string, answeredAt?: number): void {
+  /**
+   * The run cannot (yet) tell whether its request created a task: it stays a possible creator, of tasks in its window
+   * (closed at `closedAt`, if given), for CLAIM_KEEP_MS.
+   */
+  unknown(id: string, closedAt?: number): void {
     this.change(id, (entry) => {
-      const { answeredAt: _old, ...rest } = entry;
+      const { closedAt: _old, ...rest } = entry;
       return {
         ...rest,
         state: 'unknown',
-        ...(answeredAt === undefined ? {} : { answeredAt }),
+        ...(closedAt === undefined ? {} : { closedAt }),
         expiresAt: Math.max(entry.expiresAt, this.now() + CLAIM_KEEP_MS),
       };
     });

@@ -10,8 +10,9 @@
  * - exit 9 says the request may have created a task (`unknown-none` / `unknown-landed`, by cause); after a reset
  *   that came after the service answered, "no matching task" would break the rule (its task was in its window);
  * - any other exit: its request created nothing (`other-exit`);
- * - `cross-machine`: exit 0 with another run's task while its own request created nothing, the runs NOT sharing a
- *   cache directory: the one case no client can tell apart without an idempotency key (README, "Exactly once");
+ * - `cross-machine`: exit 0 with another run's task while its own request created nothing (or only after the run had
+ *   ended: out of reach), the runs NOT sharing a cache directory: the one case no client can tell apart without an
+ *   idempotency key (README, "Exactly once");
  * - anything else is a VIOLATION (a printed id the run's request did not create, a task created and not printed with
  *   exit 0, exit 8 or another code after a POST that landed, exit 9 without saying so).
  */
@@ -37,9 +38,13 @@ export const WORLDS = ['plain', 'whole-seconds+3s'] as const;
 export type WorldKind = (typeof WORLDS)[number];
 
 const SERVICE = 'domain_check_availability';
-/** The client's request timeout (real time) and the delay a `delay` fault holds a POST for: past the timeout. */
-const REQUEST_TIMEOUT = '400ms';
-const DELAY_MS = 700;
+/**
+ * Time runs 20× faster for client and sandbox alike (ScaledClock): the 10 s horizon takes 0.5 s real. The request
+ * timeout is real (0.3 s, 6 s virtual); a `delay` fault holds a POST 0.45 s real, past the timeout, so that it lands
+ * about 0.15 s (3 s virtual) after the failure, inside the horizon; under load some land after it (out of reach).
+ */
+const REQUEST_TIMEOUT = '300ms';
+const DELAY_MS = 450;
 const CLOCK_SCALE = 20;
 /** Fault weights: about a third of the runs see none. */
 const WEIGHTS: Record<ProxyFault, number> = { none: 3, 'reset-before': 2, 'reset-after': 2, '502': 2, delay: 2 };
@@ -90,6 +95,8 @@ export function judge(
   own: readonly number[],
   others: readonly number[],
   sharing: boolean,
+  /** Its own task was made only after the run had ended (a delay past the horizon): out of any client's reach. */
+  ownLate = false,
 ): { outcome: Outcome; cause?: Cause } {
   if (own.length > 1) return { outcome: 'VIOLATION' };
   if (result.code === 0) {
@@ -97,7 +104,7 @@ export function judge(
     const [id] = printed;
     if (printed.length !== 1 || id === undefined || !Number.isSafeInteger(id)) return { outcome: 'VIOLATION' };
     if (own.includes(id)) return { outcome: result.stderr.includes('recovered: task') ? 'recovered' : 'created' };
-    if (!sharing && own.length === 0 && others.includes(id)) return { outcome: 'cross-machine' };
+    if (!sharing && (own.length === 0 || ownLate) && others.includes(id)) return { outcome: 'cross-machine' };
     return { outcome: 'VIOLATION' };
   }
   if (result.code === 9) {
@@ -144,22 +151,24 @@ async function group(
   try {
     await Promise.all(proxies.map((p) => p.start()));
     const argv = ['--request-timeout', REQUEST_TIMEOUT, 'create', SERVICE, ...items, '-q'];
+    const ended: number[] = [];
     const results = await Promise.all(
       proxies.map((proxy, i) =>
-        world.run(argv, { dispatcher: proxy.agent, home: homes[sharing ? 0 : i] }).catch((error: unknown) => ({
-          code: -1,
-          stdout: '',
-          stderr: String(error),
-        })),
+        world
+          .run(argv, { dispatcher: proxy.agent, home: homes[sharing ? 0 : i] })
+          .catch((error: unknown) => ({ code: -1, stdout: '', stderr: String(error) }))
+          .finally(() => (ended[i] = Date.now())),
       ),
     );
     await Promise.all(proxies.map((p) => p.settle()));
     results.forEach((result, i) => {
       const proxy = proxies[i]!;
       const others = proxies.filter((_, j) => j !== i).flatMap((p) => p.created);
-      const { outcome, cause } = judge(result, proxy.fault, proxy.created, others, sharing);
+      const late = proxy.createdAt.some((at) => at > (ended[i] ?? 0));
+      const { outcome, cause } = judge(result, proxy.fault, proxy.created, others, sharing, late);
       const record: RunRecord = { world: kind, sharing, fault: proxy.fault, code: result.code, outcome, cause };
-      if (outcome === 'VIOLATION' || outcome === 'cross-machine') {
+      // CAMPAIGN_DETAIL=1 keeps the detail of every run (to read why a run ended in exit 9).
+      if (outcome === 'VIOLATION' || outcome === 'cross-machine' || process.env.CAMPAIGN_DETAIL) {
         record.detail =
           `group ${name} (${faults.join(', ')}), run ${i}: own ${JSON.stringify(proxy.created)}, others ${JSON.stringify(others)}; ` +
           `stdout ${JSON.stringify(result.stdout)}; stderr ${JSON.stringify(result.stderr.slice(0, 700))}`;
@@ -181,8 +190,8 @@ export async function runCampaign(options: CampaignOptions): Promise<RunRecord[]
     kinds.map((kind) =>
       startWorld(
         kind === 'plain'
-          ? { scale: CLOCK_SCALE }
-          : { scale: CLOCK_SCALE, dialects: ['whole-seconds'], clockSkewMs: 3000 },
+          ? { scale: CLOCK_SCALE, scaled: true }
+          : { scale: CLOCK_SCALE, scaled: true, dialects: ['whole-seconds'], clockSkewMs: 3000 },
       ),
     ),
   );

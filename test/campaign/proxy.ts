@@ -23,6 +23,8 @@ const GATEWAY_PAGE = '<html><head><title>502 Bad Gateway</title></head><body>502
 export class FaultProxy {
   /** Ids of the tasks the service created for this run's POSTs (what the proxy saw forwarded and answered). */
   readonly created: number[] = [];
+  /** When (real epoch ms) each of those was answered by the service. */
+  readonly createdAt: number[] = [];
   /** POSTs still held or in flight upstream (a delayed POST lands after the run may have ended). */
   private readonly pending = new Set<Promise<void>>();
   private faultUsed = false;
@@ -100,7 +102,10 @@ export class FaultProxy {
       const text = await answer.body.text();
       if (isCreate && answer.statusCode >= 200 && answer.statusCode < 300) {
         const id = (JSON.parse(text) as { data?: { id?: unknown } }).data?.id;
-        if (typeof id === 'number' || typeof id === 'string') this.created.push(Number(id));
+        if (typeof id === 'number' || typeof id === 'string') {
+          this.created.push(Number(id));
+          this.createdAt.push(Date.now());
+        }
       }
       if (fault === 'reset-after' || res.destroyed || req.socket.destroyed) {
         req.socket.destroy();

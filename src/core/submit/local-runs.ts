@@ -37,12 +37,20 @@ export class LocalCreates {
     );
   }
 
+  /**
+   * `resume` of a journal: takes over the ledger entry of one of its chunks (store/ledger.ts `transfer`), so that its
+   * reconciliation (`runs(entry, ...)`) treats that chunk's request as its own. Undefined when no live entry has the job.
+   */
+  takeOver(job: LedgerJob): LedgerEntry | undefined {
+    return this.attempt(() => this.ledger?.transfer(job));
+  }
+
   settle(entry: LedgerEntry | undefined, taskId: number): void {
     if (entry) this.attempt(() => this.ledger?.settle(entry.id, taskId));
   }
 
-  unknown(entry: LedgerEntry | undefined, answeredAt?: number): void {
-    if (entry) this.attempt(() => this.ledger?.unknown(entry.id, answeredAt));
+  unknown(entry: LedgerEntry | undefined, closedAt?: number): void {
+    if (entry) this.attempt(() => this.ledger?.unknown(entry.id, closedAt));
   }
 
   drop(entry: LedgerEntry | undefined): void {
@@ -55,7 +63,7 @@ export class LocalCreates {
     if (!entry || !ledger) return undefined;
     // A possible creator: still sending (its window open), or unresolved (open, or closed 1 s after its answer).
     const contests = (other: LedgerEntry, task: Task) =>
-      other.state !== 'created' && inWindow(task.created_at, serverClock.window(other.sentAt, other.answeredAt));
+      other.state !== 'created' && inWindow(task.created_at, serverClock.window(other.sentAt, other.closedAt));
     return {
       claimed: () => {
         const others = this.attempt(() => ledger.others(entry)) ?? [];

@@ -167,6 +167,8 @@ export async function createOne(
       const why = reason instanceof Error ? reason.message : String(reason);
       throw new CreateUnknownError(`${why}, ${message}`, listHint(service));
     }
+    // Unsure: still a possible creator for other local runs, but only of tasks stamped before its reconciliation ended.
+    if (result.kind !== 'found') local.unknown(entry, answered ? failedAtMs : ctx.clock.now());
     if (result.kind === 'found') {
       ctx.printer.warn(
         `recovered: task ${result.task.id} was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,

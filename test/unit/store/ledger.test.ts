@@ -82,7 +82,7 @@ describe('CreateLedger', () => {
     const other = b.begin(intent());
     a.drop(gone.id);
     a.unknown(unsure.id, T + 50);
-    expect(b.others(other)).toEqual([expect.objectContaining({ id: unsure.id, state: 'unknown', answeredAt: T + 50 })]);
+    expect(b.others(other)).toEqual([expect.objectContaining({ id: unsure.id, state: 'unknown', closedAt: T + 50 })]);
     now = T + CLAIM_KEEP_MS + 1;
     expect(b.others(other)).toEqual([]);
   });
