@@ -100,3 +100,31 @@ describe('the local ledger of creates', () => {
     expect(result.stderr.match(/the local ledger of creates cannot be used/g)).toHaveLength(1);
   });
 });
+
+describe('issue 22 case 3: whole-second created_at, the answer lost after the service acted', () => {
+  it.each([0, 250, 500, 900, 999])(
+    'sent at 12:00:00.%i on a server 3 s ahead that shows whole seconds: recovered, exit 0',
+    async (ms) => {
+      const clock = new AutoClock(Date.UTC(2026, 10, 25, 12, 0, 0, ms));
+      sandbox = await startSandbox({
+        port: 0,
+        clock,
+        itemMs: 10,
+        rateLimit: 0,
+        dialects: ['whole-seconds'],
+        clockSkewMs: 3000,
+      });
+      home = mkdtempSync(join(tmpdir(), 'taskctl-ledger-cmd-'));
+      const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
+      await fetch(`${sandbox.origin}/__sandbox/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 }),
+      });
+      const result = await runTaskctl(['create', 'domain_check_availability', 'a.com', '-q'], { clock, env, home });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('1\n');
+      expect(result.stderr).toMatch(/recovered: task 1/);
+    },
+  );
+});
