@@ -82,6 +82,9 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
         { header: 'description', value: (row) => row.description },
       ],
     );
+    ctx.printer.info(
+      'also: --clock-skew DURATION (e.g. 3s, -3s) runs the sandbox clock ahead of or behind this machine',
+    );
     return;
   }
   const { launchSandbox } = await import('../sandbox/launch.js');

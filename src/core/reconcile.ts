@@ -60,8 +60,8 @@ export const MAX_SCAN_PAGES = 10;
 export type MatchResult =
   | { kind: 'found'; task: Task }
   | { kind: 'none' }
-  /** No scan could read the task list: nothing is known either way. */
-  | { kind: 'unread' }
+  /** No scan could read the task list: nothing is known either way. `why`: the last failure's message. */
+  | { kind: 'unread'; why?: string }
   | { kind: 'ambiguous'; ids: number[] }
   | { kind: 'unproven'; ids: number[] }
   /** One candidate, but another local run (`by`) may have created it. */
@@ -281,6 +281,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   const judged = new Set<number>();
   let read = false;
   let lastRead = false;
+  let why: string | undefined;
   let lastComplete = true;
   const scan = async (): Promise<void> => {
     const match = { service: options.service, count: options.items.length };
@@ -323,6 +324,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     } catch (error) {
       if (signal?.aborted) throw error;
       lastRead = false;
+      why = error instanceof Error ? error.message : String(error);
     }
     if (last) break;
   }
@@ -335,7 +337,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
       if (signal?.aborted) throw error;
     }
   }
-  if (!read) return { kind: 'unread' };
+  if (!read) return why === undefined ? { kind: 'unread' } : { kind: 'unread', why };
   return verdict(options, [...candidates.values()], windowNow(), { lastRead, lastComplete });
 }
 

@@ -187,7 +187,7 @@ export async function createOne(
             : result.kind === 'unfinished'
               ? `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`
               : result.kind === 'unread'
-                ? 'the task list could not be read to find out'
+                ? `the task list could not be read to find out${result.why ? ` (${result.why})` : ''}`
                 : 'no matching task of this request was found';
     throw new CreateUnknownError(
       `the create request may have created a task, and ${found}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,

@@ -201,7 +201,7 @@ describe('reconcileCreate', () => {
   it('says so when no scan could read the task list at all (unread), rather than that nothing matched', async () => {
     const r = reader([], { failFirst: 1000, offset: 0 });
     const result = await reconcileCreate(r, { ...FAILED_FAST, clock: virtualClock() });
-    expect(result).toEqual({ kind: 'unread' });
+    expect(result).toEqual({ kind: 'unread', why: '502' });
     expect(r.lists).toBe(4);
   });
 
