@@ -400,12 +400,20 @@ export async function findReusableTask(
   reader: TaskReader,
   query: ReuseQuery,
   signal?: AbortSignal,
+  /** Learns from the tasks this walk sees (they also serve as the snapshot of a create that follows). */
+  learn?: { serverClock: ServerClock; clock: Clock },
 ): Promise<ReuseResult> {
   const edge = () => {
     const offset = reader.serverClockOffset?.();
     return query.createdAfter + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
   };
-  const scan = await scanRecent(reader, { service: query.service, count: query.items.length }, edge, signal);
+  const observe = learn
+    ? (tasks: readonly Task[]) => {
+        const at = learn.clock.now();
+        for (const task of tasks) learn.serverClock.noteSeen(task.created_at, at);
+      }
+    : undefined;
+  const scan = await scanRecent(reader, { service: query.service, count: query.items.length }, edge, signal, observe);
   let requests = scan.requests;
   const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete };
   const candidates = scan.tasks

@@ -73,6 +73,7 @@ export async function createOne(
           allowItemFailures: options.allowItemFailures === true,
         },
         ctx.signal,
+        { serverClock, clock: ctx.clock },
       );
       if (reuse.match.kind === 'found') {
         const task = reuse.match.task;
