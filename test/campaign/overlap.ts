@@ -97,6 +97,8 @@ export function judge(
   sharing: boolean,
   /** Its own task was made only after the run had ended (a delay past the horizon): out of any client's reach. */
   ownLate = false,
+  /** Its own task existed well before the run's last scan (100 ms real, 2 s on the campaign's clock). */
+  ownEarly = false,
 ): { outcome: Outcome; cause?: Cause } {
   if (own.length > 1) return { outcome: 'VIOLATION' };
   if (result.code === 0) {
@@ -110,8 +112,9 @@ export function judge(
   if (result.code === 9) {
     if (!result.stderr.includes('may have created a task')) return { outcome: 'VIOLATION' };
     const cause = causeOf(result.stderr);
-    // Its task was made before the answer was lost: it lay in its window, so "none found" breaks the rule.
-    if (cause === 'none' && fault === 'reset-after' && own.length === 1) return { outcome: 'VIOLATION', cause };
+    // Its task was made before the answer was lost and existed at its last scans: it lay in its window, so "none
+    // found" breaks the rule.
+    if (cause === 'none' && fault === 'reset-after' && ownEarly) return { outcome: 'VIOLATION', cause };
     return { outcome: own.length > 0 ? 'unknown-landed' : 'unknown-none', cause };
   }
   return { outcome: own.length === 0 ? 'other-exit' : 'VIOLATION' };
@@ -165,7 +168,8 @@ async function group(
       const proxy = proxies[i]!;
       const others = proxies.filter((_, j) => j !== i).flatMap((p) => p.created);
       const late = proxy.createdAt.some((at) => at > (ended[i] ?? 0));
-      const { outcome, cause } = judge(result, proxy.fault, proxy.created, others, sharing, late);
+      const early = proxy.createdAt.some((at) => at < (ended[i] ?? 0) - 100);
+      const { outcome, cause } = judge(result, proxy.fault, proxy.created, others, sharing, late, early);
       const record: RunRecord = { world: kind, sharing, fault: proxy.fault, code: result.code, outcome, cause };
       // CAMPAIGN_DETAIL=1 keeps the detail of every run (to read why a run ended in exit 9).
       if (outcome === 'VIOLATION' || outcome === 'cross-machine' || process.env.CAMPAIGN_DETAIL) {
