@@ -8,6 +8,7 @@ import { taskColumns } from '../../output/task-columns.js';
 import { parsePositiveDuration } from '../duration.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import { LocalCreates } from './local-runs.js';
+import type { LedgerJob } from '../../store/ledger.js';
 import { listHint, createOne, type SendState } from './send.js';
 import type { Batch, Outcome, SubmitOptions } from './types.js';
 
@@ -22,6 +23,8 @@ export async function createChunks(
   chunks: readonly Batch[],
   options: SubmitOptions,
   oneService: boolean,
+  /** The journal job of chunk `index`, when journaled: its ledger entry carries it, for `resume` to take over. */
+  jobOf?: (index: number) => LedgerJob | undefined,
 ): Promise<Outcome[]> {
   const { holdOutput } = await import('../../output/stdout-guard.js');
   const state = await sendState(ctx, api);
@@ -46,7 +49,7 @@ export async function createChunks(
         service = chunk.service;
         const what = chunks.length === 1 ? 'the task' : `task ${index + 1} of ${chunks.length}`;
         const exclude = new Set(outcomes.map((o) => o.task.id));
-        const outcome = await createOne(ctx, api, chunk, options, exclude, what, state);
+        const outcome = await createOne(ctx, api, chunk, options, exclude, what, { ...state, job: jobOf?.(index) });
         outcomes.push(outcome);
         ctx.cache.rememberTasks([outcome.task]);
         if (quiet) ctx.printer.line(String(outcome.task.id));
