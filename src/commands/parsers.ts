@@ -42,6 +42,13 @@ export function duration(value: string): number {
   }
 }
 
+/** A duration with an optional sign (`3s`, `-2.5s`, `+500ms`): the sandbox's `--clock-skew`. */
+export function signedDuration(value: string): number {
+  const negative = value.trim().startsWith('-');
+  const magnitude = duration(value.trim().replace(/^[+-]/, ''));
+  return negative ? -magnitude : magnitude;
+}
+
 /** Repeatable, comma-separable list flags: `--status failed --status pending` = `--status failed,pending`. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [
