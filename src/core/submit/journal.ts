@@ -8,8 +8,9 @@
  *   reconciled an in-flight chunk settled at resume: task T adopted, or null (proven never created: sent again)
  *   done       every chunk has its task
  * From any prefix of it the truth is rebuilt: a chunk with a task is never sent again; a chunk caught in flight is
- * settled by the exactly-once rules (core/reconcile.ts) once its send time plus the POST's deadline has passed; only
- * a chunk proven never created is sent.
+ * settled by the exactly-once rules (core/reconcile.ts: the window rule, the ledger) once its send time plus the POST's
+ * deadline and the reconciliation horizon has passed; only a chunk proven never created is sent. Each chunk's entry in
+ * the local ledger (store/ledger.ts) carries the job (journal path and chunk): resume takes it over as its own.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
