@@ -66,7 +66,7 @@ __taskctl_options() {
     'watch') __taskctl_r='--follow --interval --timeout' ;;
     'api') __taskctl_r='-f --raw-field -F --field --input -i --include' ;;
     'auth login') __taskctl_r='--with-key' ;;
-    'webhook listen') __taskctl_r='--port --host --path --forward-to --exec' ;;
+    'webhook listen') __taskctl_r='--port --host --path --forward-to --exec --exec-concurrency --queue --max-body --no-dedupe --spool --catch-up --catch-up-task' ;;
     'webhook simulate') __taskctl_r='--event --to' ;;
     'sandbox') __taskctl_r='--port --host --api-key --balance --item-ms --rate-limit --max-items --webhook-url --webhook-time-scale --seed --state --dialect --clock-skew' ;;
     *) __taskctl_r='' ;;
@@ -132,6 +132,12 @@ __taskctl_value() {
     'webhook listen|--path') __taskctl_kind=none ;;
     'webhook listen|--forward-to') __taskctl_kind=none ;;
     'webhook listen|--exec') __taskctl_kind=none ;;
+    'webhook listen|--exec-concurrency') __taskctl_kind=none ;;
+    'webhook listen|--queue') __taskctl_kind=none ;;
+    'webhook listen|--max-body') __taskctl_kind=none ;;
+    'webhook listen|--spool') __taskctl_kind=none ;;
+    'webhook listen|--catch-up') __taskctl_kind=none ;;
+    'webhook listen|--catch-up-task') __taskctl_kind=none ;;
     'webhook simulate|--event') __taskctl_kind=choices __taskctl_r='processing completed failed' ;;
     'webhook simulate|--to') __taskctl_kind=none ;;
     'sandbox|--port') __taskctl_kind=none ;;

@@ -67,7 +67,7 @@ __taskctl_options() {
     'watch') __taskctl_list=('--follow:with no ids: keep going after the current tasks finish, picking up new ones' '--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:stop after this long (exit 124); 0 = never') ;;
     'api') __taskctl_list=('-f:a string field: query for GET/DELETE, JSON body for POST/PUT/PATCH; key[] appends to a list; repeatable' '--raw-field:a string field: query for GET/DELETE, JSON body for POST/PUT/PATCH; key[] appends to a list; repeatable' '-F:a typed field: numbers, true, false and null as JSON, @file (or @-) for a file’s text; repeatable' '--field:a typed field: numbers, true, false and null as JSON, @file (or @-) for a file’s text; repeatable' '--input:JSON request body from a file (- = stdin), checked before sending; fields go to the query' '-i:print the HTTP status line and response headers (secrets redacted) before the body' '--include:print the HTTP status line and response headers (secrets redacted) before the body') ;;
     'auth login') __taskctl_list=('--with-key:read the key from stdin instead of a hidden prompt') ;;
-    'webhook listen') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind' '--path:path that accepts deliveries' '--forward-to:re-POST each verified event to this URL (https, or http on loopback)' '--exec:run this shell command per event, with the event JSON on stdin') ;;
+    'webhook listen') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind' '--path:path that accepts deliveries' '--forward-to:re-POST each event here; the service gets 200 only after its 2xx (else 502)' '--exec:run this shell command per event, with the event JSON on stdin' '--exec-concurrency:commands running at once (1 = one at a time, in order)' '--queue:events waiting for --exec at most; a full queue answers 503' '--max-body:largest event body (413 beyond): 1MiB, 256KiB, bytes' '--no-dedupe:hand repeat deliveries of an event on again (default: printed as duplicates only)' '--spool:make acknowledged events durable (fsync before the 200; rerun at the next start)' '--catch-up:first hand on one event per task created within DURATION (synthesised)' '--catch-up-task:first hand on the event of this task (repeatable)') ;;
     'webhook simulate') __taskctl_list=('--event:event to send' '--to:receiver URL') ;;
     'sandbox') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind (loopback unless you mean it)' '--api-key:the sandbox API key' '--balance:starting balance' '--item-ms:simulated work per item in milliseconds (slow-* items take 10x)' '--rate-limit:requests per minute per key (0 = off)' '--max-items:maximum items per task' '--webhook-url:deliver webhook events to this URL (http:// allowed on loopback)' '--webhook-time-scale:multiply the webhook retry schedule (0.01 = 100x faster)' '--seed:seed for deterministic results' '--state:persist and reload tasks, balance and keys in this JSON file' '--dialect:answer in a variant of the API the spec allows (repeatable; '\''all'\'' for every one, '\''list'\'' to see them)' '--clock-skew:run the sandbox'\''s clock this far from this machine'\''s (e.g. 3s, -3s): timestamps, Date headers, rate-limit windows') ;;
     *) __taskctl_list=() ;;
@@ -133,6 +133,12 @@ __taskctl_value() {
     'webhook listen|--path') __taskctl_kind=none ;;
     'webhook listen|--forward-to') __taskctl_kind=none ;;
     'webhook listen|--exec') __taskctl_kind=none ;;
+    'webhook listen|--exec-concurrency') __taskctl_kind=none ;;
+    'webhook listen|--queue') __taskctl_kind=none ;;
+    'webhook listen|--max-body') __taskctl_kind=none ;;
+    'webhook listen|--spool') __taskctl_kind=none ;;
+    'webhook listen|--catch-up') __taskctl_kind=none ;;
+    'webhook listen|--catch-up-task') __taskctl_kind=none ;;
     'webhook simulate|--event') __taskctl_kind=choices; __taskctl_list=('processing' 'completed' 'failed') ;;
     'webhook simulate|--to') __taskctl_kind=none ;;
     'sandbox|--port') __taskctl_kind=none ;;

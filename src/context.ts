@@ -48,6 +48,8 @@ export interface Deps {
   clock: Clock;
   /** Aborted on Ctrl-C / SIGTERM. */
   signal: AbortSignal;
+  /** After the first Ctrl-C: calls `handler` on a second one instead of ending the process (`webhook listen`). */
+  onInterruptAgain?: (handler: () => void) => void;
   /** Random source for jitter; injectable for tests. */
   random?: () => number;
   /** The HTTP dispatcher every request goes through; tests inject undici's MockAgent. Default: one built from the
@@ -65,6 +67,7 @@ export class Context {
   readonly env: Env;
   readonly clock: Clock;
   readonly signal: AbortSignal;
+  readonly onInterruptAgain: (handler: () => void) => void;
   readonly random: () => number;
   readonly globals: GlobalOptions;
   private readonly dispatcher: Dispatcher | undefined;
@@ -99,6 +102,7 @@ export class Context {
     this.env = deps.env;
     this.clock = deps.clock;
     this.signal = deps.signal;
+    this.onInterruptAgain = deps.onInterruptAgain ?? (() => {});
     this.random = deps.random ?? Math.random;
     this.dispatcher = deps.dispatcher;
     this.globals = globals;

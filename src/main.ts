@@ -30,6 +30,10 @@ function defaultDeps(): Deps {
     env: process.env,
     clock: systemClock,
     signal: controller.signal,
+    // Only a command that asks (after the first Ctrl-C) catches the second one; otherwise it ends the process.
+    onInterruptAgain: (handler) => {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, handler);
+    },
   };
 }
 

@@ -49,6 +49,27 @@ export function signedDuration(value: string): number {
   return negative ? -magnitude : magnitude;
 }
 
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+};
+
+/** Sizes: `1MiB`, `256KiB`, `512k`, or plain bytes (binary units: 1 MB = 1 MiB here) → bytes; 1 byte to 1 GiB. */
+export function byteSize(value: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+  const unit = SIZE_UNITS[(match?.[2] ?? '?').toLowerCase()];
+  const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1 || bytes > 1024 ** 3)
+    throw new InvalidArgumentError('expected a size such as 1MiB, 256KiB or a number of bytes (at most 1GiB).');
+  return bytes;
+}
+
 /** Repeatable, comma-separable list flags: `--status failed --status pending` = `--status failed,pending`. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [

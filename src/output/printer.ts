@@ -80,6 +80,13 @@ export interface PrinterOptions {
   now?: () => number;
 }
 
+/** A part of `styledLine`: coloured by status meaning, or with one chalk style (plain when stdout colour is off). */
+export interface StyledPart {
+  text: string;
+  status?: boolean;
+  style?: 'dim' | 'bold' | 'yellow' | 'red' | 'green' | 'cyan';
+}
+
 export interface Printer {
   readonly format: OutputFormat;
   readonly color: boolean;
@@ -99,6 +106,11 @@ export interface Printer {
   json: (value: unknown) => void;
   /** One raw data line on stdout (e.g. `create -q` ids). */
   line: (text: string) => void;
+  /**
+   * One data line on stdout from parts, each redacted and neutralised on its own and then painted (a `status` part by
+   * `paintStatus`, a `style` part with that chalk style), so colour survives while server text stays inert.
+   */
+  styledLine: (parts: ReadonlyArray<string | StyledPart>) => void;
   /** An empty line on stdout, between two human-format sections (e.g. `show`'s summary and its items table). */
   blank: () => void;
   /**
@@ -153,6 +165,11 @@ export function createPrinter(options: PrinterOptions): Printer {
   const keysOf = <T>(columns: ReadonlyArray<Column<T>>) => columns.map((c) => c.key ?? toSnakeKey(c.header));
   const jsonOut = (value: unknown, pretty: boolean) => `${jsonText(value, pretty, redact)}\n`;
   const warnLine = (text: string) => writeErr(`${err.yellow('warning:')} ${message(text)}\n`);
+
+  const paintByStatus = (status: string): string => {
+    const paint = STATUS_COLOURS[status.toLowerCase()];
+    return paint ? paint(out)(status) : status;
+  };
 
   const now = options.now ?? (() => Date.now());
   /** The terminal's width when stdout is one; tables elsewhere (`-o table > file`) keep every column whole. */
@@ -360,14 +377,21 @@ export function createPrinter(options: PrinterOptions): Printer {
       io.stdout.write(`${oneLine(text)}\n`);
     },
 
+    styledLine(parts) {
+      const text = parts.map((part) => {
+        if (typeof part === 'string') return oneLine(part);
+        const inert = oneLine(part.text);
+        if (part.status === true) return paintByStatus(inert);
+        return part.style ? out[part.style](inert) : inert;
+      });
+      io.stdout.write(`${text.join('')}\n`);
+    },
+
     blank() {
       io.stdout.write('\n');
     },
 
-    paintStatus(status) {
-      const paint = STATUS_COLOURS[status.toLowerCase()];
-      return paint ? paint(out)(status) : status;
-    },
+    paintStatus: paintByStatus,
 
     info(text) {
       if (!quiet) writeErr(`${message(text)}\n`);
