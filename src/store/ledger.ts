@@ -230,6 +230,11 @@ export class CreateLedger {
     return taken;
   }
 
+  /** Every entry of a journaled chunk goes: the chunk is sent again (a resend), its earlier request out of reach. */
+  dropJob(job: LedgerJob): void {
+    this.update((entries) => entries.filter((e) => e.job?.journal !== job.journal || e.job.chunk !== job.chunk));
+  }
+
   /** The live entries (expired ones are left out). */
   read(): LedgerEntry[] {
     let text: string | undefined;

@@ -267,6 +267,26 @@ describe('resume: a chunk caught in flight', () => {
     await itemsOnce(9, 'f');
   });
 
+  it('a chunk proven not created is sent again without its old entry: a lost answer to the resend is recovered', async () => {
+    const clock = new AutoClock(Date.now());
+    const { journal } = await stoppedInFlight(0, { entry: true, clock });
+    await world.admin('POST', '/__sandbox/faults', {
+      method: 'POST',
+      path: '/api/v1/tasks',
+      kind: 'reset-after',
+      count: 1,
+    });
+    const resumed = await world.inProcess(['resume', journal], { clock });
+    // With the killed run's entry left behind, the resend's own task would be contested by it (exit 9, every resume).
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
+    expect(resumed.stderr).toMatch(/recovered: task \d+ was created by this request/);
+    expect(ledgerEntries().filter((e) => e.job?.chunk === 2)).toEqual([
+      expect.objectContaining({ state: 'created', job: { journal, chunk: 2 } }),
+    ]);
+    await itemsOnce(9, 'f');
+  });
+
   it('the window rule: an identical task made before the chunk was sent is not its task; the chunk is sent again', async () => {
     // The sandbox on the command's clock: the wait before the check passes for both (no drift between their clocks).
     const clock = new AutoClock(Date.now());

@@ -32,6 +32,7 @@ import { itemSources, prepareItems, type ReadOptions } from './read.js';
 import { crashPoint } from './crash-point.js';
 import { createOne, postTimeoutMs, sendState, type SendState } from './send.js';
 import type { MatchResult, Snapshot } from '../reconcile.js';
+import type { LocalCreates } from './local-runs.js';
 import type { SubmitOptions } from './types.js';
 
 const FORMATS = ['lines', 'json', 'ndjson', 'csv'] as const;
@@ -402,7 +403,8 @@ export async function runResume(ctx: Context, file: string, options: ResumeOptio
         .map((input) => `the content of ${input.path}`);
       if (changed.length > 0) throw mismatch(file, changed);
       checkItems(job, read.prepared, file);
-      settleByUser(ctx, journal, state, options);
+      const shared = await sendState(ctx, api);
+      settleByUser(ctx, journal, state, options, shared.local);
       await continueJob(
         ctx,
         api,
@@ -412,6 +414,7 @@ export async function runResume(ctx: Context, file: string, options: ResumeOptio
         { ...options, chunkSize: job.chunk_size },
         'Resume',
         file,
+        shared,
       );
     } finally {
       read.prepared.dispose();
@@ -437,7 +440,13 @@ function parseChunk(text: string, flag: string, state: JobState): number {
 }
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`: the user's word on chunks the rules could not settle. */
-function settleByUser(ctx: Context, journal: JournalFile, state: JobState, options: ResumeOptions): void {
+function settleByUser(
+  ctx: Context,
+  journal: JournalFile,
+  state: JobState,
+  options: ResumeOptions,
+  local: LocalCreates,
+): void {
   for (const text of options.adopt ?? []) {
     const match = /^(\d+)=(\d+)$/.exec(text.trim());
     if (!match) throw new UsageError(`--adopt ${JSON.stringify(text)}: expected CHUNK=TASK_ID, e.g. --adopt 7=1234`);
@@ -445,12 +454,14 @@ function settleByUser(ctx: Context, journal: JournalFile, state: JobState, optio
     const id = Number(match[2]);
     if (taskIds(state).includes(id)) throw new UsageError(`--adopt ${text}: task ${id} is already another chunk's`);
     journal.append({ type: 'reconciled', chunk, task: id, cost: 0, by: 'user' });
+    local.settleJob({ journal: journal.path, chunk }, id);
     state.chunks.set(chunk, { task: { id, cost: 0 } });
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
   }
   for (const text of options.resend ?? []) {
     const chunk = parseChunk(text.trim(), '--resend', state);
     journal.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'user' });
+    local.settleJob({ journal: journal.path, chunk }, null);
     state.chunks.set(chunk, {});
     ctx.printer.info(`chunk ${chunk}: will be sent again`);
   }
@@ -484,6 +495,8 @@ async function continueJob(
   options: SubmitOptions,
   verb: 'Create' | 'Resume',
   name = journal.path,
+  /** The server's clock and the ledger, when the caller already opened them (resume's --adopt and --resend). */
+  opened?: SendState,
 ): Promise<void> {
   const { job } = state;
   const total = job.chunks;
@@ -505,7 +518,7 @@ async function continueJob(
   }
   const timeoutMs = await postTimeoutMs(ctx);
   // The server's clock and the local ledger, shared by every chunk; each chunk's ledger entry carries the job.
-  const shared = await sendState(ctx, api);
+  const shared = opened ?? (await sendState(ctx, api));
   const claimed = new Set(taskIds(state));
   const quiet = ctx.globals.quiet === true;
   const out =
@@ -677,13 +690,15 @@ async function settleInFlight(
     ctx.printer.info(`chunk ${chunk}: task ${result.task.id} was created by the interrupted request`);
     return result.task;
   }
-  // Unsure or not found: still a possible creator for other local runs, of tasks stamped before this check ended.
-  state.local.unknown(entry, ctx.clock.now());
   if (result.kind === 'none') {
+    // Not created within the horizon: the chunk is sent again, and its earlier entry must not contest the new one.
+    state.local.settleJob(state.job, null);
     journal.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'scan' });
     ctx.printer.info(`chunk ${chunk}: not created by the interrupted request; sending it`);
     return undefined;
   }
+  // Unsure: still a possible creator for other local runs, of tasks stamped before this check ended.
+  state.local.unknown(entry, ctx.clock.now());
   const ids = result.kind === 'unread' ? [] : result.ids;
   const why =
     result.kind === 'ambiguous'

@@ -48,6 +48,21 @@ export class LocalCreates {
     return this.attempt(() => this.ledger?.transfer(job, this.liveForMs)) ?? this.begin(service, items, job, sentAt);
   }
 
+  /**
+   * A journaled chunk settled without a reconciliation of this run: by the user (`resume --adopt`: its entry, if live,
+   * is this run's and names the task) or sent again (`--resend`, or proven not created: its entries go, so that they
+   * never contest the new request's task).
+   */
+  settleJob(job: LedgerJob, taskId: number | null): void {
+    if (!this.ledger) return;
+    if (taskId === null) {
+      this.attempt(() => this.ledger?.dropJob(job));
+      return;
+    }
+    const entry = this.attempt(() => this.ledger?.transfer(job));
+    this.settle(entry, taskId);
+  }
+
   settle(entry: LedgerEntry | undefined, taskId: number): void {
     if (entry) this.attempt(() => this.ledger?.settle(entry.id, taskId));
   }
