@@ -68,7 +68,7 @@ __taskctl_options() {
     'auth login') __taskctl_r='--with-key' ;;
     'webhook listen') __taskctl_r='--port --host --path --forward-to --exec --exec-concurrency --queue --max-body --no-dedupe --spool --catch-up --catch-up-task' ;;
     'webhook simulate') __taskctl_r='--event --to' ;;
-    'sandbox') __taskctl_r='--port --host --api-key --balance --item-ms --rate-limit --max-items --webhook-url --webhook-time-scale --seed --state --dialect' ;;
+    'sandbox') __taskctl_r='--port --host --api-key --balance --item-ms --rate-limit --max-items --webhook-url --webhook-time-scale --seed --state --dialect --clock-skew' ;;
     *) __taskctl_r='' ;;
   esac
   __taskctl_r+=' --profile --base-url --api-key-file -o --output --json --no-color -q --quiet -v --verbose --request-timeout --no-input --ci --sandbox -h --help'
@@ -152,6 +152,7 @@ __taskctl_value() {
     'sandbox|--seed') __taskctl_kind=none ;;
     'sandbox|--state') __taskctl_kind=file ;;
     'sandbox|--dialect') __taskctl_kind=none ;;
+    'sandbox|--clock-skew') __taskctl_kind=none ;;
     *'|--profile') __taskctl_kind=none ;;
     *'|--base-url') __taskctl_kind=none ;;
     *'|--api-key-file') __taskctl_kind=file ;;

@@ -19,7 +19,7 @@ import {
   WAIT_NOTICE_MS,
 } from './constants.js';
 import { createDispatcher } from './dispatcher.js';
-import { endpointLabel } from './errors.js';
+import { endpointLabel, otherTaskError } from './errors.js';
 import {
   judgeFailure,
   judgeResponse,
@@ -198,6 +198,8 @@ export interface ApiClient {
    * Reconciliation compares the server's `created_at` with when the request was sent through it.
    */
   serverClockOffset: () => number | undefined;
+  /** Both bounds of that offset (the upper one: Date + 1 s minus the send), each undefined until a Date was seen. */
+  serverClockBounds: () => { low: number | undefined; high: number | undefined };
   /**
    * The same client (pool, limiter, trace) with another deadline (epoch ms; undefined = none), e.g. for the wait that
    * follows a create. Closing the view does nothing: the pool belongs to the client it came from.
@@ -313,12 +315,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   };
 
   let serverOffsetMs: number | undefined;
-  /** Each Date gives a lower bound of the offset (whole seconds, measured after the answer travelled): keep the best. */
-  function noteServerDate(date: string | undefined): void {
+  let serverOffsetHighMs: number | undefined;
+  /**
+   * Each Date (whole seconds, stamped between the send and the answer) bounds the offset: at least Date minus the
+   * answer's arrival, below Date + 1 s minus the send. Keep the tightest of each (core/server-time.ts uses both).
+   */
+  function noteServerDate(date: string | undefined, sentAtMs: number): void {
     const at = date === undefined ? Number.NaN : Date.parse(date);
     if (!Number.isFinite(at)) return;
     const measured = at - clock.now();
     serverOffsetMs = serverOffsetMs === undefined ? measured : Math.max(serverOffsetMs, measured);
+    const high = at + 1000 - sentAtMs;
+    serverOffsetHighMs = serverOffsetHighMs === undefined ? high : Math.min(serverOffsetHighMs, high);
   }
 
   /**
@@ -391,7 +399,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       });
       status = response.statusCode;
       const responseHeaders: ResponseHeaders = response.headers;
-      noteServerDate(headerValue(responseHeaders, 'date'));
+      noteServerDate(headerValue(responseHeaders, 'date'), sentAtMs);
       rateLimit = parseRateLimit(responseHeaders, clock.now());
       traceResponse(status, responseHeaders, clock.now() - sentAtMs);
       const text = await readBounded(response.body, headerValue(responseHeaders, 'content-length'));
@@ -495,7 +503,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         if (!Number.isSafeInteger(id) || id < 0) {
           throw new UsageError(`invalid task id "${id}"`, 'Task ids are whole numbers, as `taskctl list` shows them.');
         }
-        return (await call({ method: 'GET', path: `/tasks/${id}`, schema: TaskResponseSchema }, deadline)).data;
+        const task = (await call({ method: 'GET', path: `/tasks/${id}`, schema: TaskResponseSchema }, deadline)).data;
+        // A read of task N that answers another task is a service error, never task N (issue 22): exit 8, both named.
+        if (task.id !== id) throw otherTaskError(id, task.id);
+        return task;
       },
       async request(method, path, init = {}) {
         let target = apiRequestPath(path);
@@ -523,6 +534,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         return view(next, false);
       },
       serverClockOffset: () => serverOffsetMs,
+      serverClockBounds: () => ({ low: serverOffsetMs, high: serverOffsetHighMs }),
       async close() {
         if (ownsPool && ownsDispatcher) await dispatcher.close();
       },

@@ -6,6 +6,7 @@ import {
   AuthError,
   BalanceError,
   CliError,
+  CreateUnknownError,
   InputError,
   NotFoundError,
   MalformedResponseError,
@@ -193,6 +194,14 @@ export function malformedResponseError(endpoint: string, issues: readonly IssueL
   );
 }
 
+/** GET /tasks/N answered with task M: the server (or a cache or proxy in between) mixed tasks up. Never task N. */
+export function otherTaskError(asked: number, answered: number): UnavailableError {
+  return new MalformedResponseError(
+    `GET /tasks/${asked}: the server answered with task ${answered} instead of task ${asked}`,
+    `${BASE_URL_HINT}, and any proxy or cache in between; \`--verbose\` shows the exchange.`,
+  );
+}
+
 /** Why a body could not be read as JSON: cut off, nested too deep, empty, or something else (an HTML page...). */
 export type UnreadableReason = 'truncated' | 'too deep' | 'empty' | 'not JSON';
 
@@ -229,13 +238,19 @@ export function redirectError(endpoint: string, status: number, location: string
 
 /**
  * A `taskctl api` request other than GET failed after it may have reached the server: it is not resent (exit 8), and
- * the message says it may have taken effect. (A create through `taskctl create` is reconciled instead.)
+ * the message says it may have taken effect. (A create through `taskctl create` is reconciled instead.) A POST /tasks
+ * is exit 9, like a create's: after a create that may have landed, 8 ("try again") could pay twice (issue 22).
  */
-export function outcomeUnknownError(message: string, cause: unknown): UnavailableError {
-  const error = new UnavailableError(
-    `${message}; the request may have been carried out`,
-    'It was not sent again: check its effect before repeating it.',
-  );
+export function outcomeUnknownError(message: string, cause: unknown, endpoint = ''): CliError {
+  const error = /^POST \/tasks\/?$/.test(endpoint)
+    ? new CreateUnknownError(
+        `${message}; the request may have created a task`,
+        'It was not sent again: check with `taskctl list` before repeating it.',
+      )
+    : new UnavailableError(
+        `${message}; the request may have been carried out`,
+        'It was not sent again: check its effect before repeating it.',
+      );
   error.cause = cause;
   return error;
 }

@@ -205,7 +205,7 @@ export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt:
     const what = code === TOO_LARGE_CODE ? 'the answer was too large to read' : plainWords(code);
     const detail = ex.status !== undefined ? `${what} while reading the HTTP ${ex.status} response` : what;
     const fail = ctx.raw
-      ? () => outcomeUnknownError(`${requestLabel(ctx.endpoint)}: ${detail}`, ex.error)
+      ? () => outcomeUnknownError(`${requestLabel(ctx.endpoint)}: ${detail}`, ex.error, ctx.endpoint)
       : () => new AmbiguousCreateError(detail, { cause: ex.error, sentAtMs: ex.sentAtMs, status: ex.status });
     return { ...base, failure: 'ambiguous', fail };
   }
@@ -226,7 +226,7 @@ function ambiguous<T>(
   waitMs: number,
 ): Verdict<T> {
   const fail = ctx.raw
-    ? () => outcomeUnknownError(cause.message, cause)
+    ? () => outcomeUnknownError(cause.message, cause, ctx.endpoint)
     : () => new AmbiguousCreateError(detail, { cause, sentAtMs: ex.sentAtMs, status: ex.status });
   return { ok: false, failure: 'ambiguous', fail, waitMs, why: detail };
 }

@@ -20,7 +20,10 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [6, 'insufficient balance, or --max-cost would be exceeded; nothing (more) was created'],
   [7, 'rate limited, still limited after retries or the deadline'],
   [8, 'service unavailable: network error, timeout, 5xx or malformed response, after retries'],
-  [9, 'create outcome unknown: a task may have been created (run the printed `taskctl list` command)'],
+  [
+    9,
+    'create outcome unknown: a task may have been created (inspect it with the printed `taskctl show` or `list` command)',
+  ],
   [10, 'a waited-on task ended without completing (failed, cancelled, expired, ...)'],
   [11, 'waited-on tasks completed, but some items did not (--allow-item-failures makes this 0)'],
   [12, 'the service refused the request (an error code taskctl does not know); not retried: check the message'],

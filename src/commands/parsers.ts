@@ -42,6 +42,13 @@ export function duration(value: string): number {
   }
 }
 
+/** A duration with an optional sign (`3s`, `-2.5s`, `+500ms`): the sandbox's `--clock-skew`. */
+export function signedDuration(value: string): number {
+  const negative = value.trim().startsWith('-');
+  const magnitude = duration(value.trim().replace(/^[+-]/, ''));
+  return negative ? -magnitude : magnitude;
+}
+
 const SIZE_UNITS: Readonly<Record<string, number>> = {
   '': 1,
   b: 1,

@@ -2,15 +2,15 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { examples, type RunAction } from './help-text.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
-import { DIALECTS } from '../sandbox/dialect-names.js';
+import { dialectScope, DIALECTS, type DialectName } from '../sandbox/dialect-names.js';
 import type { ResolvedOptions } from '../sandbox/options.js';
-import { nonNegativeInt, port, positiveInt, positiveNumber } from './parsers.js';
+import { nonNegativeInt, port, positiveInt, positiveNumber, signedDuration } from './parsers.js';
 
 /** The flags, each defaulted by commander from SANDBOX_DEFAULTS: the sandbox's own options under their flag names. */
 export type SandboxCommandOptions = Pick<
   ResolvedOptions,
   'port' | 'host' | 'apiKey' | 'balance' | 'itemMs' | 'rateLimit' | 'maxItems' | 'webhookTimeScale' | 'seed'
-> & { webhookUrl?: string; state?: string; dialect: string[] };
+> & { webhookUrl?: string; state?: string; dialect: string[]; clockSkew?: number };
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -45,6 +45,11 @@ export function registerSandbox(program: Command, run: RunAction): void {
       collect,
       [],
     )
+    .option(
+      '--clock-skew <duration>',
+      "run the sandbox's clock this far from this machine's (e.g. 3s, -3s): timestamps, Date headers, rate-limit windows",
+      signedDuration,
+    )
     .addHelpText(
       'after',
       examples([
@@ -54,6 +59,7 @@ export function registerSandbox(program: Command, run: RunAction): void {
         'taskctl sandbox --state ./sandbox.json',
         'taskctl sandbox --dialect error-string --dialect item-statuses',
         'taskctl sandbox --dialect list',
+        'taskctl sandbox --dialect whole-seconds --clock-skew 3s',
       ]) +
         '\nMagic items: fail-* fails that item; a task with a taskfail-* item ends failed; slow-* takes 10x longer.\n' +
         'stdout gets two `export` lines (base URL and the sandbox key, always in clear) for scripts; logs go to stderr.\n' +
@@ -67,11 +73,19 @@ export function registerSandbox(program: Command, run: RunAction): void {
 export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<void> {
   if (options.dialect.includes('list')) {
     await ctx.printer.list(
-      Object.entries(DIALECTS).map(([name, description]) => ({ name, description })),
+      Object.entries(DIALECTS).map(([name, description]) => ({
+        name,
+        scope: dialectScope(name as DialectName),
+        description,
+      })),
       [
         { header: 'name', value: (row) => row.name },
+        { header: 'scope', value: (row) => row.scope },
         { header: 'description', value: (row) => row.description },
       ],
+    );
+    ctx.printer.info(
+      'also: --clock-skew DURATION (e.g. 3s, -3s) runs the sandbox clock ahead of or behind this machine',
     );
     return;
   }
@@ -89,6 +103,7 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     seed: options.seed,
     stateFile: options.state,
     dialects: options.dialect,
+    ...(options.clockSkew === undefined ? {} : { clockSkewMs: options.clockSkew }),
     log: (line) => {
       ctx.printer.info(line);
     },
@@ -101,7 +116,9 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
       ? `${JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey }, null, format === 'json' ? 2 : undefined)}\n`
       : `export TASKCTL_BASE_URL=${shellWord(sandbox.url)}\nexport TASKCTL_API_KEY=${shellWord(sandbox.apiKey)}\n`,
   );
-  const variants = options.dialect.length > 0 ? `, dialects: ${options.dialect.join(', ')}` : '';
+  const variants =
+    (options.dialect.length > 0 ? `, dialects: ${options.dialect.join(', ')}` : '') +
+    (options.clockSkew ? `, clock skew ${options.clockSkew} ms` : '');
   ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}${variants}); Ctrl-C to stop`);
   ctx.printer.info(`dashboard: ${sandbox.dashboard} (this machine only)`);
   await new Promise<void>((resolve) => {

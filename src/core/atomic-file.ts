@@ -103,8 +103,16 @@ function syncDirectory(dir: string): void {
 /**
  * Replaces `path` with `data` atomically: a new temp file in the same directory (O_EXCL, `mode`), written and fsynced,
  * then renamed over the target (a symlink at `path` is replaced, never followed); the temp is removed on failure.
+ * `durable: false` skips the two fsyncs: still never a mix after a crash of the process (the rename is atomic), but a
+ * power cut may bring back the previous content (the create ledger: its entries only matter to runs alive together).
  */
-export function writeFileAtomicSync(path: string, data: string, mode = 0o600): void {
+export function writeFileAtomicSync(
+  path: string,
+  data: string,
+  mode = 0o600,
+  options: { durable?: boolean } = {},
+): void {
+  const durable = options.durable !== false;
   const temp = tempPathFor(path);
   let fd: number | undefined;
   try {
@@ -112,7 +120,7 @@ export function writeFileAtomicSync(path: string, data: string, mode = 0o600): v
     fchmodSync(fd, mode); // the umask may have removed bits we asked for; never adds any beyond `mode`
     const bytes = Buffer.from(data, 'utf8');
     for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
     renameSync(temp, path);
@@ -125,7 +133,7 @@ export function writeFileAtomicSync(path: string, data: string, mode = 0o600): v
     }
     throw error;
   }
-  syncDirectory(dirname(path));
+  if (durable) syncDirectory(dirname(path));
 }
 
 /**

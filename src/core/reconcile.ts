@@ -1,26 +1,26 @@
 /**
  * Finding "our" task without an idempotency key (the API has none): after an ambiguous POST /tasks, and before paying
- * again for the same list (`--reuse-window`).
- *
- * Exactly-once for an ambiguous create rests on evidence taken before the POST, never on the list's order or on ids
- * growing (the spec promises neither):
+ * again for the same list (`--reuse-window`). The identity rule (issue 22; README "Exactly once"):
  * 1. Before sending, `takeSnapshot` lists the recent tasks and keeps the ids of every task with the same service and
  *    item count. A task seen there existed before our request, so it is never ours, however well it matches.
- * 2. After an ambiguous failure, `reconcileCreate` scans again. A candidate must be absent from the snapshot, not one of
- *    this run's own tasks, have the same service, count and items (as a multiset, from GET /tasks/:id), and a creation
- *    time not before the send on the server's clock (`ApiClient.serverClockOffset`, a lower bound from Date headers; two
- *    minutes of tolerance when no Date was seen).
- * 3. It keeps scanning for at least 10 s and for as long again as the request was in flight (a POST that timed out may
- *    still be committed late), so "nothing was created" is only concluded after the request's own time has been
- *    waited out; even then the command exits 9 ("may have been created"), never 0. After a timeout, one match is
- *    watched to the end of that window too: were ours to land late next to another client's identical task, two
- *    candidates appear and the answer is exit 9, not the other client's task.
- * 4. Two candidates are never resolved by guessing: exit 9 names both. Nor is one candidate when the snapshot could not
- *    be taken in full (the list failed twice, or had no order and more than MAX_SCAN_PAGES pages): exit 9 names it.
- * Known limit: another client creating the same service and items while our request was in flight (after the
- * snapshot) cannot be told apart from ours; when both land, two candidates appear and the answer is exit 9.
+ * 2. On one machine the local ledger (store/ledger.ts, through `LocalRuns`) is certain: a task another local run claimed
+ *    is never a candidate, and a candidate another local run may still claim (its request in flight or unresolved, its
+ *    window covering the task) is never adopted.
+ * 3. Across machines, never guess: a candidate (same service, count and items, from GET /tasks/:id) counts only inside
+ *    the window in which this request could have been processed (server-time.ts: from the send, floored to the
+ *    server's timestamp resolution and shifted by the learnt clock offset, to 1 s after an answered failure, or open to
+ *    the end of reconciliation when no answer came). It is adopted only when it is the only one, and no second one has
+ *    appeared when reconciliation ends.
+ * 4. Reconciliation always observes to its horizon: at least 10 s after the failure, and as long again as the request
+ *    was in flight (at most two minutes). A task that lands later is out of any client's reach (README). The last
+ *    scan must read the list: otherwise a single candidate is reported, not adopted.
+ * 5. Every other ending is exit 9 with the candidate ids (the caller's message): several candidates, one another
+ *    local run may have made, one seen before a complete snapshot, or none.
+ * Known limit: a concurrent identical create from another machine whose task lands in our window, while ours never
+ * landed, cannot be told apart from ours: one candidate, adopted (README "Exactly once").
  */
 import type { PageMeta, Task } from '../api/schemas.js';
+import { inWindow, ServerClock } from './server-time.js';
 import { taskPhase, taskSucceeded } from './task-state.js';
 import type { Clock } from './time.js';
 
@@ -29,6 +29,21 @@ export interface TaskReader {
   getTask: (id: number) => Promise<Task>;
   /** Server clock minus local clock (a lower bound, from Date headers), when known: see `ApiClient`. */
   serverClockOffset?: () => number | undefined;
+  /** Both bounds of the offset from Date headers (see `ApiClient.serverClockBounds`). */
+  serverClockBounds?: () => { low: number | undefined; high: number | undefined };
+}
+
+/** A ServerClock that starts from what `reader` learnt from Date headers (and keeps learning from it: `learnFrom`). */
+export function serverClockOf(reader: TaskReader): ServerClock {
+  const clock = new ServerClock();
+  learnFrom(clock, reader);
+  return clock;
+}
+
+/** Feeds `reader`'s latest Date-header bounds into `clock`. */
+export function learnFrom(clock: ServerClock, reader: TaskReader): void {
+  const bounds = reader.serverClockBounds?.() ?? { low: reader.serverClockOffset?.(), high: undefined };
+  clock.learn(bounds);
 }
 
 /** Client and server clocks differ; with the difference unknown, a creation time this far outside the window still counts. */
@@ -45,10 +60,14 @@ export const MAX_SCAN_PAGES = 10;
 export type MatchResult =
   | { kind: 'found'; task: Task }
   | { kind: 'none' }
-  /** No scan could read the task list: nothing is known either way. */
-  | { kind: 'unread' }
+  /** No scan could read the task list: nothing is known either way. `why`: the last failure's message. */
+  | { kind: 'unread'; why?: string }
   | { kind: 'ambiguous'; ids: number[] }
-  | { kind: 'unproven'; ids: number[] };
+  | { kind: 'unproven'; ids: number[] }
+  /** One candidate, but another local run (`by`) may have created it. */
+  | { kind: 'contested'; ids: number[]; by: string }
+  /** One candidate, but the list could not be read at the end of the horizon: a second may have appeared. */
+  | { kind: 'unfinished'; ids: number[] };
 
 function sameItems(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
@@ -98,13 +117,16 @@ export async function scanRecent(
   match: { service: string; count: number },
   edge: () => number,
   signal?: AbortSignal,
+  observe?: (tasks: readonly Task[]) => void,
 ): Promise<RecentScan> {
   const found: Task[] = [];
   let requests = 0;
   const read = async (page: number) => {
     signal?.throwIfAborted();
     requests += 1;
-    return reader.listTasks({ page, perPage: PER_PAGE });
+    const result = await reader.listTasks({ page, perPage: PER_PAGE });
+    observe?.(result.tasks);
+    return result;
   };
   /** Keeps the matching tasks of a page. */
   const take = (tasks: readonly Task[], since: number): void => {
@@ -161,19 +183,28 @@ export interface Snapshot {
 
 /**
  * Taken just before POST /tasks (one list request when the list is ordered). Reaches two minutes further back than the
- * acceptance test, so that every task the reconciliation could accept was either seen here or is new.
+ * acceptance window, so that every task the reconciliation could accept was either seen here or is new. The tasks
+ * seen teach `serverClock` (when given) the server's clock and timestamp resolution.
  */
 export async function takeSnapshot(
   reader: TaskReader,
   match: { service: string; count: number },
   clock: Clock,
   signal?: AbortSignal,
+  serverClock: ServerClock = serverClockOf(reader),
 ): Promise<Snapshot> {
   const scan = await scanRecent(
     reader,
     match,
-    () => clock.now() + (reader.serverClockOffset?.() ?? 0) - CLOCK_SKEW_TOLERANCE_MS,
+    () => {
+      learnFrom(serverClock, reader);
+      return serverClock.earliestServerTime(clock.now()) - CLOCK_SKEW_TOLERANCE_MS;
+    },
     signal,
+    (tasks) => {
+      const at = clock.now();
+      for (const task of tasks) serverClock.noteSeen(task.created_at, at);
+    },
   );
   return { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete };
 }
@@ -189,74 +220,27 @@ export interface CreateAttempt {
   exclude?: ReadonlySet<number>;
 }
 
-/** The first instant, on the server's clock, at which a task created by our request can carry its `created_at`. */
-function acceptanceEdge(reader: TaskReader, sentAtMs: number): number {
-  const offset = reader.serverClockOffset?.();
-  // The offset is a lower bound (whole-second Date, measured after the answer travelled): the edge is never late.
-  return offset === undefined ? sentAtMs - CLOCK_SKEW_TOLERANCE_MS : sentAtMs + offset;
-}
-
-/** Confirms candidates by their items (one GET /tasks/:id each). */
-async function confirm(
-  reader: TaskReader,
-  candidates: readonly Task[],
-  items: readonly string[],
-  signal?: AbortSignal,
-): Promise<Task[]> {
-  const matches: Task[] = [];
-  for (const candidate of candidates) {
-    signal?.throwIfAborted();
-    const full = await reader.getTask(candidate.id);
-    if (
-      sameItems(
-        (full.items ?? []).map((item) => item.target),
-        items,
-      )
-    )
-      matches.push(full);
-  }
-  return matches;
-}
-
-function verdict(matches: readonly Task[]): MatchResult {
-  const [only, ...others] = matches;
-  if (only === undefined) return { kind: 'none' };
-  if (others.length === 0) return { kind: 'found', task: only };
-  return { kind: 'ambiguous', ids: matches.map((task) => task.id) };
-}
-
-/** One scan after an ambiguous create: new candidates by service, count, time and snapshot, confirmed by their items. */
-export async function findCreatedTask(
-  reader: TaskReader,
-  attempt: CreateAttempt,
-  signal?: AbortSignal,
-): Promise<MatchResult> {
-  const scan = await scanRecent(
-    reader,
-    { service: attempt.service, count: attempt.items.length },
-    () => acceptanceEdge(reader, attempt.sentAtMs),
-    signal,
-  );
-  const candidates = scan.tasks.filter((t) => !attempt.before.ids.has(t.id) && !attempt.exclude?.has(t.id));
-  const result = verdict(await confirm(reader, candidates, attempt.items, signal));
-  // The creation time alone is no proof (the server clock is known to a second at best): without a complete snapshot
-  // a match may be an identical task created just before the request (found by the exactly-once campaign).
-  if (result.kind === 'found' && !(attempt.before.complete && scan.complete)) {
-    return { kind: 'unproven', ids: [result.task.id] };
-  }
-  return result;
+/** The other taskctl runs on this machine, as the local ledger knows them (wired by core/submit/send.ts). */
+export interface LocalRuns {
+  /** Task ids other local runs have claimed (read again at every scan). */
+  claimed: () => ReadonlySet<number>;
+  /** Takes the task for this run, atomically; refused when another run claimed it or may have created it (`by`). */
+  claim: (task: Task) => { ok: true } | { ok: false; reason: 'claimed' | 'contested'; by: string };
 }
 
 export interface ReconcileOptions extends CreateAttempt {
   /** Local epoch ms when the failure was seen; the scans go on for as long again as the request was in flight. */
   failedAtMs: number;
-  clock: Clock;
-  signal?: AbortSignal;
   /**
-   * The request timed out, so it may still land: one match does not end the scans; they go on to the window's end,
-   * and a second match that appears meanwhile (ours landing late next to another client's) makes the answer ambiguous.
+   * The failure came with an answer (a status line arrived: a 5xx, an error page, a body cut off): the request's
+   * processing had ended by then, so its window closes 1 s after. Without one (timeout, reset) it stays open.
    */
-  timedOut?: boolean;
+  answered: boolean;
+  clock: Clock;
+  /** What this run knows of the server's clock; it keeps learning from the scans. */
+  serverClock?: ServerClock;
+  signal?: AbortSignal;
+  local?: LocalRuns | undefined;
 }
 
 const RECONCILE_SCHEDULE_MS = [0, 2000, 3000, 5000] as const;
@@ -264,50 +248,123 @@ const RECONCILE_SCHEDULE_MS = [0, 2000, 3000, 5000] as const;
 const LATE_SCAN_INTERVAL_MS = 5000;
 /** Waiting out a slow request is bounded: two minutes past the failure at most. */
 const MAX_LATE_WAIT_MS = 120_000;
+/** A last scan that failed is tried again this often, for at most RETRY_LAST_SCAN_MS. */
+const LAST_SCAN_RETRY_MS = 500;
+const RETRY_LAST_SCAN_MS = 2000;
 
-/** How long after the failure the scans go on: the schedule, and at least as long as the request was in flight. */
+/** The horizon: how long after the failure the scans go on (the schedule, and at least as long as the request was in flight). */
 export function reconcileWindowMs(options: Pick<ReconcileOptions, 'sentAtMs' | 'failedAtMs'>): number {
   const schedule = RECONCILE_SCHEDULE_MS.reduce<number>((a, b) => a + b, 0);
   return Math.max(schedule, Math.min(MAX_LATE_WAIT_MS, options.failedAtMs - options.sentAtMs));
 }
 
+/** The longest a create can stay unresolved after its send: the request's own timeout, then the longest horizon. */
+export function longestReconcileMs(requestTimeoutMs: number): number {
+  return requestTimeoutMs + Math.max(reconcileWindowMs({ sentAtMs: 0, failedAtMs: requestTimeoutMs }), 0);
+}
+
 /**
- * After an ambiguous create: scans on the schedule (counted from the failure), then every 5 s until the request's own time in flight has been
- * waited out again. Stops at the first scan with one or more matches (two or more are never resolved by guessing),
- * except after a timeout, when one match is watched to the window's end (see `timedOut`).
- * A scan that fails (the service may still be failing) is retried at the next point; an abort is thrown at once.
+ * After an ambiguous create: scans on the schedule (counted from the failure), then every 5 s to the horizon, and
+ * always to the horizon (a second candidate may appear late). Each scan adds the identical tasks inside the window
+ * (items confirmed once per task). A failed scan is skipped (the service may still be failing); the last one is tried
+ * again briefly. An abort is thrown at once. The verdict follows the rule at the top of this file.
  */
 export async function reconcileCreate(reader: TaskReader, options: ReconcileOptions): Promise<MatchResult> {
   const { clock, signal } = options;
+  const serverClock = options.serverClock ?? serverClockOf(reader);
   const until = options.failedAtMs + reconcileWindowMs(options);
-  const delays = [...RECONCILE_SCHEDULE_MS];
-  let last: MatchResult = { kind: 'unread' };
-  // The schedule counts from the failure, not from the end of the previous scan: slow scans (a list read that keeps
-  // failing and is retried) must not push the later ones, and the verdict, past the window.
-  let scheduledAt = options.failedAtMs;
-  for (let i = 0; ; i++) {
-    const step = delays[i];
-    let delay: number;
-    if (step !== undefined) {
-      scheduledAt += step;
-      delay = scheduledAt - clock.now();
-    } else {
-      delay = Math.min(LATE_SCAN_INTERVAL_MS, until - clock.now());
-      if (delay <= 0) return last;
+  const windowNow = () => {
+    learnFrom(serverClock, reader);
+    return serverClock.window(options.sentAtMs, options.answered ? options.failedAtMs : undefined);
+  };
+  const candidates = new Map<number, Task>();
+  const judged = new Set<number>();
+  let read = false;
+  let lastRead = false;
+  let why: string | undefined;
+  let lastComplete = true;
+  const scan = async (): Promise<void> => {
+    const match = { service: options.service, count: options.items.length };
+    const result = await scanRecent(
+      reader,
+      match,
+      () => windowNow().from,
+      signal,
+      (tasks) => {
+        const at = clock.now();
+        for (const task of tasks) serverClock.noteSeen(task.created_at, at);
+      },
+    );
+    const window = windowNow();
+    for (const task of result.tasks) {
+      if (options.before.ids.has(task.id) || options.exclude?.has(task.id) || judged.has(task.id)) continue;
+      if (!inWindow(task.created_at, window)) continue;
+      signal?.throwIfAborted();
+      const full = await reader.getTask(task.id);
+      judged.add(task.id);
+      const items = (full.items ?? []).map((item) => item.target);
+      if (sameItems(items, options.items)) candidates.set(task.id, full);
     }
+    lastComplete = result.complete;
+  };
+
+  // The schedule counts from the failure, not from the end of the previous scan: slow scans (a list read that keeps
+  // failing and is retried) must not push the later ones, and the verdict, past the horizon.
+  let at = options.failedAtMs;
+  const nextAt = (from: number, i: number) =>
+    Math.min(from + (RECONCILE_SCHEDULE_MS[i] ?? LATE_SCAN_INTERVAL_MS), until);
+  for (let i = 0; ; i++) {
+    at = nextAt(at, i);
+    const last = at >= until;
+    const delay = at - clock.now();
     if (delay > 0) await clock.sleep(delay, signal);
-    let scan: MatchResult;
+    // Overdue (a resume long after the send): when the next scan is due too, one scan serves both.
+    else if (!last && nextAt(at, i + 1) <= clock.now()) continue;
     try {
-      scan = await findCreatedTask(reader, options, signal);
+      await scan();
+      read = true;
+      lastRead = true;
     } catch (error) {
       if (signal?.aborted) throw error;
-      continue;
+      lastRead = false;
+      why = error instanceof Error ? error.message : String(error);
     }
-    if (last.kind === 'unread') last = { kind: 'none' };
-    // A match once seen stays the answer unless more appear (a later scan failing to list it proves nothing).
-    if (scan.kind !== 'none') last = scan;
-    if (last.kind === 'ambiguous' || (last.kind !== 'none' && options.timedOut !== true)) return last;
+    if (last) break;
   }
+  while (!lastRead && read && clock.now() < until + RETRY_LAST_SCAN_MS) {
+    await clock.sleep(LAST_SCAN_RETRY_MS, signal);
+    try {
+      await scan();
+      lastRead = true;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+    }
+  }
+  if (!read) return why === undefined ? { kind: 'unread' } : { kind: 'unread', why };
+  return verdict(options, [...candidates.values()], windowNow(), { lastRead, lastComplete });
+}
+
+function verdict(
+  options: ReconcileOptions,
+  seen: readonly Task[],
+  window: { from: number; to: number },
+  scans: { lastRead: boolean; lastComplete: boolean },
+): MatchResult {
+  // The window only narrows as the clock is learnt better: judge every candidate by the final one.
+  const inside = seen.filter((task) => inWindow(task.created_at, window));
+  const claimed = options.local?.claimed() ?? new Set<number>();
+  const open = inside.filter((task) => !claimed.has(task.id));
+  const [only, ...more] = open;
+  if (only === undefined) return { kind: 'none' };
+  if (more.length > 0) return { kind: 'ambiguous', ids: open.map((task) => task.id).sort((a, b) => a - b) };
+  if (!scans.lastRead) return { kind: 'unfinished', ids: [only.id] };
+  // The creation time alone is no proof (the server clock is known to a second at best): without a complete snapshot
+  // a match may be an identical task created just before the request (found by the exactly-once campaign).
+  if (!(options.before.complete && scans.lastComplete)) return { kind: 'unproven', ids: [only.id] };
+  const claim = options.local?.claim(only) ?? { ok: true };
+  if (!claim.ok)
+    return claim.reason === 'claimed' ? { kind: 'none' } : { kind: 'contested', ids: [only.id], by: claim.by };
+  return { kind: 'found', task: only };
 }
 
 export interface ReuseQuery {
@@ -346,12 +403,20 @@ export async function findReusableTask(
   reader: TaskReader,
   query: ReuseQuery,
   signal?: AbortSignal,
+  /** Learns from the tasks this walk sees (they also serve as the snapshot of a create that follows). */
+  learn?: { serverClock: ServerClock; clock: Clock },
 ): Promise<ReuseResult> {
   const edge = () => {
     const offset = reader.serverClockOffset?.();
     return query.createdAfter + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
   };
-  const scan = await scanRecent(reader, { service: query.service, count: query.items.length }, edge, signal);
+  const observe = learn
+    ? (tasks: readonly Task[]) => {
+        const at = learn.clock.now();
+        for (const task of tasks) learn.serverClock.noteSeen(task.created_at, at);
+      }
+    : undefined;
+  const scan = await scanRecent(reader, { service: query.service, count: query.items.length }, edge, signal, observe);
   let requests = scan.requests;
   const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete };
   const candidates = scan.tasks

@@ -1,5 +1,6 @@
 /**
- * The sandbox's dialects: variants the spec documents and alternatives it leaves open, each switched on by name
+ * The sandbox's dialects: variants the spec documents and alternatives it leaves open (and four that go beyond it,
+ * `BEYOND_SPEC`), each switched on by name
  * (`taskctl sandbox --dialect NAME`, `startSandbox({ dialects: [...] })`). No imports: `taskctl sandbox --help` lists
  * them without loading the sandbox.
  */
@@ -11,6 +12,9 @@ export const DIALECTS = {
     'validation_error, insufficient_balance and not_found answer HTTP 400 (the spec shows no status for them)',
   'created-200': 'POST /tasks answers 200 instead of 201',
   'reset-delta': 'X-RateLimit-Reset is the seconds left in the window, not an epoch time',
+  'reset-ms': 'X-RateLimit-Reset is the epoch time in milliseconds, not seconds',
+  'whole-seconds':
+    "timestamps (created_at, started_at, completed_at, failed_at) have whole seconds, no fraction, as in the spec's examples",
   'string-ids': 'task ids are numeric strings ("7")',
   'item-statuses':
     'items wait as queued and run as running; fail- items end error; skip- items end skipped, counted in neither completed_items nor failed_items',
@@ -27,6 +31,22 @@ export const DIALECTS = {
 } as const;
 
 export type DialectName = keyof typeof DIALECTS;
+
+/**
+ * Dialects that go beyond what the spec allows (it types ids as integers, shows items in GET /tasks/:id, a data object
+ * per item, and null fields as null): a server the client tolerates, not one the spec describes.
+ */
+export const BEYOND_SPEC: ReadonlySet<DialectName> = new Set<DialectName>([
+  'string-ids',
+  'data-shapes',
+  'no-items',
+  'sparse',
+]);
+
+/** `spec` for a variant the spec allows, `beyond the spec` for the others (`taskctl sandbox --dialect list`). */
+export function dialectScope(name: DialectName): string {
+  return BEYOND_SPEC.has(name) ? 'beyond the spec' : 'spec';
+}
 
 export const DIALECT_NAMES = Object.keys(DIALECTS) as DialectName[];
 

@@ -58,6 +58,7 @@ export class Dialects {
 
   rateLimitHeaders(decision: RateDecision): Record<string, string> {
     const headers = rateLimitHeaders(decision);
+    if (this.has('reset-ms')) headers['X-RateLimit-Reset'] = String(decision.reset * 1000);
     if (this.has('reset-delta')) headers['X-RateLimit-Reset'] = String(decision.retryAfter);
     return headers;
   }
@@ -97,6 +98,7 @@ export class Dialects {
       items = items?.map((item) => omit(item, (_key, value) => value === null));
     }
     if (this.has('string-ids')) out.id = String(view.id);
+    if (this.has('whole-seconds')) wholeSeconds(out);
     if (this.has('extra-fields')) {
       Object.assign(out, { priority: 'normal', labels: ['sandbox'], metadata: { source: 'api', region: 'local' } });
       items?.forEach((item) => Object.assign(item, { duration_ms: record.itemMs, attempts: 1 }));
@@ -201,6 +203,14 @@ function reshapeData(item: Json, service: string): void {
     case 'email_verify':
       item.data = data.reason;
       break;
+  }
+}
+
+/** The task's timestamps without their fraction (truncated, as a server storing whole seconds shows them). */
+function wholeSeconds(out: Json): void {
+  for (const key of ['created_at', 'started_at', 'completed_at', 'failed_at', 'cancelled_at']) {
+    const value = out[key];
+    if (typeof value === 'string') out[key] = value.replace(/\.\d+(?=Z$)/, '');
   }
 }
 

@@ -48,6 +48,9 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   const dialects = resolveDialects(options.dialects ?? []);
   if (typeof dialects === 'string') throw new UsageError(dialects, 'See them all: taskctl sandbox --dialect list.');
   const clock = options.clock;
+  const skew = options.clockSkewMs ?? 0;
+  check('clock skew', skew, Math.abs(skew) <= 24 * 3_600_000, 'within a day either way');
+  const base = clock ? () => clock.now() : Date.now;
   return {
     port: check('port', port, Number.isInteger(port) && port >= 0 && port <= 65_535, 'an integer from 0 to 65535'),
     host: options.host ?? d.host,
@@ -61,7 +64,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     webhookTimeoutMs: check('webhook timeout', timeoutMs, timeoutMs > 0, 'a positive number of milliseconds'),
     seed: String(options.seed ?? d.seed),
     stateFile: options.stateFile,
-    now: clock ? () => clock.now() : Date.now,
+    now: skew === 0 ? base : () => base() + skew,
     log: options.log ?? (() => {}),
     dialects,
   };

@@ -82,7 +82,8 @@ function originOf(host: string, port: number): string {
 export async function startSandboxServer(options: SandboxOptions): Promise<RunningSandbox> {
   const opts = resolveOptions(options);
   const { now, log } = opts;
-  const clockInjected = options.clock !== undefined;
+  // An injected or skewed clock: the Date header must follow it (Node's own Date is this machine's clock).
+  const clockInjected = options.clock !== undefined || (options.clockSkewMs ?? 0) !== 0;
   const { state, store } = loadState(opts);
   const timers = new TimerSet();
   /** No reply acknowledges or shows a change before the state journal has it on disk. */

@@ -27,6 +27,8 @@ export interface SandboxOptions {
   stateFile?: string | undefined;
   /** Source of "now" for timestamps, task progress and rate-limit windows; default Date. */
   clock?: { now: () => number };
+  /** The sandbox's clock runs this many ms ahead of `clock` (negative: behind), Date headers included; default 0. */
+  clockSkewMs?: number;
   /** Receives notable events (webhook outcomes, state-file errors, internal errors). */
   log?: (line: string) => void;
   /**

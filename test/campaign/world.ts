@@ -33,6 +33,36 @@ export class SkipClock implements Clock {
   }
 }
 
+/**
+ * Time that runs `scale`× faster than the real clock, for everyone alike: a sleep of ms takes ms/scale real, and so
+ * does any real delay (a held request, a timeout) in virtual terms × scale. Unlike SkipClock, parallel sleepers do not
+ * speed it up further, so a run's reconciliation horizon lasts the same real time however many runs overlap.
+ */
+export class ScaledClock implements Clock {
+  private readonly start = Date.now();
+  constructor(private readonly scale = 20) {}
+  now(): number {
+    return this.start + (Date.now() - this.start) * this.scale;
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms) / this.scale,
+      );
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}
+
 export interface SandboxTask {
   id: number;
   service: string;
@@ -53,7 +83,7 @@ export interface Fault {
 
 export interface World {
   sandbox: RunningSandbox;
-  clock: SkipClock;
+  clock: Clock;
   run: (argv: string[], options?: Omit<RunOptions, 'env' | 'clock'>) => Promise<RunResult>;
   env: Record<string, string>;
   tasks: () => Promise<SandboxTask[]>;
@@ -64,9 +94,19 @@ export interface World {
   close: () => Promise<void>;
 }
 
-export async function startWorld(options: { scale?: number } = {}): Promise<World> {
-  const clock = new SkipClock(options.scale);
-  const sandbox = await startSandbox({ port: 0, itemMs: 0, rateLimit: 0, clock, balance: 10_000_000 });
+export async function startWorld(
+  options: { scale?: number; scaled?: boolean; dialects?: string[]; clockSkewMs?: number } = {},
+): Promise<World> {
+  const clock = options.scaled ? new ScaledClock(options.scale) : new SkipClock(options.scale);
+  const sandbox = await startSandbox({
+    port: 0,
+    itemMs: 0,
+    rateLimit: 0,
+    clock,
+    balance: 10_000_000,
+    dialects: options.dialects ?? [],
+    clockSkewMs: options.clockSkewMs ?? 0,
+  });
   const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
   // undici's request rather than fetch: the campaign makes hundreds of these calls, and fetch costs several times more.
   const admin = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> => {

@@ -256,7 +256,11 @@ describe('taskctl sandbox --dialect', () => {
       .split('\n')
       .map((line) => line.split('\t')[0]);
     expect(names).toEqual(DIALECT_NAMES);
-    expect(listed.stdout).toMatch(/^item-statuses\t.*skipped/m);
+    expect(listed.stdout).toMatch(/^item-statuses\tspec\t.*skipped/m);
+    // Four go beyond what the spec allows (issue 25), and are labelled so.
+    const beyond = listed.stdout.split('\n').filter((line) => line.split('\t')[1] === 'beyond the spec');
+    expect(beyond.map((line) => line.split('\t')[0])).toEqual(['string-ids', 'data-shapes', 'no-items', 'sparse']);
+    expect(listed.stderr).toMatch(/--clock-skew DURATION/);
   });
 
   it('an unknown dialect is exit 2 naming the known ones', async () => {

@@ -8,6 +8,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountKey } from '../../src/core/cache.js';
+import { CreateLedger } from '../../src/store/ledger.js';
+import { AutoClock } from '../unit/commands/harness.js';
 import { startWorld, type E2EWorld } from './harness.js';
 
 interface SandboxTask {
@@ -160,8 +162,27 @@ describe('create --journal', () => {
 });
 
 describe('resume: a chunk caught in flight', () => {
-  /** A job whose last record is `send` for chunk 2: killed between the journal write and the POST's answer. */
-  async function stoppedInFlight(created: boolean, copies = 1): Promise<{ journal: string; chunk2: string[] }> {
+  /** Creates a task as another client (or the interrupted POST itself) would: straight to the API, past the ledger. */
+  async function rawCreate(items: string[]): Promise<{ id: number; created_at: string }> {
+    const response = await fetch(`${world.sandbox.url}/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': world.sandbox.apiKey },
+      body: JSON.stringify({ service, items }),
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { data: { id: number; created_at: string } }).data;
+  }
+
+  /**
+   * A job whose last record is `send` for chunk 2: killed between the journal write and the POST's answer. `landed`
+   * tasks with chunk 2's items are then created straight through the API (the interrupted POST, or another client's);
+   * `entry` leaves the ledger entry the killed run wrote before its POST (another run's, still sending, with the job).
+   * `sentAfter` moves the recorded send that many ms past the landed tasks (they then existed before it).
+   */
+  async function stoppedInFlight(
+    landed: number,
+    options: { entry?: boolean; sentAfter?: number; clock?: AutoClock } = {},
+  ): Promise<{ journal: string; chunk2: string[]; landedIds: number[] }> {
     const input = domains('in.txt', 9, 'f');
     const journal = path('job.jsonl');
     const run = await world.inProcess(['create', service, '-f', input, '--chunk-size', '3', '--journal', journal]);
@@ -179,31 +200,53 @@ describe('resume: a chunk caught in flight', () => {
     const chunk2 = ['f3.example.com', 'f4.example.com', 'f5.example.com'];
     await world.sandbox.close();
     replaced.push(world);
-    world = await startWorld({ itemMs: 0 });
-    const first = await world.inProcess([
-      'create',
-      service,
-      'f0.example.com',
-      'f1.example.com',
-      'f2.example.com',
-      '-q',
-    ]);
+    world = await startWorld({ itemMs: 0, ...(options.clock && { clock: options.clock }) });
+    const first = await world.inProcess(
+      ['create', service, 'f0.example.com', 'f1.example.com', 'f2.example.com', '-q'],
+      { ...(options.clock && { clock: options.clock }) },
+    );
     const firstId = Number(first.stdout.trim());
+    const landedIds: number[] = [];
+    let lastCreated = 0;
+    for (let i = 0; i < landed; i++) {
+      const task = await rawCreate(chunk2);
+      landedIds.push(task.id);
+      lastCreated = Date.parse(task.created_at);
+    }
+    const account = accountKey(world.sandbox.url, world.sandbox.apiKey);
     const rewritten = records(journal).map((r) => {
-      if (r.type === 'job') {
-        return { ...r, base_url: world.sandbox.url, account: accountKey(world.sandbox.url, world.sandbox.apiKey) };
-      }
+      if (r.type === 'job') return { ...r, base_url: world.sandbox.url, account };
       if (r.type === 'created' && r.chunk === 1) return { ...r, task: firstId };
-      if (r.type === 'send') return { ...r, before: [] };
+      if (r.type === 'send') {
+        const sentAt = options.sentAfter === undefined ? Number(r.sent_at) : lastCreated + options.sentAfter;
+        return { ...r, before: [], sent_at: sentAt, settle_after: sentAt + 3000 };
+      }
       return r;
     });
     writeFileSync(journal, rewritten.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    if (created) for (let i = 0; i < copies; i++) await world.inProcess(['create', service, ...chunk2, '-q']);
-    return { journal, chunk2 };
+    if (options.entry) {
+      const send = rewritten.find((r) => r.type === 'send') as { sent_at: number };
+      new CreateLedger(world.home.env.TASKCTL_CACHE_DIR, () => Date.now(), 'killed-run').begin({
+        account,
+        service,
+        items: chunk2,
+        liveForMs: 600_000,
+        job: { journal, chunk: 2 },
+        sentAt: send.sent_at,
+      });
+    }
+    return { journal, chunk2, landedIds };
   }
 
+  const ledgerEntries = () =>
+    (
+      JSON.parse(readFileSync(join(world.home.env.TASKCTL_CACHE_DIR, 'creates.json'), 'utf8')) as {
+        entries: Array<{ run: string; state: string; taskId?: number; job?: { journal: string; chunk: number } }>;
+      }
+    ).entries;
+
   it('adopts the one identical task the interrupted POST created: nothing twice, nothing missing', async () => {
-    const { journal } = await stoppedInFlight(true);
+    const { journal } = await stoppedInFlight(1);
     const resumed = await world.inProcess(['resume', journal]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/chunk 2: task \d+ was created by the interrupted request/);
@@ -211,8 +254,52 @@ describe('resume: a chunk caught in flight', () => {
     await itemsOnce(9, 'f');
   });
 
+  it("takes over the killed run's ledger entry for the chunk: that run's possible task becomes its own", async () => {
+    const { journal, landedIds } = await stoppedInFlight(1, { entry: true });
+    const landed = landedIds[0];
+    const resumed = await world.inProcess(['resume', journal]);
+    // Without the takeover the killed run's entry (still sending, its window open) contests the task: exit 9.
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(new RegExp(`chunk 2: task ${landed} was created by the interrupted request`));
+    const entry = ledgerEntries().find((e) => e.job?.chunk === 2);
+    expect(entry).toMatchObject({ state: 'created', taskId: landed, job: { journal, chunk: 2 } });
+    expect(entry?.run).not.toBe('killed-run');
+    await itemsOnce(9, 'f');
+  });
+
+  it('a chunk proven not created is sent again without its old entry: a lost answer to the resend is recovered', async () => {
+    const clock = new AutoClock(Date.now());
+    const { journal } = await stoppedInFlight(0, { entry: true, clock });
+    await world.admin('POST', '/__sandbox/faults', {
+      method: 'POST',
+      path: '/api/v1/tasks',
+      kind: 'reset-after',
+      count: 1,
+    });
+    const resumed = await world.inProcess(['resume', journal], { clock });
+    // With the killed run's entry left behind, the resend's own task would be contested by it (exit 9, every resume).
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
+    expect(resumed.stderr).toMatch(/recovered: task \d+ was created by this request/);
+    expect(ledgerEntries().filter((e) => e.job?.chunk === 2)).toEqual([
+      expect.objectContaining({ state: 'created', job: { journal, chunk: 2 } }),
+    ]);
+    await itemsOnce(9, 'f');
+  });
+
+  it('the window rule: an identical task made before the chunk was sent is not its task; the chunk is sent again', async () => {
+    // The sandbox on the command's clock: the wait before the check passes for both (no drift between their clocks).
+    const clock = new AutoClock(Date.now());
+    const { journal, landedIds } = await stoppedInFlight(1, { sentAfter: 5000, clock });
+    const resumed = await world.inProcess(['resume', journal], { clock });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
+    const chunk2 = records(journal).find((r) => r.type === 'created' && r.chunk === 2);
+    expect(chunk2?.task).not.toBe(landedIds[0]);
+  });
+
   it('sends the chunk again when it was proven never created', async () => {
-    const { journal } = await stoppedInFlight(false);
+    const { journal } = await stoppedInFlight(0);
     const resumed = await world.inProcess(['resume', journal]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
@@ -220,7 +307,7 @@ describe('resume: a chunk caught in flight', () => {
   });
 
   it('stops with exit 9 naming the candidates when two could be it; --adopt settles it', async () => {
-    const { journal } = await stoppedInFlight(true, 2);
+    const { journal } = await stoppedInFlight(2);
     const stopped = await world.inProcess(['resume', journal]);
     expect(stopped.code).toBe(9);
     expect(stopped.stderr).toMatch(/chunk 2 .* may have been created: several new identical tasks \((\d+), (\d+)\)/);

@@ -632,7 +632,7 @@ describe.concurrent('wire', () => {
     });
 
     it('W31 reconciliation measures created_at on the server clock when Date headers gave it', async () => {
-      const { findCreatedTask } = await import('../../src/core/reconcile.js');
+      const { reconcileCreate } = await import('../../src/core/reconcile.js');
       const sentAt = Date.parse('2026-01-01T12:00:00Z');
       const stored = (id: number, createdAt: number): Task => ({
         id,
@@ -650,20 +650,29 @@ describe.concurrent('wire', () => {
         async getTask(id: number) {
           return tasks.find((t) => t.id === id)!;
         },
-        serverClockOffset: () => offset,
+        serverClockBounds: () => ({ low: offset, high: offset === undefined ? undefined : offset + 1000 }),
       });
-      const query = {
-        service: 'domain_check_availability',
-        items: ['a.com'],
-        sentAtMs: sentAt,
-        before: { ids: new Set<number>(), complete: true },
+      // Virtual time: the reconciliation's 10 s pass at once.
+      const clock = () => {
+        let now = sentAt + 500;
+        return { now: () => now, sleep: async (ms: number) => void (now += ms) };
       };
+      const find = (tasks: Task[], offset: number | undefined) =>
+        reconcileCreate(reader(tasks, offset), {
+          service: 'domain_check_availability',
+          items: ['a.com'],
+          sentAtMs: sentAt,
+          failedAtMs: sentAt + 500,
+          answered: true,
+          before: { ids: new Set<number>(), complete: true },
+          clock: clock(),
+        });
       // Same clocks: an identical task 5 s older is not ours.
-      expect((await findCreatedTask(reader([stored(1, sentAt - 5_000)], 0), query)).kind).toBe('none');
+      expect((await find([stored(1, sentAt - 5_000)], 0)).kind).toBe('none');
       // The server's clock 30 s behind: our task carries an "earlier" time and is still found.
-      expect((await findCreatedTask(reader([stored(2, sentAt - 30_000 + 200)], -30_000), query)).kind).toBe('found');
+      expect((await find([stored(2, sentAt - 30_000 + 200)], -30_000)).kind).toBe('found');
       // Without any Date header the offset is unknown: the two-minute tolerance applies, as before.
-      expect((await findCreatedTask(reader([stored(1, sentAt - 5_000)], undefined), query)).kind).toBe('found');
+      expect((await find([stored(1, sentAt - 5_000)], undefined)).kind).toBe('found');
     });
 
     // X-RateLimit-Reset in every shape a server might send. The first answer says the budget is spent (remaining 0);

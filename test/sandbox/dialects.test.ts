@@ -32,6 +32,40 @@ describe('sandbox dialects', () => {
     expect((await call(sandbox, '/balance')).headers.get('x-ratelimit-reset')).toBe('45');
   });
 
+  it('reset-ms: X-RateLimit-Reset is the epoch time of the window end in milliseconds', async () => {
+    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 15));
+    const sandbox = await start({ clock, dialects: ['reset-ms'] });
+    expect((await call(sandbox, '/balance')).headers.get('x-ratelimit-reset')).toBe(
+      String(Date.UTC(2025, 0, 1, 12, 1)),
+    );
+  });
+
+  it('whole-seconds: created_at (and the other timestamps) without a fraction, truncated', async () => {
+    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 15, 900));
+    const sandbox = await start({ clock, itemMs: 10, dialects: ['whole-seconds'] });
+    const { body } = await createTask(sandbox, ['a.com']);
+    expect(body.data.created_at).toBe('2025-01-01T12:00:15Z');
+    clock.advance(MIN);
+    const task = (await call(sandbox, `/tasks/${body.data.id}`)).body.data;
+    expect([task.created_at, task.started_at, task.completed_at]).toEqual([
+      '2025-01-01T12:00:15Z',
+      '2025-01-01T12:00:15Z',
+      '2025-01-01T12:00:15Z', // done 20 ms later, at 12:00:15.920
+    ]);
+    expect((await call(sandbox, '/tasks')).body.data[0].created_at).toBe('2025-01-01T12:00:15Z');
+  });
+
+  it('clock skew: timestamps and the Date header run 3 s ahead of the given clock (and behind with -3 s)', async () => {
+    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 15, 250));
+    const ahead = await start({ clock, clockSkewMs: 3000 });
+    const created = await createTask(ahead, ['a.com']);
+    expect(created.body.data.created_at).toBe('2025-01-01T12:00:18.250Z');
+    expect(created.headers.get('date')).toBe('Wed, 01 Jan 2025 12:00:18 GMT');
+    const behind = await start({ clock, clockSkewMs: -3000 });
+    expect((await createTask(behind, ['a.com'])).body.data.created_at).toBe('2025-01-01T12:00:12.250Z');
+    await expect(start({ clockSkewMs: 2 * 86_400_000 })).rejects.toThrow(/clock skew/);
+  });
+
   it('item-statuses: queued/running items, error for fail-, skipped for skip- counted in neither count', async () => {
     const clock = fakeClock();
     const sandbox = await start({ clock, itemMs: 1000, dialects: ['item-statuses'] });

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, InterruptedError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { taskColumns } from '../../output/task-columns.js';
-import { listHint, createOne } from './send.js';
+import { listHint, createOne, sendState } from './send.js';
 import type { Chunk, Outcome, PricedBatch, SubmitOptions } from './types.js';
 
 /**
@@ -22,6 +22,7 @@ export async function createChunks(
   const oneService = batches.length === 1;
   const total = batches.reduce((sum, batch) => sum + batch.tasks, 0);
   const { holdOutput } = await import('../../output/stdout-guard.js');
+  const state = await sendState(ctx, api);
   const hold = holdOutput(ctx.io.stdout);
   const outcomes: Outcome[] = [];
   const quiet = ctx.globals.quiet === true;
@@ -50,7 +51,7 @@ export async function createChunks(
         service = chunk.service;
         const what = total === 1 ? 'the task' : `task ${index + 1} of ${total}`;
         index++;
-        const outcome = await createOne(ctx, api, chunk, options, new Set(outcomes.map((o) => o.task.id)), what);
+        const outcome = await createOne(ctx, api, chunk, options, new Set(outcomes.map((o) => o.task.id)), what, state);
         outcomes.push(outcome);
         ctx.cache.rememberTasks([outcome.task]);
         if (quiet) ctx.printer.line(String(outcome.task.id));

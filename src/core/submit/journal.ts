@@ -8,8 +8,9 @@
  *   reconciled an in-flight chunk settled at resume: task T adopted, or null (proven never created: sent again)
  *   done       every chunk has its task
  * From any prefix of it the truth is rebuilt: a chunk with a task is never sent again; a chunk caught in flight is
- * settled by the exactly-once rules (core/reconcile.ts) once its send time plus the POST's deadline has passed; only
- * a chunk proven never created is sent.
+ * settled by the exactly-once rules (core/reconcile.ts: the window rule, the ledger) once its send time plus the POST's
+ * deadline and the reconciliation horizon has passed; only a chunk proven never created is sent. Each chunk's entry in
+ * the local ledger (store/ledger.ts) carries the job (journal path and chunk): resume takes it over as its own.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
@@ -22,8 +23,6 @@ import { CliError, CreateUnknownError, ExitCode, InterruptedError, UsageError } 
 import type { ItemSource, PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
-import { POST_TIMEOUT_MS } from '../../api/constants.js';
-import { parsePositiveDuration } from '../duration.js';
 import { InputCopy, JournalFile } from '../../store/journal.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { taskColumns } from '../../output/task-columns.js';
@@ -31,7 +30,9 @@ import { confirmCost } from './confirm.js';
 import { pricePerItem } from './price.js';
 import { itemSources, prepareItems, type ReadOptions } from './read.js';
 import { crashPoint } from './crash-point.js';
-import { createOne } from './send.js';
+import { createOne, postTimeoutMs, sendState, type SendState } from './send.js';
+import type { MatchResult, Snapshot } from '../reconcile.js';
+import type { LocalCreates } from './local-runs.js';
 import type { SubmitOptions } from './types.js';
 
 const FORMATS = ['lines', 'json', 'ndjson', 'csv'] as const;
@@ -402,7 +403,8 @@ export async function runResume(ctx: Context, file: string, options: ResumeOptio
         .map((input) => `the content of ${input.path}`);
       if (changed.length > 0) throw mismatch(file, changed);
       checkItems(job, read.prepared, file);
-      settleByUser(ctx, journal, state, options);
+      const shared = await sendState(ctx, api);
+      settleByUser(ctx, journal, state, options, shared.local);
       await continueJob(
         ctx,
         api,
@@ -412,6 +414,7 @@ export async function runResume(ctx: Context, file: string, options: ResumeOptio
         { ...options, chunkSize: job.chunk_size },
         'Resume',
         file,
+        shared,
       );
     } finally {
       read.prepared.dispose();
@@ -437,7 +440,13 @@ function parseChunk(text: string, flag: string, state: JobState): number {
 }
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`: the user's word on chunks the rules could not settle. */
-function settleByUser(ctx: Context, journal: JournalFile, state: JobState, options: ResumeOptions): void {
+function settleByUser(
+  ctx: Context,
+  journal: JournalFile,
+  state: JobState,
+  options: ResumeOptions,
+  local: LocalCreates,
+): void {
   for (const text of options.adopt ?? []) {
     const match = /^(\d+)=(\d+)$/.exec(text.trim());
     if (!match) throw new UsageError(`--adopt ${JSON.stringify(text)}: expected CHUNK=TASK_ID, e.g. --adopt 7=1234`);
@@ -445,12 +454,14 @@ function settleByUser(ctx: Context, journal: JournalFile, state: JobState, optio
     const id = Number(match[2]);
     if (taskIds(state).includes(id)) throw new UsageError(`--adopt ${text}: task ${id} is already another chunk's`);
     journal.append({ type: 'reconciled', chunk, task: id, cost: 0, by: 'user' });
+    local.settleJob({ journal: journal.path, chunk }, id);
     state.chunks.set(chunk, { task: { id, cost: 0 } });
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
   }
   for (const text of options.resend ?? []) {
     const chunk = parseChunk(text.trim(), '--resend', state);
     journal.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'user' });
+    local.settleJob({ journal: journal.path, chunk }, null);
     state.chunks.set(chunk, {});
     ctx.printer.info(`chunk ${chunk}: will be sent again`);
   }
@@ -475,14 +486,6 @@ function printSummary(ctx: Context, state: JobState, createdNow: number, name: s
   );
 }
 
-/** Time the POST may take: `--request-timeout`, else the client's POST timeout. */
-async function postTimeoutMs(ctx: Context): Promise<number> {
-  const settings = await ctx.apiSettings();
-  return settings.requestTimeout
-    ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout')
-    : POST_TIMEOUT_MS;
-}
-
 async function continueJob(
   ctx: Context,
   api: ApiClient,
@@ -492,6 +495,8 @@ async function continueJob(
   options: SubmitOptions,
   verb: 'Create' | 'Resume',
   name = journal.path,
+  /** The server's clock and the ledger, when the caller already opened them (resume's --adopt and --resend). */
+  opened?: SendState,
 ): Promise<void> {
   const { job } = state;
   const total = job.chunks;
@@ -512,6 +517,8 @@ async function continueJob(
     await confirmCost(ctx, api, [batch], options, verb);
   }
   const timeoutMs = await postTimeoutMs(ctx);
+  // The server's clock and the local ledger, shared by every chunk; each chunk's ledger entry carries the job.
+  const shared = opened ?? (await sendState(ctx, api));
   const claimed = new Set(taskIds(state));
   const quiet = ctx.globals.quiet === true;
   const out =
@@ -553,14 +560,25 @@ async function continueJob(
       try {
         if (current.send) {
           if (current.send.sha256 !== digest) throw mismatch(name, [`the items of chunk ${chunk}`]);
-          const task = await settleInFlight(ctx, api, job.service, items, current.send, claimed, chunk, name, journal);
+          const sending = { ...shared, job: { journal: journal.path, chunk } };
+          const task = await settleInFlight(
+            ctx,
+            api,
+            sending,
+            job.service,
+            items,
+            current.send,
+            claimed,
+            name,
+            journal,
+          );
           if (task) {
             record(chunk, task, 'recovered');
             continue;
           }
           state.chunks.set(chunk, {});
         }
-        const outcome = await createOne(ctx, api, { service: job.service, items }, options, claimed, what, (before) => {
+        const beforePost = (before: Snapshot) => {
           const now = ctx.clock.now();
           const send: SendRecord = {
             type: 'send',
@@ -576,7 +594,9 @@ async function continueJob(
           journal.append(send);
           state.chunks.set(chunk, { send });
           crashPoint(ctx.env, 'sent', chunk);
-        });
+        };
+        const sendOne: SendState = { ...shared, job: { journal: journal.path, chunk }, beforePost };
+        const outcome = await createOne(ctx, api, { service: job.service, items }, options, claimed, what, sendOne);
         crashPoint(ctx.env, 'answered', chunk);
         record(chunk, outcome.task, outcome.how);
         sentItems += items.length;
@@ -615,42 +635,55 @@ async function continueJob(
 }
 
 /**
- * A chunk whose POST may have been in flight when the job stopped: once the POST's deadline has passed, one scan of
- * the recent tasks against what existed before it was sent. One new identical task no other chunk claims → it is
- * this chunk's; none → never created (undefined: send it); several, or no proof → exit 9 naming the candidates.
+ * A chunk whose POST may have been in flight when the job stopped, settled by the exactly-once rules
+ * (core/reconcile.ts): its ledger entry is taken over as this run's own (other local runs keep counting it as a
+ * possible creator, and this run may adopt its task), then the task list is observed to the horizon counted from the
+ * POST's deadline (send time + deadline + horizon, as for a create whose answer was lost), against what existed
+ * before it was sent and in the window in which it could have been processed. One unclaimed identical task → it is
+ * this chunk's; none → never created (undefined: send it); otherwise exit 9 naming the chunk and the candidates.
  */
 async function settleInFlight(
   ctx: Context,
   api: ApiClient,
+  state: SendState & { job: { journal: string; chunk: number } },
   service: string,
   items: string[],
   send: SendRecord,
   claimed: ReadonlySet<number>,
-  chunk: number,
   name: string,
   journal: JournalFile,
 ): Promise<Task | undefined> {
-  const wait = send.settle_after - ctx.clock.now();
-  if (wait > 0) {
-    ctx.printer.info(
-      `chunk ${chunk} was being sent when the job stopped: checking in ${Math.ceil(wait / 1000)}s whether it was created…`,
-    );
-    await ctx.clock.sleep(wait, ctx.signal);
-  }
-  const { findCreatedTask } = await import('../reconcile.js');
-  const attempt = {
-    service,
-    items,
-    sentAtMs: send.sent_at,
-    before: { ids: new Set(send.before), complete: send.before_complete },
-    exclude: claimed,
-  };
-  let result;
+  const { chunk } = state.job;
+  const { reconcileCreate, reconcileWindowMs } = await import('../reconcile.js');
+  const entry = state.local.takeOver(state.job, service, items, send.sent_at);
+  // No answer came: the POST could have been processed until its deadline (recorded at send), and is then observed
+  // for the horizon, as a create that timed out would be.
+  const failedAtMs = send.settle_after;
+  const until = failedAtMs + reconcileWindowMs({ sentAtMs: send.sent_at, failedAtMs });
+  const wait = until - ctx.clock.now();
+  ctx.printer.info(
+    wait > 0
+      ? `chunk ${chunk} was being sent when the job stopped: checking the task list for it (for ${Math.ceil(wait / 1000)}s)…`
+      : `chunk ${chunk} was being sent when the job stopped: checking the task list for it…`,
+  );
+  let result: MatchResult;
   try {
-    result = await findCreatedTask(api, attempt, ctx.signal);
+    result = await reconcileCreate(api, {
+      service,
+      items,
+      sentAtMs: send.sent_at,
+      before: { ids: new Set(send.before), complete: send.before_complete },
+      exclude: claimed,
+      failedAtMs,
+      answered: false,
+      clock: ctx.clock,
+      serverClock: state.serverClock,
+      signal: ctx.signal,
+      local: state.local.runs(entry, state.serverClock),
+    });
   } catch (error) {
     if (ctx.signal.aborted) throw error;
-    result = { kind: 'unread' as const };
+    result = { kind: 'unread', why: error instanceof Error ? error.message : String(error) };
   }
   if (result.kind === 'found') {
     journal.append({ type: 'reconciled', chunk, task: result.task.id, cost: result.task.cost, by: 'scan' });
@@ -658,17 +691,25 @@ async function settleInFlight(
     return result.task;
   }
   if (result.kind === 'none') {
+    // Not created within the horizon: the chunk is sent again, and its earlier entry must not contest the new one.
+    state.local.settleJob(state.job, null);
     journal.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'scan' });
     ctx.printer.info(`chunk ${chunk}: not created by the interrupted request; sending it`);
     return undefined;
   }
+  // Unsure: still a possible creator for other local runs, of tasks stamped before this check ended.
+  state.local.unknown(entry, ctx.clock.now());
   const ids = result.kind === 'unread' ? [] : result.ids;
   const why =
     result.kind === 'ambiguous'
       ? `several new identical tasks (${ids.join(', ')}) could be it`
       : result.kind === 'unproven'
         ? `task ${ids.join(', ')} matches, but the task list could not be read in full before it was sent`
-        : 'the task list could not be read';
+        : result.kind === 'contested'
+          ? `task ${ids.join(', ')} matches, but ${result.by}, so it may be that run's`
+          : result.kind === 'unfinished'
+            ? `task ${ids.join(', ')} matches, but the task list could not be read at the end of the check`
+            : `the task list could not be read${result.why ? ` (${result.why})` : ''}`;
   journal.append({ type: 'unknown', chunk, candidates: ids, reason: why });
   throw new CreateUnknownError(
     `chunk ${chunk} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}`,

@@ -1,6 +1,8 @@
 /**
- * One task's creation, exactly once: the --reuse-window lookup or the snapshot before the POST, the POST, and after an
- * ambiguous failure the reconciliation (core/reconcile.ts) that finds the task or says it cannot know (exit 9).
+ * One task's creation, exactly once: the --reuse-window lookup or the snapshot before the POST, the ledger entry
+ * (local-runs.ts), the POST, and after an ambiguous failure the reconciliation (core/reconcile.ts) that finds the task
+ * or says it cannot know (exit 9). Once the POST may have landed, every failure is exit 9 (never 8: "try again" would
+ * pay twice), and Ctrl-C is 130 saying the task may exist.
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../../context.js';
@@ -8,6 +10,11 @@ import { CliError, CreateUnknownError, InterruptedError } from '../../errors.js'
 import { formatDuration } from '../../output/durations.js';
 import { counted } from '../items/clean.js';
 import type { MatchResult, Snapshot } from '../reconcile.js';
+import { parsePositiveDuration } from '../duration.js';
+import type { ServerClock } from '../server-time.js';
+import { POST_TIMEOUT_MS } from '../../api/constants.js';
+import type { LedgerJob } from '../../store/ledger.js';
+import { LocalCreates } from './local-runs.js';
 import type { Chunk, Outcome, SubmitOptions } from './types.js';
 
 /** How long the last reconciliation scan may take past the window's end. */
@@ -24,6 +31,49 @@ function interrupted(ctx: Context, error: unknown, message: string, hint: string
   return ctx.signal.aborted && !(error instanceof CliError) ? new InterruptedError(message, hint) : error;
 }
 
+/** What the creates of one run share: the server's clock as learnt so far, the local ledger. */
+export interface SendState {
+  serverClock: ServerClock;
+  local: LocalCreates;
+  /** The journal job of this chunk, when journaled (`resume` takes its ledger entry over). */
+  job?: LedgerJob | undefined;
+  /** A journaled job records the send (with what existed before) here, on disk before the ledger entry and the POST. */
+  beforePost?: ((before: Snapshot) => void) | undefined;
+}
+
+/** How long past its send an entry of a run that died still counts, beyond its request and reconciliation. */
+const LEDGER_GRACE_MS = 10_000;
+
+/** The POST's deadline: `--request-timeout`, else the client's POST timeout. */
+export async function postTimeoutMs(ctx: Context): Promise<number> {
+  const settings = await ctx.apiSettings();
+  return settings.requestTimeout
+    ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout')
+    : POST_TIMEOUT_MS;
+}
+
+/** Shared by the creates of one run (chunks, a journal's chunks): the server's clock as learnt, and the ledger. */
+export async function sendState(ctx: Context, api: ApiClient): Promise<SendState> {
+  const [{ serverClockOf, longestReconcileMs }, timeout] = await Promise.all([
+    import('../reconcile.js'),
+    postTimeoutMs(ctx),
+  ]);
+  // An entry of a run that dies mid-request counts until its request and reconciliation could have ended, plus a grace.
+  const local = await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS);
+  return { serverClock: serverClockOf(api), local };
+}
+
+function aborted(ctx: Context): boolean {
+  return ctx.signal.aborted;
+}
+
+/** `taskctl show 41 42` when there are candidates, else the list to check. */
+function inspectHint(service: string, ids: readonly number[]): string {
+  return ids.length > 0
+    ? `Inspect them before re-running: taskctl show ${ids.join(' ')} (or re-run with --reuse-window 1h to reuse one).`
+    : listHint(service);
+}
+
 export async function createOne(
   ctx: Context,
   api: ApiClient,
@@ -31,11 +81,11 @@ export async function createOne(
   options: SubmitOptions,
   exclude: ReadonlySet<number>,
   what: string,
-  /** A journaled job records the send (with what existed before) here, on disk before the POST leaves. */
-  beforePost?: (before: Snapshot) => void,
+  state: SendState,
 ): Promise<Outcome> {
   const reconcile = await import('../reconcile.js');
   const match = { service, count: items.length };
+  const { serverClock, local } = state;
   let before: Snapshot;
   try {
     if (options.reuseWindow !== undefined) {
@@ -49,6 +99,7 @@ export async function createOne(
           allowItemFailures: options.allowItemFailures === true,
         },
         ctx.signal,
+        { serverClock, clock: ctx.clock },
       );
       if (reuse.match.kind === 'found') {
         const task = reuse.match.task;
@@ -61,7 +112,7 @@ export async function createOne(
     } else {
       // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9).
       const budgeted = api.withDeadline(ctx.clock.now() + SNAPSHOT_BUDGET_MS);
-      const snapshot = () => reconcile.takeSnapshot(budgeted, match, ctx.clock, ctx.signal);
+      const snapshot = () => reconcile.takeSnapshot(budgeted, match, ctx.clock, ctx.signal, serverClock);
       before = await snapshot()
         .catch((error: unknown) => {
           if (ctx.signal.aborted) throw error;
@@ -82,73 +133,95 @@ export async function createOne(
     );
   }
   const { AmbiguousCreateError } = await import('../../api/client.js');
-  beforePost?.(before);
+  state.beforePost?.(before);
   const post = { sent: false };
+  // Write-ahead: other local runs know of this request before it can have made a task.
+  const entry = local.begin(service, items, state.job);
+  const sendingAt = ctx.clock.now();
   try {
     const task = await ctx.spin(`creating ${what}`, () => api.createTask({ service, items }, () => (post.sent = true)));
+    local.settle(entry, task.id);
+    serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
     return { task, how: 'created', items: items.length };
   } catch (error) {
     // Ctrl-C while the POST waited for the rate limit: it never left, so nothing can have been created.
     if (ctx.signal.aborted && !post.sent) {
+      local.drop(entry);
       throw new InterruptedError(
         `interrupted before sending ${what}: nothing was created for it`,
         'Re-run the same command to create it.',
       );
     }
     if (ctx.signal.aborted) {
+      local.unknown(entry);
       throw new InterruptedError(
         `interrupted while creating a ${service} task for ${counted(items.length, 'item')}: it may have been created`,
         listHint(service),
       );
     }
-    if (!(error instanceof AmbiguousCreateError)) throw error;
-    const attempt = { service, items, sentAtMs: error.sentAtMs, before, exclude };
+    if (!(error instanceof AmbiguousCreateError)) {
+      local.drop(entry); // refused, or provably never sent: nothing was created
+      throw error;
+    }
     const failedAtMs = ctx.clock.now();
+    // An answer (a 5xx, an error page, a body cut off) means the request's processing had ended: its window closes.
+    const answered = error.status !== undefined;
+    local.unknown(entry, answered ? failedAtMs : undefined);
     const windowMs = reconcile.reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
-    ctx.printer.warn(`${error.message}; checking the task list for it (up to ${formatDuration(windowMs)})…`);
+    ctx.printer.warn(`${error.message}; checking the task list for it (for ${formatDuration(windowMs)})…`);
     let result: MatchResult;
     try {
-      const { errorCode, TIMEOUT_CODES, DEADLINE_CODE } = await import('../../api/retry.js');
-      const code = errorCode(error.cause);
-      const timedOut = code !== undefined && (TIMEOUT_CODES.has(code) || code === DEADLINE_CODE);
-      // Each scan's reads are retried by the client; the deadline keeps those retries inside the window (with a short
+      // Each scan's reads are retried by the client; the deadline keeps those retries inside the horizon (with a short
       // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20.
       const scans = api.withDeadline(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS);
       result = await ctx.spin('checking the task list for it', () =>
         reconcile.reconcileCreate(scans, {
-          ...attempt,
+          service,
+          items,
+          sentAtMs: error.sentAtMs,
+          before,
+          exclude,
           failedAtMs,
-          timedOut,
+          answered,
           clock: ctx.clock,
+          serverClock,
           signal: ctx.signal,
+          local: local.runs(entry, serverClock),
         }),
       );
     } catch (reason) {
-      throw interrupted(
-        ctx,
-        reason,
-        `interrupted while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`,
-        listHint(service),
-      );
+      const message = `while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`;
+      // (read again: Ctrl-C may have come during the scans)
+      if (aborted(ctx)) throw new InterruptedError(`interrupted ${message}`, listHint(service));
+      // Any failure now (a malformed answer, another task's id, the service gone) is exit 9, never 8.
+      const why = reason instanceof Error ? reason.message : String(reason);
+      throw new CreateUnknownError(`${why}, ${message}`, listHint(service));
     }
+    // Unsure: still a possible creator for other local runs, but only of tasks stamped before its reconciliation ended.
+    if (result.kind !== 'found') local.unknown(entry, answered ? failedAtMs : ctx.clock.now());
     if (result.kind === 'found') {
       ctx.printer.warn(
-        `recovered: task ${result.task.id} was created by this request (the response was lost; it is the only matching task that did not exist before the request was sent)`,
+        `recovered: task ${result.task.id} was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
       );
       return { task: result.task, how: 'recovered', items: items.length };
     }
     const sentAt = new Date(error.sentAtMs).toISOString();
+    const ids = result.kind === 'none' || result.kind === 'unread' ? [] : result.ids;
     const found =
       result.kind === 'ambiguous'
-        ? `several new tasks match (${result.ids.join(', ')}): at most one of them is this request's`
+        ? `several matching tasks were created in the window in which it could have been processed (${result.ids.join(', ')}): at most one of them is this request's`
         : result.kind === 'unproven'
           ? `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`
-          : result.kind === 'unread'
-            ? 'the task list could not be read to find out'
-            : 'no new matching task was found';
+          : result.kind === 'contested'
+            ? `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`
+            : result.kind === 'unfinished'
+              ? `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`
+              : result.kind === 'unread'
+                ? `the task list could not be read to find out${result.why ? ` (${result.why})` : ''}`
+                : 'no matching task of this request was found';
     throw new CreateUnknownError(
       `the create request may have created a task, and ${found}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
-      listHint(service),
+      inspectHint(service, ids),
     );
   }
 }

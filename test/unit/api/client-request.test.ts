@@ -162,7 +162,7 @@ describe('client.request', () => {
     },
   );
 
-  it('POST is never resent after a reset once sent; the outcome is unknown (exit 8), not a create reconciliation', async () => {
+  it('POST /tasks is never resent after a reset once sent; the outcome is unknown (exit 9, as for a create: 8 would invite paying twice), not reconciled', async () => {
     setup();
     pool.intercept({ path: '/api/v1/tasks', method: 'POST' }).replyWithError(networkError('ECONNRESET'));
     const { client, clock } = makeClient(agent);
@@ -171,8 +171,8 @@ describe('client.request', () => {
       (e: unknown) => e as Error & { exitCode?: number },
     );
     expect(clock.sleeps).toEqual([]);
-    expect(error?.message).toMatch(/may have been carried out/);
-    expect(error?.exitCode).toBe(ExitCode.unavailable);
+    expect(error?.message).toMatch(/may have created a task/);
+    expect(error?.exitCode).toBe(ExitCode.createUnknown);
   });
 
   it('POST is resent when provably never sent (connection refused) and after a 429', async () => {

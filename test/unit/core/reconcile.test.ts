@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { PageMeta, Task } from '../../../src/api/schemas.js';
 import {
-  findCreatedTask,
   findReusableTask,
   MAX_SCAN_PAGES,
   reconcileCreate,
   scanRecent,
   takeSnapshot,
+  type CreateAttempt,
+  type LocalRuns,
   type TaskReader,
 } from '../../../src/core/reconcile.js';
 import { UnavailableError } from '../../../src/errors.js';
@@ -89,14 +90,20 @@ function virtualClock(start = NOW) {
   return clock;
 }
 
-describe('findCreatedTask (one scan after an ambiguous create)', () => {
+/** A whole reconciliation of a request answered with a failure 50 ms after it was sent (virtual time). */
+function reconcileAnswered(r: TaskReader, attempt: CreateAttempt, local?: LocalRuns) {
+  const failedAtMs = attempt.sentAtMs + 50;
+  return reconcileCreate(r, { ...attempt, failedAtMs, answered: true, clock: virtualClock(failedAtMs), local });
+}
+
+describe('reconcileCreate: the candidates', () => {
   it('never claims an identical task that existed before the request was sent (snapshot), however recent', async () => {
     // The bug of issue 17: the same create run twice in a row; the second POST never reached the server.
     const earlier = task(1, 'svc', ['a.com', 'b.com'], NOW - 200);
     const r = reader([earlier], { offset: 0 });
     const before = await takeSnapshot(r, { service: 'svc', count: 2 }, virtualClock());
     expect([...before.ids]).toEqual([1]);
-    const result = await findCreatedTask(r, { service: 'svc', items: ['a.com', 'b.com'], sentAtMs: NOW, before });
+    const result = await reconcileAnswered(r, { service: 'svc', items: ['a.com', 'b.com'], sentAtMs: NOW, before });
     expect(result).toEqual({ kind: 'none' });
   });
 
@@ -105,26 +112,26 @@ describe('findCreatedTask (one scan after an ambiguous create)', () => {
     const r = reader(() => tasks, { offset: 0 });
     const before = await takeSnapshot(r, { service: 'svc', count: 2 }, virtualClock());
     tasks.push(task(2, 'svc', ['b', 'a'], NOW + 5), task(4, 'svc', ['a', 'c'], NOW + 6));
-    const result = await findCreatedTask(r, { service: 'svc', items: ['a', 'b'], sentAtMs: NOW, before });
+    const result = await reconcileAnswered(r, { service: 'svc', items: ['a', 'b'], sentAtMs: NOW, before });
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 2 }) });
   });
 
   it('rejects a new-looking task created before the send on the server clock', async () => {
     const r = reader([task(5, 'svc', ['a'], NOW - 30_000 - 5_000)], { offset: -30_000 });
-    expect(await findCreatedTask(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).toEqual({
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).toEqual({
       kind: 'none',
     });
     const late = reader([task(6, 'svc', ['a'], NOW - 30_000 + 200)], { offset: -30_000 });
-    expect((await findCreatedTask(late, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).kind).toBe(
+    expect((await reconcileAnswered(late, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).kind).toBe(
       'found',
     );
   });
 
   it('never guesses between two new identical tasks', async () => {
     const r = reader([task(1, 'svc', ['a']), task(2, 'svc', ['a'])], { offset: 0 });
-    expect(await findCreatedTask(r, { service: 'svc', items: ['a'], sentAtMs: NOW - 10, before: EMPTY })).toEqual({
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW - 10, before: EMPTY })).toEqual({
       kind: 'ambiguous',
-      ids: [2, 1],
+      ids: [1, 2],
     });
   });
 });
@@ -157,7 +164,14 @@ describe('scanRecent', () => {
 });
 
 /** A create of one item whose request failed 50 ms after it was sent, with an empty complete snapshot. */
-const FAILED_FAST = { service: 'svc', items: ['a'], sentAtMs: NOW - 50, failedAtMs: NOW, before: EMPTY };
+const FAILED_FAST = {
+  service: 'svc',
+  items: ['a'],
+  sentAtMs: NOW - 50,
+  failedAtMs: NOW,
+  answered: true,
+  before: EMPTY,
+};
 
 describe('reconcileCreate', () => {
   it('keeps scanning while the service fails or the task has not appeared yet', async () => {
@@ -168,11 +182,12 @@ describe('reconcileCreate', () => {
       items: ['a'],
       sentAtMs: NOW - 100,
       failedAtMs: NOW,
+      answered: false,
       before: EMPTY,
       clock,
     });
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 7 }) });
-    expect(r.lists).toBe(3);
+    expect(r.lists).toBe(4); // every scan of the schedule: a second candidate may appear to the end
   });
 
   it('gives up after about 10 s when the request failed fast', async () => {
@@ -186,7 +201,7 @@ describe('reconcileCreate', () => {
   it('says so when no scan could read the task list at all (unread), rather than that nothing matched', async () => {
     const r = reader([], { failFirst: 1000, offset: 0 });
     const result = await reconcileCreate(r, { ...FAILED_FAST, clock: virtualClock() });
-    expect(result).toEqual({ kind: 'unread' });
+    expect(result).toEqual({ kind: 'unread', why: '502' });
     expect(r.lists).toBe(4);
   });
 
@@ -205,6 +220,7 @@ describe('reconcileCreate', () => {
       items: ['a'],
       sentAtMs: NOW - 60_000,
       failedAtMs: NOW,
+      answered: false,
       before: EMPTY,
       clock,
     });
@@ -225,6 +241,7 @@ describe('reconcileCreate', () => {
         items: ['a'],
         sentAtMs: NOW,
         failedAtMs: NOW,
+        answered: false,
         before: EMPTY,
         clock: virtualClock(),
         signal: controller.signal,
@@ -277,14 +294,14 @@ describe('reconcileCreate after a timeout', () => {
       { offset: 0 },
     );
     const options = { service: 'svc', items: ['a'], sentAtMs: NOW - 60_000, failedAtMs: NOW, before: EMPTY, clock };
-    expect(await reconcileCreate(r, { ...options, timedOut: true })).toEqual({ kind: 'ambiguous', ids: [21, 20] });
+    expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({ kind: 'ambiguous', ids: [20, 21] });
   });
 
   it('one match that stays alone to the window end is ours', async () => {
     const clock = virtualClock();
     const r = reader([task(20, 'svc', ['a'], NOW + 1000)], { offset: 0 });
     const options = { service: 'svc', items: ['a'], sentAtMs: NOW - 20_000, failedAtMs: NOW, before: EMPTY, clock };
-    expect(await reconcileCreate(r, { ...options, timedOut: true })).toEqual({
+    expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({
       kind: 'found',
       task: expect.objectContaining({ id: 20 }),
     });
@@ -297,9 +314,87 @@ describe('without a complete snapshot', () => {
     // Found by the campaign: the pre-send listing failed, and the previous identical task was 200 ms old.
     const r = reader([task(8, 'svc', ['a'], NOW - 200)], { offset: -900 });
     const before = { ids: new Set<number>(), complete: false };
-    expect(await findCreatedTask(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before })).toEqual({
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before })).toEqual({
       kind: 'unproven',
       ids: [8],
     });
+  });
+});
+
+describe('reconcileCreate: the window and the other local runs (issue 22)', () => {
+  const one = (id: number, at: number) => task(id, 'svc', ['a'], at);
+
+  it('case 1: a neighbour task made 3 s after an answered 502 is outside the window: none, not adopted', async () => {
+    // A's POST answered 502 by a proxy at NOW + 50; B's identical task lands at NOW + 3 s. Same clocks (Date: +-1 s).
+    const r = { ...reader([one(1, NOW + 3000)]), serverClockBounds: () => ({ low: -900, high: 1000 }) };
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).toEqual({
+      kind: 'none',
+    });
+  });
+
+  it('case 3: whole-second created_at floored below the send time is still found', async () => {
+    // Created at 12:00:00.900, shown as 12:00:00; sent at 12:00:00.500.
+    const r = reader([{ ...one(4, 0), created_at: '2026-11-21T10:00:00Z' }], { offset: 0 });
+    const result = await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW + 500, before: EMPTY });
+    expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 4 }) });
+  });
+
+  it('a task another local run claimed is never a candidate; the one left is ours', async () => {
+    const r = reader([one(1, NOW + 10), one(2, NOW + 20)], { offset: 0 });
+    const claims: number[] = [];
+    const local: LocalRuns = {
+      claimed: () => new Set([2]),
+      claim: (t) => (claims.push(t.id), { ok: true }),
+    };
+    const result = await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY }, local);
+    expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 1 }) });
+    expect(claims).toEqual([1]);
+  });
+
+  it('a single candidate another local run may have made is contested (exit 9), never adopted', async () => {
+    const r = reader([one(1, NOW + 10)], { offset: 0 });
+    const local: LocalRuns = {
+      claimed: () => new Set(),
+      claim: () => ({ ok: false, reason: 'contested', by: 'process 42' }),
+    };
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY }, local)).toEqual({
+      kind: 'contested',
+      ids: [1],
+      by: 'process 42',
+    });
+  });
+
+  it('a second identical candidate appearing at the end of the horizon makes it ambiguous', async () => {
+    const clock = virtualClock(NOW + 50);
+    const tasks = [one(1, NOW + 10)];
+    const r = reader(
+      () => {
+        if (clock.nowMs >= NOW + 10_000 && tasks.length === 1) tasks.push(one(2, NOW + 5000));
+        return tasks;
+      },
+      { offset: 0 },
+    );
+    const options = { service: 'svc', items: ['a'], sentAtMs: NOW, failedAtMs: NOW + 50, before: EMPTY, clock };
+    expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({ kind: 'ambiguous', ids: [1, 2] });
+  });
+
+  it('a last scan that cannot read the list leaves one candidate unadopted (unfinished)', async () => {
+    const clock = virtualClock(NOW + 50);
+    const r = reader([one(1, NOW + 10)], { offset: 0 });
+    const list = r.listTasks.bind(r);
+    r.listTasks = async (q) => {
+      if (clock.nowMs >= NOW + 10_000) throw new UnavailableError('502');
+      return list(q);
+    };
+    const options = { service: 'svc', items: ['a'], sentAtMs: NOW, failedAtMs: NOW + 50, before: EMPTY, clock };
+    expect(await reconcileCreate(r, { ...options, answered: true })).toEqual({ kind: 'unfinished', ids: [1] });
+  });
+
+  it('a server clock 3 s ahead, learnt from Date bounds: a task stamped at send + 3 s is found, one at send - 2 s is not', async () => {
+    const bounds = { low: 2500, high: 3500 };
+    const ahead = (tasks: Task[]) => ({ ...reader(tasks), serverClockBounds: () => bounds });
+    const attempt = { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY };
+    expect((await reconcileAnswered(ahead([one(1, NOW + 3010)]), attempt)).kind).toBe('found');
+    expect((await reconcileAnswered(ahead([one(1, NOW + 1000)]), attempt)).kind).toBe('none');
   });
 });

@@ -1,0 +1,154 @@
+/**
+ * The server's clock as one run learns it, and the window in which a create's task can carry its `created_at`
+ * (issue 22). Everything is in epoch ms; "local" is the client's clock, "server" the clock that stamps `created_at`.
+ *
+ * - Offset (server minus local) is an interval [low, high], narrowed by every observation:
+ *   a `Date` header d (whole seconds) of a response sent at t_s and received at t_r gives d - t_r <= offset < d + 1 s - t_s;
+ *   a task seen in a list received at t_r was created before the answer: offset >= created_at - resolution - t_r;
+ *   a task created by a request sent at t_s, answered at t_r: offset in [created_at - resolution - t_r, created_at + resolution - t_s].
+ *   Nothing seen: +-2 min. Contradicting observations (a clock that stepped) widen the interval instead of emptying it.
+ * - Resolution: what the timestamps' fractions show (`.123` 1 ms, `.120` 10 ms, `.5` 100 ms); without a non-zero
+ *   fraction (whole seconds, or always `.000`) it counts as 1 s.
+ * - Window of a create sent at local t_s: from floor(t_s + low) to the server's resolution (a timestamp is truncated or
+ *   rounded, never earlier than that), to t_end + high + 1 s after an answered failure at t_end (the 1 s covers a server
+ *   that rounds), or open (to the end of reconciliation) when no answer came.
+ */
+
+/** Offset bounds used while nothing was observed: the server clock may be two minutes either way. */
+export const UNKNOWN_OFFSET_MS = 120_000;
+/** Resolution assumed until a timestamp shows a finer one. */
+export const UNKNOWN_RESOLUTION_MS = 1000;
+/** Past an answered failure, how much later a created_at may still read (a rounding server, a lagging Date). */
+export const ANSWERED_MARGIN_MS = 1000;
+
+export interface ParsedTimestamp {
+  /** Epoch ms (a finer fraction is truncated to the millisecond). */
+  ms: number;
+  /** The resolution this text shows at least: 1000 without a non-zero fraction, else 10^(3 - digits to the last non-zero one), at least 1. */
+  resolutionMs: number;
+}
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
+
+/**
+ * An ISO 8601 timestamp in the forms servers use: whole seconds, milliseconds, microseconds (or nanoseconds), `Z` or a
+ * numeric offset (`+00:00`, `+0200`). Undefined for anything else (such a task is never judged by its time).
+ */
+export function parseTimestamp(text: string): ParsedTimestamp | undefined {
+  const match = ISO.exec(text.trim());
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s, fraction = '', zulu, sign, oh = '0', om = '0'] = match;
+  const fields = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = fields;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
+  let ms = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(Number(`0.${fraction || '0'}`) * 1000);
+  if (!zulu) ms -= (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
+  const lastNonZero = fraction.replace(/0+$/, '').length;
+  const resolutionMs = lastNonZero === 0 ? UNKNOWN_RESOLUTION_MS : Math.max(1, 10 ** (3 - lastNonZero));
+  return Number.isFinite(ms) ? { ms, resolutionMs } : undefined;
+}
+
+export interface OffsetBounds {
+  low: number;
+  high: number;
+}
+
+/** A window of server time (epoch ms, both ends inclusive); `to` is Infinity while it is open. */
+export interface ServerWindow {
+  from: number;
+  to: number;
+}
+
+export class ServerClock {
+  private low = Number.NEGATIVE_INFINITY;
+  private high = Number.POSITIVE_INFINITY;
+  private resolution = UNKNOWN_RESOLUTION_MS;
+
+  /** Starts from what the client already learnt (its Date headers), if anything. */
+  constructor(initial?: Partial<OffsetBounds>) {
+    if (initial) this.learn(initial);
+  }
+
+  /** Bounds learnt elsewhere (the client's Date headers); an undefined side says nothing. */
+  learn(bounds: { low?: number | undefined; high?: number | undefined }): void {
+    this.narrow(bounds.low ?? Number.NEGATIVE_INFINITY, bounds.high ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** A response's `Date` header (epoch ms of the whole second), the request sent at `sentAt`, answered at `receivedAt`. */
+  noteDate(dateMs: number, sentAt: number, receivedAt: number): void {
+    if (Number.isFinite(dateMs)) this.narrow(dateMs - receivedAt, dateMs + 1000 - sentAt);
+  }
+
+  /** A task listed in an answer received at `receivedAt`: it existed by then. */
+  noteSeen(createdAt: string, receivedAt: number): void {
+    const parsed = parseTimestamp(createdAt);
+    if (!parsed) return;
+    this.noteResolution(parsed);
+    this.narrow(parsed.ms - this.resolution - receivedAt, Number.POSITIVE_INFINITY);
+  }
+
+  /** A task created by a request sent at `sentAt` and answered at `receivedAt`: it was stamped in between. */
+  noteCreated(createdAt: string, sentAt: number, receivedAt: number): void {
+    const parsed = parseTimestamp(createdAt);
+    if (!parsed) return;
+    this.noteResolution(parsed);
+    this.narrow(parsed.ms - this.resolution - receivedAt, parsed.ms + this.resolution - sentAt);
+  }
+
+  /** Server minus local clock: what the observations allow (two minutes either way for a side nothing bounded). */
+  offset(): OffsetBounds {
+    const low = Number.isFinite(this.low)
+      ? this.low
+      : Number.isFinite(this.high)
+        ? Math.min(this.high, 0) - UNKNOWN_OFFSET_MS
+        : -UNKNOWN_OFFSET_MS;
+    const high = Number.isFinite(this.high) ? this.high : Math.max(low, 0) + UNKNOWN_OFFSET_MS;
+    return { low, high };
+  }
+
+  /** The timestamps' resolution in ms as far as seen (1 s until a finer fraction shows). */
+  resolutionMs(): number {
+    return this.resolution;
+  }
+
+  /**
+   * Where a create sent at local `sentAt` can have its `created_at`: from the send (on the server's clock at the
+   * earliest, floored to the resolution) to 1 s past `answeredAt` on the server's clock at the latest; open without an
+   * answer.
+   */
+  window(sentAt: number, answeredAt?: number): ServerWindow {
+    const { low, high } = this.offset();
+    const from = Math.floor((sentAt + low) / this.resolution) * this.resolution;
+    const to = answeredAt === undefined ? Number.POSITIVE_INFINITY : answeredAt + high + ANSWERED_MARGIN_MS;
+    return { from, to };
+  }
+
+  /** Local ms → the earliest server ms it can be (for walking lists back to an edge). */
+  earliestServerTime(localMs: number): number {
+    return Math.floor((localMs + this.offset().low) / this.resolution) * this.resolution;
+  }
+
+  private noteResolution(parsed: ParsedTimestamp): void {
+    this.resolution = Math.min(this.resolution, parsed.resolutionMs);
+  }
+
+  private narrow(low: number, high: number): void {
+    const nextLow = Math.max(this.low, low);
+    const nextHigh = Math.min(this.high, high);
+    if (nextLow <= nextHigh) {
+      this.low = nextLow;
+      this.high = nextHigh;
+      return;
+    }
+    // Observations that contradict each other (the server's clock stepped): keep the widest reading, never none.
+    this.low = Math.min(this.low, low, high);
+    this.high = Math.max(this.high, high, low);
+  }
+}
+
+/** Whether a `created_at` text lies in the window; an unreadable one always does (never guess "too old"). */
+export function inWindow(createdAt: string, window: ServerWindow): boolean {
+  const parsed = parseTimestamp(createdAt);
+  if (!parsed) return true;
+  return parsed.ms >= window.from && parsed.ms <= window.to;
+}

@@ -1,0 +1,117 @@
+/**
+ * The local ledger (store/ledger.ts) as a create uses it: an entry written before each POST, settled with its task,
+ * kept as "unknown" after an exit 9, dropped when nothing can have been created; and, for reconciliation, the other
+ * runs of this machine (`LocalRuns`): whose tasks are taken, and who may still have made a candidate.
+ * A ledger that cannot be written (a read-only cache directory, a lock held for seconds) is warned about once; the
+ * create then goes on under the cross-machine rule alone.
+ */
+import type { Task } from '../../api/schemas.js';
+import type { Context } from '../../context.js';
+import { cacheDirectory } from '../cache-dir.js';
+import type { LocalRuns } from '../reconcile.js';
+import { inWindow, type ServerClock } from '../server-time.js';
+import type { CreateLedger, LedgerEntry, LedgerJob } from '../../store/ledger.js';
+
+export class LocalCreates {
+  private warned = false;
+
+  private constructor(
+    private readonly ctx: Context,
+    private readonly ledger: CreateLedger | undefined,
+    private readonly account: string | undefined,
+    private readonly liveForMs: number,
+  ) {}
+
+  /** `liveForMs`: how long an entry of a run that dies mid-request still counts (request timeout and reconciliation). */
+  static async open(ctx: Context, liveForMs: number): Promise<LocalCreates> {
+    const { CreateLedger } = await import('../../store/ledger.js');
+    const ledger = new CreateLedger(cacheDirectory(ctx.env), () => ctx.clock.now());
+    return new LocalCreates(ctx, ledger, ctx.cache.account, liveForMs);
+  }
+
+  /** Written before the POST leaves; undefined when the ledger cannot be used (warned once). */
+  begin(service: string, items: readonly string[], job?: LedgerJob, sentAt?: number): LedgerEntry | undefined {
+    if (!this.ledger || this.account === undefined) return undefined;
+    return this.attempt(() =>
+      this.ledger?.begin({ account: this.account ?? '', service, items, liveForMs: this.liveForMs, job, sentAt }),
+    );
+  }
+
+  /**
+   * `resume` of a journal: takes over the ledger entry of one of its chunks caught in flight (store/ledger.ts
+   * `transfer`), so that its reconciliation (`runs(entry, ...)`) treats that chunk's request as its own while other
+   * local runs still count it as a possible creator. Without a live entry (it expired, the cache directory differs, or
+   * the run stopped before writing it) the chunk is entered again with its recorded send time.
+   */
+  takeOver(job: LedgerJob, service: string, items: readonly string[], sentAt: number): LedgerEntry | undefined {
+    if (!this.ledger || this.account === undefined) return undefined;
+    return this.attempt(() => this.ledger?.transfer(job, this.liveForMs)) ?? this.begin(service, items, job, sentAt);
+  }
+
+  /**
+   * A journaled chunk settled without a reconciliation of this run: by the user (`resume --adopt`: its entry, if live,
+   * is this run's and names the task) or sent again (`--resend`, or proven not created: its entries go, so that they
+   * never contest the new request's task).
+   */
+  settleJob(job: LedgerJob, taskId: number | null): void {
+    if (!this.ledger) return;
+    if (taskId === null) {
+      this.attempt(() => this.ledger?.dropJob(job));
+      return;
+    }
+    const entry = this.attempt(() => this.ledger?.transfer(job));
+    this.settle(entry, taskId);
+  }
+
+  settle(entry: LedgerEntry | undefined, taskId: number): void {
+    if (entry) this.attempt(() => this.ledger?.settle(entry.id, taskId));
+  }
+
+  unknown(entry: LedgerEntry | undefined, closedAt?: number): void {
+    if (entry) this.attempt(() => this.ledger?.unknown(entry.id, closedAt));
+  }
+
+  drop(entry: LedgerEntry | undefined): void {
+    if (entry) this.attempt(() => this.ledger?.drop(entry.id));
+  }
+
+  /** The other local runs, for the reconciliation of `entry` (undefined without a ledger entry). */
+  runs(entry: LedgerEntry | undefined, serverClock: ServerClock): LocalRuns | undefined {
+    const ledger = this.ledger;
+    if (!entry || !ledger) return undefined;
+    // A possible creator: still sending (its window open), or unresolved (open, or closed 1 s after its answer).
+    const contests = (other: LedgerEntry, task: Task) =>
+      other.state !== 'created' && inWindow(task.created_at, serverClock.window(other.sentAt, other.closedAt));
+    return {
+      claimed: () => {
+        const others = this.attempt(() => ledger.others(entry)) ?? [];
+        return new Set(others.flatMap((other) => (other.taskId === undefined ? [] : [other.taskId])));
+      },
+      claim: (task) => {
+        const result = this.attempt(() => ledger.claim(entry, task.id, (other) => contests(other, task)));
+        // Without the ledger this run cannot see the others: the cross-machine rule alone decides.
+        if (result === undefined || result.ok) return { ok: true };
+        return { ok: false, reason: result.reason, by: describe(result.by) };
+      },
+    };
+  }
+
+  private attempt<T>(action: () => T): T | undefined {
+    try {
+      return action();
+    } catch (error) {
+      if (!this.warned) {
+        this.warned = true;
+        this.ctx.printer.warn(
+          `the local ledger of creates cannot be used (${(error as Error).message}): other taskctl runs on this machine are told apart by the task list alone`,
+        );
+      }
+      return undefined;
+    }
+  }
+}
+
+function describe(entry: LedgerEntry): string {
+  const state = entry.state === 'sending' ? 'still sending' : 'could not tell whether its request created a task';
+  return `another taskctl run on this machine (process ${entry.pid}, sent ${new Date(entry.sentAt).toISOString()}) ${state}`;
+}

@@ -1,0 +1,288 @@
+/**
+ * The local ledger of in-flight creates (issue 22): `creates.json` in the cache directory, shared by every taskctl run
+ * of this user (any profile), so that runs on one machine never take each other's tasks.
+ *
+ * - Write-ahead: an entry is written before its POST /tasks leaves (`begin`), and says what it sends (account, service,
+ *   item count and an order-free digest of the items, never the items) and when.
+ * - A run that learns its task (answered, or recovered by reconciliation) records it under the lock (`settle`,
+ *   `claim`): a task named by another entry is that run's, and reconciliation never adopts it.
+ * - An entry still sending, or whose run could not tell whether its request landed (`unknown`), may still be the
+ *   creator of any identical task in its window: reconciliation adopts no such task (the caller's `contests`
+ *   predicate decides, with its own knowledge of the server's clock).
+ * - Bounded: an entry lives until its `expiresAt` (a sending entry of a run that died: its send plus the longest request
+ *   and reconciliation; a settled one: CLAIM_KEEP_MS), and at most MAX_ENTRIES are kept (the oldest go first).
+ * - Crash-safe: read-modify-write under `creates.json.lock` (lock-file.ts), replaced atomically (atomic-file.ts; not
+ *   fsynced: a power cut ends every run its entries were for); an unreadable file is started afresh (its runs then
+ *   count as another machine's).
+ * - Journaled chunks: an entry may carry its job (journal path and chunk index); `transfer` hands it to the run that
+ *   resumes that job, which then reconciles it as its own.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import * as z from 'zod';
+import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../core/atomic-file.js';
+import { waitForLock } from '../core/lock-file.js';
+
+/** A settled entry (its task known, or its run finished without knowing) is kept this long for other runs to see. */
+export const CLAIM_KEEP_MS = 10 * 60_000;
+export const MAX_ENTRIES = 1000;
+const LOCK_TIMEOUT_MS = 2_000;
+const LOCK_STALE_MS = 30_000;
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
+const JobSchema = z.object({ journal: z.string(), chunk: z.number().int().nonnegative() });
+const EntrySchema = z.object({
+  id: z.string(),
+  run: z.string(),
+  pid: z.number(),
+  host: z.string(),
+  account: z.string(),
+  service: z.string(),
+  count: z.number(),
+  digest: z.string(),
+  /** Local epoch ms, taken before the POST left. */
+  sentAt: z.number(),
+  state: z.enum(['sending', 'unknown', 'created']),
+  taskId: z.number().optional(),
+  /**
+   * Local epoch ms at which the request's window closed (plus the margin of server-time.ts): its answered failure, or
+   * the end of its reconciliation. Absent while it may still land (sending, reconciling an unanswered failure).
+   */
+  closedAt: z.number().optional(),
+  expiresAt: z.number(),
+  job: JobSchema.optional(),
+});
+const FileSchema = z.object({ version: z.literal(1), entries: z.array(EntrySchema) });
+
+export type LedgerJob = z.infer<typeof JobSchema>;
+export type LedgerEntry = z.infer<typeof EntrySchema>;
+
+/** What a create records before sending. */
+export interface Intent {
+  account: string;
+  service: string;
+  items: readonly string[];
+  /** How long a sending entry outlives its send if its run dies (request timeout plus reconciliation). */
+  liveForMs: number;
+  job?: LedgerJob | undefined;
+  /** When the request was sent, if before now (a journaled chunk's recorded send, entered again at resume). */
+  sentAt?: number | undefined;
+}
+
+/** The ledger could not be read or written (locked for seconds, a read-only or hostile cache directory). */
+export class LedgerUnavailableError extends Error {}
+
+/**
+ * An order-free digest of a multiset of items (two 32-bit sums of FNV-1a hashes, and the count). A collision only makes
+ * two different creates look alike, which makes reconciliation more careful (exit 9), never less.
+ */
+export function itemsDigest(items: readonly string[]): string {
+  let a = 0;
+  let b = 0;
+  for (const item of items) {
+    let h1 = 0x811c9dc5;
+    let h2 = 0x01000193;
+    for (let i = 0; i < item.length; i++) {
+      const c = item.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193) >>> 0;
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995) >>> 0;
+    }
+    a = (a + h1) >>> 0;
+    b = (b + Math.imul(h2 ^ (h2 >>> 15), 0x2c1b3c6d)) >>> 0;
+  }
+  return `${items.length}:${a.toString(16)}:${b.toString(16)}`;
+}
+
+export type ClaimResult = { ok: true } | { ok: false; reason: 'claimed' | 'contested'; by: LedgerEntry };
+
+export class CreateLedger {
+  readonly path: string;
+  /** This run's token: entries it wrote are its own. */
+  readonly run: string;
+
+  constructor(
+    private readonly dir: string,
+    private readonly now: () => number,
+    run?: string,
+  ) {
+    this.path = join(dir, 'creates.json');
+    this.run = run ?? randomBytes(8).toString('hex');
+  }
+
+  /** Records a create about to be sent (before the POST leaves). */
+  begin(intent: Intent): LedgerEntry {
+    const now = this.now();
+    const entry: LedgerEntry = {
+      id: randomBytes(8).toString('hex'),
+      run: this.run,
+      pid: process.pid,
+      host: hostname(),
+      account: intent.account,
+      service: intent.service,
+      count: intent.items.length,
+      digest: itemsDigest(intent.items),
+      sentAt: intent.sentAt ?? now,
+      state: 'sending',
+      expiresAt: now + intent.liveForMs,
+      ...(intent.job ? { job: intent.job } : {}),
+    };
+    this.update((entries) => [...entries, entry]);
+    return entry;
+  }
+
+  /** The request's answer named its task: the task is this entry's from now on. */
+  settle(id: string, taskId: number): void {
+    this.change(id, (entry) => ({ ...entry, state: 'created', taskId, expiresAt: this.now() + CLAIM_KEEP_MS }));
+  }
+
+  /**
+   * The run cannot (yet) tell whether its request created a task: it stays a possible creator, of tasks in its window
+   * (closed at `closedAt`, if given), for CLAIM_KEEP_MS.
+   */
+  unknown(id: string, closedAt?: number): void {
+    this.change(id, (entry) => {
+      const { closedAt: _old, ...rest } = entry;
+      return {
+        ...rest,
+        state: 'unknown',
+        ...(closedAt === undefined ? {} : { closedAt }),
+        expiresAt: Math.max(entry.expiresAt, this.now() + CLAIM_KEEP_MS),
+      };
+    });
+  }
+
+  /** The request provably created nothing (never sent, or refused): the entry goes. */
+  drop(id: string): void {
+    this.update((entries) => entries.filter((entry) => entry.id !== id));
+  }
+
+  /**
+   * Entries of other runs that bear on a reconciliation of `mine`: the same account, service and items (possible
+   * creators), and every claim of that account (tasks that are someone else's).
+   */
+  others(mine: LedgerEntry): LedgerEntry[] {
+    const now = this.now();
+    return this.read().filter(
+      (entry) =>
+        entry.id !== mine.id &&
+        entry.account === mine.account &&
+        entry.expiresAt > now &&
+        (entry.taskId !== undefined || (entry.digest === mine.digest && entry.service === mine.service)),
+    );
+  }
+
+  /**
+   * Takes `taskId` for `mine`, atomically: refused when another entry names it, or when `contests` says another
+   * possible creator (sending or unknown, same items) could have made it.
+   */
+  claim(mine: LedgerEntry, taskId: number, contests: (other: LedgerEntry) => boolean): ClaimResult {
+    let result: ClaimResult = { ok: true };
+    this.update((entries) => {
+      const now = this.now();
+      for (const other of entries) {
+        if (other.id === mine.id || other.account !== mine.account || other.expiresAt <= now) continue;
+        if (other.taskId === taskId) {
+          result = { ok: false, reason: 'claimed', by: other };
+          return entries;
+        }
+      }
+      for (const other of entries) {
+        if (other.id === mine.id || other.account !== mine.account || other.expiresAt <= now) continue;
+        if (other.state !== 'created' && other.digest === mine.digest && other.service === mine.service) {
+          if (contests(other)) {
+            result = { ok: false, reason: 'contested', by: other };
+            return entries;
+          }
+        }
+      }
+      return entries.map((entry) =>
+        entry.id === mine.id ? { ...entry, state: 'created', taskId, expiresAt: now + CLAIM_KEEP_MS } : entry,
+      );
+    });
+    return result;
+  }
+
+  /** The entry made for a journaled chunk, if any (live). */
+  findJob(job: LedgerJob): LedgerEntry | undefined {
+    const now = this.now();
+    return this.read().find(
+      (entry) => entry.job?.journal === job.journal && entry.job.chunk === job.chunk && entry.expiresAt > now,
+    );
+  }
+
+  /**
+   * `resume` of a journal takes over the entry of one of its chunks: from now on it is this run's own (its task, if it
+   * landed, is no other run's to refuse), living at least `liveForMs` more. Undefined when no live entry carries that job.
+   */
+  transfer(job: LedgerJob, liveForMs = 0): LedgerEntry | undefined {
+    let taken: LedgerEntry | undefined;
+    this.update((entries) =>
+      entries.map((entry) => {
+        const now = this.now();
+        if (entry.job?.journal !== job.journal || entry.job.chunk !== job.chunk || entry.expiresAt <= now) return entry;
+        const expiresAt = Math.max(entry.expiresAt, now + liveForMs);
+        taken = { ...entry, run: this.run, pid: process.pid, host: hostname(), expiresAt };
+        return taken;
+      }),
+    );
+    return taken;
+  }
+
+  /** Every entry of a journaled chunk goes: the chunk is sent again (a resend), its earlier request out of reach. */
+  dropJob(job: LedgerJob): void {
+    this.update((entries) => entries.filter((e) => e.job?.journal !== job.journal || e.job.chunk !== job.chunk));
+  }
+
+  /** The live entries (expired ones are left out). */
+  read(): LedgerEntry[] {
+    let text: string | undefined;
+    try {
+      text = readRegularFile(this.path, { what: 'ledger file', maxBytes: MAX_FILE_BYTES });
+    } catch (error) {
+      if (error instanceof NotRegularFileError) throw new LedgerUnavailableError(error.message);
+      return [];
+    }
+    if (text === undefined) return [];
+    try {
+      const parsed = FileSchema.safeParse(JSON.parse(text));
+      const now = this.now();
+      return parsed.success ? parsed.data.entries.filter((entry) => entry.expiresAt > now) : [];
+    } catch {
+      return []; // corrupt: started afresh by the next write
+    }
+  }
+
+  private change(id: string, edit: (entry: LedgerEntry) => LedgerEntry): void {
+    this.update((entries) => entries.map((entry) => (entry.id === id ? edit(entry) : entry)));
+  }
+
+  /** Read-modify-write under the lock; expired entries go, and the oldest beyond MAX_ENTRIES. */
+  private update(edit: (entries: LedgerEntry[]) => LedgerEntry[]): void {
+    let lock;
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      lock = waitForLock(`${this.path}.lock`, LOCK_TIMEOUT_MS, { staleAfterMs: LOCK_STALE_MS });
+    } catch (error) {
+      throw new LedgerUnavailableError(`cannot lock ${this.path}.lock (${(error as Error).message})`);
+    }
+    if (!('release' in lock))
+      throw new LedgerUnavailableError(
+        `${this.path} is locked by ${lock.heldBy ? `process ${lock.heldBy.pid}` : 'another process'}`,
+      );
+    try {
+      removeLeftoverTemps(this.path);
+      let entries = edit(this.read());
+      if (entries.length > MAX_ENTRIES) entries = [...entries].sort((a, b) => a.sentAt - b.sentAt).slice(-MAX_ENTRIES);
+      // Not fsynced (about 20 ms a create saved): a process crash still leaves the old or the new file, and after a power
+      // cut no run that the lost entries were for is alive any more.
+      writeFileAtomicSync(this.path, JSON.stringify({ version: 1, entries }), 0o600, { durable: false });
+    } catch (error) {
+      if (error instanceof LedgerUnavailableError) throw error;
+      throw new LedgerUnavailableError(`cannot write ${this.path} (${(error as Error).message})`);
+    } finally {
+      lock.release();
+    }
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Once a POST /tasks may have landed, every later failure is exit 9, never 8 (issue 22): exit 8 means "try again",
+ * which could pay twice. The POST is answered 502 (a gateway page); what follows fails in different ways.
+ */
+import { describe, expect, it } from 'vitest';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
+
+const CREATED = '2025-01-15T12:00:00.100Z';
+const candidate = {
+  id: 5,
+  service: 'domain_check_availability',
+  status: 'pending',
+  total_items: 1,
+  cost: 1,
+  created_at: CREATED,
+  completed_at: null,
+};
+const page = (data: unknown[]) => ({
+  success: true,
+  data,
+  meta: { current_page: 1, total_pages: 1, total_count: data.length, per_page: 100 },
+});
+
+function start() {
+  const api = mockApi();
+  replyServices(api);
+  replyNoTasks(api);
+  api.reply('POST', '/tasks', 502, '<html>502 Bad Gateway</html>', { headers: { 'content-type': 'text/html' } });
+  return api;
+}
+
+describe('failures after a POST that may have landed', () => {
+  it('a read of the candidate that answers another id: exit 9 naming the candidate, never 8', async () => {
+    const api = start();
+    api.reply('GET', /^\/tasks\?/, 200, page([candidate]), { times: 20 });
+    api.reply('GET', '/tasks/5', 200, { success: true, data: { ...candidate, id: 6, items: [] } }, { times: 40 });
+    const result = await runTaskctl(['create', 'domain_check_availability', 'a.com'], { api });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(/may have created a task/);
+    expect(result.stderr).toMatch(/GET \/tasks\/5: the server answered with task 6 instead of task 5/);
+  });
+
+  it('a list that turns malformed: exit 9, never 8', async () => {
+    const api = start();
+    api.reply('GET', /^\/tasks\?/, 200, page([{ ...candidate, id: 'five' }]), { times: 20 });
+    const result = await runTaskctl(['create', 'domain_check_availability', 'a.com'], { api });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(/may have created a task, and the task list could not be read to find out/);
+  });
+
+  it('the service gone during reconciliation (every list 503): exit 9, never 8', async () => {
+    const api = start();
+    api.reply(
+      'GET',
+      /^\/tasks\?/,
+      503,
+      { success: false, error: { code: 'internal_error', message: 'down' } },
+      {
+        times: 200,
+      },
+    );
+    const result = await runTaskctl(['create', 'domain_check_availability', 'a.com'], { api });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(/the task list could not be read to find out/);
+  });
+});

@@ -1,0 +1,186 @@
+/** The local ledger of in-flight creates (issue 22): write-ahead entries, claims, contests, expiry, job transfer. */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLAIM_KEEP_MS, CreateLedger, itemsDigest, MAX_ENTRIES } from '../../../src/store/ledger.js';
+
+const T = Date.UTC(2026, 10, 25, 12, 0, 0);
+let dir: string;
+let now: number;
+const ledger = (run?: string) => new CreateLedger(dir, () => now, run);
+const intent = (items = ['a.com', 'b.com'], extra = {}) => ({
+  account: 'acct1',
+  service: 'svc',
+  items,
+  liveForMs: 130_000,
+  ...extra,
+});
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-ledger-'));
+  now = T;
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('itemsDigest', () => {
+  it('is the same for the same multiset in any order, and differs with a duplicate or another item', () => {
+    expect(itemsDigest(['a', 'b', 'c'])).toBe(itemsDigest(['c', 'a', 'b']));
+    expect(itemsDigest(['a', 'a', 'b'])).not.toBe(itemsDigest(['a', 'b', 'b']));
+    expect(itemsDigest(['a', 'b'])).not.toBe(itemsDigest(['a', 'c']));
+  });
+});
+
+describe('CreateLedger', () => {
+  it('an entry is on disk before the POST (write-ahead), settles with its task, and is seen by another run', () => {
+    const a = ledger('run-a');
+    const b = ledger('run-b');
+    const mine = a.begin(intent());
+    expect(JSON.parse(readFileSync(join(dir, 'creates.json'), 'utf8')).entries).toHaveLength(1);
+    const theirs = b.begin(intent());
+    expect(b.others(theirs).map((e) => e.state)).toEqual(['sending']);
+    a.settle(mine.id, 41);
+    expect(b.others(theirs)).toEqual([expect.objectContaining({ state: 'created', taskId: 41, run: 'run-a' })]);
+  });
+
+  it('claim: refused for a task another entry names, and for a task a possible creator contests', () => {
+    const a = ledger('run-a');
+    const b = ledger('run-b');
+    const c = ledger('run-c');
+    const entryA = a.begin(intent());
+    const entryB = b.begin(intent());
+    b.settle(entryB.id, 7);
+    expect(a.claim(entryA, 7, () => false)).toMatchObject({ ok: false, reason: 'claimed' });
+    const entryC = c.begin(intent());
+    expect(a.claim(entryA, 8, (other) => other.id === entryC.id)).toMatchObject({
+      ok: false,
+      reason: 'contested',
+      by: { run: 'run-c' },
+    });
+    expect(a.claim(entryA, 8, () => false)).toEqual({ ok: true });
+    expect(c.others(entryC).find((e) => e.run === 'run-a')).toMatchObject({ state: 'created', taskId: 8 });
+  });
+
+  it('entries of other accounts, services or items do not contest; claims of the same account always count', () => {
+    const a = ledger('run-a');
+    const b = ledger('run-b');
+    const mine = a.begin(intent());
+    b.begin(intent(['other.com', 'b.com']));
+    b.begin(intent(undefined, { account: 'acct2' }));
+    const settled = b.begin(intent(['x.com']));
+    b.settle(settled.id, 99);
+    expect(a.others(mine).map((e) => e.taskId)).toEqual([99]);
+  });
+
+  it('unknown keeps an entry (with its answer time) for CLAIM_KEEP_MS; drop removes it', () => {
+    const a = ledger('run-a');
+    const b = ledger('run-b');
+    const gone = a.begin(intent());
+    const unsure = a.begin(intent());
+    const other = b.begin(intent());
+    a.drop(gone.id);
+    a.unknown(unsure.id, T + 50);
+    expect(b.others(other)).toEqual([expect.objectContaining({ id: unsure.id, state: 'unknown', closedAt: T + 50 })]);
+    now = T + CLAIM_KEEP_MS + 1;
+    expect(b.others(other)).toEqual([]);
+  });
+
+  it('the entry of a run that died while sending lives until its send plus the horizon it was given', () => {
+    const dead = ledger('run-dead');
+    dead.begin(intent(undefined, { liveForMs: 130_000 }));
+    const b = ledger('run-b');
+    now = T + 129_000;
+    const mine = b.begin(intent());
+    expect(b.others(mine)).toHaveLength(1);
+    now = T + 130_001;
+    expect(b.others(mine)).toHaveLength(0);
+  });
+
+  it('a journaled chunk carries its job; resume takes the entry over as its own (transfer)', () => {
+    const first = ledger('run-1');
+    const job = { journal: '/tmp/big.journal', chunk: 3 };
+    first.begin(intent(undefined, { job }));
+    expect(first.findJob(job)).toMatchObject({ run: 'run-1', job });
+    const resume = ledger('run-2');
+    const taken = resume.transfer(job);
+    expect(taken).toMatchObject({ run: 'run-2', job, state: 'sending' });
+    expect(resume.findJob(job)?.run).toBe('run-2');
+    // Now the resuming run's own: it may claim the chunk's task, and no other entry contests it.
+    const other = ledger('run-3').begin(intent());
+    expect(resume.claim(taken!, 12, (o) => o.id === other.id)).toMatchObject({ ok: false, reason: 'contested' });
+    expect(resume.claim(taken!, 12, () => false)).toEqual({ ok: true });
+    expect(resume.transfer({ journal: '/tmp/other.journal', chunk: 3 })).toBeUndefined();
+  });
+
+  it("another local run cannot take a journaled chunk's task: before the resume (contested), nor after (claimed)", () => {
+    const job = { journal: '/tmp/big.journal', chunk: 2 };
+    ledger('killed').begin(intent(undefined, { job }));
+    const other = ledger('other');
+    const mine = other.begin(intent());
+    const sameWindow = () => true;
+    expect(other.claim(mine, 40, sameWindow)).toMatchObject({ ok: false, reason: 'contested', by: { job } });
+    other.drop(mine.id); // that run learnt its request was refused
+    const resume = ledger('resume');
+    now += 60_000; // the killed run's entry lives on past its send, and the resume extends it (transfer's liveForMs)
+    const taken = resume.transfer(job, 120_000);
+    expect(taken?.expiresAt).toBe(now + 120_000);
+    expect(resume.claim(taken!, 40, sameWindow)).toEqual({ ok: true });
+    const later = other.begin(intent());
+    expect(other.claim(later, 40, () => false)).toMatchObject({ ok: false, reason: 'claimed', by: { job } });
+  });
+
+  it('an entry entered again at resume keeps the recorded send time', () => {
+    const job = { journal: '/tmp/big.journal', chunk: 5 };
+    const entry = ledger('resume').begin(intent(undefined, { job, sentAt: now - 90_000 }));
+    expect(entry).toMatchObject({ sentAt: now - 90_000, state: 'sending', job });
+    expect(entry.expiresAt).toBeGreaterThan(now);
+  });
+
+  it('bounded: at most MAX_ENTRIES, the oldest dropped first', () => {
+    const a = ledger('run-a');
+    const entries: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < 5; i++) {
+      now = T + i;
+      entries.push({
+        id: `e${i}`,
+        run: 'x',
+        pid: 1,
+        host: 'h',
+        account: 'acct1',
+        service: 'svc',
+        count: 1,
+        digest: 'd',
+        sentAt: T + i,
+        state: 'sending',
+        expiresAt: T + 1e9,
+      });
+    }
+    const many = Array.from({ length: MAX_ENTRIES }, (_, i) => ({ ...entries[0]!, id: `m${i}`, sentAt: T + 10 + i }));
+    writeFileSync(join(dir, 'creates.json'), JSON.stringify({ version: 1, entries: [...entries, ...many] }));
+    now = T + 10_000;
+    a.begin(intent());
+    const kept = JSON.parse(readFileSync(join(dir, 'creates.json'), 'utf8')).entries as Array<{ id: string }>;
+    expect(kept).toHaveLength(MAX_ENTRIES);
+    expect(kept.some((e) => /^e\d$/.test(e.id))).toBe(false); // e0..e4, the oldest
+  });
+
+  it('a corrupt file is started afresh; a file that is a directory makes the ledger unavailable', () => {
+    writeFileSync(join(dir, 'creates.json'), '{not json');
+    const a = ledger();
+    expect(a.read()).toEqual([]);
+    a.begin(intent());
+    expect(a.read()).toHaveLength(1);
+    const other = mkdtempSync(join(tmpdir(), 'taskctl-ledger-'));
+    try {
+      rmSync(other, { recursive: true });
+      const blocked = new CreateLedger(join(other, 'x'), () => now);
+      // A directory where the file belongs: refused like any state file that is not a regular file.
+      mkdirSync(join(other, 'x', 'creates.json'), { recursive: true });
+      expect(() => blocked.begin(intent())).toThrow(/not a regular file/);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
