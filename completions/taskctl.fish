@@ -73,7 +73,7 @@ end
 # $argv = command path, flag: succeeds when the flag takes a value there.
 function __taskctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--reuse-window' 'create|--max-cost' 'create|--chunk-size' 'create|--interval' 'create|--timeout' 'create|--until' 'create|--report' 'retry|--reuse-window' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--interval' 'retry|--timeout' 'retry|--until' 'retry|--report' 'wait|--interval' 'wait|--timeout' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--reuse-window' 'create|--max-cost' 'create|--chunk-size' 'create|--interval' 'create|--timeout' 'create|--outage-tolerance' 'create|--until' 'create|--report' 'retry|--reuse-window' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--interval' 'retry|--timeout' 'retry|--outage-tolerance' 'retry|--until' 'retry|--report' 'wait|--interval' 'wait|--timeout' 'wait|--outage-tolerance' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'watch|--outage-tolerance' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
             return 0
     end
     return 1
@@ -212,6 +212,7 @@ complete -c taskctl -n '__taskctl_is \'create\'' -s y -l yes -d 'do not ask for 
 complete -c taskctl -n '__taskctl_is \'create\'' -l chunk-size -x -d 'split into several tasks of at most n items, created in order'
 complete -c taskctl -n '__taskctl_is \'create\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'create\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
+complete -c taskctl -n '__taskctl_is \'create\'' -l outage-tolerance -x -d 'give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m'
 complete -c taskctl -n '__taskctl_is \'create\'' -l any -d 'return when the first task reaches the state'
 complete -c taskctl -n '__taskctl_is \'create\'' -l until -x -a 'processing completed' -d 'wait for this state instead of the end'
 complete -c taskctl -n '__taskctl_is \'create\'' -l allow-item-failures -d 'exit 0 (not 11) when tasks completed with some failed items'
@@ -227,12 +228,14 @@ complete -c taskctl -n '__taskctl_is \'retry\'' -s y -l yes -d 'do not ask for c
 complete -c taskctl -n '__taskctl_is \'retry\'' -l chunk-size -x -d 'split into several tasks of at most n items, created in order'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l outage-tolerance -x -d 'give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l any -d 'return when the first task reaches the state'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l until -x -a 'processing completed' -d 'wait for this state instead of the end'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l allow-item-failures -d 'exit 0 (not 11) when tasks completed with some failed items'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
+complete -c taskctl -n '__taskctl_is \'wait\'' -l outage-tolerance -x -d 'give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l any -d 'return when the first task reaches the state'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l until -x -a 'processing completed' -d 'wait for this state instead of the end'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l allow-item-failures -d 'exit 0 (not 11) when tasks completed with some failed items'
@@ -241,6 +244,7 @@ complete -c taskctl -n '__taskctl_arg \'wait\' 0 +' -x -a '(__taskctl_dynamic ta
 complete -c taskctl -n '__taskctl_is \'watch\'' -l follow -d 'with no ids: keep going after the current tasks finish, picking up new ones'
 complete -c taskctl -n '__taskctl_is \'watch\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'watch\'' -l timeout -x -d 'stop after this long (exit 124); 0 = never'
+complete -c taskctl -n '__taskctl_is \'watch\'' -l outage-tolerance -x -d 'give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m'
 complete -c taskctl -n '__taskctl_arg \'watch\' 0 +' -x -a '(__taskctl_dynamic tasks)'
 complete -c taskctl -n '__taskctl_is \'api\'' -s f -l raw-field -x -d 'a string field: query for GET/DELETE, JSON body for POST/PUT/PATCH; key[] appends to a list; repeatable'
 complete -c taskctl -n '__taskctl_is \'api\'' -s F -l field -x -d 'a typed field: numbers, true, false and null as JSON, @file (or @-) for a file’s text; repeatable'
@@ -258,11 +262,11 @@ complete -c taskctl -n '__taskctl_is \'config\'' -a 'unset' -d 'remove a setting
 complete -c taskctl -n '__taskctl_is \'config\'' -a 'list' -d 'list every setting with its effective value and where it comes from'
 complete -c taskctl -n '__taskctl_is \'config\'' -a 'path' -d 'print the config file path'
 complete -c taskctl -n '__taskctl_is \'config\'' -a 'help' -d 'display help for command'
-complete -c taskctl -n '__taskctl_arg \'config get\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout'
-complete -c taskctl -n '__taskctl_arg \'config set\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout'
+complete -c taskctl -n '__taskctl_arg \'config get\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout outage-tolerance'
+complete -c taskctl -n '__taskctl_arg \'config set\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout outage-tolerance'
 complete -c taskctl -n '__taskctl_arg \'config set\' 1 = \'output\'' -x -a 'table tsv csv json ndjson'
 complete -c taskctl -n '__taskctl_arg \'config set\' 1 = \'auth-scheme\'' -x -a 'x-api-key bearer'
-complete -c taskctl -n '__taskctl_arg \'config unset\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout'
+complete -c taskctl -n '__taskctl_arg \'config unset\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout outage-tolerance'
 complete -c taskctl -n '__taskctl_arg \'config help\' 0' -x -a 'get set unset list path'
 complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'listen' -d 'run a local webhook receiver: verify the signature, print each event once, forward or exec'
 complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'simulate' -d 'send a correctly signed event built from a real task to a URL'

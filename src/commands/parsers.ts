@@ -42,6 +42,15 @@ export function duration(value: string): number {
   }
 }
 
+/** A duration above zero (`--outage-tolerance`): 0 would give up before the first answer could come. */
+export function positiveDuration(flag: string) {
+  return (value: string): number => {
+    const ms = duration(value);
+    if (ms <= 0) throw new InvalidArgumentError(`${flag} must be above 0, such as 30s or 5m.`);
+    return ms;
+  };
+}
+
 /** Repeatable, comma-separable list flags: `--status failed --status pending` = `--status failed,pending`. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [

@@ -8,7 +8,7 @@ import { checkReportTargets, fetchWithItems, reportOption, writeReports, type Re
 import { examples, type RunAction } from './help-text.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox/launch.js';
 import { countOf } from '../report/plural.js';
-import { duration } from './parsers.js';
+import { duration, positiveDuration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { taskColumns } from './task-columns.js';
 import { neutralise } from '../output/sanitize.js';
@@ -26,6 +26,8 @@ export interface WaitOptions {
   allowItemFailures?: boolean;
   /** Reports to write after the wait (`--report junit=FILE`, `--report github`). */
   report?: ReportSpec[];
+  /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
+  outageTolerance?: number;
 }
 
 /** The wait flags, shared by `wait` and `create --wait`. */
@@ -38,6 +40,11 @@ export function addWaitOptions(command: Command): Command {
       2000,
     )
     .option('--timeout <duration>', 'give up after this long (exit 124); 0 = never', duration, 30 * 60_000)
+    .option(
+      '--outage-tolerance <duration>',
+      'give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m',
+      positiveDuration('--outage-tolerance'),
+    )
     .option('--any', 'return when the first task reaches the state')
     .addOption(
       new Option('--until <state>', 'wait for this state instead of the end').choices(['processing', 'completed']),
@@ -63,7 +70,9 @@ export function registerWait(program: Command, run: RunAction): void {
         'taskctl wait 42 -o json | jq ".[0].status"',
       ]) +
         '\nExit: 0 every task completed with every item; 10 a task ended without completing (failed, cancelled, ...);' +
-        ' 11 completed, but some items did not; 124 timed out; 130 Ctrl-C. --report paths are checked before waiting.\n',
+        ' 11 completed, but some items did not; 8 (7 after 429s) the service gave no good answer for' +
+        ' --outage-tolerance (or was failing at --timeout); 124 timed out while the service answered; 130 Ctrl-C.' +
+        ' --report paths are checked before waiting.\n',
     )
     .action((ids: string[], options: WaitOptions, cmd: Command) =>
       run(cmd, async (ctx) => {
@@ -99,14 +108,25 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
   const api = await ctx.api({ deadline });
-  const [{ followTasks }, { waitExitCode, stillRunningMessage }, { startLogGroup }, { FollowDisplay }, unknown] =
-    await Promise.all([
-      import('../core/follow/follow.js'),
-      import('../core/follow/outcome.js'),
-      import('../output/progress.js'),
-      import('../core/follow/display.js'),
-      import('../core/follow/unknown-status.js'),
-    ]);
+  const [
+    { followTasks },
+    { waitExitCode, stillRunningMessage },
+    { startLogGroup },
+    { FollowDisplay },
+    unknown,
+    outage,
+  ] = await Promise.all([
+    import('../core/follow/follow.js'),
+    import('../core/follow/outcome.js'),
+    import('../output/progress.js'),
+    import('../core/follow/display.js'),
+    import('../core/follow/unknown-status.js'),
+    import('../core/follow/outage.js'),
+  ]);
+  const outageToleranceMs = outage.resolveOutageTolerance(
+    options.outageTolerance,
+    (await ctx.settings()).outageTolerance,
+  );
   const progress = await ctx.printer.progress();
   const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures: options.allowItemFailures });
   const warn = (text: string): void => {
@@ -142,8 +162,13 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     onPoll: (change) => {
       display.poll(change);
     },
-    onTransientError: (error) => {
-      warn(`${error.message}; retrying`);
+    outageToleranceMs,
+    onOutage: (state) => {
+      display.outage(state);
+      // The live block shows the outage itself; plain mode (CI, pipes) gets a line.
+      if (progress.mode === 'live') return;
+      const now = ctx.clock.now();
+      warn(state.retrying ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
     },
     onRound: () => {
       display.round();
@@ -157,11 +182,16 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     .finally(() => group?.end());
   display.finish(result.reason === 'interrupted');
   progress.stop();
-  const code = waitExitCode(result.tasks, { allowItemFailures: options.allowItemFailures, reason: result.reason });
+  const code = waitExitCode(result.tasks, {
+    allowItemFailures: options.allowItemFailures,
+    reason: result.reason,
+    lastError: result.outage?.lastError,
+  });
   ctx.exitCode = code; // before anything is printed: a reader of stdout that goes away must not make it 0
   ctx.cache.rememberTasks(result.tasks);
 
-  if (!ctx.globals.quiet)
+  // The last known state of each task seen; nothing at all when the service never answered (no `[]` for a failure).
+  if (!ctx.globals.quiet && (result.reason !== 'outage' || result.tasks.length > 0))
     await ctx.printer.list(
       result.tasks,
       taskColumns((status) => ctx.printer.paintStatus(status)),
@@ -187,6 +217,14 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
             : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
         );
       }
+    }
+    if (result.outage) {
+      const failure = outage.outageError({
+        ...result.outage,
+        states: outage.lastKnownStates(ids, result.tasks),
+        resume: ctx.ephemeralSandbox ? undefined : ['taskctl', 'wait', ...result.unfinished, ...resumeFlags].join(' '),
+      });
+      ctx.printer.error(failure.message, failure.hint);
     }
     if (result.reason === 'timeout')
       ctx.printer.error(

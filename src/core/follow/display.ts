@@ -10,6 +10,7 @@ import { isTerminal, taskPhase, taskSucceeded } from '../task-state.js';
 import type { ItemCounts } from '../task-state.js';
 import type { Clock } from '../time.js';
 import type { TaskChange } from './follow.js';
+import type { OutageState } from './outage.js';
 
 /** A CI log shows life at least this often. */
 const HEARTBEAT_MS = 60_000;
@@ -59,6 +60,8 @@ export class FollowDisplay {
   private readonly pending = new Set<number>();
   private readonly start: number;
   private lastLineAt: number;
+  /** The follow engine's outage state while the service fails (undefined while it answers). */
+  private outageState: OutageState | undefined;
 
   constructor(private readonly options: DisplayOptions) {
     this.start = options.clock.now();
@@ -76,6 +79,12 @@ export class FollowDisplay {
       firstSeenAt: seen?.firstSeenAt ?? change.at,
       ...(sameStatus && seen.shown !== undefined ? { shown: seen.shown } : {}),
     });
+    if (this.options.progress.mode === 'live') this.options.progress.refresh();
+  }
+
+  /** The service failed a round (`retrying`), or answers again: the live block says so above the tasks. */
+  outage(state: OutageState): void {
+    this.outageState = state.retrying ? state : undefined;
     if (this.options.progress.mode === 'live') this.options.progress.refresh();
   }
 
@@ -152,6 +161,14 @@ export class FollowDisplay {
 
   /** The live block: every task seen, or, when they do not fit, a summary line and the unfinished ones. */
   private frame(spin: string, maxLines: number): string[] {
+    const outage = this.outageState;
+    if (outage === undefined || maxLines < 2) return this.taskLines(spin, maxLines);
+    const silent = clockTime(this.options.clock.now() - outage.lastGoodAt);
+    const head = this.options.progress.paint.yellow(`the service is failing (no good answer for ${silent}); retrying`);
+    return [head, ...this.taskLines(spin, maxLines - 1)];
+  }
+
+  private taskLines(spin: string, maxLines: number): string[] {
     const now = this.options.clock.now();
     const views = this.ordered();
     const widths = this.widths(views);
