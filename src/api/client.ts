@@ -16,6 +16,7 @@ import {
   MAX_ATTEMPTS,
   MAX_RESPONSE_BYTES,
   POST_TIMEOUT_MS,
+  REQUEST_BUDGET_MS,
   WAIT_NOTICE_MS,
 } from './constants.js';
 import { createDispatcher } from './dispatcher.js';
@@ -119,10 +120,14 @@ export interface ApiClientOptions {
   /** `taskctl/<version> node/<version>`. */
   userAgent: string;
   /**
-   * `--request-timeout`: the whole exchange (connect, headers, complete body) of one attempt; default 30 s GET, 60 s
-   * POST. Also caps the 10 s connect timeout.
+   * `--request-timeout`: the budget of one logical request, all its attempts and back-off included (announced
+   * rate-limit waits excluded); default 35 s. One attempt is cut at 30 s or the budget's end, whichever is first.
+   * POST and other writes keep their own 60 s per attempt (they are resent only when never sent, or after a 429); a
+   * flag value sets that too. Also caps the 10 s connect timeout.
    */
   requestTimeoutMs?: number;
+  /** One GET attempt's cut within the budget. Default 30 s; tests and tools lower it to see a retry after a cut. */
+  attemptTimeoutMs?: number;
   /** Time source for backoff, rate-limit waits and the deadline. Default: `systemClock`. */
   clock?: Clock;
   /** Jitter source. Default: `Math.random`. */
@@ -286,9 +291,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         sink(neutralise(scrub(line)));
       }
     : undefined;
-  // Anything but a GET may store or change things before answering: it gets the create's longer timeout.
+  // Anything but a GET may store or change things before answering: it gets the create's longer timeout per attempt.
   const timeoutFor = (method: Method) =>
-    options.requestTimeoutMs ?? (method === 'GET' ? GET_TIMEOUT_MS : POST_TIMEOUT_MS);
+    method === 'GET'
+      ? Math.min(options.attemptTimeoutMs ?? GET_TIMEOUT_MS, options.requestTimeoutMs ?? REQUEST_BUDGET_MS)
+      : (options.requestTimeoutMs ?? POST_TIMEOUT_MS);
+  /** A GET's whole budget (attempts and back-off); writes have none beyond their attempt timeout. */
+  const budgetFor = (method: Method) =>
+    method === 'GET' ? (options.requestTimeoutMs ?? REQUEST_BUDGET_MS) : Number.POSITIVE_INFINITY;
   const connectTimeoutMs = Math.min(CONNECT_TIMEOUT_MS, options.requestTimeoutMs ?? CONNECT_TIMEOUT_MS);
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =
@@ -327,6 +337,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     spec: RequestSpec<unknown>,
     attempt: number,
     deadline: number | undefined,
+    budgetEnd: number,
   ): Promise<Exchange & { rateLimit?: ReturnType<typeof parseRateLimit> }> {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(spec.query ?? {}))
@@ -362,8 +373,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     };
     signal?.addEventListener('abort', forwardAbort, { once: true });
     const untilDeadline = deadline === undefined ? Number.POSITIVE_INFINITY : Math.max(0, deadline - sentAtMs);
-    const deadlineFirst = untilDeadline < timeoutMs;
-    const cutAfterMs = Math.min(untilDeadline, timeoutMs);
+    // The attempt's own timeout, shortened to what is left of the request's budget.
+    const attemptMs = Math.max(0, Math.min(timeoutMs, budgetEnd - sentAtMs));
+    const deadlineFirst = untilDeadline < attemptMs;
+    const cutAfterMs = Math.min(untilDeadline, attemptMs);
     // Beyond setTimeout's range (~24.8 days) Node would fire at once; no request lives that long anyway.
     const timer =
       cutAfterMs > MAX_TIMER_MS
@@ -418,26 +431,31 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   async function call<T>(spec: RequestSpec<T>, deadline: number | undefined): Promise<T> {
+    const budgetMs = budgetFor(spec.method);
     const ctx: JudgeContext = {
       method: spec.method,
       endpoint: endpointLabel(spec.method, spec.path),
       origin,
       loopback: isLoopbackHost(base.hostname),
-      timeoutMs: timeoutFor(spec.method),
+      // Messages name the limit that applies: the GET's whole budget, or a write's attempt timeout.
+      timeoutMs: Number.isFinite(budgetMs) ? budgetMs : timeoutFor(spec.method),
       raw: spec.raw,
       scrub,
       now: () => clock.now(),
       random,
       authHint: options.authHint,
     };
+    // The budget counts from the first attempt; waits for the rate limit (the limiter's, a 429's) are added to it.
+    let budgetEnd = clock.now() + budgetMs;
     for (let attempt = 1; ; attempt++) {
       const waitStart = clock.now();
       await limiter.acquire(signal, deadline, announceLimiterWait);
       const waited = clock.now() - waitStart;
+      budgetEnd += waited;
       if (waited > 0) trace?.(`* waited ${formatSeconds(waited)} for the rate-limit budget`);
       let verdict;
       try {
-        const ex = await exchange(spec, attempt, deadline);
+        const ex = await exchange(spec, attempt, deadline, budgetEnd);
         if (spec.seen) spec.seen.last = ex.kind === 'response' ? ex : undefined;
         verdict =
           ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
@@ -456,8 +474,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         trace?.(`* not retrying (${why}): the deadline comes first`);
         throw verdict.fail(`${suffix} (no time left to retry before the deadline)`);
       }
-      trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
       const rateLimited = verdict.failure === 'rate-limited';
+      // A wait the server announced (429) is not the request's time; back-off is.
+      if (rateLimited) budgetEnd += waitMs;
+      else if (clock.now() + waitMs >= budgetEnd) {
+        trace?.(`* not retrying (${why}): the request's ${formatSeconds(budgetMs)} budget is spent`);
+        throw verdict.fail(`${suffix} (no time left to retry within --request-timeout ${formatSeconds(budgetMs)})`);
+      }
+      trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
       announceWait(
         waitMs,
         rateLimited ? 'for the rate limit (the server asked to wait)' : `before trying again (${why})`,
