@@ -7,7 +7,7 @@ import { columnName, columnsOption, pickColumns, wideOption } from '../output/co
 import { examples, type RunAction } from './help-text.js';
 import { CreatedWindow, timeBound, type TimeBound } from './list-window.js';
 import { collect, positiveInt, taskStatuses } from './parsers.js';
-import { taskColumns } from './task-columns.js';
+import { taskColumns } from '../output/task-columns.js';
 
 export interface ListOptions {
   /** First page to read (default 1). */

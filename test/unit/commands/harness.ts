@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent, type Dispatcher } from 'undici';
+import { afterEach } from 'vitest';
 import type { Clock } from '../../../src/core/time.js';
 import type { Deps } from '../../../src/context.js';
 import type { InputStream } from '../../../src/output/io.js';
@@ -50,6 +51,10 @@ export interface MockApi {
   readonly headers: Array<Record<string, string>>;
   /** Throws when an interceptor was registered but never used. */
   assertAllUsed: () => void;
+  /** Called after every test for each MockApi it made: `assertAllUsed` unless `allowUnused()` was called. */
+  verify: () => void;
+  /** Lets this test leave replies unused (a reply registered for a request the command may or may not make). */
+  allowUnused: () => void;
 }
 
 export interface ReplyOptions {
@@ -59,6 +64,17 @@ export interface ReplyOptions {
   bodies?: unknown[];
 }
 
+/**
+ * Every MockApi made during the current test; after the test each must have used all its replies (gh's httpmock
+ * `Verify`), so a test cannot pass while the command skipped a request it was expected to make. A test that registers
+ * replies a command may legitimately not use says so with `api.allowUnused()`.
+ */
+const liveApis: MockApi[] = [];
+afterEach(() => {
+  const apis = liveApis.splice(0);
+  for (const api of apis) api.verify();
+});
+
 /** A MockAgent for BASE_URL with real network refused. */
 export function mockApi(): MockApi {
   const agent = new MockAgent();
@@ -66,7 +82,8 @@ export function mockApi(): MockApi {
   const pool = agent.get(ORIGIN);
   const calls: string[] = [];
   const headers: Array<Record<string, string>> = [];
-  return {
+  let strict = true;
+  const api: MockApi = {
     agent,
     calls,
     headers,
@@ -96,7 +113,15 @@ export function mockApi(): MockApi {
     assertAllUsed() {
       agent.assertNoPendingInterceptors();
     },
+    verify() {
+      if (strict) api.assertAllUsed();
+    },
+    allowUnused() {
+      strict = false;
+    },
   };
+  liveApis.push(api);
+  return api;
 }
 
 /** MockAgent hands interceptors the headers as a record, an array of pairs or a flat array, depending on the caller. */

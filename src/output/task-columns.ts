@@ -1,7 +1,7 @@
 /** Columns shared by every command that prints tasks (`list`, `create`, `wait`). */
 import type { Task } from '../api/schemas.js';
 import { itemCounts, taskPhase, taskSucceeded } from '../core/task-state.js';
-import type { Column } from '../output/printer.js';
+import type { Column } from './printer.js';
 import type { ChalkInstance } from 'chalk';
 
 export type StatusPainter = (status: string) => string;

@@ -1,0 +1,78 @@
+/** Creates a plan's chunks in order, each through send.ts, printing each task as it is created. */
+import type { ApiClient } from '../../api/client.js';
+import type { Task } from '../../api/schemas.js';
+import type { Context } from '../../context.js';
+import { CliError, ExitCode, InterruptedError } from '../../errors.js';
+import { counted } from '../items/clean.js';
+import { taskColumns } from '../../output/task-columns.js';
+import { listHint, createOne } from './send.js';
+import type { Batch, Outcome, SubmitOptions } from './types.js';
+
+/**
+ * Creates the chunks in order, printing each as it is created; a failure or Ctrl-C part-way names the tasks already
+ * created. Stdout is held (see output/stdout-guard.ts): when it fails (a closed pipe, a full disk), the create in
+ * flight finishes, no further chunk is started, every task created is named on stderr, and the exit code is 1.
+ */
+export async function createChunks(
+  ctx: Context,
+  api: ApiClient,
+  chunks: readonly Batch[],
+  options: SubmitOptions,
+  oneService: boolean,
+): Promise<Outcome[]> {
+  const { holdOutput } = await import('../../output/stdout-guard.js');
+  const hold = holdOutput(ctx.io.stdout);
+  const outcomes: Outcome[] = [];
+  const quiet = ctx.globals.quiet === true;
+  // With --wait the final state is printed by the wait; printing the pending task first would list it twice.
+  const out =
+    quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
+  // -o json is the task itself when only one task can result (one service, no --chunk-size), else an array.
+  const singleObject =
+    out !== undefined && oneService && options.chunkSize === undefined && ctx.printer.format === 'json';
+  const createdSoFar = () =>
+    `created ${outcomes.length} of ${counted(chunks.length, 'task')}` +
+    (outcomes.length > 0 ? `: ${outcomes.map((o) => o.task.id).join(' ')}` : '');
+  let service = chunks[0]?.service ?? '';
+  try {
+    try {
+      for (const [index, chunk] of chunks.entries()) {
+        // The output is gone (known once the writes so far have settled): start nothing new.
+        if (index > 0 && (await hold.settle())) break;
+        service = chunk.service;
+        const what = chunks.length === 1 ? 'the task' : `task ${index + 1} of ${chunks.length}`;
+        const outcome = await createOne(ctx, api, chunk, options, new Set(outcomes.map((o) => o.task.id)), what);
+        outcomes.push(outcome);
+        ctx.cache.rememberTasks([outcome.task]);
+        if (quiet) ctx.printer.line(String(outcome.task.id));
+        else if (out && !singleObject) out.write([outcome.task]);
+      }
+    } catch (error) {
+      if (out && !singleObject) await out.end();
+      const failure =
+        error instanceof CliError
+          ? error
+          : ctx.signal.aborted
+            ? new InterruptedError('interrupted', listHint(service))
+            : undefined;
+      if (!failure) throw error;
+      if (outcomes.length === 0 && failure === error) throw error;
+      throw new CliError(`${failure.message}\n${createdSoFar()} before that`, failure.exitCode, failure.hint);
+    }
+    const first = outcomes[0];
+    if (singleObject && first) ctx.printer.json(first.task);
+    else if (out) await out.end();
+    const lost = await hold.settle();
+    if (lost) {
+      const stopped = outcomes.length < chunks.length ? '; no further task was started' : '';
+      throw new CliError(
+        `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar()}${stopped}`,
+        ExitCode.unexpected,
+        `The ids above may not have been printed. ${listHint(service)}`,
+      );
+    }
+    return outcomes;
+  } finally {
+    hold.release();
+  }
+}

@@ -1,0 +1,48 @@
+/** `--dry-run`: the estimate per service against the balance; nothing is sent. */
+import type { ApiClient } from '../../api/client.js';
+import type { Context } from '../../context.js';
+import { BalanceError } from '../../errors.js';
+import type { NormalisedItems } from '../items/index.js';
+import type { PricedBatch } from './types.js';
+
+export async function dryRun(
+  ctx: Context,
+  api: ApiClient,
+  batches: readonly PricedBatch[],
+  normalised: NormalisedItems | undefined,
+): Promise<void> {
+  const balance = await api.getBalance();
+  let after = balance.balance;
+  const results = batches.map((batch) => {
+    after -= batch.estimate;
+    return {
+      service: batch.service,
+      items: batch.items.length,
+      tasks: batch.chunks.length,
+      price_per_item: batch.price,
+      estimate: batch.estimate,
+      balance: balance.balance,
+      balance_after: after,
+      currency: balance.currency,
+      ...(normalised ? { normalised: normalised.count } : {}),
+    };
+  });
+  // Several services (a retry): -o json is one array, not several documents.
+  if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results);
+  else {
+    for (const result of results) {
+      // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
+      ctx.printer.detail(Object.entries(result), {
+        ...result,
+        ...(normalised ? { normalised_examples: normalised.first } : {}),
+      });
+    }
+  }
+  if (after < 0) {
+    const estimate = balance.balance - after;
+    throw new BalanceError(
+      `dry run: the balance (${balance.balance} ${balance.currency}) does not cover the estimate (${estimate}); nothing was created`,
+    );
+  }
+  ctx.printer.info('dry run: nothing was created');
+}

@@ -1,0 +1,65 @@
+/**
+ * The submission pipeline behind `create` and `retry`: read → clean (read.ts, create only) → price (price.ts) →
+ * --dry-run (dry-run.ts) → confirm (confirm.ts) → chunk and send (chunks.ts, send.ts: exactly-once creation with
+ * reconciliation) → record and summarise (summary.ts) → --wait (core/follow/wait.ts).
+ */
+import type { Context } from '../../context.js';
+import { ExitCode } from '../../errors.js';
+import { checkReportTargets } from '../../report/write.js';
+import { waitForTasks, type WaitOptions } from '../follow/wait.js';
+import { createChunks } from './chunks.js';
+import { confirmCost } from './confirm.js';
+import { dryRun } from './dry-run.js';
+import { pricePerItem } from './price.js';
+import { prepareItems, type ReadOptions } from './read.js';
+import { summary, warnAboveMaxCost, warnDroppedItems } from './summary.js';
+import type { Batch, PricedBatch, SubmitContext, SubmitOptions } from './types.js';
+
+export type { Batch, SubmitContext, SubmitOptions } from './types.js';
+
+export interface CreateOptions extends SubmitOptions, ReadOptions {}
+
+/**
+ * The one pipeline behind `create` and `retry`: price, --dry-run, --max-cost, confirmation, chunks, exactly-once
+ * creation (or --reuse-window reuse), the summary, then --wait. Items are sent exactly as given.
+ */
+export async function submitItems(
+  ctx: Context,
+  batches: readonly Batch[],
+  options: SubmitOptions,
+  about: SubmitContext,
+): Promise<void> {
+  checkReportTargets(options.report);
+  const { planChunks } = await import('../items/index.js');
+  const api = await ctx.api();
+  const priced: PricedBatch[] = [];
+  // A price that --max-cost or a confirmation relies on is read from the server now, never from the cache.
+  const guardsMoney = options.maxCost !== undefined || (ctx.interactive && options.yes !== true);
+  for (const batch of batches) {
+    const price = await pricePerItem(ctx, api, batch.service, guardsMoney);
+    const chunks = planChunks(batch.items, options.chunkSize ?? batch.items.length);
+    priced.push({ ...batch, price, estimate: price * batch.items.length, chunks });
+  }
+  if (options.dryRun) return dryRun(ctx, api, priced, about.normalised);
+  await confirmCost(ctx, api, priced, options, about.verb);
+
+  const chunks = priced.flatMap((batch) => batch.chunks.map((items) => ({ service: batch.service, items })));
+  const created = await createChunks(ctx, api, chunks, options, priced.length === 1);
+  ctx.printer.success(summary(created));
+  warnAboveMaxCost(ctx, created, options.maxCost);
+  const short = warnDroppedItems(ctx, created);
+  if (options.wait) {
+    await waitForTasks(
+      ctx,
+      created.map((c) => c.task.id),
+      options as WaitOptions,
+    );
+    // Items the server never took cannot have completed: however the tasks ended, that is not a clean success.
+    if (short && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
+  }
+}
+
+export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
+  const { items, normalised } = await prepareItems(ctx, service, args, options);
+  await submitItems(ctx, [{ service, items }], options, { verb: 'Create', normalised });
+}

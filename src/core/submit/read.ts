@@ -1,0 +1,88 @@
+/** The pipeline's first steps for `create`: read the items (arguments, files, stdin), validate, deduplicate. */
+import type { Context } from '../../context.js';
+import { InputError, UsageError } from '../../errors.js';
+import { counted } from '../items/clean.js';
+import type { ItemFormat, ItemSource, NormalisedItems } from '../items/index.js';
+
+/** The flags that say where the items come from and how they are cleaned. */
+export interface ReadOptions {
+  file?: string[];
+  format?: ItemFormat;
+  column?: string;
+  skipInvalid?: boolean;
+  keepDuplicates?: boolean;
+  /** Commander's `--no-validate`: false sends the items as read, without per-service checks or normalisation. */
+  validate?: boolean;
+}
+
+function itemSources(ctx: Context, args: string[], files: string[] | undefined): ItemSource[] {
+  const sources: ItemSource[] = [];
+  if (args.length > 0) sources.push({ kind: 'args', values: args });
+  const stdinFiles = (files ?? []).filter((f) => f === '-').length;
+  if (stdinFiles > 1) throw new UsageError('-f - (stdin) can be given only once');
+  for (const file of files ?? []) {
+    sources.push(
+      file === '-'
+        ? { kind: 'stdin', stream: ctx.io.stdin, isTTY: ctx.io.stdin.isTTY === true }
+        : { kind: 'file', path: file },
+    );
+  }
+  if (sources.length === 0) {
+    if (ctx.io.stdin.isTTY) {
+      throw new UsageError(
+        'no items given',
+        'Pass items as arguments, use -f FILE, or pipe them in: `cat domains.txt | taskctl create SERVICE`.',
+      );
+    }
+    sources.push({ kind: 'stdin', stream: ctx.io.stdin, isTTY: false });
+  }
+  if (ctx.globals.apiKeyFile === '-' && sources.some((s) => s.kind === 'stdin')) {
+    throw new UsageError(
+      'stdin cannot carry both the API key (--api-key-file -) and the items',
+      'Read the items from a file with -f, or the key from a file.',
+    );
+  }
+  return sources;
+}
+
+export /** Items read, validated, deduplicated: what will be sent, and what validation changed. Nothing touches the network. */
+async function prepareItems(
+  ctx: Context,
+  service: string,
+  args: string[],
+  options: ReadOptions,
+): Promise<{ items: string[]; normalised: NormalisedItems }> {
+  const { readItems, validateItems, dedupeItems, formatInvalidReport } = await import('../items/index.js');
+  const read = await readItems(itemSources(ctx, args, options.file), {
+    format: options.format,
+    column: options.column,
+  });
+  const { valid, invalid, normalised } =
+    options.validate === false
+      ? { valid: read.items, invalid: [], normalised: { count: 0, first: [] } }
+      : validateItems(service, read.items, read.where);
+  if (invalid.length > 0) {
+    const report = formatInvalidReport(invalid);
+    if (!options.skipInvalid) {
+      throw new InputError(
+        `${counted(invalid.length, 'invalid item')}; nothing was sent:\n${report.join('\n')}`,
+        'Fix them, or pass --skip-invalid to drop them (or --no-validate to send them as written).',
+      );
+    }
+    ctx.printer.warn(`skipping ${counted(invalid.length, 'invalid item')}:\n${report.join('\n')}`);
+  }
+  if (valid.length === 0) throw new InputError('no valid items left to send; nothing was sent');
+  if (normalised.count > 0) {
+    const first = normalised.first[0];
+    ctx.printer.info(
+      `normalised ${counted(normalised.count, 'item')}` +
+        (first ? ` (e.g. ${JSON.stringify(first.item)} → ${JSON.stringify(first.sent)})` : '') +
+        '; --no-validate sends them as written',
+    );
+  }
+  if (options.keepDuplicates) return { items: valid, normalised };
+  const { unique, duplicates } = dedupeItems(valid);
+  if (duplicates > 0)
+    ctx.printer.info(`removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
+  return { items: unique, normalised };
+}
