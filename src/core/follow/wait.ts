@@ -10,6 +10,7 @@ import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../../sandbox/launch.j
 import { countOf } from '../../report/plural.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { neutralise } from '../../output/sanitize.js';
+import type { Task } from '../../api/schemas.js';
 
 export interface WaitOptions {
   /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */
@@ -31,8 +32,16 @@ export interface WaitOptions {
 /** How long the items of the waited tasks may take to read for `--report`, after the wait ended. */
 const REPORT_READ_BUDGET_MS = 60_000;
 
-/** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
-export async function waitForTasks(ctx: Context, ids: number[], options: WaitOptions): Promise<void> {
+/**
+ * The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). `known`: the
+ * tasks as created (`create --wait`), the last known state of any the wait never saw.
+ */
+export async function waitForTasks(
+  ctx: Context,
+  ids: number[],
+  options: WaitOptions,
+  known: readonly Task[] = [],
+): Promise<void> {
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
   const api = await ctx.api({ deadline });
@@ -118,12 +127,17 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
   ctx.exitCode = code; // before anything is printed: a reader of stdout that goes away must not make it 0
   ctx.cache.rememberTasks(result.tasks);
 
-  // The last known state of each task seen; nothing at all when the service never answered (no `[]` for a failure).
-  if (!ctx.globals.quiet && (result.reason !== 'outage' || result.tasks.length > 0))
+  // The last known state of each task: as seen, else as created; nothing at all when the service never answered and
+  // nothing was known (no `[]` for a failure).
+  const seen = new Map(result.tasks.map((task) => [task.id, task]));
+  const knownById = new Map(known.map((task) => [task.id, task]));
+  const shown = ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
+  const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
+  if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
     await ctx.printer.list(
-      result.tasks,
+      listed,
       taskColumns((status) => ctx.printer.paintStatus(status)),
-      result.tasks,
+      listed,
     );
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
@@ -149,7 +163,7 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     if (result.outage) {
       const failure = outage.outageError({
         ...result.outage,
-        states: outage.lastKnownStates(ids, result.tasks),
+        states: outage.lastKnownStates(ids, shown),
         resume: ctx.ephemeralSandbox ? undefined : ['taskctl', 'wait', ...result.unfinished, ...resumeFlags].join(' '),
       });
       ctx.printer.error(failure.message, failure.hint);

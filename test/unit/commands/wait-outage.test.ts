@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { task } from '../../hardening/helpers.js';
-import { mockApi, runTaskctl } from './harness.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
 
 const processing = (id: number) => ({ success: true, data: task(id, { status: 'processing', completed_at: null }) });
 const bad = { success: false, error: { code: 'internal_error', message: 'upstream down' } };
@@ -16,6 +16,7 @@ const bad = { success: false, error: { code: 'internal_error', message: 'upstrea
 describe('wait/watch when the service stops answering', () => {
   it('wait: 502s after a good answer end in exit 8 after --outage-tolerance, naming the error and the last state', async () => {
     const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
     api.reply('GET', '/tasks/7', 200, processing(7));
     api.reply('GET', '/tasks/7', 502, bad, { times: 1000 });
     const result = await runTaskctl(['wait', '7', '--outage-tolerance', '1m', '-o', 'tsv'], { api });
@@ -33,6 +34,7 @@ describe('wait/watch when the service stops answering', () => {
 
   it('wait: a service failing when the deadline comes is exit 8, not 124, and prints no [] when nothing was seen', async () => {
     const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
     api.reply('GET', '/tasks/7', 503, bad, { times: 1000 });
     const result = await runTaskctl(['wait', '7', '--timeout', '30s', '-o', 'json'], { api });
     expect(result.code, result.stderr).toBe(8);
@@ -44,6 +46,7 @@ describe('wait/watch when the service stops answering', () => {
 
   it('wait: only 429s is exit 7', async () => {
     const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
     api.reply(
       'GET',
       '/tasks/7',
@@ -58,6 +61,7 @@ describe('wait/watch when the service stops answering', () => {
 
   it('wait: the service answering with the task still running at the deadline stays 124', async () => {
     const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
     api.reply('GET', '/tasks/7', 200, processing(7), { times: 1000 });
     const result = await runTaskctl(['wait', '7', '--timeout', '30s', '-q'], { api });
     expect(result.code, result.stderr).toBe(124);
@@ -65,6 +69,7 @@ describe('wait/watch when the service stops answering', () => {
 
   it('watch without --timeout gives up after the outage tolerance (the config setting) instead of retrying forever', async () => {
     const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
     api.reply('GET', '/tasks/7', 200, processing(7));
     api.reply('GET', '/tasks/7', 502, bad, { times: 1000 });
     const home = mkdtempSync(join(tmpdir(), 'taskctl-outage-'));
@@ -77,5 +82,52 @@ describe('wait/watch when the service stops answering', () => {
     expect(result.code, result.stderr).toBe(8);
     expect(result.stderr).toMatch(/no good answer from the service for 4\d+s \(--outage-tolerance 45s\)/);
     expect(result.stderr).toMatch(/`taskctl watch 7`/);
+  });
+});
+
+describe('create --wait: a failure after the tasks exist never hides them', () => {
+  const S = 'domain_check_availability';
+  function createdApi() {
+    const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
+    replyServices(api);
+    replyNoTasks(api);
+    api.reply('POST', '/tasks', 201, { success: true, data: task(12, { status: 'pending', completed_at: null }) });
+    return api;
+  }
+
+  it('exit 8 after an outage names the created task on stderr with `taskctl wait`, and lists it on stdout', async () => {
+    const api = createdApi();
+    api.allowUnused();
+    api.reply('GET', '/tasks/12', 502, bad, { times: 1000 });
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '--outage-tolerance', '30s', '-o', 'tsv'], {
+      api,
+    });
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toMatch(/last known: task 12 pending/);
+    expect(result.stderr).toMatch(/warning: the task was created \(12\): continue with `taskctl wait 12`/);
+    // Never seen by the wait: its state as created is the last known one.
+    expect(result.stdout).toMatch(/^12\t.*pending/m);
+  });
+
+  it('exit 124 names it too', async () => {
+    const api = createdApi();
+    api.allowUnused();
+    api.reply('GET', '/tasks/12', 200, processing(12), { times: 1000 });
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '--timeout', '20s', '-q'], { api });
+    expect(result.code, result.stderr).toBe(124);
+    expect(result.stdout).toBe('12\n');
+    expect(result.stderr).toMatch(/the task was created \(12\): continue with `taskctl wait 12`/);
+  });
+
+  it('an error thrown by the wait (a malformed answer, exit 8) carries the note', async () => {
+    const api = createdApi();
+    api.allowUnused();
+    api.reply('GET', '/tasks/12', 200, '"not a task"');
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '-q'], { api });
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toMatch(
+      /unexpected response[^\n]*\nthe task was created \(12\): continue with `taskctl wait 12`/,
+    );
   });
 });
