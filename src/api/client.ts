@@ -20,6 +20,7 @@ import {
   WAIT_NOTICE_MS,
 } from './constants.js';
 import { createDispatcher } from './dispatcher.js';
+import type { StreamedJson } from './json-stream.js';
 import { endpointLabel } from './errors.js';
 import {
   judgeFailure,
@@ -222,12 +223,19 @@ const deadlineError = (when: 'before sending' | 'in flight') =>
   );
 
 const MIB = 1024 * 1024;
+/** Bodies up to this size are read as text and parsed whole; larger ones are parsed as they stream in. */
+const STREAM_FROM_BYTES = MIB;
+type StreamedParse = ReturnType<StreamedJson['end']>;
 
 /**
  * Reads a body within MAX_RESPONSE_BYTES: refused up front by its Content-Length, else counted while streaming and
  * abandoned (the stream destroyed, the connection dropped) the moment it passes the cap. Never buffers more.
  */
-async function readBounded(body: Dispatcher.ResponseData['body'], contentLength: string | undefined): Promise<string> {
+async function readBounded(
+  body: Dispatcher.ResponseData['body'],
+  contentLength: string | undefined,
+  streamable: boolean,
+): Promise<{ text: string; parsed?: StreamedParse }> {
   const announced = contentLength === undefined ? Number.NaN : Number(contentLength);
   const tooLarge = (extra: string) =>
     codedError(`the answer is larger than ${MAX_RESPONSE_BYTES / MIB} MiB${extra}`, TOO_LARGE_CODE);
@@ -235,7 +243,13 @@ async function readBounded(body: Dispatcher.ResponseData['body'], contentLength:
     body.destroy();
     throw tooLarge(` (${Math.ceil(announced / MIB)} MiB announced)`);
   }
-  const chunks: Buffer[] = [];
+  // Decoded chunk by chunk (a character split across chunks is held by the decoder), so the bytes are never held next
+  // to their text: peak memory is the text, not twice the body. TextDecoder drops a leading BOM, as `text()` did.
+  // Past STREAM_FROM_BYTES the text is not kept at all: it is parsed as it comes (json-stream.ts), so a large answer is
+  // held once, as its parsed value (issue 25).
+  const decoder = new TextDecoder();
+  let parts: string[] = [];
+  let stream: StreamedJson | undefined;
   let total = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     total += chunk.length;
@@ -243,10 +257,23 @@ async function readBounded(body: Dispatcher.ResponseData['body'], contentLength:
       body.destroy();
       throw tooLarge('');
     }
-    chunks.push(chunk);
+    const text = decoder.decode(chunk, { stream: true });
+    if (stream) stream.push(text);
+    else parts.push(text);
+    if (!stream && streamable && total > STREAM_FROM_BYTES) {
+      const { streamJson } = await import('./json-stream.js');
+      stream = streamJson();
+      for (const part of parts) stream.push(part);
+      parts = [];
+    }
   }
-  // TextDecoder drops a leading BOM, as undici's `text()` did.
-  return new TextDecoder().decode(Buffer.concat(chunks, total));
+  const rest = decoder.decode();
+  if (stream) {
+    stream.push(rest);
+    return { text: '', parsed: stream.end() };
+  }
+  parts.push(rest);
+  return { text: parts.join('') };
 }
 
 interface RequestSpec<T> {
@@ -405,8 +432,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       noteServerDate(headerValue(responseHeaders, 'date'));
       rateLimit = parseRateLimit(responseHeaders, clock.now());
       traceResponse(status, responseHeaders, clock.now() - sentAtMs);
-      const text = await readBounded(response.body, headerValue(responseHeaders, 'content-length'));
-      return { kind: 'response', status, headers: responseHeaders, text, sentAtMs, rateLimit };
+      const { text, parsed } = await readBounded(
+        response.body,
+        headerValue(responseHeaders, 'content-length'),
+        spec.raw !== true,
+      );
+      return { kind: 'response', status, headers: responseHeaders, text, parsed, sentAtMs, rateLimit };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       const code = errorCode(error) ?? 'network error';

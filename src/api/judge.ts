@@ -21,7 +21,7 @@ import {
   requestLabel,
   type UnreadableReason,
 } from './errors.js';
-import { parseResponseJson } from './json.js';
+import { parseResponseJson, type ParsedJson } from './json.js';
 import { headerValue, parseRateLimit } from './rate-limit.js';
 import {
   backoffDelay,
@@ -48,7 +48,10 @@ export interface ResponseExchange {
   kind: 'response';
   status: number;
   headers: ResponseHeaders;
+  /** The body as text; empty when it was large and parsed while streaming (`parsed`). */
   text: string;
+  /** A large body, parsed as it streamed in (the text was never held whole). */
+  parsed?: (ParsedJson & { truncated?: boolean }) | undefined;
   /** When the request was sent, epoch ms. */
   sentAtMs: number;
 }
@@ -277,8 +280,16 @@ export function judgeResponse<T>(
     };
   }
 
-  const json = parseResponseJson(ex.text);
-  const unreadable = json.ok ? undefined : unreadableReason(ex.text, json.why);
+  const json = ex.parsed ?? parseResponseJson(ex.text);
+  const unreadable = json.ok
+    ? undefined
+    : ex.parsed
+      ? ex.parsed.truncated
+        ? 'truncated'
+        : json.why === 'invalid'
+          ? 'not JSON'
+          : json.why
+      : unreadableReason(ex.text, json.why);
   // A 2xx carrying `success: false` is a failure all the same.
   const saysFailure = json.ok && (json.value as { success?: unknown } | null)?.success === false;
   if (status >= 200 && status < 300 && !saysFailure) {

@@ -105,9 +105,12 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
       if (window.exhausted(tasks)) break;
       page += 1;
     }
-  } finally {
-    await out.end();
+  } catch (error) {
+    // No `[]` for a command that failed, and an array cut short stays unterminated (issue 25).
+    await out.abort();
+    throw error;
   }
+  await out.end();
   if (!walkAll && lastMeta.total_pages > lastMeta.current_page) {
     ctx.printer.info(
       `page ${lastMeta.current_page} of ${lastMeta.total_pages}; use --page ${lastMeta.current_page + 1} or --all for more`,

@@ -180,22 +180,29 @@ export function exportTaskItems(
   tasks: readonly TaskItemsLike[],
   keep: (item: ItemLike, task: TaskItemsLike) => boolean = () => true,
 ): ItemExport {
+  const keys = taskItemKeys(tasks);
   const rows: FlatRecord[] = [];
   const records: Array<Record<string, unknown>> = [];
-  const seen = new Set<string>();
-  for (const task of tasks) {
-    for (const item of task.items ?? []) {
-      const flat = flattenItem(item);
-      for (const key of Object.keys(flat)) seen.add(key);
-      if (!keep(item, task)) continue;
-      rows.push({ task: String(task.id), ...flat });
-      records.push(taskItemRecord(task.id, item));
-    }
+  for (const slice of taskItemSlices(tasks, keep, Number.POSITIVE_INFINITY)) {
+    for (const row of slice.rows) rows.push(row);
+    for (const record of slice.records()) records.push(record);
   }
+  return { keys, rows, columns: taskItemColumns(keys), records };
+}
+
+/** The export's columns (`task`, `target`, `status`, the data fields in first-seen order, `error`): a pass that keeps nothing. */
+export function taskItemKeys(tasks: readonly TaskItemsLike[]): string[] {
+  const seen = new Set<string>();
+  for (const task of tasks)
+    for (const item of task.items ?? []) for (const key of Object.keys(flattenItem(item))) seen.add(key);
   const dataKeys = [...seen].filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
-  const keys = ['task', 'target', 'status', ...dataKeys, 'error'];
+  return ['task', 'target', 'status', ...dataKeys, 'error'];
+}
+
+/** Printer columns over the export's rows. */
+export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecord>> {
   const fixed = new Set(['task', 'target', 'status']);
-  const columns = keys.map((key): Column<FlatRecord> => ({
+  return keys.map((key): Column<FlatRecord> => ({
     header: key,
     key,
     value: (row) => field(row, key),
@@ -203,5 +210,34 @@ export function exportTaskItems(
     ...(fixed.has(key) ? {} : { truncate: true }),
     ...(key === 'task' ? { align: 'right' as const } : {}),
   }));
-  return { keys, rows, columns, records };
+}
+
+/**
+ * The kept items' rows, `size` at a time (their ndjson records on demand): a 1,000,000-item task is printed slice by
+ * slice instead of as one array of rows and another of records (issue 25).
+ */
+export function* taskItemSlices(
+  tasks: readonly TaskItemsLike[],
+  keep: (item: ItemLike, task: TaskItemsLike) => boolean,
+  size: number,
+): Generator<{ task: TaskItemsLike; rows: FlatRecord[]; records: () => Array<Record<string, unknown>> }> {
+  for (const task of tasks) {
+    let rows: FlatRecord[] = [];
+    let items: ItemLike[] = [];
+    const slice = () => {
+      const kept = items;
+      return { task, rows, records: () => kept.map((item) => taskItemRecord(task.id, item)) };
+    };
+    for (const item of task.items ?? []) {
+      if (!keep(item, task)) continue;
+      rows.push({ task: String(task.id), ...flattenItem(item) });
+      items.push(item);
+      if (rows.length >= size) {
+        yield slice();
+        rows = [];
+        items = [];
+      }
+    }
+    if (rows.length > 0) yield slice();
+  }
 }

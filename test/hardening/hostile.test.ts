@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { isolatedHome, KEY } from './helpers.js';
-import { hostileServer, runMeasured, type HostileMode, type HostileServer } from './hostile-server.js';
+import { hostileServer, type HostileMode, type HostileServer } from './hostile-server.js';
+import { runMeasured } from './measured.js';
 import { runTaskctl } from '../unit/commands/harness.js';
 
 const RSS_LIMIT_MB = 300;
