@@ -37,7 +37,7 @@ import {
   TOO_LARGE_CODE,
   TRANSIENT_CODES,
 } from './retry.js';
-import { ErrorResponseSchema, type ApiErrorBody } from './schemas.js';
+import { ErrorResponseSchema, UNSAFE_ID_MARK, type ApiErrorBody } from './schemas.js';
 
 /** GET is idempotent and may be resent; every other method is treated like a create (never resent once it may have arrived). */
 export type Method = (typeof REQUEST_METHODS)[number];
@@ -253,6 +253,23 @@ function unreadableReason(text: string, why: 'invalid' | 'too deep' | 'empty'): 
   return 'not JSON';
 }
 
+/**
+ * An id beyond 2^53 was rounded by JSON.parse before the schema saw it: name the digits the server sent instead, found
+ * in the body's text (a body large enough to be parsed while streaming has no text: the rounded value stays).
+ */
+function rawIds<T extends { message: string }>(issues: readonly T[], text: string): T[] {
+  return issues.map((issue) => {
+    if (!issue.message.includes(UNSAFE_ID_MARK) || text === '') return issue;
+    const rounded = Number(/(\d+) is beyond/.exec(issue.message)?.[1]);
+    const raw = [...text.matchAll(/"id"\s*:\s*(\d{16,})/g)].map((m) => m[1]).find((d) => Number(d) === rounded);
+    if (raw === undefined) return issue;
+    return {
+      ...issue,
+      message: `Invalid input: task id ${raw} is beyond 2^53, where a task id cannot be held exactly`,
+    };
+  });
+}
+
 /** A complete response: parse with `schema`, and say what kind of failure anything else is. */
 export function judgeResponse<T>(
   ctx: JudgeContext,
@@ -301,7 +318,7 @@ export function judgeResponse<T>(
     }
     const parsed = schema.safeParse(json.ok ? json.value : undefined);
     if (parsed.success) return { ok: true, value: parsed.data };
-    const error = malformedResponseError(ctx.endpoint, parsed.error.issues);
+    const error = malformedResponseError(ctx.endpoint, rawIds(parsed.error.issues, ex.text));
     if (isCreate)
       return ambiguous(ctx, `unexpected response: ${describeIssue(parsed.error.issues)}`, error, ex, backoff);
     return { ok: false, failure: 'unreadable', fail: () => error, waitMs: backoff, why };

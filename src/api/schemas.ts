@@ -5,15 +5,30 @@
  * came (issue 13); only the fields the client reads are validated. Types are inferred, never written by hand.
  */
 import * as z from 'zod';
+import { WIRE_ID } from '../output/wire-id.js';
 
 const int = z.number().int();
-/** Task ids are integers; a numeric string is accepted as the same id (a harmless variant). */
+/** Ends the message of an id beyond 2^53; the judge then names the digits the server sent (JSON.parse rounded them). */
+export const UNSAFE_ID_MARK = 'the raw value may differ';
+/**
+ * Task ids are integers; a numeric string is accepted as the same id (a harmless variant), and kept as the server's
+ * string for JSON output (WIRE_ID). A number beyond 2^53 is refused: a double cannot hold it exactly, so reading it
+ * would name another task (exit 8, naming the value; issue 25).
+ */
 const TaskIdSchema = z.union([
-  int.nonnegative(),
-  z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .transform(Number),
+  // One issue per value (zod's int() would call 2^53 + 1 merely "too big", and a second issue would hide this one).
+  z.number().superRefine((value, ctx) => {
+    const message = !Number.isInteger(value)
+      ? 'Invalid input: expected int, received number'
+      : value < 0
+        ? 'Too small: expected number to be >=0'
+        : Number.isSafeInteger(value)
+          ? undefined
+          : `Invalid input: ${String(value)} is beyond 2^53, where a task id cannot be held exactly (${UNSAFE_ID_MARK})`;
+    if (message !== undefined) ctx.addIssue({ code: 'custom', message });
+  }),
+  // A string that is not a whole number is what it was before strings were accepted: not the expected number.
+  z.string().regex(/^\d{1,15}$/, { message: 'Invalid input: expected number, received string' }),
 ]);
 const timestamp = z.string().min(1);
 
@@ -81,24 +96,30 @@ const TaskItemsSchema = z
     }
   });
 
-export const TaskSchema = z.looseObject({
-  id: TaskIdSchema,
-  service: z.string(),
-  status: z.string().min(1),
-  total_items: int.nonnegative(),
-  cost: z.number().nonnegative(),
-  created_at: timestamp,
-  completed_at: timestamp.nullable().optional(),
-  // Fields the spec shows only in webhook task objects; accepted when a server sends them on the API too.
-  platform: z.string().nullable().optional(),
-  completed_items: int.nonnegative().nullable().optional(),
-  failed_items: int.nonnegative().nullable().optional(),
-  started_at: timestamp.nullable().optional(),
-  failed_at: timestamp.nullable().optional(),
-  error_message: z.string().nullable().optional(),
-  /** Present only in GET /tasks/:id. */
-  items: TaskItemsSchema.optional(),
-});
+export const TaskSchema = z
+  .looseObject({
+    id: TaskIdSchema,
+    service: z.string(),
+    status: z.string().min(1),
+    total_items: int.nonnegative(),
+    cost: z.number().nonnegative(),
+    created_at: timestamp,
+    completed_at: timestamp.nullable().optional(),
+    // Fields the spec shows only in webhook task objects; accepted when a server sends them on the API too.
+    platform: z.string().nullable().optional(),
+    completed_items: int.nonnegative().nullable().optional(),
+    failed_items: int.nonnegative().nullable().optional(),
+    started_at: timestamp.nullable().optional(),
+    failed_at: timestamp.nullable().optional(),
+    error_message: z.string().nullable().optional(),
+    /** Present only in GET /tasks/:id. */
+    items: TaskItemsSchema.optional(),
+  })
+  .transform((task) => {
+    if (typeof task.id === 'number') return task as typeof task & { id: number };
+    // A string id: a number inside taskctl, the server's string in JSON output.
+    return { ...task, id: Number(task.id), [WIRE_ID]: task.id };
+  });
 export type Task = z.infer<typeof TaskSchema>;
 
 export const PageMetaSchema = z.looseObject({

@@ -1,5 +1,6 @@
 /** Turning values into the text of one cell / field / JSON document, per format. Pure functions, no I/O. */
 import { neutralise, neutraliseJson, neutraliseMultiline } from './sanitize.js';
+import { withWireId } from './wire-id.js';
 
 export type CellValue = string | number | boolean | null | undefined;
 export type TextFilter = (text: string) => string;
@@ -92,7 +93,8 @@ export function cellJson(value: unknown, depth: number): string {
  * JSON way (`\u009b`), so it stays identical in meaning and always parses. Nesting past MAX_JSON_DEPTH is cut.
  */
 export function jsonText(value: unknown, pretty: boolean, filter: TextFilter): string {
-  const raw = JSON.stringify(clipDepth(value, MAX_JSON_DEPTH), null, pretty ? 2 : undefined) as string | undefined;
+  const shown = Array.isArray(value) ? value.map(withWireId) : withWireId(value);
+  const raw = JSON.stringify(clipDepth(shown, MAX_JSON_DEPTH), null, pretty ? 2 : undefined) as string | undefined;
   return neutraliseJson(filter(raw ?? 'null'));
 }
 
@@ -128,8 +130,8 @@ export function writeJson(
   const piece = (text: string) => {
     write(neutraliseJson(filter(text)));
   };
-  // Clipped once, at the top: everything below is then within the bound.
-  const clipped = level === 0 ? clipDepth(value, MAX_JSON_DEPTH) : value;
+  // Clipped once, at the top: everything below is then within the bound. A task keeps the id type the server sent.
+  const clipped = withWireId(level === 0 ? clipDepth(value, MAX_JSON_DEPTH) : value);
   if (!worthStreaming(clipped, level)) {
     const text = JSON.stringify(clipped, null, pretty ? 2 : undefined) as string | undefined;
     piece(pretty && indent !== '' ? indentJson(text ?? 'null', indent) : (text ?? 'null'));

@@ -66,6 +66,16 @@ function tryWrite(stream: { write: (text: string) => unknown }, text: string): v
 
 type GuardedStream = NodeJS.WritableStream & { write: (text: string) => unknown } & Partial<ErrorSource>;
 
+/**
+ * A pipe on stdout written without blocking queues every write in memory while the reader is slower (`show -o json |
+ * jq` held 200 MB of queued output): blocking writes make a slow reader slow the command down instead, as for a C
+ * tool. Files and terminals are written synchronously by Node already.
+ */
+export function blockOnPipe(stream: NodeJS.WriteStream): void {
+  const handle = (stream as { _handle?: { setBlocking?: (blocking: boolean) => unknown } })._handle;
+  if (!stream.isTTY) handle?.setBlocking?.(true);
+}
+
 /** Installed once by boot on process.stdout and process.stderr. `exit` ends the process with a code. */
 export function guardStdout(stdout: GuardedStream, stderr: GuardedStream, exit: (code: number) => void): void {
   let ended = false;

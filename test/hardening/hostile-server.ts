@@ -47,7 +47,9 @@ export type HostileMode =
   /** A task id beyond 2^53 (not exact in a double) and a string id "7", in GET /tasks/:id and GET /tasks. */
   | 'odd-ids'
   /** Answers once (GET /tasks/1 processing, or page 1 of one task), then only 502s. */
-  | 'down-later';
+  | 'down-later'
+  /** GET /tasks/:id answered with the budget spent: `X-RateLimit-Reset` in epoch milliseconds, 5 s ahead. */
+  | 'reset-ms';
 
 export interface HostileServer {
   origin: string;
@@ -284,6 +286,16 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
         }
         return;
       }
+      case 'reset-ms': {
+        const id = Number(/^\/tasks\/(\d+)$/.exec(path)?.[1] ?? '1');
+        send(
+          res,
+          200,
+          { success: true, data: { ...task(id), items: [] } },
+          { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Date.now() + 5000) },
+        );
+        return;
+      }
       case 'down-later': {
         const key = path.startsWith('/tasks/') ? 'get' : 'list';
         if (!answered.has(key)) {
@@ -330,4 +342,3 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
     },
   };
 }
-
