@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Redactor } from '../output/redact.js';
-import { CliError, UnavailableError } from '../errors.js';
+import { CliError, MalformedResponseError, UnavailableError } from '../errors.js';
 import { MAX_RESPONSE_BYTES, type REQUEST_METHODS } from './constants.js';
 import {
   AmbiguousCreateError,
@@ -157,11 +157,14 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, suffix: string): U
     return withCause(`${label}: ${what}${suffix}`, ex.error, 'Allow more time with --timeout, or try again later.');
   }
   if (code === TOO_LARGE_CODE) {
-    return withCause(
+    // An answer past the cap is unreadable like one of the wrong shape: the same server sends it again, so wait and
+    // watch end at once too (each attempt would read 64 MiB more).
+    const error = new MalformedResponseError(
       `${label}: ${ex.error instanceof Error ? ex.error.message : 'the answer is too large'}${suffix}`,
-      ex.error,
       `taskctl reads at most ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB per answer; check --base-url and any proxy in between.`,
     );
+    error.cause = ex.error;
+    return error;
   }
   if (TIMEOUT_CODES.has(code) && !NEVER_SENT_CODES.has(code)) {
     return withCause(

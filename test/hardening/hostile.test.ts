@@ -247,4 +247,16 @@ describe.concurrent('hostile server (in-process)', () => {
     expect(Math.max(...clock.sleeps)).toBeLessThan(10_000);
     expect(Math.max(...clock.sleeps)).toBeGreaterThan(3_000);
   });
+  it('H20 `wait 1` against an answer past the 64 MiB cap: exit 8 at once (the same server sends it again), one request', async () => {
+    const own = await hostileServer();
+    try {
+      const env = { ...home.env, TASKCTL_BASE_URL: own.baseUrl('flood-length'), TASKCTL_API_KEY: KEY };
+      const r = await runTaskctl(['wait', '1', '-q'], { env });
+      expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+      expect(r.stderr).toMatch(/the answer is larger than 64 MiB \(1024 MiB announced\)/);
+      expect(own.counts.get('flood-length')).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
 });
