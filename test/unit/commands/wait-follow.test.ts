@@ -114,6 +114,7 @@ describe('wait: answers that will not change (issue 13)', () => {
 
   it('a malformed body is exit 8 at once, not retried until the timeout', async () => {
     const api = mockApi();
+    api.allowUnused(); // registered generously: the point is how few are used
     api.reply('GET', '/tasks/7', 200, { success: true, data: { id: 7, status: 'processing' } }, { times: 5 });
     const result = await runTaskctl(['wait', '7'], { api, env: { CI: 'true' } });
     expect(result.code).toBe(8);
@@ -143,6 +144,7 @@ describe('wait: answers that will not change (issue 13)', () => {
 
   it('an unknown status keeps the wait going, is warned about once, and the timeout names it', async () => {
     const api = mockApi();
+    api.allowUnused(); // as many answers as the wait may ask for before its timeout
     api.reply('GET', '/tasks/7', 200, { success: true, data: task({ status: 'on_hold' }) }, { times: 100 });
     const result = await runTaskctl(['wait', '7', '--timeout', '2m'], { api, env: { CI: 'true' } });
     expect(result.code).toBe(124);
