@@ -21,7 +21,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts', 'test/hardening/**/*.test.ts', 'test/campaign/**/*.test.ts'],
+          include: [
+            'test/e2e/**/*.test.ts',
+            'test/hardening/**/*.test.ts',
+            'test/campaign/**/*.test.ts',
+            'test/browser/**/*.test.ts',
+          ],
           exclude: ['test/hardening/secrets.test.ts'],
           // Shared module graph as well: each file starts its own sandboxes and servers and mocks nothing.
           isolate: false,

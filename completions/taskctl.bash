@@ -6,7 +6,7 @@
 # $1 = command path: sets __taskctl_r to its subcommands and their aliases.
 __taskctl_subcommands() {
   case $1 in
-    '') __taskctl_r='services balance list ls show get create retry wait watch api auth config webhook sandbox completion help' ;;
+    '') __taskctl_r='services balance list ls show get create retry resume wait watch api auth config webhook sandbox completion help' ;;
     'auth') __taskctl_r='login status logout help' ;;
     'config') __taskctl_r='get set unset list path help' ;;
     'webhook') __taskctl_r='listen simulate help' ;;
@@ -25,6 +25,7 @@ __taskctl_resolve() {
     '|get') __taskctl_r='show' ;;
     '|create') __taskctl_r='create' ;;
     '|retry') __taskctl_r='retry' ;;
+    '|resume') __taskctl_r='resume' ;;
     '|wait') __taskctl_r='wait' ;;
     '|watch') __taskctl_r='watch' ;;
     '|api') __taskctl_r='api' ;;
@@ -58,13 +59,14 @@ __taskctl_options() {
     'services') __taskctl_r='--columns --wide' ;;
     'list') __taskctl_r='--page --per-page --all --status --service --limit --since --until --columns --wide' ;;
     'show') __taskctl_r='--items-status --columns --wide --report' ;;
-    'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --reuse-window --wait --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --report' ;;
-    'retry') __taskctl_r='--dry-run --reuse-window --no-reuse --keep-duplicates --wait --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --report' ;;
-    'wait') __taskctl_r='--interval --timeout --outage-tolerance --any --until --allow-item-failures --report' ;;
+    'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --reuse-window --wait --journal --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --report' ;;
+    'retry') __taskctl_r='--dry-run --reuse-window --no-reuse --keep-duplicates --wait --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --report' ;;
+    'resume') __taskctl_r='--adopt --resend --max-cost -y --yes --wait --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --report' ;;
+    'wait') __taskctl_r='--interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --report' ;;
     'watch') __taskctl_r='--follow --interval --timeout --outage-tolerance' ;;
     'api') __taskctl_r='-f --raw-field -F --field --input -i --include' ;;
     'auth login') __taskctl_r='--with-key' ;;
-    'webhook listen') __taskctl_r='--port --host --path --forward-to --exec' ;;
+    'webhook listen') __taskctl_r='--port --host --path --forward-to --exec --exec-concurrency --queue --max-body --no-dedupe --spool --catch-up --catch-up-task' ;;
     'webhook simulate') __taskctl_r='--event --to' ;;
     'sandbox') __taskctl_r='--port --host --api-key --balance --item-ms --rate-limit --max-items --webhook-url --webhook-time-scale --seed --state --dialect' ;;
     *) __taskctl_r='' ;;
@@ -93,6 +95,7 @@ __taskctl_value() {
     'create|--format') __taskctl_kind=choices __taskctl_r='lines json ndjson csv' ;;
     'create|--column') __taskctl_kind=none ;;
     'create|--reuse-window') __taskctl_kind=none ;;
+    'create|--journal') __taskctl_kind=none ;;
     'create|--max-cost') __taskctl_kind=none ;;
     'create|--chunk-size') __taskctl_kind=none ;;
     'create|--interval') __taskctl_kind=none ;;
@@ -108,6 +111,14 @@ __taskctl_value() {
     'retry|--outage-tolerance') __taskctl_kind=none ;;
     'retry|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'retry|--report') __taskctl_kind=report ;;
+    'resume|--adopt') __taskctl_kind=none ;;
+    'resume|--resend') __taskctl_kind=none ;;
+    'resume|--max-cost') __taskctl_kind=none ;;
+    'resume|--interval') __taskctl_kind=none ;;
+    'resume|--timeout') __taskctl_kind=none ;;
+    'resume|--outage-tolerance') __taskctl_kind=none ;;
+    'resume|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
+    'resume|--report') __taskctl_kind=report ;;
     'wait|--interval') __taskctl_kind=none ;;
     'wait|--timeout') __taskctl_kind=none ;;
     'wait|--outage-tolerance') __taskctl_kind=none ;;
@@ -126,6 +137,12 @@ __taskctl_value() {
     'webhook listen|--path') __taskctl_kind=none ;;
     'webhook listen|--forward-to') __taskctl_kind=none ;;
     'webhook listen|--exec') __taskctl_kind=none ;;
+    'webhook listen|--exec-concurrency') __taskctl_kind=none ;;
+    'webhook listen|--queue') __taskctl_kind=none ;;
+    'webhook listen|--max-body') __taskctl_kind=none ;;
+    'webhook listen|--spool') __taskctl_kind=none ;;
+    'webhook listen|--catch-up') __taskctl_kind=none ;;
+    'webhook listen|--catch-up-task') __taskctl_kind=none ;;
     'webhook simulate|--event') __taskctl_kind=choices __taskctl_r='processing completed failed' ;;
     'webhook simulate|--to') __taskctl_kind=none ;;
     'sandbox|--port') __taskctl_kind=none ;;
@@ -167,7 +184,7 @@ __taskctl_argument() {
     'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
     'webhook help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='listen simulate'; fi ;;
     'completion') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='bash zsh fish'; fi ;;
-    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create retry wait watch api auth config webhook sandbox completion'; fi ;;
+    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create retry resume wait watch api auth config webhook sandbox completion'; fi ;;
   esac
   [[ -n $__taskctl_kind ]]
 }

@@ -2,7 +2,7 @@
 // `npm run bench`: the DESIGN.md section 7 figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
-//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show] [--runs 30] [--lines 1000000] [--json FILE]
+//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,scale] [--runs 30] [--lines 1000000] [--json FILE]
 //                        [--show-items 100000]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
@@ -38,7 +38,9 @@ const { values: flags } = parseArgs({
     'show-items': { type: 'string', default: '100000' },
   },
 });
-const SECTIONS = new Set((flags.only ?? 'startup,dryrun,wait,follow,sandbox,show').split(',').map((s) => s.trim()));
+const SECTIONS = new Set(
+  (flags.only ?? 'startup,dryrun,wait,follow,sandbox,show,scale').split(',').map((s) => s.trim()),
+);
 const RUNS = Math.max(5, Number(flags.runs));
 const LINES = Math.max(1000, Number(flags.lines));
 if (flags.env !== 'clean' && flags.env !== 'inherit') throw new Error('--env is clean or inherit');
@@ -871,6 +873,11 @@ if (flags['child-memory']) {
     await section('memory', benchSandboxMemory, 'sandbox memory of a 10,000-item task');
   }
   if (SECTIONS.has('show')) await section('show', benchShow, '`show` of a large task');
+  if (SECTIONS.has('scale')) {
+    const { benchScale } = await import('./bench-scale.ts');
+    const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox };
+    await section('scale', () => benchScale(tools), 'issue 24 scale figures');
+  }
   const seconds = (performance.now() - started) / 1000;
   const header =
     `taskctl ${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}, Node ${process.version}, ` +

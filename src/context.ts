@@ -24,6 +24,8 @@ import { createRedactor, type Redactor } from './output/redact.js';
 import { settleOutcome } from './output/stdout-guard.js';
 import type { Printer } from './output/printer.js';
 import type { OutputFormat } from './output/format.js';
+import type { Pager } from './output/pager.js';
+import type { Spinner } from './output/spinner.js';
 import { userAgent } from './version.js';
 
 /** Global flags (DESIGN.md section 1), as commander parses them. */
@@ -48,11 +50,15 @@ export interface Deps {
   clock: Clock;
   /** Aborted on Ctrl-C / SIGTERM. */
   signal: AbortSignal;
+  /** After the first Ctrl-C: calls `handler` on a second one instead of ending the process (`webhook listen`). */
+  onInterruptAgain?: (handler: () => void) => void;
   /** Random source for jitter; injectable for tests. */
   random?: () => number;
   /** The HTTP dispatcher every request goes through; tests inject undici's MockAgent. Default: one built from the
    * base URL and the proxy environment (src/api/dispatcher.ts). */
   dispatcher?: Dispatcher;
+  /** Shows long terminal output a screen at a time (output/pager.ts); without it, output is printed as it is. */
+  pager?: Pager;
 }
 
 export interface ApiOptions {
@@ -65,9 +71,11 @@ export class Context {
   readonly env: Env;
   readonly clock: Clock;
   readonly signal: AbortSignal;
+  readonly onInterruptAgain: (handler: () => void) => void;
   readonly random: () => number;
   readonly globals: GlobalOptions;
   private readonly dispatcher: Dispatcher | undefined;
+  private readonly pager: Pager | undefined;
   /** `auth login`, `balance`...: set by main, so that commands creating a profile may name a new one. */
   commandPath = '';
   private outcome = 0;
@@ -99,8 +107,10 @@ export class Context {
     this.env = deps.env;
     this.clock = deps.clock;
     this.signal = deps.signal;
+    this.onInterruptAgain = deps.onInterruptAgain ?? (() => {});
     this.random = deps.random ?? Math.random;
     this.dispatcher = deps.dispatcher;
+    this.pager = deps.pager;
     this.globals = globals;
   }
 
@@ -194,6 +204,8 @@ export class Context {
       this.requestedFormat() ?? (await this.profileOutput()),
       this.io.stdout.isTTY === true,
     );
+    // Messages are word-wrapped for a person at a terminal; scripts and logs get them on one line each.
+    const wrapping = this.io.stderr.isTTY === true ? await import('./output/width.js') : undefined;
     this.printerInstance = createPrinter({
       io: this.io,
       format,
@@ -203,6 +215,7 @@ export class Context {
       redact: this.redact,
       ci: this.ci,
       now: () => this.clock.now(),
+      ...(wrapping && { wrap: wrapping.wrapText, wrapWidth: wrapping.lineBudget(this.io.stderr.columns) }),
     });
   }
 
@@ -214,6 +227,76 @@ export class Context {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Prints what `render` writes, through the pager when it is terminal output taller than the screen (issue 26:
+   * `show`, and the results at the end of `wait`). Anything else is printed as `render` writes it.
+   */
+  async paged(render: (printer: Printer) => Promise<void> | void): Promise<void> {
+    const { stdout } = this.io;
+    if (this.pager === undefined || this.printer.format !== 'table' || stdout.isTTY !== true) {
+      await render(this.printer);
+      return;
+    }
+    const { createMemoryStream } = await import('./output/memory-io.js');
+    const collected = createMemoryStream(true, stdout.columns);
+    await render(this.printer.to(collected));
+    const text = collected.text();
+    const { needsPager } = await import('./output/pager.js');
+    if (needsPager(text, stdout.rows) && (await this.pager(text))) return;
+    if (text !== '') stdout.write(text);
+  }
+
+  private activeSpinner: Spinner | undefined;
+  private spinnerText = '';
+
+  /**
+   * A spinner on stderr for one wait (output/spinner.ts): shown after 300 ms, only for a person at a terminal (not in
+   * CI, not for json/ndjson, not with -q). The client's retries and rate-limit waits update its text while it runs.
+   */
+  async spin<T>(text: string, work: (say: (text: string) => void) => Promise<T>): Promise<T> {
+    const say = (next: string) => {
+      this.spinnerText = next;
+      this.activeSpinner?.text(`${next}…`);
+    };
+    if (this.activeSpinner) return work(say);
+    const { startSpinner } = await import('./output/spinner.js');
+    const { isJsonFormat } = await import('./output/format.js');
+    const printer = this.printer;
+    const spinner = startSpinner(
+      {
+        stream: this.io.stderr,
+        enabled: !this.ci && !printer.quiet && !isJsonFormat(printer.format),
+        color: printer.stderrColor,
+      },
+      `${text}…`,
+    );
+    if (!spinner.live) return work(say);
+    this.activeSpinner = spinner;
+    this.spinnerText = text;
+    try {
+      return await work(say);
+    } finally {
+      spinner.stop();
+      this.activeSpinner = undefined;
+    }
+  }
+
+  /** `waiting 25s for the rate limit…`, then 24s, 23s… in the spinner's text until the wait is over. */
+  private countDown(waitMs: number, message: string): void {
+    const spinner = this.activeSpinner;
+    const end = this.clock.now() + waitMs;
+    const show = () => {
+      const left = Math.max(0, Math.ceil((end - this.clock.now()) / 1000));
+      spinner?.text(`${this.spinnerText}: ${message.replace(/^waiting \S+/, `waiting ${left}s`)}`);
+      return left;
+    };
+    show();
+    const timer = setInterval(() => {
+      if (this.activeSpinner !== spinner || show() === 0) clearInterval(timer);
+    }, 1000);
+    timer.unref();
   }
 
   /** A printer that works even when setup failed (bad --output value): plain stderr, redacted. */
@@ -336,9 +419,12 @@ export class Context {
       ...(verbose && { trace: (line: string) => this.io.stderr.write(`${this.redact(line)}\n`) }),
       env: this.env,
       ...(this.dispatcher && { dispatcher: this.dispatcher }),
-      onWait: (_waitMs, message) => {
-        this.printer.info(message);
+      onWait: (waitMs, message) => {
+        // Under a spinner the wait counts down in its text; otherwise it is announced once.
+        if (this.activeSpinner) this.countDown(waitMs, message);
+        else this.printer.info(message);
       },
+      onRetry: (message) => this.activeSpinner?.text(`${this.spinnerText}: ${message}`),
     });
     this.onCleanup(() => client.close());
     // From here the tasks this command sees are remembered for completion under its account.

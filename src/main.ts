@@ -30,6 +30,11 @@ function defaultDeps(): Deps {
     env: process.env,
     clock: systemClock,
     signal: controller.signal,
+    // Only a command that asks (after the first Ctrl-C) catches the second one; otherwise it ends the process.
+    onInterruptAgain: (handler) => {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, handler);
+    },
+    pager: async (text) => (await import('./output/pager.js')).systemPager(process.env)(text),
   };
 }
 
@@ -48,6 +53,16 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
     await ctx.setup();
     await action(ctx);
   });
+  if (argv.length === 0) {
+    // A bare `taskctl`: the short overview on stdout, exit 0 (gh, kubectl); `--help` has the full text.
+    const [{ overview }, { lineBudget }] = await Promise.all([
+      import('./boot/overview.js'),
+      import('./output/width.js'),
+    ]);
+    const { stdout } = deps.io;
+    deps.io.stdout.write(overview(program, stdout.isTTY ? lineBudget(stdout.columns) : 79));
+    return ExitCode.ok;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ctx?.exitCode ?? ExitCode.ok;
@@ -78,6 +93,12 @@ function report(
       if (hint) write(hint);
     }
   };
+  if (error instanceof CliError && error.exitCode === ExitCode.declined) {
+    // Declining the prompt is the person's own choice, not a failure: said calmly, without `error:` (exit 13).
+    if (ctx?.hasPrinter) ctx.printer.notice(error.message, error.hint);
+    else write(error.hint ? `${error.message}\n${error.hint}` : error.message);
+    return error.exitCode;
+  }
   if (error instanceof CliError) {
     // A usage error's hint shows syntax (`taskctl show 42`), not a task of this sandbox: it stays.
     const ephemeral = ctx?.ephemeralSandbox === true && error.exitCode !== ExitCode.usage;

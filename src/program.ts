@@ -8,7 +8,7 @@ import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
 import { EXIT_CODES, examples, wrapHelp, type RunAction } from './commands/help-text.js';
 import { duration } from './commands/parsers.js';
-import { formatDuration } from './core/duration.js';
+import { formatDuration } from './output/durations.js';
 
 export function buildProgram(io: IO, run: RunAction): Command {
   // 80 is commander's own default when the stream is not a terminal.
@@ -67,7 +67,7 @@ export function buildProgram(io: IO, run: RunAction): Command {
     `${examples([
       'taskctl --sandbox services',
       'taskctl --sandbox create domain_check_availability a.com fail-x.com --wait',
-      'taskctl create domain_check_availability -f domains.txt -q | taskctl wait -',
+      'taskctl create domain_check_availability -f domains.txt -q -y | taskctl wait -',
       'taskctl list --status failed -o json | jq ".[].id"',
     ])}\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n\nEnvironment: TASKCTL_API_KEY, TASKCTL_BASE_URL, TASKCTL_PROFILE, TASKCTL_OUTPUT, TASKCTL_CONFIG_DIR, NO_COLOR, FORCE_COLOR, CI, HTTPS_PROXY, NO_PROXY.\n`,
   );

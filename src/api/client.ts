@@ -151,6 +151,8 @@ export interface ApiClientOptions {
    * wait however many requests share it: `waiting 25s for the rate limit (100 requests/min)…`. Default: silence.
    */
   onWait?: (waitMs: number, message: string) => void;
+  /** Hears of every retry before its wait: `could not reach … (connection refused); retrying in 1s (attempt 2/4)`. */
+  onRetry?: (message: string) => void;
   /** The hint of a refused key (401), naming where the key came from (core/settings keyRefusedHint). */
   authHint?: string;
 }
@@ -517,6 +519,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw verdict.fail(`${suffix} (no time left to retry within --request-timeout ${formatSeconds(budgetMs)})`);
       }
       trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
+      options.onRetry?.(`${why}; retrying in ${formatSeconds(waitMs)} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
       announceWait(
         waitMs,
         rateLimited ? 'for the rate limit (the server asked to wait)' : `before trying again (${why})`,

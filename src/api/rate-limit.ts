@@ -126,6 +126,10 @@ const SAME_WINDOW_TOLERANCE_MS = 1500;
  * Locally each acquire spends one unit of the window's remaining budget at once (in-flight requests count); when it is
  * spent, acquire waits for the reset. Until the first response, only one request is in flight, so a burst cannot
  * overrun a server whose limit is lower than the assumed one.
+ *
+ * A server that sends no rate-limit headers gets no invented limit (DESIGN.md section 5): requests go at full speed
+ * until it answers 429, and from then on at the spec's 100/min. Long-running polling (`steady()`: wait, watch) keeps
+ * to 100/min from the start while no header has been seen, so hours of polling never lean on an unstated limit.
  */
 export class RateLimiter {
   readonly #clock: Clock;
@@ -133,6 +137,10 @@ export class RateLimiter {
   #window: Window | undefined;
   #inFlight = 0;
   #heard = false;
+  /** A response carried the rate-limit headers: pace by them. */
+  #stated = false;
+  /** The server answered 429, or polling asked for a steady pace: without headers, assume the spec's budget. */
+  #assume = false;
   #blockedUntilMs = 0;
   /** Emits 'change' when a request finishes or the budget changes (acquire waits for it while probing). */
   readonly #changes = new EventEmitter().setMaxListeners(0);
@@ -164,6 +172,11 @@ export class RateLimiter {
         await this.#nextChange(signal);
         continue;
       }
+      // No headers, no 429, no polling: nothing says there is a limit, so none is invented.
+      if (!this.#stated && !this.#assume) {
+        this.#inFlight += 1;
+        return;
+      }
       const window = this.#current(now);
       if (window.remaining > 0) {
         window.remaining -= 1;
@@ -182,6 +195,7 @@ export class RateLimiter {
   update(info: RateLimitInfo | undefined): void {
     if (info === undefined) return;
     this.#heard = true;
+    this.#stated = true;
     const others = Math.max(0, this.#inFlight - 1);
     const serverRemaining = Math.max(0, info.remaining - others);
     const current = this.#window;
@@ -220,6 +234,15 @@ export class RateLimiter {
     // The server's explicit word wins over the window we knew: empty until then, a fresh window afterwards.
     if (this.#window !== undefined) this.#window = { ...this.#window, remaining: 0, resetAtMs: until };
     this.#heard = true;
+    this.#assume = true;
+  }
+
+  /**
+   * Long-running polling (wait, watch) from here on: while the server states no budget, keep to the spec's
+   * 100 requests/min rather than going at full speed until a 429.
+   */
+  steady(): void {
+    this.#assume = true;
   }
 
   /** The budget now: `undefined` before any server has stated one. A window already past its reset shows as full. */

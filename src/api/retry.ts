@@ -149,11 +149,8 @@ export function isTlsErrorCode(code: string): boolean {
   );
 }
 
-/** `1.2s`, `42s`: for trace lines and messages about waits. */
-export function formatSeconds(ms: number): string {
-  const seconds = Math.max(0, ms) / 1000;
-  return `${seconds < 10 ? Number(seconds.toFixed(1)) : Math.round(seconds)}s`;
-}
+/** Waits in trace lines and messages: the one duration format (output/durations.ts). */
+export { formatDuration as formatSeconds } from '../output/durations.js';
 
 /** The `code` of an error or of the first error in its `cause` chain (undici and Node set one on network errors). */
 export function errorCode(error: unknown): string | undefined {

@@ -224,7 +224,7 @@ export async function runApi(
     : { body, query: pairs.map(([key, value]): [string, string] => [key, queryText(value)]) };
 
   const api = await ctx.api();
-  const response = await api.request(method, path, request);
+  const response = await ctx.spin(`${method} ${path}`, () => api.request(method, path, request));
   await printResponse(ctx, response, options.include === true);
   if (response.error) throw response.error;
 }

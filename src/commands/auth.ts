@@ -1,6 +1,8 @@
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { formatCount } from '../output/numbers.js';
+import { isoSeconds } from '../output/times.js';
 import { AuthError, CliError, UsageError } from '../errors.js';
 import { maskKey } from '../output/redact.js';
 import { examples, type RunAction } from './help-text.js';
@@ -100,7 +102,7 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<voi
   await config.set(profile, 'base-url', normaliseBaseUrl(settings.baseUrl.value));
   await config.set(profile, 'api-key', key);
   ctx.printer.success(
-    `Logged in to ${normaliseBaseUrl(settings.baseUrl.value)} (profile "${profile}", key ${maskKey(key)}, balance ${balance.balance} ${balance.currency}); saved in ${config.path}`,
+    `Logged in to ${normaliseBaseUrl(settings.baseUrl.value)} (profile "${profile}", key ${maskKey(key)}, balance ${formatCount(balance.balance)} ${balance.currency}); saved in ${config.path}`,
   );
   if (ctx.env.TASKCTL_API_KEY && ctx.env.TASKCTL_API_KEY !== key)
     ctx.printer.warn('TASKCTL_API_KEY is set and takes precedence over the saved key.');
@@ -108,43 +110,65 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<voi
 
 /** Whether the key works, with the balance and rate-limit budget the check revealed. */
 interface KeyCheck {
-  works: string;
-  extra: Array<[string, string]>;
+  /** Undefined when there is no key (or no base URL) to check. */
+  works?: boolean;
+  balance?: { balance: number; currency: string };
+  budget?: { remaining: number; limit: number; resetAtMs: number };
   problem?: CliError;
 }
 
 async function checkKey(ctx: Context): Promise<KeyCheck> {
   try {
     const api = await ctx.api();
-    const balance = await api.getBalance();
-    const extra: Array<[string, string]> = [['balance', `${balance.balance} ${balance.currency}`]];
+    const balance = await ctx.spin('checking the key', () => api.getBalance());
     const budget = api.rateLimiter.snapshot();
-    if (budget)
-      extra.push([
-        'rate_limit',
-        `${budget.remaining}/${budget.limit} requests left, resets ${new Date(budget.resetAtMs).toISOString()}`,
-      ]);
-    return { works: 'yes', extra };
+    return { works: true, balance, ...(budget && { budget }) };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    return { works: `no: ${error.message}`, extra: [], problem: error };
+    return { works: false, problem: error };
   }
 }
 
 export async function runStatus(ctx: Context): Promise<void> {
   // The key this invocation would use: with --sandbox, the sandbox's (status checks it, so it needs the API anyway).
   const settings = await ctx.apiSettings();
-  const check: KeyCheck = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : { works: 'no key', extra: [] };
+  const check: KeyCheck = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : {};
+  const { balance, budget } = check;
+  const works =
+    check.works === undefined ? 'no key' : check.works ? 'yes' : `no: ${check.problem?.message ?? 'refused'}`;
+  // A person reads words; -o json gets types (issue 26): booleans, integers, an ISO time (not "yes", "4998 coins").
   const fields: Array<[string, string | undefined]> = [
     ['profile', settings.profile.value],
     ['base_url', settings.baseUrl?.value],
     ['base_url_source', settings.baseUrl?.origin],
     ['key', settings.apiKey ? maskKey(settings.apiKey.value) : undefined],
     ['key_source', settings.apiKey?.origin],
-    ['key_works', check.works],
-    ...check.extra,
+    ['key_works', works],
+    ['balance', balance && `${formatCount(balance.balance)} ${balance.currency}`],
+    [
+      'rate_limit',
+      budget &&
+        `${formatCount(budget.remaining)}/${formatCount(budget.limit)} requests left, resets ${isoSeconds(budget.resetAtMs)}`,
+    ],
   ];
-  ctx.printer.detail(fields, Object.fromEntries(fields.filter(([, value]) => value !== undefined)));
+  const json = {
+    profile: settings.profile.value,
+    base_url: settings.baseUrl?.value ?? null,
+    base_url_source: settings.baseUrl?.origin ?? null,
+    key: settings.apiKey ? maskKey(settings.apiKey.value) : null,
+    key_source: settings.apiKey?.origin ?? null,
+    key_works: check.works ?? false,
+    key_error: check.problem?.message ?? (settings.apiKey ? null : 'no key'),
+    balance: balance?.balance ?? null,
+    currency: balance?.currency ?? null,
+    rate_limit: budget
+      ? { remaining: budget.remaining, limit: budget.limit, resets_at: isoSeconds(budget.resetAtMs) }
+      : null,
+  };
+  ctx.printer.detail(
+    fields.filter((field): field is [string, string] => field[1] !== undefined),
+    json,
+  );
   if (!settings.apiKey) {
     throw new AuthError(
       'not logged in',

@@ -14,8 +14,7 @@ export function registerBalance(program: Command, run: RunAction): void {
 }
 
 export async function runBalance(ctx: Context): Promise<void> {
-  const api = await ctx.api();
-  const balance = await api.getBalance();
+  const balance = await ctx.spin('reading the balance', async () => (await ctx.api()).getBalance());
   // One number, one line for a person (`1,234 coins`); machine formats keep the two fields.
   if (ctx.printer.format === 'table') {
     ctx.printer.line(`${balance.balance.toLocaleString('en')} ${balance.currency}`);

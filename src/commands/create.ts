@@ -29,7 +29,11 @@ export function registerCreate(program: Command, run: RunAction): void {
       'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one',
       duration,
     )
-    .option('--wait', 'then wait for the task(s) like `taskctl wait`');
+    .option('--wait', 'then wait for the task(s) like `taskctl wait`')
+    .option(
+      '--journal <file>',
+      'record the job in FILE (JSON lines, fsynced) so that `taskctl resume FILE` continues it after a crash',
+    );
   addSpendOptions(command);
   addWaitOptions(command);
   command
@@ -38,14 +42,18 @@ export function registerCreate(program: Command, run: RunAction): void {
       examples([
         'taskctl create domain_check_availability example.com example.org',
         'taskctl create domain_check_availability -f domains.txt --dry-run',
-        'cut -d, -f1 leads.csv | taskctl create domain_check_availability -q',
+        'cut -d, -f1 leads.csv | taskctl create domain_check_availability -q -y',
         'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 50',
         'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --wait',
         'taskctl create domain_check_availability -f big.txt --reuse-window 6h -y',
+        'taskctl create domain_whois_history -f big.txt --chunk-size 500 --journal jl',
         'taskctl create domain_check_availability Example.COM --no-validate',
       ]) +
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +
-        'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n',
+        'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n' +
+        '--dry-run tsv: service, items, tasks, price_per_item, estimate, balance, balance_after, currency, normalised.\n' +
+        'Spending at or above confirm-above (default 1000 coins) asks on a terminal; a script (stdin or stdout not a\n' +
+        'terminal, CI, --no-input) is refused with exit 2 unless --yes, or --max-cost covers the estimate. No is exit 13.\n',
     )
     .action((service: string, items: string[], options: CreateOptions, cmd: Command) =>
       run(cmd, async (ctx) => {

@@ -7,6 +7,7 @@ import { registerCompletion } from './completion.js';
 import { registerConfig } from './config.js';
 import { registerCreate } from './create.js';
 import { registerList } from './list.js';
+import { registerResume } from './resume.js';
 import { registerRetry } from './retry.js';
 import { registerSandbox } from './sandbox.js';
 import { registerServices } from './services.js';
@@ -23,6 +24,7 @@ export function registerCommands(program: Command, run: RunAction): void {
   registerShow(program, run);
   registerCreate(program, run);
   registerRetry(program, run);
+  registerResume(program, run);
   registerWait(program, run);
   registerWatch(program, run);
   registerApi(program, run);

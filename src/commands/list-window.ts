@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../core/duration.js';
-import { parseTimestamp } from '../core/relative-time.js';
+import { parseTimestamp } from '../output/times.js';
 
 /** A window edge: a duration back from now (`1h`, `30m`, `2d` is not a unit: `48h`), or an ISO timestamp. */
 export type TimeBound = (now: number) => number;

@@ -12,8 +12,8 @@ import { taskColumns } from '../output/task-columns.js';
 export interface ListOptions {
   /** First page to read (default 1). */
   page: number;
-  /** Tasks per page, 1..100 (default 25). */
-  perPage: number;
+  /** Tasks per page, 1..100. Default: 25 for one page; 100 when walking pages (--all, --since, --until). */
+  perPage?: number;
   /** Read every page from `page` on, streaming rows as pages arrive. */
   all: boolean;
   /** Client-side filters over the pages read. */
@@ -36,7 +36,11 @@ export function registerList(program: Command, run: RunAction): void {
     .alias('ls')
     .description('list tasks, newest first as the service returns them, one page or --all')
     .option('--page <n>', 'page to read', positiveInt(), 1)
-    .option('--per-page <n>', 'tasks per page, 1..100', positiveInt(100), 25)
+    .option(
+      '--per-page <n>',
+      'tasks per page, 1..100 (default: 25; 100 with --all, --since or --until)',
+      positiveInt(100),
+    )
     .option('--all', 'read every page (from --page on), streaming', false)
     .option(
       '--status <status>',
@@ -79,6 +83,8 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
     throw new UsageError('--since is later than --until: no task can match', 'For example: --since 24h --until 1h.');
   }
   const walkAll = options.all || window.active;
+  // A walk reads every page: the largest page the spec allows takes a quarter of the requests.
+  const perPage = options.perPage ?? (walkAll ? 100 : 25);
   const api = await ctx.api();
   const matches = (task: Task) =>
     (!options.status?.length || options.status.includes(task.status)) &&
@@ -87,12 +93,14 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   const out = ctx.printer.stream(columns, (task: Task) => task, { wide: options.wide === true });
   let printed = 0;
   let page = options.page;
-  let lastMeta: { total_pages: number; current_page: number };
+  let lastMeta = { total_pages: 1, current_page: 1 };
   // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8.
   const guard = new PageWalkGuard<Task>('listing tasks');
-  try {
+  // A table is drawn once every page is read: a spinner counts the pages meanwhile (other formats stream).
+  const walk = async (say: (text: string) => void) => {
     for (;;) {
-      const { tasks, meta } = await api.listTasks({ page, perPage: options.perPage });
+      if (walkAll && page > options.page) say(`reading tasks: page ${page} of ${lastMeta.total_pages}`);
+      const { tasks, meta } = await api.listTasks({ page, perPage });
       lastMeta = meta;
       if (page === options.page) ctx.cache.rememberTasks(tasks);
       const fresh = walkAll ? guard.accept(page, meta.total_pages, tasks) : tasks;
@@ -105,13 +113,18 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
       if (window.exhausted(tasks)) break;
       page += 1;
     }
+  };
+  try {
+    await (ctx.printer.format === 'table' ? ctx.spin('reading tasks', walk) : walk(() => undefined));
   } catch (error) {
     // No `[]` for a command that failed, and an array cut short stays unterminated (issue 25).
     await out.abort();
     throw error;
   }
   await out.end();
-  if (!walkAll && lastMeta.total_pages > lastMeta.current_page) {
+  // For a person only: a script's stderr stays quiet, and a --limit that was reached needs no more pages.
+  const limited = options.limit !== undefined && printed >= options.limit;
+  if (!walkAll && !limited && ctx.printer.format === 'table' && lastMeta.total_pages > lastMeta.current_page) {
     ctx.printer.info(
       `page ${lastMeta.current_page} of ${lastMeta.total_pages}; use --page ${lastMeta.current_page + 1} or --all for more`,
     );

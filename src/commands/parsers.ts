@@ -51,6 +51,27 @@ export function positiveDuration(flag: string) {
   };
 }
 
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+};
+
+/** Sizes: `1MiB`, `256KiB`, `512k`, or plain bytes (binary units: 1 MB = 1 MiB here) → bytes; 1 byte to 1 GiB. */
+export function byteSize(value: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+  const unit = SIZE_UNITS[(match?.[2] ?? '?').toLowerCase()];
+  const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1 || bytes > 1024 ** 3)
+    throw new InvalidArgumentError('expected a size such as 1MiB, 256KiB or a number of bytes (at most 1GiB).');
+  return bytes;
+}
+
 /** Repeatable, comma-separable list flags: `--status failed --status pending` = `--status failed,pending`. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [
@@ -65,6 +86,18 @@ export function collect(value: string, previous: string[] | undefined): string[]
 /** The statuses `--status` accepts: the spec's, and the words a server may use for a task that ended. */
 const FILTER_STATUSES: readonly string[] = [...new Set<string>([...KNOWN_TASK_STATUSES, ...ENDED_TASK_STATUSES])];
 
+/** Status words that name a group, and the filter that asks for it. */
+const MEANT: Readonly<Record<string, { what: string; flag: string }>> = {
+  finished: { what: 'every finished task', flag: 'completed,failed' },
+  done: { what: 'every finished task', flag: 'completed,failed' },
+  ended: { what: 'every finished task', flag: 'completed,failed' },
+  complete: { what: 'completed tasks', flag: 'completed' },
+  succeeded: { what: 'completed tasks', flag: 'completed' },
+  success: { what: 'completed tasks', flag: 'completed' },
+  running: { what: 'unfinished tasks', flag: 'pending,processing' },
+  active: { what: 'unfinished tasks', flag: 'pending,processing' },
+};
+
 /**
  * `--status` values, repeatable and comma-separable like `collect`; a status taskctl does not know is refused with the
  * closest known one (a typo would otherwise match nothing and print nothing, exit 0). A server's own status outside
@@ -74,6 +107,13 @@ export function taskStatuses(value: string, previous: string[] | undefined): str
   const statuses = collect(value, previous);
   const unknown = statuses.find((status) => !FILTER_STATUSES.includes(status));
   if (unknown !== undefined) {
+    // Words people use for a group of statuses: the next step is the flag that asks for it, not a look-alike word.
+    const meant = MEANT[unknown.toLowerCase()];
+    if (meant !== undefined)
+      throw new UsageError(
+        `unknown status "${unknown}": tasks are ${FILTER_STATUSES.slice(0, 4).join(', ')} (or another word for ended)`,
+        `For ${meant.what}, use --status ${meant.flag}.`,
+      );
     const near = closest(unknown, FILTER_STATUSES);
     throw new UsageError(
       `unknown status "${unknown}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; known: ${FILTER_STATUSES.join(', ')}`,

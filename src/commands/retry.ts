@@ -31,7 +31,7 @@ export function registerRetry(program: Command, run: RunAction): void {
         'taskctl retry 42',
         'taskctl retry 42 43 --dry-run',
         'taskctl retry 42 --wait --timeout 30m',
-        'taskctl retry 42 -q | taskctl wait -',
+        'taskctl retry 42 -q -y | taskctl wait -',
         'taskctl retry 42 --no-reuse --yes   # pay again, even for a retry just made',
       ]) +
         '\nRetried: the items of finished tasks that did not complete (what makes wait\n' +

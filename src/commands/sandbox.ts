@@ -57,6 +57,8 @@ export function registerSandbox(program: Command, run: RunAction): void {
       ]) +
         '\nMagic items: fail-* fails that item; a task with a taskfail-* item ends failed; slow-* takes 10x longer.\n' +
         'stdout gets two `export` lines (base URL and the sandbox key, always in clear) for scripts; logs go to stderr.\n' +
+        'The dashboard (key, webhook URL and delivery log with replay, tasks, balance, faults) is at the root URL,\n' +
+        'http://127.0.0.1:8787/ by default, for this machine only; its address is logged on stderr.\n' +
         'Ctrl-C stops it. `--sandbox` on another command is a one-off sandbox that ends with that command.\n',
     )
     .action((options: SandboxCommandOptions, command: Command) => run(command, (ctx) => runSandbox(ctx, options)));
@@ -101,6 +103,7 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
   );
   const variants = options.dialect.length > 0 ? `, dialects: ${options.dialect.join(', ')}` : '';
   ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}${variants}); Ctrl-C to stop`);
+  ctx.printer.info(`dashboard: ${sandbox.dashboard} (this machine only)`);
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) {
       resolve();

@@ -40,7 +40,7 @@ export function registerServices(program: Command, run: RunAction): void {
 export async function runServices(ctx: Context, options: ServicesOptions = {}): Promise<void> {
   const columns = pickColumns(SERVICE_COLUMNS, options.columns);
   const api = await ctx.api();
-  const services = await api.listServices();
+  const services = await ctx.spin('reading the services', () => api.listServices());
   ctx.cache.rememberServices(services, api.baseUrl);
   await ctx.printer.list(services, columns, services, { wide: options.wide === true });
 }

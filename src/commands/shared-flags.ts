@@ -24,6 +24,8 @@ export function addWaitOptions(command: Command): Command {
       new Option('--until <state>', 'wait for this state instead of the end').choices(['processing', 'completed']),
     )
     .option('--allow-item-failures', 'exit 0 (not 11) when tasks completed with some failed items')
+    .option('--results', 'end with the item results as `taskctl show` prints them, also with -o json|ndjson|tsv|csv')
+    .option('--no-results', 'end with the task records only (on a terminal, one task ends with its item table)')
     .addOption(reportOption());
 }
 

@@ -1,12 +1,10 @@
 import { Option, type Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { isTerminal, itemCounts, itemOutcome } from '../core/task-state.js';
 import { NotFoundError } from '../errors.js';
-import { columnsOption, pickColumns, wideOption } from '../output/columns.js';
-import { taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
-import type { Column, RowStream } from '../output/printer.js';
+import { columnsOption, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from './help-text.js';
+import { printTaskItems } from '../core/task-results.js';
 import { checkReportTargets, reportOption, writeReports, type ReportSpec } from '../report/write.js';
 import { parseTaskId } from './task-id.js';
 
@@ -55,23 +53,6 @@ export function registerShow(program: Command, run: RunAction): void {
     );
 }
 
-function taskSummary(task: Task): Array<[string, string | number]> {
-  const { total, completed, failed } = itemCounts(task);
-  const fields: Array<[string, string | number | null | undefined]> = [
-    ['id', task.id],
-    ['service', task.service],
-    ['status', task.status],
-    ['items', `${total}${completed !== undefined ? ` (${completed} completed, ${failed ?? 0} failed)` : ''}`],
-    ['cost', task.cost],
-    ['created', task.created_at],
-    ['started', task.started_at],
-    ['completed', task.completed_at],
-    ['failed', task.failed_at],
-    ['error', task.error_message],
-  ];
-  return fields.filter((field): field is [string, string | number] => field[1] !== undefined && field[1] !== null);
-}
-
 /** Every task first, one after the other through the one client (its limiter paces): a missing one prints nothing. */
 async function fetchTasks(ctx: Context, ids: readonly number[]): Promise<Task[]> {
   const api = await ctx.api();
@@ -92,7 +73,9 @@ async function fetchTasks(ctx: Context, ids: readonly number[]): Promise<Task[]>
 export async function runShow(ctx: Context, requested: readonly number[], options: ShowOptions): Promise<void> {
   checkReportTargets(options.report);
   const ids = [...new Set(requested)];
-  const tasks = await fetchTasks(ctx, ids);
+  const tasks = await ctx.spin(ids.length === 1 ? `reading task ${ids[0]}` : `reading ${ids.length} tasks`, () =>
+    fetchTasks(ctx, ids),
+  );
   ctx.cache.rememberTasks(tasks);
   if (options.report?.length) await writeReports(ctx, options.report, tasks);
   const printer = ctx.printer;
@@ -100,76 +83,5 @@ export async function runShow(ctx: Context, requested: readonly number[], option
   for (const task of tasks) {
     if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
   }
-  const wanted = options.itemsStatus;
-  const terminal = new Map(tasks.map((task) => [task.id, isTerminal(task)]));
-  const keep = (item: ItemLike, task: { id: number }) =>
-    wanted === undefined || itemOutcome(item, terminal.get(task.id) === true) === wanted;
-  if (printer.format === 'json') {
-    // The tasks as the server sent them, streamed: the flat rows below would only be a second copy (issue 25).
-    const shown = tasks.map((task) =>
-      task.items === undefined || wanted === undefined
-        ? task
-        : { ...task, items: task.items.filter((item) => keep(item, task)) },
-    );
-    printer.json(requested.length === 1 ? shown[0] : shown);
-    return;
-  }
-  // Columns from every item (a first pass that keeps nothing), then the rows a slice at a time (issue 25).
-  const keys = taskItemKeys(tasks);
-  const styled = taskItemColumns(keys).map((column) =>
-    column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
-  );
-  // Unknown names are refused against the columns the tasks really have (data fields are known only now).
-  const picked = pickColumns(styled, options.columns);
-  const chosen = options.columns !== undefined && options.columns.length > 0;
-  const listOptions = { wide: options.wide === true };
-  if (printer.format === 'table') {
-    await showTables(ctx, tasks, keep, chosen ? picked : picked.filter((c) => c.key !== 'task'), {
-      ...listOptions,
-      wanted,
-      chosen,
-    });
-    return;
-  }
-  // csv / tsv export the flat rows, ndjson the item records with their JSON values.
-  const out = printer.stream(picked, undefined, listOptions);
-  for (const slice of taskItemSlices(tasks, keep, SLICE)) {
-    if (printer.format === 'ndjson') (out as RowStream<unknown>).write(slice.records());
-    else out.write(slice.rows);
-  }
-  await out.end();
-}
-
-/** Items flattened and printed at a time: a bounded working set whatever the task's size. */
-const SLICE = 10_000;
-
-/** On a terminal: each task's summary and its items table, a blank line between tasks. */
-async function showTables(
-  ctx: Context,
-  tasks: readonly Task[],
-  keep: (item: ItemLike, task: { id: number }) => boolean,
-  columns: Array<Column<Record<string, string>>>,
-  options: { wide: boolean; wanted: ShowOptions['itemsStatus']; chosen: boolean },
-): Promise<void> {
-  const printer = ctx.printer;
-  for (const [index, task] of tasks.entries()) {
-    if (index > 0) printer.blank();
-    printer.detail(taskSummary(task), task);
-    const slices = taskItemSlices([task], keep, SLICE);
-    const first = slices.next();
-    if (first.done !== true) {
-      printer.blank();
-      // Each task's own result fields: another service's columns would only be dashes here.
-      const ownKeys = new Set(taskItemKeys([task]));
-      const shown = options.chosen ? columns : columns.filter((column) => ownKeys.has(column.key ?? ''));
-      // The table keeps its first rows and counts the rest (printer.stream), so a huge task is never held as rows.
-      const out = printer.stream(shown, undefined, { wide: options.wide });
-      out.write(first.value.rows);
-      for (const slice of slices) out.write(slice.rows);
-      await out.end();
-    } else if (options.wanted !== undefined && task.items !== undefined) {
-      const none = options.wanted === 'failed' ? 'no items failed to complete' : 'no items completed';
-      printer.info(tasks.length > 1 ? `task ${task.id}: ${none}` : none);
-    }
-  }
+  await printTaskItems(ctx, tasks, { ...options, single: requested.length === 1 });
 }

@@ -19,7 +19,7 @@ export function registerWait(program: Command, run: RunAction): void {
       examples([
         'taskctl wait 42',
         'taskctl wait 42 43 --timeout 10m && echo all good',
-        'taskctl create domain_check_availability -f domains.txt -q | taskctl wait -',
+        'taskctl create domain_check_availability -f domains.txt -q -y | taskctl wait -',
         'taskctl wait 42 --until processing',
         'taskctl wait 42 --report junit=reports/taskctl.xml',
         'taskctl wait 42 -o json | jq ".[0].status"',

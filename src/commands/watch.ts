@@ -7,6 +7,8 @@ import { examples, type RunAction } from './help-text.js';
 import { duration, positiveDuration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { neutralise } from '../output/sanitize.js';
+import { countsText } from '../output/task-columns.js';
+import { isoSeconds, parseTimestamp } from '../output/times.js';
 import { unknownStatusWarner } from '../core/task-state.js';
 import { sandboxAwareHint } from '../sandbox/launch.js';
 
@@ -20,6 +22,20 @@ export interface WatchOptions {
   outageTolerance?: number;
 }
 
+/** When the change happened by the task's own fields (started, completed, failed, created), else when it was seen. */
+function eventTime(task: Task, seenAt: number): number {
+  const status = task.status.toLowerCase();
+  const field =
+    status === 'processing'
+      ? task.started_at
+      : status === 'completed'
+        ? task.completed_at
+        : status === 'pending'
+          ? task.created_at
+          : (task.failed_at ?? task.completed_at);
+  return parseTimestamp(field) ?? seenAt;
+}
+
 interface Change {
   at: number;
   task: Task;
@@ -27,7 +43,7 @@ interface Change {
 
 /** tsv/csv columns of `watch` (documented in its help). */
 const CHANGE_COLUMNS: Array<Column<Change>> = [
-  { header: 'timestamp', value: (c) => new Date(c.at).toISOString() },
+  { header: 'timestamp', value: (c) => isoSeconds(eventTime(c.task, c.at)) },
   { header: 'id', value: (c) => c.task.id },
   { header: 'service', value: (c) => c.task.service },
   { header: 'status', value: (c) => c.task.status },
@@ -62,7 +78,8 @@ export function registerWatch(program: Command, run: RunAction): void {
         'taskctl watch -o ndjson > events.ndjson',
       ]) +
         '\n-o ndjson (and -o json) print one {event, timestamp, task} object per change, exactly like a webhook body.\n' +
-        'tsv columns: timestamp, id, service, status, completed_items, failed_items, total_items\n' +
+        'tsv columns: timestamp (when it happened, from the task: ISO UTC), id, service, status, completed_items,' +
+        ' failed_items, total_items\n' +
         'Exit codes as `taskctl wait` once the watched tasks finish: 0 all completed; 10 a task ended without' +
         ' completing; 11 some items did not complete; 8 (7 after 429s) no good answer from the service for' +
         ' --outage-tolerance; 124 timed out (--timeout) while the service answered; 130 Ctrl-C.\n',
@@ -75,9 +92,11 @@ export function registerWatch(program: Command, run: RunAction): void {
 export async function runWatch(ctx: Context, ids: number[], options: WatchOptions): Promise<void> {
   const deadline = options.timeout > 0 ? ctx.clock.now() + options.timeout : undefined;
   const api = await ctx.api({ deadline });
+  // Polling for minutes or hours keeps to the spec's 100/min when the server states no budget (api/rate-limit.ts).
+  api.rateLimiter.steady();
   const { followTasks } = await import('../core/follow/follow.js');
   const { toWebhookEvent } = await import('../core/follow/events.js');
-  const { waitExitCode, stillRunningMessage } = await import('../core/follow/outcome.js');
+  const { waitExitCode } = await import('../core/follow/outcome.js');
   const unknown = await import('../core/follow/unknown-status.js');
   const outage = await import('../core/follow/outage.js');
   const outageToleranceMs = outage.resolveOutageTolerance(
@@ -93,6 +112,12 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
   const asEvents = printer.format === 'json' || printer.format === 'ndjson';
   // tsv/csv rows go through the printer's row stream (it prints each write at once); table gets human lines.
   const rows = printer.format === 'tsv' || printer.format === 'csv' ? printer.stream(CHANGE_COLUMNS) : undefined;
+  // For a person: what is watched and how to stop (an empty watch is then not a silent mystery).
+  if (!asEvents && !rows) {
+    const what = ids.length > 0 ? `${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}` : 'every unfinished task';
+    printer.info(`watching ${what}${ids.length === 0 && options.follow ? ' and any new one' : ''}; Ctrl-C to stop`);
+  }
+  const width = { id: 0, service: 0, status: 0 };
   const result = await followTasks({
     reader: api,
     ids: ids.length > 0 ? ids : 'all-unfinished',
@@ -112,12 +137,21 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
       } else if (rows) {
         rows.write([{ at, task }]);
       } else {
-        const { completed, failed } = itemCounts;
-        const counts = completed === undefined ? '' : ` ${completed + (failed ?? 0)}/${task.total_items}`;
-        const failedNote = failed ? ` (${failed} failed)` : '';
-        ctx.io.stdout.write(
-          `${new Date(at).toISOString()}  task ${task.id} ${clean(task.service)} ${printer.paintStatus(clean(task.status))}${counts}${failedNote}\n`,
-        );
+        // Aligned columns (widths grow with what was seen); the time is the event's own, from the task's fields.
+        const service = clean(task.service);
+        const status = clean(task.status);
+        width.id = Math.max(width.id, String(task.id).length);
+        width.service = Math.max(width.service, service.length);
+        width.status = Math.max(width.status, status.length);
+        const counts = itemCounts.completed === undefined ? '' : countsText(itemCounts);
+        const line = [
+          isoSeconds(eventTime(task, at)),
+          `task ${String(task.id).padEnd(width.id)}`,
+          service.padEnd(width.service),
+          printer.paintStatus(status) + ' '.repeat(width.status - status.length),
+          counts,
+        ];
+        ctx.io.stdout.write(`${line.join('  ').trimEnd()}\n`);
       }
     },
     outageToleranceMs,
@@ -133,9 +167,10 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
   ctx.exitCode = code; // before the last output is flushed: a reader of stdout that goes away must not make it 0
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
+  const resume = `still running: taskctl watch ${result.unfinished.join(' ')}`;
   if (result.reason === 'interrupted') {
     if (result.unfinished.length > 0 && ids.length > 0)
-      printer.error('interrupted', sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(result.unfinished)));
+      printer.error('interrupted', sandboxAwareHint(ctx.ephemeralSandbox, resume));
     return;
   }
   if (result.outage) {
@@ -147,9 +182,11 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
     });
     printer.error(failure.message, failure.hint);
   }
+  if (ids.length === 0 && result.tasks.length === 0 && !asEvents && !rows)
+    printer.info('no unfinished tasks: nothing to watch (taskctl watch --follow waits for new ones)');
   if (result.reason === 'timeout')
     printer.error(
       `timed out${unknown.unknownStatusNote(result.tasks)}`,
-      sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(result.unfinished)),
+      sandboxAwareHint(ctx.ephemeralSandbox, resume),
     );
 }

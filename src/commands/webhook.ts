@@ -2,10 +2,10 @@ import { Option, type Command } from 'commander';
 import type { ReceivedEvent } from '../webhook/listener.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../api/webhook-events.js';
 import type { Context } from '../context.js';
-import { AuthError, UnavailableError, UsageError } from '../errors.js';
-import type { Column } from '../output/printer.js';
+import { AuthError, InterruptedError, UnavailableError, UsageError } from '../errors.js';
+import type { Column, StyledPart } from '../output/printer.js';
 import { examples, type RunAction } from './help-text.js';
-import { port } from './parsers.js';
+import { byteSize, collect, duration, port, positiveInt } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 
 export interface ListenOptions {
@@ -14,7 +14,18 @@ export interface ListenOptions {
   path: string;
   forwardTo?: string;
   exec?: string;
+  execConcurrency: number;
+  queue: number;
+  maxBody: number;
+  /** `--no-dedupe` sets it false. */
+  dedupe: boolean;
+  spool?: string;
+  catchUp?: number;
+  catchUpTask?: string[];
 }
+
+/** Output not yet written beyond this (stdout or stderr not being read) makes the listener answer 503. */
+const OUTPUT_BACKLOG_BYTES = 1024 * 1024;
 
 export interface SimulateCommandOptions {
   event?: WebhookEventName;
@@ -38,22 +49,33 @@ export function registerWebhook(program: Command, run: RunAction): void {
     .option('--port <port>', 'port to listen on (0 = any free port)', port, 8788)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--path <path>', 'path that accepts deliveries', '/')
-    .option('--forward-to <url>', 're-POST each verified event to this URL (https, or http on loopback)')
+    .option('--forward-to <url>', 're-POST each event here; the service gets 200 only after its 2xx (else 502)')
     .option('--exec <command>', 'run this shell command per event, with the event JSON on stdin')
+    .option('--exec-concurrency <n>', 'commands running at once (1 = one at a time, in order)', positiveInt(64), 1)
+    .option('--queue <n>', 'events waiting for --exec at most; a full queue answers 503', positiveInt(100_000), 100)
+    .option('--max-body <size>', 'largest event body (413 beyond): 1MiB, 256KiB, bytes', byteSize, 1024 * 1024)
+    .option('--no-dedupe', 'hand repeat deliveries of an event on again (default: printed as duplicates only)')
+    .option('--spool <file>', 'make acknowledged events durable (fsync before the 200; rerun at the next start)')
+    .option('--catch-up <duration>', 'first hand on one event per task created within DURATION (synthesised)', duration)
+    .option('--catch-up-task <id>', 'first hand on the event of this task (repeatable)', collect)
     .addHelpText(
       'after',
       examples([
         'taskctl webhook listen',
         'taskctl webhook listen -o ndjson | jq -c .',
         'taskctl webhook listen --forward-to http://127.0.0.1:3000/hooks',
-        "taskctl webhook listen --exec 'jq -r .task.id >> finished.txt'",
+        'taskctl webhook listen --exec ./on-event.sh --exec-concurrency 4 --queue 500',
+        'taskctl webhook listen --exec ./on-event.sh --spool events.spool',
+        'taskctl webhook listen --catch-up 1h --forward-to http://127.0.0.1:3000/hooks',
         'taskctl sandbox --webhook-url http://127.0.0.1:8788/   # in another terminal',
       ]) +
         '\ntsv columns: timestamp, event, id, service, completed_items, failed_items, total_items\n' +
         'Answers 401 without the right X-Webhook-Signature (the API key), 405/413 for bad requests, 400 for a body' +
-        " that is not JSON, and 200 for every signed JSON body (a shape that is not the spec's is printed as" +
-        ' received, with a warning); a repeated (task, event) delivery is printed once.\n' +
-        '$TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec. Ctrl-C stops it (exit 0).\n',
+        ' that is not JSON, and 200 once a signed JSON body is handled: printed, accepted by --forward-to (else 502),' +
+        ' queued for --exec (503 when full, or while stdout is not read). The service retries what it did not get' +
+        ' 200 for; a repeat of a handled (task, event) is shown as a duplicate and not handed on again.\n' +
+        '$TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec. Ctrl-C stops accepting and runs the queue to its end' +
+        ' (exit 0); a second Ctrl-C abandons it and lists the events not run (exit 130).\n',
     )
     .action((options: ListenOptions, cmd: Command) => run(cmd, (ctx) => runListen(ctx, options)));
   webhook
@@ -99,33 +121,66 @@ const EVENT_COLUMNS: Array<Column<ReceivedEvent>> = [
   { header: 'total_items', value: (e) => field(e.body, 'task', 'total_items') },
 ];
 
-function eventPrinter(ctx: Context): { print: (event: ReceivedEvent, raw: string) => void; end: () => Promise<void> } {
+type PrintEvent = (received: ReceivedEvent, note: { duplicate: boolean }) => void;
+
+/**
+ * Each event once on stdout. A duplicate is shown only in the human format (marked); machine formats print each event
+ * exactly once, and the duplicate goes to the log on stderr.
+ */
+function eventPrinter(ctx: Context): { print: PrintEvent; end: () => Promise<void> } {
   const printer = ctx.printer;
   if (printer.format === 'json' || printer.format === 'ndjson') {
-    // The body exactly as delivered (compacted), unknown fields included.
-    return { print: (received) => printer.line(JSON.stringify(received.body)), end: async () => {} };
+    // The body exactly as delivered, unknown fields included: as received when it is one line (no copy of a big
+    // body is made), compacted otherwise.
+    return {
+      print: (received, { duplicate }) => {
+        if (duplicate) return;
+        printer.line(/[\r\n\u2028\u2029]/.test(received.raw) ? JSON.stringify(received.body) : received.raw.trim());
+      },
+      end: async () => {},
+    };
   }
   if (printer.format === 'tsv' || printer.format === 'csv') {
     const rows = printer.stream(EVENT_COLUMNS);
-    return { print: (received) => rows.write([received]), end: () => rows.end() };
+    return {
+      print: (received, { duplicate }) => {
+        if (!duplicate) rows.write([received]);
+      },
+      end: () => rows.end(),
+    };
   }
   return {
-    print({ event, body, name, taskId }) {
+    print({ event, body, name, taskId, synthesised }, { duplicate }) {
+      const marks: StyledPart[] = [];
+      if (synthesised) marks.push({ text: '  (synthesised)', style: 'cyan' });
+      if (duplicate) marks.push({ text: '  (duplicate, not handed on again)', style: 'dim' });
       if (!event) {
         // Not the spec's shape (the listener warned): what it says about itself, then the body as it came.
-        printer.line(
-          `${String(field(body, 'timestamp') ?? '-')}  ${printer.paintStatus(name ?? 'event')}  task ${taskId ?? '(no id)'}  ${JSON.stringify(body)}`,
-        );
+        printer.styledLine([
+          `${String(field(body, 'timestamp') ?? '-')}  `,
+          { text: name ?? 'event', status: true },
+          `  task ${taskId ?? '(no id)'}  ${JSON.stringify(body)}`,
+          ...marks,
+        ]);
         return;
       }
       const task = event.task;
       const reason = event.event === 'failed' ? `: ${event.task.error_message}` : '';
-      printer.line(
-        `${event.timestamp}  ${printer.paintStatus(event.event)}  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`,
-      );
+      printer.styledLine([
+        `${event.timestamp}  `,
+        { text: event.event, status: true },
+        `  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`,
+        ...marks,
+      ]);
     },
     end: async () => {},
   };
+}
+
+/** Bytes written but not yet taken by the reader (a pipe nobody reads grows it); 0 for streams that do not say. */
+function backlog(stream: unknown): number {
+  const length = (stream as { writableLength?: unknown }).writableLength;
+  return typeof length === 'number' ? length : 0;
 }
 
 async function requireKey(ctx: Context): Promise<string> {
@@ -141,6 +196,7 @@ async function requireKey(ctx: Context): Promise<string> {
 
 export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
   if (!options.path.startsWith('/')) throw new UsageError(`--path must start with / (got "${options.path}")`);
+  const catchUpIds = (options.catchUpTask ?? []).map((id) => parseTaskId(id));
   const apiKey = await requireKey(ctx);
   const { startWebhookListener } = await import('../webhook/listener.js');
   const events = eventPrinter(ctx);
@@ -151,12 +207,19 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     apiKey,
     forwardTo: options.forwardTo,
     exec: options.exec,
+    execConcurrency: options.execConcurrency,
+    queue: options.queue,
+    maxBody: options.maxBody,
+    dedupe: options.dedupe,
+    spool: options.spool,
     env: ctx.env,
     clock: ctx.clock,
-    onEvent: (received, raw) => events.print(received, raw),
+    onEvent: (received, note) => events.print(received, note),
+    canPrint: () => backlog(ctx.io.stdout) < OUTPUT_BACKLOG_BYTES && backlog(ctx.io.stderr) < OUTPUT_BACKLOG_BYTES,
     log: (line) => ctx.printer.info(line),
   });
   ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
+  if (options.catchUp !== undefined || catchUpIds.length > 0) await catchUp(ctx, listener, options.catchUp, catchUpIds);
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) {
       resolve();
@@ -164,8 +227,49 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     }
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  await listener.close();
+  const again = new Promise<'again'>((resolve) => ctx.onInterruptAgain(() => resolve('again')));
+  ctx.printer.info('stopping: new deliveries get 503; finishing the events in hand (Ctrl-C again to abandon them)');
+  const how = await Promise.race([listener.close().then(() => 'done' as const), again]);
   await events.end();
+  if (how === 'done') return;
+  const left = await listener.abandon();
+  if (left.length === 0) return;
+  const shown = left.slice(0, 20).map((job) => job.label);
+  const more = left.length > shown.length ? ` and ${left.length - shown.length} more` : '';
+  throw new InterruptedError(
+    `abandoned ${left.length} event(s) whose command did not run or finish: ${shown.join(', ')}${more}`,
+    options.spool === undefined
+      ? 'With --spool FILE they would run at the next start.'
+      : `They stay in ${options.spool} and run at the next start with --spool ${options.spool}.`,
+  );
+}
+
+/** `--catch-up` / `--catch-up-task`: one synthesised event per task, through the listener's own path. */
+async function catchUp(
+  ctx: Context,
+  listener: import('../webhook/listener.js').WebhookListener,
+  withinMs: number | undefined,
+  ids: number[],
+): Promise<void> {
+  const [api, { tasksToCatchUp, synthesiseEvent }] = await Promise.all([ctx.api(), import('../webhook/catch-up.js')]);
+  const now = ctx.clock.now();
+  const tasks = await tasksToCatchUp(api, { withinMs, ids, now });
+  let handed = 0;
+  const failed: number[] = [];
+  for (const task of tasks) {
+    const event = synthesiseEvent(task, now);
+    if (!event) continue;
+    const outcome = await listener.inject(JSON.stringify(event));
+    if (outcome.status === 200) handed++;
+    else failed.push(task.id);
+  }
+  const skipped = tasks.length - handed - failed.length;
+  ctx.printer.info(
+    `catch-up: ${handed} synthesised event(s) from ${tasks.length} task(s)${skipped > 0 ? `, ${skipped} pending (no event yet)` : ''}`,
+  );
+  if (failed.length > 0) {
+    ctx.printer.warn(`catch-up: not handed on (the app or the queue refused them): tasks ${failed.join(', ')}`);
+  }
 }
 
 export async function runSimulate(ctx: Context, id: number, options: SimulateCommandOptions): Promise<void> {

@@ -26,15 +26,3 @@ export function parsePositiveDuration(text: string, flag: string): number {
   if (ms <= 0) throw new UsageError(`${flag} must be above 0 (got "${text}")`, 'Use e.g. 30s.');
   return ms;
 }
-
-/** `1m30s`-style rendering for human messages. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const totalSeconds = Math.round(ms / 1000);
-  const h = Math.floor(totalSeconds / 3600);
-  const m = Math.floor((totalSeconds % 3600) / 60);
-  const s = totalSeconds % 60;
-  if (h) return `${h}h${m ? `${m}m` : ''}`;
-  if (m) return `${m}m${s ? `${s}s` : ''}`;
-  return `${s}s`;
-}

@@ -4,7 +4,6 @@
  * minimum; `optional` columns are dropped, the highest rank first; free text shrinks further to its hard minimum. Cut
  * text ends in `…`, at a word boundary when one is near. A table that still cannot fit is drawn as it is.
  */
-import stringWidth from 'string-width';
 
 /** Between two columns (table.ts draws two spaces). */
 const COLUMN_GAP = 2;
@@ -12,7 +11,6 @@ const COLUMN_GAP = 2;
 const SOFT_MIN = 24;
 /** ... and at least this much (or its header's width) in the last resort. */
 const HARD_MIN = 8;
-const ELLIPSIS = '…';
 
 export interface FitColumn {
   /** Widest cell or header, in terminal columns. */
@@ -30,24 +28,6 @@ export interface Fit {
   shown: number[];
   /** Width per column index (columns not shown: their natural width). */
   widths: number[];
-}
-
-/** Made on first use: building a Segmenter loads ICU's break rules (~10 ms), which ASCII text never needs. */
-let graphemes: Intl.Segmenter | undefined;
-
-/** User-perceived characters: an emoji with modifiers or a letter with combining marks is one. */
-function characters(text: string): string[] {
-  graphemes ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
-  return Array.from(graphemes.segment(text), (part) => part.segment);
-}
-
-/**
- * Terminal columns: two for a wide (CJK, fullwidth) character or an emoji, none for a combining mark. It is
- * string-width's count, the one cli-table3 lays the table out with, so a fitted table is as wide as it is drawn.
- */
-export function textWidth(text: string): number {
-  // ASCII, the common case, is one column a character.
-  return /^[\x20-\x7e]*$/.test(text) ? text.length : stringWidth(text);
 }
 
 function total(widths: readonly number[], shown: readonly number[]): number {
@@ -85,23 +65,4 @@ export function fitColumns(columns: readonly FitColumn[], budget: number): Fit {
   }
   if (total(widths, shown) <= budget) return { shown, widths };
   return { shown, widths: shrink(columns, shown, budget, HARD_MIN) };
-}
-
-/** `text` cut to `width` columns with `…`: at the last space when it leaves at least half, else mid-word. */
-export function truncateText(text: string, width: number): string {
-  if (textWidth(text) <= width) return text;
-  if (width <= 1) return ELLIPSIS.slice(0, width);
-  // Whole characters while they fit beside the ellipsis; a wide one that would straddle the edge is left out.
-  let head = '';
-  let used = 0;
-  for (const char of characters(text)) {
-    const charWidth = textWidth(char);
-    if (used + charWidth > width - 1) break;
-    head += char;
-    used += charWidth;
-  }
-  const space = head.lastIndexOf(' ');
-  const cut =
-    space >= 0 && textWidth(head.slice(0, space)) >= width / 2 ? head.slice(0, space).trimEnd() : head.trimEnd();
-  return `${cut}${ELLIPSIS}`;
 }

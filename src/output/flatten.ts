@@ -17,6 +17,60 @@ import type { Column } from './printer.js';
 
 export type FlatRecord = Record<string, string>;
 
+/** A row's data as a person reads it on a terminal (multi-line `key: value` text), by column; not a csv field. */
+const HUMAN = Symbol('human');
+type HumanRow = FlatRecord & { [HUMAN]?: Record<string, string> };
+
+/**
+ * A result value as a person reads it (issue 26: no raw JSON in a terminal table): scalars as text; a list one element
+ * a line; an object as `key: value` pairs (on its own lines at the top, `key: value, key: value` inside a list),
+ * nested values in parentheses. Bounded like the rest: below CELL_JSON_DEPTH levels the rest is `…`.
+ */
+export function humanValue(value: unknown, depth = 0): string {
+  if (value === null || value === undefined) return '';
+  if (isScalar(value)) return scalarText(value);
+  if (depth >= CELL_JSON_DEPTH) return '…';
+  if (Array.isArray(value)) return value.map((element) => inline(element, depth + 1)).join('\n');
+  if (isPlainObject(value)) {
+    return Object.keys(value)
+      .map((key) => `${key}: ${inline(value[key], depth + 1)}`)
+      .join('\n');
+  }
+  return cellJson(value, CELL_JSON_DEPTH); // not JSON data (a bigint, a function): never reached from a response
+}
+
+/** One line: `a: 1, b: 2`, lists as `x; y`, nested values in parentheses. */
+function inline(value: unknown, depth: number): string {
+  if (value === null || value === undefined) return '-';
+  if (isScalar(value)) return scalarText(value);
+  if (depth >= CELL_JSON_DEPTH) return '…';
+  const nested = (inner: unknown) => (isScalar(inner) ? inline(inner, depth + 1) : `(${inline(inner, depth + 1)})`);
+  if (Array.isArray(value)) return value.map(nested).join('; ');
+  if (isPlainObject(value))
+    return Object.keys(value)
+      .map((key) => `${key}: ${nested(value[key])}`)
+      .join(', ');
+  return cellJson(value, CELL_JSON_DEPTH);
+}
+
+/** A row's readable text for a column: its own human field (never one found on a prototype), else the flat field. */
+function humanField(row: HumanRow, key: string): string {
+  const human = row[HUMAN];
+  return human !== undefined && Object.hasOwn(human, key) ? (human[key] ?? '') : field(row, key);
+}
+
+/** The top-level data fields of an item as people read them, keyed like the flattened columns that hold them. */
+function humanFields(data: unknown): Record<string, string> | undefined {
+  if (!isPlainObject(data)) return undefined;
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(data)) {
+    const value = data[name];
+    // Scalars and nested objects are already columns of their own (flattened); lists get their readable form.
+    if (Array.isArray(value)) setField(out, dataKey(name), humanValue(value));
+  }
+  return out;
+}
+
 /** Levels of dotted keys (`a.b.c`) before the rest of a value is written as JSON in one cell. */
 export const FLATTEN_DEPTH = 16;
 /** Levels of nesting kept in a cell's JSON before it is cut with `…`. */
@@ -173,6 +227,21 @@ function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown>
 }
 
 /**
+ * ndjson rows of one command share one shape (issue 26): every record gets every field any record has, in first-seen
+ * order, `null` where its item had none, so a reader (jq, a typed loader) never meets a missing key.
+ */
+function sameShape(records: Array<Record<string, unknown>>): void {
+  const order = new Set<string>();
+  for (const record of records) for (const key of Object.keys(record)) order.add(key);
+  records.forEach((record, index) => {
+    if (Object.keys(record).length === order.size) return;
+    const full: Record<string, unknown> = {};
+    for (const key of order) setField(full, key, Object.hasOwn(record, key) ? record[key] : null);
+    records[index] = full;
+  });
+}
+
+/**
  * `show <id...>` (issue 15): every task's items in one export, a `task` column first; the data columns are the union
  * over all the tasks' items (first-seen order), so the columns are the same whatever the ids and the filter.
  */
@@ -180,14 +249,34 @@ export function exportTaskItems(
   tasks: readonly TaskItemsLike[],
   keep: (item: ItemLike, task: TaskItemsLike) => boolean = () => true,
 ): ItemExport {
-  const keys = taskItemKeys(tasks);
   const rows: FlatRecord[] = [];
   const records: Array<Record<string, unknown>> = [];
-  for (const slice of taskItemSlices(tasks, keep, Number.POSITIVE_INFINITY)) {
-    for (const row of slice.rows) rows.push(row);
-    for (const record of slice.records()) records.push(record);
+  const seen = new Set<string>();
+  for (const task of tasks) {
+    for (const item of task.items ?? []) {
+      const flat = flattenItem(item);
+      for (const key of Object.keys(flat)) seen.add(key);
+      if (!keep(item, task)) continue;
+      const row: HumanRow = { task: String(task.id), ...flat };
+      const human = humanFields(item.data);
+      if (human) row[HUMAN] = human;
+      rows.push(row);
+      records.push(taskItemRecord(task.id, item));
+    }
   }
-  return { keys, rows, columns: taskItemColumns(keys), records };
+  const dataKeys = [...seen].filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
+  const keys = ['task', 'target', 'status', ...dataKeys, 'error'];
+  sameShape(records);
+  const fixed = new Set(['task', 'target', 'status']);
+  const columns = keys.map((key): Column<FlatRecord> => ({
+    header: key,
+    key,
+    value: (row) => field(row, key),
+    // Results and errors wrap within their column on a narrow terminal (never cut); ids, targets and statuses stay whole.
+    ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
+    ...(key === 'task' ? { align: 'right' as const } : {}),
+  }));
+  return { keys, rows, columns, records };
 }
 
 /** The export's columns (`task`, `target`, `status`, the data fields in first-seen order, `error`): a pass that keeps nothing. */
@@ -199,38 +288,39 @@ export function taskItemKeys(tasks: readonly TaskItemsLike[]): string[] {
   return ['task', 'target', 'status', ...dataKeys, 'error'];
 }
 
-/** Printer columns over the export's rows. */
-export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecord>> {
-  const fixed = new Set(['task', 'target', 'status']);
-  return keys.map((key): Column<FlatRecord> => ({
-    header: key,
-    key,
-    value: (row) => field(row, key),
-    // Results and errors are free text a narrow terminal may cut; ids, targets and statuses stay whole.
-    ...(fixed.has(key) ? {} : { truncate: true }),
-    ...(key === 'task' ? { align: 'right' as const } : {}),
-  }));
-}
-
 /**
- * The kept items' rows, `size` at a time (their ndjson records on demand): a 1,000,000-item task is printed slice by
- * slice instead of as one array of rows and another of records (issue 25).
+ * The kept items' rows and ndjson records, `size` items at a time, with the same columns and record shape as
+ * `exportTaskItems`: a 1,000,000-item task is printed slice by slice instead of as one array of rows and another of
+ * records (issue 25). The record shape (every key of every kept record, in first-seen order) takes a first pass.
  */
 export function* taskItemSlices(
   tasks: readonly TaskItemsLike[],
   keep: (item: ItemLike, task: TaskItemsLike) => boolean,
   size: number,
-): Generator<{ task: TaskItemsLike; rows: FlatRecord[]; records: () => Array<Record<string, unknown>> }> {
+): Generator<{ rows: FlatRecord[]; records: () => Array<Record<string, unknown>> }> {
+  const order = new Set<string>();
+  for (const task of tasks)
+    for (const item of task.items ?? [])
+      if (keep(item, task)) for (const key of Object.keys(taskItemRecord(task.id, item))) order.add(key);
+  const shaped = (record: Record<string, unknown>): Record<string, unknown> => {
+    if (Object.keys(record).length === order.size) return record;
+    const full: Record<string, unknown> = {};
+    for (const key of order) setField(full, key, Object.hasOwn(record, key) ? record[key] : null);
+    return full;
+  };
   for (const task of tasks) {
     let rows: FlatRecord[] = [];
     let items: ItemLike[] = [];
     const slice = () => {
       const kept = items;
-      return { task, rows, records: () => kept.map((item) => taskItemRecord(task.id, item)) };
+      return { rows, records: () => kept.map((item) => shaped(taskItemRecord(task.id, item))) };
     };
     for (const item of task.items ?? []) {
       if (!keep(item, task)) continue;
-      rows.push({ task: String(task.id), ...flattenItem(item) });
+      const row: HumanRow = { task: String(task.id), ...flattenItem(item) };
+      const human = humanFields(item.data);
+      if (human) row[HUMAN] = human;
+      rows.push(row);
       items.push(item);
       if (rows.length >= size) {
         yield slice();
@@ -240,4 +330,16 @@ export function* taskItemSlices(
     }
     if (rows.length > 0) yield slice();
   }
+}
+
+/** Printer columns over the export's rows (the same as `exportTaskItems` gives). */
+export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecord>> {
+  const fixed = new Set(['task', 'target', 'status']);
+  return keys.map((key): Column<FlatRecord> => ({
+    header: key,
+    key,
+    value: (row) => field(row, key),
+    ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
+    ...(key === 'task' ? { align: 'right' as const } : {}),
+  }));
 }

@@ -3,6 +3,7 @@ export interface OutputStream {
   write: (chunk: string) => unknown;
   isTTY?: boolean;
   columns?: number;
+  rows?: number;
 }
 
 export interface InputStream extends AsyncIterable<Buffer | string> {

@@ -14,7 +14,7 @@
  *   followed by their age; tsv: the values on one line, tab-separated, in field order;
  *   csv: header (label keys) + one record; json: `json` pretty; ndjson: `json` compact on one line.
  */
-import { Chalk, type ChalkInstance } from 'chalk';
+import { palette, type ChalkInstance } from './colour.js';
 import {
   cellText,
   chunkedWriter,
@@ -26,12 +26,14 @@ import {
   type CellValue,
 } from './encode.js';
 import type { OutputFormat } from './format.js';
-import type { IO } from './io.js';
+import type { IO, OutputStream } from './io.js';
 import type { Progress } from './progress.js';
 import type { Redactor } from './redact.js';
 import { humanLabel } from './labels.js';
+import { formatCount } from './numbers.js';
+import { paintStatus } from './status-colours.js';
 import { neutralise, neutraliseMultiline } from './sanitize.js';
-import { parseTimestamp, relativeTime } from '../core/relative-time.js';
+import { parseTimestamp, relativeTime } from './times.js';
 
 export type { CellValue } from './encode.js';
 
@@ -51,6 +53,11 @@ export interface Column<T> {
   time?: boolean;
   /** Table only: long free text, cut with `…` to fit the terminal (descriptions, results, errors). */
   truncate?: boolean;
+  /**
+   * Table only: text that may span lines (nested results as `key: value` lines): wrapped at word boundaries within the
+   * column's fitted width, never cut. Like `truncate`, the column gives up width when the terminal is narrow.
+   */
+  wrap?: boolean;
   /** Table only: left out, highest rank first, when the terminal is too narrow for every column (`--wide` keeps it). */
   optional?: number;
 }
@@ -92,6 +99,20 @@ export interface PrinterOptions {
   ci?: boolean;
   /** Clock for `progress()` timestamps. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Word-wraps messages on stderr (errors, hints, warnings, info) to this many columns: give it only when stderr is a
+   * terminal (`lineBudget(io.stderr.columns)`), so scripts and logs get each message unwrapped. With `wrap`.
+   */
+  wrapWidth?: number;
+  /** The wrapper (output/width.ts `wrapText`), handed in so that the printer loads no width tables for scripts. */
+  wrap?: (text: string, width: number, indent?: string) => string;
+}
+
+/** A part of `styledLine`: coloured by status meaning, or with one chalk style (plain when stdout colour is off). */
+export interface StyledPart {
+  text: string;
+  status?: boolean;
+  style?: 'dim' | 'bold' | 'yellow' | 'red' | 'green' | 'cyan';
 }
 
 export interface Printer {
@@ -113,6 +134,11 @@ export interface Printer {
   json: (value: unknown) => void;
   /** One raw data line on stdout (e.g. `create -q` ids). */
   line: (text: string) => void;
+  /**
+   * One data line on stdout from parts, each redacted and neutralised on its own and then painted (a `status` part by
+   * `paintStatus`, a `style` part with that chalk style), so colour survives while server text stays inert.
+   */
+  styledLine: (parts: ReadonlyArray<string | StyledPart>) => void;
   /** An empty line on stdout, between two human-format sections (e.g. `show`'s summary and its items table). */
   blank: () => void;
   /**
@@ -121,11 +147,15 @@ export interface Printer {
    */
   paintStatus: (status: string) => string;
   info: (message: string) => void;
+  /** A plain message on stderr that `-q` does not silence (an answer the person gave, e.g. declining a prompt). */
+  notice: (message: string, hint?: string) => void;
   success: (message: string) => void;
   warn: (message: string) => void;
   error: (message: string, hint?: string) => void;
   /** A progress reporter on stderr with this printer's format, colour, quiet, CI and redaction. */
   progress: () => Promise<Progress>;
+  /** The same printer writing its data to `stdout` instead (output collected for a pager); talk still goes to stderr. */
+  to: (stdout: OutputStream) => Printer;
 }
 
 /**
@@ -134,18 +164,22 @@ export interface Printer {
  */
 export const TABLE_MAX_ROWS = 1000;
 
+/** Fields that name things: their numbers are identifiers, never written with separators (`task 12345`). */
+const IDENTIFIERS = new Set(['id', 'task', 'ids']);
+
+/** A cell as a person reads it: numbers with thousands separators (output/numbers.ts), except identifiers. */
+function humanCell(value: CellValue, name: string): string {
+  return typeof value === 'number' && Number.isFinite(value) && !IDENTIFIERS.has(name.toLowerCase())
+    ? formatCount(value)
+    : cellText(value);
+}
+
+function columnName<T>(column: Column<T>): string {
+  return column.key ?? column.header;
+}
+
 /** Human formats show a missing value as a dash, so columns never look shifted. */
 const EMPTY_CELL = '-';
-
-/** Colour by meaning, shared by every command that shows a status; unknown statuses stay plain. */
-const STATUS_COLOURS: Readonly<Record<string, (c: ChalkInstance) => (text: string) => string>> = {
-  completed: (c) => c.green,
-  failed: (c) => c.red,
-  processing: (c) => c.yellow,
-  running: (c) => c.yellow,
-  pending: (c) => c.dim,
-  queued: (c) => c.dim,
-};
 
 export function createPrinter(options: PrinterOptions): Printer {
   const { io, format } = options;
@@ -153,11 +187,22 @@ export function createPrinter(options: PrinterOptions): Printer {
   const redact: Redactor = options.redact ?? ((text) => text);
   const stderrColor = options.stderrColor ?? (options.color && io.stderr.isTTY === true);
   // Explicit levels: chalk's own detection looks at process.stdout, which is not necessarily our stream.
-  const out = new Chalk({ level: options.color ? 1 : 0 });
-  const err = new Chalk({ level: stderrColor ? 1 : 0 });
+  const out = palette(options.color);
+  const err = palette(stderrColor);
 
   const oneLine = (text: string) => neutralise(redact(text));
   const message = (text: string) => neutraliseMultiline(redact(text));
+  const { wrap, wrapWidth } = options;
+  /** `prefix` + the message, word-wrapped on a terminal (the prefix's width counts; it is coloured afterwards). */
+  const say = (prefix: string, painted: string, text: string): string => {
+    const body = message(text);
+    if (wrap === undefined || wrapWidth === undefined) return `${painted}${body}\n`;
+    const wrapped = body
+      .split('\n')
+      .map((line, i) => wrap(i === 0 ? `${prefix}${line}` : line, wrapWidth))
+      .join('\n');
+    return `${painted}${wrapped.slice(prefix.length)}\n`;
+  };
   const writeOut = (text: string) => {
     if (text !== '') io.stdout.write(text);
   };
@@ -180,18 +225,23 @@ export function createPrinter(options: PrinterOptions): Printer {
     for (const row of rows) out.write(record(row));
     out.flush();
   };
-  const warnLine = (text: string) => writeErr(`${err.yellow('warning:')} ${message(text)}\n`);
+  const warnLine = (text: string) => writeErr(say('warning: ', `${err.yellow('warning:')} `, text));
+
+  const paintByStatus = (status: string): string => paintStatus(out, status);
 
   const now = options.now ?? (() => Date.now());
   /** The terminal's width when stdout is one; tables elsewhere (`-o table > file`) keep every column whole. */
-  const terminalWidth = io.stdout.isTTY === true && (io.stdout.columns ?? 0) > 0 ? io.stdout.columns : undefined;
+  // One less than the columns (output/width.ts lineBudget): a row as wide as the terminal would touch its last column.
+  const terminalWidth =
+    io.stdout.isTTY === true && (io.stdout.columns ?? 0) > 0 ? Math.max(10, (io.stdout.columns ?? 80) - 1) : undefined;
   const emptyCell = options.color ? out.dim(EMPTY_CELL) : EMPTY_CELL;
 
   /** A cell's plain text as a person reads it: `display` over `value`, timestamps as ages, neutralised. */
   const tableText = <T>(column: Column<T>, row: T): string => {
-    const raw = redact(cellText(column.display ? column.display(row) : column.value(row)));
+    const raw = redact(humanCell(column.display ? column.display(row) : column.value(row), columnName(column)));
     const ms = column.time ? parseTimestamp(raw) : undefined;
-    return neutralise(ms === undefined ? raw : relativeTime(ms, now()));
+    const text = ms === undefined ? raw : relativeTime(ms, now());
+    return column.wrap ? neutraliseMultiline(text) : neutralise(text);
   };
 
   const renderRowsTable = async <T>(
@@ -205,7 +255,10 @@ export function createPrinter(options: PrinterOptions): Printer {
       return;
     }
     const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
-    const { fitColumns, textWidth, truncateText } = await import('./fit.js');
+    const [{ fitColumns }, { blockWidth: textWidth, truncateText, wrapText }] = await Promise.all([
+      import('./fit.js'),
+      import('./width.js'),
+    ]);
     const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
     const texts = rows.map((row) => allColumns.map((c) => tableText(c, row)));
     const widths = allColumns.map((_, i) =>
@@ -218,7 +271,7 @@ export function createPrinter(options: PrinterOptions): Printer {
             allColumns.map((c, i) => ({
               natural: widths[i] ?? 0,
               header: textWidth(heads[i] ?? ''),
-              truncate: c.truncate === true,
+              truncate: c.truncate === true || c.wrap === true,
               optional: c.optional,
             })),
             terminalWidth,
@@ -228,7 +281,9 @@ export function createPrinter(options: PrinterOptions): Printer {
     const body = rows.map((row, r) =>
       fit.shown.map((i) => {
         const column = allColumns[i];
-        const text = truncateText(texts[r]?.[i] ?? '', fit.widths[i] ?? 0);
+        const cell = texts[r]?.[i] ?? '';
+        const width = fit.widths[i] ?? 0;
+        const text = column?.wrap ? wrapText(cell, width, '  ') : truncateText(cell, width);
         if (text === '' || column === undefined) return emptyCell;
         return options.color && column.style ? column.style(text, row) : text;
       }),
@@ -241,8 +296,9 @@ export function createPrinter(options: PrinterOptions): Printer {
       ),
     );
     if (total > rows.length) {
-      const count = (n: number) => n.toLocaleString('en');
-      warnLine(`showing the first ${count(rows.length)} of ${count(total)} rows; use -o tsv or -o csv to get them all`);
+      warnLine(
+        `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
+      );
     }
   };
 
@@ -356,6 +412,7 @@ export function createPrinter(options: PrinterOptions): Printer {
 
   const detailText = (fields: readonly DetailField[]): string => {
     const values = fields.map(([, value]) => redact(cellText(value)));
+    const shownValues = fields.map(([label, value]) => redact(humanCell(value, label)));
     switch (format) {
       case 'json':
       case 'ndjson':
@@ -370,7 +427,7 @@ export function createPrinter(options: PrinterOptions): Printer {
         const lines = fields.map(([, , style], i) => {
           const label = labels[i] ?? '';
           const pad = ' '.repeat(width - label.length + 2);
-          const text = neutralise(values[i] ?? '');
+          const text = neutralise(shownValues[i] ?? '');
           const ms = parseTimestamp(text);
           const coloured = options.color && style ? style(text) : text;
           const shown =
@@ -405,25 +462,35 @@ export function createPrinter(options: PrinterOptions): Printer {
       io.stdout.write(`${oneLine(text)}\n`);
     },
 
+    styledLine(parts) {
+      const text = parts.map((part) => {
+        if (typeof part === 'string') return oneLine(part);
+        const inert = oneLine(part.text);
+        if (part.status === true) return paintByStatus(inert);
+        return part.style ? out[part.style](inert) : inert;
+      });
+      io.stdout.write(`${text.join('')}\n`);
+    },
+
     blank() {
       io.stdout.write('\n');
     },
 
-    paintStatus(status) {
-      const paint = STATUS_COLOURS[status.toLowerCase()];
-      return paint ? paint(out)(status) : status;
-    },
+    paintStatus: paintByStatus,
 
     info(text) {
-      if (!quiet) writeErr(`${message(text)}\n`);
+      if (!quiet) writeErr(say('', '', text));
+    },
+    notice(text, hint) {
+      writeErr(`${say('', '', text)}${hint === undefined || hint === '' ? '' : say('', '', hint)}`);
     },
     success(text) {
-      if (!quiet) writeErr(`${err.green('✓')} ${message(text)}\n`);
+      if (!quiet) writeErr(say('✓ ', `${err.green('✓')} `, text));
     },
     warn: warnLine,
     error(text, hint) {
-      const head = `${err.red('error:')} ${message(text)}\n`;
-      writeErr(hint === undefined || hint === '' ? head : `${head}${message(hint)}\n`);
+      const head = say('error: ', `${err.red('error:')} `, text);
+      writeErr(hint === undefined || hint === '' ? head : `${head}${say('', '', hint)}`);
     },
 
     async progress() {
@@ -437,6 +504,10 @@ export function createPrinter(options: PrinterOptions): Printer {
         redact,
         clock: { now },
       });
+    },
+
+    to(stdout) {
+      return createPrinter({ ...options, io: { ...io, stdout } });
     },
   };
 }

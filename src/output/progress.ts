@@ -3,11 +3,15 @@
  * terminal, plain timestamped lines everywhere else, so CI logs stay readable and never contain escape codes
  * (DESIGN.md 3). What the lines say is the caller's (core/follow/display.ts); this module only draws them.
  */
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Clock } from '../core/time.js';
+import { palette, type ChalkInstance } from './colour.js';
 import { isJsonFormat, type OutputFormat } from './format.js';
 import { colorEnabled, isCI, type Env, type IO, type OutputStream } from './io.js';
 import type { Redactor } from './redact.js';
 import { neutralise } from './sanitize.js';
+import { isoSeconds } from './times.js';
+import { cutToWidth, lineBudget } from './width.js';
 
 export interface ProgressOptions {
   io: IO;
@@ -30,14 +34,8 @@ export interface ProgressOptions {
 
 export type ProgressMode = 'live' | 'lines' | 'silent';
 
-/** Colours for the live block; identity functions when colour is off (and always in plain and silent modes). */
-export interface Paint {
-  green: (text: string) => string;
-  red: (text: string) => string;
-  yellow: (text: string) => string;
-  cyan: (text: string) => string;
-  dim: (text: string) => string;
-}
+/** Colours for the live block: chalk at stderr's level (adds nothing when colour is off, and in plain and silent modes). */
+export type Paint = ChalkInstance;
 
 export interface Progress {
   readonly mode: ProgressMode;
@@ -60,18 +58,13 @@ export interface Progress {
   stop: () => void;
 }
 
-/** 2026-11-21T10:00:00Z: UTC, second precision, sorts and greps well. */
-export function formatTimestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /** Live block only when stderr is a TTY, output is not json/ndjson, and not in CI (DESIGN.md 3). */
 function shouldSpin(options: Pick<ProgressOptions, 'io' | 'env' | 'ci' | 'format'>): boolean {
   const ci = options.ci ?? isCI(options.env ?? {});
   return !ci && !isJsonFormat(options.format) && options.io.stderr.isTTY === true;
 }
 
-const plain: Paint = { green: id, red: id, yellow: id, cyan: id, dim: id };
+const plain: Paint = palette(false);
 function id(text: string): string {
   return text;
 }
@@ -82,7 +75,7 @@ export function createProgress(options: ProgressOptions): Progress {
   if (options.quiet === true) return silentProgress(clean);
   if (shouldSpin(options)) {
     const color = options.color ?? colorEnabled(options.io.stderr, options.env ?? {}, false);
-    return new LiveProgress(options.io.stderr, color ? ansiPaint : plain, clean, options.tickMs ?? 200);
+    return new LiveProgress(options.io.stderr, palette(color), clean, options.tickMs ?? 200);
   }
   return linesProgress(options.io.stderr, options.clock ?? { now: () => Date.now() }, clean);
 }
@@ -111,7 +104,7 @@ function linesProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, clean: (
     refresh: () => {},
     log(line) {
       // The whole line is neutralised: plain logs carry no escape codes at all.
-      stream.write(`${formatTimestamp(clock.now())} ${neutralise(line)}\n`);
+      stream.write(`${isoSeconds(clock.now())} ${neutralise(line)}\n`);
     },
     interject(write) {
       write();
@@ -119,15 +112,6 @@ function linesProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, clean: (
     stop: () => {},
   };
 }
-
-const SGR = (open: number, close: number) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`;
-const ansiPaint: Paint = {
-  green: SGR(32, 39),
-  red: SGR(31, 39),
-  yellow: SGR(33, 39),
-  cyan: SGR(36, 39),
-  dim: SGR(2, 22),
-};
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -162,13 +146,28 @@ class LiveProgress implements Progress {
 
   refresh(): void {
     if (!this.frame || this.stopped) return;
-    const columns = this.stream.columns ?? 80;
-    const rows = (this.stream as { rows?: number }).rows ?? 24;
+    const rows = this.stream.rows ?? 24;
     const maxLines = Math.max(1, rows - 1);
+    const width = lineBudget(this.stream.columns);
     const lines = this.frame(SPINNER[this.tick % SPINNER.length] ?? '-', maxLines)
       .slice(0, maxLines)
-      .map((line) => fitWidth(line, Math.max(10, columns - 1)));
-    this.stream.write(this.erase() + lines.join('\n'));
+      .map((line) => cutToWidth(line, width));
+    // Each line overwrites the one drawn before and clears what was left of it; a shorter frame clears the old lines
+    // below it. Never "clear to the end of the screen": from the top-left corner, tmux and others move the whole
+    // screen into the scrollback for that, which is how a redrawn block flooded it (issue 26).
+    const stream = this.tty();
+    this.toTop();
+    lines.forEach((line, index) => {
+      if (index > 0) this.stream.write('\n');
+      this.stream.write(line);
+      clearLine(stream, 1);
+    });
+    const extra = this.height - lines.length;
+    for (let i = 0; i < extra; i++) {
+      moveCursor(stream, 0, 1);
+      clearLine(stream, 0);
+    }
+    if (extra > 0) moveCursor(stream, 0, -extra);
     this.height = lines.length;
   }
 
@@ -177,8 +176,7 @@ class LiveProgress implements Progress {
   }
 
   interject(write: () => void): void {
-    if (this.height > 0) this.stream.write(this.erase());
-    this.height = 0;
+    this.erase();
     write();
     this.refresh();
   }
@@ -186,46 +184,33 @@ class LiveProgress implements Progress {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    if (this.height > 0) this.stream.write(this.erase());
-    this.height = 0;
+    this.erase();
     this.stopped = true;
   }
 
-  /** Back to the start of the block and clear to the end of the screen. */
-  private erase(): string {
-    if (this.height === 0) return '';
-    return `\r${this.height > 1 ? `\x1b[${this.height - 1}A` : ''}\x1b[J`;
+  private tty(): NodeJS.WritableStream {
+    return this.stream as unknown as NodeJS.WritableStream;
   }
-}
 
-// SGR sequences the block's own painting adds (server text was neutralised before, so it holds none).
-const SGR_AT = /^\x1b\[[0-9;]*m/;
-// East Asian wide and emoji ranges: two columns each (enough for cutting a line; not a full wcwidth).
-const WIDE =
-  /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1faff}\u{20000}-\u{3fffd}]/u;
+  /** To the first column of the block's first line (Node's readline writes the cursor sequences). */
+  private toTop(): void {
+    const stream = this.tty();
+    cursorTo(stream, 0);
+    if (this.height > 1) moveCursor(stream, 0, -(this.height - 1));
+  }
 
-/** Cuts `line` to `width` columns, keeping its colour sequences and closing any colour left open. */
-export function fitWidth(line: string, width: number): string {
-  let out = '';
-  let used = 0;
-  let rest = line;
-  let coloured = false;
-  while (rest.length > 0) {
-    const sgr = SGR_AT.exec(rest);
-    if (sgr) {
-      coloured = true;
-      out += sgr[0];
-      rest = rest.slice(sgr[0].length);
-      continue;
+  /** Clears the block line by line and leaves the cursor where it began, for lasting lines or the end. */
+  private erase(): void {
+    if (this.height === 0) return;
+    const stream = this.tty();
+    this.toTop();
+    for (let i = 0; i < this.height; i++) {
+      if (i > 0) moveCursor(stream, 0, 1);
+      clearLine(stream, 0);
     }
-    const char = String.fromCodePoint(rest.codePointAt(0) ?? 32);
-    const w = WIDE.test(char) ? 2 : 1;
-    if (used + w > width) return coloured ? `${out}\x1b[0m` : out;
-    out += char;
-    used += w;
-    rest = rest.slice(char.length);
+    if (this.height > 1) moveCursor(stream, 0, -(this.height - 1));
+    this.height = 0;
   }
-  return out;
 }
 
 export interface LogGroup {

@@ -8,7 +8,15 @@ export type StatusPainter = (status: string) => string;
 
 /** `8/8`, `7/8, 1 failed`, or the total alone when the server gave neither items nor counts. */
 function itemsText(task: Task): string {
-  const { total, completed, failed } = itemCounts(task);
+  return countsText(itemCounts(task));
+}
+
+/**
+ * The one way counts are shown (issue 26): `completed/total`, then `, N failed` — exactly what the service reported,
+ * the same in list, watch, wait's lines and the live block. Without counts from the service: the total alone.
+ */
+export function countsText(counts: { total: number; completed?: number | undefined; failed?: number | undefined }) {
+  const { total, completed, failed } = counts;
   if (completed === undefined) return String(total);
   return failed !== undefined && failed > 0 ? `${completed}/${total}, ${failed} failed` : `${completed}/${total}`;
 }

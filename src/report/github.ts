@@ -3,8 +3,8 @@
  * that become annotations on the run. Both are pure text builders; `write.ts` decides where they go.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
-import { itemCounts, itemOutcome, taskPhase } from '../core/task-state.js';
-import { countOf } from './plural.js';
+import { itemCounts, itemOutcome, taskPhase, taskSucceeded } from '../core/task-state.js';
+import { counted } from '../output/plural.js';
 
 export interface GithubReportOptions {
   /** A one-off `--sandbox` run: it is gone when the report is read, so no `taskctl show` command is suggested. */
@@ -64,14 +64,21 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
   const failedTasks = tasks.filter(ended).length;
   const failedItems = failedItemCount(tasks);
   const lines = [
-    `### taskctl: ${countOf(tasks.length, 'task')}, ${countOf(failedTasks, 'failed task')}, ${countOf(failedItems, 'failed item')}`,
+    `### taskctl: ${counted(tasks.length, 'task')}, ${counted(failedTasks, 'failed task')}, ${counted(failedItems, 'failed item')}`,
     '',
     '| task | service | status | items | completed | failed | cost |',
     '|---:|---|---|---:|---:|---:|---:|',
   ];
   for (const task of tasks) {
     const { completed, failed } = itemCounts(task);
-    const mark = STATUS_MARK[task.status] ?? (ended(task) ? STATUS_MARK.failed : undefined);
+    // The mark follows the outcome (issue 26): a completed task with items that did not complete is exit 11, not ✅.
+    const phase = taskPhase(task);
+    const mark =
+      phase === 'completed'
+        ? taskSucceeded(task)
+          ? STATUS_MARK.completed
+          : STATUS_MARK.failed
+        : (STATUS_MARK[task.status] ?? (ended(task) ? STATUS_MARK.failed : undefined));
     const cells = [
       String(task.id),
       task.service,
@@ -136,8 +143,8 @@ export function githubAnnotations(
   if (hiddenTasks + hiddenItems > 0) {
     const where = [...moreBy.keys()].map((id) => `taskctl show ${id} --items-status failed`).join('; ');
     const what = [
-      hiddenTasks ? countOf(hiddenTasks, 'failed task') : '',
-      hiddenItems ? countOf(hiddenItems, 'failed item') : '',
+      hiddenTasks ? counted(hiddenTasks, 'failed task') : '',
+      hiddenItems ? counted(hiddenItems, 'failed item') : '',
     ]
       .filter(Boolean)
       .join(' and ');

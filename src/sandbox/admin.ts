@@ -1,6 +1,9 @@
 /** The dashboard's part of the service (`/__sandbox/*`): loopback only, no key, plain JSON in and out. */
 import type { IncomingMessage } from 'node:http';
 import { TaskSchema } from '../api/schemas.js';
+import type { WebhookEvent } from '../api/schemas.js';
+import { toWebhookEvent } from '../core/follow/events.js';
+import { isDeliveryState } from './delivery-log.js';
 import { parseFault } from './faults.js';
 import type { FaultInjector } from './faults.js';
 import { errorReply, jsonReply, readBody } from './http.js';
@@ -22,16 +25,90 @@ export interface AdminContext {
   now: () => number;
 }
 
-type AdminHandler = (ctx: AdminContext, body: Record<string, unknown>) => Reply;
+/** `params` are the query string's; `id` is the `:id` of `/deliveries/:id/replay`. */
+type AdminHandler = (
+  ctx: AdminContext,
+  body: Record<string, unknown>,
+  params: URLSearchParams,
+  id: string,
+) => Reply | Promise<Reply>;
+
+const DEFAULT_PER_PAGE = 25;
+const MAX_PER_PAGE = 100;
+
+/** A whole number within [min, max] from the query, `fallback` when absent; undefined when invalid. */
+function intParam(params: URLSearchParams, name: string, fallback: number, min: number, max: number) {
+  const text = params.get(name);
+  if (text === null) return fallback;
+  if (!/^\d{1,16}$/.test(text)) return undefined;
+  const value = Number(text);
+  return value >= min && value <= max ? value : undefined;
+}
+
+/** The test event: `completed` for the newest task (as if it had completed now), or for a made-up task 0. */
+function testEvent({ state, now }: AdminContext): WebhookEvent {
+  const at = now();
+  const newest = state.tasks[state.tasks.length - 1];
+  const task = newest
+    ? TaskSchema.parse(taskView(newest, at))
+    : {
+        id: 0,
+        service: 'domain_check_availability',
+        platform: 'domain',
+        status: 'completed',
+        total_items: 1,
+        completed_items: 1,
+        failed_items: 0,
+        cost: 1,
+        created_at: new Date(at).toISOString(),
+        completed_at: new Date(at).toISOString(),
+      };
+  const event = toWebhookEvent(
+    { ...task, status: 'completed', completed_at: task.completed_at ?? new Date(at).toISOString() },
+    at,
+  );
+  // toWebhookEvent builds `completed` for a completed status: never undefined here.
+  if (!event) throw new Error('no test event');
+  return event;
+}
 
 const invalid = (message: string): Reply => errorReply(422, 'validation_error', message);
 
 const ROUTES: Record<string, Record<string, AdminHandler>> = {
   '/state': {
-    GET: ({ state, now }) => {
+    GET: ({ state, now }, _body, params) => {
+      const { balance, apiKey, webhookUrl } = state;
+      const taskCount = state.tasks.length;
+      // `?tasks=false` leaves the task list out: the dashboard pages through /tasks instead.
+      if (params.get('tasks') === 'false') return jsonReply(200, { balance, apiKey, webhookUrl, taskCount });
       const at = now();
       const tasks = state.tasks.map((task) => TaskSchema.parse(taskView(task, at)));
-      return jsonReply(200, { balance: state.balance, tasks, webhookUrl: state.webhookUrl });
+      return jsonReply(200, { balance, apiKey, webhookUrl, taskCount, tasks });
+    },
+  },
+  '/tasks': {
+    GET: ({ state, now }, _body, params) => {
+      const page = intParam(params, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
+      if (page === undefined) return invalid('page must be a positive integer');
+      const perPage = intParam(params, 'per_page', DEFAULT_PER_PAGE, 1, MAX_PER_PAGE);
+      if (perPage === undefined) return invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE}`);
+      const { tasks } = state;
+      const total = tasks.length;
+      const at = now();
+      const shown = [];
+      // Newest first, like GET /api/v1/tasks: only this page's records are read.
+      const first = total - 1 - (page - 1) * perPage;
+      for (let i = first; i >= 0 && i > first - perPage; i--) {
+        const record = tasks[i];
+        if (record) shown.push(TaskSchema.parse(taskView(record, at)));
+      }
+      const meta = {
+        current_page: page,
+        total_pages: Math.ceil(total / perPage),
+        total_count: total,
+        per_page: perPage,
+      };
+      return jsonReply(200, { tasks: shown, meta });
     },
   },
   '/balance': {
@@ -61,7 +138,31 @@ const ROUTES: Record<string, Record<string, AdminHandler>> = {
     },
   },
   '/deliveries': {
-    GET: ({ webhooks }) => jsonReply(200, { deliveries: webhooks.list() }),
+    GET: ({ webhooks }, _body, params) => {
+      const state = params.get('state');
+      if (state !== null && !isDeliveryState(state)) {
+        return invalid('state must be one of sending, retrying, delivered, abandoned');
+      }
+      const limit = intParam(params, 'limit', Number.MAX_SAFE_INTEGER, 1, Number.MAX_SAFE_INTEGER);
+      if (limit === undefined) return invalid('limit must be a positive integer');
+      const deliveries = webhooks.log.list(state ?? undefined);
+      // The newest `limit`, still oldest first.
+      return jsonReply(200, { deliveries: deliveries.slice(Math.max(0, deliveries.length - limit)) });
+    },
+  },
+  '/deliveries/:id/replay': {
+    POST: async ({ webhooks }, _body, _params, id) => {
+      const delivery = /^\d{1,15}$/.test(id) ? await webhooks.replay(Number(id)) : undefined;
+      if (!delivery) return errorReply(404, 'not_found', `No delivery ${id.slice(0, 100)} (only the latest are kept)`);
+      return jsonReply(200, { delivery });
+    },
+  },
+  '/webhook/test': {
+    POST: async (ctx) => {
+      const url = ctx.state.webhookUrl;
+      if (url === null) return invalid('no webhook URL is set; set one first (POST /__sandbox/webhook {url})');
+      return jsonReply(200, { delivery: await ctx.webhooks.test(url, testEvent(ctx)) });
+    },
   },
   '/stats': {
     GET: ({ stats }) => jsonReply(200, stats.snapshot()),
@@ -88,8 +189,16 @@ const ROUTES: Record<string, Record<string, AdminHandler>> = {
 };
 
 /** Handles one `/__sandbox/...` request (the caller has checked that it comes from loopback). */
-export async function handleAdmin(req: IncomingMessage, path: string, ctx: AdminContext): Promise<Reply> {
-  const methods = ROUTES[path.slice(ADMIN_PREFIX.length)];
+export async function handleAdmin(
+  req: IncomingMessage,
+  path: string,
+  query: string,
+  ctx: AdminContext,
+): Promise<Reply> {
+  const sub = path.slice(ADMIN_PREFIX.length);
+  const replay = /^\/deliveries\/([^/]+)\/replay$/.exec(sub);
+  const id = replay?.[1] ?? '';
+  const methods = ROUTES[replay ? '/deliveries/:id/replay' : sub];
   if (!methods) return errorReply(404, 'not_found', `No admin endpoint ${path}`);
   const method = req.method ?? 'GET';
   const handler = methods[method];
@@ -113,5 +222,5 @@ export async function handleAdmin(req: IncomingMessage, path: string, ctx: Admin
       body = json as Record<string, unknown>;
     }
   }
-  return handler(ctx, body);
+  return handler(ctx, body, new URLSearchParams(query), id);
 }

@@ -1,20 +1,23 @@
 /**
  * The `--state FILE`: what the sandbox acknowledged survives `kill -9`, ids are never handed out twice, and one sandbox
  * owns the file at a time.
- * - `FILE` holds the whole account (JSON), replaced atomically at start and on close (compaction).
+ * - `FILE` holds the whole account (JSON), replaced atomically at start and on close (compaction), and in the
+ *   background once the journal outgrows it (`FILE.journal` then continues as `FILE.journal.next` while the account is
+ *   written in slices, so a sandbox with 200,000 tasks keeps answering within milliseconds).
  * - `FILE.journal` gets one JSON line per group of changes in between (the new tasks and the current scalars), fsynced
  *   before any reply is sent (`settle`): a task answered 201 is on disk. Concurrent changes share one fsync.
  * - `FILE.lock` (pid) keeps a second sandbox off the file; a lock left by a killed sandbox is taken over.
  * Loading replays the journal over the file; a torn last line (killed mid-append) was never acknowledged and is dropped.
  */
-import { constants } from 'node:fs';
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { constants, statSync, unlinkSync } from 'node:fs';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../core/atomic-file.js';
 import { tryLock, type HeldLock } from '../core/lock-file.js';
 import type { AccountSnapshot, SandboxState } from './state.js';
+import type { StoredTask } from './timeline.js';
 
 const STATE_VERSION = 1;
 /** Node's largest string; a state file is read whole. */
@@ -38,7 +41,18 @@ const AccountSchema = z.object({
   webhookUrl: z.string().nullable(),
   tasks: z.array(TaskSchema),
 });
-const StateFileSchema = AccountSchema.extend({ version: z.literal(STATE_VERSION) });
+/** The state file's scalars; its tasks are checked one by one (`checkTasks`), keeping the parsed objects. */
+const ScalarsSchema = AccountSchema.omit({ tasks: true }).extend({ tasks: z.array(z.unknown()) });
+const StateFileSchema = ScalarsSchema.extend({ version: z.literal(STATE_VERSION) });
+
+/**
+ * Checks each task against TaskSchema and keeps the object JSON.parse made: parsing the whole array with zod would
+ * copy every task at once (with 200,000 tasks, tens of MB more at the peak of loading).
+ */
+function checkTasks(tasks: readonly unknown[]): StoredTask[] | undefined {
+  for (const task of tasks) if (!TaskSchema.safeParse(task).success) return undefined;
+  return tasks as StoredTask[];
+}
 
 function parseJson(text: string, problem: string): unknown {
   try {
@@ -58,7 +72,9 @@ function readSnapshot(file: string): AccountSnapshot | undefined {
       `state file ${file} is not a taskctl sandbox state (${parsed.error.issues[0]?.message ?? 'invalid'})`,
     );
   }
-  const { balance, apiKey, keyRotations, nextId, webhookUrl, tasks } = parsed.data;
+  const { balance, apiKey, keyRotations, nextId, webhookUrl } = parsed.data;
+  const tasks = checkTasks(parsed.data.tasks);
+  if (!tasks) throw new Error(`state file ${file} is not a taskctl sandbox state (a task record is invalid)`);
   return { balance, apiKey, keyRotations, nextId, webhookUrl, tasks };
 }
 
@@ -91,6 +107,23 @@ function replayJournal(journal: string, base: AccountSnapshot, journalPath: stri
   return account;
 }
 
+/** Bytes of `path`, or -1 when it does not exist. */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Not there.
+  }
+}
+
 function parseJsonOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -99,13 +132,22 @@ function parseJsonOrUndefined(text: string): unknown {
   }
 }
 
-/** The saved account (the file, then the journal replayed over it), or undefined when there is none yet. */
+/** The saved account (the file, then the journals replayed over it), or undefined when there is none yet. */
 export function loadStateFile(file: string, fresh: AccountSnapshot): AccountSnapshot | undefined {
-  const snapshot = readSnapshot(file);
-  const journal = readRegularFile(`${file}.journal`, { what: 'state journal', maxBytes: MAX_STATE_BYTES });
-  if (journal === undefined || journal === '') return snapshot;
-  return replayJournal(journal, snapshot ?? fresh, `${file}.journal`);
+  let account = readSnapshot(file);
+  // `.journal.next` exists only when a background compaction was cut short; its lines came after `.journal`'s.
+  for (const path of [`${file}.journal`, `${file}.journal.next`]) {
+    const journal = readRegularFile(path, { what: 'state journal', maxBytes: MAX_STATE_BYTES });
+    if (journal === undefined || journal === '') continue;
+    account = replayJournal(journal, account ?? fresh, path);
+  }
+  return account;
 }
+
+/** Tasks written per slice of a background compaction (a few ms of work between turns of the event loop). */
+const COMPACT_SLICE = 2000;
+/** The journal is folded into the file once it is larger than this and than the file. */
+const COMPACT_MIN_JOURNAL_BYTES = 16 * 1024 * 1024;
 
 interface Round {
   done: Promise<boolean>;
@@ -123,6 +165,11 @@ function newRound(): Round {
 export class StateStore {
   private journal: FileHandle | undefined;
   private journalSize = 0;
+  /** Bytes of the state file as last written: the journal is compacted once it outgrows it. */
+  private fileSize = 0;
+  private compacting: Promise<void> | undefined;
+  /** Test hook: journal size that triggers a background compaction. */
+  compactAfterBytes = COMPACT_MIN_JOURNAL_BYTES;
   private state: SandboxState | undefined;
   /** Tasks (a prefix of state.tasks, which only grows) already in the journal or the file. */
   private savedTasks = 0;
@@ -137,6 +184,8 @@ export class StateStore {
     readonly file: string,
     private readonly lock: HeldLock,
     private readonly log: (line: string) => void,
+    /** The file alone holds the account (no journal to fold in): start-up need not rewrite it. */
+    private readonly compactAtStart: boolean,
   ) {}
 
   /**
@@ -164,8 +213,11 @@ export class StateStore {
     }
     try {
       removeLeftoverTemps(file);
+      const journaled = [`${file}.journal`, `${file}.journal.next`].some((path) => sizeOf(path) > 0);
+      const compactAtStart = journaled || sizeOf(file) <= 0;
       const saved = loadStateFile(file, fresh);
-      return { store: new StateStore(file, lock, log), saved };
+      unlinkQuietly(`${file}.compact`); // a background compaction cut short: its temp file
+      return { store: new StateStore(file, lock, log, compactAtStart), saved };
     } catch (error) {
       lock.release();
       if (error instanceof UsageError) throw error;
@@ -177,7 +229,13 @@ export class StateStore {
   async attach(state: SandboxState): Promise<void> {
     this.state = state;
     try {
-      this.compact();
+      if (this.compactAtStart) this.compact();
+      else {
+        this.fileSize = sizeOf(this.file);
+        this.savedTasks = state.tasks.length;
+      }
+      // The file now holds what a journal left by a cut-short compaction held; replayed later, it would undo changes.
+      await unlink(`${this.file}.journal.next`).catch(() => {});
       this.journal = await open(
         `${this.file}.journal`,
         constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND | constants.O_NOFOLLOW,
@@ -207,7 +265,72 @@ export class StateStore {
     if (!this.state) return;
     const text = `${JSON.stringify({ version: STATE_VERSION, ...this.state.toSnapshot() })}\n`;
     writeFileAtomicSync(this.file, text, 0o600);
+    this.fileSize = Buffer.byteLength(text);
     this.savedTasks = this.state.tasks.length;
+  }
+
+  /**
+   * Folds the journal into the file without stopping the server. Called between journal rounds: the journal continues
+   * in `FILE.journal.next` from now on, the account as it is now (tasks only grow; their records never change) is
+   * written in slices to a temp file that replaces `FILE`, and then the old journal goes and the new one takes its name.
+   * A kill at any point leaves files that `loadStateFile` reads back to the same account.
+   */
+  private async startCompaction(): Promise<void> {
+    const state = this.state;
+    if (!state || !this.journal) return;
+    const nextPath = `${this.file}.journal.next`;
+    const next = await open(
+      nextPath,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND | constants.O_NOFOLLOW,
+      0o600,
+    );
+    const old = this.journal;
+    this.journal = next;
+    this.journalSize = 0;
+    const { tasks, ...scalars } = state.toSnapshot(state.tasks.length);
+    const upTo = state.tasks.length;
+    this.compacting = (async () => {
+      const temp = `${this.file}.compact`;
+      let written = 0;
+      try {
+        const out = await open(
+          temp,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+          0o600,
+        );
+        try {
+          const write = async (text: string) => {
+            const bytes = Buffer.from(text);
+            const { bytesWritten } = await out.write(bytes);
+            if (bytesWritten !== bytes.length) throw new Error('short write');
+            written += bytesWritten;
+          };
+          const head = JSON.stringify({ version: STATE_VERSION, ...scalars, tasks });
+          await write(head.slice(0, -2)); // without the closing `]}` of the empty task list
+          for (let from = 0; from < upTo; from += COMPACT_SLICE) {
+            const slice = state.toSnapshot(from, Math.min(from + COMPACT_SLICE, upTo)).tasks;
+            await write((from === 0 ? '' : ',') + slice.map((task) => JSON.stringify(task)).join(','));
+            await nextTurn();
+          }
+          await write(']}\n');
+          await out.datasync();
+        } finally {
+          await out.close();
+        }
+        await rename(temp, this.file);
+        this.fileSize = written;
+        await old.close();
+        await unlink(`${this.file}.journal`);
+        await rename(nextPath, `${this.file}.journal`);
+      } catch (error) {
+        // Both journals stay and are read back in order; no further background compaction (it would reuse .next).
+        this.compactAfterBytes = Number.POSITIVE_INFINITY;
+        this.log(`sandbox: could not compact ${this.file}: ${(error as Error).message}`);
+        await unlink(temp).catch(() => {});
+      } finally {
+        this.compacting = undefined;
+      }
+    })();
   }
 
   private changed(): void {
@@ -242,6 +365,9 @@ export class StateStore {
         this.journalSize += bytesWritten;
         this.savedTasks = upTo;
         this.failing = false;
+        if (!this.compacting && this.journalSize > Math.max(this.compactAfterBytes, this.fileSize)) {
+          await this.startCompaction();
+        }
       } catch (error) {
         saved = false;
         this.failing = true;
@@ -257,10 +383,11 @@ export class StateStore {
 
   /** Waits for the journal, writes the whole account to the file, then removes the journal and releases the lock. */
   async close(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.compacting) await (this.running ?? this.compacting);
     try {
       this.compact();
       await unlink(`${this.file}.journal`); // only once the file holds everything
+      await unlink(`${this.file}.journal.next`).catch(() => {}); // left by a compaction that failed
     } catch (error) {
       this.log(`sandbox: could not save state to ${this.file}: ${(error as Error).message}`);
     } finally {

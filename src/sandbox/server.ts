@@ -9,6 +9,7 @@ import { API_PREFIX, matchApiRoute } from './api.js';
 import type { ApiContext } from './api.js';
 import { FaultInjector } from './faults.js';
 import type { Fault } from './faults.js';
+import { dashboardReply, isDashboardPath } from './dashboard/routes.js';
 import { errorReply, JSON_TYPE, readBody, splitUrl } from './http.js';
 import type { BodyResult, Reply } from './http.js';
 import type { RunningSandbox, SandboxOptions } from './types.js';
@@ -18,6 +19,8 @@ import { resolveOptions } from './options.js';
 import type { ResolvedOptions } from './options.js';
 import { StateStore } from './persistence.js';
 import { Dialects } from './dialects.js';
+import { LiveFeed } from './live-feed.js';
+import { hostAllowed, originAllowed } from './same-origin.js';
 import { FixedWindowLimiter } from './rate-limit.js';
 import { SandboxState } from './state.js';
 import { RequestStats } from './stats.js';
@@ -25,6 +28,7 @@ import { TimerSet } from './timers.js';
 import { WebhookDispatcher } from './webhooks.js';
 
 const API_PATH_PREFIX = `${API_PREFIX}/`;
+const EVENTS_PATH = `${ADMIN_PREFIX}/events`;
 const GATEWAY_PAGE =
   '<!DOCTYPE html>\n<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The upstream server did not respond.</p></body></html>\n';
 
@@ -88,7 +92,9 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
       : reply;
 
   const dialects = new Dialects(opts.dialects);
+  const live = new LiveFeed(timers);
   const webhooks = new WebhookDispatcher({
+    onChange: () => live.notify('deliveries'),
     reshape: (payload) => dialects.webhook(payload),
     timeScale: opts.webhookTimeScale,
     timeoutMs: opts.webhookTimeoutMs,
@@ -98,6 +104,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     timers,
   });
   const lifecycle = new LifecycleScheduler(now, timers, (event) => {
+    live.notify('tasks');
     // The URL in force at the moment of the transition receives it (none configured: the event is not sent).
     if (state.webhookUrl) webhooks.send(state.webhookUrl, event);
   });
@@ -106,6 +113,8 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
   const limiter = new FixedWindowLimiter(opts.rateLimit, now);
   const stats = new RequestStats();
   const faults = new FaultInjector();
+  // The dashboard hears of every change: the journal's hook stays first (store.attach sets it, below).
+  const notifyState = (): void => live.notify('state');
   const apiCtx: ApiContext = {
     state,
     now,
@@ -116,6 +125,8 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     dialects,
   };
   const adminCtx: AdminContext = { state, stats, faults, webhooks, now };
+  /** Set once listening (port 0 picks it); the Host check compares with it. */
+  let serverPort = opts.port;
 
   function send(
     req: IncomingMessage,
@@ -161,6 +172,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     // Requests without a key are limited per client address, so even 401s carry a meaningful budget.
     const bucket = key ?? `address:${req.socket.remoteAddress ?? ''}`;
     const fault = faults.take(method, path);
+    if (fault) live.notify('faults');
     if (fault?.kind === 'reset-before') {
       req.socket.destroy();
       return 0;
@@ -228,16 +240,41 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     return reply.status;
   }
 
+  /** The admin API and the page answer only this machine, by address and by `Host`; writes only without a foreign Origin. */
+  function refuse(req: IncomingMessage, method: string): Reply | undefined {
+    if (!isLoopbackAddress(req.socket.remoteAddress)) {
+      return errorReply(403, 'forbidden', 'The sandbox admin API only answers clients on this machine');
+    }
+    if (!hostAllowed(req, serverPort)) {
+      return errorReply(
+        403,
+        'forbidden',
+        `The sandbox dashboard answers only Host: 127.0.0.1:${serverPort} or localhost:${serverPort}`,
+      );
+    }
+    if (method !== 'GET' && method !== 'HEAD' && !originAllowed(req, serverPort)) {
+      return errorReply(403, 'forbidden', 'The sandbox admin API refuses writes from another site (Origin)');
+    }
+    return undefined;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { path, query } = splitUrl(req.url);
     const method = req.method ?? 'GET';
     if (path.startsWith(API_PATH_PREFIX) || path === API_PREFIX) {
       if ((await handleApi(req, res, method, path, query)) === 429) stats.count429();
-    } else if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) {
-      const reply = isLoopbackAddress(req.socket.remoteAddress)
-        ? await whenSaved(await handleAdmin(req, path, adminCtx))
-        : errorReply(403, 'forbidden', 'The sandbox admin API only answers clients on this machine');
-      send(req, res, reply);
+    } else if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`) || isDashboardPath(path)) {
+      const refused = refuse(req, method);
+      if (refused) send(req, res, refused);
+      else if (path === EVENTS_PATH && method === 'GET') live.open(res);
+      else if (isDashboardPath(path))
+        send(req, res, dashboardReply(method, path) ?? errorReply(404, 'not_found', path));
+      else {
+        const reply = await whenSaved(await handleAdmin(req, path, query, adminCtx));
+        if (reply.status < 300 && method !== 'GET')
+          live.notify(path.startsWith(`${ADMIN_PREFIX}/faults`) ? 'faults' : 'state');
+        send(req, res, reply);
+      }
     } else {
       send(req, res, errorReply(404, 'not_found', `No such endpoint: ${path} (the API lives under ${API_PREFIX})`));
     }
@@ -263,6 +300,12 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     throw error;
   }
   const { port } = server.address() as AddressInfo;
+  serverPort = port;
+  const previous = state.onChange;
+  state.onChange = () => {
+    previous();
+    notifyState();
+  };
   const origin = originOf(opts.host, port);
 
   let closing: Promise<void> | undefined;
@@ -277,5 +320,5 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     })();
     return closing;
   };
-  return { url: `${origin}${API_PREFIX}`, origin, apiKey: state.apiKey, close };
+  return { url: `${origin}${API_PREFIX}`, origin, dashboard: `${origin}/`, apiKey: state.apiKey, close };
 }

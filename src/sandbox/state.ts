@@ -92,15 +92,15 @@ export class SandboxState {
     return this.apiKey;
   }
 
-  /** The account, with the tasks from index `fromTask` on (the journal writes only the new ones). */
-  toSnapshot(fromTask = 0): AccountSnapshot {
+  /** The account, with the tasks from index `fromTask` up to `toTask` (the journal writes only the new ones). */
+  toSnapshot(fromTask = 0, toTask = this.tasks.length): AccountSnapshot {
     return {
       balance: this.balance,
       apiKey: this.apiKey,
       keyRotations: this.keyRotations,
       nextId: this.nextId,
       webhookUrl: this.webhookUrl,
-      tasks: this.tasks.slice(fromTask).map(({ id, service, items, cost, createdAt, startAt, itemMs }) => ({
+      tasks: this.tasks.slice(fromTask, toTask).map(({ id, service, items, cost, createdAt, startAt, itemMs }) => ({
         id,
         service,
         items,

@@ -41,6 +41,8 @@ export interface RunningSandbox {
   url: string;
   /** Scheme, host and port, e.g. `http://127.0.0.1:54321` (the admin API lives at `${origin}/__sandbox/...`). */
   origin: string;
+  /** The dashboard page, e.g. `http://127.0.0.1:54321/` (the root URL; loopback only). */
+  dashboard: string;
   /** The API key at start (it changes when rotated through the admin API). */
   apiKey: string;
   /** Saves state (when `stateFile` is set), stops every timer and closes all sockets. */

@@ -1,38 +1,19 @@
-/** Webhook deliveries (spec section 6): signed POSTs with the spec's retry schedule, recorded for the admin API. */
+/** Webhook deliveries (spec section 6): signed POSTs with the spec's retry schedule, recorded in the delivery log. */
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { WebhookEventSchema } from '../api/schemas.js';
 import type { WebhookEvent } from '../api/schemas.js';
+import { DeliveryLog, recordedHeaders } from './delivery-log.js';
+import type { Delivery } from './delivery-log.js';
 import type { TimerSet } from './timers.js';
 
 /** Delay before each attempt (spec 6.4); multiplied by the time scale. */
 const RETRY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;
 export const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
-/** Oldest finished deliveries are forgotten beyond this, so a long-running sandbox stays small. */
-const MAX_KEPT_DELIVERIES = 5_000;
 
-export interface DeliveryAttempt {
-  attempt: number;
-  /** ISO time the attempt started. */
-  at: string;
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-}
-
-export interface Delivery {
-  id: number;
-  event: WebhookEvent['event'];
-  taskId: number;
-  url: string;
-  state: 'pending' | 'delivered' | 'abandoned';
-  attempts: DeliveryAttempt[];
-  /** ISO time of the next scheduled attempt while pending. */
-  nextAttemptAt: string | null;
-  payload: WebhookEvent;
-}
+export type { Delivery, DeliveryAttempt } from './delivery-log.js';
 
 export interface WebhookOptions {
   timeScale: number;
@@ -44,40 +25,32 @@ export interface WebhookOptions {
   timers: TimerSet;
   /** The body as sent, from the checked event (dialects add fields); default the event itself. */
   reshape?: (payload: WebhookEvent) => Record<string, unknown>;
+  /** Called after every change to the delivery log (the dashboard's live feed). */
+  onChange?: () => void;
 }
 
-interface PendingDelivery {
-  record: Delivery;
-  body: string;
-}
+/** Why an attempt is sent: the retry schedule, a replay from the dashboard, or a test event. */
+type AttemptKind = 'scheduled' | 'replay' | 'test';
 
 export class WebhookDispatcher {
-  private readonly deliveries: Delivery[] = [];
+  readonly log: DeliveryLog;
   private readonly inFlight = new Set<ClientRequest>();
+  /** The scheduled next attempt of each retrying delivery, so a successful replay can cancel it. */
+  private readonly retryTimers = new Map<number, NodeJS.Timeout | undefined>();
   /** Per task, the first attempt of its latest event: the next event's first attempt waits for it, keeping order. */
   private readonly taskChains = new Map<number, Promise<void>>();
-  private nextId = 1;
   private closed = false;
 
-  constructor(private readonly options: WebhookOptions) {}
+  constructor(private readonly options: WebhookOptions) {
+    this.log = new DeliveryLog(options.onChange);
+  }
 
   send(url: string, event: WebhookEvent): Delivery {
-    const payload = WebhookEventSchema.parse(event);
-    const record: Delivery = {
-      id: this.nextId++,
-      event: payload.event,
-      taskId: payload.task.id,
-      url,
-      state: 'pending',
-      attempts: [],
-      nextAttemptAt: new Date(this.options.now()).toISOString(),
-      payload,
-    };
-    this.remember(record);
-    const sent = this.options.reshape ? this.options.reshape(payload) : payload;
-    const pending: PendingDelivery = { record, body: JSON.stringify(sent) };
+    const record = this.record(url, event);
     const previous = this.taskChains.get(record.taskId) ?? Promise.resolve();
-    const first = previous.then(() => this.attempt(pending));
+    const first = previous.then(async () => {
+      await this.attempt(record, 'scheduled');
+    });
     this.taskChains.set(record.taskId, first);
     void first.then(() => {
       if (this.taskChains.get(record.taskId) === first) this.taskChains.delete(record.taskId);
@@ -85,8 +58,23 @@ export class WebhookDispatcher {
     return record;
   }
 
+  /** Sends a delivery again now, as one more attempt outside the schedule; resolves with the record after it. */
+  async replay(id: number): Promise<Delivery | undefined> {
+    const record = this.log.get(id);
+    if (!record) return undefined;
+    await this.attempt(record, 'replay');
+    return structuredClone(record);
+  }
+
+  /** One signed test event (`X-Sandbox-Test: 1`), one attempt, no retry; resolves with the record after it. */
+  async test(url: string, event: WebhookEvent): Promise<Delivery> {
+    const record = this.record(url, event, true);
+    await this.attempt(record, 'test');
+    return structuredClone(record);
+  }
+
   list(): Delivery[] {
-    return structuredClone(this.deliveries);
+    return this.log.list();
   }
 
   close(): void {
@@ -95,23 +83,43 @@ export class WebhookDispatcher {
     this.inFlight.clear();
   }
 
-  private remember(record: Delivery): void {
-    this.deliveries.push(record);
-    if (this.deliveries.length > MAX_KEPT_DELIVERIES) {
-      const index = this.deliveries.findIndex((d) => d.state !== 'pending');
-      this.deliveries.splice(Math.max(index, 0), 1);
-    }
+  private record(url: string, event: WebhookEvent, test = false): Delivery {
+    const payload = WebhookEventSchema.parse(event);
+    return this.log.add({
+      event: payload.event,
+      taskId: payload.task.id,
+      url,
+      state: 'sending',
+      attempts: [],
+      nextAttemptAt: new Date(this.options.now()).toISOString(),
+      payload,
+      headers: {},
+      ...(test ? { test: true as const } : {}),
+    });
+  }
+
+  private headers(body: string, kind: AttemptKind): Record<string, string> {
+    return {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'User-Agent': WEBHOOK_USER_AGENT,
+      'X-Webhook-Signature': this.options.currentKey(),
+      ...(kind === 'test' ? { 'X-Sandbox-Test': '1' } : {}),
+    };
   }
 
   /** One attempt; resolves when it has finished (and the next one, if any, is scheduled). */
-  private attempt(pending: PendingDelivery): Promise<void> {
-    const { record, body } = pending;
+  private attempt(record: Delivery, kind: AttemptKind): Promise<void> {
     const number = record.attempts.length + 1;
     const { timers, timeoutMs, now } = this.options;
     if (this.closed) return Promise.resolve();
+    const sent = this.options.reshape ? this.options.reshape(record.payload) : record.payload;
+    const body = JSON.stringify(sent);
+    const headers = this.headers(body, kind);
     const startedAt = performance.now();
     const at = new Date(now()).toISOString();
-    record.nextAttemptAt = null;
+    if (kind === 'scheduled') record.nextAttemptAt = null;
+    record.headers = recordedHeaders(headers);
     return new Promise<void>((resolve) => {
       let settled = false;
       const finish = (statusCode: number | null, error: string | null) => {
@@ -129,22 +137,15 @@ export class WebhookDispatcher {
           statusCode,
           error,
           durationMs: Math.round(performance.now() - startedAt),
+          ...(kind === 'replay' ? { replay: true as const } : {}),
         });
-        this.afterAttempt(pending, statusCode, error);
+        this.afterAttempt(record, kind, statusCode, error);
+        this.log.changed();
         resolve();
       };
       const url = new URL(record.url);
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(url, {
-        method: 'POST',
-        agent: false,
-        headers: {
-          'Content-Type': 'application/json',
-          'Content-Length': String(Buffer.byteLength(body)),
-          'User-Agent': WEBHOOK_USER_AGENT,
-          'X-Webhook-Signature': this.options.currentKey(),
-        },
-      });
+      const req = send(url, { method: 'POST', agent: false, headers });
       this.inFlight.add(req);
       // The whole exchange, body included, must finish within the timeout (spec: answer 200 within 30 s).
       const timeout = timers.set(() => req.destroy(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
@@ -158,23 +159,44 @@ export class WebhookDispatcher {
     });
   }
 
-  private afterAttempt(pending: PendingDelivery, statusCode: number | null, error: string | null): void {
-    const { record } = pending;
+  private afterAttempt(record: Delivery, kind: AttemptKind, statusCode: number | null, error: string | null): void {
     if (statusCode === 200) {
       record.state = 'delivered';
+      record.nextAttemptAt = null;
+      // A replay that got through makes the scheduled retry pointless.
+      this.options.timers.clear(this.retryTimers.get(record.id));
+      this.retryTimers.delete(record.id);
       return;
     }
     const outcome = error ?? `HTTP ${statusCode}`;
     const label = `webhook ${record.event} for task ${record.taskId} to ${record.url}`;
-    const delay = RETRY_DELAYS_MS[record.attempts.length];
+    if (kind === 'replay') {
+      // A failed replay leaves the delivery as it was (still retrying on schedule, or still abandoned).
+      this.options.log(`${label}: replay failed (${outcome})`);
+      return;
+    }
+    if (kind === 'test') {
+      record.state = 'abandoned';
+      this.options.log(`${label}: test event failed (${outcome})`);
+      return;
+    }
+    const scheduled = record.attempts.filter((a) => a.replay !== true).length;
+    const delay = RETRY_DELAYS_MS[scheduled];
     if (delay === undefined) {
       record.state = 'abandoned';
-      this.options.log(`${label} abandoned after ${record.attempts.length} failed attempts (last: ${outcome})`);
+      this.retryTimers.delete(record.id);
+      this.options.log(`${label} abandoned after ${scheduled} failed attempts (last: ${outcome})`);
       return;
     }
     const wait = delay * this.options.timeScale;
+    record.state = 'retrying';
     record.nextAttemptAt = new Date(this.options.now() + wait).toISOString();
-    this.options.log(`${label} failed (${outcome}); attempt ${record.attempts.length + 1} in ${Math.round(wait)} ms`);
-    this.options.timers.set(() => void this.attempt(pending), wait);
+    this.options.log(`${label} failed (${outcome}); attempt ${scheduled + 1} in ${Math.round(wait)} ms`);
+    const timer = this.options.timers.set(() => {
+      this.retryTimers.delete(record.id);
+      // Delivered by a replay meanwhile: nothing left to retry.
+      if (record.state === 'retrying') void this.attempt(record, 'scheduled');
+    }, wait);
+    this.retryTimers.set(record.id, timer);
   }
 }

@@ -11,11 +11,15 @@ export function runExec(
   raw: string,
   env: Env,
   log: (line: string) => void,
+  stop?: AbortSignal,
 ): Promise<void> {
   return new Promise((resolve) => {
     const label = `exec (${event.name ?? 'event'}, task ${event.taskId ?? '(no id)'})`;
     const child = spawn(command, {
       shell: true,
+      // Its own process group: the terminal's Ctrl-C (sent to our group) must not kill a command the listener is
+      // finishing; a second Ctrl-C stops the whole group below (the shell and what it started).
+      detached: true,
       env: {
         ...env,
         ...(event.name === undefined ? {} : { TASKCTL_EVENT: event.name }),
@@ -23,16 +27,28 @@ export function runExec(
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    const onStop = (): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      resolve();
+    };
+    if (stop?.aborted === true) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
     const relay = lineRelay((line) => log(`${label}: ${line}`));
     child.stdout.on('data', relay.write);
     child.stderr.on('data', relay.write);
     child.on('error', (error) => {
-      log(`${label} could not start: ${error.message}`);
+      if (stop?.aborted !== true) log(`${label} could not start: ${error.message}`);
       resolve();
     });
     child.on('close', (code, signal) => {
+      stop?.removeEventListener('abort', onStop);
       relay.flush();
-      if (code !== 0) log(`${label} exited with ${code === null ? `signal ${signal}` : `code ${code}`}`);
+      if (code !== 0 && stop?.aborted !== true)
+        log(`${label} exited with ${code === null ? `signal ${signal}` : `code ${code}`}`);
       resolve();
     });
     // A command that does not read stdin closes the pipe early; that is not an error worth reporting.

@@ -1,13 +1,12 @@
 import { SIGNATURE_HEADER, WEBHOOK_USER_AGENT } from './signature.js';
 
-/** The service's own answer deadline (api-spec 6.1). */
-const FORWARD_TIMEOUT_MS = 30_000;
+/** Below the service's 30 s answer deadline (api-spec 6.1), so the service still hears our 502 in time. */
+export const FORWARD_TIMEOUT_MS = 25_000;
 
 export interface ForwardRequest {
   to: URL;
-  /** Event name and task id, for the log line (when the body carries them). */
-  name: string | undefined;
-  taskId: string | undefined;
+  /** `completed task 7`, for the log line. */
+  label: string;
   raw: string;
   /** The incoming delivery's User-Agent, passed on unchanged. */
   userAgent: string | undefined;
@@ -15,12 +14,18 @@ export interface ForwardRequest {
   apiKey: string;
   log: (line: string) => void;
   now: () => number;
+  /** Default FORWARD_TIMEOUT_MS. */
+  timeoutMs?: number;
 }
 
-/** Re-POSTs one verified event body to the local app. Logs the outcome; never rejects. */
-export async function forwardEvent(request: ForwardRequest): Promise<void> {
+/**
+ * Re-POSTs one verified event body to the local app; true when the app accepted it (2xx). Logs the outcome; never
+ * rejects. The whole exchange, the app's answer body included, is bounded by the timeout.
+ */
+export async function forwardEvent(request: ForwardRequest): Promise<boolean> {
   const { to, log } = request;
-  const label = `forward ${request.name ?? 'event'} task ${request.taskId ?? '(no id)'} to ${to.origin}${to.pathname}`;
+  const timeoutMs = request.timeoutMs ?? FORWARD_TIMEOUT_MS;
+  const label = `forward ${request.label} to ${to.origin}${to.pathname}`;
   const started = request.now();
   try {
     const response = await fetch(to, {
@@ -33,19 +38,22 @@ export async function forwardEvent(request: ForwardRequest): Promise<void> {
       body: request.raw,
       // The key rides in a header: never let a redirect carry it somewhere else.
       redirect: 'manual',
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+      signal: AbortSignal.timeout(timeoutMs),
     });
-    await response.arrayBuffer().catch(() => undefined);
+    // The answer body is not needed: dropped unread (a huge or endless one costs nothing).
+    await response.body?.cancel().catch(() => undefined);
     const took = `${Math.round(request.now() - started)}ms`;
-    if (response.status >= 200 && response.status < 300) log(`${label}: ${response.status} (${took})`);
-    else log(`${label} failed: HTTP ${response.status} (${took})`);
+    const ok = response.status >= 200 && response.status < 300;
+    log(ok ? `${label}: ${response.status} (${took})` : `${label} failed: HTTP ${response.status} (${took})`);
+    return ok;
   } catch (error) {
-    log(`${label} failed: ${describe(error)}`);
+    log(`${label} failed: ${describe(error, timeoutMs)}`);
+    return false;
   }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${FORWARD_TIMEOUT_MS / 1000}s`;
+function describe(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000}s`;
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
     return `${error.message}${cause}`;

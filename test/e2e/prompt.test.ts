@@ -80,7 +80,8 @@ describe.skipIf(!hasTmux)('prompts in a terminal', () => {
     expect(asked).toMatch(/Create domain_whois_history for 2 items: 10 coins \(balance [\d,]+ → [\d,]+\)\? \[y\/N\]/);
     tmux('send-keys', '-t', 'deny', 'n', 'Enter');
     const text = await until(screen, /EXIT=\d+/);
-    expect(text).toMatch(/declined; nothing was created/);
+    expect(text).toMatch(/Nothing was created\.\nTo go ahead without the question: add --yes/);
+    expect(text).not.toMatch(/error/);
     expect(text).toMatch(/EXIT=13/);
     expect(await taskCount()).toBe(0);
   }, 20_000);
@@ -103,12 +104,12 @@ describe.skipIf(!hasTmux)('prompts in a terminal', () => {
     ]);
     expect(text).toMatch(/cancelled at the confirmation; nothing was created/);
     expect(text).toMatch(/EXIT=130/);
-    expect(closed).toMatch(/no answer \(the input ended\); nothing was created/);
+    expect(closed).toMatch(/No answer \(the input ended\): nothing was created\./);
     expect(closed).toMatch(/EXIT=13/);
     expect(await taskCount()).toBe(0);
   }, 20_000);
 
-  it('"y" creates the task; --yes and a pipe never ask', async () => {
+  it('"y" creates the task; --yes never asks; a pipe is refused without --yes (issue 26)', async () => {
     // Three creates at once, each of its own item: the sandbox then holds exactly one task for each.
     const screen = start('accept', 'create domain_whois_history c.com', world.env);
     const yes = start('yes', 'create domain_whois_history e.com --yes', world.env);
@@ -118,7 +119,7 @@ describe.skipIf(!hasTmux)('prompts in a terminal', () => {
         tmux('send-keys', '-t', 'accept', 'y', 'Enter');
         return until(screen, /EXIT=\d+/);
       })(),
-      world.run(['create', 'domain_whois_history', 'd.com']),
+      world.run(['create', 'domain_whois_history', 'd.com', '--yes']),
       until(yes, /EXIT=\d+/),
     ]);
     expect(accepted).toMatch(/EXIT=0/);
@@ -126,6 +127,10 @@ describe.skipIf(!hasTmux)('prompts in a terminal', () => {
     expect(piped.stderr).not.toMatch(/\[y\/N\]/);
     expect(text).toMatch(/EXIT=0/);
     expect(text).not.toMatch(/\[y\/N\]/);
+    expect(await taskItems()).toEqual(['c.com', 'd.com', 'e.com']);
+    const refused = await world.run(['create', 'domain_whois_history', 'z.com']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/no terminal to confirm on; nothing was created\nPass --yes/);
     expect(await taskItems()).toEqual(['c.com', 'd.com', 'e.com']);
   }, 20_000);
 

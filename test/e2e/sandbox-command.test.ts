@@ -38,6 +38,12 @@ describe('taskctl sandbox', () => {
     );
     expect(env.TASKCTL_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     expect(env.TASKCTL_API_KEY).toBe('sk_sandbox_0000');
+    // stdout keeps only the two export lines; the dashboard's address is logged on stderr.
+    expect(stdout.trim().split('\n')).toHaveLength(2);
+    const origin = (env.TASKCTL_BASE_URL ?? '').replace(/\/api\/v1$/, '');
+    expect(stderr).toContain(`dashboard: ${origin}/ (this machine only)`);
+    const page = await fetch(`${origin}/`);
+    expect(await page.text()).toContain('<title>taskctl sandbox</title>');
 
     const created = await runCli(['create', 'domain_check_availability', 'a.com', '-q'], {
       env: { ...home.env, ...env },

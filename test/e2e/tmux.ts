@@ -14,11 +14,24 @@ export interface Screen {
   joined: string;
   /** The screen with its colour escapes (`capture-pane -e`). */
   coloured: string;
+  /** Lines pushed into the scrollback (tmux's history_size): what a redrawn block must not flood. */
+  history: number;
+}
+
+/** A command still running in a terminal: read its screen while it works (issue 26: SIGSTOP, Ctrl-C mid-way). */
+export interface Running {
+  screen: () => string;
+  /** The screen once it matches `pattern` (polled; throws after `timeoutMs`). */
+  until: (pattern: RegExp, timeoutMs?: number) => Promise<string>;
+  keys: (...keys: string[]) => void;
+  close: () => void;
 }
 
 export interface Terminal {
   /** Runs `taskctl args` with `env` (and nothing else from this process) in a `width` × `height` terminal. */
   screenOf: (width: number, args: readonly string[], env: Record<string, string>, height?: number) => Promise<Screen>;
+  /** Starts `taskctl args` and returns at once, for tests that act on it mid-way. */
+  start: (width: number, args: readonly string[], env: Record<string, string>, height?: number) => Running;
   close: () => void;
 }
 
@@ -30,24 +43,48 @@ export function openTerminal(name: string): Terminal {
   // unexpectedly". This session lives as long as the file.
   tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
   let sessions = 0;
+  const launch = (width: number, args: readonly string[], env: Record<string, string>, height: number) => {
+    const session = `s${++sessions}`;
+    const vars = Object.entries({
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      LANG: 'C.UTF-8',
+      TERM: 'xterm-256color',
+      ...env,
+    })
+      .map(([key, value]) => `${key}='${value}'`)
+      .join(' ');
+    const command = `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`;
+    tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), command);
+    return session;
+  };
   return {
+    start(width, args, env, height = 40) {
+      const session = launch(width, args, env, height);
+      const screen = () => tmux('capture-pane', '-p', '-t', session);
+      return {
+        screen,
+        async until(pattern, timeoutMs = 15_000) {
+          for (const started = Date.now(); ;) {
+            const text = screen();
+            if (pattern.test(text)) return text;
+            if (Date.now() - started > timeoutMs) throw new Error(`the screen never matched ${pattern}:\n${text}`);
+            await new Promise((resolve) => setTimeout(resolve, 80));
+          }
+        },
+        keys: (...keys) => tmux('send-keys', '-t', session, ...keys),
+        close: () => spawnSync('tmux', ['-L', socket, 'kill-session', '-t', session], { stdio: 'ignore' }),
+      };
+    },
     async screenOf(width, args, env, height = 60) {
-      const session = `s${++sessions}`;
-      const vars = Object.entries({
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        LANG: 'C.UTF-8',
-        TERM: 'xterm-256color',
-        ...env,
-      })
-        .map(([key, value]) => `${key}='${value}'`)
-        .join(' ');
-      const command = `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`;
-      tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), command);
+      const session = launch(width, args, env, height);
       const capture = (...flags: string[]) => tmux('capture-pane', '-p', ...flags, '-t', session);
       try {
         for (const started = Date.now(); Date.now() - started < 15_000;) {
           const screen = capture();
-          if (/EXIT=\d+/.test(screen)) return { screen, joined: capture('-J'), coloured: capture('-e') };
+          if (/EXIT=\d+/.test(screen)) {
+            const history = Number(tmux('display', '-p', '-t', session, '#{history_size}').trim());
+            return { screen, joined: capture('-J'), coloured: capture('-e'), history };
+          }
           await new Promise((resolve) => setTimeout(resolve, 80));
         }
         throw new Error(`taskctl ${args.join(' ')} did not finish:\n${capture()}`);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
-import { textWidth } from '../../src/output/fit.js';
+import { textWidth } from '../../src/output/width.js';
 
 let world: E2EWorld;
 let terminal: Terminal | undefined;

@@ -101,7 +101,7 @@ describe.skipIf(!hasTmux)('in a terminal', { concurrent: true }, () => {
       {},
       { columns: 80, rows: 24 },
     );
-    const LINE = /task (\d+) processing [█░]+ +(\d+)% +~?(\d+)\/40 [\d.]+\/s ETA \d:\d\d 0:0(\d)/;
+    const LINE = /task (\d+) processing [█░]+ +(\d+)% +(\d+)\/40 [\d.]+\/s est\. \d:\d\d left 0:0(\d)/;
     const first = await poll(screen, (text) => LINE.test(text));
     const firstMatch = LINE.exec(first);
     expect(firstMatch, first).not.toBeNull();
@@ -122,8 +122,8 @@ describe.skipIf(!hasTmux)('in a terminal', { concurrent: true }, () => {
     const screen = startInTerminal(WAIT_ARGS, { CI: 'true' });
     const finished = await poll(screen, (text) => /EXIT=\d+/.test(text));
     expect(finished).toMatch(/EXIT=0/);
-    expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ (pending|processing) \d\/8 items/m);
-    expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ✓ task \d+ completed 8\/8 items/m);
+    expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ (pending|processing) items \d\/8/m);
+    expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ✓ task \d+ completed items 8\/8/m);
     expect(finished).not.toMatch(SPINNER_FRAME);
     expect(screen(true)).not.toMatch(SGR);
   });
@@ -144,7 +144,7 @@ describe('piped', { concurrent: true }, () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('\x1b');
     expect(result.stdout).not.toContain('\x1b');
-    expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ✓ task \d+ completed 8\/8 items/m);
+    expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ✓ task \d+ completed items 8\/8/m);
     expect(result.stderr).not.toMatch(SPINNER_FRAME);
   });
 });

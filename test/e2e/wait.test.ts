@@ -94,11 +94,11 @@ describe('wait', () => {
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => line.replace(/^\S+Z /, ''));
-    const counts = new Set(lines.map((line) => /(\d+)\/500 items/.exec(line)?.[1]).filter(Boolean));
+    const counts = new Set(lines.map((line) => /items (\d+)\/500/.exec(line)?.[1]).filter(Boolean));
     expect(counts.size, result.stderr).toBeGreaterThanOrEqual(3);
     expect(new Set(lines).size).toBe(lines.length);
     expect(lines.some((line) => line.includes('…'))).toBe(false);
-    expect(lines.at(-1)).toMatch(new RegExp(`^✓ task ${id} completed 500/500 items \\(100%\\)`));
+    expect(lines.at(-1)).toMatch(new RegExp(`^✓ task ${id} completed items 500/500 \\(100% finished\\)`));
   }, 30_000);
 
   it('exits 5 for an unknown task', async () => {

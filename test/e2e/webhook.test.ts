@@ -40,9 +40,16 @@ async function listen(
   return { stdout: () => stdout, stderr: () => stderr };
 }
 
-async function waitFor(check: () => boolean, message: () => string, timeoutMs = 10_000): Promise<void> {
+async function waitFor(
+  check: () => boolean,
+  message: () => string,
+  timeoutMs = 10_000,
+  refresh?: () => Promise<void>,
+): Promise<void> {
   const start = Date.now();
-  while (!check()) {
+  for (;;) {
+    await refresh?.();
+    if (check()) return;
     if (Date.now() - start > timeoutMs) throw new Error(message());
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -156,6 +163,144 @@ describe('webhook listen', () => {
       '/__sandbox/deliveries',
     );
     expect(deliveries.deliveries.reduce((n, d) => n + d.attempts.length, 0)).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('webhook listen never loses an acknowledged event', () => {
+  it('--forward-to an app that is down: the service gets 502, retries, and the app gets each event once when it is up', async () => {
+    const port = await freePort();
+    const appPort = await freePort();
+    world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${port}/`, webhookTimeScale: 0.01 });
+    const out = await listen(world.env, ['--port', String(port), '--forward-to', `http://127.0.0.1:${appPort}/`]);
+    await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    interface Deliveries {
+      deliveries: Array<{ state: string; attempts: Array<{ statusCode: number | null }> }>;
+    }
+    await waitFor(
+      () => out.stderr().includes('→ 502'),
+      () => `no 502: ${out.stderr()}`,
+    );
+    // Nothing was acknowledged, so nothing is printed yet.
+    expect(out.stdout()).toBe('');
+    const got: string[] = [];
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        got.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: string }).event);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver!.listen(appPort, '127.0.0.1', resolve));
+    await waitFor(
+      () => got.includes('processing') && got.includes('completed'),
+      () => `not forwarded: ${JSON.stringify(got)} ${out.stderr()}`,
+    );
+    // The sandbox records the 200 once the listener's answer has reached it.
+    let deliveries: Deliveries['deliveries'] = [];
+    await waitFor(
+      () => deliveries.length === 2 && deliveries.every((d) => d.state === 'delivered'),
+      () => JSON.stringify(deliveries),
+      10_000,
+      async () => {
+        deliveries = (await world!.admin<Deliveries>('GET', '/__sandbox/deliveries')).deliveries;
+      },
+    );
+    expect(deliveries.some((d) => d.attempts.some((a) => a.statusCode === 502))).toBe(true);
+    expect(got.sort()).toEqual(['completed', 'processing']);
+    expect(out.stdout().trim().split('\n')).toHaveLength(2);
+  });
+
+  it('Ctrl-C finishes the queue (exit 0); a second Ctrl-C abandons it and names the events not run (exit 130)', async () => {
+    const port = await freePort();
+    const env = { TASKCTL_API_KEY: 'sk_e2e_ctrl_c' };
+    const signedPost = (id: number) =>
+      fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': 'sk_e2e_ctrl_c' },
+        body: JSON.stringify({ event: 'completed', task: { id } }),
+      });
+    const first = await listen(env, ['--port', String(port), '--exec', 'sleep 0.3', '-o', 'ndjson']);
+    for (const id of [1, 2]) expect((await signedPost(id)).status).toBe(200);
+    const child = listener!;
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    child.kill('SIGINT');
+    expect(await closed).toBe(0);
+    expect(first.stderr()).toMatch(/stopping: new deliveries get 503/);
+
+    const second = await listen(env, ['--port', String(port), '--exec', 'sleep 30']);
+    for (const id of [3, 4, 5]) expect((await signedPost(id)).status).toBe(200);
+    const again = listener!;
+    const ended = new Promise<number | null>((resolve) => again.once('close', resolve));
+    again.kill('SIGINT');
+    await waitFor(
+      () => second.stderr().includes('stopping'),
+      () => second.stderr(),
+    );
+    again.kill('SIGINT');
+    expect(await ended).toBe(130);
+    expect(second.stderr()).toMatch(/abandoned 3 event\(s\).*completed task 3, completed task 4, completed task 5/);
+  });
+
+  it('--catch-up hands on one synthesised event per recent task first, and a real delivery of it later is a duplicate', async () => {
+    const port = await freePort();
+    world = await startWorld({ itemMs: 0 });
+    await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    await world.inProcess(['create', 'domain_check_availability', 'taskfail-b.com', '-q']);
+    const out = await listen(world.env, ['--port', String(port), '--catch-up', '1h', '-o', 'ndjson']);
+    await waitFor(
+      () => out.stderr().includes('catch-up: 2 synthesised event(s) from 2 task(s)'),
+      () => out.stderr(),
+    );
+    const events = out
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; synthesised: boolean; task: { id: number } });
+    expect(events.map((e) => [e.task.id, e.event, e.synthesised])).toEqual([
+      [1, 'completed', true],
+      [2, 'failed', true],
+    ]);
+    // The real event arriving later (here `webhook simulate`, signed like the service's): a duplicate, not printed again.
+    const simulated = await world.inProcess(['webhook', 'simulate', '1', '--to', `http://127.0.0.1:${port}/`]);
+    expect(simulated.code).toBe(0);
+    await waitFor(
+      () => out.stderr().includes('completed task 1 (duplicate; already handled'),
+      () => out.stderr(),
+    );
+    expect(out.stdout().trim().split('\n')).toHaveLength(2);
+  });
+
+  it("prints the human format in the project's colours, never as escape text", async () => {
+    const port = await freePort();
+    const env = { TASKCTL_API_KEY: 'sk_e2e_colour', FORCE_COLOR: '1' };
+    const out = await listen(env, ['--port', String(port), '-o', 'table']);
+    const res = await fetch(`http://127.0.0.1:${port}/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': 'sk_e2e_colour' },
+      body: JSON.stringify({ event: 'failed', task: { id: 3, error_message: '\u001b[2Jboom' } }),
+    });
+    expect(res.status).toBe(200);
+    await waitFor(
+      () => out.stdout().includes('task 3'),
+      () => out.stdout(),
+    );
+    // A repeat is shown, dimmed, as a duplicate (and not handed on).
+    const again = await fetch(`http://127.0.0.1:${port}/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': 'sk_e2e_colour' },
+      body: JSON.stringify({ event: 'failed', task: { id: 3, error_message: '\u001b[2Jboom' } }),
+    });
+    expect(again.status).toBe(200);
+    await waitFor(
+      () => out.stdout().includes('duplicate'),
+      () => out.stdout(),
+    );
+    expect(out.stdout()).toContain('\u001b[2m  (duplicate, not handed on again)\u001b[22m');
+    // The status is painted red by chalk; the sender's escape stays visible text, never a raw ESC.
+    expect(out.stdout()).toContain('\u001b[31mfailed\u001b[39m');
+    expect(out.stdout()).not.toContain('\\x1b[31m');
+    expect(out.stdout()).not.toContain('\u001b[2J');
   });
 });
 

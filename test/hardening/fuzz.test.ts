@@ -21,7 +21,8 @@ import {
   WebhookEventSchema,
 } from '../../src/api/schemas.js';
 import { dedupeItems, planChunks, readItems, validateItems } from '../../src/core/items/index.js';
-import { formatDuration, parseDuration } from '../../src/core/duration.js';
+import { parseDuration } from '../../src/core/duration.js';
+import { formatDuration } from '../../src/output/durations.js';
 import { CliError, RateLimitError, UsageError } from '../../src/errors.js';
 import { createRedactor } from '../../src/output/redact.js';
 import { FakeClock } from '../unit/api/helpers.js';

@@ -392,7 +392,7 @@ describe.concurrent('wire', () => {
         async (server, cli) => {
           const result = await cli(['balance']);
           expect(result.code, result.stderr).toBe(ExitCode.rateLimited);
-          expect(result.stderr).toMatch(/reading the balance: slow down; the server asks to wait 120s/);
+          expect(result.stderr).toMatch(/reading the balance: slow down; the server asks to wait 2m/);
           expect(server.requests).toHaveLength(1);
           expect(result.slept).toBe(0);
         },

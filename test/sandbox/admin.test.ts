@@ -3,14 +3,16 @@ import { isLoopbackAddress, isLoopbackHost } from '../../src/sandbox/loopback.js
 import { admin, call, createTask, start, type Json } from './helpers.js';
 
 describe('sandbox admin API', () => {
-  it('shows state: balance, tasks and webhook URL', async () => {
+  it('shows state: balance, key, tasks and webhook URL', async () => {
     const sb = await start({ itemMs: 0, balance: 50 });
     await createTask(sb, ['a', 'fail-b']);
     const state = await admin(sb, '/state');
     expect(state.status).toBe(200);
     expect(state.body).toEqual({
       balance: 48,
+      apiKey: 'sk_sandbox_0000',
       webhookUrl: null,
+      taskCount: 1,
       tasks: [
         expect.objectContaining({ id: 1, status: 'completed', total_items: 2, completed_items: 1, failed_items: 1 }),
       ],

@@ -20,7 +20,7 @@ describe('sandbox close()', () => {
     await eventually(async () => (await admin(sb, '/faults')).body.faults.length === 0);
     expect(sockets()).toBeGreaterThan(before);
     const [pending] = (await admin(sb, '/deliveries')).body.deliveries;
-    expect(pending).toMatchObject({ state: 'pending', attempts: [{ statusCode: 500 }] });
+    expect(pending).toMatchObject({ state: 'retrying', attempts: [{ statusCode: 500 }] });
 
     await sb.close();
     expect(await hanging).toBeInstanceOf(Error); // the delayed request's socket was closed, not answered

@@ -171,4 +171,54 @@ describe('sandbox state file', () => {
     await store.close();
     expect(await readdir(dir)).toEqual(['state.json']);
   });
+
+  it('folds a grown journal into the file in the background, answering meanwhile; nothing is lost', async () => {
+    const stateFile = join(dir, 'state.json');
+    const { store } = StateStore.open(stateFile, { ...fresh, balance: 100_000 }, () => {});
+    const state = new SandboxState({ ...fresh, balance: 100_000 }, 'seed');
+    await store.attach(state);
+    store.compactAfterBytes = 4096;
+    for (let i = 0; i < 5000; i++) {
+      state.createTask('domain_check_availability', 'domain', [`t${i}.com`], 1, 1, 0);
+      if (i % 50 === 49) expect(await store.settle()).not.toBe(false);
+    }
+    expect(await store.settle()).not.toBe(false);
+    const background = store as unknown as { compacting?: Promise<void> };
+    while (background.compacting) await background.compacting;
+    // Compacted at least once: the journal holds far less than the 5,000 tasks it was given one by one.
+    const journal = await readFile(`${stateFile}.journal`, 'utf8').catch(() => '');
+    const file = JSON.parse(await readFile(stateFile, 'utf8')) as { tasks: unknown[] };
+    expect(file.tasks.length).toBeGreaterThan(1000);
+    expect(journal.split('\n').length).toBeLessThan(100);
+    const loaded = loadStateFile(stateFile, fresh);
+    expect(loaded?.tasks.map((t) => t.id)).toEqual(Array.from({ length: 5000 }, (_, i) => i + 1));
+    expect(loaded?.balance).toBe(95_000);
+    await store.close();
+    expect(await readdir(dir)).toEqual(['state.json']);
+  });
+
+  it('reads back a compaction cut short: the file, then .journal, then .journal.next (later lines win)', async () => {
+    const stateFile = join(dir, 'state.json');
+    const account = { balance: 10, apiKey: 'sk_sandbox_0000', keyRotations: 0, nextId: 1, webhookUrl: null };
+    const task = (id: number) => ({
+      id,
+      service: 'domain_check_availability',
+      items: [`t${id}.com`],
+      cost: 1,
+      createdAt: 1,
+      startAt: 1,
+      itemMs: 0,
+    });
+    await writeFile(stateFile, JSON.stringify({ version: 1, ...account, balance: 8, tasks: [task(1), task(2)] }));
+    await writeFile(`${stateFile}.journal`, `${JSON.stringify({ ...account, balance: 8, tasks: [task(2)] })}\n`);
+    await writeFile(`${stateFile}.journal.next`, `${JSON.stringify({ ...account, balance: 7, tasks: [task(3)] })}\n`);
+    const loaded = loadStateFile(stateFile, fresh);
+    expect(loaded?.tasks.map((t) => t.id)).toEqual([1, 2, 3]);
+    expect(loaded?.balance).toBe(7);
+    const sb = await start({ stateFile });
+    expect((await createTask(sb, ['next.com'])).body.data.id).toBe(4);
+    await sb.close();
+    running.splice(0);
+    expect((await readdir(dir)).sort()).toEqual(['state.json']);
+  });
 });

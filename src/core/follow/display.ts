@@ -1,16 +1,23 @@
 /**
  * What a person or a CI log sees while `wait`/`create --wait` follow tasks (issue 16): one line per task with its
- * status, counts, percent, rate, ETA and elapsed time. On a terminal the lines are a live block that ticks; in plain
- * mode a task gets a line when its status changes, and when its counts change no sooner than max(2 s, 1/60 of the
- * elapsed time) after its last line, plus a heartbeat each minute with fresh counts. Only tasks seen are shown.
+ * status, counts, percent, rate, estimated time left and elapsed time. On a terminal the lines are a live block that
+ * ticks; in plain mode a task gets a line when its status changes, and when its counts change no sooner than
+ * max(2 s, 1/60 of the elapsed time) after its last line, plus a heartbeat each minute with fresh counts. Only tasks
+ * seen are shown.
+ *
+ * Truthful (issue 26): every count shown is one the service reported (nothing is extrapolated between polls); the
+ * time left is labelled as an estimate; while the service does not answer, the block says so (retrying, last answer
+ * N s ago) and shows no rate or estimate, so nothing moves that is not known.
  */
 import type { Task } from '../../api/schemas.js';
+import { clockTime, formatDuration } from '../../output/durations.js';
 import type { Paint, Progress } from '../../output/progress.js';
+import { paintStatus, statusMeaning } from '../../output/status-colours.js';
+import { countsText } from '../../output/task-columns.js';
 import { isTerminal, taskPhase, taskSucceeded } from '../task-state.js';
 import type { ItemCounts } from '../task-state.js';
 import type { Clock } from '../time.js';
 import type { TaskChange } from './follow.js';
-import type { OutageState } from './outage.js';
 
 /** A CI log shows life at least this often. */
 const HEARTBEAT_MS = 60_000;
@@ -35,12 +42,13 @@ interface View {
   change: TaskChange;
   /** Local time the task was first seen: the elapsed clock's fallback when the server's timestamps are unusable. */
   firstSeenAt: number;
-  /** Live mode: items shown so far, estimated from the rate between polls; never goes back while the status holds. */
-  shown?: number;
 }
 
-/** Live mode estimates items between polls from the rate, at most this far past the last poll. */
-const EXTRAPOLATE_MS = 30_000;
+/** The service stopped answering: why, and since when nothing was heard. */
+interface Trouble {
+  reason: string;
+  since: number;
+}
 
 /** Live mode: columns padded so the bars of several tasks line up. */
 interface Widths {
@@ -60,12 +68,14 @@ export class FollowDisplay {
   private readonly pending = new Set<number>();
   private readonly start: number;
   private lastLineAt: number;
-  /** The follow engine's outage state while the service fails (undefined while it answers). */
-  private outageState: OutageState | undefined;
+  /** Last time the service answered (any observation), or the start. */
+  private lastAnswerAt: number;
+  private trouble: Trouble | undefined;
 
   constructor(private readonly options: DisplayOptions) {
     this.start = options.clock.now();
     this.lastLineAt = this.start;
+    this.lastAnswerAt = this.start;
     if (options.progress.mode === 'live') options.progress.live((spin, maxLines) => this.frame(spin, maxLines));
   }
 
@@ -73,19 +83,26 @@ export class FollowDisplay {
   poll(change: TaskChange): void {
     const id = change.task.id;
     const seen = this.views.get(id);
-    const sameStatus = seen?.change.task.status === change.task.status;
-    this.views.set(id, {
-      change,
-      firstSeenAt: seen?.firstSeenAt ?? change.at,
-      ...(sameStatus && seen.shown !== undefined ? { shown: seen.shown } : {}),
-    });
+    this.views.set(id, { change, firstSeenAt: seen?.firstSeenAt ?? change.at });
+    this.lastAnswerAt = Math.max(this.lastAnswerAt, change.at);
+    this.trouble = undefined;
     if (this.options.progress.mode === 'live') this.options.progress.refresh();
   }
 
-  /** The service failed a round (`retrying`), or answers again: the live block says so above the tasks. */
-  outage(state: OutageState): void {
-    this.outageState = state.retrying ? state : undefined;
+  /**
+   * A poll round failed and will be retried (`reason`: the error's message). The live block shows it in place until
+   * the next answer; other modes get one line per failure, with the time since the last answer. Returns that line.
+   */
+  unanswered(reason: string): string {
+    const now = this.options.clock.now();
+    this.trouble = { reason, since: this.trouble?.since ?? now };
     if (this.options.progress.mode === 'live') this.options.progress.refresh();
+    return this.troubleText(now);
+  }
+
+  private troubleText(now: number): string {
+    const reason = this.trouble?.reason ?? '';
+    return `retrying, last answer ${formatDuration(now - this.lastAnswerAt)} ago: ${reason}`;
   }
 
   /** A change of status or counts (also given to `poll` first). */
@@ -161,21 +178,22 @@ export class FollowDisplay {
 
   /** The live block: every task seen, or, when they do not fit, a summary line and the unfinished ones. */
   private frame(spin: string, maxLines: number): string[] {
-    const outage = this.outageState;
-    if (outage === undefined || maxLines < 2) return this.taskLines(spin, maxLines);
-    const silent = clockTime(this.options.clock.now() - outage.lastGoodAt);
-    const head = this.options.progress.paint.yellow(`the service is failing (no good answer for ${silent}); retrying`);
-    return [head, ...this.taskLines(spin, maxLines - 1)];
-  }
-
-  private taskLines(spin: string, maxLines: number): string[] {
     const now = this.options.clock.now();
     const views = this.ordered();
     const widths = this.widths(views);
-    if (views.length <= maxLines) return views.map((view) => this.line(view, spin, 'live', widths));
+    const { paint } = this.options.progress;
+    const head = this.trouble ? [paint.yellow(`! ${this.troubleText(now)}`)] : [];
+    // Nothing seen yet (the first answer is on its way): say what is being read rather than show an empty block.
+    if (views.length === 0) {
+      const { ids } = this.options;
+      const what = ids.length === 1 ? `task ${ids[0]}` : `${ids.length} tasks`;
+      return [...head, `${paint.cyan(spin)} reading ${what}… ${paint.dim(clockTime(now - this.start))}`];
+    }
+    const room = Math.max(1, maxLines - head.length);
+    if (views.length <= room) return [...head, ...views.map((view) => this.line(view, spin, 'live', widths))];
     const running = views.filter((view) => !isTerminal(view.change.task));
-    const shown = running.slice(0, maxLines - 1).map((view) => this.line(view, spin, 'live', widths));
-    return [this.summary(now, spin), ...shown];
+    const shown = running.slice(0, room - 1).map((view) => this.line(view, spin, 'live', widths));
+    return [...head, this.summary(now, spin), ...shown];
   }
 
   private widths(views: readonly View[]): Widths {
@@ -203,20 +221,6 @@ export class FollowDisplay {
     return `${spin === '' ? '' : `${paint.cyan(spin)} `}${parts.join(', ')} · ${clockTime(now - this.start)}`;
   }
 
-  /**
-   * Items finished by `now` as the rate predicts from the last poll: a bar that moves between sparse polls. Capped
-   * below the total (the end is only what was seen) and never lower than already shown while the status holds.
-   */
-  private estimate(view: View, now: number): number | undefined {
-    const { counts, itemsPerSecond, at } = view.change;
-    if (counts.completed === undefined || itemsPerSecond === undefined) return view.shown;
-    const seen = counts.completed + (counts.failed ?? 0);
-    const ahead = (itemsPerSecond * Math.min(EXTRAPOLATE_MS, Math.max(0, now - at))) / 1000;
-    const estimate = Math.min(counts.total - 1, Math.floor(seen + ahead));
-    view.shown = Math.max(view.shown ?? 0, estimate, seen);
-    return view.shown;
-  }
-
   private earnedTick(change: TaskChange): boolean {
     const { task } = change;
     if (taskSucceeded(task)) return true;
@@ -231,12 +235,14 @@ export class FollowDisplay {
     const ended = isTerminal(task);
     const tick = this.earnedTick(view.change) ? paint.green('✓') : paint.red('✗');
     const icon = ended ? tick : spin === '' ? '' : paint.cyan(spin);
-    const status = paintStatus(paint, task, clean(task.status).padEnd(widths.status));
-    const rate = view.change.itemsPerSecond;
-    const end = view.change.predictedEnd;
+    const status = paintTaskStatus(paint, task, clean(task.status).padEnd(widths.status));
+    // While the service does not answer, nothing that would move is shown: no rate, no estimate.
+    const rate = this.trouble ? undefined : view.change.itemsPerSecond;
+    const end = this.trouble ? undefined : view.change.predictedEnd;
+    const left = end !== undefined && end > now ? clockTime(end - now) : undefined;
     const timing = [
       !ended && rate !== undefined ? `${formatRate(rate)}/s` : '',
-      !ended && end !== undefined ? `ETA ${end > now ? clockTime(end - now) : 'now'}` : '',
+      !ended && end !== undefined ? (left === undefined ? 'est. ending now' : `est. ${left} left`) : '',
     ];
     const elapsed = clockTime(elapsedOf(view, now));
     if (mode === 'live') {
@@ -244,7 +250,7 @@ export class FollowDisplay {
         icon,
         `task ${String(task.id).padEnd(widths.id)}`,
         status,
-        ...liveCounts(counts, paint, ended ? undefined : this.estimate(view, now)),
+        ...liveCounts(counts, paint),
         ...timing,
         paint.dim(elapsed),
       ];
@@ -255,17 +261,16 @@ export class FollowDisplay {
   }
 }
 
-/** `estimate`: items finished by now as extrapolated from the rate (shown with `~`), when above the count seen. */
-function liveCounts(counts: ItemCounts, paint: Paint, estimate: number | undefined): string[] {
+/** The counts as the service last reported them: bar, percent, finished/total, failed. */
+function liveCounts(counts: ItemCounts, paint: Paint): string[] {
   const { completed, failed, total } = counts;
   if (completed === undefined) return [paint.dim('(the server reports no item progress)')];
-  const seen = completed + (failed ?? 0);
-  const done = estimate !== undefined && estimate > seen ? estimate : seen;
-  const mark = done > seen ? '~' : '';
+  const done = completed + (failed ?? 0);
+  // The bar and percent count items finished either way; the numbers are the service's (output/task-columns.ts).
   return [
     bar(done, total, paint),
     percent(done, total),
-    `${mark}${done}/${total}`.padStart(2 * String(total).length + 2),
+    `${completed}/${total}`.padStart(2 * String(total).length + 1),
     failed ? paint.red(`${failed} failed`) : '',
   ];
 }
@@ -274,7 +279,7 @@ function plainCounts(counts: ItemCounts): string {
   const { completed, failed, total } = counts;
   if (completed === undefined) return '(the server reports no item progress)';
   const done = completed + (failed ?? 0);
-  return `${done}/${total} items (${percent(done, total)}${failed ? `, ${failed} failed` : ''})`;
+  return `items ${countsText(counts)} (${percent(done, total)} finished)`;
 }
 
 function percent(done: number, total: number): string {
@@ -287,11 +292,11 @@ function bar(done: number, total: number, paint: Paint): string {
   return paint.cyan('█'.repeat(filled)) + (rest > 0 ? paint.dim('░'.repeat(rest)) : '');
 }
 
-function paintStatus(paint: Paint, task: Task, text: string): string {
+/** The one status colour map, with the task's phase as its meaning (an unknown word with a finish time has ended). */
+function paintTaskStatus(paint: Paint, task: Task, text: string): string {
   const phase = taskPhase(task);
-  if (phase === 'completed') return paint.green(text);
-  if (phase === 'ended') return paint.red(text);
-  return task.status === 'processing' ? paint.yellow(text) : task.status === 'pending' ? paint.dim(text) : text;
+  const meaning = phase === 'completed' ? 'completed' : phase === 'ended' ? 'ended' : statusMeaning(task.status);
+  return paintStatus(paint, task.status, text, meaning);
 }
 
 /** What makes two plain lines the same news: status and counts. */
@@ -313,15 +318,6 @@ function parseTime(text: string | null | undefined): number | undefined {
   if (text === undefined || text === null) return undefined;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : undefined;
-}
-
-/** 0:07, 12:34, 1:02:03. */
-export function clockTime(ms: number): string {
-  const total = Math.floor(Math.max(0, ms) / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
 function formatRate(perSecond: number): string {

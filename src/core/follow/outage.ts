@@ -5,7 +5,8 @@
  */
 import type { Task } from '../../api/schemas.js';
 import { RateLimitError, UnavailableError } from '../../errors.js';
-import { formatDuration, parsePositiveDuration } from '../duration.js';
+import { parsePositiveDuration } from '../duration.js';
+import { formatDuration } from '../../output/durations.js';
 import { neutralise } from '../../output/sanitize.js';
 
 /** How long wait/watch go on without a good answer before giving up with 8 (or 7): `--outage-tolerance`. */

@@ -3,14 +3,16 @@
  * (display.ts), prints the result, sets the exit code (outcome.ts) and writes the reports.
  */
 import type { Context } from '../../context.js';
-import { formatDuration } from '../duration.js';
-import { taskPhase, unknownStatusWarner } from '../task-state.js';
+import type { Task } from '../../api/schemas.js';
+import { CliError } from '../../errors.js';
+import { formatDuration } from '../../output/durations.js';
+import { isTerminal, taskPhase, unknownStatusWarner } from '../task-state.js';
+import { printTaskItems } from '../task-results.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../../sandbox/launch.js';
-import { countOf } from '../../report/plural.js';
+import { counted } from '../../output/plural.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { neutralise } from '../../output/sanitize.js';
-import type { Task } from '../../api/schemas.js';
 
 export interface WaitOptions {
   /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */
@@ -25,6 +27,11 @@ export interface WaitOptions {
   allowItemFailures?: boolean;
   /** Reports to write after the wait (`--report junit=FILE`, `--report github`). */
   report?: ReportSpec[];
+  /**
+   * The item results at the end: undefined = on a terminal (one task: its items table; several: a summary and the
+   * `show` command), false (`--no-results`) = the task records only, true (`--results`) = also in script formats.
+   */
+  results?: boolean;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
 }
@@ -33,8 +40,52 @@ export interface WaitOptions {
 const REPORT_READ_BUDGET_MS = 60_000;
 
 /**
- * The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). `known`: the
- * tasks as created (`create --wait`), the last known state of any the wait never saw.
+ * What a wait prints at its end (issue 26): on a terminal, one finished task's item results (as `show` prints them,
+ * paged when long), several tasks' summary table and the command that shows their items; in script formats the task
+ * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records.
+ */
+async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results: boolean | undefined): Promise<void> {
+  const printer = ctx.printer;
+  const human = printer.format === 'table';
+  const one = tasks.length === 1 && tasks[0] !== undefined && isTerminal(tasks[0]);
+  const items = results === true || (results === undefined && human && done && one);
+  if (items) {
+    const full = await withItems(ctx, tasks);
+    if (full) {
+      await printTaskItems(ctx, full, { single: tasks.length === 1 });
+      return;
+    }
+  }
+  await printer.list(
+    tasks,
+    taskColumns((status) => printer.paintStatus(status), printer.chalk),
+    tasks,
+  );
+  if (human && done && results !== false && tasks.length > 1) {
+    const hint = `See the items: taskctl show ${tasks.map((task) => task.id).join(' ')}`;
+    printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
+  }
+}
+
+/** The tasks read once more with their items (polling reads summaries); undefined, with a warning, when one cannot be. */
+async function withItems(ctx: Context, tasks: readonly Task[]): Promise<Task[] | undefined> {
+  const api = await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS });
+  const full: Task[] = [];
+  for (const task of tasks) {
+    try {
+      full.push(task.items ? task : await api.getTask(task.id));
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      ctx.printer.warn(`could not read the item results of task ${task.id} (${error.message}); showing the tasks`);
+      return undefined;
+    }
+  }
+  return full;
+}
+
+/** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
+/**
+ * `known`: the tasks as created (`create --wait`), the last known state of any the wait never saw (issue 25).
  */
 export async function waitForTasks(
   ctx: Context,
@@ -45,6 +96,8 @@ export async function waitForTasks(
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
   const api = await ctx.api({ deadline });
+  // Polling for minutes or hours keeps to the spec's 100/min when the server states no budget (api/rate-limit.ts).
+  api.rateLimiter.steady();
   const [
     { followTasks },
     { waitExitCode, stillRunningMessage },
@@ -92,6 +145,7 @@ export async function waitForTasks(
     deadline,
     signal: ctx.signal,
     countItems: !options.allowItemFailures,
+    outageToleranceMs,
     onChange: (change) => {
       warnUnknown(change.task);
       display.change(change);
@@ -99,13 +153,10 @@ export async function waitForTasks(
     onPoll: (change) => {
       display.poll(change);
     },
-    outageToleranceMs,
-    onOutage: (state) => {
-      display.outage(state);
-      // The live block shows the outage itself; plain mode (CI, pipes) gets a line.
-      if (progress.mode === 'live') return;
-      const now = ctx.clock.now();
-      warn(state.retrying ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
+    onTransientError: (error) => {
+      // On a terminal the live block says it in place; a log gets a line with the time since the last answer.
+      const line = display.unanswered(error.message);
+      if (progress.mode !== 'live') warn(line);
     },
     onRound: () => {
       display.round();
@@ -134,11 +185,7 @@ export async function waitForTasks(
   const shown = ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
   const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
-    await ctx.printer.list(
-      listed,
-      taskColumns((status) => ctx.printer.paintStatus(status)),
-      listed,
-    );
+    await printOutcome(ctx, listed, result.reason === 'done', options.results);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
@@ -152,7 +199,7 @@ export async function waitForTasks(
           hint(`See the items: taskctl show ${task.id}`),
         );
       else if (!options.allowItemFailures && taskPhase(task) === 'completed' && (task.failed_items ?? 0) > 0) {
-        const failed = countOf(task.failed_items ?? 0, 'failed item');
+        const failed = counted(task.failed_items ?? 0, 'failed item');
         ctx.printer.warn(
           ctx.ephemeralSandbox
             ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`

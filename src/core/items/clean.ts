@@ -69,12 +69,6 @@ export function quoteForMessage(text: string, max = 60): string {
   });
 }
 
-/** `65,536`: counts in messages, independent of the user's locale. */
-export function formatCount(count: number): string {
-  return count.toLocaleString('en-US');
-}
-
-/** `1 item`, `1,200 items`: a count with its noun, singular or plural (English `s`). */
-export function counted(count: number, noun: string): string {
-  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
-}
+/** Counts and plurals in messages: the one number format and pluraliser (output/numbers.ts, output/plural.ts). */
+export { formatCount } from '../../output/numbers.js';
+export { counted } from '../../output/plural.js';

@@ -11,28 +11,46 @@ interface Segment {
   style: PositionStyle;
 }
 
+/** Takes each item as it is read, with its position in the current source (`collector.describe(position)`). */
+export type ItemSink = (item: string, position: number, collector: ItemCollector) => void;
+
 /**
  * Accumulates items from every source with one small number per item (its line, element or argument number), so
- * messages can name `file:line` for any item without a string or object per item.
+ * messages can name `file:line` for any item without a string or object per item. With a `sink`, items stream to it
+ * instead and nothing is kept per item.
  */
 export class ItemCollector {
   readonly items: string[] = [];
   private readonly positions: number[] = [];
   private readonly segments: Segment[] = [];
+  private total = 0;
 
-  constructor(private readonly maxItems: number) {}
+  constructor(
+    private readonly maxItems: number,
+    private readonly sink?: ItemSink,
+  ) {}
+
+  /** Items added so far, over all sources. */
+  get count(): number {
+    return this.total;
+  }
 
   /** Starts a new source; later `add` calls belong to it. */
   begin(name: string, style: PositionStyle): void {
-    this.segments.push({ start: this.items.length, name, style });
+    this.segments.push({ start: this.total, name, style });
   }
 
   add(item: string, position: number): void {
-    if (this.items.length >= this.maxItems) {
+    if (this.total >= this.maxItems) {
       throw new InputError(
         `too many items: more than ${formatCount(this.maxItems)} (stopped at ${this.describe(position)})`,
         SPLIT_HINT,
       );
+    }
+    this.total++;
+    if (this.sink) {
+      this.sink(item, position, this);
+      return;
     }
     this.items.push(item);
     this.positions.push(position);
@@ -41,7 +59,7 @@ export class ItemCollector {
   /** Items added since `begin` of the current source. */
   get countInCurrent(): number {
     const segment = this.segments[this.segments.length - 1];
-    return segment ? this.items.length - segment.start : 0;
+    return segment ? this.total - segment.start : 0;
   }
 
   where(index: number): string {

@@ -79,9 +79,5 @@ export function noItemsError(streamed: ReadonlyArray<{ name: string; format: Ite
   return new InputError(`no items: ${only.name} ${what}`, hint);
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 ** 3 && bytes % 1024 ** 3 === 0) return `${bytes / 1024 ** 3} GiB`;
-  if (bytes >= 1024 ** 2 && bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
-}
+/** Byte sizes: the one formatter (output/bytes.ts). */
+export { formatBytes } from '../../output/bytes.js';

@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { InputError, UsageError } from '../../errors.js';
 import { quoteForMessage, trimItem } from './clean.js';
-import { ItemCollector } from './collector.js';
+import { ItemCollector, type ItemSink } from './collector.js';
 import { addItem, formatFromPath } from './formats.js';
 import { NO_INPUT_HINT, noItemsError, readError } from './messages.js';
 import { formatContext, readStream, type ReadState } from './stream.js';
@@ -25,6 +25,19 @@ export async function readItems(
   sources: readonly ItemSource[],
   options: ReadItemsOptions = {},
 ): Promise<ReadItemsResult> {
+  const collector = await scanItems(sources, options);
+  return { items: collector.items, where: (index) => collector.where(index) };
+}
+
+/**
+ * Reads the sources as `readItems` does, handing each item to `sink` as it is read (nothing is kept per item), or,
+ * without a sink, keeping them in the collector returned. Same errors as `readItems`.
+ */
+export async function scanItems(
+  sources: readonly ItemSource[],
+  options: ReadItemsOptions = {},
+  sink?: ItemSink,
+): Promise<ItemCollector> {
   const limits = resolveLimits(options);
   const readable = sources.filter((source) => !isTerminal(source));
   // A terminal on stdin is skipped when other sources exist: it is only the default source, never to be waited on.
@@ -32,33 +45,39 @@ export async function readItems(
   if (readable.filter((source) => source.kind === 'stdin').length > 1) {
     throw new UsageError('stdin is named more than once as an items source', 'Pass "-" (stdin) at most once.');
   }
-  const state: ReadState = { limits, collector: new ItemCollector(limits.maxItems), column: options.column, bytes: 0 };
+  const collector = new ItemCollector(limits.maxItems, sink);
+  const state: ReadState = { limits, collector, column: options.column, bytes: 0 };
   const streamed: Array<{ name: string; format: ItemFormat }> = [];
   for (const source of readable) {
+    const index = sources.indexOf(source);
+    const tap = options.onBytes;
+    const onBytes = tap ? (bytes: Buffer) => tap(index, bytes) : undefined;
     if (source.kind === 'args') {
       readArguments(source.values, state);
       continue;
     }
     const name = source.kind === 'file' ? displayName(source.path) : 'stdin';
-    const format = options.format ?? (source.kind === 'file' ? formatFromPath(source.path) : 'lines');
+    const format =
+      (source.kind === 'file' ? source.format : undefined) ??
+      options.format ??
+      (source.kind === 'file' ? formatFromPath(source.path) : 'lines');
     streamed.push({ name, format });
     if (source.kind === 'stdin') {
-      await readStream(source.stream, name, format, state);
+      await readStream(source.stream, name, format, state, onBytes);
     } else {
       const handle = await openItemsFile(source.path, name);
       try {
-        await readStream(fileChunks(handle, limits.readSize), name, format, state);
+        await readStream(fileChunks(handle, limits.readSize), name, format, state, onBytes);
       } finally {
         await handle.close().catch(() => undefined);
       }
     }
   }
-  const { collector } = state;
-  if (collector.items.length === 0) {
+  if (collector.count === 0) {
     if (streamed.length === 0) throw new UsageError('no items given', NO_INPUT_HINT);
     throw noItemsError(streamed);
   }
-  return { items: collector.items, where: (index) => collector.where(index) };
+  return collector;
 }
 
 function resolveLimits(options: ReadItemsOptions): ItemLimits {

@@ -29,6 +29,7 @@ export async function readStream(
   name: string,
   format: ItemFormat,
   state: ReadState,
+  onBytes?: (bytes: Buffer) => void,
 ): Promise<void> {
   const ctx = formatContext(name, state);
   state.collector.begin(name, format === 'json' ? 'item' : 'line');
@@ -60,6 +61,7 @@ export async function readStream(
       }
       if (step.done) break;
       const bytes = toBuffer(step.value);
+      onBytes?.(bytes);
       state.bytes += bytes.length;
       if (state.bytes > state.limits.maxBytes) {
         const limit = formatBytes(state.limits.maxBytes);

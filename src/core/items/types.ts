@@ -6,7 +6,7 @@ export type ItemFormat = 'lines' | 'json' | 'ndjson' | 'csv';
 /** Where items come from. The caller turns `-f -` into a `stdin` source. */
 export type ItemSource =
   | { kind: 'args'; values: readonly string[] }
-  | { kind: 'file'; path: string }
+  | { kind: 'file'; path: string; format?: ItemFormat | undefined }
   | { kind: 'stdin'; stream: InputStream; isTTY?: boolean };
 
 export interface ReadItemsOptions {
@@ -20,6 +20,8 @@ export interface ReadItemsOptions {
   maxBytes?: number;
   /** Most items over all sources together, before dedupe. Default 10,000,000. */
   maxItems?: number;
+  /** Hears every byte read from a file or stdin, with the source's index in the list given (a journal's digests). */
+  onBytes?: ((source: number, bytes: Buffer) => void) | undefined;
 }
 
 export interface ReadItemsResult {

@@ -26,7 +26,7 @@ export interface NormalisedItems {
   first: Array<{ item: string; sent: string }>;
 }
 
-const NORMALISED_EXAMPLES = 5;
+export const NORMALISED_EXAMPLES = 5;
 
 /** Which rules a service's items follow, from its id: `domain_*` → domain, `fanpage_*` → fanpage, else any. */
 export function itemKindOf(service: string): 'domain' | 'fanpage' | 'any' {
@@ -38,6 +38,12 @@ export function itemKindOf(service: string): 'domain' | 'fanpage' | 'any' {
 const acceptAny = (item: string): Checked =>
   item.length > 0 ? { ok: true, value: item } : { ok: false, reason: 'empty' };
 
+/** The per-item check `validateItems` applies for `service` (see there). */
+export function itemChecker(service: string): (item: string) => Checked {
+  const kind = itemKindOf(service);
+  return kind === 'domain' ? checkDomain : kind === 'fanpage' ? checkFanPage : acceptAny;
+}
+
 /**
  * Checks and normalises items for `service`. Domain services get hostname rules (lower case, punycode); fan-page
  * services get page names or facebook.com URLs; other services accept any non-empty item unchanged, since nothing
@@ -48,8 +54,7 @@ export function validateItems(
   items: readonly string[],
   where: (index: number) => string = (index) => `item ${index + 1}`,
 ): ValidationResult {
-  const kind = itemKindOf(service);
-  const check = kind === 'domain' ? checkDomain : kind === 'fanpage' ? checkFanPage : acceptAny;
+  const check = itemChecker(service);
   const valid: string[] = [];
   const invalid: InvalidItem[] = [];
   const normalised: NormalisedItems = { count: 0, first: [] };
@@ -67,11 +72,21 @@ export function validateItems(
   return { valid, invalid, normalised };
 }
 
-/** Lines for the first `limit` invalid items, then a count of the rest: `items.txt:3: "http://a.com": a URL, …`. */
-export function formatInvalidReport(invalid: readonly InvalidItem[], limit = 20): string[] {
+/** How many invalid items are named in a report; the rest are counted. */
+export const INVALID_SHOWN = 20;
+
+/**
+ * Lines for the first `limit` invalid items, then a count of the rest: `items.txt:3: "http://a.com": a URL, …`.
+ * `total` is how many there were, when only the first few were kept.
+ */
+export function formatInvalidReport(
+  invalid: readonly InvalidItem[],
+  limit = INVALID_SHOWN,
+  total = invalid.length,
+): string[] {
   const shown = invalid.slice(0, Math.max(0, limit));
   const lines = shown.map(({ item, reason, where }) => `${where}: ${quoteForMessage(item)}: ${reason}`);
-  const rest = invalid.length - shown.length;
+  const rest = total - shown.length;
   if (rest > 0) lines.push(`… and ${formatCount(rest)} more invalid item${rest === 1 ? '' : 's'}`);
   return lines;
 }

@@ -6,7 +6,7 @@ import { CliError, ExitCode, InterruptedError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { listHint, createOne } from './send.js';
-import type { Batch, Outcome, SubmitOptions } from './types.js';
+import type { Chunk, Outcome, PricedBatch, SubmitOptions } from './types.js';
 
 /**
  * Creates the chunks in order, printing each as it is created; a failure or Ctrl-C part-way names the tasks already
@@ -16,10 +16,11 @@ import type { Batch, Outcome, SubmitOptions } from './types.js';
 export async function createChunks(
   ctx: Context,
   api: ApiClient,
-  chunks: readonly Batch[],
+  batches: readonly PricedBatch[],
   options: SubmitOptions,
-  oneService: boolean,
 ): Promise<Outcome[]> {
+  const oneService = batches.length === 1;
+  const total = batches.reduce((sum, batch) => sum + batch.tasks, 0);
   const { holdOutput } = await import('../../output/stdout-guard.js');
   const hold = holdOutput(ctx.io.stdout);
   const outcomes: Outcome[] = [];
@@ -31,16 +32,24 @@ export async function createChunks(
   const singleObject =
     out !== undefined && oneService && options.chunkSize === undefined && ctx.printer.format === 'json';
   const createdSoFar = () =>
-    `created ${outcomes.length} of ${counted(chunks.length, 'task')}` +
+    `created ${outcomes.length} of ${counted(total, 'task')}` +
     (outcomes.length > 0 ? `: ${outcomes.map((o) => o.task.id).join(' ')}` : '');
-  let service = chunks[0]?.service ?? '';
+  let service = batches[0]?.service ?? '';
+  // Chunks are read from the items as they are sent, one at a time (a streamed input is never held whole).
+  function* allChunks(): Generator<Chunk> {
+    for (const batch of batches) {
+      for (const items of batch.list.chunks(batch.size)) yield { service: batch.service, items };
+    }
+  }
   try {
     try {
-      for (const [index, chunk] of chunks.entries()) {
+      let index = 0;
+      for (const chunk of allChunks()) {
         // The output is gone (known once the writes so far have settled): start nothing new.
         if (index > 0 && (await hold.settle())) break;
         service = chunk.service;
-        const what = chunks.length === 1 ? 'the task' : `task ${index + 1} of ${chunks.length}`;
+        const what = total === 1 ? 'the task' : `task ${index + 1} of ${total}`;
+        index++;
         const outcome = await createOne(ctx, api, chunk, options, new Set(outcomes.map((o) => o.task.id)), what);
         outcomes.push(outcome);
         ctx.cache.rememberTasks([outcome.task]);
@@ -65,7 +74,7 @@ export async function createChunks(
     else if (out) await out.end();
     const lost = await hold.settle();
     if (lost) {
-      const stopped = outcomes.length < chunks.length ? '; no further task was started' : '';
+      const stopped = outcomes.length < total ? '; no further task was started' : '';
       throw new CliError(
         `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar()}${stopped}`,
         ExitCode.outputFailed,

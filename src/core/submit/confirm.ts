@@ -1,7 +1,14 @@
-/** The money gates before anything is sent: --max-cost, then the confirmation above the confirm-above setting. */
+/**
+ * The money gates before anything is sent: --max-cost, then the confirmation above the confirm-above setting.
+ *
+ * Money safety for scripts (issue 26, as `gh` does): an estimate at or above confirm-above is asked about on a
+ * terminal; without one to ask on (stdin or stdout not a terminal, CI, --no-input) it is refused with exit 2 and the
+ * flag to pass, unless `--yes` is given or `--max-cost` covers the estimate (the script has set its own limit).
+ * Chunked jobs are judged by their total. Declining is exit 13 with a calm message.
+ */
 import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../../context.js';
-import { BalanceError, DeclinedError, InterruptedError } from '../../errors.js';
+import { BalanceError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { PricedBatch, SubmitOptions } from './types.js';
 
@@ -20,15 +27,22 @@ export async function confirmCost(
     );
   }
   const { confirmAbove } = await ctx.settings();
-  if (options.yes || !ctx.interactive || estimate < confirmAbove.value) return;
+  if (options.yes || estimate < confirmAbove.value) return;
+  if (options.maxCost !== undefined) return; // within --max-cost (checked above): the caller set its own limit
+  if (!ctx.interactive || ctx.io.stdout.isTTY !== true) {
+    throw new UsageError(
+      `the estimate is ${counted(estimate, 'coin')}, at or above confirm-above (${formatCount(confirmAbove.value)}), and there is no terminal to confirm on; nothing was created`,
+      `Pass --yes to ${verb.toLowerCase()} it anyway, or --max-cost ${estimate} to allow up to that much.`,
+    );
+  }
   // The person deciding sees what it leaves them with (one GET /balance, only when asking).
   const balance = await api.getBalance();
-  const count = batches.reduce((sum, b) => sum + b.items.length, 0);
+  const count = batches.reduce((sum, b) => sum + b.list.count, 0);
   const [only] = batches;
   const what =
     batches.length === 1 && only
       ? `${only.service} for ${counted(count, 'item')}`
-      : `${counted(count, 'item')} (${batches.map((b) => `${b.service}: ${formatCount(b.items.length)}`).join(', ')})`;
+      : `${counted(count, 'item')} (${batches.map((b) => `${b.service}: ${formatCount(b.list.count)}`).join(', ')})`;
   const { confirm } = await import('../../output/prompt.js');
   const answer = await confirm(
     ctx.io.stdin,
@@ -39,7 +53,7 @@ export async function confirmCost(
   if (answer === 'yes') return;
   if (answer === 'interrupted') throw new InterruptedError('cancelled at the confirmation; nothing was created');
   throw new DeclinedError(
-    answer === 'closed' ? 'no answer (the input ended); nothing was created' : 'declined; nothing was created',
-    '--yes skips the question; the confirm-above setting sets when it is asked.',
+    answer === 'closed' ? 'No answer (the input ended): nothing was created.' : 'Nothing was created.',
+    'To go ahead without the question: add --yes (the confirm-above setting sets when it is asked).',
   );
 }

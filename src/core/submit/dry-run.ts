@@ -17,8 +17,8 @@ export async function dryRun(
     after -= batch.estimate;
     return {
       service: batch.service,
-      items: batch.items.length,
-      tasks: batch.chunks.length,
+      items: batch.list.count,
+      tasks: batch.tasks,
       price_per_item: batch.price,
       estimate: batch.estimate,
       balance: balance.balance,

@@ -17,7 +17,10 @@ import type { Batch, PricedBatch, SubmitContext, SubmitOptions } from './types.j
 
 export type { Batch, SubmitContext, SubmitOptions } from './types.js';
 
-export interface CreateOptions extends SubmitOptions, ReadOptions {}
+export interface CreateOptions extends SubmitOptions, ReadOptions {
+  /** `--journal FILE`: record the job so that `taskctl resume FILE` can continue it after a crash. */
+  journal?: string;
+}
 
 /**
  * The one pipeline behind `create` and `retry`: price, --dry-run, --max-cost, confirmation, chunks, exactly-once
@@ -30,21 +33,22 @@ export async function submitItems(
   about: SubmitContext,
 ): Promise<void> {
   checkReportTargets(options.report);
-  const { planChunks } = await import('../items/index.js');
+  const { itemList, chunkCount } = await import('../items/index.js');
   const api = await ctx.api();
   const priced: PricedBatch[] = [];
   // A price that --max-cost or a confirmation relies on is read from the server now, never from the cache.
   const guardsMoney = options.maxCost !== undefined || (ctx.interactive && options.yes !== true);
   for (const batch of batches) {
-    const price = await pricePerItem(ctx, api, batch.service, guardsMoney);
-    const chunks = planChunks(batch.items, options.chunkSize ?? batch.items.length);
-    priced.push({ ...batch, price, estimate: price * batch.items.length, chunks });
+    const price = await ctx.spin('reading the price', () => pricePerItem(ctx, api, batch.service, guardsMoney));
+    const list = isItemArray(batch.items) ? itemList(batch.items) : batch.items;
+    const size = options.chunkSize ?? Math.max(1, list.count);
+    const tasks = chunkCount(list.count, size);
+    priced.push({ service: batch.service, list, size, tasks, price, estimate: price * list.count });
   }
   if (options.dryRun) return dryRun(ctx, api, priced, about.normalised);
   await confirmCost(ctx, api, priced, options, about.verb);
 
-  const chunks = priced.flatMap((batch) => batch.chunks.map((items) => ({ service: batch.service, items })));
-  const created = await createChunks(ctx, api, chunks, options, priced.length === 1);
+  const created = await createChunks(ctx, api, priced, options);
   ctx.printer.success(summary(created));
   warnAboveMaxCost(ctx, created, options.maxCost);
   const short = warnDroppedItems(ctx, created);
@@ -77,7 +81,21 @@ export async function submitItems(
   }
 }
 
+function isItemArray(items: Batch['items']): items is readonly string[] {
+  return Array.isArray(items);
+}
+
 export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
-  const { items, normalised } = await prepareItems(ctx, service, args, options);
-  await submitItems(ctx, [{ service, items }], options, { verb: 'Create', normalised });
+  const journal = options.journal;
+  // A dry run sends nothing, so it has nothing to journal.
+  if (journal !== undefined && options.dryRun !== true) {
+    const { runJournaledCreate } = await import('./journal.js');
+    return runJournaledCreate(ctx, service, args, { ...options, journal });
+  }
+  const items = await prepareItems(ctx, service, args, options);
+  try {
+    await submitItems(ctx, [{ service, items }], options, { verb: 'Create', normalised: items.normalised });
+  } finally {
+    items.dispose();
+  }
 }

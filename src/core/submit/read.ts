@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { InputError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
-import type { ItemFormat, ItemSource, NormalisedItems } from '../items/index.js';
+import type { ItemFormat, ItemSource, PreparedItems } from '../items/index.js';
 
 /** The flags that say where the items come from and how they are cleaned. */
 export interface ReadOptions {
@@ -15,7 +15,7 @@ export interface ReadOptions {
   validate?: boolean;
 }
 
-function itemSources(ctx: Context, args: string[], files: string[] | undefined): ItemSource[] {
+export function itemSources(ctx: Context, args: string[], files: string[] | undefined): ItemSource[] {
   const sources: ItemSource[] = [];
   if (args.length > 0) sources.push({ kind: 'args', values: args });
   const stdinFiles = (files ?? []).filter((f) => f === '-').length;
@@ -45,44 +45,54 @@ function itemSources(ctx: Context, args: string[], files: string[] | undefined):
   return sources;
 }
 
-export /** Items read, validated, deduplicated: what will be sent, and what validation changed. Nothing touches the network. */
-async function prepareItems(
+/**
+ * Items read, validated, deduplicated as they stream (nothing per item stays in memory): what will be sent, and what
+ * validation changed. Nothing touches the network. The caller disposes of the result (its scratch files).
+ */
+export async function prepareItems(
   ctx: Context,
   service: string,
   args: string[],
   options: ReadOptions,
-): Promise<{ items: string[]; normalised: NormalisedItems }> {
-  const { readItems, validateItems, dedupeItems, formatInvalidReport } = await import('../items/index.js');
-  const read = await readItems(itemSources(ctx, args, options.file), {
+  /** A journaled job: the sources to read (default: from `args` and `options.file`) and a tap on their bytes. */
+  from: { sources?: ItemSource[]; onBytes?: (source: number, bytes: Buffer) => void } = {},
+): Promise<PreparedItems> {
+  const { prepareItems: prepare, formatInvalidReport, INVALID_SHOWN } = await import('../items/index.js');
+  const prepared = await prepare(from.sources ?? itemSources(ctx, args, options.file), {
     format: options.format,
     column: options.column,
+    service,
+    validate: options.validate !== false,
+    keepDuplicates: options.keepDuplicates === true,
+    onBytes: from.onBytes,
   });
-  const { valid, invalid, normalised } =
-    options.validate === false
-      ? { valid: read.items, invalid: [], normalised: { count: 0, first: [] } }
-      : validateItems(service, read.items, read.where);
-  if (invalid.length > 0) {
-    const report = formatInvalidReport(invalid);
-    if (!options.skipInvalid) {
-      throw new InputError(
-        `${counted(invalid.length, 'invalid item')}; nothing was sent:\n${report.join('\n')}`,
-        'Fix them, or pass --skip-invalid to drop them (or --no-validate to send them as written).',
+  try {
+    const { invalid, invalidCount, normalised, duplicates } = prepared;
+    if (invalidCount > 0) {
+      const report = formatInvalidReport(invalid, INVALID_SHOWN, invalidCount);
+      if (!options.skipInvalid) {
+        throw new InputError(
+          `${counted(invalidCount, 'invalid item')}; nothing was sent:\n${report.join('\n')}`,
+          'Fix them, or pass --skip-invalid to drop them (or --no-validate to send them as written).',
+        );
+      }
+      ctx.printer.warn(`skipping ${counted(invalidCount, 'invalid item')}:\n${report.join('\n')}`);
+    }
+    if (prepared.count === 0) throw new InputError('no valid items left to send; nothing was sent');
+    if (normalised.count > 0) {
+      const first = normalised.first[0];
+      ctx.printer.info(
+        `normalised ${counted(normalised.count, 'item')}` +
+          (first ? ` (e.g. ${JSON.stringify(first.item)} → ${JSON.stringify(first.sent)})` : '') +
+          '; --no-validate sends them as written',
       );
     }
-    ctx.printer.warn(`skipping ${counted(invalid.length, 'invalid item')}:\n${report.join('\n')}`);
+    if (duplicates > 0) {
+      ctx.printer.info(`removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
+    }
+    return prepared;
+  } catch (error) {
+    prepared.dispose();
+    throw error;
   }
-  if (valid.length === 0) throw new InputError('no valid items left to send; nothing was sent');
-  if (normalised.count > 0) {
-    const first = normalised.first[0];
-    ctx.printer.info(
-      `normalised ${counted(normalised.count, 'item')}` +
-        (first ? ` (e.g. ${JSON.stringify(first.item)} → ${JSON.stringify(first.sent)})` : '') +
-        '; --no-validate sends them as written',
-    );
-  }
-  if (options.keepDuplicates) return { items: valid, normalised };
-  const { unique, duplicates } = dedupeItems(valid);
-  if (duplicates > 0)
-    ctx.printer.info(`removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
-  return { items: unique, normalised };
 }

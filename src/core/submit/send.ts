@@ -5,10 +5,10 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../../context.js';
 import { CliError, CreateUnknownError, InterruptedError } from '../../errors.js';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../../output/durations.js';
 import { counted } from '../items/clean.js';
 import type { MatchResult, Snapshot } from '../reconcile.js';
-import type { Batch, Outcome, SubmitOptions } from './types.js';
+import type { Chunk, Outcome, SubmitOptions } from './types.js';
 
 /** How long the last reconciliation scan may take past the window's end. */
 const RECONCILE_SCAN_GRACE_MS = 2_000;
@@ -27,10 +27,12 @@ function interrupted(ctx: Context, error: unknown, message: string, hint: string
 export async function createOne(
   ctx: Context,
   api: ApiClient,
-  { service, items }: Batch,
+  { service, items }: Chunk,
   options: SubmitOptions,
-  exclude: Set<number>,
+  exclude: ReadonlySet<number>,
   what: string,
+  /** A journaled job records the send (with what existed before) here, on disk before the POST leaves. */
+  beforePost?: (before: Snapshot) => void,
 ): Promise<Outcome> {
   const reconcile = await import('../reconcile.js');
   const match = { service, count: items.length };
@@ -80,9 +82,10 @@ export async function createOne(
     );
   }
   const { AmbiguousCreateError } = await import('../../api/client.js');
+  beforePost?.(before);
   const post = { sent: false };
   try {
-    const task = await api.createTask({ service, items }, () => (post.sent = true));
+    const task = await ctx.spin(`creating ${what}`, () => api.createTask({ service, items }, () => (post.sent = true)));
     return { task, how: 'created', items: items.length };
   } catch (error) {
     // Ctrl-C while the POST waited for the rate limit: it never left, so nothing can have been created.
@@ -111,13 +114,15 @@ export async function createOne(
       // Each scan's reads are retried by the client; the deadline keeps those retries inside the window (with a short
       // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20.
       const scans = api.withDeadline(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS);
-      result = await reconcile.reconcileCreate(scans, {
-        ...attempt,
-        failedAtMs,
-        timedOut,
-        clock: ctx.clock,
-        signal: ctx.signal,
-      });
+      result = await ctx.spin('checking the task list for it', () =>
+        reconcile.reconcileCreate(scans, {
+          ...attempt,
+          failedAtMs,
+          timedOut,
+          clock: ctx.clock,
+          signal: ctx.signal,
+        }),
+      );
     } catch (reason) {
       throw interrupted(
         ctx,

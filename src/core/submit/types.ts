@@ -1,10 +1,16 @@
 /** The shapes the submission pipeline passes between its steps (index.ts runs them in order). */
 import type { Task } from '../../api/schemas.js';
-import type { NormalisedItems } from '../items/index.js';
+import type { ItemList, NormalisedItems } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait.js';
 
-/** One service's items to send (a create has one; a retry has one per service). */
+/** One service's items to send (a create has one; a retry has one per service): in memory, or streamed. */
 export interface Batch {
+  service: string;
+  items: readonly string[] | ItemList;
+}
+
+/** One task's worth of items. */
+export interface Chunk {
   service: string;
   items: string[];
 }
@@ -30,10 +36,15 @@ export interface SubmitContext {
   normalised?: NormalisedItems;
 }
 
-export interface PricedBatch extends Batch {
+export interface PricedBatch {
+  service: string;
+  list: ItemList;
+  /** Items per task. */
+  size: number;
+  /** Tasks it makes. */
+  tasks: number;
   price: number;
   estimate: number;
-  chunks: string[][];
 }
 
 /** `items`: how many items this task was sent with (the chunk's size). */

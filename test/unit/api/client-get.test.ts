@@ -333,7 +333,7 @@ describe('GET: retries', () => {
     const { client, clock } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(RateLimitError);
-    expect(error.message).toMatch(/asks to wait 3600s/);
+    expect(error.message).toMatch(/asks to wait 1h/);
     expect(clock.sleeps).toEqual([]);
   });
 

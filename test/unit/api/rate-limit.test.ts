@@ -241,13 +241,45 @@ describe('RateLimiter', () => {
     expect(second).toBe(true);
   });
 
-  it('assumes the documented 100 per minute before hearing anything', async () => {
+  it('invents no limit for a server that sends no rate-limit headers: a burst goes at full speed', async () => {
     const clock = new FakeClock({ auto: false });
     const limiter = new RateLimiter({ clock });
     await limiter.acquire();
     limiter.release(); // answered without rate-limit headers
     const grantedAt = await burst(limiter, clock, 150);
+    expect(grantedAt.filter((t) => t === T0)).toHaveLength(150);
+    expect(limiter.snapshot()).toBeUndefined();
+  });
+
+  it('after a 429 from a server without headers, keeps to the documented 100 per minute', async () => {
+    const clock = new FakeClock({ auto: false });
+    const limiter = new RateLimiter({ clock });
+    await limiter.acquire();
+    limiter.limited(T0 + 1_000); // a 429 with Retry-After: 1
+    limiter.release();
+    const grantedAt = await burst(limiter, clock, 150);
+    expect(grantedAt.filter((t) => t < T0 + 1_000)).toHaveLength(0);
+    expect(grantedAt.filter((t) => t < T0 + 61_000)).toHaveLength(100);
+  });
+
+  it('steady polling (wait, watch) keeps to the documented 100 per minute while it has seen no headers', async () => {
+    const clock = new FakeClock({ auto: false });
+    const limiter = new RateLimiter({ clock });
+    limiter.steady();
+    await limiter.acquire();
+    limiter.release(); // answered without rate-limit headers
+    const grantedAt = await burst(limiter, clock, 150);
     expect(grantedAt.filter((t) => t < T0 + 60_000)).toHaveLength(99);
+  });
+
+  it('paces by the headers once a server states them, whatever the mode', async () => {
+    const clock = new FakeClock({ auto: false });
+    const limiter = new RateLimiter({ clock });
+    await limiter.acquire();
+    limiter.update({ limit: 10, remaining: 9, resetAtMs: T0 + 30_000 });
+    limiter.release();
+    const grantedAt = await burst(limiter, clock, 20);
+    expect(grantedAt.filter((t) => t < T0 + 30_000)).toHaveLength(9);
   });
 
   it('after a 429 nothing goes out before the server allows it', async () => {

@@ -61,9 +61,17 @@ describe('auth', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({
       profile: 'default',
       key: `****${sandbox.apiKey.slice(-4)}`,
-      key_works: 'yes',
+      key_works: true,
+      key_error: null,
       key_source: 'profile "default"',
-      rate_limit: expect.stringMatching(/^\d+\/\d+ requests left/),
+      // Typed (issue 26): an integer balance and its currency apart, the budget as numbers and an ISO time.
+      balance: expect.any(Number) as number,
+      currency: 'coins',
+      rate_limit: {
+        remaining: expect.any(Number) as number,
+        limit: expect.any(Number) as number,
+        resets_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) as string,
+      },
     });
     expect(result.stdout).not.toContain(sandbox.apiKey);
     const fromEnv = await run(['auth', 'status', '-o', 'json']);
@@ -73,7 +81,7 @@ describe('auth', () => {
   it('status under --sandbox checks the sandbox key of this invocation', async () => {
     const result = await run(['--sandbox', 'auth', 'status', '-o', 'json'], { env: fresh });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ key_source: '--sandbox', key_works: 'yes' });
+    expect(JSON.parse(result.stdout)).toMatchObject({ key_source: '--sandbox', key_works: true });
   });
 
   it('status exits 4 when not logged in; logout removes the key', async () => {

@@ -8,7 +8,13 @@ import { startWorld, type World } from '../../campaign/world.js';
 const S = 'domain_whois_history'; // 5 coins an item in the sandbox
 let world: World;
 let home: string;
-const terminal = (stdin: string | readonly string[]) => ({ home, stdin, stdinTTY: true, stderrTTY: true });
+const terminal = (stdin: string | readonly string[]) => ({
+  home,
+  stdin,
+  stdinTTY: true,
+  stdoutTTY: true,
+  stderrTTY: true,
+});
 
 beforeEach(async () => {
   world = await startWorld();
@@ -31,7 +37,11 @@ describe('the confirmation (issue 14)', () => {
   it('declining is exit 13 (the user decided, not Ctrl-C) and says nothing was created', async () => {
     const result = await world.run(['create', S, 'a.com', 'b.com'], terminal('n\n'));
     expect(result.stderr).toContain(`for 2 items: 10 coins (balance 10,000,000 → 9,999,990)? [y/N]`);
-    expect(result.stderr).toMatch(/declined; nothing was created/);
+    // Calm: the person's answer, not an error.
+    expect(result.stderr).toMatch(
+      /\? \[y\/N\] .*n\r?\nNothing was created\.\nTo go ahead without the question: add --yes/,
+    );
+    expect(result.stderr).not.toMatch(/error/);
     expect(result.code).toBe(13);
     expect(await world.tasks()).toHaveLength(0);
   });
@@ -44,7 +54,7 @@ describe('the confirmation (issue 14)', () => {
 
   it('the input ending at the prompt (Ctrl-D) is a decline with "nothing was created"', async () => {
     const result = await world.run(['create', S, 'a.com'], terminal(''));
-    expect(result.stderr).toMatch(/no answer \(the input ended\); nothing was created/);
+    expect(result.stderr).toMatch(/No answer \(the input ended\): nothing was created\./);
     expect(result.code).toBe(13);
     expect(await world.tasks()).toHaveLength(0);
   });
@@ -63,5 +73,46 @@ describe('the confirmation (issue 14)', () => {
     const capped = await world.run(['create', S, 'b.com', '--max-cost', '4'], terminal(''));
     expect(capped.stderr).toMatch(/the estimate is 5 coins, above --max-cost 4; nothing was created/);
     expect(capped.code).toBe(6);
+  });
+});
+
+describe('money safety for scripts (issue 26)', () => {
+  // Unwrapped on a pipe; word-wrapped when stderr is a terminal: compare with the line breaks as spaces.
+  const refused =
+    /error: the estimate is 10 coins, at or above confirm-above \(5\), and there is no terminal to confirm on; nothing was created Pass --yes to create it anyway, or --max-cost 10 to allow up to that much\./;
+
+  it('piped items above confirm-above: exit 2 naming --yes, nothing created', async () => {
+    const result = await world.run(['create', S, '-q'], { home, stdin: 'a.com\nb.com\n' });
+    expect(result.stderr.replace(/\n/g, ' ')).toMatch(refused);
+    expect(result.code).toBe(2);
+    expect(await world.tasks()).toHaveLength(0);
+  });
+
+  it('a terminal on stdin but stdout piped (create -q | wait -), or in CI: refused the same way', async () => {
+    const piped = await world.run(['create', S, 'a.com', 'b.com', '-q', '--no-color'], {
+      home,
+      stdinTTY: true,
+      stderrTTY: true,
+    });
+    expect(piped.stderr.replace(/\n/g, ' ')).toMatch(refused);
+    expect(piped.code).toBe(2);
+    const ci = await world.run(['create', S, 'a.com', 'b.com', '--ci'], terminal(''));
+    expect(ci.stderr.replace(/\n/g, ' ')).toMatch(refused);
+    expect(ci.code).toBe(2);
+    expect(await world.tasks()).toHaveLength(0);
+  });
+
+  it('chunked jobs are judged by their total', async () => {
+    const result = await world.run(['create', S, 'a.com', 'b.com', '--chunk-size', '1'], { home });
+    expect(result.stderr.replace(/\n/g, ' ')).toMatch(refused);
+    expect(await world.tasks()).toHaveLength(0);
+  });
+
+  it('--yes, or a --max-cost that covers the estimate, goes ahead; below confirm-above nothing is asked', async () => {
+    expect((await world.run(['create', S, 'a.com', 'b.com', '--yes', '-q'], { home })).code).toBe(0);
+    expect((await world.run(['create', S, 'c.com', 'd.com', '--max-cost', '10', '-q'], { home })).code).toBe(0);
+    expect((await world.run(['config', 'set', 'confirm-above', '100'], { home })).code).toBe(0);
+    expect((await world.run(['create', S, 'e.com', '-q'], { home })).code).toBe(0);
+    expect(await world.tasks()).toHaveLength(3);
   });
 });

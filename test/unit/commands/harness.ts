@@ -180,6 +180,10 @@ export interface RunOptions {
   stdoutTTY?: boolean | undefined;
   stderrTTY?: boolean | undefined;
   columns?: number | undefined;
+  /** The terminal's height (stdout and stderr), for the pager and the live block. */
+  rows?: number | undefined;
+  /** The pager long terminal output goes through (Deps.pager); default: none, so output is printed as it is. */
+  pager?: ((text: string) => Promise<boolean>) | undefined;
   /** A directory for config and caches; default: a fresh temporary one, removed afterwards. */
   home?: string | undefined;
 }
@@ -200,6 +204,8 @@ export async function runTaskctl(argv: string[], options: RunOptions = {}): Prom
     ...(options.stderrTTY === undefined ? {} : { stderrTTY: options.stderrTTY }),
     ...(options.columns === undefined ? {} : { columns: options.columns }),
   });
+  if (options.rows !== undefined) Object.assign(memory.stdout, { rows: options.rows });
+  if (options.rows !== undefined) Object.assign(memory.stderr, { rows: options.rows });
   const dispatcher = options.api?.agent ?? options.dispatcher;
   const deps: Deps = {
     io: options.stdinStream ? { ...memory.io, stdin: options.stdinStream } : memory.io,
@@ -213,6 +219,7 @@ export async function runTaskctl(argv: string[], options: RunOptions = {}): Prom
     signal: options.signal ?? new AbortController().signal,
     random: () => 0.5,
     ...(dispatcher ? { dispatcher } : {}),
+    ...(options.pager ? { pager: options.pager } : {}),
   };
   try {
     const code = await main(argv, deps);

@@ -1,7 +1,7 @@
 /** `taskctl list` in-process: fitted table with items and ages (issue 14), --columns, --since/--until (issue 15). */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl, T0, type MockApi } from './harness.js';
-import { textWidth } from '../../../src/output/fit.js';
+import { AutoClock, mockApi, runTaskctl, T0, type MockApi } from './harness.js';
+import { textWidth } from '../../../src/output/width.js';
 
 const minutesAgo = (m: number) => new Date(T0 - m * 60_000).toISOString();
 
@@ -40,7 +40,7 @@ describe('list on a terminal (issue 14)', () => {
     const result = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 80, env: { NO_COLOR: '1' } });
     expect(result.code, result.stderr).toBe(0);
     expect(widest(result.stdout)).toBeLessThanOrEqual(80);
-    expect(result.stdout).toMatch(/^ *12 +domain_check_availability +completed +7\/8, 1 failed +1234 +3m ago/m);
+    expect(result.stdout).toMatch(/^ *12 +domain_check_availability +completed +7\/8, 1 failed +1,234 +3m ago/m);
     expect(result.stdout).toMatch(/^ *11 .* processing +2\/8 .*1h ago/m);
     expect(result.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/);
   });
@@ -90,6 +90,59 @@ describe('list --columns (issue 15)', () => {
   });
 });
 
+describe("list --all at the service's speed (issue 24)", () => {
+  it('asks for 100 a page, and goes at full speed when the server states no rate limit', async () => {
+    const api = mockApi();
+    const pages = 150; // past the spec's 100/min: a limit invented for a silent server would sleep here
+    for (let n = 1; n <= pages; n++) page(api, n, pages, [task(1000 - n, 5)], 100);
+    const clock = new AutoClock();
+    const result = await runTaskctl(['list', '--all', '-o', 'tsv', '--columns', 'id'], { api, clock });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n')).toHaveLength(pages + 1);
+    expect(api.calls[0]).toBe('GET /tasks?page=1&per_page=100');
+    expect(clock.sleeps).toEqual([]);
+    expect(result.stderr).not.toMatch(/waiting/);
+  });
+
+  it('keeps an explicit --per-page, and a single page stays at 25', async () => {
+    const api = mockApi();
+    page(api, 1, 1, [task(1, 5)], 10);
+    page(api, 1, 1, [task(1, 5)], 25);
+    await runTaskctl(['list', '--all', '--per-page', '10', '-o', 'tsv'], { api });
+    await runTaskctl(['list', '-o', 'tsv'], { api });
+    expect(api.calls).toEqual(['GET /tasks?page=1&per_page=10', 'GET /tasks?page=1&per_page=25']);
+  });
+
+  it('paces by the rate-limit headers when the server sends them', async () => {
+    const api = mockApi();
+    const pages = 4;
+    for (let n = 1; n <= pages; n++) {
+      api.reply(
+        'GET',
+        `/tasks?page=${n}&per_page=100`,
+        200,
+        {
+          success: true,
+          data: [task(100 - n, 5)],
+          meta: { current_page: n, total_pages: pages, total_count: pages, per_page: 100 },
+        },
+        {
+          headers: {
+            'x-ratelimit-limit': '2',
+            'x-ratelimit-remaining': String(Math.max(0, 2 - n)),
+            'x-ratelimit-reset': '30',
+          },
+        },
+      );
+    }
+    const clock = new AutoClock();
+    const result = await runTaskctl(['list', '--all', '-o', 'tsv'], { api, clock });
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.calls).toHaveLength(pages);
+    expect(clock.sleeps.filter((ms) => ms >= 30_000).length).toBeGreaterThan(0);
+  });
+});
+
 describe('list --since / --until (issue 15)', () => {
   it('walks pages newest first and stops at the first page older than the window', async () => {
     const api = mockApi();
@@ -122,8 +175,8 @@ describe('list --since / --until (issue 15)', () => {
 
   it('--until keeps tasks created at least that long ago; an ISO time works as an edge', async () => {
     const api = mockApi();
-    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 200)]);
-    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 200)]);
+    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 200)], 100);
+    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 200)], 100);
     const until = await runTaskctl(['list', '--until', '1h', '-o', 'tsv', '--columns', 'id'], { api });
     expect(until.stdout).toBe('2\n1\n');
     const since = await runTaskctl(['list', '--since', minutesAgo(100), '-o', 'tsv', '--columns', 'id'], { api });
@@ -142,5 +195,40 @@ describe('list --since / --until (issue 15)', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--since is later than --until/);
     expect(api.calls).toEqual([]);
+  });
+});
+
+describe('the paging hint (issue 26: quiet stderr for scripts)', () => {
+  it('a person at a terminal is told about the next page', async () => {
+    const api = mockApi();
+    page(api, 1, 3, [task(12, 3)]);
+    const result = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 80, env: { NO_COLOR: '1' } });
+    expect(result.stderr).toBe('page 1 of 3; use --page 2 or --all for more\n');
+  });
+
+  it('a script gets nothing on stderr, and neither does a --limit that was reached', async () => {
+    const api = mockApi();
+    page(api, 1, 3, [task(12, 3)], 25);
+    const script = await runTaskctl(['list'], { api });
+    expect(script.code).toBe(0);
+    expect(script.stderr).toBe('');
+    const limited = mockApi();
+    page(limited, 1, 3, [task(12, 3), task(11, 4)], 25);
+    const result = await runTaskctl(['list', '--limit', '1'], {
+      api: limited,
+      stdoutTTY: true,
+      columns: 80,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('--status words for a group (issue 26: every error names the next step)', () => {
+  it('finished is answered with the flag that asks for finished tasks, not "did you mean failed"', async () => {
+    const result = await runTaskctl(['list', '--status', 'finished'], { api: mockApi() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toMatch(/did you mean/);
+    expect(result.stderr).toMatch(/For every finished task, use --status completed,failed\./);
   });
 });

@@ -121,7 +121,8 @@ describe('show accepts result data of any JSON shape', () => {
 
   it('keeps non-object data as `data` in ndjson', async () => {
     const records = ndjson(await show(SHAPES, ['-o', 'ndjson']));
-    expect(records.map((r) => r.data)).toEqual([[1, 'two', { three: 3 }], 'plain text', 7, undefined, undefined]);
+    // One shape for every row (issue 26): an item without `data` has it as null.
+    expect(records.map((r) => r.data)).toEqual([[1, 'two', { three: 3 }], 'plain text', 7, null, null]);
     expect(records[4]).toMatchObject({ a: { b: { c: true } } });
   });
 });

@@ -32,6 +32,8 @@ async function setup(itemMs: number) {
 
 const domains = (n: number, prefix = 'd') => Array.from({ length: n }, (_, i) => `${prefix}${i}.example.com`);
 const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
+/** What was written after the live block was last cleared (its lines are cleared one by one: CSI 2K). */
+const afterBlock = (text: string) => text.slice(text.lastIndexOf('\x1b[2K') + 4).replace(/\x1b\[\d*[ABGK]/g, '');
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 /** A plain progress line without its timestamp. */
 const body = (line: string) => line.replace(/^\S+Z /, '');
@@ -44,12 +46,14 @@ describe('wait: plain progress (not a terminal / CI)', () => {
     const result = await run(['wait', String(id), '-o', 'tsv'], { env: { CI: 'true' } });
     expect(result.code).toBe(0);
     const progress = lines(result.stderr).map(body);
-    const counts = new Set(progress.map((line) => /(\d+)\/50 items/.exec(line)?.[1]).filter(Boolean));
+    const counts = new Set(progress.map((line) => /items (\d+)\/50/.exec(line)?.[1]).filter(Boolean));
     expect(counts.size).toBeGreaterThanOrEqual(3);
     expect(progress.some((line) => line.includes('…'))).toBe(false);
     const states = progress.map((line) => line.replace(/, [^,]*elapsed$/, '').replace(/, [\d.]+\/s|, ETA \S+/g, ''));
     expect(new Set(states).size).toBe(states.length);
-    expect(progress[progress.length - 1]).toMatch(/^✓ task \d+ completed 50\/50 items \(100%\), 0:1\d elapsed$/);
+    expect(progress[progress.length - 1]).toMatch(
+      /^✓ task \d+ completed items 50\/50 \(100% finished\), 0:1\d elapsed$/,
+    );
     // About 10 s of work, noticed within 2 s of its end.
     expect(clock.now() - started).toBeLessThan(10_500 + 2000);
   });
@@ -77,7 +81,7 @@ describe('wait: on a terminal', () => {
     const bad = await create(['fail-1.example.com', 'b1.example.com']);
     const result = await run(['wait', String(good), String(bad)], { stderrTTY: true, columns: 80 });
     expect(result.code).toBe(11);
-    const final = plain(result.stderr.split('\x1b[J').pop() ?? '');
+    const final = plain(afterBlock(result.stderr));
     expect(final).toMatch(new RegExp(`✓ task ${good} completed`));
     expect(final).toMatch(new RegExp(`✗ task ${bad} completed`));
     expect(final).not.toMatch(new RegExp(`✗ task ${good}\\b`));
@@ -95,9 +99,9 @@ describe('wait: on a terminal', () => {
     };
     const result = await run(['wait', String(id)], { stderrTTY: true, columns: 80, signal: controller.signal });
     expect(result.code).toBe(130);
-    const afterClear = plain(result.stderr.split('\x1b[J').pop() ?? '');
+    const afterClear = plain(afterBlock(result.stderr));
     expect(afterClear).toBe(`error: interrupted\nstill running: taskctl wait ${id}\n`);
-    expect(plain(result.stderr)).toMatch(/task \d+ processing .*\d+% +~?\d+\/100 .*\/s ETA \d+:\d\d 0:\d\d/);
+    expect(plain(result.stderr)).toMatch(/task \d+ processing .*\d+% +\d+\/100 .*\/s est\. \d+:\d\d left 0:\d\d/);
   });
 });
 
@@ -116,6 +120,7 @@ describe('wait: answers that will not change (issue 13)', () => {
     const api = mockApi();
     api.allowUnused(); // registered generously: the point is how few are used
     api.reply('GET', '/tasks/7', 200, { success: true, data: { id: 7, status: 'processing' } }, { times: 5 });
+    api.allowUnused(); // up to 5 answers are offered; the point is that at most 2 are asked for
     const result = await runTaskctl(['wait', '7'], { api, env: { CI: 'true' } });
     expect(result.code).toBe(8);
     expect(result.stderr).toMatch(/unexpected response/);
@@ -146,6 +151,7 @@ describe('wait: answers that will not change (issue 13)', () => {
     const api = mockApi();
     api.allowUnused(); // as many answers as the wait may ask for before its timeout
     api.reply('GET', '/tasks/7', 200, { success: true, data: task({ status: 'on_hold' }) }, { times: 100 });
+    api.allowUnused(); // enough answers for any poll pace within the 2 minutes
     const result = await runTaskctl(['wait', '7', '--timeout', '2m'], { api, env: { CI: 'true' } });
     expect(result.code).toBe(124);
     expect(result.stderr.match(/warning: .*"on_hold"/g)).toHaveLength(1);

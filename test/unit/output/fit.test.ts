@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fitColumns, textWidth, truncateText, type FitColumn } from '../../../src/output/fit.js';
+import { fitColumns, type FitColumn } from '../../../src/output/fit.js';
+import { textWidth, truncateText } from '../../../src/output/width.js';
 
 const col = (natural: number, extra: Partial<FitColumn> = {}): FitColumn => ({
   natural,
@@ -59,7 +60,7 @@ describe('truncateText', () => {
 
 describe('textWidth', () => {
   it('counts the columns a terminal gives each character', async () => {
-    const { textWidth } = await import('../../../src/output/fit.js');
+    const { textWidth } = await import('../../../src/output/width.js');
     expect(textWidth('abc')).toBe(3);
     expect(textWidth('café')).toBe(4);
     expect(textWidth('e\u0301')).toBe(1);

@@ -201,3 +201,39 @@ describe('exportItems with a filter', () => {
     expect(failedOnly.records).toEqual([{ target: 'b', status: 'failed', error: 'boom' }]);
   });
 });
+
+describe('results as people read them (issue 26: no raw JSON in a terminal table)', () => {
+  it('lists one element a line, objects as key: value pairs, nested values in parentheses', async () => {
+    const { humanValue } = await import('../../../src/output/flatten.js');
+    expect(
+      humanValue([
+        { date: '2005-02-24', registrar: 'Tucows' },
+        { date: '2008-09-20', tags: ['a', 'b'], owner: { name: 'X' } },
+      ]),
+    ).toBe('date: 2005-02-24, registrar: Tucows\ndate: 2008-09-20, tags: (a; b), owner: (name: X)');
+    expect(humanValue(['a@x.com', 'b@x.com'])).toBe('a@x.com\nb@x.com');
+    expect(humanValue({ a: 1, b: null })).toBe('a: 1\nb: -');
+    expect(humanValue(true)).toBe('true');
+  });
+});
+
+describe('ndjson rows of one shape (issue 26)', () => {
+  it('every item record has every field, null where its item had none, in first-seen order', async () => {
+    const { exportTaskItems } = await import('../../../src/output/flatten.js');
+    const { records } = exportTaskItems([
+      {
+        id: 1,
+        items: [
+          { target: 'a.com', status: 'completed', data: { available: true } },
+          { target: 'b.com', status: 'failed', error: 'timeout', retries: 2 } as { target: string; status: string },
+        ],
+      },
+    ]);
+    expect(records.map((record) => Object.keys(record))).toEqual([
+      ['task', 'target', 'status', 'available', 'error', 'retries'],
+      ['task', 'target', 'status', 'available', 'error', 'retries'],
+    ]);
+    expect(records[1]).toMatchObject({ available: null, error: 'timeout', retries: 2 });
+    expect(records[0]).toMatchObject({ available: true, error: null, retries: null });
+  });
+});

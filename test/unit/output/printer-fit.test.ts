@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter, type Column } from '../../../src/output/printer.js';
 import type { OutputFormat } from '../../../src/output/format.js';
-import { textWidth } from '../../../src/output/fit.js';
+import { textWidth } from '../../../src/output/width.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 
@@ -141,5 +141,14 @@ describe('key/value screens', () => {
     const out = setup('json');
     out.printer.detail(fields, json);
     expect(JSON.parse(out.out())).toEqual(json);
+  });
+});
+
+describe('the width budget (issue 23: off by one)', () => {
+  it('a table never touches the last column: fitted to one less than the terminal', async () => {
+    const note: Array<Column<{ text: string }>> = [{ header: 'Note', value: (r) => r.text, truncate: true }];
+    const { printer, out } = setup('table', 40);
+    await printer.list([{ text: 'x'.repeat(40) }], note);
+    expect(widest(out())).toBe(39);
   });
 });

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryIO, createMemoryStream } from '../../../src/output/memory-io.js';
 import { isCI } from '../../../src/output/io.js';
-import { createProgress, fitWidth, formatTimestamp, type Progress } from '../../../src/output/progress.js';
+import { createProgress, type Progress } from '../../../src/output/progress.js';
+import { isoSeconds as formatTimestamp } from '../../../src/output/times.js';
+import { cutToWidth as fitWidth } from '../../../src/output/width.js';
 import { createRedactor } from '../../../src/output/redact.js';
 import type { IO } from '../../../src/output/io.js';
 
@@ -81,7 +83,7 @@ describe('plain-line progress', () => {
 });
 
 describe('live progress (a terminal)', () => {
-  it('redraws its block in place: back to its first line, clear, draw', () => {
+  it('redraws its block in place: back to its first line, each line drawn over the old one and cleared after', () => {
     const stderr = ttyStream();
     open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
     expect(open.mode).toBe('live');
@@ -89,7 +91,11 @@ describe('live progress (a terminal)', () => {
     open.live(() => text);
     text = ['task 1 processing', 'task 2 pending'];
     open.refresh();
-    expect(stderr.text()).toBe('task 1 pending\ntask 2 pending\r\x1b[1A\x1b[Jtask 1 processing\ntask 2 pending');
+    expect(stderr.text()).toBe(
+      '\x1b[1Gtask 1 pending\x1b[0K\ntask 2 pending\x1b[0K\x1b[1G\x1b[1Atask 1 processing\x1b[0K\ntask 2 pending\x1b[0K',
+    );
+    // Never "clear to the end of the screen" (CSI J): from the top-left corner tmux moves the screen to the scrollback.
+    expect(stderr.text()).not.toMatch(/\x1b\[\d*J/);
   });
 
   it('log() prints a lasting line above the block; stop() clears it', () => {
@@ -99,7 +105,9 @@ describe('live progress (a terminal)', () => {
     open.log('warning: x');
     open.stop();
     open.log('✓ task 1 completed');
-    expect(stderr.text()).toBe('⠋ task 1\r\x1b[Jwarning: x\n⠋ task 1\r\x1b[J✓ task 1 completed\n');
+    expect(stderr.text()).toBe(
+      '\x1b[1G⠋ task 1\x1b[0K\x1b[1G\x1b[2Kwarning: x\n\x1b[1G⠋ task 1\x1b[0K\x1b[1G\x1b[2K✓ task 1 completed\n',
+    );
   });
 
   it('never draws more lines than the terminal has rows (less one), nor wider than its columns (less one)', () => {
@@ -111,11 +119,12 @@ describe('live progress (a terminal)', () => {
       return Array.from({ length: 10 }, (_, i) => `line ${i} ${'x'.repeat(40)}`);
     });
     expect(max).toBe(3);
-    expect(stderr.text().split('\n')).toEqual([
-      `line 0 ${'x'.repeat(12)}`,
-      `line 1 ${'x'.repeat(12)}`,
-      `line 2 ${'x'.repeat(12)}`,
-    ]);
+    expect(
+      stderr
+        .text()
+        .replace(/\x1b\[\d*[GK]/g, '')
+        .split('\n'),
+    ).toEqual([`line 0 ${'x'.repeat(12)}`, `line 1 ${'x'.repeat(12)}`, `line 2 ${'x'.repeat(12)}`]);
   });
 
   it('ticks: the frame is asked again on a timer (spinner, elapsed time)', async () => {

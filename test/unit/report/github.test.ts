@@ -41,7 +41,7 @@ describe('githubSummary', () => {
     const markdown = githubSummary(tasks);
     const rows = tableRows(markdown);
     expect(rows).toHaveLength(3);
-    expect(rows[0]).toBe('| 1 | domain_check_availability | ✅ completed | 2 | 1 | 1 | 2 |');
+    expect(rows[0]).toBe('| 1 | domain_check_availability | ❌ completed | 2 | 1 | 1 | 2 |');
     expect(rows[1]).toBe('| 2 | domain_check_availability | ❌ failed | 1 | 0 | 1 | 1 |');
     expect(markdown).toContain('| task | service | status | items | completed | failed | cost |');
     expect(markdown).toMatch(/^### taskctl: 3 tasks, 1 failed task, 2 failed items/);
@@ -151,7 +151,7 @@ describe('githubSummary: the shared counting rule', () => {
     ]);
     expect(markdown).toMatch(/^### taskctl: 2 tasks, 1 failed task, 3 failed items/);
     const rows = tableRows(markdown);
-    expect(rows[0]).toBe('| 1 | domain_check_availability | ✅ completed | 3 | 1 | 2 | 3 |');
+    expect(rows[0]).toBe('| 1 | domain_check_availability | ❌ completed | 3 | 1 | 2 | 3 |');
     expect(rows[1]).toBe('| 2 | domain_check_availability | ❌ cancelled | 1 | 0 | 1 | 1 |');
     expect(markdown).toContain('- task 1 · b.com: item error');
     expect(markdown).toContain('- task 2 cancelled: no reason given');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../../src/api/schemas.js';
-import { FollowDisplay, clockTime } from '../../../../src/core/follow/display.js';
+import { FollowDisplay } from '../../../../src/core/follow/display.js';
+import { clockTime } from '../../../../src/output/durations.js';
 import type { TaskChange } from '../../../../src/core/follow/follow.js';
 import { itemCounts } from '../../../../src/core/task-state.js';
 import { createMemoryIO, createMemoryStream } from '../../../../src/output/memory-io.js';
@@ -32,7 +33,13 @@ function live(rows: number) {
   let now = T0;
   const clock = { now: () => now };
   const progress = createProgress({ io: { ...io, stderr }, format: 'table', color: false, tickMs: 0 });
-  const frames = () => stderr.text().split('\x1b[J');
+  // Each frame starts back at the block's first column (CSI 1G); the cursor moves and line clears are left out.
+  const frames = () =>
+    stderr
+      .text()
+      .split('\x1b[1G')
+      .map((frame) => frame.replace(/\x1b\[\d*[ABK]/g, ''))
+      .filter((frame) => frame !== '');
   return { progress, clock, frames, advance: (ms: number) => (now += ms) };
 }
 
@@ -54,22 +61,37 @@ describe('FollowDisplay on a terminal', () => {
     expect(frames().pop()).toMatch(/ 0:07$/);
   });
 
-  it('between sparse polls the count moves with the rate, marked ~, below the total, never backwards', () => {
+  it('shows only the counts the service reported: nothing moves between polls; the time left is an estimate', () => {
     const { progress, clock, frames, advance } = live(24);
     const display = new FollowDisplay({ progress, clock, ids: [1] });
     const t = task(1, 'processing', 10, 100);
     display.change({ ...change(t, T0), itemsPerSecond: 10, predictedEnd: T0 + 9000 });
     advance(3000);
     progress.refresh();
-    expect(frames().pop()).toMatch(/ 40% +~40\/100 10\.0\/s ETA 0:06 0:03$/);
-    // A poll that shows fewer than estimated (the work slowed) does not move the bar back.
-    display.poll({ ...change(t, T0 + 3000, false), task: { ...t, completed_items: 20 }, itemsPerSecond: 5 });
-    expect(frames().pop()).toMatch(/ +~40\/100 /);
+    expect(frames().pop()).toMatch(/ 10% +10\/100 10\.0\/s est\. 0:06 left 0:03$/);
     advance(120_000);
     progress.refresh();
-    expect(frames().pop()).toMatch(/ 99% +~99\/100 /);
+    expect(frames().pop()).toMatch(/ 10% +10\/100 /);
     display.change(change(task(1, 'completed', 100, 100), clock.now()));
     expect(frames().pop()).toMatch(/^✓ task 1 completed █+ 100% +100\/100 /);
+  });
+
+  it('a service that stops answering: said in place with the time since the last answer; no rate or estimate', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    const t = task(1, 'processing', 59, 60);
+    display.change({ ...change(t, T0), itemsPerSecond: 2, predictedEnd: T0 + 500 });
+    advance(12_000);
+    display.unanswered('reading task 1: could not reach 127.0.0.1:9 (connection refused)');
+    const [head, line] = (frames().pop() ?? '').split('\n');
+    expect(head).toMatch(/^! retrying, last answer 12s ago: reading task 1: could not reach 127\.0\.0\.1:9 /);
+    expect(line).toMatch(/ 98% +59\/60 0:12$/);
+    expect(line).not.toMatch(/\/s|est\./);
+    advance(20_000);
+    progress.refresh();
+    expect(frames().pop()).toMatch(/last answer 32s ago/);
+    display.poll(change({ ...t, completed_items: 60 }, clock.now(), false));
+    expect(frames().pop()).not.toMatch(/retrying/);
   });
 
   it('more tasks than rows: a summary line plus the unfinished ones', () => {
@@ -98,7 +120,7 @@ describe('FollowDisplay in plain mode', () => {
     expect(stderr.text().split('\n').filter(Boolean)).toHaveLength(1);
     now += 2000;
     display.round();
-    expect(stderr.text()).toContain('2/10 items');
+    expect(stderr.text()).toContain('items 2/10');
     now += 100;
     display.change(change(task(1, 'completed', 10), now));
     expect(stderr.text().split('\n').filter(Boolean)).toHaveLength(3);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTimestamp, relativeTime, relativeTimestamp } from '../../../src/core/relative-time.js';
+import { parseTimestamp, relativeTime, relativeTimestamp } from '../../../src/output/times.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 

@@ -1,7 +1,13 @@
 /**
- * Times as a person at a terminal reads them (kubectl's AGE): "just now", "45s ago", "3m ago", "2h ago", "5d ago",
- * "in 3m" for a server clock ahead of ours. Machine formats keep the server's ISO text.
+ * Times taskctl makes itself, one format per context (issue 26): on a terminal as a person reads them (kubectl's AGE):
+ * "just now", "45s ago", "3m ago", "2h ago", "5d ago", "in 3m" for a server clock ahead of ours; in scripts and logs as
+ * ISO 8601 UTC without milliseconds (`isoSeconds`). The server's own fields are printed as received.
  */
+
+/** 2026-11-21T10:00:00Z: UTC, second precision, sorts and greps well. */
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
 
 /** Epoch ms of an ISO 8601 timestamp with a date and time; undefined for anything else (never guesses). */
 export function parseTimestamp(text: string | null | undefined): number | undefined {

@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import type { ResumeOptions } from '../core/submit/journal.js';
+import { examples, type RunAction } from './help-text.js';
+import { collect } from './parsers.js';
+import { addWaitOptions } from './shared-flags.js';
+import { nonNegativeInt } from './parsers.js';
+
+export function registerResume(program: Command, run: RunAction): void {
+  const command = program
+    .command('resume')
+    .description(
+      'continue a journaled create (create --journal FILE) after a crash or kill; never resends a chunk that has a task',
+    )
+    .argument('<file>', 'the journal given to create --journal')
+    .option('--adopt <chunk=id>', 'settle a chunk the job stopped on (exit 9): it is task ID; repeatable', collect)
+    .option(
+      '--resend <chunk>',
+      'settle a chunk the job stopped on (exit 9): it was not created, send it; repeatable',
+      collect,
+    )
+    .option('--max-cost <coins>', 'refuse (exit 6) when the remaining estimate is above this', nonNegativeInt)
+    .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
+    .option('--wait', 'then wait for every task of the job like `taskctl wait`');
+  addWaitOptions(command);
+  command
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl resume big.journal',
+        'taskctl resume big.journal --wait',
+        'taskctl resume big.journal --adopt 7=1234',
+        'taskctl resume big.journal --resend 7',
+      ]) +
+        '\nThe job keeps its service, input and options; inputs are checked against their recorded size and digest (exit 2 if changed).\n' +
+        'A chunk caught in flight is settled first: its task adopted, or sent again only when proven never created (else exit 9).\n',
+    )
+    .action((file: string, options: ResumeOptions, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const { runResume } = await import('../core/submit/journal.js');
+        await runResume(ctx, file, options);
+      }),
+    );
+}

@@ -1,0 +1,123 @@
+/**
+ * A task's item results as `show` prints them, shared by `show` and the end of `wait`/`create --wait` (issue 26: the
+ * main job ends with its results), used by `show` and core/follow/wait.ts.
+ */
+import type { Task } from '../api/schemas.js';
+import type { Context } from '../context.js';
+import { isTerminal, itemCounts, itemOutcome } from './task-state.js';
+import { pickColumns } from '../output/columns.js';
+import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
+import type { Column, Printer, RowStream } from '../output/printer.js';
+
+/** Items flattened and printed at a time: a bounded working set whatever the task's size. */
+const SLICE = 10_000;
+
+export interface ItemsView {
+  /** Only items in this status. */
+  itemsStatus?: 'completed' | 'failed' | undefined;
+  /** Item columns for table/tsv/csv: `task`, `target`, `status`, the data fields, `error`. */
+  columns?: string[] | undefined;
+  wide?: boolean | undefined;
+  /** One task asked for: `-o json` prints the task object, not a list of one. */
+  single: boolean;
+}
+
+/** The task's own fields above its items on a terminal. */
+function taskSummary(task: Task): Array<[string, string | number]> {
+  const { total, completed, failed } = itemCounts(task);
+  const fields: Array<[string, string | number | null | undefined]> = [
+    ['id', task.id],
+    ['service', task.service],
+    ['status', task.status],
+    ['items', `${total}${completed !== undefined ? ` (${completed} completed, ${failed ?? 0} failed)` : ''}`],
+    ['cost', task.cost],
+    ['created', task.created_at],
+    ['started', task.started_at],
+    ['completed', task.completed_at],
+    ['failed', task.failed_at],
+    ['error', task.error_message],
+  ];
+  return fields.filter((field): field is [string, string | number] => field[1] !== undefined && field[1] !== null);
+}
+
+/**
+ * The tasks' items in the printer's format: json the tasks with their (filtered) items; csv/tsv the flat item rows;
+ * ndjson one object per item; on a terminal each task's summary and its items table, through the pager when taller
+ * than the screen.
+ */
+export async function printTaskItems(ctx: Context, tasks: readonly Task[], options: ItemsView): Promise<void> {
+  const printer = ctx.printer;
+  const wanted = options.itemsStatus;
+  const terminal = new Map(tasks.map((task) => [task.id, isTerminal(task)]));
+  const keep = (item: ItemLike, task: { id: number }) =>
+    wanted === undefined || itemOutcome(item, terminal.get(task.id) === true) === wanted;
+  if (printer.format === 'json') {
+    // The tasks as the server sent them, streamed: the flat rows below would only be a second copy (issue 25).
+    const shown = tasks.map((task) =>
+      task.items === undefined || wanted === undefined
+        ? task
+        : { ...task, items: task.items.filter((item) => keep(item, task)) },
+    );
+    printer.json(options.single ? shown[0] : shown);
+    return;
+  }
+  if (printer.format !== 'table') {
+    // csv / tsv the flat rows, ndjson the item records with their JSON values: a slice of items at a time (issue 25).
+    const styledColumns = taskItemColumns(taskItemKeys(tasks)).map((column) =>
+      column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
+    );
+    // Unknown names are refused against the columns the tasks really have (data fields are known only now).
+    const out = printer.stream(pickColumns(styledColumns, options.columns), undefined, {
+      wide: options.wide === true,
+    });
+    for (const slice of taskItemSlices(tasks, keep, SLICE)) {
+      if (printer.format === 'ndjson') (out as RowStream<unknown>).write(slice.records());
+      else out.write(slice.rows);
+    }
+    await out.end();
+    return;
+  }
+  const { rows, columns: allColumns } = exportTaskItems(tasks, keep);
+  const styled = allColumns.map((column) =>
+    column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
+  );
+  // Unknown names are refused against the columns the tasks really have (data fields are known only now).
+  const picked = pickColumns(styled, options.columns);
+  const chosen = options.columns !== undefined && options.columns.length > 0;
+  const columns = chosen ? picked : picked.filter((c) => c.key !== 'task');
+  await ctx.paged((paper) => showTables(paper, tasks, rows, columns, { wide: options.wide === true, wanted, chosen }));
+}
+
+/** Columns a terminal table always shows, even when every value is empty. */
+const ALWAYS = new Set(['task', 'target', 'status']);
+
+/** On a terminal: each task's summary and its items table, a blank line between tasks. */
+async function showTables(
+  printer: Printer,
+  tasks: readonly Task[],
+  rows: ReadonlyArray<Record<string, string>>,
+  columns: Array<Column<Record<string, string>>>,
+  options: { wide: boolean; wanted: ItemsView['itemsStatus']; chosen: boolean },
+): Promise<void> {
+  for (const [index, task] of tasks.entries()) {
+    if (index > 0) printer.blank();
+    printer.detail(taskSummary(task), task);
+    const own = rows.filter((row) => row.task === String(task.id));
+    if (own.length > 0) {
+      printer.blank();
+      // Each task's own result fields: another service's columns would only be dashes here.
+      const ownKeys = new Set(exportTaskItems([task]).keys);
+      // ... and on a terminal no column that is empty in every row (an ERROR column of dashes says nothing).
+      const filled = (key: string) => own.some((row) => Object.hasOwn(row, key) && row[key] !== '');
+      const shown = options.chosen
+        ? columns
+        : columns.filter(
+            (column) => ownKeys.has(column.key ?? '') && (ALWAYS.has(column.key ?? '') || filled(column.key ?? '')),
+          );
+      await printer.list(own, shown, undefined, { wide: options.wide });
+    } else if (options.wanted !== undefined && task.items !== undefined) {
+      const none = options.wanted === 'failed' ? 'no items failed to complete' : 'no items completed';
+      printer.info(tasks.length > 1 ? `task ${task.id}: ${none}` : none);
+    }
+  }
+}

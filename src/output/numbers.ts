@@ -1,0 +1,14 @@
+/**
+ * Numbers as taskctl prints them (issue 26): the one number format. A person reads `65,536` (thousands separators,
+ * whatever the locale, so logs and tests agree); a script reads plain digits (`65536`), which every tool parses.
+ */
+
+/** `65,536`: counts and amounts in messages and terminal tables. */
+export function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+/** A number as shown in data: separated for a person (`human`), plain digits for a script. */
+export function formatNumber(value: number, human: boolean): string {
+  return human ? formatCount(value) : String(value);
+}

@@ -1,0 +1,48 @@
+/**
+ * Long output for a person goes through a pager (issue 26), as git and gh do: `$PAGER`, else `less` with `-FRX`
+ * (quit if it fits one screen, keep colours, leave the text on the screen after quitting). Only when stdout is a
+ * terminal and the text is taller than it; a pager that cannot start means the text is printed as it is.
+ */
+import { spawn } from 'node:child_process';
+import type { Env } from './io.js';
+
+/** Shows `text` in the pager; resolves false (nothing shown) when no pager could be started. */
+export type Pager = (text: string) => Promise<boolean>;
+
+/** Whether `text` needs a pager on a screen `rows` high (one line is left for the prompt). */
+export function needsPager(text: string, rows: number | undefined): boolean {
+  if (rows === undefined || rows <= 0) return false;
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) if (++lines >= rows) return true;
+  return false;
+}
+
+/** The real pager: `$PAGER` through the shell (it may carry flags), else `less`; LESS defaults to FRX. */
+export function systemPager(env: Env): Pager {
+  return (text) =>
+    new Promise((resolve) => {
+      const command = env.PAGER?.trim() ? env.PAGER : 'less';
+      // `cat` (or an empty PAGER, like git) means "no pager".
+      if (command === 'cat') {
+        resolve(false);
+        return;
+      }
+      const child = spawn(command, {
+        shell: true,
+        stdio: ['pipe', 'inherit', 'inherit'],
+        env: { ...env, LESS: env.LESS ?? 'FRX', LV: env.LV ?? '-c' },
+      });
+      let started = true;
+      child.on('error', () => {
+        started = false;
+        resolve(false);
+      });
+      // The reader quitting early (q in less) closes its input: not an error.
+      child.stdin.on('error', () => undefined);
+      child.on('close', (code) => {
+        // 127: the shell did not find the pager; nothing was shown.
+        if (started) resolve(code !== 127);
+      });
+      child.stdin.end(text);
+    });
+}

@@ -1,0 +1,12 @@
+/** A count with its noun in the right number (issue 23: the one pluraliser; regular English plurals only). */
+import { formatCount } from './numbers.js';
+
+/** `item` / `items` for `count`. */
+export function plural(count: number, noun: string): string {
+  return count === 1 ? noun : `${noun}s`;
+}
+
+/** `1 item`, `1,200 items`, `0 failed tasks`. */
+export function counted(count: number, noun: string): string {
+  return `${formatCount(count)} ${plural(count, noun)}`;
+}

@@ -1,0 +1,79 @@
+/**
+ * Spinners for single waits (issue 26, DESIGN.md 3): ora, imported only when a wait has lasted SPINNER_DELAY_MS, on
+ * stderr, only when stderr is a real terminal, outside CI, and not for json/ndjson; it never reads stdin
+ * (`discardStdin: false`) and leaves the cursor alone (a Ctrl-C never leaves it hidden). Several tasks at once are
+ * output/progress.ts's live block, not a spinner.
+ */
+import type { OutputStream } from './io.js';
+
+/** A wait shorter than this shows nothing: a spinner that flashes for 100 ms is noise. */
+export const SPINNER_DELAY_MS = 300;
+
+export interface SpinnerOptions {
+  stream: OutputStream;
+  /** False in CI, for json/ndjson, with -q, or when stderr is not a terminal (the caller decides; see `spinnerAllowed`). */
+  enabled: boolean;
+  /** Colour of the spinner glyph. */
+  color: boolean;
+}
+
+export interface Spinner {
+  /** False for the stand-in used where no spinner may be shown (its notices are then printed as lines). */
+  readonly live: boolean;
+  /** What is being waited for; shown from the next frame. */
+  text: (text: string) => void;
+  /** Removes the spinner (if it ever appeared); safe to call twice. */
+  stop: () => void;
+}
+
+/** Only a real terminal: ora moves the cursor with the stream's own tty methods, which in-memory streams lack. */
+function isRealTerminal(stream: OutputStream): boolean {
+  return stream.isTTY === true && typeof (stream as { cursorTo?: unknown }).cursorTo === 'function';
+}
+
+/** A spinner that appears after SPINNER_DELAY_MS with `text`, or a no-op one when not enabled. */
+export function startSpinner(options: SpinnerOptions, text: string): Spinner {
+  if (!options.enabled || !isRealTerminal(options.stream))
+    return { live: false, text: () => undefined, stop: () => undefined };
+  let current = text;
+  let stopped = false;
+  let ora: { text: string; stop: () => void } | undefined;
+  const timer = setTimeout(() => {
+    void import('ora').then(({ default: create }) => {
+      if (stopped) return;
+      ora = create({
+        text: current,
+        stream: options.stream as NodeJS.WritableStream,
+        discardStdin: false,
+        hideCursor: false,
+        isEnabled: true,
+        color: options.color ? 'cyan' : false,
+      }).start();
+    });
+  }, SPINNER_DELAY_MS);
+  // A pending spinner never keeps the process alive.
+  timer.unref();
+  return {
+    live: true,
+    text(next) {
+      current = next;
+      if (ora) ora.text = next;
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      ora?.stop();
+      ora = undefined;
+    },
+  };
+}
+
+/** Runs `work` under a spinner saying `text`; the spinner is gone before the result (or error) is returned. */
+export async function withSpinner<T>(options: SpinnerOptions, text: string, work: (spinner: Spinner) => Promise<T>) {
+  const spinner = startSpinner(options, text);
+  try {
+    return await work(spinner);
+  } finally {
+    spinner.stop();
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Widths on a terminal (issue 23): the one measure (string-width, the count cli-table3 lays tables out with) and what
+ * is built on it: cutting a line, ending free text with `…`, word-wrapping messages, and the width budget.
+ */
+import stringWidth from 'string-width';
+
+const ELLIPSIS = '…';
+
+/**
+ * The columns a line may use on a terminal `columns` wide: one less, so that no line ever touches the last column
+ * (a line exactly as wide leaves the cursor in the pending-wrap state, and some terminals wrap it).
+ */
+export function lineBudget(columns: number | undefined, fallback = 80): number {
+  const width = columns !== undefined && columns > 0 ? columns : fallback;
+  return Math.max(10, width - 1);
+}
+
+/** Made on first use: building a Segmenter loads ICU's break rules (~10 ms), which ASCII text never needs. */
+let graphemes: Intl.Segmenter | undefined;
+
+/** User-perceived characters: an emoji with modifiers or a letter with combining marks is one. */
+function characters(text: string): string[] {
+  if (/^[\x20-\x7e]*$/.test(text)) return text.split('');
+  graphemes ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
+  return Array.from(graphemes.segment(text), (part) => part.segment);
+}
+
+/**
+ * Terminal columns: two for a wide (CJK, fullwidth) character or an emoji, none for a combining mark or a colour
+ * sequence (string-width ignores them).
+ */
+export function textWidth(text: string): number {
+  // ASCII, the common case, is one column a character.
+  return /^[\x20-\x7e]*$/.test(text) ? text.length : stringWidth(text);
+}
+
+/** The widest line of a text that may span lines (a table cell of nested results). */
+export function blockWidth(text: string): number {
+  if (!text.includes('\n')) return textWidth(text);
+  return Math.max(...text.split('\n').map((line) => textWidth(line)));
+}
+
+/** `text` cut to `width` columns with `…`: at the last space when it leaves at least half, else mid-word. */
+export function truncateText(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  if (width <= 1) return ELLIPSIS.slice(0, width);
+  // Whole characters while they fit beside the ellipsis; a wide one that would straddle the edge is left out.
+  let head = '';
+  let used = 0;
+  for (const char of characters(text)) {
+    const charWidth = textWidth(char);
+    if (used + charWidth > width - 1) break;
+    head += char;
+    used += charWidth;
+  }
+  const space = head.lastIndexOf(' ');
+  const cut =
+    space >= 0 && textWidth(head.slice(0, space)) >= width / 2 ? head.slice(0, space).trimEnd() : head.trimEnd();
+  return `${cut}${ELLIPSIS}`;
+}
+
+// Colour sequences chalk adds (server text was neutralised before colouring, so it holds none of its own).
+const SGR_AT = /^\u001b\[[0-9;]*m/;
+const SGR_RESET = '\u001b[0m';
+
+/** A coloured line cut to `width` columns, keeping its colour sequences and closing any colour left open. */
+export function cutToWidth(line: string, width: number): string {
+  if (textWidth(line) <= width) return line;
+  let out = '';
+  let used = 0;
+  let rest = line;
+  let coloured = false;
+  while (rest.length > 0) {
+    const sgr = SGR_AT.exec(rest);
+    if (sgr) {
+      coloured = true;
+      out += sgr[0];
+      rest = rest.slice(sgr[0].length);
+      continue;
+    }
+    const next = rest.search(/\u001b/);
+    const plain = next < 0 ? rest : next === 0 ? rest.slice(0, 1) : rest.slice(0, next);
+    for (const char of characters(plain)) {
+      const w = textWidth(char);
+      if (used + w > width) return coloured ? `${out}${SGR_RESET}` : out;
+      out += char;
+      used += w;
+    }
+    rest = rest.slice(plain.length);
+  }
+  return out;
+}
+
+/**
+ * Plain text word-wrapped to `width` columns: lines break at spaces, never inside a word (a word wider than the line
+ * is the only thing cut). Existing line breaks are kept; continuation lines get `indent` (the first line's own
+ * leading spaces by default), so a hint stays visibly one paragraph.
+ */
+export function wrapText(text: string, width: number, indent?: string): string {
+  return text
+    .split('\n')
+    .map((line) => wrapLine(line, width, indent ?? /^ */.exec(line)?.[0] ?? ''))
+    .join('\n');
+}
+
+function wrapLine(line: string, width: number, indent: string): string {
+  if (textWidth(line) <= width) return line;
+  const lead = /^ */.exec(line)?.[0] ?? '';
+  const words = line.slice(lead.length).split(/ +/);
+  const lines: string[] = [];
+  let current = lead;
+  let currentWidth = textWidth(lead);
+  const room = Math.max(1, width - textWidth(indent));
+  for (const word of words) {
+    const w = textWidth(word);
+    const start = current.trim() === '';
+    if (!start && currentWidth + 1 + w > width) {
+      lines.push(current);
+      current = indent;
+      currentWidth = textWidth(indent);
+    }
+    const fresh = current.trim() === '';
+    if (fresh && w > room) {
+      // A word longer than a whole line (a URL, a path): cut into line-sized pieces, the only break inside a word.
+      let piece = '';
+      let pieceWidth = 0;
+      for (const char of characters(word)) {
+        const cw = textWidth(char);
+        if (pieceWidth + cw > width - currentWidth && piece !== '') {
+          lines.push(current + piece);
+          current = indent;
+          currentWidth = textWidth(indent);
+          piece = '';
+          pieceWidth = 0;
+        }
+        piece += char;
+        pieceWidth += cw;
+      }
+      current += piece;
+      currentWidth += pieceWidth;
+      continue;
+    }
+    current += fresh ? word : ` ${word}`;
+    currentWidth += fresh ? w : 1 + w;
+  }
+  lines.push(current);
+  return lines.map((l) => l.trimEnd()).join('\n');
+}

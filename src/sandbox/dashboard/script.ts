@@ -1,0 +1,360 @@
+/**
+ * The dashboard's script. Everything it shows and does goes through the admin API (`/__sandbox/*`), so a script can do
+ * the same with curl. Live: `GET /__sandbox/events` (server-sent events) names what changed and the page re-reads that
+ * part; while a shown task is unfinished, its page of tasks is re-read every second (progress moves with the clock,
+ * not with events). Text from the server is set with textContent, never as HTML.
+ * (Plain browser JavaScript in a string: no backticks or dollar-brace inside.)
+ */
+export const PAGE_JS = String.raw`'use strict';
+(function () {
+  var PER_PAGE = 25;
+  var state = { key: '', revealed: false, taskPage: 1, totalPages: 0, filter: '', openDeliveries: new Set() };
+
+  function $(id) { return document.getElementById(id); }
+
+  function h(tag, attrs) {
+    var el = document.createElement(tag);
+    if (attrs) for (var name in attrs) {
+      var value = attrs[name];
+      if (value === undefined || value === null || value === false) continue;
+      if (name === 'text') el.textContent = String(value);
+      else if (name === 'class') el.className = value;
+      else if (name.slice(0, 2) === 'on') el.addEventListener(name.slice(2), value);
+      else el.setAttribute(name, value === true ? '' : String(value));
+    }
+    for (var i = 2; i < arguments.length; i++) {
+      var child = arguments[i];
+      if (child === undefined || child === null) continue;
+      el.append(typeof child === 'string' ? document.createTextNode(child) : child);
+    }
+    return el;
+  }
+
+  async function api(path, options) {
+    options = options || {};
+    var init = { method: options.method || 'GET', headers: {} };
+    if (options.body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(options.body);
+    }
+    var res = await fetch('/__sandbox' + path, init);
+    var text = await res.text();
+    var json = null;
+    try { json = JSON.parse(text); } catch (e) { json = null; }
+    if (!res.ok) {
+      var message = json && json.error && json.error.message ? json.error.message : 'HTTP ' + res.status;
+      throw new Error(message);
+    }
+    return json;
+  }
+
+  function note(id, text, isError) {
+    var el = $(id);
+    el.textContent = text;
+    el.classList.toggle('error', Boolean(isError));
+  }
+
+  function masked(key) {
+    if (key.length <= 8) return '••••••••';
+    return key.slice(0, 4) + '••••••••••••' + key.slice(-4);
+  }
+
+  function showKey() {
+    var input = $('api-key');
+    input.value = state.revealed ? state.key : masked(state.key);
+    input.type = state.revealed ? 'text' : 'password';
+    input.setAttribute('aria-label', state.revealed ? 'API key (shown)' : 'API key (masked)');
+    var button = $('key-reveal');
+    button.textContent = state.revealed ? 'Hide' : 'Reveal';
+    button.setAttribute('aria-pressed', String(state.revealed));
+  }
+
+  function localTime(iso) {
+    if (!iso) return '';
+    var d = new Date(iso);
+    return isNaN(d.getTime()) ? iso : d.toLocaleTimeString([], { hour12: false });
+  }
+
+  function localDateTime(iso) {
+    if (!iso) return '';
+    var d = new Date(iso);
+    return isNaN(d.getTime()) ? iso : d.toLocaleString([], { hour12: false });
+  }
+
+  function badge(status) {
+    return h('span', { class: 'badge s-' + String(status).replace(/[^a-z-]/g, ''), text: status });
+  }
+
+  // ---- state: key, balance, webhook URL ----
+  var shown = {};
+  function syncField(id, value) {
+    var input = $(id);
+    var edited = document.activeElement === input && input.value !== shown[id];
+    if (!edited) input.value = value;
+    shown[id] = value;
+  }
+
+  async function loadState() {
+    var s = await api('/state?tasks=false');
+    state.key = s.apiKey;
+    showKey();
+    // A field being edited keeps what the user typed; an unedited one follows the server.
+    syncField('balance', String(s.balance));
+    syncField('webhook-url', s.webhookUrl || '');
+    $('webhook-clear').disabled = !s.webhookUrl;
+    $('webhook-test').disabled = !s.webhookUrl;
+  }
+
+  // ---- tasks ----
+  var taskTimer = null;
+  async function loadTasks() {
+    var r = await api('/tasks?page=' + state.taskPage + '&per_page=' + PER_PAGE);
+    if (r.tasks.length === 0 && state.taskPage > 1 && r.meta.total_pages > 0) {
+      state.taskPage = r.meta.total_pages;
+      return loadTasks();
+    }
+    state.totalPages = r.meta.total_pages;
+    var body = $('tasks-table').tBodies[0];
+    body.replaceChildren.apply(body, r.tasks.map(function (t) {
+      return h('tr', { 'data-task': t.id },
+        h('td', { class: 'num', text: t.id }),
+        h('td', { text: t.service }),
+        h('td', null, badge(t.status)),
+        h('td', { class: 'num', text: (t.completed_items || 0) + ' / ' + (t.failed_items || 0) + ' / ' + t.total_items }),
+        h('td', { class: 'num', text: t.cost }),
+        h('td', { text: localDateTime(t.created_at), title: t.created_at }));
+    }));
+    $('tasks-empty').hidden = r.meta.total_count > 0;
+    $('tasks-table').hidden = r.meta.total_count === 0;
+    $('tasks-count').textContent = r.meta.total_count > 0 ? '(' + r.meta.total_count.toLocaleString() + ')' : '';
+    $('tasks-page').textContent = r.meta.total_pages > 0 ? 'page ' + r.meta.current_page + ' of ' + r.meta.total_pages : '';
+    $('tasks-prev').disabled = state.taskPage <= 1;
+    $('tasks-next').disabled = state.taskPage >= r.meta.total_pages;
+    var unfinished = r.tasks.some(function (t) { return t.status === 'pending' || t.status === 'processing'; });
+    clearTimeout(taskTimer);
+    if (unfinished) taskTimer = setTimeout(function () { refresh('tasks'); }, 1000);
+  }
+
+  // ---- deliveries ----
+  function attemptOutcome(a) {
+    if (a.statusCode !== null && a.statusCode !== undefined) return 'HTTP ' + a.statusCode;
+    return a.error || 'no answer';
+  }
+
+  function deliveryItem(d) {
+    var last = d.attempts[d.attempts.length - 1];
+    var stateText = d.state === 'retrying' && d.nextAttemptAt ? 'next attempt ' + localTime(d.nextAttemptAt) : '';
+    var details = h('details', { 'data-delivery': d.id, ontoggle: function () {
+      if (details.open) state.openDeliveries.add(d.id); else state.openDeliveries.delete(d.id);
+    } },
+      h('summary', null,
+        h('span', { class: 'mono', text: '#' + d.id }),
+        h('strong', { text: d.event }),
+        h('span', { text: d.test ? 'test event' : 'task ' + d.taskId }),
+        badge(d.state),
+        stateText ? h('span', { class: 'muted', text: stateText }) : null,
+        h('span', { class: 'muted', text: d.attempts.length + (d.attempts.length === 1 ? ' attempt' : ' attempts') +
+          (last ? ', last ' + attemptOutcome(last) + ' in ' + last.durationMs + ' ms' : '') })),
+      h('div', { class: 'body' },
+        h('h3', { text: 'Attempts' }),
+        h('div', { class: 'scroll' }, h('table', { class: 'attempts' },
+          h('thead', null, h('tr', null, h('th', { text: '#' }), h('th', { text: 'time' }), h('th', { text: 'outcome' }),
+            h('th', { class: 'num', text: 'response time' }), h('th', { text: '' }))),
+          h('tbody'))),
+        h('h3', { text: 'Request headers' }),
+        h('pre', { text: Object.keys(d.headers || {}).map(function (k) { return k + ': ' + d.headers[k]; }).join('\n') }),
+        h('h3', { text: 'Payload' }),
+        h('pre', { text: JSON.stringify(d.payload, null, 2) }),
+        h('p', { class: 'muted', text: 'to ' + d.url })));
+    var rows = details.querySelector('table.attempts tbody');
+    if (d.attempts.length === 0) rows.append(h('tr', null, h('td', { colspan: 5, class: 'muted', text: 'sending…' })));
+    d.attempts.forEach(function (a) {
+      rows.append(h('tr', null,
+        h('td', { class: 'num', text: a.attempt }),
+        h('td', { text: localTime(a.at), title: a.at }),
+        h('td', null, h('span', { class: a.statusCode === 200 ? 's-delivered' : 's-failed', text: attemptOutcome(a) })),
+        h('td', { class: 'num', text: a.durationMs + ' ms' }),
+        h('td', { class: 'muted', text: a.replay ? 'replay' : '' })));
+    });
+    if (state.openDeliveries.has(d.id)) details.open = true;
+    var replay = h('button', { type: 'button', class: 'replay', 'data-focus': 'replay-' + d.id,
+      'aria-label': 'Replay delivery ' + d.id + ' (' + d.event + ', task ' + d.taskId + ')', text: 'Replay',
+      onclick: function () { replayDelivery(d.id, replay); } });
+    return h('li', { class: 'delivery', 'data-state': d.state, id: 'delivery-' + d.id }, details,
+      h('div', { class: 'actions row' }, replay));
+  }
+
+  async function loadDeliveries() {
+    var q = '/deliveries?limit=100' + (state.filter ? '&state=' + encodeURIComponent(state.filter) : '');
+    var r = await api(q);
+    var list = $('delivery-list');
+    var focused = document.activeElement && document.activeElement.getAttribute('data-focus');
+    var items = r.deliveries.slice().reverse().map(deliveryItem);
+    list.replaceChildren.apply(list, items);
+    $('deliveries-empty').hidden = items.length > 0;
+    $('deliveries-empty').textContent = state.filter
+      ? 'No ' + state.filter + ' deliveries.'
+      : 'No deliveries yet. Set a webhook URL, then create a task.';
+    if (focused) {
+      var again = list.querySelector('[data-focus="' + focused + '"]');
+      if (again) again.focus();
+    }
+  }
+
+  async function replayDelivery(id, button) {
+    button.disabled = true;
+    note('deliveries-note', 'replaying delivery ' + id + '…');
+    try {
+      var r = await api('/deliveries/' + id + '/replay', { method: 'POST' });
+      var a = r.delivery.attempts[r.delivery.attempts.length - 1];
+      note('deliveries-note', 'delivery ' + id + ' replayed: ' + (a ? attemptOutcome(a) + ' in ' + a.durationMs + ' ms' : 'not sent') + ' (' + r.delivery.state + ')', !a || a.statusCode !== 200);
+    } catch (e) {
+      note('deliveries-note', 'replay failed: ' + e.message, true);
+    }
+    button.disabled = false;
+    await refresh('deliveries');
+  }
+
+  // ---- faults ----
+  async function loadFaults() {
+    var r = await api('/faults');
+    var body = $('faults-table').tBodies[0];
+    body.replaceChildren.apply(body, r.faults.map(function (f) {
+      var detail = f.kind === 'status' || f.kind === 'non-json' ? (f.status ? 'HTTP ' + f.status : '') : f.kind === 'delay' ? f.delayMs + ' ms' : '';
+      return h('tr', null, h('td', { text: f.method }), h('td', { class: 'mono', text: f.path }), h('td', { text: f.kind }),
+        h('td', { class: 'num', text: f.remaining }), h('td', { text: detail }));
+    }));
+    $('faults-table').hidden = r.faults.length === 0;
+    $('faults-empty').hidden = r.faults.length > 0;
+    $('faults-clear').disabled = r.faults.length === 0;
+  }
+
+  // ---- refresh and live feed ----
+  var loaders = { state: loadState, tasks: loadTasks, deliveries: loadDeliveries, faults: loadFaults };
+  var running = {};
+  var again = {};
+  async function refresh(topic) {
+    if (running[topic]) { again[topic] = true; return; }
+    running[topic] = true;
+    try { await loaders[topic](); } catch (e) { note('live', 'could not read ' + topic + ': ' + e.message, true); }
+    running[topic] = false;
+    if (again[topic]) { again[topic] = false; await refresh(topic); }
+  }
+  function refreshAll() {
+    return Promise.all(Object.keys(loaders).map(refresh));
+  }
+
+  function connect() {
+    if (!window.EventSource) { setInterval(refreshAll, 2000); return; }
+    var source = new EventSource('/__sandbox/events');
+    var live = $('live');
+    source.addEventListener('hello', function () {
+      live.textContent = 'live';
+      live.className = 'live on';
+      refreshAll();
+    });
+    source.addEventListener('change', function (event) {
+      var topic = JSON.parse(event.data).topic;
+      if (topic === 'state') { refresh('state'); refresh('tasks'); }
+      else if (loaders[topic]) refresh(topic);
+    });
+    source.addEventListener('error', function () {
+      live.textContent = 'reconnecting…';
+      live.className = 'live off';
+    });
+  }
+
+  // ---- actions ----
+  function wire() {
+    $('base-url').textContent = location.origin + '/api/v1';
+    $('key-reveal').addEventListener('click', function () { state.revealed = !state.revealed; showKey(); });
+    $('key-copy').addEventListener('click', async function () {
+      try {
+        await navigator.clipboard.writeText(state.key);
+        note('key-note', 'Key copied to the clipboard.');
+      } catch (e) {
+        var input = $('api-key');
+        state.revealed = true; showKey(); input.select();
+        note('key-note', 'Copy is blocked here: the key is selected, press Ctrl+C.', true);
+      }
+    });
+    var dialog = $('confirm-regenerate');
+    $('key-regenerate').addEventListener('click', function () { dialog.returnValue = ''; dialog.showModal(); });
+    dialog.addEventListener('close', async function () {
+      if (dialog.returnValue !== 'confirm') { $('key-regenerate').focus(); return; }
+      try {
+        var r = await api('/rotate-key', { method: 'POST', body: {} });
+        state.key = r.apiKey;
+        state.revealed = true;
+        showKey();
+        note('key-note', 'New key shown once here; copy it now. The old key now gets 401.');
+        $('key-copy').focus();
+      } catch (e) {
+        note('key-note', 'Could not regenerate: ' + e.message, true);
+      }
+    });
+    $('balance-form').addEventListener('submit', async function (event) {
+      event.preventDefault();
+      var text = $('balance').value.trim();
+      try {
+        var r = await api('/balance', { method: 'POST', body: { balance: /^\d+$/.test(text) ? Number(text) : text } });
+        shown['balance'] = String(r.balance);
+        note('balance-note', 'Balance set to ' + r.balance.toLocaleString() + ' coins.');
+      } catch (e) { note('balance-note', e.message, true); }
+    });
+    $('webhook-form').addEventListener('submit', async function (event) {
+      event.preventDefault();
+      var url = $('webhook-url').value.trim();
+      try {
+        var r = await api('/webhook', { method: 'POST', body: { url: url === '' ? null : url } });
+        shown['webhook-url'] = r.webhookUrl || '';
+        note('webhook-note', r.webhookUrl ? 'Events now go to ' + r.webhookUrl + '.' : 'Webhook URL cleared.');
+        await refresh('state');
+      } catch (e) { note('webhook-note', e.message, true); }
+    });
+    $('webhook-clear').addEventListener('click', async function () {
+      try {
+        await api('/webhook', { method: 'POST', body: { url: null } });
+        $('webhook-url').value = '';
+        note('webhook-note', 'Webhook URL cleared.');
+        await refresh('state');
+      } catch (e) { note('webhook-note', e.message, true); }
+    });
+    $('webhook-test').addEventListener('click', async function () {
+      note('webhook-note', 'sending a test event…');
+      try {
+        var r = await api('/webhook/test', { method: 'POST', body: {} });
+        var a = r.delivery.attempts[0];
+        var ok = a && a.statusCode === 200;
+        note('webhook-note', 'Test event: ' + (a ? attemptOutcome(a) + ' in ' + a.durationMs + ' ms' : 'not sent') + (ok ? '' : ' (the service counts only HTTP 200)'), !ok);
+      } catch (e) { note('webhook-note', e.message, true); }
+      await refresh('deliveries');
+    });
+    $('fault-form').addEventListener('submit', async function (event) {
+      event.preventDefault();
+      var kind = $('fault-kind').value;
+      var body = { method: $('fault-method').value, path: $('fault-path').value.trim(), kind: kind, count: Number($('fault-count').value) };
+      if (kind === 'status' || kind === 'non-json') body.status = Number($('fault-status').value);
+      if (kind === 'delay') body.delayMs = Number($('fault-delay').value);
+      try {
+        var r = await api('/faults', { method: 'POST', body: body });
+        note('faults-note', 'Armed: the next ' + r.fault.remaining + ' ' + r.fault.method + ' ' + r.fault.path + ' → ' + r.fault.kind + '.');
+        await refresh('faults');
+      } catch (e) { note('faults-note', e.message, true); }
+    });
+    $('faults-clear').addEventListener('click', async function () {
+      try {
+        await api('/faults', { method: 'DELETE' });
+        note('faults-note', 'All faults cleared.');
+        await refresh('faults');
+      } catch (e) { note('faults-note', e.message, true); }
+    });
+    $('tasks-prev').addEventListener('click', function () { state.taskPage = Math.max(1, state.taskPage - 1); refresh('tasks'); });
+    $('tasks-next').addEventListener('click', function () { state.taskPage = Math.min(state.totalPages, state.taskPage + 1); refresh('tasks'); });
+    $('delivery-filter').addEventListener('change', function () { state.filter = $('delivery-filter').value; refresh('deliveries'); });
+  }
+
+  wire();
+  refreshAll().then(connect);
+})();
+`;

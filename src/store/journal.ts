@@ -1,0 +1,146 @@
+/**
+ * The journal file of `create --journal FILE` (core/submit/journal.ts gives the records their meaning): JSON lines,
+ * append-only, each record written and fsynced before the step it guards, and a lock (`FILE.lock`) so that one
+ * process at a time continues a job. Also the copy of stdin (or of arguments) that a resume reads back.
+ */
+import { closeSync, constants, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { readRegularFile } from '../core/atomic-file.js';
+import { tryLock, type HeldLock } from '../core/lock-file.js';
+import { UsageError } from '../errors.js';
+
+/** Records are small (no item lists): 64 MiB is millions of chunks. */
+const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
+
+export class JournalFile {
+  private constructor(
+    readonly path: string,
+    private fd: number | undefined,
+    private readonly lock: HeldLock,
+    /** The records read at open, in order (a torn last line, never acted on, is dropped). */
+    readonly records: unknown[],
+  ) {}
+
+  /** Locks and reads `path` (creating it when missing). A journal in use by another process is exit 2. */
+  static open(path: string): JournalFile {
+    const lockPath = `${path}.lock`;
+    let lock;
+    try {
+      lock = tryLock(lockPath);
+    } catch (error) {
+      throw new UsageError(`cannot lock the journal (${lockPath}): ${(error as Error).message}`);
+    }
+    if (!('release' in lock)) {
+      const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';
+      throw new UsageError(
+        `the journal ${path} is in use by another taskctl (${who})`,
+        `Wait for it to finish; if none is running, delete ${lockPath}.`,
+      );
+    }
+    try {
+      const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES }) ?? '';
+      const { records, goodBytes } = parseLines(text, path);
+      const fd = openSync(
+        path,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW,
+        0o600,
+      );
+      // A torn last line (killed mid-append) is cut so the next record starts on a line of its own.
+      if (goodBytes < Buffer.byteLength(text)) ftruncateSync(fd, goodBytes);
+      return new JournalFile(path, fd, lock, records);
+    } catch (error) {
+      lock.release();
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(
+        `cannot open the journal ${path}: ${(error as Error).message}`,
+        'Pass a --journal path in a writable directory.',
+      );
+    }
+  }
+
+  /** Appends one record and fsyncs it: on disk before this returns. */
+  append(record: object): void {
+    if (this.fd === undefined) throw new Error('journal closed');
+    const line = Buffer.from(`${JSON.stringify(record)}\n`);
+    for (let done = 0; done < line.length;) done += writeSync(this.fd, line, done, line.length - done);
+    fsyncSync(this.fd);
+    this.records.push(record);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    this.lock.release();
+  }
+}
+
+function parseLines(text: string, path: string): { records: unknown[]; goodBytes: number } {
+  const records: unknown[] = [];
+  let goodBytes = 0;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    const last = i === lines.length - 1;
+    if (line === '') {
+      if (!last) goodBytes += 1;
+      continue;
+    }
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      if (last) break; // torn by a kill mid-append: the step it guarded never started
+      throw new UsageError(
+        `the journal ${path} is corrupt at line ${i + 1}`,
+        'It cannot be continued; start a new one.',
+      );
+    }
+    if (last) break; // a complete record always ends with a line break
+    records.push(record);
+    goodBytes += Buffer.byteLength(line) + 1;
+  }
+  return { records, goodBytes };
+}
+
+/** A copy written as bytes arrive (stdin beside the journal: `FILE.input`), fsynced before anything is sent. */
+export class InputCopy {
+  private fd: number;
+  size = 0;
+
+  constructor(readonly path: string) {
+    try {
+      this.fd = openSync(
+        path,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+        0o600,
+      );
+    } catch (error) {
+      throw copyError(path, error);
+    }
+  }
+
+  write(bytes: Uint8Array): void {
+    try {
+      for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
+      this.size += bytes.length;
+    } catch (error) {
+      throw copyError(this.path, error);
+    }
+  }
+
+  finish(): void {
+    try {
+      fsyncSync(this.fd);
+    } catch (error) {
+      throw copyError(this.path, error);
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+}
+
+function copyError(path: string, error: unknown): UsageError {
+  return new UsageError(
+    `cannot write the copy of the input (${path}): ${(error as Error).message}; nothing was sent`,
+    'A journaled create keeps its piped input beside the journal: pass a --journal path with room to write.',
+  );
+}

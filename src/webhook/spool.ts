@@ -1,0 +1,184 @@
+/**
+ * `webhook listen --spool FILE`: acknowledged events made durable. Each is appended as one JSON line and fdatasynced
+ * before the 200 (appends in one turn of the event loop share one sync), and its command's completion is appended
+ * after it ran. At the next start, events whose command never finished are run again, and the keys seen within the
+ * duplicate window are remembered, so even `kill -9` loses nothing acknowledged. The file is rewritten compactly at
+ * start, on a clean stop, and when it passes 64 MiB.
+ *
+ * Lines: `{"e":id,"k":key,"at":ms,"l":label,"n":name,"t":taskId,"r":raw}` (an event for --exec),
+ * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished).
+ */
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { readRegularFile, writeFileAtomicSync } from '../core/atomic-file.js';
+import { UsageError } from '../errors.js';
+import type { ExecJob } from './exec-queue.js';
+
+const COMPACT_AT_BYTES = 64 * 1024 * 1024;
+const MAX_SPOOL_BYTES = 512 * 1024 * 1024;
+
+export interface SpooledEvent extends ExecJob {
+  spoolId: number;
+  key: string;
+  at: number;
+}
+
+export interface OpenedSpool {
+  spool: Spool;
+  /** Acknowledged events whose command had not finished, oldest first. */
+  pending: SpooledEvent[];
+  /** Keys handled within the window, with when. */
+  seen: Array<[string, number]>;
+}
+
+interface Line {
+  e?: number;
+  k?: string;
+  at?: number;
+  l?: string;
+  n?: string | undefined;
+  t?: string | undefined;
+  r?: string;
+  s?: string;
+  d?: number;
+}
+
+export class Spool {
+  private handle: FileHandle | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private batch: string[] | undefined;
+  private written = 0;
+  private readonly pending = new Map<number, SpooledEvent>();
+  /** Only while opening: the keys read from the file. Afterwards the listener's duplicate filter is the one list. */
+  private seen = new Map<string, number>();
+  private keys: () => Array<[string, number]> = () => [...this.seen];
+
+  private constructor(
+    private readonly file: string,
+    private nextId: number,
+    private readonly horizon: () => number,
+  ) {}
+
+  /**
+   * Reads what a previous run left, rewrites it compactly, and opens it for appending. `keys` gives the duplicate
+   * filter's keys for later rewrites (so the spool keeps no second copy of them).
+   */
+  static async open(file: string, horizon: () => number, keys: () => Array<[string, number]>): Promise<OpenedSpool> {
+    const text = readRegularFile(file, { what: 'spool file', maxBytes: MAX_SPOOL_BYTES }) ?? '';
+    const spool = new Spool(file, 1, horizon);
+    const lines = text.split('\n');
+    lines.forEach((lineText, index) => {
+      if (lineText.trim() === '') return;
+      let line: Line;
+      try {
+        line = JSON.parse(lineText) as Line;
+      } catch {
+        // A torn last line was never acknowledged (the 200 waits for the sync); anything else is damage.
+        if (index >= lines.length - 2) return;
+        throw new UsageError(`the spool file ${file} is damaged at line ${index + 1}`, 'Move it away to start afresh.');
+      }
+      spool.apply(line);
+    });
+    const horizonAt = horizon();
+    const seen = [...spool.seen].filter(([, at]) => at >= horizonAt);
+    await spool.rewrite();
+    spool.seen = new Map();
+    spool.keys = keys;
+    return { spool, pending: [...spool.pending.values()], seen };
+  }
+
+  /** An event that will run a command; resolves with its spool id once on disk. */
+  async addJob(job: ExecJob, key: string, at: number): Promise<number> {
+    const spoolId = this.nextId++;
+    this.pending.set(spoolId, { ...job, spoolId, key, at });
+    const line: Line = { e: spoolId, k: key, at, l: job.label, n: job.name, t: job.taskId, r: job.raw };
+    await this.append(JSON.stringify(line));
+    return spoolId;
+  }
+
+  /** An event handled without a command: only its key, for the duplicate filter after a restart. */
+  async addSeen(key: string, at: number): Promise<void> {
+    await this.append(JSON.stringify({ s: key, at }));
+  }
+
+  /** The command of `spoolId` finished: not run again at the next start. */
+  done(spoolId: number): void {
+    if (!this.pending.delete(spoolId)) return;
+    void this.append(JSON.stringify({ d: spoolId })).catch(() => undefined);
+  }
+
+  /** Rewrites the file compactly and closes it (the jobs still pending stay in it). */
+  async close(): Promise<void> {
+    await this.chain.catch(() => undefined);
+    await this.rewrite();
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+
+  private apply(line: Line): void {
+    if (typeof line.e === 'number' && typeof line.k === 'string' && typeof line.r === 'string') {
+      const at = typeof line.at === 'number' ? line.at : 0;
+      this.pending.set(line.e, {
+        spoolId: line.e,
+        key: line.k,
+        at,
+        label: line.l ?? line.k,
+        name: line.n,
+        taskId: line.t,
+        raw: line.r,
+      });
+      this.seen.set(line.k, at);
+      this.nextId = Math.max(this.nextId, line.e + 1);
+    } else if (typeof line.s === 'string') {
+      this.seen.set(line.s, typeof line.at === 'number' ? line.at : 0);
+    } else if (typeof line.d === 'number') {
+      this.pending.delete(line.d);
+    }
+  }
+
+  private async rewrite(): Promise<void> {
+    await this.handle?.close();
+    const horizon = this.horizon();
+    const pendingKeys = new Set([...this.pending.values()].map((p) => p.key));
+    const lines: string[] = [];
+    for (const [key, at] of this.keys()) {
+      if (at >= horizon && !pendingKeys.has(key)) lines.push(JSON.stringify({ s: key, at }));
+    }
+    for (const p of this.pending.values()) {
+      lines.push(JSON.stringify({ e: p.spoolId, k: p.key, at: p.at, l: p.label, n: p.name, t: p.taskId, r: p.raw }));
+    }
+    const text = lines.map((l) => `${l}\n`).join('');
+    try {
+      writeFileAtomicSync(this.file, text);
+      this.handle = await open(this.file, 'a', 0o600);
+    } catch (error) {
+      throw new UsageError(
+        `cannot write the spool file ${this.file}: ${(error as Error).message}`,
+        'Pass a --spool file in a writable directory.',
+      );
+    }
+    this.written = Buffer.byteLength(text);
+  }
+
+  /** Appends one line; resolves when it (and the lines batched with it) is fdatasynced. */
+  private append(line: string): Promise<void> {
+    if (this.batch === undefined) {
+      const batch: string[] = [];
+      this.batch = batch;
+      this.chain = this.chain
+        .catch(() => undefined)
+        .then(async () => {
+          this.batch = undefined;
+          const handle = this.handle;
+          if (!handle) throw new Error('the spool file is closed');
+          const text = batch.join('');
+          await handle.write(text);
+          await handle.datasync();
+          this.written += Buffer.byteLength(text);
+          if (this.written > COMPACT_AT_BYTES) await this.rewrite();
+        });
+    }
+    this.batch.push(`${line}\n`);
+    return this.chain;
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * The sandbox dashboard driven in a real headless browser (Debian's chromium through playwright-core), end to end: the
+ * page talks to a real sandbox, the CLI and a real `taskctl webhook listen` process. One browser and one page for the
+ * whole file; the tests run in order and build on each other (the key is regenerated last).
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, freePort, startWorld, type E2EWorld } from '../e2e/harness.js';
+import { chromiumAvailable, launchChromium, type LaunchedBrowser } from './chromium.js';
+
+const available = chromiumAvailable();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Delivery {
+  id: number;
+  state: string;
+}
+
+describe.runIf(available)('sandbox dashboard in chromium', () => {
+  let browser: LaunchedBrowser;
+  let world: E2EWorld;
+  let page: Page;
+  let app: Server;
+  let appStatus = 200;
+  const appGot: string[] = [];
+  let listenerOut = '';
+  let listenerErr = '';
+  let listenerUrl = '';
+  const closers: Array<() => Promise<unknown>> = [];
+
+  const state = () =>
+    world.admin<{ balance: number; apiKey: string; webhookUrl: string | null }>('GET', '/__sandbox/state?tasks=false');
+  const deliveries = async () =>
+    (await world.admin<{ deliveries: Delivery[] }>('GET', '/__sandbox/deliveries')).deliveries;
+
+  beforeAll(async () => {
+    [browser, world] = await Promise.all([launchChromium(), startWorld({ itemMs: 150, webhookTimeScale: 1 })]);
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(10_000);
+    // The app behind `webhook listen --forward-to`: its answer decides the listener's (2xx → 200, else 502).
+    app = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (appStatus === 200) appGot.push(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(appStatus).end();
+      });
+    });
+    const appPort = await freePort();
+    await new Promise<void>((resolve) => app.listen(appPort, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => app.close(resolve)));
+    const port = await freePort();
+    listenerUrl = `http://127.0.0.1:${port}/`;
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'webhook',
+        'listen',
+        '--port',
+        String(port),
+        '--forward-to',
+        `http://127.0.0.1:${appPort}/`,
+        '-o',
+        'ndjson',
+      ],
+      { env: { PATH: process.env.PATH ?? '', ...world.env } },
+    );
+    closers.push(async () => {
+      if (child.exitCode !== null) return;
+      const closed = new Promise((resolve) => child.once('close', resolve));
+      child.kill('SIGTERM');
+      await closed;
+    });
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (listenerOut += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (listenerErr += c));
+    for (let i = 0; i < 200 && !listenerErr.includes('listening for webhooks'); i++) await sleep(50);
+    await page.goto(world.sandbox.dashboard);
+    await page.locator('#live.on').waitFor();
+  });
+
+  afterAll(async () => {
+    // Whatever beforeAll got to start, newest first.
+    for (const close of closers.reverse()) await close();
+  });
+
+  it('shows the key masked, reveals and copies it', async () => {
+    const key = world.sandbox.apiKey;
+    const input = page.locator('#api-key');
+    expect(await input.getAttribute('type')).toBe('password');
+    expect(await input.inputValue()).not.toBe(key);
+    await page.click('#key-reveal');
+    expect(await input.inputValue()).toBe(key);
+    expect(await page.getAttribute('#key-reveal', 'aria-pressed')).toBe('true');
+    await page.click('#key-reveal');
+    expect(await input.inputValue()).not.toBe(key);
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.sandbox.origin });
+    await page.click('#key-copy');
+    await expect.poll(() => page.textContent('#key-note')).toContain('copied');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
+  });
+
+  it('shows tasks and their progress live, without a reload', async () => {
+    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', '-q']);
+    expect(created.code).toBe(0);
+    const id = created.stdout.trim();
+    const row = page.locator(`#tasks-table tr[data-task="${id}"]`);
+    await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('domain_check_availability');
+    await expect.poll(() => row.locator('.badge').textContent()).toBe('completed');
+    expect(await row.locator('td').nth(3).textContent()).toBe('3 / 0 / 3');
+    expect(await page.textContent('#tasks-count')).toBe('(1)');
+  });
+
+  it('edits the balance, and shows a balance changed elsewhere', async () => {
+    await page.fill('#balance', '777');
+    await page.press('#balance', 'Enter');
+    await expect.poll(async () => (await state()).balance).toBe(777);
+    await expect.poll(() => page.textContent('#balance-note')).toContain('777');
+    // The field still has the focus but is not being edited: it follows the server.
+    await world.admin('POST', '/__sandbox/balance', { balance: 555 });
+    await expect.poll(() => page.inputValue('#balance')).toBe('555');
+    await page.fill('#balance', '-3');
+    await page.click('#balance-form button');
+    expect(await state()).toMatchObject({ balance: 555 });
+  });
+
+  it('sets the webhook URL with the admin API’s validation, and sends a test event', async () => {
+    await page.fill('#webhook-url', 'https://example.com/hook');
+    await page.press('#webhook-url', 'Enter');
+    await expect.poll(() => page.textContent('#webhook-note')).toContain('not on this machine');
+    expect((await state()).webhookUrl).toBeNull();
+    await page.fill('#webhook-url', listenerUrl);
+    await page.press('#webhook-url', 'Enter');
+    await expect.poll(async () => (await state()).webhookUrl).toBe(listenerUrl);
+    await page.click('#webhook-test');
+    await expect.poll(() => page.textContent('#webhook-note')).toMatch(/Test event: HTTP 200 in \d+ ms/);
+    expect(appGot.some((body) => body.includes('"completed"'))).toBe(true);
+  });
+
+  it('shows deliveries failing and retrying, their attempts and masked headers, filters them, and replays one to delivered', async () => {
+    appStatus = 500;
+    const created = await world.inProcess(['create', 'domain_check_availability', 'x.com', '-q']);
+    const taskId = Number(created.stdout.trim());
+    const retrying = page.locator('#delivery-list li[data-state="retrying"]');
+    await expect.poll(() => retrying.count()).toBe(2);
+    const item = retrying.filter({ hasText: 'processing' }).first();
+    expect(await item.textContent()).toMatch(new RegExp(`task ${taskId}.*retrying.*next attempt`));
+    await item.locator('summary').click();
+    const attempts = item.locator('table.attempts tbody tr');
+    expect(await attempts.first().textContent()).toMatch(/^1.*HTTP 502\d+ ms/);
+    const headers = await item.locator('pre').first().textContent();
+    expect(headers).toContain('X-Webhook-Signature: sk_s…');
+    expect(headers).not.toContain(world.sandbox.apiKey);
+    expect(await item.locator('pre').nth(1).textContent()).toContain(`"id": ${taskId}`);
+
+    await page.selectOption('#delivery-filter', 'delivered');
+    await expect.poll(() => page.locator('#delivery-list li[data-state="retrying"]').count()).toBe(0);
+    await page.selectOption('#delivery-filter', 'retrying');
+    await expect.poll(() => page.locator('#delivery-list li').count()).toBe(2);
+
+    appStatus = 200;
+    const forwardedBefore = appGot.length;
+    await page.selectOption('#delivery-filter', '');
+    const processing = page
+      .locator('#delivery-list li', { hasText: `processing` })
+      .filter({ hasText: `task ${taskId}` });
+    await processing.locator('button.replay').click();
+    await expect.poll(() => page.textContent('#deliveries-note')).toMatch(/replayed: HTTP 200 in \d+ ms \(delivered\)/);
+    await expect.poll(() => processing.getAttribute('data-state')).toBe('delivered');
+    // The replay is one more attempt of the same delivery, marked as a replay; the app got the event once.
+    await processing.locator('summary').click();
+    expect(await processing.locator('table.attempts tbody tr').last().textContent()).toMatch(/HTTP 200.*replay/);
+    expect(appGot.length).toBe(forwardedBefore + 1);
+    expect(
+      listenerOut.split('\n').filter((l) => l.includes(`"id":${taskId}`) && l.includes('"processing"')),
+    ).toHaveLength(1);
+    const states = (await deliveries()).map((d) => d.state);
+    expect(states).toContain('delivered');
+  });
+
+  it('clears the webhook URL', async () => {
+    await page.click('#webhook-clear');
+    await expect.poll(async () => (await state()).webhookUrl).toBeNull();
+    expect(await page.inputValue('#webhook-url')).toBe('');
+  });
+
+  it('lists, adds and clears faults; a fault the CLI consumed disappears live', async () => {
+    await page.selectOption('#fault-method', 'GET');
+    await page.fill('#fault-path', '/balance');
+    await page.selectOption('#fault-kind', 'status');
+    await page.fill('#fault-status', '503');
+    await page.fill('#fault-count', '1');
+    await page.click('#fault-form button[type=submit]');
+    const rows = page.locator('#faults-table tbody tr');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toBe('GET/api/v1/balancestatus1HTTP 503');
+    // The CLI's balance meets the 503, retries, and succeeds: the fault is used up.
+    expect((await world.inProcess(['balance'])).code).toBe(0);
+    await expect.poll(() => rows.count()).toBe(0);
+    expect(await page.isVisible('#faults-empty')).toBe(true);
+    await page.selectOption('#fault-kind', 'reset-before');
+    await page.fill('#fault-count', '3');
+    await page.click('#fault-form button[type=submit]');
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.click('#faults-clear');
+    await expect.poll(() => rows.count()).toBe(0);
+    expect((await world.admin<{ faults: unknown[] }>('GET', '/__sandbox/faults')).faults).toEqual([]);
+  });
+
+  it('regenerates the key by keyboard alone, after a confirmation; the CLI then gets 401 with the old key', async () => {
+    const oldKey = world.sandbox.apiKey;
+    await page.focus('#key-regenerate');
+    await page.keyboard.press('Enter');
+    expect(await page.isVisible('#confirm-regenerate')).toBe(true);
+    await page.keyboard.press('Escape');
+    expect(await page.isVisible('#confirm-regenerate')).toBe(false);
+    expect((await state()).apiKey).toBe(oldKey);
+    expect(await page.evaluate('document.activeElement.id')).toBe('key-regenerate');
+
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.id')).toBe('confirm-yes');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await state()).apiKey).not.toBe(oldKey);
+    const newKey = (await state()).apiKey;
+    await expect.poll(() => page.inputValue('#api-key')).toBe(newKey);
+    expect(await page.textContent('#key-note')).toContain('old key now gets 401');
+
+    const withOld = await world.inProcess(['balance'], { env: { TASKCTL_API_KEY: oldKey } });
+    expect(withOld.code).toBe(4);
+    expect((await world.inProcess(['balance'], { env: { TASKCTL_API_KEY: newKey } })).code).toBe(0);
+  });
+
+  it('fits a phone’s width: no sideways scrolling of the page', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1280);
+  });
+});

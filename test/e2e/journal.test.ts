@@ -1,0 +1,242 @@
+/**
+ * `create --journal FILE` and `taskctl resume FILE` against a real sandbox (issue 24), in process (virtual time: the wait
+ * before an in-flight chunk is settled passes at once). Kills at random instants are the campaign's
+ * (test/campaign/journal.ts); here each state a kill can leave is built by hand and resumed.
+ */
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { accountKey } from '../../src/core/cache.js';
+import { startWorld, type E2EWorld } from './harness.js';
+
+interface SandboxTask {
+  id: number;
+  service: string;
+  total_items: number;
+  items?: Array<{ target: string }>;
+}
+
+let world: E2EWorld;
+/** Homes of worlds replaced mid-test (their journal stays in use), removed at the end. */
+const replaced: E2EWorld[] = [];
+beforeEach(async () => {
+  world = await startWorld({ itemMs: 0 });
+});
+afterEach(async () => {
+  await world.close();
+  for (const old of replaced.splice(0)) old.home.cleanup();
+});
+
+const service = 'domain_check_availability';
+const path = (name: string) => join(world.home.dir, name);
+const tasks = async () =>
+  (await world.admin<{ tasks: SandboxTask[] }>('GET', '/__sandbox/state')).tasks.filter((t) => t.service === service);
+const records = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+function domains(name: string, count: number, prefix = 'd'): string {
+  const file = path(name);
+  writeFileSync(file, Array.from({ length: count }, (_, i) => `${prefix}${i}.example.com`).join('\n') + '\n');
+  return file;
+}
+
+/** Every item of `file` in exactly one task of the sandbox, and nothing else. */
+async function itemsOnce(count: number, prefix = 'd'): Promise<void> {
+  const seen = new Map<string, number>();
+  for (const task of await tasks()) {
+    const full = JSON.parse((await world.inProcess(['show', String(task.id), '-o', 'json'])).stdout) as SandboxTask;
+    for (const item of full.items ?? []) seen.set(item.target, (seen.get(item.target) ?? 0) + 1);
+  }
+  const expected = Array.from({ length: count }, (_, i) => `${prefix}${i}.example.com`);
+  expect([...seen.keys()].sort()).toEqual(expected.sort());
+  expect([...seen.values()].every((n) => n === 1)).toBe(true);
+}
+
+describe('create --journal', () => {
+  it('records the job and every chunk (fsynced JSON lines, no items), and a finished job is not started again', async () => {
+    const input = domains('in.txt', 25);
+    const journal = path('job.jsonl');
+    const first = await world.inProcess([
+      'create',
+      service,
+      '-f',
+      input,
+      '--chunk-size',
+      '10',
+      '--journal',
+      journal,
+      '-q',
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.trim().split('\n')).toHaveLength(3);
+    const lines = records(journal);
+    expect(lines[0]).toMatchObject({ type: 'job', service, chunk_size: 10, items: 25, chunks: 3 });
+    expect(lines[0]?.inputs).toEqual([
+      expect.objectContaining({ kind: 'file', path: input, size: expect.any(Number) }),
+    ]);
+    expect(lines.map((r) => r.type)).toEqual(['job', 'send', 'created', 'send', 'created', 'send', 'created', 'done']);
+    expect(readFileSync(journal, 'utf8')).not.toMatch(/example\.com/);
+
+    const again = await world.inProcess(['create', service, '-f', input, '--chunk-size', '10', '--journal', journal]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/the job in .* is finished/);
+    const summary = await world.inProcess(['resume', journal]);
+    expect(summary.code).toBe(0);
+    expect(summary.stderr).toMatch(/3 tasks for 25 items, 25 coins/);
+    expect(await tasks()).toHaveLength(3);
+  });
+
+  it('refuses a journal of another job (exit 2 naming what differs), a changed input, and a journal in use', async () => {
+    const input = domains('in.txt', 12);
+    const journal = path('job.jsonl');
+    // A job stopped after its first chunk (as a kill would leave it).
+    const started = await world.inProcess(['create', service, '-f', input, '--chunk-size', '5', '--journal', journal]);
+    expect(started.code).toBe(0);
+    expect(started.stderr).toMatch(/chunk 3 of 3: 3 of 3 tasks created; 12 items and 12 coins by this run/);
+    expect(started.stderr).toMatch(/job .*job\.jsonl: 3 tasks for 12 items, 12 coins/);
+    const kept = records(journal).slice(0, 3);
+    writeFileSync(journal, kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+    const other = await world.inProcess(['create', service, '-f', input, '--chunk-size', '6', '--journal', journal]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/belongs to another job: --chunk-size differs/);
+    const noValidate = await world.inProcess([
+      'create',
+      service,
+      '-f',
+      input,
+      '--chunk-size',
+      '5',
+      '--no-validate',
+      '--journal',
+      journal,
+    ]);
+    expect(noValidate.stderr).toMatch(/--no-validate differs/);
+
+    writeFileSync(
+      journal + '.lock',
+      JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), token: 'x' }),
+    );
+    const locked = await world.inProcess(['resume', journal]);
+    expect(locked.code).toBe(2);
+    expect(locked.stderr).toMatch(/in use by another taskctl/);
+    unlinkSync(journal + '.lock');
+
+    writeFileSync(input, readFileSync(input, 'utf8') + 'extra.example.com\n');
+    const changed = await world.inProcess(['resume', journal]);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toMatch(/in\.txt \(\d+ bytes now, \d+ when the job started\)/);
+    expect(await tasks()).toHaveLength(3); // the first create's three tasks; nothing sent by the refused runs
+  });
+
+  it('copies stdin beside the journal and resumes from the copy; chunks with a task are never sent again', async () => {
+    const journal = path('job.jsonl');
+    const input = Array.from({ length: 30 }, (_, i) => `s${i}.example.com`).join('\n');
+    const done = await world.inProcess(['create', service, '--chunk-size', '7', '--journal', journal, '-q'], {
+      stdin: input,
+    });
+    expect(done.code, done.stderr).toBe(0);
+    expect(readFileSync(`${journal}.input`, 'utf8')).toBe(input);
+    // Cut the journal back to two created chunks, as if killed then; resume sends chunks 3 to 5 only.
+    const lines = records(journal);
+    const cut = lines.findIndex((r) => r.type === 'created' && r.chunk === 2) + 1;
+    writeFileSync(
+      journal,
+      lines
+        .slice(0, cut)
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
+    const before = (await tasks()).length;
+    const resumed = await world.inProcess(['resume', journal, '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout.trim().split('\n')).toHaveLength(3);
+    expect((await tasks()).length).toBe(before + 3);
+  });
+});
+
+describe('resume: a chunk caught in flight', () => {
+  /** A job whose last record is `send` for chunk 2: killed between the journal write and the POST's answer. */
+  async function stoppedInFlight(created: boolean, copies = 1): Promise<{ journal: string; chunk2: string[] }> {
+    const input = domains('in.txt', 9, 'f');
+    const journal = path('job.jsonl');
+    const run = await world.inProcess(['create', service, '-f', input, '--chunk-size', '3', '--journal', journal]);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = records(journal);
+    const send2 = lines.findIndex((r) => r.type === 'send' && r.chunk === 2);
+    writeFileSync(
+      journal,
+      lines
+        .slice(0, send2 + 1)
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
+    // The sandbox keeps what the first run made; start the account over with only chunk 1's task (plus copies).
+    const chunk2 = ['f3.example.com', 'f4.example.com', 'f5.example.com'];
+    await world.sandbox.close();
+    replaced.push(world);
+    world = await startWorld({ itemMs: 0 });
+    const first = await world.inProcess([
+      'create',
+      service,
+      'f0.example.com',
+      'f1.example.com',
+      'f2.example.com',
+      '-q',
+    ]);
+    const firstId = Number(first.stdout.trim());
+    const rewritten = records(journal).map((r) => {
+      if (r.type === 'job') {
+        return { ...r, base_url: world.sandbox.url, account: accountKey(world.sandbox.url, world.sandbox.apiKey) };
+      }
+      if (r.type === 'created' && r.chunk === 1) return { ...r, task: firstId };
+      if (r.type === 'send') return { ...r, before: [] };
+      return r;
+    });
+    writeFileSync(journal, rewritten.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    if (created) for (let i = 0; i < copies; i++) await world.inProcess(['create', service, ...chunk2, '-q']);
+    return { journal, chunk2 };
+  }
+
+  it('adopts the one identical task the interrupted POST created: nothing twice, nothing missing', async () => {
+    const { journal } = await stoppedInFlight(true);
+    const resumed = await world.inProcess(['resume', journal]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/chunk 2: task \d+ was created by the interrupted request/);
+    expect(records(journal).find((r) => r.type === 'reconciled')).toMatchObject({ chunk: 2, by: 'scan' });
+    await itemsOnce(9, 'f');
+  });
+
+  it('sends the chunk again when it was proven never created', async () => {
+    const { journal } = await stoppedInFlight(false);
+    const resumed = await world.inProcess(['resume', journal]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
+    await itemsOnce(9, 'f');
+  });
+
+  it('stops with exit 9 naming the candidates when two could be it; --adopt settles it', async () => {
+    const { journal } = await stoppedInFlight(true, 2);
+    const stopped = await world.inProcess(['resume', journal]);
+    expect(stopped.code).toBe(9);
+    expect(stopped.stderr).toMatch(/chunk 2 .* may have been created: several new identical tasks \((\d+), (\d+)\)/);
+    expect(stopped.stderr).toMatch(/--adopt 2=ID/);
+    const [, a] = /\((\d+), (\d+)\)/.exec(stopped.stderr) ?? [];
+    const bad = await world.inProcess(['resume', journal, '--adopt', '1=5']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/chunk 1 is not in doubt/);
+    const settled = await world.inProcess(['resume', journal, '--adopt', `2=${a}`, '-q']);
+    expect(settled.code, settled.stderr).toBe(0);
+    expect(
+      records(journal)
+        .filter((r) => r.type === 'reconciled')
+        .at(-1),
+    ).toMatchObject({ chunk: 2, by: 'user' });
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+    expect(records(journal).at(-1)).toMatchObject({ type: 'done', tasks: 3, items: 9 });
+  });
+});

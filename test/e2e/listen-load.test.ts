@@ -1,0 +1,18 @@
+/** The smoke version of the `webhook listen` load test (the full one: `npm run load:listen`). */
+import { describe, expect, it } from 'vitest';
+import { runListenLoad } from '../load/listen-load.js';
+
+describe('webhook listen under load (smoke)', () => {
+  it('prints, forwards and executes each of 80 acknowledged events exactly once, with the app failing 30%', async () => {
+    const result = await runListenLoad({ tasks: 40, burst: 40, failRate: 0.3, replayRate: 0.2, concurrency: 4 });
+    expect(result.acknowledged).toBe(80);
+    expect(result.printed).toEqual({ once: 80, missing: 0, extra: 0 });
+    expect(result.forwarded).toEqual({ once: 80, missing: 0, extra: 0 });
+    expect(result.executed).toEqual({ once: 80, missing: 0, extra: 0 });
+    // The app's failures reached the service as 502s, which it retried.
+    expect(result.refused[502]).toBeGreaterThan(0);
+    expect(result.duplicatesLogged).toBe(result.replays);
+    expect(result.exitCode).toBe(0);
+    expect(result.peakRssMb).toBeLessThan(200);
+  });
+});

@@ -1,0 +1,192 @@
+/** The dashboard's side of the sandbox over HTTP: its endpoints, its files, and who may use them (Host, Origin). */
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { admin, call, createTask, deliveriesWhen, eventually, start, startReceiver, type Json } from './helpers.js';
+
+/** A raw request, so Host and Origin can be anything. */
+function raw(
+  sandbox: RunningSandbox,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  const { port } = new URL(sandbox.origin);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers, setHost: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const hostOf = (sandbox: RunningSandbox) => new URL(sandbox.origin).host;
+
+describe('sandbox dashboard endpoints', () => {
+  it('GET /state carries the key and the task count; ?tasks=false leaves the tasks out', async () => {
+    const sb = await start({ itemMs: 0 });
+    await createTask(sb, ['a']);
+    const full = (await admin(sb, '/state')).body;
+    expect(full).toMatchObject({
+      apiKey: 'sk_sandbox_0000',
+      taskCount: 1,
+      tasks: [expect.objectContaining({ id: 1 })],
+    });
+    const lean = (await admin(sb, '/state?tasks=false')).body;
+    expect(lean).toEqual({ balance: 9999, apiKey: 'sk_sandbox_0000', webhookUrl: null, taskCount: 1 });
+    const rotated = (await admin(sb, '/rotate-key', {})).body.apiKey;
+    expect((await admin(sb, '/state?tasks=false')).body.apiKey).toBe(rotated);
+  });
+
+  it('GET /tasks pages newest first and validates its parameters', async () => {
+    const sb = await start({ itemMs: 0 });
+    for (let i = 0; i < 5; i++) await createTask(sb, [`d${i}.com`]);
+    const first = (await admin(sb, '/tasks?page=1&per_page=2')).body;
+    expect(first.tasks.map((t: Json) => t.id)).toEqual([5, 4]);
+    expect(first.meta).toEqual({ current_page: 1, total_pages: 3, total_count: 5, per_page: 2 });
+    expect((await admin(sb, '/tasks?page=3&per_page=2')).body.tasks.map((t: Json) => t.id)).toEqual([1]);
+    expect((await admin(sb, '/tasks')).body.meta.per_page).toBe(25);
+    for (const query of ['page=0', 'per_page=101', 'page=x']) {
+      const res = await admin(sb, `/tasks?${query}`);
+      expect(res.status).toBe(422);
+    }
+  });
+
+  it('records request headers with the signature masked, filters by state, and replays a delivery', async () => {
+    let failing = true;
+    const receiver = await startReceiver(() => (failing ? 500 : 200));
+    const sb = await start({ itemMs: 0, webhookUrl: receiver.url, webhookTimeScale: 1000 });
+    await createTask(sb, ['a']);
+    const [first] = await deliveriesWhen(sb, (list) => list.length >= 1 && list[0].state === 'retrying');
+    expect(first.headers['X-Webhook-Signature']).toBe('sk_s…0000');
+    expect(JSON.stringify(first)).not.toContain('sk_sandbox_0000');
+    expect(first.headers['User-Agent']).toBe('TaskService-Webhook/1.0');
+    expect(first.nextAttemptAt).not.toBeNull();
+    expect((await admin(sb, '/deliveries?state=delivered')).body.deliveries).toEqual([]);
+    expect((await admin(sb, '/deliveries?state=bogus')).status).toBe(422);
+
+    failing = false;
+    const replayed = await admin(sb, `/deliveries/${first.id}/replay`, {});
+    expect(replayed.status).toBe(200);
+    expect(replayed.body.delivery.state).toBe('delivered');
+    expect(replayed.body.delivery.attempts.at(-1)).toMatchObject({ statusCode: 200, replay: true });
+    // The receiver got the same payload, signed with the real key.
+    const last = receiver.received.at(-1);
+    expect(last?.headers['x-webhook-signature']).toBe('sk_sandbox_0000');
+    expect(last?.body).toEqual(first.payload);
+    const delivered = (await admin(sb, '/deliveries?state=delivered')).body.deliveries;
+    expect(delivered.map((d: Json) => d.id)).toContain(first.id);
+    expect((await admin(sb, '/deliveries/999/replay', {})).status).toBe(404);
+  });
+
+  it('sends a signed test event for the newest task, or a made-up one, marked X-Sandbox-Test', async () => {
+    const receiver = await startReceiver();
+    const sb = await start({ itemMs: 0 });
+    expect((await admin(sb, '/webhook/test', {})).status).toBe(422);
+    await admin(sb, '/webhook', { url: receiver.url });
+    const synthetic = (await admin(sb, '/webhook/test', {})).body.delivery;
+    expect(synthetic).toMatchObject({ test: true, state: 'delivered', event: 'completed', taskId: 0 });
+    await createTask(sb, ['a', 'b']);
+    const test = (await admin(sb, '/webhook/test', {})).body.delivery;
+    expect(test).toMatchObject({ test: true, state: 'delivered', taskId: 1, attempts: [{ statusCode: 200 }] });
+    const got = receiver.received.filter((r) => r.headers['x-sandbox-test'] === '1');
+    expect(got).toHaveLength(2);
+    expect(got[1]?.body).toMatchObject({ event: 'completed', task: { id: 1, status: 'completed', total_items: 2 } });
+    expect(got[1]?.headers['x-webhook-signature']).toBe('sk_sandbox_0000');
+  });
+
+  it('streams changes as server-sent events', async () => {
+    const sb = await start({ itemMs: 0 });
+    const controller = new AbortController();
+    const res = await fetch(`${sb.origin}/__sandbox/events`, { signal: controller.signal });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = '';
+    const read = async (until: RegExp) => {
+      while (!until.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        text += new TextDecoder().decode(value);
+      }
+    };
+    await read(/event: hello/);
+    await admin(sb, '/balance', { balance: 5 });
+    await read(/event: change\ndata: \{"topic":"state"\}/);
+    await admin(sb, '/faults', { kind: 'status', status: 500, path: '/balance' });
+    await read(/"topic":"faults"/);
+    controller.abort();
+  });
+});
+
+describe('sandbox dashboard page', () => {
+  it('serves the page and its files from the sandbox, with a strict content policy and no outside URL', async () => {
+    const sb = await start();
+    expect(sb.dashboard).toBe(`${sb.origin}/`);
+    const page = await fetch(sb.dashboard);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]*)"/g)].map((m) => m[1] ?? '');
+    expect(assets.sort()).toEqual(['/dashboard/app.css', '/dashboard/app.js', '/dashboard/icon.svg']);
+    for (const asset of assets) {
+      const res = await fetch(`${sb.origin}${asset}`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      // No CDN: the only absolute URLs are the SVG namespace and an example in a placeholder.
+      const urls = text.match(/https?:\/\/[^\s"'<)]+/g) ?? [];
+      expect(urls.filter((u) => !u.startsWith('http://www.w3.org/2000/svg') && u !== 'http://127.0.0.1:8788/')).toEqual(
+        [],
+      );
+    }
+    expect((await fetch(sb.dashboard, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('answers the page and the admin API only for a loopback Host with its own port', async () => {
+    const sb = await start();
+    const { port } = new URL(sb.origin);
+    expect((await raw(sb, 'GET', '/', { Host: hostOf(sb) })).status).toBe(200);
+    expect((await raw(sb, 'GET', '/__sandbox/state', { Host: `localhost:${port}` })).status).toBe(200);
+    for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1:${Number(port) + 1}`, `127.0.0.1`]) {
+      const page = await raw(sb, 'GET', '/', { Host: host });
+      expect(page.status, host).toBe(403);
+      const state = await raw(sb, 'GET', '/__sandbox/state', { Host: host });
+      expect(state.status, host).toBe(403);
+      expect(state.text).not.toContain('sk_sandbox_0000');
+    }
+    // The API itself is not the dashboard's: any Host reaches it (a proxy in front may rename it).
+    expect((await call(sb, '/balance', { headers: { Host: 'api.example' } })).status).toBe(200);
+  });
+
+  it('refuses writes from a foreign Origin; its own origin and no Origin (curl) are fine', async () => {
+    const sb = await start();
+    const { port } = new URL(sb.origin);
+    const json = { 'Content-Type': 'application/json', Host: hostOf(sb) };
+    for (const origin of ['http://evil.example', 'null', `http://evil.example:${port}`, `https://127.0.0.1:${port}`]) {
+      const res = await raw(sb, 'POST', '/__sandbox/rotate-key', { ...json, Origin: origin }, '{}');
+      expect(res.status, origin).toBe(403);
+      const faults = await raw(sb, 'POST', '/__sandbox/faults', { ...json, Origin: origin }, '{"kind":"reset-before"}');
+      expect(faults.status, origin).toBe(403);
+    }
+    expect((await call(sb, '/balance')).status).toBe(200);
+    expect((await admin(sb, '/faults')).body.faults).toEqual([]);
+    const own = await raw(
+      sb,
+      'POST',
+      '/__sandbox/balance',
+      { ...json, Origin: `http://localhost:${port}` },
+      '{"balance":7}',
+    );
+    expect(own.status).toBe(200);
+    const curl = await raw(sb, 'POST', '/__sandbox/balance', json, '{"balance":8}');
+    expect(curl.status).toBe(200);
+    await eventually(async () => (await admin(sb, '/state?tasks=false')).body.balance === 8);
+  });
+});

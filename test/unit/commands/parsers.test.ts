@@ -1,0 +1,21 @@
+import { InvalidArgumentError } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { byteSize } from '../../../src/commands/parsers.js';
+
+describe('byteSize (--max-body)', () => {
+  it('reads binary units and plain bytes', () => {
+    expect(byteSize('1MiB')).toBe(1024 * 1024);
+    expect(byteSize('1mb')).toBe(1024 * 1024);
+    expect(byteSize('256KiB')).toBe(256 * 1024);
+    expect(byteSize('512k')).toBe(512 * 1024);
+    expect(byteSize('1.5MiB')).toBe(1.5 * 1024 * 1024);
+    expect(byteSize('2048')).toBe(2048);
+    expect(byteSize(' 10 b ')).toBe(10);
+  });
+
+  it('refuses anything else, zero and more than 1 GiB', () => {
+    for (const bad of ['', '0', 'lots', '1TiB', '-5', '2GiB', '1e9']) {
+      expect(() => byteSize(bad), bad).toThrow(InvalidArgumentError);
+    }
+  });
+});

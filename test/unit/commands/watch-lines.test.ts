@@ -1,0 +1,71 @@
+/** `watch` for a person (issue 26): says what it watches, aligned lines, the event's own time, the right Ctrl-C hint. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { AutoClock, runTaskctl, type RunOptions } from './harness.js';
+
+let sandbox: RunningSandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+async function setup() {
+  const clock = new AutoClock();
+  sandbox = await startSandbox({ port: 0, clock, itemMs: 500, rateLimit: 0, seed: 1 });
+  const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey, NO_COLOR: '1' };
+  const run = (argv: string[], options: RunOptions = {}) =>
+    runTaskctl(argv, { clock, ...options, env: { ...env, ...options.env } });
+  return { run, sandbox };
+}
+
+const person: RunOptions = { stdoutTTY: true, stderrTTY: false, columns: 100 };
+
+describe('watch for a person', () => {
+  it('with nothing running: says what it watched, that nothing was unfinished, and how to keep watching', async () => {
+    const { run } = await setup();
+    const result = await run(['watch'], person);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      'watching every unfinished task; Ctrl-C to stop\n' +
+        'no unfinished tasks: nothing to watch (taskctl watch --follow waits for new ones)\n',
+    );
+  });
+
+  it('aligned columns, the time of the event from the task (ISO UTC, no milliseconds), counts as list shows them', async () => {
+    const { run } = await setup();
+    const created: number[] = [];
+    for (const [service, items] of [
+      ['domain_check_availability', ['a.com', 'fail-b.com']],
+      ['email_verify', ['x@example.com']],
+    ] as const) {
+      const result = await run(['create', service, ...items, '-q']);
+      created.push(Number(result.stdout.trim()));
+    }
+    const result = await run(['watch', ...created.map(String)], person);
+    expect(result.code).toBe(11);
+    const lines = result.stdout.trim().split('\n');
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}task \d+ {2}\S+ +\S+/);
+    // The status column starts at the same place on every line.
+    const at = lines.map((line) => line.search(/(pending|processing|completed)/));
+    expect(new Set(at).size).toBe(1);
+    expect(result.stdout).toMatch(/completed +1\/2, 1 failed$/m);
+    const sandboxTasks = (await (
+      await fetch(`${sandbox?.url}/tasks/${created[0]}`, {
+        headers: { 'x-api-key': sandbox?.apiKey ?? '' },
+      })
+    ).json()) as { data: { completed_at: string } };
+    expect(result.stdout).toContain(`${sandboxTasks.data.completed_at.replace(/\.\d{3}Z$/, 'Z')}  task ${created[0]}`);
+  });
+
+  it('Ctrl-C names `taskctl watch` to resume, not wait', async () => {
+    const { run } = await setup();
+    const id = Number((await run(['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', '-q'])).stdout);
+    // Interrupted before its first look: the task is still running.
+    const controller = new AbortController();
+    controller.abort(new Error('interrupted'));
+    const pending = run(['watch', String(id)], { ...person, signal: controller.signal });
+    const result = await pending;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain(`still running: taskctl watch ${id}`);
+  });
+});

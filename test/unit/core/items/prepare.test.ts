@@ -1,0 +1,134 @@
+import { readdir } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dedupeItems, prepareItems, validateItems } from '../../../../src/core/items/index.js';
+import { HashSet128, hash128 } from '../../../../src/core/items/hash128.js';
+import { inputError, makeTempDir, streamOf, type TempDir } from './helpers.js';
+
+let temp: TempDir;
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(async () => {
+  await temp.remove();
+});
+
+const service = 'domain_check_availability';
+
+function collect(chunks: Iterable<string[]>): string[][] {
+  return [...chunks];
+}
+
+describe('prepareItems: streaming read, check, de-duplication', () => {
+  it('gives what readItems + validateItems + dedupeItems give, in chunks, with counts', async () => {
+    const input = 'B.com\nnot a domain\na.com\nb.com\n# comment\nc.com\na.com\n';
+    const prepared = await prepareItems([{ kind: 'stdin', stream: streamOf([input]) }], {
+      service,
+      scratchDir: temp.dir,
+    });
+    try {
+      expect(prepared.count).toBe(3);
+      expect(prepared.duplicates).toBe(2);
+      expect(prepared.invalidCount).toBe(1);
+      expect(prepared.invalid[0]?.where).toBe('stdin:2');
+      expect(prepared.normalised).toEqual({ count: 1, first: [{ item: 'B.com', sent: 'b.com' }] });
+      expect(collect(prepared.chunks(2))).toEqual([['b.com', 'a.com'], ['c.com']]);
+      expect(collect(prepared.chunks(2, 1))).toEqual([['c.com']]);
+      expect(collect(prepared.chunks(10))).toEqual([['b.com', 'a.com', 'c.com']]);
+    } finally {
+      prepared.dispose();
+    }
+  });
+
+  it('spills to scratch files past its buffers, agrees with the in-memory path, and removes them', async () => {
+    // 150,000 items (2.5 MB as UTF-16): past the 1 MiB spool buffer and every hash group's buffer.
+    const items: string[] = [];
+    for (let i = 0; i < 150_000; i++) items.push(`d${(i * 7919) % 100_003}.example.com`);
+    const lines = items.join('\n');
+    const blocks: string[] = [];
+    for (let at = 0; at < lines.length; at += 65_536) blocks.push(lines.slice(at, at + 65_536));
+    const prepared = await prepareItems([{ kind: 'stdin', stream: streamOf(blocks) }], {
+      service,
+      scratchDir: temp.dir,
+    });
+    try {
+      expect((await readdir(temp.dir)).length).toBe(1); // the scratch directory, holding the spilled files
+      const expected = dedupeItems(validateItems(service, items).valid);
+      expect(prepared.count).toBe(expected.unique.length);
+      expect(prepared.duplicates).toBe(expected.duplicates);
+      expect(collect(prepared.chunks(5000)).flat()).toEqual(expected.unique);
+      expect(collect(prepared.chunks(5000, 19)).flat()).toEqual(expected.unique.slice(19 * 5000));
+    } finally {
+      prepared.dispose();
+    }
+    expect(await readdir(temp.dir)).toEqual([]);
+  });
+
+  it('--keep-duplicates and --no-validate send the items as read; the digest depends only on what is sent', async () => {
+    const read = (input: string, validate: boolean) =>
+      prepareItems([{ kind: 'stdin', stream: streamOf([input]) }], {
+        service,
+        validate,
+        keepDuplicates: true,
+        scratchDir: temp.dir,
+      });
+    const raw = await read('A.com\nA.com\n', false);
+    const same = await read('  A.com\r\nA.com', false);
+    const folded = await read('A.com\nA.com\n', true);
+    try {
+      expect(collect(raw.chunks(5))).toEqual([['A.com', 'A.com']]);
+      expect(raw.digest).toBe(same.digest);
+      expect(folded.digest).not.toBe(raw.digest);
+    } finally {
+      for (const p of [raw, same, folded]) p.dispose();
+    }
+  });
+
+  it('keeps only the first invalid items, with the count of all', async () => {
+    const input = Array.from({ length: 50 }, (_, i) => `bad item ${i}`).join('\n');
+    const prepared = await prepareItems([{ kind: 'stdin', stream: streamOf([input]) }], { service });
+    expect(prepared.invalidCount).toBe(50);
+    expect(prepared.invalid).toHaveLength(20);
+    expect(prepared.count).toBe(0);
+    prepared.dispose();
+  });
+
+  it('an error while reading removes the scratch files and says where', async () => {
+    const big = 'a.com\n'.repeat(300_000);
+    await inputError(
+      prepareItems([{ kind: 'stdin', stream: streamOf([big, 'b.com\n\u0000']) }], { service, scratchDir: temp.dir }),
+      /^stdin:300002: NUL byte/,
+    );
+    expect(await readdir(temp.dir)).toEqual([]);
+  });
+});
+
+describe('hash128 and HashSet128', () => {
+  it('hashes every length and code unit into distinct 128-bit values', () => {
+    const out = new Uint32Array(4);
+    const seen = new Set<string>();
+    const texts: string[] = [''];
+    for (let n = 1; n <= 40; n++) texts.push('x'.repeat(n), 'y'.repeat(n), `${'x'.repeat(n - 1)}\u00e9`);
+    for (let i = 0; i < 20_000; i++) texts.push(`item-${i}`, `\ud83d\ude00${i}`);
+    for (const text of texts) {
+      hash128(text, out);
+      seen.add(Array.from(out).join(','));
+    }
+    expect(seen.size).toBe(texts.length);
+  });
+
+  it('a set of hashes answers membership exactly, across growth, including the all-zero hash', () => {
+    const set = new HashSet128(16);
+    const words = new Uint32Array(4);
+    for (let i = 0; i < 10_000; i++) {
+      hash128(String(i), words);
+      expect(set.add(words, 0)).toBe(true);
+    }
+    for (let i = 0; i < 10_000; i++) {
+      hash128(String(i), words);
+      expect(set.add(words, 0)).toBe(false);
+    }
+    const zero = new Uint32Array(4);
+    expect(set.add(zero, 0)).toBe(true);
+    expect(set.add(zero, 0)).toBe(false);
+  });
+});
