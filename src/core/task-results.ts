@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { isTerminal, itemCounts, itemOutcome } from './task-state.js';
 import { pickColumns } from '../output/columns.js';
 import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
-import type { Column, Printer, RowStream } from '../output/printer.js';
+import { TABLE_MAX_ROWS, type Column, type Printer, type RowStream } from '../output/printer.js';
 
 /** Items flattened and printed at a time: a bounded working set whatever the task's size. */
 const SLICE = 10_000;
@@ -77,7 +77,16 @@ export async function printTaskItems(ctx: Context, tasks: readonly Task[], optio
     await out.end();
     return;
   }
-  const { rows, columns: allColumns } = exportTaskItems(tasks, keep);
+  // A table shows at most TABLE_MAX_ROWS rows a task: only those are flattened (a 1,000,000-item task was 756 MB).
+  const cut = new Map<number, number>();
+  const tableTasks = tasks.map((task) => {
+    if (task.items === undefined || task.items.length <= TABLE_MAX_ROWS) return task;
+    const kept = task.items.filter((item) => keep(item, task));
+    if (kept.length <= TABLE_MAX_ROWS) return { ...task, items: kept };
+    cut.set(task.id, kept.length);
+    return { ...task, items: kept.slice(0, TABLE_MAX_ROWS) };
+  });
+  const { rows, columns: allColumns } = exportTaskItems(tableTasks, keep);
   const styled = allColumns.map((column) =>
     column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
   );
@@ -86,6 +95,10 @@ export async function printTaskItems(ctx: Context, tasks: readonly Task[], optio
   const chosen = options.columns !== undefined && options.columns.length > 0;
   const columns = chosen ? picked : picked.filter((c) => c.key !== 'task');
   await ctx.paged((paper) => showTables(paper, tasks, rows, columns, { wide: options.wide === true, wanted, chosen }));
+  for (const [id, total] of cut)
+    printer.warn(
+      `showing the first ${TABLE_MAX_ROWS.toLocaleString('en')} of ${total.toLocaleString('en')} items of task ${id}; use -o tsv or -o csv to get them all`,
+    );
 }
 
 /** Columns a terminal table always shows, even when every value is empty. */
