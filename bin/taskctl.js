@@ -10,6 +10,13 @@ if (major < 20 || (major === 20 && (minor < 18 || (minor === 18 && patch < 1))))
   process.stderr.write(`error: taskctl needs Node.js 20.18.1 or newer; this is ${process.version}.\n`);
   process.exitCode = 2;
 } else if (args.length === 1 && args[0] === '--version') {
+  // A full disk or closed descriptor: one line and exit 14, as src/output/stdout-guard.ts does for every command.
+  process.stdout.on('error', (error) => {
+    if (error.code === 'EPIPE') return;
+    process.stderr.on('error', () => {});
+    process.stderr.write(`error: cannot write the output (${error.code || error.message})\n`);
+    process.exitCode = 14;
+  });
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
   const { join } = require('node:path');

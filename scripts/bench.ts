@@ -774,6 +774,58 @@ async function benchShow() {
   } finally {
     server.close();
   }
+  await benchShowMemory();
+}
+
+/**
+ * Peak RSS of `show -o json|tsv|ndjson` on a 60 MiB answer of long strings (1,000 items of 60,000 characters), within
+ * the 64 MiB body cap, next to the answer's size (issue 25: ≤ 300 MB in every format; it was 958/735/621 MB).
+ */
+async function benchShowMemory(): Promise<void> {
+  const text = 'x'.repeat(60_000);
+  const items = Array.from({ length: 1000 }, (_, i) => ({ target: `d${i}.io`, status: 'completed', data: { text } }));
+  const task = {
+    id: 1,
+    service: 'domain_check_availability',
+    status: 'completed',
+    total_items: items.length,
+    cost: items.length,
+    created_at: '2026-01-01T00:00:00Z',
+    completed_at: '2026-01-01T00:10:00Z',
+    items,
+  };
+  const body = JSON.stringify({ success: true, data: task });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const haveTime = await hasTool('/usr/bin/time', ['-f', '%M', 'true']);
+  const size = `${(Buffer.byteLength(body) / 1024 / 1024).toFixed(1)} MiB answer`;
+  try {
+    const { port } = server.address() as AddressInfo;
+    const env = cliEnv({ TASKCTL_BASE_URL: `http://127.0.0.1:${port}/api/v1`, TASKCTL_API_KEY: 'sk_bench_show' });
+    for (const format of ['json', 'tsv', 'ndjson']) {
+      const script = '"$1" "$2" show 1 -o "$3" > /dev/null';
+      const result = await measured(script, [NODE, BIN, format], env, haveTime);
+      const figure = `peak RSS of \`show -o ${format}\` on a 60 MiB long-string answer`;
+      if (result.code !== 0) skip(figure, `exit ${result.code}: ${result.stderr.split('\n')[0]}`);
+      else {
+        const mb = result.rssKb / 1024;
+        row(
+          figure,
+          `${mb.toFixed(0)} MB`,
+          size,
+          `${(mb / (Buffer.byteLength(body) / 1024 / 1024)).toFixed(1)}×`,
+          '≤ 300 MB',
+          mb <= 300,
+        );
+      }
+    }
+  } finally {
+    server.close();
+  }
 }
 
 // ---------- main ----------

@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { cachedHelp, helpCommandPath, type HelpTexts } from './boot/help.js';
 import type * as Bundle from './bundle.js';
 import { cacheDirectory } from './core/cache-dir.js';
-import { guardStdout } from './output/stdout-guard.js';
+import { blockOnPipe, guardStdout } from './output/stdout-guard.js';
 
 /** Node 22.1+ (@types/node follows the oldest supported Node, 20, which has no such function). */
 const { enableCompileCache } = nodeModule as { enableCompileCache?: (cacheDir: string) => unknown };
@@ -19,6 +19,7 @@ const { enableCompileCache } = nodeModule as { enableCompileCache?: (cacheDir: s
 /** `distDir`: the directory holding help.json and taskctl.cjs. */
 export function boot(args: string[], distDir: string): void {
   guardStdout(process.stdout, process.stderr, (code) => process.exit(code));
+  blockOnPipe(process.stdout);
 
   if (helpCommandPath(args) !== undefined) {
     const text = cachedHelp(

@@ -141,7 +141,11 @@ export class Context {
 
   /** Completion cache (services, recent task ids), refreshed by commands that fetched them anyway. */
   get cache(): CompletionCacheStore {
-    this.cacheInstance ??= new CompletionCacheStore(cacheDirectory(this.env), () => this.clock.now());
+    // An unreadable cache is never a reason to fail: ignored, said with --verbose, rewritten by the next update.
+    const note = (message: string) => {
+      if (this.globals.verbose === true) this.io.stderr.write(`${this.redact(message)}\n`);
+    };
+    this.cacheInstance ??= new CompletionCacheStore(cacheDirectory(this.env), () => this.clock.now(), note);
     return this.cacheInstance;
   }
 

@@ -15,6 +15,8 @@ export const ExitCode = {
   refused: 12,
   /** The user answered no at a confirmation prompt (or gave no answer): their decision, not a failure or Ctrl-C. */
   declined: 13,
+  /** stdout or stderr could not be written (a full disk, a closed descriptor); a closed pipe on stdout is not this. */
+  outputFailed: 14,
   timeout: 124,
   interrupted: 130,
 } as const;
@@ -100,6 +102,12 @@ export class TimeoutError extends CliError {
 export class DeclinedError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.declined, hint);
+  }
+}
+/** The output could not be written (ENOSPC, EBADF, EIO...): what was printed is incomplete. */
+export class OutputError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.outputFailed, hint);
   }
 }
 export class InterruptedError extends CliError {

@@ -51,9 +51,9 @@ export function buildProgram(io: IO, run: RunAction): Command {
     .option('-q, --quiet', 'print only essential output')
     .option('-v, --verbose', 'trace HTTP requests on stderr (secrets redacted)')
     .addOption(
-      new Option('--request-timeout <duration>', 'per-request timeout, e.g. 45s').default(
+      new Option('--request-timeout <duration>', 'budget of one request with its retries, e.g. 20s').default(
         undefined,
-        '30s for GET, 60s for POST',
+        '35s; a create: 60s per attempt',
       ),
     )
     .option('--no-input', 'never prompt')

@@ -10,9 +10,14 @@ export const REQUEST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as cons
 export const MAX_ATTEMPTS = 4;
 /** TCP + TLS connection setup (capped by `--request-timeout`). */
 export const CONNECT_TIMEOUT_MS = 10_000;
-/** The whole GET exchange: connect, headers and the complete body. */
+/** The whole GET exchange of one attempt: connect, headers and the complete body (capped by the request's budget). */
 export const GET_TIMEOUT_MS = 30_000;
-/** The same for POST /tasks, which stores every item before answering. */
+/**
+ * One logical request (every method but POST /tasks-like writes) with all its attempts and back-off, announced rate-limit
+ * waits excluded: a dripping server ends a `balance` in 35 s, not 4 × 30 s. `--request-timeout` sets it.
+ */
+export const REQUEST_BUDGET_MS = 35_000;
+/** One attempt of POST /tasks, which stores every item before answering (a write is retried only when never sent). */
 export const POST_TIMEOUT_MS = 60_000;
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Redactor } from '../output/redact.js';
-import { CliError, UnavailableError } from '../errors.js';
+import { CliError, MalformedResponseError, UnavailableError } from '../errors.js';
 import { MAX_RESPONSE_BYTES, type REQUEST_METHODS } from './constants.js';
 import {
   AmbiguousCreateError,
@@ -21,7 +21,7 @@ import {
   requestLabel,
   type UnreadableReason,
 } from './errors.js';
-import { parseResponseJson } from './json.js';
+import { parseResponseJson, type ParsedJson } from './json.js';
 import { headerValue, parseRateLimit } from './rate-limit.js';
 import {
   backoffDelay,
@@ -37,7 +37,7 @@ import {
   TOO_LARGE_CODE,
   TRANSIENT_CODES,
 } from './retry.js';
-import { ErrorResponseSchema, type ApiErrorBody } from './schemas.js';
+import { ErrorResponseSchema, UNSAFE_ID_MARK, type ApiErrorBody } from './schemas.js';
 
 /** GET is idempotent and may be resent; every other method is treated like a create (never resent once it may have arrived). */
 export type Method = (typeof REQUEST_METHODS)[number];
@@ -48,7 +48,10 @@ export interface ResponseExchange {
   kind: 'response';
   status: number;
   headers: ResponseHeaders;
+  /** The body as text; empty when it was large and parsed while streaming (`parsed`). */
   text: string;
+  /** A large body, parsed as it streamed in (the text was never held whole). */
+  parsed?: (ParsedJson & { truncated?: boolean }) | undefined;
   /** When the request was sent, epoch ms. */
   sentAtMs: number;
 }
@@ -154,11 +157,14 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, suffix: string): U
     return withCause(`${label}: ${what}${suffix}`, ex.error, 'Allow more time with --timeout, or try again later.');
   }
   if (code === TOO_LARGE_CODE) {
-    return withCause(
+    // An answer past the cap is unreadable like one of the wrong shape: the same server sends it again, so wait and
+    // watch end at once too (each attempt would read 64 MiB more).
+    const error = new MalformedResponseError(
       `${label}: ${ex.error instanceof Error ? ex.error.message : 'the answer is too large'}${suffix}`,
-      ex.error,
       `taskctl reads at most ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB per answer; check --base-url and any proxy in between.`,
     );
+    error.cause = ex.error;
+    return error;
   }
   if (TIMEOUT_CODES.has(code) && !NEVER_SENT_CODES.has(code)) {
     return withCause(
@@ -250,6 +256,23 @@ function unreadableReason(text: string, why: 'invalid' | 'too deep' | 'empty'): 
   return 'not JSON';
 }
 
+/**
+ * An id beyond 2^53 was rounded by JSON.parse before the schema saw it: name the digits the server sent instead, found
+ * in the body's text (a body large enough to be parsed while streaming has no text: the rounded value stays).
+ */
+function rawIds<T extends { message: string }>(issues: readonly T[], text: string): T[] {
+  return issues.map((issue) => {
+    if (!issue.message.includes(UNSAFE_ID_MARK) || text === '') return issue;
+    const rounded = Number(/(\d+) is beyond/.exec(issue.message)?.[1]);
+    const raw = [...text.matchAll(/"id"\s*:\s*(\d{16,})/g)].map((m) => m[1]).find((d) => Number(d) === rounded);
+    if (raw === undefined) return issue;
+    return {
+      ...issue,
+      message: `Invalid input: task id ${raw} is beyond 2^53, where a task id cannot be held exactly`,
+    };
+  });
+}
+
 /** A complete response: parse with `schema`, and say what kind of failure anything else is. */
 export function judgeResponse<T>(
   ctx: JudgeContext,
@@ -277,8 +300,16 @@ export function judgeResponse<T>(
     };
   }
 
-  const json = parseResponseJson(ex.text);
-  const unreadable = json.ok ? undefined : unreadableReason(ex.text, json.why);
+  const json = ex.parsed ?? parseResponseJson(ex.text);
+  const unreadable = json.ok
+    ? undefined
+    : ex.parsed
+      ? ex.parsed.truncated
+        ? 'truncated'
+        : json.why === 'invalid'
+          ? 'not JSON'
+          : json.why
+      : unreadableReason(ex.text, json.why);
   // A 2xx carrying `success: false` is a failure all the same.
   const saysFailure = json.ok && (json.value as { success?: unknown } | null)?.success === false;
   if (status >= 200 && status < 300 && !saysFailure) {
@@ -290,7 +321,7 @@ export function judgeResponse<T>(
     }
     const parsed = schema.safeParse(json.ok ? json.value : undefined);
     if (parsed.success) return { ok: true, value: parsed.data };
-    const error = malformedResponseError(ctx.endpoint, parsed.error.issues);
+    const error = malformedResponseError(ctx.endpoint, rawIds(parsed.error.issues, ex.text));
     if (isCreate)
       return ambiguous(ctx, `unexpected response: ${describeIssue(parsed.error.issues)}`, error, ex, backoff);
     return { ok: false, failure: 'unreadable', fail: () => error, waitMs: backoff, why };

@@ -11,6 +11,8 @@ import { systemClock, type Clock } from '../core/time.js';
 export const MAX_RATE_LIMIT_WAIT_MS = 61_000;
 /** `X-RateLimit-Reset` values at or above this are epoch seconds; smaller ones are seconds until the reset. */
 const EPOCH_THRESHOLD = 1e9;
+/** ...and values at or above this are epoch milliseconds (1e12 ms is 2001; 1e12 s would be the year 33,658). */
+const EPOCH_MS_THRESHOLD = 1e12;
 
 /** What the server said about the budget, on the local clock. */
 export interface RateLimitInfo {
@@ -53,7 +55,7 @@ function clampWait(ms: number): number {
 
 /**
  * Reads `X-RateLimit-Limit/Remaining/Reset`. Returns `undefined` unless both limit (> 0) and remaining are sane
- * integers. Reset: values ≥ 1e9 are epoch seconds, measured against the response's `Date` header when there is one
+ * integers. Reset: values ≥ 1e12 are epoch milliseconds and values ≥ 1e9 epoch seconds, both measured against the response's `Date` header when there is one
  * (so server clock skew cancels out: resetAt = now + (reset − serverDate)); smaller values are seconds until the
  * reset; a missing or garbage reset means "one minute from now" (the spec's window). The result is always within
  * now..now+61 s.
@@ -76,7 +78,8 @@ export function parseRateLimit(
   if (Number.isFinite(reset)) {
     if (reset >= EPOCH_THRESHOLD) {
       const serverNow = Date.parse(dateHeader ?? headerValue(headers, 'date') ?? '');
-      waitMs = reset * 1000 - (Number.isFinite(serverNow) ? serverNow : nowMs);
+      const resetAt = reset >= EPOCH_MS_THRESHOLD ? reset : reset * 1000;
+      waitMs = resetAt - (Number.isFinite(serverNow) ? serverNow : nowMs);
     } else {
       waitMs = reset * 1000;
     }

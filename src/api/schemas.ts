@@ -5,15 +5,30 @@
  * came (issue 13); only the fields the client reads are validated. Types are inferred, never written by hand.
  */
 import * as z from 'zod';
+import { WIRE_ID } from '../output/wire-id.js';
 
 const int = z.number().int();
-/** Task ids are integers; a numeric string is accepted as the same id (a harmless variant). */
+/** Ends the message of an id beyond 2^53; the judge then names the digits the server sent (JSON.parse rounded them). */
+export const UNSAFE_ID_MARK = 'the raw value may differ';
+/**
+ * Task ids are integers; a numeric string is accepted as the same id (a harmless variant), and kept as the server's
+ * string for JSON output (WIRE_ID). A number beyond 2^53 is refused: a double cannot hold it exactly, so reading it
+ * would name another task (exit 8, naming the value; issue 25).
+ */
 const TaskIdSchema = z.union([
-  int.nonnegative(),
-  z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .transform(Number),
+  // One issue per value (zod's int() would call 2^53 + 1 merely "too big", and a second issue would hide this one).
+  z.number().superRefine((value, ctx) => {
+    const message = !Number.isInteger(value)
+      ? 'Invalid input: expected int, received number'
+      : value < 0
+        ? 'Too small: expected number to be >=0'
+        : Number.isSafeInteger(value)
+          ? undefined
+          : `Invalid input: ${String(value)} is beyond 2^53, where a task id cannot be held exactly (${UNSAFE_ID_MARK})`;
+    if (message !== undefined) ctx.addIssue({ code: 'custom', message });
+  }),
+  // A string that is not a whole number is what it was before strings were accepted: not the expected number.
+  z.string().regex(/^\d{1,15}$/, { message: 'Invalid input: expected number, received string' }),
 ]);
 const timestamp = z.string().min(1);
 
@@ -32,7 +47,7 @@ export type Service = z.infer<typeof ServiceSchema>;
 const BalanceSchema = z.looseObject({ balance: z.number(), currency: z.string() });
 export type Balance = z.infer<typeof BalanceSchema>;
 
-const TaskItemSchema = z.looseObject({
+export const TaskItemSchema = z.looseObject({
   target: z.string(),
   status: z.string(),
   /** Result of processing: any JSON value (the spec shows only domain_check_availability's `{available}`). */
@@ -42,24 +57,69 @@ const TaskItemSchema = z.looseObject({
 });
 export type TaskItem = z.infer<typeof TaskItemSchema>;
 
-export const TaskSchema = z.looseObject({
-  id: TaskIdSchema,
-  service: z.string(),
-  status: z.string().min(1),
-  total_items: int.nonnegative(),
-  cost: z.number().nonnegative(),
-  created_at: timestamp,
-  completed_at: timestamp.nullable().optional(),
-  // Fields the spec shows only in webhook task objects; accepted when a server sends them on the API too.
-  platform: z.string().nullable().optional(),
-  completed_items: int.nonnegative().nullable().optional(),
-  failed_items: int.nonnegative().nullable().optional(),
-  started_at: timestamp.nullable().optional(),
-  failed_at: timestamp.nullable().optional(),
-  error_message: z.string().nullable().optional(),
-  /** Present only in GET /tasks/:id. */
-  items: z.array(TaskItemSchema).optional(),
-});
+/** zod's name of a value's type in messages (`received number`). */
+function received(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** What TaskItemSchema would say about one item, checked in place: the first problem, or undefined. */
+function itemIssue(item: unknown): { path: PropertyKey[]; expected: string; value: unknown } | undefined {
+  if (typeof item !== 'object' || item === null || Array.isArray(item))
+    return { path: [], expected: 'object', value: item };
+  const record = item as Record<string, unknown>;
+  if (typeof record.target !== 'string') return { path: ['target'], expected: 'string', value: record.target };
+  if (typeof record.status !== 'string') return { path: ['status'], expected: 'string', value: record.status };
+  const error = record.error;
+  if (error !== undefined && error !== null && typeof error !== 'string')
+    return { path: ['error'], expected: 'string', value: error };
+  return undefined;
+}
+
+/**
+ * A task's items, validated like `z.array(TaskItemSchema)` (same rules, same messages) but in place: the items are
+ * returned as parsed, never copied. A 1,000,000-item answer within the body cap would otherwise be held twice.
+ */
+const TaskItemsSchema = z
+  .custom<TaskItem[]>((value) => Array.isArray(value), { message: 'Invalid input: expected array' })
+  .superRefine((items, ctx) => {
+    for (let i = 0; i < items.length; i++) {
+      const issue = itemIssue(items[i]);
+      if (issue === undefined) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, ...issue.path],
+        message: `Invalid input: expected ${issue.expected}, received ${received(issue.value)}`,
+      });
+      return;
+    }
+  });
+
+export const TaskSchema = z
+  .looseObject({
+    id: TaskIdSchema,
+    service: z.string(),
+    status: z.string().min(1),
+    total_items: int.nonnegative(),
+    cost: z.number().nonnegative(),
+    created_at: timestamp,
+    completed_at: timestamp.nullable().optional(),
+    // Fields the spec shows only in webhook task objects; accepted when a server sends them on the API too.
+    platform: z.string().nullable().optional(),
+    completed_items: int.nonnegative().nullable().optional(),
+    failed_items: int.nonnegative().nullable().optional(),
+    started_at: timestamp.nullable().optional(),
+    failed_at: timestamp.nullable().optional(),
+    error_message: z.string().nullable().optional(),
+    /** Present only in GET /tasks/:id. */
+    items: TaskItemsSchema.optional(),
+  })
+  .transform((task) => {
+    if (typeof task.id === 'number') return task as typeof task & { id: number };
+    // A string id: a number inside taskctl, the server's string in JSON output.
+    return { ...task, id: Number(task.id), [WIRE_ID]: task.id };
+  });
 export type Task = z.infer<typeof TaskSchema>;
 
 export const PageMetaSchema = z.looseObject({

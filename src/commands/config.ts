@@ -82,6 +82,7 @@ function effective(settings: Settings): Record<SettingName | 'api-key', Resolved
     'confirm-above': settings.confirmAbove,
     'auth-scheme': settings.authScheme,
     'request-timeout': settings.requestTimeout,
+    'outage-tolerance': settings.outageTolerance,
     'api-key': settings.apiKey ? { ...settings.apiKey, value: maskKey(settings.apiKey.value) } : undefined,
   };
 }
@@ -104,7 +105,7 @@ export async function runConfigSet(ctx: Context, key: string, raw: string): Prom
     const { normaliseBaseUrl } = await import('../api/base-url.js');
     value = normaliseBaseUrl(String(value));
   }
-  if (name === 'request-timeout') parsePositiveDuration(String(value), 'request-timeout');
+  if (name === 'request-timeout' || name === 'outage-tolerance') parsePositiveDuration(String(value), name);
   const config = await ctx.config();
   const profile = (await ctx.settings()).profile.value;
   await config.set(profile, name, value);

@@ -12,7 +12,7 @@ export type RunAction = (command: Command, action: CommandAction) => Promise<voi
 /** The exit-code table of `taskctl --help` and the README (DESIGN.md section 2; values from `ExitCode` in errors.ts). */
 export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [0, 'success'],
-  [1, 'unexpected error (a bug: please report it), or the output could not be written'],
+  [1, 'unexpected error (a bug: please report it)'],
   [2, 'usage error: unknown command or flag, bad flag value, missing configuration'],
   [3, 'invalid input data (items file, server validation_error); nothing was sent or created'],
   [4, 'authentication: no key configured, 401 unauthorized or 403'],
@@ -28,6 +28,7 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [11, 'waited-on tasks completed, but some items did not (--allow-item-failures makes this 0)'],
   [12, 'the service refused the request (an error code taskctl does not know); not retried: check the message'],
   [13, 'declined at the confirmation prompt (answered no, or no answer); nothing was created'],
+  [14, 'the output could not be written (full disk, closed descriptor); a closed pipe on stdout is exit 0'],
   [124, 'wait/watch timed out with tasks still unfinished'],
   [130, 'interrupted (Ctrl-C); the message says how to resume'],
 ];

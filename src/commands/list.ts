@@ -116,9 +116,12 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
   };
   try {
     await (ctx.printer.format === 'table' ? ctx.spin('reading tasks', walk) : walk(() => undefined));
-  } finally {
-    await out.end();
+  } catch (error) {
+    // No `[]` for a command that failed, and an array cut short stays unterminated (issue 25).
+    await out.abort();
+    throw error;
   }
+  await out.end();
   // For a person only: a script's stderr stays quiet, and a --limit that was reached needs no more pages.
   const limited = options.limit !== undefined && printed >= options.limit;
   if (!walkAll && !limited && ctx.printer.format === 'table' && lastMeta.total_pages > lastMeta.current_page) {

@@ -49,6 +49,15 @@ export function signedDuration(value: string): number {
   return negative ? -magnitude : magnitude;
 }
 
+/** A duration above zero (`--outage-tolerance`): 0 would give up before the first answer could come. */
+export function positiveDuration(flag: string) {
+  return (value: string): number => {
+    const ms = duration(value);
+    if (ms <= 0) throw new InvalidArgumentError(`${flag} must be above 0, such as 30s or 5m.`);
+    return ms;
+  };
+}
+
 const SIZE_UNITS: Readonly<Record<string, number>> = {
   '': 1,
   b: 1,

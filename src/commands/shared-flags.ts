@@ -2,7 +2,7 @@
  * spending flags (`create`, `retry`). The code reading them lives in core/follow/wait.ts and core/submit/. */
 import { Option, type Command } from 'commander';
 import { reportOption } from '../report/write.js';
-import { duration, nonNegativeInt, positiveInt } from './parsers.js';
+import { duration, nonNegativeInt, positiveDuration, positiveInt } from './parsers.js';
 
 /** The wait flags, shared by `wait` and `create --wait`. */
 export function addWaitOptions(command: Command): Command {
@@ -14,6 +14,11 @@ export function addWaitOptions(command: Command): Command {
       2000,
     )
     .option('--timeout <duration>', 'give up after this long (exit 124); 0 = never', duration, 30 * 60_000)
+    .option(
+      '--outage-tolerance <duration>',
+      'give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m',
+      positiveDuration('--outage-tolerance'),
+    )
     .option('--any', 'return when the first task reaches the state')
     .addOption(
       new Option('--until <state>', 'wait for this state instead of the end').choices(['processing', 'completed']),

@@ -25,7 +25,9 @@ export function registerWait(program: Command, run: RunAction): void {
         'taskctl wait 42 -o json | jq ".[0].status"',
       ]) +
         '\nExit: 0 every task completed with every item; 10 a task ended without completing (failed, cancelled, ...);' +
-        ' 11 completed, but some items did not; 124 timed out; 130 Ctrl-C. --report paths are checked before waiting.\n',
+        ' 11 completed, but some items did not; 8 (7 after 429s) the service gave no good answer for' +
+        ' --outage-tolerance (or was failing at --timeout); 124 timed out while the service answered; 130 Ctrl-C.' +
+        ' --report paths are checked before waiting.\n',
     )
     .action((ids: string[], options: WaitOptions, cmd: Command) =>
       run(cmd, async (ctx) => {

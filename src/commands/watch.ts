@@ -4,7 +4,7 @@ import type { Column } from '../output/printer.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { examples, type RunAction } from './help-text.js';
-import { duration } from './parsers.js';
+import { duration, positiveDuration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
 import { neutralise } from '../output/sanitize.js';
 import { countsText } from '../output/task-columns.js';
@@ -18,6 +18,8 @@ export interface WatchOptions {
   interval: number;
   /** 0 (default) = no limit; else exit 124 when reached with tasks unfinished. */
   timeout: number;
+  /** `--outage-tolerance`: no good answer for this long ends the watch with 8 (7 after a 429); default 2 min. */
+  outageTolerance?: number;
 }
 
 /** When the change happened by the task's own fields (started, completed, failed, created), else when it was seen. */
@@ -63,6 +65,11 @@ export function registerWatch(program: Command, run: RunAction): void {
       2000,
     )
     .option('--timeout <duration>', 'stop after this long (exit 124); 0 = never', duration, 0)
+    .option(
+      '--outage-tolerance <duration>',
+      'give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m',
+      positiveDuration('--outage-tolerance'),
+    )
     .addHelpText(
       'after',
       examples([
@@ -74,7 +81,8 @@ export function registerWatch(program: Command, run: RunAction): void {
         'tsv columns: timestamp (when it happened, from the task: ISO UTC), id, service, status, completed_items,' +
         ' failed_items, total_items\n' +
         'Exit codes as `taskctl wait` once the watched tasks finish: 0 all completed; 10 a task ended without' +
-        ' completing; 11 some items did not complete; 124 timed out (--timeout); 130 Ctrl-C.\n',
+        ' completing; 11 some items did not complete; 8 (7 after 429s) no good answer from the service for' +
+        ' --outage-tolerance; 124 timed out (--timeout) while the service answered; 130 Ctrl-C.\n',
     )
     .action((ids: string[], options: WatchOptions, cmd: Command) =>
       run(cmd, (ctx) => runWatch(ctx, ids.map(parseTaskId), options)),
@@ -90,6 +98,11 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
   const { toWebhookEvent } = await import('../core/follow/events.js');
   const { waitExitCode } = await import('../core/follow/outcome.js');
   const unknown = await import('../core/follow/unknown-status.js');
+  const outage = await import('../core/follow/outage.js');
+  const outageToleranceMs = outage.resolveOutageTolerance(
+    options.outageTolerance,
+    (await ctx.settings()).outageTolerance,
+  );
   const printer = ctx.printer;
   const warnUnknown = unknownStatusWarner((text) => {
     printer.warn(text);
@@ -141,12 +154,16 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
         ctx.io.stdout.write(`${line.join('  ').trimEnd()}\n`);
       }
     },
-    onTransientError: (error) => {
-      printer.warn(`${error.message}; retrying`);
+    outageToleranceMs,
+    onOutage: (state) => {
+      const now = ctx.clock.now();
+      printer.warn(state.retrying ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
     },
   });
   const code =
-    result.reason === 'interrupted' ? ExitCode.interrupted : waitExitCode(result.tasks, { reason: result.reason });
+    result.reason === 'interrupted'
+      ? ExitCode.interrupted
+      : waitExitCode(result.tasks, { reason: result.reason, lastError: result.outage?.lastError });
   ctx.exitCode = code; // before the last output is flushed: a reader of stdout that goes away must not make it 0
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
@@ -155,6 +172,15 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
     if (result.unfinished.length > 0 && ids.length > 0)
       printer.error('interrupted', sandboxAwareHint(ctx.ephemeralSandbox, resume));
     return;
+  }
+  if (result.outage) {
+    const watched = ids.length > 0 ? ids : result.tasks.map((task) => task.id);
+    const failure = outage.outageError({
+      ...result.outage,
+      states: watched.length > 0 ? outage.lastKnownStates(watched, result.tasks) : 'no task seen',
+      resume: ctx.ephemeralSandbox ? undefined : ['taskctl', 'watch', ...ids].join(' '),
+    });
+    printer.error(failure.message, failure.hint);
   }
   if (ids.length === 0 && result.tasks.length === 0 && !asEvents && !rows)
     printer.info('no unfinished tasks: nothing to watch (taskctl watch --follow waits for new ones)');

@@ -21,6 +21,8 @@ import { UsageError } from '../errors.js';
 
 /** A state file that is a symlink, FIFO, device or directory: exit 2, and never opened for real. */
 export class NotRegularFileError extends UsageError {}
+/** A state file larger than its reader's bound: it is not read (bounded memory); the message says the size. */
+export class TooLargeFileError extends UsageError {}
 
 /** What a path is when it is not a regular file, for the refusal message. */
 function kindOf(stats: ReturnType<typeof fstatSync>): string {
@@ -68,7 +70,13 @@ export function readRegularFile(path: string, options: ReadRegularOptions): stri
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw refuse(kindOf(stats));
     const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
-    if (stats.size > maxBytes) throw refuse(`${stats.size} bytes (more than ${maxBytes})`);
+    if (stats.size > maxBytes) {
+      const size = (n: number) => n.toLocaleString('en');
+      throw new TooLargeFileError(
+        `the ${options.what} ${path} is ${size(stats.size)} bytes, more than the ${size(maxBytes)} taskctl reads`,
+        'Move it away or delete it; taskctl writes it anew.',
+      );
+    }
     const mode = stats.mode & 0o777;
     if (options.tightenTo !== undefined && (mode & 0o077) !== 0) {
       fchmodSync(fd, options.tightenTo);

@@ -1,8 +1,9 @@
 /**
  * A small local cache for shell completion: service names and recent task ids, refreshed as a side effect of
- * commands that already fetched them, so TAB never needs the network. Best effort: failures are ignored, except that
- * reading a cache file that is not a regular file (a symlink, a FIFO) is refused like the config file (exit 2); an
- * update never fails a command (its work, maybe paid for, is done by then): it skips such a file instead.
+ * commands that already fetched them, so TAB never needs the network. Best effort, and bounded both ways: a cache that
+ * cannot be read (corrupt, larger than MAX_CACHE_BYTES, a symlink or FIFO) is ignored with a `--verbose` note, never a
+ * reason to fail a command; the next update rewrites a corrupt or oversized one (a symlink or FIFO is never written
+ * through: it is skipped). What is written is bounded too: names past MAX_NAME_CHARS are left out, lists are capped.
  * Updates are read-modify-write under `completion.json.lock`, so concurrent commands do not drop each other's ids.
  * Task ids belong to one account (server and key): another profile's ids are never offered, and services and prices
  * belong to one server.
@@ -28,6 +29,13 @@ const CacheSchema = z.object({
 export type CompletionCache = z.infer<typeof CacheSchema>;
 
 const MAX_TASKS = 50;
+/** The file is read only up to this size; an update never writes more. */
+export const MAX_CACHE_BYTES = 1024 * 1024;
+/** Longer service names or statuses are not completion candidates (nobody types them); they are not kept. */
+const MAX_NAME_CHARS = 256;
+/** Services kept for completion and prices. */
+const MAX_SERVICES = 1000;
+const fits = (text: string) => text.length <= MAX_NAME_CHARS;
 /** Holders keep the lock for a millisecond; past this the update is skipped (it is only a cache). */
 const CACHE_LOCK_TIMEOUT_MS = 2_000;
 const CACHE_LOCK_STALE_MS = 30_000;
@@ -53,29 +61,46 @@ export class CompletionCacheStore {
   readonly path: string;
   /** The account of this command (set once its API settings are known); tasks are remembered and offered for it only. */
   account: string | undefined;
+  /** `note`: hears why a cache file was ignored (the CLI prints it with `--verbose`). */
   constructor(
     private readonly dir: string,
     private readonly now: () => number,
+    private readonly note: (message: string) => void = () => undefined,
   ) {
     this.path = join(dir, 'completion.json');
   }
 
+  /** The cache, or an empty one when the file cannot be read (said once per command through `note`). */
   read(): CompletionCache {
     try {
-      const text = readRegularFile(this.path, { what: 'cache file', maxBytes: 4 * 1024 * 1024 });
-      return text === undefined ? empty() : CacheSchema.parse(JSON.parse(text));
+      return this.readOrThrow();
     } catch (error) {
-      if (error instanceof NotRegularFileError) throw error;
-      return empty(); // unreadable or corrupt: rebuilt by the next write
+      this.noteOnce(error);
+      return empty(); // unreadable, oversized or corrupt: ignored, and rebuilt by the next write
     }
+  }
+
+  private readOrThrow(): CompletionCache {
+    const text = readRegularFile(this.path, { what: 'cache file', maxBytes: MAX_CACHE_BYTES });
+    return text === undefined ? empty() : CacheSchema.parse(JSON.parse(text));
+  }
+
+  private noted = false;
+  private noteOnce(error: unknown): void {
+    if (this.noted) return;
+    this.noted = true;
+    const why = error instanceof SyntaxError || error instanceof z.ZodError ? 'is not a valid cache' : undefined;
+    const detail = why === undefined ? (error instanceof Error ? error.message : String(error)) : `${this.path} ${why}`;
+    this.note(`completion cache ignored: ${detail}`);
   }
 
   /** Services as `baseUrl` listed them: names for completion, prices for `create`'s estimate. */
   rememberServices(services: ReadonlyArray<{ service: string; pricing: number }>, baseUrl: string): void {
+    const kept = services.filter((s) => fits(s.service)).slice(0, MAX_SERVICES);
     this.update((current) => ({
       ...current,
-      services: services.map((s) => s.service),
-      prices: Object.fromEntries(services.map((s) => [s.service, s.pricing])),
+      services: kept.map((s) => s.service),
+      prices: Object.fromEntries(kept.map((s) => [s.service, s.pricing])),
       pricesFrom: baseUrl,
       pricesAt: this.now(),
     }));
@@ -108,7 +133,8 @@ export class CompletionCacheStore {
     this.update((current) => {
       const byId = new Map<number, CachedTask>();
       for (const task of [...tasks, ...(current.tasksFrom === account ? current.tasks : [])]) {
-        if (!byId.has(task.id)) byId.set(task.id, { id: task.id, service: task.service, status: task.status });
+        if (byId.has(task.id) || !fits(task.service) || !fits(task.status)) continue;
+        byId.set(task.id, { id: task.id, service: task.service, status: task.status });
       }
       const recent = [...byId.values()].sort((a, b) => b.id - a.id).slice(0, MAX_TASKS);
       return { ...current, tasks: recent, tasksFrom: account };
@@ -127,8 +153,20 @@ export class CompletionCacheStore {
     if (!('release' in lock)) return;
     try {
       removeLeftoverTemps(this.path);
-      const next = change(this.read());
-      writeFileAtomicSync(this.path, JSON.stringify({ ...next, updatedAt: this.now() }), 0o600);
+      let current: CompletionCache;
+      try {
+        current = this.readOrThrow();
+      } catch (error) {
+        // A link or FIFO someone put there is left alone; a corrupt or oversized file is replaced.
+        if (error instanceof NotRegularFileError) return;
+        this.noteOnce(error);
+        current = empty();
+      }
+      const next = change(current);
+      const text = JSON.stringify({ ...next, updatedAt: this.now() });
+      // Bounded on write as on read: what could not be read back is not written.
+      if (Buffer.byteLength(text) > MAX_CACHE_BYTES) return;
+      writeFileAtomicSync(this.path, text, 0o600);
     } catch {
       // Never through a link or into a FIFO, and never failing the command that already did its work.
     } finally {

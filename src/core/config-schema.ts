@@ -17,6 +17,7 @@ export const SETTING_SCHEMAS = {
   'confirm-above': z.coerce.number().int().nonnegative(),
   'auth-scheme': z.enum(AUTH_SCHEMES),
   'request-timeout': z.string().min(1),
+  'outage-tolerance': z.string().min(1),
 } as const satisfies Record<SettingName, z.ZodType>;
 
 const ProfileSchema = z.object({
@@ -26,6 +27,7 @@ const ProfileSchema = z.object({
   'confirm-above': z.number().int().nonnegative().optional(),
   'auth-scheme': z.enum(AUTH_SCHEMES).optional(),
   'request-timeout': z.string().optional(),
+  'outage-tolerance': z.string().optional(),
 });
 export type Profile = z.infer<typeof ProfileSchema>;
 

@@ -3,7 +3,14 @@ export const OUTPUT_FORMATS = ['table', 'tsv', 'csv', 'json', 'ndjson'] as const
 export const AUTH_SCHEMES = ['x-api-key', 'bearer'] as const;
 
 /** Settings a user can `config set` (validated by SETTING_SCHEMAS in config-schema.ts); the API key is written only by `auth login`. */
-export const SETTING_NAMES = ['base-url', 'output', 'confirm-above', 'auth-scheme', 'request-timeout'] as const;
+export const SETTING_NAMES = [
+  'base-url',
+  'output',
+  'confirm-above',
+  'auth-scheme',
+  'request-timeout',
+  'outage-tolerance',
+] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
 export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
@@ -11,5 +18,7 @@ export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
   output: `default output format: ${OUTPUT_FORMATS.join(', ')}`,
   'confirm-above': 'ask before creating a task whose estimate is at least this many coins (default 1000)',
   'auth-scheme': 'how the key is sent: x-api-key (default) or bearer',
-  'request-timeout': 'per-request timeout such as 30s (default: 30s for GET, 60s for POST)',
+  'request-timeout': 'budget of one request with its retries, such as 20s (default: 35s; a create: 60s per attempt)',
+  'outage-tolerance':
+    'how long wait/watch go on without a good answer before exit 8 (7 after 429s), such as 5m (default 2m)',
 };

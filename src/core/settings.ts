@@ -33,6 +33,8 @@ export interface Settings {
   confirmAbove: Resolved<number>;
   authScheme: Resolved<'x-api-key' | 'bearer'>;
   requestTimeout: Resolved<string> | undefined;
+  /** The profile's `outage-tolerance` (wait/watch's `--outage-tolerance` flag wins over it). */
+  outageTolerance: Resolved<string> | undefined;
 }
 
 const DEFAULT_CONFIRM_ABOVE = 1000;
@@ -110,6 +112,7 @@ export function resolveSettings(
       [flags.requestTimeout, 'flag', '--request-timeout'],
       [profile['request-timeout'], 'profile', fromProfile],
     ]),
+    outageTolerance: pick([[profile['outage-tolerance'], 'profile', fromProfile]]),
   };
 }
 

@@ -6,8 +6,11 @@ import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { isTerminal, itemCounts, itemOutcome } from './task-state.js';
 import { pickColumns } from '../output/columns.js';
-import { exportTaskItems, type ItemLike } from '../output/flatten.js';
-import type { Column, Printer } from '../output/printer.js';
+import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
+import { TABLE_MAX_ROWS, type Column, type Printer, type RowStream } from '../output/printer.js';
+
+/** Items flattened and printed at a time: a bounded working set whatever the task's size. */
+const SLICE = 10_000;
 
 export interface ItemsView {
   /** Only items in this status. */
@@ -48,33 +51,54 @@ export async function printTaskItems(ctx: Context, tasks: readonly Task[], optio
   const terminal = new Map(tasks.map((task) => [task.id, isTerminal(task)]));
   const keep = (item: ItemLike, task: { id: number }) =>
     wanted === undefined || itemOutcome(item, terminal.get(task.id) === true) === wanted;
-  const { rows, columns: allColumns, records } = exportTaskItems(tasks, keep);
+  if (printer.format === 'json') {
+    // The tasks as the server sent them, streamed: the flat rows below would only be a second copy (issue 25).
+    const shown = tasks.map((task) =>
+      task.items === undefined || wanted === undefined
+        ? task
+        : { ...task, items: task.items.filter((item) => keep(item, task)) },
+    );
+    printer.json(options.single ? shown[0] : shown);
+    return;
+  }
+  if (printer.format !== 'table') {
+    // csv / tsv the flat rows, ndjson the item records with their JSON values: a slice of items at a time (issue 25).
+    const styledColumns = taskItemColumns(taskItemKeys(tasks)).map((column) =>
+      column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
+    );
+    // Unknown names are refused against the columns the tasks really have (data fields are known only now).
+    const out = printer.stream(pickColumns(styledColumns, options.columns), undefined, {
+      wide: options.wide === true,
+    });
+    for (const slice of taskItemSlices(tasks, keep, SLICE)) {
+      if (printer.format === 'ndjson') (out as RowStream<unknown>).write(slice.records());
+      else out.write(slice.rows);
+    }
+    await out.end();
+    return;
+  }
+  // A table shows at most TABLE_MAX_ROWS rows a task: only those are flattened (a 1,000,000-item task was 756 MB).
+  const cut = new Map<number, number>();
+  const tableTasks = tasks.map((task) => {
+    if (task.items === undefined || task.items.length <= TABLE_MAX_ROWS) return task;
+    const kept = task.items.filter((item) => keep(item, task));
+    if (kept.length <= TABLE_MAX_ROWS) return { ...task, items: kept };
+    cut.set(task.id, kept.length);
+    return { ...task, items: kept.slice(0, TABLE_MAX_ROWS) };
+  });
+  const { rows, columns: allColumns } = exportTaskItems(tableTasks, keep);
   const styled = allColumns.map((column) =>
     column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
   );
   // Unknown names are refused against the columns the tasks really have (data fields are known only now).
   const picked = pickColumns(styled, options.columns);
   const chosen = options.columns !== undefined && options.columns.length > 0;
-  const listOptions = { wide: options.wide === true };
-  switch (printer.format) {
-    case 'json': {
-      const shown = tasks.map((task) =>
-        task.items === undefined ? task : { ...task, items: task.items.filter((item) => keep(item, task)) },
-      );
-      printer.json(options.single ? shown[0] : shown);
-      return;
-    }
-    case 'table': {
-      const columns = chosen ? picked : picked.filter((c) => c.key !== 'task');
-      await ctx.paged((paper) =>
-        showTables(paper, tasks, rows, columns, { wide: options.wide === true, wanted, chosen }),
-      );
-      return;
-    }
-    default:
-      // csv / tsv export the flat rows, ndjson the item records with their JSON values.
-      await printer.list(rows, picked, records, listOptions);
-  }
+  const columns = chosen ? picked : picked.filter((c) => c.key !== 'task');
+  await ctx.paged((paper) => showTables(paper, tasks, rows, columns, { wide: options.wide === true, wanted, chosen }));
+  for (const [id, total] of cut)
+    printer.warn(
+      `showing the first ${TABLE_MAX_ROWS.toLocaleString('en')} of ${total.toLocaleString('en')} items of task ${id}; use -o tsv or -o csv to get them all`,
+    );
 }
 
 /** Columns a terminal table always shows, even when every value is empty. */

@@ -1,5 +1,6 @@
 /** Turning values into the text of one cell / field / JSON document, per format. Pure functions, no I/O. */
 import { neutralise, neutraliseJson, neutraliseMultiline } from './sanitize.js';
+import { withWireId } from './wire-id.js';
 
 export type CellValue = string | number | boolean | null | undefined;
 export type TextFilter = (text: string) => string;
@@ -92,11 +93,113 @@ export function cellJson(value: unknown, depth: number): string {
  * JSON way (`\u009b`), so it stays identical in meaning and always parses. Nesting past MAX_JSON_DEPTH is cut.
  */
 export function jsonText(value: unknown, pretty: boolean, filter: TextFilter): string {
-  const raw = JSON.stringify(clipDepth(value, MAX_JSON_DEPTH), null, pretty ? 2 : undefined) as string | undefined;
+  const shown = Array.isArray(value) ? value.map(withWireId) : withWireId(value);
+  const raw = JSON.stringify(clipDepth(shown, MAX_JSON_DEPTH), null, pretty ? 2 : undefined) as string | undefined;
   return neutraliseJson(filter(raw ?? 'null'));
 }
 
 /** Indents every line after the first: used to stream a pretty JSON array element by element. */
 export function indentJson(text: string, indent: string): string {
   return text.replace(/\n/g, `\n${indent}`);
+}
+
+/** Levels of a JSON document written piece by piece (a list, a task, its items); deeper values are one piece each. */
+const STREAMED_LEVELS = 3;
+
+/** Arrays, and objects holding an array (a task and its items), are written element by element; the rest whole. */
+function worthStreaming(value: unknown, level: number): value is object {
+  if (typeof value !== 'object' || value === null || level >= STREAMED_LEVELS) return false;
+  if (Array.isArray(value)) return true;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  return Object.values(value).some((inner) => Array.isArray(inner) && inner.length > 0);
+}
+
+/**
+ * Writes exactly `jsonText(value, pretty, filter)` (without its newline) to `write`, in pieces: the top levels element
+ * by element, so a 60 MiB answer is never one string (nor the three copies redaction and neutralising make of one).
+ * Each piece is a whole JSON value or punctuation, so a secret or a control character never spans two of them.
+ */
+export function writeJson(
+  value: unknown,
+  pretty: boolean,
+  filter: TextFilter,
+  write: (text: string) => void,
+  level = 0,
+  indent = '',
+): void {
+  const piece = (text: string) => {
+    write(neutraliseJson(filter(text)));
+  };
+  // Clipped once, at the top: everything below is then within the bound. A task keeps the id type the server sent.
+  const clipped = withWireId(level === 0 ? clipDepth(value, MAX_JSON_DEPTH) : value);
+  if (!worthStreaming(clipped, level)) {
+    const text = JSON.stringify(clipped, null, pretty ? 2 : undefined) as string | undefined;
+    piece(pretty && indent !== '' ? indentJson(text ?? 'null', indent) : (text ?? 'null'));
+    return;
+  }
+  const inner = pretty ? `${indent}  ` : '';
+  const open = pretty ? `\n${inner}` : '';
+  const separator = pretty ? `,\n${inner}` : ',';
+  const close = pretty ? `\n${indent}` : '';
+  if (Array.isArray(clipped)) {
+    const list: readonly unknown[] = clipped;
+    if (list.length === 0) {
+      piece('[]');
+      return;
+    }
+    write('[');
+    list.forEach((element, index) => {
+      write(index === 0 ? open : separator);
+      // JSON.stringify writes null for what JSON cannot hold inside an array.
+      const shown =
+        element === undefined || typeof element === 'function' || typeof element === 'symbol' ? null : element;
+      writeJson(shown, pretty, filter, write, level + 1, inner);
+    });
+    write(`${close}]`);
+    return;
+  }
+  const record = clipped as Record<string, unknown>;
+  const keys = Object.keys(record).filter((key) => {
+    const inside = record[key];
+    return inside !== undefined && typeof inside !== 'function' && typeof inside !== 'symbol';
+  });
+  if (keys.length === 0) {
+    piece('{}');
+    return;
+  }
+  write('{');
+  keys.forEach((key, index) => {
+    write(index === 0 ? open : separator);
+    piece(`${JSON.stringify(key)}:${pretty ? ' ' : ''}`);
+    writeJson(record[key], pretty, filter, write, level + 1, inner);
+  });
+  write(`${close}}`);
+}
+
+/**
+ * Collects small writes into chunks of about `size` characters before passing them on: output written piece by piece
+ * stays bounded in memory without a system call per piece. Call `flush()` at the end.
+ */
+export function chunkedWriter(
+  sink: (text: string) => void,
+  size = 1 << 20,
+): { write: (text: string) => void; flush: () => void } {
+  let parts: string[] = [];
+  let length = 0;
+  const flush = () => {
+    if (length === 0) return;
+    const text = parts.join('');
+    parts = [];
+    length = 0;
+    sink(text);
+  };
+  return {
+    write(text) {
+      if (text === '') return;
+      parts.push(text);
+      length += text.length;
+      if (length >= size) flush();
+    },
+    flush,
+  };
 }

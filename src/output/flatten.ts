@@ -278,3 +278,68 @@ export function exportTaskItems(
   }));
   return { keys, rows, columns, records };
 }
+
+/** The export's columns (`task`, `target`, `status`, the data fields in first-seen order, `error`): a pass that keeps nothing. */
+export function taskItemKeys(tasks: readonly TaskItemsLike[]): string[] {
+  const seen = new Set<string>();
+  for (const task of tasks)
+    for (const item of task.items ?? []) for (const key of Object.keys(flattenItem(item))) seen.add(key);
+  const dataKeys = [...seen].filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
+  return ['task', 'target', 'status', ...dataKeys, 'error'];
+}
+
+/**
+ * The kept items' rows and ndjson records, `size` items at a time, with the same columns and record shape as
+ * `exportTaskItems`: a 1,000,000-item task is printed slice by slice instead of as one array of rows and another of
+ * records (issue 25). The record shape (every key of every kept record, in first-seen order) takes a first pass.
+ */
+export function* taskItemSlices(
+  tasks: readonly TaskItemsLike[],
+  keep: (item: ItemLike, task: TaskItemsLike) => boolean,
+  size: number,
+): Generator<{ rows: FlatRecord[]; records: () => Array<Record<string, unknown>> }> {
+  const order = new Set<string>();
+  for (const task of tasks)
+    for (const item of task.items ?? [])
+      if (keep(item, task)) for (const key of Object.keys(taskItemRecord(task.id, item))) order.add(key);
+  const shaped = (record: Record<string, unknown>): Record<string, unknown> => {
+    if (Object.keys(record).length === order.size) return record;
+    const full: Record<string, unknown> = {};
+    for (const key of order) setField(full, key, Object.hasOwn(record, key) ? record[key] : null);
+    return full;
+  };
+  for (const task of tasks) {
+    let rows: FlatRecord[] = [];
+    let items: ItemLike[] = [];
+    const slice = () => {
+      const kept = items;
+      return { rows, records: () => kept.map((item) => shaped(taskItemRecord(task.id, item))) };
+    };
+    for (const item of task.items ?? []) {
+      if (!keep(item, task)) continue;
+      const row: HumanRow = { task: String(task.id), ...flattenItem(item) };
+      const human = humanFields(item.data);
+      if (human) row[HUMAN] = human;
+      rows.push(row);
+      items.push(item);
+      if (rows.length >= size) {
+        yield slice();
+        rows = [];
+        items = [];
+      }
+    }
+    if (rows.length > 0) yield slice();
+  }
+}
+
+/** Printer columns over the export's rows (the same as `exportTaskItems` gives). */
+export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecord>> {
+  const fixed = new Set(['task', 'target', 'status']);
+  return keys.map((key): Column<FlatRecord> => ({
+    header: key,
+    key,
+    value: (row) => field(row, key),
+    ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
+    ...(key === 'task' ? { align: 'right' as const } : {}),
+  }));
+}

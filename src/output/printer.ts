@@ -15,7 +15,16 @@
  *   csv: header (label keys) + one record; json: `json` pretty; ndjson: `json` compact on one line.
  */
 import { palette, type ChalkInstance } from './colour.js';
-import { cellText, csvRecord, indentJson, jsonText, toSnakeKey, tsvRecord, type CellValue } from './encode.js';
+import {
+  cellText,
+  chunkedWriter,
+  csvRecord,
+  jsonText,
+  toSnakeKey,
+  tsvRecord,
+  writeJson,
+  type CellValue,
+} from './encode.js';
 import type { OutputFormat } from './format.js';
 import type { IO, OutputStream } from './io.js';
 import type { Progress } from './progress.js';
@@ -68,6 +77,11 @@ export interface RowStream<T> {
   write: (rows: readonly T[]) => void;
   /** Closes the JSON array, or renders the buffered table. Call exactly once. */
   end: () => Promise<void>;
+  /**
+   * The command failed part-way: a table shows the rows it has; JSON is left as it is (nothing at all before the first
+   * row, an unterminated array after it), so a truncated result never parses as a whole one; csv gets no header.
+   */
+  abort: () => Promise<void>;
 }
 
 export interface PrinterOptions {
@@ -197,6 +211,20 @@ export function createPrinter(options: PrinterOptions): Printer {
   const fieldsOf = <T>(row: T, columns: ReadonlyArray<Column<T>>) => columns.map((c) => redact(cellText(c.value(row))));
   const keysOf = <T>(columns: ReadonlyArray<Column<T>>) => columns.map((c) => c.key ?? toSnakeKey(c.header));
   const jsonOut = (value: unknown, pretty: boolean) => `${jsonText(value, pretty, redact)}\n`;
+  /** A JSON document on stdout, written in pieces of about a MiB (never the whole text at once: issue 25). */
+  const streamJson = (value: unknown, pretty: boolean) => {
+    const out = chunkedWriter(writeOut);
+    writeJson(value, pretty, redact, out.write);
+    out.write('\n');
+    out.flush();
+  };
+  /** Records written as they are made, a MiB at a time, instead of one string of all of them. */
+  const streamRecords = <T>(rows: readonly T[], record: (row: T) => string, head = '') => {
+    const out = chunkedWriter(writeOut);
+    out.write(head);
+    for (const row of rows) out.write(record(row));
+    out.flush();
+  };
   const warnLine = (text: string) => writeErr(say('warning: ', `${err.yellow('warning:')} `, text));
 
   const paintByStatus = (status: string): string => paintStatus(out, status);
@@ -274,16 +302,17 @@ export function createPrinter(options: PrinterOptions): Printer {
     }
   };
 
-  const rowsText = <T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>, toJson: (row: T) => unknown): string => {
+  /** One record of a line format (tsv, csv, ndjson), newline included. */
+  const recordOf = <T>(columns: ReadonlyArray<Column<T>>, toJson: (row: T) => unknown): ((row: T) => string) => {
     switch (format) {
       case 'tsv':
-        return rows.map((row) => tsvRecord(fieldsOf(row, columns))).join('');
+        return (row) => tsvRecord(fieldsOf(row, columns));
       case 'csv':
-        return rows.map((row) => csvRecord(fieldsOf(row, columns))).join('');
+        return (row) => csvRecord(fieldsOf(row, columns));
       case 'ndjson':
-        return rows.map((row) => jsonOut(toJson(row), false)).join('');
+        return (row) => jsonOut(toJson(row), false);
       default:
-        throw new Error(`rowsText: ${format} is not a line format`);
+        throw new Error(`recordOf: ${format} is not a line format`);
     }
   };
 
@@ -293,27 +322,32 @@ export function createPrinter(options: PrinterOptions): Printer {
     json?: unknown,
     listOptions?: ListOptions,
   ) {
-    let text: string;
     switch (format) {
       case 'table':
         await renderRowsTable(rows, columns, listOptions);
         return;
       case 'json':
-        text = jsonOut(json ?? rows, true);
-        break;
+        streamJson(json ?? rows, true);
+        return;
       case 'ndjson': {
         const values: readonly unknown[] = Array.isArray(json) ? json : rows;
-        text = values.map((value) => jsonOut(value, false)).join('');
-        break;
+        streamRecords(values, (value) => jsonOut(value, false));
+        return;
       }
       case 'csv':
-        text = csvRecord(keysOf(columns)) + rowsText(rows, columns, (row) => row);
-        break;
+        streamRecords(
+          rows,
+          recordOf(columns, (row) => row),
+          csvRecord(keysOf(columns)),
+        );
+        return;
       case 'tsv':
-        text = rowsText(rows, columns, (row) => row);
-        break;
+        streamRecords(
+          rows,
+          recordOf(columns, (row) => row),
+        );
+        return;
     }
-    writeOut(text);
   }
 
   function stream<T>(
@@ -338,15 +372,26 @@ export function createPrinter(options: PrinterOptions): Printer {
           return;
         }
         if (format === 'json') {
-          // Exactly JSON.stringify(all, null, 2), written page by page: valid JSON without holding every row.
-          const parts = rows.map((row) => `  ${indentJson(jsonText(asJson(row), true, redact), '  ')}`);
-          writeOut(`${started ? ',\n' : '[\n'}${parts.join(',\n')}`);
+          // Exactly JSON.stringify(all, null, 2), written row by row: valid JSON without holding every row, or even
+          // one page's text.
+          const out = chunkedWriter(writeOut);
+          rows.forEach((row, index) => {
+            out.write(index === 0 && !started ? '[\n  ' : ',\n  ');
+            writeJson(asJson(row), true, redact, out.write, 0, '  ');
+          });
+          out.flush();
           started = true;
           return;
         }
-        if (format === 'csv' && !started) writeOut(csvRecord(keysOf(columns)));
+        const head = format === 'csv' && !started ? csvRecord(keysOf(columns)) : '';
         started = true;
-        writeOut(rowsText(rows, columns, asJson));
+        streamRecords(rows, recordOf(columns, asJson), head);
+      },
+      async abort() {
+        if (ended) return;
+        ended = true;
+        if (format === 'table' && bufferedTotal > 0)
+          await renderRowsTable(buffered, columns, listOptions, bufferedTotal);
       },
       async end() {
         if (ended) return;
@@ -365,14 +410,13 @@ export function createPrinter(options: PrinterOptions): Printer {
     };
   }
 
-  const detailText = (fields: readonly DetailField[], json: unknown): string => {
+  const detailText = (fields: readonly DetailField[]): string => {
     const values = fields.map(([, value]) => redact(cellText(value)));
     const shownValues = fields.map(([label, value]) => redact(humanCell(value, label)));
     switch (format) {
       case 'json':
-        return jsonOut(json, true);
       case 'ndjson':
-        return jsonOut(json, false);
+        throw new Error('detailText: JSON is streamed');
       case 'tsv':
         return tsvRecord(values);
       case 'csv':
@@ -406,11 +450,12 @@ export function createPrinter(options: PrinterOptions): Printer {
     stream,
 
     detail(fields, json) {
-      writeOut(detailText(fields, json));
+      if (format === 'json' || format === 'ndjson') streamJson(json, format === 'json');
+      else writeOut(detailText(fields));
     },
 
     json(value) {
-      writeOut(jsonOut(value, format !== 'ndjson'));
+      streamJson(value, format !== 'ndjson');
     },
 
     line(text) {

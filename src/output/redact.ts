@@ -16,7 +16,8 @@ export function createRedactor(secrets: ReadonlyArray<string | undefined>): Reda
   if (values.length === 0) return (text) => text;
   return (text) => {
     let out = text;
-    for (const value of values) out = out.split(value).join(REDACTED);
+    // includes() first: a split and join of a 60 MiB answer that holds no secret would copy it for nothing.
+    for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
     return out;
   };
 }

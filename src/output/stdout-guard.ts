@@ -1,6 +1,8 @@
 /**
- * What happens when stdout fails. By default a reader that went away (`taskctl list | head -1`) ends the run quietly,
- * as SIGPIPE ends a C tool, and any other write error (a full disk) ends it with one line and exit 1.
+ * What happens when stdout or stderr fails. By default a reader that went away (`taskctl list | head -1`) ends the run
+ * quietly, as SIGPIPE ends a C tool, and any other write error (a full disk, a closed descriptor) ends it with one line
+ * on the other stream and exit 14 (DESIGN.md section 2). stderr failing ends the run the same way (exit 14), its one
+ * line on stdout: the last stream that may still work.
  *
  * A command whose exit code is known before it prints (`wait`'s outcome) settles it first (`settleOutcome`), so the
  * reader going away ends the run with that code rather than 0.
@@ -9,6 +11,7 @@
  * flight finishes and the command itself names on stderr what it created and exits non-zero. The hold count lives on
  * the stream under a global symbol, because boot (dist/boot.cjs) and the commands (dist/taskctl.cjs) are two bundles.
  */
+import { ExitCode } from '../errors.js';
 import type { OutputStream } from './io.js';
 
 const HOLDS = Symbol.for('taskctl.stdout.holds');
@@ -34,21 +37,66 @@ function isErrorSource(stream: Holdable): stream is Holdable & ErrorSource {
   return typeof stream.on === 'function' && typeof stream.off === 'function';
 }
 
-/** Installed once by boot on process.stdout. `exit` ends the process with a code. */
-export function guardStdout(
-  stdout: NodeJS.WriteStream,
-  stderr: { write: (text: string) => unknown },
-  exit: (code: number) => void,
-): void {
+/** The exit code of output that could not be written. */
+const OUTPUT_FAILED_EXIT = ExitCode.outputFailed;
+
+const WRITE_ERRORS: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exceeded',
+  EBADF: 'the file descriptor is closed',
+  EIO: 'an input/output error',
+  EPIPE: 'the reader went away',
+  EFBIG: 'the file is too large',
+};
+
+/** `ENOSPC: no space left on the device`: a write error in one phrase, for the one-line message. */
+export function describeWriteError(error: NodeJS.ErrnoException): string {
+  const code = error.code ?? '';
+  return Object.hasOwn(WRITE_ERRORS, code) ? `${code}: ${WRITE_ERRORS[code] ?? ''}` : error.message;
+}
+
+/** A last-resort line on a stream that may be broken too: never throws. */
+function tryWrite(stream: { write: (text: string) => unknown }, text: string): void {
+  try {
+    stream.write(text);
+  } catch {
+    // Both streams are gone: the exit code is all that is left.
+  }
+}
+
+type GuardedStream = NodeJS.WritableStream & { write: (text: string) => unknown } & Partial<ErrorSource>;
+
+/**
+ * A pipe on stdout written without blocking queues every write in memory while the reader is slower (`show -o json |
+ * jq` held 200 MB of queued output): blocking writes make a slow reader slow the command down instead, as for a C
+ * tool. Files and terminals are written synchronously by Node already.
+ */
+export function blockOnPipe(stream: NodeJS.WriteStream): void {
+  const handle = (stream as { _handle?: { setBlocking?: (blocking: boolean) => unknown } })._handle;
+  if (!stream.isTTY) handle?.setBlocking?.(true);
+}
+
+/** Installed once by boot on process.stdout and process.stderr. `exit` ends the process with a code. */
+export function guardStdout(stdout: GuardedStream, stderr: GuardedStream, exit: (code: number) => void): void {
+  let ended = false;
+  const end = (code: number) => {
+    if (ended) return;
+    ended = true;
+    exit(code);
+  };
   stdout.on('error', (error: NodeJS.ErrnoException) => {
     // A holder is finishing a side effect and reports the loss itself.
     if (((stdout as Holdable)[HOLDS] ?? 0) > 0) return;
     if (error.code === 'EPIPE') {
-      exit((stdout as Holdable)[OUTCOME] ?? (typeof process.exitCode === 'number' ? process.exitCode : 0));
+      end((stdout as Holdable)[OUTCOME] ?? (typeof process.exitCode === 'number' ? process.exitCode : 0));
       return;
     }
-    stderr.write(`error: cannot write the output: ${error.message}\n`);
-    exit(1);
+    if (!ended) tryWrite(stderr, `error: cannot write the output (${describeWriteError(error)})\n`);
+    end(OUTPUT_FAILED_EXIT);
+  });
+  stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (!ended) tryWrite(stdout, `error: cannot write messages to stderr (${describeWriteError(error)})\n`);
+    end(OUTPUT_FAILED_EXIT);
   });
 }
 

@@ -277,12 +277,12 @@ describe('a failing stdout never hides a side effect (real pipes and /dev/full)'
   }
   const five = ['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', 'd.com', 'e.com'];
 
-  it('create --chunk-size 1 -q | head -1: no chunk starts after the reader left, every task is named, exit 1', async () => {
+  it('create --chunk-size 1 -q | head -1: no chunk starts after the reader left, every task is named, exit 14', async () => {
     // head exits after the first line; taskctl learns it at its next write.
     const result = await piped([...five, '--chunk-size', '1', '-q'], '| head -1');
     const ids = (await state()).tasks.map((t) => t.id);
     expect(result.stdout.trim()).toBe(String(ids[0]));
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(14);
     expect(ids.length).toBeGreaterThanOrEqual(1);
     expect(result.stderr).toMatch(
       new RegExp(`cannot write the output \\(EPIPE\\): created ${ids.length} of 5 tasks: ${ids.join(' ')}`),
@@ -290,11 +290,11 @@ describe('a failing stdout never hides a side effect (real pipes and /dev/full)'
     if (ids.length < 5) expect(result.stderr).toMatch(/no further task was started/);
   });
 
-  it('create -q > /dev/full: the task is named on stderr, exit 1', async () => {
+  it('create -q > /dev/full: the task is named on stderr, exit 14', async () => {
     const result = await piped(['create', 'domain_check_availability', 'a.com', '-q'], '> /dev/full');
     const ids = (await state()).tasks.map((t) => t.id);
     expect(ids).toHaveLength(1);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(14);
     expect(result.stderr).toMatch(new RegExp(`cannot write the output \\(ENOSPC\\): created 1 of 1 task: ${ids[0]}`));
     expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
   });

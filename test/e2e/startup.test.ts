@@ -127,40 +127,49 @@ describe('what a command that talks to the API loads', () => {
   });
 });
 
-describe.skipIf(!existsSync('/dev/full'))('output that cannot be written (stdout on a full disk)', () => {
-  /** Async: the sandbox answering the CLI runs in this process. */
+describe.skipIf(!existsSync('/dev/full'))('output that cannot be written (a full disk)', () => {
+  /** Async: the sandbox answering the CLI runs in this process. `full`: which stream goes to /dev/full. */
   async function runToFullDisk(
     args: string[],
     env: Record<string, string>,
-  ): Promise<{ status: number | null; stderr: string }> {
+    full: 'stdout' | 'stderr' = 'stdout',
+  ): Promise<{ status: number | null; stdout: string; stderr: string }> {
     const fd = openSync('/dev/full', 'w');
     try {
       const child = spawn(process.execPath, [BIN, ...args], {
         env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: ['ignore', fd, 'pipe'],
+        stdio: full === 'stdout' ? ['ignore', fd, 'pipe'] : ['ignore', 'pipe', fd],
       });
+      let stdout = '';
       let stderr = '';
+      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
       child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       const [status] = (await once(child, 'close')) as [number | null];
-      return { status, stderr };
+      return { status, stdout, stderr };
     } finally {
       closeSync(fd);
     }
   }
 
-  it('is one line on stderr and exit 1, for help and for a command', async () => {
+  it('stdout: one line on stderr and exit 14, for --version, --help, completion and a command', async () => {
     const world = await startWorld({ itemMs: 0 });
     try {
-      for (const args of [['--help'], ['services']]) {
+      for (const args of [['--version'], ['--help'], ['completion', 'bash'], ['services']]) {
         const result = await runToFullDisk(args, world.env);
         expect({ args, status: result.status, stderr: result.stderr }).toEqual({
           args,
-          status: 1,
-          stderr: 'error: cannot write the output: ENOSPC: no space left on device, write\n',
+          status: 14,
+          stderr: expect.stringMatching(/^error: cannot write the output \(ENOSPC[^\n]*\)\n$/) as unknown,
         });
       }
     } finally {
       await world.close();
     }
+  });
+
+  it('stderr: one line on stdout and exit 14, never a stack trace', async () => {
+    const result = await runToFullDisk(['show', 'not-a-number'], {}, 'stderr');
+    expect(result.status).toBe(14);
+    expect(result.stdout).toBe('error: cannot write messages to stderr (ENOSPC: no space left on the device)\n');
   });
 });

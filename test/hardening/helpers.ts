@@ -111,18 +111,7 @@ export const SERVICE = {
   currency: 'coins',
 };
 
-export function task(id: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id,
-    service: 'domain_check_availability',
-    status: 'completed',
-    total_items: 1,
-    cost: 1,
-    created_at: '2025-01-15T12:00:00Z',
-    completed_at: '2025-01-15T12:00:01Z',
-    ...extra,
-  };
-}
+export { task } from './task-json.js';
 
 /** Environment for the CLI against a scripted server: isolated config, the test key, that base URL. */
 export function cliEnv(origin: string, home: { env: Record<string, string> }): Record<string, string> {

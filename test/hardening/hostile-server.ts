@@ -5,11 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { join } from 'node:path';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { BIN, runProcess, type CliResult } from '../e2e/harness.js';
-import { task } from './helpers.js';
+import { task } from './task-json.js';
 
 export type HostileMode =
   /** Headers at once, then one byte of JSON whitespace every `dripMs` forever (never idle long enough to time out). */
@@ -33,7 +29,27 @@ export type HostileMode =
   /** HTTP 200 with a bare JSON string for every endpoint: valid JSON, no API shape. */
   | 'odd'
   /** 404 not_found for every request, the way a real server answers an unknown task id. */
-  | 'missing';
+  | 'missing'
+  /** Every request: 502 with an HTML page (a gateway in front of a service that is down). */
+  | 'bad-gateway'
+  /** Every request: 429 `rate_limited` with `Retry-After: 1`. */
+  | 'limited'
+  /** Every request: 302 to the same path (a redirect loop). */
+  | 'redirect-loop'
+  /** Headers never finish: the status line, then one header byte every `dripMs`. */
+  | 'slow-headers'
+  /** ~60 MiB: GET /tasks/1 with 1,000 items whose data holds a 60,000-character Latin string; pages of such tasks. */
+  | 'long-strings'
+  /** The same in CJK text (3 bytes in UTF-8, 2 in V8's strings): ~60 MiB. */
+  | 'non-latin'
+  /** ~60 MiB: GET /tasks/1 with 1,000,000 tiny items. */
+  | 'tiny-items'
+  /** A task id beyond 2^53 (not exact in a double) and a string id "7", in GET /tasks/:id and GET /tasks. */
+  | 'odd-ids'
+  /** Answers once (GET /tasks/1 processing, or page 1 of one task), then only 502s. */
+  | 'down-later'
+  /** GET /tasks/:id answered with the budget spent: `X-RateLimit-Reset` in epoch milliseconds, 5 s ahead. */
+  | 'reset-ms';
 
 export interface HostileServer {
   origin: string;
@@ -45,6 +61,33 @@ export interface HostileServer {
 }
 
 const GIB = 1024 ** 3;
+
+/** Big bodies are built once per server (each about 60 MiB, under the client's 64 MiB cap). */
+function bigTaskBody(kind: 'long-strings' | 'non-latin' | 'tiny-items'): string {
+  const total = kind === 'tiny-items' ? 1_000_000 : 1000;
+  // Ends `"items":[`: the items follow, then `]}}`.
+  const head = JSON.stringify({ success: true, data: { ...task(1, { total_items: total }), items: [] } }).slice(0, -3);
+  const parts: string[] = [];
+  if (kind === 'tiny-items') {
+    for (let i = 0; i < 1_000_000; i++) parts.push(`{"target":"d${i}.io","status":"completed","data":{"ok":1}}`);
+  } else {
+    // CJK: 20,000 characters of 3 UTF-8 bytes each, the same 60,000 bytes as the Latin string.
+    const text = kind === 'non-latin' ? '漢'.repeat(20_000) : 'x'.repeat(60_000);
+    for (let i = 0; i < 1000; i++) parts.push(`{"target":"d${i}.io","status":"completed","data":{"text":"${text}"}}`);
+  }
+  return `${head}${parts.join(',')}]}}`;
+}
+
+/** A page of 100 tasks, each with a 500 KiB error_message (about 50 MiB): `list --all` over long fields. */
+function bigPageBody(page: number, pages: number): string {
+  const message = 'x'.repeat(500 * 1024);
+  const tasks = Array.from({ length: 100 }, (_, i) => task((page - 1) * 100 + i + 1, { error_message: message }));
+  return JSON.stringify({
+    success: true,
+    data: tasks,
+    meta: { current_page: page, total_pages: pages, total_count: pages * 100, per_page: 100 },
+  });
+}
 const DEEP = 1_000_000;
 const RATE_HEADERS = { 'X-RateLimit-Limit': '100000', 'X-RateLimit-Remaining': '99999', 'X-RateLimit-Reset': '60' };
 
@@ -80,6 +123,13 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
   const dripMs = options.dripMs ?? 200;
   const counts = new Map<string, number>();
   const sockets = new Set<Socket>();
+  const bodies = new Map<string, string>();
+  const cached = (key: string, make: () => string): string => {
+    let body = bodies.get(key);
+    if (body === undefined) bodies.set(key, (body = make()));
+    return body;
+  };
+  const answered = new Set<string>();
   const timers = new Set<NodeJS.Timeout>();
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -161,6 +211,109 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
       case 'missing':
         send(res, 404, { success: false, error: { code: 'not_found', message: 'Task not found' } });
         return;
+      case 'bad-gateway':
+        res.writeHead(502, { 'Content-Type': 'text/html', ...RATE_HEADERS });
+        res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+        return;
+      case 'limited':
+        send(
+          res,
+          429,
+          { success: false, error: { code: 'rate_limited', message: 'Too many requests' } },
+          { 'Retry-After': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '1' },
+        );
+        return;
+      case 'redirect-loop':
+        res.writeHead(302, { Location: req.url ?? '/', ...RATE_HEADERS });
+        res.end();
+        return;
+      case 'slow-headers': {
+        const socket = res.socket;
+        if (!socket) return;
+        socket.write('HTTP/1.1 200 OK\r\nX-Slow: ');
+        const timer = setInterval(() => socket.write('a'), dripMs);
+        timers.add(timer);
+        socket.on('close', () => {
+          clearInterval(timer);
+          timers.delete(timer);
+        });
+        return;
+      }
+      case 'long-strings':
+      case 'non-latin':
+      case 'tiny-items': {
+        if (path === '/tasks' && mode === 'long-strings') {
+          send(
+            res,
+            200,
+            cached(`page${page}`, () => bigPageBody(page, 3)),
+          );
+          return;
+        }
+        if (path === '/tasks') {
+          const one = { ...task(1), status: 'completed' };
+          send(res, 200, {
+            success: true,
+            data: [one],
+            meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 100 },
+          });
+          return;
+        }
+        send(
+          res,
+          200,
+          cached(mode, () => bigTaskBody(mode)),
+        );
+        return;
+      }
+      case 'odd-ids': {
+        const big = '9007199254740993';
+        if (/^\/tasks\/7$/.test(path)) {
+          send(res, 200, `{"success":true,"data":${JSON.stringify({ ...task(7), id: '7', items: [] })}}`);
+        } else if (/^\/tasks\/\d+$/.test(path)) {
+          send(
+            res,
+            200,
+            `{"success":true,"data":${JSON.stringify({ ...task(1), items: [] }).replace('"id":1', `"id":${big}`)}}`,
+          );
+        } else {
+          const data = `[${JSON.stringify(task(1)).replace('"id":1', `"id":${big}`)}]`;
+          send(
+            res,
+            200,
+            `{"success":true,"data":${data},"meta":{"current_page":1,"total_pages":1,"total_count":1,"per_page":25}}`,
+          );
+        }
+        return;
+      }
+      case 'reset-ms': {
+        const id = Number(/^\/tasks\/(\d+)$/.exec(path)?.[1] ?? '1');
+        send(
+          res,
+          200,
+          { success: true, data: { ...task(id), items: [] } },
+          { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Date.now() + 5000) },
+        );
+        return;
+      }
+      case 'down-later': {
+        const key = path.startsWith('/tasks/') ? 'get' : 'list';
+        if (!answered.has(key)) {
+          answered.add(key);
+          if (key === 'get')
+            send(res, 200, { success: true, data: { ...task(1), status: 'processing', completed_at: null } });
+          else
+            send(res, 200, {
+              success: true,
+              data: [{ ...task(1), status: 'processing', completed_at: null }],
+              meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 100 },
+            });
+          return;
+        }
+        res.writeHead(502, { 'Content-Type': 'text/html', ...RATE_HEADERS });
+        res.end('<html>502</html>');
+        return;
+      }
       default:
         send(res, 404, { success: false, error: { code: 'not_found', message: `unknown mode ${mode}` } });
     }
@@ -188,29 +341,4 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
       });
     },
   };
-}
-
-/** The bin under `/usr/bin/time`: its result, wall time and peak RSS in MB (NaN when /usr/bin/time is missing). */
-export async function runMeasured(
-  args: string[],
-  env: Record<string, string>,
-  timeoutMs: number,
-): Promise<CliResult & { ms: number; rssMb: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'taskctl-rss-'));
-  const rssFile = join(dir, 'rss');
-  const started = performance.now();
-  try {
-    const result = await runProcess('/usr/bin/time', ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
-      timeoutMs,
-      label: `taskctl ${args.join(' ')}`,
-    });
-    const ms = performance.now() - started;
-    const lines = readFileSync(rssFile, 'utf8').trim().split('\n');
-    const kb = Number(lines[lines.length - 1]);
-    // /usr/bin/time reports a non-zero exit on its first line ("Command exited with non-zero status 8").
-    return { ...result, ms, rssMb: kb / 1024 };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { isolatedHome, KEY } from './helpers.js';
-import { hostileServer, runMeasured, type HostileMode, type HostileServer } from './hostile-server.js';
+import { hostileServer, type HostileMode, type HostileServer } from './hostile-server.js';
+import { runMeasured } from './measured.js';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
 
 const RSS_LIMIT_MB = 300;
@@ -34,6 +35,26 @@ function expectPlainError(stderr: string): void {
 }
 
 describe.concurrent('hostile server (spawned: time and peak RSS)', () => {
+  it('H1 a body dripped a byte every 50 ms: exit 8 when the request budget (--request-timeout) is spent, not 4 × it', async () => {
+    // A server of its own, dripping far faster than any timeout: never idle long enough for an idle timeout.
+    const own = await hostileServer({ dripMs: 50 });
+    try {
+      const env = { ...home.env, TASKCTL_BASE_URL: own.baseUrl('drip'), TASKCTL_API_KEY: KEY };
+      const r = await runMeasured(['balance', '--request-timeout', '2s'], env, 15_000);
+      expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+      expect(r.stderr).toMatch(
+        /did not send the complete answer within 2s \(no time left to retry within --request-timeout 2s\)/,
+      );
+      expectPlainError(r.stderr);
+      // One budget for the request with its retries (it was 4 attempts of the timeout each, plus back-off).
+      expect(own.counts.get('drip')).toBe(1);
+      expect(r.ms).toBeLessThan(2000 + 5000);
+      expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('H2 an endless chunked body: refused past the size cap without buffering it, exit 8, one request', async () => {
     const before = server.counts.get('flood-chunked') ?? 0;
     const r = await runMeasured(['balance', '--request-timeout', '20s'], envFor('flood-chunked'), 25_000);
@@ -80,28 +101,31 @@ describe.concurrent('hostile server (spawned: time and peak RSS)', () => {
   });
 });
 
-describe.concurrent('hostile server (in-process)', () => {
-  it('H1 a body dripped a byte every 50 ms: exit 8 within the whole request timeout, retried like any GET', async () => {
-    // A server of its own, dripping far faster than the 300 ms timeout: never idle long enough for an idle timeout.
-    const own = await hostileServer({ dripMs: 50 });
-    try {
-      const env = { ...home.env, TASKCTL_BASE_URL: own.baseUrl('drip'), TASKCTL_API_KEY: KEY };
-      const clock = new AutoClock();
-      const started = performance.now();
-      const r = await runTaskctl(['balance', '--request-timeout', '300ms'], { env, clock });
-      expect(r.code, r.stderr).toBe(ExitCode.unavailable);
-      expect(r.stderr).toMatch(/did not send the complete answer within 0\.3s after 4 attempts/);
-      expectPlainError(r.stderr);
-      expect(own.counts.get('drip')).toBe(4);
-      // 4 attempts of 0.3 s in real time (the drip alone would never end), with 5 s of slack for a busy machine; the
-      // backoff between them (0.5 + 1 + 2 s nominal) on the virtual clock.
-      expect(performance.now() - started).toBeLessThan(4 * 300 + 5000);
-      expect(clock.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(3500);
-    } finally {
-      await own.close();
-    }
+describe.concurrent('hostile server, issue 25 (spawned: time and peak RSS)', () => {
+  it('H13 `show 1 -o json` of ~1,000,000 tiny items (60 MiB, within the cap): exit 0 and peak RSS under 300 MB', async () => {
+    const r = await runMeasured(['show', '1', '-o', 'json'], envFor('tiny-items'), 60_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(100_000_000);
+    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
   });
 
+  it('H14 `show 1 -o ndjson` of 60 MiB of long strings: every item streamed, peak RSS under 300 MB', async () => {
+    const r = await runMeasured(['show', '1', '-o', 'ndjson'], envFor('long-strings'), 30_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')).toHaveLength(1001);
+    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
+  });
+
+  it('H15 `balance --request-timeout 1s` when the headers never finish: exit 8 within the budget, not 4 × it', async () => {
+    const r = await runMeasured(['balance', '--request-timeout', '1s'], envFor('slow-headers'), 15_000);
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(/did not send the complete answer within 1s/);
+    expectPlainError(r.stderr);
+    expect(r.ms).toBeLessThan(1000 + 5000);
+  });
+});
+
+describe.concurrent('hostile server (in-process)', () => {
   it('H6 `list --all` over pages that repeat the same ids: exit 8 at the second page, the first page printed', async () => {
     const r = await runTaskctl(['list', '--all', '-o', 'tsv'], { env: envFor('pages-repeating') });
     expect(r.code, r.stderr).toBe(ExitCode.unavailable);
@@ -170,5 +194,69 @@ describe.concurrent('hostile server (in-process)', () => {
     expect(r.stderr).toMatch(/^error: task 99999 was not found\n/);
     expect(r.stderr).not.toMatch(/GET \/tasks/);
     expectPlainError(r.stderr);
+  });
+  it.each([
+    ['bad-gateway', ExitCode.unavailable, /HTTP 502 with a body that is not JSON/],
+    ['limited', ExitCode.rateLimited, /Too many requests/],
+    ['redirect-loop', ExitCode.unavailable, /redirect/],
+  ] as const)(
+    'H16 `wait 1` against %s for the whole wait: exit %i after the outage tolerance, never 124',
+    async (mode, code, last) => {
+      const r = await runTaskctl(['wait', '1', '--outage-tolerance', '30s', '-o', 'json'], { env: envFor(mode) });
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.stderr).toMatch(/no good answer from the service in \d+s \(--outage-tolerance 30s\); last error: /);
+      expect(r.stderr).toMatch(last);
+      expect(r.stderr).toMatch(/last known: task 1 not seen/);
+      // Nothing was seen: no `[]` on stdout for a failure.
+      expect(r.stdout).toBe('');
+    },
+  );
+
+  it('H17 `watch 1` against a service that answers once, then only 502s: exit 8 with the last known state', async () => {
+    const own = await hostileServer();
+    try {
+      const env = { ...home.env, TASKCTL_BASE_URL: own.baseUrl('down-later'), TASKCTL_API_KEY: KEY };
+      const r = await runTaskctl(['watch', '1', '--outage-tolerance', '1m', '-o', 'ndjson'], { env });
+      expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+      expect(r.stderr).toMatch(/no good answer from the service for 1m\d*s? \(--outage-tolerance 1m\)/);
+      expect(r.stderr).toMatch(/last known: task 1 processing/);
+      expect(r.stderr).toMatch(/warning: .*no good answer for \d+s, retrying/);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('H18 ids: a string id stays a string in JSON; an id beyond 2^53 is exit 8 naming the digits sent; no `[]`', async () => {
+    const kept = await runTaskctl(['show', '7', '-o', 'json'], { env: envFor('odd-ids') });
+    expect(kept.code, kept.stderr).toBe(0);
+    expect((JSON.parse(kept.stdout) as { id: unknown }).id).toBe('7');
+    const big = await runTaskctl(['show', '1', '-o', 'json'], { env: envFor('odd-ids') });
+    expect(big.code).toBe(ExitCode.unavailable);
+    expect(big.stderr).toMatch(/data\.id: task id 9007199254740993 is beyond 2\^53/);
+    expectPlainError(big.stderr);
+    const list = await runTaskctl(['list', '-o', 'json'], { env: envFor('odd-ids') });
+    expect(list.code).toBe(ExitCode.unavailable);
+    expect(list.stdout).toBe('');
+  });
+
+  it('H19 `X-RateLimit-Reset` in epoch milliseconds (5 s ahead, budget spent): the next request waits ~6 s, not 61 s', async () => {
+    const clock = new AutoClock();
+    const r = await runTaskctl(['show', '1', '2', '-o', 'tsv'], { env: envFor('reset-ms'), clock });
+    expect(r.code, r.stderr).toBe(0);
+    expect(clock.sleeps.length).toBeGreaterThan(0);
+    expect(Math.max(...clock.sleeps)).toBeLessThan(10_000);
+    expect(Math.max(...clock.sleeps)).toBeGreaterThan(3_000);
+  });
+  it('H20 `wait 1` against an answer past the 64 MiB cap: exit 8 at once (the same server sends it again), one request', async () => {
+    const own = await hostileServer();
+    try {
+      const env = { ...home.env, TASKCTL_BASE_URL: own.baseUrl('flood-length'), TASKCTL_API_KEY: KEY };
+      const r = await runTaskctl(['wait', '1', '-q'], { env });
+      expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+      expect(r.stderr).toMatch(/the answer is larger than 64 MiB \(1024 MiB announced\)/);
+      expect(own.counts.get('flood-length')).toBe(1);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -14,11 +14,13 @@ import type { TaskReader } from './reader.js';
 import { PageKnowledge, PAGE_SIZE, PollTimers, jitter, planRound, pollConfig, roundBudget } from './scheduler.js';
 import type { PollConfig } from './scheduler.js';
 import { RequestBucket } from './bucket.js';
+import { DEFAULT_OUTAGE_TOLERANCE_MS, type OutageState } from './outage.js';
 
 /** `terminal` and `completed` both end at completed or failed (a failed task never completes); `processing` also
  * accepts a task that is already terminal, since it finished before we looked. */
 export type FollowUntil = 'terminal' | 'processing' | 'completed';
-export type FollowReason = 'done' | 'timeout' | 'interrupted';
+/** `outage`: no good answer for the outage tolerance, or the deadline came while the last read failed (exit 8/7). */
+export type FollowReason = 'done' | 'timeout' | 'interrupted' | 'outage';
 
 export interface TaskChange {
   /** The task as just seen (without `items`; item counts filled in when known). */
@@ -71,8 +73,18 @@ export interface FollowOptions {
    * change), kept for the bench's side-by-side figures.
    */
   policy?: 'predictive' | 'backoff';
-  /** A transient error (UnavailableError, RateLimitError): the round is retried later, until the deadline. */
+  /**
+   * A transient error (UnavailableError, RateLimitError): the round is retried later, until the deadline or the outage
+   * tolerance.
+   */
   onTransientError?: (error: Error, attempt: number) => void;
+  /**
+   * No good answer for this long (ms) ends the follow with reason 'outage' (`--outage-tolerance`). Default
+   * DEFAULT_OUTAGE_TOLERANCE_MS (2 min).
+   */
+  outageToleranceMs?: number | undefined;
+  /** The outage state, after each failed round (`retrying`) and once when the service answers again. */
+  onOutage?: (state: OutageState) => void;
   /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
   onRound?: (stats: { requests: number; budget: number }) => void;
 }
@@ -85,6 +97,15 @@ export interface FollowResult {
   unfinished: number[];
   /** Requests made in total. */
   requests: number;
+  /** With reason 'outage': why it stopped, the last failure (none when every read was cut by the deadline). */
+  outage?: {
+    why: 'tolerance' | 'deadline';
+    lastError: Error | undefined;
+    /** Since the last good answer (or the start when none came), ms. */
+    silentMs: number;
+    answered: boolean;
+    toleranceMs: number;
+  };
 }
 
 export async function followTasks(options: FollowOptions): Promise<FollowResult> {
@@ -136,6 +157,14 @@ class Follower {
   private requests = 0;
   private failures = 0;
   private retryAt: number | undefined;
+  private readonly toleranceMs: number;
+  /** Clock time of the last good answer (the start until one comes). */
+  private lastGoodAt: number;
+  /** The last good answer before the current run of failures: the recovery line says how long it lasted. */
+  private outageFrom: number | undefined;
+  private answered = false;
+  private lastError: Error | undefined;
+  private gaveUp = false;
   /** Paces predictive polling; the old fixed policy ran without one (kept as it was, for comparison). */
   private readonly bucket: RequestBucket | undefined;
   /** Guards a walk over pages (the first discovery, a search for tasks): one per walk, see PageWalkGuard. */
@@ -148,6 +177,8 @@ class Follower {
     this.discovery = new PollTimers(this.config);
     this.watchAll = options.ids === 'all-unfinished';
     const now = options.clock.now();
+    this.toleranceMs = options.outageToleranceMs ?? DEFAULT_OUTAGE_TOLERANCE_MS;
+    this.lastGoodAt = now;
     if (options.ids === 'all-unfinished') this.discovery.add(DISCOVERY, now);
     else for (const id of options.ids) this.addWatched(id, now);
   }
@@ -158,8 +189,11 @@ class Follower {
       for (;;) {
         if (signal?.aborted) return this.result('interrupted');
         if (this.isDone()) return this.result('done');
+        if (this.gaveUp) return this.result('outage', 'tolerance');
         const now = clock.now();
-        if (deadline !== undefined && now >= deadline) return this.result('timeout');
+        // 124 only when the service answered and the tasks were unfinished: a failing service at the deadline is 8/7.
+        if (deadline !== undefined && now >= deadline)
+          return this.failures > 0 || !this.answered ? this.result('outage', 'deadline') : this.result('timeout');
         const wakeAt = Math.max(this.nextWakeAt(now), this.bucket?.readyAt(now, this.roundRequests) ?? now);
         if (wakeAt > now) {
           await clock.sleep((deadline === undefined ? wakeAt : Math.min(wakeAt, deadline)) - now, signal);
@@ -178,17 +212,30 @@ class Follower {
     this.currentBudget = 0;
     try {
       await this.round();
+      if (this.failures > 0) this.options.onOutage?.(this.outageState(false, this.outageFrom ?? this.lastGoodAt));
       this.failures = 0;
+      this.outageFrom = undefined;
       this.retryAt = undefined;
     } catch (error) {
       if (!isTransient(error) || this.options.signal?.aborted) throw error;
+      const { deadline, clock } = this.options;
+      const now = clock.now();
+      // A request cut by the deadline is neither a failure nor retried: run() ends next, by what came before it.
+      if (deadline !== undefined && now >= deadline) return;
       // Transient: whatever the round learned is kept; the next round waits a growing delay, like an unchanged task.
       this.failures++;
-      // A request cut by the deadline is not retried: run() ends with 'timeout' next, and says nothing of a retry.
-      const { deadline, clock } = this.options;
-      if (deadline === undefined || clock.now() < deadline) this.options.onTransientError?.(error, this.failures);
+      this.lastError = error;
+      this.outageFrom ??= this.lastGoodAt;
+      this.options.onTransientError?.(error, this.failures);
+      const giveUpAt = this.lastGoodAt + this.toleranceMs;
+      if (now >= giveUpAt) {
+        this.gaveUp = true;
+        return;
+      }
+      this.options.onOutage?.(this.outageState(true, this.lastGoodAt));
       const delay = Math.min(this.config.maxMs, this.config.startMs * this.config.factor ** (this.failures - 1));
-      this.retryAt = this.options.clock.now() + jitter(delay, this.config.jitter, this.config.random);
+      // One last round exactly when the tolerance runs out, so the follow never gives up later than it must.
+      this.retryAt = Math.min(now + jitter(delay, this.config.jitter, this.config.random), giveUpAt);
     } finally {
       this.options.onRound?.({ requests: this.roundRequests, budget: this.currentBudget });
     }
@@ -325,7 +372,23 @@ class Follower {
     this.bucket?.spend(this.options.clock.now());
     this.requests++;
     this.roundRequests++;
-    return abortable(send(), this.options.signal);
+    const value = await abortable(send(), this.options.signal);
+    // A good answer (parsed and shaped right): the outage clock starts again.
+    this.lastGoodAt = this.options.clock.now();
+    this.answered = true;
+    return value;
+  }
+
+  private outageState(retrying: boolean, lastGoodAt: number): OutageState {
+    const error = this.lastError ?? new Error('no answer');
+    return {
+      retrying,
+      lastGoodAt,
+      answered: this.answered,
+      lastError: error,
+      failures: this.failures,
+      giveUpAt: this.lastGoodAt + this.toleranceMs,
+    };
   }
 
   /** 'all-unfinished': the first scan follows unfinished tasks; later, any new task is followed (even if finished). */
@@ -432,7 +495,7 @@ class Follower {
     return Number.isFinite(next) ? next : now + this.config.maxMs;
   }
 
-  private result(reason: FollowReason): FollowResult {
+  private result(reason: FollowReason, why?: 'tolerance' | 'deadline'): FollowResult {
     const all = [...this.watched.values()];
     if (this.watchAll) all.sort((a, b) => a.id - b.id);
     const tasks: Task[] = [];
@@ -441,7 +504,19 @@ class Follower {
       if (w.task) tasks.push(w.task);
       if (!w.task || !isTerminal(w.task)) unfinished.push(w.id);
     }
-    return { tasks, reason, unfinished, requests: this.requests };
+    const outage =
+      why === undefined
+        ? {}
+        : {
+            outage: {
+              why,
+              lastError: this.lastError,
+              silentMs: this.options.clock.now() - this.lastGoodAt,
+              answered: this.answered,
+              toleranceMs: this.toleranceMs,
+            },
+          };
+    return { tasks, reason, unfinished, requests: this.requests, ...outage };
   }
 }
 

@@ -32,6 +32,8 @@ export interface WaitOptions {
    * `show` command), false (`--no-results`) = the task records only, true (`--results`) = also in script formats.
    */
   results?: boolean;
+  /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
+  outageTolerance?: number;
 }
 
 /** How long the items of the waited tasks may take to read for `--report`, after the wait ended. */
@@ -82,20 +84,39 @@ async function withItems(ctx: Context, tasks: readonly Task[]): Promise<Task[] |
 }
 
 /** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
-export async function waitForTasks(ctx: Context, ids: number[], options: WaitOptions): Promise<void> {
+/**
+ * `known`: the tasks as created (`create --wait`), the last known state of any the wait never saw (issue 25).
+ */
+export async function waitForTasks(
+  ctx: Context,
+  ids: number[],
+  options: WaitOptions,
+  known: readonly Task[] = [],
+): Promise<void> {
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
   const api = await ctx.api({ deadline });
   // Polling for minutes or hours keeps to the spec's 100/min when the server states no budget (api/rate-limit.ts).
   api.rateLimiter.steady();
-  const [{ followTasks }, { waitExitCode, stillRunningMessage }, { startLogGroup }, { FollowDisplay }, unknown] =
-    await Promise.all([
-      import('./follow.js'),
-      import('./outcome.js'),
-      import('../../output/progress.js'),
-      import('./display.js'),
-      import('./unknown-status.js'),
-    ]);
+  const [
+    { followTasks },
+    { waitExitCode, stillRunningMessage },
+    { startLogGroup },
+    { FollowDisplay },
+    unknown,
+    outage,
+  ] = await Promise.all([
+    import('./follow.js'),
+    import('./outcome.js'),
+    import('../../output/progress.js'),
+    import('./display.js'),
+    import('./unknown-status.js'),
+    import('./outage.js'),
+  ]);
+  const outageToleranceMs = outage.resolveOutageTolerance(
+    options.outageTolerance,
+    (await ctx.settings()).outageTolerance,
+  );
   const progress = await ctx.printer.progress();
   const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures: options.allowItemFailures });
   const warn = (text: string): void => {
@@ -124,6 +145,7 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     deadline,
     signal: ctx.signal,
     countItems: !options.allowItemFailures,
+    outageToleranceMs,
     onChange: (change) => {
       warnUnknown(change.task);
       display.change(change);
@@ -148,11 +170,22 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
     .finally(() => group?.end());
   display.finish(result.reason === 'interrupted');
   progress.stop();
-  const code = waitExitCode(result.tasks, { allowItemFailures: options.allowItemFailures, reason: result.reason });
+  const code = waitExitCode(result.tasks, {
+    allowItemFailures: options.allowItemFailures,
+    reason: result.reason,
+    lastError: result.outage?.lastError,
+  });
   ctx.exitCode = code; // before anything is printed: a reader of stdout that goes away must not make it 0
   ctx.cache.rememberTasks(result.tasks);
 
-  if (!ctx.globals.quiet) await printOutcome(ctx, result.tasks, result.reason === 'done', options.results);
+  // The last known state of each task: as seen, else as created; nothing at all when the service never answered and
+  // nothing was known (no `[]` for a failure).
+  const seen = new Map(result.tasks.map((task) => [task.id, task]));
+  const knownById = new Map(known.map((task) => [task.id, task]));
+  const shown = ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
+  const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
+  if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
+    await printOutcome(ctx, listed, result.reason === 'done', options.results);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
@@ -173,6 +206,14 @@ export async function waitForTasks(ctx: Context, ids: number[], options: WaitOpt
             : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
         );
       }
+    }
+    if (result.outage) {
+      const failure = outage.outageError({
+        ...result.outage,
+        states: outage.lastKnownStates(ids, shown),
+        resume: ctx.ephemeralSandbox ? undefined : ['taskctl', 'wait', ...result.unfinished, ...resumeFlags].join(' '),
+      });
+      ctx.printer.error(failure.message, failure.hint);
     }
     if (result.reason === 'timeout')
       ctx.printer.error(

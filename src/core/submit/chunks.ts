@@ -58,7 +58,8 @@ export async function createChunks(
         else if (out && !singleObject) out.write([outcome.task]);
       }
     } catch (error) {
-      if (out && !singleObject) await out.end();
+      // A JSON array cut by the failure stays unterminated: a truncated result never parses as a whole one.
+      if (out && !singleObject) await out.abort();
       const failure =
         error instanceof CliError
           ? error
@@ -77,7 +78,7 @@ export async function createChunks(
       const stopped = outcomes.length < total ? '; no further task was started' : '';
       throw new CliError(
         `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar()}${stopped}`,
-        ExitCode.unexpected,
+        ExitCode.outputFailed,
         `The ids above may not have been printed. ${listHint(service)}`,
       );
     }

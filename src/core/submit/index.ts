@@ -4,7 +4,7 @@
  * reconciliation) → record and summarise (summary.ts) → --wait (core/follow/wait.ts).
  */
 import type { Context } from '../../context.js';
-import { ExitCode } from '../../errors.js';
+import { CliError, ExitCode } from '../../errors.js';
 import { checkReportTargets } from '../../report/write.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { createChunks } from './chunks.js';
@@ -53,11 +53,29 @@ export async function submitItems(
   warnAboveMaxCost(ctx, created, options.maxCost);
   const short = warnDroppedItems(ctx, created);
   if (options.wait) {
-    await waitForTasks(
-      ctx,
-      created.map((c) => c.task.id),
-      options as WaitOptions,
-    );
+    const ids = created.map((c) => c.task.id);
+    // A failure after the tasks exist never hides them (issue 25): 7, 8, 124 and 130 name them with the command to go on.
+    const createdNote = () =>
+      `${ids.length === 1 ? 'the task was' : 'the tasks were'} created (${ids.join(' ')}): continue with \`taskctl wait ${ids.join(' ')}\``;
+    const unfinished = new Set<number>([
+      ExitCode.rateLimited,
+      ExitCode.unavailable,
+      ExitCode.timeout,
+      ExitCode.interrupted,
+    ]);
+    try {
+      await waitForTasks(
+        ctx,
+        ids,
+        options as WaitOptions,
+        created.map((c) => c.task),
+      );
+    } catch (error) {
+      if (error instanceof CliError && unfinished.has(error.exitCode) && !ctx.ephemeralSandbox)
+        throw new CliError(`${error.message}\n${createdNote()}`, error.exitCode, error.hint);
+      throw error;
+    }
+    if (unfinished.has(ctx.exitCode) && !ctx.ephemeralSandbox) ctx.printer.warn(createdNote());
     // Items the server never took cannot have completed: however the tasks ended, that is not a clean success.
     if (short && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
   }

@@ -181,8 +181,40 @@ describe('GET: retries', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error.message).toBe(
-      'reading the balance: https://api.test did not send the complete answer within 30s after 4 attempts',
+      'reading the balance: https://api.test did not send the complete answer within 35s after 4 attempts',
     );
+  });
+
+  it('one budget of 35 s per request, attempts and back-off included: no retry once it is spent', async () => {
+    setup();
+    const { client, clock } = makeClient(agent);
+    // Each attempt takes 20 s of (virtual) time before the server gives up on it with 503.
+    pool
+      .intercept(balancePath)
+      .reply(() => {
+        clock.nowMs += 20_000;
+        return {
+          statusCode: 503,
+          data: apiFailure('internal_error', 'slow and failing'),
+          responseOptions: { headers: JSON_HEADERS },
+        };
+      })
+      .times(4);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    // 20 s + 0.5 s back-off + the second attempt (cut at the budget's end in real time): no third one.
+    expect(error.message).toMatch(/after 2 attempts \(no time left to retry within --request-timeout 35s\)$/);
+    expect(clock.sleeps).toHaveLength(1);
+  });
+
+  it('a wait the server announced (429 Retry-After) does not count against the budget', async () => {
+    setup();
+    const { client, clock } = makeClient(agent, { requestTimeoutMs: 5_000 });
+    const limited = { headers: { ...JSON_HEADERS, 'retry-after': '20' } };
+    pool.intercept(balancePath).reply(429, apiFailure('rate_limited', 'wait'), limited);
+    pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }), { headers: JSON_HEADERS });
+    expect((await client.getBalance()).balance).toBe(3);
+    expect(clock.sleeps).toEqual([20_000]);
   });
 
   it('uses --request-timeout in the timeout message', async () => {
@@ -456,7 +488,7 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
     expect(error.message).toBe(
       'reading the balance: could not reach https://api.test (connection refused) after 2 attempts (no time left to retry before the deadline)',
     );
-    expect(clock.sleeps).toEqual([500]);
+    expect(clock.sleeps).toHaveLength(1);
   });
 
   it('throws the abort reason and does not retry', async () => {

@@ -35,6 +35,20 @@ describe('parseRateLimit', () => {
     ).toBe(T0 + 10_000);
   });
 
+  it('reads a reset of 10^12 or more as epoch milliseconds (a 30 s reset, not the 61 s clamp), with or without Date', () => {
+    const serverNow = T0 - 3_600_000;
+    const withDate = headers('100', '0', String(serverNow + 30_000), { date: new Date(serverNow).toUTCString() });
+    expect(parseRateLimit(withDate, T0)?.resetAtMs).toBe(T0 + 30_000);
+    expect(parseRateLimit(headers('100', '0', String(T0 + 30_000)), T0)?.resetAtMs).toBe(T0 + 30_000);
+    // The three dialects of one moment agree: delta seconds, epoch seconds, epoch milliseconds.
+    const dialects = ['30', String(T0 / 1000 + 30), String(T0 + 30_000)];
+    expect(dialects.map((reset) => parseRateLimit(headers('100', '0', reset), T0)?.resetAtMs)).toEqual([
+      T0 + 30_000,
+      T0 + 30_000,
+      T0 + 30_000,
+    ]);
+  });
+
   it('without a Date header, epoch seconds are compared with the local clock', () => {
     expect(parseRateLimit(headers('100', '1', String(T0 / 1000 + 12)), T0)?.resetAtMs).toBe(T0 + 12_000);
   });

@@ -239,7 +239,7 @@ function brokenStdout(okWrites: number) {
 }
 
 describe('a failing stdout never hides a side effect', () => {
-  it('stops before the next chunk, names every task created on stderr, exits 1', async () => {
+  it('stops before the next chunk, names every task created on stderr, exits 14', async () => {
     const home = mkdtempSync(join(tmpdir(), 'taskctl-create-'));
     const stdout = brokenStdout(1);
     const stderr = createMemoryStream();
@@ -261,7 +261,7 @@ describe('a failing stdout never hides a side effect', () => {
         random: () => 0.5,
       });
       const tasks = idsOf(await world.tasks());
-      expect(code).toBe(1);
+      expect(code).toBe(14);
       expect(tasks.length).toBeGreaterThanOrEqual(2);
       expect(tasks.length).toBeLessThan(5);
       expect(stderr.text()).toMatch(

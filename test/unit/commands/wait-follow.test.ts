@@ -118,6 +118,7 @@ describe('wait: answers that will not change (issue 13)', () => {
 
   it('a malformed body is exit 8 at once, not retried until the timeout', async () => {
     const api = mockApi();
+    api.allowUnused(); // registered generously: the point is how few are used
     api.reply('GET', '/tasks/7', 200, { success: true, data: { id: 7, status: 'processing' } }, { times: 5 });
     api.allowUnused(); // up to 5 answers are offered; the point is that at most 2 are asked for
     const result = await runTaskctl(['wait', '7'], { api, env: { CI: 'true' } });
@@ -148,6 +149,7 @@ describe('wait: answers that will not change (issue 13)', () => {
 
   it('an unknown status keeps the wait going, is warned about once, and the timeout names it', async () => {
     const api = mockApi();
+    api.allowUnused(); // as many answers as the wait may ask for before its timeout
     api.reply('GET', '/tasks/7', 200, { success: true, data: task({ status: 'on_hold' }) }, { times: 100 });
     api.allowUnused(); // enough answers for any poll pace within the 2 minutes
     const result = await runTaskctl(['wait', '7', '--timeout', '2m'], { api, env: { CI: 'true' } });

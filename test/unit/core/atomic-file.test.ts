@@ -54,6 +54,8 @@ describe('readRegularFile', () => {
     expect(readRegularFile(path, { what: 'test file' })).toBeUndefined();
     writeFileSync(path, 'hello');
     expect(readRegularFile(path, { what: 'test file' })).toBe('hello');
-    expect(() => readRegularFile(path, { what: 'test file', maxBytes: 4 })).toThrow(/5 bytes \(more than 4\)/);
+    expect(() => readRegularFile(path, { what: 'test file', maxBytes: 4 })).toThrow(
+      /is 5 bytes, more than the 4 taskctl reads$/,
+    );
   });
 });

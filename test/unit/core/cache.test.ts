@@ -1,11 +1,19 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountKey, CompletionCacheStore } from '../../../src/core/cache.js';
-import { UsageError } from '../../../src/errors.js';
+import { accountKey, CompletionCacheStore, MAX_CACHE_BYTES } from '../../../src/core/cache.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -94,19 +102,60 @@ describe('CompletionCacheStore on disk', () => {
     expect(readdirSync(dirs[0]!)).toEqual(['completion.json']);
   });
 
-  it('refuses to read a symlinked or FIFO cache file (exit 2); an update skips it and never writes through', () => {
-    const cache = store({ t: 0 });
-    const target = join(dirs[0]!, 'target');
+  it('ignores a symlinked or FIFO cache file (a note, never exit 2); an update skips it and never writes through', () => {
+    const notes: string[] = [];
+    const dir = mkdtempSync(join(tmpdir(), 'taskctl-cache-'));
+    dirs.push(dir);
+    const cache = new CompletionCacheStore(
+      dir,
+      () => 0,
+      (message) => notes.push(message),
+    );
+    cache.account = 'account-a';
+    const target = join(dir, 'target');
     writeFileSync(target, 'not yours');
     symlinkSync(target, cache.path);
-    expect(() => cache.read()).toThrow(UsageError);
-    expect(() => cache.read()).toThrow(/cache file .* is a symbolic link/);
+    expect(cache.read()).toMatchObject({ services: [], tasks: [] });
+    expect(notes).toEqual([expect.stringMatching(/completion cache ignored: the cache file .* is a symbolic link/)]);
     cache.rememberTasks([{ id: 1, service: 's', status: 'pending' }]);
     expect(readFileSync(target, 'utf8')).toBe('not yours');
+    expect(lstatSync(cache.path).isSymbolicLink()).toBe(true);
 
     const fifoCache = store({ t: 0 });
     if (spawnSync('mkfifo', [fifoCache.path]).status !== 0) return;
-    expect(() => fifoCache.freshPrices(1000, 'x')).toThrow(/is a FIFO/);
+    expect(fifoCache.freshPrices(1000, 'x')).toBeUndefined();
     fifoCache.rememberServices([{ service: 'svc', pricing: 1 }], 'x');
+  });
+
+  it('a poisoned cache (a >4 MiB service name) is never written; an oversized or corrupt file is ignored and rewritten', () => {
+    const notes: string[] = [];
+    const dir = mkdtempSync(join(tmpdir(), 'taskctl-cache-'));
+    dirs.push(dir);
+    const cache = new CompletionCacheStore(
+      dir,
+      () => 0,
+      (message) => notes.push(message),
+    );
+    const huge = 'x'.repeat(4 * 1024 * 1024 + 1);
+    cache.rememberServices(
+      [
+        { service: huge, pricing: 1 },
+        { service: 'ok', pricing: 2 },
+      ],
+      'u',
+    );
+    expect(statSync(cache.path).size).toBeLessThan(MAX_CACHE_BYTES);
+    expect(cache.services('u')).toEqual(['ok']);
+    // A file grown past the bound by anything else: ignored with a note that says so, then replaced by the update.
+    writeFileSync(cache.path, JSON.stringify({ services: [huge] }));
+    expect(cache.services('u')).toEqual([]);
+    expect(notes[0]).toMatch(
+      /completion cache ignored: the cache file .* is 4,194,32\d bytes, more than the 1,048,576/,
+    );
+    expect(notes[0]).not.toMatch(/not a regular file/);
+    cache.rememberServices([{ service: 'svc', pricing: 3 }], 'u');
+    expect(cache.freshPrices(1000, 'u')).toEqual({ svc: 3 });
+    writeFileSync(cache.path, '{not json');
+    expect(new CompletionCacheStore(dir, () => 0).read().services).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { AuthError, NotFoundError, RateLimitError, UnavailableError } from '../.
 import { followTasks } from '../../../../src/core/follow/follow.js';
 import type { FollowOptions, TaskChange } from '../../../../src/core/follow/follow.js';
 import { stillRunningMessage, waitExitCode } from '../../../../src/core/follow/outcome.js';
+import type { OutageState } from '../../../../src/core/follow/outage.js';
 import { FakeClock, FakeTaskServer, T0, seededRandom, simTasks } from './fakes.js';
 import type { FakeServerOptions, SimTask } from './fakes.js';
 
@@ -185,16 +186,79 @@ describe('followTasks: ending', () => {
     expect(waitExitCode(result.tasks, { reason: result.reason })).toBe(0);
   });
 
-  it('retries transient errors until the deadline', async () => {
+  it('a service failing until the deadline is an outage (exit 8), not a timeout: 124 needs an answering service', async () => {
     const { base, server } = setup([{ id: 1 }]);
     server.failWith = () => new UnavailableError('HTTP 503');
     let attempts = 0;
     const result = await followTasks(
-      base({ deadline: T0 + 2 * MIN, onTransientError: (_e, attempt) => (attempts = attempt) }),
+      base({
+        deadline: T0 + 2 * MIN,
+        outageToleranceMs: 10 * MIN,
+        onTransientError: (_e, attempt) => (attempts = attempt),
+      }),
     );
-    expect(result.reason).toBe('timeout');
+    expect(result.reason).toBe('outage');
+    expect(result.outage).toMatchObject({ why: 'deadline', answered: false, lastError: { message: 'HTTP 503' } });
+    expect(waitExitCode(result.tasks, { reason: result.reason, lastError: result.outage?.lastError })).toBe(8);
     expect(attempts).toBeGreaterThan(3);
     expect(server.count()).toBeLessThan(30);
+  });
+
+  it('gives up after the outage tolerance without a good answer, with no deadline at all (watch), and says when', async () => {
+    const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
+    // Answers for the first 5 minutes, then only 502s.
+    server.failWith = () => (clock.now() - T0 >= 5 * MIN ? new UnavailableError('HTTP 502') : undefined);
+    const states: OutageState[] = [];
+    const result = await followTasks(base({ outageToleranceMs: 2 * MIN, onOutage: (state) => states.push(state) }));
+    expect(result.reason).toBe('outage');
+    expect(result.outage?.why).toBe('tolerance');
+    expect(result.outage?.answered).toBe(true);
+    // The last good answer came before minute 5; the follow gave up 2 minutes later, not a poll interval later.
+    const lastGoodAt = states[0]?.lastGoodAt ?? 0;
+    expect(lastGoodAt).toBeLessThan(T0 + 5 * MIN);
+    expect(clock.now() - lastGoodAt).toBeGreaterThanOrEqual(2 * MIN);
+    expect(clock.now() - lastGoodAt).toBeLessThan(2 * MIN + 1000);
+    expect(states.every((state) => state.retrying && state.giveUpAt === lastGoodAt + 2 * MIN)).toBe(true);
+    expect(states.map((state) => state.failures)).toEqual(states.map((_, i) => i + 1));
+    expect(result.tasks[0]?.status).toBe('processing');
+    expect(result.unfinished).toEqual([1]);
+  });
+
+  it.each([
+    ['429 last', ['502', '429'], 7],
+    ['502 last', ['429', '502'], 8],
+  ])('when 429s and 5xx mix, the outage exit code follows the last failure (%s)', async (_name, kinds, code) => {
+    const { base, server } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
+    let n = 0;
+    server.failWith = () => {
+      const kind = n++ < 3 ? kinds[0] : kinds[1];
+      return kind === '429' ? new RateLimitError('rate limited') : new UnavailableError('HTTP 502');
+    };
+    const result = await followTasks(base({ outageToleranceMs: MIN }));
+    expect(result.reason).toBe('outage');
+    expect(waitExitCode(result.tasks, { reason: result.reason, lastError: result.outage?.lastError })).toBe(code);
+  });
+
+  it('reports the outage while retrying and once when the service answers again', async () => {
+    const { base, server, clock } = setup([
+      {
+        id: 1,
+        timeline: [
+          [0, 'processing'],
+          [3 * MIN, 'completed'],
+        ],
+      },
+    ]);
+    server.failWith = () =>
+      clock.now() - T0 >= 20_000 && clock.now() - T0 < 80_000 ? new UnavailableError('HTTP 502') : undefined;
+    const states: OutageState[] = [];
+    const result = await followTasks(base({ onOutage: (state) => states.push(state) }));
+    expect(result.reason).toBe('done');
+    expect(states.length).toBeGreaterThan(1);
+    expect(states.slice(0, -1).every((state) => state.retrying)).toBe(true);
+    const last = states[states.length - 1];
+    expect(last).toMatchObject({ retrying: false, answered: true, lastError: { message: 'HTTP 502' } });
+    expect(last?.lastGoodAt).toBe(states[0]?.lastGoodAt);
   });
 
   it('does not report a request cut by the deadline as a transient error to retry: the wait simply timed out', async () => {

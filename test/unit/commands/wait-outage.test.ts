@@ -1,0 +1,133 @@
+/**
+ * wait/watch against a service that stops answering (issue 25): no good answer for the outage tolerance, or a failing
+ * service at the deadline, is exit 8 (7 after 429s) naming the last error and the last known state of each task; 124
+ * means only that the service answered and the tasks were unfinished.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { task } from '../../hardening/helpers.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
+
+const processing = (id: number) => ({ success: true, data: task(id, { status: 'processing', completed_at: null }) });
+const bad = { success: false, error: { code: 'internal_error', message: 'upstream down' } };
+
+describe('wait/watch when the service stops answering', () => {
+  it('wait: 502s after a good answer end in exit 8 after --outage-tolerance, naming the error and the last state', async () => {
+    const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
+    api.reply('GET', '/tasks/7', 200, processing(7));
+    api.reply('GET', '/tasks/7', 502, bad, { times: 1000 });
+    const result = await runTaskctl(['wait', '7', '--outage-tolerance', '1m', '-o', 'tsv'], { api });
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toMatch(
+      /error: no good answer from the service for 1m\d*s? \(--outage-tolerance 1m\); last error: reading task 7: upstream down after 4 attempts; last known: task 7 processing/,
+    );
+    expect(result.stderr).toMatch(/try again later with `taskctl wait 7`/);
+    expect(result.stderr).not.toMatch(/timed out|still running/);
+    // Each failed round said so, with the time since the last answer (plain mode: not a terminal).
+    expect(result.stderr).toMatch(/warning: retrying, last answer [\d.]+s ago: reading task 7: upstream down/);
+    // The last known state on stdout, as after a timeout.
+    expect(result.stdout).toMatch(/^7\t.*processing/);
+  });
+
+  it('wait: a service failing when the deadline comes is exit 8, not 124, and prints no [] when nothing was seen', async () => {
+    const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
+    api.reply('GET', '/tasks/7', 503, bad, { times: 1000 });
+    const result = await runTaskctl(['wait', '7', '--timeout', '30s', '-o', 'json'], { api });
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /the deadline came while it was failing; last error: .*; last known: task 7 not seen/,
+    );
+  });
+
+  it('wait: only 429s is exit 7', async () => {
+    const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
+    api.reply(
+      'GET',
+      '/tasks/7',
+      429,
+      { success: false, error: { code: 'rate_limited', message: 'slow down' } },
+      { times: 1000, headers: { 'retry-after': '1' } },
+    );
+    const result = await runTaskctl(['wait', '7', '--outage-tolerance', '20s', '-q'], { api });
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stderr).toMatch(/last error: .*slow down/);
+  });
+
+  it('wait: the service answering with the task still running at the deadline stays 124', async () => {
+    const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
+    api.reply('GET', '/tasks/7', 200, processing(7), { times: 1000 });
+    const result = await runTaskctl(['wait', '7', '--timeout', '30s', '-q'], { api });
+    expect(result.code, result.stderr).toBe(124);
+  });
+
+  it('watch without --timeout gives up after the outage tolerance (the config setting) instead of retrying forever', async () => {
+    const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
+    api.reply('GET', '/tasks/7', 200, processing(7));
+    api.reply('GET', '/tasks/7', 502, bad, { times: 1000 });
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-outage-'));
+    onTestFinished(() => {
+      rmSync(home, { recursive: true, force: true });
+    });
+    const set = await runTaskctl(['config', 'set', 'outage-tolerance', '45s'], { home });
+    expect(set.code, set.stderr).toBe(0);
+    const result = await runTaskctl(['watch', '7', '-o', 'ndjson'], { api, home });
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toMatch(/no good answer from the service for 4\d+s \(--outage-tolerance 45s\)/);
+    expect(result.stderr).toMatch(/`taskctl watch 7`/);
+  });
+});
+
+describe('create --wait: a failure after the tasks exist never hides them', () => {
+  const S = 'domain_check_availability';
+  function createdApi() {
+    const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
+    replyServices(api);
+    replyNoTasks(api);
+    api.reply('POST', '/tasks', 201, { success: true, data: task(12, { status: 'pending', completed_at: null }) });
+    return api;
+  }
+
+  it('exit 8 after an outage names the created task on stderr with `taskctl wait`, and lists it on stdout', async () => {
+    const api = createdApi();
+    api.allowUnused();
+    api.reply('GET', '/tasks/12', 502, bad, { times: 1000 });
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '--outage-tolerance', '30s', '-o', 'tsv'], {
+      api,
+    });
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toMatch(/last known: task 12 pending/);
+    expect(result.stderr).toMatch(/warning: the task was created \(12\): continue with `taskctl wait 12`/);
+    // Never seen by the wait: its state as created is the last known one.
+    expect(result.stdout).toMatch(/^12\t.*pending/m);
+  });
+
+  it('exit 124 names it too', async () => {
+    const api = createdApi();
+    api.allowUnused();
+    api.reply('GET', '/tasks/12', 200, processing(12), { times: 1000 });
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '--timeout', '20s', '-q'], { api });
+    expect(result.code, result.stderr).toBe(124);
+    expect(result.stdout).toBe('12\n');
+    expect(result.stderr).toMatch(/the task was created \(12\): continue with `taskctl wait 12`/);
+  });
+
+  it('an error thrown by the wait (a malformed answer, exit 8) carries the note', async () => {
+    const api = createdApi();
+    api.allowUnused();
+    api.reply('GET', '/tasks/12', 200, '"not a task"');
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '-q'], { api });
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toMatch(
+      /unexpected response[^\n]*\nthe task was created \(12\): continue with `taskctl wait 12`/,
+    );
+  });
+});
