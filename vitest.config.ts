@@ -5,7 +5,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // e2e tests spawn processes; two cores on CI.
-    maxWorkers: 2,
+    maxWorkers: 4,
     projects: [
       {
         extends: true,
