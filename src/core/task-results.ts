@@ -118,8 +118,9 @@ async function showTables(
     const own = rows.filter((row) => row.task === String(task.id));
     if (own.length > 0) {
       printer.blank();
-      // Each task's own result fields: another service's columns would only be dashes here.
-      const ownKeys = new Set(exportTaskItems([task]).keys);
+      // Each task's own result fields (from its rows: flattening all its items again would cost as much as the
+      // answer, 1,000,000 items of which the table shows 1,000): another service's columns would only be dashes here.
+      const ownKeys = new Set(own.flatMap((row) => Object.keys(row)));
       // ... and on a terminal no column that is empty in every row (an ERROR column of dashes says nothing).
       const filled = (key: string) => own.some((row) => Object.hasOwn(row, key) && row[key] !== '');
       const shown = options.chosen

@@ -29,6 +29,8 @@ export async function renderTable(
   head: readonly string[],
   rows: ReadonlyArray<readonly string[]>,
   aligns: readonly Align[],
+  /** Each column's width, for a table drawn in slices (no `head` after the first); default: as wide as its cells. */
+  widths?: readonly number[],
 ): Promise<string> {
   const { default: Table } = await import('cli-table3');
   const table = new Table({
@@ -37,6 +39,7 @@ export async function renderTable(
     // Empty style arrays: cli-table3 must not add colours of its own; the Printer decides colour.
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
     colAligns: [...aligns],
+    ...(widths ? { colWidths: [...widths] } : {}),
     wordWrap: false,
   });
   for (const row of rows) table.push([...row]);

@@ -109,10 +109,24 @@ describe.concurrent('hostile server, issue 25 (spawned: time and peak RSS)', () 
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
   });
 
+  it('H13b `show 1 -o table` of the same ~1,000,000 tiny items: the first 1,000 rows, peak RSS under 300 MB', async () => {
+    const r = await runMeasured(['show', '1', '-o', 'table'], envFor('tiny-items'), 60_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/showing the first 1,000 of 1,000,000 items of task 1/);
+    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
+  });
+
   it('H14 `show 1 -o ndjson` of 60 MiB of long strings: every item streamed, peak RSS under 300 MB', async () => {
     const r = await runMeasured(['show', '1', '-o', 'ndjson'], envFor('long-strings'), 30_000);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split('\n')).toHaveLength(1001);
+    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
+  });
+
+  it('H14b `show 1 -o table` of 60 MiB of long strings to a file: every row whole, peak RSS under 300 MB', async () => {
+    const r = await runMeasured(['show', '1', '-o', 'table'], envFor('long-strings'), 30_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(60_000_000);
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
   });
 

@@ -146,3 +146,22 @@ describe('bounded tables', () => {
     }
   });
 });
+
+describe('a long table is drawn in slices that line up as one table (issue 25: bounded copies of the text)', () => {
+  it('the widest row in the last slice widens the columns of the first', async () => {
+    const { printer, out } = setup('table');
+    // 250 rows: the name that sets the NAME column's width is in the last rows, drawn in the last slice.
+    const rows = Array.from({ length: 250 }, (_, i) => ({ id: i, name: i === 249 ? 'n'.repeat(40) : `row ${i}` }));
+    const columns: Array<Column<{ id: number; name: string }>> = [
+      { header: 'name', value: (row) => row.name },
+      { header: 'id', value: (row) => row.id, align: 'right' },
+    ];
+    await printer.list(rows, columns);
+    const lines = out().trimEnd().split('\n');
+    expect(lines).toHaveLength(251);
+    // Every line is as wide as the header: a right-aligned ID column ends at the same place in every row.
+    const width = lines[0]?.length ?? 0;
+    expect(width).toBeGreaterThan(40);
+    expect(lines.filter((line) => line.length !== width)).toEqual([]);
+  });
+});
