@@ -115,3 +115,5 @@ export class InterruptedError extends CliError {
     super(message, ExitCode.interrupted, hint);
   }
 }
+/** Ctrl-C while a create's POST had not left (waiting for the rate limit): nothing can have been created. */
+export class InterruptedBeforeSendError extends InterruptedError {}

@@ -479,7 +479,9 @@ export function createPrinter(options: PrinterOptions): Printer {
         if (part.status === true) return paintByStatus(inert);
         return part.style ? out[part.style](inert) : inert;
       });
-      io.stdout.write(`${text.join('')}\n`);
+      // On a terminal wrapped at spaces (a line the terminal wraps is cut inside a word); one line each in a pipe.
+      const line = text.join('');
+      io.stdout.write(`${terminalWidth === undefined || !wrap ? line : wrap(line, terminalWidth, '  ')}\n`);
     },
 
     blank() {

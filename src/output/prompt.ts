@@ -1,6 +1,7 @@
 /** Terminal prompts on stderr. Callers check `ctx.interactive` first: nothing here is ever reached in a pipe or CI. */
 import { emitKeypressEvents } from 'node:readline';
 import type { InputStream, OutputStream } from './io.js';
+import { lineBudget, wrapText } from './width.js';
 import { InterruptedError } from '../errors.js';
 
 interface RawInput extends InputStream {
@@ -102,7 +103,7 @@ export async function confirm(
     if (interrupted) return 'interrupted';
     const closed = new Promise<undefined>((resolve) => rl.once('close', () => resolve(undefined)));
     const answer = await Promise.race([
-      rl.question(`${question} ${defaultYes ? '[Y/n]' : '[y/N]'} `).catch(() => undefined),
+      rl.question(`${wrapped(`${question} ${defaultYes ? '[Y/n]' : '[y/N]'}`, stderr)} `).catch(() => undefined),
       closed,
     ]);
     if (answer === undefined) {
@@ -119,4 +120,11 @@ export async function confirm(
     options.signal?.removeEventListener('abort', onAbort);
     rl.close();
   }
+}
+
+/** On a terminal the question wraps at spaces within its width (a cut inside `8,157` reads as two numbers). */
+function wrapped(question: string, stderr: OutputStream): string {
+  if (stderr.isTTY !== true) return question;
+  // One column left for the space the answer is typed after.
+  return wrapText(question, lineBudget(stderr.columns) - 1);
 }

@@ -137,6 +137,8 @@ const endlessPages = new WeakSet<object>();
 
 /** The listing is read from page 1 on every discovery; this key times discovery like a task. */
 const DISCOVERY = 'discovery';
+/** The least time a request gets before the outage tolerance cuts it (see readerUntilGiveUp). */
+const MIN_LAST_ATTEMPT_MS = 5000;
 
 class Follower {
   private readonly config: PollConfig;
@@ -329,7 +331,7 @@ class Follower {
 
   /** `walk`: the walk this read belongs to; by default the current search for tasks (pages not known to hold one). */
   private async readPage(page: number, walk?: PageWalkGuard<Task>): Promise<void> {
-    const { tasks, meta } = await this.request(() => this.options.reader.listTasks({ page, perPage: PAGE_SIZE }));
+    const { tasks, meta } = await this.request((reader) => reader.listTasks({ page, perPage: PAGE_SIZE }));
     this.guard(page, meta, tasks, walk);
     const now = this.options.clock.now();
     this.totalCount = meta.total_count;
@@ -363,20 +365,32 @@ class Follower {
 
   private async fetchTask(id: number): Promise<void> {
     // NotFoundError (and AuthError, UsageError) propagate: a watched id that does not exist is fatal.
-    const task = await this.request(() => this.options.reader.getTask(id));
+    const task = await this.request((reader) => reader.getTask(id));
     this.observe(task, this.options.clock.now(), true);
   }
 
   /** Counts the request and lets Ctrl-C end the wait at once rather than after the request's own timeout. */
-  private async request<T>(send: () => Promise<T>): Promise<T> {
-    this.bucket?.spend(this.options.clock.now());
+  private async request<T>(send: (reader: TaskReader) => Promise<T>): Promise<T> {
+    const now = this.options.clock.now();
+    this.bucket?.spend(now);
     this.requests++;
     this.roundRequests++;
-    const value = await abortable(send(), this.options.signal);
+    const value = await abortable(send(this.readerUntilGiveUp(now)), this.options.signal);
     // A good answer (parsed and shaped right): the outage clock starts again.
     this.lastGoodAt = this.options.clock.now();
     this.answered = true;
     return value;
+  }
+
+  /**
+   * A request that gets no answer is cut when the outage tolerance runs out (at least MIN_LAST_ATTEMPT_MS after it is
+   * sent, so the last round still has a chance), not a whole request timeout (35 s) later.
+   */
+  private readerUntilGiveUp(now: number): TaskReader {
+    const { reader, deadline } = this.options;
+    if (!reader.withDeadline || !Number.isFinite(this.toleranceMs)) return reader;
+    const cut = Math.max(this.lastGoodAt + this.toleranceMs, now + MIN_LAST_ATTEMPT_MS);
+    return reader.withDeadline(deadline === undefined ? cut : Math.min(deadline, cut));
   }
 
   private outageState(retrying: boolean, lastGoodAt: number): OutageState {

@@ -9,4 +9,6 @@ export interface TaskReader {
   listTasks: (q: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id: one task with its items. Throws NotFoundError for an unknown id. */
   getTask: (id: number) => Promise<Task>;
+  /** The same reader whose requests fail at `deadline` (epoch ms) rather than wait out the request timeout. */
+  withDeadline?: (deadline: number | undefined) => TaskReader;
 }

@@ -55,6 +55,7 @@ export async function submitItems(
   if (options.wait) {
     const ids = created.map((c) => c.task.id);
     // A failure after the tasks exist never hides them (issue 25): 7, 8, 124 and 130 name them with the command to go on.
+    // The wait's own ending names it (`still running: …`, `try again later with …`); an error it throws gets this note.
     const createdNote = () =>
       `${ids.length === 1 ? 'the task was' : 'the tasks were'} created (${ids.join(' ')}): continue with \`taskctl wait ${ids.join(' ')}\``;
     const unfinished = new Set<number>([
@@ -75,7 +76,6 @@ export async function submitItems(
         throw new CliError(`${error.message}\n${createdNote()}`, error.exitCode, error.hint);
       throw error;
     }
-    if (unfinished.has(ctx.exitCode) && !ctx.ephemeralSandbox) ctx.printer.warn(createdNote());
     // Items the server never took cannot have completed: however the tasks ended, that is not a clean success.
     if (short && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
   }

@@ -19,7 +19,14 @@ import * as z from 'zod';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
-import { CliError, CreateUnknownError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import {
+  CliError,
+  CreateUnknownError,
+  ExitCode,
+  InterruptedBeforeSendError,
+  InterruptedError,
+  UsageError,
+} from '../../errors.js';
 import type { ItemSource, PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
@@ -605,6 +612,9 @@ async function continueJob(
         if (state.chunks.get(chunk)?.send) {
           if (error instanceof CreateUnknownError) {
             journal.append({ type: 'unknown', chunk, candidates: [], reason: error.message });
+          } else if (error instanceof InterruptedBeforeSendError) {
+            // The POST never left (Ctrl-C during the rate-limit wait): nothing to settle, the chunk is sent next time.
+            journal.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'answer' });
           } else if (error instanceof CliError && REFUSED.has(error.exitCode)) {
             // The server answered the POST with a refusal: nothing was created, and the chunk is sent again next time.
             journal.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'answer' });

@@ -6,7 +6,7 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../../context.js';
-import { CliError, CreateUnknownError, InterruptedError } from '../../errors.js';
+import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../output/durations.js';
 import { counted } from '../items/clean.js';
 import type { MatchResult, Snapshot } from '../reconcile.js';
@@ -147,7 +147,7 @@ export async function createOne(
     // Ctrl-C while the POST waited for the rate limit: it never left, so nothing can have been created.
     if (ctx.signal.aborted && !post.sent) {
       local.drop(entry);
-      throw new InterruptedError(
+      throw new InterruptedBeforeSendError(
         `interrupted before sending ${what}: nothing was created for it`,
         'Re-run the same command to create it.',
       );

@@ -1,5 +1,8 @@
 /** Ctrl-C while the POST waits for the rate limit: it never left, so the message says nothing was created. */
-import { expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it, onTestFinished } from 'vitest';
 import { AutoClock, mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
 
 const S = 'domain_check_availability';
@@ -30,4 +33,28 @@ it('Ctrl-C during the rate-limit wait before the POST: exit 130, nothing created
   expect(result.stderr).toMatch(/interrupted before sending the task: nothing was created for it/);
   expect(result.stderr).not.toMatch(/may have been created/);
   expect(api.calls).not.toContain('POST /tasks');
+});
+
+it('journaled: Ctrl-C during that wait records the chunk as not sent, so resume sends it again without settling it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'taskctl-journal-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const journal = join(dir, 'job.jsonl');
+  const api = mockApi();
+  replyServices(api);
+  replyNoTasks(api, { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' });
+  const controller = new AbortController();
+  const clock = new CtrlCAt(controller, 5_000);
+  const result = await runTaskctl(['create', S, 'a.com', '--journal', journal, '-q'], {
+    api,
+    clock,
+    signal: controller.signal,
+  });
+  expect(result.code).toBe(130);
+  expect(api.calls).not.toContain('POST /tasks');
+  const records = readFileSync(journal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string; chunk?: number; task?: unknown });
+  // Without it the chunk stays in flight and resume watches the task list for ~2 minutes before sending it.
+  expect(records.at(-1)).toMatchObject({ type: 'reconciled', chunk: 1, task: null });
 });

@@ -16,6 +16,9 @@ const terminal = (stdin: string | readonly string[]) => ({
   stderrTTY: true,
 });
 
+/** The question as one line: on a terminal it wraps at its width. */
+const oneLine = (text: string) => text.replace(/\n/g, ' ');
+
 beforeEach(async () => {
   world = await startWorld();
   home = mkdtempSync(join(tmpdir(), 'taskctl-prompt-'));
@@ -29,14 +32,25 @@ afterEach(async () => {
 describe('the confirmation (issue 14)', () => {
   it('shows the estimate with the balance now and after, in words for one item', async () => {
     const result = await world.run(['create', S, 'a.com', '-q'], terminal('y\n'));
-    expect(result.stderr).toContain(`Create ${S} for 1 item: 5 coins (balance 10,000,000 → 9,999,995)? [y/N]`);
+    expect(oneLine(result.stderr)).toContain(`Create ${S} for 1 item: 5 coins (balance 10,000,000 → 9,999,995)? [y/N]`);
     expect(result.code).toBe(0);
     expect(await world.tasks()).toHaveLength(1);
   });
 
+  it('a question wider than the terminal wraps at spaces, never inside a number', async () => {
+    const result = await world.run(['create', S, 'a.com', 'b.com'], { ...terminal('n\n'), columns: 50 });
+    // Without readline's own cursor moves before the question.
+    const plain = result.stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+    const question = plain.slice(0, plain.indexOf('[y/N]') + 5);
+    expect(question.split('\n').length).toBeGreaterThan(1);
+    for (const line of question.split('\n')) expect(line.length).toBeLessThanOrEqual(49);
+    expect(oneLine(question)).toContain(`for 2 items: 10 coins (balance 10,000,000 → 9,999,990)? [y/N]`);
+    expect(result.code).toBe(13);
+  });
+
   it('declining is exit 13 (the user decided, not Ctrl-C) and says nothing was created', async () => {
     const result = await world.run(['create', S, 'a.com', 'b.com'], terminal('n\n'));
-    expect(result.stderr).toContain(`for 2 items: 10 coins (balance 10,000,000 → 9,999,990)? [y/N]`);
+    expect(oneLine(result.stderr)).toContain(`for 2 items: 10 coins (balance 10,000,000 → 9,999,990)? [y/N]`);
     // Calm: the person's answer, not an error.
     expect(result.stderr).toMatch(
       /\? \[y\/N\] .*n\r?\nNothing was created\.\nTo go ahead without the question: add --yes/,

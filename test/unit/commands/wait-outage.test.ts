@@ -8,7 +8,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { task } from '../../hardening/helpers.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
+import { AutoClock, mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
+
+/** Presses Ctrl-C (aborts the run's signal) once virtual time has gone `afterMs` past its start. */
+class CtrlCAfter extends AutoClock {
+  private readonly start = this.nowMs;
+  constructor(
+    private readonly afterMs: number,
+    private readonly controller: AbortController,
+  ) {
+    super();
+  }
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.nowMs + ms - this.start >= this.afterMs)
+      this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+    return super.sleep(ms, signal);
+  }
+}
 
 const processing = (id: number) => ({ success: true, data: task(id, { status: 'processing', completed_at: null }) });
 const bad = { success: false, error: { code: 'internal_error', message: 'upstream down' } };
@@ -105,7 +121,9 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     });
     expect(result.code, result.stderr).toBe(8);
     expect(result.stderr).toMatch(/last known: task 12 pending/);
-    expect(result.stderr).toMatch(/warning: the task was created \(12\): continue with `taskctl wait 12`/);
+    // The outage message names the command to go on; once (no second line saying the same).
+    expect(result.stderr).toMatch(/try again later with `taskctl wait 12`/);
+    expect(result.stderr.match(/taskctl wait 12/g)).toHaveLength(1);
     // Never seen by the wait: its state as created is the last known one.
     expect(result.stdout).toMatch(/^12\t.*pending/m);
   });
@@ -117,7 +135,22 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     const result = await runTaskctl(['create', S, 'a.com', '--wait', '--timeout', '20s', '-q'], { api });
     expect(result.code, result.stderr).toBe(124);
     expect(result.stdout).toBe('12\n');
-    expect(result.stderr).toMatch(/the task was created \(12\): continue with `taskctl wait 12`/);
+    expect(result.stderr).toMatch(/still running: taskctl wait 12/);
+    expect(result.stderr.match(/taskctl wait 12/g)).toHaveLength(1);
+  });
+
+  it('exit 130 (Ctrl-C) names it once', async () => {
+    const api = createdApi();
+    api.reply('GET', '/tasks/12', 200, processing(12), { times: 1000 });
+    const controller = new AbortController();
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '-q'], {
+      api,
+      clock: new CtrlCAfter(10_000, controller),
+      signal: controller.signal,
+    });
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).toMatch(/still running: taskctl wait 12/);
+    expect(result.stderr.match(/taskctl wait 12/g)).toHaveLength(1);
   });
 
   it('an error thrown by the wait (a malformed answer, exit 8) carries the note', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter, type Column } from '../../../src/output/printer.js';
 import type { OutputFormat } from '../../../src/output/format.js';
-import { textWidth } from '../../../src/output/width.js';
+import { textWidth, wrapText } from '../../../src/output/width.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 
@@ -150,5 +150,30 @@ describe('the width budget (issue 23: off by one)', () => {
     const { printer, out } = setup('table', 40);
     await printer.list([{ text: 'x'.repeat(40) }], note);
     expect(widest(out())).toBe(39);
+  });
+});
+
+describe('styled lines (webhook listen) on a terminal', () => {
+  const parts = [
+    '2026-11-25T18:04:00.750Z  ',
+    { text: 'completed', status: true },
+    '  task 1 domain_check_availability 40/40 done, 0 failed',
+    { text: '  (duplicate, not handed on again)', style: 'dim' as const },
+  ];
+
+  it('wrap at spaces within the width, the continuation indented', () => {
+    const memory = createMemoryIO({ stdoutTTY: true, stderrTTY: true, columns: 80 });
+    const printer = createPrinter({ io: memory.io, format: 'table', color: false, wrap: wrapText, wrapWidth: 79 });
+    const out = () => memory.stdout.text();
+    printer.styledLine(parts);
+    expect(widest(out())).toBeLessThanOrEqual(79);
+    expect(out()).toMatch(/\n {2}\S/);
+    expect(out().replace(/\n {2}/g, ' ')).toContain('40/40 done, 0 failed (duplicate, not handed on again)');
+  });
+
+  it('stay one line each when stdout is not a terminal', () => {
+    const { printer, out } = setup('table', 80, false);
+    printer.styledLine(parts);
+    expect(out().split('\n')).toHaveLength(2);
   });
 });

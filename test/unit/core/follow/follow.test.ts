@@ -4,6 +4,7 @@ import { followTasks } from '../../../../src/core/follow/follow.js';
 import type { FollowOptions, TaskChange } from '../../../../src/core/follow/follow.js';
 import { stillRunningMessage, waitExitCode } from '../../../../src/core/follow/outcome.js';
 import type { OutageState } from '../../../../src/core/follow/outage.js';
+import type { TaskReader } from '../../../../src/core/follow/reader.js';
 import { FakeClock, FakeTaskServer, T0, seededRandom, simTasks } from './fakes.js';
 import type { FakeServerOptions, SimTask } from './fakes.js';
 
@@ -202,6 +203,28 @@ describe('followTasks: ending', () => {
     expect(waitExitCode(result.tasks, { reason: result.reason, lastError: result.outage?.lastError })).toBe(8);
     expect(attempts).toBeGreaterThan(3);
     expect(server.count()).toBeLessThan(30);
+  });
+
+  it('a service whose requests hang gives up at the outage tolerance, not a request timeout later', async () => {
+    const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
+    // Models the API client: from 5 s on no answer comes, so each request fails at its deadline or after 35 s.
+    const cut = async (deadline: number | undefined): Promise<void> => {
+      if (clock.now() - T0 < 5000) return;
+      const until = Math.min(clock.now() + 35_000, deadline ?? Number.POSITIVE_INFINITY);
+      clock.t = Math.max(clock.t, until);
+      throw new UnavailableError(until === deadline ? 'no answer before the deadline' : 'no answer within 35s');
+    };
+    const view = (deadline: number | undefined): TaskReader => ({
+      listTasks: async (q) => (await cut(deadline), server.listTasks(q)),
+      getTask: async (id) => (await cut(deadline), server.getTask(id)),
+      withDeadline: view,
+    });
+    const result = await followTasks(base({ reader: view(undefined), outageToleranceMs: 10_000 }));
+    expect(result.reason).toBe('outage');
+    expect(result.outage?.why).toBe('tolerance');
+    expect(result.outage?.lastError?.message).toBe('no answer before the deadline');
+    // The last answer came before 5 s: giving up is due by 15 s, not at the 35 s request timeout.
+    expect(clock.now() - T0).toBeLessThanOrEqual(15_000);
   });
 
   it('gives up after the outage tolerance without a good answer, with no deadline at all (watch), and says when', async () => {
