@@ -40,9 +40,12 @@ export interface ReadRegularOptions {
    * others have any bit; `onTightened` receives the old mode. */
   tightenTo?: number;
   onTightened?: (oldMode: number) => void;
-  /** Refuse anything larger (bounded memory); default 16 MiB. */
+  /** Refuse anything larger (bounded memory); default 16 MiB (`STATE_FILE_MAX_BYTES`). */
   maxBytes?: number;
 }
+
+/** What taskctl reads back of a state file by default, and so the most it writes of one (never a file it cannot read). */
+export const STATE_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * The file's text, or undefined when it does not exist. A symlink, FIFO, device or directory is refused with a usage
@@ -69,7 +72,7 @@ export function readRegularFile(path: string, options: ReadRegularOptions): stri
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw refuse(kindOf(stats));
-    const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+    const maxBytes = options.maxBytes ?? STATE_FILE_MAX_BYTES;
     if (stats.size > maxBytes) {
       const size = (n: number) => n.toLocaleString('en');
       throw new TooLargeFileError(
@@ -118,15 +121,23 @@ export function writeFileAtomicSync(
   path: string,
   data: string,
   mode = 0o600,
-  options: { durable?: boolean } = {},
+  options: { durable?: boolean; maxBytes?: number } = {},
 ): void {
   const durable = options.durable !== false;
+  const bytes = Buffer.from(data, 'utf8');
+  // Bounded on write as on read: a file taskctl would refuse to read back is never written (issue 25).
+  if (options.maxBytes !== undefined && bytes.length > options.maxBytes) {
+    const size = (n: number) => n.toLocaleString('en');
+    throw new TooLargeFileError(
+      `${path} would be ${size(bytes.length)} bytes, more than the ${size(options.maxBytes)} taskctl reads back; nothing was written`,
+      'Remove what it no longer needs (e.g. `taskctl config unset`), then try again.',
+    );
+  }
   const temp = tempPathFor(path);
   let fd: number | undefined;
   try {
     fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     fchmodSync(fd, mode); // the umask may have removed bits we asked for; never adds any beyond `mode`
-    const bytes = Buffer.from(data, 'utf8');
     for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
     if (durable) fsyncSync(fd);
     closeSync(fd);

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../output/io.js';
 import { UsageError } from '../errors.js';
-import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
+import { readRegularFile, removeLeftoverTemps, STATE_FILE_MAX_BYTES, writeFileAtomicSync } from './atomic-file.js';
 import { ConfigFileSchema, type ConfigFile, type Profile } from './config-schema.js';
 import { lockTimeoutError, waitForLock } from './lock-file.js';
 
@@ -112,7 +112,7 @@ function updateConfig(
   try {
     removeLeftoverTemps(path);
     const data = change(readConfig(path));
-    writeFileAtomicSync(path, `${JSON.stringify(data, undefined, '\t')}\n`, 0o600);
+    writeFileAtomicSync(path, `${JSON.stringify(data, undefined, '\t')}\n`, 0o600, { maxBytes: STATE_FILE_MAX_BYTES });
     return data;
   } catch (error) {
     if (error instanceof UsageError) throw error;

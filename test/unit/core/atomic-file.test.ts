@@ -21,6 +21,16 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('writeFileAtomicSync', () => {
+  it('refuses to write more than maxBytes (a file it would not read back), keeping the old content', () => {
+    const path = join(dir, 'config.json');
+    writeFileAtomicSync(path, 'old', 0o600, { maxBytes: 10 });
+    expect(() => {
+      writeFileAtomicSync(path, 'é'.repeat(6), 0o600, { maxBytes: 10 }); // 12 bytes in UTF-8
+    }).toThrow(/would be 12 bytes, more than the 10 taskctl reads back; nothing was written/);
+    expect(readFileSync(path, 'utf8')).toBe('old');
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  });
+
   it('replaces the file whole with the given mode, leaving no temp file', () => {
     const path = join(dir, 'f.json');
     writeFileSync(path, 'old');
