@@ -322,8 +322,8 @@ describe('resume: a chunk caught in flight', () => {
       records(journal)
         .filter((r) => r.type === 'reconciled')
         .at(-1),
-    ).toMatchObject({ chunk: 2, by: 'user' });
+    ).toMatchObject({ chunk: 2, by: 'user', cost: 3 }); // the adopted task's own cost (3 items at 1 coin)
     expect(existsSync(`${journal}.lock`)).toBe(false);
-    expect(records(journal).at(-1)).toMatchObject({ type: 'done', tasks: 3, items: 9 });
+    expect(records(journal).at(-1)).toMatchObject({ type: 'done', tasks: 3, items: 9, cost: 9 });
   });
 });

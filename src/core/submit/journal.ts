@@ -411,7 +411,7 @@ export async function runResume(ctx: Context, file: string, options: ResumeOptio
       if (changed.length > 0) throw mismatch(file, changed);
       checkItems(job, read.prepared, file);
       const shared = await sendState(ctx, api);
-      settleByUser(ctx, journal, state, options, shared.local);
+      await settleByUser(ctx, api, journal, state, options, shared.local);
       await continueJob(
         ctx,
         api,
@@ -447,22 +447,31 @@ function parseChunk(text: string, flag: string, state: JobState): number {
 }
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`: the user's word on chunks the rules could not settle. */
-function settleByUser(
+async function settleByUser(
   ctx: Context,
+  api: ApiClient,
   journal: JournalFile,
   state: JobState,
   options: ResumeOptions,
   local: LocalCreates,
-): void {
+): Promise<void> {
   for (const text of options.adopt ?? []) {
     const match = /^(\d+)=(\d+)$/.exec(text.trim());
     if (!match) throw new UsageError(`--adopt ${JSON.stringify(text)}: expected CHUNK=TASK_ID, e.g. --adopt 7=1234`);
     const chunk = parseChunk(match[1] ?? '', '--adopt', state);
     const id = Number(match[2]);
     if (taskIds(state).includes(id)) throw new UsageError(`--adopt ${text}: task ${id} is already another chunk's`);
-    journal.append({ type: 'reconciled', chunk, task: id, cost: 0, by: 'user' });
+    // Read, so that the job's cost counts it and a task of another service is refused (a typo in the id).
+    const task = await api.getTask(id);
+    if (task.service !== state.job.service) {
+      throw new UsageError(
+        `--adopt ${text}: task ${id} is a ${task.service} task, not ${state.job.service}`,
+        'Check the candidates the job named: taskctl show ID',
+      );
+    }
+    journal.append({ type: 'reconciled', chunk, task: id, cost: task.cost, by: 'user' });
     local.settleJob({ journal: journal.path, chunk }, id);
-    state.chunks.set(chunk, { task: { id, cost: 0 } });
+    state.chunks.set(chunk, { task: { id, cost: task.cost } });
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
   }
   for (const text of options.resend ?? []) {
