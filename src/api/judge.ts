@@ -291,6 +291,12 @@ export function judgeResponse<T>(
     // Redirects are never followed, same origin or not: one rule is easy to trust, and the key must not travel.
     const location = headerValue(headers, 'location');
     const target = location === undefined ? undefined : ctx.scrub(location);
+    // 303 (and 301/302, long turned into a GET by clients) is how a server answers a write it carried out ("see
+    // there"): a create answered so may have made a task, so it is reconciled, never exit 8. 307/308 ask for the same
+    // request to be made elsewhere: nothing was done here.
+    if (isCreate && status <= 303) {
+      return ambiguous(ctx, `${why}, a redirect`, redirectError(ctx.endpoint, status, target), ex, backoff);
+    }
     return {
       ok: false,
       failure: 'refused',

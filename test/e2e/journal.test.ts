@@ -92,6 +92,19 @@ describe('create --journal', () => {
     expect(await tasks()).toHaveLength(3);
   });
 
+  it('a journal left empty by a create killed before its job record: resume says nothing was sent; the create starts it', async () => {
+    const input = domains('early.txt', 4, 'e');
+    const journal = path('early.jsonl');
+    writeFileSync(journal, ''); // what a kill during loading, reading or pricing leaves
+    const resumed = await world.inProcess(['resume', journal]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toMatch(/holds no job \(a create stopped before recording one sent nothing\)/);
+    expect(resumed.stderr).toMatch(/Start it again with the same `taskctl create/);
+    const created = await world.inProcess(['create', service, '-f', input, '--chunk-size', '2', '--journal', journal]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(await tasks()).toHaveLength(2);
+  });
+
   it('refuses a journal of another job (exit 2 naming what differs), a changed input, and a journal in use', async () => {
     const input = domains('in.txt', 12);
     const journal = path('job.jsonl');

@@ -366,9 +366,10 @@ export async function runResume(ctx: Context, file: string, options: ResumeOptio
   try {
     const state = rebuild(journal.records, path);
     if (!state)
+      // The job record goes to disk before any chunk is sent: a create killed before it sent nothing.
       throw new UsageError(
-        `${file} holds no job`,
-        'Start one with `taskctl create SERVICE -f FILE --chunk-size N --journal FILE`.',
+        `${file} holds no job (a create stopped before recording one sent nothing)`,
+        'Start it again with the same `taskctl create SERVICE -f FILE --chunk-size N --journal FILE`.',
       );
     const { job } = state;
     const api = await ctx.api();

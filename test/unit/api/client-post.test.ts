@@ -207,3 +207,33 @@ describe('creating the task: definite errors map normally and are not retried', 
     expect(clock.sleeps).toEqual([]);
   });
 });
+
+describe('creating the task: a redirect', () => {
+  // 303 See Other (and 301/302, which clients have long turned into a GET) is how a server says "done, see there":
+  // the task may exist, so exit 8 ("try again") could pay twice. 307/308 ask for the same request elsewhere.
+  it.each([301, 302, 303])('HTTP %i → AmbiguousCreateError, not sent again', async (status) => {
+    setup();
+    pool.intercept(createPath).reply(status, '', { headers: { location: 'https://api.test/api/v1/tasks/42' } });
+    const { client, clock } = makeClient(agent);
+    clock.nowMs = T0 + 7;
+    const error = await failure(client.createTask(request));
+    assert(error instanceof AmbiguousCreateError, `not an AmbiguousCreateError: ${String(error)}`);
+    expect(error.message).toBe(`POST /tasks may have created a task (HTTP ${status}, a redirect)`);
+    expect(error.status).toBe(status);
+    expect(error.sentAtMs).toBe(T0 + 7);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it.each([307, 308])(
+    'HTTP %i stays a plain exit-8 redirect error (the request is to be made elsewhere)',
+    async (status) => {
+      setup();
+      pool.intercept(createPath).reply(status, '', { headers: { location: 'https://other.test/api/v1/tasks' } });
+      const { client } = makeClient(agent);
+      const error = await failure(client.createTask(request));
+      expect(error).not.toBeInstanceOf(AmbiguousCreateError);
+      expect(error.exitCode).toBe(ExitCode.unavailable);
+      expect(error.message).toMatch(/a redirect to https:\/\/other\.test/);
+    },
+  );
+});

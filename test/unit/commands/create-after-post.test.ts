@@ -26,6 +26,8 @@ function start() {
   replyServices(api);
   replyNoTasks(api);
   api.reply('POST', '/tasks', 502, '<html>502 Bad Gateway</html>', { headers: { 'content-type': 'text/html' } });
+  // The replies below are generous: how many scans (and retries) the reconciliation makes is not the point here.
+  api.allowUnused();
   return api;
 }
 
@@ -62,5 +64,22 @@ describe('failures after a POST that may have landed', () => {
     const result = await runTaskctl(['create', 'domain_check_availability', 'a.com'], { api });
     expect(result.code, result.stderr).toBe(9);
     expect(result.stderr).toMatch(/the task list could not be read to find out/);
+  });
+});
+
+describe('a POST answered with a redirect', () => {
+  it('303 See Other (a write carried out, "see there"): reconciled, exit 9, never 8', async () => {
+    const api = mockApi();
+    replyServices(api);
+    replyNoTasks(api);
+    api.reply('POST', '/tasks', 303, '', { headers: { location: '/api/v1/tasks/5' } });
+    api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 20 });
+    api.allowUnused();
+    const result = await runTaskctl(['create', 'domain_check_availability', 'a.com'], { api });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(
+      /POST \/tasks may have created a task \(HTTP 303, a redirect\); checking the task list/,
+    );
+    expect(result.stderr).toMatch(/no matching task of this request was found/);
   });
 });
