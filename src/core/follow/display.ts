@@ -27,6 +27,8 @@ const MIN_LINE_GAP_MS = 2000;
 const LINES_PER_TASK = 60;
 /** Plain-mode heartbeats list unfinished tasks one per line up to this many, else one summary line. */
 const HEARTBEAT_LINES = 10;
+/** A poll round waiting this long for an answer is shown as waiting (a request that hangs before it fails). */
+const AWAIT_NOTICE_MS = 5000;
 const BAR_WIDTH = 16;
 
 export interface DisplayOptions {
@@ -71,6 +73,8 @@ export class FollowDisplay {
   /** Last time the service answered (any observation), or the start. */
   private lastAnswerAt: number;
   private trouble: Trouble | undefined;
+  /** When the poll round now under way began (undefined between rounds): a hung request shows as one. */
+  private roundStartedAt: number | undefined;
 
   constructor(private readonly options: DisplayOptions) {
     this.start = options.clock.now();
@@ -79,12 +83,25 @@ export class FollowDisplay {
     if (options.progress.mode === 'live') options.progress.live((spin, maxLines) => this.frame(spin, maxLines));
   }
 
+  /** A poll round begins: while its answer is slow to come, the live block says so instead of ticking on. */
+  roundStarted(): void {
+    this.roundStartedAt = this.options.clock.now();
+  }
+
+  /** The round under way has waited this long for an answer past AWAIT_NOTICE_MS, else undefined. */
+  private awaited(now: number): number | undefined {
+    if (this.trouble || this.roundStartedAt === undefined) return undefined;
+    const waited = now - this.roundStartedAt;
+    return waited >= AWAIT_NOTICE_MS ? waited : undefined;
+  }
+
   /** Every observation: fresh counts, rate and ETA for the live block (plain mode prints on `change` only). */
   poll(change: TaskChange): void {
     const id = change.task.id;
     const seen = this.views.get(id);
     this.views.set(id, { change, firstSeenAt: seen?.firstSeenAt ?? change.at });
     this.lastAnswerAt = Math.max(this.lastAnswerAt, change.at);
+    if (this.roundStartedAt !== undefined) this.roundStartedAt = Math.max(this.roundStartedAt, change.at);
     this.trouble = undefined;
     if (this.options.progress.mode === 'live') this.options.progress.refresh();
   }
@@ -113,6 +130,7 @@ export class FollowDisplay {
 
   /** After each poll round: plain mode prints throttled count lines that are due, and the heartbeat. */
   round(): void {
+    this.roundStartedAt = undefined;
     if (this.options.progress.mode !== 'lines') return;
     const now = this.options.clock.now();
     for (const id of this.pending) if (now - (this.printed.get(id)?.at ?? -Infinity) >= this.gap(now)) this.print(id);
@@ -182,7 +200,16 @@ export class FollowDisplay {
     const views = this.ordered();
     const widths = this.widths(views);
     const { paint } = this.options.progress;
-    const head = this.trouble ? [paint.yellow(`! ${this.troubleText(now)}`)] : [];
+    const waited = this.awaited(now);
+    const head = this.trouble
+      ? [paint.yellow(`! ${this.troubleText(now)}`)]
+      : waited !== undefined
+        ? [
+            paint.yellow(
+              `! waiting for the service's answer (${formatDuration(waited)}), last answer ${formatDuration(now - this.lastAnswerAt)} ago`,
+            ),
+          ]
+        : [];
     // Nothing seen yet (the first answer is on its way): say what is being read rather than show an empty block.
     if (views.length === 0) {
       const { ids } = this.options;
@@ -237,8 +264,9 @@ export class FollowDisplay {
     const icon = ended ? tick : spin === '' ? '' : paint.cyan(spin);
     const status = paintTaskStatus(paint, task, clean(task.status).padEnd(widths.status));
     // While the service does not answer, nothing that would move is shown: no rate, no estimate.
-    const rate = this.trouble ? undefined : view.change.itemsPerSecond;
-    const end = this.trouble ? undefined : view.change.predictedEnd;
+    const quiet = this.trouble !== undefined || this.awaited(now) !== undefined;
+    const rate = quiet ? undefined : view.change.itemsPerSecond;
+    const end = quiet ? undefined : view.change.predictedEnd;
     const left = end !== undefined && end > now ? clockTime(end - now) : undefined;
     const timing = [
       !ended && rate !== undefined ? `${formatRate(rate)}/s` : '',

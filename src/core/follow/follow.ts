@@ -85,6 +85,8 @@ export interface FollowOptions {
   outageToleranceMs?: number | undefined;
   /** The outage state, after each failed round (`retrying`) and once when the service answers again. */
   onOutage?: (state: OutageState) => void;
+  /** Before each round's first request (a display shows a round whose answer is slow to come). */
+  onRoundStart?: () => void;
   /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
   onRound?: (stats: { requests: number; budget: number }) => void;
 }
@@ -212,6 +214,7 @@ class Follower {
   private async roundWithRetry(): Promise<void> {
     this.roundRequests = 0;
     this.currentBudget = 0;
+    this.options.onRoundStart?.();
     try {
       await this.round();
       if (this.failures > 0) this.options.onOutage?.(this.outageState(false, this.outageFrom ?? this.lastGoodAt));

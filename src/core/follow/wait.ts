@@ -158,6 +158,9 @@ export async function waitForTasks(
       const line = display.unanswered(error.message);
       if (progress.mode !== 'live') warn(line);
     },
+    onRoundStart: () => {
+      display.roundStarted();
+    },
     onRound: () => {
       display.round();
     },

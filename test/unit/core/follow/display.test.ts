@@ -94,6 +94,27 @@ describe('FollowDisplay on a terminal', () => {
     expect(frames().pop()).not.toMatch(/retrying/);
   });
 
+  it('a read that hangs before it fails: after 5 s the block says it waits for the answer; no rate or estimate', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    const t = task(1, 'processing', 59, 60);
+    display.change({ ...change(t, T0), itemsPerSecond: 2, predictedEnd: T0 + 500 });
+    display.round();
+    advance(3000);
+    display.roundStarted();
+    advance(4000);
+    progress.refresh();
+    expect(frames().pop()).not.toMatch(/waiting/); // a round answered within 5 s is an ordinary poll
+    advance(9000);
+    progress.refresh();
+    const [head, line] = (frames().pop() ?? '').split('\n');
+    expect(head).toMatch(/^! waiting for the service's answer \(13s\), last answer 16s ago$/);
+    expect(line).not.toMatch(/\/s|est\./);
+    display.poll(change({ ...t, completed_items: 60 }, clock.now(), false));
+    display.round();
+    expect(frames().pop()).not.toMatch(/waiting/);
+  });
+
   it('more tasks than rows: a summary line plus the unfinished ones', () => {
     const { progress, clock, frames } = live(5);
     const ids = [1, 2, 3, 4, 5, 6];
