@@ -26,7 +26,8 @@ describe('taskctl sandbox', () => {
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const started = Date.now();
-    while (!stdout.includes('TASKCTL_API_KEY=')) {
+    // stdout and stderr are two pipes: the export lines may come before the dashboard's line or after it.
+    while (!stdout.includes('TASKCTL_API_KEY=') || !stderr.includes('dashboard: ')) {
       if (Date.now() - started > 10_000) throw new Error(`sandbox did not start: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
