@@ -73,6 +73,12 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
   }
 }
 
+/** `taskctl create`, `taskctl config set`: the command path as typed (commandPath is its parent's name and its own). */
+function commandLine(commandPath: string): string {
+  const path = commandPath.trim();
+  return path.startsWith('taskctl') ? path : `taskctl ${path}`;
+}
+
 function report(
   error: unknown,
   ctx: Context | undefined,
@@ -102,7 +108,13 @@ function report(
   if (error instanceof CliError) {
     // A usage error's hint shows syntax (`taskctl show 42`), not a task of this sandbox: it stays.
     const ephemeral = ctx?.ephemeralSandbox === true && error.exitCode !== ExitCode.usage;
-    printError(error.message, sandboxAwareHint(ephemeral, error.hint));
+    // A usage error without advice of its own still names the next step: the command's usage and examples.
+    const hint =
+      error.hint ??
+      (error.exitCode === ExitCode.usage && ctx?.commandPath
+        ? `Run \`${commandLine(ctx.commandPath)} --help\` for usage and examples.`
+        : undefined);
+    printError(error.message, sandboxAwareHint(ephemeral, hint));
     if (ctx?.globals.verbose && error.stack) write(error.stack);
     return error.exitCode;
   }

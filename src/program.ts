@@ -61,6 +61,13 @@ export function buildProgram(io: IO, run: RunAction): Command {
     .option('--sandbox', 'start a local sandbox service for this one invocation and talk to it');
 
   registerCommands(program, run);
+  // Every error names the next step (issue 26): commander's own refusals (a missing argument, a bad flag value) end
+  // with where the usage and examples are, for the command that refused.
+  const nextStep = (command: Command, path: string): void => {
+    command.showHelpAfterError(`Run \`${path} --help\` for usage and examples.`);
+    for (const sub of command.commands) nextStep(sub, `${path} ${sub.name()}`);
+  };
+  nextStep(program, 'taskctl');
 
   program.addHelpText(
     'after',
