@@ -70,12 +70,30 @@ export interface ReplyOptions {
  * replies a command may legitimately not use says so with `api.allowUnused()`.
  */
 const liveApis: MockApi[] = [];
+/** Sandboxes `sandboxRun` started during the current test: closed after it. */
+const liveSandboxes: Array<{ close: () => Promise<void> }> = [];
 // Only under vitest: the campaigns' scripts (`npm run campaign`, plain tsx) use runTaskctl from here too.
 if (process.env.VITEST !== undefined) {
-  afterEach(() => {
+  afterEach(async () => {
     const apis = liveApis.splice(0);
+    await Promise.all(liveSandboxes.splice(0).map((sandbox) => sandbox.close()));
     for (const api of apis) api.verify();
   });
+}
+
+/**
+ * A real loopback sandbox on a fake clock shared with the command (items take `itemMs` of that clock), and `run`, which
+ * runs taskctl against it without colour. Closed after the test.
+ */
+export async function sandboxRun(itemMs: number) {
+  const { startSandbox } = await import('../../../src/sandbox/index.js');
+  const clock = new AutoClock();
+  const sandbox = await startSandbox({ port: 0, clock, itemMs, rateLimit: 0, seed: 1 });
+  liveSandboxes.push(sandbox);
+  const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey, NO_COLOR: '1' };
+  const run = (argv: string[], options: RunOptions = {}) =>
+    runTaskctl(argv, { clock, ...options, env: { ...env, ...options.env } });
+  return { run, sandbox, clock };
 }
 
 /** A MockAgent for BASE_URL with real network refused. */

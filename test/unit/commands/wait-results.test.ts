@@ -3,22 +3,11 @@
  * table (paged when taller than the screen), or several tasks' summary and the `show` command; `--no-results` keeps
  * the task records; `--results` gives script formats the item records as `show` prints them.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
-import { AutoClock, runTaskctl, type RunOptions } from './harness.js';
-
-let sandbox: RunningSandbox | undefined;
-afterEach(async () => {
-  await sandbox?.close();
-  sandbox = undefined;
-});
+import { describe, expect, it } from 'vitest';
+import { sandboxRun, type RunOptions } from './harness.js';
 
 async function setup() {
-  const clock = new AutoClock();
-  sandbox = await startSandbox({ port: 0, clock, itemMs: 100, rateLimit: 0, seed: 1 });
-  const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey, NO_COLOR: '1' };
-  const run = (argv: string[], options: RunOptions = {}) =>
-    runTaskctl(argv, { clock, ...options, env: { ...env, ...options.env } });
+  const { run } = await sandboxRun(100);
   const create = async (service: string, items: string[]): Promise<number> => {
     const result = await run(['create', service, ...items, '-q']);
     expect(result.code, result.stderr).toBe(0);

@@ -1,28 +1,12 @@
 /** `watch` for a person (issue 26): says what it watches, aligned lines, the event's own time, the right Ctrl-C hint. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
-import { AutoClock, runTaskctl, type RunOptions } from './harness.js';
-
-let sandbox: RunningSandbox | undefined;
-afterEach(async () => {
-  await sandbox?.close();
-  sandbox = undefined;
-});
-
-async function setup() {
-  const clock = new AutoClock();
-  sandbox = await startSandbox({ port: 0, clock, itemMs: 500, rateLimit: 0, seed: 1 });
-  const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey, NO_COLOR: '1' };
-  const run = (argv: string[], options: RunOptions = {}) =>
-    runTaskctl(argv, { clock, ...options, env: { ...env, ...options.env } });
-  return { run, sandbox };
-}
+import { describe, expect, it } from 'vitest';
+import { sandboxRun, type RunOptions } from './harness.js';
 
 const person: RunOptions = { stdoutTTY: true, stderrTTY: false, columns: 100 };
 
 describe('watch for a person', () => {
   it('with nothing running: says what it watched, that nothing was unfinished, and how to keep watching', async () => {
-    const { run } = await setup();
+    const { run } = await sandboxRun(500);
     const result = await run(['watch'], person);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
@@ -32,7 +16,7 @@ describe('watch for a person', () => {
   });
 
   it('aligned columns, the time of the event from the task (ISO UTC, no milliseconds), counts as list shows them', async () => {
-    const { run } = await setup();
+    const { run, sandbox } = await sandboxRun(500);
     const created: number[] = [];
     for (const [service, items] of [
       ['domain_check_availability', ['a.com', 'fail-b.com']],
@@ -50,15 +34,15 @@ describe('watch for a person', () => {
     expect(new Set(at).size).toBe(1);
     expect(result.stdout).toMatch(/completed +1\/2, 1 failed$/m);
     const sandboxTasks = (await (
-      await fetch(`${sandbox?.url}/tasks/${created[0]}`, {
-        headers: { 'x-api-key': sandbox?.apiKey ?? '' },
+      await fetch(`${sandbox.url}/tasks/${created[0]}`, {
+        headers: { 'x-api-key': sandbox.apiKey },
       })
     ).json()) as { data: { completed_at: string } };
     expect(result.stdout).toContain(`${sandboxTasks.data.completed_at.replace(/\.\d{3}Z$/, 'Z')}  task ${created[0]}`);
   });
 
   it('Ctrl-C names `taskctl watch` to resume, not wait', async () => {
-    const { run } = await setup();
+    const { run } = await sandboxRun(500);
     const id = Number((await run(['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', '-q'])).stdout);
     // Interrupted before its first look: the task is still running.
     const controller = new AbortController();
