@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { UsageError } from '../errors.js';
+import { listenOn } from '../net/listen.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin.js';
 import type { AdminContext } from './admin.js';
 import { API_PREFIX, matchApiRoute } from './api.js';
@@ -49,28 +49,6 @@ function presentedKey(req: IncomingMessage): string | undefined {
   if (!auth) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
   return match?.[1];
-}
-
-function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') {
-        reject(
-          new UsageError(
-            `port ${port} on ${host} is already in use`,
-            'Stop the other process, or pass --port 0 for a free port.',
-          ),
-        );
-      } else if (error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL') {
-        reject(new UsageError(`cannot listen on ${host}:${port} (${error.code})`, 'Choose another --host or --port.'));
-      } else reject(error);
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
 }
 
 function originOf(host: string, port: number): string {
@@ -295,7 +273,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
   });
   try {
     await store?.attach(state);
-    await listen(server, opts.port, opts.host);
+    await listenOn(server, opts.port, opts.host);
   } catch (error) {
     store?.abandon();
     throw error;

@@ -33,6 +33,7 @@ import { forwardEvent } from './forward.js';
 import { SIGNATURE_HEADER, signatureMatches } from './signature.js';
 import { Spool } from './spool.js';
 import { checkTargetUrl } from './target-url.js';
+import { listenOn } from '../net/listen.js';
 
 const DEFAULT_LISTEN_PORT = 8788;
 const DEFAULT_LISTEN_HOST = '127.0.0.1';
@@ -378,13 +379,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_LISTEN_PORT, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(server, options.port ?? DEFAULT_LISTEN_PORT, host);
   server.on('error', logError);
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;

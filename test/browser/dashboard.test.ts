@@ -5,9 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, freePort, startWorld, type E2EWorld } from '../e2e/harness.js';
+import { BIN, startWorld, type E2EWorld } from '../e2e/harness.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from './chromium.js';
 
 const available = chromiumAvailable();
@@ -48,24 +49,13 @@ describe.runIf(available)('sandbox dashboard in chromium', () => {
         res.writeHead(appStatus).end();
       });
     });
-    const appPort = await freePort();
-    await new Promise<void>((resolve) => app.listen(appPort, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const appPort = (app.address() as AddressInfo).port;
     closers.push(() => new Promise((resolve) => app.close(resolve)));
-    const port = await freePort();
-    listenerUrl = `http://127.0.0.1:${port}/`;
+    // Port 0 and the port the listener reports: one picked here first could be taken by a parallel test meanwhile.
     const child = spawn(
       process.execPath,
-      [
-        BIN,
-        'webhook',
-        'listen',
-        '--port',
-        String(port),
-        '--forward-to',
-        `http://127.0.0.1:${appPort}/`,
-        '-o',
-        'ndjson',
-      ],
+      [BIN, 'webhook', 'listen', '--port', '0', '--forward-to', `http://127.0.0.1:${appPort}/`, '-o', 'ndjson'],
       { env: { PATH: process.env.PATH ?? '', ...world.env } },
     );
     closers.push(async () => {
@@ -77,6 +67,9 @@ describe.runIf(available)('sandbox dashboard in chromium', () => {
     child.stdout.setEncoding('utf8').on('data', (c: string) => (listenerOut += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (listenerErr += c));
     for (let i = 0; i < 200 && !listenerErr.includes('listening for webhooks'); i++) await sleep(50);
+    const listening = /listening for webhooks on (\S+);/.exec(listenerErr);
+    if (!listening) throw new Error(`the listener did not start: ${listenerErr}`);
+    listenerUrl = listening[1]!;
     await page.goto(world.sandbox.dashboard);
     await page.locator('#live.on').waitFor();
   });

@@ -7,7 +7,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, freePort, isolatedHome, startWorld, type E2EWorld } from './harness.js';
+import { BIN, isolatedHome, startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { textWidth } from '../../src/output/width.js';
 
@@ -114,20 +114,17 @@ describe.skipIf(!hasTmux)('a service that stops answering mid-wait (SIGSTOP)', (
   });
 
   it('says so with the time since its last answer, keeps the counts it reported, and shows no estimate', async () => {
-    const port = await freePort();
     const home = isolatedHome();
-    sandbox = spawn(
-      process.execPath,
-      [BIN, 'sandbox', '--port', String(port), '--item-ms', '300', '--rate-limit', '0'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, ...home.env },
-      },
-    );
-    const url = `http://127.0.0.1:${port}/api/v1`;
-    await new Promise<void>((resolve, reject) => {
+    sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--item-ms', '300', '--rate-limit', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...home.env },
+    });
+    let said = '';
+    const url = await new Promise<string>((resolve, reject) => {
       sandbox?.stderr?.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('listening')) resolve();
+        said += chunk.toString();
+        const listening = /sandbox listening on (\S+) /.exec(said);
+        if (listening) resolve(listening[1]!);
       });
       sandbox?.on('exit', () => reject(new Error('the sandbox did not start')));
     });

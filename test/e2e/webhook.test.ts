@@ -1,9 +1,13 @@
 /** `webhook listen` and `webhook simulate` against real sandbox deliveries. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
 import { BIN, freePort, startWorld, type E2EWorld } from './harness.js';
+
+/** A loopback address no other test binds: a port found free there stays free until this file binds it. */
+const APP_HOST = '127.0.0.5';
 
 let world: E2EWorld | undefined;
 let listener: ChildProcessWithoutNullStreams | undefined;
@@ -24,8 +28,9 @@ afterEach(async () => {
 async function listen(
   env: Record<string, string>,
   args: string[],
-): Promise<{ stdout: () => string; stderr: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', ...args], {
+): Promise<{ stdout: () => string; stderr: () => string; port: number; url: string }> {
+  // Port 0 and the port the listener reports: a port picked here first could be taken by a parallel test in between.
+  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', '--port', '0', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
   });
   listener = child;
@@ -37,7 +42,14 @@ async function listen(
     () => stderr.includes('listening for webhooks'),
     () => `listener did not start: ${stderr}`,
   );
-  return { stdout: () => stdout, stderr: () => stderr };
+  const url = /listening for webhooks on (http:\/\/127\.0\.0\.1:(\d+)\S*);/.exec(stderr);
+  if (!url) throw new Error(`no URL in the listener's line: ${stderr}`);
+  return { stdout: () => stdout, stderr: () => stderr, port: Number(url[2]), url: url[1]! };
+}
+
+/** Points the sandbox's deliveries at `url` (set after the listener has its port). */
+async function deliverTo(url: string): Promise<void> {
+  await world!.admin('POST', '/__sandbox/webhook', { url });
 }
 
 async function waitFor(
@@ -57,9 +69,9 @@ async function waitFor(
 
 describe('webhook listen', () => {
   it('receives real sandbox deliveries, verified, and prints each event once as ndjson', async () => {
-    const port = await freePort();
-    world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${port}/hooks`, webhookTimeScale: 0.001 });
-    const out = await listen(world.env, ['--port', String(port), '--path', '/hooks', '-o', 'ndjson']);
+    world = await startWorld({ itemMs: 5, webhookTimeScale: 0.001 });
+    const out = await listen(world.env, ['--path', '/hooks', '-o', 'ndjson']);
+    await deliverTo(out.url);
     const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
     await waitFor(
       () => out.stdout().includes('"completed"'),
@@ -76,9 +88,9 @@ describe('webhook listen', () => {
   });
 
   it('rejects a wrong signature with 401 and prints nothing', async () => {
-    const port = await freePort();
     world = await startWorld();
-    const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
+    const out = await listen(world.env, ['-o', 'ndjson']);
+    const port = out.port;
     const response = await fetch(`http://127.0.0.1:${port}/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-webhook-signature': 'sk_not_the_key' },
@@ -90,9 +102,9 @@ describe('webhook listen', () => {
   });
 
   it("acknowledges a signed event whose shape is not the spec's, prints it as received and warns (tsv and ndjson)", async () => {
-    const port = await freePort();
     world = await startWorld();
-    const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
+    const out = await listen(world.env, ['-o', 'ndjson']);
+    const port = out.port;
     const body = {
       event: 'completed',
       timestamp: '2025-01-01T00:00:00Z',
@@ -113,8 +125,7 @@ describe('webhook listen', () => {
   });
 
   it('survives a receiver that failed the first attempts: the sandbox retries and each event prints once', async () => {
-    const port = await freePort();
-    const proxyPort = await freePort();
+    let port = 0; // the listener's, once it has started
     // A flaky front: answers 503 to the first two deliveries, then forwards to the listener.
     let seen = 0;
     receiver = createServer((req, res) => {
@@ -143,9 +154,11 @@ describe('webhook listen', () => {
           })(),
       );
     });
-    await new Promise<void>((resolve) => receiver!.listen(proxyPort, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
+    const proxyPort = (receiver.address() as AddressInfo).port;
     world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${proxyPort}/`, webhookTimeScale: 0.001 });
-    const out = await listen(world.env, ['--port', String(port), '-o', 'ndjson']);
+    const out = await listen(world.env, ['-o', 'ndjson']);
+    port = out.port;
     await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     await waitFor(
       () => out.stdout().includes('"completed"'),
@@ -168,10 +181,11 @@ describe('webhook listen', () => {
 
 describe('webhook listen never loses an acknowledged event', () => {
   it('--forward-to an app that is down: the service gets 502, retries, and the app gets each event once when it is up', async () => {
-    const port = await freePort();
-    const appPort = await freePort();
-    world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${port}/`, webhookTimeScale: 0.01 });
-    const out = await listen(world.env, ['--port', String(port), '--forward-to', `http://127.0.0.1:${appPort}/`]);
+    // The app's address is one no other test binds, so its port stays free until the app starts here.
+    const appPort = await freePort(APP_HOST);
+    world = await startWorld({ itemMs: 5, webhookTimeScale: 0.01 });
+    const out = await listen(world.env, ['--forward-to', `http://${APP_HOST}:${appPort}/`]);
+    await deliverTo(out.url);
     await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     interface Deliveries {
       deliveries: Array<{ state: string; attempts: Array<{ statusCode: number | null }> }>;
@@ -191,7 +205,7 @@ describe('webhook listen never loses an acknowledged event', () => {
         res.writeHead(200).end();
       });
     });
-    await new Promise<void>((resolve) => receiver!.listen(appPort, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => receiver!.listen(appPort, APP_HOST, resolve));
     await waitFor(
       () => got.includes('processing') && got.includes('completed'),
       () => `not forwarded: ${JSON.stringify(got)} ${out.stderr()}`,
@@ -212,24 +226,23 @@ describe('webhook listen never loses an acknowledged event', () => {
   });
 
   it('Ctrl-C finishes the queue (exit 0); a second Ctrl-C abandons it and names the events not run (exit 130)', async () => {
-    const port = await freePort();
     const env = { TASKCTL_API_KEY: 'sk_e2e_ctrl_c' };
-    const signedPost = (id: number) =>
+    const signedPost = (port: number, id: number) =>
       fetch(`http://127.0.0.1:${port}/`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': 'sk_e2e_ctrl_c' },
         body: JSON.stringify({ event: 'completed', task: { id } }),
       });
-    const first = await listen(env, ['--port', String(port), '--exec', 'sleep 0.3', '-o', 'ndjson']);
-    for (const id of [1, 2]) expect((await signedPost(id)).status).toBe(200);
+    const first = await listen(env, ['--exec', 'sleep 0.3', '-o', 'ndjson']);
+    for (const id of [1, 2]) expect((await signedPost(first.port, id)).status).toBe(200);
     const child = listener!;
     const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
     child.kill('SIGINT');
     expect(await closed).toBe(0);
     expect(first.stderr()).toMatch(/stopping: new deliveries get 503/);
 
-    const second = await listen(env, ['--port', String(port), '--exec', 'sleep 30']);
-    for (const id of [3, 4, 5]) expect((await signedPost(id)).status).toBe(200);
+    const second = await listen(env, ['--exec', 'sleep 30']);
+    for (const id of [3, 4, 5]) expect((await signedPost(second.port, id)).status).toBe(200);
     const again = listener!;
     const ended = new Promise<number | null>((resolve) => again.once('close', resolve));
     again.kill('SIGINT');
@@ -243,11 +256,11 @@ describe('webhook listen never loses an acknowledged event', () => {
   });
 
   it('--catch-up hands on one synthesised event per recent task first, and a real delivery of it later is a duplicate', async () => {
-    const port = await freePort();
     world = await startWorld({ itemMs: 0 });
     await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     await world.inProcess(['create', 'domain_check_availability', 'taskfail-b.com', '-q']);
-    const out = await listen(world.env, ['--port', String(port), '--catch-up', '1h', '-o', 'ndjson']);
+    const out = await listen(world.env, ['--catch-up', '1h', '-o', 'ndjson']);
+    const port = out.port;
     await waitFor(
       () => out.stderr().includes('catch-up: 2 synthesised event(s) from 2 task(s)'),
       () => out.stderr(),
@@ -272,9 +285,9 @@ describe('webhook listen never loses an acknowledged event', () => {
   });
 
   it("prints the human format in the project's colours, never as escape text", async () => {
-    const port = await freePort();
     const env = { TASKCTL_API_KEY: 'sk_e2e_colour', FORCE_COLOR: '1' };
-    const out = await listen(env, ['--port', String(port), '-o', 'table']);
+    const out = await listen(env, ['-o', 'table']);
+    const port = out.port;
     const res = await fetch(`http://127.0.0.1:${port}/`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': 'sk_e2e_colour' },
@@ -306,10 +319,10 @@ describe('webhook listen never loses an acknowledged event', () => {
 
 describe('webhook simulate', () => {
   it('sends a correctly signed event built from a real task to a listener', async () => {
-    const port = await freePort();
     const sandbox = await startWorld({ itemMs: 0 });
     world = sandbox;
-    const out = await listen(sandbox.env, ['--port', String(port), '-o', 'ndjson']);
+    const out = await listen(sandbox.env, ['-o', 'ndjson']);
+    const port = out.port;
     const created = await sandbox.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     const simulate = () =>
       sandbox.inProcess([

@@ -2,6 +2,8 @@
  * `webhook listen` and `webhook simulate` in process: the listener runs on a real loopback port (it is a server), the
  * task comes from a MockAgent API, and Ctrl-C is the abort signal main() is given.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../e2e/harness.js';
 import { task } from '../../hardening/helpers.js';
@@ -28,10 +30,12 @@ describe('webhook listen and simulate (in process)', () => {
   afterEach(() => stop?.abort());
 
   it('simulate delivers a signed event that listen prints once; a wrong signature is 401; Ctrl-C is exit 0', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/`;
+    // 127.0.0.6: loopback that no other test binds, so the port found free stays free until the listener takes it.
+    const port = await freePort('127.0.0.6');
+    const url = `http://127.0.0.6:${port}/`;
     stop = new AbortController();
-    const listening: Promise<RunResult> = runTaskctl(['webhook', 'listen', '--port', String(port), '-o', 'ndjson'], {
+    const listen = ['webhook', 'listen', '--host', '127.0.0.6', '--port', String(port), '-o', 'ndjson'];
+    const listening: Promise<RunResult> = runTaskctl(listen, {
       env: { TASKCTL_API_KEY: API_KEY },
       signal: stop.signal,
     });
@@ -42,7 +46,7 @@ describe('webhook listen and simulate (in process)', () => {
     const simulate = () => runTaskctl(['webhook', 'simulate', '7', '--event', 'failed', '--to', url], { api });
     const first = await simulate();
     expect(first, first.stderr).toMatchObject({ code: 0 });
-    expect(first.stderr).toMatch(/delivered failed event for task 7 to http:\/\/127\.0\.0\.1:\d+\/: HTTP 200/);
+    expect(first.stderr).toMatch(/delivered failed event for task 7 to http:\/\/127\.0\.0\.6:\d+\/: HTTP 200/);
     // The same (task, event) again is acknowledged and not printed twice.
     expect((await simulate()).code).toBe(0);
     api.assertAllUsed();
@@ -60,5 +64,22 @@ describe('webhook listen and simulate (in process)', () => {
     const result = await runTaskctl(['webhook', 'listen', '--port', '0'], { env: { TASKCTL_API_KEY: undefined } });
     expect(result.code).toBe(4);
     expect(result.stderr).not.toContain('listening');
+  });
+
+  it('listen on a port in use is exit 2 naming the port and --port 0, not "a bug in taskctl"', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = busy.address() as AddressInfo;
+      const result = await runTaskctl(['webhook', 'listen', '--port', String(port)], {
+        env: { TASKCTL_API_KEY: API_KEY },
+      });
+      expect(result.stderr).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
+      expect(result.stderr).toMatch(/--port 0/);
+      expect(result.stderr).not.toMatch(/bug in taskctl/);
+      expect(result.code).toBe(2);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 });
