@@ -4,6 +4,68 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Layers of src/, top to bottom (src/README.md, "Layers"): a file may import its own layer and the layers below it,
+// never one above. Each entry lists a layer's top-level names in src/ (folders, or files such as context.ts).
+const LAYERS = [
+  { name: 'entry', folders: ['boot', 'bundle', 'main', 'program', 'context', 'version', 'commands'] },
+  { name: 'core', folders: ['core'] },
+  { name: 'features', folders: ['report', 'webhook', 'completion', 'sandbox'] },
+  { name: 'output', folders: ['output'] },
+  { name: 'wire and disk', folders: ['api', 'store', 'net'] },
+  { name: 'lib', folders: ['lib', 'errors'] },
+];
+
+// The context (context.ts) is the bag of dependencies handed down to run functions (gh's Factory): core/ and the
+// features name its type (`import type`), which leaves no arrow at run time; a value import of it is still an error.
+const TYPE_ONLY = ['context'];
+
+/**
+ * `no-restricted-imports` for the files of one layer: the names of the layers above, reached by exactly as many `../`
+ * as the file is deep below src/ (so `../api.js` inside src/sandbox/dashboard/ is sandbox/api.ts, not api/), and the
+ * same for `await import()`, which that rule does not see (`no-restricted-syntax`).
+ */
+function layerRules(index, extra = {}) {
+  const layer = LAYERS[index];
+  const above = LAYERS.slice(0, index).flatMap((l) => l.folders);
+  const message = `${layer.name} must not import a layer above it (${LAYERS.slice(0, index)
+    .map((l) => l.name)
+    .join(', ')}): arrows point down (src/README.md, "Layers"); take what you need as a parameter.`;
+  return [1, 2, 3, 4].map((depth) => {
+    const up = `^(\\.\\./){${depth}}`;
+    const names = (list) => `${up}(${list.join('|')})(/|\\.js$)`;
+    const typed = above.filter((name) => TYPE_ONLY.includes(name));
+    const untyped = above.filter((name) => !TYPE_ONLY.includes(name));
+    const patterns = [
+      { regex: names(untyped), message },
+      ...(typed.length > 0 ? [{ regex: names(typed), allowTypeImports: true, message }] : []),
+    ];
+    return {
+      files: layer.folders.flatMap((folder) =>
+        folder === 'errors' ? (depth === 1 ? ['src/errors.ts'] : []) : [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+      ),
+      rules: {
+        '@typescript-eslint/no-restricted-imports': ['error', { paths: extra.paths ?? [], patterns }],
+        'no-restricted-syntax': [
+          'error',
+          {
+            // esquery's /regex/ cannot hold a slash: \x2F stands for one.
+            selector: `ImportExpression[source.value=/${names(above).replaceAll('/', '\\x2F')}/]`,
+            message,
+          },
+          ...(extra.syntax ?? []),
+        ],
+      },
+    };
+  });
+}
+
+// core/ decides; disk state is store/'s (issue 23): no file system in core, types included.
+const NO_FS_MESSAGE = 'core/ does no disk I/O: put the file part in store/ and call it.';
+const NO_FS_IN_CORE = {
+  paths: ['node:fs', 'node:fs/promises', 'fs', 'fs/promises'].map((name) => ({ name, message: NO_FS_MESSAGE })),
+  syntax: [{ selector: 'ImportExpression[source.value=/^(node:)?fs(\\x2Fpromises)?$/]', message: NO_FS_MESSAGE }],
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', '.bench/', '.dist-building-*/', 'completions/', 'node_modules/'] },
   js.configs.recommended,
@@ -57,6 +119,11 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerRules(1, NO_FS_IN_CORE),
+  ...layerRules(2),
+  ...layerRules(3),
+  ...layerRules(4),
+  ...layerRules(5),
   {
     files: ['test/**'],
     rules: {

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Bundle from '../src/bundle.ts';
-import { systemClock } from '../src/core/time.ts';
+import { systemClock } from '../src/lib/time.ts';
 import { createMemoryIO } from '../src/output/memory-io.ts';
 
 const { main } = createRequire(import.meta.url)('../dist/taskctl.cjs') as typeof Bundle;

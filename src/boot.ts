@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { cachedHelp, helpCommandPath, type HelpTexts } from './boot/help.js';
 import type * as Bundle from './bundle.js';
-import { cacheDirectory } from './core/cache-dir.js';
+import { cacheDirectory } from './store/cache-dir.js';
 import { blockOnPipe, guardStdout } from './output/stdout-guard.js';
 
 /** Node 22.1+ (@types/node follows the oldest supported Node, 20, which has no such function). */

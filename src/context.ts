@@ -7,11 +7,11 @@ import { text as readText } from 'node:stream/consumers';
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from './api/client.js';
 import { AuthError, UsageError } from './errors.js';
-import type { Clock } from './core/time.js';
-import { openConfig, type ConfigStore } from './core/config.js';
-import { accountKey, CompletionCacheStore } from './core/cache.js';
-import { cacheDirectory } from './core/cache-dir.js';
-import { parsePositiveDuration } from './core/duration.js';
+import type { Clock } from './lib/time.js';
+import { openConfig, type ConfigStore } from './store/config.js';
+import { accountKey, CompletionCacheStore } from './store/cache.js';
+import { cacheDirectory } from './store/cache-dir.js';
+import { parsePositiveDuration } from './lib/duration.js';
 import {
   checkProfileExists,
   keyRefusedHint,
@@ -20,7 +20,7 @@ import {
   type Settings,
 } from './core/settings.js';
 import { colorEnabled, isCI, type Env, type IO } from './output/io.js';
-import { createRedactor, type Redactor } from './output/redact.js';
+import { createRedactor, type Redactor } from './lib/redact.js';
 import { settleOutcome } from './output/stdout-guard.js';
 import type { Printer } from './output/printer.js';
 import type { OutputFormat } from './output/format.js';

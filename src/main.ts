@@ -5,9 +5,9 @@
  */
 import type { Context, Deps, GlobalOptions } from './context.js';
 import { CliError, ExitCode } from './errors.js';
-import { systemClock } from './core/time.js';
-import { neutraliseMultiline } from './output/sanitize.js';
-import { sandboxAwareHint } from './sandbox/launch.js';
+import { systemClock } from './lib/time.js';
+import { neutraliseMultiline } from './lib/sanitize.js';
+import { sandboxAwareHint } from './core/sandbox-hint.js';
 import { VERSION } from './version.js';
 
 function defaultDeps(): Deps {

@@ -8,7 +8,7 @@ import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
 import { EXIT_CODES, examples, wrapHelp, type RunAction } from './commands/help-text.js';
 import { duration } from './commands/parsers.js';
-import { formatDuration } from './output/durations.js';
+import { formatDuration } from './lib/durations.js';
 
 export function buildProgram(io: IO, run: RunAction): Command {
   // 80 is commander's own default when the stream is not a terminal.

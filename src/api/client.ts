@@ -7,9 +7,9 @@ import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AuthError, UsageError } from '../errors.js';
-import { systemClock, type Clock } from '../core/time.js';
-import { neutralise } from '../output/sanitize.js';
-import { createRedactor, redactHeaders } from '../output/redact.js';
+import { systemClock, type Clock } from '../lib/time.js';
+import { neutralise } from '../lib/sanitize.js';
+import { createRedactor, redactHeaders } from '../lib/redact.js';
 import { isLoopbackHost } from './base-url.js';
 import {
   CONNECT_TIMEOUT_MS,

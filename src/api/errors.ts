@@ -15,7 +15,7 @@ import {
   UnavailableError,
 } from '../errors.js';
 import { API_PREFIX, MAX_JSON_DEPTH } from './constants.js';
-import { neutralise } from '../output/sanitize.js';
+import { neutralise } from '../lib/sanitize.js';
 import type { ApiErrorBody } from './schemas.js';
 
 export const AUTH_HINT = 'Run `taskctl auth login`, or set TASKCTL_API_KEY.';

@@ -4,7 +4,7 @@
  * does the I/O and updates the rate limiter.
  */
 import type { z } from 'zod';
-import type { Redactor } from '../output/redact.js';
+import type { Redactor } from '../lib/redact.js';
 import { CliError, MalformedResponseError, UnavailableError } from '../errors.js';
 import { MAX_RESPONSE_BYTES, type REQUEST_METHODS } from './constants.js';
 import {

@@ -5,7 +5,7 @@
 import { EventEmitter, once } from 'node:events';
 import { RateLimitError } from '../errors.js';
 import { formatSeconds } from './retry.js';
-import { systemClock, type Clock } from '../core/time.js';
+import { systemClock, type Clock } from '../lib/time.js';
 
 /** Every computed wait is clamped to this (a 60 s window plus a second of slack). */
 export const MAX_RATE_LIMIT_WAIT_MS = 61_000;

@@ -149,8 +149,8 @@ export function isTlsErrorCode(code: string): boolean {
   );
 }
 
-/** Waits in trace lines and messages: the one duration format (output/durations.ts). */
-export { formatDuration as formatSeconds } from '../output/durations.js';
+/** Waits in trace lines and messages: the one duration format (lib/durations.ts). */
+export { formatDuration as formatSeconds } from '../lib/durations.js';
 
 /** The `code` of an error or of the first error in its `cause` chain (undici and Node set one on network errors). */
 export function errorCode(error: unknown): string | undefined {

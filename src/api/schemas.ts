@@ -5,7 +5,7 @@
  * came (issue 13); only the fields the client reads are validated. Types are inferred, never written by hand.
  */
 import * as z from 'zod';
-import { WIRE_ID } from '../output/wire-id.js';
+import { WIRE_ID } from '../lib/wire-id.js';
 
 const int = z.number().int();
 /** Ends the message of an id beyond 2^53; the judge then names the digits the server sent (JSON.parse rounded them). */

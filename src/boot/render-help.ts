@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { main as Main } from '../main.js';
-import { systemClock } from '../core/time.js';
+import { systemClock } from '../lib/time.js';
 import { createMemoryIO } from '../output/memory-io.js';
 import type { HelpTexts } from './help.js';
 

@@ -192,7 +192,7 @@ async function readInput(path: string, read: ReturnType<typeof fileReader>): Pro
 
 /** `HTTP 200 OK` (the standard reason phrase: undici does not pass on the server's), then `name: value` lines. */
 async function headerLines(status: number, headers: Record<string, string | string[] | undefined>): Promise<string[]> {
-  const { redactHeaders } = await import('../output/redact.js');
+  const { redactHeaders } = await import('../lib/redact.js');
   const reason = STATUS_CODES[status];
   const lines = [reason === undefined ? `HTTP ${status}` : `HTTP ${status} ${reason}`];
   for (const [name, value] of Object.entries(redactHeaders(headers))) lines.push(`${name}: ${value}`);
@@ -234,7 +234,7 @@ async function printResponse(
   response: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
   include: boolean,
 ): Promise<void> {
-  const { neutralise, neutraliseMultiline } = await import('../output/sanitize.js');
+  const { neutralise, neutraliseMultiline } = await import('../lib/sanitize.js');
   const { stdout } = ctx.io;
   const terminal = stdout.isTTY === true;
   if (include) {

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
 import { AuthError, CliError, UsageError } from '../errors.js';
-import { maskKey } from '../output/redact.js';
+import { maskKey } from '../lib/redact.js';
 import { examples, type RunAction } from './help-text.js';
 
 export interface LoginOptions {

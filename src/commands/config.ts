@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../core/setting-names.js';
-import { parsePositiveDuration } from '../core/duration.js';
+import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../store/setting-names.js';
+import { parsePositiveDuration } from '../lib/duration.js';
 import type { Resolved, Settings } from '../core/settings.js';
-import { maskKey } from '../output/redact.js';
+import { maskKey } from '../lib/redact.js';
 import { examples, type RunAction } from './help-text.js';
 
 export function registerConfig(program: Command, run: RunAction): void {
@@ -95,7 +95,7 @@ export async function runConfigGet(ctx: Context, key: string): Promise<void> {
 
 export async function runConfigSet(ctx: Context, key: string, raw: string): Promise<void> {
   const name = settingName(key);
-  const { SETTING_SCHEMAS } = await import('../core/config-schema.js'); // zod: loaded when a value is set, not for --help
+  const { SETTING_SCHEMAS } = await import('../store/config-schema.js'); // zod: loaded when a value is set, not for --help
   const parsed = SETTING_SCHEMAS[name].safeParse(raw);
   if (!parsed.success) {
     throw new UsageError(`invalid value "${raw}" for ${name}`, SETTING_DESCRIPTIONS[name]);
@@ -139,6 +139,6 @@ export async function runConfigList(ctx: Context): Promise<void> {
 }
 
 export async function runConfigPath(ctx: Context): Promise<void> {
-  const { configFilePath } = await import('../core/config.js');
+  const { configFilePath } = await import('../store/config.js');
   ctx.printer.line(configFilePath(ctx.env));
 }

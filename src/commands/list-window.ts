@@ -5,7 +5,7 @@
  * bounds the walk).
  */
 import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../core/duration.js';
+import { parseDuration } from '../lib/duration.js';
 import { parseTimestamp } from '../output/times.js';
 
 /** A window edge: a duration back from now (`1h`, `30m`, `2d` is not a unit: `48h`), or an ISO timestamp. */

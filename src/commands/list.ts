@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { PageWalkGuard } from '../core/page-guard.js';
+import { PageWalkGuard } from '../lib/page-guard.js';
 import { UsageError } from '../errors.js';
 import { columnName, columnsOption, pickColumns, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from './help-text.js';

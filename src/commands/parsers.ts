@@ -1,7 +1,7 @@
 /** Flag-value parsers shared by the commands: a bad value is a usage error (exit 2) naming the flag. */
 import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../core/duration.js';
-import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES } from '../core/task-state.js';
+import { parseDuration } from '../lib/duration.js';
+import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';
 
 export function positiveInt(max?: number) {

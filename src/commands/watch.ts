@@ -6,11 +6,11 @@ import { ExitCode } from '../errors.js';
 import { examples, type RunAction } from './help-text.js';
 import { duration, positiveDuration } from './parsers.js';
 import { parseTaskId } from './task-id.js';
-import { neutralise } from '../output/sanitize.js';
+import { neutralise } from '../lib/sanitize.js';
 import { countsText } from '../output/task-columns.js';
 import { isoSeconds, parseTimestamp } from '../output/times.js';
-import { unknownStatusWarner } from '../core/task-state.js';
-import { sandboxAwareHint } from '../sandbox/launch.js';
+import { unknownStatusWarner } from '../lib/task-state.js';
+import { sandboxAwareHint } from '../core/sandbox-hint.js';
 
 export interface WatchOptions {
   /** With no ids: keep following new tasks after the current ones finish (until Ctrl-C). */
@@ -95,7 +95,7 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
   // Polling for minutes or hours keeps to the spec's 100/min when the server states no budget (api/rate-limit.ts).
   api.rateLimiter.steady();
   const { followTasks } = await import('../core/follow/follow.js');
-  const { toWebhookEvent } = await import('../core/follow/events.js');
+  const { toWebhookEvent } = await import('../api/task-event.js');
   const { waitExitCode } = await import('../core/follow/outcome.js');
   const unknown = await import('../core/follow/unknown-status.js');
   const outage = await import('../core/follow/outage.js');

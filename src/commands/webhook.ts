@@ -275,7 +275,7 @@ async function catchUp(
 export async function runSimulate(ctx: Context, id: number, options: SimulateCommandOptions): Promise<void> {
   const api = await ctx.api();
   const task = await api.getTask(id);
-  const { toWebhookEvent } = await import('../core/follow/events.js');
+  const { toWebhookEvent } = await import('../api/task-event.js');
   const wanted = options.event ?? task.status;
   if (!(WEBHOOK_EVENTS as readonly string[]).includes(wanted)) {
     throw new UsageError(

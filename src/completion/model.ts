@@ -5,7 +5,7 @@
  */
 import { Help, type Command, type Option } from 'commander';
 import { KNOWN_TASK_STATUSES } from '../api/schemas.js';
-import { AUTH_SCHEMES, OUTPUT_FORMATS, SETTING_NAMES } from '../core/setting-names.js';
+import { AUTH_SCHEMES, OUTPUT_FORMATS, SETTING_NAMES } from '../store/setting-names.js';
 
 /** What to offer for a flag's value or a positional argument. */
 export type ValueHint =

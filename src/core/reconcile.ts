@@ -21,8 +21,8 @@
  */
 import type { PageMeta, Task } from '../api/schemas.js';
 import { inWindow, ServerClock } from './server-time.js';
-import { taskPhase, taskSucceeded } from './task-state.js';
-import type { Clock } from './time.js';
+import { taskPhase, taskSucceeded } from '../lib/task-state.js';
+import type { Clock } from '../lib/time.js';
 
 export interface TaskReader {
   listTasks: (query: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;

@@ -3,8 +3,8 @@
  * the config file and the key file; this only decides.
  */
 import type { Env } from '../output/io.js';
-import type { Profile } from './config-schema.js';
-import { DEFAULT_PROFILE } from './config.js';
+import type { Profile } from '../store/config-schema.js';
+import { DEFAULT_PROFILE } from '../store/config.js';
 import { UsageError } from '../errors.js';
 
 export type SettingSource = 'flag' | 'env' | 'profile' | 'default' | 'sandbox';

@@ -4,7 +4,7 @@
  */
 import type { Task } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { isTerminal, itemCounts, itemOutcome } from './task-state.js';
+import { isTerminal, itemCounts, itemOutcome } from '../lib/task-state.js';
 import { pickColumns } from '../output/columns.js';
 import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
 import { TABLE_MAX_ROWS, type Column, type Printer, type RowStream } from '../output/printer.js';

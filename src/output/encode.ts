@@ -1,6 +1,6 @@
 /** Turning values into the text of one cell / field / JSON document, per format. Pure functions, no I/O. */
-import { neutralise, neutraliseJson, neutraliseMultiline } from './sanitize.js';
-import { withWireId } from './wire-id.js';
+import { neutralise, neutraliseJson, neutraliseMultiline } from '../lib/sanitize.js';
+import { withWireId } from '../lib/wire-id.js';
 
 export type CellValue = string | number | boolean | null | undefined;
 export type TextFilter = (text: string) => string;

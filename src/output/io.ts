@@ -1,3 +1,8 @@
+import type { Env } from '../lib/env.js';
+
+/** Env lives in lib/env.ts (store/ reads it too); re-exported for the modules that take it with IO. */
+export type { Env };
+
 /** The process's streams, injected so commands never touch `process.*` and tests use in-memory IO. */
 export interface OutputStream {
   write: (chunk: string) => unknown;
@@ -15,8 +20,6 @@ export interface IO {
   stderr: OutputStream;
   stdin: InputStream;
 }
-
-export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * CI detection, the one rule (issue 12): CI systems set `CI` (to `true`, `1`, or a name); `CI=false` or `CI=0` is how

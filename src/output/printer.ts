@@ -28,11 +28,11 @@ import {
 import type { OutputFormat } from './format.js';
 import type { IO, OutputStream } from './io.js';
 import type { Progress } from './progress.js';
-import type { Redactor } from './redact.js';
+import type { Redactor } from '../lib/redact.js';
 import { humanLabel } from './labels.js';
 import { formatCount } from './numbers.js';
 import { paintStatus } from './status-colours.js';
-import { neutralise, neutraliseMultiline } from './sanitize.js';
+import { neutralise, neutraliseMultiline } from '../lib/sanitize.js';
 import { parseTimestamp, relativeTime } from './times.js';
 
 export type { CellValue } from './encode.js';

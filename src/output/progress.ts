@@ -4,12 +4,12 @@
  * (DESIGN.md 3). What the lines say is the caller's (core/follow/display.ts); this module only draws them.
  */
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
-import type { Clock } from '../core/time.js';
+import type { Clock } from '../lib/time.js';
 import { palette, type ChalkInstance } from './colour.js';
 import { isJsonFormat, type OutputFormat } from './format.js';
 import { colorEnabled, isCI, type Env, type IO, type OutputStream } from './io.js';
-import type { Redactor } from './redact.js';
-import { neutralise } from './sanitize.js';
+import type { Redactor } from '../lib/redact.js';
+import { neutralise } from '../lib/sanitize.js';
 import { isoSeconds } from './times.js';
 import { cutToWidth, lineBudget } from './width.js';
 

@@ -1,6 +1,6 @@
 /** Columns shared by every command that prints tasks (`list`, `create`, `wait`). */
 import type { Task } from '../api/schemas.js';
-import { itemCounts, taskPhase, taskSucceeded } from '../core/task-state.js';
+import { itemCounts, taskPhase, taskSucceeded } from '../lib/task-state.js';
 import type { Column } from './printer.js';
 import type { ChalkInstance } from 'chalk';
 

@@ -3,7 +3,7 @@
  * that become annotations on the run. Both are pure text builders; `write.ts` decides where they go.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
-import { itemCounts, itemOutcome, taskPhase, taskSucceeded } from '../core/task-state.js';
+import { itemCounts, itemOutcome, taskPhase, taskSucceeded } from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
 
 export interface GithubReportOptions {

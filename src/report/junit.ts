@@ -2,7 +2,7 @@
  * JUnit XML from tasks, for CI test-report views (GitLab `artifacts:reports:junit`, Jenkins, GitHub reporter actions):
  * one `<testsuite>` per task, one `<testcase>` per item named by its target with the service as classname.
  *
- * Items are judged by the shared rule (core/task-state.ts):
+ * Items are judged by the shared rule (lib/task-state.ts):
  * - an item that did not complete (failed, error, skipped, any other status; in a completed task also one left
  *   pending) is a `<failure>` of type `item_<status>` carrying its error and result data;
  * - an item still pending/processing while its task runs (the wait timed out) or after it ended is `<skipped>`;
@@ -11,7 +11,7 @@
  *   (GitLab, Jenkins, most reporter actions) read testcases only, so a suite-level `<error>` would go unseen.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
-import { itemCounts, itemOutcome, taskPhase } from '../core/task-state.js';
+import { itemCounts, itemOutcome, taskPhase } from '../lib/task-state.js';
 
 interface Counts {
   tests: number;

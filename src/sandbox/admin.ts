@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { TaskSchema } from '../api/schemas.js';
 import type { WebhookEvent } from '../api/schemas.js';
-import { toWebhookEvent } from '../core/follow/events.js';
+import { toWebhookEvent } from '../api/task-event.js';
 import { isDeliveryState } from './delivery-log.js';
 import { parseFault } from './faults.js';
 import type { FaultInjector } from './faults.js';

@@ -14,8 +14,8 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as z from 'zod';
 import { UsageError } from '../errors.js';
-import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../core/atomic-file.js';
-import { tryLock, type HeldLock } from '../core/lock-file.js';
+import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../store/atomic-file.js';
+import { tryLock, type HeldLock } from '../store/lock-file.js';
 import type { AccountSnapshot, SandboxState } from './state.js';
 import type { StoredTask } from './timeline.js';
 

@@ -3,9 +3,9 @@
  * append-only, each record written and fsynced before the step it guards, and a lock (`FILE.lock`) so that one
  * process at a time continues a job. Also the copy of stdin (or of arguments) that a resume reads back.
  */
-import { closeSync, constants, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { readRegularFile } from '../core/atomic-file.js';
-import { tryLock, type HeldLock } from '../core/lock-file.js';
+import { closeSync, constants, fsyncSync, ftruncateSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { readRegularFile } from './atomic-file.js';
+import { tryLock, type HeldLock } from './lock-file.js';
 import { UsageError } from '../errors.js';
 
 /** Records are small (no item lists): 64 MiB is millions of chunks. */
@@ -143,4 +143,20 @@ function copyError(path: string, error: unknown): UsageError {
     `cannot write the copy of the input (${path}): ${(error as Error).message}; nothing was sent`,
     'A journaled create keeps its piped input beside the journal: pass a --journal path with room to write.',
   );
+}
+
+/** The copy of a create's arguments (`FILE.args`): one JSON string a line, so a resume reads them back as NDJSON. */
+export function writeArgumentsCopy(path: string, values: readonly string[]): void {
+  try {
+    writeFileSync(path, values.map((value) => `${JSON.stringify(value)}\n`).join(''), { mode: 0o600 });
+  } catch (error) {
+    throw new UsageError(
+      `cannot write the copy of the arguments (${path}): ${(error as Error).message}; nothing was sent`,
+    );
+  }
+}
+
+/** The size in bytes of a job's input now (resume compares it with the recorded size); throws the fs error. */
+export function inputSize(path: string): number {
+  return statSync(path).size;
 }

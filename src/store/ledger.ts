@@ -22,8 +22,8 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../core/atomic-file.js';
-import { waitForLock } from '../core/lock-file.js';
+import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
+import { waitForLock } from './lock-file.js';
 
 /** A settled entry (its task known, or its run finished without knowing) is kept this long for other runs to see. */
 export const CLAIM_KEEP_MS = 10 * 60_000;

@@ -5,8 +5,8 @@
  * and the envelope says `"synthesised": true`.
  */
 import type { Task } from '../api/schemas.js';
-import { toWebhookEvent } from '../core/follow/events.js';
-import { PageWalkGuard } from '../core/page-guard.js';
+import { toWebhookEvent } from '../api/task-event.js';
+import { PageWalkGuard } from '../lib/page-guard.js';
 
 export interface CatchUpSource {
   listTasks: (q: { page: number; perPage: number }) => Promise<{ tasks: Task[]; meta: { total_pages: number } }>;

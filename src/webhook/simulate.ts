@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import type { WebhookEvent } from '../api/schemas.js';
 import { UnavailableError } from '../errors.js';
-import { createRedactor } from '../output/redact.js';
+import { createRedactor } from '../lib/redact.js';
 import { webhookHeaders } from './signature.js';
 import { checkTargetUrl } from './target-url.js';
 

@@ -10,7 +10,7 @@
  */
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { readRegularFile, writeFileAtomicSync } from '../core/atomic-file.js';
+import { readRegularFile, writeFileAtomicSync } from '../store/atomic-file.js';
 import { UsageError } from '../errors.js';
 import type { ExecJob } from './exec-queue.js';
 

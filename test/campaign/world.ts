@@ -6,7 +6,7 @@
  */
 import { request } from 'undici';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import type { Clock } from '../../src/core/time.js';
+import type { Clock } from '../../src/lib/time.js';
 import { runTaskctl, type RunOptions, type RunResult } from '../unit/commands/harness.js';
 
 export class SkipClock implements Clock {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { systemClock, type Clock } from '../../src/core/time.js';
+import { systemClock, type Clock } from '../../src/lib/time.js';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));

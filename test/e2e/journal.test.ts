@@ -7,7 +7,7 @@ import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { accountKey } from '../../src/core/cache.js';
+import { accountKey } from '../../src/store/cache.js';
 import { CreateLedger } from '../../src/store/ledger.js';
 import { AutoClock } from '../unit/commands/harness.js';
 import { startWorld, type E2EWorld } from './harness.js';

@@ -9,7 +9,7 @@ import { closeSync, existsSync, openSync, readdirSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
-import { systemClock } from '../../src/core/time.js';
+import { systemClock } from '../../src/lib/time.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 import { BIN, isolatedHome, runCli, startWorld, type E2EWorld, type IsolatedHome } from './harness.js';
 

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, isolatedHome, runCli, runProcess, type CliResult, type RunOptions } from '../e2e/harness.js';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
-import type { Clock } from '../../src/core/time.js';
+import type { Clock } from '../../src/lib/time.js';
 
 /** A key that is easy to find in output: every secrets case greps for it. */
 export const KEY = 'sk_hardening_S3CRET_9f3c2a71';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readItems } from '../../src/core/items/index.js';
-import { systemClock } from '../../src/core/time.js';
+import { systemClock } from '../../src/lib/time.js';
 import { ExitCode, InputError, UsageError } from '../../src/errors.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { systemClock, type Clock } from '../../src/core/time.js';
+import { systemClock, type Clock } from '../../src/lib/time.js';
 import { isolatedHome, runCli } from '../e2e/harness.js';
 import { KEY, runInProcess } from './helpers.js';
 

@@ -14,7 +14,7 @@ import { MAX_RATE_LIMIT_WAIT_MS, RateLimiter } from '../../src/api/rate-limit.js
 import { AmbiguousCreateError } from '../../src/api/errors.js';
 import type { Task } from '../../src/api/schemas.js';
 import { ExitCode, RateLimitError, UnavailableError } from '../../src/errors.js';
-import { systemClock, type Clock } from '../../src/core/time.js';
+import { systemClock, type Clock } from '../../src/lib/time.js';
 import { freePort, startWorld, type E2EWorld } from '../e2e/harness.js';
 import { FakeClock } from '../unit/api/helpers.js';
 import { AutoClock } from '../unit/commands/harness.js';

@@ -10,13 +10,13 @@
  * N s ago) and shows no rate or estimate, so nothing moves that is not known.
  */
 import type { Task } from '../../api/schemas.js';
-import { clockTime, formatDuration } from '../../output/durations.js';
+import { clockTime, formatDuration } from '../../lib/durations.js';
 import type { Paint, Progress } from '../../output/progress.js';
 import { paintStatus, statusMeaning } from '../../output/status-colours.js';
 import { countsText } from '../../output/task-columns.js';
-import { isTerminal, taskPhase, taskSucceeded } from '../task-state.js';
-import type { ItemCounts } from '../task-state.js';
-import type { Clock } from '../time.js';
+import { isTerminal, taskPhase, taskSucceeded } from '../../lib/task-state.js';
+import type { ItemCounts } from '../../lib/task-state.js';
+import type { Clock } from '../../lib/time.js';
 import type { TaskChange } from './follow.js';
 
 /** A CI log shows life at least this often. */

@@ -4,10 +4,10 @@
  */
 import type { PageMeta, Task } from '../../api/schemas.js';
 import { MalformedResponseError, RateLimitError, UnavailableError } from '../../errors.js';
-import { PageWalkGuard } from '../page-guard.js';
-import { isTerminal, itemCounts, taskPhase } from '../task-state.js';
-import type { ItemCounts } from '../task-state.js';
-import type { Clock } from '../time.js';
+import { PageWalkGuard } from '../../lib/page-guard.js';
+import { isTerminal, itemCounts, taskPhase } from '../../lib/task-state.js';
+import type { ItemCounts } from '../../lib/task-state.js';
+import type { Clock } from '../../lib/time.js';
 import { TaskPace } from './pace.js';
 import { finishedItemCount, withItemCounts } from './progress.js';
 import type { TaskReader } from './reader.js';

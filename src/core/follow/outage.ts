@@ -5,9 +5,9 @@
  */
 import type { Task } from '../../api/schemas.js';
 import { RateLimitError, UnavailableError } from '../../errors.js';
-import { parsePositiveDuration } from '../duration.js';
-import { formatDuration } from '../../output/durations.js';
-import { neutralise } from '../../output/sanitize.js';
+import { parsePositiveDuration } from '../../lib/duration.js';
+import { formatDuration } from '../../lib/durations.js';
+import { neutralise } from '../../lib/sanitize.js';
 
 /** How long wait/watch go on without a good answer before giving up with 8 (or 7): `--outage-tolerance`. */
 export const DEFAULT_OUTAGE_TOLERANCE_MS = 2 * 60_000;

@@ -2,7 +2,7 @@
 import type { Task } from '../../api/schemas.js';
 import { ExitCode, RateLimitError } from '../../errors.js';
 import type { ExitCodeValue } from '../../errors.js';
-import { taskPhase, taskSucceeded } from '../task-state.js';
+import { taskPhase, taskSucceeded } from '../../lib/task-state.js';
 import type { FollowReason } from './follow.js';
 
 export interface WaitOutcomeOptions {

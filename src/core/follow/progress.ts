@@ -1,6 +1,6 @@
-/** Item counts of a followed task, by the shared rule of core/task-state.ts (never a rule of its own). */
+/** Item counts of a followed task, by the shared rule of lib/task-state.ts (never a rule of its own). */
 import type { Task } from '../../api/schemas.js';
-import { itemCounts } from '../task-state.js';
+import { itemCounts } from '../../lib/task-state.js';
 
 /**
  * The task without `items`, with `completed_items`/`failed_items` set by `itemCounts` when it knows them. Items are

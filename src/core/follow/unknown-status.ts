@@ -1,9 +1,9 @@
 /**
  * Task statuses outside the spec's four (issue 13) are named when a wait times out on them; the warning once per run
- * is `unknownStatusWarner` in core/task-state.ts.
+ * is `unknownStatusWarner` in lib/task-state.ts.
  */
 import type { Task } from '../../api/schemas.js';
-import { isKnownTaskStatus, isTerminal } from '../task-state.js';
+import { isKnownTaskStatus, isTerminal } from '../../lib/task-state.js';
 
 /** ` (task 5 is "on_hold", ...)`: the unfinished tasks whose status taskctl does not know; '' when there are none. */
 export function unknownStatusNote(tasks: readonly Task[]): string {

@@ -5,14 +5,14 @@
 import type { Context } from '../../context.js';
 import type { Task } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
-import { formatDuration } from '../../output/durations.js';
-import { isTerminal, taskPhase, unknownStatusWarner } from '../task-state.js';
+import { formatDuration } from '../../lib/durations.js';
+import { isTerminal, taskPhase, unknownStatusWarner } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
-import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../../sandbox/launch.js';
+import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
 import { taskColumns } from '../../output/task-columns.js';
-import { neutralise } from '../../output/sanitize.js';
+import { neutralise } from '../../lib/sanitize.js';
 
 export interface WaitOptions {
   /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { scanItems } from './read.js';
-import { RepeatFinder, ByteLog, Scratch } from './spool.js';
+import { ByteLog, Scratch } from '../../store/scratch.js';
+import { RepeatFinder } from './repeats.js';
 import type { ItemSource, ReadItemsOptions } from './types.js';
 import { INVALID_SHOWN, NORMALISED_EXAMPLES, itemChecker, type InvalidItem, type NormalisedItems } from './validate.js';
 

@@ -1,5 +1,5 @@
-import { open, type FileHandle } from 'node:fs/promises';
 import { InputError, UsageError } from '../../errors.js';
+import { openItemsFile, type ItemsFile } from '../../store/items-file.js';
 import { quoteForMessage, trimItem } from './clean.js';
 import { ItemCollector, type ItemSink } from './collector.js';
 import { addItem, formatFromPath } from './formats.js';
@@ -65,11 +65,11 @@ export async function scanItems(
     if (source.kind === 'stdin') {
       await readStream(source.stream, name, format, state, onBytes);
     } else {
-      const handle = await openItemsFile(source.path, name);
+      const file = await openNamed(source.path, name);
       try {
-        await readStream(fileChunks(handle, limits.readSize), name, format, state, onBytes);
+        await readStream(file.chunks(limits.readSize), name, format, state, onBytes);
       } finally {
-        await handle.close().catch(() => undefined);
+        await file.close();
       }
     }
   }
@@ -113,30 +113,12 @@ function readArguments(values: readonly string[], state: ReadState): void {
   });
 }
 
-async function openItemsFile(path: string, name: string): Promise<FileHandle> {
-  let handle: FileHandle;
+/** The file opened (store/items-file.ts), or an error naming it as the user wrote it. */
+async function openNamed(path: string, name: string): Promise<ItemsFile> {
   try {
-    handle = await open(path, 'r');
+    return await openItemsFile(path);
   } catch (error) {
     throw readError(name, error);
-  }
-  try {
-    // Linux opens a directory for reading without complaint; reading it then fails with EISDIR.
-    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    throw readError(name, error);
-  }
-  return handle;
-}
-
-/** File chunks through one reusable-size read loop: fewer, larger chunks than a default fs stream. */
-async function* fileChunks(handle: FileHandle, size: number): AsyncGenerator<Buffer> {
-  for (;;) {
-    const buffer = Buffer.allocUnsafe(size);
-    const { bytesRead } = await handle.read(buffer, 0, size, null);
-    if (bytesRead === 0) return;
-    yield bytesRead < size ? buffer.subarray(0, bytesRead) : buffer;
   }
 }
 

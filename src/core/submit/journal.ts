@@ -13,7 +13,6 @@
  * the local ledger (store/ledger.ts) carries the job (journal path and chunk): resume takes it over as its own.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { ApiClient } from '../../api/client.js';
@@ -30,7 +29,7 @@ import {
 import type { ItemSource, PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
-import { InputCopy, JournalFile } from '../../store/journal.js';
+import { InputCopy, inputSize, JournalFile, writeArgumentsCopy } from '../../store/journal.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { confirmCost } from './confirm.js';
@@ -294,15 +293,9 @@ export async function runJournaledCreate(
   }
 }
 
-/** Arguments are journaled as a copy (one JSON string a line), read back as NDJSON. */
+/** Arguments are journaled as a copy (one JSON string a line, store/journal.ts), read back as NDJSON. */
 function writeArgsCopy(path: string, values: readonly string[]): ItemSource {
-  try {
-    writeFileSync(path, values.map((value) => `${JSON.stringify(value)}\n`).join(''), { mode: 0o600 });
-  } catch (error) {
-    throw new UsageError(
-      `cannot write the copy of the arguments (${path}): ${(error as Error).message}; nothing was sent`,
-    );
-  }
+  writeArgumentsCopy(path, values);
   return { kind: 'file', path, format: 'ndjson' };
 }
 
@@ -384,7 +377,7 @@ export async function runResume(ctx: Context, file: string, options: ResumeOptio
     for (const input of job.inputs) {
       let size: number;
       try {
-        size = statSync(input.path).size;
+        size = inputSize(input.path);
       } catch (error) {
         throw new UsageError(
           `cannot read ${input.path}, an input of the job: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

@@ -7,7 +7,7 @@
  */
 import type { Task } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
-import { cacheDirectory } from '../cache-dir.js';
+import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
 import { inWindow, type ServerClock } from '../server-time.js';
 import type { CreateLedger, LedgerEntry, LedgerJob } from '../../store/ledger.js';

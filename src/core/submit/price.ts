@@ -3,7 +3,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { Service } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
-import { neutralise } from '../../output/sanitize.js';
+import { neutralise } from '../../lib/sanitize.js';
 
 /** Prices are fetched with GET /services and reused for this long (one request saved per create in a loop). */
 const PRICE_CACHE_MS = 5 * 60_000;

@@ -3,7 +3,7 @@ import type { Task } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
-import { isTerminal, itemOutcome, taskSucceeded } from '../task-state.js';
+import { isTerminal, itemOutcome, taskSucceeded } from '../../lib/task-state.js';
 import { submitItems } from './index.js';
 import type { Batch, SubmitOptions } from './types.js';
 

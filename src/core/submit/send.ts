@@ -7,10 +7,10 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../../context.js';
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
-import { formatDuration } from '../../output/durations.js';
+import { formatDuration } from '../../lib/durations.js';
 import { counted } from '../items/clean.js';
 import type { MatchResult, Snapshot } from '../reconcile.js';
-import { parsePositiveDuration } from '../duration.js';
+import { parsePositiveDuration } from '../../lib/duration.js';
 import type { ServerClock } from '../server-time.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerJob } from '../../store/ledger.js';

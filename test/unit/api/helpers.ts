@@ -1,6 +1,6 @@
 /** Shared fakes for the API unit tests: a virtual clock and a MockAgent-backed client. */
 import { MockAgent } from 'undici';
-import type { Clock } from '../../../src/core/time.js';
+import type { Clock } from '../../../src/lib/time.js';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/rate-limit.js';
 

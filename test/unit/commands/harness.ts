@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent, type Dispatcher } from 'undici';
 import { afterEach } from 'vitest';
-import type { Clock } from '../../../src/core/time.js';
+import type { Clock } from '../../../src/lib/time.js';
 import type { Deps } from '../../../src/context.js';
 import type { InputStream } from '../../../src/output/io.js';
 import { main } from '../../../src/main.js';

@@ -4,7 +4,7 @@
  * `taskctl sandbox` for one that lasts.
  */
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../../src/core/time.js';
+import { systemClock } from '../../../src/lib/time.js';
 import { runTaskctl } from './harness.js';
 
 const GONE =

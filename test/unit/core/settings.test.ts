@@ -51,7 +51,7 @@ describe('resolveSettings: flag > environment > profile > default', () => {
 
 describe('parsePositiveDuration', () => {
   it('refuses a zero timeout, which undici would read as "never time out"', async () => {
-    const { parsePositiveDuration } = await import('../../../src/core/duration.js');
+    const { parsePositiveDuration } = await import('../../../src/lib/duration.js');
     expect(parsePositiveDuration('1.5s', 'request-timeout')).toBe(1500);
     expect(() => parsePositiveDuration('0', 'request-timeout')).toThrow(/must be above 0/);
     expect(() => parsePositiveDuration('0ms', 'request-timeout')).toThrow(/must be above 0/);

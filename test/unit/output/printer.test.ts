@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutputFormat } from '../../../src/output/format.js';
 import { createMemoryIO, type MemoryIOOptions } from '../../../src/output/memory-io.js';
 import { createPrinter, type Column, type PrinterOptions } from '../../../src/output/printer.js';
-import { createRedactor } from '../../../src/output/redact.js';
+import { createRedactor } from '../../../src/lib/redact.js';
 
 const ESC = '\x1b';
 

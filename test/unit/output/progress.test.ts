@@ -4,7 +4,7 @@ import { isCI } from '../../../src/output/io.js';
 import { createProgress, type Progress } from '../../../src/output/progress.js';
 import { isoSeconds as formatTimestamp } from '../../../src/output/times.js';
 import { cutToWidth as fitWidth } from '../../../src/output/width.js';
-import { createRedactor } from '../../../src/output/redact.js';
+import { createRedactor } from '../../../src/lib/redact.js';
 import type { IO } from '../../../src/output/io.js';
 
 const ESC = '\x1b';

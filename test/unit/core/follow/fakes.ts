@@ -2,7 +2,7 @@
 import type { PageMeta, Task, TaskItem } from '../../../../src/api/schemas.js';
 import { NotFoundError } from '../../../../src/errors.js';
 import type { TaskReader } from '../../../../src/core/follow/reader.js';
-import type { Clock } from '../../../../src/core/time.js';
+import type { Clock } from '../../../../src/lib/time.js';
 
 export const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../../src/api/schemas.js';
 import { waitExitCode } from '../../../../src/core/follow/outcome.js';
-import { unknownStatusWarner } from '../../../../src/core/task-state.js';
+import { unknownStatusWarner } from '../../../../src/lib/task-state.js';
 
 const base = { service: 'domain_check_availability', cost: 2, created_at: '2025-01-01T00:00:00Z' };
 const items = (...statuses: string[]) => statuses.map((status, i) => ({ target: `d${i}.com`, status, data: null }));

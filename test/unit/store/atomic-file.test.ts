@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRegularFile, writeFileAtomicSync } from '../../../src/core/atomic-file.js';
+import { readRegularFile, writeFileAtomicSync } from '../../../src/store/atomic-file.js';
 
 let dir: string;
 beforeEach(() => {

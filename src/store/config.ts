@@ -8,7 +8,7 @@
 import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Env } from '../output/io.js';
+import type { Env } from '../lib/env.js';
 import { UsageError } from '../errors.js';
 import { readRegularFile, removeLeftoverTemps, STATE_FILE_MAX_BYTES, writeFileAtomicSync } from './atomic-file.js';
 import { ConfigFileSchema, type ConfigFile, type Profile } from './config-schema.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PageWalkGuard } from '../../../src/core/page-guard.js';
+import { PageWalkGuard } from '../../../src/lib/page-guard.js';
 
 const tasks = (...ids: number[]) => ids.map((id) => ({ id }));
 

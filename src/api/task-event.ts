@@ -2,9 +2,9 @@
  * A task as a webhook envelope (api-spec 6.2/6.3), for `watch -o ndjson` and `webhook simulate`: exactly the spec's
  * fields per event, with honest defaults for what the API did not say.
  */
-import { WebhookEventSchema } from '../../api/schemas.js';
-import type { Task, WebhookEvent } from '../../api/schemas.js';
-import { completedItemCount, failedItemCount } from './progress.js';
+import { WebhookEventSchema } from './schemas.js';
+import type { Task, WebhookEvent } from './schemas.js';
+import { itemCounts } from '../lib/task-state.js';
 
 /** Platforms of services whose name does not start with it (the sandbox's catalogue agrees). */
 const PLATFORM_BY_PREFIX: Readonly<Record<string, string>> = { fanpage: 'facebook' };
@@ -24,8 +24,8 @@ export function platformOf(service: string): string {
 export function toWebhookEvent(task: Task, now: number): WebhookEvent | undefined {
   const timestamp = new Date(now).toISOString();
   const platform = task.platform ?? platformOf(task.service);
-  const completed = completedItemCount(task);
-  const failed = failedItemCount(task);
+  // The shared rule of lib/task-state.ts, as follow/progress.ts reads it.
+  const { completed, failed } = itemCounts(task);
   let event: WebhookEvent;
   // Read like task-state.ts reads it (`COMPLETED` is completed), so watch's events agree with wait's exit code.
   switch (task.status.toLowerCase()) {

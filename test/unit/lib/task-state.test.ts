@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTerminal, itemCounts, itemOutcome, taskPhase, taskSucceeded } from '../../../src/core/task-state.js';
+import { isTerminal, itemCounts, itemOutcome, taskPhase, taskSucceeded } from '../../../src/lib/task-state.js';
 
 const task = (fields: Partial<Parameters<typeof taskPhase>[0]> & { status: string }) => ({ total_items: 2, ...fields });
 

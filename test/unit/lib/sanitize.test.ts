@@ -7,7 +7,7 @@ import {
   neutraliseJson,
   neutraliseMultiline,
   stripControls,
-} from '../../../src/output/sanitize.js';
+} from '../../../src/lib/sanitize.js';
 
 // Every code point a terminal may act on: C0, DEL, C1, bidi embeddings/overrides/isolates.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;

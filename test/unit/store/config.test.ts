@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configDirectory, openConfig } from '../../../src/core/config.js';
+import { configDirectory, openConfig } from '../../../src/store/config.js';
 import { UsageError } from '../../../src/errors.js';
 
 let root: string;

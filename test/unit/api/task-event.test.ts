@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { WebhookEventSchema } from '../../../../src/api/schemas.js';
-import type { Task } from '../../../../src/api/schemas.js';
-import { platformOf, toWebhookEvent } from '../../../../src/core/follow/events.js';
+import { WebhookEventSchema } from '../../../src/api/schemas.js';
+import type { Task } from '../../../src/api/schemas.js';
+import { platformOf, toWebhookEvent } from '../../../src/api/task-event.js';
 
 const NOW = Date.UTC(2025, 0, 1, 12, 0, 0);
 const NOW_ISO = new Date(NOW).toISOString();

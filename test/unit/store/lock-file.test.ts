@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tryLock, waitForLock } from '../../../src/core/lock-file.js';
+import { tryLock, waitForLock } from '../../../src/store/lock-file.js';
 
 let dir: string;
 let lockPath: string;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountKey, CompletionCacheStore, MAX_CACHE_BYTES } from '../../../src/core/cache.js';
+import { accountKey, CompletionCacheStore, MAX_CACHE_BYTES } from '../../../src/store/cache.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
