@@ -251,8 +251,9 @@ export class RateLimiter {
     const over = this.#sent.length + n - limit;
     if (over > 0) at = Math.max(at, (this.#sent[over - 1] ?? now) + WINDOW_MS);
     const window = this.#window;
-    if (this.#stated && window !== undefined && window.remaining <= 0 && now < window.resetAtMs)
-      at = Math.max(at, window.resetAtMs + this.#resetMarginMs);
+    // As acquire does: a spent window waits for its reset and the margin; a 429's window ends with its "not before".
+    const spent = this.#stated && window !== undefined && window.remaining <= 0 && now < window.resetAtMs;
+    if (spent && window.resetAtMs > this.#blockedUntilMs) at = Math.max(at, window.resetAtMs + this.#resetMarginMs);
     return at;
   }
 

@@ -382,6 +382,9 @@ describe('RateLimiter.readyAt: the pace polling asks for', () => {
     const other = new RateLimiter({ clock });
     other.limited(T0 + 7_000);
     expect(other.readyAt(1, 4)).toBe(T0 + 7_000);
+    // After a 429 from a server that states its budget, the same moment acquire would send at.
+    limiter.limited(T0 + 30_000);
+    expect(limiter.readyAt(1, 4)).toBe(T0 + 30_000);
   });
 
   it('whatever the round sizes, no 60 s span holds more than the budget (the server’s window can start anywhere)', async () => {
