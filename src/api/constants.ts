@@ -6,6 +6,15 @@ export const API_PREFIX = '/api/v1';
 /** The methods `taskctl api` sends; only GET is ever resent after it may have reached the server. */
 export const REQUEST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
+/**
+ * The API's request rate per key (api-spec.md section 8: 100 requests per minute), the only request rate written down
+ * in taskctl: the budget assumed when a server states none (after a 429, and for long-running polling), and the
+ * sandbox's default. A server's `X-RateLimit-*` headers override it.
+ */
+export const SPEC_RATE_LIMIT = 100;
+/** The window that rate is counted over (the spec's minute); also the window assumed when one rolls over locally. */
+export const SPEC_RATE_WINDOW_MS = 60_000;
+
 /** Attempts per request, the first one included. */
 export const MAX_ATTEMPTS = 4;
 /** TCP + TLS connection setup (capped by `--request-timeout`). */

@@ -6,6 +6,7 @@ import { EventEmitter, once } from 'node:events';
 import { RateLimitError } from '../errors.js';
 import { formatSeconds } from './retry.js';
 import { systemClock, type Clock } from '../lib/time.js';
+import { SPEC_RATE_LIMIT, SPEC_RATE_WINDOW_MS } from './constants.js';
 
 /** Every computed wait is clamped to this (a 60 s window plus a second of slack). */
 export const MAX_RATE_LIMIT_WAIT_MS = 61_000;
@@ -111,9 +112,9 @@ interface Window {
 }
 
 /** Budget assumed until a server states one (api-spec.md section 8: 100 requests per minute). */
-const ASSUMED_LIMIT = 100;
-/** Window length assumed when a window rolls over locally. */
-const WINDOW_MS = 60_000;
+const ASSUMED_LIMIT = SPEC_RATE_LIMIT;
+/** Window length assumed when a window rolls over locally, and the span the pace spreads a budget over. */
+const WINDOW_MS = SPEC_RATE_WINDOW_MS;
 
 /** Server resets within this of each other are the same window (reset values have whole-second resolution). */
 const SAME_WINDOW_TOLERANCE_MS = 1500;
@@ -130,6 +131,9 @@ const SAME_WINDOW_TOLERANCE_MS = 1500;
  * A server that sends no rate-limit headers gets no invented limit (DESIGN.md section 5): requests go at full speed
  * until it answers 429, and from then on at the spec's 100/min. Long-running polling (`steady()`: wait, watch) keeps
  * to 100/min from the start while no header has been seen, so hours of polling never lean on an unstated limit.
+ *
+ * Polling also asks `readyAt()` when its next round may go: the same budget spread evenly over the window, so rounds
+ * come apart instead of spending a window's budget at its start and then stalling (see readyAt).
  */
 export class RateLimiter {
   readonly #clock: Clock;
@@ -142,6 +146,10 @@ export class RateLimiter {
   /** The server answered 429, or polling asked for a steady pace: without headers, assume the spec's budget. */
   #assume = false;
   #blockedUntilMs = 0;
+  /** When each request of the last window was granted, oldest first (the pace never lets a window hold more). */
+  #sent: number[] = [];
+  /** When the next request is due on an even schedule at the budget's rate (where the granted ones have brought it). */
+  #evenAt = Number.NEGATIVE_INFINITY;
   /** Emits 'change' when a request finishes or the budget changes (acquire waits for it while probing). */
   readonly #changes = new EventEmitter().setMaxListeners(0);
 
@@ -174,13 +182,13 @@ export class RateLimiter {
       }
       // No headers, no 429, no polling: nothing says there is a limit, so none is invented.
       if (!this.#stated && !this.#assume) {
-        this.#inFlight += 1;
+        this.#grant(now);
         return;
       }
       const window = this.#current(now);
       if (window.remaining > 0) {
         window.remaining -= 1;
-        this.#inFlight += 1;
+        this.#grant(now);
         return;
       }
       const why = `${window.limit} requests/min`;
@@ -217,6 +225,36 @@ export class RateLimiter {
     }
     // Otherwise: a late answer from an older window; it says nothing about the current one.
     this.#notify();
+  }
+
+  /**
+   * When `count` more requests may start back to back (epoch ms; now when they may go at once), for a poller that
+   * chooses its own moments (the follow engine's rounds). The budget is the server's stated limit, or the spec's 100
+   * when `steady()` or a 429 made it assumed; with neither there is none, and the answer is now (or a 429's "not
+   * before"). Three rules, the latest wins:
+   * - evenly: the granted requests, spread at limit-per-minute, have caught up; up to `burst` may go at once after a
+   *   quiet spell (a round's worth, or a new task's quick first polls), so rounds come apart at the budget's rate;
+   * - no minute (any 60 s, whatever window the server counts in) holds more than the limit, bursts included;
+   * - a server-stated window with nothing left, or a 429, waits for its reset.
+   * A larger stated limit lets polling go faster, a smaller one slower. `count` and `burst` are clamped to the limit.
+   */
+  readyAt(count: number, burst = 1): number {
+    const now = this.#clock.now();
+    let at = Math.max(now, this.#blockedUntilMs);
+    const limit = this.#paceLimit();
+    if (limit === undefined) return at;
+    const n = Math.min(limit, Math.max(1, Math.floor(count)));
+    const allowance = Math.min(limit, Math.max(n, Math.floor(burst)));
+    const interval = WINDOW_MS / limit;
+    at = Math.max(at, this.#evenAt + (n - allowance) * interval);
+    this.#forget(now);
+    const over = this.#sent.length + n - limit;
+    if (over > 0) at = Math.max(at, (this.#sent[over - 1] ?? now) + WINDOW_MS);
+    const window = this.#window;
+    // As acquire does: a spent window waits for its reset and the margin; a 429's window ends with its "not before".
+    const spent = this.#stated && window !== undefined && window.remaining <= 0 && now < window.resetAtMs;
+    if (spent && window.resetAtMs > this.#blockedUntilMs) at = Math.max(at, window.resetAtMs + this.#resetMarginMs);
+    return at;
   }
 
   /** One acquired request has finished (answered or failed). */
@@ -257,6 +295,28 @@ export class RateLimiter {
       resetAtMs: Math.max(window.resetAtMs, this.#blockedUntilMs),
       source: window.fromServer ? 'server' : 'assumed',
     };
+  }
+
+  /** The budget the pace spreads: the stated limit, the spec's when assumed, none otherwise. */
+  #paceLimit(): number | undefined {
+    if (this.#stated) return this.#window?.limit ?? ASSUMED_LIMIT;
+    return this.#assume ? (this.#window?.limit ?? ASSUMED_LIMIT) : undefined;
+  }
+
+  /** Counts a granted request in flight and in the pace's record. */
+  #grant(now: number): void {
+    this.#inFlight += 1;
+    this.#forget(now);
+    this.#sent.push(now);
+    const interval = WINDOW_MS / (this.#paceLimit() ?? ASSUMED_LIMIT);
+    this.#evenAt = Math.max(this.#evenAt, now) + interval;
+  }
+
+  /** Drops grants older than a window: they no longer count against any minute the pace looks at. */
+  #forget(now: number): void {
+    let old = 0;
+    while (old < this.#sent.length && (this.#sent[old] ?? now) <= now - WINDOW_MS) old++;
+    if (old > 0) this.#sent.splice(0, old);
   }
 
   #current(now: number): Window {

@@ -1,3 +1,5 @@
+import { SPEC_RATE_LIMIT } from '../api/constants.js';
+
 /** Option defaults, exported so the CLI's `taskctl sandbox --help` shows the same values the sandbox uses. */
 export const SANDBOX_DEFAULTS = {
   port: 8787,
@@ -5,7 +7,7 @@ export const SANDBOX_DEFAULTS = {
   apiKey: 'sk_sandbox_0000',
   balance: 10_000,
   itemMs: 200,
-  rateLimit: 100,
+  rateLimit: SPEC_RATE_LIMIT,
   maxItems: 10_000,
   webhookTimeScale: 1,
   webhookTimeoutMs: 30_000,

@@ -11,9 +11,17 @@ import type { Clock } from '../../lib/time.js';
 import { TaskPace } from './pace.js';
 import { finishedItemCount, withItemCounts } from './progress.js';
 import type { TaskReader } from './reader.js';
-import { PageKnowledge, PAGE_SIZE, PollTimers, jitter, planRound, pollConfig, roundBudget } from './scheduler.js';
+import {
+  PageKnowledge,
+  PAGE_SIZE,
+  PollTimers,
+  ROUND_BURST,
+  jitter,
+  planRound,
+  pollConfig,
+  roundBudget,
+} from './scheduler.js';
 import type { PollConfig } from './scheduler.js';
-import { RequestBucket } from './bucket.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS, type OutageState } from './outage.js';
 
 /** `terminal` and `completed` both end at completed or failed (a failed task never completes); `processing` also
@@ -40,6 +48,7 @@ export interface TaskChange {
 }
 
 export interface FollowOptions {
+  /** The API; its `rateLimiter` (the client's) says when each round may go. */
   reader: TaskReader;
   /** Task ids to follow, or every unfinished task plus any created while watching (`watch` with no ids). */
   ids: number[] | 'all-unfinished';
@@ -67,12 +76,6 @@ export interface FollowOptions {
   onChange: (change: TaskChange) => void;
   /** Every observation, news or not (fresh rate and predicted end for a live display); before onChange. */
   onPoll?: (change: TaskChange) => void;
-  /**
-   * Poll timing: 'predictive' (default) polls each task by its item rate, soon after it appears and just after its
-   * predicted end; 'backoff' is the earlier fixed policy (the interval, growing ×1.5 to 30 s while the status does not
-   * change), kept for the bench's side-by-side figures.
-   */
-  policy?: 'predictive' | 'backoff';
   /**
    * A transient error (UnavailableError, RateLimitError): the round is retried later, until the deadline or the outage
    * tolerance.
@@ -169,14 +172,11 @@ class Follower {
   private answered = false;
   private lastError: Error | undefined;
   private gaveUp = false;
-  /** Paces predictive polling; the old fixed policy ran without one (kept as it was, for comparison). */
-  private readonly bucket: RequestBucket | undefined;
   /** Guards a walk over pages (the first discovery, a search for tasks): one per walk, see PageWalkGuard. */
   private walk: PageWalkGuard<Task> | undefined;
 
   constructor(private readonly options: FollowOptions) {
     this.config = pollConfig(options.intervalMs, options.random);
-    this.bucket = options.policy === 'backoff' ? undefined : new RequestBucket(options.clock.now());
     this.timers = new PollTimers(this.config);
     this.discovery = new PollTimers(this.config);
     this.watchAll = options.ids === 'all-unfinished';
@@ -198,7 +198,9 @@ class Follower {
         // 124 only when the service answered and the tasks were unfinished: a failing service at the deadline is 8/7.
         if (deadline !== undefined && now >= deadline)
           return this.failures > 0 || !this.answered ? this.result('outage', 'deadline') : this.result('timeout');
-        const wakeAt = Math.max(this.nextWakeAt(now), this.bucket?.readyAt(now, this.roundRequests) ?? now);
+        // The client's limiter paces the rounds: one as large as the last goes when the budget allows it.
+        const paceAt = this.options.reader.rateLimiter.readyAt(this.roundRequests, ROUND_BURST);
+        const wakeAt = Math.max(this.nextWakeAt(now), paceAt);
         if (wakeAt > now) {
           await clock.sleep((deadline === undefined ? wakeAt : Math.min(wakeAt, deadline)) - now, signal);
           continue;
@@ -375,7 +377,6 @@ class Follower {
   /** Counts the request and lets Ctrl-C end the wait at once rather than after the request's own timeout. */
   private async request<T>(send: (reader: TaskReader) => Promise<T>): Promise<T> {
     const now = this.options.clock.now();
-    this.bucket?.spend(now);
     this.requests++;
     this.roundRequests++;
     const value = await abortable(send(this.readerUntilGiveUp(now)), this.options.signal);
@@ -439,12 +440,10 @@ class Follower {
     const statusChanged = w.task?.status !== task.status;
     const done = finishedItemCount(task);
     const news = w.pace.observe(now, { done, total: task.total_items, statusChanged });
-    this.timers.observe(w.id, this.options.policy === 'backoff' ? statusChanged : news, now);
-    if (this.options.policy !== 'backoff') {
-      const { gap, exact } = w.pace.nextGap(now);
-      const wobble = exact ? gap : jitter(gap, this.config.jitter, this.config.random);
-      this.timers.schedule(w.id, now + wobble, exact ? 0 : 2 * this.config.jitter * gap);
-    }
+    this.timers.observe(w.id, news, now);
+    const { gap, exact } = w.pace.nextGap(now);
+    const wobble = exact ? gap : jitter(gap, this.config.jitter, this.config.random);
+    this.timers.schedule(w.id, now + wobble, exact ? 0 : 2 * this.config.jitter * gap);
     w.task = task;
     w.needsDetail = this.needsDetail(task, counts, w.detailFetched);
     if (w.needsDetail) return;

@@ -1,3 +1,4 @@
+import type { RateLimiter } from '../../api/rate-limit.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
 
 /**
@@ -9,6 +10,8 @@ export interface TaskReader {
   listTasks: (q: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id: one task with its items. Throws NotFoundError for an unknown id. */
   getTask: (id: number) => Promise<Task>;
+  /** The client's limiter: polling asks it when the next round may go (the one pacer, api/rate-limit.ts). */
+  readonly rateLimiter: Pick<RateLimiter, 'readyAt'>;
   /** The same reader whose requests fail at `deadline` (epoch ms) rather than wait out the request timeout. */
   withDeadline?: (deadline: number | undefined) => TaskReader;
 }

@@ -129,6 +129,12 @@ export class PollTimers<K> {
   }
 }
 
+/**
+ * Requests the pace lets go back to back after a quiet spell: one round's worth for 300 tasks (⌈300/100⌉+1), and a
+ * new task's quick first polls. The rate itself is the client's limiter's (api/rate-limit.ts readyAt).
+ */
+export const ROUND_BURST = 4;
+
 /** Most requests one round may use for `count` tasks needing a request: ⌈count/100⌉ + 1 (DESIGN.md 7). */
 export function roundBudget(count: number): number {
   return count <= 0 ? 0 : Math.ceil(count / PAGE_SIZE) + 1;

@@ -315,3 +315,97 @@ describe('RateLimiter', () => {
     expect(new RateLimiter({ clock: new FakeClock() }).snapshot()).toBeUndefined();
   });
 });
+
+/** A poller that asks readyAt before each round of `size` requests and sends them when it says (the follow engine). */
+async function pacedRounds(limiter: RateLimiter, clock: FakeClock, rounds: number, size: number): Promise<number[]> {
+  const sent: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    clock.nowMs = Math.max(clock.nowMs, limiter.readyAt(size, 4));
+    for (let i = 0; i < size; i++) {
+      await limiter.acquire();
+      sent.push(clock.now());
+      limiter.release();
+    }
+  }
+  return sent;
+}
+
+describe('RateLimiter.readyAt: the pace polling asks for', () => {
+  it('with no budget known (no headers, no 429, not steady) it holds nothing back', () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    expect(limiter.readyAt(4, 4)).toBe(T0);
+  });
+
+  it('steady without headers: rounds of 4 come apart at the spec’s 100/min (0.6 s a request), bursts of 4 allowed', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    limiter.steady();
+    const sent = await pacedRounds(limiter, clock, 3, 4);
+    expect(sent).toEqual([
+      T0,
+      T0,
+      T0,
+      T0,
+      T0 + 2400,
+      T0 + 2400,
+      T0 + 2400,
+      T0 + 2400,
+      T0 + 4800,
+      T0 + 4800,
+      T0 + 4800,
+      T0 + 4800,
+    ]);
+    // A single request after a round of 4 waits only for its own share.
+    expect(limiter.readyAt(1, 4)).toBe(T0 + 4800 + 600);
+  });
+
+  it('a stated limit sets the pace: 10/min is a request every 6 s, 1,000/min one every 60 ms, after a burst of 4', async () => {
+    for (const [limit, gap] of [
+      [10, 6000],
+      [1000, 60],
+    ] as const) {
+      const clock = new FakeClock();
+      const limiter = new RateLimiter({ clock });
+      limiter.update({ limit, remaining: limit, resetAtMs: T0 + 60_000 });
+      const sent = await pacedRounds(limiter, clock, 6, 1);
+      // A burst of 4 after the quiet start, then the even pace.
+      expect(sent.slice(1).map((t, i) => t - sent[i]!)).toEqual([0, 0, 0, gap, gap]);
+    }
+  });
+
+  it('a stated window with nothing left waits for its reset plus the margin; a 429 for its Retry-After', () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    limiter.update({ limit: 100, remaining: 0, resetAtMs: T0 + 20_000 });
+    expect(limiter.readyAt(1, 4)).toBe(T0 + 21_000);
+    const other = new RateLimiter({ clock });
+    other.limited(T0 + 7_000);
+    expect(other.readyAt(1, 4)).toBe(T0 + 7_000);
+    // After a 429 from a server that states its budget, the same moment acquire would send at.
+    limiter.limited(T0 + 30_000);
+    expect(limiter.readyAt(1, 4)).toBe(T0 + 30_000);
+  });
+
+  it('whatever the round sizes, no 60 s span holds more than the budget (the server’s window can start anywhere)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 80 }),
+        fc.boolean(),
+        async (limit, sizes, stated) => {
+          const clock = new FakeClock();
+          const limiter = new RateLimiter({ clock });
+          if (stated) limiter.update({ limit, remaining: limit, resetAtMs: T0 + 60_000 });
+          else limiter.steady();
+          const budget = stated ? limit : 100;
+          const sent: number[] = [];
+          for (const size of sizes) sent.push(...(await pacedRounds(limiter, clock, 1, size)));
+          for (let i = 0; i + budget < sent.length; i++)
+            expect(sent[i + budget]! - sent[i]!).toBeGreaterThanOrEqual(60_000);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,6 +1,7 @@
 /** Fake time and a fake task API whose tasks change state over virtual time, counting every request. */
 import type { PageMeta, Task, TaskItem } from '../../../../src/api/schemas.js';
-import { NotFoundError } from '../../../../src/errors.js';
+import { RateLimiter } from '../../../../src/api/rate-limit.js';
+import { NotFoundError, RateLimitError } from '../../../../src/errors.js';
 import type { TaskReader } from '../../../../src/core/follow/reader.js';
 import type { Clock } from '../../../../src/lib/time.js';
 
@@ -56,10 +57,26 @@ export interface FakeServerOptions {
   order?: 'asc' | 'desc' | 'scattered';
   /** List entries carry completed_items/failed_items (a server MAY); default false, as in the spec. */
   listCounts?: boolean;
+  /**
+   * The server enforces this many requests per fixed minute from T0 (a 429 beyond it); `headers` says whether its
+   * answers carry `X-RateLimit-*`. Default: no limit enforced, no headers.
+   */
+  rateLimit?: { limit: number; headers: boolean };
 }
 
+const MINUTE = 60_000;
+
+/**
+ * Requests go through `rateLimiter` as the real client's do (acquire, headers, release, a 429's wait), so follow's
+ * pace is the client's; the limiter is steady() as `wait` and `watch` make it.
+ */
 export class FakeTaskServer implements TaskReader {
   readonly calls: Call[] = [];
+  /** Clock time of every request the server answered or refused. */
+  readonly times: number[] = [];
+  /** 429 answers given. */
+  limited = 0;
+  readonly rateLimiter: RateLimiter;
   private readonly tasks = new Map<number, SimTask>();
   /** Called before each request with its index (0-based); return an error to fail that request. */
   failWith: (index: number, call: Call) => Error | undefined = () => undefined;
@@ -67,7 +84,10 @@ export class FakeTaskServer implements TaskReader {
   constructor(
     private readonly clock: FakeClock,
     private readonly options: FakeServerOptions = {},
-  ) {}
+  ) {
+    this.rateLimiter = new RateLimiter({ clock });
+    this.rateLimiter.steady();
+  }
 
   add(...tasks: SimTask[]): this {
     for (const task of tasks) this.tasks.set(task.id, task);
@@ -81,7 +101,10 @@ export class FakeTaskServer implements TaskReader {
   async listTasks(q: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }> {
     const page = q.page ?? 1;
     const perPage = Math.min(q.perPage ?? 25, 100);
-    this.record({ kind: 'list', page, perPage });
+    return this.exchange({ kind: 'list', page, perPage }, () => this.list(page, perPage));
+  }
+
+  private list(page: number, perPage: number): { tasks: Task[]; meta: PageMeta } {
     const key = (id: number): number =>
       this.options.order === 'asc' ? id : this.options.order === 'scattered' ? (id * 7919) % 1009 : -id;
     const visible = this.visible().sort((a, b) => key(a.id) - key(b.id));
@@ -96,10 +119,38 @@ export class FakeTaskServer implements TaskReader {
   }
 
   async getTask(id: number): Promise<Task> {
-    this.record({ kind: 'get', id });
+    return this.exchange({ kind: 'get', id }, () => this.get(id));
+  }
+
+  private get(id: number): Task {
     const task = this.tasks.get(id);
     if (!task || this.elapsed() < (task.createdAfter ?? 0)) throw new NotFoundError(`task ${id} not found`);
     return this.view(task, true);
+  }
+
+  /** One request as the client makes it: the limiter's turn, the server's limit and headers, the answer. */
+  private async exchange<T>(call: Call, answer: () => T): Promise<T> {
+    await this.rateLimiter.acquire();
+    try {
+      const now = this.clock.now();
+      this.times.push(now);
+      const limit = this.options.rateLimit;
+      if (limit) {
+        const windowStart = now - ((now - T0) % MINUTE);
+        const used = this.times.filter((t) => t >= windowStart).length;
+        const resetAtMs = windowStart + MINUTE;
+        if (used > limit.limit) {
+          this.limited++;
+          this.rateLimiter.limited(resetAtMs);
+          throw new RateLimitError('429 Too Many Requests');
+        }
+        if (limit.headers) this.rateLimiter.update({ limit: limit.limit, remaining: limit.limit - used, resetAtMs });
+      }
+      this.record(call);
+      return answer();
+    } finally {
+      this.rateLimiter.release();
+    }
   }
 
   private record(call: Call): void {
@@ -177,6 +228,9 @@ export class FakeTaskServer implements TaskReader {
     return task;
   }
 }
+
+/** A limiter for readers whose requests no limiter sees (they fail, hang or loop): it never holds a round back. */
+export const UNPACED: TaskReader['rateLimiter'] = { readyAt: () => 0 };
 
 /** `count` tasks with ids from `firstId`, each finishing at its own time. */
 export function simTasks(count: number, firstId: number, finish: (index: number) => SimTask['timeline']): SimTask[] {

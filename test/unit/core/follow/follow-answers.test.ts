@@ -5,7 +5,7 @@ import { MalformedResponseError, UnavailableError } from '../../../../src/errors
 import { followTasks } from '../../../../src/core/follow/follow.js';
 import type { FollowOptions } from '../../../../src/core/follow/follow.js';
 import type { TaskReader } from '../../../../src/core/follow/reader.js';
-import { FakeClock, FakeTaskServer, T0, seededRandom } from './fakes.js';
+import { FakeClock, FakeTaskServer, T0, UNPACED, seededRandom } from './fakes.js';
 
 function options(reader: TaskReader, clock: FakeClock, overrides: Partial<FollowOptions> = {}): FollowOptions {
   return {
@@ -63,6 +63,7 @@ describe('followTasks: answers that will not change', () => {
 
 /** A listing whose total_pages grows by one on every read, each page showing new ids: it never ends. */
 class EndlessPages implements TaskReader {
+  readonly rateLimiter = UNPACED;
   reads = 0;
   async listTasks(q: { page?: number }): Promise<{ tasks: Task[]; meta: PageMeta }> {
     this.reads++;

@@ -1,0 +1,155 @@
+/**
+ * One pacer (issue 23): follow's rounds go when the client's limiter says the budget allows them, so the pace is the
+ * server's stated limit when it sends `X-RateLimit-*`, and the spec's 100/min when it sends none. Virtual time only.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MockAgent } from 'undici';
+import { followTasks } from '../../../../src/core/follow/follow.js';
+import type { FollowResult } from '../../../../src/core/follow/follow.js';
+import { FakeClock, FakeTaskServer, T0, seededRandom, steadyWork } from './fakes.js';
+import type { FakeServerOptions, SimTask } from './fakes.js';
+import { JSON_HEADERS, FakeClock as ApiClock, T0 as API_T0, makeClient, mockAgent, ok } from '../../api/helpers.js';
+
+const MIN = 60_000;
+
+/** Most requests in any 60 s (half-open), from sorted request times. */
+function busiestMinute(times: readonly number[]): number {
+  let worst = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while ((times[i] ?? 0) - (times[j] ?? 0) >= MIN) j++;
+    worst = Math.max(worst, i - j + 1);
+  }
+  return worst;
+}
+
+/**
+ * 300 tasks of 1–10 items × 300 ms, started within 2 s, whose counts only GET /tasks/:id gives: 300 GETs and more to
+ * make, more than 100/min can serve at once.
+ */
+async function followMany(rateLimit: FakeServerOptions['rateLimit']): Promise<{
+  result: FollowResult;
+  server: FakeTaskServer;
+  tookMs: number;
+  rounds: number[];
+}> {
+  const clock = new FakeClock();
+  const random = seededRandom(3);
+  const tasks: SimTask[] = Array.from({ length: 300 }, (_, i) => ({
+    id: i + 1,
+    work: steadyWork(1 + Math.floor(random() * 10), 300, Math.floor(random() * 2000)),
+  }));
+  const server = new FakeTaskServer(clock, { ...(rateLimit ? { rateLimit } : {}) }).add(...tasks);
+  const rounds: number[] = [];
+  const result = await followTasks({
+    reader: server,
+    ids: tasks.map((t) => t.id),
+    clock,
+    random,
+    intervalMs: 2000,
+    until: 'terminal',
+    deadline: T0 + 60 * MIN,
+    onChange: () => undefined,
+    onRound: ({ requests }) => rounds.push(requests),
+  });
+  return { result, server, tookMs: clock.now() - T0, rounds };
+}
+
+describe('follow paces by the client limiter', () => {
+  it('a server stating a small limit (X-RateLimit-Limit: 20): at most 20 requests in any minute, no 429', async () => {
+    const { result, server, rounds } = await followMany({ limit: 20, headers: true });
+    expect(result.reason).toBe('done');
+    expect(busiestMinute(server.times)).toBeLessThanOrEqual(20);
+    expect(server.limited).toBe(0);
+    expect(Math.max(...rounds)).toBeLessThanOrEqual(4);
+  });
+
+  it('no headers: the spec’s 100/min, never a 429 from a server enforcing it; rounds stay apart', async () => {
+    const { result, server, rounds } = await followMany({ limit: 100, headers: false });
+    expect(result.reason).toBe('done');
+    expect(busiestMinute(server.times)).toBeLessThanOrEqual(100);
+    expect(server.limited).toBe(0);
+    // Spread over the minute, not spent at its start: in any 10 s at most a burst of 4 plus 10 s at 0.6 s a request.
+    let crowded = 0;
+    for (let i = 0, j = 0; i < server.times.length; i++) {
+      while ((server.times[i] ?? 0) - (server.times[j] ?? 0) >= 10_000) j++;
+      crowded = Math.max(crowded, i - j + 1);
+    }
+    expect(crowded).toBeLessThanOrEqual(20);
+    expect(Math.max(...rounds)).toBeLessThanOrEqual(4);
+  });
+
+  it('a larger stated limit lets follow go faster, a smaller one slower, than the spec’s 100/min', async () => {
+    const spec = await followMany({ limit: 100, headers: false });
+    const large = await followMany({ limit: 1000, headers: true });
+    const small = await followMany({ limit: 20, headers: true });
+    for (const run of [spec, large, small]) expect(run.server.limited).toBe(0);
+    expect(busiestMinute(large.server.times)).toBeGreaterThan(100);
+    expect(large.tookMs).toBeLessThan(spec.tookMs);
+    expect(small.tookMs).toBeGreaterThan(spec.tookMs);
+  });
+});
+
+describe('follow through the real API client (MockAgent, X-RateLimit-* headers)', () => {
+  let agent: MockAgent | undefined;
+  afterEach(async () => {
+    await agent?.close();
+    agent = undefined;
+  });
+
+  it('paces polling to a stated limit of 6 a minute, from the headers the client reads', async () => {
+    const mock = mockAgent();
+    agent = mock.agent;
+    const clock = new ApiClock();
+    const { client } = makeClient(mock.agent, { clock });
+    client.rateLimiter.steady();
+    const times: number[] = [];
+    let limited = 0;
+    const LIMIT = 6;
+    mock.pool
+      .intercept({ path: '/api/v1/tasks/7', method: 'GET' })
+      .reply(() => {
+        const now = clock.now();
+        times.push(now);
+        const windowStart = now - ((now - API_T0) % MIN);
+        const used = times.filter((t) => t >= windowStart).length;
+        const headers = {
+          ...JSON_HEADERS,
+          'x-ratelimit-limit': String(LIMIT),
+          'x-ratelimit-remaining': String(Math.max(0, LIMIT - used)),
+          'x-ratelimit-reset': String(Math.ceil((windowStart + MIN - now) / 1000)),
+        };
+        if (used > LIMIT) {
+          limited++;
+          return { statusCode: 429, data: '', responseOptions: { headers: { ...headers, 'retry-after': '60' } } };
+        }
+        const done = now - API_T0 >= 4 * MIN;
+        const task = {
+          id: 7,
+          service: 'domain_check_availability',
+          status: done ? 'completed' : 'processing',
+          total_items: 1,
+          cost: 1,
+          created_at: new Date(API_T0).toISOString(),
+          completed_at: done ? new Date(API_T0 + 4 * MIN).toISOString() : null,
+          items: [{ target: 'a.com', status: done ? 'completed' : 'pending', data: null }],
+        };
+        return { statusCode: 200, data: ok(task), responseOptions: { headers } };
+      })
+      .persist();
+    const result = await followTasks({
+      reader: client,
+      ids: [7],
+      clock,
+      random: seededRandom(),
+      intervalMs: 100,
+      until: 'terminal',
+      deadline: API_T0 + 10 * MIN,
+      onChange: () => undefined,
+    });
+    expect(result.reason).toBe('done');
+    expect(limited).toBe(0);
+    expect(busiestMinute(times)).toBeLessThanOrEqual(LIMIT);
+    // Paced, not starved: it still looks a few times a minute.
+    expect(times.length).toBeGreaterThanOrEqual(4 * 3);
+  });
+});
