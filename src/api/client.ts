@@ -212,6 +212,11 @@ export interface ApiClient {
    * follows a create. Closing the view does nothing: the pool belongs to the client it came from.
    */
   withDeadline: (deadline: number | undefined) => ApiClient;
+  /**
+   * The same client with `ms` of the service's time, shared by its calls: waits for the rate limit (the limiter's, a
+   * 429's) do not count, so a spent budget delays the calls instead of failing them (the snapshot before a create).
+   */
+  withBudget: (ms: number) => ApiClient;
   /** Closes the connection pool it created (an injected dispatcher is left open). */
   close: () => Promise<void>;
 }
@@ -219,6 +224,15 @@ export interface ApiClient {
 /** An error with a `code` of ours, handled by `judgeFailure` like a transport code. */
 function codedError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
+}
+
+/**
+ * When a view's calls must end (epoch ms; undefined = never). With `pausesForRateLimit` it moves on by every wait for
+ * the rate limit, shared by the view's calls (`withBudget`); otherwise it is fixed (`withDeadline`).
+ */
+interface Deadline {
+  at: number | undefined;
+  readonly pausesForRateLimit: boolean;
 }
 
 const deadlineError = (when: 'before sending' | 'in flight') =>
@@ -475,7 +489,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     for (const [name, value] of Object.entries(redactHeaders(shown))) trace(`< ${name}: ${value}`);
   }
 
-  async function call<T>(spec: RequestSpec<T>, deadline: number | undefined): Promise<T> {
+  async function call<T>(spec: RequestSpec<T>, limit: Deadline): Promise<T> {
     const budgetMs = budgetFor(spec.method);
     const ctx: JudgeContext = {
       method: spec.method,
@@ -494,9 +508,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let budgetEnd = clock.now() + budgetMs;
     for (let attempt = 1; ; attempt++) {
       const waitStart = clock.now();
-      await limiter.acquire(signal, deadline, announceLimiterWait);
+      await limiter.acquire(signal, limit.pausesForRateLimit ? undefined : limit.at, announceLimiterWait);
       const waited = clock.now() - waitStart;
       budgetEnd += waited;
+      if (limit.pausesForRateLimit && limit.at !== undefined) limit.at += waited;
+      const deadline = limit.at;
       if (waited > 0) trace?.(`* waited ${formatSeconds(waited)} for the rate-limit budget`);
       let verdict;
       try {
@@ -514,12 +530,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
       if (!shouldRetry(spec.method, verdict.failure) || attempt >= MAX_ATTEMPTS) throw verdict.fail(suffix);
       const { waitMs, why } = verdict;
-      if (deadline !== undefined && clock.now() + waitMs > deadline) {
+      const rateLimited = verdict.failure === 'rate-limited';
+      if (rateLimited && limit.pausesForRateLimit && limit.at !== undefined) limit.at += waitMs;
+      else if (deadline !== undefined && clock.now() + waitMs > deadline) {
         // Never sleep past the command's deadline: fail now with what we know.
         trace?.(`* not retrying (${why}): the deadline comes first`);
         throw verdict.fail(`${suffix} (no time left to retry before the deadline)`);
       }
-      const rateLimited = verdict.failure === 'rate-limited';
       // A wait the server announced (429) is not the request's time; back-off is.
       if (rateLimited) budgetEnd += waitMs;
       else if (clock.now() + waitMs >= budgetEnd) {
@@ -537,32 +554,32 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   /** The client's methods with one deadline; `withDeadline` makes more views over the same pool and limiter. */
-  function view(deadline: number | undefined, ownsPool: boolean): ApiClient {
+  function view(limit: Deadline, ownsPool: boolean): ApiClient {
     return {
       baseUrl: options.baseUrl,
       rateLimiter: limiter,
       async listServices() {
-        return (await call({ method: 'GET', path: '/services', schema: ServicesResponseSchema }, deadline)).data;
+        return (await call({ method: 'GET', path: '/services', schema: ServicesResponseSchema }, limit)).data;
       },
       async getBalance() {
-        return (await call({ method: 'GET', path: '/balance', schema: BalanceResponseSchema }, deadline)).data;
+        return (await call({ method: 'GET', path: '/balance', schema: BalanceResponseSchema }, limit)).data;
       },
       async createTask(req, onSend) {
         // Only the documented fields go on the wire.
         const body = { service: req.service, items: req.items };
         const spec = { method: 'POST' as const, path: '/tasks', body, schema: CreateTaskResponseSchema, onSend };
-        return (await call(spec, deadline)).data;
+        return (await call(spec, limit)).data;
       },
       async listTasks(q = {}) {
         const query = { page: q.page, per_page: q.perPage };
-        const response = await call({ method: 'GET', path: '/tasks', query, schema: TaskListResponseSchema }, deadline);
+        const response = await call({ method: 'GET', path: '/tasks', query, schema: TaskListResponseSchema }, limit);
         return { tasks: response.data, meta: response.meta };
       },
       async getTask(id) {
         if (!Number.isSafeInteger(id) || id < 0) {
           throw new UsageError(`invalid task id "${id}"`, 'Task ids are whole numbers, as `taskctl list` shows them.');
         }
-        const task = (await call({ method: 'GET', path: `/tasks/${id}`, schema: TaskResponseSchema }, deadline)).data;
+        const task = (await call({ method: 'GET', path: `/tasks/${id}`, schema: TaskResponseSchema }, limit)).data;
         // A read of task N that answers another task is a service error, never task N (issue 22): exit 8, both named.
         if (task.id !== id) throw otherTaskError(id, task.id);
         return task;
@@ -579,7 +596,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const spec = { method, path: target, bodyText: init.body, schema: AnyBodySchema, raw: true, seen };
         let error: Error | undefined;
         try {
-          await call(spec, deadline);
+          await call(spec, limit);
         } catch (thrown) {
           // Without a response (a transport failure, a refused path, Ctrl-C) there is nothing to show: rethrow.
           if (seen.last === undefined || signal?.aborted || !(thrown instanceof Error)) throw thrown;
@@ -590,7 +607,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         return { status: last.status, headers: last.headers, text: last.text, error };
       },
       withDeadline(next) {
-        return view(next, false);
+        return view({ at: next, pausesForRateLimit: false }, false);
+      },
+      withBudget(ms) {
+        return view({ at: clock.now() + ms, pausesForRateLimit: true }, false);
       },
       serverClockOffset: () => serverOffsetMs,
       serverClockBounds: () => ({ low: serverOffsetMs, high: serverOffsetHighMs }),
@@ -600,5 +620,5 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     };
   }
 
-  return view(options.deadline, true);
+  return view({ at: options.deadline, pausesForRateLimit: false }, true);
 }

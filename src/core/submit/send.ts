@@ -110,8 +110,9 @@ export async function createOne(
       }
       before = reuse.seen;
     } else {
-      // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9).
-      const budgeted = api.withDeadline(ctx.clock.now() + SNAPSHOT_BUDGET_MS);
+      // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9). Waits for
+      // the rate limit are not the list's slowness: the POST would wait for them too, so they do not count.
+      const budgeted = api.withBudget(SNAPSHOT_BUDGET_MS);
       const snapshot = () => reconcile.takeSnapshot(budgeted, match, ctx.clock, ctx.signal, serverClock);
       before = await snapshot()
         .catch((error: unknown) => {
@@ -171,9 +172,10 @@ export async function createOne(
     ctx.printer.warn(`${error.message}; checking the task list for it (for ${formatDuration(windowMs)})…`);
     let result: MatchResult;
     try {
-      // Each scan's reads are retried by the client; the deadline keeps those retries inside the horizon (with a short
-      // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20.
-      const scans = api.withDeadline(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS);
+      // Each scan's reads are retried by the client; the budget keeps those retries inside the horizon (with a short
+      // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
+      // do not count: a spent budget delays the last scan instead of leaving the list unread.
+      const scans = api.withBudget(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS - ctx.clock.now());
       result = await ctx.spin('checking the task list for it', () =>
         reconcile.reconcileCreate(scans, {
           service,
