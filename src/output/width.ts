@@ -63,13 +63,18 @@ export function truncateText(text: string, width: number): string {
 const SGR_AT = /^\u001b\[[0-9;]*m/;
 const SGR_RESET = '\u001b[0m';
 
-/** A coloured line cut to `width` columns, keeping its colour sequences and closing any colour left open. */
+/**
+ * A coloured line cut to `width` columns and ended with `…` (in the colour of the text it ends), keeping its colour
+ * sequences and closing any colour left open. A line that fits is returned as it is.
+ */
 export function cutToWidth(line: string, width: number): string {
   if (textWidth(line) <= width) return line;
+  if (width <= 1) return ELLIPSIS.slice(0, width);
   let out = '';
   let used = 0;
   let rest = line;
   let coloured = false;
+  const end = () => `${out}${ELLIPSIS}${coloured ? SGR_RESET : ''}`;
   while (rest.length > 0) {
     const sgr = SGR_AT.exec(rest);
     if (sgr) {
@@ -82,13 +87,14 @@ export function cutToWidth(line: string, width: number): string {
     const plain = next < 0 ? rest : next === 0 ? rest.slice(0, 1) : rest.slice(0, next);
     for (const char of characters(plain)) {
       const w = textWidth(char);
-      if (used + w > width) return coloured ? `${out}${SGR_RESET}` : out;
+      // One column is kept for the ellipsis.
+      if (used + w > width - 1) return end();
       out += char;
       used += w;
     }
     rest = rest.slice(plain.length);
   }
-  return out;
+  return end();
 }
 
 /**
