@@ -283,6 +283,23 @@ export class Context {
     }
   }
 
+  /**
+   * Runs `work` with `show` as its spinner, for a caller that draws a live line of its own (output/progress.ts):
+   * spins inside it (`spin`, the client's retry and rate-limit notices) hand their text to `show` instead of starting
+   * a second spinner on the same line.
+   */
+  async spinInto<T>(text: string, show: (text: string) => void, work: () => Promise<T>): Promise<T> {
+    const outer = { spinner: this.activeSpinner, text: this.spinnerText };
+    this.activeSpinner = { live: true, text: show, stop: () => undefined };
+    this.spinnerText = text;
+    try {
+      return await work();
+    } finally {
+      this.activeSpinner = outer.spinner;
+      this.spinnerText = outer.text;
+    }
+  }
+
   /** `waiting 25s for the rate limit…`, then 24s, 23s… in the spinner's text until the wait is over. */
   private countDown(waitMs: number, message: string): void {
     const spinner = this.activeSpinner;

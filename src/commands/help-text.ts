@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { wrapWords } from '../output/width.js';
 
 export type CommandAction = (ctx: Context) => Promise<void>;
 /** Runs a command's action with a context built from the parsed global flags of `command`. */
@@ -54,7 +55,6 @@ export function wrapHelp(text: string, width: number): string {
 }
 
 function wrapLine(line: string, width: number): string {
-  if (line.length <= width) return line;
   const term = HANGING.exec(line)?.[0] ?? '';
   const indent = term.length - term.trimStart().length;
   // Under the text after a term, unless that leaves under 30 columns (then the term wraps like any text); an
@@ -62,16 +62,5 @@ function wrapLine(line: string, width: number): string {
   const hanging = term.length > indent && term.length <= width - 30;
   const lead = hanging ? term : line.slice(0, indent);
   const hang = hanging ? term.length : indent > 0 ? indent + 4 : 0;
-  const lines: string[] = [];
-  let current = lead;
-  let empty = true;
-  for (const word of line.slice(lead.length).split(/ +/).filter(Boolean)) {
-    if (!empty && current.length + 1 + word.length > width) {
-      lines.push(current);
-      current = ' '.repeat(hang) + word;
-    } else current = empty ? current + word : `${current} ${word}`;
-    empty = false;
-  }
-  lines.push(current);
-  return lines.join('\n');
+  return wrapWords(lead, line.slice(lead.length), width, ' '.repeat(hang), { cutLongWords: false });
 }

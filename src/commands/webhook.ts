@@ -121,21 +121,25 @@ const EVENT_COLUMNS: Array<Column<ReceivedEvent>> = [
   { header: 'total_items', value: (e) => field(e.body, 'task', 'total_items') },
 ];
 
-type PrintEvent = (received: ReceivedEvent, note: { duplicate: boolean }) => void;
+/** Prints an event; true when it is now on the screen the log is read on (the listener then logs no status line). */
+type PrintEvent = (received: ReceivedEvent, note: { duplicate: boolean }) => boolean;
 
 /**
  * Each event once on stdout. A duplicate is shown only in the human format (marked); machine formats print each event
- * exactly once, and the duplicate goes to the log on stderr.
+ * exactly once, and the duplicate goes to the log on stderr. When stdout and stderr are one terminal, an event line
+ * printed there is the only line about it (a person sees each event once); piped, stderr keeps every status line.
  */
 function eventPrinter(ctx: Context): { print: PrintEvent; end: () => Promise<void> } {
   const printer = ctx.printer;
+  const oneScreen = ctx.io.stdout.isTTY === true && ctx.io.stderr.isTTY === true;
   if (printer.format === 'json' || printer.format === 'ndjson') {
     // The body exactly as delivered, unknown fields included: as received when it is one line (no copy of a big
     // body is made), compacted otherwise.
     return {
       print: (received, { duplicate }) => {
-        if (duplicate) return;
+        if (duplicate) return false;
         printer.line(/[\r\n\u2028\u2029]/.test(received.raw) ? JSON.stringify(received.body) : received.raw.trim());
+        return oneScreen;
       },
       end: async () => {},
     };
@@ -144,7 +148,9 @@ function eventPrinter(ctx: Context): { print: PrintEvent; end: () => Promise<voi
     const rows = printer.stream(EVENT_COLUMNS);
     return {
       print: (received, { duplicate }) => {
-        if (!duplicate) rows.write([received]);
+        if (duplicate) return false;
+        rows.write([received]);
+        return oneScreen;
       },
       end: () => rows.end(),
     };
@@ -162,7 +168,7 @@ function eventPrinter(ctx: Context): { print: PrintEvent; end: () => Promise<voi
           `  task ${taskId ?? '(no id)'}  ${JSON.stringify(body)}`,
           ...marks,
         ]);
-        return;
+        return oneScreen;
       }
       const task = event.task;
       const reason = event.event === 'failed' ? `: ${event.task.error_message}` : '';
@@ -172,6 +178,7 @@ function eventPrinter(ctx: Context): { print: PrintEvent; end: () => Promise<voi
         `  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`,
         ...marks,
       ]);
+      return oneScreen;
     },
     end: async () => {},
   };

@@ -209,7 +209,12 @@ export function createPrinter(options: PrinterOptions): Printer {
   const writeOut = (text: string) => {
     if (text !== '') io.stdout.write(text);
   };
-  const writeErr = (text: string) => io.stderr.write(text);
+  /** The live block on stderr while one is drawn (`progress()`): talk is written with it out of the way. */
+  let live: Progress | undefined;
+  const writeErr = (text: string) => {
+    if (live) live.interject(() => io.stderr.write(text));
+    else io.stderr.write(text);
+  };
   /** Raw text per column, redacted; each format applies its own escaping. */
   const fieldsOf = <T>(row: T, columns: ReadonlyArray<Column<T>>) => columns.map((c) => redact(cellText(c.value(row))));
   const keysOf = <T>(columns: ReadonlyArray<Column<T>>) => columns.map((c) => c.key ?? toSnakeKey(c.header));
@@ -507,7 +512,7 @@ export function createPrinter(options: PrinterOptions): Printer {
 
     async progress() {
       const { createProgress } = await import('./progress.js');
-      return createProgress({
+      const progress = createProgress({
         io,
         format,
         ci: options.ci ?? false,
@@ -516,6 +521,22 @@ export function createPrinter(options: PrinterOptions): Printer {
         redact,
         clock: { now },
       });
+      if (progress.mode !== 'live') return progress;
+      // A warning from deep inside (a create's lost answer) never lands on the block's line.
+      live = progress;
+      return {
+        mode: progress.mode,
+        paint: progress.paint,
+        clean: progress.clean,
+        live: (frame) => progress.live(frame),
+        refresh: () => progress.refresh(),
+        log: (line) => progress.log(line),
+        interject: (write) => progress.interject(write),
+        stop: () => {
+          if (live === progress) live = undefined;
+          progress.stop();
+        },
+      };
     },
 
     to(stdout) {

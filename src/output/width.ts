@@ -63,13 +63,18 @@ export function truncateText(text: string, width: number): string {
 const SGR_AT = /^\u001b\[[0-9;]*m/;
 const SGR_RESET = '\u001b[0m';
 
-/** A coloured line cut to `width` columns, keeping its colour sequences and closing any colour left open. */
+/**
+ * A coloured line cut to `width` columns and ended with `…` (in the colour of the text it ends), keeping its colour
+ * sequences and closing any colour left open. A line that fits is returned as it is.
+ */
 export function cutToWidth(line: string, width: number): string {
   if (textWidth(line) <= width) return line;
+  if (width <= 1) return ELLIPSIS.slice(0, width);
   let out = '';
   let used = 0;
   let rest = line;
   let coloured = false;
+  const end = () => `${out}${ELLIPSIS}${coloured ? SGR_RESET : ''}`;
   while (rest.length > 0) {
     const sgr = SGR_AT.exec(rest);
     if (sgr) {
@@ -82,13 +87,14 @@ export function cutToWidth(line: string, width: number): string {
     const plain = next < 0 ? rest : next === 0 ? rest.slice(0, 1) : rest.slice(0, next);
     for (const char of characters(plain)) {
       const w = textWidth(char);
-      if (used + w > width) return coloured ? `${out}${SGR_RESET}` : out;
+      // One column is kept for the ellipsis.
+      if (used + w > width - 1) return end();
       out += char;
       used += w;
     }
     rest = rest.slice(plain.length);
   }
-  return out;
+  return end();
 }
 
 /**
@@ -99,28 +105,43 @@ export function cutToWidth(line: string, width: number): string {
 export function wrapText(text: string, width: number, indent?: string): string {
   return text
     .split('\n')
-    .map((line) => wrapLine(line, width, indent ?? /^ */.exec(line)?.[0] ?? ''))
+    .map((line) => {
+      const lead = /^ */.exec(line)?.[0] ?? '';
+      return wrapWords(lead, line.slice(lead.length), width, indent ?? lead);
+    })
     .join('\n');
 }
 
-function wrapLine(line: string, width: number, indent: string): string {
+/**
+ * One line, `lead` and then `words`, word-wrapped to `width` columns as `wrapText` does: the first word stays beside
+ * the lead (leading spaces, or a term such as `  --flag <x>  ` whose text the continuation lines hang under), and
+ * each continuation line starts with `indent`. The help texts (commands/help-text.ts) choose lead and indent this way,
+ * and keep a word wider than the line whole (`cutLongWords: false`: a path in help is copied, not read).
+ */
+export function wrapWords(
+  lead: string,
+  words: string,
+  width: number,
+  indent: string,
+  { cutLongWords = true }: { cutLongWords?: boolean } = {},
+): string {
+  const line = lead + words;
   if (textWidth(line) <= width) return line;
-  const lead = /^ */.exec(line)?.[0] ?? '';
-  const words = line.slice(lead.length).split(/ +/);
   const lines: string[] = [];
   let current = lead;
   let currentWidth = textWidth(lead);
+  // No word on the current line yet: the next one follows the lead or the indent without a space.
+  let empty = true;
   const room = Math.max(1, width - textWidth(indent));
-  for (const word of words) {
+  for (const word of words.split(/ +/)) {
     const w = textWidth(word);
-    const start = current.trim() === '';
-    if (!start && currentWidth + 1 + w > width) {
+    if (!empty && currentWidth + 1 + w > width) {
       lines.push(current);
       current = indent;
       currentWidth = textWidth(indent);
+      empty = true;
     }
-    const fresh = current.trim() === '';
-    if (fresh && w > room) {
+    if (cutLongWords && empty && w > room) {
       // A word longer than a whole line (a URL, a path): cut into line-sized pieces, the only break inside a word.
       let piece = '';
       let pieceWidth = 0;
@@ -138,10 +159,12 @@ function wrapLine(line: string, width: number, indent: string): string {
       }
       current += piece;
       currentWidth += pieceWidth;
+      empty = false;
       continue;
     }
-    current += fresh ? word : ` ${word}`;
-    currentWidth += fresh ? w : 1 + w;
+    current += empty ? word : ` ${word}`;
+    currentWidth += empty ? w : 1 + w;
+    if (word !== '') empty = false;
   }
   lines.push(current);
   return lines.map((l) => l.trimEnd()).join('\n');

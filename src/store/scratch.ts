@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,13 +13,55 @@ export class Scratch {
   constructor(private readonly parent: string = tmpdir()) {}
 
   path(name: string): string {
-    this.dir ??= mkdtempSync(join(this.parent, 'taskctl-items-'));
+    if (this.dir === undefined) {
+      removeStaleScratch(this.parent);
+      // The pid in the name tells a later run whether the dir's owner is still alive.
+      this.dir = mkdtempSync(join(this.parent, `taskctl-items-${process.pid}-`));
+    }
     return join(this.dir, name);
   }
 
   dispose(): void {
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
+  }
+}
+
+/** A scratch dir this old whose process is gone is left from a run that was killed (SIGKILL, a crash). */
+const STALE_SCRATCH_MS = 5 * 60_000;
+
+/**
+ * Removes the scratch dirs under `parent` that runs killed before `dispose` left behind: named with a pid that is no
+ * longer alive, and untouched for STALE_SCRATCH_MS (a pid reused by another process keeps its dir: only safe
+ * mistakes). Best effort: anything unreadable is left as it is.
+ */
+export function removeStaleScratch(parent: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^taskctl-items-(\d+)-[^-]+$/.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+    const dir = join(parent, name);
+    try {
+      if (now - statSync(dir).mtimeMs < STALE_SCRATCH_MS) continue;
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Gone meanwhile, or not ours to remove.
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, but another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -62,9 +62,11 @@ export interface WebhookListenerOptions {
   apiKey: string;
   /**
    * Prints an event, synchronously, before it is acknowledged: once per event, and again for each repeat delivery
-   * with `duplicate` set (not handed on then). A throw is a 500 for that delivery (not acknowledged).
+   * with `duplicate` set (not handed on then). A throw is a 500 for that delivery (not acknowledged). Returns true when
+   * the event was printed where the delivery's status line would be read too (a terminal): that line is then left out,
+   * so a person sees each event once.
    */
-  onEvent: (received: ReceivedEvent, note: { duplicate: boolean }) => void;
+  onEvent: (received: ReceivedEvent, note: { duplicate: boolean }) => unknown;
   /** False while output cannot be written (stdout not read): deliveries get 503 until it drains. Default: always. */
   canPrint?: () => boolean;
   /** Re-POST each verified body here (https, or http on loopback; checked at start); 200 only after its 2xx. */
@@ -114,6 +116,8 @@ export interface ReceivedEvent {
 export interface Outcome {
   status: number;
   note: string;
+  /** `onEvent` printed it and said it is on the same screen as the log: no status line for it. */
+  shown?: boolean;
 }
 
 export interface ListenerCounts {
@@ -204,13 +208,13 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
    * The event as printed. Its body is parsed again from `raw` only if the printer reads it (the JSON formats print
    * `raw` itself), so a big body is not held parsed during a forward, nor parsed twice for nothing.
    */
-  const print = (raw: string, meta: EventMeta, duplicate: boolean): void => {
+  const print = (raw: string, meta: EventMeta, duplicate: boolean): boolean => {
     let parsed: { value: unknown } | undefined;
     const received = Object.defineProperty({ ...meta, raw }, 'body', {
       enumerable: true,
       get: (): unknown => (parsed ??= { value: JSON.parse(raw) as unknown }).value,
     }) as ReceivedEvent;
-    options.onEvent(received, { duplicate });
+    return options.onEvent(received, { duplicate }) === true;
   };
 
   const handleEvent = async (raw: string, received: EventMeta, userAgent: string | undefined): Promise<Outcome> => {
@@ -233,6 +237,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       place = queue.reserve(Buffer.byteLength(raw));
       if (!place) return refuse(503, `the exec queue is full (${queue.size} events); the service will retry`);
     }
+    let shown = false;
     const attempt = (async (): Promise<boolean> => {
       try {
         if (forwardTo) {
@@ -254,7 +259,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
           if (place) job.spoolId = await spool.addJob(job, key, at);
           else await spool.addSeen(key, at);
         }
-        print(raw, received, false);
+        shown = print(raw, received, false);
         if (dedupe) seen.add(key, at);
         place?.commit(job);
         place = undefined;
@@ -279,13 +284,13 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     // A synthesised event leaves out what the API did not say: that is by design, not worth a warning.
     if (received.problem !== undefined && !received.synthesised)
       log(`warning: ${label} is not the spec's event shape (${received.problem}); passed on as received`);
-    return { status: 200, note: `${label}${received.synthesised ? ' (synthesised)' : ''}` };
+    return { status: 200, note: `${label}${received.synthesised ? ' (synthesised)' : ''}`, shown };
   };
 
   const duplicate = (raw: string, received: EventMeta, label: string): Outcome => {
-    print(raw, received, true);
+    const shown = print(raw, received, true);
     counts.duplicates++;
-    return { status: 200, note: `${label} (duplicate; already handled, not handed on again)` };
+    return { status: 200, note: `${label} (duplicate; already handled, not handed on again)`, shown };
   };
   const refuse = (status: number, note: string): Outcome => {
     counts.refused++;
@@ -301,9 +306,16 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = now();
-    const done = (status: number, body: object, note: string, headers: Record<string, string> = {}): void => {
+    const done = (
+      status: number,
+      body: object,
+      note: string,
+      headers: Record<string, string> = {},
+      shown = false,
+    ): void => {
       reply(res, status, body, headers);
-      log(`${req.method ?? '?'} ${pathOf(req)} → ${status} ${note} (${Math.round(now() - started)}ms)`);
+      // The event's own line already says it on this screen.
+      if (!shown) log(`${req.method ?? '?'} ${pathOf(req)} → ${status} ${note} (${Math.round(now() - started)}ms)`);
     };
 
     if (pathOf(req) !== path) {
@@ -355,7 +367,8 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       }
       const outcome = await handleEvent(raw, meta, headerValue(req.headers['user-agent']));
       const ok = outcome.status === 200;
-      done(outcome.status, ok ? { ok: true } : { ok: false, error: outcome.note }, outcome.note, ok ? {} : busy);
+      const answer = ok ? { ok: true } : { ok: false, error: outcome.note };
+      done(outcome.status, answer, outcome.note, ok ? {} : busy, outcome.shown === true);
     } finally {
       bodies--;
       heldBytes -= weight;

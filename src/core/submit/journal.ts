@@ -32,6 +32,7 @@ import { formatFromPath } from '../items/formats.js';
 import { InputCopy, inputSize, JournalFile, writeArgumentsCopy } from '../../store/journal.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { taskColumns } from '../../output/task-columns.js';
+import type { Progress } from '../../output/progress.js';
 import { confirmCost } from './confirm.js';
 import { pricePerItem } from './price.js';
 import { itemSources, prepareItems, type ReadOptions } from './read.js';
@@ -537,6 +538,19 @@ async function continueJob(
   let sentItems = 0;
   let spent = 0;
   let lastProgress = Number.NEGATIVE_INFINITY;
+  // On a terminal the progress is one live line (made at the first send: a chunk in flight is settled before, with
+  // lines of its own), what spins inside a send (retries, rate-limit waits) shown in it; elsewhere plain lines.
+  let live: Progress | undefined;
+  let said = '';
+  let notice: string | undefined;
+  const goLive = async (): Promise<Progress | undefined> => {
+    if (live || total < 2 || quiet) return live;
+    const progress = await ctx.printer.progress();
+    if (progress.mode !== 'live') return undefined;
+    live = progress;
+    progress.live((spin) => [`${progress.paint.cyan(spin)} ${notice ?? said}`]);
+    return live;
+  };
   const stopped = (chunk: number, error: unknown): unknown => {
     const failure =
       error instanceof CliError ? error : ctx.signal.aborted ? new InterruptedError('interrupted') : undefined;
@@ -554,6 +568,7 @@ async function continueJob(
     createdNow++;
     ctx.cache.rememberTasks([task]);
     if (quiet) ctx.printer.line(String(task.id));
+    else if (live) live.interject(() => out?.write([task]));
     else out?.write([task]);
   };
   try {
@@ -606,7 +621,15 @@ async function continueJob(
           crashPoint(ctx.env, 'sent', chunk);
         };
         const sendOne: SendState = { ...shared, job: { journal: journal.path, chunk }, beforePost };
-        const outcome = await createOne(ctx, api, { service: job.service, items }, options, claimed, what, sendOne);
+        const send = () => createOne(ctx, api, { service: job.service, items }, options, claimed, what, sendOne);
+        said ||= `creating ${what}…`;
+        const line = await goLive();
+        const show = (text: string) => {
+          notice = text;
+          line?.refresh();
+        };
+        const outcome = line ? await ctx.spinInto(`creating ${what}`, show, send) : await send();
+        notice = undefined;
         crashPoint(ctx.env, 'answered', chunk);
         record(chunk, outcome.task, outcome.how);
         sentItems += items.length;
@@ -626,12 +649,14 @@ async function continueJob(
         throw stopped(chunk, error);
       }
       const now = ctx.clock.now();
-      if (total > 1 && (now - lastProgress >= PROGRESS_EVERY_MS || chunk === total)) {
+      const done = taskIds(state).length;
+      const progress = `${what}: ${formatCount(done)} of ${counted(total, 'task')} created; ${formatCount(sentItems)} items and ${counted(spent, 'coin')} by this run`;
+      if (live) {
+        said = progress;
+        live.refresh();
+      } else if (total > 1 && (now - lastProgress >= PROGRESS_EVERY_MS || chunk === total)) {
         lastProgress = now;
-        const done = taskIds(state).length;
-        ctx.printer.info(
-          `${what}: ${formatCount(done)} of ${counted(total, 'task')} created; ${formatCount(sentItems)} items and ${counted(spent, 'coin')} by this run`,
-        );
+        ctx.printer.info(progress);
       }
     }
     journal.append({
@@ -641,6 +666,8 @@ async function continueJob(
       cost: [...state.chunks.values()].reduce((sum, c) => sum + (c.task?.cost ?? 0), 0),
     });
   } finally {
+    // The live line goes; the summary below is what stays.
+    live?.stop();
     await out?.end();
   }
   printSummary(ctx, state, createdNow, name);

@@ -124,7 +124,7 @@ describe('live progress (a terminal)', () => {
         .text()
         .replace(/\x1b\[\d*[GK]/g, '')
         .split('\n'),
-    ).toEqual([`line 0 ${'x'.repeat(12)}`, `line 1 ${'x'.repeat(12)}`, `line 2 ${'x'.repeat(12)}`]);
+    ).toEqual([`line 0 ${'x'.repeat(11)}…`, `line 1 ${'x'.repeat(11)}…`, `line 2 ${'x'.repeat(11)}…`]);
   });
 
   it('ticks: the frame is asked again on a timer (spinner, elapsed time)', async () => {
@@ -138,10 +138,11 @@ describe('live progress (a terminal)', () => {
 });
 
 describe('helpers', () => {
-  it('fitWidth cuts by columns, keeps colour sequences and closes an open colour', () => {
-    expect(fitWidth('abcdef', 4)).toBe('abcd');
-    expect(fitWidth('\x1b[32mabcdef\x1b[39m', 3)).toBe('\x1b[32mabc\x1b[0m');
-    expect(fitWidth('日本語', 4)).toBe('日本');
+  it('fitWidth cuts by columns ending with …, keeps colour sequences and closes an open colour', () => {
+    expect(fitWidth('abcdef', 4)).toBe('abc…');
+    expect(fitWidth('\x1b[32mabcdef\x1b[39m', 3)).toBe('\x1b[32mab…\x1b[0m');
+    expect(fitWidth('日本語', 4)).toBe('日…');
+    expect(fitWidth('abcd', 4)).toBe('abcd');
     expect(fitWidth('\x1b[32mab\x1b[39m', 10)).toBe('\x1b[32mab\x1b[39m');
   });
 

@@ -55,7 +55,9 @@ async function listen(overrides: Partial<WebhookListenerOptions> = {}, closeAfte
   const listener = await startWebhookListener({
     port: 0,
     apiKey: KEY,
-    onEvent: (e, { duplicate }) => (duplicate ? duplicates : printed).push(e),
+    onEvent: (e, { duplicate }) => {
+      (duplicate ? duplicates : printed).push(e);
+    },
     log: (line) => logs.push(line),
     ...overrides,
   });

@@ -1,0 +1,72 @@
+/**
+ * `create --journal` shows its progress as create does: on a terminal one live line redrawn in place (the live block
+ * of output/progress.ts), gone at the end, which is the job's summary; piped or in CI, plain lines, as before.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { task } from '../../hardening/helpers.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
+
+const S = 'domain_check_availability';
+
+async function journaled(options: { stderrTTY: boolean; env?: Record<string, string> }) {
+  const dir = mkdtempSync(join(tmpdir(), 'taskctl-journal-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const api = mockApi();
+  replyServices(api);
+  replyNoTasks(api);
+  for (const id of [11, 12, 13])
+    api.reply('POST', '/tasks', 201, { success: true, data: task(id, { status: 'pending' }) });
+  return runTaskctl(
+    [
+      'create',
+      S,
+      'a.com',
+      'b.com',
+      'c.com',
+      '--chunk-size',
+      '1',
+      '--journal',
+      join(dir, 'job.jsonl'),
+      '-y',
+      '-o',
+      'tsv',
+    ],
+    { api, stderrTTY: options.stderrTTY, columns: 80, env: { NO_COLOR: '1', ...options.env } },
+  );
+}
+
+describe('create --journal progress', () => {
+  it('on a terminal: one line redrawn in place, ending with the summary', async () => {
+    const result = await journaled({ stderrTTY: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(
+      result.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('\t')[0]),
+    ).toEqual(['11', '12', '13']);
+    // Redrawn in place: the cursor goes back to the line's start (CSI 1G) and the old text is cleared (CSI 0K).
+    expect(result.stderr).toMatch(/\x1b\[1G.*chunk 1 of 3: 1 of 3 tasks created/);
+    expect(result.stderr).toMatch(/\x1b\[1G.*chunk 3 of 3: 3 of 3 tasks created/);
+    // No lasting line per chunk: what stays on the screen is the summary.
+    const lasting = result.stderr
+      .split(/\x1b\[1G/)
+      .at(-1)
+      ?.replace(/\x1b\[\d*[A-K]/g, '');
+    expect(lasting).toMatch(/^✓? ?job .*job\.jsonl: 3 tasks for 3 items, 3 coins\n$/);
+    expect(result.stderr.split('\n')).toEqual([expect.stringMatching(/^\x1b\[1G⠋ creating chunk 1 of 3…/), '']);
+  });
+
+  it('piped or in CI: plain lines, one per chunk at most a second, then the summary', async () => {
+    for (const options of [{ stderrTTY: false }, { stderrTTY: true, env: { CI: 'true' } }]) {
+      const result = await journaled(options);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toMatch(/\x1b/);
+      expect(result.stderr).toMatch(/chunk 3 of 3: 3 of 3 tasks created; 3 items and 3 coins by this run\n/);
+      expect(result.stderr).toMatch(/job .*job\.jsonl: 3 tasks for 3 items, 3 coins\n$/);
+    }
+  });
+});

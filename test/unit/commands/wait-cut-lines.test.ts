@@ -1,0 +1,47 @@
+/**
+ * wait's live block on an 80-column terminal: a line too long for it (the "! retrying" head with a long error) is cut
+ * to the line budget and ends with `…`, as every other cut line does, so a person can tell the text goes on.
+ */
+import { describe, expect, it } from 'vitest';
+import { task } from '../../hardening/helpers.js';
+import { textWidth } from '../../../src/output/width.js';
+import { mockApi, runTaskctl } from './harness.js';
+
+const processing = {
+  success: true,
+  data: task(7, { status: 'processing', completed_at: null, completed_items: 0, failed_items: 0 }),
+};
+const long = `upstream down: ${'the load balancer found no healthy backend for this route '.repeat(2)}`;
+const bad = { success: false, error: { code: 'internal_error', message: long } };
+const done = { success: true, data: task(7, { status: 'completed', completed_items: 1, failed_items: 0 }) };
+
+/** Every frame's lines as drawn (the cursor moves and line clears left out). */
+function drawnLines(stderr: string): string[] {
+  return stderr
+    .replace(/\x1b\[\d*[ABGK]/g, '\n')
+    .split('\n')
+    .filter((line) => line !== '');
+}
+
+describe('wait on an 80-column terminal', () => {
+  it('cuts the "! retrying" line with … at the line budget', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/7', 200, processing);
+    api.reply('GET', '/tasks/7', 502, bad, { times: 4 });
+    api.reply('GET', '/tasks/7', 200, done, { times: 2 });
+    api.allowUnused();
+    const result = await runTaskctl(['wait', '7', '--no-results'], {
+      api,
+      stderrTTY: true,
+      columns: 80,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const retrying = drawnLines(result.stderr).filter((line) => line.startsWith('! retrying'));
+    expect(retrying.length).toBeGreaterThan(0);
+    for (const line of retrying) {
+      expect(line).toMatch(/^! retrying, last answer .*: reading task 7: upstream down: the load.*…$/);
+      expect(textWidth(line)).toBe(79);
+    }
+  });
+});

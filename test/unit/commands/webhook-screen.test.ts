@@ -1,0 +1,63 @@
+/**
+ * `webhook listen` at a terminal shows each event once: the event line on stdout says it all, so the access line of a
+ * delivery it printed ("POST / → 200 …") is not written to the same screen. Piped, stdout keeps every event and
+ * stderr keeps every access line, as before.
+ */
+import { describe, expect, it } from 'vitest';
+import { main } from '../../../src/main.js';
+import { createMemoryIO } from '../../../src/output/memory-io.js';
+import { webhookHeaders } from '../../../src/webhook/signature.js';
+import { task } from '../../hardening/helpers.js';
+import { API_KEY, AutoClock } from './harness.js';
+
+const event = (name: string) =>
+  JSON.stringify({
+    event: name,
+    timestamp: '2025-01-15T12:00:01Z',
+    task: task(7, { status: name, platform: 'domain', completed_items: 1, failed_items: 0 }),
+  });
+
+async function listen(tty: boolean): Promise<{ stdout: string; stderr: string; code: number }> {
+  const memory = createMemoryIO({ stdoutTTY: tty, stderrTTY: tty, columns: 120 });
+  const stop = new AbortController();
+  const running = main(['webhook', 'listen', '--port', '0', '--no-color'], {
+    io: memory.io,
+    env: { TASKCTL_API_KEY: API_KEY, NO_COLOR: '1' },
+    clock: new AutoClock(),
+    signal: stop.signal,
+  });
+  let url: string | undefined;
+  while (url === undefined) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    url = /listening for webhooks on (\S+);/.exec(memory.stderr.text())?.[1];
+  }
+  const send = async (body: string) =>
+    (await fetch(url, { method: 'POST', body, headers: webhookHeaders(API_KEY) })).status;
+  expect(await send(event('completed'))).toBe(200);
+  expect(await send(event('completed'))).toBe(200); // a repeat: shown as a duplicate
+  expect(await fetch(url, { method: 'POST', body: '{}' }).then((r) => r.status)).toBe(401);
+  stop.abort();
+  const code = await running;
+  return { stdout: memory.stdout.text(), stderr: memory.stderr.text(), code };
+}
+
+describe('webhook listen: each event once', () => {
+  it('at a terminal: the event lines, without an access line repeating them; refusals still said', async () => {
+    const { stdout, stderr, code } = await listen(true);
+    expect(code).toBe(0);
+    expect(stdout.match(/completed {2}task 7 domain_check_availability 1\/1 done/g)).toHaveLength(2);
+    expect(stdout).toMatch(/\(duplicate, not handed on again\)/);
+    expect(stderr).not.toMatch(/→ 200/);
+    expect(stderr).toMatch(/POST \/ → 401 no X-Webhook-Signature header/);
+    expect(stderr).not.toMatch(/warning/);
+  });
+
+  it('piped: stdout has every event, stderr every access line, as before', async () => {
+    const { stdout, stderr, code } = await listen(false);
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    expect(stdout).toMatch(/^2025-01-15T12:00:01Z\tcompleted\t7\t/);
+    expect(stderr.match(/POST \/ → 200 /g)).toHaveLength(2);
+    expect(stderr).toMatch(/POST \/ → 401 /);
+  });
+});
