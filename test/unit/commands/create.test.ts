@@ -165,8 +165,7 @@ describe('Ctrl-C keeps the message', () => {
 describe('--reuse-window reuses only what is worth reusing', () => {
   it('never a failed task', async () => {
     const first = await world.run(['create', S, 'taskfail-a.com', '-q']);
-    await sleep(50);
-    expect((await world.tasks())[0]!.status).toBe('failed');
+    while ((await world.tasks())[0]!.status !== 'failed') await sleep(10);
     const again = await world.run(['create', S, 'taskfail-a.com', '-q', '--reuse-window', '1h']);
     expect(again.code).toBe(0);
     expect(again.stdout.trim()).not.toBe(first.stdout.trim());
@@ -175,7 +174,7 @@ describe('--reuse-window reuses only what is worth reusing', () => {
 
   it('a completed task with failed items only with --allow-item-failures', async () => {
     const first = await world.run(['create', S, 'fail-a.com', 'b.com', '-q']);
-    await sleep(50);
+    while ((await world.tasks())[0]!.status !== 'completed') await sleep(10);
     const strict = await world.run(['create', S, 'fail-a.com', 'b.com', '-q', '--reuse-window', '1h']);
     expect(strict.stdout.trim()).not.toBe(first.stdout.trim());
     const lenient = await world.run([
