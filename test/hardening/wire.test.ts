@@ -196,9 +196,10 @@ describe.concurrent('wire', () => {
         );
         expect(result.stderr).toMatch(/raise --request-timeout/);
         expectCleanError(result.stderr);
-        // One budget of 0.3 s (it was 4 × 0.3 s plus 3.5 s of back-off): one request, cut within the budget (a cut past
-        // it would have had the answer after 3 s: exit 0). Wall time is for scripts/hostile-matrix.ts, not the suite.
-        expect((await stats(world)).requests['GET /api/v1/balance']).toBe(1);
+        // One budget of 0.3 s (it was 4 × 0.3 s plus 3.5 s of back-off): never a second request, cut within the budget
+        // (a cut past it would have had the answer after 3 s: exit 0). On a loaded machine the one request may not even
+        // reach the sandbox within 0.3 s, hence "at most one". Wall time is for scripts/hostile-matrix.ts.
+        expect((await stats(world)).requests['GET /api/v1/balance'] ?? 0).toBeLessThanOrEqual(1);
       }));
 
     // In-process: the delay (0.6 s) and the request timeout (0.3 s) act in real time; the reconciliation's sleeps run
