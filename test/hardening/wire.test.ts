@@ -202,16 +202,17 @@ describe.concurrent('wire', () => {
         expect((await stats(world)).requests['GET /api/v1/balance'] ?? 0).toBeLessThanOrEqual(1);
       }));
 
-    // In-process: the delay (0.6 s) and the request timeout (0.3 s) act in real time; the reconciliation's sleeps run
-    // 20× faster on a clock shared with the sandbox (SkipClock), so its 10 s window (0.5 s real after the timeout) ends
-    // after the late task lands (0.3 s after it: the sandbox's timer expires first, however busy the process).
+    // In-process: the delay (3 s) and the request timeout (2 s: the reads before the POST must fit in it on a loaded
+    // machine) act in real time; the reconciliation's sleeps run 5× faster on a clock shared with the sandbox
+    // (SkipClock), so its 10 s window (2 s real after the timeout) ends after the late task lands (1 s after it: the
+    // sandbox's timer expires first, however busy the process).
     it('W8 headers timeout on POST /tasks: not resent; reconciliation finds the task created late; exactly one', async () => {
-      const clock = new SkipClock(20);
+      const clock = new SkipClock(5);
       await withWorld(
         async (world) => {
-          await fault(world, { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 600, count: 1 });
+          await fault(world, { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 3000, count: 1 });
           const result = await world.inProcess(
-            ['--request-timeout', '300ms', 'create', 'domain_check_availability', 'a.com', '-q'],
+            ['--request-timeout', '2s', 'create', 'domain_check_availability', 'a.com', '-q'],
             { clock },
           );
           expect(result.stderr).toMatch(/may have created a task \(no complete answer within the request timeout\)/);

@@ -34,15 +34,17 @@ describe('exactly-once after an identical task was created moments before (issue
   });
 
   it('a second create whose POST was answered late recovers its own task, never the earlier one', async () => {
-    // The request timeout (100 ms) and the POST's delay (300 ms) act in real time; the reconciliation's sleeps run 20×
-    // faster on the clock shared with the sandbox, so its 10 s window ends 0.5 s real after the failure: the late task
-    // lands 0.2 s after it (the sandbox's timer expires before the last scan's sleep does, however busy the process).
+    // The request timeout (2 s: the reads before the POST must fit in it on a loaded machine) and the POST's delay (3 s)
+    // act in real time; the reconciliation's sleeps run 5× faster on the clock shared with the sandbox, so its 10 s
+    // window ends 2 s real after the failure: the late task lands 1 s after it (the sandbox's timer expires before the
+    // last scan's sleep does, however busy the process).
     await world.close();
-    world = await startWorld({ scale: 20 });
+    world = await startWorld({ scale: 5 });
     const first = await world.run(['create', S, 'a.com', 'b.com', '-q']);
-    const delayMs = 300;
+    const delayMs = 3000;
     await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs });
-    const second = await world.run(['--request-timeout', '100ms', 'create', S, 'a.com', 'b.com', '-q']);
+    const second = await world.run(['--request-timeout', '2s', 'create', S, 'a.com', 'b.com', '-q']);
+    expect(second.stderr).toMatch(/may have created a task \(no complete answer within the request timeout\)/);
     // The delayed POST lands whatever the client concluded: polled for (a loaded machine may take longer), not timed.
     let tasks = await world.tasks();
     while (tasks.length < 2) {
@@ -51,7 +53,6 @@ describe('exactly-once after an identical task was created moments before (issue
     }
     expect(tasks).toHaveLength(2);
     const created = tasks.find((t) => String(t.id) !== first.stdout.trim())!;
-    expect(second.stderr).toMatch(/may have created a task \(no complete answer within the request timeout\)/);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe(String(created.id));
     expect(second.stderr).toMatch(new RegExp(`recovered: task ${created.id}`));
