@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for a condition (a guard, not a measure): vitest's 1 s ran out on a loaded machine.
+    expect: { poll: { timeout: 10_000 } },
     // e2e tests spawn processes; two cores on CI.
     maxWorkers: 4,
     projects: [

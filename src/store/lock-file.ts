@@ -27,6 +27,8 @@ export interface LockOptions {
   staleAfterMs?: number;
   /** Epoch ms now; injectable for tests. */
   now?: () => number;
+  /** Blocks this long between attempts of `waitForLock` (default: `Atomics.wait`); injectable for tests. */
+  sleep?: (ms: number) => void;
 }
 
 /** A lock file whose content cannot be read yet is someone's, for this long after its creation (it is written at once). */
@@ -137,11 +139,13 @@ export function waitForLock(
   timeoutMs: number,
   options: LockOptions = {},
 ): HeldLock | { heldBy: LockOwner | undefined } {
-  const deadline = Date.now() + timeoutMs;
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => void Atomics.wait(waitCell, 0, 0, ms));
+  const deadline = now() + timeoutMs;
   for (;;) {
     const result = tryLock(path, options);
-    if ('release' in result || Date.now() >= deadline) return result;
-    Atomics.wait(waitCell, 0, 0, 2 + Math.floor(Math.random() * 10)); // jitter, so waiters do not retry in step
+    if ('release' in result || now() >= deadline) return result;
+    sleep(2 + Math.floor(Math.random() * 10)); // jitter, so waiters do not retry in step
   }
 }
 

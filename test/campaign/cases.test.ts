@@ -1,7 +1,8 @@
 /**
  * Issue 22's cases 1 and 2, in process: two runs of the same create on one machine (one cache directory, so one local
  * ledger) or on two, each through its own proxy, on a clock shared with the sandbox whose sleeps are 5× shorter: the
- * 10 s reconciliation takes 2 s real, and a POST held 0.7 s (past the 0.4 s request timeout) lands well inside it.
+ * 10 s reconciliation takes 2 s real, and a POST held 2 s (past the 1.5 s request timeout, which the reads before the
+ * POST must fit in on a loaded machine: 0.4 s did not) lands 0.5 s into it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,12 +21,12 @@ async function setup(faults: ProxyFault[], shared: boolean) {
   cleanups.push(() => world.close());
   const homes = faults.map((_, i) => (shared && i > 0 ? undefined : mkdtempSync(join(tmpdir(), 'taskctl-cases-'))));
   for (const home of homes) if (home) cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  const proxies = faults.map((fault) => new FaultProxy(world.sandbox.origin, fault, 700));
+  const proxies = faults.map((fault) => new FaultProxy(world.sandbox.origin, fault, 2000));
   for (const proxy of proxies) {
     await proxy.start();
     cleanups.push(() => proxy.close());
   }
-  const argv = ['--request-timeout', '400ms', 'create', 'domain_check_availability', 'a.com', 'b.com', '-q'];
+  const argv = ['--request-timeout', '1500ms', 'create', 'domain_check_availability', 'a.com', 'b.com', '-q'];
   const run = (i: number) => world.run(argv, { dispatcher: proxies[i]!.agent, home: homes[shared ? 0 : i] });
   return { world, proxies, run };
 }

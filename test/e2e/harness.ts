@@ -140,10 +140,17 @@ export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld
       return { ...result, signal: null };
     },
     async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
-      const response = await fetch(`${sandbox.origin}${path}`, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? null : JSON.stringify(body),
+      const send = () =>
+        fetch(`${sandbox.origin}${path}`, {
+          method,
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          body: body === undefined ? null : JSON.stringify(body),
+        });
+      // A read may meet the keep-alive race (the server closes an idle socket as fetch reuses it; seen under load after
+      // a test blocked the event loop): one more try on a fresh socket. Writes are not retried.
+      const response = await send().catch((error: unknown) => {
+        if (method !== 'GET') throw error;
+        return send();
       });
       const text = await response.text();
       return (text ? JSON.parse(text) : undefined) as T;

@@ -63,7 +63,7 @@ export function openTerminal(name: string): Terminal {
       const screen = () => tmux('capture-pane', '-p', '-t', session);
       return {
         screen,
-        async until(pattern, timeoutMs = 15_000) {
+        async until(pattern, timeoutMs = 25_000) {
           for (const started = Date.now(); ;) {
             const text = screen();
             if (pattern.test(text)) return text;
@@ -79,7 +79,7 @@ export function openTerminal(name: string): Terminal {
       const session = launch(width, args, env, height);
       const capture = (...flags: string[]) => tmux('capture-pane', '-p', ...flags, '-t', session);
       try {
-        for (const started = Date.now(); Date.now() - started < 15_000;) {
+        for (const started = Date.now(); Date.now() - started < 25_000;) {
           const screen = capture();
           if (/EXIT=\d+/.test(screen)) {
             const history = Number(tmux('display', '-p', '-t', session, '#{history_size}').trim());

@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, isolatedHome, runCli, runProcess, type CliResult, type RunOptions } from '../e2e/harness.js';
+import { BIN, isolatedHome, runCli, runProcess, type CliResult } from '../e2e/harness.js';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
 import type { Clock } from '../../src/lib/time.js';
 
@@ -118,13 +118,6 @@ export function cliEnv(origin: string, home: { env: Record<string, string> }): R
   return { ...home.env, TASKCTL_BASE_URL: origin, TASKCTL_API_KEY: KEY };
 }
 
-/** Runs the CLI and measures the wall time. */
-export async function timed(args: string[], options: RunOptions): Promise<CliResult & { ms: number }> {
-  const started = performance.now();
-  const result = await runCli(args, options);
-  return { ...result, ms: performance.now() - started };
-}
-
 /**
  * `runCli`'s twin in this process: `main()` with memory IO and virtual time (from now), for rows whose subject is the
  * command's output or wire behaviour, not the process. `env` must carry the config dirs (`cliEnv`, `world.env`).
@@ -148,18 +141,12 @@ export async function runInProcess(
 }
 
 /** Runs a shell command line (for pipes from endless producers); `taskctl` in it is the built bin. */
-export async function runShell(
-  script: string,
-  env: Record<string, string>,
-  timeoutMs = 15_000,
-): Promise<CliResult & { ms: number }> {
-  const started = performance.now();
-  const result = await runProcess('/bin/sh', ['-c', script], {
+export async function runShell(script: string, env: Record<string, string>, timeoutMs = 15_000): Promise<CliResult> {
+  return runProcess('/bin/sh', ['-c', script], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', TASKCTL: `${process.execPath} ${BIN}`, ...env },
     timeoutMs,
     label: `sh -c ${script}`,
   });
-  return { ...result, ms: performance.now() - started };
 }
 
 /** A self-signed certificate for 127.0.0.1/localhost made with `openssl`, or undefined when it is not installed. */

@@ -34,7 +34,7 @@ function expectPlainError(stderr: string): void {
   expect(stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
 }
 
-describe.concurrent('hostile server (spawned: time and peak RSS)', () => {
+describe.concurrent('hostile server (spawned: peak RSS; wall time in scripts/hostile-matrix.ts)', () => {
   it('H1 a body dripped a byte every 50 ms: exit 8 when the request budget (--request-timeout) is spent, not 4 × it', async () => {
     // A server of its own, dripping far faster than any timeout: never idle long enough for an idle timeout.
     const own = await hostileServer({ dripMs: 50 });
@@ -48,7 +48,6 @@ describe.concurrent('hostile server (spawned: time and peak RSS)', () => {
       expectPlainError(r.stderr);
       // One budget for the request with its retries (it was 4 attempts of the timeout each, plus back-off).
       expect(own.counts.get('drip')).toBe(1);
-      expect(r.ms).toBeLessThan(2000 + 5000);
       expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
     } finally {
       await own.close();
@@ -57,13 +56,14 @@ describe.concurrent('hostile server (spawned: time and peak RSS)', () => {
 
   it('H2 an endless chunked body: refused past the size cap without buffering it, exit 8, one request', async () => {
     const before = server.counts.get('flood-chunked') ?? 0;
-    const r = await runMeasured(['balance', '--request-timeout', '20s'], envFor('flood-chunked'), 25_000);
+    // Its subject is the size cap: a budget of 100 s lets a loaded machine reach 64 MiB before the budget ends.
+    const r = await runMeasured(['balance', '--request-timeout', '100s'], envFor('flood-chunked'), 110_000);
     expect(r.code, r.stderr).toBe(ExitCode.unavailable);
     expect(r.stderr).toMatch(/the answer is larger than 64 MiB/);
     expectPlainError(r.stderr);
     expect(server.counts.get('flood-chunked')).toBe(before + 1);
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
-  });
+  }, 120_000);
 
   it('H3 Content-Length: 1 GiB: refused before reading the body, exit 8, one request', async () => {
     const before = server.counts.get('flood-length') ?? 0;
@@ -72,7 +72,6 @@ describe.concurrent('hostile server (spawned: time and peak RSS)', () => {
     expect(r.stderr).toMatch(/the answer is larger than 64 MiB \(1024 MiB announced\)/);
     expectPlainError(r.stderr);
     expect(server.counts.get('flood-length')).toBe(before + 1);
-    expect(r.ms).toBeLessThan(2000 + 5000);
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
   });
 
@@ -101,41 +100,60 @@ describe.concurrent('hostile server (spawned: time and peak RSS)', () => {
   });
 });
 
-describe.concurrent('hostile server, issue 25 (spawned: time and peak RSS)', () => {
+describe('hostile server, issue 25 (spawned: peak RSS)', () => {
+  // One after another: four 60 MiB answers at once from this process starved each other on a loaded machine.
+  // Their subject is memory, not speed: a budget of 100 s (not the default 35 s) lets a loaded machine read 60 MiB.
   it('H13 `show 1 -o json` of ~1,000,000 tiny items (60 MiB, within the cap): exit 0 and peak RSS under 300 MB', async () => {
-    const r = await runMeasured(['show', '1', '-o', 'json'], envFor('tiny-items'), 110_000);
+    const r = await runMeasured(
+      ['show', '1', '-o', 'json', '--request-timeout', '100s'],
+      envFor('tiny-items'),
+      110_000,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.length).toBeGreaterThan(100_000_000);
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
   }, 120_000);
 
   it('H13b `show 1 -o table` of the same ~1,000,000 tiny items: the first 1,000 rows, peak RSS under 300 MB', async () => {
-    const r = await runMeasured(['show', '1', '-o', 'table'], envFor('tiny-items'), 110_000);
+    const r = await runMeasured(
+      ['show', '1', '-o', 'table', '--request-timeout', '100s'],
+      envFor('tiny-items'),
+      110_000,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/showing the first 1,000 of 1,000,000 items of task 1/);
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
   }, 120_000);
 
   it('H14 `show 1 -o ndjson` of 60 MiB of long strings: every item streamed, peak RSS under 300 MB', async () => {
-    const r = await runMeasured(['show', '1', '-o', 'ndjson'], envFor('long-strings'), 110_000);
+    const r = await runMeasured(
+      ['show', '1', '-o', 'ndjson', '--request-timeout', '100s'],
+      envFor('long-strings'),
+      110_000,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split('\n')).toHaveLength(1001);
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
   }, 120_000);
 
   it('H14b `show 1 -o table` of 60 MiB of long strings to a file: every row whole, peak RSS under 300 MB', async () => {
-    const r = await runMeasured(['show', '1', '-o', 'table'], envFor('long-strings'), 110_000);
+    const r = await runMeasured(
+      ['show', '1', '-o', 'table', '--request-timeout', '100s'],
+      envFor('long-strings'),
+      110_000,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.length).toBeGreaterThan(60_000_000);
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
   }, 120_000);
 
   it('H15 `balance --request-timeout 1s` when the headers never finish: exit 8 within the budget, not 4 × it', async () => {
+    const before = server.counts.get('slow-headers') ?? 0;
     const r = await runMeasured(['balance', '--request-timeout', '1s'], envFor('slow-headers'), 15_000);
     expect(r.code, r.stderr).toBe(ExitCode.unavailable);
-    expect(r.stderr).toMatch(/did not send the complete answer within 1s/);
+    expect(r.stderr).toMatch(/did not send the complete answer within 1s \(no time left to retry/);
     expectPlainError(r.stderr);
-    expect(r.ms).toBeLessThan(1000 + 5000);
+    expect(server.counts.get('slow-headers')).toBe(before + 1); // one attempt: the budget covers the retries
   });
 });
 

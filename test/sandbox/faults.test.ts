@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { get } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
 import { admin, call, createTask, start } from './helpers.js';
 
 describe('sandbox faults', () => {
@@ -45,11 +46,32 @@ describe('sandbox faults', () => {
   it('`delay` waits delayMs and then answers normally', async () => {
     const sb = await start();
     await admin(sb, '/faults', { method: 'GET', path: '/balance', kind: 'delay', delayMs: 150 });
-    const started = Date.now();
-    const res = await call(sb, '/balance');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
-    expect(res.status).toBe(200);
-    expect(res.body.data.balance).toBe(10_000);
+    // The sandbox's timers on vitest's clock (no wall-clock measure): the answer waits for 150 ms of fake time.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const seen = { answered: false };
+      // node:http, not fetch: fetch keeps timers of its own, and the only timer here must be the sandbox's delay.
+      const pending = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        get(`${sb.url}/balance`, { headers: { 'X-API-Key': sb.apiKey } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (piece: string) => (body += piece));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        }).on('error', reject);
+      }).finally(() => (seen.answered = true));
+      // Fake time moves only here, 10 ms a step: the answer must not come before 150 ms of it have passed.
+      let advancedMs = 0;
+      while (!seen.answered && advancedMs < 60_000) {
+        await vi.advanceTimersByTimeAsync(10);
+        advancedMs += 10;
+      }
+      expect(advancedMs).toBeGreaterThanOrEqual(150);
+      const res = await pending;
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body).data.balance).toBe(10_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('`reset-before` drops the connection and creates nothing', async () => {

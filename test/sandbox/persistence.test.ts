@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { loadStateFile, StateStore } from '../../src/sandbox/persistence.js';
+import { notRunningPid } from '../unit/pids.js';
 import { SandboxState } from '../../src/sandbox/state.js';
 import { UsageError } from '../../src/errors.js';
 import { admin, call, createTask, type Json } from './helpers.js';
@@ -91,7 +91,7 @@ describe('sandbox state file', () => {
 
   it('takes over the lock of a sandbox that was killed', async () => {
     const stateFile = join(dir, 'state.json');
-    const { pid } = spawnSync(process.execPath, ['-e', '0']);
+    const pid = notRunningPid();
     await writeFile(`${stateFile}.lock`, JSON.stringify({ pid, host: hostname(), at: Date.now(), token: 't' }));
     const sb = await start({ stateFile });
     expect((await createTask(sb, ['a.com'])).status).toBe(201);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryIO, createMemoryStream } from '../../../src/output/memory-io.js';
 import { isCI } from '../../../src/output/io.js';
 import { createProgress, type Progress } from '../../../src/output/progress.js';
@@ -127,13 +127,28 @@ describe('live progress (a terminal)', () => {
     ).toEqual([`line 0 ${'x'.repeat(11)}…`, `line 1 ${'x'.repeat(11)}…`, `line 2 ${'x'.repeat(11)}…`]);
   });
 
-  it('ticks: the frame is asked again on a timer (spinner, elapsed time)', async () => {
-    const stderr = ttyStream();
-    open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 5 });
-    const spins: string[] = [];
-    open.live((spin) => (spins.push(spin), [`${spin} task 1`]));
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(new Set(spins).size).toBeGreaterThanOrEqual(2);
+  it('ticks: the frame is asked again on a timer (spinner, elapsed time), and no more once stopped', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const stderr = ttyStream();
+      open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 100 });
+      const spins: string[] = [];
+      open.live((spin) => (spins.push(spin), [`${spin} task 1`]));
+      expect(spins).toHaveLength(1); // drawn at once
+      vi.advanceTimersByTime(99);
+      expect(spins).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      expect(spins).toHaveLength(2);
+      vi.advanceTimersByTime(300);
+      expect(spins).toHaveLength(5);
+      expect(new Set(spins).size).toBe(5); // the spinner turns on every tick
+      open.stop();
+      vi.advanceTimersByTime(1_000);
+      expect(spins).toHaveLength(5);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

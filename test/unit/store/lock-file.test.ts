@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tryLock, waitForLock } from '../../../src/store/lock-file.js';
+import { notRunningPid } from '../pids.js';
 
 let dir: string;
 let lockPath: string;
@@ -37,7 +37,7 @@ describe('lock files', () => {
   });
 
   it('a lock of a dead pid is taken over; one of a live pid on another host is not (the pid says nothing there)', () => {
-    const { pid } = spawnSync(process.execPath, ['-e', '0']);
+    const pid = notRunningPid();
     writeFileSync(lockPath, owner(pid));
     expect('release' in tryLock(lockPath)).toBe(true);
     rmSync(lockPath);
@@ -53,9 +53,17 @@ describe('lock files', () => {
 
   it('waits while a live process holds the lock, up to the timeout', () => {
     writeFileSync(lockPath, owner(process.ppid));
-    const started = Date.now();
-    expect(waitForLock(lockPath, 150)).toHaveProperty('heldBy.pid', process.ppid);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    const clock = { t: Date.now(), sleeps: [] as number[] };
+    const sleep = (ms: number) => {
+      clock.sleeps.push(ms);
+      clock.t += ms;
+    };
+    const started = clock.t;
+    expect(waitForLock(lockPath, 150, { now: () => clock.t, sleep })).toHaveProperty('heldBy.pid', process.ppid);
+    expect(clock.t - started).toBeGreaterThanOrEqual(150); // it tried again until the deadline, on the injected clock
+    expect(clock.t - started).toBeLessThan(150 + 12); // and not past it by more than one short, jittered pause
+    expect(clock.sleeps.length).toBeGreaterThan(10);
+    for (const ms of clock.sleeps) expect(ms).toBeGreaterThanOrEqual(2);
     expect(readFileSync(lockPath, 'utf8')).toBe(owner(process.ppid, JSON.parse(readFileSync(lockPath, 'utf8')).at));
   });
 });

@@ -133,7 +133,10 @@ describe('webhook listen back-pressure and bounds', () => {
   it('answers 503 beyond the bodies it may hold at once, before reading them', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const forwarded = new Promise<void>((resolve) => (arrived = resolve));
     const app: Server = createServer((req, res) => {
+      arrived();
       req.resume();
       void held.then(() => res.writeHead(200).end());
     });
@@ -142,7 +145,7 @@ describe('webhook listen back-pressure and bounds', () => {
     const forwardTo = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
     const { listener } = await listen({ forwardTo, maxBodiesAtOnce: 1 });
     const first = post(listener.url, eventFor(1));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await forwarded; // the first body is held (being forwarded), however slow the machine
     expect((await post(listener.url, eventFor(2))).status).toBe(503);
     release();
     expect((await first).status).toBe(200);
