@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { cachedHelp, helpCommandPath, type HelpTexts } from './boot/help.js';
 import type * as Bundle from './bundle.js';
 import { cacheDirectory } from './core/cache-dir.js';
@@ -36,7 +35,8 @@ export function boot(args: string[], distDir: string): void {
   // Node 20 only: undici's HTTP parser is WebAssembly, V8 11 keeps compiling it in the background with its optimising
   // tier, and the process waits for that at exit (~80 ms on two cores). The baseline tier is plenty for a CLI's
   // responses. Node 22 and 24 do not wait, and the flag would cost them 5–10 ms.
-  if (process.versions.node.startsWith('20.')) setFlagsFromString('--liftoff-only');
+  // node:v8 is fetched only here: loading it costs 2-3 ms (it pulls in heap_utils and streams) on every Node.
+  if (process.versions.node.startsWith('20.')) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
 
   // Node 22.1+: the bytecode of what this run compiled is saved at exit and reused by the next run. In the user's
   // own cache directory rather than the shared tmpdir; NODE_DISABLE_COMPILE_CACHE turns it off. Node 20 compiles.
