@@ -103,6 +103,41 @@ describe.skipIf(!hasCompileCache)("Node's compile cache (Node 22.1+)", () => {
   });
 });
 
+describe("the bundle's code cache (boot/code-cache.ts, every Node)", () => {
+  let world: E2EWorld;
+  beforeAll(async () => {
+    world = await startWorld({ itemMs: 0 });
+  });
+  afterAll(() => world.close());
+
+  it("is saved by a command's first run, per command, and changes no output", async () => {
+    const home = isolatedHome();
+    try {
+      const env = { ...home.env };
+      const first = await world.run(['balance', '-o', 'json'], { env });
+      expect(first.code, first.stderr).toBe(0);
+      const cache = join(compileCacheDir(home), 'taskctl', `balance-${process.version}-${process.arch}`);
+      expect(existsSync(cache)).toBe(true);
+      expect(await world.run(['balance', '-o', 'json'], { env })).toEqual(first);
+      expect((await world.run(['services', '-o', 'json'], { env })).code).toBe(0);
+      expect(compileCacheEntries(home)).toContain(join('taskctl', `services-${process.version}-${process.arch}`));
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('is not written with NODE_DISABLE_COMPILE_CACHE', async () => {
+    const home = isolatedHome();
+    try {
+      const off = await world.run(['balance'], { env: { ...home.env, NODE_DISABLE_COMPILE_CACHE: '1' } });
+      expect(off.code, off.stderr).toBe(0);
+      expect(compileCacheEntries(home)).toEqual([]);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
 describe('what a command that talks to the API loads', () => {
   let world: E2EWorld;
   beforeAll(async () => {
