@@ -41,12 +41,14 @@ export function boot(args: string[], distDir: string): void {
 
   // The bytecode of what a run compiled is saved and reused by the next runs: the bundle's by boot/code-cache.ts
   // (every Node), what it requires (dist/sandbox.cjs) by Node's compile cache (22.1+). In the user's own cache
-  // directory rather than the shared tmpdir; NODE_DISABLE_COMPILE_CACHE turns both off.
+  // directory rather than the shared tmpdir; NODE_DISABLE_COMPILE_CACHE turns both off, and --enable-source-maps
+  // the bundle's (Node maps stack traces only for files it loads itself).
   const compileDir = join(cacheDirectory(process.env), 'compile');
   enableCompileCache?.(compileDir);
-  const cacheFile = process.env.NODE_DISABLE_COMPILE_CACHE
-    ? undefined
-    : codeCacheFile(join(compileDir, 'taskctl'), args);
+  const cacheFile =
+    process.env.NODE_DISABLE_COMPILE_CACHE || process.sourceMapsEnabled
+      ? undefined
+      : codeCacheFile(join(compileDir, 'taskctl'), args);
   const bundle = requireWithCodeCache(join(distDir, 'taskctl.cjs'), cacheFile);
   process.once('exit', bundle.save); // once the command ran: the cache then holds what it compiled
   const { main } = bundle.exports as typeof Bundle;

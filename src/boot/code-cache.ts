@@ -25,26 +25,26 @@ export function codeCacheFile(cacheDir: string, args: readonly string[]): string
 /**
  * Runs the CommonJS file `file` as `require` would: its exports, and `save`, which writes the code cache of what was
  * compiled so far when `cacheFile` had none for this bundle or V8 refused it (boot.ts calls it at exit). `cacheFile`
- * undefined: no cache.
+ * undefined: no cache, and a plain `require` (Node maps stack traces through the bundle's source map, with
+ * --enable-source-maps, only for files it loads itself).
  */
 export function requireWithCodeCache(
   file: string,
   cacheFile: string | undefined,
 ): { exports: unknown; save: () => void } {
+  if (cacheFile === undefined) return { exports: createRequire(file)(file) as unknown, save: () => undefined };
   const source = readFileSync(file, 'utf8');
   const stat = statSync(file);
   const key = `${stat.ino}-${stat.size}-${stat.mtimeMs}\n`;
   let cachedData: Buffer | undefined;
-  if (cacheFile !== undefined) {
-    try {
-      const saved = readFileSync(cacheFile);
-      if (saved.subarray(0, key.length).toString('latin1') === key) cachedData = saved.subarray(key.length);
-    } catch {
-      // none yet, or unreadable: compiled as usual, and saved at exit
-    }
+  try {
+    const saved = readFileSync(cacheFile);
+    if (saved.subarray(0, key.length).toString('latin1') === key) cachedData = saved.subarray(key.length);
+  } catch {
+    // none yet, or unreadable: compiled as usual, and saved at exit
   }
   const script = new Script(`${WRAPPER}${source}\n})`, { filename: file, lineOffset: -1, cachedData });
-  const stale = cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true);
+  const stale = cachedData === undefined || script.cachedDataRejected === true;
   const save = (): void => {
     if (!stale) return;
     try {

@@ -126,6 +126,19 @@ describe("the bundle's code cache (boot/code-cache.ts, every Node)", () => {
     }
   });
 
+  it('leaves the bundle to Node with --enable-source-maps, so stack traces name the source files', async () => {
+    const home = isolatedHome();
+    try {
+      const env = { ...home.env, NODE_OPTIONS: '--enable-source-maps', TASKCTL_BASE_URL: 'http://127.0.0.1:1' };
+      const result = await world.run(['--verbose', 'balance'], { env });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/at \S+ \(\S+\/src\/api\/\S+\.ts:\d+:\d+\)/);
+      expect(compileCacheEntries(home).filter((entry) => entry.startsWith('taskctl'))).toEqual([]);
+    } finally {
+      home.cleanup();
+    }
+  });
+
   it('is not written with NODE_DISABLE_COMPILE_CACHE', async () => {
     const home = isolatedHome();
     try {

@@ -28,11 +28,16 @@ function writeModule(name: string, answer: number): string {
 }
 
 describe('requireWithCodeCache', () => {
-  it('gives the module what require gives it, and its exports', () => {
-    const file = writeModule('bundle.cjs', 42);
-    const { exports } = requireWithCodeCache(file, undefined) as { exports: Record<string, unknown> };
-    expect(exports).toMatchObject({ file, dir, base: 'bundle.cjs', self: true });
-    expect((exports.later as () => number)()).toBe(42);
+  it('gives the module what require gives it, and its exports, with a cache or without', () => {
+    for (const [name, cache] of [
+      ['cached.cjs', join(dir, 'cache', 'x')],
+      ['plain.cjs', undefined],
+    ] as const) {
+      const file = writeModule(name, 42);
+      const { exports } = requireWithCodeCache(file, cache) as { exports: Record<string, unknown> };
+      expect(exports).toMatchObject({ file, dir, base: name, self: true });
+      expect((exports.later as () => number)()).toBe(42);
+    }
   });
 
   it('saves a cache after the run, uses it next time, and never uses one made from another bundle', () => {
