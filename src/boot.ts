@@ -45,11 +45,12 @@ export function boot(args: string[], distDir: string): void {
   // the bundle's (Node maps stack traces only for files it loads itself).
   const compileDir = join(cacheDirectory(process.env), 'compile');
   enableCompileCache?.(compileDir);
+  const bundleFile = join(distDir, 'taskctl.cjs');
   const cacheFile =
     process.env.NODE_DISABLE_COMPILE_CACHE || process.sourceMapsEnabled
       ? undefined
-      : codeCacheFile(join(compileDir, 'taskctl'), args);
-  const bundle = requireWithCodeCache(join(distDir, 'taskctl.cjs'), cacheFile);
+      : codeCacheFile(join(compileDir, 'taskctl'), args, bundleFile);
+  const bundle = requireWithCodeCache(bundleFile, cacheFile);
   process.once('exit', bundle.save); // once the command ran: the cache then holds what it compiled
   const { main } = bundle.exports as typeof Bundle;
   void main(args).then((code) => {

@@ -4,7 +4,8 @@
  * every start: zod's parser, undici's client, the command itself). Measured on `balance` against a loopback sandbox:
  * ~18 ms less CPU on Node 24, and Node 20, which has no compile cache, gets one (issue 23).
  *
- * One cache file per command word and Node version (`balance-v24.1.0-x64`), rewritten only when missing or refused:
+ * One cache file per bundle path, command word and Node version (`balance-v24.1.0-x64-1a2b3c4d`: two installs never
+ * take turns overwriting one file), rewritten only when missing or refused:
  * its first line names the bundle it was made from (inode, size, mtime), since V8 itself checks only the source's
  * length. V8 refuses a cache made by another V8 or with other flags, and then the run compiles as usual.
  */
@@ -16,10 +17,17 @@ import { Script } from 'node:vm';
 /** The parameters Node gives a CommonJS module; the wrapper is on its own line (lineOffset -1 keeps positions). */
 const WRAPPER = '(function (exports, require, module, __filename, __dirname) {\n';
 
-/** The cache file of `args`' command for this Node, in `cacheDir`. */
-export function codeCacheFile(cacheDir: string, args: readonly string[]): string {
+/** The cache file of `args`' command run from `bundle` on this Node, in `cacheDir`. */
+export function codeCacheFile(cacheDir: string, args: readonly string[], bundle: string): string {
   const word = args[0] !== undefined && /^[a-z_]{1,20}$/.test(args[0]) ? args[0] : '_';
-  return join(cacheDir, `${word}-${process.version}-${process.arch}`);
+  return join(cacheDir, `${word}-${process.version}-${process.arch}-${pathHash(bundle)}`);
+}
+
+/** FNV-1a of the path, 8 hex digits: names the install without loading node:crypto. */
+function pathHash(path: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
 /**

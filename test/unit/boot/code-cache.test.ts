@@ -76,9 +76,13 @@ describe('requireWithCodeCache', () => {
 });
 
 describe('codeCacheFile', () => {
-  it('is one file per command word and Node version', () => {
-    expect(codeCacheFile('/c', ['balance', '-o', 'json'])).toBe(`/c/balance-${process.version}-${process.arch}`);
-    expect(codeCacheFile('/c', ['--profile', 'x', 'balance'])).toBe(`/c/_-${process.version}-${process.arch}`);
-    expect(codeCacheFile('/c', ['../x'])).toBe(`/c/_-${process.version}-${process.arch}`);
+  it('is one file per command word, Node version and install', () => {
+    const tail = `${process.version}-${process.arch}-`;
+    const a = codeCacheFile('/c', ['balance', '-o', 'json'], '/a/dist/taskctl.cjs');
+    expect(a).toMatch(new RegExp(`^/c/balance-${tail}[0-9a-f]{8}$`.replaceAll('.', '\\.')));
+    expect(codeCacheFile('/c', ['balance'], '/a/dist/taskctl.cjs')).toBe(a);
+    expect(codeCacheFile('/c', ['balance'], '/b/dist/taskctl.cjs')).not.toBe(a); // another install, another file
+    expect(codeCacheFile('/c', ['--profile', 'x', 'balance'], '/a/dist/taskctl.cjs')).toMatch(`/c/_-${tail}`);
+    expect(codeCacheFile('/c', ['../x'], '/a/dist/taskctl.cjs')).toMatch(`/c/_-${tail}`);
   });
 });
