@@ -3,11 +3,13 @@
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
 //   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,scale] [--runs 30] [--lines 1000000] [--json FILE]
-//                        [--show-items 100000]
+//                        [--show-items 100000] [--nodes 22,24]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
 // Needs a build (dist/). Uses hyperfine, jq and /usr/bin/time when present; a missing tool skips or replaces a figure
-// with a note. The machine may be shared: start-up figures are medians of runs interleaved in small blocks, so
+// with a note. The start-up section also times `node -e 0` and `balance` under the Node majors of --nodes (default
+// 22 and 24; `--nodes ''` for none): their binaries come from the npm registry's node-<os>-<arch> packages, installed
+// on first use under .bench/node/<major>/ (a few tens of MB each, kept for the next run). The machine may be shared: start-up figures are medians of runs interleaved in small blocks, so
 // load that drifts during the run hits the command and its baseline alike, and the spread is printed.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -36,6 +38,7 @@ const { values: flags } = parseArgs({
     'no-hyperfine': { type: 'boolean' },
     'child-memory': { type: 'boolean' },
     'show-items': { type: 'string', default: '100000' },
+    nodes: { type: 'string', default: '22,24' },
   },
 });
 const SECTIONS = new Set(
@@ -342,8 +345,46 @@ async function timeCommands(
   );
 }
 
+/**
+ * The `node` binary of Node `major` (the newest release of that line), from the npm registry's node-<os>-<arch>
+ * package, installed under .bench/node/<major>/ on first use; undefined (with a note) when it cannot be had.
+ */
+async function otherNode(major: string): Promise<string | undefined> {
+  const os = process.platform === 'win32' ? 'win' : process.platform;
+  const pkg = `node-${os}-${process.arch}`;
+  const dir = join(WORK, 'node', major);
+  const binary = join(dir, 'node_modules', pkg, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+  if (!existsSync(binary)) {
+    log(`  installing Node ${major} (${pkg}@${major}) under ${dir}`);
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const args = ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', dir];
+    const result = await run(npm, [...args, `${pkg}@${major}`], { env: process.env, timeoutMs: 600_000 }).catch(
+      (error: unknown) => ({ code: 1, stderr: String(error) }),
+    );
+    if (result.code !== 0 || !existsSync(binary)) {
+      notes.push(
+        `Node ${major}: not measured (npm install ${pkg}@${major} failed: ${result.stderr.trim().split('\n').pop() ?? ''})`,
+      );
+      return undefined;
+    }
+  }
+  return binary;
+}
+
 async function benchStartup(): Promise<void> {
   log('start-up: node -e 0 vs taskctl --version / --help / balance / list -o json');
+  const majors = flags.nodes
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => /^\d+$/.test(m) && m !== process.versions.node.split('.')[0]);
+  /** Other Node versions: binary and version, each timed beside its own `node -e 0`. */
+  const others: Array<{ binary: string; version: string }> = [];
+  for (const major of majors) {
+    const binary = await otherNode(major);
+    if (binary === undefined) continue;
+    const version = (await run(binary, ['--version'], { env: process.env })).stdout.trim();
+    others.push({ binary, version });
+  }
   const { startSandbox } = await loadSandbox();
   const sandbox = await startSandbox({ port: 0, rateLimit: 0, itemMs: 0 });
   try {
@@ -361,6 +402,10 @@ async function benchStartup(): Promise<void> {
       'floor: undici GET /balance': [NODE, floors.undici],
       'floor: node:http GET /balance': [NODE, floors.http],
     };
+    for (const { binary, version } of others) {
+      commands[`${version}: node -e 0`] = [binary, '-e', '0'];
+      commands[`${version}: taskctl balance`] = [binary, BIN, 'balance'];
+    }
     // Each command must work before it is timed: a fast failure would look like a fast command.
     for (const [name, [cmd = '', ...args]] of Object.entries(commands)) {
       const result = await run(cmd, args, { env });
@@ -381,6 +426,7 @@ async function benchStartup(): Promise<void> {
     row('`node -e 0` (baseline)', `${ms(base.median)} (IQR ${spread(base)})`);
     const targets: Record<string, number> = { 'taskctl --version': 1.3, 'taskctl --help': 1.3, 'taskctl balance': 2.0 };
     for (const name of Object.keys(commands).slice(1)) {
+      if (name.startsWith('v')) continue; // another Node's: below, beside its own `node -e 0`
       const s = timing(name);
       const r = s.median / base.median;
       const target = targets[name];
@@ -393,6 +439,21 @@ async function benchStartup(): Promise<void> {
         target ? r <= target : undefined,
       );
     }
+    // A row per other Node version: `balance` beside that Node's own `node -e 0` (issue 23: ≤ 2× on Node 22 and 24);
+    // this Node's is the `taskctl balance` row above.
+    const balanceRow = (version: string, own: Timing, balance: Timing): void => {
+      const r = balance.median / own.median;
+      row(
+        `\`taskctl balance\` on Node ${version}`,
+        `${ms(balance.median)} (IQR ${spread(balance)})`,
+        `${ms(own.median)} (\`node -e 0\`, IQR ${spread(own)})`,
+        ratioText(r),
+        '≤ 2×',
+        r <= 2,
+      );
+    };
+    for (const { version } of others)
+      balanceRow(version, timing(`${version}: node -e 0`), timing(`${version}: taskctl balance`));
     notes.push(
       `start-up: median of ${base.runs} runs per command, interleaved in blocks of 5; IQR = half the interquartile range, relative to the median`,
     );

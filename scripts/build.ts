@@ -18,7 +18,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as Bundle from '../src/bundle.ts';
-import { sandboxApart, undiciSubset } from './bundling.ts';
+import { commanderLazySpawn, sandboxApart, undiciSubset } from './bundling.ts';
 
 interface PackageJson {
   name: string;
@@ -43,7 +43,7 @@ const result = await build({
   supported: { 'dynamic-import': false },
   platform: 'node',
   target: 'node20.18',
-  plugins: [sandboxApart, undiciSubset],
+  plugins: [sandboxApart, undiciSubset, commanderLazySpawn],
   sourcemap: release ? false : 'linked',
   // Less to read and compile at every start. Names stay, for readable stack traces (--verbose).
   minifyWhitespace: true,

@@ -1,7 +1,7 @@
-// What scripts/build.ts bundles with: the esbuild plugins that keep the sandbox server in its own file and load only the
-// part of undici that src/api uses.
+// What scripts/build.ts bundles with: the esbuild plugins that keep the sandbox server in its own file, load only the
+// part of undici that src/api uses, and keep commander from loading node:child_process at start-up.
 import type { Plugin } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -71,6 +71,35 @@ export const undiciSubset: Plugin = {
           `export { default as EnvHttpProxyAgent } from ${from(UNDICI_SUBSET.EnvHttpProxyAgent)};`,
         ].join('\n'),
         resolveDir: root,
+        loader: 'js',
+      };
+    });
+  },
+};
+
+/** The line of commander's lib/command.js that loads node:child_process, for executable subcommands only. */
+const COMMANDER_SPAWN_LINE = "const childProcess = require('node:child_process');";
+
+/**
+ * Commander requires `node:child_process` when it loads (with `net`, `dgram` and streams behind it: ~3 ms of every
+ * start-up), for executable subcommands (`git-foo` style), which taskctl does not have. In the bundle it is required
+ * on the first `spawn` instead; commander itself is unchanged. An upgrade that changes the line fails the build.
+ */
+export const commanderLazySpawn: Plugin = {
+  name: 'commander-lazy-spawn',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(COMMANDER_SPAWN_LINE))
+        throw new Error(
+          `commander's lib/command.js no longer has \`${COMMANDER_SPAWN_LINE}\`: update commanderLazySpawn in ` +
+            'scripts/bundling.ts, or drop it (start-up then loads node:child_process, ~3 ms)',
+        );
+      return {
+        contents: source.replace(
+          COMMANDER_SPAWN_LINE,
+          "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+        ),
         loader: 'js',
       };
     });

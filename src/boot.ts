@@ -1,13 +1,13 @@
 /**
  * What bin/taskctl.js runs once the Node version is checked and `--version` answered (dist/boot.cjs): process-wide
- * settings, then a help request from dist/help.json, else the CLI bundle, with Node's compile cache where Node has one
- * (22.1+). Start-up speed is the point (DESIGN.md section 7; README "Performance"): nothing here loads more than Node
+ * settings, then a help request from dist/help.json, else the CLI bundle, with a code cache made at the end of a run
+ * (boot/code-cache.ts) and Node's compile cache for what the bundle requires (22.1+). Start-up speed is the point (DESIGN.md section 7; README "Performance"): nothing here loads more than Node
  * built-ins and two small files.
  */
 import { readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
+import { codeCacheFile, requireWithCodeCache } from './boot/code-cache.js';
 import { cachedHelp, helpCommandPath, type HelpTexts } from './boot/help.js';
 import type * as Bundle from './bundle.js';
 import { cacheDirectory } from './store/cache-dir.js';
@@ -36,14 +36,23 @@ export function boot(args: string[], distDir: string): void {
   // Node 20 only: undici's HTTP parser is WebAssembly, V8 11 keeps compiling it in the background with its optimising
   // tier, and the process waits for that at exit (~80 ms on two cores). The baseline tier is plenty for a CLI's
   // responses. Node 22 and 24 do not wait, and the flag would cost them 5–10 ms.
-  if (process.versions.node.startsWith('20.')) setFlagsFromString('--liftoff-only');
+  // node:v8 is fetched only here: loading it costs 2-3 ms (it pulls in heap_utils and streams) on every Node.
+  if (process.versions.node.startsWith('20.')) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
 
-  // Node 22.1+: the bytecode of what this run compiled is saved at exit and reused by the next run. In the user's
-  // own cache directory rather than the shared tmpdir; NODE_DISABLE_COMPILE_CACHE turns it off. Node 20 compiles.
-  enableCompileCache?.(join(cacheDirectory(process.env), 'compile'));
-
-  const bundle = join(distDir, 'taskctl.cjs');
-  const { main } = nodeModule.createRequire(bundle)(bundle) as typeof Bundle;
+  // The bytecode of what a run compiled is saved and reused by the next runs: the bundle's by boot/code-cache.ts
+  // (every Node), what it requires (dist/sandbox.cjs) by Node's compile cache (22.1+). In the user's own cache
+  // directory rather than the shared tmpdir; NODE_DISABLE_COMPILE_CACHE turns both off, and --enable-source-maps
+  // the bundle's (Node maps stack traces only for files it loads itself).
+  const compileDir = join(cacheDirectory(process.env), 'compile');
+  enableCompileCache?.(compileDir);
+  const bundleFile = join(distDir, 'taskctl.cjs');
+  const cacheFile =
+    process.env.NODE_DISABLE_COMPILE_CACHE || process.sourceMapsEnabled
+      ? undefined
+      : codeCacheFile(join(compileDir, 'taskctl'), args, bundleFile);
+  const bundle = requireWithCodeCache(bundleFile, cacheFile);
+  process.once('exit', bundle.save); // once the command ran: the cache then holds what it compiled
+  const { main } = bundle.exports as typeof Bundle;
   void main(args).then((code) => {
     process.exitCode = code;
   });

@@ -3,7 +3,6 @@
  * printer). Commands never reach for `process.*`; tests build a context with in-memory IO (gh's Factory).
  */
 import { readFileSync } from 'node:fs';
-import { text as readText } from 'node:stream/consumers';
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from './api/client.js';
 import { AuthError, UsageError } from './errors.js';
@@ -381,7 +380,7 @@ export class Context {
           '--api-key-file - reads the key from stdin, but stdin is a terminal',
           'Pipe the key in: `pass show taskctl | taskctl --api-key-file - balance`.',
         );
-      text = await readText(this.io.stdin);
+      text = await (await import('node:stream/consumers')).text(this.io.stdin);
     } else {
       try {
         text = readFileSync(path, 'utf8');
@@ -445,7 +444,7 @@ export class Context {
     });
     this.onCleanup(() => client.close());
     // From here the tasks this command sees are remembered for completion under its account.
-    this.cache.account = accountKey(client.baseUrl, settings.apiKey.value);
+    this.cache.bindAccount(client.baseUrl, settings.apiKey.value);
     return client;
   }
 }

@@ -46,13 +46,17 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
   }
   const [{ buildProgram }, { CommanderError }] = await Promise.all([import('./program.js'), import('commander')]);
   let ctx: Context | undefined;
-  const program = buildProgram(deps.io, async (command, action) => {
-    const { Context } = await import('./context.js');
-    ctx = new Context(deps, command.optsWithGlobals<GlobalOptions>());
-    ctx.commandPath = `${command.parent?.name() ?? ''} ${command.name()}`;
-    await ctx.setup();
-    await action(ctx);
-  });
+  const program = buildProgram(
+    deps.io,
+    async (command, action) => {
+      const { Context } = await import('./context.js');
+      ctx = new Context(deps, command.optsWithGlobals<GlobalOptions>());
+      ctx.commandPath = `${command.parent?.name() ?? ''} ${command.name()}`;
+      await ctx.setup();
+      await action(ctx);
+    },
+    argv,
+  );
   if (argv.length === 0) {
     // A bare `taskctl`: the short overview on stdout, exit 0 (gh, kubectl); `--help` has the full text.
     const [{ overview }, { lineBudget }] = await Promise.all([

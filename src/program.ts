@@ -10,7 +10,8 @@ import { EXIT_CODES, examples, wrapHelp, type RunAction } from './commands/help-
 import { duration } from './commands/parsers.js';
 import { formatDuration } from './lib/durations.js';
 
-export function buildProgram(io: IO, run: RunAction): Command {
+/** `argv`: the arguments about to be parsed, when only the command they name needs registering (main.ts). */
+export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): Command {
   // 80 is commander's own default when the stream is not a terminal.
   const outWidth = () => (io.stdout.isTTY ? (io.stdout.columns ?? 80) : 80);
   const errWidth = () => (io.stderr.isTTY ? (io.stderr.columns ?? 80) : 80);
@@ -60,7 +61,7 @@ export function buildProgram(io: IO, run: RunAction): Command {
     .option('--ci', 'CI mode (also when CI is set): no spinners or prompts, timestamped progress')
     .option('--sandbox', 'start a local sandbox service for this one invocation and talk to it');
 
-  registerCommands(program, run);
+  registerCommands(program, run, argv && commandWord(program, argv));
   // Every error names the next step (issue 26): commander's own refusals (a missing argument, a bad flag value) end
   // with where the usage and examples are, for the command that refused.
   const nextStep = (command: Command, path: string): void => {
@@ -79,6 +80,22 @@ export function buildProgram(io: IO, run: RunAction): Command {
     ])}\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n\nEnvironment: TASKCTL_API_KEY, TASKCTL_BASE_URL, TASKCTL_PROFILE, TASKCTL_OUTPUT, TASKCTL_CONFIG_DIR, NO_COLOR, FORCE_COLOR, CI, HTTPS_PROXY, NO_PROXY.\n`,
   );
   return program;
+}
+
+/**
+ * The command `argv` names: its first word after the global options, or undefined when that is not certain (an option
+ * the root does not know, `-qv`, `--`): then every command is registered and commander decides, as always.
+ */
+function commandWord(program: Command, argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('-')) return arg;
+    if (arg.startsWith('--') && arg.includes('=')) continue;
+    const option = program.options.find((o) => o.long === arg || o.short === arg);
+    if (!option || option.optional) return undefined;
+    if (option.required) i++; // its value
+  }
+  return undefined;
 }
 
 /**

@@ -3,11 +3,14 @@
  * serialises every response through them, so a contract change breaks both sides' tests.
  * Data objects keep unknown fields (`z.looseObject`): the spec may grow, and `-o json|ndjson` print the API's data as it
  * came (issue 13); only the fields the client reads are validated. Types are inferred, never written by hand.
+ *
+ * Every schema is built on first use (`z.lazy`, which parses exactly as the schema it wraps; helpers are functions):
+ * building them all when the module loads cost every command ~10 ms of start-up, and `balance` parses with one.
  */
 import * as z from 'zod';
 import { WIRE_ID } from '../lib/wire-id.js';
 
-const int = z.number().int();
+const int = () => z.number().int();
 /** Ends the message of an id beyond 2^53; the judge then names the digits the server sent (JSON.parse rounded them). */
 export const UNSAFE_ID_MARK = 'the raw value may differ';
 /**
@@ -15,46 +18,51 @@ export const UNSAFE_ID_MARK = 'the raw value may differ';
  * string for JSON output (WIRE_ID). A number beyond 2^53 is refused: a double cannot hold it exactly, so reading it
  * would name another task (exit 8, naming the value; issue 25).
  */
-const TaskIdSchema = z.union([
-  // One issue per value (zod's int() would call 2^53 + 1 merely "too big", and a second issue would hide this one).
-  z.number().superRefine((value, ctx) => {
-    const message = !Number.isInteger(value)
-      ? 'Invalid input: expected int, received number'
-      : value < 0
-        ? 'Too small: expected number to be >=0'
-        : Number.isSafeInteger(value)
-          ? undefined
-          : `Invalid input: ${String(value)} is beyond 2^53, where a task id cannot be held exactly (${UNSAFE_ID_MARK})`;
-    if (message !== undefined) ctx.addIssue({ code: 'custom', message });
-  }),
-  // A string that is not a whole number is what it was before strings were accepted: not the expected number.
-  z.string().regex(/^\d{1,15}$/, { message: 'Invalid input: expected number, received string' }),
-]);
-const timestamp = z.string().min(1);
+const taskId = () =>
+  z.union([
+    // One issue per value (zod's int() would call 2^53 + 1 merely "too big", and a second issue would hide this one).
+    z.number().superRefine((value, ctx) => {
+      const message = !Number.isInteger(value)
+        ? 'Invalid input: expected int, received number'
+        : value < 0
+          ? 'Too small: expected number to be >=0'
+          : Number.isSafeInteger(value)
+            ? undefined
+            : `Invalid input: ${String(value)} is beyond 2^53, where a task id cannot be held exactly (${UNSAFE_ID_MARK})`;
+      if (message !== undefined) ctx.addIssue({ code: 'custom', message });
+    }),
+    // A string that is not a whole number is what it was before strings were accepted: not the expected number.
+    z.string().regex(/^\d{1,15}$/, { message: 'Invalid input: expected number, received string' }),
+  ]);
+const timestamp = () => z.string().min(1);
 
 /** Task states the spec shows; other strings are tolerated and treated as non-terminal. */
 export const KNOWN_TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 
-const ServiceSchema = z.looseObject({
-  service: z.string().min(1),
-  display_name: z.string(),
-  description: z.string(),
-  pricing: z.number().nonnegative(),
-  currency: z.string(),
-});
+const ServiceSchema = z.lazy(() =>
+  z.looseObject({
+    service: z.string().min(1),
+    display_name: z.string(),
+    description: z.string(),
+    pricing: z.number().nonnegative(),
+    currency: z.string(),
+  }),
+);
 export type Service = z.infer<typeof ServiceSchema>;
 
-const BalanceSchema = z.looseObject({ balance: z.number(), currency: z.string() });
-export type Balance = z.infer<typeof BalanceSchema>;
+const balanceShape = () => ({ balance: z.number(), currency: z.string() });
+export type Balance = z.infer<z.ZodObject<ReturnType<typeof balanceShape>, z.core.$loose>>;
 
-export const TaskItemSchema = z.looseObject({
-  target: z.string(),
-  status: z.string(),
-  /** Result of processing: any JSON value (the spec shows only domain_check_availability's `{available}`). */
-  data: z.unknown().optional(),
-  /** Not in the spec; the sandbox sets it on failed items. */
-  error: z.string().nullable().optional(),
-});
+export const TaskItemSchema = z.lazy(() =>
+  z.looseObject({
+    target: z.string(),
+    status: z.string(),
+    /** Result of processing: any JSON value (the spec shows only domain_check_availability's `{available}`). */
+    data: z.unknown().optional(),
+    /** Not in the spec; the sandbox sets it on failed items. */
+    error: z.string().nullable().optional(),
+  }),
+);
 export type TaskItem = z.infer<typeof TaskItemSchema>;
 
 /** zod's name of a value's type in messages (`received number`). */
@@ -81,114 +89,131 @@ function itemIssue(item: unknown): { path: PropertyKey[]; expected: string; valu
  * A task's items, validated like `z.array(TaskItemSchema)` (same rules, same messages) but in place: the items are
  * returned as parsed, never copied. A 1,000,000-item answer within the body cap would otherwise be held twice.
  */
-const TaskItemsSchema = z
-  .custom<TaskItem[]>((value) => Array.isArray(value), { message: 'Invalid input: expected array' })
-  .superRefine((items, ctx) => {
-    for (let i = 0; i < items.length; i++) {
-      const issue = itemIssue(items[i]);
-      if (issue === undefined) continue;
-      ctx.addIssue({
-        code: 'custom',
-        path: [i, ...issue.path],
-        message: `Invalid input: expected ${issue.expected}, received ${received(issue.value)}`,
-      });
-      return;
-    }
-  });
+const taskItems = () =>
+  z
+    .custom<TaskItem[]>((value) => Array.isArray(value), { message: 'Invalid input: expected array' })
+    .superRefine((items, ctx) => {
+      for (let i = 0; i < items.length; i++) {
+        const issue = itemIssue(items[i]);
+        if (issue === undefined) continue;
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, ...issue.path],
+          message: `Invalid input: expected ${issue.expected}, received ${received(issue.value)}`,
+        });
+        return;
+      }
+    });
 
-export const TaskSchema = z
-  .looseObject({
-    id: TaskIdSchema,
-    service: z.string(),
-    status: z.string().min(1),
-    total_items: int.nonnegative(),
-    cost: z.number().nonnegative(),
-    created_at: timestamp,
-    completed_at: timestamp.nullable().optional(),
-    // Fields the spec shows only in webhook task objects; accepted when a server sends them on the API too.
-    platform: z.string().nullable().optional(),
-    completed_items: int.nonnegative().nullable().optional(),
-    failed_items: int.nonnegative().nullable().optional(),
-    started_at: timestamp.nullable().optional(),
-    failed_at: timestamp.nullable().optional(),
-    error_message: z.string().nullable().optional(),
-    /** Present only in GET /tasks/:id. */
-    items: TaskItemsSchema.optional(),
-  })
-  .transform((task) => {
-    if (typeof task.id === 'number') return task as typeof task & { id: number };
-    // A string id: a number inside taskctl, the server's string in JSON output.
-    return { ...task, id: Number(task.id), [WIRE_ID]: task.id };
-  });
+export const TaskSchema = z.lazy(() =>
+  z
+    .looseObject({
+      id: taskId(),
+      service: z.string(),
+      status: z.string().min(1),
+      total_items: int().nonnegative(),
+      cost: z.number().nonnegative(),
+      created_at: timestamp(),
+      completed_at: timestamp().nullable().optional(),
+      // Fields the spec shows only in webhook task objects; accepted when a server sends them on the API too.
+      platform: z.string().nullable().optional(),
+      completed_items: int().nonnegative().nullable().optional(),
+      failed_items: int().nonnegative().nullable().optional(),
+      started_at: timestamp().nullable().optional(),
+      failed_at: timestamp().nullable().optional(),
+      error_message: z.string().nullable().optional(),
+      /** Present only in GET /tasks/:id. */
+      items: taskItems().optional(),
+    })
+    .transform((task) => {
+      if (typeof task.id === 'number') return task as typeof task & { id: number };
+      // A string id: a number inside taskctl, the server's string in JSON output.
+      return { ...task, id: Number(task.id), [WIRE_ID]: task.id };
+    }),
+);
 export type Task = z.infer<typeof TaskSchema>;
 
-export const PageMetaSchema = z.looseObject({
-  current_page: int.positive(),
-  total_pages: int.nonnegative(),
-  total_count: int.nonnegative(),
-  per_page: int.positive(),
-});
+export const PageMetaSchema = z.lazy(() =>
+  z.looseObject({
+    current_page: int().positive(),
+    total_pages: int().nonnegative(),
+    total_count: int().nonnegative(),
+    per_page: int().positive(),
+  }),
+);
 export type PageMeta = z.infer<typeof PageMetaSchema>;
 
-const ServicesMetaSchema = z.looseObject({ total: int.nonnegative(), currency: z.string() });
+const servicesMeta = () => z.looseObject({ total: int().nonnegative(), currency: z.string() });
 
 // ---- Response bodies, per endpoint ----
 
-export const ServicesResponseSchema = z.object({
-  success: z.literal(true),
-  data: z.array(ServiceSchema),
-  meta: ServicesMetaSchema.optional(),
-});
+export const ServicesResponseSchema = z.lazy(() =>
+  z.object({
+    success: z.literal(true),
+    data: z.array(ServiceSchema),
+    meta: servicesMeta().optional(),
+  }),
+);
 
 /** Reference form `{success, data: {balance, currency}}`, or the quick-start variant with both fields at the top level. */
-export const BalanceResponseSchema = z.union([
-  z.object({ success: z.literal(true), data: BalanceSchema }),
-  z
-    .looseObject({ success: z.literal(true) })
-    .extend(BalanceSchema.shape)
-    // The top level is the balance object here: its other fields are the balance's (`success` is the envelope's).
-    .transform(({ success, ...data }) => ({ success, data })),
-]);
+export const BalanceResponseSchema = z.lazy(() =>
+  z.union([
+    z.object({ success: z.literal(true), data: z.looseObject(balanceShape()) }),
+    z
+      .looseObject({ success: z.literal(true) })
+      .extend(balanceShape())
+      // The top level is the balance object here: its other fields are the balance's (`success` is the envelope's).
+      .transform(({ success, ...data }) => ({ success, data })),
+  ]),
+);
 
-export const CreateTaskRequestSchema = z.object({
-  service: z.string().min(1),
-  items: z.array(z.string()).min(1),
-});
+export const CreateTaskRequestSchema = z.lazy(() =>
+  z.object({
+    service: z.string().min(1),
+    items: z.array(z.string()).min(1),
+  }),
+);
 export type CreateTaskRequest = z.infer<typeof CreateTaskRequestSchema>;
 
-export const CreateTaskResponseSchema = z.object({
-  success: z.literal(true),
-  message: z.string().optional(),
-  data: TaskSchema,
-});
+export const CreateTaskResponseSchema = z.lazy(() =>
+  z.object({
+    success: z.literal(true),
+    message: z.string().optional(),
+    data: TaskSchema,
+  }),
+);
 
-export const TaskListResponseSchema = z.object({
-  success: z.literal(true),
-  data: z.array(TaskSchema),
-  meta: PageMetaSchema,
-});
+export const TaskListResponseSchema = z.lazy(() =>
+  z.object({
+    success: z.literal(true),
+    data: z.array(TaskSchema),
+    meta: PageMetaSchema,
+  }),
+);
 
-export const TaskResponseSchema = z.object({ success: z.literal(true), data: TaskSchema });
+export const TaskResponseSchema = z.lazy(() => z.object({ success: z.literal(true), data: TaskSchema }));
 
 /**
  * Failure bodies: reference `{success:false, error:{code, message}}`, or the quick-start variant
  * `{success:false, error:"unauthorized", message:"..."}`. Both normalise to `{code, message}`.
  */
-export const ErrorResponseSchema = z.union([
-  z
-    .object({
-      success: z.literal(false).optional(),
-      error: z.object({ code: z.string(), message: z.string().optional().default('') }),
-    })
-    .transform((body) => ({ code: body.error.code, message: body.error.message })),
-  z
-    .object({
-      success: z.literal(false).optional(),
-      error: z.string(),
-      message: z.string().optional().default(''),
-    })
-    .transform((body) => ({ code: body.error, message: body.message })),
-]);
+export const ErrorResponseSchema = z.lazy(() =>
+  z.union([
+    z
+      .object({
+        success: z.literal(false).optional(),
+        error: z.object({ code: z.string(), message: z.string().optional().default('') }),
+      })
+      .transform((body) => ({ code: body.error.code, message: body.error.message })),
+    z
+      .object({
+        success: z.literal(false).optional(),
+        error: z.string(),
+        message: z.string().optional().default(''),
+      })
+      .transform((body) => ({ code: body.error, message: body.message })),
+  ]),
+);
 export type ApiErrorBody = z.output<typeof ErrorResponseSchema>;
 
 /** Error codes the spec lists, plus `rate_limited` (the sandbox's choice for 429; the spec does not show one). */
@@ -205,40 +230,42 @@ export const ERROR_CODES = [
 
 export { WEBHOOK_EVENTS, type WebhookEventName } from './webhook-events.js';
 
-const webhookTaskBase = {
-  id: int.nonnegative(),
+const webhookTaskBase = () => ({
+  id: int().nonnegative(),
   service: z.string(),
   platform: z.string(),
-  total_items: int.nonnegative(),
-  completed_items: int.nonnegative(),
-  failed_items: int.nonnegative(),
+  total_items: int().nonnegative(),
+  completed_items: int().nonnegative(),
+  failed_items: int().nonnegative(),
   cost: z.number().nonnegative(),
-  created_at: timestamp,
-};
+  created_at: timestamp(),
+});
 
-export const WebhookEventSchema = z.discriminatedUnion('event', [
-  z.object({
-    event: z.literal('processing'),
-    timestamp,
-    task: z.object({ ...webhookTaskBase, status: z.literal('processing'), started_at: timestamp }),
-  }),
-  z.object({
-    event: z.literal('completed'),
-    timestamp,
-    task: z.object({ ...webhookTaskBase, status: z.literal('completed'), completed_at: timestamp }),
-  }),
-  z.object({
-    event: z.literal('failed'),
-    timestamp,
-    task: z.object({
-      ...webhookTaskBase,
-      status: z.literal('failed'),
-      error_message: z.string(),
-      failed_at: timestamp,
+export const WebhookEventSchema = z.lazy(() =>
+  z.discriminatedUnion('event', [
+    z.object({
+      event: z.literal('processing'),
+      timestamp: timestamp(),
+      task: z.object({ ...webhookTaskBase(), status: z.literal('processing'), started_at: timestamp() }),
     }),
-  }),
-]);
+    z.object({
+      event: z.literal('completed'),
+      timestamp: timestamp(),
+      task: z.object({ ...webhookTaskBase(), status: z.literal('completed'), completed_at: timestamp() }),
+    }),
+    z.object({
+      event: z.literal('failed'),
+      timestamp: timestamp(),
+      task: z.object({
+        ...webhookTaskBase(),
+        status: z.literal('failed'),
+        error_message: z.string(),
+        failed_at: timestamp(),
+      }),
+    }),
+  ]),
+);
 export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
 
 /** `taskctl api`: any body at all (the client returns its text; the judge still checks a 2xx declared JSON parses). */
-export const AnyBodySchema = z.unknown();
+export const AnyBodySchema = z.lazy(() => z.unknown());

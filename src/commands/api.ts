@@ -3,9 +3,6 @@
  * rate limit, redaction, deadline, body cap, GET-only retries), like `gh api` and `stripe get`. The body is printed as
  * it came (pretty JSON on a terminal); the exit code is mapped like every other command's.
  */
-import { text as readText } from 'node:stream/consumers';
-import { readFile } from 'node:fs/promises';
-import { STATUS_CODES } from 'node:http';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { REQUEST_METHODS } from '../api/constants.js';
@@ -104,7 +101,7 @@ function fileReader(ctx: Context) {
   return async (path: string, what: string): Promise<string> => {
     if (path !== '-') {
       try {
-        return await readFile(path, 'utf8');
+        return await (await import('node:fs/promises')).readFile(path, 'utf8');
       } catch (error) {
         throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? 'read error'}`);
       }
@@ -119,7 +116,7 @@ function fileReader(ctx: Context) {
       throw new UsageError(`${what} - reads stdin, but stdin is a terminal`, 'Pipe the content in, or give a file.');
     }
     stdinTakenBy = what;
-    return readText(ctx.io.stdin);
+    return (await import('node:stream/consumers')).text(ctx.io.stdin);
   };
 }
 
@@ -192,7 +189,8 @@ async function readInput(path: string, read: ReturnType<typeof fileReader>): Pro
 
 /** `HTTP 200 OK` (the standard reason phrase: undici does not pass on the server's), then `name: value` lines. */
 async function headerLines(status: number, headers: Record<string, string | string[] | undefined>): Promise<string[]> {
-  const { redactHeaders } = await import('../lib/redact.js');
+  // node:http (3 ms to load) only here: commands/index.ts loads this file for every command.
+  const [{ redactHeaders }, { STATUS_CODES }] = await Promise.all([import('../lib/redact.js'), import('node:http')]);
   const reason = STATUS_CODES[status];
   const lines = [reason === undefined ? `HTTP ${status}` : `HTTP ${status} ${reason}`];
   for (const [name, value] of Object.entries(redactHeaders(headers))) lines.push(`${name}: ${value}`);

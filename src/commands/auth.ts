@@ -1,4 +1,3 @@
-import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { formatCount } from '../output/numbers.js';
@@ -61,7 +60,7 @@ async function readKey(ctx: Context, options: LoginOptions): Promise<string> {
         '--with-key reads the key from stdin, but stdin is a terminal',
         'Pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
       );
-    return (await text(stdin)).split(/\r?\n/, 1)[0]?.trim() ?? '';
+    return (await (await import('node:stream/consumers')).text(stdin)).split(/\r?\n/, 1)[0]?.trim() ?? '';
   }
   if (!ctx.interactive)
     throw new UsageError(

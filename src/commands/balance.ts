@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { formatCount } from '../output/numbers.js';
 import { examples, type RunAction } from './help-text.js';
 
 export function registerBalance(program: Command, run: RunAction): void {
@@ -17,7 +18,7 @@ export async function runBalance(ctx: Context): Promise<void> {
   const balance = await ctx.spin('reading the balance', async () => (await ctx.api()).getBalance());
   // One number, one line for a person (`1,234 coins`); machine formats keep the two fields.
   if (ctx.printer.format === 'table') {
-    ctx.printer.line(`${balance.balance.toLocaleString('en')} ${balance.currency}`);
+    ctx.printer.line(`${formatCount(balance.balance)} ${balance.currency}`);
     return;
   }
   ctx.printer.detail(

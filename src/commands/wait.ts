@@ -1,4 +1,3 @@
-import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -47,7 +46,7 @@ async function resolveIds(ctx: Context, args: string[]): Promise<number[]> {
       '- reads task ids from stdin, but stdin is a terminal',
       'Pipe them in: `taskctl create ... -q | taskctl wait -`.',
     );
-  const ids = (await text(ctx.io.stdin))
+  const ids = (await (await import('node:stream/consumers')).text(ctx.io.stdin))
     .split(/\r?\n/)
     .map((line) => line.trim().split(/\s+/)[0] ?? '')
     .filter((field) => field !== '' && !field.startsWith('#'))

@@ -5,6 +5,9 @@
 
 /** `65,536`: counts and amounts in messages and terminal tables. */
 export function formatCount(count: number): string {
+  // Whole numbers (nearly every count) without Intl: a process's first toLocaleString sets up ICU's number formatter,
+  // ~12 ms, a third of what `node -e 0` costs, for `taskctl balance`'s one number. The same text as en-US's.
+  if (Number.isSafeInteger(count) && !Object.is(count, -0)) return String(count).replace(/\B(?=(\d{3})+$)/g, ',');
   return count.toLocaleString('en-US');
 }
 

@@ -2,7 +2,6 @@
  * Files that hold state (the config, the cache, the sandbox's --state): read only when they are what they claim to be,
  * written so that a crash at any instant leaves either the old or the new content, never a mix.
  */
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -95,7 +94,9 @@ const TEMP_SUFFIX = '.tmp';
 
 /** `.config.json.<pid>.<random>.tmp` beside the target: same file system, so the rename is atomic. */
 function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
+  // node:crypto on first write only: every command reads the config through this module, few write (3 ms at start-up).
+  const random = process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex');
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${random}${TEMP_SUFFIX}`);
 }
 
 /** Makes a rename in `dir` survive a power cut; some platforms cannot open a directory, which is fine to skip. */

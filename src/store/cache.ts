@@ -8,24 +8,26 @@
  * Task ids belong to one account (server and key): another profile's ids are never offered, and services and prices
  * belong to one server.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
 import { waitForLock } from './lock-file.js';
 
-const CacheSchema = z.object({
-  services: z.array(z.string()).default([]),
-  /** Price per item by service, which server they came from, and when: `create` reuses them for a few minutes. */
-  prices: z.record(z.string(), z.number()).default({}),
-  pricesFrom: z.string().default(''),
-  pricesAt: z.number().default(0),
-  tasks: z.array(z.object({ id: z.number(), service: z.string(), status: z.string() })).default([]),
-  /** The account the tasks belong to (`accountKey`). */
-  tasksFrom: z.string().default(''),
-  updatedAt: z.number().default(0),
-});
+// Built on first read (`z.lazy` parses exactly as the schema it wraps): every command loads this module, few read it.
+const CacheSchema = z.lazy(() =>
+  z.object({
+    services: z.array(z.string()).default([]),
+    /** Price per item by service, which server they came from, and when: `create` reuses them for a few minutes. */
+    prices: z.record(z.string(), z.number()).default({}),
+    pricesFrom: z.string().default(''),
+    pricesAt: z.number().default(0),
+    tasks: z.array(z.object({ id: z.number(), service: z.string(), status: z.string() })).default([]),
+    /** The account the tasks belong to (`accountKey`). */
+    tasksFrom: z.string().default(''),
+    updatedAt: z.number().default(0),
+  }),
+);
 export type CompletionCache = z.infer<typeof CacheSchema>;
 
 const MAX_TASKS = 50;
@@ -52,15 +54,37 @@ const empty = (): CompletionCache => ({
 
 /** Which account a task list belongs to: the server and the key, hashed (the cache never holds the key). */
 export function accountKey(baseUrl: string, apiKey: string): string {
-  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 16);
+  // node:crypto on first use: every command loads this module, not every one needs an account key (3 ms at start-up).
+  return process
+    .getBuiltinModule('node:crypto')
+    .createHash('sha256')
+    .update(`${baseUrl}\n${apiKey}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 type CachedTask = CompletionCache['tasks'][number];
 
 export class CompletionCacheStore {
   readonly path: string;
+  private accountValue: string | undefined;
+  private accountOf: (() => string) | undefined;
   /** The account of this command (set once its API settings are known); tasks are remembered and offered for it only. */
-  account: string | undefined;
+  get account(): string | undefined {
+    if (this.accountOf) {
+      this.accountValue = this.accountOf();
+      this.accountOf = undefined;
+    }
+    return this.accountValue;
+  }
+  set account(account: string | undefined) {
+    this.accountOf = undefined;
+    this.accountValue = account;
+  }
+  /** The account of `baseUrl` and `apiKey`, hashed when first read: a command that never reads it loads no crypto. */
+  bindAccount(baseUrl: string, apiKey: string): void {
+    this.accountOf = () => accountKey(baseUrl, apiKey);
+  }
   /** `note`: hears why a cache file was ignored (the CLI prints it with `--verbose`). */
   constructor(
     private readonly dir: string,

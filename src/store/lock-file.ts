@@ -3,10 +3,12 @@
  * start time. Node has no flock, and O_EXCL creation is atomic on every local file system. A lock whose owner is gone
  * (same host, pid no longer running), or older than `staleAfterMs`, is taken over.
  */
-import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
+
+/** node:crypto when a lock is taken, not when the module loads: every command loads this one (3 ms at start-up). */
+const randomHex = (bytes: number): string => process.getBuiltinModule('node:crypto').randomBytes(bytes).toString('hex');
 
 export interface LockOwner {
   pid: number;
@@ -72,7 +74,7 @@ function isStale(path: string, owner: LockOwner | undefined, options: LockOption
  * moves it; if what was moved is not the lock judged stale (someone took over in between), it is put back.
  */
 function breakStaleLock(path: string, judged: LockOwner | undefined): void {
-  const aside = `${path}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const aside = `${path}.stale.${process.pid}.${randomHex(4)}`;
   try {
     renameSync(path, aside);
   } catch {
@@ -97,7 +99,7 @@ function breakStaleLock(path: string, judged: LockOwner | undefined): void {
 export function tryLock(path: string, options: LockOptions = {}): HeldLock | { heldBy: LockOwner | undefined } {
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const owner: LockOwner = { pid: process.pid, host: hostname(), at: now(), token: randomBytes(8).toString('hex') };
+    const owner: LockOwner = { pid: process.pid, host: hostname(), at: now(), token: randomHex(8) };
     let fd: number;
     try {
       fd = openSync(path, 'wx', 0o600);

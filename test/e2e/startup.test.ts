@@ -103,6 +103,57 @@ describe.skipIf(!hasCompileCache)("Node's compile cache (Node 22.1+)", () => {
   });
 });
 
+describe("the bundle's code cache (boot/code-cache.ts, every Node)", () => {
+  let world: E2EWorld;
+  beforeAll(async () => {
+    world = await startWorld({ itemMs: 0 });
+  });
+  afterAll(() => world.close());
+
+  it("is saved by a command's first run, per command, and changes no output", async () => {
+    const home = isolatedHome();
+    try {
+      const env = { ...home.env };
+      const first = await world.run(['balance', '-o', 'json'], { env });
+      expect(first.code, first.stderr).toBe(0);
+      const saved = (command: string): string[] =>
+        compileCacheEntries(home).filter((entry) =>
+          entry.startsWith(join('taskctl', `${command}-${process.version}-${process.arch}-`)),
+        );
+      expect(saved('balance')).toHaveLength(1);
+      expect(await world.run(['balance', '-o', 'json'], { env })).toEqual(first);
+      expect((await world.run(['services', '-o', 'json'], { env })).code).toBe(0);
+      expect(saved('services')).toHaveLength(1);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('leaves the bundle to Node with --enable-source-maps, so stack traces name the source files', async () => {
+    const home = isolatedHome();
+    try {
+      const env = { ...home.env, NODE_OPTIONS: '--enable-source-maps', TASKCTL_BASE_URL: 'http://127.0.0.1:1' };
+      const result = await world.run(['--verbose', 'balance'], { env });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/at \S+ \(\S+\/src\/api\/\S+\.ts:\d+:\d+\)/);
+      expect(compileCacheEntries(home).filter((entry) => entry.startsWith('taskctl'))).toEqual([]);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('is not written with NODE_DISABLE_COMPILE_CACHE', async () => {
+    const home = isolatedHome();
+    try {
+      const off = await world.run(['balance'], { env: { ...home.env, NODE_DISABLE_COMPILE_CACHE: '1' } });
+      expect(off.code, off.stderr).toBe(0);
+      expect(compileCacheEntries(home)).toEqual([]);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
 describe('what a command that talks to the API loads', () => {
   let world: E2EWorld;
   beforeAll(async () => {
@@ -124,6 +175,12 @@ describe('what a command that talks to the API loads', () => {
     expect(loaded).toContain('NativeModule net'); // the list is real: the request went out through node:net
     const unwanted = ['http2', 'tls', 'zlib', 'worker_threads', 'internal/deps/undici/undici'];
     expect(loaded.filter((name) => unwanted.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
+    // Nor what only other commands or rarer paths use (2-3 ms each at start-up; issue 23): V8 flags (boot.ts sets one
+    // on Node 20 only), hashes and random names (a config or cache write, an account key read), commander's executable
+    // subcommands (scripts/bundling.ts), stdin and file reads, `taskctl api`'s status texts.
+    const notForBalance = ['crypto', 'child_process', 'dgram', 'stream/consumers', 'fs/promises'];
+    if (!process.versions.node.startsWith('20.')) notForBalance.push('v8');
+    expect(loaded.filter((name) => notForBalance.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
   });
 });
 
