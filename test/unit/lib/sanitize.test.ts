@@ -9,9 +9,9 @@ import {
   stripControls,
 } from '../../../src/lib/sanitize.js';
 
-// Every code point a terminal may act on: C0, DEL, C1, bidi embeddings/overrides/isolates.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-const CONTROL_EXCEPT_LF_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+// Every code point a terminal may act on: C0, DEL, C1, line/paragraph separators, bidi embeddings/overrides/isolates.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069]/;
+const CONTROL_EXCEPT_LF_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069]/;
 
 /** Strings rich in dangerous code points, so the property is not tested on mostly-ASCII input only. */
 const hostileString = fc
