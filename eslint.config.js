@@ -15,10 +15,6 @@ const LAYERS = [
   { name: 'lib', folders: ['lib', 'errors'] },
 ];
 
-// The context (context.ts) is the bag of dependencies handed down to run functions (gh's Factory): core/ and the
-// features name its type (`import type`), which leaves no arrow at run time; a value import of it is still an error.
-const TYPE_ONLY = ['context'];
-
 /**
  * `no-restricted-imports` for the files of one layer: the names of the layers above, reached by exactly as many `../`
  * as the file is deep below src/ (so `../api.js` inside src/sandbox/dashboard/ is sandbox/api.ts, not api/), and the
@@ -33,12 +29,8 @@ function layerRules(index, extra = {}) {
   return [1, 2, 3, 4].map((depth) => {
     const up = `^(\\.\\./){${depth}}`;
     const names = (list) => `${up}(${list.join('|')})(/|\\.js$)`;
-    const typed = above.filter((name) => TYPE_ONLY.includes(name));
-    const untyped = above.filter((name) => !TYPE_ONLY.includes(name));
-    const patterns = [
-      { regex: names(untyped), message },
-      ...(typed.length > 0 ? [{ regex: names(typed), allowTypeImports: true, message }] : []),
-    ];
+    // Types too: core/ declares the Context it needs (core/context.ts), which the entry layer's class implements.
+    const patterns = [{ regex: names(above), message }];
     return {
       files: layer.folders.flatMap((folder) =>
         folder === 'errors' ? (depth === 1 ? ['src/errors.ts'] : []) : [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],

@@ -26,22 +26,7 @@ import type { OutputFormat } from './output/format.js';
 import type { Pager } from './output/pager.js';
 import type { Spinner } from './output/spinner.js';
 import { userAgent } from './version.js';
-
-/** Global flags (DESIGN.md section 1), as commander parses them. */
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  apiKeyFile?: string;
-  output?: string;
-  json?: boolean;
-  color: boolean;
-  quiet?: boolean;
-  verbose?: boolean;
-  requestTimeout?: string;
-  input: boolean;
-  sandbox?: boolean;
-  ci?: boolean;
-}
+import type { ApiOptions, Context as CoreContext, GlobalOptions } from './core/context.js';
 
 export interface Deps {
   io: IO;
@@ -60,12 +45,9 @@ export interface Deps {
   pager?: Pager;
 }
 
-export interface ApiOptions {
-  /** Epoch ms: the client never sleeps past it (wait --timeout). */
-  deadline?: number | undefined;
-}
+export type { ApiOptions, GlobalOptions } from './core/context.js';
 
-export class Context {
+export class Context implements CoreContext {
   readonly io: IO;
   readonly env: Env;
   readonly clock: Clock;

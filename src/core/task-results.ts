@@ -3,7 +3,7 @@
  * main job ends with its results), used by `show` and core/follow/wait.ts.
  */
 import type { Task } from '../api/schemas.js';
-import type { Context } from '../context.js';
+import type { Context } from './context.js';
 import { isTerminal, itemCounts, itemOutcome } from '../lib/task-state.js';
 import { pickColumns } from '../output/columns.js';
 import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';

@@ -7,8 +7,10 @@ import { dirname } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { ApiClient } from '../api/client.js';
 import type { Task } from '../api/schemas.js';
-import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
+import type { Env } from '../lib/env.js';
+import type { IO } from '../output/io.js';
+import type { Printer } from '../output/printer.js';
 
 export type ReportSpec = { kind: 'junit'; path: string } | { kind: 'github' };
 
@@ -119,7 +121,20 @@ function writable(path: string): boolean {
  * Writes every requested report for `tasks` (which should carry their items). A report that cannot be written now (disk
  * full, directory removed since the check) is a warning: the outcome already happened and its exit code must stand.
  */
-export async function writeReports(ctx: Context, specs: readonly ReportSpec[], tasks: readonly Task[]): Promise<void> {
+/** What writing reports needs of a run (core's Context has it). */
+export interface ReportContext {
+  readonly io: IO;
+  readonly env: Env;
+  readonly printer: Printer;
+  readonly ephemeralSandbox: boolean;
+  readonly redact: (text: string) => string;
+}
+
+export async function writeReports(
+  ctx: ReportContext,
+  specs: readonly ReportSpec[],
+  tasks: readonly Task[],
+): Promise<void> {
   const junitPaths = [...new Set(specs.flatMap((spec) => (spec.kind === 'junit' ? [spec.path] : [])))];
   if (junitPaths.length > 0) {
     const { junitReport } = await import('./junit.js');
@@ -149,7 +164,7 @@ export async function writeReports(ctx: Context, specs: readonly ReportSpec[], t
   }
 }
 
-function writeReportFile(ctx: Context, path: string, write: (path: string) => void): boolean {
+function writeReportFile(ctx: ReportContext, path: string, write: (path: string) => void): boolean {
   try {
     write(path);
     return true;

@@ -2,7 +2,7 @@
  * The one wait loop behind `wait`, `create --wait` and `retry --wait`: follows the tasks (follow.ts), shows them
  * (display.ts), prints the result, sets the exit code (outcome.ts) and writes the reports.
  */
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import type { Task } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';

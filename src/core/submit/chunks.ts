@@ -1,7 +1,7 @@
 /** Creates a plan's chunks in order, each through send.ts, printing each task as it is created. */
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { CliError, ExitCode, InterruptedError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { taskColumns } from '../../output/task-columns.js';

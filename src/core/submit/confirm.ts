@@ -7,7 +7,7 @@
  * Chunked jobs are judged by their total. Declining is exit 13 with a calm message.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { BalanceError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { PricedBatch, SubmitOptions } from './types.js';

@@ -3,7 +3,7 @@
  * --dry-run (dry-run.ts) → confirm (confirm.ts) → chunk and send (chunks.ts, send.ts: exactly-once creation with
  * reconciliation) → record and summarise (summary.ts) → --wait (core/follow/wait.ts).
  */
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { checkReportTargets } from '../../report/write.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';

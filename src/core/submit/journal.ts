@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import {
   CliError,
   CreateUnknownError,

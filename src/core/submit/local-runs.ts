@@ -6,7 +6,7 @@
  * create then goes on under the cross-machine rule alone.
  */
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
 import { inWindow, type ServerClock } from '../server-time.js';

@@ -1,5 +1,5 @@
 /** The pipeline's first steps for `create`: read the items (arguments, files, stdin), validate, deduplicate. */
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { InputError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import type { ItemFormat, ItemSource, PreparedItems } from '../items/index.js';

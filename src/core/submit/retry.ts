@@ -1,6 +1,6 @@
 /** `retry`: the items of finished tasks that did not complete, one batch per service, through the same pipeline. */
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { isTerminal, itemOutcome, taskSucceeded } from '../../lib/task-state.js';

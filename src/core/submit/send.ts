@@ -5,7 +5,7 @@
  * pay twice), and Ctrl-C is 130 saying the task may exist.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
 import { counted } from '../items/clean.js';

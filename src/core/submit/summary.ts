@@ -1,5 +1,5 @@
 /** What is said once the tasks exist: the summary line, a charge above --max-cost, items the server dropped. */
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { Outcome } from './types.js';
 

@@ -56,17 +56,18 @@ describe('layers', () => {
     ).toHaveLength(1);
   });
 
-  it('lets a layer import below it, and core name the Context type only', async () => {
+  it('lets a layer import below it; core names its own Context, and not even the type of the class above', async () => {
     expect(await layerErrors('src/store/config.ts', "import '../lib/env.js';\nimport '../errors.js';\n")).toEqual([]);
     // src/sandbox/dashboard/: `../api.js` is sandbox/api.ts, not api/ (exact depth).
     expect(
       await layerErrors('src/sandbox/dashboard/x.ts', "import '../api.js';\nimport '../../net/listen.js';\n"),
     ).toEqual([]);
-    expect(await layerErrors('src/core/submit/read.ts', "import type { Context } from '../../context.js';\n")).toEqual(
-      [],
-    );
-    expect(await layerErrors('src/core/submit/read.ts', "import { Context } from '../../context.js';\n")).toHaveLength(
-      1,
-    );
+    expect(await layerErrors('src/core/submit/read.ts', "import type { Context } from '../context.js';\n")).toEqual([]);
+    expect(
+      await layerErrors('src/core/submit/read.ts', "import type { Context } from '../../context.js';\n"),
+    ).toHaveLength(1);
+    expect(
+      await layerErrors('src/report/write.ts', "import type { Context } from '../core/context.js';\n"),
+    ).toHaveLength(1);
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * What the workflows in core/ (and report/) need of a run: the same shape as the entry layer's `Context` class
+ * (src/context.ts), declared here so that core depends on an interface below it, never on the class above it
+ * (src/README.md, "Layers"). `Context` implements it; tests pass the real class.
+ */
+import type { ApiClient } from '../api/client.js';
+import type { Clock } from '../lib/time.js';
+import type { Env } from '../lib/env.js';
+import type { IO } from '../output/io.js';
+import type { Printer } from '../output/printer.js';
+import type { CompletionCacheStore } from '../store/cache.js';
+import type { Settings } from './settings.js';
+
+/** Global flags (DESIGN.md section 1), as commander parses them. */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  apiKeyFile?: string;
+  output?: string;
+  json?: boolean;
+  color: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  requestTimeout?: string;
+  input: boolean;
+  sandbox?: boolean;
+  ci?: boolean;
+}
+
+export interface ApiOptions {
+  /** Epoch ms: the client never sleeps past it (wait --timeout). */
+  deadline?: number | undefined;
+}
+
+export interface Context {
+  readonly io: IO;
+  readonly env: Env;
+  readonly clock: Clock;
+  /** Aborted on Ctrl-C / SIGTERM. */
+  readonly signal: AbortSignal;
+  readonly random: () => number;
+  readonly globals: GlobalOptions;
+  /** CI mode: `--ci` or the `CI` environment variable. */
+  readonly ci: boolean;
+  /** `--sandbox`: the service ends with this command, so no hint may name its tasks. */
+  readonly ephemeralSandbox: boolean;
+  /** Prompts are allowed (a terminal, outside CI, without --no-input). */
+  readonly interactive: boolean;
+  /** A non-zero code to finish with without an error message; set it before printing the result. */
+  exitCode: number;
+  readonly printer: Printer;
+  /** The completion cache of this account (task ids, services). */
+  readonly cache: CompletionCacheStore;
+  /** Removes every secret this run knows of from `text`. */
+  readonly redact: (text: string) => string;
+  /** Runs `work` under a one-line spinner on a terminal (`say` changes its text); plain otherwise. */
+  spin: <T>(text: string, work: (say: (text: string) => void) => Promise<T>) => Promise<T>;
+  /** Runs `work` with spinner texts handed to `show` (a live line already on screen) instead of a second spinner. */
+  spinInto: <T>(text: string, show: (text: string) => void, work: () => Promise<T>) => Promise<T>;
+  /** Prints what `render` prints through the pager on a terminal. */
+  paged: (render: (printer: Printer) => Promise<void> | void) => Promise<void>;
+  settings: () => Promise<Settings>;
+  apiSettings: () => Promise<Settings>;
+  api: (options?: ApiOptions) => Promise<ApiClient>;
+}
