@@ -19,9 +19,9 @@ afterEach(async () => {
   home = undefined;
 });
 
-async function setup(balance = 1_000_000) {
+async function setup(balance = 1_000_000, rateLimit = 0) {
   const clock = new AutoClock(Date.UTC(2026, 10, 25, 12, 0, 0, 250));
-  sandbox = await startSandbox({ port: 0, clock, itemMs: 10, rateLimit: 0, balance });
+  sandbox = await startSandbox({ port: 0, clock, itemMs: 10, rateLimit, balance });
   home = mkdtempSync(join(tmpdir(), 'taskctl-ledger-cmd-'));
   const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
   const run = (argv: string[]) => runTaskctl(argv, { clock, env, home });
@@ -131,21 +131,14 @@ describe('issue 22 case 3: whole-second created_at, the answer lost after the se
 
 describe('the snapshot before the POST under a spent rate-limit budget', () => {
   it('waits for the budget like the POST does, so an answer lost afterwards is recovered (exit 0), not exit 9', async () => {
-    const clock = new AutoClock(Date.UTC(2026, 10, 25, 12, 0, 0, 250));
-    sandbox = await startSandbox({ port: 0, clock, itemMs: 10, rateLimit: 6 });
-    home = mkdtempSync(join(tmpdir(), 'taskctl-ledger-cmd-'));
-    const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
+    const { run, fault } = await setup(1_000_000, 6);
     // Another client has spent five of the six requests of this minute; the price read spends the sixth.
     for (let i = 0; i < 5; i++) {
-      const spent = await fetch(`${sandbox.url}/balance`, { headers: { 'x-api-key': sandbox.apiKey } });
+      const spent = await fetch(`${sandbox!.url}/balance`, { headers: { 'x-api-key': sandbox!.apiKey } });
       expect(spent.status).toBe(200);
     }
-    await fetch(`${sandbox.origin}/__sandbox/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 }),
-    });
-    const result = await runTaskctl(['create', 'domain_check_availability', 'a.com', '-q'], { clock, env, home });
+    await fault({ method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+    const result = await run(['create', 'domain_check_availability', 'a.com', '-q']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('1\n');
     expect(result.stderr).toMatch(/recovered: task 1/);

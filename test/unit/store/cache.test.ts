@@ -72,16 +72,22 @@ describe('CompletionCacheStore', () => {
   });
 });
 
+/** A cache in a fresh directory on a clock at 0, with the notes it gives. */
+function onDisk(): { notes: string[]; cache: CompletionCacheStore; dir: string } {
+  const notes: string[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'taskctl-cache-'));
+  dirs.push(dir);
+  const cache = new CompletionCacheStore(
+    dir,
+    () => 0,
+    (message) => notes.push(message),
+  );
+  return { notes, cache, dir };
+}
+
 describe('CompletionCacheStore on disk', () => {
   it('ignores a symlinked cache file (a note, never exit 2); an update skips it and never writes through', () => {
-    const notes: string[] = [];
-    const dir = mkdtempSync(join(tmpdir(), 'taskctl-cache-'));
-    dirs.push(dir);
-    const cache = new CompletionCacheStore(
-      dir,
-      () => 0,
-      (message) => notes.push(message),
-    );
+    const { notes, cache, dir } = onDisk();
     cache.account = 'account-a';
     const target = join(dir, 'target');
     writeFileSync(target, 'not yours');
@@ -94,14 +100,7 @@ describe('CompletionCacheStore on disk', () => {
   });
 
   it('a poisoned cache (a >4 MiB service name) is never written; an oversized or corrupt file is ignored and rewritten', () => {
-    const notes: string[] = [];
-    const dir = mkdtempSync(join(tmpdir(), 'taskctl-cache-'));
-    dirs.push(dir);
-    const cache = new CompletionCacheStore(
-      dir,
-      () => 0,
-      (message) => notes.push(message),
-    );
+    const { notes, cache, dir } = onDisk();
     const huge = 'x'.repeat(4 * 1024 * 1024 + 1);
     cache.rememberServices(
       [
