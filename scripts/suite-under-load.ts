@@ -27,8 +27,9 @@ for (let run = 1; run <= runs; run++) {
   const started = Date.now();
   const vitest = spawnSync('npx', ['vitest', 'run', '--reporter', 'dot'], { encoding: 'utf8', env: process.env });
   const seconds = Math.round((Date.now() - started) / 1000);
-  const failed = (vitest.stdout.match(/^ FAIL .*$/gm) ?? []).map((line) => line.trim());
-  const summary = /Tests\s+(.*)$/m.exec(vitest.stdout.replace(/\u001b\[[0-9;]*m/g, ''))?.[1] ?? '(no summary)';
+  const text = `${vitest.stdout}${vitest.stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
+  const failed = (text.match(/^ *FAIL .*$/gm) ?? []).map((line) => line.trim());
+  const summary = /Tests\s+(.*)$/m.exec(text)?.[1] ?? '(no summary)';
   const line = `run ${run}: ${vitest.status === 0 ? 'green' : `exit ${vitest.status}`} in ${seconds} s — ${summary}`;
   results.push(line);
   console.log(line);
