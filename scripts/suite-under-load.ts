@@ -27,7 +27,11 @@ console.log(`${loops} busy loops on ${availableParallelism()} cores; ${runs} run
 const results: string[] = [];
 for (let run = 1; run <= runs; run++) {
   const started = Date.now();
-  const vitest = spawnSync('npx', ['vitest', 'run', '--reporter', 'dot'], { encoding: 'utf8', env: process.env });
+  const vitest = spawnSync('npx', ['vitest', 'run', '--reporter', 'dot'], {
+    encoding: 'utf8',
+    env: process.env,
+    maxBuffer: 256 * 1024 * 1024,
+  });
   const seconds = Math.round((Date.now() - started) / 1000);
   const text = `${vitest.stdout}${vitest.stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
   const failed = (text.match(/^ *FAIL .*$/gm) ?? []).map((line) => line.trim());
