@@ -6,7 +6,9 @@
  *   npm run test:load [-- --runs 5 --loops-per-core 3]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
@@ -15,6 +17,7 @@ const { values } = parseArgs({
 const runs = Number(values.runs);
 const loops = Number(values['loops-per-core']) * availableParallelism();
 
+const LOG_DIR = join(tmpdir(), 'taskctl-test-load');
 const busy: ChildProcess[] = [];
 const stopLoops = () => busy.forEach((child) => child.kill('SIGKILL'));
 process.on('exit', stopLoops);
@@ -40,7 +43,15 @@ for (let run = 1; run <= runs; run++) {
   results.push(line);
   console.log(line);
   for (const failure of new Set(failed)) console.log(`  ${failure}`);
+  if (vitest.status !== 0) {
+    // The whole output of a failed run, for the reasons (the summary above names only the tests).
+    mkdirSync(LOG_DIR, { recursive: true });
+    const log = join(LOG_DIR, `run-${run}.log`);
+    writeFileSync(log, text);
+    console.log(`  output: ${log}`);
+  }
 }
+stopLoops();
 const green = results.filter((line) => line.includes(': green')).length;
 console.log(`${green} of ${runs} runs green under ${loops} busy loops`);
 process.exitCode = green === runs ? 0 : 1;
