@@ -8,6 +8,8 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     // e2e tests spawn processes; two cores on CI.
     maxWorkers: 4,
+    // After each test: the harness's sandboxes closed and every mocked request checked as used (test/setup/settle.ts).
+    setupFiles: ['test/setup/settle.ts'],
     projects: [
       {
         extends: true,

@@ -13,7 +13,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent, type Dispatcher } from 'undici';
-import { afterEach } from 'vitest';
 import type { Clock } from '../../../src/lib/time.js';
 import type { Deps } from '../../../src/context.js';
 import type { InputStream } from '../../../src/output/io.js';
@@ -51,7 +50,7 @@ export interface MockApi {
   readonly headers: Array<Record<string, string>>;
   /** Throws when an interceptor was registered but never used. */
   assertAllUsed: () => void;
-  /** Called after every test for each MockApi it made: `assertAllUsed` unless `allowUnused()` was called. */
+  /** Called after every test for each MockApi it made: each reply matched at least once, unless `allowUnused()`. */
   verify: () => void;
   /** Lets this test leave replies unused (a reply registered for a request the command may or may not make). */
   allowUnused: () => void;
@@ -72,13 +71,16 @@ export interface ReplyOptions {
 const liveApis: MockApi[] = [];
 /** Sandboxes `sandboxRun` started during the current test: closed after it. */
 const liveSandboxes: Array<{ close: () => Promise<void> }> = [];
-// Only under vitest: the campaigns' scripts (`npm run campaign`, plain tsx) use runTaskctl from here too.
-if (process.env.VITEST !== undefined) {
-  afterEach(async () => {
-    const apis = liveApis.splice(0);
-    await Promise.all(liveSandboxes.splice(0).map((sandbox) => sandbox.close()));
-    for (const api of apis) api.verify();
-  });
+
+/**
+ * After each test (test/setup/settle.ts registers it for every test file: with `isolate: false` this module is
+ * evaluated once per worker, so a hook registered here would follow only the first file): closes the sandboxes and
+ * verifies the MockApis of the test that ended.
+ */
+export async function settleTest(): Promise<void> {
+  const apis = liveApis.splice(0);
+  await Promise.all(liveSandboxes.splice(0).map((sandbox) => sandbox.close()));
+  for (const api of apis) api.verify();
 }
 
 /**
@@ -104,6 +106,8 @@ export function mockApi(): MockApi {
   const calls: string[] = [];
   const headers: Array<Record<string, string>> = [];
   let strict = true;
+  /** What each reply's path matcher stands for, to name a reply never used. */
+  const labels = new Map<unknown, string>();
   const api: MockApi = {
     agent,
     calls,
@@ -117,6 +121,7 @@ export function mockApi(): MockApi {
               return path.includes('?') ? p === wanted : pathname === wanted;
             }
           : (p: string) => path.test(p.replace(/^\/api\/v1/, ''));
+      labels.set(matchPath, String(path));
       pool
         .intercept({ method, path: matchPath })
         .reply((request) => {
@@ -135,7 +140,17 @@ export function mockApi(): MockApi {
       agent.assertNoPendingInterceptors();
     },
     verify() {
-      if (strict) api.assertAllUsed();
+      if (!strict) return;
+      // gh's httpmock `Verify`: every stub matched at least once. A reply with `times: N` is an upper bound (a poll
+      // answers as often as the command asks), so it counts as used after its first match.
+      const pending = agent.pendingInterceptors() as Array<
+        ReturnType<MockAgent['pendingInterceptors']>[number] & { timesInvoked: number }
+      >;
+      const unused = pending.filter((interceptor) => interceptor.timesInvoked === 0);
+      if (unused.length > 0) {
+        const named = unused.map((i) => `${i.method} ${labels.get(i.path) ?? String(i.path)}`);
+        throw new Error(`${unused.length} mocked request(s) never made: ${named.join(', ')}`);
+      }
     },
     allowUnused() {
       strict = false;

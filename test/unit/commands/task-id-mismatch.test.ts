@@ -30,6 +30,7 @@ describe('GET /tasks/7 answered with task 8', () => {
     const api = mockApi();
     api.reply('GET', '/tasks/7', 200, { success: true, data: other }, { times: 10 });
     api.reply('GET', /^\/tasks\?/, 200, list, { times: 10 });
+    api.allowUnused(); // show and wait read the task, watch may read the list: each command needs one of the two
     const result = await runTaskctl(argv, { api });
     expect(result.code, result.stderr).toBe(8);
     expect(result.stderr).toMatch(/GET \/tasks\/7: the server answered with task 8 instead of task 7/);
@@ -47,6 +48,7 @@ describe('a malformed entry in GET /tasks', () => {
     const broken = { ...list, data: [{ ...list.data[0], id: 'seven' }] };
     api.reply('GET', /^\/tasks\?/, 200, broken, { times: 10 });
     api.reply('GET', '/tasks/7', 200, { success: true, data: { ...other, id: 7 } }, { times: 10 });
+    api.allowUnused(); // the list's broken entry ends both commands before any read of the task
     const result = await runTaskctl(argv, { api });
     expect(result.code, result.stderr).toBe(8);
     expect(result.stderr).toMatch(/unexpected response from the server \(data\[0\]\.id: expected number/);

@@ -24,20 +24,6 @@ it('wait --timeout names a task that already failed beside the resume hint; the 
       times: 100,
     },
   );
-  api.reply(
-    'GET',
-    /^\/tasks\?/,
-    200,
-    {
-      success: true,
-      data: [
-        task(2, { status: 'processing', completed_at: null }),
-        task(1, { status: 'failed', completed_at: null, failed_at: '2025-01-15T12:00:01Z', error_message: 'boom' }),
-      ],
-      meta: { current_page: 1, total_pages: 1, total_count: 2, per_page: 100 },
-    },
-    { times: 100 },
-  );
   const result = await runTaskctl(['wait', '1', '2', '--timeout', '2s', '-q'], { api });
   expect(result.code).toBe(124);
   expect(result.stderr).toMatch(/error: task 1 failed: boom/);
