@@ -148,7 +148,7 @@ export function mockApi(): MockApi {
       >;
       const unused = pending.filter((interceptor) => interceptor.timesInvoked === 0);
       if (unused.length > 0) {
-        const named = unused.map((i) => `${i.method} ${labels.get(i.path) ?? String(i.path)}`);
+        const named = unused.map((i) => `${String(i.method)} ${labels.get(i.path) ?? String(i.path)}`);
         throw new Error(`${unused.length} mocked request(s) never made: ${named.join(', ')}`);
       }
     },
