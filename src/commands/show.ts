@@ -6,7 +6,7 @@ import { columnsOption, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from './help-text.js';
 import { printTaskItems } from '../core/task-results.js';
 import { checkReportTargets, reportOption, writeReports, type ReportSpec } from '../report/write.js';
-import { parseTaskId } from './task-id.js';
+import { parseTaskId } from '../lib/task-id.js';
 
 export interface ShowOptions {
   /** Only items in this status. */

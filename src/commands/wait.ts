@@ -5,7 +5,7 @@ import type { WaitOptions } from '../core/follow/wait.js';
 import { checkReportTargets } from '../report/write.js';
 import { examples, type RunAction } from './help-text.js';
 import { addWaitOptions } from './shared-flags.js';
-import { parseTaskId } from './task-id.js';
+import { parseTaskId } from '../lib/task-id.js';
 
 export function registerWait(program: Command, run: RunAction): void {
   const command = program

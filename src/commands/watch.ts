@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { WatchOptions } from '../core/follow/watch.js';
 import { examples, type RunAction } from './help-text.js';
 import { duration, positiveDuration } from './parsers.js';
-import { parseTaskId } from './task-id.js';
+import { parseTaskId } from '../lib/task-id.js';
 
 export function registerWatch(program: Command, run: RunAction): void {
   program

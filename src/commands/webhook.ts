@@ -6,7 +6,7 @@ import { AuthError, InterruptedError, UnavailableError, UsageError } from '../er
 import type { Column, StyledPart } from '../output/printer.js';
 import { examples, type RunAction } from './help-text.js';
 import { byteSize, collect, duration, port, positiveInt } from './parsers.js';
-import { parseTaskId } from './task-id.js';
+import { parseTaskId } from '../lib/task-id.js';
 
 export interface ListenOptions {
   port: number;
