@@ -38,6 +38,8 @@ export interface Context {
   readonly clock: Clock;
   /** Aborted on Ctrl-C / SIGTERM. */
   readonly signal: AbortSignal;
+  /** After the first Ctrl-C: calls `handler` on a second one instead of ending the process (`webhook listen`). */
+  readonly onInterruptAgain: (handler: () => void) => void;
   readonly random: () => number;
   readonly globals: GlobalOptions;
   /** CI mode: `--ci` or the `CI` environment variable. */
