@@ -3,6 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../lib/duration.js';
 import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';
+import type { Field } from '../core/api-request.js';
 
 export function positiveInt(max?: number) {
   return (value: string): number => {
@@ -154,3 +155,12 @@ function editDistance(a: string, b: string): number {
   }
   return previous[b.length] ?? 0;
 }
+
+let fieldSeq = 0;
+/** `taskctl api -f`/`-F` (`typed`): key=value, numbered in command-line order across both flags. */
+export const collectField =
+  (typed: boolean) =>
+  (text: string, previous: Field[] | undefined): Field[] => {
+    if (!/^[^=]+=/.test(text)) throw new InvalidArgumentError('expected key=value.');
+    return [...(previous ?? []), { typed, text, seq: fieldSeq++ }];
+  };
