@@ -58,6 +58,8 @@ export interface Context {
   readonly redact: (text: string) => string;
   /** Adds a secret to redact from everything printed (a key typed at `auth login`). */
   addSecret: (secret: string) => void;
+  /** Points the completion cache at the configured account; its base URL, or undefined without a URL or key. */
+  bindCacheAccount: () => Promise<string | undefined>;
   /** The config file, loaded on first use. */
   config: () => Promise<ConfigStore>;
   /** Runs `work` under a one-line spinner on a terminal (`say` changes its text); plain otherwise. */
