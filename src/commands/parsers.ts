@@ -4,6 +4,8 @@ import { parseDuration } from '../lib/duration.js';
 import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';
 import type { Field } from '../core/api-request.js';
+import type { TimeBound } from '../core/list-window.js';
+import { parseTimestamp } from '../output/times.js';
 
 export function positiveInt(max?: number) {
   return (value: string): number => {
@@ -164,3 +166,15 @@ export const collectField =
     if (!/^[^=]+=/.test(text)) throw new InvalidArgumentError('expected key=value.');
     return [...(previous ?? []), { typed, text, seq: fieldSeq++ }];
   };
+
+/** `list --since`/`--until`: a duration back from now, or an ISO timestamp (core/list-window.ts). */
+export function timeBound(value: string): TimeBound {
+  const at = parseTimestamp(value.trim());
+  if (at !== undefined) return () => at;
+  try {
+    const ago = parseDuration(value);
+    return (now) => now - ago;
+  } catch {
+    throw new InvalidArgumentError('expected a duration such as 30m, 1h, 24h, or an ISO time (2025-01-15T12:00:00Z).');
+  }
+}
