@@ -82,6 +82,11 @@ export function byteSize(value: string): number {
   return bytes;
 }
 
+/** A repeatable flag whose values are kept whole (commas included): `sandbox --dialect a --dialect b`. */
+export function append(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 /** Repeatable, comma-separable list flags: `--status failed --status pending` = `--status failed,pending`. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [

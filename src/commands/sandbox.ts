@@ -2,9 +2,7 @@ import type { Command } from 'commander';
 import type { SandboxCommandOptions } from '../core/sandbox.js';
 import { examples, type RunAction } from './help-text.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
-import { nonNegativeInt, port, positiveInt, positiveNumber, signedDuration } from './parsers.js';
-
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+import { append, nonNegativeInt, port, positiveInt, positiveNumber, signedDuration } from './parsers.js';
 
 export function registerSandbox(program: Command, run: RunAction): void {
   program
@@ -34,7 +32,7 @@ export function registerSandbox(program: Command, run: RunAction): void {
     .option(
       '--dialect <name>',
       "answer in a variant of the API the spec allows (repeatable; 'all' for every one, 'list' to see them)",
-      collect,
+      append,
       [],
     )
     .option(
