@@ -40,6 +40,8 @@ const WAIT_FLAGS = ['--outage-tolerance', `${TOLERANCE_S}s`, '--timeout', '60s',
 const COMMANDS: Array<{ name: string; args: string[]; waits: boolean }> = [
   { name: 'balance', args: ['balance'], waits: false },
   { name: 'show', args: ['show', '1', '-o', 'json'], waits: false },
+  // A table of the big answers: the first 1,000 rows of 1,000,000 tiny items, every row of the long strings (issue 25).
+  { name: 'show (table)', args: ['show', '1', '-o', 'table'], waits: false },
   { name: 'list --all', args: ['list', '--all', '-o', 'json'], waits: false },
   { name: 'wait', args: ['wait', '1', '-o', 'json', ...WAIT_FLAGS], waits: true },
   { name: 'watch', args: ['watch', '1', '-o', 'ndjson', ...WAIT_FLAGS], waits: true },

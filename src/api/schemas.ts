@@ -7,7 +7,7 @@
  * Every schema is built on first use (`z.lazy`, which parses exactly as the schema it wraps; helpers are functions):
  * building them all when the module loads cost every command ~10 ms of start-up, and `balance` parses with one.
  */
-import * as z from 'zod';
+import * as z from '../lib/zod.js';
 import { WIRE_ID } from '../lib/wire-id.js';
 
 const int = () => z.number().int();

@@ -10,7 +10,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../lib/zod.js';
 import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
 import { waitForLock } from './lock-file.js';
 

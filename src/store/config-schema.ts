@@ -1,5 +1,5 @@
 /** The config file's shape and the settings users may write with `taskctl config set`. */
-import * as z from 'zod';
+import * as z from '../lib/zod.js';
 import { AUTH_SCHEMES, OUTPUT_FORMATS, type SettingName } from './setting-names.js';
 
 export {

@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../lib/zod.js';
 import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
 import { waitForLock } from './lock-file.js';
 

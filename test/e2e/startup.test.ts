@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
@@ -181,6 +181,15 @@ describe('what a command that talks to the API loads', () => {
     const notForBalance = ['crypto', 'child_process', 'dgram', 'stream/consumers', 'fs/promises'];
     if (!process.versions.node.startsWith('20.')) notForBalance.push('v8');
     expect(loaded.filter((name) => notForBalance.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
+  });
+});
+
+describe('what the CLI bundle holds', () => {
+  it("zod's English messages only, not its other locales: src/lib/zod.ts re-exports zod name by name", () => {
+    // A namespace object re-exported (`export { z }`) keeps every export of zod in the bundle: +450 kB to read at start.
+    const bundle = readFileSync(join(BIN, '..', '..', 'dist', 'taskctl.cjs'), 'utf8');
+    const locales = new Set(bundle.match(/node_modules\/zod\/v4\/locales\/[\w-]+\.js/g));
+    expect([...locales].sort()).toEqual(['node_modules/zod/v4/locales/en.js', 'node_modules/zod/v4/locales/index.js']);
   });
 });
 

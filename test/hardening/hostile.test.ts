@@ -102,50 +102,29 @@ describe.concurrent('hostile server (spawned: peak RSS; wall time in scripts/hos
 
 describe('hostile server, issue 25 (spawned: peak RSS)', () => {
   // One after another: four 60 MiB answers at once from this process starved each other on a loaded machine.
-  // Their subject is memory, not speed: a budget of 100 s (not the default 35 s) lets a loaded machine read 60 MiB.
+  // Their subject is memory, not speed: a budget of 200 s (not the default 35 s) lets a loaded machine read 60 MiB.
+  // The table forms of the same answers are cells of `scripts/hostile-matrix.ts` (show (table)), not rows here.
   it('H13 `show 1 -o json` of ~1,000,000 tiny items (60 MiB, within the cap): exit 0 and peak RSS under 300 MB', async () => {
     const r = await runMeasured(
-      ['show', '1', '-o', 'json', '--request-timeout', '100s'],
+      ['show', '1', '-o', 'json', '--request-timeout', '200s'],
       envFor('tiny-items'),
-      110_000,
+      210_000,
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.length).toBeGreaterThan(100_000_000);
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
-  }, 120_000);
-
-  it('H13b `show 1 -o table` of the same ~1,000,000 tiny items: the first 1,000 rows, peak RSS under 300 MB', async () => {
-    const r = await runMeasured(
-      ['show', '1', '-o', 'table', '--request-timeout', '100s'],
-      envFor('tiny-items'),
-      110_000,
-    );
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/showing the first 1,000 of 1,000,000 items of task 1/);
-    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
-  }, 120_000);
+  }, 240_000);
 
   it('H14 `show 1 -o ndjson` of 60 MiB of long strings: every item streamed, peak RSS under 300 MB', async () => {
     const r = await runMeasured(
-      ['show', '1', '-o', 'ndjson', '--request-timeout', '100s'],
+      ['show', '1', '-o', 'ndjson', '--request-timeout', '200s'],
       envFor('long-strings'),
-      110_000,
+      210_000,
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split('\n')).toHaveLength(1001);
     expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
-  }, 120_000);
-
-  it('H14b `show 1 -o table` of 60 MiB of long strings to a file: every row whole, peak RSS under 300 MB', async () => {
-    const r = await runMeasured(
-      ['show', '1', '-o', 'table', '--request-timeout', '100s'],
-      envFor('long-strings'),
-      110_000,
-    );
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.length).toBeGreaterThan(60_000_000);
-    expect(r.rssMb).toBeLessThan(RSS_LIMIT_MB);
-  }, 120_000);
+  }, 240_000);
 
   it('H15 `balance --request-timeout 1s` when the headers never finish: exit 8 within the budget, not 4 × it', async () => {
     const before = server.counts.get('slow-headers') ?? 0;

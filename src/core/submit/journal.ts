@@ -14,7 +14,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
-import * as z from 'zod';
+import * as z from '../../lib/zod.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Context } from '../context.js';

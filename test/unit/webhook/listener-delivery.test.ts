@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,14 +94,21 @@ describe('webhook listen --exec queue', () => {
   it('runs up to --exec-concurrency commands at once', async () => {
     const dir = await tempDir();
     const out = join(dir, 'log');
+    const gate = join(dir, 'go');
+    // Each command holds until the gate opens, so "at once" does not depend on how fast a loaded machine starts them.
     const { listener } = await listen({
-      exec: `echo start >> ${out}; sleep 0.3; echo end >> ${out}`,
+      exec: `echo start >> ${out}; while [ ! -e ${gate} ]; do sleep 0.02; done; echo end >> ${out}`,
       execConcurrency: 3,
     });
-    for (const id of [1, 2, 3]) expect((await post(listener.url, eventFor(id))).status).toBe(200);
+    for (const id of [1, 2, 3, 4]) expect((await post(listener.url, eventFor(id))).status).toBe(200);
+    await expect.poll(() => lines(out), { timeout: 20_000 }).toEqual(['start', 'start', 'start']);
+    // The fourth waits for a free slot: still three running a while later.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await lines(out)).toEqual(['start', 'start', 'start']);
+    await writeFile(gate, '');
     await listener.close();
     const log = await lines(out);
-    expect(log).toHaveLength(6);
+    expect(log).toHaveLength(8);
     expect(log.slice(0, 3)).toEqual(['start', 'start', 'start']);
   });
 

@@ -1,0 +1,46 @@
+/**
+ * The suite on a machine under load (issue 23: "green 5 runs out of 5 while three busy loops per core load the
+ * machine"): starts `--loops-per-core` busy loops per core (default 3), runs vitest `--runs` times (default 5), and
+ * prints each run's duration and result. The loops are killed when the script ends, however it ends.
+ *
+ *   npm run test:load [-- --runs 5 --loops-per-core 3]
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, 'loops-per-core': { type: 'string', default: '3' } },
+});
+const runs = Number(values.runs);
+const loops = Number(values['loops-per-core']) * availableParallelism();
+
+const busy: ChildProcess[] = [];
+const stopLoops = () => busy.forEach((child) => child.kill('SIGKILL'));
+process.on('exit', stopLoops);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+// Each loop also ends by itself once this script is gone (even SIGKILLed): it checks now and then for its parent.
+const LOOP = 'const p = process.ppid; for (let i = 1; ; i++) if (i % 5e7 === 0 && process.ppid !== p) process.exit();';
+for (let i = 0; i < loops; i++) busy.push(spawn(process.execPath, ['-e', LOOP], { stdio: 'ignore' }));
+console.log(`${loops} busy loops on ${availableParallelism()} cores; ${runs} runs of the suite`);
+
+const results: string[] = [];
+for (let run = 1; run <= runs; run++) {
+  const started = Date.now();
+  const vitest = spawnSync('npx', ['vitest', 'run', '--reporter', 'dot'], {
+    encoding: 'utf8',
+    env: process.env,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  const text = `${vitest.stdout}${vitest.stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
+  const failed = (text.match(/^ *FAIL .*$/gm) ?? []).map((line) => line.trim());
+  const summary = /Tests\s+(.*)$/m.exec(text)?.[1] ?? '(no summary)';
+  const line = `run ${run}: ${vitest.status === 0 ? 'green' : `exit ${vitest.status}`} in ${seconds} s — ${summary}`;
+  results.push(line);
+  console.log(line);
+  for (const failure of new Set(failed)) console.log(`  ${failure}`);
+}
+const green = results.filter((line) => line.includes(': green')).length;
+console.log(`${green} of ${runs} runs green under ${loops} busy loops`);
+process.exitCode = green === runs ? 0 : 1;
