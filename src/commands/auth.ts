@@ -1,15 +1,6 @@
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
-import { formatCount } from '../output/numbers.js';
-import { isoSeconds } from '../output/times.js';
-import { AuthError, CliError, UsageError } from '../errors.js';
-import { maskKey } from '../lib/redact.js';
+import type { LoginOptions } from '../core/auth.js';
 import { examples, type RunAction } from './help-text.js';
-
-export interface LoginOptions {
-  /** Read the key from stdin (also implied when stdin is piped). */
-  withKey?: boolean;
-}
 
 export function registerAuth(program: Command, run: RunAction): void {
   const auth = program
@@ -35,157 +26,23 @@ export function registerAuth(program: Command, run: RunAction): void {
         'taskctl --profile staging auth login --base-url https://staging.example.com',
       ]),
     )
-    .action((options: LoginOptions, command: Command) => run(command, (ctx) => runLogin(ctx, options)));
+    .action((options: LoginOptions, command: Command) =>
+      run(command, async (ctx) => (await import('../core/auth.js')).runLogin(ctx, options)),
+    );
   auth
     .command('status')
     .description(
       'show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget',
     )
     .addHelpText('after', examples(['taskctl auth status', 'taskctl auth status -o json']))
-    .action((_options, command: Command) => run(command, runStatus));
+    .action((_options, command: Command) =>
+      run(command, async (ctx) => (await import('../core/auth.js')).runStatus(ctx)),
+    );
   auth
     .command('logout')
     .description("remove the profile's stored API key")
     .addHelpText('after', examples(['taskctl auth logout', 'taskctl --profile staging auth logout']))
-    .action((_options, command: Command) => run(command, runLogout));
-}
-
-async function readKey(ctx: Context, options: LoginOptions): Promise<string> {
-  const settings = await ctx.settings();
-  if (settings.apiKey?.source === 'flag') return settings.apiKey.value;
-  const stdin = ctx.io.stdin;
-  if (options.withKey || !stdin.isTTY) {
-    if (stdin.isTTY)
-      throw new UsageError(
-        '--with-key reads the key from stdin, but stdin is a terminal',
-        'Pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
-      );
-    return (await (await import('node:stream/consumers')).text(stdin)).split(/\r?\n/, 1)[0]?.trim() ?? '';
-  }
-  if (!ctx.interactive)
-    throw new UsageError(
-      'no key given and prompting is off',
-      'Pipe the key in with --with-key, or use --api-key-file PATH.',
+    .action((_options, command: Command) =>
+      run(command, async (ctx) => (await import('../core/auth.js')).runLogout(ctx)),
     );
-  const { promptHidden } = await import('../output/prompt.js');
-  return (await promptHidden(stdin, ctx.io.stderr, 'API key (input hidden): ')).trim();
-}
-
-export async function runLogin(ctx: Context, options: LoginOptions): Promise<void> {
-  const settings = await ctx.settings();
-  if (!settings.baseUrl) {
-    throw new UsageError(
-      'auth login needs the service URL',
-      'Pass it once: `taskctl auth login --base-url https://api.example.com`.',
-    );
-  }
-  const key = await readKey(ctx, options);
-  if (!key) throw new UsageError('the API key is empty', 'Copy the key from the dashboard and try again.');
-  ctx.addSecret(key);
-  settings.apiKey = { value: key, source: 'flag', origin: 'auth login' };
-  const api = await ctx.api();
-  let balance;
-  try {
-    balance = await api.getBalance();
-  } catch (error) {
-    if (error instanceof AuthError)
-      throw new AuthError(
-        'the service rejected this API key; nothing was saved',
-        'Check the key in the dashboard (a regenerated key invalidates the old one).',
-      );
-    throw error;
-  }
-  const { normaliseBaseUrl } = await import('../api/base-url.js');
-  const config = await ctx.config();
-  const profile = settings.profile.value;
-  await config.set(profile, 'base-url', normaliseBaseUrl(settings.baseUrl.value));
-  await config.set(profile, 'api-key', key);
-  ctx.printer.success(
-    `Logged in to ${normaliseBaseUrl(settings.baseUrl.value)} (profile "${profile}", key ${maskKey(key)}, balance ${formatCount(balance.balance)} ${balance.currency}); saved in ${config.path}`,
-  );
-  if (ctx.env.TASKCTL_API_KEY && ctx.env.TASKCTL_API_KEY !== key)
-    ctx.printer.warn('TASKCTL_API_KEY is set and takes precedence over the saved key.');
-}
-
-/** Whether the key works, with the balance and rate-limit budget the check revealed. */
-interface KeyCheck {
-  /** Undefined when there is no key (or no base URL) to check. */
-  works?: boolean;
-  balance?: { balance: number; currency: string };
-  budget?: { remaining: number; limit: number; resetAtMs: number };
-  problem?: CliError;
-}
-
-async function checkKey(ctx: Context): Promise<KeyCheck> {
-  try {
-    const api = await ctx.api();
-    const balance = await ctx.spin('checking the key', () => api.getBalance());
-    const budget = api.rateLimiter.snapshot();
-    return { works: true, balance, ...(budget && { budget }) };
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    return { works: false, problem: error };
-  }
-}
-
-export async function runStatus(ctx: Context): Promise<void> {
-  // The key this invocation would use: with --sandbox, the sandbox's (status checks it, so it needs the API anyway).
-  const settings = await ctx.apiSettings();
-  const check: KeyCheck = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : {};
-  const { balance, budget } = check;
-  const works =
-    check.works === undefined ? 'no key' : check.works ? 'yes' : `no: ${check.problem?.message ?? 'refused'}`;
-  // A person reads words; -o json gets types (issue 26): booleans, integers, an ISO time (not "yes", "4998 coins").
-  const fields: Array<[string, string | undefined]> = [
-    ['profile', settings.profile.value],
-    ['base_url', settings.baseUrl?.value],
-    ['base_url_source', settings.baseUrl?.origin],
-    ['key', settings.apiKey ? maskKey(settings.apiKey.value) : undefined],
-    ['key_source', settings.apiKey?.origin],
-    ['key_works', works],
-    ['balance', balance && `${formatCount(balance.balance)} ${balance.currency}`],
-    [
-      'rate_limit',
-      budget &&
-        `${formatCount(budget.remaining)}/${formatCount(budget.limit)} requests left, resets ${isoSeconds(budget.resetAtMs)}`,
-    ],
-  ];
-  const json = {
-    profile: settings.profile.value,
-    base_url: settings.baseUrl?.value ?? null,
-    base_url_source: settings.baseUrl?.origin ?? null,
-    key: settings.apiKey ? maskKey(settings.apiKey.value) : null,
-    key_source: settings.apiKey?.origin ?? null,
-    key_works: check.works ?? false,
-    key_error: check.problem?.message ?? (settings.apiKey ? null : 'no key'),
-    balance: balance?.balance ?? null,
-    currency: balance?.currency ?? null,
-    rate_limit: budget
-      ? { remaining: budget.remaining, limit: budget.limit, resets_at: isoSeconds(budget.resetAtMs) }
-      : null,
-  };
-  ctx.printer.detail(
-    fields.filter((field): field is [string, string] => field[1] !== undefined),
-    json,
-  );
-  if (!settings.apiKey) {
-    throw new AuthError(
-      'not logged in',
-      'Run `taskctl auth login --base-url URL`, set TASKCTL_API_KEY, or use --sandbox.',
-    );
-  }
-  if (check.problem) ctx.exitCode = check.problem.exitCode;
-}
-
-export async function runLogout(ctx: Context): Promise<void> {
-  const config = await ctx.config();
-  const settings = await ctx.settings();
-  const profile = settings.profile.value;
-  if (!config.profile(profile)['api-key']) {
-    ctx.printer.info(`no API key is stored for profile "${profile}"`);
-  } else {
-    await config.unset(profile, 'api-key');
-    ctx.printer.success(`Removed the API key of profile "${profile}" from ${config.path}`);
-  }
-  if (ctx.env.TASKCTL_API_KEY) ctx.printer.warn('TASKCTL_API_KEY is still set in this environment.');
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
-import { formatCount } from '../output/numbers.js';
+// Static, not `await import()`: balance is the start-up benchmark's command, and a second chunk would cost a load.
+import { runBalance } from '../core/balance.js';
 import { examples, type RunAction } from './help-text.js';
 
 export function registerBalance(program: Command, run: RunAction): void {
@@ -12,20 +12,4 @@ export function registerBalance(program: Command, run: RunAction): void {
       examples(['taskctl balance', 'taskctl balance -o json | jq .balance', 'taskctl balance -o tsv | cut -f1']),
     )
     .action((_options, command: Command) => run(command, runBalance));
-}
-
-export async function runBalance(ctx: Context): Promise<void> {
-  const balance = await ctx.spin('reading the balance', async () => (await ctx.api()).getBalance());
-  // One number, one line for a person (`1,234 coins`); machine formats keep the two fields.
-  if (ctx.printer.format === 'table') {
-    ctx.printer.line(`${formatCount(balance.balance)} ${balance.currency}`);
-    return;
-  }
-  ctx.printer.detail(
-    [
-      ['balance', balance.balance],
-      ['currency', balance.currency],
-    ],
-    balance,
-  );
 }

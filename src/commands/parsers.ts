@@ -3,6 +3,9 @@ import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../lib/duration.js';
 import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';
+import type { Field } from '../core/api-request.js';
+import type { TimeBound } from '../core/list-window.js';
+import { parseTimestamp } from '../output/times.js';
 
 export function positiveInt(max?: number) {
   return (value: string): number => {
@@ -79,6 +82,11 @@ export function byteSize(value: string): number {
   return bytes;
 }
 
+/** A repeatable flag whose values are kept whole (commas included): `sandbox --dialect a --dialect b`. */
+export function append(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 /** Repeatable, comma-separable list flags: `--status failed --status pending` = `--status failed,pending`. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [
@@ -153,4 +161,25 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length] ?? 0;
+}
+
+let fieldSeq = 0;
+/** `taskctl api -f`/`-F` (`typed`): key=value, numbered in command-line order across both flags. */
+export const collectField =
+  (typed: boolean) =>
+  (text: string, previous: Field[] | undefined): Field[] => {
+    if (!/^[^=]+=/.test(text)) throw new InvalidArgumentError('expected key=value.');
+    return [...(previous ?? []), { typed, text, seq: fieldSeq++ }];
+  };
+
+/** `list --since`/`--until`: a duration back from now, or an ISO timestamp (core/list-window.ts). */
+export function timeBound(value: string): TimeBound {
+  const at = parseTimestamp(value.trim());
+  if (at !== undefined) return () => at;
+  try {
+    const ago = parseDuration(value);
+    return (now) => now - ago;
+  } catch {
+    throw new InvalidArgumentError('expected a duration such as 30m, 1h, 24h, or an ISO time (2025-01-15T12:00:00Z).');
+  }
 }

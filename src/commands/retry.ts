@@ -3,7 +3,7 @@ import type { RetryOptions } from '../core/submit/retry.js';
 import { examples, type RunAction } from './help-text.js';
 import { duration } from './parsers.js';
 import { addSpendOptions, addWaitOptions } from './shared-flags.js';
-import { parseTaskId } from './task-id.js';
+import { parseTaskId } from '../lib/task-id.js';
 
 export function registerRetry(program: Command, run: RunAction): void {
   const command = program

@@ -1,18 +1,8 @@
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
+import type { SandboxCommandOptions } from '../core/sandbox.js';
 import { examples, type RunAction } from './help-text.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
-import { dialectScope, DIALECTS, type DialectName } from '../sandbox/dialect-names.js';
-import type { ResolvedOptions } from '../sandbox/options.js';
-import { nonNegativeInt, port, positiveInt, positiveNumber, signedDuration } from './parsers.js';
-
-/** The flags, each defaulted by commander from SANDBOX_DEFAULTS: the sandbox's own options under their flag names. */
-export type SandboxCommandOptions = Pick<
-  ResolvedOptions,
-  'port' | 'host' | 'apiKey' | 'balance' | 'itemMs' | 'rateLimit' | 'maxItems' | 'webhookTimeScale' | 'seed'
-> & { webhookUrl?: string; state?: string; dialect: string[]; clockSkew?: number };
-
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+import { append, nonNegativeInt, port, positiveInt, positiveNumber, signedDuration } from './parsers.js';
 
 export function registerSandbox(program: Command, run: RunAction): void {
   program
@@ -42,7 +32,7 @@ export function registerSandbox(program: Command, run: RunAction): void {
     .option(
       '--dialect <name>',
       "answer in a variant of the API the spec allows (repeatable; 'all' for every one, 'list' to see them)",
-      collect,
+      append,
       [],
     )
     .option(
@@ -67,78 +57,7 @@ export function registerSandbox(program: Command, run: RunAction): void {
         'http://127.0.0.1:8787/ by default, for this machine only; its address is logged on stderr.\n' +
         'Ctrl-C stops it. `--sandbox` on another command is a one-off sandbox that ends with that command.\n',
     )
-    .action((options: SandboxCommandOptions, command: Command) => run(command, (ctx) => runSandbox(ctx, options)));
-}
-
-export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<void> {
-  if (options.dialect.includes('list')) {
-    await ctx.printer.list(
-      Object.entries(DIALECTS).map(([name, description]) => ({
-        name,
-        scope: dialectScope(name as DialectName),
-        description,
-      })),
-      [
-        { header: 'name', value: (row) => row.name },
-        { header: 'scope', value: (row) => row.scope },
-        { header: 'description', value: (row) => row.description },
-      ],
+    .action((options: SandboxCommandOptions, command: Command) =>
+      run(command, async (ctx) => (await import('../core/sandbox.js')).runSandbox(ctx, options)),
     );
-    ctx.printer.info(
-      'also: --clock-skew DURATION (e.g. 3s, -3s) runs the sandbox clock ahead of or behind this machine',
-    );
-    return;
-  }
-  const { launchSandbox } = await import('../sandbox/launch.js');
-  const sandbox = await launchSandbox({
-    port: options.port,
-    host: options.host,
-    apiKey: options.apiKey,
-    balance: options.balance,
-    itemMs: options.itemMs,
-    rateLimit: options.rateLimit,
-    maxItems: options.maxItems,
-    webhookUrl: options.webhookUrl,
-    webhookTimeScale: options.webhookTimeScale,
-    seed: options.seed,
-    stateFile: options.state,
-    dialects: options.dialect,
-    ...(options.clockSkew === undefined ? {} : { clockSkewMs: options.clockSkew }),
-    log: (line) => {
-      ctx.printer.info(line);
-    },
-  });
-  // Written past the redactor: the key is the sandbox's own (often the same string as a stored one, after the README's
-  // `auth login`), and these lines exist to be pasted. Only these lines: logs and errors stay redacted.
-  const format = ctx.printer.format;
-  ctx.io.stdout.write(
-    format === 'json' || format === 'ndjson'
-      ? `${JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey }, null, format === 'json' ? 2 : undefined)}\n`
-      : `export TASKCTL_BASE_URL=${shellWord(sandbox.url)}\nexport TASKCTL_API_KEY=${shellWord(sandbox.apiKey)}\n`,
-  );
-  const variants =
-    (options.dialect.length > 0 ? `, dialects: ${options.dialect.join(', ')}` : '') +
-    (options.clockSkew ? `, clock skew ${options.clockSkew} ms` : '');
-  ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}${variants}); Ctrl-C to stop`);
-  ctx.printer.info(`dashboard: ${sandbox.dashboard} (this machine only)`);
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) {
-      resolve();
-      return;
-    }
-    ctx.signal.addEventListener(
-      'abort',
-      () => {
-        resolve();
-      },
-      { once: true },
-    );
-  });
-  await sandbox.close();
-  ctx.printer.info(options.state ? `sandbox stopped; state saved to ${options.state}` : 'sandbox stopped');
-}
-
-/** A value safe to paste after `export NAME=` (a --api-key with spaces or quotes stays one word). */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

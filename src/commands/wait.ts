@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
 import type { WaitOptions } from '../core/follow/wait.js';
-import { checkReportTargets } from '../report/write.js';
 import { examples, type RunAction } from './help-text.js';
 import { addWaitOptions } from './shared-flags.js';
-import { parseTaskId } from './task-id.js';
 
 export function registerWait(program: Command, run: RunAction): void {
   const command = program
@@ -29,28 +25,6 @@ export function registerWait(program: Command, run: RunAction): void {
         ' --report paths are checked before waiting.\n',
     )
     .action((ids: string[], options: WaitOptions, cmd: Command) =>
-      run(cmd, async (ctx) => {
-        checkReportTargets(options.report);
-        const { waitForTasks } = await import('../core/follow/wait.js');
-        await waitForTasks(ctx, await resolveIds(ctx, ids), options);
-      }),
+      run(cmd, async (ctx) => (await import('../core/follow/wait.js')).runWait(ctx, ids, options)),
     );
-}
-
-/** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
-async function resolveIds(ctx: Context, args: string[]): Promise<number[]> {
-  if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
-  if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
-  if (ctx.io.stdin.isTTY)
-    throw new UsageError(
-      '- reads task ids from stdin, but stdin is a terminal',
-      'Pipe them in: `taskctl create ... -q | taskctl wait -`.',
-    );
-  const ids = (await (await import('node:stream/consumers')).text(ctx.io.stdin))
-    .split(/\r?\n/)
-    .map((line) => line.trim().split(/\s+/)[0] ?? '')
-    .filter((field) => field !== '' && !field.startsWith('#'))
-    .map(parseTaskId);
-  if (ids.length === 0) throw new UsageError('no task ids on stdin', 'Pipe ids in, one per line.');
-  return [...new Set(ids)];
 }

@@ -9,6 +9,7 @@ import type { Env } from '../lib/env.js';
 import type { IO } from '../output/io.js';
 import type { Printer } from '../output/printer.js';
 import type { CompletionCacheStore } from '../store/cache.js';
+import type { ConfigStore } from '../store/config.js';
 import type { Settings } from './settings.js';
 
 /** Global flags (DESIGN.md section 1), as commander parses them. */
@@ -38,6 +39,8 @@ export interface Context {
   readonly clock: Clock;
   /** Aborted on Ctrl-C / SIGTERM. */
   readonly signal: AbortSignal;
+  /** After the first Ctrl-C: calls `handler` on a second one instead of ending the process (`webhook listen`). */
+  readonly onInterruptAgain: (handler: () => void) => void;
   readonly random: () => number;
   readonly globals: GlobalOptions;
   /** CI mode: `--ci` or the `CI` environment variable. */
@@ -53,6 +56,12 @@ export interface Context {
   readonly cache: CompletionCacheStore;
   /** Removes every secret this run knows of from `text`. */
   readonly redact: (text: string) => string;
+  /** Adds a secret to redact from everything printed (a key typed at `auth login`). */
+  addSecret: (secret: string) => void;
+  /** Points the completion cache at the configured account; its base URL, or undefined without a URL or key. */
+  bindCacheAccount: () => Promise<string | undefined>;
+  /** The config file, loaded on first use. */
+  config: () => Promise<ConfigStore>;
   /** Runs `work` under a one-line spinner on a terminal (`say` changes its text); plain otherwise. */
   spin: <T>(text: string, work: (say: (text: string) => void) => Promise<T>) => Promise<T>;
   /** Runs `work` with spinner texts handed to `show` (a live line already on screen) instead of a second spinner. */

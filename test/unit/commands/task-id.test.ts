@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { parseTaskId } from '../../../src/commands/task-id.js';
+import { parseTaskId } from '../../../src/lib/task-id.js';
 import { task } from '../../hardening/helpers.js';
 import { mockApi, runTaskctl } from './harness.js';
 

@@ -4,23 +4,10 @@
  * newest first and a whole page is older than the window; otherwise every page is read and filtered (the page guard
  * bounds the walk).
  */
-import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../lib/duration.js';
 import { parseTimestamp } from '../output/times.js';
 
 /** A window edge: a duration back from now (`1h`, `30m`, `2d` is not a unit: `48h`), or an ISO timestamp. */
 export type TimeBound = (now: number) => number;
-
-export function timeBound(value: string): TimeBound {
-  const at = parseTimestamp(value.trim());
-  if (at !== undefined) return () => at;
-  try {
-    const ago = parseDuration(value);
-    return (now) => now - ago;
-  } catch {
-    throw new InvalidArgumentError('expected a duration such as 30m, 1h, 24h, or an ISO time (2025-01-15T12:00:00Z).');
-  }
-}
 
 export class CreatedWindow {
   private last: number | undefined;

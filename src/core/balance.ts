@@ -1,0 +1,19 @@
+/** `taskctl balance`: the coin balance, one line for a person, two fields for a script. */
+import type { Context } from './context.js';
+import { formatCount } from '../output/numbers.js';
+
+export async function runBalance(ctx: Context): Promise<void> {
+  const balance = await ctx.spin('reading the balance', async () => (await ctx.api()).getBalance());
+  // One number, one line for a person (`1,234 coins`); machine formats keep the two fields.
+  if (ctx.printer.format === 'table') {
+    ctx.printer.line(`${formatCount(balance.balance)} ${balance.currency}`);
+    return;
+  }
+  ctx.printer.detail(
+    [
+      ['balance', balance.balance],
+      ['currency', balance.currency],
+    ],
+    balance,
+  );
+}

@@ -1,0 +1,155 @@
+/**
+ * `taskctl watch`: status changes of tasks as they happen, printed as human lines, tsv/csv rows or webhook-shaped
+ * events, through the follow engine (follow.ts); the exit code as `wait`'s (outcome.ts).
+ */
+import type { Task } from '../../api/schemas.js';
+import type { Column } from '../../output/printer.js';
+import type { Context } from '../context.js';
+import { ExitCode } from '../../errors.js';
+import { neutralise } from '../../lib/sanitize.js';
+import { countsText } from '../../output/task-columns.js';
+import { isoSeconds, parseTimestamp } from '../../output/times.js';
+import { unknownStatusWarner } from '../../lib/task-state.js';
+import { sandboxAwareHint } from '../sandbox-hint.js';
+
+export interface WatchOptions {
+  /** With no ids: keep following new tasks after the current ones finish (until Ctrl-C). */
+  follow?: boolean;
+  interval: number;
+  /** 0 (default) = no limit; else exit 124 when reached with tasks unfinished. */
+  timeout: number;
+  /** `--outage-tolerance`: no good answer for this long ends the watch with 8 (7 after a 429); default 2 min. */
+  outageTolerance?: number;
+}
+
+/** When the change happened by the task's own fields (started, completed, failed, created), else when it was seen. */
+function eventTime(task: Task, seenAt: number): number {
+  const status = task.status.toLowerCase();
+  const field =
+    status === 'processing'
+      ? task.started_at
+      : status === 'completed'
+        ? task.completed_at
+        : status === 'pending'
+          ? task.created_at
+          : (task.failed_at ?? task.completed_at);
+  return parseTimestamp(field) ?? seenAt;
+}
+
+interface Change {
+  at: number;
+  task: Task;
+}
+
+/** tsv/csv columns of `watch` (documented in its help). */
+const CHANGE_COLUMNS: Array<Column<Change>> = [
+  { header: 'timestamp', value: (c) => isoSeconds(eventTime(c.task, c.at)) },
+  { header: 'id', value: (c) => c.task.id },
+  { header: 'service', value: (c) => c.task.service },
+  { header: 'status', value: (c) => c.task.status },
+  { header: 'completed_items', value: (c) => c.task.completed_items },
+  { header: 'failed_items', value: (c) => c.task.failed_items },
+  { header: 'total_items', value: (c) => c.task.total_items },
+];
+
+export async function runWatch(ctx: Context, ids: number[], options: WatchOptions): Promise<void> {
+  const deadline = options.timeout > 0 ? ctx.clock.now() + options.timeout : undefined;
+  const api = await ctx.api({ deadline });
+  // Polling for minutes or hours keeps to the spec's 100/min when the server states no budget (api/rate-limit.ts).
+  api.rateLimiter.steady();
+  const { followTasks } = await import('./follow.js');
+  const { toWebhookEvent } = await import('../../api/task-event.js');
+  const { waitExitCode } = await import('./outcome.js');
+  const unknown = await import('./unknown-status.js');
+  const outage = await import('./outage.js');
+  const outageToleranceMs = outage.resolveOutageTolerance(
+    options.outageTolerance,
+    (await ctx.settings()).outageTolerance,
+  );
+  const printer = ctx.printer;
+  const warnUnknown = unknownStatusWarner((text) => {
+    printer.warn(text);
+  });
+  // Server text is made inert first, then coloured: colour codes must survive, the server's must not (issue 16).
+  const clean = (text: string): string => neutralise(ctx.redact(text));
+  const asEvents = printer.format === 'json' || printer.format === 'ndjson';
+  // tsv/csv rows go through the printer's row stream (it prints each write at once); table gets human lines.
+  const rows = printer.format === 'tsv' || printer.format === 'csv' ? printer.stream(CHANGE_COLUMNS) : undefined;
+  // For a person: what is watched and how to stop (an empty watch is then not a silent mystery).
+  if (!asEvents && !rows) {
+    const what = ids.length > 0 ? `${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}` : 'every unfinished task';
+    printer.info(`watching ${what}${ids.length === 0 && options.follow ? ' and any new one' : ''}; Ctrl-C to stop`);
+  }
+  const width = { id: 0, service: 0, status: 0 };
+  const result = await followTasks({
+    reader: api,
+    ids: ids.length > 0 ? ids : 'all-unfinished',
+    clock: ctx.clock,
+    random: ctx.random,
+    intervalMs: options.interval,
+    until: 'terminal',
+    follow: options.follow,
+    deadline,
+    signal: ctx.signal,
+    onChange: ({ task, at, statusChanged, counts: itemCounts }) => {
+      warnUnknown(task);
+      if (asEvents) {
+        // Webhook-shaped events come once per status, as a webhook would; count moves are for the other formats.
+        const event = statusChanged ? toWebhookEvent(task, at) : undefined;
+        if (event) printer.line(JSON.stringify(event));
+      } else if (rows) {
+        rows.write([{ at, task }]);
+      } else {
+        // Aligned columns (widths grow with what was seen); the time is the event's own, from the task's fields.
+        const service = clean(task.service);
+        const status = clean(task.status);
+        width.id = Math.max(width.id, String(task.id).length);
+        width.service = Math.max(width.service, service.length);
+        width.status = Math.max(width.status, status.length);
+        const counts = itemCounts.completed === undefined ? '' : countsText(itemCounts);
+        const line = [
+          isoSeconds(eventTime(task, at)),
+          `task ${String(task.id).padEnd(width.id)}`,
+          service.padEnd(width.service),
+          printer.paintStatus(status) + ' '.repeat(width.status - status.length),
+          counts,
+        ];
+        ctx.io.stdout.write(`${line.join('  ').trimEnd()}\n`);
+      }
+    },
+    outageToleranceMs,
+    onOutage: (state) => {
+      const now = ctx.clock.now();
+      printer.warn(state.retrying ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
+    },
+  });
+  const code =
+    result.reason === 'interrupted'
+      ? ExitCode.interrupted
+      : waitExitCode(result.tasks, { reason: result.reason, lastError: result.outage?.lastError });
+  ctx.exitCode = code; // before the last output is flushed: a reader of stdout that goes away must not make it 0
+  await rows?.end();
+  ctx.cache.rememberTasks(result.tasks);
+  const resume = `still running: taskctl watch ${result.unfinished.join(' ')}`;
+  if (result.reason === 'interrupted') {
+    if (result.unfinished.length > 0 && ids.length > 0)
+      printer.error('interrupted', sandboxAwareHint(ctx.ephemeralSandbox, resume));
+    return;
+  }
+  if (result.outage) {
+    const watched = ids.length > 0 ? ids : result.tasks.map((task) => task.id);
+    const failure = outage.outageError({
+      ...result.outage,
+      states: watched.length > 0 ? outage.lastKnownStates(watched, result.tasks) : 'no task seen',
+      resume: ctx.ephemeralSandbox ? undefined : ['taskctl', 'watch', ...ids].join(' '),
+    });
+    printer.error(failure.message, failure.hint);
+  }
+  if (ids.length === 0 && result.tasks.length === 0 && !asEvents && !rows)
+    printer.info('no unfinished tasks: nothing to watch (taskctl watch --follow waits for new ones)');
+  if (result.reason === 'timeout')
+    printer.error(
+      `timed out${unknown.unknownStatusNote(result.tasks)}`,
+      sandboxAwareHint(ctx.ephemeralSandbox, resume),
+    );
+}

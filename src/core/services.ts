@@ -1,0 +1,17 @@
+/** `taskctl services`: the services with their price per item; remembered for completion. */
+import type { Context } from './context.js';
+import { pickColumns } from '../output/columns.js';
+import { SERVICE_COLUMNS } from '../output/service-columns.js';
+
+export interface ServicesOptions {
+  columns?: string[];
+  wide?: boolean;
+}
+
+export async function runServices(ctx: Context, options: ServicesOptions = {}): Promise<void> {
+  const columns = pickColumns(SERVICE_COLUMNS, options.columns);
+  const api = await ctx.api();
+  const services = await ctx.spin('reading the services', () => api.listServices());
+  ctx.cache.rememberServices(services, api.baseUrl);
+  await ctx.printer.list(services, columns, services, { wide: options.wide === true });
+}

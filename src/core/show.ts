@@ -1,0 +1,49 @@
+/** `taskctl show`: tasks read one after the other (a missing one prints nothing), reports written, items printed. */
+import type { Task } from '../api/schemas.js';
+import type { Context } from './context.js';
+import { NotFoundError } from '../errors.js';
+import { printTaskItems } from './task-results.js';
+import { checkReportTargets, writeReports, type ReportSpec } from '../report/write.js';
+
+export interface ShowOptions {
+  /** Only items in this status. */
+  itemsStatus?: 'completed' | 'failed';
+  /** Reports on the whole tasks (`--report junit=FILE`, `--report github`); `--items-status` does not filter them. */
+  report?: ReportSpec[];
+  /** Item columns for table/tsv/csv: `task`, `target`, `status`, the data fields, `error`. */
+  columns?: string[];
+  wide?: boolean;
+}
+
+/** Every task first, one after the other through the one client (its limiter paces): a missing one prints nothing. */
+async function fetchTasks(ctx: Context, ids: readonly number[]): Promise<Task[]> {
+  const api = await ctx.api();
+  const tasks: Task[] = [];
+  for (const id of ids) {
+    try {
+      tasks.push(await api.getTask(id));
+    } catch (error) {
+      if (error instanceof NotFoundError && ids.length > 1) {
+        throw new NotFoundError(`${error.message} (task ${id}; nothing was printed)`, error.hint);
+      }
+      throw error;
+    }
+  }
+  return tasks;
+}
+
+export async function runShow(ctx: Context, requested: readonly number[], options: ShowOptions): Promise<void> {
+  checkReportTargets(options.report);
+  const ids = [...new Set(requested)];
+  const tasks = await ctx.spin(ids.length === 1 ? `reading task ${ids[0]}` : `reading ${ids.length} tasks`, () =>
+    fetchTasks(ctx, ids),
+  );
+  ctx.cache.rememberTasks(tasks);
+  if (options.report?.length) await writeReports(ctx, options.report, tasks);
+  const printer = ctx.printer;
+  // The spec shows items in GET /tasks/:id, but a server may leave them out: say so rather than print nothing.
+  for (const task of tasks) {
+    if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
+  }
+  await printTaskItems(ctx, tasks, { ...options, single: requested.length === 1 });
+}

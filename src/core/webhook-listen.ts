@@ -1,0 +1,122 @@
+/**
+ * `taskctl webhook listen`: the receiver (webhook/listener.ts) started with the run's key, settings and printer, the
+ * optional catch-up (webhook/catch-up.ts), then Ctrl-C: finish the events in hand, or abandon them on a second one.
+ */
+import { AuthError, InterruptedError, UsageError } from '../errors.js';
+import { parseTaskId } from '../lib/task-id.js';
+import { eventPrinter } from '../webhook/event-printer.js';
+import type { Context } from './context.js';
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  path: string;
+  forwardTo?: string;
+  exec?: string;
+  execConcurrency: number;
+  queue: number;
+  maxBody: number;
+  /** `--no-dedupe` sets it false. */
+  dedupe: boolean;
+  spool?: string;
+  catchUp?: number;
+  catchUpTask?: string[];
+}
+
+/** Output not yet written beyond this (stdout or stderr not being read) makes the listener answer 503. */
+const OUTPUT_BACKLOG_BYTES = 1024 * 1024;
+
+/** Bytes written but not yet taken by the reader (a pipe nobody reads grows it); 0 for streams that do not say. */
+function backlog(stream: unknown): number {
+  const length = (stream as { writableLength?: unknown }).writableLength;
+  return typeof length === 'number' ? length : 0;
+}
+
+async function requireKey(ctx: Context): Promise<string> {
+  const settings = await ctx.settings();
+  if (!settings.apiKey) {
+    throw new AuthError(
+      'no API key configured: the listener verifies X-Webhook-Signature against it',
+      'Run `taskctl auth login`, set TASKCTL_API_KEY, or pass --api-key-file.',
+    );
+  }
+  return settings.apiKey.value;
+}
+
+export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
+  if (!options.path.startsWith('/')) throw new UsageError(`--path must start with / (got "${options.path}")`);
+  const catchUpIds = (options.catchUpTask ?? []).map((id) => parseTaskId(id));
+  const apiKey = await requireKey(ctx);
+  const { startWebhookListener } = await import('../webhook/listener.js');
+  const events = eventPrinter(ctx);
+  const listener = await startWebhookListener({
+    port: options.port,
+    host: options.host,
+    path: options.path,
+    apiKey,
+    forwardTo: options.forwardTo,
+    exec: options.exec,
+    execConcurrency: options.execConcurrency,
+    queue: options.queue,
+    maxBody: options.maxBody,
+    dedupe: options.dedupe,
+    spool: options.spool,
+    env: ctx.env,
+    clock: ctx.clock,
+    onEvent: (received, note) => events.print(received, note),
+    canPrint: () => backlog(ctx.io.stdout) < OUTPUT_BACKLOG_BYTES && backlog(ctx.io.stderr) < OUTPUT_BACKLOG_BYTES,
+    log: (line) => ctx.printer.info(line),
+  });
+  ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
+  if (options.catchUp !== undefined || catchUpIds.length > 0) await catchUp(ctx, listener, options.catchUp, catchUpIds);
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) {
+      resolve();
+      return;
+    }
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  const again = new Promise<'again'>((resolve) => ctx.onInterruptAgain(() => resolve('again')));
+  ctx.printer.info('stopping: new deliveries get 503; finishing the events in hand (Ctrl-C again to abandon them)');
+  const how = await Promise.race([listener.close().then(() => 'done' as const), again]);
+  await events.end();
+  if (how === 'done') return;
+  const left = await listener.abandon();
+  if (left.length === 0) return;
+  const shown = left.slice(0, 20).map((job) => job.label);
+  const more = left.length > shown.length ? ` and ${left.length - shown.length} more` : '';
+  throw new InterruptedError(
+    `abandoned ${left.length} event(s) whose command did not run or finish: ${shown.join(', ')}${more}`,
+    options.spool === undefined
+      ? 'With --spool FILE they would run at the next start.'
+      : `They stay in ${options.spool} and run at the next start with --spool ${options.spool}.`,
+  );
+}
+
+/** `--catch-up` / `--catch-up-task`: one synthesised event per task, through the listener's own path. */
+async function catchUp(
+  ctx: Context,
+  listener: import('../webhook/listener.js').WebhookListener,
+  withinMs: number | undefined,
+  ids: number[],
+): Promise<void> {
+  const [api, { tasksToCatchUp, synthesiseEvent }] = await Promise.all([ctx.api(), import('../webhook/catch-up.js')]);
+  const now = ctx.clock.now();
+  const tasks = await tasksToCatchUp(api, { withinMs, ids, now });
+  let handed = 0;
+  const failed: number[] = [];
+  for (const task of tasks) {
+    const event = synthesiseEvent(task, now);
+    if (!event) continue;
+    const outcome = await listener.inject(JSON.stringify(event));
+    if (outcome.status === 200) handed++;
+    else failed.push(task.id);
+  }
+  const skipped = tasks.length - handed - failed.length;
+  ctx.printer.info(
+    `catch-up: ${handed} synthesised event(s) from ${tasks.length} task(s)${skipped > 0 ? `, ${skipped} pending (no event yet)` : ''}`,
+  );
+  if (failed.length > 0) {
+    ctx.printer.warn(`catch-up: not handed on (the app or the queue refused them): tasks ${failed.join(', ')}`);
+  }
+}
