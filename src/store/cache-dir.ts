@@ -2,11 +2,33 @@
  * The cache directory (completion data, prices, Node's compile cache): TASKCTL_CACHE_DIR, else `$XDG_CACHE_HOME/taskctl`,
  * else `~/.cache/taskctl`. No dependencies: src/boot.ts needs it before anything else loads.
  */
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, tmpdir, userInfo } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+
+/**
+ * The user's home directory as an absolute path: $HOME when it is one, else the account's (an empty or relative HOME
+ * would put the config and the ledger of creates in whatever directory a command runs in); undefined if neither is.
+ */
+export function userHome(home: string = homedir()): string | undefined {
+  if (isAbsolute(home)) return home;
+  try {
+    const account = userInfo().homedir;
+    return isAbsolute(account) ? account : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An XDG base directory variable, used only when absolute: the XDG spec says to ignore a relative one. */
+export function xdgHome(value: string | undefined): string | undefined {
+  return value !== undefined && isAbsolute(value) ? value : undefined;
+}
 
 export function cacheDirectory(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): string {
   if (env.TASKCTL_CACHE_DIR) return env.TASKCTL_CACHE_DIR;
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'taskctl');
-  return join(home, '.cache', 'taskctl');
+  const xdg = xdgHome(env.XDG_CACHE_HOME);
+  if (xdg) return join(xdg, 'taskctl');
+  const user = userHome(home);
+  // No home at all (a stripped-down container): a per-user directory under the temp dir, never the working directory.
+  return user ? join(user, '.cache', 'taskctl') : join(tmpdir(), `taskctl-cache-${process.getuid?.() ?? 'user'}`);
 }

@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../lib/env.js';
 import { UsageError } from '../errors.js';
+import { userHome, xdgHome } from './cache-dir.js';
 import { readRegularFile, removeLeftoverTemps, STATE_FILE_MAX_BYTES, writeFileAtomicSync } from './atomic-file.js';
 import { ConfigFileSchema, type ConfigFile, type Profile } from './config-schema.js';
 import { lockTimeoutError, waitForLock } from './lock-file.js';
@@ -22,8 +23,16 @@ const CONFIG_LOCK_STALE_MS = 30_000;
 
 export function configDirectory(env: Env, home: string = homedir()): string {
   if (env.TASKCTL_CONFIG_DIR) return env.TASKCTL_CONFIG_DIR;
-  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'taskctl');
-  return join(home, '.config', 'taskctl');
+  const xdg = xdgHome(env.XDG_CONFIG_HOME);
+  if (xdg) return join(xdg, 'taskctl');
+  const user = userHome(home);
+  if (user === undefined) {
+    throw new UsageError(
+      'cannot find your home directory for the config file (HOME is empty or relative)',
+      'Set HOME, or TASKCTL_CONFIG_DIR to the directory the config file should live in.',
+    );
+  }
+  return join(user, '.config', 'taskctl');
 }
 
 export function configFilePath(env: Env): string {
