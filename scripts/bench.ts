@@ -806,23 +806,7 @@ async function benchShow() {
     data: i % 10 === 0 ? null : { available: i % 3 === 0, whois: { registrar: `R${i % 7}` } },
     ...(i % 10 === 0 ? { error: 'lookup failed' } : {}),
   }));
-  const task = {
-    id: 1,
-    service: 'domain_check_availability',
-    status: 'completed',
-    total_items: count,
-    cost: count,
-    created_at: '2026-01-01T00:00:00Z',
-    completed_at: '2026-01-01T00:10:00Z',
-    items,
-  };
-  const body = JSON.stringify({ success: true, data: task });
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const { server } = await serveFinishedTask(items);
   try {
     const { port } = server.address() as AddressInfo;
     const env = cliEnv({ TASKCTL_BASE_URL: `http://127.0.0.1:${port}/api/v1`, TASKCTL_API_KEY: 'sk_bench_show' });
@@ -838,13 +822,8 @@ async function benchShow() {
   await benchShowMemory();
 }
 
-/**
- * Peak RSS of `show -o json|tsv|ndjson` on a 60 MiB answer of long strings (1,000 items of 60,000 characters), within
- * the 64 MiB body cap, next to the answer's size (issue 25: ≤ 300 MB in every format; it was 958/735/621 MB).
- */
-async function benchShowMemory(): Promise<void> {
-  const text = 'x'.repeat(60_000);
-  const items = Array.from({ length: 1000 }, (_, i) => ({ target: `d${i}.io`, status: 'completed', data: { text } }));
+/** A loopback server answering every request with task 1, completed, holding `items` (the show figures' answer). */
+async function serveFinishedTask(items: unknown[]): Promise<{ server: ReturnType<typeof createServer>; body: string }> {
   const task = {
     id: 1,
     service: 'domain_check_availability',
@@ -862,6 +841,17 @@ async function benchShowMemory(): Promise<void> {
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
+  return { server, body };
+}
+
+/**
+ * Peak RSS of `show -o json|tsv|ndjson` on a 60 MiB answer of long strings (1,000 items of 60,000 characters), within
+ * the 64 MiB body cap, next to the answer's size (issue 25: ≤ 300 MB in every format; it was 958/735/621 MB).
+ */
+async function benchShowMemory(): Promise<void> {
+  const text = 'x'.repeat(60_000);
+  const items = Array.from({ length: 1000 }, (_, i) => ({ target: `d${i}.io`, status: 'completed', data: { text } }));
+  const { server, body } = await serveFinishedTask(items);
   const haveTime = await hasTool('/usr/bin/time', ['-f', '%M', 'true']);
   const size = `${(Buffer.byteLength(body) / 1024 / 1024).toFixed(1)} MiB answer`;
   try {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { generator } from '../seeded.js';
 
 const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));
 const SERVICE = 'domain_check_availability';
@@ -51,18 +52,6 @@ export const FAULTS = {
   'list-503': { method: 'GET', path: '/api/v1/tasks', kind: 'status', status: 503 },
 } as const;
 export type FaultName = keyof typeof FAULTS;
-
-/** mulberry32: a small seeded generator, so a failing campaign replays with its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function run(
   args: string[],
@@ -132,7 +121,7 @@ function progress(journal: string): { done: number; reached: number } {
 }
 
 export async function runJournalCampaign(options: JournalCampaignOptions): Promise<JournalCampaignReport> {
-  const rand = random(options.seed);
+  const rand = generator(options.seed);
   const log = options.log ?? (() => {});
   const faultNames = options.faults ?? (Object.keys(FAULTS) as FaultName[]);
   const dir = mkdtempSync(join(tmpdir(), 'taskctl-journal-campaign-'));

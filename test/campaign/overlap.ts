@@ -19,6 +19,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generator } from '../seeded.js';
 import { FaultProxy, PROXY_FAULTS, type ProxyFault } from './proxy.js';
 import { startWorld, type World } from './world.js';
 
@@ -63,18 +64,6 @@ interface RunResultLike {
   code: number;
   stdout: string;
   stderr: string;
-}
-
-/** mulberry32: a seeded generator, so a failing campaign can be replayed with its seed. */
-export function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The cause an exit 9 states (core/submit/send.ts words it). */

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generator } from '../seeded.js';
 
 const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));
 const KEY = 'sk_load_listen_7c1e';
@@ -49,18 +50,6 @@ export interface ListenLoadResult {
   peakRssMb: number;
   seconds: number;
   exitCode: number | null;
-}
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function eventBody(taskId: number, name: 'processing' | 'completed', padding: number): string {
@@ -100,7 +89,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runListenLoad(options: ListenLoadOptions): Promise<ListenLoadResult> {
   const started = Date.now();
-  const rand = random(options.seed ?? 42);
+  const rand = generator(options.seed ?? 42);
   const padding = options.padding ?? 0;
   const dir = mkdtempSync(join(tmpdir(), 'taskctl-listen-load-'));
   const execLog = join(dir, 'exec.log');

@@ -5,54 +5,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { followTasks } from '../../../../src/core/follow/follow.js';
-import type { FollowResult } from '../../../../src/core/follow/follow.js';
-import { FakeClock, FakeTaskServer, T0, seededRandom, steadyWork } from './fakes.js';
-import type { FakeServerOptions, SimTask } from './fakes.js';
+import { busiestMinute, followManyTasks, seededRandom, T0 } from './fakes.js';
+import type { FakeServerOptions } from './fakes.js';
 import { JSON_HEADERS, FakeClock as ApiClock, T0 as API_T0, makeClient, mockAgent, ok } from '../../api/helpers.js';
 
 const MIN = 60_000;
 
-/** Most requests in any 60 s (half-open), from sorted request times. */
-function busiestMinute(times: readonly number[]): number {
-  let worst = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while ((times[i] ?? 0) - (times[j] ?? 0) >= MIN) j++;
-    worst = Math.max(worst, i - j + 1);
-  }
-  return worst;
-}
-
-/**
- * 300 tasks of 1–10 items × 300 ms, started within 2 s, whose counts only GET /tasks/:id gives: 300 GETs and more to
- * make, more than 100/min can serve at once.
- */
-async function followMany(rateLimit: FakeServerOptions['rateLimit']): Promise<{
-  result: FollowResult;
-  server: FakeTaskServer;
-  tookMs: number;
-  rounds: number[];
-}> {
-  const clock = new FakeClock();
-  const random = seededRandom(3);
-  const tasks: SimTask[] = Array.from({ length: 300 }, (_, i) => ({
-    id: i + 1,
-    work: steadyWork(1 + Math.floor(random() * 10), 300, Math.floor(random() * 2000)),
-  }));
-  const server = new FakeTaskServer(clock, { ...(rateLimit ? { rateLimit } : {}) }).add(...tasks);
-  const rounds: number[] = [];
-  const result = await followTasks({
-    reader: server,
-    ids: tasks.map((t) => t.id),
-    clock,
-    random,
-    intervalMs: 2000,
-    until: 'terminal',
-    deadline: T0 + 60 * MIN,
-    onChange: () => undefined,
-    onRound: ({ requests }) => rounds.push(requests),
-  });
-  return { result, server, tookMs: clock.now() - T0, rounds };
-}
+/** `followMany` as these tests use it: a deadline an hour on, so a stall fails instead of hanging. */
+const followMany = (rateLimit: FakeServerOptions['rateLimit']) =>
+  followManyTasks(rateLimit ? { rateLimit } : {}, T0 + 60 * MIN);
 
 describe('follow paces by the client limiter', () => {
   it('a server stating a small limit (X-RateLimit-Limit: 20): at most 20 requests in any minute, no 429', async () => {

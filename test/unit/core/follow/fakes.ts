@@ -3,6 +3,7 @@ import type { PageMeta, Task, TaskItem } from '../../../../src/api/schemas.js';
 import { RateLimiter } from '../../../../src/api/rate-limit.js';
 import { NotFoundError, RateLimitError } from '../../../../src/errors.js';
 import type { TaskReader } from '../../../../src/core/follow/reader.js';
+import { followTasks, type FollowResult } from '../../../../src/core/follow/follow.js';
 import type { Clock } from '../../../../src/lib/time.js';
 
 export const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
@@ -244,4 +245,45 @@ export function seededRandom(seed = 42): () => number {
     state = (state * 1664525 + 1013904223) >>> 0;
     return state / 2 ** 32;
   };
+}
+
+/** Most requests in any 60 s (half-open), from sorted request times. */
+export function busiestMinute(times: readonly number[]): number {
+  let worst = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while ((times[i] ?? 0) - (times[j] ?? 0) >= 60_000) j++;
+    worst = Math.max(worst, i - j + 1);
+  }
+  return worst;
+}
+
+/**
+ * 300 tasks of 1–10 items × 300 ms, started within 2 s, followed to the end against a `FakeTaskServer` with `options`:
+ * more requests than 100/min can serve at once. The result, the server (its request times), the time taken and each
+ * round's request count.
+ */
+export async function followManyTasks(
+  options: FakeServerOptions,
+  deadline?: number,
+): Promise<{ result: FollowResult; server: FakeTaskServer; tookMs: number; rounds: number[] }> {
+  const clock = new FakeClock();
+  const random = seededRandom(3);
+  const tasks: SimTask[] = Array.from({ length: 300 }, (_, i) => ({
+    id: i + 1,
+    work: steadyWork(1 + Math.floor(random() * 10), 300, Math.floor(random() * 2000)),
+  }));
+  const server = new FakeTaskServer(clock, options).add(...tasks);
+  const rounds: number[] = [];
+  const result = await followTasks({
+    reader: server,
+    ids: tasks.map((t) => t.id),
+    clock,
+    random,
+    intervalMs: 2000,
+    until: 'terminal',
+    ...(deadline !== undefined && { deadline }),
+    onChange: () => undefined,
+    onRound: ({ requests }) => rounds.push(requests),
+  });
+  return { result, server, tookMs: clock.now() - T0, rounds };
 }
