@@ -89,7 +89,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
   });
   for (const task of state.tasks) lifecycle.track(task, { replayPast: false });
 
-  const limiter = new FixedWindowLimiter(opts.rateLimit, now);
+  const limiter = new FixedWindowLimiter(opts.rateLimit, now, opts.rateWindowMs);
   const stats = new RequestStats();
   const faults = new FaultInjector();
   // The dashboard hears of every change: the journal's hook stays first (store.attach sets it, below).
