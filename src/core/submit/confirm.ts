@@ -37,12 +37,12 @@ export async function confirmCost(
   }
   // The person deciding sees what it leaves them with (one GET /balance, only when asking).
   const balance = await api.getBalance();
-  const count = batches.reduce((sum, b) => sum + b.list.count, 0);
+  const count = batches.reduce((sum, b) => sum + b.count, 0);
   const [only] = batches;
   const what =
     batches.length === 1 && only
       ? `${only.service} for ${counted(count, 'item')}`
-      : `${counted(count, 'item')} (${batches.map((b) => `${b.service}: ${formatCount(b.list.count)}`).join(', ')})`;
+      : `${counted(count, 'item')} (${batches.map((b) => `${b.service}: ${formatCount(b.count)}`).join(', ')})`;
   const { confirm } = await import('../../output/prompt.js');
   const answer = await confirm(
     ctx.io.stdin,

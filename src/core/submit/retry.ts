@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { isTerminal, itemOutcome, taskSucceeded } from '../../lib/task-state.js';
-import { submitItems } from './index.js';
+import { runPipeline } from './pipeline.js';
 import type { Batch, SubmitOptions } from './types.js';
 
 export interface RetryOptions extends SubmitOptions {
@@ -94,5 +94,5 @@ export async function runRetry(ctx: Context, ids: number[], options: RetryOption
     planned.push({ service, items: once });
   }
   const reuseWindow = options.reuse === false ? undefined : (options.reuseWindow ?? RETRY_REUSE_WINDOW_MS);
-  await submitItems(ctx, planned, { ...options, reuseWindow }, { verb: 'Retry' });
+  await runPipeline(ctx, { batches: planned, verb: 'Retry' }, { ...options, reuseWindow });
 }

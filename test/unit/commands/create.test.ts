@@ -158,7 +158,7 @@ describe('Ctrl-C keeps the message', () => {
     expect(result.code).toBe(130);
     const tasks = await world.tasks();
     expect(tasks).toHaveLength(1);
-    expect(result.stderr).toMatch(/interrupted before sending task 2 of 2: nothing was created for it/);
+    expect(result.stderr).toMatch(/interrupted before sending chunk 2 of 2: nothing was created for it/);
     expect(result.stderr).toMatch(new RegExp(`created 1 of 2 tasks: ${tasks[0]!.id} before that`));
   });
 });
