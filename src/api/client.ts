@@ -98,6 +98,19 @@ export function shouldRetry(method: Method, failure: Failure): boolean {
   }
 }
 
+/** The failures after which an attempt provably never reached the server (nothing was handed over, or a 429). */
+function notProcessedFailure(failure: Failure): NotProcessed['failure'] | undefined {
+  switch (failure) {
+    case 'never-sent':
+    case 'rate-limited':
+    case 'rate-limited-too-long':
+    case 'tls':
+      return failure;
+    default:
+      return undefined;
+  }
+}
+
 /** The longest delay setTimeout accepts (2^31 − 1 ms); longer ones fire immediately. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -166,6 +179,29 @@ export interface RawResponse {
   error: Error | undefined;
 }
 
+/**
+ * Why an attempt of a create provably never reached the server: the failure's kind (`never-sent`: refused, DNS,
+ * connect timeout; `rate-limited`: a 429; `tls`: the handshake failed), a short reason (`ECONNREFUSED`, `HTTP 429`),
+ * and whether another attempt follows (false: the call rejects with the error).
+ */
+export interface NotProcessed {
+  failure: 'never-sent' | 'rate-limited' | 'rate-limited-too-long' | 'tls';
+  why: string;
+  retrying: boolean;
+}
+
+/** What `createTask` tells its caller of each attempt, synchronously (a journal may fsync in them). */
+export interface CreateTaskObserver {
+  /**
+   * The attempt is handed to the connection now (`sentAtMs`, the client's clock), after every rate-limit wait: from
+   * here on it may reach the server. Called once per attempt; an attempt cut before it (Ctrl-C or the deadline during
+   * a wait) calls nothing and the call rejects.
+   */
+  onDispatch?: (attempt: number, sentAtMs: number) => void;
+  /** The dispatched attempt provably never reached the server; `reason.retrying` says whether another one follows. */
+  onNotProcessed?: (attempt: number, reason: NotProcessed) => void;
+}
+
 export interface RequestInit {
   /** Query pairs, appended after any query already in the path; names may repeat. */
   query?: ReadonlyArray<readonly [string, string]>;
@@ -182,7 +218,7 @@ export interface ApiClient {
    * POST /tasks. Retried only when the request provably never reached the server, or on 429. When it may have
    * reached the server and the outcome is unknown, throws `AmbiguousCreateError`: reconcile, never resend blindly.
    */
-  createTask: (req: CreateTaskRequest, onSend?: () => void) => Promise<Task>;
+  createTask: (req: CreateTaskRequest, observer?: CreateTaskObserver) => Promise<Task>;
   /** GET /tasks?page=&per_page= (server defaults when omitted). */
   listTasks: (q?: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id, with item results. */
@@ -311,8 +347,8 @@ interface RequestSpec<T> {
   raw?: boolean | undefined;
   /** Receives each attempt's response (undefined after a transport failure), so `request` can return the last one. */
   seen?: { last?: ResponseExchange | undefined };
-  /** Called as an attempt leaves (after the rate-limit wait): before it, nothing can have reached the server. */
-  onSend?: (() => void) | undefined;
+  /** `createTask`'s observer: each attempt's dispatch, and the attempts that provably never reached the server. */
+  observer?: CreateTaskObserver | undefined;
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -444,7 +480,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             );
           }, cutAfterMs);
     try {
-      spec.onSend?.();
+      spec.observer?.onDispatch?.(attempt, sentAtMs);
       const response = await dispatcher.request({
         origin,
         path,
@@ -528,21 +564,27 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       if (verdict.ok) return verdict.value;
       const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
-      if (!shouldRetry(spec.method, verdict.failure) || attempt >= MAX_ATTEMPTS) throw verdict.fail(suffix);
       const { waitMs, why } = verdict;
+      const unprocessed = notProcessedFailure(verdict.failure);
+      const giveUp = (error: Error): never => {
+        if (unprocessed) spec.observer?.onNotProcessed?.(attempt, { failure: unprocessed, why, retrying: false });
+        throw error;
+      };
+      if (!shouldRetry(spec.method, verdict.failure) || attempt >= MAX_ATTEMPTS) giveUp(verdict.fail(suffix));
       const rateLimited = verdict.failure === 'rate-limited';
       if (rateLimited && limit.pausesForRateLimit && limit.at !== undefined) limit.at += waitMs;
       else if (deadline !== undefined && clock.now() + waitMs > deadline) {
         // Never sleep past the command's deadline: fail now with what we know.
         trace?.(`* not retrying (${why}): the deadline comes first`);
-        throw verdict.fail(`${suffix} (no time left to retry before the deadline)`);
+        giveUp(verdict.fail(`${suffix} (no time left to retry before the deadline)`));
       }
       // A wait the server announced (429) is not the request's time; back-off is.
       if (rateLimited) budgetEnd += waitMs;
       else if (clock.now() + waitMs >= budgetEnd) {
         trace?.(`* not retrying (${why}): the request's ${formatSeconds(budgetMs)} budget is spent`);
-        throw verdict.fail(`${suffix} (no time left to retry within --request-timeout ${formatSeconds(budgetMs)})`);
+        giveUp(verdict.fail(`${suffix} (no time left to retry within --request-timeout ${formatSeconds(budgetMs)})`));
       }
+      if (unprocessed) spec.observer?.onNotProcessed?.(attempt, { failure: unprocessed, why, retrying: true });
       trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
       options.onRetry?.(`${why}; retrying in ${formatSeconds(waitMs)} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
       announceWait(
@@ -564,10 +606,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       async getBalance() {
         return (await call({ method: 'GET', path: '/balance', schema: BalanceResponseSchema }, limit)).data;
       },
-      async createTask(req, onSend) {
+      async createTask(req, observer) {
         // Only the documented fields go on the wire.
         const body = { service: req.service, items: req.items };
-        const spec = { method: 'POST' as const, path: '/tasks', body, schema: CreateTaskResponseSchema, onSend };
+        const spec = { method: 'POST' as const, path: '/tasks', body, schema: CreateTaskResponseSchema, observer };
         return (await call(spec, limit)).data;
       },
       async listTasks(q = {}) {
