@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AuthError, UsageError } from '../errors.js';
 import { systemClock, type Clock } from '../lib/time.js';
+import { formatDuration as formatSeconds } from '../lib/durations.js';
 import { neutralise } from '../lib/sanitize.js';
 import { createRedactor, redactHeaders } from '../lib/redact.js';
 import { isLoopbackHost } from './base-url.js';
@@ -26,15 +27,14 @@ import {
   judgeFailure,
   judgeResponse,
   type Exchange,
-  type Failure,
   type JudgeContext,
-  type Method,
   type ResponseExchange,
   type ResponseHeaders,
 } from './judge.js';
 import { apiRequestPath } from './request-path.js';
 import { headerValue, parseRateLimit, RateLimiter } from './rate-limit.js';
-import { DEADLINE_CODE, errorCode, formatSeconds, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './retry.js';
+import { decideRetry, notProcessed, type Method, type NotProcessedFailure } from './retry-policy.js';
+import { DEADLINE_CODE, errorCode, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './transport.js';
 import {
   AnyBodySchema,
   BalanceResponseSchema,
@@ -51,65 +51,6 @@ import {
 
 // create.ts loads the client lazily and catches this from the same chunk.
 export { AmbiguousCreateError } from './errors.js';
-
-/**
- * The one retry rule (DESIGN.md section 5), in stripe-node's `_shouldRetry` shape: every kind of failure, and why it
- * is or is not worth another attempt. The attempt count and the deadline are checked by the caller.
- */
-export function shouldRetry(method: Method, failure: Failure): boolean {
-  switch (failure) {
-    // Nothing left this machine (refused, DNS, connect timeout): even a create cannot be duplicated by resending.
-    case 'never-sent':
-      return true;
-    // 429: the server refused without acting on the request, so even a create may be sent again after the wait.
-    case 'rate-limited':
-      return true;
-    // Reset, closed or timed out after sending: a GET is idempotent (a create is 'ambiguous' instead, never here).
-    case 'transport':
-      return method === 'GET';
-    // 5xx or internal_error: usually transient, and reading twice is harmless (a create is 'ambiguous' instead).
-    case 'server-fault':
-      return method === 'GET';
-    // 408: the server timed the request out before handling it; a GET may simply be sent again.
-    case 'http-408':
-      return method === 'GET';
-    // A create that may have reached the server: resending could pay twice; the create command reconciles.
-    case 'ambiguous':
-      return false;
-    // A Retry-After beyond a minute is not worth waiting for in a CLI: report the server's wish instead.
-    case 'rate-limited-too-long':
-      return false;
-    // The command's deadline has come: there is no time for another attempt.
-    case 'deadline':
-      return false;
-    // A rejected certificate is rejected again, and the handshake failed before anything was sent.
-    case 'tls':
-      return false;
-    // The same server would send the same oversized, unparsable or ill-shaped body again.
-    case 'too-large':
-    case 'unreadable':
-      return false;
-    // Definite answers (validation, balance, auth, not found, unknown 4xx codes, redirects) do not change on retry.
-    case 'refused':
-      return false;
-    // Transport failures without a recognised code are more likely a bug than a blip.
-    case 'unknown-transport':
-      return false;
-  }
-}
-
-/** The failures after which an attempt provably never reached the server (nothing was handed over, or a 429). */
-function notProcessedFailure(failure: Failure): NotProcessed['failure'] | undefined {
-  switch (failure) {
-    case 'never-sent':
-    case 'rate-limited':
-    case 'rate-limited-too-long':
-    case 'tls':
-      return failure;
-    default:
-      return undefined;
-  }
-}
 
 /** The longest delay setTimeout accepts (2^31 − 1 ms); longer ones fire immediately. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -185,7 +126,7 @@ export interface RawResponse {
  * and whether another attempt follows (false: the call rejects with the error).
  */
 export interface NotProcessed {
-  failure: 'never-sent' | 'rate-limited' | 'rate-limited-too-long' | 'tls';
+  failure: NotProcessedFailure;
   why: string;
   retrying: boolean;
 }
@@ -565,25 +506,34 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (verdict.ok) return verdict.value;
       const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
       const { waitMs, why } = verdict;
-      const unprocessed = notProcessedFailure(verdict.failure);
-      const giveUp = (error: Error): never => {
-        if (unprocessed) spec.observer?.onNotProcessed?.(attempt, { failure: unprocessed, why, retrying: false });
-        throw error;
-      };
-      if (!shouldRetry(spec.method, verdict.failure) || attempt >= MAX_ATTEMPTS) giveUp(verdict.fail(suffix));
+      const unprocessed = notProcessed(verdict.failure);
       const rateLimited = verdict.failure === 'rate-limited';
-      if (rateLimited && limit.pausesForRateLimit && limit.at !== undefined) limit.at += waitMs;
-      else if (deadline !== undefined && clock.now() + waitMs > deadline) {
-        // Never sleep past the command's deadline: fail now with what we know.
-        trace?.(`* not retrying (${why}): the deadline comes first`);
-        giveUp(verdict.fail(`${suffix} (no time left to retry before the deadline)`));
+      const decision = decideRetry({
+        method: spec.method,
+        failure: verdict.failure,
+        attempt,
+        waitMs,
+        now: clock.now(),
+        deadline,
+        deadlineMovesWithWaits: limit.pausesForRateLimit,
+        budgetEnd,
+      });
+      if (!decision.retry) {
+        if (unprocessed) spec.observer?.onNotProcessed?.(attempt, { failure: unprocessed, why, retrying: false });
+        if (decision.stop === 'deadline') trace?.(`* not retrying (${why}): the deadline comes first`);
+        if (decision.stop === 'budget')
+          trace?.(`* not retrying (${why}): the request's ${formatSeconds(budgetMs)} budget is spent`);
+        throw verdict.fail(
+          decision.stop === 'deadline'
+            ? `${suffix} (no time left to retry before the deadline)`
+            : decision.stop === 'budget'
+              ? `${suffix} (no time left to retry within --request-timeout ${formatSeconds(budgetMs)})`
+              : suffix,
+        );
       }
-      // A wait the server announced (429) is not the request's time; back-off is.
+      // A wait the server announced (429) is not the request's time: the budget, and a budget view's deadline, move on.
       if (rateLimited) budgetEnd += waitMs;
-      else if (clock.now() + waitMs >= budgetEnd) {
-        trace?.(`* not retrying (${why}): the request's ${formatSeconds(budgetMs)} budget is spent`);
-        giveUp(verdict.fail(`${suffix} (no time left to retry within --request-timeout ${formatSeconds(budgetMs)})`));
-      }
+      if (rateLimited && limit.pausesForRateLimit && limit.at !== undefined) limit.at += waitMs;
       if (unprocessed) spec.observer?.onNotProcessed?.(attempt, { failure: unprocessed, why, retrying: true });
       trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
       options.onRetry?.(`${why}; retrying in ${formatSeconds(waitMs)} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
