@@ -257,7 +257,11 @@ export function judgeResponse<T>(
   // The server answered, so the request arrived: a write that may have been carried out is reconciled, never resent.
   if (inDoubt(ctx.method, failure)) {
     const cause = fail('');
-    return { ...base, why: doubt, fail: () => doubtError(ctx, { detail: doubt, cause, rawMessage: cause.message }, ex) };
+    return {
+      ...base,
+      why: doubt,
+      fail: () => doubtError(ctx, { detail: doubt, cause, rawMessage: cause.message }, ex),
+    };
   }
   return { ...base, fail };
 }
