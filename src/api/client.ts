@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AuthError, UsageError } from '../errors.js';
 import { systemClock, type Clock } from '../lib/time.js';
+import { formatDuration as formatSeconds } from '../lib/durations.js';
 import { neutralise } from '../lib/sanitize.js';
 import { createRedactor, redactHeaders } from '../lib/redact.js';
 import { isLoopbackHost } from './base-url.js';
@@ -26,15 +27,14 @@ import {
   judgeFailure,
   judgeResponse,
   type Exchange,
-  type Failure,
   type JudgeContext,
-  type Method,
   type ResponseExchange,
   type ResponseHeaders,
 } from './judge.js';
 import { apiRequestPath } from './request-path.js';
 import { headerValue, parseRateLimit, RateLimiter } from './rate-limit.js';
-import { DEADLINE_CODE, errorCode, formatSeconds, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './retry.js';
+import { decideRetry, notProcessed, type Method, type NotProcessedFailure } from './retry-policy.js';
+import { DEADLINE_CODE, errorCode, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './transport.js';
 import {
   AnyBodySchema,
   BalanceResponseSchema,
@@ -51,52 +51,6 @@ import {
 
 // create.ts loads the client lazily and catches this from the same chunk.
 export { AmbiguousCreateError } from './errors.js';
-
-/**
- * The one retry rule (DESIGN.md section 5), in stripe-node's `_shouldRetry` shape: every kind of failure, and why it
- * is or is not worth another attempt. The attempt count and the deadline are checked by the caller.
- */
-export function shouldRetry(method: Method, failure: Failure): boolean {
-  switch (failure) {
-    // Nothing left this machine (refused, DNS, connect timeout): even a create cannot be duplicated by resending.
-    case 'never-sent':
-      return true;
-    // 429: the server refused without acting on the request, so even a create may be sent again after the wait.
-    case 'rate-limited':
-      return true;
-    // Reset, closed or timed out after sending: a GET is idempotent (a create is 'ambiguous' instead, never here).
-    case 'transport':
-      return method === 'GET';
-    // 5xx or internal_error: usually transient, and reading twice is harmless (a create is 'ambiguous' instead).
-    case 'server-fault':
-      return method === 'GET';
-    // 408: the server timed the request out before handling it; a GET may simply be sent again.
-    case 'http-408':
-      return method === 'GET';
-    // A create that may have reached the server: resending could pay twice; the create command reconciles.
-    case 'ambiguous':
-      return false;
-    // A Retry-After beyond a minute is not worth waiting for in a CLI: report the server's wish instead.
-    case 'rate-limited-too-long':
-      return false;
-    // The command's deadline has come: there is no time for another attempt.
-    case 'deadline':
-      return false;
-    // A rejected certificate is rejected again, and the handshake failed before anything was sent.
-    case 'tls':
-      return false;
-    // The same server would send the same oversized, unparsable or ill-shaped body again.
-    case 'too-large':
-    case 'unreadable':
-      return false;
-    // Definite answers (validation, balance, auth, not found, unknown 4xx codes, redirects) do not change on retry.
-    case 'refused':
-      return false;
-    // Transport failures without a recognised code are more likely a bug than a blip.
-    case 'unknown-transport':
-      return false;
-  }
-}
 
 /** The longest delay setTimeout accepts (2^31 − 1 ms); longer ones fire immediately. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -166,6 +120,29 @@ export interface RawResponse {
   error: Error | undefined;
 }
 
+/**
+ * Why an attempt of a create provably never reached the server: the failure's kind (`never-sent`: refused, DNS,
+ * connect timeout; `rate-limited`: a 429; `tls`: the handshake failed), a short reason (`ECONNREFUSED`, `HTTP 429`),
+ * and whether another attempt follows (false: the call rejects with the error).
+ */
+export interface NotProcessed {
+  failure: NotProcessedFailure;
+  why: string;
+  retrying: boolean;
+}
+
+/** What `createTask` tells its caller of each attempt, synchronously (a journal may fsync in them). */
+export interface CreateTaskObserver {
+  /**
+   * The attempt is handed to the connection now (`sentAtMs`, the client's clock), after every rate-limit wait: from
+   * here on it may reach the server. Called once per attempt; an attempt cut before it (Ctrl-C or the deadline during
+   * a wait) calls nothing and the call rejects.
+   */
+  onDispatch?: (attempt: number, sentAtMs: number) => void;
+  /** The dispatched attempt provably never reached the server; `reason.retrying` says whether another one follows. */
+  onNotProcessed?: (attempt: number, reason: NotProcessed) => void;
+}
+
 export interface RequestInit {
   /** Query pairs, appended after any query already in the path; names may repeat. */
   query?: ReadonlyArray<readonly [string, string]>;
@@ -182,7 +159,7 @@ export interface ApiClient {
    * POST /tasks. Retried only when the request provably never reached the server, or on 429. When it may have
    * reached the server and the outcome is unknown, throws `AmbiguousCreateError`: reconcile, never resend blindly.
    */
-  createTask: (req: CreateTaskRequest, onSend?: () => void) => Promise<Task>;
+  createTask: (req: CreateTaskRequest, observer?: CreateTaskObserver) => Promise<Task>;
   /** GET /tasks?page=&per_page= (server defaults when omitted). */
   listTasks: (q?: { page?: number; perPage?: number }) => Promise<{ tasks: Task[]; meta: PageMeta }>;
   /** GET /tasks/:id, with item results. */
@@ -311,8 +288,8 @@ interface RequestSpec<T> {
   raw?: boolean | undefined;
   /** Receives each attempt's response (undefined after a transport failure), so `request` can return the last one. */
   seen?: { last?: ResponseExchange | undefined };
-  /** Called as an attempt leaves (after the rate-limit wait): before it, nothing can have reached the server. */
-  onSend?: (() => void) | undefined;
+  /** `createTask`'s observer: each attempt's dispatch, and the attempts that provably never reached the server. */
+  observer?: CreateTaskObserver | undefined;
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -444,7 +421,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             );
           }, cutAfterMs);
     try {
-      spec.onSend?.();
+      spec.observer?.onDispatch?.(attempt, sentAtMs);
       const response = await dispatcher.request({
         origin,
         path,
@@ -528,21 +505,36 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       if (verdict.ok) return verdict.value;
       const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
-      if (!shouldRetry(spec.method, verdict.failure) || attempt >= MAX_ATTEMPTS) throw verdict.fail(suffix);
       const { waitMs, why } = verdict;
+      const unprocessed = notProcessed(verdict.failure);
       const rateLimited = verdict.failure === 'rate-limited';
-      if (rateLimited && limit.pausesForRateLimit && limit.at !== undefined) limit.at += waitMs;
-      else if (deadline !== undefined && clock.now() + waitMs > deadline) {
-        // Never sleep past the command's deadline: fail now with what we know.
-        trace?.(`* not retrying (${why}): the deadline comes first`);
-        throw verdict.fail(`${suffix} (no time left to retry before the deadline)`);
+      const decision = decideRetry({
+        method: spec.method,
+        failure: verdict.failure,
+        attempt,
+        waitMs,
+        now: clock.now(),
+        deadline,
+        deadlineMovesWithWaits: limit.pausesForRateLimit,
+        budgetEnd,
+      });
+      if (!decision.retry) {
+        if (unprocessed) spec.observer?.onNotProcessed?.(attempt, { failure: unprocessed, why, retrying: false });
+        if (decision.stop === 'deadline') trace?.(`* not retrying (${why}): the deadline comes first`);
+        if (decision.stop === 'budget')
+          trace?.(`* not retrying (${why}): the request's ${formatSeconds(budgetMs)} budget is spent`);
+        throw verdict.fail(
+          decision.stop === 'deadline'
+            ? `${suffix} (no time left to retry before the deadline)`
+            : decision.stop === 'budget'
+              ? `${suffix} (no time left to retry within --request-timeout ${formatSeconds(budgetMs)})`
+              : suffix,
+        );
       }
-      // A wait the server announced (429) is not the request's time; back-off is.
+      // A wait the server announced (429) is not the request's time: the budget, and a budget view's deadline, move on.
       if (rateLimited) budgetEnd += waitMs;
-      else if (clock.now() + waitMs >= budgetEnd) {
-        trace?.(`* not retrying (${why}): the request's ${formatSeconds(budgetMs)} budget is spent`);
-        throw verdict.fail(`${suffix} (no time left to retry within --request-timeout ${formatSeconds(budgetMs)})`);
-      }
+      if (rateLimited && limit.pausesForRateLimit && limit.at !== undefined) limit.at += waitMs;
+      if (unprocessed) spec.observer?.onNotProcessed?.(attempt, { failure: unprocessed, why, retrying: true });
       trace?.(`* retrying in ${formatSeconds(waitMs)} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
       options.onRetry?.(`${why}; retrying in ${formatSeconds(waitMs)} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
       announceWait(
@@ -564,10 +556,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       async getBalance() {
         return (await call({ method: 'GET', path: '/balance', schema: BalanceResponseSchema }, limit)).data;
       },
-      async createTask(req, onSend) {
+      async createTask(req, observer) {
         // Only the documented fields go on the wire.
         const body = { service: req.service, items: req.items };
-        const spec = { method: 'POST' as const, path: '/tasks', body, schema: CreateTaskResponseSchema, onSend };
+        const spec = { method: 'POST' as const, path: '/tasks', body, schema: CreateTaskResponseSchema, observer };
         return (await call(spec, limit)).data;
       },
       async listTasks(q = {}) {

@@ -4,7 +4,7 @@
  */
 import { EventEmitter, once } from 'node:events';
 import { RateLimitError } from '../errors.js';
-import { formatSeconds } from './retry.js';
+import { formatDuration } from '../lib/durations.js';
 import { systemClock, type Clock } from '../lib/time.js';
 import { SPEC_RATE_LIMIT, SPEC_RATE_WINDOW_MS } from './constants.js';
 
@@ -351,7 +351,7 @@ export class RateLimiter {
     if (deadline !== undefined && now + waitMs > deadline) {
       const limit = this.#window?.limit ?? ASSUMED_LIMIT;
       throw new RateLimitError(
-        `rate limit: the request budget (${limit} per window) is used up for another ${formatSeconds(waitMs)}, past the deadline`,
+        `rate limit: the request budget (${limit} per window) is used up for another ${formatDuration(waitMs)}, past the deadline`,
         'Try again after the reset (`taskctl auth status` shows it), or allow more time with --timeout.',
       );
     }

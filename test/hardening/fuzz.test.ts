@@ -6,10 +6,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { judgeFailure, judgeResponse, type JudgeContext, type Method } from '../../src/api/judge.js';
-import { shouldRetry } from '../../src/api/client.js';
+import { judgeFailure, judgeResponse, type JudgeContext } from '../../src/api/judge.js';
 import { MAX_RATE_LIMIT_WAIT_MS, parseRateLimit, RateLimiter } from '../../src/api/rate-limit.js';
-import { backoffDelay, parseRetryAfter, RETRY_AFTER_MAX_MS } from '../../src/api/retry.js';
+import {
+  backoffDelay,
+  retryAfterMs,
+  retryDelay,
+  RETRY_AFTER_MAX_MS,
+  shouldRetry,
+  type Method,
+} from '../../src/api/retry-policy.js';
 import {
   BalanceResponseSchema,
   CreateTaskResponseSchema,
@@ -232,8 +238,9 @@ describe('F3 rate-limit headers', () => {
         ),
         fc.integer({ min: 0, max: 4_102_444_800_000 }),
         (value, date, now) => {
-          const ms = parseRetryAfter(value, now, date);
-          if (ms === undefined) return;
+          const asked = retryAfterMs(value, now, date);
+          if (asked === undefined) return;
+          const ms = retryDelay('server-fault', 1, { retryAfterMs: asked }, Math.random);
           expect(ms).toBeGreaterThanOrEqual(0);
           expect(ms).toBeLessThanOrEqual(RETRY_AFTER_MAX_MS);
         },

@@ -4,7 +4,7 @@
  * or says it cannot know (exit 9). Once the POST may have landed, every failure is exit 9 (never 8: "try again" would
  * pay twice), and Ctrl-C is 130 saying the task may exist.
  */
-import type { ApiClient } from '../../api/client.js';
+import type { ApiClient, CreateTaskObserver } from '../../api/client.js';
 import type { Context } from '../context.js';
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
@@ -170,23 +170,43 @@ async function post(ctx: Context, api: ApiClient, chunk: Chunk, posting: Posting
   const { state, hooks, before, what } = posting;
   const { AmbiguousCreateError } = await import('../../api/client.js');
   let entry: LedgerEntry | undefined;
-  let attempt = 0;
+  /** An attempt was handed to the connection and not reported as unprocessed since: it may reach the server. */
+  const sent = { inFlight: false };
   let sendingAt = 0;
-  const dispatched = () => {
-    attempt++;
-    sendingAt = ctx.clock.now();
-    // Write-ahead: other local runs know of this request before it can have made a task.
-    if (attempt === 1) entry = state.local.begin(service, items, hooks.job, sendingAt);
-    hooks.dispatched?.({ attempt, sentAtMs: sendingAt, before });
+  /** A hook that failed (the journal could not be written): the request was not sent, and the run stops with it. */
+  let refused: { error: unknown } | undefined;
+  const observer: CreateTaskObserver = {
+    onDispatch: (attempt, sentAtMs) => {
+      sent.inFlight = true;
+      sendingAt = sentAtMs;
+      try {
+        // Write-ahead: other local runs know of this request before it can have made a task.
+        entry ??= state.local.begin(service, items, hooks.job, sentAtMs);
+        hooks.dispatched?.({ attempt, sentAtMs, before });
+      } catch (error) {
+        refused = { error };
+        throw error;
+      }
+    },
+    onNotProcessed: (_attempt, reason) => {
+      sent.inFlight = false;
+      hooks.notProcessed?.(reason.why);
+    },
   };
   try {
-    const task = await ctx.spin(`creating ${what}`, () => api.createTask({ service, items }, dispatched));
+    const task = await ctx.spin(`creating ${what}`, () => api.createTask({ service, items }, observer));
     state.local.settle(entry, task.id);
     state.serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
     return { task, how: 'created', items: items.length };
   } catch (error) {
-    // Ctrl-C while the POST waited for the rate limit: it never left, so nothing can have been created.
-    if (ctx.signal.aborted && attempt === 0) {
+    if (refused) {
+      state.local.drop(entry);
+      throw refused.error;
+    }
+    // Ctrl-C while the POST waited for the rate limit: it never left (or only attempts the server did not process
+    // did), so nothing can have been created.
+    if (ctx.signal.aborted && !sent.inFlight) {
+      state.local.drop(entry);
       throw new InterruptedBeforeSendError(
         `interrupted before sending ${what}: nothing was created for it`,
         'Re-run the same command to create it.',
