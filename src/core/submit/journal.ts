@@ -79,7 +79,7 @@ export async function runJournaledCreate(
     try {
       const job = rebuild(file.records, path);
       if (!job) throw new Error('unreachable: the job record was just written');
-      await continueJob(ctx, file, job, read, { options, verb: 'Create', name: options.journal });
+      await continueJob(ctx, file, job, read, { options, verb: 'Create', name: options.journal, continued: false });
     } finally {
       read.dispose();
     }
@@ -104,7 +104,7 @@ async function continueGiven(
     const changed = compareInputs(state.job.inputs, given.given, read.digests);
     if (changed.length > 0) throw mismatch(name, changed);
     checkItems(state.job, read.prepared, name);
-    await continueJob(ctx, file, state, read.prepared, { options, verb: 'Create', name });
+    await continueJob(ctx, file, state, read.prepared, { options, verb: 'Create', name, continued: true });
   } finally {
     read.prepared.dispose();
   }
@@ -172,7 +172,7 @@ export async function runResume(ctx: Context, name: string, options: ResumeOptio
     if (api.baseUrl !== job.base_url)
       throw mismatch(name, [`the base URL (${api.baseUrl}; the job used ${job.base_url})`]);
     if ((ctx.cache.account ?? '') !== job.account) throw mismatch(name, ['the account (API key)']);
-    const run = { options, verb: 'Resume', name };
+    const run = { options, verb: 'Resume', name, continued: true };
     // A finished job's inputs are not read again: its summary (and --wait) need only the journal.
     if (state.done) {
       await continueJob(ctx, file, state, { count: job.items, chunks: () => [] }, run);
@@ -236,13 +236,13 @@ async function continueJob(
   file: JournalFile,
   state: JobState,
   items: ItemList,
-  run: { options: ResumeOptions; verb: string; name: string },
+  run: { options: ResumeOptions; verb: string; name: string; continued: boolean },
 ): Promise<void> {
   const { job } = state;
   const journal = new JobJournal(file, state, (await postTimeoutMs(ctx)) + SETTLE_MARGIN_MS, ctx.env);
   const doubt = state.done ? new Map<number, string[]>() : chunksInDoubt(journal, items, run.name);
   const user = parseUserSettlement(journal, run.options);
-  if (state.chunks.size > 0) ctx.printer.info(standing(journal, user, run.name));
+  if (run.continued) ctx.printer.info(standing(journal, user, run.name));
   await runPipeline(
     ctx,
     {
