@@ -69,7 +69,7 @@ async function waitNamingTasks(
   }
 }
 
-/** Tasks that hold fewer items than were sent (api-spec: total_items is the number submitted); true if any. */
+/** Tasks that hold fewer items than were sent (total_items is the number the service took); true if any. */
 function warnDroppedItems(ctx: Context, outcomes: readonly Outcome[]): boolean {
   let any = false;
   for (const { task, how, items } of outcomes) {
