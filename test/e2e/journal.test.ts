@@ -264,6 +264,10 @@ describe('resume: a chunk caught in flight', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/chunk 2: task \d+ was created by the interrupted request/);
     expect(records(journal).find((r) => r.type === 'reconciled')).toMatchObject({ chunk: 2, by: 'scan' });
+    // Each chunk counted once: the one done before, the one settled, the one sent now.
+    expect(resumed.stderr).toMatch(
+      /job .*job\.jsonl: 3 tasks for 9 items, 9 coins \(recovered: \d+\) \(1 by this run\)/,
+    );
     await itemsOnce(9, 'f');
   });
 

@@ -42,6 +42,11 @@ export async function runPipeline(ctx: Context, input: PipelineInput, options: S
   const priced = await priceBatches(ctx, api, input, options);
   if (options.dryRun) return dryRun(ctx, api, priced, input.normalised);
   if (priced.some((batch) => batch.count > 0)) await confirmCost(ctx, api, priced, options, input.verb);
+  // A finished job has nothing to settle or send: its summary (and --wait) only.
+  if (priced.every((batch) => batch.tasks === 0)) {
+    await finishSubmission(ctx, { done: new Map(input.done), outcomes: new Map(), input }, options);
+    return;
+  }
   const state = await sendState(ctx, api);
   await input.settle?.(api, state);
   // What an earlier run (or the settling just now) gave a task, as of now: the chunks this run sends are the others.
