@@ -211,7 +211,7 @@ export class Context implements CoreContext {
   }
 
   /**
-   * Prints what `render` writes, through the pager when it is terminal output taller than the screen (issue 26:
+   * Prints what `render` writes, through the pager when it is terminal output taller than the screen (
    * `show`, and the results at the end of `wait`). Anything else is printed as `render` writes it.
    */
   async paged(render: (printer: Printer) => Promise<void> | void): Promise<void> {

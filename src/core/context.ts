@@ -1,7 +1,7 @@
 /**
  * What the workflows in core/ (and report/) need of a run: the same shape as the entry layer's `Context` class
  * (src/context.ts), declared here so that core depends on an interface below it, never on the class above it
- * (src/README.md, "Layers"). `Context` implements it; tests pass the real class.
+ * (docs/architecture.md#layers). `Context` implements it; tests pass the real class.
  */
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../lib/time.js';
@@ -12,7 +12,7 @@ import type { CompletionCacheStore } from '../store/cache.js';
 import type { ConfigStore } from '../store/config.js';
 import type { Settings } from './settings.js';
 
-/** Global flags (DESIGN.md section 1), as commander parses them. */
+/** Global flags (docs/commands.md#global-flags), as commander parses them. */
 export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;

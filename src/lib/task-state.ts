@@ -1,5 +1,5 @@
 /**
- * What a task's status and its items' statuses mean (DESIGN.md section 3: "success is only what was seen"). The spec
+ * What a task's status and its items' statuses mean (docs/behaviour.md#success-is-only-what-was-seen). The spec
  * shows task states pending, processing, completed, failed and the item state completed; a real server may send others.
  * Every command that judges, counts or filters tasks and items uses these rules and no other: `wait`'s exit code,
  * progress counts, `show --items-status`, `list`'s items column and the reports.

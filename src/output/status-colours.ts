@@ -1,5 +1,5 @@
 /**
- * The one status colour map (issue 26): every command that shows a task or item status colours it here, so
+ * The one status colour map: every command that shows a task or item status colours it here, so
  * `list`, `show`, `watch`, `wait`'s live block and `webhook listen` agree.
  * green = completed, red = ended without completing, yellow = working, dim = not started; anything else plain.
  */

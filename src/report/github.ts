@@ -71,7 +71,7 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
   ];
   for (const task of tasks) {
     const { completed, failed } = itemCounts(task);
-    // The mark follows the outcome (issue 26): a completed task with items that did not complete is exit 11, not ✅.
+    // The mark follows the outcome: a completed task with items that did not complete is exit 11, not ✅.
     const phase = taskPhase(task);
     const mark =
       phase === 'completed'

@@ -101,7 +101,7 @@ describe('the local ledger of creates', () => {
   });
 });
 
-describe('whole-second created_at, the answer lost after the service acted', () => {
+describe('case 3: whole-second created_at, the answer lost after the service acted', () => {
   it.each([0, 250, 500, 900, 999])(
     'sent at 12:00:00.%i on a server 3 s ahead that shows whole seconds: recovered, exit 0',
     async (ms) => {
