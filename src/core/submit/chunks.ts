@@ -17,7 +17,7 @@ import type { PipelineInput } from './pipeline.js';
 import { createOne, listHint, type SendState } from './send.js';
 import type { DoneChunk, Outcome, PlannedChunk, PricedBatch, SubmitOptions } from './types.js';
 
-export interface ChunkPlan {
+interface ChunkPlan {
   priced: readonly PricedBatch[];
   /** Chunks with a task before this run started sending. */
   done: ReadonlyMap<number, DoneChunk>;

@@ -78,7 +78,7 @@ const RecordSchema = z.discriminatedUnion('type', [
 type JournalRecord = z.infer<typeof RecordSchema>;
 
 /** What the journal says about one chunk. */
-export interface ChunkState {
+interface ChunkState {
   send?: SendRecord;
   task?: { id: number; cost: number; how: How };
 }

@@ -39,7 +39,7 @@ export interface SendState {
 }
 
 /** What one chunk's create reports as it goes (the pipeline passes them on to its observer). */
-export interface SendHooks {
+interface SendHooks {
   /** The journal job of this chunk, when journaled (`resume` takes its ledger entry over). */
   job?: LedgerJob | undefined;
   /** The request is being written to the socket (after every wait): once per attempt. */

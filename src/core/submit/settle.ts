@@ -54,7 +54,7 @@ function parseChunk(text: string, flag: string, journal: JobJournal): number {
   return chunk;
 }
 
-export interface InDoubt {
+interface InDoubt {
   journal: JobJournal;
   /** The items of each chunk in doubt (their digest checked against the send record). */
   items: ReadonlyMap<number, string[]>;

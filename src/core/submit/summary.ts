@@ -17,7 +17,7 @@ const UNFINISHED: ReadonlySet<number> = new Set([
   ExitCode.interrupted,
 ]);
 
-export interface Finished {
+interface Finished {
   /** Chunks an earlier run (or the settling before sending) gave a task. */
   done: ReadonlyMap<number, DoneChunk>;
   /** This run's tasks, by chunk. */
