@@ -80,7 +80,13 @@ export async function sendChunks(
     } catch (error) {
       progress.stop();
       await output.abort();
-      throw stopped(ctx, error, { service, tasks: tasks(), total, ids: ids(plan.done, outcomes), job: plan.input.job });
+      throw stopped(ctx, error, {
+        service,
+        tasks: tasks(),
+        total,
+        ids: ids(plan.done, outcomes),
+        job: plan.input.job?.name,
+      });
     }
     progress.stop();
     await output.end();
@@ -90,7 +96,7 @@ export async function sendChunks(
       throw new CliError(
         `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
-        `The ids above may not have been printed. ${continueHint(service, plan.input.job)}`,
+        `The ids above may not have been printed. ${continueHint(service, plan.input.job?.name)}`,
       );
     }
     return outcomes;
@@ -110,7 +116,7 @@ async function sendOne(
   const { observer, job } = plan.input;
   const claimed = new Set([...plan.done.values(), ...outcomes.values()].map((o) => o.task.id));
   const hooks = {
-    ...(job !== undefined && { job: { journal: job, chunk: chunk.index } }),
+    ...(job !== undefined && { job: { journal: job.path, chunk: chunk.index } }),
     dispatched: observer && ((dispatch: Parameters<typeof observer.sending>[1]) => observer.sending(chunk, dispatch)),
     notProcessed: observer && ((why: string) => observer.notCreated(chunk, why)),
   };
@@ -134,8 +140,12 @@ function createdSoFar(tasks: number, total: number, created: readonly number[]):
   return `created ${tasks} of ${counted(total, 'task')}` + (created.length > 0 ? `: ${created.join(' ')}` : '');
 }
 
+function resumeHint(job: string): string {
+  return `Continue it with: taskctl resume ${job}`;
+}
+
 function continueHint(service: string, job: string | undefined): string {
-  return job === undefined ? listHint(service) : `Continue it with: taskctl resume ${job}`;
+  return job === undefined ? listHint(service) : resumeHint(job);
 }
 
 /** A failure or Ctrl-C part-way names the tasks created so far (and, journaled, how to continue the job). */
@@ -151,8 +161,7 @@ function stopped(
         ? new InterruptedError('interrupted', listHint(at.service))
         : undefined;
   if (!failure) return error;
-  const hint =
-    at.job === undefined ? failure.hint : `${failure.hint ? `${failure.hint}\n` : ''}${continueHint('', at.job)}`;
+  const hint = at.job === undefined ? failure.hint : `${failure.hint ? `${failure.hint}\n` : ''}${resumeHint(at.job)}`;
   if (at.tasks === 0 && failure === error && at.job === undefined) return error;
   const message =
     at.tasks === 0 ? failure.message : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids)} before that`;

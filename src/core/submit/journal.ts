@@ -249,7 +249,7 @@ async function continueJob(
       batches: [{ service: job.service, items }],
       done: journal.done,
       observer: journal,
-      job: run.name,
+      job: { name: run.name, path: file.path },
       verb: run.verb,
       settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: run.name }),
     },

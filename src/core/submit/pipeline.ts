@@ -22,8 +22,11 @@ export interface PipelineInput {
   /** Chunks that already have their task (an earlier run of the job): never sent again. */
   done?: ReadonlyMap<number, DoneChunk>;
   observer?: ChunkObserver;
-  /** The journal's name, when journaled: the summary names the job, and a stop names `taskctl resume NAME`. */
-  job?: string;
+  /**
+   * A journaled job: `name` as the user gave it (the summary names the job, a stop names `taskctl resume NAME`);
+   * `path`, the journal's absolute path, marks each chunk's ledger entry (resume takes them over).
+   */
+  job?: { name: string; path: string };
   /** The prompt's first word: `Create`, `Retry`, `Resume`. */
   verb: string;
   /** What validation changed (create only): reported by --dry-run. */

@@ -31,7 +31,7 @@ export async function finishSubmission(ctx: Context, end: Finished, options: Sub
   const cost = all.reduce((sum, o) => sum + o.task.cost, 0);
   end.input.observer?.finished({ tasks: all.length, items: all.reduce((sum, o) => sum + o.items, 0), cost });
   const line = all.length > 0 ? summary(all) : 'no task';
-  const { job } = end.input;
+  const job = end.input.job?.name;
   ctx.printer.success(
     job === undefined
       ? line
