@@ -27,7 +27,7 @@ export interface ListOptions {
 }
 
 export async function runList(ctx: Context, options: ListOptions): Promise<void> {
-  const allColumns = taskColumns((status) => ctx.printer.paintStatus(status), ctx.printer.chalk);
+  const allColumns = taskColumns(ctx.printer.paintStatus, ctx.printer.chalk);
   const columns = ctx.globals.quiet ? allColumns.slice(0, 1) : pickColumns(allColumns, options.columns);
   const now = ctx.clock.now();
   const window = new CreatedWindow(options.since?.(now), options.until?.(now));

@@ -59,7 +59,7 @@ async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results:
   }
   await printer.list(
     tasks,
-    taskColumns((status) => printer.paintStatus(status), printer.chalk),
+    taskColumns(printer.paintStatus, printer.chalk),
     tasks,
   );
   if (human && done && results !== false && tasks.length > 1) {

@@ -111,7 +111,7 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
           isoSeconds(eventTime(task, at)),
           `task ${String(task.id).padEnd(width.id)}`,
           service.padEnd(width.service),
-          printer.paintStatus(status) + ' '.repeat(width.status - status.length),
+          printer.paintStatus(status, task) + ' '.repeat(width.status - status.length),
           counts,
         ];
         ctx.io.stdout.write(`${line.join('  ').trimEnd()}\n`);
