@@ -39,9 +39,18 @@ const WORDS: ReadonlyMap<string, StatusWord> = new Map([
   ['running', WORKING],
   ['in_progress', WORKING],
   ['completed', DONE],
-  ...['failed', 'cancelled', 'canceled', 'expired', 'aborted', 'error', 'errored', 'rejected', 'timeout', 'timed_out'].map(
-    (word) => [word, FAILED] as const,
-  ),
+  ...[
+    'failed',
+    'cancelled',
+    'canceled',
+    'expired',
+    'aborted',
+    'error',
+    'errored',
+    'rejected',
+    'timeout',
+    'timed_out',
+  ].map((word) => [word, FAILED] as const),
 ]);
 
 /** What `status` says by itself (an item's status, a webhook's event name); an unknown word has not ended, plain. */

@@ -61,7 +61,7 @@ describe('sandbox dashboard endpoints', () => {
   });
 
   it('the page colours badges by that tone alone: partial is the warning colour, no map of its own by status', () => {
-    expect(PAGE_JS).toContain("badge(t.status, t.verdict && t.verdict.tone)");
+    expect(PAGE_JS).toContain('badge(t.status, t.verdict && t.verdict.tone)');
     expect(PAGE_JS).not.toMatch(/'s-'|t\.status === '(pending|processing|completed)'/);
     expect(PAGE_CSS).toMatch(/\.tone-partial[^{]*\{ color: var\(--warn\)/);
     expect(PAGE_CSS).not.toMatch(/\.s-completed/);

@@ -35,7 +35,12 @@ describe('a completed task with failed items is yellow everywhere', () => {
   it('list: its status and its items are yellow; a whole one green; one without counts plain', async () => {
     const api = mockApi();
     const bare = task(3, { completed_items: undefined, failed_items: undefined });
-    api.reply('GET', '/tasks?page=1&per_page=25', 200, page([task(1), task(2, { completed_items: 8, failed_items: 0 }), bare]));
+    api.reply(
+      'GET',
+      '/tasks?page=1&per_page=25',
+      200,
+      page([task(1), task(2, { completed_items: 8, failed_items: 0 }), bare]),
+    );
     const result = await runTaskctl(['list'], { api, ...colour });
     expect(result.code, result.stderr).toBe(0);
     const [, partial, whole, plain] = result.stdout.split('\n');
