@@ -3,7 +3,7 @@
  * main job ends with its results), used by `show` and core/follow/wait.ts.
  */
 import type { Task } from '../api/schemas.js';
-import type { Context } from './context.js';
+import type { Output } from './context.js';
 import { isTerminal, itemCounts, itemOutcome } from '../lib/task-state.js';
 import { pickColumns } from '../output/columns.js';
 import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
@@ -48,7 +48,7 @@ function taskSummary(task: Task, printer: Printer): DetailField[] {
  * ndjson one object per item; on a terminal each task's summary and its items table, through the pager when taller
  * than the screen.
  */
-export async function printTaskItems(ctx: Context, tasks: readonly Task[], options: ItemsView): Promise<void> {
+export async function printTaskItems(ctx: Output, tasks: readonly Task[], options: ItemsView): Promise<void> {
   const printer = ctx.printer;
   const wanted = options.itemsStatus;
   const terminal = new Map(tasks.map((task) => [task.id, isTerminal(task)]));
