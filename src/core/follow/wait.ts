@@ -7,7 +7,7 @@ import type { Task } from '../../api/schemas.js';
 import { CliError, UsageError } from '../../errors.js';
 import { parseTaskId } from '../../lib/task-id.js';
 import { formatDuration } from '../../lib/durations.js';
-import { isTerminal, taskPhase, unknownStatusWarner } from '../../lib/task-state.js';
+import { isTerminal, itemCounts, taskPhase, taskTone, unknownStatusWarner } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
 import { checkReportTargets, fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
@@ -203,8 +203,8 @@ export async function waitForTasks(
           `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
           hint(`See the items: taskctl show ${task.id}`),
         );
-      else if (!options.allowItemFailures && taskPhase(task) === 'completed' && (task.failed_items ?? 0) > 0) {
-        const failed = counted(task.failed_items ?? 0, 'failed item');
+      else if (!options.allowItemFailures && taskTone(task) === 'partial') {
+        const failed = counted(itemCounts(task).failed ?? 0, 'failed item');
         ctx.printer.warn(
           ctx.ephemeralSandbox
             ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`

@@ -90,4 +90,12 @@ describe('a completed task with failed items is yellow everywhere', () => {
     expect(result.stderr).toContain(`${YELLOW}✓`);
     expect(result.stderr).not.toContain(GREEN);
   });
+
+  it('wait: a completed task whose counts fall short names its failed items, even with failed_items 0', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { failed_items: 0 }) });
+    const result = await runTaskctl(['wait', '1', '-o', 'json'], { api, clock: new AutoClock() });
+    expect(result.code).toBe(11);
+    expect(result.stderr).toContain('task 1 completed with 1 failed item: taskctl show 1 --items-status failed');
+  });
 });
