@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Tiny shim: the Node version check and `--version`, then dist/boot.cjs (src/boot.ts). Nothing else belongs here.
 // CommonJS on purpose (bin/package.json): Node's ESM loader costs ~5 ms to start, and `--version` must stay within
-// 1.3 × `node -e 0` (DESIGN.md section 7); src/main.ts prints the same for in-process callers.
+// 1.3 × `node -e 0` (docs/performance.md); src/main.ts prints the same for in-process callers.
 'use strict';
 const [major, minor, patch] = process.versions.node.split('.').map(Number);
 const args = process.argv.slice(2);

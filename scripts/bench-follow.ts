@@ -1,6 +1,6 @@
-// The follow policy's figures for `npm run bench` (issue 16), called by scripts/bench.ts (section `follow`):
+// The follow policy's figures for `npm run bench`, called by scripts/bench.ts (section `follow`):
 // 1. virtual time (scripts/follow-sim.ts through tsx): the real follow engine against the real sandbox on one virtual
-//    clock, beside a fixed-interval baseline kept in that script (taskctl's polling before issue 16), for tasks of 0.1 s
+//    clock, beside a fixed-interval baseline kept in that script (taskctl's polling before the predictive schedule), for tasks of 0.1 s
 //    to 10 minutes: how long after `completed_at` the end was noticed, and GET requests; for 300 tasks, the rounds and
 //    the busiest minute under the client limiter's pace;
 // 2. real time: `create --wait` of a 0.1 s task, process start included (median of 5).
@@ -111,6 +111,6 @@ export async function benchFollow({ row, log, notes, run, NODE, BIN, ROOT, cliEn
     await sandbox.close();
   }
   notes.push(
-    'follow: virtual-time figures run the real follow engine (src/core/follow) against the real sandbox (its item timings) on one virtual clock through scripts/follow-sim.ts; "fixed interval" is the baseline in scripts/follow-sim.ts (GET every 2 s growing ×1.5 to 30 s while the status does not change, as before issue 16); follow is paced by the client\'s rate limiter (src/api/rate-limit.ts readyAt); tasks of 0.1 s (1 × 100 ms), 10 s (50 × 200 ms), 60 s (1,200 × 50 ms), 75 s (375 × 200 ms), 10 min (3,000 × 200 ms); 300 tasks of 1–10 items × 300 ms',
+    'follow: virtual-time figures run the real follow engine (src/core/follow) against the real sandbox (its item timings) on one virtual clock through scripts/follow-sim.ts; "fixed interval" is the baseline in scripts/follow-sim.ts (GET every 2 s growing ×1.5 to 30 s while the status does not change, as before the predictive schedule); follow is paced by the client\'s rate limiter (src/api/rate-limit.ts readyAt); tasks of 0.1 s (1 × 100 ms), 10 s (50 × 200 ms), 60 s (1,200 × 50 ms), 75 s (375 × 200 ms), 10 min (3,000 × 200 ms); 300 tasks of 1–10 items × 300 ms',
   );
 }

@@ -1,4 +1,4 @@
-// Issue 24's figures for `npm run bench` (section `scale`), called by scripts/bench.ts:
+// The large-job figures of docs/performance.md for `npm run bench` (section `scale`), called by scripts/bench.ts:
 // 1. `create --dry-run` of 10,000,000 lines: wall time and peak RSS, beside `jq -R . | jq -s .` on the same file;
 // 2. a real chunked create of those 10,000,000 lines (1,000 tasks of 10,000) against the sandbox: peak RSS;
 // 3. `list --all` over 10,000 tasks from a sandbox without rate-limit headers, beside a curl + jq loop over the same

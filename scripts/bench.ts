@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench`: the DESIGN.md section 7 figures, each beside a baseline measured in the same run, as one Markdown
+// `npm run bench`: the docs/performance.md figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
 //   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,scale] [--runs 30] [--lines 1000000] [--json FILE]
@@ -439,7 +439,7 @@ async function benchStartup(): Promise<void> {
         target ? r <= target : undefined,
       );
     }
-    // A row per other Node version: `balance` beside that Node's own `node -e 0` (issue 23: ≤ 2× on Node 22 and 24);
+    // A row per other Node version: `balance` beside that Node's own `node -e 0` (the target on Node 22 and 24: docs/performance.md);
     // this Node's is the `taskctl balance` row above.
     const balanceRow = (version: string, own: Timing, balance: Timing): void => {
       const r = balance.median / own.median;
@@ -791,7 +791,7 @@ async function benchSandboxMemory(): Promise<void> {
   row('sandbox: `GET /tasks/:id` of that task (finished, median of 5)', ms(m.getMs), '', '', '');
 }
 
-// ---------- show of a large task (issue 17: every output linear in the items) ----------
+// ---------- show of a large task (every output linear in the items) ----------
 
 /**
  * `show` of one task with `--show-items` items (default 100,000) in table, csv and ndjson, from a loopback server that
@@ -846,7 +846,7 @@ async function serveFinishedTask(items: unknown[]): Promise<{ server: ReturnType
 
 /**
  * Peak RSS of `show -o json|tsv|ndjson` on a 60 MiB answer of long strings (1,000 items of 60,000 characters), within
- * the 64 MiB body cap, next to the answer's size (issue 25: ≤ 300 MB in every format; it was 958/735/621 MB).
+ * the 64 MiB body cap, next to the answer's size (≤ 300 MB in every format; it was 958/735/621 MB).
  */
 async function benchShowMemory(): Promise<void> {
   const text = 'x'.repeat(60_000);
@@ -927,7 +927,7 @@ if (flags['child-memory']) {
   if (SECTIONS.has('scale')) {
     const { benchScale } = await import('./bench-scale.ts');
     const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox };
-    await section('scale', () => benchScale(tools), 'issue 24 scale figures');
+    await section('scale', () => benchScale(tools), 'large jobs (docs/performance.md)');
   }
   const seconds = (performance.now() - started) / 1000;
   const header =

@@ -6,7 +6,7 @@
 //   dist/sandbox.cjs  the sandbox server: required by taskctl.cjs for --sandbox and `sandbox`; scripts/bench.ts too
 //
 // Runtime dependencies are bundled too: one file instead of hundreds of package files to resolve and read (see
-// "Performance" in README.md for the figures). The price: a fix in a dependency (an undici security release, say)
+// docs/performance.md for the figures). The price: a fix in a dependency (an undici security release, say)
 // reaches users with a taskctl release, not with a reinstall. dist/THIRD_PARTY_LICENSES.txt carries the licences of
 // everything bundled. Of undici, only the connection pool is bundled (scripts/bundling.ts, `undiciSubset`).
 //

@@ -30,8 +30,8 @@ const UNDICI_SUBSET = {
 /**
  * In the CLI bundle, `import { Agent, EnvHttpProxyAgent } from 'undici'` (src/api/dispatcher.ts) gets the connection
  * pool only, not undici's index.js, which also loads fetch, WebSocket, EventSource, the cache stores, the mocks and
- * Node's own bundled undici with them: every command that talks to the API starts ~40 ms sooner (README,
- * "Performance"; `npm run bench` shows it). The module below does what index.js does for those exports. Types, tests
+ * Node's own bundled undici with them: every command that talks to the API starts ~40 ms sooner (docs/performance.md,
+ * where `npm run bench` shows it). The module below does what index.js does for those exports. Types, tests
  * (MockAgent) and tsc keep using undici's public entry. Two guards against an undici upgrade: a name src/ imports that
  * is not exported here fails the build ("No matching export"), and so does a moved file (below), with what to do.
  *

@@ -1,6 +1,6 @@
 /**
  * `npx tsx scripts/dashboard-screenshot.ts [dir]`: a sandbox with a few tasks and deliveries, its dashboard shot by
- * headless chromium at 1280×800 (docs/dashboard.png, for the README) and at phone width (390×844, four screens into
+ * headless chromium at 1280×800 (docs/dashboard.png, for docs/sandbox.md) and at phone width (390×844, four screens into
  * the temp directory, to look at).
  */
 import { createServer } from 'node:http';
@@ -46,7 +46,7 @@ try {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(200);
   await page.screenshot({ path: join(tmpdir(), 'dashboard-phone.png') });
-  // The rest of the phone page, a screen at a time (to look at; not for the README).
+  // The rest of the phone page, a screen at a time (to look at; not for the docs).
   for (let i = 1; i < 4; i++) {
     await page.evaluate(`window.scrollTo(0, ${i * 800})`);
     await page.screenshot({ path: join(tmpdir(), `dashboard-phone-${i}.png`) });

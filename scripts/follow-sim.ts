@@ -1,7 +1,7 @@
 // The follow engine beside a fixed-interval baseline on virtual time (run by scripts/bench-follow.ts through tsx): the
 // real follow engine, paced by the client's rate limiter, and the real sandbox (its item timings, GET /tasks and
 // /tasks/:id) on one virtual clock, so a 10-minute task takes a second. The baseline is taskctl's polling before
-// issue 16, kept here (not in src/) only to measure against. Prints one JSON object. Not a test: the bench reports
+// the predictive schedule, kept here (not in src/) only to measure against. Prints one JSON object. Not a test: the bench reports
 // what it finds.
 import { parseRateLimit, RateLimiter } from '../src/api/rate-limit.js';
 import { PageMetaSchema, TaskSchema } from '../src/api/schemas.js';

@@ -1,5 +1,5 @@
 /**
- * The hostile matrix of issue 25, run by hand (not in the suite: about five minutes): every hostile case of
+ * The hostile matrix (test/README.md), run by hand (not in the suite: about five minutes): every hostile case of
  * test/hardening/hostile-server.ts against balance, show, list --all, wait, watch and create --wait, through the built
  * bin under /usr/bin/time. Prints a markdown table of exit code, wall time and peak RSS per cell, marking with `!` a
  * cell past its time bound (the request budget, plus the outage tolerance for the waits, plus 5 s) or past 300 MB.
@@ -40,7 +40,7 @@ const WAIT_FLAGS = ['--outage-tolerance', `${TOLERANCE_S}s`, '--timeout', '60s',
 const COMMANDS: Array<{ name: string; args: string[]; waits: boolean }> = [
   { name: 'balance', args: ['balance'], waits: false },
   { name: 'show', args: ['show', '1', '-o', 'json'], waits: false },
-  // A table of the big answers: the first 1,000 rows of 1,000,000 tiny items, every row of the long strings (issue 25).
+  // A table of the big answers: the first 1,000 rows of 1,000,000 tiny items, every row of the long strings.
   { name: 'show (table)', args: ['show', '1', '-o', 'table'], waits: false },
   { name: 'list --all', args: ['list', '--all', '-o', 'json'], waits: false },
   { name: 'wait', args: ['wait', '1', '-o', 'json', ...WAIT_FLAGS], waits: true },

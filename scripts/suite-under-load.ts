@@ -1,5 +1,5 @@
 /**
- * The suite on a machine under load (issue 23: "green 5 runs out of 5 while three busy loops per core load the
+ * The suite on a machine under load ("green 5 runs out of 5 while three busy loops per core load the
  * machine"): starts `--loops-per-core` busy loops per core (default 3), runs vitest `--runs` times (default 5), and
  * prints each run's duration and result. The loops are killed when the script ends, however it ends.
  *

@@ -1,7 +1,7 @@
 /**
  * What bin/taskctl.js runs once the Node version is checked and `--version` answered (dist/boot.cjs): process-wide
  * settings, then a help request from dist/help.json, else the CLI bundle, with a code cache made at the end of a run
- * (boot/code-cache.ts) and Node's compile cache for what the bundle requires (22.1+). Start-up speed is the point (DESIGN.md section 7; README "Performance"): nothing here loads more than Node
+ * (boot/code-cache.ts) and Node's compile cache for what the bundle requires (22.1+). Start-up speed is the point (docs/performance.md): nothing here loads more than Node
  * built-ins and two small files.
  */
 import { readFileSync } from 'node:fs';

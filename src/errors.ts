@@ -1,4 +1,4 @@
-/** Stable exit codes (DESIGN.md section 2). Documented in README and `taskctl --help`. */
+/** Stable exit codes, documented in docs/behaviour.md#exit-codes and `taskctl --help`. */
 export const ExitCode = {
   ok: 0,
   unexpected: 1,

@@ -1,6 +1,6 @@
 /**
  * main(argv, deps) → exit code: the only place an error becomes a number (like gh's ghcmd.Main).
- * Start-up speed (DESIGN.md section 7): this module's static imports stay tiny. `--version` is answered without loading
+ * Start-up speed (docs/performance.md): this module's static imports stay tiny. `--version` is answered without loading
  * commander; the commander tree loads next, and the context (config, zod) only once a command runs.
  */
 import type { Context, Deps, GlobalOptions } from './context.js';

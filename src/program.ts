@@ -62,7 +62,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
     .option('--sandbox', 'start a local sandbox service for this one invocation and talk to it');
 
   registerCommands(program, run, argv && commandWord(program, argv));
-  // Every error names the next step (issue 26): commander's own refusals (a missing argument, a bad flag value) end
+  // Every error names the next step: commander's own refusals (a missing argument, a bad flag value) end
   // with where the usage and examples are, for the command that refused.
   const nextStep = (command: Command, path: string): void => {
     command.showHelpAfterError(`Run \`${path} --help\` for usage and examples.`);

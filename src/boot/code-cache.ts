@@ -2,7 +2,7 @@
  * Loads the CLI bundle (dist/taskctl.cjs) with a V8 code cache made at the end of a run, so it holds every function
  * that run compiled, not only the bundle's top level as Node's compile cache does (Node compiles the rest lazily on
  * every start: zod's parser, undici's client, the command itself). Measured on `balance` against a loopback sandbox:
- * ~18 ms less CPU on Node 24, and Node 20, which has no compile cache, gets one (issue 23).
+ * ~18 ms less CPU on Node 24, and Node 20, which has no compile cache, gets one.
  *
  * One cache file per bundle path, command word and Node version (`balance-v24.1.0-x64-1a2b3c4d`: two installs never
  * take turns overwriting one file), rewritten only when missing or refused:

@@ -1,5 +1,5 @@
 /**
- * What a bare `taskctl` prints (issue 26): a short overview, at most 25 lines — one line per command and the next step —
+ * What a bare `taskctl` prints: a short overview, at most 25 lines — one line per command and the next step —
  * instead of the full `--help` (91 lines, the exit-code table at the bottom). `taskctl --help` keeps the full text.
  */
 import type { Command } from 'commander';

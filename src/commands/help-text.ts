@@ -10,7 +10,7 @@ export type CommandAction = (ctx: Context) => Promise<void>;
 /** Runs a command's action with a context built from the parsed global flags of `command`. */
 export type RunAction = (command: Command, action: CommandAction) => Promise<void>;
 
-/** The exit-code table of `taskctl --help` and the README (DESIGN.md section 2; values from `ExitCode` in errors.ts). */
+/** The exit-code table of `taskctl --help` (docs/behaviour.md#exit-codes has the same; values from `ExitCode` in errors.ts). */
 export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [0, 'success'],
   [1, 'unexpected error (a bug: please report it)'],

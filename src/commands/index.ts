@@ -42,7 +42,7 @@ const ALONE: Record<string, (program: Command, run: RunAction) => void> = {
 /**
  * Registration order is the order of `taskctl --help`. `only`: the command typed, when known; then only that one is
  * registered, and a run parses, errs and helps exactly as with all of them (start-up: building every command's flags
- * is ~3 ms that `balance` does not need; issue 23).
+ * is ~3 ms that `balance` does not need).
  */
 export function registerCommands(program: Command, run: RunAction, only?: string): void {
   const alone = only === undefined ? undefined : ALONE[only];

@@ -98,7 +98,7 @@ export async function runStatus(ctx: Output & Prompts & Process & Service): Prom
   const { balance, budget } = check;
   const works =
     check.works === undefined ? 'no key' : check.works ? 'yes' : `no: ${check.problem?.message ?? 'refused'}`;
-  // A person reads words; -o json gets types (issue 26): booleans, integers, an ISO time (not "yes", "4998 coins").
+  // A person reads words; -o json gets types: booleans, integers, an ISO time (not "yes", "4998 coins").
   const fields: Array<[string, string | undefined]> = [
     ['profile', settings.profile.value],
     ['base_url', settings.baseUrl?.value],

@@ -2,7 +2,7 @@
  * What the workflows in core/ need of a run, as small capabilities (gh's Factory and IOStreams, split by concern): a
  * run function declares the intersection of those it uses (`runBalance(ctx: Output & Service)`), so a test can drive
  * it with a hand-made object of just those members. Declared here so that core depends on interfaces below it, never
- * on the entry layer's class (src/context.ts) that builds them (src/README.md, "Layers"). `Context` is all of them.
+ * on the entry layer's class (src/context.ts) that builds them (docs/architecture.md#layers). `Context` is all of them.
  */
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../lib/time.js';
@@ -13,7 +13,7 @@ import type { CompletionCacheStore } from '../store/cache.js';
 import type { ConfigStore } from '../store/config.js';
 import type { Settings } from './settings.js';
 
-/** Global flags, as commander parses them. */
+/** Global flags (docs/commands.md#global-flags), as commander parses them. */
 export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;

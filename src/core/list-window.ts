@@ -1,5 +1,5 @@
 /**
- * `list --since` / `--until` (issue 15): tasks created within a window, and when a page walk may stop early. The
+ * `list --since` / `--until`: tasks created within a window, and when a page walk may stop early. The
  * spec does not promise an order; the sandbox lists newest first. The walk stops only when the order seen so far was
  * newest first and a whole page is older than the window; otherwise every page is read and filtered (the page guard
  * bounds the walk).

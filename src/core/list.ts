@@ -69,7 +69,7 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
   try {
     await (ctx.printer.format === 'table' ? ctx.spin('reading tasks', walk) : walk(() => undefined));
   } catch (error) {
-    // No `[]` for a command that failed, and an array cut short stays unterminated (issue 25).
+    // No `[]` for a command that failed, and an array cut short stays unterminated.
     await out.abort();
     throw error;
   }

@@ -1,6 +1,6 @@
 /**
  * Finding "our" task without an idempotency key (the API has none): after an ambiguous POST /tasks, and before paying
- * again for the same list (`--reuse-window`). The identity rule (issue 22; README "Exactly once"):
+ * again for the same list (`--reuse-window`). The identity rule (docs/behaviour.md#exactly-once):
  * 1. Before sending, `takeSnapshot` lists the recent tasks and keeps the ids of every task with the same service and
  *    item count. A task seen there existed before our request, so it is never ours, however well it matches.
  * 2. On one machine the local ledger (store/ledger.ts, through `LocalRuns`) is certain: a task another local run claimed
@@ -12,12 +12,12 @@
  *    the end of reconciliation when no answer came). It is adopted only when it is the only one, and no second one has
  *    appeared when reconciliation ends.
  * 4. Reconciliation always observes to its horizon: at least 10 s after the failure, and as long again as the request
- *    was in flight (at most two minutes). A task that lands later is out of any client's reach (README). The last
+ *    was in flight (at most two minutes). A task that lands later is out of any client's reach (docs/behaviour.md#the-horizon). The last
  *    scan must read the list: otherwise a single candidate is reported, not adopted.
  * 5. Every other ending is exit 9 with the candidate ids (the caller's message): several candidates, one another
  *    local run may have made, one seen before a complete snapshot, or none.
  * Known limit: a concurrent identical create from another machine whose task lands in our window, while ours never
- * landed, cannot be told apart from ours: one candidate, adopted (README "Exactly once").
+ * landed, cannot be told apart from ours: one candidate, adopted (docs/behaviour.md#exactly-once).
  */
 import type { PageMeta, Task } from '../api/schemas.js';
 import { inWindow, ServerClock } from './server-time.js';
@@ -52,7 +52,7 @@ const CLOCK_SKEW_TOLERANCE_MS = 120_000;
 const PER_PAGE = 100;
 /**
  * Pages read per scan at most. Newest-first or oldest-first lists stop at the window's edge long before; a list in no
- * recognisable order is read up to this bound (documented in the README: at most 10 list requests per scan).
+ * recognisable order is read up to this bound (documented in docs/commands.md: at most 10 list requests per scan).
  */
 export const MAX_SCAN_PAGES = 10;
 

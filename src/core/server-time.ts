@@ -1,6 +1,6 @@
 /**
  * The server's clock as one run learns it, and the window in which a create's task can carry its `created_at`
- * (issue 22). Everything is in epoch ms; "local" is the client's clock, "server" the clock that stamps `created_at`.
+ * (docs/behaviour.md#the-window). Everything is in epoch ms; "local" is the client's clock, "server" the clock that stamps `created_at`.
  *
  * - Offset (server minus local) is an interval [low, high], narrowed by every observation:
  *   a `Date` header d (whole seconds) of a response sent at t_s and received at t_r gives d - t_r <= offset < d + 1 s - t_s;

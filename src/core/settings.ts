@@ -1,5 +1,5 @@
 /**
- * Where each setting comes from: flag > environment > profile > default (DESIGN.md section 4). Pure: the caller reads
+ * Where each setting comes from: flag > environment > profile > default (docs/behaviour.md#configuration-and-secrets). Pure: the caller reads
  * the config file and the key file; this only decides.
  */
 import type { Env } from '../output/io.js';

@@ -1,5 +1,5 @@
 /**
- * A task's item results as `show` prints them, shared by `show` and the end of `wait`/`create --wait` (issue 26: the
+ * A task's item results as `show` prints them, shared by `show` and the end of `wait`/`create --wait` (the
  * main job ends with its results), used by `show` and core/follow/wait.ts.
  */
 import type { Task } from '../api/schemas.js';
@@ -55,7 +55,7 @@ export async function printTaskItems(ctx: Output, tasks: readonly Task[], option
   const keep = (item: ItemLike, task: { id: number }) =>
     wanted === undefined || itemOutcome(item, terminal.get(task.id) === true) === wanted;
   if (printer.format === 'json') {
-    // The tasks as the server sent them, streamed: the flat rows below would only be a second copy (issue 25).
+    // The tasks as the server sent them, streamed: the flat rows below would only be a second copy.
     const shown = tasks.map((task) =>
       task.items === undefined || wanted === undefined
         ? task
@@ -65,7 +65,7 @@ export async function printTaskItems(ctx: Output, tasks: readonly Task[], option
     return;
   }
   if (printer.format !== 'table') {
-    // csv / tsv the flat rows, ndjson the item records with their JSON values: a slice of items at a time (issue 25).
+    // csv / tsv the flat rows, ndjson the item records with their JSON values: a slice of items at a time.
     const styledColumns = taskItemColumns(taskItemKeys(tasks)).map((column) =>
       column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
     );

@@ -1,5 +1,5 @@
 /**
- * Durations as taskctl prints them (issue 23: one module for every rendering of a length of time).
+ * Durations as taskctl prints them (one module for every rendering of a length of time).
  * - `formatDuration`: messages and traces (`0.3s`, `1.5s`, `42s`, `1m30s`, `2h5m`);
  * - `clockTime`: a running clock in the live progress block (`0:07`, `12:34`, `1:02:03`), fixed-width per magnitude.
  */

@@ -1,12 +1,12 @@
 /**
- * A walk over GET /tasks pages that a hostile or broken server cannot make endless (DESIGN.md section 5): `list --all`,
+ * A walk over GET /tasks pages that a hostile or broken server cannot make endless (docs/behaviour.md#http): `list --all`,
  * `wait` and `watch` stop with exit 8 when a page brings nothing new, when `total_pages` grows far beyond its first
  * answer, or past MAX_PAGES. Ids repeated across pages are reported once (a task created during the walk shifts a
  * newest-first list by one, so a few repeats are normal); the caller prints only `fresh`.
  */
 import { UnavailableError } from '../errors.js';
 
-/** The most pages one walk reads: 1,000 pages of 100 tasks is 100,000 tasks. Documented in the README. */
+/** The most pages one walk reads: 1,000 pages of 100 tasks is 100,000 tasks. Documented in docs/behaviour.md#http. */
 const MAX_PAGES = 1000;
 /** How far `total_pages` may grow during one walk (tasks created meanwhile) before the walk is judged endless. */
 function pageGrowthAllowance(firstTotalPages: number): number {

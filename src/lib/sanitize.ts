@@ -1,9 +1,9 @@
 /**
  * Server text is printed inert: a task name or error message must not be able to move the cursor, recolour the
- * terminal, set the window title or reorder what the reader sees (DESIGN.md 3). Each dangerous code point becomes a
+ * terminal, set the window title or reorder what the reader sees (docs/behaviour.md#output). Each dangerous code point becomes a
  * visible escape (`\x1b`, `\u009b`, `\u202e`) so the reader can still tell something odd was there.
  *
- * This is the one module for control-character patterns (issue 12): import these instead of writing another regex.
+ * This is the one module for control-character patterns: import these instead of writing another regex.
  */
 
 /** Source of the C0 range, DEL and C1 (U+009B is an 8-bit CSI on some terminals): what a terminal may act on. */

@@ -1,9 +1,9 @@
 /**
- * The one status vocabulary: what a task's status and its items' statuses mean (success is only what was seen), and
- * the colour role of each. The spec shows task states pending, processing, completed, failed and the item state
- * completed; a real server may send others. Every place that judges, counts, filters or colours tasks and items uses
- * these rules and no other: `wait`'s exit code and live block, progress counts, `list`, `show`, `watch`, the reports
- * and the sandbox dashboard (docs/behaviour.md).
+ * The one status vocabulary: what a task's status and its items' statuses mean, and the colour role of each (success
+ * is only what was seen: docs/behaviour.md#success-is-only-what-was-seen). The spec shows task states pending,
+ * processing, completed, failed and the item state completed; a real server may send others. Every place that judges,
+ * counts, filters or colours tasks and items uses these rules and no other: `wait`'s exit code and live block,
+ * progress counts, `list`, `show`, `watch`, the reports and the sandbox dashboard.
  */
 
 /** The task states the spec shows. */

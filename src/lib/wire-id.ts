@@ -1,6 +1,6 @@
 /**
  * A task id the server sent as a string ("7") is a number inside taskctl, but JSON output keeps the server's type
- * (issue 25): the wire form rides along under this symbol (ignored by JSON.stringify, kept by object spread).
+ * (docs/behaviour.md#types-kept): the wire form rides along under this symbol (ignored by JSON.stringify, kept by object spread).
  */
 export const WIRE_ID: unique symbol = Symbol.for('taskctl.wireId');
 

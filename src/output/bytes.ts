@@ -1,4 +1,4 @@
-/** Byte sizes in messages: the one formatter (issue 12), exact rather than rounded, since limits are round numbers. */
+/** Byte sizes in messages: the one formatter, exact rather than rounded, since limits are round numbers. */
 
 const UNITS = [
   [1024 ** 3, 'GiB'],

@@ -1,5 +1,5 @@
 /**
- * Colour (issue 23): chalk is the only source of colour escapes. Each stream gets its own instance at an explicit
+ * Colour: chalk is the only source of colour escapes. Each stream gets its own instance at an explicit
  * level, decided by `colorEnabled` (output/io.ts): chalk's own detection looks at process.stdout, which is not
  * necessarily the stream written to (tests, `taskctl list | less` with coloured errors).
  */

@@ -1,4 +1,4 @@
-/** `--columns a,b,c` (issue 15) and `--wide` (issue 14): the flags every table command shares, and the one picking rule. */
+/** `--columns a,b,c` and `--wide`: the flags every table command shares, and the one picking rule. */
 import { Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { toSnakeKey } from './encode.js';

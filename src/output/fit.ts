@@ -1,5 +1,5 @@
 /**
- * Fitting a table to the terminal's width (issue 14), like gh and kubectl: a row never wraps and no word is broken
+ * Fitting a table to the terminal's width, like gh and kubectl: a row never wraps and no word is broken
  * across lines. In order, until the table fits: long free-text columns (`truncate`) give up width down to a soft
  * minimum; `optional` columns are dropped, the highest rank first; free text shrinks further to its hard minimum. Cut
  * text ends in `…`, at a word boundary when one is near. A table that still cannot fit is drawn as it is.

@@ -1,8 +1,8 @@
 /**
- * Item results as records for `show -o csv|tsv|ndjson` (DESIGN.md 3). Result shapes differ per service and are mostly
+ * Item results as records for `show -o csv|tsv|ndjson` (docs/behaviour.md#output). Result shapes differ per service and are mostly
  * unspecified (the spec shows only `{available}`), so nothing here assumes one: `data` may be any JSON value.
  *
- * - csv/tsv (`FlatRecord`): `task` (the task's id, issue 15), `target`, `status`, the data fields flattened (nested keys dotted, lists of scalars joined
+ * - csv/tsv (`FlatRecord`): `task` (the task's id), `target`, `status`, the data fields flattened (nested keys dotted, lists of scalars joined
  *   with `;`, other lists as compact JSON; data that is not an object is compact JSON in a `data` column), `error`.
  *   The data columns are the union of the keys over *all* the tasks' items in first-seen order, so a filter never
  *   moves a column; `error` is always last.
@@ -22,7 +22,7 @@ const HUMAN = Symbol('human');
 type HumanRow = FlatRecord & { [HUMAN]?: Record<string, string> };
 
 /**
- * A result value as a person reads it (issue 26: no raw JSON in a terminal table): scalars as text; a list one element
+ * A result value as a person reads it (no raw JSON in a terminal table): scalars as text; a list one element
  * a line; an object as `key: value` pairs (on its own lines at the top, `key: value, key: value` inside a list),
  * nested values in parentheses. Bounded like the rest: below CELL_JSON_DEPTH levels the rest is `…`.
  */
@@ -227,7 +227,7 @@ function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown>
 }
 
 /**
- * ndjson rows of one command share one shape (issue 26): every record gets every field any record has, in first-seen
+ * ndjson rows of one command share one shape: every record gets every field any record has, in first-seen
  * order, `null` where its item had none, so a reader (jq, a typed loader) never meets a missing key.
  */
 function sameShape(records: Array<Record<string, unknown>>): void {
@@ -242,7 +242,7 @@ function sameShape(records: Array<Record<string, unknown>>): void {
 }
 
 /**
- * `show <id...>` (issue 15): every task's items in one export, a `task` column first; the data columns are the union
+ * `show <id...>`: every task's items in one export, a `task` column first; the data columns are the union
  * over all the tasks' items (first-seen order), so the columns are the same whatever the ids and the filter.
  */
 export function exportTaskItems(
@@ -291,7 +291,7 @@ export function taskItemKeys(tasks: readonly TaskItemsLike[]): string[] {
 /**
  * The kept items' rows and ndjson records, `size` items at a time, with the same columns and record shape as
  * `exportTaskItems`: a 1,000,000-item task is printed slice by slice instead of as one array of rows and another of
- * records (issue 25). The record shape (every key of every kept record, in first-seen order) takes a first pass.
+ * records. The record shape (every key of every kept record, in first-seen order) takes a first pass.
  */
 export function* taskItemSlices(
   tasks: readonly TaskItemsLike[],

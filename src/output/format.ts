@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 
-/** The output formats: the one list (issue 12) for `-o`'s choices, the `output` setting and shell completion. */
+/** The output formats: the one list for `-o`'s choices, the `output` setting and shell completion. */
 export const OUTPUT_FORMATS = ['table', 'tsv', 'csv', 'json', 'ndjson'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -10,7 +10,7 @@ function isOutputFormat(value: string): value is OutputFormat {
 
 /**
  * The `-o` value (or `TASKCTL_OUTPUT` / config), else the default: `table` for a person at a terminal, `tsv` for a
- * pipe (DESIGN.md 3). Case-insensitive and trimmed, since the value may come from an env var or a config file.
+ * pipe (docs/behaviour.md#output). Case-insensitive and trimmed, since the value may come from an env var or a config file.
  */
 export function resolveFormat(flag: string | undefined, stdoutIsTTY: boolean): OutputFormat {
   if (flag === undefined || flag.trim() === '') return stdoutIsTTY ? 'table' : 'tsv';

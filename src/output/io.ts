@@ -22,7 +22,7 @@ export interface IO {
 }
 
 /**
- * CI detection, the one rule (issue 12): CI systems set `CI` (to `true`, `1`, or a name); `CI=false` or `CI=0` is how
+ * CI detection, the one rule: CI systems set `CI` (to `true`, `1`, or a name); `CI=false` or `CI=0` is how
  * people turn it off locally. CI mode means no spinners, no prompts, plain timestamped progress lines.
  */
 export function isCI(env: Env): boolean {
@@ -32,7 +32,7 @@ export function isCI(env: Env): boolean {
 
 /**
  * Colour on a stream: off when it is not a TTY, with --no-color, NO_COLOR, TERM=dumb, or in CI mode (`ci`: `--ci` or
- * `CI`); FORCE_COLOR forces it (DESIGN.md 3). As in Node and chalk, FORCE_COLOR=0 or =false forces it off. Call once
+ * `CI`); FORCE_COLOR forces it (docs/behaviour.md#output). As in Node and chalk, FORCE_COLOR=0 or =false forces it off. Call once
  * per stream: stdout and stderr may differ (`taskctl list | less` still wants coloured errors).
  */
 export function colorEnabled(stream: OutputStream, env: Env, noColorFlag: boolean, ci = false): boolean {

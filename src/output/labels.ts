@@ -1,5 +1,5 @@
 /**
- * Labels of key/value screens for people (issue 14): callers name fields with their machine keys (`balance_after`),
+ * Labels of key/value screens for people: callers name fields with their machine keys (`balance_after`),
  * which json/csv keep; a terminal shows `Balance after`. Labels already written for people are left alone.
  */
 

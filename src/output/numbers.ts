@@ -1,5 +1,5 @@
 /**
- * Numbers as taskctl prints them (issue 26): the one number format. A person reads `65,536` (thousands separators,
+ * Numbers as taskctl prints them: the one number format. A person reads `65,536` (thousands separators,
  * whatever the locale, so logs and tests agree); a script reads plain digits (`65536`), which every tool parses.
  */
 

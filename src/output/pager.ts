@@ -1,5 +1,5 @@
 /**
- * Long output for a person goes through a pager (issue 26), as git and gh do: `$PAGER`, else `less` with `-FRX`
+ * Long output for a person goes through a pager, as git and gh do: `$PAGER`, else `less` with `-FRX`
  * (quit if it fits one screen, keep colours, leave the text on the screen after quitting). Only when stdout is a
  * terminal and the text is taller than it; a pager that cannot start means the text is printed as it is.
  */

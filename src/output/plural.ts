@@ -1,4 +1,4 @@
-/** A count with its noun in the right number (issue 23: the one pluraliser; regular English plurals only). */
+/** A count with its noun in the right number (the one pluraliser; regular English plurals only). */
 import { formatCount } from './numbers.js';
 
 /** `item` / `items` for `count`. */

@@ -1,6 +1,6 @@
 /**
  * The one way taskctl writes: data to stdout in the chosen format, talk (info/warnings/errors) to stderr
- * (STYLE.md 6). Every string printed — data and messages — is redacted, then neutralised (DESIGN.md 3, 4).
+ * (docs/architecture.md#conventions). Every string printed — data and messages — is redacted, then neutralised (docs/behaviour.md#output).
  *
  * Formats, for rows (`list`, `stream`):
  * - table:  borderless aligned columns, UPPERCASE headers, empty values shown as `-`; colour only if `color`; on a
@@ -221,7 +221,7 @@ export function createPrinter(options: PrinterOptions): Printer {
   const fieldsOf = <T>(row: T, columns: ReadonlyArray<Column<T>>) => columns.map((c) => redact(cellText(c.value(row))));
   const keysOf = <T>(columns: ReadonlyArray<Column<T>>) => columns.map((c) => c.key ?? toSnakeKey(c.header));
   const jsonOut = (value: unknown, pretty: boolean) => `${jsonText(value, pretty, redact)}\n`;
-  /** A JSON document on stdout, written in pieces of about a MiB (never the whole text at once: issue 25). */
+  /** A JSON document on stdout, written in pieces of about a MiB (never the whole text at once: memory stays bounded). */
   const streamJson = (value: unknown, pretty: boolean) => {
     const out = chunkedWriter(writeOut);
     writeJson(value, pretty, redact, out.write);

@@ -1,7 +1,7 @@
 /**
  * Progress for long waits (`wait`, `create --wait`): a live block of lines redrawn in place for a person at a
  * terminal, plain timestamped lines everywhere else, so CI logs stay readable and never contain escape codes
- * (DESIGN.md 3). What the lines say is the caller's (core/follow/display.ts); this module only draws them.
+ * (docs/behaviour.md#output). What the lines say is the caller's (core/follow/display.ts); this module only draws them.
  */
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Clock } from '../lib/time.js';
@@ -58,7 +58,7 @@ export interface Progress {
   stop: () => void;
 }
 
-/** Live block only when stderr is a TTY, output is not json/ndjson, and not in CI (DESIGN.md 3). */
+/** Live block only when stderr is a TTY, output is not json/ndjson, and not in CI (docs/behaviour.md#output). */
 function shouldSpin(options: Pick<ProgressOptions, 'io' | 'env' | 'ci' | 'format'>): boolean {
   const ci = options.ci ?? isCI(options.env ?? {});
   return !ci && !isJsonFormat(options.format) && options.io.stderr.isTTY === true;
@@ -154,7 +154,7 @@ class LiveProgress implements Progress {
       .map((line) => cutToWidth(line, width));
     // Each line overwrites the one drawn before and clears what was left of it; a shorter frame clears the old lines
     // below it. Never "clear to the end of the screen": from the top-left corner, tmux and others move the whole
-    // screen into the scrollback for that, which is how a redrawn block flooded it (issue 26).
+    // screen into the scrollback for that, which is how a redrawn block flooded it.
     const stream = this.tty();
     this.toTop();
     lines.forEach((line, index) => {

@@ -1,5 +1,5 @@
 /**
- * Spinners for single waits (issue 26, DESIGN.md 3): ora, imported only when a wait has lasted SPINNER_DELAY_MS, on
+ * Spinners for single waits (docs/behaviour.md#output): ora, imported only when a wait has lasted SPINNER_DELAY_MS, on
  * stderr, only when stderr is a real terminal, outside CI, and not for json/ndjson; it never reads stdin
  * (`discardStdin: false`) and leaves the cursor alone (a Ctrl-C never leaves it hidden). Several tasks at once are
  * output/progress.ts's live block, not a spinner.

@@ -1,7 +1,7 @@
 /**
  * What happens when stdout or stderr fails. By default a reader that went away (`taskctl list | head -1`) ends the run
  * quietly, as SIGPIPE ends a C tool, and any other write error (a full disk, a closed descriptor) ends it with one line
- * on the other stream and exit 14 (DESIGN.md section 2). stderr failing ends the run the same way (exit 14), its one
+ * on the other stream and exit 14 (docs/behaviour.md#exit-codes). stderr failing ends the run the same way (exit 14), its one
  * line on stdout: the last stream that may still work.
  *
  * A command whose exit code is known before it prints (`wait`'s outcome) settles it first (`settleOutcome`), so the

@@ -1,4 +1,4 @@
-/** Borderless, `kubectl`/`gh`-style tables. cli-table3 is loaded here only, on first use (STYLE.md 8). */
+/** Borderless, `kubectl`/`gh`-style tables. cli-table3 is loaded here only, on first use (docs/architecture.md#conventions). */
 
 export type Align = 'left' | 'right';
 

@@ -14,7 +14,7 @@ function itemsText(task: Task): string {
 }
 
 /**
- * The one way counts are shown (issue 26): `completed/total`, then `, N failed` — exactly what the service reported,
+ * The one way counts are shown: `completed/total`, then `, N failed` — exactly what the service reported,
  * the same in list, watch, wait's lines and the live block. Without counts from the service: the total alone.
  */
 export function countsText(counts: { total: number; completed?: number | undefined; failed?: number | undefined }) {

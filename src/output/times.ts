@@ -1,5 +1,5 @@
 /**
- * Times taskctl makes itself, one format per context (issue 26): on a terminal as a person reads them (kubectl's AGE):
+ * Times taskctl makes itself, one format per context: on a terminal as a person reads them (kubectl's AGE):
  * "just now", "45s ago", "3m ago", "2h ago", "5d ago", "in 3m" for a server clock ahead of ours; in scripts and logs as
  * ISO 8601 UTC without milliseconds (`isoSeconds`). The server's own fields are printed as received.
  */

@@ -1,5 +1,5 @@
 /**
- * Widths on a terminal (issue 23): the one measure (string-width, the count cli-table3 lays tables out with) and what
+ * Widths on a terminal: the one measure (string-width, the count cli-table3 lays tables out with) and what
  * is built on it: cutting a line, ending free text with `…`, word-wrapping messages, and the width budget.
  */
 import stringWidth from 'string-width';

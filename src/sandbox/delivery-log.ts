@@ -1,5 +1,5 @@
 /**
- * The webhook delivery log the dashboard shows (api-spec 6.4: "timestamps, HTTP status codes, response times, payloads
+ * The webhook delivery log the dashboard shows (as the service's own dashboard does: "timestamps, HTTP status codes, response times, payloads
  * and retry history"): bounded, filterable by state, with the request headers as sent and the signature masked.
  */
 import type { WebhookEvent } from '../api/schemas.js';

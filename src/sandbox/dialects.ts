@@ -21,7 +21,7 @@ const DIALECT_MAGIC = { skip: 'skip-', archive: 'archive-' } as const;
 
 /** Error codes that `status-400` answers with HTTP 400. */
 const REFUSALS_AS_400: ReadonlySet<string> = new Set(['validation_error', 'insufficient_balance', 'not_found']);
-/** Fields the webhook objects show and the API's task object does not (spec 2.3); `bare-tasks` leaves them out. */
+/** Fields the webhook objects show and the API's task object does not (docs/sandbox.md#where-the-spec-is-silent); `bare-tasks` leaves them out. */
 const WEBHOOK_ONLY_FIELDS = ['platform', 'completed_items', 'failed_items', 'started_at', 'failed_at', 'error_message'];
 
 /** Names as given (`all` = every dialect), checked: an unknown name is the message of a usage error. */

@@ -1,4 +1,4 @@
-/** Webhook deliveries (spec section 6): signed POSTs with the spec's retry schedule, recorded in the delivery log. */
+/** Webhook deliveries (docs/sandbox.md#webhooks): signed POSTs with the spec's retry schedule, recorded in the delivery log. */
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -9,7 +9,7 @@ import { DeliveryLog, recordedHeaders } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import type { TimerSet } from './timers.js';
 
-/** Delay before each attempt (spec 6.4); multiplied by the time scale. */
+/** Delay before each attempt (docs/sandbox.md#webhooks); multiplied by the time scale. */
 const RETRY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;
 export const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
 

@@ -126,7 +126,7 @@ export function writeFileAtomicSync(
 ): void {
   const durable = options.durable !== false;
   const bytes = Buffer.from(data, 'utf8');
-  // Bounded on write as on read: a file taskctl would refuse to read back is never written (issue 25).
+  // Bounded on write as on read: a file taskctl would refuse to read back is never written.
   if (options.maxBytes !== undefined && bytes.length > options.maxBytes) {
     const size = (n: number) => n.toLocaleString('en');
     throw new TooLargeFileError(

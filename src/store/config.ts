@@ -1,5 +1,5 @@
 /**
- * The config file (DESIGN.md section 4): `$TASKCTL_CONFIG_DIR/config.json`, else `$XDG_CONFIG_HOME/taskctl/config.json`,
+ * The config file (docs/behaviour.md#configuration-and-secrets): `$TASKCTL_CONFIG_DIR/config.json`, else `$XDG_CONFIG_HOME/taskctl/config.json`,
  * else `~/.config/taskctl/config.json`. File 0600, directory 0700: it holds API keys, so a looser existing file or
  * directory is tightened with a warning. Every change is a read-modify-write under `config.json.lock`, so concurrent
  * `config set` / `auth login` / `auth logout` never lose each other's updates, and an atomic replace, so a crash never

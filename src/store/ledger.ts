@@ -1,5 +1,5 @@
 /**
- * The local ledger of in-flight creates (issue 22): `creates.json` in the cache directory, shared by every taskctl run
+ * The local ledger of in-flight creates: `creates.json` in the cache directory, shared by every taskctl run
  * of this user (any profile), so that runs on one machine never take each other's tasks.
  *
  * - Write-ahead: an entry is written before its POST /tasks leaves (`begin`), and says what it sends (account, service,

@@ -1,7 +1,7 @@
 /**
  * `webhook listen --catch-up DURATION` / `--catch-up-task ID`: the events a receiver that was down missed, rebuilt from
  * the task list, one per task for its current state (`processing`, `completed` or `failed`; a pending task has none).
- * Built like the service's events (api-spec 6.3), but a field the API did not give is left out rather than guessed,
+ * Built like the service's events (docs/behaviour.md#webhook-receiver), but a field the API did not give is left out rather than guessed,
  * and the envelope says `"synthesised": true`.
  */
 import type { Task } from '../api/schemas.js';

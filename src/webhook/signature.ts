@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-/** The header the service signs webhooks with: its value is the account's API key (api-spec 6.1). */
+/** The header the service signs webhooks with: its value is the account's API key. */
 export const SIGNATURE_HEADER = 'x-webhook-signature';
 /** User-Agent of the service's deliveries (the sandbox sends the same). */
 export const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';

@@ -6,7 +6,7 @@ import { createRedactor } from '../lib/redact.js';
 import { webhookHeaders } from './signature.js';
 import { checkTargetUrl } from './target-url.js';
 
-/** The service's own answer deadline (api-spec 6.1). */
+/** The service's own answer deadline: a receiver must answer within 30 s. */
 const SIMULATE_TIMEOUT_MS = 30_000;
 
 export interface SimulateOptions {

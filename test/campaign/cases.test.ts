@@ -1,5 +1,5 @@
 /**
- * Issue 22's cases 1 and 2, in process: two runs of the same create on one machine (one cache directory, so one local
+ * The two overlap cases of test/README.md (case 1 and case 2), in process: two runs of the same create on one machine (one cache directory, so one local
  * ledger) or on two, each through its own proxy, on a clock shared with the sandbox whose sleeps are 5× shorter: the
  * 10 s reconciliation takes 2 s real, and a POST held 2 s (past the 1.5 s request timeout, which the reads before the
  * POST must fit in on a loaded machine: 0.4 s did not) lands 0.5 s into it.

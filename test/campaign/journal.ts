@@ -1,5 +1,5 @@
 /**
- * The journal's crash campaign (issue 24): one chunked `create --journal` job, killed with SIGKILL again and again and
+ * The journal's crash campaign: one chunked `create --journal` job, killed with SIGKILL again and again and
  * resumed each time, with the sandbox's faults mixed in, then checked against the sandbox's tasks: every input item in
  * exactly one task, none twice, none missing. Kills come three ways: at a random instant from outside, and at the two
  * instants too narrow to hit from outside (TASKCTL_CRASH_AT, core/submit/crash-point.ts): just after a chunk's `send`

@@ -1,5 +1,5 @@
 /**
- * The exactly-once campaign of issue 22: creates that overlap. Groups of 2–4 runs start at once with the same service
+ * The exactly-once campaign (docs/behaviour.md#exactly-once): creates that overlap. Groups of 2–4 runs start at once with the same service
  * and items, each through its own fault-injecting proxy (proxy.ts: reset-before, reset-after, 502 not forwarded, a
  * delay beyond the request timeout, or none), all runs of a group either sharing one cache directory (one machine: the
  * local ledger) or each with its own (separate machines). Two sandboxes: (a) plain, (b) whole-second timestamps and a
@@ -12,7 +12,7 @@
  * - any other exit: its request created nothing (`other-exit`);
  * - `cross-machine`: exit 0 with another run's task while its own request created nothing (or only after the run had
  *   ended: out of reach), the runs NOT sharing a cache directory: the one case no client can tell apart without an
- *   idempotency key (README, "Exactly once");
+ *   idempotency key (docs/behaviour.md#exactly-once);
  * - anything else is a VIOLATION (a printed id the run's request did not create, a task created and not printed with
  *   exit 0, exit 8 or another code after a POST that landed, exit 9 without saying so).
  */

@@ -1,5 +1,5 @@
 /**
- * A fault-injecting HTTP proxy for one run of the exactly-once campaign (issue 22): the run's requests reach the
+ * A fault-injecting HTTP proxy for one run of the exactly-once campaign: the run's requests reach the
  * sandbox only through it (its own undici Agent dials the proxy, so the base URL, and with it the account of the local
  * ledger, stays the sandbox's), and the proxy sees what the service created for that run's POST /tasks.
  *

@@ -1,5 +1,5 @@
 /**
- * `npm run campaign [creates] [seed]`: the long exactly-once campaign of issue 22 (default 320 creates, overlap.ts);
+ * `npm run campaign [creates] [seed]`: the long exactly-once campaign (docs/development.md#campaigns) (default 320 creates, overlap.ts);
  * exit 1 on any violation.
  */
 import { formatTable, runCampaign } from './overlap.js';

@@ -1,4 +1,4 @@
-/** `taskctl api` end to end (issue 15's "done when"): the real bin against the sandbox; GET and POST work, 404 exits 5. */
+/** `taskctl api` end to end: the real bin against the sandbox; GET and POST work, 404 exits 5. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
 
@@ -82,7 +82,7 @@ describe('taskctl api against the sandbox', () => {
     try {
       const body = JSON.stringify({ service: 'domain_check_availability', items: ['once.com'] });
       const result = await world.run(['api', 'POST', '/tasks', '--input', '-'], { stdin: body });
-      // Exit 9 as for a create (issue 22): 8 means "try again", which would pay twice.
+      // Exit 9 as for a create: 8 means "try again", which would pay twice.
       expect(result.code).toBe(9);
       expect(result.stderr).toMatch(/may have created a task/);
       const after = (await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state')).tasks.length;

@@ -1,5 +1,5 @@
 /**
- * `create --journal FILE` and `taskctl resume FILE` against a real sandbox (issue 24), in process (virtual time: the wait
+ * `create --journal FILE` and `taskctl resume FILE` against a real sandbox, in process (virtual time: the wait
  * before an in-flight chunk is settled passes at once). Kills at random instants are the campaign's
  * (test/campaign/journal.ts); here each state a kill can leave is built by hand and resumed.
  */

@@ -109,7 +109,7 @@ describe.skipIf(!hasTmux)('prompts in a terminal', () => {
     expect(await taskCount()).toBe(0);
   }, 20_000);
 
-  it('"y" creates the task; --yes never asks; a pipe is refused without --yes (issue 26)', async () => {
+  it('"y" creates the task; --yes never asks; a pipe is refused without --yes', async () => {
     // Three creates at once, each of its own item: the sandbox then holds exactly one task for each.
     const screen = start('accept', 'create domain_whois_history c.com', world.env);
     const yes = start('yes', 'create domain_whois_history e.com --yes', world.env);

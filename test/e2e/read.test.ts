@@ -220,7 +220,7 @@ describe('show', () => {
   });
 });
 
-describe('show several tasks (issue 15)', () => {
+describe('show several tasks', () => {
   it('`show A B -o csv` has one header, the task column first, and every item of both', async () => {
     const result = await world.inProcess(['show', String(okTask), String(failingItemsTask), '-o', 'csv']);
     expect(result.code, result.stderr).toBe(0);
@@ -253,7 +253,7 @@ describe('show several tasks (issue 15)', () => {
   });
 });
 
-describe('--columns and --since (issue 15)', () => {
+describe('--columns and --since', () => {
   it('--columns chooses and orders columns; an unknown one is exit 2 listing the valid ones', async () => {
     const list = await world.inProcess(['list', '--columns', 'status,id', '-o', 'csv']);
     expect(list.stdout.split('\n')[0]).toBe('status,id');

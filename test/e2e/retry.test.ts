@@ -24,7 +24,7 @@ async function targets(id: number): Promise<string[]> {
   return ((await response.json()) as { data: { items: Array<{ target: string }> } }).data.items.map((i) => i.target);
 }
 
-describe('retry against the sandbox (issue 15)', () => {
+describe('retry against the sandbox', () => {
   it('creates exactly the failed items; a second retry reuses that task; nothing to retry is exit 0', async () => {
     const original = await world.run(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com', '-q']);
     expect(original.code, original.stderr).toBe(0);

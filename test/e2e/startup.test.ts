@@ -175,7 +175,7 @@ describe('what a command that talks to the API loads', () => {
     expect(loaded).toContain('NativeModule net'); // the list is real: the request went out through node:net
     const unwanted = ['http2', 'tls', 'zlib', 'worker_threads', 'internal/deps/undici/undici'];
     expect(loaded.filter((name) => unwanted.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
-    // Nor what only other commands or rarer paths use (2-3 ms each at start-up; issue 23): V8 flags (boot.ts sets one
+    // Nor what only other commands or rarer paths use (2-3 ms each at start-up): V8 flags (boot.ts sets one
     // on Node 20 only), hashes and random names (a config or cache write, an account key read), commander's executable
     // subcommands (scripts/bundling.ts), stdin and file reads, `taskctl api`'s status texts.
     const notForBalance = ['crypto', 'child_process', 'dgram', 'stream/consumers', 'fs/promises'];

@@ -18,7 +18,7 @@ export interface Screen {
   history: number;
 }
 
-/** A command still running in a terminal: read its screen while it works (issue 26: SIGSTOP, Ctrl-C mid-way). */
+/** A command still running in a terminal: read its screen while it works (SIGSTOP, Ctrl-C mid-way). */
 export interface Running {
   screen: () => string;
   /** The screen once it matches `pattern` (polled; throws after `timeoutMs`). */

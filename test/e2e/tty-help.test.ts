@@ -1,5 +1,5 @@
 /**
- * Help and `auth status` as people see them in a real terminal (issue 14): tmux at 80 columns. Root `--help`, a
+ * Help and `auth status` as people see them in a real terminal: tmux at 80 columns. Root `--help`, a
  * subcommand's `--help` and `auth status` fit: no row wrapped onto a second screen line, no word broken. The help comes
  * from the fast path (dist/help.json) at 80 columns and from commander at 100: both are checked. Skipped without tmux.
  */

@@ -1,5 +1,5 @@
 /**
- * What a person sees at 80 and 120 columns (issue 26), in a real terminal (tmux) with colours on: create --wait ends
+ * What a person sees at 80 and 120 columns, in a real terminal (tmux) with colours on: create --wait ends
  * with the results table; the short overview; a 20-task wait leaves the scrollback alone; a sandbox stopped with
  * SIGSTOP mid-wait is shown as not answering, with the counts it last reported and no estimate. Screens are kept as
  * fixtures in test/e2e/fixtures/ for review (written when TASKCTL_WRITE_FIXTURES=1). Skipped without tmux.
@@ -44,7 +44,7 @@ function fixture(name: string, text: string): void {
     writeFileSync(new URL(`./fixtures/${name}.txt`, import.meta.url), `${text.trimEnd()}\n`);
 }
 
-describe.skipIf(!hasTmux)('a person at a terminal (issue 26)', { concurrent: true }, () => {
+describe.skipIf(!hasTmux)('a person at a terminal', { concurrent: true }, () => {
   for (const width of [80, 120]) {
     it(`create --wait ends with the results table at ${width} columns`, async () => {
       const result = await term().screenOf(

@@ -1,5 +1,5 @@
 /**
- * Tables as people see them in a real terminal (issue 14): tmux at 80 and 120 columns, colours on. `services`, `list`
+ * Tables as people see them in a real terminal: tmux at 80 and 120 columns, colours on. `services`, `list`
  * and `show` must fit: no row wrapped onto a second screen line, no word broken. Skipped without tmux.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -100,7 +100,7 @@ describe.concurrent('hostile server (spawned: peak RSS; wall time in scripts/hos
   });
 });
 
-describe('hostile server, issue 25 (spawned: peak RSS)', () => {
+describe('hostile server (spawned: peak RSS)', () => {
   // One after another: four 60 MiB answers at once from this process starved each other on a loaded machine.
   // Their subject is memory, not speed: a budget of 200 s (not the default 35 s) lets a loaded machine read 60 MiB.
   // The table forms of the same answers are cells of `scripts/hostile-matrix.ts` (show (table)), not rows here.
@@ -141,7 +141,7 @@ describe.concurrent('hostile server (in-process)', () => {
     const r = await runTaskctl(['list', '--all', '-o', 'tsv'], { env: envFor('pages-repeating') });
     expect(r.code, r.stderr).toBe(ExitCode.unavailable);
     expect(r.stderr).toMatch(/page 2 repeats tasks already listed/);
-    expect(r.stdout.trim().split('\n')).toHaveLength(100); // --all asks for 100 a page (issue 24)
+    expect(r.stdout.trim().split('\n')).toHaveLength(100); // --all asks for 100 a page
     expectPlainError(r.stderr);
   });
 

@@ -1,7 +1,7 @@
 /**
  * Hardening matrix, input rows (test/README.md, I1–I24): bad item input through `taskctl create` (`main()` in this
  * process; the spawned bin where stdin is a real pipe from /dev/zero or an endless producer), against the sandbox. Every refusal is exit 3 with the place named (`file:line`) and nothing created; the reader's finer cases
- * are unit-tested in test/unit/core/items and referenced from the README.
+ * are unit-tested in test/unit/core/items and listed in test/README.md.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -240,7 +240,7 @@ describe.concurrent('wire', () => {
         const id = created.stdout.trim();
         await fault(world, { method: 'GET', path: '/tasks', kind: 'delay', delayMs: 8000, count: 10 });
         const result = await world.run(['wait', id, '--timeout', '1s']);
-        // The service never answered: an outage (8), not "still running" (124, issue 25).
+        // The service never answered: an outage (8), not "still running" (124).
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
           /no answer from the service before the deadline \([\d.]+m?s\); last known: task \d+ not seen/,

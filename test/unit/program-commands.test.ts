@@ -1,5 +1,5 @@
 /**
- * main.ts builds the commander tree for the command typed only (issue 23, start-up): the same command with the same
+ * main.ts builds the commander tree for the command typed only (start-up): the same command with the same
  * flags and help, without building the other fifteen. When the command is not certain, every command is there.
  */
 import type { Command } from 'commander';

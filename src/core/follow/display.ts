@@ -1,11 +1,11 @@
 /**
- * What a person or a CI log sees while `wait`/`create --wait` follow tasks (issue 16): one line per task with its
+ * What a person or a CI log sees while `wait`/`create --wait` follow tasks: one line per task with its
  * status, counts, percent, rate, estimated time left and elapsed time. On a terminal the lines are a live block that
  * ticks; in plain mode a task gets a line when its status changes, and when its counts change no sooner than
  * max(2 s, 1/60 of the elapsed time) after its last line, plus a heartbeat each minute with fresh counts. Only tasks
  * seen are shown.
  *
- * Truthful (issue 26): every count shown is one the service reported (nothing is extrapolated between polls); the
+ * Truthful: every count shown is one the service reported (nothing is extrapolated between polls); the
  * time left is labelled as an estimate; while the service does not answer, the block says so (retrying, last answer
  * N s ago) and shows no rate or estimate, so nothing moves that is not known.
  */

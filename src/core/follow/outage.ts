@@ -1,5 +1,5 @@
 /**
- * A service that stops answering while `wait`/`watch` follow tasks (DESIGN.md section 2: 124 only when the service
+ * A service that stops answering while `wait`/`watch` follow tasks (docs/behaviour.md#exit-codes: 124 only when the service
  * answered): the outage state the follow engine reports to displays, and the error it ends with when no good answer
  * came for the outage tolerance, or the deadline came while the last read failed.
  */

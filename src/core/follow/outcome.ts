@@ -1,4 +1,4 @@
-/** What a finished `wait` means as an exit code (DESIGN.md 2), and how to resume one that did not finish. */
+/** What a finished `wait` means as an exit code (docs/behaviour.md#exit-codes), and how to resume one that did not finish. */
 import type { Task } from '../../api/schemas.js';
 import { ExitCode, RateLimitError } from '../../errors.js';
 import type { ExitCodeValue } from '../../errors.js';
@@ -21,7 +21,7 @@ export interface WaitOutcomeOptions {
  */
 export function waitExitCode(tasks: readonly Task[], options: WaitOutcomeOptions): ExitCodeValue {
   if (options.reason === 'interrupted') return ExitCode.interrupted;
-  // The service failed, not the tasks: the exit code follows the last failure (DESIGN.md section 2).
+  // The service failed, not the tasks: the exit code follows the last failure (docs/behaviour.md#exit-codes).
   if (options.reason === 'outage')
     return options.lastError instanceof RateLimitError ? ExitCode.rateLimited : ExitCode.unavailable;
   if (options.reason === 'timeout') return ExitCode.timeout;

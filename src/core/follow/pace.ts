@@ -1,5 +1,5 @@
 /**
- * When to poll one task next, from what its item counts say (issue 16): a new task is looked at again soon; a task
+ * When to poll one task next, from what its item counts say: a new task is looked at again soon; a task
  * whose items complete at a measurable rate is polled sparsely while its predicted end is far off and right after the
  * predicted end; a task that gives no counts, or stalls, falls back to the growing backoff. Pure: time comes in.
  */

@@ -10,7 +10,7 @@ const MAX_POLL_INTERVAL_MS = 30_000;
 const BACKOFF_FACTOR = 1.5;
 /** ±10%, so tasks started together (and several taskctl processes) don't poll in lockstep. */
 const JITTER_FRACTION = 0.1;
-/** GET /tasks per_page maximum (api-spec 8). */
+/** GET /tasks per_page maximum (the API's bound). */
 export const PAGE_SIZE = 100;
 /** Floor for `--interval`: anything shorter only burns the rate limit. */
 const MIN_POLL_INTERVAL_MS = 100;
@@ -135,7 +135,7 @@ export class PollTimers<K> {
  */
 export const ROUND_BURST = 4;
 
-/** Most requests one round may use for `count` tasks needing a request: ⌈count/100⌉ + 1 (DESIGN.md 7). */
+/** Most requests one round may use for `count` tasks needing a request: ⌈count/100⌉ + 1 (docs/performance.md). */
 export function roundBudget(count: number): number {
   return count <= 0 ? 0 : Math.ceil(count / PAGE_SIZE) + 1;
 }

@@ -41,7 +41,7 @@ export interface WaitOptions {
 const REPORT_READ_BUDGET_MS = 60_000;
 
 /**
- * What a wait prints at its end (issue 26): on a terminal, one finished task's item results (as `show` prints them,
+ * What a wait prints at its end: on a terminal, one finished task's item results (as `show` prints them,
  * paged when long), several tasks' summary table and the command that shows their items; in script formats the task
  * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records.
  */
@@ -85,9 +85,9 @@ async function withItems(ctx: Output & Runtime & Service, tasks: readonly Task[]
   return full;
 }
 
-/** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
+/** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (docs/behaviour.md#exit-codes). */
 /**
- * `known`: the tasks as created (`create --wait`), the last known state of any the wait never saw (issue 25).
+ * `known`: the tasks as created (`create --wait`), the last known state of any the wait never saw.
  */
 export async function waitForTasks(
   ctx: Output & Process & Runtime & Store & Service,

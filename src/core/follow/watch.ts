@@ -74,7 +74,7 @@ export async function runWatch(
   const warnUnknown = unknownStatusWarner((text) => {
     printer.warn(text);
   });
-  // Server text is made inert first, then coloured: colour codes must survive, the server's must not (issue 16).
+  // Server text is made inert first, then coloured: colour codes must survive, the server's must not.
   const clean = (text: string): string => neutralise(ctx.redact(text));
   const asEvents = printer.format === 'json' || printer.format === 'ndjson';
   // tsv/csv rows go through the printer's row stream (it prints each write at once); table gets human lines.

@@ -60,7 +60,7 @@ describe('GET: successful responses', () => {
     expect(await client.listServices()).toEqual([service]);
   });
 
-  it('reads the balance in the reference form and in the top-level variant, keeping extra fields (issue 13)', async () => {
+  it('reads the balance in the reference form and in the top-level variant, keeping extra fields', async () => {
     setup();
     pool
       .intercept(balancePath)

@@ -1,4 +1,4 @@
-/** `client.request` (issue 15): any method and path through the one client, its retry rules and its error mapping. */
+/** `client.request`: any method and path through the one client, its retry rules and its error mapping. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { ExitCode, NotFoundError, RateLimitError, RefusedError, UsageError } from '../../../src/errors.js';

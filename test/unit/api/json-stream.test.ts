@@ -1,4 +1,4 @@
-/** The streaming JSON reader of large answers (issue 25): the same value as JSON.parse, whatever the chunking. */
+/** The streaming JSON reader of large answers: the same value as JSON.parse, whatever the chunking. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { streamJson } from '../../../src/api/json-stream.js';

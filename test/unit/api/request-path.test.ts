@@ -1,4 +1,4 @@
-/** `taskctl api` paths (issue 15): relative to the base URL; absolute URLs and `..` escapes never leave it. */
+/** `taskctl api` paths: relative to the base URL; absolute URLs and `..` escapes never leave it. */
 import { describe, expect, it } from 'vitest';
 import { apiRequestPath } from '../../../src/api/request-path.js';
 import { ExitCode, UsageError } from '../../../src/errors.js';

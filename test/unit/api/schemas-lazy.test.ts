@@ -1,5 +1,5 @@
 /**
- * Schemas are built on first use (issue 23, start-up): loading the modules that hold them builds none, so a command pays
+ * Schemas are built on first use (start-up): loading the modules that hold them builds none, so a command pays
  * only for the schemas it parses with (`balance`: one; building all of them cost ~10 ms of every start-up).
  */
 import { describe, expect, it, vi } from 'vitest';

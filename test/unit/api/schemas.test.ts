@@ -1,4 +1,4 @@
-/** The response schemas keep what the server sent (issue 13) while still checking the fields the client reads. */
+/** The response schemas keep what the server sent while still checking the fields the client reads. */
 import { describe, expect, it } from 'vitest';
 import {
   BalanceResponseSchema,

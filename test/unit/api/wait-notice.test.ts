@@ -1,4 +1,4 @@
-/** Issue 14: a wait longer than 2 s (a 429's Retry-After, or the rate-limit budget) is announced once, before it starts. */
+/** A wait longer than 2 s (a 429's Retry-After, or the rate-limit budget) is announced once, before it starts. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { RateLimiter } from '../../../src/api/rate-limit.js';
@@ -25,7 +25,7 @@ function noticed(overrides: Parameters<typeof makeClient>[1] = {}) {
   return { client, clock, notices };
 }
 
-describe('wait notices (issue 14)', () => {
+describe('wait notices', () => {
   it('announces a 429 with Retry-After 25 once, before the wait', async () => {
     ({ agent, pool } = mockAgent());
     pool

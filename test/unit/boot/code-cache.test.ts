@@ -1,5 +1,5 @@
 /**
- * boot/code-cache.ts: the CLI bundle runs as `require` would, with a V8 code cache saved after the run (issue 23:
+ * boot/code-cache.ts: the CLI bundle runs as `require` would, with a V8 code cache saved after the run (
  * Node's compile cache holds only what a file's top level compiles). A cache of another bundle is never used.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, utimesSync } from 'node:fs';

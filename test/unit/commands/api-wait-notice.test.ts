@@ -1,4 +1,4 @@
-/** Issue 14 in-process: a rate-limit wait over 2 s is one stderr line (virtual clock); short waits and -q stay silent. */
+/** In-process: a rate-limit wait over 2 s is one stderr line (virtual clock); short waits and -q stay silent. */
 import { describe, expect, it } from 'vitest';
 import { AutoClock, mockApi, runTaskctl } from './harness.js';
 
@@ -12,7 +12,7 @@ function limitedOnce(retryAfter: string) {
   return api;
 }
 
-describe('rate-limit wait notice (issue 14)', () => {
+describe('rate-limit wait notice', () => {
   it('a 429 with Retry-After 25 prints one notice line on stderr, then the answer', async () => {
     const clock = new AutoClock();
     const result = await runTaskctl(['balance', '-o', 'json'], { api: limitedOnce('25'), clock });

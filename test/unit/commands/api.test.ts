@@ -1,4 +1,4 @@
-/** `taskctl api` in-process (issue 15): fields, --input, --include, exit codes, redaction, refused paths. */
+/** `taskctl api` in-process: fields, --input, --include, exit codes, redaction, refused paths. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

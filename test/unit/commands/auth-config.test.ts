@@ -64,7 +64,7 @@ describe('auth', () => {
       key_works: true,
       key_error: null,
       key_source: 'profile "default"',
-      // Typed (issue 26): an integer balance and its currency apart, the budget as numbers and an ISO time.
+      // Typed: an integer balance and its currency apart, the budget as numbers and an ISO time.
       balance: expect.any(Number) as number,
       currency: 'coins',
       rate_limit: {

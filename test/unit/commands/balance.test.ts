@@ -20,7 +20,7 @@ describe('balance (in-process)', () => {
     expect(result.stdout).toMatch(/^7\b/);
   });
 
-  it('keeps unknown balance fields in -o json, in both forms (issue 13)', async () => {
+  it('keeps unknown balance fields in -o json, in both forms', async () => {
     const api = mockApi();
     api.reply('GET', '/balance', 200, { success: true, data: { balance: 3, currency: 'coins', reserved: 1 } });
     api.reply('GET', '/balance', 200, { success: true, balance: 3, currency: 'coins', reserved: 1 });

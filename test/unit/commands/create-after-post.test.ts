@@ -1,5 +1,5 @@
 /**
- * Once a POST /tasks may have landed, every later failure is exit 9, never 8 (issue 22): exit 8 means "try again",
+ * Once a POST /tasks may have landed, every later failure is exit 9, never 8: exit 8 means "try again",
  * which could pay twice. The POST is answered 502 (a gateway page); what follows fails in different ways.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** A task that holds fewer items than were sent is never reported as a clean success (api-spec: total_items = sent). */
+/** A task that holds fewer items than were sent is never reported as a clean success (the API's total_items is the number sent). */
 import { expect, it } from 'vitest';
 import { task } from '../../hardening/helpers.js';
 import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from './harness.js';

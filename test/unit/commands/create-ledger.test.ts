@@ -1,5 +1,5 @@
 /**
- * The exactly-once rules per chunk and for `retry` (issue 22), in process against the sandbox on a virtual clock: each
+ * The exactly-once rules per chunk and for `retry`, in process against the sandbox on a virtual clock: each
  * POST gets its own entry in the local ledger (cache dir `creates.json`), settled with its task, and an answer lost
  * after the service acted is recovered by the same reconciliation.
  */
@@ -101,7 +101,7 @@ describe('the local ledger of creates', () => {
   });
 });
 
-describe('issue 22 case 3: whole-second created_at, the answer lost after the service acted', () => {
+describe('case 3: whole-second created_at, the answer lost after the service acted', () => {
   it.each([0, 250, 500, 900, 999])(
     'sent at 12:00:00.%i on a server 3 s ahead that shows whole seconds: recovered, exit 0',
     async (ms) => {

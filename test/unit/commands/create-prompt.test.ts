@@ -29,7 +29,7 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-describe('the confirmation (issue 14)', () => {
+describe('the confirmation', () => {
   it('shows the estimate with the balance now and after, in words for one item', async () => {
     const result = await world.run(['create', S, 'a.com', '-q'], terminal('y\n'));
     expect(oneLine(result.stderr)).toContain(`Create ${S} for 1 item: 5 coins (balance 10,000,000 → 9,999,995)? [y/N]`);
@@ -90,7 +90,7 @@ describe('the confirmation (issue 14)', () => {
   });
 });
 
-describe('money safety for scripts (issue 26)', () => {
+describe('money safety for scripts', () => {
   // Unwrapped on a pipe; word-wrapped when stderr is a terminal: compare with the line breaks as spaces.
   const refused =
     /error: the estimate is 10 coins, at or above confirm-above \(5\), and there is no terminal to confirm on; nothing was created Pass --yes to create it anyway, or --max-cost 10 to allow up to that much\./;

@@ -1,4 +1,4 @@
-/** create's messages in words (issue 14): singular and plural, and a reused task never reads as paid for. */
+/** create's messages in words: singular and plural, and a reused task never reads as paid for. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '../../campaign/world.js';
 

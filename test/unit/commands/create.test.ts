@@ -20,7 +20,7 @@ afterEach(() => world.close());
 const idsOf = (tasks: Array<{ id: number }>) => tasks.map((t) => t.id).sort((a, b) => a - b);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('exactly-once after an identical task was created moments before (issue 17)', () => {
+describe('exactly-once after an identical task was created moments before', () => {
   it('a second create whose POST was reset before reaching the server exits 9, never printing the earlier task', async () => {
     const first = await world.run(['create', S, 'a.com', 'b.com', '-q']);
     expect(first.code).toBe(0);
@@ -194,7 +194,7 @@ describe('--reuse-window reuses only what is worth reusing', () => {
   });
 });
 
-describe('items as written (issue 13)', () => {
+describe('items as written', () => {
   it('says once how many items validation changed, and --no-validate sends them as written', async () => {
     const normalised = await world.run(['create', S, 'Example.COM', 'münchen.de', 'plain.org']);
     expect(normalised.stderr).toMatch(

@@ -1,5 +1,5 @@
 /**
- * Every command's `--help` as people read it (issue 14): fitted to the width without breaking a word, defaults as a
+ * Every command's `--help` as people read it: fitted to the width without breaking a word, defaults as a
  * person writes them, the inherited global options, examples everywhere, exit codes that match what the commands do.
  */
 import { describe, expect, it } from 'vitest';

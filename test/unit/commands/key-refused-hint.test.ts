@@ -1,5 +1,5 @@
 /**
- * The 401 hint names where the refused key came from (issue 14): with TASKCTL_API_KEY=bad, "set TASKCTL_API_KEY" points
+ * The 401 hint names where the refused key came from: with TASKCTL_API_KEY=bad, "set TASKCTL_API_KEY" points
  * at the problem's own source. `keyRefusedHint` is the wording; the API error uses it once the client passes it on.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** With TASKCTL_API_KEY=bad, the 401 hint names TASKCTL_API_KEY as the source to check (issue 14), in-process. */
+/** With TASKCTL_API_KEY=bad, the 401 hint names TASKCTL_API_KEY as the source to check, in-process. */
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl } from './harness.js';
 

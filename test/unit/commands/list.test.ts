@@ -1,4 +1,4 @@
-/** `taskctl list` in-process: fitted table with items and ages (issue 14), --columns, --since/--until (issue 15). */
+/** `taskctl list` in-process: fitted table with items and ages, --columns, --since/--until. */
 import { describe, expect, it } from 'vitest';
 import { AutoClock, mockApi, runTaskctl, T0, type MockApi } from './harness.js';
 import { textWidth } from '../../../src/output/width.js';
@@ -30,7 +30,7 @@ function page(api: MockApi, n: number, totalPages: number, tasks: unknown[], per
 
 const widest = (text: string) => Math.max(...text.split('\n').map((line) => textWidth(line)));
 
-describe('list on a terminal (issue 14)', () => {
+describe('list on a terminal', () => {
   it('fits 80 columns: ages instead of ISO times, an items column with done/total and failed', async () => {
     const api = mockApi();
     page(api, 1, 1, [
@@ -64,7 +64,7 @@ describe('list on a terminal (issue 14)', () => {
   });
 });
 
-describe('list --columns (issue 15)', () => {
+describe('list --columns', () => {
   it('chooses and orders the columns in tsv, csv and the table', async () => {
     const api = mockApi();
     page(api, 1, 1, [task(12, 3)], 25);
@@ -90,7 +90,7 @@ describe('list --columns (issue 15)', () => {
   });
 });
 
-describe("list --all at the service's speed (issue 24)", () => {
+describe("list --all at the service's speed", () => {
   it('asks for 100 a page, and goes at full speed when the server states no rate limit', async () => {
     const api = mockApi();
     const pages = 150; // past the spec's 100/min: a limit invented for a silent server would sleep here
@@ -143,7 +143,7 @@ describe("list --all at the service's speed (issue 24)", () => {
   });
 });
 
-describe('list --since / --until (issue 15)', () => {
+describe('list --since / --until', () => {
   it('walks pages newest first and stops at the first page older than the window', async () => {
     const api = mockApi();
     page(api, 1, 5, [task(10, 1), task(9, 20)], 2);
@@ -198,7 +198,7 @@ describe('list --since / --until (issue 15)', () => {
   });
 });
 
-describe('the paging hint (issue 26: quiet stderr for scripts)', () => {
+describe('the paging hint (quiet stderr for scripts)', () => {
   it('a person at a terminal is told about the next page', async () => {
     const api = mockApi();
     page(api, 1, 3, [task(12, 3)]);
@@ -224,7 +224,7 @@ describe('the paging hint (issue 26: quiet stderr for scripts)', () => {
   });
 });
 
-describe('--status words for a group (issue 26: every error names the next step)', () => {
+describe('--status words for a group (every error names the next step)', () => {
   it('finished is answered with the flag that asks for finished tasks, not "did you mean failed"', async () => {
     const result = await runTaskctl(['list', '--status', 'finished'], { api: mockApi() });
     expect(result.code).toBe(2);

@@ -1,4 +1,4 @@
-/** Issue 26: every error names the next step; a usage error without advice of its own points at the command's help. */
+/** Every error names the next step; a usage error without advice of its own points at the command's help. */
 import { describe, expect, it } from 'vitest';
 import { runTaskctl } from './harness.js';
 

@@ -1,4 +1,4 @@
-/** Issue 26: a bare `taskctl` is a short overview; errors and hints are word-wrapped on a terminal, not in scripts. */
+/** A bare `taskctl` is a short overview; errors and hints are word-wrapped on a terminal, not in scripts. */
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl } from './harness.js';
 import { textWidth } from '../../../src/output/width.js';

@@ -1,5 +1,5 @@
 /**
- * A profile that does not exist (issue 14): `--profile nope` and `TASKCTL_PROFILE=nope` are exit 2 naming the profiles
+ * A profile that does not exist: `--profile nope` and `TASKCTL_PROFILE=nope` are exit 2 naming the profiles
  * that do, whatever the environment supplies; only the commands that create a profile (`auth login`, `config set`)
  * accept a new name.
  */

@@ -1,4 +1,4 @@
-/** `create --wait --report` and `show --report` check the report path before any request (issue 14), in-process. */
+/** `create --wait --report` and `show --report` check the report path before any request, in-process. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -38,7 +38,7 @@ async function created(argv: string[]): Promise<string> {
   return result.stdout.trim();
 }
 
-describe('taskctl retry (issue 15)', () => {
+describe('taskctl retry', () => {
   it('creates exactly the items that did not complete; running it again reuses that task (task count +1 only)', async () => {
     const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
     finish();

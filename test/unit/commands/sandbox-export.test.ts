@@ -1,5 +1,5 @@
 /**
- * `taskctl sandbox` in-process (issue 14): its export lines carry its own key even when the same key is stored as the
+ * `taskctl sandbox` in-process: its export lines carry its own key even when the same key is stored as the
  * user's (after the README's `auth login`), so they can be pasted; the key is the sandbox's, not a secret of the user.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * After a one-off `--sandbox` run (issue 14), no hint names a task id or a `taskctl show/wait/list` command: the sandbox
+ * After a one-off `--sandbox` run, no hint names a task id or a `taskctl show/wait/list` command: the sandbox
  * is gone when the command ends (and task 1 elsewhere is another server's). The hint says so and points at
  * `taskctl sandbox` for one that lasts.
  */

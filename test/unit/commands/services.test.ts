@@ -1,4 +1,4 @@
-/** `taskctl services` in-process: the server's data kept in machine output (issue 13), fixed columns in tsv/csv. */
+/** `taskctl services` in-process: the server's data kept in machine output, fixed columns in tsv/csv. */
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl } from './harness.js';
 import { textWidth } from '../../../src/output/width.js';
@@ -49,7 +49,7 @@ describe('services (in-process)', () => {
   });
 });
 
-/** The sandbox's four services, as a real terminal shows them (issue 14: DESCRIP/TION wrapped at 80 and 120). */
+/** The sandbox's four services, as a real terminal shows them (DESCRIP/TION wrapped at 80 and 120). */
 const SANDBOX_LIKE = [
   {
     service: 'domain_check_availability',
@@ -77,7 +77,7 @@ const SANDBOX_LIKE = [
   },
 ].map((s) => ({ ...s, currency: 'coins' }));
 
-describe('services on a terminal (issue 14)', () => {
+describe('services on a terminal', () => {
   const run = (columns: number, args: string[] = []) => {
     const api = mockApi();
     api.reply('GET', '/services', 200, { success: true, data: SANDBOX_LIKE, meta: { total: 4, currency: 'coins' } });

@@ -1,5 +1,5 @@
 /**
- * Issue 17: every json/ndjson line parses whatever characters the server sent. `show` here, and `watch`, whose event
+ * Every json/ndjson line parses whatever characters the server sent. `show` here, and `watch`, whose event
  * lines go through the printer's text path (the fix is in src/lib/sanitize.ts, so it covers `webhook listen` too).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** `taskctl show <id...>` (issue 15): several tasks in one export, a task column first, --columns, --items-status. */
+/** `taskctl show <id...>`: several tasks in one export, a task column first, --columns, --items-status. */
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl, T0 } from './harness.js';
 
@@ -84,7 +84,7 @@ describe('show A B', () => {
     expect(result.stdout).toMatch(/^Created: +\S+ \(10m ago\)$/m);
     // Each task's table has its own result fields, not the other service's empty ones.
     expect(result.stdout).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
-    // No item of task 2 failed: its table has no ERROR column of dashes (issue 26).
+    // No item of task 2 failed: its table has no ERROR column of dashes.
     expect(result.stdout).toMatch(/^TARGET +STATUS +DELIVERABLE$/m);
     expect(result.stdout).not.toMatch(/^TASK/m);
   });
@@ -124,7 +124,7 @@ describe('show --columns', () => {
   });
 });
 
-describe('show of a task with more items than a table shows (issue 25)', () => {
+describe('show of a task with more items than a table shows', () => {
   it('flattens only the rows the table shows and says how many there are', async () => {
     const items = Array.from({ length: 2500 }, (_, i) => ({ target: `d${i}.io`, status: 'completed', data: { n: i } }));
     const api = mockApi();

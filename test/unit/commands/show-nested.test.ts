@@ -1,4 +1,4 @@
-/** `show` on a terminal with nested results (issue 26): readable `key: value` lines wrapped in the column, no JSON, no `…`. */
+/** `show` on a terminal with nested results: readable `key: value` lines wrapped in the column, no JSON, no `…`. */
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl } from './harness.js';
 import { textWidth } from '../../../src/output/width.js';

@@ -1,4 +1,4 @@
-/** `taskctl show` in-process (issue 13): the server's data kept in machine output, fixed columns, any result shape. */
+/** `taskctl show` in-process: the server's data kept in machine output, fixed columns, any result shape. */
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl, type RunResult } from './harness.js';
 
@@ -121,7 +121,7 @@ describe('show accepts result data of any JSON shape', () => {
 
   it('keeps non-object data as `data` in ndjson', async () => {
     const records = ndjson(await show(SHAPES, ['-o', 'ndjson']));
-    // One shape for every row (issue 26): an item without `data` has it as null.
+    // One shape for every row: an item without `data` has it as null.
     expect(records.map((r) => r.data)).toEqual([[1, 'two', { three: 3 }], 'plain text', 7, null, null]);
     expect(records[4]).toMatchObject({ a: { b: { c: true } } });
   });

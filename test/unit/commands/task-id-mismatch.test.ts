@@ -1,5 +1,5 @@
 /**
- * A read of task N that answers another task (issue 22): a service error, exit 8 naming both ids, in `show`, `wait`
+ * A read of task N that answers another task: a service error, exit 8 naming both ids, in `show`, `wait`
  * and `watch` alike, never task N's data under another id and never "still running".
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 23: a command file declares flags and calls a run function of the layer below. Read as text: its only
+ * A command file declares flags and calls a run function of the layer below. Read as text: its only
  * functions are `register*`, and it never names the run's context (src/context.ts), which only run functions take.
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * `wait` in-process against the sandbox on one virtual clock (issue 16): plain lines with moving counts, no placeholder
- * or duplicate lines, the heartbeat with fresh counts, the live block's ✓/✗ and Ctrl-C hint; issue 13's answers that
+ * `wait` in-process against the sandbox on one virtual clock: plain lines with moving counts, no placeholder
+ * or duplicate lines, the heartbeat with fresh counts, the live block's ✓/✗ and Ctrl-C hint; the answers that
  * will not change.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -77,7 +77,7 @@ describe('wait: on a terminal', () => {
   it('puts ✓ and ✗ on the tasks that earned them', async () => {
     const { run, create } = await setup(100);
     const good = await create(domains(3, 'ok'));
-    // The sandbox fails items whose name says so (see its README); one failed item earns the ✗.
+    // The sandbox fails items whose name says so (docs/sandbox.md#magic-items); one failed item earns the ✗.
     const bad = await create(['fail-1.example.com', 'b1.example.com']);
     const result = await run(['wait', String(good), String(bad)], { stderrTTY: true, columns: 80 });
     expect(result.code).toBe(11);
@@ -105,7 +105,7 @@ describe('wait: on a terminal', () => {
   });
 });
 
-describe('wait: answers that will not change (issue 13)', () => {
+describe('wait: answers that will not change', () => {
   const task = (extra: Record<string, unknown>) => ({
     id: 7,
     service: 'domain_check_availability',
@@ -136,7 +136,7 @@ describe('wait: answers that will not change (issue 13)', () => {
     expect(result.stderr).toMatch(/task 7 processing \(the server reports no item progress\)/);
     // 13 polls took over a minute of virtual time: no hot loop.
     expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThan(60_000);
-    // The exit code of a completed task without item evidence is outcome.ts's rule (issue 13, not this test's).
+    // The exit code of a completed task without item evidence is outcome.ts's rule (not this test's).
   });
 
   it('a task that ends with another word (cancelled) ends the wait and is named', async () => {

@@ -1,5 +1,5 @@
 /**
- * wait/watch against a service that stops answering (issue 25): no good answer for the outage tolerance, or a failing
+ * wait/watch against a service that stops answering: no good answer for the outage tolerance, or a failing
  * service at the deadline, is exit 8 (7 after 429s) naming the last error and the last known state of each task; 124
  * means only that the service answered and the tasks were unfinished.
  */

@@ -1,5 +1,5 @@
 /**
- * `--report` paths (issue 14): checked before any request, so a bad path never costs a create or a wait; a report that
+ * `--report` paths: checked before any request, so a bad path never costs a create or a wait; a report that
  * cannot be written at the end is a warning and the exit code stays the outcome's.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

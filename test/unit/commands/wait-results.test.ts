@@ -1,5 +1,5 @@
 /**
- * Issue 26: the main job ends with its results. `wait` (and `create --wait`) on a terminal end with one task's item
+ * The main job ends with its results. `wait` (and `create --wait`) on a terminal end with one task's item
  * table (paged when taller than the screen), or several tasks' summary and the `show` command; `--no-results` keeps
  * the task records; `--results` gives script formats the item records as `show` prints them.
  */

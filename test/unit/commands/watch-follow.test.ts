@@ -1,4 +1,4 @@
-/** `watch` in-process (issue 16: colours kept, server controls neutralised; issue 17: pages that never end). */
+/** `watch` in-process (colours kept, server controls neutralised; pages that never end). */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import type { RunningSandbox } from '../../../src/sandbox/index.js';
@@ -59,7 +59,7 @@ describe('watch: human lines', () => {
   });
 });
 
-describe('watch: pages that never end (issue 17)', () => {
+describe('watch: pages that never end', () => {
   it('a listing whose total_pages grows on every read ends with exit 8 and a message', async () => {
     const api = mockApi();
     for (let page = 1; page <= 40; page++) {

@@ -1,4 +1,4 @@
-/** `watch` for a person (issue 26): says what it watches, aligned lines, the event's own time, the right Ctrl-C hint. */
+/** `watch` for a person: says what it watches, aligned lines, the event's own time, the right Ctrl-C hint. */
 import { describe, expect, it } from 'vitest';
 import { sandboxRun, type RunOptions } from './harness.js';
 

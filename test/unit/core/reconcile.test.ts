@@ -98,7 +98,7 @@ function reconcileAnswered(r: TaskReader, attempt: CreateAttempt, local?: LocalR
 
 describe('reconcileCreate: the candidates', () => {
   it('never claims an identical task that existed before the request was sent (snapshot), however recent', async () => {
-    // The bug of issue 17: the same create run twice in a row; the second POST never reached the server.
+    // A bug once: the same create run twice in a row; the second POST never reached the server.
     const earlier = task(1, 'svc', ['a.com', 'b.com'], NOW - 200);
     const r = reader([earlier], { offset: 0 });
     const before = await takeSnapshot(r, { service: 'svc', count: 2 }, virtualClock());
@@ -321,7 +321,7 @@ describe('without a complete snapshot', () => {
   });
 });
 
-describe('reconcileCreate: the window and the other local runs (issue 22)', () => {
+describe('reconcileCreate: the window and the other local runs', () => {
   const one = (id: number, at: number) => task(id, 'svc', ['a'], at);
 
   it('case 1: a neighbour task made 3 s after an answered 502 is outside the window: none, not adopted', async () => {

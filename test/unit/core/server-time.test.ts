@@ -1,4 +1,4 @@
-/** The window arithmetic of exactly-once create (issue 22), on a fake clock: timestamp forms, skew, resolution. */
+/** The window arithmetic of exactly-once create, on a fake clock: timestamp forms, skew, resolution. */
 import { describe, expect, it } from 'vitest';
 import {
   ANSWERED_MARGIN_MS,
@@ -66,7 +66,7 @@ describe('ServerClock', () => {
     const clock = new ServerClock({ low: 0, high: 0 });
     clock.noteSeen('2026-11-25T11:59:00Z', T);
     expect(clock.resolutionMs()).toBe(1000);
-    // Issue 22 case 3: sent at 12:00:00.500, created at 12:00:00.900, shown as 12:00:00: inside the window.
+    // Case 3 (test/README.md): sent at 12:00:00.500, created at 12:00:00.900, shown as 12:00:00: inside the window.
     const window = clock.window(T + 500, T + 1000);
     expect(inWindow('2026-11-25T12:00:00Z', window)).toBe(true);
     expect(inWindow('2026-11-25T11:59:59Z', window)).toBe(false);

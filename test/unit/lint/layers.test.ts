@@ -1,5 +1,5 @@
 /**
- * The layers of src/ (src/README.md, "Layers") are eslint's rules (eslint.config.js, `layerRules`): an import that
+ * The layers of src/ (docs/architecture.md#layers) are eslint's rules (eslint.config.js, `layerRules`): an import that
  * points up, or node:fs in core/, fails `npm run lint`. Linted in process, as text standing in for a real file.
  */
 import { ESLint, type Linter } from 'eslint';

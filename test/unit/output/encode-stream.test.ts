@@ -1,4 +1,4 @@
-/** writeJson: the same text as JSON.stringify, written in bounded pieces (issue 25: output never one big string). */
+/** writeJson: the same text as JSON.stringify, written in bounded pieces (output never one big string). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkedWriter, jsonText, writeJson } from '../../../src/output/encode.js';

@@ -202,7 +202,7 @@ describe('exportItems with a filter', () => {
   });
 });
 
-describe('results as people read them (issue 26: no raw JSON in a terminal table)', () => {
+describe('results as people read them (no raw JSON in a terminal table)', () => {
   it('lists one element a line, objects as key: value pairs, nested values in parentheses', async () => {
     const { humanValue } = await import('../../../src/output/flatten.js');
     expect(
@@ -217,7 +217,7 @@ describe('results as people read them (issue 26: no raw JSON in a terminal table
   });
 });
 
-describe('ndjson rows of one shape (issue 26)', () => {
+describe('ndjson rows of one shape', () => {
   it('every item record has every field, null where its item had none, in first-seen order', async () => {
     const { exportTaskItems } = await import('../../../src/output/flatten.js');
     const { records } = exportTaskItems([

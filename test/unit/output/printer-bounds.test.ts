@@ -1,4 +1,4 @@
-/** Issue 17: every printer output is valid JSON whatever the server sent, and bounded in rows and depth. */
+/** Every printer output is valid JSON whatever the server sent, and bounded in rows and depth. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OutputFormat } from '../../../src/output/format.js';
@@ -147,7 +147,7 @@ describe('bounded tables', () => {
   });
 });
 
-describe('a long table is drawn in slices that line up as one table (issue 25: bounded copies of the text)', () => {
+describe('a long table is drawn in slices that line up as one table (bounded copies of the text)', () => {
   it('the widest row in the last slice widens the columns of the first', async () => {
     const { printer, out } = setup('table');
     // 250 rows: the name that sets the NAME column's width is in the last rows, drawn in the last slice.

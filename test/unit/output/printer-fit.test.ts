@@ -1,4 +1,4 @@
-/** Tables fitted to the terminal, ages, people's labels (issue 14). */
+/** Tables fitted to the terminal, ages, people's labels. */
 import { describe, expect, it } from 'vitest';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter, type Column } from '../../../src/output/printer.js';
@@ -144,7 +144,7 @@ describe('key/value screens', () => {
   });
 });
 
-describe('the width budget (issue 23: off by one)', () => {
+describe('the width budget (off by one)', () => {
   it('a table never touches the last column: fitted to one less than the terminal', async () => {
     const note: Array<Column<{ text: string }>> = [{ header: 'Note', value: (r) => r.text, truncate: true }];
     const { printer, out } = setup('table', 40);

@@ -1,4 +1,4 @@
-/** The local ledger of in-flight creates (issue 22): write-ahead entries, claims, contests, expiry, job transfer. */
+/** The local ledger of in-flight creates: write-ahead entries, claims, contests, expiry, job transfer. */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * One pacer (issue 23): follow's rounds go when the client's limiter says the budget allows them, so the pace is the
+ * One pacer: follow's rounds go when the client's limiter says the budget allows them, so the pace is the
  * server's stated limit when it sends `X-RateLimit-*`, and the spec's 100/min when it sends none. Virtual time only.
  */
 import { afterEach, describe, expect, it } from 'vitest';

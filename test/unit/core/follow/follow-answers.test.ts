@@ -1,4 +1,4 @@
-/** Answers that will not change end a follow (issue 13), and pages that never end stop it (issue 17). */
+/** Answers that will not change end a follow, and pages that never end stop it. */
 import { describe, expect, it } from 'vitest';
 import type { PageMeta, Task } from '../../../../src/api/schemas.js';
 import { MalformedResponseError, UnavailableError } from '../../../../src/errors.js';
@@ -85,7 +85,7 @@ class RepeatingPages extends EndlessPages {
   }
 }
 
-describe('followTasks: pages that never end (issue 17)', () => {
+describe('followTasks: pages that never end', () => {
   for (const [name, make] of [
     ['total_pages growing on every read', () => new EndlessPages()],
     ['every page repeating the same ids', () => new RepeatingPages()],

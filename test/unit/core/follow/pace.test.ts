@@ -1,4 +1,4 @@
-/** Issue 16's schedule targets, on virtual time: the end noticed soon after `completed_at`, with few requests. */
+/** The following targets of docs/performance.md, on virtual time: the end noticed soon after `completed_at`, with few requests. */
 import { describe, expect, it } from 'vitest';
 import { followTasks } from '../../../../src/core/follow/follow.js';
 import type { FollowOptions, TaskChange } from '../../../../src/core/follow/follow.js';
@@ -34,7 +34,7 @@ async function follow(task: SimTask, overrides: Partial<FollowOptions> = {}) {
   return { result, changes, server, lateMs: clock.now() - T0 - end, gets: server.count('get') };
 }
 
-describe('predictive polling: steady tasks (issue 16 targets)', () => {
+describe('predictive polling: steady tasks (the following targets)', () => {
   const cases: Array<[string, SimTask, number, number]> = [
     ['0.1 s task', { id: 1, work: steadyWork(1, 100, 100) }, 0.5 * SEC, 3],
     ['10 s task (50 items × 200 ms)', { id: 1, work: steadyWork(50, 200) }, 2 * SEC, 10],
