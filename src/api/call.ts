@@ -68,6 +68,7 @@ function judgeContext(wire: Wire, spec: RequestSpec<unknown>, budgetMs: number):
     method: spec.method,
     endpoint: endpointLabel(spec.method, spec.path),
     origin: wire.origin,
+    baseUrl: wire.options.baseUrl,
     loopback: wire.loopback,
     // Messages name the limit that applies: the GET's whole budget, or a write's attempt timeout.
     timeoutMs: Number.isFinite(budgetMs) ? budgetMs : attemptTimeoutFor(wire.options, spec.method),

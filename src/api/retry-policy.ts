@@ -5,7 +5,7 @@
  * the failure, follow's failed rounds take the backoff. docs/behaviour.md describes it for users.
  */
 import { MAX_ATTEMPTS, type REQUEST_METHODS } from './constants.js';
-import { DEADLINE_CODE, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './transport.js';
+import { DEADLINE_CODE, isCertificateCode, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './transport.js';
 
 /** GET is idempotent and may be resent; every other method is treated as a write, like a create. */
 export type Method = (typeof REQUEST_METHODS)[number];
@@ -279,10 +279,7 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
 /** TLS failures happen during the handshake (before the request is sent) and do not fix themselves on retry. */
 export function isTlsErrorCode(code: string): boolean {
   return (
-    code.startsWith('ERR_TLS_') ||
-    code.startsWith('ERR_SSL_') ||
-    code === 'UND_ERR_PRX_TLS' ||
-    /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)
+    code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code === 'UND_ERR_PRX_TLS' || isCertificateCode(code)
   );
 }
 

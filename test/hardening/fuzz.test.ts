@@ -426,6 +426,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
       method,
       endpoint,
       origin: 'https://api.test',
+      baseUrl: 'https://api.test/api/v1',
       loopback: false,
       timeoutMs: 30_000,
       scrub: createRedactor([KEY]),
