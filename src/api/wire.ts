@@ -81,7 +81,7 @@ export interface Wire {
   /** User-Agent, Accept and the key's header. */
   readonly headers: Readonly<Record<string, string>>;
   readonly notices: WaitNotices;
-  readonly serverClock: ServerClock;
+  readonly serverClock: ServerDateOffset;
 }
 
 export function createWire(options: ApiClientOptions): Wire {
@@ -111,7 +111,7 @@ export function createWire(options: ApiClientOptions): Wire {
       ...(options.authScheme === 'bearer' ? { Authorization: `Bearer ${apiKey}` } : { 'X-API-Key': apiKey }),
     },
     notices: new WaitNotices(clock, options.onWait),
-    serverClock: new ServerClock(clock),
+    serverClock: new ServerDateOffset(clock),
   };
 }
 
@@ -144,7 +144,7 @@ export function budgetFor(options: ApiClientOptions, method: Method): number {
 }
 
 /** Tells `onWait` of each long wait once, however many requests wait for the same moment. */
-export class WaitNotices {
+class WaitNotices {
   /** When the last announced wait ends. */
   #announcedUntil = Number.NEGATIVE_INFINITY;
 
@@ -167,7 +167,7 @@ export class WaitNotices {
  * and the answer) bounds the offset: at least Date minus the answer's arrival, below Date + 1 s minus the send. The
  * tightest of each is kept (core/server-time.ts uses both).
  */
-export class ServerClock {
+class ServerDateOffset {
   low: number | undefined;
   high: number | undefined;
 
