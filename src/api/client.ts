@@ -59,6 +59,7 @@ export interface ApiClient {
   /**
    * POST /tasks. Retried only when the request provably never reached the server, or on 429. When it may have
    * reached the server and the outcome is unknown, throws `AmbiguousCreateError`: reconcile, never resend blindly.
+   * `observer` hears each attempt leave (after every rate-limit wait) and each one that provably never arrived.
    */
   createTask: (req: CreateTaskRequest, observer?: CreateTaskObserver) => Promise<Task>;
   /** GET /tasks?page=&per_page= (server defaults when omitted). */
