@@ -101,12 +101,13 @@ export async function sendAttempt(
     return { kind: 'failure', error, code: DEADLINE_CODE, status: undefined, sentAtMs, neverSent: true };
   }
   traceRequest(wire, spec.method, path, headers, body, attempt);
+  // Outside the try: an observer that fails (a journal that cannot write) stops the send, and is not a network error.
+  spec.observer?.onDispatch?.(attempt, sentAtMs);
   const timeoutMs = attemptTimeoutFor(wire.options, spec.method);
   const cut = attemptCut(wire, { timeoutMs, sentAtMs, deadline, budgetEnd });
   let status: number | undefined;
   let rateLimit: ReturnType<typeof parseRateLimit>;
   try {
-    spec.observer?.onDispatch?.(attempt, sentAtMs);
     const response = await wire.dispatcher.request({
       origin: wire.origin,
       path,
