@@ -1,12 +1,13 @@
 /**
- * What one attempt produced, judged without side effects: a value, or the error to throw, what kind of failure it was
- * and how long the server asked to wait. Whether to retry is decided once, by `shouldRetry` in `client.ts`, which also
- * does the I/O and updates the rate limiter.
+ * What one attempt produced, judged without side effects: a value, or the error to throw, the kind of failure and the
+ * wait a retry would take. What each kind means (sent again? a write in doubt?) is retry-policy.ts's; client.ts does
+ * the I/O and updates the rate limiter.
  */
 import type { z } from 'zod';
 import type { Redactor } from '../lib/redact.js';
+import { formatDuration } from '../lib/durations.js';
 import { CliError, MalformedResponseError, UnavailableError } from '../errors.js';
-import { MAX_RESPONSE_BYTES, type REQUEST_METHODS } from './constants.js';
+import { MAX_RESPONSE_BYTES } from './constants.js';
 import {
   AmbiguousCreateError,
   apiError,
@@ -24,23 +25,18 @@ import {
 import { parseResponseJson, type ParsedJson } from './json.js';
 import { headerValue, parseRateLimit } from './rate-limit.js';
 import {
-  backoffDelay,
-  DEADLINE_CODE,
-  formatSeconds,
-  isTlsErrorCode,
-  NEVER_SENT_CODES,
-  parseRetryAfter,
-  plainWords,
-  RETRY_AFTER_MAX_MS,
+  inDoubt,
+  rateLimitedFailure,
   retryAfterMs,
-  TIMEOUT_CODES,
-  TOO_LARGE_CODE,
-  TRANSIENT_CODES,
-} from './retry.js';
+  retryDelay,
+  transportFailure,
+  type AskedWait,
+  type Failure,
+  type Method,
+} from './retry-policy.js';
+import { isAnswerTimeout, isCertificateCode, oneLineMessage, plainWords } from './transport.js';
 import { ErrorResponseSchema, UNSAFE_ID_MARK, type ApiErrorBody } from './schemas.js';
 
-/** GET is idempotent and may be resent; every other method is treated like a create (never resent once it may have arrived). */
-export type Method = (typeof REQUEST_METHODS)[number];
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 /** A full response to one attempt. */
@@ -69,24 +65,6 @@ export interface FailureExchange {
 
 export type Exchange = ResponseExchange | FailureExchange;
 
-/**
- * The kinds of failure `shouldRetry` (client.ts) decides on. `ambiguous`: a create that may have reached the server.
- */
-export type Failure =
-  | 'never-sent'
-  | 'transport'
-  | 'unknown-transport'
-  | 'deadline'
-  | 'tls'
-  | 'too-large'
-  | 'ambiguous'
-  | 'rate-limited'
-  | 'rate-limited-too-long'
-  | 'server-fault'
-  | 'http-408'
-  | 'unreadable'
-  | 'refused';
-
 /** After an attempt: a value, or how it failed, `fail(suffix)` building the error, and the wait a retry would take. */
 export type Verdict<T> =
   | { ok: true; value: T }
@@ -109,6 +87,8 @@ export interface JudgeContext {
   endpoint: string;
   /** `https://host`, for "could not reach" messages. */
   origin: string;
+  /** The base URL (`https://host/api/v1`), for the fix of an https URL that reached a plain-http server. */
+  baseUrl: string;
   /** True when `origin` is a loopback host (changes a hint). */
   loopback: boolean;
   /**
@@ -126,12 +106,7 @@ export interface JudgeContext {
   authHint?: string | undefined;
 }
 
-/** 1-based attempt number → backoff for the retry that follows it. */
-function backoffAfter(ctx: JudgeContext, attempt: number): number {
-  return backoffDelay(attempt - 1, ctx.random);
-}
-
-function withCause(message: string, cause: unknown, hint: string): UnavailableError {
+function withCause(message: string, cause: unknown, hint?: string): UnavailableError {
   const error = new UnavailableError(message, hint);
   error.cause = cause;
   return error;
@@ -147,16 +122,17 @@ function reachHint(ctx: JudgeContext, code: string): string {
 }
 
 /** A transport failure in plain words; the code itself is in the `--verbose` trace. */
-function networkError(ctx: JudgeContext, ex: FailureExchange, suffix: string): UnavailableError {
+function networkError(ctx: JudgeContext, ex: FailureExchange, failure: Failure, suffix: string): CliError {
   const { code } = ex;
   const label = requestLabel(ctx.endpoint);
-  if (code === DEADLINE_CODE) {
-    const what = ex.neverSent
-      ? 'not sent: the deadline had passed'
-      : `no answer from ${ctx.origin} before the deadline`;
+  if (failure === 'deadline' || failure === 'not-sent-deadline') {
+    const what =
+      failure === 'not-sent-deadline'
+        ? 'not sent: the deadline had passed'
+        : `no answer from ${ctx.origin} before the deadline`;
     return withCause(`${label}: ${what}${suffix}`, ex.error, 'Allow more time with --timeout, or try again later.');
   }
-  if (code === TOO_LARGE_CODE) {
+  if (failure === 'too-large') {
     // An answer past the cap is unreadable like one of the wrong shape: the same server sends it again, so wait and
     // watch end at once too (each attempt would read 64 MiB more).
     const error = new MalformedResponseError(
@@ -166,75 +142,80 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, suffix: string): U
     error.cause = ex.error;
     return error;
   }
-  if (TIMEOUT_CODES.has(code) && !NEVER_SENT_CODES.has(code)) {
+  if (failure === 'transport' && isAnswerTimeout(code)) {
     return withCause(
-      `${label}: ${ctx.origin} did not send the complete answer within ${formatSeconds(ctx.timeoutMs)}${suffix}`,
+      `${label}: ${ctx.origin} did not send the complete answer within ${formatDuration(ctx.timeoutMs)}${suffix}`,
       ex.error,
       'The service is slow or unreachable: try again later, or raise --request-timeout.',
     );
   }
-  if (NEVER_SENT_CODES.has(code)) {
-    return withCause(
-      `${label}: could not reach ${ctx.origin} (${plainWords(code)})${suffix}`,
-      ex.error,
-      reachHint(ctx, code),
-    );
+  if (failure === 'never-sent') {
+    const text = `${label}: could not reach ${ctx.origin} (${plainWords(code)})${suffix}`;
+    return withCause(text, ex.error, reachHint(ctx, code));
   }
-  if (TRANSIENT_CODES.has(code)) {
+  if (failure === 'transport') {
     return withCause(`${label} from ${ctx.origin}: ${plainWords(code)}${suffix}`, ex.error, reachHint(ctx, code));
   }
-  const message = ctx.scrub(ex.error instanceof Error ? ex.error.message : String(ex.error));
-  const text = `${label}: the request to ${ctx.origin} failed (${message})${suffix}`;
+  const text = `${label}: the request to ${ctx.origin} failed (${ctx.scrub(oneLineMessage(ex.error))})${suffix}`;
   return withCause(text, ex.error, reachHint(ctx, code));
 }
 
-/** A transport failure: what it means for this method. */
-export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt: number): Verdict<T> {
+/** OpenSSL's answer to a server that does not speak TLS at all (plain HTTP on the port). */
+const NOT_TLS_CODES: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG']);
+
+/** A failed handshake in one line, without OpenSSL's internals; the private-CA hint only for a certificate refused. */
+function tlsError(ctx: JudgeContext, ex: FailureExchange): UnavailableError {
+  const label = requestLabel(ctx.endpoint);
   const { code } = ex;
-  const base = { ok: false as const, why: code, waitMs: backoffAfter(ctx, attempt) };
-  if (isTlsErrorCode(code)) {
-    const message = ctx.scrub(ex.error instanceof Error ? ex.error.message : String(ex.error));
-    const fail = () =>
-      withCause(
-        `${requestLabel(ctx.endpoint)}: TLS connection to ${ctx.origin} failed (${code}: ${message})`,
-        ex.error,
-        'If the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate file.',
-      );
-    return { ...base, failure: 'tls', fail };
+  if (NOT_TLS_CODES.has(code)) {
+    // Plain http is allowed on loopback only (base-url.ts), so only there is it the fix.
+    const plain = ctx.baseUrl.replace(/^https:/i, 'http:');
+    if (ctx.loopback) return withCause(`${label}: the server answered plain HTTP: use ${plain}`, ex.error);
+    return withCause(
+      `${label}: ${ctx.origin} answered plain HTTP, not TLS`,
+      ex.error,
+      'Check the port in --base-url: the service speaks HTTPS on its own port (plain http is for loopback only).',
+    );
   }
-  if (code === DEADLINE_CODE && ex.neverSent) {
-    // Not sent at all, so not ambiguous even for a create.
-    return { ...base, failure: 'deadline', fail: (suffix) => networkError(ctx, ex, suffix) };
-  }
-  const neverSent = NEVER_SENT_CODES.has(code);
-  if (ctx.method !== 'GET' && !neverSent) {
-    const what = code === TOO_LARGE_CODE ? 'the answer was too large to read' : plainWords(code);
-    const detail = ex.status !== undefined ? `${what} while reading the HTTP ${ex.status} response` : what;
-    const fail = ctx.raw
-      ? () => outcomeUnknownError(`${requestLabel(ctx.endpoint)}: ${detail}`, ex.error, ctx.endpoint)
-      : () => new AmbiguousCreateError(detail, { cause: ex.error, sentAtMs: ex.sentAtMs, status: ex.status });
-    return { ...base, failure: 'ambiguous', fail };
-  }
-  const fail = (suffix: string) => networkError(ctx, ex, suffix);
-  if (code === DEADLINE_CODE) return { ...base, failure: 'deadline', fail };
-  if (code === TOO_LARGE_CODE) return { ...base, failure: 'too-large', fail };
-  if (neverSent) return { ...base, failure: 'never-sent', fail };
-  if (TRANSIENT_CODES.has(code) || TIMEOUT_CODES.has(code)) return { ...base, failure: 'transport', fail };
-  return { ...base, failure: 'unknown-transport', fail };
+  const text = `${label}: TLS connection to ${ctx.origin} failed (${code}: ${ctx.scrub(oneLineMessage(ex.error))})`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return withCause(text, ex.error, 'The certificate names another host: check the host in --base-url.');
+  if (isCertificateCode(code))
+    return withCause(
+      text,
+      ex.error,
+      'If the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate file.',
+    );
+  return withCause(
+    text,
+    ex.error,
+    'Check --base-url (scheme, host, port) and any proxy in between (HTTPS_PROXY, NO_PROXY).',
+  );
 }
 
-/** An answer that leaves a non-GET request's outcome in doubt: never resent. `cause` is the error as a GET would see it. */
-function ambiguous<T>(
+/** The error of a write whose outcome is unknown: a create reconciles; `taskctl api` reports it as in doubt (exit 8). */
+function doubtError(
   ctx: JudgeContext,
-  detail: string,
-  cause: CliError,
-  ex: ResponseExchange,
-  waitMs: number,
-): Verdict<T> {
-  const fail = ctx.raw
-    ? () => outcomeUnknownError(cause.message, cause, ctx.endpoint)
-    : () => new AmbiguousCreateError(detail, { cause, sentAtMs: ex.sentAtMs, status: ex.status });
-  return { ok: false, failure: 'ambiguous', fail, waitMs, why: detail };
+  doubt: { detail: string; cause: unknown; rawMessage: string },
+  ex: { sentAtMs: number; status: number | undefined },
+): Error {
+  if (ctx.raw) return outcomeUnknownError(doubt.rawMessage, doubt.cause, ctx.endpoint);
+  return new AmbiguousCreateError(doubt.detail, { cause: doubt.cause, sentAtMs: ex.sentAtMs, status: ex.status });
+}
+
+/** A transport failure: its kind, and the error it ends in (a write in doubt is never an ordinary network error). */
+export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt: number): Verdict<T> {
+  const { code } = ex;
+  const failure = transportFailure(code, ex.neverSent === true);
+  const base = { ok: false as const, failure, why: code, waitMs: retryDelay(failure, attempt, {}, ctx.random) };
+  if (inDoubt(ctx.method, failure)) {
+    const what = failure === 'too-large' ? 'the answer was too large to read' : plainWords(code);
+    const detail = ex.status !== undefined ? `${what} while reading the HTTP ${ex.status} response` : what;
+    const rawMessage = `${requestLabel(ctx.endpoint)}: ${detail}`;
+    return { ...base, fail: () => doubtError(ctx, { detail, cause: ex.error, rawMessage }, ex) };
+  }
+  if (failure === 'tls') return { ...base, fail: () => tlsError(ctx, ex) };
+  return { ...base, fail: (suffix) => networkError(ctx, ex, failure, suffix) };
 }
 
 /** `taskctl api` shows any 2xx body, except one that claims to be JSON and is cut off or is not JSON. */
@@ -273,6 +254,18 @@ function rawIds<T extends { message: string }>(issues: readonly T[], text: strin
   });
 }
 
+/** A failed response as judge sees it, before the policy says whether a write is in doubt. */
+interface Judged {
+  failure: Failure;
+  fail: (suffix: string) => Error;
+  /** Short reason for the trace (`HTTP 503`). */
+  why: string;
+  /** What a write in doubt reports (`HTTP 502`, `unexpected response: …`). */
+  doubt: string;
+  /** The waits the answer asked for (429, 5xx). */
+  asked?: AskedWait;
+}
+
 /** A complete response: parse with `schema`, and say what kind of failure anything else is. */
 export function judgeResponse<T>(
   ctx: JudgeContext,
@@ -280,30 +273,41 @@ export function judgeResponse<T>(
   ex: ResponseExchange,
   attempt: number,
 ): Verdict<T> {
+  const judged = judgeAnswer(ctx, schema, ex);
+  if ('ok' in judged) return judged;
+  const { failure, fail, why, doubt } = judged;
+  const waitMs = retryDelay(failure, attempt, judged.asked ?? {}, ctx.random);
+  const limited = failure === 'rate-limited' || failure === 'rate-limited-too-long';
+  const base = { ok: false as const, failure, waitMs, why, ...(limited ? { blockUntilMs: ctx.now() + waitMs } : {}) };
+  // The server answered, so the request arrived: a write that may have been carried out is reconciled, never resent.
+  if (inDoubt(ctx.method, failure)) {
+    const cause = fail('');
+    return {
+      ...base,
+      why: doubt,
+      fail: () => doubtError(ctx, { detail: doubt, cause, rawMessage: cause.message }, ex),
+    };
+  }
+  return { ...base, fail };
+}
+
+function judgeAnswer<T>(
+  ctx: JudgeContext,
+  schema: z.ZodType<T>,
+  ex: ResponseExchange,
+): Judged | { ok: true; value: T } {
   const { status, headers } = ex;
-  // Anything but a GET may have acted on the server: an answer in doubt must not lead to sending it again.
-  const isCreate = ctx.method !== 'GET';
   const contentType = headerValue(headers, 'content-type');
-  const backoff = backoffAfter(ctx, attempt);
   const why = `HTTP ${status}`;
 
   if (status >= 300 && status < 400) {
     // Redirects are never followed, same origin or not: one rule is easy to trust, and the key must not travel.
     const location = headerValue(headers, 'location');
     const target = location === undefined ? undefined : ctx.scrub(location);
+    const fail = () => redirectError(ctx.endpoint, status, target);
     // 303 (and 301/302, long turned into a GET by clients) is how a server answers a write it carried out ("see
-    // there"): a create answered so may have made a task, so it is reconciled, never exit 8. 307/308 ask for the same
-    // request to be made elsewhere: nothing was done here.
-    if (isCreate && status <= 303) {
-      return ambiguous(ctx, `${why}, a redirect`, redirectError(ctx.endpoint, status, target), ex, backoff);
-    }
-    return {
-      ok: false,
-      failure: 'refused',
-      fail: () => redirectError(ctx.endpoint, status, target),
-      waitMs: backoff,
-      why,
-    };
+    // there"). 307/308 ask for the same request to be made elsewhere: nothing was done here.
+    return { failure: status <= 303 ? 'see-other' : 'refused', fail, why, doubt: `${why}, a redirect` };
   }
 
   const json = ex.parsed ?? parseResponseJson(ex.text);
@@ -321,50 +325,51 @@ export function judgeResponse<T>(
   if (status >= 200 && status < 300 && !saysFailure) {
     if (unreadable !== undefined && !(ctx.raw === true && rawBodyAcceptable(unreadable, contentType))) {
       const error = nonJsonResponseError(ctx.endpoint, status, contentType, unreadable);
-      // The server answered a create but we cannot read it: a task may well exist.
-      if (isCreate) return ambiguous(ctx, nonJsonDetail(status, contentType, unreadable), error, ex, backoff);
-      return { ok: false, failure: 'unreadable', fail: () => error, waitMs: backoff, why };
+      const doubt = nonJsonDetail(status, contentType, unreadable);
+      return { failure: 'unreadable', fail: () => error, why, doubt };
     }
     const parsed = schema.safeParse(json.ok ? json.value : undefined);
     if (parsed.success) return { ok: true, value: parsed.data };
     const error = malformedResponseError(ctx.endpoint, rawIds(parsed.error.issues, ex.text));
-    if (isCreate)
-      return ambiguous(ctx, `unexpected response: ${describeIssue(parsed.error.issues)}`, error, ex, backoff);
-    return { ok: false, failure: 'unreadable', fail: () => error, waitMs: backoff, why };
+    const doubt = `unexpected response: ${describeIssue(parsed.error.issues)}`;
+    return { failure: 'unreadable', fail: () => error, why, doubt };
   }
+  return judgeError(ctx, ex, json, unreadable);
+}
 
+/** A non-2xx answer, or a 2xx saying `success: false`. */
+function judgeError(
+  ctx: JudgeContext,
+  ex: ResponseExchange,
+  json: ParsedJson,
+  unreadable: UnreadableReason | undefined,
+): Judged {
+  const { status, headers } = ex;
+  const why = `HTTP ${status}`;
   const errorBody = json.ok ? ErrorResponseSchema.safeParse(json.value) : undefined;
   const body: ApiErrorBody | undefined = errorBody?.success
     ? { code: errorBody.data.code, message: ctx.scrub(errorBody.data.message) }
     : undefined;
+  const contentType = headerValue(headers, 'content-type');
   const detailOption = unreadable === undefined ? {} : { detail: nonJsonDetail(status, contentType, unreadable) };
   const fail = (suffix: string) =>
     apiError(ctx.endpoint, status, body, { ...detailOption, suffix, authHint: ctx.authHint });
   const now = ctx.now();
   const date = headerValue(headers, 'date');
+  const askedMs = retryAfterMs(headerValue(headers, 'retry-after'), now, date);
 
   if (classifyApiError(status, body?.code) === 'rateLimited') {
-    const askedMs = retryAfterMs(headerValue(headers, 'retry-after'), now, date);
     const info = parseRateLimit(headers, now);
-    const resetMs = info?.remaining === 0 ? info.resetAtMs - now : undefined;
-    const waitMs = Math.max(0, Math.min(askedMs ?? resetMs ?? backoff, RETRY_AFTER_MAX_MS));
-    const blockUntilMs = now + waitMs;
-    if (askedMs !== undefined && askedMs > RETRY_AFTER_MAX_MS) {
-      const failTooLong = (suffix: string) => fail(`${suffix}; the server asks to wait ${formatSeconds(askedMs)}`);
-      return { ok: false, failure: 'rate-limited-too-long', fail: failTooLong, waitMs, why, blockUntilMs };
-    }
-    return { ok: false, failure: 'rate-limited', fail, waitMs, why, blockUntilMs };
+    const asked = { retryAfterMs: askedMs, resetInMs: info?.remaining === 0 ? info.resetAtMs - now : undefined };
+    const failure = rateLimitedFailure(askedMs);
+    const failTooLong = (suffix: string) => fail(`${suffix}; the server asks to wait ${formatDuration(askedMs ?? 0)}`);
+    return { failure, fail: failure === 'rate-limited' ? fail : failTooLong, why, doubt: why, asked };
   }
-
   if (isServerFault(status, body?.code)) {
     const faultWhy = body?.code === 'internal_error' ? `HTTP ${status}, internal_error` : why;
-    if (isCreate) return ambiguous(ctx, faultWhy, fail(''), ex, backoff);
-    const waitMs = parseRetryAfter(headerValue(headers, 'retry-after'), now, date) ?? backoff;
-    return { ok: false, failure: 'server-fault', fail, waitMs, why: faultWhy };
+    return { failure: 'server-fault', fail, why: faultWhy, doubt: faultWhy, asked: { retryAfterMs: askedMs } };
   }
-
-  if (status === 408) return { ok: false, failure: 'http-408', fail, waitMs: backoff, why };
-
+  if (status === 408) return { failure: 'http-408', fail, why, doubt: why };
   // Definite answers (validation_error, insufficient_balance, not_found, unauthorized, unknown 4xx codes).
-  return { ok: false, failure: 'refused', fail, waitMs: backoff, why };
+  return { failure: 'refused', fail, why, doubt: why };
 }

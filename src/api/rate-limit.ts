@@ -1,10 +1,10 @@
 /**
- * Client-side rate limiting (DESIGN.md section 5): read `X-RateLimit-*` from every response and pace requests so
+ * Client-side rate limiting (docs/behaviour.md, pacing): read `X-RateLimit-*` from every response and pace requests so
  * that a run never causes a 429 on its own. One limiter per process, shared by every client.
  */
 import { EventEmitter, once } from 'node:events';
 import { RateLimitError } from '../errors.js';
-import { formatSeconds } from './retry.js';
+import { formatDuration } from '../lib/durations.js';
 import { systemClock, type Clock } from '../lib/time.js';
 import { SPEC_RATE_LIMIT, SPEC_RATE_WINDOW_MS } from './constants.js';
 
@@ -111,7 +111,7 @@ interface Window {
   fromServer: boolean;
 }
 
-/** Budget assumed until a server states one (api-spec.md section 8: 100 requests per minute). */
+/** Budget assumed until a server states one: the API's documented 100 requests per minute. */
 const ASSUMED_LIMIT = SPEC_RATE_LIMIT;
 /** Window length assumed when a window rolls over locally, and the span the pace spreads a budget over. */
 const WINDOW_MS = SPEC_RATE_WINDOW_MS;
@@ -128,7 +128,7 @@ const SAME_WINDOW_TOLERANCE_MS = 1500;
  * spent, acquire waits for the reset. Until the first response, only one request is in flight, so a burst cannot
  * overrun a server whose limit is lower than the assumed one.
  *
- * A server that sends no rate-limit headers gets no invented limit (DESIGN.md section 5): requests go at full speed
+ * A server that sends no rate-limit headers gets no invented limit: requests go at full speed
  * until it answers 429, and from then on at the spec's 100/min. Long-running polling (`steady()`: wait, watch) keeps
  * to 100/min from the start while no header has been seen, so hours of polling never lean on an unstated limit.
  *
@@ -351,7 +351,7 @@ export class RateLimiter {
     if (deadline !== undefined && now + waitMs > deadline) {
       const limit = this.#window?.limit ?? ASSUMED_LIMIT;
       throw new RateLimitError(
-        `rate limit: the request budget (${limit} per window) is used up for another ${formatSeconds(waitMs)}, past the deadline`,
+        `rate limit: the request budget (${limit} per window) is used up for another ${formatDuration(waitMs)}, past the deadline`,
         'Try again after the reset (`taskctl auth status` shows it), or allow more time with --timeout.',
       );
     }

@@ -6,10 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { judgeFailure, judgeResponse, type JudgeContext, type Method } from '../../src/api/judge.js';
-import { shouldRetry } from '../../src/api/client.js';
+import { judgeFailure, judgeResponse, type JudgeContext } from '../../src/api/judge.js';
 import { MAX_RATE_LIMIT_WAIT_MS, parseRateLimit, RateLimiter } from '../../src/api/rate-limit.js';
-import { backoffDelay, parseRetryAfter, RETRY_AFTER_MAX_MS } from '../../src/api/retry.js';
+import { backoffDelay, retryAfterMs, retryDelay, shouldRetry, type Method } from '../../src/api/retry-policy.js';
 import {
   BalanceResponseSchema,
   CreateTaskResponseSchema,
@@ -232,10 +231,11 @@ describe('F3 rate-limit headers', () => {
         ),
         fc.integer({ min: 0, max: 4_102_444_800_000 }),
         (value, date, now) => {
-          const ms = parseRetryAfter(value, now, date);
-          if (ms === undefined) return;
+          const asked = retryAfterMs(value, now, date);
+          if (asked === undefined) return;
+          const ms = retryDelay('server-fault', 1, { retryAfterMs: asked }, Math.random);
           expect(ms).toBeGreaterThanOrEqual(0);
-          expect(ms).toBeLessThanOrEqual(RETRY_AFTER_MAX_MS);
+          expect(ms).toBeLessThanOrEqual(60_000); // a Retry-After is honoured up to a minute
         },
       ),
       { numRuns: 3000 },
@@ -419,6 +419,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
       method,
       endpoint,
       origin: 'https://api.test',
+      baseUrl: 'https://api.test/api/v1',
       loopback: false,
       timeoutMs: 30_000,
       scrub: createRedactor([KEY]),

@@ -2,6 +2,7 @@
  * The one follow engine behind `wait`, `create --wait` and `watch`: polls watched tasks on the scheduler's timing,
  * reports each status change, and ends on the `until` state, the deadline or the abort signal.
  */
+import { backoffDelay } from '../../api/retry-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
 import { MalformedResponseError, RateLimitError, UnavailableError } from '../../errors.js';
 import { PageWalkGuard } from '../../lib/page-guard.js';
@@ -240,9 +241,11 @@ class Follower {
         return;
       }
       this.options.onOutage?.(this.outageState(true, this.lastGoodAt));
-      const delay = Math.min(this.config.maxMs, this.config.startMs * this.config.factor ** (this.failures - 1));
+      // The one backoff (api/retry-policy.ts), on the polling schedule: the interval ×1.5 per failure, up to 30 s.
+      const { startMs: firstMs, factor, maxMs: capMs } = this.config;
+      const delay = backoffDelay(this.failures - 1, this.config.random, { firstMs, factor, capMs });
       // One last round exactly when the tolerance runs out, so the follow never gives up later than it must.
-      this.retryAt = Math.min(now + jitter(delay, this.config.jitter, this.config.random), giveUpAt);
+      this.retryAt = Math.min(now + delay, giveUpAt);
     } finally {
       this.options.onRound?.({ requests: this.roundRequests, budget: this.currentBudget });
     }

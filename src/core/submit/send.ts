@@ -140,7 +140,9 @@ export async function createOne(
   const entry = local.begin(service, items, state.job);
   const sendingAt = ctx.clock.now();
   try {
-    const task = await ctx.spin(`creating ${what}`, () => api.createTask({ service, items }, () => (post.sent = true)));
+    const task = await ctx.spin(`creating ${what}`, () =>
+      api.createTask({ service, items }, { onDispatch: () => (post.sent = true) }),
+    );
     local.settle(entry, task.id);
     serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
     return { task, how: 'created', items: items.length };

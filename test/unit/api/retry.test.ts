@@ -1,14 +1,27 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { shouldRetry } from '../../../src/api/client.js';
 import {
-  BACKOFF_CAP_MS,
   backoffDelay,
-  errorCode,
-  formatSeconds,
-  parseRetryAfter,
+  decideRetry,
+  inDoubt,
+  notProcessed,
   retryAfterMs,
-} from '../../../src/api/retry.js';
+  retryDelay,
+  shouldRetry,
+  transportFailure,
+  type Failure,
+} from '../../../src/api/retry-policy.js';
+import { errorCode } from '../../../src/api/transport.js';
+import { formatDuration } from '../../../src/lib/durations.js';
+
+/** The client's backoff never grows beyond this. */
+const BACKOFF_CAP_MS = 8_000;
+
+/** The wait a 5xx's Retry-After earns (parsed, then clamped to a minute); undefined when the header is unreadable. */
+function parseRetryAfter(value: string | null | undefined, now: number, date?: string): number | undefined {
+  const asked = retryAfterMs(value, now, date);
+  return asked === undefined ? undefined : retryDelay('server-fault', 1, { retryAfterMs: asked }, () => 0);
+}
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 
@@ -110,30 +123,31 @@ describe('errorCode', () => {
   });
 });
 
-describe('formatSeconds', () => {
+describe('formatDuration, as waits are written in traces', () => {
   it('formats short waits with a decimal', () => {
-    expect(formatSeconds(1234)).toBe('1.2s');
-    expect(formatSeconds(500)).toBe('0.5s');
-    expect(formatSeconds(42_000)).toBe('42s');
+    expect(formatDuration(1234)).toBe('1.2s');
+    expect(formatDuration(500)).toBe('0.5s');
+    expect(formatDuration(42_000)).toBe('42s');
   });
 });
 
 describe('shouldRetry: the one retry rule', () => {
-  const failures = [
+  const failures: readonly Failure[] = [
     'never-sent',
+    'not-sent-deadline',
     'transport',
     'unknown-transport',
     'deadline',
     'tls',
     'too-large',
-    'ambiguous',
     'rate-limited',
     'rate-limited-too-long',
     'server-fault',
     'http-408',
     'unreadable',
+    'see-other',
     'refused',
-  ] as const;
+  ];
 
   it('a create is sent again only when it provably never left, or after a 429', () => {
     expect(failures.filter((f) => shouldRetry('POST', f))).toEqual(['never-sent', 'rate-limited']);
@@ -147,5 +161,115 @@ describe('shouldRetry: the one retry rule', () => {
       'server-fault',
       'http-408',
     ]);
+  });
+});
+
+describe('inDoubt: the write rule', () => {
+  const all: readonly Failure[] = [
+    'never-sent',
+    'not-sent-deadline',
+    'transport',
+    'unknown-transport',
+    'deadline',
+    'tls',
+    'too-large',
+    'rate-limited',
+    'rate-limited-too-long',
+    'server-fault',
+    'http-408',
+    'unreadable',
+    'see-other',
+    'refused',
+  ];
+
+  it('a read is never in doubt', () => {
+    expect(all.filter((f) => inDoubt('GET', f))).toEqual([]);
+  });
+
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)(
+    'a %s is in doubt after anything the server may have acted on',
+    (method) => {
+      expect(all.filter((f) => inDoubt(method, f))).toEqual([
+        'transport',
+        'unknown-transport',
+        'deadline',
+        'too-large',
+        'server-fault',
+        'unreadable',
+        'see-other',
+      ]);
+    },
+  );
+
+  it('a failure in doubt is never retried, and never "not processed"', () => {
+    for (const f of all)
+      if (inDoubt('POST', f)) expect([shouldRetry('POST', f), notProcessed(f)]).toEqual([false, undefined]);
+  });
+});
+
+describe('transportFailure', () => {
+  it.each([
+    ['ECONNREFUSED', false, 'never-sent'],
+    ['UND_ERR_CONNECT_TIMEOUT', false, 'never-sent'],
+    ['ECONNRESET', false, 'transport'],
+    ['TASKCTL_REQUEST_TIMEOUT', false, 'transport'],
+    ['TASKCTL_DEADLINE', false, 'deadline'],
+    ['TASKCTL_DEADLINE', true, 'not-sent-deadline'],
+    ['TASKCTL_TOO_LARGE', false, 'too-large'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', false, 'tls'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', false, 'tls'],
+    ['EWHATEVER', false, 'unknown-transport'],
+  ] as const)('%s (never sent: %s) is %s', (code, neverSent, kind) => {
+    expect(transportFailure(code, neverSent)).toBe(kind);
+  });
+});
+
+describe('retryDelay and decideRetry', () => {
+  const base = {
+    method: 'GET' as const,
+    attempt: 1,
+    now: NOW,
+    deadline: undefined,
+    deadlineMovesWithWaits: false,
+    budgetEnd: NOW + 35_000,
+  };
+
+  it('a 429 waits its Retry-After, else the window reset, else backoff, a minute at most', () => {
+    expect(retryDelay('rate-limited', 1, { retryAfterMs: 2000, resetInMs: 9000 }, () => 0)).toBe(2000);
+    expect(retryDelay('rate-limited', 1, { resetInMs: 9000 }, () => 0)).toBe(9000);
+    expect(retryDelay('rate-limited', 1, {}, () => 0)).toBe(500);
+    expect(retryDelay('rate-limited-too-long', 1, { retryAfterMs: 3_600_000 }, () => 0)).toBe(60_000);
+  });
+
+  it('a 5xx ignores the window reset; other failures back off', () => {
+    expect(retryDelay('server-fault', 2, { resetInMs: 9000 }, () => 0)).toBe(1000);
+    expect(retryDelay('transport', 3, { retryAfterMs: 5000 }, () => 0)).toBe(2000);
+  });
+
+  it('stops at the last attempt, before the deadline, and at the end of the budget (a 429 excepted)', () => {
+    expect(decideRetry({ ...base, failure: 'transport', waitMs: 500, attempt: 4 })).toEqual({
+      retry: false,
+      stop: 'final',
+    });
+    expect(decideRetry({ ...base, failure: 'transport', waitMs: 500, deadline: NOW + 400 })).toEqual({
+      retry: false,
+      stop: 'deadline',
+    });
+    expect(decideRetry({ ...base, failure: 'transport', waitMs: 500, budgetEnd: NOW + 500 })).toEqual({
+      retry: false,
+      stop: 'budget',
+    });
+    expect(decideRetry({ ...base, failure: 'rate-limited', waitMs: 50_000 })).toEqual({ retry: true });
+    const view = { ...base, failure: 'rate-limited' as const, waitMs: 5000, deadline: NOW + 1000 };
+    expect(decideRetry(view)).toEqual({ retry: false, stop: 'deadline' });
+    expect(decideRetry({ ...view, deadlineMovesWithWaits: true })).toEqual({ retry: true });
+  });
+});
+
+describe('backoffDelay on another schedule (follow: the interval ×1.5 up to 30 s)', () => {
+  const follow = { firstMs: 2000, factor: 1.5, capMs: 30_000 };
+  it('grows by the factor and stops at the cap, with the same jitter', () => {
+    expect([0, 1, 2, 10].map((n) => backoffDelay(n, () => 0, follow))).toEqual([2000, 3000, 4500, 30_000]);
+    expect(backoffDelay(1, () => 1, follow)).toBe(2250);
   });
 });
