@@ -1,8 +1,10 @@
 /**
- * What a command gets: IO, environment, clock, the resolved settings and lazily built services (config file, API client,
- * printer). Commands never reach for `process.*`; tests build a context with in-memory IO (gh's Factory).
+ * What a command gets (gh's Factory): one object with the capabilities of core/context.ts (output, prompts, process,
+ * runtime, store, service), built lazily from IO, environment, clock and flags. It builds them and delegates the
+ * work: the printer (output/run-printer.ts), the spinner line (output/spinner-slot.ts), the pager (output/pager.ts),
+ * the key file (store/key-file.ts), a `--sandbox` service (core/sandbox-settings.ts). Commands never reach for
+ * `process.*`; tests build a context with in-memory IO.
  */
-import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from './api/client.js';
 import { AuthError, UsageError } from './errors.js';
@@ -18,13 +20,13 @@ import {
   resolveSettings,
   type Settings,
 } from './core/settings.js';
-import { colorEnabled, isCI, type Env, type IO } from './output/io.js';
+import { isCI, type Env, type IO } from './output/io.js';
 import { createRedactor, type Redactor } from './lib/redact.js';
 import { settleOutcome } from './output/stdout-guard.js';
 import type { Printer } from './output/printer.js';
-import type { OutputFormat } from './output/format.js';
 import type { Pager } from './output/pager.js';
-import type { Spinner } from './output/spinner.js';
+import { createRunPrinter } from './output/run-printer.js';
+import { SpinnerSlot } from './output/spinner-slot.js';
 import { userAgent } from './version.js';
 import type { ApiOptions, Context as CoreContext, GlobalOptions } from './core/context.js';
 
@@ -82,6 +84,8 @@ export class Context implements CoreContext {
   private apiSettingsPromise: Promise<Settings> | undefined;
   private apiPromise: Promise<ApiClient> | undefined;
   private readonly cleanups: Array<() => Promise<void> | void> = [];
+  /** The run's one spinner line: shown after 300 ms, only for a person at a terminal (not in CI, json/ndjson, -q). */
+  private readonly spinners: SpinnerSlot;
 
   constructor(deps: Deps, globals: GlobalOptions) {
     this.io = deps.io;
@@ -93,6 +97,12 @@ export class Context implements CoreContext {
     this.dispatcher = deps.dispatcher;
     this.pager = deps.pager;
     this.globals = globals;
+    this.spinners = new SpinnerSlot({
+      stream: this.io.stderr,
+      clock: this.clock,
+      ci: this.ci,
+      printer: () => this.printer,
+    });
   }
 
   /** CI mode: `--ci` or the `CI` environment variable. No spinners, no prompts, timestamped progress lines. */
@@ -177,26 +187,15 @@ export class Context implements CoreContext {
    * flags, the environment and the profile's `output`, and nothing else is resolved (no key file, no sandbox).
    */
   async setup(): Promise<void> {
-    const [{ createPrinter }, { resolveFormat }] = await Promise.all([
-      import('./output/printer.js'),
-      import('./output/format.js'),
-    ]);
-    const format: OutputFormat = resolveFormat(
-      this.requestedFormat() ?? (await this.profileOutput()),
-      this.io.stdout.isTTY === true,
-    );
-    // Messages are word-wrapped for a person at a terminal; scripts and logs get them on one line each.
-    const wrapping = this.io.stderr.isTTY === true ? await import('./output/width.js') : undefined;
-    this.printerInstance = createPrinter({
+    this.printerInstance = await createRunPrinter({
       io: this.io,
-      format,
-      color: colorEnabled(this.io.stdout, this.env, !this.globals.color, this.ci),
-      stderrColor: colorEnabled(this.io.stderr, this.env, !this.globals.color, this.ci),
+      env: this.env,
+      format: this.requestedFormat() ?? (await this.profileOutput()),
+      noColor: !this.globals.color,
       quiet: this.globals.quiet === true,
-      redact: this.redact,
       ci: this.ci,
+      redact: this.redact,
       now: () => this.clock.now(),
-      ...(wrapping && { wrap: wrapping.wrapText, wrapWidth: wrapping.lineBudget(this.io.stderr.columns) }),
     });
   }
 
@@ -210,91 +209,18 @@ export class Context implements CoreContext {
     }
   }
 
-  /**
-   * Prints what `render` writes, through the pager when it is terminal output taller than the screen (
-   * `show`, and the results at the end of `wait`). Anything else is printed as `render` writes it.
-   */
+  /** Prints what `render` writes, through the pager when it is terminal output taller than the screen. */
   async paged(render: (printer: Printer) => Promise<void> | void): Promise<void> {
-    const { stdout } = this.io;
-    if (this.pager === undefined || this.printer.format !== 'table' || stdout.isTTY !== true) {
-      await render(this.printer);
-      return;
-    }
-    const { createMemoryStream } = await import('./output/memory-io.js');
-    const collected = createMemoryStream(true, stdout.columns);
-    await render(this.printer.to(collected));
-    const text = collected.text();
-    const { needsPager } = await import('./output/pager.js');
-    if (needsPager(text, stdout.rows) && (await this.pager(text))) return;
-    if (text !== '') stdout.write(text);
+    const { printPaged } = await import('./output/pager.js');
+    await printPaged(this.printer, this.io.stdout, this.pager, render);
   }
 
-  private activeSpinner: Spinner | undefined;
-  private spinnerText = '';
-
-  /**
-   * A spinner on stderr for one wait (output/spinner.ts): shown after 300 ms, only for a person at a terminal (not in
-   * CI, not for json/ndjson, not with -q). The client's retries and rate-limit waits update its text while it runs.
-   */
-  async spin<T>(text: string, work: (say: (text: string) => void) => Promise<T>): Promise<T> {
-    const say = (next: string) => {
-      this.spinnerText = next;
-      this.activeSpinner?.text(`${next}…`);
-    };
-    if (this.activeSpinner) return work(say);
-    const { startSpinner } = await import('./output/spinner.js');
-    const { isJsonFormat } = await import('./output/format.js');
-    const printer = this.printer;
-    const spinner = startSpinner(
-      {
-        stream: this.io.stderr,
-        enabled: !this.ci && !printer.quiet && !isJsonFormat(printer.format),
-        color: printer.stderrColor,
-      },
-      `${text}…`,
-    );
-    if (!spinner.live) return work(say);
-    this.activeSpinner = spinner;
-    this.spinnerText = text;
-    try {
-      return await work(say);
-    } finally {
-      spinner.stop();
-      this.activeSpinner = undefined;
-    }
+  spin<T>(text: string, work: (say: (text: string) => void) => Promise<T>): Promise<T> {
+    return this.spinners.spin(text, work);
   }
 
-  /**
-   * Runs `work` with `show` as its spinner, for a caller that draws a live line of its own (output/progress.ts):
-   * spins inside it (`spin`, the client's retry and rate-limit notices) hand their text to `show` instead of starting
-   * a second spinner on the same line.
-   */
-  async spinInto<T>(text: string, show: (text: string) => void, work: () => Promise<T>): Promise<T> {
-    const outer = { spinner: this.activeSpinner, text: this.spinnerText };
-    this.activeSpinner = { live: true, text: show, stop: () => undefined };
-    this.spinnerText = text;
-    try {
-      return await work();
-    } finally {
-      this.activeSpinner = outer.spinner;
-      this.spinnerText = outer.text;
-    }
-  }
-
-  /** `waiting 25s for the rate limit…`, then 24s, 23s… in the spinner's text until the wait is over. */
-  private countDown(waitMs: number, message: string): void {
-    const spinner = this.activeSpinner;
-    const end = this.clock.now() + waitMs;
-    const show = () => {
-      const left = Math.max(0, Math.ceil((end - this.clock.now()) / 1000));
-      spinner?.text(`${this.spinnerText}: ${message.replace(/^waiting \S+/, `waiting ${left}s`)}`);
-      return left;
-    };
-    show();
-    const timer = setInterval(() => {
-      if (this.activeSpinner !== spinner || show() === 0) clearInterval(timer);
-    }, 1000);
-    timer.unref();
+  spinInto<T>(text: string, show: (text: string) => void, work: () => Promise<T>): Promise<T> {
+    return this.spinners.spinInto(text, show, work);
   }
 
   /** A printer that works even when setup failed (bad --output value): plain stderr, redacted. */
@@ -328,7 +254,7 @@ export class Context implements CoreContext {
     const flags = {
       profile: this.globals.profile,
       baseUrl: this.globals.baseUrl,
-      apiKeyFromFile: this.globals.apiKeyFile ? await this.readKeyFile(this.globals.apiKeyFile) : undefined,
+      apiKeyFromFile: await this.keyFromFile(this.globals.apiKeyFile),
       output: this.requestedFormat(),
       requestTimeout: this.globals.requestTimeout,
     };
@@ -341,40 +267,18 @@ export class Context implements CoreContext {
   }
 
   private async sandboxSettings(): Promise<Settings> {
-    const settings = await this.settings();
-    const { startSandbox } = await import('./sandbox/index.js');
-    const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+    const { startSandboxSettings } = await import('./core/sandbox-settings.js');
+    const { settings, sandbox } = await startSandboxSettings(await this.settings());
     this.onCleanup(() => sandbox.close());
     this.addSecret(sandbox.apiKey);
-    return {
-      ...settings,
-      baseUrl: { value: sandbox.url, source: 'sandbox', origin: '--sandbox' },
-      apiKey: { value: sandbox.apiKey, source: 'sandbox', origin: '--sandbox' },
-    };
+    return settings;
   }
 
-  /** `--api-key-file PATH` (`-` = stdin): first line, trimmed. */
-  private async readKeyFile(path: string): Promise<{ key: string; path: string }> {
-    let text: string;
-    if (path === '-') {
-      if (this.io.stdin.isTTY)
-        throw new UsageError(
-          '--api-key-file - reads the key from stdin, but stdin is a terminal',
-          'Pipe the key in: `pass show taskctl | taskctl --api-key-file - balance`.',
-        );
-      text = await (await import('node:stream/consumers')).text(this.io.stdin);
-    } else {
-      try {
-        text = readFileSync(path, 'utf8');
-      } catch (error) {
-        throw new UsageError(
-          `cannot read --api-key-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-        );
-      }
-    }
-    const key = text.split(/\r?\n/, 1)[0]?.trim() ?? '';
-    if (!key) throw new UsageError(`--api-key-file ${path} is empty`, 'Put the API key on the first line.');
-    return { key, path };
+  /** `--api-key-file PATH` (`-` = stdin): read only when the settings are needed. */
+  private async keyFromFile(path: string | undefined): Promise<{ key: string; path: string } | undefined> {
+    if (!path) return undefined;
+    const { readKeyFile } = await import('./store/key-file.js');
+    return readKeyFile(path, this.io.stdin);
   }
 
   /** The one API client of this invocation. Missing key → exit 4; missing base URL → exit 2; both with a hint. */
@@ -419,10 +323,10 @@ export class Context implements CoreContext {
       ...(this.dispatcher && { dispatcher: this.dispatcher }),
       onWait: (waitMs, message) => {
         // Under a spinner the wait counts down in its text; otherwise it is announced once.
-        if (this.activeSpinner) this.countDown(waitMs, message);
+        if (this.spinners.showing) this.spinners.countDown(waitMs, message);
         else this.printer.info(message);
       },
-      onRetry: (message) => this.activeSpinner?.text(`${this.spinnerText}: ${message}`),
+      onRetry: (message) => this.spinners.retrying(message),
     });
     this.onCleanup(() => client.close());
     // From here the tasks this command sees are remembered for completion under its account.

@@ -1,5 +1,5 @@
 /**
- * The base URL rule (DESIGN.md section 4): HTTPS only, except plain HTTP to a loopback host, because the API key
+ * The base URL rule: HTTPS only, except plain HTTP to a loopback host, because the API key
  * travels in a header and must never cross a network in clear text.
  */
 import { UsageError } from '../errors.js';

@@ -1,13 +1,13 @@
-/** The numbers of the wire contract (DESIGN.md section 5, README "How taskctl talks to the service"), in one place. */
+/** The numbers of the wire contract, in one place (docs/behaviour.md describes them for users). */
 
-/** The version prefix every endpoint lives under (api-spec.md section 9). */
+/** The version prefix every endpoint of the API lives under. */
 export const API_PREFIX = '/api/v1';
 
 /** The methods `taskctl api` sends; only GET is ever resent after it may have reached the server. */
 export const REQUEST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /**
- * The API's request rate per key (api-spec.md section 8: 100 requests per minute), the only request rate written down
+ * The API's documented request rate per key (100 requests per minute), the only request rate written down
  * in taskctl: the budget assumed when a server states none (after a 429, and for long-running polling), and the
  * sandbox's default. A server's `X-RateLimit-*` headers override it.
  */

@@ -1,4 +1,4 @@
-/** The connection pool: keep-alive, connect timeout, and the proxy rules of DESIGN.md section 5. */
+/** The connection pool: keep-alive, connect timeout, and the proxy rules (HTTPS_PROXY, NO_PROXY; docs/behaviour.md). */
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { isLoopbackHost } from './base-url.js';
 

@@ -239,7 +239,7 @@ export function redirectError(endpoint: string, status: number, location: string
 /**
  * A `taskctl api` request other than GET failed after it may have reached the server: it is not resent (exit 8), and
  * the message says it may have taken effect. (A create through `taskctl create` is reconciled instead.) A POST /tasks
- * is exit 9, like a create's: after a create that may have landed, 8 ("try again") could pay twice (issue 22).
+ * is exit 9, like a create's: after a create that may have landed, 8 ("try again") could pay twice.
  */
 export function outcomeUnknownError(message: string, cause: unknown, endpoint = ''): CliError {
   const error = /^POST \/tasks\/?$/.test(endpoint)

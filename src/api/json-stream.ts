@@ -1,5 +1,5 @@
 /**
- * A large JSON answer parsed as it streams in, within bounded copies (issue 25): the text of the whole body is never
+ * A large JSON answer parsed as it streams in, within bounded copies: the text of the whole body is never
  * held. A linear scanner follows strings and nesting chunk by chunk; each element of an array opened at the top levels
  * (a list's tasks, a task's items) is cut out as its own small text and parsed with JSON.parse as soon as it is
  * complete, and the rest (the envelope with a marker where each such array was) is parsed at the end. Peak memory is

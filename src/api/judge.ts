@@ -34,7 +34,7 @@ import {
   type Failure,
   type Method,
 } from './retry-policy.js';
-import { isAnswerTimeout, plainWords } from './transport.js';
+import { isAnswerTimeout, isCertificateCode, oneLineMessage, plainWords } from './transport.js';
 import { ErrorResponseSchema, UNSAFE_ID_MARK, type ApiErrorBody } from './schemas.js';
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
@@ -87,6 +87,8 @@ export interface JudgeContext {
   endpoint: string;
   /** `https://host`, for "could not reach" messages. */
   origin: string;
+  /** The base URL (`https://host/api/v1`), for the fix of an https URL that reached a plain-http server. */
+  baseUrl: string;
   /** True when `origin` is a loopback host (changes a hint). */
   loopback: boolean;
   /**
@@ -104,7 +106,7 @@ export interface JudgeContext {
   authHint?: string | undefined;
 }
 
-function withCause(message: string, cause: unknown, hint: string): UnavailableError {
+function withCause(message: string, cause: unknown, hint?: string): UnavailableError {
   const error = new UnavailableError(message, hint);
   error.cause = cause;
   return error;
@@ -154,17 +156,40 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, failure: Failure, 
   if (failure === 'transport') {
     return withCause(`${label} from ${ctx.origin}: ${plainWords(code)}${suffix}`, ex.error, reachHint(ctx, code));
   }
-  const message = ctx.scrub(ex.error instanceof Error ? ex.error.message : String(ex.error));
-  const text = `${label}: the request to ${ctx.origin} failed (${message})${suffix}`;
+  const text = `${label}: the request to ${ctx.origin} failed (${ctx.scrub(oneLineMessage(ex.error))})${suffix}`;
   return withCause(text, ex.error, reachHint(ctx, code));
 }
 
+/** OpenSSL's answer to a server that does not speak TLS at all (plain HTTP on the port). */
+const NOT_TLS_CODES: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG']);
+
+/** A failed handshake in one line, without OpenSSL's internals; the private-CA hint only for a certificate refused. */
 function tlsError(ctx: JudgeContext, ex: FailureExchange): UnavailableError {
-  const message = ctx.scrub(ex.error instanceof Error ? ex.error.message : String(ex.error));
+  const label = requestLabel(ctx.endpoint);
+  const { code } = ex;
+  if (NOT_TLS_CODES.has(code)) {
+    // Plain http is allowed on loopback only (base-url.ts), so only there is it the fix.
+    const plain = ctx.baseUrl.replace(/^https:/i, 'http:');
+    if (ctx.loopback) return withCause(`${label}: the server answered plain HTTP: use ${plain}`, ex.error);
+    return withCause(
+      `${label}: ${ctx.origin} answered plain HTTP, not TLS`,
+      ex.error,
+      'Check the port in --base-url: the service speaks HTTPS on its own port (plain http is for loopback only).',
+    );
+  }
+  const text = `${label}: TLS connection to ${ctx.origin} failed (${code}: ${ctx.scrub(oneLineMessage(ex.error))})`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return withCause(text, ex.error, 'The certificate names another host: check the host in --base-url.');
+  if (isCertificateCode(code))
+    return withCause(
+      text,
+      ex.error,
+      'If the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate file.',
+    );
   return withCause(
-    `${requestLabel(ctx.endpoint)}: TLS connection to ${ctx.origin} failed (${ex.code}: ${message})`,
+    text,
     ex.error,
-    'If the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate file.',
+    'Check --base-url (scheme, host, port) and any proxy in between (HTTPS_PROXY, NO_PROXY).',
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * Client-side rate limiting (DESIGN.md section 5): read `X-RateLimit-*` from every response and pace requests so
+ * Client-side rate limiting (docs/behaviour.md, pacing): read `X-RateLimit-*` from every response and pace requests so
  * that a run never causes a 429 on its own. One limiter per process, shared by every client.
  */
 import { EventEmitter, once } from 'node:events';
@@ -111,7 +111,7 @@ interface Window {
   fromServer: boolean;
 }
 
-/** Budget assumed until a server states one (api-spec.md section 8: 100 requests per minute). */
+/** Budget assumed until a server states one: the API's documented 100 requests per minute. */
 const ASSUMED_LIMIT = SPEC_RATE_LIMIT;
 /** Window length assumed when a window rolls over locally, and the span the pace spreads a budget over. */
 const WINDOW_MS = SPEC_RATE_WINDOW_MS;
@@ -128,7 +128,7 @@ const SAME_WINDOW_TOLERANCE_MS = 1500;
  * spent, acquire waits for the reset. Until the first response, only one request is in flight, so a burst cannot
  * overrun a server whose limit is lower than the assumed one.
  *
- * A server that sends no rate-limit headers gets no invented limit (DESIGN.md section 5): requests go at full speed
+ * A server that sends no rate-limit headers gets no invented limit: requests go at full speed
  * until it answers 429, and from then on at the spec's 100/min. Long-running polling (`steady()`: wait, watch) keeps
  * to 100/min from the start while no header has been seen, so hours of polling never lean on an unstated limit.
  *

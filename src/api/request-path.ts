@@ -1,5 +1,5 @@
 /**
- * The path of a `taskctl api` request (issue 15): always relative to the base URL, so the API key can only ever go to
+ * The path of a `taskctl api` request: always relative to the base URL, so the API key can only ever go to
  * the host and prefix the user configured. Absolute and host-relative URLs, and `.`/`..` segments (also percent-encoded
  * or behind a backslash, which some servers read as a slash), are refused as usage errors (exit 2).
  */

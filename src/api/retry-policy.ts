@@ -5,7 +5,7 @@
  * the failure, follow's failed rounds take the backoff. docs/behaviour.md describes it for users.
  */
 import { MAX_ATTEMPTS, type REQUEST_METHODS } from './constants.js';
-import { DEADLINE_CODE, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './transport.js';
+import { DEADLINE_CODE, isCertificateCode, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './transport.js';
 
 /** GET is idempotent and may be resent; every other method is treated as a write, like a create. */
 export type Method = (typeof REQUEST_METHODS)[number];
@@ -124,18 +124,18 @@ export function notProcessed(failure: Failure): NotProcessedFailure | undefined 
 }
 
 /** How a run of retries grows: `firstMs × factor^n`, capped at `capMs`. */
-export interface BackoffSchedule {
+interface BackoffSchedule {
   firstMs: number;
   factor: number;
   capMs: number;
 }
 
 /** The client's attempts: 0.5 s, 1 s, 2 s, 4 s, then 8 s at most. */
-export const REQUEST_BACKOFF: BackoffSchedule = { firstMs: 500, factor: 2, capMs: 8_000 };
+const REQUEST_BACKOFF: BackoffSchedule = { firstMs: 500, factor: 2, capMs: 8_000 };
 /** Jitter takes away up to this fraction of the nominal delay. */
 const BACKOFF_JITTER = 0.25;
 /** A server's Retry-After is honoured up to this long; a longer 429 is given up on (rate-limited-too-long). */
-export const RETRY_AFTER_MAX_MS = 60_000;
+const RETRY_AFTER_MAX_MS = 60_000;
 
 /**
  * Delay before retry number `retry` (0 = the first retry) on `schedule`: the nominal delay minus up to 25 % of random
@@ -213,7 +213,7 @@ export function retryAfterMs(
 }
 
 /** Where a failed attempt stands when the next one is considered. */
-export interface RetryState {
+interface RetryState {
   method: Method;
   failure: Failure;
   /** 1-based number of the attempt that failed. */
@@ -277,12 +277,9 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** TLS failures happen during the handshake (before the request is sent) and do not fix themselves on retry. */
-export function isTlsErrorCode(code: string): boolean {
+function isTlsErrorCode(code: string): boolean {
   return (
-    code.startsWith('ERR_TLS_') ||
-    code.startsWith('ERR_SSL_') ||
-    code === 'UND_ERR_PRX_TLS' ||
-    /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)
+    code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code === 'UND_ERR_PRX_TLS' || isCertificateCode(code)
   );
 }
 

@@ -1,8 +1,8 @@
 /**
- * The API contract (shared/api-spec.md) as zod schemas: the client parses every response with these and the sandbox
+ * The API contract as zod schemas: the client parses every response with these and the sandbox
  * serialises every response through them, so a contract change breaks both sides' tests.
  * Data objects keep unknown fields (`z.looseObject`): the spec may grow, and `-o json|ndjson` print the API's data as it
- * came (issue 13); only the fields the client reads are validated. Types are inferred, never written by hand.
+ * came; only the fields the client reads are validated. Types are inferred, never written by hand.
  *
  * Every schema is built on first use (`z.lazy`, which parses exactly as the schema it wraps; helpers are functions):
  * building them all when the module loads cost every command ~10 ms of start-up, and `balance` parses with one.
@@ -16,7 +16,7 @@ export const UNSAFE_ID_MARK = 'the raw value may differ';
 /**
  * Task ids are integers; a numeric string is accepted as the same id (a harmless variant), and kept as the server's
  * string for JSON output (WIRE_ID). A number beyond 2^53 is refused: a double cannot hold it exactly, so reading it
- * would name another task (exit 8, naming the value; issue 25).
+ * would name another task (exit 8, naming the value).
  */
 const taskId = () =>
   z.union([
@@ -226,7 +226,7 @@ export const ERROR_CODES = [
   'rate_limited',
 ] as const;
 
-// ---- Webhooks (spec section 6) ----
+// ---- Webhooks ----
 
 export { WEBHOOK_EVENTS, type WebhookEventName } from './webhook-events.js';
 

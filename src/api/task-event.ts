@@ -1,5 +1,5 @@
 /**
- * A task as a webhook envelope (api-spec 6.2/6.3), for `watch -o ndjson` and `webhook simulate`: exactly the spec's
+ * A task as a webhook envelope (docs/behaviour.md, webhooks), for `watch -o ndjson` and `webhook simulate`: exactly the spec's
  * fields per event, with honest defaults for what the API did not say.
  */
 import { WebhookEventSchema } from './schemas.js';

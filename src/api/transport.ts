@@ -65,3 +65,18 @@ export function errorCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** A certificate the handshake refused (self-signed, unknown issuer, expired, another host's): a CA or host matter. */
+export function isCertificateCode(code: string): boolean {
+  return /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code);
+}
+
+/**
+ * An error's message on one line. OpenSSL's form (`80FC…:error:0A00010B:SSL routines:ssl3_get_record:wrong version
+ * number:../deps/openssl/…:350:` and a newline) is reduced to its reason (`wrong version number`).
+ */
+export function oneLineMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const reason = /error:[0-9A-F]+:[^:]*:[^:]*:([^:]+)/i.exec(text)?.[1];
+  return (reason ?? text).replace(/\s+/g, ' ').trim();
+}

@@ -6,7 +6,7 @@
 import { REQUEST_METHODS } from '../api/constants.js';
 import { UsageError } from '../errors.js';
 import { readTextFile } from '../store/text-file.js';
-import type { Context } from './context.js';
+import type { Output, Prompts, Service } from './context.js';
 
 type Method = (typeof REQUEST_METHODS)[number];
 
@@ -42,7 +42,7 @@ function parseMethod(first: string, second: string | undefined): { method: Metho
 }
 
 /** Reads `--input` or an `@file` value; `-` is stdin, read at most once. */
-function fileReader(ctx: Context) {
+function fileReader(ctx: Output & Service) {
   let stdinTakenBy: string | undefined;
   return async (path: string, what: string): Promise<string> => {
     if (path !== '-') {
@@ -144,7 +144,7 @@ async function headerLines(status: number, headers: Record<string, string | stri
 }
 
 export async function runApi(
-  ctx: Context,
+  ctx: Output & Prompts & Service,
   first: string,
   second: string | undefined,
   options: ApiCommandOptions,
@@ -174,7 +174,7 @@ export async function runApi(
 }
 
 async function printResponse(
-  ctx: Context,
+  ctx: Output,
   response: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
   include: boolean,
 ): Promise<void> {

@@ -1,5 +1,5 @@
 /** `taskctl auth login/status/logout`: a key read, checked with GET /balance, saved in or removed from the profile. */
-import type { Context } from './context.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from './context.js';
 import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
 import { AuthError, CliError, UsageError } from '../errors.js';
@@ -10,7 +10,7 @@ export interface LoginOptions {
   withKey?: boolean;
 }
 
-async function readKey(ctx: Context, options: LoginOptions): Promise<string> {
+async function readKey(ctx: Output & Prompts & Service, options: LoginOptions): Promise<string> {
   const settings = await ctx.settings();
   if (settings.apiKey?.source === 'flag') return settings.apiKey.value;
   const stdin = ctx.io.stdin;
@@ -31,7 +31,10 @@ async function readKey(ctx: Context, options: LoginOptions): Promise<string> {
   return (await promptHidden(stdin, ctx.io.stderr, 'API key (input hidden): ')).trim();
 }
 
-export async function runLogin(ctx: Context, options: LoginOptions): Promise<void> {
+export async function runLogin(
+  ctx: Output & Prompts & Runtime & Store & Service,
+  options: LoginOptions,
+): Promise<void> {
   const settings = await ctx.settings();
   if (!settings.baseUrl) {
     throw new UsageError(
@@ -76,7 +79,7 @@ interface KeyCheck {
   problem?: CliError;
 }
 
-async function checkKey(ctx: Context): Promise<KeyCheck> {
+async function checkKey(ctx: Prompts & Service): Promise<KeyCheck> {
   try {
     const api = await ctx.api();
     const balance = await ctx.spin('checking the key', () => api.getBalance());
@@ -88,7 +91,7 @@ async function checkKey(ctx: Context): Promise<KeyCheck> {
   }
 }
 
-export async function runStatus(ctx: Context): Promise<void> {
+export async function runStatus(ctx: Output & Prompts & Process & Service): Promise<void> {
   // The key this invocation would use: with --sandbox, the sandbox's (status checks it, so it needs the API anyway).
   const settings = await ctx.apiSettings();
   const check: KeyCheck = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : {};
@@ -137,7 +140,7 @@ export async function runStatus(ctx: Context): Promise<void> {
   if (check.problem) ctx.exitCode = check.problem.exitCode;
 }
 
-export async function runLogout(ctx: Context): Promise<void> {
+export async function runLogout(ctx: Output & Runtime & Store & Service): Promise<void> {
   const config = await ctx.config();
   const settings = await ctx.settings();
   const profile = settings.profile.value;

@@ -1,8 +1,8 @@
 /** `taskctl balance`: the coin balance, one line for a person, two fields for a script. */
-import type { Context } from './context.js';
+import type { Output, Prompts, Service } from './context.js';
 import { formatCount } from '../output/numbers.js';
 
-export async function runBalance(ctx: Context): Promise<void> {
+export async function runBalance(ctx: Output & Prompts & Service): Promise<void> {
   const balance = await ctx.spin('reading the balance', async () => (await ctx.api()).getBalance());
   // One number, one line for a person (`1,234 coins`); machine formats keep the two fields.
   if (ctx.printer.format === 'table') {

@@ -1,7 +1,7 @@
 /** `taskctl completion` (a shell's script) and `__complete` (cached values, or one quick API call on an empty cache). */
 import type { Command } from 'commander';
 import type { ApiClient } from '../api/client.js';
-import type { Context } from './context.js';
+import type { Output, Runtime, Service, Store } from './context.js';
 import type { DynamicKind, Shell } from '../completion/shells.js';
 
 /**
@@ -10,14 +10,14 @@ import type { DynamicKind, Shell } from '../completion/shells.js';
  */
 const NETWORK_BUDGET_MS = 1500;
 
-export async function runCompletion(ctx: Context, command: Command, shell: Shell): Promise<void> {
+export async function runCompletion(ctx: Output, command: Command, shell: Shell): Promise<void> {
   const { completionScript } = await import('../completion/index.js');
   // A script, not records: written as is (the Printer's line() would escape its newlines).
   ctx.io.stdout.write(completionScript(command, shell));
 }
 
 /** One candidate a line; for tasks `id<TAB>service status` (fish and zsh show the part after the tab). */
-export async function runDynamicCompletion(ctx: Context, kind: DynamicKind): Promise<void> {
+export async function runDynamicCompletion(ctx: Output & Runtime & Store & Service, kind: DynamicKind): Promise<void> {
   let lines: string[];
   try {
     const baseUrl = await ctx.bindCacheAccount();
@@ -37,13 +37,13 @@ function clean(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
 }
 
-function cachedValues(ctx: Context, kind: DynamicKind, baseUrl: string): string[] {
+function cachedValues(ctx: Store, kind: DynamicKind, baseUrl: string): string[] {
   return kind === 'services'
     ? ctx.cache.services(baseUrl).map(clean).filter(Boolean)
     : ctx.cache.recentTasks().map((task) => `${task.id}\t${clean(task.service)} ${clean(task.status)}`);
 }
 
-async function fetchValues(ctx: Context, api: ApiClient, kind: DynamicKind): Promise<string[]> {
+async function fetchValues(ctx: Store, api: ApiClient, kind: DynamicKind): Promise<string[]> {
   if (kind === 'services') ctx.cache.rememberServices(await api.listServices(), api.baseUrl);
   else ctx.cache.rememberTasks((await api.listTasks({ page: 1, perPage: 25 })).tasks);
   return cachedValues(ctx, kind, api.baseUrl);

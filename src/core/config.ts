@@ -1,5 +1,5 @@
 /** `taskctl config get/set/unset/list/path`: a profile's settings read (effective, with their source) and written. */
-import type { Context } from './context.js';
+import type { Output, Runtime, Service, Store } from './context.js';
 import { UsageError } from '../errors.js';
 import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../store/setting-names.js';
 import { parsePositiveDuration } from '../lib/duration.js';
@@ -31,13 +31,13 @@ function effective(settings: Settings): Record<SettingName | 'api-key', Resolved
   };
 }
 
-export async function runConfigGet(ctx: Context, key: string): Promise<void> {
+export async function runConfigGet(ctx: Output & Service, key: string): Promise<void> {
   const name = key === 'api-key' ? 'api-key' : settingName(key);
   const value = effective(await ctx.settings())[name];
   ctx.printer.line(value === undefined ? '' : String(value.value));
 }
 
-export async function runConfigSet(ctx: Context, key: string, raw: string): Promise<void> {
+export async function runConfigSet(ctx: Output & Store & Service, key: string, raw: string): Promise<void> {
   const name = settingName(key);
   const { SETTING_SCHEMAS } = await import('../store/config-schema.js'); // zod: loaded when a value is set, not for --help
   const parsed = SETTING_SCHEMAS[name].safeParse(raw);
@@ -56,7 +56,7 @@ export async function runConfigSet(ctx: Context, key: string, raw: string): Prom
   ctx.printer.success(`${name} = ${value} (profile "${profile}")`);
 }
 
-export async function runConfigUnset(ctx: Context, key: string): Promise<void> {
+export async function runConfigUnset(ctx: Output & Store & Service, key: string): Promise<void> {
   const name = settingName(key);
   const config = await ctx.config();
   const profile = (await ctx.settings()).profile.value;
@@ -64,7 +64,7 @@ export async function runConfigUnset(ctx: Context, key: string): Promise<void> {
   ctx.printer.success(`${name} unset (profile "${profile}")`);
 }
 
-export async function runConfigList(ctx: Context): Promise<void> {
+export async function runConfigList(ctx: Output & Service): Promise<void> {
   const settings = await ctx.settings();
   const rows = Object.entries(effective(settings)).map(([key, resolved]) => ({
     key,
@@ -82,7 +82,7 @@ export async function runConfigList(ctx: Context): Promise<void> {
   );
 }
 
-export async function runConfigPath(ctx: Context): Promise<void> {
+export async function runConfigPath(ctx: Output & Runtime): Promise<void> {
   const { configFilePath } = await import('../store/config.js');
   ctx.printer.line(configFilePath(ctx.env));
 }

@@ -1,7 +1,8 @@
 /**
- * What the workflows in core/ (and report/) need of a run: the same shape as the entry layer's `Context` class
- * (src/context.ts), declared here so that core depends on an interface below it, never on the class above it
- * (docs/architecture.md#layers). `Context` implements it; tests pass the real class.
+ * What the workflows in core/ need of a run, as small capabilities (gh's Factory and IOStreams, split by concern): a
+ * run function declares the intersection of those it uses (`runBalance(ctx: Output & Service)`), so a test can drive
+ * it with a hand-made object of just those members. Declared here so that core depends on interfaces below it, never
+ * on the entry layer's class (src/context.ts) that builds them (docs/architecture.md#layers). `Context` is all of them.
  */
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../lib/time.js';
@@ -33,42 +34,66 @@ export interface ApiOptions {
   deadline?: number | undefined;
 }
 
-export interface Context {
+/** What is printed: data on stdout, talk on stderr, everything redacted; long terminal output paged. */
+export interface Output {
   readonly io: IO;
-  readonly env: Env;
-  readonly clock: Clock;
+  readonly printer: Printer;
+  /** Removes every secret this run knows of from `text`. */
+  readonly redact: (text: string) => string;
+  /** Adds a secret to redact from everything printed (a key typed at `auth login`). */
+  addSecret: (secret: string) => void;
+  /** Prints what `render` prints through the pager on a terminal. */
+  paged: (render: (printer: Printer) => Promise<void> | void) => Promise<void>;
+}
+
+/** Asking a person, and showing that a wait is going on. */
+export interface Prompts {
+  /** Prompts are allowed (a terminal, outside CI, without --no-input). */
+  readonly interactive: boolean;
+  /** Runs `work` under a one-line spinner on a terminal (`say` changes its text); plain otherwise. */
+  spin: <T>(text: string, work: (say: (text: string) => void) => Promise<T>) => Promise<T>;
+  /** Runs `work` with spinner texts handed to `show` (a live line already on screen) instead of a second spinner. */
+  spinInto: <T>(text: string, show: (text: string) => void, work: () => Promise<T>) => Promise<T>;
+}
+
+/** The process this run is: its interrupts and its exit code. */
+export interface Process {
   /** Aborted on Ctrl-C / SIGTERM. */
   readonly signal: AbortSignal;
   /** After the first Ctrl-C: calls `handler` on a second one instead of ending the process (`webhook listen`). */
   readonly onInterruptAgain: (handler: () => void) => void;
+  /** A non-zero code to finish with without an error message; set it before printing the result. */
+  exitCode: number;
+}
+
+/** The world outside the program that tests replace: time, environment variables, randomness. */
+export interface Runtime {
+  readonly clock: Clock;
+  readonly env: Env;
   readonly random: () => number;
+}
+
+/** State on disk: the config file and the completion cache. */
+export interface Store {
+  /** The completion cache of this account (task ids, services). */
+  readonly cache: CompletionCacheStore;
+  /** The config file, loaded on first use. */
+  config: () => Promise<ConfigStore>;
+  /** Points the completion cache at the configured account; its base URL, or undefined without a URL or key. */
+  bindCacheAccount: () => Promise<string | undefined>;
+}
+
+/** The service this run talks to: the flags and settings that choose it, and the one API client. */
+export interface Service {
   readonly globals: GlobalOptions;
   /** CI mode: `--ci` or the `CI` environment variable. */
   readonly ci: boolean;
   /** `--sandbox`: the service ends with this command, so no hint may name its tasks. */
   readonly ephemeralSandbox: boolean;
-  /** Prompts are allowed (a terminal, outside CI, without --no-input). */
-  readonly interactive: boolean;
-  /** A non-zero code to finish with without an error message; set it before printing the result. */
-  exitCode: number;
-  readonly printer: Printer;
-  /** The completion cache of this account (task ids, services). */
-  readonly cache: CompletionCacheStore;
-  /** Removes every secret this run knows of from `text`. */
-  readonly redact: (text: string) => string;
-  /** Adds a secret to redact from everything printed (a key typed at `auth login`). */
-  addSecret: (secret: string) => void;
-  /** Points the completion cache at the configured account; its base URL, or undefined without a URL or key. */
-  bindCacheAccount: () => Promise<string | undefined>;
-  /** The config file, loaded on first use. */
-  config: () => Promise<ConfigStore>;
-  /** Runs `work` under a one-line spinner on a terminal (`say` changes its text); plain otherwise. */
-  spin: <T>(text: string, work: (say: (text: string) => void) => Promise<T>) => Promise<T>;
-  /** Runs `work` with spinner texts handed to `show` (a live line already on screen) instead of a second spinner. */
-  spinInto: <T>(text: string, show: (text: string) => void, work: () => Promise<T>) => Promise<T>;
-  /** Prints what `render` prints through the pager on a terminal. */
-  paged: (render: (printer: Printer) => Promise<void> | void) => Promise<void>;
   settings: () => Promise<Settings>;
   apiSettings: () => Promise<Settings>;
   api: (options?: ApiOptions) => Promise<ApiClient>;
 }
+
+/** Every capability: what the entry layer's class builds, and what a command's run function may ask for. */
+export type Context = Output & Prompts & Process & Runtime & Store & Service;

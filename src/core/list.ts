@@ -1,6 +1,6 @@
 /** `taskctl list`: one page or a walk (--all, --since/--until), filtered, streamed in the chosen format. */
 import type { Task } from '../api/schemas.js';
-import type { Context } from './context.js';
+import type { Output, Prompts, Runtime, Service, Store } from './context.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
 import { UsageError } from '../errors.js';
 import { pickColumns } from '../output/columns.js';
@@ -26,8 +26,8 @@ export interface ListOptions {
   wide?: boolean;
 }
 
-export async function runList(ctx: Context, options: ListOptions): Promise<void> {
-  const allColumns = taskColumns((status) => ctx.printer.paintStatus(status), ctx.printer.chalk);
+export async function runList(ctx: Output & Prompts & Runtime & Store & Service, options: ListOptions): Promise<void> {
+  const allColumns = taskColumns(ctx.printer.paintStatus, ctx.printer.chalk);
   const columns = ctx.globals.quiet ? allColumns.slice(0, 1) : pickColumns(allColumns, options.columns);
   const now = ctx.clock.now();
   const window = new CreatedWindow(options.since?.(now), options.until?.(now));

@@ -1,5 +1,5 @@
 /** `taskctl sandbox`: the local service started (sandbox/launch.ts), its exports printed, stopped on Ctrl-C. */
-import type { Context } from './context.js';
+import type { Output, Process } from './context.js';
 import { dialectScope, DIALECTS, type DialectName } from '../sandbox/dialect-names.js';
 import type { ResolvedOptions } from '../sandbox/options.js';
 
@@ -18,7 +18,7 @@ export type SandboxCommandOptions = Pick<
   | 'seed'
 > & { webhookUrl?: string; state?: string; dialect: string[]; clockSkew?: number };
 
-export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<void> {
+export async function runSandbox(ctx: Output & Process, options: SandboxCommandOptions): Promise<void> {
   if (options.dialect.includes('list')) {
     await ctx.printer.list(
       Object.entries(DIALECTS).map(([name, description]) => ({

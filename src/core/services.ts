@@ -1,5 +1,5 @@
 /** `taskctl services`: the services with their price per item; remembered for completion. */
-import type { Context } from './context.js';
+import type { Output, Prompts, Service, Store } from './context.js';
 import { pickColumns } from '../output/columns.js';
 import { SERVICE_COLUMNS } from '../output/service-columns.js';
 
@@ -8,7 +8,10 @@ export interface ServicesOptions {
   wide?: boolean;
 }
 
-export async function runServices(ctx: Context, options: ServicesOptions = {}): Promise<void> {
+export async function runServices(
+  ctx: Output & Prompts & Store & Service,
+  options: ServicesOptions = {},
+): Promise<void> {
   const columns = pickColumns(SERVICE_COLUMNS, options.columns);
   const api = await ctx.api();
   const services = await ctx.spin('reading the services', () => api.listServices());

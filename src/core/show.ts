@@ -1,6 +1,6 @@
 /** `taskctl show`: tasks read one after the other (a missing one prints nothing), reports written, items printed. */
 import type { Task } from '../api/schemas.js';
-import type { Context } from './context.js';
+import type { Output, Prompts, Runtime, Service, Store } from './context.js';
 import { NotFoundError } from '../errors.js';
 import { printTaskItems } from './task-results.js';
 import { checkReportTargets, writeReports, type ReportSpec } from '../report/write.js';
@@ -16,7 +16,7 @@ export interface ShowOptions {
 }
 
 /** Every task first, one after the other through the one client (its limiter paces): a missing one prints nothing. */
-async function fetchTasks(ctx: Context, ids: readonly number[]): Promise<Task[]> {
+async function fetchTasks(ctx: Service, ids: readonly number[]): Promise<Task[]> {
   const api = await ctx.api();
   const tasks: Task[] = [];
   for (const id of ids) {
@@ -32,7 +32,11 @@ async function fetchTasks(ctx: Context, ids: readonly number[]): Promise<Task[]>
   return tasks;
 }
 
-export async function runShow(ctx: Context, requested: readonly number[], options: ShowOptions): Promise<void> {
+export async function runShow(
+  ctx: Output & Prompts & Runtime & Store & Service,
+  requested: readonly number[],
+  options: ShowOptions,
+): Promise<void> {
   checkReportTargets(options.report);
   const ids = [...new Set(requested)];
   const tasks = await ctx.spin(ids.length === 1 ? `reading task ${ids[0]}` : `reading ${ids.length} tasks`, () =>

@@ -3,11 +3,11 @@
  * main job ends with its results), used by `show` and core/follow/wait.ts.
  */
 import type { Task } from '../api/schemas.js';
-import type { Context } from './context.js';
+import type { Output } from './context.js';
 import { isTerminal, itemCounts, itemOutcome } from '../lib/task-state.js';
 import { pickColumns } from '../output/columns.js';
 import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
-import { TABLE_MAX_ROWS, type Column, type Printer, type RowStream } from '../output/printer.js';
+import { TABLE_MAX_ROWS, type Column, type DetailField, type Printer, type RowStream } from '../output/printer.js';
 
 /** Items flattened and printed at a time: a bounded working set whatever the task's size. */
 const SLICE = 10_000;
@@ -22,8 +22,8 @@ export interface ItemsView {
   single: boolean;
 }
 
-/** The task's own fields above its items on a terminal. */
-function taskSummary(task: Task): Array<[string, string | number]> {
+/** The task's own fields above its items on a terminal; its status in the task's tone. */
+function taskSummary(task: Task, printer: Printer): DetailField[] {
   const { total, completed, failed } = itemCounts(task);
   const fields: Array<[string, string | number | null | undefined]> = [
     ['id', task.id],
@@ -37,7 +37,10 @@ function taskSummary(task: Task): Array<[string, string | number]> {
     ['failed', task.failed_at],
     ['error', task.error_message],
   ];
-  return fields.filter((field): field is [string, string | number] => field[1] !== undefined && field[1] !== null);
+  const paint = (text: string) => printer.paintStatus(text, task);
+  return fields
+    .filter((field): field is [string, string | number] => field[1] !== undefined && field[1] !== null)
+    .map(([label, value]) => (label === 'status' ? [label, value, paint] : [label, value]));
 }
 
 /**
@@ -45,7 +48,7 @@ function taskSummary(task: Task): Array<[string, string | number]> {
  * ndjson one object per item; on a terminal each task's summary and its items table, through the pager when taller
  * than the screen.
  */
-export async function printTaskItems(ctx: Context, tasks: readonly Task[], options: ItemsView): Promise<void> {
+export async function printTaskItems(ctx: Output, tasks: readonly Task[], options: ItemsView): Promise<void> {
   const printer = ctx.printer;
   const wanted = options.itemsStatus;
   const terminal = new Map(tasks.map((task) => [task.id, isTerminal(task)]));
@@ -114,7 +117,7 @@ async function showTables(
 ): Promise<void> {
   for (const [index, task] of tasks.entries()) {
     if (index > 0) printer.blank();
-    printer.detail(taskSummary(task), task);
+    printer.detail(taskSummary(task, printer), task);
     const own = rows.filter((row) => row.task === String(task.id));
     if (own.length > 0) {
       printer.blank();

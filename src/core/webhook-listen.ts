@@ -5,7 +5,7 @@
 import { AuthError, InterruptedError, UsageError } from '../errors.js';
 import { parseTaskId } from '../lib/task-id.js';
 import { eventPrinter } from '../webhook/event-printer.js';
-import type { Context } from './context.js';
+import type { Output, Process, Runtime, Service } from './context.js';
 
 export interface ListenOptions {
   port: number;
@@ -32,7 +32,7 @@ function backlog(stream: unknown): number {
   return typeof length === 'number' ? length : 0;
 }
 
-async function requireKey(ctx: Context): Promise<string> {
+async function requireKey(ctx: Service): Promise<string> {
   const settings = await ctx.settings();
   if (!settings.apiKey) {
     throw new AuthError(
@@ -43,7 +43,7 @@ async function requireKey(ctx: Context): Promise<string> {
   return settings.apiKey.value;
 }
 
-export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
+export async function runListen(ctx: Output & Process & Runtime & Service, options: ListenOptions): Promise<void> {
   if (!options.path.startsWith('/')) throw new UsageError(`--path must start with / (got "${options.path}")`);
   const catchUpIds = (options.catchUpTask ?? []).map((id) => parseTaskId(id));
   const apiKey = await requireKey(ctx);
@@ -95,7 +95,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
 
 /** `--catch-up` / `--catch-up-task`: one synthesised event per task, through the listener's own path. */
 async function catchUp(
-  ctx: Context,
+  ctx: Output & Runtime & Service,
   listener: import('../webhook/listener.js').WebhookListener,
   withinMs: number | undefined,
   ids: number[],

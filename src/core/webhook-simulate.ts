@@ -4,14 +4,18 @@
  */
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../api/webhook-events.js';
 import { AuthError, UnavailableError, UsageError } from '../errors.js';
-import type { Context } from './context.js';
+import type { Output, Runtime, Service } from './context.js';
 
 export interface SimulateCommandOptions {
   event?: WebhookEventName;
   to: string;
 }
 
-export async function runSimulate(ctx: Context, id: number, options: SimulateCommandOptions): Promise<void> {
+export async function runSimulate(
+  ctx: Output & Runtime & Service,
+  id: number,
+  options: SimulateCommandOptions,
+): Promise<void> {
   const api = await ctx.api();
   const task = await api.getTask(id);
   const { toWebhookEvent } = await import('../api/task-event.js');

@@ -1,37 +1,67 @@
 /**
- * What a task's status and its items' statuses mean (docs/behaviour.md#success-is-only-what-was-seen). The spec
- * shows task states pending, processing, completed, failed and the item state completed; a real server may send others.
- * Every command that judges, counts or filters tasks and items uses these rules and no other: `wait`'s exit code,
- * progress counts, `show --items-status`, `list`'s items column and the reports.
+ * The one status vocabulary: what a task's status and its items' statuses mean, and the colour role of each (success
+ * is only what was seen: docs/behaviour.md#success-is-only-what-was-seen). The spec shows task states pending,
+ * processing, completed, failed and the item state completed; a real server may send others. Every place that judges,
+ * counts, filters or colours tasks and items uses these rules and no other: `wait`'s exit code and live block,
+ * progress counts, `list`, `show`, `watch`, the reports and the sandbox dashboard.
  */
 
 /** The task states the spec shows. */
 export const KNOWN_TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 
-/** Words a server may use for a task that ended without completing; they end a wait like `failed` (exit 10). */
-export const ENDED_TASK_STATUSES: ReadonlySet<string> = new Set([
-  'failed',
-  'cancelled',
-  'canceled',
-  'expired',
-  'aborted',
-  'error',
-  'errored',
-  'rejected',
-  'timeout',
-  'timed_out',
+/**
+ * The colour role of a status, for every place that shows one (terminal, reports, the sandbox dashboard):
+ * `success` green, `partial` yellow (completed with items that did not), `failure` red, `working` yellow,
+ * `waiting` dim, `plain` uncoloured (a word nobody defined, or a completed task whose service gave no counts).
+ */
+export type StatusTone = 'success' | 'partial' | 'failure' | 'working' | 'waiting' | 'plain';
+
+/** What a status word says by itself: whether it has ended, whether it succeeded, and its tone. */
+export interface StatusWord {
+  readonly ended: boolean;
+  readonly succeeded: boolean;
+  readonly tone: StatusTone;
+}
+
+const WAITING: StatusWord = { ended: false, succeeded: false, tone: 'waiting' };
+const WORKING: StatusWord = { ended: false, succeeded: false, tone: 'working' };
+const DONE: StatusWord = { ended: true, succeeded: true, tone: 'success' };
+const FAILED: StatusWord = { ended: true, succeeded: false, tone: 'failure' };
+const UNKNOWN: StatusWord = { ended: false, succeeded: false, tone: 'plain' };
+
+/** Every status word taskctl knows, task's or item's: the spec's and those a real server may send. */
+const WORDS: ReadonlyMap<string, StatusWord> = new Map([
+  ['pending', WAITING],
+  ['queued', WAITING],
+  ['waiting', WAITING],
+  ['scheduled', WAITING],
+  ['processing', WORKING],
+  ['running', WORKING],
+  ['in_progress', WORKING],
+  ['completed', DONE],
+  ...[
+    'failed',
+    'cancelled',
+    'canceled',
+    'expired',
+    'aborted',
+    'error',
+    'errored',
+    'rejected',
+    'timeout',
+    'timed_out',
+  ].map((word) => [word, FAILED] as const),
 ]);
 
-/** Item states that mean "not done yet" while the task is still running. */
-const ACTIVE_ITEM_STATUSES: ReadonlySet<string> = new Set([
-  'pending',
-  'queued',
-  'processing',
-  'running',
-  'in_progress',
-  'waiting',
-  'scheduled',
-]);
+/** What `status` says by itself (an item's status, a webhook's event name); an unknown word has not ended, plain. */
+export function statusWord(status: string): StatusWord {
+  return WORDS.get(status.toLowerCase()) ?? UNKNOWN;
+}
+
+/** Words a server may use for a task that ended without completing; they end a wait like `failed` (exit 10). */
+export const ENDED_TASK_STATUSES: ReadonlySet<string> = new Set(
+  [...WORDS].filter(([, word]) => word.ended && !word.succeeded).map(([name]) => name),
+);
 
 /** The fields of a task these rules read: the API's task object, or a webhook's. */
 export interface TaskStateFields {
@@ -54,9 +84,10 @@ export type TaskPhase = 'active' | 'completed' | 'ended';
 
 export function taskPhase(task: TaskStateFields): TaskPhase {
   const status = task.status.toLowerCase();
-  if (status === 'completed') return 'completed';
-  if (ENDED_TASK_STATUSES.has(status)) return 'ended';
-  if (status === 'pending' || status === 'processing') return 'active';
+  const word = statusWord(status);
+  if (word.succeeded) return 'completed';
+  if (word.ended) return 'ended';
+  if (isKnownTaskStatus(status)) return 'active';
   // Unknown status: a finish timestamp is evidence that the task will not change any more.
   return hasValue(task.completed_at) || hasValue(task.failed_at) ? 'ended' : 'active';
 }
@@ -77,9 +108,9 @@ export function isKnownTaskStatus(status: string): boolean {
 export type ItemOutcome = 'completed' | 'failed' | 'active';
 
 export function itemOutcome(item: { status: string }, taskTerminal: boolean): ItemOutcome {
-  const status = item.status.toLowerCase();
-  if (status === 'completed') return 'completed';
-  if (!taskTerminal && ACTIVE_ITEM_STATUSES.has(status)) return 'active';
+  const word = statusWord(item.status);
+  if (word.succeeded) return 'completed';
+  if (!taskTerminal && (word.tone === 'working' || word.tone === 'waiting')) return 'active';
   return 'failed';
 }
 
@@ -117,13 +148,30 @@ export function itemCounts(task: TaskStateFields): ItemCounts {
 }
 
 /**
- * A task succeeded only when its status is `completed` and every item was seen completed: with neither items nor
- * counts there is no evidence, and no success.
+ * A task's tone: `completed` is green only when the counts are known and show no failure, yellow when an item did
+ * not complete, uncoloured when the service gave no counts; an ended task is red; a running one takes its word's.
+ */
+export function taskTone(task: TaskStateFields): StatusTone {
+  const phase = taskPhase(task);
+  if (phase === 'ended') return 'failure';
+  if (phase === 'active') return statusWord(task.status).tone;
+  const { completed, failed, total } = itemCounts(task);
+  if (completed === undefined) return 'plain';
+  return completed >= total && !(failed !== undefined && failed > 0) ? 'success' : 'partial';
+}
+
+/** What a task's status means, its counts and timestamps considered: the task's own `StatusWord`. */
+export function taskVerdict(task: TaskStateFields): StatusWord {
+  const tone = taskTone(task);
+  return { ended: isTerminal(task), succeeded: tone === 'success', tone };
+}
+
+/**
+ * A task succeeded only when its status is `completed`, every item was seen completed and none failed: with neither
+ * items nor counts there is no evidence, and no success.
  */
 export function taskSucceeded(task: TaskStateFields): boolean {
-  if (taskPhase(task) !== 'completed') return false;
-  const { completed, total } = itemCounts(task);
-  return completed !== undefined && completed >= total;
+  return taskTone(task) === 'success';
 }
 
 function hasValue(value: string | null | undefined): boolean {

@@ -4,7 +4,8 @@
  * terminal and the text is taller than it; a pager that cannot start means the text is printed as it is.
  */
 import { spawn } from 'node:child_process';
-import type { Env } from './io.js';
+import type { Env, OutputStream } from './io.js';
+import type { Printer } from './printer.js';
 
 /** Shows `text` in the pager; resolves false (nothing shown) when no pager could be started. */
 export type Pager = (text: string) => Promise<boolean>;
@@ -45,4 +46,26 @@ export function systemPager(env: Env): Pager {
       });
       child.stdin.end(text);
     });
+}
+
+/**
+ * Prints what `render` writes, through `pager` when it is terminal output (table format) taller than the screen: `show`,
+ * and the results at the end of `wait`. Anything else is printed as `render` writes it.
+ */
+export async function printPaged(
+  printer: Printer,
+  stdout: OutputStream,
+  pager: Pager | undefined,
+  render: (printer: Printer) => Promise<void> | void,
+): Promise<void> {
+  if (pager === undefined || printer.format !== 'table' || stdout.isTTY !== true) {
+    await render(printer);
+    return;
+  }
+  const { createMemoryStream } = await import('./memory-io.js');
+  const collected = createMemoryStream(true, stdout.columns);
+  await render(printer.to(collected));
+  const text = collected.text();
+  if (needsPager(text, stdout.rows) && (await pager(text))) return;
+  if (text !== '') stdout.write(text);
 }

@@ -29,6 +29,7 @@ import type { OutputFormat } from './format.js';
 import type { IO, OutputStream } from './io.js';
 import type { Progress } from './progress.js';
 import type { Redactor } from '../lib/redact.js';
+import type { TaskStateFields } from '../lib/task-state.js';
 import { humanLabel } from './labels.js';
 import { formatCount } from './numbers.js';
 import { paintStatus } from './status-colours.js';
@@ -111,7 +112,8 @@ export interface PrinterOptions {
 /** A part of `styledLine`: coloured by status meaning, or with one chalk style (plain when stdout colour is off). */
 export interface StyledPart {
   text: string;
-  status?: boolean;
+  /** Coloured as a status: by the task's tone when a task is given (its counts matter), else by the word. */
+  status?: boolean | TaskStateFields;
   style?: 'dim' | 'bold' | 'yellow' | 'red' | 'green' | 'cyan';
 }
 
@@ -142,10 +144,10 @@ export interface Printer {
   /** An empty line on stdout, between two human-format sections (e.g. `show`'s summary and its items table). */
   blank: () => void;
   /**
-   * A task or item status coloured by meaning (completed green, failed red, processing yellow, pending dim), for
-   * `Column.style`; unchanged when stdout colour is off. Expects text that is already neutralised (style input is).
+   * A task or item status coloured by its tone (lib/task-state.ts; with the task, a completed one with failed items is
+   * yellow), for `Column.style`; unchanged when stdout colour is off. Expects text that is already neutralised.
    */
-  paintStatus: (status: string) => string;
+  paintStatus: (status: string, task?: TaskStateFields) => string;
   info: (message: string) => void;
   /** A plain message on stderr that `-q` does not silence (an answer the person gave, e.g. declining a prompt). */
   notice: (message: string, hint?: string) => void;
@@ -235,7 +237,7 @@ export function createPrinter(options: PrinterOptions): Printer {
   };
   const warnLine = (text: string) => writeErr(say('warning: ', `${err.yellow('warning:')} `, text));
 
-  const paintByStatus = (status: string): string => paintStatus(out, status);
+  const paintByStatus = (status: string, task?: TaskStateFields): string => paintStatus(out, status, task);
 
   const now = options.now ?? (() => Date.now());
   /** The terminal's width when stdout is one; tables elsewhere (`-o table > file`) keep every column whole. */
@@ -482,6 +484,7 @@ export function createPrinter(options: PrinterOptions): Printer {
         if (typeof part === 'string') return oneLine(part);
         const inert = oneLine(part.text);
         if (part.status === true) return paintByStatus(inert);
+        if (part.status) return paintByStatus(inert, part.status);
         return part.style ? out[part.style](inert) : inert;
       });
       // On a terminal wrapped at spaces (a line the terminal wraps is cut inside a word); one line each in a pipe.

@@ -1,56 +1,32 @@
 /**
- * The one status colour map: every command that shows a task or item status colours it here, so
- * `list`, `show`, `watch`, `wait`'s live block and `webhook listen` agree.
- * green = completed, red = ended without completing, yellow = working, dim = not started; anything else plain.
+ * Status colours: the tone that lib/task-state.ts decides for a word or a task, painted with chalk. Every command that
+ * shows a task or item status colours it here, so `list`, `show`, `watch`, `wait`'s live block and `webhook listen`
+ * agree.
  */
 import type { ChalkInstance } from 'chalk';
+import { statusWord, taskTone, type StatusTone, type TaskStateFields } from '../lib/task-state.js';
 
-export type StatusMeaning = 'completed' | 'ended' | 'working' | 'waiting';
-
-const BY_NAME: Readonly<Record<string, StatusMeaning>> = {
-  completed: 'completed',
-  failed: 'ended',
-  cancelled: 'ended',
-  canceled: 'ended',
-  expired: 'ended',
-  aborted: 'ended',
-  error: 'ended',
-  errored: 'ended',
-  rejected: 'ended',
-  processing: 'working',
-  running: 'working',
-  in_progress: 'working',
-  pending: 'waiting',
-  queued: 'waiting',
-  waiting: 'waiting',
-  scheduled: 'waiting',
-};
-
-/** What a status word means for its colour; undefined for words nobody defined (shown plain). */
-export function statusMeaning(status: string): StatusMeaning | undefined {
-  return Object.hasOwn(BY_NAME, status.toLowerCase()) ? BY_NAME[status.toLowerCase()] : undefined;
+/** `text` in the colour of `tone`: green, yellow, red, yellow, dim, or plain. */
+export function paintTone(chalk: ChalkInstance, tone: StatusTone, text: string): string {
+  switch (tone) {
+    case 'success':
+      return chalk.green(text);
+    case 'partial':
+    case 'working':
+      return chalk.yellow(text);
+    case 'failure':
+      return chalk.red(text);
+    case 'waiting':
+      return chalk.dim(text);
+    case 'plain':
+      return text;
+  }
 }
 
 /**
- * `text` (default: `status`) in the colour of `meaning` (default: the status word's). Callers that judged the task
- * (an unknown word with a finish time has ended) pass their judgement as `meaning`.
+ * `status` in its colour: the task's tone when the task is known (a completed task with failed items is yellow, an
+ * unknown word with a finish time has ended), else the word's own.
  */
-export function paintStatus(
-  chalk: ChalkInstance,
-  status: string,
-  text: string = status,
-  meaning: StatusMeaning | undefined = statusMeaning(status),
-): string {
-  switch (meaning) {
-    case 'completed':
-      return chalk.green(text);
-    case 'ended':
-      return chalk.red(text);
-    case 'working':
-      return chalk.yellow(text);
-    case 'waiting':
-      return chalk.dim(text);
-    default:
-      return text;
-  }
+export function paintStatus(chalk: ChalkInstance, status: string, task?: TaskStateFields): string {
+  return paintTone(chalk, task ? taskTone(task) : statusWord(status).tone, status);
 }

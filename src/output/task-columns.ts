@@ -1,10 +1,12 @@
 /** Columns shared by every command that prints tasks (`list`, `create`, `wait`). */
 import type { Task } from '../api/schemas.js';
-import { itemCounts, taskPhase, taskSucceeded } from '../lib/task-state.js';
+import { itemCounts, taskTone, type TaskStateFields } from '../lib/task-state.js';
+import { paintTone } from './status-colours.js';
 import type { Column } from './printer.js';
 import type { ChalkInstance } from 'chalk';
 
-export type StatusPainter = (status: string) => string;
+/** Paints a status word, by the task's tone when the task is given (`Printer.paintStatus`). */
+export type StatusPainter = (status: string, task?: TaskStateFields) => string;
 
 /** `8/8`, `7/8, 1 failed`, or the total alone when the server gave neither items nor counts. */
 function itemsText(task: Task): string {
@@ -21,15 +23,6 @@ export function countsText(counts: { total: number; completed?: number | undefin
   return failed !== undefined && failed > 0 ? `${completed}/${total}, ${failed} failed` : `${completed}/${total}`;
 }
 
-/** Coloured by outcome (task-state rules): green only when every item completed; any failed item is red. */
-function paintItems(chalk: ChalkInstance, task: Task, text: string): string {
-  if (taskSucceeded(task)) return chalk.green(text);
-  const { completed, failed } = itemCounts(task);
-  if (failed !== undefined && failed > 0) return chalk.red(text);
-  if (taskPhase(task) === 'active') return chalk.yellow(text);
-  return completed === undefined ? text : chalk.red(text);
-}
-
 /**
  * Machine formats keep the server's fields (`total_items`, ISO times); a terminal shows the item outcome and ages. At
  * a narrow terminal FINISHED, then COST, are left out (`--wide` keeps them).
@@ -38,13 +31,14 @@ export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Array<
   return [
     { header: 'ID', key: 'id', value: (t) => t.id, align: 'right' },
     { header: 'SERVICE', key: 'service', value: (t) => t.service },
-    { header: 'STATUS', key: 'status', value: (t) => t.status, style: (value) => paint(value) },
+    { header: 'STATUS', key: 'status', value: (t) => t.status, style: (value, t) => paint(value, t) },
     {
       header: 'ITEMS',
       key: 'total_items',
       value: (t) => t.total_items,
       display: itemsText,
-      ...(chalk ? { style: (text: string, t: Task) => paintItems(chalk, t, text) } : {}),
+      // The task's tone, like its status: a completed task with failed items is yellow, never green.
+      ...(chalk ? { style: (text: string, t: Task) => paintTone(chalk, taskTone(t), text) } : {}),
     },
     { header: 'COST', key: 'cost', value: (t) => t.cost, align: 'right', optional: 1 },
     { header: 'CREATED', key: 'created_at', value: (t) => t.created_at, time: true },

@@ -3,7 +3,7 @@
  * that become annotations on the run. Both are pure text builders; `write.ts` decides where they go.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
-import { itemCounts, itemOutcome, taskPhase, taskSucceeded } from '../lib/task-state.js';
+import { itemCounts, itemOutcome, taskPhase, taskTone, type StatusTone } from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
 
 export interface GithubReportOptions {
@@ -40,11 +40,14 @@ export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-const STATUS_MARK: Readonly<Record<string, string>> = {
-  completed: '✅',
-  failed: '❌',
-  processing: '⏳',
-  pending: '⏳',
+/** A task's mark by its tone (lib/task-state.ts): a completed task with items that did not complete is ⚠️, not ✅. */
+const TONE_MARK: Readonly<Record<StatusTone, string>> = {
+  success: '✅',
+  partial: '⚠️',
+  failure: '❌',
+  working: '⏳',
+  waiting: '⏳',
+  plain: '',
 };
 
 const ended = (task: Task): boolean => taskPhase(task) === 'ended';
@@ -71,18 +74,11 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
   ];
   for (const task of tasks) {
     const { completed, failed } = itemCounts(task);
-    // The mark follows the outcome: a completed task with items that did not complete is exit 11, not ✅.
-    const phase = taskPhase(task);
-    const mark =
-      phase === 'completed'
-        ? taskSucceeded(task)
-          ? STATUS_MARK.completed
-          : STATUS_MARK.failed
-        : (STATUS_MARK[task.status] ?? (ended(task) ? STATUS_MARK.failed : undefined));
+    const mark = TONE_MARK[taskTone(task)];
     const cells = [
       String(task.id),
       task.service,
-      `${mark ? `${mark} ` : ''}${task.status}`,
+      `${mark === '' ? '' : `${mark} `}${task.status}`,
       String(task.total_items),
       completed === undefined ? '' : String(completed),
       failed === undefined ? '' : String(failed),

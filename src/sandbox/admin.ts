@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { TaskSchema } from '../api/schemas.js';
 import type { WebhookEvent } from '../api/schemas.js';
 import { toWebhookEvent } from '../api/task-event.js';
+import { taskVerdict } from '../lib/task-state.js';
 import { isDeliveryState } from './delivery-log.js';
 import { parseFault } from './faults.js';
 import type { FaultInjector } from './faults.js';
@@ -100,7 +101,11 @@ const ROUTES: Record<string, Record<string, AdminHandler>> = {
       const first = total - 1 - (page - 1) * perPage;
       for (let i = first; i >= 0 && i > first - perPage; i--) {
         const record = tasks[i];
-        if (record) shown.push(TaskSchema.parse(taskView(record, at)));
+        // Each with its verdict by the CLI's own vocabulary, so the dashboard colours a task as `list` does.
+        if (record) {
+          const task = TaskSchema.parse(taskView(record, at));
+          shown.push({ ...task, verdict: taskVerdict(task) });
+        }
       }
       const meta = {
         current_page: page,

@@ -86,7 +86,7 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
       const reason = event.event === 'failed' ? `: ${event.task.error_message}` : '';
       printer.styledLine([
         `${event.timestamp}  `,
-        { text: event.event, status: true },
+        { text: event.event, status: task },
         `  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`,
         ...marks,
       ]);

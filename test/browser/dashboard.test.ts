@@ -103,7 +103,15 @@ describe.runIf(available)('sandbox dashboard in chromium', () => {
     await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('domain_check_availability');
     await expect.poll(() => row.locator('.badge').textContent()).toBe('completed');
     expect(await row.locator('td').nth(3).textContent()).toBe('3 / 0 / 3');
+    expect(await row.locator('.badge').getAttribute('class')).toBe('badge tone-success');
     expect(await page.textContent('#tasks-count')).toBe('(1)');
+  });
+
+  it('colours a completed task with a failed item as the CLI does: yellow (partial), never green', async () => {
+    const created = await world.inProcess(['create', 'domain_check_availability', 'x.com', 'fail-y.com', '-q']);
+    const row = page.locator(`#tasks-table tr[data-task="${created.stdout.trim()}"]`);
+    await expect.poll(() => row.locator('.badge').getAttribute('class')).toBe('badge tone-partial');
+    expect(await row.locator('.badge').textContent()).toBe('completed');
   });
 
   it('edits the balance, and shows a balance changed elsewhere', async () => {

@@ -59,7 +59,7 @@ describe('create --wait --report (GitHub Actions)', () => {
     expect(markdown.startsWith('# an earlier step wrote this\n')).toBe(true);
     expect(summaryRows(markdown)).toHaveLength(1);
     expect(summaryRows(markdown)[0]).toMatch(
-      /^\| \d+ \| domain_check_availability \| ❌ completed \| 2 \| 1 \| 1 \| 2 \|$/,
+      /^\| \d+ \| domain_check_availability \| ⚠️ completed \| 2 \| 1 \| 1 \| 2 \|$/,
     );
 
     // Workflow commands on stderr (the runner reads both streams); stdout stays data.

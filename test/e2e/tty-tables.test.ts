@@ -66,8 +66,9 @@ describe.skipIf(!hasTmux)('tables in a terminal', { concurrent: true }, () => {
         new RegExp(`^ *${domainTask} +domain_check_availability +completed +2/3, 1 failed .*(ago|just now)`, 'm'),
       );
       expect(result.screen).not.toMatch(/\d{4}-\d\d-\d\dT/);
-      // The items of a task with a failed item are red, never green.
-      expect(result.coloured).toContain('\x1b[31m2/3, 1 failed');
+      // A completed task with a failed item is yellow, its status and its items, never green.
+      expect(result.coloured).toContain('\x1b[33m2/3, 1 failed');
+      expect(result.coloured).toMatch(/\x1b\[33mcompleted.*\x1b\[33m2\/3, 1 failed/);
     });
 
     it(`show of two tasks fits ${width} columns`, async () => {

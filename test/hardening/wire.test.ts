@@ -491,6 +491,26 @@ describe.concurrent('wire', () => {
       },
     );
 
+    it('W21b https:// against a plain-HTTP server: exit 8 in one line saying to use http://, no OpenSSL text, no CA hint', async () => {
+      const home = isolatedHome();
+      const server = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK));
+      try {
+        const https = server.origin.replace(/^http:/, 'https:');
+        const result = await virtualRun(['balance'], cliEnv(https, home));
+        expect(result.code, result.stderr).toBe(ExitCode.unavailable);
+        expect(result.stderr).toBe(
+          `error: reading the balance: the server answered plain HTTP: use ${server.origin}/api/v1\n`,
+        );
+        expect(server.requests).toHaveLength(0);
+        // With the scheme it names, the same call succeeds.
+        const plain = await virtualRun(['balance'], cliEnv(`${server.origin}/api/v1`, home));
+        expect(plain.code, plain.stderr).toBe(0);
+      } finally {
+        await server.close();
+        home.cleanup();
+      }
+    });
+
     it('W22 a redirect to another host is never followed: exit 8, the other host never sees the key (GET and POST)', async () => {
       const home = isolatedHome();
       const other = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK), { host: '127.0.0.2' });

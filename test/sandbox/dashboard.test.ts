@@ -2,6 +2,8 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { PAGE_JS } from '../../src/sandbox/dashboard/script.js';
+import { PAGE_CSS } from '../../src/sandbox/dashboard/style.js';
 import { admin, call, createTask, deliveriesWhen, eventually, start, startReceiver, type Json } from './helpers.js';
 
 /** A raw request, so Host and Origin can be anything. */
@@ -42,6 +44,27 @@ describe('sandbox dashboard endpoints', () => {
     expect(lean).toEqual({ balance: 9999, apiKey: 'sk_sandbox_0000', webhookUrl: null, taskCount: 1 });
     const rotated = (await admin(sb, '/rotate-key', {})).body.apiKey;
     expect((await admin(sb, '/state?tasks=false')).body.apiKey).toBe(rotated);
+  });
+
+  it('GET /tasks gives each task its verdict by the CLI vocabulary: completed with a failed item is partial', async () => {
+    const sb = await start({ itemMs: 0 });
+    await createTask(sb, ['a.com', 'fail-b.com']);
+    await createTask(sb, ['c.com']);
+    const tasks = await eventually(async () => {
+      const shown = (await admin(sb, '/tasks')).body.tasks as Json[];
+      return shown.every((t) => t.status === 'completed') ? shown : undefined;
+    });
+    expect(tasks.map((t) => t.verdict)).toEqual([
+      { ended: true, succeeded: true, tone: 'success' },
+      { ended: true, succeeded: false, tone: 'partial' },
+    ]);
+  });
+
+  it('the page colours badges by that tone alone: partial is the warning colour, no map of its own by status', () => {
+    expect(PAGE_JS).toContain('badge(t.status, t.verdict && t.verdict.tone)');
+    expect(PAGE_JS).not.toMatch(/'s-'|t\.status === '(pending|processing|completed)'/);
+    expect(PAGE_CSS).toMatch(/\.tone-partial[^{]*\{ color: var\(--warn\)/);
+    expect(PAGE_CSS).not.toMatch(/\.s-completed/);
   });
 
   it('GET /tasks pages newest first and validates its parameters', async () => {

@@ -9,12 +9,11 @@
  * time left is labelled as an estimate; while the service does not answer, the block says so (retrying, last answer
  * N s ago) and shows no rate or estimate, so nothing moves that is not known.
  */
-import type { Task } from '../../api/schemas.js';
 import { clockTime, formatDuration } from '../../lib/durations.js';
 import type { Paint, Progress } from '../../output/progress.js';
-import { paintStatus, statusMeaning } from '../../output/status-colours.js';
+import { paintTone } from '../../output/status-colours.js';
 import { countsText } from '../../output/task-columns.js';
-import { isTerminal, taskPhase, taskSucceeded } from '../../lib/task-state.js';
+import { isTerminal, taskPhase, taskSucceeded, taskTone } from '../../lib/task-state.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
 import type { TaskChange } from './follow.js';
@@ -260,9 +259,9 @@ export class FollowDisplay {
     const { task, counts } = view.change;
     const now = this.options.clock.now();
     const ended = isTerminal(task);
-    const tick = this.earnedTick(view.change) ? paint.green('✓') : paint.red('✗');
+    const tick = this.earnedTick(view.change) ? paintTone(paint, taskTone(task), '✓') : paint.red('✗');
     const icon = ended ? tick : spin === '' ? '' : paint.cyan(spin);
-    const status = paintTaskStatus(paint, task, clean(task.status).padEnd(widths.status));
+    const status = paintTone(paint, taskTone(task), clean(task.status).padEnd(widths.status));
     // While the service does not answer, nothing that would move is shown: no rate, no estimate.
     const quiet = this.trouble !== undefined || this.awaited(now) !== undefined;
     const rate = quiet ? undefined : view.change.itemsPerSecond;
@@ -318,13 +317,6 @@ function bar(done: number, total: number, paint: Paint): string {
   const filled = total > 0 ? Math.min(BAR_WIDTH, Math.floor((BAR_WIDTH * done) / total)) : BAR_WIDTH;
   const rest = BAR_WIDTH - filled;
   return paint.cyan('█'.repeat(filled)) + (rest > 0 ? paint.dim('░'.repeat(rest)) : '');
-}
-
-/** The one status colour map, with the task's phase as its meaning (an unknown word with a finish time has ended). */
-function paintTaskStatus(paint: Paint, task: Task, text: string): string {
-  const phase = taskPhase(task);
-  const meaning = phase === 'completed' ? 'completed' : phase === 'ended' ? 'ended' : statusMeaning(task.status);
-  return paintStatus(paint, task.status, text, meaning);
 }
 
 /** What makes two plain lines the same news: status and counts. */

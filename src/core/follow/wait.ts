@@ -2,12 +2,12 @@
  * The one wait loop behind `wait`, `create --wait` and `retry --wait`: follows the tasks (follow.ts), shows them
  * (display.ts), prints the result, sets the exit code (outcome.ts) and writes the reports.
  */
-import type { Context } from '../context.js';
+import type { Output, Process, Runtime, Service, Store } from '../context.js';
 import type { Task } from '../../api/schemas.js';
 import { CliError, UsageError } from '../../errors.js';
 import { parseTaskId } from '../../lib/task-id.js';
 import { formatDuration } from '../../lib/durations.js';
-import { isTerminal, taskPhase, unknownStatusWarner } from '../../lib/task-state.js';
+import { isTerminal, itemCounts, taskPhase, taskTone, unknownStatusWarner } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
 import { checkReportTargets, fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
@@ -45,7 +45,12 @@ const REPORT_READ_BUDGET_MS = 60_000;
  * paged when long), several tasks' summary table and the command that shows their items; in script formats the task
  * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records.
  */
-async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results: boolean | undefined): Promise<void> {
+async function printOutcome(
+  ctx: Output & Runtime & Service,
+  tasks: Task[],
+  done: boolean,
+  results: boolean | undefined,
+): Promise<void> {
   const printer = ctx.printer;
   const human = printer.format === 'table';
   const one = tasks.length === 1 && tasks[0] !== undefined && isTerminal(tasks[0]);
@@ -57,11 +62,7 @@ async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results:
       return;
     }
   }
-  await printer.list(
-    tasks,
-    taskColumns((status) => printer.paintStatus(status), printer.chalk),
-    tasks,
-  );
+  await printer.list(tasks, taskColumns(printer.paintStatus, printer.chalk), tasks);
   if (human && done && results !== false && tasks.length > 1) {
     const hint = `See the items: taskctl show ${tasks.map((task) => task.id).join(' ')}`;
     printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
@@ -69,7 +70,7 @@ async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results:
 }
 
 /** The tasks read once more with their items (polling reads summaries); undefined, with a warning, when one cannot be. */
-async function withItems(ctx: Context, tasks: readonly Task[]): Promise<Task[] | undefined> {
+async function withItems(ctx: Output & Runtime & Service, tasks: readonly Task[]): Promise<Task[] | undefined> {
   const api = await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS });
   const full: Task[] = [];
   for (const task of tasks) {
@@ -89,7 +90,7 @@ async function withItems(ctx: Context, tasks: readonly Task[]): Promise<Task[] |
  * `known`: the tasks as created (`create --wait`), the last known state of any the wait never saw.
  */
 export async function waitForTasks(
-  ctx: Context,
+  ctx: Output & Process & Runtime & Store & Service,
   ids: number[],
   options: WaitOptions,
   known: readonly Task[] = [],
@@ -202,8 +203,8 @@ export async function waitForTasks(
           `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
           hint(`See the items: taskctl show ${task.id}`),
         );
-      else if (!options.allowItemFailures && taskPhase(task) === 'completed' && (task.failed_items ?? 0) > 0) {
-        const failed = counted(task.failed_items ?? 0, 'failed item');
+      else if (!options.allowItemFailures && taskTone(task) === 'partial') {
+        const failed = counted(itemCounts(task).failed ?? 0, 'failed item');
         ctx.printer.warn(
           ctx.ephemeralSandbox
             ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
@@ -237,13 +238,17 @@ export async function waitForTasks(
 }
 
 /** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
-export async function runWait(ctx: Context, args: string[], options: WaitOptions): Promise<void> {
+export async function runWait(
+  ctx: Output & Process & Runtime & Store & Service,
+  args: string[],
+  options: WaitOptions,
+): Promise<void> {
   checkReportTargets(options.report);
   await waitForTasks(ctx, await resolveIds(ctx, args), options);
 }
 
 /** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
-async function resolveIds(ctx: Context, args: string[]): Promise<number[]> {
+async function resolveIds(ctx: Output, args: string[]): Promise<number[]> {
   if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
   if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
   if (ctx.io.stdin.isTTY)

@@ -4,7 +4,7 @@
  */
 import type { Task } from '../../api/schemas.js';
 import type { Column } from '../../output/printer.js';
-import type { Context } from '../context.js';
+import type { Output, Process, Runtime, Service, Store } from '../context.js';
 import { ExitCode } from '../../errors.js';
 import { neutralise } from '../../lib/sanitize.js';
 import { countsText } from '../../output/task-columns.js';
@@ -52,7 +52,11 @@ const CHANGE_COLUMNS: Array<Column<Change>> = [
   { header: 'total_items', value: (c) => c.task.total_items },
 ];
 
-export async function runWatch(ctx: Context, ids: number[], options: WatchOptions): Promise<void> {
+export async function runWatch(
+  ctx: Output & Process & Runtime & Store & Service,
+  ids: number[],
+  options: WatchOptions,
+): Promise<void> {
   const deadline = options.timeout > 0 ? ctx.clock.now() + options.timeout : undefined;
   const api = await ctx.api({ deadline });
   // Polling for minutes or hours keeps to the spec's 100/min when the server states no budget (api/rate-limit.ts).
@@ -111,7 +115,7 @@ export async function runWatch(ctx: Context, ids: number[], options: WatchOption
           isoSeconds(eventTime(task, at)),
           `task ${String(task.id).padEnd(width.id)}`,
           service.padEnd(width.service),
-          printer.paintStatus(status) + ' '.repeat(width.status - status.length),
+          printer.paintStatus(status, task) + ' '.repeat(width.status - status.length),
           counts,
         ];
         ctx.io.stdout.write(`${line.join('  ').trimEnd()}\n`);

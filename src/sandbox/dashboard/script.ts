@@ -81,8 +81,10 @@ export const PAGE_JS = String.raw`'use strict';
     return isNaN(d.getTime()) ? iso : d.toLocaleString([], { hour12: false });
   }
 
-  function badge(status) {
-    return h('span', { class: 'badge s-' + String(status).replace(/[^a-z-]/g, ''), text: status });
+  // A task's tone comes with it from the server (its verdict, the CLI's own rule); a delivery's from its state.
+  var DELIVERY_TONES = { delivered: 'success', abandoned: 'failure', retrying: 'working', sending: 'working' };
+  function badge(text, tone) {
+    return h('span', { class: 'badge tone-' + String(tone || 'plain').replace(/[^a-z-]/g, ''), text: text });
   }
 
   // ---- state: key, balance, webhook URL ----
@@ -119,7 +121,7 @@ export const PAGE_JS = String.raw`'use strict';
       return h('tr', { 'data-task': t.id },
         h('td', { class: 'num', text: t.id }),
         h('td', { text: t.service }),
-        h('td', null, badge(t.status)),
+        h('td', null, badge(t.status, t.verdict && t.verdict.tone)),
         h('td', { class: 'num', text: (t.completed_items || 0) + ' / ' + (t.failed_items || 0) + ' / ' + t.total_items }),
         h('td', { class: 'num', text: t.cost }),
         h('td', { text: localDateTime(t.created_at), title: t.created_at }));
@@ -130,7 +132,7 @@ export const PAGE_JS = String.raw`'use strict';
     $('tasks-page').textContent = r.meta.total_pages > 0 ? 'page ' + r.meta.current_page + ' of ' + r.meta.total_pages : '';
     $('tasks-prev').disabled = state.taskPage <= 1;
     $('tasks-next').disabled = state.taskPage >= r.meta.total_pages;
-    var unfinished = r.tasks.some(function (t) { return t.status === 'pending' || t.status === 'processing'; });
+    var unfinished = r.tasks.some(function (t) { return !(t.verdict && t.verdict.ended); });
     clearTimeout(taskTimer);
     if (unfinished) taskTimer = setTimeout(function () { refresh('tasks'); }, 1000);
   }
@@ -151,7 +153,7 @@ export const PAGE_JS = String.raw`'use strict';
         h('span', { class: 'mono', text: '#' + d.id }),
         h('strong', { text: d.event }),
         h('span', { text: d.test ? 'test event' : 'task ' + d.taskId }),
-        badge(d.state),
+        badge(d.state, DELIVERY_TONES[d.state]),
         stateText ? h('span', { class: 'muted', text: stateText }) : null,
         h('span', { class: 'muted', text: d.attempts.length + (d.attempts.length === 1 ? ' attempt' : ' attempts') +
           (last ? ', last ' + attemptOutcome(last) + ' in ' + last.durationMs + ' ms' : '') })),
@@ -172,7 +174,7 @@ export const PAGE_JS = String.raw`'use strict';
       rows.append(h('tr', null,
         h('td', { class: 'num', text: a.attempt }),
         h('td', { text: localTime(a.at), title: a.at }),
-        h('td', null, h('span', { class: a.statusCode === 200 ? 's-delivered' : 's-failed', text: attemptOutcome(a) })),
+        h('td', null, h('span', { class: a.statusCode === 200 ? 'tone-success' : 'tone-failure', text: attemptOutcome(a) })),
         h('td', { class: 'num', text: a.durationMs + ' ms' }),
         h('td', { class: 'muted', text: a.replay ? 'replay' : '' })));
     });

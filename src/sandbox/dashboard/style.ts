@@ -53,10 +53,10 @@ th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line
 th { color: var(--muted); font-weight: 600; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; padding: 0 7px; border-radius: 10px; font-size: 12px; font-weight: 600; border: 1px solid currentColor; }
-.s-completed, .s-delivered { color: var(--ok); }
-.s-failed, .s-abandoned { color: var(--bad); }
-.s-processing, .s-retrying, .s-sending { color: var(--warn); }
-.s-pending { color: var(--dim); }
+.tone-success { color: var(--ok); }
+.tone-failure { color: var(--bad); }
+.tone-partial, .tone-working { color: var(--warn); }
+.tone-waiting { color: var(--dim); }
 .fault-form { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: end; margin-top: 8px; }
 .fault-form label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); }
 .fault-form input[type=number] { width: 6.5em; }

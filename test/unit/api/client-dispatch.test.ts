@@ -119,4 +119,18 @@ describe('createTask: onNotProcessed only when the attempt provably never reache
     await expect(client.createTask(request, observer)).rejects.toThrow(/bad items/);
     expect(events).toEqual(['dispatch 1 at +0']);
   });
+
+  it('an observer that throws in onDispatch stops the attempt: its error, and nothing sent', async () => {
+    ({ agent, pool } = mockAgent());
+    pool.intercept(createPath).reply(201, ok(TASK));
+    const { client } = makeClient(agent);
+    const journalFull = new Error('ENOSPC: the journal could not be written');
+    const observer = {
+      onDispatch: () => {
+        throw journalFull;
+      },
+    };
+    await expect(client.createTask(request, observer)).rejects.toBe(journalFull);
+    expect(agent.pendingInterceptors()).toHaveLength(1);
+  });
 });

@@ -5,7 +5,6 @@ import {
   decideRetry,
   inDoubt,
   notProcessed,
-  REQUEST_BACKOFF,
   retryAfterMs,
   retryDelay,
   shouldRetry,
@@ -15,7 +14,8 @@ import {
 import { errorCode } from '../../../src/api/transport.js';
 import { formatDuration } from '../../../src/lib/durations.js';
 
-const BACKOFF_CAP_MS = REQUEST_BACKOFF.capMs;
+/** The client's backoff never grows beyond this. */
+const BACKOFF_CAP_MS = 8_000;
 
 /** The wait a 5xx's Retry-After earns (parsed, then clamped to a minute); undefined when the header is unreadable. */
 function parseRetryAfter(value: string | null | undefined, now: number, date?: string): number | undefined {

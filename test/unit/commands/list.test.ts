@@ -45,11 +45,11 @@ describe('list on a terminal', () => {
     expect(result.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/);
   });
 
-  it('colours the items by outcome: a completed task with failed items is red, not green', async () => {
+  it('colours the items by outcome: a completed task with failed items is yellow, not green', async () => {
     const api = mockApi();
     page(api, 1, 1, [task(12, 3, { completed_items: 7, failed_items: 1 }), task(13, 3)]);
     const result = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 120, env: { FORCE_COLOR: '1' } });
-    expect(result.stdout).toContain('\x1b[31m7/8, 1 failed\x1b[39m');
+    expect(result.stdout).toContain('\x1b[33m7/8, 1 failed\x1b[39m');
     expect(result.stdout).toContain('\x1b[32m8/8\x1b[39m');
   });
 

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { isTerminal, itemCounts, itemOutcome, taskPhase, taskSucceeded } from '../../../src/lib/task-state.js';
+import {
+  ENDED_TASK_STATUSES,
+  isTerminal,
+  itemCounts,
+  itemOutcome,
+  statusWord,
+  taskPhase,
+  taskSucceeded,
+  taskTone,
+  taskVerdict,
+} from '../../../src/lib/task-state.js';
 
 const task = (fields: Partial<Parameters<typeof taskPhase>[0]> & { status: string }) => ({ total_items: 2, ...fields });
 
@@ -53,5 +63,34 @@ describe('task state rules', () => {
       { total: 2, completed: 1, failed: 0 },
     );
     expect(itemCounts(task({ status: 'processing' }))).toEqual({ total: 2, completed: undefined, failed: undefined });
+  });
+
+  it('gives every word one meaning: ended, succeeded, tone (timeout and timed_out included)', () => {
+    expect(statusWord('completed')).toEqual({ ended: true, succeeded: true, tone: 'success' });
+    for (const word of ['failed', 'timeout', 'timed_out', 'Cancelled', 'errored'])
+      expect(statusWord(word)).toEqual({ ended: true, succeeded: false, tone: 'failure' });
+    expect(statusWord('processing').tone).toBe('working');
+    expect(statusWord('queued').tone).toBe('waiting');
+    expect(statusWord('paused')).toEqual({ ended: false, succeeded: false, tone: 'plain' });
+    expect([...ENDED_TASK_STATUSES]).toEqual(expect.arrayContaining(['timeout', 'timed_out', 'failed']));
+    expect(ENDED_TASK_STATUSES.has('completed')).toBe(false);
+  });
+
+  it('colours a completed task by its counts: green only with counts that show no failure', () => {
+    expect(taskTone(task({ status: 'completed', completed_items: 2, failed_items: 0 }))).toBe('success');
+    expect(taskTone(task({ status: 'completed', completed_items: 1, failed_items: 1 }))).toBe('partial');
+    // Counts that disagree (all completed, yet one failed) are not a success either.
+    expect(taskTone(task({ status: 'completed', completed_items: 2, failed_items: 1 }))).toBe('partial');
+    expect(taskSucceeded(task({ status: 'completed', completed_items: 2, failed_items: 1 }))).toBe(false);
+    expect(taskTone(task({ status: 'completed' }))).toBe('plain');
+    expect(taskTone(task({ status: 'timed_out' }))).toBe('failure');
+    expect(taskTone(task({ status: 'archived', completed_at: '2025-01-01T00:00:00Z' }))).toBe('failure');
+    expect(taskTone(task({ status: 'pending' }))).toBe('waiting');
+    expect(taskVerdict(task({ status: 'completed', completed_items: 1, failed_items: 1 }))).toEqual({
+      ended: true,
+      succeeded: false,
+      tone: 'partial',
+    });
+    expect(taskVerdict(task({ status: 'processing' }))).toEqual({ ended: false, succeeded: false, tone: 'working' });
   });
 });

@@ -381,6 +381,15 @@ describe('paintStatus and blank', () => {
     expect(coloured.paintStatus('mystery')).toBe('mystery');
   });
 
+  it('with the task, by its tone: a completed task (or webhook event) with failed items is yellow', () => {
+    const { printer, out } = setup('table', { color: true });
+    const partial = { status: 'completed', total_items: 2, completed_items: 1, failed_items: 1 };
+    expect(printer.paintStatus('completed', partial)).toBe(`${ESC}[33mcompleted${ESC}[39m`);
+    expect(printer.paintStatus('timed_out')).toBe(`${ESC}[31mtimed_out${ESC}[39m`);
+    printer.styledLine(['at ', { text: 'completed', status: partial }]);
+    expect(out()).toBe(`at ${ESC}[33mcompleted${ESC}[39m\n`);
+  });
+
   it('blank writes an empty line to stdout', () => {
     const { printer, out, err } = setup('table');
     printer.blank();

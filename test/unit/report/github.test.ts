@@ -41,8 +41,10 @@ describe('githubSummary', () => {
     const markdown = githubSummary(tasks);
     const rows = tableRows(markdown);
     expect(rows).toHaveLength(3);
-    expect(rows[0]).toBe('| 1 | domain_check_availability | ❌ completed | 2 | 1 | 1 | 2 |');
+    // Completed with a failed item: the one vocabulary's `partial` (yellow on a terminal), never ✅.
+    expect(rows[0]).toBe('| 1 | domain_check_availability | ⚠️ completed | 2 | 1 | 1 | 2 |');
     expect(rows[1]).toBe('| 2 | domain_check_availability | ❌ failed | 1 | 0 | 1 | 1 |');
+    expect(rows[2]).toBe('| 3 | domain_check_availability | ✅ completed | 1 | 1 | 0 | 1 |');
     expect(markdown).toContain('| task | service | status | items | completed | failed | cost |');
     expect(markdown).toMatch(/^### taskctl: 3 tasks, 1 failed task, 2 failed items/);
     expect(markdown).toContain('- task 1 · fail-b.com: boom');
@@ -60,6 +62,11 @@ describe('githubSummary', () => {
     expect(tableRows(githubSummary([bare]))).toEqual([
       '| 4 | domain_check_availability | ⏳ processing | 10 | 3 | 1 | 0 |',
     ]);
+  });
+
+  it('marks a completed task without counts with nothing: no evidence either way', () => {
+    const bare: Task = { ...task(5, 'completed', []), total_items: 2, items: undefined };
+    expect(tableRows(githubSummary([bare]))).toEqual(['| 5 | domain_check_availability | completed | 2 |  |  | 0 |']);
   });
 
   it('keeps server text inside its cell', () => {
@@ -151,7 +158,7 @@ describe('githubSummary: the shared counting rule', () => {
     ]);
     expect(markdown).toMatch(/^### taskctl: 2 tasks, 1 failed task, 3 failed items/);
     const rows = tableRows(markdown);
-    expect(rows[0]).toBe('| 1 | domain_check_availability | ❌ completed | 3 | 1 | 2 | 3 |');
+    expect(rows[0]).toBe('| 1 | domain_check_availability | ⚠️ completed | 3 | 1 | 2 | 3 |');
     expect(rows[1]).toBe('| 2 | domain_check_availability | ❌ cancelled | 1 | 0 | 1 | 1 |');
     expect(markdown).toContain('- task 1 · b.com: item error');
     expect(markdown).toContain('- task 2 cancelled: no reason given');

@@ -27,12 +27,12 @@ function change(t: Task, at: number, statusChanged = true): TaskChange {
   return { task: t, counts: itemCounts(t), statusChanged, at };
 }
 
-function live(rows: number) {
+function live(rows: number, color = false) {
   const stderr = Object.assign(createMemoryStream(true, 80), { rows });
   const { io } = createMemoryIO();
   let now = T0;
   const clock = { now: () => now };
-  const progress = createProgress({ io: { ...io, stderr }, format: 'table', color: false, tickMs: 0 });
+  const progress = createProgress({ io: { ...io, stderr }, format: 'table', color, tickMs: 0 });
   // Each frame starts back at the block's first column (CSI 1G); the cursor moves and line clears are left out.
   const frames = () =>
     stderr
@@ -113,6 +113,17 @@ describe('FollowDisplay on a terminal', () => {
     display.poll(change({ ...t, completed_items: 60 }, clock.now(), false));
     display.round();
     expect(frames().pop()).not.toMatch(/waiting/);
+  });
+
+  it('paints a task by its tone, not its phase: completed with failed items is yellow, whole is green', () => {
+    const { progress, clock, frames } = live(24, true);
+    const display = new FollowDisplay({ progress, clock, ids: [1, 2] });
+    display.change(change({ ...task(1, 'completed', 9), failed_items: 1 }, T0));
+    display.change(change(task(2, 'completed', 10), T0));
+    const [partial, whole] = (frames().pop() ?? '').split('\n');
+    expect(partial).toContain('\x1b[33mcompleted');
+    expect(partial).not.toContain('\x1b[32m');
+    expect(whole).toContain('\x1b[32mcompleted');
   });
 
   it('more tasks than rows: a summary line plus the unfinished ones', () => {

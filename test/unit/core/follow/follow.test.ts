@@ -189,6 +189,22 @@ describe('followTasks: ending', () => {
     expect(waitExitCode(result.tasks, { reason: result.reason })).toBe(0);
   });
 
+  it("failed rounds back off with the client's backoff on the polling schedule: the interval ×1.5, jitter only below", async () => {
+    const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
+    server.failWith = () => new UnavailableError('HTTP 503');
+    const failedAt: number[] = [];
+    await followTasks(
+      base({
+        random: () => 1, // the most jitter: 75 % of the nominal delay
+        deadline: T0 + 20_000,
+        outageToleranceMs: 10 * MIN,
+        onTransientError: () => failedAt.push(clock.now()),
+      }),
+    );
+    const gaps = failedAt.slice(1).map((at, i) => at - failedAt[i]!);
+    expect(gaps.slice(0, 4)).toEqual([1500, 2250, 3375, 5063]);
+  });
+
   it('a service failing until the deadline is an outage (exit 8), not a timeout: 124 needs an answering service', async () => {
     const { base, server } = setup([{ id: 1 }]);
     server.failWith = () => new UnavailableError('HTTP 503');

@@ -1,0 +1,40 @@
+/**
+ * The printer of one run, from what the run knows of its output: the format asked for (flag, environment or profile;
+ * else table on a terminal, tsv in a pipe), colour on each stream, -q, CI. The printer and the width tables load only
+ * here, when a command runs.
+ */
+import type { Redactor } from '../lib/redact.js';
+import type { Env } from '../lib/env.js';
+import { colorEnabled, type IO } from './io.js';
+import type { Printer } from './printer.js';
+
+export interface RunPrinterOptions {
+  io: IO;
+  env: Env;
+  /** The format asked for, validated here; undefined: the terminal's default. */
+  format: string | undefined;
+  /** `--no-color`. */
+  noColor: boolean;
+  quiet: boolean;
+  ci: boolean;
+  redact: Redactor;
+  now: () => number;
+}
+
+export async function createRunPrinter(options: RunPrinterOptions): Promise<Printer> {
+  const { io, env, noColor, ci } = options;
+  const [{ createPrinter }, { resolveFormat }] = await Promise.all([import('./printer.js'), import('./format.js')]);
+  // Messages are word-wrapped for a person at a terminal; scripts and logs get them on one line each.
+  const wrapping = io.stderr.isTTY === true ? await import('./width.js') : undefined;
+  return createPrinter({
+    io,
+    format: resolveFormat(options.format, io.stdout.isTTY === true),
+    color: colorEnabled(io.stdout, env, noColor, ci),
+    stderrColor: colorEnabled(io.stderr, env, noColor, ci),
+    quiet: options.quiet,
+    redact: options.redact,
+    ci,
+    now: options.now,
+    ...(wrapping && { wrap: wrapping.wrapText, wrapWidth: wrapping.lineBudget(io.stderr.columns) }),
+  });
+}

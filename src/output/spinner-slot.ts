@@ -1,0 +1,94 @@
+/**
+ * The one spinner line of a run (`ctx.spin`, `ctx.spinInto`): at most one spinner at a time; a spin inside another
+ * changes the outer one's text, and the client's rate-limit waits and retries are told in it. The spinner itself is
+ * output/spinner.ts, loaded only when a spin starts.
+ */
+import type { Clock } from '../lib/time.js';
+import type { OutputStream } from './io.js';
+import type { Printer } from './printer.js';
+import type { Spinner } from './spinner.js';
+
+export interface SpinnerSlotOptions {
+  stream: OutputStream;
+  clock: Pick<Clock, 'now'>;
+  /** CI mode: never a spinner. */
+  ci: boolean;
+  /** The run's printer, asked when a spin starts: no spinner with -q or for json/ndjson; its colour on stderr. */
+  printer: () => Pick<Printer, 'quiet' | 'format' | 'stderrColor'>;
+}
+
+export class SpinnerSlot {
+  private active: Spinner | undefined;
+  private text = '';
+
+  constructor(private readonly options: SpinnerSlotOptions) {}
+
+  /** Whether a spinner (or a live line lent by `spinInto`) is showing now. */
+  get showing(): boolean {
+    return this.active !== undefined;
+  }
+
+  /**
+   * Runs `work` under a spinner on stderr, shown after a short delay and only for a person at a terminal. Inside
+   * another spin, `work` gets the outer spinner (`say` changes its text).
+   */
+  async spin<T>(text: string, work: (say: (text: string) => void) => Promise<T>): Promise<T> {
+    const say = (next: string) => {
+      this.text = next;
+      this.active?.text(`${next}…`);
+    };
+    if (this.active) return work(say);
+    const [{ startSpinner }, { isJsonFormat }] = await Promise.all([import('./spinner.js'), import('./format.js')]);
+    const { stream, ci } = this.options;
+    const printer = this.options.printer();
+    const enabled = !ci && !printer.quiet && !isJsonFormat(printer.format);
+    const spinner = startSpinner({ stream, enabled, color: printer.stderrColor }, `${text}…`);
+    if (!spinner.live) return work(say);
+    this.active = spinner;
+    this.text = text;
+    try {
+      return await work(say);
+    } finally {
+      spinner.stop();
+      this.active = undefined;
+    }
+  }
+
+  /**
+   * Runs `work` with `show` as its spinner, for a caller that draws a live line of its own (output/progress.ts):
+   * spins inside it, and the client's notices, hand their text to `show` instead of starting a second spinner.
+   */
+  async spinInto<T>(text: string, show: (text: string) => void, work: () => Promise<T>): Promise<T> {
+    const outer = { spinner: this.active, text: this.text };
+    this.active = { live: true, text: show, stop: () => undefined };
+    this.text = text;
+    try {
+      return await work();
+    } finally {
+      this.active = outer.spinner;
+      this.text = outer.text;
+    }
+  }
+
+  /** A retry of the client, told after the spinner's own text. */
+  retrying(message: string): void {
+    this.active?.text(`${this.text}: ${message}`);
+  }
+
+  /** `waiting 25s for the rate limit…`, then 24s, 23s… in the spinner's text until the wait is over. */
+  countDown(waitMs: number, message: string): void {
+    const spinner = this.active;
+    const { clock } = this.options;
+    const end = clock.now() + waitMs;
+    const show = () => {
+      const left = Math.max(0, Math.ceil((end - clock.now()) / 1000));
+      spinner?.text(`${this.text}: ${message.replace(/^waiting \S+/, `waiting ${left}s`)}`);
+      return left;
+    };
+    show();
+    const timer = setInterval(() => {
+      if (this.active !== spinner || show() === 0) clearInterval(timer);
+    }, 1000);
+    timer.unref();
+  }
+}

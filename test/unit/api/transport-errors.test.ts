@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { judgeFailure, type JudgeContext } from '../../../src/api/judge.js';
+import { CliError, ExitCode } from '../../../src/errors.js';
+import { createRedactor } from '../../../src/lib/redact.js';
+
+const OPENSSL = (reason: string) =>
+  `80FCC80B6B7F0000:error:0A000410:SSL routines:ssl3_read_bytes:${reason}:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 40\n`;
+
+function context(loopback: boolean): JudgeContext {
+  const origin = loopback ? 'https://127.0.0.1:8443' : 'https://api.example.com';
+  return {
+    method: 'GET',
+    endpoint: 'GET /balance',
+    origin,
+    baseUrl: `${origin}/api/v1`,
+    loopback,
+    timeoutMs: 35_000,
+    scrub: createRedactor(['sk_secret']),
+    now: () => 0,
+    random: () => 0.5,
+  };
+}
+
+function failWith(code: string, message: string, loopback = false): CliError {
+  const error = Object.assign(new Error(message), { code });
+  const verdict = judgeFailure(context(loopback), { kind: 'failure', error, code, status: undefined, sentAtMs: 0 }, 1);
+  if (verdict.ok) throw new Error('expected a failure');
+  const failure = verdict.fail('');
+  if (!(failure instanceof CliError)) throw new Error('expected a CliError');
+  return failure;
+}
+
+describe('TLS failures as people read them', () => {
+  it('a handshake refused by the server: one line, the reason without OpenSSL internals, no CA hint', () => {
+    const error = failWith('ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', OPENSSL('sslv3 alert handshake failure'));
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe(
+      'reading the balance: TLS connection to https://api.example.com failed (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: sslv3 alert handshake failure)',
+    );
+    expect(error.hint).not.toMatch(/NODE_EXTRA_CA_CERTS/);
+  });
+
+  it('https to a plain-HTTP port of a remote host: says so, without the OpenSSL text or a CA hint', () => {
+    const error = failWith('ERR_SSL_WRONG_VERSION_NUMBER', OPENSSL('wrong version number'));
+    expect(error.message).toBe('reading the balance: https://api.example.com answered plain HTTP, not TLS');
+    expect(error.hint).toMatch(/port in --base-url/);
+  });
+
+  it('https to a plain-HTTP loopback server: one line naming the http:// URL to use', () => {
+    const error = failWith('ERR_SSL_WRONG_VERSION_NUMBER', OPENSSL('wrong version number'), true);
+    expect(error.message).toBe('reading the balance: the server answered plain HTTP: use http://127.0.0.1:8443/api/v1');
+    expect(error.hint).toBeUndefined();
+  });
+
+  it.each(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'])(
+    'a refused certificate (%s) gets the private-CA hint',
+    (code) => {
+      const error = failWith(code, 'self-signed certificate');
+      expect(error.message).toBe(
+        `reading the balance: TLS connection to https://api.example.com failed (${code}: self-signed certificate)`,
+      );
+      expect(error.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
+    },
+  );
+
+  it('a certificate for another host: check the host, not the CA', () => {
+    const error = failWith('ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames");
+    expect(error.hint).toMatch(/host in --base-url/);
+    expect(error.hint).not.toMatch(/NODE_EXTRA_CA_CERTS/);
+  });
+
+  it('an unknown transport failure with a multi-line message is shown on one line', () => {
+    const error = failWith('EWEIRD', 'first line\n  second line');
+    expect(error.message).toBe(
+      'reading the balance: the request to https://api.example.com failed (first line second line)',
+    );
+  });
+});

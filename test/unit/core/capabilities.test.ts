@@ -1,0 +1,82 @@
+/**
+ * Run functions take small capabilities (core/context.ts), not the whole context: one is driven here with a hand-made
+ * object of only what it declares, and every capability stays small.
+ */
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../../src/api/client.js';
+import { runBalance } from '../../../src/core/balance.js';
+import { runConfigPath } from '../../../src/core/config.js';
+import type { Output, Prompts, Runtime, Service } from '../../../src/core/context.js';
+import { createMemoryIO } from '../../../src/output/memory-io.js';
+import { createPrinter } from '../../../src/output/printer.js';
+
+/** `members`, and a test failure for any other member read (a capability the function did not declare). */
+function only<T extends object>(members: T): T {
+  return new Proxy(members, {
+    get(target, key) {
+      if (typeof key === 'string' && !(key in target)) throw new Error(`read ctx.${key}, which it did not declare`);
+      return Reflect.get(target, key) as unknown;
+    },
+  });
+}
+
+const unused = () => {
+  throw new Error('not used by this run function');
+};
+
+function output(format: 'table' | 'json'): { ctx: Output; stdout: () => string } {
+  const memory = createMemoryIO();
+  const printer = createPrinter({ io: memory.io, format, color: false });
+  const ctx: Output = { io: memory.io, printer, redact: (text) => text, addSecret: unused, paged: unused };
+  return { ctx, stdout: () => memory.stdout.text() };
+}
+
+describe('a run function driven with only the capabilities it declares', () => {
+  it('balance: Output & Prompts & Service, with a hand-made client and no spinner', async () => {
+    const { ctx: out, stdout } = output('table');
+    const api = { getBalance: () => Promise.resolve({ balance: 1234, currency: 'coins' }) } as unknown as ApiClient;
+    const prompts: Prompts = { interactive: false, spin: (_text, work) => work(() => {}), spinInto: unused };
+    const service: Service = {
+      globals: { color: false, input: false },
+      ci: false,
+      ephemeralSandbox: false,
+      settings: unused,
+      apiSettings: unused,
+      api: () => Promise.resolve(api),
+    };
+    await runBalance(only({ ...out, ...prompts, ...service }));
+    expect(stdout()).toBe('1,234 coins\n');
+  });
+
+  it('config path: Output & Runtime, no config file, no settings, no client', async () => {
+    const { ctx: out, stdout } = output('table');
+    const runtime: Runtime = {
+      clock: { now: () => 0, sleep: unused },
+      env: { TASKCTL_CONFIG_DIR: '/cfg' },
+      random: () => 0.5,
+    };
+    await runConfigPath(only({ ...out, ...runtime }));
+    expect(stdout()).toBe('/cfg/config.json\n');
+  });
+});
+
+describe('capability sizes', () => {
+  it('Context is the intersection of interfaces of at most 9 members each', () => {
+    const path = new URL('../../../src/core/context.ts', import.meta.url);
+    const source = ts.createSourceFile('context.ts', readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    const interfaces = new Map<string, number>();
+    let parts: string[] = [];
+    source.forEachChild((node) => {
+      if (ts.isInterfaceDeclaration(node)) interfaces.set(node.name.text, node.members.length);
+      if (ts.isTypeAliasDeclaration(node) && node.name.text === 'Context' && ts.isIntersectionTypeNode(node.type))
+        parts = node.type.types.map((part) => part.getText(source));
+    });
+    expect(parts).toEqual(['Output', 'Prompts', 'Process', 'Runtime', 'Store', 'Service']);
+    for (const part of parts) {
+      expect(interfaces.get(part), part).toBeGreaterThan(0);
+      expect(interfaces.get(part), part).toBeLessThanOrEqual(9);
+    }
+  });
+});
