@@ -13,9 +13,16 @@ import { taskColumns } from '../../output/task-columns.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
-import type { PipelineInput } from './pipeline.js';
-import { createOne, listHint, type SendState } from './send.js';
-import type { DoneChunk, Outcome, PlannedChunk, PricedBatch, SubmitOptions } from './types.js';
+import { createOne, listHint } from './send.js';
+import type {
+  DoneChunk,
+  Outcome,
+  PipelineInput,
+  PlannedChunk,
+  PricedBatch,
+  SendState,
+  SubmitOptions,
+} from './types.js';
 
 interface ChunkPlan {
   priced: readonly PricedBatch[];

@@ -7,36 +7,13 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../context.js';
 import { checkReportTargets } from '../../report/write.js';
-import type { NormalisedItems } from '../items/index.js';
 import { sendChunks } from './chunks.js';
 import { confirmCost } from './confirm.js';
 import { dryRun } from './dry-run.js';
 import { pricePerItem } from './price.js';
-import { sendState, type SendState } from './send.js';
+import { sendState } from './send.js';
 import { finishSubmission } from './summary.js';
-import type { Batch, ChunkObserver, DoneChunk, PricedBatch, SubmitOptions } from './types.js';
-
-export interface PipelineInput {
-  /** The items by service; chunks are numbered from 1 across them, in order. */
-  batches: readonly Batch[];
-  /** Chunks that already have their task (an earlier run of the job): never sent again. */
-  done?: ReadonlyMap<number, DoneChunk>;
-  observer?: ChunkObserver;
-  /**
-   * A journaled job: `name` as the user gave it (the summary names the job, a stop names `taskctl resume NAME`);
-   * `path`, the journal's absolute path, marks each chunk's ledger entry (resume takes them over).
-   */
-  job?: { name: string; path: string };
-  /** The prompt's first word: `Create`, `Retry`, `Resume`. */
-  verb: string;
-  /** What validation changed (create only): reported by --dry-run. */
-  normalised?: NormalisedItems | undefined;
-  /**
-   * After the money guard, before any chunk is sent: `resume` settles the chunks an earlier run left in doubt
-   * (reporting through the same observer, adding to `done`).
-   */
-  settle?: (api: ApiClient, state: SendState) => Promise<void>;
-}
+import type { Batch, PipelineInput, PricedBatch, SubmitOptions } from './types.js';
 
 /** Runs every stage; the chunks in `done` (and those `settle` adds) are counted, never sent. */
 export async function runPipeline(ctx: Context, input: PipelineInput, options: SubmitOptions): Promise<void> {

@@ -11,12 +11,11 @@ import { formatDuration } from '../../lib/durations.js';
 import { counted } from '../items/clean.js';
 import type { MatchResult, Snapshot } from '../reconcile.js';
 import { parsePositiveDuration } from '../../lib/duration.js';
-import type { ServerClock } from '../server-time.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
 import type { AmbiguousCreateError } from '../../api/errors.js';
 import { LocalCreates } from './local-runs.js';
-import type { Chunk, Dispatch, Outcome, SubmitOptions } from './types.js';
+import type { Chunk, Dispatch, Outcome, SendState, SubmitOptions } from './types.js';
 
 /** How long the last reconciliation scan may take past the window's end. */
 const RECONCILE_SCAN_GRACE_MS = 2_000;
@@ -30,12 +29,6 @@ export function listHint(service: string): string {
 /** Ctrl-C: the abort becomes a message saying what may exist; other errors pass through. */
 function interrupted(ctx: Context, error: unknown, message: string, hint: string): unknown {
   return ctx.signal.aborted && !(error instanceof CliError) ? new InterruptedError(message, hint) : error;
-}
-
-/** What the creates of one run share: the server's clock as learnt so far, the local ledger. */
-export interface SendState {
-  serverClock: ServerClock;
-  local: LocalCreates;
 }
 
 /** What one chunk's create reports as it goes (the pipeline passes them on to its observer). */

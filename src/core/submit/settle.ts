@@ -13,8 +13,7 @@ import { counted } from '../items/clean.js';
 import type { MatchResult } from '../reconcile.js';
 import type { JobJournal } from './job-journal.js';
 import type { SendRecord } from './journal-records.js';
-import type { SendState } from './send.js';
-import type { PlannedChunk } from './types.js';
+import type { PlannedChunk, SendState } from './types.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {

@@ -6,8 +6,7 @@ import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { counted, formatCount } from '../items/clean.js';
-import type { PipelineInput } from './pipeline.js';
-import type { DoneChunk, Outcome, SubmitOptions } from './types.js';
+import type { DoneChunk, Outcome, PipelineInput, SubmitOptions } from './types.js';
 
 /** Exit codes of a wait that ended before the tasks did: the note says how to go on waiting. */
 const UNFINISHED: ReadonlySet<number> = new Set([

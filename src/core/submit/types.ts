@@ -2,7 +2,11 @@
 import type { Task } from '../../api/schemas.js';
 import type { ItemList } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait.js';
+import type { ApiClient } from '../../api/client.js';
+import type { NormalisedItems } from '../items/index.js';
 import type { Snapshot } from '../reconcile.js';
+import type { ServerClock } from '../server-time.js';
+import type { LocalCreates } from './local-runs.js';
 
 /** One service's items to send (a create has one; a retry has one per service): in memory, or streamed. */
 export interface Batch {
@@ -90,4 +94,32 @@ export interface ChunkObserver {
   unknown: (chunk: PlannedChunk, ids: readonly number[], why: string) => void;
   notCreated: (chunk: PlannedChunk, why: string) => void;
   finished: (totals: Totals) => void;
+}
+
+/** What the creates of one run share: the server's clock as learnt so far, the local ledger. */
+export interface SendState {
+  serverClock: ServerClock;
+  local: LocalCreates;
+}
+
+export interface PipelineInput {
+  /** The items by service; chunks are numbered from 1 across them, in order. */
+  batches: readonly Batch[];
+  /** Chunks that already have their task (an earlier run of the job): never sent again. */
+  done?: ReadonlyMap<number, DoneChunk>;
+  observer?: ChunkObserver;
+  /**
+   * A journaled job: `name` as the user gave it (the summary names the job, a stop names `taskctl resume NAME`);
+   * `path`, the journal's absolute path, marks each chunk's ledger entry (resume takes them over).
+   */
+  job?: { name: string; path: string };
+  /** The prompt's first word: `Create`, `Retry`, `Resume`. */
+  verb: string;
+  /** What validation changed (create only): reported by --dry-run. */
+  normalised?: NormalisedItems | undefined;
+  /**
+   * After the money guard, before any chunk is sent: `resume` settles the chunks an earlier run left in doubt
+   * (reporting through the same observer, adding to `done`).
+   */
+  settle?: (api: ApiClient, state: SendState) => Promise<void>;
 }
