@@ -35,8 +35,6 @@ import { paintStatus } from './status-colours.js';
 import { neutralise, neutraliseMultiline } from '../lib/sanitize.js';
 import { parseTimestamp, relativeTime } from './times.js';
 
-export type { CellValue } from './encode.js';
-
 export interface Column<T> {
   /** Table header (shown uppercase). */
   header: string;
@@ -63,9 +61,9 @@ export interface Column<T> {
 }
 
 /** One line of a `detail` view: label, value, and an optional table-only colour. */
-export type DetailField = readonly [label: string, value: CellValue, style?: (value: string) => string];
+type DetailField = readonly [label: string, value: CellValue, style?: (value: string) => string];
 
-export interface ListOptions {
+interface ListOptions {
   /** Table format, no rows: this message on stderr (suppressed by `quiet`). Default `No results.` */
   emptyMessage?: string;
   /** Table format: every column at full width, whatever the terminal's width (`--wide`). */
