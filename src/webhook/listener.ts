@@ -32,11 +32,11 @@ export type { ReceivedEvent } from './received.js';
 const DEFAULT_LISTEN_PORT = 8788;
 const DEFAULT_LISTEN_HOST = '127.0.0.1';
 /** Largest body accepted by default; real events are a few hundred bytes. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 /** Default `--queue`: events waiting for (or running) their command. */
-export const DEFAULT_QUEUE = 100;
+const DEFAULT_QUEUE = 100;
 /** Deliveries held at once (being read or forwarded): beyond it a delivery gets 503 before it is read. */
-export const MAX_BODIES_AT_ONCE = 64;
+const MAX_BODIES_AT_ONCE = 64;
 
 export interface WebhookListenerOptions {
   /** Default 8788; 0 picks a free port (see `url`). */
