@@ -84,6 +84,42 @@ async function withItems(ctx: Context, tasks: readonly Task[]): Promise<Task[] |
   return full;
 }
 
+/**
+ * The last known state of each task: as seen, else as created; nothing at all when the service never answered and
+ * nothing was known (no `[]` for a failure).
+ */
+function lastKnown(ids: readonly number[], seenTasks: readonly Task[], known: readonly Task[]): Task[] {
+  const seen = new Map(seenTasks.map((task) => [task.id, task]));
+  const knownById = new Map(known.map((task) => [task.id, task]));
+  return ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
+}
+
+/** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
+function nameFailedTasks(ctx: Context, tasks: readonly Task[], allowItemFailures: boolean): void {
+  for (const task of tasks) {
+    if (taskPhase(task) === 'ended')
+      ctx.printer.error(
+        `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
+        sandboxAwareHint(ctx.ephemeralSandbox, `See the items: taskctl show ${task.id}`),
+      );
+    else if (!allowItemFailures && taskPhase(task) === 'completed' && (task.failed_items ?? 0) > 0) {
+      const failed = counted(task.failed_items ?? 0, 'failed item');
+      ctx.printer.warn(
+        ctx.ephemeralSandbox
+          ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
+          : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
+      );
+    }
+  }
+}
+
+/** The reports, from the tasks read again with their items. */
+async function reportTasks(ctx: Context, report: ReportSpec[], tasks: readonly Task[]): Promise<void> {
+  // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
+  const api = await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS });
+  await writeReports(ctx, report, await fetchWithItems(api, tasks, (text) => ctx.printer.warn(text)));
+}
+
 /** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (DESIGN.md section 2). */
 /**
  * `known`: the tasks as created (`create --wait`), the last known state of any the wait never saw (issue 25).
@@ -208,42 +244,6 @@ export async function waitForTasks(
       );
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);
-}
-
-/**
- * The last known state of each task: as seen, else as created; nothing at all when the service never answered and
- * nothing was known (no `[]` for a failure).
- */
-function lastKnown(ids: readonly number[], seenTasks: readonly Task[], known: readonly Task[]): Task[] {
-  const seen = new Map(seenTasks.map((task) => [task.id, task]));
-  const knownById = new Map(known.map((task) => [task.id, task]));
-  return ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
-}
-
-/** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
-function nameFailedTasks(ctx: Context, tasks: readonly Task[], allowItemFailures: boolean): void {
-  for (const task of tasks) {
-    if (taskPhase(task) === 'ended')
-      ctx.printer.error(
-        `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
-        sandboxAwareHint(ctx.ephemeralSandbox, `See the items: taskctl show ${task.id}`),
-      );
-    else if (!allowItemFailures && taskPhase(task) === 'completed' && (task.failed_items ?? 0) > 0) {
-      const failed = counted(task.failed_items ?? 0, 'failed item');
-      ctx.printer.warn(
-        ctx.ephemeralSandbox
-          ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
-          : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
-      );
-    }
-  }
-}
-
-/** The reports, from the tasks read again with their items. */
-async function reportTasks(ctx: Context, report: ReportSpec[], tasks: readonly Task[]): Promise<void> {
-  // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
-  const api = await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS });
-  await writeReports(ctx, report, await fetchWithItems(api, tasks, (text) => ctx.printer.warn(text)));
 }
 
 /** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
