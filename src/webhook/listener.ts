@@ -27,8 +27,6 @@ import { metaOf, type ReceivedEvent } from './received.js';
 import { checkTargetUrl } from './target-url.js';
 import { listenOn } from '../net/listen.js';
 
-export type { ReceivedEvent } from './received.js';
-
 const DEFAULT_LISTEN_PORT = 8788;
 const DEFAULT_LISTEN_HOST = '127.0.0.1';
 /** Largest body accepted by default; real events are a few hundred bytes. */
