@@ -85,6 +85,46 @@ async function withItems(ctx: Output & Runtime & Service, tasks: readonly Task[]
   return full;
 }
 
+/**
+ * The last known state of each task: as seen, else as created; nothing at all when the service never answered and
+ * nothing was known (no `[]` for a failure).
+ */
+function lastKnown(ids: readonly number[], seenTasks: readonly Task[], known: readonly Task[]): Task[] {
+  const seen = new Map(seenTasks.map((task) => [task.id, task]));
+  const knownById = new Map(known.map((task) => [task.id, task]));
+  return ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
+}
+
+/** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
+function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowItemFailures: boolean): void {
+  for (const task of tasks) {
+    if (taskPhase(task) === 'ended')
+      ctx.printer.error(
+        `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
+        sandboxAwareHint(ctx.ephemeralSandbox, `See the items: taskctl show ${task.id}`),
+      );
+    else if (!allowItemFailures && taskTone(task) === 'partial') {
+      const failed = counted(itemCounts(task).failed ?? 0, 'failed item');
+      ctx.printer.warn(
+        ctx.ephemeralSandbox
+          ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
+          : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
+      );
+    }
+  }
+}
+
+/** The reports, from the tasks read again with their items. */
+async function reportTasks(
+  ctx: Output & Runtime & Service,
+  report: ReportSpec[],
+  tasks: readonly Task[],
+): Promise<void> {
+  // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
+  const api = await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS });
+  await writeReports(ctx, report, await fetchWithItems(api, tasks, (text) => ctx.printer.warn(text)));
+}
+
 /** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (docs/behaviour.md#exit-codes). */
 /**
  * `known`: the tasks as created (`create --wait`), the last known state of any the wait never saw.
@@ -183,11 +223,7 @@ export async function waitForTasks(
   ctx.exitCode = code; // before anything is printed: a reader of stdout that goes away must not make it 0
   ctx.cache.rememberTasks(result.tasks);
 
-  // The last known state of each task: as seen, else as created; nothing at all when the service never answered and
-  // nothing was known (no `[]` for a failure).
-  const seen = new Map(result.tasks.map((task) => [task.id, task]));
-  const knownById = new Map(known.map((task) => [task.id, task]));
-  const shown = ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
+  const shown = lastKnown(ids, result.tasks, known);
   const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
     await printOutcome(ctx, listed, result.reason === 'done', options.results);
@@ -197,21 +233,7 @@ export async function waitForTasks(
     ctx.printer.error('interrupted', hint(stillRunningMessage(result.unfinished, resumeFlags)));
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
-    for (const task of result.tasks) {
-      if (taskPhase(task) === 'ended')
-        ctx.printer.error(
-          `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
-          hint(`See the items: taskctl show ${task.id}`),
-        );
-      else if (!options.allowItemFailures && taskTone(task) === 'partial') {
-        const failed = counted(itemCounts(task).failed ?? 0, 'failed item');
-        ctx.printer.warn(
-          ctx.ephemeralSandbox
-            ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
-            : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
-        );
-      }
-    }
+    nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true);
     if (result.outage) {
       const failure = outage.outageError({
         ...result.outage,
@@ -226,15 +248,7 @@ export async function waitForTasks(
         hint(stillRunningMessage(result.unfinished, resumeFlags)),
       );
   }
-  if (options.report?.length && result.reason !== 'interrupted')
-    // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
-    await writeReports(
-      ctx,
-      options.report,
-      await fetchWithItems(await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS }), result.tasks, (text) =>
-        ctx.printer.warn(text),
-      ),
-    );
+  if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);
 }
 
 /** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
