@@ -237,7 +237,14 @@ export async function waitForTasks(
 }
 
 /** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
-export async function runWait(ctx: Context, args: string[], options: WaitOptions): Promise<void> {
+export async function runWait(
+  ctx: Context,
+  args: string[],
+  options: WaitOptions & { job?: string; journal?: string },
+): Promise<void> {
+  const { jobOrIds } = await import('../job/args.js');
+  const job = jobOrIds('wait', args, options);
+  if (job !== undefined) return (await import('../job/wait.js')).runWaitJob(ctx, job, options);
   checkReportTargets(options.report);
   await waitForTasks(ctx, await resolveIds(ctx, args), options);
 }
