@@ -25,6 +25,13 @@ export interface ItemsView {
   single: boolean;
 }
 
+/** Item columns with the status cell coloured by its meaning (on a terminal with colour). */
+export function statusPainted<T>(printer: Printer, columns: ReadonlyArray<Column<T>>): Array<Column<T>> {
+  return columns.map((column) =>
+    column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
+  );
+}
+
 /** The task's own fields above its items on a terminal. */
 function taskSummary(task: Task): Array<[string, string | number]> {
   const { total, completed, failed } = itemCounts(task);
@@ -69,9 +76,7 @@ export async function printTaskItems(ctx: Context, tasks: readonly Task[], optio
   }
   if (printer.format !== 'table') {
     // csv / tsv the flat rows, ndjson the item records with their JSON values: a slice of items at a time (issue 25).
-    const styledColumns = taskItemColumns(taskItemKeys(tasks)).map((column) =>
-      column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
-    );
+    const styledColumns = statusPainted(printer, taskItemColumns(taskItemKeys(tasks)));
     // Unknown names are refused against the columns the tasks really have (data fields are known only now).
     const out = printer.stream(pickColumns(styledColumns, options.columns), undefined, {
       wide: options.wide === true,
@@ -93,9 +98,7 @@ export async function printTaskItems(ctx: Context, tasks: readonly Task[], optio
     return { ...task, items: kept.slice(0, TABLE_MAX_ROWS) };
   });
   const { rows, columns: allColumns } = exportTaskItems(tableTasks, keep);
-  const styled = allColumns.map((column) =>
-    column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
-  );
+  const styled = statusPainted(printer, allColumns);
   // Unknown names are refused against the columns the tasks really have (data fields are known only now).
   const picked = pickColumns(styled, options.columns);
   const chosen = options.columns !== undefined && options.columns.length > 0;

@@ -7,11 +7,11 @@ import { resolve } from 'node:path';
 import type { Task } from '../../api/schemas.js';
 import type { Context } from '../context.js';
 import { UnavailableError, UsageError } from '../../errors.js';
-import { isTerminal } from '../../lib/task-state.js';
+import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { counted } from '../../output/plural.js';
 import { InputCopy, readJournal } from '../../store/journal.js';
 import { submitItems } from '../submit/index.js';
-import { itemsToRetry, retryReuseWindow, warnUnlisted, type RetryOptions } from '../submit/retry.js';
+import { itemsToRetry, onceEach, retryReuseWindow, warnUnlisted, type RetryOptions } from '../submit/retry.js';
 import { errorMatch, toRetry } from './error-match.js';
 import { jobTasks, readJob, requireComplete, type CreatedChunk, type JournaledJob } from './read.js';
 
@@ -34,7 +34,7 @@ export async function runRetryJob(ctx: Context, file: string, options: RetryOpti
   if (chosen.targets.length === 0) {
     if (chosen.hidden.length > 0) {
       throw new UnavailableError(
-        `tasks ${chosen.hidden.join(', ')} of ${file} report items that did not complete but do not list them: nothing can be retried`,
+        `${chosen.hidden.length === 1 ? 'task' : 'tasks'} ${chosen.hidden.join(', ')} of ${file} ${chosen.hidden.length === 1 ? 'reports' : 'report'} items that did not complete but ${chosen.hidden.length === 1 ? 'does' : 'do'} not list them: nothing can be retried`,
         `See what the server lists: taskctl show ${chosen.hidden.join(' ')}`,
       );
     }
@@ -51,7 +51,7 @@ export async function runRetryJob(ctx: Context, file: string, options: RetryOpti
     await journaledRetry(ctx, job, chosen.targets, { ...submit, journal: options.journal });
     return;
   }
-  const items = await dedupe(ctx, job.service, chosen.targets, options);
+  const items = await onceEach(ctx, job.service, chosen.targets, options);
   await submitItems(ctx, [{ service: job.service, items }], submit, { verb: 'Retry' });
 }
 
@@ -64,7 +64,10 @@ async function chooseItems(ctx: Context, job: JournaledJob, options: RetryOption
     for await (const { chunk, task } of jobTasks(api, job)) {
       if (!isTerminal(task)) throw stillRunning(job, chunk, task);
       const items = itemsToRetry(task, pick);
-      if (warnUnlisted(ctx, task) && items.length === 0 && itemsToRetry(task).length === 0) chosen.hidden.push(task.id);
+      // The server's counts say items did not complete, but it lists none of them: nothing of it can be sent.
+      if (warnUnlisted(ctx, task) && !taskSucceeded(task) && itemsToRetry(task).length === 0) {
+        chosen.hidden.push(task.id);
+      }
       for (const target of items) chosen.targets.push(target);
     }
   });
@@ -76,16 +79,6 @@ function stillRunning(job: JournaledJob, chunk: CreatedChunk, task: Task): Usage
     `task ${task.id} (chunk ${chunk.chunk} of ${job.file}) is still ${task.status}: its items may still complete; nothing was created`,
     `Wait for the job first: taskctl wait --job ${job.file}; taskctl retry --job ${job.file}`,
   );
-}
-
-async function dedupe(ctx: Context, service: string, targets: string[], options: RetryOptions): Promise<string[]> {
-  if (options.keepDuplicates) return targets;
-  const { dedupeItems } = await import('../items/index.js');
-  const { unique, duplicates } = dedupeItems(targets);
-  if (duplicates > 0) {
-    ctx.printer.info(`${service}: removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
-  }
-  return unique;
 }
 
 /**

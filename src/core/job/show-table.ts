@@ -12,6 +12,7 @@ import { formatCount } from '../../output/numbers.js';
 import { counted } from '../../output/plural.js';
 import { TABLE_MAX_ROWS, type Column, type DetailField, type Printer } from '../../output/printer.js';
 import type { ShowOptions } from '../show.js';
+import { statusPainted } from '../task-results.js';
 import { jobTasks, type JournaledJob } from './read.js';
 import { warnNoItems, type KeepItem } from './filter.js';
 
@@ -104,9 +105,7 @@ const ALWAYS = new Set(['task', 'target', 'status']);
 /** The items table's rows and columns (those with a value in some row, or those named by --columns). */
 function itemsTable(printer: Printer, tally: Tally, wanted: string[] | undefined) {
   const { rows, columns } = exportTaskItems(tally.shown);
-  const styled = columns.map((column) =>
-    column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
-  );
+  const styled = statusPainted(printer, columns);
   if (wanted !== undefined && wanted.length > 0) return { rows, columns: pickColumns(styled, wanted) };
   const filled = (key: string) => rows.some((row) => Object.hasOwn(row, key) && row[key] !== '');
   return { rows, columns: styled.filter((c) => ALWAYS.has(c.key ?? '') || filled(c.key ?? '')) };

@@ -12,7 +12,7 @@ import { pickColumns } from '../../output/columns.js';
 import { taskItemColumns, taskItemKeys, taskItemSlices } from '../../output/flatten.js';
 import type { Column, Printer, RowStream } from '../../output/printer.js';
 import type { ShowOptions } from '../show.js';
-import { ITEM_SLICE } from '../task-results.js';
+import { ITEM_SLICE, statusPainted } from '../task-results.js';
 import { itemFilter, warnNoItems, type KeepItem } from './filter.js';
 import { jobTasks, readJob, warnIfIncomplete, type CreatedChunk, type JournaledJob } from './read.js';
 import { showJobTable } from './show-table.js';
@@ -33,11 +33,8 @@ export async function runShowJob(ctx: Context, file: string, options: ShowOption
 }
 
 function itemColumns(printer: Printer, keys: readonly string[], wanted: string[] | undefined) {
-  const styled = taskItemColumns(keys).map((column) =>
-    column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
-  );
   // Unknown names are refused against the columns the first task really has.
-  return pickColumns(styled, wanted);
+  return pickColumns(statusPainted(printer, taskItemColumns(keys)), wanted);
 }
 
 /**

@@ -97,20 +97,26 @@ export async function runRetry(ctx: Context, ids: number[], options: RetryOption
     return;
   }
 
-  const { dedupeItems } = await import('../items/index.js');
   const planned: Batch[] = [];
-  for (const [service, items] of batches) {
-    if (options.keepDuplicates) {
-      planned.push({ service, items });
-      continue;
-    }
-    const { unique: once, duplicates } = dedupeItems(items);
-    if (duplicates > 0) {
-      ctx.printer.info(`${service}: removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
-    }
-    planned.push({ service, items: once });
-  }
+  for (const [service, items] of batches)
+    planned.push({ service, items: await onceEach(ctx, service, items, options) });
   await submitItems(ctx, planned, { ...options, reuseWindow: retryReuseWindow(options) }, { verb: 'Retry' });
+}
+
+/** The items of `service` to send: each once unless --keep-duplicates (the repeats removed are counted on stderr). */
+export async function onceEach(
+  ctx: Context,
+  service: string,
+  items: string[],
+  options: RetryOptions,
+): Promise<string[]> {
+  if (options.keepDuplicates) return items;
+  const { dedupeItems } = await import('../items/index.js');
+  const { unique, duplicates } = dedupeItems(items);
+  if (duplicates > 0) {
+    ctx.printer.info(`${service}: removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
+  }
+  return unique;
 }
 
 /** --reuse-window, 1h by default, none with --no-reuse: shared with `retry --job`. */

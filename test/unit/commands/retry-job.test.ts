@@ -118,6 +118,32 @@ describe('retry --job', () => {
   });
 });
 
+describe('retry --job with items the server does not list', () => {
+  it('a failed task listing none of its items: exit 8, nothing can be retried; a completed one: nothing to retry', async () => {
+    const path = writeJournal({ items: 4, chunkSize: 2, tasks: [1, 2] });
+    const api = mockApi();
+    const failedTask = {
+      status: 'failed',
+      total_items: 2,
+      items: [],
+      error_message: 'lost',
+      failed_at: '2025-01-15T12:00:01Z',
+    };
+    const listsNone = { total_items: 2, completed_items: 2, failed_items: 0 };
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, listsNone) });
+    api.reply('GET', '/tasks/2', 200, { success: true, data: task(2, failedTask) });
+    const result = await runTaskctl(['retry', '--job', path], { api });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toMatch(/task 2 of .* reports items that did not complete but does not list them/);
+    const done = mockApi();
+    done.reply('GET', '/tasks/1', 200, { success: true, data: task(1, listsNone) });
+    done.reply('GET', '/tasks/2', 200, { success: true, data: task(2, listsNone) });
+    const nothing = await runTaskctl(['retry', '--job', path], { api: done });
+    expect(nothing.code, nothing.stderr).toBe(0);
+    expect(nothing.stderr).toMatch(/nothing to retry: every item of .* completed/);
+  });
+});
+
 describe('--error', () => {
   const failed = (target: string, error: string | null) => ({ target, status: 'failed', data: null, error });
   const items = [

@@ -91,6 +91,18 @@ describe('show --job', () => {
     expect(ndjson(result.stdout).map((r) => r.target)).toEqual(['fail-b.com', 'fail-e.com']);
     const none = await run(['show', '--job', journal, '-o', 'ndjson', '--error', 'no such error text']);
     expect(none.stdout).toBe('');
+    const failed = await run([
+      'show',
+      '--job',
+      journal,
+      '-o',
+      'tsv',
+      '--columns',
+      'target',
+      '--items-status',
+      'failed',
+    ]);
+    expect(failed.stdout).toBe('fail-b.com\nfail-e.com\n');
   });
 });
 
