@@ -43,6 +43,8 @@ describe('wait --job', () => {
     const result = await run(['wait', '--job', journal, '-o', 'tsv']);
     expect(result.code, result.stderr).toBe(11);
     expect(result.stdout.trim().split('\n')).toHaveLength(3);
+    const terminal = await run(['wait', '--job', journal], { stdoutTTY: true, columns: 100 });
+    expect(terminal.stderr).toContain(`See the items: taskctl show --job ${journal}`);
   });
 
   it('an unfinished job is exit 2 pointing to resume --wait; --results, --journal and ids are exit 2', async () => {

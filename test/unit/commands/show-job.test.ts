@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { task } from '../../hardening/helpers.js';
 import { SERVICE, tempDir, writeJournal } from '../core/job/fixture.js';
-import { mockApi, runTaskctl, sandboxRun } from './harness.js';
+import { AutoClock, mockApi, runTaskctl, sandboxRun } from './harness.js';
 
 /** A finished job on an in-process sandbox: `items` in chunks of `chunkSize`. */
 async function sandboxJob(items: string[], chunkSize: number) {
@@ -119,6 +119,21 @@ describe('show --job against a mocked server', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('9\ta0.com\n9\ta1.com\n3\tb0.com\n3\tb1.com\n');
     expect(api.calls).toEqual(['GET /tasks/9', 'GET /tasks/3']);
+  });
+
+  it('keeps to the rate limit the server states: it waits for the window instead of drawing a 429', async () => {
+    const path = writeJournal({ items: 3, chunkSize: 1, tasks: [1, 2, 3] });
+    const api = mockApi();
+    const spent = { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' };
+    for (const id of [1, 2, 3]) {
+      const data = task(id, { items: items(`t${id}-`, 1) });
+      api.reply('GET', `/tasks/${id}`, 200, { success: true, data }, { headers: spent });
+    }
+    const clock = new AutoClock();
+    const result = await runTaskctl(['show', '--job', path, '-o', 'ndjson'], { api, clock });
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.calls).toEqual(['GET /tasks/1', 'GET /tasks/2', 'GET /tasks/3']);
+    expect(clock.sleeps.filter((ms) => ms >= 29_000)).toHaveLength(2);
   });
 
   it('csv takes its columns from the first task and names a later field it lacks once, on stderr', async () => {
