@@ -167,6 +167,26 @@ describe('show --job against a mocked server', () => {
     }
   });
 
+  it('the table shows the first 1,000 items after a summary of all of them, and says how to get the rest', async () => {
+    const path = writeJournal({ items: 1200, chunkSize: 600, tasks: [1, 2] });
+    const api = mockApi();
+    for (const id of [1, 2]) {
+      const data = task(id, { total_items: 600, items: items(`t${id}-`, 600) });
+      api.reply('GET', `/tasks/${id}`, 200, { success: true, data });
+    }
+    const result = await runTaskctl(['show', '--job', path], {
+      api,
+      stdoutTTY: true,
+      columns: 100,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Items: +1,200$/m);
+    expect(result.stdout).toMatch(/^ +2 +t2-399\.com /m);
+    expect(result.stdout).not.toMatch(/t2-400\.com/);
+    expect(result.stderr).toMatch(/showing the first 1,000 of 1,200 items; use -o csv or -o ndjson to get them all/);
+  });
+
   it('a task gone mid-way stops the output: json left unterminated, the task named, exit 5', async () => {
     const path = writeJournal({ items: 2, chunkSize: 1, tasks: [1, 2] });
     const api = mockApi();
