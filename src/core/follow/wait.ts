@@ -2,7 +2,7 @@
  * The one wait loop behind `wait`, `create --wait` and `retry --wait`: follows the tasks (follow.ts), shows them
  * (display.ts), prints the result, sets the exit code (outcome.ts) and writes the reports.
  */
-import type { Output, Process, Runtime, Service, Store } from '../context.js';
+import type { Context, Output, Process, Runtime, Service, Store } from '../context.js';
 import type { Task } from '../../api/schemas.js';
 import { CliError, UsageError } from '../../errors.js';
 import { parseTaskId } from '../../lib/task-id.js';
@@ -33,6 +33,8 @@ export interface WaitOptions {
    * `show` command), false (`--no-results`) = the task records only, true (`--results`) = also in script formats.
    */
   results?: boolean;
+  /** The command that shows the items, in the hint after several tasks (`wait --job`: `taskctl show --job FILE`). */
+  showCommand?: string;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
 }
@@ -49,7 +51,7 @@ async function printOutcome(
   ctx: Output & Runtime & Service,
   tasks: Task[],
   done: boolean,
-  results: boolean | undefined,
+  { results, showCommand }: Pick<WaitOptions, 'results' | 'showCommand'>,
 ): Promise<void> {
   const printer = ctx.printer;
   const human = printer.format === 'table';
@@ -64,7 +66,7 @@ async function printOutcome(
   }
   await printer.list(tasks, taskColumns(printer.paintStatus, printer.chalk), tasks);
   if (human && done && results !== false && tasks.length > 1) {
-    const hint = `See the items: taskctl show ${tasks.map((task) => task.id).join(' ')}`;
+    const hint = `See the items: ${showCommand ?? `taskctl show ${tasks.map((task) => task.id).join(' ')}`}`;
     printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
   }
 }
@@ -226,7 +228,7 @@ export async function waitForTasks(
   const shown = lastKnown(ids, result.tasks, known);
   const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
-    await printOutcome(ctx, listed, result.reason === 'done', options.results);
+    await printOutcome(ctx, listed, result.reason === 'done', options);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
@@ -253,10 +255,13 @@ export async function waitForTasks(
 
 /** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
 export async function runWait(
-  ctx: Output & Process & Runtime & Store & Service,
+  ctx: Context,
   args: string[],
-  options: WaitOptions,
+  options: WaitOptions & { job?: string; journal?: string },
 ): Promise<void> {
+  const { jobOrIds } = await import('../job/args.js');
+  const job = jobOrIds('wait', args, options);
+  if (job !== undefined) return (await import('../job/wait.js')).runWaitJob(ctx, job, options);
   checkReportTargets(options.report);
   await waitForTasks(ctx, await resolveIds(ctx, args), options);
 }

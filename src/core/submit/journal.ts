@@ -72,8 +72,10 @@ const JobSchema = z.object({
   items: z.number().int().nonnegative(),
   items_sha256: z.string(),
   chunks: z.number().int().nonnegative(),
+  /** `retry --job SOURCE --journal FILE`: the job retried (its journal's absolute path) and the --error filters. */
+  retry_of: z.object({ journal: z.string(), error: z.array(z.string()) }).optional(),
 });
-type Job = z.infer<typeof JobSchema>;
+export type Job = z.infer<typeof JobSchema>;
 
 const SendSchema = z.object({
   type: z.literal('send'),
@@ -107,13 +109,13 @@ const RecordSchema = z.discriminatedUnion('type', [
 type JournalRecord = z.infer<typeof RecordSchema>;
 
 /** What the journal says about one chunk. */
-interface ChunkState {
+export interface ChunkState {
   send?: SendRecord;
   task?: { id: number; cost: number };
   unknown?: boolean;
 }
 
-interface JobState {
+export interface JobState {
   job: Job;
   chunks: Map<number, ChunkState>;
   done: boolean;
@@ -142,7 +144,7 @@ const SETTLE_MARGIN_MS = 2_000;
 /** Progress lines for long submissions: at most one a second (and the last). */
 const PROGRESS_EVERY_MS = 1_000;
 
-function rebuild(records: readonly unknown[], path: string): JobState | undefined {
+export function rebuild(records: readonly unknown[], path: string): JobState | undefined {
   if (records.length === 0) return undefined;
   const parsed: JournalRecord[] = records.map((raw, index) => {
     const result = RecordSchema.safeParse(raw);
@@ -207,7 +209,7 @@ export async function runJournaledCreate(
   ctx: Context,
   service: string,
   args: string[],
-  options: ReadOptions & SubmitOptions & { journal: string },
+  options: ReadOptions & SubmitOptions & { journal: string; retryOf?: Job['retry_of'] },
 ): Promise<void> {
   const path = resolve(options.journal);
   const journal = JournalFile.open(path);
@@ -283,6 +285,7 @@ export async function runJournaledCreate(
         items: prepared.count,
         items_sha256: prepared.digest,
         chunks: Math.ceil(prepared.count / chunkSize),
+        ...(options.retryOf && { retry_of: options.retryOf }),
       };
       journal.append(job);
       await continueJob(ctx, api, journal, { job, chunks: new Map(), done: false }, prepared, options, 'Create');
@@ -484,7 +487,7 @@ function taskIds(state: JobState): number[] {
     .flatMap(([, chunk]) => (chunk.task ? [chunk.task.id] : []));
 }
 
-function chunkItems(job: Job, chunk: number): number {
+export function chunkItems(job: Job, chunk: number): number {
   return Math.max(0, Math.min(job.chunk_size, job.items - (chunk - 1) * job.chunk_size));
 }
 
