@@ -32,7 +32,7 @@ export interface ProgressOptions {
   tickMs?: number;
 }
 
-export type ProgressMode = 'live' | 'lines' | 'silent';
+type ProgressMode = 'live' | 'lines' | 'silent';
 
 /** Colours for the live block: chalk at stderr's level (adds nothing when colour is off, and in plain and silent modes). */
 export type Paint = ChalkInstance;

@@ -7,7 +7,7 @@ import { BIN } from './harness.js';
 
 export const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 
-export interface Screen {
+interface Screen {
   /** The screen as plain text. */
   screen: string;
   /** The same with lines the terminal wrapped joined again (`capture-pane -J`): a text that fits reads the same. */
@@ -19,7 +19,7 @@ export interface Screen {
 }
 
 /** A command still running in a terminal: read its screen while it works (SIGSTOP, Ctrl-C mid-way). */
-export interface Running {
+interface Running {
   screen: () => string;
   /** The screen once it matches `pattern` (polled; throws after `timeoutMs`). */
   until: (pattern: RegExp, timeoutMs?: number) => Promise<string>;

@@ -43,6 +43,8 @@ const JobSchema = z.object({
   items: z.number().int().nonnegative(),
   items_sha256: z.string(),
   chunks: z.number().int().nonnegative(),
+  /** `retry --job SOURCE --journal FILE`: the job retried (its journal's absolute path) and the --error filters. */
+  retry_of: z.object({ journal: z.string(), error: z.array(z.string()) }).optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 

@@ -33,14 +33,19 @@ const SETTLE_MARGIN_MS = 2_000;
 /** The job's chunk size without --chunk-size: one chunk. */
 const ONE_CHUNK = Number.MAX_SAFE_INTEGER;
 
-type JobOptions = Omit<Job, 'type' | 'version' | 'created_at' | 'inputs' | 'items' | 'items_sha256' | 'chunks'>;
+type JobOptions = Omit<
+  Job,
+  'type' | 'version' | 'created_at' | 'inputs' | 'items' | 'items_sha256' | 'chunks' | 'retry_of'
+>;
+/** The options of a journaled create; `retryOf` when it is `retry --job SOURCE --journal FILE`. */
+type CreateJobOptions = ReadOptions & SubmitOptions & { journal: string; retryOf?: Job['retry_of'] };
 
 /** `create --journal FILE`: starts the job, or continues it when the journal has one with the same input and options. */
 export async function runJournaledCreate(
   ctx: Context,
   service: string,
   args: string[],
-  options: ReadOptions & SubmitOptions & { journal: string },
+  options: CreateJobOptions,
 ): Promise<void> {
   const path = resolve(options.journal);
   const file = JournalFile.open(path);
@@ -93,7 +98,7 @@ async function continueGiven(
   ctx: Context,
   file: JournalFile,
   state: JobState,
-  given: { wanted: JobOptions; given: ItemSource[]; options: ReadOptions & SubmitOptions & { journal: string } },
+  given: { wanted: JobOptions; given: ItemSource[]; options: CreateJobOptions },
 ): Promise<void> {
   const { wanted, options } = given;
   const name = options.journal;
@@ -116,7 +121,7 @@ async function startJob(
   file: JournalFile,
   wanted: JobOptions,
   given: readonly ItemSource[],
-  options: ReadOptions,
+  options: CreateJobOptions,
 ): Promise<PreparedItems> {
   const { path } = file;
   const copies = new Map<number, InputCopy>();
@@ -147,6 +152,7 @@ async function startJob(
       items: prepared.count,
       items_sha256: prepared.digest,
       chunks: Math.ceil(prepared.count / wanted.chunk_size),
+      ...(options.retryOf && { retry_of: options.retryOf }),
     } satisfies Job);
     return prepared;
   } catch (error) {

@@ -1,0 +1,148 @@
+/**
+ * The human formats of the printer: rows as a borderless table fitted to the terminal (output/fit.ts), and one
+ * object (`detail`) as aligned `Label:  value` lines, or as one tsv or csv record.
+ */
+import { cellText, csvRecord, toSnakeKey, tsvRecord } from './encode.js';
+import { humanLabel } from './labels.js';
+import { formatCount } from './numbers.js';
+import { humanCell, message, tableText, warnLine, writeErr, writeOut, type PrinterBase } from './printer-base.js';
+import type { Column, DetailField, ListOptions } from './printer-types.js';
+import { neutralise } from '../lib/sanitize.js';
+import { parseTimestamp, relativeTime } from './times.js';
+
+/**
+ * Rows drawn in a table; past this the table shows the first rows and says how to get all of them. cli-table3's layout
+ * is quadratic in the rows (8,000 rows take 4 s, 150,000 overflow its stack), and a longer table is no read anyway.
+ */
+export const TABLE_MAX_ROWS = 1000;
+
+/** Rows a table draws at a time (one cli-table3 layout), at the widths of the whole table. */
+const TABLE_SLICE_ROWS = 100;
+
+/** The columns shown (indexes into all columns) and each column's width. */
+interface Fit {
+  shown: number[];
+  widths: number[];
+}
+
+type TextWidth = (text: string) => number;
+
+/** Which columns fit the terminal, and how wide: every column at full width off a terminal or with `--wide`. */
+async function fitTable<T>(
+  base: PrinterBase,
+  columns: ReadonlyArray<Column<T>>,
+  heads: readonly string[],
+  texts: ReadonlyArray<readonly string[]>,
+  textWidth: TextWidth,
+  list: ListOptions | undefined,
+): Promise<Fit> {
+  const widths = columns.map((_, i) =>
+    texts.reduce((widest, cells) => Math.max(widest, textWidth(cells[i] ?? '')), textWidth(heads[i] ?? '')),
+  );
+  if (base.terminalWidth === undefined || list?.wide === true) return { shown: columns.map((_, i) => i), widths };
+  const { fitColumns } = await import('./fit.js');
+  return fitColumns(
+    columns.map((c, i) => ({
+      natural: widths[i] ?? 0,
+      header: textWidth(heads[i] ?? ''),
+      truncate: c.truncate === true || c.wrap === true,
+      optional: c.optional,
+    })),
+    base.terminalWidth,
+  );
+}
+
+/** Writes the rows, each drawn by `draw`, as one table, or a slice at a time at the widths of the whole table. */
+async function writeTable<T>(
+  base: PrinterBase,
+  head: string[],
+  rows: readonly T[],
+  draw: (row: T, r: number) => string[],
+  aligns: Array<'left' | 'right'>,
+  textWidth: TextWidth,
+): Promise<void> {
+  const { renderTable } = await import('./table.js');
+  if (rows.length <= TABLE_SLICE_ROWS) {
+    writeOut(base, await renderTable(head, rows.map(draw), aligns));
+    return;
+  }
+  // Drawn a slice of rows at a time, each slice at the widths the whole table has, so that it reads as one table
+  // while cli-table3's copies of the text stay a slice's worth (1,000 rows of 60 KB values took 430 MB at once).
+  const columnWidths = head.map((text) => textWidth(text));
+  rows.forEach((row, r) => {
+    draw(row, r).forEach((cell, k) => (columnWidths[k] = Math.max(columnWidths[k] ?? 0, textWidth(cell))));
+  });
+  for (let start = 0; start < rows.length; start += TABLE_SLICE_ROWS) {
+    const slice = rows.slice(start, start + TABLE_SLICE_ROWS).map((row, r) => draw(row, start + r));
+    writeOut(base, await renderTable(start === 0 ? head : [], slice, aligns, columnWidths));
+  }
+}
+
+/** Rows as a table on stdout (at most TABLE_MAX_ROWS of `total`, saying so); no rows: the empty message on stderr. */
+export async function renderRowsTable<T>(
+  base: PrinterBase,
+  allRows: readonly T[],
+  allColumns: ReadonlyArray<Column<T>>,
+  list: ListOptions | undefined,
+  total = allRows.length,
+): Promise<void> {
+  const { options, out, emptyCell } = base;
+  if (total === 0) {
+    if (!base.quiet) writeErr(base, `${message(base, list?.emptyMessage ?? 'No results.')}\n`);
+    return;
+  }
+  const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
+  const { blockWidth: textWidth, truncateText, wrapText } = await import('./width.js');
+  const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
+  const texts = rows.map((row) => allColumns.map((c) => tableText(base, c, row)));
+  const fit = await fitTable(base, allColumns, heads, texts, textWidth, list);
+  const head = fit.shown.map((i) => (options.color ? out.bold(heads[i] ?? '') : (heads[i] ?? '')));
+  const aligns = fit.shown.map((i) => allColumns[i]?.align ?? 'left');
+  const draw = (row: T, r: number): string[] =>
+    fit.shown.map((i) => {
+      const column = allColumns[i];
+      const cell = texts[r]?.[i] ?? '';
+      const width = fit.widths[i] ?? 0;
+      const text = column?.wrap ? wrapText(cell, width, '  ') : truncateText(cell, width);
+      if (text === '' || column === undefined) return emptyCell;
+      return options.color && column.style ? column.style(text, row) : text;
+    });
+  await writeTable(base, head, rows, draw, aligns, textWidth);
+  if (total > rows.length) {
+    warnLine(
+      base,
+      `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
+    );
+  }
+}
+
+/** One object as table lines (`Label:  value`, timestamps followed by their age), or one tsv or csv record. */
+export function detailText(base: PrinterBase, fields: readonly DetailField[]): string {
+  const { redact, options, out, emptyCell } = base;
+  const values = fields.map(([, value]) => redact(cellText(value)));
+  switch (base.format) {
+    case 'json':
+    case 'ndjson':
+      throw new Error('detailText: JSON is streamed');
+    case 'tsv':
+      return tsvRecord(values);
+    case 'csv':
+      return csvRecord(fields.map(([label]) => toSnakeKey(label))) + csvRecord(values);
+    case 'table': {
+      const shownValues = fields.map(([label, value]) => redact(humanCell(value, label)));
+      const labels = fields.map(([label]) => `${neutralise(humanLabel(label))}:`);
+      const width = labels.reduce((widest, label) => Math.max(widest, label.length), 0);
+      const lines = fields.map(([, , style], i) => {
+        const label = labels[i] ?? '';
+        const pad = ' '.repeat(width - label.length + 2);
+        const text = neutralise(shownValues[i] ?? '');
+        const ms = parseTimestamp(text);
+        const coloured = options.color && style ? style(text) : text;
+        const shown =
+          text === '' ? emptyCell : ms === undefined ? coloured : `${coloured} (${relativeTime(ms, base.now())})`;
+        return `${options.color ? out.bold(label) : label}${pad}${shown}\n`;
+      });
+      return lines.join('');
+    }
+  }
+}
