@@ -187,6 +187,8 @@ export class Context implements CoreContext {
     );
     // Messages are word-wrapped for a person at a terminal; scripts and logs get them on one line each.
     const wrapping = this.io.stderr.isTTY === true ? await import('./output/width.js') : undefined;
+    // ... and screens of fields to stdout's width when it is a terminal.
+    const stacking = this.io.stdout.isTTY === true ? await import('./output/stack.js') : undefined;
     this.printerInstance = createPrinter({
       io: this.io,
       format,
@@ -197,6 +199,7 @@ export class Context implements CoreContext {
       ci: this.ci,
       now: () => this.clock.now(),
       ...(wrapping && { wrap: wrapping.wrapText, wrapWidth: wrapping.lineBudget(this.io.stderr.columns) }),
+      ...(stacking && { card: stacking.card }),
     });
   }
 

@@ -42,7 +42,10 @@ export async function runList(ctx: Context, options: ListOptions): Promise<void>
     (!options.status?.length || options.status.includes(task.status)) &&
     (!options.service?.length || options.service.includes(task.service)) &&
     window.contains(task);
-  const out = ctx.printer.stream(columns, (task: Task) => task, { wide: options.wide === true });
+  const out = ctx.printer.stream(columns, (task: Task) => task, {
+    wide: options.wide === true,
+    chosen: (options.columns?.length ?? 0) > 0,
+  });
   let printed = 0;
   let page = options.page;
   let lastMeta = { total_pages: 1, current_page: 1 };

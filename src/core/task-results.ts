@@ -128,7 +128,7 @@ async function showTables(
         : columns.filter(
             (column) => ownKeys.has(column.key ?? '') && (ALWAYS.has(column.key ?? '') || filled(column.key ?? '')),
           );
-      await printer.list(own, shown, undefined, { wide: options.wide });
+      await printer.list(own, shown, undefined, { wide: options.wide, chosen: options.chosen });
     } else if (options.wanted !== undefined && task.items !== undefined) {
       const none = options.wanted === 'failed' ? 'no items failed to complete' : 'no items completed';
       printer.info(tasks.length > 1 ? `task ${task.id}: ${none}` : none);

@@ -30,6 +30,7 @@ import type { IO, OutputStream } from './io.js';
 import type { Progress } from './progress.js';
 import type { Redactor } from '../lib/redact.js';
 import { humanLabel } from './labels.js';
+import type { card, CardField } from './stack.js';
 import { formatCount } from './numbers.js';
 import { paintStatus } from './status-colours.js';
 import { neutralise, neutraliseMultiline } from '../lib/sanitize.js';
@@ -70,6 +71,8 @@ export interface ListOptions {
   emptyMessage?: string;
   /** Table format: every column at full width, whatever the terminal's width (`--wide`). */
   wide?: boolean;
+  /** The columns were named (`--columns`): none is dropped to fit a terminal; the rows stack as cards instead. */
+  chosen?: boolean;
 }
 
 export interface RowStream<T> {
@@ -106,6 +109,8 @@ export interface PrinterOptions {
   wrapWidth?: number;
   /** The wrapper (output/width.ts `wrapText`), handed in so that the printer loads no width tables for scripts. */
   wrap?: (text: string, width: number, indent?: string) => string;
+  /** `Label:  value` lines wrapped to a width (output/stack.ts `card`), handed in when stdout is a terminal. */
+  card?: typeof card;
 }
 
 /** A part of `styledLine`: coloured by status meaning, or with one chalk style (plain when stdout colour is off). */
@@ -263,10 +268,8 @@ export function createPrinter(options: PrinterOptions): Printer {
       return;
     }
     const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
-    const [{ fitColumns }, { blockWidth: textWidth, truncateText, wrapText }] = await Promise.all([
-      import('./fit.js'),
-      import('./width.js'),
-    ]);
+    const [{ fitColumns, hiddenNote }, { blockWidth: textWidth, leastCellWidth, truncateText, wrapCell }] =
+      await Promise.all([import('./fit.js'), import('./width.js')]);
     const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
     const texts = rows.map((row) => allColumns.map((c) => tableText(c, row)));
     const widths = allColumns.map((_, i) =>
@@ -274,16 +277,26 @@ export function createPrinter(options: PrinterOptions): Printer {
     );
     const fit =
       terminalWidth === undefined || list?.wide === true
-        ? { shown: allColumns.map((_, i) => i), widths }
+        ? { shown: allColumns.map((_, i) => i), widths, stack: false }
         : fitColumns(
             allColumns.map((c, i) => ({
               natural: widths[i] ?? 0,
               header: textWidth(heads[i] ?? ''),
               truncate: c.truncate === true || c.wrap === true,
-              optional: c.optional,
+              least: c.wrap === true ? leastCellWidth(texts.map((cells) => cells[i] ?? '')) : undefined,
+              optional: list?.chosen === true ? undefined : c.optional,
             })),
             terminalWidth,
           );
+    if (fit.stack) {
+      // Not even the most important columns fit side by side: a `KEY: value` card per row, every column in it.
+      writeOut(await stackedRows(rows, allColumns, heads, texts));
+      if (total > rows.length)
+        warnLine(
+          `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
+        );
+      return;
+    }
     const { renderTable } = await import('./table.js');
     const head = fit.shown.map((i) => (options.color ? out.bold(heads[i] ?? '') : (heads[i] ?? '')));
     const aligns = fit.shown.map((i) => allColumns[i]?.align ?? 'left');
@@ -292,7 +305,7 @@ export function createPrinter(options: PrinterOptions): Printer {
         const column = allColumns[i];
         const cell = texts[r]?.[i] ?? '';
         const width = fit.widths[i] ?? 0;
-        const text = column?.wrap ? wrapText(cell, width, '  ') : truncateText(cell, width);
+        const text = column?.wrap ? wrapCell(cell, width) : truncateText(cell, width);
         if (text === '' || column === undefined) return emptyCell;
         return options.color && column.style ? column.style(text, row) : text;
       });
@@ -310,11 +323,33 @@ export function createPrinter(options: PrinterOptions): Printer {
         writeOut(await renderTable(start === 0 ? head : [], slice, aligns, columnWidths));
       }
     }
+    const note = hiddenNote(heads.filter((_, i) => !fit.shown.includes(i)));
+    if (note !== undefined && !quiet) writeErr(say('', '', note));
     if (total > rows.length) {
       warnLine(
         `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
       );
     }
+  };
+
+  /** Rows as `KEY: value` cards (output/stack.ts), each value in its column's colour. */
+  const stackedRows = async <T>(
+    rows: readonly T[],
+    columns: ReadonlyArray<Column<T>>,
+    heads: readonly string[],
+    texts: ReadonlyArray<readonly string[]>,
+  ): Promise<string> => {
+    const { cards } = await import('./stack.js');
+    const cardFields = (row: T, r: number) =>
+      columns.map((column, i) => {
+        const value = texts[r]?.[i] ?? '';
+        const paint =
+          options.color && column.style && value !== ''
+            ? (line: string) => column.style?.(line, row) ?? line
+            : undefined;
+        return { label: heads[i] ?? '', value: value === '' ? emptyCell : value, paint };
+      });
+    return cards(rows.map(cardFields), terminalWidth, { label: (text) => (options.color ? out.bold(text) : text) });
   };
 
   /** One record of a line format (tsv, csv, ndjson), newline included. */
@@ -437,19 +472,25 @@ export function createPrinter(options: PrinterOptions): Printer {
       case 'csv':
         return csvRecord(fields.map(([label]) => toSnakeKey(label))) + csvRecord(values);
       case 'table': {
-        const labels = fields.map(([label]) => `${neutralise(humanLabel(label))}:`);
-        const width = labels.reduce((widest, label) => Math.max(widest, label.length), 0);
-        const lines = fields.map(([, , style], i) => {
-          const label = labels[i] ?? '';
-          const pad = ' '.repeat(width - label.length + 2);
+        const card = fields.map(([label, , style], i): CardField => {
           const text = neutralise(shownValues[i] ?? '');
-          const ms = parseTimestamp(text);
-          const coloured = options.color && style ? style(text) : text;
-          const shown =
-            text === '' ? emptyCell : ms === undefined ? coloured : `${coloured} (${relativeTime(ms, now())})`;
-          return `${options.color ? out.bold(label) : label}${pad}${shown}\n`;
+          const ms = text === '' ? undefined : parseTimestamp(text);
+          return {
+            label: neutralise(humanLabel(label)),
+            value: text === '' ? emptyCell : text,
+            tail: ms === undefined ? undefined : `(${relativeTime(ms, now())})`,
+            paint: options.color && style && text !== '' ? style : undefined,
+          };
         });
-        return lines.join('');
+        const bold = (label: string) => (options.color ? out.bold(label) : label);
+        // On a terminal wrapped to its width; elsewhere (`-o table > file`) one line a field.
+        if (options.card && terminalWidth !== undefined) return options.card(card, terminalWidth, { label: bold });
+        const width = Math.max(...card.map((field) => field.label.length));
+        const value = (field: CardField) =>
+          `${field.paint ? field.paint(field.value) : field.value}${field.tail ? ` ${field.tail}` : ''}`;
+        return card
+          .map((field) => `${bold(`${field.label}:`)}${' '.repeat(width - field.label.length + 2)}${value(field)}\n`)
+          .join('');
       }
     }
   };

@@ -32,7 +32,8 @@ function paintItems(chalk: ChalkInstance, task: Task, text: string): string {
 
 /**
  * Machine formats keep the server's fields (`total_items`, ISO times); a terminal shows the item outcome and ages. At
- * a narrow terminal FINISHED, then COST, are left out (`--wide` keeps them).
+ * a narrow terminal FINISHED, then COST, then ITEMS are left out (`--wide` keeps them); ID, SERVICE, STATUS and
+ * CREATED stay, or the rows stack.
  */
 export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Array<Column<Task>> {
   return [
@@ -44,16 +45,17 @@ export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Array<
       key: 'total_items',
       value: (t) => t.total_items,
       display: itemsText,
+      optional: 1,
       ...(chalk ? { style: (text: string, t: Task) => paintItems(chalk, t, text) } : {}),
     },
-    { header: 'COST', key: 'cost', value: (t) => t.cost, align: 'right', optional: 1 },
+    { header: 'COST', key: 'cost', value: (t) => t.cost, align: 'right', optional: 2 },
     { header: 'CREATED', key: 'created_at', value: (t) => t.created_at, time: true },
     {
       header: 'FINISHED',
       key: 'finished_at',
       value: (t) => t.completed_at ?? t.failed_at ?? '',
       time: true,
-      optional: 2,
+      optional: 3,
     },
   ];
 }

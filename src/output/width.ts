@@ -40,6 +40,26 @@ export function blockWidth(text: string): number {
   return Math.max(...text.split('\n').map((line) => textWidth(line)));
 }
 
+/** Continuation lines of a wrapped cell of nested `key: value` lines start this far in. */
+const CELL_INDENT = '  ';
+
+/** A table cell wrapped to `width`: a sentence (an error) continues at the cell's start, nested lines further in. */
+export function wrapCell(text: string, width: number): string {
+  return wrapText(text, width, text.includes('\n') ? CELL_INDENT : '');
+}
+
+/** The narrowest column that wraps each of `texts` (as `wrapCell` does) without breaking a word. */
+export function leastCellWidth(texts: readonly string[]): number {
+  return Math.max(0, ...texts.map((text) => (text.includes('\n') ? CELL_INDENT.length : 0) + longestWord([text])));
+}
+
+/** The widest word in `texts` (words end at whitespace). */
+export function longestWord(texts: readonly string[]): number {
+  let widest = 0;
+  for (const text of texts) for (const word of text.split(/\s+/)) widest = Math.max(widest, textWidth(word));
+  return widest;
+}
+
 /** `text` cut to `width` columns with `…`: at the last space when it leaves at least half, else mid-word. */
 export function truncateText(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
