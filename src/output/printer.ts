@@ -573,6 +573,7 @@ export function createPrinter(options: PrinterOptions): Printer {
         refresh: () => progress.refresh(),
         log: (line) => progress.log(line),
         interject: (write) => progress.interject(write),
+        lineWidth: () => progress.lineWidth(),
         stop: () => {
           if (live === progress) live = undefined;
           progress.stop();
