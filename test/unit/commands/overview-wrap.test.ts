@@ -18,6 +18,20 @@ describe('bare taskctl', () => {
   });
 });
 
+describe('bare taskctl at 40 columns', () => {
+  it('fits: descriptions end after a whole word, the commands to run wrap at spaces and are never cut', async () => {
+    const result = await runTaskctl([], { stdoutTTY: true, columns: 40 });
+    const lines = result.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(textWidth(line)).toBeLessThan(40);
+    expect(lines.length).toBeLessThanOrEqual(32);
+    expect(result.stdout).toMatch(/^ {2}list {8}list tasks, newest first…$/m);
+    const joined = result.stdout.replace(/\n +/g, ' ');
+    expect(joined).toContain('taskctl --sandbox create domain_check_availability a.com b.com --wait');
+    expect(joined).toContain('taskctl auth login --base-url URL');
+    expect(joined).toContain('taskctl <command> --help');
+  });
+});
+
 const ENV = { TASKCTL_BASE_URL: 'https://api.test', NO_COLOR: '1' };
 
 describe('errors on a terminal', () => {
