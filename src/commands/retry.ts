@@ -34,12 +34,11 @@ export function registerRetry(program: Command, run: RunAction): void {
         'taskctl retry 42 -q -y | taskctl wait -',
         'taskctl retry 42 --no-reuse --yes   # pay again, even for a retry just made',
       ]) +
-        '\nRetried: the items of finished tasks that did not complete (what makes wait\n' +
-        'exit 11), sent as the server listed them, one new task per service. A task\n' +
-        'still pending or processing is refused (exit 2): its items may still complete.\n' +
-        'Nothing to retry: exit 0. Running the same retry again within --reuse-window\n' +
-        'reuses its task (no coins spent) while it runs or once every item completed;\n' +
-        'a retry task that did not succeed is not reused, so a re-run retries again.\n',
+        '\nRetried: the items of finished tasks that did not complete (what makes wait exit 11), sent as the server ' +
+        'listed them, one new task per service. A task still pending or processing is refused (exit 2): its items may ' +
+        'still complete.\nNothing to retry: exit 0. Running the same retry again within --reuse-window reuses its task ' +
+        '(no coins spent) while it runs or once every item completed; a retry task that did not succeed is not reused, ' +
+        'so a re-run retries again.\n',
     )
     .action((ids: string[], options: RetryOptions, cmd: Command) =>
       run(cmd, async (ctx) => {
