@@ -15,6 +15,14 @@ export function lineBudget(columns: number | undefined, fallback = 80): number {
   return Math.max(10, width - 1);
 }
 
+/**
+ * A message for `stream`: word-wrapped to its line budget when it is a terminal (as the printer wraps its messages),
+ * unchanged for scripts and logs, which get each message on one line.
+ */
+export function fitToStream(text: string, stream: { isTTY?: boolean; columns?: number }): string {
+  return stream.isTTY === true ? wrapText(text, lineBudget(stream.columns)) : text;
+}
+
 /** Made on first use: building a Segmenter loads ICU's break rules (~10 ms), which ASCII text never needs. */
 let graphemes: Intl.Segmenter | undefined;
 

@@ -53,6 +53,20 @@ describe('errors on a terminal', () => {
     expect(result.stderr).toBe(`error: no API key configured\n${longHint}\n`);
   });
 
+  it.each([
+    [['wait', '1', '--timeout', 'xyz'], "argument 'xyz' is invalid. expected a duration such as 500ms"],
+    [['list', '--status', 'finished'], 'unknown status "finished": tasks are pending, processing'],
+  ])("commander's own refusals and flag values refused while parsing wrap too: taskctl %j", async (argv, text) => {
+    const result = await runTaskctl(argv, { stderrTTY: true, columns: 40, env: ENV });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines) expect(textWidth(line)).toBeLessThan(40);
+    expect(result.stderr.replace(/\n/g, ' ')).toContain(text);
+    const script = await runTaskctl(argv, { columns: 40, env: ENV });
+    expect(script.stderr.split('\n')[0]).toContain(text);
+  });
+
   it('warnings wrap too, with their prefix counted', async () => {
     const api = mockApi();
     api.reply('GET', '/tasks/7', 200, {
