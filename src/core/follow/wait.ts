@@ -33,6 +33,8 @@ export interface WaitOptions {
    * `show` command), false (`--no-results`) = the task records only, true (`--results`) = also in script formats.
    */
   results?: boolean;
+  /** `--wide`: the tables at the end keep every column at full width, whatever the terminal's width. */
+  wide?: boolean;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
 }
@@ -45,7 +47,12 @@ const REPORT_READ_BUDGET_MS = 60_000;
  * paged when long), several tasks' summary table and the command that shows their items; in script formats the task
  * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records.
  */
-async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results: boolean | undefined): Promise<void> {
+async function printOutcome(
+  ctx: Context,
+  tasks: Task[],
+  done: boolean,
+  { results, wide }: Pick<WaitOptions, 'results' | 'wide'>,
+): Promise<void> {
   const printer = ctx.printer;
   const human = printer.format === 'table';
   const one = tasks.length === 1 && tasks[0] !== undefined && isTerminal(tasks[0]);
@@ -53,7 +60,7 @@ async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results:
   if (items) {
     const full = await withItems(ctx, tasks);
     if (full) {
-      await printTaskItems(ctx, full, { single: tasks.length === 1 });
+      await printTaskItems(ctx, full, { single: tasks.length === 1, wide });
       return;
     }
   }
@@ -61,6 +68,9 @@ async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results:
     tasks,
     taskColumns((status) => printer.paintStatus(status), printer.chalk),
     tasks,
+    {
+      wide: wide === true,
+    },
   );
   if (human && done && results !== false && tasks.length > 1) {
     const hint = `See the items: taskctl show ${tasks.map((task) => task.id).join(' ')}`;
@@ -189,7 +199,7 @@ export async function waitForTasks(
   const shown = ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
   const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
-    await printOutcome(ctx, listed, result.reason === 'done', options.results);
+    await printOutcome(ctx, listed, result.reason === 'done', options);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
