@@ -22,8 +22,8 @@ export interface CardStyle {
 }
 
 /**
- * Values start this far in, on the line below each label, when the labels take more than half the width or a word of
- * a value would not fit beside them (a timestamp is not broken while a line could hold it).
+ * A value starts this far in, on the line below its label, when the labels take more than half the width or a word
+ * of the value would not fit beside them (a timestamp or a URL is not broken while a line could hold it).
  */
 const NARROW_INDENT = 2;
 
@@ -31,17 +31,16 @@ const NARROW_INDENT = 2;
 export function card(fields: readonly CardField[], width: number | undefined, style: CardStyle = {}): string {
   const labels = fields.map((field) => `${field.label}:`);
   const pad = labels.reduce((widest, label) => Math.max(widest, textWidth(label)), 0) + 2;
-  const widestWord = Math.max(0, ...fields.map((field) => longestWord([field.value, field.tail ?? ''])));
-  const beside = width === undefined || (pad <= width / 2 && widestWord <= width - pad);
-  const valueWidth = width === undefined ? undefined : width - (beside ? pad : NARROW_INDENT);
-  const indent = ' '.repeat(beside ? pad : NARROW_INDENT);
   const paintLabel = style.label ?? ((text: string) => text);
   return fields
     .map((field, i) => {
       const label = labels[i] ?? '';
-      const lines = valueLines(field, valueWidth);
+      const beside =
+        width === undefined || (pad <= width / 2 && longestWord([field.value, field.tail ?? '']) <= width - pad);
+      const lines = valueLines(field, width === undefined ? undefined : width - (beside ? pad : NARROW_INDENT));
       const head = paintLabel(label);
       const first = beside ? `${head}${' '.repeat(pad - textWidth(label))}${lines[0] ?? ''}` : head;
+      const indent = ' '.repeat(beside ? pad : NARROW_INDENT);
       const rest = (beside ? lines.slice(1) : lines).map((line) => `${indent}${line}`);
       return `${[first, ...rest].map((line) => line.trimEnd()).join('\n')}\n`;
     })

@@ -181,9 +181,9 @@ describe('key/value screens', () => {
     const { printer, out } = setup('table', 40);
     printer.detail([...fields, ['note', 'Checks whether each domain name is available for registration.']], json);
     expect(widest(out())).toBeLessThan(40);
-    // The labels leave 21 columns beside them, too few for the timestamp: every value goes under its label.
+    // The labels leave 21 columns beside them, too few for the timestamp: it alone goes under its label.
     expect(out()).toContain('Created:\n  2025-01-15T11:57:00.000Z (3m ago)\n');
-    expect(out()).toContain('Note:\n  Checks whether each domain name is\n  available for registration.\n');
+    expect(out()).toContain('Note:             Checks whether each\n                  domain name is\n');
   });
 
   it('keep the machine keys in csv and json, and plain values in tsv', () => {

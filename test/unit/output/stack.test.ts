@@ -63,3 +63,16 @@ describe('cards', () => {
     expect(cards([[{ label: 'ID', value: '1' }], [{ label: 'ID', value: '2' }]], 40)).toBe('ID:  1\n\nID:  2\n');
   });
 });
+
+describe('card, one field too wide for its place', () => {
+  it('puts only that value under its label; the others stay beside theirs', () => {
+    const text = card(
+      [
+        { label: 'Profile', value: 'default' },
+        { label: 'Base URL', value: 'http://127.0.0.1:38857/api/v1' },
+      ],
+      32,
+    );
+    expect(text).toBe('Profile:   default\nBase URL:\n  http://127.0.0.1:38857/api/v1\n');
+  });
+});
