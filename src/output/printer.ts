@@ -186,6 +186,23 @@ function columnName<T>(column: Column<T>): string {
   return column.key ?? column.header;
 }
 
+/** A table's row as a card (output/stack.ts): every column, each value in its column's colour, `empty` for none. */
+function rowCard<T>(
+  row: T,
+  cells: readonly string[],
+  columns: ReadonlyArray<Column<T>>,
+  heads: readonly string[],
+  colour: boolean,
+  empty: string,
+): CardField[] {
+  return columns.map((column, i) => {
+    const value = cells[i] ?? '';
+    if (value === '') return { label: heads[i] ?? '', value: empty };
+    const paint = colour && column.style ? (line: string) => column.style?.(line, row) ?? line : undefined;
+    return { label: heads[i] ?? '', value, paint };
+  });
+}
+
 /** Human formats show a missing value as a dash, so columns never look shifted. */
 const EMPTY_CELL = '-';
 
@@ -288,13 +305,19 @@ export function createPrinter(options: PrinterOptions): Printer {
             })),
             terminalWidth,
           );
+    /** Past TABLE_MAX_ROWS: says how to get every row. */
+    const cut = () => {
+      if (total <= rows.length) return;
+      warnLine(
+        `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
+      );
+    };
     if (fit.stack) {
       // Not even the most important columns fit side by side: a `KEY: value` card per row, every column in it.
-      writeOut(await stackedRows(rows, allColumns, heads, texts));
-      if (total > rows.length)
-        warnLine(
-          `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
-        );
+      const { cards } = await import('./stack.js');
+      const fields = rows.map((row, r) => rowCard(row, texts[r] ?? [], allColumns, heads, options.color, emptyCell));
+      writeOut(cards(fields, terminalWidth, { label: (text) => (options.color ? out.bold(text) : text) }));
+      cut();
       return;
     }
     const { renderTable } = await import('./table.js');
@@ -325,31 +348,7 @@ export function createPrinter(options: PrinterOptions): Printer {
     }
     const note = hiddenNote(heads.filter((_, i) => !fit.shown.includes(i)));
     if (note !== undefined && !quiet) writeErr(say('', '', note));
-    if (total > rows.length) {
-      warnLine(
-        `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
-      );
-    }
-  };
-
-  /** Rows as `KEY: value` cards (output/stack.ts), each value in its column's colour. */
-  const stackedRows = async <T>(
-    rows: readonly T[],
-    columns: ReadonlyArray<Column<T>>,
-    heads: readonly string[],
-    texts: ReadonlyArray<readonly string[]>,
-  ): Promise<string> => {
-    const { cards } = await import('./stack.js');
-    const cardFields = (row: T, r: number) =>
-      columns.map((column, i) => {
-        const value = texts[r]?.[i] ?? '';
-        const paint =
-          options.color && column.style && value !== ''
-            ? (line: string) => column.style?.(line, row) ?? line
-            : undefined;
-        return { label: heads[i] ?? '', value: value === '' ? emptyCell : value, paint };
-      });
-    return cards(rows.map(cardFields), terminalWidth, { label: (text) => (options.color ? out.bold(text) : text) });
+    cut();
   };
 
   /** One record of a line format (tsv, csv, ndjson), newline included. */
