@@ -63,6 +63,9 @@ describe('the end of a wait on a terminal', () => {
       narrow,
     );
     expect(items.stdout).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
+    // ... and the table of a create without --wait, which would leave columns out and name --wide.
+    const created = await run(['create', 'domain_check_availability', 'c.com', '-y', '--wide'], narrow);
+    expect(created.stdout).toMatch(/^ID +SERVICE +STATUS +ITEMS +COST +CREATED +FINISHED$/m);
   });
 
   it('--no-results: the task record only', async () => {
