@@ -68,7 +68,10 @@ export function longestWord(texts: readonly string[]): number {
   return widest;
 }
 
-/** `text` cut to `width` columns with `…`: at the last space when it leaves at least half, else mid-word. */
+/**
+ * `text` cut to `width` columns with `…`, after its last whole word that fits: no word is shown in part. Only a first
+ * word wider than the cell (a long name, text without spaces) is cut mid-word, rather than leave the cell empty.
+ */
 export function truncateText(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
   if (width <= 1) return ELLIPSIS.slice(0, width);
@@ -81,9 +84,9 @@ export function truncateText(text: string, width: number): string {
     head += char;
     used += charWidth;
   }
-  const space = head.lastIndexOf(' ');
-  const cut =
-    space >= 0 && textWidth(head.slice(0, space)) >= width / 2 ? head.slice(0, space).trimEnd() : head.trimEnd();
+  // `head` is a prefix of `text`: it ends a word when a space follows it there.
+  const space = text.charAt(head.length) === ' ' ? head.length : head.lastIndexOf(' ');
+  const cut = space > 0 ? head.slice(0, space).trimEnd() : head.trimEnd();
   return `${cut}${ELLIPSIS}`;
 }
 

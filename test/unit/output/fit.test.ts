@@ -89,6 +89,9 @@ describe('truncateText', () => {
 
   it('cuts a long single word mid-word rather than leave the cell empty', () => {
     expect(truncateText('averyveryverylongdomainname.com', 10)).toBe('averyvery…');
+    // A later word is never shown in part: the cut is after the last whole word.
+    expect(truncateText('a verylongdomainname.com', 10)).toBe('a…');
+    expect(truncateText('ab cd ef', 6)).toBe('ab cd…');
     expect(truncateText('short', 10)).toBe('short');
   });
 });
