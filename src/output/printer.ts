@@ -471,7 +471,7 @@ export function createPrinter(options: PrinterOptions): Printer {
       case 'csv':
         return csvRecord(fields.map(([label]) => toSnakeKey(label))) + csvRecord(values);
       case 'table': {
-        const card = fields.map(([label, , style], i): CardField => {
+        const shown = fields.map(([label, , style], i): CardField => {
           const text = neutralise(shownValues[i] ?? '');
           const ms = text === '' ? undefined : parseTimestamp(text);
           return {
@@ -483,11 +483,11 @@ export function createPrinter(options: PrinterOptions): Printer {
         });
         const bold = (label: string) => (options.color ? out.bold(label) : label);
         // On a terminal wrapped to its width; elsewhere (`-o table > file`) one line a field.
-        if (options.card && terminalWidth !== undefined) return options.card(card, terminalWidth, { label: bold });
-        const width = Math.max(...card.map((field) => field.label.length));
+        if (options.card && terminalWidth !== undefined) return options.card(shown, terminalWidth, { label: bold });
+        const width = Math.max(...shown.map((field) => field.label.length));
         const value = (field: CardField) =>
           `${field.paint ? field.paint(field.value) : field.value}${field.tail ? ` ${field.tail}` : ''}`;
-        return card
+        return shown
           .map((field) => `${bold(`${field.label}:`)}${' '.repeat(width - field.label.length + 2)}${value(field)}\n`)
           .join('');
       }
