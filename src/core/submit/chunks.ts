@@ -28,7 +28,9 @@ export async function createChunks(
   const quiet = ctx.globals.quiet === true;
   // With --wait the final state is printed by the wait; printing the pending task first would list it twice.
   const out =
-    quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
+    quiet || options.wait
+      ? undefined
+      : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task, { wide: options.wide === true });
   // -o json is the task itself when only one task can result (one service, no --chunk-size), else an array.
   const singleObject =
     out !== undefined && oneService && options.chunkSize === undefined && ctx.printer.format === 'json';

@@ -536,7 +536,9 @@ async function continueJob(
   const claimed = new Set(taskIds(state));
   const quiet = ctx.globals.quiet === true;
   const out =
-    quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
+    quiet || options.wait
+      ? undefined
+      : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task, { wide: options.wide === true });
   let createdNow = 0;
   let sentItems = 0;
   let spent = 0;
