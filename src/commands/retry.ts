@@ -39,13 +39,11 @@ export function registerRetry(program: Command, run: RunAction): void {
         'taskctl retry 42 --error timeout --error "rate limited"',
         'taskctl retry --job job.jsonl --journal retry.jsonl --wait',
       ]) +
-        '\nRetried: the items of finished tasks that did not complete (what makes wait\n' +
-        'exit 11), sent as the server listed them, one new task per service. A task\n' +
-        'still pending or processing is refused (exit 2): its items may still complete.\n' +
-        'Nothing to retry: exit 0. Running the same retry again within --reuse-window\n' +
-        'reuses its task (no coins spent) while it runs or once every item completed;\n' +
-        'a retry task that did not succeed is not reused, so a re-run retries again.\n' +
-        '--job: the failed items of every task of a finished job, as one new job (chunks of the\n' +
+        '\nRetried: the items of finished tasks that did not complete (what makes wait exit 11), sent as the server ' +
+        'listed them, one new task per service. A task still pending or processing is refused (exit 2): its items may ' +
+        'still complete.\nNothing to retry: exit 0. Running the same retry again within --reuse-window reuses its task ' +
+        '(no coins spent) while it runs or once every item completed; a retry task that did not succeed is not reused, ' +
+        'so a re-run retries again.\n--job: the failed items of every task of a finished job, as one new job (chunks of the ' +
         "job's --chunk-size unless given); an unfinished job is exit 2 (taskctl resume FILE --wait).\n",
     )
     .action((ids: string[], options: RetryOptions, cmd: Command) =>

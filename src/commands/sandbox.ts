@@ -66,7 +66,7 @@ export function registerSandbox(program: Command, run: RunAction): void {
       ]) +
         '\nMagic items: fail-* fails that item; a task with a taskfail-* item ends failed; slow-* takes 10x longer.\n' +
         'stdout gets two `export` lines (base URL and the sandbox key, always in clear) for scripts; logs go to stderr.\n' +
-        'The dashboard (key, webhook URL and delivery log with replay, tasks, balance, faults) is at the root URL,\n' +
+        'The dashboard (key, webhook URL and delivery log with replay, tasks, balance, faults) is at the root URL, ' +
         'http://127.0.0.1:8787/ by default, for this machine only; its address is logged on stderr.\n' +
         'Ctrl-C stops it. `--sandbox` on another command is a one-off sandbox that ends with that command.\n',
     )

@@ -1,6 +1,7 @@
 /** Flags that several commands declare alike: the wait flags (`wait`, `create --wait`, `retry --wait`) and the
  * spending flags (`create`, `retry`). The code reading them lives in core/follow/wait.ts and core/submit/. */
 import { Option, type Command } from 'commander';
+import { wideOption } from '../output/columns.js';
 import { reportOption } from '../report/write.js';
 import { duration, nonNegativeInt, positiveDuration, positiveInt } from './parsers.js';
 
@@ -26,6 +27,7 @@ export function addWaitOptions(command: Command): Command {
     .option('--allow-item-failures', 'exit 0 (not 11) when tasks completed with some failed items')
     .option('--results', 'end with the item results as `taskctl show` prints them, also with -o json|ndjson|tsv|csv')
     .option('--no-results', 'end with the task records only (on a terminal, one task ends with its item table)')
+    .addOption(wideOption())
     .addOption(reportOption());
 }
 

@@ -147,7 +147,7 @@ async function showTables(
         : columns.filter(
             (column) => ownKeys.has(column.key ?? '') && (ALWAYS.has(column.key ?? '') || filled(column.key ?? '')),
           );
-      await printer.list(own, shown, undefined, { wide: options.wide });
+      await printer.list(own, shown, undefined, { wide: options.wide, chosen: options.chosen });
     } else if ((options.wanted !== undefined || options.byError) && task.items !== undefined) {
       const none = options.byError
         ? 'no item that did not complete has an error matching --error'

@@ -5,8 +5,9 @@
 import { cellText, csvRecord, toSnakeKey, tsvRecord } from './encode.js';
 import { humanLabel } from './labels.js';
 import { formatCount } from './numbers.js';
-import { humanCell, message, tableText, warnLine, writeErr, writeOut, type PrinterBase } from './printer-base.js';
+import { humanCell, message, say, tableText, warnLine, writeErr, writeOut, type PrinterBase } from './printer-base.js';
 import type { Column, DetailField, ListOptions } from './printer-types.js';
+import type { CardField } from './stack.js';
 import { neutralise } from '../lib/sanitize.js';
 import { parseTimestamp, relativeTime } from './times.js';
 
@@ -23,6 +24,8 @@ const TABLE_SLICE_ROWS = 100;
 interface Fit {
   shown: number[];
   widths: number[];
+  /** Not even the most important columns fit side by side: one `KEY: value` card per row. */
+  stack: boolean;
 }
 
 type TextWidth = (text: string) => number;
@@ -39,14 +42,17 @@ async function fitTable<T>(
   const widths = columns.map((_, i) =>
     texts.reduce((widest, cells) => Math.max(widest, textWidth(cells[i] ?? '')), textWidth(heads[i] ?? '')),
   );
-  if (base.terminalWidth === undefined || list?.wide === true) return { shown: columns.map((_, i) => i), widths };
-  const { fitColumns } = await import('./fit.js');
+  if (base.terminalWidth === undefined || list?.wide === true) {
+    return { shown: columns.map((_, i) => i), widths, stack: false };
+  }
+  const [{ fitColumns }, { leastCellWidth }] = await Promise.all([import('./fit.js'), import('./width.js')]);
   return fitColumns(
     columns.map((c, i) => ({
       natural: widths[i] ?? 0,
       header: textWidth(heads[i] ?? ''),
       truncate: c.truncate === true || c.wrap === true,
-      optional: c.optional,
+      least: c.wrap === true ? leastCellWidth(texts.map((cells) => cells[i] ?? '')) : undefined,
+      optional: list?.chosen === true ? undefined : c.optional,
     })),
     base.terminalWidth,
   );
@@ -78,6 +84,23 @@ async function writeTable<T>(
   }
 }
 
+/** A table's row as a card (output/stack.ts): every column, each value in its column's colour, `empty` for none. */
+function rowCard<T>(
+  row: T,
+  cells: readonly string[],
+  columns: ReadonlyArray<Column<T>>,
+  heads: readonly string[],
+  colour: boolean,
+  empty: string,
+): CardField[] {
+  return columns.map((column, i) => {
+    const value = cells[i] ?? '';
+    if (value === '') return { label: heads[i] ?? '', value: empty };
+    const paint = colour && column.style ? (line: string) => column.style?.(line, row) ?? line : undefined;
+    return { label: heads[i] ?? '', value, paint };
+  });
+}
+
 /** Rows as a table on stdout (at most TABLE_MAX_ROWS of `total`, saying so); no rows: the empty message on stderr. */
 export async function renderRowsTable<T>(
   base: PrinterBase,
@@ -92,10 +115,26 @@ export async function renderRowsTable<T>(
     return;
   }
   const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
-  const { blockWidth: textWidth, truncateText, wrapText } = await import('./width.js');
+  const { blockWidth: textWidth, truncateText, wrapCell } = await import('./width.js');
   const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
   const texts = rows.map((row) => allColumns.map((c) => tableText(base, c, row)));
   const fit = await fitTable(base, allColumns, heads, texts, textWidth, list);
+  /** Past TABLE_MAX_ROWS: says how to get every row. */
+  const cut = () => {
+    if (total <= rows.length) return;
+    warnLine(
+      base,
+      `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
+    );
+  };
+  if (fit.stack && base.terminalWidth !== undefined) {
+    // Not even the most important columns fit side by side: a `KEY: value` card per row, every column in it.
+    const { cards } = await import('./stack.js');
+    const fields = rows.map((row, r) => rowCard(row, texts[r] ?? [], allColumns, heads, options.color, emptyCell));
+    writeOut(base, cards(fields, base.terminalWidth, { label: (text) => (options.color ? out.bold(text) : text) }));
+    cut();
+    return;
+  }
   const head = fit.shown.map((i) => (options.color ? out.bold(heads[i] ?? '') : (heads[i] ?? '')));
   const aligns = fit.shown.map((i) => allColumns[i]?.align ?? 'left');
   const draw = (row: T, r: number): string[] =>
@@ -103,17 +142,15 @@ export async function renderRowsTable<T>(
       const column = allColumns[i];
       const cell = texts[r]?.[i] ?? '';
       const width = fit.widths[i] ?? 0;
-      const text = column?.wrap ? wrapText(cell, width, '  ') : truncateText(cell, width);
+      const text = column?.wrap ? wrapCell(cell, width) : truncateText(cell, width);
       if (text === '' || column === undefined) return emptyCell;
       return options.color && column.style ? column.style(text, row) : text;
     });
   await writeTable(base, head, rows, draw, aligns, textWidth);
-  if (total > rows.length) {
-    warnLine(
-      base,
-      `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
-    );
-  }
+  const { hiddenNote } = await import('./fit.js');
+  const note = hiddenNote(heads.filter((_, i) => !fit.shown.includes(i)));
+  if (note !== undefined && !base.quiet) writeErr(base, say(base, '', '', note));
+  cut();
 }
 
 /** One object as table lines (`Label:  value`, timestamps followed by their age), or one tsv or csv record. */
@@ -130,19 +167,26 @@ export function detailText(base: PrinterBase, fields: readonly DetailField[]): s
       return csvRecord(fields.map(([label]) => toSnakeKey(label))) + csvRecord(values);
     case 'table': {
       const shownValues = fields.map(([label, value]) => redact(humanCell(value, label)));
-      const labels = fields.map(([label]) => `${neutralise(humanLabel(label))}:`);
-      const width = labels.reduce((widest, label) => Math.max(widest, label.length), 0);
-      const lines = fields.map(([, , style], i) => {
-        const label = labels[i] ?? '';
-        const pad = ' '.repeat(width - label.length + 2);
+      const shown = fields.map(([label, , style], i): CardField => {
         const text = neutralise(shownValues[i] ?? '');
-        const ms = parseTimestamp(text);
-        const coloured = options.color && style ? style(text) : text;
-        const shown =
-          text === '' ? emptyCell : ms === undefined ? coloured : `${coloured} (${relativeTime(ms, base.now())})`;
-        return `${options.color ? out.bold(label) : label}${pad}${shown}\n`;
+        const ms = text === '' ? undefined : parseTimestamp(text);
+        return {
+          label: neutralise(humanLabel(label)),
+          value: text === '' ? emptyCell : text,
+          tail: ms === undefined ? undefined : `(${relativeTime(ms, base.now())})`,
+          paint: options.color && style && text !== '' ? style : undefined,
+        };
       });
-      return lines.join('');
+      const bold = (label: string) => (options.color ? out.bold(label) : label);
+      // On a terminal wrapped to its width; elsewhere (`-o table > file`) one line a field.
+      if (options.card && base.terminalWidth !== undefined)
+        return options.card(shown, base.terminalWidth, { label: bold });
+      const width = Math.max(...shown.map((field) => field.label.length));
+      const value = (field: CardField) =>
+        `${field.paint ? field.paint(field.value) : field.value}${field.tail ? ` ${field.tail}` : ''}`;
+      return shown
+        .map((field) => `${bold(`${field.label}:`)}${' '.repeat(width - field.label.length + 2)}${value(field)}\n`)
+        .join('');
     }
   }
 }

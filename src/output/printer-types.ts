@@ -5,6 +5,7 @@ import type { OutputFormat } from './format.js';
 import type { IO, OutputStream } from './io.js';
 import type { Progress } from './progress.js';
 import type { Redactor } from '../lib/redact.js';
+import type { card } from './stack.js';
 import type { TaskStateFields } from '../lib/task-state.js';
 
 export interface Column<T> {
@@ -40,6 +41,8 @@ export interface ListOptions {
   emptyMessage?: string;
   /** Table format: every column at full width, whatever the terminal's width (`--wide`). */
   wide?: boolean;
+  /** The columns were named (`--columns`): none is dropped to fit a terminal; the rows stack as cards instead. */
+  chosen?: boolean;
 }
 
 export interface RowStream<T> {
@@ -76,6 +79,8 @@ export interface PrinterOptions {
   wrapWidth?: number;
   /** The wrapper (output/width.ts `wrapText`), handed in so that the printer loads no width tables for scripts. */
   wrap?: (text: string, width: number, indent?: string) => string;
+  /** `Label:  value` lines wrapped to a width (output/stack.ts `card`), handed in when stdout is a terminal. */
+  card?: typeof card;
 }
 
 /** A part of `styledLine`: coloured by status meaning, or with one chalk style (plain when stdout colour is off). */

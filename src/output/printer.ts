@@ -59,6 +59,7 @@ async function liveProgress(base: PrinterBase): Promise<Progress> {
     refresh: () => progress.refresh(),
     log: (line) => progress.log(line),
     interject: (write) => progress.interject(write),
+    lineWidth: () => progress.lineWidth(),
     stop: () => {
       if (base.live === progress) base.live = undefined;
       progress.stop();

@@ -7,7 +7,7 @@ import { BIN } from './harness.js';
 
 export const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 
-interface Screen {
+export interface Screen {
   /** The screen as plain text. */
   screen: string;
   /** The same with lines the terminal wrapped joined again (`capture-pane -J`): a text that fits reads the same. */

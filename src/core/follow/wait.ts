@@ -35,6 +35,8 @@ export interface WaitOptions {
   results?: boolean;
   /** The command that shows the items, in the hint after several tasks (`wait --job`: `taskctl show --job FILE`). */
   showCommand?: string;
+  /** `--wide`: the tables at the end keep every column at full width, whatever the terminal's width. */
+  wide?: boolean;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
 }
@@ -51,7 +53,7 @@ async function printOutcome(
   ctx: Output & Runtime & Service,
   tasks: Task[],
   done: boolean,
-  { results, showCommand }: Pick<WaitOptions, 'results' | 'showCommand'>,
+  { results, showCommand, wide }: Pick<WaitOptions, 'results' | 'showCommand' | 'wide'>,
 ): Promise<void> {
   const printer = ctx.printer;
   const human = printer.format === 'table';
@@ -60,11 +62,11 @@ async function printOutcome(
   if (items) {
     const full = await withItems(ctx, tasks);
     if (full) {
-      await printTaskItems(ctx, full, { single: tasks.length === 1 });
+      await printTaskItems(ctx, full, { single: tasks.length === 1, wide });
       return;
     }
   }
-  await printer.list(tasks, taskColumns(printer.paintStatus, printer.chalk), tasks);
+  await printer.list(tasks, taskColumns(printer.paintStatus, printer.chalk), tasks, { wide: wide === true });
   if (human && done && results !== false && tasks.length > 1) {
     const hint = `See the items: ${showCommand ?? `taskctl show ${tasks.map((task) => task.id).join(' ')}`}`;
     printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);

@@ -197,7 +197,9 @@ class TaskOutput {
     const out =
       quiet || options.wait
         ? undefined
-        : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
+        : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task, {
+            wide: options.wide === true,
+          });
     return new TaskOutput(ctx, hold, out, out !== undefined && oneTask && ctx.printer.format === 'json');
   }
 
