@@ -7,8 +7,6 @@ import { runPipeline } from './pipeline.js';
 import { prepareItems, type ReadOptions } from './read.js';
 import type { SubmitOptions } from './types.js';
 
-export type { Batch, SubmitOptions } from './types.js';
-
 export interface CreateOptions extends SubmitOptions, ReadOptions {
   /** `--journal FILE`: record the job so that `taskctl resume FILE` can continue it after a crash. */
   journal?: string;
