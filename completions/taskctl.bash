@@ -68,7 +68,7 @@ __taskctl_options() {
     'auth login') __taskctl_r='--with-key' ;;
     'webhook listen') __taskctl_r='--port --host --path --forward-to --exec --exec-concurrency --queue --max-body --no-dedupe --spool --catch-up --catch-up-task' ;;
     'webhook simulate') __taskctl_r='--event --to' ;;
-    'sandbox') __taskctl_r='--port --host --api-key --balance --item-ms --rate-limit --max-items --webhook-url --webhook-time-scale --seed --state --dialect --clock-skew' ;;
+    'sandbox') __taskctl_r='--port --host --api-key --balance --item-ms --rate-limit --rate-window --max-items --webhook-url --webhook-time-scale --seed --state --dialect --clock-skew' ;;
     *) __taskctl_r='' ;;
   esac
   __taskctl_r+=' --profile --base-url --api-key-file -o --output --json --no-color -q --quiet -v --verbose --request-timeout --no-input --ci --sandbox -h --help'
@@ -157,6 +157,7 @@ __taskctl_value() {
     'sandbox|--balance') __taskctl_kind=none ;;
     'sandbox|--item-ms') __taskctl_kind=none ;;
     'sandbox|--rate-limit') __taskctl_kind=none ;;
+    'sandbox|--rate-window') __taskctl_kind=none ;;
     'sandbox|--max-items') __taskctl_kind=none ;;
     'sandbox|--webhook-url') __taskctl_kind=none ;;
     'sandbox|--webhook-time-scale') __taskctl_kind=none ;;

@@ -1,8 +1,16 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { SandboxCommandOptions } from '../core/sandbox.js';
 import { examples, type RunAction } from './help-text.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
-import { append, nonNegativeInt, port, positiveInt, positiveNumber, signedDuration } from './parsers.js';
+import {
+  append,
+  nonNegativeInt,
+  port,
+  positiveDuration,
+  positiveInt,
+  positiveNumber,
+  signedDuration,
+} from './parsers.js';
 
 export function registerSandbox(program: Command, run: RunAction): void {
   program
@@ -18,7 +26,12 @@ export function registerSandbox(program: Command, run: RunAction): void {
       nonNegativeInt,
       SANDBOX_DEFAULTS.itemMs,
     )
-    .option('--rate-limit <n>', 'requests per minute per key (0 = off)', nonNegativeInt, SANDBOX_DEFAULTS.rateLimit)
+    .option('--rate-limit <n>', 'requests per window per key (0 = off)', nonNegativeInt, SANDBOX_DEFAULTS.rateLimit)
+    .addOption(
+      new Option('--rate-window <duration>', 'length of the rate-limit window (whole seconds)')
+        .argParser(positiveDuration('--rate-window'))
+        .default(SANDBOX_DEFAULTS.rateWindowMs, '60s'),
+    )
     .option('--max-items <n>', 'maximum items per task', positiveInt(), SANDBOX_DEFAULTS.maxItems)
     .option('--webhook-url <url>', 'deliver webhook events to this URL (http:// allowed on loopback)')
     .option(

@@ -79,7 +79,7 @@ export function buildParts(options: SandboxOptions): SandboxParts {
     dialects,
     live,
     webhooks,
-    limiter: new FixedWindowLimiter(opts.rateLimit, now),
+    limiter: new FixedWindowLimiter(opts.rateLimit, now, opts.rateWindowMs),
     stats,
     faults,
     apiCtx: {

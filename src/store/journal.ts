@@ -66,6 +66,14 @@ export class JournalFile {
     this.records.push(record);
   }
 
+  /** Empties the journal (a job of which nothing was sent, started again with other inputs or options). */
+  restart(): void {
+    if (this.fd === undefined) throw new Error('journal closed');
+    ftruncateSync(this.fd, 0);
+    fsyncSync(this.fd);
+    this.records.length = 0;
+  }
+
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;

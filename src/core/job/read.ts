@@ -9,7 +9,7 @@ import type { Task } from '../../api/schemas.js';
 import type { Context } from '../context.js';
 import { CliError, InterruptedError, UnavailableError, UsageError } from '../../errors.js';
 import { readJournal } from '../../store/journal.js';
-import { chunkItems, rebuild } from '../submit/journal.js';
+import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
 
 /** One chunk of the job: its number (from 1), how many items it holds, and its task once created. */

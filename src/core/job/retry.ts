@@ -10,7 +10,7 @@ import { UnavailableError, UsageError } from '../../errors.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { counted } from '../../output/plural.js';
 import { InputCopy, readJournal } from '../../store/journal.js';
-import { submitItems } from '../submit/index.js';
+import { runPipeline } from '../submit/pipeline.js';
 import { itemsToRetry, onceEach, retryReuseWindow, warnUnlisted, type RetryOptions } from '../submit/retry.js';
 import { errorMatch, toRetry } from './error-match.js';
 import { jobTasks, readJob, requireComplete, type CreatedChunk, type JournaledJob } from './read.js';
@@ -52,7 +52,7 @@ export async function runRetryJob(ctx: Context, file: string, options: RetryOpti
     return;
   }
   const items = await onceEach(ctx, job.service, chosen.targets, options);
-  await submitItems(ctx, [{ service: job.service, items }], submit, { verb: 'Retry' });
+  await runPipeline(ctx, { batches: [{ service: job.service, items }], verb: 'Retry' }, submit);
 }
 
 /** Every task read once, in chunk order; a task still running is exit 2 before anything is priced or sent. */

@@ -5,7 +5,7 @@ import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { errorMatch, toRetry, type ErrorMatch } from '../job/error-match.js';
-import { submitItems } from './index.js';
+import { runPipeline } from './pipeline.js';
 import type { Batch, SubmitOptions } from './types.js';
 
 export interface RetryOptions extends SubmitOptions {
@@ -100,7 +100,7 @@ export async function runRetry(ctx: Context, ids: number[], options: RetryOption
   const planned: Batch[] = [];
   for (const [service, items] of batches)
     planned.push({ service, items: await onceEach(ctx, service, items, options) });
-  await submitItems(ctx, planned, { ...options, reuseWindow: retryReuseWindow(options) }, { verb: 'Retry' });
+  await runPipeline(ctx, { batches: planned, verb: 'Retry' }, { ...options, reuseWindow: retryReuseWindow(options) });
 }
 
 /** The items of `service` to send: each once unless --keep-duplicates (the repeats removed are counted on stderr). */
