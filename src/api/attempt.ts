@@ -19,7 +19,7 @@ import { attemptTimeoutFor, type Wire } from './wire.js';
  * connect timeout; `rate-limited`: a 429; `tls`: the handshake failed), a short reason (`ECONNREFUSED`, `HTTP 429`),
  * and whether another attempt follows (false: the call rejects with the error).
  */
-export interface NotProcessed {
+interface NotProcessed {
   failure: NotProcessedFailure;
   why: string;
   retrying: boolean;

@@ -31,11 +31,11 @@ import { createWire, type ApiClientOptions, type Wire } from './wire.js';
 
 // create.ts loads the client lazily and catches this from the same chunk.
 export { AmbiguousCreateError } from './errors.js';
-export type { CreateTaskObserver, NotProcessed } from './attempt.js';
+export type { CreateTaskObserver } from './attempt.js';
 export type { ApiClientOptions } from './wire.js';
 
 /** What `request` answers: the final response as it came, and the error the command exits with when it failed. */
-export interface RawResponse {
+interface RawResponse {
   status: number;
   headers: ResponseHeaders;
   /** The body, decoded as UTF-8 (a BOM dropped); never parsed or reshaped. */
@@ -44,7 +44,7 @@ export interface RawResponse {
   error: Error | undefined;
 }
 
-export interface RequestInit {
+interface RequestInit {
   /** Query pairs, appended after any query already in the path; names may repeat. */
   query?: ReadonlyArray<readonly [string, string]>;
   /** A JSON body, sent as it is with `Content-Type: application/json` (the caller validates it). */

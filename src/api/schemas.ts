@@ -53,6 +53,7 @@ export type Service = z.infer<typeof ServiceSchema>;
 const balanceShape = () => ({ balance: z.number(), currency: z.string() });
 export type Balance = z.infer<z.ZodObject<ReturnType<typeof balanceShape>, z.core.$loose>>;
 
+/** One item as the spec shows it; `TaskSchema` checks items in place by the same rules (a test holds them equal). */
 export const TaskItemSchema = z.lazy(() =>
   z.looseObject({
     target: z.string(),
@@ -167,13 +168,11 @@ export const BalanceResponseSchema = z.lazy(() =>
   ]),
 );
 
-export const CreateTaskRequestSchema = z.lazy(() =>
-  z.object({
-    service: z.string().min(1),
-    items: z.array(z.string()).min(1),
-  }),
-);
-export type CreateTaskRequest = z.infer<typeof CreateTaskRequestSchema>;
+/** The body of `POST /tasks`: written by the client, never parsed by it (the items are checked before, in core/items). */
+export interface CreateTaskRequest {
+  service: string;
+  items: string[];
+}
 
 export const CreateTaskResponseSchema = z.lazy(() =>
   z.object({
@@ -227,8 +226,6 @@ export const ERROR_CODES = [
 ] as const;
 
 // ---- Webhooks ----
-
-export { WEBHOOK_EVENTS, type WebhookEventName } from './webhook-events.js';
 
 const webhookTaskBase = () => ({
   id: int().nonnegative(),

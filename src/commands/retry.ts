@@ -49,7 +49,7 @@ export function registerRetry(program: Command, run: RunAction): void {
     .action((ids: string[], options: RetryOptions, cmd: Command) =>
       run(cmd, async (ctx) => {
         const taskIds = ids.map(parseTaskId);
-        const { runRetry } = await import('../core/submit/retry.js');
+        const { runRetry } = await import('../core/retry.js');
         await runRetry(ctx, taskIds, options);
       }),
     );

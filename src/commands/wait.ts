@@ -28,6 +28,6 @@ export function registerWait(program: Command, run: RunAction): void {
         ' --report paths are checked before waiting.\n',
     )
     .action((ids: string[], options: WaitOptions, cmd: Command) =>
-      run(cmd, async (ctx) => (await import('../core/follow/wait.js')).runWait(ctx, ids, options)),
+      run(cmd, async (ctx) => (await import('../core/wait.js')).runWait(ctx, ids, options)),
     );
 }

@@ -3,23 +3,10 @@ import type { Task } from '../api/schemas.js';
 import type { Context, Service } from './context.js';
 import { NotFoundError } from '../errors.js';
 import { printTaskItems } from './task-results.js';
-import { checkReportTargets, writeReports, type ReportSpec } from '../report/write.js';
+import { checkReportTargets, writeReports } from '../report/write.js';
+import type { ShowOptions } from './show-options.js';
 
-export interface ShowOptions {
-  /** Only items in this status. */
-  itemsStatus?: 'completed' | 'failed';
-  /** Reports on the whole tasks (`--report junit=FILE`, `--report github`); `--items-status` does not filter them. */
-  report?: ReportSpec[];
-  /** Item columns for table/tsv/csv: `task`, `target`, `status`, the data fields, `error`. */
-  columns?: string[];
-  wide?: boolean;
-  /** `--error TEXT`: only items that did not complete whose error (else their task's) contains one of these. */
-  error?: string[];
-  /** `--job FILE`: every task of the journaled job in FILE, in chunk order (core/job/show.ts). */
-  job?: string;
-  /** Not a flag of show: named so that it is refused with a pointer to --job. */
-  journal?: string;
-}
+export type { ShowOptions } from './show-options.js';
 
 /** Every task first, one after the other through the one client (its limiter paces): a missing one prints nothing. */
 async function fetchTasks(ctx: Service, ids: readonly number[]): Promise<Task[]> {

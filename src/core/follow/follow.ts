@@ -27,7 +27,7 @@ import { DEFAULT_OUTAGE_TOLERANCE_MS, type OutageState } from './outage.js';
 
 /** `terminal` and `completed` both end at completed or failed (a failed task never completes); `processing` also
  * accepts a task that is already terminal, since it finished before we looked. */
-export type FollowUntil = 'terminal' | 'processing' | 'completed';
+type FollowUntil = 'terminal' | 'processing' | 'completed';
 /** `outage`: no good answer for the outage tolerance, or the deadline came while the last read failed (exit 8/7). */
 export type FollowReason = 'done' | 'timeout' | 'interrupted' | 'outage';
 

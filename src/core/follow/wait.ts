@@ -2,14 +2,13 @@
  * The one wait loop behind `wait`, `create --wait` and `retry --wait`: follows the tasks (follow.ts), shows them
  * (display.ts), prints the result, sets the exit code (outcome.ts) and writes the reports.
  */
-import type { Context, Output, Process, Runtime, Service, Store } from '../context.js';
+import type { Output, Process, Runtime, Service, Store } from '../context.js';
 import type { Task } from '../../api/schemas.js';
-import { CliError, UsageError } from '../../errors.js';
-import { parseTaskId } from '../../lib/task-id.js';
+import { CliError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
 import { isTerminal, itemCounts, taskPhase, taskTone, unknownStatusWarner } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
-import { checkReportTargets, fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
+import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
 import { taskColumns } from '../../output/task-columns.js';
@@ -253,35 +252,4 @@ export async function waitForTasks(
       );
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);
-}
-
-/** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
-export async function runWait(
-  ctx: Context,
-  args: string[],
-  options: WaitOptions & { job?: string; journal?: string },
-): Promise<void> {
-  const { jobOrIds } = await import('../job/args.js');
-  const job = jobOrIds('wait', args, options);
-  if (job !== undefined) return (await import('../job/wait.js')).runWaitJob(ctx, job, options);
-  checkReportTargets(options.report);
-  await waitForTasks(ctx, await resolveIds(ctx, args), options);
-}
-
-/** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
-async function resolveIds(ctx: Output, args: string[]): Promise<number[]> {
-  if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
-  if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
-  if (ctx.io.stdin.isTTY)
-    throw new UsageError(
-      '- reads task ids from stdin, but stdin is a terminal',
-      'Pipe them in: `taskctl create ... -q | taskctl wait -`.',
-    );
-  const ids = (await (await import('node:stream/consumers')).text(ctx.io.stdin))
-    .split(/\r?\n/)
-    .map((line) => line.trim().split(/\s+/)[0] ?? '')
-    .filter((field) => field !== '' && !field.startsWith('#'))
-    .map(parseTaskId);
-  if (ids.length === 0) throw new UsageError('no task ids on stdin', 'Pipe ids in, one per line.');
-  return [...new Set(ids)];
 }

@@ -13,7 +13,7 @@ import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
 
 /** One chunk of the job: its number (from 1), how many items it holds, and its task once created. */
-export interface JobChunk {
+interface JobChunk {
   chunk: number;
   items: number;
   task?: number;
@@ -105,7 +105,7 @@ export function warnIfIncomplete(ctx: Context, job: JournaledJob): void {
 }
 
 /** A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. */
-export function checkChunkTask(job: JournaledJob, chunk: CreatedChunk, task: Task): void {
+function checkChunkTask(job: JournaledJob, chunk: CreatedChunk, task: Task): void {
   const wrong: string[] = [];
   if (task.service !== job.service) wrong.push(`it is a ${task.service} task, not ${job.service}`);
   if (task.total_items !== chunk.items) wrong.push(`it has ${counted(task.total_items, 'item')}, not ${chunk.items}`);

@@ -11,7 +11,7 @@ import { exportTaskItems, type FlatRecord, type ItemLike } from '../../output/fl
 import { formatCount } from '../../output/numbers.js';
 import { counted } from '../../output/plural.js';
 import { TABLE_MAX_ROWS, type Column, type DetailField, type Printer } from '../../output/printer.js';
-import type { ShowOptions } from '../show.js';
+import type { ShowOptions } from '../show-options.js';
 import { statusPainted } from '../task-results.js';
 import { jobTasks, type JournaledJob } from './read.js';
 import { warnNoItems, type KeepItem } from './filter.js';

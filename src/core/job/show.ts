@@ -11,7 +11,7 @@ import { UsageError } from '../../errors.js';
 import { pickColumns } from '../../output/columns.js';
 import { taskItemColumns, taskItemKeys, taskItemSlices } from '../../output/flatten.js';
 import type { Column, Printer, RowStream } from '../../output/printer.js';
-import type { ShowOptions } from '../show.js';
+import type { ShowOptions } from '../show-options.js';
 import { ITEM_SLICE, statusPainted } from '../task-results.js';
 import { itemFilter, warnNoItems, type KeepItem } from './filter.js';
 import { jobTasks, readJob, warnIfIncomplete, type CreatedChunk, type JournaledJob } from './read.js';

@@ -43,13 +43,8 @@ function taskList(ids: readonly number[]): string {
   return `${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}`;
 }
 
-export async function runRetry(ctx: Context, ids: number[], options: RetryOptions): Promise<void> {
-  if (options.reuse === false && options.reuseWindow !== undefined) {
-    throw new UsageError('--no-reuse and --reuse-window contradict each other', 'Pass one of them.');
-  }
-  const { jobOrIds } = await import('../job/args.js');
-  const job = jobOrIds('retry', ids, options);
-  if (job !== undefined) return (await import('../job/retry.js')).runRetryJob(ctx, job, options);
+/** `retry <id...>`: the items of these finished tasks that did not complete, one batch per service. */
+export async function retryTasks(ctx: Context, ids: number[], options: RetryOptions): Promise<void> {
   const pick = toRetry(errorMatch(options.error));
   const unique = [...new Set(ids)];
   const api = await ctx.api();

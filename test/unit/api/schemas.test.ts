@@ -1,11 +1,14 @@
 /** The response schemas keep what the server sent while still checking the fields the client reads. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   BalanceResponseSchema,
+  TaskItemSchema,
   ServicesResponseSchema,
   TaskListResponseSchema,
   TaskResponseSchema,
 } from '../../../src/api/schemas.js';
+import { z } from '../../../src/lib/zod.js';
 
 const TASK = {
   id: 1,
@@ -50,6 +53,31 @@ describe('loose schemas', () => {
     expect(TaskResponseSchema.safeParse({ success: true, data: noTarget }).success).toBe(false);
     expect(BalanceResponseSchema.safeParse({ success: true, data: { balance: '5', currency: 'c' } }).success).toBe(
       false,
+    );
+  });
+});
+
+describe('items checked in place', () => {
+  it('accept and refuse exactly what TaskItemSchema does, with the same message', () => {
+    const value = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined));
+    const item = fc.oneof(
+      value,
+      fc.array(value, { maxLength: 2 }),
+      fc.record({ target: value, status: value, error: value, data: value }, { requiredKeys: [] }),
+    );
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 3 }), (items) => {
+        const whole = z.array(TaskItemSchema).safeParse(items);
+        const inPlace = TaskResponseSchema.safeParse({ success: true, data: { ...TASK, items } });
+        expect(inPlace.success).toBe(whole.success);
+        if (!whole.success && !inPlace.success) {
+          const first = whole.error.issues[0];
+          const got = inPlace.error.issues[0];
+          expect(got?.path).toEqual(['data', 'items', ...(first?.path ?? [])]);
+          expect(got?.message).toBe(first?.message);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * `taskctl wait`: the tasks named by ids (arguments or stdin) or by a journaled job (`--job FILE`), handed to the one
+ * wait loop (core/follow/wait.ts). Kept apart from that loop, which `--job` uses too.
+ */
+import type { Context, Output } from './context.js';
+import { UsageError } from '../errors.js';
+import { parseTaskId } from '../lib/task-id.js';
+import { checkReportTargets } from '../report/write.js';
+import { waitForTasks, type WaitOptions } from './follow/wait.js';
+
+/** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
+export async function runWait(
+  ctx: Context,
+  args: string[],
+  options: WaitOptions & { job?: string; journal?: string },
+): Promise<void> {
+  const { jobOrIds } = await import('./job/args.js');
+  const job = jobOrIds('wait', args, options);
+  if (job !== undefined) return (await import('./job/wait.js')).runWaitJob(ctx, job, options);
+  checkReportTargets(options.report);
+  await waitForTasks(ctx, await resolveIds(ctx, args), options);
+}
+
+/** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
+async function resolveIds(ctx: Output, args: string[]): Promise<number[]> {
+  if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
+  if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
+  if (ctx.io.stdin.isTTY)
+    throw new UsageError(
+      '- reads task ids from stdin, but stdin is a terminal',
+      'Pipe them in: `taskctl create ... -q | taskctl wait -`.',
+    );
+  const ids = (await (await import('node:stream/consumers')).text(ctx.io.stdin))
+    .split(/\r?\n/)
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter((field) => field !== '' && !field.startsWith('#'))
+    .map(parseTaskId);
+  if (ids.length === 0) throw new UsageError('no task ids on stdin', 'Pipe ids in, one per line.');
+  return [...new Set(ids)];
+}
