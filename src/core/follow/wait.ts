@@ -232,7 +232,9 @@ export async function waitForTasks(
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
-    ctx.printer.error('interrupted', hint(stillRunningMessage(result.unfinished, resumeFlags)));
+    // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:".
+    const next = result.unfinished.length > 0 ? hint(stillRunningMessage(result.unfinished, resumeFlags)) : undefined;
+    if (next !== undefined) ctx.printer.notice(next);
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
     nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true);

@@ -134,8 +134,9 @@ export async function runWatch(
   ctx.cache.rememberTasks(result.tasks);
   const resume = `still running: taskctl watch ${result.unfinished.join(' ')}`;
   if (result.reason === 'interrupted') {
-    if (result.unfinished.length > 0 && ids.length > 0)
-      printer.error('interrupted', sandboxAwareHint(ctx.ephemeralSandbox, resume));
+    // Ctrl-C is how watch is meant to end (its first line says so): exit 130 and how to go on, without "error:".
+    const next = sandboxAwareHint(ctx.ephemeralSandbox, resume);
+    if (result.unfinished.length > 0 && ids.length > 0 && next !== undefined) printer.notice(next);
     return;
   }
   if (result.outage) {
