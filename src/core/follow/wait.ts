@@ -9,6 +9,7 @@ import { parseTaskId } from '../../lib/task-id.js';
 import { formatDuration } from '../../lib/durations.js';
 import { isTerminal, itemCounts, taskPhase, taskTone, unknownStatusWarner } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
+import { idArgs } from './outcome.js';
 import { checkReportTargets, fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
@@ -35,6 +36,8 @@ export interface WaitOptions {
   results?: boolean;
   /** The command that shows the items, in the hint after several tasks (`wait --job`: `taskctl show --job FILE`). */
   showCommand?: string;
+  /** The command that waits again, in the hint after a timeout, Ctrl-C or outage (`wait --job`: `taskctl wait --job FILE`). */
+  resumeCommand?: string;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
 }
@@ -66,7 +69,7 @@ async function printOutcome(
   }
   await printer.list(tasks, taskColumns(printer.paintStatus, printer.chalk), tasks);
   if (human && done && results !== false && tasks.length > 1) {
-    const hint = `See the items: ${showCommand ?? `taskctl show ${tasks.map((task) => task.id).join(' ')}`}`;
+    const hint = `See the items: ${showCommand ?? `taskctl show ${idArgs(tasks.map((task) => task.id))}`}`;
     printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
   }
 }
@@ -144,7 +147,7 @@ export async function waitForTasks(
   api.rateLimiter.steady();
   const [
     { followTasks },
-    { waitExitCode, stillRunningMessage },
+    { waitExitCode, stillRunningMessage, resumeHint },
     { startLogGroup },
     { FollowDisplay },
     unknown,
@@ -233,7 +236,7 @@ export async function waitForTasks(
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
     // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:".
-    const next = result.unfinished.length > 0 ? hint(stillRunningMessage(result.unfinished, resumeFlags)) : undefined;
+    const next = result.unfinished.length > 0 ? hint(stillRunningMessage(result.unfinished, resumeFlags, options.resumeCommand)) : undefined;
     if (next !== undefined) ctx.printer.notice(next);
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
@@ -242,14 +245,14 @@ export async function waitForTasks(
       const failure = outage.outageError({
         ...result.outage,
         states: outage.lastKnownStates(ids, shown),
-        resume: ctx.ephemeralSandbox ? undefined : ['taskctl', 'wait', ...result.unfinished, ...resumeFlags].join(' '),
+        resume: ctx.ephemeralSandbox ? undefined : resumeHint(result.unfinished, resumeFlags, options.resumeCommand),
       });
       ctx.printer.error(failure.message, failure.hint);
     }
     if (result.reason === 'timeout')
       ctx.printer.error(
         `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
-        hint(stillRunningMessage(result.unfinished, resumeFlags)),
+        hint(stillRunningMessage(result.unfinished, resumeFlags, options.resumeCommand)),
       );
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);

@@ -11,6 +11,7 @@ import { countsText } from '../../output/task-columns.js';
 import { isoSeconds, parseTimestamp } from '../../output/times.js';
 import { unknownStatusWarner } from '../../lib/task-state.js';
 import { sandboxAwareHint } from '../sandbox-hint.js';
+import { idArgs } from './outcome.js';
 
 export interface WatchOptions {
   /** With no ids: keep following new tasks after the current ones finish (until Ctrl-C). */
@@ -132,7 +133,7 @@ export async function runWatch(
   ctx.exitCode = code; // before the last output is flushed: a reader of stdout that goes away must not make it 0
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
-  const resume = `still running: taskctl watch ${result.unfinished.join(' ')}`;
+  const resume = `still running: taskctl watch ${idArgs(result.unfinished)}`;
   if (result.reason === 'interrupted') {
     // Ctrl-C is how watch is meant to end (its first line says so): exit 130 and how to go on, without "error:".
     const next = sandboxAwareHint(ctx.ephemeralSandbox, resume);
@@ -144,7 +145,7 @@ export async function runWatch(
     const failure = outage.outageError({
       ...result.outage,
       states: watched.length > 0 ? outage.lastKnownStates(watched, result.tasks) : 'no task seen',
-      resume: ctx.ephemeralSandbox ? undefined : ['taskctl', 'watch', ...ids].join(' '),
+      resume: ctx.ephemeralSandbox ? undefined : `taskctl watch ${idArgs(ids)}`.trimEnd(),
     });
     printer.error(failure.message, failure.hint);
   }
