@@ -40,7 +40,10 @@ function taskSummary(task: Task, printer: Printer): DetailField[] {
     ['id', task.id],
     ['service', task.service],
     ['status', task.status],
-    ['items', `${total}${completed !== undefined ? ` (${completed} completed, ${failed ?? 0} failed)` : ''}`],
+    [
+      'items',
+      `${formatCount(total)}${completed !== undefined ? ` (${formatCount(completed)} completed, ${formatCount(failed ?? 0)} failed)` : ''}`,
+    ],
     ['cost', task.cost],
     ['created', task.created_at],
     ['started', task.started_at],

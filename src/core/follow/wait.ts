@@ -178,7 +178,7 @@ export async function waitForTasks(
       ? startLogGroup(
           ctx.io.stderr,
           ctx.env,
-          `waiting for ${ids.length === 1 ? `task ${ids[0]}` : `${ids.length} tasks`}`,
+          `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`,
         )
       : undefined;
   const result = await followTasks({
@@ -236,7 +236,10 @@ export async function waitForTasks(
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
     // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:".
-    const next = result.unfinished.length > 0 ? hint(stillRunningMessage(result.unfinished, resumeFlags, options.resumeCommand)) : undefined;
+    const next =
+      result.unfinished.length > 0
+        ? hint(stillRunningMessage(result.unfinished, resumeFlags, options.resumeCommand))
+        : undefined;
     if (next !== undefined) ctx.printer.notice(next);
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.

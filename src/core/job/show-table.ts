@@ -71,7 +71,7 @@ function summaryFields(job: JournaledJob, tally: Tally): DetailField[] {
       'tasks',
       tally.tasks === job.chunks.length
         ? tally.tasks
-        : `${tally.tasks} of ${job.chunks.length} (the job is incomplete)`,
+        : `${formatCount(tally.tasks)} of ${formatCount(job.chunks.length)} (the job is incomplete)`,
     ],
     ['items', formatCount(tally.items)],
     ...statuses.map(([status, count]): DetailField => [status, count]),
