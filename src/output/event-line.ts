@@ -23,7 +23,7 @@ export interface EventLine {
 }
 
 /** The time column: ISO UTC to the second, or `-` when unknown. */
-export function eventTime(at: number | string | undefined): string {
+function eventTime(at: number | string | undefined): string {
   if (typeof at === 'number') return isoSeconds(at);
   const ms = parseTimestamp(at);
   return ms === undefined ? (at ?? '-') : isoSeconds(ms);

@@ -44,7 +44,7 @@ export function idArgs(ids: readonly number[]): string {
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
   if (sorted.length <= LISTED_IDS) return sorted.join(' ');
   const parts: string[] = [];
-  for (let start = 0; start < sorted.length; ) {
+  for (let start = 0; start < sorted.length;) {
     let end = start;
     while (end + 1 < sorted.length && sorted[end + 1] === (sorted[end] ?? 0) + 1) end++;
     const listed = sorted.slice(start, end + 1).join(' ');
