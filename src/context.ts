@@ -212,7 +212,7 @@ export class Context implements CoreContext {
   /** Prints what `render` writes, through the pager when it is terminal output taller than the screen. */
   async paged(render: (printer: Printer) => Promise<void> | void): Promise<void> {
     const { printPaged } = await import('./output/pager.js');
-    await printPaged(this.printer, this.io.stdout, this.pager, render);
+    await printPaged(this.printer, this.io, this.pager, render);
   }
 
   spin<T>(text: string, work: (say: (text: string) => void) => Promise<T>): Promise<T> {

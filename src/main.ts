@@ -134,7 +134,9 @@ function report(
     return error.exitCode;
   }
   if (deps.signal.aborted) {
-    printError('interrupted');
+    // Ctrl-C is the person's own choice: said without "error:", like a declined prompt.
+    if (ctx?.hasPrinter) ctx.printer.notice('interrupted');
+    else write('interrupted');
     return ExitCode.interrupted;
   }
   const err = error instanceof Error ? error : new Error(String(error));

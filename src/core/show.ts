@@ -3,6 +3,7 @@ import type { Task } from '../api/schemas.js';
 import type { Context, Service } from './context.js';
 import { NotFoundError } from '../errors.js';
 import { printTaskItems } from './task-results.js';
+import { counted } from '../output/plural.js';
 import { checkReportTargets, writeReports } from '../report/write.js';
 import type { ShowOptions } from './show-options.js';
 
@@ -31,8 +32,9 @@ export async function runShow(ctx: Context, requested: readonly number[], option
   if (job !== undefined) return (await import('./job/show.js')).runShowJob(ctx, job, options);
   checkReportTargets(options.report);
   const ids = [...new Set(requested)];
-  const tasks = await ctx.spin(ids.length === 1 ? `reading task ${ids[0]}` : `reading ${ids.length} tasks`, () =>
-    fetchTasks(ctx, ids),
+  const tasks = await ctx.spin(
+    ids.length === 1 ? `reading task ${ids[0]}` : `reading ${counted(ids.length, 'task')}`,
+    () => fetchTasks(ctx, ids),
   );
   ctx.cache.rememberTasks(tasks);
   if (options.report?.length) await writeReports(ctx, options.report, tasks);

@@ -7,6 +7,7 @@ import type { Output } from './context.js';
 import { itemCounts } from '../lib/task-state.js';
 import { itemFilter } from './job/filter.js';
 import { pickColumns } from '../output/columns.js';
+import { formatCount } from '../output/numbers.js';
 import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
 import { TABLE_MAX_ROWS, type Column, type DetailField, type Printer, type RowStream } from '../output/printer.js';
 
@@ -39,7 +40,10 @@ function taskSummary(task: Task, printer: Printer): DetailField[] {
     ['id', task.id],
     ['service', task.service],
     ['status', task.status],
-    ['items', `${total}${completed !== undefined ? ` (${completed} completed, ${failed ?? 0} failed)` : ''}`],
+    [
+      'items',
+      `${formatCount(total)}${completed !== undefined ? ` (${formatCount(completed)} completed, ${formatCount(failed ?? 0)} failed)` : ''}`,
+    ],
     ['cost', task.cost],
     ['created', task.created_at],
     ['started', task.started_at],
@@ -106,18 +110,19 @@ export async function printTaskItems(ctx: Output, tasks: readonly Task[], option
   const picked = pickColumns(styled, options.columns);
   const chosen = options.columns !== undefined && options.columns.length > 0;
   const columns = chosen ? picked : picked.filter((c) => c.key !== 'task');
-  await ctx.paged((paper) =>
-    showTables(paper, tasks, rows, columns, {
+  await ctx.paged(async (paper) => {
+    // Said first: on the pager's first screen, not after it is left.
+    for (const [id, total] of cut)
+      paper.warn(
+        `showing the first ${formatCount(TABLE_MAX_ROWS)} of ${formatCount(total)} items of task ${id}; use -o tsv or -o csv to get them all`,
+      );
+    await showTables(paper, tasks, rows, columns, {
       wide: options.wide === true,
       wanted,
       chosen,
       byError: (options.error?.length ?? 0) > 0,
-    }),
-  );
-  for (const [id, total] of cut)
-    printer.warn(
-      `showing the first ${TABLE_MAX_ROWS.toLocaleString('en')} of ${total.toLocaleString('en')} items of task ${id}; use -o tsv or -o csv to get them all`,
-    );
+    });
+  });
 }
 
 /** Columns a terminal table always shows, even when every value is empty. */

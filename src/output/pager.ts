@@ -4,7 +4,7 @@
  * terminal and the text is taller than it; a pager that cannot start means the text is printed as it is.
  */
 import { spawn } from 'node:child_process';
-import type { Env, OutputStream } from './io.js';
+import type { Env, IO } from './io.js';
 import type { Printer } from './printer.js';
 
 /** Shows `text` in the pager; resolves false (nothing shown) when no pager could be started. */
@@ -50,22 +50,28 @@ export function systemPager(env: Env): Pager {
 
 /**
  * Prints what `render` writes, through `pager` when it is terminal output (table format) taller than the screen: `show`,
- * and the results at the end of `wait`. Anything else is printed as `render` writes it.
+ * and the results at the end of `wait`. Anything else is printed as `render` writes it. What `render` says on stderr
+ * (a note such as "showing the first 1,000 of 2,000 items") comes first: at the top of the pager's first screen, or
+ * before the text when it is not paged.
  */
 export async function printPaged(
   printer: Printer,
-  stdout: OutputStream,
+  io: Pick<IO, 'stdout' | 'stderr'>,
   pager: Pager | undefined,
   render: (printer: Printer) => Promise<void> | void,
 ): Promise<void> {
+  const { stdout, stderr } = io;
   if (pager === undefined || printer.format !== 'table' || stdout.isTTY !== true) {
     await render(printer);
     return;
   }
   const { createMemoryStream } = await import('./memory-io.js');
   const collected = createMemoryStream(true, stdout.columns);
-  await render(printer.to(collected));
+  const notes = createMemoryStream(stderr.isTTY === true, stderr.columns ?? stdout.columns);
+  await render(printer.to(collected, notes));
   const text = collected.text();
-  if (needsPager(text, stdout.rows) && (await pager(text))) return;
+  const said = notes.text();
+  if (needsPager(said + text, stdout.rows) && (await pager(said + text))) return;
+  if (said !== '') stderr.write(said);
   if (text !== '') stdout.write(text);
 }

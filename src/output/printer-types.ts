@@ -130,6 +130,6 @@ export interface Printer {
   error: (message: string, hint?: string) => void;
   /** A progress reporter on stderr with this printer's format, colour, quiet, CI and redaction. */
   progress: () => Promise<Progress>;
-  /** The same printer writing its data to `stdout` instead (output collected for a pager); talk still goes to stderr. */
-  to: (stdout: OutputStream) => Printer;
+  /** The same printer writing its data to `stdout` instead (output collected for a pager); talk to `stderr` if given. */
+  to: (stdout: OutputStream, stderr?: OutputStream) => Printer;
 }

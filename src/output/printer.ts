@@ -131,8 +131,8 @@ export function createPrinter(options: PrinterOptions): Printer {
 
     progress: () => liveProgress(base),
 
-    to(stdout) {
-      return createPrinter({ ...options, io: { ...io, stdout } });
+    to(stdout, stderr = io.stderr) {
+      return createPrinter({ ...options, io: { ...io, stdout, stderr } });
     },
   };
 }

@@ -2,6 +2,7 @@
 import type { Task } from '../api/schemas.js';
 import { itemCounts, taskTone, type TaskStateFields } from '../lib/task-state.js';
 import { paintTone } from './status-colours.js';
+import { formatCount } from './numbers.js';
 import type { Column } from './printer.js';
 import type { ChalkInstance } from 'chalk';
 
@@ -19,8 +20,9 @@ function itemsText(task: Task): string {
  */
 export function countsText(counts: { total: number; completed?: number | undefined; failed?: number | undefined }) {
   const { total, completed, failed } = counts;
-  if (completed === undefined) return String(total);
-  return failed !== undefined && failed > 0 ? `${completed}/${total}, ${failed} failed` : `${completed}/${total}`;
+  if (completed === undefined) return formatCount(total);
+  const done = `${formatCount(completed)}/${formatCount(total)}`;
+  return failed !== undefined && failed > 0 ? `${done}, ${formatCount(failed)} failed` : done;
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { Task, TaskItem } from '../api/schemas.js';
 import { itemCounts, itemOutcome, taskPhase, taskTone, type StatusTone } from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
+import { formatCount } from '../output/numbers.js';
 
 export interface GithubReportOptions {
   /** A one-off `--sandbox` run: it is gone when the report is read, so no `taskctl show` command is suggested. */
@@ -91,11 +92,11 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
     ...notCompleted(task).map((item) => `task ${task.id} · ${item.target}: ${item.error ?? `item ${item.status}`}`),
   ]);
   if (failures.length > 0) {
-    lines.push('', `<details><summary>Failures (${failures.length})</summary>`, '');
+    lines.push('', `<details><summary>Failures (${formatCount(failures.length)})</summary>`, '');
     for (const failure of failures.slice(0, MAX_LISTED_FAILURES)) lines.push(`- ${markdownCell(failure)}`);
     if (failures.length > MAX_LISTED_FAILURES)
       lines.push(
-        `- … and ${failures.length - MAX_LISTED_FAILURES} more${options.ephemeral ? '' : ': `taskctl show ID --items-status failed`'}`,
+        `- … and ${formatCount(failures.length - MAX_LISTED_FAILURES)} more${options.ephemeral ? '' : ': `taskctl show ID --items-status failed`'}`,
       );
     lines.push('', '</details>');
   }

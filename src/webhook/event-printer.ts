@@ -5,6 +5,8 @@
 import type { IO } from '../output/io.js';
 import type { Column, Printer, StyledPart } from '../output/printer.js';
 import type { ReceivedEvent } from './received.js';
+import { eventLineFormatter, type EventLine } from '../output/event-line.js';
+import { countsText } from '../output/task-columns.js';
 
 /** A scalar field of a received body by path (`task.id`), whatever its shape; undefined when absent or not a scalar. */
 function field(body: unknown, ...path: string[]): string | number | boolean | undefined {
@@ -67,29 +69,31 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
       end: () => rows.end(),
     };
   }
+  const eventLine = eventLineFormatter();
   return {
     print({ event, body, name, taskId, synthesised }, { duplicate }) {
       const marks: StyledPart[] = [];
       if (synthesised) marks.push({ text: '  (synthesised)', style: 'cyan' });
       if (duplicate) marks.push({ text: '  (duplicate, not handed on again)', style: 'dim' });
-      if (!event) {
-        // Not the spec's shape (the listener warned): what it says about itself, then the body as it came.
-        printer.styledLine([
-          `${String(field(body, 'timestamp') ?? '-')}  `,
-          { text: name ?? 'event', status: true },
-          `  task ${taskId ?? '(no id)'}  ${JSON.stringify(body)}`,
-          ...marks,
-        ]);
-        return oneScreen;
-      }
-      const task = event.task;
-      const reason = event.event === 'failed' ? `: ${event.task.error_message}` : '';
-      printer.styledLine([
-        `${event.timestamp}  `,
-        { text: event.event, status: task },
-        `  task ${task.id} ${task.service} ${task.completed_items}/${task.total_items} done, ${task.failed_items} failed${reason}`,
-        ...marks,
-      ]);
+      const at = field(body, 'timestamp');
+      // Not the spec's shape (the listener warned): what it says about itself, then the body as it came.
+      const line: EventLine = event
+        ? {
+            at: event.timestamp,
+            id: event.task.id,
+            service: event.task.service,
+            status: event.event,
+            task: event.task,
+            rest: `${countsText({ total: event.task.total_items, completed: event.task.completed_items, failed: event.task.failed_items })}${event.event === 'failed' ? `: ${event.task.error_message}` : ''}`,
+          }
+        : {
+            at: at === undefined ? undefined : String(at),
+            id: taskId,
+            service: undefined,
+            status: name ?? 'event',
+            rest: JSON.stringify(body),
+          };
+      printer.styledLine(eventLine({ ...line, marks }));
       return oneScreen;
     },
     end: async () => {},

@@ -14,6 +14,8 @@ import type { Paint, Progress } from '../../output/progress.js';
 import { paintTone } from '../../output/status-colours.js';
 import { countsText } from '../../output/task-columns.js';
 import { textWidth } from '../../output/width.js';
+import { formatCount } from '../../output/numbers.js';
+import { counted } from '../../output/plural.js';
 import { isTerminal, taskPhase, taskSucceeded, taskTone } from '../../lib/task-state.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
@@ -213,7 +215,7 @@ export class FollowDisplay {
     // Nothing seen yet (the first answer is on its way): say what is being read rather than show an empty block.
     if (views.length === 0) {
       const { ids } = this.options;
-      const what = ids.length === 1 ? `task ${ids[0]}` : `${ids.length} tasks`;
+      const what = ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task');
       return [...head, `${paint.cyan(spin)} reading ${what}… ${paint.dim(clockTime(now - this.start))}`];
     }
     const room = Math.max(1, maxLines - head.length);
@@ -240,10 +242,10 @@ export class FollowDisplay {
     const bad = done.filter((view) => !this.earnedTick(view.change)).length;
     const unseen = this.options.ids.length - views.length;
     const parts = [
-      `${this.options.ids.length} tasks: ${done.length} finished`,
-      ...(bad > 0 ? [paint.red(`${bad} ✗`)] : []),
-      `${views.length - done.length} running`,
-      ...(unseen > 0 ? [`${unseen} not seen yet`] : []),
+      `${counted(this.options.ids.length, 'task')}: ${formatCount(done.length)} finished`,
+      ...(bad > 0 ? [paint.red(`${formatCount(bad)} ✗`)] : []),
+      `${formatCount(views.length - done.length)} running`,
+      ...(unseen > 0 ? [`${formatCount(unseen)} not seen yet`] : []),
     ];
     return `${spin === '' ? '' : `${paint.cyan(spin)} `}${parts.join(', ')} · ${clockTime(now - this.start)}`;
   }
@@ -303,9 +305,9 @@ function fitLiveLine(
   if (completed === undefined) return join([...task, paint.dim('(the server reports no item progress)'), ...extras]);
   const done = completed + (failed ?? 0);
   // The bar and percent count items finished either way; the numbers are the service's (output/task-columns.ts).
-  const ratio = `${completed}/${total}`;
-  const failedText = failed ? paint.red(`${failed} failed`) : '';
-  const numbers = [percent(done, total), ratio.padStart(2 * String(total).length + 1), failedText];
+  const ratio = `${formatCount(completed)}/${formatCount(total)}`;
+  const failedText = failed ? paint.red(`${formatCount(failed)} failed`) : '';
+  const numbers = [percent(done, total), ratio.padStart(2 * formatCount(total).length + 1), failedText];
   const fits = (line: string) => textWidth(line) <= width;
   const kept = extras.filter((part) => part !== '');
   for (let drop = 0; drop <= kept.length; drop++) {

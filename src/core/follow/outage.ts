@@ -8,6 +8,7 @@ import { RateLimitError, UnavailableError } from '../../errors.js';
 import { parsePositiveDuration } from '../../lib/duration.js';
 import { formatDuration } from '../../lib/durations.js';
 import { neutralise } from '../../lib/sanitize.js';
+import { formatCount } from '../../output/numbers.js';
 
 /** How long wait/watch go on without a good answer before giving up with 8 (or 7): `--outage-tolerance`. */
 export const DEFAULT_OUTAGE_TOLERANCE_MS = 2 * 60_000;
@@ -59,10 +60,13 @@ export function lastKnownStates(ids: readonly number[], tasks: readonly Task[], 
     const task = byId.get(id);
     if (!task) return `task ${id} not seen`;
     const done = task.completed_items ?? undefined;
-    const counts = done === undefined ? '' : ` (${done + (task.failed_items ?? 0)}/${task.total_items} items)`;
+    const counts =
+      done === undefined
+        ? ''
+        : ` (${formatCount(done + (task.failed_items ?? 0))}/${formatCount(task.total_items)} items)`;
     return `task ${id} ${neutralise(task.status)}${counts}`;
   });
-  if (ids.length > max) parts.push(`${ids.length - max} more`);
+  if (ids.length > max) parts.push(`${formatCount(ids.length - max)} more`);
   return parts.join(', ');
 }
 

@@ -32,12 +32,38 @@ export function waitExitCode(tasks: readonly Task[], options: WaitOutcomeOptions
   return ExitCode.ok;
 }
 
-/** The command that resumes waiting: `taskctl wait 1 2 3` (extra flags such as `--any` appended as given). */
-function resumeHint(ids: readonly number[], flags: readonly string[] = []): string {
-  return ['taskctl', 'wait', ...ids.map(String), ...flags].join(' ');
+/** Up to this many ids are listed as they are: easier to read than any short form. */
+const LISTED_IDS = 8;
+
+/**
+ * Task ids as a command's arguments that a shell runs and a person can read: a few are listed; past that, a run of
+ * consecutive ids is `$(seq 32 131)` where that is shorter, so a 100-task wait ends with `taskctl show $(seq 32 131)`,
+ * not five lines of ids.
+ */
+export function idArgs(ids: readonly number[]): string {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  if (sorted.length <= LISTED_IDS) return sorted.join(' ');
+  const parts: string[] = [];
+  for (let start = 0; start < sorted.length;) {
+    let end = start;
+    while (end + 1 < sorted.length && sorted[end + 1] === (sorted[end] ?? 0) + 1) end++;
+    const listed = sorted.slice(start, end + 1).join(' ');
+    const run = `$(seq ${sorted[start] ?? 0} ${sorted[end] ?? 0})`;
+    parts.push(run.length < listed.length ? run : listed);
+    start = end + 1;
+  }
+  return parts.join(' ');
+}
+
+/**
+ * The command that resumes waiting: `taskctl wait 1 2 3`, or `command` when the ids have a shorter name
+ * (`taskctl wait --job FILE`); extra flags such as `--any` appended as given.
+ */
+export function resumeHint(ids: readonly number[], flags: readonly string[] = [], command?: string): string {
+  return [command ?? `taskctl wait ${idArgs(ids)}`, ...flags].join(' ');
 }
 
 /** The Ctrl-C / timeout line: `still running: taskctl wait 1 2 3`. */
-export function stillRunningMessage(ids: readonly number[], flags: readonly string[] = []): string {
-  return `still running: ${resumeHint(ids, flags)}`;
+export function stillRunningMessage(ids: readonly number[], flags: readonly string[] = [], command?: string): string {
+  return `still running: ${resumeHint(ids, flags, command)}`;
 }

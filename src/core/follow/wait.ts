@@ -8,6 +8,7 @@ import { CliError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
 import { isTerminal, itemCounts, taskPhase, taskTone, unknownStatusWarner } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
+import { idArgs } from './outcome.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
@@ -36,6 +37,8 @@ export interface WaitOptions {
   showCommand?: string;
   /** `--wide`: the tables at the end keep every column at full width, whatever the terminal's width. */
   wide?: boolean;
+  /** The command that waits again, in the hint after a timeout, Ctrl-C or outage (`wait --job`: `taskctl wait --job FILE`). */
+  resumeCommand?: string;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
 }
@@ -67,7 +70,7 @@ async function printOutcome(
   }
   await printer.list(tasks, taskColumns(printer.paintStatus, printer.chalk), tasks, { wide: wide === true });
   if (human && done && results !== false && tasks.length > 1) {
-    const hint = `See the items: ${showCommand ?? `taskctl show ${tasks.map((task) => task.id).join(' ')}`}`;
+    const hint = `See the items: ${showCommand ?? `taskctl show ${idArgs(tasks.map((task) => task.id))}`}`;
     printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
   }
 }
@@ -145,7 +148,7 @@ export async function waitForTasks(
   api.rateLimiter.steady();
   const [
     { followTasks },
-    { waitExitCode, stillRunningMessage },
+    { waitExitCode, stillRunningMessage, resumeHint },
     { startLogGroup },
     { FollowDisplay },
     unknown,
@@ -176,7 +179,7 @@ export async function waitForTasks(
       ? startLogGroup(
           ctx.io.stderr,
           ctx.env,
-          `waiting for ${ids.length === 1 ? `task ${ids[0]}` : `${ids.length} tasks`}`,
+          `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`,
         )
       : undefined;
   const result = await followTasks({
@@ -233,7 +236,12 @@ export async function waitForTasks(
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
-    ctx.printer.error('interrupted', hint(stillRunningMessage(result.unfinished, resumeFlags)));
+    // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:".
+    const next =
+      result.unfinished.length > 0
+        ? hint(stillRunningMessage(result.unfinished, resumeFlags, options.resumeCommand))
+        : undefined;
+    if (next !== undefined) ctx.printer.notice(next);
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
     nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true);
@@ -241,14 +249,14 @@ export async function waitForTasks(
       const failure = outage.outageError({
         ...result.outage,
         states: outage.lastKnownStates(ids, shown),
-        resume: ctx.ephemeralSandbox ? undefined : ['taskctl', 'wait', ...result.unfinished, ...resumeFlags].join(' '),
+        resume: ctx.ephemeralSandbox ? undefined : resumeHint(result.unfinished, resumeFlags, options.resumeCommand),
       });
       ctx.printer.error(failure.message, failure.hint);
     }
     if (result.reason === 'timeout')
       ctx.printer.error(
         `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
-        hint(stillRunningMessage(result.unfinished, resumeFlags)),
+        hint(stillRunningMessage(result.unfinished, resumeFlags, options.resumeCommand)),
       );
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);

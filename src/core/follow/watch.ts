@@ -6,11 +6,12 @@ import type { Task } from '../../api/schemas.js';
 import type { Column } from '../../output/printer.js';
 import type { Output, Process, Runtime, Service, Store } from '../context.js';
 import { ExitCode } from '../../errors.js';
-import { neutralise } from '../../lib/sanitize.js';
+import { eventLineFormatter } from '../../output/event-line.js';
 import { countsText } from '../../output/task-columns.js';
 import { isoSeconds, parseTimestamp } from '../../output/times.js';
 import { unknownStatusWarner } from '../../lib/task-state.js';
 import { sandboxAwareHint } from '../sandbox-hint.js';
+import { idArgs } from './outcome.js';
 
 export interface WatchOptions {
   /** With no ids: keep following new tasks after the current ones finish (until Ctrl-C). */
@@ -22,8 +23,8 @@ export interface WatchOptions {
   outageTolerance?: number;
 }
 
-/** When the change happened by the task's own fields (started, completed, failed, created), else when it was seen. */
-function eventTime(task: Task, seenAt: number): number {
+/** When the task's status changed by its own fields (started, completed, failed, created), else when it was seen. */
+function statusTime(task: Task, seenAt: number): number {
   const status = task.status.toLowerCase();
   const field =
     status === 'processing'
@@ -36,14 +37,23 @@ function eventTime(task: Task, seenAt: number): number {
   return parseTimestamp(field) ?? seenAt;
 }
 
+/**
+ * The one time of a change, printed alike in every format: a new status at the service's own time for it, counts that
+ * moved at the time they were seen (the task's start time would stamp every progress line the same).
+ */
+function changeTime(change: { task: Task; at: number; statusChanged: boolean }): number {
+  return change.statusChanged ? statusTime(change.task, change.at) : change.at;
+}
+
 interface Change {
+  /** The change's time (changeTime). */
   at: number;
   task: Task;
 }
 
 /** tsv/csv columns of `watch` (documented in its help). */
 const CHANGE_COLUMNS: Array<Column<Change>> = [
-  { header: 'timestamp', value: (c) => isoSeconds(eventTime(c.task, c.at)) },
+  { header: 'timestamp', value: (c) => isoSeconds(c.at) },
   { header: 'id', value: (c) => c.task.id },
   { header: 'service', value: (c) => c.task.service },
   { header: 'status', value: (c) => c.task.status },
@@ -74,8 +84,6 @@ export async function runWatch(
   const warnUnknown = unknownStatusWarner((text) => {
     printer.warn(text);
   });
-  // Server text is made inert first, then coloured: colour codes must survive, the server's must not.
-  const clean = (text: string): string => neutralise(ctx.redact(text));
   const asEvents = printer.format === 'json' || printer.format === 'ndjson';
   // tsv/csv rows go through the printer's row stream (it prints each write at once); table gets human lines.
   const rows = printer.format === 'tsv' || printer.format === 'csv' ? printer.stream(CHANGE_COLUMNS) : undefined;
@@ -84,7 +92,7 @@ export async function runWatch(
     const what = ids.length > 0 ? `${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}` : 'every unfinished task';
     printer.info(`watching ${what}${ids.length === 0 && options.follow ? ' and any new one' : ''}; Ctrl-C to stop`);
   }
-  const width = { id: 0, service: 0, status: 0 };
+  const eventLine = eventLineFormatter();
   const result = await followTasks({
     reader: api,
     ids: ids.length > 0 ? ids : 'all-unfinished',
@@ -95,30 +103,21 @@ export async function runWatch(
     follow: options.follow,
     deadline,
     signal: ctx.signal,
-    onChange: ({ task, at, statusChanged, counts: itemCounts }) => {
+    onChange: (change) => {
+      const { task, statusChanged, counts: itemCounts } = change;
+      const at = changeTime(change);
       warnUnknown(task);
       if (asEvents) {
         // Webhook-shaped events come once per status, as a webhook would; count moves are for the other formats.
         const event = statusChanged ? toWebhookEvent(task, at) : undefined;
-        if (event) printer.line(JSON.stringify(event));
+        if (event) printer.line(JSON.stringify({ ...event, timestamp: isoSeconds(at) }));
       } else if (rows) {
         rows.write([{ at, task }]);
       } else {
-        // Aligned columns (widths grow with what was seen); the time is the event's own, from the task's fields.
-        const service = clean(task.service);
-        const status = clean(task.status);
-        width.id = Math.max(width.id, String(task.id).length);
-        width.service = Math.max(width.service, service.length);
-        width.status = Math.max(width.status, status.length);
         const counts = itemCounts.completed === undefined ? '' : countsText(itemCounts);
-        const line = [
-          isoSeconds(eventTime(task, at)),
-          `task ${String(task.id).padEnd(width.id)}`,
-          service.padEnd(width.service),
-          printer.paintStatus(status, task) + ' '.repeat(width.status - status.length),
-          counts,
-        ];
-        ctx.io.stdout.write(`${line.join('  ').trimEnd()}\n`);
+        printer.styledLine(
+          eventLine({ at, id: task.id, service: task.service, status: task.status, task, rest: counts }),
+        );
       }
     },
     outageToleranceMs,
@@ -134,10 +133,11 @@ export async function runWatch(
   ctx.exitCode = code; // before the last output is flushed: a reader of stdout that goes away must not make it 0
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
-  const resume = `still running: taskctl watch ${result.unfinished.join(' ')}`;
+  const resume = `still running: taskctl watch ${idArgs(result.unfinished)}`;
   if (result.reason === 'interrupted') {
-    if (result.unfinished.length > 0 && ids.length > 0)
-      printer.error('interrupted', sandboxAwareHint(ctx.ephemeralSandbox, resume));
+    // Ctrl-C is how watch is meant to end (its first line says so): exit 130 and how to go on, without "error:".
+    const next = sandboxAwareHint(ctx.ephemeralSandbox, resume);
+    if (result.unfinished.length > 0 && ids.length > 0 && next !== undefined) printer.notice(next);
     return;
   }
   if (result.outage) {
@@ -145,7 +145,7 @@ export async function runWatch(
     const failure = outage.outageError({
       ...result.outage,
       states: watched.length > 0 ? outage.lastKnownStates(watched, result.tasks) : 'no task seen',
-      resume: ctx.ephemeralSandbox ? undefined : ['taskctl', 'watch', ...ids].join(' '),
+      resume: ctx.ephemeralSandbox ? undefined : `taskctl watch ${idArgs(ids)}`.trimEnd(),
     });
     printer.error(failure.message, failure.hint);
   }

@@ -71,7 +71,7 @@ function summaryFields(job: JournaledJob, tally: Tally): DetailField[] {
       'tasks',
       tally.tasks === job.chunks.length
         ? tally.tasks
-        : `${tally.tasks} of ${job.chunks.length} (the job is incomplete)`,
+        : `${formatCount(tally.tasks)} of ${formatCount(job.chunks.length)} (the job is incomplete)`,
     ],
     ['items', formatCount(tally.items)],
     ...statuses.map(([status, count]): DetailField => [status, count]),
@@ -137,6 +137,11 @@ export async function showJobTable(
   });
   const table = itemsTable(printer, tally, options.columns);
   await ctx.paged(async (paper) => {
+    // Said first: on the pager's first screen, not after it is left.
+    if (tally.items > tally.shownCount)
+      paper.warn(
+        `showing the first ${formatCount(tally.shownCount)} of ${formatCount(tally.items)} items; use -o csv or -o ndjson to get them all`,
+      );
     paper.detail(summaryFields(job, tally), undefined);
     const errors = errorRows(tally);
     if (errors.length > 0) {
@@ -149,9 +154,4 @@ export async function showJobTable(
       emptyMessage: 'No items.',
     });
   });
-  if (tally.items > tally.shownCount) {
-    printer.warn(
-      `showing the first ${formatCount(tally.shownCount)} of ${formatCount(tally.items)} items; use -o csv or -o ndjson to get them all`,
-    );
-  }
 }

@@ -16,6 +16,6 @@ export async function runWaitJob(ctx: Context, file: string, options: WaitOption
   await waitForTasks(
     ctx,
     job.created.map((chunk) => chunk.task),
-    { ...options, showCommand: `taskctl show --job ${file}` },
+    { ...options, showCommand: `taskctl show --job ${file}`, resumeCommand: `taskctl wait --job ${file}` },
   );
 }

@@ -100,7 +100,7 @@ describe('wait: on a terminal', () => {
     const result = await run(['wait', String(id)], { stderrTTY: true, columns: 80, signal: controller.signal });
     expect(result.code).toBe(130);
     const afterClear = plain(afterBlock(result.stderr));
-    expect(afterClear).toBe(`error: interrupted\nstill running: taskctl wait ${id}\n`);
+    expect(afterClear).toBe(`still running: taskctl wait ${id}\n`);
     expect(plain(result.stderr)).toMatch(/task \d+ processing .*\d+% +\d+\/100 .*\/s est\. \d+:\d\d left 0:\d\d/);
   });
 });

@@ -1,0 +1,51 @@
+/**
+ * The one human line of a task's event, shared by `watch` and `webhook listen` so a person reads both the same way:
+ * `2026-11-25T16:58:47Z  task 41  domain_check_availability  completed  2/3, 1 failed`. The time is ISO UTC without
+ * milliseconds; id, service and status are aligned by the widest seen so far.
+ */
+import type { StyledPart } from './printer.js';
+import type { TaskStateFields } from '../lib/task-state.js';
+import { neutralise } from '../lib/sanitize.js';
+import { isoSeconds, parseTimestamp } from './times.js';
+
+export interface EventLine {
+  /** Epoch ms, or the time as received (reformatted when it is an ISO timestamp, else shown as it came). */
+  at: number | string | undefined;
+  id: number | string | undefined;
+  service: string | undefined;
+  /** The status or the event's name, coloured as a status (by the task's tone when `task` is given). */
+  status: string;
+  task?: TaskStateFields | undefined;
+  /** What follows the status: item counts, a reason, a body. */
+  rest: string;
+  /** Marks after the line (`(duplicate …)`), already styled. */
+  marks?: StyledPart[] | undefined;
+}
+
+/** The time column: ISO UTC to the second, or `-` when unknown. */
+function eventTime(at: number | string | undefined): string {
+  if (typeof at === 'number') return isoSeconds(at);
+  const ms = parseTimestamp(at);
+  return ms === undefined ? (at ?? '-') : isoSeconds(ms);
+}
+
+/** A formatter that keeps the column widths of the lines it made (they only grow). */
+export function eventLineFormatter(): (line: EventLine) => StyledPart[] {
+  const width = { id: 0, service: 0, status: 0 };
+  return (line) => {
+    // Widths are measured on the text as printed (server text neutralised), so padding matches what is seen.
+    const id = line.id === undefined ? '(no id)' : neutralise(String(line.id));
+    const service = neutralise(line.service ?? '-');
+    const status = neutralise(line.status);
+    width.id = Math.max(width.id, id.length);
+    width.service = Math.max(width.service, service.length);
+    width.status = Math.max(width.status, status.length);
+    const parts: StyledPart[] = [
+      { text: `${eventTime(line.at)}  task ${id.padEnd(width.id)}  ${service.padEnd(width.service)}  ` },
+      { text: status, status: line.task ?? true },
+    ];
+    const tail = `${' '.repeat(width.status - status.length)}  ${line.rest}`.trimEnd();
+    if (line.rest !== '') parts.push({ text: tail });
+    return [...parts, ...(line.marks ?? [])];
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The README's quick start runs as written: its first command succeeds and shows the results (exit 0), its second
+ * shows a failed item and exits 11, as the README says. Exit codes from a pipe; the screen from a terminal (tmux).
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isolatedHome, runCli } from './harness.js';
+import { hasTmux, openTerminal } from './tmux.js';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const start = README.indexOf('## Quick start');
+const quickStart = README.slice(start, README.indexOf('\n## ', start + 1));
+/** The `node bin/taskctl.js …` lines of the quick start, in order, as argument lists. */
+const commands = [...quickStart.matchAll(/^node bin\/taskctl\.js (.+)$/gm)].map((match) => (match[1] ?? '').split(' '));
+const home = isolatedHome();
+const terminal = hasTmux ? openTerminal('quickstart') : undefined;
+
+afterAll(() => {
+  terminal?.close();
+  home.cleanup();
+});
+
+describe("the README's quick start", () => {
+  it('has two commands: the first exits 0, the second 11, as the README says', async () => {
+    expect(commands).toHaveLength(2);
+    expect((await runCli(commands[0] ?? [], { env: home.env })).code).toBe(0);
+    expect((await runCli(commands[1] ?? [], { env: home.env })).code).toBe(11);
+    expect(quickStart).toMatch(/echo \$\? +# 11/);
+  });
+
+  it.skipIf(!hasTmux)('at 80 columns: the first shows the results, the second its failed item', async () => {
+    const first = await terminal?.screenOf(80, commands[0] ?? [], home.env);
+    expect(first?.screen).toMatch(/^example\.org +completed/m);
+    expect(first?.screen).toMatch(/EXIT=0/);
+    const second = await terminal?.screenOf(80, commands[1] ?? [], home.env);
+    expect(second?.screen).toMatch(/^fail-example\.net +failed +- +Simulated item failure/m);
+    expect(second?.screen).toMatch(/EXIT=11/);
+  });
+});

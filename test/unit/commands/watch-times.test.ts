@@ -1,0 +1,63 @@
+/** `watch`'s times: a new status at the service's own time, moved counts at the time seen; one time in every format. */
+import { describe, expect, it } from 'vitest';
+import { AutoClock, T0, mockApi, runTaskctl, type MockApi } from './harness.js';
+import { isoSeconds } from '../../../src/output/times.js';
+
+const STARTED = '2025-01-15T11:00:00Z'; // an hour before the watch starts (T0)
+const COMPLETED = '2025-01-15T12:30:00Z';
+
+const task = (completed: number, status = 'processing') => ({
+  id: 7,
+  service: 'domain_check_availability',
+  status,
+  total_items: 3,
+  completed_items: completed,
+  failed_items: 0,
+  cost: 3,
+  created_at: '2025-01-15T10:59:00Z',
+  started_at: STARTED,
+  ...(status === 'completed' ? { completed_at: COMPLETED } : {}),
+});
+
+/** The task seen processing (0, then 1, then 2 items done), then completed. */
+function api(): MockApi {
+  const mock = mockApi();
+  for (const body of [task(0), task(1), task(2), task(3, 'completed')])
+    mock.reply('GET', '/tasks/7', 200, { success: true, data: body });
+  return mock;
+}
+
+/** The time of each line: human lines and tsv rows start with it, ndjson has it in `timestamp`. */
+async function times(format: string): Promise<{ times: string[]; lines: string[] }> {
+  const clock = new AutoClock();
+  const result = await runTaskctl(['watch', '7', '-o', format], { api: api(), clock });
+  expect(result.code).toBe(0);
+  const lines = result.stdout.trim().split('\n');
+  const rows = lines.filter((line) => !line.startsWith('timestamp'));
+  const stamps = rows.map((line) =>
+    format === 'ndjson' ? (JSON.parse(line) as { timestamp: string }).timestamp : (line.split(/\s/)[0] ?? ''),
+  );
+  return { times: stamps, lines: rows };
+}
+
+describe('watch: times', () => {
+  it('a progress line carries the time it was seen, not the start time; a new status the service time', async () => {
+    const { times: human, lines } = await times('table');
+    expect(human).toHaveLength(4);
+    expect(human[0]).toBe(STARTED);
+    // Counts that moved: seen after the watch began (the clock's time), never the task's start time.
+    for (const at of human.slice(1, 3)) expect(at).toBe(isoSeconds(T0));
+    expect(human[3]).toBe(COMPLETED);
+    expect(lines[3]).toBe(`${COMPLETED}  task 7  domain_check_availability  completed   3/3`);
+  });
+
+  it('each event has the same time in human lines, tsv rows and ndjson events', async () => {
+    const human = (await times('table')).times;
+    const tsv = (await times('tsv')).times;
+    const ndjson = (await times('ndjson')).times;
+    expect(tsv).toEqual(human);
+    // ndjson has the status changes only (as a webhook would): the first and the last.
+    expect(ndjson).toEqual([human[0], human[3]]);
+    expect(human.every((at) => at === isoSeconds(Date.parse(at)))).toBe(true);
+  });
+});
