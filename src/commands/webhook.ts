@@ -32,6 +32,7 @@ export function registerWebhook(program: Command, run: RunAction): void {
     .option('--spool <file>', 'make acknowledged events durable (fsync before the 200; rerun at the next start)')
     .option('--catch-up <duration>', 'first hand on one event per task created within DURATION (synthesised)', duration)
     .option('--catch-up-task <id>', 'first hand on the event of this task (repeatable)', collect)
+    .option('--no-wire', "leave the sandbox's webhook URL alone (default: set to this listener, put back at exit)")
     .addHelpText(
       'after',
       examples([
