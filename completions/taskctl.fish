@@ -313,6 +313,7 @@ complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l no-dedupe -d 'hand r
 complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l spool -x -d 'make acknowledged events durable (fsync before the 200; rerun at the next start)'
 complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l catch-up -x -d 'first hand on one event per task created within DURATION (synthesised)'
 complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l catch-up-task -x -d 'first hand on the event of this task (repeatable)'
+complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l no-wire -d 'leave the sandbox\'s webhook URL alone (default: set to this listener, put back at exit)'
 complete -c taskctl -n '__taskctl_is \'webhook simulate\'' -l event -x -a 'processing completed failed' -d 'event to send'
 complete -c taskctl -n '__taskctl_is \'webhook simulate\'' -l to -x -d 'receiver URL'
 complete -c taskctl -n '__taskctl_arg \'webhook simulate\' 0' -x -a '(__taskctl_dynamic tasks)'
