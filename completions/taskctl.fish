@@ -299,7 +299,7 @@ complete -c taskctl -n '__taskctl_arg \'config set\' 1 = \'auth-scheme\'' -x -a 
 complete -c taskctl -n '__taskctl_arg \'config unset\' 0' -x -a 'base-url output confirm-above auth-scheme request-timeout outage-tolerance'
 complete -c taskctl -n '__taskctl_arg \'config help\' 0' -x -a 'get set unset list path'
 complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'listen' -d 'run a local webhook receiver: verify the signature, print each event once, forward or exec'
-complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'simulate' -d 'send a correctly signed event built from a real task to a URL'
+complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'simulate' -d 'send a correctly signed event built from a real task to a URL (a delivery of its own, marked simulated)'
 complete -c taskctl -n '__taskctl_is \'webhook\'' -a 'help' -d 'display help for command'
 complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l port -x -d 'port to listen on (0 = any free port)'
 complete -c taskctl -n '__taskctl_is \'webhook listen\'' -l host -x -d 'address to bind'
