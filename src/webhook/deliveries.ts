@@ -154,7 +154,10 @@ function pathOf(req: IncomingMessage): string {
 /** A simulated delivery's id as a key part: one line, bounded (it joins the duplicate key and the spool). */
 function simulationId(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const id = value.trim().replace(/[^\w.-]/g, '').slice(0, 64);
+  const id = value
+    .trim()
+    .replace(/[^\w.-]/g, '')
+    .slice(0, 64);
   return id === '' ? 'simulated' : id;
 }
 

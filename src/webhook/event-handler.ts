@@ -79,8 +79,7 @@ export class EventHandler {
             limit: settings.queue,
             maxBytes: QUEUE_MAX_BYTES,
             concurrency: settings.execConcurrency,
-            run: (job, stop) =>
-              runExec(command, job, job.raw, settings.env, settings.log, stop),
+            run: (job, stop) => runExec(command, job, job.raw, settings.env, settings.log, stop),
             onDone: (job) => {
               this.counts.executed++;
               if (job.spoolId !== undefined) this.spool?.done(job.spoolId);
