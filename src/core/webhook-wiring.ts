@@ -17,8 +17,7 @@ export async function wireListener(
   listenerUrl: string,
   wire: boolean,
 ): Promise<Unwire | undefined> {
-  const settings = await ctx.settings();
-  const baseUrl = settings.baseUrl === undefined ? undefined : normaliseBaseUrl(settings.baseUrl.value);
+  const baseUrl = await configuredBaseUrl(ctx);
   const wiring = await import('../webhook/sandbox-wiring.js');
   const admin = baseUrl === undefined ? undefined : await wiring.findSandbox(baseUrl);
   if (!admin) {
@@ -42,6 +41,17 @@ export async function wireListener(
   return wireSandbox(ctx, deps, url);
 }
 
+/** The base URL in force, or undefined when none is set or it is not one (listen itself needs only the key). */
+async function configuredBaseUrl(ctx: Service): Promise<string | undefined> {
+  const { baseUrl } = await ctx.settings();
+  if (baseUrl === undefined) return undefined;
+  try {
+    return normaliseBaseUrl(baseUrl.value);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Undoes wirings left by killed listeners, then sets `url`; on failure says so and goes on unwired. */
 async function wireSandbox(ctx: Output, deps: WiringDeps, url: string): Promise<Unwire | undefined> {
   const { restoreLeftBehind, wire, unwire, shown } = await import('../webhook/sandbox-wiring.js');
@@ -53,8 +63,13 @@ async function wireSandbox(ctx: Output, deps: WiringDeps, url: string): Promise<
       `sandbox at ${admin.origin}: webhook URL set to ${url} (was ${shown(wiring.previous)}; put back when this stops, unless changed meanwhile; --no-wire to leave it)`,
     );
     return async () => {
-      const { outcome, previous } = await unwire(deps, wiring);
-      ctx.printer.info(unwiredText(admin, outcome, previous, shown));
+      try {
+        const { outcome, previous } = await unwire(deps, wiring);
+        ctx.printer.info(unwiredText(admin, outcome, previous, shown));
+      } catch (error) {
+        // The record could not be updated (its lock held): the next listener finds it and puts the URL back.
+        ctx.printer.warn(`could not put the sandbox's webhook URL back (${(error as Error).message})`);
+      }
     };
   } catch (error) {
     ctx.printer.warn(

@@ -144,6 +144,15 @@ describe('webhook listen wires itself to the sandbox', () => {
     expect(await webhookUrl()).toBe(OLD_URL);
   });
 
+  it('listening on every address, it gives the sandbox its 127.0.0.1 address', async () => {
+    await world();
+    const listener = listen(['--host', '0.0.0.0']);
+    const url = await wiredTo(OLD_URL);
+    expect(url).toMatch(LISTENER);
+    await listener.stop();
+    expect(await webhookUrl()).toBe(OLD_URL);
+  });
+
   it('--no-wire leaves the sandbox alone and says where to set the URL', async () => {
     await world();
     // Stopped at once: the wiring (or not) happens before the listener waits for Ctrl-C.
