@@ -66,7 +66,7 @@ __taskctl_options() {
     'watch') __taskctl_r='--follow --interval --timeout --outage-tolerance' ;;
     'api') __taskctl_r='-f --raw-field -F --field --input -i --include' ;;
     'auth login') __taskctl_r='--with-key' ;;
-    'webhook listen') __taskctl_r='--port --host --path --forward-to --exec --exec-concurrency --queue --max-body --no-dedupe --spool --catch-up --catch-up-task' ;;
+    'webhook listen') __taskctl_r='--port --host --path --forward-to --exec --exec-concurrency --queue --max-body --no-dedupe --spool --catch-up --catch-up-task --no-wire' ;;
     'webhook simulate') __taskctl_r='--event --to' ;;
     'sandbox') __taskctl_r='--port --host --api-key --balance --item-ms --rate-limit --rate-window --max-items --webhook-url --webhook-time-scale --seed --state --dialect --clock-skew' ;;
     *) __taskctl_r='' ;;

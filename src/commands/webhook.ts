@@ -32,6 +32,7 @@ export function registerWebhook(program: Command, run: RunAction): void {
     .option('--spool <file>', 'make acknowledged events durable (fsync before the 200; rerun at the next start)')
     .option('--catch-up <duration>', 'first hand on one event per task created within DURATION (synthesised)', duration)
     .option('--catch-up-task <id>', 'first hand on the event of this task (repeatable)', collect)
+    .option('--no-wire', "leave the sandbox's webhook URL alone (default: set to this listener, put back at exit)")
     .addHelpText(
       'after',
       examples([
@@ -41,14 +42,17 @@ export function registerWebhook(program: Command, run: RunAction): void {
         'taskctl webhook listen --exec ./on-event.sh --exec-concurrency 4 --queue 500',
         'taskctl webhook listen --exec ./on-event.sh --spool events.spool',
         'taskctl webhook listen --catch-up 1h --forward-to http://127.0.0.1:3000/hooks',
-        'taskctl sandbox --webhook-url http://127.0.0.1:8788/   # in another terminal',
+        'taskctl webhook listen --no-wire   # leave the sandbox webhook URL as it is',
       ]) +
+        '\nAgainst the sandbox it sets itself as the webhook URL (http://127.0.0.1:PORT/PATH) and puts the previous one' +
+        ' back when it stops, unless it was changed meanwhile; a listener killed with SIGKILL is undone by the next' +
+        ' one. Another service delivers only to the public HTTPS URL set in its dashboard: use a tunnel.\n' +
         '\ntsv columns: timestamp, event, id, service, completed_items, failed_items, total_items\n' +
         'Answers 401 without the right X-Webhook-Signature (the API key), 405/413 for bad requests, 400 for a body' +
         ' that is not JSON, and 200 once a signed JSON body is handled: printed, accepted by --forward-to (else 502),' +
         ' queued for --exec (503 when full, or while stdout is not read). The service retries what it did not get' +
         ' 200 for; a repeat of a handled (task, event) is shown as a duplicate and not handed on again.\n' +
-        '$TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec. Ctrl-C stops accepting and runs the queue to its end' +
+        '$TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec, and $TASKCTL_SIMULATED=1 for a `webhook simulate` event. Ctrl-C stops accepting and runs the queue to its end' +
         ' (exit 0); a second Ctrl-C abandons it and lists the events not run (exit 130).\n',
     )
     .action((options: ListenOptions, cmd: Command) =>
@@ -56,7 +60,9 @@ export function registerWebhook(program: Command, run: RunAction): void {
     );
   webhook
     .command('simulate')
-    .description('send a correctly signed event built from a real task to a URL')
+    .description(
+      'send a correctly signed event built from a real task to a URL (a delivery of its own, marked simulated)',
+    )
     .argument('<id>', 'task id')
     .addOption(
       new Option('--event <event>', 'event to send')
@@ -69,7 +75,9 @@ export function registerWebhook(program: Command, run: RunAction): void {
       examples([
         'taskctl webhook simulate 42',
         'taskctl webhook simulate 42 --event failed --to http://127.0.0.1:3000/hooks',
-      ]),
+      ]) +
+        '\nEach event carries X-Taskctl-Simulated: <uuid>, so `webhook listen` hands it on even after the real event' +
+        ' (its line says simulated) and --exec gets TASKCTL_SIMULATED=1.\n',
     )
     .action((id: string, options: SimulateCommandOptions, cmd: Command) =>
       run(cmd, async (ctx) => (await import('../core/webhook-simulate.js')).runSimulate(ctx, parseTaskId(id), options)),

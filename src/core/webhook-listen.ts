@@ -1,11 +1,13 @@
 /**
- * `taskctl webhook listen`: the receiver (webhook/listener.ts) started with the run's key, settings and printer, the
- * optional catch-up (webhook/catch-up.ts), then Ctrl-C: finish the events in hand, or abandon them on a second one.
+ * `taskctl webhook listen`: the receiver (webhook/listener.ts) started with the run's key, settings and printer, wired
+ * to the sandbox (webhook-wiring.ts), the optional catch-up (webhook/catch-up.ts), then Ctrl-C: the sandbox's URL put
+ * back, then finish the events in hand, or abandon them on a second one.
  */
 import { AuthError, InterruptedError, UsageError } from '../errors.js';
 import { parseTaskId } from '../lib/task-id.js';
 import { eventPrinter } from '../webhook/event-printer.js';
 import type { Output, Process, Runtime, Service } from './context.js';
+import { wireListener, type Unwire } from './webhook-wiring.js';
 
 export interface ListenOptions {
   port: number;
@@ -21,6 +23,8 @@ export interface ListenOptions {
   spool?: string;
   catchUp?: number;
   catchUpTask?: string[];
+  /** `--no-wire` sets it false: the sandbox's webhook URL is left alone. */
+  wire: boolean;
 }
 
 /** Output not yet written beyond this (stdout or stderr not being read) makes the listener answer 503. */
@@ -67,15 +71,17 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
     canPrint: () => backlog(ctx.io.stdout) < OUTPUT_BACKLOG_BYTES && backlog(ctx.io.stderr) < OUTPUT_BACKLOG_BYTES,
     log: (line) => ctx.printer.info(line),
   });
-  ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
-  if (options.catchUp !== undefined || catchUpIds.length > 0) await catchUp(ctx, listener, options.catchUp, catchUpIds);
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) {
-      resolve();
-      return;
-    }
-    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  let unwire: Unwire | undefined;
+  try {
+    unwire = await wireListener(ctx, listener.url, options.wire);
+    ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
+    if (options.catchUp !== undefined || catchUpIds.length > 0)
+      await catchUp(ctx, listener, options.catchUp, catchUpIds);
+    await interrupted(ctx.signal);
+  } finally {
+    // First, so that the sandbox stops delivering to a listener that is closing.
+    await unwire?.();
+  }
   const again = new Promise<'again'>((resolve) => ctx.onInterruptAgain(() => resolve('again')));
   ctx.printer.info('stopping: new deliveries get 503; finishing the events in hand (Ctrl-C again to abandon them)');
   const how = await Promise.race([listener.close().then(() => 'done' as const), again]);
@@ -91,6 +97,13 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
       ? 'With --spool FILE they would run at the next start.'
       : `They stay in ${options.spool} and run at the next start with --spool ${options.spool}.`,
   );
+}
+
+function interrupted(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 /** `--catch-up` / `--catch-up-task`: one synthesised event per task, through the listener's own path. */

@@ -47,7 +47,8 @@ function readOwner(path: string): LockOwner | undefined {
   return undefined;
 }
 
-function isRunning(pid: number): boolean {
+/** True while `pid` runs on this host (another user's live process included); this process always runs. */
+export function isRunning(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectAfterTraffic } from './collect.js';
 import type { EventHandler } from './event-handler.js';
 import { metaOf } from './received.js';
-import { SIGNATURE_HEADER, signatureMatches } from './signature.js';
+import { SIGNATURE_HEADER, SIMULATED_HEADER, signatureMatches } from './signature.js';
 
 /**
  * Bytes of the deliveries held at once (by Content-Length, or `maxBody` when not declared): a burst of 1 MiB bodies is
@@ -134,7 +134,9 @@ export class Deliveries {
       done(400, { ok: false, error: 'body is not JSON' }, 'body is not JSON');
       return;
     }
-    const outcome = await this.handler.handle(raw, meta, headerValue(req.headers['user-agent']));
+    const simulated = simulationId(headerValue(req.headers[SIMULATED_HEADER]));
+    const received = simulated === undefined ? meta : { ...meta, simulated };
+    const outcome = await this.handler.handle(raw, received, headerValue(req.headers['user-agent']));
     const ok = outcome.status === 200;
     const answer = ok ? { ok: true } : { ok: false, error: outcome.note };
     done(outcome.status, answer, outcome.note, ok ? {} : BUSY, outcome.shown === true);
@@ -147,6 +149,16 @@ function pathOf(req: IncomingMessage): string {
   } catch {
     return '?';
   }
+}
+
+/** A simulated delivery's id as a key part: one line, bounded (it joins the duplicate key and the spool). */
+function simulationId(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const id = value
+    .trim()
+    .replace(/[^\w.-]/g, '')
+    .slice(0, 64);
+  return id === '' ? 'simulated' : id;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -79,8 +79,7 @@ export class EventHandler {
             limit: settings.queue,
             maxBytes: QUEUE_MAX_BYTES,
             concurrency: settings.execConcurrency,
-            run: (job, stop) =>
-              runExec(command, { name: job.name, taskId: job.taskId }, job.raw, settings.env, settings.log, stop),
+            run: (job, stop) => runExec(command, job, job.raw, settings.env, settings.log, stop),
             onDone: (job) => {
               this.counts.executed++;
               if (job.spoolId !== undefined) this.spool?.done(job.spoolId);
@@ -115,12 +114,8 @@ export class EventHandler {
 
   async handle(raw: string, received: EventMeta, userAgent: string | undefined): Promise<Outcome> {
     const { dedupe, canPrint } = this.settings;
-    const { name, taskId } = received;
-    const label = describeEvent(name, taskId);
-    const key =
-      name !== undefined && taskId !== undefined
-        ? `${taskId}:${name}`
-        : `body:${createHash('sha256').update(raw).digest('hex')}`;
+    const label = `${describeEvent(received.name, received.taskId)}${received.simulated === undefined ? '' : ' (simulated)'}`;
+    const key = dedupeKey(raw, received);
     if (dedupe) {
       const earlier = this.inFlight.get(key);
       // The same event is being handled right now (a replay racing a retry): its outcome decides.
@@ -173,6 +168,7 @@ export class EventHandler {
           label,
           raw,
           userAgent,
+          simulated: received.simulated,
           apiKey,
           log,
           now,
@@ -182,6 +178,7 @@ export class EventHandler {
       }
       const at = now();
       const job: ExecJob = { label, name: received.name, taskId: received.taskId, raw };
+      if (received.simulated !== undefined) job.simulated = true;
       if (this.spool) {
         if (place) job.spoolId = await this.spool.addJob(job, key, at);
         else await this.spool.addSeen(key, at);
@@ -219,4 +216,17 @@ export class EventHandler {
     this.counts.refused++;
     return { status, note };
   }
+}
+
+/**
+ * The duplicate filter's key: the (task, event) pair, or the body's hash when it names neither. A simulated delivery
+ * adds its own id, so it is handed on even after the real event, and each simulate run once.
+ */
+function dedupeKey(raw: string, received: EventMeta): string {
+  const { name, taskId, simulated } = received;
+  const base =
+    name !== undefined && taskId !== undefined
+      ? `${taskId}:${name}`
+      : `body:${createHash('sha256').update(raw).digest('hex')}`;
+  return simulated === undefined ? base : `${base}:simulated:${simulated}`;
 }

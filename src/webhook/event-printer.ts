@@ -71,9 +71,10 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
   }
   const eventLine = eventLineFormatter();
   return {
-    print({ event, body, name, taskId, synthesised }, { duplicate }) {
+    print({ event, body, name, taskId, synthesised, simulated }, { duplicate }) {
       const marks: StyledPart[] = [];
       if (synthesised) marks.push({ text: '  (synthesised)', style: 'cyan' });
+      if (simulated !== undefined) marks.push({ text: '  (simulated)', style: 'cyan' });
       if (duplicate) marks.push({ text: '  (duplicate, not handed on again)', style: 'dim' });
       const at = field(body, 'timestamp');
       // Not the spec's shape (the listener warned): what it says about itself, then the body as it came.

@@ -9,6 +9,8 @@ export interface ExecJob {
   name: string | undefined;
   taskId: string | undefined;
   raw: string;
+  /** A `webhook simulate` delivery: its command gets TASKCTL_SIMULATED=1. */
+  simulated?: boolean | undefined;
   /** Set when the job is in the spool, so its completion can be recorded there. */
   spoolId?: number | undefined;
 }

@@ -3,11 +3,11 @@ import type { Env } from '../output/io.js';
 
 /**
  * Runs `command` through the shell with the event JSON on stdin and TASKCTL_EVENT / TASKCTL_TASK_ID in its
- * environment (each set only when the body carries it). Its stdout and stderr become log lines; a non-zero exit or a start failure is logged. Never rejects.
+ * environment (each set only when the body carries it), and TASKCTL_SIMULATED=1 for a `webhook simulate` delivery. Its stdout and stderr become log lines; a non-zero exit or a start failure is logged. Never rejects.
  */
 export function runExec(
   command: string,
-  event: { name: string | undefined; taskId: string | undefined },
+  event: { name: string | undefined; taskId: string | undefined; simulated?: boolean | undefined },
   raw: string,
   env: Env,
   log: (line: string) => void,
@@ -24,6 +24,7 @@ export function runExec(
         ...env,
         ...(event.name === undefined ? {} : { TASKCTL_EVENT: event.name }),
         ...(event.taskId === undefined ? {} : { TASKCTL_TASK_ID: event.taskId }),
+        ...(event.simulated === true ? { TASKCTL_SIMULATED: '1' } : {}),
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -1,4 +1,4 @@
-import { SIGNATURE_HEADER, WEBHOOK_USER_AGENT } from './signature.js';
+import { SIGNATURE_HEADER, SIMULATED_HEADER, WEBHOOK_USER_AGENT } from './signature.js';
 
 /** Below the service's 30 s answer deadline, so the service still hears our 502 in time. */
 const FORWARD_TIMEOUT_MS = 25_000;
@@ -10,6 +10,8 @@ export interface ForwardRequest {
   raw: string;
   /** The incoming delivery's User-Agent, passed on unchanged. */
   userAgent: string | undefined;
+  /** A simulated delivery's X-Taskctl-Simulated, passed on so the app can tell it too. */
+  simulated?: string | undefined;
   /** Passed on as X-Webhook-Signature, so the app can verify it as it would a real delivery. */
   apiKey: string;
   log: (line: string) => void;
@@ -34,6 +36,7 @@ export async function forwardEvent(request: ForwardRequest): Promise<boolean> {
         'Content-Type': 'application/json',
         'User-Agent': request.userAgent ?? WEBHOOK_USER_AGENT,
         [SIGNATURE_HEADER]: request.apiKey,
+        ...(request.simulated === undefined ? {} : { [SIMULATED_HEADER]: request.simulated }),
       },
       body: request.raw,
       // The key rides in a header: never let a redirect carry it somewhere else.

@@ -17,6 +17,8 @@ export interface ReceivedEvent {
   taskId: string | undefined;
   /** True for an event built by `--catch-up` (the envelope's `"synthesised": true`). */
   synthesised: boolean;
+  /** The X-Taskctl-Simulated header of a `webhook simulate` delivery (one UUID per send); undefined otherwise. */
+  simulated?: string | undefined;
 }
 
 /** What the listener keeps of an event while handling it: all but the body (a big body is held once, as text). */

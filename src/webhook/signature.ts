@@ -2,6 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** The header the service signs webhooks with: its value is the account's API key. */
 export const SIGNATURE_HEADER = 'x-webhook-signature';
+/**
+ * Marks a delivery made by `taskctl webhook simulate`; its value (a UUID per send) joins the listener's duplicate key,
+ * so a simulated event is handed on even after the real one.
+ */
+export const SIMULATED_HEADER = 'x-taskctl-simulated';
 /** User-Agent of the service's deliveries (the sandbox sends the same). */
 export const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
 

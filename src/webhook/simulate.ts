@@ -1,9 +1,10 @@
 /** `taskctl webhook simulate`: one delivery exactly as the service (and the sandbox) would send it. */
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { WebhookEvent } from '../api/schemas.js';
 import { UnavailableError } from '../errors.js';
 import { createRedactor } from '../lib/redact.js';
-import { webhookHeaders } from './signature.js';
+import { SIMULATED_HEADER, webhookHeaders } from './signature.js';
 import { checkTargetUrl } from './target-url.js';
 
 /** The service's own answer deadline: a receiver must answer within 30 s. */
@@ -25,7 +26,7 @@ export interface SimulateResult {
   durationMs: number;
 }
 
-/** POSTs the event; throws UsageError for a refused URL and UnavailableError when no answer came. */
+/** POSTs the event, marked as simulated (a distinct delivery for the listener's duplicate filter); throws UsageError for a refused URL and UnavailableError when no answer came. */
 export async function sendSimulatedEvent(options: SimulateOptions): Promise<SimulateResult> {
   const url = checkTargetUrl(options.to, 'webhook URL');
   const timeoutMs = options.timeoutMs ?? SIMULATE_TIMEOUT_MS;
@@ -33,7 +34,7 @@ export async function sendSimulatedEvent(options: SimulateOptions): Promise<Simu
   try {
     const response = await fetch(url, {
       method: 'POST',
-      headers: webhookHeaders(options.apiKey),
+      headers: { ...webhookHeaders(options.apiKey), [SIMULATED_HEADER]: randomUUID() },
       body: JSON.stringify(options.event),
       // The key rides in a header: never let a redirect carry it to another place.
       redirect: 'manual',

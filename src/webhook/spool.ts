@@ -5,7 +5,8 @@
  * duplicate window are remembered, so even `kill -9` loses nothing acknowledged. The file is rewritten compactly at
  * start, on a clean stop, and when it passes 64 MiB.
  *
- * Lines: `{"e":id,"k":key,"at":ms,"l":label,"n":name,"t":taskId,"r":raw}` (an event for --exec),
+ * Lines: `{"e":id,"k":key,"at":ms,"l":label,"n":name,"t":taskId,"r":raw,"m":1}` (an event for --exec; `m` when
+ * simulated),
  * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished).
  */
 import { open } from 'node:fs/promises';
@@ -39,8 +40,16 @@ interface Line {
   n?: string | undefined;
   t?: string | undefined;
   r?: string;
+  m?: 1;
   s?: string;
   d?: number;
+}
+
+/** The line of an event for --exec. */
+function jobLine(p: SpooledEvent): Line {
+  const line: Line = { e: p.spoolId, k: p.key, at: p.at, l: p.label, n: p.name, t: p.taskId, r: p.raw };
+  if (p.simulated === true) line.m = 1;
+  return line;
 }
 
 export class Spool {
@@ -91,7 +100,7 @@ export class Spool {
   async addJob(job: ExecJob, key: string, at: number): Promise<number> {
     const spoolId = this.nextId++;
     this.pending.set(spoolId, { ...job, spoolId, key, at });
-    const line: Line = { e: spoolId, k: key, at, l: job.label, n: job.name, t: job.taskId, r: job.raw };
+    const line = jobLine({ ...job, spoolId, key, at });
     await this.append(JSON.stringify(line));
     return spoolId;
   }
@@ -126,6 +135,7 @@ export class Spool {
         name: line.n,
         taskId: line.t,
         raw: line.r,
+        ...(line.m === 1 ? { simulated: true } : {}),
       });
       this.seen.set(line.k, at);
       this.nextId = Math.max(this.nextId, line.e + 1);
@@ -145,7 +155,7 @@ export class Spool {
       if (at >= horizon && !pendingKeys.has(key)) lines.push(JSON.stringify({ s: key, at }));
     }
     for (const p of this.pending.values()) {
-      lines.push(JSON.stringify({ e: p.spoolId, k: p.key, at: p.at, l: p.label, n: p.name, t: p.taskId, r: p.raw }));
+      lines.push(JSON.stringify(jobLine(p)));
     }
     const text = lines.map((l) => `${l}\n`).join('');
     try {

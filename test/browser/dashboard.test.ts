@@ -53,9 +53,21 @@ describe.runIf(available)('sandbox dashboard in chromium', () => {
     const appPort = (app.address() as AddressInfo).port;
     closers.push(() => new Promise((resolve) => app.close(resolve)));
     // Port 0 and the port the listener reports: one picked here first could be taken by a parallel test meanwhile.
+    // --no-wire: the page is what sets the sandbox's webhook URL here.
     const child = spawn(
       process.execPath,
-      [BIN, 'webhook', 'listen', '--port', '0', '--forward-to', `http://127.0.0.1:${appPort}/`, '-o', 'ndjson'],
+      [
+        BIN,
+        'webhook',
+        'listen',
+        '--port',
+        '0',
+        '--no-wire',
+        '--forward-to',
+        `http://127.0.0.1:${appPort}/`,
+        '-o',
+        'ndjson',
+      ],
       { env: { PATH: process.env.PATH ?? '', ...world.env } },
     );
     closers.push(async () => {

@@ -1,7 +1,9 @@
 /** `webhook listen` and `webhook simulate` against real sandbox deliveries. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
 import { BIN, freePort, startWorld, type E2EWorld } from './harness.js';
@@ -157,7 +159,8 @@ describe('webhook listen', () => {
     await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
     const proxyPort = (receiver.address() as AddressInfo).port;
     world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${proxyPort}/`, webhookTimeScale: 0.001 });
-    const out = await listen(world.env, ['-o', 'ndjson']);
+    // --no-wire: the sandbox keeps delivering to the flaky front.
+    const out = await listen(world.env, ['-o', 'ndjson', '--no-wire']);
     port = out.port;
     await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     await waitFor(
@@ -274,9 +277,13 @@ describe('webhook listen never loses an acknowledged event', () => {
       [1, 'completed', true],
       [2, 'failed', true],
     ]);
-    // The real event arriving later (here `webhook simulate`, signed like the service's): a duplicate, not printed again.
-    const simulated = await world.inProcess(['webhook', 'simulate', '1', '--to', `http://127.0.0.1:${port}/`]);
-    expect(simulated.code).toBe(0);
+    // The real event arriving later (signed as the service signs it): a duplicate, not printed again.
+    const real = await fetch(`http://127.0.0.1:${port}/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': world.sandbox.apiKey },
+      body: JSON.stringify({ ...events[0], synthesised: undefined }),
+    });
+    expect(real.status).toBe(200);
     await waitFor(
       () => out.stderr().includes('completed task 1 (duplicate; already handled'),
       () => out.stderr(),
@@ -318,36 +325,38 @@ describe('webhook listen never loses an acknowledged event', () => {
 });
 
 describe('webhook simulate', () => {
-  it('sends a correctly signed event built from a real task to a listener', async () => {
-    const sandbox = await startWorld({ itemMs: 0 });
+  it('after the real event, a simulated one is still handed on: --exec runs again with TASKCTL_SIMULATED=1', async () => {
+    const sandbox = await startWorld({ itemMs: 0, webhookTimeScale: 0.001 });
     world = sandbox;
-    const out = await listen(sandbox.env, ['-o', 'ndjson']);
-    const port = out.port;
+    const log = join(sandbox.home.dir, 'exec.log');
+    const exec = `echo "$TASKCTL_EVENT $TASKCTL_TASK_ID \${TASKCTL_SIMULATED:-real}" >> "${log}"`;
+    // Wired by itself: no webhook URL set by hand.
+    const out = await listen(sandbox.env, ['-o', 'ndjson', '--exec', exec]);
     const created = await sandbox.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
-    const simulate = () =>
-      sandbox.inProcess([
-        'webhook',
-        'simulate',
-        created.stdout.trim(),
-        '--event',
-        'failed',
-        '--to',
-        `http://127.0.0.1:${port}/`,
-      ]);
-    const result = await simulate();
-    expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/delivered failed event/);
+    const id = created.stdout.trim();
+    const execLines = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
     await waitFor(
-      () => out.stdout().includes('"failed"'),
-      () => out.stderr(),
+      () => execLines().includes(`completed ${id} real`),
+      () => `the real event did not run --exec: ${execLines().join('|')} ${out.stderr()}`,
     );
-    const event = WebhookEventSchema.parse(JSON.parse(out.stdout().trim()));
-    expect(event).toMatchObject({ event: 'failed', task: { id: Number(created.stdout), status: 'failed' } });
-    // The same (task, event) delivered again is acknowledged but printed once.
-    const again = await simulate();
-    expect(again.code).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(out.stdout().trim().split('\n')).toHaveLength(1);
+    const to = `http://127.0.0.1:${out.port}/`;
+    const result = await sandbox.inProcess(['webhook', 'simulate', id, '--to', to]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/delivered completed event/);
+    // Its status line says simulated; the exec line, that the command saw TASKCTL_SIMULATED=1.
+    await waitFor(
+      () => execLines().includes(`completed ${id} 1`) && out.stderr().includes(`completed task ${id} (simulated)`),
+      () => `the simulated event did not run --exec: ${execLines().join('|')} ${out.stderr()}`,
+    );
+    // The printed event is the event as sent, once for the real delivery and once for the simulated one.
+    const completed = out
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => WebhookEventSchema.parse(JSON.parse(line)))
+      .filter((e) => e.event === 'completed');
+    expect(completed).toHaveLength(2);
+    expect(completed[1]).toMatchObject({ event: 'completed', task: { id: Number(id), status: 'completed' } });
   });
 
   it('refuses plain http to a non-loopback receiver', async () => {
@@ -361,5 +370,60 @@ describe('webhook simulate', () => {
       'http://example.com/hook',
     ]);
     expect(result.code).toBe(2);
+  });
+});
+
+describe('webhook listen wires itself to the sandbox', () => {
+  const OLD = 'http://127.0.0.1:9/old-receiver';
+  const webhookUrl = async () =>
+    (await world!.admin<{ webhookUrl: string | null }>('GET', '/__sandbox/state?tasks=false')).webhookUrl;
+
+  async function stopWith(signal: NodeJS.Signals): Promise<number | null> {
+    const running = listener!;
+    const closed = new Promise<number | null>((resolve) => running.once('close', (code) => resolve(code)));
+    running.kill(signal);
+    const code = await closed;
+    listener = undefined;
+    return code;
+  }
+
+  it('sets its URL, an event reaches it with nothing set by hand, and SIGINT puts the old URL back', async () => {
+    world = await startWorld({ itemMs: 5, webhookTimeScale: 0.001, webhookUrl: OLD });
+    const out = await listen(world.env, ['--path', '/hooks', '-o', 'ndjson']);
+    expect(await webhookUrl()).toBe(out.url);
+    expect(out.stderr()).toContain(`webhook URL set to ${out.url} (was ${OLD}`);
+    await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    await waitFor(
+      () => out.stdout().includes('"completed"'),
+      () => `no completed event: ${out.stdout()} ${out.stderr()}`,
+    );
+    expect(await stopWith('SIGINT')).toBe(0);
+    expect(await webhookUrl()).toBe(OLD);
+    expect(out.stderr()).toContain(`webhook URL put back to ${OLD}`);
+  });
+
+  it('SIGTERM leaves a URL changed meanwhile as it is', async () => {
+    world = await startWorld({ webhookUrl: OLD });
+    await listen(world.env, []);
+    await world.admin('POST', '/__sandbox/webhook', { url: 'http://127.0.0.1:9/changed' });
+    await stopWith('SIGTERM');
+    expect(await webhookUrl()).toBe('http://127.0.0.1:9/changed');
+  });
+
+  it('the next start puts back the wiring of a listener killed with SIGKILL, and wires itself', async () => {
+    world = await startWorld({ webhookUrl: OLD });
+    const killed = await listen(world.env, []);
+    const killedPid = listener!.pid;
+    expect(await webhookUrl()).toBe(killed.url);
+    expect(await stopWith('SIGKILL')).toBe(null);
+    // Nothing ran at the kill: the URL is still the dead listener's.
+    expect(await webhookUrl()).toBe(killed.url);
+    const next = await listen(world.env, []);
+    expect(next.stderr()).toContain(
+      `webhook URL put back to ${OLD} (left set by a listener that was killed, pid ${killedPid})`,
+    );
+    expect(await webhookUrl()).toBe(next.url);
+    await stopWith('SIGINT');
+    expect(await webhookUrl()).toBe(OLD);
   });
 });

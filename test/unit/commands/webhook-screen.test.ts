@@ -17,7 +17,10 @@ const event = (name: string) =>
     task: task(7, { status: name, platform: 'domain', completed_items: 1, failed_items: 0 }),
   });
 
-async function listen(tty: boolean): Promise<{ stdout: string; stderr: string; code: number }> {
+async function listen(
+  tty: boolean,
+  headers: Record<string, string> = {},
+): Promise<{ stdout: string; stderr: string; code: number }> {
   const memory = createMemoryIO({ stdoutTTY: tty, stderrTTY: tty, columns: 120 });
   const stop = new AbortController();
   const running = main(['webhook', 'listen', '--port', '0', '--no-color'], {
@@ -32,7 +35,7 @@ async function listen(tty: boolean): Promise<{ stdout: string; stderr: string; c
     url = /listening for webhooks on (\S+);/.exec(memory.stderr.text())?.[1];
   }
   const send = async (body: string) =>
-    (await fetch(url, { method: 'POST', body, headers: webhookHeaders(API_KEY) })).status;
+    (await fetch(url, { method: 'POST', body, headers: { ...webhookHeaders(API_KEY), ...headers } })).status;
   expect(await send(event('completed'))).toBe(200);
   expect(await send(event('completed'))).toBe(200); // a repeat: shown as a duplicate
   expect(await fetch(url, { method: 'POST', body: '{}' }).then((r) => r.status)).toBe(401);
@@ -52,6 +55,14 @@ describe('webhook listen: each event once', () => {
     expect(stderr).not.toMatch(/→ 200/);
     expect(stderr).toMatch(/POST \/ → 401 no X-Webhook-Signature header/);
     expect(stderr).not.toMatch(/warning/);
+  });
+
+  it('a simulated event is labelled as such at a terminal; the same simulation delivered again is a repeat', async () => {
+    const { stdout, code } = await listen(true, { 'X-Taskctl-Simulated': 'sim-3' });
+    expect(code).toBe(0);
+    const [first, ...rest] = stdout.trim().split('\n');
+    expect(first).toMatch(/completed +task 7 domain_check_availability 1\/1 done, 0 failed +\(simulated\)$/);
+    expect(rest.join(' ')).toMatch(/\(simulated\) +\(duplicate, not handed/);
   });
 
   it('piped: stdout has every event, stderr every access line, as before', async () => {

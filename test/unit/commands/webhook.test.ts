@@ -29,7 +29,7 @@ describe('webhook listen and simulate (in process)', () => {
   let stop: AbortController | undefined;
   afterEach(() => stop?.abort());
 
-  it('simulate delivers a signed event that listen prints once; a wrong signature is 401; Ctrl-C is exit 0', async () => {
+  it('simulate delivers a signed event that listen prints; each simulation is its own delivery; a wrong signature is 401; Ctrl-C is exit 0', async () => {
     // 127.0.0.6: loopback that no other test binds, so the port found free stays free until the listener takes it.
     const port = await freePort('127.0.0.6');
     const url = `http://127.0.0.6:${port}/`;
@@ -47,7 +47,7 @@ describe('webhook listen and simulate (in process)', () => {
     const first = await simulate();
     expect(first, first.stderr).toMatchObject({ code: 0 });
     expect(first.stderr).toMatch(/delivered failed event for task 7 to http:\/\/127\.0\.0\.6:\d+\/: HTTP 200/);
-    // The same (task, event) again is acknowledged and not printed twice.
+    // Each simulation is a distinct delivery (X-Taskctl-Simulated): handed on again, not swallowed as a repeat.
     expect((await simulate()).code).toBe(0);
     api.assertAllUsed();
 
@@ -56,8 +56,13 @@ describe('webhook listen and simulate (in process)', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`listening for webhooks on ${url}`);
     const lines = result.stdout.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ event: 'failed', task: { id: 7, status: 'failed' } });
+    expect(lines).toHaveLength(2);
+    // The printed event is the event as sent: nothing in it says simulated (the status line on stderr does).
+    for (const line of lines) {
+      expect(JSON.parse(line)).toMatchObject({ event: 'failed', task: { id: 7, status: 'failed' } });
+      expect(line).not.toContain('simulated');
+    }
+    expect(result.stderr).toMatch(/failed task 7 \(simulated\)/);
   });
 
   it('listen without an API key is exit 4 before it binds', async () => {

@@ -212,6 +212,25 @@ describe('webhook listen --spool', () => {
   });
 });
 
+describe('webhook listen --spool, simulated events', () => {
+  it('runs a spooled simulated event at the next start still with TASKCTL_SIMULATED=1', async () => {
+    const dir = await tempDir();
+    const spool = join(dir, 'events.spool');
+    const out = join(dir, 'ran');
+    const first = await listen({ exec: 'sleep 5', spool }, false);
+    const simulated = { ...signed, 'X-Taskctl-Simulated': 'sim-9' };
+    const sent = await fetch(first.listener.url, { method: 'POST', headers: simulated, body: eventFor(4) });
+    expect(sent.status).toBe(200);
+    expect((await post(first.listener.url, eventFor(5))).status).toBe(200);
+    expect(await first.listener.abandon()).toHaveLength(2);
+
+    const second = await listen({ exec: `echo $TASKCTL_TASK_ID \${TASKCTL_SIMULATED:-real} >> ${out}`, spool }, false);
+    expect(second.listener.replayed).toBe(2);
+    await second.listener.close();
+    expect(await lines(out)).toEqual(['4 1', '5 real']);
+  });
+});
+
 describe('webhook listen inject (catch-up)', () => {
   it('hands a synthesised event through the same path, marked, and a later real delivery is a duplicate', async () => {
     const { listener, printed, duplicates } = await listen();

@@ -294,6 +294,35 @@ describe('webhook listener', () => {
     expect(JSON.parse(await readFile(join(dir, '8-completed.json'), 'utf8'))).toEqual(other);
   });
 
+  it('hands a simulated delivery on after the real event, once per simulation, with TASKCTL_SIMULATED=1 for exec', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'taskctl-exec-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const command = `echo "$TASKCTL_EVENT \${TASKCTL_SIMULATED:-real}" >> "${dir}/log"`;
+    const { listener, events } = await listen({ exec: command });
+    const simulated = (id: string) => ({ ...signed, 'X-Taskctl-Simulated': id });
+    expect((await post(listener.url, body)).status).toBe(200);
+    expect((await post(listener.url, body, simulated('sim-1'))).status).toBe(200);
+    // The same simulation delivered again is a repeat; the real event again too.
+    expect((await post(listener.url, body, simulated('sim-1'))).status).toBe(200);
+    expect((await post(listener.url, body)).status).toBe(200);
+    await listener.close();
+    expect(events.map((e) => e.simulated)).toEqual([undefined, 'sim-1']);
+    // The body handed on is the event as delivered, unchanged.
+    expect(events.map((e) => e.raw)).toEqual([body, body]);
+    expect((await readFile(join(dir, 'log'), 'utf8')).trim().split('\n')).toEqual(['completed real', 'completed 1']);
+    expect(logs.some((l) => l.includes('completed task 7 (simulated)'))).toBe(true);
+  });
+
+  it('passes X-Taskctl-Simulated on to the app it forwards to', async () => {
+    const received: IncomingHttpHeaders[] = [];
+    const app = await startApp((req) => received.push(req.headers));
+    const { listener } = await listen({ forwardTo: `${app.url}/hook` });
+    await post(listener.url, body);
+    await post(listener.url, body, { ...signed, 'X-Taskctl-Simulated': 'sim-2' });
+    await listener.close();
+    expect(received.map((h) => h['x-taskctl-simulated'])).toEqual([undefined, 'sim-2']);
+  });
+
   it('logs a non-zero exit of the exec command and its output', async () => {
     const { listener } = await listen({ exec: 'echo handling $TASKCTL_TASK_ID; exit 3' });
     await post(listener.url, body);

@@ -1,0 +1,179 @@
+/**
+ * `webhook listen` wires itself to the sandbox: in process against a real sandbox on port 0 (the listener is a server,
+ * the sandbox delivers to it), Ctrl-C being the abort signal main() is given.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { systemClock } from '../../../src/lib/time.js';
+import { mockApi, runTaskctl, type RunResult } from './harness.js';
+
+const OLD_URL = 'http://127.0.0.1:9/old-receiver';
+const LISTENER = /^http:\/\/127\.0\.0\.1:\d+\/hooks$/;
+
+let sandbox: RunningSandbox | undefined;
+let home: string | undefined;
+const stops: AbortController[] = [];
+
+afterEach(async () => {
+  for (const stop of stops.splice(0)) stop.abort();
+  await sandbox?.close();
+  sandbox = undefined;
+  if (home) rmSync(home, { recursive: true, force: true });
+  home = undefined;
+});
+
+async function world(): Promise<RunningSandbox> {
+  sandbox = await startSandbox({ port: 0, itemMs: 5, rateLimit: 0, webhookTimeScale: 0.001, webhookUrl: OLD_URL });
+  home = mkdtempSync(join(tmpdir(), 'taskctl-wire-'));
+  return sandbox;
+}
+
+async function admin<T>(path: string, body?: object): Promise<T> {
+  const response = await fetch(`${sandbox!.origin}/__sandbox${path}`, {
+    method: body ? 'POST' : 'GET',
+    ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
+  return (await response.json()) as T;
+}
+
+const webhookUrl = async (): Promise<string | null> =>
+  (await admin<{ webhookUrl: string | null }>('/state?tasks=false')).webhookUrl;
+
+/** Starts `webhook listen` in process; `stop()` is Ctrl-C and resolves with the run's result. */
+function listen(args: string[] = []): { stop: () => Promise<RunResult> } {
+  const controller = new AbortController();
+  stops.push(controller);
+  const running = runTaskctl(['webhook', 'listen', '--port', '0', '--path', '/hooks', ...args], {
+    env: { TASKCTL_BASE_URL: sandbox!.url, TASKCTL_API_KEY: sandbox!.apiKey },
+    home,
+    clock: systemClock,
+    signal: controller.signal,
+  });
+  return {
+    stop: async () => {
+      controller.abort();
+      return running;
+    },
+  };
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const wiredTo = (previous: string | null) =>
+  until(webhookUrl, (url) => url !== previous && url !== null && LISTENER.test(url), 'the listener to wire itself');
+
+describe('webhook listen wires itself to the sandbox', () => {
+  it('sets its URL, gets an event without any setting by hand, and puts the old URL back on Ctrl-C', async () => {
+    await world();
+    const listener = listen(['-o', 'ndjson']);
+    const url = await wiredTo(OLD_URL);
+    const created = await runTaskctl(['create', 'domain_check_availability', 'a.com', '-q'], {
+      env: { TASKCTL_BASE_URL: sandbox!.url, TASKCTL_API_KEY: sandbox!.apiKey },
+      home,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    await until(
+      () => admin<{ deliveries: Array<{ event: string }> }>('/deliveries?state=delivered'),
+      (answer) => answer.deliveries.some((d) => d.event === 'completed'),
+      'the completed event to be delivered',
+    );
+    const result = await listener.stop();
+    expect(result.code, result.stderr).toBe(0);
+    expect(await webhookUrl()).toBe(OLD_URL);
+    expect(result.stderr).toContain(`webhook URL set to ${url} (was ${OLD_URL}`);
+    expect(result.stderr).toContain(`webhook URL put back to ${OLD_URL}`);
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string });
+    expect(events.map((e) => e.event)).toContain('completed');
+  });
+
+  it('leaves a URL changed meanwhile (in the dashboard) as it is', async () => {
+    await world();
+    const listener = listen();
+    await wiredTo(OLD_URL);
+    await admin('/webhook', { url: 'http://127.0.0.1:9/dashboard-choice' });
+    const result = await listener.stop();
+    expect(result.code).toBe(0);
+    expect(await webhookUrl()).toBe('http://127.0.0.1:9/dashboard-choice');
+    expect(result.stderr).toContain('webhook URL changed meanwhile; left as it is');
+  });
+
+  it('two listeners: the first to stop leaves the second wired, the second puts the first URL back', async () => {
+    await world();
+    const first = listen();
+    const firstUrl = await wiredTo(OLD_URL);
+    const second = listen();
+    const secondUrl = await wiredTo(firstUrl);
+    await first.stop();
+    expect(await webhookUrl()).toBe(secondUrl);
+    await second.stop();
+    expect(await webhookUrl()).toBe(OLD_URL);
+  });
+
+  it('puts back a wiring left by a killed listener (its pid dead), then wires itself', async () => {
+    await world();
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const left = 'http://127.0.0.1:9/killed-listener';
+    await admin('/webhook', { url: left });
+    const wirings = {
+      version: 1,
+      wirings: [{ pid: dead, host: hostname(), sandbox: sandbox!.origin, url: left, previous: OLD_URL, at: 1 }],
+    };
+    mkdirSync(join(home!, 'cache'), { recursive: true });
+    writeFileSync(join(home!, 'cache', 'webhook-wirings.json'), JSON.stringify(wirings));
+    const listener = listen();
+    await wiredTo(left);
+    const result = await listener.stop();
+    expect(result.stderr).toContain(
+      `webhook URL put back to ${OLD_URL} (left set by a listener that was killed, pid ${dead})`,
+    );
+    // Its own wiring was made over the restored URL, so Ctrl-C puts back the URL before the killed listener's.
+    expect(await webhookUrl()).toBe(OLD_URL);
+  });
+
+  it('listening on every address, it gives the sandbox its 127.0.0.1 address', async () => {
+    await world();
+    const listener = listen(['--host', '0.0.0.0']);
+    const url = await wiredTo(OLD_URL);
+    expect(url).toMatch(LISTENER);
+    await listener.stop();
+    expect(await webhookUrl()).toBe(OLD_URL);
+  });
+
+  it('--no-wire leaves the sandbox alone and says where to set the URL', async () => {
+    await world();
+    // Stopped at once: the wiring (or not) happens before the listener waits for Ctrl-C.
+    const listener = listen(['--no-wire']);
+    const result = await listener.stop();
+    expect(await webhookUrl()).toBe(OLD_URL);
+    expect(result.stderr).toContain(`left as it is (--no-wire); set it in its dashboard at ${sandbox!.origin}/`);
+  });
+});
+
+describe('webhook listen against another service', () => {
+  it('says first that a public HTTPS URL (a tunnel) is needed, and where to set it', async () => {
+    const controller = new AbortController();
+    stops.push(controller);
+    const running = runTaskctl(['webhook', 'listen', '--port', '0'], { api: mockApi(), signal: controller.signal });
+    controller.abort();
+    const result = await running;
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n');
+    expect(lines[0]).toMatch(/public HTTPS URL set in its web dashboard/);
+    expect(result.stderr).toMatch(/tunnel/);
+    expect(result.stderr.indexOf('tunnel')).toBeLessThan(result.stderr.indexOf('listening for webhooks'));
+  });
+});
