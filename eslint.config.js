@@ -51,7 +51,7 @@ function layerRules(index, extra = {}) {
   });
 }
 
-// core/ decides; disk state is store/'s (issue 23): no file system in core, types included.
+// core/ decides; disk state is store/'s: no file system in core, types included.
 const NO_FS_MESSAGE = 'core/ does no disk I/O: put the file part in store/ and call it.';
 const NO_FS_IN_CORE = {
   paths: ['node:fs', 'node:fs/promises', 'fs', 'fs/promises'].map((name) => ({ name, message: NO_FS_MESSAGE })),
@@ -93,7 +93,7 @@ export default tseslint.config(
   },
   {
     // A command file declares flags and calls a run function of the layer below; no command imports another command
-    // (the shape of issue 23). The shared helpers of this folder stay importable: help texts, flag parsers and shared
+    // (docs/architecture.md). The shared helpers of this folder stay importable: help texts, flag parsers and shared
     // flag declarations. index.ts registers the commands, so it imports them all.
     files: ['src/commands/**'],
     ignores: ['src/commands/index.ts'],
