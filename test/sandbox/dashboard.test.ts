@@ -33,7 +33,7 @@ const hostOf = (sandbox: RunningSandbox) => new URL(sandbox.origin).host;
 describe('sandbox dashboard endpoints', () => {
   it('GET /state carries the key and the task count; ?tasks=false leaves the tasks out', async () => {
     const sb = await start({ itemMs: 0 });
-    await createTask(sb, ['a']);
+    await createTask(sb, ['a.com']);
     const full = (await admin(sb, '/state')).body;
     expect(full).toMatchObject({
       apiKey: 'sk_sandbox_0000',
@@ -85,7 +85,7 @@ describe('sandbox dashboard endpoints', () => {
     let failing = true;
     const receiver = await startReceiver(() => (failing ? 500 : 200));
     const sb = await start({ itemMs: 0, webhookUrl: receiver.url, webhookTimeScale: 1000 });
-    await createTask(sb, ['a']);
+    await createTask(sb, ['a.com']);
     const [first] = await deliveriesWhen(sb, (list) => list.length >= 1 && list[0].state === 'retrying');
     expect(first.headers['X-Webhook-Signature']).toBe('sk_s…0000');
     expect(JSON.stringify(first)).not.toContain('sk_sandbox_0000');
@@ -115,7 +115,7 @@ describe('sandbox dashboard endpoints', () => {
     await admin(sb, '/webhook', { url: receiver.url });
     const synthetic = (await admin(sb, '/webhook/test', {})).body.delivery;
     expect(synthetic).toMatchObject({ test: true, state: 'delivered', event: 'completed', taskId: 0 });
-    await createTask(sb, ['a', 'b']);
+    await createTask(sb, ['a.com', 'b.com']);
     const test = (await admin(sb, '/webhook/test', {})).body.delivery;
     expect(test).toMatchObject({ test: true, state: 'delivered', taskId: 1, attempts: [{ statusCode: 200 }] });
     const got = receiver.received.filter((r) => r.headers['x-sandbox-test'] === '1');
