@@ -145,12 +145,21 @@ describe('sandbox webhooks', () => {
     expect(lines.find((l) => l.includes('abandoned'))).toMatch(/after 6 failed attempts \(last: HTTP 500\)/);
   });
 
+  it('logs when the next attempt comes as people write durations', async () => {
+    const receiver = await startReceiver(() => 500);
+    const lines: string[] = [];
+    const sb = await start({ webhookUrl: receiver.url, itemMs: 0, log: (l) => lines.push(l) });
+    await createTask(sb, ['a.com']);
+    const line = await eventually(() => lines.find((l) => l.includes('failed (HTTP 500)')));
+    expect(line).toMatch(/; attempt 2 in 5s$/);
+  });
+
   it('counts no answer within the timeout as a failed attempt', async () => {
     const receiver = await startReceiver((n) => (n === 1 ? 'hang' : 200));
     const sb = await start({ webhookUrl: receiver.url, itemMs: 50, webhookTimeoutMs: 250, webhookTimeScale: 0.001 });
     await createTask(sb, ['a.com']);
     const deliveries = await deliveriesWhen(sb, (list) => list[0]?.state === 'delivered');
-    expect(deliveries[0].attempts[0]).toMatchObject({ statusCode: null, error: 'no response within 250 ms' });
+    expect(deliveries[0].attempts[0]).toMatchObject({ statusCode: null, error: 'no response within 0.3s' });
     expect(deliveries[0].attempts[0].durationMs).toBeGreaterThanOrEqual(245);
     expect(deliveries[0].attempts.at(-1).statusCode).toBe(200);
   });
