@@ -103,7 +103,7 @@ export async function startSandboxServer(options: SandboxOptions): Promise<Runni
     taskCreated: (task) => lifecycle.track(task, { replayPast: true }),
     dialects,
   };
-  const adminCtx: AdminContext = { state, stats, faults, webhooks, now };
+  const adminCtx: AdminContext = { state, stats, faults, webhooks, now, seed: opts.seed };
   /** Set once listening (port 0 picks it); the Host check compares with it. */
   let serverPort = opts.port;
 

@@ -60,6 +60,26 @@ describe('sandbox dashboard endpoints', () => {
     ]);
   });
 
+  it('GET /tasks/:id gives one task with its items and verdict; 404 for no such task; loopback only', async () => {
+    const sb = await start({ itemMs: 0 });
+    await createTask(sb, ['a.com', 'fail-b.com']);
+    const task = await eventually(async () => {
+      const shown = (await admin(sb, '/tasks/1')).body.task;
+      return shown.status === 'completed' ? shown : undefined;
+    });
+    expect(task).toMatchObject({ id: 1, total_items: 2, verdict: { ended: true, succeeded: false, tone: 'partial' } });
+    expect(task.items).toEqual([
+      { target: 'a.com', status: 'completed', data: { available: expect.any(Boolean) } },
+      { target: 'fail-b.com', status: 'failed', data: null, error: expect.stringMatching(/fail-/) },
+    ]);
+    for (const id of ['2', 'x', '1/items']) {
+      const missing = await admin(sb, `/tasks/${id}`);
+      expect(missing.status, id).toBe(404);
+      expect(missing.body.error.code, id).toBe('not_found');
+    }
+    expect((await raw(sb, 'GET', '/__sandbox/tasks/1', { Host: 'evil.example' })).status).toBe(403);
+  });
+
   it('the page colours badges by that tone alone: partial is the warning colour, no map of its own by status', () => {
     expect(PAGE_JS).toContain('badge(t.status, t.verdict && t.verdict.tone)');
     expect(PAGE_JS).not.toMatch(/'s-'|t\.status === '(pending|processing|completed)'/);
