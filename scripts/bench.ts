@@ -1000,7 +1000,7 @@ if (flags['child-memory']) {
   if (SECTIONS.has('show')) await section('show', benchShow, '`show` of a large task');
   if (SECTIONS.has('scale')) {
     const { benchScale } = await import('./bench-scale.ts');
-    const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox };
+    const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox, rssOf };
     await section('scale', () => benchScale(tools), 'large jobs (docs/performance.md)');
   }
   const seconds = (performance.now() - started) / 1000;

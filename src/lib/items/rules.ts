@@ -7,12 +7,10 @@ import { checkDomain } from './domain.js';
 import { checkEmail } from './email.js';
 import { checkFanPage } from './fanpage.js';
 
-export type { Checked } from './checked.js';
-
-export type ItemKind = 'domain' | 'fanpage' | 'email' | 'any';
+type ItemKind = 'domain' | 'fanpage' | 'email' | 'any';
 
 /** `domain_*` → domain, `fanpage_*` → fanpage, `email_*` → email; any other service accepts any non-empty item. */
-export function itemKindOf(service: string): ItemKind {
+function itemKindOf(service: string): ItemKind {
   if (service.startsWith('domain_')) return 'domain';
   if (service.startsWith('fanpage_')) return 'fanpage';
   if (service.startsWith('email_')) return 'email';

@@ -3,7 +3,7 @@ import { formatInvalidReport, validateItems } from '../../../../src/core/items/i
 import { checkDomain } from '../../../../src/lib/items/domain.js';
 import { checkEmail } from '../../../../src/lib/items/email.js';
 import { checkFanPage } from '../../../../src/lib/items/fanpage.js';
-import { itemKindOf } from '../../../../src/lib/items/rules.js';
+import { itemChecker } from '../../../../src/lib/items/rules.js';
 
 const valid = (check: typeof checkDomain, input: string) => {
   const result = check(input);
@@ -16,13 +16,16 @@ const reason = (check: typeof checkDomain, input: string) => {
   return result.reason;
 };
 
-describe('itemKindOf', () => {
-  it('reads the kind from the service id prefix', () => {
-    expect(itemKindOf('domain_check_availability')).toBe('domain');
-    expect(itemKindOf('domain_whois_history')).toBe('domain');
-    expect(itemKindOf('fanpage_extract_contact')).toBe('fanpage');
-    expect(itemKindOf('email_verify')).toBe('email');
-    expect(itemKindOf('domainish')).toBe('any');
+describe('itemChecker', () => {
+  it('picks the rule by the service id prefix', () => {
+    const accepts = (service: string, item: string) => itemChecker(service)(item).ok;
+    expect(accepts('domain_check_availability', 'x1.com')).toBe(true);
+    expect(accepts('domain_whois_history', 'me@x1.com')).toBe(false);
+    expect(accepts('fanpage_extract_contact', 'acme')).toBe(true);
+    expect(accepts('fanpage_extract_contact', 'https://example.com/acme')).toBe(false);
+    expect(accepts('email_verify', 'x1.com')).toBe(false);
+    expect(accepts('email_verify', 'me@x1.com')).toBe(true);
+    expect(accepts('domainish', 'anything at all')).toBe(true);
   });
 });
 
