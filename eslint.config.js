@@ -58,6 +58,15 @@ const NO_FS_IN_CORE = {
   syntax: [{ selector: 'ImportExpression[source.value=/^(node:)?fs(\\x2Fpromises)?$/]', message: NO_FS_MESSAGE }],
 };
 
+// TEMPORARY (removed at merge): files being rewritten on other branches, which split their own long functions.
+// pipeline: core/submit/**, store/journal.ts; apipolicy: api/**, core/follow/follow.ts.
+const TEMPORARY_LENGTH_IGNORES = [
+  'src/core/submit/**',
+  'src/store/journal.ts',
+  'src/api/**',
+  'src/core/follow/follow.ts',
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', '.bench/', '.dist-building-*/', 'completions/', 'node_modules/'] },
   js.configs.recommended,
@@ -116,6 +125,15 @@ export default tseslint.config(
   ...layerRules(3),
   ...layerRules(4),
   ...layerRules(5),
+  {
+    // A function a reader can hold: at most 120 lines of code (blank lines and comments not counted); a nested function
+    // counts toward its parent, so a long closure becomes a module of named functions.
+    files: ['src/**/*.ts'],
+    ignores: TEMPORARY_LENGTH_IGNORES,
+    rules: {
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true, IIFEs: true }],
+    },
+  },
   {
     files: ['test/**'],
     rules: {

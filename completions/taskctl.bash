@@ -58,17 +58,17 @@ __taskctl_options() {
     '') __taskctl_r='--version' ;;
     'services') __taskctl_r='--columns --wide' ;;
     'list') __taskctl_r='--page --per-page --all --status --service --limit --since --until --columns --wide' ;;
-    'show') __taskctl_r='--items-status --columns --wide --report' ;;
-    'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --reuse-window --wait --journal --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --report' ;;
-    'retry') __taskctl_r='--dry-run --reuse-window --no-reuse --keep-duplicates --wait --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --report' ;;
-    'resume') __taskctl_r='--adopt --resend --max-cost -y --yes --wait --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --report' ;;
-    'wait') __taskctl_r='--interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --report' ;;
+    'show') __taskctl_r='--job --error --items-status --columns --wide --report' ;;
+    'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --reuse-window --wait --journal --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
+    'retry') __taskctl_r='--job --journal --error --dry-run --reuse-window --no-reuse --keep-duplicates --wait --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
+    'resume') __taskctl_r='--adopt --resend --max-cost -y --yes --wait --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
+    'wait') __taskctl_r='--job --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
     'watch') __taskctl_r='--follow --interval --timeout --outage-tolerance' ;;
     'api') __taskctl_r='-f --raw-field -F --field --input -i --include' ;;
     'auth login') __taskctl_r='--with-key' ;;
     'webhook listen') __taskctl_r='--port --host --path --forward-to --exec --exec-concurrency --queue --max-body --no-dedupe --spool --catch-up --catch-up-task' ;;
     'webhook simulate') __taskctl_r='--event --to' ;;
-    'sandbox') __taskctl_r='--port --host --api-key --balance --item-ms --rate-limit --max-items --webhook-url --webhook-time-scale --seed --state --dialect --clock-skew' ;;
+    'sandbox') __taskctl_r='--port --host --api-key --balance --item-ms --rate-limit --rate-window --max-items --webhook-url --webhook-time-scale --seed --state --dialect --clock-skew' ;;
     *) __taskctl_r='' ;;
   esac
   __taskctl_r+=' --profile --base-url --api-key-file -o --output --json --no-color -q --quiet -v --verbose --request-timeout --no-input --ci --sandbox -h --help'
@@ -87,6 +87,8 @@ __taskctl_value() {
     'list|--since') __taskctl_kind=none ;;
     'list|--until') __taskctl_kind=none ;;
     'list|--columns') __taskctl_kind=choices __taskctl_r='id service status total_items cost created_at finished_at' ;;
+    'show|--job') __taskctl_kind=none ;;
+    'show|--error') __taskctl_kind=none ;;
     'show|--items-status') __taskctl_kind=choices __taskctl_r='completed failed' ;;
     'show|--columns') __taskctl_kind=none ;;
     'show|--report') __taskctl_kind=report ;;
@@ -103,6 +105,9 @@ __taskctl_value() {
     'create|--outage-tolerance') __taskctl_kind=none ;;
     'create|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'create|--report') __taskctl_kind=report ;;
+    'retry|--job') __taskctl_kind=none ;;
+    'retry|--journal') __taskctl_kind=none ;;
+    'retry|--error') __taskctl_kind=none ;;
     'retry|--reuse-window') __taskctl_kind=none ;;
     'retry|--max-cost') __taskctl_kind=none ;;
     'retry|--chunk-size') __taskctl_kind=none ;;
@@ -119,6 +124,7 @@ __taskctl_value() {
     'resume|--outage-tolerance') __taskctl_kind=none ;;
     'resume|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'resume|--report') __taskctl_kind=report ;;
+    'wait|--job') __taskctl_kind=none ;;
     'wait|--interval') __taskctl_kind=none ;;
     'wait|--timeout') __taskctl_kind=none ;;
     'wait|--outage-tolerance') __taskctl_kind=none ;;
@@ -151,6 +157,7 @@ __taskctl_value() {
     'sandbox|--balance') __taskctl_kind=none ;;
     'sandbox|--item-ms') __taskctl_kind=none ;;
     'sandbox|--rate-limit') __taskctl_kind=none ;;
+    'sandbox|--rate-window') __taskctl_kind=none ;;
     'sandbox|--max-items') __taskctl_kind=none ;;
     'sandbox|--webhook-url') __taskctl_kind=none ;;
     'sandbox|--webhook-time-scale') __taskctl_kind=none ;;

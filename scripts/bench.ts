@@ -2,7 +2,7 @@
 // `npm run bench`: the docs/performance.md figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
-//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,scale] [--runs 30] [--lines 1000000] [--json FILE]
+//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,job,scale] [--runs 30] [--lines 1000000] [--json FILE]
 //                        [--show-items 100000] [--sandbox-tasks 200000] [--nodes 22,24]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
@@ -43,7 +43,7 @@ const { values: flags } = parseArgs({
   },
 });
 const SECTIONS = new Set(
-  (flags.only ?? 'startup,dryrun,wait,follow,sandbox,show,scale').split(',').map((s) => s.trim()),
+  (flags.only ?? 'startup,dryrun,wait,follow,sandbox,show,job,scale').split(',').map((s) => s.trim()),
 );
 const RUNS = Math.max(5, Number(flags.runs));
 const LINES = Math.max(1000, Number(flags.lines));
@@ -998,6 +998,11 @@ if (flags['child-memory']) {
     await section('task memory', benchSandboxTaskMemory, 'sandbox memory per stored one-item task');
   }
   if (SECTIONS.has('show')) await section('show', benchShow, '`show` of a large task');
+  if (SECTIONS.has('job')) {
+    const { benchShowJob } = await import('./bench-job.ts');
+    const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, WORK, cliEnv, loadSandbox };
+    await section('job', () => benchShowJob(tools), '`show --job` figures');
+  }
   if (SECTIONS.has('scale')) {
     const { benchScale } = await import('./bench-scale.ts');
     const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox, rssOf };

@@ -94,20 +94,9 @@ export class CreateUnknownError extends CliError {
     super(message, ExitCode.createUnknown, hint);
   }
 }
-export class TimeoutError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, ExitCode.timeout, hint);
-  }
-}
 export class DeclinedError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.declined, hint);
-  }
-}
-/** The output could not be written (ENOSPC, EBADF, EIO...): what was printed is incomplete. */
-export class OutputError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, ExitCode.outputFailed, hint);
   }
 }
 export class InterruptedError extends CliError {

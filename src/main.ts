@@ -44,7 +44,12 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
     deps.io.stdout.write(`${VERSION}\n`);
     return ExitCode.ok;
   }
-  const [{ buildProgram }, { CommanderError }] = await Promise.all([import('./program.js'), import('commander')]);
+  // width.js comes with the program (its help wrapper): errors before a printer exists are wrapped with it.
+  const [{ buildProgram }, { CommanderError }, { fitToStream }] = await Promise.all([
+    import('./program.js'),
+    import('commander'),
+    import('./output/width.js'),
+  ]);
   let ctx: Context | undefined;
   const program = buildProgram(
     deps.io,
@@ -71,7 +76,7 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
     await program.parseAsync(argv, { from: 'user' });
     return ctx?.exitCode ?? ExitCode.ok;
   } catch (error) {
-    return report(error, ctx, deps, CommanderError);
+    return report(error, ctx, deps, { CommanderError, fitToStream });
   } finally {
     await ctx?.cleanup();
   }
@@ -87,15 +92,21 @@ function report(
   error: unknown,
   ctx: Context | undefined,
   deps: Deps,
-  CommanderError: typeof import('commander').CommanderError,
+  loaded: {
+    CommanderError: typeof import('commander').CommanderError;
+    fitToStream: typeof import('./output/width.js').fitToStream;
+  },
 ): number {
+  const { CommanderError, fitToStream } = loaded;
   if (error instanceof CommanderError) {
     // Commander has already printed help, the version or its own error message.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
     return ExitCode.usage;
   }
   const redact = ctx?.redact ?? ((text: string) => text);
-  const write = (line: string) => deps.io.stderr.write(`${redact(neutraliseMultiline(line))}\n`);
+  // Before the printer exists (a flag's value refused while parsing): wrapped on a terminal all the same.
+  const write = (line: string) =>
+    deps.io.stderr.write(fitToStream(`${redact(neutraliseMultiline(line))}\n`, deps.io.stderr));
   const printError = (message: string, hint?: string) => {
     if (ctx?.hasPrinter) ctx.printer.error(message, hint);
     else {

@@ -9,6 +9,7 @@ import { registerCommands } from './commands/index.js';
 import { EXIT_CODES, examples, wrapHelp, type RunAction } from './commands/help-text.js';
 import { duration } from './commands/parsers.js';
 import { formatDuration } from './lib/durations.js';
+import { fitToStream } from './output/width.js';
 
 /** `argv`: the arguments about to be parsed, when only the command they name needs registering (main.ts). */
 export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): Command {
@@ -26,8 +27,8 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
       // Commander writes only help and --version here: every line fitted to the width (examples and notes too).
       writeOut: (text) => io.stdout.write(wrapHelp(text, outWidth())),
       writeErr: (text) => io.stderr.write(wrapHelp(text, errWidth())),
-      // Error messages as they are (a log keeps them on one line).
-      outputError: (text) => io.stderr.write(text),
+      // Error messages wrapped like every message on a terminal; a log keeps them on one line.
+      outputError: (text) => io.stderr.write(fitToStream(text, io.stderr)),
       // The injected streams, not process.stdout: the build renders help for dist/help.json through memory streams.
       getOutHelpWidth: outWidth,
       getErrHelpWidth: errWidth,

@@ -42,9 +42,9 @@ export function registerApi(program: Command, run: RunAction): void {
         'taskctl api -i /tasks/42',
         'taskctl api /tasks/42 | jq .data.status',
       ])}
-Only a GET is retried once it may have reached the server; other methods
-are resent only when never sent, or after a 429. Exit codes as for every
-command (404 → 5, 401 → 4, 429 → 7, 5xx → 8, unknown 4xx → 12); the body
+Only a GET is retried once it may have reached the server; other methods \
+are resent only when never sent, or after a 429. Exit codes as for every \
+command (404 → 5, 401 → 4, 429 → 7, 5xx → 8, unknown 4xx → 12); the body \
 is printed either way.
 `,
     )

@@ -52,7 +52,7 @@ export function registerCreate(program: Command, run: RunAction): void {
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +
         'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n' +
         '--dry-run tsv: service, items, tasks, price_per_item, estimate, balance, balance_after, currency, normalised.\n' +
-        'Spending at or above confirm-above (default 1000 coins) asks on a terminal; a script (stdin or stdout not a\n' +
+        'Spending at or above confirm-above (default 1000 coins) asks on a terminal; a script (stdin or stdout not a ' +
         'terminal, CI, --no-input) is refused with exit 2 unless --yes, or --max-cost covers the estimate. No is exit 13.\n',
     )
     .action((service: string, items: string[], options: CreateOptions, cmd: Command) =>

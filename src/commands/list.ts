@@ -11,21 +11,21 @@ export function registerList(program: Command, run: RunAction): void {
   program
     .command('list')
     .alias('ls')
-    .description('list tasks, newest first as the service returns them, one page or --all')
+    .description('list tasks, newest first as the service returns them: one page, --all, or a search with filters')
     .option('--page <n>', 'page to read', positiveInt(), 1)
-    .option(
-      '--per-page <n>',
-      'tasks per page, 1..100 (default: 25; 100 with --all, --since or --until)',
-      positiveInt(100),
-    )
-    .option('--all', 'read every page (from --page on), streaming', false)
+    .option('--per-page <n>', 'tasks per page, 1..100 (default: 25; 100 with --all or a filter)', positiveInt(100))
+    .option('--all', 'read every page (from --page on), streaming; with a filter, every match', false)
     .option(
       '--status <status>',
       'only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, or a word for an ended task (cancelled, expired, ...)',
       taskStatuses,
     )
     .option('--service <service>', 'only tasks of this service (repeatable or comma-separated)', collect)
-    .option('--limit <n>', 'print at most this many tasks', positiveInt())
+    .option(
+      '--limit <n>',
+      'print at most this many tasks; a search stops there (default for a search: --per-page, else 25)',
+      positiveInt(),
+    )
     .option('--since <duration>', 'only tasks created in the last DURATION (30m, 24h) or since an ISO time', timeBound)
     .option('--until <duration>', 'only tasks created at least DURATION ago, or until an ISO time', timeBound)
     .addOption(columnsOption(COLUMN_NAMES))
@@ -34,6 +34,7 @@ export function registerList(program: Command, run: RunAction): void {
       'after',
       examples([
         'taskctl list',
+        'taskctl list --status failed',
         'taskctl list --all --status failed -o ndjson',
         'taskctl list --all --service domain_check_availability --limit 10 -q',
         'taskctl list --since 1h --status failed',
@@ -43,8 +44,10 @@ export function registerList(program: Command, run: RunAction): void {
         'taskctl list -o tsv | cut -f1,3',
         `taskctl list -o tsv | awk -F'\\t' '$3 == "on_hold"'   # any status`,
       ]) +
-        '\nFilters apply to the pages read: without --all (or --since/--until) only --page is searched.' +
-        '\n--since/--until read pages until the tasks are older than the window (newest first), else every page.' +
+        '\nFilters search the list: --status, --service, --since and --until read the pages from --page on until ' +
+        '--limit tasks match (default: --per-page, else 25; --all: every match) or the list ends. Stopping at the limit ' +
+        'says so on stderr.' +
+        '\n--since/--until stop at the first page older than the window when the list is newest first.' +
         '\nAn unknown --status is refused (exit 2) with the closest known one; filter a status outside the list with awk.' +
         `\ntsv columns: ${COLUMN_NAMES.join(', ')}\n`,
     )

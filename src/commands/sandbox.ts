@@ -1,8 +1,16 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { SandboxCommandOptions } from '../core/sandbox.js';
 import { examples, type RunAction } from './help-text.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
-import { append, nonNegativeInt, port, positiveInt, positiveNumber, signedDuration } from './parsers.js';
+import {
+  append,
+  nonNegativeInt,
+  port,
+  positiveDuration,
+  positiveInt,
+  positiveNumber,
+  signedDuration,
+} from './parsers.js';
 
 export function registerSandbox(program: Command, run: RunAction): void {
   program
@@ -18,7 +26,12 @@ export function registerSandbox(program: Command, run: RunAction): void {
       nonNegativeInt,
       SANDBOX_DEFAULTS.itemMs,
     )
-    .option('--rate-limit <n>', 'requests per minute per key (0 = off)', nonNegativeInt, SANDBOX_DEFAULTS.rateLimit)
+    .option('--rate-limit <n>', 'requests per window per key (0 = off)', nonNegativeInt, SANDBOX_DEFAULTS.rateLimit)
+    .addOption(
+      new Option('--rate-window <duration>', 'length of the rate-limit window (whole seconds)')
+        .argParser(positiveDuration('--rate-window'))
+        .default(SANDBOX_DEFAULTS.rateWindowMs, '60s'),
+    )
     .option('--max-items <n>', 'maximum items per task', positiveInt(), SANDBOX_DEFAULTS.maxItems)
     .option('--webhook-url <url>', 'deliver webhook events to this URL (http:// allowed on loopback)')
     .option(
@@ -53,7 +66,7 @@ export function registerSandbox(program: Command, run: RunAction): void {
       ]) +
         '\nMagic items: fail-* fails that item; a task with a taskfail-* item ends failed; slow-* takes 10x longer.\n' +
         'stdout gets two `export` lines (base URL and the sandbox key, always in clear) for scripts; logs go to stderr.\n' +
-        'The dashboard (key, webhook URL and delivery log with replay, tasks, balance, faults) is at the root URL,\n' +
+        'The dashboard (key, webhook URL and delivery log with replay, tasks, balance, faults) is at the root URL, ' +
         'http://127.0.0.1:8787/ by default, for this machine only; its address is logged on stderr.\n' +
         'Ctrl-C stops it. `--sandbox` on another command is a one-off sandbox that ends with that command.\n',
     )

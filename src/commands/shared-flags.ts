@@ -1,6 +1,7 @@
 /** Flags that several commands declare alike: the wait flags (`wait`, `create --wait`, `retry --wait`) and the
  * spending flags (`create`, `retry`). The code reading them lives in core/follow/wait.ts and core/submit/. */
 import { Option, type Command } from 'commander';
+import { wideOption } from '../output/columns.js';
 import { reportOption } from '../report/write.js';
 import { duration, nonNegativeInt, positiveDuration, positiveInt } from './parsers.js';
 
@@ -26,6 +27,7 @@ export function addWaitOptions(command: Command): Command {
     .option('--allow-item-failures', 'exit 0 (not 11) when tasks completed with some failed items')
     .option('--results', 'end with the item results as `taskctl show` prints them, also with -o json|ndjson|tsv|csv')
     .option('--no-results', 'end with the task records only (on a terminal, one task ends with its item table)')
+    .addOption(wideOption())
     .addOption(reportOption());
 }
 
@@ -35,4 +37,16 @@ export function addSpendOptions(command: Command): Command {
     .option('--max-cost <coins>', 'refuse (exit 6) when the estimate is above this', nonNegativeInt)
     .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
     .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt());
+}
+
+/** `--error TEXT`, repeatable (ORed), matched case-insensitively (core/job/error-match.ts). */
+export function errorOption(description: string): Option {
+  return new Option('--error <text>', `${description}; repeatable`).argParser(
+    (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+  );
+}
+
+/** `--journal` where `--job` is meant (show, wait): accepted only to be refused with a pointer to `--job`. */
+export function journalMisnamed(): Option {
+  return new Option('--journal <file>').hideHelp();
 }

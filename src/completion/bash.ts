@@ -31,6 +31,34 @@ function hintAssignment(fn: string, hint: ValueHint): string {
   }
 }
 
+/** `${fn}_candidates`: fills `${fn}_cands` with the full candidates for the value typed so far, by `${fn}_kind`. */
+function candidatesFunction(prog: string, fn: string): string[] {
+  return [
+    `# $1 = the value typed so far: fills ${fn}_cands with full candidates for ${fn}_kind.`,
+    `${fn}_candidates() {`,
+    '  local line',
+    `  ${fn}_cands=()`,
+    `  case $${fn}_kind in`,
+    `    choices) read -r -a ${fn}_cands <<<"$${fn}_r" ;;`,
+    `    services) while IFS= read -r line; do [[ -n $line ]] && ${fn}_cands+=("$line"); done < <(${prog} ${DYNAMIC_COMMAND} services 2>/dev/null) ;;`,
+    `    tasks) while IFS=$'\\t' read -r line _; do [[ -n $line ]] && ${fn}_cands+=("$line"); done < <(${prog} ${DYNAMIC_COMMAND} tasks 2>/dev/null) ;;`,
+    '    file)',
+    '      compopt -o filenames 2>/dev/null',
+    `      while IFS= read -r line; do ${fn}_cands+=("$line"); done < <(compgen -f -- "$1") ;;`,
+    '    report)',
+    '      if [[ $1 == junit=* ]]; then',
+    '        compopt -o filenames 2>/dev/null',
+    `        while IFS= read -r line; do ${fn}_cands+=("junit=$line"); done < <(compgen -f -- "\${1#junit=}")`,
+    '      else',
+    `        ${fn}_cands=(github junit=)`,
+    '        [[ junit= == "$1"* && github != "$1"* ]] && compopt -o nospace 2>/dev/null',
+    '      fi ;;',
+    '  esac',
+    '}',
+    '',
+  ];
+}
+
 export function bashScript(model: CompletionModel): string {
   const prog = model.program;
   const { ident, fn, commands, out, text } = startScript(model, 'bash', [
@@ -81,30 +109,7 @@ export function bashScript(model: CompletionModel): string {
 
   out(...valueAndArgumentFunctions(fn, model, commands, 'r', hintAssignment));
 
-  out(
-    `# $1 = the value typed so far: fills ${fn}_cands with full candidates for ${fn}_kind.`,
-    `${fn}_candidates() {`,
-    '  local line',
-    `  ${fn}_cands=()`,
-    `  case $${fn}_kind in`,
-    `    choices) read -r -a ${fn}_cands <<<"$${fn}_r" ;;`,
-    `    services) while IFS= read -r line; do [[ -n $line ]] && ${fn}_cands+=("$line"); done < <(${prog} ${DYNAMIC_COMMAND} services 2>/dev/null) ;;`,
-    `    tasks) while IFS=$'\\t' read -r line _; do [[ -n $line ]] && ${fn}_cands+=("$line"); done < <(${prog} ${DYNAMIC_COMMAND} tasks 2>/dev/null) ;;`,
-    '    file)',
-    '      compopt -o filenames 2>/dev/null',
-    `      while IFS= read -r line; do ${fn}_cands+=("$line"); done < <(compgen -f -- "$1") ;;`,
-    '    report)',
-    '      if [[ $1 == junit=* ]]; then',
-    '        compopt -o filenames 2>/dev/null',
-    `        while IFS= read -r line; do ${fn}_cands+=("junit=$line"); done < <(compgen -f -- "\${1#junit=}")`,
-    '      else',
-    `        ${fn}_cands=(github junit=)`,
-    '        [[ junit= == "$1"* && github != "$1"* ]] && compopt -o nospace 2>/dev/null',
-    '      fi ;;',
-    '  esac',
-    '}',
-    '',
-  );
+  out(...candidatesFunction(prog, fn));
 
   out(
     `_${ident}() {`,

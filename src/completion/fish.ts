@@ -51,36 +51,9 @@ function optionRule(prog: string, fn: string, option: OptionModel, condition: st
   return parts.join(' ');
 }
 
-export function fishScript(model: CompletionModel): string {
-  const prog = model.program;
-  const { fn, commands, out, text } = startScript(model, 'fish', [
-    `${prog} completion fish > ~/.config/fish/completions/${prog}.fish`,
-  ]);
-  out(
-    `# $argv = command path, word: prints the subcommand's path; fails when the word is not a subcommand.`,
-    `function ${fn}_resolve`,
-    '    switch "$argv[1]|$argv[2]"',
-  );
-  for (const command of commands) {
-    for (const { parent, word, target } of resolutions(command))
-      out(`        case ${fishQuote(`${parent}|${word}`)}`, `            echo ${fishQuote(target)}`);
-  }
-  out("        case '*'", '            return 1', '    end', 'end', '');
-
-  out(
-    `# $argv = command path, flag: succeeds when the flag takes a value there.`,
-    `function ${fn}_takes_value`,
-    '    switch "$argv[1]|$argv[2]"',
-  );
-  const patterns = [
-    ...commands.flatMap((command) =>
-      ownValueFlags(command).map(({ flag }) => fishQuote(`${pathKey(command)}|${flag}`)),
-    ),
-    ...globalValueFlags(model).map(({ flag }) => fishQuote(`*|${flag}`)),
-  ];
-  out(`        case ${patterns.join(' ')}`, '            return 0', '    end', '    return 1', 'end', '');
-
-  out(
+/** The script's fixed functions: where the cursor is (`_state`, `_is`, `_arg`) and the dynamic and --report values. */
+function helperFunctions(prog: string, fn: string): string[] {
+  return [
     '# Prints the number of positional arguments, the command path and the first positional argument, for the tokens',
     '# before the cursor.',
     `function ${fn}_state`,
@@ -152,7 +125,39 @@ export function fishScript(model: CompletionModel): string {
     'end',
     '',
     `complete -c ${prog} -f`,
+  ];
+}
+
+export function fishScript(model: CompletionModel): string {
+  const prog = model.program;
+  const { fn, commands, out, text } = startScript(model, 'fish', [
+    `${prog} completion fish > ~/.config/fish/completions/${prog}.fish`,
+  ]);
+  out(
+    `# $argv = command path, word: prints the subcommand's path; fails when the word is not a subcommand.`,
+    `function ${fn}_resolve`,
+    '    switch "$argv[1]|$argv[2]"',
   );
+  for (const command of commands) {
+    for (const { parent, word, target } of resolutions(command))
+      out(`        case ${fishQuote(`${parent}|${word}`)}`, `            echo ${fishQuote(target)}`);
+  }
+  out("        case '*'", '            return 1', '    end', 'end', '');
+
+  out(
+    `# $argv = command path, flag: succeeds when the flag takes a value there.`,
+    `function ${fn}_takes_value`,
+    '    switch "$argv[1]|$argv[2]"',
+  );
+  const patterns = [
+    ...commands.flatMap((command) =>
+      ownValueFlags(command).map(({ flag }) => fishQuote(`${pathKey(command)}|${flag}`)),
+    ),
+    ...globalValueFlags(model).map(({ flag }) => fishQuote(`*|${flag}`)),
+  ];
+  out(`        case ${patterns.join(' ')}`, '            return 0', '    end', '    return 1', 'end', '');
+
+  out(...helperFunctions(prog, fn));
 
   for (const option of [...model.globals]) out(optionRule(prog, fn, option, undefined));
   for (const option of model.rootOnly) out(optionRule(prog, fn, option, `${fn}_is ''`));

@@ -30,7 +30,7 @@ export interface OptionModel {
   value?: ValueHint;
 }
 
-export interface ArgumentModel {
+interface ArgumentModel {
   name: string;
   variadic: boolean;
   hint: ValueHint;

@@ -3,7 +3,7 @@ import type { Output, Runtime, Service, Store } from './context.js';
 import { UsageError } from '../errors.js';
 import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../store/setting-names.js';
 import { parsePositiveDuration } from '../lib/duration.js';
-import type { Resolved, Settings, SettingSource } from './settings.js';
+import type { Resolved, Settings } from './settings.js';
 import { formatDuration } from '../lib/durations.js';
 import { POST_TIMEOUT_MS, REQUEST_BUDGET_MS } from '../api/constants.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from './follow/outage.js';
@@ -28,7 +28,7 @@ type ListedKey = SettingName | 'api-key' | 'profile';
 interface SettingRow {
   key: ListedKey;
   value: string | number | null;
-  source: SettingSource;
+  source: Resolved<unknown>['source'];
   origin: string;
 }
 

@@ -1,84 +1,152 @@
-/** `taskctl list`: one page or a walk (--all, --since/--until), filtered, streamed in the chosen format. */
+/**
+ * `taskctl list`: one page, or a walk over the pages from `--page` on, streamed in the chosen format. The spec's list
+ * has no server-side filter, so the filters (`--status`, `--service`, `--since`, `--until`) search: pages are read
+ * until `--limit` tasks match (by default one page's worth) or the list ends, paced by the client's rate limiter.
+ */
 import type { Task } from '../api/schemas.js';
 import type { Output, Prompts, Runtime, Service, Store } from './context.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
 import { UsageError } from '../errors.js';
 import { pickColumns } from '../output/columns.js';
+import { formatCount } from '../output/numbers.js';
+import { counted } from '../output/plural.js';
 import { CreatedWindow, type TimeBound } from './list-window.js';
 import { taskColumns } from '../output/task-columns.js';
 
 export interface ListOptions {
   /** First page to read (default 1). */
   page: number;
-  /** Tasks per page, 1..100. Default: 25 for one page; 100 when walking pages (--all, --since, --until). */
+  /** Tasks per page, 1..100. Default: 25 for one page; 100 when walking pages (--all, or a filter). */
   perPage?: number;
-  /** Read every page from `page` on, streaming rows as pages arrive. */
+  /** Read every page from `page` on, streaming rows as pages arrive; no default limit. */
   all: boolean;
-  /** Client-side filters over the pages read. */
+  /** Filters: any of them searches the pages from `page` on. */
   status?: string[];
   service?: string[];
-  /** Stop after this many rows (after filtering). */
+  /** Stop after this many rows (after filtering). A search's default: `perPage` if given, else 25. */
   limit?: number;
-  /** Only tasks created in this window; either one reads every page from `page` on, like `all`. */
+  /** Only tasks created in this window (either one also lets the walk stop at the window's far edge). */
   since?: TimeBound;
   until?: TimeBound;
   columns?: string[];
   wide?: boolean;
 }
 
-export async function runList(ctx: Output & Prompts & Runtime & Store & Service, options: ListOptions): Promise<void> {
-  const allColumns = taskColumns(ctx.printer.paintStatus, ctx.printer.chalk);
-  const columns = ctx.globals.quiet ? allColumns.slice(0, 1) : pickColumns(allColumns, options.columns);
-  const now = ctx.clock.now();
+/** A search without --limit or --all stops at this many matches, or `--per-page` when given: one page's worth. */
+const SEARCH_LIMIT = 25;
+
+/** What one `list` reads and prints: decided from the flags before any request. */
+interface ListPlan {
+  matches: (task: Task) => boolean;
+  window: CreatedWindow;
+  /** Pages after the first are read (--all, or a filter searching). */
+  walk: boolean;
+  /** A filter is given: the walk is a search (no page cap; the spinner counts matches). */
+  search: boolean;
+  perPage: number;
+  limit: number | undefined;
+  /** The limit is the search's default, not one the user set. */
+  defaultLimit: boolean;
+}
+
+function listPlan(options: ListOptions, now: number): ListPlan {
   const window = new CreatedWindow(options.since?.(now), options.until?.(now));
   if (window.from !== undefined && window.to !== undefined && window.from > window.to) {
     throw new UsageError('--since is later than --until: no task can match', 'For example: --since 24h --until 1h.');
   }
-  const walkAll = options.all || window.active;
-  // A walk reads every page: the largest page the spec allows takes a quarter of the requests.
-  const perPage = options.perPage ?? (walkAll ? 100 : 25);
+  const search = Boolean(options.status?.length) || Boolean(options.service?.length) || window.active;
+  const walk = options.all || search;
+  const defaultLimit = search && !options.all && options.limit === undefined;
+  return {
+    matches: (task) =>
+      (!options.status?.length || options.status.includes(task.status)) &&
+      (!options.service?.length || options.service.includes(task.service)) &&
+      window.contains(task),
+    window,
+    walk,
+    search,
+    // A walk reads many pages: the largest page the spec allows takes a quarter of the requests.
+    perPage: options.perPage ?? (walk ? 100 : 25),
+    limit: defaultLimit ? (options.perPage ?? SEARCH_LIMIT) : options.limit,
+    defaultLimit,
+  };
+}
+
+/** Where a walk ended: the last page read, and whether the limit stopped it before the list's end. */
+interface WalkEnd {
+  first: number;
+  page: number;
+  totalPages: number;
+  printed: number;
+  cut: boolean;
+}
+
+export async function runList(ctx: Output & Prompts & Runtime & Store & Service, options: ListOptions): Promise<void> {
+  const allColumns = taskColumns(ctx.printer.paintStatus, ctx.printer.chalk);
+  const columns = ctx.globals.quiet ? allColumns.slice(0, 1) : pickColumns(allColumns, options.columns);
+  const plan = listPlan(options, ctx.clock.now());
   const api = await ctx.api();
-  const matches = (task: Task) =>
-    (!options.status?.length || options.status.includes(task.status)) &&
-    (!options.service?.length || options.service.includes(task.service)) &&
-    window.contains(task);
-  const out = ctx.printer.stream(columns, (task: Task) => task, { wide: options.wide === true });
-  let printed = 0;
-  let page = options.page;
-  let lastMeta = { total_pages: 1, current_page: 1 };
-  // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8.
-  const guard = new PageWalkGuard<Task>('listing tasks');
-  // A table is drawn once every page is read: a spinner counts the pages meanwhile (other formats stream).
+  const out = ctx.printer.stream(columns, (task: Task) => task, {
+    wide: options.wide === true,
+    chosen: (options.columns?.length ?? 0) > 0,
+  });
+  // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8; a search has no
+  // page cap of its own (a failed task on page 2,000 is still found).
+  const guard = new PageWalkGuard<Task>('listing tasks', plan.search ? Number.POSITIVE_INFINITY : undefined);
+  const end: WalkEnd = { first: options.page, page: options.page, totalPages: 1, printed: 0, cut: false };
   const walk = async (say: (text: string) => void) => {
     for (;;) {
-      if (walkAll && page > options.page) say(`reading tasks: page ${page} of ${lastMeta.total_pages}`);
-      const { tasks, meta } = await api.listTasks({ page, perPage });
-      lastMeta = meta;
-      if (page === options.page) ctx.cache.rememberTasks(tasks);
-      const fresh = walkAll ? guard.accept(page, meta.total_pages, tasks) : tasks;
-      let rows = fresh.filter(matches);
-      if (options.limit !== undefined) rows = rows.slice(0, options.limit - printed);
+      if (plan.walk && end.page > options.page) say(progressText(plan, end));
+      const { tasks, meta } = await api.listTasks({ page: end.page, perPage: plan.perPage });
+      end.totalPages = meta.total_pages;
+      if (end.page === options.page) ctx.cache.rememberTasks(tasks);
+      const fresh = plan.walk ? guard.accept(end.page, meta.total_pages, tasks) : tasks;
+      let rows = fresh.filter(plan.matches);
+      if (plan.limit !== undefined) rows = rows.slice(0, plan.limit - end.printed);
       out.write(rows);
-      printed += rows.length;
-      const more = page < meta.total_pages && tasks.length > 0;
-      if (!walkAll || !more || (options.limit !== undefined && printed >= options.limit)) break;
-      if (window.exhausted(tasks)) break;
-      page += 1;
+      end.printed += rows.length;
+      const more = end.page < meta.total_pages && tasks.length > 0;
+      const full = plan.limit !== undefined && end.printed >= plan.limit;
+      end.cut = more && full;
+      if (!plan.walk || !more || full || plan.window.exhausted(tasks)) break;
+      end.page += 1;
     }
   };
   try {
-    await (ctx.printer.format === 'table' ? ctx.spin('reading tasks', walk) : walk(() => undefined));
+    // A table is drawn once every page is read: a spinner counts the pages meanwhile (other formats stream).
+    await (ctx.printer.format === 'table'
+      ? ctx.spin(plan.search ? 'searching tasks' : 'reading tasks', walk)
+      : walk(() => undefined));
   } catch (error) {
     // No `[]` for a command that failed, and an array cut short stays unterminated.
     await out.abort();
     throw error;
   }
   await out.end();
-  // For a person only: a script's stderr stays quiet, and a --limit that was reached needs no more pages.
-  const limited = options.limit !== undefined && printed >= options.limit;
-  if (!walkAll && !limited && ctx.printer.format === 'table' && lastMeta.total_pages > lastMeta.current_page) {
+  afterList(ctx, plan, end);
+}
+
+/** The spinner's text during a walk: pages read, and the matches found so far when searching. */
+function progressText(plan: ListPlan, end: WalkEnd): string {
+  const pages = `page ${formatCount(end.page)} of ${formatCount(end.totalPages)}`;
+  return plan.search ? `searching tasks: ${pages}, ${formatCount(end.printed)} found` : `reading tasks: ${pages}`;
+}
+
+/** What stderr says after the rows: how to read on, when there is more to read. */
+function afterList(ctx: Output & Service, plan: ListPlan, end: WalkEnd): void {
+  const human = ctx.printer.format === 'table';
+  if (plan.search && end.cut && (human || plan.defaultLimit)) {
+    // A search stopped at its limit: said to scripts too when they did not set it (the list may hold more matches).
+    const read = end.page === end.first ? `page ${end.page}` : `pages ${end.first}-${end.page}`;
     ctx.printer.info(
-      `page ${lastMeta.current_page} of ${lastMeta.total_pages}; use --page ${lastMeta.current_page + 1} or --all for more`,
+      `stopped at ${counted(end.printed, 'matching task')} (${read} of ${formatCount(end.totalPages)} searched); ` +
+        'use --limit N for more, or --all for every match',
     );
+    return;
+  }
+  // For a person only: a script's stderr stays quiet, and a --limit that was reached needs no more pages.
+  const limited = plan.limit !== undefined && end.printed >= plan.limit;
+  if (!plan.walk && !limited && human && end.totalPages > end.page) {
+    ctx.printer.info(`page ${end.page} of ${end.totalPages}; use --page ${end.page + 1} or --all for more`);
   }
 }

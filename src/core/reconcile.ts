@@ -41,7 +41,7 @@ export function serverClockOf(reader: TaskReader): ServerClock {
 }
 
 /** Feeds `reader`'s latest Date-header bounds into `clock`. */
-export function learnFrom(clock: ServerClock, reader: TaskReader): void {
+function learnFrom(clock: ServerClock, reader: TaskReader): void {
   const bounds = reader.serverClockBounds?.() ?? { low: reader.serverClockOffset?.(), high: undefined };
   clock.learn(bounds);
 }

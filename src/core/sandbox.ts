@@ -6,7 +6,16 @@ import type { ResolvedOptions } from '../sandbox/options.js';
 /** The flags, each defaulted by commander from SANDBOX_DEFAULTS: the sandbox's own options under their flag names. */
 export type SandboxCommandOptions = Pick<
   ResolvedOptions,
-  'port' | 'host' | 'apiKey' | 'balance' | 'itemMs' | 'rateLimit' | 'maxItems' | 'webhookTimeScale' | 'seed'
+  | 'port'
+  | 'host'
+  | 'apiKey'
+  | 'balance'
+  | 'itemMs'
+  | 'rateLimit'
+  | 'rateWindowMs'
+  | 'maxItems'
+  | 'webhookTimeScale'
+  | 'seed'
 > & { webhookUrl?: string; state?: string; dialect: string[]; clockSkew?: number };
 
 export async function runSandbox(ctx: Output & Process, options: SandboxCommandOptions): Promise<void> {
@@ -36,6 +45,7 @@ export async function runSandbox(ctx: Output & Process, options: SandboxCommandO
     balance: options.balance,
     itemMs: options.itemMs,
     rateLimit: options.rateLimit,
+    rateWindowMs: options.rateWindowMs,
     maxItems: options.maxItems,
     webhookUrl: options.webhookUrl,
     webhookTimeScale: options.webhookTimeScale,

@@ -17,7 +17,7 @@
 /** Offset bounds used while nothing was observed: the server clock may be two minutes either way. */
 export const UNKNOWN_OFFSET_MS = 120_000;
 /** Resolution assumed until a timestamp shows a finer one. */
-export const UNKNOWN_RESOLUTION_MS = 1000;
+const UNKNOWN_RESOLUTION_MS = 1000;
 /** Past an answered failure, how much later a created_at may still read (a rounding server, a lagging Date). */
 export const ANSWERED_MARGIN_MS = 1000;
 

@@ -16,5 +16,8 @@ export async function runServices(
   const api = await ctx.api();
   const services = await ctx.spin('reading the services', () => api.listServices());
   ctx.cache.rememberServices(services, api.baseUrl);
-  await ctx.printer.list(services, columns, services, { wide: options.wide === true });
+  await ctx.printer.list(services, columns, services, {
+    wide: options.wide === true,
+    chosen: (options.columns?.length ?? 0) > 0,
+  });
 }

@@ -7,7 +7,7 @@ import type { Profile } from '../store/config-schema.js';
 import { DEFAULT_PROFILE } from '../store/config.js';
 import { UsageError } from '../errors.js';
 
-export type SettingSource = 'flag' | 'env' | 'profile' | 'default' | 'sandbox';
+type SettingSource = 'flag' | 'env' | 'profile' | 'default' | 'sandbox';
 
 export interface Resolved<T> {
   value: T;

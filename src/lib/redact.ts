@@ -1,7 +1,7 @@
 /** Headers whose values are secrets: never printed, in traces or anywhere else. */
 const SECRET_HEADERS: ReadonlySet<string> = new Set(['x-api-key', 'authorization', 'x-webhook-signature']);
 
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
 export type Redactor = (text: string) => string;
 

@@ -49,7 +49,7 @@ const TRUNCATED = '…';
  * Levels of nesting printed in JSON output. JSON.stringify recurses natively and overflows the stack a few thousand
  * levels down; real results are a handful deep, so anything past this is a hostile server's and is cut with a marker.
  */
-export const MAX_JSON_DEPTH = 512;
+const MAX_JSON_DEPTH = 512;
 
 /**
  * `value` with every array or object nested deeper than `limit` levels replaced by TRUNCATED. Returns the same
@@ -99,7 +99,7 @@ export function jsonText(value: unknown, pretty: boolean, filter: TextFilter): s
 }
 
 /** Indents every line after the first: used to stream a pretty JSON array element by element. */
-export function indentJson(text: string, indent: string): string {
+function indentJson(text: string, indent: string): string {
   return text.replace(/\n/g, `\n${indent}`);
 }
 

@@ -1,8 +1,8 @@
 /**
- * Fitting a table to the terminal's width, like gh and kubectl: a row never wraps and no word is broken
- * across lines. In order, until the table fits: long free-text columns (`truncate`) give up width down to a soft
- * minimum; `optional` columns are dropped, the highest rank first; free text shrinks further to its hard minimum. Cut
- * text ends in `…`, at a word boundary when one is near. A table that still cannot fit is drawn as it is.
+ * Fitting a table to the terminal's width, like gh and kubectl: a row never wraps and no word is broken across lines.
+ * In order, until the table fits: long free-text columns give up width down to a soft minimum; the least important
+ * columns are dropped (the highest `optional` rank first); free text shrinks further to its hard minimum. A table that
+ * still cannot fit is stacked: one `KEY: value` card per row (output/stack.ts), every column in it.
  */
 
 /** Between two columns (table.ts draws two spaces). */
@@ -17,9 +17,11 @@ export interface FitColumn {
   natural: number;
   /** Header width: a column never gets narrower. */
   header: number;
-  /** Free text that may be cut with `…`. */
+  /** Free text that may be cut with `…` or wrapped within its column. */
   truncate: boolean;
-  /** Dropped when nothing else helps; higher ranks go first. */
+  /** The narrowest the column may get without breaking a word (a wrapped column: its longest word). */
+  least?: number | undefined;
+  /** Dropped when nothing else helps; higher ranks go first. Columns named in `--columns` have none. */
   optional?: number | undefined;
 }
 
@@ -28,21 +30,29 @@ export interface Fit {
   shown: number[];
   /** Width per column index (columns not shown: their natural width). */
   widths: number[];
+  /** Nothing fits as a table: draw every column as a card per row instead. */
+  stack: boolean;
 }
 
 function total(widths: readonly number[], shown: readonly number[]): number {
   return shown.reduce((sum, i) => sum + (widths[i] ?? 0), 0) + COLUMN_GAP * Math.max(0, shown.length - 1);
 }
 
+/** The narrowest a column may become at this stage: free text down to `min` (never below its header or a word). */
+function floor(column: FitColumn | undefined, min: number): number {
+  if (!column) return 0;
+  if (!column.truncate) return column.natural;
+  return Math.min(column.natural, Math.max(min, column.header, column.least ?? 0));
+}
+
 /** Shrinks the widest free-text columns one step at a time (the fairest cut) until the table fits or none can give. */
 function shrink(columns: readonly FitColumn[], shown: readonly number[], budget: number, min: number): number[] {
   const widths = columns.map((c) => c.natural);
   let excess = total(widths, shown) - budget;
-  const floor = (i: number) => Math.min(columns[i]?.natural ?? 0, Math.max(min, columns[i]?.header ?? 0));
   while (excess > 0) {
     let widest = -1;
     for (const i of shown) {
-      if (!columns[i]?.truncate || (widths[i] ?? 0) <= floor(i)) continue;
+      if ((widths[i] ?? 0) <= floor(columns[i], min)) continue;
       if (widest < 0 || (widths[i] ?? 0) > (widths[widest] ?? 0)) widest = i;
     }
     if (widest < 0) break;
@@ -52,17 +62,30 @@ function shrink(columns: readonly FitColumn[], shown: readonly number[], budget:
   return widths;
 }
 
+/** Optional columns, the first to drop first. */
+function dropOrder(columns: readonly FitColumn[]): number[] {
+  return columns
+    .map((_, i) => i)
+    .filter((i) => columns[i]?.optional !== undefined)
+    .sort((a, b) => (columns[b]?.optional ?? 0) - (columns[a]?.optional ?? 0));
+}
+
 export function fitColumns(columns: readonly FitColumn[], budget: number): Fit {
   let shown = columns.map((_, i) => i);
   let widths = shrink(columns, shown, budget, SOFT_MIN);
-  const dropOrder = shown
-    .filter((i) => columns[i]?.optional !== undefined)
-    .sort((a, b) => (columns[b]?.optional ?? 0) - (columns[a]?.optional ?? 0));
-  for (const drop of dropOrder) {
-    if (total(widths, shown) <= budget) return { shown, widths };
+  for (const drop of dropOrder(columns)) {
+    if (total(widths, shown) <= budget) return { shown, widths, stack: false };
     shown = shown.filter((i) => i !== drop);
     widths = shrink(columns, shown, budget, SOFT_MIN);
   }
-  if (total(widths, shown) <= budget) return { shown, widths };
-  return { shown, widths: shrink(columns, shown, budget, HARD_MIN) };
+  if (total(widths, shown) <= budget) return { shown, widths, stack: false };
+  widths = shrink(columns, shown, budget, HARD_MIN);
+  return { shown, widths, stack: total(widths, shown) > budget };
+}
+
+/** The note under a table with columns left out: which, and how to see them. */
+export function hiddenNote(headers: readonly string[]): string | undefined {
+  if (headers.length === 0) return undefined;
+  const count = headers.length === 1 ? '1 column hidden' : `${headers.length} columns hidden`;
+  return `${count} (${headers.join(', ')}): --wide or -o tsv`;
 }

@@ -267,16 +267,7 @@ export function exportTaskItems(
   const dataKeys = [...seen].filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
   const keys = ['task', 'target', 'status', ...dataKeys, 'error'];
   sameShape(records);
-  const fixed = new Set(['task', 'target', 'status']);
-  const columns = keys.map((key): Column<FlatRecord> => ({
-    header: key,
-    key,
-    value: (row) => field(row, key),
-    // Results and errors wrap within their column on a narrow terminal (never cut); ids, targets and statuses stay whole.
-    ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
-    ...(key === 'task' ? { align: 'right' as const } : {}),
-  }));
-  return { keys, rows, columns, records };
+  return { keys, rows, columns: taskItemColumns(keys), records };
 }
 
 /** The export's columns (`task`, `target`, `status`, the data fields in first-seen order, `error`): a pass that keeps nothing. */
@@ -332,14 +323,19 @@ export function* taskItemSlices(
   }
 }
 
-/** Printer columns over the export's rows (the same as `exportTaskItems` gives). */
+/**
+ * Printer columns over the export's rows. On a narrow terminal the data fields are left out first, the last first;
+ * task, target, status and error stay (or the rows stack). Results and errors wrap within their column (never cut);
+ * ids, targets and statuses stay whole.
+ */
 export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecord>> {
   const fixed = new Set(['task', 'target', 'status']);
-  return keys.map((key): Column<FlatRecord> => ({
+  return keys.map((key, index): Column<FlatRecord> => ({
     header: key,
     key,
     value: (row) => field(row, key),
     ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
+    ...(fixed.has(key) || key === 'error' ? {} : { optional: index }),
     ...(key === 'task' ? { align: 'right' as const } : {}),
   }));
 }

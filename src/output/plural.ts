@@ -2,7 +2,7 @@
 import { formatCount } from './numbers.js';
 
 /** `item` / `items` for `count`. */
-export function plural(count: number, noun: string): string {
+function plural(count: number, noun: string): string {
   return count === 1 ? noun : `${noun}s`;
 }
 

@@ -32,7 +32,7 @@ export interface ProgressOptions {
   tickMs?: number;
 }
 
-export type ProgressMode = 'live' | 'lines' | 'silent';
+type ProgressMode = 'live' | 'lines' | 'silent';
 
 /** Colours for the live block: chalk at stderr's level (adds nothing when colour is off, and in plain and silent modes). */
 export type Paint = ChalkInstance;
@@ -56,6 +56,8 @@ export interface Progress {
   interject: (write: () => void) => void;
   /** Removes the live block and stops its timer (the end, Ctrl-C). Plain mode: nothing. */
   stop: () => void;
+  /** Live mode: the columns a line may use (lines are fitted to it by their maker); other modes: undefined. */
+  lineWidth: () => number | undefined;
 }
 
 /** Live block only when stderr is a TTY, output is not json/ndjson, and not in CI (docs/behaviour.md#output). */
@@ -92,6 +94,7 @@ function silentProgress(clean: (text: string) => string): Progress {
       write();
     },
     stop: () => {},
+    lineWidth: () => undefined,
   };
 }
 
@@ -110,6 +113,7 @@ function linesProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, clean: (
       write();
     },
     stop: () => {},
+    lineWidth: () => undefined,
   };
 }
 
@@ -148,7 +152,7 @@ class LiveProgress implements Progress {
     if (!this.frame || this.stopped) return;
     const rows = this.stream.rows ?? 24;
     const maxLines = Math.max(1, rows - 1);
-    const width = lineBudget(this.stream.columns);
+    const width = this.lineWidth();
     const lines = this.frame(SPINNER[this.tick % SPINNER.length] ?? '-', maxLines)
       .slice(0, maxLines)
       .map((line) => cutToWidth(line, width));
@@ -173,6 +177,10 @@ class LiveProgress implements Progress {
 
   log(line: string): void {
     this.interject(() => this.stream.write(`${line}\n`));
+  }
+
+  lineWidth(): number {
+    return lineBudget(this.stream.columns);
   }
 
   interject(write: () => void): void {

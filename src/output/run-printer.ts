@@ -26,6 +26,8 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
   const [{ createPrinter }, { resolveFormat }] = await Promise.all([import('./printer.js'), import('./format.js')]);
   // Messages are word-wrapped for a person at a terminal; scripts and logs get them on one line each.
   const wrapping = io.stderr.isTTY === true ? await import('./width.js') : undefined;
+  // ... and screens of fields to stdout's width when it is a terminal.
+  const stacking = io.stdout.isTTY === true ? await import('./stack.js') : undefined;
   return createPrinter({
     io,
     format: resolveFormat(options.format, io.stdout.isTTY === true),
@@ -36,5 +38,6 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
     ci,
     now: options.now,
     ...(wrapping && { wrap: wrapping.wrapText, wrapWidth: wrapping.lineBudget(io.stderr.columns) }),
+    ...(stacking && { card: stacking.card }),
   });
 }

@@ -2,7 +2,10 @@
 import type { Service } from '../api/schemas.js';
 import type { Column } from './printer.js';
 
-/** At a narrow terminal the description is cut first, then CURRENCY and NAME are left out (`--wide` shows all). */
+/**
+ * At a narrow terminal the description is cut first, then CURRENCY and NAME are left out (`--wide` shows all); SERVICE,
+ * PRICE and DESCRIPTION stay, or the services stack.
+ */
 export const SERVICE_COLUMNS: Array<Column<Service>> = [
   { header: 'SERVICE', key: 'service', value: (s) => s.service },
   { header: 'NAME', key: 'display_name', value: (s) => s.display_name, truncate: true, optional: 1 },

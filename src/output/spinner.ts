@@ -7,7 +7,7 @@
 import type { OutputStream } from './io.js';
 
 /** A wait shorter than this shows nothing: a spinner that flashes for 100 ms is noise. */
-export const SPINNER_DELAY_MS = 300;
+const SPINNER_DELAY_MS = 300;
 
 export interface SpinnerOptions {
   stream: OutputStream;
@@ -66,14 +66,4 @@ export function startSpinner(options: SpinnerOptions, text: string): Spinner {
       ora = undefined;
     },
   };
-}
-
-/** Runs `work` under a spinner saying `text`; the spinner is gone before the result (or error) is returned. */
-export async function withSpinner<T>(options: SpinnerOptions, text: string, work: (spinner: Spinner) => Promise<T>) {
-  const spinner = startSpinner(options, text);
-  try {
-    return await work(spinner);
-  } finally {
-    spinner.stop();
-  }
 }

@@ -50,7 +50,7 @@ const WRITE_ERRORS: Readonly<Record<string, string>> = {
 };
 
 /** `ENOSPC: no space left on the device`: a write error in one phrase, for the one-line message. */
-export function describeWriteError(error: NodeJS.ErrnoException): string {
+function describeWriteError(error: NodeJS.ErrnoException): string {
   const code = error.code ?? '';
   return Object.hasOwn(WRITE_ERRORS, code) ? `${code}: ${WRITE_ERRORS[code] ?? ''}` : error.message;
 }

@@ -25,7 +25,8 @@ export function countsText(counts: { total: number; completed?: number | undefin
 
 /**
  * Machine formats keep the server's fields (`total_items`, ISO times); a terminal shows the item outcome and ages. At
- * a narrow terminal FINISHED, then COST, are left out (`--wide` keeps them).
+ * a narrow terminal FINISHED, then COST, then ITEMS are left out (`--wide` keeps them); ID, SERVICE, STATUS and
+ * CREATED stay, or the rows stack.
  */
 export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Array<Column<Task>> {
   return [
@@ -37,17 +38,18 @@ export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Array<
       key: 'total_items',
       value: (t) => t.total_items,
       display: itemsText,
+      optional: 1,
       // The task's tone, like its status: a completed task with failed items is yellow, never green.
       ...(chalk ? { style: (text: string, t: Task) => paintTone(chalk, taskTone(t), text) } : {}),
     },
-    { header: 'COST', key: 'cost', value: (t) => t.cost, align: 'right', optional: 1 },
+    { header: 'COST', key: 'cost', value: (t) => t.cost, align: 'right', optional: 2 },
     { header: 'CREATED', key: 'created_at', value: (t) => t.created_at, time: true },
     {
       header: 'FINISHED',
       key: 'finished_at',
       value: (t) => t.completed_at ?? t.failed_at ?? '',
       time: true,
-      optional: 2,
+      optional: 3,
     },
   ];
 }

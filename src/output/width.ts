@@ -15,6 +15,14 @@ export function lineBudget(columns: number | undefined, fallback = 80): number {
   return Math.max(10, width - 1);
 }
 
+/**
+ * A message for `stream`: word-wrapped to its line budget when it is a terminal (as the printer wraps its messages),
+ * unchanged for scripts and logs, which get each message on one line.
+ */
+export function fitToStream(text: string, stream: { isTTY?: boolean; columns?: number }): string {
+  return stream.isTTY === true ? wrapText(text, lineBudget(stream.columns)) : text;
+}
+
 /** Made on first use: building a Segmenter loads ICU's break rules (~10 ms), which ASCII text never needs. */
 let graphemes: Intl.Segmenter | undefined;
 
@@ -40,7 +48,30 @@ export function blockWidth(text: string): number {
   return Math.max(...text.split('\n').map((line) => textWidth(line)));
 }
 
-/** `text` cut to `width` columns with `…`: at the last space when it leaves at least half, else mid-word. */
+/** Continuation lines of a wrapped cell of nested `key: value` lines start this far in. */
+const CELL_INDENT = '  ';
+
+/** A table cell wrapped to `width`: a sentence (an error) continues at the cell's start, nested lines further in. */
+export function wrapCell(text: string, width: number): string {
+  return wrapText(text, width, text.includes('\n') ? CELL_INDENT : '');
+}
+
+/** The narrowest column that wraps each of `texts` (as `wrapCell` does) without breaking a word. */
+export function leastCellWidth(texts: readonly string[]): number {
+  return Math.max(0, ...texts.map((text) => (text.includes('\n') ? CELL_INDENT.length : 0) + longestWord([text])));
+}
+
+/** The widest word in `texts` (words end at whitespace). */
+export function longestWord(texts: readonly string[]): number {
+  let widest = 0;
+  for (const text of texts) for (const word of text.split(/\s+/)) widest = Math.max(widest, textWidth(word));
+  return widest;
+}
+
+/**
+ * `text` cut to `width` columns with `…`, after its last whole word that fits: no word is shown in part. Only a first
+ * word wider than the cell (a long name, text without spaces) is cut mid-word, rather than leave the cell empty.
+ */
 export function truncateText(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
   if (width <= 1) return ELLIPSIS.slice(0, width);
@@ -53,9 +84,9 @@ export function truncateText(text: string, width: number): string {
     head += char;
     used += charWidth;
   }
-  const space = head.lastIndexOf(' ');
-  const cut =
-    space >= 0 && textWidth(head.slice(0, space)) >= width / 2 ? head.slice(0, space).trimEnd() : head.trimEnd();
+  // `head` is a prefix of `text`: it ends a word when a space follows it there.
+  const space = text.charAt(head.length) === ' ' ? head.length : head.lastIndexOf(' ');
+  const cut = space > 0 ? head.slice(0, space).trimEnd() : head.trimEnd();
   return `${cut}${ELLIPSIS}`;
 }
 

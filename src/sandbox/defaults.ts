@@ -8,6 +8,7 @@ export const SANDBOX_DEFAULTS = {
   balance: 10_000,
   itemMs: 200,
   rateLimit: SPEC_RATE_LIMIT,
+  rateWindowMs: 60_000,
   maxItems: 10_000,
   webhookTimeScale: 1,
   webhookTimeoutMs: 30_000,

@@ -5,16 +5,16 @@
 import type { WebhookEvent } from '../api/schemas.js';
 
 /** Oldest finished deliveries are forgotten beyond this, so a long-running sandbox stays small. */
-export const MAX_KEPT_DELIVERIES = 5_000;
+const MAX_KEPT_DELIVERIES = 5_000;
 
 /**
  * `sending`: the first attempt has not finished; `retrying`: an attempt failed and the next is scheduled
  * (`nextAttemptAt`); `delivered`: an attempt got HTTP 200; `abandoned`: every attempt failed (a test event has one).
  */
-export const DELIVERY_STATES = ['sending', 'retrying', 'delivered', 'abandoned'] as const;
+const DELIVERY_STATES = ['sending', 'retrying', 'delivered', 'abandoned'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-export interface DeliveryAttempt {
+interface DeliveryAttempt {
   attempt: number;
   /** ISO time the attempt started. */
   at: string;
@@ -42,7 +42,7 @@ export interface Delivery {
 }
 
 /** `sk_s…0000`: enough to tell two keys apart, not enough to use one. */
-export function maskSecret(value: string): string {
+function maskSecret(value: string): string {
   return value.length <= 8 ? '••••' : `${value.slice(0, 4)}…${value.slice(-4)}`;
 }
 

@@ -36,12 +36,7 @@ export type DialectName = keyof typeof DIALECTS;
  * Dialects that go beyond what the spec allows (it types ids as integers, shows items in GET /tasks/:id, a data object
  * per item, and null fields as null): a server the client tolerates, not one the spec describes.
  */
-export const BEYOND_SPEC: ReadonlySet<DialectName> = new Set<DialectName>([
-  'string-ids',
-  'data-shapes',
-  'no-items',
-  'sparse',
-]);
+const BEYOND_SPEC: ReadonlySet<DialectName> = new Set<DialectName>(['string-ids', 'data-shapes', 'no-items', 'sparse']);
 
 /** `spec` for a variant the spec allows, `beyond the spec` for the others (`taskctl sandbox --dialect list`). */
 export function dialectScope(name: DialectName): string {

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 
 const FAULT_KINDS = ['status', 'delay', 'reset-before', 'reset-after', 'truncate', 'non-json'] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+type FaultKind = (typeof FAULT_KINDS)[number];
 
 const API_PREFIX = '/api/v1';
 

@@ -4,7 +4,7 @@ import { ErrorResponseSchema } from '../api/schemas.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 /** Request bodies above this are refused with 413 (the reader stops buffering at the cap). */
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** A response as a value, so faults can truncate it or drop it after the handler ran. */
 export interface Reply {

@@ -8,8 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { TimerSet } from './timers.js';
 
-export const LIVE_TOPICS = ['state', 'tasks', 'deliveries', 'faults'] as const;
-export type LiveTopic = (typeof LIVE_TOPICS)[number];
+export type LiveTopic = 'state' | 'tasks' | 'deliveries' | 'faults';
 
 const COALESCE_MS = 100;
 const HEARTBEAT_MS = 15_000;

@@ -13,6 +13,7 @@ export interface ResolvedOptions {
   balance: number;
   itemMs: number;
   rateLimit: number;
+  rateWindowMs: number;
   maxItems: number;
   webhookUrl: string | undefined;
   webhookTimeScale: number;
@@ -35,6 +36,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   const balance = options.balance ?? d.balance;
   const itemMs = options.itemMs ?? d.itemMs;
   const rateLimit = options.rateLimit ?? d.rateLimit;
+  const rateWindowMs = options.rateWindowMs ?? d.rateWindowMs;
   const maxItems = options.maxItems ?? d.maxItems;
   const timeScale = options.webhookTimeScale ?? d.webhookTimeScale;
   const timeoutMs = options.webhookTimeoutMs ?? d.webhookTimeoutMs;
@@ -58,6 +60,12 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     balance: check('balance', balance, Number.isSafeInteger(balance) && balance >= 0, 'a non-negative integer'),
     itemMs: check('item-ms', itemMs, itemMs >= 0, 'a non-negative number of milliseconds'),
     rateLimit: check('rate-limit', rateLimit, Number.isInteger(rateLimit) && rateLimit >= 0, 'a non-negative integer'),
+    rateWindowMs: check(
+      'rate-window',
+      rateWindowMs,
+      Number.isInteger(rateWindowMs) && rateWindowMs >= 1000 && rateWindowMs % 1000 === 0,
+      'whole seconds, at least 1s',
+    ),
     maxItems: check('max-items', maxItems, Number.isInteger(maxItems) && maxItems >= 1, 'a positive integer'),
     webhookUrl: options.webhookUrl,
     webhookTimeScale: check('webhook-time-scale', timeScale, timeScale >= 0, 'a non-negative number'),

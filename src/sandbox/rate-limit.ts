@@ -1,5 +1,4 @@
-/** Fixed one-minute windows per key, aligned to the clock's minute (so the reset time is the same for every key). */
-const WINDOW_MS = 60_000;
+/** Fixed windows per key (one minute unless `--rate-window`), aligned to the clock (the same reset time for every key). */
 
 export interface RateDecision {
   allowed: boolean;
@@ -19,6 +18,7 @@ export class FixedWindowLimiter {
   constructor(
     readonly limit: number,
     private readonly now: () => number,
+    private readonly windowMs = 60_000,
   ) {}
 
   get enabled(): boolean {
@@ -37,7 +37,7 @@ export class FixedWindowLimiter {
 
   private decide(key: string, count: boolean): RateDecision {
     const now = this.now();
-    const windowStart = now - (now % WINDOW_MS);
+    const windowStart = now - (now % this.windowMs);
     if (windowStart !== this.windowStart) {
       this.windowStart = windowStart;
       this.counts = new Map();
@@ -46,7 +46,7 @@ export class FixedWindowLimiter {
     const allowed = used < this.limit;
     const after = allowed && count ? used + 1 : used;
     if (after !== used) this.counts.set(key, after);
-    const windowEnd = windowStart + WINDOW_MS;
+    const windowEnd = windowStart + this.windowMs;
     return {
       allowed,
       limit: this.limit,

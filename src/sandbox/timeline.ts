@@ -10,7 +10,7 @@ const SLOW_FACTOR = 10;
 /** Time a new task waits in the queue before processing starts: min(itemMs, this). */
 export const MAX_QUEUE_DELAY_MS = 50;
 
-export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed';
+type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed';
 
 /** What is stored (and persisted) per task. */
 export interface StoredTask {

@@ -12,6 +12,8 @@ export interface SandboxOptions {
   itemMs?: number;
   /** Requests per minute per key; default 100; 0 = off (no X-RateLimit-* headers then). */
   rateLimit?: number;
+  /** Length of a rate-limit window in ms; default 60000 (shorter windows let tests of rate-limit waits run fast). */
+  rateWindowMs?: number;
   /** Maximum items per task; default 10000. */
   maxItems?: number;
   /** Loopback URL to POST task events to; overrides the state file's URL when given. */

@@ -12,9 +12,9 @@ import type { TimerSet } from './timers.js';
 
 /** Delay before each attempt (docs/sandbox.md#webhooks); multiplied by the time scale. */
 const RETRY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;
-export const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
+const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
 
-export type { Delivery, DeliveryAttempt } from './delivery-log.js';
+export type { Delivery } from './delivery-log.js';
 
 export interface WebhookOptions {
   timeScale: number;

@@ -21,7 +21,7 @@ import { UsageError } from '../errors.js';
 /** A state file that is a symlink, FIFO, device or directory: exit 2, and never opened for real. */
 export class NotRegularFileError extends UsageError {}
 /** A state file larger than its reader's bound: it is not read (bounded memory); the message says the size. */
-export class TooLargeFileError extends UsageError {}
+class TooLargeFileError extends UsageError {}
 
 /** What a path is when it is not a regular file, for the refusal message. */
 function kindOf(stats: ReturnType<typeof fstatSync>): string {

@@ -66,11 +66,28 @@ export class JournalFile {
     this.records.push(record);
   }
 
+  /** Empties the journal (a job of which nothing was sent, started again with other inputs or options). */
+  restart(): void {
+    if (this.fd === undefined) throw new Error('journal closed');
+    ftruncateSync(this.fd, 0);
+    fsyncSync(this.fd);
+    this.records.length = 0;
+  }
+
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     this.lock.release();
   }
+}
+
+/**
+ * The records of the journal at `path`, read without its lock and without creating it (`show --job`, `diff`): a
+ * resume appending meanwhile leaves a prefix, which is a valid journal. Undefined when there is no such file.
+ */
+export function readJournal(path: string): unknown[] | undefined {
+  const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES });
+  return text === undefined ? undefined : parseLines(text, path).records;
 }
 
 function parseLines(text: string, path: string): { records: unknown[]; goodBytes: number } {

@@ -72,7 +72,7 @@ export interface Intent {
 }
 
 /** The ledger could not be read or written (locked for seconds, a read-only or hostile cache directory). */
-export class LedgerUnavailableError extends Error {}
+class LedgerUnavailableError extends Error {}
 
 /**
  * An order-free digest of a multiset of items (two 32-bit sums of FNV-1a hashes, and the count). A collision only makes

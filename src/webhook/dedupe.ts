@@ -8,7 +8,7 @@ export const DEDUPE_WINDOW_MS = 60 * 60_000;
 /** The service's retries (5 s + 30 s + 2 min + 5 min + 10 min) end within 18 minutes: remember at least 30. */
 export const DEDUPE_MINIMUM_MS = 30 * 60_000;
 /** About 100 bytes a key: 10 MB at most. */
-export const DEDUPE_CAPACITY = 100_000;
+const DEDUPE_CAPACITY = 100_000;
 
 export class RecentKeys {
   /** Key → when it was added; a Map iterates in insertion order, so the first entry is the oldest. */

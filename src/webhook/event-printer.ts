@@ -4,7 +4,7 @@
  */
 import type { IO } from '../output/io.js';
 import type { Column, Printer, StyledPart } from '../output/printer.js';
-import type { ReceivedEvent } from './listener.js';
+import type { ReceivedEvent } from './received.js';
 
 /** A scalar field of a received body by path (`task.id`), whatever its shape; undefined when absent or not a scalar. */
 function field(body: unknown, ...path: string[]): string | number | boolean | undefined {

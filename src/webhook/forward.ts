@@ -1,7 +1,7 @@
 import { SIGNATURE_HEADER, WEBHOOK_USER_AGENT } from './signature.js';
 
 /** Below the service's 30 s answer deadline, so the service still hears our 502 in time. */
-export const FORWARD_TIMEOUT_MS = 25_000;
+const FORWARD_TIMEOUT_MS = 25_000;
 
 export interface ForwardRequest {
   to: URL;

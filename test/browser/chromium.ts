@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 
-export const CHROMIUM_PATH = process.env.TASKCTL_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.TASKCTL_CHROMIUM ?? '/usr/bin/chromium';
 
 const ARGS = [
   '--headless',

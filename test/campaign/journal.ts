@@ -44,14 +44,14 @@ export interface JournalCampaignReport {
 
 type KillKind = 'sent' | 'answered' | 'timer';
 
-export const FAULTS = {
+const FAULTS = {
   'post-500': { method: 'POST', path: '/api/v1/tasks', kind: 'status', status: 500 },
   'post-reset-after': { method: 'POST', path: '/api/v1/tasks', kind: 'reset-after' },
   'post-reset-before': { method: 'POST', path: '/api/v1/tasks', kind: 'reset-before' },
   'post-delay': { method: 'POST', path: '/api/v1/tasks', kind: 'delay', delayMs: 400 },
   'list-503': { method: 'GET', path: '/api/v1/tasks', kind: 'status', status: 503 },
 } as const;
-export type FaultName = keyof typeof FAULTS;
+type FaultName = keyof typeof FAULTS;
 
 function run(
   args: string[],

@@ -23,7 +23,7 @@ import { generator } from '../seeded.js';
 import { FaultProxy, PROXY_FAULTS, type ProxyFault } from './proxy.js';
 import { startWorld, type World } from './world.js';
 
-export const OUTCOMES = [
+const OUTCOMES = [
   'created',
   'recovered',
   'unknown-none',
@@ -32,11 +32,11 @@ export const OUTCOMES = [
   'cross-machine',
   'VIOLATION',
 ] as const;
-export type Outcome = (typeof OUTCOMES)[number];
-export const CAUSES = ['none', 'ambiguous', 'contested', 'unproven', 'unfinished', 'unread', 'failure'] as const;
-export type Cause = (typeof CAUSES)[number];
-export const WORLDS = ['plain', 'whole-seconds+3s'] as const;
-export type WorldKind = (typeof WORLDS)[number];
+type Outcome = (typeof OUTCOMES)[number];
+const CAUSES = ['none', 'ambiguous', 'contested', 'unproven', 'unfinished', 'unread', 'failure'] as const;
+type Cause = (typeof CAUSES)[number];
+const WORLDS = ['plain', 'whole-seconds+3s'] as const;
+type WorldKind = (typeof WORLDS)[number];
 
 const SERVICE = 'domain_check_availability';
 /**
@@ -67,7 +67,7 @@ interface RunResultLike {
 }
 
 /** The cause an exit 9 states (core/submit/send.ts words it). */
-export function causeOf(stderr: string): Cause {
+function causeOf(stderr: string): Cause {
   if (stderr.includes('several matching tasks')) return 'ambiguous';
   if (stderr.includes('so it may be that run')) return 'contested';
   if (stderr.includes('could not be read in full before sending')) return 'unproven';
@@ -78,7 +78,7 @@ export function causeOf(stderr: string): Cause {
 }
 
 /** Judges one run of a group: `own` is what its proxy saw created, `others` what the group's other proxies saw. */
-export function judge(
+function judge(
   result: RunResultLike,
   fault: ProxyFault,
   own: readonly number[],

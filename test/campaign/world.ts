@@ -38,7 +38,7 @@ export class SkipClock implements Clock {
  * does any real delay (a held request, a timeout) in virtual terms × scale. Unlike SkipClock, parallel sleepers do not
  * speed it up further, so a run's reconciliation horizon lasts the same real time however many runs overlap.
  */
-export class ScaledClock implements Clock {
+class ScaledClock implements Clock {
   private readonly start = Date.now();
   constructor(private readonly scale = 20) {}
   now(): number {
@@ -63,7 +63,7 @@ export class ScaledClock implements Clock {
   }
 }
 
-export interface SandboxTask {
+interface SandboxTask {
   id: number;
   service: string;
   status: string;
@@ -72,7 +72,7 @@ export interface SandboxTask {
   items?: Array<{ target: string; status: string }>;
 }
 
-export interface Fault {
+interface Fault {
   method?: string;
   path?: string;
   kind: 'status' | 'delay' | 'reset-before' | 'reset-after' | 'truncate' | 'non-json';

@@ -112,7 +112,7 @@ export interface E2EWorld {
   close: () => Promise<void>;
 }
 
-export interface InProcessOptions {
+interface InProcessOptions {
   env?: Record<string, string | undefined>;
   stdin?: string;
   /** Real time instead of virtual time (when the sandbox must progress between the command's polls). */

@@ -264,6 +264,10 @@ describe('resume: a chunk caught in flight', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/chunk 2: task \d+ was created by the interrupted request/);
     expect(records(journal).find((r) => r.type === 'reconciled')).toMatchObject({ chunk: 2, by: 'scan' });
+    // Each chunk counted once: the one done before, the one settled, the one sent now.
+    expect(resumed.stderr).toMatch(
+      /job .*job\.jsonl: 3 tasks for 9 items, 9 coins \(recovered: \d+\) \(1 by this run\)/,
+    );
     await itemsOnce(9, 'f');
   });
 
@@ -309,6 +313,20 @@ describe('resume: a chunk caught in flight', () => {
     expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
     const chunk2 = records(journal).find((r) => r.type === 'created' && r.chunk === 2);
     expect(chunk2?.task).not.toBe(landedIds[0]);
+  });
+
+  it('a changed input is exit 2 at once, before any request, even with a chunk in flight', async () => {
+    const { journal } = await stoppedInFlight(1);
+    const [job] = records(journal) as Array<{ inputs: Array<{ path: string }> }>;
+    const input = job?.inputs[0]?.path ?? '';
+    writeFileSync(input, readFileSync(input, 'utf8').replace('f7.', 'g7.')); // the same size, other bytes
+    const stats = () => world.admin<{ total: number }>('GET', '/__sandbox/stats');
+    const before = (await stats()).total;
+    const resumed = await world.inProcess(['resume', journal]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toMatch(/belongs to another job: the content of .*in\.txt differs/);
+    expect((await stats()).total).toBe(before);
+    expect(records(journal).map((r) => r.type)).not.toContain('reconciled');
   });
 
   it('sends the chunk again when it was proven never created', async () => {

@@ -273,7 +273,7 @@ describe('--columns and --since', () => {
   });
 
   it('--since keeps the tasks created within the window, --until the older ones', async () => {
-    const recent = await world.inProcess(['list', '--since', '1h', '--per-page', '2', '-q']);
+    const recent = await world.inProcess(['list', '--since', '1h', '--all', '--per-page', '2', '-q']);
     expect(recent.code, recent.stderr).toBe(0);
     expect(recent.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(7);
     const older = await world.inProcess(['list', '--until', '1h', '-q']);

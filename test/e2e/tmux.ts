@@ -19,7 +19,7 @@ export interface Screen {
 }
 
 /** A command still running in a terminal: read its screen while it works (SIGSTOP, Ctrl-C mid-way). */
-export interface Running {
+interface Running {
   screen: () => string;
   /** The screen once it matches `pattern` (polled; throws after `timeoutMs`). */
   until: (pattern: RegExp, timeoutMs?: number) => Promise<string>;

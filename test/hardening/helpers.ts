@@ -15,14 +15,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, isolatedHome, runCli, runProcess, type CliResult } from '../e2e/harness.js';
+import { BIN, isolatedHome, runProcess, type CliResult } from '../e2e/harness.js';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
 import type { Clock } from '../../src/lib/time.js';
 
 /** A key that is easy to find in output: every secrets case greps for it. */
 export const KEY = 'sk_hardening_S3CRET_9f3c2a71';
 
-export interface Recorded {
+interface Recorded {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
@@ -189,5 +189,5 @@ export function selfSignedCertificate():
   };
 }
 
-export { isolatedHome, runCli };
+export { isolatedHome };
 export type { CliResult };

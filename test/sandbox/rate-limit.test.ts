@@ -74,3 +74,22 @@ describe('sandbox rate limit', () => {
     expect((await call(sb, '/balance')).headers.get('x-ratelimit-limit')).toBe('100');
   });
 });
+
+describe('sandbox --rate-window', () => {
+  it('windows of the given length: the budget comes back when the short window ends, and Reset names its end', async () => {
+    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 1)); // 1 s into a 3 s window
+    const sb = await start({ clock, rateLimit: 2, rateWindowMs: 3000 });
+    expect((await call(sb, '/balance')).status).toBe(200);
+    const last = await call(sb, '/balance');
+    expect(last.headers.get('x-ratelimit-reset')).toBe(String(Date.UTC(2025, 0, 1, 12, 0, 3) / 1000));
+    const limited = await call(sb, '/balance');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('2');
+    clock.advance(2000);
+    expect((await call(sb, '/balance')).status).toBe(200);
+  });
+
+  it('refuses a window that is not whole seconds', async () => {
+    await expect(start({ rateWindowMs: 1500 })).rejects.toThrow(/rate-window must be whole seconds/);
+  });
+});

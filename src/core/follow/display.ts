@@ -13,6 +13,7 @@ import { clockTime, formatDuration } from '../../lib/durations.js';
 import type { Paint, Progress } from '../../output/progress.js';
 import { paintTone } from '../../output/status-colours.js';
 import { countsText } from '../../output/task-columns.js';
+import { textWidth } from '../../output/width.js';
 import { isTerminal, taskPhase, taskSucceeded, taskTone } from '../../lib/task-state.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
@@ -273,33 +274,52 @@ export class FollowDisplay {
     ];
     const elapsed = clockTime(elapsedOf(view, now));
     if (mode === 'live') {
-      const parts = [
-        icon,
-        `task ${String(task.id).padEnd(widths.id)}`,
-        status,
-        ...liveCounts(counts, paint),
-        ...timing,
-        paint.dim(elapsed),
-      ];
-      return parts.filter((part) => part !== '').join(' ');
+      const head = { icon, id: String(task.id).padEnd(widths.id), status };
+      return fitLiveLine(head, counts, [...timing, paint.dim(elapsed)], paint, this.options.progress.lineWidth());
     }
     const head = [ended ? icon : '', `task ${task.id}`, status, plainCounts(counts)].filter((part) => part !== '');
     return [head.join(' '), ...timing.filter((part) => part !== ''), `${elapsed} elapsed`].join(', ');
   }
 }
 
-/** The counts as the service last reported them: bar, percent, finished/total, failed. */
-function liveCounts(counts: ItemCounts, paint: Paint): string[] {
+/** A bar narrower than this says nothing: it is left out. */
+const BAR_MIN = 4;
+
+/**
+ * A live line within `width` columns, the task and its counts kept: the bar gives up width first (down to nothing),
+ * then the times at the end go in the order shown (`extras`: the rate, the estimate, the elapsed time), then the
+ * padding that lines tasks up, the percent and the word "task".
+ */
+function fitLiveLine(
+  head: { icon: string; id: string; status: string },
+  counts: ItemCounts,
+  extras: readonly string[],
+  paint: Paint,
+  width = Infinity,
+): string {
   const { completed, failed, total } = counts;
-  if (completed === undefined) return [paint.dim('(the server reports no item progress)')];
+  const join = (parts: readonly string[]) => parts.filter((part) => part !== '').join(' ');
+  const task = [head.icon, `task ${head.id}`, head.status];
+  if (completed === undefined) return join([...task, paint.dim('(the server reports no item progress)'), ...extras]);
   const done = completed + (failed ?? 0);
   // The bar and percent count items finished either way; the numbers are the service's (output/task-columns.ts).
-  return [
-    bar(done, total, paint),
-    percent(done, total),
-    `${completed}/${total}`.padStart(2 * String(total).length + 1),
-    failed ? paint.red(`${failed} failed`) : '',
+  const ratio = `${completed}/${total}`;
+  const failedText = failed ? paint.red(`${failed} failed`) : '';
+  const numbers = [percent(done, total), ratio.padStart(2 * String(total).length + 1), failedText];
+  const fits = (line: string) => textWidth(line) <= width;
+  const kept = extras.filter((part) => part !== '');
+  for (let drop = 0; drop <= kept.length; drop++) {
+    const rest = kept.slice(drop);
+    const room = Math.min(BAR_WIDTH, width - textWidth(join([...task, 'x', ...numbers, ...rest])) + 1);
+    if (room >= BAR_MIN) return join([...task, bar(done, total, paint, room), ...numbers, ...rest]);
+  }
+  const compact = [
+    join([...task, ...numbers]),
+    join([...task, percent(done, total), ratio, failedText]),
+    join([...task, ratio, failedText]),
+    join([head.icon, head.id.trim(), head.status.trimEnd(), ratio, failedText]),
   ];
+  return compact.find(fits) ?? compact[compact.length - 1] ?? '';
 }
 
 function plainCounts(counts: ItemCounts): string {
@@ -313,9 +333,9 @@ function percent(done: number, total: number): string {
   return total > 0 ? `${Math.floor((100 * done) / total)}%` : '100%';
 }
 
-function bar(done: number, total: number, paint: Paint): string {
-  const filled = total > 0 ? Math.min(BAR_WIDTH, Math.floor((BAR_WIDTH * done) / total)) : BAR_WIDTH;
-  const rest = BAR_WIDTH - filled;
+function bar(done: number, total: number, paint: Paint, width: number): string {
+  const filled = total > 0 ? Math.min(width, Math.floor((width * done) / total)) : width;
+  const rest = width - filled;
   return paint.cyan('█'.repeat(filled)) + (rest > 0 ? paint.dim('░'.repeat(rest)) : '');
 }
 

@@ -17,16 +17,6 @@ export function withItemCounts(task: Task): Task {
   };
 }
 
-/** Items that did not complete, by the shared rule; undefined when the server said nothing about items. */
-export function failedItemCount(task: Task): number | undefined {
-  return itemCounts(task).failed;
-}
-
-/** Items seen completed, by the shared rule; undefined when the server said nothing about items. */
-export function completedItemCount(task: Task): number | undefined {
-  return itemCounts(task).completed;
-}
-
 /** Items finished either way, or undefined when unknown: what the pace model and the progress bar count. */
 export function finishedItemCount(task: Task): number | undefined {
   const { completed, failed } = itemCounts(task);

@@ -2,7 +2,7 @@
  * The one wait loop behind `wait`, `create --wait` and `retry --wait`: follows the tasks (follow.ts), shows them
  * (display.ts), prints the result, sets the exit code (outcome.ts) and writes the reports.
  */
-import type { Output, Process, Runtime, Service, Store } from '../context.js';
+import type { Context, Output, Process, Runtime, Service, Store } from '../context.js';
 import type { Task } from '../../api/schemas.js';
 import { CliError, UsageError } from '../../errors.js';
 import { parseTaskId } from '../../lib/task-id.js';
@@ -33,6 +33,10 @@ export interface WaitOptions {
    * `show` command), false (`--no-results`) = the task records only, true (`--results`) = also in script formats.
    */
   results?: boolean;
+  /** The command that shows the items, in the hint after several tasks (`wait --job`: `taskctl show --job FILE`). */
+  showCommand?: string;
+  /** `--wide`: the tables at the end keep every column at full width, whatever the terminal's width. */
+  wide?: boolean;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
 }
@@ -49,7 +53,7 @@ async function printOutcome(
   ctx: Output & Runtime & Service,
   tasks: Task[],
   done: boolean,
-  results: boolean | undefined,
+  { results, showCommand, wide }: Pick<WaitOptions, 'results' | 'showCommand' | 'wide'>,
 ): Promise<void> {
   const printer = ctx.printer;
   const human = printer.format === 'table';
@@ -58,13 +62,13 @@ async function printOutcome(
   if (items) {
     const full = await withItems(ctx, tasks);
     if (full) {
-      await printTaskItems(ctx, full, { single: tasks.length === 1 });
+      await printTaskItems(ctx, full, { single: tasks.length === 1, wide });
       return;
     }
   }
-  await printer.list(tasks, taskColumns(printer.paintStatus, printer.chalk), tasks);
+  await printer.list(tasks, taskColumns(printer.paintStatus, printer.chalk), tasks, { wide: wide === true });
   if (human && done && results !== false && tasks.length > 1) {
-    const hint = `See the items: taskctl show ${tasks.map((task) => task.id).join(' ')}`;
+    const hint = `See the items: ${showCommand ?? `taskctl show ${tasks.map((task) => task.id).join(' ')}`}`;
     printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
   }
 }
@@ -83,6 +87,46 @@ async function withItems(ctx: Output & Runtime & Service, tasks: readonly Task[]
     }
   }
   return full;
+}
+
+/**
+ * The last known state of each task: as seen, else as created; nothing at all when the service never answered and
+ * nothing was known (no `[]` for a failure).
+ */
+function lastKnown(ids: readonly number[], seenTasks: readonly Task[], known: readonly Task[]): Task[] {
+  const seen = new Map(seenTasks.map((task) => [task.id, task]));
+  const knownById = new Map(known.map((task) => [task.id, task]));
+  return ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
+}
+
+/** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
+function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowItemFailures: boolean): void {
+  for (const task of tasks) {
+    if (taskPhase(task) === 'ended')
+      ctx.printer.error(
+        `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
+        sandboxAwareHint(ctx.ephemeralSandbox, `See the items: taskctl show ${task.id}`),
+      );
+    else if (!allowItemFailures && taskTone(task) === 'partial') {
+      const failed = counted(itemCounts(task).failed ?? 0, 'failed item');
+      ctx.printer.warn(
+        ctx.ephemeralSandbox
+          ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
+          : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
+      );
+    }
+  }
+}
+
+/** The reports, from the tasks read again with their items. */
+async function reportTasks(
+  ctx: Output & Runtime & Service,
+  report: ReportSpec[],
+  tasks: readonly Task[],
+): Promise<void> {
+  // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
+  const api = await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS });
+  await writeReports(ctx, report, await fetchWithItems(api, tasks, (text) => ctx.printer.warn(text)));
 }
 
 /** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (docs/behaviour.md#exit-codes). */
@@ -183,35 +227,17 @@ export async function waitForTasks(
   ctx.exitCode = code; // before anything is printed: a reader of stdout that goes away must not make it 0
   ctx.cache.rememberTasks(result.tasks);
 
-  // The last known state of each task: as seen, else as created; nothing at all when the service never answered and
-  // nothing was known (no `[]` for a failure).
-  const seen = new Map(result.tasks.map((task) => [task.id, task]));
-  const knownById = new Map(known.map((task) => [task.id, task]));
-  const shown = ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
+  const shown = lastKnown(ids, result.tasks, known);
   const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
-    await printOutcome(ctx, listed, result.reason === 'done', options.results);
+    await printOutcome(ctx, listed, result.reason === 'done', options);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
     ctx.printer.error('interrupted', hint(stillRunningMessage(result.unfinished, resumeFlags)));
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
-    for (const task of result.tasks) {
-      if (taskPhase(task) === 'ended')
-        ctx.printer.error(
-          `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
-          hint(`See the items: taskctl show ${task.id}`),
-        );
-      else if (!options.allowItemFailures && taskTone(task) === 'partial') {
-        const failed = counted(itemCounts(task).failed ?? 0, 'failed item');
-        ctx.printer.warn(
-          ctx.ephemeralSandbox
-            ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
-            : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
-        );
-      }
-    }
+    nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true);
     if (result.outage) {
       const failure = outage.outageError({
         ...result.outage,
@@ -226,23 +252,18 @@ export async function waitForTasks(
         hint(stillRunningMessage(result.unfinished, resumeFlags)),
       );
   }
-  if (options.report?.length && result.reason !== 'interrupted')
-    // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
-    await writeReports(
-      ctx,
-      options.report,
-      await fetchWithItems(await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS }), result.tasks, (text) =>
-        ctx.printer.warn(text),
-      ),
-    );
+  if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);
 }
 
 /** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
 export async function runWait(
-  ctx: Output & Process & Runtime & Store & Service,
+  ctx: Context,
   args: string[],
-  options: WaitOptions,
+  options: WaitOptions & { job?: string; journal?: string },
 ): Promise<void> {
+  const { jobOrIds } = await import('../job/args.js');
+  const job = jobOrIds('wait', args, options);
+  if (job !== undefined) return (await import('../job/wait.js')).runWaitJob(ctx, job, options);
   checkReportTargets(options.report);
   await waitForTasks(ctx, await resolveIds(ctx, args), options);
 }

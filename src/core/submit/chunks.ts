@@ -1,89 +1,229 @@
-/** Creates a plan's chunks in order, each through send.ts, printing each task as it is created. */
+/**
+ * Sends the chunks without a task in order, each through send.ts, printing each task as it is created and telling
+ * the observer (a journal) at each step. Stdout is held (see output/stdout-guard.ts): when it fails (a closed pipe, a
+ * full disk), the create in flight finishes, no further chunk is started, every task created is named on stderr, and
+ * the exit code is 14.
+ */
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Context } from '../context.js';
-import { CliError, ExitCode, InterruptedError } from '../../errors.js';
+import { CliError, CreateUnknownError, ExitCode, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { taskColumns } from '../../output/task-columns.js';
-import { listHint, createOne, sendState } from './send.js';
-import type { Chunk, Outcome, PricedBatch, SubmitOptions } from './types.js';
+import type { OutputHold } from '../../output/stdout-guard.js';
+import type { RowStream } from '../../output/printer.js';
+import { ChunkProgress } from './chunk-progress.js';
+import { createOne, listHint } from './send.js';
+import type {
+  DoneChunk,
+  Outcome,
+  PipelineInput,
+  PlannedChunk,
+  PricedBatch,
+  SendState,
+  SubmitOptions,
+} from './types.js';
 
-/**
- * Creates the chunks in order, printing each as it is created; a failure or Ctrl-C part-way names the tasks already
- * created. Stdout is held (see output/stdout-guard.ts): when it fails (a closed pipe, a full disk), the create in
- * flight finishes, no further chunk is started, every task created is named on stderr, and the exit code is 1.
- */
-export async function createChunks(
-  ctx: Context,
-  api: ApiClient,
-  batches: readonly PricedBatch[],
-  options: SubmitOptions,
-): Promise<Outcome[]> {
-  const oneService = batches.length === 1;
-  const total = batches.reduce((sum, batch) => sum + batch.tasks, 0);
-  const { holdOutput } = await import('../../output/stdout-guard.js');
-  const state = await sendState(ctx, api);
-  const hold = holdOutput(ctx.io.stdout);
-  const outcomes: Outcome[] = [];
-  const quiet = ctx.globals.quiet === true;
-  // With --wait the final state is printed by the wait; printing the pending task first would list it twice.
-  const out =
-    quiet || options.wait ? undefined : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task);
-  // -o json is the task itself when only one task can result (one service, no --chunk-size), else an array.
-  const singleObject =
-    out !== undefined && oneService && options.chunkSize === undefined && ctx.printer.format === 'json';
-  const createdSoFar = () =>
-    `created ${outcomes.length} of ${counted(total, 'task')}` +
-    (outcomes.length > 0 ? `: ${outcomes.map((o) => o.task.id).join(' ')}` : '');
-  let service = batches[0]?.service ?? '';
-  // Chunks are read from the items as they are sent, one at a time (a streamed input is never held whole).
-  function* allChunks(): Generator<Chunk> {
-    for (const batch of batches) {
-      for (const items of batch.list.chunks(batch.size)) yield { service: batch.service, items };
+interface ChunkPlan {
+  priced: readonly PricedBatch[];
+  /** Chunks with a task before this run started sending. */
+  done: ReadonlyMap<number, DoneChunk>;
+  state: SendState;
+  input: PipelineInput;
+}
+
+/** Exit codes of a create the server answered with a refusal (invalid, auth, not found, balance, rate limit, an
+ * unknown code): it created nothing. */
+const REFUSED: ReadonlySet<number> = new Set([
+  ExitCode.input,
+  ExitCode.auth,
+  ExitCode.notFound,
+  ExitCode.balance,
+  ExitCode.rateLimited,
+  ExitCode.refused,
+]);
+
+/** The chunks of every batch in order, read from the items as they are sent (a streamed input is never held whole). */
+function* plannedChunks(batches: readonly PricedBatch[]): Generator<PlannedChunk> {
+  let index = 0;
+  for (const batch of batches) {
+    let first = 0;
+    for (const items of batch.list.chunks(batch.size)) {
+      index++;
+      yield { index, first, service: batch.service, items };
+      first += items.length;
     }
   }
+}
+
+/** Sends what is left; returns this run's outcomes by chunk. */
+export async function sendChunks(
+  ctx: Context,
+  api: ApiClient,
+  plan: ChunkPlan,
+  options: SubmitOptions,
+): Promise<Map<number, Outcome>> {
+  const total = plan.priced.reduce((sum, batch) => sum + batch.tasks, 0) + plan.done.size;
+  const outcomes = new Map<number, Outcome>();
+  const output = await TaskOutput.open(ctx, plan.priced.length === 1 && options.chunkSize === undefined, options);
+  const progress = new ChunkProgress(ctx, total);
+  const tasks = () => plan.done.size + outcomes.size;
+  let service = plan.priced[0]?.service ?? '';
   try {
     try {
-      let index = 0;
-      for (const chunk of allChunks()) {
+      for (const chunk of plannedChunks(plan.priced)) {
+        if (plan.done.has(chunk.index)) continue;
         // The output is gone (known once the writes so far have settled): start nothing new.
-        if (index > 0 && (await hold.settle())) break;
+        if (outcomes.size > 0 && (await output.lost())) break;
         service = chunk.service;
-        const what = total === 1 ? 'the task' : `task ${index + 1} of ${total}`;
-        index++;
-        const outcome = await createOne(ctx, api, chunk, options, new Set(outcomes.map((o) => o.task.id)), what, state);
-        outcomes.push(outcome);
+        const what = total === 1 ? 'the task' : `chunk ${chunk.index} of ${total}`;
+        const outcome = await progress.sending(what, () => sendOne(ctx, api, chunk, { plan, options, what, outcomes }));
+        outcomes.set(chunk.index, outcome);
+        plan.input.observer?.created(chunk, outcome.task, outcome.how);
         ctx.cache.rememberTasks([outcome.task]);
-        if (quiet) ctx.printer.line(String(outcome.task.id));
-        else if (out && !singleObject) out.write([outcome.task]);
+        progress.interject(() => output.write(outcome.task));
+        progress.sent(what, tasks(), outcome);
       }
     } catch (error) {
-      // A JSON array cut by the failure stays unterminated: a truncated result never parses as a whole one.
-      if (out && !singleObject) await out.abort();
-      const failure =
-        error instanceof CliError
-          ? error
-          : ctx.signal.aborted
-            ? new InterruptedError('interrupted', listHint(service))
-            : undefined;
-      if (!failure) throw error;
-      if (outcomes.length === 0 && failure === error) throw error;
-      throw new CliError(`${failure.message}\n${createdSoFar()} before that`, failure.exitCode, failure.hint);
+      progress.stop();
+      await output.abort();
+      throw stopped(ctx, error, {
+        service,
+        tasks: tasks(),
+        total,
+        ids: ids(plan.done, outcomes),
+        job: plan.input.job?.name,
+      });
     }
-    const first = outcomes[0];
-    if (singleObject && first) ctx.printer.json(first.task);
-    else if (out) await out.end();
-    const lost = await hold.settle();
+    progress.stop();
+    await output.end();
+    const lost = await output.lost();
     if (lost) {
-      const stopped = outcomes.length < total ? '; no further task was started' : '';
+      const stopped = tasks() < total ? '; no further task was started' : '';
       throw new CliError(
-        `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar()}${stopped}`,
+        `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
-        `The ids above may not have been printed. ${listHint(service)}`,
+        `The ids above may not have been printed. ${continueHint(service, plan.input.job?.name)}`,
       );
     }
     return outcomes;
   } finally {
-    hold.release();
+    output.release();
+  }
+}
+
+/** One chunk's create, its dispatches and failures told to the observer as they happen. */
+async function sendOne(
+  ctx: Context,
+  api: ApiClient,
+  chunk: PlannedChunk,
+  sending: { plan: ChunkPlan; options: SubmitOptions; what: string; outcomes: ReadonlyMap<number, Outcome> },
+): Promise<Outcome> {
+  const { plan, options, what, outcomes } = sending;
+  const { observer, job } = plan.input;
+  const claimed = new Set([...plan.done.values(), ...outcomes.values()].map((o) => o.task.id));
+  const hooks = {
+    ...(job !== undefined && { job: { journal: job.path, chunk: chunk.index } }),
+    dispatched: observer && ((dispatch: Parameters<typeof observer.sending>[1]) => observer.sending(chunk, dispatch)),
+    notProcessed: observer && ((why: string) => observer.notCreated(chunk, why)),
+  };
+  try {
+    return await createOne(ctx, api, chunk, options, claimed, what, plan.state, hooks);
+  } catch (error) {
+    if (!observer) throw error;
+    if (error instanceof CreateUnknownError) observer.unknown(chunk, [], error.message);
+    // The request never left (Ctrl-C in the rate-limit wait), or the server refused it: nothing was created.
+    else if (error instanceof InterruptedBeforeSendError) observer.notCreated(chunk, error.message);
+    else if (error instanceof CliError && REFUSED.has(error.exitCode)) observer.notCreated(chunk, error.message);
+    throw error;
+  }
+}
+
+function ids(done: ReadonlyMap<number, DoneChunk>, outcomes: ReadonlyMap<number, Outcome>): number[] {
+  return [...done.entries(), ...outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o.task.id);
+}
+
+function createdSoFar(tasks: number, total: number, created: readonly number[]): string {
+  return `created ${tasks} of ${counted(total, 'task')}` + (created.length > 0 ? `: ${created.join(' ')}` : '');
+}
+
+function resumeHint(job: string): string {
+  return `Continue it with: taskctl resume ${job}`;
+}
+
+function continueHint(service: string, job: string | undefined): string {
+  return job === undefined ? listHint(service) : resumeHint(job);
+}
+
+/** A failure or Ctrl-C part-way names the tasks created so far (and, journaled, how to continue the job). */
+function stopped(
+  ctx: Context,
+  error: unknown,
+  at: { service: string; tasks: number; total: number; ids: number[]; job: string | undefined },
+): unknown {
+  const failure =
+    error instanceof CliError
+      ? error
+      : ctx.signal.aborted
+        ? new InterruptedError('interrupted', listHint(at.service))
+        : undefined;
+  if (!failure) return error;
+  const hint = at.job === undefined ? failure.hint : `${failure.hint ? `${failure.hint}\n` : ''}${resumeHint(at.job)}`;
+  if (at.tasks === 0 && failure === error && at.job === undefined) return error;
+  const message =
+    at.tasks === 0 ? failure.message : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids)} before that`;
+  return new CliError(message, failure.exitCode, hint);
+}
+
+/**
+ * The tasks on stdout as they are created: ids with -q, nothing with --wait (the wait prints their final state),
+ * else a stream in the output format; -o json is the task itself when only one task can result (one service, no
+ * --chunk-size), else an array.
+ */
+class TaskOutput {
+  private constructor(
+    private readonly ctx: Context,
+    private readonly hold: OutputHold,
+    private readonly out: RowStream<Task> | undefined,
+    private readonly singleObject: boolean,
+  ) {}
+
+  private first: Task | undefined;
+
+  static async open(ctx: Context, oneTask: boolean, options: SubmitOptions): Promise<TaskOutput> {
+    const { holdOutput } = await import('../../output/stdout-guard.js');
+    const hold = holdOutput(ctx.io.stdout);
+    const quiet = ctx.globals.quiet === true;
+    const out =
+      quiet || options.wait
+        ? undefined
+        : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task, {
+            wide: options.wide === true,
+          });
+    return new TaskOutput(ctx, hold, out, out !== undefined && oneTask && ctx.printer.format === 'json');
+  }
+
+  write(task: Task): void {
+    if (this.ctx.globals.quiet === true) this.ctx.printer.line(String(task.id));
+    else if (this.singleObject) this.first ??= task;
+    else this.out?.write([task]);
+  }
+
+  async end(): Promise<void> {
+    if (this.singleObject && this.first) this.ctx.printer.json(this.first);
+    else await this.out?.end();
+  }
+
+  /** A JSON array cut by the failure stays unterminated: a truncated result never parses as a whole one. */
+  async abort(): Promise<void> {
+    if (!this.singleObject) await this.out?.abort();
+  }
+
+  lost(): Promise<NodeJS.ErrnoException | undefined> {
+    return this.hold.settle();
+  }
+
+  release(): void {
+    this.hold.release();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The money gates before anything is sent: --max-cost, then the confirmation above the confirm-above setting.
  *
- * Money safety for scripts (issue 26, as `gh` does): an estimate at or above confirm-above is asked about on a
+ * Money safety for scripts (as `gh` does): an estimate at or above confirm-above is asked about on a
  * terminal; without one to ask on (stdin or stdout not a terminal, CI, --no-input) it is refused with exit 2 and the
  * flag to pass, unless `--yes` is given or `--max-cost` covers the estimate (the script has set its own limit).
  * Chunked jobs are judged by their total. Declining is exit 13 with a calm message.
@@ -37,12 +37,12 @@ export async function confirmCost(
   }
   // The person deciding sees what it leaves them with (one GET /balance, only when asking).
   const balance = await api.getBalance();
-  const count = batches.reduce((sum, b) => sum + b.list.count, 0);
+  const count = batches.reduce((sum, b) => sum + b.count, 0);
   const [only] = batches;
   const what =
     batches.length === 1 && only
       ? `${only.service} for ${counted(count, 'item')}`
-      : `${counted(count, 'item')} (${batches.map((b) => `${b.service}: ${formatCount(b.list.count)}`).join(', ')})`;
+      : `${counted(count, 'item')} (${batches.map((b) => `${b.service}: ${formatCount(b.count)}`).join(', ')})`;
   const { confirm } = await import('../../output/prompt.js');
   const answer = await confirm(
     ctx.io.stdin,

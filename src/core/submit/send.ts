@@ -4,18 +4,18 @@
  * or says it cannot know (exit 9). Once the POST may have landed, every failure is exit 9 (never 8: "try again" would
  * pay twice), and Ctrl-C is 130 saying the task may exist.
  */
-import type { ApiClient } from '../../api/client.js';
+import type { ApiClient, CreateTaskObserver } from '../../api/client.js';
 import type { Context } from '../context.js';
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
 import { counted } from '../items/clean.js';
 import type { MatchResult, Snapshot } from '../reconcile.js';
 import { parsePositiveDuration } from '../../lib/duration.js';
-import type { ServerClock } from '../server-time.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
-import type { LedgerJob } from '../../store/ledger.js';
+import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
+import type { AmbiguousCreateError } from '../../api/errors.js';
 import { LocalCreates } from './local-runs.js';
-import type { Chunk, Outcome, SubmitOptions } from './types.js';
+import type { Chunk, Dispatch, Outcome, SendState, SubmitOptions } from './types.js';
 
 /** How long the last reconciliation scan may take past the window's end. */
 const RECONCILE_SCAN_GRACE_MS = 2_000;
@@ -31,14 +31,14 @@ function interrupted(ctx: Context, error: unknown, message: string, hint: string
   return ctx.signal.aborted && !(error instanceof CliError) ? new InterruptedError(message, hint) : error;
 }
 
-/** What the creates of one run share: the server's clock as learnt so far, the local ledger. */
-export interface SendState {
-  serverClock: ServerClock;
-  local: LocalCreates;
+/** What one chunk's create reports as it goes (the pipeline passes them on to its observer). */
+interface SendHooks {
   /** The journal job of this chunk, when journaled (`resume` takes its ledger entry over). */
   job?: LedgerJob | undefined;
-  /** A journaled job records the send (with what existed before) here, on disk before the ledger entry and the POST. */
-  beforePost?: ((before: Snapshot) => void) | undefined;
+  /** The request is being written to the socket (after every wait): once per attempt. */
+  dispatched?: ((dispatch: Dispatch) => void) | undefined;
+  /** An attempt the server answered without processing it (a 429): nothing was created by it. */
+  notProcessed?: ((why: string) => void) | undefined;
 }
 
 /** How long past its send an entry of a run that died still counts, beyond its request and reconciliation. */
@@ -77,16 +77,29 @@ function inspectHint(service: string, ids: readonly number[]): string {
 export async function createOne(
   ctx: Context,
   api: ApiClient,
-  { service, items }: Chunk,
+  chunk: Chunk,
   options: SubmitOptions,
   exclude: ReadonlySet<number>,
   what: string,
   state: SendState,
+  hooks: SendHooks = {},
 ): Promise<Outcome> {
+  const before = await lookBefore(ctx, api, chunk, options, exclude, what, state);
+  if ('task' in before) return before;
+  return post(ctx, api, chunk, { exclude, what, state, hooks, before });
+}
+
+/** The --reuse-window lookup (a reusable task ends it), or the snapshot of what exists before the POST. */
+async function lookBefore(
+  ctx: Context,
+  api: ApiClient,
+  { service, items }: Chunk,
+  options: SubmitOptions,
+  exclude: ReadonlySet<number>,
+  what: string,
+  { serverClock }: SendState,
+): Promise<Snapshot | Outcome> {
   const reconcile = await import('../reconcile.js');
-  const match = { service, count: items.length };
-  const { serverClock, local } = state;
-  let before: Snapshot;
   try {
     if (options.reuseWindow !== undefined) {
       const reuse = await reconcile.findReusableTask(
@@ -101,30 +114,28 @@ export async function createOne(
         ctx.signal,
         { serverClock, clock: ctx.clock },
       );
-      if (reuse.match.kind === 'found') {
-        const task = reuse.match.task;
-        ctx.printer.info(
-          `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`,
-        );
-        return { task, how: 'reused', items: items.length };
-      }
-      before = reuse.seen;
-    } else {
-      // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9). Waits for
-      // the rate limit are not the list's slowness: the POST would wait for them too, so they do not count.
-      const budgeted = api.withBudget(SNAPSHOT_BUDGET_MS);
-      const snapshot = () => reconcile.takeSnapshot(budgeted, match, ctx.clock, ctx.signal, serverClock);
-      before = await snapshot()
-        .catch((error: unknown) => {
-          if (ctx.signal.aborted) throw error;
-          return snapshot(); // an unreadable 2xx is not retried by the client: one more try
-        })
-        .catch((error: unknown): Snapshot => {
-          if (ctx.signal.aborted) throw error;
-          // No evidence of what existed: the create goes ahead, and a lost answer can only end in exit 9.
-          return { ids: new Set<number>(), complete: false };
-        });
+      if (reuse.match.kind !== 'found') return reuse.seen;
+      const task = reuse.match.task;
+      ctx.printer.info(
+        `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`,
+      );
+      return { task, how: 'reused', items: items.length };
     }
+    // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9). Waits for
+    // the rate limit are not the list's slowness: the POST would wait for them too, so they do not count.
+    const budgeted = api.withBudget(SNAPSHOT_BUDGET_MS);
+    const match = { service, count: items.length };
+    const snapshot = () => reconcile.takeSnapshot(budgeted, match, ctx.clock, ctx.signal, serverClock);
+    return await snapshot()
+      .catch((error: unknown) => {
+        if (ctx.signal.aborted) throw error;
+        return snapshot(); // an unreadable 2xx is not retried by the client: one more try
+      })
+      .catch((error: unknown): Snapshot => {
+        if (ctx.signal.aborted) throw error;
+        // No evidence of what existed: the create goes ahead, and a lost answer can only end in exit 9.
+        return { ids: new Set<number>(), complete: false };
+      });
   } catch (error) {
     throw interrupted(
       ctx,
@@ -133,99 +144,158 @@ export async function createOne(
       `Re-run the same command to create it.`,
     );
   }
+}
+
+interface Posting {
+  exclude: ReadonlySet<number>;
+  what: string;
+  state: SendState;
+  hooks: SendHooks;
+  before: Snapshot;
+}
+
+/**
+ * The POST. The ledger entry is written, and the hooks told, at the instant the request leaves (after the rate-limit
+ * wait): a run killed while it waited has sent nothing, and nothing of it needs settling.
+ */
+async function post(ctx: Context, api: ApiClient, chunk: Chunk, posting: Posting): Promise<Outcome> {
+  const { service, items } = chunk;
+  const { state, hooks, before, what } = posting;
   const { AmbiguousCreateError } = await import('../../api/client.js');
-  state.beforePost?.(before);
-  const post = { sent: false };
-  // Write-ahead: other local runs know of this request before it can have made a task.
-  const entry = local.begin(service, items, state.job);
-  const sendingAt = ctx.clock.now();
+  let entry: LedgerEntry | undefined;
+  /** An attempt was handed to the connection and not reported as unprocessed since: it may reach the server. */
+  const sent = { inFlight: false };
+  let sendingAt = 0;
+  /** A hook that failed (the journal could not be written): the request was not sent, and the run stops with it. */
+  let refused: { error: unknown } | undefined;
+  const observer: CreateTaskObserver = {
+    onDispatch: (attempt, sentAtMs) => {
+      sent.inFlight = true;
+      sendingAt = sentAtMs;
+      try {
+        // Write-ahead: other local runs know of this request before it can have made a task.
+        entry ??= state.local.begin(service, items, hooks.job, sentAtMs);
+        hooks.dispatched?.({ attempt, sentAtMs, before });
+      } catch (error) {
+        refused = { error };
+        throw error;
+      }
+    },
+    onNotProcessed: (_attempt, reason) => {
+      sent.inFlight = false;
+      hooks.notProcessed?.(reason.why);
+    },
+  };
   try {
-    const task = await ctx.spin(`creating ${what}`, () =>
-      api.createTask({ service, items }, { onDispatch: () => (post.sent = true) }),
-    );
-    local.settle(entry, task.id);
-    serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
+    const task = await ctx.spin(`creating ${what}`, () => api.createTask({ service, items }, observer));
+    state.local.settle(entry, task.id);
+    state.serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
     return { task, how: 'created', items: items.length };
   } catch (error) {
-    // Ctrl-C while the POST waited for the rate limit: it never left, so nothing can have been created.
-    if (ctx.signal.aborted && !post.sent) {
-      local.drop(entry);
+    if (refused) {
+      state.local.drop(entry);
+      throw refused.error;
+    }
+    // Ctrl-C while the POST waited for the rate limit: it never left (or only attempts the server did not process
+    // did), so nothing can have been created.
+    if (ctx.signal.aborted && !sent.inFlight) {
+      state.local.drop(entry);
       throw new InterruptedBeforeSendError(
         `interrupted before sending ${what}: nothing was created for it`,
         'Re-run the same command to create it.',
       );
     }
     if (ctx.signal.aborted) {
-      local.unknown(entry);
+      state.local.unknown(entry);
       throw new InterruptedError(
         `interrupted while creating a ${service} task for ${counted(items.length, 'item')}: it may have been created`,
         listHint(service),
       );
     }
     if (!(error instanceof AmbiguousCreateError)) {
-      local.drop(entry); // refused, or provably never sent: nothing was created
+      state.local.drop(entry); // refused, or provably never sent: nothing was created
       throw error;
     }
-    const failedAtMs = ctx.clock.now();
-    // An answer (a 5xx, an error page, a body cut off) means the request's processing had ended: its window closes.
-    const answered = error.status !== undefined;
-    local.unknown(entry, answered ? failedAtMs : undefined);
-    const windowMs = reconcile.reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
-    ctx.printer.warn(`${error.message}; checking the task list for it (for ${formatDuration(windowMs)})…`);
-    let result: MatchResult;
-    try {
-      // Each scan's reads are retried by the client; the budget keeps those retries inside the horizon (with a short
-      // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
-      // do not count: a spent budget delays the last scan instead of leaving the list unread.
-      const scans = api.withBudget(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS - ctx.clock.now());
-      result = await ctx.spin('checking the task list for it', () =>
-        reconcile.reconcileCreate(scans, {
-          service,
-          items,
-          sentAtMs: error.sentAtMs,
-          before,
-          exclude,
-          failedAtMs,
-          answered,
-          clock: ctx.clock,
-          serverClock,
-          signal: ctx.signal,
-          local: local.runs(entry, serverClock),
-        }),
-      );
-    } catch (reason) {
-      const message = `while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`;
-      // (read again: Ctrl-C may have come during the scans)
-      if (aborted(ctx)) throw new InterruptedError(`interrupted ${message}`, listHint(service));
-      // Any failure now (a malformed answer, another task's id, the service gone) is exit 9, never 8.
-      const why = reason instanceof Error ? reason.message : String(reason);
-      throw new CreateUnknownError(`${why}, ${message}`, listHint(service));
-    }
-    // Unsure: still a possible creator for other local runs, but only of tasks stamped before its reconciliation ended.
-    if (result.kind !== 'found') local.unknown(entry, answered ? failedAtMs : ctx.clock.now());
-    if (result.kind === 'found') {
-      ctx.printer.warn(
-        `recovered: task ${result.task.id} was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
-      );
-      return { task: result.task, how: 'recovered', items: items.length };
-    }
-    const sentAt = new Date(error.sentAtMs).toISOString();
-    const ids = result.kind === 'none' || result.kind === 'unread' ? [] : result.ids;
-    const found =
-      result.kind === 'ambiguous'
-        ? `several matching tasks were created in the window in which it could have been processed (${result.ids.join(', ')}): at most one of them is this request's`
-        : result.kind === 'unproven'
-          ? `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`
-          : result.kind === 'contested'
-            ? `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`
-            : result.kind === 'unfinished'
-              ? `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`
-              : result.kind === 'unread'
-                ? `the task list could not be read to find out${result.why ? ` (${result.why})` : ''}`
-                : 'no matching task of this request was found';
-    throw new CreateUnknownError(
-      `the create request may have created a task, and ${found}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
-      inspectHint(service, ids),
+    return reconcileLost(ctx, api, chunk, posting, { entry, error });
+  }
+}
+
+/** After an ambiguous failure: find the task the request made, or say that it cannot be known (exit 9). */
+async function reconcileLost(
+  ctx: Context,
+  api: ApiClient,
+  { service, items }: Chunk,
+  { exclude, what, state, before }: Posting,
+  lost: { entry: LedgerEntry | undefined; error: AmbiguousCreateError },
+): Promise<Outcome> {
+  const reconcile = await import('../reconcile.js');
+  const { entry, error } = lost;
+  const { local, serverClock } = state;
+  const failedAtMs = ctx.clock.now();
+  // An answer (a 5xx, an error page, a body cut off) means the request's processing had ended: its window closes.
+  const answered = error.status !== undefined;
+  local.unknown(entry, answered ? failedAtMs : undefined);
+  const windowMs = reconcile.reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
+  ctx.printer.warn(`${error.message}; checking the task list for it (for ${formatDuration(windowMs)})…`);
+  let result: MatchResult;
+  try {
+    // Each scan's reads are retried by the client; the budget keeps those retries inside the horizon (with a short
+    // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
+    // do not count: a spent budget delays the last scan instead of leaving the list unread.
+    const scans = api.withBudget(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS - ctx.clock.now());
+    result = await ctx.spin('checking the task list for it', () =>
+      reconcile.reconcileCreate(scans, {
+        service,
+        items,
+        sentAtMs: error.sentAtMs,
+        before,
+        exclude,
+        failedAtMs,
+        answered,
+        clock: ctx.clock,
+        serverClock,
+        signal: ctx.signal,
+        local: local.runs(entry, serverClock),
+      }),
     );
+  } catch (reason) {
+    const message = `while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`;
+    // (read again: Ctrl-C may have come during the scans)
+    if (aborted(ctx)) throw new InterruptedError(`interrupted ${message}`, listHint(service));
+    // Any failure now (a malformed answer, another task's id, the service gone) is exit 9, never 8.
+    const why = reason instanceof Error ? reason.message : String(reason);
+    throw new CreateUnknownError(`${why}, ${message}`, listHint(service));
+  }
+  if (result.kind === 'found') {
+    ctx.printer.warn(
+      `recovered: task ${result.task.id} was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
+    );
+    return { task: result.task, how: 'recovered', items: items.length };
+  }
+  // Unsure: still a possible creator for other local runs, but only of tasks stamped before its reconciliation ended.
+  local.unknown(entry, answered ? failedAtMs : ctx.clock.now());
+  const sentAt = new Date(error.sentAtMs).toISOString();
+  const ids = result.kind === 'none' || result.kind === 'unread' ? [] : result.ids;
+  throw new CreateUnknownError(
+    `the create request may have created a task, and ${lostWhy(result)}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
+    inspectHint(service, ids),
+  );
+}
+
+/** Why a lost answer's task cannot be named. */
+function lostWhy(result: Exclude<MatchResult, { kind: 'found' }>): string {
+  switch (result.kind) {
+    case 'ambiguous':
+      return `several matching tasks were created in the window in which it could have been processed (${result.ids.join(', ')}): at most one of them is this request's`;
+    case 'unproven':
+      return `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`;
+    case 'contested':
+      return `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`;
+    case 'unfinished':
+      return `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`;
+    case 'unread':
+      return `the task list could not be read to find out${result.why ? ` (${result.why})` : ''}`;
+    default:
+      return 'no matching task of this request was found';
   }
 }

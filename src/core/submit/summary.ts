@@ -1,10 +1,75 @@
-/** What is said once the tasks exist: the summary line, a charge above --max-cost, items the server dropped. */
+/**
+ * The pipeline's end, once the tasks exist: the summary line, a charge above --max-cost, items the server dropped,
+ * the observer told, then --wait (a failure of the wait names the tasks and how to go on).
+ */
 import type { Context } from '../context.js';
+import { CliError, ExitCode } from '../../errors.js';
+import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { counted, formatCount } from '../items/clean.js';
-import type { Outcome } from './types.js';
+import type { DoneChunk, Outcome, PipelineInput, SubmitOptions } from './types.js';
 
-/** Tasks that hold fewer items than were sent (api-spec: total_items is the number submitted); true if any. */
-export function warnDroppedItems(ctx: Context, outcomes: readonly Outcome[]): boolean {
+/** Exit codes of a wait that ended before the tasks did: the note says how to go on waiting. */
+const UNFINISHED: ReadonlySet<number> = new Set([
+  ExitCode.rateLimited,
+  ExitCode.unavailable,
+  ExitCode.timeout,
+  ExitCode.interrupted,
+]);
+
+interface Finished {
+  /** Chunks an earlier run (or the settling before sending) gave a task. */
+  done: ReadonlyMap<number, DoneChunk>;
+  /** This run's tasks, by chunk. */
+  outcomes: ReadonlyMap<number, Outcome>;
+  input: PipelineInput;
+}
+
+export async function finishSubmission(ctx: Context, end: Finished, options: SubmitOptions): Promise<void> {
+  const all = [...end.done.entries(), ...end.outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
+  const now = [...end.outcomes.values()];
+  const cost = all.reduce((sum, o) => sum + o.task.cost, 0);
+  end.input.observer?.finished({ tasks: all.length, items: all.reduce((sum, o) => sum + o.items, 0), cost });
+  const line = all.length > 0 ? summary(all) : 'no task';
+  const job = end.input.job?.name;
+  ctx.printer.success(
+    job === undefined
+      ? line
+      : `job ${job}: ${line}` + (now.length < all.length ? ` (${formatCount(now.length)} by this run)` : ''),
+  );
+  warnAboveMaxCost(ctx, now, options.maxCost);
+  const short = warnDroppedItems(ctx, now);
+  if (!options.wait) return;
+  await waitNamingTasks(
+    ctx,
+    all.map((o) => o.task.id),
+    options as WaitOptions,
+    now.map((o) => o.task),
+  );
+  // Items the server never took cannot have completed: however the tasks ended, that is not a clean success.
+  if (short && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
+}
+
+/**
+ * --wait after the tasks exist. A failure never hides them: 7, 8, 124 and 130 name them with the command to go on
+ * (the wait's own endings already name it: `still running: …`, `try again later with …`).
+ */
+async function waitNamingTasks(
+  ctx: Context,
+  ids: number[],
+  options: WaitOptions,
+  known: ReadonlyArray<Outcome['task']>,
+): Promise<void> {
+  try {
+    await waitForTasks(ctx, ids, options, known);
+  } catch (error) {
+    if (!(error instanceof CliError) || !UNFINISHED.has(error.exitCode) || ctx.ephemeralSandbox) throw error;
+    const note = `${ids.length === 1 ? 'the task was' : 'the tasks were'} created (${ids.join(' ')}): continue with \`taskctl wait ${ids.join(' ')}\``;
+    throw new CliError(`${error.message}\n${note}`, error.exitCode, error.hint);
+  }
+}
+
+/** Tasks that hold fewer items than were sent (total_items is the number the service took); true if any. */
+function warnDroppedItems(ctx: Context, outcomes: readonly Outcome[]): boolean {
   let any = false;
   for (const { task, how, items } of outcomes) {
     if (how === 'reused' || task.total_items >= items) continue;
@@ -21,7 +86,7 @@ export function warnDroppedItems(ctx: Context, outcomes: readonly Outcome[]): bo
  * What the server charged above --max-cost, when its price changed between the estimate and the create. A warning, not
  * an error: the tasks exist and are paid for, and a failure code would invite a script to create (and pay) again.
  */
-export function warnAboveMaxCost(ctx: Context, outcomes: readonly Outcome[], maxCost: number | undefined): void {
+function warnAboveMaxCost(ctx: Context, outcomes: readonly Outcome[], maxCost: number | undefined): void {
   const paid = outcomes.filter((o) => o.how !== 'reused');
   const charged = paid.reduce((sum, o) => sum + o.task.cost, 0);
   if (maxCost === undefined || charged <= maxCost) return;
@@ -33,12 +98,12 @@ export function warnAboveMaxCost(ctx: Context, outcomes: readonly Outcome[], max
 }
 
 /** `task 41 for 3 items, 15 coins; reused task 36 for 2 items (no coins spent)`: only what was paid for costs coins. */
-export function summary(outcomes: readonly Outcome[]): string {
+function summary(outcomes: readonly DoneChunk[]): string {
   const paid = outcomes.filter((o) => o.how !== 'reused');
   const reused = outcomes.filter((o) => o.how === 'reused');
-  const tasks = (list: readonly Outcome[]) =>
+  const tasks = (list: readonly DoneChunk[]) =>
     list.length === 1 && list[0] ? `task ${list[0].task.id}` : `${list.length} tasks`;
-  const items = (list: readonly Outcome[]) =>
+  const items = (list: readonly DoneChunk[]) =>
     counted(
       list.reduce((sum, o) => sum + o.items, 0),
       'item',

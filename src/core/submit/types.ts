@@ -1,7 +1,12 @@
 /** The shapes the submission pipeline passes between its steps (index.ts runs them in order). */
 import type { Task } from '../../api/schemas.js';
-import type { ItemList, NormalisedItems } from '../items/index.js';
+import type { ItemList } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait.js';
+import type { ApiClient } from '../../api/client.js';
+import type { NormalisedItems } from '../items/index.js';
+import type { Snapshot } from '../reconcile.js';
+import type { ServerClock } from '../server-time.js';
+import type { LocalCreates } from './local-runs.js';
 
 /** One service's items to send (a create has one; a retry has one per service): in memory, or streamed. */
 export interface Batch {
@@ -29,27 +34,92 @@ export interface SubmitOptions extends Partial<WaitOptions> {
   wait?: boolean;
 }
 
-export interface SubmitContext {
-  /** The prompt's first word: `Create`, `Retry`. */
-  verb: string;
-  /** What validation changed (create only): reported by --dry-run. */
-  normalised?: NormalisedItems;
-}
-
 export interface PricedBatch {
   service: string;
   list: ItemList;
+  /** Items still to send (the list less the chunks an earlier run of the job created). */
+  count: number;
   /** Items per task. */
   size: number;
-  /** Tasks it makes. */
+  /** Tasks it makes (chunks still to send). */
   tasks: number;
   price: number;
   estimate: number;
 }
 
+export type How = 'created' | 'recovered' | 'reused';
+
 /** `items`: how many items this task was sent with (the chunk's size). */
 export interface Outcome {
   task: Task;
-  how: 'created' | 'recovered' | 'reused';
+  how: How;
   items: number;
+}
+
+/** A chunk with its task, from an earlier run of a journaled job: only what the journal keeps of the task. */
+export interface DoneChunk {
+  task: { id: number; cost: number };
+  how: How;
+  items: number;
+}
+
+/** One task's worth of items, numbered across the whole submission (from 1); `first` is its first item's offset. */
+export interface PlannedChunk extends Chunk {
+  index: number;
+  first: number;
+}
+
+/** The instant a create request is written to the socket (after every wait before it). */
+export interface Dispatch {
+  attempt: number;
+  sentAtMs: number;
+  /** What existed before it (the snapshot or the --reuse-window lookup). */
+  before: Snapshot;
+}
+
+export interface Totals {
+  tasks: number;
+  items: number;
+  cost: number;
+}
+
+/**
+ * What the pipeline tells about each chunk, synchronously, at the instant it happens (a journal writes and fsyncs
+ * its record inside each call): about to send, its task known, its outcome unknown (exit 9), nothing created (a
+ * refusal, a request that never left, proven by a scan), and the end of the submission.
+ */
+export interface ChunkObserver {
+  sending: (chunk: PlannedChunk, dispatch: Dispatch) => void;
+  created: (chunk: PlannedChunk, task: Task, how: How) => void;
+  unknown: (chunk: PlannedChunk, ids: readonly number[], why: string) => void;
+  notCreated: (chunk: PlannedChunk, why: string) => void;
+  finished: (totals: Totals) => void;
+}
+
+/** What the creates of one run share: the server's clock as learnt so far, the local ledger. */
+export interface SendState {
+  serverClock: ServerClock;
+  local: LocalCreates;
+}
+
+export interface PipelineInput {
+  /** The items by service; chunks are numbered from 1 across them, in order. */
+  batches: readonly Batch[];
+  /** Chunks that already have their task (an earlier run of the job): never sent again. */
+  done?: ReadonlyMap<number, DoneChunk>;
+  observer?: ChunkObserver;
+  /**
+   * A journaled job: `name` as the user gave it (the summary names the job, a stop names `taskctl resume NAME`);
+   * `path`, the journal's absolute path, marks each chunk's ledger entry (resume takes them over).
+   */
+  job?: { name: string; path: string };
+  /** The prompt's first word: `Create`, `Retry`, `Resume`. */
+  verb: string;
+  /** What validation changed (create only): reported by --dry-run. */
+  normalised?: NormalisedItems | undefined;
+  /**
+   * After the money guard, before any chunk is sent: `resume` settles the chunks an earlier run left in doubt
+   * (reporting through the same observer, adding to `done`).
+   */
+  settle?: (api: ApiClient, state: SendState) => Promise<void>;
 }

@@ -6,7 +6,7 @@ import { PAGE_JS } from './script.js';
 import { PAGE_CSS } from './style.js';
 
 /** Where the page lives: the sandbox's root URL. */
-export const DASHBOARD_PATH = '/';
+const DASHBOARD_PATH = '/';
 
 /** The page may load only its own files and talk only to its own origin; no other site may frame it. */
 const SECURITY_HEADERS: Record<string, string> = {

@@ -4,8 +4,8 @@ import type { Clock } from '../../../src/lib/time.js';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/rate-limit.js';
 
-export const ORIGIN = 'https://api.test';
-export const BASE_URL = `${ORIGIN}/api/v1`;
+const ORIGIN = 'https://api.test';
+const BASE_URL = `${ORIGIN}/api/v1`;
 export const API_KEY = 'sk_live_SECRET_abcdef123456';
 export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 

@@ -1,9 +1,9 @@
 /** `taskctl create` in-process against an in-process sandbox sharing one clock (test/campaign/world.ts). */
-import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SkipClock, startWorld, type World } from '../../campaign/world.js';
 import { main } from '../../../src/main.js';
 import { createMemoryStream } from '../../../src/output/memory-io.js';
+import { brokenStdout } from './broken-stdout.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,7 +158,7 @@ describe('Ctrl-C keeps the message', () => {
     expect(result.code).toBe(130);
     const tasks = await world.tasks();
     expect(tasks).toHaveLength(1);
-    expect(result.stderr).toMatch(/interrupted before sending task 2 of 2: nothing was created for it/);
+    expect(result.stderr).toMatch(/interrupted before sending chunk 2 of 2: nothing was created for it/);
     expect(result.stderr).toMatch(new RegExp(`created 1 of 2 tasks: ${tasks[0]!.id} before that`));
   });
 });
@@ -231,31 +231,6 @@ describe('items as written', () => {
     expect(json.normalised_examples[0]).toEqual({ item: 'Host0.COM', sent: 'host0.com' });
   });
 });
-
-/** A stdout that fails like a closed pipe (EPIPE) from the `okWrites + 1`-th write on, as Node's streams do. */
-function brokenStdout(okWrites: number) {
-  const memory = createMemoryStream();
-  const emitter = new EventEmitter();
-  let writes = 0;
-  return Object.assign(emitter, {
-    isTTY: false,
-    text: () => memory.text(),
-    write(chunk: string, callback?: (error?: Error) => void) {
-      if (chunk === '') {
-        setImmediate(() => callback?.());
-        return true;
-      }
-      writes += 1;
-      if (writes > okWrites) {
-        const error = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
-        process.nextTick(() => emitter.emit('error', error));
-        return false;
-      }
-      memory.write(chunk);
-      return true;
-    },
-  });
-}
 
 describe('a failing stdout never hides a side effect', () => {
   it('stops before the next chunk, names every task created on stderr, exits 14', async () => {

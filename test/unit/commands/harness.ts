@@ -56,7 +56,7 @@ export interface MockApi {
   allowUnused: () => void;
 }
 
-export interface ReplyOptions {
+interface ReplyOptions {
   times?: number;
   headers?: Record<string, string>;
   /** Captures the parsed JSON body of each matching request. */

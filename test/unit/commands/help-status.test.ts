@@ -25,13 +25,14 @@ describe('list --status', () => {
 
   it('accepts the spec statuses and the words a server may use for an ended task', async () => {
     const api = mockApi();
-    api.reply('GET', '/tasks?page=1&per_page=25', 200, {
+    // A filter searches: pages of 100.
+    api.reply('GET', '/tasks?page=1&per_page=100', 200, {
       success: true,
       data: [
         { id: 3, service: 's', status: 'cancelled', total_items: 1, cost: 1, created_at: '2026-01-01T00:00:00Z' },
         { id: 2, service: 's', status: 'completed', total_items: 1, cost: 1, created_at: '2026-01-01T00:00:00Z' },
       ],
-      meta: { current_page: 1, total_pages: 1, total_count: 2, per_page: 25 },
+      meta: { current_page: 1, total_pages: 1, total_count: 2, per_page: 100 },
     });
     const result = await runTaskctl(['list', '--status', 'cancelled,expired', '-o', 'tsv'], { api });
     expect(result.stderr).toBe('');

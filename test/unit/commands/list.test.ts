@@ -149,9 +149,10 @@ describe('list --since / --until', () => {
     page(api, 1, 5, [task(10, 1), task(9, 20)], 2);
     page(api, 2, 5, [task(8, 50), task(7, 70)], 2);
     page(api, 3, 5, [task(6, 80), task(5, 90)], 2);
-    const result = await runTaskctl(['list', '--since', '1h', '--per-page', '2', '-o', 'tsv', '--columns', 'id'], {
-      api,
-    });
+    const result = await runTaskctl(
+      ['list', '--since', '1h', '--all', '--per-page', '2', '-o', 'tsv', '--columns', 'id'],
+      { api },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('10\n9\n8\n');
     expect(api.calls).toEqual([
@@ -230,5 +231,121 @@ describe('--status words for a group (every error names the next step)', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).not.toMatch(/did you mean/);
     expect(result.stderr).toMatch(/For every finished task, use --status completed,failed\./);
+  });
+});
+
+describe('filters search the list', () => {
+  const failed = (id: number) => task(id, 5, { status: 'failed', completed_items: 0, failed_items: 8 });
+
+  it('list --status failed finds a failed task on page 2, in a table and in tsv alike', async () => {
+    const api = mockApi();
+    for (let run = 0; run < 2; run++) {
+      page(api, 1, 3, [task(30, 1), task(29, 2)], 100);
+      page(api, 2, 3, [failed(28), task(27, 4)], 100);
+      page(api, 3, 3, [task(26, 6)], 100);
+    }
+    const table = await runTaskctl(['list', '--status', 'failed'], {
+      api,
+      stdoutTTY: true,
+      columns: 120,
+      env: { NO_COLOR: '1' },
+    });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^ *28 +domain_check_availability +failed /m);
+    expect(table.stdout.trimEnd().split('\n')).toHaveLength(2);
+    expect(table.stderr).toBe('');
+    const tsv = await runTaskctl(['list', '--status', 'failed', '-o', 'tsv', '--columns', 'id'], { api });
+    expect(tsv.stdout).toBe('28\n');
+    expect(tsv.stderr).toBe('');
+  });
+
+  it('stops at one page worth of matches (--per-page, else 25) and says how to get more, to scripts too', async () => {
+    const api = mockApi();
+    page(api, 1, 5, [failed(10), failed(9)], 2);
+    page(api, 1, 5, [failed(10), failed(9)], 2);
+    const tsv = await runTaskctl(['list', '--status', 'failed', '--per-page', '2', '-o', 'tsv', '--columns', 'id'], {
+      api,
+    });
+    expect(tsv.stdout).toBe('10\n9\n');
+    expect(tsv.stderr).toBe(
+      'stopped at 2 matching tasks (page 1 of 5 searched); use --limit N for more, or --all for every match\n',
+    );
+    const table = await runTaskctl(['list', '--status', 'failed', '--per-page', '2', '--columns', 'id'], {
+      api,
+      stdoutTTY: true,
+      columns: 80,
+      env: { NO_COLOR: '1' },
+    });
+    expect(table.stdout).toBe('ID\n10\n 9\n');
+    expect(table.stderr).toMatch(/^stopped at 2 matching tasks/);
+  });
+
+  it('the default limit is 25 matches; an explicit --limit wins (and a script that set it is told nothing)', async () => {
+    const api = mockApi();
+    const many = Array.from({ length: 30 }, (_, i) => failed(100 - i));
+    page(api, 1, 2, many, 100);
+    page(api, 1, 2, many, 100);
+    const byDefault = await runTaskctl(['list', '--status', 'failed', '-o', 'tsv', '--columns', 'id'], { api });
+    expect(byDefault.stdout.trimEnd().split('\n')).toHaveLength(25);
+    const limited = await runTaskctl(['list', '--status', 'failed', '--limit', '3', '-o', 'tsv', '--columns', 'id'], {
+      api,
+    });
+    expect(limited.stdout).toBe('100\n99\n98\n');
+    expect(limited.stderr).toBe('');
+  });
+
+  it('--all removes the limit; the search starts at --page', async () => {
+    const api = mockApi();
+    const many = Array.from({ length: 30 }, (_, i) => failed(100 - i));
+    page(api, 2, 3, many.slice(0, 15), 100);
+    page(api, 3, 3, many.slice(15), 100);
+    const all = await runTaskctl(['list', '--status', 'failed', '--all', '--page', '2', '-o', 'tsv'], { api });
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout.trimEnd().split('\n')).toHaveLength(30);
+    expect(api.calls).toEqual(['GET /tasks?page=2&per_page=100', 'GET /tasks?page=3&per_page=100']);
+  });
+
+  it('--service searches too, paced by the rate-limit headers like --all', async () => {
+    const api = mockApi();
+    const pages = 4;
+    for (let n = 1; n <= pages; n++) {
+      api.reply(
+        'GET',
+        `/tasks?page=${n}&per_page=100`,
+        200,
+        {
+          success: true,
+          data: [task(100 - n, 5, n === pages ? { service: 'email_verify' } : {})],
+          meta: { current_page: n, total_pages: pages, total_count: pages, per_page: 100 },
+        },
+        {
+          headers: {
+            'x-ratelimit-limit': '2',
+            'x-ratelimit-remaining': String(Math.max(0, 2 - n)),
+            'x-ratelimit-reset': '30',
+          },
+        },
+      );
+    }
+    const clock = new AutoClock();
+    const result = await runTaskctl(['list', '--service', 'email_verify', '-o', 'tsv', '--columns', 'id'], {
+      api,
+      clock,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('96\n');
+    expect(clock.sleeps.filter((ms) => ms >= 30_000).length).toBeGreaterThan(0);
+  });
+
+  it('has no page cap: a match past page 1,000 is found (the guard against endless pages stays)', async () => {
+    const api = mockApi();
+    const pages = 1002;
+    for (let n = 1; n <= pages; n++) page(api, n, pages, [n === pages ? failed(1) : task(5000 - n, 5)], 100);
+    const result = await runTaskctl(['list', '--status', 'failed', '-o', 'tsv', '--columns', 'id'], {
+      api,
+      clock: new AutoClock(),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('1\n');
   });
 });

@@ -18,6 +18,20 @@ describe('bare taskctl', () => {
   });
 });
 
+describe('bare taskctl at 40 columns', () => {
+  it('fits: descriptions end after a whole word, the commands to run wrap at spaces and are never cut', async () => {
+    const result = await runTaskctl([], { stdoutTTY: true, columns: 40 });
+    const lines = result.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(textWidth(line)).toBeLessThan(40);
+    expect(lines.length).toBeLessThanOrEqual(32);
+    expect(result.stdout).toMatch(/^ {2}list {8}list tasks, newest first…$/m);
+    const joined = result.stdout.replace(/\n +/g, ' ');
+    expect(joined).toContain('taskctl --sandbox create domain_check_availability a.com b.com --wait');
+    expect(joined).toContain('taskctl auth login --base-url URL');
+    expect(joined).toContain('taskctl <command> --help');
+  });
+});
+
 const ENV = { TASKCTL_BASE_URL: 'https://api.test', NO_COLOR: '1' };
 
 describe('errors on a terminal', () => {
@@ -37,6 +51,20 @@ describe('errors on a terminal', () => {
   it('stay one line each for scripts (stderr not a terminal)', async () => {
     const result = await runTaskctl(['balance'], { columns: 40, env: ENV });
     expect(result.stderr).toBe(`error: no API key configured\n${longHint}\n`);
+  });
+
+  it.each([
+    [['wait', '1', '--timeout', 'xyz'], "argument 'xyz' is invalid. expected a duration such as 500ms"],
+    [['list', '--status', 'finished'], 'unknown status "finished": tasks are pending, processing'],
+  ])("commander's own refusals and flag values refused while parsing wrap too: taskctl %j", async (argv, text) => {
+    const result = await runTaskctl(argv, { stderrTTY: true, columns: 40, env: ENV });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines) expect(textWidth(line)).toBeLessThan(40);
+    expect(result.stderr.replace(/\n/g, ' ')).toContain(text);
+    const script = await runTaskctl(argv, { columns: 40, env: ENV });
+    expect(script.stderr.split('\n')[0]).toContain(text);
   });
 
   it('warnings wrap too, with their prefix counted', async () => {

@@ -49,6 +49,25 @@ describe('the end of a wait on a terminal', () => {
     expect(result.stderr).toContain(`See the items: taskctl show ${one} ${two}`);
   });
 
+  it('--wide keeps every column of the tables at the end, whatever the width (40 columns stack them otherwise)', async () => {
+    const { run, create } = await setup();
+    const one = await create('domain_check_availability', ['a.com']);
+    const two = await create('domain_check_availability', ['b.com']);
+    const narrow = { ...terminal, columns: 40 };
+    const stacked = await run(['wait', String(one), String(two)], narrow);
+    expect(stacked.stdout).toMatch(/^SERVICE: +domain_check_availability$/m);
+    const wide = await run(['wait', String(one), String(two), '--wide'], narrow);
+    expect(wide.stdout).toMatch(/^ID +SERVICE +STATUS +ITEMS +COST +CREATED +FINISHED$/m);
+    const items = await run(
+      ['create', 'domain_check_availability', 'a.com', 'fail-x.com', '--wait', '-y', '--wide'],
+      narrow,
+    );
+    expect(items.stdout).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
+    // ... and the table of a create without --wait, which would leave columns out and name --wide.
+    const created = await run(['create', 'domain_check_availability', 'c.com', '-y', '--wide'], narrow);
+    expect(created.stdout).toMatch(/^ID +SERVICE +STATUS +ITEMS +COST +CREATED +FINISHED$/m);
+  });
+
   it('--no-results: the task record only', async () => {
     const { run, create } = await setup();
     const id = await create('domain_check_availability', ['a.com']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitColumns, type FitColumn } from '../../../src/output/fit.js';
+import { fitColumns, hiddenNote, type FitColumn } from '../../../src/output/fit.js';
 import { textWidth, truncateText } from '../../../src/output/width.js';
 
 const col = (natural: number, extra: Partial<FitColumn> = {}): FitColumn => ({
@@ -11,7 +11,7 @@ const col = (natural: number, extra: Partial<FitColumn> = {}): FitColumn => ({
 
 describe('fitColumns', () => {
   it('leaves a table that fits alone', () => {
-    expect(fitColumns([col(10), col(20)], 80)).toEqual({ shown: [0, 1], widths: [10, 20] });
+    expect(fitColumns([col(10), col(20)], 80)).toEqual({ shown: [0, 1], widths: [10, 20], stack: false });
   });
 
   it('shrinks free text first, the widest first, to the budget exactly', () => {
@@ -37,6 +37,41 @@ describe('fitColumns', () => {
   });
 });
 
+describe('fitColumns: dropping, then stacking', () => {
+  it('drops every optional column before stacking, the highest rank first', () => {
+    const columns = [col(10), col(10, { optional: 1 }), col(10, { optional: 3 }), col(10, { optional: 2 })];
+    expect(fitColumns(columns, 34)).toMatchObject({ shown: [0, 1, 3], stack: false });
+    expect(fitColumns(columns, 22)).toMatchObject({ shown: [0, 1], stack: false });
+    expect(fitColumns(columns, 10)).toMatchObject({ shown: [0], stack: false });
+  });
+
+  it('stacks when the columns that cannot be dropped do not fit', () => {
+    const fit = fitColumns([col(25), col(10), col(10, { optional: 1 })], 36);
+    expect(fit.stack).toBe(true);
+    expect(fit.shown).toEqual([0, 1]);
+  });
+
+  it('columns without a rank (named with --columns) are never dropped: the table stacks instead', () => {
+    expect(fitColumns([col(20), col(20)], 30).stack).toBe(true);
+  });
+
+  it('a wrapped column never gets narrower than its longest word', () => {
+    const error = col(40, { truncate: true, header: 5, least: 9 });
+    const fit = fitColumns([col(14), col(9), error], 36);
+    expect(fit).toMatchObject({ shown: [0, 1, 2], stack: false });
+    expect(fit.widths[2]).toBe(9);
+    expect(fitColumns([col(14), col(9), error], 35).stack).toBe(true);
+  });
+});
+
+describe('hiddenNote', () => {
+  it('names the hidden columns and how to see them', () => {
+    expect(hiddenNote([])).toBeUndefined();
+    expect(hiddenNote(['COST'])).toBe('1 column hidden (COST): --wide or -o tsv');
+    expect(hiddenNote(['NAME', 'CURRENCY'])).toBe('2 columns hidden (NAME, CURRENCY): --wide or -o tsv');
+  });
+});
+
 describe('truncateText', () => {
   it('cuts at a word boundary with …, within the width', () => {
     const text = 'Checks whether each domain name is available for registration.';
@@ -54,6 +89,9 @@ describe('truncateText', () => {
 
   it('cuts a long single word mid-word rather than leave the cell empty', () => {
     expect(truncateText('averyveryverylongdomainname.com', 10)).toBe('averyvery…');
+    // A later word is never shown in part: the cut is after the last whole word.
+    expect(truncateText('a verylongdomainname.com', 10)).toBe('a…');
+    expect(truncateText('ab cd ef', 6)).toBe('ab cd…');
     expect(truncateText('short', 10)).toBe('short');
   });
 });

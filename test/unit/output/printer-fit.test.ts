@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter, type Column } from '../../../src/output/printer.js';
 import type { OutputFormat } from '../../../src/output/format.js';
+import { card } from '../../../src/output/stack.js';
 import { textWidth, wrapText } from '../../../src/output/width.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -33,8 +34,8 @@ const columns: Array<Column<Row>> = [
 
 function setup(format: OutputFormat, columnsWide?: number, tty = true) {
   const memory = createMemoryIO({ stdoutTTY: tty, columns: columnsWide });
-  const printer = createPrinter({ io: memory.io, format, color: false, now: () => NOW });
-  return { printer, out: () => memory.stdout.text() };
+  const printer = createPrinter({ io: memory.io, format, color: false, now: () => NOW, ...(tty && { card }) });
+  return { printer, out: () => memory.stdout.text(), err: () => memory.stderr.text() };
 }
 
 const widest = (text: string) => Math.max(...text.split('\n').map((line) => textWidth(line)));
@@ -80,6 +81,51 @@ describe('tables fitted to the terminal', () => {
     await narrow.printer.list(rows, columns);
     expect(narrow.out()).not.toContain('EXTRA');
     expect(widest(narrow.out())).toBeLessThanOrEqual(60);
+  });
+
+  it('says which columns it left out, and how to see them', async () => {
+    const narrow = setup('table', 60);
+    await narrow.printer.list(rows, columns);
+    expect(narrow.err()).toBe('1 column hidden (EXTRA): --wide or -o tsv\n');
+    const wide = setup('table', 100);
+    await wide.printer.list(rows, columns);
+    expect(wide.err()).toBe('');
+  });
+
+  it('stacks the rows as KEY: value cards, every column, when even the kept columns do not fit', async () => {
+    const { printer, out, err } = setup('table', 40);
+    await printer.list(rows, columns);
+    const text = out();
+    expect(widest(text)).toBeLessThan(40);
+    expect(text).toMatch(/^NAME: +domain_check_availability$/m);
+    expect(text).toMatch(/^CREATED: +3m ago$/m);
+    expect(text).toMatch(/^EXTRA: +optional-column-value$/m);
+    // The whole description, wrapped at spaces under its first line: nothing cut in a card.
+    expect(text.replace(/\n +/g, ' ')).toContain(rows[0]?.note);
+    expect(text).toContain('\n\nNAME:');
+    expect(err()).toBe('');
+  });
+
+  it('never drops a column named with --columns: the rows stack instead', async () => {
+    const { printer, out, err } = setup('table', 60);
+    await printer.list(rows, columns, undefined, { chosen: true });
+    expect(out()).toMatch(/^EXTRA: +optional-column-value$/m);
+    expect(err()).toBe('');
+  });
+
+  it('a wrapped column keeps its words whole: the table stacks before it would break one', async () => {
+    const wrapped: Array<Column<Row>> = [
+      { header: 'Name', value: (r) => r.name },
+      { header: 'Note', value: (r) => r.note, wrap: true },
+    ];
+    const { printer, out } = setup('table', 40);
+    await printer.list([{ ...rows[1]!, note: 'Simulated item failure (item starts with "fail-")' }], wrapped);
+    expect(out()).toBe(
+      'NAME          NOTE\nemail_verify  Simulated item failure\n              (item starts with\n              "fail-")\n',
+    );
+    const tight = setup('table', 20);
+    await tight.printer.list([{ ...rows[1]!, note: 'Simulated item failure' }], wrapped);
+    expect(tight.out()).toMatch(/^NOTE: +Simulated\n +item failure$/m);
   });
 
   it('--wide and a table that is not on a terminal keep every column whole', async () => {
@@ -129,6 +175,15 @@ describe('key/value screens', () => {
     expect(out()).toContain('Price per item:   2\n');
     expect(out()).toContain('Balance after:    98\n');
     expect(out()).toContain('Created:          2025-01-15T11:57:00.000Z (3m ago)\n');
+  });
+
+  it('wrap a value to the terminal under its first line, the age of a timestamp kept whole', () => {
+    const { printer, out } = setup('table', 40);
+    printer.detail([...fields, ['note', 'Checks whether each domain name is available for registration.']], json);
+    expect(widest(out())).toBeLessThan(40);
+    // The labels leave 21 columns beside them, too few for the timestamp: it alone goes under its label.
+    expect(out()).toContain('Created:\n  2025-01-15T11:57:00.000Z (3m ago)\n');
+    expect(out()).toContain('Note:             Checks whether each\n                  domain name is\n');
   });
 
   it('keep the machine keys in csv and json, and plain values in tsv', () => {

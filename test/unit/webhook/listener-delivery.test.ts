@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWebhookListener } from '../../../src/webhook/listener.js';
-import type { ReceivedEvent, WebhookListener, WebhookListenerOptions } from '../../../src/webhook/listener.js';
+import type { WebhookListener, WebhookListenerOptions } from '../../../src/webhook/listener.js';
+import type { ReceivedEvent } from '../../../src/webhook/received.js';
 
 const KEY = 'sk_test_delivery_5e1d';
 const signed = { 'Content-Type': 'application/json', 'X-Webhook-Signature': KEY };

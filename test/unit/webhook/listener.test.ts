@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { WebhookEvent } from '../../../src/api/schemas.js';
 import { UsageError } from '../../../src/errors.js';
 import { startWebhookListener } from '../../../src/webhook/listener.js';
-import type { ReceivedEvent, WebhookListener, WebhookListenerOptions } from '../../../src/webhook/listener.js';
+import type { WebhookListener, WebhookListenerOptions } from '../../../src/webhook/listener.js';
+import type { ReceivedEvent } from '../../../src/webhook/received.js';
 
 const KEY = 'sk_test_listener_secret_9f3a';
 const WRONG = 'sk_wrong_guess_77d1';

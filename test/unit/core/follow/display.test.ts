@@ -27,8 +27,8 @@ function change(t: Task, at: number, statusChanged = true): TaskChange {
   return { task: t, counts: itemCounts(t), statusChanged, at };
 }
 
-function live(rows: number, color = false) {
-  const stderr = Object.assign(createMemoryStream(true, 80), { rows });
+function live(rows: number, columns = 80, color = false) {
+  const stderr = Object.assign(createMemoryStream(true, columns), { rows });
   const { io } = createMemoryIO();
   let now = T0;
   const clock = { now: () => now };
@@ -50,6 +50,30 @@ describe('FollowDisplay on a terminal', () => {
     display.change(change(task(1, 'processing', 3), T0));
     expect(frames().pop()).toMatch(/^⠋ task 1 processing █+░+ 30% +3\/10 0:00$/);
     expect(frames().join('')).not.toContain('task 2');
+  });
+
+  it('a narrow terminal keeps the counts: the times go, the bar shortens, then goes', () => {
+    const at = (columns: number, failed: number) => {
+      const { progress, clock, frames } = live(24, columns);
+      const t = { ...task(1, 'processing', 40, 100), failed_items: failed };
+      const display = new FollowDisplay({ progress, clock, ids: [1] });
+      display.change({ ...change(t, T0), itemsPerSecond: 10, predictedEnd: T0 + 9000 });
+      return frames().pop() ?? '';
+    };
+    expect(at(80, 2)).toMatch(/^⠋ task 1 processing █+░+ 42% +40\/100 2 failed 10\.0\/s est\. 0:09 left 0:00$/);
+    expect(at(60, 2)).toMatch(/^⠋ task 1 processing █+░+ 42% +40\/100 2 failed 0:00$/);
+    expect(at(70, 2)).toMatch(/^⠋ task 1 processing █+░+ 42% +40\/100 2 failed est\. 0:09 left 0:00$/);
+    expect(at(40, 0)).toBe('⠋ task 1 processing ██░░░░░ 40%  40/100');
+    expect(at(40, 2)).toBe('⠋ task 1 processing 42% 40/100 2 failed');
+    expect(at(31, 2)).toBe('⠋ 1 processing 40/100 2 failed');
+  });
+
+  it('the final line is fitted too: nothing the terminal would wrap', () => {
+    const { progress, clock, frames } = live(24, 40);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    display.change(change({ ...task(1, 'completed', 2, 3), failed_items: 1 }, T0));
+    display.finish(false);
+    expect(frames().join('\n')).toMatch(/\n✗ task 1 completed 100% 2\/3 1 failed\n/);
   });
 
   it('the elapsed time ticks between polls', () => {
@@ -116,7 +140,7 @@ describe('FollowDisplay on a terminal', () => {
   });
 
   it('paints a task by its tone, not its phase: completed with failed items is yellow, whole is green', () => {
-    const { progress, clock, frames } = live(24, true);
+    const { progress, clock, frames } = live(24, 80, true);
     const display = new FollowDisplay({ progress, clock, ids: [1, 2] });
     display.change(change({ ...task(1, 'completed', 9), failed_items: 1 }, T0));
     display.change(change(task(2, 'completed', 10), T0));

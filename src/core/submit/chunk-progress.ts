@@ -1,0 +1,81 @@
+/**
+ * The progress of a chunked submission. On a terminal one live line (made at the first send), redrawn in place, with
+ * what spins inside a send (retries, rate-limit waits) shown in it, gone at the end; elsewhere plain lines, at most
+ * one a second (and the last).
+ */
+import type { Context } from '../context.js';
+import type { Progress } from '../../output/progress.js';
+import { counted, formatCount } from '../items/clean.js';
+import type { Outcome } from './types.js';
+
+/** Plain progress lines: at most one a second (and the last). */
+const PROGRESS_EVERY_MS = 1_000;
+
+export class ChunkProgress {
+  private live: Progress | undefined;
+  private asked = false;
+  private said = '';
+  private notice: string | undefined;
+  private lastLine = Number.NEGATIVE_INFINITY;
+  private items = 0;
+  private coins = 0;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly total: number,
+  ) {}
+
+  /** Runs one chunk's send with its spinner texts in the live line (or under its own spinner without one). */
+  async sending<T>(what: string, send: () => Promise<T>): Promise<T> {
+    this.said ||= `creating ${what}…`;
+    const line = await this.goLive();
+    if (!line) return send();
+    const show = (text: string) => {
+      this.notice = text;
+      line.refresh();
+    };
+    try {
+      return await this.ctx.spinInto(`creating ${what}`, show, send);
+    } finally {
+      this.notice = undefined;
+    }
+  }
+
+  /** A chunk got its task: `tasks` of the total now have one. */
+  sent(what: string, tasks: number, outcome: Outcome): void {
+    this.items += outcome.items;
+    if (outcome.how !== 'reused') this.coins += outcome.task.cost;
+    if (this.total < 2) return;
+    const text = `${what}: ${formatCount(tasks)} of ${counted(this.total, 'task')} created; ${formatCount(this.items)} items and ${counted(this.coins, 'coin')} by this run`;
+    const now = this.ctx.clock.now();
+    if (this.live) {
+      this.said = text;
+      this.live.refresh();
+    } else if (now - this.lastLine >= PROGRESS_EVERY_MS || tasks === this.total) {
+      this.lastLine = now;
+      this.ctx.printer.info(text);
+    }
+  }
+
+  /** Writes (a task to stdout) with the live line out of the way. */
+  interject(write: () => void): void {
+    if (this.live) this.live.interject(write);
+    else write();
+  }
+
+  /** The live line goes; the summary is what stays. */
+  stop(): void {
+    this.live?.stop();
+    this.live = undefined;
+  }
+
+  private async goLive(): Promise<Progress | undefined> {
+    if (this.asked || this.total < 2 || this.ctx.globals.quiet === true) return this.live;
+    this.asked = true;
+    const progress = await this.ctx.printer.progress();
+    if (progress.mode !== 'live') return undefined;
+    this.live = progress;
+    progress.live((spin) => [`${progress.paint.cyan(spin)} ${this.notice ?? this.said}`]);
+    return progress;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The journal as the pipeline's observer: each call appends its record and fsyncs it before returning (the pipeline
+ * calls synchronously, at the instant of the step), and keeps the job's state and its chunks done in step.
+ */
+import { createHash } from 'node:crypto';
+import type { Task } from '../../api/schemas.js';
+import type { Env } from '../../lib/env.js';
+import type { JournalFile } from '../../store/journal.js';
+import { crashPoint } from './crash-point.js';
+import { chunkItems, type JobState } from './journal-records.js';
+import type { ChunkObserver, Dispatch, DoneChunk, How, PlannedChunk, Totals } from './types.js';
+
+export class JobJournal implements ChunkObserver {
+  /** Chunks with a task, as the pipeline counts them. */
+  readonly done = new Map<number, DoneChunk>();
+  /** Chunks in flight when the journal was opened: only a scan (or the user) settles them. */
+  private readonly inherited = new Set<number>();
+
+  constructor(
+    private readonly file: JournalFile,
+    readonly state: JobState,
+    /** From a request's send to the instant it can no longer land (its deadline and a margin). */
+    private readonly settleMs: number,
+    private readonly env: Env,
+  ) {
+    for (const [chunk, current] of state.chunks) {
+      if (current.task) this.done.set(chunk, this.doneChunk(chunk, current.task));
+      else if (current.send) this.inherited.add(chunk);
+    }
+  }
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  /** The chunks a run stopped while their request may have been in flight, in order. */
+  inDoubt(): number[] {
+    return [...this.inherited].sort((a, b) => a - b);
+  }
+
+  sending(chunk: PlannedChunk, dispatch: Dispatch): void {
+    const send = {
+      type: 'send' as const,
+      chunk: chunk.index,
+      first: chunk.first,
+      count: chunk.items.length,
+      sha256: chunkDigest(chunk.items),
+      sent_at: dispatch.sentAtMs,
+      settle_after: dispatch.sentAtMs + this.settleMs,
+      before: [...dispatch.before.ids],
+      before_complete: dispatch.before.complete,
+    };
+    this.file.append(send);
+    this.state.chunks.set(chunk.index, { send });
+    this.state.sent = true;
+    crashPoint(this.env, 'sent', chunk.index);
+  }
+
+  created(chunk: PlannedChunk, task: Task, how: How): void {
+    const { index } = chunk;
+    if (this.inherited.delete(index)) {
+      this.file.append({ type: 'reconciled', chunk: index, task: task.id, cost: task.cost, by: 'scan' });
+    } else {
+      crashPoint(this.env, 'answered', index);
+      this.file.append({ type: 'created', chunk: index, task: task.id, cost: task.cost, how });
+    }
+    this.setTask(index, { id: task.id, cost: task.cost, how });
+  }
+
+  unknown(chunk: PlannedChunk, ids: readonly number[], why: string): void {
+    this.file.append({ type: 'unknown', chunk: chunk.index, candidates: [...ids], reason: why });
+  }
+
+  /** Only a chunk with a send on record has something to settle; the others were never sent. */
+  notCreated(chunk: PlannedChunk): void {
+    const { index } = chunk;
+    if (!this.state.chunks.get(index)?.send) return;
+    const by = this.inherited.delete(index) ? 'scan' : 'answer';
+    this.file.append({ type: 'reconciled', chunk: index, task: null, cost: 0, by });
+    this.state.chunks.set(index, {});
+  }
+
+  finished(totals: Totals): void {
+    if (this.state.done) return;
+    this.file.append({ type: 'done', ...totals });
+    this.state.done = true;
+  }
+
+  /** `resume --adopt CHUNK=ID`. */
+  adopted(chunk: number, task: { id: number; cost: number }): void {
+    this.inherited.delete(chunk);
+    this.file.append({ type: 'reconciled', chunk, task: task.id, cost: task.cost, by: 'user' });
+    this.setTask(chunk, { ...task, how: 'created' });
+  }
+
+  /** `resume --resend CHUNK`. */
+  resent(chunk: number): void {
+    this.inherited.delete(chunk);
+    this.file.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'user' });
+    this.state.chunks.set(chunk, {});
+  }
+
+  private setTask(chunk: number, task: { id: number; cost: number; how: How }): void {
+    this.state.chunks.set(chunk, { task });
+    this.done.set(chunk, this.doneChunk(chunk, task));
+  }
+
+  private doneChunk(chunk: number, task: { id: number; cost: number; how: How }): DoneChunk {
+    return { task: { id: task.id, cost: task.cost }, how: task.how, items: chunkItems(this.state.job, chunk) };
+  }
+}
+
+/** The digest a send record keeps of its chunk's items (no items are journaled). */
+export function chunkDigest(items: readonly string[]): string {
+  return createHash('sha256').update(items.join('\n')).digest('hex');
+}

@@ -1,0 +1,75 @@
+/**
+ * The one submission pipeline of `create`, `create --journal`, `resume` and `retry`: price → --dry-run → the money
+ * guard (--max-cost, confirmation) → [settle what an earlier run left in doubt] → chunks sent in order (chunks.ts,
+ * send.ts) → summary → --wait. A journal takes part only as the observer of the chunks (types.ts `ChunkObserver`);
+ * the stages are the same with and without one.
+ */
+import type { ApiClient } from '../../api/client.js';
+import type { Context } from '../context.js';
+import { checkReportTargets } from '../../report/write.js';
+import { sendChunks } from './chunks.js';
+import { confirmCost } from './confirm.js';
+import { dryRun } from './dry-run.js';
+import { pricePerItem } from './price.js';
+import { sendState } from './send.js';
+import { finishSubmission } from './summary.js';
+import type { Batch, PipelineInput, PricedBatch, SubmitOptions } from './types.js';
+
+/** Runs every stage; the chunks in `done` (and those `settle` adds) are counted, never sent. */
+export async function runPipeline(ctx: Context, input: PipelineInput, options: SubmitOptions): Promise<void> {
+  checkReportTargets(options.report);
+  const api = await ctx.api();
+  const priced = await priceBatches(ctx, api, input, options);
+  if (options.dryRun) return dryRun(ctx, api, priced, input.normalised);
+  if (priced.some((batch) => batch.count > 0)) await confirmCost(ctx, api, priced, options, input.verb);
+  // A finished job has nothing to settle or send: its summary (and --wait) only.
+  if (priced.every((batch) => batch.tasks === 0)) {
+    await finishSubmission(ctx, { done: new Map(input.done), outcomes: new Map(), input }, options);
+    return;
+  }
+  const state = await sendState(ctx, api);
+  await input.settle?.(api, state);
+  // What an earlier run (or the settling just now) gave a task, as of now: the chunks this run sends are the others.
+  const done = new Map(input.done);
+  const outcomes = await sendChunks(ctx, api, { priced, done, state, input }, options);
+  await finishSubmission(ctx, { done, outcomes, input }, options);
+}
+
+/**
+ * The price of each service and what is left to send: every chunk without a task counts (an upper bound for a job
+ * whose chunks in doubt may turn out to be created). A price that --max-cost or a confirmation relies on is read
+ * from the server now, never from the cache.
+ */
+async function priceBatches(
+  ctx: Context,
+  api: ApiClient,
+  input: PipelineInput,
+  options: SubmitOptions,
+): Promise<PricedBatch[]> {
+  const { itemList, chunkCount } = await import('../items/index.js');
+  const guardsMoney = options.maxCost !== undefined || (ctx.interactive && options.yes !== true);
+  const priced: PricedBatch[] = [];
+  let index = 0;
+  for (const batch of input.batches) {
+    const list = isItemArray(batch.items) ? itemList(batch.items) : batch.items;
+    const size = options.chunkSize ?? Math.max(1, list.count);
+    const chunks = chunkCount(list.count, size);
+    let count = list.count;
+    let tasks = chunks;
+    for (let chunk = index + 1; chunk <= index + chunks; chunk++) {
+      const earlier = input.done?.get(chunk);
+      if (earlier === undefined) continue;
+      count -= earlier.items;
+      tasks--;
+    }
+    index += chunks;
+    const price =
+      count === 0 ? 0 : await ctx.spin('reading the price', () => pricePerItem(ctx, api, batch.service, guardsMoney));
+    priced.push({ service: batch.service, list, count, size, tasks, price, estimate: price * count });
+  }
+  return priced;
+}
+
+function isItemArray(items: Batch['items']): items is readonly string[] {
+  return Array.isArray(items);
+}

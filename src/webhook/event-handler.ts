@@ -1,0 +1,222 @@
+/**
+ * The one path every event takes, delivered or synthesised: the duplicate filter, the checks that answer 503, then
+ * forward, spool, print and queue; an event is marked as seen, and counted acknowledged, only once all of that is done.
+ */
+import { createHash } from 'node:crypto';
+import type { Env } from '../output/io.js';
+import { DEDUPE_WINDOW_MS, RecentKeys } from './dedupe.js';
+import { runExec } from './exec.js';
+import { ExecQueue } from './exec-queue.js';
+import type { ExecJob, Reservation } from './exec-queue.js';
+import { forwardEvent } from './forward.js';
+import { describeEvent, type EventMeta, type ReceivedEvent } from './received.js';
+import { Spool } from './spool.js';
+
+/** Bytes of bodies the exec queue holds at most, whatever `--queue` says. */
+const QUEUE_MAX_BYTES = 8 * 1024 * 1024;
+
+/** What happened to one delivery: the HTTP status it got and why. */
+export interface Outcome {
+  status: number;
+  note: string;
+  /** `onEvent` printed it and said it is on the same screen as the log: no status line for it. */
+  shown?: boolean;
+}
+
+export interface ListenerCounts {
+  /** Events acknowledged and handed on (printed, forwarded, queued). */
+  acknowledged: number;
+  /** Repeats of acknowledged events (printed as duplicates). */
+  duplicates: number;
+  /** Deliveries refused with 502/503 (the service retries them). */
+  refused: number;
+  /** Commands that finished. */
+  executed: number;
+}
+
+/** The listener's options as the handler uses them, defaults applied (see WebhookListenerOptions). */
+export interface EventHandlerSettings {
+  apiKey: string;
+  forwardTo: URL | undefined;
+  forwardTimeoutMs: number | undefined;
+  exec: string | undefined;
+  execConcurrency: number;
+  queue: number;
+  dedupe: boolean;
+  canPrint: () => boolean;
+  onEvent: (received: ReceivedEvent, note: { duplicate: boolean }) => unknown;
+  /** Status lines, already redacted. */
+  log: (line: string) => void;
+  now: () => number;
+  env: Env;
+}
+
+/** One event being handed on: its body, what it says, its filter key and its place in the exec queue. */
+interface Handing {
+  raw: string;
+  received: EventMeta;
+  key: string;
+  label: string;
+  userAgent: string | undefined;
+  place: Reservation | undefined;
+}
+
+export class EventHandler {
+  readonly counts: ListenerCounts = { acknowledged: 0, duplicates: 0, refused: 0, executed: 0 };
+  readonly queue: ExecQueue | undefined;
+  spool: Spool | undefined;
+  private readonly seen: RecentKeys;
+  /** Deliveries being handled, by key: a repeat arriving meanwhile waits for the first one's outcome. */
+  private readonly inFlight = new Map<string, Promise<boolean>>();
+
+  constructor(private readonly settings: EventHandlerSettings) {
+    this.seen = new RecentKeys(settings.now);
+    const command = settings.exec;
+    this.queue =
+      command === undefined
+        ? undefined
+        : new ExecQueue({
+            limit: settings.queue,
+            maxBytes: QUEUE_MAX_BYTES,
+            concurrency: settings.execConcurrency,
+            run: (job, stop) =>
+              runExec(command, { name: job.name, taskId: job.taskId }, job.raw, settings.env, settings.log, stop),
+            onDone: (job) => {
+              this.counts.executed++;
+              if (job.spoolId !== undefined) this.spool?.done(job.spoolId);
+            },
+          });
+  }
+
+  logError(error: unknown): void {
+    this.settings.log(`error: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  /** Opens the spool: its seen events join the filter, its commands not run to their end are queued first. */
+  async openSpool(file: string): Promise<number> {
+    const { now, log } = this.settings;
+    const opened = await Spool.open(
+      file,
+      () => now() - DEDUPE_WINDOW_MS,
+      () => this.seen.entries(),
+    );
+    this.spool = opened.spool;
+    for (const [key, at] of opened.seen) this.seen.add(key, at);
+    let replayed = 0;
+    for (const job of opened.pending) {
+      if (!this.queue) break;
+      // Acknowledged before a stop or a crash and not run to its end: they run first, beyond the limit if need be.
+      this.queue.push(job);
+      replayed++;
+    }
+    if (replayed > 0) log(`spool: running the commands of ${replayed} acknowledged event(s) left from the last run`);
+    return replayed;
+  }
+
+  async handle(raw: string, received: EventMeta, userAgent: string | undefined): Promise<Outcome> {
+    const { dedupe, canPrint } = this.settings;
+    const { name, taskId } = received;
+    const label = describeEvent(name, taskId);
+    const key =
+      name !== undefined && taskId !== undefined
+        ? `${taskId}:${name}`
+        : `body:${createHash('sha256').update(raw).digest('hex')}`;
+    if (dedupe) {
+      const earlier = this.inFlight.get(key);
+      // The same event is being handled right now (a replay racing a retry): its outcome decides.
+      if (earlier && (await earlier.catch(() => false))) return this.duplicate(raw, received, label);
+      if (this.seen.has(key)) return this.duplicate(raw, received, label);
+    }
+    if (!canPrint()) return this.refuse(503, 'output is not being read (stdout is full); the service will retry');
+    if (dedupe && this.seen.isFull()) return this.refuse(503, 'the duplicate filter is full; the service will retry');
+    let place: Reservation | undefined;
+    if (this.queue) {
+      place = this.queue.reserve(Buffer.byteLength(raw));
+      if (!place) return this.refuse(503, `the exec queue is full (${this.queue.size} events); the service will retry`);
+    }
+    return this.settle({ raw, received, key, label, userAgent, place });
+  }
+
+  /** Hands the event on, keeping it in flight meanwhile, and turns how that went into the delivery's answer. */
+  private async settle(handing: Handing): Promise<Outcome> {
+    const { key, label, received } = handing;
+    const shown = { value: false };
+    const attempt = this.handOn(handing, shown);
+    if (this.settings.dedupe) this.inFlight.set(key, attempt);
+    let ok: boolean;
+    try {
+      ok = await attempt;
+    } catch (error) {
+      this.logError(error);
+      this.counts.refused++;
+      return { status: 500, note: `${label}: not handled (${(error as Error).message})` };
+    } finally {
+      if (this.inFlight.get(key) === attempt) this.inFlight.delete(key);
+    }
+    if (!ok) return this.refuse(502, `${label}: the app did not accept it; the service will retry`);
+    this.counts.acknowledged++;
+    // A synthesised event leaves out what the API did not say: that is by design, not worth a warning.
+    if (received.problem !== undefined && !received.synthesised)
+      this.settings.log(`warning: ${label} is not the spec's event shape (${received.problem}); passed on as received`);
+    return { status: 200, note: `${label}${received.synthesised ? ' (synthesised)' : ''}`, shown: shown.value };
+  }
+
+  /** Forwarded (when asked), spooled, printed, marked seen and queued: false when the app did not accept it. */
+  private async handOn(handing: Handing, shown: { value: boolean }): Promise<boolean> {
+    const { raw, received, key, label, userAgent } = handing;
+    const { forwardTo, forwardTimeoutMs, apiKey, log, now } = this.settings;
+    let { place } = handing;
+    try {
+      if (forwardTo) {
+        const forwarded = await forwardEvent({
+          to: forwardTo,
+          label,
+          raw,
+          userAgent,
+          apiKey,
+          log,
+          now,
+          ...(forwardTimeoutMs === undefined ? {} : { timeoutMs: forwardTimeoutMs }),
+        });
+        if (!forwarded) return false;
+      }
+      const at = now();
+      const job: ExecJob = { label, name: received.name, taskId: received.taskId, raw };
+      if (this.spool) {
+        if (place) job.spoolId = await this.spool.addJob(job, key, at);
+        else await this.spool.addSeen(key, at);
+      }
+      shown.value = this.print(raw, received, false);
+      if (this.settings.dedupe) this.seen.add(key, at);
+      place?.commit(job);
+      place = undefined;
+      return true;
+    } finally {
+      place?.release();
+    }
+  }
+
+  /**
+   * The event as printed. Its body is parsed again from `raw` only if the printer reads it (the JSON formats print
+   * `raw` itself), so a big body is not held parsed during a forward, nor parsed twice for nothing.
+   */
+  private print(raw: string, meta: EventMeta, duplicate: boolean): boolean {
+    let parsed: { value: unknown } | undefined;
+    const received = Object.defineProperty({ ...meta, raw }, 'body', {
+      enumerable: true,
+      get: (): unknown => (parsed ??= { value: JSON.parse(raw) as unknown }).value,
+    }) as ReceivedEvent;
+    return this.settings.onEvent(received, { duplicate }) === true;
+  }
+
+  private duplicate(raw: string, received: EventMeta, label: string): Outcome {
+    const shown = this.print(raw, received, true);
+    this.counts.duplicates++;
+    return { status: 200, note: `${label} (duplicate; already handled, not handed on again)`, shown };
+  }
+
+  private refuse(status: number, note: string): Outcome {
+    this.counts.refused++;
+    return { status, note };
+  }
+}

@@ -1,0 +1,63 @@
+/** A webhook body as the listener sees it: the spec's event when it is one, else what it says about itself. */
+import { WebhookEventSchema } from '../api/schemas.js';
+import type { WebhookEvent } from '../api/schemas.js';
+
+/** One accepted delivery. */
+export interface ReceivedEvent {
+  /** The body as parsed JSON, every field kept (parsed when first read). */
+  readonly body: unknown;
+  /** The body exactly as received. */
+  raw: string;
+  /** The body read as the spec's event (unknown fields dropped); undefined when its shape is not the spec's. */
+  event: WebhookEvent | undefined;
+  /** The first way the shape differs from the spec's (`task.platform: ...`); undefined when it is the spec's. */
+  problem: string | undefined;
+  /** The event name and the task id, when the body carries them, whatever else it lacks. */
+  name: string | undefined;
+  taskId: string | undefined;
+  /** True for an event built by `--catch-up` (the envelope's `"synthesised": true`). */
+  synthesised: boolean;
+}
+
+/** What the listener keeps of an event while handling it: all but the body (a big body is held once, as text). */
+export type EventMeta = Omit<ReceivedEvent, 'body' | 'raw'>;
+
+/** What `raw` says about itself, or undefined when it is not JSON; the parsed body is not kept. */
+export function metaOf(raw: string): EventMeta | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  return readEvent(body);
+}
+
+/** The body as the spec's event when it is one; otherwise what it says about itself, and what is off. */
+function readEvent(body: unknown): EventMeta {
+  const record = isRecord(body) ? body : {};
+  const synthesised = record.synthesised === true;
+  const parsed = WebhookEventSchema.safeParse(body);
+  const task = isRecord(record.task) ? record.task : {};
+  const name = typeof record.event === 'string' ? record.event : undefined;
+  const taskId = typeof task.id === 'number' || typeof task.id === 'string' ? String(task.id) : undefined;
+  if (parsed.success) return { event: parsed.data, problem: undefined, name, taskId, synthesised };
+  const issue = parsed.error.issues[0];
+  const problem = issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unexpected shape';
+  return { event: undefined, problem, name, taskId, synthesised };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `completed task 7`, or what is known of it. */
+export function describeEvent(name: string | undefined, taskId: string | undefined): string {
+  return `${clip(name ?? 'event')} task ${clip(taskId ?? '(no id)')}`;
+}
+
+/** Sender-chosen text in a log line: one line, bounded (the printer neutralises what remains). */
+function clip(text: string): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
+}

@@ -1,0 +1,75 @@
+/**
+ * A journaled create killed with SIGKILL while it waits for the rate limit (a sandbox with a small budget and a short
+ * window): the POST it waited to send never left, so the journal has no send record for it, and resume sends the
+ * chunk at once, without checking the task list for it; every item ends in exactly one task.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { BIN, startWorld, type E2EWorld } from './harness.js';
+
+const S = 'domain_check_availability';
+const WINDOW_MS = 4000;
+let world: E2EWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+});
+
+interface Row {
+  type: string;
+  chunk?: number;
+  task?: number;
+}
+const records = (file: string): Row[] =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row);
+
+/** Until a rate-limit window has just begun, so that the run's first wait is long enough for the kill to land in. */
+async function windowStart(): Promise<void> {
+  while (Date.now() % WINDOW_MS > 150) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+it('SIGKILL during a rate-limit wait: resume sends without a scan, and every item is in exactly one task', async () => {
+  // Two requests a window: the price and the first chunk's snapshot; the first POST waits for the next window.
+  world = await startWorld({ itemMs: 0, rateLimit: 2, rateWindowMs: WINDOW_MS });
+  const input = join(world.home.dir, 'in.txt');
+  writeFileSync(input, 'k0.example.com\nk1.example.com\n');
+  const journal = join(world.home.dir, 'job.jsonl');
+  await windowStart();
+  const child = spawn(process.execPath, [BIN, 'create', S, '-f', input, '--chunk-size', '1', '--journal', journal], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...world.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const waiting = new Promise<void>((resolve) => {
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+      if (/waiting \S+ for the rate limit|for \d+ requests/.test(stderr)) resolve();
+    });
+  });
+  const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+  await Promise.race([waiting, closed]);
+  child.kill('SIGKILL');
+  expect(await closed, stderr).toBe('SIGKILL');
+  // Killed while waiting: no chunk is recorded as leaving without its task.
+  const atKill = records(journal);
+  const sent = atKill.filter((r) => r.type === 'send').map((r) => r.chunk);
+  const created = atKill.filter((r) => r.type === 'created').map((r) => r.chunk);
+  expect(sent).toEqual(created);
+
+  const resumed = await world.run(['resume', journal], { timeoutMs: 60_000 });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toMatch(/job .*job\.jsonl: \d of 2 chunks done, none in doubt; next: send/);
+  expect(resumed.stderr).not.toMatch(/checking the task list/);
+  expect(records(journal).filter((r) => r.type === 'reconciled')).toEqual([]);
+
+  // Two chunks of one item each: two tasks of one item, each the task of one chunk, and nothing else.
+  const state = await world.admin<{ tasks: Array<{ id: number; total_items: number }> }>('GET', '/__sandbox/state');
+  expect(state.tasks.map((task) => task.total_items)).toEqual([1, 1]);
+  const chunks = records(journal).filter((r) => r.type === 'created');
+  expect(chunks.map((r) => r.chunk).sort()).toEqual([1, 2]);
+  expect(new Set(chunks.map((r) => r.task))).toEqual(new Set(state.tasks.map((task) => task.id)));
+}, 90_000);

@@ -1,0 +1,62 @@
+/**
+ * `taskctl resume` in a real terminal while it checks the task list for a chunk caught in flight: its first line
+ * states the job, the check names the chunk, why and until when, and the screen never stands still for a second
+ * (a spinner and a countdown) while it checks (how the check ends: test/e2e/journal.test.ts).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startWorld, type E2EWorld } from './harness.js';
+import { hasTmux, openTerminal, type Terminal } from './tmux.js';
+
+const S = 'domain_check_availability';
+let world: E2EWorld | undefined;
+let terminal: Terminal | undefined;
+afterEach(async () => {
+  await world?.close();
+});
+afterAll(() => terminal?.close());
+
+describe.skipIf(!hasTmux)('resume in a terminal', () => {
+  it('shows the job, then a countdown that changes the screen at least every second while it checks', async () => {
+    world = await startWorld({ itemMs: 0 });
+    const input = join(world.home.dir, 'in.txt');
+    writeFileSync(input, Array.from({ length: 9 }, (_, i) => `t${i}.example.com`).join('\n') + '\n');
+    const journal = join(world.home.dir, 'job.jsonl');
+    const created = await world.inProcess(['create', S, '-f', input, '--chunk-size', '3', '--journal', journal]);
+    expect(created.code, created.stderr).toBe(0);
+    // As a kill during chunk 2's request leaves it, sent 3 s ago: the check lasts until its horizon, ~8 s from now.
+    const lines = readFileSync(journal, 'utf8').trim().split('\n');
+    const cut = lines.findIndex((line) => line.includes('"type":"send"') && line.includes('"chunk":2'));
+    const now = Date.now();
+    const send = { ...(JSON.parse(lines[cut] ?? '{}') as object), sent_at: now - 3000, settle_after: now - 2000 };
+    writeFileSync(journal, [...lines.slice(0, cut), JSON.stringify(send)].join('\n') + '\n');
+
+    terminal = openTerminal('resume');
+    const running = terminal.start(120, ['resume', journal], { ...world.env });
+    try {
+      const first = await running.until(/checking the task list for it until/);
+      expect(first).toMatch(/job .*job\.jsonl: 1 of 3 chunks done, 1 in doubt \(chunk 2\); next: check the task list/);
+      expect(first).toMatch(
+        /chunk 2 was being sent when the job stopped \(at \S+\): checking the task list for it until/,
+      );
+      // Sampled four times a second for three seconds: no second passes without a change.
+      const samples: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const screen = running.screen();
+        if (/was created by the interrupted request|EXIT=/.test(screen)) break; // the check is over
+        samples.push(screen);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(samples.length).toBeGreaterThanOrEqual(8);
+      for (let i = 4; i < samples.length; i++) {
+        expect(new Set(samples.slice(i - 4, i + 1)).size, samples.slice(i - 4, i + 1).join('\n---\n')).toBeGreaterThan(
+          1,
+        );
+      }
+      expect(samples.join('\n')).toMatch(/\d+(\.\d)?s left\)/);
+    } finally {
+      running.close();
+    }
+  }, 60_000);
+});

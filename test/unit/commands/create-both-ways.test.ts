@@ -1,0 +1,184 @@
+/**
+ * One table of cases, each run through a plain `create` and a journaled one (`--journal FILE`): both go through the
+ * one pipeline, so what they print, their exit codes and the tasks they leave are the same; the journaled run also
+ * leaves a journal that tells the truth, and names `taskctl resume FILE` when it stops part-way.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../../src/main.js';
+import { createMemoryStream } from '../../../src/output/memory-io.js';
+import { SkipClock, startWorld, type World } from '../../campaign/world.js';
+import { brokenStdout } from './broken-stdout.js';
+import { runTaskctl, type RunOptions } from './harness.js';
+
+const S = 'domain_check_availability';
+const ITEMS = ['a.com', 'b.com', 'c.com'];
+let world: World;
+let dir: string;
+beforeEach(async () => {
+  world = await startWorld({ scale: Infinity });
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-both-'));
+});
+afterEach(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Mode = 'plain' | 'journaled';
+const MODES: Mode[] = ['plain', 'journaled'];
+const journalOf = () => join(dir, 'job.jsonl');
+const withMode = (mode: Mode, argv: string[]) => (mode === 'plain' ? argv : [...argv, '--journal', journalOf()]);
+const records = () =>
+  existsSync(journalOf())
+    ? readFileSync(journalOf(), 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { type: string; chunk?: number; task?: number | null; by?: string })
+    : [];
+const setBalance = async (balance: number) => {
+  const response = await fetch(`${world.sandbox.origin}/__sandbox/balance`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ balance }),
+  });
+  expect(response.status).toBe(200);
+};
+const ids = async () => (await world.tasks()).map((t) => t.id).sort((a, b) => a - b);
+
+/** `create` in the mode, on the world's sandbox and clock, with config and caches in `dir`. */
+function create(mode: Mode, argv: string[], options: Omit<RunOptions, 'env'> = {}) {
+  return runTaskctl(withMode(mode, ['create', S, ...argv]), {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+    ...options,
+  });
+}
+
+/** Aborts the run's signal at the first sleep of at least `atMs` (virtual): a Ctrl-C at a chosen point. */
+class CtrlCAt extends SkipClock {
+  constructor(
+    private readonly controller: AbortController,
+    private readonly atMs: number,
+  ) {
+    super(Infinity);
+  }
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+    return super.sleep(ms, signal);
+  }
+}
+
+const resumeHint = (mode: Mode) => (mode === 'journaled' ? /Continue it with: taskctl resume / : /^(?!.*resume)/s);
+
+describe.each(MODES)('%s create', (mode) => {
+  it('lost stdout: no further chunk is started, every task is named, exit 14', async () => {
+    const stdout = brokenStdout(1);
+    const stderr = createMemoryStream();
+    const argv = withMode(mode, ['create', S, 'a.com', 'b.com', 'c.com', 'd.com', '--chunk-size', '1', '-q']);
+    const code = await main(argv, {
+      io: {
+        stdout,
+        stderr,
+        stdin: {
+          isTTY: true,
+          async *[Symbol.asyncIterator]() {
+            /* a terminal that sends nothing */
+          },
+        },
+      },
+      env: { ...world.env, TASKCTL_CONFIG_DIR: join(dir, 'c'), TASKCTL_CACHE_DIR: join(dir, 'k') },
+      clock: world.clock,
+      signal: new AbortController().signal,
+      random: () => 0.5,
+    });
+    const tasks = await ids();
+    expect(code).toBe(14);
+    expect(tasks.length).toBeLessThan(4);
+    expect(stderr.text()).toMatch(
+      new RegExp(`cannot write the output \\(EPIPE\\): created ${tasks.length} of 4 tasks: ${tasks.join(' ')}`),
+    );
+    expect(stderr.text()).toMatch(resumeHint(mode));
+    if (mode === 'journaled') expect(records().map((r) => r.type)).not.toContain('done');
+  });
+
+  it('a failing wait: the note names the created ids and `taskctl wait`', async () => {
+    // Every read of a task answers a 200 that is not a task (exit 8, not retried).
+    await world.fault({ method: 'GET', path: '/tasks/', kind: 'truncate', count: 100 });
+    const result = await create(mode, [...ITEMS, '--chunk-size', '2', '--wait', '-q']);
+    const tasks = await ids();
+    expect(tasks).toHaveLength(2);
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toContain(
+      `the tasks were created (${tasks.join(' ')}): continue with \`taskctl wait ${tasks.join(' ')}\``,
+    );
+  });
+
+  it('Ctrl-C part-way: exit 130 naming the tasks created before it', async () => {
+    // The second chunk's POST is reset before it reaches the server; Ctrl-C while that is checked.
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+    const controller = new AbortController();
+    const result = await create(mode, [...ITEMS, '--chunk-size', '1', '-q'], {
+      clock: new CtrlCAt(controller, 2000),
+      signal: controller.signal,
+    });
+    const [only] = await ids();
+    expect(result.code).toBe(130);
+    expect(result.stdout.trim()).toBe(String(only));
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only} before that`));
+    expect(result.stderr).toMatch(resumeHint(mode));
+  });
+
+  it('a refusal: nothing created for that chunk, the earlier one named; a journal records it as not created', async () => {
+    // A balance for one item: the second chunk is refused (402, exit 6).
+    await setBalance(1);
+    const result = await create(mode, [...ITEMS, '--chunk-size', '1', '-q']);
+    const [only] = await ids();
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only} before that`));
+    expect(result.stderr).toMatch(resumeHint(mode));
+    if (mode === 'plain') return;
+    expect(records().at(-1)).toMatchObject({ type: 'reconciled', chunk: 2, task: null, by: 'answer' });
+    await setBalance(100);
+    // Nothing to settle: resume sends the two chunks left at once, and every item is in one task.
+    const resumed = await runTaskctl(['resume', journalOf(), '-q'], { env: world.env, clock: world.clock, home: dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).not.toMatch(/checking the task list/);
+    expect(await ids()).toHaveLength(3);
+  });
+
+  it('a lost answer: the task is recovered, printed once, and counted in the summary', async () => {
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+    const result = await create(mode, ['a.com']);
+    const [only] = await ids();
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(new RegExp(`recovered: task ${only} was created by this request`));
+    expect(result.stderr).toMatch(new RegExp(`task ${only} for 1 item, 1 coin \\(recovered: ${only}\\)`));
+    if (mode === 'journaled') expect(records().map((r) => r.type)).toEqual(['job', 'send', 'created', 'done']);
+  });
+
+  it('--max-cost: exit 6 before anything is sent; a journal without a send may be started again with other options', async () => {
+    const refused = await create(mode, [...ITEMS, '--chunk-size', '1', '--max-cost', '2']);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toMatch(/the estimate is 3 coins, above --max-cost 2; nothing was created/);
+    expect(await ids()).toEqual([]);
+    if (mode === 'journaled') expect(records().map((r) => r.type)).toEqual(['job']);
+    const again = await create(mode, [...ITEMS, '--chunk-size', '2', '-q']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await ids()).toHaveLength(2);
+  });
+
+  it('a declined confirmation: exit 13, nothing created', async () => {
+    expect((await runTaskctl(['config', 'set', 'confirm-above', '2'], { home: dir })).code).toBe(0);
+    const terminal = { stdin: 'n\n', stdinTTY: true, stdoutTTY: true, stderrTTY: true };
+    const result = await create(mode, [...ITEMS, '--chunk-size', '1'], terminal);
+    expect(result.code).toBe(13);
+    expect(result.stderr).toMatch(/Nothing was created\./);
+    expect(await ids()).toEqual([]);
+    if (mode === 'journaled') expect(records().map((r) => r.type)).toEqual(['job']);
+  });
+});
