@@ -28,6 +28,8 @@ export interface ScaleBenchTools {
   WORK: string;
   cliEnv: (extra?: Record<string, string>) => Record<string, string>;
   loadSandbox: () => Promise<typeof import('../src/sandbox/index.ts')>;
+  /** VmRSS and VmHWM (KB) of a process. */
+  rssOf: (pid: number) => { rssKb: number; hwmKb: number };
 }
 
 const LINES = 10_000_000;
@@ -300,11 +302,10 @@ async function sandboxUnderLoad(tools: ScaleBenchTools, count: number): Promise<
       latencies.push(performance.now() - started);
     }
     await creates;
-    const status = readFileSync(`/proc/${String(child.pid)}/status`, 'utf8');
-    const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+    const { rssKb, hwmKb } = tools.rssOf(child.pid ?? 0);
     const sorted = [...latencies].sort((a, b) => a - b);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
-    return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM'), p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN };
+    return { rssKb, hwmKb, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN };
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit').catch(() => undefined);

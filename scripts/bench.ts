@@ -3,7 +3,7 @@
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
 //   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,job,scale] [--runs 30] [--lines 1000000] [--json FILE]
-//                        [--show-items 100000] [--nodes 22,24]
+//                        [--show-items 100000] [--sandbox-tasks 200000] [--nodes 22,24]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
 // Needs a build (dist/). Uses hyperfine, jq and /usr/bin/time when present; a missing tool skips or replaces a figure
@@ -38,6 +38,7 @@ const { values: flags } = parseArgs({
     'no-hyperfine': { type: 'boolean' },
     'child-memory': { type: 'boolean' },
     'show-items': { type: 'string', default: '100000' },
+    'sandbox-tasks': { type: 'string', default: '200000' },
     nodes: { type: 'string', default: '22,24' },
   },
 });
@@ -655,22 +656,23 @@ async function benchWait(): Promise<void> {
 
 // ---------- sandbox: GET /balance throughput, memory of a 10,000-item task ----------
 
-async function benchSandboxThroughput(): Promise<void> {
-  log('sandbox: GET /balance per second, rate limit off (server in its own process, 32 keep-alive connections)');
-  let Pool: typeof import('undici').Pool;
-  try {
-    ({ Pool } = await import('undici'));
-  } catch {
-    skip('sandbox GET /balance throughput', 'undici is not installed');
-    return;
-  }
-  const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--rate-limit', '0', '-o', 'json'], {
+/** `taskctl sandbox ARGS -o json` in its own process, once it printed its URL and key; `stop` ends it. */
+async function sandboxChild(
+  args: string[],
+): Promise<{ url: string; apiKey: string; pid: number; stop: () => Promise<void> }> {
+  const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', ...args, '-o', 'json'], {
     env: cliEnv(),
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const killOnExit = () => child.kill('SIGKILL'); // even if the bench itself crashes, the server must not outlive it
   process.once('exit', killOnExit);
+  const stop = async () => {
+    child.kill('SIGINT');
+    await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 3000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    process.removeListener('exit', killOnExit);
+  };
   try {
     let out = '';
     const info = await new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
@@ -689,6 +691,24 @@ async function benchSandboxThroughput(): Promise<void> {
         reject(new Error(`the sandbox exited ${String(code)}`));
       });
     });
+    return { ...info, pid: child.pid ?? 0, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function benchSandboxThroughput(): Promise<void> {
+  log('sandbox: GET /balance per second, rate limit off (server in its own process, 32 keep-alive connections)');
+  let Pool: typeof import('undici').Pool;
+  try {
+    ({ Pool } = await import('undici'));
+  } catch {
+    skip('sandbox GET /balance throughput', 'undici is not installed');
+    return;
+  }
+  const info = await sandboxChild(['--rate-limit', '0']);
+  try {
     const url = new URL(info.url);
     const pool = new Pool(url.origin, { connections: 32, pipelining: 1 });
     const path = `${url.pathname.replace(/\/$/, '')}/balance`;
@@ -728,10 +748,63 @@ async function benchSandboxThroughput(): Promise<void> {
       "throughput: `taskctl sandbox --rate-limit 0` in its own process, an undici Pool with 32 keep-alive connections in the bench process, 0.3 s warm-up then 2 s counted; both share the machine's cores",
     );
   } finally {
-    child.kill('SIGINT');
-    await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 3000))]);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    process.removeListener('exit', killOnExit);
+    await info.stop();
+  }
+}
+
+/** VmRSS and VmHWM (KB) of a process, from /proc. */
+function rssOf(pid: number): { rssKb: number; hwmKb: number } {
+  const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
+}
+
+/**
+ * The sandbox (its own process, default item time) after `--sandbox-tasks` (default 200,000) one-item tasks created
+ * through its API with the rate limit off: RSS, and what each stored task adds over the same sandbox holding one.
+ */
+async function benchSandboxTaskMemory(): Promise<void> {
+  const count = Math.max(1000, Number(flags['sandbox-tasks']));
+  const figure = `sandbox: ${count.toLocaleString('en')} one-item tasks created through the API: RSS / per task`;
+  if (!existsSync('/proc/self/status')) {
+    skip(figure, 'no /proc to read the RSS from');
+    return;
+  }
+  log(`sandbox: memory of ${count.toLocaleString('en')} one-item tasks created through the API`);
+  const { Pool } = await import('undici');
+  const info = await sandboxChild(['--rate-limit', '0', '--balance', String(count * 10)]);
+  try {
+    const url = new URL(info.url);
+    const pool = new Pool(url.origin, { connections: 8, pipelining: 1 });
+    const path = `${url.pathname.replace(/\/$/, '')}/tasks`;
+    const headers = { 'x-api-key': info.apiKey, 'content-type': 'application/json' };
+    const create = async (i: number) => {
+      const body = JSON.stringify({ service: 'domain_check_availability', items: [`task-${i}.example.com`] });
+      const response = await pool.request({ method: 'POST', path, headers, body });
+      await response.body.dump();
+      if (response.statusCode !== 201) throw new Error(`POST /tasks answered ${response.statusCode}`);
+    };
+    await create(0);
+    const one = rssOf(info.pid);
+    let next = 1;
+    const worker = async () => {
+      for (let i = next++; i < count; i = next++) await create(i);
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    await new Promise((r) => setTimeout(r, 1000)); // the last tasks finish (item time 200 ms)
+    const all = rssOf(info.pid);
+    await pool.close();
+    const perTask = ((all.rssKb - one.rssKb) * 1024) / (count - 1);
+    row(
+      figure,
+      `${mb(all.rssKb)} (peak ${mb(all.hwmKb)}), ${Math.round(perTask)} B a task`,
+      `one task: ${mb(one.rssKb)}`,
+      '',
+      '≤ 300 MB, ≤ 1 KB a task',
+      all.hwmKb <= 300 * 1024 && perTask <= 1024,
+    );
+  } finally {
+    await info.stop();
   }
 }
 
@@ -922,6 +995,7 @@ if (flags['child-memory']) {
   if (SECTIONS.has('sandbox')) {
     await section('throughput', benchSandboxThroughput, 'sandbox GET /balance throughput');
     await section('memory', benchSandboxMemory, 'sandbox memory of a 10,000-item task');
+    await section('task memory', benchSandboxTaskMemory, 'sandbox memory per stored one-item task');
   }
   if (SECTIONS.has('show')) await section('show', benchShow, '`show` of a large task');
   if (SECTIONS.has('job')) {
@@ -931,7 +1005,7 @@ if (flags['child-memory']) {
   }
   if (SECTIONS.has('scale')) {
     const { benchScale } = await import('./bench-scale.ts');
-    const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox };
+    const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox, rssOf };
     await section('scale', () => benchScale(tools), 'large jobs (docs/performance.md)');
   }
   const seconds = (performance.now() - started) / 1000;

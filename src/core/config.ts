@@ -4,6 +4,9 @@ import { UsageError } from '../errors.js';
 import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../store/setting-names.js';
 import { parsePositiveDuration } from '../lib/duration.js';
 import type { Resolved, Settings } from './settings.js';
+import { formatDuration } from '../lib/durations.js';
+import { POST_TIMEOUT_MS, REQUEST_BUDGET_MS } from '../api/constants.js';
+import { DEFAULT_OUTAGE_TOLERANCE_MS } from './follow/outage.js';
 import { maskKey } from '../lib/redact.js';
 
 function settingName(key: string): SettingName {
@@ -19,8 +22,30 @@ function settingName(key: string): SettingName {
   return key as SettingName;
 }
 
-function effective(settings: Settings): Record<SettingName | 'api-key', Resolved<string | number> | undefined> {
+type ListedKey = SettingName | 'api-key' | 'profile';
+
+/** One row of `config list`: the effective value, its kind of source and the detail (`--output`, `profile "work"`). */
+interface SettingRow {
+  key: ListedKey;
+  value: string | number | null;
+  source: Resolved<unknown>['source'];
+  origin: string;
+}
+
+const DEFAULT = { source: 'default', origin: 'default' } as const;
+
+/** The values taskctl uses when nothing sets them, as people read them: the numbers come from where they are used. */
+function defaults(): Partial<Record<ListedKey, string>> {
   return {
+    output: 'table on a terminal, tsv otherwise',
+    'request-timeout': `${formatDuration(REQUEST_BUDGET_MS)} (create: ${formatDuration(POST_TIMEOUT_MS)} per attempt)`,
+    'outage-tolerance': formatDuration(DEFAULT_OUTAGE_TOLERANCE_MS),
+  };
+}
+
+function effective(settings: Settings): Record<ListedKey, Resolved<string | number> | undefined> {
+  return {
+    profile: settings.profile,
     'base-url': settings.baseUrl,
     output: settings.output,
     'confirm-above': settings.confirmAbove,
@@ -29,6 +54,17 @@ function effective(settings: Settings): Record<SettingName | 'api-key', Resolved
     'outage-tolerance': settings.outageTolerance,
     'api-key': settings.apiKey ? { ...settings.apiKey, value: maskKey(settings.apiKey.value) } : undefined,
   };
+}
+
+/** Every setting with a value: set ones as resolved, the others their default (null when there is none, e.g. the key). */
+function settingRows(settings: Settings): SettingRow[] {
+  const fallback = defaults();
+  return Object.entries(effective(settings)).map(([name, resolved]) => {
+    const key = name as ListedKey;
+    if (resolved) return { key, value: resolved.value, source: resolved.source, origin: resolved.origin };
+    const value = fallback[key];
+    return value === undefined ? { key, value: null, ...DEFAULT, origin: 'not set' } : { key, value, ...DEFAULT };
+  });
 }
 
 export async function runConfigGet(ctx: Output & Service, key: string): Promise<void> {
@@ -65,21 +101,13 @@ export async function runConfigUnset(ctx: Output & Store & Service, key: string)
 }
 
 export async function runConfigList(ctx: Output & Service): Promise<void> {
-  const settings = await ctx.settings();
-  const rows = Object.entries(effective(settings)).map(([key, resolved]) => ({
-    key,
-    value: resolved === undefined ? '' : String(resolved.value),
-    source: resolved?.origin ?? '',
-  }));
-  await ctx.printer.list(
-    rows,
-    [
-      { header: 'KEY', key: 'key', value: (r) => r.key },
-      { header: 'VALUE', key: 'value', value: (r) => r.value },
-      { header: 'SOURCE', key: 'source', value: (r) => r.source },
-    ],
-    Object.fromEntries(rows.map((r) => [r.key, r.value || null])),
-  );
+  const rows = settingRows(await ctx.settings());
+  await ctx.printer.list(rows, [
+    { header: 'KEY', key: 'key', value: (r) => r.key },
+    { header: 'VALUE', key: 'value', value: (r) => (r.value === null ? '' : String(r.value)) },
+    { header: 'SOURCE', key: 'source', value: (r) => r.source },
+    { header: 'FROM', key: 'origin', value: (r) => r.origin },
+  ]);
 }
 
 export async function runConfigPath(ctx: Output & Runtime): Promise<void> {

@@ -74,3 +74,9 @@ export function stripControls(text: string): string {
 export function hasUnsafeChars(text: string): boolean {
   return UNSAFE_CHAR.test(text);
 }
+
+/** A short, quoted, terminal-safe rendering of user text for messages (`"http://a.com"`, cut at `max` with `…`). */
+export function quoteForMessage(text: string, max = 60): string {
+  // JSON escaping turns C0 controls into \uXXXX; DEL, C1, separators and bidi controls are escaped after it.
+  return neutraliseJson(JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text));
+}

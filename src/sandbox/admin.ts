@@ -12,7 +12,7 @@ import type { Reply } from './http.js';
 import { checkWebhookUrl } from './loopback.js';
 import type { SandboxState } from './state.js';
 import type { RequestStats } from './stats.js';
-import { taskView } from './task-view.js';
+import { taskDetailView, taskView } from './task-view.js';
 import type { WebhookDispatcher } from './webhooks.js';
 
 export const ADMIN_PREFIX = '/__sandbox';
@@ -24,9 +24,11 @@ export interface AdminContext {
   faults: FaultInjector;
   webhooks: WebhookDispatcher;
   now: () => number;
+  /** The results' seed, for one task's items (`/tasks/:id`). */
+  seed: string;
 }
 
-/** `params` are the query string's; `id` is the `:id` of `/deliveries/:id/replay`. */
+/** `params` are the query string's; `id` is the `:id` of a route in ID_ROUTES. */
 type AdminHandler = (
   ctx: AdminContext,
   body: Record<string, unknown>,
@@ -116,6 +118,15 @@ const ROUTES: Record<string, Record<string, AdminHandler>> = {
       return jsonReply(200, { tasks: shown, meta });
     },
   },
+  '/tasks/:id': {
+    // One task with its items, as GET /api/v1/tasks/:id shows it, and its verdict: what the dashboard shows when opened.
+    GET: ({ state, now, seed }, _body, _params, id) => {
+      const record = /^\d{1,15}$/.test(id) ? state.getTask(Number(id)) : undefined;
+      if (!record) return errorReply(404, 'not_found', `Task ${id.slice(0, 100)} not found`);
+      const task = TaskSchema.parse(taskDetailView(record, now(), seed));
+      return jsonReply(200, { task: { ...task, verdict: taskVerdict(task) } });
+    },
+  },
   '/balance': {
     POST: ({ state }, { balance }) => {
       if (typeof balance !== 'number' || !Number.isSafeInteger(balance) || balance < 0) {
@@ -193,6 +204,20 @@ const ROUTES: Record<string, Record<string, AdminHandler>> = {
   },
 };
 
+/** The routes with an `:id` in their path: how to match one, and its entry in ROUTES. */
+const ID_ROUTES: ReadonlyArray<[RegExp, string]> = [
+  [/^\/deliveries\/([^/]+)\/replay$/, '/deliveries/:id/replay'],
+  [/^\/tasks\/([^/]+)$/, '/tasks/:id'],
+];
+
+function route(sub: string): { key: string; id: string } {
+  for (const [pattern, key] of ID_ROUTES) {
+    const match = pattern.exec(sub);
+    if (match) return { key, id: match[1] ?? '' };
+  }
+  return { key: sub, id: '' };
+}
+
 /** Handles one `/__sandbox/...` request (the caller has checked that it comes from loopback). */
 export async function handleAdmin(
   req: IncomingMessage,
@@ -200,10 +225,8 @@ export async function handleAdmin(
   query: string,
   ctx: AdminContext,
 ): Promise<Reply> {
-  const sub = path.slice(ADMIN_PREFIX.length);
-  const replay = /^\/deliveries\/([^/]+)\/replay$/.exec(sub);
-  const id = replay?.[1] ?? '';
-  const methods = ROUTES[replay ? '/deliveries/:id/replay' : sub];
+  const { key, id } = route(path.slice(ADMIN_PREFIX.length));
+  const methods = ROUTES[key];
   if (!methods) return errorReply(404, 'not_found', `No admin endpoint ${path}`);
   const method = req.method ?? 'GET';
   const handler = methods[method];

@@ -11,6 +11,8 @@ import { errorReply, isJsonContentType, jsonReply, readBody } from './http.js';
 import type { BodyResult, Reply } from './http.js';
 import type { Dialects } from './dialects.js';
 import { findService, SERVICES } from './services.js';
+import { itemChecker } from '../lib/items/rules.js';
+import { quoteForMessage } from '../lib/sanitize.js';
 import type { SandboxState } from './state.js';
 import { createdTaskView, taskDetailView, taskView } from './task-view.js';
 import type { TaskRecord } from './timeline.js';
@@ -76,6 +78,16 @@ const getBalance: Handler = (_req, ctx) => {
   return jsonReply(200, ctx.dialects.active ? ctx.dialects.envelope(response, 'balance') : response);
 };
 
+/** The first item the service's rule refuses (the client's own check, lib/items/rules.ts), as a message; else undefined. */
+function invalidItem(service: string, items: readonly string[]): string | undefined {
+  const check = itemChecker(service);
+  for (let i = 0; i < items.length; i++) {
+    const checked = check(items[i] ?? '');
+    if (!checked.ok) return `items[${i}] ${quoteForMessage(items[i] ?? '')}: ${checked.reason}`;
+  }
+  return undefined;
+}
+
 /** A validated create request, or the message of the first problem found. */
 function validateCreate(body: unknown, maxItems: number): { service: string; items: string[] } | string {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'request body must be a JSON object';
@@ -111,6 +123,8 @@ const createTask: Handler = async (req, ctx, _query, _id, preRead) => {
   if (typeof request === 'string') return errorReply(422, 'validation_error', request);
   const service = findService(request.service);
   if (!service) return errorReply(404, 'not_found', `Service '${request.service.slice(0, 100)}' not found`);
+  const invalid = invalidItem(service.service, request.items);
+  if (invalid !== undefined) return errorReply(422, 'validation_error', invalid);
   const cost = service.pricing * request.items.length;
   if (ctx.state.balance < cost) {
     return errorReply(

@@ -15,7 +15,7 @@ function buildWebhookEvent(task: TaskRecord, event: 'processing' | 'terminal'): 
     id: task.id,
     service: task.service,
     platform: task.platform,
-    total_items: task.items.length,
+    total_items: task.itemCount,
     cost: task.cost,
     created_at: iso(task.createdAt),
   };

@@ -91,7 +91,7 @@ export function buildParts(options: SandboxOptions): SandboxParts {
       taskCreated: (task) => lifecycle.track(task, { replayPast: true }),
       dialects,
     },
-    adminCtx: { state, stats, faults, webhooks, now },
+    adminCtx: { state, stats, faults, webhooks, now, seed: opts.seed },
     serverPort: opts.port,
   };
 }

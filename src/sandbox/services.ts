@@ -100,8 +100,7 @@ export const SERVICES: readonly SimulatedService[] = [
     pricing: 2,
     currency: 'coins',
     platform: 'email',
-    result: (item, d) => {
-      if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(item)) return { deliverable: false, reason: 'invalid_syntax' };
+    result: (_item, d) => {
       if (d.readUInt8(0) < 179) return { deliverable: true, reason: 'accepted' };
       return { deliverable: false, reason: pick(EMAIL_FAILURES, d.readUInt8(1)) };
     },

@@ -1,8 +1,8 @@
 /** The account: balance, API key, tasks and webhook URL. In memory; persistence.ts saves and loads it. */
 import { createHash } from 'node:crypto';
 import { findService } from './services.js';
-import { buildTaskRecord, MAX_QUEUE_DELAY_MS } from './timeline.js';
-import type { StoredTask, TaskRecord } from './timeline.js';
+import { MAX_QUEUE_DELAY_MS, TaskRecord } from './timeline.js';
+import type { StoredTask } from './timeline.js';
 
 export interface AccountSnapshot {
   balance: number;
@@ -19,9 +19,8 @@ export class SandboxState {
   keyRotations: number;
   nextId: number;
   webhookUrl: string | null;
-  /** Creation order, which is also id order. */
+  /** Creation order, which is also id order (`getTask` relies on it: no index per task). */
   readonly tasks: TaskRecord[] = [];
-  private readonly byId = new Map<number, TaskRecord>();
   /** Called after every mutation (the state file's journal hooks in here). */
   onChange: () => void = () => {};
 
@@ -35,15 +34,25 @@ export class SandboxState {
     this.nextId = initial.nextId;
     this.webhookUrl = initial.webhookUrl;
     for (const stored of initial.tasks) {
-      const record = buildTaskRecord(stored, findService(stored.service)?.platform ?? 'unknown');
+      const record = new TaskRecord(stored, findService(stored.service)?.platform ?? 'unknown');
       this.tasks.push(record);
-      this.byId.set(record.id, record);
       if (record.id >= this.nextId) this.nextId = record.id + 1;
     }
   }
 
+  /** Binary search over the tasks, which are in id order. */
   getTask(id: number): TaskRecord | undefined {
-    return this.byId.get(id);
+    let lo = 0;
+    let hi = this.tasks.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const task = this.tasks[mid];
+      if (task === undefined) return undefined;
+      if (task.id === id) return task;
+      if (task.id < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 
   /** Charges `cost` and records the task; the caller has checked the balance and the service. */
@@ -64,9 +73,8 @@ export class SandboxState {
       startAt: now + Math.min(itemMs, MAX_QUEUE_DELAY_MS),
       itemMs,
     };
-    const record = buildTaskRecord(stored, platform);
+    const record = new TaskRecord(stored, platform);
     this.tasks.push(record);
-    this.byId.set(record.id, record);
     this.balance -= cost;
     this.onChange();
     return record;

@@ -26,18 +26,6 @@ export interface StoredTask {
   itemMs: number;
 }
 
-export interface TaskRecord extends StoredTask {
-  platform: string;
-  /** Sorted indices of `slow-` items. */
-  slowIdx: number[];
-  /** Sorted indices of `fail-` items. */
-  failIdx: number[];
-  /** Index of the first `taskfail-` item, or -1. */
-  taskFailIdx: number;
-  /** Epoch ms of the terminal transition (completed or failed). */
-  finishAt: number;
-}
-
 export interface TaskSnapshot {
   status: TaskStatus;
   /** Items whose processing has finished (for a failed task: all of them, skipped ones included). */
@@ -50,40 +38,88 @@ export interface TaskSnapshot {
   errorMessage: string | null;
 }
 
-/** Shared by every task without magic items (nearly all): no array per task. */
-const NONE: number[] = Object.freeze([]) as unknown as number[];
+/** Where a task's magic items are: sorted indices of `slow-` and `fail-` items, the first `taskfail-` item or -1. */
+interface Magic {
+  readonly slowIdx: readonly number[];
+  readonly failIdx: readonly number[];
+  readonly taskFailIdx: number;
+}
 
-/**
- * The record is built as one literal with every field in a fixed order (one hidden class, fields in the object):
- * a spread of `stored` made a dictionary-mode object, ~750 bytes for a one-item task instead of ~270.
- */
-export function buildTaskRecord(stored: StoredTask, platform: string): TaskRecord {
-  let slowIdx = NONE;
-  let failIdx = NONE;
+/** Shared by every task without magic items (nearly all): no arrays per task. */
+const NO_MAGIC: Magic = Object.freeze({ slowIdx: Object.freeze([]), failIdx: Object.freeze([]), taskFailIdx: -1 });
+
+function magicOf(items: readonly string[]): Magic {
+  const slowIdx: number[] = [];
+  const failIdx: number[] = [];
   let taskFailIdx = -1;
-  stored.items.forEach((item, i) => {
-    if (item.startsWith(MAGIC.slow)) (slowIdx === NONE ? (slowIdx = []) : slowIdx).push(i);
-    else if (item.startsWith(MAGIC.fail)) (failIdx === NONE ? (failIdx = []) : failIdx).push(i);
+  items.forEach((item, i) => {
+    if (item.startsWith(MAGIC.slow)) slowIdx.push(i);
+    else if (item.startsWith(MAGIC.fail)) failIdx.push(i);
     else if (taskFailIdx < 0 && item.startsWith(MAGIC.taskFail)) taskFailIdx = i;
   });
-  const { id, service, items, cost, createdAt, startAt, itemMs } = stored;
-  const record: TaskRecord = {
-    id,
-    service,
-    items,
-    cost,
-    createdAt,
-    startAt,
-    itemMs,
-    platform,
-    slowIdx,
-    failIdx,
-    taskFailIdx,
-    finishAt: 0,
-  };
-  const lastItem = taskFailIdx >= 0 ? taskFailIdx + 1 : stored.items.length;
-  record.finishAt = stored.startAt + offsetAfter(record, lastItem);
-  return record;
+  return slowIdx.length || failIdx.length || taskFailIdx >= 0 ? { slowIdx, failIdx, taskFailIdx } : NO_MAGIC;
+}
+
+/**
+ * A stored task, kept small because the sandbox may hold hundreds of thousands (≤ 1 KB each, docs/sandbox.md): one
+ * object of one shape, a one-item task's item kept as its string (no array), the start and end as small offsets
+ * from `createdAt` (one boxed number instead of three), the magic items' positions shared by every plain task, and
+ * no per-task index (ids are in creation order: `SandboxState.getTask` searches). Read like the plain record it was.
+ */
+export class TaskRecord implements StoredTask {
+  readonly id: number;
+  readonly service: string;
+  readonly platform: string;
+  readonly cost: number;
+  /** Epoch ms. */
+  readonly createdAt: number;
+  readonly itemMs: number;
+  /** `startAt - createdAt`. */
+  private readonly queueMs: number;
+  /** `finishAt - startAt`: when the last item processed ends (the `taskfail-` one, if any). */
+  private readonly runMs: number;
+  private readonly item: string | readonly string[];
+  private readonly magic: Magic;
+
+  constructor(stored: StoredTask, platform: string) {
+    this.id = stored.id;
+    this.service = stored.service;
+    this.platform = platform;
+    this.cost = stored.cost;
+    this.createdAt = stored.createdAt;
+    this.itemMs = stored.itemMs;
+    this.queueMs = stored.startAt - stored.createdAt;
+    this.item = stored.items.length === 1 ? (stored.items[0] ?? '') : stored.items;
+    this.magic = magicOf(stored.items);
+    const lastItem = this.magic.taskFailIdx >= 0 ? this.magic.taskFailIdx + 1 : stored.items.length;
+    this.runMs = offsetAfter(this, lastItem);
+  }
+
+  /** The items in order (a fresh one-element array for a one-item task). */
+  get items(): string[] {
+    return typeof this.item === 'string' ? [this.item] : (this.item as string[]);
+  }
+  /** How many items: what most reads need, without building an array. */
+  get itemCount(): number {
+    return typeof this.item === 'string' ? 1 : this.item.length;
+  }
+  /** Epoch ms at which processing starts. */
+  get startAt(): number {
+    return this.createdAt + this.queueMs;
+  }
+  /** Epoch ms of the terminal transition (completed or failed). */
+  get finishAt(): number {
+    return this.createdAt + this.queueMs + this.runMs;
+  }
+  get slowIdx(): readonly number[] {
+    return this.magic.slowIdx;
+  }
+  get failIdx(): readonly number[] {
+    return this.magic.failIdx;
+  }
+  get taskFailIdx(): number {
+    return this.magic.taskFailIdx;
+  }
 }
 
 /** Number of entries of a sorted index list below `limit`. */
@@ -100,13 +136,13 @@ function countBelow(sorted: readonly number[], limit: number): number {
 }
 
 /** Ms after the start at which the first `count` items are finished. */
-function offsetAfter(task: TaskRecord, count: number): number {
+function offsetAfter(task: Pick<TaskRecord, 'slowIdx' | 'itemMs'>, count: number): number {
   return (count + (SLOW_FACTOR - 1) * countBelow(task.slowIdx, count)) * task.itemMs;
 }
 
 /** How many items are finished `elapsed` ms after the start (binary search over the monotone offsets). */
 function itemsDoneAfter(task: TaskRecord, elapsed: number): number {
-  const total = task.items.length;
+  const total = task.itemCount;
   if (task.itemMs <= 0) return total;
   let lo = 0;
   let hi = total;
@@ -119,7 +155,7 @@ function itemsDoneAfter(task: TaskRecord, elapsed: number): number {
 }
 
 export function snapshotTask(task: TaskRecord, now: number): TaskSnapshot {
-  const total = task.items.length;
+  const total = task.itemCount;
   const base = { startedAt: null, completedAt: null, failedAt: null, errorMessage: null };
   if (now < task.startAt) return { ...base, status: 'pending', done: 0, completedItems: 0, failedItems: 0 };
   const startedAt = task.startAt;
@@ -157,7 +193,7 @@ export function snapshotTask(task: TaskRecord, now: number): TaskSnapshot {
 function taskErrorMessage(task: TaskRecord): string {
   const item = task.items[task.taskFailIdx] ?? '';
   const shown = item.length > 80 ? `${item.slice(0, 80)}…` : item;
-  return `Processing failed at item ${task.taskFailIdx + 1} of ${task.items.length} ("${shown}"): simulated task failure`;
+  return `Processing failed at item ${task.taskFailIdx + 1} of ${task.itemCount} ("${shown}"): simulated task failure`;
 }
 
 export type ItemState =

@@ -5,6 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { WebhookEventSchema } from '../api/schemas.js';
 import type { WebhookEvent } from '../api/schemas.js';
+import { formatDuration } from '../lib/durations.js';
 import { DeliveryLog, recordedHeaders } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import type { TimerSet } from './timers.js';
@@ -148,7 +149,10 @@ export class WebhookDispatcher {
       const req = send(url, { method: 'POST', agent: false, headers });
       this.inFlight.add(req);
       // The whole exchange, body included, must finish within the timeout (spec: answer 200 within 30 s).
-      const timeout = timers.set(() => req.destroy(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
+      const timeout = timers.set(
+        () => req.destroy(new Error(`no response within ${formatDuration(timeoutMs)}`)),
+        timeoutMs,
+      );
       req.on('response', (res) => {
         res.resume();
         res.on('end', () => finish(res.statusCode ?? null, null));
@@ -191,7 +195,7 @@ export class WebhookDispatcher {
     const wait = delay * this.options.timeScale;
     record.state = 'retrying';
     record.nextAttemptAt = new Date(this.options.now() + wait).toISOString();
-    this.options.log(`${label} failed (${outcome}); attempt ${scheduled + 1} in ${Math.round(wait)} ms`);
+    this.options.log(`${label} failed (${outcome}); attempt ${scheduled + 1} in ${formatDuration(wait)}`);
     const timer = this.options.timers.set(() => {
       this.retryTimers.delete(record.id);
       // Delivered by a replay meanwhile: nothing left to retry.

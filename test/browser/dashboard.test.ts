@@ -126,6 +126,66 @@ describe.runIf(available)('sandbox dashboard in chromium', () => {
     expect(await row.locator('.badge').textContent()).toBe('completed');
   });
 
+  it('says it is loading until the first list of tasks arrives, never "No tasks yet" while tasks exist', async () => {
+    const fresh = await browser.context.newPage();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked = false;
+    await fresh.route(
+      (url) => url.pathname === '/__sandbox/tasks',
+      async (route) => {
+        asked = true;
+        await held;
+        await route.continue();
+      },
+    );
+    try {
+      await fresh.goto(world.sandbox.dashboard);
+      await expect.poll(() => asked).toBe(true);
+      expect(await fresh.isVisible('#tasks-loading')).toBe(true);
+      expect(await fresh.textContent('#tasks-loading')).toBe('Loading tasks…');
+      expect(await fresh.isVisible('#tasks-empty')).toBe(false);
+      expect(await fresh.isVisible('#tasks-table')).toBe(false);
+      release();
+      await fresh.locator('#tasks-table tbody tr').first().waitFor();
+      expect(await fresh.isVisible('#tasks-loading')).toBe(false);
+      expect(await fresh.isVisible('#tasks-empty')).toBe(false);
+    } finally {
+      release();
+      await fresh.close();
+    }
+  });
+
+  it('opens a task and shows its items: each target, its status, its result or error', async () => {
+    const created = await world.inProcess(['create', 'domain_check_availability', 'p.com', 'fail-q.com', '-q']);
+    const id = created.stdout.trim();
+    const row = page.locator(`#tasks-table tr[data-task="${id}"]`);
+    await expect.poll(() => row.locator('.badge').textContent()).toBe('completed');
+    await row.getByRole('button', { name: `Open task ${id} and its items` }).click();
+    const panel = page.locator('#task-detail');
+    await panel.waitFor();
+    expect(await page.evaluate('document.activeElement.id')).toBe('task-detail');
+    expect(await page.textContent('#task-detail-h')).toBe(`Task ${id} · domain_check_availability`);
+    expect(await page.textContent('#task-summary')).toBe('completed 1 completed, 1 failed of 2');
+    const items = panel.locator('#task-items tbody tr');
+    await expect.poll(() => items.count()).toBe(2);
+    expect(await items.nth(0).locator('td').allTextContents()).toEqual([
+      '1',
+      'p.com',
+      'completed',
+      expect.stringMatching(/^\{"available":(true|false)\}$/),
+    ]);
+    expect(await items.nth(1).locator('td').allTextContents()).toEqual([
+      '2',
+      'fail-q.com',
+      'failed',
+      expect.stringContaining('Simulated item failure'),
+    ]);
+    await page.click('#task-close');
+    expect(await panel.isVisible()).toBe(false);
+    expect(await page.evaluate('document.activeElement.getAttribute("data-focus")')).toBe(`open-${id}`);
+  });
+
   it('edits the balance, and shows a balance changed elsewhere', async () => {
     await page.fill('#balance', '777');
     await page.press('#balance', 'Enter');

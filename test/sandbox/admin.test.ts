@@ -5,7 +5,7 @@ import { admin, call, createTask, start, type Json } from './helpers.js';
 describe('sandbox admin API', () => {
   it('shows state: balance, key, tasks and webhook URL', async () => {
     const sb = await start({ itemMs: 0, balance: 50 });
-    await createTask(sb, ['a', 'fail-b']);
+    await createTask(sb, ['a.com', 'fail-b.com']);
     const state = await admin(sb, '/state');
     expect(state.status).toBe(200);
     expect(state.body).toEqual({
@@ -23,7 +23,7 @@ describe('sandbox admin API', () => {
     const sb = await start();
     expect((await admin(sb, '/balance', { balance: 3 })).body).toEqual({ balance: 3 });
     expect((await call(sb, '/balance')).body.data.balance).toBe(3);
-    expect((await createTask(sb, ['a', 'b', 'c', 'd'])).status).toBe(402);
+    expect((await createTask(sb, ['a.com', 'b.com', 'c.com', 'd.com'])).status).toBe(402);
     for (const balance of [-1, 1.5, '7', null]) {
       const res = await admin(sb, '/balance', { balance });
       expect(res.status).toBe(422);

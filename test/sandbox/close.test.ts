@@ -11,7 +11,7 @@ describe('sandbox close()', () => {
     const before = sockets();
     // Processing at 50 ms, completion at 650 ms; the failed delivery retries 5 s × 0.1 = 500 ms after its first attempt.
     const sb = await startSandbox({ port: 0, itemMs: 300, webhookUrl: receiver.url, webhookTimeScale: 0.1 });
-    await createTask(sb, ['a', 'b']);
+    await createTask(sb, ['a.com', 'b.com']);
     await deliveriesWhen(sb, (list) => list[0]?.attempts.length === 1);
     await admin(sb, '/faults', { method: 'GET', path: '/balance', kind: 'delay', delayMs: 60_000 });
     const hanging = fetch(`${sb.url}/balance`, { headers: { 'X-API-Key': sb.apiKey } }).catch(

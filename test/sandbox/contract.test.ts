@@ -33,14 +33,18 @@ describe('sandbox contract', () => {
     await expectOk(
       'create magic',
       CreateTaskResponseSchema,
-      create('domain_whois_history', ['a.com', 'fail-b', 'slow-c']),
+      create('domain_whois_history', ['a.com', 'fail-b.com', 'slow-c.com']),
     );
     await expectOk(
       'create taskfail',
       CreateTaskResponseSchema,
       create('fanpage_extract_contact', ['x', 'taskfail-y', 'z']),
     );
-    await expectOk('create email', CreateTaskResponseSchema, create('email_verify', ['me@example.com', 'bad']));
+    await expectOk(
+      'create email',
+      CreateTaskResponseSchema,
+      create('email_verify', ['me@example.com', 'fail-me@example.com']),
+    );
     await expectOk('list page 1', TaskListResponseSchema, call(sb, '/tasks?per_page=2'));
     for (const id of [1, 2, 3, 4]) await expectOk(`task ${id} pending`, TaskResponseSchema, call(sb, `/tasks/${id}`));
     clock.advance(200);
@@ -56,7 +60,7 @@ describe('sandbox contract', () => {
     await expectError('no service', 404, 'not_found', create('nope', ['a']));
     await expectError('bad per_page', 422, 'validation_error', call(sb, '/tasks?per_page=500'));
     await expectError('bad body', 422, 'validation_error', create('domain_check_availability', []));
-    await expectError('too poor', 402, 'insufficient_balance', create('domain_whois_history', Array(20).fill('a')));
+    await expectError('too poor', 402, 'insufficient_balance', create('domain_whois_history', Array(20).fill('a.com')));
     await expectError('method', 405, 'method_not_allowed', call(sb, '/balance', { method: 'DELETE' }));
     await expectError(
       'type',

@@ -33,7 +33,7 @@ const hostOf = (sandbox: RunningSandbox) => new URL(sandbox.origin).host;
 describe('sandbox dashboard endpoints', () => {
   it('GET /state carries the key and the task count; ?tasks=false leaves the tasks out', async () => {
     const sb = await start({ itemMs: 0 });
-    await createTask(sb, ['a']);
+    await createTask(sb, ['a.com']);
     const full = (await admin(sb, '/state')).body;
     expect(full).toMatchObject({
       apiKey: 'sk_sandbox_0000',
@@ -58,6 +58,26 @@ describe('sandbox dashboard endpoints', () => {
       { ended: true, succeeded: true, tone: 'success' },
       { ended: true, succeeded: false, tone: 'partial' },
     ]);
+  });
+
+  it('GET /tasks/:id gives one task with its items and verdict; 404 for no such task; loopback only', async () => {
+    const sb = await start({ itemMs: 0 });
+    await createTask(sb, ['a.com', 'fail-b.com']);
+    const task = await eventually(async () => {
+      const shown = (await admin(sb, '/tasks/1')).body.task;
+      return shown.status === 'completed' ? shown : undefined;
+    });
+    expect(task).toMatchObject({ id: 1, total_items: 2, verdict: { ended: true, succeeded: false, tone: 'partial' } });
+    expect(task.items).toEqual([
+      { target: 'a.com', status: 'completed', data: { available: expect.any(Boolean) } },
+      { target: 'fail-b.com', status: 'failed', data: null, error: expect.stringMatching(/fail-/) },
+    ]);
+    for (const id of ['2', 'x', '1/items']) {
+      const missing = await admin(sb, `/tasks/${id}`);
+      expect(missing.status, id).toBe(404);
+      expect(missing.body.error.code, id).toBe('not_found');
+    }
+    expect((await raw(sb, 'GET', '/__sandbox/tasks/1', { Host: 'evil.example' })).status).toBe(403);
   });
 
   it('the page colours badges by that tone alone: partial is the warning colour, no map of its own by status', () => {
@@ -85,7 +105,7 @@ describe('sandbox dashboard endpoints', () => {
     let failing = true;
     const receiver = await startReceiver(() => (failing ? 500 : 200));
     const sb = await start({ itemMs: 0, webhookUrl: receiver.url, webhookTimeScale: 1000 });
-    await createTask(sb, ['a']);
+    await createTask(sb, ['a.com']);
     const [first] = await deliveriesWhen(sb, (list) => list.length >= 1 && list[0].state === 'retrying');
     expect(first.headers['X-Webhook-Signature']).toBe('sk_s…0000');
     expect(JSON.stringify(first)).not.toContain('sk_sandbox_0000');
@@ -115,7 +135,7 @@ describe('sandbox dashboard endpoints', () => {
     await admin(sb, '/webhook', { url: receiver.url });
     const synthetic = (await admin(sb, '/webhook/test', {})).body.delivery;
     expect(synthetic).toMatchObject({ test: true, state: 'delivered', event: 'completed', taskId: 0 });
-    await createTask(sb, ['a', 'b']);
+    await createTask(sb, ['a.com', 'b.com']);
     const test = (await admin(sb, '/webhook/test', {})).body.delivery;
     expect(test).toMatchObject({ test: true, state: 'delivered', taskId: 1, attempts: [{ statusCode: 200 }] });
     const got = receiver.received.filter((r) => r.headers['x-sandbox-test'] === '1');

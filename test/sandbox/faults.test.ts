@@ -29,7 +29,7 @@ describe('sandbox faults', () => {
     const sb = await start();
     await admin(sb, '/faults', { method: 'POST', path: '/api/v1/tasks', kind: 'status', status: 500 });
     expect((await call(sb, '/tasks')).status).toBe(200); // GET does not match
-    expect((await createTask(sb, ['a'])).status).toBe(500);
+    expect((await createTask(sb, ['a.com'])).status).toBe(500);
     await admin(sb, '/faults', { method: 'GET', path: '/tasks', kind: 'status', status: 502 });
     expect((await call(sb, '/tasks/7')).status).toBe(502); // prefix of /tasks/7
   });
@@ -77,7 +77,7 @@ describe('sandbox faults', () => {
   it('`reset-before` drops the connection and creates nothing', async () => {
     const sb = await start();
     await admin(sb, '/faults', { method: 'POST', path: '/tasks', kind: 'reset-before' });
-    await expect(createTask(sb, ['a'])).rejects.toMatchObject({
+    await expect(createTask(sb, ['a.com'])).rejects.toMatchObject({
       message: 'fetch failed',
       cause: { code: 'UND_ERR_SOCKET' },
     });
@@ -88,7 +88,7 @@ describe('sandbox faults', () => {
   it('`reset-after` creates and charges the task, then drops the connection', async () => {
     const sb = await start();
     await admin(sb, '/faults', { method: 'POST', path: '/tasks', kind: 'reset-after' });
-    await expect(createTask(sb, ['a', 'b'])).rejects.toMatchObject({
+    await expect(createTask(sb, ['a.com', 'b.com'])).rejects.toMatchObject({
       message: 'fetch failed',
       cause: { code: 'UND_ERR_SOCKET' },
     });

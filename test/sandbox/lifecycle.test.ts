@@ -20,7 +20,7 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
     const clock = fakeClock();
     const created = clock.t;
     const sb = await start({ clock, itemMs: ITEM_MS, rateLimit: 0 });
-    expect((await createTask(sb, ['a', 'b', 'c'])).body.data.status).toBe('pending');
+    expect((await createTask(sb, ['a.com', 'b.com', 'c.com'])).body.data.status).toBe('pending');
 
     const pending = await at(sb, clock, created, QUEUE_MS - 1);
     expect(pending).toMatchObject({ status: 'pending', completed_items: 0, failed_items: 0, completed_at: null });
@@ -58,11 +58,11 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
   it('fails `fail-` items individually; the task still completes', async () => {
     const clock = fakeClock();
     const sb = await start({ clock, itemMs: ITEM_MS });
-    await createTask(sb, ['ok-1', 'fail-2', 'ok-3']);
+    await createTask(sb, ['ok-1.com', 'fail-2.com', 'ok-3.com']);
     const done = await at(sb, clock, clock.t, QUEUE_MS + 3 * ITEM_MS);
     expect(done).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 1 });
     expect(done.items[1]).toEqual({
-      target: 'fail-2',
+      target: 'fail-2.com',
       status: 'failed',
       data: null,
       error: expect.stringMatching(/fail-/),
@@ -75,7 +75,7 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
     const clock = fakeClock();
     const created = clock.t;
     const sb = await start({ clock, itemMs: ITEM_MS });
-    await createTask(sb, ['a', 'fail-b', 'taskfail-c', 'd', 'e']);
+    await createTask(sb, ['a.com', 'fail-b.com', 'taskfail-c.com', 'd.com', 'e.com']);
     const before = await at(sb, clock, created, QUEUE_MS + 3 * ITEM_MS - 1);
     expect(before).toMatchObject({ status: 'processing', completed_items: 1, failed_items: 1 });
     const failed = await at(sb, clock, created, QUEUE_MS + 3 * ITEM_MS);
@@ -98,7 +98,7 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
     const clock = fakeClock();
     const created = clock.t;
     const sb = await start({ clock, itemMs: ITEM_MS });
-    await createTask(sb, ['a', 'slow-b', 'c']);
+    await createTask(sb, ['a.com', 'slow-b.com', 'c.com']);
     const duringSlow = await at(sb, clock, created, QUEUE_MS + ITEM_MS + 9 * ITEM_MS);
     expect(duringSlow.items.map((i: Json) => i.status)).toEqual(['completed', 'processing', 'pending']);
     const afterSlow = await at(sb, clock, created, QUEUE_MS + 11 * ITEM_MS);
@@ -112,7 +112,7 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
     const created = clock.t;
     const sb = await start({ clock, itemMs: 1, balance: 1_000_000 });
     const items = Array.from({ length: 10_000 }, (_, i) =>
-      i % 1000 === 999 ? `slow-${i}.com` : i % 100 === 7 ? `fail-${i}` : `d${i}.com`,
+      i % 1000 === 999 ? `slow-${i}.com` : i % 100 === 7 ? `fail-${i}.com` : `d${i}.com`,
     );
     expect((await createTask(sb, items)).status).toBe(201);
     // Queue 1 ms; after 5,000 ms: items 0..N done where slow items (at 999, 1999, ...) cost 10 ms each.
@@ -129,7 +129,7 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
 
   it('completes instantly with itemMs 0 (creation still reports pending)', async () => {
     const sb = await start({ itemMs: 0 });
-    const created = await createTask(sb, ['a', 'slow-b', 'fail-c']);
+    const created = await createTask(sb, ['a.com', 'slow-b.com', 'fail-c.com']);
     expect(created.body.data.status).toBe('pending');
     const task = (await call(sb, '/tasks/1')).body.data;
     expect(task).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 1 });
@@ -138,7 +138,7 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
 
   it('runs on the real clock by default', async () => {
     const sb = await start({ itemMs: 5 });
-    await createTask(sb, ['a', 'b']);
+    await createTask(sb, ['a.com', 'b.com']);
     const task = await waitForTask(sb, 1);
     expect(task.status).toBe('completed');
     expect(Date.parse(task.completed_at) - Date.parse(task.started_at)).toBe(10);

@@ -83,7 +83,7 @@ describe('sandbox webhooks', () => {
   it('sends failed with error_message and failed_at for a taskfail- task', async () => {
     const receiver = await startReceiver();
     const sb = await start({ webhookUrl: receiver.url, itemMs: 2 });
-    await createTask(sb, ['a', 'taskfail-b', 'c'], 'email_verify');
+    await createTask(sb, ['a@x.com', 'taskfail-b@x.com', 'c@x.com'], 'email_verify');
     await eventually(() => receiver.received.length === 2);
     const failed = receiver.received[1]!.body;
     const task = (await call(sb, '/tasks/1')).body.data;
@@ -107,7 +107,7 @@ describe('sandbox webhooks', () => {
     );
     const scale = 0.002; // 0, 10 ms, 60 ms
     const sb = await start({ webhookUrl: receiver.url, itemMs: 1, webhookTimeScale: scale });
-    await createTask(sb, ['a']);
+    await createTask(sb, ['a.com']);
     await eventually(() => receiver.received.filter((r) => r.body.event === 'processing').length === 3);
     const times = receiver.received.filter((r) => r.body.event === 'processing').map((r) => r.at);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(5_000 * scale - 2);
@@ -129,7 +129,7 @@ describe('sandbox webhooks', () => {
       webhookTimeScale: 0.0002,
       log: (l) => lines.push(l),
     });
-    await createTask(sb, ['a']);
+    await createTask(sb, ['a.com']);
     const list = await deliveriesWhen(sb, (all) => all.length === 2 && all.every((d) => d.state === 'abandoned'));
     expect(list).toHaveLength(2);
     for (const delivery of list) {
@@ -145,12 +145,21 @@ describe('sandbox webhooks', () => {
     expect(lines.find((l) => l.includes('abandoned'))).toMatch(/after 6 failed attempts \(last: HTTP 500\)/);
   });
 
+  it('logs when the next attempt comes as people write durations', async () => {
+    const receiver = await startReceiver(() => 500);
+    const lines: string[] = [];
+    const sb = await start({ webhookUrl: receiver.url, itemMs: 0, log: (l) => lines.push(l) });
+    await createTask(sb, ['a.com']);
+    const line = await eventually(() => lines.find((l) => l.includes('failed (HTTP 500)')));
+    expect(line).toMatch(/; attempt 2 in 5s$/);
+  });
+
   it('counts no answer within the timeout as a failed attempt', async () => {
     const receiver = await startReceiver((n) => (n === 1 ? 'hang' : 200));
     const sb = await start({ webhookUrl: receiver.url, itemMs: 50, webhookTimeoutMs: 250, webhookTimeScale: 0.001 });
-    await createTask(sb, ['a']);
+    await createTask(sb, ['a.com']);
     const deliveries = await deliveriesWhen(sb, (list) => list[0]?.state === 'delivered');
-    expect(deliveries[0].attempts[0]).toMatchObject({ statusCode: null, error: 'no response within 250 ms' });
+    expect(deliveries[0].attempts[0]).toMatchObject({ statusCode: null, error: 'no response within 0.3s' });
     expect(deliveries[0].attempts[0].durationMs).toBeGreaterThanOrEqual(245);
     expect(deliveries[0].attempts.at(-1).statusCode).toBe(200);
   });
@@ -158,12 +167,12 @@ describe('sandbox webhooks', () => {
   it('signs with the current key after rotation, and sends nothing without a URL', async () => {
     const receiver = await startReceiver();
     const sb = await start({ itemMs: 0 });
-    await createTask(sb, ['a']);
+    await createTask(sb, ['a.com']);
     await sleep(30);
     expect((await admin(sb, '/deliveries')).body.deliveries).toEqual([]);
     const { apiKey } = (await admin(sb, '/rotate-key', {})).body;
     await admin(sb, '/webhook', { url: receiver.url });
-    await call(sb, '/tasks', { key: apiKey, body: { service: 'domain_check_availability', items: ['b'] } });
+    await call(sb, '/tasks', { key: apiKey, body: { service: 'domain_check_availability', items: ['b.com'] } });
     await eventually(() => receiver.received.length === 2);
     expect(receiver.received.map((r) => r.headers['x-webhook-signature'])).toEqual([apiKey, apiKey]);
     expect(receiver.received.map((r) => r.body.task.id)).toEqual([2, 2]);

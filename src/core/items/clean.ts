@@ -60,14 +60,8 @@ export function describeChar(code: number): string {
   return name ? `${hex} (${name})` : hex;
 }
 
-/** A short, quoted, terminal-safe rendering of user text for messages. */
-export function quoteForMessage(text: string, max = 60): string {
-  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
-  // JSON escaping turns controls into \uXXXX; C1 controls, separators and bidi overrides are escaped by hand.
-  return JSON.stringify(cut).replace(/[\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g, (c) => {
-    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
-}
+/** Quoting user text in messages: one helper for every layer (the sandbox's item checks use it too). */
+export { quoteForMessage } from '../../lib/sanitize.js';
 
 /** Counts and plurals in messages: the one number format and pluraliser (output/numbers.ts, output/plural.ts). */
 export { formatCount } from '../../output/numbers.js';

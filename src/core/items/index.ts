@@ -3,10 +3,8 @@
 export { readItems } from './read.js';
 export { formatFromPath } from './formats.js';
 export type { ItemFormat, ItemSource, ReadItemsOptions } from './types.js';
-export { validateItems, formatInvalidReport, itemKindOf, INVALID_SHOWN } from './validate.js';
+export { validateItems, formatInvalidReport, INVALID_SHOWN } from './validate.js';
 export type { NormalisedItems } from './validate.js';
-export { checkDomain } from './domain.js';
-export { checkFanPage } from './fanpage.js';
 export { dedupeItems } from './dedupe.js';
 export { planChunks, itemList, chunkCount } from './chunks.js';
 export type { ItemList } from './chunks.js';

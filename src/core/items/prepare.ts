@@ -3,7 +3,8 @@ import { scanItems } from './read.js';
 import { ByteLog, Scratch } from '../../store/scratch.js';
 import { RepeatFinder } from './repeats.js';
 import type { ItemSource, ReadItemsOptions } from './types.js';
-import { INVALID_SHOWN, NORMALISED_EXAMPLES, itemChecker, type InvalidItem, type NormalisedItems } from './validate.js';
+import { itemChecker } from '../../lib/items/rules.js';
+import { INVALID_SHOWN, NORMALISED_EXAMPLES, type InvalidItem, type NormalisedItems } from './validate.js';
 
 export interface PrepareItemsOptions extends ReadItemsOptions {
   /** Whose rules items are checked and normalised by (see `validateItems`). */

@@ -1,6 +1,5 @@
 import { formatCount, quoteForMessage } from './clean.js';
-import { checkDomain, type Checked } from './domain.js';
-import { checkFanPage } from './fanpage.js';
+import { itemChecker } from '../../lib/items/rules.js';
 
 export interface InvalidItem {
   /** The item as read (trimmed). */
@@ -28,26 +27,10 @@ export interface NormalisedItems {
 
 export const NORMALISED_EXAMPLES = 5;
 
-/** Which rules a service's items follow, from its id: `domain_*` → domain, `fanpage_*` → fanpage, else any. */
-export function itemKindOf(service: string): 'domain' | 'fanpage' | 'any' {
-  if (service.startsWith('domain_')) return 'domain';
-  if (service.startsWith('fanpage_')) return 'fanpage';
-  return 'any';
-}
-
-const acceptAny = (item: string): Checked =>
-  item.length > 0 ? { ok: true, value: item } : { ok: false, reason: 'empty' };
-
-/** The per-item check `validateItems` applies for `service` (see there). */
-export function itemChecker(service: string): (item: string) => Checked {
-  const kind = itemKindOf(service);
-  return kind === 'domain' ? checkDomain : kind === 'fanpage' ? checkFanPage : acceptAny;
-}
-
 /**
  * Checks and normalises items for `service`. Domain services get hostname rules (lower case, punycode); fan-page
- * services get page names or facebook.com URLs; other services accept any non-empty item unchanged, since nothing
- * is known about them. `where` names an item's position (default `item N`).
+ * services get page names or facebook.com URLs; e-mail services NAME@DOMAIN; other services accept any non-empty item
+ * unchanged, since nothing is known about them (lib/items/rules.ts). `where` names an item's position (default `item N`).
  */
 export function validateItems(
   service: string,

@@ -81,16 +81,30 @@ export const PAGE_HTML = String.raw`<!DOCTYPE html>
 <div class="content">
 <section class="card" aria-labelledby="tasks-h">
   <h2 id="tasks-h">Tasks <span id="tasks-count" class="muted"></span></h2>
-  <div class="scroll"><table id="tasks-table">
+  <div class="scroll"><table id="tasks-table" hidden>
     <thead><tr><th scope="col">id</th><th scope="col">service</th><th scope="col">status</th><th scope="col" class="num">done / failed / total</th><th scope="col" class="num">cost</th><th scope="col">created</th></tr></thead>
     <tbody></tbody>
   </table></div>
-  <p id="tasks-empty" class="muted">No tasks yet. Try <code>taskctl create domain_check_availability a.com b.com</code>.</p>
+  <p id="tasks-loading" class="muted" role="status">Loading tasks…</p>
+  <p id="tasks-empty" class="muted" hidden>No tasks yet. Try <code>taskctl create domain_check_availability a.com b.com</code>.</p>
   <nav class="row pager" aria-label="Task pages">
     <button type="button" id="tasks-prev">Newer</button>
     <span id="tasks-page" class="muted"></span>
     <button type="button" id="tasks-next">Older</button>
   </nav>
+</section>
+
+<section class="card" id="task-detail" aria-labelledby="task-detail-h" tabindex="-1" hidden>
+  <div class="row">
+    <h2 id="task-detail-h" class="grow">Task</h2>
+    <button type="button" id="task-close">Close</button>
+  </div>
+  <p id="task-summary"></p>
+  <div class="scroll"><table id="task-items">
+    <thead><tr><th scope="col" class="num">#</th><th scope="col">target</th><th scope="col">status</th><th scope="col">result or error</th></tr></thead>
+    <tbody></tbody>
+  </table></div>
+  <p id="task-items-note" class="muted"></p>
 </section>
 
 <section class="card" id="deliveries" aria-labelledby="deliveries-h" tabindex="-1">
@@ -103,7 +117,7 @@ export const PAGE_HTML = String.raw`<!DOCTYPE html>
     </select>
   </div>
   <ol id="delivery-list" class="deliveries" reversed></ol>
-  <p id="deliveries-empty" class="muted">No deliveries yet. Set a webhook URL, then create a task.</p>
+  <p id="deliveries-empty" class="muted" hidden>No deliveries yet. Set a webhook URL, then create a task.</p>
   <p id="deliveries-note" class="note" role="status" aria-live="polite"></p>
 </section>
 </div>

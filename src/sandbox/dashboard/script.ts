@@ -2,13 +2,16 @@
  * The dashboard's script. Everything it shows and does goes through the admin API (`/__sandbox/*`), so a script can do
  * the same with curl. Live: `GET /__sandbox/events` (server-sent events) names what changed and the page re-reads that
  * part; while a shown task is unfinished, its page of tasks is re-read every second (progress moves with the clock,
- * not with events). Text from the server is set with textContent, never as HTML.
+ * not with events); so is an opened task's items. Until the first answer, the task list says it is loading. Text from
+ * the server is set with textContent, never as HTML.
  * (Plain browser JavaScript in a string: no backticks or dollar-brace inside.)
  */
 export const PAGE_JS = String.raw`'use strict';
 (function () {
   var PER_PAGE = 25;
-  var state = { key: '', revealed: false, taskPage: 1, totalPages: 0, filter: '', openDeliveries: new Set() };
+  /** An opened task shows this many of its items (a task may have 10,000); taskctl show prints them all. */
+  var ITEMS_SHOWN = 500;
+  var state = { key: '', revealed: false, taskPage: 1, totalPages: 0, filter: '', openDeliveries: new Set(), openTask: null };
 
   function $(id) { return document.getElementById(id); }
 
@@ -119,13 +122,15 @@ export const PAGE_JS = String.raw`'use strict';
     var body = $('tasks-table').tBodies[0];
     body.replaceChildren.apply(body, r.tasks.map(function (t) {
       return h('tr', { 'data-task': t.id },
-        h('td', { class: 'num', text: t.id }),
+        h('td', { class: 'num' }, h('button', { type: 'button', class: 'link', 'data-focus': 'open-' + t.id,
+          'aria-label': 'Open task ' + t.id + ' and its items', text: t.id, onclick: function () { openTask(t.id); } })),
         h('td', { text: t.service }),
         h('td', null, badge(t.status, t.verdict && t.verdict.tone)),
         h('td', { class: 'num', text: (t.completed_items || 0) + ' / ' + (t.failed_items || 0) + ' / ' + t.total_items }),
         h('td', { class: 'num', text: t.cost }),
         h('td', { text: localDateTime(t.created_at), title: t.created_at }));
     }));
+    $('tasks-loading').hidden = true;
     $('tasks-empty').hidden = r.meta.total_count > 0;
     $('tasks-table').hidden = r.meta.total_count === 0;
     $('tasks-count').textContent = r.meta.total_count > 0 ? '(' + r.meta.total_count.toLocaleString() + ')' : '';
@@ -135,6 +140,45 @@ export const PAGE_JS = String.raw`'use strict';
     var unfinished = r.tasks.some(function (t) { return !(t.verdict && t.verdict.ended); });
     clearTimeout(taskTimer);
     if (unfinished) taskTimer = setTimeout(function () { refresh('tasks'); }, 1000);
+  }
+
+  // ---- one task and its items ----
+  var openTimer = null;
+  function itemResult(item) {
+    if (item.status === 'failed') return item.error || '';
+    return item.data === null || item.data === undefined ? '' : JSON.stringify(item.data);
+  }
+
+  async function loadTask() {
+    clearTimeout(openTimer);
+    var panel = $('task-detail');
+    if (state.openTask === null) { panel.hidden = true; return; }
+    var t = (await api('/tasks/' + state.openTask)).task;
+    $('task-detail-h').textContent = 'Task ' + t.id + ' · ' + t.service;
+    var summary = $('task-summary');
+    summary.replaceChildren(badge(t.status, t.verdict && t.verdict.tone),
+      ' ' + (t.completed_items || 0) + ' completed, ' + (t.failed_items || 0) + ' failed of ' + t.total_items +
+      (t.error_message ? ' · ' + t.error_message : ''));
+    var items = t.items || [];
+    var body = $('task-items').tBodies[0];
+    body.replaceChildren.apply(body, items.slice(0, ITEMS_SHOWN).map(function (item, i) {
+      return h('tr', { 'data-item': i + 1 },
+        h('td', { class: 'num', text: i + 1 }),
+        h('td', { class: 'mono', text: item.target }),
+        h('td', null, badge(item.status, item.status === 'completed' ? 'success' : item.status === 'failed' ? 'failure' : 'waiting')),
+        h('td', { class: 'mono wrap', text: itemResult(item) }));
+    }));
+    $('task-items-note').textContent = items.length > ITEMS_SHOWN
+      ? 'The first ' + ITEMS_SHOWN.toLocaleString() + ' of ' + items.length.toLocaleString() + ' items; all of them: taskctl show ' + t.id
+      : '';
+    panel.hidden = false;
+    if (!(t.verdict && t.verdict.ended)) openTimer = setTimeout(function () { refresh('task'); }, 1000);
+  }
+
+  async function openTask(id) {
+    state.openTask = id;
+    await refresh('task');
+    $('task-detail').focus();
   }
 
   // ---- deliveries ----
@@ -232,7 +276,7 @@ export const PAGE_JS = String.raw`'use strict';
   }
 
   // ---- refresh and live feed ----
-  var loaders = { state: loadState, tasks: loadTasks, deliveries: loadDeliveries, faults: loadFaults };
+  var loaders = { state: loadState, tasks: loadTasks, task: loadTask, deliveries: loadDeliveries, faults: loadFaults };
   var running = {};
   var again = {};
   async function refresh(topic) {
@@ -350,6 +394,13 @@ export const PAGE_JS = String.raw`'use strict';
         note('faults-note', 'All faults cleared.');
         await refresh('faults');
       } catch (e) { note('faults-note', e.message, true); }
+    });
+    $('task-close').addEventListener('click', function () {
+      var id = state.openTask;
+      state.openTask = null;
+      $('task-detail').hidden = true;
+      var opener = document.querySelector('[data-focus="open-' + id + '"]');
+      if (opener) opener.focus();
     });
     $('tasks-prev').addEventListener('click', function () { state.taskPage = Math.max(1, state.taskPage - 1); refresh('tasks'); });
     $('tasks-next').addEventListener('click', function () { state.taskPage = Math.min(state.totalPages, state.taskPage + 1); refresh('tasks'); });

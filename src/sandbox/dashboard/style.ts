@@ -62,6 +62,9 @@ th { color: var(--muted); font-weight: 600; }
 .fault-form input[type=number] { width: 6.5em; }
 .fault-form input[type=text] { width: 9em; }
 .pager { justify-content: flex-start; }
+button.link { border: none; background: none; padding: 0; color: var(--accent); text-decoration: underline; }
+td.wrap { white-space: normal; overflow-wrap: anywhere; }
+#task-detail h2 { margin: 0; }
 .deliveries { list-style: none; margin: 8px 0 0; padding: 0; }
 .delivery { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; display: grid; grid-template-columns: minmax(0, 1fr) auto; align-items: start; }
 .delivery > details > summary { display: flex; flex-wrap: wrap; gap: 4px 12px; align-items: center; padding: 6px 10px; cursor: pointer; }

@@ -108,14 +108,40 @@ describe('config', () => {
     expect(JSON.parse((await run(['balance'])).stdout)).toHaveProperty('balance');
     await run(['config', 'set', 'confirm-above', '5000']);
     const list = await run(['config', 'list', '-o', 'tsv']);
-    expect(list.stdout).toMatch(/^confirm-above\t5000\tprofile "default"$/m);
+    expect(list.stdout).toMatch(/^confirm-above\t5000\tprofile\tprofile "default"$/m);
     // The effective value: the -o flag wins over the profile's `output`.
-    expect(list.stdout).toMatch(/^output\ttsv\t--output$/m);
-    expect(list.stdout).toMatch(/^api-key\t\*\*\*\*\w{4}\tTASKCTL_API_KEY$/m);
+    expect(list.stdout).toMatch(/^output\ttsv\tflag\t--output$/m);
+    expect(list.stdout).toMatch(/^api-key\t\*\*\*\*\w{4}\tenv\tTASKCTL_API_KEY$/m);
     expect(list.stdout).not.toContain(sandbox.apiKey);
     expect((await run(['config', 'unset', 'output'])).code).toBe(0);
     expect((await run(['config', 'get', 'output'])).stdout).toBe('\n');
     expect((await run(['config', 'path'])).stdout.trim()).toBe(configFile());
+  });
+
+  it('list shows every setting: its effective value, default ones included, and its source', async () => {
+    await run(['config', 'set', 'request-timeout', '20s']);
+    const json = await run(['config', 'list', '-o', 'json'], { env: { TASKCTL_BASE_URL: undefined } });
+    expect(JSON.parse(json.stdout)).toEqual([
+      { key: 'profile', value: 'default', source: 'default', origin: 'default' },
+      { key: 'base-url', value: null, source: 'default', origin: 'not set' },
+      { key: 'output', value: 'json', source: 'flag', origin: '--output' },
+      { key: 'confirm-above', value: 1000, source: 'default', origin: 'default' },
+      { key: 'auth-scheme', value: 'x-api-key', source: 'default', origin: 'default' },
+      { key: 'request-timeout', value: '20s', source: 'profile', origin: 'profile "default"' },
+      { key: 'outage-tolerance', value: '2m', source: 'default', origin: 'default' },
+      {
+        key: 'api-key',
+        value: expect.stringMatching(/^\*{4}\w{4}$/) as unknown,
+        source: 'env',
+        origin: 'TASKCTL_API_KEY',
+      },
+    ]);
+    await run(['config', 'unset', 'request-timeout']);
+    const table = await run(['config', 'list', '-o', 'table']);
+    expect(table.stdout).toMatch(/^request-timeout +35s \(create: 1m per attempt\) +default +default$/m);
+    expect(table.stdout).toMatch(/^KEY +VALUE +SOURCE +FROM$/m);
+    const tsv = await run(['config', 'list']);
+    expect(tsv.stdout).toMatch(/^output\ttable on a terminal, tsv otherwise\tdefault\tdefault$/m);
   });
 
   it('refuses unknown settings, bad values and the api key with exit 2', async () => {

@@ -209,6 +209,18 @@ describe('items as written', () => {
     expect(body.data.items.map((i) => i.target)).toEqual(['Example.COM', 'münchen.de']);
   });
 
+  it('an e-mail without "@" is refused before money is spent, naming its line; --no-validate gets the 422', async () => {
+    const refused = await world.run(['create', 'email_verify'], { stdin: 'me@example.com\nx1.com\n' });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/stdin:2: "x1\.com": needs an "@"/);
+    expect(await world.posts()).toBe(0);
+    const unchecked = await world.run(['create', 'email_verify', 'x1.com', '--no-validate']);
+    expect(unchecked.code).toBe(3);
+    expect(unchecked.stderr).toMatch(/items\[0\] "x1\.com": needs an "@"/);
+    expect(await world.posts()).toBe(1);
+    expect(await world.tasks()).toEqual([]);
+  });
+
   it('--dry-run -o json keeps the original text of the first normalised items and their count', async () => {
     const items = Array.from({ length: 12 }, (_, i) => `Host${i}.COM`);
     const result = await world.run(['create', S, ...items, '--dry-run', '-o', 'json']);

@@ -1,11 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  checkDomain,
-  checkFanPage,
-  formatInvalidReport,
-  itemKindOf,
-  validateItems,
-} from '../../../../src/core/items/index.js';
+import { formatInvalidReport, validateItems } from '../../../../src/core/items/index.js';
+import { checkDomain } from '../../../../src/lib/items/domain.js';
+import { checkEmail } from '../../../../src/lib/items/email.js';
+import { checkFanPage } from '../../../../src/lib/items/fanpage.js';
+import { itemChecker } from '../../../../src/lib/items/rules.js';
 
 const valid = (check: typeof checkDomain, input: string) => {
   const result = check(input);
@@ -18,13 +16,16 @@ const reason = (check: typeof checkDomain, input: string) => {
   return result.reason;
 };
 
-describe('itemKindOf', () => {
-  it('reads the kind from the service id prefix', () => {
-    expect(itemKindOf('domain_check_availability')).toBe('domain');
-    expect(itemKindOf('domain_whois_history')).toBe('domain');
-    expect(itemKindOf('fanpage_extract_contact')).toBe('fanpage');
-    expect(itemKindOf('email_verify')).toBe('any');
-    expect(itemKindOf('domainish')).toBe('any');
+describe('itemChecker', () => {
+  it('picks the rule by the service id prefix', () => {
+    const accepts = (service: string, item: string) => itemChecker(service)(item).ok;
+    expect(accepts('domain_check_availability', 'x1.com')).toBe(true);
+    expect(accepts('domain_whois_history', 'me@x1.com')).toBe(false);
+    expect(accepts('fanpage_extract_contact', 'acme')).toBe(true);
+    expect(accepts('fanpage_extract_contact', 'https://example.com/acme')).toBe(false);
+    expect(accepts('email_verify', 'x1.com')).toBe(false);
+    expect(accepts('email_verify', 'me@x1.com')).toBe(true);
+    expect(accepts('domainish', 'anything at all')).toBe(true);
   });
 });
 
@@ -176,12 +177,18 @@ describe('validateItems', () => {
 
   it('accepts any non-empty item unchanged for unknown services', () => {
     const items = ['anything at all', 'HTTP://X/Y', 'münchen'];
-    expect(validateItems('email_verify', items)).toEqual({
+    expect(validateItems('translate_text', items)).toEqual({
       valid: items,
       invalid: [],
       normalised: { count: 0, first: [] },
     });
-    expect(validateItems('email_verify', ['']).invalid).toHaveLength(1);
+    expect(validateItems('translate_text', ['']).invalid).toHaveLength(1);
+  });
+
+  it("checks e-mail services' items as addresses: x1.com is refused, not charged", () => {
+    const { valid, invalid } = validateItems('email_verify', ['me@example.com', 'x1.com']);
+    expect(valid).toEqual(['me@example.com']);
+    expect(invalid).toEqual([{ item: 'x1.com', where: 'item 2', reason: expect.stringMatching(/needs an "@"/) }]);
   });
 
   it('counts the items normalisation changed, keeping the first few as read and as sent', () => {
@@ -233,5 +240,26 @@ describe('formatInvalidReport', () => {
     expect(line).toContain('\\u202e');
     expect(line).toContain('…');
     expect(line!.length).toBeLessThan(100);
+  });
+});
+
+describe('checkEmail', () => {
+  it('accepts NAME@DOMAIN, the domain normalised, the name kept as written', () => {
+    expect(valid(checkEmail, 'someone@example.com')).toBe('someone@example.com');
+    expect(valid(checkEmail, 'First.Last+tag@Example.COM')).toBe('First.Last+tag@example.com');
+    expect(valid(checkEmail, 'a@münchen.de')).toBe('a@xn--mnchen-3ya.de');
+  });
+
+  it('refuses what is not a bare address, saying what to fix', () => {
+    expect(reason(checkEmail, 'x1.com')).toMatch(/needs an "@"/);
+    expect(reason(checkEmail, 'a@b@c.com')).toMatch(/more than one "@"/);
+    expect(reason(checkEmail, '@example.com')).toMatch(/nothing before "@"/);
+    expect(reason(checkEmail, 'me@')).toMatch(/nothing after "@"/);
+    expect(reason(checkEmail, 'me@localhost')).toMatch(/the domain after "@" needs at least two labels/);
+    expect(reason(checkEmail, 'mailto:me@example.com')).toMatch(/without "mailto:"/);
+    expect(reason(checkEmail, 'Me <me@example.com>')).toMatch(/bare address/);
+    expect(reason(checkEmail, 'a..b@example.com')).toMatch(/two in a row/);
+    expect(reason(checkEmail, 'a,b@example.com')).toMatch(/invalid character "," before "@"/);
+    expect(reason(checkEmail, `${'a'.repeat(65)}@example.com`)).toMatch(/longer than 64/);
   });
 });

@@ -1,5 +1,5 @@
-import { quoteForMessage } from './clean.js';
-import type { Checked } from './domain.js';
+import { quoteForMessage } from '../sanitize.js';
+import type { Checked } from './checked.js';
 
 const PAGE_NAME = /^[A-Za-z0-9._-]+$/;
 const HAS_ALNUM = /[A-Za-z0-9]/;

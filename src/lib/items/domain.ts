@@ -1,8 +1,6 @@
 import { domainToASCII } from 'node:url';
-import { quoteForMessage } from './clean.js';
-
-/** A normalised item, or why the input is not one. */
-export type Checked = { ok: true; value: string } | { ok: false; reason: string };
+import { quoteForMessage } from '../sanitize.js';
+import type { Checked } from './checked.js';
 
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 // Two or more labels of a-z0-9 and inner hyphens, 1–63 characters each, the last not all digits. Bounded
