@@ -1,0 +1,127 @@
+/**
+ * The comparison of `taskctl diff`: two target-sorted sides walked together (a merge join). Items are matched by
+ * target exactly; a target repeated within a side pairs in order, as (target, n). An item on one side only is one
+ * change with field `item`; a matched pair is compared field by field over the chosen fields (text equality of the
+ * comparable values of values.ts, a missing value being "no value").
+ */
+import type { ItemCursor } from './sort.js';
+import type { DiffItem } from './values.js';
+
+export interface Change {
+  target: string;
+  /** A compared field, or `item` for an item on one side only. */
+  field: string;
+  /** The comparable texts (undefined: no value); both undefined for `item`. */
+  before: string | undefined;
+  after: string | undefined;
+  beforeTask: number | null;
+  afterTask: number | null;
+  /** For `item`: the item is only in the second side (added) or only in the first (removed). */
+  kind?: 'added' | 'removed';
+}
+
+/** Counts over the union of targets, for the summary. */
+export class DiffTally {
+  /** (target, n) pairs on either side. */
+  items = 0;
+  /** Pairs with at least one change (added and removed included). */
+  changed = 0;
+  added = 0;
+  removed = 0;
+  /** `field` → count of items whose boolean went false → true (`up`) or true → false (`down`). */
+  readonly flips = new Map<string, { up: number; down: number }>();
+  /** `field` → count of items whose value changed otherwise. */
+  readonly fieldChanges = new Map<string, number>();
+
+  count(change: Change): void {
+    if (change.kind === 'added') this.added++;
+    else if (change.kind === 'removed') this.removed++;
+    else if (isBoolean(change.before) && isBoolean(change.after)) {
+      const flip = this.flips.get(change.field) ?? { up: 0, down: 0 };
+      if (change.after === 'true') flip.up++;
+      else flip.down++;
+      this.flips.set(change.field, flip);
+    } else this.fieldChanges.set(change.field, (this.fieldChanges.get(change.field) ?? 0) + 1);
+  }
+}
+
+function isBoolean(text: string | undefined): boolean {
+  return text === 'true' || text === 'false';
+}
+
+/** Pairs (checked between) that run without giving Ctrl-C a chance: the walk yields to the event loop this often. */
+const YIELD_EVERY = 20_000;
+
+export interface WalkOptions {
+  fields: readonly string[];
+  tally: DiffTally;
+  /** Every change, in target order. */
+  emit: (change: Change) => void;
+  /** Awaited every YIELD_EVERY pairs: throws to stop (Ctrl-C). */
+  pause: () => Promise<void>;
+}
+
+/** Walks both sides in target order, emitting every change. */
+export async function walkSides(a: ItemCursor, b: ItemCursor, options: WalkOptions): Promise<void> {
+  let sinceYield = 0;
+  for (;;) {
+    const left = a.peek();
+    const right = b.peek();
+    if (left === undefined && right === undefined) return;
+    const target =
+      left === undefined ? (right as DiffItem).target : right === undefined || left.target <= right.target ? left.target : right.target;
+    const before = takeGroup(a, target);
+    const after = takeGroup(b, target);
+    for (let n = 0; n < Math.max(before.length, after.length); n++) comparePair(target, before[n], after[n], options);
+    sinceYield += Math.max(before.length, after.length);
+    if (sinceYield >= YIELD_EVERY) {
+      sinceYield = 0;
+      await options.pause();
+    }
+  }
+}
+
+function takeGroup(cursor: ItemCursor, target: string): DiffItem[] {
+  const group: DiffItem[] = [];
+  while (cursor.peek()?.target === target) group.push(cursor.next() as DiffItem);
+  return group;
+}
+
+/** One (target, n) pair: a whole item added or removed, or its changed fields. */
+export function comparePair(
+  target: string,
+  before: DiffItem | undefined,
+  after: DiffItem | undefined,
+  options: Pick<WalkOptions, 'fields' | 'tally' | 'emit'>,
+): void {
+  const { tally, emit } = options;
+  tally.items++;
+  const beforeTask = before?.task ?? null;
+  const afterTask = after?.task ?? null;
+  if (before === undefined || after === undefined) {
+    const change: Change = {
+      target,
+      field: 'item',
+      before: undefined,
+      after: undefined,
+      beforeTask,
+      afterTask,
+      kind: before === undefined ? 'added' : 'removed',
+    };
+    tally.changed++;
+    tally.count(change);
+    emit(change);
+    return;
+  }
+  let changed = false;
+  for (const field of options.fields) {
+    const was = Object.hasOwn(before.fields, field) ? before.fields[field] : undefined;
+    const now = Object.hasOwn(after.fields, field) ? after.fields[field] : undefined;
+    if (was === now) continue;
+    const change: Change = { target, field, before: was, after: now, beforeTask, afterTask };
+    changed = true;
+    tally.count(change);
+    emit(change);
+  }
+  if (changed) tally.changed++;
+}
