@@ -73,6 +73,15 @@ export class JournalFile {
   }
 }
 
+/**
+ * The records of the journal at `path`, read without its lock and without creating it (`show --job`, `diff`): a
+ * resume appending meanwhile leaves a prefix, which is a valid journal. Undefined when there is no such file.
+ */
+export function readJournal(path: string): unknown[] | undefined {
+  const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES });
+  return text === undefined ? undefined : parseLines(text, path).records;
+}
+
 function parseLines(text: string, path: string): { records: unknown[]; goodBytes: number } {
   const records: unknown[] = [];
   let goodBytes = 0;

@@ -73,7 +73,7 @@ const JobSchema = z.object({
   items_sha256: z.string(),
   chunks: z.number().int().nonnegative(),
 });
-type Job = z.infer<typeof JobSchema>;
+export type Job = z.infer<typeof JobSchema>;
 
 const SendSchema = z.object({
   type: z.literal('send'),
@@ -107,13 +107,13 @@ const RecordSchema = z.discriminatedUnion('type', [
 type JournalRecord = z.infer<typeof RecordSchema>;
 
 /** What the journal says about one chunk. */
-interface ChunkState {
+export interface ChunkState {
   send?: SendRecord;
   task?: { id: number; cost: number };
   unknown?: boolean;
 }
 
-interface JobState {
+export interface JobState {
   job: Job;
   chunks: Map<number, ChunkState>;
   done: boolean;
@@ -142,7 +142,7 @@ const SETTLE_MARGIN_MS = 2_000;
 /** Progress lines for long submissions: at most one a second (and the last). */
 const PROGRESS_EVERY_MS = 1_000;
 
-function rebuild(records: readonly unknown[], path: string): JobState | undefined {
+export function rebuild(records: readonly unknown[], path: string): JobState | undefined {
   if (records.length === 0) return undefined;
   const parsed: JournalRecord[] = records.map((raw, index) => {
     const result = RecordSchema.safeParse(raw);
@@ -484,7 +484,7 @@ function taskIds(state: JobState): number[] {
     .flatMap(([, chunk]) => (chunk.task ? [chunk.task.id] : []));
 }
 
-function chunkItems(job: Job, chunk: number): number {
+export function chunkItems(job: Job, chunk: number): number {
   return Math.max(0, Math.min(job.chunk_size, job.items - (chunk - 1) * job.chunk_size));
 }
 

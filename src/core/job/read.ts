@@ -1,0 +1,143 @@
+/**
+ * A journaled job (`create --journal FILE`) read back for `show --job`, `wait --job`, `retry --job` and `diff`: its
+ * chunks in order with their tasks, checked against the current server and account as `resume` checks them, and the
+ * tasks read one at a time, each checked against its chunk (service, item count).
+ */
+import { resolve } from 'node:path';
+import type { ApiClient } from '../../api/client.js';
+import type { Task } from '../../api/schemas.js';
+import type { Context } from '../context.js';
+import { CliError, InterruptedError, UnavailableError, UsageError } from '../../errors.js';
+import { readJournal } from '../../store/journal.js';
+import { chunkItems, rebuild } from '../submit/journal.js';
+import { counted } from '../items/clean.js';
+
+/** One chunk of the job: its number (from 1), how many items it holds, and its task once created. */
+export interface JobChunk {
+  chunk: number;
+  items: number;
+  task?: number;
+}
+
+/** A chunk that has its task. */
+export type CreatedChunk = JobChunk & { task: number };
+
+export interface JournaledJob {
+  /** The path as the user gave it (for messages and hints). */
+  file: string;
+  /** The absolute path. */
+  path: string;
+  service: string;
+  chunkSize: number;
+  /** Items of the whole job. */
+  items: number;
+  /** Every chunk, in order, with or without a task. */
+  chunks: JobChunk[];
+  /** The chunks that have a task, in order. */
+  created: CreatedChunk[];
+  /** Chunk numbers without a task yet (never sent, in flight, or in doubt). */
+  unfinished: number[];
+}
+
+/**
+ * Reads the job in `file`: exit 2 when there is no file or no job in it, or when it belongs to another server or
+ * account than the current ones (as `resume` refuses it).
+ */
+export async function readJob(ctx: Context, file: string): Promise<JournaledJob> {
+  const path = resolve(file);
+  const records = readJournal(path);
+  if (records === undefined) {
+    throw new UsageError(`no journal at ${file}`, 'Pass the file given to `taskctl create --journal`.');
+  }
+  const state = rebuild(records, path);
+  if (!state) throw new UsageError(`${file} holds no job (a create stopped before recording one sent nothing)`);
+  const { job } = state;
+  const api = await ctx.api();
+  if (api.baseUrl !== job.base_url) {
+    throw otherService(file, `the base URL (${api.baseUrl}; the job used ${job.base_url})`);
+  }
+  if ((ctx.cache.account ?? '') !== job.account) throw otherService(file, 'the account (API key)');
+  const chunks = Array.from({ length: job.chunks }, (_, i): JobChunk => {
+    const chunk = i + 1;
+    const task = state.chunks.get(chunk)?.task?.id;
+    return { chunk, items: chunkItems(job, chunk), ...(task !== undefined && { task }) };
+  });
+  return {
+    file,
+    path,
+    service: job.service,
+    chunkSize: job.chunk_size,
+    items: job.items,
+    chunks,
+    created: chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined),
+    unfinished: chunks.filter((chunk) => chunk.task === undefined).map((chunk) => chunk.chunk),
+  };
+}
+
+function otherService(file: string, what: string): UsageError {
+  return new UsageError(
+    `the journal ${file} belongs to another service: ${what} differs`,
+    'Run it with the base URL and API key the job was created with (--profile, --base-url).',
+  );
+}
+
+/** The unfinished chunks, named for a message: `chunks 4, 5 and 9 have no task`. */
+function unfinishedText(job: JournaledJob): string {
+  const list = job.unfinished.length > 5 ? `${job.unfinished.slice(0, 5).join(', ')}, …` : job.unfinished.join(', ');
+  return `${counted(job.unfinished.length, 'chunk')} of ${job.chunks.length} (${list}) ${job.unfinished.length === 1 ? 'has' : 'have'} no task yet`;
+}
+
+/** `wait --job` and `retry --job` need every task: an unfinished job is exit 2, pointing to `resume --wait`. */
+export function requireComplete(job: JournaledJob, command: string): void {
+  if (job.unfinished.length === 0) return;
+  throw new UsageError(
+    `the job in ${job.file} is incomplete: ${unfinishedText(job)}; ${command} needs every task`,
+    `Finish it first: taskctl resume ${job.file} --wait`,
+  );
+}
+
+/** `show --job` (and `diff`) use the tasks the job has, and say that it is incomplete. */
+export function warnIfIncomplete(ctx: Context, job: JournaledJob): void {
+  if (job.unfinished.length === 0) return;
+  ctx.printer.warn(
+    `the job in ${job.file} is incomplete: ${unfinishedText(job)}; using its ${counted(job.created.length, 'task')} (finish it: taskctl resume ${job.file})`,
+  );
+}
+
+/** A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. */
+export function checkChunkTask(job: JournaledJob, chunk: CreatedChunk, task: Task): void {
+  const wrong: string[] = [];
+  if (task.service !== job.service) wrong.push(`it is a ${task.service} task, not ${job.service}`);
+  if (task.total_items !== chunk.items) wrong.push(`it has ${counted(task.total_items, 'item')}, not ${chunk.items}`);
+  if (wrong.length === 0) return;
+  throw new UnavailableError(
+    `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${wrong.join('; ')}`,
+    'The server does not answer with the task the journal recorded; is this the service the job ran on?',
+  );
+}
+
+/**
+ * The job's tasks, one at a time and in chunk order, each read once through the one client (its limiter paces the
+ * reads) and checked against its chunk. A read that fails (gone, 5xx after retries) keeps its exit code and names the
+ * task and its chunk.
+ */
+export async function* jobTasks(
+  api: ApiClient,
+  job: JournaledJob,
+): AsyncGenerator<{ chunk: CreatedChunk; task: Task }> {
+  for (const chunk of job.created) {
+    let task: Task;
+    try {
+      task = await api.getTask(chunk.task);
+    } catch (error) {
+      if (!(error instanceof CliError) || error instanceof InterruptedError) throw error;
+      throw new CliError(
+        `task ${chunk.task} (chunk ${chunk.chunk} of ${job.file}): ${error.message}`,
+        error.exitCode,
+        error.hint,
+      );
+    }
+    checkChunkTask(job, chunk, task);
+    yield { chunk, task };
+  }
+}
