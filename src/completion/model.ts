@@ -76,6 +76,7 @@ export type ArgumentHints = Readonly<Record<string, readonly ValueHint[]>>;
 const ARGUMENT_HINTS: ArgumentHints = {
   create: [{ kind: 'services' }],
   show: [{ kind: 'tasks' }],
+  diff: [{ kind: 'file' }, { kind: 'file' }],
   wait: [{ kind: 'tasks' }],
   watch: [{ kind: 'tasks' }],
   'webhook simulate': [{ kind: 'tasks' }],

@@ -68,8 +68,8 @@ export async function walkSides(a: ItemCursor, b: ItemCursor, options: WalkOptio
     const left = a.peek();
     const right = b.peek();
     if (left === undefined && right === undefined) return;
-    const target =
-      left === undefined ? (right as DiffItem).target : right === undefined || left.target <= right.target ? left.target : right.target;
+    const target = left === undefined || (right !== undefined && right.target < left.target) ? right?.target : left.target;
+    if (target === undefined) return;
     const before = takeGroup(a, target);
     const after = takeGroup(b, target);
     for (let n = 0; n < Math.max(before.length, after.length); n++) comparePair(target, before[n], after[n], options);
@@ -83,7 +83,10 @@ export async function walkSides(a: ItemCursor, b: ItemCursor, options: WalkOptio
 
 function takeGroup(cursor: ItemCursor, target: string): DiffItem[] {
   const group: DiffItem[] = [];
-  while (cursor.peek()?.target === target) group.push(cursor.next() as DiffItem);
+  for (let item = cursor.peek(); item?.target === target; item = cursor.peek()) {
+    group.push(item);
+    cursor.next();
+  }
   return group;
 }
 

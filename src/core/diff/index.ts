@@ -5,6 +5,7 @@
  * sides are the same, 15 when they differ; the run files are removed on every path out, Ctrl-C and errors included.
  */
 import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { counted } from '../../output/plural.js';
 import type { Printer } from '../../output/printer.js';
 import { RunFiles } from '../../store/sorted-runs.js';
 import type { Context } from '../context.js';
@@ -45,7 +46,7 @@ export async function runDiff(ctx: Context, first: string, second: string, optio
     const fields = chooseFields(a, b, options.fields, ctx.printer);
     await compare(ctx, a, b, fields, mode);
   } finally {
-    await Promise.all(opened.map((file) => file?.close()));
+    for (const file of opened) await file?.close();
     files.dispose();
   }
 }
@@ -61,7 +62,6 @@ async function fill(ctx: Context, spec: SideSpec, file: OpenedFile | undefined, 
   if (file === undefined) throw new Error('a file side was not opened');
   if (file.kind === 'journal') await readJournal(ctx, file, side);
   else await ctx.spin(`reading ${file.name}`, () => readFile(file, side, ctx.signal));
-  if (side.incomplete) ctx.printer.warn(`${file.name}: the job is incomplete; comparing the tasks it has`);
 }
 
 /** Two runs of different services have nothing to compare: exit 2. */
@@ -121,5 +121,7 @@ async function compare(ctx: Context, a: SideItems, b: SideItems, fields: string[
   };
   if (ctx.printer.format === 'table' && !ctx.printer.quiet) await ctx.paged(walk);
   else await walk(ctx.printer);
-  if (tally.changed === 0) ctx.printer.info(`no changes: the ${tally.items.toLocaleString('en')} items are the same`);
+  // For people a word that the run finished; scripts get nothing (the exit code answers).
+  if (tally.changed === 0 && ctx.printer.format === 'table')
+    ctx.printer.info(`no changes: the same ${counted(tally.items, 'item')} on both sides`);
 }

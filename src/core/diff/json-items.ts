@@ -53,7 +53,7 @@ export class JsonItemScanner {
       if (c === 34) this.inString = true;
       else if (c === 123 || c === 91) {
         this.keep(text.slice(from, i));
-        from = i;
+        from = i + 1;
         this.open(c === 123 ? '{' : '[');
       } else if (c === 125 || c === 93) {
         this.keep(text.slice(from, i + 1));

@@ -25,8 +25,6 @@ export class SideItems {
   /** Every field name an item of this side has (null values included, in json mode). */
   readonly fields = new Set<string>();
   readonly services = new Set<string>();
-  /** Said on stderr beside the result (an unfinished journal). */
-  incomplete = false;
 
   constructor(
     readonly name: string,
@@ -49,7 +47,7 @@ export class SideItems {
   /** The items of a task (from the API or a json export). */
   task(task: Pick<Task, 'id' | 'items'> & { service?: string | null }): void {
     if (typeof task.service === 'string') this.services.add(task.service);
-    for (const item of task.items ?? []) this.taskItem(item as unknown as Record<string, unknown>, task.id);
+    for (const item of task.items ?? []) this.taskItem(item, task.id);
   }
 
   taskItem(item: Record<string, unknown>, task: number | null, line?: number): void {

@@ -74,44 +74,55 @@ function runCursor(reader: RunReader): ItemCursor {
   };
 }
 
+interface HeapEntry {
+  /** The cursor's place in the input order: equal targets come out lowest first. */
+  order: number;
+  cursor: ItemCursor;
+  head: DiffItem;
+}
+
+function before(a: HeapEntry, b: HeapEntry): boolean {
+  return a.head.target < b.head.target || (a.head.target === b.head.target && a.order < b.order);
+}
+
+/** Restores the heap below `from` (a binary min-heap by target, then order). */
+function siftDown(heap: HeapEntry[], from: number): void {
+  let at = from;
+  for (;;) {
+    const current = heap[at];
+    const left = heap[2 * at + 1];
+    const right = heap[2 * at + 2];
+    if (current === undefined || left === undefined) return;
+    const child = right !== undefined && before(right, left) ? 2 * at + 2 : 2 * at + 1;
+    const least = child === 2 * at + 2 && right !== undefined ? right : left;
+    if (!before(least, current)) return;
+    heap[at] = least;
+    heap[child] = current;
+    at = child;
+  }
+}
+
 /** A k-way merge over sorted cursors by a binary heap; equal targets come out in cursor order (stable). */
 function mergeRuns(cursors: ItemCursor[]): ItemCursor {
-  const heap = cursors.map((_, index) => index).filter((index) => cursors[index]?.peek() !== undefined);
-  const less = (i: number, j: number): boolean => {
-    const a = cursors[i]?.peek();
-    const b = cursors[j]?.peek();
-    if (a === undefined || b === undefined) return b === undefined && a !== undefined;
-    return a.target < b.target || (a.target === b.target && i < j);
-  };
-  const swap = (x: number, y: number) => {
-    const held = heap[x] as number;
-    heap[x] = heap[y] as number;
-    heap[y] = held;
-  };
-  const down = (from: number) => {
-    for (let at = from; ;) {
-      const left = 2 * at + 1;
-      const right = left + 1;
-      let least = at;
-      if (left < heap.length && less(heap[left] as number, heap[least] as number)) least = left;
-      if (right < heap.length && less(heap[right] as number, heap[least] as number)) least = right;
-      if (least === at) return;
-      swap(at, least);
-      at = least;
-    }
-  };
-  for (let at = Math.floor(heap.length / 2) - 1; at >= 0; at--) down(at);
+  const heap: HeapEntry[] = [];
+  cursors.forEach((cursor, order) => {
+    const head = cursor.peek();
+    if (head !== undefined) heap.push({ order, cursor, head });
+  });
+  for (let at = Math.floor(heap.length / 2) - 1; at >= 0; at--) siftDown(heap, at);
   return {
-    peek: () => (heap.length === 0 ? undefined : cursors[heap[0] as number]?.peek()),
+    peek: () => heap[0]?.head,
     next: () => {
-      if (heap.length === 0) return undefined;
-      const top = heap[0] as number;
-      const item = cursors[top]?.next();
-      if (cursors[top]?.peek() === undefined) {
-        heap[0] = heap[heap.length - 1] as number;
-        heap.pop();
+      const top = heap[0];
+      if (top === undefined) return undefined;
+      const item = top.cursor.next();
+      const head = top.cursor.peek();
+      if (head !== undefined) top.head = head;
+      else {
+        const last = heap.pop();
+        if (last !== undefined && heap.length > 0) heap[0] = last;
       }
-      down(0);
+      siftDown(heap, 0);
       return item;
     },
   };

@@ -20,6 +20,8 @@ export type FileKind = 'journal' | 'csv' | 'ndjson' | 'json';
 /** An opened file side: its kind, and its bytes from the start (the ones read to recognise it included). */
 export interface OpenedFile {
   name: string;
+  /** The file's path; undefined for stdin. */
+  path: string | undefined;
   kind: FileKind;
   chunks: AsyncIterable<Buffer>;
   close: () => Promise<void>;
@@ -48,7 +50,7 @@ export async function openFileSide(
   stdin: InputStream,
 ): Promise<OpenedFile> {
   let source: AsyncIterable<Buffer | string>;
-  let close = async (): Promise<void> => undefined;
+  let close = (): Promise<void> => Promise.resolve();
   if (spec.kind === 'stdin') {
     if (stdin.isTTY === true)
       throw new UsageError('- reads a side from stdin, but stdin is a terminal', 'Pipe a results file in.');
@@ -86,7 +88,7 @@ export async function openFileSide(
       yield typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
     }
   }
-  return { name: spec.name, kind, chunks: chunks(), close };
+  return { name: spec.name, path: spec.kind === 'file' ? spec.path : undefined, kind, chunks: chunks(), close };
 }
 
 /** The kind of a side from its first bytes (the first line, or what was read of it). */

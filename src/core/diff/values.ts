@@ -22,7 +22,7 @@ export interface DiffItem {
 
 /** JSON with every object's keys sorted: two values are equal exactly when these texts are. */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (value === null || typeof value !== 'object') return value === undefined ? 'null' : JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record).sort();
