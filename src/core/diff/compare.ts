@@ -68,7 +68,8 @@ export async function walkSides(a: ItemCursor, b: ItemCursor, options: WalkOptio
     const left = a.peek();
     const right = b.peek();
     if (left === undefined && right === undefined) return;
-    const target = left === undefined || (right !== undefined && right.target < left.target) ? right?.target : left.target;
+    const target =
+      left === undefined || (right !== undefined && right.target < left.target) ? right?.target : left.target;
     if (target === undefined) return;
     const before = takeGroup(a, target);
     const after = takeGroup(b, target);

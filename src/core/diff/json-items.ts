@@ -146,7 +146,10 @@ export class JsonItemScanner {
     try {
       value = JSON.parse(text);
     } catch {
-      throw new InputError(`${this.name}:${line}: invalid JSON`, 'Export the results again with `taskctl show -o json`.');
+      throw new InputError(
+        `${this.name}:${line}: invalid JSON`,
+        'Export the results again with `taskctl show -o json`.',
+      );
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw new InputError(`${this.name}:${line}: expected an object`);

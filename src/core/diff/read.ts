@@ -52,7 +52,10 @@ export class SideItems {
 
   taskItem(item: Record<string, unknown>, task: number | null, line?: number): void {
     if (typeof item.target !== 'string') {
-      throw new InputError(`${this.name}${line === undefined ? '' : `:${line}`}: an item with no "target" field`, EXPORT_HINT);
+      throw new InputError(
+        `${this.name}${line === undefined ? '' : `:${line}`}: an item with no "target" field`,
+        EXPORT_HINT,
+      );
     }
     this.add(fromTaskItem(item as unknown as ItemLike, task, this.mode, this.fields));
   }

@@ -45,10 +45,7 @@ export function parseSide(arg: string): SideSpec {
 }
 
 /** Opens a file or stdin side and recognises its kind from its first line. */
-export async function openFileSide(
-  spec: Exclude<SideSpec, { kind: 'task' }>,
-  stdin: InputStream,
-): Promise<OpenedFile> {
+export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, stdin: InputStream): Promise<OpenedFile> {
   let source: AsyncIterable<Buffer | string>;
   let close = (): Promise<void> => Promise.resolve();
   if (spec.kind === 'stdin') {

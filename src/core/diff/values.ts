@@ -55,7 +55,11 @@ export function fromRecord(
   seen?: Set<string>,
 ): DiffItem {
   const fields: Record<string, string> = {};
-  const item: DiffItem = { target: String(record.target), task: task === undefined ? taskOf(record.task) : task, fields };
+  const item: DiffItem = {
+    target: String(record.target),
+    task: task === undefined ? taskOf(record.task) : task,
+    fields,
+  };
   const put = (key: string, text: string | undefined) => {
     seen?.add(key);
     setValue(fields, key, text);
