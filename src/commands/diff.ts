@@ -24,12 +24,14 @@ export function registerDiff(program: Command, run: RunAction): void {
         'taskctl diff before.csv after.csv -o csv > changes.csv',
         'taskctl diff before.ndjson after.ndjson -q || echo "something changed"',
       ]) +
-        '\nItems are matched by target; a target repeated on one side pairs in order. An item on one side only is one' +
-        '\nchange with field "item". null, a missing field and an empty csv cell are the same.' +
-        '\nA side of only digits is a task id; ./42 is the file 42. Results files are recognised by their content;' +
-        '\ntsv has no header: export ndjson or csv instead.' +
-        '\n-o ndjson|json|csv|tsv: one record per change: target, field, before, after, before_task, after_task.' +
-        '\nExit codes: 0 the same, 15 different; a failed read keeps its own code (5 not found, 8 unavailable, ...).\n',
+        '\nItems are matched by target; a target repeated on one side pairs in order.' +
+        '\nAn item on one side only is one change, field "item".' +
+        '\nnull, a missing field and an empty csv cell are the same.' +
+        '\nA side of only digits is a task id (./42 is the file 42).' +
+        '\nA file is recognised by its content; tsv has no header: export ndjson or csv.' +
+        '\n-o ndjson|json|csv|tsv: one record per change: target, field, before, after,' +
+        '\nbefore_task, after_task.' +
+        '\nExit: 0 the same, 15 different; a failed read keeps its code (5, 8, ...).\n',
     )
     .action((a: string, b: string, options: DiffOptions, command: Command) =>
       run(command, async (ctx) => (await import('../core/diff/index.js')).runDiff(ctx, a, b, options)),
