@@ -4,14 +4,14 @@
  * change with field `item`; a matched pair is compared field by field over the chosen fields (text equality of the
  * comparable values of values.ts, a missing value being "no value").
  */
-import type { ItemCursor } from './sort.js';
-import type { DiffItem } from './values.js';
+import { decodeLine, keyTarget, type LineCursor, type SortedItem } from './sort.js';
+import { comparable } from './values.js';
 
 export interface Change {
   target: string;
   /** A compared field, or `item` for an item on one side only. */
   field: string;
-  /** The comparable texts (undefined: no value); both undefined for `item`. */
+  /** The values as canonical JSON (undefined: no value); both undefined for `item`. */
   before: string | undefined;
   after: string | undefined;
   beforeTask: number | null;
@@ -61,20 +61,23 @@ export interface WalkOptions {
   pause: () => Promise<void>;
 }
 
-/** Walks both sides in target order, emitting every change. */
-export async function walkSides(a: ItemCursor, b: ItemCursor, options: WalkOptions): Promise<void> {
+/** Walks both sides in their shared order (sort.ts), emitting every change. */
+export async function walkSides(a: LineCursor, b: LineCursor, options: WalkOptions): Promise<void> {
   let sinceYield = 0;
+  let left = nextItem(a);
+  let right = nextItem(b);
   for (;;) {
-    const left = a.peek();
-    const right = b.peek();
     if (left === undefined && right === undefined) return;
-    const target =
-      left === undefined || (right !== undefined && right.target < left.target) ? right?.target : left.target;
-    if (target === undefined) return;
-    const before = takeGroup(a, target);
-    const after = takeGroup(b, target);
-    for (let n = 0; n < Math.max(before.length, after.length); n++) comparePair(target, before[n], after[n], options);
-    sinceYield += Math.max(before.length, after.length);
+    const key = left === undefined || (right !== undefined && right.key < left.key) ? right?.key : left.key;
+    if (key === undefined) return;
+    const before: SortedItem[] = [];
+    const after: SortedItem[] = [];
+    for (; left?.key === key; left = nextItem(a)) before.push(left);
+    for (; right?.key === key; right = nextItem(b)) after.push(right);
+    const pairs = Math.max(before.length, after.length);
+    const target = keyTarget(key);
+    for (let n = 0; n < pairs; n++) comparePair(target, before[n], after[n], options);
+    sinceYield += pairs;
     if (sinceYield >= YIELD_EVERY) {
       sinceYield = 0;
       await options.pause();
@@ -82,20 +85,16 @@ export async function walkSides(a: ItemCursor, b: ItemCursor, options: WalkOptio
   }
 }
 
-function takeGroup(cursor: ItemCursor, target: string): DiffItem[] {
-  const group: DiffItem[] = [];
-  for (let item = cursor.peek(); item?.target === target; item = cursor.peek()) {
-    group.push(item);
-    cursor.next();
-  }
-  return group;
+function nextItem(cursor: LineCursor): SortedItem | undefined {
+  const line = cursor.next();
+  return line === undefined ? undefined : decodeLine(line);
 }
 
 /** One (target, n) pair: a whole item added or removed, or its changed fields. */
-export function comparePair(
+function comparePair(
   target: string,
-  before: DiffItem | undefined,
-  after: DiffItem | undefined,
+  before: SortedItem | undefined,
+  after: SortedItem | undefined,
   options: Pick<WalkOptions, 'fields' | 'tally' | 'emit'>,
 ): void {
   const { tally, emit } = options;
@@ -117,12 +116,16 @@ export function comparePair(
     emit(change);
     return;
   }
+  // Most pairs are the same item unchanged: the same fields text, nothing to parse.
+  if (before.fieldsText === after.fieldsText) return;
+  const was = JSON.parse(before.fieldsText) as Record<string, unknown>;
+  const now = JSON.parse(after.fieldsText) as Record<string, unknown>;
   let changed = false;
   for (const field of options.fields) {
-    const was = Object.hasOwn(before.fields, field) ? before.fields[field] : undefined;
-    const now = Object.hasOwn(after.fields, field) ? after.fields[field] : undefined;
-    if (was === now) continue;
-    const change: Change = { target, field, before: was, after: now, beforeTask, afterTask };
+    const from = comparable(was, field);
+    const to = comparable(now, field);
+    if (from === to) continue;
+    const change: Change = { target, field, before: from, after: to, beforeTask, afterTask };
     changed = true;
     tally.count(change);
     emit(change);

@@ -1,13 +1,13 @@
 /**
  * What `taskctl diff` prints. For people: the summary first ("37 of 10,000 items changed: 12 became available, …"),
- * then a table of item, field, before and after (drawn at the end; the printer keeps its first rows). For scripts:
- * one record per change (target, field, before, after, the task ids) streamed in ndjson, csv, tsv or json, values
- * with their JSON types in json mode. `-q`: nothing (the exit code answers).
+ * then a table of item, field, before and after: at most the printer's table rows, sorted by item. For scripts: one
+ * record per change (target, field, before, after, the task ids) streamed in ndjson, csv, tsv or json as the walk
+ * finds them (in the sort's order, by a hash of the target), values with their JSON types. `-q`: nothing.
  */
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
 import { humanValue } from '../../output/flatten.js';
-import type { Column, Printer, RowStream } from '../../output/printer.js';
+import { TABLE_MAX_ROWS, type Column, type Printer, type RowStream } from '../../output/printer.js';
 import type { Change, DiffTally } from './compare.js';
 import { valueOf, type CompareMode } from './values.js';
 
@@ -20,10 +20,10 @@ export interface ChangeRow {
 const BATCH = 1_000;
 
 function before(row: ChangeRow): unknown {
-  return valueOf(row.change.before, row.mode);
+  return valueOf(row.change.before);
 }
 function after(row: ChangeRow): unknown {
-  return valueOf(row.change.after, row.mode);
+  return valueOf(row.change.after);
 }
 
 /** A value in a csv/tsv cell: text as it is, other JSON values as compact JSON (`true`, `3`, `["a"]`). */
@@ -67,37 +67,49 @@ function record(row: ChangeRow): Record<string, unknown> {
   };
 }
 
-/** Changes written as they come, a batch at a time; `end` closes the output. */
+/** Changes written as they come, a batch at a time (for people: the first rows kept); `end` closes the output. */
 export class ChangeOutput {
   private readonly out: RowStream<ChangeRow> | undefined;
   private batch: ChangeRow[] = [];
+  /** For people: the rows the table shows, and how many changes there were. */
+  private readonly table: ChangeRow[] = [];
+  private changes = 0;
 
   constructor(
     private readonly printer: Printer,
     private readonly mode: CompareMode,
   ) {
-    if (printer.quiet) return;
-    this.out =
-      printer.format === 'table'
-        ? printer.stream(TABLE_COLUMNS, undefined, { emptyMessage: '' })
-        : printer.stream(MACHINE_COLUMNS, record);
+    if (!printer.quiet && printer.format !== 'table') this.out = printer.stream(MACHINE_COLUMNS, record);
   }
 
   readonly write = (change: Change): void => {
-    if (this.out === undefined) return;
+    if (this.printer.quiet) return;
+    this.changes++;
+    if (this.out === undefined) {
+      if (this.table.length < TABLE_MAX_ROWS) this.table.push({ change, mode: this.mode });
+      return;
+    }
     this.batch.push({ change, mode: this.mode });
     if (this.batch.length >= BATCH) this.flush();
   };
 
   /** Ends the output: for people the summary comes first, then the table. */
   async end(tally: DiffTally): Promise<void> {
-    if (this.out === undefined) return;
-    this.flush();
-    if (this.printer.format === 'table' && tally.changed > 0) {
-      this.printer.line(summaryText(tally));
-      this.printer.blank();
+    if (this.printer.quiet) return;
+    if (this.out !== undefined) {
+      this.flush();
+      await this.out.end();
+      return;
     }
-    await this.out.end();
+    if (tally.changed === 0) return;
+    this.printer.line(summaryText(tally));
+    this.printer.blank();
+    const rows = this.table.sort((x, y) => compareText(x.change.target, y.change.target));
+    await this.printer.list(rows, TABLE_COLUMNS);
+    if (this.changes > rows.length)
+      this.printer.warn(
+        `showing ${formatCount(rows.length)} of ${formatCount(this.changes)} changes; use -o csv or -o ndjson to get them all`,
+      );
   }
 
   /** Stops part-way (an error or Ctrl-C): what was written stays as it is. */
@@ -111,6 +123,10 @@ export class ChangeOutput {
     this.out?.write(this.batch);
     this.batch = [];
   }
+}
+
+function compareText(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** `un` + a one-word field (`available` → `unavailable`), else `not` + the field. */

@@ -1,91 +1,158 @@
 /**
- * One side of a diff sorted by target, in bounded memory (an external merge sort): items are gathered in runs of
- * RUN_ITEMS, each run sorted and, when a second one starts, spilled to a run file (store/sorted-runs.ts); reading
- * back merges the runs. The sort is stable (Array.prototype.sort is, and equal targets from different runs come out
- * in run order), so a target repeated within one side keeps its input order: repeats pair up in order.
+ * One side of a diff sorted in bounded memory (an external merge sort): items are encoded as text lines and gathered
+ * in runs of at most RUN_ITEMS items or RUN_CHARS characters; each run is sorted and, when a second one starts,
+ * spilled to a run file (store/sorted-runs.ts); reading back merges the runs.
+ *
+ * The order is any order both sides share in which equal targets are adjacent: by a 32-bit hash of the target, then
+ * the target, then the item's place in its side. A line is the hash (6 characters), the target as JSON, NUL, the
+ * place (6 characters), NUL, the task, NUL, the fields as JSON: JSON text holds no raw NUL, so comparing two lines as
+ * strings follows that order, and a numeric sort of the hashes does the work of a run (string comparisons of targets
+ * with long common prefixes cost 4 s of 10 s at 1,000,000 items). Equal targets keep their input order, so repeats of
+ * a target pair up in order.
  */
+import { hash128 } from '../items/hash128.js';
 import type { RunFiles, RunReader } from '../../store/sorted-runs.js';
 import type { DiffItem } from './values.js';
 
-/** Items held in memory per run: about 25 MB of small items; a 10,000,000-item side spills 100 runs. */
+/** Items per run at most (2^21 is what a run's numeric sort key leaves room for): about 15 MB of lines. */
 export const RUN_ITEMS = 100_000;
+/** Characters per run at most: about 40 MB of lines, whatever the size of an item's results. */
+const RUN_CHARS = 20_000_000;
+const INDEX_BITS = 2 ** 21;
 
-/** Items in target order: `peek` looks at the next one, `next` takes it. */
-export interface ItemCursor {
-  peek: () => DiffItem | undefined;
-  next: () => DiffItem | undefined;
+/** Lines in order: `peek` looks at the next one, `next` takes it. */
+export interface LineCursor {
+  peek: () => string | undefined;
+  next: () => string | undefined;
 }
 
-const byTarget = (a: DiffItem, b: DiffItem): number => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0);
+const SEP = '\u0000';
+const hashWords = new Uint32Array(4);
+
+/** A number below 2^36 as 6 ASCII characters (6 bits each, from `0`) that sort as the numbers do. */
+function fixed6(value: number): string {
+  const high = Math.floor(value / 2 ** 18);
+  const low = value % 2 ** 18;
+  return String.fromCharCode(
+    48 + (high >>> 12),
+    48 + ((high >>> 6) & 63),
+    48 + (high & 63),
+    48 + (low >>> 12),
+    48 + ((low >>> 6) & 63),
+    48 + (low & 63),
+  );
+}
+
+function targetHash(target: string): number {
+  hash128(target, hashWords);
+  return hashWords[0] ?? 0;
+}
+
+/** An item as a line of the sort (see the module comment); `place`: its index in its side. */
+export function encodeItem(item: DiffItem, place: number, hash = targetHash(item.target)): string {
+  const target = JSON.stringify(item.target);
+  const fields = JSON.stringify(item.fields);
+  return `${fixed6(hash)}${target}${SEP}${fixed6(place)}${SEP}${item.task ?? ''}${SEP}${fields}`;
+}
+
+/** A line read back: its sort key (hash and target), task and fields (as JSON, parsed on demand). */
+export interface SortedItem {
+  key: string;
+  task: number | null;
+  fieldsText: string;
+}
+
+export function decodeLine(line: string): SortedItem {
+  const keyEnd = line.indexOf(SEP);
+  const taskStart = keyEnd + 8; // past NUL, the place's 6 characters, NUL
+  const taskEnd = line.indexOf(SEP, taskStart);
+  const task = line.slice(taskStart, taskEnd);
+  return { key: line.slice(0, keyEnd), task: task === '' ? null : Number(task), fieldsText: line.slice(taskEnd + 1) };
+}
+
+/** The target of a key (hash + JSON). */
+export function keyTarget(key: string): string {
+  return JSON.parse(key.slice(6)) as string;
+}
 
 export class SortedSide {
-  private run: DiffItem[] = [];
+  private lines: string[] = [];
+  private hashes: number[] = [];
+  private chars = 0;
   private readonly spilled: string[] = [];
+  /** Items taken so far. */
+  count = 0;
 
   constructor(
     private readonly files: RunFiles,
     private readonly runItems = RUN_ITEMS,
   ) {}
 
-  /** Items taken so far. */
-  count = 0;
-
   add(item: DiffItem): void {
-    this.run.push(item);
-    this.count++;
-    if (this.run.length >= this.runItems) this.spill();
+    const hash = targetHash(item.target);
+    const line = encodeItem(item, this.count++, hash);
+    this.lines.push(line);
+    this.hashes.push(hash);
+    this.chars += line.length;
+    if (this.lines.length >= Math.min(this.runItems, INDEX_BITS) || this.chars >= RUN_CHARS) this.spill();
   }
 
-  /** The items in target order: from memory when they fit one run, else merged from the run files. */
-  sorted(): ItemCursor {
-    this.run.sort(byTarget);
-    if (this.spilled.length === 0) return arrayCursor(this.run);
+  /** The lines in order: from memory when they fit one run, else merged from the run files. */
+  sorted(): LineCursor {
+    if (this.spilled.length === 0) return arrayCursor(this.sortRun());
     this.spill();
     return mergeRuns(this.spilled.map((path) => runCursor(this.files.read(path))));
   }
 
+  /** The run's lines in order, and the run emptied. */
+  private sortRun(): string[] {
+    const { lines, hashes } = this;
+    const keys = new Float64Array(lines.length);
+    for (let i = 0; i < lines.length; i++) keys[i] = (hashes[i] ?? 0) * INDEX_BITS + i;
+    keys.sort();
+    const sorted = Array.from(keys, (key) => lines[key % INDEX_BITS] ?? '');
+    // Two targets with one hash: ordered by the rest of their lines (rare: within a run of 100,000, about one pair).
+    for (let start = 0; start < sorted.length;) {
+      let end = start + 1;
+      const hash = Math.floor((keys[start] ?? 0) / INDEX_BITS);
+      while (end < sorted.length && Math.floor((keys[end] ?? 0) / INDEX_BITS) === hash) end++;
+      if (end - start > 1) sorted.splice(start, end - start, ...sorted.slice(start, end).sort());
+      start = end;
+    }
+    this.lines = [];
+    this.hashes = [];
+    this.chars = 0;
+    return sorted;
+  }
+
   private spill(): void {
-    if (this.run.length === 0) return;
-    this.run.sort(byTarget);
-    this.spilled.push(this.files.write(this.run.map((item) => JSON.stringify([item.target, item.task, item.fields]))));
-    this.run = [];
+    if (this.lines.length > 0) this.spilled.push(this.files.write(this.sortRun()));
   }
 }
 
-function arrayCursor(items: DiffItem[]): ItemCursor {
+function arrayCursor(lines: string[]): LineCursor {
   let at = 0;
-  return { peek: () => items[at], next: () => items[at++] };
+  return { peek: () => lines[at], next: () => lines[at++] };
 }
 
-function runCursor(reader: RunReader): ItemCursor {
-  const parse = (line: string | undefined): DiffItem | undefined => {
-    if (line === undefined) return undefined;
-    const [target, task, fields] = JSON.parse(line) as [string, number | null, Record<string, string>];
-    return { target, task, fields };
-  };
-  let head = parse(reader.next());
+function runCursor(reader: RunReader): LineCursor {
+  let head = reader.next();
   return {
     peek: () => head,
     next: () => {
       const current = head;
-      head = parse(reader.next());
+      head = reader.next();
       return current;
     },
   };
 }
 
 interface HeapEntry {
-  /** The cursor's place in the input order: equal targets come out lowest first. */
-  order: number;
-  cursor: ItemCursor;
-  head: DiffItem;
+  cursor: LineCursor;
+  head: string;
 }
 
-function before(a: HeapEntry, b: HeapEntry): boolean {
-  return a.head.target < b.head.target || (a.head.target === b.head.target && a.order < b.order);
-}
-
-/** Restores the heap below `from` (a binary min-heap by target, then order). */
+/** Restores the heap below `from` (a binary min-heap by line). */
 function siftDown(heap: HeapEntry[], from: number): void {
   let at = from;
   for (;;) {
@@ -93,29 +160,30 @@ function siftDown(heap: HeapEntry[], from: number): void {
     const left = heap[2 * at + 1];
     const right = heap[2 * at + 2];
     if (current === undefined || left === undefined) return;
-    const child = right !== undefined && before(right, left) ? 2 * at + 2 : 2 * at + 1;
-    const least = child === 2 * at + 2 && right !== undefined ? right : left;
-    if (!before(least, current)) return;
+    const useRight = right !== undefined && right.head < left.head;
+    const least = useRight ? right : left;
+    if (!(least.head < current.head)) return;
+    const child = useRight ? 2 * at + 2 : 2 * at + 1;
     heap[at] = least;
     heap[child] = current;
     at = child;
   }
 }
 
-/** A k-way merge over sorted cursors by a binary heap; equal targets come out in cursor order (stable). */
-function mergeRuns(cursors: ItemCursor[]): ItemCursor {
+/** A k-way merge of sorted cursors by a binary heap (lines are unique: each holds its place in its side). */
+function mergeRuns(cursors: LineCursor[]): LineCursor {
   const heap: HeapEntry[] = [];
-  cursors.forEach((cursor, order) => {
+  for (const cursor of cursors) {
     const head = cursor.peek();
-    if (head !== undefined) heap.push({ order, cursor, head });
-  });
+    if (head !== undefined) heap.push({ cursor, head });
+  }
   for (let at = Math.floor(heap.length / 2) - 1; at >= 0; at--) siftDown(heap, at);
   return {
     peek: () => heap[0]?.head,
     next: () => {
       const top = heap[0];
       if (top === undefined) return undefined;
-      const item = top.cursor.next();
+      const line = top.cursor.next();
       const head = top.cursor.peek();
       if (head !== undefined) top.head = head;
       else {
@@ -123,7 +191,7 @@ function mergeRuns(cursors: ItemCursor[]): ItemCursor {
         if (last !== undefined && heap.length > 0) heap[0] = last;
       }
       siftDown(heap, 0);
-      return item;
+      return line;
     },
   };
 }

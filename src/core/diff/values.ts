@@ -1,6 +1,6 @@
 /**
- * What `taskctl diff` compares: each item reduced to its target, its task and its fields as comparable text. Values
- * are canonical JSON (keys sorted, arrays in order), or, when either side is a csv file, the text csv prints
+ * What `taskctl diff` compares: each item reduced to its target, its task and its fields. Values are compared as
+ * canonical JSON (keys sorted, arrays in order), or, when either side is a csv file, as the text csv prints
  * (output/flatten.ts, the same flattening as `show -o csv`). null, an absent field and an empty csv cell are all
  * "no value": the field is left out.
  */
@@ -16,8 +16,8 @@ export interface DiffItem {
   target: string;
   /** The task the item came from, when the side knows it. */
   task: number | null;
-  /** Field → comparable text; a field with no value is absent. */
-  fields: Record<string, string>;
+  /** Field → its JSON value (json mode) or its csv text (csv mode); a field with no value is absent or null. */
+  fields: Record<string, unknown>;
 }
 
 /** JSON with every object's keys sorted: two values are equal exactly when these texts are. */
@@ -30,11 +30,11 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** Sets a field whatever its name (`__proto__` included), skipping "no value". */
-function setValue(fields: Record<string, string>, key: string, text: string | undefined): void {
-  if (text === undefined) return;
+function setValue(fields: Record<string, unknown>, key: string, value: unknown): void {
+  if (value === undefined || value === null) return;
   if (key === '__proto__')
-    Object.defineProperty(fields, key, { value: text, enumerable: true, writable: true, configurable: true });
-  else fields[key] = text;
+    Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
+  else fields[key] = value;
 }
 
 function taskOf(value: unknown): number | null {
@@ -47,6 +47,7 @@ function taskOf(value: unknown): number | null {
  * An item record as `show -o ndjson` writes it (`task`, `target`, `status`, the result fields, `error`, other
  * fields), reduced to a DiffItem. In csv mode the result fields are flattened as `show -o csv` flattens `data`.
  * `task`: the item's task when the record does not say; `seen` collects the field names (those with no value too).
+ * In json mode the record becomes the item's fields (it is taken over, not copied).
  */
 export function fromRecord(
   record: Record<string, unknown>,
@@ -54,24 +55,21 @@ export function fromRecord(
   task?: number | null,
   seen?: Set<string>,
 ): DiffItem {
-  const fields: Record<string, string> = {};
-  const item: DiffItem = {
-    target: String(record.target),
-    task: task === undefined ? taskOf(record.task) : task,
-    fields,
-  };
-  const put = (key: string, text: string | undefined) => {
-    seen?.add(key);
-    setValue(fields, key, text);
-  };
+  const target = String(record.target);
+  const owner = task === undefined ? taskOf(record.task) : task;
   if (mode === 'json') {
-    for (const key of Object.keys(record)) {
-      if (key === 'target' || key === 'task') continue;
-      const value = record[key];
-      put(key, value === null || value === undefined ? undefined : canonicalJson(value));
-    }
-    return item;
+    // The record itself is the fields (no copy): its target and task are left out of its JSON as undefined.
+    for (const key of Object.keys(record)) if (key !== 'target' && key !== 'task') seen?.add(key);
+    record.target = undefined;
+    if (Object.hasOwn(record, 'task')) record.task = undefined;
+    return { target, task: owner, fields: record };
   }
+  const fields: Record<string, unknown> = {};
+  const item: DiffItem = { target, task: owner, fields };
+  const put = (key: string, value: unknown) => {
+    seen?.add(key);
+    setValue(fields, key, value);
+  };
   const data: Record<string, unknown> = {};
   for (const key of Object.keys(record)) if (!NOT_RESULT_FIELDS.has(key) && key !== 'status') data[key] = record[key];
   put('status', csvText(record.status));
@@ -92,7 +90,7 @@ function csvText(value: unknown): string | undefined {
 
 /** A row of a csv export (`task`, `target`, `status`, flattened data, `error`) by its header; empty cells are no value. */
 export function fromCsvRow(header: readonly string[], cells: readonly string[], targetAt: number): DiffItem {
-  const fields: Record<string, string> = {};
+  const fields: Record<string, unknown> = {};
   let task: number | null = null;
   header.forEach((name, index) => {
     if (index === targetAt) return;
@@ -103,11 +101,16 @@ export function fromCsvRow(header: readonly string[], cells: readonly string[], 
   return { target: cells[targetAt] ?? '', task, fields };
 }
 
+/** A field's value as compared: its canonical JSON (csv text is a JSON string); undefined for no value. */
+export function comparable(fields: Record<string, unknown>, field: string): string | undefined {
+  const value = Object.hasOwn(fields, field) ? fields[field] : undefined;
+  return value === undefined || value === null ? undefined : canonicalJson(value);
+}
+
 /**
- * A compared value as a script reads it: in json mode the JSON value itself (booleans stay booleans), in csv mode
- * the cell's text; null for no value.
+ * A compared value as a script reads it: the JSON value itself (booleans stay booleans; csv text stays text), null
+ * for no value.
  */
-export function valueOf(text: string | undefined, mode: CompareMode): unknown {
-  if (text === undefined) return null;
-  return mode === 'json' ? (JSON.parse(text) as unknown) : text;
+export function valueOf(text: string | undefined): unknown {
+  return text === undefined ? null : (JSON.parse(text) as unknown);
 }

@@ -22,7 +22,12 @@ function file(name: string, text: string): string {
   return path;
 }
 
-interface Item { target: string; status: string; data: unknown; error?: string }
+interface Item {
+  target: string;
+  status: string;
+  data: unknown;
+  error?: string;
+}
 const avail = (target: string, available: boolean): Item => ({ target, status: 'completed', data: { available } });
 
 function taskBody(id: number, items: Item[], service = 'domain_check_availability') {
@@ -45,6 +50,9 @@ function replyTask(api: MockApi, id: number, items: Item[], service?: string) {
   api.reply('GET', `/tasks/${id}`, 200, taskBody(id, items, service));
 }
 
+interface Rec {
+  target: string;
+}
 const ndjson = (records: object[]) => records.map((record) => `${JSON.stringify(record)}\n`).join('');
 const lines = (text: string) =>
   text
@@ -68,7 +76,8 @@ describe('diff of two tasks', () => {
     replyTask(api, 2, [avail('a.com', true), avail('b.com', true), avail('new.com', false)]);
     const result = await runTaskctl(['diff', '1', '2', '-o', 'ndjson'], { api });
     expect(result.code, result.stderr).toBe(15);
-    expect(lines(result.stdout)).toEqual([
+    const byTarget = (x: unknown, y: unknown) => ((x as Rec).target < (y as Rec).target ? -1 : 1);
+    expect(lines(result.stdout).sort(byTarget)).toEqual([
       { target: 'b.com', field: 'available', before: false, after: true, before_task: 1, after_task: 2 },
       { target: 'gone.com', field: 'item', before: null, after: null, before_task: 1, after_task: null },
       { target: 'new.com', field: 'item', before: null, after: null, before_task: null, after_task: 2 },

@@ -37,6 +37,7 @@ function side(name: string, records: Rec[], options: { mode?: CompareMode; runIt
   return items;
 }
 
+/** The changes, by target (the walk's own order is by a hash of the target). */
 async function diff(a: SideItems, b: SideItems, fields: string[]) {
   const changes: Change[] = [];
   const tally = new DiffTally();
@@ -46,6 +47,7 @@ async function diff(a: SideItems, b: SideItems, fields: string[]) {
     emit: (change) => changes.push(change),
     pause: () => Promise.resolve(),
   });
+  changes.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : 0));
   return { changes, tally };
 }
 
