@@ -20,24 +20,20 @@ import { NOT_RESULT_FIELDS, type CompareMode } from './values.js';
 export interface DiffOptions {
   /** Only these fields are compared (`--fields a,b`). Default: status and every result field, not the error. */
   fields?: string[];
-  /** Items per sorted run (tests make it tiny to spill). Default: sort.ts RUN_ITEMS. */
-  runItems?: number;
-  /** Where the run files go. Default: the system temp dir. */
-  tmpDir?: string;
 }
 
 export async function runDiff(ctx: Context, first: string, second: string, options: DiffOptions): Promise<void> {
   const specs = [parseSide(first), parseSide(second)] as const;
   if (specs[0].kind === 'stdin' && specs[1].kind === 'stdin')
     throw new UsageError('stdin (-) can be only one side of a diff', 'Give the other side as a file or a task id.');
-  const files = new RunFiles(options.tmpDir);
+  const files = new RunFiles();
   const opened: Array<OpenedFile | undefined> = [];
   try {
     for (const spec of specs) opened.push(spec.kind === 'task' ? undefined : await openFileSide(spec, ctx.io.stdin));
     const mode: CompareMode = opened.some((file) => file?.kind === 'csv') ? 'csv' : 'json';
     const sides: SideItems[] = [];
     for (const [index, spec] of specs.entries()) {
-      const side = new SideItems(spec.name, new SortedSide(files, options.runItems), mode);
+      const side = new SideItems(spec.name, new SortedSide(files), mode);
       await fill(ctx, spec, opened[index], side);
       sides.push(side);
     }

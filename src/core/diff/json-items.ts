@@ -8,7 +8,7 @@
  */
 import { InputError } from '../../errors.js';
 
-export interface JsonItemSink {
+interface JsonItemSink {
   /** An item record of a list of records. */
   record: (record: Record<string, unknown>, line: number) => void;
   /** An item of a task (its id and service when they came before its `items`). */

@@ -11,7 +11,7 @@ import { TABLE_MAX_ROWS, type Column, type Printer, type RowStream } from '../..
 import type { Change, DiffTally } from './compare.js';
 import { valueOf, type CompareMode } from './values.js';
 
-export interface ChangeRow {
+interface ChangeRow {
   change: Change;
   mode: CompareMode;
 }

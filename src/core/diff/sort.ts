@@ -15,7 +15,7 @@ import type { RunFiles, RunReader } from '../../store/sorted-runs.js';
 import type { DiffItem } from './values.js';
 
 /** Items per run at most (2^21 is what a run's numeric sort key leaves room for): about 15 MB of lines. */
-export const RUN_ITEMS = 100_000;
+const RUN_ITEMS = 100_000;
 /** Characters per run at most: about 40 MB of lines, whatever the size of an item's results. */
 const RUN_CHARS = 20_000_000;
 const INDEX_BITS = 2 ** 21;
@@ -49,7 +49,7 @@ function targetHash(target: string): number {
 }
 
 /** An item as a line of the sort (see the module comment); `place`: its index in its side. */
-export function encodeItem(item: DiffItem, place: number, hash = targetHash(item.target)): string {
+function encodeItem(item: DiffItem, place: number, hash = targetHash(item.target)): string {
   const target = JSON.stringify(item.target);
   const fields = JSON.stringify(item.fields);
   return `${fixed6(hash)}${target}${SEP}${fixed6(place)}${SEP}${item.task ?? ''}${SEP}${fields}`;

@@ -15,7 +15,7 @@ export type SideSpec =
   | { kind: 'file'; path: string; name: string }
   | { kind: 'stdin'; name: string };
 
-export type FileKind = 'journal' | 'csv' | 'ndjson' | 'json';
+type FileKind = 'journal' | 'csv' | 'ndjson' | 'json';
 
 /** An opened file side: its kind, and its bytes from the start (the ones read to recognise it included). */
 export interface OpenedFile {
@@ -31,7 +31,7 @@ const READ_SIZE = 256 * 1024;
 /** Bytes read at most to find the first line: a header or a record longer than this is not a results file's. */
 const SNIFF_BYTES = 16 * 1024 * 1024;
 
-export const SIDE_HINT =
+const SIDE_HINT =
   'Each side is a task id, a journal (create --journal), a results file of `taskctl show -o ndjson|json|csv`, or - (stdin).';
 
 export function parseSide(arg: string): SideSpec {
@@ -89,7 +89,7 @@ export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, st
 }
 
 /** The kind of a side from its first bytes (the first line, or what was read of it). */
-export function recognise(text: string, name: string): FileKind {
+function recognise(text: string, name: string): FileKind {
   const body = text.replace(/^\uFEFF/, '');
   const start = body.search(/\S/);
   if (start === -1) throw new InputError(`${name} is empty`, SIDE_HINT);

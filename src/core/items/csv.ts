@@ -6,7 +6,7 @@ const QUOTE = 0x22;
 const COMMA = 0x2c;
 
 /** Where a CSV's records go: the source's name and line cap for errors, and each record (the header first). */
-export interface CsvSink {
+interface CsvSink {
   name: string;
   maxLineLength: number;
   /** One record's fields, with the line it starts on. */
