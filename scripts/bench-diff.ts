@@ -110,15 +110,15 @@ export async function benchDiff(tools: DiffBenchTools, sizes: readonly number[])
     row(
       `\`diff\`, two ${label}-item exports (1% changed): wall time`,
       `${secs(wall)} (${changes.toLocaleString('en')} changes)`,
-      haveJq ? `jq | sort + comm ${secs(baseWall)}` : '',
+      haveJq ? `jq \\| sort + comm ${secs(baseWall)}` : '',
       haveJq ? `${(wall / baseWall).toFixed(2)}×` : '',
-      haveJq ? '≤ 1× jq | sort + comm' : '',
+      haveJq ? '≤ 1× jq \\| sort + comm' : '',
       haveJq ? wall <= baseWall : undefined,
     );
     row(
       `\`diff\`, two ${label}-item exports: peak RSS`,
       mb(rss),
-      haveJq ? `jq | sort + comm ${mb(baseRss)}` : '',
+      haveJq ? `jq \\| sort + comm ${mb(baseRss)}` : '',
       '',
       '≤ 300 MB',
       rss <= 300 * 1024,
