@@ -2,8 +2,9 @@
 // `npm run bench`: the DESIGN.md section 7 figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
-//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,scale,diff] [--runs 30] [--lines 1000000]
-//                        [--json FILE] [--show-items 100000] [--nodes 22,24] [--diff-items 1000000,10000000]
+//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,job,scale,diff] [--runs 30]
+//                        [--lines 1000000] [--json FILE] [--show-items 100000] [--nodes 22,24]
+//                        [--diff-items 1000000,10000000]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
 // Needs a build (dist/). Uses hyperfine, jq and /usr/bin/time when present; a missing tool skips or replaces a figure
@@ -43,7 +44,7 @@ const { values: flags } = parseArgs({
   },
 });
 const SECTIONS = new Set(
-  (flags.only ?? 'startup,dryrun,wait,follow,sandbox,show,scale,diff').split(',').map((s) => s.trim()),
+  (flags.only ?? 'startup,dryrun,wait,follow,sandbox,show,job,scale,diff').split(',').map((s) => s.trim()),
 );
 const RUNS = Math.max(5, Number(flags.runs));
 const LINES = Math.max(1000, Number(flags.lines));
@@ -925,6 +926,11 @@ if (flags['child-memory']) {
     await section('memory', benchSandboxMemory, 'sandbox memory of a 10,000-item task');
   }
   if (SECTIONS.has('show')) await section('show', benchShow, '`show` of a large task');
+  if (SECTIONS.has('job')) {
+    const { benchShowJob } = await import('./bench-job.ts');
+    const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, WORK, cliEnv, loadSandbox };
+    await section('job', () => benchShowJob(tools), '`show --job` figures');
+  }
   if (SECTIONS.has('scale')) {
     const { benchScale } = await import('./bench-scale.ts');
     const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox };

@@ -2,14 +2,17 @@ import { Option, type Command } from 'commander';
 import type { RetryOptions } from '../core/submit/retry.js';
 import { examples, type RunAction } from './help-text.js';
 import { duration } from './parsers.js';
-import { addSpendOptions, addWaitOptions } from './shared-flags.js';
+import { addSpendOptions, addWaitOptions, errorOption } from './shared-flags.js';
 import { parseTaskId } from '../lib/task-id.js';
 
 export function registerRetry(program: Command, run: RunAction): void {
   const command = program
     .command('retry')
     .description('create a new task, per service, from the items of tasks that did not complete')
-    .argument('<id...>', 'ids of finished tasks')
+    .argument('[id...]', 'ids of finished tasks (or --job)')
+    .option('--job <journal>', 'the tasks of a journaled job (create --journal FILE): re-run what did not complete')
+    .option('--journal <file>', 'with --job: journal the retry as a new job (its items in FILE.input)')
+    .addOption(errorOption("only items whose error (else their task's) contains TEXT, case-insensitively"))
     .option('--dry-run', 'price the items to retry, show the balance after; create nothing')
     .addOption(
       new Option(
@@ -33,13 +36,17 @@ export function registerRetry(program: Command, run: RunAction): void {
         'taskctl retry 42 --wait --timeout 30m',
         'taskctl retry 42 -q -y | taskctl wait -',
         'taskctl retry 42 --no-reuse --yes   # pay again, even for a retry just made',
+        'taskctl retry 42 --error timeout --error "rate limited"',
+        'taskctl retry --job job.jsonl --journal retry.jsonl --wait',
       ]) +
         '\nRetried: the items of finished tasks that did not complete (what makes wait\n' +
         'exit 11), sent as the server listed them, one new task per service. A task\n' +
         'still pending or processing is refused (exit 2): its items may still complete.\n' +
         'Nothing to retry: exit 0. Running the same retry again within --reuse-window\n' +
         'reuses its task (no coins spent) while it runs or once every item completed;\n' +
-        'a retry task that did not succeed is not reused, so a re-run retries again.\n',
+        'a retry task that did not succeed is not reused, so a re-run retries again.\n' +
+        '--job: the failed items of every task of a finished job, as one new job (chunks of the\n' +
+        "job's --chunk-size unless given); an unfinished job is exit 2 (taskctl resume FILE --wait).\n",
     )
     .action((ids: string[], options: RetryOptions, cmd: Command) =>
       run(cmd, async (ctx) => {

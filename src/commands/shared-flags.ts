@@ -36,3 +36,15 @@ export function addSpendOptions(command: Command): Command {
     .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
     .option('--chunk-size <n>', 'split into several tasks of at most n items, created in order', positiveInt());
 }
+
+/** `--error TEXT`, repeatable (ORed), matched case-insensitively (core/job/error-match.ts). */
+export function errorOption(description: string): Option {
+  return new Option('--error <text>', `${description}; repeatable`).argParser(
+    (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+  );
+}
+
+/** `--journal` where `--job` is meant (show, wait): accepted only to be refused with a pointer to `--job`. */
+export function journalMisnamed(): Option {
+  return new Option('--journal <file>').hideHelp();
+}

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { ShowOptions } from '../core/show.js';
 import { columnsOption, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from './help-text.js';
+import { errorOption, journalMisnamed } from './shared-flags.js';
 import { reportOption } from '../report/write.js';
 import { parseTaskId } from '../lib/task-id.js';
 
@@ -10,7 +11,10 @@ export function registerShow(program: Command, run: RunAction): void {
     .command('show')
     .alias('get')
     .description('show tasks with their item results')
-    .argument('<id...>', 'task ids')
+    .argument('[id...]', 'task ids (or --job)')
+    .option('--job <journal>', 'every task of a journaled job (create --journal FILE), in chunk order, streamed')
+    .addOption(errorOption('only items that did not complete whose error contains TEXT (what `retry --error` sends)'))
+    .addOption(journalMisnamed())
     .addOption(
       new Option(
         '--items-status <status>',
@@ -29,11 +33,15 @@ export function registerShow(program: Command, run: RunAction): void {
         'taskctl show 42 --columns target,available -o tsv',
         'taskctl show 42 -o ndjson | jq -r "select(.available) | .target"',
         'taskctl show 42 -o json | jq ".items[] | select(.data.available)"',
+        'taskctl show --job job.jsonl -o csv > results.csv',
+        'taskctl show --job job.jsonl --error timeout   # what a retry re-runs',
       ]) +
         '\n-o csv|tsv: one record per item: task, target, status, the result fields flattened, error (always last).' +
         '\n-o ndjson: one object per item, the result fields with their JSON types. "failed" = did not complete.' +
         '\nSeveral ids: one export (the result columns are the union over all the tasks); -o json is then a list.' +
-        '\nA task that does not exist is exit 5 before anything is printed.\n',
+        '\nA task that does not exist is exit 5 before anything is printed.' +
+        '\n--job: every item once, in chunk order, streamed one task at a time (-o json is an array of the ndjson' +
+        '\nrecords; csv/tsv take their columns from the first task); a task failing mid-way stops the output.\n',
     )
     .action((ids: string[], options: ShowOptions, command: Command) =>
       run(command, async (ctx) => (await import('../core/show.js')).runShow(ctx, ids.map(parseTaskId), options)),

@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import type { WaitOptions } from '../core/follow/wait.js';
 import { examples, type RunAction } from './help-text.js';
-import { addWaitOptions } from './shared-flags.js';
+import { addWaitOptions, journalMisnamed } from './shared-flags.js';
 
 export function registerWait(program: Command, run: RunAction): void {
   const command = program
     .command('wait')
     .description('block until tasks finish; the exit code tells how they ended')
-    .argument('<id...>', 'task ids, or - to read them from stdin (one per line; first column of tsv)');
+    .argument('[id...]', 'task ids, or - to read them from stdin (one per line; first column of tsv); or --job')
+    .option('--job <journal>', 'every task of a journaled job (create --journal FILE)')
+    .addOption(journalMisnamed());
   addWaitOptions(command)
     .addHelpText(
       'after',
@@ -18,6 +20,7 @@ export function registerWait(program: Command, run: RunAction): void {
         'taskctl wait 42 --until processing',
         'taskctl wait 42 --report junit=reports/taskctl.xml',
         'taskctl wait 42 -o json | jq ".[0].status"',
+        'taskctl wait --job job.jsonl --timeout 2h',
       ]) +
         '\nExit: 0 every task completed with every item; 10 a task ended without completing (failed, cancelled, ...);' +
         ' 11 completed, but some items did not; 8 (7 after 429s) the service gave no good answer for' +

@@ -13,6 +13,12 @@ export interface ShowOptions {
   /** Item columns for table/tsv/csv: `task`, `target`, `status`, the data fields, `error`. */
   columns?: string[];
   wide?: boolean;
+  /** `--error TEXT`: only items that did not complete whose error (else their task's) contains one of these. */
+  error?: string[];
+  /** `--job FILE`: every task of the journaled job in FILE, in chunk order (core/job/show.ts). */
+  job?: string;
+  /** Not a flag of show: named so that it is refused with a pointer to --job. */
+  journal?: string;
 }
 
 /** Every task first, one after the other through the one client (its limiter paces): a missing one prints nothing. */
@@ -33,6 +39,9 @@ async function fetchTasks(ctx: Context, ids: readonly number[]): Promise<Task[]>
 }
 
 export async function runShow(ctx: Context, requested: readonly number[], options: ShowOptions): Promise<void> {
+  const { jobOrIds } = await import('./job/args.js');
+  const job = jobOrIds('show', requested, options);
+  if (job !== undefined) return (await import('./job/show.js')).runShowJob(ctx, job, options);
   checkReportTargets(options.report);
   const ids = [...new Set(requested)];
   const tasks = await ctx.spin(ids.length === 1 ? `reading task ${ids[0]}` : `reading ${ids.length} tasks`, () =>

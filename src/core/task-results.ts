@@ -4,22 +4,32 @@
  */
 import type { Task } from '../api/schemas.js';
 import type { Context } from './context.js';
-import { isTerminal, itemCounts, itemOutcome } from '../lib/task-state.js';
+import { itemCounts } from '../lib/task-state.js';
+import { itemFilter } from './job/filter.js';
 import { pickColumns } from '../output/columns.js';
 import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
 import { TABLE_MAX_ROWS, type Column, type Printer, type RowStream } from '../output/printer.js';
 
 /** Items flattened and printed at a time: a bounded working set whatever the task's size. */
-const SLICE = 10_000;
+export const ITEM_SLICE = 10_000;
 
 export interface ItemsView {
   /** Only items in this status. */
   itemsStatus?: 'completed' | 'failed' | undefined;
+  /** `--error TEXT`: only items that did not complete whose error (else their task's) contains one of these. */
+  error?: string[] | undefined;
   /** Item columns for table/tsv/csv: `task`, `target`, `status`, the data fields, `error`. */
   columns?: string[] | undefined;
   wide?: boolean | undefined;
   /** One task asked for: `-o json` prints the task object, not a list of one. */
   single: boolean;
+}
+
+/** Item columns with the status cell coloured by its meaning (on a terminal with colour). */
+export function statusPainted<T>(printer: Printer, columns: ReadonlyArray<Column<T>>): Array<Column<T>> {
+  return columns.map((column) =>
+    column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
+  );
 }
 
 /** The task's own fields above its items on a terminal. */
@@ -48,13 +58,16 @@ function taskSummary(task: Task): Array<[string, string | number]> {
 export async function printTaskItems(ctx: Context, tasks: readonly Task[], options: ItemsView): Promise<void> {
   const printer = ctx.printer;
   const wanted = options.itemsStatus;
-  const terminal = new Map(tasks.map((task) => [task.id, isTerminal(task)]));
-  const keep = (item: ItemLike, task: { id: number }) =>
-    wanted === undefined || itemOutcome(item, terminal.get(task.id) === true) === wanted;
+  const filter = itemFilter(options);
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const keep = (item: ItemLike, task: { id: number }) => {
+    const full = byId.get(task.id);
+    return full !== undefined && filter(item, full);
+  };
   if (printer.format === 'json') {
     // The tasks as the server sent them, streamed: the flat rows below would only be a second copy (issue 25).
     const shown = tasks.map((task) =>
-      task.items === undefined || wanted === undefined
+      task.items === undefined || (wanted === undefined && !options.error?.length)
         ? task
         : { ...task, items: task.items.filter((item) => keep(item, task)) },
     );
@@ -63,14 +76,12 @@ export async function printTaskItems(ctx: Context, tasks: readonly Task[], optio
   }
   if (printer.format !== 'table') {
     // csv / tsv the flat rows, ndjson the item records with their JSON values: a slice of items at a time (issue 25).
-    const styledColumns = taskItemColumns(taskItemKeys(tasks)).map((column) =>
-      column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
-    );
+    const styledColumns = statusPainted(printer, taskItemColumns(taskItemKeys(tasks)));
     // Unknown names are refused against the columns the tasks really have (data fields are known only now).
     const out = printer.stream(pickColumns(styledColumns, options.columns), undefined, {
       wide: options.wide === true,
     });
-    for (const slice of taskItemSlices(tasks, keep, SLICE)) {
+    for (const slice of taskItemSlices(tasks, keep, ITEM_SLICE)) {
       if (printer.format === 'ndjson') (out as RowStream<unknown>).write(slice.records());
       else out.write(slice.rows);
     }
@@ -87,14 +98,19 @@ export async function printTaskItems(ctx: Context, tasks: readonly Task[], optio
     return { ...task, items: kept.slice(0, TABLE_MAX_ROWS) };
   });
   const { rows, columns: allColumns } = exportTaskItems(tableTasks, keep);
-  const styled = allColumns.map((column) =>
-    column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
-  );
+  const styled = statusPainted(printer, allColumns);
   // Unknown names are refused against the columns the tasks really have (data fields are known only now).
   const picked = pickColumns(styled, options.columns);
   const chosen = options.columns !== undefined && options.columns.length > 0;
   const columns = chosen ? picked : picked.filter((c) => c.key !== 'task');
-  await ctx.paged((paper) => showTables(paper, tasks, rows, columns, { wide: options.wide === true, wanted, chosen }));
+  await ctx.paged((paper) =>
+    showTables(paper, tasks, rows, columns, {
+      wide: options.wide === true,
+      wanted,
+      chosen,
+      byError: (options.error?.length ?? 0) > 0,
+    }),
+  );
   for (const [id, total] of cut)
     printer.warn(
       `showing the first ${TABLE_MAX_ROWS.toLocaleString('en')} of ${total.toLocaleString('en')} items of task ${id}; use -o tsv or -o csv to get them all`,
@@ -110,7 +126,7 @@ async function showTables(
   tasks: readonly Task[],
   rows: ReadonlyArray<Record<string, string>>,
   columns: Array<Column<Record<string, string>>>,
-  options: { wide: boolean; wanted: ItemsView['itemsStatus']; chosen: boolean },
+  options: { wide: boolean; wanted: ItemsView['itemsStatus']; chosen: boolean; byError: boolean },
 ): Promise<void> {
   for (const [index, task] of tasks.entries()) {
     if (index > 0) printer.blank();
@@ -129,8 +145,12 @@ async function showTables(
             (column) => ownKeys.has(column.key ?? '') && (ALWAYS.has(column.key ?? '') || filled(column.key ?? '')),
           );
       await printer.list(own, shown, undefined, { wide: options.wide });
-    } else if (options.wanted !== undefined && task.items !== undefined) {
-      const none = options.wanted === 'failed' ? 'no items failed to complete' : 'no items completed';
+    } else if ((options.wanted !== undefined || options.byError) && task.items !== undefined) {
+      const none = options.byError
+        ? 'no item that did not complete has an error matching --error'
+        : options.wanted === 'failed'
+          ? 'no items failed to complete'
+          : 'no items completed';
       printer.info(tasks.length > 1 ? `task ${task.id}: ${none}` : none);
     }
   }

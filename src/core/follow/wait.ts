@@ -33,6 +33,8 @@ export interface WaitOptions {
    * `show` command), false (`--no-results`) = the task records only, true (`--results`) = also in script formats.
    */
   results?: boolean;
+  /** The command that shows the items, in the hint after several tasks (`wait --job`: `taskctl show --job FILE`). */
+  showCommand?: string;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
 }
@@ -45,7 +47,12 @@ const REPORT_READ_BUDGET_MS = 60_000;
  * paged when long), several tasks' summary table and the command that shows their items; in script formats the task
  * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records.
  */
-async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results: boolean | undefined): Promise<void> {
+async function printOutcome(
+  ctx: Context,
+  tasks: Task[],
+  done: boolean,
+  { results, showCommand }: Pick<WaitOptions, 'results' | 'showCommand'>,
+): Promise<void> {
   const printer = ctx.printer;
   const human = printer.format === 'table';
   const one = tasks.length === 1 && tasks[0] !== undefined && isTerminal(tasks[0]);
@@ -63,7 +70,7 @@ async function printOutcome(ctx: Context, tasks: Task[], done: boolean, results:
     tasks,
   );
   if (human && done && results !== false && tasks.length > 1) {
-    const hint = `See the items: taskctl show ${tasks.map((task) => task.id).join(' ')}`;
+    const hint = `See the items: ${showCommand ?? `taskctl show ${tasks.map((task) => task.id).join(' ')}`}`;
     printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
   }
 }
@@ -189,7 +196,7 @@ export async function waitForTasks(
   const shown = ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
   const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
-    await printOutcome(ctx, listed, result.reason === 'done', options.results);
+    await printOutcome(ctx, listed, result.reason === 'done', options);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
@@ -237,7 +244,14 @@ export async function waitForTasks(
 }
 
 /** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
-export async function runWait(ctx: Context, args: string[], options: WaitOptions): Promise<void> {
+export async function runWait(
+  ctx: Context,
+  args: string[],
+  options: WaitOptions & { job?: string; journal?: string },
+): Promise<void> {
+  const { jobOrIds } = await import('../job/args.js');
+  const job = jobOrIds('wait', args, options);
+  if (job !== undefined) return (await import('../job/wait.js')).runWaitJob(ctx, job, options);
   checkReportTargets(options.report);
   await waitForTasks(ctx, await resolveIds(ctx, args), options);
 }

@@ -72,6 +72,8 @@ const JobSchema = z.object({
   items: z.number().int().nonnegative(),
   items_sha256: z.string(),
   chunks: z.number().int().nonnegative(),
+  /** `retry --job SOURCE --journal FILE`: the job retried (its journal's absolute path) and the --error filters. */
+  retry_of: z.object({ journal: z.string(), error: z.array(z.string()) }).optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 
@@ -207,7 +209,7 @@ export async function runJournaledCreate(
   ctx: Context,
   service: string,
   args: string[],
-  options: ReadOptions & SubmitOptions & { journal: string },
+  options: ReadOptions & SubmitOptions & { journal: string; retryOf?: Job['retry_of'] },
 ): Promise<void> {
   const path = resolve(options.journal);
   const journal = JournalFile.open(path);
@@ -283,6 +285,7 @@ export async function runJournaledCreate(
         items: prepared.count,
         items_sha256: prepared.digest,
         chunks: Math.ceil(prepared.count / chunkSize),
+        ...(options.retryOf && { retry_of: options.retryOf }),
       };
       journal.append(job);
       await continueJob(ctx, api, journal, { job, chunks: new Map(), done: false }, prepared, options, 'Create');

@@ -3,7 +3,8 @@ import type { Task } from '../../api/schemas.js';
 import type { Context } from '../context.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
-import { isTerminal, itemOutcome, taskSucceeded } from '../../lib/task-state.js';
+import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
+import { errorMatch, toRetry, type ErrorMatch } from '../job/error-match.js';
 import { submitItems } from './index.js';
 import type { Batch, SubmitOptions } from './types.js';
 
@@ -11,14 +12,31 @@ export interface RetryOptions extends SubmitOptions {
   /** Commander's `--no-reuse`: false pays again even for a retry made moments ago. */
   reuse?: boolean;
   keepDuplicates?: boolean;
+  /** `--error TEXT`: only the items whose error (else their task's) contains one of these, case-insensitively. */
+  error?: string[];
+  /** `--job FILE`: the tasks of this journaled job instead of ids (core/job/retry.ts). */
+  job?: string;
+  /** With `--job`: journal the retry as a new job in this file. */
+  journal?: string;
 }
 
 /** A re-run of the same retry (a re-run CI job) reuses the task it created within this window, by default. */
 const RETRY_REUSE_WINDOW_MS = 60 * 60_000;
 
-/** The items of `task` that did not complete, as the server listed them (`target`), in the task's order. */
-function itemsToRetry(task: Task): string[] {
-  return (task.items ?? []).filter((item) => itemOutcome(item, true) !== 'completed').map((item) => item.target);
+/** The items of `task` that did not complete (and match --error), as the server listed them (`target`), in order. */
+export function itemsToRetry(task: Task, pick: ErrorMatch = toRetry(undefined)): string[] {
+  return (task.items ?? []).filter((item) => pick(item, task)).map((item) => item.target);
+}
+
+/** A task that lists fewer items than it has: the others cannot be retried (warned; true when so). */
+export function warnUnlisted(ctx: Context, task: Task): boolean {
+  const listed = task.items?.length ?? 0;
+  if (listed >= task.total_items) return false;
+  ctx.printer.warn(
+    `task ${task.id} lists ${listed} of its ${counted(task.total_items, 'item')}; ` +
+      `the ${task.total_items - listed} not listed cannot be retried`,
+  );
+  return true;
 }
 
 function taskList(ids: readonly number[]): string {
@@ -29,6 +47,10 @@ export async function runRetry(ctx: Context, ids: number[], options: RetryOption
   if (options.reuse === false && options.reuseWindow !== undefined) {
     throw new UsageError('--no-reuse and --reuse-window contradict each other', 'Pass one of them.');
   }
+  const { jobOrIds } = await import('../job/args.js');
+  const job = jobOrIds('retry', ids, options);
+  if (job !== undefined) return (await import('../job/retry.js')).runRetryJob(ctx, job, options);
+  const pick = toRetry(errorMatch(options.error));
   const unique = [...new Set(ids)];
   const api = await ctx.api();
   // Every task is read before anything is priced or sent: a missing one is exit 5 with nothing created.
@@ -47,15 +69,8 @@ export async function runRetry(ctx: Context, ids: number[], options: RetryOption
   const batches = new Map<string, string[]>();
   let unlisted = false;
   for (const task of tasks) {
-    const listed = task.items?.length ?? 0;
-    if (listed < task.total_items) {
-      unlisted = true;
-      ctx.printer.warn(
-        `task ${task.id} lists ${listed} of its ${counted(task.total_items, 'item')}; ` +
-          `the ${task.total_items - listed} not listed cannot be retried`,
-      );
-    }
-    const items = itemsToRetry(task);
+    if (warnUnlisted(ctx, task)) unlisted = true;
+    const items = itemsToRetry(task, pick);
     if (items.length === 0) continue;
     batches.set(task.service, [...(batches.get(task.service) ?? []), ...items]);
   }
@@ -73,26 +88,38 @@ export async function runRetry(ctx: Context, ids: number[], options: RetryOption
   }
   if (batches.size === 0) {
     ctx.printer.info(
-      unlisted
-        ? `nothing to retry: every item listed for ${taskList(unique)} completed`
-        : `nothing to retry: every item of ${taskList(unique)} completed`,
+      options.error?.length
+        ? `nothing to retry: no item of ${taskList(unique)} that did not complete has an error matching --error`
+        : unlisted
+          ? `nothing to retry: every item listed for ${taskList(unique)} completed`
+          : `nothing to retry: every item of ${taskList(unique)} completed`,
     );
     return;
   }
 
-  const { dedupeItems } = await import('../items/index.js');
   const planned: Batch[] = [];
-  for (const [service, items] of batches) {
-    if (options.keepDuplicates) {
-      planned.push({ service, items });
-      continue;
-    }
-    const { unique: once, duplicates } = dedupeItems(items);
-    if (duplicates > 0) {
-      ctx.printer.info(`${service}: removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
-    }
-    planned.push({ service, items: once });
+  for (const [service, items] of batches)
+    planned.push({ service, items: await onceEach(ctx, service, items, options) });
+  await submitItems(ctx, planned, { ...options, reuseWindow: retryReuseWindow(options) }, { verb: 'Retry' });
+}
+
+/** The items of `service` to send: each once unless --keep-duplicates (the repeats removed are counted on stderr). */
+export async function onceEach(
+  ctx: Context,
+  service: string,
+  items: string[],
+  options: RetryOptions,
+): Promise<string[]> {
+  if (options.keepDuplicates) return items;
+  const { dedupeItems } = await import('../items/index.js');
+  const { unique, duplicates } = dedupeItems(items);
+  if (duplicates > 0) {
+    ctx.printer.info(`${service}: removed ${counted(duplicates, 'duplicate item')} (--keep-duplicates sends them)`);
   }
-  const reuseWindow = options.reuse === false ? undefined : (options.reuseWindow ?? RETRY_REUSE_WINDOW_MS);
-  await submitItems(ctx, planned, { ...options, reuseWindow }, { verb: 'Retry' });
+  return unique;
+}
+
+/** --reuse-window, 1h by default, none with --no-reuse: shared with `retry --job`. */
+export function retryReuseWindow(options: RetryOptions): number | undefined {
+  return options.reuse === false ? undefined : (options.reuseWindow ?? RETRY_REUSE_WINDOW_MS);
 }

@@ -1,0 +1,37 @@
+/** `--job FILE` or task ids, never both (show, wait, retry); `--journal` where `--job` was meant. */
+import { UsageError } from '../../errors.js';
+
+export interface JobFlags {
+  job?: string | undefined;
+  journal?: string | undefined;
+}
+
+/** The job's file when `--job` was given; exit 2 for both or neither, and for `--journal` on show or wait. */
+export function jobOrIds(
+  command: 'show' | 'wait' | 'retry',
+  ids: readonly unknown[],
+  options: JobFlags,
+): string | undefined {
+  if (options.journal !== undefined && command !== 'retry') {
+    throw new UsageError(
+      `${command} has no --journal: a journaled job's tasks are given with --job`,
+      `taskctl ${command} --job ${options.journal}`,
+    );
+  }
+  if (options.job !== undefined && ids.length > 0) {
+    throw new UsageError(`give task ids or --job, not both`, `taskctl ${command} --job ${options.job}`);
+  }
+  if (options.job === undefined && ids.length === 0) {
+    throw new UsageError(
+      `${command} needs task ids or --job <journal>`,
+      `taskctl ${command} 42 43, or taskctl ${command} --job job.jsonl`,
+    );
+  }
+  if (options.journal !== undefined && options.job === undefined) {
+    throw new UsageError(
+      '--journal goes with --job: it journals the retry of a journaled job',
+      `taskctl retry --job JOB.jsonl --journal ${options.journal}`,
+    );
+  }
+  return options.job;
+}

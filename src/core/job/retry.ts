@@ -1,0 +1,118 @@
+/**
+ * `taskctl retry --job FILE [--journal NEW]`: the items of a finished journaled job that did not complete (failed
+ * items, and the items of failed tasks), filtered by `--error`, re-run as a new job through the submission pipeline of
+ * `retry <id...>` (or, with `--journal`, of `create --journal`, its items written to `NEW.input`).
+ */
+import { resolve } from 'node:path';
+import type { Task } from '../../api/schemas.js';
+import type { Context } from '../context.js';
+import { UnavailableError, UsageError } from '../../errors.js';
+import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
+import { counted } from '../../output/plural.js';
+import { InputCopy, readJournal } from '../../store/journal.js';
+import { submitItems } from '../submit/index.js';
+import { itemsToRetry, onceEach, retryReuseWindow, warnUnlisted, type RetryOptions } from '../submit/retry.js';
+import { errorMatch, toRetry } from './error-match.js';
+import { jobTasks, readJob, requireComplete, type CreatedChunk, type JournaledJob } from './read.js';
+
+/** What the job's tasks leave to retry: the targets in chunk order, and whether some failed items were not listed. */
+interface Chosen {
+  targets: string[];
+  hidden: number[];
+}
+
+export async function runRetryJob(ctx: Context, file: string, options: RetryOptions): Promise<void> {
+  if (options.journal !== undefined && resolve(options.journal) === resolve(file)) {
+    throw new UsageError(
+      `--journal ${options.journal} is the --job file: the retry is a new job and needs a journal of its own`,
+      `taskctl retry --job ${file} --journal ${file.replace(/(\.jsonl)?$/, '-retry.jsonl')}`,
+    );
+  }
+  const job = await readJob(ctx, file);
+  requireComplete(job, 'retry --job');
+  const chosen = await chooseItems(ctx, job, options);
+  if (chosen.targets.length === 0) {
+    if (chosen.hidden.length > 0) {
+      throw new UnavailableError(
+        `${chosen.hidden.length === 1 ? 'task' : 'tasks'} ${chosen.hidden.join(', ')} of ${file} ${chosen.hidden.length === 1 ? 'reports' : 'report'} items that did not complete but ${chosen.hidden.length === 1 ? 'does' : 'do'} not list them: nothing can be retried`,
+        `See what the server lists: taskctl show ${chosen.hidden.join(' ')}`,
+      );
+    }
+    ctx.printer.info(
+      options.error?.length
+        ? `nothing to retry: no item of ${file} that did not complete has an error matching --error`
+        : `nothing to retry: every item of ${file} completed`,
+    );
+    return;
+  }
+  const chunkSize = options.chunkSize ?? job.chunkSize;
+  const submit = { ...options, chunkSize, reuseWindow: retryReuseWindow(options) };
+  if (options.journal !== undefined && options.dryRun !== true) {
+    await journaledRetry(ctx, job, chosen.targets, { ...submit, journal: options.journal });
+    return;
+  }
+  const items = await onceEach(ctx, job.service, chosen.targets, options);
+  await submitItems(ctx, [{ service: job.service, items }], submit, { verb: 'Retry' });
+}
+
+/** Every task read once, in chunk order; a task still running is exit 2 before anything is priced or sent. */
+async function chooseItems(ctx: Context, job: JournaledJob, options: RetryOptions): Promise<Chosen> {
+  const api = await ctx.api();
+  const pick = toRetry(errorMatch(options.error));
+  const chosen: Chosen = { targets: [], hidden: [] };
+  await ctx.spin(`reading ${counted(job.created.length, 'task')} of ${job.file}`, async () => {
+    for await (const { chunk, task } of jobTasks(api, job)) {
+      if (!isTerminal(task)) throw stillRunning(job, chunk, task);
+      const items = itemsToRetry(task, pick);
+      // The server's counts say items did not complete, but it lists none of them: nothing of it can be sent.
+      if (warnUnlisted(ctx, task) && !taskSucceeded(task) && itemsToRetry(task).length === 0) {
+        chosen.hidden.push(task.id);
+      }
+      for (const target of items) chosen.targets.push(target);
+    }
+  });
+  return chosen;
+}
+
+function stillRunning(job: JournaledJob, chunk: CreatedChunk, task: Task): UsageError {
+  return new UsageError(
+    `task ${task.id} (chunk ${chunk.chunk} of ${job.file}) is still ${task.status}: its items may still complete; nothing was created`,
+    `Wait for the job first: taskctl wait --job ${job.file}; taskctl retry --job ${job.file}`,
+  );
+}
+
+/**
+ * `--journal NEW`: the targets go to `NEW.input` (NDJSON, fsynced), which the new job reads as its input (its digest
+ * recorded), with the source journal and the filters, so that `taskctl resume NEW` continues it like any other job.
+ */
+async function journaledRetry(
+  ctx: Context,
+  job: JournaledJob,
+  targets: readonly string[],
+  options: RetryOptions & { journal: string; chunkSize: number },
+): Promise<void> {
+  const path = resolve(options.journal);
+  if ((readJournal(path)?.length ?? 0) > 0) {
+    // Its input would be replaced by this run's choice: the job there goes on with its own.
+    throw new UsageError(
+      `${options.journal} already holds a job`,
+      `Continue it: taskctl resume ${options.journal}; or give this retry a new --journal path.`,
+    );
+  }
+  const input = `${path}.input`;
+  const copy = new InputCopy(input);
+  for (let start = 0; start < targets.length; start += 10_000) {
+    const lines = targets.slice(start, start + 10_000).map((target) => `${JSON.stringify(target)}\n`);
+    copy.write(Buffer.from(lines.join('')));
+  }
+  copy.finish();
+  const { runJournaledCreate } = await import('../submit/journal.js');
+  await runJournaledCreate(ctx, job.service, [], {
+    ...options,
+    file: [input],
+    format: 'ndjson',
+    // Sent as the server listed them, as `retry <id...>` sends them.
+    validate: false,
+    retryOf: { journal: job.path, error: options.error ?? [] },
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * `taskctl show --job FILE`: every item of a journaled job exactly once, in chunk order, each with its task id, one
+ * task's answer in memory at a time. csv/tsv/ndjson/json are streamed as each task is read (json as one array of the
+ * ndjson records); the table for people gathers a summary and its first rows in the same single pass, then shows the
+ * summary first.
+ */
+import type { ApiClient } from '../../api/client.js';
+import type { Task } from '../../api/schemas.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../../errors.js';
+import { pickColumns } from '../../output/columns.js';
+import { taskItemColumns, taskItemKeys, taskItemSlices } from '../../output/flatten.js';
+import type { Column, Printer, RowStream } from '../../output/printer.js';
+import type { ShowOptions } from '../show.js';
+import { ITEM_SLICE, statusPainted } from '../task-results.js';
+import { itemFilter, warnNoItems, type KeepItem } from './filter.js';
+import { jobTasks, readJob, warnIfIncomplete, type CreatedChunk, type JournaledJob } from './read.js';
+import { showJobTable } from './show-table.js';
+
+export async function runShowJob(ctx: Context, file: string, options: ShowOptions): Promise<void> {
+  if (options.report?.length) {
+    throw new UsageError(
+      '--report is not written for a whole job (--job): a report holds every task in memory',
+      `Export the items instead: taskctl show --job ${file} -o csv > results.csv`,
+    );
+  }
+  const job = await readJob(ctx, file);
+  warnIfIncomplete(ctx, job);
+  const api = await ctx.api();
+  const keep = itemFilter(options);
+  if (ctx.printer.format === 'table') await showJobTable(ctx, api, job, keep, options);
+  else await streamJob(ctx, api, job, keep, options);
+}
+
+function itemColumns(printer: Printer, keys: readonly string[], wanted: string[] | undefined) {
+  // Unknown names are refused against the columns the first task really has.
+  return pickColumns(statusPainted(printer, taskItemColumns(keys)), wanted);
+}
+
+/**
+ * csv and tsv take their columns from the first task: a field a later task has that they lack is named once, on
+ * stderr (ndjson and json keep every field).
+ */
+function lackingFields(printer: Printer, columns: ReadonlyArray<Column<unknown>>) {
+  const known = new Set(columns.map((column) => column.key));
+  return (task: Task, chunk: CreatedChunk) => {
+    for (const key of taskItemKeys([task])) {
+      if (known.has(key)) continue;
+      known.add(key);
+      printer.warn(
+        `task ${task.id} (chunk ${chunk.chunk}) has the field "${key}", which the columns taken from the first task lack: it is left out (-o ndjson keeps every field)`,
+      );
+    }
+  };
+}
+
+/** csv, tsv, ndjson and json, written as each task is read; a failed read stops it (a json array left open). */
+async function streamJob(
+  ctx: Context,
+  api: ApiClient,
+  job: JournaledJob,
+  keep: KeepItem,
+  options: ShowOptions,
+): Promise<void> {
+  const printer = ctx.printer;
+  const flat = printer.format === 'csv' || printer.format === 'tsv';
+  const wide = { wide: options.wide === true };
+  let out: RowStream<unknown> | undefined;
+  let lacking: ((task: Task, chunk: CreatedChunk) => void) | undefined;
+  try {
+    for await (const { chunk, task } of jobTasks(api, job)) {
+      warnNoItems(printer, task);
+      if (out === undefined) {
+        const columns = itemColumns(printer, taskItemKeys([task]), options.columns) as Array<Column<unknown>>;
+        out = printer.stream(columns, undefined, wide);
+        if (flat && !options.columns?.length) lacking = lackingFields(printer, columns);
+      } else lacking?.(task, chunk);
+      for (const slice of taskItemSlices([task], (item) => keep(item, task), ITEM_SLICE)) {
+        out.write(flat ? slice.rows : slice.records());
+      }
+    }
+  } catch (error) {
+    await out?.abort();
+    throw error;
+  }
+  out ??= printer.stream(
+    itemColumns(printer, taskItemKeys([]), options.columns) as Array<Column<unknown>>,
+    undefined,
+    wide,
+  );
+  await out.end();
+}

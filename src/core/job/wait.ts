@@ -1,0 +1,21 @@
+/** `taskctl wait --job FILE`: every task of a journaled job, waited for as `wait` waits for ids. */
+import type { Context } from '../context.js';
+import { UsageError } from '../../errors.js';
+import { waitForTasks, type WaitOptions } from '../follow/wait.js';
+import { readJob, requireComplete } from './read.js';
+
+export async function runWaitJob(ctx: Context, file: string, options: WaitOptions): Promise<void> {
+  if (options.report?.length || options.results === true) {
+    throw new UsageError(
+      `${options.results === true ? '--results' : '--report'} is not written for a whole job (--job): it would hold every task's items in memory`,
+      `Export the items when it ends: taskctl wait --job ${file} && taskctl show --job ${file} -o csv > results.csv`,
+    );
+  }
+  const job = await readJob(ctx, file);
+  requireComplete(job, 'wait --job');
+  await waitForTasks(
+    ctx,
+    job.created.map((chunk) => chunk.task),
+    { ...options, showCommand: `taskctl show --job ${file}` },
+  );
+}

@@ -1,0 +1,59 @@
+/**
+ * `--job` end to end (the bin against a sandbox): a journaled job of 3,000 items, 30 of them `fail-` (the sandbox
+ * fails those), then `retry --job` sends exactly those 30 as a new job, and `show --job` exports every item once.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startWorld, type E2EWorld } from './harness.js';
+
+const S = 'domain_check_availability';
+let world: E2EWorld;
+let dir: string;
+beforeEach(async () => {
+  world = await startWorld({ itemMs: 0, balance: 1_000_000 });
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-e2e-job-'));
+});
+afterEach(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function targets(id: number): Promise<string[]> {
+  const response = await fetch(`${world.sandbox.url}/tasks/${id}`, { headers: { 'X-API-Key': world.sandbox.apiKey } });
+  return ((await response.json()) as { data: { items: Array<{ target: string }> } }).data.items.map((i) => i.target);
+}
+
+describe('retry --job against the sandbox', () => {
+  it('sends exactly the 30 failed items of a 3,000-item job', async () => {
+    const items = Array.from({ length: 3000 }, (_, i) => (i % 100 === 42 ? `fail-${i}.com` : `ok-${i}.com`));
+    const failed = items.filter((item) => item.startsWith('fail-'));
+    expect(failed).toHaveLength(30);
+    const file = join(dir, 'items.txt');
+    writeFileSync(file, `${items.join('\n')}\n`);
+    const journal = join(dir, 'job.jsonl');
+    const create = await world.run(['create', S, '-f', file, '--chunk-size', '500', '--journal', journal, '-y', '-q']);
+    expect(create.code, create.stderr).toBe(0);
+    expect(create.stdout.trim().split('\n')).toHaveLength(6);
+    const wait = await world.run(['wait', '--job', journal, '-q']);
+    expect(wait.code, wait.stderr).toBe(11);
+
+    const exported = await world.run(['show', '--job', journal, '-o', 'ndjson']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const records = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { target: string; status: string });
+    expect(records.map((r) => r.target)).toEqual(items);
+    expect(records.filter((r) => r.status === 'failed').map((r) => r.target)).toEqual(failed);
+
+    const retryJournal = join(dir, 'retry.jsonl');
+    const retry = await world.run(['retry', '--job', journal, '--journal', retryJournal, '-y', '-q']);
+    expect(retry.code, retry.stderr).toBe(0);
+    const ids = retry.stdout.trim().split('\n').map(Number);
+    expect(ids).toHaveLength(1);
+    expect(await targets(ids[0] ?? 0)).toEqual(failed);
+    expect(readFileSync(`${retryJournal}.input`, 'utf8')).toBe(failed.map((t) => `${JSON.stringify(t)}\n`).join(''));
+  }, 60_000);
+});

@@ -1,0 +1,207 @@
+/**
+ * `wait --job` and `retry --job`: every task of a journaled job; an unfinished job is exit 2 pointing to `resume
+ * --wait`; retry re-runs exactly the items that did not complete, `--error` choosing among them (also on ids), and
+ * `--journal NEW` journals the retry as a new job with its items in NEW.input.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { task } from '../../hardening/helpers.js';
+import { SERVICE, tempDir, writeJournal } from '../core/job/fixture.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl, sandboxRun } from './harness.js';
+
+/** A finished job on an in-process sandbox (items instant), and a reader of its tasks' targets. */
+async function sandboxJob(items: string[], chunkSize: number) {
+  const { run, sandbox } = await sandboxRun(0);
+  const dir = tempDir();
+  const journal = join(dir, 'job.jsonl');
+  const created = await run([
+    'create',
+    SERVICE,
+    ...items,
+    '--chunk-size',
+    String(chunkSize),
+    '--journal',
+    journal,
+    '-y',
+    '-q',
+  ]);
+  expect(created.code, created.stderr).toBe(0);
+  const targets = async (id: string) => {
+    const response = await fetch(`${sandbox.url}/tasks/${id}`, { headers: { 'X-API-Key': sandbox.apiKey } });
+    return ((await response.json()) as { data: { items: Array<{ target: string }> } }).data.items.map((i) => i.target);
+  };
+  return { run, dir, journal, targets };
+}
+
+const ITEMS = ['a.com', 'fail-b.com', 'c.com', 'fail-d.com', 'e.com', 'fail-f.com', 'g.com'];
+
+describe('wait --job', () => {
+  it('waits for every task of the job, as wait does (exit 11: some items failed)', async () => {
+    const { run, journal } = await sandboxJob(ITEMS, 3);
+    const result = await run(['wait', '--job', journal, '-o', 'tsv']);
+    expect(result.code, result.stderr).toBe(11);
+    expect(result.stdout.trim().split('\n')).toHaveLength(3);
+    const terminal = await run(['wait', '--job', journal], { stdoutTTY: true, columns: 100 });
+    expect(terminal.stderr).toContain(`See the items: taskctl show --job ${journal}`);
+  });
+
+  it('an unfinished job is exit 2 pointing to resume --wait; --results, --journal and ids are exit 2', async () => {
+    const path = writeJournal({ items: 2, chunkSize: 1, tasks: [1, undefined] });
+    const unfinished = await runTaskctl(['wait', '--job', path], { api: mockApi() });
+    expect(unfinished.code).toBe(2);
+    expect(unfinished.stderr).toMatch(/incomplete: 1 chunk of 2 \(2\) has no task yet/);
+    expect(unfinished.stderr).toContain(`taskctl resume ${path} --wait`);
+    const results = await runTaskctl(['wait', '--job', path, '--results'], { api: mockApi() });
+    expect(results.code).toBe(2);
+    expect(results.stderr).toMatch(/--results is not written for a whole job/);
+    const journal = await runTaskctl(['wait', '--journal', path], { api: mockApi() });
+    expect(journal.code).toBe(2);
+    expect(journal.stderr).toContain(`taskctl wait --job ${path}`);
+    const both = await runTaskctl(['wait', '7', '--job', path], { api: mockApi() });
+    expect(both.code).toBe(2);
+  });
+});
+
+describe('retry --job', () => {
+  it("re-runs exactly the failed items, in chunk order, in chunks of the job's size", async () => {
+    const { run, journal, targets } = await sandboxJob(ITEMS, 3);
+    const result = await run(['retry', '--job', journal, '-y', '-q']);
+    expect(result.code, result.stderr).toBe(0);
+    const ids = result.stdout.trim().split('\n');
+    expect(ids).toHaveLength(1);
+    expect(await targets(ids[0] ?? '')).toEqual(['fail-b.com', 'fail-d.com', 'fail-f.com']);
+    const small = await run(['retry', '--job', journal, '-y', '-q', '--chunk-size', '2', '--no-reuse']);
+    expect(small.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('--journal NEW: the targets in NEW.input, the new journal records its digest, the source and the filters', async () => {
+    const { run, dir, journal, targets } = await sandboxJob(ITEMS, 3);
+    const next = join(dir, 'retry.jsonl');
+    const result = await run(['retry', '--job', journal, '--journal', next, '--error', 'simulated', '-y', '-q']);
+    expect(result.code, result.stderr).toBe(0);
+    const input = readFileSync(`${next}.input`, 'utf8');
+    expect(input).toBe('"fail-b.com"\n"fail-d.com"\n"fail-f.com"\n');
+    const [job] = readFileSync(next, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(job).toMatchObject({
+      type: 'job',
+      chunk_size: 3,
+      retry_of: { journal, error: ['simulated'] },
+      inputs: [{ path: `${next}.input`, format: 'ndjson', sha256: createHash('sha256').update(input).digest('hex') }],
+    });
+    expect(await targets(result.stdout.trim())).toEqual(['fail-b.com', 'fail-d.com', 'fail-f.com']);
+    const resumed = await run(['resume', next]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/1 task for 3 items/);
+  });
+
+  it('--journal naming the --job file, an unfinished job, and a task still running are exit 2', async () => {
+    const path = writeJournal({ items: 2, chunkSize: 1, tasks: [1, 2] });
+    const same = await runTaskctl(['retry', '--job', path, '--journal', path], { api: mockApi() });
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/is the --job file/);
+    const unfinished = writeJournal({ items: 2, chunkSize: 1, tasks: [1] });
+    const open = await runTaskctl(['retry', '--job', unfinished], { api: mockApi() });
+    expect(open.code).toBe(2);
+    expect(open.stderr).toContain(`taskctl resume ${unfinished} --wait`);
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1) });
+    api.reply('GET', '/tasks/2', 200, { success: true, data: task(2, { status: 'processing' }) });
+    const running = await runTaskctl(['retry', '--job', path], { api });
+    expect(running.code).toBe(2);
+    expect(running.stderr).toMatch(/task 2 \(chunk 2 of .*\) is still processing/);
+    const orphan = await runTaskctl(['retry', '42', '--journal', join(tempDir(), 'x.jsonl')], { api: mockApi() });
+    expect(orphan.code).toBe(2);
+    expect(orphan.stderr).toMatch(/--journal goes with --job/);
+  });
+});
+
+describe('retry --job with items the server does not list', () => {
+  it('a failed task listing none of its items: exit 8, nothing can be retried; a completed one: nothing to retry', async () => {
+    const path = writeJournal({ items: 4, chunkSize: 2, tasks: [1, 2] });
+    const api = mockApi();
+    const failedTask = {
+      status: 'failed',
+      total_items: 2,
+      items: [],
+      error_message: 'lost',
+      failed_at: '2025-01-15T12:00:01Z',
+    };
+    const listsNone = { total_items: 2, completed_items: 2, failed_items: 0 };
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, listsNone) });
+    api.reply('GET', '/tasks/2', 200, { success: true, data: task(2, failedTask) });
+    const result = await runTaskctl(['retry', '--job', path], { api });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toMatch(/task 2 of .* reports items that did not complete but does not list them/);
+    const done = mockApi();
+    done.reply('GET', '/tasks/1', 200, { success: true, data: task(1, listsNone) });
+    done.reply('GET', '/tasks/2', 200, { success: true, data: task(2, listsNone) });
+    const nothing = await runTaskctl(['retry', '--job', path], { api: done });
+    expect(nothing.code, nothing.stderr).toBe(0);
+    expect(nothing.stderr).toMatch(/nothing to retry: every item of .* completed/);
+  });
+});
+
+describe('--error', () => {
+  const failed = (target: string, error: string | null) => ({ target, status: 'failed', data: null, error });
+  const items = [
+    failed('a.com', 'Timeout after 30s'),
+    failed('b.com', 'invalid domain'),
+    failed('c.com', 'Upstream TIMEOUT'),
+    failed('d.com', 'rate limited'),
+    failed('e.com', null),
+    { target: 'f.com', status: 'completed', data: { available: true }, error: null },
+  ];
+  const failedTask = task(42, {
+    status: 'failed',
+    total_items: 6,
+    items,
+    error_message: 'worker lost',
+    failed_at: '2025-01-15T12:00:01Z',
+  });
+
+  it('retry <id> --error: case-insensitive substrings, ORed; an item without an error is judged by its task', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/42', 200, { success: true, data: failedTask });
+    replyServices(api);
+    replyNoTasks(api);
+    const bodies: unknown[] = [];
+    api.reply(
+      'POST',
+      '/tasks',
+      201,
+      { success: true, data: task(43, { status: 'pending', total_items: 4 }) },
+      { bodies },
+    );
+    const result = await runTaskctl(['retry', '42', '--error', 'timeout', '--error', 'WORKER', '-y', '--no-reuse'], {
+      api,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(bodies).toEqual([{ service: SERVICE, items: ['a.com', 'c.com', 'e.com'] }]);
+  });
+
+  it('retry <id> --error matching nothing: nothing to retry, exit 0', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/42', 200, { success: true, data: failedTask });
+    const result = await runTaskctl(['retry', '42', '--error', 'no such thing'], { api });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/nothing to retry: no item of task 42 .* matching --error/);
+  });
+
+  it('show <id> --error previews the same items', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/42', 200, { success: true, data: failedTask });
+    const result = await runTaskctl(
+      ['show', '42', '--error', 'timeout', '--error', 'WORKER', '-o', 'tsv', '--columns', 'target'],
+      {
+        api,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('a.com\nc.com\ne.com\n');
+  });
+});

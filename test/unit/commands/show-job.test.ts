@@ -1,0 +1,266 @@
+/**
+ * `show --job FILE`: every item of a journaled job once, in chunk order, with its task id, in every format; the table
+ * starts with a summary; a task failing mid-way stops the output with its exit code; one GET per task.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { task } from '../../hardening/helpers.js';
+import { SERVICE, tempDir, writeJournal } from '../core/job/fixture.js';
+import { AutoClock, mockApi, runTaskctl, sandboxRun } from './harness.js';
+
+/** A finished job on an in-process sandbox: `items` in chunks of `chunkSize`. */
+async function sandboxJob(items: string[], chunkSize: number) {
+  const { run, sandbox } = await sandboxRun(0);
+  const journal = join(tempDir(), 'job.jsonl');
+  const created = await run([
+    'create',
+    SERVICE,
+    ...items,
+    '--chunk-size',
+    String(chunkSize),
+    '--journal',
+    journal,
+    '-y',
+    '-q',
+  ]);
+  expect(created.code, created.stderr).toBe(0);
+  const ids = created.stdout.trim().split('\n').map(Number);
+  return { run, sandbox, journal, ids };
+}
+
+const ITEMS = ['a.com', 'fail-b.com', 'c.com', 'd.com', 'fail-e.com'];
+
+function ndjson(text: string): Array<Record<string, unknown>> {
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('show --job', () => {
+  it('ndjson and json: every item once, in chunk order, with its task id; json is the same records as an array', async () => {
+    const { run, journal, ids } = await sandboxJob(ITEMS, 2);
+    expect(ids).toHaveLength(3);
+    const lines = await run(['show', '--job', journal, '-o', 'ndjson']);
+    expect(lines.code, lines.stderr).toBe(0);
+    const records = ndjson(lines.stdout);
+    expect(records.map((r) => r.target)).toEqual(ITEMS);
+    expect(records.map((r) => r.task)).toEqual([ids[0], ids[0], ids[1], ids[1], ids[2]]);
+    expect(records.map((r) => r.status)).toEqual(['completed', 'failed', 'completed', 'completed', 'failed']);
+    const json = await run(['show', '--job', journal, '-o', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(records);
+  });
+
+  it('csv and tsv: one row per item with the task id first', async () => {
+    const { run, journal, ids } = await sandboxJob(ITEMS, 2);
+    const csv = await run(['show', '--job', journal, '-o', 'csv']);
+    expect(csv.code, csv.stderr).toBe(0);
+    const rows = csv.stdout.trim().split('\n');
+    expect(rows[0]).toBe('task,target,status,available,error');
+    expect(rows.slice(1).map((row) => row.split(',').slice(0, 2).join(','))).toEqual(
+      ITEMS.map((item, i) => `${ids[Math.floor(i / 2)]},${item}`),
+    );
+    const tsv = await run(['show', '--job', journal, '-o', 'tsv', '--columns', 'target,status']);
+    expect(tsv.stdout).toBe(
+      'a.com\tcompleted\nfail-b.com\tfailed\nc.com\tcompleted\nd.com\tcompleted\nfail-e.com\tfailed\n',
+    );
+  });
+
+  it('the table starts with a summary (items by status, the most common errors), then the items', async () => {
+    const { run, journal } = await sandboxJob(ITEMS, 2);
+    const result = await run(['show', '--job', journal], { stdoutTTY: true, columns: 100, rows: 60 });
+    expect(result.code, result.stderr).toBe(0);
+    const out = result.stdout;
+    expect(out).toMatch(/^Tasks: +3$/m);
+    expect(out).toMatch(/^Items: +5$/m);
+    expect(out).toMatch(/^Completed: +3$/m);
+    expect(out).toMatch(/^Failed: +2$/m);
+    expect(out).toMatch(/^ITEMS +ERROR\n +2 +Simulated item failure/m);
+    expect(out.indexOf('Items:')).toBeLessThan(out.indexOf('TARGET'));
+    expect(out).toMatch(/^ *\d+ +fail-e\.com +failed/m);
+  });
+
+  it('--error previews what a retry sends: items that did not complete whose error matches', async () => {
+    const { run, journal } = await sandboxJob(ITEMS, 2);
+    const all = ndjson((await run(['show', '--job', journal, '-o', 'ndjson'])).stdout);
+    const error = String(all[1]?.error);
+    const word = error.split(/\s+/).find((w) => w.length > 3) ?? error;
+    const result = await run(['show', '--job', journal, '-o', 'ndjson', '--error', word.toUpperCase()]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(ndjson(result.stdout).map((r) => r.target)).toEqual(['fail-b.com', 'fail-e.com']);
+    const none = await run(['show', '--job', journal, '-o', 'ndjson', '--error', 'no such error text']);
+    expect(none.stdout).toBe('');
+    const failed = await run([
+      'show',
+      '--job',
+      journal,
+      '-o',
+      'tsv',
+      '--columns',
+      'target',
+      '--items-status',
+      'failed',
+    ]);
+    expect(failed.stdout).toBe('fail-b.com\nfail-e.com\n');
+  });
+});
+
+describe('show --job against a mocked server', () => {
+  const items = (prefix: string, n: number, data: object = { available: true }) =>
+    Array.from({ length: n }, (_, i) => ({ target: `${prefix}${i}.com`, status: 'completed', data, error: null }));
+
+  it('one GET per task, in chunk order (the journal order, not the ids order)', async () => {
+    const path = writeJournal({ items: 4, chunkSize: 2, tasks: [9, 3] });
+    const api = mockApi();
+    api.reply('GET', '/tasks/9', 200, { success: true, data: task(9, { total_items: 2, items: items('a', 2) }) });
+    api.reply('GET', '/tasks/3', 200, { success: true, data: task(3, { total_items: 2, items: items('b', 2) }) });
+    const result = await runTaskctl(['show', '--job', path, '-o', 'tsv', '--columns', 'task,target'], { api });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('9\ta0.com\n9\ta1.com\n3\tb0.com\n3\tb1.com\n');
+    expect(api.calls).toEqual(['GET /tasks/9', 'GET /tasks/3']);
+  });
+
+  it('keeps to the rate limit the server states: it waits for the window instead of drawing a 429', async () => {
+    const path = writeJournal({ items: 3, chunkSize: 1, tasks: [1, 2, 3] });
+    const api = mockApi();
+    const spent = { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' };
+    for (const id of [1, 2, 3]) {
+      const data = task(id, { items: items(`t${id}-`, 1) });
+      api.reply('GET', `/tasks/${id}`, 200, { success: true, data }, { headers: spent });
+    }
+    const clock = new AutoClock();
+    const result = await runTaskctl(['show', '--job', path, '-o', 'ndjson'], { api, clock });
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.calls).toEqual(['GET /tasks/1', 'GET /tasks/2', 'GET /tasks/3']);
+    expect(clock.sleeps.filter((ms) => ms >= 29_000)).toHaveLength(2);
+  });
+
+  it('csv takes its columns from the first task and names a later field it lacks once, on stderr', async () => {
+    const path = writeJournal({ items: 3, chunkSize: 1, tasks: [1, 2, 3] });
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: items('a', 1) }) });
+    for (const id of [2, 3]) {
+      const extra = { available: false, registrar: 'X' };
+      api.reply('GET', `/tasks/${id}`, 200, { success: true, data: task(id, { items: items(`b${id}`, 1, extra) }) });
+    }
+    const result = await runTaskctl(['show', '--job', path, '-o', 'csv'], { api });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      'task,target,status,available,error\n1,a0.com,completed,true,\n2,b20.com,completed,false,\n3,b30.com,completed,false,\n',
+    );
+    expect(result.stderr.match(/"registrar"/g)).toHaveLength(1);
+    expect(result.stderr).toMatch(/task 2 \(chunk 2\) has the field "registrar"/);
+    const lines = await runTaskctl(['show', '--job', path, '-o', 'ndjson'], { api: replyAgain() });
+    expect(lines.stdout).toMatch(/"registrar":"X"/);
+    function replyAgain() {
+      const again = mockApi();
+      again.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: items('a', 1) }) });
+      for (const id of [2, 3]) {
+        const extra = { available: false, registrar: 'X' };
+        again.reply('GET', `/tasks/${id}`, 200, {
+          success: true,
+          data: task(id, { items: items(`b${id}`, 1, extra) }),
+        });
+      }
+      return again;
+    }
+  });
+
+  it('the table shows the first 1,000 items after a summary of all of them, and says how to get the rest', async () => {
+    const path = writeJournal({ items: 1200, chunkSize: 600, tasks: [1, 2] });
+    const api = mockApi();
+    for (const id of [1, 2]) {
+      const data = task(id, { total_items: 600, items: items(`t${id}-`, 600) });
+      api.reply('GET', `/tasks/${id}`, 200, { success: true, data });
+    }
+    const result = await runTaskctl(['show', '--job', path], {
+      api,
+      stdoutTTY: true,
+      columns: 100,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Items: +1,200$/m);
+    expect(result.stdout).toMatch(/^ +2 +t2-399\.com /m);
+    expect(result.stdout).not.toMatch(/t2-400\.com/);
+    expect(result.stderr).toMatch(/showing the first 1,000 of 1,200 items; use -o csv or -o ndjson to get them all/);
+  });
+
+  it('a task gone mid-way stops the output: json left unterminated, the task named, exit 5', async () => {
+    const path = writeJournal({ items: 2, chunkSize: 1, tasks: [1, 2] });
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: items('a', 1) }) });
+    api.reply('GET', '/tasks/2', 404, { success: false, error: { code: 'not_found', message: 'Task not found' } });
+    const result = await runTaskctl(['show', '--job', path, '-o', 'json'], { api });
+    expect(result.code).toBe(5);
+    expect(result.stdout).toMatch(/^\[\n {2}\{/);
+    expect(() => JSON.parse(result.stdout)).toThrow();
+    expect(result.stderr).toMatch(/task 2 \(chunk 2 of .*job\.jsonl\)/);
+  });
+
+  it('a task failing with 5xx keeps exit 8 and names its chunk', async () => {
+    const path = writeJournal({ items: 2, chunkSize: 1, tasks: [1, 2] });
+    const api = mockApi();
+    api.allowUnused();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: items('a', 1) }) });
+    const failure = { success: false, error: { code: 'internal_error', message: 'boom' } };
+    api.reply('GET', '/tasks/2', 503, failure, { times: 20 });
+    const result = await runTaskctl(['show', '--job', path, '-o', 'ndjson'], { api });
+    expect(result.code).toBe(8);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/task 2 \(chunk 2 of /);
+  });
+
+  it('a task that does not match its chunk is exit 8 naming the chunk', async () => {
+    const path = writeJournal({ items: 4, chunkSize: 2, tasks: [1, 2] });
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { total_items: 2, items: items('a', 2) }) });
+    api.reply('GET', '/tasks/2', 200, { success: true, data: task(2, { total_items: 5, items: items('b', 5) }) });
+    const result = await runTaskctl(['show', '--job', path, '-o', 'csv'], { api });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toMatch(/chunk 2 of .*job\.jsonl does not match task 2: it has 5 items, not 2/);
+  });
+
+  it('an incomplete job: the tasks it has, and stderr says it is incomplete', async () => {
+    const path = writeJournal({ items: 3, chunkSize: 1, tasks: [1, undefined] });
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: items('a', 1) }) });
+    const result = await runTaskctl(['show', '--job', path, '-o', 'ndjson'], { api });
+    expect(result.code, result.stderr).toBe(0);
+    expect(ndjson(result.stdout).map((r) => r.target)).toEqual(['a0.com']);
+    expect(result.stderr).toMatch(/the job in .* is incomplete: 2 chunks of 3 \(2, 3\) have no task yet/);
+  });
+
+  it("another server than the journal's is exit 2", async () => {
+    const path = writeJournal({ items: 1, chunkSize: 1, tasks: [1], baseUrl: 'https://elsewhere.test/api/v1' });
+    const result = await runTaskctl(['show', '--job', path], { api: mockApi() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/belongs to another service: the base URL/);
+  });
+
+  it('--job with ids, neither, --report, and --journal are exit 2', async () => {
+    const path = writeJournal({ items: 1, chunkSize: 1, tasks: [1] });
+    const both = await runTaskctl(['show', '42', '--job', path], { api: mockApi() });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/task ids or --job, not both/);
+    const neither = await runTaskctl(['show'], { api: mockApi() });
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toMatch(/show needs task ids or --job <journal>/);
+    const report = await runTaskctl(['show', '--job', path, '--report', 'github'], { api: mockApi() });
+    expect(report.code).toBe(2);
+    expect(report.stderr).toMatch(/--report is not written for a whole job/);
+    const journal = await runTaskctl(['show', '--journal', path], { api: mockApi() });
+    expect(journal.code).toBe(2);
+    expect(journal.stderr).toMatch(new RegExp(`show has no --journal.*\\n.*taskctl show --job ${path}`));
+  });
+
+  it('help shows --job <journal>; --journal only on retry (show and wait refuse it)', async () => {
+    for (const command of ['show', 'wait', 'retry']) {
+      const help = await runTaskctl([command, '--help']);
+      expect(help.stdout).toMatch(/^ +--job <journal> /m);
+      if (command === 'retry') expect(help.stdout).toMatch(/^ +--journal <file> /m);
+      else expect(help.stdout).not.toMatch(/^ +--journal/m);
+    }
+  });
+});
