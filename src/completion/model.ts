@@ -65,6 +65,7 @@ const OPTION_HINTS: Readonly<Record<string, ValueHint>> = {
   '--api-key-file': { kind: 'file' },
   '--state': { kind: 'file' },
   '--input': { kind: 'file' },
+  '--job': { kind: 'file' },
   '--status': { kind: 'choices', values: KNOWN_TASK_STATUSES },
   '--service': { kind: 'services' },
   '--report': { kind: 'report' },

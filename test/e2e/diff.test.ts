@@ -40,8 +40,9 @@ async function createDone(world: E2EWorld, extra: string[] = []): Promise<string
   return ids;
 }
 
-async function exportTo(world: E2EWorld, ids: string[], name: string): Promise<string> {
-  const shown = await world.inProcess(['show', ...ids, '-o', 'ndjson']);
+/** `show ARGS -o ndjson` written to a file of the world's home: its path. */
+async function exportTo(world: E2EWorld, args: string[], name: string): Promise<string> {
+  const shown = await world.inProcess(['show', ...args, '-o', 'ndjson']);
   expect(shown.code, shown.stderr).toBe(0);
   const path = join(world.home.dir, name);
   writeFileSync(path, shown.stdout);
@@ -94,7 +95,7 @@ describe('taskctl diff against sandboxes', () => {
     const journal = join(one.home.dir, 'job.journal');
     const ids = await createDone(one, ['--chunk-size', '100', '--journal', journal]);
     expect(ids).toHaveLength(3);
-    const exported = await exportTo(one, ids, 'job.ndjson');
+    const exported = await exportTo(one, ['--job', journal], 'job.ndjson');
     const result = await one.inProcess(['diff', journal, exported]);
     expect(result, result.stderr).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
