@@ -7,7 +7,7 @@
 # $1 = command path: sets __taskctl_list to 'name:description' of its subcommands.
 __taskctl_subcommands() {
   case $1 in
-    '') __taskctl_list=('services:list services with their price per item' 'balance:show the coin balance' 'list:list tasks, newest first as the service returns them, one page or --all' 'ls:list tasks, newest first as the service returns them, one page or --all' 'show:show tasks with their item results' 'get:show tasks with their item results' 'create:create a task: a service plus items from arguments, files (-f) or piped stdin' 'retry:create a new task, per service, from the items of tasks that did not complete' 'resume:continue a journaled create (create --journal FILE) after a crash or kill; never resends a chunk that has a task' 'wait:block until tasks finish; the exit code tells how they ended' 'watch:stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)' 'api:send a request to any path under the base URL and print the response body' 'auth:store, inspect and remove the API key' 'config:read and write settings in the config file (per profile)' 'webhook:receive the service'\''s webhook events locally, or send a test event' 'sandbox:run the local sandbox service: the whole API with fake data, no account, no network' 'completion:print the shell completion script (bash, zsh or fish)' 'help:display help for command') ;;
+    '') __taskctl_list=('services:list services with their price per item' 'balance:show the coin balance' 'list:list tasks, newest first as the service returns them, one page or --all' 'ls:list tasks, newest first as the service returns them, one page or --all' 'show:show tasks with their item results' 'get:show tasks with their item results' 'create:create a task: a service plus items from arguments, files (-f) or piped stdin' 'retry:create a new task, per service, from the items of tasks that did not complete' 'resume:continue a journaled create (create --journal FILE) after a crash or kill; never resends a chunk that has a task' 'diff:what changed, item by item, between two runs (exit 0 the same, 15 different)' 'wait:block until tasks finish; the exit code tells how they ended' 'watch:stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)' 'api:send a request to any path under the base URL and print the response body' 'auth:store, inspect and remove the API key' 'config:read and write settings in the config file (per profile)' 'webhook:receive the service'\''s webhook events locally, or send a test event' 'sandbox:run the local sandbox service: the whole API with fake data, no account, no network' 'completion:print the shell completion script (bash, zsh or fish)' 'help:display help for command') ;;
     'auth') __taskctl_list=('login:verify an API key with GET /balance and save it (with the base URL) in the profile' 'status:show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget' 'logout:remove the profile'\''s stored API key' 'help:display help for command') ;;
     'config') __taskctl_list=('get:print the effective value of a setting' 'set:store a setting in the profile' 'unset:remove a setting from the profile' 'list:list every setting with its effective value and where it comes from' 'path:print the config file path' 'help:display help for command') ;;
     'webhook') __taskctl_list=('listen:run a local webhook receiver: verify the signature, print each event once, forward or exec' 'simulate:send a correctly signed event built from a real task to a URL' 'help:display help for command') ;;
@@ -27,6 +27,7 @@ __taskctl_resolve() {
     '|create') __taskctl_r='create' ;;
     '|retry') __taskctl_r='retry' ;;
     '|resume') __taskctl_r='resume' ;;
+    '|diff') __taskctl_r='diff' ;;
     '|wait') __taskctl_r='wait' ;;
     '|watch') __taskctl_r='watch' ;;
     '|api') __taskctl_r='api' ;;
@@ -63,6 +64,7 @@ __taskctl_options() {
     'create') __taskctl_list=('-f:read items from a file (- = stdin); repeatable' '--file:read items from a file (- = stdin); repeatable' '--format:item file format' '--column:csv column or json property holding the item' '--skip-invalid:drop invalid items with a warning instead of refusing (exit 3)' '--no-validate:send items as read (edge spaces trimmed), without per-service checks, case folding or punycode' '--keep-duplicates:send duplicate items (they are removed by default)' '--dry-run:validate and price the items, show the balance after; create nothing' '--reuse-window:reuse a task with the same service and items created within this window (e.g. 1h); never a failed one' '--wait:then wait for the task(s) like `taskctl wait`' '--journal:record the job in FILE (JSON lines, fsynced) so that `taskctl resume FILE` continues it after a crash' '--max-cost:refuse (exit 6) when the estimate is above this' '-y:do not ask for confirmation above the confirm-above setting' '--yes:do not ask for confirmation above the confirm-above setting' '--chunk-size:split into several tasks of at most n items, created in order' '--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--outage-tolerance:give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--results:end with the item results as `taskctl show` prints them, also with -o json|ndjson|tsv|csv' '--no-results:end with the task records only (on a terminal, one task ends with its item table)' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
     'retry') __taskctl_list=('--job:the tasks of a journaled job (create --journal FILE): re-run what did not complete' '--journal:with --job: journal the retry as a new job (its items in FILE.input)' '--error:only items whose error (else their task'\''s) contains TEXT, case-insensitively; repeatable' '--dry-run:price the items to retry, show the balance after; create nothing' '--reuse-window:reuse a retry task with the same service and items created within this window' '--no-reuse:always create a new task, even when the same retry was made within the window' '--keep-duplicates:send an item as often as it failed across the tasks (removed by default)' '--wait:then wait for the new task(s) like `taskctl wait`' '--max-cost:refuse (exit 6) when the estimate is above this' '-y:do not ask for confirmation above the confirm-above setting' '--yes:do not ask for confirmation above the confirm-above setting' '--chunk-size:split into several tasks of at most n items, created in order' '--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--outage-tolerance:give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--results:end with the item results as `taskctl show` prints them, also with -o json|ndjson|tsv|csv' '--no-results:end with the task records only (on a terminal, one task ends with its item table)' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
     'resume') __taskctl_list=('--adopt:settle a chunk the job stopped on (exit 9): it is task ID; repeatable' '--resend:settle a chunk the job stopped on (exit 9): it was not created, send it; repeatable' '--max-cost:refuse (exit 6) when the remaining estimate is above this' '-y:do not ask for confirmation above the confirm-above setting' '--yes:do not ask for confirmation above the confirm-above setting' '--wait:then wait for every task of the job like `taskctl wait`' '--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--outage-tolerance:give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--results:end with the item results as `taskctl show` prints them, also with -o json|ndjson|tsv|csv' '--no-results:end with the task records only (on a terminal, one task ends with its item table)' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
+    'diff') __taskctl_list=('--fields:compare only these fields, comma-separated or repeated (default: status and every result field; error only when named)') ;;
     'wait') __taskctl_list=('--job:every task of a journaled job (create --journal FILE)' '--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:give up after this long (exit 124); 0 = never' '--outage-tolerance:give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m' '--any:return when the first task reaches the state' '--until:wait for this state instead of the end' '--allow-item-failures:exit 0 (not 11) when tasks completed with some failed items' '--results:end with the item results as `taskctl show` prints them, also with -o json|ndjson|tsv|csv' '--no-results:end with the task records only (on a terminal, one task ends with its item table)' '--report:write a report when done: junit=FILE or github (job summary + annotations); repeatable') ;;
     'watch') __taskctl_list=('--follow:with no ids: keep going after the current tasks finish, picking up new ones' '--interval:poll interval while a task'\''s end cannot be predicted; grows x1.5 to 30s while nothing changes' '--timeout:stop after this long (exit 124); 0 = never' '--outage-tolerance:give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m') ;;
     'api') __taskctl_list=('-f:a string field: query for GET/DELETE, JSON body for POST/PUT/PATCH; key[] appends to a list; repeatable' '--raw-field:a string field: query for GET/DELETE, JSON body for POST/PUT/PATCH; key[] appends to a list; repeatable' '-F:a typed field: numbers, true, false and null as JSON, @file (or @-) for a file’s text; repeatable' '--field:a typed field: numbers, true, false and null as JSON, @file (or @-) for a file’s text; repeatable' '--input:JSON request body from a file (- = stdin), checked before sending; fields go to the query' '-i:print the HTTP status line and response headers (secrets redacted) before the body' '--include:print the HTTP status line and response headers (secrets redacted) before the body') ;;
@@ -88,7 +90,7 @@ __taskctl_value() {
     'list|--since') __taskctl_kind=none ;;
     'list|--until') __taskctl_kind=none ;;
     'list|--columns') __taskctl_kind=choices; __taskctl_list=('id' 'service' 'status' 'total_items' 'cost' 'created_at' 'finished_at') ;;
-    'show|--job') __taskctl_kind=none ;;
+    'show|--job') __taskctl_kind=file ;;
     'show|--error') __taskctl_kind=none ;;
     'show|--items-status') __taskctl_kind=choices; __taskctl_list=('completed' 'failed') ;;
     'show|--columns') __taskctl_kind=none ;;
@@ -106,7 +108,7 @@ __taskctl_value() {
     'create|--outage-tolerance') __taskctl_kind=none ;;
     'create|--until') __taskctl_kind=choices; __taskctl_list=('processing' 'completed') ;;
     'create|--report') __taskctl_kind=report ;;
-    'retry|--job') __taskctl_kind=none ;;
+    'retry|--job') __taskctl_kind=file ;;
     'retry|--journal') __taskctl_kind=none ;;
     'retry|--error') __taskctl_kind=none ;;
     'retry|--reuse-window') __taskctl_kind=none ;;
@@ -125,7 +127,8 @@ __taskctl_value() {
     'resume|--outage-tolerance') __taskctl_kind=none ;;
     'resume|--until') __taskctl_kind=choices; __taskctl_list=('processing' 'completed') ;;
     'resume|--report') __taskctl_kind=report ;;
-    'wait|--job') __taskctl_kind=none ;;
+    'diff|--fields') __taskctl_kind=none ;;
+    'wait|--job') __taskctl_kind=file ;;
     'wait|--interval') __taskctl_kind=none ;;
     'wait|--timeout') __taskctl_kind=none ;;
     'wait|--outage-tolerance') __taskctl_kind=none ;;
@@ -182,6 +185,7 @@ __taskctl_argument() {
   case $1 in
     'show') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'create') if (( $2 == 0 )); then __taskctl_kind=services; fi ;;
+    'diff') if (( $2 == 0 )); then __taskctl_kind=file; elif (( $2 == 1 )); then __taskctl_kind=file; fi ;;
     'wait') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'auth help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('login' 'status' 'logout'); fi ;;
@@ -192,7 +196,7 @@ __taskctl_argument() {
     'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
     'webhook help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('listen' 'simulate'); fi ;;
     'completion') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('bash' 'zsh' 'fish'); fi ;;
-    'help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('services' 'balance' 'list' 'show' 'create' 'retry' 'resume' 'wait' 'watch' 'api' 'auth' 'config' 'webhook' 'sandbox' 'completion'); fi ;;
+    'help') if (( $2 == 0 )); then __taskctl_kind=choices; __taskctl_list=('services' 'balance' 'list' 'show' 'create' 'retry' 'resume' 'diff' 'wait' 'watch' 'api' 'auth' 'config' 'webhook' 'sandbox' 'completion'); fi ;;
   esac
   [[ -n $__taskctl_kind ]]
 }
