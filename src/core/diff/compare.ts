@@ -75,8 +75,7 @@ export async function walkSides(a: LineCursor, b: LineCursor, options: WalkOptio
     for (; left?.key === key; left = nextItem(a)) before.push(left);
     for (; right?.key === key; right = nextItem(b)) after.push(right);
     const pairs = Math.max(before.length, after.length);
-    const target = keyTarget(key);
-    for (let n = 0; n < pairs; n++) comparePair(target, before[n], after[n], options);
+    for (let n = 0; n < pairs; n++) comparePair(key, before[n], after[n], options);
     sinceYield += pairs;
     if (sinceYield >= YIELD_EVERY) {
       sinceYield = 0;
@@ -90,9 +89,9 @@ function nextItem(cursor: LineCursor): SortedItem | undefined {
   return line === undefined ? undefined : decodeLine(line);
 }
 
-/** One (target, n) pair: a whole item added or removed, or its changed fields. */
+/** One (target, n) pair: a whole item added or removed, or its changed fields; `key`: the sort key of the target. */
 function comparePair(
-  target: string,
+  key: string,
   before: SortedItem | undefined,
   after: SortedItem | undefined,
   options: Pick<WalkOptions, 'fields' | 'tally' | 'emit'>,
@@ -103,7 +102,7 @@ function comparePair(
   const afterTask = after?.task ?? null;
   if (before === undefined || after === undefined) {
     const change: Change = {
-      target,
+      target: keyTarget(key),
       field: 'item',
       before: undefined,
       after: undefined,
@@ -118,6 +117,7 @@ function comparePair(
   }
   // Most pairs are the same item unchanged: the same fields text, nothing to parse.
   if (before.fieldsText === after.fieldsText) return;
+  const target = keyTarget(key);
   const was = JSON.parse(before.fieldsText) as Record<string, unknown>;
   const now = JSON.parse(after.fieldsText) as Record<string, unknown>;
   let changed = false;
