@@ -1,5 +1,5 @@
 /**
- * The comparison of `taskctl diff`: two target-sorted sides walked together (a merge join). Items are matched by
+ * The comparison of `taskctl diff`: two sides sorted alike walked together (a merge join). Items are matched by
  * target exactly; a target repeated within a side pairs in order, as (target, n). An item on one side only is one
  * change with field `item`; a matched pair is compared field by field over the chosen fields (text equality of the
  * comparable values of values.ts, a missing value being "no value").
@@ -55,7 +55,7 @@ const YIELD_EVERY = 20_000;
 export interface WalkOptions {
   fields: readonly string[];
   tally: DiffTally;
-  /** Every change, in target order. */
+  /** Every change, in the sides' order. */
   emit: (change: Change) => void;
   /** Awaited every YIELD_EVERY pairs: throws to stop (Ctrl-C). */
   pause: () => Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * One side of `taskctl diff` read into a target-sorted side (sort.ts), streamed: a task read through the one client,
+ * One side of `taskctl diff` read into a sorted side (sort.ts), streamed: a task read through the one client,
  * or a file's bytes decoded and split as they arrive (ndjson and csv by line, json by item: json-items.ts).
  */
 import type { Task } from '../../api/schemas.js';
