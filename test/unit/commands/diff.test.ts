@@ -153,6 +153,21 @@ describe('diff of files', () => {
     expect(result.stdout).toBe('target,field,before,after,before_task,after_task\nb.com,available,false,true,1,2\n');
   });
 
+  it('a json export (one task, as show -o json prints it) against the same items in ndjson: exit 0', async () => {
+    const json = file(
+      'a.json',
+      JSON.stringify(taskBody(4, [avail('a.com', true), avail('b.com', false)]).data, null, 2),
+    );
+    const nd = file(
+      'b.ndjson',
+      ndjson([
+        { task: 5, target: 'b.com', status: 'completed', available: false, error: null },
+        { task: 5, target: 'a.com', status: 'completed', available: true, error: null },
+      ]),
+    );
+    expect(await runTaskctl(['diff', json, nd])).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
   it('stdin is -', async () => {
     const a = file('a.ndjson', ndjson([{ target: 'a', status: 'failed' }]));
     const result = await runTaskctl(['diff', a, '-', '-o', 'tsv'], {
