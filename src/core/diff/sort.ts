@@ -1,6 +1,6 @@
 /**
  * One side of a diff sorted in bounded memory (an external merge sort): items are encoded as text lines and gathered
- * in runs of at most RUN_ITEMS items or RUN_CHARS characters; each run is sorted and, when a second one starts,
+ * in runs of at most RUN_ITEMS items or RUN_BYTES bytes; each run is sorted and, when a second one starts,
  * spilled to a run file (store/sorted-runs.ts); reading back merges the runs.
  *
  * The order is any order both sides share in which equal targets are adjacent: by a 32-bit hash of the target, then
@@ -19,8 +19,8 @@ import type { DiffItem } from './values.js';
  * took 312 MB peak RSS at 1,000,000 items, runs of 50,000 233 MB (lines outlive young-generation GCs).
  */
 const RUN_ITEMS = 50_000;
-/** Characters per run at most: about 40 MB of lines, whatever the size of an item's results. */
-const RUN_CHARS = 20_000_000;
+/** Bytes of lines per run at most: 8 MiB, whatever the size of an item's results. */
+const RUN_BYTES = 8 * 1024 * 1024;
 const INDEX_BITS = 2 ** 21;
 
 /** Lines in order: `peek` looks at the next one, `next` takes it. */
@@ -79,9 +79,15 @@ export function keyTarget(key: string): string {
 }
 
 export class SortedSide {
-  private lines: string[] = [];
-  private hashes: number[] = [];
-  private chars = 0;
+  /** The run's lines, copied in as they are made (outside the JS heap: no line outlives a young-generation GC). */
+  private buffer = Buffer.allocUnsafeSlow(RUN_BYTES);
+  /** The run sorted, before it is written. */
+  private out = Buffer.allocUnsafeSlow(0);
+  private used = 0;
+  /** The run's items: where each line starts in `buffer`, and its target's hash. */
+  private readonly starts: Uint32Array;
+  private readonly hashes: Uint32Array;
+  private items = 0;
   private readonly spilled: string[] = [];
   /** Items taken so far. */
   count = 0;
@@ -89,48 +95,89 @@ export class SortedSide {
   constructor(
     private readonly files: RunFiles,
     private readonly runItems = RUN_ITEMS,
-  ) {}
+  ) {
+    this.runItems = Math.min(runItems, INDEX_BITS);
+    this.starts = new Uint32Array(this.runItems);
+    this.hashes = new Uint32Array(this.runItems);
+  }
 
   add(item: DiffItem): void {
     const hash = targetHash(item.target);
     const line = encodeItem(item, this.count++, hash);
-    this.lines.push(line);
-    this.hashes.push(hash);
-    this.chars += line.length;
-    if (this.lines.length >= Math.min(this.runItems, INDEX_BITS) || this.chars >= RUN_CHARS) this.spill();
+    const most = line.length * 3 + 1; // UTF-8 bytes at most, and the line break
+    if (this.used + most > this.buffer.length) {
+      this.spill();
+      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafeSlow(most);
+    }
+    this.starts[this.items] = this.used;
+    this.hashes[this.items] = hash;
+    this.items++;
+    this.used += this.buffer.write(line, this.used);
+    this.buffer[this.used++] = 10;
+    if (this.items >= this.runItems) this.spill();
   }
 
   /** The lines in order: from memory when they fit one run, else merged from the run files. */
   sorted(): LineCursor {
-    if (this.spilled.length === 0) return arrayCursor(this.sortRun());
+    if (this.spilled.length === 0) {
+      const lines = Array.from(this.order(), (index) => this.line(index));
+      this.release();
+      return arrayCursor(lines);
+    }
     this.spill();
+    this.release();
     return mergeRuns(this.spilled.map((path) => runCursor(this.files.read(path))));
   }
 
-  /** The run's lines in order, and the run emptied. */
-  private sortRun(): string[] {
-    const { lines, hashes } = this;
-    const keys = new Float64Array(lines.length);
-    for (let i = 0; i < lines.length; i++) keys[i] = (hashes[i] ?? 0) * INDEX_BITS + i;
+  /** The run's item indexes in order: by hash (a numeric sort), then by line for targets sharing a hash (rare). */
+  private order(): Uint32Array {
+    const keys = new Float64Array(this.items);
+    for (let i = 0; i < this.items; i++) keys[i] = (this.hashes[i] ?? 0) * INDEX_BITS + i;
     keys.sort();
-    const sorted = Array.from(keys, (key) => lines[key % INDEX_BITS] ?? '');
-    // Two targets with one hash: ordered by the rest of their lines (rare: within a run of 50,000, rarely one pair).
-    for (let start = 0; start < sorted.length;) {
+    const order = Uint32Array.from(keys, (key) => key % INDEX_BITS);
+    for (let start = 0; start < order.length;) {
+      const hash = this.hashes[order[start] ?? 0];
       let end = start + 1;
-      const hash = Math.floor((keys[start] ?? 0) / INDEX_BITS);
-      while (end < sorted.length && Math.floor((keys[end] ?? 0) / INDEX_BITS) === hash) end++;
-      if (end - start > 1) sorted.splice(start, end - start, ...sorted.slice(start, end).sort());
+      while (end < order.length && this.hashes[order[end] ?? 0] === hash) end++;
+      if (end - start > 1) {
+        const group = Array.from(order.subarray(start, end)).sort((x, y) => compareText(this.line(x), this.line(y)));
+        order.set(group, start);
+      }
       start = end;
     }
-    this.lines = [];
-    this.hashes = [];
-    this.chars = 0;
-    return sorted;
+    return order;
+  }
+
+  /** Item `index`'s line, without its line break. */
+  private line(index: number): string {
+    return this.buffer.toString('utf8', this.starts[index], this.end(index) - 1);
+  }
+
+  private end(index: number): number {
+    return index + 1 < this.items ? (this.starts[index + 1] ?? this.used) : this.used;
   }
 
   private spill(): void {
-    if (this.lines.length > 0) this.spilled.push(this.files.write(this.sortRun()));
+    if (this.items === 0) return;
+    if (this.out.length < this.used) this.out = Buffer.allocUnsafeSlow(Math.max(this.used, RUN_BYTES));
+    let at = 0;
+    for (const index of this.order()) at += this.buffer.copy(this.out, at, this.starts[index], this.end(index));
+    this.spilled.push(this.files.write(this.out.subarray(0, at)));
+    this.items = 0;
+    this.used = 0;
   }
+
+  /** The buffers are not needed once the side is read. */
+  private release(): void {
+    this.items = 0;
+    this.used = 0;
+    this.buffer = Buffer.allocUnsafeSlow(0);
+    this.out = this.buffer;
+  }
+}
+
+function compareText(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function arrayCursor(lines: string[]): LineCursor {
