@@ -938,7 +938,10 @@ if (flags['child-memory']) {
   }
   if (SECTIONS.has('diff')) {
     const { benchDiff } = await import('./bench-diff.ts');
-    const sizes = flags['diff-items'].split(',').map(Number).filter((n) => n >= 100);
+    const sizes = flags['diff-items']
+      .split(',')
+      .map(Number)
+      .filter((n) => n >= 100);
     const tools = { row, skip, log, notes, run, hasTool, NODE, BIN, WORK, cliEnv };
     await section('diff', () => benchDiff(tools, sizes), '`diff` figures');
   }
