@@ -6,7 +6,7 @@
 # $1 = command path: sets __taskctl_r to its subcommands and their aliases.
 __taskctl_subcommands() {
   case $1 in
-    '') __taskctl_r='services balance list ls show get create retry resume wait watch api auth config webhook sandbox completion help' ;;
+    '') __taskctl_r='services balance list ls show get create retry resume diff wait watch api auth config webhook sandbox completion help' ;;
     'auth') __taskctl_r='login status logout help' ;;
     'config') __taskctl_r='get set unset list path help' ;;
     'webhook') __taskctl_r='listen simulate help' ;;
@@ -26,6 +26,7 @@ __taskctl_resolve() {
     '|create') __taskctl_r='create' ;;
     '|retry') __taskctl_r='retry' ;;
     '|resume') __taskctl_r='resume' ;;
+    '|diff') __taskctl_r='diff' ;;
     '|wait') __taskctl_r='wait' ;;
     '|watch') __taskctl_r='watch' ;;
     '|api') __taskctl_r='api' ;;
@@ -62,6 +63,7 @@ __taskctl_options() {
     'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --reuse-window --wait --journal --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
     'retry') __taskctl_r='--job --journal --error --dry-run --reuse-window --no-reuse --keep-duplicates --wait --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
     'resume') __taskctl_r='--adopt --resend --max-cost -y --yes --wait --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
+    'diff') __taskctl_r='--fields' ;;
     'wait') __taskctl_r='--job --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
     'watch') __taskctl_r='--follow --interval --timeout --outage-tolerance' ;;
     'api') __taskctl_r='-f --raw-field -F --field --input -i --include' ;;
@@ -87,7 +89,7 @@ __taskctl_value() {
     'list|--since') __taskctl_kind=none ;;
     'list|--until') __taskctl_kind=none ;;
     'list|--columns') __taskctl_kind=choices __taskctl_r='id service status total_items cost created_at finished_at' ;;
-    'show|--job') __taskctl_kind=none ;;
+    'show|--job') __taskctl_kind=file ;;
     'show|--error') __taskctl_kind=none ;;
     'show|--items-status') __taskctl_kind=choices __taskctl_r='completed failed' ;;
     'show|--columns') __taskctl_kind=none ;;
@@ -105,7 +107,7 @@ __taskctl_value() {
     'create|--outage-tolerance') __taskctl_kind=none ;;
     'create|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'create|--report') __taskctl_kind=report ;;
-    'retry|--job') __taskctl_kind=none ;;
+    'retry|--job') __taskctl_kind=file ;;
     'retry|--journal') __taskctl_kind=none ;;
     'retry|--error') __taskctl_kind=none ;;
     'retry|--reuse-window') __taskctl_kind=none ;;
@@ -124,7 +126,8 @@ __taskctl_value() {
     'resume|--outage-tolerance') __taskctl_kind=none ;;
     'resume|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'resume|--report') __taskctl_kind=report ;;
-    'wait|--job') __taskctl_kind=none ;;
+    'diff|--fields') __taskctl_kind=none ;;
+    'wait|--job') __taskctl_kind=file ;;
     'wait|--interval') __taskctl_kind=none ;;
     'wait|--timeout') __taskctl_kind=none ;;
     'wait|--outage-tolerance') __taskctl_kind=none ;;
@@ -182,6 +185,7 @@ __taskctl_argument() {
   case $1 in
     'show') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'create') if (( $2 == 0 )); then __taskctl_kind=services; fi ;;
+    'diff') if (( $2 == 0 )); then __taskctl_kind=file; elif (( $2 == 1 )); then __taskctl_kind=file; fi ;;
     'wait') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'auth help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='login status logout'; fi ;;
@@ -192,7 +196,7 @@ __taskctl_argument() {
     'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
     'webhook help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='listen simulate'; fi ;;
     'completion') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='bash zsh fish'; fi ;;
-    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create retry resume wait watch api auth config webhook sandbox completion'; fi ;;
+    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create retry resume diff wait watch api auth config webhook sandbox completion'; fi ;;
   esac
   [[ -n $__taskctl_kind ]]
 }

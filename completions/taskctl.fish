@@ -23,6 +23,8 @@ function __taskctl_resolve
             echo 'retry'
         case '|resume'
             echo 'resume'
+        case '|diff'
+            echo 'diff'
         case '|wait'
             echo 'wait'
         case '|watch'
@@ -75,7 +77,7 @@ end
 # $argv = command path, flag: succeeds when the flag takes a value there.
 function __taskctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--job' 'show|--error' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--reuse-window' 'create|--journal' 'create|--max-cost' 'create|--chunk-size' 'create|--interval' 'create|--timeout' 'create|--outage-tolerance' 'create|--until' 'create|--report' 'retry|--job' 'retry|--journal' 'retry|--error' 'retry|--reuse-window' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--interval' 'retry|--timeout' 'retry|--outage-tolerance' 'retry|--until' 'retry|--report' 'resume|--adopt' 'resume|--resend' 'resume|--max-cost' 'resume|--interval' 'resume|--timeout' 'resume|--outage-tolerance' 'resume|--until' 'resume|--report' 'wait|--job' 'wait|--interval' 'wait|--timeout' 'wait|--outage-tolerance' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'watch|--outage-tolerance' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook listen|--exec-concurrency' 'webhook listen|--queue' 'webhook listen|--max-body' 'webhook listen|--spool' 'webhook listen|--catch-up' 'webhook listen|--catch-up-task' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--rate-window' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' 'sandbox|--clock-skew' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
+        case 'services|--columns' 'list|--page' 'list|--per-page' 'list|--status' 'list|--service' 'list|--limit' 'list|--since' 'list|--until' 'list|--columns' 'show|--job' 'show|--error' 'show|--items-status' 'show|--columns' 'show|--report' 'create|-f' 'create|--file' 'create|--format' 'create|--column' 'create|--reuse-window' 'create|--journal' 'create|--max-cost' 'create|--chunk-size' 'create|--interval' 'create|--timeout' 'create|--outage-tolerance' 'create|--until' 'create|--report' 'retry|--job' 'retry|--journal' 'retry|--error' 'retry|--reuse-window' 'retry|--max-cost' 'retry|--chunk-size' 'retry|--interval' 'retry|--timeout' 'retry|--outage-tolerance' 'retry|--until' 'retry|--report' 'resume|--adopt' 'resume|--resend' 'resume|--max-cost' 'resume|--interval' 'resume|--timeout' 'resume|--outage-tolerance' 'resume|--until' 'resume|--report' 'diff|--fields' 'wait|--job' 'wait|--interval' 'wait|--timeout' 'wait|--outage-tolerance' 'wait|--until' 'wait|--report' 'watch|--interval' 'watch|--timeout' 'watch|--outage-tolerance' 'api|-f' 'api|--raw-field' 'api|-F' 'api|--field' 'api|--input' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--path' 'webhook listen|--forward-to' 'webhook listen|--exec' 'webhook listen|--exec-concurrency' 'webhook listen|--queue' 'webhook listen|--max-body' 'webhook listen|--spool' 'webhook listen|--catch-up' 'webhook listen|--catch-up-task' 'webhook simulate|--event' 'webhook simulate|--to' 'sandbox|--port' 'sandbox|--host' 'sandbox|--api-key' 'sandbox|--balance' 'sandbox|--item-ms' 'sandbox|--rate-limit' 'sandbox|--rate-window' 'sandbox|--max-items' 'sandbox|--webhook-url' 'sandbox|--webhook-time-scale' 'sandbox|--seed' 'sandbox|--state' 'sandbox|--dialect' 'sandbox|--clock-skew' '*|--profile' '*|--base-url' '*|--api-key-file' '*|-o' '*|--output' '*|--request-timeout'
             return 0
     end
     return 1
@@ -175,6 +177,7 @@ complete -c taskctl -n '__taskctl_is \'\'' -a 'get' -d 'show tasks with their it
 complete -c taskctl -n '__taskctl_is \'\'' -a 'create' -d 'create a task: a service plus items from arguments, files (-f) or piped stdin'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'retry' -d 'create a new task, per service, from the items of tasks that did not complete'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'resume' -d 'continue a journaled create (create --journal FILE) after a crash or kill; never resends a chunk that has a task'
+complete -c taskctl -n '__taskctl_is \'\'' -a 'diff' -d 'what changed, item by item, between two runs (exit 0 the same, 15 different)'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'wait' -d 'block until tasks finish; the exit code tells how they ended'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'watch' -d 'stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)'
 complete -c taskctl -n '__taskctl_is \'\'' -a 'api' -d 'send a request to any path under the base URL and print the response body'
@@ -196,7 +199,7 @@ complete -c taskctl -n '__taskctl_is \'list\'' -l since -x -d 'only tasks create
 complete -c taskctl -n '__taskctl_is \'list\'' -l until -x -d 'only tasks created at least DURATION ago, or until an ISO time'
 complete -c taskctl -n '__taskctl_is \'list\'' -l columns -x -a 'id service status total_items cost created_at finished_at' -d 'only these columns, in this order (table, tsv, csv)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l wide -d 'every column at full width, whatever the terminal width'
-complete -c taskctl -n '__taskctl_is \'show\'' -l job -x -d 'every task of a journaled job (create --journal FILE), in chunk order, streamed'
+complete -c taskctl -n '__taskctl_is \'show\'' -l job -r -F -d 'every task of a journaled job (create --journal FILE), in chunk order, streamed'
 complete -c taskctl -n '__taskctl_is \'show\'' -l error -x -d 'only items that did not complete whose error contains TEXT (what `retry --error` sends); repeatable'
 complete -c taskctl -n '__taskctl_is \'show\'' -l items-status -x -a 'completed failed' -d 'only completed items, or (failed) only those that did not complete'
 complete -c taskctl -n '__taskctl_is \'show\'' -l columns -x -d 'only these columns, in this order (table, tsv, csv)'
@@ -227,7 +230,7 @@ complete -c taskctl -n '__taskctl_is \'create\'' -l no-results -d 'end with the 
 complete -c taskctl -n '__taskctl_is \'create\'' -l wide -d 'every column at full width, whatever the terminal width'
 complete -c taskctl -n '__taskctl_is \'create\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
 complete -c taskctl -n '__taskctl_arg \'create\' 0' -x -a '(__taskctl_dynamic services)'
-complete -c taskctl -n '__taskctl_is \'retry\'' -l job -x -d 'the tasks of a journaled job (create --journal FILE): re-run what did not complete'
+complete -c taskctl -n '__taskctl_is \'retry\'' -l job -r -F -d 'the tasks of a journaled job (create --journal FILE): re-run what did not complete'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l journal -x -d 'with --job: journal the retry as a new job (its items in FILE.input)'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l error -x -d 'only items whose error (else their task\'s) contains TEXT, case-insensitively; repeatable'
 complete -c taskctl -n '__taskctl_is \'retry\'' -l dry-run -d 'price the items to retry, show the balance after; create nothing'
@@ -263,7 +266,10 @@ complete -c taskctl -n '__taskctl_is \'resume\'' -l results -d 'end with the ite
 complete -c taskctl -n '__taskctl_is \'resume\'' -l no-results -d 'end with the task records only (on a terminal, one task ends with its item table)'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l wide -d 'every column at full width, whatever the terminal width'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
-complete -c taskctl -n '__taskctl_is \'wait\'' -l job -x -d 'every task of a journaled job (create --journal FILE)'
+complete -c taskctl -n '__taskctl_is \'diff\'' -l fields -x -d 'compare only these fields, comma-separated or repeated (default: status and every result field; error only when named)'
+complete -c taskctl -n '__taskctl_arg \'diff\' 0' -r -F
+complete -c taskctl -n '__taskctl_arg \'diff\' 1' -r -F
+complete -c taskctl -n '__taskctl_is \'wait\'' -l job -r -F -d 'every task of a journaled job (create --journal FILE)'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l interval -x -d 'poll interval while a task\'s end cannot be predicted; grows x1.5 to 30s while nothing changes'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l timeout -x -d 'give up after this long (exit 124); 0 = never'
 complete -c taskctl -n '__taskctl_is \'wait\'' -l outage-tolerance -x -d 'give up when the service gives no good answer for this long (exit 8, or 7 after 429s); default 2m'
@@ -337,4 +343,4 @@ complete -c taskctl -n '__taskctl_is \'sandbox\'' -l state -r -F -d 'persist and
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l dialect -x -d 'answer in a variant of the API the spec allows (repeatable; \'all\' for every one, \'list\' to see them)'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l clock-skew -x -d 'run the sandbox\'s clock this far from this machine\'s (e.g. 3s, -3s): timestamps, Date headers, rate-limit windows'
 complete -c taskctl -n '__taskctl_arg \'completion\' 0' -x -a 'bash zsh fish'
-complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create retry resume wait watch api auth config webhook sandbox completion'
+complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create retry resume diff wait watch api auth config webhook sandbox completion'

@@ -2,8 +2,9 @@
 // `npm run bench`: the docs/performance.md figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
-//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,job,scale] [--runs 30] [--lines 1000000] [--json FILE]
-//                        [--show-items 100000] [--sandbox-tasks 200000] [--nodes 22,24]
+//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,job,scale,diff] [--runs 30]
+//                        [--lines 1000000] [--json FILE] [--show-items 100000] [--sandbox-tasks 200000]
+//                        [--nodes 22,24] [--diff-items 1000000,10000000]
 //                          [--env clean|inherit] [--no-hyperfine]
 //
 // Needs a build (dist/). Uses hyperfine, jq and /usr/bin/time when present; a missing tool skips or replaces a figure
@@ -39,11 +40,12 @@ const { values: flags } = parseArgs({
     'child-memory': { type: 'boolean' },
     'show-items': { type: 'string', default: '100000' },
     'sandbox-tasks': { type: 'string', default: '200000' },
+    'diff-items': { type: 'string', default: '1000000,10000000' },
     nodes: { type: 'string', default: '22,24' },
   },
 });
 const SECTIONS = new Set(
-  (flags.only ?? 'startup,dryrun,wait,follow,sandbox,show,job,scale').split(',').map((s) => s.trim()),
+  (flags.only ?? 'startup,dryrun,wait,follow,sandbox,show,job,scale,diff').split(',').map((s) => s.trim()),
 );
 const RUNS = Math.max(5, Number(flags.runs));
 const LINES = Math.max(1000, Number(flags.lines));
@@ -1007,6 +1009,15 @@ if (flags['child-memory']) {
     const { benchScale } = await import('./bench-scale.ts');
     const tools = { row, skip, log, notes, run, measured, hasTool, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox, rssOf };
     await section('scale', () => benchScale(tools), 'large jobs (docs/performance.md)');
+  }
+  if (SECTIONS.has('diff')) {
+    const { benchDiff } = await import('./bench-diff.ts');
+    const sizes = flags['diff-items']
+      .split(',')
+      .map(Number)
+      .filter((n) => n >= 100);
+    const tools = { row, skip, log, notes, run, hasTool, NODE, BIN, WORK, cliEnv };
+    await section('diff', () => benchDiff(tools, sizes), '`diff` figures');
   }
   const seconds = (performance.now() - started) / 1000;
   const header =

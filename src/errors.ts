@@ -17,6 +17,8 @@ export const ExitCode = {
   declined: 13,
   /** stdout or stderr could not be written (a full disk, a closed descriptor); a closed pipe on stdout is not this. */
   outputFailed: 14,
+  /** `diff`: the two sides differ (as `git diff --exit-code`; 1 already means a bug). */
+  differ: 15,
   timeout: 124,
   interrupted: 130,
 } as const;

@@ -30,6 +30,7 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [12, 'the service refused the request (an error code taskctl does not know); not retried: check the message'],
   [13, 'declined at the confirmation prompt (answered no, or no answer); nothing was created'],
   [14, 'the output could not be written (full disk, closed descriptor); a closed pipe on stdout is exit 0'],
+  [15, 'diff: the two sides differ (0 when they are the same)'],
   [124, 'wait/watch timed out with tasks still unfinished'],
   [130, 'interrupted (Ctrl-C); the message says how to resume'],
 ];

@@ -6,6 +6,7 @@ import { registerBalance } from './balance.js';
 import { registerCompletion } from './completion.js';
 import { registerConfig } from './config.js';
 import { registerCreate } from './create.js';
+import { registerDiff } from './diff.js';
 import { registerList } from './list.js';
 import { registerResume } from './resume.js';
 import { registerRetry } from './retry.js';
@@ -30,6 +31,7 @@ const ALONE: Record<string, (program: Command, run: RunAction) => void> = {
   create: registerCreate,
   retry: registerRetry,
   resume: registerResume,
+  diff: registerDiff,
   wait: registerWait,
   watch: registerWatch,
   api: registerApi,
@@ -57,6 +59,7 @@ export function registerCommands(program: Command, run: RunAction, only?: string
   registerCreate(program, run);
   registerRetry(program, run);
   registerResume(program, run);
+  registerDiff(program, run);
   registerWait(program, run);
   registerWatch(program, run);
   registerApi(program, run);

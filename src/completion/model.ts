@@ -65,6 +65,7 @@ const OPTION_HINTS: Readonly<Record<string, ValueHint>> = {
   '--api-key-file': { kind: 'file' },
   '--state': { kind: 'file' },
   '--input': { kind: 'file' },
+  '--job': { kind: 'file' },
   '--status': { kind: 'choices', values: KNOWN_TASK_STATUSES },
   '--service': { kind: 'services' },
   '--report': { kind: 'report' },
@@ -76,6 +77,7 @@ export type ArgumentHints = Readonly<Record<string, readonly ValueHint[]>>;
 const ARGUMENT_HINTS: ArgumentHints = {
   create: [{ kind: 'services' }],
   show: [{ kind: 'tasks' }],
+  diff: [{ kind: 'file' }, { kind: 'file' }],
   wait: [{ kind: 'tasks' }],
   watch: [{ kind: 'tasks' }],
   'webhook simulate': [{ kind: 'tasks' }],

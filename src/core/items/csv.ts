@@ -5,23 +5,28 @@ import { addItem, type FormatContext } from './formats.js';
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 
+/** Where a CSV's records go: the source's name and line cap for errors, and each record (the header first). */
+interface CsvSink {
+  name: string;
+  maxLineLength: number;
+  /** One record's fields, with the line it starts on. */
+  record: (fields: string[], line: number) => void;
+}
+
 /**
  * `csv` (RFC 4180): comma-separated, fields optionally in double quotes with `""` for a quote, quoted fields may span
- * lines. The first record is the header; `--column` picks a column by name (exact, else case-insensitive), default the
- * first. Fed line by line by the `LineSplitter`, so line numbers and the length cap come for free; a record that spans
- * lines is named by the line it starts on. Blank lines between records and empty cells are skipped; a quote inside an
- * unquoted field is kept literally (as most spreadsheet exports expect).
+ * lines. Fed line by line by the `LineSplitter`, so line numbers and the length cap come for free; a record that spans
+ * lines is named by the line it starts on. Blank lines between records are skipped; a quote inside an unquoted field
+ * is kept literally (as most spreadsheet exports expect). Every record, the header included, goes to the sink.
  */
-export class CsvReader {
-  private header: string[] | undefined;
-  private columnIndex = 0;
+export class CsvRecords {
   private fields: string[] = [];
   private field = '';
   private inQuotes = false;
   private recordLine = 0;
   private recordLength = 0;
 
-  constructor(private readonly ctx: FormatContext) {}
+  constructor(private readonly ctx: CsvSink) {}
 
   readonly line = (raw: string, lineNo: number): void => {
     if (this.inQuotes) {
@@ -117,16 +122,41 @@ export class CsvReader {
   }
 
   private record(fields: string[]): void {
+    this.ctx.record(fields, this.recordLine);
+  }
+}
+
+/**
+ * Items from a CSV: the first record is the header; `--column` picks a column by name (exact, else case-insensitive),
+ * default the first. Empty cells are skipped.
+ */
+export class CsvReader {
+  private header: string[] | undefined;
+  private columnIndex = 0;
+  private readonly records: CsvRecords;
+
+  constructor(private readonly ctx: FormatContext) {
+    this.records = new CsvRecords({ name: ctx.name, maxLineLength: ctx.maxLineLength, record: this.record });
+  }
+
+  readonly line = (raw: string, lineNo: number): void => this.records.line(raw, lineNo);
+
+  /** Ends the input: an unclosed quote is an error. */
+  end(): void {
+    this.records.end();
+  }
+
+  private readonly record = (fields: string[], line: number): void => {
     if (this.header === undefined) {
       this.header = fields.map((name) => trimItem(name));
-      this.columnIndex = this.chooseColumn(this.header);
+      this.columnIndex = this.chooseColumn(this.header, line);
       return;
     }
     const value = fields[this.columnIndex];
-    if (value !== undefined) addItem(this.ctx, trimItem(value), this.recordLine);
-  }
+    if (value !== undefined) addItem(this.ctx, trimItem(value), line);
+  };
 
-  private chooseColumn(header: string[]): number {
+  private chooseColumn(header: string[], line: number): number {
     const wanted = this.ctx.column;
     if (wanted === undefined) return 0;
     const exact = header.indexOf(wanted);
@@ -137,7 +167,7 @@ export class CsvReader {
     if (only !== undefined && others.length === 0) return only;
     const available = header.map((name) => quoteForMessage(name, 40)).join(', ');
     throw new InputError(
-      `${this.ctx.name}:${this.recordLine}: no column ${quoteForMessage(wanted)} in the CSV header`,
+      `${this.ctx.name}:${line}: no column ${quoteForMessage(wanted)} in the CSV header`,
       `Columns: ${available}. Pass one of them with --column (the first row must be a header).`,
     );
   }

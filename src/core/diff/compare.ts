@@ -1,0 +1,134 @@
+/**
+ * The comparison of `taskctl diff`: two sides sorted alike walked together (a merge join). Items are matched by
+ * target exactly; a target repeated within a side pairs in order, as (target, n). An item on one side only is one
+ * change with field `item`; a matched pair is compared field by field over the chosen fields (text equality of the
+ * comparable values of values.ts, a missing value being "no value").
+ */
+import { decodeLine, keyTarget, type LineCursor, type SortedItem } from './sort.js';
+import { comparable } from './values.js';
+
+export interface Change {
+  target: string;
+  /** A compared field, or `item` for an item on one side only. */
+  field: string;
+  /** The values as canonical JSON (undefined: no value); both undefined for `item`. */
+  before: string | undefined;
+  after: string | undefined;
+  beforeTask: number | null;
+  afterTask: number | null;
+  /** For `item`: the item is only in the second side (added) or only in the first (removed). */
+  kind?: 'added' | 'removed';
+}
+
+/** Counts over the union of targets, for the summary. */
+export class DiffTally {
+  /** (target, n) pairs on either side. */
+  items = 0;
+  /** Pairs with at least one change (added and removed included). */
+  changed = 0;
+  added = 0;
+  removed = 0;
+  /** `field` → count of items whose boolean went false → true (`up`) or true → false (`down`). */
+  readonly flips = new Map<string, { up: number; down: number }>();
+  /** `field` → count of items whose value changed otherwise. */
+  readonly fieldChanges = new Map<string, number>();
+
+  count(change: Change): void {
+    if (change.kind === 'added') this.added++;
+    else if (change.kind === 'removed') this.removed++;
+    else if (isBoolean(change.before) && isBoolean(change.after)) {
+      const flip = this.flips.get(change.field) ?? { up: 0, down: 0 };
+      if (change.after === 'true') flip.up++;
+      else flip.down++;
+      this.flips.set(change.field, flip);
+    } else this.fieldChanges.set(change.field, (this.fieldChanges.get(change.field) ?? 0) + 1);
+  }
+}
+
+function isBoolean(text: string | undefined): boolean {
+  return text === 'true' || text === 'false';
+}
+
+/** Pairs (checked between) that run without giving Ctrl-C a chance: the walk yields to the event loop this often. */
+const YIELD_EVERY = 20_000;
+
+export interface WalkOptions {
+  fields: readonly string[];
+  tally: DiffTally;
+  /** Every change, in the sides' order. */
+  emit: (change: Change) => void;
+  /** Awaited every YIELD_EVERY pairs: throws to stop (Ctrl-C). */
+  pause: () => Promise<void>;
+}
+
+/** Walks both sides in their shared order (sort.ts), emitting every change. */
+export async function walkSides(a: LineCursor, b: LineCursor, options: WalkOptions): Promise<void> {
+  let sinceYield = 0;
+  let left = nextItem(a);
+  let right = nextItem(b);
+  for (;;) {
+    if (left === undefined && right === undefined) return;
+    const key = left === undefined || (right !== undefined && right.key < left.key) ? right?.key : left.key;
+    if (key === undefined) return;
+    const before: SortedItem[] = [];
+    const after: SortedItem[] = [];
+    for (; left?.key === key; left = nextItem(a)) before.push(left);
+    for (; right?.key === key; right = nextItem(b)) after.push(right);
+    const pairs = Math.max(before.length, after.length);
+    for (let n = 0; n < pairs; n++) comparePair(key, before[n], after[n], options);
+    sinceYield += pairs;
+    if (sinceYield >= YIELD_EVERY) {
+      sinceYield = 0;
+      await options.pause();
+    }
+  }
+}
+
+function nextItem(cursor: LineCursor): SortedItem | undefined {
+  const line = cursor.next();
+  return line === undefined ? undefined : decodeLine(line);
+}
+
+/** One (target, n) pair: a whole item added or removed, or its changed fields; `key`: the sort key of the target. */
+function comparePair(
+  key: string,
+  before: SortedItem | undefined,
+  after: SortedItem | undefined,
+  options: Pick<WalkOptions, 'fields' | 'tally' | 'emit'>,
+): void {
+  const { tally, emit } = options;
+  tally.items++;
+  const beforeTask = before?.task ?? null;
+  const afterTask = after?.task ?? null;
+  if (before === undefined || after === undefined) {
+    const change: Change = {
+      target: keyTarget(key),
+      field: 'item',
+      before: undefined,
+      after: undefined,
+      beforeTask,
+      afterTask,
+      kind: before === undefined ? 'added' : 'removed',
+    };
+    tally.changed++;
+    tally.count(change);
+    emit(change);
+    return;
+  }
+  // Most pairs are the same item unchanged: the same fields text, nothing to parse.
+  if (before.fieldsText === after.fieldsText) return;
+  const target = keyTarget(key);
+  const was = JSON.parse(before.fieldsText) as Record<string, unknown>;
+  const now = JSON.parse(after.fieldsText) as Record<string, unknown>;
+  let changed = false;
+  for (const field of options.fields) {
+    const from = comparable(was, field);
+    const to = comparable(now, field);
+    if (from === to) continue;
+    const change: Change = { target, field, before: from, after: to, beforeTask, afterTask };
+    changed = true;
+    tally.count(change);
+    emit(change);
+  }
+  if (changed) tally.changed++;
+}

@@ -1,0 +1,123 @@
+/**
+ * `taskctl diff A B`: what changed, item by item, between two runs. Each side (a task, a journal's tasks, a results
+ * file) is read into a sorted side, spilled to sorted runs past a bounded number of items (sort.ts), then
+ * the two are walked together (compare.ts) and every change printed as it is found (print.ts). Exit 0 when the
+ * sides are the same, 15 when they differ; the run files are removed on every path out, Ctrl-C and errors included.
+ */
+import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { counted } from '../../output/plural.js';
+import type { Printer } from '../../output/printer.js';
+import { RunFiles } from '../../store/sorted-runs.js';
+import type { Context } from '../context.js';
+import { DiffTally, walkSides } from './compare.js';
+import { readJournal } from './journal.js';
+import { ChangeOutput } from './print.js';
+import { addTask, readFile, SideItems } from './read.js';
+import { SortedSide } from './sort.js';
+import { openFileSide, parseSide, type OpenedFile, type SideSpec } from './source.js';
+import { NOT_RESULT_FIELDS, type CompareMode } from './values.js';
+
+export interface DiffOptions {
+  /** Only these fields are compared (`--fields a,b`). Default: status and every result field, not the error. */
+  fields?: string[];
+}
+
+export async function runDiff(ctx: Context, first: string, second: string, options: DiffOptions): Promise<void> {
+  const specs = [parseSide(first), parseSide(second)] as const;
+  if (specs[0].kind === 'stdin' && specs[1].kind === 'stdin')
+    throw new UsageError('stdin (-) can be only one side of a diff', 'Give the other side as a file or a task id.');
+  const files = new RunFiles();
+  const opened: Array<OpenedFile | undefined> = [];
+  try {
+    for (const spec of specs) opened.push(spec.kind === 'task' ? undefined : await openFileSide(spec, ctx.io.stdin));
+    const mode: CompareMode = opened.some((file) => file?.kind === 'csv') ? 'csv' : 'json';
+    const sides: SideItems[] = [];
+    for (const [index, spec] of specs.entries()) {
+      const side = new SideItems(spec.name, new SortedSide(files), mode);
+      await fill(ctx, spec, opened[index], side);
+      sides.push(side);
+    }
+    const [a, b] = sides as [SideItems, SideItems];
+    checkServices(a, b);
+    const fields = chooseFields(a, b, options.fields, ctx.printer);
+    await compare(ctx, a, b, fields, mode);
+  } finally {
+    for (const file of opened) await file?.close();
+    files.dispose();
+  }
+}
+
+async function fill(ctx: Context, spec: SideSpec, file: OpenedFile | undefined, side: SideItems): Promise<void> {
+  if (spec.kind === 'task') {
+    const api = await ctx.api();
+    const task = await ctx.spin(`reading task ${spec.id}`, () => api.getTask(spec.id));
+    ctx.cache.rememberTasks([task]);
+    addTask(side, task, ctx.printer);
+    return;
+  }
+  if (file === undefined) throw new Error('a file side was not opened');
+  if (file.kind === 'journal') await readJournal(ctx, file, side);
+  else await ctx.spin(`reading ${file.name}`, () => readFile(file, side, ctx.signal));
+}
+
+/** Two runs of different services have nothing to compare: exit 2. */
+function checkServices(a: SideItems, b: SideItems): void {
+  const [serviceA] = a.services;
+  const [serviceB] = b.services;
+  if (serviceA === undefined || serviceB === undefined || a.services.has(serviceB)) return;
+  throw new UsageError(
+    `the two sides are of different services: ${serviceA} (${a.name}) and ${serviceB} (${b.name})`,
+    'diff compares two runs of one service.',
+  );
+}
+
+/**
+ * The fields compared: `--fields` (each must exist on a side), else status and every result field. A field only one
+ * side has is skipped with a warning (it would differ on every item).
+ */
+export function chooseFields(
+  a: SideItems,
+  b: SideItems,
+  named: readonly string[] | undefined,
+  printer: Printer,
+): string[] {
+  const all = [...new Set([...a.fields, ...b.fields])].filter((field) => field !== 'target' && field !== 'task');
+  const wanted = named?.length ? [...new Set(named)] : all.filter((field) => !NOT_RESULT_FIELDS.has(field));
+  for (const field of wanted) {
+    if (!all.includes(field))
+      throw new UsageError(
+        `no field "${field}" on either side`,
+        all.length > 0 ? `Fields: ${all.join(', ')}.` : 'Neither side has items.',
+      );
+  }
+  const empty = a.sorted.count === 0 || b.sorted.count === 0;
+  return wanted.filter((field) => {
+    if (a.fields.has(field) && b.fields.has(field)) return true;
+    if (!empty) printer.warn(`"${field}" is only in ${a.fields.has(field) ? a.name : b.name}: not compared`);
+    return false;
+  });
+}
+
+async function compare(ctx: Context, a: SideItems, b: SideItems, fields: string[], mode: CompareMode): Promise<void> {
+  const tally = new DiffTally();
+  const pause = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (ctx.signal.aborted) throw new InterruptedError('interrupted', 'Nothing more was compared.');
+  };
+  const walk = async (printer: Printer) => {
+    const output = new ChangeOutput(printer, mode);
+    try {
+      await walkSides(a.sorted.sorted(), b.sorted.sorted(), { fields, tally, emit: output.write, pause });
+    } catch (error) {
+      await output.abort();
+      throw error;
+    }
+    if (tally.changed > 0) ctx.exitCode = ExitCode.differ;
+    await output.end(tally);
+  };
+  if (ctx.printer.format === 'table' && !ctx.printer.quiet) await ctx.paged(walk);
+  else await walk(ctx.printer);
+  // For people a word that the run finished; scripts get nothing (the exit code answers).
+  if (tally.changed === 0 && ctx.printer.format === 'table')
+    ctx.printer.info(`no changes: the same ${counted(tally.items, 'item')} on both sides`);
+}

@@ -1,0 +1,27 @@
+/**
+ * A journal side of `taskctl diff`: every task of the job in chunk order (core/job/read.ts: the journal's server and
+ * account checked as `resume` checks them, each task checked against its chunk), each read once. An unfinished job
+ * gives the tasks it has, and the side says it is incomplete.
+ */
+import { UsageError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { jobTasks, readJob, warnIfIncomplete } from '../job/read.js';
+import { addTask, type SideItems } from './read.js';
+import type { OpenedFile } from './source.js';
+
+export async function readJournal(ctx: Context, file: OpenedFile, side: SideItems): Promise<void> {
+  if (file.path === undefined)
+    throw new UsageError('a journal is read from its file, not from stdin', 'Pass its path instead of -.');
+  await file.close();
+  const job = await readJob(ctx, file.path);
+  side.services.add(job.service);
+  warnIfIncomplete(ctx, job);
+  const api = await ctx.api();
+  await ctx.spin(`reading the ${job.created.length} tasks of ${file.name}`, async (say) => {
+    let done = 0;
+    for await (const { task } of jobTasks(api, job)) {
+      addTask(side, task, ctx.printer);
+      say(`reading the tasks of ${file.name}: ${++done} of ${job.created.length}`);
+    }
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * What one side of `taskctl diff` names, and how its bytes are recognised: an argument of only digits is a task id,
+ * `-` is stdin, anything else a file (`./42` included). A file's kind comes from its content, never its name: a
+ * journal (its first line the job record of `create --journal`), a csv export (a header line with a `target` column),
+ * ndjson (one JSON object a line) or a json document (a task, or a list of tasks or item records). tsv has no header,
+ * so nothing names its columns: it is refused.
+ */
+import { InputError, UsageError } from '../../errors.js';
+import type { InputStream } from '../../output/io.js';
+import { openItemsFile } from '../../store/items-file.js';
+import { readError } from '../items/messages.js';
+
+export type SideSpec =
+  | { kind: 'task'; id: number; name: string }
+  | { kind: 'file'; path: string; name: string }
+  | { kind: 'stdin'; name: string };
+
+type FileKind = 'journal' | 'csv' | 'ndjson' | 'json';
+
+/** An opened file side: its kind, and its bytes from the start (the ones read to recognise it included). */
+export interface OpenedFile {
+  name: string;
+  /** The file's path; undefined for stdin. */
+  path: string | undefined;
+  kind: FileKind;
+  chunks: AsyncIterable<Buffer>;
+  close: () => Promise<void>;
+}
+
+const READ_SIZE = 256 * 1024;
+/** Bytes read at most to find the first line: a header or a record longer than this is not a results file's. */
+const SNIFF_BYTES = 16 * 1024 * 1024;
+
+const SIDE_HINT =
+  'Each side is a task id, a journal (create --journal), a results file of `taskctl show -o ndjson|json|csv`, or - (stdin).';
+
+export function parseSide(arg: string): SideSpec {
+  if (/^\d+$/.test(arg)) {
+    if (arg.length > 15) throw new UsageError(`invalid task id "${arg}"`, SIDE_HINT);
+    return { kind: 'task', id: Number(arg), name: `task ${arg}` };
+  }
+  if (arg === '-') return { kind: 'stdin', name: 'stdin' };
+  if (arg === '') throw new UsageError('an empty argument names no side', SIDE_HINT);
+  return { kind: 'file', path: arg, name: arg };
+}
+
+/** Opens a file or stdin side and recognises its kind from its first line. */
+export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, stdin: InputStream): Promise<OpenedFile> {
+  let source: AsyncIterable<Buffer | string>;
+  let close = (): Promise<void> => Promise.resolve();
+  if (spec.kind === 'stdin') {
+    if (stdin.isTTY === true)
+      throw new UsageError('- reads a side from stdin, but stdin is a terminal', 'Pipe a results file in.');
+    source = stdin;
+  } else {
+    try {
+      const file = await openItemsFile(spec.path);
+      source = file.chunks(READ_SIZE);
+      close = file.close;
+    } catch (error) {
+      throw new InputError(readError(spec.name, error).message, SIDE_HINT);
+    }
+  }
+  const iterator = source[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let size = 0;
+  let ended = false;
+  while (!head.some((chunk) => chunk.includes(10)) && size < SNIFF_BYTES) {
+    const step = await iterator.next();
+    if (step.done === true) {
+      ended = true;
+      break;
+    }
+    const chunk = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+    head.push(chunk);
+    size += chunk.length;
+  }
+  const kind = recognise(Buffer.concat(head).toString('utf8'), spec.name);
+  async function* chunks(): AsyncGenerator<Buffer> {
+    yield* head;
+    if (ended) return;
+    for (;;) {
+      const step = await iterator.next();
+      if (step.done === true) return;
+      yield typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+    }
+  }
+  return { name: spec.name, path: spec.kind === 'file' ? spec.path : undefined, kind, chunks: chunks(), close };
+}
+
+/** The kind of a side from its first bytes (the first line, or what was read of it). */
+function recognise(text: string, name: string): FileKind {
+  const body = text.replace(/^\uFEFF/, '');
+  const start = body.search(/\S/);
+  if (start === -1) throw new InputError(`${name} is empty`, SIDE_HINT);
+  const end = body.indexOf('\n', start);
+  const first = body.slice(start, end === -1 ? undefined : end).trim();
+  if (body[start] === '[') return 'json';
+  if (body[start] === '{') {
+    let record: unknown;
+    try {
+      record = JSON.parse(first);
+    } catch {
+      return 'json'; // a document over several lines (show -o json prints it indented)
+    }
+    return (record as { type?: unknown }).type === 'job' ? 'journal' : 'ndjson';
+  }
+  if (first.includes('\t') && !first.includes(','))
+    throw new InputError(
+      `${name} looks like a tsv export, which has no header to name its columns`,
+      'Export with `taskctl show ID -o ndjson` (or -o csv) and compare those files.',
+    );
+  return 'csv';
+}

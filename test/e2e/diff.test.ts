@@ -1,0 +1,102 @@
+/**
+ * `taskctl diff` against real sandboxes: two started with different seeds give the same items different results, so
+ * diff must name exactly the items whose results differ; a run against itself, two tasks of the same items in one
+ * service, and a journal against its own export are the same (exit 0, nothing printed).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type E2EWorld } from './harness.js';
+
+const SERVICE = 'domain_check_availability';
+const ITEMS = Array.from({ length: 300 }, (_, i) => `host${i}.example.com`);
+
+let one: E2EWorld;
+let two: E2EWorld;
+beforeAll(async () => {
+  [one, two] = await Promise.all([startWorld({ itemMs: 0, seed: 'one' }), startWorld({ itemMs: 0, seed: 'two' })]);
+  writeFileSync(join(one.home.dir, 'items.txt'), `${ITEMS.join('\n')}\n`);
+  writeFileSync(join(two.home.dir, 'items.txt'), `${ITEMS.join('\n')}\n`);
+});
+afterAll(async () => {
+  await Promise.all([one.close(), two.close()]);
+});
+
+/** Creates a task of ITEMS (or a chunked job with `extra` flags) and waits for it: the task ids. */
+async function createDone(world: E2EWorld, extra: string[] = []): Promise<string[]> {
+  const created = await world.inProcess([
+    'create',
+    SERVICE,
+    '-f',
+    join(world.home.dir, 'items.txt'),
+    '-y',
+    '-q',
+    ...extra,
+  ]);
+  expect(created.code, created.stderr).toBe(0);
+  const ids = created.stdout.trim().split('\n');
+  const waited = await world.inProcess(['wait', ...ids, '-q'], { realTime: true });
+  expect(waited.code, waited.stderr).toBe(0);
+  return ids;
+}
+
+/** `show ARGS -o ndjson` written to a file of the world's home: its path. */
+async function exportTo(world: E2EWorld, args: string[], name: string): Promise<string> {
+  const shown = await world.inProcess(['show', ...args, '-o', 'ndjson']);
+  expect(shown.code, shown.stderr).toBe(0);
+  const path = join(world.home.dir, name);
+  writeFileSync(path, shown.stdout);
+  return path;
+}
+
+function results(path: string): Map<string, string> {
+  const lines = readFileSync(path, 'utf8').trim().split('\n');
+  return new Map(
+    lines.map((line) => {
+      const { target, status, available } = JSON.parse(line) as { target: string; status: string; available: unknown };
+      return [target, JSON.stringify([status, available])];
+    }),
+  );
+}
+
+describe('taskctl diff against sandboxes', () => {
+  it('two seeds: names exactly the items whose results changed (exit 15); a file against itself is 0, silent', async () => {
+    const [a] = await createDone(one);
+    const [b] = await createDone(two);
+    const before = await exportTo(one, [a ?? ''], 'before.ndjson');
+    const after = await exportTo(two, [b ?? ''], 'after.ndjson');
+    const was = results(before);
+    const now = results(after);
+    const expected = ITEMS.filter((item) => was.get(item) !== now.get(item)).sort();
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(ITEMS.length);
+
+    // A spawned process reading both files, as a CI job would.
+    const result = await one.run(['diff', before, after, '-o', 'ndjson']);
+    expect(result.code, result.stderr).toBe(15);
+    const changes = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { target: string; field: string; before: unknown; after: unknown });
+    expect([...new Set(changes.map((change) => change.target))].sort()).toEqual(expected);
+    for (const change of changes) expect(typeof change.after === 'boolean' || change.field !== 'available').toBe(true);
+
+    expect(await one.run(['diff', before, before])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('two tasks with the same items in one service are the same: exit 0', async () => {
+    const [first] = await createDone(one);
+    const [second] = await createDone(one);
+    const result = await one.inProcess(['diff', first ?? '', second ?? '']);
+    expect(result, result.stderr).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('a journal against its own export is the same: exit 0', async () => {
+    const journal = join(one.home.dir, 'job.journal');
+    const ids = await createDone(one, ['--chunk-size', '100', '--journal', journal]);
+    expect(ids).toHaveLength(3);
+    const exported = await exportTo(one, ['--job', journal], 'job.ndjson');
+    const result = await one.inProcess(['diff', journal, exported]);
+    expect(result, result.stderr).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+});

@@ -1,0 +1,307 @@
+/** `taskctl diff A B` in process: tasks through a mocked API, files on disk, a journal, exit codes 0 / 15 / 2 / 3. */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { InputStream } from '../../../src/output/io.js';
+import { writeJournal } from '../core/job/fixture.js';
+import { mockApi, runTaskctl, T0, type MockApi } from './harness.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'taskctl-diff-cmd-'));
+  dirs.push(dir);
+  return dir;
+}
+function file(name: string, text: string): string {
+  const path = join(tempDir(), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+interface Item {
+  target: string;
+  status: string;
+  data: unknown;
+  error?: string;
+}
+const avail = (target: string, available: boolean): Item => ({ target, status: 'completed', data: { available } });
+
+function taskBody(id: number, items: Item[], service = 'domain_check_availability') {
+  return {
+    success: true,
+    data: {
+      id,
+      service,
+      status: 'completed',
+      total_items: items.length,
+      cost: items.length,
+      created_at: new Date(T0 - 600_000).toISOString(),
+      completed_at: new Date(T0 - 540_000).toISOString(),
+      items,
+    },
+  };
+}
+
+function replyTask(api: MockApi, id: number, items: Item[], service?: string) {
+  api.reply('GET', `/tasks/${id}`, 200, taskBody(id, items, service));
+}
+
+interface Rec {
+  target: string;
+}
+const ndjson = (records: object[]) => records.map((record) => `${JSON.stringify(record)}\n`).join('');
+const lines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
+
+describe('diff of two tasks', () => {
+  it('the same items in one service: exit 0, nothing printed', async () => {
+    const api = mockApi();
+    replyTask(api, 1, [avail('a.com', true), avail('b.com', false)]);
+    replyTask(api, 2, [avail('b.com', false), avail('a.com', true)]);
+    const result = await runTaskctl(['diff', '1', '2'], { api });
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('changes: exit 15, one ndjson record per change with JSON types and both task ids', async () => {
+    const api = mockApi();
+    replyTask(api, 1, [avail('a.com', true), avail('b.com', false), avail('gone.com', true)]);
+    replyTask(api, 2, [avail('a.com', true), avail('b.com', true), avail('new.com', false)]);
+    const result = await runTaskctl(['diff', '1', '2', '-o', 'ndjson'], { api });
+    expect(result.code, result.stderr).toBe(15);
+    const byTarget = (x: unknown, y: unknown) => ((x as Rec).target < (y as Rec).target ? -1 : 1);
+    expect(lines(result.stdout).sort(byTarget)).toEqual([
+      { target: 'b.com', field: 'available', before: false, after: true, before_task: 1, after_task: 2 },
+      { target: 'gone.com', field: 'item', before: null, after: null, before_task: 1, after_task: null },
+      { target: 'new.com', field: 'item', before: null, after: null, before_task: null, after_task: 2 },
+    ]);
+    expect(api.calls).toEqual(['GET /tasks/1', 'GET /tasks/2']);
+  });
+
+  it('for people: the summary first, then a table of item, field, before, after', async () => {
+    const api = mockApi();
+    replyTask(api, 1, [avail('a.com', false), avail('b.com', true), avail('c.com', false)]);
+    replyTask(api, 2, [avail('a.com', true), avail('b.com', false), avail('c.com', false)]);
+    const result = await runTaskctl(['diff', '1', '2', '-o', 'table'], { api });
+    expect(result.code).toBe(15);
+    expect(result.stdout).toContain('2 of 3 items changed: 1 became available, 1 became unavailable\n\n');
+    expect(result.stdout.indexOf('changed:')).toBeLessThan(result.stdout.indexOf('ITEM'));
+    expect(result.stdout).toMatch(/ITEM\s+FIELD\s+BEFORE\s+AFTER/);
+    expect(result.stdout).toMatch(/a\.com\s+available\s+false\s+true/);
+  });
+
+  it('-q prints nothing: the exit code answers', async () => {
+    const api = mockApi();
+    replyTask(api, 1, [avail('a.com', false)]);
+    replyTask(api, 2, [avail('a.com', true)]);
+    expect(await runTaskctl(['diff', '1', '2', '-q', '-o', 'table'], { api })).toEqual({
+      code: 15,
+      stdout: '',
+      stderr: '',
+    });
+  });
+
+  it('two services: exit 2', async () => {
+    const api = mockApi();
+    replyTask(api, 1, [avail('a.com', false)]);
+    replyTask(api, 2, [avail('a.com', true)], 'domain_whois_history');
+    const result = await runTaskctl(['diff', '1', '2'], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('different services: domain_check_availability (task 1) and domain_whois_history');
+  });
+
+  it('a task that does not exist keeps its exit code (5)', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/9', 404, { success: false, error: { code: 'not_found', message: 'Task 9 not found' } });
+    const result = await runTaskctl(['diff', '9', file('x.ndjson', ndjson([{ target: 'a' }]))], { api });
+    expect(result.code).toBe(5);
+  });
+});
+
+describe('diff of files', () => {
+  it('a file against itself: exit 0, nothing printed; ./42 is a file', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, '42'),
+      ndjson([{ task: 1, target: 'a', status: 'completed', available: true, error: null }]),
+    );
+    const result = await runTaskctl(['diff', join(dir, '42'), join(dir, '42')]);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('csv against ndjson: compared as the text csv prints; csv out', async () => {
+    const csv = file(
+      'a.csv',
+      'task,target,status,available,error\n1,a.com,completed,true,\n1,b.com,completed,false,\n',
+    );
+    const nd = file(
+      'b.ndjson',
+      ndjson([
+        { task: 2, target: 'a.com', status: 'completed', available: true, error: null },
+        { task: 2, target: 'b.com', status: 'completed', available: true, error: null },
+      ]),
+    );
+    const result = await runTaskctl(['diff', csv, nd, '-o', 'csv']);
+    expect(result.code, result.stderr).toBe(15);
+    expect(result.stdout).toBe('target,field,before,after,before_task,after_task\nb.com,available,false,true,1,2\n');
+  });
+
+  it('a json export (one task, as show -o json prints it) against the same items in ndjson: exit 0', async () => {
+    const json = file(
+      'a.json',
+      JSON.stringify(taskBody(4, [avail('a.com', true), avail('b.com', false)]).data, null, 2),
+    );
+    const nd = file(
+      'b.ndjson',
+      ndjson([
+        { task: 5, target: 'b.com', status: 'completed', available: false, error: null },
+        { task: 5, target: 'a.com', status: 'completed', available: true, error: null },
+      ]),
+    );
+    expect(await runTaskctl(['diff', json, nd])).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('stdin is -', async () => {
+    const a = file('a.ndjson', ndjson([{ target: 'a', status: 'failed' }]));
+    const result = await runTaskctl(['diff', a, '-', '-o', 'tsv'], {
+      stdin: ndjson([{ target: 'a', status: 'completed' }]),
+    });
+    expect(result.code).toBe(15);
+    expect(result.stdout).toBe('a\tstatus\tfailed\tcompleted\t\t\n');
+  });
+
+  it('tsv is exit 3 with a hint to export ndjson or csv', async () => {
+    const result = await runTaskctl(['diff', file('a.tsv', '1\ta.com\tcompleted\ttrue\t\n'), file('b.tsv', 'x\n')]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('looks like a tsv export');
+    expect(result.stderr).toContain('-o ndjson');
+  });
+
+  it('no target field or column: exit 3 naming the file and the line', async () => {
+    const nd = file('a.ndjson', ndjson([{ target: 'a' }, { name: 'b' }]));
+    const ok = file('ok.ndjson', ndjson([{ target: 'a' }]));
+    const result = await runTaskctl(['diff', ok, nd]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`${nd}:2: no "target" field`);
+    const csv = file('a.csv', 'task,name\n1,a\n');
+    const second = await runTaskctl(['diff', csv, ok]);
+    expect(second.code).toBe(3);
+    expect(second.stderr).toContain(`${csv}:1: no "target" column`);
+  });
+});
+
+describe('diff of a journal', () => {
+  it('a journal against its own export: exit 0; an unfinished job says so and uses the tasks it has', async () => {
+    const first = [avail('a.com', true), avail('b.com', false)];
+    const second = [avail('c.com', true)];
+    const journal = writeJournal({ items: 3, chunkSize: 2, tasks: [11, 12] });
+    const exported = file(
+      'job.ndjson',
+      ndjson(
+        [...first.map((item) => ({ task: 11, ...item })), ...second.map((item) => ({ task: 12, ...item }))].map(
+          ({ task, target, status, data }) => ({ task, target, status, ...(data as object), error: null }),
+        ),
+      ),
+    );
+    const api = mockApi();
+    replyTask(api, 11, first);
+    replyTask(api, 12, second);
+    const result = await runTaskctl(['diff', journal, exported], { api });
+    expect(result, result.stderr).toEqual({ code: 0, stdout: '', stderr: '' });
+
+    const unfinished = writeJournal({ items: 3, chunkSize: 2, tasks: [11] });
+    const api2 = mockApi();
+    replyTask(api2, 11, first);
+    const partial = await runTaskctl(['diff', unfinished, exported, '-o', 'ndjson'], { api: api2 });
+    expect(partial.code).toBe(15);
+    expect(partial.stderr).toContain('is incomplete');
+    expect(lines(partial.stdout)).toEqual([
+      { target: 'c.com', field: 'item', before: null, after: null, before_task: null, after_task: 12 },
+    ]);
+  });
+
+  it('a journal of another server is exit 2, as resume refuses it', async () => {
+    const journal = writeJournal({ items: 1, chunkSize: 1, tasks: [11], baseUrl: 'https://other.test/api/v1' });
+    const result = await runTaskctl(['diff', journal, file('x.ndjson', ndjson([{ target: 'a' }]))], {
+      api: mockApi(),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('belongs to another service');
+  });
+});
+
+describe('the run files', () => {
+  /** A side large enough to spill a sorted run (more than sort.ts RUN_ITEMS items). */
+  const big = () =>
+    file(
+      'big.ndjson',
+      Array.from({ length: 120_000 }, (_, i) => `{"target":"t${(i * 7919) % 120_000}","status":"completed"}\n`).join(
+        '',
+      ),
+    );
+
+  /** stdin that gives one record, runs `then` (the first side has been read and spilled by now), then gives `rest`. */
+  function stdinThen(then: () => void, rest: string): InputStream {
+    return {
+      isTTY: false,
+      async *[Symbol.asyncIterator]() {
+        yield '{"target":"t1","status":"completed"}\n';
+        await Promise.resolve();
+        then();
+        yield rest;
+      },
+    };
+  }
+
+  const scratchDirs = (dir: string) => readdirSync(dir).filter((name) => name.startsWith('taskctl-items-'));
+
+  async function withTmp<T>(work: (tmp: string) => Promise<T>): Promise<T> {
+    const tmp = tempDir();
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      return await work(tmp);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  }
+
+  it('are removed after an error', async () => {
+    const path = big();
+    await withTmp(async (tmp) => {
+      let during: string[] = [];
+      const result = await runTaskctl(['diff', path, '-'], {
+        stdinStream: stdinThen(() => (during = scratchDirs(tmp)), '{"no":"target"}\n'),
+      });
+      expect(result.code, result.stderr).toBe(3);
+      expect(during).toHaveLength(1);
+      expect(scratchDirs(tmp)).toEqual([]);
+    });
+  });
+
+  it('are removed on Ctrl-C (the run is aborted): exit 130', async () => {
+    const path = big();
+    const controller = new AbortController();
+    await withTmp(async (tmp) => {
+      let during: string[] = [];
+      const result = await runTaskctl(['diff', path, '-'], {
+        signal: controller.signal,
+        stdinStream: stdinThen(() => {
+          during = scratchDirs(tmp);
+          controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+        }, '{"target":"t2","status":"completed"}\n'),
+      });
+      expect(result.code, result.stderr).toBe(130);
+      expect(during).toHaveLength(1);
+      expect(scratchDirs(tmp)).toEqual([]);
+    });
+  });
+});
