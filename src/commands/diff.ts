@@ -29,8 +29,8 @@ export function registerDiff(program: Command, run: RunAction): void {
         '\nnull, a missing field and an empty csv cell are the same.' +
         '\nA side of only digits is a task id (./42 is the file 42).' +
         '\nA file is recognised by its content; tsv has no header: export ndjson or csv.' +
-        '\n-o ndjson|json|csv|tsv: one record per change, in no set order: target, field,' +
-        '\nbefore, after, before_task, after_task. The table for people is sorted by item.' +
+        '\n-o ndjson|json|csv|tsv: one record per change, in no set order: target, field, ' +
+        'before, after, before_task, after_task. The table for people is sorted by item.' +
         '\nExit: 0 the same, 15 different; a failed read keeps its code (5, 8, ...).\n',
     )
     .action((a: string, b: string, options: DiffOptions, command: Command) =>

@@ -33,7 +33,7 @@ export function waitExitCode(tasks: readonly Task[], options: WaitOutcomeOptions
 }
 
 /** Up to this many ids are listed as they are: easier to read than any short form. */
-const LISTED_IDS = 8;
+export const LISTED_IDS = 8;
 
 /**
  * Task ids as a command's arguments that a shell runs and a person can read: a few are listed; past that, a run of

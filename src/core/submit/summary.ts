@@ -4,6 +4,7 @@
  */
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../../errors.js';
+import { idArgs, LISTED_IDS } from '../follow/outcome.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { DoneChunk, Outcome, PipelineInput, SubmitOptions } from './types.js';
@@ -39,10 +40,13 @@ export async function finishSubmission(ctx: Context, end: Finished, options: Sub
   warnAboveMaxCost(ctx, now, options.maxCost);
   const short = warnDroppedItems(ctx, now);
   if (!options.wait) return;
+  // A journaled job is named by its file in the hints that follow (`--job FILE`), not by a list of ids.
+  const byJob =
+    job === undefined ? {} : { showCommand: `taskctl show --job ${job}`, resumeCommand: `taskctl wait --job ${job}` };
   await waitNamingTasks(
     ctx,
     all.map((o) => o.task.id),
-    options as WaitOptions,
+    { ...(options as WaitOptions), ...byJob },
     now.map((o) => o.task),
   );
   // Items the server never took cannot have completed: however the tasks ended, that is not a clean success.
@@ -63,7 +67,9 @@ async function waitNamingTasks(
     await waitForTasks(ctx, ids, options, known);
   } catch (error) {
     if (!(error instanceof CliError) || !UNFINISHED.has(error.exitCode) || ctx.ephemeralSandbox) throw error;
-    const note = `${ids.length === 1 ? 'the task was' : 'the tasks were'} created (${ids.join(' ')}): continue with \`taskctl wait ${ids.join(' ')}\``;
+    const created = ids.length <= LISTED_IDS ? ids.join(' ') : `${formatCount(ids.length)} tasks`;
+    const resume = options.resumeCommand ?? `taskctl wait ${idArgs(ids)}`;
+    const note = `${ids.length === 1 ? 'the task was' : 'the tasks were'} created (${created}): continue with \`${resume}\``;
     throw new CliError(`${error.message}\n${note}`, error.exitCode, error.hint);
   }
 }

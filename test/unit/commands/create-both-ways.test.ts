@@ -112,9 +112,22 @@ describe.each(MODES)('%s create', (mode) => {
     const tasks = await ids();
     expect(tasks).toHaveLength(2);
     expect(result.code, result.stderr).toBe(8);
-    expect(result.stderr).toContain(
-      `the tasks were created (${tasks.join(' ')}): continue with \`taskctl wait ${tasks.join(' ')}\``,
-    );
+    // A journaled job is named by its file, so a job of a hundred tasks is still one short command.
+    const resume = mode === 'plain' ? `taskctl wait ${tasks.join(' ')}` : `taskctl wait --job ${journalOf()}`;
+    expect(result.stderr).toContain(`the tasks were created (${tasks.join(' ')}): continue with \`${resume}\``);
+  });
+
+  it('a failing wait after many tasks: how to go on is one short command (the job, or a run of ids)', async () => {
+    // Ten tasks still running, and no read of them before the wait's deadline (exit 8).
+    const many = Array.from({ length: 10 }, (_, i) => `slow-d${i}.com`);
+    const result = await create(mode, [...many, '--chunk-size', '1', '--wait', '--timeout', '1ms', '-q']);
+    const tasks = await ids();
+    expect(tasks).toHaveLength(10);
+    expect(result.code, result.stderr).toBe(8);
+    const resume =
+      mode === 'plain' ? `taskctl wait $(seq ${tasks[0]} ${tasks[9]})` : `taskctl wait --job ${journalOf()}`;
+    expect(result.stderr).toContain(`with \`${resume}\``);
+    expect(result.stderr).not.toMatch(/taskctl wait \d+ \d+/);
   });
 
   it('Ctrl-C part-way: exit 130 naming the tasks created before it', async () => {
