@@ -63,19 +63,16 @@ export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, st
   }
   const iterator = source[Symbol.asyncIterator]();
   const head: Buffer[] = [];
-  let size = 0;
   let ended = false;
-  while (!head.some((chunk) => chunk.includes(10)) && size < SNIFF_BYTES) {
-    const step = await iterator.next();
-    if (step.done === true) {
-      ended = true;
-      break;
-    }
-    const chunk = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
-    head.push(chunk);
-    size += chunk.length;
+  let kind: FileKind;
+  try {
+    ended = await readFirstLine(iterator, head);
+    kind = recognise(Buffer.concat(head).toString('utf8'), spec.name);
+  } catch (error) {
+    // A side refused after its file was opened (tsv, empty, no target) leaves nothing open.
+    await close();
+    throw error;
   }
-  const kind = recognise(Buffer.concat(head).toString('utf8'), spec.name);
   async function* chunks(): AsyncGenerator<Buffer> {
     yield* head;
     if (ended) return;
@@ -86,6 +83,19 @@ export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, st
     }
   }
   return { name: spec.name, path: spec.kind === 'file' ? spec.path : undefined, kind, chunks: chunks(), close };
+}
+
+/** Reads into `head` until it holds a whole first line (or SNIFF_BYTES); true when the source ended meanwhile. */
+async function readFirstLine(iterator: AsyncIterator<Buffer | string>, head: Buffer[]): Promise<boolean> {
+  let size = 0;
+  while (!head.some((chunk) => chunk.includes(10)) && size < SNIFF_BYTES) {
+    const step = await iterator.next();
+    if (step.done === true) return true;
+    const chunk = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+    head.push(chunk);
+    size += chunk.length;
+  }
+  return false;
 }
 
 /** The kind of a side from its first bytes (the first line, or what was read of it). */
