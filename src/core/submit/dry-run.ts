@@ -2,6 +2,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../context.js';
 import { BalanceError } from '../../errors.js';
+import { formatCount } from '../../output/numbers.js';
 import type { NormalisedItems } from '../items/index.js';
 import type { PricedBatch } from './types.js';
 
@@ -41,7 +42,7 @@ export async function dryRun(
   if (after < 0) {
     const estimate = balance.balance - after;
     throw new BalanceError(
-      `dry run: the balance (${balance.balance} ${balance.currency}) does not cover the estimate (${estimate}); nothing was created`,
+      `dry run: the balance (${formatCount(balance.balance)} ${balance.currency}) does not cover the estimate (${formatCount(estimate)}); nothing was created`,
     );
   }
   ctx.printer.info('dry run: nothing was created');

@@ -1,7 +1,7 @@
 /** Counts for a person carry thousands separators everywhere (`2,000`, `101/2,000`); scripts get plain digits. */
 import { describe, expect, it } from 'vitest';
 import { countsText } from '../../../src/output/task-columns.js';
-import { mockApi, runTaskctl, T0 } from './harness.js';
+import { mockApi, replyServices, runTaskctl, T0 } from './harness.js';
 
 const BIG = {
   id: 7,
@@ -21,6 +21,16 @@ describe('counts for a person', () => {
   it('the one counts text separates thousands', () => {
     expect(countsText({ total: 2000, completed: 1999, failed: 1 })).toBe('1,999/2,000, 1 failed');
     expect(countsText({ total: 12_345 })).toBe('12,345');
+  });
+
+  it('a dry run the balance does not cover names both amounts with separators', async () => {
+    const api = mockApi();
+    replyServices(api, 5);
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 10_000, currency: 'coins' } });
+    const items = Array.from({ length: 2_001 }, (_, i) => `d${i}.com`);
+    const result = await runTaskctl(['create', 'domain_check_availability', ...items, '--dry-run'], { api, ...person });
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stderr).toContain('the balance (10,000 coins) does not cover the estimate (10,005)');
   });
 
   it('show: Items: 2,000 (101 completed, 0 failed) next to Cost: 2,000', async () => {
