@@ -37,7 +37,7 @@ export interface LaunchedBrowser {
   close: () => Promise<void>;
 }
 
-/** One browser with a fresh profile directory (removed on close), at 1280×800. */
+/** One browser with a fresh profile directory (removed on close), at 1280×800, in a German locale. */
 export async function launchChromium(): Promise<LaunchedBrowser> {
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'taskctl-chromium-'));
@@ -46,6 +46,8 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
     args: ARGS,
     headless: true,
     viewport: { width: 1280, height: 800 },
+    // A locale whose numbers differ from the CLI's (12.345): the page must print counts as the CLI does.
+    locale: 'de-DE',
   });
   return {
     context,

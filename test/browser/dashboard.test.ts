@@ -187,10 +187,11 @@ describe.runIf(available)('sandbox dashboard in chromium', () => {
   });
 
   it('edits the balance, and shows a balance changed elsewhere', async () => {
-    await page.fill('#balance', '777');
+    await page.fill('#balance', '12345');
     await page.press('#balance', 'Enter');
-    await expect.poll(async () => (await state()).balance).toBe(777);
-    await expect.poll(() => page.textContent('#balance-note')).toContain('777');
+    await expect.poll(async () => (await state()).balance).toBe(12345);
+    // A count as the CLI prints it for a person, whatever the browser's locale.
+    await expect.poll(() => page.textContent('#balance-note')).toContain('Balance set to 12,345 coins.');
     // The field still has the focus but is not being edited: it follows the server.
     await world.admin('POST', '/__sandbox/balance', { balance: 555 });
     await expect.poll(() => page.inputValue('#balance')).toBe('555');

@@ -78,6 +78,11 @@ export const PAGE_JS = String.raw`'use strict';
     return isNaN(d.getTime()) ? iso : d.toLocaleTimeString([], { hour12: false });
   }
 
+  // Counts as the CLI prints them for a person (1,234), whatever the browser's locale.
+  function count(n) {
+    return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+  }
+
   function localDateTime(iso) {
     if (!iso) return '';
     var d = new Date(iso);
@@ -133,7 +138,7 @@ export const PAGE_JS = String.raw`'use strict';
     $('tasks-loading').hidden = true;
     $('tasks-empty').hidden = r.meta.total_count > 0;
     $('tasks-table').hidden = r.meta.total_count === 0;
-    $('tasks-count').textContent = r.meta.total_count > 0 ? '(' + r.meta.total_count.toLocaleString() + ')' : '';
+    $('tasks-count').textContent = r.meta.total_count > 0 ? '(' + count(r.meta.total_count) + ')' : '';
     $('tasks-page').textContent = r.meta.total_pages > 0 ? 'page ' + r.meta.current_page + ' of ' + r.meta.total_pages : '';
     $('tasks-prev').disabled = state.taskPage <= 1;
     $('tasks-next').disabled = state.taskPage >= r.meta.total_pages;
@@ -169,7 +174,7 @@ export const PAGE_JS = String.raw`'use strict';
         h('td', { class: 'mono wrap', text: itemResult(item) }));
     }));
     $('task-items-note').textContent = items.length > ITEMS_SHOWN
-      ? 'The first ' + ITEMS_SHOWN.toLocaleString() + ' of ' + items.length.toLocaleString() + ' items; all of them: taskctl show ' + t.id
+      ? 'The first ' + count(ITEMS_SHOWN) + ' of ' + count(items.length) + ' items; all of them: taskctl show ' + t.id
       : '';
     panel.hidden = false;
     if (!(t.verdict && t.verdict.ended)) openTimer = setTimeout(function () { refresh('task'); }, 1000);
@@ -345,7 +350,7 @@ export const PAGE_JS = String.raw`'use strict';
       try {
         var r = await api('/balance', { method: 'POST', body: { balance: /^\d+$/.test(text) ? Number(text) : text } });
         shown['balance'] = String(r.balance);
-        note('balance-note', 'Balance set to ' + r.balance.toLocaleString() + ' coins.');
+        note('balance-note', 'Balance set to ' + count(r.balance) + ' coins.');
       } catch (e) { note('balance-note', e.message, true); }
     });
     $('webhook-form').addEventListener('submit', async function (event) {
