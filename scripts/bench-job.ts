@@ -6,30 +6,20 @@
 import { createWriteStream, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import type { ScaleBenchTools } from './bench-scale.ts';
 
-export interface JobBenchTools {
-  row: (figure: string, result: string, baseline?: string, ratio?: string, target?: string, ok?: boolean) => void;
-  skip: (figure: string, why: string) => void;
-  log: (line: string) => void;
-  notes: string[];
-  run: (
-    command: string,
-    args: string[],
-    options: { env?: Record<string, string | undefined>; timeoutMs?: number },
-  ) => Promise<{ code: number | null; stdout: string; stderr: string; wallMs: number }>;
+/** What the bench hands this section: the scale section's tools, plus `measured` (peak RSS of one command). */
+export type JobBenchTools = Pick<
+  ScaleBenchTools,
+  'row' | 'skip' | 'log' | 'notes' | 'run' | 'hasTool' | 'NODE' | 'BIN' | 'WORK' | 'cliEnv' | 'loadSandbox'
+> & {
   measured: (
     script: string,
     args: string[],
     env: NodeJS.ProcessEnv,
     haveTime: boolean,
   ) => Promise<{ code: number | null; stderr: string; wallMs: number; rssKb: number }>;
-  hasTool: (cmd: string, args?: string[]) => Promise<boolean>;
-  NODE: string;
-  BIN: string;
-  WORK: string;
-  cliEnv: (extra?: Record<string, string>) => Record<string, string>;
-  loadSandbox: () => Promise<typeof import('../src/sandbox/index.ts')>;
-}
+};
 
 const TASKS = 100;
 const PER_TASK = 10_000;

@@ -131,23 +131,26 @@ describe('formatDuration, as waits are written in traces', () => {
   });
 });
 
+/** Every failure the policy names, in its order. */
+const FAILURES: readonly Failure[] = [
+  'never-sent',
+  'not-sent-deadline',
+  'transport',
+  'unknown-transport',
+  'deadline',
+  'tls',
+  'too-large',
+  'rate-limited',
+  'rate-limited-too-long',
+  'server-fault',
+  'http-408',
+  'unreadable',
+  'see-other',
+  'refused',
+];
+
 describe('shouldRetry: the one retry rule', () => {
-  const failures: readonly Failure[] = [
-    'never-sent',
-    'not-sent-deadline',
-    'transport',
-    'unknown-transport',
-    'deadline',
-    'tls',
-    'too-large',
-    'rate-limited',
-    'rate-limited-too-long',
-    'server-fault',
-    'http-408',
-    'unreadable',
-    'see-other',
-    'refused',
-  ];
+  const failures = FAILURES;
 
   it('a create is sent again only when it provably never left, or after a 429', () => {
     expect(failures.filter((f) => shouldRetry('POST', f))).toEqual(['never-sent', 'rate-limited']);
@@ -165,22 +168,7 @@ describe('shouldRetry: the one retry rule', () => {
 });
 
 describe('inDoubt: the write rule', () => {
-  const all: readonly Failure[] = [
-    'never-sent',
-    'not-sent-deadline',
-    'transport',
-    'unknown-transport',
-    'deadline',
-    'tls',
-    'too-large',
-    'rate-limited',
-    'rate-limited-too-long',
-    'server-fault',
-    'http-408',
-    'unreadable',
-    'see-other',
-    'refused',
-  ];
+  const all = FAILURES;
 
   it('a read is never in doubt', () => {
     expect(all.filter((f) => inDoubt('GET', f))).toEqual([]);

@@ -9,31 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { task } from '../../hardening/helpers.js';
 import { SERVICE, tempDir, writeJournal } from '../core/job/fixture.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl, sandboxRun } from './harness.js';
-
-/** A finished job on an in-process sandbox (items instant), and a reader of its tasks' targets. */
-async function sandboxJob(items: string[], chunkSize: number) {
-  const { run, sandbox } = await sandboxRun(0);
-  const dir = tempDir();
-  const journal = join(dir, 'job.jsonl');
-  const created = await run([
-    'create',
-    SERVICE,
-    ...items,
-    '--chunk-size',
-    String(chunkSize),
-    '--journal',
-    journal,
-    '-y',
-    '-q',
-  ]);
-  expect(created.code, created.stderr).toBe(0);
-  const targets = async (id: string) => {
-    const response = await fetch(`${sandbox.url}/tasks/${id}`, { headers: { 'X-API-Key': sandbox.apiKey } });
-    return ((await response.json()) as { data: { items: Array<{ target: string }> } }).data.items.map((i) => i.target);
-  };
-  return { run, dir, journal, targets };
-}
+import { sandboxJob } from './sandbox-job.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
 
 const ITEMS = ['a.com', 'fail-b.com', 'c.com', 'fail-d.com', 'e.com', 'fail-f.com', 'g.com'];
 

@@ -2,31 +2,11 @@
  * `show --job FILE`: every item of a journaled job once, in chunk order, with its task id, in every format; the table
  * starts with a summary; a task failing mid-way stops the output with its exit code; one GET per task.
  */
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { task } from '../../hardening/helpers.js';
-import { SERVICE, tempDir, writeJournal } from '../core/job/fixture.js';
-import { AutoClock, mockApi, runTaskctl, sandboxRun } from './harness.js';
-
-/** A finished job on an in-process sandbox: `items` in chunks of `chunkSize`. */
-async function sandboxJob(items: string[], chunkSize: number) {
-  const { run, sandbox } = await sandboxRun(0);
-  const journal = join(tempDir(), 'job.jsonl');
-  const created = await run([
-    'create',
-    SERVICE,
-    ...items,
-    '--chunk-size',
-    String(chunkSize),
-    '--journal',
-    journal,
-    '-y',
-    '-q',
-  ]);
-  expect(created.code, created.stderr).toBe(0);
-  const ids = created.stdout.trim().split('\n').map(Number);
-  return { run, sandbox, journal, ids };
-}
+import { writeJournal } from '../core/job/fixture.js';
+import { sandboxJob } from './sandbox-job.js';
+import { AutoClock, mockApi, runTaskctl } from './harness.js';
 
 const ITEMS = ['a.com', 'fail-b.com', 'c.com', 'd.com', 'fail-e.com'];
 
