@@ -10,7 +10,7 @@ import { MAX_ATTEMPTS, MAX_RESPONSE_BYTES } from './constants.js';
 import type { StreamedJson } from './json-stream.js';
 import type { Exchange, ResponseExchange, ResponseHeaders } from './judge.js';
 import { headerValue, parseRateLimit } from './rate-limit.js';
-import type { Method, NotProcessedFailure } from './retry-policy.js';
+import type { Method, NotProcessedFailure } from './resend-policy.js';
 import { DEADLINE_CODE, errorCode, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './transport.js';
 import { attemptTimeoutFor, type Wire } from './wire.js';
 

@@ -7,7 +7,7 @@ import { sendAttempt, type AttemptResult, type RequestSpec } from './attempt.js'
 import { MAX_ATTEMPTS } from './constants.js';
 import { endpointLabel } from './errors.js';
 import { judgeFailure, judgeResponse, type JudgeContext, type Verdict } from './judge.js';
-import { decideRetry, notProcessed, type RetryStop } from './retry-policy.js';
+import { decideRetry, notProcessed, type RetryStop } from './resend-policy.js';
 import { attemptTimeoutFor, budgetFor, type Wire } from './wire.js';
 
 /**

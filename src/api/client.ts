@@ -13,7 +13,7 @@ import { otherTaskError } from './errors.js';
 import type { ResponseExchange, ResponseHeaders } from './judge.js';
 import type { RateLimiter } from './rate-limit.js';
 import { apiRequestPath } from './request-path.js';
-import type { Method } from './retry-policy.js';
+import type { Method } from './resend-policy.js';
 import {
   AnyBodySchema,
   BalanceResponseSchema,

@@ -33,7 +33,7 @@ import {
   type AskedWait,
   type Failure,
   type Method,
-} from './retry-policy.js';
+} from './resend-policy.js';
 import { isAnswerTimeout, isCertificateCode, oneLineMessage, plainWords } from './transport.js';
 import { ErrorResponseSchema, UNSAFE_ID_MARK, type ApiErrorBody } from './schemas.js';
 

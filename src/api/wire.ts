@@ -13,7 +13,7 @@ import { isLoopbackHost } from './base-url.js';
 import { CONNECT_TIMEOUT_MS, GET_TIMEOUT_MS, POST_TIMEOUT_MS, REQUEST_BUDGET_MS, WAIT_NOTICE_MS } from './constants.js';
 import { createDispatcher } from './dispatcher.js';
 import { RateLimiter } from './rate-limit.js';
-import type { Method } from './retry-policy.js';
+import type { Method } from './resend-policy.js';
 
 export interface ApiClientOptions {
   /** Normalised base URL including `/api/v1` (see `normaliseBaseUrl`). */

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { judgeFailure, judgeResponse, type JudgeContext } from '../../src/api/judge.js';
 import { MAX_RATE_LIMIT_WAIT_MS, parseRateLimit, RateLimiter } from '../../src/api/rate-limit.js';
-import { backoffDelay, retryAfterMs, retryDelay, shouldRetry, type Method } from '../../src/api/retry-policy.js';
+import { backoffDelay, retryAfterMs, retryDelay, shouldRetry, type Method } from '../../src/api/resend-policy.js';
 import {
   BalanceResponseSchema,
   CreateTaskResponseSchema,

@@ -2,7 +2,7 @@
  * The one follow engine behind `wait`, `create --wait` and `watch`: polls watched tasks on the scheduler's timing,
  * reports each status change, and ends on the `until` state, the deadline or the abort signal.
  */
-import { backoffDelay } from '../../api/retry-policy.js';
+import { backoffDelay } from '../../api/resend-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
 import { MalformedResponseError, RateLimitError, UnavailableError } from '../../errors.js';
 import { PageWalkGuard } from '../../lib/page-guard.js';

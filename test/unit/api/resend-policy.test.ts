@@ -10,7 +10,7 @@ import {
   shouldRetry,
   transportFailure,
   type Failure,
-} from '../../../src/api/retry-policy.js';
+} from '../../../src/api/resend-policy.js';
 import { errorCode } from '../../../src/api/transport.js';
 import { formatDuration } from '../../../src/lib/durations.js';
 
