@@ -8,7 +8,7 @@ import { formatDuration } from '../lib/durations.js';
 import { redactHeaders } from '../lib/redact.js';
 import { MAX_ATTEMPTS, MAX_RESPONSE_BYTES } from './constants.js';
 import type { StreamedJson } from './json-stream.js';
-import type { Exchange, ResponseExchange, ResponseHeaders } from './judge.js';
+import type { Exchange, ResponseExchange, ResponseHeaders } from './request.js';
 import { headerValue, parseRateLimit } from './rate-limit.js';
 import type { Method, NotProcessedFailure } from './resend-policy.js';
 import { DEADLINE_CODE, errorCode, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './transport.js';

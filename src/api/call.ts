@@ -6,7 +6,7 @@ import { formatDuration } from '../lib/durations.js';
 import { sendAttempt, type AttemptResult, type RequestSpec } from './attempt.js';
 import { MAX_ATTEMPTS } from './constants.js';
 import { endpointLabel } from './errors.js';
-import { judgeFailure, judgeResponse, type JudgeContext, type Verdict } from './judge.js';
+import { judgeFailure, judgeResponse, type JudgeContext, type Verdict } from './request.js';
 import { decideRetry, notProcessed, type RetryStop } from './resend-policy.js';
 import { attemptTimeoutFor, budgetFor, type Wire } from './wire.js';
 

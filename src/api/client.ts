@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import type { CreateTaskObserver } from './attempt.js';
 import { call, type Deadline } from './call.js';
 import { otherTaskError } from './errors.js';
-import type { ResponseExchange, ResponseHeaders } from './judge.js';
+import type { ResponseExchange, ResponseHeaders } from './request.js';
 import type { RateLimiter } from './rate-limit.js';
 import { apiRequestPath } from './request-path.js';
 import type { Method } from './resend-policy.js';

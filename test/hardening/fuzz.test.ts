@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { judgeFailure, judgeResponse, type JudgeContext } from '../../src/api/judge.js';
+import { judgeFailure, judgeResponse, type JudgeContext } from '../../src/api/request.js';
 import { MAX_RATE_LIMIT_WAIT_MS, parseRateLimit, RateLimiter } from '../../src/api/rate-limit.js';
 import { backoffDelay, retryAfterMs, retryDelay, shouldRetry, type Method } from '../../src/api/resend-policy.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeFailure, type JudgeContext } from '../../../src/api/judge.js';
+import { judgeFailure, type JudgeContext } from '../../../src/api/request.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { createRedactor } from '../../../src/lib/redact.js';
 
