@@ -1,16 +1,20 @@
 /**
  * The one HTTP client: auth header, User-Agent, timeouts, proxies, retries, rate limiting, zod parsing and error
- * mapping live behind it once; commands get typed results or CliErrors. The parts: wire.ts (what a client's requests
- * share), call.ts (one request and its retries), attempt.ts (one attempt on the wire), judge.ts (what an answer means),
- * retry-policy.ts (what is retried, and how long to wait). It pulls in undici: load it lazily
- * (`await import('../api/client.js')`).
+ * mapping live behind it once; commands get typed results or CliErrors. A request's path is three files: this one
+ * (the endpoints), request.ts (one request: its attempts, what each answer means, its budget) and resend-policy.ts
+ * (what is sent again, and how long to wait); wire.ts holds what a client's requests share. It pulls in undici: load
+ * it lazily (`await import('../api/client.js')`).
  */
 import type { z } from 'zod';
 import { UsageError } from '../errors.js';
-import type { CreateTaskObserver } from './attempt.js';
-import { call, type Deadline } from './call.js';
 import { otherTaskError } from './errors.js';
-import type { ResponseExchange, ResponseHeaders } from './request.js';
+import {
+  call,
+  type CreateTaskObserver,
+  type Deadline,
+  type ResponseExchange,
+  type ResponseHeaders,
+} from './request.js';
 import type { RateLimiter } from './rate-limit.js';
 import { apiRequestPath } from './request-path.js';
 import type { Method } from './resend-policy.js';
@@ -31,7 +35,7 @@ import { createWire, type ApiClientOptions, type Wire } from './wire.js';
 
 // create.ts loads the client lazily and catches this from the same chunk.
 export { AmbiguousCreateError } from './errors.js';
-export type { CreateTaskObserver } from './attempt.js';
+export type { CreateTaskObserver } from './request.js';
 export type { ApiClientOptions } from './wire.js';
 
 /** What `request` answers: the final response as it came, and the error the command exits with when it failed. */

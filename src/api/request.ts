@@ -1,18 +1,21 @@
 /**
- * What one attempt produced, judged without side effects: a value, or the error to throw, the kind of failure and the
- * wait a retry would take. What each kind means (sent again? a write in doubt?) is retry-policy.ts's; client.ts does
- * the I/O and updates the rate limiter.
+ * One request, from its first attempt to its value or its error: attempts paced by the rate limiter, each one sent and
+ * its whole body read within the attempt's cut, the command's deadline and the size cap; each answer judged (what it
+ * means, without side effects); resent or given up on as the resend policy says (resend-policy.ts), within the request's
+ * one budget (`--request-timeout`). client.ts names the endpoints; wire.ts holds what a client's requests share.
  */
+import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import type { Redactor } from '../lib/redact.js';
-import { formatDuration } from '../lib/durations.js';
 import { CliError, MalformedResponseError, UnavailableError } from '../errors.js';
-import { MAX_RESPONSE_BYTES } from './constants.js';
+import { formatDuration } from '../lib/durations.js';
+import { redactHeaders, type Redactor } from '../lib/redact.js';
+import { MAX_ATTEMPTS, MAX_RESPONSE_BYTES, REQUEST_BUDGET_MS, GET_TIMEOUT_MS, POST_TIMEOUT_MS } from './constants.js';
 import {
   AmbiguousCreateError,
   apiError,
   classifyApiError,
   describeIssue,
+  endpointLabel,
   isServerFault,
   malformedResponseError,
   nonJsonDetail,
@@ -22,20 +25,430 @@ import {
   requestLabel,
   type UnreadableReason,
 } from './errors.js';
+import type { StreamedJson } from './json-stream.js';
 import { parseResponseJson, type ParsedJson } from './json.js';
 import { headerValue, parseRateLimit } from './rate-limit.js';
 import {
+  DEADLINE_CODE,
+  decideRetry,
   inDoubt,
+  isCertificateCode,
+  notProcessed,
   rateLimitedFailure,
+  REQUEST_TIMEOUT_CODE,
   retryAfterMs,
   retryDelay,
+  TOO_LARGE_CODE,
   transportFailure,
   type AskedWait,
   type Failure,
   type Method,
+  type NotProcessedFailure,
+  type RetryStop,
 } from './resend-policy.js';
-import { isAnswerTimeout, isCertificateCode, oneLineMessage, plainWords } from './transport.js';
 import { ErrorResponseSchema, UNSAFE_ID_MARK, type ApiErrorBody } from './schemas.js';
+import type { ApiClientOptions, Wire } from './wire.js';
+
+// ── The request: attempts within one budget ──────────────────────────────────────────────────────────────────────
+
+/**
+ * When a view's calls must end (epoch ms; undefined = never). With `pausesForRateLimit` it moves on by every wait for
+ * the rate limit, shared by the view's calls (`withBudget`); otherwise it is fixed (`withDeadline`).
+ */
+export interface Deadline {
+  at: number | undefined;
+  readonly pausesForRateLimit: boolean;
+}
+
+type Failed<T> = Exclude<Verdict<T>, { ok: true }>;
+
+export async function call<T>(wire: Wire, spec: RequestSpec<T>, limit: Deadline): Promise<T> {
+  const { clock, limiter } = wire;
+  const budgetMs = budgetFor(wire.options, spec.method);
+  const ctx = judgeContext(wire, spec, budgetMs);
+  // The budget counts from the first attempt; waits for the rate limit (the limiter's, a 429's) are added to it.
+  let budgetEnd = clock.now() + budgetMs;
+  for (let attempt = 1; ; attempt++) {
+    budgetEnd += await waitForLimiter(wire, limit);
+    const deadline = limit.at;
+    let verdict: Verdict<T>;
+    try {
+      const ex = await sendAttempt(wire, spec, attempt, deadline, budgetEnd);
+      if (spec.seen) spec.seen.last = ex.kind === 'response' ? ex : undefined;
+      verdict = judge(ctx, spec, ex, attempt);
+      // The limiter learns from every answer in this one place: the budget headers, and a 429's "not before".
+      limiter.update(ex.rateLimit);
+      if (!verdict.ok && verdict.blockUntilMs !== undefined) limiter.limited(verdict.blockUntilMs);
+    } finally {
+      limiter.release();
+    }
+    if (verdict.ok) return verdict.value;
+    const decision = decideRetry({
+      method: spec.method,
+      failure: verdict.failure,
+      attempt,
+      waitMs: verdict.waitMs,
+      now: clock.now(),
+      deadline,
+      deadlineMovesWithWaits: limit.pausesForRateLimit,
+      budgetEnd,
+    });
+    tellObserver(spec, attempt, verdict, decision.retry);
+    if (!decision.retry) throw giveUp(wire, verdict, attempt, decision.stop, budgetMs);
+    // A wait the server announced (429) is not the request's time: the budget, and a budget view's deadline, move on.
+    if (verdict.failure === 'rate-limited') {
+      budgetEnd += verdict.waitMs;
+      if (limit.pausesForRateLimit && limit.at !== undefined) limit.at += verdict.waitMs;
+    }
+    await backOff(wire, verdict, attempt);
+  }
+}
+
+function judgeContext(wire: Wire, spec: RequestSpec<unknown>, budgetMs: number): JudgeContext {
+  return {
+    method: spec.method,
+    endpoint: endpointLabel(spec.method, spec.path),
+    origin: wire.origin,
+    baseUrl: wire.options.baseUrl,
+    loopback: wire.loopback,
+    // Messages name the limit that applies: the GET's whole budget, or a write's attempt timeout.
+    timeoutMs: Number.isFinite(budgetMs) ? budgetMs : attemptTimeoutFor(wire.options, spec.method),
+    raw: spec.raw,
+    scrub: wire.scrub,
+    now: () => wire.clock.now(),
+    random: wire.random,
+    authHint: wire.options.authHint,
+  };
+}
+
+function judge<T>(ctx: JudgeContext, spec: RequestSpec<T>, ex: AttemptResult, attempt: number): Verdict<T> {
+  return ex.kind === 'response' ? judgeResponse(ctx, spec.schema, ex, attempt) : judgeFailure<T>(ctx, ex, attempt);
+}
+
+/** Waits until the limiter lets an attempt go; answers how long that took (a view's budget deadline moves by it). */
+async function waitForLimiter(wire: Wire, limit: Deadline): Promise<number> {
+  const { clock } = wire;
+  const waitStart = clock.now();
+  await wire.limiter.acquire(wire.signal, limit.pausesForRateLimit ? undefined : limit.at, (waitMs, reason) => {
+    wire.notices.announce(waitMs, `for ${reason}`);
+  });
+  const waited = clock.now() - waitStart;
+  if (limit.pausesForRateLimit && limit.at !== undefined) limit.at += waited;
+  if (waited > 0) wire.trace?.(`* waited ${formatDuration(waited)} for the rate-limit budget`);
+  return waited;
+}
+
+/** A create's observer hears of each attempt that provably never reached the server, and whether another follows. */
+function tellObserver<T>(spec: RequestSpec<T>, attempt: number, verdict: Failed<T>, retrying: boolean): void {
+  const failure = notProcessed(verdict.failure);
+  if (failure) spec.observer?.onNotProcessed?.(attempt, { failure, why: verdict.why, retrying });
+}
+
+/** The error a call ends with, saying why there was no further attempt. */
+function giveUp<T>(wire: Wire, verdict: Failed<T>, attempt: number, stop: RetryStop, budgetMs: number): Error {
+  const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
+  if (stop === 'deadline') {
+    wire.trace?.(`* not retrying (${verdict.why}): the deadline comes first`);
+    return verdict.fail(`${suffix} (no time left to retry before the deadline)`);
+  }
+  if (stop === 'budget') {
+    const budget = formatDuration(budgetMs);
+    wire.trace?.(`* not retrying (${verdict.why}): the request's ${budget} budget is spent`);
+    return verdict.fail(`${suffix} (no time left to retry within --request-timeout ${budget})`);
+  }
+  return verdict.fail(suffix);
+}
+
+async function backOff<T>(wire: Wire, verdict: Failed<T>, attempt: number): Promise<void> {
+  const { waitMs, why } = verdict;
+  const wait = formatDuration(waitMs);
+  wire.trace?.(`* retrying in ${wait} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
+  wire.options.onRetry?.(`${why}; retrying in ${wait} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
+  const what =
+    verdict.failure === 'rate-limited'
+      ? 'for the rate limit (the server asked to wait)'
+      : `before trying again (${why})`;
+  wire.notices.announce(waitMs, what);
+  await wire.clock.sleep(waitMs, wire.signal);
+}
+
+/** One attempt's cut: anything but a GET may store or change things before answering, so it gets the longer one. */
+function attemptTimeoutFor(options: ApiClientOptions, method: Method): number {
+  return method === 'GET'
+    ? Math.min(options.attemptTimeoutMs ?? GET_TIMEOUT_MS, options.requestTimeoutMs ?? REQUEST_BUDGET_MS)
+    : (options.requestTimeoutMs ?? POST_TIMEOUT_MS);
+}
+
+/** A GET's whole budget (attempts and back-off); writes have none beyond their attempt timeout. */
+function budgetFor(options: ApiClientOptions, method: Method): number {
+  return method === 'GET' ? (options.requestTimeoutMs ?? REQUEST_BUDGET_MS) : Number.POSITIVE_INFINITY;
+}
+
+// ── One attempt on the wire ────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Why an attempt of a create provably never reached the server: the failure's kind (`never-sent`: refused, DNS,
+ * connect timeout; `rate-limited`: a 429; `tls`: the handshake failed), a short reason (`ECONNREFUSED`, `HTTP 429`),
+ * and whether another attempt follows (false: the call rejects with the error).
+ */
+interface NotProcessed {
+  failure: NotProcessedFailure;
+  why: string;
+  retrying: boolean;
+}
+
+/** What `createTask` tells its caller of each attempt, synchronously (a journal may fsync in them). */
+export interface CreateTaskObserver {
+  /**
+   * The attempt is handed to the connection now (`sentAtMs`, the client's clock), after every rate-limit wait: from
+   * here on it may reach the server. Called once per attempt; an attempt cut before it (Ctrl-C or the deadline during
+   * a wait) calls nothing and the call rejects.
+   */
+  onDispatch?: (attempt: number, sentAtMs: number) => void;
+  /** The dispatched attempt provably never reached the server; `reason.retrying` says whether another one follows. */
+  onNotProcessed?: (attempt: number, reason: NotProcessed) => void;
+}
+
+interface RequestSpec<T> {
+  method: Method;
+  /** Relative to the base URL, e.g. `/tasks/42`. */
+  path: string;
+  query?: Record<string, number | undefined>;
+  body?: unknown;
+  /** A body already serialised (`taskctl api --input`): sent byte for byte instead of `body`. */
+  bodyText?: string | undefined;
+  schema: z.ZodType<T>;
+  /** `taskctl api`: see JudgeContext.raw. */
+  raw?: boolean | undefined;
+  /** Receives each attempt's response (undefined after a transport failure), so `request` can return the last one. */
+  seen?: { last?: ResponseExchange | undefined };
+  /** `createTask`'s observer: each attempt's dispatch, and the attempts that provably never reached the server. */
+  observer?: CreateTaskObserver | undefined;
+}
+
+/** An exchange, with the rate-limit headers its answer carried. */
+type AttemptResult = Exchange & { rateLimit?: ReturnType<typeof parseRateLimit> };
+
+/** The longest delay setTimeout accepts (2^31 − 1 ms); longer ones fire immediately. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Response headers shown in `--verbose` traces. */
+const TRACED_RESPONSE_HEADERS = [
+  'content-type',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+  'location',
+];
+
+/** An error with a `code` of ours, handled by `judgeFailure` like a transport code. */
+function codedError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+const deadlineError = (when: 'before sending' | 'in flight') =>
+  codedError(
+    `the deadline passed ${when === 'in flight' ? 'before the answer came' : 'before the request was sent'}`,
+    DEADLINE_CODE,
+  );
+
+/**
+ * One attempt: send, read the whole body within the request timeout, the deadline and the size cap. Never throws
+ * except on abort (the signal's reason).
+ */
+async function sendAttempt(
+  wire: Wire,
+  spec: RequestSpec<unknown>,
+  attempt: number,
+  deadline: number | undefined,
+  budgetEnd: number,
+): Promise<AttemptResult> {
+  const { clock, signal } = wire;
+  const { path, body, headers } = requestOf(wire, spec);
+  const sentAtMs = clock.now();
+  if (deadline !== undefined && sentAtMs >= deadline) {
+    // Nothing was sent: even a create may fail here without any doubt about its outcome.
+    const error = deadlineError('before sending');
+    return { kind: 'failure', error, code: DEADLINE_CODE, status: undefined, sentAtMs, neverSent: true };
+  }
+  traceRequest(wire, spec.method, path, headers, body, attempt);
+  // Outside the try: an observer that fails (a journal that cannot write) stops the send, and is not a network error.
+  spec.observer?.onDispatch?.(attempt, sentAtMs);
+  const timeoutMs = attemptTimeoutFor(wire.options, spec.method);
+  const cut = attemptCut(wire, { timeoutMs, sentAtMs, deadline, budgetEnd });
+  let status: number | undefined;
+  let rateLimit: ReturnType<typeof parseRateLimit>;
+  try {
+    const response = await wire.dispatcher.request({
+      origin: wire.origin,
+      path,
+      method: spec.method,
+      headers,
+      body: body ?? null,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: cut.signal,
+    });
+    status = response.statusCode;
+    const responseHeaders: ResponseHeaders = response.headers;
+    wire.serverClock.note(headerValue(responseHeaders, 'date'), sentAtMs);
+    rateLimit = parseRateLimit(responseHeaders, clock.now());
+    traceResponse(wire, status, responseHeaders, clock.now() - sentAtMs);
+    const length = headerValue(responseHeaders, 'content-length');
+    const { text, parsed } = await readBounded(response.body, length, spec.raw !== true);
+    return { kind: 'response', status, headers: responseHeaders, text, parsed, sentAtMs, rateLimit };
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    const code = errorCode(error) ?? 'network error';
+    const during = status !== undefined ? ` while reading the HTTP ${status} body` : '';
+    wire.trace?.(`! ${spec.method} ${spec.path} failed: ${code}${during} (${clock.now() - sentAtMs} ms)`);
+    return { kind: 'failure', error, code, status, sentAtMs, rateLimit };
+  } finally {
+    cut.dispose();
+  }
+}
+
+/** The request's path under the base URL with its query, its body as text, and its headers. */
+function requestOf(wire: Wire, spec: RequestSpec<unknown>) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(spec.query ?? {}))
+    if (value !== undefined) search.set(name, String(value));
+  const path = `${wire.basePath}${spec.path}${search.size > 0 ? `?${search.toString()}` : ''}`;
+  const body = spec.bodyText ?? (spec.body === undefined ? undefined : JSON.stringify(spec.body));
+  const headers: Record<string, string> = {
+    ...wire.headers,
+    ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+  };
+  return { path, body, headers };
+}
+
+/**
+ * One timer bounds the whole attempt (connect, headers and the complete body): a server that drips a byte a second,
+ * or never stops sending, is cut at the attempt's timeout (shortened to what is left of the request's budget), or
+ * earlier at the command's deadline. Ctrl-C cuts it too.
+ */
+function attemptCut(
+  wire: Wire,
+  at: { timeoutMs: number; sentAtMs: number; deadline: number | undefined; budgetEnd: number },
+): { signal: AbortSignal; dispose: () => void } {
+  const { signal } = wire;
+  const cut = new AbortController();
+  const forwardAbort = () => {
+    cut.abort(signal?.reason);
+  };
+  signal?.addEventListener('abort', forwardAbort, { once: true });
+  const untilDeadline = at.deadline === undefined ? Number.POSITIVE_INFINITY : Math.max(0, at.deadline - at.sentAtMs);
+  const attemptMs = Math.max(0, Math.min(at.timeoutMs, at.budgetEnd - at.sentAtMs));
+  const deadlineFirst = untilDeadline < attemptMs;
+  const cutAfterMs = Math.min(untilDeadline, attemptMs);
+  const reason = () =>
+    deadlineFirst
+      ? deadlineError('in flight')
+      : codedError(`no complete answer within ${formatDuration(at.timeoutMs)}`, REQUEST_TIMEOUT_CODE);
+  // Beyond setTimeout's range (~24.8 days) Node would fire at once; no request lives that long anyway.
+  const timer = cutAfterMs > MAX_TIMER_MS ? undefined : setTimeout(() => cut.abort(reason()), cutAfterMs);
+  return {
+    signal: cut.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forwardAbort);
+    },
+  };
+}
+
+function traceRequest(
+  wire: Wire,
+  method: Method,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  attempt: number,
+): void {
+  const { trace } = wire;
+  if (!trace) return;
+  trace(`> ${method} ${wire.origin}${path}${attempt > 1 ? ` (attempt ${attempt}/${MAX_ATTEMPTS})` : ''}`);
+  for (const [name, value] of Object.entries(redactHeaders(headers))) trace(`> ${name}: ${value}`);
+  if (body !== undefined) trace(`> (JSON body, ${Buffer.byteLength(body)} bytes)`);
+}
+
+function traceResponse(wire: Wire, status: number, headers: ResponseHeaders, elapsedMs: number): void {
+  const { trace } = wire;
+  if (!trace) return;
+  trace(`< ${status} (${elapsedMs} ms)`);
+  const shown: Record<string, string> = {};
+  for (const name of TRACED_RESPONSE_HEADERS) {
+    const value = headerValue(headers, name);
+    if (value !== undefined) shown[name] = value;
+  }
+  for (const [name, value] of Object.entries(redactHeaders(shown))) trace(`< ${name}: ${value}`);
+}
+
+const MIB = 1024 * 1024;
+/** Bodies up to this size are read as text and parsed whole; larger ones are parsed as they stream in. */
+const STREAM_FROM_BYTES = MIB;
+type StreamedParse = ReturnType<StreamedJson['end']>;
+
+/**
+ * Reads a body within MAX_RESPONSE_BYTES: refused up front by its Content-Length, else counted while streaming and
+ * abandoned (the stream destroyed, the connection dropped) the moment it passes the cap. Never buffers more.
+ */
+async function readBounded(
+  body: Dispatcher.ResponseData['body'],
+  contentLength: string | undefined,
+  streamable: boolean,
+): Promise<{ text: string; parsed?: StreamedParse }> {
+  const announced = contentLength === undefined ? Number.NaN : Number(contentLength);
+  const tooLarge = (extra: string) =>
+    codedError(`the answer is larger than ${MAX_RESPONSE_BYTES / MIB} MiB${extra}`, TOO_LARGE_CODE);
+  if (announced > MAX_RESPONSE_BYTES) {
+    body.destroy();
+    throw tooLarge(` (${Math.ceil(announced / MIB)} MiB announced)`);
+  }
+  // Decoded chunk by chunk (a character split across chunks is held by the decoder), so the bytes are never held next
+  // to their text: peak memory is the text, not twice the body. TextDecoder drops a leading BOM, as `text()` did.
+  // Past STREAM_FROM_BYTES the text is not kept at all: it is parsed as it comes (json-stream.ts), so a large answer is
+  // held once, as its parsed value.
+  const decoder = new TextDecoder();
+  let parts: string[] = [];
+  let stream: StreamedJson | undefined;
+  let total = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > MAX_RESPONSE_BYTES) {
+      body.destroy();
+      throw tooLarge('');
+    }
+    const text = decoder.decode(chunk, { stream: true });
+    if (stream) stream.push(text);
+    else parts.push(text);
+    if (!stream && streamable && total > STREAM_FROM_BYTES) {
+      stream = await streamFrom(parts);
+      parts = [];
+    }
+  }
+  const rest = decoder.decode();
+  if (stream) {
+    stream.push(rest);
+    return { text: '', parsed: stream.end() };
+  }
+  parts.push(rest);
+  return { text: parts.join('') };
+}
+
+/** A parser fed with the text read so far, for an answer too large to hold as text and parse whole. */
+async function streamFrom(parts: readonly string[]): Promise<StreamedJson> {
+  // V8 lets garbage grow the heap to a multiple of what is live before it collects; in its memory-saving mode it
+  // collects sooner (1,000,000 items in ndjson: 433 -> 281 MB peak). Only for this run. node:v8 only here: a static
+  // import would cost every command 2-3 ms of start-up.
+  process.getBuiltinModule('node:v8').setFlagsFromString('--optimize-for-size');
+  const { streamJson } = await import('./json-stream.js');
+  const stream = streamJson();
+  for (const part of parts) stream.push(part);
+  return stream;
+}
+
+// ── What an answer means ────────────────────────────────────────────────────────────────────────────────
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
@@ -53,7 +466,7 @@ export interface ResponseExchange {
 }
 
 /** A transport failure; `status` is set when the headers had arrived and the body then failed. */
-export interface FailureExchange {
+interface FailureExchange {
   kind: 'failure';
   error: unknown;
   code: string;
@@ -63,10 +476,10 @@ export interface FailureExchange {
   neverSent?: boolean;
 }
 
-export type Exchange = ResponseExchange | FailureExchange;
+type Exchange = ResponseExchange | FailureExchange;
 
 /** After an attempt: a value, or how it failed, `fail(suffix)` building the error, and the wait a retry would take. */
-export type Verdict<T> =
+type Verdict<T> =
   | { ok: true; value: T }
   | {
       ok: false;
@@ -372,4 +785,68 @@ function judgeError(
   if (status === 408) return { failure: 'http-408', fail, why, doubt: why };
   // Definite answers (validation_error, insufficient_balance, not_found, unauthorized, unknown 4xx codes).
   return { failure: 'refused', fail, why, doubt: why };
+}
+
+// ── Transport failures in plain words ──────────────────────────────────────────────────────────────────────
+
+/** Codes meaning "the connection was made, and the server did not answer in time". */
+const ANSWER_TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  REQUEST_TIMEOUT_CODE,
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
+
+/** True when the server was reached but did not send the complete answer in time. */
+function isAnswerTimeout(code: string): boolean {
+  return ANSWER_TIMEOUT_CODES.has(code);
+}
+
+/** Transport codes in plain words, for messages (the codes themselves stay in `--verbose`). */
+const PLAIN_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'the name lookup failed for now',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer within the request timeout',
+  UND_ERR_BODY_TIMEOUT: 'the answer stalled past the request timeout',
+  [REQUEST_TIMEOUT_CODE]: 'no complete answer within the request timeout',
+  [DEADLINE_CODE]: 'no answer before the deadline',
+  ECONNRESET: 'the connection was reset',
+  EPIPE: 'the connection closed while sending',
+  ECONNABORTED: 'the connection was aborted',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ENETDOWN: 'the network is down',
+  EHOSTDOWN: 'the host is down',
+  UND_ERR_SOCKET: 'the connection closed before the answer was complete',
+  UND_ERR_CLOSED: 'the connection closed before the answer was complete',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was shorter or longer than announced',
+};
+
+/** `connection refused` for ECONNREFUSED; an unknown code is returned as it is (better than nothing). */
+function plainWords(code: string): string {
+  return Object.hasOwn(PLAIN_WORDS, code) ? (PLAIN_WORDS[code] ?? code) : code;
+}
+
+/** The `code` of an error or of the first error in its `cause` chain (undici and Node set one on network errors). */
+export function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * An error's message on one line. OpenSSL's form (`80FC…:error:0A00010B:SSL routines:ssl3_get_record:wrong version
+ * number:../deps/openssl/…:350:` and a newline) is reduced to its reason (`wrong version number`).
+ */
+function oneLineMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const reason = /error:[0-9A-F]+:[^:]*:[^:]*:([^:]+)/i.exec(text)?.[1];
+  return (reason ?? text).replace(/\s+/g, ' ').trim();
 }

@@ -1,16 +1,31 @@
 /**
- * The one retry policy: which failures are sent again and why, which leave a write in doubt, how long to wait
- * (backoff with jitter, Retry-After, the reset of a spent rate-limit window, clamped to a minute), and when the
- * deadline or the request's budget leaves no time for another attempt. Pure: client.ts does the I/O, judge.ts names
- * the failure, follow's failed rounds take the backoff. docs/behaviour.md describes it for users.
+ * The one resend policy: which failures of an attempt are sent again and why, which leave a write in doubt, how long to
+ * wait (backoff with jitter, Retry-After, the reset of a spent rate-limit window, clamped to a minute), and when the
+ * deadline or the request's budget leaves no time for another attempt. Pure: request.ts sends, names the failure and
+ * waits; follow's failed rounds take the backoff. docs/behaviour.md#resend-policy describes it for users.
  */
 import { MAX_ATTEMPTS, type REQUEST_METHODS } from './constants.js';
-import { DEADLINE_CODE, isCertificateCode, REQUEST_TIMEOUT_CODE, TOO_LARGE_CODE } from './transport.js';
+
+/**
+ * Not a transport code: the client cut the attempt because the command's deadline (`wait --timeout`) came. Never
+ * retried (there is no time left); a create cut this way may still have reached the server.
+ */
+export const DEADLINE_CODE = 'TASKCTL_DEADLINE';
+
+/** Not a transport code: the whole exchange (connect, headers, complete body) outlasted `--request-timeout`. */
+export const REQUEST_TIMEOUT_CODE = 'TASKCTL_REQUEST_TIMEOUT';
+/** Not a transport code: the body grew past MAX_RESPONSE_BYTES and was abandoned unread. */
+export const TOO_LARGE_CODE = 'TASKCTL_TOO_LARGE';
+
+/** A certificate the handshake refused (self-signed, unknown issuer, expired, another host's): a CA or host matter. */
+export function isCertificateCode(code: string): boolean {
+  return /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code);
+}
 
 /** GET is idempotent and may be resent; every other method is treated as a write, like a create. */
 export type Method = (typeof REQUEST_METHODS)[number];
 
-/** The kinds of failure of one attempt, named by judge.ts without regard to the method. */
+/** The kinds of failure of one attempt, named by request.ts without regard to the method. */
 export type Failure =
   /** Refused, DNS, connect timeout: the request never reached the server. */
   | 'never-sent'

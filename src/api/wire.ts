@@ -10,10 +10,9 @@ import { createRedactor, type Redactor } from '../lib/redact.js';
 import { neutralise } from '../lib/sanitize.js';
 import { systemClock, type Clock } from '../lib/time.js';
 import { isLoopbackHost } from './base-url.js';
-import { CONNECT_TIMEOUT_MS, GET_TIMEOUT_MS, POST_TIMEOUT_MS, REQUEST_BUDGET_MS, WAIT_NOTICE_MS } from './constants.js';
+import { CONNECT_TIMEOUT_MS, WAIT_NOTICE_MS } from './constants.js';
 import { createDispatcher } from './dispatcher.js';
 import { RateLimiter } from './rate-limit.js';
-import type { Method } from './resend-policy.js';
 
 export interface ApiClientOptions {
   /** Normalised base URL including `/api/v1` (see `normaliseBaseUrl`). */
@@ -129,18 +128,6 @@ function checkedKey(raw: string): string {
     );
   }
   return apiKey;
-}
-
-/** One attempt's cut: anything but a GET may store or change things before answering, so it gets the longer one. */
-export function attemptTimeoutFor(options: ApiClientOptions, method: Method): number {
-  return method === 'GET'
-    ? Math.min(options.attemptTimeoutMs ?? GET_TIMEOUT_MS, options.requestTimeoutMs ?? REQUEST_BUDGET_MS)
-    : (options.requestTimeoutMs ?? POST_TIMEOUT_MS);
-}
-
-/** A GET's whole budget (attempts and back-off); writes have none beyond their attempt timeout. */
-export function budgetFor(options: ApiClientOptions, method: Method): number {
-  return method === 'GET' ? (options.requestTimeoutMs ?? REQUEST_BUDGET_MS) : Number.POSITIVE_INFINITY;
 }
 
 /** Tells `onWait` of each long wait once, however many requests wait for the same moment. */

@@ -241,7 +241,7 @@ class Follower {
         return;
       }
       this.options.onOutage?.(this.outageState(true, this.lastGoodAt));
-      // The one backoff (api/retry-policy.ts), on the polling schedule: the interval ×1.5 per failure, up to 30 s.
+      // The one backoff (api/resend-policy.ts), on the polling schedule: the interval ×1.5 per failure, up to 30 s.
       const { startMs: firstMs, factor, maxMs: capMs } = this.config;
       const delay = backoffDelay(this.failures - 1, this.config.random, { firstMs, factor, capMs });
       // One last round exactly when the tolerance runs out, so the follow never gives up later than it must.

@@ -11,7 +11,7 @@ import {
   transportFailure,
   type Failure,
 } from '../../../src/api/resend-policy.js';
-import { errorCode } from '../../../src/api/transport.js';
+import { errorCode } from '../../../src/api/request.js';
 import { formatDuration } from '../../../src/lib/durations.js';
 
 /** The client's backoff never grows beyond this. */
