@@ -326,7 +326,7 @@ export class Context implements CoreContext {
         if (this.spinners.showing) this.spinners.countDown(waitMs, message);
         else this.printer.info(message);
       },
-      onRetry: (message) => this.spinners.retrying(message),
+      onResend: (message) => this.spinners.retrying(message),
     });
     this.onCleanup(() => client.close());
     // From here the tasks this command sees are remembered for completion under its account.

@@ -30,21 +30,21 @@ import { parseResponseJson, type ParsedJson } from './json.js';
 import { headerValue, parseRateLimit } from './rate-limit.js';
 import {
   DEADLINE_CODE,
-  decideRetry,
+  decideResend,
   inDoubt,
   isCertificateCode,
   notProcessed,
   rateLimitedFailure,
   REQUEST_TIMEOUT_CODE,
   retryAfterMs,
-  retryDelay,
+  resendDelay,
   TOO_LARGE_CODE,
   transportFailure,
   type AskedWait,
   type Failure,
   type Method,
   type NotProcessedFailure,
-  type RetryStop,
+  type ResendStop,
 } from './resend-policy.js';
 import { ErrorResponseSchema, UNSAFE_ID_MARK, type ApiErrorBody } from './schemas.js';
 import type { ApiClientOptions, Wire } from './wire.js';
@@ -83,7 +83,7 @@ export async function call<T>(wire: Wire, spec: RequestSpec<T>, limit: Deadline)
       limiter.release();
     }
     if (verdict.ok) return verdict.value;
-    const decision = decideRetry({
+    const decision = decideResend({
       method: spec.method,
       failure: verdict.failure,
       attempt,
@@ -93,8 +93,8 @@ export async function call<T>(wire: Wire, spec: RequestSpec<T>, limit: Deadline)
       deadlineMovesWithWaits: limit.pausesForRateLimit,
       budgetEnd,
     });
-    tellObserver(spec, attempt, verdict, decision.retry);
-    if (!decision.retry) throw giveUp(wire, verdict, attempt, decision.stop, budgetMs);
+    tellObserver(spec, attempt, verdict, decision.resend);
+    if (!decision.resend) throw giveUp(wire, verdict, attempt, decision.stop, budgetMs);
     // A wait the server announced (429) is not the request's time: the budget, and a budget view's deadline, move on.
     if (verdict.failure === 'rate-limited') {
       budgetEnd += verdict.waitMs;
@@ -139,13 +139,13 @@ async function waitForLimiter(wire: Wire, limit: Deadline): Promise<number> {
 }
 
 /** A create's observer hears of each attempt that provably never reached the server, and whether another follows. */
-function tellObserver<T>(spec: RequestSpec<T>, attempt: number, verdict: Failed<T>, retrying: boolean): void {
+function tellObserver<T>(spec: RequestSpec<T>, attempt: number, verdict: Failed<T>, resending: boolean): void {
   const failure = notProcessed(verdict.failure);
-  if (failure) spec.observer?.onNotProcessed?.(attempt, { failure, why: verdict.why, retrying });
+  if (failure) spec.observer?.onNotProcessed?.(attempt, { failure, why: verdict.why, resending });
 }
 
 /** The error a call ends with, saying why there was no further attempt. */
-function giveUp<T>(wire: Wire, verdict: Failed<T>, attempt: number, stop: RetryStop, budgetMs: number): Error {
+function giveUp<T>(wire: Wire, verdict: Failed<T>, attempt: number, stop: ResendStop, budgetMs: number): Error {
   const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
   if (stop === 'deadline') {
     wire.trace?.(`* not retrying (${verdict.why}): the deadline comes first`);
@@ -163,7 +163,7 @@ async function backOff<T>(wire: Wire, verdict: Failed<T>, attempt: number): Prom
   const { waitMs, why } = verdict;
   const wait = formatDuration(waitMs);
   wire.trace?.(`* retrying in ${wait} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
-  wire.options.onRetry?.(`${why}; retrying in ${wait} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
+  wire.options.onResend?.(`${why}; retrying in ${wait} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
   const what =
     verdict.failure === 'rate-limited'
       ? 'for the rate limit (the server asked to wait)'
@@ -194,7 +194,7 @@ function budgetFor(options: ApiClientOptions, method: Method): number {
 interface NotProcessed {
   failure: NotProcessedFailure;
   why: string;
-  retrying: boolean;
+  resending: boolean;
 }
 
 /** What `createTask` tells its caller of each attempt, synchronously (a journal may fsync in them). */
@@ -205,7 +205,7 @@ export interface CreateTaskObserver {
    * a wait) calls nothing and the call rejects.
    */
   onDispatch?: (attempt: number, sentAtMs: number) => void;
-  /** The dispatched attempt provably never reached the server; `reason.retrying` says whether another one follows. */
+  /** The dispatched attempt provably never reached the server; `reason.resending` says whether another one follows. */
   onNotProcessed?: (attempt: number, reason: NotProcessed) => void;
 }
 
@@ -620,7 +620,7 @@ function doubtError(
 export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt: number): Verdict<T> {
   const { code } = ex;
   const failure = transportFailure(code, ex.neverSent === true);
-  const base = { ok: false as const, failure, why: code, waitMs: retryDelay(failure, attempt, {}, ctx.random) };
+  const base = { ok: false as const, failure, why: code, waitMs: resendDelay(failure, attempt, {}, ctx.random) };
   if (inDoubt(ctx.method, failure)) {
     const what = failure === 'too-large' ? 'the answer was too large to read' : plainWords(code);
     const detail = ex.status !== undefined ? `${what} while reading the HTTP ${ex.status} response` : what;
@@ -689,7 +689,7 @@ export function judgeResponse<T>(
   const judged = judgeAnswer(ctx, schema, ex);
   if ('ok' in judged) return judged;
   const { failure, fail, why, doubt } = judged;
-  const waitMs = retryDelay(failure, attempt, judged.asked ?? {}, ctx.random);
+  const waitMs = resendDelay(failure, attempt, judged.asked ?? {}, ctx.random);
   const limited = failure === 'rate-limited' || failure === 'rate-limited-too-long';
   const base = { ok: false as const, failure, waitMs, why, ...(limited ? { blockUntilMs: ctx.now() + waitMs } : {}) };
   // The server answered, so the request arrived: a write that may have been carried out is reconciled, never resent.

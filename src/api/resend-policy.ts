@@ -82,9 +82,9 @@ export function inDoubt(method: Method, failure: Failure): boolean {
 
 /**
  * Whether a failure is worth another attempt, in stripe-node's `_shouldRetry` shape: every kind, and why. The
- * attempt count, the deadline and the budget are checked by {@link decideRetry}.
+ * attempt count, the deadline and the budget are checked by {@link decideResend}.
  */
-export function shouldRetry(method: Method, failure: Failure): boolean {
+export function shouldResend(method: Method, failure: Failure): boolean {
   switch (failure) {
     // Nothing left this machine (refused, DNS, connect timeout): even a create cannot be duplicated by resending.
     case 'never-sent':
@@ -182,7 +182,7 @@ export function rateLimitedFailure(retryAfterMs: number | undefined): 'rate-limi
 }
 
 /** The wait before the attempt after `attempt` (1-based), if one is made. */
-export function retryDelay(failure: Failure, attempt: number, asked: AskedWait, random: () => number): number {
+export function resendDelay(failure: Failure, attempt: number, asked: AskedWait, random: () => number): number {
   const backoff = backoffDelay(attempt - 1, random);
   switch (failure) {
     // A 429 says when: its Retry-After, else the reset of the spent window, else backoff; a minute at most.
@@ -228,12 +228,12 @@ export function retryAfterMs(
 }
 
 /** Where a failed attempt stands when the next one is considered. */
-interface RetryState {
+interface ResendState {
   method: Method;
   failure: Failure;
   /** 1-based number of the attempt that failed. */
   attempt: number;
-  /** The wait the next attempt would take ({@link retryDelay}). */
+  /** The wait the next attempt would take ({@link resendDelay}). */
   waitMs: number;
   now: number;
   /** The command's deadline (epoch ms), if any. */
@@ -245,21 +245,21 @@ interface RetryState {
 }
 
 /** `final`: not worth another attempt, or the attempts are spent; `deadline`, `budget`: no time left for one. */
-export type RetryStop = 'final' | 'deadline' | 'budget';
+export type ResendStop = 'final' | 'deadline' | 'budget';
 
 /** Whether to make another attempt, or why not. */
-export function decideRetry(state: RetryState): { retry: true } | { retry: false; stop: RetryStop } {
+export function decideResend(state: ResendState): { resend: true } | { resend: false; stop: ResendStop } {
   const { failure, waitMs, now, deadline } = state;
   // Worth it only for the failures above, and at most MAX_ATTEMPTS times in all.
-  if (!shouldRetry(state.method, failure) || state.attempt >= MAX_ATTEMPTS) return { retry: false, stop: 'final' };
+  if (!shouldResend(state.method, failure) || state.attempt >= MAX_ATTEMPTS) return { resend: false, stop: 'final' };
   // A wait the server announced (429) is not the request's time: it moves a budget view's deadline and the budget.
   const serverWait = failure === 'rate-limited';
   // Never sleep past the command's deadline: fail now with what we know.
   if (!(serverWait && state.deadlineMovesWithWaits) && deadline !== undefined && now + waitMs > deadline)
-    return { retry: false, stop: 'deadline' };
+    return { resend: false, stop: 'deadline' };
   // Back-off counts against --request-timeout: a retry that cannot start within it is not made.
-  if (!serverWait && now + waitMs >= state.budgetEnd) return { retry: false, stop: 'budget' };
-  return { retry: true };
+  if (!serverWait && now + waitMs >= state.budgetEnd) return { resend: false, stop: 'budget' };
+  return { resend: true };
 }
 
 /**

@@ -54,7 +54,7 @@ export interface ApiClientOptions {
    */
   onWait?: (waitMs: number, message: string) => void;
   /** Hears of every retry before its wait: `could not reach … (connection refused); retrying in 1s (attempt 2/4)`. */
-  onRetry?: (message: string) => void;
+  onResend?: (message: string) => void;
   /** The hint of a refused key (401), naming where the key came from (core/settings keyRefusedHint). */
   authHint?: string;
 }

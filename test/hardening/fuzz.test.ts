@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { judgeFailure, judgeResponse, type JudgeContext } from '../../src/api/request.js';
 import { MAX_RATE_LIMIT_WAIT_MS, parseRateLimit, RateLimiter } from '../../src/api/rate-limit.js';
-import { backoffDelay, retryAfterMs, retryDelay, shouldRetry, type Method } from '../../src/api/resend-policy.js';
+import { backoffDelay, retryAfterMs, resendDelay, shouldResend, type Method } from '../../src/api/resend-policy.js';
 import {
   BalanceResponseSchema,
   CreateTaskResponseSchema,
@@ -233,7 +233,7 @@ describe('F3 rate-limit headers', () => {
         (value, date, now) => {
           const asked = retryAfterMs(value, now, date);
           if (asked === undefined) return;
-          const ms = retryDelay('server-fault', 1, { retryAfterMs: asked }, Math.random);
+          const ms = resendDelay('server-fault', 1, { retryAfterMs: asked }, Math.random);
           expect(ms).toBeGreaterThanOrEqual(0);
           expect(ms).toBeLessThanOrEqual(60_000); // a Retry-After is honoured up to a minute
         },
@@ -455,7 +455,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
           expect(error).toBeInstanceOf(CliError);
           expect(error.message).not.toContain(KEY);
           expect(error.message.length).toBeLessThan(2_000);
-          const retry = shouldRetry(method, verdict.failure);
+          const retry = shouldResend(method, verdict.failure);
           if (retry) {
             expect(verdict.waitMs).toBeGreaterThanOrEqual(0);
             expect(verdict.waitMs).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
@@ -510,7 +510,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
           const failure = verdict.fail('');
           expect(failure).toBeInstanceOf(CliError);
           expect(failure.message).not.toContain(KEY);
-          if (shouldRetry(method, verdict.failure)) {
+          if (shouldResend(method, verdict.failure)) {
             expect(verdict.waitMs).toBeGreaterThanOrEqual(0);
             expect(verdict.waitMs).toBeLessThanOrEqual(8_000);
             if (method === 'POST')

@@ -21,7 +21,7 @@ function recorder() {
   const observer: CreateTaskObserver = {
     onDispatch: (attempt, sentAtMs) => events.push(`dispatch ${attempt} at +${sentAtMs - T0}`),
     onNotProcessed: (attempt, reason) =>
-      events.push(`not processed ${attempt}: ${reason.failure} (${reason.why}), retrying ${reason.retrying}`),
+      events.push(`not processed ${attempt}: ${reason.failure} (${reason.why}), retrying ${reason.resending}`),
   };
   const onWait = (waitMs: number) => events.push(`wait ${waitMs}`);
   return { events, observer, onWait };

@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   backoffDelay,
-  decideRetry,
+  decideResend,
   inDoubt,
   notProcessed,
   retryAfterMs,
-  retryDelay,
-  shouldRetry,
+  resendDelay,
+  shouldResend,
   transportFailure,
   type Failure,
 } from '../../../src/api/resend-policy.js';
@@ -20,7 +20,7 @@ const BACKOFF_CAP_MS = 8_000;
 /** The wait a 5xx's Retry-After earns (parsed, then clamped to a minute); undefined when the header is unreadable. */
 function parseRetryAfter(value: string | null | undefined, now: number, date?: string): number | undefined {
   const asked = retryAfterMs(value, now, date);
-  return asked === undefined ? undefined : retryDelay('server-fault', 1, { retryAfterMs: asked }, () => 0);
+  return asked === undefined ? undefined : resendDelay('server-fault', 1, { retryAfterMs: asked }, () => 0);
 }
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -149,15 +149,15 @@ const FAILURES: readonly Failure[] = [
   'refused',
 ];
 
-describe('shouldRetry: the one retry rule', () => {
+describe('shouldResend: the one resend rule', () => {
   const failures = FAILURES;
 
   it('a create is sent again only when it provably never left, or after a 429', () => {
-    expect(failures.filter((f) => shouldRetry('POST', f))).toEqual(['never-sent', 'rate-limited']);
+    expect(failures.filter((f) => shouldResend('POST', f))).toEqual(['never-sent', 'rate-limited']);
   });
 
   it('a GET is retried on blips (network, 5xx, 408, 429), never on answers that would come back the same', () => {
-    expect(failures.filter((f) => shouldRetry('GET', f))).toEqual([
+    expect(failures.filter((f) => shouldResend('GET', f))).toEqual([
       'never-sent',
       'transport',
       'rate-limited',
@@ -191,7 +191,7 @@ describe('inDoubt: the write rule', () => {
 
   it('a failure in doubt is never retried, and never "not processed"', () => {
     for (const f of all)
-      if (inDoubt('POST', f)) expect([shouldRetry('POST', f), notProcessed(f)]).toEqual([false, undefined]);
+      if (inDoubt('POST', f)) expect([shouldResend('POST', f), notProcessed(f)]).toEqual([false, undefined]);
   });
 });
 
@@ -212,7 +212,7 @@ describe('transportFailure', () => {
   });
 });
 
-describe('retryDelay and decideRetry', () => {
+describe('resendDelay and decideResend', () => {
   const base = {
     method: 'GET' as const,
     attempt: 1,
@@ -223,34 +223,34 @@ describe('retryDelay and decideRetry', () => {
   };
 
   it('a 429 waits its Retry-After, else the window reset, else backoff, a minute at most', () => {
-    expect(retryDelay('rate-limited', 1, { retryAfterMs: 2000, resetInMs: 9000 }, () => 0)).toBe(2000);
-    expect(retryDelay('rate-limited', 1, { resetInMs: 9000 }, () => 0)).toBe(9000);
-    expect(retryDelay('rate-limited', 1, {}, () => 0)).toBe(500);
-    expect(retryDelay('rate-limited-too-long', 1, { retryAfterMs: 3_600_000 }, () => 0)).toBe(60_000);
+    expect(resendDelay('rate-limited', 1, { retryAfterMs: 2000, resetInMs: 9000 }, () => 0)).toBe(2000);
+    expect(resendDelay('rate-limited', 1, { resetInMs: 9000 }, () => 0)).toBe(9000);
+    expect(resendDelay('rate-limited', 1, {}, () => 0)).toBe(500);
+    expect(resendDelay('rate-limited-too-long', 1, { retryAfterMs: 3_600_000 }, () => 0)).toBe(60_000);
   });
 
   it('a 5xx ignores the window reset; other failures back off', () => {
-    expect(retryDelay('server-fault', 2, { resetInMs: 9000 }, () => 0)).toBe(1000);
-    expect(retryDelay('transport', 3, { retryAfterMs: 5000 }, () => 0)).toBe(2000);
+    expect(resendDelay('server-fault', 2, { resetInMs: 9000 }, () => 0)).toBe(1000);
+    expect(resendDelay('transport', 3, { retryAfterMs: 5000 }, () => 0)).toBe(2000);
   });
 
   it('stops at the last attempt, before the deadline, and at the end of the budget (a 429 excepted)', () => {
-    expect(decideRetry({ ...base, failure: 'transport', waitMs: 500, attempt: 4 })).toEqual({
-      retry: false,
+    expect(decideResend({ ...base, failure: 'transport', waitMs: 500, attempt: 4 })).toEqual({
+      resend: false,
       stop: 'final',
     });
-    expect(decideRetry({ ...base, failure: 'transport', waitMs: 500, deadline: NOW + 400 })).toEqual({
-      retry: false,
+    expect(decideResend({ ...base, failure: 'transport', waitMs: 500, deadline: NOW + 400 })).toEqual({
+      resend: false,
       stop: 'deadline',
     });
-    expect(decideRetry({ ...base, failure: 'transport', waitMs: 500, budgetEnd: NOW + 500 })).toEqual({
-      retry: false,
+    expect(decideResend({ ...base, failure: 'transport', waitMs: 500, budgetEnd: NOW + 500 })).toEqual({
+      resend: false,
       stop: 'budget',
     });
-    expect(decideRetry({ ...base, failure: 'rate-limited', waitMs: 50_000 })).toEqual({ retry: true });
+    expect(decideResend({ ...base, failure: 'rate-limited', waitMs: 50_000 })).toEqual({ resend: true });
     const view = { ...base, failure: 'rate-limited' as const, waitMs: 5000, deadline: NOW + 1000 };
-    expect(decideRetry(view)).toEqual({ retry: false, stop: 'deadline' });
-    expect(decideRetry({ ...view, deadlineMovesWithWaits: true })).toEqual({ retry: true });
+    expect(decideResend(view)).toEqual({ resend: false, stop: 'deadline' });
+    expect(decideResend({ ...view, deadlineMovesWithWaits: true })).toEqual({ resend: true });
   });
 });
 
