@@ -131,7 +131,7 @@ export function apiError(
     case 'forbidden':
       return new AuthError(message, FORBIDDEN_HINT);
     case 'notFound':
-      return new NotFoundError(message, notFoundHint(endpoint));
+      return new NotFoundError(message, notFoundHint(endpoint, body !== undefined));
     case 'input':
       return new InputError(message, endpoint.startsWith('POST ') ? INPUT_HINT : undefined);
     case 'balance':
@@ -145,9 +145,11 @@ export function apiError(
   }
 }
 
-function notFoundHint(endpoint: string): string {
+/** `fromApi`: the 404 came in the API's own error shape, so the base URL is right and the path is not. */
+function notFoundHint(endpoint: string, fromApi: boolean): string {
   if (endpoint.startsWith('POST /tasks')) return 'Run `taskctl services` to see the valid service names.';
   if (endpoint.startsWith('GET /tasks/')) return 'Check the id with `taskctl list`.';
+  if (fromApi) return 'The service has no such path: check it (paths are relative to the base URL, e.g. /balance).';
   return `Check --base-url: it should end in ${API_PREFIX}.`;
 }
 
@@ -224,6 +226,33 @@ export function nonJsonResponseError(
   return new MalformedResponseError(
     `${requestLabel(endpoint)}: ${nonJsonDetail(status, contentType, why)}`,
     `${BASE_URL_HINT}, and any proxy in between.`,
+  );
+}
+
+/**
+ * An answer that stopped early (a body shorter than its Content-Length, or JSON that ends mid-document at the end of
+ * the stream), in words: `the answer was cut off after 28 bytes` and its particulars (`HTTP 200, 200 announced`).
+ */
+export function cutOffWords(status: number, bytes: number, announced?: number): { words: string; particulars: string } {
+  const of = announced !== undefined && Number.isFinite(announced) ? `, ${announced} announced` : '';
+  return {
+    words: `the answer was cut off after ${bytes} byte${bytes === 1 ? '' : 's'}`,
+    particulars: `HTTP ${status}${of}`,
+  };
+}
+
+/**
+ * A read whose every answer was cut off. The answers were the API's as far as they went, so --base-url is not blamed:
+ * the connection, or a proxy in between, dropped the rest.
+ */
+export function cutOffError(
+  endpoint: string,
+  words: { words: string; particulars: string },
+  suffix: string,
+): UnavailableError {
+  return new UnavailableError(
+    `${requestLabel(endpoint)}: ${words.words} (${words.particulars})${suffix}`,
+    'The connection or a proxy in between dropped the rest of the answer; try again later (`--verbose` shows the exchange).',
   );
 }
 

@@ -14,6 +14,8 @@ import {
   AmbiguousCreateError,
   apiError,
   classifyApiError,
+  cutOffError,
+  cutOffWords,
   describeIssue,
   endpointLabel,
   isServerFault,
@@ -279,6 +281,8 @@ async function sendAttempt(
   const cut = attemptCut(wire, { timeoutMs, sentAtMs, deadline, budgetEnd });
   let status: number | undefined;
   let rateLimit: ReturnType<typeof parseRateLimit>;
+  let announced = Number.NaN;
+  const received = { bytes: 0 };
   try {
     const response = await wire.dispatcher.request({
       origin: wire.origin,
@@ -296,17 +300,30 @@ async function sendAttempt(
     rateLimit = parseRateLimit(responseHeaders, clock.now());
     traceResponse(wire, status, responseHeaders, clock.now() - sentAtMs);
     const length = headerValue(responseHeaders, 'content-length');
-    const { text, parsed } = await readBounded(response.body, length, spec.raw !== true);
-    return { kind: 'response', status, headers: responseHeaders, text, parsed, sentAtMs, rateLimit };
+    announced = length === undefined ? Number.NaN : Number(length);
+    const { text, parsed } = await readBounded(response.body, announced, spec.raw !== true, received);
+    const bytes = received.bytes;
+    return { kind: 'response', status, headers: responseHeaders, text, parsed, bytes, sentAtMs, rateLimit };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     const code = errorCode(error) ?? 'network error';
     const during = status !== undefined ? ` while reading the HTTP ${status} body` : '';
     wire.trace?.(`! ${spec.method} ${spec.path} failed: ${code}${during} (${clock.now() - sentAtMs} ms)`);
-    return { kind: 'failure', error, code, status, sentAtMs, rateLimit };
+    const cutOff = status !== undefined && received.bytes < announced && closedEarly(code);
+    const cut = cutOff ? { cutOff: { bytes: received.bytes, of: announced } } : {};
+    return { kind: 'failure', error, code, status, sentAtMs, rateLimit, ...cut };
   } finally {
     cut.dispose();
   }
+}
+
+/**
+ * A body that ended before its Content-Length because the connection closed (reset, closed, an unknown transport
+ * error): cut off. A timeout is not (the server was slow, not cut), nor our own cuts (deadline, size cap).
+ */
+function closedEarly(code: string): boolean {
+  const failure = transportFailure(code, false);
+  return (failure === 'transport' || failure === 'unknown-transport') && !isAnswerTimeout(code);
 }
 
 /** The request's path under the base URL with its query, its body as text, and its headers. */
@@ -395,10 +412,10 @@ type StreamedParse = ReturnType<StreamedJson['end']>;
  */
 async function readBounded(
   body: Dispatcher.ResponseData['body'],
-  contentLength: string | undefined,
+  announced: number,
   streamable: boolean,
+  received: { bytes: number },
 ): Promise<{ text: string; parsed?: StreamedParse }> {
-  const announced = contentLength === undefined ? Number.NaN : Number(contentLength);
   const tooLarge = (extra: string) =>
     codedError(`the answer is larger than ${MAX_RESPONSE_BYTES / MIB} MiB${extra}`, TOO_LARGE_CODE);
   if (announced > MAX_RESPONSE_BYTES) {
@@ -415,6 +432,7 @@ async function readBounded(
   let total = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     total += chunk.length;
+    received.bytes = total;
     if (total > MAX_RESPONSE_BYTES) {
       body.destroy();
       throw tooLarge('');
@@ -461,6 +479,8 @@ export interface ResponseExchange {
   text: string;
   /** A large body, parsed as it streamed in (the text was never held whole). */
   parsed?: (ParsedJson & { truncated?: boolean }) | undefined;
+  /** The body's length in bytes, as received. */
+  bytes: number;
   /** When the request was sent, epoch ms. */
   sentAtMs: number;
 }
@@ -474,6 +494,8 @@ interface FailureExchange {
   sentAtMs: number;
   /** True when the client knows the request never left (it was not even handed to the connection). */
   neverSent?: boolean;
+  /** The connection closed after `bytes` of the `of` bytes its Content-Length announced. */
+  cutOff?: { bytes: number; of: number };
 }
 
 type Exchange = ResponseExchange | FailureExchange;
@@ -618,9 +640,17 @@ function doubtError(
 
 /** A transport failure: its kind, and the error it ends in (a write in doubt is never an ordinary network error). */
 export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt: number): Verdict<T> {
-  const { code } = ex;
-  const failure = transportFailure(code, ex.neverSent === true);
+  const { code, cutOff } = ex;
+  const failure = cutOff ? 'cut-off' : transportFailure(code, ex.neverSent === true);
   const base = { ok: false as const, failure, why: code, waitMs: resendDelay(failure, attempt, {}, ctx.random) };
+  if (cutOff && ex.status !== undefined) {
+    const words = cutOffWords(ex.status, cutOff.bytes, cutOff.of);
+    const cut = { ...base, why: `${code}, cut off after ${cutOff.bytes} of ${cutOff.of} bytes` };
+    if (!inDoubt(ctx.method, failure)) return { ...cut, fail: (suffix) => cutOffError(ctx.endpoint, words, suffix) };
+    const detail = `${words.words}, ${words.particulars}`;
+    const rawMessage = `${requestLabel(ctx.endpoint)}: ${detail}`;
+    return { ...cut, fail: () => doubtError(ctx, { detail, cause: ex.error, rawMessage }, ex) };
+  }
   if (inDoubt(ctx.method, failure)) {
     const what = failure === 'too-large' ? 'the answer was too large to read' : plainWords(code);
     const detail = ex.status !== undefined ? `${what} while reading the HTTP ${ex.status} response` : what;
@@ -737,6 +767,12 @@ function judgeAnswer<T>(
   const saysFailure = json.ok && (json.value as { success?: unknown } | null)?.success === false;
   if (status >= 200 && status < 300 && !saysFailure) {
     if (unreadable !== undefined && !(ctx.raw === true && rawBodyAcceptable(unreadable, contentType))) {
+      if (unreadable === 'truncated') {
+        // The answer began as the API's and stopped early: sent again like a reset, never blamed on --base-url.
+        const words = cutOffWords(status, ex.bytes);
+        const fail = (suffix: string) => cutOffError(ctx.endpoint, words, suffix);
+        return { failure: 'cut-off', fail, why: `${why}, cut off`, doubt: `${words.words}, ${words.particulars}` };
+      }
       const error = nonJsonResponseError(ctx.endpoint, status, contentType, unreadable);
       const doubt = nonJsonDetail(status, contentType, unreadable);
       return { failure: 'unreadable', fail: () => error, why, doubt };

@@ -49,7 +49,12 @@ export type Failure =
   | 'server-fault'
   /** 408: the server stopped waiting for the request. */
   | 'http-408'
-  /** A 2xx that is not JSON, is cut off, or has the wrong shape. */
+  /**
+   * The answer stopped early: a body shorter than its Content-Length (the connection closed), or a 2xx whose JSON
+   * ends mid-document at the end of the stream. The next answer may well be whole.
+   */
+  | 'cut-off'
+  /** A 2xx that is not JSON, too deep, empty, or of the wrong shape: the same server would send it again. */
   | 'unreadable'
   /** 301, 302 or 303: how a server answers a write it carried out ("see there"); never followed. */
   | 'see-other'
@@ -71,6 +76,7 @@ const MAY_HAVE_ACTED: ReadonlySet<Failure> = new Set<Failure>([
   'deadline',
   'too-large',
   'server-fault',
+  'cut-off',
   'unreadable',
   'see-other',
 ]);
@@ -92,9 +98,10 @@ export function shouldResend(method: Method, failure: Failure): boolean {
     // 429: the server refused without acting on the request, so even a create may be sent again after the wait.
     case 'rate-limited':
       return true;
-    // A blip after sending (reset, closed, timed out; a 5xx or internal_error; a 408): the next attempt may well
-    // succeed, but the server may have seen the request, so only a read is simply sent again.
+    // A blip after sending (reset, closed, timed out; an answer cut off; a 5xx or internal_error; a 408): the next
+    // attempt may well succeed, but the server may have seen the request, so only a read is simply sent again.
     case 'transport':
+    case 'cut-off':
     case 'server-fault':
     case 'http-408':
       return isIdempotent(method);

@@ -444,7 +444,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
           const verdict = judgeResponse(
             ctx,
             schema,
-            { kind: 'response', status: code, headers: h, text: t, sentAtMs: clock.now() },
+            { kind: 'response', status: code, headers: h, text: t, bytes: Buffer.byteLength(t), sentAtMs: clock.now() },
             attempt,
           );
           if (verdict.ok) {

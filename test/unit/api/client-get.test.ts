@@ -18,6 +18,7 @@ import {
   mockAgent,
   networkError,
   ok,
+  scriptedDispatcher,
   T0,
   TASK,
 } from './helpers.js';
@@ -433,11 +434,6 @@ describe('GET: malformed bodies are exit 8 and not retried', () => {
       ok({ currency: 'coins' }),
       'reading the balance: unexpected response from the server (data.balance: expected number, received undefined)',
     ],
-    [
-      'truncated JSON',
-      ok({ balance: 1, currency: 'coins' }).slice(0, 20),
-      'reading the balance: the response was cut off (truncated JSON, HTTP 200)',
-    ],
     ['empty body', '', 'reading the balance: the server answered HTTP 200 with an empty body'],
     [
       'JSON null',
@@ -464,6 +460,70 @@ describe('GET: malformed bodies are exit 8 and not retried', () => {
     expect((await failure(client.getBalance())).message).toBe(
       'reading the balance: the server answered HTTP 200 with a body that is not JSON (text/html)',
     );
+  });
+});
+
+describe('GET: an answer cut off is sent again, like a reset', () => {
+  const BALANCE = ok({ balance: 1, currency: 'coins' });
+
+  it('JSON that stops at the end of the stream: one more attempt, then the value', async () => {
+    setup();
+    pool.intercept(balancePath).reply(200, BALANCE.slice(0, 20), { headers: JSON_HEADERS });
+    pool.intercept(balancePath).reply(200, BALANCE, { headers: JSON_HEADERS });
+    const { client, clock } = makeClient(agent);
+    expect(await client.getBalance()).toEqual({ balance: 1, currency: 'coins' });
+    expect(clock.sleeps).toHaveLength(1);
+  });
+
+  it('cut off every time: exit 8 after 4 attempts, saying where it stopped, --base-url not blamed', async () => {
+    setup();
+    pool.intercept(balancePath).reply(200, BALANCE.slice(0, 20), { headers: JSON_HEADERS }).times(4);
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe(
+      'reading the balance: the answer was cut off after 20 bytes (HTTP 200) after 4 attempts',
+    );
+    expect(error.hint).not.toMatch(/base-url/);
+    expect(clock.sleeps).toHaveLength(3);
+  });
+
+  it('a body shorter than its Content-Length (the connection closed): sent again, then the value', async () => {
+    const { dispatcher, calls } = scriptedDispatcher([
+      { status: 200, body: BALANCE, cutAfter: 28 },
+      { status: 200, body: BALANCE },
+    ]);
+    setup();
+    const lines: string[] = [];
+    const { client } = makeClient(agent, { dispatcher, trace: (line) => lines.push(line) });
+    expect(await client.getBalance()).toEqual({ balance: 1, currency: 'coins' });
+    expect(calls()).toBe(2);
+    expect(lines).toContain(
+      `* retrying in 0.4s (UND_ERR_SOCKET, cut off after 28 of ${BALANCE.length} bytes), attempt 2/4`,
+    );
+  });
+
+  it('shorter than its Content-Length every time: exit 8 naming the bytes received and announced', async () => {
+    const { dispatcher, calls } = scriptedDispatcher([{ status: 200, body: BALANCE, cutAfter: 28 }]);
+    setup();
+    const { client } = makeClient(agent, { dispatcher });
+    const error = await failure(client.getBalance());
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe(
+      `reading the balance: the answer was cut off after 28 bytes (HTTP 200, ${BALANCE.length} announced) after 4 attempts`,
+    );
+    expect(error.hint).not.toMatch(/base-url/);
+    expect(calls()).toBe(4);
+  });
+
+  it('the attempts share the request budget: no attempt starts past --request-timeout', async () => {
+    const { dispatcher, calls } = scriptedDispatcher([{ status: 200, body: BALANCE, cutAfter: 28 }]);
+    setup();
+    const { client } = makeClient(agent, { dispatcher, requestTimeoutMs: 1000 });
+    const error = await failure(client.getBalance());
+    expect(error.message).toMatch(/cut off after 28 bytes .* \(no time left to retry within --request-timeout 1s\)$/);
+    expect(calls()).toBe(2);
   });
 });
 

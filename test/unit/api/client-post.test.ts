@@ -10,7 +10,17 @@ import {
   RateLimitError,
   UnavailableError,
 } from '../../../src/errors.js';
-import { apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok, T0, TASK } from './helpers.js';
+import {
+  apiFailure,
+  JSON_HEADERS,
+  makeClient,
+  mockAgent,
+  networkError,
+  ok,
+  scriptedDispatcher,
+  T0,
+  TASK,
+} from './helpers.js';
 
 let agent: MockAgent;
 let pool: ReturnType<MockAgent['get']>;
@@ -145,7 +155,7 @@ describe('creating the task: failures after sending are ambiguous, never retried
 
   it.each([
     ['non-JSON', '<html>oops</html>', /a body that is not JSON \(application\/json\)/],
-    ['truncated', ok(TASK).slice(0, 30), /the response was cut off \(truncated JSON, HTTP 201\)/],
+    ['cut-off', ok(TASK).slice(0, 30), /may have created a task \(the answer was cut off after 30 bytes, HTTP 201\)$/],
     ['malformed', ok({ ...TASK, id: 'x' }), /unexpected response: data\.id/],
     ['empty', '', /an empty body/],
   ])('a %s 201 body → AmbiguousCreateError', async (_name, body, detail) => {
@@ -185,6 +195,20 @@ describe('creating the task: failures after sending are ambiguous, never retried
     );
     expect(error.status).toBe(201);
     expect(calls).toBe(1);
+  });
+  it('a body shorter than its Content-Length → AmbiguousCreateError naming the bytes, never resent', async () => {
+    const body = ok(TASK);
+    const { dispatcher, calls } = scriptedDispatcher([{ status: 201, body, cutAfter: 30 }]);
+    setup();
+    const { client, clock } = makeClient(agent, { dispatcher });
+    const error = await failure(client.createTask(request));
+    assert(error instanceof AmbiguousCreateError, `not an AmbiguousCreateError: ${String(error)}`);
+    expect(error.message).toBe(
+      `POST /tasks may have created a task (the answer was cut off after 30 bytes, HTTP 201, ${body.length} announced)`,
+    );
+    expect(error.status).toBe(201);
+    expect(calls()).toBe(1);
+    expect(clock.sleeps).toEqual([]);
   });
 });
 

@@ -86,16 +86,45 @@ describe('client.request', () => {
     expect(await client.request('GET', '/list')).toMatchObject({ text: '[1,2,3]', error: undefined });
   });
 
-  it('a 2xx declared JSON that does not parse is an error (exit 8), its text still returned', async () => {
+  it('a 2xx declared JSON that is cut off: a GET is sent again; the last text returned with its error (exit 8)', async () => {
     setup();
     pool
       .intercept({ path: '/api/v1/balance', method: 'GET' })
-      .reply(200, '{"success":true,"da', { headers: JSON_HEADERS });
-    const { client } = makeClient(agent);
+      .reply(200, '{"success":true,"da', { headers: JSON_HEADERS })
+      .times(4);
+    const { client, clock } = makeClient(agent);
     const response = await client.request('GET', '/balance');
     expect(response.text).toBe('{"success":true,"da');
-    expect(response.error?.message).toMatch(/cut off/);
+    expect(response.error?.message).toBe(
+      'reading the balance: the answer was cut off after 19 bytes (HTTP 200) after 4 attempts',
+    );
     expect((response.error as { exitCode?: number } | undefined)?.exitCode).toBe(ExitCode.unavailable);
+    expect(clock.sleeps).toHaveLength(3);
+  });
+
+  it('a write whose answer is cut off is not sent again: it may have been carried out (exit 8)', async () => {
+    setup();
+    pool
+      .intercept({ path: '/api/v1/things', method: 'PUT' })
+      .reply(200, '{"success":true,"da', { headers: JSON_HEADERS });
+    const { client, clock } = makeClient(agent);
+    const response = await client.request('PUT', '/things', { body: '{}' });
+    expect(response.error?.message).toBe(
+      'PUT /things: the answer was cut off after 19 bytes (HTTP 200); the request may have been carried out',
+    );
+    expect((response.error as { exitCode?: number } | undefined)?.exitCode).toBe(ExitCode.unavailable);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('a 2xx declared JSON that is not JSON at all stays final: not sent again', async () => {
+    setup();
+    pool
+      .intercept({ path: '/api/v1/balance', method: 'GET' })
+      .reply(200, '{"success":true}}', { headers: JSON_HEADERS });
+    const { client, clock } = makeClient(agent);
+    const response = await client.request('GET', '/balance');
+    expect(response.error?.message).toMatch(/a body that is not JSON/);
+    expect(clock.sleeps).toEqual([]);
   });
 
   it.each([
@@ -113,6 +142,21 @@ describe('client.request', () => {
     expect(response.text).toBe(body);
     expect(response.error).toBeInstanceOf(type);
     expect((response.error as { exitCode?: number } | undefined)?.exitCode).toBe(exitCode);
+  });
+
+  it("a 404 in the API's own words blames the path; one that is not the API's blames --base-url", async () => {
+    setup();
+    const unknown = apiFailure('not_found', 'No such endpoint: GET /nope');
+    pool.intercept({ path: '/api/v1/nope', method: 'GET' }).reply(404, unknown, { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/api/v1/elsewhere', method: 'GET' })
+      .reply(404, '<h1>Not Found</h1>', { headers: { 'content-type': 'text/html' } });
+    const { client } = makeClient(agent);
+    const api = (await client.request('GET', '/nope')).error as { hint?: string } | undefined;
+    expect(api?.hint).toMatch(/no such path/);
+    expect(api?.hint).not.toMatch(/base-url/);
+    const other = (await client.request('GET', '/elsewhere')).error as { hint?: string } | undefined;
+    expect(other?.hint).toMatch(/Check --base-url: it should end in \/api\/v1/);
   });
 
   it('a 2xx saying success: false is a failure all the same', async () => {

@@ -1,5 +1,5 @@
 /** Shared fakes for the API unit tests: a virtual clock and a MockAgent-backed client. */
-import { MockAgent } from 'undici';
+import { MockAgent, type Dispatcher } from 'undici';
 import type { Clock } from '../../../src/lib/time.js';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/rate-limit.js';
@@ -114,4 +114,45 @@ export function ok(data: unknown, extra: Record<string, unknown> = {}): string {
 
 export function apiFailure(code: string, message: string): string {
   return JSON.stringify({ success: false, error: { code, message } });
+}
+
+/** One scripted answer: its status and body; `cutAfter` bytes are sent of it before the connection closes. */
+export interface ScriptedAnswer {
+  status: number;
+  body: string;
+  cutAfter?: number;
+}
+
+/**
+ * A dispatcher answering from a script, one answer per request (the last one repeats), each announcing the whole
+ * body's Content-Length. With `cutAfter`, the body stops there and the read fails as undici's does when the server
+ * closes the connection early (`UND_ERR_SOCKET`): the case MockAgent cannot play.
+ */
+export function scriptedDispatcher(answers: readonly ScriptedAnswer[]): {
+  dispatcher: Dispatcher;
+  calls: () => number;
+} {
+  let calls = 0;
+  const dispatcher = {
+    request() {
+      const answer = answers[Math.min(calls, answers.length - 1)]!;
+      calls++;
+      const bytes = Buffer.from(answer.body);
+      const sent = answer.cutAfter === undefined ? bytes : bytes.subarray(0, answer.cutAfter);
+      return Promise.resolve({
+        statusCode: answer.status,
+        headers: { 'content-type': 'application/json', 'content-length': String(bytes.length) },
+        body: {
+          destroy: () => {},
+          async *[Symbol.asyncIterator]() {
+            await settle();
+            if (sent.length > 0) yield sent;
+            if (answer.cutAfter !== undefined) throw networkError('UND_ERR_SOCKET', 'other side closed');
+          },
+        },
+      });
+    },
+    close: () => Promise.resolve(),
+  } as unknown as Dispatcher;
+  return { dispatcher, calls: () => calls };
 }
