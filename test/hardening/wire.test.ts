@@ -263,14 +263,38 @@ describe.concurrent('wire', () => {
   });
 
   describe('W: unreadable bodies (sandbox faults)', () => {
-    it('W10 truncated JSON on GET: exit 8 at once (the same server would send it again)', () =>
+    // The sandbox's `truncate` sends a complete chunked message whose JSON stops half way: cut off, like a reset.
+    it('W10 truncated JSON on every GET: resent, exit 8 after 4 attempts saying where the answer stopped', () =>
       withWorld(async (world) => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'truncate', count: 4 });
-        const result = await world.run(['balance']);
+        const result = await virtualRun(['balance'], world.env);
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
-        expect(result.stderr).toMatch(/reading the balance: the response was cut off \(truncated JSON, HTTP 200\)/);
+        expect(result.stderr).toMatch(
+          /reading the balance: the answer was cut off after \d+ bytes \(HTTP 200\) after 4 attempts/,
+        );
+        expect(result.stderr).not.toMatch(/base-url/);
         expectCleanError(result.stderr);
-        expect((await stats(world)).requests['GET /api/v1/balance']).toBe(1);
+        expect((await stats(world)).requests['GET /api/v1/balance']).toBe(4);
+      }));
+
+    it('W10b truncated JSON on one GET: resent, exit 0', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/balance', kind: 'truncate', count: 1 });
+        const result = await virtualRun(['balance'], world.env);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/coins/);
+        expect((await stats(world)).requests['GET /api/v1/balance']).toBe(2);
+      }));
+
+    it('W10c `create --wait` whose task read is cut off once: the wait goes on to the outcome (exit 0, not 8)', () =>
+      withWorld(async (world) => {
+        await fault(world, { method: 'GET', path: '/tasks/1', kind: 'truncate', count: 1 });
+        const result = await world.run(['create', 'domain_check_availability', 'a.com', '--wait', '-q']);
+        expect(result.code, result.stderr).toBe(0);
+        expect(await tasksOf(world)).toHaveLength(1);
+        // The fault was met (the cut-off answer was read), and the wait went past it.
+        const left = await world.admin<{ faults: Array<{ remaining: number }> }>('GET', '/__sandbox/faults');
+        expect(left.faults.every((f) => f.remaining === 0)).toBe(true);
       }));
 
     it('W11 truncated JSON on POST /tasks (task committed): recovered, exactly one task', () =>
@@ -603,6 +627,58 @@ describe.concurrent('wire', () => {
         expect((error as Error).message).toMatch(
           /POST \/tasks may have created a task \(no complete answer within the request timeout while reading the HTTP 200 response\)/,
         );
+        expect(server.requests).toHaveLength(1);
+      } finally {
+        await server.close();
+      }
+    });
+
+    /** Headers announcing the whole body, `bytes` of it, then the connection closes. */
+    const cut = (res: import('node:http').ServerResponse, body: string, bytes: number) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+      res.write(body.slice(0, bytes));
+      setImmediate(() => res.destroy());
+    };
+    /** A complete chunked answer whose JSON stops after `bytes`: the stream ends cleanly, the document does not. */
+    const prefix = (res: import('node:http').ServerResponse, body: string, bytes: number) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(body.slice(0, bytes));
+    };
+    const created = JSON.stringify({ success: true, data: task(7, { status: 'pending' }) });
+
+    it.each([
+      ['W32 shorter than its Content-Length', cut],
+      ['W33 chunked JSON that stops early', prefix],
+    ])('%s on GET: resent within the budget, then answered', async (_name, send) => {
+      const server = await scriptedServer((_req, res, _body, index) => {
+        const body = JSON.stringify(BALANCE_OK);
+        if (index === 0) send(res, body, 20);
+        else json(res, 200, body);
+      });
+      try {
+        const lines: string[] = [];
+        const api = client(server.origin, { trace: (line: string) => lines.push(line) });
+        expect(await api.getBalance()).toEqual({ balance: 100, currency: 'coins' });
+        expect(server.requests).toHaveLength(2);
+        expect(lines.join('\n')).toMatch(/retrying in [\d.]+s \([^)]*cut off[^)]*\), attempt 2\/4/);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it.each([
+      ['W34 shorter than its Content-Length', cut, /cut off after 30 bytes, HTTP 200, \d+ announced/],
+      ['W35 chunked JSON that stops early', prefix, /cut off after 30 bytes, HTTP 200\)$/],
+    ])('%s on POST /tasks: in doubt (never resent), for the caller to reconcile', async (_name, send, detail) => {
+      const server = await scriptedServer((_req, res) => send(res, created, 30));
+      try {
+        const api = client(server.origin);
+        const error = await api
+          .createTask({ service: 'domain_check_availability', items: ['a.com'] })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(AmbiguousCreateError);
+        expect((error as Error).message).toMatch(/^POST \/tasks may have created a task \(the answer was cut off/);
+        expect((error as Error).message).toMatch(detail);
         expect(server.requests).toHaveLength(1);
       } finally {
         await server.close();
