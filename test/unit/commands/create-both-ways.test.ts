@@ -106,8 +106,8 @@ describe.each(MODES)('%s create', (mode) => {
   });
 
   it('a failing wait: the note names the created ids and `taskctl wait`', async () => {
-    // Every read of a task answers a 200 that is not a task (exit 8, not retried).
-    await world.fault({ method: 'GET', path: '/tasks/', kind: 'truncate', count: 100 });
+    // Every read of a task answers a 200 that is not JSON (exit 8, not resent; a cut-off answer would be).
+    await world.fault({ method: 'GET', path: '/tasks/', kind: 'non-json', status: 200, count: 100 });
     const result = await create(mode, [...ITEMS, '--chunk-size', '2', '--wait', '-q']);
     const tasks = await ids();
     expect(tasks).toHaveLength(2);
