@@ -32,6 +32,24 @@ describe('show --job', () => {
     expect(JSON.parse(json.stdout)).toEqual(records);
   });
 
+  it('a task read whose answer is cut off is sent again: every item still printed, exit 0', async () => {
+    const { run, journal, ids, sandbox } = await sandboxJob(ITEMS, 2);
+    const fault = { method: 'GET', path: `/tasks/${ids[1]}`, kind: 'truncate', count: 1 };
+    const admin = await fetch(`${new URL(sandbox.url).origin}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(fault),
+    });
+    expect(admin.status).toBeLessThan(300);
+    const lines = await run(['show', '--job', journal, '-o', 'ndjson']);
+    expect(lines.code, lines.stderr).toBe(0);
+    expect(ndjson(lines.stdout).map((r) => r.target)).toEqual(ITEMS);
+    const left = (await (await fetch(`${new URL(sandbox.url).origin}/__sandbox/faults`)).json()) as {
+      faults: Array<{ remaining: number }>;
+    };
+    expect(left.faults.every((f) => f.remaining === 0)).toBe(true);
+  });
+
   it('csv and tsv: one row per item with the task id first', async () => {
     const { run, journal, ids } = await sandboxJob(ITEMS, 2);
     const csv = await run(['show', '--job', journal, '-o', 'csv']);
