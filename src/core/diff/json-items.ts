@@ -7,6 +7,7 @@
  * out and parsed on its own. Memory holds one item's text, never the document.
  */
 import { InputError } from '../../errors.js';
+import { parseJsonExact } from './exact-json.js';
 
 interface JsonItemSink {
   /** An item record of a list of records. */
@@ -144,7 +145,7 @@ export class JsonItemScanner {
   private parse(text: string, line: number): Record<string, unknown> {
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJsonExact(text);
     } catch {
       throw new InputError(
         `${this.name}:${line}: invalid JSON`,

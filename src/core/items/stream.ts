@@ -2,7 +2,7 @@ import { InputError } from '../../errors.js';
 import { formatCount } from './clean.js';
 import type { ItemCollector } from './collector.js';
 import { CsvReader } from './csv.js';
-import { ChunkDecoder, DecodeFailure } from './decode.js';
+import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
 import { linesHandler, type FormatContext } from './formats.js';
 import { JsonDocument, ndjsonHandler } from './json.js';
 import { LineSplitter, lineAtEnd } from './lines.js';

@@ -6,7 +6,7 @@ import {
   firstInvalidUtf8,
   incompleteUtf8Tail,
   sniffEncoding,
-} from '../../../../src/core/items/decode.js';
+} from '../../../src/lib/items/decode.js';
 
 /** Feeds `bytes` in pieces of `size` and returns the whole decoded text. */
 function decodeInPieces(bytes: Buffer, size: number): string {
