@@ -247,9 +247,9 @@ describe.concurrent('input', () => {
   describe('I: diff sides (exit 0, 15 or 3, never 1)', () => {
     const record = (value: string) => `{"target":"a.com","status":"completed","v":${value}}\n`;
 
-    it('I26 a value nested 5,000 and 200,000 deep: compared, on either side', () =>
+    it('I26 a value nested 5,000 and 50,000 deep: compared, on either side', () =>
       withWorld(async (w) => {
-        for (const depth of [5_000, 200_000]) {
+        for (const depth of [5_000, 50_000]) {
           const one = w.file(`deep-${depth}-1.ndjson`, record(`${'['.repeat(depth)}1${']'.repeat(depth)}`));
           const two = w.file(`deep-${depth}-2.ndjson`, record(`${'['.repeat(depth)}2${']'.repeat(depth)}`));
           const same = await w.world.inProcess(['diff', one, one]);

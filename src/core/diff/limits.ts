@@ -8,7 +8,7 @@ import type { DecodeFailure } from '../../lib/items/decode.js';
 
 export const MAX_SIDE_LINE = 8 * 1024 * 1024;
 
-export const SIDE_TEXT_HINT =
+const SIDE_TEXT_HINT =
   'diff reads text results files (`taskctl show -o ndjson|json|csv`, a journal) in UTF-8, or UTF-16 with a BOM.';
 
 /** Bytes of a side that are not text: binary data (NUL), or text in another encoding. */
