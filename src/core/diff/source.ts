@@ -76,12 +76,19 @@ export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, st
     throw error;
   }
   async function* chunks(): AsyncGenerator<Buffer> {
-    yield* head;
-    if (ended) return;
-    for (;;) {
-      const step = await iterator.next();
-      if (step.done === true) return;
-      yield typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+    let finished = ended;
+    try {
+      yield* head;
+      if (ended) return;
+      for (;;) {
+        const step = await iterator.next();
+        finished = step.done === true;
+        if (finished) return;
+        yield typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+      }
+    } finally {
+      // A side refused part-way stops its producer (an endless pipe), without waiting on it.
+      if (!finished) Promise.resolve(iterator.return?.()).catch(() => undefined);
     }
   }
   return { name: spec.name, path: spec.kind === 'file' ? spec.path : undefined, kind, chunks: chunks(), close };

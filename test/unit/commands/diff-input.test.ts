@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { producer } from '../core/items/helpers.js';
 import { runTaskctl } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'taskctl-diff-input-'));
@@ -107,6 +108,28 @@ describe('encodings and binary data', () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/:2: NUL byte/);
     expect(result.stderr).not.toMatch(/one item per line/);
+  });
+});
+
+describe('caps while reading', () => {
+  const chunk = Buffer.alloc(256 * 1024, 'x');
+
+  it('an endless line on stdin after a valid first line: refused once it passes 8 MiB, the producer stopped', async () => {
+    const first = Buffer.from(record('a.com', '"a":1'));
+    const endless = producer((pull) => (pull === 0 ? first : chunk));
+    const result = await runTaskctl(['diff', '-', file(record('a.com', '"a":1'))], { stdinStream: endless.stream });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^error: stdin:2: line is longer than 8 MiB; stopped reading/);
+    expect(endless.pulls()).toBeLessThan(40); // 8 MiB is 32 chunks
+    expect(endless.stopped()).toBe(true);
+  });
+
+  it('one endless item of a json side: refused once it passes 8 MiB', async () => {
+    const endless = producer((pull) => (pull === 0 ? Buffer.from('[{"target":"a.com","v":"') : chunk));
+    const result = await runTaskctl(['diff', '-', file(record('a.com', '"a":1'))], { stdinStream: endless.stream });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^error: stdin:1: an item is longer than 8 MiB; stopped reading/);
+    expect(endless.pulls()).toBeLessThan(40);
   });
 });
 
