@@ -47,13 +47,15 @@ export function toSnakeKey(header: string): string {
  * results file by `diff` (core/diff/exact-json.ts) and written back as the same digits by every encoder here.
  */
 export class ExactInteger {
-  constructor(readonly digits: string) {
-    exactIntegers = true;
+  constructor(readonly digits: string) {}
+
+  /** JSON.stringify cannot write digits unquoted: it stops here, and `stringifyJson` writes the value itself. */
+  toJSON(): never {
+    throw new ExactIntegerSeen();
   }
 }
 
-/** Set once any ExactInteger exists: until then JSON.stringify (native, fast) writes every document. */
-let exactIntegers = false;
+class ExactIntegerSeen extends Error {}
 
 type Frame =
   | { list: readonly unknown[]; at: number; pad: string; open: number }
@@ -136,16 +138,15 @@ export function encodeJson(value: unknown, options: { indent?: string; sortKeys?
 }
 
 /**
- * JSON.stringify, for any depth and with ExactInteger kept: the native encoder while no ExactInteger exists and the
- * value is shallow enough for it (it recurses), else `encodeJson`.
+ * JSON.stringify, for any depth and with ExactInteger kept: the native encoder first (fast), and `encodeJson` for a
+ * value it cannot write: one holding an ExactInteger, or nested deeper than its recursion reaches.
  */
 export function stringifyJson(value: unknown, indent?: string): string | undefined {
-  if (!exactIntegers) {
-    try {
-      return JSON.stringify(value, null, indent);
-    } catch (error) {
-      if (!(error instanceof RangeError)) throw error; // a stack overflow: nested too deep for the native encoder
-    }
+  try {
+    return JSON.stringify(value, null, indent);
+  } catch (error) {
+    // A stack overflow is a RangeError; anything else (a BigInt, a cycle) is not JSON data and stays an error.
+    if (!(error instanceof RangeError) && !(error instanceof ExactIntegerSeen)) throw error;
   }
   return encodeJson(value, indent === undefined ? {} : { indent });
 }
