@@ -49,7 +49,8 @@ export function registerCreate(program: Command, run: RunAction): void {
         'taskctl create domain_whois_history -f big.txt --chunk-size 500 --journal jl',
         'taskctl create domain_check_availability Example.COM --no-validate',
       ]) +
-        '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed.\n' +
+        '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed; a json or ' +
+        'ndjson object gives its "target" (or the --column property).\n' +
         'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n' +
         '--dry-run tsv: service, items, tasks, price_per_item, estimate, balance, balance_after, currency, normalised.\n' +
         'Spending at or above confirm-above (default 1000 coins) asks on a terminal; a script (stdin or stdout not a ' +

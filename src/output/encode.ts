@@ -42,6 +42,115 @@ export function toSnakeKey(header: string): string {
     .toLowerCase();
 }
 
+/**
+ * An integer written beyond 2^53 (a double would round 9007199254740993 to ...992), kept by its digits: read from a
+ * results file by `diff` (core/diff/exact-json.ts) and written back as the same digits by every encoder here.
+ */
+export class ExactInteger {
+  constructor(readonly digits: string) {}
+
+  /** JSON.stringify cannot write digits unquoted: it stops here, and `stringifyJson` writes the value itself. */
+  toJSON(): never {
+    throw new ExactIntegerSeen();
+  }
+}
+
+class ExactIntegerSeen extends Error {}
+
+type Frame =
+  | { list: readonly unknown[]; at: number; pad: string; open: number }
+  | { record: Record<string, unknown>; keys: string[]; at: number; pad: string; open: number };
+
+/** What JSON.stringify would write for a value that is not a container, or undefined where it leaves it out. */
+function leafText(value: unknown): string | undefined {
+  if (value instanceof ExactInteger) return value.digits;
+  if (value === undefined || typeof value === 'function' || typeof value === 'symbol') return undefined;
+  return JSON.stringify(value);
+}
+
+function isContainer(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !(value instanceof ExactInteger);
+}
+
+/** A value as JSON.stringify sees it: `toJSON()` applied (a Date, a wire id). */
+function jsonView(value: unknown, key: string): unknown {
+  if (!isContainer(value)) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return typeof toJSON === 'function' ? (toJSON as (key: string) => unknown).call(value, key) : value;
+}
+
+/**
+ * JSON text of any depth, without recursion (a loop over a stack of open containers): what JSON.stringify writes,
+ * with ExactInteger as its digits, `indent` per level when given, and object keys sorted when `sortKeys` (the
+ * canonical form `diff` compares). Undefined for a value JSON leaves out (undefined, a function).
+ */
+export function encodeJson(value: unknown, options: { indent?: string; sortKeys?: boolean } = {}): string | undefined {
+  const indent = options.indent ?? '';
+  const colon = indent === '' ? ':' : ': ';
+  const top = jsonView(value, '');
+  if (!isContainer(top)) return leafText(top);
+  const parts: string[] = [];
+  const stack: Frame[] = [];
+  const push = (container: object, pad: string): void => {
+    if (Array.isArray(container)) {
+      parts.push('[');
+      stack.push({ list: container, at: 0, pad, open: 0 });
+      return;
+    }
+    const record = container as Record<string, unknown>;
+    const keys = Object.keys(record);
+    if (options.sortKeys === true) keys.sort();
+    parts.push('{');
+    stack.push({ record, keys, at: 0, pad, open: 0 });
+  };
+  push(top, '');
+  for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+    const inner = indent === '' ? '' : `\n${frame.pad}${indent}`;
+    let child: unknown;
+    let found = false;
+    if ('list' in frame) {
+      if (frame.at < frame.list.length) {
+        const index = frame.at++;
+        parts.push(index === 0 ? inner : `,${inner}`);
+        child = jsonView(frame.list[index], String(index));
+        found = true;
+        if (!isContainer(child)) parts.push(leafText(child) ?? 'null');
+      }
+    } else {
+      while (frame.at < frame.keys.length) {
+        const key = frame.keys[frame.at++] ?? '';
+        child = jsonView(frame.record[key], key);
+        const text = isContainer(child) ? '' : leafText(child);
+        if (text === undefined) continue;
+        parts.push(`${frame.open++ === 0 ? inner : `,${inner}`}${JSON.stringify(key)}${colon}${text}`);
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      stack.pop();
+      const empty = 'list' in frame ? frame.list.length === 0 : frame.open === 0;
+      const close = 'list' in frame ? ']' : '}';
+      parts.push(empty || indent === '' ? close : `\n${frame.pad}${close}`);
+    } else if (isContainer(child)) push(child, frame.pad + indent);
+  }
+  return parts.join('');
+}
+
+/**
+ * JSON.stringify, for any depth and with ExactInteger kept: the native encoder first (fast), and `encodeJson` for a
+ * value it cannot write: one holding an ExactInteger, or nested deeper than its recursion reaches.
+ */
+export function stringifyJson(value: unknown, indent?: string): string | undefined {
+  try {
+    return JSON.stringify(value, null, indent);
+  } catch (error) {
+    // A stack overflow is a RangeError; anything else (a BigInt, a cycle) is not JSON data and stays an error.
+    if (!(error instanceof RangeError) && !(error instanceof ExactIntegerSeen)) throw error;
+  }
+  return encodeJson(value, indent === undefined ? {} : { indent });
+}
+
 /** Put where a value was cut short: deeper than a depth bound (`clipDepth`). */
 const TRUNCATED = '…';
 
@@ -56,7 +165,7 @@ const MAX_JSON_DEPTH = 512;
  * value (no copy) when nothing is that deep, so the common case costs one walk. Recursion is bounded by `limit`.
  */
 function clipDepth(value: unknown, limit: number): unknown {
-  if (typeof value !== 'object' || value === null) return value;
+  if (!isContainer(value)) return value;
   if (limit <= 0) return TRUNCATED;
   if (Array.isArray(value)) {
     const list: readonly unknown[] = value;
@@ -84,8 +193,7 @@ function clipDepth(value: unknown, limit: number): unknown {
 /** Compact JSON of a value for one cell, cut (with TRUNCATED) below `depth` levels. Not neutralised: cells are. */
 export function cellJson(value: unknown, depth: number): string {
   // JSON.stringify(undefined) is undefined, whatever its declared type says.
-  const text = JSON.stringify(clipDepth(value, depth)) as string | undefined;
-  return text ?? '';
+  return stringifyJson(clipDepth(value, depth)) ?? '';
 }
 
 /**
@@ -94,7 +202,7 @@ export function cellJson(value: unknown, depth: number): string {
  */
 export function jsonText(value: unknown, pretty: boolean, filter: TextFilter): string {
   const shown = Array.isArray(value) ? value.map(withWireId) : withWireId(value);
-  const raw = JSON.stringify(clipDepth(shown, MAX_JSON_DEPTH), null, pretty ? 2 : undefined) as string | undefined;
+  const raw = stringifyJson(clipDepth(shown, MAX_JSON_DEPTH), pretty ? '  ' : undefined);
   return neutraliseJson(filter(raw ?? 'null'));
 }
 
@@ -108,7 +216,7 @@ const STREAMED_LEVELS = 3;
 
 /** Arrays, and objects holding an array (a task and its items), are written element by element; the rest whole. */
 function worthStreaming(value: unknown, level: number): value is object {
-  if (typeof value !== 'object' || value === null || level >= STREAMED_LEVELS) return false;
+  if (!isContainer(value) || level >= STREAMED_LEVELS) return false;
   if (Array.isArray(value)) return true;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
   return Object.values(value).some((inner) => Array.isArray(inner) && inner.length > 0);
@@ -133,7 +241,7 @@ export function writeJson(
   // Clipped once, at the top: everything below is then within the bound. A task keeps the id type the server sent.
   const clipped = withWireId(level === 0 ? clipDepth(value, MAX_JSON_DEPTH) : value);
   if (!worthStreaming(clipped, level)) {
-    const text = JSON.stringify(clipped, null, pretty ? 2 : undefined) as string | undefined;
+    const text = stringifyJson(clipped, pretty ? '  ' : undefined);
     piece(pretty && indent !== '' ? indentJson(text ?? 'null', indent) : (text ?? 'null'));
     return;
   }

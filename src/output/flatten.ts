@@ -12,7 +12,7 @@
  * Work is linear in the items and bounded in depth: keys are dotted at most FLATTEN_DEPTH levels down; below that the
  * rest is compact JSON in one cell, itself cut after CELL_JSON_DEPTH levels with a `…` marker.
  */
-import { cellJson } from './encode.js';
+import { cellJson, ExactInteger } from './encode.js';
 import type { Column } from './printer.js';
 
 export type FlatRecord = Record<string, string>;
@@ -79,18 +79,24 @@ export const CELL_JSON_DEPTH = 16;
 /** Column names of the item itself: a data field with one of these names is written as `data.<name>`. */
 const RESERVED = new Set(['task', 'target', 'status', 'error', 'data']);
 
-type Scalar = string | number | boolean | null | undefined;
+type Scalar = string | number | boolean | ExactInteger | null | undefined;
 
 function isScalar(value: unknown): value is Scalar {
-  return value === null || value === undefined || ['string', 'number', 'boolean'].includes(typeof value);
+  return (
+    value === null ||
+    value === undefined ||
+    ['string', 'number', 'boolean'].includes(typeof value) ||
+    value instanceof ExactInteger
+  );
 }
 
 function scalarText(value: Scalar): string {
+  if (value instanceof ExactInteger) return value.digits;
   return value === null || value === undefined ? '' : String(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof ExactInteger);
 }
 
 /** Scalars joined with `;` read well in a spreadsheet; JSON only when `;` would be ambiguous or items are objects. */

@@ -1,5 +1,5 @@
 /**
- * Hardening matrix, input rows (test/README.md, I1–I24): bad item input through `taskctl create` (`main()` in this
+ * Hardening matrix, input rows (test/README.md, I1–I28): bad item input through `taskctl create` (`main()` in this
  * process; the spawned bin where stdin is a real pipe from /dev/zero or an endless producer), against the sandbox. Every refusal is exit 3 with the place named (`file:line`) and nothing created; the reader's finer cases
  * are unit-tested in test/unit/core/items and listed in test/README.md.
  */
@@ -216,11 +216,12 @@ describe.concurrent('input', () => {
           await w.create([SERVICE, '--format', 'json'], { stdin: '['.repeat(10_000) }),
           /stdin:1:10001: invalid JSON \(unexpected end of input\)/,
         );
+        // An element of 2,000,000 characters is past the element cap before its nesting matters.
         const deeper = '['.repeat(1_000_000) + ']'.repeat(1_000_000);
         await expectRefused(
           w,
           await w.create([SERVICE, '--format', 'json'], { stdin: deeper }),
-          /stdin item 1 is an array/,
+          /stdin:1: item 1 is longer than 65,536 characters; stopped reading/,
         );
       }));
 
@@ -240,6 +241,48 @@ describe.concurrent('input', () => {
     it('I22 an empty argument (unset shell variable)', () =>
       withWorld(async (w) => {
         await expectRefused(w, await w.create([SERVICE, 'a.com', '']), /argument 2 is empty/);
+      }));
+  });
+
+  describe('I: diff sides (exit 0, 15 or 3, never 1)', () => {
+    const record = (value: string) => `{"target":"a.com","status":"completed","v":${value}}\n`;
+
+    it('I26 a value nested 5,000 and 50,000 deep: compared, on either side', () =>
+      withWorld(async (w) => {
+        for (const depth of [5_000, 50_000]) {
+          const one = w.file(`deep-${depth}-1.ndjson`, record(`${'['.repeat(depth)}1${']'.repeat(depth)}`));
+          const two = w.file(`deep-${depth}-2.ndjson`, record(`${'['.repeat(depth)}2${']'.repeat(depth)}`));
+          const same = await w.world.inProcess(['diff', one, one]);
+          expect(same.code, same.stderr).toBe(0);
+          const changed = await w.world.inProcess(['diff', one, two, '-o', 'json']);
+          expect(changed.code, changed.stderr).toBe(ExitCode.differ);
+          expect(changed.stderr).not.toMatch(/bug|stack/i);
+        }
+      }));
+
+    it('I27 integers beyond 2^53: compared and printed by their digits', () =>
+      withWorld(async (w) => {
+        const one = w.file('big-1.ndjson', record('9007199254740993'));
+        const two = w.file('big-2.ndjson', record('9007199254740992'));
+        const result = await w.world.inProcess(['diff', one, two, '-o', 'ndjson']);
+        expect(result.code, result.stderr).toBe(ExitCode.differ);
+        expect(result.stdout).toContain('"before":9007199254740993,"after":9007199254740992');
+        expect((await w.world.inProcess(['diff', one, one])).code).toBe(0);
+      }));
+
+    it('I28 a UTF-16 side is read; binary data is refused as a diff side', () =>
+      withWorld(async (w) => {
+        const text = record('true');
+        const result = await w.world.inProcess([
+          'diff',
+          w.file('u16.ndjson', utf16le(text)),
+          w.file('u8.ndjson', text),
+        ]);
+        expect(result.code, result.stderr).toBe(0);
+        const binary = await w.world.inProcess(['diff', '/dev/zero', w.file('u8b.ndjson', text)]);
+        expect(binary.code).toBe(ExitCode.input);
+        expect(binary.stderr).toMatch(/\/dev\/zero:1: NUL byte: binary data, not a results file/);
+        expect(binary.stderr).not.toMatch(/one item per line/);
       }));
   });
 

@@ -5,6 +5,7 @@
  * comparable values of values.ts, a missing value being "no value").
  */
 import { decodeLine, keyTarget, type LineCursor, type SortedItem } from './sort.js';
+import { parseJsonExact } from './exact-json.js';
 import { comparable } from './values.js';
 
 export interface Change {
@@ -118,8 +119,8 @@ function comparePair(
   // Most pairs are the same item unchanged: the same fields text, nothing to parse.
   if (before.fieldsText === after.fieldsText) return;
   const target = keyTarget(key);
-  const was = JSON.parse(before.fieldsText) as Record<string, unknown>;
-  const now = JSON.parse(after.fieldsText) as Record<string, unknown>;
+  const was = parseJsonExact(before.fieldsText) as Record<string, unknown>;
+  const now = parseJsonExact(after.fieldsText) as Record<string, unknown>;
   let changed = false;
   for (const field of options.fields) {
     const from = comparable(was, field);

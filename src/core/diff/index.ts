@@ -7,6 +7,7 @@
 import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { counted } from '../../output/plural.js';
 import type { Printer } from '../../output/printer.js';
+import { fitToStream } from '../../output/width.js';
 import { RunFiles } from '../../store/sorted-runs.js';
 import type { Context } from '../context.js';
 import { DiffTally, walkSides } from './compare.js';
@@ -105,7 +106,7 @@ async function compare(ctx: Context, a: SideItems, b: SideItems, fields: string[
     if (ctx.signal.aborted) throw new InterruptedError('interrupted', 'Nothing more was compared.');
   };
   const walk = async (printer: Printer) => {
-    const output = new ChangeOutput(printer, mode);
+    const output = new ChangeOutput(printer, mode, (text) => fitToStream(text, ctx.io.stdout));
     try {
       await walkSides(a.sorted.sorted(), b.sorted.sorted(), { fields, tally, emit: output.write, pause });
     } catch (error) {

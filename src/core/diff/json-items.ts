@@ -7,6 +7,8 @@
  * out and parsed on its own. Memory holds one item's text, never the document.
  */
 import { InputError } from '../../errors.js';
+import { parseJsonExact } from './exact-json.js';
+import { MAX_SIDE_LINE, MAX_SIDE_LINE_TEXT } from './limits.js';
 
 interface JsonItemSink {
   /** An item record of a list of records. */
@@ -33,6 +35,8 @@ export class JsonItemScanner {
   private item: string[] = [];
   private itemLine = 0;
   private sawValue = false;
+  /** Characters of the candidate or item being collected: refused past MAX_SIDE_LINE (limits.ts). */
+  private held = 0;
 
   constructor(
     private readonly name: string,
@@ -79,14 +83,26 @@ export class JsonItemScanner {
     if (text === '') return;
     if (this.task !== undefined && this.item.length > 0) this.item.push(text);
     else if (this.task === undefined && this.candidate.length > 0) this.candidate.push(text);
+    else return;
+    this.held += text.length;
+    if (this.held > MAX_SIDE_LINE) {
+      const line = this.task === undefined ? this.candidateLine : this.itemLine;
+      throw new InputError(
+        `${this.name}:${line}: an item is longer than ${MAX_SIDE_LINE_TEXT}; stopped reading`,
+        'diff reads the json, ndjson and csv that `taskctl show` writes.',
+      );
+    }
   }
 
   private open(bracket: string): void {
     this.stack.push(bracket);
+    // Nesting outside an item is not a results file's; inside one, the item's own cap bounds it.
+    if (this.stack.length > MAX_SIDE_LINE) throw this.invalid('an item, not nesting this deep');
     this.sawValue = true;
     const depth = this.stack.length;
     if (this.task !== undefined) {
       if (depth === this.itemsDepth + 1 && this.item.length === 0) {
+        this.held = 0;
         this.item.push(bracket);
         this.itemLine = this.line;
       } else if (this.item.length > 0) this.item.push(bracket);
@@ -94,6 +110,7 @@ export class JsonItemScanner {
     }
     const isCandidate = bracket === '{' && (depth === 1 || (depth === 2 && this.stack[0] === '['));
     if (isCandidate) {
+      this.held = 0;
       this.candidate = ['{'];
       this.candidateDepth = depth;
       this.candidateLine = this.line;
@@ -144,7 +161,7 @@ export class JsonItemScanner {
   private parse(text: string, line: number): Record<string, unknown> {
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJsonExact(text);
     } catch {
       throw new InputError(
         `${this.name}:${line}: invalid JSON`,

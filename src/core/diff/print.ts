@@ -26,10 +26,10 @@ function after(row: ChangeRow): unknown {
   return valueOf(row.change.after);
 }
 
-/** A value in a csv/tsv cell: text as it is, other JSON values as compact JSON (`true`, `3`, `["a"]`). */
-function cell(value: unknown): string {
-  if (value === null) return '';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+/** A value in a csv/tsv cell: text as it is, other JSON values as their compact JSON (`true`, `3`, `["a"]`). */
+function cell(text: string | undefined): string {
+  if (text === undefined) return '';
+  return text.startsWith('"') ? (JSON.parse(text) as string) : text;
 }
 
 /** A value for people: added and removed items say so; nested values as `key: value` lines. */
@@ -42,8 +42,8 @@ function shown(row: ChangeRow, side: 'before' | 'after'): string {
 const MACHINE_COLUMNS: ReadonlyArray<Column<ChangeRow>> = [
   { header: 'target', value: (row) => row.change.target },
   { header: 'field', value: (row) => row.change.field },
-  { header: 'before', value: (row) => cell(before(row)) },
-  { header: 'after', value: (row) => cell(after(row)) },
+  { header: 'before', value: (row) => cell(row.change.before) },
+  { header: 'after', value: (row) => cell(row.change.after) },
   { header: 'before_task', value: (row) => row.change.beforeTask },
   { header: 'after_task', value: (row) => row.change.afterTask },
 ];
@@ -75,9 +75,11 @@ export class ChangeOutput {
   private readonly table: ChangeRow[] = [];
   private changes = 0;
 
+  /** `fit`: the summary wrapped to the terminal it is shown on (output/width.ts), unchanged for a pipe. */
   constructor(
     private readonly printer: Printer,
     private readonly mode: CompareMode,
+    private readonly fit: (text: string) => string = (text) => text,
   ) {
     if (!printer.quiet && printer.format !== 'table') this.out = printer.stream(MACHINE_COLUMNS, record);
   }
@@ -102,7 +104,7 @@ export class ChangeOutput {
       return;
     }
     if (tally.changed === 0) return;
-    this.printer.line(summaryText(tally));
+    for (const line of this.fit(summaryText(tally)).split('\n')) this.printer.line(line);
     this.printer.blank();
     const rows = this.table.sort((x, y) => compareText(x.change.target, y.change.target));
     await this.printer.list(rows, TABLE_COLUMNS);

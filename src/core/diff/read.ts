@@ -7,18 +7,18 @@ import { InputError, InterruptedError } from '../../errors.js';
 import type { ItemLike } from '../../output/flatten.js';
 import type { Printer } from '../../output/printer.js';
 import { CsvRecords } from '../items/csv.js';
-import { ChunkDecoder, DecodeFailure } from '../items/decode.js';
+import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
 import { LineSplitter } from '../items/lines.js';
-import { decodeError } from '../items/messages.js';
+import { parseJsonExact } from './exact-json.js';
 import { JsonItemScanner } from './json-items.js';
+import { MAX_SIDE_LINE, MAX_SIDE_LINE_TEXT, sideDecodeError } from './limits.js';
 import type { SortedSide } from './sort.js';
 import type { OpenedFile } from './source.js';
 import { fromCsvRow, fromRecord, fromTaskItem, type CompareMode, type DiffItem } from './values.js';
 
-/** A line of a results file longer than this is refused (a whole task's result fits many times over). */
-const MAX_LINE = 64 * 1024 * 1024;
-
 const EXPORT_HINT = 'diff reads the json, ndjson and csv that `taskctl show` writes: each item has a target.';
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** What is known of a side once read: its items sorted, the fields and services it has. */
 export class SideItems {
@@ -32,7 +32,9 @@ export class SideItems {
     readonly mode: CompareMode,
   ) {}
 
+  /** Targets are matched in Unicode NFC: `café` typed precomposed or with a combining accent is one item. */
   add(item: DiffItem): void {
+    if (!ASCII.test(item.target)) item.target = item.target.normalize('NFC');
     this.sorted.add(item);
   }
 
@@ -76,7 +78,10 @@ export async function readFile(file: OpenedFile, side: SideItems, signal: AbortS
     try {
       parser.push(work());
     } catch (error) {
-      if (error instanceof DecodeFailure) throw decodeError(file.name, parser.line(), error.kind, decoder.detected);
+      if (error instanceof DecodeFailure) {
+        parser.push(error.prefix); // the lines before the fault count, and may hold an earlier error
+        throw sideDecodeError(file.name, parser.line(), error.kind);
+      }
       throw error;
     }
   };
@@ -105,8 +110,11 @@ function fileParser(file: OpenedFile, side: SideItems): TextParser {
     });
     return { push: (text) => scanner.push(text), end: () => scanner.end(), line: () => scanner.currentLine };
   }
-  const splitter = new LineSplitter(MAX_LINE, (line) => {
-    throw new InputError(`${file.name}:${line}: line is longer than 64 MiB`, EXPORT_HINT);
+  const splitter = new LineSplitter(MAX_SIDE_LINE, (line) => {
+    throw new InputError(
+      `${file.name}:${line}: line is longer than ${MAX_SIDE_LINE_TEXT}; stopped reading`,
+      EXPORT_HINT,
+    );
   });
   const onLine = file.kind === 'csv' ? csvLines(file.name, side) : ndjsonLine(file.name, side);
   return {
@@ -125,7 +133,7 @@ function ndjsonLine(name: string, side: SideItems) {
       if (text.trim() === '') return;
       let value: unknown;
       try {
-        value = JSON.parse(text);
+        value = parseJsonExact(text);
       } catch {
         throw new InputError(`${name}:${line}: invalid JSON`, EXPORT_HINT);
       }
@@ -148,16 +156,24 @@ function csvLines(name: string, side: SideItems) {
   let targetAt = -1;
   const records = new CsvRecords({
     name,
-    maxLineLength: MAX_LINE,
+    maxLineLength: MAX_SIDE_LINE,
     record: (fields, line) => {
       if (header === undefined) {
         header = fields.map((field) => field.trim());
         targetAt = header.indexOf('target');
         if (targetAt === -1) throw new InputError(`${name}:${line}: no "target" column in the csv header`, EXPORT_HINT);
+        const twice = header.find((column, index) => header?.indexOf(column) !== index);
+        if (twice !== undefined)
+          throw new InputError(
+            `${name}:${line}: the csv header names the column "${twice}" twice`,
+            'Each column of a results file has one name; export it again with `taskctl show -o csv`.',
+          );
         for (const column of header) if (column !== 'task' && column !== 'target') side.fields.add(column);
         return;
       }
       if (fields.length === 1 && fields[0] === '') return;
+      if ((fields[targetAt] ?? '') === '')
+        throw new InputError(`${name}:${line}: a row with no target (its "target" cell is empty)`, EXPORT_HINT);
       side.add(fromCsvRow(header, fields, targetAt));
     },
   });

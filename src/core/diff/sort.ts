@@ -12,6 +12,7 @@
  */
 import { hash128 } from '../items/hash128.js';
 import type { RunFiles, RunReader } from '../../store/sorted-runs.js';
+import { stringifyJson } from '../../output/encode.js';
 import type { DiffItem } from './values.js';
 
 /**
@@ -54,7 +55,7 @@ function targetHash(target: string): number {
 /** An item as a line of the sort (see the module comment); `place`: its index in its side. */
 function encodeItem(item: DiffItem, place: number, hash = targetHash(item.target)): string {
   const target = JSON.stringify(item.target);
-  const fields = JSON.stringify(item.fields);
+  const fields = stringifyJson(item.fields) ?? '{}';
   return `${fixed6(hash)}${target}${SEP}${fixed6(place)}${SEP}${item.task ?? ''}${SEP}${fields}`;
 }
 

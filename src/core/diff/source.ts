@@ -8,7 +8,9 @@
 import { InputError, UsageError } from '../../errors.js';
 import type { InputStream } from '../../output/io.js';
 import { openItemsFile } from '../../store/items-file.js';
+import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
 import { readError } from '../items/messages.js';
+import { MAX_SIDE_LINE, sideDecodeError } from './limits.js';
 
 export type SideSpec =
   | { kind: 'task'; id: number; name: string }
@@ -28,8 +30,8 @@ export interface OpenedFile {
 }
 
 const READ_SIZE = 256 * 1024;
-/** Bytes read at most to find the first line: a header or a record longer than this is not a results file's. */
-const SNIFF_BYTES = 16 * 1024 * 1024;
+/** Bytes read at most to find the first line: a header or a record longer than a line may be is not a results file's. */
+const SNIFF_BYTES = MAX_SIDE_LINE;
 
 const SIDE_HINT =
   'Each side is a task id, a journal (create --journal), a results file of `taskctl show -o ndjson|json|csv`, or - (stdin).';
@@ -67,19 +69,26 @@ export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, st
   let kind: FileKind;
   try {
     ended = await readFirstLine(iterator, head);
-    kind = recognise(Buffer.concat(head).toString('utf8'), spec.name);
+    kind = recognise(headText(head, ended, spec.name), spec.name);
   } catch (error) {
     // A side refused after its file was opened (tsv, empty, no target) leaves nothing open.
     await close();
     throw error;
   }
   async function* chunks(): AsyncGenerator<Buffer> {
-    yield* head;
-    if (ended) return;
-    for (;;) {
-      const step = await iterator.next();
-      if (step.done === true) return;
-      yield typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+    let finished = ended;
+    try {
+      yield* head;
+      if (ended) return;
+      for (;;) {
+        const step = await iterator.next();
+        finished = step.done === true;
+        if (finished) return;
+        yield typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+      }
+    } finally {
+      // A side refused part-way stops its producer (an endless pipe), without waiting on it.
+      if (!finished) Promise.resolve(iterator.return?.()).catch(() => undefined);
     }
   }
   return { name: spec.name, path: spec.kind === 'file' ? spec.path : undefined, kind, chunks: chunks(), close };
@@ -98,9 +107,24 @@ async function readFirstLine(iterator: AsyncIterator<Buffer | string>, head: Buf
   return false;
 }
 
+/** The first bytes as text, decoded as the whole side will be (a BOM names UTF-16); binary data is refused here. */
+function headText(head: readonly Buffer[], ended: boolean, name: string): string {
+  const decoder = new ChunkDecoder();
+  let text = '';
+  try {
+    text = decoder.decode(Buffer.concat(head));
+    if (ended) text += decoder.end();
+    return text;
+  } catch (error) {
+    if (!(error instanceof DecodeFailure)) throw error;
+    const line = (text + error.prefix).split(/\r\n|\r|\n/).length;
+    throw sideDecodeError(name, line, error.kind);
+  }
+}
+
 /** The kind of a side from its first bytes (the first line, or what was read of it). */
 function recognise(text: string, name: string): FileKind {
-  const body = text.replace(/^\uFEFF/, '');
+  const body = text;
   const start = body.search(/\S/);
   if (start === -1) throw new InputError(`${name} is empty`, SIDE_HINT);
   const end = body.indexOf('\n', start);

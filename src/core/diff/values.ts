@@ -4,7 +4,9 @@
  * (output/flatten.ts, the same flattening as `show -o csv`). null, an absent field and an empty csv cell are all
  * "no value": the field is left out.
  */
+import { encodeJson } from '../../output/encode.js';
 import { flattenData, itemRecord, type ItemLike } from '../../output/flatten.js';
+import { parseJsonExact } from './exact-json.js';
 
 /** `json`: values as canonical JSON; `csv`: values as the text of a csv cell. */
 export type CompareMode = 'json' | 'csv';
@@ -20,13 +22,13 @@ export interface DiffItem {
   fields: Record<string, unknown>;
 }
 
-/** JSON with every object's keys sorted: two values are equal exactly when these texts are. */
+/**
+ * JSON with every object's keys sorted, at any depth: two values are equal exactly when these texts are. Numbers are
+ * written as JSON.stringify writes a double (1e3 and 1000 are `1000`, -0 is `0`); an ExactInteger by its digits.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return value === undefined ? 'null' : JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
+  return encodeJson(value, { sortKeys: true }) ?? 'null';
 }
 
 /** Sets a field whatever its name (`__proto__` included), skipping "no value". */
@@ -112,5 +114,5 @@ export function comparable(fields: Record<string, unknown>, field: string): stri
  * for no value.
  */
 export function valueOf(text: string | undefined): unknown {
-  return text === undefined ? null : (JSON.parse(text) as unknown);
+  return text === undefined ? null : parseJsonExact(text);
 }

@@ -1,16 +1,15 @@
 import { InputError } from '../../errors.js';
-import { describeChar, quoteForMessage, trimItem } from './clean.js';
+import { describeChar, formatCount, quoteForMessage, trimItem } from './clean.js';
 import { addItem, type FormatContext } from './formats.js';
 import { locateJsonError } from './json-locate.js';
 import { lineAtEnd, type LineHandler } from './lines.js';
 
-/** A whole JSON document is held as one string; V8 strings top out near 512 Mi characters, so stop well before. */
-const MAX_JSON_CHARS = 256 * 1024 * 1024;
-
 const ARRAY_HINT = 'Write items as a JSON array of strings, e.g. ["example.com", "example.org"].';
-const NDJSON_HINT = 'Put one JSON string per line, e.g. "example.com".';
+const NDJSON_HINT = 'Put one item per line: a JSON string ("example.com") or an object with a "target" string.';
+/** The property an object element gives without --column: the item's own name in every export of taskctl. */
+const DEFAULT_COLUMN = 'target';
 
-/** `ndjson`: one JSON string, or object with the `--column` property, per line; blank lines skipped. */
+/** `ndjson`: one JSON string, or object with the `--column` property (`target` by default), per line; blank lines skipped. */
 export function ndjsonHandler(ctx: FormatContext): LineHandler {
   return (line, lineNo) => {
     const text = trimItem(line);
@@ -20,47 +19,146 @@ export function ndjsonHandler(ctx: FormatContext): LineHandler {
   };
 }
 
-/** `json`: the whole input is one top-level array of strings, or of objects with the `--column` property. */
+/**
+ * `json`: the whole input is one top-level array of strings, or of objects with the `--column` property (`target` by
+ * default). Streamed: the array's elements are cut out as the text arrives (strings and nesting followed) and each is
+ * parsed alone, so memory holds one element, never the document; an element longer than the line cap is refused as
+ * soon as the cap is passed (docs/behaviour.md#limits).
+ */
 export class JsonDocument {
-  private readonly parts: string[] = [];
+  /** 'start': before the array; 'array': inside it; 'after': past its `]`. */
+  private state: 'start' | 'array' | 'after' = 'start';
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** Where the next character is. */
+  private line = 1;
+  private column = 1;
+  private lastCR = false;
+  /** The element being read: its text so far, and where it starts. */
+  private parts: string[] = [];
   private length = 0;
+  private startLine = 1;
+  private startColumn = 1;
+  private elements = 0;
 
   constructor(private readonly ctx: FormatContext) {}
 
   push(text: string): void {
-    if (text.length === 0) return;
-    this.length += text.length;
-    if (this.length > MAX_JSON_CHARS) {
-      throw new InputError(
-        `${this.ctx.name}: JSON document is larger than ${MAX_JSON_CHARS / 1024 / 1024} MiB`,
-        'Use NDJSON (one item per line, --format ndjson) or plain lines for inputs this large.',
-      );
+    let from = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.state === 'array') {
+        if (this.inString) {
+          if (this.escaped) this.escaped = false;
+          else if (c === 92) this.escaped = true;
+          else if (c === 34) this.inString = false;
+        } else if (c === 34) this.inString = true;
+        else if (c === 91 || c === 123) this.depth++;
+        else if ((c === 93 || c === 125) && this.depth > 0) this.depth--;
+        else if ((c === 44 || c === 93) && this.depth === 0) {
+          this.keep(text.slice(from, i));
+          this.element(c === 93);
+          if (c === 93) this.state = 'after';
+          from = i + 1;
+        }
+      } else if (c !== 32 && c !== 9 && c !== 10 && c !== 13) {
+        if (this.state === 'after' || c !== 91) this.notArray(c);
+        this.state = 'array';
+        from = i + 1;
+        this.startAt();
+      }
+      this.advance(c);
     }
-    this.parts.push(text);
+    if (this.state === 'array') this.keep(text.slice(from));
   }
 
-  /** Text received so far: only for locating a decoding fault. */
-  text(): string {
-    return this.parts.join('');
+  /** The line a fault at the current end of input is on. */
+  currentLine(): number {
+    return this.line;
   }
 
   finish(): void {
+    if (this.state === 'array')
+      throw new InputError(
+        `${this.ctx.name}:${this.line}:${this.column}: invalid JSON (unexpected end of input)`,
+        `${ARRAY_HINT} For plain items, one per line, use --format lines.`,
+      );
+  }
+
+  private advance(c: number): void {
+    if (c === 10) {
+      if (!this.lastCR) this.line++;
+      this.column = 1;
+    } else if (c === 13) {
+      this.line++;
+      this.column = 1;
+    } else this.column++;
+    this.lastCR = c === 13;
+  }
+
+  private startAt(): void {
+    this.parts = [];
+    this.length = 0;
+    // The element starts after the bracket or comma being read (advance() has not yet counted it).
+    this.startLine = this.line;
+    this.startColumn = this.column + 1;
+  }
+
+  private keep(text: string): void {
+    if (text === '') return;
+    this.length += text.length;
+    if (this.length > this.ctx.maxLineLength)
+      throw new InputError(
+        `${this.ctx.name}:${this.startLine}: item ${this.elements + 1} is longer than ${formatCount(this.ctx.maxLineLength)} characters; stopped reading`,
+        'Is this the right file? Items are short strings.',
+      );
+    this.parts.push(text);
+  }
+
+  /** An element ends (at a comma, or the array's `]` when `last`). */
+  private element(last: boolean): void {
     const text = this.parts.join('');
-    this.parts.length = 0;
-    if (trimItem(text).length === 0) return; // empty: reported as "no items" by the reader
-    const value = parseJson(text, ARRAY_HINT, (offset) => {
-      const line = lineAtEnd(text.slice(0, offset));
-      const lineStart = Math.max(text.lastIndexOf('\n', offset - 1), text.lastIndexOf('\r', offset - 1)) + 1;
-      return `${this.ctx.name}:${line}:${offset - lineStart + 1}`;
-    });
-    if (!Array.isArray(value)) {
-      throw new InputError(`${this.ctx.name}: expected a JSON array of items, found ${typeName(value)}`, ARRAY_HINT);
+    const at = (offset: number) => {
+      const before = text.slice(0, offset);
+      const lineBreak = Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r'));
+      const line = this.startLine + lineAtEnd(before) - 1;
+      const column = lineBreak === -1 ? this.startColumn + offset : offset - lineBreak;
+      return `${this.ctx.name}:${line}:${column}`;
+    };
+    if (trimItem(text).length === 0) {
+      if (last && this.elements === 0) return; // []
+      throw new InputError(
+        `${at(text.length)}: invalid JSON (unexpected '${last ? ']' : ','}')`,
+        `${ARRAY_HINT} For plain items, one per line, use --format lines.`,
+      );
     }
-    for (let i = 0; i < value.length; i++) {
-      takeValue(this.ctx, value[i], i + 1, ARRAY_HINT, () => this.ctx.collector.describe(i + 1));
-    }
+    const index = ++this.elements;
+    const value = parseJson(text, ARRAY_HINT, at);
+    takeValue(this.ctx, value, index, ARRAY_HINT, () => this.ctx.collector.describe(index));
+    this.startAt();
+  }
+
+  /** The document is not an array: say what it is from its first character. */
+  private notArray(c: number): never {
+    const found = FIRST_CHAR[String.fromCharCode(c)] ?? (c >= 48 && c <= 57 ? 'a number' : undefined);
+    if (this.state === 'start' && found !== undefined)
+      throw new InputError(`${this.ctx.name}: expected a JSON array of items, found ${found}`, ARRAY_HINT);
+    throw new InputError(
+      `${this.ctx.name}:${this.line}:${this.column}: invalid JSON (unexpected ${describeJsonChar(c)})`,
+      `${ARRAY_HINT} For plain items, one per line, use --format lines.`,
+    );
   }
 }
+
+const FIRST_CHAR: Record<string, string> = {
+  '{': 'an object',
+  '"': 'a string',
+  '-': 'a number',
+  t: 'a boolean',
+  f: 'a boolean',
+  n: 'null',
+};
 
 /** JSON.parse with errors that name `where` (line and column) instead of V8's text, which may quote raw input. */
 function parseJson(text: string, formatHint: string, where: (offset: number) => string): unknown {
@@ -103,10 +201,10 @@ function takeValue(
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const record = value as Record<string, unknown>;
-    const column = ctx.column;
+    const column = ctx.column ?? (Object.hasOwn(record, DEFAULT_COLUMN) ? DEFAULT_COLUMN : undefined);
     const keys = `Its properties: ${listKeys(record)}.`;
     if (column === undefined) {
-      throw new InputError(`${subject()} is an object; choose its property with --column NAME`, keys);
+      throw new InputError(`${subject()} is an object with no "target"; choose its property with --column NAME`, keys);
     }
     if (!Object.hasOwn(record, column)) {
       throw new InputError(`${subject()} has no ${quoteForMessage(column)} property`, keys);
@@ -115,7 +213,10 @@ function takeValue(
     if (typeof field !== 'string') {
       throw new InputError(
         `${subject()}: ${quoteForMessage(column)} is ${typeName(field)}; items must be strings`,
-        hintFor(field, formatHint),
+        hintFor(
+          field,
+          `Give ${quoteForMessage(column)} as a JSON string, e.g. {${JSON.stringify(column)}: "example.com"}.`,
+        ),
       );
     }
     addItem(ctx, trimItem(field), position);

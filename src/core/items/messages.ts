@@ -1,5 +1,5 @@
 import { CliError, InputError } from '../../errors.js';
-import type { DecodeFailure, TextEncoding } from './decode.js';
+import type { DecodeFailure, TextEncoding } from '../../lib/items/decode.js';
 import type { ItemFormat } from './types.js';
 
 // Messages for faults in item sources: each names the place (`file:line`) and says what to do next.

@@ -2,10 +2,10 @@ import { InputError } from '../../errors.js';
 import { formatCount } from './clean.js';
 import type { ItemCollector } from './collector.js';
 import { CsvReader } from './csv.js';
-import { ChunkDecoder, DecodeFailure } from './decode.js';
+import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
 import { linesHandler, type FormatContext } from './formats.js';
 import { JsonDocument, ndjsonHandler } from './json.js';
-import { LineSplitter, lineAtEnd } from './lines.js';
+import { LineSplitter } from './lines.js';
 import { SPLIT_HINT, decodeError, formatBytes, readError } from './messages.js';
 import type { ItemFormat, ItemLimits } from './types.js';
 
@@ -90,7 +90,7 @@ function createParser(format: ItemFormat, ctx: FormatContext, maxLineLength: num
     return {
       push: (text) => document.push(text),
       end: () => document.finish(),
-      currentLine: () => lineAtEnd(document.text()),
+      currentLine: () => document.currentLine(),
     };
   }
   const splitter = new LineSplitter(maxLineLength, (lineNo) => {

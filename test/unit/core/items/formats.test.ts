@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatFromPath, readItems } from '../../../../src/core/items/index.js';
 import { locateJsonError } from '../../../../src/core/items/json-locate.js';
-import { inputError, itemsFrom, streamOf } from './helpers.js';
+import { inputError, itemsFrom, producer, streamOf } from './helpers.js';
 
 const json = (text: string, column?: string) =>
   itemsFrom([text], { format: 'json', ...(column !== undefined && { column }) });
@@ -26,6 +26,13 @@ describe('formatFromPath', () => {
 });
 
 describe('json', () => {
+  it('streams the array: an element over the cap is refused as soon as the cap is passed', async () => {
+    const endless = producer((pull) => Buffer.from(pull === 0 ? '["a.com", "' : 'x'.repeat(60)));
+    const read = readItems([{ kind: 'stdin', stream: endless.stream }], { format: 'json', maxLineLength: 100 });
+    await inputError(read, /^stdin:1: item 2 is longer than 100 characters; stopped reading/);
+    expect(endless.pulls()).toBeLessThan(5);
+  });
+
   it('reads an array of strings, trimming and skipping blanks', async () => {
     expect(await json('\ufeff[" a.com ", "", "b.com"]')).toEqual(['a.com', 'b.com']);
   });
@@ -43,7 +50,7 @@ describe('json', () => {
   it('rejects objects without --column, listing their properties', async () => {
     const error = await inputError(
       json('[{"domain": "a.com", "note": "x"}]'),
-      /^stdin item 1 is an object; choose its property with --column NAME/,
+      /^stdin item 1 is an object with no "target"; choose its property with --column NAME/,
     );
     expect(error.hint).toBe('Its properties: "domain", "note".');
   });
@@ -116,6 +123,21 @@ describe('json', () => {
 });
 
 describe('ndjson', () => {
+  it('reads objects with a "target" property as their target without --column', async () => {
+    expect(await ndjson('{"target":"a.com"}\n{"target":"b.com","status":"completed"}\n')).toEqual(['a.com', 'b.com']);
+    expect(await json('[{"target":"a.com"},{"target":"b.com"}]')).toEqual(['a.com', 'b.com']);
+    expect(await ndjson('{"target":"a.com","d":"x.com"}\n', 'd')).toEqual(['x.com']);
+  });
+
+  it('a bad object line never gets the hint about JSON strings', async () => {
+    const error = await inputError(
+      ndjson('{"target":null}\n'),
+      /^stdin:1: item: "target" is null; items must be strings/,
+    );
+    expect(error.hint).not.toMatch(/one JSON string per line/);
+    expect(error.hint).toMatch(/"target"/);
+  });
+
   it('reads one string or object per line, skipping blank lines', async () => {
     expect(await ndjson('"a.com"\n\n  "b.com"  \r\n')).toEqual(['a.com', 'b.com']);
     expect(await ndjson('{"d":"a.com"}\n{"d":"b.com","x":1}\n', 'd')).toEqual(['a.com', 'b.com']);

@@ -6,7 +6,9 @@ import {
   firstInvalidUtf8,
   incompleteUtf8Tail,
   sniffEncoding,
-} from '../../../../src/core/items/decode.js';
+  decodeText,
+  textFaultMessage,
+} from '../../../src/lib/items/decode.js';
 
 /** Feeds `bytes` in pieces of `size` and returns the whole decoded text. */
 function decodeInPieces(bytes: Buffer, size: number): string {
@@ -131,5 +133,28 @@ describe('UTF-8 helpers', () => {
     expect(sniffEncoding(Buffer.from([0xef, 0xbb]), true)).toEqual({ encoding: 'utf8', bomLength: 0 });
     expect(sniffEncoding(Buffer.from('ab'), false)).toEqual({ encoding: 'utf8', bomLength: 0 });
     expect(sniffEncoding(Buffer.from([0xff, 0xfe]), false)).toEqual({ encoding: 'utf16le', bomLength: 2 });
+  });
+});
+
+describe('decodeText (whole-file readers: journals)', () => {
+  const text = '{"type":"job"}\n{"type":"chunk"}\n';
+  it.each([
+    ['UTF-8', Buffer.from(text)],
+    ['UTF-8 with a BOM', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])],
+    ['UTF-16LE with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])],
+    ['UTF-16BE with a BOM', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()])],
+  ])('%s: the text, BOM removed', (_name, bytes) => {
+    const decoded = decodeText(bytes);
+    expect('text' in decoded && decoded.text).toBe(text);
+  });
+
+  it('a fault names its kind and line, in plain words', () => {
+    const decoded = decodeText(Buffer.concat([Buffer.from('a\nb\n'), Buffer.from([0])]));
+    expect(decoded).toEqual({ fault: { kind: 'nul', line: 3, encoding: 'utf8' } });
+    if ('fault' in decoded)
+      expect(textFaultMessage('job.journal', decoded.fault)).toBe('job.journal:3: NUL byte: binary data, not text');
+    expect(decodeText(Buffer.from([0x61, 0x0a, 0xc3]))).toEqual({
+      fault: { kind: 'invalid-utf8', line: 2, encoding: 'utf8' },
+    });
   });
 });

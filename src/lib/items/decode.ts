@@ -1,3 +1,8 @@
+/**
+ * Bytes to text, the one way every reader decodes (items files and stdin, `diff` sides, journals): a BOM names UTF-8,
+ * UTF-16LE or UTF-16BE (no BOM: UTF-8); NUL bytes and invalid sequences are refused with the text before them, so
+ * the caller can name the line (docs/behaviour.md#input-encodings).
+ */
 import { isUtf8 } from 'node:buffer';
 
 export type TextEncoding = 'utf8' | 'utf16le' | 'utf16be';
@@ -173,4 +178,37 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
     i += need + 1;
   }
   return -1;
+}
+
+/** A whole text's fault: what is wrong, on which line (from 1), and the encoding the BOM named (or UTF-8). */
+export interface TextFault {
+  kind: DecodeFailure['kind'];
+  line: number;
+  encoding: TextEncoding;
+}
+
+/**
+ * A whole file's bytes as text, decoded as `ChunkDecoder` decodes a stream (the BOM, if any, is removed): for a
+ * reader that holds the whole file (a journal). Returns the text, or the fault and its line.
+ */
+export function decodeText(bytes: Uint8Array): { text: string; encoding: TextEncoding } | { fault: TextFault } {
+  const decoder = new ChunkDecoder();
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let text = '';
+  try {
+    text = decoder.decode(buffer);
+    text += decoder.end();
+    return { text, encoding: decoder.detected ?? 'utf8' };
+  } catch (error) {
+    if (!(error instanceof DecodeFailure)) throw error;
+    const line = (text + error.prefix).split(/\r\n|\r|\n/).length;
+    return { fault: { kind: error.kind, line, encoding: decoder.detected ?? 'utf8' } };
+  }
+}
+
+/** A fault of `decodeText` in plain words, naming `name:line` (the next step is the caller's: it knows the file). */
+export function textFaultMessage(name: string, fault: TextFault): string {
+  if (fault.kind === 'nul') return `${name}:${fault.line}: NUL byte: binary data, not text`;
+  if (fault.kind === 'invalid-utf8') return `${name}:${fault.line}: invalid UTF-8 (save it as UTF-8)`;
+  return `${name}:${fault.line}: invalid UTF-16 (an unpaired surrogate or an odd byte count)`;
 }
