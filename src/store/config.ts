@@ -5,7 +5,7 @@
  * `config set` / `auth login` / `auth logout` never lose each other's updates, and an atomic replace, so a crash never
  * leaves half a file.
  */
-import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, openSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../lib/env.js';
@@ -14,6 +14,7 @@ import { userHome, xdgHome } from './cache-dir.js';
 import { readRegularFile, removeLeftoverTemps, STATE_FILE_MAX_BYTES, writeFileAtomicSync } from './atomic-file.js';
 import { ConfigFileSchema, type ConfigFile, type Profile } from './config-schema.js';
 import { lockTimeoutError, waitForLock } from './lock-file.js';
+import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
 export const DEFAULT_PROFILE = 'default';
 /** How long a change waits for another process's change to finish (each holds the lock for milliseconds). */
@@ -99,14 +100,12 @@ function updateConfig(
   lockTimeoutMs: number,
   change: (data: ConfigFile) => ConfigFile,
 ): ConfigFile {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
+  const problem = makeDirectory(dir);
+  if (problem !== undefined)
     throw new UsageError(
-      `cannot create the config directory ${dir}: ${(error as Error).message}`,
+      `cannot make the config directory ${dir}: ${describeDirectoryProblem(problem)}`,
       'Set TASKCTL_CONFIG_DIR to a writable directory.',
     );
-  }
   const lockPath = `${path}.lock`;
   let lock;
   try {

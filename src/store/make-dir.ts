@@ -8,11 +8,11 @@
  * No imports beyond Node built-ins: src/boot.ts uses it before the bundle loads.
  */
 import { lstatSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, parse, resolve, sep } from 'node:path';
+import { dirname, normalize, parse, sep } from 'node:path';
 
 /** Why a directory cannot be made: `at` is the component that is wrong, `reason` says what is wrong with it. */
 export interface DirectoryProblem {
-  /** The directory asked for (absolute). */
+  /** The directory asked for, as given (normalised). */
   readonly path: string;
   /** The component of `path` where the walk stopped: `path` itself or one of its parents. */
   readonly at: string;
@@ -33,12 +33,13 @@ export function describeDirectoryProblem(problem: DirectoryProblem): string {
  * and ends after at most a few system calls per component of `path`.
  */
 export function makeDirectory(path: string, mode = 0o700): DirectoryProblem | undefined {
-  const target = resolve(path);
+  // A relative path is walked from the working directory and named as given: messages show the user's own words.
+  const target = normalize(path);
   const { root } = parse(target);
   const parts = target
     .slice(root.length)
     .split(sep)
-    .filter((part) => part !== '');
+    .filter((part) => part !== '' && part !== '.');
   let current = root;
   for (const part of parts) {
     current = current === root ? `${root}${part}` : `${current}${sep}${part}`;
