@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
@@ -148,6 +148,38 @@ describe("the bundle's code cache (boot/code-cache.ts, every Node)", () => {
       const off = await world.run(['balance'], { env: { ...home.env, NODE_DISABLE_COMPILE_CACHE: '1' } });
       expect(off.code, off.stderr).toBe(0);
       expect(compileCacheEntries(home)).toEqual([]);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
+describe('a cache directory that cannot be made (docs/behaviour.md#files)', () => {
+  // Node's recursive mkdir spins forever, deaf to signals, under /proc and through some dangling symlinks: the run
+  // goes on without the caches, with a one-line warning, and ends as it would have.
+  it.each(['/proc/nope/c', 'dangling'])('%s: a run without the caches, one warning, exit 0', async (where) => {
+    const home = isolatedHome();
+    try {
+      symlinkSync(join(home.dir, 'gone'), join(home.dir, 'dangling'));
+      const cacheDir = where === 'dangling' ? join(home.dir, 'dangling', 'c') : where;
+      const started = performance.now();
+      const result = await runCli(['--sandbox', 'balance'], {
+        env: { ...home.env, TASKCTL_CACHE_DIR: cacheDir },
+        timeoutMs: 10_000,
+      });
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/\d/);
+      const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+      expect(warnings).toHaveLength(1);
+      if (where === 'dangling')
+        expect(warnings[0]).toBe(
+          `warning: running without the cache directory ${cacheDir}: ${join(home.dir, 'dangling')} is a symlink to nothing (dangling). Set TASKCTL_CACHE_DIR to a writable directory.`,
+        );
+      else
+        expect(warnings[0]).toMatch(
+          /^warning: running without the cache directory \/proc\/nope\/c: \/proc\/nope cannot be made: .+\. Set TASKCTL_CACHE_DIR to a writable directory\.$/,
+        );
     } finally {
       home.cleanup();
     }
