@@ -43,7 +43,7 @@ function diffToFull(format: string, tmp: string): Promise<{ code: number | null;
   });
   closeSync(full);
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
 }
 
