@@ -9,7 +9,7 @@ import { closeSync, constants, fchmodSync, fstatSync, openSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../lib/env.js';
-import { UsageError } from '../errors.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 import { userHome, xdgHome } from './cache-dir.js';
 import { readRegularFile, removeLeftoverTemps, STATE_FILE_MAX_BYTES, writeFileAtomicSync } from './atomic-file.js';
 import { ConfigFileSchema, type ConfigFile, type Profile } from './config-schema.js';
@@ -112,7 +112,7 @@ function updateConfig(
     lock = waitForLock(lockPath, lockTimeoutMs, { staleAfterMs: CONFIG_LOCK_STALE_MS });
   } catch (error) {
     throw new UsageError(
-      `cannot lock the config file (${lockPath}): ${(error as Error).message}`,
+      `cannot lock the config file (${lockPath}): ${systemErrorWords(error)}`,
       'Check the directory permissions, or set TASKCTL_CONFIG_DIR.',
     );
   }
@@ -125,7 +125,7 @@ function updateConfig(
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(
-      `cannot write the config file ${path}: ${(error as Error).message}`,
+      `cannot write the config file ${path}: ${systemErrorWords(error)}`,
       'Check the disk and the directory permissions, or set TASKCTL_CONFIG_DIR.',
     );
   } finally {

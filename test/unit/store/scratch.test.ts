@@ -2,10 +2,11 @@
  * Scratch dirs go on every exit; a killed run's (SIGKILL, a crash) is swept by the next run that uses scratch, at once,
  * when no live process holds its lock (a FIFO held open for reading) — whatever its pid or age.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Scratch, sweepScratch } from '../../../src/store/scratch.js';
 
@@ -18,35 +19,27 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(parent, { recursive: true, force: true }));
 
-/** A scratch dir made by a child process that holds it while it runs: the dir, and a signal sender. */
-async function heldByChild(): Promise<{ dir: string; signal: (signal: NodeJS.Signals) => Promise<void> }> {
-  const module = JSON.stringify(new URL('../../../src/store/scratch.ts', import.meta.url).href);
-  const script = `
-    import { writeFileSync } from 'node:fs';
-    const { Scratch } = await import(${module});
-    const scratch = new Scratch(${JSON.stringify(parent)});
-    writeFileSync(scratch.path('run-1'), 'x');
-    process.stdout.write(scratch.path('run-1') + '\\n');
+/**
+ * A scratch dir as a run of another process leaves it: its lock FIFO held open for reading by a plain child process
+ * (killed with SIGKILL, or stopped), or by nobody. The child is killed when the test ends.
+ */
+const children: ChildProcess[] = [];
+afterEach(() => children.splice(0).forEach((child) => child.kill('SIGKILL')));
+
+async function dirHeldBy(name: string): Promise<ChildProcess> {
+  const dir = join(parent, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'run-1'), 'x');
+  const lock = join(dir, 'live.fifo');
+  expect(spawnSync('mkfifo', [lock]).status).toBe(0);
+  const script = `const fs = require('node:fs');
+    fs.openSync(${JSON.stringify(lock)}, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    process.stdout.write('held\\n');
     setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const file = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      if (out.includes('\n')) resolve(out.trim());
-    });
-    child.once('exit', () => reject(new Error('the child ended early')));
-  });
-  return {
-    dir: dirname(file),
-    signal: async (signal) => {
-      const ended = signal === 'SIGKILL' ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
-      child.kill(signal);
-      await ended;
-    },
-  };
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  await once(child.stdout, 'data');
+  return child;
 }
 
 describe('scratch dirs', () => {
@@ -67,20 +60,18 @@ describe('scratch dirs', () => {
 
   it.runIf(hasMkfifo)(
     'a killed run leaves its dir; the next run sweeps it at once, however young; a live or stopped run keeps its own',
-    { timeout: 20_000 },
+    { timeout: 10_000 },
     async () => {
-      const killed = await heldByChild();
-      const stopped = await heldByChild();
-      await stopped.signal('SIGSTOP');
-      await killed.signal('SIGKILL');
-      expect(existsSync(killed.dir)).toBe(true);
+      const killed = await dirHeldBy('taskctl-scratch-kiLLed');
+      const stopped = await dirHeldBy('taskctl-scratch-stOppd');
+      stopped.kill('SIGSTOP');
+      const ended = once(killed, 'exit');
+      killed.kill('SIGKILL');
+      await ended;
+      expect(existsSync(join(parent, 'taskctl-scratch-kiLLed'))).toBe(true);
       const scratch = new Scratch(parent);
-      expect(existsSync(killed.dir)).toBe(false);
-      expect(existsSync(stopped.dir)).toBe(true);
+      expect(readdirSync(parent)).toEqual(['taskctl-scratch-stOppd']);
       scratch.dispose();
-      await stopped.signal('SIGKILL');
-      sweepScratch(parent);
-      expect(readdirSync(parent)).toEqual([]);
     },
   );
 
