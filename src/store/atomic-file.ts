@@ -76,7 +76,7 @@ export function readRegularFile(path: string, options: ReadRegularOptions): stri
       const size = (n: number) => n.toLocaleString('en');
       throw new TooLargeFileError(
         `the ${options.what} ${path} is ${size(stats.size)} bytes, more than the ${size(maxBytes)} taskctl reads`,
-        'Move it away or delete it; taskctl writes it anew.',
+        'Move it away (keep it if you need what it holds); taskctl writes it anew.',
       );
     }
     const mode = stats.mode & 0o777;

@@ -79,7 +79,7 @@ function readConfig(path: string, warn?: (message: string) => void): ConfigFile 
   } catch (error) {
     throw new UsageError(
       `the config file ${path} is not valid JSON (${(error as Error).message})`,
-      'Fix the file, or delete it and run `taskctl auth login` again.',
+      'Fix the file in an editor, or move it away and run `taskctl auth login` again.',
     );
   }
   const parsed = ConfigFileSchema.safeParse(json);
@@ -87,7 +87,7 @@ function readConfig(path: string, warn?: (message: string) => void): ConfigFile 
     const issue = parsed.error.issues[0];
     throw new UsageError(
       `the config file ${path} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'unknown problem'}`,
-      'Fix it with `taskctl config set`/`unset`, or edit or delete the file.',
+      'Fix it with `taskctl config set`/`unset`, or edit the file.',
     );
   }
   return parsed.data;
