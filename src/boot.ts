@@ -49,7 +49,7 @@ export function boot(args: string[], distDir: string): void {
   // cannot be made means a run without the caches and a one-line warning (docs/behaviour.md#files).
   const cacheDir = cacheDirectory(process.env);
   const compileDir = join(cacheDir, 'compile');
-  const cached = !process.env.NODE_DISABLE_COMPILE_CACHE && usableCacheDir(cacheDir, join(compileDir, 'taskctl'));
+  const cached = !process.env.NODE_DISABLE_COMPILE_CACHE && usableCacheDir(cacheDir, compileDir);
   if (cached) enableCompileCache?.(compileDir);
   const bundleFile = join(distDir, 'taskctl.cjs');
   const cacheFile =

@@ -2,7 +2,6 @@
  * `--report` for `show`, `wait` and `create --wait`: parse the specs (`junit=FILE`, `github`) when the flag is read, so a
  * typo fails before anything is created, and write the reports at the end. The builders load only when used.
  */
-import { randomBytes } from 'node:crypto';
 import {
   appendFileSync,
   closeSync,
@@ -121,9 +120,13 @@ function checkReportFile(path: string): void {
   }
 }
 
+let probes = 0;
+
 /** Creates a temporary file in `dir` and removes it: the only proof of a writable directory that holds for root too. */
 function probeDirectory(dir: string): void {
-  const probe = join(dir, `.taskctl-report-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+  // Exclusive creation: a name some other process picked is never opened, nor removed. (No node:crypto: `wait` stays
+  // light at start-up.)
+  const probe = join(dir, `.taskctl-report-probe-${process.pid}-${Date.now().toString(36)}-${++probes}`);
   closeSync(openSync(probe, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
   unlinkSync(probe);
 }
