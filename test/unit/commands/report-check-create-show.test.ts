@@ -35,6 +35,7 @@ describe('a --report path under /proc (writable to root by access()) is exit 2 a
     ['create', 'domain_check_availability', 'a.com', '--wait', '--yes'],
     ['wait', '42'],
     ['show', '42'],
+    ['retry', '42', '--wait', '--yes'],
   ])('%s', { timeout: 5_000 }, async (...argv) => {
     const api = mockApi();
     const result = await runTaskctl([...argv, '--report', 'junit=/proc/nope/x.xml'], { api });
