@@ -14,7 +14,15 @@ if (major < 20 || (major === 20 && (minor < 18 || (minor === 18 && patch < 1))))
   process.stdout.on('error', (error) => {
     if (error.code === 'EPIPE') return;
     process.stderr.on('error', () => {});
-    process.stderr.write(`error: cannot write the output (${error.code || error.message})\n`);
+    // The words of src/errors.ts's systemErrorWords (this shim loads nothing of dist/), never the code itself.
+    const words = {
+      ENOSPC: 'the disk is full',
+      EDQUOT: 'the disk quota is exceeded',
+      EFBIG: 'the file is too large',
+      EIO: 'an input/output error',
+      EBADF: 'the file descriptor is closed',
+    };
+    process.stderr.write(`error: cannot write the output (${words[error.code] || 'an unexpected system error'})\n`);
     process.exitCode = 14;
   });
   process.stdout.write(`${require('../package.json').version}\n`);

@@ -11,6 +11,7 @@ import { codeCacheFile, requireWithCodeCache } from './boot/code-cache.js';
 import { cachedHelp, helpCommandPath, type HelpTexts } from './boot/help.js';
 import type * as Bundle from './bundle.js';
 import { cacheDirectory } from './store/cache-dir.js';
+import { describeDirectoryProblem, makeDirectory } from './store/make-dir.js';
 import { blockOnPipe, guardStdout } from './output/stdout-guard.js';
 
 /** Node 22.1+ (@types/node follows the oldest supported Node, 20, which has no such function). */
@@ -43,17 +44,31 @@ export function boot(args: string[], distDir: string): void {
   // (every Node), what it requires (dist/sandbox.cjs) by Node's compile cache (22.1+). In the user's own cache
   // directory rather than the shared tmpdir; NODE_DISABLE_COMPILE_CACHE turns both off, and --enable-source-maps
   // the bundle's (Node maps stack traces only for files it loads itself).
-  const compileDir = join(cacheDirectory(process.env), 'compile');
-  enableCompileCache?.(compileDir);
+  // Node makes the compile cache's directory with its recursive mkdir, which spins forever under /proc or through a
+  // dangling symlink: the directory is made first by the guarded walk (store/make-dir.ts), and a cache directory that
+  // cannot be made means a run without the caches and a one-line warning (docs/behaviour.md#files).
+  const cacheDir = cacheDirectory(process.env);
+  const compileDir = join(cacheDir, 'compile');
+  const cached = !process.env.NODE_DISABLE_COMPILE_CACHE && usableCacheDir(cacheDir, compileDir);
+  if (cached) enableCompileCache?.(compileDir);
   const bundleFile = join(distDir, 'taskctl.cjs');
   const cacheFile =
-    process.env.NODE_DISABLE_COMPILE_CACHE || process.sourceMapsEnabled
-      ? undefined
-      : codeCacheFile(join(compileDir, 'taskctl'), args, bundleFile);
+    !cached || process.sourceMapsEnabled ? undefined : codeCacheFile(join(compileDir, 'taskctl'), args, bundleFile);
   const bundle = requireWithCodeCache(bundleFile, cacheFile);
   process.once('exit', bundle.save); // once the command ran: the cache then holds what it compiled
   const { main } = bundle.exports as typeof Bundle;
   void main(args).then((code) => {
     process.exitCode = code;
   });
+}
+
+/** True when `dir` (inside the cache directory `cacheDir`) is a directory now; else a warning, and false. */
+function usableCacheDir(cacheDir: string, dir: string): boolean {
+  const problem = makeDirectory(dir);
+  if (problem === undefined) return true;
+  process.stderr.write(
+    `warning: running without the cache directory ${cacheDir}: ${describeDirectoryProblem(problem)}. ` +
+      'Set TASKCTL_CACHE_DIR to a writable directory.\n',
+  );
+  return false;
 }

@@ -108,3 +108,63 @@ export class InterruptedError extends CliError {
 }
 /** Ctrl-C while a create's POST had not left (waiting for the rate limit): nothing can have been created. */
 export class InterruptedBeforeSendError extends InterruptedError {}
+
+/**
+ * A system error (file system or network) in plain words: `permission denied` for EACCES, `connection refused` for
+ * ECONNREFUSED. The one mapping for every message people read: an errno name or Node's raw text is never shown.
+ * `error` is an Error with a `code` (its `cause` chain is searched, as undici nests them) or a code itself.
+ */
+export function systemErrorWords(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && current !== undefined; depth++) {
+    const code = typeof current === 'string' ? current : (current as { code?: unknown }).code;
+    if (typeof code === 'string' && Object.hasOwn(SYSTEM_ERROR_WORDS, code)) return SYSTEM_ERROR_WORDS[code] ?? code;
+    if (typeof current !== 'object') break;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return 'an unexpected system error';
+}
+
+const SYSTEM_ERROR_WORDS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EISDIR: 'it is a directory',
+  EEXIST: 'it already exists',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exceeded',
+  EFBIG: 'the file is too large',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  ELOOP: 'a symlink on the path loops',
+  ENAMETOOLONG: 'the path is too long',
+  EBUSY: 'it is busy',
+  EIO: 'an input/output error',
+  EBADF: 'the file descriptor is closed',
+  ENXIO: 'no such device (a FIFO with no reader?)',
+  ETXTBSY: 'it is in use',
+  EPIPE: 'the reader went away',
+  ECONNREFUSED: 'connection refused (nothing listens there)',
+  ECONNRESET: 'the connection was reset',
+  ECONNABORTED: 'the connection was aborted',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+  UND_ERR_BODY_TIMEOUT: 'the answer stalled',
+  UND_ERR_SOCKET: 'the connection closed before the answer was complete',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'the name lookup failed for now',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ENETDOWN: 'the network is down',
+  EHOSTDOWN: 'the host is down',
+  EADDRINUSE: 'the address is in use',
+  EADDRNOTAVAIL: 'the address is not available on this machine',
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate chain is self-signed',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be verified',
+  ERR_TLS_CERT_ALTNAME_INVALID: "its TLS certificate is another host's",
+};

@@ -9,10 +9,11 @@
  * its first line names the bundle it was made from (inode, size, mtime), since V8 itself checks only the source's
  * length. V8 refuses a cache made by another V8 or with other flags, and then the run compiles as usual.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { makeDirectory } from '../store/make-dir.js';
 
 /** The parameters Node gives a CommonJS module; the wrapper is on its own line (lineOffset -1 keeps positions). */
 const WRAPPER = '(function (exports, require, module, __filename, __dirname) {\n';
@@ -56,8 +57,9 @@ export function requireWithCodeCache(
   const save = (): void => {
     if (!stale) return;
     try {
+      // The guarded walk, never Node's recursive mkdir (it spins under /proc): docs/behaviour.md#files.
+      if (makeDirectory(dirname(cacheFile)) !== undefined) return;
       const data = script.createCachedData();
-      mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
       // Whole or not at all: a concurrent run reads either the old file or the new one.
       const temp = `${cacheFile}.${process.pid}.tmp`;
       writeFileSync(temp, Buffer.concat([Buffer.from(key, 'latin1'), data]), { mode: 0o600 });

@@ -4,7 +4,7 @@
  * it came (pretty JSON on a terminal); the exit code is mapped like every other command's.
  */
 import { REQUEST_METHODS } from '../api/constants.js';
-import { UsageError } from '../errors.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 import { readTextFile } from '../store/text-file.js';
 import type { Output, Prompts, Service } from './context.js';
 
@@ -49,7 +49,10 @@ function fileReader(ctx: Output & Service) {
       try {
         return await readTextFile(path);
       } catch (error) {
-        throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? 'read error'}`);
+        throw new UsageError(
+          `cannot read ${what} ${path}: ${systemErrorWords(error)}`,
+          'Check the path and its permissions.',
+        );
       }
     }
     if (stdinTakenBy !== undefined || ctx.globals.apiKeyFile === '-') {

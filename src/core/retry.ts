@@ -4,12 +4,15 @@
  */
 import type { Context } from './context.js';
 import { UsageError } from '../errors.js';
+import { checkReportTargets } from '../report/write.js';
 import { retryTasks, type RetryOptions } from './submit/retry.js';
 
 export async function runRetry(ctx: Context, ids: number[], options: RetryOptions): Promise<void> {
   if (options.reuse === false && options.reuseWindow !== undefined) {
     throw new UsageError('--no-reuse and --reuse-window contradict each other', 'Pass one of them.');
   }
+  // Before the tasks are read, as wait and show do; the pipeline checks again before the first POST.
+  checkReportTargets(options.report);
   const { jobOrIds } = await import('./job/args.js');
   const job = jobOrIds('retry', ids, options);
   if (job !== undefined) return (await import('./job/retry.js')).runRetryJob(ctx, job, options);

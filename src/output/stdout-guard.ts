@@ -11,7 +11,7 @@
  * flight finishes and the command itself names on stderr what it created and exits non-zero. The hold count lives on
  * the stream under a global symbol, because boot (dist/boot.cjs) and the commands (dist/taskctl.cjs) are two bundles.
  */
-import { ExitCode } from '../errors.js';
+import { ExitCode, systemErrorWords } from '../errors.js';
 import type { OutputStream } from './io.js';
 
 const HOLDS = Symbol.for('taskctl.stdout.holds');
@@ -40,19 +40,9 @@ function isErrorSource(stream: Holdable): stream is Holdable & ErrorSource {
 /** The exit code of output that could not be written. */
 const OUTPUT_FAILED_EXIT = ExitCode.outputFailed;
 
-const WRITE_ERRORS: Readonly<Record<string, string>> = {
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is exceeded',
-  EBADF: 'the file descriptor is closed',
-  EIO: 'an input/output error',
-  EPIPE: 'the reader went away',
-  EFBIG: 'the file is too large',
-};
-
-/** `ENOSPC: no space left on the device`: a write error in one phrase, for the one-line message. */
+/** `the disk is full`: a write error in plain words (errors.ts's one mapping), for the one-line message. */
 function describeWriteError(error: NodeJS.ErrnoException): string {
-  const code = error.code ?? '';
-  return Object.hasOwn(WRITE_ERRORS, code) ? `${code}: ${WRITE_ERRORS[code] ?? ''}` : error.message;
+  return systemErrorWords(error);
 }
 
 /** A last-resort line on a stream that may be broken too: never throws. */

@@ -2,15 +2,25 @@
  * `--report` for `show`, `wait` and `create --wait`: parse the specs (`junit=FILE`, `github`) when the flag is read, so a
  * typo fails before anything is created, and write the reports at the end. The builders load only when used.
  */
-import { accessSync, appendFileSync, constants, mkdirSync, statSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname } from 'node:path';
+import {
+  appendFileSync,
+  closeSync,
+  constants,
+  openSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { ApiClient } from '../api/client.js';
 import type { Task } from '../api/schemas.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, systemErrorWords, UsageError } from '../errors.js';
 import type { Env } from '../lib/env.js';
 import type { IO } from '../output/io.js';
 import type { Printer } from '../output/printer.js';
+import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
 
 export type ReportSpec = { kind: 'junit'; path: string } | { kind: 'github' };
 
@@ -72,9 +82,11 @@ export async function fetchWithItems(
 }
 
 /**
- * Checks every report file before anything is created, waited for or paid for (exit 2 naming the path): the file is not
- * a directory and is writable, and its nearest existing ancestor is a writable directory (missing ones are created at
- * the end). Call it first thing in `wait`, `show` and `create`.
+ * Proves every report file writable before anything is created, waited for or paid for (exit 2 naming the path), by
+ * doing what the write will do rather than asking `access()` (which says yes to root on a read-only or pseudo file
+ * system): the file's directory is made by the guarded walk (store/make-dir.ts), then a temporary file is created in it
+ * and removed, or an existing report is opened for writing without truncating it. No empty report is left when the run
+ * fails (docs/behaviour.md#files). Call it first thing in `wait`, `show` and `create`.
  */
 export function checkReportTargets(specs: readonly ReportSpec[] | undefined): void {
   for (const spec of specs ?? []) if (spec.kind === 'junit') checkReportFile(spec.path);
@@ -84,37 +96,39 @@ function checkReportFile(path: string): void {
   const refuse = (reason: string): never => {
     throw new UsageError(`cannot write the report to ${path}: ${reason}`, 'Choose another --report junit=FILE.');
   };
-  const file = statOrUndefined(path);
+  let file: Stats | undefined;
+  try {
+    file = statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Missing, or under a file: the guarded walk below names the component that is wrong.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') refuse(systemErrorWords(error));
+  }
   if (file?.isDirectory()) refuse('it is a directory');
-  if (file && !writable(path)) refuse('the file is not writable');
-  if (file) return;
-  let ancestor = dirname(path);
-  let stats = statOrUndefined(ancestor);
-  while (!stats) {
-    const parent = dirname(ancestor);
-    if (parent === ancestor) return refuse('no directory on its path exists');
-    ancestor = parent;
-    stats = statOrUndefined(ancestor);
-  }
-  if (!stats.isDirectory()) refuse(`${ancestor} is not a directory`);
-  if (!writable(ancestor)) refuse(`the directory ${ancestor} is not writable`);
-}
-
-function statOrUndefined(path: string): Stats | undefined {
+  if (file && !file.isFile()) return; // a FIFO or a device (/dev/null): opening it now could block
+  const problem = makeDirectory(dirname(path));
+  if (problem) refuse(describeDirectoryProblem(problem));
   try {
-    return statSync(path);
-  } catch {
-    return undefined;
+    if (file) closeSync(openSync(path, constants.O_WRONLY));
+    else probeDirectory(dirname(path));
+  } catch (error) {
+    if (file) refuse(`the file cannot be opened for writing: ${systemErrorWords(error)}`);
+    // ENOENT in a directory that exists: a pseudo file system, which has no new files.
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'its file system does not allow new files there' : systemErrorWords(error);
+    refuse(`no file can be created in ${dirname(path)}: ${why}`);
   }
 }
 
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
+let probes = 0;
+
+/** Creates a temporary file in `dir` and removes it: the only proof of a writable directory that holds for root too. */
+function probeDirectory(dir: string): void {
+  // Exclusive creation: a name some other process picked is never opened, nor removed. (No node:crypto: `wait` stays
+  // light at start-up.)
+  const probe = join(dir, `.taskctl-report-probe-${process.pid}-${Date.now().toString(36)}-${++probes}`);
+  closeSync(openSync(probe, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
+  unlinkSync(probe);
 }
 
 /**
@@ -141,7 +155,9 @@ export async function writeReports(
     const xml = ctx.redact(junitReport(tasks));
     for (const path of junitPaths) {
       const written = writeReportFile(ctx, path, (file) => {
-        mkdirSync(dirname(file), { recursive: true });
+        // The guarded walk: Node's recursive mkdir spins under /proc (docs/behaviour.md#files).
+        const problem = makeDirectory(dirname(file), 0o777);
+        if (problem) throw new DirectoryError(describeDirectoryProblem(problem));
         writeFileSync(file, xml);
       });
       if (written) ctx.printer.info(`wrote the JUnit report to ${path}`);
@@ -169,21 +185,11 @@ function writeReportFile(ctx: ReportContext, path: string, write: (path: string)
     write(path);
     return true;
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    ctx.printer.warn(`could not write the report to ${path}: ${REASONS[reason] ?? reason}`);
+    const reason = error instanceof DirectoryError ? error.message : systemErrorWords(error);
+    ctx.printer.warn(`could not write the report to ${path}: ${reason}`);
     return false;
   }
 }
 
-/** Plain words for the errors a report write meets; others are shown as their code. */
-const REASONS: Record<string, string> = {
-  ENOSPC: 'the disk is full',
-  EDQUOT: 'the disk quota is exceeded',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  EISDIR: 'it is a directory',
-  ENOTDIR: 'a part of its path is not a directory',
-  EEXIST: 'a part of its path is a file, not a directory',
-  ENOENT: 'its directory no longer exists',
-};
+/** The report's directory could not be made: its message is the problem in plain words. */
+class DirectoryError extends Error {}

@@ -16,7 +16,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 
 /** A state file that is a symlink, FIFO, device or directory: exit 2, and never opened for real. */
 export class NotRegularFileError extends UsageError {}
@@ -64,7 +64,7 @@ export function readRegularFile(path: string, options: ReadRegularOptions): stri
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP') throw refuse('a symbolic link');
     throw new UsageError(
-      `cannot read the ${options.what} ${path}: ${(error as Error).message}`,
+      `cannot read the ${options.what} ${path}: ${systemErrorWords(error)}`,
       'Check its permissions and its directory.',
     );
   }
@@ -76,7 +76,7 @@ export function readRegularFile(path: string, options: ReadRegularOptions): stri
       const size = (n: number) => n.toLocaleString('en');
       throw new TooLargeFileError(
         `the ${options.what} ${path} is ${size(stats.size)} bytes, more than the ${size(maxBytes)} taskctl reads`,
-        'Move it away or delete it; taskctl writes it anew.',
+        'Move it away (keep it if you need what it holds); taskctl writes it anew.',
       );
     }
     const mode = stats.mode & 0o777;

@@ -8,11 +8,11 @@
  * Task ids belong to one account (server and key): another profile's ids are never offered, and services and prices
  * belong to one server.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from '../lib/zod.js';
 import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
 import { waitForLock } from './lock-file.js';
+import { makeDirectory } from './make-dir.js';
 
 // Built on first read (`z.lazy` parses exactly as the schema it wraps): every command loads this module, few read it.
 const CacheSchema = z.lazy(() =>
@@ -169,7 +169,8 @@ export class CompletionCacheStore {
   private update(change: (current: CompletionCache) => CompletionCache): void {
     let lock;
     try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      // The guarded walk (docs/behaviour.md#files): a cache directory that cannot be made is a run without the cache.
+      if (makeDirectory(this.dir) !== undefined) return;
       lock = waitForLock(`${this.path}.lock`, CACHE_LOCK_TIMEOUT_MS, { staleAfterMs: CACHE_LOCK_STALE_MS });
     } catch {
       return; // the cache only speeds up completion; never fail a command over it

@@ -5,15 +5,16 @@
  * `config set` / `auth login` / `auth logout` never lose each other's updates, and an atomic replace, so a crash never
  * leaves half a file.
  */
-import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, openSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../lib/env.js';
-import { UsageError } from '../errors.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 import { userHome, xdgHome } from './cache-dir.js';
 import { readRegularFile, removeLeftoverTemps, STATE_FILE_MAX_BYTES, writeFileAtomicSync } from './atomic-file.js';
 import { ConfigFileSchema, type ConfigFile, type Profile } from './config-schema.js';
 import { lockTimeoutError, waitForLock } from './lock-file.js';
+import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
 export const DEFAULT_PROFILE = 'default';
 /** How long a change waits for another process's change to finish (each holds the lock for milliseconds). */
@@ -78,7 +79,7 @@ function readConfig(path: string, warn?: (message: string) => void): ConfigFile 
   } catch (error) {
     throw new UsageError(
       `the config file ${path} is not valid JSON (${(error as Error).message})`,
-      'Fix the file, or delete it and run `taskctl auth login` again.',
+      'Fix the file in an editor, or move it away and run `taskctl auth login` again.',
     );
   }
   const parsed = ConfigFileSchema.safeParse(json);
@@ -86,7 +87,7 @@ function readConfig(path: string, warn?: (message: string) => void): ConfigFile 
     const issue = parsed.error.issues[0];
     throw new UsageError(
       `the config file ${path} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'unknown problem'}`,
-      'Fix it with `taskctl config set`/`unset`, or edit or delete the file.',
+      'Fix it with `taskctl config set`/`unset`, or edit the file.',
     );
   }
   return parsed.data;
@@ -99,21 +100,19 @@ function updateConfig(
   lockTimeoutMs: number,
   change: (data: ConfigFile) => ConfigFile,
 ): ConfigFile {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
+  const problem = makeDirectory(dir);
+  if (problem !== undefined)
     throw new UsageError(
-      `cannot create the config directory ${dir}: ${(error as Error).message}`,
+      `cannot make the config directory ${dir}: ${describeDirectoryProblem(problem)}`,
       'Set TASKCTL_CONFIG_DIR to a writable directory.',
     );
-  }
   const lockPath = `${path}.lock`;
   let lock;
   try {
     lock = waitForLock(lockPath, lockTimeoutMs, { staleAfterMs: CONFIG_LOCK_STALE_MS });
   } catch (error) {
     throw new UsageError(
-      `cannot lock the config file (${lockPath}): ${(error as Error).message}`,
+      `cannot lock the config file (${lockPath}): ${systemErrorWords(error)}`,
       'Check the directory permissions, or set TASKCTL_CONFIG_DIR.',
     );
   }
@@ -126,7 +125,7 @@ function updateConfig(
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(
-      `cannot write the config file ${path}: ${(error as Error).message}`,
+      `cannot write the config file ${path}: ${systemErrorWords(error)}`,
       'Check the disk and the directory permissions, or set TASKCTL_CONFIG_DIR.',
     );
   } finally {

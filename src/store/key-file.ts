@@ -1,7 +1,7 @@
 /** `--api-key-file PATH` (`-` = stdin): the API key on the file's first line, trimmed. */
 import { readFileSync } from 'node:fs';
 import { text as readAll } from 'node:stream/consumers';
-import { UsageError } from '../errors.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 
 /** Standard input as the run has it (output/io.ts's InputStream). */
 type Stdin = AsyncIterable<Buffer | string> & { readonly isTTY?: boolean | undefined };
@@ -26,8 +26,6 @@ function readPath(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UsageError(
-      `cannot read --api-key-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw new UsageError(`cannot read --api-key-file ${path}: ${systemErrorWords(error)}`);
   }
 }

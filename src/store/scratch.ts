@@ -1,67 +1,142 @@
-import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// Scratch storage that lets items stream: what a later pass needs (the items to send, the hashes for de-duplication)
-// is held in small buffers and, past them, in files of a private scratch directory made on first use. Small inputs
-// never touch the disk; a 10,000,000-line input holds a few MB in memory.
+// Scratch storage that lets items stream: what a later pass needs (the items to send, the hashes for de-duplication,
+// diff's sorted runs) is held in small buffers and, past them, in files of a private scratch directory made on first
+// use. Small inputs never touch the disk; a 10,000,000-line input holds a few MB in memory.
+//
+// Every exit removes the directory (docs/behaviour.md#scratch): `dispose` on success, error and Ctrl-C, an exit hook
+// when the process ends through process.exit (output that cannot be written, exit 14). A run killed outright (SIGKILL,
+// a crash) cannot: its directory is swept by the next run that uses scratch, as soon as it starts, when no live run
+// holds its lock. The lock is a FIFO in the directory that the owner keeps open for reading; the kernel closes it when
+// the owner dies, however it dies, and opening the FIFO for writing without blocking then fails (ENXIO). Unlike a pid,
+// this is right across pid namespaces that share the temp dir, and needs no waiting.
 
-/** A private directory under the system temp dir, made on first use and removed by `dispose`. */
+/** The scratch directories' names: `taskctl-scratch-` and mkdtemp's six characters. */
+const PREFIX = 'taskctl-scratch-';
+const NAME = /^taskctl-scratch-[A-Za-z0-9]{6}$/;
+/** The lock in each directory: a FIFO its run holds open for reading. */
+const LOCK = 'live.fifo';
+/** A directory without its lock yet is being made (the lock follows its mkdir within milliseconds). */
+const BIRTH_GRACE_MS = 10_000;
+
+/** The directories of this process, removed by the exit hook if their `dispose` did not run. */
+const live = new Map<string, number | undefined>();
+let hooked = false;
+
+/** A private directory under the system temp dir, made on first use and removed by `dispose` or at exit. */
 export class Scratch {
   private dir: string | undefined;
 
-  constructor(private readonly parent: string = tmpdir()) {}
+  /** Sweeps what killed runs left in `parent` at once: a command that may spill clears them at its start. */
+  constructor(private readonly parent: string = tmpdir()) {
+    sweepScratch(parent);
+  }
 
   path(name: string): string {
-    if (this.dir === undefined) {
-      removeStaleScratch(this.parent);
-      // The pid in the name tells a later run whether the dir's owner is still alive.
-      this.dir = mkdtempSync(join(this.parent, `taskctl-items-${process.pid}-`));
-    }
+    this.dir ??= makeScratchDir(this.parent);
     return join(this.dir, name);
   }
 
   dispose(): void {
-    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    if (this.dir) removeScratchDir(this.dir);
     this.dir = undefined;
   }
 }
 
-/** A scratch dir this old whose process is gone is left from a run that was killed (SIGKILL, a crash). */
-const STALE_SCRATCH_MS = 5 * 60_000;
+function makeScratchDir(parent: string): string {
+  const dir = mkdtempSync(join(parent, PREFIX));
+  let fd: number | undefined;
+  try {
+    const lock = join(dir, LOCK);
+    // Node cannot make a FIFO itself. Without one (no mkfifo), the directory is still removed on every exit but a
+    // killed run's stays: never judged dead, never swept while it may be live.
+    execFileSync('mkfifo', ['-m', '600', lock], { stdio: 'ignore', timeout: 5_000 });
+    fd = openSync(lock, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    fd = undefined;
+    try {
+      // A plain file in its place: a lock that is not a FIFO marks a directory no sweeper may judge.
+      closeSync(openSync(join(dir, LOCK), 'a', 0o600));
+    } catch {
+      // The directory itself is unusable: the first write into it says so.
+    }
+  }
+  live.set(dir, fd);
+  if (!hooked) {
+    hooked = true;
+    // process.exit (exit 14 on an unwritable stdout, a signal's exit code) runs no `finally`, but runs this.
+    process.on('exit', () => {
+      for (const path of [...live.keys()]) removeScratchDir(path);
+    });
+  }
+  return dir;
+}
+
+function removeScratchDir(dir: string): void {
+  const fd = live.get(dir);
+  live.delete(dir);
+  try {
+    if (fd !== undefined) closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
 
 /**
- * Removes the scratch dirs under `parent` that runs killed before `dispose` left behind: named with a pid that is no
- * longer alive, and untouched for STALE_SCRATCH_MS (a pid reused by another process keeps its dir: only safe
- * mistakes). Best effort: anything unreadable is left as it is.
+ * Removes the scratch directories under `parent` that no live run holds: their lock FIFO has no reader. A directory
+ * whose lock is not made yet is left alone for BIRTH_GRACE_MS; one whose lock is not a FIFO (made without mkfifo),
+ * another user's, or anything unreadable is left as it is.
  */
-export function removeStaleScratch(parent: string, now = Date.now()): void {
+export function sweepScratch(parent: string, now = Date.now()): void {
   let names: string[];
   try {
     names = readdirSync(parent);
   } catch {
     return;
   }
+  const uid = process.getuid?.();
   for (const name of names) {
-    const pid = /^taskctl-items-(\d+)-[^-]+$/.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+    if (!NAME.test(name)) continue;
     const dir = join(parent, name);
+    if (live.has(dir)) continue;
     try {
-      if (now - statSync(dir).mtimeMs < STALE_SCRATCH_MS) continue;
-      rmSync(dir, { recursive: true, force: true });
+      const stats = lstatSync(dir);
+      if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) continue;
+      if (isAbandoned(join(dir, LOCK), now - stats.mtimeMs)) rmSync(dir, { recursive: true, force: true });
     } catch {
       // Gone meanwhile, or not ours to remove.
     }
   }
 }
 
-function alive(pid: number): boolean {
+function isAbandoned(lock: string, ageMs: number): boolean {
+  let isFifo: boolean;
   try {
-    process.kill(pid, 0);
-    return true;
+    isFifo = lstatSync(lock).isFIFO();
   } catch (error) {
-    // EPERM: alive, but another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && ageMs > BIRTH_GRACE_MS;
+  }
+  if (!isFifo) return false;
+  try {
+    // Succeeds only while someone holds the read end: the owner is alive (running or stopped).
+    closeSync(openSync(lock, constants.O_WRONLY | constants.O_NONBLOCK));
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENXIO';
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The files of an external sort (`taskctl diff`): sorted runs of text lines spilled to a private scratch dir under the
- * system temp dir (store/scratch.ts: made on first spill, removed by `dispose`, and by a later run when this one was
- * killed), each read back in order a block at a time, so memory holds a block per run, never a run.
+ * system temp dir (store/scratch.ts: made on first spill, removed on every exit, and by the next run when this one
+ * was killed), each read back in order a block at a time, so memory holds a block per run, never a run.
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';

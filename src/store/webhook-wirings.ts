@@ -4,12 +4,13 @@
  * `webhook-wirings.json.lock`, replaced atomically; an unreadable file is started afresh (its wirings are then left as
  * they are, which is what the sandbox does without taskctl).
  */
-import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { UsageError } from '../errors.js';
 import * as z from '../lib/zod.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
 import { isRunning, lockTimeoutError, waitForLock } from './lock-file.js';
+import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
 const WiringSchema = z.object({
   pid: z.number(),
@@ -91,7 +92,12 @@ export class WebhookWirings {
   }
 
   private update(edit: (wirings: Wiring[]) => Wiring[]): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const problem = makeDirectory(this.dir);
+    if (problem !== undefined)
+      throw new UsageError(
+        `cannot make the cache directory ${this.dir}: ${describeDirectoryProblem(problem)}`,
+        'Set TASKCTL_CACHE_DIR to a writable directory.',
+      );
     const lockPath = `${this.path}.lock`;
     const lock = waitForLock(lockPath, LOCK_TIMEOUT_MS, { staleAfterMs: LOCK_STALE_MS });
     if (!('release' in lock))

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { systemErrorWords } from '../errors.js';
 import type { Env } from '../output/io.js';
 
 /**
@@ -42,7 +43,7 @@ export function runExec(
     child.stdout.on('data', relay.write);
     child.stderr.on('data', relay.write);
     child.on('error', (error) => {
-      if (stop?.aborted !== true) log(`${label} could not start: ${error.message}`);
+      if (stop?.aborted !== true) log(`${label} could not start: ${systemErrorWords(error)}`);
       resolve();
     });
     child.on('close', (code, signal) => {

@@ -1,3 +1,5 @@
+import { errorCode } from '../api/transport.js';
+import { systemErrorWords } from '../errors.js';
 import { SIGNATURE_HEADER, SIMULATED_HEADER, WEBHOOK_USER_AGENT } from './signature.js';
 
 /** Below the service's 30 s answer deadline, so the service still hears our 502 in time. */
@@ -50,16 +52,22 @@ export async function forwardEvent(request: ForwardRequest): Promise<boolean> {
     log(ok ? `${label}: ${response.status} (${took})` : `${label} failed: HTTP ${response.status} (${took})`);
     return ok;
   } catch (error) {
-    log(`${label} failed: ${describe(error, timeoutMs)}`);
+    log(`${label} failed: ${describe(error, timeoutMs, to)}`);
     return false;
   }
 }
 
-function describe(error: unknown, timeoutMs: number): string {
+/** Plain words, never Node's "fetch failed: connect ECONNREFUSED": what happened and, when the app was not
+ * reached, the next step. */
+function describe(error: unknown, timeoutMs: number, to: URL): string {
   if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000}s`;
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return `${error.message}${cause}`;
-  }
-  return String(error);
+  const words = systemErrorWords(error);
+  const unknown = words === systemErrorWords(undefined);
+  const reason = unknown ? 'the request could not be sent' : words;
+  return UNREACHED.has(errorCode(error) ?? '') || unknown
+    ? `${reason}; check that the app is running and listens at ${to.host}`
+    : reason;
 }
+
+/** Failures where the app was never reached: the next step is to start it, or fix --forward. */
+const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN']);

@@ -10,9 +10,11 @@
  * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished).
  */
 import { open } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { readRegularFile, writeFileAtomicSync } from '../store/atomic-file.js';
-import { UsageError } from '../errors.js';
+import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 import type { ExecJob } from './exec-queue.js';
 
 const COMPACT_AT_BYTES = 64 * 1024 * 1024;
@@ -73,6 +75,13 @@ export class Spool {
    * filter's keys for later rewrites (so the spool keeps no second copy of them).
    */
   static async open(file: string, horizon: () => number, keys: () => Array<[string, number]>): Promise<OpenedSpool> {
+    // Its directory made by the guarded walk, which cannot spin (docs/behaviour.md#files).
+    const problem = makeDirectory(dirname(file));
+    if (problem)
+      throw new UsageError(
+        `cannot make the directory of the spool file ${file}: ${describeDirectoryProblem(problem)}`,
+        'Pass a --spool file in a writable directory.',
+      );
     const text = readRegularFile(file, { what: 'spool file', maxBytes: MAX_SPOOL_BYTES }) ?? '';
     const spool = new Spool(file, 1, horizon);
     const lines = text.split('\n');
@@ -163,7 +172,7 @@ export class Spool {
       this.handle = await open(this.file, 'a', 0o600);
     } catch (error) {
       throw new UsageError(
-        `cannot write the spool file ${this.file}: ${(error as Error).message}`,
+        `cannot write the spool file ${this.file}: ${systemErrorWords(error)}`,
         'Pass a --spool file in a writable directory.',
       );
     }

@@ -7,7 +7,14 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Context } from '../context.js';
-import { CliError, CreateUnknownError, ExitCode, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
+import {
+  CliError,
+  CreateUnknownError,
+  ExitCode,
+  InterruptedBeforeSendError,
+  InterruptedError,
+  systemErrorWords,
+} from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { taskColumns } from '../../output/task-columns.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
@@ -101,7 +108,7 @@ export async function sendChunks(
     if (lost) {
       const stopped = tasks() < total ? '; no further task was started' : '';
       throw new CliError(
-        `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
+        `cannot write the output (${systemErrorWords(lost)}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
         `The ids above may not have been printed. ${continueHint(service, plan.input.job?.name)}`,
       );

@@ -262,7 +262,8 @@ describe('taskctl api: refusals before anything is sent (exit 2)', () => {
     const api = mockApi();
     const result = await runTaskctl(['api', 'POST', '/tasks', '--input', join(dir, 'nope.json')], { api });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/ENOENT/);
+    expect(result.stderr).toMatch(/nope\.json: no such file or directory\nCheck the path/);
+    expect(result.stderr).not.toMatch(/ENOENT/);
   });
 
   it('stdin is read for one thing only', async () => {

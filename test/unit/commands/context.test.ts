@@ -90,7 +90,7 @@ describe('context without side effects', () => {
       expect(unread.code).toBe(0);
       const needed = await runTaskctl(['--api-key-file', join(home, 'missing'), 'balance'], { api: mockApi(), home });
       expect(needed.code).toBe(2);
-      expect(needed.stderr).toMatch(/^error: cannot read --api-key-file .*missing: ENOENT$/m);
+      expect(needed.stderr).toMatch(/^error: cannot read --api-key-file .*missing: no such file or directory$/m);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

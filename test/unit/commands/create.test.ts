@@ -260,7 +260,7 @@ describe('a failing stdout never hides a side effect', () => {
       expect(tasks.length).toBeLessThan(5);
       expect(stderr.text()).toMatch(
         new RegExp(
-          `cannot write the output \\(EPIPE\\): created ${tasks.length} of 5 tasks: ${tasks.join(' ')}; no further task was started`,
+          `cannot write the output \\(the reader went away\\): created ${tasks.length} of 5 tasks: ${tasks.join(' ')}; no further task was started`,
         ),
       );
     } finally {

@@ -260,7 +260,7 @@ describe('the run files', () => {
     };
   }
 
-  const scratchDirs = (dir: string) => readdirSync(dir).filter((name) => name.startsWith('taskctl-items-'));
+  const scratchDirs = (dir: string) => readdirSync(dir).filter((name) => name.startsWith('taskctl-scratch-'));
 
   async function withTmp<T>(work: (tmp: string) => Promise<T>): Promise<T> {
     const tmp = tempDir();

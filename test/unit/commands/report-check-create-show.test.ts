@@ -23,7 +23,27 @@ describe('a --report path that cannot be written is exit 2 before any request', 
     const api = mockApi();
     const result = await runTaskctl([...argv, '--report', `junit=${join(file, 'x.xml')}`], { api });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`cannot write the report to ${join(file, 'x.xml')}: ${file} is not a directory`);
+    expect(result.stderr).toContain(
+      `cannot write the report to ${join(file, 'x.xml')}: ${file} is a file, not a directory`,
+    );
+    expect(api.calls).toEqual([]);
+  });
+});
+
+describe('a --report path under /proc (writable to root by access()) is exit 2 at once, before any request', () => {
+  it.each([
+    ['create', 'domain_check_availability', 'a.com', '--wait', '--yes'],
+    ['wait', '42'],
+    ['show', '42'],
+    ['retry', '42', '--wait', '--yes'],
+  ])('%s', { timeout: 5_000 }, async (...argv) => {
+    const api = mockApi();
+    const result = await runTaskctl([...argv, '--report', 'junit=/proc/nope/x.xml'], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: cannot write the report to \/proc\/nope\/x\.xml: \/proc\/nope cannot be made/,
+    );
+    expect(result.stderr).toContain('Choose another --report junit=FILE.');
     expect(api.calls).toEqual([]);
   });
 });

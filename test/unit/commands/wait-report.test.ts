@@ -39,7 +39,7 @@ describe('wait --report: the path is checked before any request', () => {
     const result = await runTaskctl(['wait', '5', '--report', `junit=${join(file, 'x.xml')}`], { api });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      `error: cannot write the report to ${join(file, 'x.xml')}: ${file} is not a directory`,
+      `error: cannot write the report to ${join(file, 'x.xml')}: ${file} is a file, not a directory`,
     );
     expect(result.stderr).not.toMatch(/EEXIST|ENOTDIR/);
     expect(api.calls).toEqual([]);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -99,6 +99,20 @@ describe('writeReports', async () => {
     await writeReports(ctx, [{ kind: 'junit', path: dir }], [task]);
     expect(memory.stderr.text()).toBe(`warning: could not write the report to ${dir}: it is a directory\n`);
   });
+
+  it(
+    'warns at once when the directory cannot be made (/proc): no mkdir loop after the wait',
+    { timeout: 2_000 },
+    async () => {
+      const { memory, ctx } = fakeContext({});
+      const started = performance.now();
+      await writeReports(ctx, [{ kind: 'junit', path: '/proc/nope/x.xml' }], [task]);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(memory.stderr.text()).toMatch(
+        /^warning: could not write the report to \/proc\/nope\/x\.xml: \/proc\/nope cannot be made: its file system/,
+      );
+    },
+  );
 });
 
 describe('checkReportTargets', async () => {
@@ -116,6 +130,26 @@ describe('checkReportTargets', async () => {
     expect(() => {
       checkReportTargets(undefined);
     }).not.toThrow();
+    // Proved by creating a file, which is removed: no probe and no empty report left behind.
+    expect(readdirSync(dir).sort()).toEqual(['a', 'old.xml']);
+    expect(readdirSync(join(dir, 'a', 'b'))).toEqual([]);
+    expect(readFileSync(join(dir, 'old.xml'), 'utf8')).toBe('');
+  });
+
+  it('refuses at once, as root too, a directory that cannot be made or written (/proc)', { timeout: 2_000 }, () => {
+    const started = performance.now();
+    expect(check('/proc/nope/x.xml')).toThrow(
+      /^cannot write the report to \/proc\/nope\/x\.xml: \/proc\/nope cannot be made: its file system/,
+    );
+    // /proc/self exists and access() lets root write there; creating a file does not.
+    expect(check('/proc/self/x.xml')).toThrow(/^cannot write the report to \/proc\/self\/x\.xml: /);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('refuses a path through a dangling symlink', { timeout: 2_000 }, () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    symlinkSync(join(dir, 'gone'), join(dir, 'out'));
+    expect(check(join(dir, 'out', 'x.xml'))).toThrow(`${join(dir, 'out')} is a symlink to nothing (dangling)`);
   });
 
   it('refuses a directory, and a file on the way, as usage errors naming the path', () => {
@@ -124,7 +158,9 @@ describe('checkReportTargets', async () => {
     expect(check(dir)).toThrow(UsageError);
     expect(check(dir)).toThrow(`cannot write the report to ${dir}: it is a directory`);
     const under = join(dir, 'domains.txt', 'x', 'y.xml');
-    expect(check(under)).toThrow(`cannot write the report to ${under}: ${join(dir, 'domains.txt')} is not a directory`);
+    expect(check(under)).toThrow(
+      `cannot write the report to ${under}: ${join(dir, 'domains.txt')} is a file, not a directory`,
+    );
   });
 });
 
@@ -138,7 +174,7 @@ describe('checkReportTargets with a relative path', async () => {
     try {
       expect(() => {
         checkReportTargets([{ kind: 'junit', path: 'domains.txt/x.xml' }]);
-      }).toThrow('cannot write the report to domains.txt/x.xml: domains.txt is not a directory');
+      }).toThrow('cannot write the report to domains.txt/x.xml: domains.txt is a file, not a directory');
       expect(() => {
         checkReportTargets([{ kind: 'junit', path: 'x.xml' }]);
       }).not.toThrow();

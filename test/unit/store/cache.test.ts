@@ -25,6 +25,24 @@ describe('CompletionCacheStore', () => {
     expect(cache.freshPrices(60_000, 'https://a.example/api/v1')).toBeUndefined();
   });
 
+  it(
+    'runs without a cache directory that cannot be made (/proc, a dangling symlink), at once',
+    { timeout: 2_000 },
+    () => {
+      const base = mkdtempSync(join(tmpdir(), 'taskctl-cache-'));
+      dirs.push(base);
+      symlinkSync(join(base, 'gone'), join(base, 'dangling'));
+      for (const dir of ['/proc/nope/c', join(base, 'dangling', 'c')]) {
+        const cache = new CompletionCacheStore(dir, () => 0);
+        cache.account = 'account-a';
+        const started = performance.now();
+        cache.rememberTasks([{ id: 1, service: 's', status: 'pending' }]);
+        expect(performance.now() - started).toBeLessThan(1_000);
+        expect(cache.read().tasks).toEqual([]);
+      }
+    },
+  );
+
   it('keeps the 50 newest tasks, deduplicated by id', () => {
     const cache = store({ t: 0 });
     cache.rememberTasks(Array.from({ length: 40 }, (_, i) => ({ id: i + 1, service: 's', status: 'pending' })));

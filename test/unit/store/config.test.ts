@@ -49,6 +49,26 @@ describe('openConfig', () => {
     });
   });
 
+  it.each(['/proc/nope/cfg', 'dangling'])(
+    'refuses a directory that cannot be made (%s) at once, with exit 2 and the next step',
+    { timeout: 2_000 },
+    async (where) => {
+      if (where === 'dangling') symlinkSync(join(root, 'gone'), join(root, 'dangling'));
+      const configDir = where === 'dangling' ? join(root, 'dangling', 'cfg') : where;
+      const config = await openConfig({ TASKCTL_CONFIG_DIR: configDir }, () => {});
+      const started = performance.now();
+      const error = await config.set('default', 'api-key', 'sk_test_1234').catch((e: unknown) => e);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as UsageError).message).toMatch(
+        where === 'dangling'
+          ? `cannot make the config directory ${configDir}: ${join(root, 'dangling')} is a symlink to nothing (dangling)`
+          : /^cannot make the config directory \/proc\/nope\/cfg: \/proc\/nope cannot be made/,
+      );
+      expect((error as UsageError).hint).toBe('Set TASKCTL_CONFIG_DIR to a writable directory.');
+    },
+  );
+
   it('tightens a looser file and directory, with a warning for each', async () => {
     mkdirSync(dir, { mode: 0o755 });
     chmodSync(dir, 0o755);

@@ -24,6 +24,19 @@ function seed(wirings: Wiring[]): void {
 }
 
 describe('WebhookWirings', () => {
+  it('refuses a cache directory that cannot be made at once, with exit 2 and the next step', { timeout: 2_000 }, () => {
+    const store = new WebhookWirings('/proc/nope/c');
+    const started = performance.now();
+    expect(() => store.add({ sandbox: SANDBOX, url: 'http://127.0.0.1:1/a', previous: null, at: 1 })).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        message: expect.stringMatching(/^cannot make the cache directory \/proc\/nope\/c: \/proc\/nope cannot be made/),
+        hint: 'Set TASKCTL_CACHE_DIR to a writable directory.',
+      }),
+    );
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
   it('records a wiring of this process in a private file, and removes it', () => {
     const store = new WebhookWirings(dir);
     const wiring = store.add({ sandbox: SANDBOX, url: 'http://127.0.0.1:1/a', previous: null, at: 1 });

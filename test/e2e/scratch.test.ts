@@ -1,0 +1,89 @@
+/**
+ * diff's sorted runs go on every exit (docs/behaviour.md#scratch): output that cannot be written (exit 14) leaves no
+ * scratch dir in any format, and a diff killed with SIGKILL leaves one that the next diff sweeps as it starts, at once.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
+
+/** Past one sorted run (50,000 items): a side spills. */
+const ITEMS = 60_000;
+
+let home: IsolatedHome;
+let a: string;
+let b: string;
+beforeAll(() => {
+  home = isolatedHome();
+  const lines = (available: boolean) =>
+    Array.from({ length: ITEMS }, (_, i) =>
+      JSON.stringify({ target: `host${i}.example.com`, status: 'completed', available }),
+    ).join('\n');
+  a = join(home.dir, 'a.ndjson');
+  b = join(home.dir, 'b.ndjson');
+  writeFileSync(a, `${lines(true)}\n`);
+  writeFileSync(b, `${lines(false)}\n`);
+});
+afterAll(() => home.cleanup());
+
+/** A fresh temp dir for one run, and its taskctl scratch dirs. */
+function tempDir(name: string): { dir: string; scratch: () => string[] } {
+  const dir = join(home.dir, name);
+  mkdirSync(dir);
+  return { dir, scratch: () => readdirSync(dir).filter((entry) => entry.startsWith('taskctl-')) };
+}
+
+/** `taskctl diff A B -o FORMAT > /dev/full`: exit code and stderr. */
+function diffToFull(format: string, tmp: string): Promise<{ code: number | null; stderr: string }> {
+  const full = openSync('/dev/full', 'w');
+  const child = spawn(process.execPath, [BIN, 'diff', a, b, '-o', format], {
+    env: { ...home.env, PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmp },
+    stdio: ['ignore', full, 'pipe'],
+  });
+  closeSync(full);
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+}
+
+describe('diff scratch files', () => {
+  it.each(['table', 'json', 'ndjson', 'tsv'])(
+    '-o %s to a full disk: exit 14, no scratch dir left',
+    { timeout: 60_000 },
+    async (format) => {
+      const tmp = tempDir(`full-${format}`);
+      const result = await diffToFull(format, tmp.dir);
+      expect(result.code, result.stderr).toBe(14);
+      expect(tmp.scratch()).toEqual([]);
+    },
+  );
+
+  it(
+    'a diff killed with SIGKILL leaves its runs; the next diff sweeps them as it starts',
+    { timeout: 60_000 },
+    async () => {
+      const tmp = tempDir('killed');
+      const child = spawn(process.execPath, [BIN, 'diff', a, b, '-o', 'ndjson'], {
+        env: { ...home.env, PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmp.dir },
+        stdio: 'ignore',
+      });
+      const ended = new Promise((resolve) => child.once('exit', resolve));
+      // Killed once its first run is on disk.
+      await expect
+        .poll(() => tmp.scratch().some((name) => readdirSync(join(tmp.dir, name)).includes('run-1')), {
+          timeout: 30_000,
+          interval: 20,
+        })
+        .toBe(true);
+      child.kill('SIGKILL');
+      await ended;
+      expect(tmp.scratch()).toHaveLength(1);
+      const small = join(home.dir, 'small.ndjson');
+      writeFileSync(small, '{"target":"a.com","status":"completed"}\n');
+      const next = await runCli(['diff', small, small], { env: { ...home.env, TMPDIR: tmp.dir } });
+      expect(next.code, next.stderr).toBe(0);
+      expect(tmp.scratch()).toEqual([]);
+    },
+  );
+});

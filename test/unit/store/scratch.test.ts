@@ -1,0 +1,89 @@
+/**
+ * Scratch dirs go on every exit; a killed run's (SIGKILL, a crash) is swept by the next run that uses scratch, at once,
+ * when no live process holds its lock (a FIFO held open for reading) — whatever its pid or age.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Scratch, sweepScratch } from '../../../src/store/scratch.js';
+
+const HOUR_AGO = (Date.now() - 3_600_000) / 1000;
+const hasMkfifo = spawnSync('mkfifo', ['--version'], { stdio: 'ignore' }).status === 0;
+
+let parent: string;
+beforeEach(() => {
+  parent = mkdtempSync(join(tmpdir(), 'taskctl-scratch-test-'));
+});
+afterEach(() => rmSync(parent, { recursive: true, force: true }));
+
+/**
+ * A scratch dir as a run of another process leaves it: its lock FIFO held open for reading by a plain child process
+ * (killed with SIGKILL, or stopped), or by nobody. The child is killed when the test ends.
+ */
+const children: ChildProcess[] = [];
+afterEach(() => children.splice(0).forEach((child) => child.kill('SIGKILL')));
+
+async function dirHeldBy(name: string): Promise<ChildProcess> {
+  const dir = join(parent, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'run-1'), 'x');
+  const lock = join(dir, 'live.fifo');
+  expect(spawnSync('mkfifo', [lock]).status).toBe(0);
+  const script = `const fs = require('node:fs');
+    fs.openSync(${JSON.stringify(lock)}, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    process.stdout.write('held\\n');
+    setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  await once(child.stdout, 'data');
+  return child;
+}
+
+describe('scratch dirs', () => {
+  it('are made on first use, locked, and removed by dispose', () => {
+    const scratch = new Scratch(parent);
+    expect(readdirSync(parent)).toEqual([]);
+    const file = scratch.path('items');
+    writeFileSync(file, 'a.com\n');
+    expect(file).toMatch(/taskctl-scratch-[A-Za-z0-9]{6}[/\\]items$/);
+    expect(readdirSync(parent)).toHaveLength(1);
+    // A live run's dir is never swept, by itself or by another run.
+    sweepScratch(parent);
+    new Scratch(parent).dispose();
+    expect(existsSync(file)).toBe(true);
+    scratch.dispose();
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it.runIf(hasMkfifo)(
+    'a killed run leaves its dir; the next run sweeps it at once, however young; a live or stopped run keeps its own',
+    { timeout: 10_000 },
+    async () => {
+      const killed = await dirHeldBy('taskctl-scratch-kiLLed');
+      const stopped = await dirHeldBy('taskctl-scratch-stOppd');
+      stopped.kill('SIGSTOP');
+      const ended = once(killed, 'exit');
+      killed.kill('SIGKILL');
+      await ended;
+      expect(existsSync(join(parent, 'taskctl-scratch-kiLLed'))).toBe(true);
+      const scratch = new Scratch(parent);
+      expect(readdirSync(parent)).toEqual(['taskctl-scratch-stOppd']);
+      scratch.dispose();
+    },
+  );
+
+  it('leaves a dir whose lock is not made yet for a few seconds, then sweeps it; leaves what is not ours', () => {
+    const young = join(parent, 'taskctl-scratch-aBc123');
+    const old = join(parent, 'taskctl-scratch-dEf456');
+    const plainLock = join(parent, 'taskctl-scratch-gHi789');
+    const other = join(parent, 'taskctl-items-1-aBc123');
+    for (const dir of [young, old, plainLock, other]) mkdirSync(dir);
+    writeFileSync(join(plainLock, 'live.fifo'), '');
+    for (const dir of [old, plainLock, other]) utimesSync(dir, HOUR_AGO, HOUR_AGO);
+    sweepScratch(parent);
+    expect([young, old, plainLock, other].map((dir) => existsSync(dir))).toEqual([true, false, true, true]);
+  });
+});

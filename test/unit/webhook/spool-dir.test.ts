@@ -1,0 +1,47 @@
+/** `webhook listen --spool FILE`: the file's directory is made by the guarded walk; one that cannot be made is exit 2. */
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Spool } from '../../../src/webhook/spool.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-spool-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const open = (file: string) =>
+  Spool.open(
+    file,
+    () => 0,
+    () => [],
+  );
+
+describe('the spool file’s directory', () => {
+  it('is made when missing', async () => {
+    const file = join(dir, 'a', 'b', 'events.spool');
+    const { spool } = await open(file);
+    await spool.close();
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it.each(['/proc/nope', 'dangling'])(
+    'that cannot be made (%s): exit 2 at once, naming the component',
+    { timeout: 2_000 },
+    async (where) => {
+      symlinkSync(join(dir, 'gone'), join(dir, 'dangling'));
+      const file = where === 'dangling' ? join(dir, 'dangling', 'x', 'events.spool') : '/proc/nope/events.spool';
+      const started = performance.now();
+      const error = await open(file).catch((e: unknown) => e);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(error).toMatchObject({
+        exitCode: 2,
+        message: expect.stringContaining(
+          `cannot make the directory of the spool file ${file}: ${where === 'dangling' ? join(dir, 'dangling') : '/proc/nope'} `,
+        ),
+        hint: 'Pass a --spool file in a writable directory.',
+      });
+    },
+  );
+});
