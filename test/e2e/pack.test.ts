@@ -7,10 +7,11 @@
  * Needs npm and the npm registry (or npm's cache) for the runtime dependencies; takes 5–30 s.
  * Skip it with TASKCTL_SKIP_PACK_TEST=1 (e.g. offline).
  */
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedHome } from './harness.js';
@@ -204,5 +205,93 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)(
         if (existsSync(aside)) renameSync(aside, modules);
       }
     });
+  },
+);
+
+/** The ```sh blocks of a README section, each as the script it is. */
+function shellBlocks(readme: string, heading: string, until?: string): string[] {
+  const start = readme.indexOf(`\n${heading}\n`);
+  const end = readme.indexOf(until ?? '\n## ', start + 1);
+  const section = readme.slice(start, end === -1 ? undefined : end);
+  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
+}
+
+/**
+ * The README's install and quick start run as written, in bash, on a fresh clone: the files git tracks (no dist/,
+ * no node_modules), `npm ci` for real, `--global` going to a temporary prefix (npm_config_prefix). Slow (npm ci:
+ * about a minute with a warm npm cache).
+ */
+describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)(
+  skippedUnless(
+    "the README's install and quick start",
+    !process.env.TASKCTL_SKIP_PACK_TEST,
+    'TASKCTL_SKIP_PACK_TEST is set',
+  ),
+  () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const install = shellBlocks(readme, '## Install');
+    const quickStart = shellBlocks(readme, '## Quick start', '\nAgainst the real service');
+    let work: string;
+    let clone: string;
+    let env: Record<string, string>;
+    let home: ReturnType<typeof isolatedHome> | undefined;
+    const bash = (script: string) => exec('bash', ['-c', script], { cwd: clone, env, timeoutMs: 240_000 });
+
+    beforeAll(() => {
+      work = mkdtempSync(join(tmpdir(), 'taskctl-readme-'));
+      clone = join(work, 'clone');
+      home = isolatedHome();
+      for (const file of execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0')) {
+        if (!file || !existsSync(join(ROOT, file))) continue;
+        mkdirSync(dirname(join(clone, file)), { recursive: true });
+        cpSync(join(ROOT, file), join(clone, file));
+      }
+      const prefix = join(work, 'prefix');
+      const cache = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
+      env = {
+        ...home.env,
+        PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+        LANG: 'C.UTF-8',
+        npm_config_prefix: prefix,
+        npm_config_cache: cache,
+        npm_config_prefer_offline: 'true',
+        npm_config_audit: 'false',
+      };
+    });
+
+    // The clone's node_modules is large: removed without blocking, with time to do it on a busy machine.
+    afterAll(async () => {
+      home?.cleanup();
+      if (work) await rm(work, { recursive: true, force: true });
+    }, 120_000);
+
+    it("installs from the clone with the Install section's commands; the quick start then runs as the README says", async () => {
+      expect(readme).not.toMatch(/<repository>|git clone </);
+      expect(install).toHaveLength(1);
+      expect(existsSync(join(clone, 'dist'))).toBe(false);
+      const installed = await bash(install[0] ?? '');
+      expect(installed.code, installed.stderr).toBe(0);
+      expect(installed.stdout).toContain(`${PKG.version}\n`);
+      expect(installed.stdout).toContain('10000\tcoins\n');
+
+      // The quick start's first line installs the same way, in one line: already done above, so not run twice.
+      const [first = '', second = ''] = quickStart;
+      const [installLine = '', ...rest] = first.split('\n');
+      const commands = (script: string) =>
+        script
+          .split('\n')
+          .filter((line) => /^\w/.test(line))
+          .map((l) => l.replace(/\s+#.*$/, ''));
+      expect(installLine.replace(/\s+#.*$/, '').split(' && ')).toEqual(commands(install[0] ?? '').slice(0, 3));
+
+      const ok = await bash(rest.join('\n'));
+      expect(ok.code, ok.stderr).toBe(0);
+      // On a pipe the task is one tab-separated record (the README shows the screen of a terminal).
+      expect(ok.stdout).toMatch(/^1\tdomain_check_availability\tcompleted\t/m);
+      const failed = await bash(second);
+      expect(failed.code, failed.stderr).toBe(0);
+      expect(failed.stdout).toMatch(/^1\tdomain_check_availability\tcompleted\t/m);
+      expect(failed.stdout.trim().split('\n').at(-1)).toBe('11');
+    }, 300_000);
   },
 );

@@ -1,6 +1,6 @@
 /**
  * After the run, one line per reason a test was skipped ("3 skipped: zsh is not installed"), read from the
- * `[skipped: …]` its name carries (test/skip-reason.ts); a skip without one is listed by name, so none is silent.
+ * `[skipped: …]` its name carries (test/skip-reason.ts); the others (left out by `-t`, or an `it.skip`) counted in one line.
  */
 import type { Reporter, TestModule } from 'vitest/node';
 
@@ -11,7 +11,7 @@ export default class SkipReporter implements Reporter {
     const counts = new Map<string, number>();
     for (const module of testModules) {
       for (const test of module.children.allTests('skipped')) {
-        const reason = REASON.exec(test.fullName)?.[1] ?? `no reason given: ${test.fullName}`;
+        const reason = REASON.exec(test.fullName)?.[1] ?? 'left out by a filter (-t) or an it.skip';
         counts.set(reason, (counts.get(reason) ?? 0) + 1);
       }
     }
