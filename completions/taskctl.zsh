@@ -209,7 +209,7 @@ __taskctl_offer() {
     choices) compadd -a __taskctl_list ;;
     file) _files ;;
     services) found=(${(f)"$(taskctl --request-timeout 1500ms __complete services 2>/dev/null)"}); compadd -a found ;;
-    tasks) found=(${${(f)"$(taskctl --request-timeout 1500ms __complete tasks 2>/dev/null)"}/$'\t'/:}); _describe -t tasks 'task' found ;;
+    tasks) found=(${${(f)"$(taskctl --request-timeout 1500ms __complete tasks 2>/dev/null)"}/$'\t'/:}); _describe -V -t tasks 'task' found ;;
     report)
       if [[ $PREFIX == junit=* ]]; then
         compset -P 'junit='
