@@ -250,7 +250,7 @@ compadd() {
   __offer "\${cands[@]}"
 }
 _describe() {
-  while [[ $1 == -* ]]; do shift 2; done
+  while [[ $1 == -* ]]; do if [[ $1 == -t ]]; then shift 2; else shift; fi; done
   shift
   local -a names; local x
   for x in "\${(@P)1}"; do names+=("\${x%%:*}"); done

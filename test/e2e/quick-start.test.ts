@@ -11,8 +11,8 @@ import { missing, skippedUnless } from '../skip-reason.js';
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const start = README.indexOf('## Quick start');
 const quickStart = README.slice(start, README.indexOf('\n## ', start + 1));
-/** The `taskctl …` lines of the quick start, in order, as argument lists (run here with this checkout's build). */
-const commands = [...quickStart.matchAll(/^taskctl (.+)$/gm)].map((match) => (match[1] ?? '').split(' '));
+/** The quick start's `taskctl --sandbox …` lines, in order, as argument lists (run here with this checkout's build). */
+const commands = [...quickStart.matchAll(/^taskctl (--sandbox .+)$/gm)].map((match) => (match[1] ?? '').split(' '));
 const home = isolatedHome();
 const terminal = hasTmux ? openTerminal('quickstart') : undefined;
 
