@@ -160,7 +160,7 @@ complete -c taskctl -l api-key-file -r -F -d 'read the API key from a file (- = 
 complete -c taskctl -s o -l output -x -a 'table tsv csv json ndjson' -d 'output format'
 complete -c taskctl -l json -d 'same as -o json'
 complete -c taskctl -l no-color -d 'disable colour (also NO_COLOR, TERM=dumb)'
-complete -c taskctl -s q -l quiet -d 'print only essential output'
+complete -c taskctl -s q -l quiet -d 'print only what the next command takes: ids, one a line'
 complete -c taskctl -s v -l verbose -d 'trace HTTP requests on stderr (secrets redacted)'
 complete -c taskctl -l request-timeout -x -d 'budget of one request with its retries, e.g. 20s'
 complete -c taskctl -l no-input -d 'never prompt'
