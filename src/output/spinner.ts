@@ -14,7 +14,7 @@ const GLYPH_WIDTH = 2;
  * The text cut to the terminal's width at a word, with `…` (docs/behaviour.md#spinners-and-progress): a spinner line
  * that wrapped would be redrawn one line lower at every frame, splitting words across lines.
  */
-function fitted(text: string, stream: OutputStream): string {
+export function fitted(text: string, stream: Pick<OutputStream, 'columns'>): string {
   return truncateText(text, lineBudget(stream.columns) - GLYPH_WIDTH);
 }
 

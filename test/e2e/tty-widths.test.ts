@@ -115,3 +115,30 @@ describe.skipIf(!hasTmux)(
     }
   },
 );
+
+/** A spinner's line while it spins: as wide as the pane at most, on one line (a wrapped one splits its words). */
+describe.skipIf(!hasTmux)(skippedUnless('spinners at every width', hasTmux, missing('tmux')), () => {
+  for (const width of [40, 80, 120]) {
+    it(`the check-the-task-list spinner after a lost answer at ${width} columns`, async () => {
+      const own = await startWorld({ itemMs: 0, rateLimit: 0 });
+      // The create's answer is lost after the task was made; the task list answers 4 s late, so the check spins.
+      await own.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+      await own.admin('POST', '/__sandbox/faults', { method: 'GET', path: '/tasks', kind: 'delay', delayMs: 4000 });
+      const running = terminal!.start(width, ['create', 'domain_check_availability', 'a.com', '--yes'], own.env, 20);
+      try {
+        // A spinner frame: a braille glyph, then its text, on the last line of the screen.
+        const screen = await running.until(/^[\u2800-\u28ff] \S.*\n*$/m);
+        const lines = screen.trimEnd().split('\n');
+        const spinner = lines.at(-1) ?? '';
+        expect(spinner, screen).toMatch(/^[\u2800-\u28ff] /);
+        expect(textWidth(spinner), screen).toBeLessThanOrEqual(width - 1);
+        // Nothing of it wrapped onto a line below (the screen ends with it).
+        expect(screen.slice(screen.indexOf(spinner) + spinner.length).trim(), screen).toBe('');
+        await running.until(/EXIT=\d+/);
+      } finally {
+        running.close();
+        await own.close();
+      }
+    });
+  }
+});

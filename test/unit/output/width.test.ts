@@ -45,3 +45,18 @@ describe('cutToWidth (live lines: spinners, the live block)', () => {
     expect(cutToWidth('2026-11-28T18:32:52Z', 12)).toBe('2026-11-28T…');
   });
 });
+
+describe("a spinner's text", () => {
+  it('fits beside its glyph at any width, cut at a word: never wrapped, never a split timestamp', async () => {
+    const { fitted } = await import('../../../src/output/spinner.js');
+    const text =
+      'chunk 3 was being sent when the job stopped (at 2026-11-28T18:20:52Z): checking the task list for it until 2026-11-28T18:32:52Z…';
+    for (const columns of [40, 80, 120]) {
+      const shown = fitted(text, { columns });
+      expect(2 + textWidth(shown), shown).toBeLessThanOrEqual(columns - 1);
+      expect(shown).toMatch(/…$/);
+      expect(shown).not.toMatch(/\d{4}-\d\d-\d\dT…/);
+    }
+    expect(fitted('reading the balance…', { columns: 40 })).toBe('reading the balance…');
+  });
+});
