@@ -10,6 +10,8 @@ export default defineConfig({
     maxWorkers: 4,
     // After each test: the harness's sandboxes closed and every mocked request checked as used (test/setup/settle.ts).
     setupFiles: ['test/setup/settle.ts'],
+    // After the summary, each skip's reason (a missing shell, an older Node, running as root): test/skip-reason.ts.
+    reporters: ['default', './test/setup/skip-reporter.ts'],
     projects: [
       {
         extends: true,

@@ -74,7 +74,7 @@ __taskctl_options() {
     'sandbox') __taskctl_list=('--port:port to listen on (0 = any free port)' '--host:address to bind (loopback unless you mean it)' '--api-key:the sandbox API key' '--balance:starting balance' '--item-ms:simulated work per item in milliseconds (slow-* items take 10x)' '--rate-limit:requests per window per key (0 = off)' '--rate-window:length of the rate-limit window (whole seconds)' '--max-items:maximum items per task' '--webhook-url:deliver webhook events to this URL (http:// allowed on loopback)' '--webhook-time-scale:multiply the webhook retry schedule (0.01 = 100x faster)' '--seed:seed for deterministic results' '--state:persist and reload tasks, balance and keys in this JSON file' '--dialect:answer in a variant of the API the spec allows (repeatable; '\''all'\'' for every one, '\''list'\'' to see them)' '--clock-skew:run the sandbox'\''s clock this far from this machine'\''s (e.g. 3s, -3s): timestamps, Date headers, rate-limit windows') ;;
     *) __taskctl_list=() ;;
   esac
-  __taskctl_list+=('--profile:config profile to use (env TASKCTL_PROFILE)' '--base-url:API base URL (env TASKCTL_BASE_URL)' '--api-key-file:read the API key from a file (- = stdin); there is no flag that takes the key itself' '-o:output format' '--output:output format' '--json:same as -o json' '--no-color:disable colour (also NO_COLOR, TERM=dumb)' '-q:print only essential output' '--quiet:print only essential output' '-v:trace HTTP requests on stderr (secrets redacted)' '--verbose:trace HTTP requests on stderr (secrets redacted)' '--request-timeout:budget of one request with its retries, e.g. 20s' '--no-input:never prompt' '--ci:CI mode (also when CI is set): no spinners or prompts, timestamped progress' '--sandbox:start a local sandbox service for this one invocation and talk to it' '-h:show help' '--help:show help')
+  __taskctl_list+=('--profile:config profile to use (env TASKCTL_PROFILE)' '--base-url:API base URL (env TASKCTL_BASE_URL)' '--api-key-file:read the API key from a file (- = stdin); there is no flag that takes the key itself' '-o:output format' '--output:output format' '--json:same as -o json' '--no-color:disable colour (also NO_COLOR, TERM=dumb)' '-q:print only what the next command takes: ids, one a line' '--quiet:print only what the next command takes: ids, one a line' '-v:trace HTTP requests on stderr (secrets redacted)' '--verbose:trace HTTP requests on stderr (secrets redacted)' '--request-timeout:budget of one request with its retries, e.g. 20s' '--no-input:never prompt' '--ci:CI mode (also when CI is set): no spinners or prompts, timestamped progress' '--sandbox:start a local sandbox service for this one invocation and talk to it' '-h:show help' '--help:show help')
 }
 
 # $1 = command path, $2 = flag: sets __taskctl_kind (choices, file, services, tasks, report, none) and, for choices,
@@ -209,7 +209,7 @@ __taskctl_offer() {
     choices) compadd -a __taskctl_list ;;
     file) _files ;;
     services) found=(${(f)"$(taskctl --request-timeout 1500ms __complete services 2>/dev/null)"}); compadd -a found ;;
-    tasks) found=(${${(f)"$(taskctl --request-timeout 1500ms __complete tasks 2>/dev/null)"}/$'\t'/:}); _describe -t tasks 'task' found ;;
+    tasks) found=(${${(f)"$(taskctl --request-timeout 1500ms __complete tasks 2>/dev/null)"}/$'\t'/:}); _describe -V -t tasks 'task' found ;;
     report)
       if [[ $PREFIX == junit=* ]]; then
         compset -P 'junit='

@@ -30,6 +30,9 @@ import { SpinnerSlot } from './output/spinner-slot.js';
 import { userAgent } from './version.js';
 import type { ApiOptions, Context as CoreContext, GlobalOptions } from './core/context.js';
 
+/** A wait longer than this is announced even with -q: a silent script would look hung. */
+const QUIET_WAIT_NOTICE_MS = 5_000;
+
 export interface Deps {
   io: IO;
   env: Env;
@@ -322,8 +325,10 @@ export class Context implements CoreContext {
       env: this.env,
       ...(this.dispatcher && { dispatcher: this.dispatcher }),
       onWait: (waitMs, message) => {
-        // Under a spinner the wait counts down in its text; otherwise it is announced once.
+        // Under a spinner the wait counts down in its text; otherwise it is announced once, even with -q when it is
+        // long enough to look like a hang (docs/behaviour.md#quiet).
         if (this.spinners.showing) this.spinners.countDown(waitMs, message);
+        else if (waitMs > QUIET_WAIT_NOTICE_MS) this.printer.notice(message);
         else this.printer.info(message);
       },
       onResend: (message) => this.spinners.retrying(message),

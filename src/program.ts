@@ -50,7 +50,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
     )
     .option('--json', 'same as -o json')
     .option('--no-color', 'disable colour (also NO_COLOR, TERM=dumb)')
-    .option('-q, --quiet', 'print only essential output')
+    .option('-q, --quiet', 'print only what the next command takes: ids, one a line')
     .option('-v, --verbose', 'trace HTTP requests on stderr (secrets redacted)')
     .addOption(
       new Option('--request-timeout <duration>', 'budget of one request with its retries, e.g. 20s').default(

@@ -41,7 +41,11 @@ function candidatesFunction(prog: string, fn: string): string[] {
     `  case $${fn}_kind in`,
     `    choices) read -r -a ${fn}_cands <<<"$${fn}_r" ;;`,
     `    services) while IFS= read -r line; do [[ -n $line ]] && ${fn}_cands+=("$line"); done < <(${prog} ${DYNAMIC_COMMAND} services 2>/dev/null) ;;`,
-    `    tasks) while IFS=$'\\t' read -r line _; do [[ -n $line ]] && ${fn}_cands+=("$line"); done < <(${prog} ${DYNAMIC_COMMAND} tasks 2>/dev/null) ;;`,
+    // Ids in the cache's order (newest first), not sorted as text ("100 … 138 89 92"): nosort is bash 4.4+; older
+    // bash ignores the failed compopt and sorts as before.
+    '    tasks)',
+    '      compopt -o nosort 2>/dev/null',
+    `      while IFS=$'\\t' read -r line _; do [[ -n $line ]] && ${fn}_cands+=("$line"); done < <(${prog} ${DYNAMIC_COMMAND} tasks 2>/dev/null) ;;`,
     '    file)',
     '      compopt -o filenames 2>/dev/null',
     `      while IFS= read -r line; do ${fn}_cands+=("$line"); done < <(compgen -f -- "$1") ;;`,

@@ -28,8 +28,9 @@ function valueArgs(fn: string, hint: ValueHint): string {
     case 'file':
       return '-r -F';
     case 'services':
-    case 'tasks':
       return `-x -a ${fishQuote(`(${fn}_dynamic ${hint.kind})`)}`;
+    case 'tasks': // -k (--keep-order): ids newest first, not sorted as text ("100 … 138 89 92")
+      return `-x -k -a ${fishQuote(`(${fn}_dynamic ${hint.kind})`)}`;
     case 'report':
       return `-x -a ${fishQuote(`(${fn}_report)`)}`;
     case 'none':

@@ -89,7 +89,7 @@ export function zshScript(model: CompletionModel): string {
     `    choices) compadd -a ${fn}_list ;;`,
     '    file) _files ;;',
     `    services) found=(\${(f)"$(${prog} ${DYNAMIC_COMMAND} services 2>/dev/null)"}); compadd -a found ;;`,
-    `    tasks) found=(\${\${(f)"$(${prog} ${DYNAMIC_COMMAND} tasks 2>/dev/null)"}/$'\\t'/:}); _describe -t tasks 'task' found ;;`,
+    `    tasks) found=(\${\${(f)"$(${prog} ${DYNAMIC_COMMAND} tasks 2>/dev/null)"}/$'\\t'/:}); _describe -V -t tasks 'task' found ;;`, // -V: unsorted, newest first
     '    report)',
     '      if [[ $PREFIX == junit=* ]]; then',
     "        compset -P 'junit='",

@@ -24,15 +24,18 @@ function settingName(key: string): SettingName {
 
 type ListedKey = SettingName | 'api-key' | 'profile';
 
-/** One row of `config list`: the effective value, its kind of source and the detail (`--output`, `profile "work"`). */
+/**
+ * One row of `config list`: the effective value, its kind of source and the detail (`--output`, `profile "work"`); a
+ * default has no detail to add (null, `-` in a table: never "default default").
+ */
 interface SettingRow {
   key: ListedKey;
   value: string | number | null;
   source: Resolved<unknown>['source'];
-  origin: string;
+  origin: string | null;
 }
 
-const DEFAULT = { source: 'default', origin: 'default' } as const;
+const DEFAULT = { source: 'default', origin: null } as const;
 
 /** The values taskctl uses when nothing sets them, as people read them: the numbers come from where they are used. */
 function defaults(): Partial<Record<ListedKey, string>> {
@@ -61,7 +64,10 @@ function settingRows(settings: Settings): SettingRow[] {
   const fallback = defaults();
   return Object.entries(effective(settings)).map(([name, resolved]) => {
     const key = name as ListedKey;
-    if (resolved) return { key, value: resolved.value, source: resolved.source, origin: resolved.origin };
+    if (resolved) {
+      const origin = resolved.source === 'default' ? null : resolved.origin;
+      return { key, value: resolved.value, source: resolved.source, origin };
+    }
     const value = fallback[key];
     return value === undefined ? { key, value: null, ...DEFAULT, origin: 'not set' } : { key, value, ...DEFAULT };
   });
@@ -106,7 +112,7 @@ export async function runConfigList(ctx: Output & Service): Promise<void> {
     { header: 'KEY', key: 'key', value: (r) => r.key },
     { header: 'VALUE', key: 'value', value: (r) => (r.value === null ? '' : String(r.value)) },
     { header: 'SOURCE', key: 'source', value: (r) => r.source },
-    { header: 'FROM', key: 'origin', value: (r) => r.origin },
+    { header: 'FROM', key: 'origin', value: (r) => r.origin ?? '-' },
   ]);
 }
 

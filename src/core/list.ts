@@ -11,6 +11,7 @@ import { pickColumns } from '../output/columns.js';
 import { formatCount } from '../output/numbers.js';
 import { counted } from '../output/plural.js';
 import { CreatedWindow, type TimeBound } from './list-window.js';
+import { idLines, idsOnly } from './quiet.js';
 import { taskColumns } from '../output/task-columns.js';
 
 export interface ListOptions {
@@ -83,13 +84,15 @@ interface WalkEnd {
 
 export async function runList(ctx: Output & Prompts & Runtime & Store & Service, options: ListOptions): Promise<void> {
   const allColumns = taskColumns(ctx.printer.paintStatus, ctx.printer.chalk);
-  const columns = ctx.globals.quiet ? allColumns.slice(0, 1) : pickColumns(allColumns, options.columns);
+  const columns = pickColumns(allColumns, options.columns);
   const plan = listPlan(options, ctx.clock.now());
   const api = await ctx.api();
-  const out = ctx.printer.stream(columns, (task: Task) => task, {
-    wide: options.wide === true,
-    chosen: (options.columns?.length ?? 0) > 0,
-  });
+  const out = idsOnly(ctx.globals)
+    ? idLines(ctx.printer, (task: Task) => task.id)
+    : ctx.printer.stream(columns, (task: Task) => task, {
+        wide: options.wide === true,
+        chosen: (options.columns?.length ?? 0) > 0,
+      });
   // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8; a search has no
   // page cap of its own (a failed task on page 2,000 is still found).
   const guard = new PageWalkGuard<Task>('listing tasks', plan.search ? Number.POSITIVE_INFINITY : undefined);

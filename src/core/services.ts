@@ -2,6 +2,7 @@
 import type { Output, Prompts, Service, Store } from './context.js';
 import { pickColumns } from '../output/columns.js';
 import { SERVICE_COLUMNS } from '../output/service-columns.js';
+import { idLines, idsOnly } from './quiet.js';
 
 export interface ServicesOptions {
   columns?: string[];
@@ -16,6 +17,10 @@ export async function runServices(
   const api = await ctx.api();
   const services = await ctx.spin('reading the services', () => api.listServices());
   ctx.cache.rememberServices(services, api.baseUrl);
+  if (idsOnly(ctx.globals)) {
+    idLines(ctx.printer, (service: { service: string }) => service.service).write(services);
+    return;
+  }
   await ctx.printer.list(services, columns, services, {
     wide: options.wide === true,
     chosen: (options.columns?.length ?? 0) > 0,

@@ -3,6 +3,7 @@ import type { Task } from '../api/schemas.js';
 import type { Context, Service } from './context.js';
 import { NotFoundError } from '../errors.js';
 import { printTaskItems } from './task-results.js';
+import { idsOnly } from './quiet.js';
 import { counted } from '../output/plural.js';
 import { checkReportTargets, writeReports } from '../report/write.js';
 import type { ShowOptions } from './show-options.js';
@@ -43,5 +44,5 @@ export async function runShow(ctx: Context, requested: readonly number[], option
   for (const task of tasks) {
     if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
   }
-  await printTaskItems(ctx, tasks, { ...options, single: requested.length === 1 });
+  await printTaskItems(ctx, tasks, { ...options, single: requested.length === 1, targetsOnly: idsOnly(ctx.globals) });
 }

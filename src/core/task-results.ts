@@ -24,6 +24,8 @@ export interface ItemsView {
   wide?: boolean | undefined;
   /** One task asked for: `-o json` prints the task object, not a list of one. */
   single: boolean;
+  /** `-q` alone: the items' targets, one a line (core/quiet.ts). */
+  targetsOnly?: boolean | undefined;
 }
 
 /** Item columns with the status cell coloured by its meaning (on a terminal with colour). */
@@ -71,6 +73,10 @@ export async function printTaskItems(ctx: Output, tasks: readonly Task[], option
     const full = byId.get(task.id);
     return full !== undefined && filter(item, full);
   };
+  if (options.targetsOnly === true) {
+    for (const task of tasks) for (const item of task.items ?? []) if (keep(item, task)) printer.line(item.target);
+    return;
+  }
   if (printer.format === 'json') {
     // The tasks as the server sent them, streamed: the flat rows below would only be a second copy.
     const shown = tasks.map((task) =>

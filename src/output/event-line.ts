@@ -1,10 +1,11 @@
 /**
  * The one human line of a task's event, shared by `watch` and `webhook listen` so a person reads both the same way:
  * `2026-11-25T16:58:47Z  task 41  domain_check_availability  completed  2/3, 1 failed`. The time is ISO UTC without
- * milliseconds; id, service and status are aligned by the widest seen so far.
+ * milliseconds; id, service and status are aligned by the widest seen so far (ids and statuses with room kept from the
+ * first line).
  */
 import type { StyledPart } from './printer.js';
-import type { TaskStateFields } from '../lib/task-state.js';
+import { KNOWN_TASK_STATUSES, type TaskStateFields } from '../lib/task-state.js';
 import { neutralise } from '../lib/sanitize.js';
 import { isoSeconds, parseTimestamp } from './times.js';
 
@@ -29,9 +30,16 @@ function eventTime(at: number | string | undefined): string {
   return ms === undefined ? (at ?? '-') : isoSeconds(ms);
 }
 
+/**
+ * Room kept from the first line, so lines printed as events arrive line up without knowing what comes: ids up to six
+ * digits ("task 7" above "task 210") and every status the service names.
+ */
+const MIN_ID_WIDTH = 6;
+const MIN_STATUS_WIDTH = Math.max(...KNOWN_TASK_STATUSES.map((status) => status.length));
+
 /** A formatter that keeps the column widths of the lines it made (they only grow). */
 export function eventLineFormatter(): (line: EventLine) => StyledPart[] {
-  const width = { id: 0, service: 0, status: 0 };
+  const width = { id: MIN_ID_WIDTH, service: 0, status: MIN_STATUS_WIDTH };
   return (line) => {
     // Widths are measured on the text as printed (server text neutralised), so padding matches what is seen.
     const id = line.id === undefined ? '(no id)' : neutralise(String(line.id));

@@ -23,6 +23,8 @@ export interface FitColumn {
   least?: number | undefined;
   /** Dropped when nothing else helps; higher ranks go first. Columns named in `--columns` have none. */
   optional?: number | undefined;
+  /** The answer (an item's result): dropped last, after free text has shrunk to its hard minimum. */
+  answer?: boolean | undefined;
 }
 
 export interface Fit {
@@ -62,28 +64,33 @@ function shrink(columns: readonly FitColumn[], shown: readonly number[], budget:
   return widths;
 }
 
-/** Optional columns, the first to drop first. */
-function dropOrder(columns: readonly FitColumn[]): number[] {
+/** Optional columns (the answer's or the others), the first to drop first. */
+function dropOrder(columns: readonly FitColumn[], answer: boolean): number[] {
   return columns
-    .map((_, i) => i)
-    .filter((i) => columns[i]?.optional !== undefined)
+    .flatMap((column, i) => (column.optional !== undefined && (column.answer === true) === answer ? [i] : []))
     .sort((a, b) => (columns[b]?.optional ?? 0) - (columns[a]?.optional ?? 0));
 }
 
 export function fitColumns(columns: readonly FitColumn[], budget: number): Fit {
   let shown = columns.map((_, i) => i);
   let widths = shrink(columns, shown, budget, SOFT_MIN);
-  for (const drop of dropOrder(columns)) {
+  for (const drop of dropOrder(columns, false)) {
     if (total(widths, shown) <= budget) return { shown, widths, stack: false };
     shown = shown.filter((i) => i !== drop);
     widths = shrink(columns, shown, budget, SOFT_MIN);
   }
   if (total(widths, shown) <= budget) return { shown, widths, stack: false };
   widths = shrink(columns, shown, budget, HARD_MIN);
+  // The answer's columns go only now, when even the shrunk text does not fit beside them.
+  for (const drop of dropOrder(columns, true)) {
+    if (total(widths, shown) <= budget) return { shown, widths, stack: false };
+    shown = shown.filter((i) => i !== drop);
+    widths = shrink(columns, shown, budget, HARD_MIN);
+  }
   return { shown, widths, stack: total(widths, shown) > budget };
 }
 
-/** The note under a table with columns left out: which, and how to see them. */
+/** The note before a table with columns left out: which, and how to see them. */
 export function hiddenNote(headers: readonly string[]): string | undefined {
   if (headers.length === 0) return undefined;
   const count = headers.length === 1 ? '1 column hidden' : `${headers.length} columns hidden`;

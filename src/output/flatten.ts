@@ -330,18 +330,20 @@ export function* taskItemSlices(
 }
 
 /**
- * Printer columns over the export's rows. On a narrow terminal the data fields are left out first, the last first;
- * task, target, status and error stay (or the rows stack). Results and errors wrap within their column (never cut);
- * ids, targets and statuses stay whole.
+ * Printer columns over the export's rows. On a narrow terminal STATUS is left out first (the result says what became of
+ * the item: its data, or its error), then the data fields, the last first; task, target and error stay (or the rows
+ * stack). Results and errors wrap within their column (never cut); ids, targets and statuses stay whole.
  */
 export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecord>> {
   const fixed = new Set(['task', 'target', 'status']);
+  const statusFirst = keys.length + 1;
   return keys.map((key, index): Column<FlatRecord> => ({
     header: key,
     key,
     value: (row) => field(row, key),
     ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
-    ...(fixed.has(key) || key === 'error' ? {} : { optional: index }),
+    ...(key === 'status' ? { optional: statusFirst } : {}),
+    ...(fixed.has(key) || key === 'error' ? {} : { optional: index, answer: true }),
     ...(key === 'task' ? { align: 'right' as const } : {}),
   }));
 }

@@ -53,6 +53,7 @@ async function fitTable<T>(
       truncate: c.truncate === true || c.wrap === true,
       least: c.wrap === true ? leastCellWidth(texts.map((cells) => cells[i] ?? '')) : undefined,
       optional: list?.chosen === true ? undefined : c.optional,
+      answer: c.answer,
     })),
     base.terminalWidth,
   );
@@ -146,10 +147,12 @@ export async function renderRowsTable<T>(
       if (text === '' || column === undefined) return emptyCell;
       return options.color && column.style ? column.style(text, row) : text;
     });
-  await writeTable(base, head, rows, draw, aligns, textWidth);
+  // The note on hidden columns comes first, for every table (docs/behaviour.md#column-orders): read before the rows,
+  // and on a pager's first screen rather than after it.
   const { hiddenNote } = await import('./fit.js');
   const note = hiddenNote(heads.filter((_, i) => !fit.shown.includes(i)));
   if (note !== undefined && !base.quiet) writeErr(base, say(base, '', '', note));
+  await writeTable(base, head, rows, draw, aligns, textWidth);
   cut();
 }
 

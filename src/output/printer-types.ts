@@ -31,6 +31,11 @@ export interface Column<T> {
   wrap?: boolean;
   /** Table only: left out, highest rank first, when the terminal is too narrow for every column (`--wide` keeps it). */
   optional?: number;
+  /**
+   * Table only, with `optional`: the answer (an item's result): left out only after every other optional column is and
+   * the free text has shrunk to its least, so it outlives STATUS and the times.
+   */
+  answer?: boolean;
 }
 
 /** One line of a `detail` view: label, value, and an optional table-only colour. */

@@ -5,6 +5,18 @@
  * output/progress.ts's live block, not a spinner.
  */
 import type { OutputStream } from './io.js';
+import { lineBudget, truncateText } from './width.js';
+
+/** Columns ora puts before the text: the glyph and a space. */
+const GLYPH_WIDTH = 2;
+
+/**
+ * The text cut to the terminal's width at a word, with `…` (docs/behaviour.md#spinners-and-progress): a spinner line
+ * that wrapped would be redrawn one line lower at every frame, splitting words across lines.
+ */
+export function fitted(text: string, stream: Pick<OutputStream, 'columns'>): string {
+  return truncateText(text, lineBudget(stream.columns) - GLYPH_WIDTH);
+}
 
 /** A wait shorter than this shows nothing: a spinner that flashes for 100 ms is noise. */
 const SPINNER_DELAY_MS = 300;
@@ -42,7 +54,7 @@ export function startSpinner(options: SpinnerOptions, text: string): Spinner {
     void import('ora').then(({ default: create }) => {
       if (stopped) return;
       ora = create({
-        text: current,
+        text: fitted(current, options.stream),
         stream: options.stream as NodeJS.WritableStream,
         discardStdin: false,
         hideCursor: false,
@@ -57,7 +69,7 @@ export function startSpinner(options: SpinnerOptions, text: string): Spinner {
     live: true,
     text(next) {
       current = next;
-      if (ora) ora.text = next;
+      if (ora) ora.text = fitted(next, options.stream);
     },
     stop() {
       stopped = true;

@@ -96,7 +96,9 @@ const SGR_RESET = '\u001b[0m';
 
 /**
  * A coloured line cut to `width` columns and ended with `…` (in the colour of the text it ends), keeping its colour
- * sequences and closing any colour left open. A line that fits is returned as it is.
+ * sequences and closing any colour left open. The cut comes after the last whole word when one ends in the second half
+ * of the line (`waiting 57s…`, never `waiting 5…`); only a line of long words is cut mid-word. A line that fits is
+ * returned as it is.
  */
 export function cutToWidth(line: string, width: number): string {
   if (textWidth(line) <= width) return line;
@@ -105,7 +107,12 @@ export function cutToWidth(line: string, width: number): string {
   let used = 0;
   let rest = line;
   let coloured = false;
-  const end = () => `${out}${ELLIPSIS}${coloured ? SGR_RESET : ''}`;
+  /** Where `out` last had a space after a word, with the columns used up to it. */
+  let wordEnd: { at: number; used: number } | undefined;
+  const end = () => {
+    const head = wordEnd !== undefined && wordEnd.used >= width / 2 ? out.slice(0, wordEnd.at) : out;
+    return `${head}${ELLIPSIS}${coloured ? SGR_RESET : ''}`;
+  };
   while (rest.length > 0) {
     const sgr = SGR_AT.exec(rest);
     if (sgr) {
@@ -119,7 +126,8 @@ export function cutToWidth(line: string, width: number): string {
     for (const char of characters(plain)) {
       const w = textWidth(char);
       // One column is kept for the ellipsis.
-      if (used + w > width - 1) return end();
+      if (used + w > width - 1) return char === ' ' ? `${out}${ELLIPSIS}${coloured ? SGR_RESET : ''}` : end();
+      if (char === ' ' && used > 0 && !out.endsWith(' ')) wordEnd = { at: out.length, used };
       out += char;
       used += w;
     }

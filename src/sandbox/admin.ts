@@ -77,6 +77,13 @@ function testEvent({ state, now }: AdminContext): WebhookEvent {
 
 const invalid = (message: string): Reply => errorReply(422, 'validation_error', message);
 
+/** 409 for a conditional set whose expected URL is no longer the sandbox's; the URL in force comes with it. */
+function webhookConflict(current: string | null, expected: string | null): Reply {
+  const name = (url: string | null) => url ?? 'none';
+  const message = `the webhook URL is ${name(current)}, not ${name(expected)} as expected; nothing was changed`;
+  return jsonReply(409, { success: false, error: { code: 'conflict', message }, webhookUrl: current });
+}
+
 const ROUTES: Record<string, Record<string, AdminHandler>> = {
   '/state': {
     GET: ({ state, now }, _body, params) => {
@@ -145,10 +152,20 @@ const ROUTES: Record<string, Record<string, AdminHandler>> = {
     },
   },
   '/webhook': {
-    POST: ({ state }, { url }) => {
+    // With `expected`, a conditional set: only when the URL is still that one (409 otherwise), so a listener putting
+    // its URL back in one request never overwrites a change made meanwhile (docs/sandbox.md#admin-api).
+    POST: ({ state }, body) => {
+      const { url } = body;
       if (url !== null && typeof url !== 'string') return invalid('url must be a string, or null to clear it');
       const problem = url === null ? undefined : checkWebhookUrl(url);
       if (problem) return invalid(problem);
+      if (Object.hasOwn(body, 'expected')) {
+        const { expected } = body;
+        if (expected !== null && typeof expected !== 'string') {
+          return invalid('expected must be a string, or null for no URL');
+        }
+        if (state.webhookUrl !== expected) return webhookConflict(state.webhookUrl, expected);
+      }
       state.setWebhookUrl(url);
       return jsonReply(200, { webhookUrl: state.webhookUrl });
     },

@@ -1,4 +1,4 @@
-import { errorCode } from '../api/transport.js';
+import { errorCode } from '../api/request.js';
 import { systemErrorWords } from '../errors.js';
 import { SIGNATURE_HEADER, SIMULATED_HEADER, WEBHOOK_USER_AGENT } from './signature.js';
 

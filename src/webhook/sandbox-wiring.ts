@@ -1,8 +1,9 @@
 /**
  * `webhook listen` against the sandbox wires itself up, as `stripe listen` does: it sets itself as the sandbox's webhook
  * URL through the admin API, records that in the cache dir (store/webhook-wirings.ts), and when it ends puts the
- * previous URL back only if the URL is still its own (compare, then restore), so a second listener or a change made in
- * the dashboard survives. A wiring left by a listener that was killed is undone by the next one.
+ * previous URL back only if the URL is still its own: both are conditional sets, one request each (the sandbox compares
+ * and sets at once, 409 otherwise), so a second listener or a change made in the dashboard is never overwritten. A
+ * wiring left by a listener that was killed is undone by the next one.
  */
 import { isLoopbackHost } from '../api/base-url.js';
 import type { Wiring, WebhookWirings } from '../store/webhook-wirings.js';
@@ -15,7 +16,8 @@ export interface SandboxAdmin {
   /** The sandbox's origin (`http://127.0.0.1:8787`). */
   readonly origin: string;
   webhookUrl: () => Promise<string | null>;
-  setWebhookUrl: (url: string | null) => Promise<void>;
+  /** Sets `url` if the sandbox's URL is still `expected`, in one request: false when it was not (nothing changed). */
+  setWebhookUrl: (url: string | null, expected: string | null) => Promise<boolean>;
 }
 
 /** The admin API of the sandbox at `baseUrl`; undefined when the base URL is not loopback or is not a sandbox. */
@@ -38,7 +40,11 @@ export async function findSandbox(baseUrl: string): Promise<SandboxAdmin | undef
 }
 
 function adminApi(origin: string): SandboxAdmin {
-  const call = async (method: 'GET' | 'POST', path: string, body?: object): Promise<Record<string, unknown>> => {
+  const call = async (
+    method: 'GET' | 'POST',
+    path: string,
+    body?: object,
+  ): Promise<Record<string, unknown> | 'conflict'> => {
     const response = await fetch(`${origin}/__sandbox${path}`, {
       method,
       ...(body ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
@@ -47,6 +53,7 @@ function adminApi(origin: string): SandboxAdmin {
     });
     const answer: unknown = await response.json().catch(() => undefined);
     const record = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>) : {};
+    if (response.status === 409 && 'webhookUrl' in record) return 'conflict';
     if (!response.ok) throw new Error(`HTTP ${response.status} from ${path}${messageOf(record)}`);
     if (!('webhookUrl' in record)) throw new Error(`${path} did not answer as the sandbox does`);
     return record;
@@ -54,11 +61,11 @@ function adminApi(origin: string): SandboxAdmin {
   return {
     origin,
     async webhookUrl() {
-      const { webhookUrl } = await call('GET', '/state?tasks=false');
-      return typeof webhookUrl === 'string' ? webhookUrl : null;
+      const answer = await call('GET', '/state?tasks=false');
+      return answer !== 'conflict' && typeof answer.webhookUrl === 'string' ? answer.webhookUrl : null;
     },
-    async setWebhookUrl(url) {
-      await call('POST', '/webhook', { url });
+    async setWebhookUrl(url, expected) {
+      return (await call('POST', '/webhook', { url, expected })) !== 'conflict';
     },
   };
 }
@@ -105,18 +112,29 @@ export async function restoreLeftBehind(deps: WiringDeps): Promise<void> {
   }
 }
 
-/** Sets `url` as the sandbox's webhook URL, recorded first (a kill right after the set still leaves the record). */
+/** A URL changed between the read and the set this many times in a row: the listener gives up wiring. */
+const WIRE_ATTEMPTS = 3;
+
+/**
+ * Sets `url` as the sandbox's webhook URL if it is still the one read (so the previous URL recorded is the one
+ * replaced), recorded first (a kill right after the set still leaves the record).
+ */
 export async function wire(deps: WiringDeps, url: string): Promise<Wiring> {
   const { admin, wirings, now } = deps;
-  const previous = await admin.webhookUrl();
-  const wiring = wirings.add({ sandbox: admin.origin, url, previous, at: now() });
-  try {
-    await admin.setWebhookUrl(url);
-  } catch (error) {
+  for (let attempt = 1; ; attempt++) {
+    const previous = await admin.webhookUrl();
+    const wiring = wirings.add({ sandbox: admin.origin, url, previous, at: now() });
+    let set: boolean;
+    try {
+      set = await admin.setWebhookUrl(url, previous);
+    } catch (error) {
+      wirings.remove(wiring);
+      throw error;
+    }
+    if (set) return wiring;
     wirings.remove(wiring);
-    throw error;
+    if (attempt === WIRE_ATTEMPTS) throw new Error('its webhook URL kept changing while it was being set');
   }
-  return wiring;
 }
 
 /**
@@ -133,9 +151,7 @@ export async function unwire(
   const { previous } = wiring;
   let outcome: 'restored' | 'changed';
   try {
-    const current = await admin.webhookUrl();
-    outcome = current === wiring.url ? 'restored' : 'changed';
-    if (outcome === 'restored') await admin.setWebhookUrl(previous);
+    outcome = (await admin.setWebhookUrl(previous, wiring.url)) ? 'restored' : 'changed';
   } catch {
     return { outcome: 'unreachable', previous };
   }

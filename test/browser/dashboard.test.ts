@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startWorld, type E2EWorld } from '../e2e/harness.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from './chromium.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 const available = chromiumAvailable();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,7 +20,7 @@ interface Delivery {
   state: string;
 }
 
-describe.runIf(available)('sandbox dashboard in chromium', () => {
+describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', available, missing('chromium')), () => {
   let browser: LaunchedBrowser;
   let world: E2EWorld;
   let page: Page;

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 const hasTmux = (() => {
   try {
@@ -73,7 +74,7 @@ async function taskItems(): Promise<string[]> {
   return items.flat().sort();
 }
 
-describe.skipIf(!hasTmux)('prompts in a terminal', () => {
+describe.skipIf(!hasTmux)(skippedUnless('prompts in a terminal', hasTmux, missing('tmux')), () => {
   it('asks before spending at least confirm-above coins, with the balance now and after; "n" is exit 13', async () => {
     const screen = start('deny', 'create domain_whois_history a.com b.com', world.env);
     const asked = await until(screen, /\[y\/N\]/);

@@ -6,12 +6,13 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isolatedHome, runCli } from './harness.js';
 import { hasTmux, openTerminal } from './tmux.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const start = README.indexOf('## Quick start');
 const quickStart = README.slice(start, README.indexOf('\n## ', start + 1));
-/** The `node bin/taskctl.js …` lines of the quick start, in order, as argument lists. */
-const commands = [...quickStart.matchAll(/^node bin\/taskctl\.js (.+)$/gm)].map((match) => (match[1] ?? '').split(' '));
+/** The quick start's `taskctl --sandbox …` lines, in order, as argument lists (run here with this checkout's build). */
+const commands = [...quickStart.matchAll(/^taskctl (--sandbox .+)$/gm)].map((match) => (match[1] ?? '').split(' '));
 const home = isolatedHome();
 const terminal = hasTmux ? openTerminal('quickstart') : undefined;
 
@@ -28,12 +29,15 @@ describe("the README's quick start", () => {
     expect(quickStart).toMatch(/echo \$\? +# 11/);
   });
 
-  it.skipIf(!hasTmux)('at 80 columns: the first shows the results, the second its failed item', async () => {
-    const first = await terminal?.screenOf(80, commands[0] ?? [], home.env);
-    expect(first?.screen).toMatch(/^example\.org +completed/m);
-    expect(first?.screen).toMatch(/EXIT=0/);
-    const second = await terminal?.screenOf(80, commands[1] ?? [], home.env);
-    expect(second?.screen).toMatch(/^fail-example\.net +failed +- +Simulated item failure/m);
-    expect(second?.screen).toMatch(/EXIT=11/);
-  });
+  it.skipIf(!hasTmux)(
+    skippedUnless('at 80 columns: the first shows the results, the second its failed item', hasTmux, missing('tmux')),
+    async () => {
+      const first = await terminal?.screenOf(80, commands[0] ?? [], home.env);
+      expect(first?.screen).toMatch(/^example\.org +completed/m);
+      expect(first?.screen).toMatch(/EXIT=0/);
+      const second = await terminal?.screenOf(80, commands[1] ?? [], home.env);
+      expect(second?.screen).toMatch(/^fail-example\.net +failed +- +Simulated item failure/m);
+      expect(second?.screen).toMatch(/EXIT=11/);
+    },
+  );
 });

@@ -6,6 +6,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 let world: E2EWorld;
 
@@ -175,20 +176,27 @@ describe('show', () => {
 
   const hasJq = spawnSync('jq', ['--version']).status === 0;
 
-  it.skipIf(!hasJq)("`show -o ndjson | jq 'select(.available)'` returns exactly the available domains", async () => {
-    const domains = Array.from({ length: 12 }, (_, i) => `jq-check-${i}.com`);
-    const id = await createTask('domain_check_availability', domains);
-    const json = JSON.parse((await world.inProcess(['show', String(id), '-o', 'json'])).stdout) as {
-      items: Array<{ target: string; data: { available: boolean } }>;
-    };
-    const available = json.items.filter((item) => item.data.available).map((item) => item.target);
-    expect(available.length).toBeGreaterThan(0);
-    expect(available.length).toBeLessThan(domains.length);
-    const ndjson = await world.inProcess(['show', String(id), '-o', 'ndjson']);
-    const jq = spawnSync('jq', ['-r', 'select(.available) | .target'], { input: ndjson.stdout, encoding: 'utf8' });
-    expect(jq.status).toBe(0);
-    expect(jq.stdout.trim().split('\n')).toEqual(available);
-  });
+  it.skipIf(!hasJq)(
+    skippedUnless(
+      "`show -o ndjson | jq 'select(.available)'` returns exactly the available domains",
+      hasJq,
+      missing('jq'),
+    ),
+    async () => {
+      const domains = Array.from({ length: 12 }, (_, i) => `jq-check-${i}.com`);
+      const id = await createTask('domain_check_availability', domains);
+      const json = JSON.parse((await world.inProcess(['show', String(id), '-o', 'json'])).stdout) as {
+        items: Array<{ target: string; data: { available: boolean } }>;
+      };
+      const available = json.items.filter((item) => item.data.available).map((item) => item.target);
+      expect(available.length).toBeGreaterThan(0);
+      expect(available.length).toBeLessThan(domains.length);
+      const ndjson = await world.inProcess(['show', String(id), '-o', 'ndjson']);
+      const jq = spawnSync('jq', ['-r', 'select(.available) | .target'], { input: ndjson.stdout, encoding: 'utf8' });
+      expect(jq.status).toBe(0);
+      expect(jq.stdout.trim().split('\n')).toEqual(available);
+    },
+  );
 
   it('keeps the same tsv columns, error last, with --items-status', async () => {
     const all = await world.inProcess(['show', String(failingItemsTask), '-o', 'tsv']);

@@ -12,6 +12,7 @@ import { main } from '../../src/main.js';
 import { systemClock } from '../../src/lib/time.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 import { BIN, isolatedHome, runCli, startWorld, type E2EWorld, type IsolatedHome } from './harness.js';
+import { skippedUnless } from '../skip-reason.js';
 
 /** What commander prints for `args` when stdout is not a terminal, in process, from src/. */
 async function fullPath(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -77,31 +78,36 @@ describe('help from dist/help.json', () => {
   });
 });
 
-describe.skipIf(!hasCompileCache)("Node's compile cache (Node 22.1+)", () => {
-  let world: E2EWorld;
-  beforeAll(async () => {
-    world = await startWorld({ itemMs: 0 });
-  });
-  afterAll(() => world.close());
+describe.skipIf(!hasCompileCache)(
+  skippedUnless("Node's compile cache (Node 22.1+)", hasCompileCache, `Node ${process.version} is older than 22.1`),
+  () => {
+    let world: E2EWorld;
+    beforeAll(async () => {
+      world = await startWorld({ itemMs: 0 });
+    });
+    afterAll(() => world.close());
 
-  it('is written under the cache directory by the first run, and changes no output', async () => {
-    const first = await world.run(['services', '-o', 'json']);
-    expect(first.code).toBe(0);
-    expect(compileCacheEntries(world.home)).not.toEqual([]);
-    expect(await world.run(['services', '-o', 'json'])).toEqual(first);
-  });
+    it('is written under the cache directory by the first run, and changes no output', async () => {
+      const first = await world.run(['services', '-o', 'json']);
+      expect(first.code).toBe(0);
+      expect(compileCacheEntries(world.home)).not.toEqual([]);
+      expect(await world.run(['services', '-o', 'json'])).toEqual(first);
+    });
 
-  it('is turned off by NODE_DISABLE_COMPILE_CACHE', async () => {
-    const home = isolatedHome();
-    try {
-      const off = await world.run(['balance', '-o', 'json'], { env: { ...home.env, NODE_DISABLE_COMPILE_CACHE: '1' } });
-      expect(off.code).toBe(0);
-      expect(compileCacheEntries(home)).toEqual([]);
-    } finally {
-      home.cleanup();
-    }
-  });
-});
+    it('is turned off by NODE_DISABLE_COMPILE_CACHE', async () => {
+      const home = isolatedHome();
+      try {
+        const off = await world.run(['balance', '-o', 'json'], {
+          env: { ...home.env, NODE_DISABLE_COMPILE_CACHE: '1' },
+        });
+        expect(off.code).toBe(0);
+        expect(compileCacheEntries(home)).toEqual([]);
+      } finally {
+        home.cleanup();
+      }
+    });
+  },
+);
 
 describe("the bundle's code cache (boot/code-cache.ts, every Node)", () => {
   let world: E2EWorld;
@@ -225,49 +231,52 @@ describe('what the CLI bundle holds', () => {
   });
 });
 
-describe.skipIf(!existsSync('/dev/full'))('output that cannot be written (a full disk)', () => {
-  /** Async: the sandbox answering the CLI runs in this process. `full`: which stream goes to /dev/full. */
-  async function runToFullDisk(
-    args: string[],
-    env: Record<string, string>,
-    full: 'stdout' | 'stderr' = 'stdout',
-  ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-    const fd = openSync('/dev/full', 'w');
-    try {
-      const child = spawn(process.execPath, [BIN, ...args], {
-        env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: full === 'stdout' ? ['ignore', fd, 'pipe'] : ['ignore', 'pipe', fd],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const [status] = (await once(child, 'close')) as [number | null];
-      return { status, stdout, stderr };
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  it('stdout: one line on stderr and exit 14, for --version, --help, completion and a command', async () => {
-    const world = await startWorld({ itemMs: 0 });
-    try {
-      for (const args of [['--version'], ['--help'], ['completion', 'bash'], ['services']]) {
-        const result = await runToFullDisk(args, world.env);
-        expect({ args, status: result.status, stderr: result.stderr }).toEqual({
-          args,
-          status: 14,
-          stderr: expect.stringMatching(/^error: cannot write the output \(the disk is full\)\n$/) as unknown,
+describe.skipIf(!existsSync('/dev/full'))(
+  skippedUnless('output that cannot be written (a full disk)', existsSync('/dev/full'), 'this system has no /dev/full'),
+  () => {
+    /** Async: the sandbox answering the CLI runs in this process. `full`: which stream goes to /dev/full. */
+    async function runToFullDisk(
+      args: string[],
+      env: Record<string, string>,
+      full: 'stdout' | 'stderr' = 'stdout',
+    ): Promise<{ status: number | null; stdout: string; stderr: string }> {
+      const fd = openSync('/dev/full', 'w');
+      try {
+        const child = spawn(process.execPath, [BIN, ...args], {
+          env: { PATH: process.env.PATH ?? '', ...env },
+          stdio: full === 'stdout' ? ['ignore', fd, 'pipe'] : ['ignore', 'pipe', fd],
         });
+        let stdout = '';
+        let stderr = '';
+        child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const [status] = (await once(child, 'close')) as [number | null];
+        return { status, stdout, stderr };
+      } finally {
+        closeSync(fd);
       }
-    } finally {
-      await world.close();
     }
-  });
 
-  it('stderr: one line on stdout and exit 14, never a stack trace', async () => {
-    const result = await runToFullDisk(['show', 'not-a-number'], {}, 'stderr');
-    expect(result.status).toBe(14);
-    expect(result.stdout).toBe('error: cannot write messages to stderr (the disk is full)\n');
-  });
-});
+    it('stdout: one line on stderr and exit 14, for --version, --help, completion and a command', async () => {
+      const world = await startWorld({ itemMs: 0 });
+      try {
+        for (const args of [['--version'], ['--help'], ['completion', 'bash'], ['services']]) {
+          const result = await runToFullDisk(args, world.env);
+          expect({ args, status: result.status, stderr: result.stderr }).toEqual({
+            args,
+            status: 14,
+            stderr: expect.stringMatching(/^error: cannot write the output \(the disk is full\)\n$/) as unknown,
+          });
+        }
+      } finally {
+        await world.close();
+      }
+    });
+
+    it('stderr: one line on stdout and exit 14, never a stack trace', async () => {
+      const result = await runToFullDisk(['show', 'not-a-number'], {}, 'stderr');
+      expect(result.status).toBe(14);
+      expect(result.stdout).toBe('error: cannot write messages to stderr (the disk is full)\n');
+    });
+  },
+);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 let world: E2EWorld;
 let terminal: Terminal | undefined;
@@ -34,33 +35,37 @@ function expectFits(result: { screen: string; joined: string }, width: number) {
   for (const line of lines) expect(line.length).toBeLessThanOrEqual(width);
 }
 
-describe.skipIf(!hasTmux)('help and auth status in a terminal', { concurrent: true }, () => {
-  for (const width of [80, 100]) {
-    it(`taskctl --help fits ${width} columns`, async () => {
-      const result = await screenOf(width, ['--help']);
-      expectFits(result, width);
-      expect(result.screen).toMatch(/^ {2}--profile <name> +config profile to use \(env TASKCTL_PROFILE\)$/m);
-      expect(result.screen).toMatch(/^ {3}13 {2}declined at the confirmation prompt/m);
-      expect(result.screen).toMatch(/^Environment: TASKCTL_API_KEY, [^\n]*\n[^\n]*NO_PROXY\.$/m);
-    });
+describe.skipIf(!hasTmux)(
+  skippedUnless('help and auth status in a terminal', hasTmux, missing('tmux')),
+  { concurrent: true },
+  () => {
+    for (const width of [80, 100]) {
+      it(`taskctl --help fits ${width} columns`, async () => {
+        const result = await screenOf(width, ['--help']);
+        expectFits(result, width);
+        expect(result.screen).toMatch(/^ {2}--profile <name> +config profile to use \(env TASKCTL_PROFILE\)$/m);
+        expect(result.screen).toMatch(/^ {3}13 {2}declined at the confirmation prompt/m);
+        expect(result.screen).toMatch(/^Environment: TASKCTL_API_KEY, [^\n]*\n[^\n]*NO_PROXY\.$/m);
+      });
 
-    it(`taskctl wait --help fits ${width} columns, with durations as written and the global options`, async () => {
-      const result = await screenOf(width, ['wait', '--help']);
-      expectFits(result, width);
-      expect(result.screen).toMatch(/\(default: 2s\)/);
-      expect(result.screen).toMatch(/\(default:\s+30m\)/);
-      expect(result.screen).toMatch(
-        /^Global options \(see taskctl --help\):\n {2}--profile <name> {2}--base-url <url>/m,
-      );
-      expect(result.screen).toMatch(/10 a task ended without\s+completing/);
-      expect(result.screen).not.toMatch(/default: false/);
-    });
-  }
+      it(`taskctl wait --help fits ${width} columns, with durations as written and the global options`, async () => {
+        const result = await screenOf(width, ['wait', '--help']);
+        expectFits(result, width);
+        expect(result.screen).toMatch(/\(default: 2s\)/);
+        expect(result.screen).toMatch(/\(default:\s+30m\)/);
+        expect(result.screen).toMatch(
+          /^Global options \(see taskctl --help\):\n {2}--profile <name> {2}--base-url <url>/m,
+        );
+        expect(result.screen).toMatch(/10 a task ended without\s+completing/);
+        expect(result.screen).not.toMatch(/default: false/);
+      });
+    }
 
-  it('auth status fits 80 columns', async () => {
-    const result = await screenOf(80, ['auth', 'status']);
-    expectFits(result, 80);
-    expect(result.screen).toMatch(/TASKCTL_API_KEY/);
-    expect(result.screen).toMatch(/sk_s.*…|\*{3}/);
-  });
-});
+    it('auth status fits 80 columns', async () => {
+      const result = await screenOf(80, ['auth', 'status']);
+      expectFits(result, 80);
+      expect(result.screen).toMatch(/TASKCTL_API_KEY/);
+      expect(result.screen).toMatch(/sk_s.*…|\*{3}/);
+    });
+  },
+);

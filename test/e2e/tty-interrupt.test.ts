@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 let world: E2EWorld;
 let terminal: Terminal | undefined;
@@ -20,7 +21,7 @@ afterAll(async () => {
   await world.close();
 });
 
-describe.skipIf(!hasTmux)('Ctrl-C at a terminal', () => {
+describe.skipIf(!hasTmux)(skippedUnless('Ctrl-C at a terminal', hasTmux, missing('tmux')), () => {
   for (const command of ['watch', 'wait']) {
     it(`${command}: exit 130 and how to go on, without "error:"`, async () => {
       const created = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', '-q']);

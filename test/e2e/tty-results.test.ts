@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, isolatedHome, startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { textWidth } from '../../src/output/width.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 let world: E2EWorld;
 /** The pager the results open in (without it they are printed as they are). */
@@ -44,125 +45,137 @@ function fixture(name: string, text: string): void {
     writeFileSync(new URL(`./fixtures/${name}.txt`, import.meta.url), `${text.trimEnd()}\n`);
 }
 
-describe.skipIf(!hasTmux)('a person at a terminal', { concurrent: true }, () => {
-  for (const width of [80, 120]) {
-    it(`create --wait ends with the results table at ${width} columns`, async () => {
-      const result = await term().screenOf(
-        width,
-        ['create', 'domain_check_availability', 'example.com', 'fail-bad.com', 'an-example.org', '--wait'],
-        { ...world.env, PAGER: 'cat' },
+describe.skipIf(!hasTmux)(
+  skippedUnless('a person at a terminal', hasTmux, missing('tmux')),
+  { concurrent: true },
+  () => {
+    for (const width of [80, 120]) {
+      it(`create --wait ends with the results table at ${width} columns`, async () => {
+        const result = await term().screenOf(
+          width,
+          ['create', 'domain_check_availability', 'example.com', 'fail-bad.com', 'an-example.org', '--wait'],
+          { ...world.env, PAGER: 'cat' },
+        );
+        expect(result.screen).toMatch(/EXIT=11/);
+        expect(result.screen).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
+        expect(result.screen).toMatch(/^example\.com +completed +(true|false) +-$/m);
+        expect(result.screen).toMatch(/^fail-bad\.com +failed +- +\S/m);
+        expect(result.coloured).toMatch(/\x1b\[3\dm/);
+        expectClean(result, width);
+        fixture(`create-wait-${width}`, result.screen.replace(/\d+[smhd] ago|just now/g, 'AGE'));
+      });
+
+      it(`bare taskctl is a short overview at ${width} columns`, async () => {
+        const result = await term().screenOf(width, [], world.env);
+        const text = result.screen.slice(0, result.screen.indexOf('EXIT=0'));
+        expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(25);
+        expect(text).toMatch(/^ {2}create +create a task$/m);
+        expectClean(result, width);
+        fixture(`overview-${width}`, text);
+      });
+    }
+
+    it('an unreachable address shows a spinner naming the wait and each retry, then the error', async () => {
+      const running = term().start(
+        80,
+        ['balance'],
+        { ...world.env, TASKCTL_BASE_URL: 'http://127.0.0.1:9/api/v1' },
+        24,
       );
-      expect(result.screen).toMatch(/EXIT=11/);
-      expect(result.screen).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
-      expect(result.screen).toMatch(/^example\.com +completed +(true|false) +-$/m);
-      expect(result.screen).toMatch(/^fail-bad\.com +failed +- +\S/m);
-      expect(result.coloured).toMatch(/\x1b\[3\dm/);
-      expectClean(result, width);
-      fixture(`create-wait-${width}`, result.screen.replace(/\d+[smhd] ago|just now/g, 'AGE'));
-    });
-
-    it(`bare taskctl is a short overview at ${width} columns`, async () => {
-      const result = await term().screenOf(width, [], world.env);
-      const text = result.screen.slice(0, result.screen.indexOf('EXIT=0'));
-      expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(25);
-      expect(text).toMatch(/^ {2}create +create a task$/m);
-      expectClean(result, width);
-      fixture(`overview-${width}`, text);
-    });
-  }
-
-  it('an unreachable address shows a spinner naming the wait and each retry, then the error', async () => {
-    const running = term().start(80, ['balance'], { ...world.env, TASKCTL_BASE_URL: 'http://127.0.0.1:9/api/v1' }, 24);
-    try {
-      const spinning = await running.until(/reading the balance: .*retrying in [\d.]+s \(attempt [2-4]\/4\)/);
-      expect(spinning).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reading the balance/m);
-      const end = await running.until(/EXIT=\d+/);
-      expect(end).toMatch(/EXIT=8/);
-      // The spinner is gone: only the error and its hint remain.
-      expect(end).not.toMatch(/retrying in/);
-      expect(end).toMatch(/^error: reading the balance: could not reach/m);
-    } finally {
-      running.close();
-    }
-  });
-
-  it('a 20-task wait redraws its block in place: the scrollback stays empty', async () => {
-    const ids: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const response = await fetch(`${world.sandbox.url}/tasks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': world.sandbox.apiKey },
-        body: JSON.stringify({
-          service: 'domain_check_availability',
-          items: [`a${i}.com`, `b${i}.com`, `slow-c${i}.com`],
-        }),
-      });
-      ids.push(((await response.json()) as { data: { id: number } }).data.id);
-    }
-    const result = await term().screenOf(80, ['wait', ...ids.map(String), '--no-results', '-q'], world.env, 24);
-    expect(result.screen).toMatch(/EXIT=0/);
-    // Before the fix every redraw from the top-left corner pushed a whole frame into the scrollback.
-    expect(result.history).toBe(0);
-  });
-});
-
-describe.skipIf(!hasTmux)('a service that stops answering mid-wait (SIGSTOP)', () => {
-  let sandbox: ChildProcess | undefined;
-  afterAll(() => {
-    sandbox?.kill('SIGCONT');
-    sandbox?.kill('SIGKILL');
-  });
-
-  it('says so with the time since its last answer, keeps the counts it reported, and shows no estimate', async () => {
-    const home = isolatedHome();
-    sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--item-ms', '300', '--rate-limit', '0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...home.env },
-    });
-    let said = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      sandbox?.stderr?.on('data', (chunk: Buffer) => {
-        said += chunk.toString();
-        const listening = /sandbox listening on (\S+) /.exec(said);
-        if (listening) resolve(listening[1]!);
-      });
-      sandbox?.on('exit', () => reject(new Error('the sandbox did not start')));
-    });
-    const items = Array.from({ length: 30 }, (_, i) => `d${i}.com`);
-    const response = await fetch(`${url}/tasks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'sk_sandbox_0000' },
-      body: JSON.stringify({ service: 'domain_check_availability', items }),
-    });
-    const id = ((await response.json()) as { data: { id: number } }).data.id;
-    const env = { ...home.env, TASKCTL_BASE_URL: url, TASKCTL_API_KEY: 'sk_sandbox_0000' };
-    const running = term().start(80, ['wait', String(id), '--request-timeout', '400ms'], env, 24);
-    try {
-      await running.until(/processing .* [1-9]\d*\/30/);
-      sandbox.kill('SIGSTOP');
-      const stopped = await running.until(/retrying, last answer \d+(\.\d)?s ago/, 20_000);
-      const line = stopped.split('\n').find((text) => /task \d+ processing/.test(text)) ?? '';
-      const [, percent, done] = /(\d+)% +(\d+)\/30/.exec(line) ?? [];
-      // The percent is the reported count's, not an extrapolation; no rate or time left while nothing is known.
-      expect(Number(percent)).toBe(Math.floor((100 * Number(done)) / 30));
-      expect(line).not.toMatch(/est\.|\/s/);
-      // The head (the error is longer than the terminal) is cut at the line budget and says so with …
-      const head = stopped.split('\n').find((text) => text.startsWith('! retrying')) ?? '';
-      expect(head).toMatch(/…$/);
-      expect(textWidth(head)).toBe(79);
-      fixture('sigstop-80', stopped);
-      sandbox.kill('SIGCONT');
-      // The 30 results are taller than the screen: they open in less (-FRX), which q closes.
-      if (hasLess) {
-        const paged = await running.until(/^TARGET +STATUS +AVAILABLE[\s\S]*^:$/m, 30_000);
-        expect(paged).toMatch(/^d0\.com +completed/m);
-        running.keys('q');
+      try {
+        const spinning = await running.until(/reading the balance: .*retrying in [\d.]+s \(attempt [2-4]\/4\)/);
+        expect(spinning).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reading the balance/m);
+        const end = await running.until(/EXIT=\d+/);
+        expect(end).toMatch(/EXIT=8/);
+        // The spinner is gone: only the error and its hint remain.
+        expect(end).not.toMatch(/retrying in/);
+        expect(end).toMatch(/^error: reading the balance: could not reach/m);
+      } finally {
+        running.close();
       }
-      const end = await running.until(/EXIT=\d+/);
-      expect(end).toMatch(/EXIT=0/);
-    } finally {
-      running.close();
-      home.cleanup();
-    }
-  }, 60_000);
-});
+    });
+
+    it('a 20-task wait redraws its block in place: the scrollback stays empty', async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const response = await fetch(`${world.sandbox.url}/tasks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': world.sandbox.apiKey },
+          body: JSON.stringify({
+            service: 'domain_check_availability',
+            items: [`a${i}.com`, `b${i}.com`, `slow-c${i}.com`],
+          }),
+        });
+        ids.push(((await response.json()) as { data: { id: number } }).data.id);
+      }
+      const result = await term().screenOf(80, ['wait', ...ids.map(String), '--no-results', '-q'], world.env, 24);
+      expect(result.screen).toMatch(/EXIT=0/);
+      // Before the fix every redraw from the top-left corner pushed a whole frame into the scrollback.
+      expect(result.history).toBe(0);
+    });
+  },
+);
+
+describe.skipIf(!hasTmux)(
+  skippedUnless('a service that stops answering mid-wait (SIGSTOP)', hasTmux, missing('tmux')),
+  () => {
+    let sandbox: ChildProcess | undefined;
+    afterAll(() => {
+      sandbox?.kill('SIGCONT');
+      sandbox?.kill('SIGKILL');
+    });
+
+    it('says so with the time since its last answer, keeps the counts it reported, and shows no estimate', async () => {
+      const home = isolatedHome();
+      sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--item-ms', '300', '--rate-limit', '0'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...home.env },
+      });
+      let said = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        sandbox?.stderr?.on('data', (chunk: Buffer) => {
+          said += chunk.toString();
+          const listening = /sandbox listening on (\S+) /.exec(said);
+          if (listening) resolve(listening[1]!);
+        });
+        sandbox?.on('exit', () => reject(new Error('the sandbox did not start')));
+      });
+      const items = Array.from({ length: 30 }, (_, i) => `d${i}.com`);
+      const response = await fetch(`${url}/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk_sandbox_0000' },
+        body: JSON.stringify({ service: 'domain_check_availability', items }),
+      });
+      const id = ((await response.json()) as { data: { id: number } }).data.id;
+      const env = { ...home.env, TASKCTL_BASE_URL: url, TASKCTL_API_KEY: 'sk_sandbox_0000' };
+      const running = term().start(80, ['wait', String(id), '--request-timeout', '400ms'], env, 24);
+      try {
+        await running.until(/processing .* [1-9]\d*\/30/);
+        sandbox.kill('SIGSTOP');
+        const stopped = await running.until(/retrying, last answer \d+(\.\d)?s ago/, 20_000);
+        const line = stopped.split('\n').find((text) => /task \d+ processing/.test(text)) ?? '';
+        const [, percent, done] = /(\d+)% +(\d+)\/30/.exec(line) ?? [];
+        // The percent is the reported count's, not an extrapolation; no rate or time left while nothing is known.
+        expect(Number(percent)).toBe(Math.floor((100 * Number(done)) / 30));
+        expect(line).not.toMatch(/est\.|\/s/);
+        // The head (the error is longer than the terminal) is cut at the line budget and says so with …
+        const head = stopped.split('\n').find((text) => text.startsWith('! retrying')) ?? '';
+        expect(head).toMatch(/…$/);
+        expect(textWidth(head)).toBe(79);
+        fixture('sigstop-80', stopped);
+        sandbox.kill('SIGCONT');
+        // The 30 results are taller than the screen: they open in less (-FRX), which q closes.
+        if (hasLess) {
+          const paged = await running.until(/^TARGET +STATUS +AVAILABLE[\s\S]*^:$/m, 30_000);
+          expect(paged).toMatch(/^d0\.com +completed/m);
+          running.keys('q');
+        }
+        const end = await running.until(/EXIT=\d+/);
+        expect(end).toMatch(/EXIT=0/);
+      } finally {
+        running.close();
+        home.cleanup();
+      }
+    }, 60_000);
+  },
+);

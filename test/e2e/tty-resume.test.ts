@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 const S = 'domain_check_availability';
 let world: E2EWorld | undefined;
@@ -17,7 +18,7 @@ afterEach(async () => {
 });
 afterAll(() => terminal?.close());
 
-describe.skipIf(!hasTmux)('resume in a terminal', () => {
+describe.skipIf(!hasTmux)(skippedUnless('resume in a terminal', hasTmux, missing('tmux')), () => {
   it('shows the job, then a countdown that changes the screen at least every second while it checks', async () => {
     world = await startWorld({ itemMs: 0 });
     const input = join(world.home.dir, 'in.txt');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { textWidth } from '../../src/output/width.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 let world: E2EWorld;
 let terminal: Terminal | undefined;
@@ -47,7 +48,7 @@ function expectFits(result: { screen: string; joined: string }, width: number) {
   for (const line of lines) expect(textWidth(line)).toBeLessThan(width);
 }
 
-describe.skipIf(!hasTmux)('tables in a terminal', { concurrent: true }, () => {
+describe.skipIf(!hasTmux)(skippedUnless('tables in a terminal', hasTmux, missing('tmux')), { concurrent: true }, () => {
   for (const width of [80, 120]) {
     it(`services fits ${width} columns, headers whole, descriptions cut at a word`, async () => {
       const result = await screenOf(width, ['services']);

@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, isolatedHome, runCli } from './harness.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 const socket = `taskctl-tty-${process.pid}`;
@@ -77,7 +78,7 @@ async function poll(screen: () => string, done: (text: string) => boolean, timeo
 }
 
 // Each test has its own tmux session and --sandbox, and mostly waits for the sandbox's items: they run side by side.
-describe.skipIf(!hasTmux)('in a terminal', { concurrent: true }, () => {
+describe.skipIf(!hasTmux)(skippedUnless('in a terminal', hasTmux, missing('tmux')), { concurrent: true }, () => {
   it('shows a spinner with the task line while waiting, then the result in colour', async () => {
     const screen = startInTerminal(WAIT_ARGS);
     const spinning = await poll(

@@ -1,6 +1,8 @@
 /** Following tasks against a real sandbox: `wait` exit codes, `create --wait`, ids from stdin, `watch` events run `main()`
  * in this process, in virtual time shared with the sandbox; Ctrl-C spawns the bin. */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
 import { AutoClock } from '../unit/commands/harness.js';
@@ -133,6 +135,36 @@ describe('a reader of stdout that goes away (real pipes)', () => {
     expect((await intoTrue(['wait', String(itemFailed)])).code).toBe(11);
     expect((await intoTrue(['watch', String(failed)])).code).toBe(10);
     expect((await intoTrue(['wait', String(itemFailed), '--allow-item-failures'])).code).toBe(0);
+  });
+});
+
+describe('list -q | taskctl wait - (a real pipe)', () => {
+  it('the ids list -q prints are what wait reads: it waits on them all, prints nothing and exits 0', async () => {
+    const real = await startWorld({ itemMs: 5 });
+    try {
+      const env = { ...real.env, PATH: process.env.PATH ?? '/usr/bin:/bin' };
+      for (const items of [['a.com'], ['b.com', 'c.com']]) {
+        expect((await real.run(['create', 'domain_check_availability', ...items, '-q'])).code).toBe(0);
+      }
+      const taskctl = `"${process.execPath}" "${BIN}"`;
+      const script = `${taskctl} list -q | tee ids.txt | ${taskctl} wait - -q --interval 100ms`;
+      const result = await runProcess('bash', ['-c', script], {
+        env,
+        label: script,
+        timeoutMs: 30_000,
+        cwd: real.home.dir,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('');
+      expect(readFileSync(join(real.home.dir, 'ids.txt'), 'utf8')).toBe('2\n1\n');
+      const states = await real.run(['list', '-o', 'json']);
+      expect((JSON.parse(states.stdout) as Array<{ status: string }>).map((t) => t.status)).toEqual([
+        'completed',
+        'completed',
+      ]);
+    } finally {
+      await real.close();
+    }
   });
 });
 

@@ -14,6 +14,7 @@ import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 import { startWorld, type CliResult, type E2EWorld } from '../e2e/harness.js';
 import { KEY, runShell } from './helpers.js';
+import { AS_ROOT, skippedUnless } from '../skip-reason.js';
 
 interface SandboxState {
   tasks: Array<{ id: number }>;
@@ -170,12 +171,14 @@ describe.concurrent('input', () => {
       }));
 
     // chmod 000 does not stop root from reading, so the row only means something for other users.
-    it.skipIf(process.getuid?.() === 0)('I17 an unreadable file (chmod 000)', () =>
-      withWorld(async (w) => {
-        const path = w.file('secret.txt', 'a.com\n');
-        chmodSync(path, 0o000);
-        await expectRefused(w, await w.create([SERVICE, '-f', path]), /cannot read .*secret\.txt: permission denied/);
-      }),
+    it.skipIf(process.getuid?.() === 0)(
+      skippedUnless('I17 an unreadable file (chmod 000)', process.getuid?.() !== 0, AS_ROOT),
+      () =>
+        withWorld(async (w) => {
+          const path = w.file('secret.txt', 'a.com\n');
+          chmodSync(path, 0o000);
+          await expectRefused(w, await w.create([SERVICE, '-f', path]), /cannot read .*secret\.txt: permission denied/);
+        }),
     );
 
     it('I18 a non-breaking space inside a domain: named by line', () =>

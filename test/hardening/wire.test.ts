@@ -32,6 +32,7 @@ import {
   task,
   type ScriptedServer,
 } from './helpers.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 interface SandboxState {
   tasks: Array<{ id: number; service: string }>;
@@ -487,7 +488,11 @@ describe.concurrent('wire', () => {
 
     // W21 needs openssl to make a certificate at test time; without it the row is skipped (see test/README.md).
     it.skipIf(!tls)(
-      'W21 a self-signed certificate: exit 8 naming the TLS failure, not retried; NODE_EXTRA_CA_CERTS fixes it',
+      skippedUnless(
+        'W21 a self-signed certificate: exit 8 naming the TLS failure, not retried; NODE_EXTRA_CA_CERTS fixes it',
+        tls,
+        missing('openssl'),
+      ),
       async () => {
         const home = isolatedHome();
         const server = await scriptedServer((_req, res) => json(res, 200, BALANCE_OK), { tls: tls! });

@@ -44,6 +44,25 @@ describe('sandbox admin API', () => {
     expect((await admin(sb, '/webhook', { url: null })).body).toEqual({ webhookUrl: null });
   });
 
+  it('sets the webhook URL only if it is still the one expected: 409 with the URL in force otherwise', async () => {
+    const sb = await start();
+    const mine = 'http://127.0.0.1:9999/mine';
+    const theirs = 'http://127.0.0.1:9999/dashboard';
+    expect((await admin(sb, '/webhook', { url: mine, expected: null })).body).toEqual({ webhookUrl: mine });
+    // Changed meanwhile (the dashboard): a set expecting the old URL changes nothing.
+    await admin(sb, '/webhook', { url: theirs });
+    const refused = await admin(sb, '/webhook', { url: null, expected: mine });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error: { code: 'conflict' }, webhookUrl: theirs });
+    expect(refused.body.error.message).toBe(
+      `the webhook URL is ${theirs}, not ${mine} as expected; nothing was changed`,
+    );
+    expect((await admin(sb, '/state')).body.webhookUrl).toBe(theirs);
+    expect((await admin(sb, '/webhook', { url: mine, expected: null })).status).toBe(409);
+    expect((await admin(sb, '/webhook', { url: null, expected: theirs })).body).toEqual({ webhookUrl: null });
+    expect((await admin(sb, '/webhook', { url: mine, expected: 5 })).status).toBe(422);
+  });
+
   it('refuses a non-loopback webhook URL at start', async () => {
     await expect(start({ webhookUrl: 'https://hooks.example.com/x' })).rejects.toThrow(/not on this machine/);
   });

@@ -1,4 +1,4 @@
-/** In-process: a rate-limit wait over 2 s is one stderr line (virtual clock); short waits and -q stay silent. */
+/** In-process: a rate-limit wait over 2 s is one stderr line (virtual clock); short waits stay silent, -q keeps the line for waits over 5 s. */
 import { describe, expect, it } from 'vitest';
 import { AutoClock, mockApi, runTaskctl } from './harness.js';
 
@@ -37,9 +37,16 @@ describe('rate-limit wait notice', () => {
     expect(result.stderr).toBe('');
   });
 
-  it('-q keeps the notice off stderr (it is information, not a warning)', async () => {
-    const result = await runTaskctl(['balance', '-q'], { api: limitedOnce('25') });
+  it('-q keeps a wait of 5 s or less off stderr (information, not a warning)', async () => {
+    const result = await runTaskctl(['balance', '-q'], { api: limitedOnce('5') });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
+  });
+
+  it('-q still says a wait over 5 s, in one line: a silent script would look hung', async () => {
+    const result = await runTaskctl(['balance', '-q'], { api: limitedOnce('25') });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('waiting 25s for the rate limit (the server asked to wait)…\n');
+    expect(result.stdout).toBe('5\n');
   });
 });

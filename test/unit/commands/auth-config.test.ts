@@ -122,13 +122,13 @@ describe('config', () => {
     await run(['config', 'set', 'request-timeout', '20s']);
     const json = await run(['config', 'list', '-o', 'json'], { env: { TASKCTL_BASE_URL: undefined } });
     expect(JSON.parse(json.stdout)).toEqual([
-      { key: 'profile', value: 'default', source: 'default', origin: 'default' },
+      { key: 'profile', value: 'default', source: 'default', origin: null },
       { key: 'base-url', value: null, source: 'default', origin: 'not set' },
       { key: 'output', value: 'json', source: 'flag', origin: '--output' },
-      { key: 'confirm-above', value: 1000, source: 'default', origin: 'default' },
-      { key: 'auth-scheme', value: 'x-api-key', source: 'default', origin: 'default' },
+      { key: 'confirm-above', value: 1000, source: 'default', origin: null },
+      { key: 'auth-scheme', value: 'x-api-key', source: 'default', origin: null },
       { key: 'request-timeout', value: '20s', source: 'profile', origin: 'profile "default"' },
-      { key: 'outage-tolerance', value: '2m', source: 'default', origin: 'default' },
+      { key: 'outage-tolerance', value: '2m', source: 'default', origin: null },
       {
         key: 'api-key',
         value: expect.stringMatching(/^\*{4}\w{4}$/) as unknown,
@@ -138,10 +138,10 @@ describe('config', () => {
     ]);
     await run(['config', 'unset', 'request-timeout']);
     const table = await run(['config', 'list', '-o', 'table']);
-    expect(table.stdout).toMatch(/^request-timeout +35s \(create: 1m per attempt\) +default +default$/m);
+    expect(table.stdout).toMatch(/^request-timeout +35s \(create: 1m per attempt\) +default +-$/m);
     expect(table.stdout).toMatch(/^KEY +VALUE +SOURCE +FROM$/m);
     const tsv = await run(['config', 'list']);
-    expect(tsv.stdout).toMatch(/^output\ttable on a terminal, tsv otherwise\tdefault\tdefault$/m);
+    expect(tsv.stdout).toMatch(/^output\ttable on a terminal, tsv otherwise\tdefault\t-$/m);
   });
 
   it('refuses unknown settings, bad values and the api key with exit 2', async () => {

@@ -48,7 +48,7 @@ describe('watch: times', () => {
     // Counts that moved: seen after the watch began (the clock's time), never the task's start time.
     for (const at of human.slice(1, 3)) expect(at).toBe(isoSeconds(T0));
     expect(human[3]).toBe(COMPLETED);
-    expect(lines[3]).toBe(`${COMPLETED}  task 7  domain_check_availability  completed   3/3`);
+    expect(lines[3]).toBe(`${COMPLETED}  task 7       domain_check_availability  completed   3/3`);
   });
 
   it('each event has the same time in human lines, tsv rows and ndjson events', async () => {

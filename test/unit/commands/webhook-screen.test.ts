@@ -10,16 +10,17 @@ import { webhookHeaders } from '../../../src/webhook/signature.js';
 import { task } from '../../hardening/helpers.js';
 import { API_KEY, AutoClock } from './harness.js';
 
-const event = (name: string) =>
+const event = (name: string, id = 7) =>
   JSON.stringify({
     event: name,
     timestamp: '2025-01-15T12:00:01.250Z',
-    task: task(7, { status: name, platform: 'domain', completed_items: 1, failed_items: 0 }),
+    task: task(id, { status: name, platform: 'domain', completed_items: 1, failed_items: 0 }),
   });
 
 async function listen(
   tty: boolean,
   headers: Record<string, string> = {},
+  more: string[] = [],
 ): Promise<{ stdout: string; stderr: string; code: number }> {
   const memory = createMemoryIO({ stdoutTTY: tty, stderrTTY: tty, columns: 120 });
   const stop = new AbortController();
@@ -39,6 +40,7 @@ async function listen(
   expect(await send(event('completed'))).toBe(200);
   expect(await send(event('completed'))).toBe(200); // a repeat: shown as a duplicate
   expect(await fetch(url, { method: 'POST', body: '{}' }).then((r) => r.status)).toBe(401);
+  for (const body of more) expect(await send(body)).toBe(200);
   stop.abort();
   const code = await running;
   return { stdout: memory.stdout.text(), stderr: memory.stderr.text(), code };
@@ -49,12 +51,21 @@ describe('webhook listen: each event once', () => {
     const { stdout, stderr, code } = await listen(true);
     expect(code).toBe(0);
     // The line of `watch`: time to the second, task, service, status, counts.
-    const line = '2025-01-15T12:00:01Z  task 7  domain_check_availability  completed  1/1';
+    const line = '2025-01-15T12:00:01Z  task 7       domain_check_availability  completed   1/1';
     expect(stdout.split('\n').filter((l) => l.startsWith(line))).toHaveLength(2);
     expect(stdout).toMatch(/\(duplicate, not handed on again\)/);
     expect(stderr).not.toMatch(/→ 200/);
     expect(stderr).toMatch(/POST \/ → 401 no X-Webhook-Signature header/);
     expect(stderr).not.toMatch(/warning/);
+  });
+
+  it('at a terminal: the columns line up whatever the ids and statuses that come later ("task 7" above "task 210")', async () => {
+    const { stdout } = await listen(true, {}, [event('completed', 210), event('completed', 123456)]);
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(4);
+    const column = (text: string) => lines.map((line) => line.indexOf(text, 20));
+    expect(new Set(column('domain_check_availability')).size).toBe(1);
+    expect(new Set(lines.map((line) => /\d+\/1/.exec(line)?.index)).size).toBe(1);
   });
 
   it('a simulated event is labelled as such at a terminal; the same simulation delivered again is a repeat', async () => {

@@ -77,6 +77,13 @@ describe('completion model', () => {
     });
   });
 
+  it('offer task ids in the order taskctl gives them (newest first), where the shell can keep an order', () => {
+    const bash = completionScript(program(), 'bash');
+    expect(bash).toMatch(/^ {4}tasks\)\n {6}compopt -o nosort 2>\/dev\/null\n/m);
+    expect(completionScript(program(), 'zsh')).toMatch(/tasks\) .*_describe -V -t tasks 'task' found/);
+    expect(completionScript(program(), 'fish')).toMatch(/ -x -k -a '\(__taskctl_dynamic tasks\)'/);
+  });
+
   it('refuses a hint for a command that no longer exists, so a rename cannot silently drop completions', () => {
     const tree = new Command('taskctl');
     tree.command('show').argument('<id>');

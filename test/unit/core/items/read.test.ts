@@ -2,6 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readItems } from '../../../../src/core/items/index.js';
 import { inputError, itemsFrom, makeTempDir, producer, streamOf, usageError, type TempDir } from './helpers.js';
+import { AS_ROOT, skippedUnless } from '../../../skip-reason.js';
 
 let temp: TempDir;
 beforeEach(async () => {
@@ -227,11 +228,14 @@ describe('readItems: faults name the line', () => {
   });
 
   // Root reads anything, so EACCES cannot be provoked there.
-  it.skipIf(process.getuid?.() === 0)('rejects an unreadable file', async () => {
-    const path = await file('secret.txt', 'a.com\n');
-    await chmod(path, 0o000);
-    await inputError(readItems([{ kind: 'file', path }]), /permission denied/);
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    skippedUnless('rejects an unreadable file', process.getuid?.() !== 0, AS_ROOT),
+    async () => {
+      const path = await file('secret.txt', 'a.com\n');
+      await chmod(path, 0o000);
+      await inputError(readItems([{ kind: 'file', path }]), /permission denied/);
+    },
+  );
 
   it('turns a failing stream into an input error', async () => {
     const stream = (async function* () {
