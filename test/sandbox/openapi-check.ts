@@ -66,6 +66,23 @@ export function deref(node: Json): Json {
   return current;
 }
 
+/** Every example in the document with the schema it illustrates: [where, schema, value]. */
+export function documentExamples(): Array<[string, Json, unknown]> {
+  const found: Array<[string, Json, unknown]> = [];
+  const visit = (node: Json, where: string[]) => {
+    if (typeof node !== 'object' || node === null) return;
+    if (node.schema && node.examples) {
+      for (const [name, example] of Object.entries<Json>(node.examples))
+        found.push([`${where.join(' ')} (${name})`, node.schema, deref(example).value]);
+    }
+    for (const [key, value] of Object.entries<Json>(node)) if (key !== 'examples') visit(deref(value), [...where, key]);
+  };
+  visit(contract.paths, ['paths']);
+  visit(contract.webhooks, ['webhooks']);
+  visit(contract.components.responses, ['responses']);
+  return found;
+}
+
 export interface Operation {
   method: string;
   template: string;

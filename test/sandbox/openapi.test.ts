@@ -12,7 +12,7 @@ import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { admin, call, eventually, fakeClock, start, startReceiver } from './helpers.js';
 import {
   contract,
-  deref,
+  documentExamples,
   findOperation,
   newAjv,
   responseKey,
@@ -27,23 +27,6 @@ const BEYOND_SPEC = DIALECT_NAMES.filter((name) => dialectScope(name) !== 'spec'
 const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 /** The one response the sandbox never gives: 403 is a valid key without permission, and its key has every one. */
 const NEVER_SENT = new Set(['403']);
-
-/** Every example in the document with the schema it illustrates: [where, schema, value]. */
-function examples(): Array<[string, Json, unknown]> {
-  const found: Array<[string, Json, unknown]> = [];
-  const visit = (node: Json, where: string[]) => {
-    if (typeof node !== 'object' || node === null) return;
-    if (node.schema && node.examples) {
-      for (const [name, example] of Object.entries<Json>(node.examples))
-        found.push([`${where.join(' ')} (${name})`, node.schema, deref(example).value]);
-    }
-    for (const [key, value] of Object.entries<Json>(node)) if (key !== 'examples') visit(deref(value), [...where, key]);
-  };
-  visit(contract.paths, ['paths']);
-  visit(contract.webhooks, ['webhooks']);
-  visit(contract.components.responses, ['responses']);
-  return found;
-}
 
 describe('docs/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document, and its schemas valid JSON Schema 2020-12', async () => {
@@ -67,7 +50,7 @@ describe('docs/openapi.json', () => {
   });
 
   it('has examples that conform to their schemas, for every operation and event', () => {
-    const found = examples();
+    const found = documentExamples();
     const problems = found.flatMap(([where, schema, value]) => schemaProblems(schema, value, where));
     expect(problems).toEqual([]);
     // Every operation and event has an example of its success (and the named refusals have theirs).
