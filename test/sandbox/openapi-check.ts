@@ -11,7 +11,7 @@ import addFormatsModule from 'ajv-formats';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is JSON read at run time
 export type Json = any;
 
-export const CONTRACT_FILE = new URL('../../docs/openapi.json', import.meta.url);
+const CONTRACT_FILE = new URL('../../docs/openapi.json', import.meta.url);
 export const contract: Json = JSON.parse(readFileSync(CONTRACT_FILE, 'utf8'));
 
 /** The path the document's first server URL has: what the API's paths are relative to. */
