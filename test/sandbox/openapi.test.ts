@@ -116,7 +116,7 @@ interface Exercised {
 async function exercise(dialects: DialectName[]): Promise<Exercised> {
   const receiver = await startReceiver();
   const clock = fakeClock();
-  const sb = await start({ clock, itemMs: 100, rateLimit: 80, balance: 60, webhookUrl: receiver.url, dialects });
+  const sb = await start({ clock, itemMs: 100, rateLimit: 50, balance: 60, webhookUrl: receiver.url, dialects });
   const problems: string[] = [];
   const covered = new Set<string>();
   const check = async (method: string, path: string, init: Parameters<typeof call>[2] = {}) => {
