@@ -139,7 +139,7 @@ describe('src/api/schemas.ts against docs/openapi.json', () => {
         expect(schemaProblems(schema, value, name)).toEqual([]);
         expect(zodVerdict(zod, value)).toBe('parsed');
       }),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
   });
 });
