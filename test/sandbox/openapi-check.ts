@@ -166,11 +166,21 @@ export function responseProblems(method: string, path: string, res: WireResponse
   return [...problems, ...schemaProblems(media.schema, res.body, `${where} body`)];
 }
 
+type IncomingHeaders = Record<string, string | string[] | undefined>;
+
+/** A request's header by name, as node:http gives them (lower-case names; repeated ones joined). */
+function headerOf(headers: IncomingHeaders): HeaderLookup {
+  return (name) => {
+    const value = headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+}
+
 export interface WireRequest {
   method: string;
   /** The path as sent, with the query. */
   url: string;
-  headers: Record<string, string | string[] | undefined>;
+  headers: IncomingHeaders;
   body: string;
 }
 
@@ -182,10 +192,7 @@ export function requestProblems(req: WireRequest): string[] {
   const where = `${req.method} ${path}`;
   const found = findOperation(req.method, path);
   if (!found) return [`${where}: no such operation in the document`];
-  const header = (name: string) => {
-    const value = req.headers[name.toLowerCase()];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
+  const header = headerOf(req.headers);
   const problems: string[] = [];
   const params = ((found.op.parameters ?? []) as Json[]).map(deref);
   for (const param of params) {
@@ -195,7 +202,7 @@ export function requestProblems(req: WireRequest): string[] {
         : param.in === 'query'
           ? (url.searchParams.get(param.name) ?? undefined)
           : header(param.name);
-    if (value === undefined) {
+    if (value === undefined || value === null) {
       if (param.required) problems.push(`${where}: ${param.in} parameter ${param.name} missing`);
       continue;
     }
@@ -230,19 +237,16 @@ function securityProblems(requirements: Json[], header: HeaderLookup, where: str
 }
 
 /** Problems of a webhook request as a receiver got it: its event's body schema and header parameters. */
-export function webhookProblems(headers: Record<string, string | string[] | undefined>, body: Json): string[] {
+export function webhookProblems(headers: IncomingHeaders, body: Json): string[] {
   const event = String(body?.event);
   const op = contract.webhooks[event]?.post;
   if (!op) return [`webhook: no event named ${event} in the document`];
-  const header = (name: string) => {
-    const value = headers[name.toLowerCase()];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
+  const header = headerOf(headers);
   const where = `webhook ${event}`;
   const problems: string[] = [];
   for (const param of ((op.parameters ?? []) as Json[]).map(deref)) {
     const value = header(param.name);
-    if (value === undefined) problems.push(`${where}: header ${param.name} missing`);
+    if (value === undefined || value === null) problems.push(`${where}: header ${param.name} missing`);
     else problems.push(...schemaProblems(param.schema, value, `${where} header ${param.name}`));
   }
   const media = deref(op.requestBody).content[mediaType(header('content-type'))];
