@@ -98,7 +98,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
   ];
 }
 
-/** The statuses `--status` accepts: the spec's, and the words a server may use for a task that ended. */
+/** The statuses `--status` accepts: docs/openapi.json's, and the words a server may use for a task that ended. */
 const FILTER_STATUSES: readonly string[] = [...new Set<string>([...KNOWN_TASK_STATUSES, ...ENDED_TASK_STATUSES])];
 
 /** Status words that name a group, and the filter that asks for it. */

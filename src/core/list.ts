@@ -1,7 +1,8 @@
 /**
- * `taskctl list`: one page, or a walk over the pages from `--page` on, streamed in the chosen format. The spec's list
- * has no server-side filter, so the filters (`--status`, `--service`, `--since`, `--until`) search: pages are read
- * until `--limit` tasks match (by default one page's worth) or the list ends, paced by the client's rate limiter.
+ * `taskctl list`: one page, or a walk over the pages from `--page` on, streamed in the chosen format. GET /tasks
+ * (docs/openapi.json) has no server-side filter, so the filters (`--status`, `--service`, `--since`, `--until`)
+ * search: pages are read until `--limit` tasks match (by default one page's worth) or the list ends, paced by the
+ * client's rate limiter.
  */
 import type { Task } from '../api/schemas.js';
 import type { Output, Prompts, Runtime, Service, Store } from './context.js';
@@ -66,7 +67,7 @@ function listPlan(options: ListOptions, now: number): ListPlan {
     window,
     walk,
     search,
-    // A walk reads many pages: the largest page the spec allows takes a quarter of the requests.
+    // A walk reads many pages: the largest page docs/openapi.json allows (100) takes a quarter of the requests.
     perPage: options.perPage ?? (walk ? 100 : 25),
     limit: defaultLimit ? (options.perPage ?? SEARCH_LIMIT) : options.limit,
     defaultLimit,

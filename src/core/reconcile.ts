@@ -48,7 +48,7 @@ function learnFrom(clock: ServerClock, reader: TaskReader): void {
 
 /** Client and server clocks differ; with the difference unknown, a creation time this far outside the window still counts. */
 const CLOCK_SKEW_TOLERANCE_MS = 120_000;
-/** Largest page the spec allows: fewest requests per scan. */
+/** Largest page docs/openapi.json allows (GET /tasks, per_page): fewest requests per scan. */
 const PER_PAGE = 100;
 /**
  * Pages read per scan at most. Newest-first or oldest-first lists stop at the window's edge long before; a list in no

@@ -70,6 +70,7 @@ export async function runSandbox(ctx: Output & Process, options: SandboxCommandO
     (options.clockSkew ? `, clock skew ${options.clockSkew} ms` : '');
   ctx.printer.info(`sandbox listening on ${sandbox.url} (key ${sandbox.apiKey}${variants}); Ctrl-C to stop`);
   ctx.printer.info(`dashboard: ${sandbox.dashboard} (this machine only)`);
+  ctx.printer.info(`contract: ${sandbox.origin}/openapi.json (OpenAPI 3.1, this machine only)`);
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) {
       resolve();

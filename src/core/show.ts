@@ -40,7 +40,7 @@ export async function runShow(ctx: Context, requested: readonly number[], option
   ctx.cache.rememberTasks(tasks);
   if (options.report?.length) await writeReports(ctx, options.report, tasks);
   const printer = ctx.printer;
-  // The spec shows items in GET /tasks/:id, but a server may leave them out: say so rather than print nothing.
+  // docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out: say so, not print nothing.
   for (const task of tasks) {
     if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
   }

@@ -1,12 +1,12 @@
 /**
  * The one status vocabulary: what a task's status and its items' statuses mean, and the colour role of each (success
- * is only what was seen: docs/behaviour.md#success-is-only-what-was-seen). The spec shows task states pending,
+ * is only what was seen: docs/behaviour.md#success-is-only-what-was-seen). docs/openapi.json shows task states pending,
  * processing, completed, failed and the item state completed; a real server may send others. Every place that judges,
  * counts, filters or colours tasks and items uses these rules and no other: `wait`'s exit code and live block,
  * progress counts, `list`, `show`, `watch`, the reports and the sandbox dashboard.
  */
 
-/** The task states the spec shows. */
+/** The task states docs/openapi.json shows (`Task.status`). */
 export const KNOWN_TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 
 /**
@@ -29,7 +29,7 @@ const DONE: StatusWord = { ended: true, succeeded: true, tone: 'success' };
 const FAILED: StatusWord = { ended: true, succeeded: false, tone: 'failure' };
 const UNKNOWN: StatusWord = { ended: false, succeeded: false, tone: 'plain' };
 
-/** Every status word taskctl knows, task's or item's: the spec's and those a real server may send. */
+/** Every status word taskctl knows, task's or item's: docs/openapi.json's and those a real server may send. */
 const WORDS: ReadonlyMap<string, StatusWord> = new Map([
   ['pending', WAITING],
   ['queued', WAITING],
@@ -96,7 +96,7 @@ export function isTerminal(task: TaskStateFields): boolean {
   return taskPhase(task) !== 'active';
 }
 
-/** A status outside the spec's four (shown as it came, warned about once per run). */
+/** A status outside docs/openapi.json's four (shown as it came, warned about once per run). */
 export function isKnownTaskStatus(status: string): boolean {
   return (KNOWN_TASK_STATUSES as readonly string[]).includes(status);
 }
@@ -183,7 +183,7 @@ function numberOrUndefined(value: number | null | undefined): number | undefined
 }
 
 /**
- * A per-run memo that warns once about each task status outside the spec's four (shown as it came), saying how
+ * A per-run memo that warns once about each task status outside docs/openapi.json's four (shown as it came), saying how
  * taskctl reads it. Create one per command run and call it with every task seen:
  * `const noteStatus = unknownStatusWarner((m) => printer.warn(m)); ... noteStatus(task);`
  */

@@ -1,6 +1,6 @@
 /**
  * Item results as records for `show -o csv|tsv|ndjson` (docs/behaviour.md#output). Result shapes differ per service and are mostly
- * unspecified (the spec shows only `{available}`), so nothing here assumes one: `data` may be any JSON value.
+ * unspecified (docs/openapi.json shows only `{available}`), so nothing here assumes one: `data` may be any JSON value.
  *
  * - csv/tsv (`FlatRecord`): `task` (the task's id), `target`, `status`, the data fields flattened (nested keys dotted, lists of scalars joined
  *   with `;`, other lists as compact JSON; data that is not an object is compact JSON in a `data` column), `error`.

@@ -1,5 +1,5 @@
 /**
- * The sandbox's dialects: variants the spec documents and alternatives it leaves open (and four that go beyond it,
+ * The sandbox's dialects: variants docs/openapi.json documents and alternatives it leaves open (and four beyond it,
  * `BEYOND_SPEC`), each switched on by name
  * (`taskctl sandbox --dialect NAME`, `startSandbox({ dialects: [...] })`). No imports: `taskctl sandbox --help` lists
  * them without loading the sandbox.
@@ -33,12 +33,12 @@ export const DIALECTS = {
 export type DialectName = keyof typeof DIALECTS;
 
 /**
- * Dialects that go beyond what the spec allows (it types ids as integers, shows items in GET /tasks/:id, a data object
- * per item, and null fields as null): a server the client tolerates, not one the spec describes.
+ * Dialects that go beyond what docs/openapi.json allows (it types ids as integers, shows items in GET /tasks/{id}, a
+ * data object per item, and null fields as null): a server the client tolerates, not one the document describes.
  */
 const BEYOND_SPEC: ReadonlySet<DialectName> = new Set<DialectName>(['string-ids', 'data-shapes', 'no-items', 'sparse']);
 
-/** `spec` for a variant the spec allows, `beyond the spec` for the others (`taskctl sandbox --dialect list`). */
+/** `spec` for a variant docs/openapi.json allows, the other label for the rest (`taskctl sandbox --dialect list`). */
 export function dialectScope(name: DialectName): string {
   return BEYOND_SPEC.has(name) ? 'beyond the spec' : 'spec';
 }

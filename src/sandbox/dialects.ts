@@ -130,7 +130,7 @@ export class Dialects {
     return jsonReply(status, body, reply.headers);
   }
 
-  /** A webhook body in the dialect's shape (`extra-fields` adds fields; the event names and counts stay the spec's). */
+  /** A webhook body in the dialect's shape (`extra-fields` adds fields; names and counts stay docs/openapi.json's). */
   webhook(payload: Json): Json {
     if (!this.has('extra-fields')) return payload;
     const task = isRecord(payload.task) ? { ...payload.task, metadata: { source: 'api' } } : payload.task;

@@ -9,7 +9,7 @@ import type { TimerSet } from './timers.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The spec's webhook envelope for one transition, with exactly that event's task fields. */
+/** The webhook envelope of docs/openapi.json (webhooks) for one transition, with exactly that event's task fields. */
 function buildWebhookEvent(task: TaskRecord, event: 'processing' | 'terminal'): WebhookEvent {
   const base = {
     id: task.id,

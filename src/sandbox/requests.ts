@@ -1,6 +1,7 @@
 /**
  * The sandbox's request pipeline: the API (injected faults, the rate limit, the key, the route) under /api/v1, the
- * admin API, its live feed and the dashboard page for this machine only, and 404 for anything else.
+ * admin API, its live feed, the dashboard page and the contract (`/openapi.json`) for this machine only, and 404 for
+ * anything else.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_PREFIX, handleAdmin } from './admin.js';
@@ -11,6 +12,7 @@ import { dashboardReply, isDashboardPath } from './dashboard/routes.js';
 import { errorReply, JSON_TYPE, readBody, splitUrl } from './http.js';
 import type { BodyResult, Reply } from './http.js';
 import { isLoopbackAddress } from './loopback.js';
+import { OPENAPI_PATH, openApiReply } from './openapi.js';
 import { whenSaved, type SandboxParts } from './parts.js';
 import { hostAllowed, originAllowed } from './same-origin.js';
 
@@ -172,13 +174,14 @@ function refuse(parts: SandboxParts, req: IncomingMessage, method: string): Repl
   return undefined;
 }
 
-/** The admin API, its live feed and the dashboard page. */
+/** The admin API, its live feed, the dashboard page and the contract (`/openapi.json`). */
 async function handleLocal(parts: SandboxParts, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, query } = splitUrl(req.url);
   const method = req.method ?? 'GET';
   const refused = refuse(parts, req, method);
   if (refused) send(parts, req, res, refused);
   else if (path === EVENTS_PATH && method === 'GET') parts.live.open(res);
+  else if (path === OPENAPI_PATH) send(parts, req, res, openApiReply(method, req.headers.host ?? ''));
   else if (isDashboardPath(path))
     send(parts, req, res, dashboardReply(method, path) ?? errorReply(404, 'not_found', path));
   else {
@@ -189,12 +192,17 @@ async function handleLocal(parts: SandboxParts, req: IncomingMessage, res: Serve
   }
 }
 
+/** The paths answered for this machine only, without a key or the rate limit. */
+function isLocalPath(path: string): boolean {
+  return path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`) || isDashboardPath(path) || path === OPENAPI_PATH;
+}
+
 export async function handleRequest(parts: SandboxParts, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, query } = splitUrl(req.url);
   const method = req.method ?? 'GET';
   if (path.startsWith(API_PATH_PREFIX) || path === API_PREFIX) {
     if ((await handleApi(parts, { req, res, method, path, query })) === 429) parts.stats.count429();
-  } else if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`) || isDashboardPath(path)) {
+  } else if (isLocalPath(path)) {
     await handleLocal(parts, req, res);
   } else {
     send(

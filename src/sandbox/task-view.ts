@@ -6,7 +6,7 @@ import type { TaskRecord, TaskSnapshot } from './timeline.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The creation response's task: exactly the spec's fields, always `pending`. */
+/** The creation response's task: exactly the fields of docs/openapi.json's `Task`, always `pending`. */
 export function createdTaskView(task: TaskRecord): Task {
   return {
     id: task.id,
@@ -19,7 +19,7 @@ export function createdTaskView(task: TaskRecord): Task {
   };
 }
 
-/** A task as listed (no items): the spec's fields plus the webhook fields that are known at `now`. */
+/** A task as listed (no items): docs/openapi.json's `Task` fields plus the webhook fields that are known at `now`. */
 export function taskView(task: TaskRecord, now: number, snap: TaskSnapshot = snapshotTask(task, now)): Task {
   const view: Task = {
     id: task.id,

@@ -1,4 +1,4 @@
-/** Webhook deliveries (docs/sandbox.md#webhooks): signed POSTs with the spec's retry schedule, recorded in the delivery log. */
+/** Webhook deliveries (docs/sandbox.md#webhooks): signed POSTs on the service's retry schedule, in the delivery log. */
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';

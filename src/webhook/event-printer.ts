@@ -77,7 +77,7 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
       if (simulated !== undefined) marks.push({ text: '  (simulated)', style: 'cyan' });
       if (duplicate) marks.push({ text: '  (duplicate, not handed on again)', style: 'dim' });
       const at = field(body, 'timestamp');
-      // Not the spec's shape (the listener warned): what it says about itself, then the body as it came.
+      // Not an event of docs/openapi.json (the listener warned): what it says about itself, then the body as it came.
       const line: EventLine = event
         ? {
             at: event.timestamp,

@@ -11,7 +11,8 @@
  *   duplicate filter, and stdout back-pressure.
  *
  * Every correctly signed JSON body is accepted whatever its shape (a 400 would make the service retry a delivery that
- * can never change, then drop it); a shape that is not the spec's is handed on as received, with a warning.
+ * can never change, then drop it); a shape that is not docs/openapi.json's (webhooks) is handed on as received, with a
+ * warning.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-/** A webhook body as the listener sees it: the spec's event when it is one, else what it says about itself. */
+/** A webhook body as the listener sees it: an event of docs/openapi.json (webhooks), or else what it says. */
 import { WebhookEventSchema } from '../api/schemas.js';
 import type { WebhookEvent } from '../api/schemas.js';
 
@@ -8,9 +8,9 @@ export interface ReceivedEvent {
   readonly body: unknown;
   /** The body exactly as received. */
   raw: string;
-  /** The body read as the spec's event (unknown fields dropped); undefined when its shape is not the spec's. */
+  /** The body read as a documented event (unknown fields dropped); undefined when its shape is not a documented one. */
   event: WebhookEvent | undefined;
-  /** The first way the shape differs from the spec's (`task.platform: ...`); undefined when it is the spec's. */
+  /** The first way the shape differs from the documented one (`task.platform: ...`); undefined when it does not. */
   problem: string | undefined;
   /** The event name and the task id, when the body carries them, whatever else it lacks. */
   name: string | undefined;
@@ -35,7 +35,7 @@ export function metaOf(raw: string): EventMeta | undefined {
   return readEvent(body);
 }
 
-/** The body as the spec's event when it is one; otherwise what it says about itself, and what is off. */
+/** The body as an event of docs/openapi.json (webhooks) when it is one; else what it says of itself and what is off. */
 function readEvent(body: unknown): EventMeta {
   const record = isRecord(body) ? body : {};
   const synthesised = record.synthesised === true;

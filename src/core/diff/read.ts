@@ -65,7 +65,7 @@ export class SideItems {
 
 /** A task read through the one client: the same errors as `show` (a missing task is exit 5). */
 export function addTask(side: SideItems, task: Task, printer: Printer): void {
-  // The spec shows items in GET /tasks/:id, but a server may leave them out: say so rather than compare nothing.
+  // docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out: say so, not compare nothing.
   if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
   side.task(task);
 }

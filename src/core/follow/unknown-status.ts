@@ -1,5 +1,5 @@
 /**
- * Task statuses outside the spec's four are named when a wait times out on them; the warning once per run
+ * Task statuses outside docs/openapi.json's four are named when a wait times out on them; the warning once per run
  * is `unknownStatusWarner` in lib/task-state.ts.
  */
 import type { Task } from '../../api/schemas.js';

@@ -69,7 +69,8 @@ export async function runWatch(
 ): Promise<void> {
   const deadline = options.timeout > 0 ? ctx.clock.now() + options.timeout : undefined;
   const api = await ctx.api({ deadline });
-  // Polling for minutes or hours keeps to the spec's 100/min when the server states no budget (api/rate-limit.ts).
+  // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
+  // no budget (api/rate-limit.ts).
   api.rateLimiter.steady();
   const { followTasks } = await import('./follow.js');
   const { toWebhookEvent } = await import('../../api/task-event.js');

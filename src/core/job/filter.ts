@@ -20,7 +20,7 @@ export function itemFilter(options: {
     (retried === undefined || retried(item, task));
 }
 
-/** The spec shows items in GET /tasks/:id, but a server may leave them out: say so rather than print nothing. */
+/** docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out: say so, not print nothing. */
 export function warnNoItems(printer: Printer, task: Task): void {
   if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
 }

@@ -49,6 +49,13 @@ describe('taskctl sandbox: export lines', () => {
     );
   });
 
+  it('are followed on stderr by where the dashboard and the contract (/openapi.json) are served', async () => {
+    const result = await runSandboxUntilReady([], {});
+    const origin = /TASKCTL_BASE_URL=(\S+)\/api\/v1/.exec(result.stdout)?.[1];
+    expect(result.stderr).toContain(`dashboard: ${String(origin)}/ (this machine only)`);
+    expect(result.stderr).toContain(`contract: ${String(origin)}/openapi.json (OpenAPI 3.1, this machine only)`);
+  });
+
   it('print it in json too, when the key is stored in the profile (after `auth login`)', async () => {
     const result = await runSandboxUntilReady(
       [],

@@ -1,0 +1,218 @@
+/**
+ * The contract (docs/openapi.json) against an independent validator: the document is a valid OpenAPI 3.1 document,
+ * the sandbox serves it at /openapi.json, and every answer the sandbox gives, on every endpoint, success and error, in
+ * every dialect the service's specification allows, conforms to it (with the dialects beyond it shown not to).
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { DIALECT_NAMES, dialectScope } from '../../src/sandbox/dialect-names.js';
+import type { DialectName } from '../../src/sandbox/dialect-names.js';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { admin, call, eventually, fakeClock, start, startReceiver } from './helpers.js';
+import {
+  contract,
+  documentExamples,
+  findOperation,
+  newAjv,
+  responseKey,
+  responseProblems,
+  schemaProblems,
+  webhookProblems,
+} from './openapi-check.js';
+import type { Json } from './openapi-check.js';
+
+const IN_SPEC = DIALECT_NAMES.filter((name) => dialectScope(name) === 'spec');
+const BEYOND_SPEC = DIALECT_NAMES.filter((name) => dialectScope(name) !== 'spec');
+const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+/** The one response the sandbox never gives: 403 is a valid key without permission, and its key has every one. */
+const NEVER_SENT = new Set(['403']);
+
+describe('docs/openapi.json', () => {
+  // One validator for both checks: it compiles the OpenAPI 3.1 schema once.
+  const openApi = new Validator();
+
+  it('is a valid OpenAPI 3.1 document, and its schemas valid JSON Schema 2020-12', async () => {
+    const result = await openApi.validate(structuredClone(contract));
+    expect(result).toEqual({ valid: true });
+    // The OpenAPI schema leaves Schema Objects unchecked: ajv checks each against the 2020-12 meta-schema, then
+    // compiles it in strict mode (an unknown keyword, or `required` without `type: object`, is an error).
+    const ajv = newAjv();
+    for (const [name, schema] of Object.entries<Json>(contract.components.schemas)) {
+      expect([name, ajv.validateSchema(schema) ? 'ok' : ajv.errorsText(ajv.errors)]).toEqual([name, 'ok']);
+      expect(() => schemaProblems({ $ref: `#/components/schemas/${name}` }, null, name)).not.toThrow();
+    }
+  });
+
+  it('is refused when it breaks the OpenAPI schema (the check is not vacuous)', async () => {
+    const broken = structuredClone(contract);
+    broken.paths['/balance'].get.responses['200'].description = 42;
+    delete broken.info.title;
+    const result = await openApi.validate(broken);
+    expect(result.valid).toBe(false);
+  });
+
+  it('has examples that conform to their schemas, for every operation and event', () => {
+    const found = documentExamples();
+    const problems = found.flatMap(([where, schema, value]) => schemaProblems(schema, value, where));
+    expect(problems).toEqual([]);
+    // Every operation and event has an example of its success (and the named refusals have theirs).
+    const illustrated = new Set(found.map(([where]) => where.split(' ').slice(0, 3).join(' ')));
+    const operations = Object.entries<Json>(contract.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `paths ${path} ${method}`),
+    );
+    const events = Object.keys(contract.webhooks).map((name) => `webhooks ${name} post`);
+    expect(illustrated).toEqual(
+      new Set([...operations, ...events, 'responses Unauthorized content', 'responses ServerError content']),
+    );
+  });
+});
+
+/** GET /openapi.json with any Host (fetch always sends the real one). */
+function getWithHost(sandbox: RunningSandbox, host: string): Promise<number> {
+  const { port } = new URL(sandbox.origin);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/openapi.json', headers: { Host: host }, setHost: false });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('GET /openapi.json', () => {
+  it('serves the document with this sandbox first in servers, with no key and outside the rate limit', async () => {
+    const sb = await start({ rateLimit: 1 });
+    expect((await call(sb, '/balance')).status).toBe(200);
+    expect((await call(sb, '/balance')).status).toBe(429);
+    const res = await fetch(`${sb.origin}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(RATE_HEADERS.filter((name) => res.headers.has(name))).toEqual([]);
+    const served = (await res.json()) as Json;
+    expect(served.servers[0].url).toBe(sb.url);
+    expect({ ...served, servers: served.servers.slice(1) }).toEqual(contract);
+    expect((await admin(sb, '/stats')).body.total).toBe(2);
+  });
+
+  it('answers only a loopback Host with its port, and only GET and HEAD', async () => {
+    const sb = await start();
+    const { port } = new URL(sb.origin);
+    expect(await getWithHost(sb, `localhost:${port}`)).toBe(200);
+    expect(await getWithHost(sb, 'evil.example')).toBe(403);
+    expect(await getWithHost(sb, `127.0.0.1:${Number(port) + 1}`)).toBe(403);
+    const post = await fetch(`${sb.origin}/openapi.json`, { method: 'POST' });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    expect((await fetch(`${sb.origin}/openapi.json`, { method: 'HEAD' })).status).toBe(200);
+  });
+});
+
+interface Exercised {
+  problems: string[];
+  /** `GET /tasks/{id} 4XX`: the operation and the response key each answer matched. */
+  covered: Set<string>;
+}
+
+/** Every endpoint of a sandbox in `dialects`, success and error cases, each answer checked against the document. */
+async function exercise(dialects: DialectName[]): Promise<Exercised> {
+  const receiver = await startReceiver();
+  const clock = fakeClock();
+  const sb = await start({ clock, itemMs: 100, rateLimit: 50, balance: 60, webhookUrl: receiver.url, dialects });
+  const problems: string[] = [];
+  const covered = new Set<string>();
+  const check = async (method: string, path: string, init: Parameters<typeof call>[2] = {}) => {
+    const res = await call(sb, path, { ...init, method });
+    const bare = path.split('?')[0] ?? path;
+    problems.push(...responseProblems(method, bare, res));
+    for (const name of RATE_HEADERS)
+      if (!res.headers.has(name)) problems.push(`${method} ${path} → ${res.status}: no ${name}`);
+    const found = findOperation(method, bare);
+    if (found) covered.add(`${method} ${found.template} ${String(responseKey(found.op.responses, res.status))}`);
+    return res;
+  };
+  const create = (service: string, items: string[]) => check('POST', '/tasks', { body: { service, items } });
+  const fault = (method: string, path: string, status: number) =>
+    admin(sb, '/faults', { method, path, kind: 'status', status });
+
+  await check('GET', '/services');
+  await check('GET', '/balance');
+  await check('GET', '/balance', { auth: 'bearer' });
+  await create('domain_check_availability', ['a.com', 'fail-b.com', 'skip-c.com']);
+  await create('fanpage_extract_contact', ['x', 'taskfail-y', 'z']);
+  await create('domain_whois_history', ['archive-d.com', 'e.com']);
+  await create('email_verify', ['me@example.com']);
+  for (const query of ['', '?per_page=2', '?page=2&per_page=2', '?page=9']) await check('GET', `/tasks${query}`);
+  for (const advance of [0, 60, 10_000]) {
+    clock.advance(advance);
+    for (const id of [1, 2, 3, 4]) await check('GET', `/tasks/${id}`);
+  }
+  // Refusals the document names: the key, an unknown task or service, invalid input, the balance.
+  const endpoints: Array<[string, string]> = [
+    ['GET', '/services'],
+    ['GET', '/balance'],
+    ['POST', '/tasks'],
+    ['GET', '/tasks'],
+    ['GET', '/tasks/1'],
+  ];
+  for (const [method, path] of endpoints) await check(method, path, { auth: 'none' });
+  await check('GET', '/tasks/1', { auth: 'bearer', key: 'sk_wrong' });
+  await check('GET', '/tasks/999');
+  await check('GET', '/tasks/abc');
+  await create('no_such_service', ['a.com']);
+  await create('domain_check_availability', []);
+  await check('POST', '/tasks', { body: '{"service":' });
+  await check('POST', '/tasks', { body: 'x', headers: { 'Content-Type': 'text/plain' } });
+  await create('domain_whois_history', Array<string>(20).fill('a.com'));
+  await check('GET', '/tasks?per_page=500');
+  await check('GET', '/tasks?page=0');
+  // Requests the document does not describe are refused like any other refusal.
+  await check('DELETE', '/balance');
+  await check('GET', '/nowhere');
+  // The service failing (5XX), and the refusal of a spent rate limit (4XX), on every endpoint.
+  for (const [method, path] of endpoints) {
+    await fault(method, path, 503);
+    await check(method, path, method === 'POST' ? { body: { service: 'email_verify', items: ['a@b.co'] } } : {});
+    await fault(method, path, 429);
+    await check(method, path, method === 'POST' ? { body: { service: 'email_verify', items: ['a@b.co'] } } : {});
+  }
+  for (let i = 0; i < 100 && (await check('GET', '/balance')).status !== 429; i++);
+
+  const events = await eventually(() => (receiver.received.length >= 8 ? receiver.received : undefined));
+  for (const event of events) problems.push(...webhookProblems(event.headers, event.body));
+  covered.add(`webhooks ${[...new Set(events.map((e) => String(e.body.event)))].sort().join(' ')}`);
+  return { problems, covered };
+}
+
+/** What `exercise` must reach: every operation's every response but NEVER_SENT, and every event. */
+function everyResponse(): Set<string> {
+  const all = new Set<string>();
+  for (const [template, item] of Object.entries<Json>(contract.paths))
+    for (const [method, op] of Object.entries<Json>(item))
+      for (const key of Object.keys(op.responses))
+        if (!NEVER_SENT.has(key)) all.add(`${method.toUpperCase()} ${template} ${key}`);
+  all.add(`webhooks ${Object.keys(contract.webhooks).sort().join(' ')}`);
+  return all;
+}
+
+describe('the sandbox against docs/openapi.json', () => {
+  it('answers every endpoint, success and error, and sends every event, as the document says', async () => {
+    const { problems, covered } = await exercise([]);
+    expect(problems).toEqual([]);
+    expect(covered).toEqual(everyResponse());
+  });
+
+  it.each(IN_SPEC)('conforms in the dialect %s', async (dialect) => {
+    expect((await exercise([dialect])).problems).toEqual([]);
+  });
+
+  it('conforms with every dialect the specification allows at once', async () => {
+    expect((await exercise(IN_SPEC)).problems).toEqual([]);
+  });
+
+  it.each(BEYOND_SPEC)('departs from the document in %s, a dialect beyond the specification', async (dialect) => {
+    const { problems } = await exercise([dialect]);
+    expect(problems.filter((problem) => problem.includes(' body/'))).not.toEqual([]);
+  });
+});
