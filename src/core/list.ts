@@ -8,6 +8,7 @@ import type { Output, Prompts, Runtime, Service, Store } from './context.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
 import { UsageError } from '../errors.js';
 import { pickColumns } from '../output/columns.js';
+import type { ListOptions as TableView } from '../output/printer-types.js';
 import { formatCount } from '../output/numbers.js';
 import { counted } from '../output/plural.js';
 import { CreatedWindow, type TimeBound } from './list-window.js';
@@ -86,10 +87,8 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
   const columns = ctx.globals.quiet ? allColumns.slice(0, 1) : pickColumns(allColumns, options.columns);
   const plan = listPlan(options, ctx.clock.now());
   const api = await ctx.api();
-  const out = ctx.printer.stream(columns, (task: Task) => task, {
-    wide: options.wide === true,
-    chosen: (options.columns?.length ?? 0) > 0,
-  });
+  const view: TableView = { wide: options.wide === true, chosen: (options.columns?.length ?? 0) > 0 };
+  const out = ctx.printer.stream(columns, (task: Task) => task, view);
   // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8; a search has no
   // page cap of its own (a failed task on page 2,000 is still found).
   const guard = new PageWalkGuard<Task>('listing tasks', plan.search ? Number.POSITIVE_INFINITY : undefined);
@@ -122,6 +121,11 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
     await out.abort();
     throw error;
   }
+  // A page past the end says how many there are, instead of a bare "No results.".
+  if (end.printed === 0 && end.totalPages > 0 && end.page > end.totalPages)
+    view.emptyMessage =
+      `No results: page ${formatCount(end.page)} is past the end (the list has ${counted(end.totalPages, 'page')}); ` +
+      `use --page ${formatCount(end.totalPages)} or --all.`;
   await out.end();
   afterList(ctx, plan, end);
 }

@@ -89,6 +89,8 @@ export interface FollowOptions {
   outageToleranceMs?: number | undefined;
   /** The outage state, after each failed round (`retrying`) and once when the service answers again. */
   onOutage?: (state: OutageState) => void;
+  /** 'all-unfinished': once the first reading of the list is done, with the number of unfinished tasks it found. */
+  onScanned?: (unfinished: number) => void;
   /** Before each round's first request (a display shows a round whose answer is slow to come). */
   onRoundStart?: () => void;
   /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
@@ -336,6 +338,7 @@ class Follower {
       for (let page = 1; page === 1 || page <= (this.pages.totalPages ?? 0); page++) await this.readPage(page, walk);
       this.initialScanDone = true;
       this.discovery.observe(DISCOVERY, true, this.options.clock.now());
+      this.options.onScanned?.(this.watched.size);
       return;
     }
     await this.readPage(1, walk);

@@ -349,3 +349,13 @@ describe('filters search the list', () => {
     expect(result.stdout).toBe('1\n');
   });
 });
+
+describe('list: a page past the end', () => {
+  it('--page 9 of 3 names the page count and the way back, instead of a bare "No results."', async () => {
+    const api = mockApi();
+    page(api, 9, 3, []);
+    const result = await runTaskctl(['list', '--page', '9'], { api, stdoutTTY: true, env: { NO_COLOR: '1' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('No results: page 9 is past the end (the list has 3 pages); use --page 3 or --all.\n');
+  });
+});
