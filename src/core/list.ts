@@ -6,6 +6,7 @@
 import type { Task } from '../api/schemas.js';
 import type { Output, Prompts, Runtime, Service, Store } from './context.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
+import { statusFilter } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';
 import { pickColumns } from '../output/columns.js';
 import type { ListOptions as TableView } from '../output/printer-types.js';
@@ -58,11 +59,10 @@ function listPlan(options: ListOptions, now: number): ListPlan {
   const search = Boolean(options.status?.length) || Boolean(options.service?.length) || window.active;
   const walk = options.all || search;
   const defaultLimit = search && !options.all && options.limit === undefined;
+  const status = options.status?.length ? statusFilter(options.status) : () => true;
   return {
     matches: (task) =>
-      (!options.status?.length || options.status.includes(task.status)) &&
-      (!options.service?.length || options.service.includes(task.service)) &&
-      window.contains(task),
+      status(task) && (!options.service?.length || options.service.includes(task.service)) && window.contains(task),
     window,
     walk,
     search,

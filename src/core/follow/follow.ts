@@ -6,7 +6,7 @@ import { backoffDelay } from '../../api/retry-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
 import { MalformedResponseError, NotFoundError, RateLimitError, UnavailableError } from '../../errors.js';
 import { PageWalkGuard } from '../../lib/page-guard.js';
-import { isTerminal, itemCounts, taskPhase } from '../../lib/task-state.js';
+import { isTerminal, isWorking, itemCounts, taskPhase } from '../../lib/task-state.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
 import { TaskPace } from './pace.js';
@@ -522,7 +522,8 @@ class Follower {
   }
 
   private reached(task: Task): boolean {
-    if (this.options.until === 'processing') return task.status === 'processing' || isTerminal(task);
+    // `processing` is "working" in the vocabulary: a server whose tasks run as `running` satisfies it too.
+    if (this.options.until === 'processing') return isWorking(task) || isTerminal(task);
     return isTerminal(task);
   }
 

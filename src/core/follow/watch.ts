@@ -10,7 +10,7 @@ import { eventLineFormatter } from '../../output/event-line.js';
 import { countsText } from '../../output/task-columns.js';
 import { counted } from '../../output/plural.js';
 import { isoSeconds, parseTimestamp } from '../../output/times.js';
-import { unknownStatusWarner } from '../../lib/task-state.js';
+import { isWaiting, isWorking, taskPhase, unknownStatusWarner } from '../../lib/task-state.js';
 import { sandboxAwareHint } from '../sandbox-hint.js';
 import { idArgs } from './outcome.js';
 
@@ -26,15 +26,17 @@ export interface WatchOptions {
 
 /** When the task's status changed by its own fields (started, completed, failed, created), else when it was seen. */
 function statusTime(task: Task, seenAt: number): number {
-  const status = task.status.toLowerCase();
+  const phase = taskPhase(task);
   const field =
-    status === 'processing'
-      ? task.started_at
-      : status === 'completed'
-        ? task.completed_at
-        : status === 'pending'
-          ? task.created_at
-          : (task.failed_at ?? task.completed_at);
+    phase === 'completed'
+      ? task.completed_at
+      : phase === 'ended'
+        ? (task.failed_at ?? task.completed_at)
+        : isWorking(task)
+          ? task.started_at
+          : isWaiting(task)
+            ? task.created_at
+            : (task.failed_at ?? task.completed_at);
   return parseTimestamp(field) ?? seenAt;
 }
 

@@ -226,11 +226,11 @@ describe('the paging hint (quiet stderr for scripts)', () => {
 });
 
 describe('--status words for a group (every error names the next step)', () => {
-  it('finished is answered with the flag that asks for finished tasks, not "did you mean failed"', async () => {
-    const result = await runTaskctl(['list', '--status', 'finished'], { api: mockApi() });
+  it('succeeded is answered with the flag that asks for completed tasks, not "did you mean"', async () => {
+    const result = await runTaskctl(['list', '--status', 'succeeded'], { api: mockApi() });
     expect(result.code).toBe(2);
     expect(result.stderr).not.toMatch(/did you mean/);
-    expect(result.stderr).toMatch(/For every finished task, use --status completed,failed\./);
+    expect(result.stderr).toMatch(/For completed tasks, use --status completed\./);
   });
 });
 
