@@ -4,7 +4,24 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/index.js';
-import { AutoClock, mockApi, runTaskctl } from './harness.js';
+import { AutoClock, mockApi, runTaskctl, type MockApi } from './harness.js';
+
+/** One page of tasks, each with `status`. */
+function replyList(api: MockApi, statuses: ReadonlyArray<[number, string]>): void {
+  const data = statuses.map(([id, status]) => ({
+    id,
+    service: 'domain_check_availability',
+    status,
+    total_items: 1,
+    cost: 1,
+    created_at: '2025-01-15T12:00:00Z',
+  }));
+  api.reply('GET', /^\/tasks\?/, 200, {
+    success: true,
+    data,
+    meta: { current_page: 1, per_page: 100, total_pages: 1, total_count: data.length },
+  });
+}
 
 describe('status groups', () => {
   it('wait --until processing returns once a task of the task-statuses dialect is "running", before its end', async () => {
@@ -35,26 +52,14 @@ describe('status groups', () => {
 
   it('list --status running lists the working tasks, whatever word the server uses for working', async () => {
     const api = mockApi();
-    const task = (id: number, status: string) => ({
-      id,
-      service: 'domain_check_availability',
-      status,
-      total_items: 1,
-      cost: 1,
-      created_at: '2025-01-15T12:00:00Z',
-    });
-    const tasks = [
-      task(1, 'processing'),
-      task(2, 'running'),
-      task(3, 'pending'),
-      task(4, 'completed'),
-      task(5, 'in_progress'),
+    const tasks: Array<[number, string]> = [
+      [1, 'processing'],
+      [2, 'running'],
+      [3, 'pending'],
+      [4, 'completed'],
+      [5, 'in_progress'],
     ];
-    api.reply('GET', /^\/tasks\?/, 200, {
-      success: true,
-      data: tasks,
-      meta: { current_page: 1, per_page: 100, total_pages: 1, total_count: tasks.length },
-    });
+    replyList(api, tasks);
     const result = await runTaskctl(['list', '--status', 'running', '-q'], { api });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual(['1', '2', '5']);
@@ -62,20 +67,13 @@ describe('status groups', () => {
 
   it('list --status ended,waiting: groups combine with each other and with words', async () => {
     const api = mockApi();
-    const task = (id: number, status: string) => ({
-      id,
-      service: 'domain_check_availability',
-      status,
-      total_items: 1,
-      cost: 1,
-      created_at: '2025-01-15T12:00:00Z',
-    });
-    const tasks = [task(1, 'queued'), task(2, 'cancelled'), task(3, 'processing'), task(4, 'failed')];
-    api.reply('GET', /^\/tasks\?/, 200, {
-      success: true,
-      data: tasks,
-      meta: { current_page: 1, per_page: 100, total_pages: 1, total_count: tasks.length },
-    });
+    const tasks: Array<[number, string]> = [
+      [1, 'queued'],
+      [2, 'cancelled'],
+      [3, 'processing'],
+      [4, 'failed'],
+    ];
+    replyList(api, tasks);
     const result = await runTaskctl(['list', '--status', 'ended,waiting', '-q'], { api });
     expect(result.stdout.trim().split('\n')).toEqual(['1', '2', '4']);
   });
