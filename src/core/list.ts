@@ -91,7 +91,11 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
   const out = ctx.printer.stream(columns, (task: Task) => task, view);
   // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8; a search has no
   // page cap of its own (a failed task on page 2,000 is still found).
-  const guard = new PageWalkGuard<Task>('listing tasks', plan.search ? Number.POSITIVE_INFINITY : undefined);
+  const guard = new PageWalkGuard<Task>(
+    'listing tasks',
+    plan.search ? Number.POSITIVE_INFINITY : undefined,
+    'The service is answering inconsistently; try again later, or narrow the listing (--limit, --page).',
+  );
   const end: WalkEnd = { first: options.page, page: options.page, totalPages: 1, printed: 0, cut: false };
   const walk = async (say: (text: string) => void) => {
     for (;;) {

@@ -19,13 +19,14 @@ export class PageWalkGuard<T extends { id: number }> {
   private pages = 0;
 
   /**
-   * `what` names the walk in errors, e.g. "GET /tasks"; `hint` is the error's next step (the default names `list`'s
-   * flags). A guard lives for one walk: a listing read again later may have moved (docs/behaviour.md#http).
+   * `what` names the walk in errors, e.g. "GET /tasks"; `hint` is the error's next step (a command with flags that
+   * narrow the walk names them). A guard lives for one walk: a listing read again later may have moved
+   * (docs/behaviour.md#http).
    */
   constructor(
     private readonly what: string,
     private readonly maxPages = MAX_PAGES,
-    private readonly hint = 'The service is answering inconsistently; try again later, or narrow the listing (--limit, --page).',
+    private readonly hint = 'The service is answering inconsistently; try again later.',
   ) {}
 
   /** Checks one page; returns its items not seen before. Throws UnavailableError (exit 8) when the walk must stop. */

@@ -143,9 +143,9 @@ function isTransient(error: unknown): error is Error {
 }
 const endlessPages = new WeakSet<object>();
 
-/** A walk over GET /tasks, its error's next step without `list`'s flags. */
+/** A walk over GET /tasks. */
 function newWalk(): PageWalkGuard<Task> {
-  return new PageWalkGuard<Task>('GET /tasks', undefined, 'The service is answering inconsistently; try again later.');
+  return new PageWalkGuard<Task>('GET /tasks');
 }
 
 /** The listing is read from page 1 on every discovery; this key times discovery like a task. */
