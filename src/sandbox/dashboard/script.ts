@@ -9,10 +9,15 @@
 import { statusToneTable } from '../../lib/task-state.js';
 
 /**
- * The status vocabulary's copy in the page (word → tone), generated from lib/task-state.ts when the bundle is built and
- * loaded: the script compares no status word of its own.
+ * The vocabulary's table as JSON text, put in by scripts/build.ts (esbuild `define`) from lib/task-state.ts at build
+ * time; run from source (tests, `npm run dev`) it is not defined and the same table is made here.
  */
-const VOCABULARY_JS = `var STATUS_TONES = ${JSON.stringify(statusToneTable())};\n`;
+declare const TASKCTL_STATUS_TONES: string | undefined;
+
+/** The status vocabulary's copy in the page (word → tone): the script compares no status word of its own. */
+const VOCABULARY_JS = `var STATUS_TONES = ${
+  typeof TASKCTL_STATUS_TONES === 'string' ? TASKCTL_STATUS_TONES : JSON.stringify(statusToneTable())
+};\n`;
 
 export const PAGE_JS =
   String.raw`'use strict';
