@@ -38,7 +38,7 @@ export function registerList(program: Command, run: RunAction): void {
         'taskctl list --all --status failed -o ndjson',
         'taskctl list --all --service domain_check_availability --limit 10 -q',
         'taskctl list --since 1h --status failed',
-        'taskctl list --status running -q | taskctl wait -   # working, whatever word the server uses',
+        'taskctl list --status running -q | taskctl wait -   # running = working',
         'taskctl list --since 24h --until 1h -o csv > yesterday.csv',
         'taskctl list --columns id,status,created_at -o tsv',
         'taskctl list --wide',
