@@ -192,7 +192,7 @@ complete -c taskctl -n '__taskctl_is \'services\'' -l wide -d 'every column at f
 complete -c taskctl -n '__taskctl_is \'list\'' -l page -x -d 'page to read'
 complete -c taskctl -n '__taskctl_is \'list\'' -l per-page -x -d 'tasks per page, 1..100 (default: 25; 100 with --all or a filter)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l all -d 'read every page (from --page on), streaming; with a filter, every match'
-complete -c taskctl -n '__taskctl_is \'list\'' -l status -x -a 'pending processing completed failed' -d 'only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, or a word for an ended task (cancelled, expired, ...)'
+complete -c taskctl -n '__taskctl_is \'list\'' -l status -x -a 'pending processing completed failed' -d 'only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, a word for an ended task (cancelled, expired, ...), or a group: working (running), waiting, unfinished, ended'
 complete -c taskctl -n '__taskctl_is \'list\'' -l service -x -a '(__taskctl_dynamic services)' -d 'only tasks of this service (repeatable or comma-separated)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l limit -x -d 'print at most this many tasks; a search stops there (default for a search: --per-page, else 25)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l since -x -d 'only tasks created in the last DURATION (30m, 24h) or since an ISO time'

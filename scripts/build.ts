@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as Bundle from '../src/bundle.ts';
 import { commanderLazySpawn, sandboxApart, undiciSubset } from './bundling.ts';
+import { statusToneTable } from '../src/lib/task-state.ts';
 
 interface PackageJson {
   name: string;
@@ -44,6 +45,8 @@ const result = await build({
   platform: 'node',
   target: 'node20.18',
   plugins: [sandboxApart, undiciSubset, commanderLazySpawn],
+  // The dashboard's copy of the status vocabulary (src/sandbox/dashboard/script.ts), generated from the vocabulary.
+  define: { TASKCTL_STATUS_TONES: JSON.stringify(JSON.stringify(statusToneTable())) },
   sourcemap: release ? false : 'linked',
   // Less to read and compile at every start. Names stay, for readable stack traces (--verbose).
   minifyWhitespace: true,

@@ -20,7 +20,11 @@ export const ExitCode = {
   /** `diff`: the two sides differ (as `git diff --exit-code`; 1 already means a bug). */
   differ: 15,
   timeout: 124,
+  /** SIGHUP (the terminal closed): 128 + 1, by the shells' convention; otherwise as `interrupted`. */
+  hungUp: 129,
   interrupted: 130,
+  /** SIGTERM (`kill`, a CI runner's stop): 128 + 15; otherwise as `interrupted`. */
+  terminated: 143,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -168,3 +172,22 @@ const SYSTEM_ERROR_WORDS: Readonly<Record<string, string>> = {
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be verified',
   ERR_TLS_CERT_ALTNAME_INVALID: "its TLS certificate is another host's",
 };
+
+/** The signals that stop a command as Ctrl-C does, and the exit code each gives (128 + its number). */
+export const STOP_SIGNALS = {
+  SIGINT: ExitCode.interrupted,
+  SIGTERM: ExitCode.terminated,
+  SIGHUP: ExitCode.hungUp,
+} as const;
+
+/**
+ * A run that ended as interrupted (130) by SIGTERM or SIGHUP exits by that signal's convention (143, 129); every other
+ * code, a server's 0 for a requested stop included, stays.
+ */
+export function signalExitCode(code: number, signal: AbortSignal): number {
+  if (code !== ExitCode.interrupted || !signal.aborted) return code;
+  const name = (signal.reason as { signal?: unknown } | undefined)?.signal;
+  return typeof name === 'string' && Object.hasOwn(STOP_SIGNALS, name)
+    ? STOP_SIGNALS[name as keyof typeof STOP_SIGNALS]
+    : code;
+}

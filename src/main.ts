@@ -4,19 +4,22 @@
  * commander; the commander tree loads next, and the context (config, zod) only once a command runs.
  */
 import type { Context, Deps, GlobalOptions } from './context.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode, STOP_SIGNALS, signalExitCode } from './errors.js';
 import { systemClock } from './lib/time.js';
 import { neutraliseMultiline } from './lib/sanitize.js';
 import { sandboxAwareHint } from './core/sandbox-hint.js';
 import { VERSION } from './version.js';
+import { noteStopSignal } from './output/stdout-guard.js';
 
 function defaultDeps(): Deps {
   const controller = new AbortController();
-  // First Ctrl-C asks the command to stop (wait prints how to resume); a second one gets Node's default behaviour.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () =>
-      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal })),
-    );
+  // First Ctrl-C (or SIGTERM, SIGHUP) asks the command to stop (wait prints how to resume); a second Ctrl-C or SIGTERM
+  // gets Node's default behaviour. The exit code follows the signal (signalExitCode: 130, 143, 129).
+  for (const signal of Object.keys(STOP_SIGNALS) as Array<keyof typeof STOP_SIGNALS>) {
+    process.once(signal, () => {
+      noteStopSignal(process.stdout, STOP_SIGNALS[signal]);
+      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal }));
+    });
   }
   return {
     io: {
@@ -74,9 +77,9 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return ctx?.exitCode ?? ExitCode.ok;
+    return signalExitCode(ctx?.exitCode ?? ExitCode.ok, deps.signal);
   } catch (error) {
-    return report(error, ctx, deps, { CommanderError, fitToStream });
+    return signalExitCode(report(error, ctx, deps, { CommanderError, fitToStream }), deps.signal);
   } finally {
     await ctx?.cleanup();
   }

@@ -4,7 +4,7 @@
  */
 import { WebhookEventSchema } from './schemas.js';
 import type { Task, WebhookEvent } from './schemas.js';
-import { itemCounts } from '../lib/task-state.js';
+import { itemCounts, taskEventName } from '../lib/task-state.js';
 
 /** Platforms of services whose name does not start with it (the sandbox's catalogue agrees). */
 const PLATFORM_BY_PREFIX: Readonly<Record<string, string>> = { fanpage: 'facebook' };
@@ -17,7 +17,7 @@ export function platformOf(service: string): string {
 }
 
 /**
- * The event for the task's current status, or undefined for states with no event (`pending`, unknown strings).
+ * The event for the task's current status, or undefined for states with no event (waiting, unknown strings).
  * Defaults: item counts from the task or its items, else 0 (a failed task's unknown failures are the items not
  * completed; a completed task's unknown completions are not claimed); `started_at`/`completed_at`/`failed_at` the observation time `now` when unknown; keys in the spec's order.
  */
@@ -27,8 +27,8 @@ export function toWebhookEvent(task: Task, now: number): WebhookEvent | undefine
   // The shared rule of lib/task-state.ts, as follow/progress.ts reads it.
   const { completed, failed } = itemCounts(task);
   let event: WebhookEvent;
-  // Read like task-state.ts reads it (`COMPLETED` is completed), so watch's events agree with wait's exit code.
-  switch (task.status.toLowerCase()) {
+  // Read by task-state.ts (`running` is processing, `cancelled` failed), so watch's events agree with wait's exit code.
+  switch (taskEventName(task)) {
     case 'processing':
       event = {
         event: 'processing',

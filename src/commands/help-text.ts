@@ -32,7 +32,9 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [14, 'the output could not be written (full disk, closed descriptor); a closed pipe on stdout is exit 0'],
   [15, 'diff: the two sides differ (0 when they are the same)'],
   [124, 'wait/watch timed out with tasks still unfinished'],
+  [129, 'stopped by SIGHUP (the terminal closed); as 130 otherwise'],
   [130, 'interrupted (Ctrl-C); the message says how to resume'],
+  [143, 'stopped by SIGTERM (kill, a CI runner); as 130 otherwise'],
 ];
 
 /** The "Examples:" block of a command's `--help`. */

@@ -17,7 +17,7 @@ export function registerList(program: Command, run: RunAction): void {
     .option('--all', 'read every page (from --page on), streaming; with a filter, every match', false)
     .option(
       '--status <status>',
-      'only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, or a word for an ended task (cancelled, expired, ...)',
+      'only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, a word for an ended task (cancelled, expired, ...), or a group: working (running), waiting, unfinished, ended',
       taskStatuses,
     )
     .option('--service <service>', 'only tasks of this service (repeatable or comma-separated)', collect)
@@ -38,6 +38,7 @@ export function registerList(program: Command, run: RunAction): void {
         'taskctl list --all --status failed -o ndjson',
         'taskctl list --all --service domain_check_availability --limit 10 -q',
         'taskctl list --since 1h --status failed',
+        'taskctl list --status running -q | taskctl wait -   # running = working',
         'taskctl list --since 24h --until 1h -o csv > yesterday.csv',
         'taskctl list --columns id,status,created_at -o tsv',
         'taskctl list --wide',

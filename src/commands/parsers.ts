@@ -1,7 +1,7 @@
 /** Flag-value parsers shared by the commands: a bad value is a usage error (exit 2) naming the flag. */
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../lib/duration.js';
-import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES } from '../lib/task-state.js';
+import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES, STATUS_GROUP_NAMES } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';
 import type { Field } from '../core/api-request.js';
 import type { TimeBound } from '../core/list-window.js';
@@ -98,19 +98,16 @@ export function collect(value: string, previous: string[] | undefined): string[]
   ];
 }
 
-/** The statuses `--status` accepts: docs/openapi.json's, and the words a server may use for a task that ended. */
-const FILTER_STATUSES: readonly string[] = [...new Set<string>([...KNOWN_TASK_STATUSES, ...ENDED_TASK_STATUSES])];
+/** The statuses `--status` accepts: docs/openapi.json's, the words a server may use for a task that ended, and the groups. */
+const FILTER_STATUSES: readonly string[] = [
+  ...new Set<string>([...KNOWN_TASK_STATUSES, ...ENDED_TASK_STATUSES, ...STATUS_GROUP_NAMES]),
+];
 
-/** Status words that name a group, and the filter that asks for it. */
+/** Words people use for completed tasks, and the filter that asks for them. */
 const MEANT: Readonly<Record<string, { what: string; flag: string }>> = {
-  finished: { what: 'every finished task', flag: 'completed,failed' },
-  done: { what: 'every finished task', flag: 'completed,failed' },
-  ended: { what: 'every finished task', flag: 'completed,failed' },
   complete: { what: 'completed tasks', flag: 'completed' },
   succeeded: { what: 'completed tasks', flag: 'completed' },
   success: { what: 'completed tasks', flag: 'completed' },
-  running: { what: 'unfinished tasks', flag: 'pending,processing' },
-  active: { what: 'unfinished tasks', flag: 'pending,processing' },
 };
 
 /**
@@ -126,7 +123,7 @@ export function taskStatuses(value: string, previous: string[] | undefined): str
     const meant = MEANT[unknown.toLowerCase()];
     if (meant !== undefined)
       throw new UsageError(
-        `unknown status "${unknown}": tasks are ${FILTER_STATUSES.slice(0, 4).join(', ')} (or another word for ended)`,
+        `unknown status "${unknown}": tasks are ${FILTER_STATUSES.slice(0, 4).join(', ')} (or another word for ended, or a group: ${STATUS_GROUP_NAMES.join(', ')})`,
         `For ${meant.what}, use --status ${meant.flag}.`,
       );
     const near = closest(unknown, FILTER_STATUSES);

@@ -190,8 +190,10 @@ async function printResponse(
   }
   if (response.text === '') return;
   if (!terminal) {
-    // Piped: the body as it came (only the API key, should the server echo it, is scrubbed).
-    stdout.write(ctx.redact(response.text));
+    // Piped: the body as it came (only the API key, should the server echo it, is scrubbed), ending with a newline
+    // as every line a shell or `read` expects does.
+    const body = ctx.redact(response.text);
+    stdout.write(body.endsWith('\n') ? body : `${body}\n`);
     return;
   }
   const { parseResponseJson } = await import('../api/json.js');

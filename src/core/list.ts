@@ -7,8 +7,10 @@
 import type { Task } from '../api/schemas.js';
 import type { Output, Prompts, Runtime, Service, Store } from './context.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
+import { statusFilter } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';
 import { pickColumns } from '../output/columns.js';
+import type { ListOptions as TableView } from '../output/printer-types.js';
 import { formatCount } from '../output/numbers.js';
 import { counted } from '../output/plural.js';
 import { CreatedWindow, type TimeBound } from './list-window.js';
@@ -59,11 +61,10 @@ function listPlan(options: ListOptions, now: number): ListPlan {
   const search = Boolean(options.status?.length) || Boolean(options.service?.length) || window.active;
   const walk = options.all || search;
   const defaultLimit = search && !options.all && options.limit === undefined;
+  const status = options.status?.length ? statusFilter(options.status) : () => true;
   return {
     matches: (task) =>
-      (!options.status?.length || options.status.includes(task.status)) &&
-      (!options.service?.length || options.service.includes(task.service)) &&
-      window.contains(task),
+      status(task) && (!options.service?.length || options.service.includes(task.service)) && window.contains(task),
     window,
     walk,
     search,
@@ -88,15 +89,17 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
   const columns = pickColumns(allColumns, options.columns);
   const plan = listPlan(options, ctx.clock.now());
   const api = await ctx.api();
+  const view: TableView = { wide: options.wide === true, chosen: (options.columns?.length ?? 0) > 0 };
   const out = idsOnly(ctx.globals)
     ? idLines(ctx.printer, (task: Task) => task.id)
-    : ctx.printer.stream(columns, (task: Task) => task, {
-        wide: options.wide === true,
-        chosen: (options.columns?.length ?? 0) > 0,
-      });
+    : ctx.printer.stream(columns, (task: Task) => task, view);
   // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8; a search has no
   // page cap of its own (a failed task on page 2,000 is still found).
-  const guard = new PageWalkGuard<Task>('listing tasks', plan.search ? Number.POSITIVE_INFINITY : undefined);
+  const guard = new PageWalkGuard<Task>(
+    'listing tasks',
+    plan.search ? Number.POSITIVE_INFINITY : undefined,
+    'The service is answering inconsistently; try again later, or narrow the listing (--limit, --page).',
+  );
   const end: WalkEnd = { first: options.page, page: options.page, totalPages: 1, printed: 0, cut: false };
   const walk = async (say: (text: string) => void) => {
     for (;;) {
@@ -126,6 +129,11 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
     await out.abort();
     throw error;
   }
+  // A page past the end says how many there are, instead of a bare "No results.".
+  if (end.printed === 0 && end.totalPages > 0 && end.page > end.totalPages)
+    view.emptyMessage =
+      `No results: page ${formatCount(end.page)} is past the end (the list has ${counted(end.totalPages, 'page')}); ` +
+      `use --page ${formatCount(end.totalPages)} or --all.`;
   await out.end();
   afterList(ctx, plan, end);
 }

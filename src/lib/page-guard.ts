@@ -18,10 +18,15 @@ export class PageWalkGuard<T extends { id: number }> {
   private firstTotalPages: number | undefined;
   private pages = 0;
 
-  /** `what` names the walk in errors, e.g. "GET /tasks". */
+  /**
+   * `what` names the walk in errors, e.g. "GET /tasks"; `hint` is the error's next step (a command with flags that
+   * narrow the walk names them). A guard lives for one walk: a listing read again later may have moved
+   * (docs/behaviour.md#http).
+   */
   constructor(
     private readonly what: string,
     private readonly maxPages = MAX_PAGES,
+    private readonly hint = 'The service is answering inconsistently; try again later.',
   ) {}
 
   /** Checks one page; returns its items not seen before. Throws UnavailableError (exit 8) when the walk must stop. */
@@ -43,9 +48,6 @@ export class PageWalkGuard<T extends { id: number }> {
   }
 
   private endless(why: string): UnavailableError {
-    return new UnavailableError(
-      `${this.what}: the server's pages do not end (${why})`,
-      'The service is answering inconsistently; try again later, or narrow the listing (--limit, --page).',
-    );
+    return new UnavailableError(`${this.what}: the server's pages do not end (${why})`, this.hint);
   }
 }

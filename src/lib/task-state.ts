@@ -58,6 +58,14 @@ export function statusWord(status: string): StatusWord {
   return WORDS.get(status.toLowerCase()) ?? UNKNOWN;
 }
 
+/**
+ * Every status word and its tone, for the sandbox dashboard's script: its copy of this vocabulary is generated from this
+ * table (a word not in it is `plain` there too).
+ */
+export function statusToneTable(): Record<string, StatusTone> {
+  return Object.fromEntries([...WORDS].map(([word, meaning]) => [word, meaning.tone]));
+}
+
 /** Words a server may use for a task that ended without completing; they end a wait like `failed` (exit 10). */
 export const ENDED_TASK_STATUSES: ReadonlySet<string> = new Set(
   [...WORDS].filter(([, word]) => word.ended && !word.succeeded).map(([name]) => name),
@@ -94,6 +102,55 @@ export function taskPhase(task: TaskStateFields): TaskPhase {
 
 export function isTerminal(task: TaskStateFields): boolean {
   return taskPhase(task) !== 'active';
+}
+
+/**
+ * A task at work: not ended, and its status is a working word (`processing`, `running`, `in_progress`). What
+ * `--until processing` waits for (or the end), and the `--status working` (`running`) group.
+ */
+export function isWorking(task: TaskStateFields): boolean {
+  return taskPhase(task) === 'active' && statusWord(task.status).tone === 'working';
+}
+
+/** A task not started yet: not ended, and its status is a waiting word (`pending`, `queued`, …). */
+export function isWaiting(task: TaskStateFields): boolean {
+  return taskPhase(task) === 'active' && statusWord(task.status).tone === 'waiting';
+}
+
+/** The status's plain word `failed` (messages say "failed" for it and name any other ending word as it came). */
+export function isPlainFailure(status: string): boolean {
+  return status.toLowerCase() === 'failed';
+}
+
+/** The webhook event a task's state stands for: working → `processing`, completed, ended → `failed`; else none. */
+export function taskEventName(task: TaskStateFields): 'processing' | 'completed' | 'failed' | undefined {
+  const phase = taskPhase(task);
+  if (phase === 'completed') return 'completed';
+  if (phase === 'ended') return 'failed';
+  return isWorking(task) ? 'processing' : undefined;
+}
+
+/** Groups of statuses `--status` accepts besides the words themselves; each is a test on the task. */
+const STATUS_GROUPS: Readonly<Record<string, (task: TaskStateFields) => boolean>> = {
+  working: isWorking,
+  running: isWorking,
+  waiting: isWaiting,
+  unfinished: (task) => taskPhase(task) === 'active',
+  active: (task) => taskPhase(task) === 'active',
+  ended: isTerminal,
+  finished: isTerminal,
+  done: isTerminal,
+};
+
+/** The group names `--status` accepts (`running` = `working`). */
+export const STATUS_GROUP_NAMES: readonly string[] = Object.keys(STATUS_GROUPS);
+
+/** `--status` values as one test: a group matches by its meaning, any other word by the status as the server wrote it. */
+export function statusFilter(wanted: readonly string[]): (task: TaskStateFields) => boolean {
+  const tests = wanted.map(
+    (word) => STATUS_GROUPS[word.toLowerCase()] ?? ((task: TaskStateFields) => task.status === word),
+  );
+  return (task) => tests.some((test) => test(task));
 }
 
 /** A status outside docs/openapi.json's four (shown as it came, warned about once per run). */

@@ -23,7 +23,19 @@ interface ErrorSource {
   off: (event: 'error', listener: (error: NodeJS.ErrnoException) => void) => unknown;
 }
 
-type Holdable = OutputStream & Partial<ErrorSource> & { [HOLDS]?: number; [OUTCOME]?: number };
+/** The exit code of the signal that stopped the run (129 after SIGHUP), kept on stdout like the holds. */
+const STOPPED = Symbol.for('taskctl.stdout.stopped');
+
+type Holdable = OutputStream &
+  Partial<ErrorSource> & { [HOLDS]?: number; [OUTCOME]?: number; [STOPPED]?: number | undefined };
+
+/**
+ * Records that a signal stopped the run, with its exit code (130, 143, 129). After SIGHUP the terminal is gone: a
+ * write that fails then (the next-step line) is dropped and the run still ends with 129, never 14.
+ */
+export function noteStopSignal(stream: OutputStream, code: number): void {
+  (stream as Holdable)[STOPPED] = code;
+}
 
 /**
  * Records the exit code a command has settled on, so that a reader going away during the output that follows ends the
@@ -74,17 +86,23 @@ export function guardStdout(stdout: GuardedStream, stderr: GuardedStream, exit: 
     ended = true;
     exit(code);
   };
+  const hungUp = () => (stdout as Holdable)[STOPPED] === ExitCode.hungUp;
   stdout.on('error', (error: NodeJS.ErrnoException) => {
-    // A holder is finishing a side effect and reports the loss itself.
-    if (((stdout as Holdable)[HOLDS] ?? 0) > 0) return;
+    // A holder is finishing a side effect and reports the loss itself; after SIGHUP the run ends by itself with 129.
+    if (((stdout as Holdable)[HOLDS] ?? 0) > 0 || hungUp()) return;
     if (error.code === 'EPIPE') {
-      end((stdout as Holdable)[OUTCOME] ?? (typeof process.exitCode === 'number' ? process.exitCode : 0));
+      const outcome = (stdout as Holdable)[OUTCOME];
+      const stopped = (stdout as Holdable)[STOPPED];
+      // A run stopped by SIGTERM settles on 130 like Ctrl-C; the signal's own code is what it exits with.
+      const code = outcome === ExitCode.interrupted && stopped !== undefined ? stopped : outcome;
+      end(code ?? (typeof process.exitCode === 'number' ? process.exitCode : 0));
       return;
     }
     if (!ended) tryWrite(stderr, `error: cannot write the output (${describeWriteError(error)})\n`);
     end(OUTPUT_FAILED_EXIT);
   });
   stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (hungUp()) return;
     if (!ended) tryWrite(stdout, `error: cannot write messages to stderr (${describeWriteError(error)})\n`);
     end(OUTPUT_FAILED_EXIT);
   });

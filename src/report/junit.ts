@@ -11,7 +11,7 @@
  *   (GitLab, Jenkins, most reporter actions) read testcases only, so a suite-level `<error>` would go unseen.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
-import { itemCounts, itemOutcome, taskPhase } from '../lib/task-state.js';
+import { isPlainFailure, itemCounts, itemOutcome, taskPhase } from '../lib/task-state.js';
 
 interface Counts {
   tests: number;
@@ -91,7 +91,7 @@ function testcase(item: TaskItem, task: Task, counts: Counts): string {
       counts.skipped++;
       const why =
         taskPhase(task) === 'ended'
-          ? `not processed: the task ${task.status === 'failed' ? 'failed' : `ended (${task.status})`} first`
+          ? `not processed: the task ${isPlainFailure(task.status) ? 'failed' : `ended (${task.status})`} first`
           : `not finished: item ${item.status}, task ${task.status}`;
       return `${head}>\n      <skipped${attrs({ message: why })}/>\n    </testcase>`;
     }
@@ -101,7 +101,8 @@ function testcase(item: TaskItem, task: Task, counts: Counts): string {
 /** The task's own error text: its message, else what its status says. */
 function taskEndMessage(task: Task): string {
   return (
-    task.error_message ?? (task.status === 'failed' ? 'the task failed' : `the task ended with status "${task.status}"`)
+    task.error_message ??
+    (isPlainFailure(task.status) ? 'the task failed' : `the task ended with status "${task.status}"`)
   );
 }
 

@@ -4,9 +4,9 @@
  */
 import { backoffDelay } from '../../api/resend-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
-import { MalformedResponseError, RateLimitError, UnavailableError } from '../../errors.js';
+import { MalformedResponseError, NotFoundError, RateLimitError, UnavailableError } from '../../errors.js';
 import { PageWalkGuard } from '../../lib/page-guard.js';
-import { isTerminal, itemCounts, taskPhase } from '../../lib/task-state.js';
+import { isTerminal, isWorking, itemCounts, taskPhase } from '../../lib/task-state.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
 import { TaskPace } from './pace.js';
@@ -89,6 +89,8 @@ export interface FollowOptions {
   outageToleranceMs?: number | undefined;
   /** The outage state, after each failed round (`retrying`) and once when the service answers again. */
   onOutage?: (state: OutageState) => void;
+  /** 'all-unfinished': once the first reading of the list is done, with the number of unfinished tasks it found. */
+  onScanned?: (unfinished: number) => void;
   /** Before each round's first request (a display shows a round whose answer is slow to come). */
   onRoundStart?: () => void;
   /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
@@ -141,6 +143,11 @@ function isTransient(error: unknown): error is Error {
 }
 const endlessPages = new WeakSet<object>();
 
+/** A walk over GET /tasks. */
+function newWalk(): PageWalkGuard<Task> {
+  return new PageWalkGuard<Task>('GET /tasks');
+}
+
 /** The listing is read from page 1 on every discovery; this key times discovery like a task. */
 const DISCOVERY = 'discovery';
 /** The least time a request gets before the outage tolerance cuts it (see readerUntilGiveUp). */
@@ -153,9 +160,14 @@ class Follower {
   private readonly pages = new PageKnowledge();
   private readonly watched = new Map<number, Watched>();
   private readonly watchAll: boolean;
-  /** 'all-unfinished': every id seen in the listing, finished or not. */
-  private readonly known = new Set<number>();
+  /**
+   * 'all-unfinished': every id seen in the listing, finished or not, with its `created_at`: a service that restarts
+   * numbers its tasks from 1 again, and a known id with another creation time is a new task.
+   */
+  private readonly known = new Map<number, string>();
   private initialScanDone = false;
+  /** Tasks discovered so far (a discovery that found none backs off). */
+  private discovered = 0;
   private totalCount: number | undefined;
   /** Next page (2 … last−1) to read when the listing holds tasks none of our reads showed. */
   private scanCursor = 2;
@@ -173,7 +185,11 @@ class Follower {
   private answered = false;
   private lastError: Error | undefined;
   private gaveUp = false;
-  /** Guards a walk over pages (the first discovery, a search for tasks): one per walk, see PageWalkGuard. */
+  /**
+   * Guards this round's search for tasks (pages not known to hold one). One per round: the pages of a search are read
+   * once each, but between two rounds the listing churns (tasks created, a task moving pages, a restarted service), so
+   * a page read again in a later round may rightly repeat what an earlier one showed.
+   */
   private walk: PageWalkGuard<Task> | undefined;
 
   constructor(private readonly options: FollowOptions) {
@@ -256,7 +272,7 @@ class Follower {
     const now = clock.now();
     this.seenThisRound.clear();
 
-    if (this.pages.searched.size === 0) this.walk = undefined;
+    this.walk = undefined;
     if (this.watchAll && (this.discovery.dueAt(DISCOVERY) ?? Infinity) <= now) await this.discover();
 
     const due = this.timers.due(now).filter((id) => this.isPollable(id));
@@ -315,22 +331,24 @@ class Follower {
    * round are read until the count adds up.
    */
   private async discover(): Promise<void> {
-    const before = this.known.size;
+    const before = this.discovered;
+    // Each discovery is a walk of its own, guarded by itself (see `walk`).
+    const walk = newWalk();
     if (!this.initialScanDone) {
-      const walk = new PageWalkGuard<Task>('GET /tasks');
       for (let page = 1; page === 1 || page <= (this.pages.totalPages ?? 0); page++) await this.readPage(page, walk);
       this.initialScanDone = true;
       this.discovery.observe(DISCOVERY, true, this.options.clock.now());
+      this.options.onScanned?.(this.watched.size);
       return;
     }
-    await this.readPage(1);
+    await this.readPage(1, walk);
     const last = this.pages.totalPages ?? 0;
-    if (this.unseenInListing() > 0 && last > 1) await this.readPage(last);
+    if (this.unseenInListing() > 0 && last > 1) await this.readPage(last, walk);
     if (this.unseenInListing() > 0 && last > 2) {
       if (this.scanCursor >= last) this.scanCursor = 2;
-      await this.readPage(this.scanCursor++);
+      await this.readPage(this.scanCursor++, walk);
     }
-    this.discovery.observe(DISCOVERY, this.known.size > before, this.options.clock.now());
+    this.discovery.observe(DISCOVERY, this.discovered > before, this.options.clock.now());
   }
 
   private unseenInListing(): number {
@@ -361,7 +379,7 @@ class Follower {
     if (!guard) {
       // Pages where watched tasks were last seen are read every round; only a search walks into the unknown.
       if ([...this.watched.values()].some((w) => !w.settled && this.pages.pageOf(w.id) === page)) return;
-      guard = this.walk ??= new PageWalkGuard<Task>('GET /tasks');
+      guard = this.walk ??= newWalk();
     }
     try {
       guard.accept(page, meta.total_pages, tasks);
@@ -372,9 +390,23 @@ class Follower {
   }
 
   private async fetchTask(id: number): Promise<void> {
-    // NotFoundError (and AuthError, UsageError) propagate: a watched id that does not exist is fatal.
-    const task = await this.request((reader) => reader.getTask(id));
+    // NotFoundError (and AuthError, UsageError) propagate: a watched id that does not exist is fatal, unless watch
+    // found it in the listing itself (the service restarted, or removed it): then it is no longer followed.
+    let task: Task;
+    try {
+      task = await this.request((reader) => reader.getTask(id));
+    } catch (error) {
+      if (!(this.watchAll && error instanceof NotFoundError)) throw error;
+      this.unwatch(id);
+      return;
+    }
     this.observe(task, this.options.clock.now(), true);
+  }
+
+  private unwatch(id: number): void {
+    this.watched.delete(id);
+    this.timers.delete(id);
+    this.pages.forget(id);
   }
 
   /** Counts the request and lets Ctrl-C end the wait at once rather than after the request's own timeout. */
@@ -414,8 +446,12 @@ class Follower {
 
   /** 'all-unfinished': the first scan follows unfinished tasks; later, any new task is followed (even if finished). */
   private discoverTask(task: Task, now: number): void {
-    if (this.known.has(task.id)) return;
-    this.known.add(task.id);
+    const created = this.known.get(task.id);
+    if (created === task.created_at) return;
+    this.known.set(task.id, task.created_at);
+    this.discovered++;
+    // The id named another task before (a restarted service): the old one is gone, the new one is followed afresh.
+    if (created !== undefined) this.unwatch(task.id);
     if (!this.initialScanDone && isTerminal(task)) return;
     this.addWatched(task.id, now);
   }
@@ -486,7 +522,8 @@ class Follower {
   }
 
   private reached(task: Task): boolean {
-    if (this.options.until === 'processing') return task.status === 'processing' || isTerminal(task);
+    // `processing` is "working" in the vocabulary: a server whose tasks run as `running` satisfies it too.
+    if (this.options.until === 'processing') return isWorking(task) || isTerminal(task);
     return isTerminal(task);
   }
 

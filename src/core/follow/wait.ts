@@ -6,7 +6,14 @@ import type { Output, Process, Runtime, Service, Store } from '../context.js';
 import type { Task } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
-import { isTerminal, itemCounts, taskPhase, taskTone, unknownStatusWarner } from '../../lib/task-state.js';
+import {
+  isPlainFailure,
+  isTerminal,
+  itemCounts,
+  taskPhase,
+  taskTone,
+  unknownStatusWarner,
+} from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
 import { idArgs } from './outcome.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
@@ -106,7 +113,7 @@ function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowIte
   for (const task of tasks) {
     if (taskPhase(task) === 'ended')
       ctx.printer.error(
-        `task ${task.id} ${task.status === 'failed' ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
+        `task ${task.id} ${isPlainFailure(task.status) ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
         sandboxAwareHint(ctx.ephemeralSandbox, `See the items: taskctl show ${task.id}`),
       );
     else if (!allowItemFailures && taskTone(task) === 'partial') {

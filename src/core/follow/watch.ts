@@ -8,8 +8,9 @@ import type { Output, Process, Runtime, Service, Store } from '../context.js';
 import { ExitCode } from '../../errors.js';
 import { eventLineFormatter } from '../../output/event-line.js';
 import { countsText } from '../../output/task-columns.js';
+import { counted } from '../../output/plural.js';
 import { isoSeconds, parseTimestamp } from '../../output/times.js';
-import { unknownStatusWarner } from '../../lib/task-state.js';
+import { isWaiting, isWorking, taskPhase, unknownStatusWarner } from '../../lib/task-state.js';
 import { sandboxAwareHint } from '../sandbox-hint.js';
 import { idArgs } from './outcome.js';
 
@@ -25,15 +26,17 @@ export interface WatchOptions {
 
 /** When the task's status changed by its own fields (started, completed, failed, created), else when it was seen. */
 function statusTime(task: Task, seenAt: number): number {
-  const status = task.status.toLowerCase();
+  const phase = taskPhase(task);
   const field =
-    status === 'processing'
-      ? task.started_at
-      : status === 'completed'
-        ? task.completed_at
-        : status === 'pending'
-          ? task.created_at
-          : (task.failed_at ?? task.completed_at);
+    phase === 'completed'
+      ? task.completed_at
+      : phase === 'ended'
+        ? (task.failed_at ?? task.completed_at)
+        : isWorking(task)
+          ? task.started_at
+          : isWaiting(task)
+            ? task.created_at
+            : (task.failed_at ?? task.completed_at);
   return parseTimestamp(field) ?? seenAt;
 }
 
@@ -88,11 +91,13 @@ export async function runWatch(
   const asEvents = printer.format === 'json' || printer.format === 'ndjson';
   // tsv/csv rows go through the printer's row stream (it prints each write at once); table gets human lines.
   const rows = printer.format === 'tsv' || printer.format === 'csv' ? printer.stream(CHANGE_COLUMNS) : undefined;
-  // For a person: what is watched and how to stop (an empty watch is then not a silent mystery).
-  if (!asEvents && !rows) {
-    const what = ids.length > 0 ? `${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}` : 'every unfinished task';
-    printer.info(`watching ${what}${ids.length === 0 && options.follow ? ' and any new one' : ''}; Ctrl-C to stop`);
-  }
+  // For a person: what is watched and how to stop (an empty watch is then not a silent mystery). Without ids, once
+  // the list was read: with nothing to watch, the one line at the end says so.
+  const human = !asEvents && !rows;
+  const announce = (what: string) => {
+    if (human) printer.info(`watching ${what}; Ctrl-C to stop`);
+  };
+  if (ids.length > 0) announce(`${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}`);
   const eventLine = eventLineFormatter();
   const result = await followTasks({
     reader: api,
@@ -102,6 +107,11 @@ export async function runWatch(
     intervalMs: options.interval,
     until: 'terminal',
     follow: options.follow,
+    onScanned: (unfinished) => {
+      const more = options.follow ? ' and any new one' : '';
+      if (unfinished > 0) announce(`${counted(unfinished, 'unfinished task')}${more}`);
+      else if (options.follow) announce('for new tasks (none is unfinished now)');
+    },
     deadline,
     signal: ctx.signal,
     onChange: (change) => {
@@ -150,7 +160,7 @@ export async function runWatch(
     });
     printer.error(failure.message, failure.hint);
   }
-  if (ids.length === 0 && result.tasks.length === 0 && !asEvents && !rows)
+  if (ids.length === 0 && result.tasks.length === 0 && human)
     printer.info('no unfinished tasks: nothing to watch (taskctl watch --follow waits for new ones)');
   if (result.reason === 'timeout')
     printer.error(

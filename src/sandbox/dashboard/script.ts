@@ -6,8 +6,24 @@
  * the server is set with textContent, never as HTML.
  * (Plain browser JavaScript in a string: no backticks or dollar-brace inside.)
  */
-export const PAGE_JS = String.raw`'use strict';
-(function () {
+import { statusToneTable } from '../../lib/task-state.js';
+
+/**
+ * The vocabulary's table as JSON text, put in by scripts/build.ts (esbuild `define`) from lib/task-state.ts at build
+ * time; run from source (tests, `npm run dev`) it is not defined and the same table is made here.
+ */
+declare const TASKCTL_STATUS_TONES: string | undefined;
+
+/** The status vocabulary's copy in the page (word → tone): the script compares no status word of its own. */
+const VOCABULARY_JS = `var STATUS_TONES = ${
+  typeof TASKCTL_STATUS_TONES === 'string' ? TASKCTL_STATUS_TONES : JSON.stringify(statusToneTable())
+};\n`;
+
+export const PAGE_JS =
+  String.raw`'use strict';
+` +
+  VOCABULARY_JS +
+  String.raw`(function () {
   var PER_PAGE = 25;
   /** An opened task shows this many of its items (a task may have 10,000); taskctl show prints them all. */
   var ITEMS_SHOWN = 500;
@@ -91,6 +107,12 @@ export const PAGE_JS = String.raw`'use strict';
 
   // A task's tone comes with it from the server (its verdict, the CLI's own rule); a delivery's from its state.
   var DELIVERY_TONES = { delivered: 'success', abandoned: 'failure', retrying: 'working', sending: 'working' };
+  /** An item's tone by the vocabulary (STATUS_TONES); a word it does not know is waiting, as for the CLI. */
+  function itemTone(status) {
+    var tone = Object.prototype.hasOwnProperty.call(STATUS_TONES, String(status).toLowerCase()) ? STATUS_TONES[String(status).toLowerCase()] : 'plain';
+    return tone === 'plain' ? 'waiting' : tone;
+  }
+
   function badge(text, tone) {
     return h('span', { class: 'badge tone-' + String(tone || 'plain').replace(/[^a-z-]/g, ''), text: text });
   }
@@ -150,7 +172,7 @@ export const PAGE_JS = String.raw`'use strict';
   // ---- one task and its items ----
   var openTimer = null;
   function itemResult(item) {
-    if (item.status === 'failed') return item.error || '';
+    if (itemTone(item.status) === 'failure') return item.error || '';
     return item.data === null || item.data === undefined ? '' : JSON.stringify(item.data);
   }
 
@@ -170,7 +192,7 @@ export const PAGE_JS = String.raw`'use strict';
       return h('tr', { 'data-item': i + 1 },
         h('td', { class: 'num', text: i + 1 }),
         h('td', { class: 'mono', text: item.target }),
-        h('td', null, badge(item.status, item.status === 'completed' ? 'success' : item.status === 'failed' ? 'failure' : 'waiting')),
+        h('td', null, badge(item.status, itemTone(item.status))),
         h('td', { class: 'mono wrap', text: itemResult(item) }));
     }));
     $('task-items-note').textContent = items.length > ITEMS_SHOWN

@@ -17,12 +17,19 @@ afterEach(() => {
 });
 
 describe('taskctl api: requests', () => {
-  it('GET by default; piped, the body is printed exactly as it came', async () => {
+  it('GET by default; piped, the body is printed as it came, ending with a newline', async () => {
     const api = mockApi();
     const text = '{"success":true,"data":{"balance":5,"currency":"coins"},"zeta":1}';
     api.reply('GET', '/balance', 200, text);
     const result = await runTaskctl(['api', '/balance'], { api });
-    expect(result).toEqual({ code: 0, stdout: text, stderr: '' });
+    expect(result).toEqual({ code: 0, stdout: `${text}\n`, stderr: '' });
+  });
+
+  it('piped, a body that already ends with a newline gets no second one', async () => {
+    const api = mockApi();
+    api.reply('GET', '/motd', 200, 'hello\n', { headers: { 'content-type': 'text/plain' } });
+    const result = await runTaskctl(['api', '/motd'], { api });
+    expect(result.stdout).toBe('hello\n');
   });
 
   it('on a terminal, JSON is pretty-printed', async () => {

@@ -226,11 +226,11 @@ describe('the paging hint (quiet stderr for scripts)', () => {
 });
 
 describe('--status words for a group (every error names the next step)', () => {
-  it('finished is answered with the flag that asks for finished tasks, not "did you mean failed"', async () => {
-    const result = await runTaskctl(['list', '--status', 'finished'], { api: mockApi() });
+  it('succeeded is answered with the flag that asks for completed tasks, not "did you mean"', async () => {
+    const result = await runTaskctl(['list', '--status', 'succeeded'], { api: mockApi() });
     expect(result.code).toBe(2);
     expect(result.stderr).not.toMatch(/did you mean/);
-    expect(result.stderr).toMatch(/For every finished task, use --status completed,failed\./);
+    expect(result.stderr).toMatch(/For completed tasks, use --status completed\./);
   });
 });
 
@@ -347,5 +347,15 @@ describe('filters search the list', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('1\n');
+  });
+});
+
+describe('list: a page past the end', () => {
+  it('--page 9 of 3 names the page count and the way back, instead of a bare "No results."', async () => {
+    const api = mockApi();
+    page(api, 9, 3, []);
+    const result = await runTaskctl(['list', '--page', '9'], { api, stdoutTTY: true, env: { NO_COLOR: '1' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('No results: page 9 is past the end (the list has 3 pages); use --page 3 or --all.\n');
   });
 });

@@ -75,6 +75,9 @@ describe('watch: pages that never end', () => {
     const result = await runTaskctl(['watch'], { api });
     expect(result.code).toBe(8);
     expect(result.stderr).toMatch(/pages do not end \(total_pages grew from 2 to \d+/);
+    // Its next step names no flag watch does not have.
+    expect(result.stderr).toMatch(/try again later\.\n$/);
+    expect(result.stderr).not.toMatch(/--limit|--page/);
     expect(api.calls.length).toBeLessThan(15);
   });
 });

@@ -5,14 +5,20 @@ import { sandboxRun, type RunOptions } from './harness.js';
 const person: RunOptions = { stdoutTTY: true, stderrTTY: false, columns: 100 };
 
 describe('watch for a person', () => {
-  it('with nothing running: says what it watched, that nothing was unfinished, and how to keep watching', async () => {
+  it('with nothing running: one line, that nothing was unfinished and how to keep watching', async () => {
     const { run } = await sandboxRun(500);
     const result = await run(['watch'], person);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe(
-      'watching every unfinished task; Ctrl-C to stop\n' +
-        'no unfinished tasks: nothing to watch (taskctl watch --follow waits for new ones)\n',
-    );
+    expect(result.stderr).toBe('no unfinished tasks: nothing to watch (taskctl watch --follow waits for new ones)\n');
+  });
+
+  it('without ids: says how many unfinished tasks it found, once the list was read', async () => {
+    const { run } = await sandboxRun(500);
+    await run(['create', 'domain_check_availability', 'a.com', '-q']);
+    await run(['create', 'domain_check_availability', 'b.com', '-q']);
+    const result = await run(['watch'], person);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('watching 2 unfinished tasks; Ctrl-C to stop\n');
   });
 
   it('aligned columns, the time of the event from the task (ISO UTC, no milliseconds), counts as list shows them', async () => {

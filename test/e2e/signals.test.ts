@@ -1,0 +1,94 @@
+/**
+ * Signals by convention (docs/behaviour.md#exit-codes): SIGTERM exits 143 and SIGHUP 129, with the same next-step line
+ * as Ctrl-C (130); a SIGHUP whose terminal is gone (the next-step line cannot be written) is still 129, never 14; the
+ * two servers stop with 0 when asked to. The bin is spawned; the sandbox's clock stands still, so the task never ends.
+ */
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AutoClock } from '../unit/commands/harness.js';
+import { BIN, startWorld, type E2EWorld } from './harness.js';
+
+let world: E2EWorld;
+let clock: AutoClock;
+beforeEach(async () => {
+  clock = new AutoClock(Date.now());
+  world = await startWorld({ itemMs: 20, clock });
+});
+afterEach(() => world.close());
+
+async function longTask(): Promise<number> {
+  const result = await world.inProcess(['create', 'domain_check_availability', 'slow-a.com', 'slow-b.com', '-q'], {
+    clock,
+  });
+  expect(result.code).toBe(0);
+  return Number(result.stdout.trim());
+}
+
+/** Spawns `taskctl args`, waits until its output (either stream) matches `ready`, sends `signal`; exit code and stderr. */
+async function stopWith(
+  args: string[],
+  ready: RegExp,
+  signal: NodeJS.Signals,
+  options: { closeOutput?: boolean } = {},
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...world.env } });
+  let stderr = '';
+  let seen = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    seen += chunk;
+  });
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (seen += chunk));
+  await vi.waitFor(() => expect(seen).toMatch(ready), { timeout: 10_000, interval: 20 });
+  if (options.closeOutput) {
+    // The terminal is gone: whatever the command writes from now on fails.
+    child.stdout.destroy();
+    child.stderr.destroy();
+  }
+  child.kill(signal);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stderr };
+}
+
+describe('signals', () => {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
+    it(`wait: ${signal} exits ${code} with the resume line`, async () => {
+      const id = await longTask();
+      const result = await stopWith(['wait', String(id), '--interval', '100ms'], new RegExp(`task ${id} `), signal);
+      expect(result.code).toBe(code);
+      expect(result.stderr).toMatch(new RegExp(`still running: taskctl wait ${id}`));
+      expect(result.stderr).not.toMatch(/error:/);
+    });
+  }
+
+  it('watch: SIGTERM exits 143 with the resume line', async () => {
+    const id = await longTask();
+    const result = await stopWith(['watch', String(id), '--interval', '100ms'], /processing|pending/, 'SIGTERM');
+    expect(result.code).toBe(143);
+    expect(result.stderr).toMatch(new RegExp(`still running: taskctl watch ${id}`));
+  });
+
+  it('SIGHUP with the terminal gone is still 129, not 14', async () => {
+    const id = await longTask();
+    const result = await stopWith(['wait', String(id), '--interval', '100ms'], new RegExp(`task ${id} `), 'SIGHUP', {
+      closeOutput: true,
+    });
+    expect(result.code).toBe(129);
+  });
+
+  it('webhook listen: SIGTERM and SIGHUP are a requested stop, exit 0', async () => {
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+      const result = await stopWith(['webhook', 'listen', '--port', '0', '--no-wire'], /listening|http:\/\//, signal);
+      expect(result.code).toBe(0);
+    }
+  });
+
+  it('sandbox: SIGHUP is a requested stop, exit 0', async () => {
+    const result = await stopWith(['sandbox', '--port', '0'], /sandbox listening/, 'SIGHUP');
+    expect(result.code).toBe(0);
+  });
+});
