@@ -11,6 +11,7 @@ import { CliError, UsageError } from '../errors.js';
 import type { Env } from '../lib/env.js';
 import type { IO } from '../output/io.js';
 import type { Printer } from '../output/printer.js';
+import { fsReason } from '../lib/fs-reason.js';
 
 export type ReportSpec = { kind: 'junit'; path: string } | { kind: 'github' };
 
@@ -169,21 +170,7 @@ function writeReportFile(ctx: ReportContext, path: string, write: (path: string)
     write(path);
     return true;
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    ctx.printer.warn(`could not write the report to ${path}: ${REASONS[reason] ?? reason}`);
+    ctx.printer.warn(`could not write the report to ${path}: ${fsReason(error)}`);
     return false;
   }
 }
-
-/** Plain words for the errors a report write meets; others are shown as their code. */
-const REASONS: Record<string, string> = {
-  ENOSPC: 'the disk is full',
-  EDQUOT: 'the disk quota is exceeded',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  EISDIR: 'it is a directory',
-  ENOTDIR: 'a part of its path is not a directory',
-  EEXIST: 'a part of its path is a file, not a directory',
-  ENOENT: 'its directory no longer exists',
-};

@@ -249,7 +249,12 @@ describe('a failing stdout never hides a side effect', () => {
             },
           },
         },
-        env: { ...world.env, TASKCTL_CONFIG_DIR: join(home, 'c'), TASKCTL_CACHE_DIR: join(home, 'k') },
+        env: {
+          ...world.env,
+          TASKCTL_CONFIG_DIR: join(home, 'c'),
+          TASKCTL_CACHE_DIR: join(home, 'k'),
+          TASKCTL_STATE_DIR: join(home, 's'),
+        },
         clock: world.clock,
         signal: new AbortController().signal,
         random: () => 0.5,
