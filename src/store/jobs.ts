@@ -99,7 +99,7 @@ export class JobStore {
   }
 
   /** Removes a finished job: its journal and copies when taskctl's own, and what the state directory knows of it. */
-  remove(job: StoredJob): void {
+  remove(job: Pick<StoredJob, 'id' | 'path' | 'own'>): void {
     if (job.own)
       for (const path of [job.path, ...COPIES.map((suffix) => job.path + suffix)]) rmSync(path, { force: true });
     this.forget(job.id);

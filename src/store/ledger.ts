@@ -14,7 +14,8 @@
  * - Crash-safe: read-modify-write under `creates.json.lock` (lock-file.ts), replaced atomically (atomic-file.ts; not
  *   fsynced: a power cut ends every run its entries were for); an unreadable file is started afresh (its runs then
  *   count as another machine's).
- * - Journaled chunks: an entry may carry its job (journal path and chunk index); `transfer` hands it to the run that
+ * - Journaled chunks: an entry may carry its job (the job id, in `journal`, and chunk index: never a path, which differs
+ *   through a symlink or a copy); `transfer` hands it to the run that
  *   resumes that job, which then reconciles it as its own.
  */
 import { randomBytes } from 'node:crypto';

@@ -51,3 +51,6 @@ export function journalOf(env: Env, arg: string): string {
 export function looksLikeJobId(arg: string): boolean {
   return JOB_ID.test(arg);
 }
+
+/** How long a finished job's journal stays in the state directory without `job-retention`: 30 days. */
+export const DEFAULT_JOB_RETENTION_MS = 720 * 3_600_000;

@@ -82,7 +82,7 @@ function openJournal(place: JobPlace, nowMs: number): { file: JournalFile; id: s
   const file = JournalFile.open(place.path, (records) => {
     id =
       jobIdOf(records[0]) ??
-      (place.store && place.path === place.store.journalPath(place.name) ? place.name : newJobId(nowMs));
+      (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
     return place.store ? place.store.lockPath(id) : `${place.path}.lock`;
   });
   try {
@@ -143,8 +143,26 @@ export async function runJournaledCreate(
     } finally {
       read.dispose();
     }
+    const { pruneExpired } = await import('../jobs.js');
+    await pruneExpired(ctx, place.store);
   } finally {
     file.close();
+    discardUnsent(place, id, file.records);
+  }
+}
+
+/**
+ * A job of the state directory of which nothing was sent (declined, refused by --max-cost, bad input) is removed:
+ * nothing of it reached the service, and `resume` must not offer to send what the user did not want sent.
+ */
+function discardUnsent(place: JobPlace, id: string, records: readonly unknown[]): void {
+  const { store } = place;
+  if (store?.journalPath(id) !== place.path) return;
+  if (records.some((record) => (record as { type?: unknown }).type === 'send')) return;
+  try {
+    store.remove({ id, path: place.path, own: true });
+  } catch {
+    // Left as a job that sent nothing.
   }
 }
 
@@ -225,7 +243,9 @@ async function startJob(
 }
 
 /** `taskctl resume ID|FILE`: continues the job from the journal's inputs, checked against their recorded size and digest. */
-export async function runResume(ctx: Context, arg: string, options: ResumeOptions): Promise<void> {
+export async function runResume(ctx: Context, given: string | undefined, options: ResumeOptions): Promise<void> {
+  const arg = given ?? (await onlyInterrupted(ctx));
+  if (arg === undefined) return;
   const path = resolve(journalOf(ctx.env, arg));
   const store = jobStore(ctx.env);
   let place: JobPlace = { path, name: arg, store };
@@ -271,6 +291,33 @@ export async function runResume(ctx: Context, arg: string, options: ResumeOption
   } finally {
     file.close();
   }
+}
+
+/**
+ * `resume` without an argument: the one interrupted job of the current profile and base URL; none is said (exit 0),
+ * several are listed (exit 2).
+ */
+async function onlyInterrupted(ctx: Context): Promise<string | undefined> {
+  const { currentJobs, readJobs } = await import('../jobs.js');
+  const jobs = (await currentJobs(ctx, readJobs(jobStore(ctx.env)), false)).filter(
+    (job) => job.state === 'interrupted',
+  );
+  const [only] = jobs;
+  if (only === undefined) {
+    ctx.printer.info('no interrupted job to resume (taskctl jobs lists them)');
+    return undefined;
+  }
+  if (jobs.length === 1) return only.id;
+  const listed = jobs
+    .slice(0, 10)
+    .map(
+      (job) =>
+        `${job.id} (${job.service}, ${job.chunks_created} of ${counted(job.chunks, 'chunk')}, started ${job.started})`,
+    );
+  throw new UsageError(
+    `${jobs.length} interrupted jobs: ${listed.join('; ')}${jobs.length > 10 ? '; …' : ''}`,
+    'Name the one to continue: taskctl resume ID (taskctl jobs lists them).',
+  );
 }
 
 function checkSizes(job: Job, mismatch: (what: readonly string[]) => UsageError): void {
