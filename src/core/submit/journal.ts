@@ -10,13 +10,14 @@
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { UsageError } from '../../errors.js';
+import { JournalWriteError, UsageError } from '../../errors.js';
 import type { ItemList, ItemSource, PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
 import { fsReason } from '../../lib/fs-reason.js';
 import type { JobStore } from '../../store/jobs.js';
-import { InputCopy, inputSize, JournalFile, writeArgumentsCopy } from '../../store/journal.js';
+import { InputCopy, inputSize, JournalFile, readJournal, writeArgumentsCopy } from '../../store/journal.js';
+import { realPath } from '../../store/jobs.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
 import { chunkItems, rebuild, type Job, type JobInput, type JobState } from './journal-records.js';
@@ -76,21 +77,51 @@ export function placeJob(ctx: Context, journal: string | undefined): JobPlace | 
   return { path: store.journalPath(id), name: id, store };
 }
 
-/** The journal at `place`, locked by the id of the job it holds (a new job's id when it holds none). */
+/**
+ * The journal at `place`, locked by the id of the job it holds (a new job's id when it holds none). Another file of
+ * the same job that this machine knows (the original of a copy, or the copy of an original) is read, and what it
+ * knows that this one does not is appended here (adoptOther): either file continues what the other's run created.
+ */
 function openJournal(place: JobPlace, nowMs: number): { file: JournalFile; id: string } {
   let id = '';
   const file = JournalFile.open(place.path, (records) => {
-    id =
-      jobIdOf(records[0]) ??
-      (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
+    id = jobIdOf(records[0]) ?? (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
     return place.store ? place.store.lockPath(id) : `${place.path}.lock`;
   });
   try {
+    const other = place.store?.locate(id);
+    if (other !== undefined && realPath(other) !== realPath(place.path)) adoptOther(file, id, other);
     place.store?.register(id, place.path);
-  } catch {
+  } catch (error) {
+    if (error instanceof JournalWriteError) {
+      file.close();
+      throw error;
+    }
     // Not listed by `taskctl jobs`; the job itself is unharmed, and `resume FILE` still continues it.
   }
   return { file, id };
+}
+
+/** Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send). */
+function adoptOther(file: JournalFile, id: string, otherPath: string): void {
+  const mine = file.records.length > 0 ? rebuild(file.records, file.path) : undefined;
+  const records = readJournal(otherPath);
+  if (!mine || !records || jobIdOf(records[0]) !== id) return;
+  const other = rebuild(records, otherPath);
+  if (!other) return;
+  for (const [chunk, theirs] of other.chunks) {
+    const ours = mine.chunks.get(chunk);
+    if (ours?.task) continue;
+    if (theirs.task) {
+      file.append({ type: 'created', chunk, task: theirs.task.id, cost: theirs.task.cost, how: theirs.task.how });
+    } else if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) {
+      file.append(theirs.send);
+    }
+  }
+  if (other.done && !mine.done) {
+    const done = records.find((record) => (record as { type?: unknown }).type === 'done');
+    if (done) file.append(done);
+  }
 }
 
 /** A create that may send: starts the job, or continues it when the journal has one with the same input and options. */
