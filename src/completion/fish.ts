@@ -27,6 +27,8 @@ function valueArgs(fn: string, hint: ValueHint): string {
       return `-x -a ${fishQuote(hint.values.join(' '))}`;
     case 'file':
       return '-r -F';
+    case 'jobs':
+      return `-r -F -a ${fishQuote(`(${fn}_dynamic jobs)`)}`;
     case 'services':
     case 'tasks':
       return `-x -a ${fishQuote(`(${fn}_dynamic ${hint.kind})`)}`;

@@ -308,3 +308,15 @@ describe('retention', () => {
     expect((await run(['config', 'set', 'job-retention', 'soon'])).code).toBe(2);
   });
 });
+
+describe('completion', () => {
+  it('`__complete jobs` offers this machine’s job ids with their service and state, from the state directory', async () => {
+    const created = await run(['create', S, 'a.com', '-q']);
+    const id = /^job (j-[0-9a-z]+)/m.exec(created.stderr)?.[1] ?? '';
+    const posts = await world.posts();
+    const offered = await run(['__complete', 'jobs']);
+    expect(offered.code, offered.stderr).toBe(0);
+    expect(offered.stdout).toBe(`${id}\t${S} finished\n`);
+    expect(await world.posts()).toBe(posts);
+  });
+});
