@@ -113,7 +113,7 @@ export async function sendChunks(
       throw new CliError(
         `cannot write the output (${lost.code ?? lost.message}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
-        `The ids above may not have been printed. ${continueHint(service, job?.id, tasks())}`,
+        `The ids above may not have been printed. ${tasks() === total && job ? `See them: taskctl show --job ${job.id}` : continueHint(service, job?.id, tasks())}`,
       );
     }
     return outcomes;
