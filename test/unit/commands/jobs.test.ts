@@ -17,7 +17,9 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { accountKey } from '../../../src/store/cache.js';
 import { journalIo } from '../../../src/store/journal.js';
+import { CreateLedger } from '../../../src/store/ledger.js';
 import { SkipClock, startWorld, type World } from '../../campaign/world.js';
 import { runTaskctl, type RunOptions } from './harness.js';
 
@@ -318,5 +320,26 @@ describe('completion', () => {
     expect(offered.code, offered.stderr).toBe(0);
     expect(offered.stdout).toBe(`${id}\t${S} finished\n`);
     expect(await world.posts()).toBe(posts);
+  });
+});
+
+describe('another run of this machine', () => {
+  it('a ledger entry of a job whose lock is free is a run that has stopped, never one "still sending"', async () => {
+    // An entry of job j-00000000abcd for the same items, left by a run that died (its pid is alive: this process).
+    new CreateLedger(join(dir, 'cache'), () => Date.now(), 'killed-run').begin({
+      account: accountKey(world.sandbox.url, world.sandbox.apiKey),
+      service: S,
+      items: ['a.com'],
+      liveForMs: 600_000,
+      job: { journal: 'j-00000000abcd', chunk: 1 },
+      sentAt: Date.now(),
+    });
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+    const result = await run(['create', S, 'a.com', '-q']);
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(
+      /a taskctl run on this machine that has stopped \(process \d+, sent [^)]*\) may have created it \(taskctl resume j-00000000abcd settles it\)/,
+    );
+    expect(result.stderr).not.toMatch(/still sending/);
   });
 });
