@@ -6,7 +6,7 @@
 # $1 = command path: sets __taskctl_r to its subcommands and their aliases.
 __taskctl_subcommands() {
   case $1 in
-    '') __taskctl_r='services balance list ls show get create retry resume diff wait watch api auth config webhook sandbox completion help' ;;
+    '') __taskctl_r='services balance list ls show get create retry resume jobs diff wait watch api auth config webhook sandbox completion help' ;;
     'auth') __taskctl_r='login status logout help' ;;
     'config') __taskctl_r='get set unset list path help' ;;
     'webhook') __taskctl_r='listen simulate help' ;;
@@ -26,6 +26,7 @@ __taskctl_resolve() {
     '|create') __taskctl_r='create' ;;
     '|retry') __taskctl_r='retry' ;;
     '|resume') __taskctl_r='resume' ;;
+    '|jobs') __taskctl_r='jobs' ;;
     '|diff') __taskctl_r='diff' ;;
     '|wait') __taskctl_r='wait' ;;
     '|watch') __taskctl_r='watch' ;;
@@ -63,6 +64,7 @@ __taskctl_options() {
     'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --reuse-window --wait --journal --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
     'retry') __taskctl_r='--job --journal --error --dry-run --reuse-window --no-reuse --keep-duplicates --wait --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
     'resume') __taskctl_r='--adopt --resend --max-cost -y --yes --wait --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
+    'jobs') __taskctl_r='--limit --all --prune --columns --wide' ;;
     'diff') __taskctl_r='--fields' ;;
     'wait') __taskctl_r='--job --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
     'watch') __taskctl_r='--follow --interval --timeout --outage-tolerance' ;;
@@ -76,7 +78,7 @@ __taskctl_options() {
   __taskctl_r+=' --profile --base-url --api-key-file -o --output --json --no-color -q --quiet -v --verbose --request-timeout --no-input --ci --sandbox -h --help'
 }
 
-# $1 = command path, $2 = flag: sets __taskctl_kind (choices, file, services, tasks, report, none) and, for choices,
+# $1 = command path, $2 = flag: sets __taskctl_kind (choices, file, services, tasks, jobs, report, none) and, for choices,
 # __taskctl_r; fails when the flag takes no value.
 __taskctl_value() {
   case "$1|$2" in
@@ -89,7 +91,7 @@ __taskctl_value() {
     'list|--since') __taskctl_kind=none ;;
     'list|--until') __taskctl_kind=none ;;
     'list|--columns') __taskctl_kind=choices __taskctl_r='id service status total_items cost created_at finished_at' ;;
-    'show|--job') __taskctl_kind=file ;;
+    'show|--job') __taskctl_kind=jobs ;;
     'show|--error') __taskctl_kind=none ;;
     'show|--items-status') __taskctl_kind=choices __taskctl_r='completed failed' ;;
     'show|--columns') __taskctl_kind=none ;;
@@ -107,7 +109,7 @@ __taskctl_value() {
     'create|--outage-tolerance') __taskctl_kind=none ;;
     'create|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'create|--report') __taskctl_kind=report ;;
-    'retry|--job') __taskctl_kind=file ;;
+    'retry|--job') __taskctl_kind=jobs ;;
     'retry|--journal') __taskctl_kind=none ;;
     'retry|--error') __taskctl_kind=none ;;
     'retry|--reuse-window') __taskctl_kind=none ;;
@@ -126,8 +128,10 @@ __taskctl_value() {
     'resume|--outage-tolerance') __taskctl_kind=none ;;
     'resume|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'resume|--report') __taskctl_kind=report ;;
+    'jobs|--limit') __taskctl_kind=none ;;
+    'jobs|--columns') __taskctl_kind=choices __taskctl_r='id started service items chunks in_doubt state base_url journal' ;;
     'diff|--fields') __taskctl_kind=none ;;
-    'wait|--job') __taskctl_kind=file ;;
+    'wait|--job') __taskctl_kind=jobs ;;
     'wait|--interval') __taskctl_kind=none ;;
     'wait|--timeout') __taskctl_kind=none ;;
     'wait|--outage-tolerance') __taskctl_kind=none ;;
@@ -185,18 +189,19 @@ __taskctl_argument() {
   case $1 in
     'show') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'create') if (( $2 == 0 )); then __taskctl_kind=services; fi ;;
+    'resume') if (( $2 == 0 )); then __taskctl_kind=jobs; fi ;;
     'diff') if (( $2 == 0 )); then __taskctl_kind=file; elif (( $2 == 1 )); then __taskctl_kind=file; fi ;;
     'wait') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'auth help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='login status logout'; fi ;;
-    'config get') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance'; fi ;;
-    'config set') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance'; elif (( $2 == 1 )); then case $3 in 'output') __taskctl_kind=choices __taskctl_r='table tsv csv json ndjson' ;; 'auth-scheme') __taskctl_kind=choices __taskctl_r='x-api-key bearer' ;; esac; fi ;;
-    'config unset') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance'; fi ;;
+    'config get') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention'; fi ;;
+    'config set') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention'; elif (( $2 == 1 )); then case $3 in 'output') __taskctl_kind=choices __taskctl_r='table tsv csv json ndjson' ;; 'auth-scheme') __taskctl_kind=choices __taskctl_r='x-api-key bearer' ;; esac; fi ;;
+    'config unset') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention'; fi ;;
     'config help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='get set unset list path'; fi ;;
     'webhook simulate') if (( $2 == 0 )); then __taskctl_kind=tasks; fi ;;
     'webhook help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='listen simulate'; fi ;;
     'completion') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='bash zsh fish'; fi ;;
-    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create retry resume diff wait watch api auth config webhook sandbox completion'; fi ;;
+    'help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='services balance list show create retry resume jobs diff wait watch api auth config webhook sandbox completion'; fi ;;
   esac
   [[ -n $__taskctl_kind ]]
 }
@@ -208,9 +213,10 @@ __taskctl_candidates() {
   case $__taskctl_kind in
     choices) read -r -a __taskctl_cands <<<"$__taskctl_r" ;;
     services) while IFS= read -r line; do [[ -n $line ]] && __taskctl_cands+=("$line"); done < <(taskctl --request-timeout 1500ms __complete services 2>/dev/null) ;;
-    tasks)
-      compopt -o nosort 2>/dev/null
-      while IFS=$'\t' read -r line _; do [[ -n $line ]] && __taskctl_cands+=("$line"); done < <(taskctl --request-timeout 1500ms __complete tasks 2>/dev/null) ;;
+    tasks) while IFS=$'\t' read -r line _; do [[ -n $line ]] && __taskctl_cands+=("$line"); done < <(taskctl --request-timeout 1500ms __complete tasks 2>/dev/null) ;;
+    jobs) while IFS=$'\t' read -r line _; do [[ -n $line ]] && __taskctl_cands+=("$line"); done < <(taskctl --request-timeout 1500ms __complete jobs 2>/dev/null)
+      compopt -o filenames 2>/dev/null
+      while IFS= read -r line; do __taskctl_cands+=("$line"); done < <(compgen -f -- "$1") ;;
     file)
       compopt -o filenames 2>/dev/null
       while IFS= read -r line; do __taskctl_cands+=("$line"); done < <(compgen -f -- "$1") ;;

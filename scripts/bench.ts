@@ -174,6 +174,7 @@ function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
     HOME: home,
     TASKCTL_CONFIG_DIR: join(home, 'config'),
     TASKCTL_CACHE_DIR: join(home, 'cache'),
+    TASKCTL_STATE_DIR: join(home, 'state'),
     ...extra,
   };
 }

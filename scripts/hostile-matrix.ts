@@ -95,6 +95,7 @@ async function main(): Promise<void> {
         const env = {
           TASKCTL_CONFIG_DIR: join(home, 'config'),
           TASKCTL_CACHE_DIR: join(home, 'cache'),
+          TASKCTL_STATE_DIR: join(home, 'state'),
           TASKCTL_BASE_URL: own.baseUrl(hostile.mode),
           TASKCTL_API_KEY: 'sk_matrix_0000',
         };

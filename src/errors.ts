@@ -15,7 +15,8 @@ export const ExitCode = {
   refused: 12,
   /** The user answered no at a confirmation prompt (or gave no answer): their decision, not a failure or Ctrl-C. */
   declined: 13,
-  /** stdout or stderr could not be written (a full disk, a closed descriptor); a closed pipe on stdout is not this. */
+  /** stdout or stderr, or a job's journal, could not be written (a full disk, a closed descriptor); a closed pipe on
+   * stdout is not this. */
   outputFailed: 14,
   /** `diff`: the two sides differ (as `git diff --exit-code`; 1 already means a bug). */
   differ: 15,
@@ -190,4 +191,11 @@ export function signalExitCode(code: number, signal: AbortSignal): number {
   return typeof name === 'string' && Object.hasOwn(STOP_SIGNALS, name)
     ? STOP_SIGNALS[name as keyof typeof STOP_SIGNALS]
     : code;
+}
+
+/** A job's journal could not be written (a full disk, an I/O error): the job stops before its next request. */
+export class JournalWriteError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.outputFailed, hint);
+  }
 }

@@ -7,6 +7,7 @@ import { registerCompletion } from './completion.js';
 import { registerConfig } from './config.js';
 import { registerCreate } from './create.js';
 import { registerDiff } from './diff.js';
+import { registerJobs } from './jobs.js';
 import { registerList } from './list.js';
 import { registerResume } from './resume.js';
 import { registerRetry } from './retry.js';
@@ -31,6 +32,7 @@ const ALONE: Record<string, (program: Command, run: RunAction) => void> = {
   create: registerCreate,
   retry: registerRetry,
   resume: registerResume,
+  jobs: registerJobs,
   diff: registerDiff,
   wait: registerWait,
   watch: registerWatch,
@@ -59,6 +61,7 @@ export function registerCommands(program: Command, run: RunAction, only?: string
   registerCreate(program, run);
   registerRetry(program, run);
   registerResume(program, run);
+  registerJobs(program, run);
   registerDiff(program, run);
   registerWait(program, run);
   registerWatch(program, run);

@@ -9,9 +9,9 @@ export function registerResume(program: Command, run: RunAction): void {
   const command = program
     .command('resume')
     .description(
-      'continue a journaled create (create --journal FILE) after a crash or kill; never resends a chunk that has a task',
+      'continue an interrupted job (a create or retry stopped by Ctrl-C, a kill, a refusal); never resends a chunk that has a task',
     )
-    .argument('<file>', 'the journal given to create --journal')
+    .argument('[job]', 'the job id (taskctl jobs) or its journal file; none: the only interrupted job')
     .option('--adopt <chunk=id>', 'settle a chunk the job stopped on (exit 9): it is task ID; repeatable', collect)
     .option(
       '--resend <chunk>',
@@ -26,15 +26,17 @@ export function registerResume(program: Command, run: RunAction): void {
     .addHelpText(
       'after',
       examples([
-        'taskctl resume big.journal',
+        'taskctl resume',
+        'taskctl resume j-mi3k2x1a7f3q',
         'taskctl resume big.journal --wait',
-        'taskctl resume big.journal --adopt 7=1234',
-        'taskctl resume big.journal --resend 7',
+        'taskctl resume j-mi3k2x1a7f3q --adopt 7=1234',
+        'taskctl resume j-mi3k2x1a7f3q --resend 7',
       ]) +
-        '\nThe job keeps its service, input and options; inputs are checked against their recorded size and digest (exit 2 if changed).\n' +
+        '\nWithout an argument: the only interrupted job of the current profile and base URL (several: listed, exit 2).\n' +
+        'The job keeps its service, input and options; inputs are checked against their recorded size and digest (exit 2 if changed).\n' +
         'A chunk caught in flight is settled first: its task adopted, or sent again only when proven never created (else exit 9).\n',
     )
-    .action((file: string, options: ResumeOptions, cmd: Command) =>
+    .action((file: string | undefined, options: ResumeOptions, cmd: Command) =>
       run(cmd, async (ctx) => {
         const { runResume } = await import('../core/submit/journal.js');
         await runResume(ctx, file, options);

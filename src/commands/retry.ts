@@ -10,7 +10,10 @@ export function registerRetry(program: Command, run: RunAction): void {
     .command('retry')
     .description('create a new task, per service, from the items of tasks that did not complete')
     .argument('[id...]', 'ids of finished tasks (or --job)')
-    .option('--job <journal>', 'the tasks of a journaled job (create --journal FILE): re-run what did not complete')
+    .option(
+      '--job <job>',
+      'the tasks of a job (its id, see taskctl jobs, or its journal file): re-run what did not complete',
+    )
     .option('--journal <file>', 'with --job: journal the retry as a new job (its items in FILE.input)')
     .addOption(errorOption("only items whose error (else their task's) contains TEXT, case-insensitively"))
     .option('--dry-run', 'price the items to retry, show the balance after; create nothing')

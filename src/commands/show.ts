@@ -12,7 +12,10 @@ export function registerShow(program: Command, run: RunAction): void {
     .alias('get')
     .description('show tasks with their item results')
     .argument('[id...]', 'task ids (or --job)')
-    .option('--job <journal>', 'every task of a journaled job (create --journal FILE), in chunk order, streamed')
+    .option(
+      '--job <job>',
+      'every task of a job (its id, see taskctl jobs, or its journal file), in chunk order, streamed',
+    )
     .addOption(errorOption('only items that did not complete whose error contains TEXT (what `retry --error` sends)'))
     .addOption(journalMisnamed())
     .addOption(
@@ -33,7 +36,7 @@ export function registerShow(program: Command, run: RunAction): void {
         'taskctl show 42 --columns target,available -o tsv',
         'taskctl show 42 -o ndjson | jq -r "select(.available) | .target"',
         'taskctl show 42 -o json | jq ".items[] | select(.data.available)"',
-        'taskctl show --job job.jsonl -o csv > results.csv',
+        'taskctl show --job j-mi3k2x1a7f3q -o csv > results.csv',
         'taskctl show --job job.jsonl --error timeout   # what a retry re-runs',
       ]) +
         '\n-o csv|tsv: one record per item: task, target, status, the result fields flattened, error (always last).' +

@@ -8,7 +8,7 @@ export function registerWait(program: Command, run: RunAction): void {
     .command('wait')
     .description('block until tasks finish; the exit code tells how they ended')
     .argument('[id...]', 'task ids, or - to read them from stdin (one per line; first column of tsv); or --job')
-    .option('--job <journal>', 'every task of a journaled job (create --journal FILE)')
+    .option('--job <job>', 'every task of a job (its id, see taskctl jobs, or its journal file)')
     .addOption(journalMisnamed());
   addWaitOptions(command)
     .addHelpText(
@@ -20,7 +20,7 @@ export function registerWait(program: Command, run: RunAction): void {
         'taskctl wait 42 --until processing',
         'taskctl wait 42 --report junit=reports/taskctl.xml',
         'taskctl wait 42 -o json | jq ".[0].status"',
-        'taskctl wait --job job.jsonl --timeout 2h',
+        'taskctl wait --job j-mi3k2x1a7f3q --timeout 2h',
       ]) +
         '\nExit: 0 every task completed with every item; 10 a task ended without completing (failed, cancelled, ...);' +
         ' 11 completed, but some items did not; 8 (7 after 429s) the service gave no good answer for' +

@@ -27,6 +27,8 @@ function valueArgs(fn: string, hint: ValueHint): string {
       return `-x -a ${fishQuote(hint.values.join(' '))}`;
     case 'file':
       return '-r -F';
+    case 'jobs':
+      return `-r -F -a ${fishQuote(`(${fn}_dynamic jobs)`)}`;
     case 'services':
       return `-x -a ${fishQuote(`(${fn}_dynamic ${hint.kind})`)}`;
     case 'tasks': // -k (--keep-order): ids newest first, not sorted as text ("100 … 138 89 92")

@@ -17,6 +17,8 @@ export type ValueHint =
   | { kind: 'services' }
   /** Recent task ids from the local completion cache (`taskctl __complete tasks`). */
   | { kind: 'tasks' }
+  /** This machine's job ids (`taskctl __complete jobs`, read from the state directory), or a journal file. */
+  | { kind: 'jobs' }
   /** `--report`: `github`, or `junit=` followed by a file. */
   | { kind: 'report' }
   /** Choices that depend on the first positional argument (`config set output <TAB>`); nothing for other values. */
@@ -65,7 +67,7 @@ const OPTION_HINTS: Readonly<Record<string, ValueHint>> = {
   '--api-key-file': { kind: 'file' },
   '--state': { kind: 'file' },
   '--input': { kind: 'file' },
-  '--job': { kind: 'file' },
+  '--job': { kind: 'jobs' },
   '--status': { kind: 'choices', values: KNOWN_TASK_STATUSES },
   '--service': { kind: 'services' },
   '--report': { kind: 'report' },
@@ -78,6 +80,7 @@ const ARGUMENT_HINTS: ArgumentHints = {
   create: [{ kind: 'services' }],
   show: [{ kind: 'tasks' }],
   diff: [{ kind: 'file' }, { kind: 'file' }],
+  resume: [{ kind: 'jobs' }],
   wait: [{ kind: 'tasks' }],
   watch: [{ kind: 'tasks' }],
   'webhook simulate': [{ kind: 'tasks' }],

@@ -151,7 +151,7 @@ export function valueAndArgumentFunctions(
   assign: HintAssignment,
 ): string[] {
   const lines = [
-    `# $1 = command path, $2 = flag: sets ${fn}_kind (choices, file, services, tasks, report, none) and, for choices,`,
+    `# $1 = command path, $2 = flag: sets ${fn}_kind (choices, file, services, tasks, jobs, report, none) and, for choices,`,
     `# ${fn}_${listVar}; fails when the flag takes no value.`,
     `${fn}_value() {`,
     '  case "$1|$2" in',

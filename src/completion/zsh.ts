@@ -88,6 +88,7 @@ export function zshScript(model: CompletionModel): string {
     `  case $${fn}_kind in`,
     `    choices) compadd -a ${fn}_list ;;`,
     '    file) _files ;;',
+    `    jobs) found=(\${\${(f)"$(${prog} ${DYNAMIC_COMMAND} jobs 2>/dev/null)"}/$'\\t'/:}); _describe -t jobs 'job' found; _files ;;`,
     `    services) found=(\${(f)"$(${prog} ${DYNAMIC_COMMAND} services 2>/dev/null)"}); compadd -a found ;;`,
     `    tasks) found=(\${\${(f)"$(${prog} ${DYNAMIC_COMMAND} tasks 2>/dev/null)"}/$'\\t'/:}); _describe -V -t tasks 'task' found ;;`, // -V: unsorted, newest first
     '    report)',

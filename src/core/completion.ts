@@ -20,11 +20,15 @@ export async function runCompletion(ctx: Output, command: Command, shell: Shell)
 export async function runDynamicCompletion(ctx: Output & Runtime & Store & Service, kind: DynamicKind): Promise<void> {
   let lines: string[];
   try {
-    const baseUrl = await ctx.bindCacheAccount();
-    if (baseUrl === undefined) return;
-    lines = cachedValues(ctx, kind, baseUrl);
-    if (lines.length === 0)
-      lines = await fetchValues(ctx, await ctx.api({ deadline: ctx.clock.now() + NETWORK_BUDGET_MS }), kind);
+    if (kind === 'jobs') {
+      lines = await jobValues(ctx);
+    } else {
+      const baseUrl = await ctx.bindCacheAccount();
+      if (baseUrl === undefined) return;
+      lines = cachedValues(ctx, kind, baseUrl);
+      if (lines.length === 0)
+        lines = await fetchValues(ctx, await ctx.api({ deadline: ctx.clock.now() + NETWORK_BUDGET_MS }), kind);
+    }
   } catch {
     // Completion must never print an error into the user's command line: no values is the answer.
     return;
@@ -37,13 +41,21 @@ function clean(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
 }
 
-function cachedValues(ctx: Store, kind: DynamicKind, baseUrl: string): string[] {
+/** This machine's jobs of the current profile, newest first: `id<TAB>service state` (local files only, no request). */
+async function jobValues(ctx: Store & Runtime): Promise<string[]> {
+  const { currentJobs, readJobs } = await import('./jobs.js');
+  const { jobStore } = await import('./job/registry.js');
+  const jobs = await currentJobs(ctx, readJobs(jobStore(ctx.env)), false);
+  return jobs.map((job) => `${job.id}\t${clean(job.service)} ${job.state}`);
+}
+
+function cachedValues(ctx: Store, kind: Exclude<DynamicKind, 'jobs'>, baseUrl: string): string[] {
   return kind === 'services'
     ? ctx.cache.services(baseUrl).map(clean).filter(Boolean)
     : ctx.cache.recentTasks().map((task) => `${task.id}\t${clean(task.service)} ${clean(task.status)}`);
 }
 
-async function fetchValues(ctx: Store, api: ApiClient, kind: DynamicKind): Promise<string[]> {
+async function fetchValues(ctx: Store, api: ApiClient, kind: Exclude<DynamicKind, 'jobs'>): Promise<string[]> {
   if (kind === 'services') ctx.cache.rememberServices(await api.listServices(), api.baseUrl);
   else ctx.cache.rememberTasks((await api.listTasks({ page: 1, perPage: 25 })).tasks);
   return cachedValues(ctx, kind, api.baseUrl);

@@ -7,6 +7,7 @@ import type { Resolved, Settings } from './settings.js';
 import { formatDuration } from '../lib/durations.js';
 import { POST_TIMEOUT_MS, REQUEST_BUDGET_MS } from '../api/constants.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from './follow/outage.js';
+import { DEFAULT_JOB_RETENTION_MS } from './job/registry.js';
 import { maskKey } from '../lib/redact.js';
 
 function settingName(key: string): SettingName {
@@ -43,6 +44,7 @@ function defaults(): Partial<Record<ListedKey, string>> {
     output: 'table on a terminal, tsv otherwise',
     'request-timeout': `${formatDuration(REQUEST_BUDGET_MS)} (create: ${formatDuration(POST_TIMEOUT_MS)} per attempt)`,
     'outage-tolerance': formatDuration(DEFAULT_OUTAGE_TOLERANCE_MS),
+    'job-retention': formatDuration(DEFAULT_JOB_RETENTION_MS),
   };
 }
 
@@ -55,6 +57,7 @@ function effective(settings: Settings): Record<ListedKey, Resolved<string | numb
     'auth-scheme': settings.authScheme,
     'request-timeout': settings.requestTimeout,
     'outage-tolerance': settings.outageTolerance,
+    'job-retention': settings.jobRetention,
     'api-key': settings.apiKey ? { ...settings.apiKey, value: maskKey(settings.apiKey.value) } : undefined,
   };
 }
@@ -91,7 +94,8 @@ export async function runConfigSet(ctx: Output & Store & Service, key: string, r
     const { normaliseBaseUrl } = await import('../api/base-url.js');
     value = normaliseBaseUrl(String(value));
   }
-  if (name === 'request-timeout' || name === 'outage-tolerance') parsePositiveDuration(String(value), name);
+  if (name === 'request-timeout' || name === 'outage-tolerance' || name === 'job-retention')
+    parsePositiveDuration(String(value), name);
   const config = await ctx.config();
   const profile = (await ctx.settings()).profile.value;
   await config.set(profile, name, value);

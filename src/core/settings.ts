@@ -35,6 +35,8 @@ export interface Settings {
   requestTimeout: Resolved<string> | undefined;
   /** The profile's `outage-tolerance` (wait/watch's `--outage-tolerance` flag wins over it). */
   outageTolerance: Resolved<string> | undefined;
+  /** The profile's `job-retention`: how long a finished job's journal stays in the state directory. */
+  jobRetention: Resolved<string> | undefined;
 }
 
 const DEFAULT_CONFIRM_ABOVE = 1000;
@@ -113,6 +115,7 @@ export function resolveSettings(
       [profile['request-timeout'], 'profile', fromProfile],
     ]),
     outageTolerance: pick([[profile['outage-tolerance'], 'profile', fromProfile]]),
+    jobRetention: pick([[profile['job-retention'], 'profile', fromProfile]]),
   };
 }
 

@@ -21,6 +21,7 @@ export const SETTING_SCHEMAS = {
   'auth-scheme': z.lazy(() => z.enum(AUTH_SCHEMES)),
   'request-timeout': z.lazy(() => z.string().min(1)),
   'outage-tolerance': z.lazy(() => z.string().min(1)),
+  'job-retention': z.lazy(() => z.string().min(1)),
 } as const satisfies Record<SettingName, z.ZodType>;
 
 const profileSchema = () =>
@@ -32,6 +33,7 @@ const profileSchema = () =>
     'auth-scheme': z.enum(AUTH_SCHEMES).optional(),
     'request-timeout': z.string().optional(),
     'outage-tolerance': z.string().optional(),
+    'job-retention': z.string().optional(),
   });
 export type Profile = z.infer<ReturnType<typeof profileSchema>>;
 

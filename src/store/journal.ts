@@ -1,12 +1,22 @@
 /**
  * The journal file of `create --journal FILE` (core/submit/journal.ts gives the records their meaning): JSON lines,
- * append-only, each record written and fsynced before the step it guards, and a lock (`FILE.lock`) so that one
- * process at a time continues a job. Also the copy of stdin (or of arguments) that a resume reads back.
+ * append-only, each record written and fsynced before the step it guards, and a lock named by the caller (the job's,
+ * in the state directory: store/jobs.ts) so that one process at a time continues a job. Also the copy of stdin (or of arguments) that a resume reads back.
  */
-import { closeSync, constants, fsyncSync, ftruncateSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { readRegularFile } from './atomic-file.js';
 import { tryLock, type HeldLock } from './lock-file.js';
-import { UsageError } from '../errors.js';
+import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 
 /** Records are small (no item lists): 64 MiB is millions of chunks. */
 const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
@@ -20,49 +30,62 @@ export class JournalFile {
     readonly records: unknown[],
   ) {}
 
-  /** Locks and reads `path` (creating it when missing). A journal in use by another process is exit 2. */
-  static open(path: string): JournalFile {
-    const lockPath = `${path}.lock`;
-    let lock;
+  /**
+   * Opens `path` (creating it when missing), then locks the job it holds: `lockOf` names the lock from the records
+   * read (a job is locked by its id, so a copy and its original exclude each other). A job in use by another process,
+   * or a path that cannot be written, is exit 2 before anything is sent.
+   */
+  static open(path: string, lockOf: (records: readonly unknown[]) => string): JournalFile {
+    let fd: number;
     try {
-      lock = tryLock(lockPath);
+      fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW, 0o600);
     } catch (error) {
-      throw new UsageError(`cannot lock the journal (${lockPath}): ${(error as Error).message}`);
-    }
-    if (!('release' in lock)) {
-      const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';
       throw new UsageError(
-        `the journal ${path} is in use by another taskctl (${who})`,
-        `Wait for it to finish; if none is running, delete ${lockPath}.`,
+        `cannot write the journal ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : systemErrorWords(error)}`,
+        'Pass a --journal path in a writable directory.',
       );
     }
+    let lock: HeldLock | undefined;
     try {
-      const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES }) ?? '';
-      const { records, goodBytes } = parseLines(text, path);
-      const fd = openSync(
-        path,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW,
-        0o600,
-      );
+      lock = lockJob(path, lockOf(readRecords(path).records));
+      // Read again under the lock: a run that held it may have appended meanwhile.
+      const { records, text, goodBytes } = readRecords(path);
       // A torn last line (killed mid-append) is cut so the next record starts on a line of its own.
       if (goodBytes < Buffer.byteLength(text)) ftruncateSync(fd, goodBytes);
       return new JournalFile(path, fd, lock, records);
     } catch (error) {
-      lock.release();
+      lock?.release();
+      closeSync(fd);
       if (error instanceof UsageError) throw error;
       throw new UsageError(
-        `cannot open the journal ${path}: ${(error as Error).message}`,
+        `cannot open the journal ${path}: ${systemErrorWords(error)}`,
         'Pass a --journal path in a writable directory.',
       );
     }
   }
 
-  /** Appends one record and fsyncs it: on disk before this returns. */
+  /**
+   * Appends one record and fsyncs it: on disk before this returns. A record that cannot be written (a full disk) is
+   * cut off again where possible, so no torn line is left behind, and is exit 14.
+   */
   append(record: object): void {
     if (this.fd === undefined) throw new Error('journal closed');
     const line = Buffer.from(`${JSON.stringify(record)}\n`);
-    for (let done = 0; done < line.length;) done += writeSync(this.fd, line, done, line.length - done);
-    fsyncSync(this.fd);
+    let start: number | undefined;
+    try {
+      start = fstatSync(this.fd).size;
+      for (let done = 0; done < line.length;) done += writeJournal(this.fd, line, done);
+      fsyncSync(this.fd);
+    } catch (error) {
+      if (start !== undefined) {
+        try {
+          ftruncateSync(this.fd, start);
+        } catch {
+          // The torn line stays; it is the last, and a later open drops it.
+        }
+      }
+      throw new JournalWriteError(`cannot write the journal ${this.path}: ${systemErrorWords(error)}`);
+    }
     this.records.push(record);
   }
 
@@ -88,6 +111,35 @@ export class JournalFile {
 export function readJournal(path: string): unknown[] | undefined {
   const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES });
   return text === undefined ? undefined : parseLines(text, path).records;
+}
+
+function readRecords(path: string): { records: unknown[]; text: string; goodBytes: number } {
+  const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES }) ?? '';
+  return { text, ...parseLines(text, path) };
+}
+
+/** Test seam: a write of the journal (a fake full disk in tests replaces it). */
+export const journalIo = {
+  write: (fd: number, bytes: Buffer, offset: number): number => writeSync(fd, bytes, offset, bytes.length - offset),
+};
+
+function writeJournal(fd: number, bytes: Buffer, offset: number): number {
+  return journalIo.write(fd, bytes, offset);
+}
+
+function lockJob(path: string, lockPath: string): HeldLock {
+  let lock;
+  try {
+    lock = tryLock(lockPath);
+  } catch (error) {
+    throw new UsageError(`cannot lock the journal ${path} (${lockPath}): ${systemErrorWords(error)}`);
+  }
+  if ('release' in lock) return lock;
+  const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';
+  throw new UsageError(
+    `the job in ${path} is in use by another taskctl (${who})`,
+    `Wait for it to finish; if none is running, delete ${lockPath}.`,
+  );
 }
 
 function parseLines(text: string, path: string): { records: unknown[]; goodBytes: number } {
@@ -157,7 +209,7 @@ export class InputCopy {
 
 function copyError(path: string, error: unknown): UsageError {
   return new UsageError(
-    `cannot write the copy of the input (${path}): ${(error as Error).message}; nothing was sent`,
+    `cannot write the copy of the input (${path}): ${systemErrorWords(error)}; nothing was sent`,
     'A journaled create keeps its piped input beside the journal: pass a --journal path with room to write.',
   );
 }
@@ -168,7 +220,7 @@ export function writeArgumentsCopy(path: string, values: readonly string[]): voi
     writeFileSync(path, values.map((value) => `${JSON.stringify(value)}\n`).join(''), { mode: 0o600 });
   } catch (error) {
     throw new UsageError(
-      `cannot write the copy of the arguments (${path}): ${(error as Error).message}; nothing was sent`,
+      `cannot write the copy of the arguments (${path}): ${systemErrorWords(error)}; nothing was sent`,
     );
   }
 }

@@ -14,11 +14,12 @@
  * - Crash-safe: read-modify-write under `creates.json.lock` (lock-file.ts), replaced atomically (atomic-file.ts; not
  *   fsynced: a power cut ends every run its entries were for); an unreadable file is started afresh (its runs then
  *   count as another machine's).
- * - Journaled chunks: an entry may carry its job (journal path and chunk index); `transfer` hands it to the run that
+ * - Journaled chunks: an entry may carry its job (the job id, in `journal`, and chunk index: never a path, which differs
+ *   through a symlink or a copy); `transfer` hands it to the run that
  *   resumes that job, which then reconciles it as its own.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import * as z from '../lib/zod.js';
@@ -262,7 +263,8 @@ export class CreateLedger {
   private update(edit: (entries: LedgerEntry[]) => LedgerEntry[]): void {
     let lock;
     try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const problem = makeDirectory(this.dir, 0o700);
+      if (problem) throw new Error(describeDirectoryProblem(problem));
       lock = waitForLock(`${this.path}.lock`, LOCK_TIMEOUT_MS, { staleAfterMs: LOCK_STALE_MS });
     } catch (error) {
       throw new LedgerUnavailableError(`cannot lock ${this.path}.lock (${(error as Error).message})`);

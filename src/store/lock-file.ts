@@ -96,6 +96,20 @@ function breakStaleLock(path: string, judged: LockOwner | undefined): void {
   }
 }
 
+/** Who holds the lock at `path` now, without taking it: undefined when it is free or its holder is gone. */
+export function lockHolder(path: string, options: LockOptions = {}): LockOwner | undefined {
+  let owner: LockOwner | undefined;
+  try {
+    statSync(path);
+    owner = readOwner(path);
+  } catch {
+    return undefined;
+  }
+  return isStale(path, owner, options, (options.now ?? Date.now)())
+    ? undefined
+    : (owner ?? { pid: 0, host: '', at: 0, token: '' });
+}
+
 /** Takes the lock, or returns who holds it. A stale lock is broken and the lock taken in the same call. */
 export function tryLock(path: string, options: LockOptions = {}): HeldLock | { heldBy: LockOwner | undefined } {
   const now = options.now ?? Date.now;

@@ -10,6 +10,7 @@ export const SETTING_NAMES = [
   'auth-scheme',
   'request-timeout',
   'outage-tolerance',
+  'job-retention',
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -21,4 +22,6 @@ export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
   'request-timeout': 'budget of one request with its retries, such as 20s (default: 35s; a create: 60s per attempt)',
   'outage-tolerance':
     'how long wait/watch go on without a good answer before exit 8 (7 after 429s), such as 5m (default 2m)',
+  'job-retention':
+    "how long a finished job's journal is kept in the state directory before it is removed, such as 48h (default 720h: 30 days)",
 };

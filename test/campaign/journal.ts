@@ -146,6 +146,7 @@ export async function runJournalCampaign(options: JournalCampaignOptions): Promi
       HOME: dir,
       TASKCTL_CONFIG_DIR: join(dir, 'config'),
       TASKCTL_CACHE_DIR: join(dir, 'cache'),
+      TASKCTL_STATE_DIR: join(dir, 'state'),
       TASKCTL_BASE_URL: sandbox.url,
       TASKCTL_API_KEY: sandbox.apiKey,
     };

@@ -51,10 +51,10 @@ describe('item sources', () => {
     expect(await itemsOf(Number(result.stdout.split('\t')[0]))).toEqual(['a.com', 'b.com']);
   });
 
-  it('prints only the id with -q, and nothing on stderr', async () => {
+  it('prints only the id with -q, and on stderr only the job it belongs to', async () => {
     const result = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'a.com', '-q']);
     expect(result.stdout).toMatch(/^\d+\n$/);
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toMatch(/^job j-[0-9a-z]+: taskctl jobs\n$/);
   });
 
   it('sends duplicates with --keep-duplicates', async () => {
@@ -209,7 +209,7 @@ describe('exactly-once submission', () => {
     // Either nothing was created and the outcome is reported unknown (9), or a later attempt created exactly one.
     if (tasks.length === 0) {
       expect(result.code).toBe(9);
-      expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
+      expect(result.stderr).toMatch(/Continue it with: taskctl resume j-[0-9a-z]+\n$/);
     } else {
       expect(result.code).toBe(0);
       expect(result.stdout.trim()).toBe(String(tasks[0]!.id));
@@ -300,7 +300,7 @@ describe('a failing stdout never hides a side effect (real pipes and /dev/full)'
     expect(result.stderr).toMatch(
       new RegExp(`cannot write the output \\(the disk is full\\): created 1 of 1 task: ${ids[0]}`),
     );
-    expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
+    expect(result.stderr).toMatch(/See them: taskctl show --job j-[0-9a-z]+\n$/);
   });
 
   it('list | head -1 still ends quietly with exit 0', async () => {
@@ -340,6 +340,6 @@ describe('Ctrl-C (a real SIGINT)', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, stderr).toBe(130);
     expect(stderr).toMatch(/interrupted while checking whether the task was created .*: it may have been created/);
-    expect(stderr).toMatch(/taskctl list --service domain_check_availability/);
+    expect(stderr).toMatch(/Continue it with: taskctl resume j-[0-9a-z]+\n$/);
   });
 });

@@ -29,7 +29,7 @@ export interface RunOptions {
 /** A temporary HOME/config/cache per test file, so nothing touches the developer's real config. */
 export interface IsolatedHome {
   dir: string;
-  env: { HOME: string; TASKCTL_CONFIG_DIR: string; TASKCTL_CACHE_DIR: string };
+  env: { HOME: string; TASKCTL_CONFIG_DIR: string; TASKCTL_CACHE_DIR: string; TASKCTL_STATE_DIR: string };
   cleanup: () => void;
 }
 
@@ -41,6 +41,7 @@ export function isolatedHome(): IsolatedHome {
       HOME: dir,
       TASKCTL_CONFIG_DIR: join(dir, 'config'),
       TASKCTL_CACHE_DIR: join(dir, 'cache'),
+      TASKCTL_STATE_DIR: join(dir, 'state'),
     },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };

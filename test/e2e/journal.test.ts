@@ -99,7 +99,7 @@ describe('create --journal', () => {
     const resumed = await world.inProcess(['resume', journal]);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toMatch(/holds no job \(a create stopped before recording one sent nothing\)/);
-    expect(resumed.stderr).toMatch(/Start it again with the same `taskctl create/);
+    expect(resumed.stderr).toMatch(/Nothing of it was sent: run the create again/);
     const created = await world.inProcess(['create', service, '-f', input, '--chunk-size', '2', '--journal', journal]);
     expect(created.code, created.stderr).toBe(0);
     expect(await tasks()).toHaveLength(2);
@@ -118,7 +118,7 @@ describe('create --journal', () => {
 
     const other = await world.inProcess(['create', service, '-f', input, '--chunk-size', '6', '--journal', journal]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/belongs to another job: --chunk-size differs/);
+    expect(other.stderr).toMatch(/belongs to another job \(j-[0-9a-z]+\): --chunk-size differs/);
     const noValidate = await world.inProcess([
       'create',
       service,
@@ -132,14 +132,13 @@ describe('create --journal', () => {
     ]);
     expect(noValidate.stderr).toMatch(/--no-validate differs/);
 
-    writeFileSync(
-      journal + '.lock',
-      JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), token: 'x' }),
-    );
+    // A job is locked by its id, in the state directory.
+    const lock = join(world.home.env.TASKCTL_STATE_DIR, 'locks', `${String(kept[0]?.id)}.lock`);
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), token: 'x' }));
     const locked = await world.inProcess(['resume', journal]);
     expect(locked.code).toBe(2);
     expect(locked.stderr).toMatch(/in use by another taskctl/);
-    unlinkSync(journal + '.lock');
+    unlinkSync(lock);
 
     writeFileSync(input, readFileSync(input, 'utf8') + 'extra.example.com\n');
     const changed = await world.inProcess(['resume', journal]);
@@ -195,7 +194,7 @@ describe('resume: a chunk caught in flight', () => {
   async function stoppedInFlight(
     landed: number,
     options: { entry?: boolean; sentAfter?: number; clock?: AutoClock } = {},
-  ): Promise<{ journal: string; chunk2: string[]; landedIds: number[] }> {
+  ): Promise<{ journal: string; chunk2: string[]; landedIds: number[]; id: string }> {
     const input = domains('in.txt', 9, 'f');
     const journal = path('job.jsonl');
     const run = await world.inProcess(['create', service, '-f', input, '--chunk-size', '3', '--journal', journal]);
@@ -244,11 +243,12 @@ describe('resume: a chunk caught in flight', () => {
         service,
         items: chunk2,
         liveForMs: 600_000,
-        job: { journal, chunk: 2 },
+        // Ledger entries name the job by its id, never by a path.
+        job: { journal: String(rewritten[0]?.id), chunk: 2 },
         sentAt: send.sent_at,
       });
     }
-    return { journal, chunk2, landedIds };
+    return { journal, chunk2, landedIds, id: String(rewritten[0]?.id) };
   }
 
   const ledgerEntries = () =>
@@ -272,21 +272,21 @@ describe('resume: a chunk caught in flight', () => {
   });
 
   it("takes over the killed run's ledger entry for the chunk: that run's possible task becomes its own", async () => {
-    const { journal, landedIds } = await stoppedInFlight(1, { entry: true });
+    const { journal, landedIds, id } = await stoppedInFlight(1, { entry: true });
     const landed = landedIds[0];
     const resumed = await world.inProcess(['resume', journal]);
     // Without the takeover the killed run's entry (still sending, its window open) contests the task: exit 9.
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(new RegExp(`chunk 2: task ${landed} was created by the interrupted request`));
     const entry = ledgerEntries().find((e) => e.job?.chunk === 2);
-    expect(entry).toMatchObject({ state: 'created', taskId: landed, job: { journal, chunk: 2 } });
+    expect(entry).toMatchObject({ state: 'created', taskId: landed, job: { journal: id, chunk: 2 } });
     expect(entry?.run).not.toBe('killed-run');
     await itemsOnce(9, 'f');
   });
 
   it('a chunk proven not created is sent again without its old entry: a lost answer to the resend is recovered', async () => {
     const clock = new AutoClock(Date.now());
-    const { journal } = await stoppedInFlight(0, { entry: true, clock });
+    const { journal, id } = await stoppedInFlight(0, { entry: true, clock });
     await world.admin('POST', '/__sandbox/faults', {
       method: 'POST',
       path: '/api/v1/tasks',
@@ -299,7 +299,7 @@ describe('resume: a chunk caught in flight', () => {
     expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
     expect(resumed.stderr).toMatch(/recovered: task \d+ was created by this request/);
     expect(ledgerEntries().filter((e) => e.job?.chunk === 2)).toEqual([
-      expect.objectContaining({ state: 'created', job: { journal, chunk: 2 } }),
+      expect.objectContaining({ state: 'created', job: { journal: id, chunk: 2 } }),
     ]);
     await itemsOnce(9, 'f');
   });
@@ -324,7 +324,8 @@ describe('resume: a chunk caught in flight', () => {
     const before = (await stats()).total;
     const resumed = await world.inProcess(['resume', journal]);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toMatch(/belongs to another job: the content of .*in\.txt differs/);
+    expect(resumed.stderr).toMatch(/cannot be continued as it is now: the content of .*in\.txt differs/);
+    expect(resumed.stderr).not.toMatch(/taskctl resume/);
     expect((await stats()).total).toBe(before);
     expect(records(journal).map((r) => r.type)).not.toContain('reconciled');
   });

@@ -37,7 +37,7 @@ describe.skipIf(!hasTmux)(skippedUnless('resume in a terminal', hasTmux, missing
     const running = terminal.start(120, ['resume', journal], { ...world.env });
     try {
       const first = await running.until(/checking the task list for it until/);
-      expect(first).toMatch(/job .*job\.jsonl: 1 of 3 chunks done, 1 in doubt \(chunk 2\); next: check the task list/);
+      expect(first).toMatch(/job j-[0-9a-z]+: 1 of 3 chunks done, 1 in doubt \(chunk 2\); next: check the task list/);
       expect(first).toMatch(
         /chunk 2 was being sent when the job stopped \(at \S+\): checking the task list for it until/,
       );

@@ -321,6 +321,7 @@ describe.concurrent('input', () => {
           const env = {
             TASKCTL_CONFIG_DIR: join(dir, 'config'),
             TASKCTL_CACHE_DIR: join(dir, 'cache'),
+            TASKCTL_STATE_DIR: join(dir, 'state'),
             TASKCTL_API_KEY: KEY,
             TASKCTL_BASE_URL: 'http://127.0.0.1:9',
           };

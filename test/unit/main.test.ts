@@ -13,7 +13,12 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 function deps(memory: MemoryIO, env: Record<string, string> = {}): Deps {
   return {
     io: memory.io,
-    env: { TASKCTL_CONFIG_DIR: join(home, 'cfg'), TASKCTL_CACHE_DIR: join(home, 'cache'), ...env },
+    env: {
+      TASKCTL_CONFIG_DIR: join(home, 'cfg'),
+      TASKCTL_CACHE_DIR: join(home, 'cache'),
+      TASKCTL_STATE_DIR: join(home, 'state'),
+      ...env,
+    },
     clock: { now: () => Date.now(), sleep: () => Promise.resolve() },
     signal: new AbortController().signal,
   };

@@ -17,6 +17,7 @@ import { addTask, readFile, SideItems } from './read.js';
 import { SortedSide } from './sort.js';
 import { openFileSide, parseSide, type OpenedFile, type SideSpec } from './source.js';
 import { NOT_RESULT_FIELDS, type CompareMode } from './values.js';
+import { journalOf, looksLikeJobId } from '../job/registry.js';
 
 export interface DiffOptions {
   /** Only these fields are compared (`--fields a,b`). Default: status and every result field, not the error. */
@@ -24,7 +25,13 @@ export interface DiffOptions {
 }
 
 export async function runDiff(ctx: Context, first: string, second: string, options: DiffOptions): Promise<void> {
-  const specs = [parseSide(first), parseSide(second)] as const;
+  // A job id (`j-…`) is its journal; a path that exists wins over an id.
+  const side = (arg: string): SideSpec => {
+    const spec = parseSide(arg);
+    if (spec.kind !== 'file' || !looksLikeJobId(arg)) return spec;
+    return { ...spec, path: journalOf(ctx.env, arg) };
+  };
+  const specs = [side(first), side(second)] as const;
   if (specs[0].kind === 'stdin' && specs[1].kind === 'stdin')
     throw new UsageError('stdin (-) can be only one side of a diff', 'Give the other side as a file or a task id.');
   const files = new RunFiles();

@@ -34,7 +34,7 @@ const READ_SIZE = 256 * 1024;
 const SNIFF_BYTES = MAX_SIDE_LINE;
 
 const SIDE_HINT =
-  'Each side is a task id, a journal (create --journal), a results file of `taskctl show -o ndjson|json|csv`, or - (stdin).';
+  'Each side is a task id, a job (its id, or its journal), a results file of `taskctl show -o ndjson|json|csv`, or - (stdin).';
 
 export function parseSide(arg: string): SideSpec {
   if (/^\d+$/.test(arg)) {

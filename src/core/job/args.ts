@@ -1,4 +1,4 @@
-/** `--job FILE` or task ids, never both (show, wait, retry); `--journal` where `--job` was meant. */
+/** `--job ID|FILE` or task ids, never both (show, wait, retry); `--journal` where `--job` was meant. */
 import { UsageError } from '../../errors.js';
 
 export interface JobFlags {
@@ -23,8 +23,8 @@ export function jobOrIds(
   }
   if (options.job === undefined && ids.length === 0) {
     throw new UsageError(
-      `${command} needs task ids or --job <journal>`,
-      `taskctl ${command} 42 43, or taskctl ${command} --job job.jsonl`,
+      `${command} needs task ids or --job <job>`,
+      `taskctl ${command} 42 43, or taskctl ${command} --job ID (taskctl jobs lists them)`,
     );
   }
   if (options.journal !== undefined && options.job === undefined) {

@@ -9,6 +9,7 @@ import type { Task } from '../../api/schemas.js';
 import type { Context } from '../context.js';
 import { CliError, InterruptedError, UnavailableError, UsageError } from '../../errors.js';
 import { readJournal } from '../../store/journal.js';
+import { journalOf } from './registry.js';
 import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
 
@@ -44,7 +45,7 @@ export interface JournaledJob {
  * account than the current ones (as `resume` refuses it).
  */
 export async function readJob(ctx: Context, file: string): Promise<JournaledJob> {
-  const path = resolve(file);
+  const path = resolve(journalOf(ctx.env, file));
   const records = readJournal(path);
   if (records === undefined) {
     throw new UsageError(`no journal at ${file}`, 'Pass the file given to `taskctl create --journal`.');

@@ -11,6 +11,7 @@ import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { counted } from '../../output/plural.js';
 import { InputCopy, readJournal } from '../../store/journal.js';
 import { runPipeline } from '../submit/pipeline.js';
+import type { JobPlace } from '../submit/journal.js';
 import { itemsToRetry, onceEach, retryReuseWindow, warnUnlisted, type RetryOptions } from '../submit/retry.js';
 import { errorMatch, toRetry } from './error-match.js';
 import { jobTasks, readJob, requireComplete, type CreatedChunk, type JournaledJob } from './read.js';
@@ -47,9 +48,13 @@ export async function runRetryJob(ctx: Context, file: string, options: RetryOpti
   }
   const chunkSize = options.chunkSize ?? job.chunkSize;
   const submit = { ...options, chunkSize, reuseWindow: retryReuseWindow(options) };
-  if (options.journal !== undefined && options.dryRun !== true) {
-    await journaledRetry(ctx, job, chosen.targets, { ...submit, journal: options.journal });
-    return;
+  if (options.dryRun !== true && !ctx.ephemeralSandbox) {
+    const { placeJob } = await import('../submit/journal.js');
+    const place = placeJob(ctx, options.journal);
+    if (place) {
+      await journaledRetry(ctx, job, chosen.targets, place, submit);
+      return;
+    }
   }
   const items = await onceEach(ctx, job.service, chosen.targets, options);
   await runPipeline(ctx, { batches: [{ service: job.service, items }], verb: 'Retry' }, submit);
@@ -82,21 +87,23 @@ function stillRunning(job: JournaledJob, chunk: CreatedChunk, task: Task): Usage
 }
 
 /**
- * `--journal NEW`: the targets go to `NEW.input` (NDJSON, fsynced), which the new job reads as its input (its digest
- * recorded), with the source journal and the filters, so that `taskctl resume NEW` continues it like any other job.
+ * The retry is a new job (`--journal NEW`, else in the state directory): the targets go to `NEW.input` (NDJSON,
+ * fsynced), which the new job reads as its input (its digest recorded), with the source journal and the filters, so
+ * that `taskctl resume ID` continues it like any other job.
  */
 async function journaledRetry(
   ctx: Context,
   job: JournaledJob,
   targets: readonly string[],
-  options: RetryOptions & { journal: string; chunkSize: number },
+  place: JobPlace,
+  options: RetryOptions & { chunkSize: number },
 ): Promise<void> {
-  const path = resolve(options.journal);
+  const { path } = place;
   if ((readJournal(path)?.length ?? 0) > 0) {
     // Its input would be replaced by this run's choice: the job there goes on with its own.
     throw new UsageError(
-      `${options.journal} already holds a job`,
-      `Continue it: taskctl resume ${options.journal}; or give this retry a new --journal path.`,
+      `${place.name} already holds a job`,
+      `Continue it: taskctl resume ${place.name}; or give this retry a new --journal path.`,
     );
   }
   const input = `${path}.input`;
@@ -107,7 +114,7 @@ async function journaledRetry(
   }
   copy.finish();
   const { runJournaledCreate } = await import('../submit/journal.js');
-  await runJournaledCreate(ctx, job.service, [], {
+  await runJournaledCreate(ctx, place, job.service, [], {
     ...options,
     file: [input],
     format: 'ndjson',

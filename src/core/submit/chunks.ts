@@ -13,6 +13,7 @@ import {
   ExitCode,
   InterruptedBeforeSendError,
   InterruptedError,
+  JournalWriteError,
   systemErrorWords,
 } from '../../errors.js';
 import { counted } from '../items/clean.js';
@@ -75,6 +76,7 @@ export async function sendChunks(
   const output = await TaskOutput.open(ctx, plan.priced.length === 1 && options.chunkSize === undefined, options);
   const progress = new ChunkProgress(ctx, total);
   const tasks = () => plan.done.size + outcomes.size;
+  const { job } = plan.input;
   let service = plan.priced[0]?.service ?? '';
   try {
     try {
@@ -86,9 +88,11 @@ export async function sendChunks(
         const what = total === 1 ? 'the task' : `chunk ${chunk.index} of ${total}`;
         const outcome = await progress.sending(what, () => sendOne(ctx, api, chunk, { plan, options, what, outcomes }));
         outcomes.set(chunk.index, outcome);
+        // On stdout before the journal's record: a journal that cannot be written never hides a task that exists.
+        progress.interject(() => output.write(outcome.task));
+        if (outcomes.size === 1 && job) progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
         plan.input.observer?.created(chunk, outcome.task, outcome.how);
         ctx.cache.rememberTasks([outcome.task]);
-        progress.interject(() => output.write(outcome.task));
         progress.sent(what, tasks(), outcome);
       }
     } catch (error) {
@@ -99,7 +103,7 @@ export async function sendChunks(
         tasks: tasks(),
         total,
         ids: ids(plan.done, outcomes),
-        job: plan.input.job?.name,
+        job: job?.id,
       });
     }
     progress.stop();
@@ -110,7 +114,7 @@ export async function sendChunks(
       throw new CliError(
         `cannot write the output (${systemErrorWords(lost)}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
-        `The ids above may not have been printed. ${continueHint(service, plan.input.job?.name)}`,
+        `The ids above may not have been printed. ${tasks() === total && job ? `See them: taskctl show --job ${job.id}` : continueHint(service, job?.id, tasks())}`,
       );
     }
     return outcomes;
@@ -130,7 +134,7 @@ async function sendOne(
   const { observer, job } = plan.input;
   const claimed = new Set([...plan.done.values(), ...outcomes.values()].map((o) => o.task.id));
   const hooks = {
-    ...(job !== undefined && { job: { journal: job.path, chunk: chunk.index } }),
+    ...(job !== undefined && { job: { journal: job.id, chunk: chunk.index } }),
     dispatched: observer && ((dispatch: Parameters<typeof observer.sending>[1]) => observer.sending(chunk, dispatch)),
     notProcessed: observer && ((why: string) => observer.notCreated(chunk, why)),
   };
@@ -154,15 +158,25 @@ function createdSoFar(tasks: number, total: number, created: readonly number[]):
   return `created ${tasks} of ${counted(total, 'task')}` + (created.length > 0 ? `: ${created.join(' ')}` : '');
 }
 
+/** The one next step of a job that stopped: it never sends a chunk that has a task again. */
 function resumeHint(job: string): string {
   return `Continue it with: taskctl resume ${job}`;
 }
 
-function continueHint(service: string, job: string | undefined): string {
-  return job === undefined ? listHint(service) : resumeHint(job);
+/** Without a journal (an unwritable state directory), re-running would send every item again: never advised. */
+const UNRESUMABLE =
+  'This run kept no journal, so running the command again would send every item again; create the rest with ' +
+  'the items of no task above (pass --journal FILE to make a create resumable).';
+
+function continueHint(service: string, job: string | undefined, tasks: number): string {
+  if (job !== undefined) return resumeHint(job);
+  return tasks > 0 ? UNRESUMABLE : listHint(service);
 }
 
-/** A failure or Ctrl-C part-way names the tasks created so far (and, journaled, how to continue the job). */
+/**
+ * A failure or Ctrl-C part-way names the tasks created so far and the one next step: `taskctl resume ID` for a job
+ * (whatever the failure's own hint said: re-running the create would send the same items again).
+ */
 function stopped(
   ctx: Context,
   error: unknown,
@@ -175,8 +189,13 @@ function stopped(
         ? new InterruptedError('interrupted', listHint(at.service))
         : undefined;
   if (!failure) return error;
-  const hint = at.job === undefined ? failure.hint : `${failure.hint ? `${failure.hint}\n` : ''}${resumeHint(at.job)}`;
   if (at.tasks === 0 && failure === error && at.job === undefined) return error;
+  const hint =
+    at.job !== undefined
+      ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}taskctl resume ${at.job}`
+      : at.tasks > 0
+        ? UNRESUMABLE
+        : failure.hint;
   const message =
     at.tasks === 0 ? failure.message : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids)} before that`;
   return new CliError(message, failure.exitCode, hint);

@@ -1,6 +1,8 @@
 /**
- * `create` and the entry of `create --journal`: read → clean (read.ts) → the one pipeline (pipeline.ts: price,
- * --dry-run, --max-cost and confirmation, chunks sent exactly once, summary, --wait).
+ * `create`: read → clean (read.ts) → the one pipeline (pipeline.ts: price, --dry-run, --max-cost and confirmation,
+ * chunks sent exactly once, summary, --wait). Every create that may send is a job (journal.ts): journaled where
+ * `--journal FILE` says, else in the state directory, so that `taskctl resume ID` continues it. Not a dry run (it
+ * sends nothing) and not under `--sandbox` (its server dies with the run: there is nothing to resume).
  */
 import type { Context } from '../context.js';
 import { runPipeline } from './pipeline.js';
@@ -8,16 +10,15 @@ import { prepareItems, type ReadOptions } from './read.js';
 import type { SubmitOptions } from './types.js';
 
 export interface CreateOptions extends SubmitOptions, ReadOptions {
-  /** `--journal FILE`: record the job so that `taskctl resume FILE` can continue it after a crash. */
+  /** `--journal FILE`: keep the job's journal in FILE instead of the state directory. */
   journal?: string;
 }
 
 export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
-  const journal = options.journal;
-  // A dry run sends nothing, so it has nothing to journal.
-  if (journal !== undefined && options.dryRun !== true) {
-    const { runJournaledCreate } = await import('./journal.js');
-    return runJournaledCreate(ctx, service, args, { ...options, journal });
+  if (options.dryRun !== true && !ctx.ephemeralSandbox) {
+    const { placeJob, runJournaledCreate } = await import('./journal.js');
+    const place = placeJob(ctx, options.journal);
+    if (place) return runJournaledCreate(ctx, place, service, args, options);
   }
   const items = await prepareItems(ctx, service, args, options);
   try {

@@ -19,6 +19,8 @@ export class JobJournal implements ChunkObserver {
   constructor(
     private readonly file: JournalFile,
     readonly state: JobState,
+    /** The job's id: its chunks' ledger entries carry it (whichever path the journal was reached by). */
+    readonly id: string,
     /** From a request's send to the instant it can no longer land (its deadline and a margin). */
     private readonly settleMs: number,
     private readonly env: Env,

@@ -29,6 +29,8 @@ export type JobInput = z.infer<typeof InputSchema>;
 const JobSchema = z.object({
   type: z.literal('job'),
   version: z.literal(1),
+  /** The job's id (core/job/registry.ts); journals of earlier versions have none and get one derived when read. */
+  id: z.string().optional(),
   created_at: z.string(),
   service: z.string(),
   base_url: z.string(),

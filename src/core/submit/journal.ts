@@ -1,18 +1,24 @@
 /**
- * A journaled create (`create --journal FILE`) and its continuation (`taskctl resume FILE`). Both check what must
- * match (options, input digests) before any wait or request, say where the job stands, then run the one pipeline
- * (pipeline.ts) with the journal as its observer (job-journal.ts); chunks left in doubt are settled (settle.ts) after
- * the money guard and before anything is sent. Each chunk's entry in the local ledger (store/ledger.ts) carries the
- * job (journal path and chunk): resume takes it over as its own. The records: journal-records.ts.
+ * Every create that may send is a job (docs/behaviour.md#jobs), journaled where `--journal FILE` says or in the state
+ * directory, and continued by `taskctl resume ID` (or `resume FILE`). Both check what must match (options, input
+ * digests) before any wait or request, say where the job stands, then run the one pipeline (pipeline.ts) with the
+ * journal as its observer (job-journal.ts); chunks left in doubt are settled (settle.ts) after the money guard and
+ * before anything is sent. A job is known and locked by its id, never by the path as typed: a copy of a journal, or
+ * one reached through a symlink, is the same job. Each chunk's entry in the local ledger (store/ledger.ts) carries the
+ * job id and chunk: resume takes it over as its own. The records: journal-records.ts.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { UsageError } from '../../errors.js';
+import { JournalWriteError, systemErrorWords, UsageError } from '../../errors.js';
 import type { ItemList, ItemSource, PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
-import { InputCopy, inputSize, JournalFile, writeArgumentsCopy } from '../../store/journal.js';
+import type { JobStore } from '../../store/jobs.js';
+import { InputCopy, inputSize, JournalFile, readJournal, writeArgumentsCopy } from '../../store/journal.js';
+import { realPath } from '../../store/jobs.js';
+import { StateDirectoryError } from '../../store/state-dir.js';
+import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
 import { chunkItems, rebuild, type Job, type JobInput, type JobState } from './journal-records.js';
 import { runPipeline } from './pipeline.js';
@@ -35,26 +41,105 @@ const ONE_CHUNK = Number.MAX_SAFE_INTEGER;
 
 type JobOptions = Omit<
   Job,
-  'type' | 'version' | 'created_at' | 'inputs' | 'items' | 'items_sha256' | 'chunks' | 'retry_of'
+  'type' | 'version' | 'id' | 'created_at' | 'inputs' | 'items' | 'items_sha256' | 'chunks' | 'retry_of'
 >;
-/** The options of a journaled create; `retryOf` when it is `retry --job SOURCE --journal FILE`. */
-type CreateJobOptions = ReadOptions & SubmitOptions & { journal: string; retryOf?: Job['retry_of'] };
+/** The options of a journaled create; `retryOf` when it is `retry --job SOURCE`. */
+type CreateJobOptions = ReadOptions & SubmitOptions & { retryOf?: Job['retry_of'] };
 
-/** `create --journal FILE`: starts the job, or continues it when the journal has one with the same input and options. */
+/** Where a job's journal is: `--journal FILE` (`name` as given), or the state directory (`name` is the id). */
+export interface JobPlace {
+  path: string;
+  name: string;
+  /** The state directory, when it can be written (the job's lock is there). */
+  store: JobStore | undefined;
+}
+
+/**
+ * Where a new job's journal goes: `--journal FILE`, else the state directory. Undefined when the state directory
+ * cannot be written (a read-only HOME): warned once, and the create goes on without a journal.
+ */
+export function placeJob(ctx: Context, journal: string | undefined): JobPlace | undefined {
+  const store = jobStore(ctx.env);
+  let usable: JobStore | undefined = store;
+  try {
+    store.prepare();
+  } catch (error) {
+    usable = undefined;
+    if (journal === undefined) {
+      ctx.printer.warn(
+        `cannot keep a journal in ${store.dir} (${error instanceof StateDirectoryError ? error.message : systemErrorWords(error)}): this create cannot be resumed; pass --journal FILE to make it resumable`,
+      );
+      return undefined;
+    }
+  }
+  if (journal !== undefined) return { path: resolve(journal), name: journal, store: usable };
+  const id = newJobId(ctx.clock.now());
+  return { path: store.journalPath(id), name: id, store };
+}
+
+/**
+ * The journal at `place`, locked by the id of the job it holds (a new job's id when it holds none). Another file of
+ * the same job that this machine knows (the original of a copy, or the copy of an original) is read, and what it
+ * knows that this one does not is appended here (adoptOther): either file continues what the other's run created.
+ */
+function openJournal(place: JobPlace, nowMs: number): { file: JournalFile; id: string } {
+  let id = '';
+  const file = JournalFile.open(place.path, (records) => {
+    id = jobIdOf(records[0]) ?? (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
+    return place.store ? place.store.lockPath(id) : `${place.path}.lock`;
+  });
+  try {
+    const other = place.store?.locate(id);
+    if (other !== undefined && realPath(other) !== realPath(place.path)) adoptOther(file, id, other);
+    place.store?.register(id, place.path);
+  } catch (error) {
+    if (error instanceof JournalWriteError) {
+      file.close();
+      throw error;
+    }
+    // Not listed by `taskctl jobs`; the job itself is unharmed, and `resume FILE` still continues it.
+  }
+  return { file, id };
+}
+
+/** Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send). */
+function adoptOther(file: JournalFile, id: string, otherPath: string): void {
+  const mine = file.records.length > 0 ? rebuild(file.records, file.path) : undefined;
+  const records = readJournal(otherPath);
+  if (!mine || !records || jobIdOf(records[0]) !== id) return;
+  const other = rebuild(records, otherPath);
+  if (!other) return;
+  for (const [chunk, theirs] of other.chunks) {
+    const ours = mine.chunks.get(chunk);
+    if (ours?.task) continue;
+    if (theirs.task) {
+      file.append({ type: 'created', chunk, task: theirs.task.id, cost: theirs.task.cost, how: theirs.task.how });
+    } else if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) {
+      file.append(theirs.send);
+    }
+  }
+  if (other.done && !mine.done) {
+    const done = records.find((record) => (record as { type?: unknown }).type === 'done');
+    if (done) file.append(done);
+  }
+}
+
+/** A create that may send: starts the job, or continues it when the journal has one with the same input and options. */
 export async function runJournaledCreate(
   ctx: Context,
+  place: JobPlace,
   service: string,
   args: string[],
   options: CreateJobOptions,
 ): Promise<void> {
-  const path = resolve(options.journal);
-  const file = JournalFile.open(path);
+  const { file, id } = openJournal(place, ctx.clock.now());
+  const path = place.path;
   try {
     let state = rebuild(file.records, path);
     if (state?.done) {
       throw new UsageError(
-        `the job in ${options.journal} is finished`,
-        `Use a new journal path for a new job (\`taskctl resume ${options.journal}\` prints its summary).`,
+        `the job in ${place.name} is finished`,
+        `Use a new journal path for a new job (\`taskctl resume ${id}\` prints its summary).`,
       );
     }
     // Nothing of a job without a send reached the service (refused at the confirmation, killed before its first
@@ -76,40 +161,66 @@ export async function runJournaledCreate(
       skip_invalid: options.skipInvalid === true,
     };
     const given = itemSources(ctx, args, options.file);
+    const job = { file, id, name: place.name };
     if (state) {
-      await continueGiven(ctx, file, state, { wanted, given, options });
+      await continueGiven(ctx, job, state, { wanted, given, options });
       return;
     }
-    const read = await startJob(ctx, file, wanted, given, options);
+    const read = await startJob(ctx, job, wanted, given, options);
     try {
-      const job = rebuild(file.records, path);
-      if (!job) throw new Error('unreachable: the job record was just written');
-      await continueJob(ctx, file, job, read, { options, verb: 'Create', name: options.journal, continued: false });
+      const started = rebuild(file.records, path);
+      if (!started) throw new Error('unreachable: the job record was just written');
+      await continueJob(ctx, job, started, read, { options, verb: 'Create', continued: false });
     } finally {
       read.dispose();
     }
+    const { pruneExpired } = await import('../jobs.js');
+    await pruneExpired(ctx, place.store);
   } finally {
     file.close();
+    discardUnsent(place, id, file.records);
   }
+}
+
+/**
+ * A job of the state directory of which nothing was sent (declined, refused by --max-cost, bad input) is removed:
+ * nothing of it reached the service, and `resume` must not offer to send what the user did not want sent.
+ */
+function discardUnsent(place: JobPlace, id: string, records: readonly unknown[]): void {
+  const { store } = place;
+  if (store?.journalPath(id) !== place.path) return;
+  if (records.some((record) => (record as { type?: unknown }).type === 'send')) return;
+  try {
+    store.remove({ id, path: place.path, own: true });
+  } catch {
+    // Left as a job that sent nothing.
+  }
+}
+
+/** An open job: its journal, its id, and its name as the user gave it (the id for a journal in the state directory). */
+interface OpenJob {
+  file: JournalFile;
+  id: string;
+  name: string;
 }
 
 /** The same create run again: the same options and the same bytes (read again and compared), then continued. */
 async function continueGiven(
   ctx: Context,
-  file: JournalFile,
+  job: OpenJob,
   state: JobState,
   given: { wanted: JobOptions; given: ItemSource[]; options: CreateJobOptions },
 ): Promise<void> {
   const { wanted, options } = given;
-  const name = options.journal;
+  const mismatch = (what: readonly string[]) => otherJob(job, what, false);
   const differs = (Object.keys(wanted) as Array<keyof JobOptions>).filter((key) => wanted[key] !== state.job[key]);
-  if (differs.length > 0) throw mismatch(name, differs.map(describeOption));
+  if (differs.length > 0) throw mismatch(differs.map(describeOption));
   const read = await readWithDigests(ctx, state.job.service, given.given, options);
   try {
     const changed = compareInputs(state.job.inputs, given.given, read.digests);
-    if (changed.length > 0) throw mismatch(name, changed);
-    checkItems(state.job, read.prepared, name);
-    await continueJob(ctx, file, state, read.prepared, { options, verb: 'Create', name, continued: true });
+    if (changed.length > 0) throw mismatch(changed);
+    checkItems(state.job, read.prepared, mismatch);
+    await continueJob(ctx, job, state, read.prepared, { options, verb: 'Create', continued: true });
   } finally {
     read.prepared.dispose();
   }
@@ -118,7 +229,7 @@ async function continueGiven(
 /** A new job: stdin (and arguments) are copied beside the journal as they stream, so a resume can read them back. */
 async function startJob(
   ctx: Context,
-  file: JournalFile,
+  { file, id }: OpenJob,
   wanted: JobOptions,
   given: readonly ItemSource[],
   options: CreateJobOptions,
@@ -146,6 +257,7 @@ async function startJob(
     file.append({
       type: 'job',
       version: 1,
+      id,
       created_at: new Date(ctx.clock.now()).toISOString(),
       ...wanted,
       inputs,
@@ -161,38 +273,49 @@ async function startJob(
   }
 }
 
-/** `taskctl resume FILE`: continues the job from the journal's inputs, checked against their recorded size and digest. */
-export async function runResume(ctx: Context, name: string, options: ResumeOptions): Promise<void> {
-  const path = resolve(name);
-  const file = JournalFile.open(path);
+/** `taskctl resume ID|FILE`: continues the job from the journal's inputs, checked against their recorded size and digest. */
+export async function runResume(ctx: Context, given: string | undefined, options: ResumeOptions): Promise<void> {
+  const arg = given ?? (await onlyInterrupted(ctx));
+  if (arg === undefined) return;
+  const path = resolve(journalOf(ctx.env, arg));
+  const store = jobStore(ctx.env);
+  let place: JobPlace = { path, name: arg, store };
+  try {
+    store.prepare();
+  } catch {
+    place = { ...place, store: undefined }; // locked beside the journal instead
+  }
+  const opened = openJournal(place, ctx.clock.now());
+  const { file } = opened;
   try {
     const state = rebuild(file.records, path);
     if (!state)
       // The job record goes to disk before any chunk is sent: a create killed before it sent nothing.
       throw new UsageError(
-        `${name} holds no job (a create stopped before recording one sent nothing)`,
-        'Start it again with the same `taskctl create SERVICE -f FILE --chunk-size N --journal FILE`.',
+        `${arg} holds no job (a create stopped before recording one sent nothing)`,
+        'Nothing of it was sent: run the create again.',
       );
-    const { job } = state;
+    const job = { ...opened, name: arg };
+    const mismatch = (what: readonly string[]) => otherJob(job, what, true);
     const api = await ctx.api();
-    if (api.baseUrl !== job.base_url)
-      throw mismatch(name, [`the base URL (${api.baseUrl}; the job used ${job.base_url})`]);
-    if ((ctx.cache.account ?? '') !== job.account) throw mismatch(name, ['the account (API key)']);
-    const run = { options, verb: 'Resume', name, continued: true };
+    if (api.baseUrl !== state.job.base_url)
+      throw mismatch([`the base URL (${api.baseUrl}; the job used ${state.job.base_url})`]);
+    if ((ctx.cache.account ?? '') !== state.job.account) throw mismatch(['the account (API key)']);
+    const run = { options, verb: 'Resume', continued: true };
     // A finished job's inputs are not read again: its summary (and --wait) need only the journal.
     if (state.done) {
-      await continueJob(ctx, file, state, { count: job.items, chunks: () => [] }, run);
+      await continueJob(ctx, job, state, { count: state.job.items, chunks: () => [] }, run);
       return;
     }
-    checkSizes(job, name);
-    const read = await readWithDigests(ctx, job.service, jobSources(job), readOptionsOf(job));
+    checkSizes(state.job, mismatch);
+    const read = await readWithDigests(ctx, state.job.service, jobSources(state.job), readOptionsOf(state.job));
     try {
-      const changed = job.inputs
+      const changed = state.job.inputs
         .filter((input, i) => read.digests[i]?.sha256 !== input.sha256)
         .map((input) => `the content of ${input.path}`);
-      if (changed.length > 0) throw mismatch(name, changed);
-      checkItems(job, read.prepared, name);
-      await continueJob(ctx, file, state, read.prepared, run);
+      if (changed.length > 0) throw mismatch(changed);
+      checkItems(state.job, read.prepared, mismatch);
+      await continueJob(ctx, job, state, read.prepared, run);
     } finally {
       read.prepared.dispose();
     }
@@ -201,7 +324,34 @@ export async function runResume(ctx: Context, name: string, options: ResumeOptio
   }
 }
 
-function checkSizes(job: Job, name: string): void {
+/**
+ * `resume` without an argument: the one interrupted job of the current profile and base URL; none is said (exit 0),
+ * several are listed (exit 2).
+ */
+async function onlyInterrupted(ctx: Context): Promise<string | undefined> {
+  const { currentJobs, readJobs } = await import('../jobs.js');
+  const jobs = (await currentJobs(ctx, readJobs(jobStore(ctx.env)), false)).filter(
+    (job) => job.state === 'interrupted',
+  );
+  const [only] = jobs;
+  if (only === undefined) {
+    ctx.printer.info('no interrupted job to resume (taskctl jobs lists them)');
+    return undefined;
+  }
+  if (jobs.length === 1) return only.id;
+  const listed = jobs
+    .slice(0, 10)
+    .map(
+      (job) =>
+        `${job.id} (${job.service}, ${job.chunks_created} of ${counted(job.chunks, 'chunk')}, started ${job.started})`,
+    );
+  throw new UsageError(
+    `${jobs.length} interrupted jobs: ${listed.join('; ')}${jobs.length > 10 ? '; …' : ''}`,
+    'Name the one to continue: taskctl resume ID (taskctl jobs lists them).',
+  );
+}
+
+function checkSizes(job: Job, mismatch: (what: readonly string[]) => UsageError): void {
   for (const input of job.inputs) {
     let size: number;
     try {
@@ -212,7 +362,7 @@ function checkSizes(job: Job, name: string): void {
       );
     }
     if (size !== input.size) {
-      throw mismatch(name, [
+      throw mismatch([
         `${input.path} (${formatCount(size)} bytes now, ${formatCount(input.size)} when the job started)`,
       ]);
     }
@@ -239,32 +389,39 @@ function readOptionsOf(job: Job): ReadOptions {
  */
 async function continueJob(
   ctx: Context,
-  file: JournalFile,
+  open: OpenJob,
   state: JobState,
   items: ItemList,
-  run: { options: ResumeOptions; verb: string; name: string; continued: boolean },
+  run: { options: ResumeOptions; verb: string; continued: boolean },
 ): Promise<void> {
   const { job } = state;
-  const journal = new JobJournal(file, state, (await postTimeoutMs(ctx)) + SETTLE_MARGIN_MS, ctx.env);
-  const doubt = state.done ? new Map<number, string[]>() : chunksInDoubt(journal, items, run.name);
+  const { file, id } = open;
+  const journal = new JobJournal(file, state, id, (await postTimeoutMs(ctx)) + SETTLE_MARGIN_MS, ctx.env);
+  const doubt = state.done
+    ? new Map<number, string[]>()
+    : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
   const user = parseUserSettlement(journal, run.options);
-  if (run.continued) ctx.printer.info(standing(journal, user, run.name));
+  if (run.continued) ctx.printer.info(standing(journal, user, id));
   await runPipeline(
     ctx,
     {
       batches: [{ service: job.service, items }],
       done: journal.done,
       observer: journal,
-      job: { name: run.name, path: file.path },
+      job: { id, name: open.name },
       verb: run.verb,
-      settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: run.name }),
+      settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id }),
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );
 }
 
 /** The items of each chunk in doubt, read now; a chunk whose items are not those it was sent with is exit 2. */
-function chunksInDoubt(journal: JobJournal, items: ItemList, name: string): Map<number, string[]> {
+function chunksInDoubt(
+  journal: JobJournal,
+  items: ItemList,
+  mismatch: (what: readonly string[]) => UsageError,
+): Map<number, string[]> {
   const wanted = new Set(journal.inDoubt());
   const found = new Map<number, string[]>();
   if (wanted.size === 0) return found;
@@ -273,14 +430,14 @@ function chunksInDoubt(journal: JobJournal, items: ItemList, name: string): Map<
     chunk++;
     if (!wanted.has(chunk)) continue;
     if (journal.state.chunks.get(chunk)?.send?.sha256 !== chunkDigest(list))
-      throw mismatch(name, [`the items of chunk ${chunk}`]);
+      throw mismatch([`the items of chunk ${chunk}`]);
     found.set(chunk, list);
     if (found.size === wanted.size) break;
   }
   return found;
 }
 
-/** `job j.jsonl: 40 of 100 chunks done, 1 in doubt (chunk 41); next: check the task list for chunk 41, then send 59 chunks`. */
+/** `job j-mi3k2x1a7f3q: 40 of 100 chunks done, 1 in doubt (chunk 41); next: check the task list for chunk 41, then send 59 chunks`. */
 function standing(journal: JobJournal, user: UserSettlement, name: string): string {
   const { job, done } = journal.state;
   const total = job.chunks;
@@ -356,18 +513,28 @@ function compareInputs(
   return changed;
 }
 
-function checkItems(job: Job, prepared: PreparedItems, name: string): void {
+function checkItems(job: Job, prepared: PreparedItems, mismatch: (what: readonly string[]) => UsageError): void {
   if (prepared.count !== job.items || prepared.digest !== job.items_sha256) {
-    throw mismatch(name, [
-      `the items (${formatCount(prepared.count)} now, ${formatCount(job.items)} when the job started)`,
-    ]);
+    throw mismatch([`the items (${formatCount(prepared.count)} now, ${formatCount(job.items)} when the job started)`]);
   }
 }
 
-function mismatch(name: string, what: readonly string[]): UsageError {
+/**
+ * The job does not match what was given. For a create: give the same input and options, or `taskctl resume ID`. For
+ * a resume, never the command just run: the inputs must be put back as they were (the job's tasks so far are shown
+ * by `show --job`).
+ */
+function otherJob(job: OpenJob, what: readonly string[], resuming: boolean): UsageError {
+  const differs = `${what.join('; ')} differ${what.length === 1 ? 's' : ''}`;
+  if (resuming) {
+    return new UsageError(
+      `job ${job.id} (${job.name}) cannot be continued as it is now: ${differs}`,
+      `Put the job's inputs back as they were when it started, then resume it; its tasks so far: taskctl show --job ${job.id}`,
+    );
+  }
   return new UsageError(
-    `the journal ${name} belongs to another job: ${what.join('; ')} differ${what.length === 1 ? 's' : ''}`,
-    `Give the same input and options to continue it (or run \`taskctl resume ${name}\`), or use a new journal path.`,
+    `the journal ${job.name} belongs to another job (${job.id}): ${differs}`,
+    `Give the same input and options to continue it (or run \`taskctl resume ${job.id}\`), or use a new journal path.`,
   );
 }
 

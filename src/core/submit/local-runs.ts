@@ -7,6 +7,10 @@
  */
 import type { Task } from '../../api/schemas.js';
 import type { Context } from '../context.js';
+import { hostname } from 'node:os';
+import type { Env } from '../../lib/env.js';
+import { isRunning } from '../../store/lock-file.js';
+import { jobStore, looksLikeJobId } from '../job/registry.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
 import { inWindow, type ServerClock } from '../server-time.js';
@@ -91,7 +95,7 @@ export class LocalCreates {
         const result = this.attempt(() => ledger.claim(entry, task.id, (other) => contests(other, task)));
         // Without the ledger this run cannot see the others: the cross-machine rule alone decides.
         if (result === undefined || result.ok) return { ok: true };
-        return { ok: false, reason: result.reason, by: describe(result.by) };
+        return { ok: false, reason: result.reason, by: describe(result.by, this.ctx.env) };
       },
     };
   }
@@ -111,7 +115,21 @@ export class LocalCreates {
   }
 }
 
-function describe(entry: LedgerEntry): string {
+/**
+ * Who else may have made the task. A run that has stopped is never called "still sending": a job's run is alive
+ * while it holds its job's lock (a pid may be reused), another run while its process runs.
+ */
+function describe(entry: LedgerEntry, env: Env): string {
+  const sent = `sent ${new Date(entry.sentAt).toISOString()}`;
+  const id = entry.job?.journal;
+  const alive =
+    id !== undefined && looksLikeJobId(id)
+      ? jobStore(env).runner(id) !== undefined
+      : entry.host !== hostname() || isRunning(entry.pid);
+  if (!alive) {
+    const job = id !== undefined && looksLikeJobId(id) ? ` (taskctl resume ${id} settles it)` : '';
+    return `a taskctl run on this machine that has stopped (process ${entry.pid}, ${sent}) may have created it${job}`;
+  }
   const state = entry.state === 'sending' ? 'still sending' : 'could not tell whether its request created a task';
-  return `another taskctl run on this machine (process ${entry.pid}, sent ${new Date(entry.sentAt).toISOString()}) ${state}`;
+  return `another taskctl run on this machine (process ${entry.pid}, ${sent}) ${state}`;
 }

@@ -84,12 +84,12 @@ async function settleByUser(ctx: Context, api: ApiClient, state: SendState, doub
       );
     }
     journal.adopted(chunk, task);
-    state.local.settleJob({ journal: journal.path, chunk }, id);
+    state.local.settleJob({ journal: journal.id, chunk }, id);
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
   }
   for (const chunk of user.resend) {
     journal.resent(chunk);
-    state.local.settleJob({ journal: journal.path, chunk }, null);
+    state.local.settleJob({ journal: journal.id, chunk }, null);
     ctx.printer.info(`chunk ${chunk}: will be sent again`);
   }
 }
@@ -111,7 +111,7 @@ async function settleByScan(
   const { service } = journal.state.job;
   const { send, items, index } = chunk;
   const planned: PlannedChunk = { index, first: chunk.first, items, service };
-  const job = { journal: journal.path, chunk: index };
+  const job = { journal: journal.id, chunk: index };
   const entry = state.local.takeOver(job, service, items, send.sent_at);
   const claimed = new Set([...journal.done.values()].map((done) => done.task.id));
   const local = state.local.runs(entry, state.serverClock);

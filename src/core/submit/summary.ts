@@ -3,7 +3,7 @@
  * the observer told, then --wait (a failure of the wait names the tasks and how to go on).
  */
 import type { Context } from '../context.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError, ExitCode, JournalWriteError } from '../../errors.js';
 import { idArgs, LISTED_IDS } from '../follow/outcome.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { counted, formatCount } from '../items/clean.js';
@@ -29,20 +29,30 @@ export async function finishSubmission(ctx: Context, end: Finished, options: Sub
   const all = [...end.done.entries(), ...end.outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
   const now = [...end.outcomes.values()];
   const cost = all.reduce((sum, o) => sum + o.task.cost, 0);
-  end.input.observer?.finished({ tasks: all.length, items: all.reduce((sum, o) => sum + o.items, 0), cost });
+  try {
+    end.input.observer?.finished({ tasks: all.length, items: all.reduce((sum, o) => sum + o.items, 0), cost });
+  } catch (error) {
+    // Every task exists; only the job's end is not on record: resuming it records that and sends nothing.
+    if (!(error instanceof JournalWriteError) || !end.input.job) throw error;
+    throw new JournalWriteError(error.message, `When there is room again: taskctl resume ${end.input.job.id}`);
+  }
   const line = all.length > 0 ? summary(all) : 'no task';
-  const job = end.input.job?.name;
+  const { job } = end.input;
+  // A job in the state directory is named by its id on its own line (chunks.ts); one of --journal FILE by that file.
+  const named = job?.name === job?.id ? undefined : job?.name;
   ctx.printer.success(
-    job === undefined
+    named === undefined
       ? line
-      : `job ${job}: ${line}` + (now.length < all.length ? ` (${formatCount(now.length)} by this run)` : ''),
+      : `job ${named}: ${line}` + (now.length < all.length ? ` (${formatCount(now.length)} by this run)` : ''),
   );
   warnAboveMaxCost(ctx, now, options.maxCost);
   const short = warnDroppedItems(ctx, now);
   if (!options.wait) return;
-  // A journaled job is named by its file in the hints that follow (`--job FILE`), not by a list of ids.
+  // A job is named by its id in the hints that follow (`--job ID`), not by a list of ids.
   const byJob =
-    job === undefined ? {} : { showCommand: `taskctl show --job ${job}`, resumeCommand: `taskctl wait --job ${job}` };
+    job === undefined
+      ? {}
+      : { showCommand: `taskctl show --job ${job.id}`, resumeCommand: `taskctl wait --job ${job.id}` };
   await waitNamingTasks(
     ctx,
     all.map((o) => o.task.id),

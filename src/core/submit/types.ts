@@ -109,10 +109,10 @@ export interface PipelineInput {
   done?: ReadonlyMap<number, DoneChunk>;
   observer?: ChunkObserver;
   /**
-   * A journaled job: `name` as the user gave it (the summary names the job, a stop names `taskctl resume NAME`);
-   * `path`, the journal's absolute path, marks each chunk's ledger entry (resume takes them over).
+   * A job (docs/behaviour.md#jobs): `id` names it in every hint (`taskctl resume ID`) and marks each chunk's ledger
+   * entry (resume takes them over); `name`, the journal as the user gave it (the id when in the state directory).
    */
-  job?: { name: string; path: string };
+  job?: { id: string; name: string };
   /** The prompt's first word: `Create`, `Retry`, `Resume`. */
   verb: string;
   /** What validation changed (create only): reported by --dry-run. */

@@ -129,6 +129,7 @@ describe('config', () => {
       { key: 'auth-scheme', value: 'x-api-key', source: 'default', origin: null },
       { key: 'request-timeout', value: '20s', source: 'profile', origin: 'profile "default"' },
       { key: 'outage-tolerance', value: '2m', source: 'default', origin: null },
+      { key: 'job-retention', value: '720h', source: 'default', origin: null },
       {
         key: 'api-key',
         value: expect.stringMatching(/^\*{4}\w{4}$/) as unknown,

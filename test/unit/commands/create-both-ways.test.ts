@@ -1,9 +1,10 @@
 /**
- * One table of cases, each run through a plain `create` and a journaled one (`--journal FILE`): both go through the
- * one pipeline, so what they print, their exit codes and the tasks they leave are the same; the journaled run also
- * leaves a journal that tells the truth, and names `taskctl resume FILE` when it stops part-way.
+ * One table of cases, each run through a plain `create` (its journal in the state directory), a journaled one
+ * (`--journal FILE`) and one whose state directory cannot be written (no journal): all go through the one pipeline,
+ * so what they print, their exit codes and the tasks they leave are the same; a job names `taskctl resume ID` when it
+ * stops part-way, and a run without a journal never advises running it again.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,10 +27,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Mode = 'plain' | 'journaled';
-const MODES: Mode[] = ['plain', 'journaled'];
+type Mode = 'plain' | 'journaled' | 'unjournaled';
+const MODES: Mode[] = ['plain', 'journaled', 'unjournaled'];
 const journalOf = () => join(dir, 'job.jsonl');
-const withMode = (mode: Mode, argv: string[]) => (mode === 'plain' ? argv : [...argv, '--journal', journalOf()]);
+const withMode = (mode: Mode, argv: string[]) => (mode === 'journaled' ? [...argv, '--journal', journalOf()] : argv);
 const records = () =>
   existsSync(journalOf())
     ? readFileSync(journalOf(), 'utf8')
@@ -46,12 +47,18 @@ const setBalance = async (balance: number) => {
   });
   expect(response.status).toBe(200);
 };
+/** The unjournaled mode's state directory is a file: it cannot be made, so the create keeps no journal. */
+const stateEnv = (mode: Mode) => {
+  if (mode !== 'unjournaled') return world.env;
+  writeFileSync(join(dir, 'state-file'), '');
+  return { ...world.env, TASKCTL_STATE_DIR: join(dir, 'state-file') };
+};
 const ids = async () => (await world.tasks()).map((t) => t.id).sort((a, b) => a - b);
 
 /** `create` in the mode, on the world's sandbox and clock, with config and caches in `dir`. */
 function create(mode: Mode, argv: string[], options: Omit<RunOptions, 'env'> = {}) {
   return runTaskctl(withMode(mode, ['create', S, ...argv]), {
-    env: world.env,
+    env: stateEnv(mode),
     clock: world.clock,
     home: dir,
     ...options,
@@ -72,7 +79,10 @@ class CtrlCAt extends SkipClock {
   }
 }
 
-const resumeHint = (mode: Mode) => (mode === 'journaled' ? /Continue it with: taskctl resume / : /^(?!.*resume)/s);
+const resumeHint = (mode: Mode) =>
+  mode === 'unjournaled'
+    ? /^(?!.*taskctl resume).*running the command again would send every item again/s
+    : /Continue it with: taskctl resume j-[0-9a-z]+\n?$/;
 
 describe.each(MODES)('%s create', (mode) => {
   it('lost stdout: no further chunk is started, every task is named, exit 14', async () => {
@@ -90,7 +100,12 @@ describe.each(MODES)('%s create', (mode) => {
           },
         },
       },
-      env: { ...world.env, TASKCTL_CONFIG_DIR: join(dir, 'c'), TASKCTL_CACHE_DIR: join(dir, 'k') },
+      env: {
+        TASKCTL_STATE_DIR: join(dir, 's'),
+        ...stateEnv(mode),
+        TASKCTL_CONFIG_DIR: join(dir, 'c'),
+        TASKCTL_CACHE_DIR: join(dir, 'k'),
+      },
       clock: world.clock,
       signal: new AbortController().signal,
       random: () => 0.5,
@@ -114,9 +129,9 @@ describe.each(MODES)('%s create', (mode) => {
     const tasks = await ids();
     expect(tasks).toHaveLength(2);
     expect(result.code, result.stderr).toBe(8);
-    // A journaled job is named by its file, so a job of a hundred tasks is still one short command.
-    const resume = mode === 'plain' ? `taskctl wait ${tasks.join(' ')}` : `taskctl wait --job ${journalOf()}`;
-    expect(result.stderr).toContain(`the tasks were created (${tasks.join(' ')}): continue with \`${resume}\``);
+    // A job is named by its id, so a job of a hundred tasks is still one short command.
+    const resume = mode === 'unjournaled' ? `taskctl wait ${tasks.join(' ')}` : 'taskctl wait --job j-';
+    expect(result.stderr).toContain(`the tasks were created (${tasks.join(' ')}): continue with \`${resume}`);
   });
 
   it('a failing wait after many tasks: how to go on is one short command (the job, or a run of ids)', async () => {
@@ -126,9 +141,8 @@ describe.each(MODES)('%s create', (mode) => {
     const tasks = await ids();
     expect(tasks).toHaveLength(10);
     expect(result.code, result.stderr).toBe(8);
-    const resume =
-      mode === 'plain' ? `taskctl wait $(seq ${tasks[0]} ${tasks[9]})` : `taskctl wait --job ${journalOf()}`;
-    expect(result.stderr).toContain(`with \`${resume}\``);
+    const resume = mode === 'unjournaled' ? `taskctl wait $(seq ${tasks[0]} ${tasks[9]})\`` : 'taskctl wait --job j-';
+    expect(result.stderr).toContain(`with \`${resume}`);
     expect(result.stderr).not.toMatch(/taskctl wait \d+ \d+/);
   });
 
@@ -156,11 +170,14 @@ describe.each(MODES)('%s create', (mode) => {
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only} before that`));
     expect(result.stderr).toMatch(resumeHint(mode));
-    if (mode === 'plain') return;
-    expect(records().at(-1)).toMatchObject({ type: 'reconciled', chunk: 2, task: null, by: 'answer' });
+    if (mode === 'unjournaled') return;
+    const id = /taskctl resume (j-[0-9a-z]+)/.exec(result.stderr)?.[1] ?? '';
+    if (mode === 'journaled')
+      expect(records().at(-1)).toMatchObject({ type: 'reconciled', chunk: 2, task: null, by: 'answer' });
     await setBalance(100);
     // Nothing to settle: resume sends the two chunks left at once, and every item is in one task.
-    const resumed = await runTaskctl(['resume', journalOf(), '-q'], { env: world.env, clock: world.clock, home: dir });
+    // The printed command, verbatim.
+    const resumed = await runTaskctl(['resume', id, '-q'], { env: world.env, clock: world.clock, home: dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).not.toMatch(/checking the task list/);
     expect(await ids()).toHaveLength(3);

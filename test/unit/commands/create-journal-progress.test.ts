@@ -57,7 +57,12 @@ describe('create --journal progress', () => {
       .at(-1)
       ?.replace(/\x1b\[\d*[A-K]/g, '');
     expect(lasting).toMatch(/^✓? ?job .*job\.jsonl: 3 tasks for 3 items, 3 coins\n$/);
-    expect(result.stderr.split('\n')).toEqual([expect.stringMatching(/^\x1b\[1G⠋ creating chunk 1 of 3…/), '']);
+    // The job's id, on a line of its own with the first task, is the only other line.
+    expect(result.stderr.split('\n')).toEqual([
+      expect.stringMatching(/^\x1b\[1G⠋ creating chunk 1 of 3….*job j-[0-9a-z]+: taskctl jobs$/),
+      expect.stringMatching(/✓ job .*job\.jsonl: 3 tasks/),
+      '',
+    ]);
   });
 
   it('piped or in CI: plain lines, one per chunk at most a second, then the summary', async () => {

@@ -248,6 +248,8 @@ export async function runTaskctl(argv: string[], options: RunOptions = {}): Prom
     env: {
       TASKCTL_CONFIG_DIR: join(home, 'config'),
       TASKCTL_CACHE_DIR: join(home, 'cache'),
+      // Jobs' journals: never the developer's ~/.local/state.
+      TASKCTL_STATE_DIR: join(home, 'state'),
       ...(options.api ? { TASKCTL_BASE_URL: BASE_URL, TASKCTL_API_KEY: API_KEY } : {}),
       ...options.env,
     },

@@ -26,7 +26,12 @@ async function runSandboxUntilReady(argv: string[], env: Record<string, string>,
   const controller = new AbortController();
   const running = main(['sandbox', '--port', '0', ...argv], {
     io: memory.io,
-    env: { TASKCTL_CONFIG_DIR: join(home, 'config'), TASKCTL_CACHE_DIR: join(home, 'cache'), ...env },
+    env: {
+      TASKCTL_CONFIG_DIR: join(home, 'config'),
+      TASKCTL_CACHE_DIR: join(home, 'cache'),
+      TASKCTL_STATE_DIR: join(home, 'state'),
+      ...env,
+    },
     clock: new AutoClock(),
     signal: controller.signal,
   });

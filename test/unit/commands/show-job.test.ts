@@ -244,7 +244,7 @@ describe('show --job against a mocked server', () => {
     expect(both.stderr).toMatch(/task ids or --job, not both/);
     const neither = await runTaskctl(['show'], { api: mockApi() });
     expect(neither.code).toBe(2);
-    expect(neither.stderr).toMatch(/show needs task ids or --job <journal>/);
+    expect(neither.stderr).toMatch(/show needs task ids or --job <job>/);
     const report = await runTaskctl(['show', '--job', path, '--report', 'github'], { api: mockApi() });
     expect(report.code).toBe(2);
     expect(report.stderr).toMatch(/--report is not written for a whole job/);
@@ -253,10 +253,10 @@ describe('show --job against a mocked server', () => {
     expect(journal.stderr).toMatch(new RegExp(`show has no --journal.*\\n.*taskctl show --job ${path}`));
   });
 
-  it('help shows --job <journal>; --journal only on retry (show and wait refuse it)', async () => {
+  it('help shows --job <job>; --journal only on retry (show and wait refuse it)', async () => {
     for (const command of ['show', 'wait', 'retry']) {
       const help = await runTaskctl([command, '--help']);
-      expect(help.stdout).toMatch(/^ +--job <journal> /m);
+      expect(help.stdout).toMatch(/^ +--job <job> /m);
       if (command === 'retry') expect(help.stdout).toMatch(/^ +--journal <file> /m);
       else expect(help.stdout).not.toMatch(/^ +--journal/m);
     }

@@ -122,8 +122,9 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     expect(result.code, result.stderr).toBe(8);
     expect(result.stderr).toMatch(/last known: task 12 pending/);
     // The outage message names the command to go on; once (no second line saying the same).
-    expect(result.stderr).toMatch(/try again later with `taskctl wait 12`/);
-    expect(result.stderr.match(/taskctl wait 12/g)).toHaveLength(1);
+    // The task belongs to a job: the way on is the job, one short command however many tasks it has.
+    expect(result.stderr).toMatch(/try again later with `taskctl wait --job j-[0-9a-z]+`/);
+    expect(result.stderr.match(/taskctl wait --job/g)).toHaveLength(1);
     // Never seen by the wait: its state as created is the last known one.
     expect(result.stdout).toMatch(/^12\t.*pending/m);
   });
@@ -135,8 +136,8 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     const result = await runTaskctl(['create', S, 'a.com', '--wait', '--timeout', '20s', '-q'], { api });
     expect(result.code, result.stderr).toBe(124);
     expect(result.stdout).toBe('12\n');
-    expect(result.stderr).toMatch(/still running: taskctl wait 12/);
-    expect(result.stderr.match(/taskctl wait 12/g)).toHaveLength(1);
+    expect(result.stderr).toMatch(/still running: taskctl wait --job j-[0-9a-z]+/);
+    expect(result.stderr.match(/taskctl wait --job/g)).toHaveLength(1);
   });
 
   it('exit 130 (Ctrl-C) names it once', async () => {
@@ -149,8 +150,8 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
       signal: controller.signal,
     });
     expect(result.code, result.stderr).toBe(130);
-    expect(result.stderr).toMatch(/still running: taskctl wait 12/);
-    expect(result.stderr.match(/taskctl wait 12/g)).toHaveLength(1);
+    expect(result.stderr).toMatch(/still running: taskctl wait --job j-[0-9a-z]+/);
+    expect(result.stderr.match(/taskctl wait --job/g)).toHaveLength(1);
   });
 
   it('an error thrown by the wait (a malformed answer, exit 8) carries the note', async () => {
@@ -160,7 +161,7 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     const result = await runTaskctl(['create', S, 'a.com', '--wait', '-q'], { api });
     expect(result.code, result.stderr).toBe(8);
     expect(result.stderr).toMatch(
-      /unexpected response[^\n]*\nthe task was created \(12\): continue with `taskctl wait 12`/,
+      /unexpected response[^\n]*\nthe task was created \(12\): continue with `taskctl wait --job j-[0-9a-z]+`/,
     );
   });
 });

@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import type { JobsOptions } from '../core/jobs.js';
+import { columnsOption, wideOption } from '../output/columns.js';
+import { examples, type RunAction } from './help-text.js';
+import { positiveInt } from './parsers.js';
+
+/** The column names of `jobs` (kept here so --help does not load core/). */
+const JOB_COLUMN_NAMES = ['id', 'started', 'service', 'items', 'chunks', 'in_doubt', 'state', 'base_url', 'journal'];
+
+export function registerJobs(program: Command, run: RunAction): void {
+  program
+    .command('jobs')
+    .description("this machine's jobs (every create that may send is one), newest first, and the disk they use")
+    .option('--limit <n>', 'print at most this many jobs', positiveInt())
+    .option('--all', "every job on this machine, not only the current profile's and base URL's")
+    .option('--prune', "remove finished jobs' journals from the state directory now (never an unfinished job's)")
+    .addOption(columnsOption(JOB_COLUMN_NAMES))
+    .addOption(wideOption())
+    .addHelpText(
+      'after',
+      examples([
+        'taskctl jobs',
+        'taskctl jobs --all --limit 5',
+        'taskctl jobs -o json | jq -r \'.[] | select(.state == "interrupted") | .id\'',
+        'taskctl jobs --prune',
+        'taskctl resume j-mi3k2x1a7f3q',
+      ]) +
+        '\nStates: running (a taskctl is sending it now), interrupted (`taskctl resume ID` continues it), finished.\n' +
+        "Journals live in the state directory (TASKCTL_STATE_DIR, else $XDG_STATE_HOME/taskctl, else ~/.local/state/taskctl); a finished job's is removed after the job-retention setting (default 720h).\n" +
+        '-q prints the ids, one a line.\n',
+    )
+    .action((options: JobsOptions, command: Command) =>
+      run(command, async (ctx) => (await import('../core/jobs.js')).runJobs(ctx, options)),
+    );
+}

@@ -1,0 +1,56 @@
+/**
+ * Jobs by id (docs/behaviour.md#jobs): the id a new job gets, the id of a journal (written in its job record; a
+ * journal of an earlier version gets one derived from its record, the same for every copy), the state directory's
+ * store, and an argument that names a job (a journal path, or an id; a path that exists wins).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { UsageError } from '../../errors.js';
+import type { Env } from '../../lib/env.js';
+import { JOB_ID, JobStore, pathExists } from '../../store/jobs.js';
+import { stateDirectory } from '../../store/state-dir.js';
+
+/** Digits of the start time (ms, base 36): 8 hold every instant until 2059, so ids sort as their jobs started. */
+const TIME_DIGITS = 8;
+
+/** `j-mi3k2x1a7f3q`: the start time, then 4 random characters; time-sortable, never all digits. */
+export function newJobId(nowMs: number): string {
+  const random = [...randomBytes(4)].map((byte) => (byte % 36).toString(36)).join('');
+  return `j-${timePart(nowMs)}${random}`;
+}
+
+/** The id of the job whose first record is `first` (undefined when it is no job record). */
+export function jobIdOf(first: unknown): string | undefined {
+  if (typeof first !== 'object' || first === null) return undefined;
+  const record = first as { type?: unknown; id?: unknown; created_at?: unknown };
+  if (record.type !== 'job') return undefined;
+  if (typeof record.id === 'string' && JOB_ID.test(record.id)) return record.id;
+  // Written before jobs had ids: derived from the record itself, so the journal and its copies are one job.
+  const started = typeof record.created_at === 'string' ? Date.parse(record.created_at) : Number.NaN;
+  const digest = createHash('sha256').update(JSON.stringify(first)).digest('hex').slice(0, 4);
+  return `j-${timePart(Number.isFinite(started) ? started : 0)}${digest}`;
+}
+
+function timePart(ms: number): string {
+  return Math.max(0, Math.floor(ms)).toString(36).padStart(TIME_DIGITS, '0').slice(-TIME_DIGITS);
+}
+
+export function jobStore(env: Env): JobStore {
+  return new JobStore(stateDirectory(env));
+}
+
+/** The journal an argument names: an existing path as given, else the journal of job ID on this machine. */
+export function journalOf(env: Env, arg: string): string {
+  if (pathExists(arg) || !JOB_ID.test(arg)) return arg;
+  const path = jobStore(env).locate(arg);
+  if (path === undefined)
+    throw new UsageError(`no job ${arg} on this machine`, '`taskctl jobs --all` lists the jobs this machine knows.');
+  return path;
+}
+
+/** True for an argument that looks like a job id (`j-…`), whether or not the job exists. */
+export function looksLikeJobId(arg: string): boolean {
+  return JOB_ID.test(arg);
+}
+
+/** How long a finished job's journal stays in the state directory without `job-retention`: 30 days. */
+export const DEFAULT_JOB_RETENTION_MS = 720 * 3_600_000;

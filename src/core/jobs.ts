@@ -1,0 +1,170 @@
+/**
+ * `taskctl jobs`: this machine's jobs (every create that may send is one; docs/behaviour.md#jobs), newest first, from
+ * their journals: the state directory's, and those of `--journal FILE` it was told of. Finished jobs' journals in the
+ * state directory are removed after the `job-retention` setting (or now, `--prune`); a user's `--journal FILE` and an
+ * unfinished job are never removed.
+ */
+import type { Output, Runtime, Service, Store } from './context.js';
+import { parsePositiveDuration } from '../lib/duration.js';
+import { formatBytes } from '../output/bytes.js';
+import { pickColumns } from '../output/columns.js';
+import type { Column } from '../output/printer.js';
+import type { JobStore, StoredJob } from '../store/jobs.js';
+import { readJournal } from '../store/journal.js';
+import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
+import { rebuild } from './submit/journal-records.js';
+import { counted } from './items/clean.js';
+
+export interface JobsOptions {
+  limit?: number;
+  all?: boolean;
+  prune?: boolean;
+  columns?: string[];
+  wide?: boolean;
+}
+
+export type JobStateName = 'running' | 'interrupted' | 'finished';
+
+/** One job as `jobs` shows it (and `-o json` prints it). */
+export interface JobRow {
+  id: string;
+  started: string;
+  service: string;
+  items: number;
+  chunks: number;
+  chunks_created: number;
+  in_doubt: number;
+  state: JobStateName;
+  base_url: string;
+  journal: string;
+  /** The journal and its copies of stdin or arguments, in bytes. */
+  bytes: number;
+  /** Not shown: the account the job ran under (`--all` lifts the filter). */
+  account: string;
+  own: boolean;
+}
+
+export const JOB_COLUMNS: Array<Column<JobRow>> = [
+  { header: 'ID', key: 'id', value: (j) => j.id },
+  { header: 'STARTED', key: 'started', value: (j) => j.started },
+  { header: 'SERVICE', key: 'service', value: (j) => j.service },
+  { header: 'ITEMS', key: 'items', value: (j) => j.items, align: 'right' },
+  { header: 'CHUNKS', key: 'chunks', value: (j) => `${j.chunks_created}/${j.chunks}`, align: 'right' },
+  { header: 'IN DOUBT', key: 'in_doubt', value: (j) => j.in_doubt, align: 'right' },
+  { header: 'STATE', key: 'state', value: (j) => j.state },
+  { header: 'BASE URL', key: 'base_url', value: (j) => j.base_url, optional: 1, truncate: true },
+  { header: 'JOURNAL', key: 'journal', value: (j) => j.journal, truncate: true },
+];
+
+/** Every job this machine knows, newest first; a journal that cannot be read is left out. */
+export function readJobs(store: JobStore): JobRow[] {
+  const rows: JobRow[] = [];
+  for (const stored of store.list()) {
+    const row = jobRow(store, stored);
+    if (row) rows.push(row);
+  }
+  return rows.sort((a, b) => (a.started === b.started ? b.id.localeCompare(a.id) : b.started.localeCompare(a.started)));
+}
+
+function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
+  let state;
+  let records: unknown[] | undefined;
+  try {
+    records = readJournal(stored.path);
+    state = records && rebuild(records, stored.path);
+  } catch {
+    return undefined;
+  }
+  if (!state || jobIdOf(records?.[0]) !== stored.id) return undefined;
+  const { job } = state;
+  let created = 0;
+  let doubt = 0;
+  for (const chunk of state.chunks.values()) {
+    if (chunk.task) created++;
+    else if (chunk.send) doubt++;
+  }
+  const running = !state.done && store.runner(stored.id) !== undefined;
+  return {
+    id: stored.id,
+    started: job.created_at.replace(/\.\d+Z$/, 'Z'),
+    service: job.service,
+    items: job.items,
+    chunks: job.chunks,
+    chunks_created: created,
+    in_doubt: doubt,
+    state: state.done ? 'finished' : running ? 'running' : 'interrupted',
+    base_url: job.base_url,
+    journal: stored.path,
+    bytes: stored.bytes,
+    account: job.account,
+    own: stored.own,
+  };
+}
+
+/** Removes the finished jobs of the state directory older than the retention (all of them with `now`). */
+export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: number, nowMs: number): JobRow[] {
+  const removed: JobRow[] = [];
+  for (const row of rows) {
+    if (row.state !== 'finished' || !row.own) continue;
+    const stored = store.list().find((job) => job.id === row.id);
+    if (!stored || nowMs - stored.mtimeMs < keepMs) continue;
+    try {
+      store.remove(stored);
+      removed.push(row);
+    } catch {
+      // Left for the next run.
+    }
+  }
+  return removed;
+}
+
+/** After a create: the state directory's finished jobs past the retention go (a glance at their dates first). */
+export async function pruneExpired(ctx: Service & Runtime, store: JobStore | undefined): Promise<void> {
+  if (!store) return;
+  // Housekeeping never fails the create that ran: a bad job-retention is reported by `taskctl jobs`.
+  const keep = await retentionMs(ctx).catch(() => DEFAULT_JOB_RETENTION_MS);
+  const now = ctx.clock.now();
+  const old = store.list().filter((job) => job.own && now - job.mtimeMs >= keep);
+  if (old.length === 0) return;
+  const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
+  pruneJobs(store, rows, keep, now);
+}
+
+export async function retentionMs(ctx: Service): Promise<number> {
+  const setting = (await ctx.settings()).jobRetention;
+  return setting ? parsePositiveDuration(setting.value, 'job-retention') : DEFAULT_JOB_RETENTION_MS;
+}
+
+/** The jobs of the current profile and base URL (every one with `all`, or without a configured account). */
+export async function currentJobs(ctx: Store & Runtime, rows: readonly JobRow[], all: boolean): Promise<JobRow[]> {
+  if (all) return [...rows];
+  const baseUrl = await ctx.bindCacheAccount().catch(() => undefined);
+  if (baseUrl === undefined) return [...rows];
+  const account = ctx.cache.account ?? '';
+  return rows.filter((row) => row.base_url === baseUrl && row.account === account);
+}
+
+export async function runJobs(ctx: Output & Store & Service & Runtime, options: JobsOptions): Promise<void> {
+  const store = jobStore(ctx.env);
+  let rows = readJobs(store);
+  const keep = options.prune === true ? 0 : await retentionMs(ctx);
+  const removed = new Set(pruneJobs(store, rows, keep, ctx.clock.now()).map((row) => row.id));
+  if (options.prune === true) ctx.printer.info(`removed ${counted(removed.size, 'finished job')}`);
+  rows = rows.filter((row) => !removed.has(row.id));
+  const shown = (await currentJobs(ctx, rows, options.all === true)).slice(0, options.limit ?? Infinity);
+  if (ctx.globals.quiet === true) {
+    for (const row of shown) ctx.printer.line(row.id);
+    return;
+  }
+  const columns = pickColumns(JOB_COLUMNS, options.columns);
+  const json = shown.map(({ account: _account, own: _own, ...row }) => row);
+  await ctx.printer.list(shown, columns, json, {
+    wide: options.wide === true,
+    chosen: (options.columns?.length ?? 0) > 0,
+  });
+  const bytes = rows.reduce((sum, row) => sum + row.bytes, 0);
+  const hidden = rows.length - shown.length;
+  ctx.printer.info(
+    `${counted(rows.length, 'job')} on this machine${hidden > 0 ? ` (${hidden} not shown: --all, --limit)` : ''}; their journals use ${formatBytes(bytes)} (state directory: ${store.dir})`,
+  );
+}

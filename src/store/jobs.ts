@@ -1,0 +1,146 @@
+/**
+ * The jobs of this machine in the state directory (state-dir.ts; docs/behaviour.md#jobs):
+ *   jobs/ID.jsonl   the journal of a job started without --journal (and its copies, ID.jsonl.input / .args)
+ *   jobs/ID.ref     where the journal of a job started with --journal FILE is (its real path, one line)
+ *   locks/ID.lock   held by the one run continuing job ID: a job is locked by its id, never by a path
+ * What a record means is core's (core/job/registry.ts); this module only finds, sizes and removes files.
+ */
+import { readdirSync, readFileSync, realpathSync, rmSync, statSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { lockHolder, type LockOwner } from './lock-file.js';
+import { writeFileAtomicSync } from './atomic-file.js';
+import { makeStateDirectory } from './state-dir.js';
+
+/** The files beside a journal that belong to it: the copies of stdin and of the arguments. */
+const COPIES = ['.input', '.args'] as const;
+/** A job id as taskctl writes them: never all digits (a bare number is a task id). */
+export const JOB_ID = /^j-[0-9a-z]{4,24}$/;
+
+export interface StoredJob {
+  id: string;
+  /** The journal's absolute path. */
+  path: string;
+  /** In the state directory (taskctl's to prune), or a --journal FILE of the user's (never removed). */
+  own: boolean;
+  /** Last change of the journal, epoch ms. */
+  mtimeMs: number;
+  /** The journal and its copies, in bytes. */
+  bytes: number;
+}
+
+export class JobStore {
+  constructor(readonly dir: string) {}
+
+  private get jobsDir(): string {
+    return join(this.dir, 'jobs');
+  }
+
+  /** Makes the directories (0700); throws the fs error (an unwritable state directory). */
+  prepare(): void {
+    makeStateDirectory(this.jobsDir);
+    makeStateDirectory(join(this.dir, 'locks'));
+  }
+
+  /** Where a job started without --journal keeps its journal. */
+  journalPath(id: string): string {
+    return join(this.jobsDir, `${id}.jsonl`);
+  }
+
+  lockPath(id: string): string {
+    return join(this.dir, 'locks', `${id}.lock`);
+  }
+
+  /** Who runs job `id` now (a live holder of its lock), if anyone. */
+  runner(id: string): LockOwner | undefined {
+    return lockHolder(this.lockPath(id));
+  }
+
+  /** Records where the journal of job `id` is, when it is not in the state directory (the file given is the one used). */
+  register(id: string, path: string): void {
+    if (path === this.journalPath(id)) return;
+    this.prepare();
+    writeFileAtomicSync(join(this.jobsDir, `${id}.ref`), `${realPath(path)}\n`);
+  }
+
+  /** The journal of job `id`, if this machine knows it. */
+  locate(id: string): string | undefined {
+    if (!JOB_ID.test(id)) return undefined;
+    const own = this.journalPath(id);
+    if (existsSync(own)) return own;
+    const target = this.refTarget(id);
+    return target !== undefined && existsSync(target) ? target : undefined;
+  }
+
+  /** Every job this machine knows of, with its journal present. */
+  list(): StoredJob[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.jobsDir);
+    } catch {
+      return []; // no state directory yet: no jobs
+    }
+    const jobs: StoredJob[] = [];
+    for (const name of names) {
+      const own = name.endsWith('.jsonl');
+      if (!own && !name.endsWith('.ref')) continue;
+      const id = name.slice(0, name.lastIndexOf('.'));
+      if (!JOB_ID.test(id)) continue;
+      const path = own ? join(this.jobsDir, name) : this.refTarget(id);
+      if (path === undefined) continue;
+      try {
+        const stat = statSync(path);
+        if (!stat.isFile()) continue;
+        jobs.push({ id, path, own, mtimeMs: stat.mtimeMs, bytes: stat.size + copiesSize(path) });
+      } catch {
+        if (!own) this.forget(id); // the user removed the journal: nothing left to list
+      }
+    }
+    return jobs;
+  }
+
+  /** Removes a finished job: its journal and copies when taskctl's own, and what the state directory knows of it. */
+  remove(job: Pick<StoredJob, 'id' | 'path' | 'own'>): void {
+    if (job.own)
+      for (const path of [job.path, ...COPIES.map((suffix) => job.path + suffix)]) rmSync(path, { force: true });
+    this.forget(job.id);
+  }
+
+  private forget(id: string): void {
+    rmSync(join(this.jobsDir, `${id}.ref`), { force: true });
+  }
+
+  private refTarget(id: string): string | undefined {
+    try {
+      const line = readFileSync(join(this.jobsDir, `${id}.ref`), 'utf8').trim();
+      return line === '' ? undefined : line;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The real path of a journal (symlinked directories resolved), or the path as given when it does not exist yet. */
+export function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** True when `path` names an existing file or directory (an argument that is both a path and a job id is the path). */
+export function pathExists(path: string): boolean {
+  return existsSync(path);
+}
+
+function copiesSize(path: string): number {
+  let bytes = 0;
+  for (const suffix of COPIES) {
+    try {
+      bytes += statSync(path + suffix).size;
+    } catch {
+      // No such copy.
+    }
+  }
+  return bytes;
+}

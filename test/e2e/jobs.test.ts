@@ -1,0 +1,179 @@
+/**
+ * Every create is a job, end to end (the real bin, signals, a sandbox on port 0): Ctrl-C of a chunked create without
+ * --journal while POSTs are slow prints one command, and that command run verbatim puts every item in exactly one
+ * task; a job killed with SIGKILL mid-POST is listed as interrupted by `jobs -o json` and continued through a
+ * symlinked directory and through a copy of its journal, each item once; a journal on a small full file system stops
+ * the job with exit 14 and every task named, and `resume` ends it once there is room.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { BIN, startWorld, type E2EWorld } from './harness.js';
+
+const S = 'domain_check_availability';
+const ITEMS = Array.from({ length: 6 }, (_, i) => `job${i}.example.com`);
+let world: E2EWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** Polls `check` every 20 ms until it is true or `ms` passed (a bound, never a fixed sleep). */
+async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The send records in a journal so far (none before it exists). */
+function sendsIn(journal: string): number {
+  try {
+    return (readFileSync(journal, 'utf8').match(/"type":"send"/g) ?? []).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every item of the sandbox's tasks, with how many tasks hold it. */
+async function itemCounts(w: E2EWorld): Promise<Map<string, number>> {
+  const { tasks } = await w.admin<{ tasks: Array<{ id: number }> }>('GET', '/__sandbox/state');
+  const counts = new Map<string, number>();
+  for (const { id } of tasks) {
+    const { task } = await w.admin<{ task: { items: Array<{ target: string }> } }>('GET', `/__sandbox/tasks/${id}`);
+    for (const item of task.items) counts.set(item.target, (counts.get(item.target) ?? 0) + 1);
+  }
+  return counts;
+}
+async function expectEachItemOnce(w: E2EWorld): Promise<void> {
+  const counts = await itemCounts(w);
+  expect([...counts.keys()].sort()).toEqual([...ITEMS].sort());
+  expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+}
+
+/** `taskctl create` as a child process, its output collected as it comes. */
+function startCreate(w: E2EWorld, args: string[]) {
+  const child = spawn(process.execPath, [BIN, 'create', S, ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...w.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (out.stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (out.stderr += text));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, out, closed };
+}
+
+it('Ctrl-C of a chunked create without --journal: the printed command, run verbatim, puts every item in one task', async () => {
+  world = await startWorld({ itemMs: 0 });
+  const input = join(world.home.dir, 'in.txt');
+  writeFileSync(input, `${ITEMS.join('\n')}\n`);
+  await world.admin('POST', '/__sandbox/faults', {
+    method: 'POST',
+    path: '/tasks',
+    kind: 'delay',
+    delayMs: 700,
+    count: 100,
+  });
+  const run = startCreate(world, ['-f', input, '--chunk-size', '2', '--request-timeout', '3s', '-q']);
+  await until(() => run.out.stdout.trim().split('\n').filter(Boolean).length >= 1, 20_000, 'the first task');
+  run.child.kill('SIGINT');
+  const { code } = await run.closed;
+  expect(code, run.out.stderr).toBe(130);
+  const lines = run.out.stderr.trim().split('\n');
+  const next = lines.at(-1) ?? '';
+  expect(next).toMatch(/^Continue it with: taskctl resume j-[0-9a-z]+$/);
+  expect(run.out.stderr).not.toMatch(/re-run|reuse-window|same command/i);
+  await world.admin('DELETE', '/__sandbox/faults');
+  const command = next.replace(/^Continue it with: /, '').split(' ');
+  expect(command[0]).toBe('taskctl');
+  const resumed = await world.run(command.slice(1));
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await expectEachItemOnce(world);
+}, 60_000);
+
+it('kill -9 mid-POST: `jobs -o json` shows it interrupted; resume through a symlinked directory and a copy, each item once', async () => {
+  world = await startWorld({ itemMs: 0 });
+  const input = join(world.home.dir, 'in.txt');
+  writeFileSync(input, `${ITEMS.join('\n')}\n`);
+  const real = join(world.home.dir, 'real');
+  mkdirSync(real);
+  symlinkSync(real, join(world.home.dir, 'link'));
+  const journal = join(real, 'job.jsonl');
+  // The second POST is slow: the kill lands while it is in flight (its send record written, no task yet).
+  await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+  await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 1500 });
+  const run = startCreate(world, ['-f', input, '--chunk-size', '2', '--request-timeout', '3s', '--journal', journal]);
+  const sends = () => sendsIn(journal);
+  await until(() => sends() >= 2, 20_000, 'the second send record');
+  run.child.kill('SIGKILL');
+  expect((await run.closed).signal).toBe('SIGKILL');
+  const copy = join(world.home.dir, 'copy.jsonl');
+  copyFileSync(journal, copy);
+  const listed = await world.run(['jobs', '-o', 'json']);
+  expect(listed.code, listed.stderr).toBe(0);
+  const [job] = JSON.parse(listed.stdout) as Array<{ id: string; state: string; journal: string }>;
+  expect(job).toMatchObject({ state: 'interrupted', journal });
+  const viaLink = await world.run(['resume', join(world.home.dir, 'link', 'job.jsonl'), '-q']);
+  expect(viaLink.code, viaLink.stderr).toBe(0);
+  expect(viaLink.stderr).not.toMatch(/still sending/);
+  await expectEachItemOnce(world);
+  const viaCopy = await world.run(['resume', copy, '-q']);
+  expect(viaCopy.code, viaCopy.stderr).toBe(0);
+  await expectEachItemOnce(world);
+  const after = JSON.parse((await world.run(['jobs', '-o', 'json'])).stdout) as Array<{ id: string; state: string }>;
+  expect(after).toEqual([expect.objectContaining({ id: job?.id, state: 'finished' })]);
+  const none = await world.run(['resume']);
+  expect(none.code).toBe(0);
+  expect(none.stderr).toMatch(/no interrupted job/);
+}, 60_000);
+
+/** A 64 KiB tmpfs, or undefined where mounting is not permitted. */
+function smallDisk(dir: string): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  mkdirSync(dir, { recursive: true });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'ignore' });
+  return mounted.status === 0 ? dir : undefined;
+}
+
+it('a journal on a small full file system: exit 14, every task named; after room is made `resume` ends the job, each item once', async (context) => {
+  world = await startWorld({ itemMs: 0 });
+  const disk = smallDisk(join(world.home.dir, 'disk'));
+  if (!disk) {
+    context.skip();
+    return;
+  }
+  try {
+    // A long input path makes the job record about 3.5 KB: it fits the one page left free below, and a later record
+    // (after the first chunk's task, before the job's end) needs a second page that the full file system lacks.
+    let long = world.home.dir;
+    for (let i = 0; i < 14; i++) long = join(long, `${'d'.repeat(199)}${i}`);
+    mkdirSync(long, { recursive: true });
+    const input = join(long, 'in.txt');
+    writeFileSync(input, `${ITEMS.join('\n')}\n`);
+    const journal = join(disk, 'job.jsonl');
+    const spare = join(disk, 'spare');
+    const filler = join(disk, 'filler');
+    writeFileSync(spare, Buffer.alloc(4096));
+    spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k', 'count=64'], { stdio: 'ignore' });
+    rmSync(spare);
+    const run = startCreate(world, ['-f', input, '--chunk-size', '2', '--journal', journal, '-q']);
+    const { code } = await run.closed;
+    expect(code, run.out.stderr).toBe(14);
+    const { tasks } = await world.admin<{ tasks: Array<{ id: number }> }>('GET', '/__sandbox/state');
+    expect(run.out.stdout.trim().split('\n').map(Number).sort()).toEqual(tasks.map((t) => t.id).sort());
+    expect(run.out.stderr).toMatch(/cannot write the journal .*: the disk is full/);
+    const id = /When there is room again: taskctl resume (j-[0-9a-z]+)/.exec(run.out.stderr)?.[1];
+    expect(id).toBeDefined();
+    rmSync(filler);
+    const resumed = await world.run(['resume', id ?? '', '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await expectEachItemOnce(world);
+  } finally {
+    spawnSync('umount', [disk], { stdio: 'ignore' });
+  }
+}, 60_000);

@@ -1,0 +1,345 @@
+/**
+ * Every create is a job: journaled in the state directory, named by an id on one stderr line, listed by `taskctl
+ * jobs`, continued by `taskctl resume ID` (or `resume` alone), known and locked by its id whatever path reaches its
+ * journal; a journal that cannot be written stops the job with exit 14 and every task named.
+ */
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { accountKey } from '../../../src/store/cache.js';
+import { journalIo } from '../../../src/store/journal.js';
+import { CreateLedger } from '../../../src/store/ledger.js';
+import { SkipClock, startWorld, type World } from '../../campaign/world.js';
+import { runTaskctl, type RunOptions } from './harness.js';
+
+const S = 'domain_check_availability';
+const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];
+let world: World;
+let dir: string;
+beforeEach(async () => {
+  world = await startWorld({ scale: Infinity });
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-jobs-'));
+});
+afterEach(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const state = () => join(dir, 'state');
+const run = (argv: string[], options: RunOptions = {}) =>
+  runTaskctl(argv, { env: world.env, clock: world.clock, home: dir, ...options });
+const jobId = (stderr: string) => /taskctl resume (j-[0-9a-z]+)/.exec(stderr)?.[1] ?? '';
+
+/** Every item of the world's tasks, each with how many tasks hold it. */
+async function itemCounts(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const { id } of await world.tasks()) {
+    const response = await fetch(`${world.sandbox.origin}/__sandbox/tasks/${id}`);
+    const { task } = (await response.json()) as { task: { items: Array<{ target: string }> } };
+    for (const item of task.items) counts.set(item.target, (counts.get(item.target) ?? 0) + 1);
+  }
+  return counts;
+}
+async function expectEachItemOnce(items: readonly string[]): Promise<void> {
+  const counts = await itemCounts();
+  expect([...counts.keys()].sort()).toEqual([...items].sort());
+  expect([...counts.values()].every((n) => n === 1)).toBe(true);
+}
+
+/** Aborts the run's signal at the first sleep of at least `atMs` (virtual): a Ctrl-C at a chosen point. */
+class CtrlCAt extends SkipClock {
+  constructor(
+    private readonly controller: AbortController,
+    private readonly atMs: number,
+  ) {
+    super(Infinity);
+  }
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+    return super.sleep(ms, signal);
+  }
+}
+
+/** A chunked create stopped by Ctrl-C while its second chunk's fate is checked: the job it printed. */
+async function interruptedCreate(items = ITEMS): Promise<{ id: string; stderr: string; stdout: string }> {
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+  const controller = new AbortController();
+  const result = await run(['create', S, ...items, '--chunk-size', '1', '-q'], {
+    clock: new CtrlCAt(controller, 2000),
+    signal: controller.signal,
+  });
+  expect(result.code, result.stderr).toBe(130);
+  await world.clearFaults();
+  return { id: jobId(result.stderr), stderr: result.stderr, stdout: result.stdout };
+}
+
+describe('every create is a job', () => {
+  it('a plain create keeps its journal in the state directory (0700, 0600) and names its id even with -q', async () => {
+    const result = await run(['create', S, 'a.com', '-q']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^\d+\n$/);
+    const id = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(result.stderr)?.[1];
+    expect(id).toBeDefined();
+    expect(id).not.toMatch(/^\d+$/);
+    const journal = join(state(), 'jobs', `${id}.jsonl`);
+    expect(existsSync(journal)).toBe(true);
+    expect(statSync(journal).mode & 0o777).toBe(0o600);
+    expect(statSync(join(state(), 'jobs')).mode & 0o777).toBe(0o700);
+    const listed = await run(['jobs', '-o', 'json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({
+        id,
+        service: S,
+        items: 1,
+        chunks: 1,
+        chunks_created: 1,
+        in_doubt: 0,
+        state: 'finished',
+      }),
+    ]);
+    expect((await run(['jobs', '-q'])).stdout).toBe(`${id}\n`);
+  });
+
+  it('ids sort as their jobs started', async () => {
+    const first = await run(['create', S, 'a.com', '-q']);
+    const second = await run(['create', S, 'b.com', '-q']);
+    const ids = [first, second].map((r) => /^job (j-[0-9a-z]+)/m.exec(r.stderr)?.[1] ?? '');
+    expect([...ids].sort()).toEqual(ids);
+    expect((await run(['jobs', '-q'])).stdout).toBe(`${ids[1]}\n${ids[0]}\n`);
+  });
+
+  it('a declined or refused create leaves no job: nothing of it was sent', async () => {
+    const refused = await run(['create', S, ...ITEMS, '--max-cost', '1']);
+    expect(refused.code).toBe(6);
+    expect(readdirSync(join(state(), 'jobs'))).toEqual([]);
+    const resume = await run(['resume']);
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(resume.stderr).toMatch(/no interrupted job to resume/);
+  });
+
+  it('a dry run and a --sandbox run keep no journal', async () => {
+    expect((await run(['create', S, 'a.com', '--dry-run'])).code).toBe(0);
+    expect(existsSync(join(state(), 'jobs'))).toBe(false);
+  });
+});
+
+describe('an interrupted create', () => {
+  it('Ctrl-C names only `taskctl resume ID`; that command, verbatim, puts every item in exactly one task', async () => {
+    const { id, stderr } = await interruptedCreate();
+    expect(stderr).toMatch(/\nContinue it with: taskctl resume j-[0-9a-z]+\n$/);
+    expect(stderr).not.toMatch(/re-run|reuse-window|the same command/i);
+    const listed = JSON.parse((await run(['jobs', '-o', 'json'])).stdout) as Array<{ id: string; state: string }>;
+    expect(listed).toEqual([expect.objectContaining({ id, state: 'interrupted', chunks_created: 1 })]);
+    const resumed = await run(['resume', id, '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await expectEachItemOnce(ITEMS);
+    expect(JSON.parse((await run(['jobs', '-o', 'json'])).stdout)).toEqual([
+      expect.objectContaining({ id, state: 'finished', chunks_created: 4 }),
+    ]);
+  });
+
+  it('`resume` alone continues the only interrupted job, then says there is none', async () => {
+    await interruptedCreate();
+    const resumed = await run(['resume', '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await expectEachItemOnce(ITEMS);
+    const again = await run(['resume']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/no interrupted job to resume/);
+  });
+
+  it('`resume` alone with several interrupted jobs lists them (exit 2) and sends nothing', async () => {
+    const one = await interruptedCreate(['a.com', 'b.com']);
+    const two = await interruptedCreate(['c.com', 'd.com']);
+    const posts = await world.posts();
+    const result = await run(['resume']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(one.id);
+    expect(result.stderr).toContain(two.id);
+    expect(result.stderr).toMatch(/taskctl resume ID/);
+    expect(await world.posts()).toBe(posts);
+  });
+
+  it('show --job, wait --job and diff take the job id', async () => {
+    const { id } = await interruptedCreate();
+    expect((await run(['resume', id, '-q'])).code).toBe(0);
+    const shown = await run(['show', '--job', id, '-o', 'json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const waited = await run(['wait', '--job', id, '-q']);
+    expect(waited.code, waited.stderr).toBe(0);
+    const diff = await run(['diff', id, id]);
+    expect(diff.code, diff.stderr).toBe(0);
+    const unknown = await run(['show', '--job', 'j-00000000zzzz']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no job j-00000000zzzz on this machine/);
+  });
+});
+
+describe('a job is known by its id, not by the path as typed', () => {
+  it('its journal reached through a symlinked directory or copied elsewhere is the same job; they exclude each other', async () => {
+    const journal = join(dir, 'real', 'job.jsonl');
+    mkdirSync(join(dir, 'real'));
+    symlinkSync(join(dir, 'real'), join(dir, 'link'));
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+    const controller = new AbortController();
+    const stopped = await run(['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'], {
+      clock: new CtrlCAt(controller, 2000),
+      signal: controller.signal,
+    });
+    expect(stopped.code).toBe(130);
+    await world.clearFaults();
+    const id = jobId(stopped.stderr);
+    const copy = join(dir, 'copy.jsonl');
+    cpSync(journal, copy);
+    // A live run of the job holds its lock: the copy is refused, whichever path names it.
+    const lock = join(state(), 'locks', `${id}.lock`);
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), token: 'held' }));
+    for (const path of [copy, join(dir, 'link', 'job.jsonl')]) {
+      const refused = await run(['resume', path]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/in use by another taskctl/);
+    }
+    rmSync(lock);
+    const resumed = await run(['resume', join(dir, 'link', 'job.jsonl'), '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await expectEachItemOnce(ITEMS);
+    // The copy is the same job: it adopts what the other file's run created (nothing is sent again).
+    const posts = await world.posts();
+    const fromCopy = await run(['resume', copy, '-q']);
+    expect(fromCopy.code, fromCopy.stderr).toBe(0);
+    await expectEachItemOnce(ITEMS);
+    expect(await world.posts()).toBeLessThanOrEqual(posts + 0);
+  });
+});
+
+describe('a journal that cannot be written', () => {
+  it('stops the job before the next POST with exit 14, every task named, and `resume` ends it when there is room', async () => {
+    const write = journalIo.write;
+    let calls = 0;
+    // The job record, then chunk 1's send and created; chunk 2's send record finds the disk full.
+    journalIo.write = (fd, bytes, offset) => {
+      calls++;
+      if (calls === 4) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return write(fd, bytes, offset);
+    };
+    let result;
+    try {
+      result = await run(['create', S, ...ITEMS, '--chunk-size', '1', '-q']);
+    } finally {
+      journalIo.write = write;
+    }
+    const tasks = await world.tasks();
+    expect(result.code, result.stderr).toBe(14);
+    expect(tasks).toHaveLength(1);
+    expect(result.stdout).toBe(`${tasks[0]?.id}\n`);
+    expect(result.stderr).toMatch(/cannot write the journal .*: the disk is full/);
+    expect(result.stderr).not.toMatch(/ENOSPC|bug/);
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 4 tasks: ${tasks[0]?.id} before that`));
+    expect(result.stderr).toMatch(/When there is room again: taskctl resume j-[0-9a-z]+\n$/);
+    const resumed = await run(['resume', jobId(result.stderr), '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await expectEachItemOnce(ITEMS);
+  });
+
+  it('a task whose record cannot be written is still printed and named', async () => {
+    const write = journalIo.write;
+    let calls = 0;
+    journalIo.write = (fd, bytes, offset) => {
+      calls++;
+      if (calls === 3) throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+      return write(fd, bytes, offset);
+    };
+    let result;
+    try {
+      result = await run(['create', S, ...ITEMS, '--chunk-size', '2', '-q']);
+    } finally {
+      journalIo.write = write;
+    }
+    const [task] = await world.tasks();
+    expect(result.code, result.stderr).toBe(14);
+    expect(result.stdout).toBe(`${task?.id}\n`);
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 2 tasks: ${task?.id} before that`));
+    const resumed = await run(['resume', jobId(result.stderr), '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await expectEachItemOnce(ITEMS);
+  });
+
+  it('--journal in a directory that does not exist is exit 2 before any request, naming the path', async () => {
+    const path = join(dir, 'missing', 'job.jsonl');
+    const result = await run(['create', S, 'a.com', '--journal', path]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`cannot write the journal ${path}: its directory does not exist`);
+    expect(result.stderr).not.toMatch(/ENOENT|\.lock/);
+    expect(await world.posts()).toBe(0);
+  });
+});
+
+describe('retention', () => {
+  it('--prune removes finished jobs of the state directory, never an interrupted one or a --journal FILE', async () => {
+    const finished = await run(['create', S, 'a.com', '-q']);
+    const own = /^job (j-[0-9a-z]+)/m.exec(finished.stderr)?.[1] ?? '';
+    const mine = join(dir, 'mine.jsonl');
+    expect((await run(['create', S, 'b.com', '--journal', mine, '-q'])).code).toBe(0);
+    const { id: interrupted } = await interruptedCreate(['c.com', 'd.com']);
+    const pruned = await run(['jobs', '--prune', '-q']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stdout).not.toContain(own);
+    expect(pruned.stdout).toContain(interrupted);
+    expect(existsSync(join(state(), 'jobs', `${own}.jsonl`))).toBe(false);
+    expect(existsSync(mine)).toBe(true);
+  });
+
+  it('job-retention is a setting with a documented default', async () => {
+    const listed = await run(['config', 'list', '-o', 'json']);
+    expect(listed.stdout).toMatch(/job-retention/);
+    expect((await run(['config', 'set', 'job-retention', '48h'])).code).toBe(0);
+    expect((await run(['config', 'set', 'job-retention', 'soon'])).code).toBe(2);
+  });
+});
+
+describe('completion', () => {
+  it('`__complete jobs` offers this machine’s job ids with their service and state, from the state directory', async () => {
+    const created = await run(['create', S, 'a.com', '-q']);
+    const id = /^job (j-[0-9a-z]+)/m.exec(created.stderr)?.[1] ?? '';
+    const posts = await world.posts();
+    const offered = await run(['__complete', 'jobs']);
+    expect(offered.code, offered.stderr).toBe(0);
+    expect(offered.stdout).toBe(`${id}\t${S} finished\n`);
+    expect(await world.posts()).toBe(posts);
+  });
+});
+
+describe('another run of this machine', () => {
+  it('a ledger entry of a job whose lock is free is a run that has stopped, never one "still sending"', async () => {
+    // An entry of job j-00000000abcd for the same items, left by a run that died (its pid is alive: this process).
+    new CreateLedger(join(dir, 'cache'), () => Date.now(), 'killed-run').begin({
+      account: accountKey(world.sandbox.url, world.sandbox.apiKey),
+      service: S,
+      items: ['a.com'],
+      liveForMs: 600_000,
+      job: { journal: 'j-00000000abcd', chunk: 1 },
+      sentAt: Date.now(),
+    });
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+    const result = await run(['create', S, 'a.com', '-q']);
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(
+      /a taskctl run on this machine that has stopped \(process \d+, sent [^)]*\) may have created it \(taskctl resume j-00000000abcd settles it\)/,
+    );
+    expect(result.stderr).not.toMatch(/still sending/);
+  });
+});
