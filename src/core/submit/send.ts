@@ -84,8 +84,12 @@ export async function createOne(
   state: SendState,
   hooks: SendHooks = {},
 ): Promise<Outcome> {
+  // The balance is read beside the snapshot (no wait of its own) and judged before the POST.
+  const guard = state.guard?.();
+  guard?.catch(() => undefined); // judged below; a snapshot that fails first must not leave it unhandled
   const before = await lookBefore(ctx, api, chunk, options, exclude, what, state);
   if ('task' in before) return before;
+  await guard;
   return post(ctx, api, chunk, { exclude, what, state, hooks, before });
 }
 
