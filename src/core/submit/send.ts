@@ -9,12 +9,13 @@ import type { Context } from '../context.js';
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
 import { counted } from '../items/clean.js';
-import type { MatchResult, Snapshot } from '../reconcile.js';
+import type { Snapshot } from '../reconcile.js';
 import { parsePositiveDuration } from '../../lib/duration.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
 import type { AmbiguousCreateError } from '../../api/errors.js';
 import { LocalCreates } from './local-runs.js';
+import { askLost } from './lost.js';
 import type { Chunk, Dispatch, Outcome, SendState, SubmitOptions } from './types.js';
 
 /** How long the last reconciliation scan may take past the window's end. */
@@ -232,74 +233,36 @@ async function reconcileLost(
   { exclude, what, state, before }: Posting,
   lost: { entry: LedgerEntry | undefined; error: AmbiguousCreateError },
 ): Promise<Outcome> {
-  const reconcile = await import('../reconcile.js');
+  const { reconcileWindowMs } = await import('../reconcile.js');
   const { entry, error } = lost;
-  const { local, serverClock } = state;
   const failedAtMs = ctx.clock.now();
-  // An answer (a 5xx, an error page, a body cut off) means the request's processing had ended: its window closes.
-  const answered = error.status !== undefined;
-  local.unknown(entry, answered ? failedAtMs : undefined);
-  const windowMs = reconcile.reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
+  const windowMs = reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
   ctx.printer.warn(`${error.message}; checking the task list for it (for ${formatDuration(windowMs)})…`);
-  let result: MatchResult;
-  try {
-    // Each scan's reads are retried by the client; the budget keeps those retries inside the horizon (with a short
-    // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
-    // do not count: a spent budget delays the last scan instead of leaving the list unread.
-    const scans = api.withBudget(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS - ctx.clock.now());
-    result = await ctx.spin('checking the task list for it', () =>
-      reconcile.reconcileCreate(scans, {
-        service,
-        items,
-        sentAtMs: error.sentAtMs,
-        before,
-        exclude,
-        failedAtMs,
-        answered,
-        clock: ctx.clock,
-        serverClock,
-        signal: ctx.signal,
-        local: local.runs(entry, serverClock),
-      }),
-    );
-  } catch (reason) {
-    const message = `while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`;
-    // (read again: Ctrl-C may have come during the scans)
-    if (aborted(ctx)) throw new InterruptedError(`interrupted ${message}`, listHint(service));
-    // Any failure now (a malformed answer, another task's id, the service gone) is exit 9, never 8.
-    const why = reason instanceof Error ? reason.message : String(reason);
-    throw new CreateUnknownError(`${why}, ${message}`, listHint(service));
-  }
-  if (result.kind === 'found') {
+  // Each scan's reads are retried by the client; the budget keeps those retries inside the horizon (with a short
+  // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
+  // do not count: a spent budget delays the last scan instead of leaving the list unread.
+  const scans = api.withBudget(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS - ctx.clock.now());
+  // An answer (a 5xx, an error page, a body cut off) means the request's processing had ended: its window closes.
+  const question = { service, items, sentAtMs: error.sentAtMs, failedAtMs, answered: error.status !== undefined };
+  const verdict = await ctx
+    .spin('checking the task list for it', () => askLost(ctx, scans, state, { ...question, before, exclude, entry }))
+    .catch((reason: unknown) => {
+      const message = `while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`;
+      if (aborted(ctx)) throw new InterruptedError(`interrupted ${message}`, listHint(service));
+      // Once the POST may have landed, any failure is exit 9, never 8.
+      const why = reason instanceof Error ? reason.message : String(reason);
+      throw new CreateUnknownError(`${why}, ${message}`, listHint(service));
+    });
+  if (verdict.kind === 'found') {
     ctx.printer.warn(
-      `recovered: task ${result.task.id} was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
+      `recovered: task ${verdict.task.id} was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
     );
-    return { task: result.task, how: 'recovered', items: items.length };
+    return { task: verdict.task, how: 'recovered', items: items.length };
   }
-  // Unsure: still a possible creator for other local runs, but only of tasks stamped before its reconciliation ended.
-  local.unknown(entry, answered ? failedAtMs : ctx.clock.now());
   const sentAt = new Date(error.sentAtMs).toISOString();
-  const ids = result.kind === 'none' || result.kind === 'unread' ? [] : result.ids;
+  const { ids, why } = verdict.kind === 'unsure' ? verdict : { ids: [], why: '' };
   throw new CreateUnknownError(
-    `the create request may have created a task, and ${lostWhy(result)}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
+    `the create request may have created a task, and ${why}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
     inspectHint(service, ids),
   );
-}
-
-/** Why a lost answer's task cannot be named. */
-function lostWhy(result: Exclude<MatchResult, { kind: 'found' }>): string {
-  switch (result.kind) {
-    case 'ambiguous':
-      return `several matching tasks were created in the window in which it could have been processed (${result.ids.join(', ')}): at most one of them is this request's`;
-    case 'unproven':
-      return `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`;
-    case 'contested':
-      return `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`;
-    case 'unfinished':
-      return `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`;
-    case 'unread':
-      return `the task list could not be read to find out${result.why ? ` (${result.why})` : ''}`;
-    default:
-      return 'no matching task of this request was found';
-  }
 }
