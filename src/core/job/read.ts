@@ -11,12 +11,15 @@ import { CliError, InterruptedError, UnavailableError, UsageError } from '../../
 import { readJournal } from '../../store/journal.js';
 import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
+import { itemsDigest } from '../items/multiset.js';
 
 /** One chunk of the job: its number (from 1), how many items it holds, and its task once created. */
 interface JobChunk {
   chunk: number;
   items: number;
   task?: number;
+  /** Its items as a multiset (core/items/multiset.ts), when its send record has one (journals since it was added). */
+  digest?: string;
 }
 
 /** A chunk that has its task. */
@@ -59,8 +62,15 @@ export async function readJob(ctx: Context, file: string): Promise<JournaledJob>
   if ((ctx.cache.account ?? '') !== job.account) throw otherService(file, 'the account (API key)');
   const chunks = Array.from({ length: job.chunks }, (_, i): JobChunk => {
     const chunk = i + 1;
-    const task = state.chunks.get(chunk)?.task?.id;
-    return { chunk, items: chunkItems(job, chunk), ...(task !== undefined && { task }) };
+    const known = state.chunks.get(chunk);
+    const task = known?.task?.id;
+    const digest = known?.send?.items_digest;
+    return {
+      chunk,
+      items: chunkItems(job, chunk),
+      ...(task !== undefined && { task }),
+      ...(digest !== undefined && { digest }),
+    };
   });
   return {
     file,
@@ -104,11 +114,20 @@ export function warnIfIncomplete(ctx: Context, job: JournaledJob): void {
   );
 }
 
-/** A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. */
-function checkChunkTask(job: JournaledJob, chunk: CreatedChunk, task: Task): void {
+/**
+ * A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. The
+ * items themselves are compared (as a multiset, against the send record's digest) when the task was read with them
+ * and the journal has the digest; otherwise the service and the count are what is known.
+ */
+export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chunk: CreatedChunk, task: Task): void {
   const wrong: string[] = [];
   if (task.service !== job.service) wrong.push(`it is a ${task.service} task, not ${job.service}`);
   if (task.total_items !== chunk.items) wrong.push(`it has ${counted(task.total_items, 'item')}, not ${chunk.items}`);
+  else if (chunk.digest !== undefined && task.items !== undefined) {
+    if (itemsDigest(task.items.map((item) => item.target)) !== chunk.digest) {
+      wrong.push(`its items are not the ones the chunk sent`);
+    }
+  }
   if (wrong.length === 0) return;
   throw new UnavailableError(
     `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${wrong.join('; ')}`,

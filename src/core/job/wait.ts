@@ -2,7 +2,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
-import { readJob, requireComplete } from './read.js';
+import { checkChunkTask, readJob, requireComplete } from './read.js';
 
 export async function runWaitJob(ctx: Context, file: string, options: WaitOptions): Promise<void> {
   if (options.report?.length || options.results === true) {
@@ -13,9 +13,19 @@ export async function runWaitJob(ctx: Context, file: string, options: WaitOption
   }
   const job = await readJob(ctx, file);
   requireComplete(job, 'wait --job');
+  // Each task is checked against its chunk as it is seen: by service and count (and its items, when read with them).
+  const chunks = new Map(job.created.map((chunk) => [chunk.task, chunk]));
   await waitForTasks(
     ctx,
     job.created.map((chunk) => chunk.task),
-    { ...options, showCommand: `taskctl show --job ${file}`, resumeCommand: `taskctl wait --job ${file}` },
+    {
+      ...options,
+      showCommand: `taskctl show --job ${file}`,
+      resumeCommand: `taskctl wait --job ${file}`,
+      verify: (task) => {
+        const chunk = chunks.get(task.id);
+        if (chunk) checkChunkTask(job, chunk, task);
+      },
+    },
   );
 }

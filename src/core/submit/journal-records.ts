@@ -54,6 +54,8 @@ const SendSchema = z.object({
   first: z.number().int().nonnegative(),
   count: z.number().int().positive(),
   sha256: z.string(),
+  /** The chunk's items as a multiset (core/items/multiset.ts): checked against its task's items by the --job commands. */
+  items_digest: z.string().optional(),
   sent_at: z.number(),
   /** Epoch ms after which the request can no longer land (its deadline): a chunk in flight is settled after it. */
   settle_after: z.number(),
