@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Context } from '../context.js';
-import { CliError, InterruptedError, UnavailableError, UsageError } from '../../errors.js';
+import { CliError, InterruptedError, MalformedResponseError, UsageError } from '../../errors.js';
 import { readJournal } from '../../store/journal.js';
 import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
@@ -129,7 +129,8 @@ export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chun
     }
   }
   if (wrong.length === 0) return;
-  throw new UnavailableError(
+  // Not a passing outage (a wait would retry it): the journal names a task that is not its chunk's.
+  throw new MalformedResponseError(
     `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${wrong.join('; ')}`,
     'The server does not answer with the task the journal recorded; is this the service the job ran on?',
   );
