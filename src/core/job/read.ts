@@ -55,6 +55,7 @@ export async function readJob(ctx: Context, file: string): Promise<JournaledJob>
   const state = rebuild(records, path);
   if (!state) throw new UsageError(`${file} holds no job (a create stopped before recording one sent nothing)`);
   const { job } = state;
+  if (state.damaged.length > 0) ctx.printer.warn(damageNote(file, state.damaged));
   const api = await ctx.api();
   if (api.baseUrl !== job.base_url) {
     throw otherService(file, `the base URL (${api.baseUrl}; the job used ${job.base_url})`);
@@ -82,6 +83,12 @@ export async function readJob(ctx: Context, file: string): Promise<JournaledJob>
     created: chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined),
     unfinished: chunks.filter((chunk) => chunk.task === undefined).map((chunk) => chunk.chunk),
   };
+}
+
+/** A damaged journal is read from every record that can be read; the rest is said, not guessed. */
+function damageNote(file: string, lines: readonly number[]): string {
+  const list = lines.length > 5 ? `${lines.slice(0, 5).join(', ')}, …` : lines.join(', ');
+  return `the journal ${file} is damaged: ${lines.length === 1 ? 'line' : 'lines'} ${list} cannot be read; the job is read from its other records (a chunk they leave without a task is settled by \`taskctl resume ${file}\`)`;
 }
 
 function otherService(file: string, what: string): UsageError {
