@@ -9,7 +9,7 @@ import { tryLock, type HeldLock } from './lock-file.js';
 import { UsageError } from '../errors.js';
 
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
-export const UNREADABLE_LINE = '(unreadable)';
+const UNREADABLE_LINE = '(unreadable)';
 
 /** Records are small (no item lists): 64 MiB is millions of chunks. */
 const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;

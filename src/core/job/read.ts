@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../context.js';
+import type { Output, Service, Store } from '../context.js';
 import { CliError, InterruptedError, MalformedResponseError, UsageError } from '../../errors.js';
 import { readJournal } from '../../store/journal.js';
 import { chunkItems, rebuild } from '../submit/journal-records.js';
@@ -46,7 +46,10 @@ export interface JournaledJob {
  * Reads the job in `file`: exit 2 when there is no file or no job in it, or when it belongs to another server or
  * account than the current ones (as `resume` refuses it).
  */
-export async function readJob(ctx: Context, file: string): Promise<JournaledJob> {
+export async function readJob(
+  ctx: Pick<Output, 'printer'> & Pick<Service, 'api'> & Pick<Store, 'cache'>,
+  file: string,
+): Promise<JournaledJob> {
   const path = resolve(file);
   const records = readJournal(path);
   if (records === undefined) {
@@ -114,7 +117,7 @@ export function requireComplete(job: JournaledJob, command: string): void {
 }
 
 /** `show --job` (and `diff`) use the tasks the job has, and say that it is incomplete. */
-export function warnIfIncomplete(ctx: Context, job: JournaledJob): void {
+export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob): void {
   if (job.unfinished.length === 0) return;
   ctx.printer.warn(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}; using its ${counted(job.created.length, 'task')} (finish it: taskctl resume ${job.file})`,

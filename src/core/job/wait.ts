@@ -1,10 +1,14 @@
 /** `taskctl wait --job FILE`: every task of a journaled job, waited for as `wait` waits for ids. */
-import type { Context } from '../context.js';
+import type { Output, Process, Runtime, Service, Store } from '../context.js';
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { checkChunkTask, readJob, requireComplete } from './read.js';
 
-export async function runWaitJob(ctx: Context, file: string, options: WaitOptions): Promise<void> {
+export async function runWaitJob(
+  ctx: Output & Process & Runtime & Store & Service,
+  file: string,
+  options: WaitOptions,
+): Promise<void> {
   if (options.report?.length || options.results === true) {
     throw new UsageError(
       `${options.results === true ? '--results' : '--report'} is not written for a whole job (--job): it would hold every task's items in memory`,

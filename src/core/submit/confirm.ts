@@ -114,7 +114,7 @@ export function refuseAboveBalance(batches: readonly PricedBatch[], balance: Bal
 }
 
 /** What the balance covers, in the order the items would be sent: items, and whole chunks when chunked. */
-export function whatFits(batches: readonly PricedBatch[], balance: Balance): string {
+function whatFits(batches: readonly PricedBatch[], balance: Balance): string {
   let left = Math.max(0, balance.balance);
   let items = 0;
   let chunks = 0;

@@ -5,7 +5,10 @@
  * pay twice), and Ctrl-C is 130 saying the task may exist.
  */
 import type { ApiClient, CreateTaskObserver } from '../../api/client.js';
-import type { Context } from '../context.js';
+import type { Context, Output, Process, Prompts, Runtime, Service } from '../context.js';
+
+/** What one create uses of the run: what it prints, its spinner, Ctrl-C, the clock. */
+type Sender = Output & Prompts & Process & Pick<Runtime, 'clock'>;
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
 import { counted } from '../items/clean.js';
@@ -28,7 +31,7 @@ export function listHint(service: string): string {
 }
 
 /** Ctrl-C: the abort becomes a message saying what may exist; other errors pass through. */
-function interrupted(ctx: Context, error: unknown, message: string, hint: string): unknown {
+function interrupted(ctx: Pick<Process, 'signal'>, error: unknown, message: string, hint: string): unknown {
   return ctx.signal.aborted && !(error instanceof CliError) ? new InterruptedError(message, hint) : error;
 }
 
@@ -46,7 +49,7 @@ interface SendHooks {
 const LEDGER_GRACE_MS = 10_000;
 
 /** The POST's deadline: `--request-timeout`, else the client's POST timeout. */
-export async function postTimeoutMs(ctx: Context): Promise<number> {
+export async function postTimeoutMs(ctx: Pick<Service, 'apiSettings'>): Promise<number> {
   const settings = await ctx.apiSettings();
   return settings.requestTimeout
     ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout')
@@ -64,7 +67,7 @@ export async function sendState(ctx: Context, api: ApiClient): Promise<SendState
   return { serverClock: serverClockOf(api), local };
 }
 
-function aborted(ctx: Context): boolean {
+function aborted(ctx: Pick<Process, 'signal'>): boolean {
   return ctx.signal.aborted;
 }
 
@@ -76,7 +79,7 @@ function inspectHint(service: string, ids: readonly number[]): string {
 }
 
 export async function createOne(
-  ctx: Context,
+  ctx: Sender,
   api: ApiClient,
   chunk: Chunk,
   options: SubmitOptions,
@@ -96,7 +99,7 @@ export async function createOne(
 
 /** The --reuse-window lookup (a reusable task ends it), or the snapshot of what exists before the POST. */
 async function lookBefore(
-  ctx: Context,
+  ctx: Sender,
   api: ApiClient,
   { service, items }: Chunk,
   options: SubmitOptions,
@@ -163,7 +166,7 @@ interface Posting {
  * The POST. The ledger entry is written, and the hooks told, at the instant the request leaves (after the rate-limit
  * wait): a run killed while it waited has sent nothing, and nothing of it needs settling.
  */
-async function post(ctx: Context, api: ApiClient, chunk: Chunk, posting: Posting): Promise<Outcome> {
+async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting): Promise<Outcome> {
   const { service, items } = chunk;
   const { state, hooks, before, what } = posting;
   const { AmbiguousCreateError } = await import('../../api/client.js');
@@ -227,7 +230,7 @@ async function post(ctx: Context, api: ApiClient, chunk: Chunk, posting: Posting
 
 /** After an ambiguous failure: find the task the request made, or say that it cannot be known (exit 9). */
 async function reconcileLost(
-  ctx: Context,
+  ctx: Sender,
   api: ApiClient,
   { service, items }: Chunk,
   { exclude, what, state, before }: Posting,

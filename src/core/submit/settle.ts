@@ -5,7 +5,10 @@
  * Each outcome goes through the journal as the pipeline's observer.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Context } from '../context.js';
+import type { Output, Process, Runtime, Service } from '../context.js';
+
+/** What settling uses of the run: its output (the countdown on stderr), Ctrl-C, the clock, CI mode. */
+type Settler = Output & Process & Pick<Runtime, 'clock'> & Pick<Service, 'ci'>;
 import { CreateUnknownError, UsageError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
 import { isoSeconds } from '../../output/times.js';
@@ -62,7 +65,7 @@ interface InDoubt {
 }
 
 /** The user's word first, then the rules for the other chunks in doubt. */
-export async function settleInDoubt(ctx: Context, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
+export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   // The run that sent a chunk in doubt was gone by now (this run holds the job), and its request lost with it.
   const startedAt = ctx.clock.now();
   await settleByUser(ctx, api, state, doubt);
@@ -75,7 +78,7 @@ export async function settleInDoubt(ctx: Context, api: ApiClient, state: SendSta
   }
 }
 
-async function settleByUser(ctx: Context, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
+async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   const { journal, user } = doubt;
   const { service } = journal.state.job;
   for (const { chunk, id, text } of user.adopt) {
@@ -108,7 +111,7 @@ async function settleByUser(ctx: Context, api: ApiClient, state: SendState, doub
  * naming the chunk and the candidates.
  */
 async function settleByScan(
-  ctx: Context,
+  ctx: Settler,
   api: ApiClient,
   state: SendState,
   doubt: InDoubt & { startedAt: number },
@@ -160,7 +163,7 @@ async function settleByScan(
  * (with -q too), elsewhere one line per horizon.
  */
 async function watched<T>(
-  ctx: Context,
+  ctx: Settler,
   index: number,
   send: SendRecord,
   check: (horizon: (until: number, late: boolean) => void) => Promise<T>,
