@@ -54,7 +54,7 @@ describe.skipIf(!hasTmux)('resume in a terminal', () => {
           1,
         );
       }
-      expect(samples.join('\n')).toMatch(/\d+(\.\d)?s left\)/);
+      expect(samples.join('\n')).toMatch(/\d+(\.\d)?s left: chunk 2/);
     } finally {
       running.close();
     }

@@ -182,7 +182,8 @@ async function watched<T>(
     }
     countdown = startCountdown(
       ctx.io.stderr,
-      () => `${text} (${formatDuration(Math.max(0, until - ctx.clock.now()))} left)`,
+      // The count first: a line cut to a narrow terminal keeps what changes.
+      () => `${formatDuration(Math.max(0, until - ctx.clock.now()))} left: ${text}`,
     );
   };
   try {

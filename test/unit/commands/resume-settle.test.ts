@@ -103,11 +103,11 @@ it('while it waits, stderr says for what and counts down on one line that fits t
     columns: 60,
   });
   expect(resumed.code, resumed.stderr).toBe(0);
-  const drawn = resumed.stderr.split('\r\u001b[2K').filter((line) => line.startsWith('chunk 2'));
+  const drawn = resumed.stderr.split('\r\u001b[2K').filter((line) => / left: chunk 2/.test(line));
   expect(drawn.length).toBeGreaterThan(0);
   for (const line of drawn) {
     expect(line).not.toContain('\n');
     expect(line.length).toBeLessThanOrEqual(59);
   }
-  expect(drawn[0]).toMatch(/^chunk 2 was being sent when the job stopped/);
+  expect(drawn[0]).toMatch(/^\S+ left: chunk 2 was being sent when the job stopped/);
 });
