@@ -103,7 +103,7 @@ it('while it waits, stderr says for what and counts down on one line that fits t
     columns: 60,
   });
   expect(resumed.code, resumed.stderr).toBe(0);
-  const drawn = resumed.stderr.split('\r\u001b[2K').filter((line) => / left: chunk 2/.test(line));
+  const drawn = resumed.stderr.split('\r\u001b[2K').filter((line) => line.includes(' left: chunk 2'));
   expect(drawn.length).toBeGreaterThan(0);
   for (const line of drawn) {
     expect(line).not.toContain('\n');
