@@ -18,6 +18,9 @@ import { readRegularFile } from './atomic-file.js';
 import { tryLock, type HeldLock } from './lock-file.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 
+/** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
+const UNREADABLE_LINE = '(unreadable)';
+
 /** Records are small (no item lists): 64 MiB is millions of chunks. */
 const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
 
@@ -110,12 +113,12 @@ export class JournalFile {
  */
 export function readJournal(path: string): unknown[] | undefined {
   const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES });
-  return text === undefined ? undefined : parseLines(text, path).records;
+  return text === undefined ? undefined : parseLines(text).records;
 }
 
 function readRecords(path: string): { records: unknown[]; text: string; goodBytes: number } {
   const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES }) ?? '';
-  return { text, ...parseLines(text, path) };
+  return { text, ...parseLines(text) };
 }
 
 /** Test seam: a write of the journal (a fake full disk in tests replaces it). */
@@ -142,9 +145,15 @@ function lockJob(path: string, lockPath: string): HeldLock {
   );
 }
 
-function parseLines(text: string, path: string): { records: unknown[]; goodBytes: number } {
+/**
+ * Each line on its own: a line that is not JSON before the last is kept as `{ type: UNREADABLE, line }`, so that the
+ * records around it still count (core/submit/journal-records.ts says what it may have been). A UTF-8 BOM is skipped.
+ */
+function parseLines(whole: string): { records: unknown[]; goodBytes: number } {
   const records: unknown[] = [];
-  let goodBytes = 0;
+  const bom = whole.startsWith('\uFEFF');
+  const text = bom ? whole.slice(1) : whole;
+  let goodBytes = bom ? Buffer.byteLength('\uFEFF') : 0;
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
@@ -158,10 +167,7 @@ function parseLines(text: string, path: string): { records: unknown[]; goodBytes
       record = JSON.parse(line);
     } catch {
       if (last) break; // torn by a kill mid-append: the step it guarded never started
-      throw new UsageError(
-        `the journal ${path} is corrupt at line ${i + 1}`,
-        'It cannot be continued; start a new one.',
-      );
+      record = { type: UNREADABLE_LINE, line: i + 1 };
     }
     if (last) break; // a complete record always ends with a line break
     records.push(record);

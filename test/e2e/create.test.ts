@@ -165,10 +165,24 @@ describe('cost guards', () => {
     await world.admin('POST', '/__sandbox/balance', { balance: 3 });
     const result = await world.inProcess(['create', 'domain_whois_history', 'a.com']);
     expect(result.code).toBe(6);
-    expect(result.stderr).toMatch(/3 coins available, 5 required/);
+    expect(result.stderr).toMatch(/the estimate is 5 coins, above the balance of 3; nothing was created/);
     const after = await state();
     expect(after.tasks).toHaveLength(0);
     expect(after.balance).toBe(3);
+  });
+
+  it('a chunked job over the balance, with -y: exit 6 naming what fits, and no POST reaches the service', async () => {
+    await world.admin('POST', '/__sandbox/balance', { balance: 668 });
+    await world.admin('POST', '/__sandbox/stats/reset');
+    const items = Array.from({ length: 300 }, (_, i) => `d${i}.com`).join('\n');
+    // domain_whois_history: 5 coins an item, 1,500 in all; the balance covers one chunk of 100 (500 coins).
+    const result = await world.run(['create', 'domain_whois_history', '--chunk-size', '100', '-y'], { stdin: items });
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stderr).toContain('the estimate is 1,500 coins, above the balance of 668; nothing was created');
+    expect(result.stderr).toContain('The balance covers 133 of the 300 items (1 whole chunk of 100).');
+    const stats = await world.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats');
+    expect(stats.requests['POST /api/v1/tasks'] ?? 0).toBe(0);
+    expect((await state()).tasks).toHaveLength(0);
   });
 
   it('--chunk-size creates several tasks in order and prints every id', async () => {

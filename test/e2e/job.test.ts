@@ -57,3 +57,46 @@ describe('retry --job against the sandbox', () => {
     expect(readFileSync(`${retryJournal}.input`, 'utf8')).toBe(failed.map((t) => `${JSON.stringify(t)}\n`).join(''));
   }, 60_000);
 });
+
+describe('a journal edited to name another task', () => {
+  it("chunk 1's task id changed to another task: show and retry --job (same size), wait --job (another size) are exit 8 naming the chunk", async () => {
+    const journal = join(dir, 'job.jsonl');
+    const job = await world.run([
+      'create',
+      S,
+      'e.com',
+      'f.com',
+      'g.com',
+      'h.com',
+      '--chunk-size',
+      '2',
+      '--journal',
+      journal,
+      '-y',
+      '-q',
+    ]);
+    expect(job.code, job.stderr).toBe(0);
+    // Another task of the same service and size, outside the job.
+    const other = await world.run(['create', S, 'x.com', 'y.com', '-y', '-q']);
+    const stranger = Number(other.stdout.trim());
+    const edited = readFileSync(journal, 'utf8').replace(/("type":"created","chunk":1,"task":)\d+/, `$1${stranger}`);
+    writeFileSync(journal, edited);
+
+    const show = await world.run(['show', '--job', journal, '-o', 'csv']);
+    expect(show.code, show.stderr).toBe(8);
+    expect(show.stderr).toMatch(new RegExp(`chunk 1 of \\S+ does not match task ${stranger}`));
+    expect(show.stdout).not.toMatch(/x\.com/);
+    const retry = await world.run(['retry', '--job', journal, '--dry-run']);
+    expect(retry.code, retry.stderr).toBe(8);
+    expect(retry.stderr).toMatch(/chunk 1 of \S+ does not match task/);
+
+    const three = await world.run(['create', S, 'p.com', 'q.com', 'r.com', '-y', '-q']);
+    writeFileSync(
+      journal,
+      edited.replace(new RegExp(`("type":"created","chunk":1,"task":)${stranger}`), `$1${three.stdout.trim()}`),
+    );
+    const wait = await world.run(['wait', '--job', journal, '-q']);
+    expect(wait.code, wait.stderr).toBe(8);
+    expect(wait.stderr).toMatch(/chunk 1 of \S+ does not match task \d+: it has 3 items, not 2/);
+  }, 60_000);
+});

@@ -4,7 +4,7 @@
  * chunk at once, without checking the task list for it; every item ends in exactly one task.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
@@ -72,4 +72,49 @@ it('SIGKILL during a rate-limit wait: resume sends without a scan, and every ite
   const chunks = records(journal).filter((r) => r.type === 'created');
   expect(chunks.map((r) => r.chunk).sort()).toEqual([1, 2]);
   expect(new Set(chunks.map((r) => r.task))).toEqual(new Set(state.tasks.map((task) => task.id)));
+}, 90_000);
+
+it('SIGKILL while a POST is out, the task landing after: resume adopts it within seconds, not after two minutes', async () => {
+  world = await startWorld({ itemMs: 0 });
+  const input = join(world.home.dir, 'in.txt');
+  writeFileSync(input, 'p0.example.com\np1.example.com\n');
+  const journal = join(world.home.dir, 'job.jsonl');
+  // The first POST is held 1.5 s by the service (which still creates its task: a body read before the wait).
+  await world.admin('POST', '/__sandbox/faults', {
+    method: 'POST',
+    path: '/tasks',
+    kind: 'delay',
+    delayMs: 1500,
+    count: 1,
+  });
+  const child = spawn(process.execPath, [BIN, 'create', S, '-f', input, '--chunk-size', '1', '--journal', journal], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...world.env },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+  const deadline = Date.now() + 20_000;
+  while (!(existsSync(journal) && readFileSync(journal, 'utf8').includes('"type":"send"'))) {
+    if (Date.now() > deadline) throw new Error('no send record');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  child.kill('SIGKILL');
+  expect(await closed).toBe('SIGKILL');
+  // The held request lands: its task is in the list before resume starts.
+  const landed = Date.now() + 10_000;
+  let tasks: Array<{ id: number }> = [];
+  while (tasks.length === 0 && Date.now() < landed) {
+    tasks = (await world.admin<{ tasks: Array<{ id: number }> }>('GET', '/__sandbox/state')).tasks;
+    if (tasks.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(tasks).toHaveLength(1);
+
+  const started = Date.now();
+  const resumed = await world.run(['resume', journal], { timeoutMs: 60_000 });
+  const took = Date.now() - started;
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`chunk 1: task ${tasks[0]?.id} was created by the interrupted request`);
+  // The 10 s schedule of the exactly-once rule and a start-up, not the 60 s deadline and its minute of horizon.
+  expect(took).toBeLessThan(30_000);
+  const after = await world.admin<{ tasks: Array<{ total_items: number }> }>('GET', '/__sandbox/state');
+  expect(after.tasks.map((task) => task.total_items)).toEqual([1, 1]);
 }, 90_000);

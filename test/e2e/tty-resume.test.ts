@@ -55,7 +55,7 @@ describe.skipIf(!hasTmux)(skippedUnless('resume in a terminal', hasTmux, missing
           1,
         );
       }
-      expect(samples.join('\n')).toMatch(/\d+(\.\d)?s left\)/);
+      expect(samples.join('\n')).toMatch(/\d+(\.\d)?s left: chunk 2/);
     } finally {
       running.close();
     }

@@ -48,6 +48,8 @@ export interface WaitOptions {
   resumeCommand?: string;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
+  /** Checks each task as it is seen (`wait --job`: the task is its chunk's); what it throws ends the wait. */
+  verify?: (task: Task) => void;
 }
 
 /** How long the items of the waited tasks may take to read for `--report`, after the wait ended. */
@@ -203,6 +205,7 @@ export async function waitForTasks(
     countItems: !options.allowItemFailures,
     outageToleranceMs,
     onChange: (change) => {
+      options.verify?.(change.task);
       warnUnknown(change.task);
       display.change(change);
     },

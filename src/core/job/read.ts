@@ -6,18 +6,21 @@
 import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../context.js';
-import { CliError, InterruptedError, UnavailableError, UsageError } from '../../errors.js';
+import type { Output, Runtime, Service, Store } from '../context.js';
+import { CliError, InterruptedError, MalformedResponseError, UsageError } from '../../errors.js';
 import { readJournal } from '../../store/journal.js';
 import { journalOf } from './registry.js';
 import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
+import { itemsDigest } from '../items/multiset.js';
 
 /** One chunk of the job: its number (from 1), how many items it holds, and its task once created. */
 interface JobChunk {
   chunk: number;
   items: number;
   task?: number;
+  /** Its items as a multiset (core/items/multiset.ts), when its send record has one (journals since it was added). */
+  digest?: string;
 }
 
 /** A chunk that has its task. */
@@ -44,7 +47,10 @@ export interface JournaledJob {
  * Reads the job in `file`: exit 2 when there is no file or no job in it, or when it belongs to another server or
  * account than the current ones (as `resume` refuses it).
  */
-export async function readJob(ctx: Context, file: string): Promise<JournaledJob> {
+export async function readJob(
+  ctx: Pick<Output, 'printer'> & Pick<Service, 'api'> & Pick<Store, 'cache'> & Pick<Runtime, 'env'>,
+  file: string,
+): Promise<JournaledJob> {
   const path = resolve(journalOf(ctx.env, file));
   const records = readJournal(path);
   if (records === undefined) {
@@ -53,6 +59,7 @@ export async function readJob(ctx: Context, file: string): Promise<JournaledJob>
   const state = rebuild(records, path);
   if (!state) throw new UsageError(`${file} holds no job (a create stopped before recording one sent nothing)`);
   const { job } = state;
+  if (state.damaged.length > 0) ctx.printer.warn(damageNote(file, state.damaged));
   const api = await ctx.api();
   if (api.baseUrl !== job.base_url) {
     throw otherService(file, `the base URL (${api.baseUrl}; the job used ${job.base_url})`);
@@ -60,8 +67,15 @@ export async function readJob(ctx: Context, file: string): Promise<JournaledJob>
   if ((ctx.cache.account ?? '') !== job.account) throw otherService(file, 'the account (API key)');
   const chunks = Array.from({ length: job.chunks }, (_, i): JobChunk => {
     const chunk = i + 1;
-    const task = state.chunks.get(chunk)?.task?.id;
-    return { chunk, items: chunkItems(job, chunk), ...(task !== undefined && { task }) };
+    const known = state.chunks.get(chunk);
+    const task = known?.task?.id;
+    const digest = known?.send?.items_digest;
+    return {
+      chunk,
+      items: chunkItems(job, chunk),
+      ...(task !== undefined && { task }),
+      ...(digest !== undefined && { digest }),
+    };
   });
   return {
     file,
@@ -73,6 +87,12 @@ export async function readJob(ctx: Context, file: string): Promise<JournaledJob>
     created: chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined),
     unfinished: chunks.filter((chunk) => chunk.task === undefined).map((chunk) => chunk.chunk),
   };
+}
+
+/** A damaged journal is read from every record that can be read; the rest is said, not guessed. */
+function damageNote(file: string, lines: readonly number[]): string {
+  const list = lines.length > 5 ? `${lines.slice(0, 5).join(', ')}, …` : lines.join(', ');
+  return `the journal ${file} is damaged: ${lines.length === 1 ? 'line' : 'lines'} ${list} cannot be read; the job is read from its other records (a chunk they leave without a task is settled by \`taskctl resume ${file}\`)`;
 }
 
 function otherService(file: string, what: string): UsageError {
@@ -98,20 +118,30 @@ export function requireComplete(job: JournaledJob, command: string): void {
 }
 
 /** `show --job` (and `diff`) use the tasks the job has, and say that it is incomplete. */
-export function warnIfIncomplete(ctx: Context, job: JournaledJob): void {
+export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob): void {
   if (job.unfinished.length === 0) return;
   ctx.printer.warn(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}; using its ${counted(job.created.length, 'task')} (finish it: taskctl resume ${job.file})`,
   );
 }
 
-/** A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. */
-function checkChunkTask(job: JournaledJob, chunk: CreatedChunk, task: Task): void {
+/**
+ * A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. The
+ * items themselves are compared (as a multiset, against the send record's digest) when the task was read with them
+ * and the journal has the digest; otherwise the service and the count are what is known.
+ */
+export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chunk: CreatedChunk, task: Task): void {
   const wrong: string[] = [];
   if (task.service !== job.service) wrong.push(`it is a ${task.service} task, not ${job.service}`);
   if (task.total_items !== chunk.items) wrong.push(`it has ${counted(task.total_items, 'item')}, not ${chunk.items}`);
+  else if (chunk.digest !== undefined && task.items !== undefined) {
+    if (itemsDigest(task.items.map((item) => item.target)) !== chunk.digest) {
+      wrong.push(`its items are not the ones the chunk sent`);
+    }
+  }
   if (wrong.length === 0) return;
-  throw new UnavailableError(
+  // Not a passing outage (a wait would retry it): the journal names a task that is not its chunk's.
+  throw new MalformedResponseError(
     `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${wrong.join('; ')}`,
     'The server does not answer with the task the journal recorded; is this the service the job ran on?',
   );

@@ -4,7 +4,7 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../context.js';
+import type { Output, Prompts } from '../context.js';
 import { isTerminal, itemOutcome } from '../../lib/task-state.js';
 import { pickColumns } from '../../output/columns.js';
 import { exportTaskItems, type FlatRecord, type ItemLike } from '../../output/flatten.js';
@@ -112,7 +112,7 @@ function itemsTable(printer: Printer, tally: Tally, wanted: string[] | undefined
 }
 
 export async function showJobTable(
-  ctx: Context,
+  ctx: Pick<Output, 'printer' | 'paged'> & Pick<Prompts, 'spin'>,
   api: ApiClient,
   job: JournaledJob,
   keep: KeepItem,

@@ -6,7 +6,10 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../context.js';
+import type { Output, Prompts, Runtime, Service, Store } from '../context.js';
+
+/** What `show --job` uses of the run. */
+type Shower = Output & Pick<Prompts, 'spin'> & Pick<Service, 'api'> & Pick<Store, 'cache'> & Pick<Runtime, 'env'>;
 import { UsageError } from '../../errors.js';
 import { pickColumns } from '../../output/columns.js';
 import { taskItemColumns, taskItemKeys, taskItemSlices } from '../../output/flatten.js';
@@ -17,7 +20,7 @@ import { itemFilter, warnNoItems, type KeepItem } from './filter.js';
 import { jobTasks, readJob, warnIfIncomplete, type CreatedChunk, type JournaledJob } from './read.js';
 import { showJobTable } from './show-table.js';
 
-export async function runShowJob(ctx: Context, file: string, options: ShowOptions): Promise<void> {
+export async function runShowJob(ctx: Shower, file: string, options: ShowOptions): Promise<void> {
   if (options.report?.length) {
     throw new UsageError(
       '--report is not written for a whole job (--job): a report holds every task in memory',
@@ -56,7 +59,7 @@ function lackingFields(printer: Printer, columns: ReadonlyArray<Column<unknown>>
 
 /** csv, tsv, ndjson and json, written as each task is read; a failed read stops it (a json array left open). */
 async function streamJob(
-  ctx: Context,
+  ctx: Pick<Output, 'printer'>,
   api: ApiClient,
   job: JournaledJob,
   keep: KeepItem,

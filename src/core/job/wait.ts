@@ -1,10 +1,14 @@
 /** `taskctl wait --job FILE`: every task of a journaled job, waited for as `wait` waits for ids. */
-import type { Context } from '../context.js';
+import type { Output, Process, Runtime, Service, Store } from '../context.js';
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
-import { readJob, requireComplete } from './read.js';
+import { checkChunkTask, readJob, requireComplete } from './read.js';
 
-export async function runWaitJob(ctx: Context, file: string, options: WaitOptions): Promise<void> {
+export async function runWaitJob(
+  ctx: Output & Process & Runtime & Store & Service,
+  file: string,
+  options: WaitOptions,
+): Promise<void> {
   if (options.report?.length || options.results === true) {
     throw new UsageError(
       `${options.results === true ? '--results' : '--report'} is not written for a whole job (--job): it would hold every task's items in memory`,
@@ -13,9 +17,19 @@ export async function runWaitJob(ctx: Context, file: string, options: WaitOption
   }
   const job = await readJob(ctx, file);
   requireComplete(job, 'wait --job');
+  // Each task is checked against its chunk as it is seen: by service and count (and its items, when read with them).
+  const chunks = new Map(job.created.map((chunk) => [chunk.task, chunk]));
   await waitForTasks(
     ctx,
     job.created.map((chunk) => chunk.task),
-    { ...options, showCommand: `taskctl show --job ${file}`, resumeCommand: `taskctl wait --job ${file}` },
+    {
+      ...options,
+      showCommand: `taskctl show --job ${file}`,
+      resumeCommand: `taskctl wait --job ${file}`,
+      verify: (task) => {
+        const chunk = chunks.get(task.id);
+        if (chunk) checkChunkTask(job, chunk, task);
+      },
+    },
   );
 }

@@ -1,25 +1,32 @@
 /**
- * The money gates before anything is sent: --max-cost, then the confirmation above the confirm-above setting.
+ * The money gates before anything is sent: --max-cost, the confirmation above the confirm-above setting, and the
+ * balance (docs/behaviour.md#the-balance).
  *
  * Money safety for scripts (as `gh` does): an estimate at or above confirm-above is asked about on a
  * terminal; without one to ask on (stdin or stdout not a terminal, CI, --no-input) it is refused with exit 2 and the
  * flag to pass, unless `--yes` is given or `--max-cost` covers the estimate (the script has set its own limit).
- * Chunked jobs are judged by their total. Declining is exit 13 with a calm message.
+ * Chunked jobs are judged by their total. Declining is exit 13 with a calm message. An estimate above the balance is
+ * exit 6 before the first POST, never a prompt showing a negative balance and never half a job.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Context } from '../context.js';
+import type { Balance } from '../../api/schemas.js';
+import type { Output, Process, Prompts, Service } from '../context.js';
 import { BalanceError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { PricedBatch, SubmitOptions } from './types.js';
 
+/** The balance read before the first POST gets as long as the snapshot beside it: it must not hold the create up. */
+const BALANCE_BUDGET_MS = 1000;
+
+/** Returns the balance when it was read to ask (the guard before the first POST then needs no second read). */
 export async function confirmCost(
-  ctx: Context,
+  ctx: Output & Prompts & Process & Service,
   api: ApiClient,
   batches: readonly PricedBatch[],
   options: SubmitOptions,
   verb: string,
-): Promise<void> {
-  const estimate = batches.reduce((sum, b) => sum + b.estimate, 0);
+): Promise<Balance | undefined> {
+  const estimate = totalEstimate(batches);
   if (options.maxCost !== undefined && estimate > options.maxCost) {
     throw new BalanceError(
       `the estimate is ${counted(estimate, 'coin')}, above --max-cost ${formatCount(options.maxCost)}; nothing was created`,
@@ -27,16 +34,17 @@ export async function confirmCost(
     );
   }
   const { confirmAbove } = await ctx.settings();
-  if (options.yes || estimate < confirmAbove.value) return;
-  if (options.maxCost !== undefined) return; // within --max-cost (checked above): the caller set its own limit
+  if (options.yes || estimate < confirmAbove.value) return undefined;
+  if (options.maxCost !== undefined) return undefined; // within --max-cost (checked above): the caller set its own limit
   if (!ctx.interactive || ctx.io.stdout.isTTY !== true) {
     throw new UsageError(
-      `the estimate is ${counted(estimate, 'coin')}, at or above confirm-above (${formatCount(confirmAbove.value)}), and there is no terminal to confirm on; nothing was created`,
+      `the estimate is ${counted(estimate, 'coin')}, at or above confirm-above (${formatCount(confirmAbove.value)}), and ${noPromptWhy(ctx)}; nothing was created`,
       `Pass --yes to ${verb.toLowerCase()} it anyway, or --max-cost ${estimate} to allow up to that much.`,
     );
   }
-  // The person deciding sees what it leaves them with (one GET /balance, only when asking).
+  // The person deciding sees what it leaves them with (one GET /balance, only when asking); never a negative balance.
   const balance = await api.getBalance();
+  refuseAboveBalance(batches, balance);
   const count = batches.reduce((sum, b) => sum + b.count, 0);
   const [only] = batches;
   const what =
@@ -50,10 +58,76 @@ export async function confirmCost(
     `${verb} ${what}: ${formatCount(estimate)} ${balance.currency} (balance ${formatCount(balance.balance)} → ${formatCount(balance.balance - estimate)})?`,
     { signal: ctx.signal },
   );
-  if (answer === 'yes') return;
+  if (answer === 'yes') return balance;
   if (answer === 'interrupted') throw new InterruptedError('cancelled at the confirmation; nothing was created');
   throw new DeclinedError(
     answer === 'closed' ? 'No answer (the input ended): nothing was created.' : 'Nothing was created.',
     'To go ahead without the question: add --yes (the confirm-above setting sets when it is asked).',
   );
+}
+
+/** Why no question can be asked: CI and --no-input are choices, and say so (the terminal may well be there). */
+function noPromptWhy(ctx: Prompts & Service & Output): string {
+  if (ctx.globals.ci === true) return '--ci is given (no question is asked)';
+  if (ctx.ci) return 'CI is set in the environment (no question is asked)';
+  if (!ctx.globals.input) return '--no-input is given';
+  return 'there is no terminal to confirm on';
+}
+
+function totalEstimate(batches: readonly PricedBatch[]): number {
+  return batches.reduce((sum, b) => sum + b.estimate, 0);
+}
+
+/**
+ * The guard before the first POST of a run: the balance, read once (started by the first create beside its snapshot,
+ * so it costs no wait of its own), must cover the estimate. A balance that cannot be read in time lets the create go
+ * on: the service still refuses what it cannot charge.
+ */
+export function balanceGuard(
+  api: ApiClient,
+  batches: readonly PricedBatch[],
+  known: Balance | undefined,
+): () => Promise<void> {
+  let check: Promise<void> | undefined;
+  return () => {
+    check ??= (async () => {
+      const balance =
+        known ??
+        (await api
+          .withBudget(BALANCE_BUDGET_MS)
+          .getBalance()
+          .catch(() => undefined));
+      if (balance) refuseAboveBalance(batches, balance);
+    })();
+    return check;
+  };
+}
+
+/** Exit 6 when the balance does not cover the estimate, naming both and what the balance would cover. */
+export function refuseAboveBalance(batches: readonly PricedBatch[], balance: Balance, prefix = ''): void {
+  const estimate = totalEstimate(batches);
+  if (estimate <= balance.balance) return;
+  throw new BalanceError(
+    `${prefix}the estimate is ${formatCount(estimate)} ${balance.currency}, above the balance of ${formatCount(balance.balance)}; nothing was created`,
+    `${whatFits(batches, balance)} Top up the balance, or send fewer items.`,
+  );
+}
+
+/** What the balance covers, in the order the items would be sent: items, and whole chunks when chunked. */
+function whatFits(batches: readonly PricedBatch[], balance: Balance): string {
+  let left = Math.max(0, balance.balance);
+  let items = 0;
+  let chunks = 0;
+  let chunked = false;
+  const total = batches.reduce((sum, b) => sum + b.count, 0);
+  for (const batch of batches) {
+    const affordable = batch.price > 0 ? Math.min(batch.count, Math.floor(left / batch.price)) : batch.count;
+    items += affordable;
+    left -= affordable * batch.price;
+    chunked ||= batch.tasks > 1;
+    chunks += Math.floor(affordable / batch.size);
+    if (affordable < batch.count) break;
+  }
+  const whole = chunked ? ` (${counted(chunks, 'whole chunk')} of ${formatCount(batches[0]?.size ?? 0)})` : '';
+  return `The balance covers ${formatCount(items)} of the ${counted(total, 'item')}${whole}.`;
 }

@@ -1,13 +1,12 @@
 /** `--dry-run`: the estimate per service against the balance; nothing is sent. */
 import type { ApiClient } from '../../api/client.js';
-import type { Context } from '../context.js';
-import { BalanceError } from '../../errors.js';
-import { formatCount } from '../../output/numbers.js';
+import type { Output } from '../context.js';
+import { refuseAboveBalance } from './confirm.js';
 import type { NormalisedItems } from '../items/index.js';
 import type { PricedBatch } from './types.js';
 
 export async function dryRun(
-  ctx: Context,
+  ctx: Pick<Output, 'printer'>,
   api: ApiClient,
   batches: readonly PricedBatch[],
   normalised: NormalisedItems | undefined,
@@ -39,11 +38,6 @@ export async function dryRun(
       });
     }
   }
-  if (after < 0) {
-    const estimate = balance.balance - after;
-    throw new BalanceError(
-      `dry run: the balance (${formatCount(balance.balance)} ${balance.currency}) does not cover the estimate (${formatCount(estimate)}); nothing was created`,
-    );
-  }
+  refuseAboveBalance(batches, balance, 'dry run: ');
   ctx.printer.info('dry run: nothing was created');
 }

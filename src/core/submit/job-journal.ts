@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Task } from '../../api/schemas.js';
 import type { Env } from '../../lib/env.js';
 import type { JournalFile } from '../../store/journal.js';
+import { itemsDigest } from '../items/multiset.js';
 import { crashPoint } from './crash-point.js';
 import { chunkItems, type JobState } from './journal-records.js';
 import type { ChunkObserver, Dispatch, DoneChunk, How, PlannedChunk, Totals } from './types.js';
@@ -47,6 +48,7 @@ export class JobJournal implements ChunkObserver {
       first: chunk.first,
       count: chunk.items.length,
       sha256: chunkDigest(chunk.items),
+      items_digest: itemsDigest(chunk.items),
       sent_at: dispatch.sentAtMs,
       settle_after: dispatch.sentAtMs + this.settleMs,
       before: [...dispatch.before.ids],

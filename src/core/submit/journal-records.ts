@@ -56,6 +56,8 @@ const SendSchema = z.object({
   first: z.number().int().nonnegative(),
   count: z.number().int().positive(),
   sha256: z.string(),
+  /** The chunk's items as a multiset (core/items/multiset.ts): checked against its task's items by the --job commands. */
+  items_digest: z.string().optional(),
   sent_at: z.number(),
   /** Epoch ms after which the request can no longer land (its deadline): a chunk in flight is settled after it. */
   settle_after: z.number(),
@@ -91,31 +93,50 @@ export interface JobState {
   job: Job;
   chunks: Map<number, ChunkState>;
   done: boolean;
-  /** A send was ever recorded: something of the job may have reached the service. */
+  /** A send was ever recorded (or may have been, in a damaged line): something may have reached the service. */
   sent: boolean;
+  /** Line numbers that could not be read as records (a damaged journal): what they said is not known. */
+  damaged: number[];
 }
 
 const HOWS: ReadonlySet<string> = new Set<How>(['created', 'recovered', 'reused']);
 
-function parseRecords(records: readonly unknown[], path: string): JournalRecord[] {
-  return records.map((raw, index) => {
+/** Each record on its own: a line that is not a record of this format is set aside by its number. */
+function parseRecords(records: readonly unknown[]): { good: JournalRecord[]; damaged: number[] } {
+  const good: JournalRecord[] = [];
+  const damaged: number[] = [];
+  records.forEach((raw, index) => {
     const result = RecordSchema.safeParse(raw);
-    if (!result.success) {
-      throw new UsageError(
-        `the journal ${path} has an unknown record at line ${index + 1} (${result.error.issues[0]?.message ?? 'invalid'})`,
-        'Is it a taskctl journal, written by this version?',
-      );
-    }
-    return result.data;
+    if (result.success) good.push(result.data);
+    else damaged.push(lineOf(raw) ?? index + 1);
   });
+  return { good, damaged };
 }
 
-/** The job's state from the records read (undefined for an empty journal). */
+function lineOf(raw: unknown): number | undefined {
+  const line = (raw as { line?: unknown } | null)?.line;
+  return typeof raw === 'object' && typeof line === 'number' ? line : undefined;
+}
+
+/** The tasks a set of records names (`created`, `reconciled`), in order: what a damaged journal still tells. */
+function tasksNamed(records: readonly JournalRecord[]): number[] {
+  return records.flatMap((record) =>
+    (record.type === 'created' || record.type === 'reconciled') && record.task !== null ? [record.task] : [],
+  );
+}
+
+/**
+ * The job's state from the records read (undefined for an empty journal). Every readable record counts; a damaged
+ * line may have been any record, so a chunk it could have been about (up to one chunk past the last one named per
+ * damaged line, chunks being sent in order) and that has no task is in doubt, never "never sent": it gets a send
+ * record that proves nothing (sent when the job started, nothing known of what existed before), and the scan settles it.
+ */
 export function rebuild(records: readonly unknown[], path: string): JobState | undefined {
   if (records.length === 0) return undefined;
-  const [first, ...rest] = parseRecords(records, path);
-  if (first?.type !== 'job') throw new UsageError(`the journal ${path} does not start with its job record`);
-  const state: JobState = { job: first, chunks: new Map(), done: false, sent: false };
+  const { good, damaged } = parseRecords(records);
+  const [first, ...rest] = good;
+  if (first?.type !== 'job' || damaged.includes(1)) throw notAJob(path, good, damaged);
+  const state: JobState = { job: first, chunks: new Map(), done: false, sent: false, damaged };
   for (const record of rest) {
     if (record.type === 'job') throw new UsageError(`the journal ${path} holds two jobs`);
     if (record.type === 'done') {
@@ -134,7 +155,50 @@ export function rebuild(records: readonly unknown[], path: string): JobState | u
       chunk.task = { id: record.task, cost: record.cost, how: record.by === 'scan' ? 'recovered' : 'created' };
     } else if (record.type === 'reconciled') state.chunks.set(record.chunk, {}); // nothing created: to be sent
   }
+  if (damaged.length > 0) unproven(state, rest);
   return state;
+}
+
+/** Chunks a damaged line may have sent, without a task: each gets a send record that proves nothing. */
+function unproven(state: JobState, records: readonly JournalRecord[]): void {
+  const { job } = state;
+  state.sent = true;
+  const named = records.flatMap((record) => ('chunk' in record ? [record.chunk] : []));
+  const reach = Math.min(job.chunks, Math.max(0, ...named) + state.damaged.length);
+  const sends = [...state.chunks.values()].flatMap((chunk) => (chunk.send ? [chunk.send] : []));
+  const startedAt = Date.parse(job.created_at);
+  const since = Number.isNaN(startedAt) ? 0 : startedAt;
+  const until = Math.max(since, ...sends.map((send) => send.settle_after));
+  for (let chunk = 1; chunk <= reach; chunk++) {
+    const known = state.chunks.get(chunk) ?? {};
+    if (known.task || known.send) continue;
+    const count = chunkItems(job, chunk);
+    if (count === 0) continue;
+    const first = (chunk - 1) * job.chunk_size;
+    state.chunks.set(chunk, {
+      send: {
+        ...{ type: 'send', chunk, first, count, sha256: '', sent_at: since, settle_after: until },
+        ...{ before: [], before_complete: false },
+      },
+    });
+  }
+  // Its `done` may be intact while a chunk's outcome is lost: not finished until the scan settles it.
+  if (state.done && [...state.chunks.values()].some((chunk) => !chunk.task)) state.done = false;
+}
+
+/** Not a journal, or one whose job record is lost: plain words, and the tasks its records name. */
+function notAJob(path: string, good: readonly JournalRecord[], damaged: readonly number[]): UsageError {
+  const tasks = tasksNamed(good);
+  if (tasks.length === 0) {
+    return new UsageError(
+      `${path} is not a taskctl journal (it does not start with a job record)`,
+      'Pass the file given to `taskctl create --journal`.',
+    );
+  }
+  return new UsageError(
+    `the journal ${path} is damaged: ${damaged.includes(1) ? 'its job record (line 1) cannot be read' : 'it does not start with its job record'}, so the job cannot be continued from it; it names ${tasks.length === 1 ? 'task' : 'tasks'} ${tasks.join(' ')}`,
+    `These tasks exist: taskctl show ${tasks.slice(0, 20).join(' ')}${tasks.length > 20 ? ' …' : ''}`,
+  );
 }
 
 /** Items in chunk `chunk` (from 1) of the job. */

@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../context.js';
 import { checkReportTargets } from '../../report/write.js';
 import { sendChunks } from './chunks.js';
-import { confirmCost } from './confirm.js';
+import { balanceGuard, confirmCost } from './confirm.js';
 import { dryRun } from './dry-run.js';
 import { pricePerItem } from './price.js';
 import { sendState } from './send.js';
@@ -21,7 +21,9 @@ export async function runPipeline(ctx: Context, input: PipelineInput, options: S
   const api = await ctx.api();
   const priced = await priceBatches(ctx, api, input, options);
   if (options.dryRun) return dryRun(ctx, api, priced, input.normalised);
-  if (priced.some((batch) => batch.count > 0)) await confirmCost(ctx, api, priced, options, input.verb);
+  const balance = priced.some((batch) => batch.count > 0)
+    ? await confirmCost(ctx, api, priced, options, input.verb)
+    : undefined;
   // A finished job has nothing to settle or send: its summary (and --wait) only.
   if (priced.every((batch) => batch.tasks === 0)) {
     await finishSubmission(ctx, { done: new Map(input.done), outcomes: new Map(), input }, options);
@@ -29,6 +31,7 @@ export async function runPipeline(ctx: Context, input: PipelineInput, options: S
   }
   const state = await sendState(ctx, api);
   await input.settle?.(api, state);
+  state.guard = balanceGuard(api, priced, balance);
   // What an earlier run (or the settling just now) gave a task, as of now: the chunks this run sends are the others.
   const done = new Map(input.done);
   const outcomes = await sendChunks(ctx, api, { priced, done, state, input }, options);

@@ -1,7 +1,7 @@
 /** Price per item of a service, for the estimate, --max-cost and the confirmation. */
 import type { ApiClient } from '../../api/client.js';
 import type { Service } from '../../api/schemas.js';
-import type { Context } from '../context.js';
+import type { Store } from '../context.js';
 import { NotFoundError } from '../../errors.js';
 import { neutralise } from '../../lib/sanitize.js';
 
@@ -13,7 +13,7 @@ const PRICE_CACHE_MS = 5 * 60_000;
  * cache. Unknown service → exit 5 before anything is sent.
  */
 export async function pricePerItem(
-  ctx: Context,
+  ctx: Pick<Store, 'cache'>,
   api: ApiClient,
   service: string,
   guardsMoney: boolean,

@@ -5,16 +5,20 @@
  * pay twice), and Ctrl-C is 130 saying the task may exist.
  */
 import type { ApiClient, CreateTaskObserver } from '../../api/client.js';
-import type { Context } from '../context.js';
+import type { Context, Output, Process, Prompts, Runtime, Service } from '../context.js';
+
+/** What one create uses of the run: what it prints, its spinner, Ctrl-C, the clock. */
+type Sender = Output & Prompts & Process & Pick<Runtime, 'clock'>;
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
 import { counted } from '../items/clean.js';
-import type { MatchResult, Snapshot } from '../reconcile.js';
+import type { Snapshot } from '../reconcile.js';
 import { parsePositiveDuration } from '../../lib/duration.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
 import type { AmbiguousCreateError } from '../../api/errors.js';
 import { LocalCreates } from './local-runs.js';
+import { askLost } from './lost.js';
 import type { Chunk, Dispatch, Outcome, SendState, SubmitOptions } from './types.js';
 
 /** How long the last reconciliation scan may take past the window's end. */
@@ -27,7 +31,7 @@ export function listHint(service: string): string {
 }
 
 /** Ctrl-C: the abort becomes a message saying what may exist; other errors pass through. */
-function interrupted(ctx: Context, error: unknown, message: string, hint: string): unknown {
+function interrupted(ctx: Pick<Process, 'signal'>, error: unknown, message: string, hint: string): unknown {
   return ctx.signal.aborted && !(error instanceof CliError) ? new InterruptedError(message, hint) : error;
 }
 
@@ -45,7 +49,7 @@ interface SendHooks {
 const LEDGER_GRACE_MS = 10_000;
 
 /** The POST's deadline: `--request-timeout`, else the client's POST timeout. */
-export async function postTimeoutMs(ctx: Context): Promise<number> {
+export async function postTimeoutMs(ctx: Pick<Service, 'apiSettings'>): Promise<number> {
   const settings = await ctx.apiSettings();
   return settings.requestTimeout
     ? parsePositiveDuration(settings.requestTimeout.value, 'request-timeout')
@@ -63,7 +67,7 @@ export async function sendState(ctx: Context, api: ApiClient): Promise<SendState
   return { serverClock: serverClockOf(api), local };
 }
 
-function aborted(ctx: Context): boolean {
+function aborted(ctx: Pick<Process, 'signal'>): boolean {
   return ctx.signal.aborted;
 }
 
@@ -75,7 +79,7 @@ function inspectHint(service: string, ids: readonly number[]): string {
 }
 
 export async function createOne(
-  ctx: Context,
+  ctx: Sender,
   api: ApiClient,
   chunk: Chunk,
   options: SubmitOptions,
@@ -84,14 +88,18 @@ export async function createOne(
   state: SendState,
   hooks: SendHooks = {},
 ): Promise<Outcome> {
+  // The balance is read beside the snapshot (no wait of its own) and judged before the POST.
+  const guard = state.guard?.();
+  guard?.catch(() => undefined); // judged below; a snapshot that fails first must not leave it unhandled
   const before = await lookBefore(ctx, api, chunk, options, exclude, what, state);
   if ('task' in before) return before;
+  await guard;
   return post(ctx, api, chunk, { exclude, what, state, hooks, before });
 }
 
 /** The --reuse-window lookup (a reusable task ends it), or the snapshot of what exists before the POST. */
 async function lookBefore(
-  ctx: Context,
+  ctx: Sender,
   api: ApiClient,
   { service, items }: Chunk,
   options: SubmitOptions,
@@ -158,7 +166,7 @@ interface Posting {
  * The POST. The ledger entry is written, and the hooks told, at the instant the request leaves (after the rate-limit
  * wait): a run killed while it waited has sent nothing, and nothing of it needs settling.
  */
-async function post(ctx: Context, api: ApiClient, chunk: Chunk, posting: Posting): Promise<Outcome> {
+async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting): Promise<Outcome> {
   const { service, items } = chunk;
   const { state, hooks, before, what } = posting;
   const { AmbiguousCreateError } = await import('../../api/client.js');
@@ -222,80 +230,42 @@ async function post(ctx: Context, api: ApiClient, chunk: Chunk, posting: Posting
 
 /** After an ambiguous failure: find the task the request made, or say that it cannot be known (exit 9). */
 async function reconcileLost(
-  ctx: Context,
+  ctx: Sender,
   api: ApiClient,
   { service, items }: Chunk,
   { exclude, what, state, before }: Posting,
   lost: { entry: LedgerEntry | undefined; error: AmbiguousCreateError },
 ): Promise<Outcome> {
-  const reconcile = await import('../reconcile.js');
+  const { reconcileWindowMs } = await import('../reconcile.js');
   const { entry, error } = lost;
-  const { local, serverClock } = state;
   const failedAtMs = ctx.clock.now();
-  // An answer (a 5xx, an error page, a body cut off) means the request's processing had ended: its window closes.
-  const answered = error.status !== undefined;
-  local.unknown(entry, answered ? failedAtMs : undefined);
-  const windowMs = reconcile.reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
+  const windowMs = reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
   ctx.printer.warn(`${error.message}; checking the task list for it (for ${formatDuration(windowMs)})…`);
-  let result: MatchResult;
-  try {
-    // Each scan's reads are retried by the client; the budget keeps those retries inside the horizon (with a short
-    // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
-    // do not count: a spent budget delays the last scan instead of leaving the list unread.
-    const scans = api.withBudget(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS - ctx.clock.now());
-    result = await ctx.spin('checking the task list for it', () =>
-      reconcile.reconcileCreate(scans, {
-        service,
-        items,
-        sentAtMs: error.sentAtMs,
-        before,
-        exclude,
-        failedAtMs,
-        answered,
-        clock: ctx.clock,
-        serverClock,
-        signal: ctx.signal,
-        local: local.runs(entry, serverClock),
-      }),
-    );
-  } catch (reason) {
-    const message = `while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`;
-    // (read again: Ctrl-C may have come during the scans)
-    if (aborted(ctx)) throw new InterruptedError(`interrupted ${message}`, listHint(service));
-    // Any failure now (a malformed answer, another task's id, the service gone) is exit 9, never 8.
-    const why = reason instanceof Error ? reason.message : String(reason);
-    throw new CreateUnknownError(`${why}, ${message}`, listHint(service));
-  }
-  if (result.kind === 'found') {
+  // Each scan's reads are retried by the client; the budget keeps those retries inside the horizon (with a short
+  // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
+  // do not count: a spent budget delays the last scan instead of leaving the list unread.
+  const scans = api.withBudget(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS - ctx.clock.now());
+  // An answer (a 5xx, an error page, a body cut off) means the request's processing had ended: its window closes.
+  const question = { service, items, sentAtMs: error.sentAtMs, failedAtMs, answered: error.status !== undefined };
+  const verdict = await ctx
+    .spin('checking the task list for it', () => askLost(ctx, scans, state, { ...question, before, exclude, entry }))
+    .catch((reason: unknown) => {
+      const message = `while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`;
+      if (aborted(ctx)) throw new InterruptedError(`interrupted ${message}`, listHint(service));
+      // Once the POST may have landed, any failure is exit 9, never 8.
+      const why = reason instanceof Error ? reason.message : String(reason);
+      throw new CreateUnknownError(`${why}, ${message}`, listHint(service));
+    });
+  if (verdict.kind === 'found') {
     ctx.printer.warn(
-      `recovered: task ${result.task.id} was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
+      `recovered: task ${verdict.task.id} was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
     );
-    return { task: result.task, how: 'recovered', items: items.length };
+    return { task: verdict.task, how: 'recovered', items: items.length };
   }
-  // Unsure: still a possible creator for other local runs, but only of tasks stamped before its reconciliation ended.
-  local.unknown(entry, answered ? failedAtMs : ctx.clock.now());
   const sentAt = new Date(error.sentAtMs).toISOString();
-  const ids = result.kind === 'none' || result.kind === 'unread' ? [] : result.ids;
+  const { ids, why } = verdict.kind === 'unsure' ? verdict : { ids: [], why: '' };
   throw new CreateUnknownError(
-    `the create request may have created a task, and ${lostWhy(result)}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
+    `the create request may have created a task, and ${why}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
     inspectHint(service, ids),
   );
-}
-
-/** Why a lost answer's task cannot be named. */
-function lostWhy(result: Exclude<MatchResult, { kind: 'found' }>): string {
-  switch (result.kind) {
-    case 'ambiguous':
-      return `several matching tasks were created in the window in which it could have been processed (${result.ids.join(', ')}): at most one of them is this request's`;
-    case 'unproven':
-      return `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`;
-    case 'contested':
-      return `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`;
-    case 'unfinished':
-      return `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`;
-    case 'unread':
-      return `the task list could not be read to find out${result.why ? ` (${result.why})` : ''}`;
-    default:
-      return 'no matching task of this request was found';
-  }
 }

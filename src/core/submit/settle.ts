@@ -5,13 +5,16 @@
  * Each outcome goes through the journal as the pipeline's observer.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Context } from '../context.js';
+import type { Output, Process, Runtime, Service } from '../context.js';
+
+/** What settling uses of the run: its output (the countdown on stderr), Ctrl-C, the clock, CI mode. */
+type Settler = Output & Process & Pick<Runtime, 'clock'> & Pick<Service, 'ci'>;
 import { CreateUnknownError, UsageError } from '../../errors.js';
 import { formatDuration } from '../../lib/durations.js';
 import { isoSeconds } from '../../output/times.js';
 import { counted } from '../items/clean.js';
-import type { MatchResult } from '../reconcile.js';
 import type { JobJournal } from './job-journal.js';
+import { askLost } from './lost.js';
 import type { SendRecord } from './journal-records.js';
 import type { PlannedChunk, SendState } from './types.js';
 
@@ -62,16 +65,20 @@ interface InDoubt {
 }
 
 /** The user's word first, then the rules for the other chunks in doubt. */
-export async function settleInDoubt(ctx: Context, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
+export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
+  // The run that sent a chunk in doubt was gone by now (this run holds the job), and its request lost with it.
+  const startedAt = ctx.clock.now();
   await settleByUser(ctx, api, state, doubt);
   for (const chunk of doubt.journal.inDoubt()) {
     const send = doubt.journal.state.chunks.get(chunk)?.send;
     const items = doubt.items.get(chunk);
-    if (send && items) await settleByScan(ctx, api, state, doubt, { index: chunk, first: send.first, items, send });
+    if (send && items) {
+      await settleByScan(ctx, api, state, { ...doubt, startedAt }, { index: chunk, first: send.first, items, send });
+    }
   }
 }
 
-async function settleByUser(ctx: Context, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
+async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   const { journal, user } = doubt;
   const { service } = journal.state.job;
   for (const { chunk, id, text } of user.adopt) {
@@ -96,15 +103,18 @@ async function settleByUser(ctx: Context, api: ApiClient, state: SendState, doub
 
 /**
  * The ledger entry of the chunk is taken over as this run's own (other local runs keep counting it as a possible
- * creator, and this run may adopt its task), then the task list is observed to the horizon counted from the
- * request's deadline, against what existed before it was sent. One unclaimed identical task → it is this chunk's;
- * none → never created (sent again by the pipeline); otherwise exit 9 naming the chunk and the candidates.
+ * creator, and this run may adopt its task), then the one exactly-once question is asked (lost.ts). Its request was
+ * lost at the latest when this run began (its run is gone) or at its deadline: the task list is observed to the
+ * horizon counted from then and from its send, so a chunk whose task is in the list settles within seconds, and a job
+ * stopped long ago at once. No task by then is checked again to the horizon of its deadline before it counts as never
+ * created. One unclaimed identical task → it is this chunk's; none → sent again by the pipeline; otherwise exit 9
+ * naming the chunk and the candidates.
  */
 async function settleByScan(
-  ctx: Context,
+  ctx: Settler,
   api: ApiClient,
   state: SendState,
-  doubt: InDoubt,
+  doubt: InDoubt & { startedAt: number },
   chunk: Omit<PlannedChunk, 'service'> & { send: SendRecord },
 ): Promise<void> {
   const { journal } = doubt;
@@ -113,25 +123,32 @@ async function settleByScan(
   const planned: PlannedChunk = { index, first: chunk.first, items, service };
   const job = { journal: journal.id, chunk: index };
   const entry = state.local.takeOver(job, service, items, send.sent_at);
-  const claimed = new Set([...journal.done.values()].map((done) => done.task.id));
-  const local = state.local.runs(entry, state.serverClock);
-  const result = await scan(ctx, api, state, { send, items, index, service, claimed, local });
-  if (result.kind === 'found') {
-    journal.created(planned, result.task, 'recovered');
-    ctx.printer.info(`chunk ${index}: task ${result.task.id} was created by the interrupted request`);
+  const exclude = new Set([...journal.done.values()].map((done) => done.task.id));
+  const verdict = await watched(ctx, index, send, (horizon) =>
+    askLost(ctx, api, state, {
+      service,
+      items,
+      sentAtMs: send.sent_at,
+      failedAtMs: Math.min(send.settle_after, doubt.startedAt),
+      answered: false,
+      before: { ids: new Set(send.before), complete: send.before_complete },
+      exclude,
+      entry,
+      resend: { landsUntil: send.settle_after, job },
+      horizon,
+    }),
+  );
+  if (verdict.kind === 'found') {
+    journal.created(planned, verdict.task, 'recovered');
+    ctx.printer.info(`chunk ${index}: task ${verdict.task.id} was created by the interrupted request`);
     return;
   }
-  if (result.kind === 'none') {
-    // Not created within the horizon: the chunk is sent again, and its earlier entry must not contest the new one.
-    state.local.settleJob(job, null);
+  if (verdict.kind === 'none') {
     journal.notCreated(planned);
     ctx.printer.info(`chunk ${index}: not created by the interrupted request; sending it`);
     return;
   }
-  // Unsure: still a possible creator for other local runs, of tasks stamped before this check ended.
-  state.local.unknown(entry, ctx.clock.now());
-  const ids = result.kind === 'unread' ? [] : result.ids;
-  const why = unsettled(result);
+  const { ids, why } = verdict;
   journal.unknown(planned, ids, why);
   throw new CreateUnknownError(
     `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}`,
@@ -141,66 +158,37 @@ async function settleByScan(
   );
 }
 
-interface ScanOf {
-  send: SendRecord;
-  items: string[];
-  index: number;
-  service: string;
-  /** Tasks of the job's other chunks: never this one's. */
-  claimed: ReadonlySet<number>;
-  local: ReturnType<SendState['local']['runs']>;
-}
-
-/** The scan, under a spinner that counts down to its end: the screen names the chunk, why, and until when. */
-async function scan(ctx: Context, api: ApiClient, state: SendState, what: ScanOf): Promise<MatchResult> {
-  const { reconcileCreate, reconcileWindowMs } = await import('../reconcile.js');
-  const { send, index } = what;
-  // No answer came: the request could have been processed until its deadline (recorded at send), and is then
-  // observed for the horizon, as a create that timed out would be.
-  const failedAtMs = send.settle_after;
-  const until = failedAtMs + reconcileWindowMs({ sentAtMs: send.sent_at, failedAtMs });
-  const text = `chunk ${index} was being sent when the job stopped (at ${isoSeconds(send.sent_at)}): checking the task list for it until ${isoSeconds(until)}`;
-  ctx.printer.info(`${text}…`);
+/**
+ * The check under a countdown that names the chunk, why, and until when: on a terminal one line redrawn in place
+ * (with -q too), elsewhere one line per horizon.
+ */
+async function watched<T>(
+  ctx: Settler,
+  index: number,
+  send: SendRecord,
+  check: (horizon: (until: number, late: boolean) => void) => Promise<T>,
+): Promise<T> {
+  const { startCountdown } = await import('../../output/countdown.js');
+  const live = ctx.io.stderr.isTTY === true && !ctx.ci;
+  let countdown: { stop: () => void } | undefined;
+  const horizon = (until: number, late: boolean) => {
+    const text = late
+      ? `chunk ${index}: no task for it yet, and its request could land until ${isoSeconds(send.settle_after)}: checking the task list until ${isoSeconds(until)}`
+      : `chunk ${index} was being sent when the job stopped (at ${isoSeconds(send.sent_at)}): checking the task list for it until ${isoSeconds(until)}`;
+    countdown?.stop();
+    if (!live) {
+      ctx.printer.notice(`${text}…`);
+      return;
+    }
+    countdown = startCountdown(
+      ctx.io.stderr,
+      // The count first: a line cut to a narrow terminal keeps what changes.
+      () => `${formatDuration(Math.max(0, until - ctx.clock.now()))} left: ${text}`,
+    );
+  };
   try {
-    return await ctx.spin(text, async (say) => {
-      const tick = () => say(`${text} (${formatDuration(Math.max(0, until - ctx.clock.now()))} left)`);
-      tick();
-      const timer = setInterval(tick, 1000);
-      try {
-        return await reconcileCreate(api, {
-          service: what.service,
-          items: what.items,
-          sentAtMs: send.sent_at,
-          before: { ids: new Set(send.before), complete: send.before_complete },
-          exclude: what.claimed,
-          failedAtMs,
-          answered: false,
-          clock: ctx.clock,
-          serverClock: state.serverClock,
-          signal: ctx.signal,
-          local: what.local,
-        });
-      } finally {
-        clearInterval(timer);
-      }
-    });
-  } catch (error) {
-    if (ctx.signal.aborted) throw error;
-    return { kind: 'unread', why: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-function unsettled(result: Exclude<MatchResult, { kind: 'found' } | { kind: 'none' }>): string {
-  switch (result.kind) {
-    case 'ambiguous':
-      return `several new identical tasks (${result.ids.join(', ')}) could be it`;
-    case 'unproven':
-      return `task ${result.ids.join(', ')} matches, but the task list could not be read in full before it was sent`;
-    case 'contested':
-      return `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`;
-    case 'unfinished':
-      return `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check`;
-    default:
-      return `the task list could not be read${result.why ? ` (${result.why})` : ''}`;
+    return await check(horizon);
+  } finally {
+    countdown?.stop();
   }
 }

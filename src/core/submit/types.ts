@@ -100,6 +100,8 @@ export interface ChunkObserver {
 export interface SendState {
   serverClock: ServerClock;
   local: LocalCreates;
+  /** The money guard before a POST (confirm.ts `balanceGuard`): started beside the snapshot, awaited before sending. */
+  guard?: () => Promise<void>;
 }
 
 export interface PipelineInput {

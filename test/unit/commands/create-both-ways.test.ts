@@ -162,9 +162,21 @@ describe.each(MODES)('%s create', (mode) => {
     expect(result.stderr).toMatch(resumeHint(mode));
   });
 
+  it('a job above the balance: exit 6 before any POST, naming both amounts and what the balance covers', async () => {
+    await setBalance(2);
+    const result = await create(mode, [...ITEMS, '--chunk-size', '2', '-y', '-q']);
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stderr).toContain('the estimate is 3 coins, above the balance of 2; nothing was created');
+    expect(result.stderr).toContain('The balance covers 2 of the 3 items (1 whole chunk of 2).');
+    expect(await ids()).toEqual([]);
+    expect(records().filter((r) => r.type === 'send')).toEqual([]);
+  });
+
   it('a refusal: nothing created for that chunk, the earlier one named; a journal records it as not created', async () => {
-    // A balance for one item: the second chunk is refused (402, exit 6).
+    // A balance for one item, and no balance to read before the first POST (the guard lets the create go on, as
+    // when someone else spends meanwhile): the second chunk is refused by the service (402, exit 6).
     await setBalance(1);
+    await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
     const result = await create(mode, [...ITEMS, '--chunk-size', '1', '-q']);
     const [only] = await ids();
     expect(result.code, result.stderr).toBe(6);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '../../campaign/world.js';
+import { runTaskctl } from './harness.js';
 
 const S = 'domain_whois_history'; // 5 coins an item in the sandbox
 let world: World;
@@ -46,6 +47,20 @@ describe('the confirmation', () => {
     for (const line of question.split('\n')) expect(line.length).toBeLessThanOrEqual(49);
     expect(oneLine(question)).toContain(`for 2 items: 10 coins (balance 10,000,000 → 9,999,990)? [y/N]`);
     expect(result.code).toBe(13);
+  });
+
+  it('an estimate above the balance is refused before the question: never a negative balance shown', async () => {
+    await fetch(`${world.sandbox.origin}/__sandbox/balance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ balance: 7 }),
+    });
+    const result = await world.run(['create', S, 'a.com', 'b.com'], terminal('y\n'));
+    expect(result.stderr).not.toMatch(/\[y\/N\]/);
+    expect(oneLine(result.stderr)).toContain('the estimate is 10 coins, above the balance of 7; nothing was created');
+    expect(oneLine(result.stderr)).toContain('The balance covers 1 of the 2 items.');
+    expect(result.code).toBe(6);
+    expect(await world.tasks()).toHaveLength(0);
   });
 
   it('declining is exit 13 (the user decided, not Ctrl-C) and says nothing was created', async () => {
@@ -111,9 +126,24 @@ describe('money safety for scripts', () => {
     expect(piped.stderr.replace(/\n/g, ' ')).toMatch(refused);
     expect(piped.code).toBe(2);
     const ci = await world.run(['create', S, 'a.com', 'b.com', '--ci'], terminal(''));
-    expect(ci.stderr.replace(/\n/g, ' ')).toMatch(refused);
+    expect(ci.stderr.replace(/\n/g, ' ')).toMatch(
+      /the estimate is 10 coins, at or above confirm-above \(5\), and --ci is given \(no question is asked\); nothing was created Pass --yes/,
+    );
     expect(ci.code).toBe(2);
     expect(await world.tasks()).toHaveLength(0);
+  });
+
+  it('CI=true at a real terminal: the refusal names CI, not a missing terminal', async () => {
+    const ci = await runTaskctl(['create', S, 'a.com', 'b.com'], {
+      ...terminal(''),
+      env: { ...world.env, CI: 'true' },
+      clock: world.clock,
+    });
+    const text = ci.stderr.replace(/\n/g, ' ');
+    expect(text).toMatch(/and CI is set in the environment \(no question is asked\); nothing was created/);
+    expect(text).toContain('Pass --yes to create it anyway, or --max-cost 10 to allow up to that much.');
+    expect(text).not.toMatch(/no terminal/);
+    expect(ci.code).toBe(2);
   });
 
   it('chunked jobs are judged by their total', async () => {

@@ -84,14 +84,14 @@ describe('exactly-once after an identical task was created moments before', () =
     expect(idsOf(await world.tasks())).toEqual([Number(result.stdout)]);
   });
 
-  it('the list is read once before the POST (the evidence of what already existed)', async () => {
+  it('the list is read once before the POST (the evidence of what already existed), the balance beside it', async () => {
     const result = await world.run(['create', S, 'a.com', '-q', '--verbose']);
     const requests = result.stderr.split('\n').filter((line) => /^> (GET|POST) /.test(line));
-    expect(requests.map((line) => line.replace(/^> (\w+) \S+?\/api\/v1(\/[a-z]+).*$/, '$1 $2'))).toEqual([
-      'GET /services',
-      'GET /tasks',
-      'POST /tasks',
-    ]);
+    const paths = requests.map((line) => line.replace(/^> (\w+) \S+?\/api\/v1(\/[a-z]+).*$/, '$1 $2'));
+    expect(paths[0]).toBe('GET /services');
+    // Sent together (the balance costs no wait of its own), both before the POST.
+    expect(paths.slice(1, 3).sort()).toEqual(['GET /balance', 'GET /tasks']);
+    expect(paths.slice(3)).toEqual(['POST /tasks']);
   });
 });
 

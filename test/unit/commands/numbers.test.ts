@@ -30,7 +30,8 @@ describe('counts for a person', () => {
     const items = Array.from({ length: 2_001 }, (_, i) => `d${i}.com`);
     const result = await runTaskctl(['create', 'domain_check_availability', ...items, '--dry-run'], { api, ...person });
     expect(result.code, result.stderr).toBe(6);
-    expect(result.stderr).toContain('the balance (10,000 coins) does not cover the estimate (10,005)');
+    expect(result.stderr).toContain('the estimate is 10,005 coins, above the balance of 10,000');
+    expect(result.stderr).toContain('The balance covers 2,000 of the 2,001 items.');
   });
 
   it('show: Items: 2,000 (101 completed, 0 failed) next to Cost: 2,000', async () => {

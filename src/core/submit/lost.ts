@@ -1,0 +1,122 @@
+/**
+ * The one exactly-once question, asked by a create whose answer was lost (send.ts) and by a chunk a journaled job
+ * stopped on while its request was in flight (settle.ts): did this request make a task? The options of the
+ * reconciliation (core/reconcile.ts) are built here, its outcomes are put in one set with their words, and the local
+ * ledger is marked here (docs/behaviour.md#exactly-once).
+ */
+import type { Task } from '../../api/schemas.js';
+import type { Process, Runtime } from '../context.js';
+import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
+import type { MatchResult, Snapshot, TaskReader } from '../reconcile.js';
+import type { SendState } from './types.js';
+
+export interface LostRequest {
+  service: string;
+  items: readonly string[];
+  /** Local epoch ms when the request left. */
+  sentAtMs: number;
+  /** When it failed: an error seen, or for a chunk in doubt the latest its run can have lost it. */
+  failedAtMs: number;
+  /** A status line came back (the request's processing had ended by then). */
+  answered: boolean;
+  /** What existed before it was sent. */
+  before: Snapshot;
+  /** Tasks of this run or job: never this request's. */
+  exclude: ReadonlySet<number>;
+  /** This run's ledger entry of the request. */
+  entry: LedgerEntry | undefined;
+  /**
+   * A chunk in doubt: its request could land until this instant (its deadline). No task by the first horizon is then
+   * checked again to the deadline's horizon, and no task by that one is final: the chunk is sent again (its ledger
+   * entries go). Without it (a lost answer of this run), no task is unsure: the run cannot prove it never landed.
+   */
+  resend?: { landsUntil: number; job: LedgerJob };
+  /** Told when a horizon is set (the first, and the deadline's when it is checked again): until when it scans. */
+  horizon?: (until: number, late: boolean) => void;
+}
+
+/** The outcomes, each with what it means for the request. */
+export type LostVerdict =
+  | { kind: 'found'; task: Task }
+  /** No task of this request appeared by the horizon (a chunk in doubt: sent again). */
+  | { kind: 'none' }
+  /** It may have made a task (candidates named): exit 9, with `why`. */
+  | { kind: 'unsure'; ids: number[]; why: string };
+
+/** Asks the reconciliation, to the horizon, and marks the ledger with the answer. An abort is thrown. */
+export async function askLost(
+  ctx: Process & Pick<Runtime, 'clock'>,
+  reader: TaskReader,
+  state: SendState,
+  lost: LostRequest,
+): Promise<LostVerdict> {
+  const { local } = state;
+  // Until the verdict: a possible creator for other local runs (closed 1 s after an answer, else open).
+  local.unknown(lost.entry, lost.answered ? lost.failedAtMs : undefined);
+  let verdict = await scanTo(ctx, reader, state, lost, lost.failedAtMs, false);
+  const landsUntil = lost.resend?.landsUntil;
+  if (verdict.kind === 'none' && landsUntil !== undefined && landsUntil > lost.failedAtMs) {
+    verdict = await scanTo(ctx, reader, state, lost, landsUntil, true);
+  }
+  if (verdict.kind === 'found') return verdict; // claimed in the ledger by the reconciliation (LocalRuns.claim)
+  if (verdict.kind === 'none' && lost.resend) {
+    // Not created: sent again, and its earlier entries must not contest the new request's task.
+    local.settleJob(lost.resend.job, null);
+    return verdict;
+  }
+  // Unsure: still a possible creator for other local runs, but only of tasks stamped before this check ended.
+  local.unknown(lost.entry, lost.answered ? lost.failedAtMs : ctx.clock.now());
+  return verdict.kind === 'none' ? { kind: 'unsure', ids: [], why: lostWhy(verdict) } : verdict;
+}
+
+async function scanTo(
+  ctx: Process & Pick<Runtime, 'clock'>,
+  reader: TaskReader,
+  state: SendState,
+  lost: LostRequest,
+  failedAtMs: number,
+  late: boolean,
+): Promise<LostVerdict | { kind: 'none' }> {
+  const { reconcileCreate, reconcileWindowMs } = await import('../reconcile.js');
+  lost.horizon?.(failedAtMs + reconcileWindowMs({ sentAtMs: lost.sentAtMs, failedAtMs }), late);
+  let result: MatchResult;
+  try {
+    result = await reconcileCreate(reader, {
+      service: lost.service,
+      items: lost.items,
+      sentAtMs: lost.sentAtMs,
+      before: lost.before,
+      exclude: lost.exclude,
+      failedAtMs,
+      answered: lost.answered,
+      clock: ctx.clock,
+      serverClock: state.serverClock,
+      signal: ctx.signal,
+      local: state.local.runs(lost.entry, state.serverClock),
+    });
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    // Any failure of the check (a malformed answer, another task's id, the service gone) leaves it unknown.
+    result = { kind: 'unread', why: error instanceof Error ? error.message : String(error) };
+  }
+  if (result.kind === 'found' || result.kind === 'none') return result;
+  return { kind: 'unsure', ids: result.kind === 'unread' ? [] : result.ids, why: lostWhy(result) };
+}
+
+/** Why the request's task cannot be named: the one wording of every unsure outcome. */
+function lostWhy(result: Exclude<MatchResult, { kind: 'found' }>): string {
+  switch (result.kind) {
+    case 'ambiguous':
+      return `several matching tasks were created in the window in which it could have been processed (${result.ids.join(', ')}): at most one of them is this request's`;
+    case 'unproven':
+      return `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`;
+    case 'contested':
+      return `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`;
+    case 'unfinished':
+      return `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`;
+    case 'unread':
+      return `the task list could not be read to find out${result.why ? ` (${result.why})` : ''}`;
+    default:
+      return 'no matching task of this request was found';
+  }
+}

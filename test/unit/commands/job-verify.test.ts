@@ -1,0 +1,79 @@
+/**
+ * No `--job` command acts on a task whose items are not its chunk's: a journal whose chunk 1 names another task of
+ * the same service and size (hand-edited, or another job's file) is exit 8 naming the chunk, in `show --job` and
+ * `retry --job` (the items compared as a multiset with the send record's digest) and in `wait --job` (service and
+ * count: the wait reads no items). A send record without a digest (an older journal) is checked by service and count.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { SERVICE } from '../core/job/fixture.js';
+import { sandboxJob } from './sandbox-job.js';
+
+interface Row {
+  type: string;
+  chunk?: number;
+  task?: number;
+  items_digest?: string;
+}
+
+/** Rewrites the journal: chunk 1's task becomes `task`; `keepDigest` false drops the send records' digests. */
+function edit(journal: string, task: number, keepDigest = true): void {
+  const rows = readFileSync(journal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row)
+    .map((row) => (row.type === 'created' && row.chunk === 1 ? { ...row, task } : row))
+    .map((row) => {
+      if (keepDigest || row.type !== 'send') return row;
+      const { items_digest: _gone, ...rest } = row;
+      return rest;
+    });
+  writeFileSync(journal, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+}
+
+it('send records carry an order-independent digest of their chunk', async () => {
+  const { journal } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
+  const sends = readFileSync(journal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row)
+    .filter((row) => row.type === 'send');
+  expect(sends.map((row) => row.items_digest)).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), expect.any(String)]);
+  expect(sends[0]?.items_digest).not.toBe(sends[1]?.items_digest);
+});
+
+it('chunk 1 edited to another task: show and retry --job (items), wait --job (count) are exit 8 naming the chunk', async () => {
+  const { run, journal } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
+  const other = await run(['create', SERVICE, 'x.com', 'y.com', '-y', '-q']);
+  expect(other.code, other.stderr).toBe(0);
+  const stranger = Number(other.stdout.trim());
+  edit(journal, stranger);
+
+  const show = await run(['show', '--job', journal, '-o', 'ndjson']);
+  expect(show.code, show.stderr).toBe(8);
+  expect(show.stderr).toMatch(new RegExp(`chunk 1 of \\S+ does not match task ${stranger}: its items are not`));
+  expect(show.stdout).not.toMatch(/x\.com|y\.com/);
+
+  const retry = await run(['retry', '--job', journal, '--dry-run']);
+  expect(retry.code, retry.stderr).toBe(8);
+  expect(retry.stderr).toMatch(new RegExp(`chunk 1 of \\S+ does not match task ${stranger}`));
+
+  // The wait compares what it reads: the service and the count. Another size is caught there.
+  const third = await run(['create', SERVICE, 'p.com', 'q.com', 'r.com', '-y', '-q']);
+  edit(journal, Number(third.stdout.trim()));
+  const wait = await run(['wait', '--job', journal, '--no-results']);
+  expect(wait.code, wait.stderr).toBe(8);
+  expect(wait.stderr).toMatch(/chunk 1 of \S+ does not match task \d+: it has 3 items, not 2/);
+});
+
+it('a send record without a digest (an older journal): checked by service and count', async () => {
+  const { run, journal, ids } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
+  const other = await run(['create', SERVICE, 'x.com', 'y.com', 'z.com', '-y', '-q']);
+  edit(journal, Number(other.stdout.trim()), false);
+  const show = await run(['show', '--job', journal, '-o', 'ndjson']);
+  expect(show.code, show.stderr).toBe(8);
+  expect(show.stderr).toMatch(/chunk 1 of \S+ does not match task \d+: it has 3 items, not 2/);
+  // Unedited but without digests: the job reads as before.
+  edit(journal, ids[0] ?? 0, false);
+  expect((await run(['show', '--job', journal, '-o', 'ndjson'])).code).toBe(0);
+});

@@ -1,0 +1,113 @@
+/**
+ * A chunk in doubt (a `send` record, no outcome: a run killed while its POST was out) waits no longer than the
+ * exactly-once rule needs: its request was lost at the latest when `resume` began, so a task already in the list is
+ * adopted after the first horizon (seconds), and a job stopped long ago settles with no wait at all. The waits are the
+ * clock's sleeps (virtual time), counted.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { Clock } from '../../../src/lib/time.js';
+import { startWorld, type World } from '../../campaign/world.js';
+import { runTaskctl } from './harness.js';
+
+const S = 'domain_check_availability';
+let world: World;
+let dir: string;
+beforeEach(async () => {
+  world = await startWorld({ scale: Infinity });
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-settle-'));
+});
+afterEach(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Row {
+  type: string;
+  chunk?: number;
+  sent_at?: number;
+  settle_after?: number;
+}
+const journal = () => join(dir, 'job.jsonl');
+const rows = () =>
+  readFileSync(journal(), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row);
+
+/** The world's clock, with every sleep counted. */
+function counting(): { clock: Clock; slept: () => number } {
+  const sleeps: number[] = [];
+  return {
+    clock: {
+      now: () => world.clock.now(),
+      sleep: (ms, signal) => {
+        sleeps.push(ms);
+        return world.clock.sleep(ms, signal);
+      },
+    },
+    slept: () => sleeps.reduce((sum, ms) => sum + Math.max(0, ms), 0),
+  };
+}
+
+/** A two-chunk job whose chunk 2 was answered but the answer never recorded (killed at that instant). */
+async function jobKilledAfterChunk2Landed(shiftMs: number): Promise<number> {
+  const created = await runTaskctl(['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--journal', journal(), '-q'], {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+  });
+  expect(created.code, created.stderr).toBe(0);
+  const kept = rows()
+    .filter((row) => !(row.type === 'created' && row.chunk === 2) && row.type !== 'done')
+    .map((row) =>
+      row.type === 'send' && row.chunk === 2
+        ? { ...row, sent_at: (row.sent_at ?? 0) - shiftMs, settle_after: (row.settle_after ?? 0) - shiftMs }
+        : row,
+    );
+  writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  const tasks = await world.tasks();
+  return Math.max(...tasks.map((task) => task.id));
+}
+
+it('a task already in the list: adopted after the first horizon (seconds), not the deadline and its horizon', async () => {
+  const task = await jobKilledAfterChunk2Landed(0);
+  const { clock, slept } = counting();
+  const resumed = await runTaskctl(['resume', journal()], { env: world.env, clock, home: dir });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`chunk 2: task ${task} was created by the interrupted request`);
+  // The 10 s schedule of the exactly-once rule, not the request's 60 s deadline and another minute of horizon.
+  expect(slept()).toBeLessThanOrEqual(15_000);
+  expect(await world.tasks()).toHaveLength(2);
+});
+
+it('a job whose POST left long ago settles with no wait', async () => {
+  const task = await jobKilledAfterChunk2Landed(60 * 60_000);
+  const { clock, slept } = counting();
+  const resumed = await runTaskctl(['resume', journal(), '-q'], { env: world.env, clock, home: dir });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(slept()).toBe(0);
+  const settled = rows().find((row) => row.type === 'reconciled');
+  expect(settled).toMatchObject({ chunk: 2, task, by: 'scan' });
+});
+
+it('while it waits, stderr says for what and counts down on one line that fits the terminal, with -q too', async () => {
+  await jobKilledAfterChunk2Landed(0);
+  const resumed = await runTaskctl(['resume', journal(), '-q'], {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+    stderrTTY: true,
+    columns: 60,
+  });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  const drawn = resumed.stderr.split('\r\u001b[2K').filter((line) => line.includes(' left: chunk 2'));
+  expect(drawn.length).toBeGreaterThan(0);
+  for (const line of drawn) {
+    expect(line).not.toContain('\n');
+    expect(line.length).toBeLessThanOrEqual(59);
+  }
+  expect(drawn[0]).toMatch(/^\S+ left: chunk 2 was being sent when the job stopped/);
+});
