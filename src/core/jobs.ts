@@ -14,6 +14,7 @@ import { readJournal } from '../store/journal.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import { rebuild } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
+import { idsOnly } from './quiet.js';
 
 export interface JobsOptions {
   limit?: number;
@@ -152,7 +153,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
   if (options.prune === true) ctx.printer.info(`removed ${counted(removed.size, 'finished job')}`);
   rows = rows.filter((row) => !removed.has(row.id));
   const shown = (await currentJobs(ctx, rows, options.all === true)).slice(0, options.limit ?? Infinity);
-  if (ctx.globals.quiet === true) {
+  if (idsOnly(ctx.globals)) {
     for (const row of shown) ctx.printer.line(row.id);
     return;
   }

@@ -17,6 +17,7 @@ import {
   systemErrorWords,
 } from '../../errors.js';
 import { counted } from '../items/clean.js';
+import { idsOnly } from '../quiet.js';
 import { taskColumns } from '../../output/task-columns.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
@@ -219,7 +220,7 @@ class TaskOutput {
   static async open(ctx: Context, oneTask: boolean, options: SubmitOptions): Promise<TaskOutput> {
     const { holdOutput } = await import('../../output/stdout-guard.js');
     const hold = holdOutput(ctx.io.stdout);
-    const quiet = ctx.globals.quiet === true;
+    const quiet = idsOnly(ctx.globals);
     const out =
       quiet || options.wait
         ? undefined
@@ -230,7 +231,7 @@ class TaskOutput {
   }
 
   write(task: Task): void {
-    if (this.ctx.globals.quiet === true) this.ctx.printer.line(String(task.id));
+    if (idsOnly(this.ctx.globals)) this.ctx.printer.line(String(task.id));
     else if (this.singleObject) this.first ??= task;
     else this.out?.write([task]);
   }
