@@ -213,7 +213,9 @@ __taskctl_candidates() {
   case $__taskctl_kind in
     choices) read -r -a __taskctl_cands <<<"$__taskctl_r" ;;
     services) while IFS= read -r line; do [[ -n $line ]] && __taskctl_cands+=("$line"); done < <(taskctl --request-timeout 1500ms __complete services 2>/dev/null) ;;
-    tasks) while IFS=$'\t' read -r line _; do [[ -n $line ]] && __taskctl_cands+=("$line"); done < <(taskctl --request-timeout 1500ms __complete tasks 2>/dev/null) ;;
+    tasks)
+      compopt -o nosort 2>/dev/null
+      while IFS=$'\t' read -r line _; do [[ -n $line ]] && __taskctl_cands+=("$line"); done < <(taskctl --request-timeout 1500ms __complete tasks 2>/dev/null) ;;
     jobs) while IFS=$'\t' read -r line _; do [[ -n $line ]] && __taskctl_cands+=("$line"); done < <(taskctl --request-timeout 1500ms __complete jobs 2>/dev/null)
       compopt -o filenames 2>/dev/null
       while IFS= read -r line; do __taskctl_cands+=("$line"); done < <(compgen -f -- "$1") ;;

@@ -104,7 +104,9 @@ export async function sendChunks(
         tasks: tasks(),
         total,
         ids: ids(plan.done, outcomes),
-        job: job?.id,
+        // A job of which no request left (refused by the balance guard, Ctrl-C before the first POST) has nothing to
+        // resume: the failure's own hint stands.
+        job: plan.input.observer?.anySent() === false ? undefined : job?.id,
       });
     }
     progress.stop();

@@ -75,6 +75,10 @@ export class JobJournal implements ChunkObserver {
     this.file.append({ type: 'unknown', chunk: chunk.index, candidates: [...ids], reason: why });
   }
 
+  anySent(): boolean {
+    return this.state.sent;
+  }
+
   /** Only a chunk with a send on record has something to settle; the others were never sent. */
   notCreated(chunk: PlannedChunk): void {
     const { index } = chunk;

@@ -94,6 +94,8 @@ export interface ChunkObserver {
   unknown: (chunk: PlannedChunk, ids: readonly number[], why: string) => void;
   notCreated: (chunk: PlannedChunk, why: string) => void;
   finished: (totals: Totals) => void;
+  /** Whether any request of the job has left (this run's or an earlier run's): only then is there anything to resume. */
+  anySent: () => boolean;
 }
 
 /** What the creates of one run share: the server's clock as learnt so far, the local ledger. */

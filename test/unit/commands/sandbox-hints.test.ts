@@ -70,7 +70,7 @@ describe('--sandbox: hints never point at the sandbox that is gone', () => {
 
   it('wait --timeout: no resume command', async () => {
     const result = await runTaskctl(
-      ['--sandbox', 'create', 'domain_check_availability', 'slow-a.com', '--wait', '--timeout', '300ms', '-q'],
+      ['--sandbox', 'create', 'domain_check_availability', 'slow-a.com', '--wait', '--timeout', '1500ms', '-q'],
       { clock: systemClock },
     );
     expect(result.code).toBe(124);

@@ -41,7 +41,9 @@ describe('wait on an 80-column terminal', () => {
     expect(retrying.length).toBeGreaterThan(0);
     for (const line of retrying) {
       expect(line).toMatch(/^! retrying, last answer .*: reading task 7: upstream down: the load.*…$/);
-      expect(textWidth(line)).toBe(79);
+      // Cut at a word (output/width.ts), never past the line budget of 79 columns.
+      expect(textWidth(line)).toBeLessThanOrEqual(79);
+      expect(textWidth(line)).toBeGreaterThan(60);
     }
   });
 });
