@@ -76,6 +76,8 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)(
         'README.md',
         'LICENSE',
         'tsconfig.json',
+        // The sandbox bundles the service's contract (served at /openapi.json).
+        'docs/openapi.json',
       ]) {
         if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
       }

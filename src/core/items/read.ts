@@ -100,17 +100,23 @@ function isTerminal(source: ItemSource): boolean {
   return source.kind === 'stdin' && (source.isTTY ?? source.stream.isTTY) === true;
 }
 
-/** Arguments are literal items: trimmed, never comments, and an empty one is an error (an unset shell variable?). */
-function readArguments(values: readonly string[], state: ReadState): void {
-  const ctx = formatContext('arguments', state);
-  state.collector.begin('arguments', 'argument');
+/**
+ * Arguments are literal items: trimmed, never comments, and an empty one is an error (an unset shell variable?).
+ * Also checked before a job copies them to its journal's `.args` file, which is read back as ndjson.
+ */
+export function checkArguments(values: readonly string[]): void {
   values.forEach((value, index) => {
-    const item = trimItem(value);
-    if (item.length === 0) {
+    if (trimItem(value).length === 0) {
       throw new InputError(`argument ${index + 1} is empty`, 'Remove the empty argument (is a shell variable unset?).');
     }
-    addItem(ctx, item, index + 1);
   });
+}
+
+function readArguments(values: readonly string[], state: ReadState): void {
+  checkArguments(values);
+  const ctx = formatContext('arguments', state);
+  state.collector.begin('arguments', 'argument');
+  values.forEach((value, index) => addItem(ctx, trimItem(value), index + 1));
 }
 
 /** The file opened (store/items-file.ts), or an error naming it as the user wrote it. */

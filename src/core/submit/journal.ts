@@ -11,7 +11,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../../errors.js';
-import type { ItemList, ItemSource, PreparedItems } from '../items/index.js';
+import { checkArguments, type ItemList, type ItemSource, type PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
 import type { JobStore } from '../../store/jobs.js';
@@ -486,6 +486,7 @@ async function readWithDigests(
 
 /** Arguments are journaled as a copy (one JSON string a line, store/journal.ts), read back as NDJSON. */
 function writeArgsCopy(path: string, values: readonly string[]): ItemSource {
+  checkArguments(values);
   writeArgumentsCopy(path, values);
   return { kind: 'file', path, format: 'ndjson' };
 }

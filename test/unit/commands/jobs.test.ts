@@ -130,6 +130,14 @@ describe('every create is a job', () => {
     expect(resume.stderr).toMatch(/no interrupted job to resume/);
   });
 
+  it('an empty argument is refused as without a journal (exit 3), nothing sent and no job left', async () => {
+    const result = await run(['create', S, 'a.com', '']);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/argument 2 is empty/);
+    expect(await world.tasks()).toEqual([]);
+    expect(readdirSync(join(state(), 'jobs'))).toEqual([]);
+  });
+
   it('a dry run and a --sandbox run keep no journal', async () => {
     expect((await run(['create', S, 'a.com', '--dry-run'])).code).toBe(0);
     expect(existsSync(join(state(), 'jobs'))).toBe(false);
