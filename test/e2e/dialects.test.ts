@@ -17,6 +17,8 @@ afterEach(async () => {
 
 interface World {
   run: (argv: string[], options?: RunOptions) => Promise<RunResult>;
+  /** A fault the sandbox plays (POST /__sandbox/faults; docs/sandbox.md). */
+  fault: (body: Record<string, unknown>) => Promise<void>;
 }
 
 async function world(dialects: readonly string[], options: SandboxOptions = {}): Promise<World> {
@@ -24,6 +26,13 @@ async function world(dialects: readonly string[], options: SandboxOptions = {}):
   const sandbox = await startSandbox({ port: 0, clock, itemMs: 1000, rateLimit: 0, dialects, ...options });
   cleanups.push(() => sandbox.close());
   return {
+    fault: async (body) => {
+      await fetch(`${sandbox.origin}/__sandbox/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    },
     run: (argv, runOptions = {}) =>
       runTaskctl(argv, {
         clock,
@@ -199,9 +208,15 @@ describe('errors in other shapes and statuses', () => {
   });
 
   it('status-400: refusals are told apart by their code (not found 5, balance 6)', async () => {
-    const { run } = await world(['status-400'], { balance: 1 });
+    const { run, fault } = await world(['status-400'], { balance: 1 });
     const missing = await run(['show', '999']);
     expect(missing.code, show(missing)).toBe(5);
+    // The balance guard refuses first, before any POST (the balance is read beside the create's snapshot).
+    const guarded = await run(['create', 'domain_check_availability', 'a.com', 'b.com']);
+    expect(guarded.code, show(guarded)).toBe(6);
+    expect(guarded.stderr).toMatch(/above the balance of 1/);
+    // With the balance unreadable the create goes on, and the service's own refusal (a 400 here) is still exit 6.
+    await fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 8 });
     const poor = await run(['create', 'domain_check_availability', 'a.com', 'b.com']);
     expect(poor.code, show(poor)).toBe(6);
     expect(poor.stderr).toMatch(/Insufficient balance/);

@@ -320,14 +320,14 @@ describe.concurrent('wire', () => {
       }));
 
     // In-process in virtual time: the reconciliation's ~10 s are measured on the command's clock.
-    it('W13 an HTML 502 on POST /tasks (nothing committed): reconciled, exit 9 with the list command, no task', () =>
+    it('W13 an HTML 502 on POST /tasks (nothing committed): reconciled, exit 9 naming `taskctl resume ID`, no task', () =>
       withWorld(async (world) => {
         await fault(world, { method: 'POST', path: '/tasks', kind: 'non-json', count: 1 });
         const clock = new AutoClock(Date.now());
         const started = clock.now();
         const result = await world.inProcess(['create', 'domain_check_availability', 'a.com'], { clock });
         expect(result.code, result.stderr).toBe(ExitCode.createUnknown);
-        expect(result.stderr).toMatch(/taskctl list --service domain_check_availability/);
+        expect(result.stderr).toMatch(/Continue it with: taskctl resume j-[0-9a-z]+\n$/);
         expect(await tasksOf(world)).toHaveLength(0);
         expect((await stats(world)).requests['POST /api/v1/tasks']).toBe(1);
         expect(clock.now() - started).toBeLessThan(20_000);
