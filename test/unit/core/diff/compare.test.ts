@@ -108,6 +108,24 @@ describe('matching', () => {
     for (const files of runFiles.splice(0)) files.dispose();
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  it('lines with non-ASCII text and lines over 512 bytes survive a spill byte for byte', async () => {
+    const long = 'x'.repeat(600);
+    const records = (changed: boolean) => [
+      { target: 'café.example', note: 'ascii first, then é', status: 'completed' },
+      { target: 'plain.example', note: changed ? `${long}!` : long, status: 'completed' },
+      { target: '日本.example', note: changed ? 'après' : 'avant', status: 'completed' },
+      { target: 'same.example', note: `ü${long}`, status: 'completed' },
+    ];
+    const spilled = await diff(side('a', records(false), { runItems: 1 }), side('b', records(true), { runItems: 2 }), [
+      'note',
+    ]);
+    expect(brief(spilled.changes)).toEqual([
+      ['plain.example', 'note', JSON.stringify(long), JSON.stringify(`${long}!`)],
+      ['日本.example', 'note', '"avant"', '"après"'],
+    ]);
+    expect(spilled.tally.items).toBe(4);
+  });
 });
 
 describe('values', () => {
