@@ -1,8 +1,9 @@
 /** `taskctl create` in-process against an in-process sandbox sharing one clock (test/campaign/world.ts). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SkipClock, startWorld, type World } from '../../campaign/world.js';
+import { startWorld, type World } from '../../campaign/world.js';
 import { main } from '../../../src/main.js';
 import { createMemoryStream } from '../../../src/output/memory-io.js';
+import { ctrlCWhen } from '../clock.js';
 import { brokenStdout } from './broken-stdout.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,20 +94,6 @@ describe('exactly-once after an identical task was created moments before', () =
   });
 });
 
-/** Aborts the run's signal at the first sleep of at least `ms` (virtual): a Ctrl-C at a chosen point. */
-class InterruptingClock extends SkipClock {
-  constructor(
-    private readonly controller: AbortController,
-    private readonly atMs: number,
-  ) {
-    super(Infinity);
-  }
-  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
-    return super.sleep(ms, signal);
-  }
-}
-
 describe('Ctrl-C keeps the message', () => {
   it('during reconciliation: exit 130, "may have been created", and the list command', async () => {
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
@@ -115,7 +102,7 @@ describe('Ctrl-C keeps the message', () => {
     const { runTaskctl } = await import('./harness.js');
     const result = await runTaskctl(['create', S, 'a.com', '-q'], {
       env: world.env,
-      clock: new InterruptingClock(controller, 1500),
+      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1500),
       signal: controller.signal,
     });
     expect(result.code).toBe(130);
@@ -131,7 +118,7 @@ describe('Ctrl-C keeps the message', () => {
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
     const result = await runTaskctl(['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
       env: world.env,
-      clock: new InterruptingClock(controller, 2000),
+      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
       signal: controller.signal,
     });
     expect(result.code).toBe(130);
@@ -151,7 +138,7 @@ describe('Ctrl-C keeps the message', () => {
       ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--reuse-window', '1h', '-q'],
       {
         env: world.env,
-        clock: new InterruptingClock(controller, 1),
+        clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1),
         signal: controller.signal,
       },
     );

@@ -6,8 +6,7 @@ import type { TaskChange } from '../../../../src/core/follow/follow.js';
 import { itemCounts } from '../../../../src/lib/task-state.js';
 import { createMemoryIO, createMemoryStream } from '../../../../src/output/memory-io.js';
 import { createProgress } from '../../../../src/output/progress.js';
-
-const T0 = Date.UTC(2026, 0, 1);
+import { T0 } from '../../clock.js';
 
 function task(id: number, status: string, completed: number, total = 10): Task {
   return {
