@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '../../campaign/world.js';
 import { main } from '../../../src/main.js';
 import { createMemoryStream } from '../../../src/output/memory-io.js';
+import { waitFor } from '../../wait-for.js';
 import { ctrlCWhen } from '../clock.js';
 import { brokenStdout } from './broken-stdout.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +20,13 @@ beforeEach(async () => {
 afterEach(() => world.close());
 
 const idsOf = (tasks: Array<{ id: number }>) => tasks.map((t) => t.id).sort((a, b) => a - b);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The sandbox's tasks once `done` holds for them (a real loopback server: waited for, with a bound). */
+async function tasksWhen(done: (tasks: Awaited<ReturnType<World['tasks']>>) => boolean) {
+  let seen: Awaited<ReturnType<World['tasks']>> = [];
+  return waitFor(async () => ((seen = await world.tasks()), done(seen) && seen), {
+    describe: () => `tasks ${JSON.stringify(seen.map((t) => ({ id: t.id, status: t.status })))}`,
+  });
+}
 
 describe('exactly-once after an identical task was created moments before', () => {
   it('a second create whose POST was reset before reaching the server exits 9, never printing the earlier task', async () => {
@@ -47,11 +54,7 @@ describe('exactly-once after an identical task was created moments before', () =
     const second = await world.run(['--request-timeout', '2s', 'create', S, 'a.com', 'b.com', '-q']);
     expect(second.stderr).toMatch(/may have created a task \(no complete answer within the request timeout\)/);
     // The delayed POST lands whatever the client concluded: polled for (a loaded machine may take longer), not timed.
-    let tasks = await world.tasks();
-    while (tasks.length < 2) {
-      await sleep(20);
-      tasks = await world.tasks();
-    }
+    const tasks = await tasksWhen((seen) => seen.length >= 2);
     expect(tasks).toHaveLength(2);
     const created = tasks.find((t) => String(t.id) !== first.stdout.trim())!;
     expect(second.code).toBe(0);
@@ -153,7 +156,7 @@ describe('Ctrl-C keeps the message', () => {
 describe('--reuse-window reuses only what is worth reusing', () => {
   it('never a failed task', async () => {
     const first = await world.run(['create', S, 'taskfail-a.com', '-q']);
-    while ((await world.tasks())[0]!.status !== 'failed') await sleep(10);
+    await tasksWhen((seen) => seen[0]?.status === 'failed');
     const again = await world.run(['create', S, 'taskfail-a.com', '-q', '--reuse-window', '1h']);
     expect(again.code).toBe(0);
     expect(again.stdout.trim()).not.toBe(first.stdout.trim());
@@ -162,7 +165,7 @@ describe('--reuse-window reuses only what is worth reusing', () => {
 
   it('a completed task with failed items only with --allow-item-failures', async () => {
     const first = await world.run(['create', S, 'fail-a.com', 'b.com', '-q']);
-    while ((await world.tasks())[0]!.status !== 'completed') await sleep(10);
+    await tasksWhen((seen) => seen[0]?.status === 'completed');
     const strict = await world.run(['create', S, 'fail-a.com', 'b.com', '-q', '--reuse-window', '1h']);
     expect(strict.stdout.trim()).not.toBe(first.stdout.trim());
     const lenient = await world.run([

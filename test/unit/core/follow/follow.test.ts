@@ -147,7 +147,7 @@ describe('followTasks: ending', () => {
       rateLimiter: UNPACED,
       listTasks: () => new Promise<never>(() => undefined),
       getTask: () => {
-        setTimeout(() => controller.abort(), 5);
+        queueMicrotask(() => controller.abort()); // once the request is in flight
         return new Promise<never>(() => undefined);
       },
     };
