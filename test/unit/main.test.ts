@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/context.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO, type MemoryIO } from '../../src/output/memory-io.js';
+import { FakeClock } from './clock.js';
 
 const home = mkdtempSync(join(tmpdir(), 'taskctl-main-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -14,7 +15,7 @@ function deps(memory: MemoryIO, env: Record<string, string> = {}): Deps {
   return {
     io: memory.io,
     env: { TASKCTL_CONFIG_DIR: join(home, 'cfg'), TASKCTL_CACHE_DIR: join(home, 'cache'), ...env },
-    clock: { now: () => Date.now(), sleep: () => Promise.resolve() },
+    clock: new FakeClock(),
     signal: new AbortController().signal,
   };
 }
