@@ -9,7 +9,7 @@ export interface WaitForOptions {
   timeoutMs?: number;
   /** What the test saw when it gave up (the output so far, the requests seen), for the failure message. */
   describe: () => string | Promise<string>;
-  /** Real time between two probes; default 10 ms. */
+  /** Real time between two probes; default 10 ms. A probe that blocks (execFileSync) needs more: it starves an in-process server. */
   everyMs?: number;
 }
 
