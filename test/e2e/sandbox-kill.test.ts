@@ -111,7 +111,12 @@ describe('sandbox --state under kill -9', () => {
       let sandbox = await startSandboxProcess(state);
       for (let round = 1; round <= ROUNDS; round++) {
         const load = createUntilKilled(sandbox, round, acked, duplicates);
-        await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 400));
+        // Killed under load, at a varying point: after 1 to 8 more acknowledged tasks (an event, not a pause).
+        const target = acked.size + 1 + Math.floor(Math.random() * 8);
+        await waitFor(() => acked.size >= target, {
+          timeoutMs: 15_000,
+          describe: () => `${acked.size} of ${target} tasks acknowledged by round ${round}`,
+        });
         child!.kill('SIGKILL');
         await new Promise((resolve) => child!.once('exit', resolve));
         const created = await load;
