@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
-import { BIN, isolatedHome, runCli, startWorld, type E2EWorld } from './harness.js';
+import { BIN, isolatedHome, runCli, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 const COMPLETIONS = fileURLToPath(new URL('../../completions/', import.meta.url));
@@ -371,12 +371,11 @@ async function typeAndTab(shellCommand: string, setup: string, typed: string, ex
   const screen = () => tmux('capture-pane', '-p', '-J', '-t', name);
   const poll = async (pattern: RegExp) => {
     let text = '';
-    for (const started = Date.now(); Date.now() - started < 8_000;) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      text = screen();
-      if (pattern.test(text)) break;
-    }
-    return text;
+    return waitFor(() => ((text = screen()), pattern.test(text) && text), {
+      timeoutMs: 8_000,
+      everyMs: 150,
+      describe: () => `the screen never matched ${pattern}:\n${text}`,
+    });
   };
   try {
     // The shell is ready for TAB once it has run the setup and printed the marker's result (not its echo).

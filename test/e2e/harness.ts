@@ -10,6 +10,9 @@ import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sr
 import { systemClock, type Clock } from '../../src/lib/time.js';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
 
+/** Waits on an event (a line printed, a request seen) with a bound that fails saying what it saw. */
+export { waitFor } from '../wait-for.js';
+
 export const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));
 
 export interface CliResult {

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { systemClock, type Clock } from '../../src/lib/time.js';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
 
 const S = 'domain_check_availability';
@@ -27,18 +28,21 @@ const records = (file: string): Row[] =>
     .split('\n')
     .map((line) => JSON.parse(line) as Row);
 
-/** Until a rate-limit window has just begun, so that the run's first wait is long enough for the kill to land in. */
-async function windowStart(): Promise<void> {
-  while (Date.now() % WINDOW_MS > 150) await new Promise((resolve) => setTimeout(resolve, 20));
-}
+/**
+ * The sandbox's time: real time shifted, at `windowStart()`, so that a rate-limit window begins then (instead of
+ * waiting for the wall clock to reach one), so the run's first wait is long enough for the kill to land in.
+ */
+let shiftMs = 0;
+const clock: Clock = { now: () => Date.now() + shiftMs, sleep: systemClock.sleep };
+const windowStart = () => (shiftMs = WINDOW_MS - (Date.now() % WINDOW_MS));
 
 it('SIGKILL during a rate-limit wait: resume sends without a scan, and every item is in exactly one task', async () => {
   // Two requests a window: the price and the first chunk's snapshot; the first POST waits for the next window.
-  world = await startWorld({ itemMs: 0, rateLimit: 2, rateWindowMs: WINDOW_MS });
+  world = await startWorld({ itemMs: 0, rateLimit: 2, rateWindowMs: WINDOW_MS, clock });
   const input = join(world.home.dir, 'in.txt');
   writeFileSync(input, 'k0.example.com\nk1.example.com\n');
   const journal = join(world.home.dir, 'job.jsonl');
-  await windowStart();
+  windowStart();
   const child = spawn(process.execPath, [BIN, 'create', S, '-f', input, '--chunk-size', '1', '--journal', journal], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...world.env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,7 +1,7 @@
 /** Prompts as a person meets them, in a real terminal (tmux): the cost confirmation and the hidden key prompt. */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 const hasTmux = (() => {
@@ -49,13 +49,12 @@ function start(name: string, commandLine: string, env: Record<string, string>): 
 }
 
 async function until(screen: () => string, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
-  const started = Date.now();
-  for (;;) {
-    const text = screen();
-    if (pattern.test(text)) return text;
-    if (Date.now() - started > timeoutMs) throw new Error(`screen never matched ${pattern}:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-  }
+  let text = '';
+  return waitFor(() => ((text = screen()), pattern.test(text) && text), {
+    timeoutMs,
+    everyMs: 40, // capture-pane blocks this process, where the sandbox runs: room between two looks
+    describe: () => `the screen never matched ${pattern}:\n${text}`,
+  });
 }
 
 const taskCount = async () => (await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state')).tasks.length;

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
+import { BIN, isolatedHome, runCli, waitFor, type IsolatedHome } from './harness.js';
 
 let home: IsolatedHome | undefined;
 afterEach(() => home?.cleanup());
@@ -25,12 +25,10 @@ describe('taskctl sandbox', () => {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const started = Date.now();
     // stdout and stderr are two pipes: the export lines may come before the dashboard's line or after it.
-    while (!stdout.includes('TASKCTL_API_KEY=') || !stderr.includes('dashboard: ')) {
-      if (Date.now() - started > 10_000) throw new Error(`sandbox did not start: ${stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(() => stdout.includes('TASKCTL_API_KEY=') && stderr.includes('dashboard: '), {
+      describe: () => `the sandbox did not start: stdout ${stdout}, stderr ${stderr}`,
+    });
     const env = Object.fromEntries(
       stdout
         .trim()

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
+import { BIN, isolatedHome, runCli, waitFor, type IsolatedHome } from './harness.js';
 
 const ROUNDS = Number(process.env.SANDBOX_KILL_ROUNDS ?? 3);
 const WORKERS = 8;
@@ -31,11 +31,13 @@ async function startSandboxProcess(state: string): Promise<{ url: string; key: s
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const started = Date.now();
-  while (!/TASKCTL_API_KEY=\S+\n/.test(stdout)) {
-    if (Date.now() - started > 15_000 || child.exitCode !== null) throw new Error(`sandbox did not start: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(
+    () => {
+      if (child!.exitCode !== null) throw new Error(`the sandbox exited before starting: ${stderr}`);
+      return /TASKCTL_API_KEY=\S+\n/.test(stdout);
+    },
+    { timeoutMs: 15_000, describe: () => `the sandbox did not start: stdout ${stdout}, stderr ${stderr}` },
+  );
   return {
     url: /TASKCTL_BASE_URL=(\S+)/.exec(stdout)![1]!,
     key: /TASKCTL_API_KEY=(\S+)/.exec(stdout)![1]!,
@@ -109,7 +111,12 @@ describe('sandbox --state under kill -9', () => {
       let sandbox = await startSandboxProcess(state);
       for (let round = 1; round <= ROUNDS; round++) {
         const load = createUntilKilled(sandbox, round, acked, duplicates);
-        await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 400));
+        // Killed under load, at a varying point: after 1 to 8 more acknowledged tasks (an event, not a pause).
+        const target = acked.size + 1 + Math.floor(Math.random() * 8);
+        await waitFor(() => acked.size >= target, {
+          timeoutMs: 15_000,
+          describe: () => `${acked.size} of ${target} tasks acknowledged by round ${round}`,
+        });
         child!.kill('SIGKILL');
         await new Promise((resolve) => child!.once('exit', resolve));
         const created = await load;

@@ -3,7 +3,7 @@
  * the command has exited. Shared by the tmux tests that check what a person sees (tables, help, auth status).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { BIN } from './harness.js';
+import { BIN, waitFor } from './harness.js';
 
 export const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 
@@ -64,12 +64,12 @@ export function openTerminal(name: string): Terminal {
       return {
         screen,
         async until(pattern, timeoutMs = 25_000) {
-          for (const started = Date.now(); ;) {
-            const text = screen();
-            if (pattern.test(text)) return text;
-            if (Date.now() - started > timeoutMs) throw new Error(`the screen never matched ${pattern}:\n${text}`);
-            await new Promise((resolve) => setTimeout(resolve, 80));
-          }
+          let text = '';
+          return waitFor(() => ((text = screen()), pattern.test(text) && text), {
+            timeoutMs,
+            everyMs: 80,
+            describe: () => `the screen never matched ${pattern}:\n${text}`,
+          });
         },
         keys: (...keys) => tmux('send-keys', '-t', session, ...keys),
         close: () => spawnSync('tmux', ['-L', socket, 'kill-session', '-t', session], { stdio: 'ignore' }),
@@ -79,15 +79,14 @@ export function openTerminal(name: string): Terminal {
       const session = launch(width, args, env, height);
       const capture = (...flags: string[]) => tmux('capture-pane', '-p', ...flags, '-t', session);
       try {
-        for (const started = Date.now(); Date.now() - started < 25_000;) {
-          const screen = capture();
-          if (/EXIT=\d+/.test(screen)) {
-            const history = Number(tmux('display', '-p', '-t', session, '#{history_size}').trim());
-            return { screen, joined: capture('-J'), coloured: capture('-e'), history };
-          }
-          await new Promise((resolve) => setTimeout(resolve, 80));
-        }
-        throw new Error(`taskctl ${args.join(' ')} did not finish:\n${capture()}`);
+        let screen = '';
+        await waitFor(() => ((screen = capture()), /EXIT=\d+/.test(screen)), {
+          timeoutMs: 25_000,
+          everyMs: 80,
+          describe: () => `taskctl ${args.join(' ')} did not finish:\n${screen}`,
+        });
+        const history = Number(tmux('display', '-p', '-t', session, '#{history_size}').trim());
+        return { screen, joined: capture('-J'), coloured: capture('-e'), history };
       } finally {
         spawnSync('tmux', ['-L', socket, 'kill-session', '-t', session], { stdio: 'ignore' });
       }

@@ -4,7 +4,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, isolatedHome, runCli } from './harness.js';
+import { BIN, isolatedHome, runCli, waitFor } from './harness.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
@@ -69,12 +69,11 @@ function startInTerminal(
 
 async function poll(screen: () => string, done: (text: string) => boolean, timeoutMs = 15_000): Promise<string> {
   let text = '';
-  for (const started = Date.now(); Date.now() - started < timeoutMs;) {
-    text = screen();
-    if (done(text)) return text;
-    await new Promise((resolve) => setTimeout(resolve, 80));
-  }
-  return text;
+  return waitFor(() => ((text = screen()), done(text) && text), {
+    timeoutMs,
+    everyMs: 80,
+    describe: () => `the screen:\n${text}`,
+  });
 }
 
 // Each test has its own tmux session and --sandbox, and mostly waits for the sandbox's items: they run side by side.

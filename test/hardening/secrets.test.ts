@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import { BIN, startWorld, type CliResult, type E2EWorld } from '../e2e/harness.js';
+import { BIN, startWorld, waitFor, type CliResult, type E2EWorld } from '../e2e/harness.js';
 import {
   cliEnv,
   isolatedHome,
@@ -149,11 +149,9 @@ describe('S1 a --verbose run of every command never prints the key', () => {
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
     try {
-      const started = Date.now();
-      while (!/listening for webhooks on (http:\/\/\S+)/.test(stderr)) {
-        if (Date.now() - started > 10_000) throw new Error(`listener did not start: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitFor(() => /listening for webhooks on (http:\/\/\S+)/.test(stderr), {
+        describe: () => `the listener did not start: ${stderr}`,
+      });
       const url = /listening for webhooks on (http:\/\/\S+?);?\s/.exec(stderr)![1]!;
       const event = {
         event: 'completed',
@@ -169,7 +167,7 @@ describe('S1 a --verbose run of every command never prints the key', () => {
       const wrongGuess = 'sk_wrong_guess_4242_zzzz';
       expect((await post(wrongGuess)).status).toBe(401);
       expect((await post(KEY)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await waitFor(() => stderr.includes('401 signature does not match'), { describe: () => `stderr ${stderr}` });
       child.kill('SIGINT');
       await closed;
       expect(stderr).toMatch(/401 signature does not match/);

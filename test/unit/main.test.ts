@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/context.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO, type MemoryIO } from '../../src/output/memory-io.js';
+import { FakeClock } from './clock.js';
 
 const home = mkdtempSync(join(tmpdir(), 'taskctl-main-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -19,7 +20,7 @@ function deps(memory: MemoryIO, env: Record<string, string> = {}): Deps {
       TASKCTL_STATE_DIR: join(home, 'state'),
       ...env,
     },
-    clock: { now: () => Date.now(), sleep: () => Promise.resolve() },
+    clock: new FakeClock(),
     signal: new AbortController().signal,
   };
 }

@@ -1,76 +1,14 @@
-/** Shared fakes for the API unit tests: a virtual clock and a MockAgent-backed client. */
+/** Shared fakes for the API unit tests: the one fake clock (test/unit/clock.ts) and a MockAgent-backed client. */
 import { MockAgent, type Dispatcher } from 'undici';
-import type { Clock } from '../../../src/lib/time.js';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/rate-limit.js';
+import { FakeClock, settle } from '../clock.js';
+
+export { FakeClock, settle, T0 } from '../clock.js';
 
 const ORIGIN = 'https://api.test';
 const BASE_URL = `${ORIGIN}/api/v1`;
 export const API_KEY = 'sk_live_SECRET_abcdef123456';
-export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
-
-/**
- * Fake time. `sleep` records the delay; in `auto` mode it advances `now` and resolves at once (for sequential code),
- * otherwise timers wait for `runUntilIdle()`, which jumps from timer to timer (for concurrent code). Never real time.
- */
-export class FakeClock implements Clock {
-  nowMs: number;
-  readonly sleeps: number[] = [];
-  readonly #auto: boolean;
-  #timers: Array<{ at: number; resolve: () => void; seq: number }> = [];
-  #seq = 0;
-
-  constructor(options: { start?: number; auto?: boolean } = {}) {
-    this.nowMs = options.start ?? T0;
-    this.#auto = options.auto ?? true;
-  }
-
-  now(): number {
-    return this.nowMs;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      signal?.throwIfAborted(); // a throw here rejects the promise with the signal's reason
-      this.sleeps.push(ms);
-      if (this.#auto) {
-        this.nowMs += Math.max(0, ms);
-        resolve();
-        return;
-      }
-      const timer = { at: this.nowMs + Math.max(0, ms), resolve, seq: this.#seq++ };
-      this.#timers.push(timer);
-      signal?.addEventListener('abort', () => {
-        this.#timers = this.#timers.filter((t) => t !== timer);
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's reason, as systemClock does
-        reject(signal.reason);
-      });
-    });
-  }
-
-  get pendingTimers(): number {
-    return this.#timers.length;
-  }
-
-  /** Lets promise chains settle, then fires timers in time order until nothing is scheduled. */
-  async runUntilIdle(maxSteps = 100_000): Promise<void> {
-    for (let step = 0; step < maxSteps; step++) {
-      await settle();
-      if (this.#timers.length === 0) return;
-      this.#timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
-      const timer = this.#timers.shift()!;
-      this.nowMs = Math.max(this.nowMs, timer.at);
-      timer.resolve();
-    }
-    throw new Error('runUntilIdle: too many steps');
-  }
-}
-
-/** Lets pending promise callbacks run. */
-export function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 export function mockAgent(): { agent: MockAgent; pool: ReturnType<MockAgent['get']> } {
   const agent = new MockAgent();
   agent.disableNetConnect();

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/main.js';
 import { createMemoryStream } from '../../../src/output/memory-io.js';
-import { SkipClock, startWorld, type World } from '../../campaign/world.js';
+import { startWorld, type World } from '../../campaign/world.js';
 import { brokenStdout } from './broken-stdout.js';
+import { ctrlCWhen } from '../clock.js';
 import { runTaskctl, type RunOptions } from './harness.js';
 
 const S = 'domain_check_availability';
@@ -63,20 +64,6 @@ function create(mode: Mode, argv: string[], options: Omit<RunOptions, 'env'> = {
     home: dir,
     ...options,
   });
-}
-
-/** Aborts the run's signal at the first sleep of at least `atMs` (virtual): a Ctrl-C at a chosen point. */
-class CtrlCAt extends SkipClock {
-  constructor(
-    private readonly controller: AbortController,
-    private readonly atMs: number,
-  ) {
-    super(Infinity);
-  }
-  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
-    return super.sleep(ms, signal);
-  }
 }
 
 const resumeHint = (mode: Mode) =>
@@ -152,7 +139,7 @@ describe.each(MODES)('%s create', (mode) => {
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
     const controller = new AbortController();
     const result = await create(mode, [...ITEMS, '--chunk-size', '1', '-q'], {
-      clock: new CtrlCAt(controller, 2000),
+      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
       signal: controller.signal,
     });
     const [only] = await ids();

@@ -3,23 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
-import { AutoClock, mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
+import { ctrlCWhen, FakeClock } from '../clock.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
 
 const S = 'domain_check_availability';
-
-/** Presses Ctrl-C (aborts the run's signal) at the first wait of at least `atMs`. */
-class CtrlCAt extends AutoClock {
-  constructor(
-    private readonly controller: AbortController,
-    private readonly atMs: number,
-  ) {
-    super();
-  }
-  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
-    return super.sleep(ms, signal);
-  }
-}
 
 it('Ctrl-C during the rate-limit wait before the POST: exit 130, nothing created, no "may have been created"', async () => {
   const api = mockApi();
@@ -27,7 +14,7 @@ it('Ctrl-C during the rate-limit wait before the POST: exit 130, nothing created
   // The snapshot spends the last request of the window: the POST must wait about 30 s for the next one.
   replyNoTasks(api, { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' });
   const controller = new AbortController();
-  const clock = new CtrlCAt(controller, 5_000);
+  const clock = ctrlCWhen(new FakeClock(), controller, (ms) => ms >= 5_000);
   const result = await runTaskctl(['create', S, 'a.com', '-q'], { api, clock, signal: controller.signal });
   expect(result.code).toBe(130);
   expect(result.stderr).toMatch(/interrupted before sending the task: nothing was created for it/);
@@ -43,7 +30,7 @@ it('journaled: Ctrl-C during that wait leaves no send record (the POST never lef
   replyServices(api);
   replyNoTasks(api, { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' });
   const controller = new AbortController();
-  const clock = new CtrlCAt(controller, 5_000);
+  const clock = ctrlCWhen(new FakeClock(), controller, (ms) => ms >= 5_000);
   const result = await runTaskctl(['create', S, 'a.com', '--journal', journal, '-q'], {
     api,
     clock,

@@ -1,8 +1,10 @@
 /** `taskctl create` in-process against an in-process sandbox sharing one clock (test/campaign/world.ts). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SkipClock, startWorld, type World } from '../../campaign/world.js';
+import { startWorld, type World } from '../../campaign/world.js';
 import { main } from '../../../src/main.js';
 import { createMemoryStream } from '../../../src/output/memory-io.js';
+import { waitFor } from '../../wait-for.js';
+import { ctrlCWhen } from '../clock.js';
 import { brokenStdout } from './broken-stdout.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +20,13 @@ beforeEach(async () => {
 afterEach(() => world.close());
 
 const idsOf = (tasks: Array<{ id: number }>) => tasks.map((t) => t.id).sort((a, b) => a - b);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The sandbox's tasks once `done` holds for them (a real loopback server: waited for, with a bound). */
+async function tasksWhen(done: (tasks: Awaited<ReturnType<World['tasks']>>) => boolean) {
+  let seen: Awaited<ReturnType<World['tasks']>> = [];
+  return waitFor(async () => ((seen = await world.tasks()), done(seen) && seen), {
+    describe: () => `tasks ${JSON.stringify(seen.map((t) => ({ id: t.id, status: t.status })))}`,
+  });
+}
 
 describe('exactly-once after an identical task was created moments before', () => {
   it('a second create whose POST was reset before reaching the server exits 9, never printing the earlier task', async () => {
@@ -48,11 +56,7 @@ describe('exactly-once after an identical task was created moments before', () =
     const second = await world.run(['--request-timeout', '2s', 'create', S, 'a.com', 'b.com', '-q']);
     expect(second.stderr).toMatch(/may have created a task \(no complete answer within the request timeout\)/);
     // The delayed POST lands whatever the client concluded: polled for (a loaded machine may take longer), not timed.
-    let tasks = await world.tasks();
-    while (tasks.length < 2) {
-      await sleep(20);
-      tasks = await world.tasks();
-    }
+    const tasks = await tasksWhen((seen) => seen.length >= 2);
     expect(tasks).toHaveLength(2);
     const created = tasks.find((t) => String(t.id) !== first.stdout.trim())!;
     expect(second.code).toBe(0);
@@ -95,20 +99,6 @@ describe('exactly-once after an identical task was created moments before', () =
   });
 });
 
-/** Aborts the run's signal at the first sleep of at least `ms` (virtual): a Ctrl-C at a chosen point. */
-class InterruptingClock extends SkipClock {
-  constructor(
-    private readonly controller: AbortController,
-    private readonly atMs: number,
-  ) {
-    super(Infinity);
-  }
-  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
-    return super.sleep(ms, signal);
-  }
-}
-
 describe('Ctrl-C keeps the message', () => {
   it('during reconciliation: exit 130, "may have been created", and the job to resume', async () => {
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
@@ -117,7 +107,7 @@ describe('Ctrl-C keeps the message', () => {
     const { runTaskctl } = await import('./harness.js');
     const result = await runTaskctl(['create', S, 'a.com', '-q'], {
       env: world.env,
-      clock: new InterruptingClock(controller, 1500),
+      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1500),
       signal: controller.signal,
     });
     expect(result.code).toBe(130);
@@ -133,7 +123,7 @@ describe('Ctrl-C keeps the message', () => {
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
     const result = await runTaskctl(['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
       env: world.env,
-      clock: new InterruptingClock(controller, 2000),
+      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
       signal: controller.signal,
     });
     expect(result.code).toBe(130);
@@ -153,7 +143,7 @@ describe('Ctrl-C keeps the message', () => {
       ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--reuse-window', '1h', '-q'],
       {
         env: world.env,
-        clock: new InterruptingClock(controller, 1),
+        clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1),
         signal: controller.signal,
       },
     );
@@ -168,7 +158,7 @@ describe('Ctrl-C keeps the message', () => {
 describe('--reuse-window reuses only what is worth reusing', () => {
   it('never a failed task', async () => {
     const first = await world.run(['create', S, 'taskfail-a.com', '-q']);
-    while ((await world.tasks())[0]!.status !== 'failed') await sleep(10);
+    await tasksWhen((seen) => seen[0]?.status === 'failed');
     const again = await world.run(['create', S, 'taskfail-a.com', '-q', '--reuse-window', '1h']);
     expect(again.code).toBe(0);
     expect(again.stdout.trim()).not.toBe(first.stdout.trim());
@@ -177,7 +167,7 @@ describe('--reuse-window reuses only what is worth reusing', () => {
 
   it('a completed task with failed items only with --allow-item-failures', async () => {
     const first = await world.run(['create', S, 'fail-a.com', 'b.com', '-q']);
-    while ((await world.tasks())[0]!.status !== 'completed') await sleep(10);
+    await tasksWhen((seen) => seen[0]?.status === 'completed');
     const strict = await world.run(['create', S, 'fail-a.com', 'b.com', '-q', '--reuse-window', '1h']);
     expect(strict.stdout.trim()).not.toBe(first.stdout.trim());
     const lenient = await world.run([

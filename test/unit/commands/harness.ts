@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent, type Dispatcher } from 'undici';
 import type { Clock } from '../../../src/lib/time.js';
+import { FakeClock } from '../clock.js';
 import type { Deps } from '../../../src/context.js';
 import type { InputStream } from '../../../src/output/io.js';
 import { main } from '../../../src/main.js';
@@ -22,23 +23,8 @@ import { createMemoryIO } from '../../../src/output/memory-io.js';
 export const ORIGIN = 'https://api.test';
 export const BASE_URL = `${ORIGIN}/api/v1`;
 export const API_KEY = 'sk_test_inprocess_9876';
-/** A fixed instant for fake clocks (2025-01-15T12:00:00Z). */
-export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
-
-/** Virtual time: `sleep` advances `now` and resolves at once (commands are sequential); never real time. */
-export class AutoClock implements Clock {
-  readonly sleeps: number[] = [];
-  constructor(public nowMs = T0) {}
-  now(): number {
-    return this.nowMs;
-  }
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    this.sleeps.push(ms);
-    this.nowMs += Math.max(0, ms);
-    return Promise.resolve();
-  }
-}
+/** The one fake clock (test/unit/clock.ts), by the name the command tests know it. */
+export { FakeClock as AutoClock, T0 } from '../clock.js';
 
 export interface MockApi {
   agent: MockAgent;
@@ -89,7 +75,7 @@ export async function settleTest(): Promise<void> {
  */
 export async function sandboxRun(itemMs: number) {
   const { startSandbox } = await import('../../../src/sandbox/index.js');
-  const clock = new AutoClock();
+  const clock = new FakeClock();
   const sandbox = await startSandbox({ port: 0, clock, itemMs, rateLimit: 0, seed: 1 });
   liveSandboxes.push(sandbox);
   const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey, NO_COLOR: '1' };
@@ -253,7 +239,7 @@ export async function runTaskctl(argv: string[], options: RunOptions = {}): Prom
       ...(options.api ? { TASKCTL_BASE_URL: BASE_URL, TASKCTL_API_KEY: API_KEY } : {}),
       ...options.env,
     },
-    clock: options.clock ?? new AutoClock(),
+    clock: options.clock ?? new FakeClock(),
     signal: options.signal ?? new AbortController().signal,
     random: () => 0.5,
     ...(dispatcher ? { dispatcher } : {}),

@@ -10,7 +10,7 @@ let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
 beforeEach(async () => {
-  clock = new AutoClock(Date.now());
+  clock = new AutoClock();
   sandbox = await startSandbox({ port: 0, itemMs: 1000, rateLimit: 0, clock, balance: 1_000_000 });
   env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
 });
@@ -19,7 +19,7 @@ afterEach(() => sandbox.close());
 const run = (argv: string[]) => runTaskctl(argv, { env, clock });
 /** Lets every task created so far finish (virtual time). */
 const finish = () => {
-  clock.nowMs += 5 * 60_000;
+  clock.advance(5 * 60_000);
 };
 async function task(
   id: string | number,
@@ -74,7 +74,7 @@ describe('taskctl retry', () => {
     const original = await created(['create', S, 'fail-a.com']);
     finish();
     const first = await created(['retry', original]);
-    clock.nowMs += 2 * 60_000;
+    clock.advance(2 * 60_000);
     expect(await created(['retry', original, '--reuse-window', '1m'])).not.toBe(first);
   });
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/main.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
+import { waitFor } from '../../wait-for.js';
 import { AutoClock } from './harness.js';
 
 let home = '';
@@ -35,11 +36,10 @@ async function runSandboxUntilReady(argv: string[], env: Record<string, string>,
     clock: new AutoClock(),
     signal: controller.signal,
   });
-  const started = Date.now();
-  while (!memory.stdout.text().includes('TASKCTL_API_KEY') && !memory.stdout.text().includes('apiKey')) {
-    if (Date.now() - started > 5000) throw new Error(`sandbox did not start: ${memory.stderr.text()}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(() => /TASKCTL_API_KEY|apiKey/.test(memory.stdout.text()), {
+    describe: () =>
+      `no key printed; stdout ${JSON.stringify(memory.stdout.text())}, stderr ${JSON.stringify(memory.stderr.text())}`,
+  });
   controller.abort();
   const code = await running;
   return { code, stdout: memory.stdout.text(), stderr: memory.stderr.text() };

@@ -8,23 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { task } from '../../hardening/helpers.js';
-import { AutoClock, mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
-
-/** Presses Ctrl-C (aborts the run's signal) once virtual time has gone `afterMs` past its start. */
-class CtrlCAfter extends AutoClock {
-  private readonly start = this.nowMs;
-  constructor(
-    private readonly afterMs: number,
-    private readonly controller: AbortController,
-  ) {
-    super();
-  }
-  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (this.nowMs + ms - this.start >= this.afterMs)
-      this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
-    return super.sleep(ms, signal);
-  }
-}
+import { ctrlCWhen, FakeClock, T0 } from '../clock.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
 
 const processing = (id: number) => ({ success: true, data: task(id, { status: 'processing', completed_at: null }) });
 const bad = { success: false, error: { code: 'internal_error', message: 'upstream down' } };
@@ -146,7 +131,7 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     const controller = new AbortController();
     const result = await runTaskctl(['create', S, 'a.com', '--wait', '-q'], {
       api,
-      clock: new CtrlCAfter(10_000, controller),
+      clock: ctrlCWhen(new FakeClock(), controller, (ms, now) => now + ms - T0 >= 10_000),
       signal: controller.signal,
     });
     expect(result.code, result.stderr).toBe(130);

@@ -8,6 +8,7 @@ import { main } from '../../../src/main.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { webhookHeaders } from '../../../src/webhook/signature.js';
 import { task } from '../../hardening/helpers.js';
+import { waitFor } from '../../wait-for.js';
 import { API_KEY, AutoClock } from './harness.js';
 
 const event = (name: string, id = 7) =>
@@ -30,11 +31,9 @@ async function listen(
     clock: new AutoClock(),
     signal: stop.signal,
   });
-  let url: string | undefined;
-  while (url === undefined) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    url = /listening for webhooks on (\S+);/.exec(memory.stderr.text())?.[1];
-  }
+  const url = await waitFor(() => /listening for webhooks on (\S+);/.exec(memory.stderr.text())?.[1], {
+    describe: () => `no "listening" line; stderr ${JSON.stringify(memory.stderr.text())}`,
+  });
   const send = async (body: string) =>
     (await fetch(url, { method: 'POST', body, headers: { ...webhookHeaders(API_KEY), ...headers } })).status;
   expect(await send(event('completed'))).toBe(200);

@@ -11,6 +11,7 @@ import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js
 import { systemClock } from '../../../src/lib/time.js';
 import { WebhookWirings } from '../../../src/store/webhook-wirings.js';
 import { findSandbox, unwire, wire, type SandboxAdmin } from '../../../src/webhook/sandbox-wiring.js';
+import { waitFor } from '../../wait-for.js';
 import { mockApi, runTaskctl, type RunResult } from './harness.js';
 
 const OLD_URL = 'http://127.0.0.1:9/old-receiver';
@@ -64,12 +65,10 @@ function listen(args: string[] = []): { stop: () => Promise<RunResult> } {
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  let seen: T | undefined;
+  return waitFor(async () => ((seen = await read()), done(seen) && { value: seen }), {
+    describe: () => `${what}: last ${JSON.stringify(seen)}`,
+  }).then(({ value }) => value);
 }
 
 const wiredTo = (previous: string | null) =>

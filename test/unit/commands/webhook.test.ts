@@ -7,22 +7,27 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../e2e/harness.js';
 import { task } from '../../hardening/helpers.js';
+import { waitFor } from '../../wait-for.js';
 import { API_KEY, mockApi, runTaskctl, type RunResult } from './harness.js';
 
 const TASK = task(7);
 
 /** POSTs `body` until the listener answers (it starts asynchronously), and returns the status. */
 async function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const response = await fetch(url, { method: 'POST', body, headers });
-      await response.arrayBuffer();
-      return response.status;
-    } catch (error) {
-      if (attempt >= 100) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  let last: unknown;
+  return waitFor(
+    async () => {
+      try {
+        const response = await fetch(url, { method: 'POST', body, headers });
+        await response.arrayBuffer();
+        return response.status;
+      } catch (error) {
+        last = error;
+        return undefined;
+      }
+    },
+    { describe: () => `the listener at ${url} refused every POST: ${String(last)}` },
+  );
 }
 
 describe('webhook listen and simulate (in process)', () => {

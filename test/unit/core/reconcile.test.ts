@@ -11,6 +11,7 @@ import {
   type TaskReader,
 } from '../../../src/core/reconcile.js';
 import { UnavailableError } from '../../../src/errors.js';
+import { FakeClock } from '../clock.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 const EMPTY = { ids: new Set<number>(), complete: true };
@@ -75,25 +76,10 @@ function reader(
   return state;
 }
 
-/** Virtual clock: sleep advances now. */
-function virtualClock(start = NOW) {
-  const clock = {
-    nowMs: start,
-    slept: [] as number[],
-    now: () => clock.nowMs,
-    sleep: async (ms: number, signal?: AbortSignal) => {
-      signal?.throwIfAborted();
-      clock.slept.push(ms);
-      clock.nowMs += ms;
-    },
-  };
-  return clock;
-}
-
 /** A whole reconciliation of a request answered with a failure 50 ms after it was sent (virtual time). */
 function reconcileAnswered(r: TaskReader, attempt: CreateAttempt, local?: LocalRuns) {
   const failedAtMs = attempt.sentAtMs + 50;
-  return reconcileCreate(r, { ...attempt, failedAtMs, answered: true, clock: virtualClock(failedAtMs), local });
+  return reconcileCreate(r, { ...attempt, failedAtMs, answered: true, clock: new FakeClock(failedAtMs), local });
 }
 
 describe('reconcileCreate: the candidates', () => {
@@ -101,7 +87,7 @@ describe('reconcileCreate: the candidates', () => {
     // A bug once: the same create run twice in a row; the second POST never reached the server.
     const earlier = task(1, 'svc', ['a.com', 'b.com'], NOW - 200);
     const r = reader([earlier], { offset: 0 });
-    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, virtualClock());
+    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, new FakeClock(NOW));
     expect([...before.ids]).toEqual([1]);
     const result = await reconcileAnswered(r, { service: 'svc', items: ['a.com', 'b.com'], sentAtMs: NOW, before });
     expect(result).toEqual({ kind: 'none' });
@@ -110,7 +96,7 @@ describe('reconcileCreate: the candidates', () => {
   it('finds the one new task with the same service, count and items (as a multiset)', async () => {
     const tasks = [task(1, 'svc', ['a', 'b']), task(3, 'other', ['a', 'b'])];
     const r = reader(() => tasks, { offset: 0 });
-    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, virtualClock());
+    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, new FakeClock(NOW));
     tasks.push(task(2, 'svc', ['b', 'a'], NOW + 5), task(4, 'svc', ['a', 'c'], NOW + 6));
     const result = await reconcileAnswered(r, { service: 'svc', items: ['a', 'b'], sentAtMs: NOW, before });
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 2 }) });
@@ -176,7 +162,7 @@ const FAILED_FAST = {
 describe('reconcileCreate', () => {
   it('keeps scanning while the service fails or the task has not appeared yet', async () => {
     const r = reader([task(7, 'svc', ['a'])], { failFirst: 1, appearAfter: 2, offset: 0 });
-    const clock = virtualClock();
+    const clock = new FakeClock(NOW);
     const result = await reconcileCreate(r, {
       service: 'svc',
       items: ['a'],
@@ -192,21 +178,21 @@ describe('reconcileCreate', () => {
 
   it('gives up after about 10 s when the request failed fast', async () => {
     const r = reader([], { offset: 0 });
-    const clock = virtualClock();
+    const clock = new FakeClock(NOW);
     const result = await reconcileCreate(r, { ...FAILED_FAST, clock });
     expect(result).toEqual({ kind: 'none' });
-    expect(clock.slept.reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(10_000);
   });
 
   it('says so when no scan could read the task list at all (unread), rather than that nothing matched', async () => {
     const r = reader([], { failFirst: 1000, offset: 0 });
-    const result = await reconcileCreate(r, { ...FAILED_FAST, clock: virtualClock() });
+    const result = await reconcileCreate(r, { ...FAILED_FAST, clock: new FakeClock(NOW) });
     expect(result).toEqual({ kind: 'unread', why: '502' });
     expect(r.lists).toBe(4);
   });
 
   it('waits out a timed-out request for as long again: a POST committed 40 s late is still found', async () => {
-    const clock = virtualClock();
+    const clock = new FakeClock(NOW);
     const tasks: Task[] = [];
     const r = reader(
       () => {
@@ -243,7 +229,7 @@ describe('reconcileCreate', () => {
         failedAtMs: NOW,
         answered: false,
         before: EMPTY,
-        clock: virtualClock(),
+        clock: new FakeClock(NOW),
         signal: controller.signal,
       }),
     ).rejects.toThrow('aborted request');
@@ -284,7 +270,7 @@ describe('findReusableTask (--reuse-window)', () => {
 
 describe('reconcileCreate after a timeout', () => {
   it('watches one match to the window end: ours landing late next to another client identical task is ambiguous', async () => {
-    const clock = virtualClock();
+    const clock = new FakeClock(NOW);
     const tasks = [task(20, 'svc', ['a'], NOW + 1000)]; // another client's, created while ours was in flight
     const r = reader(
       () => {
@@ -298,7 +284,7 @@ describe('reconcileCreate after a timeout', () => {
   });
 
   it('one match that stays alone to the window end is ours', async () => {
-    const clock = virtualClock();
+    const clock = new FakeClock(NOW);
     const r = reader([task(20, 'svc', ['a'], NOW + 1000)], { offset: 0 });
     const options = { service: 'svc', items: ['a'], sentAtMs: NOW - 20_000, failedAtMs: NOW, before: EMPTY, clock };
     expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({
@@ -365,7 +351,7 @@ describe('reconcileCreate: the window and the other local runs', () => {
   });
 
   it('a second identical candidate appearing at the end of the horizon makes it ambiguous', async () => {
-    const clock = virtualClock(NOW + 50);
+    const clock = new FakeClock(NOW + 50);
     const tasks = [one(1, NOW + 10)];
     const r = reader(
       () => {
@@ -379,7 +365,7 @@ describe('reconcileCreate: the window and the other local runs', () => {
   });
 
   it('a last scan that cannot read the list leaves one candidate unadopted (unfinished)', async () => {
-    const clock = virtualClock(NOW + 50);
+    const clock = new FakeClock(NOW + 50);
     const r = reader([one(1, NOW + 10)], { offset: 0 });
     const list = r.listTasks.bind(r);
     r.listTasks = async (q) => {

@@ -6,14 +6,9 @@ import { isoSeconds as formatTimestamp } from '../../../src/output/times.js';
 import { cutToWidth as fitWidth } from '../../../src/output/width.js';
 import { createRedactor } from '../../../src/lib/redact.js';
 import type { IO } from '../../../src/output/io.js';
+import { FakeClock, T0 } from '../clock.js';
 
 const ESC = '\x1b';
-const T0 = Date.UTC(2026, 10, 21, 10, 0, 0);
-
-function fakeClock(start = T0) {
-  let now = start;
-  return { now: () => now, advance: (ms: number) => (now += ms) };
-}
 
 function ttyStream(columns = 80, rows = 24) {
   return Object.assign(createMemoryStream(true, columns), { rows });
@@ -33,7 +28,7 @@ afterEach(() => {
 describe('plain-line progress', () => {
   it('is used when stderr is not a TTY: timestamped lines, no escape codes, no live block', () => {
     const memory = createMemoryIO({ stderrTTY: false });
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const progress = createProgress({ io: memory.io, env: {}, format: 'table', clock, color: true });
     expect(progress.mode).toBe('lines');
     progress.live(() => ['never drawn']);
@@ -41,7 +36,7 @@ describe('plain-line progress', () => {
     clock.advance(5000);
     progress.log(`task 42 ${progress.paint.green('completed')}`);
     expect(memory.stderr.text()).toBe(
-      '2026-11-21T10:00:00Z task 42 processing 10/100 items\n2026-11-21T10:00:05Z task 42 completed\n',
+      '2025-01-15T12:00:00Z task 42 processing 10/100 items\n2025-01-15T12:00:05Z task 42 completed\n',
     );
     expect(memory.stderr.text()).not.toContain(ESC);
   });
@@ -53,7 +48,7 @@ describe('plain-line progress', () => {
       { env: {}, format: 'json' as const },
       { env: {}, format: 'ndjson' as const },
     ]) {
-      const progress = createProgress({ io: ioWith(ttyStream()), clock: fakeClock(), ...options });
+      const progress = createProgress({ io: ioWith(ttyStream()), clock: new FakeClock(), ...options });
       expect(progress.mode).toBe('lines');
     }
   });
@@ -63,12 +58,12 @@ describe('plain-line progress', () => {
     const progress = createProgress({
       io: memory.io,
       format: 'tsv',
-      clock: fakeClock(),
+      clock: new FakeClock(),
       redact: createRedactor(['sk_secret_key']),
     });
     expect(progress.clean('\x1b[31mred\u202e sk_secret_key')).toBe('\\x1b[31mred\\u202e [REDACTED]');
     progress.log('a\x1b[2Jb');
-    expect(memory.stderr.text()).toBe('2026-11-21T10:00:00Z a\\x1b[2Jb\n');
+    expect(memory.stderr.text()).toBe('2025-01-15T12:00:00Z a\\x1b[2Jb\n');
   });
 
   it('quiet prints nothing at all', () => {
@@ -162,7 +157,7 @@ describe('helpers', () => {
   });
 
   it('formatTimestamp is UTC to the second', () => {
-    expect(formatTimestamp(T0 + 999)).toBe('2026-11-21T10:00:00Z');
+    expect(formatTimestamp(T0 + 999)).toBe('2025-01-15T12:00:00Z');
   });
 
   it('isCI treats empty, 0 and false as unset', () => {

@@ -6,8 +6,7 @@ import type { TaskChange } from '../../../../src/core/follow/follow.js';
 import { itemCounts } from '../../../../src/lib/task-state.js';
 import { createMemoryIO, createMemoryStream } from '../../../../src/output/memory-io.js';
 import { createProgress } from '../../../../src/output/progress.js';
-
-const T0 = Date.UTC(2026, 0, 1);
+import { FakeClock, T0 } from '../../clock.js';
 
 function task(id: number, status: string, completed: number, total = 10): Task {
   return {
@@ -30,8 +29,7 @@ function change(t: Task, at: number, statusChanged = true): TaskChange {
 function live(rows: number, columns = 80, color = false) {
   const stderr = Object.assign(createMemoryStream(true, columns), { rows });
   const { io } = createMemoryIO();
-  let now = T0;
-  const clock = { now: () => now };
+  const clock = new FakeClock();
   const progress = createProgress({ io: { ...io, stderr }, format: 'table', color, tickMs: 0 });
   // Each frame starts back at the block's first column (CSI 1G); the cursor moves and line clears are left out.
   const frames = () =>
@@ -40,7 +38,7 @@ function live(rows: number, columns = 80, color = false) {
       .split('\x1b[1G')
       .map((frame) => frame.replace(/\x1b\[\d*[ABK]/g, ''))
       .filter((frame) => frame !== '');
-  return { progress, clock, frames, advance: (ms: number) => (now += ms) };
+  return { progress, clock, frames, advance: (ms: number) => clock.advance(ms) };
 }
 
 describe('FollowDisplay on a terminal', () => {
@@ -166,19 +164,18 @@ describe('FollowDisplay in plain mode', () => {
   it('throttles count lines to max(2 s, elapsed/60), prints status changes at once, and the held-back line later', () => {
     const stderr = createMemoryStream(false);
     const { io } = createMemoryIO();
-    let now = T0;
-    const clock = { now: () => now };
+    const clock = new FakeClock();
     const progress = createProgress({ io: { ...io, stderr }, format: 'table', clock });
     const display = new FollowDisplay({ progress, clock, ids: [1] });
-    display.change(change(task(1, 'processing', 1), now));
-    now += 500;
-    display.change(change(task(1, 'processing', 2), now, false));
+    display.change(change(task(1, 'processing', 1), clock.now()));
+    clock.advance(500);
+    display.change(change(task(1, 'processing', 2), clock.now(), false));
     expect(stderr.text().split('\n').filter(Boolean)).toHaveLength(1);
-    now += 2000;
+    clock.advance(2000);
     display.round();
     expect(stderr.text()).toContain('items 2/10');
-    now += 100;
-    display.change(change(task(1, 'completed', 10), now));
+    clock.advance(100);
+    display.change(change(task(1, 'completed', 10), clock.now()));
     expect(stderr.text().split('\n').filter(Boolean)).toHaveLength(3);
   });
 

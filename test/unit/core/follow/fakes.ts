@@ -4,23 +4,10 @@ import { RateLimiter } from '../../../../src/api/rate-limit.js';
 import { NotFoundError, RateLimitError } from '../../../../src/errors.js';
 import type { TaskReader } from '../../../../src/core/follow/reader.js';
 import { followTasks, type FollowResult } from '../../../../src/core/follow/follow.js';
-import type { Clock } from '../../../../src/lib/time.js';
 
-export const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
+import { FakeClock, T0 } from '../../clock.js';
 
-/** sleep advances virtual time and resolves at once. */
-export class FakeClock implements Clock {
-  readonly sleeps: number[] = [];
-  constructor(public t = T0) {}
-  now(): number {
-    return this.t;
-  }
-  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) throw signal.reason;
-    this.sleeps.push(ms);
-    this.t += Math.max(0, ms);
-  }
-}
+export { FakeClock, T0 } from '../../clock.js';
 
 export interface SimTask {
   id: number;

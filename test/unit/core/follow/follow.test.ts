@@ -147,7 +147,7 @@ describe('followTasks: ending', () => {
       rateLimiter: UNPACED,
       listTasks: () => new Promise<never>(() => undefined),
       getTask: () => {
-        setTimeout(() => controller.abort(), 5);
+        queueMicrotask(() => controller.abort()); // once the request is in flight
         return new Promise<never>(() => undefined);
       },
     };
@@ -229,7 +229,7 @@ describe('followTasks: ending', () => {
     const cut = async (deadline: number | undefined): Promise<void> => {
       if (clock.now() - T0 < 5000) return;
       const until = Math.min(clock.now() + 35_000, deadline ?? Number.POSITIVE_INFINITY);
-      clock.t = Math.max(clock.t, until);
+      clock.nowMs = Math.max(clock.nowMs, until);
       throw new UnavailableError(until === deadline ? 'no answer before the deadline' : 'no answer within 35s');
     };
     const view = (deadline: number | undefined): TaskReader => ({
@@ -309,7 +309,7 @@ describe('followTasks: ending', () => {
     // The request in flight when the deadline comes fails (the client cuts it there).
     server.failWith = () => {
       if (clock.now() + 20_000 < deadline) return undefined;
-      clock.t = deadline;
+      clock.nowMs = deadline;
       return new UnavailableError('GET /tasks/1: no answer before the deadline');
     };
     const reported: string[] = [];

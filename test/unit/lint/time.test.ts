@@ -1,0 +1,83 @@
+/**
+ * Time in the unit tests (test/README.md#time-in-tests): no real sleep and one fake clock. A unit test file that waits
+ * on a real timer, or declares its own clock class or `T0`, fails here; test/unit/clock.ts is the one place for both.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../../..', import.meta.url).pathname;
+const UNIT = join(ROOT, 'test/unit');
+/** The one fake clock: it alone may declare a clock class and T0. */
+const CLOCK = 'test/unit/clock.ts';
+const SELF = 'test/unit/lint/time.test.ts';
+
+const RULES: Array<{ pattern: RegExp; says: string }> = [
+  { pattern: /\bset(Timeout|Interval)\s*\(/, says: 'a real timer: move time with the FakeClock (test/unit/clock.ts)' },
+  { pattern: /['"](node:)?timers\/promises['"]/, says: 'a real sleep: move time with the FakeClock' },
+  { pattern: /\bAtomics\.wait\s*\(/, says: 'a real sleep: move time with the FakeClock' },
+  { pattern: /\bclass\s+\w+[^{]*\bimplements\s+Clock\b/, says: 'a clock class of its own: use the FakeClock' },
+  {
+    pattern: /\bclass\s+\w+\s+extends\s+\w*Clock\b/,
+    says: 'a clock subclass: use the FakeClock (ctrlCWhen for an interruption)',
+  },
+  { pattern: /\b(const|let|var)\s+T0\b/, says: 'a T0 of its own: import T0 from test/unit/clock.ts' },
+];
+
+/** Comments out of the way (a comment may name setTimeout); strings stay, which may only err on the strict side. */
+function code(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+/** Each offence as `path:line: what to do instead`. */
+function offences(path: string, text: string): string[] {
+  if (path === CLOCK) return [];
+  const found: string[] = [];
+  code(text)
+    .split('\n')
+    .forEach((line, index) => {
+      for (const rule of RULES) if (rule.pattern.test(line)) found.push(`${path}:${index + 1}: ${rule.says}`);
+    });
+  return found;
+}
+
+function unitFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : unitFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+describe('time in unit tests', () => {
+  it('no unit test file sleeps for real or declares its own clock or T0', () => {
+    const files = unitFiles(UNIT);
+    expect(files.length).toBeGreaterThan(100);
+    const found = files
+      .map((file) => relative(ROOT, file))
+      .filter((path) => path !== SELF) // its examples below are offences on purpose
+      .flatMap((path) => offences(path, readFileSync(join(ROOT, path), 'utf8')));
+    expect(found).toEqual([]);
+  });
+
+  it('catches each kind, and not what only looks like one', () => {
+    const bad = [
+      'await new Promise((resolve) => setTimeout(resolve, 200));',
+      "import { setTimeout as sleep } from 'node:timers/promises';",
+      'class CtrlCAt extends AutoClock {',
+      'export class FakeClock implements Clock {',
+      'const T0 = Date.UTC(2026, 0, 1);',
+      'const timer = setInterval(tick, 10);',
+    ];
+    expect(bad.map((line) => offences('test/unit/x.test.ts', line).length)).toEqual([1, 1, 1, 1, 1, 1]);
+    const fine = [
+      '// a 200 ms setTimeout( here would be a real sleep',
+      'await clock.sleep(1000);',
+      "exec: 'sleep 5',",
+      'const clock = new FakeClock({ start: T0 + 5 });',
+      "vi.useFakeTimers({ toFake: ['setInterval'] });",
+    ];
+    expect(fine.flatMap((line) => offences('test/unit/x.test.ts', line))).toEqual([]);
+    expect(offences(CLOCK, 'export const T0 = 1;')).toEqual([]);
+  });
+});
