@@ -21,6 +21,7 @@ import { accountKey } from '../../../src/store/cache.js';
 import { journalIo } from '../../../src/store/journal.js';
 import { CreateLedger } from '../../../src/store/ledger.js';
 import { SkipClock, startWorld, type World } from '../../campaign/world.js';
+import { ctrlCWhen } from '../clock.js';
 import { runTaskctl, type RunOptions } from './harness.js';
 
 const S = 'domain_check_availability';
@@ -57,19 +58,9 @@ async function expectEachItemOnce(items: readonly string[]): Promise<void> {
   expect([...counts.values()].every((n) => n === 1)).toBe(true);
 }
 
-/** Aborts the run's signal at the first sleep of at least `atMs` (virtual): a Ctrl-C at a chosen point. */
-class CtrlCAt extends SkipClock {
-  constructor(
-    private readonly controller: AbortController,
-    private readonly atMs: number,
-  ) {
-    super(Infinity);
-  }
-  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (ms >= this.atMs) this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
-    return super.sleep(ms, signal);
-  }
-}
+/** A Ctrl-C (the run's signal aborted) at the first sleep of at least `atMs` (virtual). */
+const ctrlCAt = (controller: AbortController, atMs: number) =>
+  ctrlCWhen(new SkipClock(Infinity), controller, (ms) => ms >= atMs);
 
 /** A chunked create stopped by Ctrl-C while its second chunk's fate is checked: the job it printed. */
 async function interruptedCreate(items = ITEMS): Promise<{ id: string; stderr: string; stdout: string }> {
@@ -77,7 +68,7 @@ async function interruptedCreate(items = ITEMS): Promise<{ id: string; stderr: s
   await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
   const controller = new AbortController();
   const result = await run(['create', S, ...items, '--chunk-size', '1', '-q'], {
-    clock: new CtrlCAt(controller, 2000),
+    clock: ctrlCAt(controller, 2000),
     signal: controller.signal,
   });
   expect(result.code, result.stderr).toBe(130);
@@ -205,7 +196,7 @@ describe('a job is known by its id, not by the path as typed', () => {
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
     const controller = new AbortController();
     const stopped = await run(['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'], {
-      clock: new CtrlCAt(controller, 2000),
+      clock: ctrlCAt(controller, 2000),
       signal: controller.signal,
     });
     expect(stopped.code).toBe(130);

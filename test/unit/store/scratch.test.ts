@@ -35,8 +35,9 @@ async function dirHeldBy(name: string): Promise<ChildProcess> {
   const script = `const fs = require('node:fs');
     fs.openSync(${JSON.stringify(lock)}, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     process.stdout.write('held\\n');
-    setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    process.stdin.resume();`;
+  // Alive while its stdin is open (the test holds the pipe), until killed.
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   children.push(child);
   await once(child.stdout, 'data');
   return child;
