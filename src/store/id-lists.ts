@@ -1,5 +1,5 @@
 /**
- * Lists of task ids that a hint names instead of printing them (`taskctl wait - < FILE`; docs/behaviour.md#hints):
+ * Lists of task ids that a hint names instead of printing them (`taskctl wait - < FILE`; docs/behaviour.md#for-people):
  * `ids/<time>-<random>.txt` in the state directory, one id a line, 0600. Bounded: a list older than the retention goes,
  * and only the newest KEPT_LISTS stay.
  */

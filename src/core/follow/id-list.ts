@@ -1,6 +1,6 @@
 /**
  * The hint's command after a wait that did not finish, for many scattered ids without a job: `taskctl wait - < FILE`,
- * the ids written to a list in the state directory (docs/behaviour.md#hints); undefined when they are few enough to
+ * the ids written to a list in the state directory (docs/behaviour.md#for-people); undefined when they are few enough to
  * list, the wait is done, the sandbox ends with the command, or the list cannot be written.
  */
 import type { Runtime, Service } from '../context.js';

@@ -63,7 +63,7 @@ function idWords(ids: readonly number[]): string[] {
 
 /**
  * True when `idArgs` would still be more than LISTED_IDS words (scattered ids): a hint then names a file of them
- * instead (`taskctl wait - < FILE`; docs/behaviour.md#hints).
+ * instead (`taskctl wait - < FILE`; docs/behaviour.md#for-people).
  */
 export function tooManyToList(ids: readonly number[]): boolean {
   return idWords(ids).length > LISTED_IDS;
