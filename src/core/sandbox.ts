@@ -2,6 +2,7 @@
 import type { Output, Process } from './context.js';
 import { dialectScope, DIALECTS, type DialectName } from '../sandbox/dialect-names.js';
 import type { ResolvedOptions } from '../sandbox/options.js';
+import { shellWord } from '../lib/shell-word.js';
 
 /** The flags, each defaulted by commander from SANDBOX_DEFAULTS: the sandbox's own options under their flag names. */
 export type SandboxCommandOptions = Pick<
@@ -86,9 +87,4 @@ export async function runSandbox(ctx: Output & Process, options: SandboxCommandO
   });
   await sandbox.close();
   ctx.printer.info(options.state ? `sandbox stopped; state saved to ${options.state}` : 'sandbox stopped');
-}
-
-/** A value safe to paste after `export NAME=` (a --api-key with spaces or quotes stays one word). */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

@@ -59,8 +59,11 @@ describe('retry --job against the sandbox', () => {
 });
 
 describe('a journal edited to name another task', () => {
-  it("chunk 1's task id changed to another task: show and retry --job (same size), wait --job (another size) are exit 8 naming the chunk", async () => {
+  it("chunk 1's task id changed to another task: show and retry --job (same size), wait --job (another size, or the same size but older) are exit 8 naming the chunk", async () => {
     const journal = join(dir, 'job.jsonl');
+    // A task of the same service and size made before the job: the snapshot taken before chunk 1's POST saw it.
+    const earlier = await world.run(['create', S, 'm.com', 'n.com', '-y', '-q']);
+    expect(earlier.code, earlier.stderr).toBe(0);
     const job = await world.run([
       'create',
       S,
@@ -98,5 +101,14 @@ describe('a journal edited to name another task', () => {
     const wait = await world.run(['wait', '--job', journal, '-q']);
     expect(wait.code, wait.stderr).toBe(8);
     expect(wait.stderr).toMatch(/chunk 1 of \S+ does not match task \d+: it has 3 items, not 2/);
+
+    // The same size, but it existed before the chunk was sent: wait --job tells without reading any items.
+    const older = earlier.stdout.trim();
+    writeFileSync(journal, edited.replace(new RegExp(`("type":"created","chunk":1,"task":)${stranger}`), `$1${older}`));
+    const waitOlder = await world.run(['wait', '--job', journal, '-q']);
+    expect(waitOlder.code, waitOlder.stderr).toBe(8);
+    expect(waitOlder.stderr).toMatch(
+      new RegExp(`chunk 1 of \\S+ does not match task ${older}: it existed before the chunk was sent`),
+    );
   }, 60_000);
 });

@@ -41,18 +41,32 @@ export const LISTED_IDS = 8;
  * not five lines of ids.
  */
 export function idArgs(ids: readonly number[]): string {
+  return idWords(ids).join(' ');
+}
+
+/** The words of `idArgs`: each id listed, or a run as one `$(seq A B)`. */
+function idWords(ids: readonly number[]): string[] {
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
-  if (sorted.length <= LISTED_IDS) return sorted.join(' ');
-  const parts: string[] = [];
+  if (sorted.length <= LISTED_IDS) return sorted.map(String);
+  const words: string[] = [];
   for (let start = 0; start < sorted.length;) {
     let end = start;
     while (end + 1 < sorted.length && sorted[end + 1] === (sorted[end] ?? 0) + 1) end++;
-    const listed = sorted.slice(start, end + 1).join(' ');
+    const listed = sorted.slice(start, end + 1).map(String);
     const run = `$(seq ${sorted[start] ?? 0} ${sorted[end] ?? 0})`;
-    parts.push(run.length < listed.length ? run : listed);
+    if (run.length < listed.join(' ').length) words.push(run);
+    else words.push(...listed);
     start = end + 1;
   }
-  return parts.join(' ');
+  return words;
+}
+
+/**
+ * True when `idArgs` would still be more than LISTED_IDS words (scattered ids): a hint then names a file of them
+ * instead (`taskctl wait - < FILE`; docs/behaviour.md#for-people).
+ */
+export function tooManyToList(ids: readonly number[]): boolean {
+  return idWords(ids).length > LISTED_IDS;
 }
 
 /**

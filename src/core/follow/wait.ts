@@ -16,6 +16,7 @@ import {
 } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
 import { idArgs } from './outcome.js';
+import { idListCommand } from './id-list.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
@@ -245,14 +246,14 @@ export async function waitForTasks(
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
     await printOutcome(ctx, listed, result.reason === 'done', options);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+  const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   if (result.reason === 'interrupted') {
     // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:".
-    const next =
-      result.unfinished.length > 0
-        ? hint(stillRunningMessage(result.unfinished, resumeFlags, options.resumeCommand))
-        : undefined;
-    if (next !== undefined) ctx.printer.notice(next);
+    if (result.unfinished.length > 0) {
+      const next = hint(stillRunningMessage(result.unfinished, resumeFlags, resumeCommand));
+      if (next !== undefined) ctx.printer.notice(next);
+    }
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
     nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true);
@@ -260,14 +261,14 @@ export async function waitForTasks(
       const failure = outage.outageError({
         ...result.outage,
         states: outage.lastKnownStates(ids, shown),
-        resume: ctx.ephemeralSandbox ? undefined : resumeHint(result.unfinished, resumeFlags, options.resumeCommand),
+        resume: ctx.ephemeralSandbox ? undefined : resumeHint(result.unfinished, resumeFlags, resumeCommand),
       });
       ctx.printer.error(failure.message, failure.hint);
     }
     if (result.reason === 'timeout')
       ctx.printer.error(
         `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
-        hint(stillRunningMessage(result.unfinished, resumeFlags, options.resumeCommand)),
+        hint(stillRunningMessage(result.unfinished, resumeFlags, resumeCommand)),
       );
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);

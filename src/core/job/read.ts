@@ -13,6 +13,10 @@ import { journalOf } from './registry.js';
 import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
+import { parseTimestamp } from '../server-time.js';
+
+/** How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at`. */
+const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
 
 /** One chunk of the job: its number (from 1), how many items it holds, and its task once created. */
 interface JobChunk {
@@ -21,6 +25,8 @@ interface JobChunk {
   task?: number;
   /** Its items as a multiset (core/items/multiset.ts), when its send record has one (journals since it was added). */
   digest?: string;
+  /** When its request left and the tasks that existed before it (its send record); not for a task reused. */
+  sent?: { at: number; before: ReadonlySet<number> };
 }
 
 /** A chunk that has its task. */
@@ -69,12 +75,15 @@ export async function readJob(
     const chunk = i + 1;
     const known = state.chunks.get(chunk);
     const task = known?.task?.id;
-    const digest = known?.send?.items_digest;
+    const send = known?.send;
+    const digest = send?.items_digest;
+    const fresh = send !== undefined && known?.task?.how !== 'reused';
     return {
       chunk,
       items: chunkItems(job, chunk),
       ...(task !== undefined && { task }),
       ...(digest !== undefined && { digest }),
+      ...(fresh && { sent: { at: send.sent_at, before: new Set(send.before) } }),
     };
   });
   return {
@@ -126,15 +135,18 @@ export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob
 }
 
 /**
- * A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. The
- * items themselves are compared (as a multiset, against the send record's digest) when the task was read with them
- * and the journal has the digest; otherwise the service and the count are what is known.
+ * A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. A task
+ * of the right size that existed before the chunk was sent (its send record: the snapshot, the time) is another
+ * task. The items themselves are compared (as a multiset, against the send record's digest) when the task was read
+ * with them and the journal has the digest; otherwise the service, the count and the send are what is known.
  */
 export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chunk: CreatedChunk, task: Task): void {
   const wrong: string[] = [];
   if (task.service !== job.service) wrong.push(`it is a ${task.service} task, not ${job.service}`);
   if (task.total_items !== chunk.items) wrong.push(`it has ${counted(task.total_items, 'item')}, not ${chunk.items}`);
-  else if (chunk.digest !== undefined && task.items !== undefined) {
+  else if (chunk.sent !== undefined && olderThanSend(chunk.sent, task)) {
+    wrong.push(`it existed before the chunk was sent`);
+  } else if (chunk.digest !== undefined && task.items !== undefined) {
     if (itemsDigest(task.items.map((item) => item.target)) !== chunk.digest) {
       wrong.push(`its items are not the ones the chunk sent`);
     }
@@ -145,6 +157,16 @@ export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chun
     `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${wrong.join('; ')}`,
     'The server does not answer with the task the journal recorded; is this the service the job ran on?',
   );
+}
+
+/**
+ * A task that cannot have come from a request sent at `sent.at`: one the snapshot before it saw, or one created
+ * earlier than that by more than CLOCK_SKEW_ALLOWANCE_MS (the server's clock is not the client's). Costs no request.
+ */
+function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: Task): boolean {
+  if (sent.before.has(task.id)) return true;
+  const created = parseTimestamp(task.created_at);
+  return created !== undefined && created.ms < sent.at - CLOCK_SKEW_ALLOWANCE_MS;
 }
 
 /**

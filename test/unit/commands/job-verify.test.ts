@@ -2,11 +2,15 @@
  * No `--job` command acts on a task whose items are not its chunk's: a journal whose chunk 1 names another task of
  * the same service and size (hand-edited, or another job's file) is exit 8 naming the chunk, in `show --job` and
  * `retry --job` (the items compared as a multiset with the send record's digest) and in `wait --job` (service and
- * count: the wait reads no items). A send record without a digest (an older journal) is checked by service and count.
+ * count: the wait reads no items). A task of the same size that existed before the chunk was sent (in its send record's
+ * snapshot, or created before it by more than the clock-skew allowance) is caught by all three without reading items.
+ * A send record without a digest (an older journal) is checked by service, count and send.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { SERVICE } from '../core/job/fixture.js';
+import { SERVICE, tempDir } from '../core/job/fixture.js';
+import { sandboxRun } from './harness.js';
 import { sandboxJob } from './sandbox-job.js';
 
 interface Row {
@@ -76,4 +80,60 @@ it('a send record without a digest (an older journal): checked by service and co
   // Unedited but without digests: the job reads as before.
   edit(journal, ids[0] ?? 0, false);
   expect((await run(['show', '--job', journal, '-o', 'ndjson'])).code).toBe(0);
+});
+
+/** The `before` of chunk 1's send record: the tasks of its service and size seen just before its POST. */
+function seenBefore(journal: string): number[] | undefined {
+  return readFileSync(journal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row & { before?: number[] })
+    .find((row) => row.type === 'send' && row.chunk === 1)?.before;
+}
+
+it('chunk 1 edited to an older task of the same size: wait, show and retry --job are exit 8 naming the chunk', async () => {
+  const { run, clock } = await sandboxRun(0);
+  const pair = async (a: string, b: string) => Number((await run(['create', SERVICE, a, b, '-y', '-q'])).stdout.trim());
+  // Long before the job (more than any clock skew allowed): judged by its created_at.
+  const long = await pair('x.com', 'y.com');
+  clock.nowMs += 10 * 60_000;
+  // Just before the job: within the skew allowance, but in the snapshot the chunk's send record keeps.
+  const just = await pair('v.com', 'w.com');
+  clock.nowMs += 30_000;
+  const journal = join(tempDir(), 'job.jsonl');
+  const created = await run(
+    ['create', SERVICE, 'a.com', 'b.com', 'c.com', 'd.com', '--chunk-size', '2'].concat(['--journal', journal, '-y']),
+  );
+  expect(created.code, created.stderr).toBe(0);
+  expect(seenBefore(journal)).toEqual([just]);
+  const message = (task: number) =>
+    new RegExp(`chunk 1 of \\S+ does not match task ${task}: it existed before the chunk was sent`);
+  for (const stranger of [long, just]) {
+    edit(journal, stranger);
+    const wait = await run(['wait', '--job', journal, '--no-results']);
+    expect(wait.code, wait.stderr).toBe(8);
+    expect(wait.stderr).toMatch(message(stranger));
+  }
+  const show = await run(['show', '--job', journal, '-o', 'ndjson']);
+  expect(show.code, show.stderr).toBe(8);
+  expect(show.stderr).toMatch(message(just));
+  const retry = await run(['retry', '--job', journal, '--dry-run']);
+  expect(retry.code, retry.stderr).toBe(8);
+  expect(retry.stderr).toMatch(message(just));
+});
+
+it("a task created within the clock-skew allowance before its send is its chunk's: the job reads as before", async () => {
+  const { run, journal, ids } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
+  // The server's clock four minutes behind: the task's created_at reads earlier than the send.
+  const rows = readFileSync(journal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row & { sent_at?: number })
+    .map((row) =>
+      row.type === 'send' && row.sent_at !== undefined ? { ...row, sent_at: row.sent_at + 4 * 60_000 } : row,
+    );
+  writeFileSync(journal, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  expect(ids).toHaveLength(2);
+  const wait = await run(['wait', '--job', journal, '--no-results']);
+  expect(wait.code, wait.stderr).toBe(0);
 });

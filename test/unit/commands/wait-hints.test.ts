@@ -1,9 +1,11 @@
 /** Hints after a wait name a short command that runs: `$(seq A B)` for a run of ids, `--job FILE` for a job. */
-import { join } from 'node:path';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { idArgs } from '../../../src/core/follow/outcome.js';
 import { SERVICE, tempDir } from '../core/job/fixture.js';
-import { sandboxRun } from './harness.js';
+import { KEPT_LISTS, writeIdList } from '../../../src/store/id-lists.js';
+import { sandboxRun, T0 } from './harness.js';
 
 const person = { stdoutTTY: true, stderrTTY: false, columns: 100 };
 
@@ -40,5 +42,82 @@ describe('wait: hints that would list many ids', () => {
     expect(result.code).toBe(124);
     expect(result.stderr).toContain(`still running: taskctl wait --job ${journal}`);
     expect(result.stderr).not.toMatch(/taskctl wait \d/);
+  });
+});
+
+describe('wait: many scattered ids without a job', () => {
+  /** 24 tasks whose items take a minute; every other one is waited on: 12 ids no range can shorten. */
+  async function scattered() {
+    const { run, clock } = await sandboxRun(60_000);
+    const items = Array.from({ length: 24 }, (_, i) => `s${i}.com`);
+    const created = await run(['create', SERVICE, ...items, '--chunk-size', '1', '-y', '-q']);
+    expect(created.code, created.stderr).toBe(0);
+    const ids = created.stdout
+      .trim()
+      .split('\n')
+      .map(Number)
+      .filter((_, i) => i % 2 === 0);
+    expect(ids).toHaveLength(12);
+    return { run, clock, ids, home: tempDir() };
+  }
+
+  /** The file the hint names, and its ids. */
+  function listed(stderr: string): { file: string; ids: number[] } {
+    const file = /taskctl wait - < (\S+)/.exec(stderr)?.[1];
+    if (file === undefined) throw new Error(`no file in the hint: ${stderr}`);
+    return { file, ids: readFileSync(file, 'utf8').trimEnd().split('\n').map(Number) };
+  }
+
+  it('a timed-out wait names a file of the ids (0600, in the state directory); `wait -` from it waits on exactly those', async () => {
+    const { run, ids, home } = await scattered();
+    const result = await run(['wait', ...ids.map(String), '--timeout', '5s'], { ...person, home });
+    expect(result.code).toBe(124);
+    expect(result.stderr).not.toMatch(/taskctl wait \d/);
+    const { file, ids: inFile } = listed(result.stderr);
+    expect(file.startsWith(join(home, 'state', 'ids'))).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(inFile).toEqual([...ids].sort((a, b) => a - b));
+    const again = await run(['wait', '-', '--timeout', '5s', '-o', 'tsv'], {
+      home,
+      stdin: readFileSync(file, 'utf8'),
+    });
+    expect(again.code).toBe(124);
+    const waited = again.stdout
+      .trim()
+      .split('\n')
+      .map((line) => Number(line.split('\t')[0]));
+    expect(waited.sort((a, b) => a - b)).toEqual(inFile);
+  });
+
+  it('Ctrl-C names the file too', async () => {
+    const { run, clock, ids, home } = await scattered();
+    const controller = new AbortController();
+    const stopAt = clock.now() + 10_000;
+    const tick = clock.sleep.bind(clock);
+    clock.sleep = async (ms, signal) => {
+      await tick(ms, signal);
+      if (clock.now() >= stopAt) controller.abort(new Error('interrupted'));
+    };
+    const result = await run(['wait', ...ids.map(String)], { ...person, home, signal: controller.signal });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/still running: taskctl wait - < \S+\n$/);
+    expect(listed(result.stderr).ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it('with an unwritable state directory the hint lists the ids as before', async () => {
+    const { run, ids, home } = await scattered();
+    writeFileSync(join(home, 'state'), 'not a directory');
+    const result = await run(['wait', ...ids.map(String), '--timeout', '5s'], { ...person, home });
+    expect(result.code).toBe(124);
+    expect(result.stderr).toContain(`still running: taskctl wait ${[...ids].sort((a, b) => a - b).join(' ')}`);
+  });
+
+  it('keeps the newest lists only', () => {
+    const dir = tempDir();
+    let last: string | undefined;
+    for (let i = 0; i < KEPT_LISTS + 5; i++) last = writeIdList(dir, [1, 3], T0 + i * 1000, 3_600_000);
+    const names = readdirSync(join(dir, 'ids'));
+    expect(names).toHaveLength(KEPT_LISTS);
+    expect(last && names.includes(basename(last))).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 /** core/job/read.ts: a journaled job's chunks in order, checked against the current server and account. */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../../src/api/client.js';
@@ -33,14 +33,23 @@ describe('readJob', () => {
   it('gives every chunk in order with its task and item count', async () => {
     const path = writeJournal({ items: 25, chunkSize: 10, tasks: [7, 5, 9] });
     const job = await readJob(context(), path);
+    // With each chunk's send record: when it left and what existed before (checked against its task).
+    const sent = { at: 1, before: new Set() };
     expect(job.service).toBe(SERVICE);
     expect(job.chunks).toEqual([
-      { chunk: 1, items: 10, task: 7 },
-      { chunk: 2, items: 10, task: 5 },
-      { chunk: 3, items: 5, task: 9 },
+      { chunk: 1, items: 10, task: 7, sent },
+      { chunk: 2, items: 10, task: 5, sent },
+      { chunk: 3, items: 5, task: 9, sent },
     ]);
     expect(job.unfinished).toEqual([]);
     expect(() => requireComplete(job, 'wait --job')).not.toThrow();
+  });
+
+  it('a task reused (--reuse-window) existed before its send: it is not judged by the send', async () => {
+    const path = writeJournal({ items: 10, chunkSize: 10, tasks: [7] });
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"how":"answered"', '"how":"reused"'));
+    const job = await readJob(context(), path);
+    expect(job.chunks).toEqual([{ chunk: 1, items: 10, task: 7 }]);
   });
 
   it('reports unfinished chunks, and wait/retry refuse them pointing to resume --wait', async () => {
