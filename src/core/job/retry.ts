@@ -5,13 +5,14 @@
  */
 import { resolve } from 'node:path';
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../context.js';
+import type { Output, Prompts, Service } from '../context.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { counted } from '../../output/plural.js';
 import { InputCopy, readJournal } from '../../store/journal.js';
 import { runPipeline } from '../submit/pipeline.js';
 import type { JobPlace } from '../submit/journal.js';
+import type { Submitter } from '../submit/types.js';
 import { itemsToRetry, onceEach, retryReuseWindow, warnUnlisted, type RetryOptions } from '../submit/retry.js';
 import { errorMatch, toRetry } from './error-match.js';
 import { jobTasks, readJob, requireComplete, type CreatedChunk, type JournaledJob } from './read.js';
@@ -22,7 +23,7 @@ interface Chosen {
   hidden: number[];
 }
 
-export async function runRetryJob(ctx: Context, file: string, options: RetryOptions): Promise<void> {
+export async function runRetryJob(ctx: Submitter, file: string, options: RetryOptions): Promise<void> {
   if (options.journal !== undefined && resolve(options.journal) === resolve(file)) {
     throw new UsageError(
       `--journal ${options.journal} is the --job file: the retry is a new job and needs a journal of its own`,
@@ -61,7 +62,11 @@ export async function runRetryJob(ctx: Context, file: string, options: RetryOpti
 }
 
 /** Every task read once, in chunk order; a task still running is exit 2 before anything is priced or sent. */
-async function chooseItems(ctx: Context, job: JournaledJob, options: RetryOptions): Promise<Chosen> {
+async function chooseItems(
+  ctx: Pick<Output, 'printer'> & Pick<Prompts, 'spin'> & Pick<Service, 'api'>,
+  job: JournaledJob,
+  options: RetryOptions,
+): Promise<Chosen> {
   const api = await ctx.api();
   const pick = toRetry(errorMatch(options.error));
   const chosen: Chosen = { targets: [], hidden: [] };
@@ -92,7 +97,7 @@ function stillRunning(job: JournaledJob, chunk: CreatedChunk, task: Task): Usage
  * that `taskctl resume ID` continues it like any other job.
  */
 async function journaledRetry(
-  ctx: Context,
+  ctx: Submitter,
   job: JournaledJob,
   targets: readonly string[],
   place: JobPlace,

@@ -3,7 +3,7 @@
  * what spins inside a send (retries, rate-limit waits) shown in it, gone at the end; elsewhere plain lines, at most
  * one a second (and the last).
  */
-import type { Context } from '../context.js';
+import type { Output, Prompts, Runtime, Service } from '../context.js';
 import type { Progress } from '../../output/progress.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { Outcome } from './types.js';
@@ -21,7 +21,10 @@ export class ChunkProgress {
   private coins = 0;
 
   constructor(
-    private readonly ctx: Context,
+    private readonly ctx: Pick<Output, 'printer'> &
+      Pick<Prompts, 'spinInto'> &
+      Pick<Runtime, 'clock'> &
+      Pick<Service, 'globals'>,
     private readonly total: number,
   ) {}
 

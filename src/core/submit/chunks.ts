@@ -6,7 +6,7 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../context.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from '../context.js';
 import {
   CliError,
   CreateUnknownError,
@@ -67,7 +67,7 @@ function* plannedChunks(batches: readonly PricedBatch[]): Generator<PlannedChunk
 
 /** Sends what is left; returns this run's outcomes by chunk. */
 export async function sendChunks(
-  ctx: Context,
+  ctx: Output & Prompts & Process & Pick<Runtime, 'clock'> & Pick<Store, 'cache'> & Pick<Service, 'globals'>,
   api: ApiClient,
   plan: ChunkPlan,
   options: SubmitOptions,
@@ -128,7 +128,7 @@ export async function sendChunks(
 
 /** One chunk's create, its dispatches and failures told to the observer as they happen. */
 async function sendOne(
-  ctx: Context,
+  ctx: Output & Prompts & Process & Pick<Runtime, 'clock'>,
   api: ApiClient,
   chunk: PlannedChunk,
   sending: { plan: ChunkPlan; options: SubmitOptions; what: string; outcomes: ReadonlyMap<number, Outcome> },
@@ -181,7 +181,7 @@ function continueHint(service: string, job: string | undefined, tasks: number): 
  * (whatever the failure's own hint said: re-running the create would send the same items again).
  */
 function stopped(
-  ctx: Context,
+  ctx: Pick<Process, 'signal'>,
   error: unknown,
   at: { service: string; tasks: number; total: number; ids: number[]; job: string | undefined },
 ): unknown {
@@ -204,6 +204,8 @@ function stopped(
   return new CliError(message, failure.exitCode, hint);
 }
 
+type TaskOutputCtx = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'>;
+
 /**
  * The tasks on stdout as they are created: ids with -q, nothing with --wait (the wait prints their final state),
  * else a stream in the output format; -o json is the task itself when only one task can result (one service, no
@@ -211,7 +213,7 @@ function stopped(
  */
 class TaskOutput {
   private constructor(
-    private readonly ctx: Context,
+    private readonly ctx: TaskOutputCtx,
     private readonly hold: OutputHold,
     private readonly out: RowStream<Task> | undefined,
     private readonly singleObject: boolean,
@@ -219,7 +221,7 @@ class TaskOutput {
 
   private first: Task | undefined;
 
-  static async open(ctx: Context, oneTask: boolean, options: SubmitOptions): Promise<TaskOutput> {
+  static async open(ctx: TaskOutputCtx, oneTask: boolean, options: SubmitOptions): Promise<TaskOutput> {
     const { holdOutput } = await import('../../output/stdout-guard.js');
     const hold = holdOutput(ctx.io.stdout);
     const quiet = idsOnly(ctx.globals);

@@ -4,17 +4,21 @@
  * `--journal FILE` says, else in the state directory, so that `taskctl resume ID` continues it. Not a dry run (it
  * sends nothing) and not under `--sandbox` (its server dies with the run: there is nothing to resume).
  */
-import type { Context } from '../context.js';
 import { runPipeline } from './pipeline.js';
 import { prepareItems, type ReadOptions } from './read.js';
-import type { SubmitOptions } from './types.js';
+import type { SubmitOptions, Submitter } from './types.js';
 
 export interface CreateOptions extends SubmitOptions, ReadOptions {
   /** `--journal FILE`: keep the job's journal in FILE instead of the state directory. */
   journal?: string;
 }
 
-export async function runCreate(ctx: Context, service: string, args: string[], options: CreateOptions): Promise<void> {
+export async function runCreate(
+  ctx: Submitter,
+  service: string,
+  args: string[],
+  options: CreateOptions,
+): Promise<void> {
   if (options.dryRun !== true && !ctx.ephemeralSandbox) {
     const { placeJob, runJournaledCreate } = await import('./journal.js');
     const place = placeJob(ctx, options.journal);

@@ -9,7 +9,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { Context } from '../context.js';
+import type { Output, Runtime, Service, Store } from '../context.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../../errors.js';
 import { checkArguments, type ItemList, type ItemSource, type PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
@@ -25,7 +25,10 @@ import { runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './read.js';
 import { postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
-import type { SubmitOptions } from './types.js';
+import type { SubmitOptions, Submitter } from './types.js';
+
+/** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
+type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'>;
 
 export interface ResumeOptions extends SubmitOptions {
   /** `--adopt CHUNK=ID`: chunk CHUNK (in flight) is task ID. */
@@ -58,7 +61,10 @@ export interface JobPlace {
  * Where a new job's journal goes: `--journal FILE`, else the state directory. Undefined when the state directory
  * cannot be written (a read-only HOME): warned once, and the create goes on without a journal.
  */
-export function placeJob(ctx: Context, journal: string | undefined): JobPlace | undefined {
+export function placeJob(
+  ctx: Pick<Output, 'printer'> & Pick<Runtime, 'clock' | 'env'>,
+  journal: string | undefined,
+): JobPlace | undefined {
   const store = jobStore(ctx.env);
   let usable: JobStore | undefined = store;
   try {
@@ -126,7 +132,7 @@ function adoptOther(file: JournalFile, id: string, otherPath: string): void {
 
 /** A create that may send: starts the job, or continues it when the journal has one with the same input and options. */
 export async function runJournaledCreate(
-  ctx: Context,
+  ctx: Submitter,
   place: JobPlace,
   service: string,
   args: string[],
@@ -206,7 +212,7 @@ interface OpenJob {
 
 /** The same create run again: the same options and the same bytes (read again and compared), then continued. */
 async function continueGiven(
-  ctx: Context,
+  ctx: Submitter,
   job: OpenJob,
   state: JobState,
   given: { wanted: JobOptions; given: ItemSource[]; options: CreateJobOptions },
@@ -228,7 +234,7 @@ async function continueGiven(
 
 /** A new job: stdin (and arguments) are copied beside the journal as they stream, so a resume can read them back. */
 async function startJob(
-  ctx: Context,
+  ctx: Reader & Pick<Runtime, 'clock'>,
   { file, id }: OpenJob,
   wanted: JobOptions,
   given: readonly ItemSource[],
@@ -274,7 +280,7 @@ async function startJob(
 }
 
 /** `taskctl resume ID|FILE`: continues the job from the journal's inputs, checked against their recorded size and digest. */
-export async function runResume(ctx: Context, given: string | undefined, options: ResumeOptions): Promise<void> {
+export async function runResume(ctx: Submitter, given: string | undefined, options: ResumeOptions): Promise<void> {
   const arg = given ?? (await onlyInterrupted(ctx));
   if (arg === undefined) return;
   const path = resolve(journalOf(ctx.env, arg));
@@ -328,7 +334,7 @@ export async function runResume(ctx: Context, given: string | undefined, options
  * `resume` without an argument: the one interrupted job of the current profile and base URL; none is said (exit 0),
  * several are listed (exit 2).
  */
-async function onlyInterrupted(ctx: Context): Promise<string | undefined> {
+async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): Promise<string | undefined> {
   const { currentJobs, readJobs } = await import('../jobs.js');
   const jobs = (await currentJobs(ctx, readJobs(jobStore(ctx.env)), false)).filter(
     (job) => job.state === 'interrupted',
@@ -388,7 +394,7 @@ function readOptionsOf(job: Job): ReadOptions {
  * checked against their send records and --adopt/--resend against the job, and the first line says where it stands.
  */
 async function continueJob(
-  ctx: Context,
+  ctx: Submitter,
   open: OpenJob,
   state: JobState,
   items: ItemList,
@@ -465,7 +471,7 @@ function remainingItems(journal: JobJournal): number {
 
 /** Reads the items of `sources`, with a digest of each source's bytes. */
 async function readWithDigests(
-  ctx: Context,
+  ctx: Reader,
   service: string,
   sources: ItemSource[],
   options: ReadOptions,

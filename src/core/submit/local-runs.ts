@@ -6,7 +6,7 @@
  * create then goes on under the cross-machine rule alone.
  */
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../context.js';
+import type { Output, Runtime, Store } from '../context.js';
 import { hostname } from 'node:os';
 import type { Env } from '../../lib/env.js';
 import { isRunning } from '../../store/lock-file.js';
@@ -16,18 +16,21 @@ import type { LocalRuns } from '../reconcile.js';
 import { inWindow, type ServerClock } from '../server-time.js';
 import type { CreateLedger, LedgerEntry, LedgerJob } from '../../store/ledger.js';
 
+/** What the ledger's user needs of a run: where the cache is, its account, the clock, and a printer to warn on. */
+type LedgerUser = Pick<Output, 'printer'> & Pick<Runtime, 'clock' | 'env'> & Pick<Store, 'cache'>;
+
 export class LocalCreates {
   private warned = false;
 
   private constructor(
-    private readonly ctx: Context,
+    private readonly ctx: LedgerUser,
     private readonly ledger: CreateLedger | undefined,
     private readonly account: string | undefined,
     private readonly liveForMs: number,
   ) {}
 
   /** `liveForMs`: how long an entry of a run that dies mid-request still counts (request timeout and reconciliation). */
-  static async open(ctx: Context, liveForMs: number): Promise<LocalCreates> {
+  static async open(ctx: LedgerUser, liveForMs: number): Promise<LocalCreates> {
     const { CreateLedger } = await import('../../store/ledger.js');
     const ledger = new CreateLedger(cacheDirectory(ctx.env), () => ctx.clock.now());
     return new LocalCreates(ctx, ledger, ctx.cache.account, liveForMs);

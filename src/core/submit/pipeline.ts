@@ -5,7 +5,7 @@
  * the stages are the same with and without one.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Context } from '../context.js';
+import type { Prompts, Store } from '../context.js';
 import { checkReportTargets } from '../../report/write.js';
 import { sendChunks } from './chunks.js';
 import { balanceGuard, confirmCost } from './confirm.js';
@@ -13,10 +13,10 @@ import { dryRun } from './dry-run.js';
 import { pricePerItem } from './price.js';
 import { sendState } from './send.js';
 import { finishSubmission } from './summary.js';
-import type { Batch, PipelineInput, PricedBatch, SubmitOptions } from './types.js';
+import type { Batch, PipelineInput, PricedBatch, SubmitOptions, Submitter } from './types.js';
 
 /** Runs every stage; the chunks in `done` (and those `settle` adds) are counted, never sent. */
-export async function runPipeline(ctx: Context, input: PipelineInput, options: SubmitOptions): Promise<void> {
+export async function runPipeline(ctx: Submitter, input: PipelineInput, options: SubmitOptions): Promise<void> {
   checkReportTargets(options.report);
   const api = await ctx.api();
   const priced = await priceBatches(ctx, api, input, options);
@@ -44,7 +44,7 @@ export async function runPipeline(ctx: Context, input: PipelineInput, options: S
  * from the server now, never from the cache.
  */
 async function priceBatches(
-  ctx: Context,
+  ctx: Pick<Prompts, 'interactive' | 'spin'> & Pick<Store, 'cache'>,
   api: ApiClient,
   input: PipelineInput,
   options: SubmitOptions,

@@ -1,5 +1,5 @@
 /** The pipeline's first steps for `create`: read the items (arguments, files, stdin), validate, deduplicate. */
-import type { Context } from '../context.js';
+import type { Output, Service } from '../context.js';
 import { InputError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import type { ItemFormat, ItemSource, PreparedItems } from '../items/index.js';
@@ -15,7 +15,11 @@ export interface ReadOptions {
   validate?: boolean;
 }
 
-export function itemSources(ctx: Context, args: string[], files: string[] | undefined): ItemSource[] {
+export function itemSources(
+  ctx: Pick<Output, 'io'> & Pick<Service, 'globals'>,
+  args: string[],
+  files: string[] | undefined,
+): ItemSource[] {
   const sources: ItemSource[] = [];
   if (args.length > 0) sources.push({ kind: 'args', values: args });
   const stdinFiles = (files ?? []).filter((f) => f === '-').length;
@@ -50,7 +54,7 @@ export function itemSources(ctx: Context, args: string[], files: string[] | unde
  * validation changed. Nothing touches the network. The caller disposes of the result (its scratch files).
  */
 export async function prepareItems(
-  ctx: Context,
+  ctx: Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'>,
   service: string,
   args: string[],
   options: ReadOptions,

@@ -1,12 +1,12 @@
 /** `retry`: the items of finished tasks that did not complete, one batch per service, through the same pipeline. */
 import type { Task } from '../../api/schemas.js';
-import type { Context } from '../context.js';
+import type { Output } from '../context.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { errorMatch, toRetry, type ErrorMatch } from '../job/error-match.js';
 import { runPipeline } from './pipeline.js';
-import type { Batch, SubmitOptions } from './types.js';
+import type { Batch, SubmitOptions, Submitter } from './types.js';
 
 export interface RetryOptions extends SubmitOptions {
   /** Commander's `--no-reuse`: false pays again even for a retry made moments ago. */
@@ -29,7 +29,7 @@ export function itemsToRetry(task: Task, pick: ErrorMatch = toRetry(undefined)):
 }
 
 /** A task that lists fewer items than it has: the others cannot be retried (warned; true when so). */
-export function warnUnlisted(ctx: Context, task: Task): boolean {
+export function warnUnlisted(ctx: Pick<Output, 'printer'>, task: Task): boolean {
   const listed = task.items?.length ?? 0;
   if (listed >= task.total_items) return false;
   ctx.printer.warn(
@@ -44,7 +44,7 @@ function taskList(ids: readonly number[]): string {
 }
 
 /** `retry <id...>`: the items of these finished tasks that did not complete, one batch per service. */
-export async function retryTasks(ctx: Context, ids: number[], options: RetryOptions): Promise<void> {
+export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOptions): Promise<void> {
   const pick = toRetry(errorMatch(options.error));
   const unique = [...new Set(ids)];
   const api = await ctx.api();
@@ -100,7 +100,7 @@ export async function retryTasks(ctx: Context, ids: number[], options: RetryOpti
 
 /** The items of `service` to send: each once unless --keep-duplicates (the repeats removed are counted on stderr). */
 export async function onceEach(
-  ctx: Context,
+  ctx: Pick<Output, 'printer'>,
   service: string,
   items: string[],
   options: RetryOptions,

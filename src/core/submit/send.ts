@@ -5,7 +5,7 @@
  * pay twice), and Ctrl-C is 130 saying the task may exist.
  */
 import type { ApiClient, CreateTaskObserver } from '../../api/client.js';
-import type { Context, Output, Process, Prompts, Runtime, Service } from '../context.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from '../context.js';
 
 /** What one create uses of the run: what it prints, its spinner, Ctrl-C, the clock. */
 type Sender = Output & Prompts & Process & Pick<Runtime, 'clock'>;
@@ -57,7 +57,10 @@ export async function postTimeoutMs(ctx: Pick<Service, 'apiSettings'>): Promise<
 }
 
 /** Shared by the creates of one run (chunks, a journal's chunks): the server's clock as learnt, and the ledger. */
-export async function sendState(ctx: Context, api: ApiClient): Promise<SendState> {
+export async function sendState(
+  ctx: Pick<Output, 'printer'> & Pick<Runtime, 'clock' | 'env'> & Pick<Store, 'cache'> & Pick<Service, 'apiSettings'>,
+  api: ApiClient,
+): Promise<SendState> {
   const [{ serverClockOf, longestReconcileMs }, timeout] = await Promise.all([
     import('../reconcile.js'),
     postTimeoutMs(ctx),

@@ -2,12 +2,15 @@
  * The pipeline's end, once the tasks exist: the summary line, a charge above --max-cost, items the server dropped,
  * the observer told, then --wait (a failure of the wait names the tasks and how to go on).
  */
-import type { Context } from '../context.js';
+import type { Output, Process, Runtime, Service, Store } from '../context.js';
 import { CliError, ExitCode, JournalWriteError } from '../../errors.js';
 import { idArgs, LISTED_IDS } from '../follow/outcome.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { DoneChunk, Outcome, PipelineInput, SubmitOptions } from './types.js';
+
+/** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait.ts). */
+type Finisher = Output & Process & Runtime & Store & Service;
 
 /** Exit codes of a wait that ended before the tasks did: the note says how to go on waiting. */
 const UNFINISHED: ReadonlySet<number> = new Set([
@@ -25,7 +28,7 @@ interface Finished {
   input: PipelineInput;
 }
 
-export async function finishSubmission(ctx: Context, end: Finished, options: SubmitOptions): Promise<void> {
+export async function finishSubmission(ctx: Finisher, end: Finished, options: SubmitOptions): Promise<void> {
   const all = [...end.done.entries(), ...end.outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
   const now = [...end.outcomes.values()];
   const cost = all.reduce((sum, o) => sum + o.task.cost, 0);
@@ -68,7 +71,7 @@ export async function finishSubmission(ctx: Context, end: Finished, options: Sub
  * (the wait's own endings already name it: `still running: …`, `try again later with …`).
  */
 async function waitNamingTasks(
-  ctx: Context,
+  ctx: Finisher,
   ids: number[],
   options: WaitOptions,
   known: ReadonlyArray<Outcome['task']>,
@@ -85,7 +88,7 @@ async function waitNamingTasks(
 }
 
 /** Tasks that hold fewer items than were sent (total_items is the number the service took); true if any. */
-function warnDroppedItems(ctx: Context, outcomes: readonly Outcome[]): boolean {
+function warnDroppedItems(ctx: Pick<Output, 'printer'>, outcomes: readonly Outcome[]): boolean {
   let any = false;
   for (const { task, how, items } of outcomes) {
     if (how === 'reused' || task.total_items >= items) continue;
@@ -102,7 +105,11 @@ function warnDroppedItems(ctx: Context, outcomes: readonly Outcome[]): boolean {
  * What the server charged above --max-cost, when its price changed between the estimate and the create. A warning, not
  * an error: the tasks exist and are paid for, and a failure code would invite a script to create (and pay) again.
  */
-function warnAboveMaxCost(ctx: Context, outcomes: readonly Outcome[], maxCost: number | undefined): void {
+function warnAboveMaxCost(
+  ctx: Pick<Output, 'printer'>,
+  outcomes: readonly Outcome[],
+  maxCost: number | undefined,
+): void {
   const paid = outcomes.filter((o) => o.how !== 'reused');
   const charged = paid.reduce((sum, o) => sum + o.task.cost, 0);
   if (maxCost === undefined || charged <= maxCost) return;

@@ -7,6 +7,13 @@ import type { NormalisedItems } from '../items/index.js';
 import type { Snapshot } from '../reconcile.js';
 import type { ServerClock } from '../server-time.js';
 import type { LocalCreates } from './local-runs.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from '../context.js';
+
+/**
+ * What the pipeline's entry uses of a run: it prints, asks, is interrupted, reads the clock, keeps the ledger in the
+ * cache directory and talks to the service, so all six capabilities, named here rather than taken as the whole run.
+ */
+export type Submitter = Output & Prompts & Process & Runtime & Store & Service;
 
 /** One service's items to send (a create has one; a retry has one per service): in memory, or streamed. */
 export interface Batch {

@@ -9,6 +9,7 @@ import type { ApiClient } from '../../../src/api/client.js';
 import { runBalance } from '../../../src/core/balance.js';
 import { runConfigPath } from '../../../src/core/config.js';
 import type { Output, Prompts, Runtime, Service } from '../../../src/core/context.js';
+import { prepareItems } from '../../../src/core/submit/read.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter } from '../../../src/output/printer.js';
 
@@ -26,11 +27,11 @@ const unused = () => {
   throw new Error('not used by this run function');
 };
 
-function output(format: 'table' | 'json'): { ctx: Output; stdout: () => string } {
-  const memory = createMemoryIO();
+function output(format: 'table' | 'json', stdin?: string): { ctx: Output; stdout: () => string; stderr: () => string } {
+  const memory = createMemoryIO(stdin === undefined ? {} : { stdin });
   const printer = createPrinter({ io: memory.io, format, color: false });
   const ctx: Output = { io: memory.io, printer, redact: (text) => text, addSecret: unused, paged: unused };
-  return { ctx, stdout: () => memory.stdout.text() };
+  return { ctx, stdout: () => memory.stdout.text(), stderr: () => memory.stderr.text() };
 }
 
 describe('a run function driven with only the capabilities it declares', () => {
@@ -59,6 +60,20 @@ describe('a run function driven with only the capabilities it declares', () => {
     };
     await runConfigPath(only({ ...out, ...runtime }));
     expect(stdout()).toBe('/cfg/config.json\n');
+  });
+
+  it("create's first step: items from stdin with only io, printer and the global flags (no client, no clock)", async () => {
+    const { ctx: out, stdout, stderr } = output('table', 'a.example\nb.example\na.example\n');
+    const ctx = only({ io: out.io, printer: out.printer, globals: { color: false, input: false } });
+    const prepared = await prepareItems(ctx, 'dns', [], { validate: false });
+    try {
+      expect([prepared.count, prepared.duplicates]).toEqual([2, 1]);
+      expect([...prepared.chunks(10)]).toEqual([['a.example', 'b.example']]);
+    } finally {
+      prepared.dispose();
+    }
+    expect(stderr()).toMatch(/removed 1 duplicate item/);
+    expect(stdout()).toBe('');
   });
 });
 
