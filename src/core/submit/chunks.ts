@@ -16,7 +16,7 @@ import {
   JournalWriteError,
   systemErrorWords,
 } from '../../errors.js';
-import { counted } from '../items/clean.js';
+import { counted, formatCount } from '../items/clean.js';
 import { idsOnly } from '../quiet.js';
 import { taskColumns } from '../../output/task-columns.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
@@ -157,8 +157,29 @@ function ids(done: ReadonlyMap<number, DoneChunk>, outcomes: ReadonlyMap<number,
   return [...done.entries(), ...outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o.task.id);
 }
 
-function createdSoFar(tasks: number, total: number, created: readonly number[]): string {
-  return `created ${tasks} of ${counted(total, 'task')}` + (created.length > 0 ? `: ${created.join(' ')}` : '');
+/** `ranged`: consecutive ids as ranges, a few at most (the job names the rest); else every id (stdout failed). */
+function createdSoFar(tasks: number, total: number, created: readonly number[], ranged = false): string {
+  const named = ranged ? idRanges(created) : created.join(' ');
+  return `created ${tasks} of ${counted(total, 'task')}` + (created.length > 0 ? `: ${named}` : '');
+}
+
+/** Ranges shown before the rest is only counted: a line, whatever the job's size. */
+const SHOWN_RANGES = 4;
+
+/** `101–136 140 142–150`: consecutive ids as a range; past a few ranges, how many more (the job's `show` names all). */
+function idRanges(ids: readonly number[]): string {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const ranges: string[] = [];
+  let shown = 0;
+  for (let start = 0; start < sorted.length;) {
+    let end = start;
+    while (end + 1 < sorted.length && sorted[end + 1] === (sorted[end] ?? 0) + 1) end++;
+    if (ranges.length === SHOWN_RANGES) return `${ranges.join(' ')} and ${formatCount(sorted.length - shown)} more`;
+    ranges.push(end === start ? String(sorted[start]) : `${sorted[start]}–${sorted[end]}`);
+    shown += end - start + 1;
+    start = end + 1;
+  }
+  return ranges.join(' ');
 }
 
 /** The one next step of a job that stopped: it never sends a chunk that has a task again. */
@@ -200,7 +221,9 @@ function stopped(
         ? UNRESUMABLE
         : failure.hint;
   const message =
-    at.tasks === 0 ? failure.message : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids)} before that`;
+    at.tasks === 0
+      ? failure.message
+      : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids, at.job !== undefined)} before that`;
   return new CliError(message, failure.exitCode, hint);
 }
 
@@ -243,8 +266,12 @@ class TaskOutput {
     else await this.out?.end();
   }
 
-  /** A JSON array cut by the failure stays unterminated: a truncated result never parses as a whole one. */
+  /**
+   * A JSON array cut by the failure stays unterminated: a truncated result never parses as a whole one. At a terminal
+   * the table is not drawn: the failure names the tasks by counts and ranges, on one screen (docs/behaviour.md#for-people).
+   */
   async abort(): Promise<void> {
+    if (this.ctx.printer.format === 'table' && this.ctx.io.stdout.isTTY === true) return;
     if (!this.singleObject) await this.out?.abort();
   }
 
