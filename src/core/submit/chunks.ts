@@ -111,6 +111,7 @@ export async function sendChunks(
     }
     progress.stop();
     await output.end();
+    if (output.held) plan.state.table = () => output.draw(api, job?.id);
     const lost = await output.lost();
     if (lost) {
       const stopped = tasks() < total ? '; no further task was started' : '';
@@ -162,6 +163,9 @@ function createdSoFar(tasks: number, total: number, created: readonly number[], 
   const named = ranged ? idRanges(created) : created.join(' ');
   return `created ${tasks} of ${counted(total, 'task')}` + (created.length > 0 ? `: ${named}` : '');
 }
+
+/** The one read of the latest states before a table at a terminal is drawn. */
+const STATES_READ_MS = 2_000;
 
 /** Ranges shown before the rest is only counted: a line, whatever the job's size. */
 const SHOWN_RANGES = 4;
@@ -238,6 +242,8 @@ class TaskOutput {
     private readonly hold: OutputHold,
     private readonly out: RowStream<Task> | undefined,
     private readonly singleObject: boolean,
+    /** At a terminal, a table's tasks are held and drawn after the summary line (`draw`); undefined elsewhere. */
+    readonly held: Task[] | undefined,
   ) {}
 
   private first: Task | undefined;
@@ -252,18 +258,48 @@ class TaskOutput {
         : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task, {
             wide: options.wide === true,
           });
-    return new TaskOutput(ctx, hold, out, out !== undefined && oneTask && ctx.printer.format === 'json');
+    const table = out !== undefined && ctx.printer.format === 'table' && ctx.io.stdout.isTTY === true;
+    return new TaskOutput(
+      ctx,
+      hold,
+      out,
+      out !== undefined && oneTask && ctx.printer.format === 'json',
+      table ? [] : undefined,
+    );
   }
 
   write(task: Task): void {
     if (idsOnly(this.ctx.globals)) this.ctx.printer.line(String(task.id));
     else if (this.singleObject) this.first ??= task;
+    else if (this.held) this.held.push(task);
     else this.out?.write([task]);
   }
 
   async end(): Promise<void> {
     if (this.singleObject && this.first) this.ctx.printer.json(this.first);
-    else await this.out?.end();
+    else if (!this.held) await this.out?.end();
+  }
+
+  /**
+   * The held table with the service's latest states: one list read of at most 2 s; tasks it did not cover (or a read
+   * that failed) keep their states as created, and a line says so (docs/behaviour.md#for-people).
+   */
+  async draw(api: ApiClient, job: string | undefined): Promise<void> {
+    if (!this.held || !this.out) return;
+    const latest = new Map<number, Task>();
+    try {
+      const { tasks } = await api.withBudget(STATES_READ_MS).listTasks({ perPage: 100 });
+      for (const task of tasks) latest.set(task.id, task);
+    } catch {
+      // The states as created are shown, said to be so.
+    }
+    const rows = this.held.map((task) => latest.get(task.id) ?? task);
+    if (this.held.some((task) => !latest.has(task.id)))
+      this.ctx.printer.notice(
+        `states as created; the latest: ${job === undefined ? 'taskctl list' : `taskctl show --job ${job}`}`,
+      );
+    this.out.write(rows);
+    await this.out.end();
   }
 
   /**
