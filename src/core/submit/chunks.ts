@@ -286,6 +286,7 @@ class TaskOutput {
    */
   async draw(api: ApiClient, job: string | undefined): Promise<void> {
     if (!this.held || !this.out) return;
+    if (this.held.length === 0) return this.out.end();
     const latest = new Map<number, Task>();
     try {
       const { tasks } = await api.withBudget(STATES_READ_MS).listTasks({ perPage: 100 });
