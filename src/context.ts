@@ -218,7 +218,7 @@ export class Context implements CoreContext {
     await printPaged(this.printer, this.io, this.pager, render);
   }
 
-  spin<T>(text: string, work: (say: (text: string) => void) => Promise<T>): Promise<T> {
+  spin<T>(text: string, work: (say: (text: string) => void, shown: boolean) => Promise<T>): Promise<T> {
     return this.spinners.spin(text, work);
   }
 

@@ -50,8 +50,8 @@ export interface Output {
 export interface Prompts {
   /** Prompts are allowed (a terminal, outside CI, without --no-input). */
   readonly interactive: boolean;
-  /** Runs `work` under a one-line spinner on a terminal (`say` changes its text); plain otherwise. */
-  spin: <T>(text: string, work: (say: (text: string) => void) => Promise<T>) => Promise<T>;
+  /** Runs `work` under a one-line spinner on a terminal (`say` changes its text; `shown` is false without one). */
+  spin: <T>(text: string, work: (say: (text: string) => void, shown: boolean) => Promise<T>) => Promise<T>;
   /** Runs `work` with spinner texts handed to `show` (a live line already on screen) instead of a second spinner. */
   spinInto: <T>(text: string, show: (text: string) => void, work: () => Promise<T>) => Promise<T>;
 }

@@ -11,6 +11,8 @@ const COLUMN_GAP = 2;
 const SOFT_MIN = 24;
 /** ... and at least this much (or its header's width) in the last resort. */
 const HARD_MIN = 8;
+/** The answer's free text (an error) keeps at least this much, else the rows are stacked: never a word a line. */
+const ANSWER_MIN = 18;
 
 export interface FitColumn {
   /** Widest cell or header, in terminal columns. */
@@ -23,7 +25,10 @@ export interface FitColumn {
   least?: number | undefined;
   /** Dropped when nothing else helps; higher ranks go first. Columns named in `--columns` have none. */
   optional?: number | undefined;
-  /** The answer (an item's result): dropped last, after free text has shrunk to its hard minimum. */
+  /**
+   * The answer (an item's result, its error): dropped last, after other free text has shrunk to its hard minimum; as
+   * free text it keeps ANSWER_MIN (the rows stack rather than squeeze it), and the last optional one is never dropped.
+   */
   answer?: boolean | undefined;
 }
 
@@ -40,11 +45,15 @@ function total(widths: readonly number[], shown: readonly number[]): number {
   return shown.reduce((sum, i) => sum + (widths[i] ?? 0), 0) + COLUMN_GAP * Math.max(0, shown.length - 1);
 }
 
-/** The narrowest a column may become at this stage: free text down to `min` (never below its header or a word). */
+/**
+ * The narrowest a column may become at this stage: free text down to `min` (never below its header or a word), the
+ * answer's never below ANSWER_MIN.
+ */
 function floor(column: FitColumn | undefined, min: number): number {
   if (!column) return 0;
   if (!column.truncate) return column.natural;
-  return Math.min(column.natural, Math.max(min, column.header, column.least ?? 0));
+  const least = Math.max(min, column.answer === true ? ANSWER_MIN : 0);
+  return Math.min(column.natural, Math.max(least, column.header, column.least ?? 0));
 }
 
 /** Shrinks the widest free-text columns one step at a time (the fairest cut) until the table fits or none can give. */
@@ -81,8 +90,9 @@ export function fitColumns(columns: readonly FitColumn[], budget: number): Fit {
   }
   if (total(widths, shown) <= budget) return { shown, widths, stack: false };
   widths = shrink(columns, shown, budget, HARD_MIN);
-  // The answer's columns go only now, when even the shrunk text does not fit beside them.
-  for (const drop of dropOrder(columns, true)) {
+  // The answer's columns go only now, when even the shrunk text does not fit beside them; the first stays (the rows
+  // stack rather than show an item without its result).
+  for (const drop of dropOrder(columns, true).slice(0, -1)) {
     if (total(widths, shown) <= budget) return { shown, widths, stack: false };
     shown = shown.filter((i) => i !== drop);
     widths = shrink(columns, shown, budget, HARD_MIN);

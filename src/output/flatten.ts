@@ -332,7 +332,8 @@ export function* taskItemSlices(
 /**
  * Printer columns over the export's rows. On a narrow terminal STATUS is left out first (the result says what became of
  * the item: its data, or its error), then the data fields, the last first; task, target and error stay (or the rows
- * stack). Results and errors wrap within their column (never cut); ids, targets and statuses stay whole.
+ * stack). Results and errors wrap within their column (never cut, never squeezed to a word a line: the rows stack
+ * first); ids, targets and statuses stay whole.
  */
 export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecord>> {
   const fixed = new Set(['task', 'target', 'status']);
@@ -343,7 +344,7 @@ export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecor
     value: (row) => field(row, key),
     ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
     ...(key === 'status' ? { optional: statusFirst } : {}),
-    ...(fixed.has(key) || key === 'error' ? {} : { optional: index, answer: true }),
+    ...(fixed.has(key) ? {} : key === 'error' ? { answer: true } : { optional: index, answer: true }),
     ...(key === 'task' ? { align: 'right' as const } : {}),
   }));
 }

@@ -32,8 +32,9 @@ export interface Column<T> {
   /** Table only: left out, highest rank first, when the terminal is too narrow for every column (`--wide` keeps it). */
   optional?: number;
   /**
-   * Table only, with `optional`: the answer (an item's result): left out only after every other optional column is and
-   * the free text has shrunk to its least, so it outlives STATUS and the times.
+   * Table only: the answer (an item's result, its error). With `optional`, left out only after every other optional
+   * column is and the free text has shrunk to its least, so it outlives STATUS and the times, and the last such column
+   * never (the rows stack instead); as free text it keeps about 18 columns before the rows stack.
    */
   answer?: boolean;
 }

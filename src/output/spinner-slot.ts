@@ -30,24 +30,25 @@ export class SpinnerSlot {
 
   /**
    * Runs `work` under a spinner on stderr, shown after a short delay and only for a person at a terminal. Inside
-   * another spin, `work` gets the outer spinner (`say` changes its text).
+   * another spin, `work` gets the outer spinner (`say` changes its text). `shown`: a spinner (or a live line) tells
+   * the text; without one a caller says it in a line of its own.
    */
-  async spin<T>(text: string, work: (say: (text: string) => void) => Promise<T>): Promise<T> {
+  async spin<T>(text: string, work: (say: (text: string) => void, shown: boolean) => Promise<T>): Promise<T> {
     const say = (next: string) => {
       this.text = next;
       this.active?.text(`${next}…`);
     };
-    if (this.active) return work(say);
+    if (this.active) return work(say, this.active.live);
     const [{ startSpinner }, { isJsonFormat }] = await Promise.all([import('./spinner.js'), import('./format.js')]);
     const { stream, ci } = this.options;
     const printer = this.options.printer();
     const enabled = !ci && !printer.quiet && !isJsonFormat(printer.format);
     const spinner = startSpinner({ stream, enabled, color: printer.stderrColor }, `${text}…`);
-    if (!spinner.live) return work(say);
+    if (!spinner.live) return work(say, false);
     this.active = spinner;
     this.text = text;
     try {
-      return await work(say);
+      return await work(say, true);
     } finally {
       spinner.stop();
       this.active = undefined;

@@ -16,7 +16,7 @@ import {
   JournalWriteError,
   systemErrorWords,
 } from '../../errors.js';
-import { counted } from '../items/clean.js';
+import { counted, formatCount } from '../items/clean.js';
 import { idsOnly } from '../quiet.js';
 import { taskColumns } from '../../output/task-columns.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
@@ -111,6 +111,7 @@ export async function sendChunks(
     }
     progress.stop();
     await output.end();
+    if (output.held) plan.state.table = () => output.draw(api, job?.id);
     const lost = await output.lost();
     if (lost) {
       const stopped = tasks() < total ? '; no further task was started' : '';
@@ -157,8 +158,32 @@ function ids(done: ReadonlyMap<number, DoneChunk>, outcomes: ReadonlyMap<number,
   return [...done.entries(), ...outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o.task.id);
 }
 
-function createdSoFar(tasks: number, total: number, created: readonly number[]): string {
-  return `created ${tasks} of ${counted(total, 'task')}` + (created.length > 0 ? `: ${created.join(' ')}` : '');
+/** `ranged`: consecutive ids as ranges, a few at most (the job names the rest); else every id (stdout failed). */
+function createdSoFar(tasks: number, total: number, created: readonly number[], ranged = false): string {
+  const named = ranged ? idRanges(created) : created.join(' ');
+  return `created ${tasks} of ${counted(total, 'task')}` + (created.length > 0 ? `: ${named}` : '');
+}
+
+/** The one read of the latest states before a table at a terminal is drawn. */
+const STATES_READ_MS = 2_000;
+
+/** Ranges shown before the rest is only counted: a line, whatever the job's size. */
+const SHOWN_RANGES = 4;
+
+/** `101–136 140 142–150`: consecutive ids as a range; past a few ranges, how many more (the job's `show` names all). */
+function idRanges(ids: readonly number[]): string {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const ranges: string[] = [];
+  let shown = 0;
+  for (let start = 0; start < sorted.length;) {
+    let end = start;
+    while (end + 1 < sorted.length && sorted[end + 1] === (sorted[end] ?? 0) + 1) end++;
+    if (ranges.length === SHOWN_RANGES) return `${ranges.join(' ')} and ${formatCount(sorted.length - shown)} more`;
+    ranges.push(end === start ? String(sorted[start]) : `${sorted[start]}–${sorted[end]}`);
+    shown += end - start + 1;
+    start = end + 1;
+  }
+  return ranges.join(' ');
 }
 
 /** The one next step of a job that stopped: it never sends a chunk that has a task again. */
@@ -200,7 +225,9 @@ function stopped(
         ? UNRESUMABLE
         : failure.hint;
   const message =
-    at.tasks === 0 ? failure.message : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids)} before that`;
+    at.tasks === 0
+      ? failure.message
+      : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids, at.job !== undefined)} before that`;
   return new CliError(message, failure.exitCode, hint);
 }
 
@@ -217,6 +244,8 @@ class TaskOutput {
     private readonly hold: OutputHold,
     private readonly out: RowStream<Task> | undefined,
     private readonly singleObject: boolean,
+    /** At a terminal, a table's tasks are held and drawn after the summary line (`draw`); undefined elsewhere. */
+    readonly held: Task[] | undefined,
   ) {}
 
   private first: Task | undefined;
@@ -231,22 +260,57 @@ class TaskOutput {
         : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task, {
             wide: options.wide === true,
           });
-    return new TaskOutput(ctx, hold, out, out !== undefined && oneTask && ctx.printer.format === 'json');
+    const table = out !== undefined && ctx.printer.format === 'table' && ctx.io.stdout.isTTY === true;
+    return new TaskOutput(
+      ctx,
+      hold,
+      out,
+      out !== undefined && oneTask && ctx.printer.format === 'json',
+      table ? [] : undefined,
+    );
   }
 
   write(task: Task): void {
     if (idsOnly(this.ctx.globals)) this.ctx.printer.line(String(task.id));
     else if (this.singleObject) this.first ??= task;
+    else if (this.held) this.held.push(task);
     else this.out?.write([task]);
   }
 
   async end(): Promise<void> {
     if (this.singleObject && this.first) this.ctx.printer.json(this.first);
-    else await this.out?.end();
+    else if (!this.held) await this.out?.end();
   }
 
-  /** A JSON array cut by the failure stays unterminated: a truncated result never parses as a whole one. */
+  /**
+   * The held table with the service's latest states: one list read of at most 2 s; tasks it did not cover (or a read
+   * that failed) keep their states as created, and a line says so (docs/behaviour.md#for-people).
+   */
+  async draw(api: ApiClient, job: string | undefined): Promise<void> {
+    if (!this.held || !this.out) return;
+    if (this.held.length === 0) return this.out.end();
+    const latest = new Map<number, Task>();
+    try {
+      const { tasks } = await api.withBudget(STATES_READ_MS).listTasks({ perPage: 100 });
+      for (const task of tasks) latest.set(task.id, task);
+    } catch {
+      // The states as created are shown, said to be so.
+    }
+    const rows = this.held.map((task) => latest.get(task.id) ?? task);
+    if (this.held.some((task) => !latest.has(task.id)))
+      this.ctx.printer.notice(
+        `states as created; the latest: ${job === undefined ? 'taskctl list' : `taskctl show --job ${job}`}`,
+      );
+    this.out.write(rows);
+    await this.out.end();
+  }
+
+  /**
+   * A JSON array cut by the failure stays unterminated: a truncated result never parses as a whole one. At a terminal
+   * the table is not drawn: the failure names the tasks by counts and ranges, on one screen (docs/behaviour.md#for-people).
+   */
   async abort(): Promise<void> {
+    if (this.ctx.printer.format === 'table' && this.ctx.io.stdout.isTTY === true) return;
     if (!this.singleObject) await this.out?.abort();
   }
 

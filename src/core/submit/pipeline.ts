@@ -36,6 +36,7 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
   const done = new Map(input.done);
   const outcomes = await sendChunks(ctx, api, { priced, done, state, input }, options);
   await finishSubmission(ctx, { done, outcomes, input }, options);
+  await state.table?.();
 }
 
 /**

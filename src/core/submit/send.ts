@@ -243,7 +243,7 @@ async function reconcileLost(
   const { entry, error } = lost;
   const failedAtMs = ctx.clock.now();
   const windowMs = reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
-  ctx.printer.warn(`${error.message}; checking the task list for it (for ${formatDuration(windowMs)})…`);
+  const checking = `checking the task list for it (for ${formatDuration(windowMs)})`;
   // Each scan's reads are retried by the client; the budget keeps those retries inside the horizon (with a short
   // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
   // do not count: a spent budget delays the last scan instead of leaving the list unread.
@@ -251,7 +251,13 @@ async function reconcileLost(
   // An answer (a 5xx, an error page, a body cut off) means the request's processing had ended: its window closes.
   const question = { service, items, sentAtMs: error.sentAtMs, failedAtMs, answered: error.status !== undefined };
   const verdict = await ctx
-    .spin('checking the task list for it', () => askLost(ctx, scans, state, { ...question, before, exclude, entry }))
+    .spin(checking, (say, shown) => {
+      // The spinner (or the live line it runs in) tells what goes on; a line says it only where none is shown (CI,
+      // a pipe).
+      ctx.printer.warn(shown ? error.message : `${error.message}; ${checking}…`);
+      say(checking);
+      return askLost(ctx, scans, state, { ...question, before, exclude, entry });
+    })
     .catch((reason: unknown) => {
       const message = `while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`;
       if (aborted(ctx)) throw new InterruptedError(`interrupted ${message}`, listHint(service));

@@ -111,6 +111,8 @@ export interface SendState {
   local: LocalCreates;
   /** The money guard before a POST (confirm.ts `balanceGuard`): started beside the snapshot, awaited before sending. */
   guard?: () => Promise<void>;
+  /** At a terminal, the table of the tasks created: drawn after the summary line (as --wait's is), states refreshed. */
+  table?: () => Promise<void>;
 }
 
 export interface PipelineInput {

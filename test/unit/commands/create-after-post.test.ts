@@ -83,3 +83,30 @@ describe('a POST answered with a redirect', () => {
     expect(result.stderr).toMatch(/no matching task of this request was found/);
   });
 });
+
+describe('the check of the task list is said once', () => {
+  async function lostAnswer(terminal: boolean) {
+    const api = start();
+    api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 200 });
+    return runTaskctl(['create', 'domain_check_availability', 'a.com', 'b.com', '--chunk-size', '1'], {
+      api,
+      stderrTTY: terminal,
+      stdoutTTY: terminal,
+      columns: 200,
+    });
+  }
+
+  it('at a terminal in the live line only, not in a static line above it', async () => {
+    const result = await lostAnswer(true);
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(/⠋\u001b\[39m checking the task list for it \(for \d+s\)/);
+    expect(result.stderr).toMatch(/warning:\u001b\[39m POST \/tasks may have created a task \(HTTP 502\)\n/);
+    expect(result.stderr).not.toMatch(/warning:[^\n]*checking the task list/);
+  });
+
+  it('without a terminal in a line of its own', async () => {
+    const result = await lostAnswer(false);
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(/warning: [^\n]*; checking the task list for it \(for \d+s\)…/);
+  });
+});

@@ -38,7 +38,7 @@ describe('a run function driven with only the capabilities it declares', () => {
   it('balance: Output & Prompts & Service, with a hand-made client and no spinner', async () => {
     const { ctx: out, stdout } = output('table');
     const api = { getBalance: () => Promise.resolve({ balance: 1234, currency: 'coins' }) } as unknown as ApiClient;
-    const prompts: Prompts = { interactive: false, spin: (_text, work) => work(() => {}), spinInto: unused };
+    const prompts: Prompts = { interactive: false, spin: (_text, work) => work(() => {}, false), spinInto: unused };
     const service: Service = {
       globals: { color: false, input: false },
       ci: false,

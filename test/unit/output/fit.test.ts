@@ -107,3 +107,31 @@ describe('textWidth', () => {
     expect(textWidth('ＡＢ')).toBe(4); // fullwidth forms
   });
 });
+
+describe('fitColumns: the answer keeps its room', () => {
+  const target = col(16);
+  const available = col(9, { optional: 1, answer: true });
+  const status = col(9, { optional: 5 });
+  const error = col(40, { truncate: true, header: 5, least: 9, answer: true });
+
+  it('an error of the answer is not squeezed below 18 columns: STATUS goes, then the rows stack', () => {
+    const fit = fitColumns([target, status, available, error], 49);
+    expect(fit).toMatchObject({ shown: [0, 2, 3], stack: false });
+    expect(fit.widths[3]).toBe(20);
+    // 39 columns would leave the error 10: cards instead, never the answer dropped.
+    expect(fitColumns([target, status, available, error], 39)).toMatchObject({ stack: true, shown: [0, 2, 3] });
+  });
+
+  it('other free text shrinks to its hard minimum before the answer goes below 18', () => {
+    const note = col(30, { truncate: true, header: 4 });
+    const fit = fitColumns([note, error], 30);
+    expect(fit).toMatchObject({ shown: [0, 1], stack: false });
+    expect(fit.widths).toEqual([10, 18]);
+  });
+
+  it('of several answer fields the last go first, the first never', () => {
+    const fields = [col(10), col(8, { optional: 1, answer: true }), col(8, { optional: 2, answer: true })];
+    expect(fitColumns(fields, 20)).toMatchObject({ shown: [0, 1], stack: false });
+    expect(fitColumns(fields, 12)).toMatchObject({ shown: [0, 1], stack: true });
+  });
+});

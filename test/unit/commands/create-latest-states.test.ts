@@ -1,0 +1,99 @@
+/** The table a create draws at a terminal shows the service's latest states (one list read), else says "as created". */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { main } from '../../../src/main.js';
+import { createMemoryStream } from '../../../src/output/memory-io.js';
+import { task } from '../../hardening/helpers.js';
+import {
+  API_KEY,
+  AutoClock,
+  BASE_URL,
+  mockApi,
+  replyNoTasks,
+  replyServices,
+  runTaskctl,
+  settleTest,
+  type MockApi,
+} from './harness.js';
+
+const S = 'domain_check_availability';
+const page = (data: unknown[]) => ({
+  success: true,
+  data,
+  meta: { current_page: 1, total_pages: 1, total_count: data.length, per_page: 100 },
+});
+
+function createApi(): MockApi {
+  const api = mockApi();
+  replyServices(api);
+  replyNoTasks(api);
+  api.reply('POST', '/tasks', 201, { success: true, data: task(8, { status: 'pending', total_items: 1, cost: 1 }) });
+  return api;
+}
+
+afterEach(settleTest);
+
+it('at a terminal the table shows the state the service gives now', async () => {
+  const api = createApi();
+  api.reply('GET', /^\/tasks\?/, 200, page([task(8, { status: 'completed', total_items: 1, completed_items: 1 })]));
+  const result = await runTaskctl(['create', S, 'a.com'], { api, stdoutTTY: true, columns: 120 });
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout).toMatch(/^\s*8\s.*completed/m);
+  expect(result.stdout).not.toMatch(/pending/);
+  expect(result.stderr).not.toMatch(/as created/);
+});
+
+it('a list that cannot be read: the states as created, said so with where to see the latest', async () => {
+  const api = createApi();
+  api.reply('GET', /^\/tasks\?/, 404, { success: false, error: { code: 'not_found', message: 'gone' } }, { times: 5 });
+  const result = await runTaskctl(['create', S, 'a.com'], { api, stdoutTTY: true, columns: 120 });
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout).toMatch(/^\s*8\s.*pending/m);
+  expect(result.stderr).toMatch(/states as created; the latest: taskctl show --job j-[0-9a-z]+/);
+});
+
+it('at a terminal the ✓ line comes before the table, where --wait puts it', async () => {
+  const api = createApi();
+  api.reply('GET', /^\/tasks\?/, 200, page([task(8, { status: 'completed', total_items: 1, completed_items: 1 })]));
+  // stdout and stderr into one log, in the order written.
+  const log: string[] = [];
+  const terminal = (name: string) => {
+    const stream = createMemoryStream(true, 120);
+    return Object.assign(stream, { write: (chunk: string) => log.push(`${name}:${chunk}`) > 0 });
+  };
+  const home = mkdtempSync(join(tmpdir(), 'taskctl-order-'));
+  try {
+    const code = await main(['create', S, 'a.com'], {
+      io: {
+        stdout: terminal('out'),
+        stderr: terminal('err'),
+        stdin: {
+          isTTY: true,
+          async *[Symbol.asyncIterator]() {
+            /* a terminal that sends nothing */
+          },
+        },
+      },
+      env: {
+        TASKCTL_BASE_URL: BASE_URL,
+        TASKCTL_API_KEY: API_KEY,
+        TASKCTL_CONFIG_DIR: join(home, 'c'),
+        TASKCTL_CACHE_DIR: join(home, 'k'),
+        TASKCTL_STATE_DIR: join(home, 's'),
+      },
+      clock: new AutoClock(),
+      signal: new AbortController().signal,
+      random: () => 0.5,
+      dispatcher: api.agent,
+    });
+    expect(code, log.join('')).toBe(0);
+    const success = log.findIndex((chunk) => /^err:.*✓.*task 8/.test(chunk));
+    const table = log.findIndex((chunk) => /^out:.*ID.*SERVICE/.test(chunk));
+    expect(success, log.join('')).toBeGreaterThanOrEqual(0);
+    expect(table, log.join('')).toBeGreaterThan(success);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
