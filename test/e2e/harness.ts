@@ -46,7 +46,8 @@ export function isolatedHome(): IsolatedHome {
       TASKCTL_CACHE_DIR: join(dir, 'cache'),
       TASKCTL_STATE_DIR: join(dir, 'state'),
     },
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    // Retried: a taskctl just stopped may still be writing its cache or state files (ENOTEMPTY on a busy machine).
+    cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
   };
 }
 

@@ -79,8 +79,9 @@ it('SIGKILL during a rate-limit wait: resume sends without a scan, and every ite
 }, 90_000);
 
 it('SIGKILL while a POST is out, the task landing after: resume adopts it within seconds, not after two minutes', async () => {
-  world = await startWorld({ itemMs: 0 });
-  const input = join(world.home.dir, 'in.txt');
+  const w = await startWorld({ itemMs: 0 });
+  world = w;
+  const input = join(w.home.dir, 'in.txt');
   writeFileSync(input, 'p0.example.com\np1.example.com\n');
   const journal = join(world.home.dir, 'job.jsonl');
   // The first POST is held 1.5 s by the service (which still creates its task: a body read before the wait).
@@ -99,6 +100,15 @@ it('SIGKILL while a POST is out, the task landing after: resume adopts it within
   const deadline = Date.now() + 20_000;
   while (!(existsSync(journal) && readFileSync(journal, 'utf8').includes('"type":"send"'))) {
     if (Date.now() > deadline) throw new Error('no send record');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  // The send record is written as the request leaves: kill once the service has it (on a busy machine the kill could
+  // otherwise come before the bytes are out, and nothing would land).
+  const received = async () =>
+    (await w.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats')).requests['POST /api/v1/tasks'] ??
+    0;
+  while ((await received()) < 1) {
+    if (Date.now() > deadline) throw new Error('the service never saw the POST');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   child.kill('SIGKILL');

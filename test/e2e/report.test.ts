@@ -70,7 +70,8 @@ describe('create --wait --report (GitHub Actions)', () => {
     );
     expect(result.stdout).not.toContain('::');
     // CI: plain timestamped progress, no escape codes.
-    expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ /m);
+    // (A task that ends before the first poll has only its final line, marked ✓ or ✗.)
+    expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (?:[✓✗] )?task \d+ /m);
     expect(result.stderr).not.toContain('\x1b');
   });
 });
