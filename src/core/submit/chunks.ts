@@ -17,6 +17,7 @@ import {
   systemErrorWords,
 } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
+import { chunkCount } from '../items/chunks.js';
 import { idsOnly } from '../quiet.js';
 import { taskColumns } from '../../output/task-columns.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
@@ -72,7 +73,9 @@ export async function sendChunks(
   plan: ChunkPlan,
   options: SubmitOptions,
 ): Promise<Map<number, Outcome>> {
-  const total = plan.priced.reduce((sum, batch) => sum + batch.tasks, 0) + plan.done.size;
+  // Every chunk of the job, whether done before, settled now or still to send (counting `plan.done` beside the
+  // priced chunks counted a chunk adopted by settling twice: "chunk 7 of 11" for a job of 10).
+  const total = plan.priced.reduce((sum, batch) => sum + chunkCount(batch.list.count, batch.size), 0);
   const outcomes = new Map<number, Outcome>();
   const output = await TaskOutput.open(ctx, plan.priced.length === 1 && options.chunkSize === undefined, options);
   const progress = new ChunkProgress(ctx, total);

@@ -111,3 +111,21 @@ it('while it waits, stderr says for what and counts down on one line that fits t
   }
   expect(drawn[0]).toMatch(/^\S+ left: chunk 2 was being sent when the job stopped/);
 });
+
+it('a chunk adopted by settling is counted once in the progress: "chunk 3 of 3", not "of 4"', async () => {
+  const created = await runTaskctl(
+    ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
+    { env: world.env, clock: world.clock, home: dir },
+  );
+  expect(created.code, created.stderr).toBe(0);
+  // Killed as chunk 2's answer came back: chunk 2 landed unrecorded, chunk 3 was never sent.
+  const kept = rows().filter(
+    (row) =>
+      !(row.type === 'created' && row.chunk !== 1) && !(row.type === 'send' && row.chunk === 3) && row.type !== 'done',
+  );
+  writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  const resumed = await runTaskctl(['resume', journal()], { env: world.env, clock: world.clock, home: dir });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toMatch(/chunk 2: task \d+ was created by the interrupted request/);
+  expect(resumed.stderr).toMatch(/chunk 3 of 3: 3 of 3 tasks created/);
+});
