@@ -3,6 +3,7 @@
  * the command has exited. Shared by the tmux tests that check what a person sees (tables, help, auth status).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { BIN, waitFor } from './harness.js';
 
 export const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
@@ -24,7 +25,8 @@ interface Running {
   /** The screen once it matches `pattern` (polled; throws after `timeoutMs`). */
   until: (pattern: RegExp, timeoutMs?: number) => Promise<string>;
   keys: (...keys: string[]) => void;
-  close: () => void;
+  /** Ends the session and resolves once every process it ran has exited (a stopped taskctl may still write its state). */
+  close: () => Promise<void>;
 }
 
 export interface Terminal {
@@ -33,6 +35,40 @@ export interface Terminal {
   /** Starts `taskctl args` and returns at once, for tests that act on it mid-way. */
   start: (width: number, args: readonly string[], env: Record<string, string>, height?: number) => Running;
   close: () => void;
+}
+
+/** The pane's shell and every process below it (taskctl, and the `sleep` after it), read from /proc. */
+function sessionPids(socket: string, session: string): number[] {
+  const shown = spawnSync('tmux', ['-L', socket, 'display', '-p', '-t', session, '#{pane_pid}'], { encoding: 'utf8' });
+  const root = Number(shown.stdout.trim());
+  if (!(root > 0)) return [];
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    const stat = procStat(Number(entry));
+    if (stat) parents.set(Number(entry), stat.parent);
+  }
+  const pids = [root];
+  for (let i = 0; i < pids.length; i++)
+    for (const [pid, parent] of parents) if (parent === pids[i] && !pids.includes(pid)) pids.push(pid);
+  return pids;
+}
+
+/** A process's state and parent (`/proc/PID/stat`: the fields after the command's closing parenthesis). */
+function procStat(pid: number): { state: string; parent: number } | undefined {
+  if (!(pid > 0)) return undefined;
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state = '', parent = '0'] = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state, parent: Number(parent) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Running or stopped; a zombie has exited (a container's init may be slow to reap it). */
+function alive(pid: number): boolean {
+  const stat = procStat(pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
 }
 
 /** One tmux server per test file (`name` keeps files apart), kept alive by a session of its own between tests. */
@@ -72,7 +108,15 @@ export function openTerminal(name: string): Terminal {
           });
         },
         keys: (...keys) => tmux('send-keys', '-t', session, ...keys),
-        close: () => spawnSync('tmux', ['-L', socket, 'kill-session', '-t', session], { stdio: 'ignore' }),
+        async close() {
+          const pids = sessionPids(socket, session);
+          spawnSync('tmux', ['-L', socket, 'kill-session', '-t', session], { stdio: 'ignore' });
+          await waitFor(() => pids.every((pid) => !alive(pid)), {
+            timeoutMs: 10_000,
+            everyMs: 50,
+            describe: () => `a process of tmux session ${session} outlived it: ${pids.filter(alive).join(', ')}`,
+          });
+        },
       };
     },
     async screenOf(width, args, env, height = 60) {

@@ -36,7 +36,7 @@ describe.skipIf(!hasTmux)(skippedUnless('Ctrl-C at a terminal', hasTmux, missing
         expect(screen).toContain(`still running: taskctl ${command} ${id}`);
         expect(screen).not.toMatch(/error/);
       } finally {
-        running.close();
+        await running.close();
       }
     });
   }

@@ -91,7 +91,7 @@ describe.skipIf(!hasTmux)(
         expect(end).not.toMatch(/retrying in/);
         expect(end).toMatch(/^error: reading the balance: could not reach/m);
       } finally {
-        running.close();
+        await running.close();
       }
     });
 
@@ -174,7 +174,7 @@ describe.skipIf(!hasTmux)(
         const end = await running.until(/EXIT=\d+/);
         expect(end).toMatch(/EXIT=0/);
       } finally {
-        running.close();
+        await running.close();
         home.cleanup();
       }
     }, 60_000);

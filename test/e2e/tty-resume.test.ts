@@ -57,7 +57,7 @@ describe.skipIf(!hasTmux)(skippedUnless('resume in a terminal', hasTmux, missing
       }
       expect(samples.join('\n')).toMatch(/\d+(\.\d)?s left: chunk 2/);
     } finally {
-      running.close();
+      await running.close();
     }
   }, 60_000);
 });

@@ -136,7 +136,7 @@ describe.skipIf(!hasTmux)(skippedUnless('spinners at every width', hasTmux, miss
         expect(screen.slice(screen.indexOf(spinner) + spinner.length).trim(), screen).toBe('');
         await running.until(/EXIT=\d+/);
       } finally {
-        running.close();
+        await running.close();
         await own.close();
       }
     });
