@@ -349,7 +349,7 @@ complete -c taskctl -n '__taskctl_is \'sandbox\'' -l webhook-url -x -d 'deliver 
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l webhook-time-scale -x -d 'multiply the webhook retry schedule (0.01 = 100x faster)'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l seed -x -d 'seed for deterministic results'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l state -r -F -d 'persist and reload tasks, balance and keys in this JSON file'
-complete -c taskctl -n '__taskctl_is \'sandbox\'' -l dialect -x -d 'answer in a variant of the API the spec allows (repeatable; \'all\' for every one, \'list\' to see them)'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l dialect -x -d 'answer in a variant of the API the contract allows (repeatable; \'all\' for every one, \'list\' to see them)'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l clock-skew -x -d 'run the sandbox\'s clock this far from this machine\'s (e.g. 3s, -3s): timestamps, Date headers, rate-limit windows'
 complete -c taskctl -n '__taskctl_arg \'completion\' 0' -x -a 'bash zsh fish'
 complete -c taskctl -n '__taskctl_arg \'help\' 0' -x -a 'services balance list show create retry resume jobs diff wait watch api auth config webhook sandbox completion'

@@ -1,5 +1,5 @@
 /**
- * What a command gets (gh's Factory): one object with the capabilities of core/context.ts (output, prompts, process,
+ * What a command gets (gh's Factory): one object with the capabilities of core/capabilities.ts (output, prompts, process,
  * runtime, store, service), built lazily from IO, environment, clock and flags. It builds them and delegates the
  * work: the printer (output/run-printer.ts), the spinner line (output/spinner-slot.ts), the pager (output/pager.ts),
  * the key file (store/key-file.ts), a `--sandbox` service (core/sandbox-settings.ts). Commands never reach for
@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import type { ApiClient } from './api/client.js';
 import { AuthError, UsageError } from './errors.js';
 import type { Clock } from './lib/time.js';
-import { openConfig, type ConfigStore } from './store/config.js';
+import { openConfig, type ConfigStore } from './store/config-file.js';
 import { accountKey, CompletionCacheStore } from './store/cache.js';
 import { cacheDirectory } from './store/cache-dir.js';
 import { parsePositiveDuration } from './lib/duration.js';
@@ -28,7 +28,7 @@ import type { Pager } from './output/pager.js';
 import { createRunPrinter } from './output/run-printer.js';
 import { SpinnerSlot } from './output/spinner-slot.js';
 import { userAgent } from './version.js';
-import type { ApiOptions, Context as CoreContext, GlobalOptions } from './core/context.js';
+import type { ApiOptions, Capabilities, GlobalOptions } from './core/capabilities.js';
 
 /** A wait longer than this is announced even with -q: a silent script would look hung. */
 const QUIET_WAIT_NOTICE_MS = 5_000;
@@ -50,9 +50,9 @@ export interface Deps {
   pager?: Pager;
 }
 
-export type { ApiOptions, GlobalOptions } from './core/context.js';
+export type { ApiOptions, GlobalOptions } from './core/capabilities.js';
 
-export class Context implements CoreContext {
+export class Context implements Capabilities {
   readonly io: IO;
   readonly env: Env;
   readonly clock: Clock;

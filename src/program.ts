@@ -8,7 +8,7 @@ import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
 import { EXIT_CODES, examples, wrapHelp, type RunAction } from './commands/help-text.js';
 import { duration } from './commands/parsers.js';
-import { formatDuration } from './lib/durations.js';
+import { formatDuration } from './lib/duration.js';
 import { fitToStream } from './output/width.js';
 
 /** `argv`: the arguments about to be parsed, when only the command they name needs registering (main.ts). */

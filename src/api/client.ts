@@ -1,5 +1,5 @@
 /**
- * The one HTTP client: auth header, User-Agent, timeouts, proxies, retries, rate limiting, zod parsing and error
+ * The one HTTP client: auth header, User-Agent, timeouts, proxies, resends, rate limiting, zod parsing and error
  * mapping live behind it once; commands get typed results or CliErrors. A request's path is three files: this one
  * (the endpoints), request.ts (one request: its attempts, what each answer means, its budget) and resend-policy.ts
  * (what is sent again, and how long to wait); wire.ts holds what a client's requests share. It pulls in undici: load
@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { otherTaskError } from './errors.js';
+import { otherTaskError } from './api-errors.js';
 import {
   call,
   type CreateTaskObserver,
@@ -34,7 +34,7 @@ import {
 import { createWire, type ApiClientOptions, type Wire } from './wire.js';
 
 // create.ts loads the client lazily and catches this from the same chunk.
-export { AmbiguousCreateError } from './errors.js';
+export { AmbiguousCreateError } from './api-errors.js';
 export type { CreateTaskObserver } from './request.js';
 export type { ApiClientOptions } from './wire.js';
 
@@ -61,7 +61,7 @@ export interface ApiClient {
   /** GET /balance (either documented response form). */
   getBalance: () => Promise<Balance>;
   /**
-   * POST /tasks. Retried only when the request provably never reached the server, or on 429. When it may have
+   * POST /tasks. Resent only when the request provably never reached the server, or on 429. When it may have
    * reached the server and the outcome is unknown, throws `AmbiguousCreateError`: reconcile, never resend blindly.
    * `observer` hears each attempt leave (after every rate-limit wait) and each one that provably never arrived.
    */
@@ -71,7 +71,7 @@ export interface ApiClient {
   /** GET /tasks/:id, with item results. */
   getTask: (id: number) => Promise<Task>;
   /**
-   * `taskctl api`: any method and path under the base URL, with the same auth, limiter, deadline, body cap and retry
+   * `taskctl api`: any method and path under the base URL, with the same auth, limiter, deadline, body cap and resend
    * rules (GET resent on blips; anything else only when never sent or after a 429). The path must be relative (see
    * `apiRequestPath`; a copy of the base URL's own prefix is dropped). Resolves with the final response, a failed one
    * included (with `error`); rejects only when no response came, or with a UsageError for a refused path.

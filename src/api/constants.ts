@@ -11,9 +11,9 @@ export const REQUEST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as cons
  * in taskctl: the budget assumed when a server states none (after a 429, and for long-running polling), and the
  * sandbox's default. A server's `X-RateLimit-*` headers override it.
  */
-export const SPEC_RATE_LIMIT = 100;
-/** The window that rate is counted over (the spec's minute); also the window assumed when one rolls over locally. */
-export const SPEC_RATE_WINDOW_MS = 60_000;
+export const DOCUMENTED_RATE_LIMIT = 100;
+/** The window that rate is counted over (a minute, docs/openapi.json: X-RateLimit-Limit); also the window assumed when one rolls over locally. */
+export const DOCUMENTED_RATE_WINDOW_MS = 60_000;
 
 /** Attempts per request, the first one included. */
 export const MAX_ATTEMPTS = 4;
@@ -26,7 +26,7 @@ export const GET_TIMEOUT_MS = 30_000;
  * waits excluded: a dripping server ends a `balance` in 35 s, not 4 × 30 s. `--request-timeout` sets it.
  */
 export const REQUEST_BUDGET_MS = 35_000;
-/** One attempt of POST /tasks, which stores every item before answering (a write is retried only when never sent). */
+/** One attempt of POST /tasks, which stores every item before answering (a write is resent only when it provably never left). */
 export const POST_TIMEOUT_MS = 60_000;
 
 /**

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MAX_JSON_DEPTH } from './constants.js';
-import type { ParsedJson } from './json.js';
+import type { ParsedJson } from './response-json.js';
 
 const OBJECT = 0;
 const ARRAY = 1;

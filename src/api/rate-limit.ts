@@ -4,9 +4,9 @@
  */
 import { EventEmitter, once } from 'node:events';
 import { RateLimitError } from '../errors.js';
-import { formatDuration } from '../lib/durations.js';
+import { formatDuration } from '../lib/duration.js';
 import { systemClock, type Clock } from '../lib/time.js';
-import { SPEC_RATE_LIMIT, SPEC_RATE_WINDOW_MS } from './constants.js';
+import { DOCUMENTED_RATE_LIMIT, DOCUMENTED_RATE_WINDOW_MS } from './constants.js';
 
 /** Every computed wait is clamped to this (a 60 s window plus a second of slack). */
 export const MAX_RATE_LIMIT_WAIT_MS = 61_000;
@@ -58,7 +58,7 @@ function clampWait(ms: number): number {
  * Reads `X-RateLimit-Limit/Remaining/Reset`. Returns `undefined` unless both limit (> 0) and remaining are sane
  * integers. Reset: values ≥ 1e12 are epoch milliseconds and values ≥ 1e9 epoch seconds, both measured against the response's `Date` header when there is one
  * (so server clock skew cancels out: resetAt = now + (reset − serverDate)); smaller values are seconds until the
- * reset; a missing or garbage reset means "one minute from now" (the spec's window). The result is always within
+ * reset; a missing or garbage reset means "one minute from now" (the documented window, docs/openapi.json: X-RateLimit-Limit). The result is always within
  * now..now+61 s.
  */
 export function parseRateLimit(
@@ -90,7 +90,7 @@ export function parseRateLimit(
 
 /** The current budget as `auth status` shows it. */
 export interface RateLimitSnapshot extends RateLimitInfo {
-  /** `server`: from response headers; `assumed`: the spec's documented default, nothing heard yet. */
+  /** `server`: from response headers; `assumed`: the documented default, nothing heard yet. */
   source: 'server' | 'assumed';
 }
 
@@ -112,9 +112,9 @@ interface Window {
 }
 
 /** Budget assumed until a server states one: the API's documented 100 requests per minute. */
-const ASSUMED_LIMIT = SPEC_RATE_LIMIT;
+const ASSUMED_LIMIT = DOCUMENTED_RATE_LIMIT;
 /** Window length assumed when a window rolls over locally, and the span the pace spreads a budget over. */
-const WINDOW_MS = SPEC_RATE_WINDOW_MS;
+const WINDOW_MS = DOCUMENTED_RATE_WINDOW_MS;
 
 /** Server resets within this of each other are the same window (reset values have whole-second resolution). */
 const SAME_WINDOW_TOLERANCE_MS = 1500;
@@ -129,7 +129,7 @@ const SAME_WINDOW_TOLERANCE_MS = 1500;
  * overrun a server whose limit is lower than the assumed one.
  *
  * A server that sends no rate-limit headers gets no invented limit: requests go at full speed
- * until it answers 429, and from then on at the spec's 100/min. Long-running polling (`steady()`: wait, watch) keeps
+ * until it answers 429, and from then on at the documented 100/min (docs/behaviour.md#pacing-and-the-rate-limit). Long-running polling (`steady()`: wait, watch) keeps
  * to 100/min from the start while no header has been seen, so hours of polling never lean on an unstated limit.
  *
  * Polling also asks `readyAt()` when its next round may go: the same budget spread evenly over the window, so rounds
@@ -143,7 +143,7 @@ export class RateLimiter {
   #heard = false;
   /** A response carried the rate-limit headers: pace by them. */
   #stated = false;
-  /** The server answered 429, or polling asked for a steady pace: without headers, assume the spec's budget. */
+  /** The server answered 429, or polling asked for a steady pace: without headers, assume the documented budget. */
   #assume = false;
   #blockedUntilMs = 0;
   /** When each request of the last window was granted, oldest first (the pace never lets a window hold more). */
@@ -229,7 +229,7 @@ export class RateLimiter {
 
   /**
    * When `count` more requests may start back to back (epoch ms; now when they may go at once), for a poller that
-   * chooses its own moments (the follow engine's rounds). The budget is the server's stated limit, or the spec's 100
+   * chooses its own moments (the follow engine's rounds). The budget is the server's stated limit, or the documented 100
    * when `steady()` or a 429 made it assumed; with neither there is none, and the answer is now (or a 429's "not
    * before"). Three rules, the latest wins:
    * - evenly: the granted requests, spread at limit-per-minute, have caught up; up to `burst` may go at once after a
@@ -276,7 +276,7 @@ export class RateLimiter {
   }
 
   /**
-   * Long-running polling (wait, watch) from here on: while the server states no budget, keep to the spec's
+   * Long-running polling (wait, watch) from here on: while the server states no budget, keep to the documented
    * 100 requests/min rather than going at full speed until a 429.
    */
   steady(): void {
@@ -297,7 +297,7 @@ export class RateLimiter {
     };
   }
 
-  /** The budget the pace spreads: the stated limit, the spec's when assumed, none otherwise. */
+  /** The budget the pace spreads: the stated limit, the documented one when assumed, none otherwise. */
   #paceLimit(): number | undefined {
     if (this.#stated) return this.#window?.limit ?? ASSUMED_LIMIT;
     return this.#assume ? (this.#window?.limit ?? ASSUMED_LIMIT) : undefined;

@@ -7,7 +7,7 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { CliError, MalformedResponseError, UnavailableError } from '../errors.js';
-import { formatDuration } from '../lib/durations.js';
+import { formatDuration } from '../lib/duration.js';
 import { redactHeaders, type Redactor } from '../lib/redact.js';
 import { MAX_ATTEMPTS, MAX_RESPONSE_BYTES, REQUEST_BUDGET_MS, GET_TIMEOUT_MS, POST_TIMEOUT_MS } from './constants.js';
 import {
@@ -26,9 +26,9 @@ import {
   redirectError,
   requestLabel,
   type UnreadableReason,
-} from './errors.js';
+} from './api-errors.js';
 import type { StreamedJson } from './json-stream.js';
-import { parseResponseJson, type ParsedJson } from './json.js';
+import { parseResponseJson, type ParsedJson } from './response-json.js';
 import { headerValue, parseRateLimit } from './rate-limit.js';
 import {
   DEADLINE_CODE,
@@ -500,7 +500,7 @@ interface FailureExchange {
 
 type Exchange = ResponseExchange | FailureExchange;
 
-/** After an attempt: a value, or how it failed, `fail(suffix)` building the error, and the wait a retry would take. */
+/** After an attempt: a value, or how it failed, `fail(suffix)` building the error, and the wait a resend would take. */
 type Verdict<T> =
   | { ok: true; value: T }
   | {

@@ -8,7 +8,7 @@ import { MAX_ATTEMPTS, type REQUEST_METHODS } from './constants.js';
 
 /**
  * Not a transport code: the client cut the attempt because the command's deadline (`wait --timeout`) came. Never
- * retried (there is no time left); a create cut this way may still have reached the server.
+ * resent (there is no time left); a create cut this way may still have reached the server.
  */
 export const DEADLINE_CODE = 'TASKCTL_DEADLINE';
 
@@ -119,7 +119,7 @@ export function shouldResend(method: Method, failure: Failure): boolean {
     case 'too-large':
     case 'unreadable':
       return false;
-    // Redirects are never followed (the key must not travel), and a definite answer does not change on retry.
+    // Redirects are never followed (the key must not travel), and a definite answer does not change when resent.
     case 'see-other':
     case 'refused':
       return false;
@@ -145,7 +145,7 @@ export function notProcessed(failure: Failure): NotProcessedFailure | undefined 
   }
 }
 
-/** How a run of retries grows: `firstMs × factor^n`, capped at `capMs`. */
+/** How a run of resends grows: `firstMs × factor^n`, capped at `capMs`. */
 interface BackoffSchedule {
   firstMs: number;
   factor: number;
@@ -160,16 +160,16 @@ const BACKOFF_JITTER = 0.25;
 const RETRY_AFTER_MAX_MS = 60_000;
 
 /**
- * Delay before retry number `retry` (0 = the first retry) on `schedule`: the nominal delay minus up to 25 % of random
+ * Delay before resend number `resend` (0 = the first resend) on `schedule`: the nominal delay minus up to 25 % of random
  * jitter, so the result lies in `[0.75 × nominal, nominal]`. Subtractive jitter (openai-node's form) spreads clients
  * apart without ever exceeding the cap.
  */
 export function backoffDelay(
-  retry: number,
+  resend: number,
   random: () => number = Math.random,
   schedule: BackoffSchedule = REQUEST_BACKOFF,
 ): number {
-  const n = Number.isFinite(retry) ? Math.max(0, Math.floor(retry)) : 0;
+  const n = Number.isFinite(resend) ? Math.max(0, Math.floor(resend)) : 0;
   const nominal = Math.min(schedule.firstMs * schedule.factor ** Math.min(n, 30), schedule.capMs);
   let r = random();
   if (!Number.isFinite(r)) r = 0;
@@ -264,7 +264,7 @@ export function decideResend(state: ResendState): { resend: true } | { resend: f
   // Never sleep past the command's deadline: fail now with what we know.
   if (!(serverWait && state.deadlineMovesWithWaits) && deadline !== undefined && now + waitMs > deadline)
     return { resend: false, stop: 'deadline' };
-  // Back-off counts against --request-timeout: a retry that cannot start within it is not made.
+  // Back-off counts against --request-timeout: a resend that cannot start within it is not made.
   if (!serverWait && now + waitMs >= state.budgetEnd) return { resend: false, stop: 'budget' };
   return { resend: true };
 }
@@ -280,7 +280,7 @@ const NEVER_SENT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT', // the TCP/TLS connection was never established
 ]);
 
-/** Transport failures worth retrying for an idempotent GET: the next attempt may well succeed. */
+/** Transport failures worth resending for an idempotent GET: the next attempt may well succeed. */
 const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'EPIPE',
@@ -298,7 +298,7 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   REQUEST_TIMEOUT_CODE,
 ]);
 
-/** TLS failures happen during the handshake (before the request is sent) and do not fix themselves on retry. */
+/** TLS failures happen during the handshake (before the request is sent) and do not fix themselves when resent. */
 function isTlsErrorCode(code: string): boolean {
   return (
     code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code === 'UND_ERR_PRX_TLS' || isCertificateCode(code)

@@ -1,7 +1,7 @@
 /**
  * The API contract as zod schemas: the client parses every response with these and the sandbox
  * serialises every response through them, so a contract change breaks both sides' tests.
- * Data objects keep unknown fields (`z.looseObject`): the spec may grow, and `-o json|ndjson` print the API's data as it
+ * Data objects keep unknown fields (`z.looseObject`): the contract (docs/openapi.json) lets objects carry more, and `-o json|ndjson` print the API's data as it
  * came; only the fields the client reads are validated. Types are inferred, never written by hand.
  *
  * Every schema is built on first use (`z.lazy`, which parses exactly as the schema it wraps; helpers are functions):
@@ -36,7 +36,7 @@ const taskId = () =>
   ]);
 const timestamp = () => z.string().min(1);
 
-/** Task states the spec shows; other strings are tolerated and treated as non-terminal. */
+/** Task states docs/openapi.json shows (#/components/schemas/Task: status); other strings are tolerated and treated as non-terminal. */
 export const KNOWN_TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 
 const ServiceSchema = z.lazy(() =>
@@ -53,14 +53,14 @@ export type Service = z.infer<typeof ServiceSchema>;
 const balanceShape = () => ({ balance: z.number(), currency: z.string() });
 export type Balance = z.infer<z.ZodObject<ReturnType<typeof balanceShape>, z.core.$loose>>;
 
-/** One item as the spec shows it; `TaskSchema` checks items in place by the same rules (a test holds them equal). */
+/** One item as docs/openapi.json shows it (#/components/schemas/TaskItem); `TaskSchema` checks items in place by the same rules (a test holds them equal). */
 export const TaskItemSchema = z.lazy(() =>
   z.looseObject({
     target: z.string(),
     status: z.string(),
-    /** Result of processing: any JSON value (the spec shows only domain_check_availability's `{available}`). */
+    /** Result of processing: any JSON value (the document's example is domain_check_availability's `{available}`). */
     data: z.unknown().optional(),
-    /** Not in the spec; the sandbox sets it on failed items. */
+    /** Not in docs/openapi.json; the sandbox sets it on failed items. */
     error: z.string().nullable().optional(),
   }),
 );
@@ -116,7 +116,7 @@ export const TaskSchema = z.lazy(() =>
       cost: z.number().nonnegative(),
       created_at: timestamp(),
       completed_at: timestamp().nullable().optional(),
-      // Fields the spec shows only in webhook task objects; accepted when a server sends them on the API too.
+      // Fields docs/openapi.json shows only in webhook task objects (#/components/schemas/WebhookTask); accepted when a server sends them on the API too.
       platform: z.string().nullable().optional(),
       completed_items: int().nonnegative().nullable().optional(),
       failed_items: int().nonnegative().nullable().optional(),
@@ -215,7 +215,10 @@ export const ErrorResponseSchema = z.lazy(() =>
 );
 export type ApiErrorBody = z.output<typeof ErrorResponseSchema>;
 
-/** Error codes the spec lists, plus `rate_limited` (the sandbox's choice for 429; the spec does not show one). */
+/**
+ * Error codes docs/openapi.json lists (#/components/schemas/ErrorCode), plus `rate_limited` (the sandbox's choice for
+ * 429; the document leaves the answer to an exceeded limit open).
+ */
 export const ERROR_CODES = [
   'unauthorized',
   'not_found',

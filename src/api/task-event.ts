@@ -1,6 +1,6 @@
 /**
- * A task as a webhook envelope (docs/behaviour.md, webhooks), for `watch -o ndjson` and `webhook simulate`: exactly the spec's
- * fields per event, with honest defaults for what the API did not say.
+ * A task as a webhook envelope (docs/behaviour.md#webhook-receiver), for `watch -o ndjson` and `webhook simulate`: exactly the
+ * fields of docs/openapi.json's `webhooks` per event, with honest defaults for what the API did not say.
  */
 import { WebhookEventSchema } from './schemas.js';
 import type { Task, WebhookEvent } from './schemas.js';
@@ -19,12 +19,12 @@ export function platformOf(service: string): string {
 /**
  * The event for the task's current status, or undefined for states with no event (waiting, unknown strings).
  * Defaults: item counts from the task or its items, else 0 (a failed task's unknown failures are the items not
- * completed; a completed task's unknown completions are not claimed); `started_at`/`completed_at`/`failed_at` the observation time `now` when unknown; keys in the spec's order.
+ * completed; a completed task's unknown completions are not claimed); `started_at`/`completed_at`/`failed_at` the observation time `now` when unknown; keys in the document's order.
  */
 export function toWebhookEvent(task: Task, now: number): WebhookEvent | undefined {
   const timestamp = new Date(now).toISOString();
   const platform = task.platform ?? platformOf(task.service);
-  // The shared rule of lib/task-state.ts, as follow/progress.ts reads it.
+  // The shared rule of lib/task-state.ts, as follow/item-counts.ts reads it.
   const { completed, failed } = itemCounts(task);
   let event: WebhookEvent;
   // Read by task-state.ts (`running` is processing, `cancelled` failed), so watch's events agree with wait's exit code.
@@ -92,7 +92,7 @@ export function toWebhookEvent(task: Task, now: number): WebhookEvent | undefine
     default:
       return undefined;
   }
-  // Validate against the contract; the object built above is returned so its keys keep the spec's order.
+  // Validate against the contract; the object built above is returned so its keys keep the document's order.
   WebhookEventSchema.parse(event);
   return event;
 }

@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { AuthError } from '../errors.js';
-import { formatDuration } from '../lib/durations.js';
+import { formatDuration } from '../lib/duration.js';
 import { createRedactor, type Redactor } from '../lib/redact.js';
 import { neutralise } from '../lib/sanitize.js';
 import { systemClock, type Clock } from '../lib/time.js';
@@ -30,7 +30,7 @@ export interface ApiClientOptions {
    * flag value sets that too. Also caps the 10 s connect timeout.
    */
   requestTimeoutMs?: number;
-  /** One GET attempt's cut within the budget. Default 30 s; tests and tools lower it to see a retry after a cut. */
+  /** One GET attempt's cut within the budget. Default 30 s; tests and tools lower it to see a resend after a cut. */
   attemptTimeoutMs?: number;
   /** Time source for backoff, rate-limit waits and the deadline. Default: `systemClock`. */
   clock?: Clock;
@@ -40,7 +40,7 @@ export interface ApiClientOptions {
   deadline?: number;
   /** Ctrl-C: aborts the request in flight and any wait; the signal's reason is thrown unchanged. Default: none. */
   signal?: AbortSignal;
-  /** `--verbose`: receives request, response and retry lines, secrets redacted. Default: no tracing. */
+  /** `--verbose`: receives request, response and resend lines, secrets redacted. Default: no tracing. */
   trace?: (line: string) => void;
   /** Tests inject a MockAgent (not closed by `close()`). Default: `createDispatcher(baseUrl, env, ...)`. */
   dispatcher?: Dispatcher;
@@ -53,7 +53,7 @@ export interface ApiClientOptions {
    * wait however many requests share it: `waiting 25s for the rate limit (100 requests/min)…`. Default: silence.
    */
   onWait?: (waitMs: number, message: string) => void;
-  /** Hears of every retry before its wait: `could not reach … (connection refused); retrying in 1s (attempt 2/4)`. */
+  /** Hears of every resend before its wait: `could not reach … (connection refused); retrying in 1s (attempt 2/4)`. */
   onResend?: (message: string) => void;
   /** The hint of a refused key (401), naming where the key came from (core/settings keyRefusedHint). */
   authHint?: string;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ResumeOptions } from '../core/submit/journal.js';
+import type { ResumeOptions } from '../core/submit/journaled-run.js';
 import { examples, type RunAction } from './help-text.js';
 import { collect } from './parsers.js';
 import { addWaitOptions } from './shared-flags.js';
@@ -38,7 +38,7 @@ export function registerResume(program: Command, run: RunAction): void {
     )
     .action((file: string | undefined, options: ResumeOptions, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const { runResume } = await import('../core/submit/journal.js');
+        const { runResume } = await import('../core/submit/journaled-run.js');
         await runResume(ctx, file, options);
       }),
     );

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { RetryOptions } from '../core/submit/retry.js';
+import type { RetryOptions } from '../core/submit/retry-tasks.js';
 import { examples, type RunAction } from './help-text.js';
 import { duration } from './parsers.js';
 import { addSpendOptions, addWaitOptions, errorOption } from './shared-flags.js';

@@ -44,7 +44,7 @@ export function registerSandbox(program: Command, run: RunAction): void {
     .option('--state <file>', 'persist and reload tasks, balance and keys in this JSON file')
     .option(
       '--dialect <name>',
-      "answer in a variant of the API the spec allows (repeatable; 'all' for every one, 'list' to see them)",
+      "answer in a variant of the API the contract allows (repeatable; 'all' for every one, 'list' to see them)",
       append,
       [],
     )

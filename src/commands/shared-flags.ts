@@ -1,5 +1,5 @@
 /** Flags that several commands declare alike: the wait flags (`wait`, `create --wait`, `retry --wait`) and the
- * spending flags (`create`, `retry`). The code reading them lives in core/follow/wait.ts and core/submit/. */
+ * spending flags (`create`, `retry`). The code reading them lives in core/follow/wait-loop.ts and core/submit/. */
 import { Option, type Command } from 'commander';
 import { wideOption } from '../output/columns.js';
 import { reportOption } from '../report/write.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { WaitOptions } from '../core/follow/wait.js';
+import type { WaitOptions } from '../core/follow/wait-loop.js';
 import { examples, type RunAction } from './help-text.js';
 import { addWaitOptions, journalMisnamed } from './shared-flags.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { WatchOptions } from '../core/follow/watch.js';
+import type { WatchOptions } from '../core/watch.js';
 import { examples, type RunAction } from './help-text.js';
 import { duration, positiveDuration } from './parsers.js';
 import { parseTaskId } from '../lib/task-id.js';
@@ -37,6 +37,6 @@ export function registerWatch(program: Command, run: RunAction): void {
         ' --outage-tolerance; 124 timed out (--timeout) while the service answered; 130 Ctrl-C.\n',
     )
     .action((ids: string[], options: WatchOptions, cmd: Command) =>
-      run(cmd, async (ctx) => (await import('../core/follow/watch.js')).runWatch(ctx, ids.map(parseTaskId), options)),
+      run(cmd, async (ctx) => (await import('../core/watch.js')).runWatch(ctx, ids.map(parseTaskId), options)),
     );
 }

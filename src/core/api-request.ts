@@ -6,7 +6,7 @@
 import { REQUEST_METHODS } from '../api/constants.js';
 import { systemErrorWords, UsageError } from '../errors.js';
 import { readTextFile } from '../store/text-file.js';
-import type { Output, Prompts, Service } from './context.js';
+import type { Output, Prompts, Service } from './capabilities.js';
 
 type Method = (typeof REQUEST_METHODS)[number];
 
@@ -119,7 +119,7 @@ function bodyFromFields(pairs: ReadonlyArray<[string, FieldValue]>): string {
 /** `--input`: read and checked as JSON before anything is sent. */
 async function readInput(path: string, read: ReturnType<typeof fileReader>): Promise<string> {
   const text = await read(path, '--input');
-  const { parseResponseJson } = await import('../api/json.js');
+  const { parseResponseJson } = await import('../api/response-json.js');
   const parsed = parseResponseJson(text);
   if (parsed.ok) return text;
   let reason: string = parsed.why;
@@ -196,7 +196,7 @@ async function printResponse(
     stdout.write(body.endsWith('\n') ? body : `${body}\n`);
     return;
   }
-  const { parseResponseJson } = await import('../api/json.js');
+  const { parseResponseJson } = await import('../api/response-json.js');
   const parsed = parseResponseJson(response.text);
   if (parsed.ok) {
     ctx.printer.json(parsed.value);

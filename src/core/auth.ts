@@ -1,5 +1,5 @@
 /** `taskctl auth login/status/logout`: a key read, checked with GET /balance, saved in or removed from the profile. */
-import type { Output, Process, Prompts, Runtime, Service, Store } from './context.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
 import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
 import { AuthError, CliError, UsageError } from '../errors.js';

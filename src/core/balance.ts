@@ -1,5 +1,5 @@
 /** `taskctl balance`: the coin balance, one line for a person, two fields for a script. */
-import type { Output, Prompts, Service } from './context.js';
+import type { Output, Prompts, Service } from './capabilities.js';
 import { formatCount } from '../output/numbers.js';
 
 export async function runBalance(ctx: Output & Prompts & Service): Promise<void> {

@@ -1,7 +1,7 @@
 /** `taskctl completion` (a shell's script) and `__complete` (cached values, or one quick API call on an empty cache). */
 import type { Command } from 'commander';
 import type { ApiClient } from '../api/client.js';
-import type { Output, Runtime, Service, Store } from './context.js';
+import type { Output, Runtime, Service, Store } from './capabilities.js';
 import type { DynamicKind, Shell } from '../completion/shells.js';
 
 /**

@@ -1,10 +1,9 @@
 /** `taskctl config get/set/unset/list/path`: a profile's settings read (effective, with their source) and written. */
-import type { Output, Runtime, Service, Store } from './context.js';
+import type { Output, Runtime, Service, Store } from './capabilities.js';
 import { UsageError } from '../errors.js';
 import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../store/setting-names.js';
-import { parsePositiveDuration } from '../lib/duration.js';
+import { formatDuration, parsePositiveDuration } from '../lib/duration.js';
 import type { Resolved, Settings } from './settings.js';
-import { formatDuration } from '../lib/durations.js';
 import { POST_TIMEOUT_MS, REQUEST_BUDGET_MS } from '../api/constants.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from './follow/outage.js';
 import { DEFAULT_JOB_RETENTION_MS } from './job/registry.js';
@@ -121,6 +120,6 @@ export async function runConfigList(ctx: Output & Service): Promise<void> {
 }
 
 export async function runConfigPath(ctx: Output & Runtime): Promise<void> {
-  const { configFilePath } = await import('../store/config.js');
+  const { configFilePath } = await import('../store/config-file.js');
   ctx.printer.line(configFilePath(ctx.env));
 }

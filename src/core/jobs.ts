@@ -4,13 +4,13 @@
  * state directory are removed after the `job-retention` setting (or now, `--prune`); a user's `--journal FILE` and an
  * unfinished job are never removed.
  */
-import type { Output, Runtime, Service, Store } from './context.js';
+import type { Output, Runtime, Service, Store } from './capabilities.js';
 import { parsePositiveDuration } from '../lib/duration.js';
 import { formatBytes } from '../output/bytes.js';
 import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
-import type { JobStore, StoredJob } from '../store/jobs.js';
-import { readJournal } from '../store/journal.js';
+import type { JobStore, StoredJob } from '../store/job-files.js';
+import { readJournal } from '../store/journal-file.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import { rebuild } from './submit/journal-records.js';
 import { counted } from './items/clean.js';

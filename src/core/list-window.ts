@@ -1,6 +1,6 @@
 /**
  * `list --since` / `--until`: tasks created within a window, and when a page walk may stop early. The
- * spec does not promise an order; the sandbox lists newest first. The walk stops only when the order seen so far was
+ * contract does not promise an order (docs/openapi.json: GET /tasks); the sandbox lists newest first. The walk stops only when the order seen so far was
  * newest first and a whole page is older than the window; otherwise every page is read and filtered (the page guard
  * bounds the walk).
  */

@@ -5,7 +5,7 @@
  * client's rate limiter.
  */
 import type { Task } from '../api/schemas.js';
-import type { Output, Prompts, Runtime, Service, Store } from './context.js';
+import type { Output, Prompts, Runtime, Service, Store } from './capabilities.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
 import { statusFilter } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';

@@ -3,7 +3,7 @@
  * names, the balance's number); with an explicit `-o` or `--json` the format wins and `-q` only quiets stderr
  * (docs/behaviour.md#quiet).
  */
-import type { GlobalOptions } from './context.js';
+import type { GlobalOptions } from './capabilities.js';
 import type { Printer, RowStream } from '../output/printer.js';
 
 export function idsOnly(globals: GlobalOptions): boolean {

@@ -1,5 +1,5 @@
 /** `taskctl sandbox`: the local service started (sandbox/launch.ts), its exports printed, stopped on Ctrl-C. */
-import type { Output, Process } from './context.js';
+import type { Output, Process } from './capabilities.js';
 import { dialectScope, DIALECTS, type DialectName } from '../sandbox/dialect-names.js';
 import type { ResolvedOptions } from '../sandbox/options.js';
 import { shellWord } from '../lib/shell-word.js';

@@ -1,5 +1,5 @@
 /** `taskctl services`: the services with their price per item; remembered for completion. */
-import type { Output, Prompts, Service, Store } from './context.js';
+import type { Output, Prompts, Service, Store } from './capabilities.js';
 import { pickColumns } from '../output/columns.js';
 import { SERVICE_COLUMNS } from '../output/service-columns.js';
 import { idLines, idsOnly } from './quiet.js';

@@ -4,7 +4,7 @@
  */
 import type { Env } from '../output/io.js';
 import type { Profile } from '../store/config-schema.js';
-import { DEFAULT_PROFILE } from '../store/config.js';
+import { DEFAULT_PROFILE } from '../store/config-file.js';
 import { UsageError } from '../errors.js';
 
 type SettingSource = 'flag' | 'env' | 'profile' | 'default' | 'sandbox';
@@ -121,7 +121,7 @@ export function resolveSettings(
 
 /**
  * The hint for a refused key (HTTP 401), naming where the key came from: "set TASKCTL_API_KEY" is the wrong advice when
- * TASKCTL_API_KEY is the bad key. The API client passes it to its AuthError (api/errors.ts keeps a general default).
+ * TASKCTL_API_KEY is the bad key. The API client passes it to its AuthError (api/api-errors.ts keeps a general default).
  */
 export function keyRefusedHint(apiKey: Resolved<string> | undefined, profile: Resolved<string>): string {
   switch (apiKey?.source) {

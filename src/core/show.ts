@@ -1,6 +1,6 @@
 /** `taskctl show`: tasks read one after the other (a missing one prints nothing), reports written, items printed. */
 import type { Task } from '../api/schemas.js';
-import type { Context, Service } from './context.js';
+import type { Capabilities, Service } from './capabilities.js';
 import { NotFoundError } from '../errors.js';
 import { printTaskItems } from './task-results.js';
 import { idsOnly } from './quiet.js';
@@ -27,10 +27,10 @@ async function fetchTasks(ctx: Service, ids: readonly number[]): Promise<Task[]>
   return tasks;
 }
 
-export async function runShow(ctx: Context, requested: readonly number[], options: ShowOptions): Promise<void> {
+export async function runShow(ctx: Capabilities, requested: readonly number[], options: ShowOptions): Promise<void> {
   const { jobOrIds } = await import('./job/args.js');
   const job = jobOrIds('show', requested, options);
-  if (job !== undefined) return (await import('./job/show.js')).runShowJob(ctx, job, options);
+  if (job !== undefined) return (await import('./job/show-job.js')).runShowJob(ctx, job, options);
   checkReportTargets(options.report);
   const ids = [...new Set(requested)];
   const tasks = await ctx.spin(

@@ -1,9 +1,9 @@
 /**
  * A task's item results as `show` prints them, shared by `show` and the end of `wait`/`create --wait` (the
- * main job ends with its results), used by `show` and core/follow/wait.ts.
+ * main job ends with its results), used by `show` and core/follow/wait-loop.ts.
  */
 import type { Task } from '../api/schemas.js';
-import type { Output } from './context.js';
+import type { Output } from './capabilities.js';
 import { itemCounts } from '../lib/task-state.js';
 import { itemFilter } from './job/filter.js';
 import { pickColumns } from '../output/columns.js';

@@ -1,22 +1,22 @@
 /**
  * `taskctl wait`: the tasks named by ids (arguments or stdin) or by a journaled job (`--job FILE`), handed to the one
- * wait loop (core/follow/wait.ts). Kept apart from that loop, which `--job` uses too.
+ * wait loop (core/follow/wait-loop.ts). Kept apart from that loop, which `--job` uses too.
  */
-import type { Context, Output } from './context.js';
+import type { Capabilities, Output } from './capabilities.js';
 import { UsageError } from '../errors.js';
 import { parseTaskId } from '../lib/task-id.js';
 import { checkReportTargets } from '../report/write.js';
-import { waitForTasks, type WaitOptions } from './follow/wait.js';
+import { waitForTasks, type WaitOptions } from './follow/wait-loop.js';
 
 /** `taskctl wait`: report paths checked before waiting, the ids (arguments or stdin), then the one wait loop. */
 export async function runWait(
-  ctx: Context,
+  ctx: Capabilities,
   args: string[],
   options: WaitOptions & { job?: string; journal?: string },
 ): Promise<void> {
   const { jobOrIds } = await import('./job/args.js');
   const job = jobOrIds('wait', args, options);
-  if (job !== undefined) return (await import('./job/wait.js')).runWaitJob(ctx, job, options);
+  if (job !== undefined) return (await import('./job/wait-job.js')).runWaitJob(ctx, job, options);
   checkReportTargets(options.report);
   await waitForTasks(ctx, await resolveIds(ctx, args), options);
 }

@@ -6,7 +6,7 @@
 import { AuthError, InterruptedError, UsageError } from '../errors.js';
 import { parseTaskId } from '../lib/task-id.js';
 import { eventPrinter } from '../webhook/event-printer.js';
-import type { Output, Process, Runtime, Service } from './context.js';
+import type { Output, Process, Runtime, Service } from './capabilities.js';
 import { wireListener, type Unwire } from './webhook-wiring.js';
 
 export interface ListenOptions {

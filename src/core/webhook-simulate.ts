@@ -4,7 +4,7 @@
  */
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../api/webhook-events.js';
 import { AuthError, UnavailableError, UsageError } from '../errors.js';
-import type { Output, Runtime, Service } from './context.js';
+import type { Output, Runtime, Service } from './capabilities.js';
 
 export interface SimulateCommandOptions {
   event?: WebhookEventName;

@@ -6,7 +6,7 @@ import { normaliseBaseUrl } from '../api/base-url.js';
 import { cacheDirectory } from '../store/cache-dir.js';
 import { WebhookWirings } from '../store/webhook-wirings.js';
 import type { SandboxAdmin, WiringDeps } from '../webhook/sandbox-wiring.js';
-import type { Output, Runtime, Service } from './context.js';
+import type { Output, Runtime, Service } from './capabilities.js';
 
 /** Undoes the wiring (restores the previous URL if the URL is still the listener's); never throws. */
 export type Unwire = () => Promise<void>;

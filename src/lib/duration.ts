@@ -1,3 +1,9 @@
+/**
+ * Durations, both ways: typed by people (`parseDuration`: `500ms`, `30s`, `5m`, `1h`, plain seconds) and written for
+ * them (`formatDuration`: `0.3s`, `1m30s`, `2h5m` in messages and traces; `clockTime`: `0:07`, `1:02:03`, a running
+ * clock in the live progress block, fixed-width per magnitude). One module for every length of time taskctl reads or
+ * prints.
+ */
 import { UsageError } from '../errors.js';
 
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -25,4 +31,26 @@ export function parsePositiveDuration(text: string, flag: string): number {
   const ms = parseDuration(text, flag);
   if (ms <= 0) throw new UsageError(`${flag} must be above 0 (got "${text}")`, 'Use e.g. 30s.');
   return ms;
+}
+
+/** `0.3s`, `1.5s` (one decimal under 10 s), `42s`, `1m30s`, `2h5m`. */
+export function formatDuration(ms: number): string {
+  const safe = Number.isFinite(ms) ? Math.max(0, ms) : 0;
+  if (safe < 10_000) return `${Number((safe / 1000).toFixed(1))}s`;
+  const totalSeconds = Math.round(safe / 1000);
+  const h = Math.floor(totalSeconds / 3600);
+  const m = Math.floor((totalSeconds % 3600) / 60);
+  const s = totalSeconds % 60;
+  if (h) return `${h}h${m ? `${m}m` : ''}`;
+  if (m) return `${m}m${s ? `${s}s` : ''}`;
+  return `${s}s`;
+}
+
+/** 0:07, 12:34, 1:02:03. */
+export function clockTime(ms: number): string {
+  const total = Math.floor(Math.max(0, ms) / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }

@@ -256,6 +256,6 @@ export function unknownStatusWarner(warn: (message: string) => void): (task: Tas
         : phase === 'completed'
           ? 'taskctl reads it as completed'
           : 'taskctl reads it as still running (no finish time yet)';
-    warn(`task ${task.id} has status "${task.status}", which the API spec does not list; ${meaning}`);
+    warn(`task ${task.id} has status "${task.status}", which the API does not document; ${meaning}`);
   };
 }

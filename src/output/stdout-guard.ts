@@ -52,7 +52,7 @@ function isErrorSource(stream: Holdable): stream is Holdable & ErrorSource {
 /** The exit code of output that could not be written. */
 const OUTPUT_FAILED_EXIT = ExitCode.outputFailed;
 
-/** `the disk is full`: a write error in plain words (errors.ts's one mapping), for the one-line message. */
+/** `the disk is full`: a write error in plain words (src/errors.ts's one mapping), for the one-line message. */
 function describeWriteError(error: NodeJS.ErrnoException): string {
   return systemErrorWords(error);
 }

@@ -1,4 +1,4 @@
-import { SPEC_RATE_LIMIT } from '../api/constants.js';
+import { DOCUMENTED_RATE_LIMIT } from '../api/constants.js';
 
 /** Option defaults, exported so the CLI's `taskctl sandbox --help` shows the same values the sandbox uses. */
 export const SANDBOX_DEFAULTS = {
@@ -7,7 +7,7 @@ export const SANDBOX_DEFAULTS = {
   apiKey: 'sk_sandbox_0000',
   balance: 10_000,
   itemMs: 200,
-  rateLimit: SPEC_RATE_LIMIT,
+  rateLimit: DOCUMENTED_RATE_LIMIT,
   rateWindowMs: 60_000,
   maxItems: 10_000,
   webhookTimeScale: 1,

@@ -8,8 +8,8 @@ import { DIALECT_NAMES, isDialectName } from './dialect-names.js';
 import type { DialectName } from './dialect-names.js';
 import type { Reply } from './http.js';
 import { jsonReply } from './http.js';
-import { rateLimitHeaders } from './rate-limit.js';
-import type { RateDecision } from './rate-limit.js';
+import { rateLimitHeaders } from './rate-windows.js';
+import type { RateDecision } from './rate-windows.js';
 import { itemState, snapshotTask } from './timeline.js';
 import type { TaskRecord } from './timeline.js';
 
@@ -21,7 +21,7 @@ const DIALECT_MAGIC = { skip: 'skip-', archive: 'archive-' } as const;
 
 /** Error codes that `status-400` answers with HTTP 400. */
 const REFUSALS_AS_400: ReadonlySet<string> = new Set(['validation_error', 'insufficient_balance', 'not_found']);
-/** Fields the webhook objects show and the API's task object does not (docs/sandbox.md#where-the-spec-is-silent); `bare-tasks` leaves them out. */
+/** Fields the webhook objects show and the API's task object does not (docs/sandbox.md#where-the-contract-is-silent); `bare-tasks` leaves them out. */
 const WEBHOOK_ONLY_FIELDS = ['platform', 'completed_items', 'failed_items', 'started_at', 'failed_at', 'error_message'];
 
 /** Names as given (`all` = every dialect), checked: an unknown name is the message of a usage error. */

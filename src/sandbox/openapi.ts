@@ -3,7 +3,7 @@
  * sandbox (docs/sandbox.md#the-contract-openapijson). Bundled into dist/sandbox.cjs: the package ships no docs/.
  */
 import contract from '../../docs/openapi.json' with { type: 'json' };
-import { API_PREFIX } from './api.js';
+import { API_PREFIX } from './api-routes.js';
 import { errorReply } from './http.js';
 import type { Reply } from './http.js';
 

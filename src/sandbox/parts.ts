@@ -1,6 +1,6 @@
 /** The sandbox's parts, built from its options and wired to each other: what the request pipeline works with. */
 import type { AdminContext } from './admin.js';
-import type { ApiContext } from './api.js';
+import type { ApiContext } from './api-routes.js';
 import { Dialects } from './dialects.js';
 import { FaultInjector } from './faults.js';
 import { errorReply } from './http.js';
@@ -10,7 +10,7 @@ import { LiveFeed } from './live-feed.js';
 import { resolveOptions } from './options.js';
 import type { ResolvedOptions } from './options.js';
 import { StateStore } from './persistence.js';
-import { FixedWindowLimiter } from './rate-limit.js';
+import { FixedWindowLimiter } from './rate-windows.js';
 import { SandboxState } from './state.js';
 import { RequestStats } from './stats.js';
 import { TimerSet } from './timers.js';

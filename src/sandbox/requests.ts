@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_PREFIX, handleAdmin } from './admin.js';
-import { API_PREFIX, matchApiRoute } from './api.js';
-import type { ApiRoute } from './api.js';
+import { API_PREFIX, matchApiRoute } from './api-routes.js';
+import type { ApiRoute } from './api-routes.js';
 import type { Fault } from './faults.js';
 import { dashboardReply, isDashboardPath } from './dashboard/routes.js';
 import { errorReply, JSON_TYPE, readBody, splitUrl } from './http.js';

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listenOn } from '../net/listen.js';
-import { API_PREFIX } from './api.js';
+import { API_PREFIX } from './api-routes.js';
 import { errorReply, JSON_TYPE } from './http.js';
 import { buildParts } from './parts.js';
 import { handleRequest } from './requests.js';

@@ -1,6 +1,6 @@
 /** The account: balance, API key, tasks and webhook URL. In memory; persistence.ts saves and loads it. */
 import { createHash } from 'node:crypto';
-import { findService } from './services.js';
+import { findService } from './simulated-services.js';
 import { MAX_QUEUE_DELAY_MS, TaskRecord } from './timeline.js';
 import type { StoredTask } from './timeline.js';
 

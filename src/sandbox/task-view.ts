@@ -1,6 +1,6 @@
 /** API representations of a task, derived from its record at a moment in time. */
 import type { Task, TaskItem } from '../api/schemas.js';
-import { findService, itemResult } from './services.js';
+import { findService, itemResult } from './simulated-services.js';
 import { itemState, snapshotTask } from './timeline.js';
 import type { TaskRecord, TaskSnapshot } from './timeline.js';
 

@@ -5,7 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { WebhookEventSchema } from '../api/schemas.js';
 import type { WebhookEvent } from '../api/schemas.js';
-import { formatDuration } from '../lib/durations.js';
+import { formatDuration } from '../lib/duration.js';
 import { DeliveryLog, recordedHeaders } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import type { TimerSet } from './timers.js';
@@ -148,7 +148,7 @@ export class WebhookDispatcher {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const req = send(url, { method: 'POST', agent: false, headers });
       this.inFlight.add(req);
-      // The whole exchange, body included, must finish within the timeout (spec: answer 200 within 30 s).
+      // The whole exchange, body included, must finish within the timeout (docs/openapi.json, info: a receiver answers within 30 s).
       const timeout = timers.set(
         () => req.destroy(new Error(`no response within ${formatDuration(timeoutMs)}`)),
         timeoutMs,

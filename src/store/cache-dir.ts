@@ -19,7 +19,7 @@ export function userHome(home: string = homedir()): string | undefined {
   }
 }
 
-/** An XDG base directory variable, used only when absolute: the XDG spec says to ignore a relative one. */
+/** An XDG base directory variable, used only when absolute: the XDG Base Directory Specification says to ignore a relative one. */
 export function xdgHome(value: string | undefined): string | undefined {
   return value !== undefined && isAbsolute(value) ? value : undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * An items file (`create -f FILE`) opened for reading: the disk half of core/items/read.ts, which names the file in
+ * An items file (`create -f FILE`) opened for reading: the disk half of core/items/sources.ts, which names the file in
  * its errors (`readError`) and decodes the chunks.
  */
 import { open, type FileHandle } from 'node:fs/promises';

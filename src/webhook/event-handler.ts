@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Env } from '../output/io.js';
-import { DEDUPE_WINDOW_MS, RecentKeys } from './dedupe.js';
+import { DEDUPE_WINDOW_MS, RecentKeys } from './recent-keys.js';
 import { runExec } from './exec.js';
 import { ExecQueue } from './exec-queue.js';
 import type { ExecJob, Reservation } from './exec-queue.js';
@@ -152,7 +152,9 @@ export class EventHandler {
     this.counts.acknowledged++;
     // A synthesised event leaves out what the API did not say: that is by design, not worth a warning.
     if (received.problem !== undefined && !received.synthesised)
-      this.settings.log(`warning: ${label} is not the spec's event shape (${received.problem}); passed on as received`);
+      this.settings.log(
+        `warning: ${label} is not the documented event shape (${received.problem}); passed on as received`,
+      );
     return { status: 200, note: `${label}${received.synthesised ? ' (synthesised)' : ''}`, shown: shown.value };
   }
 

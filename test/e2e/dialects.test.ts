@@ -271,9 +271,9 @@ describe('taskctl sandbox --dialect', () => {
       .split('\n')
       .map((line) => line.split('\t')[0]);
     expect(names).toEqual(DIALECT_NAMES);
-    expect(listed.stdout).toMatch(/^item-statuses\tspec\t.*skipped/m);
-    // Four go beyond what the spec allows, and are labelled so.
-    const beyond = listed.stdout.split('\n').filter((line) => line.split('\t')[1] === 'beyond the spec');
+    expect(listed.stdout).toMatch(/^item-statuses\tdocumented\t.*skipped/m);
+    // Four go beyond what the contract allows, and are labelled so.
+    const beyond = listed.stdout.split('\n').filter((line) => line.split('\t')[1] === 'beyond the contract');
     expect(beyond.map((line) => line.split('\t')[0])).toEqual(['string-ids', 'data-shapes', 'no-items', 'sparse']);
     expect(listed.stderr).toMatch(/--clock-skew DURATION/);
   });

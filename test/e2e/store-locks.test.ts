@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CompletionCacheStore } from '../../src/store/cache.js';
-import { openConfig } from '../../src/store/config.js';
+import { openConfig } from '../../src/store/config-file.js';
 
 let root: string;
 let dir: string;

@@ -92,7 +92,7 @@ describe('webhook listen', () => {
     expect(out.stderr()).not.toContain('sk_not_the_key');
   });
 
-  it("acknowledges a signed event whose shape is not the spec's, prints it as received and warns (tsv and ndjson)", async () => {
+  it('acknowledges a signed event whose shape is not the documented one, prints it as received and warns (tsv and ndjson)', async () => {
     world = await startWorld();
     const out = await listen(world.env, ['-o', 'ndjson']);
     const port = out.port;
@@ -112,7 +112,7 @@ describe('webhook listen', () => {
       () => `not printed: ${out.stdout()} ${out.stderr()}`,
     );
     expect(JSON.parse(out.stdout().trim())).toEqual(body);
-    expect(out.stderr()).toMatch(/warning: completed task 5 is not the spec's event shape \(task\.platform/);
+    expect(out.stderr()).toMatch(/warning: completed task 5 is not the documented event shape \(task\.platform/);
   });
 
   it('survives a receiver that failed the first attempts: the sandbox retries and each event prints once', async () => {

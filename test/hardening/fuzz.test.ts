@@ -20,8 +20,7 @@ import {
   WebhookEventSchema,
 } from '../../src/api/schemas.js';
 import { dedupeItems, planChunks, readItems, validateItems } from '../../src/core/items/index.js';
-import { parseDuration } from '../../src/lib/duration.js';
-import { formatDuration } from '../../src/lib/durations.js';
+import { formatDuration, parseDuration } from '../../src/lib/duration.js';
 import { CliError, RateLimitError, UsageError } from '../../src/errors.js';
 import { createRedactor } from '../../src/lib/redact.js';
 import { FakeClock } from '../unit/api/helpers.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { MAX_RATE_LIMIT_WAIT_MS, RateLimiter } from '../../src/api/rate-limit.js';
-import { AmbiguousCreateError } from '../../src/api/errors.js';
+import { AmbiguousCreateError } from '../../src/api/api-errors.js';
 import type { Task } from '../../src/api/schemas.js';
 import { ExitCode, RateLimitError, UnavailableError } from '../../src/errors.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';

@@ -9,11 +9,11 @@ import { counted } from '../../output/plural.js';
 import type { Printer } from '../../output/printer.js';
 import { fitToStream } from '../../output/width.js';
 import { RunFiles } from '../../store/sorted-runs.js';
-import type { Context } from '../context.js';
+import type { Capabilities } from '../capabilities.js';
 import { DiffTally, walkSides } from './compare.js';
-import { readJournal } from './journal.js';
+import { readJournal } from './journal-side.js';
 import { ChangeOutput } from './print.js';
-import { addTask, readFile, SideItems } from './read.js';
+import { addTask, readFile, SideItems } from './side-items.js';
 import { SortedSide } from './sort.js';
 import { openFileSide, parseSide, type OpenedFile, type SideSpec } from './source.js';
 import { NOT_RESULT_FIELDS, type CompareMode } from './values.js';
@@ -24,7 +24,7 @@ export interface DiffOptions {
   fields?: string[];
 }
 
-export async function runDiff(ctx: Context, first: string, second: string, options: DiffOptions): Promise<void> {
+export async function runDiff(ctx: Capabilities, first: string, second: string, options: DiffOptions): Promise<void> {
   // A job id (`j-…`) is its journal; a path that exists wins over an id.
   const side = (arg: string): SideSpec => {
     const spec = parseSide(arg);
@@ -55,7 +55,7 @@ export async function runDiff(ctx: Context, first: string, second: string, optio
   }
 }
 
-async function fill(ctx: Context, spec: SideSpec, file: OpenedFile | undefined, side: SideItems): Promise<void> {
+async function fill(ctx: Capabilities, spec: SideSpec, file: OpenedFile | undefined, side: SideItems): Promise<void> {
   if (spec.kind === 'task') {
     const api = await ctx.api();
     const task = await ctx.spin(`reading task ${spec.id}`, () => api.getTask(spec.id));
@@ -106,7 +106,13 @@ export function chooseFields(
   });
 }
 
-async function compare(ctx: Context, a: SideItems, b: SideItems, fields: string[], mode: CompareMode): Promise<void> {
+async function compare(
+  ctx: Capabilities,
+  a: SideItems,
+  b: SideItems,
+  fields: string[],
+  mode: CompareMode,
+): Promise<void> {
   const tally = new DiffTally();
   const pause = async () => {
     await new Promise((resolve) => setImmediate(resolve));

@@ -9,7 +9,7 @@
  * time left is labelled as an estimate; while the service does not answer, the block says so (retrying, last answer
  * N s ago) and shows no rate or estimate, so nothing moves that is not known.
  */
-import { clockTime, formatDuration } from '../../lib/durations.js';
+import { clockTime, formatDuration } from '../../lib/duration.js';
 import type { Paint, Progress } from '../../output/progress.js';
 import { paintTone } from '../../output/status-colours.js';
 import { countsText } from '../../output/task-columns.js';

@@ -10,7 +10,7 @@ import { isTerminal, isWorking, itemCounts, taskPhase } from '../../lib/task-sta
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
 import { TaskPace } from './pace.js';
-import { finishedItemCount, withItemCounts } from './progress.js';
+import { finishedItemCount, withItemCounts } from './item-counts.js';
 import type { TaskReader } from './reader.js';
 import {
   PageKnowledge,

@@ -3,7 +3,7 @@
  * the ids written to a list in the state directory (docs/behaviour.md#for-people); undefined when they are few enough to
  * list, the wait is done, the sandbox ends with the command, or the list cannot be written.
  */
-import type { Runtime, Service } from '../context.js';
+import type { Runtime, Service } from '../capabilities.js';
 import { parsePositiveDuration } from '../../lib/duration.js';
 import { shellWord } from '../../lib/shell-word.js';
 import { writeIdList } from '../../store/id-lists.js';

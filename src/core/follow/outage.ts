@@ -5,8 +5,7 @@
  */
 import type { Task } from '../../api/schemas.js';
 import { RateLimitError, UnavailableError } from '../../errors.js';
-import { parsePositiveDuration } from '../../lib/duration.js';
-import { formatDuration } from '../../lib/durations.js';
+import { formatDuration, parsePositiveDuration } from '../../lib/duration.js';
 import { neutralise } from '../../lib/sanitize.js';
 import { formatCount } from '../../output/numbers.js';
 

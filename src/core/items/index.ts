@@ -1,6 +1,6 @@
 // Items for `create`: read (args, files, stdin) → validate per service → dedupe → plan chunks.
 // Pure logic, except that `readItems` opens the files it is given.
-export { checkArguments, readItems } from './read.js';
+export { checkArguments, readItems } from './sources.js';
 export { formatFromPath } from './formats.js';
 export type { ItemFormat, ItemSource, ReadItemsOptions } from './types.js';
 export { validateItems, formatInvalidReport, INVALID_SHOWN } from './validate.js';

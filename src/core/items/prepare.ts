@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { scanItems } from './read.js';
+import { scanItems } from './sources.js';
 import { ByteLog, Scratch } from '../../store/scratch.js';
 import { RepeatFinder } from './repeats.js';
 import type { ItemSource, ReadItemsOptions } from './types.js';

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { UsageError } from '../../errors.js';
 import type { Env } from '../../lib/env.js';
-import { JOB_ID, JobStore, pathExists } from '../../store/jobs.js';
+import { JOB_ID, JobStore, pathExists } from '../../store/job-files.js';
 import { stateDirectory } from '../../store/state-dir.js';
 
 /** Digits of the start time (ms, base 36): 8 hold every instant until 2059, so ids sort as their jobs started. */

@@ -4,7 +4,7 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Output, Prompts } from '../context.js';
+import type { Output, Prompts } from '../capabilities.js';
 import { isTerminal, itemOutcome } from '../../lib/task-state.js';
 import { pickColumns } from '../../output/columns.js';
 import { exportTaskItems, type FlatRecord, type ItemLike } from '../../output/flatten.js';
@@ -13,7 +13,7 @@ import { counted } from '../../output/plural.js';
 import { TABLE_MAX_ROWS, type Column, type DetailField, type Printer } from '../../output/printer.js';
 import type { ShowOptions } from '../show-options.js';
 import { statusPainted } from '../task-results.js';
-import { jobTasks, type JournaledJob } from './read.js';
+import { jobTasks, type JournaledJob } from './journaled-job.js';
 import { warnNoItems, type KeepItem } from './filter.js';
 
 /** Error messages shown in the summary, most common first. */

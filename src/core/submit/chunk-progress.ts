@@ -3,7 +3,7 @@
  * what spins inside a send (retries, rate-limit waits) shown in it, gone at the end; elsewhere plain lines, at most
  * one a second (and the last).
  */
-import type { Output, Prompts, Runtime, Service } from '../context.js';
+import type { Output, Prompts, Runtime, Service } from '../capabilities.js';
 import type { Progress } from '../../output/progress.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { Outcome } from './types.js';

@@ -10,7 +10,7 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Balance } from '../../api/schemas.js';
-import type { Output, Process, Prompts, Service } from '../context.js';
+import type { Output, Process, Prompts, Service } from '../capabilities.js';
 import { BalanceError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { PricedBatch, SubmitOptions } from './types.js';

@@ -1,6 +1,6 @@
 /** `--dry-run`: the estimate per service against the balance; nothing is sent. */
 import type { ApiClient } from '../../api/client.js';
-import type { Output } from '../context.js';
+import type { Output } from '../capabilities.js';
 import { refuseAboveBalance } from './confirm.js';
 import type { NormalisedItems } from '../items/index.js';
 import type { PricedBatch } from './types.js';

@@ -1,11 +1,11 @@
 /**
- * `create`: read → clean (read.ts) → the one pipeline (pipeline.ts: price, --dry-run, --max-cost and confirmation,
- * chunks sent exactly once, summary, --wait). Every create that may send is a job (journal.ts): journaled where
+ * `create`: read → clean (prepare-items.ts) → the one pipeline (pipeline.ts: price, --dry-run, --max-cost and confirmation,
+ * chunks sent exactly once, summary, --wait). Every create that may send is a job (journaled-run.ts): journaled where
  * `--journal FILE` says, else in the state directory, so that `taskctl resume ID` continues it. Not a dry run (it
  * sends nothing) and not under `--sandbox` (its server dies with the run: there is nothing to resume).
  */
 import { runPipeline } from './pipeline.js';
-import { prepareItems, type ReadOptions } from './read.js';
+import { prepareItems, type ReadOptions } from './prepare-items.js';
 import type { SubmitOptions, Submitter } from './types.js';
 
 export interface CreateOptions extends SubmitOptions, ReadOptions {
@@ -20,7 +20,7 @@ export async function runCreate(
   options: CreateOptions,
 ): Promise<void> {
   if (options.dryRun !== true && !ctx.ephemeralSandbox) {
-    const { placeJob, runJournaledCreate } = await import('./journal.js');
+    const { placeJob, runJournaledCreate } = await import('./journaled-run.js');
     const place = placeJob(ctx, options.journal);
     if (place) return runJournaledCreate(ctx, place, service, args, options);
   }

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Task } from '../../api/schemas.js';
 import type { Env } from '../../lib/env.js';
-import type { JournalFile } from '../../store/journal.js';
+import type { JournalFile } from '../../store/journal-file.js';
 import { itemsDigest } from '../items/multiset.js';
 import { crashPoint } from './crash-point.js';
 import { chunkItems, type JobState } from './journal-records.js';

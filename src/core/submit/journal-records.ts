@@ -1,5 +1,5 @@
 /**
- * The records of a job's journal (JSON lines, store/journal.ts) and the job's state rebuilt from any prefix of them:
+ * The records of a job's journal (JSON lines, store/journal-file.ts) and the job's state rebuilt from any prefix of them:
  *   job        the service, options, inputs by absolute path, size and digest, the cleaned items' digest
  *   send       chunk N's request is leaving (after every wait before it): its item range and digest, when, and the
  *              tasks that existed before; a chunk with no send has nothing to settle

@@ -6,7 +6,7 @@
  * create then goes on under the cross-machine rule alone.
  */
 import type { Task } from '../../api/schemas.js';
-import type { Output, Runtime, Store } from '../context.js';
+import type { Output, Runtime, Store } from '../capabilities.js';
 import { hostname } from 'node:os';
 import type { Env } from '../../lib/env.js';
 import { isRunning } from '../../store/lock-file.js';

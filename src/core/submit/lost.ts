@@ -5,7 +5,7 @@
  * ledger is marked here (docs/behaviour.md#exactly-once).
  */
 import type { Task } from '../../api/schemas.js';
-import type { Process, Runtime } from '../context.js';
+import type { Process, Runtime } from '../capabilities.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
 import type { MatchResult, Snapshot, TaskReader } from '../reconcile.js';
 import type { SendState } from './types.js';

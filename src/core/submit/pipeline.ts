@@ -1,13 +1,13 @@
 /**
  * The one submission pipeline of `create`, `create --journal`, `resume` and `retry`: price → --dry-run → the money
- * guard (--max-cost, confirmation) → [settle what an earlier run left in doubt] → chunks sent in order (chunks.ts,
+ * guard (--max-cost, confirmation) → [settle what an earlier run left in doubt] → chunks sent in order (send-chunks.ts,
  * send.ts) → summary → --wait. A journal takes part only as the observer of the chunks (types.ts `ChunkObserver`);
  * the stages are the same with and without one.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Prompts, Store } from '../context.js';
+import type { Prompts, Store } from '../capabilities.js';
 import { checkReportTargets } from '../../report/write.js';
-import { sendChunks } from './chunks.js';
+import { sendChunks } from './send-chunks.js';
 import { balanceGuard, confirmCost } from './confirm.js';
 import { dryRun } from './dry-run.js';
 import { pricePerItem } from './price.js';

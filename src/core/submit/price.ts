@@ -1,7 +1,7 @@
 /** Price per item of a service, for the estimate, --max-cost and the confirmation. */
 import type { ApiClient } from '../../api/client.js';
 import type { Service } from '../../api/schemas.js';
-import type { Store } from '../context.js';
+import type { Store } from '../capabilities.js';
 import { NotFoundError } from '../../errors.js';
 import { neutralise } from '../../lib/sanitize.js';
 

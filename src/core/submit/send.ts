@@ -5,18 +5,17 @@
  * pay twice), and Ctrl-C is 130 saying the task may exist.
  */
 import type { ApiClient, CreateTaskObserver } from '../../api/client.js';
-import type { Output, Process, Prompts, Runtime, Service, Store } from '../context.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
 
 /** What one create uses of the run: what it prints, its spinner, Ctrl-C, the clock. */
 type Sender = Output & Prompts & Process & Pick<Runtime, 'clock'>;
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
-import { formatDuration } from '../../lib/durations.js';
+import { formatDuration, parsePositiveDuration } from '../../lib/duration.js';
 import { counted } from '../items/clean.js';
 import type { Snapshot } from '../reconcile.js';
-import { parsePositiveDuration } from '../../lib/duration.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
-import type { AmbiguousCreateError } from '../../api/errors.js';
+import type { AmbiguousCreateError } from '../../api/api-errors.js';
 import { LocalCreates } from './local-runs.js';
 import { askLost } from './lost.js';
 import type { Chunk, Dispatch, Outcome, SendState, SubmitOptions } from './types.js';

@@ -5,12 +5,12 @@
  * Each outcome goes through the journal as the pipeline's observer.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Output, Process, Runtime, Service } from '../context.js';
+import type { Output, Process, Runtime, Service } from '../capabilities.js';
 
 /** What settling uses of the run: its output (the countdown on stderr), Ctrl-C, the clock, CI mode. */
 type Settler = Output & Process & Pick<Runtime, 'clock'> & Pick<Service, 'ci'>;
 import { CreateUnknownError, UsageError } from '../../errors.js';
-import { formatDuration } from '../../lib/durations.js';
+import { formatDuration } from '../../lib/duration.js';
 import { isoSeconds } from '../../output/times.js';
 import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';

@@ -2,14 +2,14 @@
  * The pipeline's end, once the tasks exist: the summary line, a charge above --max-cost, items the server dropped,
  * the observer told, then --wait (a failure of the wait names the tasks and how to go on).
  */
-import type { Output, Process, Runtime, Service, Store } from '../context.js';
+import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import { CliError, ExitCode, JournalWriteError } from '../../errors.js';
 import { idArgs, LISTED_IDS } from '../follow/outcome.js';
-import { waitForTasks, type WaitOptions } from '../follow/wait.js';
+import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { DoneChunk, Outcome, PipelineInput, SubmitOptions } from './types.js';
 
-/** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait.ts). */
+/** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
 type Finisher = Output & Process & Runtime & Store & Service;
 
 /** Exit codes of a wait that ended before the tasks did: the note says how to go on waiting. */
@@ -41,7 +41,7 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
   }
   const line = all.length > 0 ? summary(all) : 'no task';
   const { job } = end.input;
-  // A job in the state directory is named by its id on its own line (chunks.ts); one of --journal FILE by that file.
+  // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that file.
   const named = job?.name === job?.id ? undefined : job?.name;
   ctx.printer.success(
     named === undefined

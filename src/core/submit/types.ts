@@ -1,13 +1,13 @@
 /** The shapes the submission pipeline passes between its steps (index.ts runs them in order). */
 import type { Task } from '../../api/schemas.js';
 import type { ItemList } from '../items/index.js';
-import type { WaitOptions } from '../follow/wait.js';
+import type { WaitOptions } from '../follow/wait-loop.js';
 import type { ApiClient } from '../../api/client.js';
 import type { NormalisedItems } from '../items/index.js';
 import type { Snapshot } from '../reconcile.js';
 import type { ServerClock } from '../server-time.js';
 import type { LocalCreates } from './local-runs.js';
-import type { Output, Process, Prompts, Runtime, Service, Store } from '../context.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
 
 /**
  * What the pipeline's entry uses of a run: it prints, asks, is interrupted, reads the clock, keeps the ledger in the

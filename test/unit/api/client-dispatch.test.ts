@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import type { CreateTaskObserver } from '../../../src/api/client.js';
-import { AmbiguousCreateError } from '../../../src/api/errors.js';
+import { AmbiguousCreateError } from '../../../src/api/api-errors.js';
 import { RateLimitError, UnavailableError } from '../../../src/errors.js';
 import { apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok, T0, TASK } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, assert, describe, expect, it } from 'vitest';
 import type { Dispatcher, MockAgent } from 'undici';
-import { AmbiguousCreateError } from '../../../src/api/errors.js';
+import { AmbiguousCreateError } from '../../../src/api/api-errors.js';
 import {
   AuthError,
   BalanceError,

@@ -9,7 +9,7 @@ import {
   malformedResponseError,
   nonJsonResponseError,
   redirectError,
-} from '../../../src/api/errors.js';
+} from '../../../src/api/api-errors.js';
 import { BalanceResponseSchema, TaskListResponseSchema } from '../../../src/api/schemas.js';
 import {
   AuthError,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../../src/api/constants.js';
-import { jsonDepthExceeds, parseResponseJson } from '../../../src/api/json.js';
+import { jsonDepthExceeds, parseResponseJson } from '../../../src/api/response-json.js';
 
 describe('parseResponseJson: bounded nesting, no recursion', () => {
   it('accepts nesting up to the limit and refuses one level more', () => {

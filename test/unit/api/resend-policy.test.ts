@@ -12,7 +12,7 @@ import {
   type Failure,
 } from '../../../src/api/resend-policy.js';
 import { errorCode } from '../../../src/api/request.js';
-import { formatDuration } from '../../../src/lib/durations.js';
+import { formatDuration } from '../../../src/lib/duration.js';
 
 /** The client's backoff never grows beyond this. */
 const BACKOFF_CAP_MS = 8_000;

@@ -26,7 +26,7 @@ describe('schemas are built on first use', () => {
   it('loading the API, config and cache schemas builds none; a balance answer builds only its own', async () => {
     const schemas = await import('../../../src/api/schemas.js');
     await import('../../../src/store/config-schema.js');
-    await import('../../../src/store/config.js');
+    await import('../../../src/store/config-file.js');
     await import('../../../src/store/cache.js');
     expect(built).toEqual([]);
 

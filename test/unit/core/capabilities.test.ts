@@ -1,5 +1,5 @@
 /**
- * Run functions take small capabilities (core/context.ts), not the whole context: one is driven here with a hand-made
+ * Run functions take small capabilities (core/capabilities.ts), not the whole context: one is driven here with a hand-made
  * object of only what it declares, and every capability stays small.
  */
 import { readFileSync } from 'node:fs';
@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/api/client.js';
 import { runBalance } from '../../../src/core/balance.js';
 import { runConfigPath } from '../../../src/core/config.js';
-import type { Output, Prompts, Runtime, Service } from '../../../src/core/context.js';
-import { prepareItems } from '../../../src/core/submit/read.js';
+import type { Output, Prompts, Runtime, Service } from '../../../src/core/capabilities.js';
+import { prepareItems } from '../../../src/core/submit/prepare-items.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter } from '../../../src/output/printer.js';
 
@@ -78,14 +78,14 @@ describe('a run function driven with only the capabilities it declares', () => {
 });
 
 describe('capability sizes', () => {
-  it('Context is the intersection of interfaces of at most 9 members each', () => {
-    const path = new URL('../../../src/core/context.ts', import.meta.url);
-    const source = ts.createSourceFile('context.ts', readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+  it('Capabilities is the intersection of interfaces of at most 9 members each', () => {
+    const path = new URL('../../../src/core/capabilities.ts', import.meta.url);
+    const source = ts.createSourceFile('capabilities.ts', readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
     const interfaces = new Map<string, number>();
     let parts: string[] = [];
     source.forEachChild((node) => {
       if (ts.isInterfaceDeclaration(node)) interfaces.set(node.name.text, node.members.length);
-      if (ts.isTypeAliasDeclaration(node) && node.name.text === 'Context' && ts.isIntersectionTypeNode(node.type))
+      if (ts.isTypeAliasDeclaration(node) && node.name.text === 'Capabilities' && ts.isIntersectionTypeNode(node.type))
         parts = node.type.types.map((part) => part.getText(source));
     });
     expect(parts).toEqual(['Output', 'Prompts', 'Process', 'Runtime', 'Store', 'Service']);

@@ -48,23 +48,27 @@ describe('layers', () => {
   it('refuses an arrow pointing up, at any depth, and a dynamic one', async () => {
     expect(await layerErrors('src/lib/time.ts', "export { f } from '../api/client.js';\n")).toHaveLength(1);
     expect(await layerErrors('src/output/io.ts', "import '../core/settings.js';\n")).toHaveLength(1);
-    expect(await layerErrors('src/store/config.ts', "import '../output/io.js';\n")).toHaveLength(1);
-    expect(await layerErrors('src/core/follow/wait.ts', "import '../../sandbox/launch.js';\n")).toHaveLength(0);
-    expect(await layerErrors('src/core/follow/wait.ts', "import '../../commands/wait.js';\n")).toHaveLength(1);
+    expect(await layerErrors('src/store/config-file.ts', "import '../output/io.js';\n")).toHaveLength(1);
+    expect(await layerErrors('src/core/follow/wait-loop.ts', "import '../../sandbox/launch.js';\n")).toHaveLength(0);
+    expect(await layerErrors('src/core/follow/wait-loop.ts', "import '../../commands/wait.js';\n")).toHaveLength(1);
     expect(
       await layerErrors('src/webhook/catch-up.ts', "export const f = () => import('../core/settings.js');\n"),
     ).toHaveLength(1);
   });
 
   it('lets a layer import below it; core names its own Context, and not even the type of the class above', async () => {
-    expect(await layerErrors('src/store/config.ts', "import '../lib/env.js';\nimport '../errors.js';\n")).toEqual([]);
-    // src/sandbox/dashboard/: `../api.js` is sandbox/api.ts, not api/ (exact depth).
+    expect(await layerErrors('src/store/config-file.ts', "import '../lib/env.js';\nimport '../errors.js';\n")).toEqual(
+      [],
+    );
+    // src/sandbox/dashboard/: `../api.js` is sandbox/api-routes.ts, not api/ (exact depth).
     expect(
       await layerErrors('src/sandbox/dashboard/x.ts', "import '../api.js';\nimport '../../net/listen.js';\n"),
     ).toEqual([]);
-    expect(await layerErrors('src/core/submit/read.ts', "import type { Context } from '../context.js';\n")).toEqual([]);
     expect(
-      await layerErrors('src/core/submit/read.ts', "import type { Context } from '../../context.js';\n"),
+      await layerErrors('src/core/submit/prepare-items.ts', "import type { Context } from '../context.js';\n"),
+    ).toEqual([]);
+    expect(
+      await layerErrors('src/core/submit/prepare-items.ts', "import type { Context } from '../../context.js';\n"),
     ).toHaveLength(1);
     expect(
       await layerErrors('src/report/write.ts', "import type { Context } from '../core/context.js';\n"),

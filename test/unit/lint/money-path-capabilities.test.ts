@@ -1,6 +1,6 @@
 /**
- * The money path takes what it uses: no function of core/submit/ or core/job/ is given the whole `Context` (every
- * capability of core/context.ts, or the entry layer's class that builds them). Each names the capabilities it reads
+ * The money path takes what it uses: no function of core/submit/ or core/job/ is given every capability at once
+ * (`Capabilities` of core/capabilities.ts, or `Context`, the entry layer's class that builds them). Each names the capabilities it reads
  * (`Output & Process`, `Pick<Runtime, 'clock'>`), so a test can drive it with just those (docs/architecture.md#layers).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -19,7 +19,8 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** `Pick<Context, 'io'>` names members, so it is allowed; `Context`, `Omit<Context, …>` or `import(…).Context` are not. */
+/** `Pick<Capabilities, 'io'>` names members, so it is allowed; `Capabilities`, `Context`, `Omit<Context, …>` or
+ * `import(…).Context` are not. */
 function picked(node: ts.Node): boolean {
   const parent = node.parent;
   return ts.isTypeReferenceNode(parent) && parent.typeName.getText() === 'Pick' && parent.typeArguments?.[0] === node;
@@ -31,8 +32,8 @@ function wholeContexts(text: string): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     const whole =
-      (ts.isTypeReferenceNode(node) && /(^|\.)Context$/.test(node.typeName.getText())) ||
-      (ts.isImportTypeNode(node) && node.qualifier?.getText() === 'Context');
+      (ts.isTypeReferenceNode(node) && /(^|\.)(Context|Capabilities)$/.test(node.typeName.getText())) ||
+      (ts.isImportTypeNode(node) && /^(Context|Capabilities)$/.test(node.qualifier?.getText() ?? ''));
     if (whole && !picked(node)) {
       const { line } = source.getLineAndCharacterOfPosition(node.getStart());
       found.push(`${line + 1}: ${node.parent.getText()}`);
@@ -43,13 +44,15 @@ function wholeContexts(text: string): string[] {
   return found;
 }
 
-describe('the money path takes capabilities, never the whole Context', () => {
+describe('the money path takes capabilities, never all of them at once', () => {
   it('finds the whole context where it is taken (the check itself works)', () => {
     expect(wholeContexts('export function f(ctx: Context): void {}')).toHaveLength(1);
     expect(wholeContexts('class A {\n  constructor(private readonly ctx: Context) {}\n}')).toHaveLength(1);
     expect(wholeContexts("type T = Omit<Context, 'io'>;")).toHaveLength(1);
     expect(wholeContexts("function f(ctx: import('../context.js').Context): void {}")).toHaveLength(1);
     expect(wholeContexts('function f(ctx: core.Context): void {}')).toHaveLength(1);
+    expect(wholeContexts('export function f(ctx: Capabilities): void {}')).toHaveLength(1);
+    expect(wholeContexts("function f(ctx: import('../capabilities.js').Capabilities): void {}")).toHaveLength(1);
     expect(wholeContexts("function f(ctx: Output & Pick<Runtime, 'clock'>): void {}")).toEqual([]);
     expect(wholeContexts("function f(ctx: Pick<Context, 'io' | 'printer'>): void {}")).toEqual([]);
     expect(wholeContexts('interface FormatContext {}\nfunction f(ctx: FormatContext): void {}')).toEqual([]);

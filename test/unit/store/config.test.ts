@@ -14,7 +14,7 @@ import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configDirectory, openConfig } from '../../../src/store/config.js';
+import { configDirectory, openConfig } from '../../../src/store/config-file.js';
 import { UsageError } from '../../../src/errors.js';
 import { notRunningPid } from '../pids.js';
 

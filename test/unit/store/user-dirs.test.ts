@@ -6,7 +6,7 @@
 import { isAbsolute } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cacheDirectory } from '../../../src/store/cache-dir.js';
-import { configDirectory } from '../../../src/store/config.js';
+import { configDirectory } from '../../../src/store/config-file.js';
 
 describe('config and cache directories', () => {
   it.each([

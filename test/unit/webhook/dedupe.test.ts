@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEDUPE_MINIMUM_MS, RecentKeys } from '../../../src/webhook/dedupe.js';
+import { DEDUPE_MINIMUM_MS, RecentKeys } from '../../../src/webhook/recent-keys.js';
 
 describe('RecentKeys (the duplicate filter)', () => {
   it('remembers a key for the window, then forgets it', () => {

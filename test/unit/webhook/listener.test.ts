@@ -189,7 +189,7 @@ describe('webhook listener', () => {
     ]);
     const warnings = logs.filter((line) => line.startsWith('warning:'));
     expect(warnings).toHaveLength(4);
-    expect(warnings[0]).toMatch(/not the spec's.*task\.platform/);
+    expect(warnings[0]).toMatch(/not the documented event shape.*task\.platform/);
     expect(warnings[1]).toMatch(/task\.completed_items/);
     expect(warnings[2]).toMatch(/event/);
   });

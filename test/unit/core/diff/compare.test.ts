@@ -7,7 +7,7 @@ import { UsageError } from '../../../../src/errors.js';
 import { chooseFields } from '../../../../src/core/diff/index.js';
 import { DiffTally, walkSides, type Change } from '../../../../src/core/diff/compare.js';
 import { summaryText } from '../../../../src/core/diff/print.js';
-import { SideItems } from '../../../../src/core/diff/read.js';
+import { SideItems } from '../../../../src/core/diff/side-items.js';
 import { SortedSide } from '../../../../src/core/diff/sort.js';
 import { canonicalJson, fromCsvRow, type CompareMode } from '../../../../src/core/diff/values.js';
 import { createMemoryIO } from '../../../../src/output/memory-io.js';

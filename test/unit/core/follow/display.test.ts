@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../../src/api/schemas.js';
 import { FollowDisplay } from '../../../../src/core/follow/display.js';
-import { clockTime } from '../../../../src/lib/durations.js';
+import { clockTime } from '../../../../src/lib/duration.js';
 import type { TaskChange } from '../../../../src/core/follow/follow.js';
 import { itemCounts } from '../../../../src/lib/task-state.js';
 import { createMemoryIO, createMemoryStream } from '../../../../src/output/memory-io.js';

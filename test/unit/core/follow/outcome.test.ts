@@ -83,7 +83,7 @@ describe('unknownStatusWarner', () => {
       task({ status: 'COMPLETED', completed_at: '2025-01-01T00:01:00Z' }),
     );
     expect(warnings).toEqual([
-      'task 1 has status "COMPLETED", which the API spec does not list; taskctl reads it as completed',
+      'task 1 has status "COMPLETED", which the API does not document; taskctl reads it as completed',
     ]);
   });
 });

@@ -1,11 +1,11 @@
-/** core/job/read.ts: a journaled job's chunks in order, checked against the current server and account. */
+/** core/job/journaled-job.ts: a journaled job's chunks in order, checked against the current server and account. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../../src/api/client.js';
 import type { Task } from '../../../../src/api/schemas.js';
-import type { Context } from '../../../../src/core/context.js';
-import { jobTasks, readJob, requireComplete } from '../../../../src/core/job/read.js';
+import type { Capabilities } from '../../../../src/core/capabilities.js';
+import { jobTasks, readJob, requireComplete } from '../../../../src/core/job/journaled-job.js';
 import { NotFoundError } from '../../../../src/errors.js';
 import { accountKey } from '../../../../src/store/cache.js';
 import { API_KEY, BASE_URL } from '../../commands/harness.js';
@@ -13,8 +13,8 @@ import { task } from '../../../hardening/helpers.js';
 import { SERVICE, tempDir, writeJournal } from './fixture.js';
 
 /** The two members readJob uses: the client's base URL and the cache's account. */
-function context(baseUrl = BASE_URL, account = accountKey(BASE_URL, API_KEY)): Context {
-  return { api: () => Promise.resolve({ baseUrl }), cache: { account } } as unknown as Context;
+function context(baseUrl = BASE_URL, account = accountKey(BASE_URL, API_KEY)): Capabilities {
+  return { api: () => Promise.resolve({ baseUrl }), cache: { account } } as unknown as Capabilities;
 }
 
 function fakeApi(tasks: Record<number, object>): ApiClient & { reads: number[] } {

@@ -2,7 +2,8 @@
  * What the workflows in core/ need of a run, as small capabilities (gh's Factory and IOStreams, split by concern): a
  * run function declares the intersection of those it uses (`runBalance(ctx: Output & Service)`), so a test can drive
  * it with a hand-made object of just those members. Declared here so that core depends on interfaces below it, never
- * on the entry layer's class (src/context.ts) that builds them (docs/architecture.md#layers). `Context` is all of them.
+ * on the entry layer's class (`Context`, src/context.ts) that builds them (docs/architecture.md#layers).
+ * `Capabilities` is all of them.
  */
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../lib/time.js';
@@ -10,7 +11,7 @@ import type { Env } from '../lib/env.js';
 import type { IO } from '../output/io.js';
 import type { Printer } from '../output/printer.js';
 import type { CompletionCacheStore } from '../store/cache.js';
-import type { ConfigStore } from '../store/config.js';
+import type { ConfigStore } from '../store/config-file.js';
 import type { Settings } from './settings.js';
 
 /** Global flags (docs/commands.md#global-flags), as commander parses them. */
@@ -96,4 +97,4 @@ export interface Service {
 }
 
 /** Every capability: what the entry layer's class builds, and what a command's run function may ask for. */
-export type Context = Output & Prompts & Process & Runtime & Store & Service;
+export type Capabilities = Output & Prompts & Process & Runtime & Store & Service;

@@ -2,17 +2,17 @@
  * `taskctl watch`: status changes of tasks as they happen, printed as human lines, tsv/csv rows or webhook-shaped
  * events, through the follow engine (follow.ts); the exit code as `wait`'s (outcome.ts).
  */
-import type { Task } from '../../api/schemas.js';
-import type { Column } from '../../output/printer.js';
-import type { Output, Process, Runtime, Service, Store } from '../context.js';
-import { ExitCode } from '../../errors.js';
-import { eventLineFormatter } from '../../output/event-line.js';
-import { countsText } from '../../output/task-columns.js';
-import { counted } from '../../output/plural.js';
-import { isoSeconds, parseTimestamp } from '../../output/times.js';
-import { isWaiting, isWorking, taskPhase, unknownStatusWarner } from '../../lib/task-state.js';
-import { sandboxAwareHint } from '../sandbox-hint.js';
-import { idArgs } from './outcome.js';
+import type { Task } from '../api/schemas.js';
+import type { Column } from '../output/printer.js';
+import type { Output, Process, Runtime, Service, Store } from './capabilities.js';
+import { ExitCode } from '../errors.js';
+import { eventLineFormatter } from '../output/event-line.js';
+import { countsText } from '../output/task-columns.js';
+import { counted } from '../output/plural.js';
+import { isoSeconds, parseTimestamp } from '../output/times.js';
+import { isWaiting, isWorking, taskPhase, unknownStatusWarner } from '../lib/task-state.js';
+import { sandboxAwareHint } from './sandbox-hint.js';
+import { idArgs } from './follow/outcome.js';
 
 export interface WatchOptions {
   /** With no ids: keep following new tasks after the current ones finish (until Ctrl-C). */
@@ -75,11 +75,11 @@ export async function runWatch(
   // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
   // no budget (api/rate-limit.ts).
   api.rateLimiter.steady();
-  const { followTasks } = await import('./follow.js');
-  const { toWebhookEvent } = await import('../../api/task-event.js');
-  const { waitExitCode } = await import('./outcome.js');
-  const unknown = await import('./unknown-status.js');
-  const outage = await import('./outage.js');
+  const { followTasks } = await import('./follow/follow.js');
+  const { toWebhookEvent } = await import('../api/task-event.js');
+  const { waitExitCode } = await import('./follow/outcome.js');
+  const unknown = await import('./follow/unknown-status.js');
+  const outage = await import('./follow/outage.js');
   const outageToleranceMs = outage.resolveOutageTolerance(
     options.outageTolerance,
     (await ctx.settings()).outageTolerance,

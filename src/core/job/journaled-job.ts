@@ -6,9 +6,9 @@
 import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Output, Runtime, Service, Store } from '../context.js';
+import type { Output, Runtime, Service, Store } from '../capabilities.js';
 import { CliError, InterruptedError, MalformedResponseError, UsageError } from '../../errors.js';
-import { readJournal } from '../../store/journal.js';
+import { readJournal } from '../../store/journal-file.js';
 import { journalOf } from './registry.js';
 import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';

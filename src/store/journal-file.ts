@@ -1,7 +1,7 @@
 /**
- * The journal file of `create --journal FILE` (core/submit/journal.ts gives the records their meaning): JSON lines,
+ * The journal file of `create --journal FILE` (core/submit/journaled-run.ts gives the records their meaning): JSON lines,
  * append-only, each record written and fsynced before the step it guards, and a lock named by the caller (the job's,
- * in the state directory: store/jobs.ts) so that one process at a time continues a job. Also the copy of stdin (or of arguments) that a resume reads back.
+ * in the state directory: store/job-files.ts) so that one process at a time continues a job. Also the copy of stdin (or of arguments) that a resume reads back.
  */
 import {
   closeSync,

@@ -1,15 +1,15 @@
 /**
- * A journal side of `taskctl diff`: every task of the job in chunk order (core/job/read.ts: the journal's server and
+ * A journal side of `taskctl diff`: every task of the job in chunk order (core/job/journaled-job.ts: the journal's server and
  * account checked as `resume` checks them, each task checked against its chunk), each read once. An unfinished job
  * gives the tasks it has, and the side says it is incomplete.
  */
 import { UsageError } from '../../errors.js';
-import type { Context } from '../context.js';
-import { jobTasks, readJob, warnIfIncomplete } from '../job/read.js';
-import { addTask, type SideItems } from './read.js';
+import type { Capabilities } from '../capabilities.js';
+import { jobTasks, readJob, warnIfIncomplete } from '../job/journaled-job.js';
+import { addTask, type SideItems } from './side-items.js';
 import type { OpenedFile } from './source.js';
 
-export async function readJournal(ctx: Context, file: OpenedFile, side: SideItems): Promise<void> {
+export async function readJournal(ctx: Capabilities, file: OpenedFile, side: SideItems): Promise<void> {
   if (file.path === undefined)
     throw new UsageError('a journal is read from its file, not from stdin', 'Pass its path instead of -.');
   await file.close();

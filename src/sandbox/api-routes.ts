@@ -10,7 +10,7 @@ import {
 import { errorReply, isJsonContentType, jsonReply, readBody } from './http.js';
 import type { BodyResult, Reply } from './http.js';
 import type { Dialects } from './dialects.js';
-import { findService, SERVICES } from './services.js';
+import { findService, SERVICES } from './simulated-services.js';
 import { itemChecker } from '../lib/items/rules.js';
 import { quoteForMessage } from '../lib/sanitize.js';
 import type { SandboxState } from './state.js';

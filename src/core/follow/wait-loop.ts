@@ -2,10 +2,10 @@
  * The one wait loop behind `wait`, `create --wait` and `retry --wait`: follows the tasks (follow.ts), shows them
  * (display.ts), prints the result, sets the exit code (outcome.ts) and writes the reports.
  */
-import type { Output, Process, Runtime, Service, Store } from '../context.js';
+import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
-import { formatDuration } from '../../lib/durations.js';
+import { formatDuration } from '../../lib/duration.js';
 import {
   isPlainFailure,
   isTerminal,

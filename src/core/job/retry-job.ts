@@ -5,17 +5,17 @@
  */
 import { resolve } from 'node:path';
 import type { Task } from '../../api/schemas.js';
-import type { Output, Prompts, Service } from '../context.js';
+import type { Output, Prompts, Service } from '../capabilities.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { counted } from '../../output/plural.js';
-import { InputCopy, readJournal } from '../../store/journal.js';
+import { InputCopy, readJournal } from '../../store/journal-file.js';
 import { runPipeline } from '../submit/pipeline.js';
-import type { JobPlace } from '../submit/journal.js';
+import type { JobPlace } from '../submit/journaled-run.js';
 import type { Submitter } from '../submit/types.js';
-import { itemsToRetry, onceEach, retryReuseWindow, warnUnlisted, type RetryOptions } from '../submit/retry.js';
+import { itemsToRetry, onceEach, retryReuseWindow, warnUnlisted, type RetryOptions } from '../submit/retry-tasks.js';
 import { errorMatch, toRetry } from './error-match.js';
-import { jobTasks, readJob, requireComplete, type CreatedChunk, type JournaledJob } from './read.js';
+import { jobTasks, readJob, requireComplete, type CreatedChunk, type JournaledJob } from './journaled-job.js';
 
 /** What the job's tasks leave to retry: the targets in chunk order, and whether some failed items were not listed. */
 interface Chosen {
@@ -50,7 +50,7 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
   const chunkSize = options.chunkSize ?? job.chunkSize;
   const submit = { ...options, chunkSize, reuseWindow: retryReuseWindow(options) };
   if (options.dryRun !== true && !ctx.ephemeralSandbox) {
-    const { placeJob } = await import('../submit/journal.js');
+    const { placeJob } = await import('../submit/journaled-run.js');
     const place = placeJob(ctx, options.journal);
     if (place) {
       await journaledRetry(ctx, job, chosen.targets, place, submit);
@@ -118,7 +118,7 @@ async function journaledRetry(
     copy.write(Buffer.from(lines.join('')));
   }
   copy.finish();
-  const { runJournaledCreate } = await import('../submit/journal.js');
+  const { runJournaledCreate } = await import('../submit/journaled-run.js');
   await runJournaledCreate(ctx, place, job.service, [], {
     ...options,
     file: [input],

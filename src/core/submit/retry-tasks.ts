@@ -1,6 +1,6 @@
 /** `retry`: the items of finished tasks that did not complete, one batch per service, through the same pipeline. */
 import type { Task } from '../../api/schemas.js';
-import type { Output } from '../context.js';
+import type { Output } from '../capabilities.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
@@ -14,7 +14,7 @@ export interface RetryOptions extends SubmitOptions {
   keepDuplicates?: boolean;
   /** `--error TEXT`: only the items whose error (else their task's) contains one of these, case-insensitively. */
   error?: string[];
-  /** `--job FILE`: the tasks of this journaled job instead of ids (core/job/retry.ts). */
+  /** `--job FILE`: the tasks of this journaled job instead of ids (core/job/retry-job.ts). */
   job?: string;
   /** With `--job`: journal the retry as a new job in this file. */
   journal?: string;

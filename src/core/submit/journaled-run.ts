@@ -9,20 +9,20 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { Output, Runtime, Service, Store } from '../context.js';
+import type { Output, Runtime, Service, Store } from '../capabilities.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../../errors.js';
 import { checkArguments, type ItemList, type ItemSource, type PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
-import type { JobStore } from '../../store/jobs.js';
-import { InputCopy, inputSize, JournalFile, readJournal, writeArgumentsCopy } from '../../store/journal.js';
-import { realPath } from '../../store/jobs.js';
+import type { JobStore } from '../../store/job-files.js';
+import { InputCopy, inputSize, JournalFile, readJournal, writeArgumentsCopy } from '../../store/journal-file.js';
+import { realPath } from '../../store/job-files.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
 import { chunkItems, rebuild, type Job, type JobInput, type JobState } from './journal-records.js';
 import { runPipeline } from './pipeline.js';
-import { itemSources, prepareItems, type ReadOptions } from './read.js';
+import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import type { SubmitOptions, Submitter } from './types.js';
@@ -490,7 +490,7 @@ async function readWithDigests(
   return { prepared, digests: hashes.map((hash, index) => ({ size: sizes[index] ?? 0, sha256: hash.digest('hex') })) };
 }
 
-/** Arguments are journaled as a copy (one JSON string a line, store/journal.ts), read back as NDJSON. */
+/** Arguments are journaled as a copy (one JSON string a line, store/journal-file.ts), read back as NDJSON. */
 function writeArgsCopy(path: string, values: readonly string[]): ItemSource {
   checkArguments(values);
   writeArgumentsCopy(path, values);

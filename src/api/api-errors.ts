@@ -1,6 +1,6 @@
 /**
  * Maps API failures to the CliError classes of src/errors.ts: by `error.code` first, HTTP status second
- * (the spec leaves most statuses open). Messages name the endpoint and carry the server's words.
+ * (docs/openapi.json leaves most statuses open: `4XX`, `5XX`). Messages name the endpoint and carry the server's words.
  */
 import {
   AuthError,
@@ -31,7 +31,7 @@ const BASE_URL_HINT = `Check that --base-url points at the task service (it shou
 
 type ErrorClass = 'auth' | 'forbidden' | 'notFound' | 'input' | 'balance' | 'rateLimited' | 'refused' | 'unavailable';
 
-/** Codes the spec lists (plus `rate_limited`), in the order they are checked. */
+/** Codes docs/openapi.json lists (#/components/schemas/ErrorCode; plus `rate_limited`), in the order they are checked. */
 const BY_CODE: Readonly<Record<string, ErrorClass>> = {
   unauthorized: 'auth',
   forbidden: 'forbidden',
@@ -49,7 +49,7 @@ function classifyStatus(status: number): ErrorClass {
   if (status === 400 || status === 413 || status === 422) return 'input';
   if (status === 402) return 'balance';
   if (status === 429) return 'rateLimited';
-  // Any other 4xx (409, 410, ...) is a refusal the client cannot interpret; 408 is a timeout, retried like one.
+  // Any other 4xx (409, 410, ...) is a refusal the client cannot interpret; 408 is a timeout, resent like one.
   if (status >= 400 && status < 500 && status !== 408) return 'refused';
   return 'unavailable';
 }
@@ -67,7 +67,7 @@ export function classifyApiError(status: number, code: string | undefined): Erro
   return classOfCode(code) ?? classifyStatus(status);
 }
 
-/** True when the failure is a server-side fault worth retrying for a GET (5xx or `internal_error`). */
+/** True when the failure is a server-side fault worth resending for a GET (5xx or `internal_error`). */
 export function isServerFault(status: number, code: string | undefined): boolean {
   return code === 'internal_error' || (classOfCode(code) === undefined ? status >= 500 : false);
 }
@@ -188,7 +188,7 @@ export function describeIssue(issues: readonly IssueLike[], prefix: readonly Pro
   return `${formatIssuePath(path)}: ${text}`;
 }
 
-/** A 2xx body that fits no documented shape (not retried: the same server would send it again). */
+/** A 2xx body that fits no documented shape (not resent: the same server would send it again). */
 export function malformedResponseError(endpoint: string, issues: readonly IssueLike[]): UnavailableError {
   return new MalformedResponseError(
     `${requestLabel(endpoint)}: unexpected response from the server (${describeIssue(issues)})`,

@@ -6,7 +6,7 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Output, Process, Prompts, Runtime, Service, Store } from '../context.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
 import {
   CliError,
   CreateUnknownError,

@@ -1,5 +1,5 @@
 /** The pipeline's first steps for `create`: read the items (arguments, files, stdin), validate, deduplicate. */
-import type { Output, Service } from '../context.js';
+import type { Output, Service } from '../capabilities.js';
 import { InputError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import type { ItemFormat, ItemSource, PreparedItems } from '../items/index.js';

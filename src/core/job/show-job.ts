@@ -6,7 +6,7 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Output, Prompts, Runtime, Service, Store } from '../context.js';
+import type { Output, Prompts, Runtime, Service, Store } from '../capabilities.js';
 
 /** What `show --job` uses of the run. */
 type Shower = Output & Pick<Prompts, 'spin'> & Pick<Service, 'api'> & Pick<Store, 'cache'> & Pick<Runtime, 'env'>;
@@ -17,7 +17,7 @@ import type { Column, Printer, RowStream } from '../../output/printer.js';
 import type { ShowOptions } from '../show-options.js';
 import { ITEM_SLICE, statusPainted } from '../task-results.js';
 import { itemFilter, warnNoItems, type KeepItem } from './filter.js';
-import { jobTasks, readJob, warnIfIncomplete, type CreatedChunk, type JournaledJob } from './read.js';
+import { jobTasks, readJob, warnIfIncomplete, type CreatedChunk, type JournaledJob } from './journaled-job.js';
 import { showJobTable } from './show-table.js';
 
 export async function runShowJob(ctx: Shower, file: string, options: ShowOptions): Promise<void> {

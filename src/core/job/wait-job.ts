@@ -1,8 +1,8 @@
 /** `taskctl wait --job FILE`: every task of a journaled job, waited for as `wait` waits for ids. */
-import type { Output, Process, Runtime, Service, Store } from '../context.js';
+import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import { UsageError } from '../../errors.js';
-import { waitForTasks, type WaitOptions } from '../follow/wait.js';
-import { checkChunkTask, readJob, requireComplete } from './read.js';
+import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
+import { checkChunkTask, readJob, requireComplete } from './journaled-job.js';
 
 export async function runWaitJob(
   ctx: Output & Process & Runtime & Store & Service,
