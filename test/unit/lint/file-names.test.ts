@@ -1,0 +1,59 @@
+/**
+ * One name, one meaning (src/README.md#names): no two files under src/ share a base name, so a path in a comment, a
+ * stack line or an editor tab names one module. Allowed: `index.ts` and `types.ts` (a folder's entry and its types),
+ * and a command's file beside its run function's (`commands/x.ts` ↔ `core/x.ts`: the same command in two layers).
+ */
+import { readdirSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../../..', import.meta.url).pathname;
+/** A folder's entry and its types: the same role in every folder. */
+const EXEMPT = new Set(['index.ts', 'types.ts']);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(ROOT, path)] : [];
+  });
+}
+
+/** `src/commands/x.ts` with `src/core/x.ts`, and nothing else of that name. */
+function isCommandPairing(paths: readonly string[]): boolean {
+  if (paths.length !== 2) return false;
+  const name = basename(paths[0] ?? '');
+  return [...paths].sort().join(' ') === `src/commands/${name} src/core/${name}`;
+}
+
+/** Each base name two files share against the rule, with their paths. */
+function collisions(paths: readonly string[]): string[] {
+  const byName = new Map<string, string[]>();
+  for (const path of paths) byName.set(basename(path), [...(byName.get(basename(path)) ?? []), path]);
+  return [...byName]
+    .filter(([name, same]) => same.length > 1 && !EXEMPT.has(name) && !isCommandPairing(same))
+    .map(([name, same]) => `${name}: ${[...same].sort().join(', ')}`)
+    .sort();
+}
+
+describe('file names under src/ say which module', () => {
+  it('finds a shared name, and lets the exempt names and command pairings be (the check itself works)', () => {
+    expect(collisions(['src/core/job/wait.ts', 'src/core/follow/wait.ts'])).toEqual([
+      'wait.ts: src/core/follow/wait.ts, src/core/job/wait.ts',
+    ]);
+    expect(collisions(['src/commands/wait.ts', 'src/core/wait.ts', 'src/core/job/wait.ts'])).toHaveLength(1);
+    expect(collisions(['src/commands/wait.ts', 'src/core/follow/wait.ts'])).toHaveLength(1);
+    expect(collisions(['src/commands/api.ts', 'src/sandbox/api.ts'])).toHaveLength(1);
+    expect(collisions(['src/commands/wait.ts', 'src/core/wait.ts'])).toEqual([]);
+    expect(
+      collisions(['src/core/items/index.ts', 'src/core/diff/index.ts', 'src/sandbox/types.ts', 'src/x/types.ts']),
+    ).toEqual([]);
+  });
+
+  it('no two files of src/ share a base name, but for index.ts, types.ts and commands/x.ts ↔ core/x.ts', () => {
+    const files = sourceFiles(join(ROOT, 'src'));
+    expect(files.length).toBeGreaterThan(100);
+    // A new file named like another: name it for what it does (`wait-loop.ts`, `journal-file.ts`, `retry-job.ts`).
+    expect(collisions(files)).toEqual([]);
+  });
+});
