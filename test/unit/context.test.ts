@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { InputStream } from '../../../src/output/io.js';
-import { API_KEY, BASE_URL, mockApi, runTaskctl } from './harness.js';
+import type { InputStream } from '../../src/output/io.js';
+import { API_KEY, BASE_URL, mockApi, runTaskctl } from './commands/harness.js';
 
 const sandboxes = vi.hoisted(() => ({ started: 0 }));
-vi.mock('../../../src/sandbox/index.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../../src/sandbox/index.js')>();
+vi.mock('../../src/sandbox/index.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/sandbox/index.js')>();
   return {
     ...real,
     startSandbox: (...args: Parameters<typeof real.startSandbox>) => {

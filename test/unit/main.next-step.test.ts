@@ -1,6 +1,6 @@
 /** Every error names the next step; a usage error without advice of its own points at the command's help. */
 import { describe, expect, it } from 'vitest';
-import { runTaskctl } from './harness.js';
+import { runTaskctl } from './commands/harness.js';
 
 describe('usage errors name the next step', () => {
   it.each([

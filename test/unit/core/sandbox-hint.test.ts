@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/lib/time.js';
-import { runTaskctl } from './harness.js';
+import { runTaskctl } from '../commands/harness.js';
 
 const GONE =
   /this --sandbox service ends with this command; run `taskctl sandbox` in another terminal for one that lasts/i;

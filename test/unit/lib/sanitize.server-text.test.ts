@@ -4,7 +4,7 @@
  */
 import { expect, it } from 'vitest';
 import { task } from '../../hardening/helpers.js';
-import { mockApi, runTaskctl } from './harness.js';
+import { mockApi, runTaskctl } from '../commands/harness.js';
 
 const INJECTED = 'bad\n::add-mask::x\r\nerror: forged\u2028::warning::sep';
 

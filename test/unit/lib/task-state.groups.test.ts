@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/index.js';
-import { AutoClock, mockApi, runTaskctl, type MockApi } from './harness.js';
+import { AutoClock, mockApi, runTaskctl, type MockApi } from '../commands/harness.js';
 
 /** One page of tasks, each with `status`. */
 function replyList(api: MockApi, statuses: ReadonlyArray<[number, string]>): void {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API_KEY, AutoClock, mockApi, runTaskctl } from './harness.js';
+import { API_KEY, AutoClock, mockApi, runTaskctl } from '../harness.js';
 
 const BALANCE = { success: true, data: { balance: 5, currency: 'coins' } };
 const failure = (code: string, message: string) => ({ success: false, error: { code, message } });

@@ -6,8 +6,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../../src/sandbox/index.js';
-import { runTaskctl, type RunOptions, type RunResult } from './harness.js';
+import { startSandbox } from '../../../../src/sandbox/index.js';
+import { runTaskctl, type RunOptions, type RunResult } from '../harness.js';
 
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let home: string;

@@ -3,7 +3,7 @@
  * which could pay twice. The POST is answered 502 (a gateway page); what follows fails in different ways.
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
 
 const CREATED = '2025-01-15T12:00:00.100Z';
 const candidate = {

@@ -8,12 +8,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../../src/main.js';
-import { createMemoryStream } from '../../../src/output/memory-io.js';
-import { startWorld, type World } from '../../campaign/world.js';
-import { brokenStdout } from './broken-stdout.js';
-import { ctrlCWhen } from '../clock.js';
-import { runTaskctl, type RunOptions } from './harness.js';
+import { main } from '../../../../src/main.js';
+import { createMemoryStream } from '../../../../src/output/memory-io.js';
+import { startWorld, type World } from '../../../campaign/world.js';
+import { brokenStdout } from '../broken-stdout.js';
+import { ctrlCWhen } from '../../clock.js';
+import { runTaskctl, type RunOptions } from '../harness.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['a.com', 'b.com', 'c.com'];

@@ -1,11 +1,11 @@
 /** `taskctl create` in-process against an in-process sandbox sharing one clock (test/campaign/world.ts). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../../campaign/world.js';
-import { main } from '../../../src/main.js';
-import { createMemoryStream } from '../../../src/output/memory-io.js';
-import { waitFor } from '../../wait-for.js';
-import { ctrlCWhen } from '../clock.js';
-import { brokenStdout } from './broken-stdout.js';
+import { startWorld, type World } from '../../../campaign/world.js';
+import { main } from '../../../../src/main.js';
+import { createMemoryStream } from '../../../../src/output/memory-io.js';
+import { waitFor } from '../../../wait-for.js';
+import { ctrlCWhen } from '../../clock.js';
+import { brokenStdout } from '../broken-stdout.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,7 +104,7 @@ describe('Ctrl-C keeps the message', () => {
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
     await world.fault({ method: 'GET', path: '/tasks', kind: 'status', status: 503, count: 1000 });
     const controller = new AbortController();
-    const { runTaskctl } = await import('./harness.js');
+    const { runTaskctl } = await import('../harness.js');
     const result = await runTaskctl(['create', S, 'a.com', '-q'], {
       env: world.env,
       clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1500),
@@ -117,7 +117,7 @@ describe('Ctrl-C keeps the message', () => {
 
   it('during a chunked create: exit 130 with the ids already created', async () => {
     const controller = new AbortController();
-    const { runTaskctl } = await import('./harness.js');
+    const { runTaskctl } = await import('../harness.js');
     // The second chunk's POST is reset (the first chunk went through); Ctrl-C while that is reconciled.
     await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
@@ -135,7 +135,7 @@ describe('Ctrl-C keeps the message', () => {
 
   it('during --reuse-window scanning: exit 130, nothing created for that chunk, earlier ids listed', async () => {
     const controller = new AbortController();
-    const { runTaskctl } = await import('./harness.js');
+    const { runTaskctl } = await import('../harness.js');
     // The second chunk's listing fails and is retried after a backoff: Ctrl-C during that wait.
     await world.fault({ method: 'GET', path: '/tasks', kind: 'delay', delayMs: 0 });
     await world.fault({ method: 'GET', path: '/tasks', kind: 'status', status: 503, count: 10 });

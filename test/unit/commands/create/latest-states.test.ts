@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { main } from '../../../src/main.js';
-import { createMemoryStream } from '../../../src/output/memory-io.js';
-import { task } from '../../hardening/helpers.js';
+import { main } from '../../../../src/main.js';
+import { createMemoryStream } from '../../../../src/output/memory-io.js';
+import { task } from '../../../hardening/helpers.js';
 import {
   API_KEY,
   AutoClock,
@@ -16,7 +16,7 @@ import {
   runTaskctl,
   settleTest,
   type MockApi,
-} from './harness.js';
+} from '../harness.js';
 
 const S = 'domain_check_availability';
 const page = (data: unknown[]) => ({

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
-import { AutoClock, runTaskctl } from './harness.js';
+import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import { AutoClock, runTaskctl } from '../harness.js';
 
 let sandbox: RunningSandbox | undefined;
 let home: string | undefined;

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../../campaign/world.js';
-import { runTaskctl } from './harness.js';
+import { startWorld, type World } from '../../../campaign/world.js';
+import { runTaskctl } from '../harness.js';
 
 const S = 'domain_whois_history'; // 5 coins an item in the sandbox
 let world: World;

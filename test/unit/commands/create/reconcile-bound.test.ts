@@ -1,6 +1,6 @@
 /** The reconciliation after a lost create answer keeps to its window even when every list read fails and is retried. */
 import { expect, it } from 'vitest';
-import { AutoClock, T0, mockApi, replyServices, runTaskctl } from './harness.js';
+import { AutoClock, T0, mockApi, replyServices, runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
 

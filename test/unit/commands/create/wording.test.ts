@@ -1,6 +1,6 @@
 /** create's messages in words: singular and plural, and a reused task never reads as paid for. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../../campaign/world.js';
+import { startWorld, type World } from '../../../campaign/world.js';
 
 const S = 'domain_check_availability'; // 1 coin an item in the sandbox
 let world: World;

@@ -3,9 +3,9 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InputStream } from '../../../src/output/io.js';
-import { writeJournal } from '../core/job/fixture.js';
-import { mockApi, runTaskctl, T0, type MockApi } from './harness.js';
+import type { InputStream } from '../../../../src/output/io.js';
+import { writeJournal } from '../../core/job/fixture.js';
+import { mockApi, runTaskctl, T0, type MockApi } from '../harness.js';
 
 const dirs: string[] = [];
 afterEach(() => {

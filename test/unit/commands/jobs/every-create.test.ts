@@ -17,12 +17,12 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { accountKey } from '../../../src/store/cache.js';
-import { journalIo } from '../../../src/store/journal-file.js';
-import { CreateLedger } from '../../../src/store/ledger.js';
-import { SkipClock, startWorld, type World } from '../../campaign/world.js';
-import { ctrlCWhen } from '../clock.js';
-import { runTaskctl, type RunOptions } from './harness.js';
+import { accountKey } from '../../../../src/store/cache.js';
+import { journalIo } from '../../../../src/store/journal-file.js';
+import { CreateLedger } from '../../../../src/store/ledger.js';
+import { SkipClock, startWorld, type World } from '../../../campaign/world.js';
+import { ctrlCWhen } from '../../clock.js';
+import { runTaskctl, type RunOptions } from '../harness.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];

@@ -1,7 +1,7 @@
 /** `taskctl list` in-process: fitted table with items and ages, --columns, --since/--until. */
 import { describe, expect, it } from 'vitest';
-import { AutoClock, mockApi, runTaskctl, T0, type MockApi } from './harness.js';
-import { textWidth } from '../../../src/output/width.js';
+import { AutoClock, mockApi, runTaskctl, T0, type MockApi } from '../harness.js';
+import { textWidth } from '../../../../src/output/width.js';
 
 const minutesAgo = (m: number) => new Date(T0 - m * 60_000).toISOString();
 

@@ -1,11 +1,11 @@
 /** `list --status`: known statuses pass, an unknown one is exit 2 with the closest known word. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from './harness.js';
+import { mockApi, runTaskctl } from '../harness.js';
 
 describe('list --status', () => {
   it('refuses an unknown status before any request, suggesting the closest known one', async () => {
     const api = mockApi();
-    // A typo; "finished" (a word for a group) names its filter instead (list.test.ts).
+    // A typo; "finished" (a word for a group) names its filter instead (output.test.ts).
     const result = await runTaskctl(['list', '--status', 'faild'], { api });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');

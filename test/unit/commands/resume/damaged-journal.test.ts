@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { sandboxJob } from './sandbox-job.js';
+import { sandboxJob } from '../sandbox-job.js';
 
 const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com', 'e.com', 'f.com'];
 

@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Clock } from '../../../src/lib/time.js';
-import { startWorld, type World } from '../../campaign/world.js';
-import { runTaskctl } from './harness.js';
+import type { Clock } from '../../../../src/lib/time.js';
+import { startWorld, type World } from '../../../campaign/world.js';
+import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
 let world: World;

@@ -1,7 +1,7 @@
 /** `taskctl retry` in-process against an in-process sandbox sharing one virtual clock (items take 1 s each). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
-import { AutoClock, runTaskctl } from './harness.js';
+import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import { AutoClock, runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability'; // 1 coin an item
 const W = 'domain_whois_history'; // 5 coins an item

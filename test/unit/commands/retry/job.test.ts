@@ -7,10 +7,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { task } from '../../hardening/helpers.js';
-import { SERVICE, tempDir, writeJournal } from '../core/job/fixture.js';
-import { sandboxJob } from './sandbox-job.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl } from './harness.js';
+import { task } from '../../../hardening/helpers.js';
+import { SERVICE, tempDir, writeJournal } from '../../core/job/fixture.js';
+import { sandboxJob } from '../sandbox-job.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
 
 const ITEMS = ['a.com', 'fail-b.com', 'c.com', 'fail-d.com', 'e.com', 'fail-f.com', 'g.com'];
 

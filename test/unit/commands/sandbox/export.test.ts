@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../../src/main.js';
-import { createMemoryIO } from '../../../src/output/memory-io.js';
-import { waitFor } from '../../wait-for.js';
-import { AutoClock } from './harness.js';
+import { main } from '../../../../src/main.js';
+import { createMemoryIO } from '../../../../src/output/memory-io.js';
+import { waitFor } from '../../../wait-for.js';
+import { AutoClock } from '../harness.js';
 
 let home = '';
 afterEach(() => {

@@ -1,7 +1,7 @@
 /** `taskctl services` in-process: the server's data kept in machine output, fixed columns in tsv/csv. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from './harness.js';
-import { textWidth } from '../../../src/output/width.js';
+import { mockApi, runTaskctl } from '../harness.js';
+import { textWidth } from '../../../../src/output/width.js';
 
 const SERVICE = {
   service: 'domain_check_availability',

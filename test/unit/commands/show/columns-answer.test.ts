@@ -4,8 +4,8 @@
  * as cards instead (docs/behaviour.md#column-orders).
  */
 import { describe, expect, it } from 'vitest';
-import { textWidth } from '../../../src/output/width.js';
-import { sandboxRun } from './harness.js';
+import { textWidth } from '../../../../src/output/width.js';
+import { sandboxRun } from '../harness.js';
 
 const TERMINAL = { stdoutTTY: true, stderrTTY: true } as const;
 

@@ -3,10 +3,10 @@
  * starts with a summary; a task failing mid-way stops the output with its exit code; one GET per task.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../hardening/helpers.js';
-import { writeJournal } from '../core/job/fixture.js';
-import { sandboxJob } from './sandbox-job.js';
-import { AutoClock, mockApi, runTaskctl } from './harness.js';
+import { task } from '../../../hardening/helpers.js';
+import { writeJournal } from '../../core/job/fixture.js';
+import { sandboxJob } from '../sandbox-job.js';
+import { AutoClock, mockApi, runTaskctl } from '../harness.js';
 
 const ITEMS = ['a.com', 'fail-b.com', 'c.com', 'd.com', 'fail-e.com'];
 

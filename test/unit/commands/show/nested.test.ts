@@ -1,7 +1,7 @@
 /** `show` on a terminal with nested results: readable `key: value` lines wrapped in the column, no JSON, no `…`. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from './harness.js';
-import { textWidth } from '../../../src/output/width.js';
+import { mockApi, runTaskctl } from '../harness.js';
+import { textWidth } from '../../../../src/output/width.js';
 
 const records = [
   { date: '2005-02-24', registrar: 'Tucows', event: 'registered' },

@@ -3,9 +3,9 @@
  * to the line budget and ends with `…`, as every other cut line does, so a person can tell the text goes on.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../hardening/helpers.js';
-import { textWidth } from '../../../src/output/width.js';
-import { mockApi, runTaskctl } from './harness.js';
+import { task } from '../../../hardening/helpers.js';
+import { textWidth } from '../../../../src/output/width.js';
+import { mockApi, runTaskctl } from '../harness.js';
 
 const processing = {
   success: true,

@@ -4,10 +4,10 @@
  * will not change.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../../src/sandbox/index.js';
-import type { RunningSandbox } from '../../../src/sandbox/index.js';
-import { AutoClock, mockApi, runTaskctl } from './harness.js';
-import type { RunOptions } from './harness.js';
+import { startSandbox } from '../../../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../../../src/sandbox/index.js';
+import { AutoClock, mockApi, runTaskctl } from '../harness.js';
+import type { RunOptions } from '../harness.js';
 
 let sandbox: RunningSandbox | undefined;
 afterEach(async () => {

@@ -2,10 +2,10 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idArgs } from '../../../src/core/follow/outcome.js';
-import { SERVICE, tempDir } from '../core/job/fixture.js';
-import { KEPT_LISTS, writeIdList } from '../../../src/store/id-lists.js';
-import { sandboxRun, T0 } from './harness.js';
+import { idArgs } from '../../../../src/core/follow/outcome.js';
+import { SERVICE, tempDir } from '../../core/job/fixture.js';
+import { KEPT_LISTS, writeIdList } from '../../../../src/store/id-lists.js';
+import { sandboxRun, T0 } from '../harness.js';
 
 const person = { stdoutTTY: true, stderrTTY: false, columns: 100 };
 

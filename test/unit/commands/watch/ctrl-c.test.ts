@@ -1,6 +1,6 @@
 /** Ctrl-C ends `watch` and `wait` quietly: exit 130, how to go on, never "error:", with or without ids. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, replyNoTasks, runTaskctl, sandboxRun } from './harness.js';
+import { mockApi, replyNoTasks, runTaskctl, sandboxRun } from '../harness.js';
 
 /** A signal already aborted as main's SIGINT handler aborts it. */
 function ctrlC(): AbortSignal {

@@ -1,8 +1,8 @@
 /** `watch` in-process (colours kept, server controls neutralised; pages that never end). */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../../src/sandbox/index.js';
-import type { RunningSandbox } from '../../../src/sandbox/index.js';
-import { AutoClock, mockApi, runTaskctl } from './harness.js';
+import { startSandbox } from '../../../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../../../src/sandbox/index.js';
+import { AutoClock, mockApi, runTaskctl } from '../harness.js';
 
 const task = (id: number, status: string) => ({
   id,

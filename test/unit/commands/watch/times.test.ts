@@ -1,7 +1,7 @@
 /** `watch`'s times: a new status at the service's own time, moved counts at the time seen; one time in every format. */
 import { describe, expect, it } from 'vitest';
-import { AutoClock, T0, mockApi, runTaskctl, type MockApi } from './harness.js';
-import { isoSeconds } from '../../../src/output/times.js';
+import { AutoClock, T0, mockApi, runTaskctl, type MockApi } from '../harness.js';
+import { isoSeconds } from '../../../../src/output/times.js';
 
 const STARTED = '2025-01-15T11:00:00Z'; // an hour before the watch starts (T0)
 const COMPLETED = '2025-01-15T12:30:00Z';

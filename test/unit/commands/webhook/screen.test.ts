@@ -4,12 +4,12 @@
  * stderr keeps every access line, as before.
  */
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/main.js';
-import { createMemoryIO } from '../../../src/output/memory-io.js';
-import { webhookHeaders } from '../../../src/webhook/signature.js';
-import { task } from '../../hardening/helpers.js';
-import { waitFor } from '../../wait-for.js';
-import { API_KEY, AutoClock } from './harness.js';
+import { main } from '../../../../src/main.js';
+import { createMemoryIO } from '../../../../src/output/memory-io.js';
+import { webhookHeaders } from '../../../../src/webhook/signature.js';
+import { task } from '../../../hardening/helpers.js';
+import { waitFor } from '../../../wait-for.js';
+import { API_KEY, AutoClock } from '../harness.js';
 
 const event = (name: string, id = 7) =>
   JSON.stringify({

@@ -7,12 +7,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
-import { systemClock } from '../../../src/lib/time.js';
-import { WebhookWirings } from '../../../src/store/webhook-wirings.js';
-import { findSandbox, unwire, wire, type SandboxAdmin } from '../../../src/webhook/sandbox-wiring.js';
-import { waitFor } from '../../wait-for.js';
-import { mockApi, runTaskctl, type RunResult } from './harness.js';
+import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import { systemClock } from '../../../../src/lib/time.js';
+import { WebhookWirings } from '../../../../src/store/webhook-wirings.js';
+import { findSandbox, unwire, wire, type SandboxAdmin } from '../../../../src/webhook/sandbox-wiring.js';
+import { waitFor } from '../../../wait-for.js';
+import { mockApi, runTaskctl, type RunResult } from '../harness.js';
 
 const OLD_URL = 'http://127.0.0.1:9/old-receiver';
 const LISTENER = /^http:\/\/127\.0\.0\.1:\d+\/hooks$/;

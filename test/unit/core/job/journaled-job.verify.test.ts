@@ -9,9 +9,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { SERVICE, tempDir } from '../core/job/fixture.js';
-import { sandboxRun } from './harness.js';
-import { sandboxJob } from './sandbox-job.js';
+import { SERVICE, tempDir } from './fixture.js';
+import { sandboxRun } from '../../commands/harness.js';
+import { sandboxJob } from '../../commands/sandbox-job.js';
 
 interface Row {
   type: string;

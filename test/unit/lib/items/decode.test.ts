@@ -8,7 +8,7 @@ import {
   sniffEncoding,
   decodeText,
   textFaultMessage,
-} from '../../../src/lib/items/decode.js';
+} from '../../../../src/lib/items/decode.js';
 
 /** Feeds `bytes` in pieces of `size` and returns the whole decoded text. */
 function decodeInPieces(bytes: Buffer, size: number): string {
