@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../../src/lib/time.js';
 import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
 const WINDOW_MS = 4000;
@@ -32,23 +32,13 @@ const records = (file: string): Row[] =>
 
 /**
  * The sandbox's time: real time shifted, at `windowStart()`, so that a rate-limit window begins then (instead of
- * waiting for the wall clock to reach one), so the run's first wait is long enough for the kill to land in. Once
- * `skipping`, a sleep moves the shift on instead of passing: the in-process resume and the sandbox see it pass at once.
+ * waiting for the wall clock to reach one), so the run's first wait is long enough for the kill to land in. After the
+ * kill (`clock.virtual()`), the in-process resume's sleeps pass at once and the sandbox sees them pass.
  */
-let shiftMs = 0;
-let skipping = false;
-const clock: Clock = {
-  now: () => Date.now() + shiftMs,
-  async sleep(ms, signal) {
-    if (!skipping) return systemClock.sleep(ms, signal);
-    signal?.throwIfAborted();
-    shiftMs += Math.max(0, ms);
-  },
-};
-const windowStart = () => (shiftMs = WINDOW_MS - (Date.now() % WINDOW_MS));
+let clock = new RealThenVirtualClock();
+const windowStart = () => clock.shift(WINDOW_MS - (clock.now() % WINDOW_MS));
 beforeEach(() => {
-  shiftMs = 0;
-  skipping = false;
+  clock = new RealThenVirtualClock();
 });
 
 it('SIGKILL during a rate-limit wait: resume sends without a scan, and every item is in exactly one task', async () => {
@@ -79,7 +69,7 @@ it('SIGKILL during a rate-limit wait: resume sends without a scan, and every ite
   const created = atKill.filter((r) => r.type === 'created').map((r) => r.chunk);
   expect(sent).toEqual(created);
 
-  skipping = true;
+  clock.virtual();
   const resumed = await world.inProcess(['resume', journal], { clock });
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toMatch(/job j-[0-9a-z]+: \d of 2 chunks done, none in doubt; next: send/);
@@ -134,7 +124,7 @@ it('SIGKILL while a POST is out, the task landing after: resume adopts it within
   );
   expect(tasks).toHaveLength(1);
 
-  skipping = true;
+  clock.virtual();
   const started = clock.now();
   const resumed = await world.inProcess(['resume', journal], { clock });
   // Real time and the time its sleeps skipped.
