@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
 
-/** Past one sorted run (50,000 items): a side spills. */
+/** Past one sorted run (50,000 items): side A spills. Side B is one item: one side spilling makes the scratch dir. */
 const ITEMS = 60_000;
 
 let home: IsolatedHome;
@@ -16,14 +16,12 @@ let a: string;
 let b: string;
 beforeAll(() => {
   home = isolatedHome();
-  const lines = (available: boolean) =>
-    Array.from({ length: ITEMS }, (_, i) =>
-      JSON.stringify({ target: `host${i}.example.com`, status: 'completed', available }),
-    ).join('\n');
   a = join(home.dir, 'a.ndjson');
   b = join(home.dir, 'b.ndjson');
-  writeFileSync(a, `${lines(true)}\n`);
-  writeFileSync(b, `${lines(false)}\n`);
+  const line = (i: number, available: boolean) =>
+    JSON.stringify({ target: `host${i}.example.com`, status: 'completed', available });
+  writeFileSync(a, `${Array.from({ length: ITEMS }, (_, i) => line(i, true)).join('\n')}\n`);
+  writeFileSync(b, `${line(0, false)}\n`);
 });
 afterAll(() => home.cleanup());
 
@@ -48,7 +46,8 @@ function diffToFull(format: string, tmp: string): Promise<{ code: number | null;
 }
 
 describe('diff scratch files', () => {
-  it.each(['table', 'json', 'ndjson', 'tsv'])(
+  // The four at once (each its own temp dir): the work is the process's, the wait is shared.
+  it.concurrent.each(['table', 'json', 'ndjson', 'tsv'])(
     '-o %s to a full disk: exit 14, no scratch dir left',
     { timeout: 60_000 },
     async (format) => {
