@@ -110,7 +110,7 @@ async function itemOf(sandbox: { url: string; key: string }, id: number): Promis
 describe('sandbox --state under kill -9', () => {
   it(
     `keeps every acknowledged task and never reuses an id across ${ROUNDS} kills under load; a second sandbox on the file exits 2`,
-    { timeout: 20_000 + ROUNDS * 6_000 },
+    { timeout: 60_000 + ROUNDS * 10_000 },
     async () => {
       home = isolatedHome();
       const state = join(home.dir, 'state.json');

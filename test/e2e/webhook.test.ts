@@ -53,9 +53,11 @@ async function listen(
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  // A start-up on a loaded machine takes seconds.
   await waitFor(
     () => stderr.includes('listening for webhooks'),
     () => `listener did not start: ${stderr}`,
+    30_000,
   );
   const url = /listening for webhooks on (http:\/\/127\.0\.0\.1:(\d+)\S*);/.exec(stderr);
   if (!url) throw new Error(`no URL in the listener's line: ${stderr}`);
