@@ -1,6 +1,6 @@
 /**
  * diff's sorted runs go on every exit (docs/behaviour.md#scratch): output that cannot be written (exit 14) leaves no
- * scratch dir in any format, and a diff killed with SIGKILL leaves one that the next diff sweeps as it starts, at once.
+ * scratch dir, whether the table or a streamed format failed, and a diff killed with SIGKILL leaves one that the next diff sweeps as it starts, at once.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
@@ -46,8 +46,9 @@ function diffToFull(format: string, tmp: string): Promise<{ code: number | null;
 }
 
 describe('diff scratch files', () => {
-  // The four at once (each its own temp dir): the work is the process's, the wait is shared.
-  it.concurrent.each(['table', 'json', 'ndjson', 'tsv'])(
+  // The two ways diff writes (core/diff/print.ts): the table after the walk, and the machine formats streamed through
+  // one writer (ndjson, csv and tsv go the way json does). At once, each in its own temp dir.
+  it.concurrent.each(['table', 'json'])(
     '-o %s to a full disk: exit 14, no scratch dir left',
     { timeout: 60_000 },
     async (format) => {
