@@ -1,6 +1,7 @@
 /**
  * diff's sorted runs go on every exit (docs/behaviour.md#scratch): output that cannot be written (exit 14) leaves no
- * scratch dir, whether the table or a streamed format failed, and a diff killed with SIGKILL leaves one that the next diff sweeps as it starts, at once.
+ * scratch dir, whether the table or a streamed format failed, and a diff killed with SIGKILL leaves one that the
+ * next diff sweeps as it starts, at once.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
