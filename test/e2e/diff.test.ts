@@ -43,7 +43,8 @@ async function createDone(world: E2EWorld, extra: string[] = []): Promise<string
   ]);
   expect(created.code, created.stderr).toBe(0);
   const ids = created.stdout.trim().split('\n');
-  const waited = await world.inProcess(['wait', ...ids, '-q'], { clock: clocks.get(world) });
+  const clock = clocks.get(world);
+  const waited = await world.inProcess(['wait', ...ids, '-q'], clock ? { clock } : {});
   expect(waited.code, waited.stderr).toBe(0);
   return ids;
 }
