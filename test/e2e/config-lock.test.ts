@@ -2,7 +2,7 @@
  * Config writes from many real processes at once (#17): none may lose another's update, and a writer killed with
  * SIGKILL at any moment leaves neither a corrupt file nor a lock that blocks the next command.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
 
 let world: E2EWorld;
 beforeEach(async () => {
@@ -61,22 +61,31 @@ describe('config under concurrent writers', () => {
   });
 
   it('writers killed with SIGKILL mid-flight leave a valid file and no lock that blocks the next write', async () => {
-    const children = Array.from({ length: 12 }, (_, i) =>
+    const children = Array.from({ length: 6 }, (_, i) =>
       spawn(process.execPath, [BIN, '--profile', `k${i}`, 'config', 'set', 'output', 'json'], {
         env: { PATH: process.env.PATH ?? '', ...env() },
         stdio: 'ignore',
       }),
     );
-    // Spread the kills over start-up, the lock, the write and the rename.
-    await Promise.all(
-      children.map(
-        (child, i) =>
-          new Promise<void>((resolve) => {
-            child.on('exit', () => resolve());
-            setTimeout(() => child.kill('SIGKILL'), 40 + i * 25);
-          }),
-      ),
-    );
+    // The kills spread over what the writers reach, at events rather than after delays (which on a loaded machine all
+    // land in start-up): two as they start, two once a lock is held, two once the file was written.
+    const exited = children.map((child) => new Promise<void>((resolve) => child.once('exit', () => resolve())));
+    const done = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+    const inDir = () => (existsSync(configDir()) ? readdirSync(configDir()) : []);
+    const killAt = async (group: ChildProcess[], reached: () => boolean, what: string) => {
+      await waitFor(() => reached() || group.every(done), {
+        timeoutMs: 60_000,
+        everyMs: 2,
+        describe: () => `no ${what}; the config dir holds ${JSON.stringify(inDir())}`,
+      });
+      for (const child of group) child.kill('SIGKILL');
+    };
+    await Promise.all([
+      killAt(children.slice(0, 2), () => true, 'start'),
+      killAt(children.slice(2, 4), () => inDir().some((name) => name.endsWith('.lock')), 'lock'),
+      killAt(children.slice(4), () => inDir().includes('config.json'), 'config.json'),
+    ]);
+    await Promise.all(exited);
     if (existsSync(join(configDir(), 'config.json'))) {
       for (const profile of Object.values(saved().profiles)) expect(profile).toEqual({ output: 'json' });
     }
