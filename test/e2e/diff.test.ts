@@ -69,29 +69,35 @@ function results(path: string): Map<string, string> {
 }
 
 describe('taskctl diff against sandboxes', () => {
-  it('two seeds: names exactly the items whose results changed (exit 15); a file against itself is 0, silent', async () => {
-    const [a] = await createDone(one);
-    const [b] = await createDone(two);
-    const before = await exportTo(one, [a ?? ''], 'before.ndjson');
-    const after = await exportTo(two, [b ?? ''], 'after.ndjson');
-    const was = results(before);
-    const now = results(after);
-    const expected = ITEMS.filter((item) => was.get(item) !== now.get(item)).sort();
-    expect(expected.length).toBeGreaterThan(0);
-    expect(expected.length).toBeLessThan(ITEMS.length);
+  // Two jobs, their waits and exports, and a spawned diff: a minute on a loaded machine.
+  it(
+    'two seeds: names exactly the items whose results changed (exit 15); a file against itself is 0, silent',
+    { timeout: 60_000 },
+    async () => {
+      const [a] = await createDone(one);
+      const [b] = await createDone(two);
+      const before = await exportTo(one, [a ?? ''], 'before.ndjson');
+      const after = await exportTo(two, [b ?? ''], 'after.ndjson');
+      const was = results(before);
+      const now = results(after);
+      const expected = ITEMS.filter((item) => was.get(item) !== now.get(item)).sort();
+      expect(expected.length).toBeGreaterThan(0);
+      expect(expected.length).toBeLessThan(ITEMS.length);
 
-    // A spawned process reading both files, as a CI job would.
-    const result = await one.run(['diff', before, after, '-o', 'ndjson']);
-    expect(result.code, result.stderr).toBe(15);
-    const changes = result.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { target: string; field: string; before: unknown; after: unknown });
-    expect([...new Set(changes.map((change) => change.target))].sort()).toEqual(expected);
-    for (const change of changes) expect(typeof change.after === 'boolean' || change.field !== 'available').toBe(true);
+      // A spawned process reading both files, as a CI job would.
+      const result = await one.run(['diff', before, after, '-o', 'ndjson']);
+      expect(result.code, result.stderr).toBe(15);
+      const changes = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { target: string; field: string; before: unknown; after: unknown });
+      expect([...new Set(changes.map((change) => change.target))].sort()).toEqual(expected);
+      for (const change of changes)
+        expect(typeof change.after === 'boolean' || change.field !== 'available').toBe(true);
 
-    expect(await one.inProcess(['diff', before, before])).toMatchObject({ code: 0, stdout: '', stderr: '' });
-  });
+      expect(await one.inProcess(['diff', before, before])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    },
+  );
 
   it('two tasks with the same items in one service are the same: exit 0', async () => {
     const [first] = await createDone(one);
