@@ -2,7 +2,7 @@
  * Config writes from many real processes at once (#17): none may lose another's update, and a writer killed with
  * SIGKILL at any moment leaves neither a corrupt file nor a lock that blocks the next command.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
 
 let world: E2EWorld;
 beforeEach(async () => {
@@ -31,16 +31,22 @@ const saved = () =>
 const env = () => ({ ...world.env, TASKCTL_API_KEY: '', TASKCTL_BASE_URL: '' });
 
 describe('config under concurrent writers', () => {
-  it('10 config set and 2 auth login at once, 3 rounds: every value is there', async () => {
-    for (let round = 1; round <= 3; round++) {
+  // Two rounds: the first races to make the file, the second to update it. Eight processes a round: start-up under
+  // load takes seconds, so each has a minute.
+  it('6 config set and 2 auth login at once, 2 rounds: every value is there', { timeout: 150_000 }, async () => {
+    for (let round = 1; round <= 2; round++) {
       const runs = [
-        ...Array.from({ length: 10 }, (_, i) =>
-          world.run(['--profile', `p${i}`, 'config', 'set', 'confirm-above', String(round * 100 + i)], { env: env() }),
+        ...Array.from({ length: 6 }, (_, i) =>
+          world.run(['--profile', `p${i}`, 'config', 'set', 'confirm-above', String(round * 100 + i)], {
+            env: env(),
+            timeoutMs: 60_000,
+          }),
         ),
         ...[0, 1].map((j) =>
           world.run(['--profile', `login${j}`, 'auth', 'login', '--with-key', '--base-url', world.sandbox.origin], {
             env: env(),
             stdin: `${world.sandbox.apiKey}\n`,
+            timeoutMs: 60_000,
           }),
         ),
       ];
@@ -48,34 +54,43 @@ describe('config under concurrent writers', () => {
       for (const result of results) expect(result.stderr).toMatch(/✓|Logged in/);
       expect(results.map((r) => r.code)).toEqual(results.map(() => 0));
       const { profiles } = saved();
-      for (let i = 0; i < 10; i++) expect(profiles[`p${i}`]).toEqual({ 'confirm-above': round * 100 + i });
+      for (let i = 0; i < 6; i++) expect(profiles[`p${i}`]).toEqual({ 'confirm-above': round * 100 + i });
       for (const j of [0, 1]) expect(profiles[`login${j}`]?.['api-key']).toBe(world.sandbox.apiKey);
     }
     expect(readdirSync(configDir())).toEqual(['config.json']);
   });
 
   it('writers killed with SIGKILL mid-flight leave a valid file and no lock that blocks the next write', async () => {
-    const children = Array.from({ length: 12 }, (_, i) =>
+    const children = Array.from({ length: 6 }, (_, i) =>
       spawn(process.execPath, [BIN, '--profile', `k${i}`, 'config', 'set', 'output', 'json'], {
         env: { PATH: process.env.PATH ?? '', ...env() },
         stdio: 'ignore',
       }),
     );
-    // Spread the kills over start-up, the lock, the write and the rename.
-    await Promise.all(
-      children.map(
-        (child, i) =>
-          new Promise<void>((resolve) => {
-            child.on('exit', () => resolve());
-            setTimeout(() => child.kill('SIGKILL'), 40 + i * 25);
-          }),
-      ),
-    );
+    // The kills spread over what the writers reach, at events rather than after delays (which on a loaded machine all
+    // land in start-up): two as they start, two once a lock is held, two once the file was written.
+    const exited = children.map((child) => new Promise<void>((resolve) => child.once('exit', () => resolve())));
+    const done = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+    const inDir = () => (existsSync(configDir()) ? readdirSync(configDir()) : []);
+    const killAt = async (group: ChildProcess[], reached: () => boolean, what: string) => {
+      await waitFor(() => reached() || group.every(done), {
+        timeoutMs: 60_000,
+        everyMs: 2,
+        describe: () => `no ${what}; the config dir holds ${JSON.stringify(inDir())}`,
+      });
+      for (const child of group) child.kill('SIGKILL');
+    };
+    await Promise.all([
+      killAt(children.slice(0, 2), () => true, 'start'),
+      killAt(children.slice(2, 4), () => inDir().some((name) => name.endsWith('.lock')), 'lock'),
+      killAt(children.slice(4), () => inDir().includes('config.json'), 'config.json'),
+    ]);
+    await Promise.all(exited);
     if (existsSync(join(configDir(), 'config.json'))) {
       for (const profile of Object.values(saved().profiles)) expect(profile).toEqual({ output: 'json' });
     }
     // A dead writer's lock is taken over, not waited out: waiting out a live-looking lock ends in exit 2 ("locked by").
-    const after = await world.run(['--profile', 'after', 'config', 'set', 'output', 'csv'], { env: env() });
+    const after = await world.inProcess(['--profile', 'after', 'config', 'set', 'output', 'csv'], { env: env() });
     expect(after.stderr).toMatch(/✓ output = csv/);
     expect(after.code).toBe(0);
     expect(saved().profiles.after).toEqual({ output: 'csv' });
@@ -87,7 +102,8 @@ describe('config files that are not what they claim to be', () => {
   it('a FIFO as config.json: balance exits 2 at once with a clear message instead of hanging', async () => {
     mkdirSync(configDir(), { recursive: true, mode: 0o700 });
     if (spawnSync('mkfifo', [join(configDir(), 'config.json')]).status !== 0) return;
-    const result = await world.run(['balance'], { timeoutMs: 10_000 });
+    // A hang would last for ever: the bound only has to outlast a start-up under load.
+    const result = await world.run(['balance'], { timeoutMs: 30_000 });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/config file .*config\.json is a FIFO \(named pipe\), not a regular file/);
   });
@@ -98,7 +114,7 @@ describe('config files that are not what they claim to be', () => {
     writeFileSync(target, '{"profiles":{}}');
     chmodSync(target, 0o644);
     symlinkSync(target, join(configDir(), 'config.json'));
-    const result = await world.run(['balance']);
+    const result = await world.inProcess(['balance']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/is a symbolic link, not a regular file/);
     expect(statSync(target).mode & 0o777).toBe(0o644);

@@ -176,7 +176,9 @@ describe('cost guards', () => {
     await world.admin('POST', '/__sandbox/stats/reset');
     const items = Array.from({ length: 300 }, (_, i) => `d${i}.com`).join('\n');
     // domain_whois_history: 5 coins an item, 1,500 in all; the balance covers one chunk of 100 (500 coins).
-    const result = await world.run(['create', 'domain_whois_history', '--chunk-size', '100', '-y'], { stdin: items });
+    const result = await world.inProcess(['create', 'domain_whois_history', '--chunk-size', '100', '-y'], {
+      stdin: items,
+    });
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toContain('the estimate is 1,500 coins, above the balance of 668; nothing was created');
     expect(result.stderr).toContain('The balance covers 133 of the 300 items (1 whole chunk of 100).');

@@ -47,7 +47,8 @@ const show = (result: RunResult) => `exit ${result.code}\nstdout: ${result.stdou
 describe.each(['reference', ...DIALECT_NAMES])('the core commands against the %s dialect', (dialect) => {
   const dialects = dialect === 'reference' ? [] : [dialect];
 
-  it('services, balance, create, list, show, wait, watch: the plain flow works', async () => {
+  // Eleven commands: a minute on a loaded machine.
+  it('services, balance, create, list, show, wait, watch: the plain flow works', { timeout: 60_000 }, async () => {
     const { run } = await world(dialects);
     const services = await run(['services']);
     expect(services.code, show(services)).toBe(0);

@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AutoClock } from '../unit/commands/harness.js';
 import { startWorld, type E2EWorld } from './harness.js';
 
 const SERVICE = 'domain_check_availability';
@@ -13,8 +14,15 @@ const ITEMS = Array.from({ length: 300 }, (_, i) => `host${i}.example.com`);
 
 let one: E2EWorld;
 let two: E2EWorld;
+/** Each sandbox's virtual clock, shared with the commands run against it: a wait's sleeps pass at once. */
+const clocks = new Map<E2EWorld, AutoClock>();
 beforeAll(async () => {
-  [one, two] = await Promise.all([startWorld({ itemMs: 0, seed: 'one' }), startWorld({ itemMs: 0, seed: 'two' })]);
+  const [clockOne, clockTwo] = [new AutoClock(Date.now()), new AutoClock(Date.now())];
+  [one, two] = await Promise.all([
+    startWorld({ itemMs: 0, seed: 'one', clock: clockOne }),
+    startWorld({ itemMs: 0, seed: 'two', clock: clockTwo }),
+  ]);
+  clocks.set(one, clockOne).set(two, clockTwo);
   writeFileSync(join(one.home.dir, 'items.txt'), `${ITEMS.join('\n')}\n`);
   writeFileSync(join(two.home.dir, 'items.txt'), `${ITEMS.join('\n')}\n`);
 });
@@ -35,7 +43,8 @@ async function createDone(world: E2EWorld, extra: string[] = []): Promise<string
   ]);
   expect(created.code, created.stderr).toBe(0);
   const ids = created.stdout.trim().split('\n');
-  const waited = await world.inProcess(['wait', ...ids, '-q'], { realTime: true });
+  const clock = clocks.get(world);
+  const waited = await world.inProcess(['wait', ...ids, '-q'], clock ? { clock } : {});
   expect(waited.code, waited.stderr).toBe(0);
   return ids;
 }
@@ -60,29 +69,35 @@ function results(path: string): Map<string, string> {
 }
 
 describe('taskctl diff against sandboxes', () => {
-  it('two seeds: names exactly the items whose results changed (exit 15); a file against itself is 0, silent', async () => {
-    const [a] = await createDone(one);
-    const [b] = await createDone(two);
-    const before = await exportTo(one, [a ?? ''], 'before.ndjson');
-    const after = await exportTo(two, [b ?? ''], 'after.ndjson');
-    const was = results(before);
-    const now = results(after);
-    const expected = ITEMS.filter((item) => was.get(item) !== now.get(item)).sort();
-    expect(expected.length).toBeGreaterThan(0);
-    expect(expected.length).toBeLessThan(ITEMS.length);
+  // Two jobs, their waits and exports, and a spawned diff: a minute on a loaded machine.
+  it(
+    'two seeds: names exactly the items whose results changed (exit 15); a file against itself is 0, silent',
+    { timeout: 60_000 },
+    async () => {
+      const [a] = await createDone(one);
+      const [b] = await createDone(two);
+      const before = await exportTo(one, [a ?? ''], 'before.ndjson');
+      const after = await exportTo(two, [b ?? ''], 'after.ndjson');
+      const was = results(before);
+      const now = results(after);
+      const expected = ITEMS.filter((item) => was.get(item) !== now.get(item)).sort();
+      expect(expected.length).toBeGreaterThan(0);
+      expect(expected.length).toBeLessThan(ITEMS.length);
 
-    // A spawned process reading both files, as a CI job would.
-    const result = await one.run(['diff', before, after, '-o', 'ndjson']);
-    expect(result.code, result.stderr).toBe(15);
-    const changes = result.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { target: string; field: string; before: unknown; after: unknown });
-    expect([...new Set(changes.map((change) => change.target))].sort()).toEqual(expected);
-    for (const change of changes) expect(typeof change.after === 'boolean' || change.field !== 'available').toBe(true);
+      // A spawned process reading both files, as a CI job would.
+      const result = await one.run(['diff', before, after, '-o', 'ndjson']);
+      expect(result.code, result.stderr).toBe(15);
+      const changes = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { target: string; field: string; before: unknown; after: unknown });
+      expect([...new Set(changes.map((change) => change.target))].sort()).toEqual(expected);
+      for (const change of changes)
+        expect(typeof change.after === 'boolean' || change.field !== 'available').toBe(true);
 
-    expect(await one.run(['diff', before, before])).toMatchObject({ code: 0, stdout: '', stderr: '' });
-  });
+      expect(await one.inProcess(['diff', before, before])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    },
+  );
 
   it('two tasks with the same items in one service are the same: exit 0', async () => {
     const [first] = await createDone(one);

@@ -3,17 +3,25 @@
  * --journal while POSTs are slow prints one command, and that command run verbatim puts every item in exactly one
  * task; a job killed with SIGKILL mid-POST is listed as interrupted by `jobs -o json` and continued through a
  * symlinked directory and through a copy of its journal, each item once; a journal on a small full file system stops
- * the job with exit 14 and every task named, and `resume` ends it once there is room.
+ * the job with exit 14 and every task named, and `resume` ends it once there is room. The stopped creates are the
+ * real bin; what runs after them (`jobs`, `resume`) runs `main()` in this process on the sandbox's clock, whose sleeps
+ * then pass at once (a chunk in doubt is settled without waiting its schedule in real time).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 6 }, (_, i) => `job${i}.example.com`);
 let world: E2EWorld | undefined;
+/** Real time while a spawned create runs; `clock.virtual()` once it has stopped, for the in-process runs after it. */
+let clock = new RealThenVirtualClock();
+beforeEach(() => {
+  clock = new RealThenVirtualClock();
+});
 afterEach(async () => {
   await world?.close();
   world = undefined;
@@ -69,7 +77,7 @@ function startCreate(w: E2EWorld, args: string[]) {
 }
 
 it('Ctrl-C of a chunked create without --journal: the printed command, run verbatim, puts every item in one task', async () => {
-  world = await startWorld({ itemMs: 0 });
+  world = await startWorld({ itemMs: 0, clock });
   const input = join(world.home.dir, 'in.txt');
   writeFileSync(input, `${ITEMS.join('\n')}\n`);
   await world.admin('POST', '/__sandbox/faults', {
@@ -91,13 +99,14 @@ it('Ctrl-C of a chunked create without --journal: the printed command, run verba
   await world.admin('DELETE', '/__sandbox/faults');
   const command = next.replace(/^Continue it with: /, '').split(' ');
   expect(command[0]).toBe('taskctl');
-  const resumed = await world.run(command.slice(1));
+  clock.virtual();
+  const resumed = await world.inProcess(command.slice(1), { clock });
   expect(resumed.code, resumed.stderr).toBe(0);
   await expectEachItemOnce(world);
 }, 60_000);
 
 it('kill -9 mid-POST: `jobs -o json` shows it interrupted; resume through a symlinked directory and a copy, each item once', async () => {
-  world = await startWorld({ itemMs: 0 });
+  world = await startWorld({ itemMs: 0, clock });
   const input = join(world.home.dir, 'in.txt');
   writeFileSync(input, `${ITEMS.join('\n')}\n`);
   const real = join(world.home.dir, 'real');
@@ -114,20 +123,24 @@ it('kill -9 mid-POST: `jobs -o json` shows it interrupted; resume through a syml
   expect((await run.closed).signal).toBe('SIGKILL');
   const copy = join(world.home.dir, 'copy.jsonl');
   copyFileSync(journal, copy);
-  const listed = await world.run(['jobs', '-o', 'json']);
+  clock.virtual();
+  const listed = await world.inProcess(['jobs', '-o', 'json'], { clock });
   expect(listed.code, listed.stderr).toBe(0);
   const [job] = JSON.parse(listed.stdout) as Array<{ id: string; state: string; journal: string }>;
   expect(job).toMatchObject({ state: 'interrupted', journal });
-  const viaLink = await world.run(['resume', join(world.home.dir, 'link', 'job.jsonl'), '-q']);
+  const viaLink = await world.inProcess(['resume', join(world.home.dir, 'link', 'job.jsonl'), '-q'], { clock });
   expect(viaLink.code, viaLink.stderr).toBe(0);
   expect(viaLink.stderr).not.toMatch(/still sending/);
   await expectEachItemOnce(world);
-  const viaCopy = await world.run(['resume', copy, '-q']);
+  const viaCopy = await world.inProcess(['resume', copy, '-q'], { clock });
   expect(viaCopy.code, viaCopy.stderr).toBe(0);
   await expectEachItemOnce(world);
-  const after = JSON.parse((await world.run(['jobs', '-o', 'json'])).stdout) as Array<{ id: string; state: string }>;
+  const after = JSON.parse((await world.inProcess(['jobs', '-o', 'json'], { clock })).stdout) as Array<{
+    id: string;
+    state: string;
+  }>;
   expect(after).toEqual([expect.objectContaining({ id: job?.id, state: 'finished' })]);
-  const none = await world.run(['resume']);
+  const none = await world.inProcess(['resume'], { clock });
   expect(none.code).toBe(0);
   expect(none.stderr).toMatch(/no interrupted job/);
 }, 60_000);
@@ -141,7 +154,7 @@ function smallDisk(dir: string): string | undefined {
 }
 
 it('a journal on a small full file system: exit 14, every task named; after room is made `resume` ends the job, each item once', async (context) => {
-  world = await startWorld({ itemMs: 0 });
+  world = await startWorld({ itemMs: 0, clock });
   const disk = smallDisk(join(world.home.dir, 'disk'));
   if (!disk) {
     context.skip();
@@ -170,7 +183,8 @@ it('a journal on a small full file system: exit 14, every task named; after room
     const id = /When there is room again: taskctl resume (j-[0-9a-z]+)/.exec(run.out.stderr)?.[1];
     expect(id).toBeDefined();
     rmSync(filler);
-    const resumed = await world.run(['resume', id ?? '', '-q']);
+    clock.virtual();
+    const resumed = await world.inProcess(['resume', id ?? '', '-q'], { clock });
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectEachItemOnce(world);
   } finally {

@@ -1,14 +1,16 @@
 /**
  * A journaled create killed with SIGKILL while it waits for the rate limit (a sandbox with a small budget and a short
  * window): the POST it waited to send never left, so the journal has no send record for it, and resume sends the
- * chunk at once, without checking the task list for it; every item ends in exactly one task.
+ * chunk at once, without checking the task list for it; every item ends in exactly one task. The kills are the
+ * subject, so the create is the real bin; each resume runs `main()` in this process on the sandbox's clock, whose
+ * sleeps then pass at once (a rate-limit wait, the settle schedule), so it costs no real time.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../../src/lib/time.js';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
 const WINDOW_MS = 4000;
@@ -30,11 +32,14 @@ const records = (file: string): Row[] =>
 
 /**
  * The sandbox's time: real time shifted, at `windowStart()`, so that a rate-limit window begins then (instead of
- * waiting for the wall clock to reach one), so the run's first wait is long enough for the kill to land in.
+ * waiting for the wall clock to reach one), so the run's first wait is long enough for the kill to land in. After the
+ * kill (`clock.virtual()`), the in-process resume's sleeps pass at once and the sandbox sees them pass.
  */
-let shiftMs = 0;
-const clock: Clock = { now: () => Date.now() + shiftMs, sleep: systemClock.sleep };
-const windowStart = () => (shiftMs = WINDOW_MS - (Date.now() % WINDOW_MS));
+let clock = new RealThenVirtualClock();
+const windowStart = () => clock.shift(WINDOW_MS - (clock.now() % WINDOW_MS));
+beforeEach(() => {
+  clock = new RealThenVirtualClock();
+});
 
 it('SIGKILL during a rate-limit wait: resume sends without a scan, and every item is in exactly one task', async () => {
   // Two requests a window: the price and the first chunk's snapshot; the first POST waits for the next window.
@@ -64,7 +69,8 @@ it('SIGKILL during a rate-limit wait: resume sends without a scan, and every ite
   const created = atKill.filter((r) => r.type === 'created').map((r) => r.chunk);
   expect(sent).toEqual(created);
 
-  const resumed = await world.run(['resume', journal], { timeoutMs: 60_000 });
+  clock.virtual();
+  const resumed = await world.inProcess(['resume', journal], { clock });
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toMatch(/job j-[0-9a-z]+: \d of 2 chunks done, none in doubt; next: send/);
   expect(resumed.stderr).not.toMatch(/checking the task list/);
@@ -79,7 +85,7 @@ it('SIGKILL during a rate-limit wait: resume sends without a scan, and every ite
 }, 90_000);
 
 it('SIGKILL while a POST is out, the task landing after: resume adopts it within seconds, not after two minutes', async () => {
-  const w = await startWorld({ itemMs: 0 });
+  const w = await startWorld({ itemMs: 0, clock });
   world = w;
   const input = join(w.home.dir, 'in.txt');
   writeFileSync(input, 'p0.example.com\np1.example.com\n');
@@ -97,34 +103,32 @@ it('SIGKILL while a POST is out, the task landing after: resume adopts it within
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
-  const deadline = Date.now() + 20_000;
-  while (!(existsSync(journal) && readFileSync(journal, 'utf8').includes('"type":"send"'))) {
-    if (Date.now() > deadline) throw new Error('no send record');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const sendRecorded = () => existsSync(journal) && readFileSync(journal, 'utf8').includes('"type":"send"');
+  await waitFor(sendRecorded, { timeoutMs: 20_000, describe: () => 'no send record in the journal' });
   // The send record is written as the request leaves: kill once the service has it (on a busy machine the kill could
   // otherwise come before the bytes are out, and nothing would land).
   const received = async () =>
     (await w.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats')).requests['POST /api/v1/tasks'] ??
     0;
-  while ((await received()) < 1) {
-    if (Date.now() > deadline) throw new Error('the service never saw the POST');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(async () => (await received()) >= 1, { describe: () => 'the service never saw the POST' });
   child.kill('SIGKILL');
   expect(await closed).toBe('SIGKILL');
   // The held request lands: its task is in the list before resume starts.
-  const landed = Date.now() + 10_000;
   let tasks: Array<{ id: number }> = [];
-  while (tasks.length === 0 && Date.now() < landed) {
-    tasks = (await world.admin<{ tasks: Array<{ id: number }> }>('GET', '/__sandbox/state')).tasks;
-    if (tasks.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(
+    async () => {
+      tasks = (await w.admin<{ tasks: Array<{ id: number }> }>('GET', '/__sandbox/state')).tasks;
+      return tasks.length > 0;
+    },
+    { describe: () => 'the held POST never landed' },
+  );
   expect(tasks).toHaveLength(1);
 
-  const started = Date.now();
-  const resumed = await world.run(['resume', journal], { timeoutMs: 60_000 });
-  const took = Date.now() - started;
+  clock.virtual();
+  const started = clock.now();
+  const resumed = await world.inProcess(['resume', journal], { clock });
+  // Real time and the time its sleeps skipped.
+  const took = clock.now() - started;
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toContain(`chunk 1: task ${tasks[0]?.id} was created by the interrupted request`);
   // The 10 s schedule of the exactly-once rule and a start-up, not the 60 s deadline and its minute of horizon.

@@ -1,17 +1,21 @@
 /** `--report junit=FILE` and `--report github` on create --wait, wait and show, against the sandbox: `main()` in this
- * process (real time for the waits, as the sandbox works in real time). */
+ * process, the waits on a virtual clock shared with the sandbox (a one-off `--sandbox` in real time). */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAll, parseXml } from '../unit/report/xml.js';
+import { AutoClock } from '../unit/commands/harness.js';
 import { startWorld, type E2EWorld } from './harness.js';
 
 let world: E2EWorld;
 let dir: string;
+/** The sandbox's clock, which the waits share: their sleeps move its tasks on at once. */
+let clock: AutoClock;
 
 beforeAll(async () => {
-  world = await startWorld();
+  clock = new AutoClock(Date.now());
+  world = await startWorld({ clock });
   dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
 });
 afterAll(async () => {
@@ -90,7 +94,7 @@ describe('wait --report', () => {
     const junit = join(dir, 'wait.xml');
     const summary = join(dir, 'wait.md');
     const result = await world.inProcess(['wait', ...ids, '--report', `junit=${junit}`, '--report', 'github'], {
-      realTime: true,
+      clock,
       env: { GITHUB_STEP_SUMMARY: summary },
     });
     expect(result.code, result.stderr).toBe(10);
@@ -134,7 +138,7 @@ describe('wait --report', () => {
 
   it('warns when GITHUB_STEP_SUMMARY is not set, and still annotates', async () => {
     const created = await world.inProcess(['create', 'domain_check_availability', 'fail-a.com', '-q']);
-    const result = await world.inProcess(['wait', created.stdout.trim(), '--report', 'github'], { realTime: true });
+    const result = await world.inProcess(['wait', created.stdout.trim(), '--report', 'github'], { clock });
     expect(result.code).toBe(11);
     expect(result.stderr).toMatch(/warning: --report github: GITHUB_STEP_SUMMARY is not set/);
     expect(result.stderr).toMatch(/^::error title=.*::fail-a\.com: /m);
@@ -145,15 +149,10 @@ describe('wait --report', () => {
 
 describe('show --report', () => {
   it('reports the whole task, whatever --items-status shows', async () => {
-    const created = await world.inProcess([
-      'create',
-      'domain_check_availability',
-      'a.com',
-      'fail-b.com',
-      'c.com',
-      '--wait',
-      '-q',
-    ]);
+    const created = await world.inProcess(
+      ['create', 'domain_check_availability', 'a.com', 'fail-b.com', 'c.com', '--wait', '-q'],
+      { clock },
+    );
     const id = created.stdout.trim();
     const junit = join(dir, 'show.xml');
     const result = await world.inProcess([

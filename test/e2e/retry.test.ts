@@ -1,17 +1,21 @@
 /**
  * `taskctl retry` end to end (the bin against a sandbox): it creates exactly the items that did not complete, and a
  * second run reuses that task (task count +1 only). The sandbox's clock is moved on by hand to end tasks (items take a
- * minute each), so nothing here depends on real processing times.
+ * minute each), so nothing here depends on real processing times. The first retry is the bin; the other commands run
+ * `main()` in this process on the sandbox's clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock, type Clock } from '../../src/lib/time.js';
 import { startWorld, type E2EWorld } from './harness.js';
 
 const S = 'domain_check_availability';
 let world: E2EWorld;
 let skew = 0;
+const clock: Clock = { now: () => Date.now() + skew, sleep: (ms, signal) => systemClock.sleep(ms, signal) };
+const here = (args: string[]) => world.inProcess(args, { clock });
 beforeEach(async () => {
   skew = 0;
-  world = await startWorld({ itemMs: 60_000, clock: { now: () => Date.now() + skew } });
+  world = await startWorld({ itemMs: 60_000, clock });
 });
 afterEach(() => world.close());
 
@@ -26,7 +30,7 @@ async function targets(id: number): Promise<string[]> {
 
 describe('retry against the sandbox', () => {
   it('creates exactly the failed items; a second retry reuses that task; nothing to retry is exit 0', async () => {
-    const original = await world.run(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com', '-q']);
+    const original = await here(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com', '-q']);
     expect(original.code, original.stderr).toBe(0);
     skew += 10 * 60_000; // the original task ends: ok.com completed, the two fail- items failed
 
@@ -35,14 +39,14 @@ describe('retry against the sandbox', () => {
     const retried = Number(first.stdout.trim());
     expect(await targets(retried)).toEqual(['fail-a.com', 'fail-b.com']);
 
-    const again = await world.run(['retry', original.stdout.trim()]);
+    const again = await here(['retry', original.stdout.trim()]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`reused task ${retried} for 2 items (no coins spent)`);
     expect((await state()).tasks).toHaveLength(2);
 
-    const done = await world.run(['create', S, 'ok.org', '-q']);
+    const done = await here(['create', S, 'ok.org', '-q']);
     skew += 10 * 60_000;
-    const nothing = await world.run(['retry', done.stdout.trim()]);
+    const nothing = await here(['retry', done.stdout.trim()]);
     expect(nothing.code).toBe(0);
     expect(nothing.stderr).toContain(`nothing to retry: every item of task ${done.stdout.trim()} completed`);
     expect((await state()).tasks).toHaveLength(3);

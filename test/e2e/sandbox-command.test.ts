@@ -1,14 +1,31 @@
-/** `taskctl sandbox` as a user runs it: export lines on stdout, usable at once, clean stop that saves --state. */
-import { spawn } from 'node:child_process';
+/**
+ * `taskctl sandbox` as a user runs it: export lines on stdout, usable at once, clean stop that saves --state. The
+ * sandbox and a port in use (an error of the sandbox's own bundle keeps its exit code) are the bin; the commands
+ * against it and the refused flags run `main()` in this process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runTaskctl } from '../unit/commands/harness.js';
 import { BIN, isolatedHome, runCli, waitFor, type IsolatedHome } from './harness.js';
 
 let home: IsolatedHome | undefined;
-afterEach(() => home?.cleanup());
+let sandbox: ChildProcess | undefined;
+// A sandbox left running by a failed test is stopped, and has exited, before its home goes.
+afterEach(async () => {
+  const running = sandbox;
+  if (running?.exitCode === null && running.signalCode === null) {
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await exited;
+  }
+  sandbox = undefined;
+  home?.cleanup();
+  home = undefined;
+});
 
 describe('taskctl sandbox', () => {
   it('prints export lines, serves the API, and saves its state on SIGTERM with exit 0', async () => {
@@ -21,12 +38,14 @@ describe('taskctl sandbox', () => {
         env: { PATH: process.env.PATH ?? '', ...home.env },
       },
     );
+    sandbox = child;
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     // stdout and stderr are two pipes: the export lines may come before the dashboard's line or after it.
     await waitFor(() => stdout.includes('TASKCTL_API_KEY=') && stderr.includes('dashboard: '), {
+      timeoutMs: 30_000,
       describe: () => `the sandbox did not start: stdout ${stdout}, stderr ${stderr}`,
     });
     const env = Object.fromEntries(
@@ -44,11 +63,10 @@ describe('taskctl sandbox', () => {
     const page = await fetch(`${origin}/`);
     expect(await page.text()).toContain('<title>taskctl sandbox</title>');
 
-    const created = await runCli(['create', 'domain_check_availability', 'a.com', '-q'], {
-      env: { ...home.env, ...env },
-    });
+    const here = { env: { ...home.env, ...env }, home: home.dir };
+    const created = await runTaskctl(['create', 'domain_check_availability', 'a.com', '-q'], here);
     expect(created.code).toBe(0);
-    const balance = await runCli(['balance'], { env: { ...home.env, ...env } });
+    const balance = await runTaskctl(['balance'], here);
     expect(balance.stdout).toBe('49\tcoins\n');
 
     child.kill('SIGTERM');
@@ -60,7 +78,7 @@ describe('taskctl sandbox', () => {
   });
 
   it('refuses a bad flag value with exit 2', async () => {
-    const result = await runCli(['sandbox', '--port', '70000']);
+    const result = await runTaskctl(['sandbox', '--port', '70000']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--port/);
   });
@@ -81,7 +99,7 @@ describe('taskctl sandbox', () => {
   });
 
   it('exits 2 for a webhook URL off this machine', async () => {
-    const result = await runCli(['sandbox', '--port', '0', '--webhook-url', 'https://example.com/hook']);
+    const result = await runTaskctl(['sandbox', '--port', '0', '--webhook-url', 'https://example.com/hook']);
     expect(result.stderr).not.toMatch(/bug in taskctl/);
     expect(result.stderr).toMatch(/loopback|this machine|localhost/i);
     expect(result.code).toBe(2);

@@ -1,13 +1,16 @@
 /**
  * Disk state shared by several processes: the cases that need a real second process (or mkfifo), moved out of the
- * unit tier, which spawns nothing. One process's locking (two holders, a dead owner's lock) stays in test/unit.
+ * unit tier, which spawns nothing. One process's locking (two holders, a dead owner's lock) stays in test/unit. The
+ * other processes run the writers in fixtures/, bundled once by esbuild so that each starts as plain node (through
+ * tsx each start cost over a second of CPU).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CompletionCacheStore } from '../../src/store/cache.js';
 import { openConfig } from '../../src/store/config-file.js';
 
@@ -20,7 +23,26 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const open = (timeoutMs?: number) => openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {}, timeoutMs);
-const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+/** fixtures/NAME.ts bundled (src and its packages inlined) into a temp dir: NAME.mjs, run by plain node. */
+let bundles: string;
+beforeAll(async () => {
+  bundles = mkdtempSync(join(tmpdir(), 'taskctl-store-locks-bundles-'));
+  await build({
+    entryPoints: ['cache-writer', 'config-writer'].map((name) =>
+      fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url)),
+    ),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outdir: bundles,
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'warning',
+  });
+});
+afterAll(() => rmSync(bundles, { recursive: true, force: true }));
+const fixture = (name: string) => join(bundles, `${name}.mjs`);
 
 describe('config file across processes', () => {
   it('refuses a FIFO as config.json at once instead of hanging', async () => {
@@ -33,10 +55,10 @@ describe('config file across processes', () => {
   it('a writer killed with SIGKILL while writing its temp file leaves the old file whole; the next write recovers', async () => {
     const config = await open();
     await config.set('default', 'output', 'json');
-    const writer = fixture('config-writer.ts');
+    const writer = fixture('config-writer');
     let caught = false;
     for (let attempt = 0; attempt < 5 && !caught; attempt++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', writer, dir, String(12 * 1024 * 1024)], {
+      const child = spawn(process.execPath, [writer, dir, String(12 * 1024 * 1024)], {
         stdio: 'ignore',
       });
       const exited = new Promise((resolve) => child.on('exit', resolve));
@@ -66,7 +88,7 @@ describe('completion cache across processes', () => {
       [0, 1, 2, 3, 4].map(
         (w) =>
           new Promise<number | null>((resolve) =>
-            spawn(process.execPath, ['--import', 'tsx', fixture('cache-writer.ts'), root, String(1 + w * 10), '10'], {
+            spawn(process.execPath, [fixture('cache-writer'), root, String(1 + w * 10), '10'], {
               stdio: 'inherit',
             }).on('exit', resolve),
           ),

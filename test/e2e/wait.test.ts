@@ -1,9 +1,9 @@
 /** Following tasks against a real sandbox: `wait` exit codes, `create --wait`, ids from stdin, `watch` events run `main()`
- * in this process, in virtual time shared with the sandbox; Ctrl-C spawns the bin. */
-import { spawn } from 'node:child_process';
+ * in this process, in virtual time shared with the sandbox; real pipes spawn the bin. Ctrl-C of a wait (exit 130, the
+ * resume line): signals.test.ts. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
 import { AutoClock } from '../unit/commands/harness.js';
 import { BIN, runProcess, startWorld, type E2EWorld } from './harness.js';
@@ -131,10 +131,16 @@ describe('a reader of stdout that goes away (real pipes)', () => {
     const failed = await create(['a.com', 'taskfail-x.com']);
     const itemFailed = await create(['b.com', 'fail-y.com']);
     expect((await world.inProcess(['wait', String(failed), String(itemFailed), ...FAST], VIRTUAL)).code).toBe(10);
-    expect((await intoTrue(['wait', String(failed)])).code).toBe(10);
-    expect((await intoTrue(['wait', String(itemFailed)])).code).toBe(11);
-    expect((await intoTrue(['watch', String(failed)])).code).toBe(10);
-    expect((await intoTrue(['wait', String(itemFailed), '--allow-item-failures'])).code).toBe(0);
+    // The four at once: each has its own pipe.
+    const codes = await Promise.all(
+      [
+        ['wait', String(failed)],
+        ['wait', String(itemFailed)],
+        ['watch', String(failed)],
+        ['wait', String(itemFailed), '--allow-item-failures'],
+      ].map(async (args) => (await intoTrue(args)).code),
+    );
+    expect(codes).toEqual([10, 11, 10, 0]);
   });
 });
 
@@ -144,7 +150,7 @@ describe('list -q | taskctl wait - (a real pipe)', () => {
     try {
       const env = { ...real.env, PATH: process.env.PATH ?? '/usr/bin:/bin' };
       for (const items of [['a.com'], ['b.com', 'c.com']]) {
-        expect((await real.run(['create', 'domain_check_availability', ...items, '-q'])).code).toBe(0);
+        expect((await real.inProcess(['create', 'domain_check_availability', ...items, '-q'])).code).toBe(0);
       }
       const taskctl = `"${process.execPath}" "${BIN}"`;
       const script = `${taskctl} list -q | tee ids.txt | ${taskctl} wait - -q --interval 100ms`;
@@ -157,7 +163,7 @@ describe('list -q | taskctl wait - (a real pipe)', () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toBe('');
       expect(readFileSync(join(real.home.dir, 'ids.txt'), 'utf8')).toBe('2\n1\n');
-      const states = await real.run(['list', '-o', 'json']);
+      const states = await real.inProcess(['list', '-o', 'json']);
       expect((JSON.parse(states.stdout) as Array<{ status: string }>).map((t) => t.status)).toEqual([
         'completed',
         'completed',
@@ -201,22 +207,5 @@ describe('watch', () => {
     expect(result.code).toBe(10);
     expect(result.stdout).toMatch(new RegExp(`\\t${a}\\tdomain_check_availability\\tcompleted\\t5\\t0\\t5$`, 'm'));
     expect(result.stdout).toMatch(new RegExp(`\\t${b}\\tdomain_check_availability\\tfailed\\t`, 'm'));
-  });
-});
-
-describe('Ctrl-C', () => {
-  it('exits 130 with the resume hint', async () => {
-    const id = await create(['slow-a.com', 'slow-b.com', 'slow-c.com', 'slow-d.com']);
-    const child = spawn(process.execPath, [BIN, 'wait', String(id), ...FAST], {
-      env: { PATH: process.env.PATH ?? '', ...world.env },
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    // Signalled once the wait is under way (its first progress line), not after a fixed sleep.
-    await vi.waitFor(() => expect(stderr).toMatch(new RegExp(`task ${id} `)), { timeout: 10_000, interval: 20 });
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(130);
-    expect(stderr).toMatch(new RegExp(`still running: taskctl wait ${id}`));
   });
 });

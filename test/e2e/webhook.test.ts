@@ -1,4 +1,8 @@
-/** `webhook listen` and `webhook simulate` against real sandbox deliveries. */
+/**
+ * `webhook listen` and `webhook simulate` against real sandbox deliveries. What the listener prints, acknowledges and
+ * forwards runs `main()` in this process (its subject is the listener, not the process); signals (Ctrl-C twice,
+ * SIGTERM, SIGKILL and the wiring they leave) spawn the bin.
+ */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -6,7 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
-import { BIN, freePort, startWorld, waitFor as waitForEvent, type E2EWorld } from './harness.js';
+import { systemClock } from '../../src/lib/time.js';
+import { main } from '../../src/main.js';
+import { createMemoryIO } from '../../src/output/memory-io.js';
+import { BIN, freePort, isolatedHome, startWorld, waitFor as waitForEvent, type E2EWorld } from './harness.js';
 
 /** A loopback address no other test binds: a port found free there stays free until this file binds it. */
 const APP_HOST = '127.0.0.5';
@@ -15,7 +22,13 @@ let world: E2EWorld | undefined;
 let listener: ChildProcessWithoutNullStreams | undefined;
 let receiver: Server | undefined;
 
+/** In-process listeners of the test: each stopped (Ctrl-C) and awaited, and its home removed, after the test. */
+const inProcess: Array<{ stop: () => Promise<number> }> = [];
+const homes: Array<() => void> = [];
+
 afterEach(async () => {
+  for (const running of inProcess.splice(0)) await running.stop();
+  for (const cleanup of homes.splice(0)) cleanup();
   listener?.kill('SIGTERM');
   const running = listener;
   if (running?.exitCode === null) await new Promise((resolve) => running.once('close', resolve));
@@ -40,13 +53,50 @@ async function listen(
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  // A start-up on a loaded machine takes seconds.
   await waitFor(
     () => stderr.includes('listening for webhooks'),
     () => `listener did not start: ${stderr}`,
+    30_000,
   );
   const url = /listening for webhooks on (http:\/\/127\.0\.0\.1:(\d+)\S*);/.exec(stderr);
   if (!url) throw new Error(`no URL in the listener's line: ${stderr}`);
   return { stdout: () => stdout, stderr: () => stderr, port: Number(url[2]), url: url[1]! };
+}
+
+/**
+ * `webhook listen` through `main()` in this process (real time, memory output read as it grows), once it says it is
+ * listening; `stop()` is Ctrl-C and resolves with the exit code. Without a config directory in `env`, a fresh home.
+ */
+async function listenHere(
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ stdout: () => string; stderr: () => string; port: number; url: string; stop: () => Promise<number> }> {
+  let homeEnv = {};
+  if (env.TASKCTL_CONFIG_DIR === undefined) {
+    const home = isolatedHome();
+    homes.push(home.cleanup);
+    homeEnv = home.env;
+  }
+  const memory = createMemoryIO();
+  const controller = new AbortController();
+  const running = main(['webhook', 'listen', '--port', '0', ...args], {
+    io: memory.io,
+    env: { ...homeEnv, ...env },
+    clock: systemClock,
+    signal: controller.signal,
+  });
+  const stop = () => {
+    controller.abort();
+    return running;
+  };
+  inProcess.push({ stop });
+  const stdout = () => memory.stdout.text();
+  const stderr = () => memory.stderr.text();
+  const url = await waitForEvent(() => /listening for webhooks on (http:\/\/127\.0\.0\.1:(\d+)\S*);/.exec(stderr()), {
+    describe: () => `listener did not start: ${stderr()}`,
+  });
+  return { stdout, stderr, port: Number(url[2]), url: url[1]!, stop };
 }
 
 /** Points the sandbox's deliveries at `url` (set after the listener has its port). */
@@ -61,7 +111,7 @@ const waitFor = (check: () => boolean, message: () => string, timeoutMs = 10_000
 describe('webhook listen', () => {
   it('receives real sandbox deliveries, verified, and prints each event once as ndjson', async () => {
     world = await startWorld({ itemMs: 5, webhookTimeScale: 0.001 });
-    const out = await listen(world.env, ['--path', '/hooks', '-o', 'ndjson']);
+    const out = await listenHere(world.env, ['--path', '/hooks', '-o', 'ndjson']);
     await deliverTo(out.url);
     const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
     await waitFor(
@@ -80,7 +130,7 @@ describe('webhook listen', () => {
 
   it('rejects a wrong signature with 401 and prints nothing', async () => {
     world = await startWorld();
-    const out = await listen(world.env, ['-o', 'ndjson']);
+    const out = await listenHere(world.env, ['-o', 'ndjson']);
     const port = out.port;
     const response = await fetch(`http://127.0.0.1:${port}/`, {
       method: 'POST',
@@ -94,7 +144,7 @@ describe('webhook listen', () => {
 
   it('acknowledges a signed event whose shape is not the documented one, prints it as received and warns (tsv and ndjson)', async () => {
     world = await startWorld();
-    const out = await listen(world.env, ['-o', 'ndjson']);
+    const out = await listenHere(world.env, ['-o', 'ndjson']);
     const port = out.port;
     const body = {
       event: 'completed',
@@ -149,7 +199,7 @@ describe('webhook listen', () => {
     const proxyPort = (receiver.address() as AddressInfo).port;
     world = await startWorld({ itemMs: 5, webhookUrl: `http://127.0.0.1:${proxyPort}/`, webhookTimeScale: 0.001 });
     // --no-wire: the sandbox keeps delivering to the flaky front.
-    const out = await listen(world.env, ['-o', 'ndjson', '--no-wire']);
+    const out = await listenHere(world.env, ['-o', 'ndjson', '--no-wire']);
     port = out.port;
     await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     await waitFor(
@@ -180,7 +230,7 @@ describe('webhook listen never loses an acknowledged event', () => {
     // The app's address is one no other test binds, so its port stays free until the app starts here.
     const appPort = await freePort(APP_HOST);
     world = await startWorld({ itemMs: 5, webhookTimeScale: 0.01 });
-    const out = await listen(world.env, ['--forward-to', `http://${APP_HOST}:${appPort}/`]);
+    const out = await listenHere(world.env, ['--forward-to', `http://${APP_HOST}:${appPort}/`]);
     await deliverTo(out.url);
     await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     interface Deliveries {
@@ -255,7 +305,7 @@ describe('webhook listen never loses an acknowledged event', () => {
     world = await startWorld({ itemMs: 0 });
     await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     await world.inProcess(['create', 'domain_check_availability', 'taskfail-b.com', '-q']);
-    const out = await listen(world.env, ['--catch-up', '1h', '-o', 'ndjson']);
+    const out = await listenHere(world.env, ['--catch-up', '1h', '-o', 'ndjson']);
     const port = out.port;
     await waitFor(
       () => out.stderr().includes('catch-up: 2 synthesised event(s) from 2 task(s)'),
@@ -286,7 +336,7 @@ describe('webhook listen never loses an acknowledged event', () => {
 
   it("prints the human format in the project's colours, never as escape text", async () => {
     const env = { TASKCTL_API_KEY: 'sk_e2e_colour', FORCE_COLOR: '1' };
-    const out = await listen(env, ['-o', 'table']);
+    const out = await listenHere(env, ['-o', 'table']);
     const port = out.port;
     const res = await fetch(`http://127.0.0.1:${port}/`, {
       method: 'POST',
@@ -324,7 +374,7 @@ describe('webhook simulate', () => {
     const log = join(sandbox.home.dir, 'exec.log');
     const exec = `echo "$TASKCTL_EVENT $TASKCTL_TASK_ID \${TASKCTL_SIMULATED:-real}" >> "${log}"`;
     // Wired by itself: no webhook URL set by hand.
-    const out = await listen(sandbox.env, ['-o', 'ndjson', '--exec', exec]);
+    const out = await listenHere(sandbox.env, ['-o', 'ndjson', '--exec', exec]);
     const created = await sandbox.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
     const id = created.stdout.trim();
     const execLines = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
@@ -395,15 +445,7 @@ describe('webhook listen wires itself to the sandbox', () => {
     expect(out.stderr()).toContain(`webhook URL put back to ${OLD}`);
   });
 
-  it('SIGTERM leaves a URL changed meanwhile as it is', async () => {
-    world = await startWorld({ webhookUrl: OLD });
-    await listen(world.env, []);
-    await world.admin('POST', '/__sandbox/webhook', { url: 'http://127.0.0.1:9/changed' });
-    await stopWith('SIGTERM');
-    expect(await webhookUrl()).toBe('http://127.0.0.1:9/changed');
-  });
-
-  it('the next start puts back the wiring of a listener killed with SIGKILL, and wires itself', async () => {
+  it('the next start puts back the wiring of a listener killed with SIGKILL and wires itself; SIGTERM (exit 0) leaves a URL changed meanwhile as it is', async () => {
     world = await startWorld({ webhookUrl: OLD });
     const killed = await listen(world.env, []);
     const killedPid = listener!.pid;
@@ -416,7 +458,8 @@ describe('webhook listen wires itself to the sandbox', () => {
       `webhook URL put back to ${OLD} (left set by a listener that was killed, pid ${killedPid})`,
     );
     expect(await webhookUrl()).toBe(next.url);
-    await stopWith('SIGINT');
-    expect(await webhookUrl()).toBe(OLD);
+    await world.admin('POST', '/__sandbox/webhook', { url: 'http://127.0.0.1:9/changed' });
+    expect(await stopWith('SIGTERM')).toBe(0);
+    expect(await webhookUrl()).toBe('http://127.0.0.1:9/changed');
   });
 });

@@ -158,7 +158,8 @@ export async function runListenLoad(options: ListenLoadOptions): Promise<ListenL
     duplicatesLogged += chunk.split('(duplicate;').length - 1;
   });
   const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-  for (let i = 0; i < 200 && !stderr.includes('listening for webhooks'); i++) await sleep(50);
+  // Up to 30 s: a start-up on a loaded machine takes seconds.
+  for (let i = 0; i < 600 && !stderr.includes('listening for webhooks'); i++) await sleep(50);
   if (!stderr.includes('listening for webhooks')) throw new Error(`listener did not start: ${stderr}`);
 
   let hwmKb = 0;
