@@ -85,11 +85,13 @@ export class CompletionCacheStore {
   bindAccount(baseUrl: string, apiKey: string): void {
     this.accountOf = () => accountKey(baseUrl, apiKey);
   }
-  /** `note`: hears why a cache file was ignored (the CLI prints it with `--verbose`). */
+  /** `note`: hears why a cache file was ignored (the CLI prints it with `--verbose`). `lockTimeoutMs`: how long an
+   * update waits for another command's before it is skipped. */
   constructor(
     private readonly dir: string,
     private readonly now: () => number,
     private readonly note: (message: string) => void = () => undefined,
+    private readonly lockTimeoutMs = CACHE_LOCK_TIMEOUT_MS,
   ) {
     this.path = join(dir, 'completion.json');
   }
@@ -171,7 +173,7 @@ export class CompletionCacheStore {
     try {
       // The guarded walk (docs/behaviour.md#files): a cache directory that cannot be made is a run without the cache.
       if (makeDirectory(this.dir) !== undefined) return;
-      lock = waitForLock(`${this.path}.lock`, CACHE_LOCK_TIMEOUT_MS, { staleAfterMs: CACHE_LOCK_STALE_MS });
+      lock = waitForLock(`${this.path}.lock`, this.lockTimeoutMs, { staleAfterMs: CACHE_LOCK_STALE_MS });
     } catch {
       return; // the cache only speeds up completion; never fail a command over it
     }

@@ -8,8 +8,9 @@
 import { isLoopbackHost } from '../api/base-url.js';
 import type { Wiring, WebhookWirings } from '../store/webhook-wirings.js';
 
-/** The admin API answers at once on loopback; beyond this the base URL is taken not to be a sandbox. */
-const ADMIN_TIMEOUT_MS = 3_000;
+/** The admin API answers at once on loopback, but a loaded machine may take seconds; beyond this the base URL is taken not
+ * to be a sandbox (a real service answers its unknown path at once). */
+const ADMIN_TIMEOUT_MS = 10_000;
 
 /** The sandbox's admin API: its webhook URL, read and set. */
 export interface SandboxAdmin {
