@@ -5,11 +5,11 @@
  * symlinked directory and through a copy of its journal, each item once; a journal on a small full file system stops
  * the job with exit 14 and every task named, and `resume` ends it once there is room.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { startCli, startWorld, type E2EWorld } from './harness.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 6 }, (_, i) => `job${i}.example.com`);
@@ -55,17 +55,7 @@ async function expectEachItemOnce(w: E2EWorld): Promise<void> {
 
 /** `taskctl create` as a child process, its output collected as it comes. */
 function startCreate(w: E2EWorld, args: string[]) {
-  const child = spawn(process.execPath, [BIN, 'create', S, ...args], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...w.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (out.stdout += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (out.stderr += text));
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, out, closed };
+  return startCli(['create', S, ...args], w.env);
 }
 
 it('Ctrl-C of a chunked create without --journal: the printed command, run verbatim, puts every item in one task', async () => {
