@@ -156,7 +156,8 @@ describe('sandbox --state ownership', () => {
     const second = await runCli(['sandbox', '--port', '0', '--state', state], { env: home.env, timeoutMs: 10_000 });
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(new RegExp(`state\\.json is in use by another sandbox \\(process ${child!.pid} on `));
-    expect(second.stderr).toMatch(/if none is running, delete .*state\.json\.lock/);
+    expect(second.stderr).toMatch(/its lock goes with it/);
+    expect(second.stderr).not.toMatch(/if none is running/);
   });
 
   it('errors of the sandbox bundle keep their exit code: a port in use is exit 2, not "a bug"', async () => {
