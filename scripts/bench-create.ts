@@ -4,6 +4,7 @@
 // before is made once under .bench/before-<commit>/ from the commit's tree (`git archive`, so the repository gains no
 // worktree) with this checkout's node_modules hard-linked (`cp -al`), and kept for the next run. Without the commit in
 // the git history (a shallow clone, a tarball) the row is skipped, saying why. The target: no more than 10% slower.
+// A second row gives the CPU time of each (`/usr/bin/time`), which a loaded machine moves less than wall time.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScaleBenchTools } from './bench-scale.ts';
@@ -52,6 +53,27 @@ async function buildBefore(tools: CreateBenchTools): Promise<{ bin: string } | s
   return { bin };
 }
 
+const CPU_RUNS = 15;
+
+/** Median CPU time (user + system, ms) of each command, from `/usr/bin/time`, runs interleaved. */
+async function cpuTimes(
+  tools: CreateBenchTools,
+  commands: { before: string[]; now: string[] },
+  env: Record<string, string>,
+): Promise<{ before: number; now: number }> {
+  const times: { before: number[]; now: number[] } = { before: [], now: [] };
+  for (let i = 0; i < CPU_RUNS; i++) {
+    for (const name of i % 2 === 0 ? (['before', 'now'] as const) : (['now', 'before'] as const)) {
+      const result = await tools.run('/usr/bin/time', ['-f', '%U %S', ...commands[name]], { env });
+      const [user = NaN, system = NaN] = (result.stderr.trim().split('\n').pop() ?? '').split(' ').map(Number);
+      if (result.code !== 0 || Number.isNaN(user + system)) throw new Error(`${name}: ${result.stderr.trim()}`);
+      times[name].push((user + system) * 1000);
+    }
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  return { before: median(times.before), now: median(times.now) };
+}
+
 export async function benchCreate(tools: CreateBenchTools): Promise<void> {
   const { row, skip, log, notes, NODE, BIN, WORK, cliEnv } = tools;
   const figure = '`create` of one item (a job: journal, lock, balance beside the snapshot)';
@@ -87,6 +109,15 @@ export async function benchCreate(tools: CreateBenchTools): Promise<void> {
     notes.push(
       `create: one item to a lasting sandbox, medians of runs interleaved with the build of ${BEFORE} (before every create was a job); each create of this build keeps a journal in its state directory`,
     );
+    if (await tools.hasTool('/usr/bin/time', ['-f', '%U', 'true'])) {
+      const cpu = await cpuTimes(tools, { before: side('before', before.bin), now: side('now', BIN) }, env);
+      row(
+        `${figure}: CPU time (user + system), which load on the machine moves less than wall time`,
+        `${ms(cpu.now)} (${CPU_RUNS} runs)`,
+        `build before jobs (${BEFORE}) ${ms(cpu.before)}`,
+        `${(cpu.now / cpu.before).toFixed(2)}×`,
+      );
+    }
   } finally {
     await sandbox.close();
   }
