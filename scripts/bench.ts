@@ -2,7 +2,7 @@
 // `npm run bench`: the docs/performance.md figures, each beside a baseline measured in the same run, as one Markdown
 // table. Timing lives here and never in unit tests. Generated data goes to .bench/ (gitignored).
 //
-//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,job,scale,diff] [--runs 30]
+//   tsx scripts/bench.ts [--only startup,dryrun,wait,follow,sandbox,show,job,scale,diff,create] [--runs 30]
 //                        [--lines 1000000] [--json FILE] [--show-items 100000] [--sandbox-tasks 200000]
 //                        [--nodes 22,24] [--diff-items 1000000,10000000]
 //                          [--env clean|inherit] [--no-hyperfine]
@@ -45,7 +45,7 @@ const { values: flags } = parseArgs({
   },
 });
 const SECTIONS = new Set(
-  (flags.only ?? 'startup,dryrun,wait,follow,sandbox,show,job,scale,diff').split(',').map((s) => s.trim()),
+  (flags.only ?? 'startup,dryrun,wait,follow,sandbox,show,job,scale,diff,create').split(',').map((s) => s.trim()),
 );
 const RUNS = Math.max(5, Number(flags.runs));
 const LINES = Math.max(1000, Number(flags.lines));
@@ -1021,6 +1021,11 @@ if (flags['child-memory']) {
       .filter((n) => n >= 100);
     const tools = { row, skip, log, notes, run, hasTool, NODE, BIN, WORK, cliEnv };
     await section('diff', () => benchDiff(tools, sizes), '`diff` figures');
+  }
+  if (SECTIONS.has('create')) {
+    const { benchCreate } = await import('./bench-create.ts');
+    const tools = { row, skip, log, notes, run, hasTool, timeCommands, NODE, BIN, ROOT, WORK, cliEnv, loadSandbox };
+    await section('create', () => benchCreate(tools), '`create` of one item beside the build before jobs');
   }
   const seconds = (performance.now() - started) / 1000;
   const header =

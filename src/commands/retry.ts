@@ -8,13 +8,13 @@ import { parseTaskId } from '../lib/task-id.js';
 export function registerRetry(program: Command, run: RunAction): void {
   const command = program
     .command('retry')
-    .description('create a new task, per service, from the items of tasks that did not complete')
+    .description('create a new task from the items of tasks that did not complete')
     .argument('[id...]', 'ids of finished tasks (or --job)')
     .option(
       '--job <job>',
       'the tasks of a job (its id, see taskctl jobs, or its journal file): re-run what did not complete',
     )
-    .option('--journal <file>', 'with --job: journal the retry as a new job (its items in FILE.input)')
+    .option('--journal <file>', "keep the retry's journal (a new job) in FILE, its items in FILE.input")
     .addOption(errorOption("only items whose error (else their task's) contains TEXT, case-insensitively"))
     .option('--dry-run', 'price the items to retry, show the balance after; create nothing')
     .addOption(
@@ -41,10 +41,13 @@ export function registerRetry(program: Command, run: RunAction): void {
         'taskctl retry 42 --no-reuse --yes   # pay again, even for a retry just made',
         'taskctl retry 42 --error timeout --error "rate limited"',
         'taskctl retry --job job.jsonl --journal retry.jsonl --wait',
+        'taskctl resume j-mi3k2x1a7f3q   # a retry stopped part-way: what it printed',
       ]) +
         '\nRetried: the items of finished tasks that did not complete (what makes wait exit 11), sent as the server ' +
-        'listed them, one new task per service. A task still pending or processing is refused (exit 2): its items may ' +
-        'still complete.\nNothing to retry: exit 0. Running the same retry again within --reuse-window reuses its task ' +
+        'listed them. A task still pending or processing is refused (exit 2): its items may still complete.\nA retry ' +
+        'that sends is a job, like every create (taskctl jobs; stopped part-way, it prints taskctl resume ID): tasks of ' +
+        'several services are refused (exit 2) with one command per service; --dry-run prices them together.\n' +
+        'Nothing to retry: exit 0. Running the same retry again within --reuse-window reuses its task ' +
         '(no coins spent) while it runs or once every item completed; a retry task that did not succeed is not reused, ' +
         'so a re-run retries again.\n--job: the failed items of every task of a finished job, as one new job (chunks of the ' +
         "job's --chunk-size unless given); an unfinished job is exit 2 (taskctl resume FILE --wait).\n",

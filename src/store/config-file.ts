@@ -116,7 +116,11 @@ function updateConfig(
       'Check the directory permissions, or set TASKCTL_CONFIG_DIR.',
     );
   }
-  if (!('release' in lock)) throw lockTimeoutError('config file', path, lockPath, lock.heldBy, lockTimeoutMs);
+  if (!('release' in lock))
+    throw lockTimeoutError('config file', path, lock.heldBy, {
+      timeoutMs: lockTimeoutMs,
+      staleAfterMs: CONFIG_LOCK_STALE_MS,
+    });
   try {
     removeLeftoverTemps(path);
     const data = change(readConfig(path));

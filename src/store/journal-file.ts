@@ -15,7 +15,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { readRegularFile } from './atomic-file.js';
-import { tryLock, type HeldLock } from './lock-file.js';
+import { heldLockHint, tryLock, type HeldLock } from './lock-file.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
@@ -141,7 +141,7 @@ function lockJob(path: string, lockPath: string): HeldLock {
   const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';
   throw new UsageError(
     `the job in ${path} is in use by another taskctl (${who})`,
-    `Wait for it to finish; if none is running, delete ${lockPath}.`,
+    heldLockHint(lock.heldBy, lockPath, 'Wait for that run to end'),
   );
 }
 

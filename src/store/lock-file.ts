@@ -166,20 +166,39 @@ export function waitForLock(
   }
 }
 
+/** `process 4242 on this machine`, `process 4242 on build-7`, or `another process` (a lock file not written yet). */
+function holderWords(holder: LockOwner | undefined): string {
+  if (!holder) return 'another process';
+  return `process ${holder.pid} on ${holder.host === hostname() ? 'this machine' : holder.host}`;
+}
+
+/**
+ * What to do about a lock a running holder keeps (a job, a sandbox), saying only what is true: a holder on this
+ * machine is running (one whose process ended is taken over by the next run, never left in the way), so deleting its
+ * lock is never advised, except for a process number reused by another program, which only a look at it can tell. A
+ * holder on another machine (a shared directory) cannot be checked from here.
+ */
+export function heldLockHint(holder: LockOwner | undefined, lockPath: string, wait: string): string {
+  if (!holder) return 'Try again in a few seconds: the lock was taken a moment ago.';
+  if (holder.host !== hostname()) {
+    return `${wait}. A lock taken on ${holder.host} cannot be checked from here: only if process ${holder.pid} there is no taskctl, delete ${lockPath}.`;
+  }
+  return `${wait}: its lock goes with it (a lock whose process has ended is taken over). Only if \`ps -p ${holder.pid} -o args=\` shows no taskctl (its number reused), delete ${lockPath}.`;
+}
+
 /**
  * Exit 2, not 8: the service is fine, and a lock held this long (holders keep it for milliseconds) means a hung
- * process or a foreign lock file, which a retry loop would not fix; the message says which process and which file.
+ * process or a holder on another machine, which a retry loop would not fix. A lock older than `staleAfterMs` is taken
+ * over whoever holds it, so trying again later is always enough: deleting it is never advised.
  */
 export function lockTimeoutError(
   what: string,
   path: string,
-  lockPath: string,
   holder: LockOwner | undefined,
-  timeoutMs: number,
+  wait: { timeoutMs: number; staleAfterMs: number },
 ): UsageError {
-  const who = holder ? `process ${holder.pid} on ${holder.host}` : 'another process';
   return new UsageError(
-    `the ${what} ${path} is locked by ${who}, still after ${Math.round(timeoutMs / 1000)} s; nothing was changed`,
-    `Try again; if no taskctl is running, delete ${lockPath}.`,
+    `the ${what} ${path} is locked by ${holderWords(holder)}, still after ${Math.round(wait.timeoutMs / 1000)} s; nothing was changed`,
+    `Try again: a lock is taken over once its process has ended, or once it is ${Math.round(wait.staleAfterMs / 1000)} s old.`,
   );
 }

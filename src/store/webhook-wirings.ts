@@ -101,7 +101,10 @@ export class WebhookWirings {
     const lockPath = `${this.path}.lock`;
     const lock = waitForLock(lockPath, LOCK_TIMEOUT_MS, { staleAfterMs: LOCK_STALE_MS });
     if (!('release' in lock))
-      throw lockTimeoutError('webhook wirings file', this.path, lockPath, lock.heldBy, LOCK_TIMEOUT_MS);
+      throw lockTimeoutError('webhook wirings file', this.path, lock.heldBy, {
+        timeoutMs: LOCK_TIMEOUT_MS,
+        staleAfterMs: LOCK_STALE_MS,
+      });
     try {
       removeLeftoverTemps(this.path);
       const wirings = edit(this.read()).slice(-MAX_WIRINGS);

@@ -91,6 +91,24 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
   return runProcess(process.execPath, [BIN, ...args], { ...options, env, label: `taskctl ${args.join(' ')}` });
 }
 
+/**
+ * `taskctl args` as a child process left running, its output collected as it comes: for a test that signals it (Ctrl-C
+ * part-way) and then waits for `closed`.
+ */
+export function startCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...baseEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (out.stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (out.stderr += text));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, out, closed };
+}
+
 /** A port that was free a moment ago on 127.0.0.1 (for a server a spawned process will start). */
 /**
  * A port nothing listens on at `host` a moment ago. For "nothing listens there" cases pass a loopback address no other

@@ -7,11 +7,11 @@
  * real bin; what runs after them (`jobs`, `resume`) runs `main()` in this process on the sandbox's clock, whose sleeps
  * then pass at once (a chunk in doubt is settled without waiting its schedule in real time).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { startCli, startWorld, type E2EWorld } from './harness.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
@@ -63,17 +63,7 @@ async function expectEachItemOnce(w: E2EWorld): Promise<void> {
 
 /** `taskctl create` as a child process, its output collected as it comes. */
 function startCreate(w: E2EWorld, args: string[]) {
-  const child = spawn(process.execPath, [BIN, 'create', S, ...args], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...w.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (out.stdout += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (out.stderr += text));
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, out, closed };
+  return startCli(['create', S, ...args], w.env);
 }
 
 it('Ctrl-C of a chunked create without --journal: the printed command, run verbatim, puts every item in one task', async () => {

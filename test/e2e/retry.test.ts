@@ -1,12 +1,13 @@
 /**
  * `taskctl retry` end to end (the bin against a sandbox): it creates exactly the items that did not complete, and a
- * second run reuses that task (task count +1 only). The sandbox's clock is moved on by hand to end tasks (items take a
- * minute each), so nothing here depends on real processing times. The first retry is the bin; the other commands run
- * `main()` in this process on the sandbox's clock.
+ * second run reuses that task (task count +1 only); Ctrl-C during a POST prints one command, which run verbatim puts
+ * every item in exactly one task. The sandbox's clock is moved on by hand to end tasks (items take a minute each), so
+ * nothing here depends on real processing times. The first retry is the bin; the other commands run `main()` in this
+ * process on the sandbox's clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/lib/time.js';
-import { startWorld, type E2EWorld } from './harness.js';
+import { startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
 
 const S = 'domain_check_availability';
 let world: E2EWorld;
@@ -51,4 +52,33 @@ describe('retry against the sandbox', () => {
     expect(nothing.stderr).toContain(`nothing to retry: every item of task ${done.stdout.trim()} completed`);
     expect((await state()).tasks).toHaveLength(3);
   }, 30_000);
+
+  it('Ctrl-C during a POST: one next step, `taskctl resume ID`; run verbatim, every item is in exactly one task', async () => {
+    const failed = Array.from({ length: 6 }, (_, i) => `fail-${i}.com`);
+    const original = await world.run(['create', S, 'ok.com', ...failed, '-q']);
+    expect(original.code, original.stderr).toBe(0);
+    skew += 10 * 60_000;
+    await world.admin('POST', '/__sandbox/faults', {
+      method: 'POST',
+      path: '/tasks',
+      kind: 'delay',
+      delayMs: 700,
+      count: 100,
+    });
+    const run = startCli(['retry', original.stdout.trim(), '--chunk-size', '2', '-y', '-q'], world.env);
+    // Ctrl-C once the first task is printed: the second chunk's POST is then held by the sandbox.
+    await waitFor(() => run.out.stdout.trim() !== '', { timeoutMs: 20_000, describe: () => run.out.stderr });
+    run.child.kill('SIGINT');
+    expect((await run.closed).code, run.out.stderr).toBe(130);
+    const next = run.out.stderr.trim().split('\n').at(-1) ?? '';
+    expect(next).toMatch(/^Continue it with: taskctl resume j-[0-9a-z]+$/);
+    expect(run.out.stderr).not.toMatch(/taskctl retry|re-run|reuse-window|same command/i);
+    await world.admin('DELETE', '/__sandbox/faults');
+
+    const resumed = await world.run(next.replace(/^Continue it with: taskctl /, '').split(' '));
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const { tasks } = await state();
+    const retried = await Promise.all(tasks.slice(1).map(({ id }) => targets(id)));
+    expect(retried.flat().sort()).toEqual(failed);
+  }, 60_000);
 });

@@ -48,8 +48,9 @@ function sessionPids(socket: string, session: string): number[] {
     if (stat) parents.set(Number(entry), stat.parent);
   }
   const pids = [root];
-  for (let i = 0; i < pids.length; i++)
-    for (const [pid, parent] of parents) if (parent === pids[i] && !pids.includes(pid)) pids.push(pid);
+  // An array's iterator also visits what is pushed while it runs: children, then theirs.
+  for (const current of pids)
+    for (const [pid, parent] of parents) if (parent === current && !pids.includes(pid)) pids.push(pid);
   return pids;
 }
 

@@ -82,7 +82,11 @@ describe('sandbox state file', () => {
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).exitCode).toBe(2);
     expect((error as Error).message).toMatch(/state\.json is in use by another sandbox \(process \d+/);
-    expect((error as UsageError).hint).toMatch(/delete .*state\.json\.lock/);
+    // The holder runs (this process): its lock is never to be deleted, only a number reused by another program's.
+    expect((error as UsageError).hint).toMatch(
+      /^Stop that sandbox, or pass another --state file: its lock goes with it/,
+    );
+    expect((error as UsageError).hint).toMatch(/Only if `ps -p \d+ -o args=` shows no taskctl/);
     await createTask(first, ['a.com']);
     await first.close();
     const second = await start({ stateFile });

@@ -4,6 +4,7 @@
  */
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
+import type { FollowResult } from './follow.js';
 import { CliError } from '../../errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import {
@@ -59,9 +60,20 @@ const REPORT_READ_BUDGET_MS = 60_000;
 /**
  * What a wait prints at its end: on a terminal, one finished task's item results (as `show` prints them,
  * paged when long), several tasks' summary table and the command that shows their items; in script formats the task
- * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records.
+ * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records. After
+ * Ctrl-C, a task the wait never read is said to show its state as created.
  */
 async function printOutcome(
+  ctx: Output & Runtime & Service,
+  tasks: Task[],
+  follow: Pick<FollowResult, 'reason' | 'tasks'>,
+  options: Pick<WaitOptions, 'results' | 'showCommand' | 'wide'>,
+): Promise<void> {
+  await printTasks(ctx, tasks, follow.reason === 'done', options);
+  if (follow.reason === 'interrupted') sayUnread(ctx, tasks, follow.tasks, options.showCommand);
+}
+
+async function printTasks(
   ctx: Output & Runtime & Service,
   tasks: Task[],
   done: boolean,
@@ -109,6 +121,26 @@ function lastKnown(ids: readonly number[], seenTasks: readonly Task[], known: re
   const seen = new Map(seenTasks.map((task) => [task.id, task]));
   const knownById = new Map(known.map((task) => [task.id, task]));
   return ids.flatMap((id) => seen.get(id) ?? knownById.get(id) ?? []);
+}
+
+/**
+ * After Ctrl-C the tasks show the states the wait read; one it never read (Ctrl-C before its first answer) shows its
+ * state as created, which is said, with where to see the latest (no request is made for it now).
+ */
+function sayUnread(
+  ctx: Pick<Output, 'printer'>,
+  shown: readonly Task[],
+  read: readonly Task[],
+  showCommand: string | undefined,
+): void {
+  const seen = new Set(read.map((task) => task.id));
+  const unread = shown.filter((task) => !seen.has(task.id)).map((task) => task.id);
+  if (unread.length === 0) return;
+  const which = unread.length === shown.length ? '' : `${unread.length === 1 ? 'task' : 'tasks'} ${idArgs(unread)}: `;
+  const one = unread.length === 1;
+  ctx.printer.notice(
+    `${which}${one ? 'state' : 'states'} as created (Ctrl-C came before the wait read ${one ? 'it' : 'them'}); the latest: ${showCommand ?? `taskctl show ${idArgs(unread)}`}`,
+  );
 }
 
 /** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
@@ -244,7 +276,7 @@ export async function waitForTasks(
   const shown = lastKnown(ids, result.tasks, known);
   const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
-    await printOutcome(ctx, listed, result.reason === 'done', options);
+    await printOutcome(ctx, listed, result, options);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);

@@ -1,4 +1,4 @@
-/** `--job ID|FILE` or task ids, never both (show, wait, retry); `--journal` where `--job` was meant. */
+/** `--job ID|FILE` or task ids, never both (show, wait, retry); `--journal` on show or wait, where `--job` was meant. */
 import { UsageError } from '../../errors.js';
 
 export interface JobFlags {
@@ -25,12 +25,6 @@ export function jobOrIds(
     throw new UsageError(
       `${command} needs task ids or --job <job>`,
       `taskctl ${command} 42 43, or taskctl ${command} --job ID (taskctl jobs lists them)`,
-    );
-  }
-  if (options.journal !== undefined && options.job === undefined) {
-    throw new UsageError(
-      '--journal goes with --job: it journals the retry of a journaled job',
-      `taskctl retry --job JOB.jsonl --journal ${options.journal}`,
     );
   }
   return options.job;

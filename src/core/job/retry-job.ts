@@ -1,7 +1,7 @@
 /**
  * `taskctl retry --job FILE [--journal NEW]`: the items of a finished journaled job that did not complete (failed
- * items, and the items of failed tasks), filtered by `--error`, re-run as a new job through the submission pipeline of
- * `retry <id...>` (or, with `--journal`, of `create --journal`, its items written to `NEW.input`).
+ * items, and the items of failed tasks), filtered by `--error`, re-run as a new job, as `retry <id...>` is
+ * (`journaledRetry`: its items written to `NEW.input`, else beside its journal in the state directory).
  */
 import { resolve } from 'node:path';
 import type { Task } from '../../api/schemas.js';
@@ -9,11 +9,16 @@ import type { Output, Prompts, Service } from '../capabilities.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { counted } from '../../output/plural.js';
-import { InputCopy, readJournal } from '../../store/journal-file.js';
 import { runPipeline } from '../submit/pipeline.js';
-import type { JobPlace } from '../submit/journaled-run.js';
 import type { Submitter } from '../submit/types.js';
-import { itemsToRetry, onceEach, retryReuseWindow, warnUnlisted, type RetryOptions } from '../submit/retry-tasks.js';
+import {
+  itemsToRetry,
+  journaledRetry,
+  onceEach,
+  retryReuseWindow,
+  warnUnlisted,
+  type RetryOptions,
+} from '../submit/retry-tasks.js';
 import { errorMatch, toRetry } from './error-match.js';
 import { jobTasks, readJob, requireComplete, type CreatedChunk, type JournaledJob } from './journaled-job.js';
 
@@ -53,7 +58,10 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
     const { placeJob } = await import('../submit/journaled-run.js');
     const place = placeJob(ctx, options.journal);
     if (place) {
-      await journaledRetry(ctx, job, chosen.targets, place, submit);
+      await journaledRetry(ctx, place, { service: job.service, items: chosen.targets }, submit, {
+        journal: job.path,
+        error: options.error ?? [],
+      });
       return;
     }
   }
@@ -89,42 +97,4 @@ function stillRunning(job: JournaledJob, chunk: CreatedChunk, task: Task): Usage
     `task ${task.id} (chunk ${chunk.chunk} of ${job.file}) is still ${task.status}: its items may still complete; nothing was created`,
     `Wait for the job first: taskctl wait --job ${job.file}; taskctl retry --job ${job.file}`,
   );
-}
-
-/**
- * The retry is a new job (`--journal NEW`, else in the state directory): the targets go to `NEW.input` (NDJSON,
- * fsynced), which the new job reads as its input (its digest recorded), with the source journal and the filters, so
- * that `taskctl resume ID` continues it like any other job.
- */
-async function journaledRetry(
-  ctx: Submitter,
-  job: JournaledJob,
-  targets: readonly string[],
-  place: JobPlace,
-  options: RetryOptions & { chunkSize: number },
-): Promise<void> {
-  const { path } = place;
-  if ((readJournal(path)?.length ?? 0) > 0) {
-    // Its input would be replaced by this run's choice: the job there goes on with its own.
-    throw new UsageError(
-      `${place.name} already holds a job`,
-      `Continue it: taskctl resume ${place.name}; or give this retry a new --journal path.`,
-    );
-  }
-  const input = `${path}.input`;
-  const copy = new InputCopy(input);
-  for (let start = 0; start < targets.length; start += 10_000) {
-    const lines = targets.slice(start, start + 10_000).map((target) => `${JSON.stringify(target)}\n`);
-    copy.write(Buffer.from(lines.join('')));
-  }
-  copy.finish();
-  const { runJournaledCreate } = await import('../submit/journaled-run.js');
-  await runJournaledCreate(ctx, place, job.service, [], {
-    ...options,
-    file: [input],
-    format: 'ndjson',
-    // Sent as the server listed them, as `retry <id...>` sends them.
-    validate: false,
-    retryOf: { journal: job.path, error: options.error ?? [] },
-  });
 }

@@ -45,8 +45,10 @@ const JobSchema = z.object({
   items: z.number().int().nonnegative(),
   items_sha256: z.string(),
   chunks: z.number().int().nonnegative(),
-  /** `retry --job SOURCE --journal FILE`: the job retried (its journal's absolute path) and the --error filters. */
-  retry_of: z.object({ journal: z.string(), error: z.array(z.string()) }).optional(),
+  /** A retry: the job retried (`--job`: its journal's absolute path) or the tasks (`retry <id...>`), and --error. */
+  retry_of: z
+    .object({ journal: z.string().optional(), tasks: z.array(z.number()).optional(), error: z.array(z.string()) })
+    .optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 

@@ -46,8 +46,10 @@ type JobOptions = Omit<
   Job,
   'type' | 'version' | 'id' | 'created_at' | 'inputs' | 'items' | 'items_sha256' | 'chunks' | 'retry_of'
 >;
-/** The options of a journaled create; `retryOf` when it is `retry --job SOURCE`. */
+/** The options of a journaled create; `retryOf` when it is a retry (its prompt says `Retry`). */
 type CreateJobOptions = ReadOptions & SubmitOptions & { retryOf?: Job['retry_of'] };
+
+const verbOf = (options: CreateJobOptions): string => (options.retryOf ? 'Retry' : 'Create');
 
 /** Where a job's journal is: `--journal FILE` (`name` as given), or the state directory (`name` is the id). */
 export interface JobPlace {
@@ -176,7 +178,7 @@ export async function runJournaledCreate(
     try {
       const started = rebuild(file.records, path);
       if (!started) throw new Error('unreachable: the job record was just written');
-      await continueJob(ctx, job, started, read, { options, verb: 'Create', continued: false });
+      await continueJob(ctx, job, started, read, { options, verb: verbOf(options), continued: false });
     } finally {
       read.dispose();
     }
@@ -226,7 +228,7 @@ async function continueGiven(
     const changed = compareInputs(state.job.inputs, given.given, read.digests);
     if (changed.length > 0) throw mismatch(changed);
     checkItems(state.job, read.prepared, mismatch);
-    await continueJob(ctx, job, state, read.prepared, { options, verb: 'Create', continued: true });
+    await continueJob(ctx, job, state, read.prepared, { options, verb: verbOf(options), continued: true });
   } finally {
     read.prepared.dispose();
   }

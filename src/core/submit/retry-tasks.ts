@@ -1,10 +1,17 @@
-/** `retry`: the items of finished tasks that did not complete, one batch per service, through the same pipeline. */
+/**
+ * `retry`: the items of finished tasks that did not complete, through the same pipeline. One that may send is a job,
+ * like every create (docs/behaviour.md#jobs): a job holds one service, so tasks of several services are retried one
+ * service at a time; `--dry-run` prices every service's batch.
+ */
 import type { Task } from '../../api/schemas.js';
 import type { Output } from '../capabilities.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
+import { InputCopy, readJournal } from '../../store/journal-file.js';
 import { errorMatch, toRetry, type ErrorMatch } from '../job/error-match.js';
+import type { JobPlace } from './journaled-run.js';
+import type { Job } from './journal-records.js';
 import { runPipeline } from './pipeline.js';
 import type { Batch, SubmitOptions, Submitter } from './types.js';
 
@@ -16,7 +23,7 @@ export interface RetryOptions extends SubmitOptions {
   error?: string[];
   /** `--job FILE`: the tasks of this journaled job instead of ids (core/job/retry-job.ts). */
   job?: string;
-  /** With `--job`: journal the retry as a new job in this file. */
+  /** Keep the retry's journal (it is a new job) in this file instead of the state directory. */
   journal?: string;
 }
 
@@ -92,10 +99,77 @@ export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOp
     return;
   }
 
+  const submit = { ...options, reuseWindow: retryReuseWindow(options) };
+  if (options.dryRun !== true) {
+    if (batches.size > 1) throw severalServices(tasks, batches);
+    const place = ctx.ephemeralSandbox ? undefined : (await import('./journaled-run.js')).placeJob(ctx, options.journal);
+    const [batch] = batches;
+    if (place && batch) {
+      const [service, items] = batch;
+      await journaledRetry(ctx, place, { service, items }, submit, { tasks: unique, error: options.error ?? [] });
+      return;
+    }
+  }
   const planned: Batch[] = [];
   for (const [service, items] of batches)
     planned.push({ service, items: await onceEach(ctx, service, items, options) });
-  await runPipeline(ctx, { batches: planned, verb: 'Retry' }, { ...options, reuseWindow: retryReuseWindow(options) });
+  await runPipeline(ctx, { batches: planned, verb: 'Retry' }, submit);
+}
+
+/**
+ * A job holds one service: a retry that would send the items of several is refused before anything is priced, with
+ * one command per service, each a job of its own (run one after the other, none sends what another does).
+ */
+function severalServices(tasks: readonly Task[], batches: ReadonlyMap<string, string[]>): UsageError {
+  const byService = [...batches.keys()].map((service) => ({
+    service,
+    ids: [...new Set(tasks.filter((task) => task.service === service).map((task) => task.id))],
+  }));
+  const named = byService.map(({ service, ids }) => `${taskList(ids)} (${service})`);
+  return new UsageError(
+    `${named.slice(0, -1).join(', ')} and ${named.at(-1) ?? ''} leave items of ${byService.length} services to ` +
+      'retry; a retry is one job, of one service: nothing was created',
+    `Retry each service's tasks on its own, with the same options: ${byService
+      .map(({ ids }) => `taskctl retry ${ids.join(' ')}`)
+      .join('; ')}`,
+  );
+}
+
+/**
+ * A retry that may send is a new job (`--journal FILE`, else in the state directory), as every create is: its items go
+ * to `FILE.input` (NDJSON, fsynced), which the job reads as its input (its digest recorded), with what it retries
+ * (`retry_of`), so that `taskctl resume ID` continues it like any other job. Shared by `retry <id...>` and `retry --job`.
+ */
+export async function journaledRetry(
+  ctx: Submitter,
+  place: JobPlace,
+  batch: { service: string; items: readonly string[] },
+  options: RetryOptions,
+  retryOf: NonNullable<Job['retry_of']>,
+): Promise<void> {
+  const { path } = place;
+  if ((readJournal(path)?.length ?? 0) > 0) {
+    // Its input would be replaced by this run's choice: the job there goes on with its own.
+    throw new UsageError(
+      `${place.name} already holds a job`,
+      `Continue it: taskctl resume ${place.name}; or give this retry a new --journal path.`,
+    );
+  }
+  const copy = new InputCopy(`${path}.input`);
+  for (let start = 0; start < batch.items.length; start += 10_000) {
+    const lines = batch.items.slice(start, start + 10_000).map((target) => `${JSON.stringify(target)}\n`);
+    copy.write(Buffer.from(lines.join('')));
+  }
+  copy.finish();
+  const { runJournaledCreate } = await import('./journaled-run.js');
+  await runJournaledCreate(ctx, place, batch.service, [], {
+    ...options,
+    file: [copy.path],
+    format: 'ndjson',
+    // Sent as the server listed them.
+    validate: false,
+    retryOf,
+  });
 }
 
 /** The items of `service` to send: each once unless --keep-duplicates (the repeats removed are counted on stderr). */

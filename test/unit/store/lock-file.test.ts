@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tryLock, waitForLock } from '../../../src/store/lock-file.js';
+import { heldLockHint, tryLock, waitForLock } from '../../../src/store/lock-file.js';
 import { notRunningPid } from '../pids.js';
 
 let dir: string;
@@ -65,5 +65,25 @@ describe('lock files', () => {
     expect(clock.sleeps.length).toBeGreaterThan(10);
     for (const ms of clock.sleeps) expect(ms).toBeGreaterThanOrEqual(2);
     expect(readFileSync(lockPath, 'utf8')).toBe(owner(process.ppid, JSON.parse(readFileSync(lockPath, 'utf8')).at));
+  });
+
+  it('the hint for a held lock never advises deleting a live holder: only a reused number or another machine', () => {
+    const held = tryLock(lockPath);
+    if (!('release' in held)) throw new Error('not locked');
+    const here = tryLock(lockPath);
+    if ('release' in here) throw new Error('locked twice');
+    expect(heldLockHint(here.heldBy, lockPath, 'Wait for that run to end')).toBe(
+      'Wait for that run to end: its lock goes with it (a lock whose process has ended is taken over). ' +
+        `Only if \`ps -p ${process.pid} -o args=\` shows no taskctl (its number reused), delete ${lockPath}.`,
+    );
+    held.release();
+    const elsewhere = { pid: 4242, host: 'build-7', at: Date.now(), token: 'x' };
+    expect(heldLockHint(elsewhere, lockPath, 'Wait for that run to end')).toBe(
+      'Wait for that run to end. A lock taken on build-7 cannot be checked from here: only if process 4242 there is ' +
+        `no taskctl, delete ${lockPath}.`,
+    );
+    expect(heldLockHint(undefined, lockPath, 'Wait')).toBe(
+      'Try again in a few seconds: the lock was taken a moment ago.',
+    );
   });
 });

@@ -2,10 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
 import { task } from '../../../hardening/helpers.js';
+import { ctrlCWhen } from '../../clock.js';
 import {
   API_KEY,
   AutoClock,
@@ -15,6 +16,7 @@ import {
   replyServices,
   runTaskctl,
   settleTest,
+  T0,
   type MockApi,
 } from '../harness.js';
 
@@ -96,4 +98,42 @@ it('at a terminal the ✓ line comes before the table, where --wait puts it', as
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+});
+
+describe('Ctrl-C during --wait: the table shows what the wait read', () => {
+  /** `create --wait` at a terminal, each read of task 8 answered `status` `body`, Ctrl-C 10 s in (virtual time). */
+  async function createWaitCtrlC(status: number, body: unknown) {
+    const api = createApi();
+    api.reply('GET', '/tasks/8', status, body, { times: 100 });
+    api.allowUnused();
+    const controller = new AbortController();
+    const clock = ctrlCWhen(new AutoClock(), controller, (ms, now) => now + ms - T0 >= 10_000);
+    const result = await runTaskctl(['create', S, 'a.com', '--wait'], {
+      api,
+      stdoutTTY: true,
+      columns: 120,
+      clock,
+      signal: controller.signal,
+    });
+    expect(result.code, result.stderr).toBe(130);
+    return result;
+  }
+
+  it('the states the wait read, never those as created', async () => {
+    const result = await createWaitCtrlC(200, {
+      success: true,
+      data: task(8, { status: 'processing', total_items: 1 }),
+    });
+    expect(result.stdout).toMatch(/^\s*8\s.*processing/m);
+    expect(result.stdout).not.toMatch(/pending/);
+    expect(result.stderr).not.toMatch(/as created/);
+  });
+
+  it('a task the wait never read (Ctrl-C first): its state as created, said so with where to see the latest', async () => {
+    const result = await createWaitCtrlC(503, { success: false, error: { code: 'unavailable', message: 'busy' } });
+    expect(result.stdout).toMatch(/^\s*8\s.*pending/m);
+    expect(result.stderr).toMatch(
+      /state as created \(Ctrl-C came before the wait read it\); the latest: taskctl show --job j-[0-9a-z]+/,
+    );
+  });
 });

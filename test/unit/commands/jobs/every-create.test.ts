@@ -211,6 +211,8 @@ describe('a job is known by its id, not by the path as typed', () => {
       const refused = await run(['resume', path]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/in use by another taskctl/);
+      expect(refused.stderr).toMatch(/Wait for that run to end: its lock goes with it/);
+      expect(refused.stderr).not.toMatch(/if none is running/);
     }
     rmSync(lock);
     const resumed = await run(['resume', join(dir, 'link', 'job.jsonl'), '-q']);

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
-import { SERVICE, tempDir, writeJournal } from '../../core/job/fixture.js';
+import { SERVICE, writeJournal } from '../../core/job/fixture.js';
 import { sandboxJob } from '../sandbox-job.js';
 import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
 
@@ -91,9 +91,6 @@ describe('retry --job', () => {
     const running = await runTaskctl(['retry', '--job', path], { api });
     expect(running.code).toBe(2);
     expect(running.stderr).toMatch(/task 2 \(chunk 2 of .*\) is still processing/);
-    const orphan = await runTaskctl(['retry', '42', '--journal', join(tempDir(), 'x.jsonl')], { api: mockApi() });
-    expect(orphan.code).toBe(2);
-    expect(orphan.stderr).toMatch(/--journal goes with --job/);
   });
 });
 
