@@ -31,7 +31,6 @@ export default defineConfig({
           include: [
             'test/e2e/**/*.test.ts',
             'test/hardening/**/*.test.ts',
-            'test/campaign/**/*.test.ts',
             'test/browser/**/*.test.ts',
           ],
           exclude: ['test/hardening/secrets.test.ts'],
