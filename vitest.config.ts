@@ -10,6 +10,7 @@ export default defineConfig({
     maxWorkers: 4,
     // After each test: the harness's sandboxes closed and every mocked request checked as used (test/setup/settle.ts).
     setupFiles: ['test/setup/settle.ts'],
+    globalSetup: ['test/setup/scratch-on-tmpfs.ts'],
     // After the summary, each skip's reason (a missing shell, an older Node, running as root): test/skip-reason.ts.
     reporters: ['default', './test/setup/skip-reporter.ts'],
     projects: [
@@ -28,11 +29,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: [
-            'test/e2e/**/*.test.ts',
-            'test/hardening/**/*.test.ts',
-            'test/browser/**/*.test.ts',
-          ],
+          include: ['test/e2e/**/*.test.ts', 'test/hardening/**/*.test.ts', 'test/browser/**/*.test.ts'],
           exclude: ['test/hardening/secrets.test.ts'],
           // Shared module graph as well: each file starts its own sandboxes and servers and mocks nothing.
           isolate: false,
