@@ -6,36 +6,34 @@ export default defineConfig({
     hookTimeout: 30_000,
     // expect.poll waits for a condition (a guard, not a measure): vitest's 1 s ran out on a loaded machine.
     expect: { poll: { timeout: 10_000 } },
-    // e2e tests spawn processes; two cores on CI.
-    maxWorkers: 4,
+    // Two cores on CI. One worker more than the cores: e2e files spend part of their time waiting on other processes,
+    // but each worker pays once for the module graph, the first sandbox and fast-check's tables, and on a loaded
+    // machine more files at once meant more of them past their bounds.
+    maxWorkers: 3,
     // After each test: the harness's sandboxes closed and every mocked request checked as used (test/setup/settle.ts).
     setupFiles: ['test/setup/settle.ts'],
+    // Temporary files on a RAM file system where there is one (journals are fsynced): test/setup/scratch-on-tmpfs.ts.
+    globalSetup: ['test/setup/scratch-on-tmpfs.ts'],
     // After the summary, each skip's reason (a missing shell, an older Node, running as root): test/skip-reason.ts.
     reporters: ['default', './test/setup/skip-reporter.ts'],
     projects: [
       {
         extends: true,
         test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/sandbox/**/*.test.ts'],
-          exclude: ['test/unit/api/schemas.lazy.test.ts'],
-          // One module graph per worker instead of per file: these files mock no module and keep no global state
-          // (each builds its own clock, IO and sandbox), and importing src afresh for each of ~75 files cost ~15 s.
-          isolate: false,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'e2e',
+          name: 'shared',
+          // The campaigns run outside the suite: `npm run campaign` (test/campaign/vitest.config.ts).
           include: [
+            'test/unit/**/*.test.ts',
+            'test/sandbox/**/*.test.ts',
             'test/e2e/**/*.test.ts',
             'test/hardening/**/*.test.ts',
-            'test/campaign/**/*.test.ts',
             'test/browser/**/*.test.ts',
           ],
-          exclude: ['test/hardening/secrets.test.ts'],
-          // Shared module graph as well: each file starts its own sandboxes and servers and mocks nothing.
+          exclude: ['test/unit/api/schemas.lazy.test.ts', 'test/hardening/secrets.test.ts'],
+          // One module graph per worker instead of per file: these files mock no module and keep no global state
+          // (each builds its own clock, IO, sandboxes and servers), and importing src afresh for each file cost ~15 s.
+          // One project for all of them, so a worker serves any file (a project of its own had workers of its own,
+          // each importing the graph again).
           isolate: false,
         },
       },

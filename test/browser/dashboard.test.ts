@@ -8,12 +8,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from '../e2e/harness.js';
+import { BIN, startWorld, waitFor, type E2EWorld } from '../e2e/harness.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from './chromium.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 const available = chromiumAvailable();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Delivery {
   id: number;
@@ -79,9 +78,9 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
     });
     child.stdout.setEncoding('utf8').on('data', (c: string) => (listenerOut += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (listenerErr += c));
-    for (let i = 0; i < 200 && !listenerErr.includes('listening for webhooks'); i++) await sleep(50);
-    const listening = /listening for webhooks on (\S+);/.exec(listenerErr);
-    if (!listening) throw new Error(`the listener did not start: ${listenerErr}`);
+    const listening = await waitFor(() => /listening for webhooks on (\S+);/.exec(listenerErr), {
+      describe: () => `the listener did not start: ${listenerErr}`,
+    });
     listenerUrl = listening[1]!;
     await page.goto(world.sandbox.dashboard);
     await page.locator('#live.on').waitFor();

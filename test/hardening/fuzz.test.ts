@@ -4,6 +4,7 @@
  * a CliError ever escapes, every computed wait is within 0..61 s, and the key never appears in a message.
  */
 import fc from 'fast-check';
+import { codePointString } from '../code-points.js';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { judgeFailure, judgeResponse, type JudgeContext } from '../../src/api/request.js';
@@ -53,7 +54,7 @@ describe('F1 item pipeline (read → validate → dedupe → chunks) on arbitrar
       '9007199254740993',
     ),
     fc.string({ unit: 'grapheme', maxLength: 10 }),
-    fc.string({ unit: 'binary', maxLength: 10 }),
+    codePointString({ maxLength: 10 }),
   );
   const text = fc.array(piece, { maxLength: 30 }).map((parts) => parts.join(''));
   const service = fc.constantFrom(
@@ -114,7 +115,7 @@ describe('F2 duration parser', () => {
       )
       .map(([n, unit, pad]) => `${pad}${n}${unit}${pad}`);
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), structured), (input) => {
+      fc.property(fc.oneof(fc.string(), codePointString(), structured), (input) => {
         let ms: number;
         try {
           ms = parseDuration(input, '--timeout');

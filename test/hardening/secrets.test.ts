@@ -70,7 +70,8 @@ describe('S1 a --verbose run of every command never prints the key', () => {
     ['create', () => ['create', 'domain_check_availability', 'b.com'], 0],
     ['create --dry-run', () => ['create', 'domain_check_availability', 'c.com', '--dry-run'], 0],
     ['wait', () => ['wait', id, '--interval', '100ms'], 0],
-    ['watch with a timeout', () => ['watch', slowId, '--interval', '100ms', '--timeout', '1s'], ExitCode.timeout],
+    // 3 s: a spawned process on a loaded machine got no first answer within 1 s (exit 8, "no answer before the deadline").
+    ['watch with a timeout', () => ['watch', slowId, '--interval', '100ms', '--timeout', '3s'], ExitCode.timeout],
     ['auth status', () => ['auth', 'status'], 0],
     ['config list', () => ['config', 'list'], 0],
     ['webhook simulate', () => ['webhook', 'simulate', id, '--to', `${receiver.origin}/hook`], 0],

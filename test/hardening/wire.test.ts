@@ -1,10 +1,11 @@
 /**
  * Hardening matrix, wire rows (test/README.md, W1–W30): what the real CLI does when the network or the server
- * misbehaves, against the sandbox's fault injection or a scripted loopback server. Rows about the process and real
- * time (deadlines, TLS trust through the environment, redirects) spawn bin/taskctl.js; rows whose time is spent
- * between attempts (backoff, Retry-After, reconciliation) run `main()` in this process over the same loopback wire on a
- * virtual clock that records each wait instead of spending it; the rows about timing inside one request (stalled
- * bodies, reset headers) drive the real client over loopback with a fake clock, so a 60 s wait costs nothing.
+ * misbehaves, against the sandbox's fault injection or a scripted loopback server. The one row about the process (TLS
+ * trust through the environment, read at start) spawns bin/taskctl.js; rows whose time is spent between attempts
+ * (backoff, Retry-After, reconciliation) run `main()` in this process over the same loopback wire on a virtual clock
+ * that records each wait instead of spending it; rows about a request budget or a deadline run `main()` on the real
+ * clock (their cut is a real timer); the rows about timing inside one request (stalled bodies, reset headers) drive the
+ * real client over loopback with a fake clock, so a 60 s wait costs nothing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -197,7 +198,7 @@ describe.concurrent('wire', () => {
     it('W7 headers timeout past the budget: exit 8 when --request-timeout is spent, attempts and back-off included', () =>
       withWorld(async (world) => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'delay', delayMs: 3000, count: 4 });
-        const result = await world.run(['--request-timeout', '300ms', 'balance']);
+        const result = await world.inProcess(['--request-timeout', '300ms', 'balance'], { realTime: true });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
           /reading the balance: http:\/\/127\.0\.0\.1:\d+ did not send the complete answer within 0\.3s \(no time left to retry within --request-timeout 0\.3s\)/,
@@ -237,10 +238,10 @@ describe.concurrent('wire', () => {
 
     it('W9 a request in flight never outlives `wait --timeout` (server stalls 8 s, timeout 1 s): exit 8 in ~1 s', () =>
       withWorld(async (world) => {
-        const created = await world.run(['create', 'domain_check_availability', 'a.com', '-q']);
+        const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
         const id = created.stdout.trim();
         await fault(world, { method: 'GET', path: '/tasks', kind: 'delay', delayMs: 8000, count: 10 });
-        const result = await world.run(['wait', id, '--timeout', '1s']);
+        const result = await world.inProcess(['wait', id, '--timeout', '1s'], { realTime: true });
         // The service never answered: an outage (8), not "still running" (124).
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
@@ -257,7 +258,10 @@ describe.concurrent('wire', () => {
         // Only the reads of the task the create makes (task 1 of a fresh sandbox) stall: the list read before the POST
         // answers at once, so the deadline is met by the wait's request in flight.
         await fault(world, { method: 'GET', path: '/tasks/1', kind: 'delay', delayMs: 8000, count: 10 });
-        const result = await world.run(['create', 'domain_check_availability', 'a.com', '--wait', '--timeout', '1s']);
+        const result = await world.inProcess(
+          ['create', 'domain_check_availability', 'a.com', '--wait', '--timeout', '1s'],
+          { realTime: true },
+        );
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(/no answer from the service before the deadline \([\d.]+m?s\)/);
       }));
@@ -287,25 +291,39 @@ describe.concurrent('wire', () => {
         expect((await stats(world)).requests['GET /api/v1/balance']).toBe(2);
       }));
 
-    it('W10c `create --wait` whose task read is cut off once: the wait goes on to the outcome (exit 0, not 8)', () =>
-      withWorld(async (world) => {
-        await fault(world, { method: 'GET', path: '/tasks/1', kind: 'truncate', count: 1 });
-        const result = await world.run(['create', 'domain_check_availability', 'a.com', '--wait', '-q']);
-        expect(result.code, result.stderr).toBe(0);
-        expect(await tasksOf(world)).toHaveLength(1);
-        // The fault was met (the cut-off answer was read), and the wait went past it.
-        const left = await world.admin<{ faults: Array<{ remaining: number }> }>('GET', '/__sandbox/faults');
-        expect(left.faults.every((f) => f.remaining === 0)).toBe(true);
-      }));
+    // W10c and W11 in process, on a virtual clock shared with the sandbox: the wait's polls and the reconciliation's
+    // scans pass at once.
+    it('W10c `create --wait` whose task read is cut off once: the wait goes on to the outcome (exit 0, not 8)', async () => {
+      const clock = new AutoClock(Date.now());
+      await withWorld(
+        async (world) => {
+          await fault(world, { method: 'GET', path: '/tasks/1', kind: 'truncate', count: 1 });
+          const result = await world.inProcess(['create', 'domain_check_availability', 'a.com', '--wait', '-q'], {
+            clock,
+          });
+          expect(result.code, result.stderr).toBe(0);
+          expect(await tasksOf(world)).toHaveLength(1);
+          // The fault was met (the cut-off answer was read), and the wait went past it.
+          const left = await world.admin<{ faults: Array<{ remaining: number }> }>('GET', '/__sandbox/faults');
+          expect(left.faults.every((f) => f.remaining === 0)).toBe(true);
+        },
+        { clock },
+      );
+    });
 
-    it('W11 truncated JSON on POST /tasks (task committed): recovered, exactly one task', () =>
-      withWorld(async (world) => {
-        await fault(world, { method: 'POST', path: '/tasks', kind: 'truncate', count: 1 });
-        const result = await world.run(['create', 'domain_check_availability', 'a.com', '-q'], { timeoutMs: 30_000 });
-        expect(result.code, result.stderr).toBe(0);
-        expect(result.stderr).toMatch(/recovered: task \d+/);
-        expect(await tasksOf(world)).toHaveLength(1);
-      }));
+    it('W11 truncated JSON on POST /tasks (task committed): recovered, exactly one task', async () => {
+      const clock = new AutoClock(Date.now());
+      await withWorld(
+        async (world) => {
+          await fault(world, { method: 'POST', path: '/tasks', kind: 'truncate', count: 1 });
+          const result = await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q'], { clock });
+          expect(result.code, result.stderr).toBe(0);
+          expect(result.stderr).toMatch(/recovered: task \d+/);
+          expect(await tasksOf(world)).toHaveLength(1);
+        },
+        { clock },
+      );
+    });
 
     it('W12 an HTML 502 page from a proxy on GET: retried, exit 8, no HTML echoed', () =>
       withWorld(async (world) => {
@@ -554,12 +572,12 @@ describe.concurrent('wire', () => {
       });
       try {
         const env = cliEnv(first.origin, home);
-        const get = await runCli(['balance'], { env });
+        const get = await virtualRun(['balance'], env);
         expect(get.code, get.stderr).toBe(ExitCode.unavailable);
         expect(get.stderr).toMatch(
           /reading the balance: the server answered HTTP 302, a redirect to http:\/\/127\.0\.0\.2:\d+\/api\/v1\/balance; taskctl does not follow redirects/,
         );
-        const post = await runCli(['create', 'domain_check_availability', 'a.com'], { env });
+        const post = await virtualRun(['create', 'domain_check_availability', 'a.com'], env);
         expect(post.code, post.stderr).toBe(ExitCode.unavailable);
         expect(post.stderr).toMatch(/creating the task: the server answered HTTP 307, a redirect/);
         expect(first.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
@@ -606,8 +624,9 @@ describe.concurrent('wire', () => {
       });
       try {
         const lines: string[] = [];
-        // An attempt is cut at 0.3 s, within a budget that leaves room for the next one.
-        const options = { attemptTimeoutMs: 300, requestTimeoutMs: 10_000, trace: (line: string) => lines.push(line) };
+        // An attempt is cut at 2 s, within a budget that leaves room for the next one: the prompt second answer must
+        // come within it on a loaded machine too (at 0.3 s, it too was cut there: a third request).
+        const options = { attemptTimeoutMs: 2000, requestTimeoutMs: 10_000, trace: (line: string) => lines.push(line) };
         const api = client(server.origin, options);
         expect(await api.getBalance()).toEqual({ balance: 100, currency: 'coins' });
         expect(server.requests).toHaveLength(2);
@@ -624,7 +643,8 @@ describe.concurrent('wire', () => {
         stall(res, JSON.stringify({ success: true, data: task(7, { status: 'pending' }) })),
       );
       try {
-        const api = client(server.origin, { requestTimeoutMs: 300 });
+        // 2 s: the headers, sent at once, arrive within it on a loaded machine too (at 0.3 s they did not always).
+        const api = client(server.origin, { requestTimeoutMs: 2000 });
         const error = await api
           .createTask({ service: 'domain_check_availability', items: ['a.com'] })
           .catch((e: unknown) => e);

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { codePointString } from '../../code-points.js';
 import { describe, expect, it } from 'vitest';
 import {
   CONTROL_CHAR,
@@ -17,7 +18,7 @@ const CONTROL_EXCEPT_LF_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028-\u
 const hostileString = fc
   .array(
     fc.oneof(
-      fc.string({ unit: 'binary' }),
+      codePointString(),
       fc.constantFrom('\x1b', '\x1b[31m', '\x1b]0;title\x07', '\u009b', '\u0085', '\x7f', '\r', '\n', '\t', '\r\n'),
       fc.constantFrom('\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'),
     ),

@@ -1,5 +1,6 @@
 /** Every printer output is valid JSON whatever the server sent, and bounded in rows and depth. */
 import fc from 'fast-check';
+import { codePointString } from '../../code-points.js';
 import { describe, expect, it } from 'vitest';
 import type { OutputFormat } from '../../../src/output/format.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
@@ -15,7 +16,7 @@ function setup(format: OutputFormat) {
 const serverString = fc
   .array(
     fc.oneof(
-      fc.string({ unit: 'binary' }),
+      codePointString(),
       fc.constantFrom('\x1b[2J', '\u009b', '\x7f', '\u0085', '\u202e', '\u2066', '\ud800', '\udc00', '"', '\\', '\n'),
     ),
     { maxLength: 12 },

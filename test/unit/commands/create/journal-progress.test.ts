@@ -34,7 +34,8 @@ async function journaled(options: { stderrTTY: boolean; env?: Record<string, str
       '-o',
       'tsv',
     ],
-    { api, stderrTTY: options.stderrTTY, columns: 80, env: { NO_COLOR: '1', ...options.env } },
+    // 120 columns: the summary names the journal by its path, which must fit whatever the temporary directory is.
+    { api, stderrTTY: options.stderrTTY, columns: 120, env: { NO_COLOR: '1', ...options.env } },
   );
 }
 

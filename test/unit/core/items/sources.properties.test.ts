@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { codePointString } from '../../../code-points.js';
 import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../../../src/errors.js';
 import { readItems } from '../../../../src/core/items/index.js';
@@ -13,7 +14,7 @@ const interestingByte = fc.constantFrom(
 const bytes = fc.oneof(
   fc.uint8Array({ maxLength: 200 }),
   fc.array(interestingByte, { maxLength: 200 }).map((values) => Uint8Array.from(values)),
-  fc.string({ unit: 'binary', maxLength: 80 }).map((text) => new Uint8Array(Buffer.from(text, 'utf8'))),
+  codePointString({ maxLength: 80 }).map((text) => new Uint8Array(Buffer.from(text, 'utf8'))),
 );
 const format = fc.constantFrom<ItemFormat>('lines', 'json', 'ndjson', 'csv');
 const column = fc.option(fc.constantFrom('a', 'domain', '__proto__'), { nil: undefined });
