@@ -11,7 +11,7 @@ import { BIN, waitFor } from './harness.js';
 
 export const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 
-export interface Screen {
+interface Screen {
   /** The screen as plain text. */
   screen: string;
   /** The same with lines the terminal wrapped joined again (`capture-pane -J`): a text that fits reads the same. */
