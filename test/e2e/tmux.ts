@@ -101,9 +101,15 @@ export function openTerminal(name: string): Terminal {
   /** The screen once the command has exited; throws with the screen after `timeoutMs`. */
   const exited = async (session: string, args: readonly string[], timeoutMs: number) => {
     const ended = await done(session, timeoutMs);
-    const screen = await capture(session);
+    let screen = await capture(session);
     if (!ended) throw new Error(`taskctl ${args.join(' ')} did not finish in ${timeoutMs} ms:\n${screen}`);
-    return screen;
+    // The channel may be signalled before tmux has drawn the pane's last output: the screen is read until it shows
+    // the exit code.
+    return waitFor(async () => ((screen = await capture(session)), /EXIT=\d+/.test(screen) && screen), {
+      timeoutMs: 5000,
+      everyMs: 20,
+      describe: () => `taskctl ${args.join(' ')} ended, but its screen never showed EXIT=n:\n${screen}`,
+    });
   };
   // tmux's server exits with its last session; a test starting the next one while it shuts down gets "server exited
   // unexpectedly". This session lives as long as the file.

@@ -6,7 +6,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { isolatedHome, runCli } from './harness.js';
 import { hasTmux, openTerminal } from './tmux.js';
-import { sandboxRun } from '../unit/commands/harness.js';
+import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 const home = isolatedHome();
@@ -37,13 +38,19 @@ function startInTerminal(args: string[], size = { columns: 120, rows: 30 }) {
 // Each test has its own tmux session and --sandbox, and mostly waits for the sandbox's items: they run side by side.
 describe.skipIf(!hasTmux)(skippedUnless('in a terminal', hasTmux, missing('tmux')), { concurrent: true }, () => {
   it('shows a spinner with the task line while waiting, then the result in colour', async () => {
-    const running = startInTerminal(WAIT_ARGS);
+    // 20 items: about 4 s of spinning, room to see it on a loaded machine.
+    const items = Array.from({ length: 20 }, (_, i) => `spin${i}.com`);
+    // 60 rows: the results fit the screen, so no pager opens.
+    const running = startInTerminal(['--sandbox', 'create', 'domain_check_availability', ...items, '--wait'], {
+      columns: 120,
+      rows: 60,
+    });
     try {
       const spinning = await running.until(new RegExp(`${SPINNER_FRAME.source} task \\d+ (pending|processing)`));
       expect(spinning).toMatch(new RegExp(`${SPINNER_FRAME.source} task \\d+ (pending|processing)`));
       const finished = await running.exited();
       expect(finished).toMatch(/EXIT=0/);
-      expect(finished).toMatch(/✓ task \d+ completed █+ 100% +8\/8 0:0\d/);
+      expect(finished).toMatch(/✓ task \d+ completed █+ 100% +20\/20 0:\d\d/);
       // The spinner line was replaced, not left behind frame after frame.
       expect(finished).not.toMatch(SPINNER_FRAME);
       expect(await running.screen(true)).toMatch(SGR);
@@ -90,13 +97,22 @@ describe.skipIf(!hasTmux)(skippedUnless('in a terminal', hasTmux, missing('tmux'
 describe('in CI, on a terminal', { concurrent: true }, () => {
   /** `create --wait` of 8 items (200 ms each, virtual) with both streams terminals and `env`. */
   async function inCI(env: Record<string, string | undefined>) {
-    const { run } = await sandboxRun(200);
-    return run(['create', 'domain_check_availability', ...'abcdefgh'.split('').map((c) => `${c}.com`), '--wait'], {
-      stdoutTTY: true,
-      stderrTTY: true,
-      columns: 120,
-      env: { NO_COLOR: undefined, TERM: 'xterm-256color', ...env },
-    });
+    // A sandbox of this test's own, closed by it: the harness closes its sandboxes after each test, which a test
+    // running beside this one would end.
+    const clock = new AutoClock();
+    const sandbox = await startSandbox({ port: 0, clock, itemMs: 200, rateLimit: 0, seed: 1 });
+    try {
+      const items = 'abcdefgh'.split('').map((c) => `${c}.com`);
+      return await runTaskctl(['create', 'domain_check_availability', ...items, '--wait'], {
+        clock,
+        stdoutTTY: true,
+        stderrTTY: true,
+        columns: 120,
+        env: { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey, TERM: 'xterm-256color', ...env },
+      });
+    } finally {
+      await sandbox.close();
+    }
   }
 
   it('no spinner, timestamped lines, no colour', async () => {
