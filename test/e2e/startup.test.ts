@@ -29,8 +29,9 @@ const compileCacheEntries = (home: IsolatedHome): string[] =>
 const hasCompileCache =
   typeof ((await import('node:module')) as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
-// Every group below has its own homes and sandboxes: the groups run side by side, and so do their tests.
-describe('help from dist/help.json', { concurrent: true }, () => {
+// Every group below has its own homes and sandboxes: the groups run side by side, and so do their tests, each with
+// room for its spawns in a row on a loaded machine (a bound, not a measure).
+describe('help from dist/help.json', { concurrent: true, timeout: 90_000 }, () => {
   it('answers `--help`, `help COMMAND` and `-h` with what commander prints for `COMMAND --help`', async () => {
     const home = isolatedHome();
     try {
@@ -87,7 +88,7 @@ describe('help from dist/help.json', { concurrent: true }, () => {
 
 describe(
   "the bundle's code cache (boot/code-cache.ts, every Node) and Node's compile cache (Node 22.1+)",
-  { concurrent: true },
+  { concurrent: true, timeout: 90_000 },
   () => {
     let world: E2EWorld;
     beforeAll(async () => {
@@ -144,38 +145,42 @@ describe(
   },
 );
 
-describe('a cache directory that cannot be made (docs/behaviour.md#files)', { concurrent: true }, () => {
-  // Node's recursive mkdir spins forever, deaf to signals, under /proc and through some dangling symlinks: the run
-  // goes on without the caches, with a one-line warning, and ends as it would have.
-  it.each(['/proc/nope/c', 'dangling'])('%s: a run without the caches, one warning, exit 0', async (where) => {
-    const home = isolatedHome();
-    try {
-      symlinkSync(join(home.dir, 'gone'), join(home.dir, 'dangling'));
-      const cacheDir = where === 'dangling' ? join(home.dir, 'dangling', 'c') : where;
-      // runCli fails the test past its bound (a loaded machine's, not a measure): a run that spins never ends.
-      const result = await runCli(['--sandbox', 'balance'], {
-        env: { ...home.env, TASKCTL_CACHE_DIR: cacheDir },
-        timeoutMs: 20_000,
-      });
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toMatch(/\d/);
-      const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
-      expect(warnings).toHaveLength(1);
-      if (where === 'dangling')
-        expect(warnings[0]).toBe(
-          `warning: running without the cache directory ${cacheDir}: ${join(home.dir, 'dangling')} is a symlink to nothing (dangling). Set TASKCTL_CACHE_DIR to a writable directory.`,
-        );
-      else
-        expect(warnings[0]).toMatch(
-          /^warning: running without the cache directory \/proc\/nope\/c: \/proc\/nope cannot be made: .+\. Set TASKCTL_CACHE_DIR to a writable directory\.$/,
-        );
-    } finally {
-      home.cleanup();
-    }
-  });
-});
+describe(
+  'a cache directory that cannot be made (docs/behaviour.md#files)',
+  { concurrent: true, timeout: 90_000 },
+  () => {
+    // Node's recursive mkdir spins forever, deaf to signals, under /proc and through some dangling symlinks: the run
+    // goes on without the caches, with a one-line warning, and ends as it would have.
+    it.each(['/proc/nope/c', 'dangling'])('%s: a run without the caches, one warning, exit 0', async (where) => {
+      const home = isolatedHome();
+      try {
+        symlinkSync(join(home.dir, 'gone'), join(home.dir, 'dangling'));
+        const cacheDir = where === 'dangling' ? join(home.dir, 'dangling', 'c') : where;
+        // runCli fails the test past its bound (a loaded machine's, not a measure): a run that spins never ends.
+        const result = await runCli(['--sandbox', 'balance'], {
+          env: { ...home.env, TASKCTL_CACHE_DIR: cacheDir },
+          timeoutMs: 20_000,
+        });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/\d/);
+        const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+        expect(warnings).toHaveLength(1);
+        if (where === 'dangling')
+          expect(warnings[0]).toBe(
+            `warning: running without the cache directory ${cacheDir}: ${join(home.dir, 'dangling')} is a symlink to nothing (dangling). Set TASKCTL_CACHE_DIR to a writable directory.`,
+          );
+        else
+          expect(warnings[0]).toMatch(
+            /^warning: running without the cache directory \/proc\/nope\/c: \/proc\/nope cannot be made: .+\. Set TASKCTL_CACHE_DIR to a writable directory\.$/,
+          );
+      } finally {
+        home.cleanup();
+      }
+    });
+  },
+);
 
-describe('what a command that talks to the API loads', { concurrent: true }, () => {
+describe('what a command that talks to the API loads', { concurrent: true, timeout: 90_000 }, () => {
   let world: E2EWorld;
   beforeAll(async () => {
     world = await startWorld({ itemMs: 0 });
@@ -205,7 +210,7 @@ describe('what a command that talks to the API loads', { concurrent: true }, () 
   });
 });
 
-describe('what the CLI bundle holds', { concurrent: true }, () => {
+describe('what the CLI bundle holds', { concurrent: true, timeout: 90_000 }, () => {
   it("zod's English messages only, not its other locales: src/lib/zod.ts re-exports zod name by name", () => {
     // A namespace object re-exported (`export { z }`) keeps every export of zod in the bundle: +450 kB to read at start.
     const bundle = readFileSync(join(BIN, '..', '..', 'dist', 'taskctl.cjs'), 'utf8');
@@ -216,7 +221,7 @@ describe('what the CLI bundle holds', { concurrent: true }, () => {
 
 describe.skipIf(!existsSync('/dev/full'))(
   skippedUnless('output that cannot be written (a full disk)', existsSync('/dev/full'), 'this system has no /dev/full'),
-  { concurrent: true },
+  { concurrent: true, timeout: 90_000 },
   () => {
     /** Async: the sandbox answering the CLI runs in this process. `full`: which stream goes to /dev/full. */
     async function runToFullDisk(
