@@ -1,60 +1,29 @@
 /** Prompts as a person meets them, in a real terminal (tmux): the cost confirmation and the hidden key prompt. */
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { startWorld, type E2EWorld } from './harness.js';
+import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
-const hasTmux = (() => {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 let world: E2EWorld;
-const session = `taskctl-prompt-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', session, ...args], { encoding: 'utf8' });
+let terminal: Terminal | undefined;
 
 beforeAll(async () => {
   if (!hasTmux) return;
   world = await startWorld({ itemMs: 0 });
+  terminal = openTerminal('prompt');
   // Every create below costs more than this, so a terminal run must ask.
-  await world.run(['config', 'set', 'confirm-above', '5']);
+  await world.inProcess(['config', 'set', 'confirm-above', '5']);
 });
 afterAll(async () => {
   if (!hasTmux) return;
-  try {
-    tmux('kill-server');
-  } catch {
-    // Already gone.
-  }
+  terminal?.close();
   await world.close();
 });
 
-/** Runs a shell command line in a fresh tmux window with the world's environment; returns a screen reader. */
-function start(name: string, commandLine: string, env: Record<string, string>): () => string {
-  // env -i: nothing from the test runner's environment (CI=true above all, which turns prompts off) reaches the CLI.
-  const exports = Object.entries({ ...env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' })
-    .map(([key, value]) => `${key}='${value}'`)
-    .join(' ');
-  const script = `env -i ${exports} ${process.execPath} ${BIN} ${commandLine}; echo "EXIT=$?"; sleep 30`;
-  try {
-    tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '40', script);
-  } catch {
-    tmux('new-window', '-t', session, '-n', name, script);
-  }
-  return () => tmux('capture-pane', '-p', '-t', name);
-}
-
-async function until(screen: () => string, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
-  let text = '';
-  return waitFor(() => ((text = screen()), pattern.test(text) && text), {
-    timeoutMs,
-    everyMs: 40, // capture-pane blocks this process, where the sandbox runs: room between two looks
-    describe: () => `the screen never matched ${pattern}:\n${text}`,
-  });
+/** `taskctl args` in a terminal with `env` (and nothing else: CI=true above all, which turns prompts off). */
+function start(args: string[], env: Record<string, string>) {
+  if (!terminal) throw new Error('tmux is not installed');
+  return terminal.start(150, args, env, 40);
 }
 
 const taskCount = async () => (await world.admin<{ tasks: unknown[] }>('GET', '/__sandbox/state')).tasks.length;
@@ -75,74 +44,91 @@ async function taskItems(): Promise<string[]> {
 
 describe.skipIf(!hasTmux)(skippedUnless('prompts in a terminal', hasTmux, missing('tmux')), () => {
   it('asks before spending at least confirm-above coins, with the balance now and after; "n" is exit 13', async () => {
-    const screen = start('deny', 'create domain_whois_history a.com b.com', world.env);
-    const asked = await until(screen, /\[y\/N\]/);
-    expect(asked).toMatch(/Create domain_whois_history for 2 items: 10 coins \(balance [\d,]+ → [\d,]+\)\? \[y\/N\]/);
-    tmux('send-keys', '-t', 'deny', 'n', 'Enter');
-    const text = await until(screen, /EXIT=\d+/);
-    expect(text).toMatch(/Nothing was created\.\nTo go ahead without the question: add --yes/);
-    expect(text).not.toMatch(/error/);
-    expect(text).toMatch(/EXIT=13/);
-    expect(await taskCount()).toBe(0);
-  }, 20_000);
+    const deny = start(['create', 'domain_whois_history', 'a.com', 'b.com'], world.env);
+    try {
+      const asked = await deny.until(/\[y\/N\]/);
+      expect(asked).toMatch(/Create domain_whois_history for 2 items: 10 coins \(balance [\d,]+ → [\d,]+\)\? \[y\/N\]/);
+      deny.keys('n', 'Enter');
+      const text = await deny.exited();
+      expect(text).toMatch(/Nothing was created\.\nTo go ahead without the question: add --yes/);
+      expect(text).not.toMatch(/error/);
+      expect(text).toMatch(/EXIT=13/);
+      expect(await taskCount()).toBe(0);
+    } finally {
+      await deny.close();
+    }
+  }, 60_000);
 
   it('Ctrl-C at the prompt is exit 130 and Ctrl-D exit 13, both saying nothing was created', async () => {
     // Two terminals at once: each waits for its own prompt and answers it.
-    const interrupted = start('ctrlc', 'create domain_whois_history a.com', world.env);
-    const ended = start('ctrld', 'create domain_whois_history a.com', world.env);
-    const [text, closed] = await Promise.all([
-      (async () => {
-        await until(interrupted, /\[y\/N\]/);
-        tmux('send-keys', '-t', 'ctrlc', 'C-c');
-        return until(interrupted, /EXIT=\d+/);
-      })(),
-      (async () => {
-        await until(ended, /\[y\/N\]/);
-        tmux('send-keys', '-t', 'ctrld', 'C-d');
-        return until(ended, /EXIT=\d+/);
-      })(),
-    ]);
-    expect(text).toMatch(/cancelled at the confirmation; nothing was created/);
-    expect(text).toMatch(/EXIT=130/);
-    expect(closed).toMatch(/No answer \(the input ended\): nothing was created\./);
-    expect(closed).toMatch(/EXIT=13/);
-    expect(await taskCount()).toBe(0);
-  }, 20_000);
+    const interrupted = start(['create', 'domain_whois_history', 'a.com'], world.env);
+    const ended = start(['create', 'domain_whois_history', 'a.com'], world.env);
+    try {
+      const [text, closed] = await Promise.all([
+        (async () => {
+          await interrupted.until(/\[y\/N\]/);
+          interrupted.keys('C-c');
+          return interrupted.exited();
+        })(),
+        (async () => {
+          await ended.until(/\[y\/N\]/);
+          ended.keys('C-d');
+          return ended.exited();
+        })(),
+      ]);
+      expect(text).toMatch(/cancelled at the confirmation; nothing was created/);
+      expect(text).toMatch(/EXIT=130/);
+      expect(closed).toMatch(/No answer \(the input ended\): nothing was created\./);
+      expect(closed).toMatch(/EXIT=13/);
+      expect(await taskCount()).toBe(0);
+    } finally {
+      await Promise.all([interrupted.close(), ended.close()]);
+    }
+  }, 60_000);
 
   it('"y" creates the task; --yes never asks; a pipe is refused without --yes', async () => {
-    // Three creates at once, each of its own item: the sandbox then holds exactly one task for each.
-    const screen = start('accept', 'create domain_whois_history c.com', world.env);
-    const yes = start('yes', 'create domain_whois_history e.com --yes', world.env);
-    const [accepted, piped, text] = await Promise.all([
-      (async () => {
-        await until(screen, /\[y\/N\]/);
-        tmux('send-keys', '-t', 'accept', 'y', 'Enter');
-        return until(screen, /EXIT=\d+/);
-      })(),
-      world.run(['create', 'domain_whois_history', 'd.com', '--yes']),
-      until(yes, /EXIT=\d+/),
-    ]);
-    expect(accepted).toMatch(/EXIT=0/);
-    expect(piped.code).toBe(0);
-    expect(piped.stderr).not.toMatch(/\[y\/N\]/);
-    expect(text).toMatch(/EXIT=0/);
-    expect(text).not.toMatch(/\[y\/N\]/);
-    expect(await taskItems()).toEqual(['c.com', 'd.com', 'e.com']);
-    const refused = await world.run(['create', 'domain_whois_history', 'z.com']);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/no terminal to confirm on; nothing was created\nPass --yes/);
-    expect(await taskItems()).toEqual(['c.com', 'd.com', 'e.com']);
-  }, 20_000);
+    // Three creates at once, each of its own item: the sandbox then holds exactly one task for each. The piped ones
+    // run in process (stdin and stdout not terminals): what they prove is the decision, not the process.
+    const accept = start(['create', 'domain_whois_history', 'c.com'], world.env);
+    const yes = start(['create', 'domain_whois_history', 'e.com', '--yes'], world.env);
+    try {
+      const [accepted, piped, text] = await Promise.all([
+        (async () => {
+          await accept.until(/\[y\/N\]/);
+          accept.keys('y', 'Enter');
+          return accept.exited();
+        })(),
+        world.inProcess(['create', 'domain_whois_history', 'd.com', '--yes']),
+        yes.exited(),
+      ]);
+      expect(accepted).toMatch(/EXIT=0/);
+      expect(piped.code).toBe(0);
+      expect(piped.stderr).not.toMatch(/\[y\/N\]/);
+      expect(text).toMatch(/EXIT=0/);
+      expect(text).not.toMatch(/\[y\/N\]/);
+      expect(await taskItems()).toEqual(['c.com', 'd.com', 'e.com']);
+      const refused = await world.inProcess(['create', 'domain_whois_history', 'z.com']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/no terminal to confirm on; nothing was created\nPass --yes/);
+      expect(await taskItems()).toEqual(['c.com', 'd.com', 'e.com']);
+    } finally {
+      await Promise.all([accept.close(), yes.close()]);
+    }
+  }, 60_000);
 
   it('auth login hides the key as it is typed', async () => {
     const env = { ...world.home.env, TASKCTL_CONFIG_DIR: `${world.home.dir}/login-config` };
-    const screen = start('login', `auth login --base-url ${world.sandbox.origin}`, env);
-    await until(screen, /API key \(input hidden\):/);
-    tmux('send-keys', '-t', 'login', '-l', world.sandbox.apiKey);
-    tmux('send-keys', '-t', 'login', 'Enter');
-    const text = await until(screen, /EXIT=\d+/);
-    expect(text).toMatch(/Logged in to/);
-    expect(text).toMatch(/EXIT=0/);
-    expect(text).not.toContain(world.sandbox.apiKey);
-  }, 20_000);
+    const login = start(['auth', 'login', '--base-url', world.sandbox.origin], env);
+    try {
+      await login.until(/API key \(input hidden\):/);
+      login.keys('-l', world.sandbox.apiKey);
+      login.keys('Enter');
+      const text = await login.exited();
+      expect(text).toMatch(/Logged in to/);
+      expect(text).toMatch(/EXIT=0/);
+      expect(text).not.toContain(world.sandbox.apiKey);
+    } finally {
+      await login.close();
+    }
+  }, 60_000);
 });

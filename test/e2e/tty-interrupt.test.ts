@@ -21,17 +21,17 @@ afterAll(async () => {
   await world.close();
 });
 
-describe.skipIf(!hasTmux)(skippedUnless('Ctrl-C at a terminal', hasTmux, missing('tmux')), () => {
+describe.skipIf(!hasTmux)(skippedUnless('Ctrl-C at a terminal', hasTmux, missing('tmux')), { concurrent: true }, () => {
   for (const command of ['watch', 'wait']) {
     it(`${command}: exit 130 and how to go on, without "error:"`, async () => {
-      const created = await world.run(['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', '-q']);
+      const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', '-q']);
       const id = created.stdout.trim();
       if (!terminal) throw new Error('tmux is not installed');
       const running = terminal.start(80, [command, id], world.env, 24);
       try {
         await running.until(command === 'watch' ? /processing/ : /task \d+ processing/);
         running.keys('C-c');
-        const screen = await running.until(/EXIT=\d+/);
+        const screen = await running.exited();
         expect(screen).toMatch(/EXIT=130/);
         expect(screen).toContain(`still running: taskctl ${command} ${id}`);
         expect(screen).not.toMatch(/error/);

@@ -1,10 +1,12 @@
 /**
- * What a person sees at 80 and 120 columns, in a real terminal (tmux) with colours on: create --wait ends
- * with the results table; the short overview; a 20-task wait leaves the scrollback alone; a sandbox stopped with
- * SIGSTOP mid-wait is shown as not answering, with the counts it last reported and no estimate. Screens are kept as
+ * What a person sees in a real terminal (tmux) with colours on: create --wait ends with the results table (80 and 120
+ * columns); the short overview (80; every width from 40 is rendered in process: tty-widths.test.ts); a 20-task wait
+ * redraws its block in place, within the width, leaving the scrollback alone; a sandbox stopped with SIGSTOP mid-wait
+ * is shown as not answering, with the counts it last reported and no estimate. All side by side. Screens are kept as
  * fixtures in test/e2e/fixtures/ for review (written when TASKCTL_WRITE_FIXTURES=1). Skipped without tmux.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, isolatedHome, startWorld, type E2EWorld } from './harness.js';
@@ -64,16 +66,16 @@ describe.skipIf(!hasTmux)(
         expectClean(result, width);
         fixture(`create-wait-${width}`, result.screen.replace(/\d+[smhd] ago|just now/g, 'AGE'));
       });
-
-      it(`bare taskctl is a short overview at ${width} columns`, async () => {
-        const result = await term().screenOf(width, [], world.env);
-        const text = result.screen.slice(0, result.screen.indexOf('EXIT=0'));
-        expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(25);
-        expect(text).toMatch(/^ {2}create +create a task$/m);
-        expectClean(result, width);
-        fixture(`overview-${width}`, text);
-      });
     }
+
+    it('bare taskctl is a short overview at 80 columns', async () => {
+      const result = await term().screenOf(80, [], world.env);
+      const text = result.screen.slice(0, result.screen.indexOf('EXIT=0'));
+      expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(25);
+      expect(text).toMatch(/^ {2}create +create a task$/m);
+      expectClean(result, 80);
+      fixture('overview-80', text);
+    });
 
     it('an unreachable address shows a spinner naming the wait and each retry, then the error', async () => {
       const running = term().start(
@@ -85,7 +87,7 @@ describe.skipIf(!hasTmux)(
       try {
         const spinning = await running.until(/reading the balance: .*retrying in [\d.]+s \(attempt [2-4]\/4\)/);
         expect(spinning).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reading the balance/m);
-        const end = await running.until(/EXIT=\d+/);
+        const end = await running.exited();
         expect(end).toMatch(/EXIT=8/);
         // The spinner is gone: only the error and its hint remain.
         expect(end).not.toMatch(/retrying in/);
@@ -95,7 +97,7 @@ describe.skipIf(!hasTmux)(
       }
     });
 
-    it('a 20-task wait redraws its block in place: the scrollback stays empty', async () => {
+    it('a 20-task wait redraws its block in place, within the width: the scrollback stays empty', async () => {
       const ids: number[] = [];
       for (let i = 0; i < 20; i++) {
         const response = await fetch(`${world.sandbox.url}/tasks`, {
@@ -112,71 +114,77 @@ describe.skipIf(!hasTmux)(
       expect(result.screen).toMatch(/EXIT=0/);
       // Before the fix every redraw from the top-left corner pushed a whole frame into the scrollback.
       expect(result.history).toBe(0);
-    });
-  },
-);
-
-describe.skipIf(!hasTmux)(
-  skippedUnless('a service that stops answering mid-wait (SIGSTOP)', hasTmux, missing('tmux')),
-  () => {
-    let sandbox: ChildProcess | undefined;
-    afterAll(() => {
-      sandbox?.kill('SIGCONT');
-      sandbox?.kill('SIGKILL');
+      expectClean(result, 80);
     });
 
-    it('says so with the time since its last answer, keeps the counts it reported, and shows no estimate', async () => {
+    // Its own sandbox process (the one to stop), beside the tests above.
+    it('a service stopped mid-wait (SIGSTOP): says so with the time since its last answer, keeps the counts it reported, and shows no estimate', async () => {
       const home = isolatedHome();
-      sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--item-ms', '300', '--rate-limit', '0'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, ...home.env },
-      });
-      let said = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        sandbox?.stderr?.on('data', (chunk: Buffer) => {
-          said += chunk.toString();
-          const listening = /sandbox listening on (\S+) /.exec(said);
-          if (listening) resolve(listening[1]!);
-        });
-        sandbox?.on('exit', () => reject(new Error('the sandbox did not start')));
-      });
-      const items = Array.from({ length: 30 }, (_, i) => `d${i}.com`);
-      const response = await fetch(`${url}/tasks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'sk_sandbox_0000' },
-        body: JSON.stringify({ service: 'domain_check_availability', items }),
-      });
-      const id = ((await response.json()) as { data: { id: number } }).data.id;
-      const env = { ...home.env, TASKCTL_BASE_URL: url, TASKCTL_API_KEY: 'sk_sandbox_0000' };
-      const running = term().start(80, ['wait', String(id), '--request-timeout', '400ms'], env, 24);
+      const sandbox = spawn(
+        process.execPath,
+        [BIN, 'sandbox', '--port', '0', '--item-ms', '300', '--rate-limit', '0'],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, ...home.env },
+        },
+      );
       try {
-        await running.until(/processing .* [1-9]\d*\/30/);
-        sandbox.kill('SIGSTOP');
-        const stopped = await running.until(/retrying, last answer \d+(\.\d)?s ago/, 20_000);
-        const line = stopped.split('\n').find((text) => /task \d+ processing/.test(text)) ?? '';
-        const [, percent, done] = /(\d+)% +(\d+)\/30/.exec(line) ?? [];
-        // The percent is the reported count's, not an extrapolation; no rate or time left while nothing is known.
-        expect(Number(percent)).toBe(Math.floor((100 * Number(done)) / 30));
-        expect(line).not.toMatch(/est\.|\/s/);
-        // The head (the error is longer than the terminal) is cut at a word within the line budget and says so with …
-        const head = stopped.split('\n').find((text) => text.startsWith('! retrying')) ?? '';
-        expect(head).toMatch(/…$/);
-        expect(textWidth(head)).toBeLessThanOrEqual(79);
-        expect(textWidth(head)).toBeGreaterThan(60);
-        fixture('sigstop-80', stopped);
-        sandbox.kill('SIGCONT');
-        // The 30 results are taller than the screen: they open in less (-FRX), which q closes.
-        if (hasLess) {
-          const paged = await running.until(/^TARGET +STATUS +AVAILABLE[\s\S]*^:$/m, 30_000);
-          expect(paged).toMatch(/^d0\.com +completed/m);
-          running.keys('q');
-        }
-        const end = await running.until(/EXIT=\d+/);
-        expect(end).toMatch(/EXIT=0/);
+        await stoppedMidWait(sandbox, home.env);
       } finally {
-        await running.close();
+        sandbox.kill('SIGCONT');
+        sandbox.kill('SIGKILL');
+        if (sandbox.exitCode === null && sandbox.signalCode === null) await once(sandbox, 'exit');
         home.cleanup();
       }
     }, 60_000);
   },
 );
+
+/** The SIGSTOP test's body: `sandbox` is a `taskctl sandbox` process just spawned. */
+async function stoppedMidWait(sandbox: ChildProcess, homeEnv: Record<string, string>): Promise<void> {
+  let said = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    sandbox.stderr?.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+      const listening = /sandbox listening on (\S+) /.exec(said);
+      if (listening) resolve(listening[1]!);
+    });
+    sandbox.on('exit', () => reject(new Error(`the sandbox did not start: ${said}`)));
+  });
+  const items = Array.from({ length: 30 }, (_, i) => `d${i}.com`);
+  const response = await fetch(`${url}/tasks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sk_sandbox_0000' },
+    body: JSON.stringify({ service: 'domain_check_availability', items }),
+  });
+  const id = ((await response.json()) as { data: { id: number } }).data.id;
+  const env = { ...homeEnv, TASKCTL_BASE_URL: url, TASKCTL_API_KEY: 'sk_sandbox_0000' };
+  const running = term().start(80, ['wait', String(id), '--request-timeout', '400ms'], env, 24);
+  try {
+    await running.until(/processing .* [1-9]\d*\/30/);
+    sandbox.kill('SIGSTOP');
+    const stopped = await running.until(/retrying, last answer \d+(\.\d)?s ago/, 20_000);
+    const line = stopped.split('\n').find((text) => /task \d+ processing/.test(text)) ?? '';
+    const [, percent, done] = /(\d+)% +(\d+)\/30/.exec(line) ?? [];
+    // The percent is the reported count's, not an extrapolation; no rate or time left while nothing is known.
+    expect(Number(percent)).toBe(Math.floor((100 * Number(done)) / 30));
+    expect(line).not.toMatch(/est\.|\/s/);
+    // The head (the error is longer than the terminal) is cut at a word within the line budget and says so with …
+    const head = stopped.split('\n').find((text) => text.startsWith('! retrying')) ?? '';
+    expect(head).toMatch(/…$/);
+    expect(textWidth(head)).toBeLessThanOrEqual(79);
+    expect(textWidth(head)).toBeGreaterThan(60);
+    fixture('sigstop-80', stopped);
+    sandbox.kill('SIGCONT');
+    // The 30 results are taller than the screen: they open in less (-FRX), which q closes.
+    if (hasLess) {
+      const paged = await running.until(/^TARGET +STATUS +AVAILABLE[\s\S]*^:$/m, 30_000);
+      expect(paged).toMatch(/^d0\.com +completed/m);
+      running.keys('q');
+    }
+    const end = await running.exited(30_000);
+    expect(end).toMatch(/EXIT=0/);
+  } finally {
+    await running.close();
+  }
+}

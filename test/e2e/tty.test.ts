@@ -1,19 +1,20 @@
 /**
  * Progress as people and CI logs see it: a live block that ticks, in colour, in a real terminal (tmux); plain
- * timestamped lines and no escape codes when piped or in CI. Skipped without tmux.
+ * timestamped lines and no escape codes when piped (a real pipe) or in CI (on a terminal: rendered in process, the
+ * decision being the environment's). The terminal tests are skipped without tmux.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, isolatedHome, runCli, waitFor } from './harness.js';
+import { isolatedHome, runCli } from './harness.js';
+import { hasTmux, openTerminal } from './tmux.js';
+import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
-const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
-const socket = `taskctl-tty-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
 const home = isolatedHome();
+const terminal = hasTmux ? openTerminal('tty') : undefined;
 
 afterAll(() => {
-  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+  terminal?.close();
   home.cleanup();
 });
 
@@ -28,113 +29,108 @@ const WAIT_ARGS = [
 const SPINNER_FRAME = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 const SGR = /\x1b\[[0-9;]*m/;
 
-let sessions = 0;
-
-interface Terminal {
-  (withEscapes?: boolean): string;
-  /** Types keys into the terminal (tmux key names: `C-c`). */
-  keys: (...keys: string[]) => void;
-}
-
-/** Starts taskctl in a terminal (120x30 by default); returns a screen reader (`withEscapes` keeps SGR sequences). */
-function startInTerminal(
-  args: string[],
-  env: Record<string, string> = {},
-  size = { columns: 120, rows: 30 },
-): Terminal {
-  const name = `tty${++sessions}`;
-  const vars = Object.entries({
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    LANG: 'C.UTF-8',
-    TERM: 'xterm-256color',
-    ...home.env,
-    ...env,
-  })
-    .map(([key, value]) => `${key}='${value}'`)
-    .join(' ');
-  tmux(
-    'new-session',
-    '-d',
-    '-s',
-    name,
-    '-x',
-    String(size.columns),
-    '-y',
-    String(size.rows),
-    `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`,
-  );
-  const screen = (withEscapes = false) => tmux('capture-pane', '-p', ...(withEscapes ? ['-e'] : []), '-t', name);
-  return Object.assign(screen, { keys: (...keys: string[]) => void tmux('send-keys', '-t', name, ...keys) });
-}
-
-async function poll(screen: () => string, done: (text: string) => boolean, timeoutMs = 15_000): Promise<string> {
-  let text = '';
-  return waitFor(() => ((text = screen()), done(text) && text), {
-    timeoutMs,
-    everyMs: 80,
-    describe: () => `the screen:\n${text}`,
-  });
+/** Starts taskctl in a terminal (120x30 by default). */
+function startInTerminal(args: string[], size = { columns: 120, rows: 30 }) {
+  if (!terminal) throw new Error('tmux is not installed');
+  return terminal.start(size.columns, args, home.env, size.rows);
 }
 
 // Each test has its own tmux session and --sandbox, and mostly waits for the sandbox's items: they run side by side.
 describe.skipIf(!hasTmux)(skippedUnless('in a terminal', hasTmux, missing('tmux')), { concurrent: true }, () => {
   it('shows a spinner with the task line while waiting, then the result in colour', async () => {
-    const screen = startInTerminal(WAIT_ARGS);
-    const spinning = await poll(
-      screen,
-      (text) => SPINNER_FRAME.test(text) && /task \d+ (pending|processing)/.test(text),
-    );
-    expect(spinning).toMatch(new RegExp(`${SPINNER_FRAME.source} task \\d+ (pending|processing)`));
-    const finished = await poll(screen, (text) => /EXIT=\d+/.test(text));
-    expect(finished).toMatch(/EXIT=0/);
-    expect(finished).toMatch(/✓ task \d+ completed █+ 100% +8\/8 0:0\d/);
-    // The spinner line was replaced, not left behind frame after frame.
-    expect(finished).not.toMatch(SPINNER_FRAME);
-    expect(screen(true)).toMatch(SGR);
-  });
+    // 20 items: about 4 s of spinning, room to see it on a loaded machine.
+    const items = Array.from({ length: 20 }, (_, i) => `spin${i}.com`);
+    // 60 rows: the results fit the screen, so no pager opens.
+    const running = startInTerminal(['--sandbox', 'create', 'domain_check_availability', ...items, '--wait'], {
+      columns: 120,
+      rows: 60,
+    });
+    try {
+      const spinning = await running.until(new RegExp(`${SPINNER_FRAME.source} task \\d+ (pending|processing)`));
+      expect(spinning).toMatch(new RegExp(`${SPINNER_FRAME.source} task \\d+ (pending|processing)`));
+      const finished = await running.exited();
+      expect(finished).toMatch(/EXIT=0/);
+      expect(finished).toMatch(/✓ task \d+ completed █+ 100% +20\/20 0:\d\d/);
+      // The spinner line was replaced, not left behind frame after frame.
+      expect(finished).not.toMatch(SPINNER_FRAME);
+      expect(await running.screen(true)).toMatch(SGR);
+    } finally {
+      await running.close();
+    }
+  }, 60_000);
 
   it('at 80 columns: the elapsed time ticks between polls; Ctrl-C clears the block and prints the resume hint', async () => {
     // 40 items × 200 ms: about 8 s, polled sparsely in the middle, so the ticking comes from the display, not polls.
     const items = Array.from({ length: 40 }, (_, i) => `tick${i}.com`);
-    const screen = startInTerminal(
-      ['--sandbox', 'create', 'domain_check_availability', ...items, '--wait'],
-      {},
-      { columns: 80, rows: 24 },
-    );
-    const LINE = /task (\d+) processing [█░]+ +(\d+)% +(\d+)\/40 [\d.]+\/s est\. \d:\d\d left 0:0(\d)/;
-    const first = await poll(screen, (text) => LINE.test(text));
-    const firstMatch = LINE.exec(first);
-    expect(firstMatch, first).not.toBeNull();
-    const second = await poll(screen, (text) => (LINE.exec(text)?.[4] ?? '') > (firstMatch?.[4] ?? '9'), 4000);
-    expect(LINE.exec(second)?.[4], second).not.toBe(firstMatch?.[4]);
-    // Every line fits the 80 columns (no wrapped leftovers).
-    for (const line of second.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
-    screen.keys('C-c');
-    const stopped = await poll(screen, (text) => /EXIT=\d+/.test(text));
-    expect(stopped).toMatch(/EXIT=130/);
-    // A one-off --sandbox is gone with the command: the hint says so instead of `taskctl wait ID`.
-    expect(stopped).toMatch(/\nThis --sandbox service ends with this command; run `taskctl sandbox`/);
-    expect(stopped).not.toMatch(/error:/);
-    expect(stopped).not.toMatch(SPINNER_FRAME);
-    expect(stopped).not.toMatch(/ETA/);
-  });
+    const running = startInTerminal(['--sandbox', 'create', 'domain_check_availability', ...items, '--wait'], {
+      columns: 80,
+      rows: 24,
+    });
+    try {
+      const LINE = /task (\d+) processing [█░]+ +(\d+)% +(\d+)\/40 [\d.]+\/s est\. \d:\d\d left 0:0(\d)/;
+      const first = await running.until(LINE);
+      const firstMatch = LINE.exec(first);
+      expect(firstMatch, first).not.toBeNull();
+      // The next second on the display: the elapsed time ticks between polls.
+      const next = Math.min(9, Number(firstMatch?.[4] ?? 8) + 1);
+      const later = new RegExp(LINE.source.replace('0:0(\\d)', `0:0([${next}-9])`));
+      const second = await running.until(later, 4000);
+      expect(LINE.exec(second)?.[4], second).not.toBe(firstMatch?.[4]);
+      // Every line fits the 80 columns (no wrapped leftovers).
+      for (const line of second.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+      running.keys('C-c');
+      const stopped = await running.exited();
+      expect(stopped).toMatch(/EXIT=130/);
+      // A one-off --sandbox is gone with the command: the hint says so instead of `taskctl wait ID`.
+      expect(stopped).toMatch(/\nThis --sandbox service ends with this command; run `taskctl sandbox`/);
+      expect(stopped).not.toMatch(/error:/);
+      expect(stopped).not.toMatch(SPINNER_FRAME);
+      expect(stopped).not.toMatch(/ETA/);
+    } finally {
+      await running.close();
+    }
+  }, 60_000);
+});
 
-  it('in CI: no spinner, timestamped lines, no colour', async () => {
-    const screen = startInTerminal(WAIT_ARGS, { CI: 'true' });
-    const finished = await poll(screen, (text) => /EXIT=\d+/.test(text));
-    expect(finished).toMatch(/EXIT=0/);
+// CI on a terminal: what is shown is decided from the environment and the stream's being a terminal, so it is
+// rendered in process (a sandbox on a virtual clock shared with the command), side by side with the tests above.
+describe('in CI, on a terminal', { concurrent: true }, () => {
+  /** `create --wait` of 8 items (200 ms each, virtual) with both streams terminals and `env`. */
+  async function inCI(env: Record<string, string | undefined>) {
+    // A sandbox of this test's own, closed by it: the harness closes its sandboxes after each test, which a test
+    // running beside this one would end.
+    const clock = new AutoClock();
+    const sandbox = await startSandbox({ port: 0, clock, itemMs: 200, rateLimit: 0, seed: 1 });
+    try {
+      const items = 'abcdefgh'.split('').map((c) => `${c}.com`);
+      return await runTaskctl(['create', 'domain_check_availability', ...items, '--wait'], {
+        clock,
+        stdoutTTY: true,
+        stderrTTY: true,
+        columns: 120,
+        env: { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey, TERM: 'xterm-256color', ...env },
+      });
+    } finally {
+      await sandbox.close();
+    }
+  }
+
+  it('no spinner, timestamped lines, no colour', async () => {
+    const result = await inCI({ CI: 'true' });
+    const finished = result.stdout + result.stderr;
+    expect(result.code, result.stderr).toBe(0);
     expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ (pending|processing) items \d\/8/m);
     expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ✓ task \d+ completed items 8\/8/m);
     expect(finished).not.toMatch(SPINNER_FRAME);
-    expect(screen(true)).not.toMatch(SGR);
+    expect(finished).not.toContain('\x1b');
   });
 
-  it('in CI with FORCE_COLOR: colour, still no spinner', async () => {
-    const screen = startInTerminal(WAIT_ARGS, { CI: 'true', FORCE_COLOR: '1' });
-    const finished = await poll(screen, (text) => /EXIT=\d+/.test(text));
-    expect(finished).toMatch(/EXIT=0/);
+  it('with FORCE_COLOR: colour, still no spinner', async () => {
+    const result = await inCI({ CI: 'true', FORCE_COLOR: '1' });
+    const finished = result.stdout + result.stderr;
+    expect(result.code, result.stderr).toBe(0);
     expect(finished).not.toMatch(SPINNER_FRAME);
-    expect(screen(true)).toMatch(SGR);
+    expect(finished).toMatch(SGR);
   });
 });
 
