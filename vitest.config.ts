@@ -18,7 +18,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/sandbox/**/*.test.ts'],
-          exclude: ['test/unit/api/schemas-lazy.test.ts'],
+          exclude: ['test/unit/api/schemas-lazy.test.ts', 'test/unit/main-without-commander.test.ts'],
           // One module graph per worker instead of per file: these files mock no module and keep no global state
           // (each builds its own clock, IO and sandbox), and importing src afresh for each of ~75 files cost ~15 s.
           isolate: false,
@@ -43,8 +43,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'isolated',
-          // Mock node:crypto and zod for the modules they import: a module graph of their own.
-          include: ['test/hardening/secrets.test.ts', 'test/unit/api/schemas-lazy.test.ts'],
+          // Mock node:crypto, zod and commander for the modules they import: a module graph of their own.
+          include: [
+            'test/hardening/secrets.test.ts',
+            'test/unit/api/schemas-lazy.test.ts',
+            'test/unit/main-without-commander.test.ts',
+          ],
         },
       },
     ],
