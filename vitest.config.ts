@@ -29,7 +29,11 @@ export default defineConfig({
             'test/hardening/**/*.test.ts',
             'test/browser/**/*.test.ts',
           ],
-          exclude: ['test/unit/api/schemas.lazy.test.ts', 'test/hardening/secrets.test.ts'],
+          exclude: [
+            'test/unit/api/schemas.lazy.test.ts',
+            'test/unit/main.without-commander.test.ts',
+            'test/hardening/secrets.test.ts',
+          ],
           // One module graph per worker instead of per file: these files mock no module and keep no global state
           // (each builds its own clock, IO, sandboxes and servers), and importing src afresh for each file cost ~15 s.
           // One project for all of them, so a worker serves any file (a project of its own had workers of its own,
@@ -41,8 +45,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'isolated',
-          // Mock node:crypto and zod for the modules they import: a module graph of their own.
-          include: ['test/hardening/secrets.test.ts', 'test/unit/api/schemas.lazy.test.ts'],
+          // Mock node:crypto, zod and commander for the modules they import: a module graph of their own.
+          include: [
+            'test/hardening/secrets.test.ts',
+            'test/unit/api/schemas.lazy.test.ts',
+            'test/unit/main.without-commander.test.ts',
+          ],
         },
       },
     ],

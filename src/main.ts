@@ -1,8 +1,10 @@
 /**
  * main(argv, deps) → exit code: the only place an error becomes a number (like gh's ghcmd.Main).
- * Start-up speed (docs/performance.md): this module's static imports stay tiny. `--version` is answered without loading
- * commander; the commander tree loads next, and the context (config, zod) only once a command runs.
+ * Start-up speed (docs/performance.md): this module's static imports stay tiny. `--version`, and a command that takes
+ * no arguments or flags typed alone (`taskctl balance`), are answered without loading commander; otherwise the
+ * commander tree loads next, and the context (config, zod) only once a command runs.
  */
+import type { CommandAction } from './commands/help-text.js';
 import type { Context, Deps, GlobalOptions } from './context.js';
 import { CliError, ExitCode, STOP_SIGNALS, signalExitCode } from './errors.js';
 import { systemClock } from './lib/time.js';
@@ -41,11 +43,43 @@ function defaultDeps(): Deps {
   };
 }
 
+/**
+ * Commands without arguments or flags of their own, run without commander when typed alone: commander and the command
+ * tree are ~5 ms of start-up such a run never uses (docs/performance.md). Their file in commands/ registers the same
+ * action for every other form (`balance -o json`, `--help`).
+ */
+const PLAIN_COMMANDS = new Map<string, () => Promise<CommandAction>>([
+  ['balance', async () => (await import('./core/balance.js')).runBalance],
+]);
+
+/** The global options commander gives a command typed alone (test/unit/main.test.ts holds them to commander's). */
+export const PLAIN_GLOBALS: GlobalOptions = Object.freeze({ color: true, input: true });
+
 export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<number> {
   // Fast path: the exact output of commander's `--version`, without loading it.
   if (argv.length === 1 && argv[0] === '--version') {
     deps.io.stdout.write(`${VERSION}\n`);
     return ExitCode.ok;
+  }
+  let ctx: Context | undefined;
+  const runCommand = async (globals: GlobalOptions, commandPath: string, action: CommandAction): Promise<void> => {
+    const { Context } = await import('./context.js');
+    ctx = new Context(deps, globals);
+    ctx.commandPath = commandPath;
+    await ctx.setup();
+    await action(ctx);
+  };
+  const plain = argv.length === 1 ? PLAIN_COMMANDS.get(argv[0] ?? '') : undefined;
+  if (plain) {
+    try {
+      await runCommand(PLAIN_GLOBALS, `taskctl ${argv[0] ?? ''}`, await plain());
+      return signalExitCode(ctx?.exitCode ?? ExitCode.ok, deps.signal);
+    } catch (error) {
+      const { fitToStream } = await import('./output/width.js');
+      return signalExitCode(report(error, ctx, deps, { fitToStream }), deps.signal);
+    } finally {
+      await ctx?.cleanup();
+    }
   }
   // width.js comes with the program (its help wrapper): errors before a printer exists are wrapped with it.
   const [{ buildProgram }, { CommanderError }, { fitToStream }] = await Promise.all([
@@ -53,16 +87,10 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
     import('commander'),
     import('./output/width.js'),
   ]);
-  let ctx: Context | undefined;
   const program = buildProgram(
     deps.io,
-    async (command, action) => {
-      const { Context } = await import('./context.js');
-      ctx = new Context(deps, command.optsWithGlobals<GlobalOptions>());
-      ctx.commandPath = `${command.parent?.name() ?? ''} ${command.name()}`;
-      await ctx.setup();
-      await action(ctx);
-    },
+    (command, action) =>
+      runCommand(command.optsWithGlobals<GlobalOptions>(), `${command.parent?.name() ?? ''} ${command.name()}`, action),
     argv,
   );
   if (argv.length === 0) {
@@ -96,12 +124,13 @@ function report(
   ctx: Context | undefined,
   deps: Deps,
   loaded: {
-    CommanderError: typeof import('commander').CommanderError;
+    /** Absent when commander was never loaded: then nothing thrown can be one of its errors. */
+    CommanderError?: typeof import('commander').CommanderError;
     fitToStream: typeof import('./output/width.js').fitToStream;
   },
 ): number {
   const { CommanderError, fitToStream } = loaded;
-  if (error instanceof CommanderError) {
+  if (CommanderError && error instanceof CommanderError) {
     // Commander has already printed help, the version or its own error message.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
     return ExitCode.usage;

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { wrapWords } from '../output/width.js';
 
-type CommandAction = (ctx: Context) => Promise<void>;
+export type CommandAction = (ctx: Context) => Promise<void>;
 /** Runs a command's action with a context built from the parsed global flags of `command`. */
 export type RunAction = (command: Command, action: CommandAction) => Promise<void>;
 

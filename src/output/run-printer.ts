@@ -5,6 +5,7 @@
  */
 import type { Redactor } from '../lib/redact.js';
 import type { Env } from '../lib/env.js';
+import { loadChalk } from './colour.js';
 import { colorEnabled, type IO } from './io.js';
 import type { Printer } from './printer.js';
 
@@ -24,6 +25,9 @@ export interface RunPrinterOptions {
 export async function createRunPrinter(options: RunPrinterOptions): Promise<Printer> {
   const { io, env, noColor, ci } = options;
   const [{ createPrinter }, { resolveFormat }] = await Promise.all([import('./printer.js'), import('./format.js')]);
+  const color = colorEnabled(io.stdout, env, noColor, ci);
+  const stderrColor = colorEnabled(io.stderr, env, noColor, ci);
+  if (color || stderrColor) await loadChalk();
   // Messages are word-wrapped for a person at a terminal; scripts and logs get them on one line each.
   const wrapping = io.stderr.isTTY === true ? await import('./width.js') : undefined;
   // ... and screens of fields to stdout's width when it is a terminal.
@@ -31,8 +35,8 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
   return createPrinter({
     io,
     format: resolveFormat(options.format, io.stdout.isTTY === true),
-    color: colorEnabled(io.stdout, env, noColor, ci),
-    stderrColor: colorEnabled(io.stderr, env, noColor, ci),
+    color,
+    stderrColor,
     quiet: options.quiet,
     redact: options.redact,
     ci,

@@ -5,7 +5,16 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
@@ -204,9 +213,45 @@ describe('what a command that talks to the API loads', { concurrent: true, timeo
     // Nor what only other commands or rarer paths use (2-3 ms each at start-up): V8 flags (boot.ts sets one
     // on Node 20 only), hashes and random names (a config or cache write, an account key read), commander's executable
     // subcommands (scripts/bundling.ts), stdin and file reads, `taskctl api`'s status texts.
-    const notForBalance = ['crypto', 'child_process', 'dgram', 'stream/consumers', 'fs/promises'];
+    // Nor chalk's terminal checks when no stream is coloured (output/colour.ts): node:tty.
+    const notForBalance = ['crypto', 'child_process', 'dgram', 'stream/consumers', 'fs/promises', 'tty'];
     if (!process.versions.node.startsWith('20.')) notForBalance.push('v8');
     expect(loaded.filter((name) => notForBalance.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
+  });
+});
+
+describe('what `balance` typed alone runs (src/main.ts)', () => {
+  let world: E2EWorld;
+  beforeAll(async () => {
+    world = await startWorld({ itemMs: 0 });
+  });
+  afterAll(() => world.close());
+
+  /** The CLI bundle's modules that ran: esbuild names each module's wrapper function after its path. */
+  async function modulesRun(args: string[]): Promise<string[]> {
+    const dir = mkdtempSync(join(world.home.dir, 'coverage-'));
+    const result = await world.run(args, { env: { NODE_V8_COVERAGE: dir } });
+    expect(result.code, result.stderr).toBe(0);
+    const ran = new Set<string>();
+    for (const file of readdirSync(dir)) {
+      const { result: scripts } = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+        result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }>;
+      };
+      for (const script of scripts.filter((s) => s.url.endsWith('/dist/taskctl.cjs')))
+        for (const fn of script.functions)
+          if ((fn.ranges[0]?.count ?? 0) > 0 && /^(?:src|node_modules)\//.test(fn.functionName))
+            ran.add(fn.functionName);
+    }
+    return [...ran];
+  }
+
+  it('runs no commander and no command tree; `balance -o json` does (the check sees them)', async () => {
+    const alone = await modulesRun(['balance']);
+    expect(alone).toContain('src/core/balance.ts');
+    expect(alone.filter((name) => /commander|src\/program\.ts|src\/commands\//.test(name))).toEqual([]);
+    const parsed = await modulesRun(['balance', '-o', 'json']);
+    expect(parsed).toContain('node_modules/commander/lib/command.js');
+    expect(parsed).toContain('src/program.ts');
   });
 });
 

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/context.js';
-import { main } from '../../src/main.js';
+import type { Deps, GlobalOptions } from '../../src/context.js';
+import { main, PLAIN_GLOBALS } from '../../src/main.js';
+import { buildProgram } from '../../src/program.js';
 import { createMemoryIO, type MemoryIO } from '../../src/output/memory-io.js';
 import { FakeClock } from './clock.js';
 
@@ -73,5 +74,17 @@ describe('main', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).not.toContain('sk_secret_9999');
     expect(result.stderr).toContain('[REDACTED]');
+  });
+});
+
+describe('a command typed alone (run without commander: test/unit/main-without-commander.test.ts)', () => {
+  it('gets the global options commander gives it', async () => {
+    let seen: GlobalOptions | undefined;
+    const program = buildProgram(createMemoryIO().io, (command) => {
+      seen = command.optsWithGlobals<GlobalOptions>();
+      return Promise.resolve();
+    });
+    await program.parseAsync(['balance'], { from: 'user' });
+    expect(seen).toEqual(PLAIN_GLOBALS);
   });
 });

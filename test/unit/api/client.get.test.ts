@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { MockAgent } from 'undici';
+import { createApiClient } from '../../../src/api/client.js';
 import {
   AuthError,
   ExitCode,
@@ -600,6 +604,42 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
     const first = makeClient(agent, { clock });
     const second = makeClient(agent, { clock, rateLimiter: first.client.rateLimiter });
     expect(second.client.rateLimiter).toBe(first.client.rateLimiter);
+  });
+
+  it('close() ends the connections of its own pool with no stack frame to format (start-up time)', async () => {
+    setup();
+    const server = createServer((_request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(ok({ balance: 7, currency: 'coins' }));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const closed = new Promise<void>((resolve) => server.once('connection', (socket) => socket.once('close', resolve)));
+    const formatted: number[] = []; // stack frames formatted: each needs the line positions of its file
+    const original = Object.getOwnPropertyDescriptor(Error, 'prepareStackTrace');
+    try {
+      const client = createApiClient({
+        baseUrl: `http://127.0.0.1:${port}/api/v1`,
+        apiKey: API_KEY,
+        userAgent: 'taskctl/0.1.0 node/v20.0.0',
+        clock: new FakeClock(),
+        random: () => 0.5,
+        env: {},
+      });
+      expect((await client.getBalance()).balance).toBe(7);
+      Error.prepareStackTrace = (error: Error, frames) => {
+        formatted.push(frames.length);
+        return `${error.name}: ${error.message}`;
+      };
+      await client.close();
+      await closed;
+    } finally {
+      if (original) Object.defineProperty(Error, 'prepareStackTrace', original);
+      else delete (Error as { prepareStackTrace?: unknown }).prepareStackTrace;
+      server.close();
+    }
+    expect(formatted.filter((frames) => frames > 0)).toEqual([]);
   });
 
   it('close() leaves an injected dispatcher open', async () => {

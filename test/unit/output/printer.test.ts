@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadChalk } from '../../../src/output/colour.js';
 import type { OutputFormat } from '../../../src/output/format.js';
 import { createMemoryIO, type MemoryIOOptions } from '../../../src/output/memory-io.js';
 import { createPrinter, type Column, type PrinterOptions } from '../../../src/output/printer.js';
 import { createRedactor } from '../../../src/lib/redact.js';
+
+// Colour is asked for here: chalk loads as a run that colours loads it (output/run-printer.ts).
+beforeAll(loadChalk);
 
 const ESC = '\x1b';
 

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadChalk } from '../../../src/output/colour.js';
 import { createMemoryIO, createMemoryStream } from '../../../src/output/memory-io.js';
 import { isCI } from '../../../src/output/io.js';
 import { createProgress, type Progress } from '../../../src/output/progress.js';
@@ -7,6 +8,9 @@ import { cutToWidth as fitWidth } from '../../../src/output/width.js';
 import { createRedactor } from '../../../src/lib/redact.js';
 import type { IO } from '../../../src/output/io.js';
 import { FakeClock, T0 } from '../clock.js';
+
+// Colour is asked for here: chalk loads as a run that colours loads it (output/run-printer.ts).
+beforeAll(loadChalk);
 
 const ESC = '\x1b';
 
