@@ -102,7 +102,9 @@ export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOp
   const submit = { ...options, reuseWindow: retryReuseWindow(options) };
   if (options.dryRun !== true) {
     if (batches.size > 1) throw severalServices(tasks, batches);
-    const place = ctx.ephemeralSandbox ? undefined : (await import('./journaled-run.js')).placeJob(ctx, options.journal);
+    const place = ctx.ephemeralSandbox
+      ? undefined
+      : (await import('./journaled-run.js')).placeJob(ctx, options.journal);
     const [batch] = batches;
     if (place && batch) {
       const [service, items] = batch;
