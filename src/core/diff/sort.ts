@@ -28,6 +28,8 @@ const INDEX_BITS = 2 ** 21;
 const MERGE_BUDGET = 16 * 1024 * 1024;
 const MIN_BLOCK = 64 * 1024;
 const MAX_BLOCK = 1024 * 1024;
+/** Bytes of a run's buffer at first: it doubles as it fills. */
+const FIRST_BUFFER = 256 * 1024;
 /** A sorted run is written out through a buffer this size. */
 const WRITE_BLOCK = 1024 * 1024;
 
@@ -222,14 +224,25 @@ export class SortedSide {
 
   /** Where a line of at most `most` bytes goes: a new run when this one is full. */
   private room(most: number): number {
-    if (this.items >= this.runItems || this.used + most > this.buffer.length) {
+    if (this.items >= this.runItems || this.used + most > this.runBytes) {
       if (this.items > 0) this.spill();
-      if (this.buffer.length < most || this.buffer.length < this.runBytes)
-        this.buffer = Buffer.allocUnsafeSlow(Math.max(most, this.runBytes));
-      if (this.starts.length === 0) {
-        this.starts = new Uint32Array(this.runItems);
-        this.hashes = new Uint32Array(this.runItems);
-      }
+    }
+    if (this.used + most > this.buffer.length) {
+      // The buffer grows to the run's bound as it fills: a small side takes little memory.
+      const grown = Buffer.allocUnsafeSlow(
+        Math.max(this.used + most, Math.min(this.runBytes, this.buffer.length * 2 || FIRST_BUFFER)),
+      );
+      this.buffer.copy(grown, 0, 0, this.used);
+      this.buffer = grown;
+    }
+    if (this.starts.length === this.items) {
+      const size = Math.min(this.runItems, Math.max(1024, this.items * 2));
+      const starts = new Uint32Array(size);
+      const hashes = new Uint32Array(size);
+      starts.set(this.starts);
+      hashes.set(this.hashes);
+      this.starts = starts;
+      this.hashes = hashes;
     }
     return this.used;
   }
