@@ -149,14 +149,30 @@ async function readNdjsonBytes(file: OpenedFile, side: SideItems, signal: AbortS
       side.sorted.addScanned(targetHash(bytes.toString('latin1', scan.targetStart + 1, scan.targetEnd - 1)), scan);
     } else if (kind === LineKind.Exact) exact(bytes.toString('utf8', start, end), lines);
   };
+  /** Whole lines `0..last` of `bytes` (its last line break at `last`): -1 when taken, else where the text path starts. */
+  const wholeLines = (bytes: Buffer, last: number): number => {
+    if (!plainText(bytes.subarray(0, last + 1))) return 0;
+    for (let at = 0; at <= last;) {
+      const end = bytes.indexOf(10, at);
+      if (end - at > MAX_SIDE_LINE) return at;
+      lines++;
+      lineAt(bytes, at, end);
+      at = end + 1;
+    }
+    return -1;
+  };
+  const toText = (...rest: Buffer[]): void => {
+    text = textFeed(file, side, lines, true);
+    for (const bytes of rest) text.push(bytes);
+    carry = EMPTY;
+  };
   for await (const chunk of file.chunks) {
     checkSignal(signal);
     if (text !== undefined) {
       text.push(chunk);
       continue;
     }
-    let bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-    carry = EMPTY;
+    let bytes = chunk;
     if (!started) {
       started = true;
       const bom = sniffEncoding(bytes, false);
@@ -167,25 +183,30 @@ async function readNdjsonBytes(file: OpenedFile, side: SideItems, signal: AbortS
       }
       bytes = bytes.subarray(bom.bomLength);
     }
-    const last = bytes.lastIndexOf(10);
-    const whole = bytes.subarray(0, last + 1);
-    if (last === -1 ? bytes.length > MAX_SIDE_LINE : !plainText(whole)) {
-      text = textFeed(file, side, lines, true);
-      text.push(bytes);
-      continue;
-    }
-    for (let at = 0; at <= last;) {
-      const end = bytes.indexOf(10, at);
-      if (end - at > MAX_SIDE_LINE) {
-        text = textFeed(file, side, lines, true);
-        text.push(bytes.subarray(at));
-        break;
+    // The line the last chunk left unfinished, completed by this one's first line (the rest is not copied).
+    if (carry.length > 0) {
+      const first = bytes.indexOf(10);
+      if (first === -1) {
+        carry = Buffer.concat([carry, bytes]);
+        if (carry.length > MAX_SIDE_LINE) toText(carry);
+        continue;
       }
-      lines++;
-      lineAt(bytes, at, end);
-      at = end + 1;
+      const head = Buffer.concat([carry, bytes.subarray(0, first + 1)]);
+      carry = EMPTY;
+      const failed = wholeLines(head, head.length - 1);
+      if (failed !== -1) {
+        toText(head.subarray(failed), bytes.subarray(first + 1));
+        continue;
+      }
+      bytes = bytes.subarray(first + 1);
     }
-    if (text === undefined) carry = Buffer.from(bytes.subarray(last + 1));
+    const last = bytes.lastIndexOf(10);
+    const failed = last === -1 ? -1 : wholeLines(bytes, last);
+    if (failed !== -1) toText(bytes.subarray(failed));
+    else {
+      carry = Buffer.from(bytes.subarray(last + 1));
+      if (carry.length > MAX_SIDE_LINE) toText(carry);
+    }
   }
   if (text === undefined && carry.length > 0) {
     if (carry.length <= MAX_SIDE_LINE && plainText(carry)) {
