@@ -16,6 +16,7 @@ import { SortedSide } from '../../../../src/core/diff/sort.js';
 import type { OpenedFile } from '../../../../src/core/diff/source.js';
 import { RunFiles } from '../../../../src/store/sorted-runs.js';
 
+const INVALID = Buffer.from([0xff]);
 const dir = mkdtempSync(join(tmpdir(), 'taskctl-diff-fast-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -110,6 +111,8 @@ const line: fc.Arbitrary<string> = fc.oneof(
     arbitrary: fc.constantFrom(
       '{"target":"a.com","status":"x"}\r',
       '{"items":[{"target":"b.com","status":"y"}],"id":3}',
+      '{"target":"a.com","status":"\u0000"}', // a NUL byte: not a results file
+      '{"target":"b.com","status":"\u00ff~BAD~"}', // ~BAD~: a byte that is not UTF-8
     ),
   },
 );
@@ -171,7 +174,11 @@ describe('an ndjson side read from its bytes', () => {
     await fc.assert(
       fc.asyncProperty(side, side, fc.integer({ min: 2, max: 16 }), async (first, second, runItems) => {
         const sides = [first, second].map(({ text, cuts, bom }) => ({
-          bytes: Buffer.from(`${bom ? '\ufeff' : ''}${text}`),
+          bytes: Buffer.concat(
+            `${bom ? '\ufeff' : ''}${text}`
+              .split('~BAD~')
+              .flatMap((part, i) => [...(i > 0 ? [INVALID] : []), Buffer.from(part)]),
+          ),
           cuts,
         }));
         const exact = await run(sides, true, runItems);
