@@ -1,6 +1,6 @@
 /**
  * One side of a diff sorted in bounded memory (an external merge sort): items are encoded as lines of bytes and
- * gathered in runs of at most RUN_ITEMS items or RUN_BYTES bytes; each run is sorted and, when a second one starts,
+ * gathered in runs bounded by RUN_LIMITS (items and bytes); each run is sorted and, when a second one starts,
  * spilled to a run file (store/sorted-runs.ts); reading back merges the runs, a block of bytes per run.
  *
  * The order is any order both sides share in which equal targets are adjacent: by a 32-bit hash of the target, then
