@@ -126,7 +126,6 @@ function textFeed(file: OpenedFile, side: SideItems, linesBefore: number, midFil
 }
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-const EMPTY = Buffer.alloc(0);
 
 /**
  * An ndjson side read as bytes: whole lines at a time, each checked as text once (UTF-8, no NUL, no CR) and each
@@ -138,7 +137,9 @@ async function readNdjsonBytes(file: OpenedFile, side: SideItems, signal: AbortS
   const exact = ndjsonLine(file.name, side).line;
   const scan = new ScannedLine();
   const keys = new KeyNames(side.fields);
-  let carry: Buffer = EMPTY;
+  // The unfinished last line, in the pieces it arrived in (joined once, when its end comes).
+  let carry: Buffer[] = [];
+  let carryLength = 0;
   let lines = 0;
   let started = false;
   let text: ByteFeed | undefined;
@@ -164,7 +165,8 @@ async function readNdjsonBytes(file: OpenedFile, side: SideItems, signal: AbortS
   const toText = (...rest: Buffer[]): void => {
     text = textFeed(file, side, lines, true);
     for (const bytes of rest) text.push(bytes);
-    carry = EMPTY;
+    carry = [];
+    carryLength = 0;
   };
   for await (const chunk of file.chunks) {
     checkSignal(signal);
@@ -184,15 +186,17 @@ async function readNdjsonBytes(file: OpenedFile, side: SideItems, signal: AbortS
       bytes = bytes.subarray(bom.bomLength);
     }
     // The line the last chunk left unfinished, completed by this one's first line (the rest is not copied).
-    if (carry.length > 0) {
+    if (carryLength > 0) {
       const first = bytes.indexOf(10);
       if (first === -1) {
-        carry = Buffer.concat([carry, bytes]);
-        if (carry.length > MAX_SIDE_LINE) toText(carry);
+        carry.push(bytes);
+        carryLength += bytes.length;
+        if (carryLength > MAX_SIDE_LINE) toText(...carry);
         continue;
       }
-      const head = Buffer.concat([carry, bytes.subarray(0, first + 1)]);
-      carry = EMPTY;
+      const head = Buffer.concat([...carry, bytes.subarray(0, first + 1)]);
+      carry = [];
+      carryLength = 0;
       const failed = wholeLines(head, head.length - 1);
       if (failed !== -1) {
         toText(head.subarray(failed), bytes.subarray(first + 1));
@@ -204,17 +208,19 @@ async function readNdjsonBytes(file: OpenedFile, side: SideItems, signal: AbortS
     const failed = last === -1 ? -1 : wholeLines(bytes, last);
     if (failed !== -1) toText(bytes.subarray(failed));
     else {
-      carry = Buffer.from(bytes.subarray(last + 1));
-      if (carry.length > MAX_SIDE_LINE) toText(carry);
+      carry = last + 1 < bytes.length ? [bytes.subarray(last + 1)] : [];
+      carryLength = bytes.length - last - 1;
+      if (carryLength > MAX_SIDE_LINE) toText(...carry);
     }
   }
-  if (text === undefined && carry.length > 0) {
-    if (carry.length <= MAX_SIDE_LINE && plainText(carry)) {
+  if (text === undefined && carryLength > 0) {
+    const rest = Buffer.concat(carry);
+    if (rest.length <= MAX_SIDE_LINE && plainText(rest)) {
       lines++;
-      lineAt(carry, 0, carry.length);
+      lineAt(rest, 0, rest.length);
     } else {
       text = textFeed(file, side, lines, true);
-      text.push(carry);
+      text.push(rest);
     }
   }
   text?.end();
