@@ -4,18 +4,13 @@
  * was killed), each read back in order a block at a time, so memory holds a block per run, never a run.
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import { Scratch } from './scratch.js';
 
-/**
- * Bytes read from a run file at a time: the 400 runs of two 10,000,000-item sides hold 6 MiB of blocks and their lines
- * (64 KiB blocks took 327 MB peak RSS there, 30 MB more than at 1,000,000 items).
- */
-const READ_BLOCK = 16 * 1024;
-
-/** One run read back: the next line (without its line break), or undefined at its end. */
+/** One run read back a block at a time: `read(keep)` returns a new block that starts with `keep` (the unfinished
+ * end of the previous one), or undefined at the run's end. Each block is a new Buffer: what was taken from an earlier
+ * block stays valid. */
 export interface RunReader {
-  next: () => string | undefined;
+  read: (keep: Uint8Array) => Buffer | undefined;
 }
 
 export class RunFiles {
@@ -28,51 +23,41 @@ export class RunFiles {
     this.scratch = new Scratch(parent);
   }
 
-  /** Writes `bytes` (lines, each ending with a line break) as a new run; returns its path. */
-  write(bytes: Uint8Array): string {
+  /** A new run: its bytes (lines, each ending with a line break) written in order, then `close` gives its path. */
+  writer(): { write: (bytes: Uint8Array) => void; close: () => string } {
     const path = this.scratch.path(`run-${++this.count}`);
     const fd = openSync(path, 'w', 0o600);
-    try {
-      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
-    } finally {
-      closeSync(fd);
-    }
-    return path;
+    this.open.add(fd);
+    return {
+      write: (bytes) => {
+        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+      },
+      close: () => {
+        this.open.delete(fd);
+        closeSync(fd);
+        return path;
+      },
+    };
   }
 
-  /** The lines of the run at `path`, in order; its file stays open until the end is read or `dispose`. */
-  read(path: string): RunReader {
+  /** The run at `path` read in blocks of `blockSize` bytes; its file stays open until the end is read or `dispose`. */
+  read(path: string, blockSize: number): RunReader {
     const fd = openSync(path, 'r');
     this.open.add(fd);
-    const block = Buffer.allocUnsafe(READ_BLOCK);
-    const decoder = new StringDecoder('utf8');
-    let lines: string[] = [];
-    let at = 0;
-    let carry = '';
     let ended = false;
-    const refill = (): boolean => {
-      while (!ended) {
-        const n = readSync(fd, block, 0, READ_BLOCK, null);
+    return {
+      read: (keep) => {
+        if (ended) return undefined;
+        const block = Buffer.allocUnsafeSlow(keep.length + blockSize);
+        block.set(keep, 0);
+        const n = readSync(fd, block, keep.length, blockSize, null);
         if (n === 0) {
           ended = true;
           this.open.delete(fd);
           closeSync(fd);
-          return false;
+          return undefined;
         }
-        const parts = (carry + decoder.write(block.subarray(0, n))).split('\n');
-        carry = parts.pop() ?? '';
-        if (parts.length > 0) {
-          lines = parts;
-          at = 0;
-          return true;
-        }
-      }
-      return false;
-    };
-    return {
-      next: () => {
-        if (at >= lines.length && !refill()) return undefined;
-        return lines[at++];
+        return block.subarray(0, keep.length + n);
       },
     };
   }

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
 
-/** Past one sorted run (50,000 items): side A spills. Side B is one item: one side spilling makes the scratch dir. */
+/** Items of side A: with the note below, past one sorted run (8 MiB of lines), so side A spills. Side B is one item: one
+ * side spilling makes the scratch dir. */
 const ITEMS = 60_000;
 
 let home: IsolatedHome;
@@ -19,8 +20,9 @@ beforeAll(() => {
   home = isolatedHome();
   a = join(home.dir, 'a.ndjson');
   b = join(home.dir, 'b.ndjson');
+  // A note makes side A's lines pass a run's 8 MiB (src/core/diff/sort.ts): its runs spill.
   const line = (i: number, available: boolean) =>
-    JSON.stringify({ target: `host${i}.example.com`, status: 'completed', available });
+    JSON.stringify({ target: `host${i}.example.com`, status: 'completed', available, note: 'n'.repeat(120) });
   writeFileSync(a, `${Array.from({ length: ITEMS }, (_, i) => line(i, true)).join('\n')}\n`);
   writeFileSync(b, `${line(0, false)}\n`);
 });

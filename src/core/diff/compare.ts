@@ -4,7 +4,7 @@
  * change with field `item`; a matched pair is compared field by field over the chosen fields (text equality of the
  * comparable values of values.ts, a missing value being "no value").
  */
-import { decodeLine, keyTarget, type LineCursor, type SortedItem } from './sort.js';
+import { compareKeys, itemFields, itemTarget, itemTask, sameBytes, type ItemCursor, type SortedItem } from './sort.js';
 import { parseJsonExact } from './exact-json.js';
 import { comparable } from './values.js';
 
@@ -63,20 +63,21 @@ export interface WalkOptions {
 }
 
 /** Walks both sides in their shared order (sort.ts), emitting every change. */
-export async function walkSides(a: LineCursor, b: LineCursor, options: WalkOptions): Promise<void> {
+export async function walkSides(a: ItemCursor, b: ItemCursor, options: WalkOptions): Promise<void> {
   let sinceYield = 0;
-  let left = nextItem(a);
-  let right = nextItem(b);
+  let left = a.next();
+  let right = b.next();
+  const before: SortedItem[] = [];
+  const after: SortedItem[] = [];
   for (;;) {
-    if (left === undefined && right === undefined) return;
-    const key = left === undefined || (right !== undefined && right.key < left.key) ? right?.key : left.key;
+    const key = left === undefined || (right !== undefined && compareKeys(right, left) < 0) ? right : left;
     if (key === undefined) return;
-    const before: SortedItem[] = [];
-    const after: SortedItem[] = [];
-    for (; left?.key === key; left = nextItem(a)) before.push(left);
-    for (; right?.key === key; right = nextItem(b)) after.push(right);
+    before.length = 0;
+    after.length = 0;
+    for (; left !== undefined && compareKeys(left, key) === 0; left = a.next()) before.push(left);
+    for (; right !== undefined && compareKeys(right, key) === 0; right = b.next()) after.push(right);
     const pairs = Math.max(before.length, after.length);
-    for (let n = 0; n < pairs; n++) comparePair(key, before[n], after[n], options);
+    for (let n = 0; n < pairs; n++) comparePair(before[n], after[n], options);
     sinceYield += pairs;
     if (sinceYield >= YIELD_EVERY) {
       sinceYield = 0;
@@ -85,30 +86,24 @@ export async function walkSides(a: LineCursor, b: LineCursor, options: WalkOptio
   }
 }
 
-function nextItem(cursor: LineCursor): SortedItem | undefined {
-  const line = cursor.next();
-  return line === undefined ? undefined : decodeLine(line);
-}
-
-/** One (target, n) pair: a whole item added or removed, or its changed fields; `key`: the sort key of the target. */
+/** One (target, n) pair: a whole item added or removed, or its changed fields. */
 function comparePair(
-  key: string,
   before: SortedItem | undefined,
   after: SortedItem | undefined,
   options: Pick<WalkOptions, 'fields' | 'tally' | 'emit'>,
 ): void {
   const { tally, emit } = options;
   tally.items++;
-  const beforeTask = before?.task ?? null;
-  const afterTask = after?.task ?? null;
   if (before === undefined || after === undefined) {
+    const item = before ?? after;
+    if (item === undefined) return;
     const change: Change = {
-      target: keyTarget(key),
+      target: itemTarget(item),
       field: 'item',
       before: undefined,
       after: undefined,
-      beforeTask,
-      afterTask,
+      beforeTask: before === undefined ? null : itemTask(before),
+      afterTask: after === undefined ? null : itemTask(after),
       kind: before === undefined ? 'added' : 'removed',
     };
     tally.changed++;
@@ -117,10 +112,12 @@ function comparePair(
     return;
   }
   // Most pairs are the same item unchanged: the same fields text, nothing to parse.
-  if (before.fieldsText === after.fieldsText) return;
-  const target = keyTarget(key);
-  const was = parseJsonExact(before.fieldsText) as Record<string, unknown>;
-  const now = parseJsonExact(after.fieldsText) as Record<string, unknown>;
+  if (sameBytes(before.buf, before.fieldsStart, before.end, after.buf, after.fieldsStart, after.end)) return;
+  const target = itemTarget(before);
+  const beforeTask = itemTask(before);
+  const afterTask = itemTask(after);
+  const was = parseJsonExact(itemFields(before)) as Record<string, unknown>;
+  const now = parseJsonExact(itemFields(after)) as Record<string, unknown>;
   let changed = false;
   for (const field of options.fields) {
     const from = comparable(was, field);

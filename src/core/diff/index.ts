@@ -43,6 +43,7 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
     for (const [index, spec] of specs.entries()) {
       const side = new SideItems(spec.name, new SortedSide(files), mode);
       await fill(ctx, spec, opened[index], side);
+      side.sorted.finish(); // its buffers are freed before the next side fills its own
       sides.push(side);
     }
     const [a, b] = sides as [SideItems, SideItems];

@@ -7,12 +7,14 @@ import { InputError, InterruptedError } from '../../errors.js';
 import type { ItemLike } from '../../output/flatten.js';
 import type { Printer } from '../../output/printer.js';
 import { CsvRecords } from '../items/csv.js';
-import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
+import { isUtf8 } from 'node:buffer';
+import { ChunkDecoder, DecodeFailure, sniffEncoding } from '../../lib/items/decode.js';
 import { LineSplitter } from '../items/lines.js';
 import { parseJsonExact } from './exact-json.js';
 import { JsonItemScanner } from './json-items.js';
 import { MAX_SIDE_LINE, MAX_SIDE_LINE_TEXT, sideDecodeError } from './limits.js';
-import type { SortedSide } from './sort.js';
+import { LineKind, scanLine, ScannedLine } from './fast-line.js';
+import { targetHash, type SortedSide } from './sort.js';
 import type { OpenedFile } from './source.js';
 import { fromCsvRow, fromRecord, fromTaskItem, type CompareMode, type DiffItem } from './values.js';
 
@@ -70,10 +72,35 @@ export function addTask(side: SideItems, task: Task, printer: Printer): void {
   side.task(task);
 }
 
-/** Reads an ndjson, csv or json file side to its end; stops with exit 130 on Ctrl-C. */
-export async function readFile(file: OpenedFile, side: SideItems, signal: AbortSignal): Promise<void> {
-  const parser = fileParser(file, side);
+/**
+ * Reads an ndjson, csv or json file side to its end; stops with exit 130 on Ctrl-C. An ndjson side compared as JSON
+ * is read from its bytes (fast-line.ts) unless `exact`: the exact path reads every line as text and parses it.
+ */
+export async function readFile(file: OpenedFile, side: SideItems, signal: AbortSignal, exact = false): Promise<void> {
+  if (file.kind === 'ndjson' && side.mode === 'json' && !exact) return readNdjsonBytes(file, side, signal);
+  const feed = textFeed(file, side, 0, false);
+  for await (const chunk of file.chunks) {
+    checkSignal(signal);
+    feed.push(chunk);
+  }
+  feed.end();
+}
+
+function checkSignal(signal: AbortSignal): void {
+  if (signal.aborted) throw new InterruptedError('interrupted', 'Nothing was compared; run the same diff again.');
+}
+
+interface ByteFeed {
+  push: (chunk: Buffer) => void;
+  end: () => void;
+}
+
+/** The bytes of a side decoded and split as text, its lines numbered after `linesBefore`. */
+function textFeed(file: OpenedFile, side: SideItems, linesBefore: number, midFile: boolean): ByteFeed {
+  const parser = fileParser(file, side, linesBefore);
   const decoder = new ChunkDecoder();
+  // Mid-file, bytes that look like a BOM are text: a BOM first says so (UTF-8), and is removed.
+  let first = midFile;
   const decode = (work: () => string): void => {
     try {
       parser.push(work());
@@ -85,12 +112,148 @@ export async function readFile(file: OpenedFile, side: SideItems, signal: AbortS
       throw error;
     }
   };
+  return {
+    push: (chunk) => {
+      const bytes = first ? Buffer.concat([UTF8_BOM, chunk]) : chunk;
+      first = false;
+      decode(() => decoder.decode(bytes));
+    },
+    end: () => {
+      decode(() => decoder.end());
+      parser.end();
+    },
+  };
+}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * An ndjson side read as bytes: whole lines at a time, each checked as text once (UTF-8, no NUL, no CR) and each
+ * line scanned (fast-line.ts) or, when unusual, handed as text to the exact parser. Bytes the checks refuse (not
+ * text, a CR, a line past the cap) and everything after them go through the text path, which says what is wrong
+ * where, as for any side.
+ */
+async function readNdjsonBytes(file: OpenedFile, side: SideItems, signal: AbortSignal): Promise<void> {
+  const exact = ndjsonLine(file.name, side).line;
+  const scan = new ScannedLine();
+  const keys = new KeyNames(side.fields);
+  // The unfinished last line, in the pieces it arrived in (joined once, when its end comes).
+  let carry: Buffer[] = [];
+  let carryLength = 0;
+  let lines = 0;
+  let started = false;
+  let text: ByteFeed | undefined;
+  const lineAt = (bytes: Buffer, start: number, end: number): void => {
+    const kind = scanLine(bytes, start, end, scan);
+    if (kind === LineKind.Item) {
+      keys.add(scan);
+      side.sorted.addScanned(targetHash(bytes.toString('latin1', scan.targetStart + 1, scan.targetEnd - 1)), scan);
+    } else if (kind === LineKind.Exact) exact(bytes.toString('utf8', start, end), lines);
+  };
+  /** Whole lines `0..last` of `bytes` (its last line break at `last`): -1 when taken, else where the text path starts. */
+  const wholeLines = (bytes: Buffer, last: number): number => {
+    if (!plainText(bytes.subarray(0, last + 1))) return 0;
+    for (let at = 0; at <= last;) {
+      const end = bytes.indexOf(10, at);
+      if (end - at > MAX_SIDE_LINE) return at;
+      lines++;
+      lineAt(bytes, at, end);
+      at = end + 1;
+    }
+    return -1;
+  };
+  const toText = (...rest: Buffer[]): void => {
+    text = textFeed(file, side, lines, true);
+    for (const bytes of rest) text.push(bytes);
+    carry = [];
+    carryLength = 0;
+  };
   for await (const chunk of file.chunks) {
-    if (signal.aborted) throw new InterruptedError('interrupted', 'Nothing was compared; run the same diff again.');
-    decode(() => decoder.decode(chunk));
+    checkSignal(signal);
+    if (text !== undefined) {
+      text.push(chunk);
+      continue;
+    }
+    let bytes = chunk;
+    if (!started) {
+      started = true;
+      const bom = sniffEncoding(bytes, false);
+      if (bom?.encoding !== 'utf8') {
+        text = textFeed(file, side, 0, false);
+        text.push(bytes);
+        continue;
+      }
+      bytes = bytes.subarray(bom.bomLength);
+    }
+    // The line the last chunk left unfinished, completed by this one's first line (the rest is not copied).
+    if (carryLength > 0) {
+      const first = bytes.indexOf(10);
+      if (first === -1) {
+        carry.push(bytes);
+        carryLength += bytes.length;
+        if (carryLength > MAX_SIDE_LINE) toText(...carry);
+        continue;
+      }
+      const head = Buffer.concat([...carry, bytes.subarray(0, first + 1)]);
+      carry = [];
+      carryLength = 0;
+      const failed = wholeLines(head, head.length - 1);
+      if (failed !== -1) {
+        toText(head.subarray(failed), bytes.subarray(first + 1));
+        continue;
+      }
+      bytes = bytes.subarray(first + 1);
+    }
+    const last = bytes.lastIndexOf(10);
+    const failed = last === -1 ? -1 : wholeLines(bytes, last);
+    if (failed !== -1) toText(bytes.subarray(failed));
+    else {
+      carry = last + 1 < bytes.length ? [bytes.subarray(last + 1)] : [];
+      carryLength = bytes.length - last - 1;
+      if (carryLength > MAX_SIDE_LINE) toText(...carry);
+    }
   }
-  decode(() => decoder.end());
-  parser.end();
+  if (text === undefined && carryLength > 0) {
+    const rest = Buffer.concat(carry);
+    if (rest.length <= MAX_SIDE_LINE && plainText(rest)) {
+      lines++;
+      lineAt(rest, 0, rest.length);
+    } else {
+      text = textFeed(file, side, lines, true);
+      text.push(rest);
+    }
+  }
+  text?.end();
+}
+
+/** Bytes the fast path takes as they are: valid UTF-8 without NUL or CR (the text path names those). */
+function plainText(bytes: Buffer): boolean {
+  return bytes.indexOf(0) === -1 && bytes.indexOf(13) === -1 && isUtf8(bytes);
+}
+
+/** The field names of scanned lines added to a side's: a line's keys are decoded only when they differ from the last's. */
+class KeyNames {
+  private last: string[] = [];
+
+  constructor(private readonly fields: Set<string>) {}
+
+  add(scan: ScannedLine): void {
+    const { buf, members } = scan;
+    for (let m = 0; m < scan.memberCount; m++) {
+      const start = (members[m * 4] ?? 0) + 1;
+      const end = (members[m * 4 + 1] ?? 0) - 1;
+      const known = this.last[m];
+      if (known?.length === end - start && sameAscii(known, buf, start)) continue;
+      const name = buf.toString('utf8', start, end);
+      this.fields.add(name);
+      this.last[m] = name;
+    }
+  }
+}
+
+function sameAscii(text: string, buf: Buffer, at: number): boolean {
+  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) !== buf[at + k]) return false;
+  return true;
 }
 
 interface TextParser {
@@ -99,7 +262,7 @@ interface TextParser {
   line: () => number;
 }
 
-function fileParser(file: OpenedFile, side: SideItems): TextParser {
+function fileParser(file: OpenedFile, side: SideItems, linesBefore: number): TextParser {
   if (file.kind === 'json') {
     const scanner = new JsonItemScanner(file.name, {
       record: (record, line) => side.record(record, line),
@@ -112,18 +275,19 @@ function fileParser(file: OpenedFile, side: SideItems): TextParser {
   }
   const splitter = new LineSplitter(MAX_SIDE_LINE, (line) => {
     throw new InputError(
-      `${file.name}:${line}: line is longer than ${MAX_SIDE_LINE_TEXT}; stopped reading`,
+      `${file.name}:${line + linesBefore}: line is longer than ${MAX_SIDE_LINE_TEXT}; stopped reading`,
       EXPORT_HINT,
     );
   });
   const onLine = file.kind === 'csv' ? csvLines(file.name, side) : ndjsonLine(file.name, side);
+  const handle = (text: string, line: number) => onLine.line(text, line + linesBefore);
   return {
-    push: (text) => splitter.push(text, onLine.line),
+    push: (text) => splitter.push(text, handle),
     end: () => {
-      splitter.end(onLine.line);
+      splitter.end(handle);
       onLine.end();
     },
-    line: () => splitter.currentLine,
+    line: () => splitter.currentLine + linesBefore,
   };
 }
 

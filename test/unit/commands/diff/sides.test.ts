@@ -2,7 +2,8 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RUN_LIMITS } from '../../../../src/core/diff/sort.js';
 import type { InputStream } from '../../../../src/output/io.js';
 import { writeJournal } from '../../core/job/fixture.js';
 import { mockApi, runTaskctl, T0, type MockApi } from '../harness.js';
@@ -238,7 +239,12 @@ describe('diff of a journal', () => {
 });
 
 describe('the run files', () => {
-  /** A side large enough to spill a sorted run (more than sort.ts RUN_ITEMS items). */
+  // Runs of 256 KiB: the side below spills.
+  const limits = { ...RUN_LIMITS };
+  beforeEach(() => (RUN_LIMITS.bytes = 256 * 1024));
+  afterEach(() => Object.assign(RUN_LIMITS, limits));
+
+  /** A side large enough to spill a sorted run (more than RUN_LIMITS.bytes of lines). */
   const big = () =>
     file(
       'big.ndjson',
