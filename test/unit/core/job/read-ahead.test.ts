@@ -30,7 +30,15 @@ function reader(units: readonly Unit[], limits: ReadAheadLimits, budgetAllows?: 
     if (error) waiting.reject(error);
     else waiting.resolve(unit);
   };
-  return { answers, answer, started, pending };
+  /** Takes every answer as it is handed on: their names in `got`, `done` when the reading ends. */
+  const collect = () => {
+    const got: string[] = [];
+    const done = (async () => {
+      for await (const { unit: u } of answers) got.push(u.name);
+    })();
+    return { got, done };
+  };
+  return { answers, answer, started, pending, collect };
 }
 
 const unit = (name: string, items = 10, bytes = 100): Unit => ({ name, items, bytes });
@@ -113,11 +121,8 @@ describe('readAhead', () => {
 
   it('a failed read is thrown at its turn, after every answer before it; nothing is read after it', async () => {
     const units = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => unit(name));
-    const { answers, answer, started } = reader(units, { tasks: 3, bytes: 1_000_000 });
-    const got: string[] = [];
-    const consume = (async () => {
-      for await (const { unit: u } of answers) got.push(u.name);
-    })();
+    const { answer, started, collect } = reader(units, { tasks: 3, bytes: 1_000_000 });
+    const { got, done: consume } = collect();
     await settle();
     answer('a');
     await settle();
@@ -136,11 +141,8 @@ describe('readAhead', () => {
   it('reads beyond the current one only while the rate budget has a request left for them', async () => {
     const units = ['a', 'b', 'c', 'd'].map((name) => unit(name));
     let left = 2;
-    const { answers, answer, started } = reader(units, { tasks: 4, bytes: 1_000_000 }, (reading) => left > reading);
-    const got: string[] = [];
-    const consume = (async () => {
-      for await (const { unit: u } of answers) got.push(u.name);
-    })();
+    const { answer, started, collect } = reader(units, { tasks: 4, bytes: 1_000_000 }, (reading) => left > reading);
+    const { got, done: consume } = collect();
     await settle();
     answer('a');
     await settle();
