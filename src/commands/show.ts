@@ -43,7 +43,8 @@ export function registerShow(program: Command, run: RunAction): void {
         '\n-o ndjson: one object per item, the result fields with their JSON types. "failed" = did not complete.' +
         '\nSeveral ids: one export (the result columns are the union over all the tasks); -o json is then a list.' +
         '\nA task that does not exist is exit 5 before anything is printed.' +
-        '\n--job: every item once, in chunk order, streamed one task at a time (-o json is an array of the ndjson ' +
+        '\n--job: every item once, in chunk order, streamed task by task, the next few read while one is printed ' +
+        '(within the rate limit; -o json is an array of the ndjson ' +
         'records; csv/tsv take their columns from the first task); a task failing mid-way stops the output.\n',
     )
     .action((ids: string[], options: ShowOptions, command: Command) =>

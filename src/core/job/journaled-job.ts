@@ -14,6 +14,7 @@ import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
 import { parseTimestamp } from '../server-time.js';
+import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
 
 /** How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at`. */
 const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
@@ -170,18 +171,19 @@ function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: Task): boolean
 }
 
 /**
- * The job's tasks, one at a time and in chunk order, each read once through the one client (its limiter paces the
- * reads) and checked against its chunk. A read that fails (gone, 5xx after retries) keeps its exit code and names the
- * task and its chunk.
+ * The job's tasks in chunk order, each read once through the one client (its limiter paces the reads) and checked
+ * against its chunk when its turn comes. One at a time unless `ahead` allows more (read-ahead.ts: a few tasks at once,
+ * within a byte budget, handed on in order). A read that fails (gone, 5xx after retries) keeps its exit code and names
+ * the task and its chunk, after every task before it.
  */
 export async function* jobTasks(
   api: ApiClient,
   job: JournaledJob,
+  ahead: ReadAheadLimits = { tasks: 1, bytes: 0 },
 ): AsyncGenerator<{ chunk: CreatedChunk; task: Task }> {
-  for (const chunk of job.created) {
-    let task: Task;
+  const read = async (chunk: CreatedChunk): Promise<Task> => {
     try {
-      task = await api.getTask(chunk.task);
+      return await api.getTask(chunk.task);
     } catch (error) {
       if (!(error instanceof CliError) || error instanceof InterruptedError) throw error;
       throw new CliError(
@@ -190,6 +192,14 @@ export async function* jobTasks(
         error.hint,
       );
     }
+  };
+  const sizes = { items: (chunk: CreatedChunk) => chunk.items, bytes: answerBytes };
+  // A stated budget with a request left for one more read beyond those under way (none stated: the limiter invents none).
+  const budgetAllows = (reading: number) => {
+    const budget = api.rateLimiter.snapshot();
+    return budget === undefined || budget.remaining > reading;
+  };
+  for await (const { unit: chunk, answer: task } of readAhead(job.created, read, sizes, ahead, budgetAllows)) {
     checkChunkTask(job, chunk, task);
     yield { chunk, task };
   }

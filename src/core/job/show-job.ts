@@ -18,6 +18,8 @@ import type { ShowOptions } from '../show-options.js';
 import { ITEM_SLICE, statusPainted } from '../task-results.js';
 import { itemFilter, warnNoItems, type KeepItem } from './filter.js';
 import { jobTasks, readJob, warnIfIncomplete, type CreatedChunk, type JournaledJob } from './journaled-job.js';
+import { SHOW_READ_AHEAD } from './read-ahead.js';
+import { taskRecordSlices } from './show-records.js';
 import { showJobTable } from './show-table.js';
 
 export async function runShowJob(ctx: Shower, file: string, options: ShowOptions): Promise<void> {
@@ -71,16 +73,15 @@ async function streamJob(
   let out: RowStream<unknown> | undefined;
   let lacking: ((task: Task, chunk: CreatedChunk) => void) | undefined;
   try {
-    for await (const { chunk, task } of jobTasks(api, job)) {
+    for await (const { chunk, task } of jobTasks(api, job, SHOW_READ_AHEAD)) {
       warnNoItems(printer, task);
       if (out === undefined) {
         const columns = itemColumns(printer, taskItemKeys([task]), options.columns) as Array<Column<unknown>>;
         out = printer.stream(columns, undefined, wide);
         if (flat && !options.columns?.length) lacking = lackingFields(printer, columns);
       } else lacking?.(task, chunk);
-      for (const slice of taskItemSlices([task], (item) => keep(item, task), ITEM_SLICE)) {
-        out.write(flat ? slice.rows : slice.records());
-      }
+      if (!flat) for (const records of taskRecordSlices(task, keep, ITEM_SLICE)) out.write(records);
+      else for (const slice of taskItemSlices([task], (item) => keep(item, task), ITEM_SLICE)) out.write(slice.rows);
     }
   } catch (error) {
     await out?.abort();

@@ -14,6 +14,7 @@ import { TABLE_MAX_ROWS, type Column, type DetailField, type Printer } from '../
 import type { ShowOptions } from '../show-options.js';
 import { statusPainted } from '../task-results.js';
 import { jobTasks, type JournaledJob } from './journaled-job.js';
+import { SHOW_READ_AHEAD } from './read-ahead.js';
 import { warnNoItems, type KeepItem } from './filter.js';
 
 /** Error messages shown in the summary, most common first. */
@@ -129,7 +130,7 @@ export async function showJobTable(
     shownCount: 0,
   };
   await ctx.spin(`reading ${counted(job.created.length, 'task')} of ${job.file}`, async (say) => {
-    for await (const { task } of jobTasks(api, job)) {
+    for await (const { task } of jobTasks(api, job, SHOW_READ_AHEAD)) {
       warnNoItems(printer, task);
       tallyTask(tally, task, keep);
       say(`reading ${job.file}: ${tally.tasks} of ${counted(job.created.length, 'task')}`);

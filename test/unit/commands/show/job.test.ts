@@ -6,7 +6,20 @@ import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
 import { writeJournal } from '../../core/job/fixture.js';
 import { sandboxJob } from '../sandbox-job.js';
-import { AutoClock, mockApi, runTaskctl } from '../harness.js';
+import {
+  API_KEY,
+  AutoClock,
+  BASE_URL,
+  mockApi,
+  ORIGIN,
+  runTaskctl,
+  T0,
+  type MockApi,
+  type RunResult,
+} from '../harness.js';
+import { settle } from '../../clock.js';
+import { Gate } from '../gate.js';
+import { once } from 'node:events';
 
 const ITEMS = ['a.com', 'fail-b.com', 'c.com', 'd.com', 'fail-e.com'];
 
@@ -260,5 +273,114 @@ describe('show --job against a mocked server', () => {
       if (command === 'retry') expect(help.stdout).toMatch(/^ +--journal <file> /m);
       else expect(help.stdout).not.toMatch(/^ +--journal/m);
     }
+  });
+});
+
+describe('show --job reads the next tasks while one is printed', () => {
+  const one = (id: number) => ({ target: `t${id}.com`, status: 'completed', data: { available: true }, error: null });
+  const line = (id: number) =>
+    JSON.stringify({ task: id, target: `t${id}.com`, status: 'completed', available: true, error: null });
+  const body = (id: number) => JSON.stringify({ success: true, data: task(id, { items: [one(id)] }) });
+  const env = { TASKCTL_BASE_URL: BASE_URL, TASKCTL_API_KEY: API_KEY };
+
+  /** GET /tasks/:id answered by `answer(id)`, for any id, as often as asked. */
+  function serve(api: MockApi, answer: (id: number) => { statusCode: number; data: string; headers?: object }) {
+    api.agent
+      .get(ORIGIN)
+      .intercept({ method: 'GET', path: (path: string) => /^\/api\/v1\/tasks\/\d+$/.test(path) })
+      .reply((request) => {
+        const { statusCode, data, headers } = answer(Number(request.path.split('/').pop()));
+        return { statusCode, data, responseOptions: { headers: { 'content-type': 'application/json', ...headers } } };
+      })
+      .persist();
+  }
+
+  /** Runs until the command ends, letting the newest held request through each time: answers come in reverse. */
+  async function reversed(gate: Gate, running: Promise<RunResult>): Promise<void> {
+    const state = { finished: false };
+    const ended = running.finally(() => (state.finished = true));
+    while (!state.finished) {
+      // Wait for a request to be held (or the end): the command's modules load in their own time.
+      if (gate.held.length === 0) await Promise.race([once(gate.events, 'held'), ended]);
+      await settle(); // the reads that leave together are all held before one is let through
+      gate.held.at(-1)?.release();
+    }
+  }
+
+  it('within the budget the server states (never a 429), in chunk order whatever order the answers come in', async () => {
+    const ids = [1, 2, 3, 4, 5, 6, 7, 8];
+    const path = writeJournal({ items: 8, chunkSize: 1, tasks: ids });
+    const api = mockApi();
+    const clock = new AutoClock();
+    // A server that counts GETs in windows of 30 s of the fake clock: 3 a window, then 429.
+    const seen = { window: -1, used: 0, gets: 0, limited: 0 };
+    serve(api, (id) => {
+      const window = Math.floor((clock.now() - T0) / 30_000);
+      if (window !== seen.window) Object.assign(seen, { window, used: 0 });
+      seen.used++;
+      seen.gets++;
+      const reset = String(Math.ceil((T0 + (window + 1) * 30_000 - clock.now()) / 1000));
+      const remaining = String(Math.max(0, 3 - seen.used));
+      const headers = { 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': reset };
+      if (seen.used > 3) {
+        seen.limited++;
+        const data = JSON.stringify({ success: false, error: { code: 'rate_limited', message: 'slow down' } });
+        return { statusCode: 429, data, headers: { ...headers, 'retry-after': reset } };
+      }
+      return { statusCode: 200, data: body(id), headers };
+    });
+    const gate = new Gate(api.agent);
+    const running = runTaskctl(['show', '--job', path, '-o', 'ndjson'], { dispatcher: gate, clock, env });
+    await reversed(gate, running);
+    const result = await running;
+    expect(result.code, result.stderr).toBe(0);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { target: string }).target),
+    ).toEqual(ids.map((id) => `t${id}.com`));
+    expect(seen.limited).toBe(0);
+    expect(seen.gets).toBe(8);
+    // More than one read at a time, never more than the window's 3.
+    expect(gate.most).toBeGreaterThan(1);
+    expect(gate.most).toBeLessThanOrEqual(3);
+  });
+
+  it('a task gone while later ones are read: the tasks before it printed, it named, exit 5', async () => {
+    const path = writeJournal({ items: 6, chunkSize: 1, tasks: [1, 2, 3, 4, 5, 6] });
+    const api = mockApi();
+    const gone = JSON.stringify({ success: false, error: { code: 'not_found', message: 'Task not found' } });
+    serve(api, (id) => (id === 3 ? { statusCode: 404, data: gone } : { statusCode: 200, data: body(id) }));
+    const gate = new Gate(api.agent);
+    const running = runTaskctl(['show', '--job', path, '-o', 'ndjson'], { dispatcher: gate, env });
+    await reversed(gate, running);
+    const result = await running;
+    expect(result.code).toBe(5);
+    expect(result.stdout).toBe(`${line(1)}\n${line(2)}\n`);
+    expect(result.stderr).toMatch(/task 3 \(chunk 3 of .*job\.jsonl\)/);
+    expect(gate.most).toBeGreaterThan(1);
+  });
+
+  it('Ctrl-C with reads under way: exit 130, what was printed stays, nothing left running', async () => {
+    const path = writeJournal({ items: 6, chunkSize: 1, tasks: [1, 2, 3, 4, 5, 6] });
+    const api = mockApi();
+    serve(api, (id) => ({ statusCode: 200, data: body(id) }));
+    const gate = new Gate(api.agent);
+    const controller = new AbortController();
+    const running = runTaskctl(['show', '--job', path, '-o', 'ndjson'], {
+      dispatcher: gate,
+      env,
+      signal: controller.signal,
+    });
+    await settle();
+    gate.held.at(0)?.release(); // task 1: then the reads ahead leave
+    for (let step = 0; step < 20 && gate.held.length < 2; step++) await settle();
+    expect(gate.held.length).toBeGreaterThan(1);
+    controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+    while (gate.held.length > 0) gate.held[0]?.release();
+    const result = await running;
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe(`${line(1)}\n`);
   });
 });
