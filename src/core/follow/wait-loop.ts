@@ -138,9 +138,11 @@ function sayUnread(
   if (unread.length === 0) return;
   const which = unread.length === shown.length ? '' : `${unread.length === 1 ? 'task' : 'tasks'} ${idArgs(unread)}: `;
   const one = unread.length === 1;
+  // Two lines: the command on its own, so an 80-column terminal never breaks it in the middle.
   ctx.printer.notice(
-    `${which}${one ? 'state' : 'states'} as created (Ctrl-C came before the wait read ${one ? 'it' : 'them'}); the latest: ${showCommand ?? `taskctl show ${idArgs(unread)}`}`,
+    `${which}${one ? 'state' : 'states'} as created: Ctrl-C came before the wait read ${one ? 'it' : 'them'}`,
   );
+  ctx.printer.notice(`the latest: ${showCommand ?? `taskctl show ${idArgs(unread)}`}`);
 }
 
 /** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
