@@ -4,14 +4,16 @@
  * task; a job killed with SIGKILL mid-POST is listed as interrupted by `jobs -o json` and continued through a
  * symlinked directory and through a copy of its journal, each item once; a journal on a small full file system stops
  * the job with exit 14 and every task named, and `resume` ends it once there is room. The stopped creates are the
- * real bin; what runs after them (`jobs`, `resume`) runs `main()` in this process on the sandbox's clock, whose sleeps
- * then pass at once (a chunk in doubt is settled without waiting its schedule in real time).
+ * real bin, stopped once the sandbox has received the POST of the chunk that is then in doubt; what runs after them
+ * (`jobs`, `resume`) runs `main()` in this process on the sandbox's clock, whose sleeps then pass at once (a chunk in
+ * doubt is settled without waiting its schedule in real time). That clock starts skipping only once the held POST has
+ * landed: one landing later, in real time, would come after a check that took no time, a duplicate no real run makes.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startCli, startWorld, type E2EWorld } from './harness.js';
+import { startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
@@ -27,15 +29,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-/** Polls `check` every 20 ms until it is true or `ms` passed (a bound, never a fixed sleep). */
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** The send records in a journal so far (none before it exists). */
 function sendsIn(journal: string): number {
   try {
@@ -43,6 +36,18 @@ function sendsIn(journal: string): number {
   } catch {
     return 0;
   }
+}
+
+const postsReceived = async (w: E2EWorld) =>
+  (await w.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats')).requests['POST /api/v1/tasks'] ?? 0;
+const tasksHeld = async (w: E2EWorld) => (await w.admin<{ taskCount: number }>('GET', '/__sandbox/state')).taskCount;
+
+/** Until `count(w)` is `n`: fails after 20 s with what it was. */
+async function untilSandbox(w: E2EWorld, what: string, count: (w: E2EWorld) => Promise<number>, n: number) {
+  await waitFor(async () => (await count(w)) === n, {
+    timeoutMs: 20_000,
+    describe: async () => `${await count(w)} ${what}, not ${n}`,
+  });
 }
 
 /** Every item of the sandbox's tasks, with how many tasks hold it. */
@@ -78,7 +83,9 @@ it('Ctrl-C of a chunked create without --journal: the printed command, run verba
     count: 100,
   });
   const run = startCreate(world, ['-f', input, '--chunk-size', '2', '--request-timeout', '3s', '-q']);
-  await until(() => run.out.stdout.trim().split('\n').filter(Boolean).length >= 1, 20_000, 'the first task');
+  // Ctrl-C once the sandbox holds chunk 2's POST: the chunk is in doubt (its task lands 700 ms after it was sent).
+  await untilSandbox(world, 'POSTs received', postsReceived, 2);
+  expect(run.out.stdout.trim().split('\n')).toHaveLength(1);
   run.child.kill('SIGINT');
   const { code } = await run.closed;
   expect(code, run.out.stderr).toBe(130);
@@ -89,9 +96,14 @@ it('Ctrl-C of a chunked create without --journal: the printed command, run verba
   await world.admin('DELETE', '/__sandbox/faults');
   const command = next.replace(/^Continue it with: /, '').split(' ');
   expect(command[0]).toBe('taskctl');
+  // The held POST lands 700 ms after it was sent; once it has, the resume's check of the task list (13 s to its
+  // horizon in real time) runs on the sandbox's clock, whose sleeps pass at once. journal-kill.test.ts has a task
+  // landing during the check, in real time.
+  await untilSandbox(world, 'tasks held', tasksHeld, 2);
   clock.virtual();
   const resumed = await world.inProcess(command.slice(1), { clock });
   expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toMatch(/chunk 2: task \d+ was created by the interrupted request/);
   await expectEachItemOnce(world);
 }, 60_000);
 
@@ -107,10 +119,13 @@ it('kill -9 mid-POST: `jobs -o json` shows it interrupted; resume through a syml
   await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
   await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 1500 });
   const run = startCreate(world, ['-f', input, '--chunk-size', '2', '--request-timeout', '3s', '--journal', journal]);
-  const sends = () => sendsIn(journal);
-  await until(() => sends() >= 2, 20_000, 'the second send record');
+  // Killed once the sandbox has the second POST (its send record is written as it leaves: a kill right after that
+  // could come before the bytes are out), then resumed once its task has landed (see the first test).
+  await untilSandbox(world, 'POSTs received', postsReceived, 2);
+  expect(sendsIn(journal)).toBe(2);
   run.child.kill('SIGKILL');
   expect((await run.closed).signal).toBe('SIGKILL');
+  await untilSandbox(world, 'tasks held', tasksHeld, 2);
   const copy = join(world.home.dir, 'copy.jsonl');
   copyFileSync(journal, copy);
   clock.virtual();

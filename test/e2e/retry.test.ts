@@ -23,6 +23,9 @@ interface SandboxState {
   tasks: Array<{ id: number }>;
 }
 const state = () => world.admin<SandboxState>('GET', '/__sandbox/state');
+const postsReceived = async () =>
+  (await world.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats')).requests['POST /api/v1/tasks'] ??
+  0;
 async function targets(id: number): Promise<string[]> {
   const response = await fetch(`${world.sandbox.url}/tasks/${id}`, { headers: { 'X-API-Key': world.sandbox.apiKey } });
   return ((await response.json()) as { data: { items: Array<{ target: string }> } }).data.items.map((i) => i.target);
@@ -65,8 +68,12 @@ describe('retry against the sandbox', () => {
       count: 100,
     });
     const run = startCli(['retry', original.stdout.trim(), '--chunk-size', '2', '-y', '-q'], world.env);
-    // Ctrl-C once the first task is printed: the second chunk's POST is then held by the sandbox.
-    await waitFor(() => run.out.stdout.trim() !== '', { timeoutMs: 20_000, describe: () => run.out.stderr });
+    // Ctrl-C once the sandbox holds the second chunk's POST (the original's, then the retry's two): it is in doubt.
+    await waitFor(async () => (await postsReceived()) === 3, {
+      timeoutMs: 20_000,
+      describe: async () => `${await postsReceived()} POSTs received; stderr: ${run.out.stderr}`,
+    });
+    expect(run.out.stdout.trim().split('\n')).toHaveLength(1);
     run.child.kill('SIGINT');
     expect((await run.closed).code, run.out.stderr).toBe(130);
     const next = run.out.stderr.trim().split('\n').at(-1) ?? '';
@@ -74,12 +81,17 @@ describe('retry against the sandbox', () => {
     expect(run.out.stderr).not.toMatch(/taskctl retry|re-run|reuse-window|same command/i);
     await world.admin('DELETE', '/__sandbox/faults');
 
-    // The printed command, in this process on the sandbox's clock: when the held POST was dropped with the Ctrl-C, the
-    // resume waits out the window in which it could still land (minutes) before sending chunk 2 again; here that
-    // wait passes at once.
+    // The printed command, in this process on the sandbox's clock, once the held POST has landed (700 ms after it was
+    // sent): the resume's check of the task list for it (13 s to its horizon in real time) then passes at once. A POST
+    // landing after that check, which took no time, would be a duplicate no real run makes.
+    await waitFor(async () => (await state()).tasks.length === 3, {
+      timeoutMs: 20_000,
+      describe: async () => `${(await state()).tasks.length} tasks held`,
+    });
     clock.virtual();
     const resumed = await here(next.replace(/^Continue it with: taskctl /, '').split(' '));
     expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/chunk 2: task \d+ was created by the interrupted request/);
     const { tasks } = await state();
     const retried = await Promise.all(tasks.slice(1).map(({ id }) => targets(id)));
     expect(retried.flat().sort()).toEqual(failed);
