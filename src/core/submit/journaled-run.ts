@@ -9,8 +9,8 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { Output, Runtime, Service, Store } from '../capabilities.js';
-import { JournalWriteError, systemErrorWords, UsageError } from '../../errors.js';
+import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
+import { CliError, InterruptedError, JournalWriteError, systemErrorWords, UsageError } from '../../errors.js';
 import { checkArguments, type ItemList, type ItemSource, type PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
@@ -21,7 +21,7 @@ import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
 import { chunkItems, rebuild, type Job, type JobInput, type JobState } from './journal-records.js';
-import { runPipeline } from './pipeline.js';
+import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
@@ -184,11 +184,31 @@ export async function runJournaledCreate(
     }
     const { pruneExpired } = await import('../jobs.js');
     await pruneExpired(ctx, place.store);
+  } catch (error) {
+    throw interruptedBeforeSending(ctx, error, id, file.records);
   } finally {
     file.close();
     discardUnsent(place, id, file.records);
   }
 }
+
+/**
+ * Ctrl-C (or SIGTERM) that no stage turned into words of its own: it came while the input, the price, the
+ * confirmation or a chunk in doubt was read, so this run sent nothing. A job of which nothing was ever sent is
+ * discarded, or started afresh by the same command: it is run again. Any other job is continued (docs/behaviour.md#jobs).
+ */
+function interruptedBeforeSending(
+  ctx: Pick<Process, 'signal'>,
+  error: unknown,
+  id: string,
+  records: readonly unknown[],
+): unknown {
+  if (!ctx.signal.aborted || error instanceof CliError) return error;
+  if (!records.some(isSend)) return nothingSent(ctx, error);
+  return new InterruptedError('interrupted before this run sent anything', `Continue it with: taskctl resume ${id}`);
+}
+
+const isSend = (record: unknown) => (record as { type?: unknown }).type === 'send';
 
 /**
  * A job of the state directory of which nothing was sent (declined, refused by --max-cost, bad input) is removed:
@@ -197,7 +217,7 @@ export async function runJournaledCreate(
 function discardUnsent(place: JobPlace, id: string, records: readonly unknown[]): void {
   const { store } = place;
   if (store?.journalPath(id) !== place.path) return;
-  if (records.some((record) => (record as { type?: unknown }).type === 'send')) return;
+  if (records.some(isSend)) return;
   try {
     store.remove({ id, path: place.path, own: true });
   } catch {
@@ -327,6 +347,8 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
     } finally {
       read.prepared.dispose();
     }
+  } catch (error) {
+    throw interruptedBeforeSending(ctx, error, opened.id, file.records);
   } finally {
     file.close();
   }

@@ -5,7 +5,8 @@
  * the stages are the same with and without one.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Prompts, Store } from '../capabilities.js';
+import { CliError, InterruptedBeforeSendError } from '../../errors.js';
+import type { Process, Prompts, Store } from '../capabilities.js';
 import { checkReportTargets } from '../../report/write.js';
 import { sendChunks } from './send-chunks.js';
 import { balanceGuard, confirmCost } from './confirm.js';
@@ -19,17 +20,25 @@ import type { Batch, PipelineInput, PricedBatch, SubmitOptions, Submitter } from
 export async function runPipeline(ctx: Submitter, input: PipelineInput, options: SubmitOptions): Promise<void> {
   checkReportTargets(options.report);
   const api = await ctx.api();
-  const priced = await priceBatches(ctx, api, input, options);
+  // Until the first chunk is sent, a Ctrl-C stops a run that sent nothing; a job says so itself (journaled-run.ts).
+  const beforeSending = async <T>(stage: () => Promise<T>): Promise<T> => {
+    try {
+      return await stage();
+    } catch (error) {
+      throw input.job === undefined ? nothingSent(ctx, error) : error;
+    }
+  };
+  const priced = await beforeSending(() => priceBatches(ctx, api, input, options));
   if (options.dryRun) return dryRun(ctx, api, priced, input.normalised);
   const balance = priced.some((batch) => batch.count > 0)
-    ? await confirmCost(ctx, api, priced, options, input.verb)
+    ? await beforeSending(() => confirmCost(ctx, api, priced, options, input.verb))
     : undefined;
   // A finished job has nothing to settle or send: its summary (and --wait) only.
   if (priced.every((batch) => batch.tasks === 0)) {
     await finishSubmission(ctx, { done: new Map(input.done), outcomes: new Map(), input }, options);
     return;
   }
-  const state = await sendState(ctx, api);
+  const state = await beforeSending(() => sendState(ctx, api));
   await input.settle?.(api, state);
   state.guard = balanceGuard(api, priced, balance);
   // What an earlier run (or the settling just now) gave a task, as of now: the chunks this run sends are the others.
@@ -72,6 +81,18 @@ async function priceBatches(
     priced.push({ service: batch.service, list, count, size, tasks, price, estimate: price * count });
   }
   return priced;
+}
+
+/**
+ * Ctrl-C (or SIGTERM) before the first request that could create a task, which no stage turned into words of its own:
+ * nothing was created, and the same command creates the tasks (docs/behaviour.md#jobs).
+ */
+export function nothingSent(ctx: Pick<Process, 'signal'>, error: unknown): unknown {
+  if (!ctx.signal.aborted || error instanceof CliError) return error;
+  return new InterruptedBeforeSendError(
+    'interrupted before anything was sent: nothing was created',
+    'Re-run the same command to create the tasks.',
+  );
 }
 
 function isItemArray(items: Batch['items']): items is readonly string[] {

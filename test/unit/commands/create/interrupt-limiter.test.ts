@@ -45,3 +45,29 @@ it('journaled: Ctrl-C during that wait leaves no send record (the POST never lef
   // A send record would leave the chunk in flight: resume would watch the task list for ~2 minutes before sending it.
   expect(records.map((record) => record.type)).toEqual(['job']);
 });
+
+it('Ctrl-C before anything was sent (the price read waits to retry a 503): exit 130, nothing created, re-run is safe', async () => {
+  const api = mockApi();
+  api.reply(
+    'GET',
+    '/services',
+    503,
+    { success: false, error: { code: 'unavailable', message: 'down' } },
+    {
+      headers: { 'retry-after': '20' },
+    },
+  );
+  const controller = new AbortController();
+  const clock = ctrlCWhen(new FakeClock(), controller, (ms) => ms >= 1_000);
+  const result = await runTaskctl(['create', S, 'a.com', 'b.com', '--chunk-size', '1', '-q'], {
+    api,
+    clock,
+    signal: controller.signal,
+  });
+  expect(result.code).toBe(130);
+  expect(result.stderr.trim().split('\n').slice(-2)).toEqual([
+    'error: interrupted before anything was sent: nothing was created',
+    'Re-run the same command to create the tasks.',
+  ]);
+  expect(api.calls).toEqual(['GET /services']);
+});

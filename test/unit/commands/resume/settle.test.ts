@@ -129,3 +129,29 @@ it('a chunk adopted by settling is counted once in the progress: "chunk 3 of 3",
   expect(resumed.stderr).toMatch(/chunk 2: task \d+ was created by the interrupted request/);
   expect(resumed.stderr).toMatch(/chunk 3 of 3: 3 of 3 tasks created/);
 });
+
+it('Ctrl-C while it waits: nothing more was sent, and the one next step is the same resume', async () => {
+  await jobKilledAfterChunk2Landed(0);
+  const controller = new AbortController();
+  const clock: Clock = {
+    now: () => world.clock.now(),
+    sleep: (ms, signal) => {
+      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+      return world.clock.sleep(ms, signal);
+    },
+  };
+  const resumed = await runTaskctl(['resume', journal(), '-q'], {
+    env: world.env,
+    clock,
+    home: dir,
+    signal: controller.signal,
+  });
+  expect(resumed.code).toBe(130);
+  const id = (rows()[0] as Row & { id?: string }).id;
+  expect(id).toMatch(/^j-/);
+  expect(resumed.stderr.trim().split('\n').slice(-2)).toEqual([
+    'error: interrupted before this run sent anything',
+    `Continue it with: taskctl resume ${id}`,
+  ]);
+  expect(await world.tasks()).toHaveLength(2);
+});
