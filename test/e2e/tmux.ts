@@ -151,7 +151,9 @@ function controlClient(socket: string): { send: (...args: string[]) => Promise<s
 /** One tmux server per test file (`name` keeps files apart), kept alive by a session of its own between tests. */
 export function openTerminal(name: string): Terminal {
   const socket = `taskctl-${name}-${process.pid}`;
-  const { send } = controlClient(socket);
+  // Started by the first command: a file whose tests are all filtered out starts no server (and leaves none behind).
+  let client: { send: (...args: string[]) => Promise<string> } | undefined;
+  const send = (...args: string[]) => (client ??= controlClient(socket)).send(...args);
   const capture = (session: string, ...flags: string[]) => send('capture-pane', '-p', ...flags, '-t', session);
   /** Resolves once `session`'s command has exited (its pane signalled the channel), or false after `timeoutMs`. */
   const done = (session: string, timeoutMs: number) =>
@@ -274,7 +276,7 @@ export function openTerminal(name: string): Terminal {
     },
     close() {
       // The control client exits with the server.
-      spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+      if (client) spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
     },
   };
 }
