@@ -3,14 +3,15 @@
  * PATH (a shim running bin/taskctl.js) and a completion cache filled by `taskctl services` and `taskctl create` against
  * a sandbox. A shell whose binary is missing skips its tests.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
-import { BIN, isolatedHome, runCli, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { BIN, isolatedHome, runCli, startWorld, type E2EWorld } from './harness.js';
+import { openTerminal, type Terminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 const COMPLETIONS = fileURLToPath(new URL('../../completions/', import.meta.url));
@@ -62,7 +63,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (has.tmux) spawnSync('tmux', ['-L', tmuxSocket, 'kill-server'], { stdio: 'ignore' });
   rmSync(shimDir, { recursive: true, force: true });
   await world.close();
 });
@@ -456,53 +456,55 @@ describe.skipIf(!has.fish)(skippedUnless('fish', has.fish, missing('fish')), { c
 });
 
 /** A real interactive shell in tmux: TAB goes through readline / zle, with the user's usual word splitting. */
-const tmuxSocket = `taskctl-completion-${process.pid}`;
-let session = 0;
+let terminal: Terminal | undefined;
 
-async function typeAndTab(shellCommand: string, setup: string, typed: string, expected: RegExp): Promise<string> {
-  const name = `s${++session}`;
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', tmuxSocket, ...args], { encoding: 'utf8' });
+/**
+ * Starts `shellCommand` in a terminal, runs `setup` in it, then types each of `lines` and TAB, and returns the screen
+ * once it matches the line's pattern; Ctrl-U clears the line before the next one.
+ */
+async function typeAndTab(
+  shellCommand: string,
+  setup: string,
+  lines: ReadonlyArray<readonly [typed: string, expected: RegExp]>,
+): Promise<string[]> {
+  if (!terminal) throw new Error('tmux is not installed');
   const env = Object.entries({ ...shellEnv, HOME: world.home.dir, PS1: '$ ' })
     .map(([key, value]) => `${key}='${value}'`)
     .join(' ');
-  tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '20', `env -i ${env} ${shellCommand}`);
-  // -J keeps trailing spaces: after a full completion the shell adds one.
-  const screen = () => tmux('capture-pane', '-p', '-J', '-t', name);
-  const poll = async (pattern: RegExp) => {
-    let text = '';
-    return waitFor(() => ((text = screen()), pattern.test(text) && text), {
-      timeoutMs: 20_000,
-      everyMs: 150,
-      describe: () => `the screen never matched ${pattern}:\n${text}`,
-    });
-  };
+  const shell = terminal.shell(`env -i ${env} ${shellCommand}`, 150, 20);
   try {
     // The shell is ready for TAB once it has run the setup and printed the marker's result (not its echo).
-    tmux('send-keys', '-t', name, `${setup}; echo READY-$((40 + 2))`, 'Enter');
-    await poll(/^READY-42/m);
-    tmux('send-keys', '-t', name, typed, 'Tab');
-    return await poll(expected);
+    shell.keys(`${setup}; echo READY-$((40 + 2))`, 'Enter');
+    await shell.until(/^READY-42/m);
+    const screens: string[] = [];
+    for (const [typed, expected] of lines) {
+      shell.keys(typed, 'Tab');
+      screens.push(await shell.until(expected));
+      shell.keys('C-u');
+    }
+    return screens;
   } finally {
-    tmux('kill-session', '-t', name);
+    await shell.close();
   }
 }
 
-describe.skipIf(!has.tmux)(skippedUnless('in a real terminal', has.tmux, missing('tmux')), () => {
-  // A session that outlives the tests': killing the last session stops the tmux server, racing the next new-session.
+// Each shell in a session of its own, side by side.
+describe.skipIf(!has.tmux)(skippedUnless('in a real terminal', has.tmux, missing('tmux')), { concurrent: true }, () => {
   beforeAll(() => {
-    execFileSync('tmux', ['-L', tmuxSocket, 'new-session', '-d', '-s', 'keep', 'sleep 600']);
+    terminal = openTerminal('completion');
   });
+  afterAll(() => terminal?.close());
 
   it.skipIf(!has.bash)(
     skippedUnless('bash: TAB completes a command and a --flag=value', has.bash, missing('bash')),
     async () => {
       const setup = `source '${script('bash')}'`;
-      expect(await typeAndTab('bash --norc --noprofile -i', setup, 'taskctl cr', /\$ taskctl create $/m)).toMatch(
-        /\$ taskctl create $/m,
-      );
-      expect(await typeAndTab('bash --norc --noprofile -i', setup, 'taskctl --output=j', /--output=json/)).toMatch(
-        /\$ taskctl --output=json $/m,
-      );
+      const [command, flag] = await typeAndTab('bash --norc --noprofile -i', setup, [
+        ['taskctl cr', /\$ taskctl create $/m],
+        ['taskctl --output=j', /--output=json/],
+      ]);
+      expect(command).toMatch(/\$ taskctl create $/m);
+      expect(flag).toMatch(/\$ taskctl --output=json $/m);
     },
   );
 
@@ -513,12 +515,12 @@ describe.skipIf(!has.tmux)(skippedUnless('in a real terminal', has.tmux, missing
       // functions the line editor's completion runs (_main_complete, _describe).
       const fpath = `fpath=(${COMPINIT_ONLY} $^fpath/_main_complete(N:h))`;
       const setup = `${fpath}; autoload -U compinit && compinit -u -d '${world.home.dir}/zcompdump' && source '${script('zsh')}'`;
-      expect(await typeAndTab('zsh -f -i', setup, 'taskctl cr', /\$ taskctl create $/m)).toMatch(
-        /\$ taskctl create $/m,
-      );
-      expect(await typeAndTab('zsh -f -i', setup, 'taskctl create email_', /email_verify/)).toMatch(
-        /\$ taskctl create email_verify $/m,
-      );
+      const [command, service] = await typeAndTab('zsh -f -i', setup, [
+        ['taskctl cr', /\$ taskctl create $/m],
+        ['taskctl create email_', /email_verify/],
+      ]);
+      expect(command).toMatch(/\$ taskctl create $/m);
+      expect(service).toMatch(/\$ taskctl create email_verify $/m);
     },
   );
 });

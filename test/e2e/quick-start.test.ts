@@ -36,10 +36,12 @@ describe("the README's quick start", () => {
       missing('tmux'),
     ),
     async () => {
-      const first = await terminal?.screenOf(80, commands[0] ?? [], home.env);
+      if (!terminal) throw new Error('tmux is not installed');
+      const screenOf = terminal.screenOf;
+      // Side by side: each command starts a sandbox of its own.
+      const [first, second] = await Promise.all(commands.map((args) => screenOf(80, args, home.env)));
       expect(first?.screen).toMatch(/^example\.org +completed/m);
       expect(first?.screen).toMatch(/EXIT=0/);
-      const second = await terminal?.screenOf(80, commands[1] ?? [], home.env);
       expect(second?.screen).toMatch(/^fail-example\.net +failed +- +Simulated item failure/m);
       expect(second?.screen).toMatch(/EXIT=11/);
     },

@@ -3,9 +3,10 @@
  * the command has exited. Shared by the tmux tests that check what a person sees (tables, help, prompts, progress).
  * The end of a command is an event, not a screen polled for: the pane signals a tmux channel (`wait-for -S`) once the
  * command has exited, and the test waits on that channel. A screen read mid-way (`until`) is polled without blocking
- * this process, where the sandbox may run.
+ * this process, where the sandbox may run, through one control-mode client per file (`tmux -C`): a read is a line
+ * written to it, not a tmux process started (one per read cost about 25 ms of CPU, ten times a second).
  */
-import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { BIN, waitFor } from './harness.js';
 
@@ -35,18 +36,28 @@ interface Running {
   close: () => Promise<void>;
 }
 
+/** A shell (or any command) in a terminal, for tests that type into it: its screen with wrapped lines joined. */
+interface Session {
+  /** The screen now, wrapped lines joined (`capture-pane -J`, which keeps trailing spaces). */
+  screen: () => Promise<string>;
+  /** The screen once it matches `pattern` (polled; throws with what it showed after `timeoutMs`). */
+  until: (pattern: RegExp, timeoutMs?: number) => Promise<string>;
+  keys: (...keys: string[]) => void;
+  close: () => Promise<void>;
+}
+
 export interface Terminal {
   /** Runs `taskctl args` with `env` (and nothing else from this process) in a `width` × `height` terminal. */
   screenOf: (width: number, args: readonly string[], env: Record<string, string>, height?: number) => Promise<Screen>;
   /** Starts `taskctl args` and returns at once, for tests that act on it mid-way. */
   start: (width: number, args: readonly string[], env: Record<string, string>, height?: number) => Running;
+  /** Runs `command` (a shell command line) in a `width` × `height` terminal, for tests that type into it. */
+  shell: (command: string, width: number, height: number) => Session;
   close: () => void;
 }
 
 /** The pane's shell and every process below it (taskctl, and the `sleep` after it), read from /proc. */
-function sessionPids(socket: string, session: string): number[] {
-  const shown = spawnSync('tmux', ['-L', socket, 'display', '-p', '-t', session, '#{pane_pid}'], { encoding: 'utf8' });
-  const root = Number(shown.stdout.trim());
+function descendants(root: number): number[] {
   if (!(root > 0)) return [];
   const parents = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
@@ -78,19 +89,76 @@ function alive(pid: number): boolean {
   return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
 }
 
+/** One argument for tmux's command parser, double-quoted (where `\`, `"` and `$` are escaped). */
+const quote = (arg: string) => `"${arg.replace(/[\\"$]/g, (c) => `\\${c}`)}"`;
+
+/**
+ * A control-mode client (`tmux -C`) that also starts the server, attached to a session of its own (`keep`) that keeps
+ * the server up between tests: tmux's server exits with its last session, and a test starting the next one while it
+ * shuts down got "server exited unexpectedly". Commands are lines on its stdin; tmux answers each, in order, in a
+ * `%begin T N F` … `%end T N F` (or `%error`) block; the lines outside blocks are notifications, ignored.
+ */
+function controlClient(socket: string): { send: (...args: string[]) => Promise<string> } {
+  const child = spawn('tmux', ['-L', socket, '-C', 'new-session', '-s', 'keep', 'sleep 600'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const waiting: Array<{ command: string; resolve: (text: string) => void; reject: (error: Error) => void }> = [];
+  let block: { head: string; lines: string[] } | undefined;
+  let rest = '';
+  const fail = (error: Error) => {
+    for (const pending of waiting.splice(0)) pending.reject(error);
+  };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!block) {
+        if (line.startsWith('%begin ')) block = { head: line.slice('%begin '.length), lines: [] };
+        continue;
+      }
+      const ended = line === `%end ${block.head}` ? 'end' : line === `%error ${block.head}` ? 'error' : undefined;
+      if (!ended) {
+        block.lines.push(line);
+        continue;
+      }
+      const { head, lines: output } = block;
+      block = undefined;
+      // Flags 0: the block of the command on tmux's own command line (new-session), not one of ours.
+      if (head.endsWith(' 0')) continue;
+      const pending = waiting.shift();
+      if (!pending) continue;
+      const text = output.length > 0 ? `${output.join('\n')}\n` : '';
+      if (ended === 'end') pending.resolve(text);
+      else pending.reject(new Error(`tmux ${pending.command}: ${text.trim()}`));
+    }
+  });
+  child.on('error', fail);
+  child.on('close', () => fail(new Error(`the tmux control client of ${socket} has exited`)));
+  child.stdin.on('error', () => {});
+  const send = (...args: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        reject(new Error(`the tmux control client of ${socket} has exited`));
+        return;
+      }
+      const command = args.map(quote).join(' ');
+      waiting.push({ command, resolve, reject });
+      child.stdin.write(`${command}\n`);
+    });
+  return { send };
+}
+
 /** One tmux server per test file (`name` keeps files apart), kept alive by a session of its own between tests. */
 export function openTerminal(name: string): Terminal {
   const socket = `taskctl-${name}-${process.pid}`;
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-  const capture = (session: string, ...flags: string[]) =>
-    new Promise<string>((resolve, reject) =>
-      execFile('tmux', ['-L', socket, 'capture-pane', '-p', ...flags, '-t', session], (error, stdout) =>
-        error ? reject(new Error(`tmux capture-pane -t ${session}: ${error.message}`)) : resolve(stdout),
-      ),
-    );
+  // Started by the first command: a file whose tests are all filtered out starts no server (and leaves none behind).
+  let client: { send: (...args: string[]) => Promise<string> } | undefined;
+  const send = (...args: string[]) => (client ??= controlClient(socket)).send(...args);
+  const capture = (session: string, ...flags: string[]) => send('capture-pane', '-p', ...flags, '-t', session);
   /** Resolves once `session`'s command has exited (its pane signalled the channel), or false after `timeoutMs`. */
   const done = (session: string, timeoutMs: number) =>
     new Promise<boolean>((resolve) => {
+      // Its own client: a wait-for would hold up every command behind it on the control client.
       const waiter = spawn('tmux', ['-L', socket, 'wait-for', `done-${session}`], { stdio: 'ignore' });
       const timer = setTimeout(() => waiter.kill(), timeoutMs);
       waiter.on('close', (code) => {
@@ -111,12 +179,37 @@ export function openTerminal(name: string): Terminal {
       describe: () => `taskctl ${args.join(' ')} ended, but its screen never showed EXIT=n:\n${screen}`,
     });
   };
-  // tmux's server exits with its last session; a test starting the next one while it shuts down gets "server exited
-  // unexpectedly". This session lives as long as the file.
-  tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
+  /** The screen (read by `read`) once it matches `pattern`; throws with the last screen after `timeoutMs`. */
+  const until = async (read: () => Promise<string>, pattern: RegExp, timeoutMs: number) => {
+    let text = '';
+    return waitFor(async () => ((text = await read()), pattern.test(text) && text), {
+      timeoutMs,
+      everyMs: 50,
+      describe: () => `the screen never matched ${pattern}:\n${text}`,
+    });
+  };
+  /** Kills `session` and resolves once every process it ran has exited. */
+  const end = async (session: string, pids: Promise<number[]>) => {
+    const running = await pids;
+    await send('kill-session', '-t', session).catch(() => '');
+    await waitFor(() => running.every((pid) => !alive(pid)), {
+      timeoutMs: 10_000,
+      everyMs: 50,
+      describe: () => `a process of tmux session ${session} outlived it: ${running.filter(alive).join(', ')}`,
+    });
+  };
+  const paneProcesses = async (session: string) =>
+    descendants(Number((await send('display', '-p', '-t', session, '#{pane_pid}')).trim()));
+  const keys = (session: string, ...typed: string[]) =>
+    execFileSync('tmux', ['-L', socket, 'send-keys', '-t', session, ...typed], { encoding: 'utf8' });
   let sessions = 0;
-  const launch = (width: number, args: readonly string[], env: Record<string, string>, height: number) => {
+  /** A new session running `command(its name)`; its creation is queued on the control client before any read of it. */
+  const open = (width: number, height: number, command: (session: string) => string) => {
     const session = `s${++sessions}`;
+    const size = ['-x', String(width), '-y', String(height)];
+    return { session, created: send('new-session', '-d', '-s', session, ...size, command(session)) };
+  };
+  const launch = (width: number, args: readonly string[], env: Record<string, string>, height: number) => {
     const vars = Object.entries({
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       LANG: 'C.UTF-8',
@@ -126,50 +219,64 @@ export function openTerminal(name: string): Terminal {
       .map(([key, value]) => `${key}='${value}'`)
       .join(' ');
     // The pane's shell has TMUX set: `tmux wait-for -S` reaches this server. A signal before anyone waits is kept.
-    const command = `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; tmux wait-for -S done-${session}; sleep 60`;
-    tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), command);
-    return session;
+    return open(
+      width,
+      height,
+      (session) =>
+        `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; tmux wait-for -S done-${session}; sleep 60`,
+    );
   };
   return {
     start(width, args, env, height = 40) {
-      const session = launch(width, args, env, height);
-      const screen = (withEscapes = false) => capture(session, ...(withEscapes ? ['-e'] : []));
+      const { session, created } = launch(width, args, env, height);
+      const screen = async (withEscapes = false) => {
+        await created;
+        return capture(session, ...(withEscapes ? ['-e'] : []));
+      };
       return {
         screen,
-        async until(pattern, timeoutMs = 25_000) {
-          let text = '';
-          return waitFor(async () => ((text = await screen()), pattern.test(text) && text), {
-            timeoutMs,
-            everyMs: 100,
-            describe: () => `the screen never matched ${pattern}:\n${text}`,
-          });
-        },
-        exited: (timeoutMs = 25_000) => exited(session, args, timeoutMs),
-        keys: (...keys) => tmux('send-keys', '-t', session, ...keys),
-        async close() {
-          const pids = sessionPids(socket, session);
-          spawnSync('tmux', ['-L', socket, 'kill-session', '-t', session], { stdio: 'ignore' });
-          await waitFor(() => pids.every((pid) => !alive(pid)), {
-            timeoutMs: 10_000,
-            everyMs: 50,
-            describe: () => `a process of tmux session ${session} outlived it: ${pids.filter(alive).join(', ')}`,
-          });
-        },
+        until: (pattern, timeoutMs = 25_000) => until(screen, pattern, timeoutMs),
+        exited: async (timeoutMs = 25_000) => (await created, exited(session, args, timeoutMs)),
+        keys: (...typed) => keys(session, ...typed),
+        close: () =>
+          end(
+            session,
+            created.then(() => paneProcesses(session)),
+          ),
+      };
+    },
+    shell(command, width, height) {
+      const { session, created } = open(width, height, () => command);
+      const screen = async () => (await created, capture(session, '-J'));
+      return {
+        screen,
+        until: (pattern, timeoutMs = 20_000) => until(screen, pattern, timeoutMs),
+        keys: (...typed) => keys(session, ...typed),
+        close: () =>
+          end(
+            session,
+            created.then(() => paneProcesses(session)),
+          ),
       };
     },
     async screenOf(width, args, env, height = 60) {
-      const session = launch(width, args, env, height);
+      const { session, created } = launch(width, args, env, height);
       try {
+        await created;
         const screen = await exited(session, args, 25_000);
-        const history = Number(tmux('display', '-p', '-t', session, '#{history_size}').trim());
-        const [joined, coloured] = await Promise.all([capture(session, '-J'), capture(session, '-e')]);
-        return { screen, joined, coloured, history };
+        const [shown, joined, coloured] = await Promise.all([
+          send('display', '-p', '-t', session, '#{history_size}'),
+          capture(session, '-J'),
+          capture(session, '-e'),
+        ]);
+        return { screen, joined, coloured, history: Number(shown.trim()) };
       } finally {
-        spawnSync('tmux', ['-L', socket, 'kill-session', '-t', session], { stdio: 'ignore' });
+        await send('kill-session', '-t', session).catch(() => '');
       }
     },
     close() {
-      spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+      // The control client exits with the server.
+      if (client) spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
     },
   };
 }
