@@ -13,7 +13,8 @@ export default defineConfig({
     // After each test: the harness's sandboxes closed and every mocked request checked as used (test/setup/settle.ts).
     setupFiles: ['test/setup/settle.ts'],
     // Temporary files on a RAM file system where there is one (journals are fsynced): test/setup/scratch-on-tmpfs.ts.
-    globalSetup: ['test/setup/scratch-on-tmpfs.ts'],
+    // One bundle code cache for the e2e worlds' homes, so spawns start warm: test/setup/code-cache.ts.
+    globalSetup: ['test/setup/scratch-on-tmpfs.ts', 'test/setup/code-cache.ts'],
     // After the summary, each skip's reason (a missing shell, an older Node, running as root): test/skip-reason.ts.
     reporters: ['default', './test/setup/skip-reporter.ts'],
     projects: [

@@ -2,10 +2,11 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
@@ -36,19 +37,40 @@ export interface IsolatedHome {
   cleanup: () => void;
 }
 
-export function isolatedHome(): IsolatedHome {
+/**
+ * A fresh home: nothing in it, as on a first run (the tests of start-up and its caches need that). `codeCache`: a
+ * directory its bundle code cache (`compile/taskctl` in the cache directory) is linked to, shared with other homes, so
+ * a spawned taskctl starts warm once any of them ran the same command (`startWorld` passes `suiteCodeCache()`); the
+ * rest of the home is its own.
+ */
+export function isolatedHome(options: { codeCache?: string | undefined } = {}): IsolatedHome {
   const dir = mkdtempSync(join(tmpdir(), 'taskctl-e2e-'));
+  const cacheDir = join(dir, 'cache');
+  if (options.codeCache !== undefined) {
+    // The modes taskctl gives them. 'junction': a directory link Windows makes without privileges (ignored elsewhere).
+    mkdirSync(join(cacheDir, 'compile'), { recursive: true, mode: 0o700 });
+    symlinkSync(options.codeCache, join(cacheDir, 'compile', 'taskctl'), 'junction');
+  }
   return {
     dir,
     env: {
       HOME: dir,
       TASKCTL_CONFIG_DIR: join(dir, 'config'),
-      TASKCTL_CACHE_DIR: join(dir, 'cache'),
+      TASKCTL_CACHE_DIR: cacheDir,
       TASKCTL_STATE_DIR: join(dir, 'state'),
     },
     // Retried: a taskctl just stopped may still be writing its cache or state files (ENOTEMPTY on a busy machine).
+    // A symlink is removed, not followed: a shared code cache stays for the other homes.
     cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
   };
+}
+
+/**
+ * The run's shared bundle code cache (test/setup/code-cache.ts): each command is compiled cold about once per run
+ * instead of once per home. Undefined in a run without that global setup: homes then start cold.
+ */
+export function suiteCodeCache(): string | undefined {
+  return inject('codeCacheDir');
 }
 
 /** Only what the CLI needs from the parent: no CI, NO_COLOR, proxies or TASKCTL_* leak into a test unless it sets them. */
@@ -146,7 +168,7 @@ interface InProcessOptions {
 
 export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld> {
   const sandbox = await startSandbox({ port: 0, itemMs: 5, rateLimit: 0, ...options });
-  const home = isolatedHome();
+  const home = isolatedHome({ codeCache: suiteCodeCache() });
   const env = { ...home.env, TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
   return {
     sandbox,
