@@ -5,7 +5,9 @@
  * cell past its time bound (the request budget, plus the outage tolerance for the waits, plus 5 s) or past 300 MB;
  * exit 1 when a cell is past 300 MB. Broken servers run with `--request-timeout 5s`; big answers (60 MiB within the
  * cap) with the default budget. The `show` cell of `tiny-items` is the memory bound of `show -o json` over 1,000,000
- * items (exit 0 under 300 MB), which the suite leaves to this script: about 13 s of CPU for one process.
+ * items (exit 0 under 300 MB), which the suite leaves to this script: about 13 s of CPU for one process. The suite's
+ * hostile rows run in-process; their peak RSS is here: `balance` × `flood-chunked` (H2), `show` × `nest` (H4 in JSON),
+ * `show (ndjson)` × `long-strings` (H14; that column only for the big answers).
  *
  *   npm run build && npx tsx scripts/hostile-matrix.ts [case ...]
  */
@@ -39,11 +41,13 @@ const CASES: Array<{ mode: HostileMode; what: string; big?: boolean }> = [
 ];
 
 const WAIT_FLAGS = ['--outage-tolerance', `${TOLERANCE_S}s`, '--timeout', '60s', '--interval', '1s'];
-const COMMANDS: Array<{ name: string; args: string[]; waits: boolean }> = [
+const COMMANDS: Array<{ name: string; args: string[]; waits: boolean; bigOnly?: boolean }> = [
   { name: 'balance', args: ['balance'], waits: false },
   { name: 'show', args: ['show', '1', '-o', 'json'], waits: false },
   // A table of the big answers: the first 1,000 rows of 1,000,000 tiny items, every row of the long strings.
   { name: 'show (table)', args: ['show', '1', '-o', 'table'], waits: false },
+  // Records written as they are made: the suite checks the pieces (hostile H14), this cell the memory.
+  { name: 'show (ndjson)', args: ['show', '1', '-o', 'ndjson'], waits: false, bigOnly: true },
   { name: 'list --all', args: ['list', '--all', '-o', 'json'], waits: false },
   { name: 'wait', args: ['wait', '1', '-o', 'json', ...WAIT_FLAGS], waits: true },
   { name: 'watch', args: ['watch', '1', '-o', 'ndjson', ...WAIT_FLAGS], waits: true },
@@ -92,6 +96,10 @@ async function main(): Promise<void> {
     for (const hostile of cases) {
       const cells: string[] = [];
       for (const command of COMMANDS) {
+        if (command.bigOnly === true && hostile.big !== true) {
+          cells.push('–');
+          continue;
+        }
         // Each cell on a server of its own mode state ('down-later' answers once per server).
         const own = hostile.mode === 'down-later' ? await hostileServer({ dripMs: 100 }) : server;
         const env = {

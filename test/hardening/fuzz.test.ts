@@ -29,6 +29,13 @@ import { KEY } from './helpers.js';
 
 const YEAR_MS = 365 * 24 * 3_600_000;
 
+/**
+ * A quarter of each property's runs in the suite (fast-check draws a new seed every run, so the runs add up over the
+ * suite's runs; a failure prints its seed): `TASKCTL_FUZZ_SCALE=1` runs the full counts, more for a deeper search.
+ */
+const SCALE = Number(process.env.TASKCTL_FUZZ_SCALE ?? '0.25');
+const runs = (full: number): number => Math.max(1, Math.round(full * SCALE));
+
 describe('F1 item pipeline (read → validate → dedupe → chunks) on arbitrary text', () => {
   const piece = fc.oneof(
     fc.constantFrom(
@@ -96,7 +103,7 @@ describe('F1 item pipeline (read → validate → dedupe → chunks) on arbitrar
           for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(chunkSize);
         },
       ),
-      { numRuns: 800 },
+      { numRuns: runs(800) },
     );
   });
 });
@@ -129,7 +136,7 @@ describe('F2 duration parser', () => {
         expect(ms).toBeLessThanOrEqual(YEAR_MS);
         expect(typeof formatDuration(ms)).toBe('string');
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 
@@ -145,7 +152,7 @@ describe('F2 duration parser', () => {
           else expect(parseDuration(`${n}${unit}`)).toBe(expected);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });
@@ -210,7 +217,7 @@ describe('F3 rate-limit headers', () => {
           );
         },
       ),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 
@@ -238,7 +245,7 @@ describe('F3 rate-limit headers', () => {
           expect(ms).toBeLessThanOrEqual(60_000); // a Retry-After is honoured up to a minute
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 
@@ -253,7 +260,7 @@ describe('F3 rate-limit headers', () => {
           expect(ms).toBeLessThanOrEqual(8_000);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 });
@@ -320,7 +327,7 @@ describe('F4 the rate limiter under any sequence of server answers', () => {
           if (snapshot) expect(snapshot.resetAtMs - clock.now()).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });
@@ -467,7 +474,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
             expect(verdict.blockUntilMs - clock.now()).toBeLessThanOrEqual(MAX_RATE_LIMIT_WAIT_MS);
         },
       ),
-      { numRuns: 4000 },
+      { numRuns: runs(4000) },
     );
   });
 
@@ -518,7 +525,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
           }
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 
@@ -540,7 +547,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
           for (const schema of all) expect(typeof schema.safeParse(value).success).toBe('boolean');
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 });
@@ -646,7 +653,7 @@ describe('F6 the whole client (MockAgent) on any sequence of answers', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

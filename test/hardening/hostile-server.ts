@@ -38,7 +38,10 @@ export type HostileMode =
   | 'redirect-loop'
   /** Headers never finish: the status line, then one header byte every `dripMs`. */
   | 'slow-headers'
-  /** ~60 MiB: GET /tasks/1 with 1,000 items whose data holds a 60,000-character Latin string; pages of such tasks. */
+  /**
+   * ~60 MiB: GET /tasks/1 with 1,000 items (`longItems`) whose data holds a 60,000-character Latin string; pages of
+   * such tasks.
+   */
   | 'long-strings'
   /** The same in CJK text (3 bytes in UTF-8, 2 in V8's strings): ~60 MiB. */
   | 'non-latin'
@@ -62,9 +65,12 @@ export interface HostileServer {
 
 const GIB = 1024 ** 3;
 
-/** Big bodies are built once per server (each about 60 MiB, under the client's 64 MiB cap). */
-function bigTaskBody(kind: 'long-strings' | 'non-latin' | 'tiny-items'): string {
-  const total = kind === 'tiny-items' ? 1_000_000 : 1000;
+/**
+ * Big bodies are built once per server (each about 60 MiB, under the client's 64 MiB cap; `longItems` fewer long
+ * strings make a smaller one, still past the 1 MiB from which answers are parsed as they stream).
+ */
+function bigTaskBody(kind: 'long-strings' | 'non-latin' | 'tiny-items', longItems: number): string {
+  const total = kind === 'tiny-items' ? 1_000_000 : longItems;
   // Ends `"items":[`: the items follow, then `]}}`.
   const head = JSON.stringify({ success: true, data: { ...task(1, { total_items: total }), items: [] } }).slice(0, -3);
   const parts: string[] = [];
@@ -73,7 +79,8 @@ function bigTaskBody(kind: 'long-strings' | 'non-latin' | 'tiny-items'): string 
   } else {
     // CJK: 20,000 characters of 3 UTF-8 bytes each, the same 60,000 bytes as the Latin string.
     const text = kind === 'non-latin' ? '漢'.repeat(20_000) : 'x'.repeat(60_000);
-    for (let i = 0; i < 1000; i++) parts.push(`{"target":"d${i}.io","status":"completed","data":{"text":"${text}"}}`);
+    for (let i = 0; i < longItems; i++)
+      parts.push(`{"target":"d${i}.io","status":"completed","data":{"text":"${text}"}}`);
   }
   return `${head}${parts.join(',')}]}}`;
 }
@@ -119,8 +126,9 @@ function flood(res: ServerResponse, chunk: Buffer, limit = Number.POSITIVE_INFIN
   pump();
 }
 
-export async function hostileServer(options: { dripMs?: number } = {}): Promise<HostileServer> {
+export async function hostileServer(options: { dripMs?: number; longItems?: number } = {}): Promise<HostileServer> {
   const dripMs = options.dripMs ?? 200;
+  const longItems = options.longItems ?? 1000;
   const counts = new Map<string, number>();
   const sockets = new Set<Socket>();
   const bodies = new Map<string, string>();
@@ -262,7 +270,7 @@ export async function hostileServer(options: { dripMs?: number } = {}): Promise<
         send(
           res,
           200,
-          cached(mode, () => bigTaskBody(mode)),
+          cached(mode, () => bigTaskBody(mode, longItems)),
         );
         return;
       }

@@ -77,10 +77,7 @@ describe('sandbox faults', () => {
   it('`reset-before` drops the connection and creates nothing', async () => {
     const sb = await start();
     await admin(sb, '/faults', { method: 'POST', path: '/tasks', kind: 'reset-before' });
-    await expect(createTask(sb, ['a.com'])).rejects.toMatchObject({
-      message: 'fetch failed',
-      cause: { code: 'UND_ERR_SOCKET' },
-    });
+    await expect(createTask(sb, ['a.com'])).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
     expect((await call(sb, '/tasks')).body.meta.total_count).toBe(0);
     expect((await call(sb, '/balance')).body.data.balance).toBe(10_000);
   });
@@ -88,10 +85,7 @@ describe('sandbox faults', () => {
   it('`reset-after` creates and charges the task, then drops the connection', async () => {
     const sb = await start();
     await admin(sb, '/faults', { method: 'POST', path: '/tasks', kind: 'reset-after' });
-    await expect(createTask(sb, ['a.com', 'b.com'])).rejects.toMatchObject({
-      message: 'fetch failed',
-      cause: { code: 'UND_ERR_SOCKET' },
-    });
+    await expect(createTask(sb, ['a.com', 'b.com'])).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
     const list = await call(sb, '/tasks');
     expect(list.body.meta.total_count).toBe(1);
     expect(list.body.data[0]).toMatchObject({ id: 1, total_items: 2, service: 'domain_check_availability' });
