@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongTiersFirst from './test/setup/long-tiers-first.js';
 
 export default defineConfig({
   test: {
@@ -17,6 +18,9 @@ export default defineConfig({
     globalSetup: ['test/setup/scratch-on-tmpfs.ts', 'test/setup/code-cache.ts'],
     // After the summary, each skip's reason (a missing shell, an older Node, running as root): test/skip-reason.ts.
     reporters: ['default', './test/setup/skip-reporter.ts'],
+    // The long tiers (hardening, e2e, browser, sandbox) first, so the run does not end on one long file alone; CI has
+    // no results cache to order by duration (test/setup/long-tiers-first.ts).
+    sequence: { sequencer: LongTiersFirst },
     projects: [
       {
         extends: true,

@@ -1,18 +1,21 @@
 /**
- * The suite on a machine under load ("green 5 runs out of 5 while three busy loops per core load the
- * machine"): starts `--loops-per-core` busy loops per core (default 3), runs vitest `--runs` times (default 5), and
- * prints each run's duration and result. The loops are killed when the script ends, however it ends.
+ * The suite on a machine under load ("green 5 runs out of 5 while two busy loops per core load the machine", see
+ * docs/performance.md#the-test-suite): starts `--loops-per-core` busy loops per core (default 2), runs vitest `--runs`
+ * times (default 5), and prints each run's result, its wall time, vitest's own duration and the load average when it
+ * started. Arguments after a second `--` go to vitest (`-- --maxWorkers=2`, a folder). The loops are killed when the
+ * script ends, however it ends.
  *
- *   npm run test:load [-- --runs 5 --loops-per-core 3]
+ *   npm run test:load [-- --runs 5 --loops-per-core 2 [-- <vitest arguments>]]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '5' }, 'loops-per-core': { type: 'string', default: '3' } },
+const { values, positionals: vitestArgs } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, 'loops-per-core': { type: 'string', default: '2' } },
+  allowPositionals: true,
 });
 const runs = Number(values.runs);
 const loops = Number(values['loops-per-core']) * availableParallelism();
@@ -29,8 +32,9 @@ console.log(`${loops} busy loops on ${availableParallelism()} cores; ${runs} run
 
 const results: string[] = [];
 for (let run = 1; run <= runs; run++) {
+  const load = (loadavg()[0] ?? 0).toFixed(1);
   const started = Date.now();
-  const vitest = spawnSync('npx', ['vitest', 'run', '--reporter', 'dot'], {
+  const vitest = spawnSync('npx', ['vitest', 'run', '--reporter', 'dot', ...vitestArgs], {
     encoding: 'utf8',
     env: process.env,
     maxBuffer: 256 * 1024 * 1024,
@@ -39,7 +43,9 @@ for (let run = 1; run <= runs; run++) {
   const text = `${vitest.stdout}${vitest.stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
   const failed = (text.match(/^ *FAIL .*$/gm) ?? []).map((line) => line.trim());
   const summary = /Tests\s+(.*)$/m.exec(text)?.[1] ?? '(no summary)';
-  const line = `run ${run}: ${vitest.status === 0 ? 'green' : `exit ${vitest.status}`} in ${seconds} s — ${summary}`;
+  const duration = /Duration\s+(\S+)/.exec(text)?.[1] ?? '?';
+  const result = vitest.status === 0 ? 'green' : `exit ${vitest.status}`;
+  const line = `run ${run}: ${result} in ${seconds} s (vitest ${duration}, load average ${load} at the start) — ${summary}`;
   results.push(line);
   console.log(line);
   for (const failure of new Set(failed)) console.log(`  ${failure}`);
