@@ -4,7 +4,6 @@
  * a virtual clock, but for the request budget's rows, whose cut is a real timer); peak RSS and wall time are measured
  * per cell by `scripts/hostile-matrix.ts`.
  */
-import { setFlagsFromString } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { systemClock } from '../../src/lib/time.js';
@@ -22,9 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   home.cleanup();
-  // An answer parsed as it streams puts V8 in its memory-saving mode for the rest of the process (src/api/request.ts):
-  // this worker runs other files next, which would pay for it in collections.
-  setFlagsFromString('--no-optimize-for-size');
 });
 
 const envFor = (mode: HostileMode) => ({ ...home.env, TASKCTL_BASE_URL: server.baseUrl(mode), TASKCTL_API_KEY: KEY });

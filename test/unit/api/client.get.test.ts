@@ -1,6 +1,5 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
-import { setFlagsFromString } from 'node:v8';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MockAgent } from 'undici';
@@ -653,9 +652,6 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
 });
 
 describe('GET: bounded responses', () => {
-  // A body parsed as it streams puts V8 in its memory-saving mode for the rest of the process (src/api/request.ts): this
-  // worker runs other files next, which would pay for it in collections.
-  afterAll(() => setFlagsFromString('--no-optimize-for-size'));
   it('refuses a body announced larger than 64 MiB without reading it, and does not retry', async () => {
     setup();
     pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }), {
