@@ -60,7 +60,8 @@ async function stopWith(
   return { code: await closed, stderr };
 }
 
-describe('signals', () => {
+// A bound, not a measure: a spawn's start-up waits up to 20 s above, after the file's first in-process run.
+describe('signals', { timeout: 60_000 }, () => {
   // SIGTERM's 143 and its resume line: watch, below (one stop signal is one path in main.ts for both commands).
   for (const [signal, code] of [
     ['SIGINT', 130],
