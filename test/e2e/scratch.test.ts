@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
 
-/** Items of side A: with the note below, past one sorted run (8 MiB of lines), so side A spills. Side B is one item: one
- * side spilling makes the scratch dir. */
-const ITEMS = 60_000;
+/** Items of side A: with the note below, past one sorted run (8 MiB of lines, here 10 MB), so side A spills. Side B is
+ * one item: one side spilling makes the scratch dir. Few items with a long note: the bytes spill a run, while the work
+ * of a diff grows with the items (60,000 short ones cost a third more CPU for each of the three diffs). */
+const ITEMS = 5_000;
 
 let home: IsolatedHome;
 let a: string;
@@ -22,7 +23,7 @@ beforeAll(() => {
   b = join(home.dir, 'b.ndjson');
   // A note makes side A's lines pass a run's 8 MiB (src/core/diff/sort.ts): its runs spill.
   const line = (i: number, available: boolean) =>
-    JSON.stringify({ target: `host${i}.example.com`, status: 'completed', available, note: 'n'.repeat(120) });
+    JSON.stringify({ target: `host${i}.example.com`, status: 'completed', available, note: 'n'.repeat(2_000) });
   writeFileSync(a, `${Array.from({ length: ITEMS }, (_, i) => line(i, true)).join('\n')}\n`);
   writeFileSync(b, `${line(0, false)}\n`);
 });

@@ -131,8 +131,9 @@ describe(
       const home = isolatedHome();
       try {
         const env = { ...home.env, NODE_OPTIONS: '--enable-source-maps', TASKCTL_BASE_URL: 'http://127.0.0.1:1' };
-        // Four attempts and their back-off, with Node mapping the source: room for a loaded machine.
-        const result = await world.run(['--verbose', 'balance'], { env, timeoutMs: 60_000 });
+        // A request budget of 1 s: one back-off (0.4 s) instead of three (3 s) before the error; Node mapping the
+        // source is slow to start, so room for a loaded machine.
+        const result = await world.run(['--verbose', 'balance', '--request-timeout', '1s'], { env, timeoutMs: 60_000 });
         expect(result.code).not.toBe(0);
         expect(result.stderr).toMatch(/at \S+ \(\S+\/src\/api\/\S+\.ts:\d+:\d+\)/);
         expect(compileCacheEntries(home).filter((entry) => entry.startsWith('taskctl'))).toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * `webhook listen` and `webhook simulate` against real sandbox deliveries. What the listener prints, acknowledges and
  * forwards runs `main()` in this process (its subject is the listener, not the process); signals (Ctrl-C twice,
- * SIGTERM, SIGKILL and the wiring they leave) spawn the bin.
+ * SIGHUP, SIGKILL and the wiring they leave) spawn the bin.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -430,7 +430,8 @@ describe('webhook listen wires itself to the sandbox', () => {
     return code;
   }
 
-  it('sets its URL, an event reaches it with nothing set by hand, and SIGINT puts the old URL back', async () => {
+  // SIGHUP, a requested stop like Ctrl-C (src/main.ts): exit 0 (signals.test.ts's convention for the servers).
+  it('sets its URL, an event reaches it with nothing set by hand, and SIGHUP (exit 0) puts the old URL back', async () => {
     world = await startWorld({ itemMs: 5, webhookTimeScale: 0.001, webhookUrl: OLD });
     const out = await listen(world.env, ['--path', '/hooks', '-o', 'ndjson']);
     expect(await webhookUrl()).toBe(out.url);
@@ -440,12 +441,14 @@ describe('webhook listen wires itself to the sandbox', () => {
       () => out.stdout().includes('"completed"'),
       () => `no completed event: ${out.stdout()} ${out.stderr()}`,
     );
-    expect(await stopWith('SIGINT')).toBe(0);
+    expect(await stopWith('SIGHUP')).toBe(0);
     expect(await webhookUrl()).toBe(OLD);
     expect(out.stderr()).toContain(`webhook URL put back to ${OLD}`);
   });
 
-  it('the next start puts back the wiring of a listener killed with SIGKILL and wires itself; SIGTERM (exit 0) leaves a URL changed meanwhile as it is', async () => {
+  // The next listener runs in this process: what it proves is its start and stop, not a signal's (SIGTERM's exit 0 is
+  // the same requested stop as SIGHUP's above; for the sandbox, sandbox-command.test.ts).
+  it('the next start puts back the wiring of a listener killed with SIGKILL and wires itself; a stop leaves a URL changed meanwhile as it is', async () => {
     world = await startWorld({ webhookUrl: OLD });
     const killed = await listen(world.env, []);
     const killedPid = listener!.pid;
@@ -453,13 +456,13 @@ describe('webhook listen wires itself to the sandbox', () => {
     expect(await stopWith('SIGKILL')).toBe(null);
     // Nothing ran at the kill: the URL is still the dead listener's.
     expect(await webhookUrl()).toBe(killed.url);
-    const next = await listen(world.env, []);
+    const next = await listenHere(world.env, []);
     expect(next.stderr()).toContain(
       `webhook URL put back to ${OLD} (left set by a listener that was killed, pid ${killedPid})`,
     );
     expect(await webhookUrl()).toBe(next.url);
     await world.admin('POST', '/__sandbox/webhook', { url: 'http://127.0.0.1:9/changed' });
-    expect(await stopWith('SIGTERM')).toBe(0);
+    expect(await next.stop()).toBe(0);
     expect(await webhookUrl()).toBe('http://127.0.0.1:9/changed');
   });
 });
