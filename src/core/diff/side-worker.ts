@@ -1,31 +1,35 @@
 /**
  * The second side of a large diff read by a worker thread while the main thread reads the first, as the shell's
  * pipeline runs `jq` and `sort` at once (docs/performance.md#diff-against-the-shell). Only a regular file of at least
- * WORKER_MIN_BYTES, and only from the bundle: the worker loads dist/taskctl.cjs (about 0.1 s of CPU), which a small
- * side would not repay; run from source (the tests' in-process runs), the two sides are read in turn.
+ * WORKER_MIN_BYTES, only while a core is free (workerBundle), and only from the bundle: the worker loads
+ * dist/taskctl.cjs (about 0.1 s of CPU), which a small side would not repay; run from source (the tests' in-process
+ * runs), the two sides are read in turn.
  *
  * The worker opens the file again, reads and sorts it with the same code (side-items.ts, sort.ts), and sends each
  * sorted run back in chunks that the main thread writes to run files of its own: every file is the main thread's to
  * remove, on Ctrl-C and errors too. At most IN_FLIGHT_BYTES of chunks wait to be written: past that the worker waits.
  * Its errors come back as the same errors, and the first side's error still wins (index.ts reads it first).
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { CliError, InputError, InterruptedError, UsageError } from '../../errors.js';
 import type { RunFiles } from '../../store/sorted-runs.js';
 import { readFile, SideItems } from './side-items.js';
-import { SortedSide, type RunStore, type SortedParts } from './sort.js';
+import { RUN_LIMITS, SortedSide, type RunStore, type SortedParts } from './sort.js';
 import { openFileSide, type OpenedFile } from './source.js';
 import type { CompareMode } from './values.js';
 
 /** A side smaller than this is read by the main thread: starting a worker costs about what reading 4 MiB does. */
 export const WORKER_MIN_BYTES = 4 * 1024 * 1024;
 /** Bytes of sorted runs sent by the worker and not yet written by the main thread, at most (then it waits). */
-const IN_FLIGHT_BYTES = 8 * 1024 * 1024;
+const IN_FLIGHT_BYTES = 32 * 1024 * 1024;
 
 interface SideJob {
   path: string;
   name: string;
   mode: CompareMode;
+  /** The main thread's (tests lower them). */
+  runLimits: typeof RUN_LIMITS;
   /** One Int32: bytes in flight. */
   inFlight: SharedArrayBuffer;
 }
@@ -45,23 +49,38 @@ type FromWorker =
   | { kind: 'done'; fields: string[]; services: string[]; parts: SortedParts }
   | { kind: 'error'; error: SentError };
 
+/** A run's buffer, written: back to the worker for its next run. */
+interface ToWorker {
+  free: ArrayBuffer;
+}
+
 /** A side being read by a worker: `done` once it is read and sorted; `stop` ends the worker (always called). */
 export interface WorkerSide {
   done: Promise<SideItems>;
   stop: () => Promise<void>;
 }
 
-/** The CLI bundle this code runs from, or undefined when it runs from source. */
-function bundleFile(): string | undefined {
-  return typeof __filename === 'string' && __filename.endsWith('.cjs') ? __filename : undefined;
+/**
+ * The CLI bundle a worker loads: the one this code runs from, while a core is free; undefined run from source.
+ * A worker pays only on a core nobody else wants: it costs CPU of its own (its start, its code compiled a second
+ * time), and on a busy machine the scheduler shares the cores among sessions, not threads, so it would not run sooner.
+ */
+function workerBundle(): string | undefined {
+  const bundle = typeof __filename === 'string' && __filename.endsWith('.cjs') ? __filename : undefined;
+  return (loadavg()[0] ?? 0) < availableParallelism() ? bundle : undefined;
 }
 
-/** Starts a worker reading `file` when it is worth one (see the module comment); undefined otherwise. */
-export function readInWorker(file: OpenedFile, mode: CompareMode, files: RunFiles): WorkerSide | undefined {
-  const bundle = bundleFile();
+/** Starts a worker (loading `bundle`) reading `file` when it is worth one (see the module comment); else undefined. */
+export function readInWorker(
+  file: OpenedFile,
+  mode: CompareMode,
+  files: RunFiles,
+  bundle = workerBundle(),
+): WorkerSide | undefined {
   if (bundle === undefined || file.path === undefined || file.kind === 'journal') return undefined;
   if ((file.regularSize ?? 0) < WORKER_MIN_BYTES) return undefined;
-  const job: SideJob = { path: file.path, name: file.name, mode, inFlight: new SharedArrayBuffer(4) };
+  const { path, name } = file;
+  const job: SideJob = { path, name, mode, runLimits: { ...RUN_LIMITS }, inFlight: new SharedArrayBuffer(4) };
   const inFlight = new Int32Array(job.inFlight);
   const worker = new Worker(`require(${JSON.stringify(bundle)}).serveDiffSide()`, { eval: true, workerData: job });
   const side = new SideItems(file.name, new SortedSide(files), mode);
@@ -86,6 +105,8 @@ export function readInWorker(file: OpenedFile, mode: CompareMode, files: RunFile
           writer(message.run).write(message.bytes);
           Atomics.sub(inFlight, 0, message.bytes.length);
           Atomics.notify(inFlight, 0);
+          const free = message.bytes.buffer as ArrayBuffer;
+          worker.postMessage({ free } satisfies ToWorker, [free]);
         } else if (message.kind === 'close') {
           runs.push(writer(message.run).close());
           writers.delete(message.run);
@@ -139,11 +160,9 @@ export async function serveSide(): Promise<void> {
         write: (bytes) => {
           for (let now = Atomics.load(inFlight, 0); now > IN_FLIGHT_BYTES; now = Atomics.load(inFlight, 0))
             Atomics.wait(inFlight, 0, now, 1000);
-          // A run is written in a buffer of its own (sort.ts), sent without a copy when it fills its ArrayBuffer.
-          const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-          const sent = whole ? bytes : new Uint8Array(bytes);
-          Atomics.add(inFlight, 0, sent.length);
-          port.postMessage({ kind: 'chunk', run, bytes: sent } satisfies FromWorker, [sent.buffer as ArrayBuffer]);
+          // A run's buffer came from runBuffer: sent without a copy, and sent back once written.
+          Atomics.add(inFlight, 0, bytes.length);
+          port.postMessage({ kind: 'chunk', run, bytes } satisfies FromWorker, [bytes.buffer as ArrayBuffer]);
         },
         close: () => {
           port.postMessage({ kind: 'close', run } satisfies FromWorker);
@@ -154,11 +173,21 @@ export async function serveSide(): Promise<void> {
     read: () => {
       throw new Error('a worker hands its runs over, it does not read them');
     },
+    runBuffer: (size) => {
+      const free = spare.pop();
+      if (free !== undefined && free.byteLength >= size) return Buffer.from(free);
+      return Buffer.allocUnsafeSlow(Math.max(size, job.runLimits.bytes));
+    },
   };
+  // Buffers the main thread has written come back: reused rather than new memory for every run.
+  const spare: ArrayBuffer[] = [];
+  const takeBack = (message: ToWorker) => spare.push(message.free);
+  port.on('message', takeBack);
   try {
     const file = await openFileSide({ kind: 'file', path: job.path, name: job.name });
     try {
-      const side = new SideItems(job.name, new SortedSide(store), job.mode);
+      const { items, bytes } = job.runLimits;
+      const side = new SideItems(job.name, new SortedSide(store, items, bytes), job.mode);
       await readFile(file, side, new AbortController().signal);
       const parts = side.sorted.handOver();
       const kept = parts.kept;
@@ -167,6 +196,7 @@ export async function serveSide(): Promise<void> {
         kept === undefined ? [] : [kept.buffer, kept.starts, kept.order].map((a) => a.buffer as ArrayBuffer);
       const message: FromWorker = { kind: 'done', fields: [...side.fields], services: [...side.services], parts };
       port.postMessage(message, transfer);
+      port.off('message', takeBack);
     } finally {
       await file.close();
     }

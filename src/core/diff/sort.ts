@@ -45,7 +45,10 @@ export interface SortedItem {
 }
 
 /** Where a side's runs are written and read back: the run files, or for a side read by a worker, its messages. */
-export type RunStore = Pick<RunFiles, 'writer' | 'read'>;
+export type RunStore = Pick<RunFiles, 'writer' | 'read'> & {
+  /** A buffer of at least `size` bytes for a run, given to the store's writer and never used again by the side. */
+  runBuffer?: (size: number) => Buffer;
+};
 
 /** The one run of a side that never spilled, sorted: its lines, where each starts, their order. */
 interface KeptRun {
@@ -185,6 +188,8 @@ export class SortedSide {
   private hashes = new Uint32Array(0);
   private items = 0;
   private readonly spilled: string[] = [];
+  /** The buffer a run is gathered in, in its order, to be written (unless the store gives one). */
+  private out = Buffer.allocUnsafeSlow(0);
   /** The last run, sorted, kept in memory when it is the only one. */
   private kept: KeptRun | undefined;
   private finished = false;
@@ -281,6 +286,7 @@ export class SortedSide {
     this.items = 0;
     this.used = 0;
     this.buffer = Buffer.allocUnsafeSlow(0);
+    this.out = this.buffer;
     this.starts = new Uint32Array(0);
     this.hashes = new Uint32Array(0);
   }
@@ -342,11 +348,12 @@ export class SortedSide {
   }
 
   /**
-   * The run's lines gathered in their order into a buffer of their own, written in one piece: the store may keep it
-   * (a worker sends it on without a copy, side-worker.ts), so it is never reused.
+   * The run's lines gathered in their order into one buffer and written in one piece. A store that keeps what it is
+   * given (a worker's, which sends the buffer on without a copy: side-worker.ts) hands out the buffers itself.
    */
   private spill(): void {
-    const out = Buffer.allocUnsafeSlow(this.used);
+    let out = this.files.runBuffer?.(this.used) ?? this.out;
+    if (out.length < this.used) out = this.out = Buffer.allocUnsafeSlow(Math.max(this.used, this.runBytes));
     const writer = this.files.writer();
     const buffer = this.buffer;
     let at = 0;
