@@ -116,6 +116,7 @@ export function readInWorker(
           side.sorted.adopt(revivedParts(message.parts), runs);
           settled = true;
           resolve(side);
+          void worker.terminate(); // its heap is not held through the comparison
         } else fail(revivedError(message.error));
       } catch (error) {
         fail(error); // a run file that cannot be written (a full disk): the error the main thread would have had

@@ -17,7 +17,7 @@ export type SideSpec =
   | { kind: 'file'; path: string; name: string }
   | { kind: 'stdin'; name: string };
 
-export type FileKind = 'journal' | 'csv' | 'ndjson' | 'json';
+type FileKind = 'journal' | 'csv' | 'ndjson' | 'json';
 
 /** An opened file side: its kind, and its bytes from the start (the ones read to recognise it included). */
 export interface OpenedFile {
