@@ -165,13 +165,38 @@ const MAX_JSON_DEPTH = 512;
  * value (no copy) when nothing is that deep, so the common case costs one walk. Recursion is bounded by `limit`.
  */
 function clipDepth(value: unknown, limit: number): unknown {
+  if (!isContainer(value) || !deeperThan(value, limit)) return value;
+  return clipFrom(value, limit);
+}
+
+/**
+ * Whether an array or object lies `limit` or more levels below `value`: the common answer, no, without a copy or a
+ * key list made (a record a line of ndjson is checked this way). Recursion is bounded by `limit`.
+ */
+function deeperThan(value: object, limit: number): boolean {
+  if (limit <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const inner of value as unknown[]) if (isContainer(inner) && deeperThan(inner, limit - 1)) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const inner = record[key];
+    if (isContainer(inner) && deeperThan(inner, limit - 1)) return true;
+  }
+  return false;
+}
+
+/** `clipDepth` for a value known to reach past `limit`. */
+function clipFrom(value: unknown, limit: number): unknown {
   if (!isContainer(value)) return value;
   if (limit <= 0) return TRUNCATED;
   if (Array.isArray(value)) {
     const list: readonly unknown[] = value;
     let copy: unknown[] | undefined;
     list.forEach((inner, index) => {
-      const clipped = clipDepth(inner, limit - 1);
+      const clipped = clipFrom(inner, limit - 1);
       if (clipped === inner) return;
       copy ??= [...list];
       copy[index] = clipped;
@@ -182,7 +207,7 @@ function clipDepth(value: unknown, limit: number): unknown {
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(record)) {
     const inner = record[key];
-    const clipped = clipDepth(inner, limit - 1);
+    const clipped = clipFrom(inner, limit - 1);
     if (clipped === inner) continue;
     copy ??= { ...record };
     copy[key] = clipped;
@@ -286,11 +311,13 @@ export function writeJson(
 
 /**
  * Collects small writes into chunks of about `size` characters before passing them on: output written piece by piece
- * stays bounded in memory without a system call per piece. Call `flush()` at the end.
+ * stays bounded in memory without a system call per piece. Call `flush()` at the end. 64 Ki characters: joining a chunk
+ * of a MiB or more made a string in V8's large-object space each time, several times the cost of joining sixteen
+ * smaller ones (docs/performance.md, `show --job` against the shell); a pipe takes 64 KiB at a time anyway.
  */
 export function chunkedWriter(
   sink: (text: string) => void,
-  size = 1 << 20,
+  size = 1 << 16,
 ): { write: (text: string) => void; flush: () => void } {
   let parts: string[] = [];
   let length = 0;

@@ -224,8 +224,26 @@ export interface TaskItemsLike {
   items?: readonly ItemLike[] | undefined;
 }
 
-/** One item's ndjson object with its task's id first (`item.task` if the item itself has a `task` field). */
-function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown> {
+/** The fields an item record gives a place of its own; any other field the server sent follows them. */
+const ITEM_FIELDS = new Set(['target', 'status', 'data', 'error']);
+
+/**
+ * One item's ndjson object with its task's id first: `itemRecord`'s fields after it, the item's own field `task`
+ * (if it has one) as `item.task`. The one place such a record is made (`show`, `show --job`); an item with nothing
+ * beyond target, status, data and error, the common case, is made in one object, without `itemRecord`'s copies.
+ */
+export function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown> {
+  for (const name in item) if (!ITEM_FIELDS.has(name) && Object.hasOwn(item, name)) return renamedRecord(taskId, item);
+  const out: Record<string, unknown> = { task: taskId, target: item.target, status: item.status };
+  const data = item.data;
+  if (isPlainObject(data)) for (const name of Object.keys(data)) setField(out, dataKey(name), data[name]);
+  else if (data !== null && data !== undefined) out.data = data;
+  out.error = item.error ?? null;
+  return out;
+}
+
+/** `itemRecord` behind the task id, its `task` renamed: an item with fields of its own beyond the four. */
+function renamedRecord(taskId: number, item: ItemLike): Record<string, unknown> {
   const out: Record<string, unknown> = { task: taskId };
   const record = itemRecord(item);
   for (const name of Object.keys(record)) setField(out, name === 'task' ? 'item.task' : name, record[name]);
@@ -233,18 +251,41 @@ function taskItemRecord(taskId: number, item: ItemLike): Record<string, unknown>
 }
 
 /**
- * ndjson rows of one command share one shape: every record gets every field any record has, in first-seen
- * order, `null` where its item had none, so a reader (jq, a typed loader) never meets a missing key.
+ * ndjson rows of one command share one shape: every record gets every field any record has, in first-seen order,
+ * `null` where its item had none, so a reader (jq, a typed loader) never meets a missing key. `add` each record
+ * first (it says how many keys the record has), then `fill` each: a record with as many keys as the union is its own.
  */
-function sameShape(records: Array<Record<string, unknown>>): void {
-  const order = new Set<string>();
-  for (const record of records) for (const key of Object.keys(record)) order.add(key);
-  records.forEach((record, index) => {
-    if (Object.keys(record).length === order.size) return;
+export class RecordShape {
+  private readonly order = new Set<string>();
+  /** The keys of the record added last: records of one shape in a row add their keys once. */
+  private last: readonly string[] = [];
+
+  add(record: Record<string, unknown>): number {
+    const keys = Object.keys(record);
+    if (!sameKeys(keys, this.last)) {
+      for (const key of keys) this.order.add(key);
+      this.last = keys;
+    }
+    return keys.length;
+  }
+
+  /** Whether a record of `width` keys already has every one. */
+  whole(width: number): boolean {
+    return width === this.order.size;
+  }
+
+  fill(record: Record<string, unknown>, width = Object.keys(record).length): Record<string, unknown> {
+    if (this.whole(width)) return record;
     const full: Record<string, unknown> = {};
-    for (const key of order) setField(full, key, Object.hasOwn(record, key) ? record[key] : null);
-    records[index] = full;
-  });
+    for (const key of this.order) setField(full, key, Object.hasOwn(record, key) ? record[key] : null);
+    return full;
+  }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -258,6 +299,7 @@ export function exportTaskItems(
   const rows: FlatRecord[] = [];
   const records: Array<Record<string, unknown>> = [];
   const seen = new Set<string>();
+  const shape = new RecordShape();
   for (const task of tasks) {
     for (const item of task.items ?? []) {
       const flat = flattenItem(item);
@@ -267,13 +309,14 @@ export function exportTaskItems(
       const human = humanFields(item.data);
       if (human) row[HUMAN] = human;
       rows.push(row);
-      records.push(taskItemRecord(task.id, item));
+      const record = taskItemRecord(task.id, item);
+      shape.add(record);
+      records.push(record);
     }
   }
   const dataKeys = [...seen].filter((key) => key !== 'target' && key !== 'status' && key !== 'error');
   const keys = ['task', 'target', 'status', ...dataKeys, 'error'];
-  sameShape(records);
-  return { keys, rows, columns: taskItemColumns(keys), records };
+  return { keys, rows, columns: taskItemColumns(keys), records: records.map((record) => shape.fill(record)) };
 }
 
 /** The export's columns (`task`, `target`, `status`, the data fields in first-seen order, `error`): a pass that keeps nothing. */
@@ -295,22 +338,15 @@ export function* taskItemSlices(
   keep: (item: ItemLike, task: TaskItemsLike) => boolean,
   size: number,
 ): Generator<{ rows: FlatRecord[]; records: () => Array<Record<string, unknown>> }> {
-  const order = new Set<string>();
+  const shape = new RecordShape();
   for (const task of tasks)
-    for (const item of task.items ?? [])
-      if (keep(item, task)) for (const key of Object.keys(taskItemRecord(task.id, item))) order.add(key);
-  const shaped = (record: Record<string, unknown>): Record<string, unknown> => {
-    if (Object.keys(record).length === order.size) return record;
-    const full: Record<string, unknown> = {};
-    for (const key of order) setField(full, key, Object.hasOwn(record, key) ? record[key] : null);
-    return full;
-  };
+    for (const item of task.items ?? []) if (keep(item, task)) shape.add(taskItemRecord(task.id, item));
   for (const task of tasks) {
     let rows: FlatRecord[] = [];
     let items: ItemLike[] = [];
     const slice = () => {
       const kept = items;
-      return { rows, records: () => kept.map((item) => shaped(taskItemRecord(task.id, item))) };
+      return { rows, records: () => kept.map((item) => shape.fill(taskItemRecord(task.id, item))) };
     };
     for (const item of task.items ?? []) {
       if (!keep(item, task)) continue;

@@ -110,7 +110,7 @@ export function jsonOut(base: PrinterBase, value: unknown, pretty: boolean): str
   return `${jsonText(value, pretty, base.redact)}\n`;
 }
 
-/** A JSON document on stdout, written in pieces of about a MiB (never the whole text at once). */
+/** A JSON document on stdout, written in pieces of about 64 KiB (never the whole text at once). */
 export function streamJson(base: PrinterBase, value: unknown, pretty: boolean): void {
   const out = chunkedWriter((text) => writeOut(base, text));
   writeJson(value, pretty, base.redact, out.write);
@@ -118,7 +118,7 @@ export function streamJson(base: PrinterBase, value: unknown, pretty: boolean): 
   out.flush();
 }
 
-/** Records written as they are made, a MiB at a time, instead of one string of all of them. */
+/** Records written as they are made, about 64 KiB at a time, instead of one string of all of them. */
 export function streamRecords<T>(base: PrinterBase, rows: readonly T[], record: (row: T) => string, head = ''): void {
   const out = chunkedWriter((text) => writeOut(base, text));
   out.write(head);

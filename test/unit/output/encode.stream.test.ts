@@ -45,7 +45,17 @@ describe('writeJson', () => {
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(200);
   });
 
-  it('chunkedWriter passes on about a MiB at a time, and everything on flush', () => {
+  it('chunkedWriter passes on 64 Ki characters at a time by default (not a MiB: docs/performance.md)', () => {
+    const chunks: string[] = [];
+    const out = chunkedWriter((text) => chunks.push(text));
+    const line = `${'x'.repeat(1023)}\n`;
+    for (let i = 0; i < 63; i++) out.write(line);
+    expect(chunks).toEqual([]);
+    out.write(line);
+    expect(chunks.map((chunk) => chunk.length)).toEqual([64 * 1024]);
+  });
+
+  it('chunkedWriter passes on about `size` characters at a time, and everything on flush', () => {
     const chunks: string[] = [];
     const out = chunkedWriter((text) => chunks.push(text), 10);
     for (const part of ['abcd', 'efgh', 'ijkl', 'mn']) out.write(part);

@@ -47,3 +47,26 @@ describe('jsonText', () => {
     expect(jsonText(undefined, true, (s) => s)).toBe('null');
   });
 });
+
+describe('jsonText depth bound', () => {
+  const nested = (levels: number, leaf: unknown = 'x'): unknown => {
+    let value = leaf;
+    for (let i = 0; i < levels; i++) value = i % 2 === 0 ? [value] : { k: value };
+    return value;
+  };
+
+  it('keeps 512 levels of containers and cuts the 513th with a marker, whatever the mix of lists and objects', () => {
+    for (const leaf of ['x', { last: 1 }]) {
+      const kept = nested(leaf === 'x' ? 512 : 511, leaf);
+      expect(jsonText(kept, false, (text) => text)).toBe(JSON.stringify(kept));
+      const cut = jsonText(nested(leaf === 'x' ? 513 : 512, leaf), false, (text) => text);
+      expect(cut).toContain('"…"');
+      expect(cut).not.toContain(leaf === 'x' ? '"x"' : '"last"');
+    }
+  });
+
+  it('leaves a shallow value as it is, and counts only own fields', () => {
+    const shallow = Object.assign(Object.create({ inherited: nested(600) }) as object, { id: 1, tags: ['a'] });
+    expect(jsonText(shallow, false, (text) => text)).toBe('{"id":1,"tags":["a"]}');
+  });
+});

@@ -7,6 +7,8 @@ import {
   FLATTEN_DEPTH,
   flattenData,
   itemRecord,
+  RecordShape,
+  taskItemRecord,
 } from '../../../src/output/flatten.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { createPrinter } from '../../../src/output/printer.js';
@@ -186,6 +188,59 @@ describe('itemRecord (ndjson)', () => {
       error: null,
       'item.shard': 2,
     });
+  });
+});
+
+describe('taskItemRecord (ndjson with the task id)', () => {
+  /** The rule as documented: itemRecord's fields behind the task id, the item's own `task` as `item.task`. */
+  const byRule = (taskId: number, item: object) => {
+    const out: Record<string, unknown> = { task: taskId };
+    for (const [name, value] of Object.entries(itemRecord(item as never))) {
+      Object.defineProperty(out, name === 'task' ? 'item.task' : name, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  };
+  const items: object[] = [
+    { target: 'a.com', status: 'completed', data: { available: true } },
+    { target: 'b.com', status: 'failed', data: null, error: 'boom' },
+    { target: 'c.com', status: 'completed', data: [1, 2] },
+    { target: 'd.com', status: 'completed', data: { task: 1, target: 2, error: 3, data: 4, 'item.task': 5 } },
+    { target: 'e.com', status: 'completed', data: { x: 1 }, task: 'mine', 'item.task': 'also mine' },
+    { target: 'f.com', status: 'completed', data: { x: 1 }, x: 2, error: null },
+    JSON.parse('{"target":"g.com","status":"completed","data":{"__proto__":{"y":1}},"error":null}') as object,
+    JSON.parse('{"target":"h.com","status":"completed","data":null,"__proto__":{"z":1}}') as object,
+    Object.assign(Object.create({ inherited: 1 }) as object, { target: 'i.com', status: 'completed' }),
+  ];
+
+  it('makes the documented record, field for field and in order, for items of every kind', () => {
+    for (const item of items) {
+      const record = taskItemRecord(7, item as never);
+      expect(JSON.stringify(record)).toBe(JSON.stringify(byRule(7, item)));
+      expect(Object.keys(record)).toEqual(Object.keys(byRule(7, item)));
+    }
+    expect(taskItemRecord(7, items[4] as never)).toMatchObject({ task: 7, 'item.task': 'also mine' });
+  });
+
+  it('RecordShape: every record gets the union of keys in first-seen order; a record with all of them stays as it is', () => {
+    const shape = new RecordShape();
+    const records = [{ a: 1 }, { a: 2 }, { b: 3, a: 4 }, { c: 5 }];
+    const widths = records.map((record) => shape.add(record));
+    expect(widths).toEqual([1, 1, 2, 1]);
+    expect(shape.whole(3)).toBe(true);
+    const filled = records.map((record, index) => shape.fill(record, widths[index]));
+    expect(filled.map((record) => JSON.stringify(record))).toEqual([
+      '{"a":1,"b":null,"c":null}',
+      '{"a":2,"b":null,"c":null}',
+      '{"a":4,"b":3,"c":null}',
+      '{"a":null,"b":null,"c":5}',
+    ]);
+    const own = { c: 1, b: 2, a: 3 };
+    expect(shape.fill(own)).toBe(own);
   });
 });
 
