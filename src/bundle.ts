@@ -4,6 +4,3 @@
  */
 export { main } from './main.js';
 export { renderHelpTexts } from './boot/render-help.js';
-
-/** A worker thread's entry (core/diff/side-worker.ts): it loads this bundle and reads one side of a large diff. */
-export const serveDiffSide = async (): Promise<void> => (await import('./core/diff/side-worker.js')).serveSide();

@@ -9,19 +9,14 @@ export interface ItemsFile {
   chunks: (size: number) => AsyncGenerator<Buffer>;
   /** Closes the file; never throws. */
   close: () => Promise<void>;
-  /** Its size when it is a regular file (it can be opened again and read the same); undefined for a pipe or device. */
-  regularSize: number | undefined;
 }
 
 /** Opens `path` for reading; throws the fs error (a directory is EISDIR), with nothing left open. */
 export async function openItemsFile(path: string): Promise<ItemsFile> {
   const handle = await open(path, 'r');
-  let regularSize: number | undefined;
   try {
-    const stats = await handle.stat();
     // Linux opens a directory for reading without complaint; reading it then fails with EISDIR.
-    if (stats.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    if (stats.isFile()) regularSize = stats.size;
+    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
@@ -29,7 +24,6 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
   return {
     chunks: (size) => fileChunks(handle, size),
     close: () => handle.close().catch(() => undefined),
-    regularSize,
   };
 }
 

@@ -14,7 +14,6 @@ import { DiffTally, walkSides } from './compare.js';
 import { readJournal } from './journal-side.js';
 import { ChangeOutput } from './print.js';
 import { addTask, readFile, SideItems } from './side-items.js';
-import { readInWorker, untilRead, type WorkerSide } from './side-worker.js';
 import { SortedSide } from './sort.js';
 import { openFileSide, parseSide, type OpenedFile, type SideSpec } from './source.js';
 import { NOT_RESULT_FIELDS, type CompareMode } from './values.js';
@@ -37,21 +36,11 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
     throw new UsageError('stdin (-) can be only one side of a diff', 'Give the other side as a file or a task id.');
   const files = new RunFiles();
   const opened: Array<OpenedFile | undefined> = [];
-  let helper: WorkerSide | undefined;
   try {
     for (const spec of specs) opened.push(spec.kind === 'task' ? undefined : await openFileSide(spec, ctx.io.stdin));
     const mode: CompareMode = opened.some((file) => file?.kind === 'csv') ? 'csv' : 'json';
-    // A large second file is read by a worker meanwhile (side-worker.ts); its errors wait for the first side's.
-    const second = opened[1];
-    helper = second === undefined ? undefined : readInWorker(second, mode, files);
-    if (helper !== undefined) await second?.close();
     const sides: SideItems[] = [];
     for (const [index, spec] of specs.entries()) {
-      if (index === 1 && helper !== undefined) {
-        const reading = helper;
-        sides.push(await ctx.spin(`reading ${spec.name}`, () => untilRead(reading, ctx.signal)));
-        continue;
-      }
       const side = new SideItems(spec.name, new SortedSide(files), mode);
       await fill(ctx, spec, opened[index], side);
       side.sorted.finish(); // its buffers are freed before the next side fills its own
@@ -62,7 +51,6 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
     const fields = chooseFields(a, b, options.fields, ctx.printer);
     await compare(ctx, a, b, fields, mode);
   } finally {
-    await helper?.stop(); // before the run files it sends go
     for (const file of opened) await file?.close();
     files.dispose();
   }

@@ -30,6 +30,8 @@ const MIN_BLOCK = 64 * 1024;
 const MAX_BLOCK = 1024 * 1024;
 /** Bytes of a run's buffer at first: it doubles as it fills. */
 const FIRST_BUFFER = 256 * 1024;
+/** A sorted run is written out through a buffer this size. */
+const WRITE_BLOCK = 1024 * 1024;
 
 /** A line read back, as bytes of its block: its target's hash, where its key, task and fields are. */
 export interface SortedItem {
@@ -42,26 +44,6 @@ export interface SortedItem {
   keyEnd: number;
   /** The task's digits, `keyEnd + 8` to `fieldsStart - 1`. */
   fieldsStart: number;
-}
-
-/** Where a side's runs are written and read back: the run files, or for a side read by a worker, its messages. */
-export type RunStore = Pick<RunFiles, 'writer' | 'read'> & {
-  /** A buffer of at least `size` bytes for a run, given to the store's writer and never used again by the side. */
-  runBuffer?: (size: number) => Buffer;
-};
-
-/** The one run of a side that never spilled, sorted: its lines, where each starts, their order. */
-interface KeptRun {
-  buffer: Buffer;
-  starts: Uint32Array;
-  order: Uint32Array;
-  used: number;
-}
-
-/** A finished side as another thread hands it over (side-worker.ts): its count and its run when it kept one. */
-export interface SortedParts {
-  count: number;
-  kept: KeptRun | undefined;
 }
 
 /** Items in order. */
@@ -188,16 +170,14 @@ export class SortedSide {
   private hashes = new Uint32Array(0);
   private items = 0;
   private readonly spilled: string[] = [];
-  /** The buffer a run is gathered in, in its order, to be written (unless the store gives one). */
-  private out = Buffer.allocUnsafeSlow(0);
   /** The last run, sorted, kept in memory when it is the only one. */
-  private kept: KeptRun | undefined;
+  private kept: { buffer: Buffer; starts: Uint32Array; order: Uint32Array; used: number } | undefined;
   private finished = false;
   /** Items taken so far. */
   count = 0;
 
   constructor(
-    private readonly files: RunStore,
+    private readonly files: RunFiles,
     private readonly runItems = RUN_LIMITS.items,
     private readonly runBytes = RUN_LIMITS.bytes,
   ) {
@@ -286,25 +266,8 @@ export class SortedSide {
     this.items = 0;
     this.used = 0;
     this.buffer = Buffer.allocUnsafeSlow(0);
-    this.out = this.buffer;
     this.starts = new Uint32Array(0);
     this.hashes = new Uint32Array(0);
-  }
-
-  /** The finished side's parts, for the thread that compares (its runs went through the RunStore). */
-  handOver(): SortedParts {
-    this.finish();
-    const parts = { count: this.count, kept: this.kept };
-    this.kept = undefined;
-    return parts;
-  }
-
-  /** Takes over a side another thread read and finished: its parts, and the run files its runs were written to. */
-  adopt(parts: SortedParts, runs: readonly string[]): void {
-    this.finished = true;
-    this.count = parts.count;
-    this.kept = parts.kept;
-    this.spilled.push(...runs);
   }
 
   /** The items in order: from memory when they fit one run, else merged from the run files. */
@@ -347,17 +310,21 @@ export class SortedSide {
     return index + 1 < this.items ? (this.starts[index + 1] ?? this.used) : this.used;
   }
 
-  /**
-   * The run's lines gathered in their order into one buffer and written in one piece. A store that keeps what it is
-   * given (a worker's, which sends the buffer on without a copy: side-worker.ts) hands out the buffers itself.
-   */
   private spill(): void {
-    let out = this.files.runBuffer?.(this.used) ?? this.out;
-    if (out.length < this.used) out = this.out = Buffer.allocUnsafeSlow(Math.max(this.used, this.runBytes));
+    const out = Buffer.allocUnsafe(WRITE_BLOCK);
     const writer = this.files.writer();
-    const buffer = this.buffer;
     let at = 0;
-    for (const index of this.order()) at = copy(buffer, this.starts[index] ?? 0, this.end(index), out, at);
+    for (const index of this.order()) {
+      const start = this.starts[index] ?? 0;
+      const end = this.end(index);
+      if (at + (end - start) > out.length) {
+        writer.write(out.subarray(0, at));
+        at = 0;
+      }
+      // A native copy: the lines are read in the sort's order, all over the run, and wait on memory more than on calls.
+      if (end - start > out.length) writer.write(this.buffer.subarray(start, end));
+      else at += this.buffer.copy(out, at, start, end);
+    }
     writer.write(out.subarray(0, at));
     this.spilled.push(writer.close());
     this.items = 0;

@@ -27,8 +27,6 @@ export interface OpenedFile {
   kind: FileKind;
   chunks: AsyncIterable<Buffer>;
   close: () => Promise<void>;
-  /** The file's size when it is a regular file (opened again, it reads the same); undefined for stdin, a pipe, a device. */
-  regularSize: number | undefined;
 }
 
 /** Bytes read from a side at a time (fewer reads and awaits for a side of gigabytes). */
@@ -50,15 +48,10 @@ export function parseSide(arg: string): SideSpec {
 }
 
 /** Opens a file or stdin side and recognises its kind from its first line. */
-export async function openFileSide(
-  spec: Exclude<SideSpec, { kind: 'task' }>,
-  stdin?: InputStream,
-): Promise<OpenedFile> {
+export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, stdin: InputStream): Promise<OpenedFile> {
   let source: AsyncIterable<Buffer | string>;
   let close = (): Promise<void> => Promise.resolve();
-  let regularSize: number | undefined;
   if (spec.kind === 'stdin') {
-    if (stdin === undefined) throw new Error('a stdin side needs the stdin stream');
     if (stdin.isTTY === true)
       throw new UsageError('- reads a side from stdin, but stdin is a terminal', 'Pipe a results file in.');
     source = stdin;
@@ -67,7 +60,6 @@ export async function openFileSide(
       const file = await openItemsFile(spec.path);
       source = file.chunks(READ_SIZE);
       close = file.close;
-      regularSize = file.regularSize;
     } catch (error) {
       throw new InputError(readError(spec.name, error).message, SIDE_HINT);
     }
@@ -100,8 +92,7 @@ export async function openFileSide(
       if (!finished) Promise.resolve(iterator.return?.()).catch(() => undefined);
     }
   }
-  const path = spec.kind === 'file' ? spec.path : undefined;
-  return { name: spec.name, path, kind, chunks: chunks(), close, regularSize };
+  return { name: spec.name, path: spec.kind === 'file' ? spec.path : undefined, kind, chunks: chunks(), close };
 }
 
 /** Reads into `head` until it holds a whole first line (or SNIFF_BYTES); true when the source ended meanwhile. */

@@ -127,14 +127,7 @@ function opened(name: string, bytes: Buffer, cuts: number[]): OpenedFile {
       from = Math.max(from, cut);
     }
   }
-  return {
-    name,
-    path: undefined,
-    kind: 'ndjson',
-    chunks: chunks(),
-    close: () => Promise.resolve(),
-    regularSize: undefined,
-  };
+  return { name, path: undefined, kind: 'ndjson', chunks: chunks(), close: () => Promise.resolve() };
 }
 
 type Outcome = { error: string } | { changes: Change[]; tally: DiffTally; fields: string[][]; counts: number[] };
