@@ -14,7 +14,8 @@ import { parseJsonExact } from './exact-json.js';
 import { JsonItemScanner } from './json-items.js';
 import { MAX_SIDE_LINE, MAX_SIDE_LINE_TEXT, sideDecodeError } from './limits.js';
 import { LineKind, scanLine, ScannedLine } from './fast-line.js';
-import { targetHash, type SortedSide } from './sort.js';
+import type { SortedSide } from './sort.js';
+import { asciiTargetHash } from './ascii-hash.js';
 import type { OpenedFile } from './source.js';
 import { fromCsvRow, fromRecord, fromTaskItem, type CompareMode, type DiffItem } from './values.js';
 
@@ -147,7 +148,7 @@ async function readNdjsonBytes(file: OpenedFile, side: SideItems, signal: AbortS
     const kind = scanLine(bytes, start, end, scan);
     if (kind === LineKind.Item) {
       keys.add(scan);
-      side.sorted.addScanned(targetHash(bytes.toString('latin1', scan.targetStart + 1, scan.targetEnd - 1)), scan);
+      side.sorted.addScanned(asciiTargetHash(bytes, scan.targetStart + 1, scan.targetEnd - 1), scan);
     } else if (kind === LineKind.Exact) exact(bytes.toString('utf8', start, end), lines);
   };
   /** Whole lines `0..last` of `bytes` (its last line break at `last`): -1 when taken, else where the text path starts. */
