@@ -14,24 +14,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generator } from '../seeded.js';
 
 const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));
 const rounds = Number(process.argv[2] ?? 12);
 const seed = Number(process.argv[3] ?? Date.now() % 1_000_000);
 const S = 'domain_check_availability';
 
-/** mulberry32: the campaign's instants and holds from its seed. */
-function random(seedValue: number): () => number {
-  let a = seedValue >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = random(seed);
+/** The campaign's instants and holds, from its seed. */
+const rand = generator(seed);
 
 interface Run {
   code: number | null;

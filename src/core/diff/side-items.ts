@@ -14,8 +14,7 @@ import { parseJsonExact } from './exact-json.js';
 import { JsonItemScanner } from './json-items.js';
 import { MAX_SIDE_LINE, MAX_SIDE_LINE_TEXT, sideDecodeError } from './limits.js';
 import { LineKind, scanLine, ScannedLine } from './fast-line.js';
-import type { SortedSide } from './sort.js';
-import { asciiTargetHash } from './ascii-hash.js';
+import { asciiTargetHash, type SortedSide } from './sort.js';
 import type { OpenedFile } from './source.js';
 import { fromCsvRow, fromRecord, fromTaskItem, type CompareMode, type DiffItem } from './values.js';
 

@@ -10,7 +10,7 @@
  * sort of the hashes does the work of a run (string comparisons of targets with long common prefixes cost 4 s of
  * 10 s at 1,000,000 items). Equal targets keep their input order, so repeats of a target pair up in order.
  */
-import { hash128 } from '../items/hash128.js';
+import { hash128, hash128Ascii } from '../items/hash128.js';
 import type { RunFiles, RunReader } from '../../store/sorted-runs.js';
 import { stringifyJson } from '../../output/encode.js';
 import type { ScannedLine } from './fast-line.js';
@@ -88,6 +88,12 @@ function readFixed6(buffer: Buffer, at: number): number {
 
 export function targetHash(target: string): number {
   hash128(target, hashWords);
+  return hashWords[0] ?? 0;
+}
+
+/** targetHash of the ASCII target in bytes `start..end` of `buf`, without making a string of it. */
+export function asciiTargetHash(buf: Uint8Array, start: number, end: number): number {
+  hash128Ascii(buf, start, end, hashWords);
   return hashWords[0] ?? 0;
 }
 

@@ -56,7 +56,52 @@ export function hash128(text: string, out: Uint32Array, at = 0, seed = 0): void 
     h2 ^= Math.imul(rotl(Math.imul(t2, C2), 16), C3);
     h1 ^= Math.imul(rotl(Math.imul(t1, C1), 15), C2);
   }
-  const bytes = n * 2;
+  finish(h1, h2, h3, h4, n, out, at);
+}
+
+/**
+ * hash128 of the ASCII text in bytes `start..end` of `buf`, read from the bytes: each byte is one code unit, so the
+ * words are those hash128 gives that text, and no string is made for it (diff's fast path: core/diff/sort.ts).
+ */
+export function hash128Ascii(buf: Uint8Array, start: number, end: number, out: Uint32Array, at = 0): void {
+  let h1 = 0;
+  let h2 = 0;
+  let h3 = 0;
+  let h4 = 0;
+  const n = end - start;
+  const whole = start + n - (n & 7);
+  let i = start;
+  for (; i < whole; i += 8) {
+    let k1 = (buf[i] ?? 0) | ((buf[i + 1] ?? 0) << 16);
+    let k2 = (buf[i + 2] ?? 0) | ((buf[i + 3] ?? 0) << 16);
+    let k3 = (buf[i + 4] ?? 0) | ((buf[i + 5] ?? 0) << 16);
+    let k4 = (buf[i + 6] ?? 0) | ((buf[i + 7] ?? 0) << 16);
+    k1 = Math.imul(rotl(Math.imul(k1, C1), 15), C2);
+    h1 ^= k1;
+    h1 = (Math.imul((rotl(h1, 19) + h2) | 0, 5) + 0x561ccd1b) | 0;
+    k2 = Math.imul(rotl(Math.imul(k2, C2), 16), C3);
+    h2 ^= k2;
+    h2 = (Math.imul((rotl(h2, 17) + h3) | 0, 5) + 0x0bcaa747) | 0;
+    k3 = Math.imul(rotl(Math.imul(k3, C3), 17), C4);
+    h3 ^= k3;
+    h3 = (Math.imul((rotl(h3, 15) + h4) | 0, 5) + 0x96cd1c35) | 0;
+    k4 = Math.imul(rotl(Math.imul(k4, C4), 18), C1);
+    h4 ^= k4;
+    h4 = (Math.imul((rotl(h4, 13) + h1) | 0, 5) + 0x32ac3b17) | 0;
+  }
+  if (i < end) {
+    const unit = (j: number): number => (j < end ? (buf[j] ?? 0) : 0);
+    h4 ^= Math.imul(rotl(Math.imul(unit(i + 6), C4), 18), C1);
+    h3 ^= Math.imul(rotl(Math.imul(unit(i + 4) | (unit(i + 5) << 16), C3), 17), C4);
+    h2 ^= Math.imul(rotl(Math.imul(unit(i + 2) | (unit(i + 3) << 16), C2), 16), C3);
+    h1 ^= Math.imul(rotl(Math.imul(unit(i) | (unit(i + 1) << 16), C1), 15), C2);
+  }
+  finish(h1, h2, h3, h4, n, out, at);
+}
+
+/** The finalisation of both: the length in bytes of UTF-16 (`units` × 2), the words mixed, written to `out[at..]`. */
+function finish(h1: number, h2: number, h3: number, h4: number, units: number, out: Uint32Array, at: number): void {
+  const bytes = units * 2;
   h1 ^= bytes;
   h2 ^= bytes;
   h3 ^= bytes;

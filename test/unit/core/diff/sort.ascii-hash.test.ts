@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asciiTargetHash } from '../../../../src/core/diff/ascii-hash.js';
-import { targetHash } from '../../../../src/core/diff/sort.js';
+import { asciiTargetHash, targetHash } from '../../../../src/core/diff/sort.js';
 
 /** A deterministic generator: the same cases on every run. */
 function random(seed: number): () => number {
