@@ -1,12 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../../../src/api/schemas.js';
 import { FollowDisplay } from '../../../../src/core/follow/display.js';
 import { clockTime } from '../../../../src/lib/duration.js';
 import type { TaskChange } from '../../../../src/core/follow/follow.js';
 import { itemCounts } from '../../../../src/lib/task-state.js';
 import { createMemoryIO, createMemoryStream } from '../../../../src/output/memory-io.js';
+import { loadChalk } from '../../../../src/output/colour.js';
 import { createProgress } from '../../../../src/output/progress.js';
 import { FakeClock, T0 } from '../../clock.js';
+
+// Colour is loaded by the command before it paints (output/colour.ts); a file run first in its worker must load it too.
+beforeAll(loadChalk);
 
 function task(id: number, status: string, completed: number, total = 10): Task {
   return {
