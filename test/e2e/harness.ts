@@ -166,6 +166,12 @@ interface InProcessOptions {
   clock?: Clock;
 }
 
+/** How many POST /tasks the world's sandbox has received (counted as each arrives, before any hold). */
+export async function postsReceived(world: Pick<E2EWorld, 'admin'>): Promise<number> {
+  const { requests } = await world.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats');
+  return requests['POST /api/v1/tasks'] ?? 0;
+}
+
 export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld> {
   const sandbox = await startSandbox({ port: 0, itemMs: 5, rateLimit: 0, ...options });
   const home = isolatedHome({ codeCache: suiteCodeCache() });

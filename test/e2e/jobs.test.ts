@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { postsReceived, startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
@@ -38,8 +38,6 @@ function sendsIn(journal: string): number {
   }
 }
 
-const postsReceived = async (w: E2EWorld) =>
-  (await w.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats')).requests['POST /api/v1/tasks'] ?? 0;
 const tasksHeld = async (w: E2EWorld) => (await w.admin<{ taskCount: number }>('GET', '/__sandbox/state')).taskCount;
 
 /** Until `count(w)` is `n`: fails after 20 s with what it was. */

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
@@ -107,10 +107,7 @@ it('SIGKILL while a POST is out, the task landing after: resume adopts it within
   await waitFor(sendRecorded, { timeoutMs: 20_000, describe: () => 'no send record in the journal' });
   // The send record is written as the request leaves: kill once the service has it (on a busy machine the kill could
   // otherwise come before the bytes are out, and nothing would land).
-  const received = async () =>
-    (await w.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats')).requests['POST /api/v1/tasks'] ??
-    0;
-  await waitFor(async () => (await received()) >= 1, { describe: () => 'the service never saw the POST' });
+  await waitFor(async () => (await postsReceived(w)) >= 1, { describe: () => 'the service never saw the POST' });
   child.kill('SIGKILL');
   expect(await closed).toBe('SIGKILL');
   // The held request lands: its task is in the list before resume starts.

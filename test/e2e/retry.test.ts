@@ -6,7 +6,7 @@
  * process on the sandbox's clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { postsReceived, startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
@@ -23,9 +23,6 @@ interface SandboxState {
   tasks: Array<{ id: number }>;
 }
 const state = () => world.admin<SandboxState>('GET', '/__sandbox/state');
-const postsReceived = async () =>
-  (await world.admin<{ requests: Record<string, number> }>('GET', '/__sandbox/stats')).requests['POST /api/v1/tasks'] ??
-  0;
 async function targets(id: number): Promise<string[]> {
   const response = await fetch(`${world.sandbox.url}/tasks/${id}`, { headers: { 'X-API-Key': world.sandbox.apiKey } });
   return ((await response.json()) as { data: { items: Array<{ target: string }> } }).data.items.map((i) => i.target);
@@ -69,9 +66,9 @@ describe('retry against the sandbox', () => {
     });
     const run = startCli(['retry', original.stdout.trim(), '--chunk-size', '2', '-y', '-q'], world.env);
     // Ctrl-C once the sandbox holds the second chunk's POST (the original's, then the retry's two): it is in doubt.
-    await waitFor(async () => (await postsReceived()) === 3, {
+    await waitFor(async () => (await postsReceived(world)) === 3, {
       timeoutMs: 20_000,
-      describe: async () => `${await postsReceived()} POSTs received; stderr: ${run.out.stderr}`,
+      describe: async () => `${await postsReceived(world)} POSTs received; stderr: ${run.out.stderr}`,
     });
     expect(run.out.stdout.trim().split('\n')).toHaveLength(1);
     run.child.kill('SIGINT');
