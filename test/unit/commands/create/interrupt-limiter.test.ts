@@ -46,28 +46,34 @@ it('journaled: Ctrl-C during that wait leaves no send record (the POST never lef
   expect(records.map((record) => record.type)).toEqual(['job']);
 });
 
-it('Ctrl-C before anything was sent (the price read waits to retry a 503): exit 130, nothing created, re-run is safe', async () => {
-  const api = mockApi();
-  api.reply(
-    'GET',
-    '/services',
-    503,
-    { success: false, error: { code: 'unavailable', message: 'down' } },
-    {
-      headers: { 'retry-after': '20' },
-    },
-  );
-  const controller = new AbortController();
-  const clock = ctrlCWhen(new FakeClock(), controller, (ms) => ms >= 1_000);
-  const result = await runTaskctl(['create', S, 'a.com', 'b.com', '--chunk-size', '1', '-q'], {
-    api,
-    clock,
-    signal: controller.signal,
-  });
-  expect(result.code).toBe(130);
-  expect(result.stderr.trim().split('\n').slice(-2)).toEqual([
-    'error: interrupted before anything was sent: nothing was created',
-    'Re-run the same command to create the tasks.',
-  ]);
-  expect(api.calls).toEqual(['GET /services']);
-});
+it.each([
+  ['a job', {}],
+  // No journal: the state directory cannot be made (the create goes on without one).
+  ['no journal', { TASKCTL_STATE_DIR: '/proc/nope/state' }],
+])(
+  'Ctrl-C before anything was sent (the price read waits to retry a 503), %s: exit 130, re-run is safe',
+  async (_, env) => {
+    const api = mockApi();
+    api.reply(
+      'GET',
+      '/services',
+      503,
+      { success: false, error: { code: 'unavailable', message: 'down' } },
+      { headers: { 'retry-after': '20' } },
+    );
+    const controller = new AbortController();
+    const clock = ctrlCWhen(new FakeClock(), controller, (ms) => ms >= 1_000);
+    const result = await runTaskctl(['create', S, 'a.com', 'b.com', '--chunk-size', '1', '-q'], {
+      api,
+      clock,
+      signal: controller.signal,
+      env,
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr.trim().split('\n').slice(-2)).toEqual([
+      'error: interrupted before anything was sent: nothing was created',
+      'Re-run the same command to create the tasks.',
+    ]);
+    expect(api.calls).toEqual(['GET /services']);
+  },
+);
