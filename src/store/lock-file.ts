@@ -3,8 +3,19 @@
  * start time. Node has no flock, and O_EXCL creation is atomic on every local file system. A lock whose owner is gone
  * (same host, pid no longer running), or older than `staleAfterMs`, is taken over.
  */
-import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 
 /** node:crypto when a lock is taken, not when the module loads: every command loads this one (3 ms at start-up). */
@@ -70,12 +81,40 @@ function isStale(path: string, owner: LockOwner | undefined, options: LockOption
   return options.staleAfterMs !== undefined && now - owner.at > options.staleAfterMs;
 }
 
+/** A stale lock moved aside is `LOCK.stale.PID.HEX`, PID the process that moved it. */
+const ASIDE_INFIX = '.stale.';
+const ASIDE_TAIL = /^(\d+)\.[0-9a-f]+$/;
+
+/**
+ * Removes the stale locks that processes killed while breaking one (between the move and the removal) left beside
+ * `path`. Each aside names the process that moved it, so one still at work is left alone.
+ */
+function removeDeadAsides(path: string): void {
+  const prefix = `${basename(path)}${ASIDE_INFIX}`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = ASIDE_TAIL.exec(name.slice(prefix.length))?.[1];
+    if (pid === undefined || isRunning(Number(pid))) continue;
+    try {
+      unlinkSync(join(dirname(path), name));
+    } catch {
+      // Removed by another holder.
+    }
+  }
+}
+
 /**
  * Moves a stale lock out of the way. The rename is atomic, so of two processes judging the same lock stale only one
  * moves it; if what was moved is not the lock judged stale (someone took over in between), it is put back.
  */
 function breakStaleLock(path: string, judged: LockOwner | undefined): void {
-  const aside = `${path}.stale.${process.pid}.${randomHex(4)}`;
+  const aside = `${path}${ASIDE_INFIX}${process.pid}.${randomHex(4)}`;
   try {
     renameSync(path, aside);
   } catch {
@@ -130,6 +169,7 @@ export function tryLock(path: string, options: LockOptions = {}): HeldLock | { h
     } finally {
       closeSync(fd);
     }
+    removeDeadAsides(path);
     return {
       path,
       release: () => {

@@ -45,6 +45,19 @@ describe('lock files', () => {
     expect(tryLock(lockPath)).toHaveProperty('heldBy.host', 'another-host.example');
   });
 
+  it('a stale lock moved aside by a process killed before it removed it is removed by the next holder', () => {
+    const dead = notRunningPid();
+    const leftover = `file.lock.stale.${dead}.0badf00d`;
+    const live = `file.lock.stale.${process.ppid}.0badf00d`; // a process breaking a lock right now: not its to remove
+    writeFileSync(join(dir, leftover), owner(notRunningPid()));
+    writeFileSync(join(dir, live), owner(notRunningPid()));
+    writeFileSync(join(dir, 'file.lock.stale.notes'), 'not an aside'); // a name that is no aside stays too
+    const held = tryLock(lockPath);
+    if (!('release' in held)) throw new Error('not locked');
+    held.release();
+    expect(readdirSync(dir).sort()).toEqual([live, 'file.lock.stale.notes'].sort());
+  });
+
   it('an unreadable lock is someone being born for a few seconds, then stale', () => {
     writeFileSync(lockPath, '');
     expect(tryLock(lockPath)).toEqual({ heldBy: undefined });
