@@ -488,13 +488,13 @@ async function typeAndTab(
   const shell = terminal.shell(`env -i ${env} ${shellCommand}`, 150, 20);
   try {
     // The shell is ready for TAB once it has run the setup and printed the marker's result (not its echo).
-    shell.keys(`${setup}; echo READY-$((40 + 2))`, 'Enter');
+    await shell.keys(`${setup}; echo READY-$((40 + 2))`, 'Enter');
     await shell.until(/^READY-42/m);
     const screens: string[] = [];
     for (const [typed, expected] of lines) {
-      shell.keys(typed, 'Tab');
+      await shell.keys(typed, 'Tab');
       screens.push(await shell.until(expected));
-      shell.keys('C-u');
+      await shell.keys('C-u');
     }
     return screens;
   } finally {

@@ -48,7 +48,7 @@ describe.skipIf(!hasTmux)(skippedUnless('prompts in a terminal', hasTmux, missin
     try {
       const asked = await deny.until(/\[y\/N\]/);
       expect(asked).toMatch(/Create domain_whois_history for 2 items: 10 coins \(balance [\d,]+ → [\d,]+\)\? \[y\/N\]/);
-      deny.keys('n', 'Enter');
+      await deny.keys('n', 'Enter');
       const text = await deny.exited();
       expect(text).toMatch(/Nothing was created\.\nTo go ahead without the question: add --yes/);
       expect(text).not.toMatch(/error/);
@@ -67,12 +67,12 @@ describe.skipIf(!hasTmux)(skippedUnless('prompts in a terminal', hasTmux, missin
       const [text, closed] = await Promise.all([
         (async () => {
           await interrupted.until(/\[y\/N\]/);
-          interrupted.keys('C-c');
+          await interrupted.keys('C-c');
           return interrupted.exited();
         })(),
         (async () => {
           await ended.until(/\[y\/N\]/);
-          ended.keys('C-d');
+          await ended.keys('C-d');
           return ended.exited();
         })(),
       ]);
@@ -94,7 +94,7 @@ describe.skipIf(!hasTmux)(skippedUnless('prompts in a terminal', hasTmux, missin
       const [accepted, piped] = await Promise.all([
         (async () => {
           await accept.until(/\[y\/N\]/);
-          accept.keys('y', 'Enter');
+          await accept.keys('y', 'Enter');
           return accept.exited();
         })(),
         world.inProcess(['create', 'domain_whois_history', 'd.com', '--yes']),
@@ -117,8 +117,8 @@ describe.skipIf(!hasTmux)(skippedUnless('prompts in a terminal', hasTmux, missin
     const login = start(['auth', 'login', '--base-url', world.sandbox.origin], env);
     try {
       await login.until(/API key \(input hidden\):/);
-      login.keys('-l', world.sandbox.apiKey);
-      login.keys('Enter');
+      await login.keys('-l', world.sandbox.apiKey);
+      await login.keys('Enter');
       const text = await login.exited();
       expect(text).toMatch(/Logged in to/);
       expect(text).toMatch(/EXIT=0/);

@@ -6,7 +6,7 @@
  * this process, where the sandbox may run, through one control-mode client per file (`tmux -C`): a read is a line
  * written to it, not a tmux process started (one per read cost about 25 ms of CPU, ten times a second).
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { BIN, waitFor } from './harness.js';
 
@@ -31,7 +31,7 @@ interface Running {
   until: (pattern: RegExp, timeoutMs?: number) => Promise<string>;
   /** The screen once the command has exited (`EXIT=n` is its last line); throws after `timeoutMs`. */
   exited: (timeoutMs?: number) => Promise<string>;
-  keys: (...keys: string[]) => void;
+  keys: (...keys: string[]) => Promise<void>;
   /** Ends the session and resolves once every process it ran has exited (a stopped taskctl may still write its state). */
   close: () => Promise<void>;
 }
@@ -42,7 +42,7 @@ interface Session {
   screen: () => Promise<string>;
   /** The screen once it matches `pattern` (polled; throws with what it showed after `timeoutMs`). */
   until: (pattern: RegExp, timeoutMs?: number) => Promise<string>;
-  keys: (...keys: string[]) => void;
+  keys: (...keys: string[]) => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -200,8 +200,10 @@ export function openTerminal(name: string): Terminal {
   };
   const paneProcesses = async (session: string) =>
     descendants(Number((await send('display', '-p', '-t', session, '#{pane_pid}')).trim()));
-  const keys = (session: string, ...typed: string[]) =>
-    execFileSync('tmux', ['-L', socket, 'send-keys', '-t', session, ...typed], { encoding: 'utf8' });
+  // On the control client, so the keys come after the session's creation (queued first) and before any later read.
+  const keys = async (session: string, ...typed: string[]) => {
+    await send('send-keys', '-t', session, ...typed);
+  };
   let sessions = 0;
   /** A new session running `command(its name)`; its creation is queued on the control client before any read of it. */
   const open = (width: number, height: number, command: (session: string) => string) => {

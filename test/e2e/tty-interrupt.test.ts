@@ -30,7 +30,7 @@ describe.skipIf(!hasTmux)(skippedUnless('Ctrl-C at a terminal', hasTmux, missing
       const running = terminal.start(80, [command, id], world.env, 24);
       try {
         await running.until(command === 'watch' ? /processing/ : /task \d+ processing/);
-        running.keys('C-c');
+        await running.keys('C-c');
         const screen = await running.exited();
         expect(screen).toMatch(/EXIT=130/);
         expect(screen).toContain(`still running: taskctl ${command} ${id}`);

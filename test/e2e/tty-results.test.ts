@@ -183,7 +183,7 @@ async function stoppedMidWait(sandbox: ChildProcess, homeEnv: Record<string, str
     if (hasLess) {
       const paged = await running.until(/^TARGET +STATUS +AVAILABLE[\s\S]*^:$/m, 30_000);
       expect(paged).toMatch(/^d0\.com +completed/m);
-      running.keys('q');
+      await running.keys('q');
     }
     const end = await running.exited(30_000);
     expect(end).toMatch(/EXIT=0/);

@@ -78,7 +78,7 @@ describe.skipIf(!hasTmux)(skippedUnless('in a terminal', hasTmux, missing('tmux'
       expect(LINE.exec(second)?.[4], second).not.toBe(firstMatch?.[4]);
       // Every line fits the 80 columns (no wrapped leftovers).
       for (const line of second.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
-      running.keys('C-c');
+      await running.keys('C-c');
       const stopped = await running.exited();
       expect(stopped).toMatch(/EXIT=130/);
       // A one-off --sandbox is gone with the command: the hint says so instead of `taskctl wait ID`.
