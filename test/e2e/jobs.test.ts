@@ -5,9 +5,10 @@
  * symlinked directory and through a copy of its journal, each item once; a journal on a small full file system stops
  * the job with exit 14 and every task named, and `resume` ends it once there is room. The stopped creates are the
  * real bin, stopped once the sandbox has received the POST of the chunk that is then in doubt; what runs after them
- * (`jobs`, `resume`) runs `main()` in this process on the sandbox's clock, whose sleeps then pass at once (a chunk in
- * doubt is settled without waiting its schedule in real time). That clock starts skipping only once the held POST has
- * landed: one landing later, in real time, would come after a check that took no time, a duplicate no real run makes.
+ * (`jobs`, `resume`), and the create whose journal meets a full disk, run `main()` in this process on the sandbox's
+ * clock, whose sleeps then pass at once (a chunk in doubt is settled without waiting its schedule in real time). That
+ * clock starts skipping only once the held POST has landed: one landing later, in real time, would come after a check
+ * that took no time, a duplicate no real run makes.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -177,16 +178,18 @@ it('a journal on a small full file system: exit 14, every task named; after room
     writeFileSync(spare, Buffer.alloc(4096));
     spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k', 'count=64'], { stdio: 'ignore' });
     rmSync(spare);
-    const run = startCreate(world, ['-f', input, '--chunk-size', '2', '--journal', journal, '-q']);
-    const { code } = await run.closed;
-    expect(code, run.out.stderr).toBe(14);
+    // In this process: the subject is the journal's write failing on a real file system, not the process.
+    clock.virtual();
+    const run = await world.inProcess(['create', S, '-f', input, '--chunk-size', '2', '--journal', journal, '-q'], {
+      clock,
+    });
+    expect(run.code, run.stderr).toBe(14);
     const { tasks } = await world.admin<{ tasks: Array<{ id: number }> }>('GET', '/__sandbox/state');
-    expect(run.out.stdout.trim().split('\n').map(Number).sort()).toEqual(tasks.map((t) => t.id).sort());
-    expect(run.out.stderr).toMatch(/cannot write the journal .*: the disk is full/);
-    const id = /When there is room again: taskctl resume (j-[0-9a-z]+)/.exec(run.out.stderr)?.[1];
+    expect(run.stdout.trim().split('\n').map(Number).sort()).toEqual(tasks.map((t) => t.id).sort());
+    expect(run.stderr).toMatch(/cannot write the journal .*: the disk is full/);
+    const id = /When there is room again: taskctl resume (j-[0-9a-z]+)/.exec(run.stderr)?.[1];
     expect(id).toBeDefined();
     rmSync(filler);
-    clock.virtual();
     const resumed = await world.inProcess(['resume', id ?? '', '-q'], { clock });
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectEachItemOnce(world);

@@ -2,8 +2,8 @@
  * `taskctl retry` end to end (the bin against a sandbox): it creates exactly the items that did not complete, and a
  * second run reuses that task (task count +1 only); Ctrl-C during a POST prints one command, which run verbatim puts
  * every item in exactly one task. The sandbox's clock is moved on by hand to end tasks (items take a minute each), so
- * nothing here depends on real processing times. The first retry is the bin; the other commands run `main()` in this
- * process on the sandbox's clock.
+ * nothing here depends on real processing times. The retry stopped by Ctrl-C is the bin (a real SIGINT); every other
+ * command runs `main()` in this process on the sandbox's clock (their subject is what is created, not the process).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postsReceived, startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
@@ -34,7 +34,7 @@ describe('retry against the sandbox', () => {
     expect(original.code, original.stderr).toBe(0);
     clock.shift(10 * 60_000); // the original task ends: ok.com completed, the two fail- items failed
 
-    const first = await world.run(['retry', original.stdout.trim(), '-q']);
+    const first = await here(['retry', original.stdout.trim(), '-q']);
     expect(first.code, first.stderr).toBe(0);
     const retried = Number(first.stdout.trim());
     expect(await targets(retried)).toEqual(['fail-a.com', 'fail-b.com']);
@@ -54,7 +54,7 @@ describe('retry against the sandbox', () => {
 
   it('Ctrl-C during a POST: one next step, `taskctl resume ID`; run verbatim, every item is in exactly one task', async () => {
     const failed = Array.from({ length: 6 }, (_, i) => `fail-${i}.com`);
-    const original = await world.run(['create', S, 'ok.com', ...failed, '-q']);
+    const original = await here(['create', S, 'ok.com', ...failed, '-q']);
     expect(original.code, original.stderr).toBe(0);
     clock.shift(10 * 60_000);
     await world.admin('POST', '/__sandbox/faults', {
