@@ -1,18 +1,19 @@
 /**
- * `taskctl retry` end to end (the bin against a sandbox): it creates exactly the items that did not complete, and a
+ * `taskctl retry` against a sandbox: it creates exactly the items that did not complete, and a
  * second run reuses that task (task count +1 only); Ctrl-C during a POST prints one command, which run verbatim puts
  * every item in exactly one task. The sandbox's clock is moved on by hand to end tasks (items take a minute each), so
- * nothing here depends on real processing times. The retry stopped by Ctrl-C is the bin (a real SIGINT); every other
- * command runs `main()` in this process on the sandbox's clock (their subject is what is created, not the process).
+ * nothing here depends on real processing times. Every command runs `main()` in this process on the sandbox's clock,
+ * Ctrl-C included (an abort, as the bin's first SIGINT is): their subject is what is created and printed, not the
+ * process.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postsReceived, startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { ctrlC, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
 let world: E2EWorld;
 let clock: RealThenVirtualClock;
-const here = (args: string[]) => world.inProcess(args, { clock });
+const here = (args: string[], signal?: AbortSignal) => world.inProcess(args, { clock, signal });
 beforeEach(async () => {
   clock = new RealThenVirtualClock();
   world = await startWorld({ itemMs: 60_000, clock });
@@ -64,18 +65,22 @@ describe('retry against the sandbox', () => {
       delayMs: 700,
       count: 100,
     });
-    const run = startCli(['retry', original.stdout.trim(), '--chunk-size', '2', '-y', '-q'], world.env);
+    // Ctrl-C in this process, as the bin's first SIGINT aborts a command (its exit 130 as a process: create.test.ts and
+    // signals.test.ts); the subject is what the interrupted retry says and leaves.
+    const controller = new AbortController();
+    const run = here(['retry', original.stdout.trim(), '--chunk-size', '2', '-y', '-q'], controller.signal);
     // Ctrl-C once the sandbox holds the second chunk's POST (the original's, then the retry's two): it is in doubt.
     await waitFor(async () => (await postsReceived(world)) === 3, {
       timeoutMs: 20_000,
-      describe: async () => `${await postsReceived(world)} POSTs received; stderr: ${run.out.stderr}`,
+      describe: async () => `${await postsReceived(world)} POSTs received`,
     });
-    expect(run.out.stdout.trim().split('\n')).toHaveLength(1);
-    run.child.kill('SIGINT');
-    expect((await run.closed).code, run.out.stderr).toBe(130);
-    const next = run.out.stderr.trim().split('\n').at(-1) ?? '';
+    controller.abort(ctrlC());
+    const stopped = await run;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stdout.trim().split('\n')).toHaveLength(1);
+    const next = stopped.stderr.trim().split('\n').at(-1) ?? '';
     expect(next).toMatch(/^Continue it with: taskctl resume j-[0-9a-z]+$/);
-    expect(run.out.stderr).not.toMatch(/taskctl retry|re-run|reuse-window|same command/i);
+    expect(stopped.stderr).not.toMatch(/taskctl retry|re-run|reuse-window|same command/i);
     await world.admin('DELETE', '/__sandbox/faults');
 
     // The printed command, in this process on the sandbox's clock, once the held POST has landed (700 ms after it was
