@@ -1,7 +1,6 @@
 /**
- * `taskctl api` against the sandbox: GET and POST work, 404 exits 5. Every case runs `main()` in this process: their
- * subject is the request and its answer, not the process (how a spawned taskctl starts, writes and exits: startup,
- * signals and the real-pipe cases of create, wait and read).
+ * `taskctl api` against the sandbox: GET and POST work, 404 exits 5. The first case is the real bin; the others run
+ * `main()` in this process (their subject is the request and its answer, not the process).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
@@ -16,7 +15,8 @@ const stats = () => world.admin<{ requests: Record<string, number> }>('GET', '/_
 
 describe('taskctl api against the sandbox', () => {
   it('GET /balance prints the body as it came, exit 0', async () => {
-    const result = await world.inProcess(['api', '/balance']);
+    // The bin, once: every command family keeps one spawned run (test/README.md#e2e-in-process-or-spawned).
+    const result = await world.run(['api', '/balance']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ success: true, data: { balance: 10000, currency: 'coins' } });
     expect(result.stderr).toBe('');

@@ -2,9 +2,9 @@
  * `taskctl retry` against a sandbox: it creates exactly the items that did not complete, and a
  * second run reuses that task (task count +1 only); Ctrl-C during a POST prints one command, which run verbatim puts
  * every item in exactly one task. The sandbox's clock is moved on by hand to end tasks (items take a minute each), so
- * nothing here depends on real processing times. Every command runs `main()` in this process on the sandbox's clock,
- * Ctrl-C included (an abort, as the bin's first SIGINT is): their subject is what is created and printed, not the
- * process.
+ * nothing here depends on real processing times. The first retry is the bin; every other command runs `main()` in
+ * this process on the sandbox's clock, Ctrl-C included (an abort, as the bin's first SIGINT is): their subject is what
+ * is created and printed, not the process.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ctrlC, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
@@ -35,7 +35,8 @@ describe('retry against the sandbox', () => {
     expect(original.code, original.stderr).toBe(0);
     clock.shift(10 * 60_000); // the original task ends: ok.com completed, the two fail- items failed
 
-    const first = await here(['retry', original.stdout.trim(), '-q']);
+    // The bin, once: every command family keeps one spawned run (test/README.md#e2e-in-process-or-spawned).
+    const first = await world.run(['retry', original.stdout.trim(), '-q']);
     expect(first.code, first.stderr).toBe(0);
     const retried = Number(first.stdout.trim());
     expect(await targets(retried)).toEqual(['fail-a.com', 'fail-b.com']);
