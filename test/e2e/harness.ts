@@ -165,7 +165,7 @@ interface InProcessOptions {
   /** The command's clock; share it with the sandbox (`startWorld({ clock })`) so a wait runs in virtual time. */
   clock?: Clock;
   /** Ctrl-C for a command in this process: abort it with `ctrlC()`'s reason, as the bin's first SIGINT does. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The reason the bin aborts a command with at the first Ctrl-C (src/main.ts), for `controller.abort(ctrlC())`. */
