@@ -66,8 +66,11 @@ describe('wait', () => {
   });
 
   it('exits 124 on --timeout with the resume command', async () => {
-    const id = await create(['slow-a.com', 'slow-b.com', 'slow-c.com', 'slow-d.com', 'slow-e.com']);
-    const result = await world.inProcess(['wait', String(id), ...FAST, '--timeout', '300ms'], VIRTUAL);
+    // 20 slow items: 4 s of the sandbox's time. One poll, then the deadline: a request's budget is the time left to the
+    // deadline in real time, so a timeout of 300 ms with polls every 100 ms cut the last read short on a loaded machine
+    // (a failed read at the deadline is exit 8, not 124).
+    const id = await create(Array.from({ length: 20 }, (_, i) => `slow-${i}.com`));
+    const result = await world.inProcess(['wait', String(id), '--interval', '5s', '--timeout', '3s'], VIRTUAL);
     expect(result.code).toBe(124);
     expect(result.stderr).toMatch(new RegExp(`still running: taskctl wait ${id}`));
   });
