@@ -15,6 +15,7 @@ const stats = () => world.admin<{ requests: Record<string, number> }>('GET', '/_
 
 describe('taskctl api against the sandbox', () => {
   it('GET /balance prints the body as it came, exit 0', async () => {
+    // The bin, once: every command family keeps one spawned run (test/README.md#e2e-in-process-or-spawned).
     const result = await world.run(['api', '/balance']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ success: true, data: { balance: 10000, currency: 'coins' } });

@@ -1,7 +1,8 @@
 /**
  * `taskctl diff` against real sandboxes: two started with different seeds give the same items different results, so
  * diff must name exactly the items whose results differ; a run against itself, two tasks of the same items in one
- * service, and a journal against its own export are the same (exit 0, nothing printed).
+ * service, and a journal against its own export are the same (exit 0, nothing printed). Every command runs `main()`
+ * in this process: the subject is what diff names, not the process (a spawned diff: scratch.test.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,7 +71,7 @@ function results(path: string): Map<string, string> {
 }
 
 describe('taskctl diff against sandboxes', () => {
-  // Two jobs, their waits and exports, and a spawned diff: a minute on a loaded machine.
+  // Two jobs, their waits and exports: a bound for a loaded machine.
   it(
     'two seeds: names exactly the items whose results changed (exit 15); a file against itself is 0, silent',
     { timeout: 60_000 },
@@ -85,8 +86,7 @@ describe('taskctl diff against sandboxes', () => {
       expect(expected.length).toBeGreaterThan(0);
       expect(expected.length).toBeLessThan(ITEMS.length);
 
-      // A spawned process reading both files, as a CI job would.
-      const result = await one.run(['diff', before, after, '-o', 'ndjson']);
+      const result = await one.inProcess(['diff', before, after, '-o', 'ndjson']);
       expect(result.code, result.stderr).toBe(15);
       const changes = result.stdout
         .trim()

@@ -164,7 +164,13 @@ interface InProcessOptions {
   realTime?: boolean;
   /** The command's clock; share it with the sandbox (`startWorld({ clock })`) so a wait runs in virtual time. */
   clock?: Clock;
+  /** Ctrl-C for a command in this process: abort it with `ctrlC()`'s reason, as the bin's first SIGINT does. */
+  signal?: AbortSignal | undefined;
 }
+
+/** The reason the bin aborts a command with at the first Ctrl-C (src/main.ts), for `controller.abort(ctrlC())`. */
+export const ctrlC = (signal: NodeJS.Signals = 'SIGINT') =>
+  Object.assign(new Error('interrupted'), { name: 'AbortError', signal });
 
 /** How many POST /tasks the world's sandbox has received (counted as each arrives, before any hold). */
 export async function postsReceived(world: Pick<E2EWorld, 'admin'>): Promise<number> {
@@ -187,6 +193,7 @@ export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld
         home: home.dir,
         stdin: runOptions.stdin,
         clock: runOptions.clock ?? (runOptions.realTime ? systemClock : new AutoClock(Date.now())),
+        signal: runOptions.signal,
       });
       return { ...result, signal: null };
     },

@@ -1,25 +1,26 @@
 /**
- * Every create is a job, end to end (the real bin, signals, a sandbox on port 0): Ctrl-C of a chunked create without
- * --journal while POSTs are slow prints one command, and that command run verbatim puts every item in exactly one
- * task; a job killed with SIGKILL mid-POST is listed as interrupted by `jobs -o json` and continued through a
- * symlinked directory and through a copy of its journal, each item once; a journal on a small full file system stops
- * the job with exit 14 and every task named, and `resume` ends it once there is room. The stopped creates are the
- * real bin, stopped once the sandbox has received the POST of the chunk that is then in doubt; what runs after them
- * (`jobs`, `resume`) runs `main()` in this process on the sandbox's clock, whose sleeps then pass at once (a chunk in
- * doubt is settled without waiting its schedule in real time). That clock starts skipping only once the held POST has
+ * Every create is a job, end to end (a sandbox on port 0): Ctrl-C of a chunked create without --journal while POSTs are
+ * slow prints one command, and that command run verbatim puts every item in exactly one task; a job killed with SIGKILL
+ * mid-POST is listed as interrupted by `jobs -o json` and continued through a symlinked directory and through a copy of
+ * its journal, each item once; a journal on a small full file system stops the job with exit 14 and every task named,
+ * and `resume` ends it once there is room. The killed create is the real bin (only a process can die mid-POST), killed
+ * once the sandbox has received the POST of the chunk that is then in doubt; the create stopped by Ctrl-C (an abort, as
+ * the bin's first SIGINT is), the create whose journal meets a full disk, and what runs after them (`jobs`, `resume`)
+ * run `main()` in this process on the sandbox's clock, whose sleeps pass at once once it is virtual (a chunk in doubt
+ * is settled without waiting its schedule in real time). That clock starts skipping only once the held POST has
  * landed: one landing later, in real time, would come after a check that took no time, a duplicate no real run makes.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { postsReceived, startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { ctrlC, postsReceived, startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 6 }, (_, i) => `job${i}.example.com`);
 let world: E2EWorld | undefined;
-/** Real time while a spawned create runs; `clock.virtual()` once it has stopped, for the in-process runs after it. */
+/** Real time while a create runs; `clock.virtual()` once it has stopped, for the runs after it. */
 let clock = new RealThenVirtualClock();
 beforeEach(() => {
   clock = new RealThenVirtualClock();
@@ -80,17 +81,23 @@ it('Ctrl-C of a chunked create without --journal: the printed command, run verba
     delayMs: 700,
     count: 100,
   });
-  const run = startCreate(world, ['-f', input, '--chunk-size', '2', '--request-timeout', '3s', '-q']);
+  // Ctrl-C in this process, as the bin's first SIGINT aborts a command (a create's exit 130 as a process:
+  // create.test.ts); the subject is the command it prints and what that command does.
+  const controller = new AbortController();
+  const running = world.inProcess(['create', S, '-f', input, '--chunk-size', '2', '--request-timeout', '3s', '-q'], {
+    clock,
+    signal: controller.signal,
+  });
   // Ctrl-C once the sandbox holds chunk 2's POST: the chunk is in doubt (its task lands 700 ms after it was sent).
   await untilSandbox(world, 'POSTs received', postsReceived, 2);
-  expect(run.out.stdout.trim().split('\n')).toHaveLength(1);
-  run.child.kill('SIGINT');
-  const { code } = await run.closed;
-  expect(code, run.out.stderr).toBe(130);
-  const lines = run.out.stderr.trim().split('\n');
+  controller.abort(ctrlC());
+  const run = await running;
+  expect(run.code, run.stderr).toBe(130);
+  expect(run.stdout.trim().split('\n')).toHaveLength(1);
+  const lines = run.stderr.trim().split('\n');
   const next = lines.at(-1) ?? '';
   expect(next).toMatch(/^Continue it with: taskctl resume j-[0-9a-z]+$/);
-  expect(run.out.stderr).not.toMatch(/re-run|reuse-window|same command/i);
+  expect(run.stderr).not.toMatch(/re-run|reuse-window|same command/i);
   await world.admin('DELETE', '/__sandbox/faults');
   const command = next.replace(/^Continue it with: /, '').split(' ');
   expect(command[0]).toBe('taskctl');
@@ -177,16 +184,18 @@ it('a journal on a small full file system: exit 14, every task named; after room
     writeFileSync(spare, Buffer.alloc(4096));
     spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k', 'count=64'], { stdio: 'ignore' });
     rmSync(spare);
-    const run = startCreate(world, ['-f', input, '--chunk-size', '2', '--journal', journal, '-q']);
-    const { code } = await run.closed;
-    expect(code, run.out.stderr).toBe(14);
+    // In this process: the subject is the journal's write failing on a real file system, not the process.
+    clock.virtual();
+    const run = await world.inProcess(['create', S, '-f', input, '--chunk-size', '2', '--journal', journal, '-q'], {
+      clock,
+    });
+    expect(run.code, run.stderr).toBe(14);
     const { tasks } = await world.admin<{ tasks: Array<{ id: number }> }>('GET', '/__sandbox/state');
-    expect(run.out.stdout.trim().split('\n').map(Number).sort()).toEqual(tasks.map((t) => t.id).sort());
-    expect(run.out.stderr).toMatch(/cannot write the journal .*: the disk is full/);
-    const id = /When there is room again: taskctl resume (j-[0-9a-z]+)/.exec(run.out.stderr)?.[1];
+    expect(run.stdout.trim().split('\n').map(Number).sort()).toEqual(tasks.map((t) => t.id).sort());
+    expect(run.stderr).toMatch(/cannot write the journal .*: the disk is full/);
+    const id = /When there is room again: taskctl resume (j-[0-9a-z]+)/.exec(run.stderr)?.[1];
     expect(id).toBeDefined();
     rmSync(filler);
-    clock.virtual();
     const resumed = await world.inProcess(['resume', id ?? '', '-q'], { clock });
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectEachItemOnce(world);

@@ -1,18 +1,19 @@
 /**
- * `taskctl retry` end to end (the bin against a sandbox): it creates exactly the items that did not complete, and a
+ * `taskctl retry` against a sandbox: it creates exactly the items that did not complete, and a
  * second run reuses that task (task count +1 only); Ctrl-C during a POST prints one command, which run verbatim puts
  * every item in exactly one task. The sandbox's clock is moved on by hand to end tasks (items take a minute each), so
- * nothing here depends on real processing times. The first retry is the bin; the other commands run `main()` in this
- * process on the sandbox's clock.
+ * nothing here depends on real processing times. The first retry is the bin; every other command runs `main()` in
+ * this process on the sandbox's clock, Ctrl-C included (an abort, as the bin's first SIGINT is): their subject is what
+ * is created and printed, not the process.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postsReceived, startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { ctrlC, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';
 let world: E2EWorld;
 let clock: RealThenVirtualClock;
-const here = (args: string[]) => world.inProcess(args, { clock });
+const here = (args: string[], signal?: AbortSignal) => world.inProcess(args, { clock, signal });
 beforeEach(async () => {
   clock = new RealThenVirtualClock();
   world = await startWorld({ itemMs: 60_000, clock });
@@ -34,6 +35,7 @@ describe('retry against the sandbox', () => {
     expect(original.code, original.stderr).toBe(0);
     clock.shift(10 * 60_000); // the original task ends: ok.com completed, the two fail- items failed
 
+    // The bin, once: every command family keeps one spawned run (test/README.md#e2e-in-process-or-spawned).
     const first = await world.run(['retry', original.stdout.trim(), '-q']);
     expect(first.code, first.stderr).toBe(0);
     const retried = Number(first.stdout.trim());
@@ -54,7 +56,7 @@ describe('retry against the sandbox', () => {
 
   it('Ctrl-C during a POST: one next step, `taskctl resume ID`; run verbatim, every item is in exactly one task', async () => {
     const failed = Array.from({ length: 6 }, (_, i) => `fail-${i}.com`);
-    const original = await world.run(['create', S, 'ok.com', ...failed, '-q']);
+    const original = await here(['create', S, 'ok.com', ...failed, '-q']);
     expect(original.code, original.stderr).toBe(0);
     clock.shift(10 * 60_000);
     await world.admin('POST', '/__sandbox/faults', {
@@ -64,18 +66,22 @@ describe('retry against the sandbox', () => {
       delayMs: 700,
       count: 100,
     });
-    const run = startCli(['retry', original.stdout.trim(), '--chunk-size', '2', '-y', '-q'], world.env);
+    // Ctrl-C in this process, as the bin's first SIGINT aborts a command (its exit 130 as a process: create.test.ts and
+    // signals.test.ts); the subject is what the interrupted retry says and leaves.
+    const controller = new AbortController();
+    const run = here(['retry', original.stdout.trim(), '--chunk-size', '2', '-y', '-q'], controller.signal);
     // Ctrl-C once the sandbox holds the second chunk's POST (the original's, then the retry's two): it is in doubt.
     await waitFor(async () => (await postsReceived(world)) === 3, {
       timeoutMs: 20_000,
-      describe: async () => `${await postsReceived(world)} POSTs received; stderr: ${run.out.stderr}`,
+      describe: async () => `${await postsReceived(world)} POSTs received`,
     });
-    expect(run.out.stdout.trim().split('\n')).toHaveLength(1);
-    run.child.kill('SIGINT');
-    expect((await run.closed).code, run.out.stderr).toBe(130);
-    const next = run.out.stderr.trim().split('\n').at(-1) ?? '';
+    controller.abort(ctrlC());
+    const stopped = await run;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stdout.trim().split('\n')).toHaveLength(1);
+    const next = stopped.stderr.trim().split('\n').at(-1) ?? '';
     expect(next).toMatch(/^Continue it with: taskctl resume j-[0-9a-z]+$/);
-    expect(run.out.stderr).not.toMatch(/taskctl retry|re-run|reuse-window|same command/i);
+    expect(stopped.stderr).not.toMatch(/taskctl retry|re-run|reuse-window|same command/i);
     await world.admin('DELETE', '/__sandbox/faults');
 
     // The printed command, in this process on the sandbox's clock, once the held POST has landed (700 ms after it was

@@ -1,13 +1,15 @@
 /**
  * diff's sorted runs go on every exit (docs/behaviour.md#scratch): output that cannot be written (exit 14) leaves no
  * scratch dir, whether the table or a streamed format failed, and a diff killed with SIGKILL leaves one that the
- * next diff sweeps as it starts, at once.
+ * next diff sweeps as it starts, at once. The diffs that fail or are killed are the bin (an exit hook, a SIGKILL); the
+ * next diff's sweep runs `main()` in this process (its subject is the sweep, not the process).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, isolatedHome, runCli, type IsolatedHome } from './harness.js';
+import { runTaskctl } from '../unit/commands/harness.js';
+import { BIN, isolatedHome, type IsolatedHome } from './harness.js';
 
 /** Items of side A: with the note below, past one sorted run (8 MiB of lines, here 10 MB), so side A spills. Side B is
  * one item: one side spilling makes the scratch dir. Few items with a long note: the bytes spill a run, while the work
@@ -85,7 +87,14 @@ describe('diff scratch files', () => {
       expect(tmp.scratch()).toHaveLength(1);
       const small = join(home.dir, 'small.ndjson');
       writeFileSync(small, '{"target":"a.com","status":"completed"}\n');
-      const next = await runCli(['diff', small, small], { env: { ...home.env, TMPDIR: tmp.dir } });
+      // The scratch dir's parent is the system temp dir, read from TMPDIR as the diff starts (no other test of this file
+      // runs meanwhile: this one is not concurrent).
+      const saved = process.env.TMPDIR;
+      process.env.TMPDIR = tmp.dir;
+      const next = await runTaskctl(['diff', small, small], { env: home.env, home: home.dir }).finally(() => {
+        if (saved === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = saved;
+      });
       expect(next.code, next.stderr).toBe(0);
       expect(tmp.scratch()).toEqual([]);
     },

@@ -1,11 +1,17 @@
 /** Following tasks against a real sandbox: `wait` exit codes, `create --wait`, ids from stdin, `watch` events run `main()`
- * in this process, in virtual time shared with the sandbox; real pipes spawn the bin. Ctrl-C of a wait (exit 130, the
- * resume line): signals.test.ts. */
+ * in this process, in virtual time shared with the sandbox; real pipes spawn the bin (one for a reader that goes away,
+ * the others keep their outcome behind the same guard in this process). Ctrl-C of a wait (exit 130, the resume line):
+ * signals.test.ts. */
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
 import { AutoClock } from '../unit/commands/harness.js';
+import { main } from '../../src/main.js';
+import { createMemoryIO } from '../../src/output/memory-io.js';
+import { guardStdout } from '../../src/output/stdout-guard.js';
+import { brokenStdout } from '../unit/commands/broken-stdout.js';
 import { BIN, runProcess, startWorld, type E2EWorld } from './harness.js';
 
 let world: E2EWorld;
@@ -60,8 +66,11 @@ describe('wait', () => {
   });
 
   it('exits 124 on --timeout with the resume command', async () => {
-    const id = await create(['slow-a.com', 'slow-b.com', 'slow-c.com', 'slow-d.com', 'slow-e.com']);
-    const result = await world.inProcess(['wait', String(id), ...FAST, '--timeout', '300ms'], VIRTUAL);
+    // 20 slow items: 4 s of the sandbox's time. One poll, then the deadline: a request's budget is the time left to the
+    // deadline in real time, so a timeout of 300 ms with polls every 100 ms cut the last read short on a loaded machine
+    // (a failed read at the deadline is exit 8, not 124).
+    const id = await create(Array.from({ length: 20 }, (_, i) => `slow-${i}.com`));
+    const result = await world.inProcess(['wait', String(id), '--interval', '5s', '--timeout', '3s'], VIRTUAL);
     expect(result.code).toBe(124);
     expect(result.stderr).toMatch(new RegExp(`still running: taskctl wait ${id}`));
   });
@@ -116,7 +125,7 @@ describe('wait', () => {
   });
 });
 
-describe('a reader of stdout that goes away (real pipes)', () => {
+describe('a reader of stdout that goes away', () => {
   /** `taskctl ARGS | true` in bash: taskctl's own exit code and stderr. */
   async function intoTrue(args: string[]): Promise<{ code: number; stderr: string }> {
     const script = `"${process.execPath}" "${BIN}" ${args.join(' ')} | true; echo "exit=\${PIPESTATUS[0]}" >&2`;
@@ -127,20 +136,43 @@ describe('a reader of stdout that goes away (real pipes)', () => {
     return { code: Number(/exit=(\d+)/.exec(result.stderr)?.[1]), stderr: result.stderr };
   }
 
+  /**
+   * `main(ARGS)` in this process with the bin's guard (src/boot.ts) on a stdout whose reader left before the first
+   * write: the exit code the guard ends the run with (what `taskctl ARGS | true` exits with).
+   */
+  async function guardedExit(args: string[]): Promise<number | undefined> {
+    const memory = createMemoryIO();
+    const stdout = brokenStdout(0);
+    let exited: number | undefined;
+    // The guard's stderr: only its error events matter here (the command writes to the memory stream).
+    const stderr = Object.assign(new EventEmitter(), { write: (text: string) => memory.stderr.write(text) });
+    const streams = [stdout, stderr] as unknown as Parameters<typeof guardStdout>;
+    guardStdout(streams[0], streams[1], (code) => (exited ??= code));
+    await main(args, {
+      io: { ...memory.io, stdout },
+      env: world.env,
+      clock,
+      signal: new AbortController().signal,
+      random: () => 0.5,
+    });
+    return exited;
+  }
+
   it('never turns a known failure into exit 0: wait and watch keep 10 and 11', async () => {
     const failed = await create(['a.com', 'taskfail-x.com']);
     const itemFailed = await create(['b.com', 'fail-y.com']);
     expect((await world.inProcess(['wait', String(failed), String(itemFailed), ...FAST], VIRTUAL)).code).toBe(10);
-    // The four at once: each has its own pipe.
-    const codes = await Promise.all(
-      [
-        ['wait', String(failed)],
-        ['wait', String(itemFailed)],
-        ['watch', String(failed)],
-        ['wait', String(itemFailed), '--allow-item-failures'],
-      ].map(async (args) => (await intoTrue(args)).code),
-    );
-    expect(codes).toEqual([10, 11, 10, 0]);
+    // The bin behind a real pipe: its guard ends the run with the outcome the command settled on.
+    expect((await intoTrue(['wait', String(failed)])).code).toBe(10);
+    // Each command settles its outcome before it prints: in this process, the same guard on a closed stdout.
+    const codes = [];
+    for (const args of [
+      ['wait', String(itemFailed)],
+      ['watch', String(failed)],
+      ['wait', String(itemFailed), '--allow-item-failures'],
+    ])
+      codes.push(await guardedExit([...args, ...FAST]));
+    expect(codes).toEqual([11, 10, 0]);
   });
 });
 
