@@ -66,8 +66,6 @@ export class FakeTaskServer implements TaskReader {
   limited = 0;
   readonly rateLimiter: RateLimiter;
   private readonly tasks = new Map<number, SimTask>();
-  /** Every task in the listing's order, sorted on the first list after an `add`. */
-  private listed: SimTask[] | undefined;
   /** Called before each request with its index (0-based); return an error to fail that request. */
   failWith: (index: number, call: Call) => Error | undefined = () => undefined;
 
@@ -81,7 +79,6 @@ export class FakeTaskServer implements TaskReader {
 
   add(...tasks: SimTask[]): this {
     for (const task of tasks) this.tasks.set(task.id, task);
-    this.listed = undefined;
     return this;
   }
 
@@ -96,13 +93,9 @@ export class FakeTaskServer implements TaskReader {
   }
 
   private list(page: number, perPage: number): { tasks: Task[]; meta: PageMeta } {
-    // The listing's order is sorted once (a stable sort, then filtered: the order sorting the visible tasks gives).
-    if (!this.listed) {
-      const key = (id: number): number =>
-        this.options.order === 'asc' ? id : this.options.order === 'scattered' ? (id * 7919) % 1009 : -id;
-      this.listed = [...this.tasks.values()].sort((a, b) => key(a.id) - key(b.id));
-    }
-    const visible = this.listed.filter((t) => this.elapsed() >= (t.createdAfter ?? 0));
+    const key = (id: number): number =>
+      this.options.order === 'asc' ? id : this.options.order === 'scattered' ? (id * 7919) % 1009 : -id;
+    const visible = this.visible().sort((a, b) => key(a.id) - key(b.id));
     const tasks = visible.slice((page - 1) * perPage, page * perPage).map((t) => this.view(t, false));
     const meta = {
       current_page: page,
