@@ -165,8 +165,11 @@ export function selfSignedCertificate():
     [
       'req',
       '-x509',
+      // A P-256 key: made in milliseconds, where RSA-2048 took a quarter of a second of CPU or more.
       '-newkey',
-      'rsa:2048',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
       '-nodes',
       '-days',
       '1',

@@ -4,7 +4,8 @@
  * a virtual clock, but for the request budget's rows, whose cut is a real timer); peak RSS and wall time are measured
  * per cell by `scripts/hostile-matrix.ts`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setFlagsFromString } from 'node:v8';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { systemClock } from '../../src/lib/time.js';
 import { isolatedHome, KEY } from './helpers.js';
@@ -39,6 +40,11 @@ describe('hostile server: big answers, in-process (peak RSS: scripts/hostile-mat
   // cap as it streams in, or printed in pieces as it is parsed. Their peak RSS (under 300 MB for a 60 MiB answer) is a
   // cell of `scripts/hostile-matrix.ts`, which fails past 300 MB: `balance` × `flood-chunked` (H2), `show` × `nest`
   // (H4 in JSON), `show (ndjson)` × `long-strings` (H14); spawned here they cost the suite ~10 s of CPU.
+  // A streamed answer puts V8 in its memory-saving mode for the rest of the process (src/api/request.ts): undone after
+  // each row, so the rows that follow do not pay its extra collections (test/setup/settle.ts does it after each file).
+  afterEach(() => {
+    setFlagsFromString('--no-optimize-for-size');
+  });
   it('H2 an endless chunked body: refused past the size cap without buffering it, exit 8, one request', async () => {
     const own = await hostileServer();
     try {

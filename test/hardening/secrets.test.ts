@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -22,14 +23,8 @@ import {
   type ScriptedServer,
 } from './helpers.js';
 
-// Counts the webhook receiver's comparisons (S11); everything else in node:crypto is the real thing.
-vi.mock('node:crypto', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:crypto')>();
-  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
-});
-const crypto = await import('node:crypto');
-const { signatureMatches } = await import('../../src/webhook/signature.js');
-const { startWebhookListener } = await import('../../src/webhook/listener.js');
+import { signatureMatches } from '../../src/webhook/signature.js';
+import { startWebhookListener } from '../../src/webhook/listener.js';
 
 /** Neither the key nor any long piece of it appears. */
 function expectNoKey(result: { stdout: string; stderr: string }, label = ''): void {
@@ -425,15 +420,30 @@ describe('S9 server text with terminal escape sequences is printed inert', () =>
 
 describe('S10–S12 webhook signatures', () => {
   it('S10 signatureMatches compares SHA-256 digests with crypto.timingSafeEqual, whatever the presented length', () => {
-    const spy = vi.mocked(crypto.timingSafeEqual);
-    for (const presented of ['', 'x', KEY.slice(0, -1), KEY, `${KEY}x`, 'y'.repeat(10_000), KEY.toUpperCase()]) {
-      spy.mockClear();
-      expect(signatureMatches(presented, KEY)).toBe(presented === KEY);
-      expect(spy).toHaveBeenCalledTimes(1);
-      const [a, b] = spy.mock.calls[0]! as unknown as [Buffer, Buffer];
-      expect(a.length).toBe(32);
-      expect(b.length).toBe(32);
+    // Counts the comparisons without a module mock: node:crypto's export is swapped for a spy and the ES module's
+    // bindings synced to it, for this synchronous test only (nothing else runs before they are restored).
+    const crypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+    const real = crypto.timingSafeEqual;
+    const spy = vi.fn(real);
+    crypto.timingSafeEqual = spy;
+    syncBuiltinESMExports();
+    try {
+      for (const presented of ['', 'x', KEY.slice(0, -1), KEY, `${KEY}x`, 'y'.repeat(10_000), KEY.toUpperCase()]) {
+        spy.mockClear();
+        expect(signatureMatches(presented, KEY)).toBe(presented === KEY);
+        expect(spy).toHaveBeenCalledTimes(1);
+        const [a, b] = spy.mock.calls[0]! as unknown as [Buffer, Buffer];
+        expect(a.length).toBe(32);
+        expect(b.length).toBe(32);
+      }
+    } finally {
+      crypto.timingSafeEqual = real;
+      syncBuiltinESMExports();
     }
+    // Restored: the spy sees no more calls.
+    spy.mockClear();
+    expect(signatureMatches(KEY, KEY)).toBe(true);
+    expect(spy).not.toHaveBeenCalled();
   });
 
   it('S11 the signature module never compares the secret with === or startsWith (source inspection)', () => {

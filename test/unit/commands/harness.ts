@@ -28,7 +28,10 @@ export { FakeClock as AutoClock, T0 } from '../clock.js';
 
 export interface MockApi {
   agent: MockAgent;
-  /** Answers the next `times` requests (default 1) matching method and path (relative to /api/v1; a query may follow). */
+  /**
+   * Answers the next `times` requests (default 1) matching method and path (relative to /api/v1; a query may follow).
+   * `body` may be a function of the request's path (relative to /api/v1, with its query) that gives the body.
+   */
   reply: (method: string, path: string | RegExp, status: number, body: unknown, options?: ReplyOptions) => void;
   /** Every request seen, in order: `GET /tasks?page=1&per_page=100`. */
   readonly calls: string[];
@@ -114,9 +117,13 @@ export function mockApi(): MockApi {
           calls.push(`${request.method} ${request.path.replace(/^\/api\/v1/, '')}`);
           headers.push(headerRecord(request.headers));
           if (options.bodies && typeof request.body === 'string') options.bodies.push(JSON.parse(request.body));
+          const answer: unknown =
+            typeof body === 'function'
+              ? (body as (path: string) => unknown)(request.path.replace(/^\/api\/v1/, ''))
+              : body;
           return {
             statusCode: status,
-            data: typeof body === 'string' ? body : JSON.stringify(body),
+            data: typeof answer === 'string' ? answer : JSON.stringify(answer),
             responseOptions: { headers: { 'content-type': 'application/json', ...options.headers } },
           };
         })

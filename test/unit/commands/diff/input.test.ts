@@ -28,7 +28,8 @@ const parsed = (text: string) =>
 describe('depth', () => {
   const deep = (depth: number, leaf: string) => `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`;
 
-  it.each([5_000, 100_000])('a value %i deep on either side is compared, never a crash', async (depth) => {
+  // 5,000 is already past JSON.stringify's reach (the iterative encoder takes over); 50,000 is past any recursion's.
+  it.each([5_000, 50_000])('a value %i deep on either side is compared, never a crash', async (depth) => {
     const a = file(record('a.com', `"x":${deep(depth, '1')}`));
     const b = file(record('a.com', `"x":${deep(depth, '2')}`));
     const same = await runTaskctl(['diff', a, a]);
