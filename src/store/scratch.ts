@@ -168,6 +168,11 @@ export class ByteLog {
     return this.used;
   }
 
+  /** Bytes written so far, flushed or not. */
+  get length(): number {
+    return this.flushed + this.used;
+  }
+
   advance(bytes: number): void {
     this.used += bytes;
   }
