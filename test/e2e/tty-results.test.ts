@@ -9,7 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, isolatedHome, startWorld, type E2EWorld } from './harness.js';
+import { BIN, isolatedHome, startWorld, suiteCodeCache, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { textWidth } from '../../src/output/width.js';
 import { missing, skippedUnless } from '../skip-reason.js';
@@ -119,7 +119,7 @@ describe.skipIf(!hasTmux)(
 
     // Its own sandbox process (the one to stop), beside the tests above.
     it('a service stopped mid-wait (SIGSTOP): says so with the time since its last answer, keeps the counts it reported, and shows no estimate', async () => {
-      const home = isolatedHome();
+      const home = isolatedHome({ codeCache: suiteCodeCache() });
       const sandbox = spawn(
         process.execPath,
         [BIN, 'sandbox', '--port', '0', '--item-ms', '150', '--rate-limit', '0'],
