@@ -1,6 +1,7 @@
 /**
- * Tables as people see them in a real terminal: tmux at 80 and 120 columns, colours on. `services`, `list`
- * and `show` must fit: no row wrapped onto a second screen line, no word broken. Skipped without tmux.
+ * Tables as people see them in a real terminal: tmux at 80 columns, colours on. `services`, `list` and `show` must
+ * fit: no row wrapped onto a second screen line, no word broken. One terminal per table; the same tables at 40 and 120
+ * columns (and at 80 again) are rendered in process with the same checks: tty-widths.test.ts. Skipped without tmux.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
@@ -49,7 +50,7 @@ function expectFits(result: { screen: string; joined: string }, width: number) {
 }
 
 describe.skipIf(!hasTmux)(skippedUnless('tables in a terminal', hasTmux, missing('tmux')), { concurrent: true }, () => {
-  for (const width of [80, 120]) {
+  for (const width of [80]) {
     it(`services fits ${width} columns, headers whole, descriptions cut at a word`, async () => {
       const result = await screenOf(width, ['services']);
       expectFits(result, width);
