@@ -4,7 +4,8 @@
  * lines. The output layer renders for a given column count, so these screens are rendered in this process (stdout and
  * stderr terminals of that width, against a sandbox), every frame of the live block included; the same screens in a
  * real terminal, where the terminal's own wrapping and colours are the subject, are tty-tables.test.ts (services, list,
- * show at 80, whose checks of the tables' contents are made here too from 80 columns) and tty-results.test.ts (create --wait, the overview and a many-task wait). One real terminal
+ * show at 80, whose checks of the tables' contents are made here too from 80 columns) and tty-results.test.ts (create --wait at 80,
+ * whose results table is checked here too from 80 columns; the overview and a many-task wait). One real terminal
  * here: the check-the-task-list spinner after a lost answer, at 40 columns (a spinner's text at every width is
  * test/unit/output/width.test.ts).
  */
@@ -151,6 +152,12 @@ describe('every width from 40 columns, rendered for the terminal', { concurrent:
         '--yes',
       ]);
       expectFits(result, width, 11, ['Simulated', 'failure', '100%', 'fail-b.com', 'completed']);
+      if (width < 80) return;
+      // The results table.
+      const screen = trimmed(result);
+      expect(screen).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
+      expect(screen).toMatch(/^a\.com +completed +(true|false) +-$/m);
+      expect(screen).toMatch(/^fail-b\.com +failed +- +\S/m);
     });
 
     it(`wait on many tasks at ${width} columns`, async () => {
