@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isolatedHome, runCli } from './harness.js';
+import { isolatedHome, runCli, suiteCodeCache } from './harness.js';
 import { hasTmux, openTerminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
@@ -14,7 +14,8 @@ const start = README.indexOf('## Quick start');
 const quickStart = README.slice(start, README.indexOf('\n## ', start + 1));
 /** The quick start's `taskctl --sandbox …` lines, in order, as argument lists (run here with this checkout's build). */
 const commands = [...quickStart.matchAll(/^taskctl (--sandbox .+)$/gm)].map((match) => (match[1] ?? '').split(' '));
-const home = isolatedHome();
+// Warm from the run's shared code cache: the README's first run is its service's, not the bundle's compilation.
+const home = isolatedHome({ codeCache: suiteCodeCache() });
 const terminal = hasTmux ? openTerminal('quickstart') : undefined;
 
 afterAll(() => {

@@ -38,8 +38,15 @@ const compileCacheEntries = (home: IsolatedHome): string[] =>
 const hasCompileCache =
   typeof ((await import('node:module')) as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
-// Every group below has its own homes and sandboxes: the groups run side by side, and so do their tests, each with
-// room for its spawns in a row on a loaded machine (a bound, not a measure).
+// One sandbox for the file, whose answers no test here changes. Every group below has its own homes: the groups run
+// side by side, and so do their tests, each with room for its spawns in a row on a loaded machine (a bound, not a
+// measure).
+let world: E2EWorld;
+beforeAll(async () => {
+  world = await startWorld({ itemMs: 0 });
+});
+afterAll(() => world.close());
+
 describe('help from dist/help.json', { concurrent: true, timeout: 90_000 }, () => {
   it('answers `--help`, `help COMMAND` and `-h` with what commander prints for `COMMAND --help`', async () => {
     const home = isolatedHome();
@@ -99,12 +106,6 @@ describe(
   "the bundle's code cache (boot/code-cache.ts, every Node) and Node's compile cache (Node 22.1+)",
   { concurrent: true, timeout: 90_000 },
   () => {
-    let world: E2EWorld;
-    beforeAll(async () => {
-      world = await startWorld({ itemMs: 0 });
-    });
-    afterAll(() => world.close());
-
     it("are saved by a command's first run (the code cache per command) and change no output", async () => {
       const home = isolatedHome();
       try {
@@ -190,71 +191,66 @@ describe(
   },
 );
 
-describe('what a command that talks to the API loads', { concurrent: true, timeout: 90_000 }, () => {
-  let world: E2EWorld;
-  beforeAll(async () => {
-    world = await startWorld({ itemMs: 0 });
-  });
-  afterAll(() => world.close());
-
-  it("loads undici's connection pool only: no fetch, WebSocket, HTTP/2 or Node's own undici (scripts/bundling.ts)", async () => {
-    // A preload that lists, at exit, the Node built-in modules this process loaded.
-    const preload = join(world.home.dir, 'loaded-builtins.cjs');
-    writeFileSync(
-      preload,
-      "process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList)));",
-    );
-    const result = await world.run(['balance', '-o', 'json'], { env: { NODE_OPTIONS: `--require ${preload}` } });
-    expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ balance: 10000, currency: 'coins' });
-    const loaded = JSON.parse(result.stderr.split('\nLOADED ')[1] ?? '[]') as string[];
-    expect(loaded).toContain('NativeModule net'); // the list is real: the request went out through node:net
-    const unwanted = ['http2', 'tls', 'zlib', 'worker_threads', 'internal/deps/undici/undici'];
-    expect(loaded.filter((name) => unwanted.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
-    // Nor what only other commands or rarer paths use (2-3 ms each at start-up): V8 flags (boot.ts sets one
-    // on Node 20 only), hashes and random names (a config or cache write, an account key read), commander's executable
-    // subcommands (scripts/bundling.ts), stdin and file reads, `taskctl api`'s status texts.
-    // Nor chalk's terminal checks when no stream is coloured (output/colour.ts): node:tty.
-    const notForBalance = ['crypto', 'child_process', 'dgram', 'stream/consumers', 'fs/promises', 'tty'];
-    if (!process.versions.node.startsWith('20.')) notForBalance.push('v8');
-    expect(loaded.filter((name) => notForBalance.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
-  });
-});
-
-describe('what `balance` typed alone runs (src/main.ts)', () => {
-  let world: E2EWorld;
-  beforeAll(async () => {
-    world = await startWorld({ itemMs: 0 });
-  });
-  afterAll(() => world.close());
-
-  /** The CLI bundle's modules that ran: esbuild names each module's wrapper function after its path. */
-  async function modulesRun(args: string[]): Promise<string[]> {
-    const dir = mkdtempSync(join(world.home.dir, 'coverage-'));
-    const result = await world.run(args, { env: { NODE_V8_COVERAGE: dir } });
-    expect(result.code, result.stderr).toBe(0);
-    const ran = new Set<string>();
-    for (const file of readdirSync(dir)) {
-      const { result: scripts } = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
-        result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }>;
-      };
-      for (const script of scripts.filter((s) => s.url.endsWith('/dist/taskctl.cjs')))
-        for (const fn of script.functions)
-          if ((fn.ranges[0]?.count ?? 0) > 0 && /^(?:src|node_modules)\//.test(fn.functionName))
-            ran.add(fn.functionName);
+// One process serves both views of `balance -o json`: the built-in modules it loaded (a preload lists them at exit) and
+// the bundle's modules that ran (V8 coverage). Coverage only adds a module of its own (a source-map cache), so neither
+// list hides what the other would show.
+describe(
+  'what a command that talks to the API loads and runs (src/main.ts, scripts/bundling.ts)',
+  { concurrent: true, timeout: 90_000 },
+  () => {
+    /** The run's Node built-in modules (`process.moduleLoadList`) and the CLI bundle's modules that ran. */
+    async function loadedAndRun(args: string[]): Promise<{ stdout: string; builtins: string[]; modules: string[] }> {
+      const dir = mkdtempSync(join(world.home.dir, 'coverage-'));
+      const preload = join(dir, 'loaded-builtins.cjs');
+      writeFileSync(
+        preload,
+        "process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList)));",
+      );
+      const coverage = join(dir, 'coverage');
+      const result = await world.run(args, {
+        env: { NODE_V8_COVERAGE: coverage, NODE_OPTIONS: `--require ${preload}` },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const builtins = JSON.parse(result.stderr.split('\nLOADED ')[1] ?? '[]') as string[];
+      // esbuild names each module's wrapper function after its path.
+      const ran = new Set<string>();
+      for (const file of readdirSync(coverage)) {
+        const { result: scripts } = JSON.parse(readFileSync(join(coverage, file), 'utf8')) as {
+          result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }>;
+        };
+        for (const script of scripts.filter((s) => s.url.endsWith('/dist/taskctl.cjs')))
+          for (const fn of script.functions)
+            if ((fn.ranges[0]?.count ?? 0) > 0 && /^(?:src|node_modules)\//.test(fn.functionName))
+              ran.add(fn.functionName);
+      }
+      return { stdout: result.stdout, builtins, modules: [...ran] };
     }
-    return [...ran];
-  }
 
-  it('runs no commander and no command tree; `balance -o json` does (the check sees them)', async () => {
-    const alone = await modulesRun(['balance']);
-    expect(alone).toContain('src/core/balance.ts');
-    expect(alone.filter((name) => /commander|src\/program\.ts|src\/commands\//.test(name))).toEqual([]);
-    const parsed = await modulesRun(['balance', '-o', 'json']);
-    expect(parsed).toContain('node_modules/commander/lib/command.js');
-    expect(parsed).toContain('src/program.ts');
-  });
-});
+    it("`balance -o json` loads undici's connection pool only: no fetch, WebSocket, HTTP/2 or Node's own undici; and runs commander and the command tree", async () => {
+      const { stdout, builtins: loaded, modules } = await loadedAndRun(['balance', '-o', 'json']);
+      expect(JSON.parse(stdout)).toEqual({ balance: 10000, currency: 'coins' });
+      expect(loaded).toContain('NativeModule net'); // the list is real: the request went out through node:net
+      const unwanted = ['http2', 'tls', 'zlib', 'worker_threads', 'internal/deps/undici/undici'];
+      expect(loaded.filter((name) => unwanted.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
+      // Nor what only other commands or rarer paths use (2-3 ms each at start-up): V8 flags (boot.ts sets one
+      // on Node 20 only), hashes and random names (a config or cache write, an account key read), commander's executable
+      // subcommands (scripts/bundling.ts), stdin and file reads, `taskctl api`'s status texts.
+      // Nor chalk's terminal checks when no stream is coloured (output/colour.ts): node:tty.
+      const notForBalance = ['crypto', 'child_process', 'dgram', 'stream/consumers', 'fs/promises', 'tty'];
+      if (!process.versions.node.startsWith('20.')) notForBalance.push('v8');
+      expect(loaded.filter((name) => notForBalance.includes(name.replace(/^NativeModule /, '')))).toEqual([]);
+      // The check below sees commander and the command tree when they run.
+      expect(modules).toContain('node_modules/commander/lib/command.js');
+      expect(modules).toContain('src/program.ts');
+    });
+
+    it('`balance` typed alone runs no commander and no command tree', async () => {
+      const { modules } = await loadedAndRun(['balance']);
+      expect(modules).toContain('src/core/balance.ts');
+      expect(modules.filter((name) => /commander|src\/program\.ts|src\/commands\//.test(name))).toEqual([]);
+    });
+  },
+);
 
 describe('what the CLI bundle holds', { concurrent: true, timeout: 90_000 }, () => {
   it("zod's English messages only, not its other locales: src/lib/zod.ts re-exports zod name by name", () => {
@@ -293,19 +289,14 @@ describe.skipIf(!existsSync('/dev/full'))(
     }
 
     it('stdout: one line on stderr and exit 14, for --version, --help, completion and a command', async () => {
-      const world = await startWorld({ itemMs: 0 });
-      try {
-        const runs = [['--version'], ['--help'], ['completion', 'bash'], ['services']];
-        const results = await Promise.all(runs.map((args) => runToFullDisk(args, world.env)));
-        for (const [i, result] of results.entries())
-          expect({ args: runs[i], status: result.status, stderr: result.stderr }).toEqual({
-            args: runs[i],
-            status: 14,
-            stderr: expect.stringMatching(/^error: cannot write the output \(the disk is full\)\n$/) as unknown,
-          });
-      } finally {
-        await world.close();
-      }
+      const runs = [['--version'], ['--help'], ['completion', 'bash'], ['services']];
+      const results = await Promise.all(runs.map((args) => runToFullDisk(args, world.env)));
+      for (const [i, result] of results.entries())
+        expect({ args: runs[i], status: result.status, stderr: result.stderr }).toEqual({
+          args: runs[i],
+          status: 14,
+          stderr: expect.stringMatching(/^error: cannot write the output \(the disk is full\)\n$/) as unknown,
+        });
     });
 
     it('stderr: one line on stdout and exit 14, never a stack trace', async () => {

@@ -1,10 +1,11 @@
 /**
  * taskctl in a real terminal: tmux runs the bin in a detached session of a chosen width and reads the screen back once
  * the command has exited. Shared by the tmux tests that check what a person sees (tables, help, prompts, progress).
- * The end of a command is an event, not a screen polled for: the pane signals a tmux channel (`wait-for -S`) once the
- * command has exited, and the test waits on that channel. A screen read mid-way (`until`) is polled without blocking
- * this process, where the sandbox may run, through one control-mode client per file (`tmux -C`): a read is a line
- * written to it, not a tmux process started (one per read cost about 25 ms of CPU, ten times a second).
+ * The screen is read through one control-mode client per file (`tmux -C`): a read is a line written to it, not a tmux
+ * process started (one per read cost about 25 ms of CPU, ten times a second), and it never blocks this process, where
+ * the sandbox may run. The end of a command is its pane printing `EXIT=n`, read the same way: a `tmux wait-for` channel
+ * cost two tmux processes per command (the pane's signal and the waiter, which needs a client of its own since a
+ * wait-for holds up every command queued behind it), more than the reads do.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -155,28 +156,13 @@ export function openTerminal(name: string): Terminal {
   let client: { send: (...args: string[]) => Promise<string> } | undefined;
   const send = (...args: string[]) => (client ??= controlClient(socket)).send(...args);
   const capture = (session: string, ...flags: string[]) => send('capture-pane', '-p', ...flags, '-t', session);
-  /** Resolves once `session`'s command has exited (its pane signalled the channel), or false after `timeoutMs`. */
-  const done = (session: string, timeoutMs: number) =>
-    new Promise<boolean>((resolve) => {
-      // Its own client: a wait-for would hold up every command behind it on the control client.
-      const waiter = spawn('tmux', ['-L', socket, 'wait-for', `done-${session}`], { stdio: 'ignore' });
-      const timer = setTimeout(() => waiter.kill(), timeoutMs);
-      waiter.on('close', (code) => {
-        clearTimeout(timer);
-        resolve(code === 0);
-      });
-    });
-  /** The screen once the command has exited; throws with the screen after `timeoutMs`. */
+  /** The screen once the command has exited (its pane shows `EXIT=n`); throws with the screen after `timeoutMs`. */
   const exited = async (session: string, args: readonly string[], timeoutMs: number) => {
-    const ended = await done(session, timeoutMs);
-    let screen = await capture(session);
-    if (!ended) throw new Error(`taskctl ${args.join(' ')} did not finish in ${timeoutMs} ms:\n${screen}`);
-    // The channel may be signalled before tmux has drawn the pane's last output: the screen is read until it shows
-    // the exit code.
+    let screen = '';
     return waitFor(async () => ((screen = await capture(session)), /EXIT=\d+/.test(screen) && screen), {
-      timeoutMs: 5000,
-      everyMs: 20,
-      describe: () => `taskctl ${args.join(' ')} ended, but its screen never showed EXIT=n:\n${screen}`,
+      timeoutMs,
+      everyMs: 40,
+      describe: () => `taskctl ${args.join(' ')} did not finish in ${timeoutMs} ms:\n${screen}`,
     });
   };
   /** The screen (read by `read`) once it matches `pattern`; throws with the last screen after `timeoutMs`. */
@@ -205,11 +191,11 @@ export function openTerminal(name: string): Terminal {
     await send('send-keys', '-t', session, ...typed);
   };
   let sessions = 0;
-  /** A new session running `command(its name)`; its creation is queued on the control client before any read of it. */
-  const open = (width: number, height: number, command: (session: string) => string) => {
+  /** A new session running `command`; its creation is queued on the control client before any read of it. */
+  const open = (width: number, height: number, command: string) => {
     const session = `s${++sessions}`;
     const size = ['-x', String(width), '-y', String(height)];
-    return { session, created: send('new-session', '-d', '-s', session, ...size, command(session)) };
+    return { session, created: send('new-session', '-d', '-s', session, ...size, command) };
   };
   const launch = (width: number, args: readonly string[], env: Record<string, string>, height: number) => {
     const vars = Object.entries({
@@ -220,12 +206,11 @@ export function openTerminal(name: string): Terminal {
     })
       .map(([key, value]) => `${key}='${value}'`)
       .join(' ');
-    // The pane's shell has TMUX set: `tmux wait-for -S` reaches this server. A signal before anyone waits is kept.
+    // `sleep`: the pane stays, and its screen with it, until the test has read it.
     return open(
       width,
       height,
-      (session) =>
-        `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; tmux wait-for -S done-${session}; sleep 60`,
+      `env -i ${vars} '${process.execPath}' '${BIN}' ${args.join(' ')}; echo EXIT=$?; sleep 60`,
     );
   };
   return {
@@ -248,7 +233,7 @@ export function openTerminal(name: string): Terminal {
       };
     },
     shell(command, width, height) {
-      const { session, created } = open(width, height, () => command);
+      const { session, created } = open(width, height, command);
       const screen = async () => (await created, capture(session, '-J'));
       return {
         screen,

@@ -4,7 +4,8 @@
  * lines. The output layer renders for a given column count, so these screens are rendered in this process (stdout and
  * stderr terminals of that width, against a sandbox), every frame of the live block included; the same screens in a
  * real terminal, where the terminal's own wrapping and colours are the subject, are tty-tables.test.ts (services, list,
- * show at 80 and 120) and tty-results.test.ts (create --wait, the overview and a many-task wait). One real terminal
+ * show at 80, whose checks of the tables' contents are made here too from 80 columns) and tty-results.test.ts (create --wait at 80,
+ * whose results table is checked here too from 80 columns; the overview and a many-task wait). One real terminal
  * here: the check-the-task-list spinner after a lost answer, at 40 columns (a spinner's text at every width is
  * test/unit/output/width.test.ts).
  */
@@ -18,6 +19,7 @@ import { missing, skippedUnless } from '../skip-reason.js';
 let world: E2EWorld;
 const waited: number[] = [];
 let domainTask = 0;
+let emailTask = 0;
 
 async function createTask(service: string, items: string[]): Promise<{ id: number; created_at: string }> {
   const response = await fetch(`${world.sandbox.url}/tasks`, {
@@ -35,6 +37,7 @@ beforeAll(async () => {
   const domain = await createTask('domain_check_availability', ['example.com', 'fail-bad.com', 'an-example.org']);
   domainTask = domain.id;
   created = domain.created_at;
+  emailTask = (await createTask('email_verify', ['someone@example.com'])).id;
   for (let i = 0; i < 12; i++) waited.push((await createTask('domain_whois_history', [`x${i}.com`])).id);
 });
 
@@ -67,11 +70,14 @@ async function render(width: number, args: string[]): Promise<Rendered> {
   const all = result.stdout + result.stderr;
   // A cursor move or a line clear ends what was drawn on that line; a colour does not.
   const drawn = all
-    .replace(/\x1b\[[0-9;?]*[A-LN-Za-z]/g, '\n')
+    .replace(/\x1b\[[0-9;?]*[A-Za-ln-z]/g, '\n')
     .replace(CSI, '')
     .split(/[\r\n]/);
   return { code: result.code, screen: drawn.join('\n'), drawn };
 }
+
+/** The screen as a terminal shows it: no spaces at a line's end. */
+const trimmed = (result: Rendered) => result.drawn.map((line) => line.trimEnd()).join('\n');
 
 /** Every line within the width, none of `words` split across two lines. */
 function expectFits(result: Rendered, width: number, exit: number, words: readonly string[]) {
@@ -100,20 +106,40 @@ describe('every width from 40 columns, rendered for the terminal', { concurrent:
     it(`services at ${width} columns`, async () => {
       const result = await render(width, ['services']);
       expectFits(result, width, 0, ['DESCRIPTION', 'domain_check_availability', 'Checks', 'SERVICE', 'PRICE']);
+      if (width < 80) return;
+      // Headers whole, descriptions cut at a word.
+      const screen = trimmed(result);
+      expect(screen).toMatch(/^SERVICE +.*PRICE +.*DESCRIPTION$/m);
+      expect(screen).toMatch(/^domain_check_availability .* 1 .*Checks whether each/m);
+      expect(screen).toMatch(/[a-z,)]…$/m);
+      expect(screen).not.toMatch(/\S…\S/);
     });
 
     it(`list at ${width} columns`, async () => {
       const result = await render(width, ['list']);
       expectFits(result, width, 0, ['completed', 'domain_check_availability', 'domain_whois_history', 'CREATED']);
       expect(result.screen).toMatch(/(ago|just now)$/m);
+      if (width < 80) return;
+      // Ages and the items column.
+      const screen = trimmed(result);
+      expect(screen).toMatch(/^ID +SERVICE +STATUS +ITEMS +COST +CREATED/m);
+      expect(screen).toMatch(
+        new RegExp(`^ *${domainTask} +domain_check_availability +completed +2/3, 1 failed .*(ago|just now)`, 'm'),
+      );
+      expect(screen).not.toMatch(/\d{4}-\d\d-\d\dT/);
     });
 
-    it(`show at ${width} columns`, async () => {
-      const result = await render(width, ['show', String(domainTask)]);
+    it(`show of two tasks at ${width} columns`, async () => {
+      const result = await render(width, ['show', String(domainTask), String(emailTask)]);
       expectFits(result, width, 0, [created, 'Simulated', 'failure', 'completed', 'fail-bad.com', 'an-example.org']);
       // A timestamp's age stays whole: `(8m ago)`, never `(8m` / `ago)`.
       expect(result.screen).toMatch(/\((\d+[smhd] ago|just now)\)/);
       expect(result.screen).not.toMatch(/\(\d+[smhd]\n/);
+      if (width < 80) return;
+      const screen = trimmed(result);
+      expect(screen).toMatch(/^Items: +3 \(2 completed, 1 failed\)$/m);
+      expect(screen).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
+      expect(screen).toMatch(/^TARGET +STATUS +DELIVERABLE/m);
     });
 
     it(`create --wait with a failed item at ${width} columns`, async () => {
@@ -126,6 +152,12 @@ describe('every width from 40 columns, rendered for the terminal', { concurrent:
         '--yes',
       ]);
       expectFits(result, width, 11, ['Simulated', 'failure', '100%', 'fail-b.com', 'completed']);
+      if (width < 80) return;
+      // The results table.
+      const screen = trimmed(result);
+      expect(screen).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
+      expect(screen).toMatch(/^a\.com +completed +(true|false) +-$/m);
+      expect(screen).toMatch(/^fail-b\.com +failed +- +\S/m);
     });
 
     it(`wait on many tasks at ${width} columns`, async () => {

@@ -4,13 +4,14 @@
  * decision being the environment's). The terminal tests are skipped without tmux.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { isolatedHome, runCli } from './harness.js';
+import { isolatedHome, runCli, suiteCodeCache } from './harness.js';
 import { hasTmux, openTerminal } from './tmux.js';
 import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
-const home = isolatedHome();
+// Warm from the run's shared code cache: nothing here is about a first run.
+const home = isolatedHome({ codeCache: suiteCodeCache() });
 const terminal = hasTmux ? openTerminal('tty') : undefined;
 
 afterAll(() => {
