@@ -1,9 +1,10 @@
 /**
  * Signals by convention (docs/behaviour.md#exit-codes): SIGTERM exits 143 and SIGHUP 129, with the same next-step line
  * as Ctrl-C (130); a SIGHUP whose terminal is gone (the next-step line cannot be written) is still 129, never 14. The
- * bin is spawned; the sandbox's clock stands still, so the task never ends. The two servers stop with 0 when asked to:
- * `webhook listen` at SIGINT, SIGHUP and SIGTERM in webhook.test.ts, `sandbox` at SIGTERM in sandbox-command.test.ts
- * and at SIGHUP in sandbox-kill.test.ts (each signal sent to a listener or a sandbox those tests start anyway).
+ * bin is spawned; the sandbox's clock stands still, so the task never ends. The two servers stop with 0 when asked to
+ * (one path in src/main.ts for every stop signal): `webhook listen` at SIGHUP in webhook.test.ts (a second Ctrl-C, 130,
+ * there too), `sandbox` at SIGTERM in sandbox-command.test.ts and at SIGHUP in sandbox-kill.test.ts (each signal sent to
+ * a listener or a sandbox those tests start anyway).
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
