@@ -30,6 +30,13 @@ const LOW_BITS = 32 - PARTITION_BITS;
 const LOW = 2 ** LOW_BITS;
 /** Items a partition can hold: its sort key is the hash's low bits and the item's place, in 53 bits. */
 const PLACES = 2 ** (53 - LOW_BITS);
+/**
+ * A spilled partition is read whole when it holds at most this many times RUN_LIMITS.bytes (32 MiB, about 8 times
+ * what a partition of a 10,000,000-item side holds); a larger one is sorted in parts and merged (`mergedPartition`).
+ */
+const LOAD_FACTOR = 4;
+/** The least block a merged partition's run is read in. */
+const MIN_BLOCK = 64 * 1024;
 /** Bytes of a partition's buffer at first: it doubles as it fills. */
 const FIRST_BUFFER = 4 * 1024;
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -274,6 +281,7 @@ export class SortedSide {
     this.finish();
     const file = this.file;
     const sorter = new PartitionSorter();
+    const loadLimit = this.runBytes * LOAD_FACTOR;
     // Two buffers in turn: the items of a partition stay valid while the walk takes the next one's first item.
     const loaded: Buffer[] = [EMPTY, EMPTY];
     let turn = 0;
@@ -283,35 +291,166 @@ export class SortedSide {
         return { buf: this.buffers[p] ?? EMPTY, length: this.used[p] ?? 0 };
       let length = 0;
       for (let k = 1; k < blocks.length; k += 2) length += blocks[k] ?? 0;
+      if (length > loadLimit) return { buf: EMPTY, length };
       turn ^= 1;
       let buf = loaded[turn] ?? EMPTY;
       if (buf.length < length) buf = loaded[turn] = Buffer.allocUnsafeSlow(Math.max(length, buf.length * 2));
-      let at = 0;
-      for (let k = 0; k < blocks.length; k += 2) {
-        const size = blocks[k + 1] ?? 0;
-        file.read(buf, at, size, blocks[k] ?? 0);
-        at += size;
-      }
+      readBlocks(file, blocks, 0, blocks.length, buf);
       return { buf, length };
     };
     let p = -1;
     let buf = EMPTY;
     let at = 0;
     let n = 0;
+    let merged: ItemCursor | undefined;
     return {
       next: () => {
-        while (at >= n) {
+        for (;;) {
+          if (merged !== undefined) {
+            const item = merged.next();
+            if (item !== undefined) return item;
+            merged = undefined;
+          }
+          if (at < n) break;
           if (++p >= PARTITIONS) return undefined;
           const part = load(p);
-          buf = part.buf;
-          n = sorter.sort(buf, part.length);
           at = 0;
+          n = 0;
+          if (part.buf === EMPTY && part.length > 0 && file !== undefined)
+            merged = mergedPartition(file, this.blocks[p] ?? [], loadLimit, sorter);
+          else {
+            buf = part.buf;
+            n = sorter.sort(buf, part.length);
+          }
         }
         const index = sorter.order[at++] ?? 0;
         return itemAt(buf, sorter.starts[index] ?? 0, (sorter.starts[index + 1] ?? 1) - 1);
       },
     };
   }
+}
+
+/** Blocks `from..to` (pairs of where and how long) of the spill file read one after the other into `into`. */
+function readBlocks(file: SpillFile, blocks: number[], from: number, to: number, into: Buffer): number {
+  let at = 0;
+  for (let k = from; k < to; k += 2) {
+    const size = blocks[k + 1] ?? 0;
+    file.read(into, at, size, blocks[k] ?? 0);
+    at += size;
+  }
+  return at;
+}
+
+/**
+ * A partition too large to read whole (a target repeated a great many times, or many hashes that share their first
+ * bits): read in parts of at most `limit` bytes, each put in order and appended to the spill file as a run, then the
+ * runs merged, a block of each at a time.
+ */
+function mergedPartition(file: SpillFile, blocks: number[], limit: number, sorter: PartitionSorter): ItemCursor {
+  const runs: Array<[number, number]> = [];
+  let buf = EMPTY;
+  for (let k = 0; k < blocks.length;) {
+    const from = k;
+    let length = 0;
+    do {
+      length += blocks[k + 1] ?? 0;
+      k += 2;
+    } while (k < blocks.length && length + (blocks[k + 1] ?? 0) <= limit);
+    if (buf.length < length) buf = Buffer.allocUnsafeSlow(length);
+    readBlocks(file, blocks, from, k, buf);
+    const n = sorter.sort(buf, length);
+    const out = Buffer.allocUnsafeSlow(length);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const index = sorter.order[i] ?? 0;
+      at += buf.copy(out, at, sorter.starts[index] ?? 0, sorter.starts[index + 1] ?? 0);
+    }
+    runs.push([file.append(out), length]);
+  }
+  const block = Math.max(MIN_BLOCK, Math.floor(limit / runs.length));
+  return mergeRuns(runs.map(([position, length]) => runCursor(file, position, length, block)));
+}
+
+/** A run of the spill file read back a block at a time: each line an item of its block. */
+function runCursor(file: SpillFile, position: number, length: number, blockSize: number): ItemCursor {
+  let block = EMPTY;
+  let at = 0;
+  let done = 0;
+  return {
+    next: () => {
+      for (;;) {
+        const end = block.indexOf(10, at);
+        if (end !== -1) {
+          const item = itemAt(block, at, end);
+          at = end + 1;
+          return item;
+        }
+        if (done >= length) return undefined;
+        // A new block each time, which starts with the unfinished end of the last: items taken stay valid.
+        const size = Math.min(blockSize, length - done);
+        const next = Buffer.allocUnsafeSlow(block.length - at + size);
+        block.copy(next, 0, at);
+        file.read(next, block.length - at, size, position + done);
+        done += size;
+        block = next;
+        at = 0;
+      }
+    },
+  };
+}
+
+interface HeapEntry {
+  cursor: ItemCursor;
+  head: SortedItem;
+}
+
+/** Two items of a partition in the sort's order. */
+function compareItems(x: SortedItem, y: SortedItem): number {
+  if (x.hash !== y.hash) return x.hash < y.hash ? -1 : 1;
+  return compareUtf16(x.buf, x.start + 6, x.end, y.buf, y.start + 6, y.end);
+}
+
+/** Restores the heap below `from` (a binary min-heap by line). */
+function siftDown(heap: HeapEntry[], from: number): void {
+  let at = from;
+  for (;;) {
+    const current = heap[at];
+    const left = heap[2 * at + 1];
+    const right = heap[2 * at + 2];
+    if (current === undefined || left === undefined) return;
+    const useRight = right !== undefined && compareItems(right.head, left.head) < 0;
+    const least = useRight ? right : left;
+    if (!(compareItems(least.head, current.head) < 0)) return;
+    const child = useRight ? 2 * at + 2 : 2 * at + 1;
+    heap[at] = least;
+    heap[child] = current;
+    at = child;
+  }
+}
+
+/** A k-way merge of sorted cursors by a binary heap (lines are unique: each holds its place in its side). */
+function mergeRuns(cursors: ItemCursor[]): ItemCursor {
+  const heap: HeapEntry[] = [];
+  for (const cursor of cursors) {
+    const head = cursor.next();
+    if (head !== undefined) heap.push({ cursor, head });
+  }
+  for (let at = Math.floor(heap.length / 2) - 1; at >= 0; at--) siftDown(heap, at);
+  return {
+    next: () => {
+      const top = heap[0];
+      if (top === undefined) return undefined;
+      const item = top.head;
+      const head = top.cursor.next();
+      if (head !== undefined) top.head = head;
+      else {
+        const last = heap.pop();
+        if (last !== undefined && heap.length > 0) heap[0] = last;
+      }
+      siftDown(heap, 0);
+      return item;
+    },
+  };
 }
 
 /**
