@@ -129,6 +129,7 @@ export function itemFields(item: SortedItem): string {
 
 /** The order of two items' targets: by hash, then as strings. 0: the same target. */
 export function compareKeys(x: SortedItem, y: SortedItem): number {
+  if (x === y) return 0; // the walk compares the key it took with itself
   if (x.hash !== y.hash) return x.hash < y.hash ? -1 : 1;
   return compareUtf16(x.buf, x.start + 6, x.keyEnd, y.buf, y.start + 6, y.keyEnd);
 }
