@@ -8,7 +8,7 @@
  * the target, then the item's place in its side. A line is the hash (6 characters), the target as JSON, NUL, the
  * place (6 characters), NUL, the task, NUL, the fields as JSON: JSON text holds no raw NUL, so comparing two lines as
  * strings follows that order (bytes are compared as the UTF-16 strings they encode, `compareUtf16`), and a numeric
- * sort of the hashes does the work of a run (string comparisons of targets with long common prefixes cost 4 s of
+ * sort of the hashes does the work of a partition (string comparisons of targets with long common prefixes cost 4 s of
  * 10 s at 1,000,000 items). Equal targets keep their input order, so repeats of a target pair up in order.
  */
 import { hash128, hash128Ascii } from '../items/hash128.js';
