@@ -1,16 +1,17 @@
 /**
- * The files of an external sort (`taskctl diff`): sorted runs of text lines spilled to a private scratch dir under the
+ * The files of `taskctl diff`'s sort: a side's lines spilled in blocks to a file of a private scratch dir under the
  * system temp dir (store/scratch.ts: made on first spill, removed on every exit, and by the next run when this one
- * was killed), each read back in order a block at a time, so memory holds a block per run, never a run.
+ * was killed), each block read back by position when its part of the side is compared.
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { Scratch } from './scratch.js';
 
-/** One run read back a block at a time: `read(keep)` returns a new block that starts with `keep` (the unfinished
- * end of the previous one), or undefined at the run's end. Each block is a new Buffer: what was taken from an earlier
- * block stays valid. */
-export interface RunReader {
-  read: (keep: Uint8Array) => Buffer | undefined;
+/** A side's spill file: blocks appended in order, each read back by where it starts. */
+export interface SpillFile {
+  /** Appends `bytes`; returns where they start in the file. */
+  append: (bytes: Uint8Array) => number;
+  /** Reads `length` bytes from `position` of the file into `into` at `at`. */
+  read: (into: Uint8Array, at: number, length: number, position: number) => void;
 }
 
 export class RunFiles {
@@ -23,41 +24,25 @@ export class RunFiles {
     this.scratch = new Scratch(parent);
   }
 
-  /** A new run: its bytes (lines, each ending with a line break) written in order, then `close` gives its path. */
-  writer(): { write: (bytes: Uint8Array) => void; close: () => string } {
+  /** A new spill file, open for appending and reading until `dispose`. */
+  file(): SpillFile {
     const path = this.scratch.path(`run-${++this.count}`);
-    const fd = openSync(path, 'w', 0o600);
+    const fd = openSync(path, 'w+', 0o600);
     this.open.add(fd);
+    let size = 0;
     return {
-      write: (bytes) => {
-        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+      append: (bytes) => {
+        const at = size;
+        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+        size += bytes.length;
+        return at;
       },
-      close: () => {
-        this.open.delete(fd);
-        closeSync(fd);
-        return path;
-      },
-    };
-  }
-
-  /** The run at `path` read in blocks of `blockSize` bytes; its file stays open until the end is read or `dispose`. */
-  read(path: string, blockSize: number): RunReader {
-    const fd = openSync(path, 'r');
-    this.open.add(fd);
-    let ended = false;
-    return {
-      read: (keep) => {
-        if (ended) return undefined;
-        const block = Buffer.allocUnsafeSlow(keep.length + blockSize);
-        block.set(keep, 0);
-        const n = readSync(fd, block, keep.length, blockSize, null);
-        if (n === 0) {
-          ended = true;
-          this.open.delete(fd);
-          closeSync(fd);
-          return undefined;
+      read: (into, at, length, position) => {
+        for (let done = 0; done < length;) {
+          const n = readSync(fd, into, at + done, length - done, position + done);
+          if (n === 0) throw new Error('a spill file ended early');
+          done += n;
         }
-        return block.subarray(0, keep.length + n);
       },
     };
   }

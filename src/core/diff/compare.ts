@@ -67,17 +67,18 @@ export async function walkSides(a: ItemCursor, b: ItemCursor, options: WalkOptio
   let sinceYield = 0;
   let left = a.next();
   let right = b.next();
+  // A target's items on each side; the arrays are reused, their counts say how many are this target's.
   const before: SortedItem[] = [];
   const after: SortedItem[] = [];
   for (;;) {
     const key = left === undefined || (right !== undefined && compareKeys(right, left) < 0) ? right : left;
     if (key === undefined) return;
-    before.length = 0;
-    after.length = 0;
-    for (; left !== undefined && compareKeys(left, key) === 0; left = a.next()) before.push(left);
-    for (; right !== undefined && compareKeys(right, key) === 0; right = b.next()) after.push(right);
-    const pairs = Math.max(before.length, after.length);
-    for (let n = 0; n < pairs; n++) comparePair(before[n], after[n], options);
+    let x = 0;
+    let y = 0;
+    for (; left !== undefined && compareKeys(left, key) === 0; left = a.next()) before[x++] = left;
+    for (; right !== undefined && compareKeys(right, key) === 0; right = b.next()) after[y++] = right;
+    const pairs = Math.max(x, y);
+    for (let n = 0; n < pairs; n++) comparePair(n < x ? before[n] : undefined, n < y ? after[n] : undefined, options);
     sinceYield += pairs;
     if (sinceYield >= YIELD_EVERY) {
       sinceYield = 0;

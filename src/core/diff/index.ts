@@ -1,6 +1,6 @@
 /**
  * `taskctl diff A B`: what changed, item by item, between two runs. Each side (a task, a journal's tasks, a results
- * file) is read into a sorted side, spilled to sorted runs past a bounded number of items (sort.ts), then
+ * file) is read into a sorted side, its lines spilled by partition past a bound in bytes (sort.ts), then
  * the two are walked together (compare.ts) and every change printed as it is found (print.ts). Exit 0 when the
  * sides are the same, 15 when they differ; the run files are removed on every path out, Ctrl-C and errors included.
  */

@@ -1,37 +1,45 @@
 /**
- * One side of a diff sorted in bounded memory (an external merge sort): items are encoded as lines of bytes and
- * gathered in runs bounded by RUN_LIMITS (items and bytes); each run is sorted and, when a second one starts,
- * spilled to a run file (store/sorted-runs.ts); reading back merges the runs, a block of bytes per run.
+ * One side of a diff sorted in bounded memory: items are encoded as lines of bytes and put in one of 256 partitions
+ * by their target hash's first 8 bits as they are read; past RUN_LIMITS (items and bytes held) every partition's lines
+ * are appended to the side's spill file (store/sorted-runs.ts). Reading back takes the partitions in order, each read
+ * whole and put in order alone: a few thousand items, no merge of runs, and no copy of a line to gather it.
  *
  * The order is any order both sides share in which equal targets are adjacent: by a 32-bit hash of the target, then
  * the target, then the item's place in its side. A line is the hash (6 characters), the target as JSON, NUL, the
  * place (6 characters), NUL, the task, NUL, the fields as JSON: JSON text holds no raw NUL, so comparing two lines as
  * strings follows that order (bytes are compared as the UTF-16 strings they encode, `compareUtf16`), and a numeric
- * sort of the hashes does the work of a run (string comparisons of targets with long common prefixes cost 4 s of
+ * sort of the hashes does the work of a partition (string comparisons of targets with long common prefixes cost 4 s of
  * 10 s at 1,000,000 items). Equal targets keep their input order, so repeats of a target pair up in order.
  */
 import { hash128, hash128Ascii } from '../items/hash128.js';
-import type { RunFiles, RunReader } from '../../store/sorted-runs.js';
+import type { RunFiles, SpillFile } from '../../store/sorted-runs.js';
 import { stringifyJson } from '../../output/encode.js';
 import type { ScannedLine } from './fast-line.js';
 import type { DiffItem } from './values.js';
 
 /**
- * A run's bounds: items at most (a run's numeric sort key leaves room for 2^21) and bytes of lines at most, whatever
- * the size of an item's results. 8 MiB: a run is put in order by copying its lines in the sort's order, which waits on
- * memory all over the run; runs of 64 MiB took 8.3 s of CPU for two 1,000,000-item sides, 16 MiB 6.9 s, 8 MiB and
- * 4 MiB 6.5 s (merging more runs costs less than the copy saves). Tests lower them to make a small side spill.
+ * What a side holds in memory before it spills: items at most, and bytes of lines at most, whatever the size of an
+ * item's results. Past them every partition's lines go to the side's spill file. Tests lower them to make a small
+ * side spill.
  */
 export const RUN_LIMITS = { items: 1_000_000, bytes: 8 * 1024 * 1024 };
-const INDEX_BITS = 2 ** 21;
-/** Bytes of blocks a side's merge reads its runs in, shared by its runs: 16 MiB, each block 64 KiB to 1 MiB. */
-const MERGE_BUDGET = 16 * 1024 * 1024;
+/** Partitions by the hash's first bits: walked in order, each put in order alone (a few thousand items each). */
+const PARTITION_BITS = 8;
+const PARTITIONS = 2 ** PARTITION_BITS;
+const LOW_BITS = 32 - PARTITION_BITS;
+const LOW = 2 ** LOW_BITS;
+/** Items a partition can hold: its sort key is the hash's low bits and the item's place, in 53 bits. */
+const PLACES = 2 ** (53 - LOW_BITS);
+/**
+ * A spilled partition is read whole when it holds at most this many times RUN_LIMITS.bytes (32 MiB, about 8 times
+ * what a partition of a 10,000,000-item side holds); a larger one is sorted in parts and merged (`mergedPartition`).
+ */
+const LOAD_FACTOR = 4;
+/** The least block a merged partition's run is read in. */
 const MIN_BLOCK = 64 * 1024;
-const MAX_BLOCK = 1024 * 1024;
-/** Bytes of a run's buffer at first: it doubles as it fills. */
-const FIRST_BUFFER = 256 * 1024;
-/** A sorted run is written out through a buffer this size. */
-const WRITE_BLOCK = 1024 * 1024;
+/** Bytes of a partition's buffer at first: it doubles as it fills. */
+const FIRST_BUFFER = 4 * 1024;
+const EMPTY: Buffer = Buffer.alloc(0);
 
 /** A line read back, as bytes of its block: its target's hash, where its key, task and fields are. */
 export interface SortedItem {
@@ -119,14 +127,9 @@ export function itemFields(item: SortedItem): string {
   return item.buf.toString('utf8', item.fieldsStart, item.end);
 }
 
-/** Two items of a side (or a side's runs) in the sort's order. */
-function compareItems(x: SortedItem, y: SortedItem): number {
-  if (x.hash !== y.hash) return x.hash < y.hash ? -1 : 1;
-  return compareUtf16(x.buf, x.start + 6, x.end, y.buf, y.start + 6, y.end);
-}
-
 /** The order of two items' targets: by hash, then as strings. 0: the same target. */
 export function compareKeys(x: SortedItem, y: SortedItem): number {
+  if (x === y) return 0; // the walk compares the key it took with itself
   if (x.hash !== y.hash) return x.hash < y.hash ? -1 : 1;
   return compareUtf16(x.buf, x.start + 6, x.keyEnd, y.buf, y.start + 6, y.keyEnd);
 }
@@ -167,17 +170,17 @@ function itemAt(buf: Buffer, start: number, end: number): SortedItem {
   return { hash: readFixed6(buf, start), buf, start, end, keyEnd, fieldsStart: taskEnd + 1 };
 }
 
+/** A side's lines, by partition (the hash's first bits), as they are added; spilled to its file past the bounds. */
 export class SortedSide {
-  /** The run's lines, copied in as they are made (outside the JS heap: no line outlives a young-generation GC). */
-  private buffer = Buffer.allocUnsafeSlow(0);
-  private used = 0;
-  /** The run's items: where each line starts in `buffer`, and its target's hash. */
-  private starts = new Uint32Array(0);
-  private hashes = new Uint32Array(0);
-  private items = 0;
-  private readonly spilled: string[] = [];
-  /** The last run, sorted, kept in memory when it is the only one. */
-  private kept: { buffer: Buffer; starts: Uint32Array; order: Uint32Array; used: number } | undefined;
+  /** Each partition's lines not yet spilled, copied in as they are made (outside the JS heap). */
+  private buffers: Buffer[] = [];
+  private readonly used = new Int32Array(PARTITIONS);
+  /** Each partition's blocks in the spill file: where each starts and its length, in pairs. */
+  private readonly blocks: number[][] = Array.from({ length: PARTITIONS }, () => []);
+  private file: SpillFile | undefined;
+  /** Items and bytes held in the buffers. */
+  private heldItems = 0;
+  private heldBytes = 0;
   private finished = false;
   /** Items taken so far. */
   count = 0;
@@ -187,26 +190,26 @@ export class SortedSide {
     private readonly runItems = RUN_LIMITS.items,
     private readonly runBytes = RUN_LIMITS.bytes,
   ) {
-    this.runItems = Math.min(runItems, INDEX_BITS);
+    for (let p = 0; p < PARTITIONS; p++) this.buffers.push(EMPTY);
   }
 
   /** An item read by the exact parser. */
   add(item: DiffItem): void {
     const hash = targetHash(item.target);
     const line = encodeItem(item, this.count, hash);
-    const at = this.room(line.length * 3 + 1); // UTF-8 bytes at most, and the line break
-    this.used = writeLine(this.buffer, line, at);
-    this.commit(at, hash);
+    const p = hash >>> LOW_BITS;
+    const at = this.room(p, line.length * 3 + 1); // UTF-8 bytes at most, and the line break
+    this.commit(p, at, writeLine(this.buffers[p] ?? EMPTY, line, at));
   }
 
   /** An item scanned from the bytes of an ndjson line (fast-line.ts): the same line as `add` makes of it. */
   addScanned(hash: number, scan: ScannedLine): void {
     const src = scan.buf;
-    let at = this.room(scan.end - scan.start + 40);
-    const buffer = this.buffer;
-    const start = at;
-    putFixed6(buffer, at, hash);
-    at = copy(src, scan.targetStart, scan.targetEnd, buffer, at + 6);
+    const p = hash >>> LOW_BITS;
+    const start = this.room(p, scan.end - scan.start + 40);
+    const buffer = this.buffers[p] ?? EMPTY;
+    putFixed6(buffer, start, hash);
+    let at = copy(src, scan.targetStart, scan.targetEnd, buffer, start + 6);
     buffer[at++] = 0;
     putFixed6(buffer, at, this.count);
     at += 6;
@@ -224,117 +227,287 @@ export class SortedSide {
     }
     buffer[at++] = 125; // }
     buffer[at++] = 10;
-    this.used = at;
-    this.commit(start, hash);
+    this.commit(p, start, at);
   }
 
-  /** Where a line of at most `most` bytes goes: a new run when this one is full. */
-  private room(most: number): number {
-    if (this.items >= this.runItems || this.used + most > this.runBytes) {
-      if (this.items > 0) this.spill();
+  /** Where a line of at most `most` bytes goes in partition `p`: the buffers are spilled first when they are full. */
+  private room(p: number, most: number): number {
+    if (this.heldItems > 0 && (this.heldItems >= this.runItems || this.heldBytes + most > this.runBytes)) this.spill();
+    const used = this.used[p] ?? 0;
+    const buffer = this.buffers[p] ?? EMPTY;
+    if (used + most > buffer.length) {
+      // Each buffer grows as it fills and is kept after a spill: a small side takes little memory.
+      const grown = Buffer.allocUnsafeSlow(Math.max(used + most, buffer.length * 2 || FIRST_BUFFER));
+      buffer.copy(grown, 0, 0, used);
+      this.buffers[p] = grown;
     }
-    if (this.used + most > this.buffer.length) {
-      // The buffer grows to the run's bound as it fills: a small side takes little memory.
-      const grown = Buffer.allocUnsafeSlow(
-        Math.max(this.used + most, Math.min(this.runBytes, this.buffer.length * 2 || FIRST_BUFFER)),
-      );
-      this.buffer.copy(grown, 0, 0, this.used);
-      this.buffer = grown;
-    }
-    if (this.starts.length === this.items) {
-      const size = Math.min(this.runItems, Math.max(1024, this.items * 2));
-      const starts = new Uint32Array(size);
-      const hashes = new Uint32Array(size);
-      starts.set(this.starts);
-      hashes.set(this.hashes);
-      this.starts = starts;
-      this.hashes = hashes;
-    }
-    return this.used;
+    return used;
   }
 
-  private commit(start: number, hash: number): void {
-    this.starts[this.items] = start;
-    this.hashes[this.items] = hash;
-    this.items++;
+  private commit(p: number, start: number, end: number): void {
+    this.used[p] = end;
+    this.heldBytes += end - start;
+    this.heldItems++;
     this.count++;
   }
 
+  /** Every partition's lines appended to the side's spill file, a block each. */
+  private spill(): void {
+    this.file ??= this.files.file();
+    for (let p = 0; p < PARTITIONS; p++) {
+      const used = this.used[p] ?? 0;
+      if (used === 0) continue;
+      const at = this.file.append((this.buffers[p] ?? EMPTY).subarray(0, used));
+      this.blocks[p]?.push(at, used);
+      this.used[p] = 0;
+    }
+    this.heldItems = 0;
+    this.heldBytes = 0;
+  }
+
   /**
-   * The side is read: its last run is sorted, and spilled when there are others, its buffers freed for the other
-   * side's. Later calls do nothing.
+   * The side is read: when it spilled, the rest is spilled too and its buffers freed for the other side's. Later
+   * calls do nothing.
    */
   finish(): void {
     if (this.finished) return;
     this.finished = true;
-    if (this.spilled.length > 0) this.spill();
-    else this.kept = { buffer: this.buffer, starts: this.starts, order: this.order(), used: this.used };
-    this.items = 0;
-    this.used = 0;
-    this.buffer = Buffer.allocUnsafeSlow(0);
-    this.starts = new Uint32Array(0);
-    this.hashes = new Uint32Array(0);
+    if (this.file === undefined) return;
+    this.spill();
+    this.buffers = this.buffers.map(() => EMPTY);
   }
 
-  /** The items in order: from memory when they fit one run, else merged from the run files. */
+  /** The items in order: partition by partition, each put in order (from memory, or read back from the file). */
   sorted(): ItemCursor {
     this.finish();
-    const kept = this.kept;
-    if (kept !== undefined) {
-      this.kept = undefined;
-      return keptCursor(kept.buffer, kept.starts, kept.order, kept.used);
-    }
-    const block = Math.max(MIN_BLOCK, Math.min(MAX_BLOCK, Math.floor(MERGE_BUDGET / this.spilled.length)));
-    return mergeRuns(this.spilled.map((path) => runCursor(this.files.read(path, block))));
-  }
-
-  /** The run's item indexes in order: by hash (a numeric sort), then by line for targets sharing a hash (rare). */
-  private order(): Uint32Array {
-    const keys = new Float64Array(this.items);
-    for (let i = 0; i < this.items; i++) keys[i] = (this.hashes[i] ?? 0) * INDEX_BITS + i;
-    keys.sort();
-    const order = new Uint32Array(this.items);
-    for (let i = 0; i < this.items; i++) order[i] = (keys[i] ?? 0) % INDEX_BITS;
-    const buffer = this.buffer;
-    for (let start = 0; start < order.length;) {
-      const hash = this.hashes[order[start] ?? 0];
-      let end = start + 1;
-      while (end < order.length && this.hashes[order[end] ?? 0] === hash) end++;
-      if (end - start > 1) {
-        const group = Array.from(order.subarray(start, end)).sort((x, y) =>
-          compareUtf16(buffer, this.starts[x] ?? 0, this.end(x) - 1, buffer, this.starts[y] ?? 0, this.end(y) - 1),
-        );
-        order.set(group, start);
-      }
-      start = end;
-    }
-    return order;
-  }
-
-  /** Where item `index`'s line ends, its line break included. */
-  private end(index: number): number {
-    return index + 1 < this.items ? (this.starts[index + 1] ?? this.used) : this.used;
-  }
-
-  private spill(): void {
-    const out = Buffer.allocUnsafe(WRITE_BLOCK);
-    const writer = this.files.writer();
+    const file = this.file;
+    const sorter = new PartitionSorter();
+    const loadLimit = this.runBytes * LOAD_FACTOR;
+    // Two buffers in turn: the items of a partition stay valid while the walk takes the next one's first item.
+    const loaded: Buffer[] = [EMPTY, EMPTY];
+    let turn = 0;
+    const load = (p: number): { buf: Buffer; length: number } => {
+      const blocks = this.blocks[p] ?? [];
+      if (file === undefined || blocks.length === 0)
+        return { buf: this.buffers[p] ?? EMPTY, length: this.used[p] ?? 0 };
+      let length = 0;
+      for (let k = 1; k < blocks.length; k += 2) length += blocks[k] ?? 0;
+      if (length > loadLimit) return { buf: EMPTY, length };
+      turn ^= 1;
+      let buf = loaded[turn] ?? EMPTY;
+      if (buf.length < length) buf = loaded[turn] = Buffer.allocUnsafeSlow(Math.max(length, buf.length * 2));
+      readBlocks(file, blocks, 0, blocks.length, buf);
+      return { buf, length };
+    };
+    let p = -1;
+    let buf = EMPTY;
     let at = 0;
-    for (const index of this.order()) {
-      const start = this.starts[index] ?? 0;
-      const end = this.end(index);
-      if (at + (end - start) > out.length) {
-        writer.write(out.subarray(0, at));
+    let n = 0;
+    let merged: ItemCursor | undefined;
+    return {
+      next: () => {
+        for (;;) {
+          if (merged !== undefined) {
+            const item = merged.next();
+            if (item !== undefined) return item;
+            merged = undefined;
+          }
+          if (at < n) break;
+          if (++p >= PARTITIONS) return undefined;
+          const part = load(p);
+          at = 0;
+          n = 0;
+          if (part.buf === EMPTY && part.length > 0 && file !== undefined)
+            merged = mergedPartition(file, this.blocks[p] ?? [], loadLimit, sorter);
+          else {
+            buf = part.buf;
+            n = sorter.sort(buf, part.length);
+          }
+        }
+        const index = sorter.order[at++] ?? 0;
+        return itemAt(buf, sorter.starts[index] ?? 0, (sorter.starts[index + 1] ?? 1) - 1);
+      },
+    };
+  }
+}
+
+/** Blocks `from..to` (pairs of where and how long) of the spill file read one after the other into `into`. */
+function readBlocks(file: SpillFile, blocks: number[], from: number, to: number, into: Buffer): number {
+  let at = 0;
+  for (let k = from; k < to; k += 2) {
+    const size = blocks[k + 1] ?? 0;
+    file.read(into, at, size, blocks[k] ?? 0);
+    at += size;
+  }
+  return at;
+}
+
+/**
+ * A partition too large to read whole (a target repeated a great many times, or many hashes that share their first
+ * bits): read in parts of at most `limit` bytes, each put in order and appended to the spill file as a run, then the
+ * runs merged, a block of each at a time.
+ */
+function mergedPartition(file: SpillFile, blocks: number[], limit: number, sorter: PartitionSorter): ItemCursor {
+  const runs: Array<[number, number]> = [];
+  let buf = EMPTY;
+  for (let k = 0; k < blocks.length;) {
+    const from = k;
+    let length = 0;
+    do {
+      length += blocks[k + 1] ?? 0;
+      k += 2;
+    } while (k < blocks.length && length + (blocks[k + 1] ?? 0) <= limit);
+    if (buf.length < length) buf = Buffer.allocUnsafeSlow(length);
+    readBlocks(file, blocks, from, k, buf);
+    const n = sorter.sort(buf, length);
+    const out = Buffer.allocUnsafeSlow(length);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const index = sorter.order[i] ?? 0;
+      at += buf.copy(out, at, sorter.starts[index] ?? 0, sorter.starts[index + 1] ?? 0);
+    }
+    runs.push([file.append(out), length]);
+  }
+  const block = Math.max(MIN_BLOCK, Math.floor(limit / runs.length));
+  return mergeRuns(runs.map(([position, length]) => runCursor(file, position, length, block)));
+}
+
+/** A run of the spill file read back a block at a time: each line an item of its block. */
+function runCursor(file: SpillFile, position: number, length: number, blockSize: number): ItemCursor {
+  let block = EMPTY;
+  let at = 0;
+  let done = 0;
+  return {
+    next: () => {
+      for (;;) {
+        const end = block.indexOf(10, at);
+        if (end !== -1) {
+          const item = itemAt(block, at, end);
+          at = end + 1;
+          return item;
+        }
+        if (done >= length) return undefined;
+        // A new block each time, which starts with the unfinished end of the last: items taken stay valid.
+        const size = Math.min(blockSize, length - done);
+        const next = Buffer.allocUnsafeSlow(block.length - at + size);
+        block.copy(next, 0, at);
+        file.read(next, block.length - at, size, position + done);
+        done += size;
+        block = next;
         at = 0;
       }
-      // A native copy: the lines are read in the sort's order, all over the run, and wait on memory more than on calls.
-      if (end - start > out.length) writer.write(this.buffer.subarray(start, end));
-      else at += this.buffer.copy(out, at, start, end);
+    },
+  };
+}
+
+interface HeapEntry {
+  cursor: ItemCursor;
+  head: SortedItem;
+}
+
+/** Two items of a partition in the sort's order. */
+function compareItems(x: SortedItem, y: SortedItem): number {
+  if (x.hash !== y.hash) return x.hash < y.hash ? -1 : 1;
+  return compareUtf16(x.buf, x.start + 6, x.end, y.buf, y.start + 6, y.end);
+}
+
+/** Restores the heap below `from` (a binary min-heap by line). */
+function siftDown(heap: HeapEntry[], from: number): void {
+  let at = from;
+  for (;;) {
+    const current = heap[at];
+    const left = heap[2 * at + 1];
+    const right = heap[2 * at + 2];
+    if (current === undefined || left === undefined) return;
+    const useRight = right !== undefined && compareItems(right.head, left.head) < 0;
+    const least = useRight ? right : left;
+    if (!(compareItems(least.head, current.head) < 0)) return;
+    const child = useRight ? 2 * at + 2 : 2 * at + 1;
+    heap[at] = least;
+    heap[child] = current;
+    at = child;
+  }
+}
+
+/** A k-way merge of sorted cursors by a binary heap (lines are unique: each holds its place in its side). */
+function mergeRuns(cursors: ItemCursor[]): ItemCursor {
+  const heap: HeapEntry[] = [];
+  for (const cursor of cursors) {
+    const head = cursor.next();
+    if (head !== undefined) heap.push({ cursor, head });
+  }
+  for (let at = Math.floor(heap.length / 2) - 1; at >= 0; at--) siftDown(heap, at);
+  return {
+    next: () => {
+      const top = heap[0];
+      if (top === undefined) return undefined;
+      const item = top.head;
+      const head = top.cursor.next();
+      if (head !== undefined) top.head = head;
+      else {
+        const last = heap.pop();
+        if (last !== undefined && heap.length > 0) heap[0] = last;
+      }
+      siftDown(heap, 0);
+      return item;
+    },
+  };
+}
+
+/**
+ * A partition's lines put in order: by the hash's bits below the partition's (a numeric sort of the hash and the
+ * line's place in the partition, in one float), then by line for targets sharing a hash (rare). Its arrays are
+ * reused from one partition to the next.
+ */
+class PartitionSorter {
+  /** Where each line starts, and after the last, where the lines end. */
+  starts = new Uint32Array(1024);
+  order = new Uint32Array(1024);
+  private keys = new Float64Array(1024);
+
+  /** Indexes and sorts the lines in `buf[0..length]`; returns how many. */
+  sort(buf: Buffer, length: number): number {
+    let n = 0;
+    for (let at = 0; at < length; n++) {
+      if (n + 1 >= this.starts.length) this.grow();
+      this.starts[n] = at;
+      this.keys[n] = (readFixed6(buf, at) % LOW) * PLACES + n;
+      at = buf.indexOf(10, at) + 1;
     }
-    writer.write(out.subarray(0, at));
-    this.spilled.push(writer.close());
-    this.items = 0;
-    this.used = 0;
+    this.starts[n] = length;
+    if (n >= PLACES) throw new Error('a partition of a diff side holds too many items');
+    const keys = this.keys.subarray(0, n);
+    keys.sort();
+    const order = this.order;
+    for (let i = 0; i < n; i++) order[i] = (keys[i] ?? 0) % PLACES;
+    for (let start = 0; start < n;) {
+      const low = Math.floor((keys[start] ?? 0) / PLACES);
+      let end = start + 1;
+      while (end < n && Math.floor((keys[end] ?? 0) / PLACES) === low) end++;
+      if (end - start > 1) this.sortGroup(buf, start, end);
+      start = end;
+    }
+    return n;
+  }
+
+  /** Lines `start..end` of the order share a hash: put them in order by their bytes. */
+  private sortGroup(buf: Buffer, start: number, end: number): void {
+    const starts = this.starts;
+    const group = Array.from(this.order.subarray(start, end)).sort((x, y) =>
+      compareUtf16(buf, starts[x] ?? 0, (starts[x + 1] ?? 1) - 1, buf, starts[y] ?? 0, (starts[y + 1] ?? 1) - 1),
+    );
+    this.order.set(group, start);
+  }
+
+  private grow(): void {
+    const size = this.starts.length * 2;
+    const starts = new Uint32Array(size);
+    starts.set(this.starts);
+    const keys = new Float64Array(size);
+    keys.set(this.keys);
+    this.starts = starts;
+    this.keys = keys;
+    this.order = new Uint32Array(size);
   }
 }
 
@@ -383,88 +556,4 @@ function copy(from: Buffer, start: number, end: number, to: Buffer, at: number):
   let out = at;
   for (let i = start; i < end; i++) to[out++] = from[i] ?? 0;
   return out;
-}
-
-/** The one run kept in memory, in its order. */
-function keptCursor(buffer: Buffer, starts: Uint32Array, order: Uint32Array, used: number): ItemCursor {
-  const ends = new Uint32Array(order.length);
-  for (let i = 0; i < order.length; i++) ends[i] = i + 1 < order.length ? (starts[i + 1] ?? used) : used;
-  let at = 0;
-  return {
-    next: () => {
-      if (at >= order.length) return undefined;
-      const index = order[at++] ?? 0;
-      return itemAt(buffer, starts[index] ?? 0, (ends[index] ?? 1) - 1);
-    },
-  };
-}
-
-/** A run read back a block at a time: each line an item of its block. */
-function runCursor(reader: RunReader): ItemCursor {
-  let block: Buffer = Buffer.alloc(0);
-  let at = 0;
-  return {
-    next: () => {
-      for (;;) {
-        const end = block.indexOf(10, at);
-        if (end !== -1) {
-          const item = itemAt(block, at, end);
-          at = end + 1;
-          return item;
-        }
-        const next = reader.read(block.subarray(at));
-        if (next === undefined) return undefined;
-        block = next;
-        at = 0;
-      }
-    },
-  };
-}
-
-interface HeapEntry {
-  cursor: ItemCursor;
-  head: SortedItem;
-}
-
-/** Restores the heap below `from` (a binary min-heap by line). */
-function siftDown(heap: HeapEntry[], from: number): void {
-  let at = from;
-  for (;;) {
-    const current = heap[at];
-    const left = heap[2 * at + 1];
-    const right = heap[2 * at + 2];
-    if (current === undefined || left === undefined) return;
-    const useRight = right !== undefined && compareItems(right.head, left.head) < 0;
-    const least = useRight ? right : left;
-    if (!(compareItems(least.head, current.head) < 0)) return;
-    const child = useRight ? 2 * at + 2 : 2 * at + 1;
-    heap[at] = least;
-    heap[child] = current;
-    at = child;
-  }
-}
-
-/** A k-way merge of sorted cursors by a binary heap (lines are unique: each holds its place in its side). */
-function mergeRuns(cursors: ItemCursor[]): ItemCursor {
-  const heap: HeapEntry[] = [];
-  for (const cursor of cursors) {
-    const head = cursor.next();
-    if (head !== undefined) heap.push({ cursor, head });
-  }
-  for (let at = Math.floor(heap.length / 2) - 1; at >= 0; at--) siftDown(heap, at);
-  return {
-    next: () => {
-      const top = heap[0];
-      if (top === undefined) return undefined;
-      const item = top.head;
-      const head = top.cursor.next();
-      if (head !== undefined) top.head = head;
-      else {
-        const last = heap.pop();
-        if (last !== undefined && heap.length > 0) heap[0] = last;
-      }
-      siftDown(heap, 0);
-      return item;
-    },
-  };
 }
