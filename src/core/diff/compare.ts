@@ -67,22 +67,22 @@ export async function walkSides(a: ItemCursor, b: ItemCursor, options: WalkOptio
   let sinceYield = 0;
   let left = a.next();
   let right = b.next();
-  // A target's items on each side; the arrays are reused, their counts say how many are this target's.
-  const before: SortedItem[] = [];
-  const after: SortedItem[] = [];
   for (;;) {
     const key = left === undefined || (right !== undefined && compareKeys(right, left) < 0) ? right : left;
     if (key === undefined) return;
-    let x = 0;
-    let y = 0;
-    for (; left !== undefined && compareKeys(left, key) === 0; left = a.next()) before[x++] = left;
-    for (; right !== undefined && compareKeys(right, key) === 0; right = b.next()) after[y++] = right;
-    const pairs = Math.max(x, y);
-    for (let n = 0; n < pairs; n++) comparePair(n < x ? before[n] : undefined, n < y ? after[n] : undefined, options);
-    sinceYield += pairs;
-    if (sinceYield >= YIELD_EVERY) {
-      sinceYield = 0;
-      await options.pause();
+    // A target's repeats pair in order as both sides are read, (target, n) with (target, n): nothing is held per
+    // target, however often it repeats. `key` stays valid meanwhile: a target's items are in one partition (sort.ts).
+    for (;;) {
+      const before = left !== undefined && compareKeys(left, key) === 0 ? left : undefined;
+      const after = right !== undefined && compareKeys(right, key) === 0 ? right : undefined;
+      if (before === undefined && after === undefined) break;
+      comparePair(before, after, options);
+      if (before !== undefined) left = a.next();
+      if (after !== undefined) right = b.next();
+      if (++sinceYield >= YIELD_EVERY) {
+        sinceYield = 0;
+        await options.pause();
+      }
     }
   }
 }

@@ -295,7 +295,9 @@ export class SortedSide {
       if (length > loadLimit) return { buf: EMPTY, length };
       turn ^= 1;
       let buf = loaded[turn] ?? EMPTY;
-      if (buf.length < length) buf = loaded[turn] = Buffer.allocUnsafeSlow(Math.max(length, buf.length * 2));
+      // Doubled to spare a reallocation per partition, but never past the most a partition is read whole.
+      if (buf.length < length)
+        buf = loaded[turn] = Buffer.allocUnsafeSlow(Math.min(loadLimit, Math.max(length, buf.length * 2)));
       readBlocks(file, blocks, 0, blocks.length, buf);
       return { buf, length };
     };

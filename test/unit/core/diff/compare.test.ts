@@ -91,6 +91,29 @@ describe('matching', () => {
     expect(changes[1]?.kind).toBe('removed');
   });
 
+  it('a target repeated many times is paired as the sides are read, with Ctrl-C heard within it', async () => {
+    // 45,000 repeats on one side, 44,999 on the other: the walk pauses (where Ctrl-C stops it) every 20,000 pairs, also
+    // inside one target, which it pairs as it goes instead of holding all its repeats first.
+    const a = side(
+      'a',
+      Array.from({ length: 45_000 }, () => ({ target: 'same.com', n: 1 })),
+    );
+    const b = side(
+      'b',
+      Array.from({ length: 44_999 }, () => ({ target: 'same.com', n: 1 })),
+    );
+    const changes: Change[] = [];
+    const pausedAfter: number[] = [];
+    await walkSides(a.sorted.sorted(), b.sorted.sorted(), {
+      fields: ['n'],
+      tally: new DiffTally(),
+      emit: (change) => changes.push(change),
+      pause: () => Promise.resolve(void pausedAfter.push(changes.length)),
+    });
+    expect(pausedAfter).toEqual([0, 0]);
+    expect(brief(changes)).toEqual([['same.com', 'item', null, null]]);
+    expect(changes[0]?.kind).toBe('removed');
+  });
   it('spilled runs merge to the same changes as one run in memory, and dispose removes them', async () => {
     const records = (seed: number) =>
       Array.from({ length: 40 }, (_, i) => ({ target: `t${(i * 7 + seed) % 13}`, n: i % 3, status: 'completed' }));
