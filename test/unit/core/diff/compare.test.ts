@@ -114,6 +114,7 @@ describe('matching', () => {
     expect(brief(changes)).toEqual([['same.com', 'item', null, null]]);
     expect(changes[0]?.kind).toBe('removed');
   });
+
   it('spilled runs merge to the same changes as one run in memory, and dispose removes them', async () => {
     const records = (seed: number) =>
       Array.from({ length: 40 }, (_, i) => ({ target: `t${(i * 7 + seed) % 13}`, n: i % 3, status: 'completed' }));
