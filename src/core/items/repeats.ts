@@ -4,6 +4,7 @@ import { HashSet128, hash128 } from './hash128.js';
 const GROUP_BITS = 6;
 const RECORD_WORDS = 5; // the hash's 4 words, then the item's index
 const RECORD_BYTES = RECORD_WORDS * 4;
+const DEFAULT_SET_SLOTS = 1024;
 
 /**
  * Finds repeated items without holding them: each item's 128-bit hash and index go to one of 64 groups by the hash's
@@ -46,8 +47,9 @@ export class RepeatFinder {
     const repeats = new Uint8Array(Math.ceil(this.count / 8));
     let duplicates = 0;
     for (const { log } of this.groups) {
-      // Sized to the group: 64 sets of the default size cost a create of one item about 1 MB and a few ms.
-      const seen = new HashSet128((log.length / RECORD_BYTES) * 2);
+      // Small groups get a small set (64 of the default size cost a create of one item about 1 MB and a few ms);
+      // a large one starts at the default and grows with the distinct items, never with the repeats.
+      const seen = new HashSet128(Math.min(DEFAULT_SET_SLOTS, (log.length / RECORD_BYTES) * 2));
       for (const block of log.read(4096 * RECORD_BYTES)) {
         const words = new Uint32Array(block.buffer, block.byteOffset, block.length / 4);
         for (let at = 0; at < words.length; at += RECORD_WORDS) {
