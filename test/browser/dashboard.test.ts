@@ -37,7 +37,16 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
     (await world.admin<{ deliveries: Delivery[] }>('GET', '/__sandbox/deliveries')).deliveries;
 
   beforeAll(async () => {
-    [browser, world] = await Promise.all([launchChromium(), startWorld({ itemMs: 150, webhookTimeScale: 1 })]);
+    // Each closed after the file, newest first: left open, the page kept its live feed to the sandbox busy in this
+    // worker (shared with the files after it) until the run ended.
+    const closing = <T extends { close: () => Promise<void> }>(opened: T): T => {
+      closers.push(() => opened.close());
+      return opened;
+    };
+    [browser, world] = await Promise.all([
+      launchChromium().then(closing),
+      startWorld({ itemMs: 150, webhookTimeScale: 1 }).then(closing),
+    ]);
     page = await browser.context.newPage();
     page.setDefaultTimeout(10_000);
     // The app behind `webhook listen --forward-to`: its answer decides the listener's (2xx → 200, else 502).
@@ -84,7 +93,7 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
     listenerUrl = listening[1]!;
     await page.goto(world.sandbox.dashboard);
     await page.locator('#live.on').waitFor();
-  });
+  }, 90_000); // a bound: starting a browser took over 30 s on a loaded machine
 
   afterAll(async () => {
     // Whatever beforeAll got to start, newest first.
