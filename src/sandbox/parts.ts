@@ -49,7 +49,7 @@ export function buildParts(options: SandboxOptions): SandboxParts {
   const opts = resolveOptions(options);
   const { now, log } = opts;
   const { state, store } = loadState(opts);
-  const timers = new TimerSet();
+  const timers = new TimerSet(options.scheduler);
   const dialects = new Dialects(opts.dialects);
   const live = new LiveFeed(timers);
   const webhooks = new WebhookDispatcher({

@@ -1,11 +1,21 @@
+/** Starts and cancels one timer; `SandboxOptions.scheduler` replaces Node's (a test sees what is pending). */
+export interface TimerScheduler {
+  set: (fn: () => void, ms: number) => NodeJS.Timeout;
+  clear: (timer: NodeJS.Timeout) => void;
+}
+
+const nodeScheduler: TimerScheduler = { set: (fn, ms) => setTimeout(fn, ms), clear: (timer) => clearTimeout(timer) };
+
 /** Every timer the sandbox starts goes through here: unref'd (never keeps a process alive) and cleared on close. */
 export class TimerSet {
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
 
+  constructor(private readonly scheduler: TimerScheduler = nodeScheduler) {}
+
   set(fn: () => void, ms: number): NodeJS.Timeout | undefined {
     if (this.closed) return undefined;
-    const timer = setTimeout(
+    const timer = this.scheduler.set(
       () => {
         this.timers.delete(timer);
         fn();
@@ -19,7 +29,7 @@ export class TimerSet {
 
   clear(timer: NodeJS.Timeout | undefined): void {
     if (!timer) return;
-    clearTimeout(timer);
+    this.scheduler.clear(timer);
     this.timers.delete(timer);
   }
 
@@ -34,7 +44,7 @@ export class TimerSet {
 
   close(): void {
     this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const timer of this.timers) this.scheduler.clear(timer);
     this.timers.clear();
   }
 }

@@ -1,4 +1,6 @@
 /** The sandbox's public types, apart from its entry so the server can use them without importing the entry back. */
+import type { TimerScheduler } from './timers.js';
+
 export interface SandboxOptions {
   /** TCP port; default 8787, 0 = pick a free one. */
   port?: number;
@@ -31,6 +33,11 @@ export interface SandboxOptions {
   clock?: { now: () => number };
   /** The sandbox's clock runs this many ms ahead of `clock` (negative: behind), Date headers included; default 0. */
   clockSkewMs?: number;
+  /**
+   * Starts and cancels the sandbox's timers (task transitions, webhook retries, injected delays); default Node's
+   * setTimeout. A test passes one that records what is pending, to see every timer cancelled by `close()`.
+   */
+  scheduler?: TimerScheduler;
   /** Receives notable events (webhook outcomes, state-file errors, internal errors). */
   log?: (line: string) => void;
   /**

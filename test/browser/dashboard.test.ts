@@ -36,8 +36,22 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
   const deliveries = async () =>
     (await world.admin<{ deliveries: Delivery[] }>('GET', '/__sandbox/deliveries')).deliveries;
 
-  beforeAll(async () => {
-    [browser, world] = await Promise.all([launchChromium(), startWorld({ itemMs: 150, webhookTimeScale: 1 })]);
+  // The set-up's own promise: a beforeAll past its bound goes on running, and afterAll waits for it before closing what
+  // it started (a listener spawned after the closers ran outlived the run).
+  let setUp: Promise<void> | undefined;
+  beforeAll(() => (setUp = setUpFile()), 90_000); // a bound: starting a browser took over 30 s on a loaded machine
+
+  async function setUpFile(): Promise<void> {
+    // Each closed after the file, newest first: left open, the page kept its live feed to the sandbox busy in this
+    // worker (shared with the files after it) until the run ended.
+    const closing = <T extends { close: () => Promise<void> }>(opened: T): T => {
+      closers.push(() => opened.close());
+      return opened;
+    };
+    [browser, world] = await Promise.all([
+      launchChromium().then(closing),
+      startWorld({ itemMs: 150, webhookTimeScale: 1 }).then(closing),
+    ]);
     page = await browser.context.newPage();
     page.setDefaultTimeout(10_000);
     // The app behind `webhook listen --forward-to`: its answer decides the listener's (2xx → 200, else 502).
@@ -84,9 +98,10 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
     listenerUrl = listening[1]!;
     await page.goto(world.sandbox.dashboard);
     await page.locator('#live.on').waitFor();
-  });
+  }
 
   afterAll(async () => {
+    await setUp?.catch(() => undefined); // its failure is the beforeAll's to report
     // Whatever beforeAll got to start, newest first.
     for (const close of closers.reverse()) await close();
   });

@@ -1,17 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { admin, createTask, deliveriesWhen, eventually, sleep, startReceiver } from './helpers.js';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
+import { admin, createTask, deliveriesWhen, eventually, startReceiver } from './helpers.js';
 
 const sockets = () =>
   process.getActiveResourcesInfo().filter((name) => name === 'TCPServerWrap' || name === 'TCPSocketWrap').length;
+
+/** Node's timers, each one's delay kept while it is pending: what `close()` must leave behind is nothing. */
+function recordingScheduler(): { scheduler: NonNullable<SandboxOptions['scheduler']>; pending: Map<unknown, number> } {
+  const pending = new Map<unknown, number>();
+  const scheduler: NonNullable<SandboxOptions['scheduler']> = {
+    set: (fn, ms) => {
+      const timer = setTimeout(() => {
+        pending.delete(timer);
+        fn();
+      }, ms);
+      pending.set(timer, ms);
+      return timer;
+    },
+    clear: (timer) => {
+      clearTimeout(timer);
+      pending.delete(timer);
+    },
+  };
+  return { scheduler, pending };
+}
 
 describe('sandbox close()', () => {
   it('stops lifecycle and retry timers, ends delayed requests and closes every socket', async () => {
     const receiver = await startReceiver(() => 500);
     const before = sockets();
-    // Processing at 50 ms, completion at 650 ms; the failed delivery retries 5 s × 0.4 = 2 s after its first attempt
-    // (at 0.1, 500 ms, a loaded machine reached close() after the retry).
-    const sb = await startSandbox({ port: 0, itemMs: 300, webhookUrl: receiver.url, webhookTimeScale: 0.4 });
+    const { scheduler, pending } = recordingScheduler();
+    // Items of 40 s: the task's completion is still ahead at close(); the failed delivery retries 5 s × 4 = 20 s after
+    // its first attempt, far past close() even on a loaded machine. Neither is waited for: each is a pending timer.
+    const sb = await startSandbox({
+      port: 0,
+      itemMs: 40_000,
+      webhookUrl: receiver.url,
+      webhookTimeScale: 4,
+      scheduler,
+    });
     await createTask(sb, ['a.com', 'b.com']);
     await deliveriesWhen(sb, (list) => list[0]?.attempts.length === 1);
     await admin(sb, '/faults', { method: 'GET', path: '/balance', kind: 'delay', delayMs: 60_000 });
@@ -20,15 +48,20 @@ describe('sandbox close()', () => {
     );
     await eventually(async () => (await admin(sb, '/faults')).body.faults.length === 0);
     expect(sockets()).toBeGreaterThan(before);
-    const [pending] = (await admin(sb, '/deliveries')).body.deliveries;
-    expect(pending).toMatchObject({ state: 'retrying', attempts: [{ statusCode: 500 }] });
+    const [pending0] = (await admin(sb, '/deliveries')).body.deliveries;
+    expect(pending0).toMatchObject({ state: 'retrying', attempts: [{ statusCode: 500 }] });
+    // The retry (20 s), the delayed answer (60 s) and the task's next transition (its completion: two items of 40 s).
+    const delays = [...pending.values()];
+    expect(delays).toContain(20_000);
+    expect(delays).toContain(60_000);
+    expect(delays.filter((ms) => ms > 60_000)).not.toHaveLength(0);
 
     await sb.close();
+    expect([...pending.values()]).toEqual([]); // every timer cancelled: nothing is left to fire, so nothing is waited for
     expect(await hanging).toBeInstanceOf(Error); // the delayed request's socket was closed, not answered
-    expect(receiver.received).toHaveLength(1);
-    await sleep(2_500); // past the retry and the completion
     expect(receiver.received).toHaveLength(1);
     await eventually(() => sockets() <= before, 2_000);
     await expect(fetch(`${sb.url}/balance`)).rejects.toThrow();
+    expect(pending.size).toBe(0); // and none was started after close()
   });
 });
