@@ -34,11 +34,7 @@ export default defineConfig({
             'test/hardening/**/*.test.ts',
             'test/browser/**/*.test.ts',
           ],
-          exclude: [
-            'test/unit/api/schemas.lazy.test.ts',
-            'test/unit/main.without-commander.test.ts',
-            'test/hardening/secrets.test.ts',
-          ],
+          exclude: ['test/unit/api/schemas.lazy.test.ts'],
           // One module graph per worker instead of per file: these files mock no module and keep no global state
           // (each builds its own clock, IO, sandboxes and servers), and importing src afresh for each file cost ~15 s.
           // One project for all of them, so a worker serves any file (a project of its own had workers of its own,
@@ -50,12 +46,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'isolated',
-          // Mock node:crypto, zod and commander for the modules they import: a module graph of their own.
-          include: [
-            'test/hardening/secrets.test.ts',
-            'test/unit/api/schemas.lazy.test.ts',
-            'test/unit/main.without-commander.test.ts',
-          ],
+          // Mocks zod for the modules it imports, to see that loading them builds no schema: a module graph of its own
+          // (in a shared worker other files have long built them).
+          include: ['test/unit/api/schemas.lazy.test.ts'],
         },
       },
     ],
