@@ -162,6 +162,11 @@ export function writeFileAtomicSync(
  */
 export function removeLeftoverTemps(path: string): void {
   const prefix = `.${basename(path)}.`;
+  removeSiblings(path, (name) => name.startsWith(prefix) && name.endsWith(TEMP_SUFFIX));
+}
+
+/** Removes the files beside `path` (in its directory) whose names `leftover` picks; one already gone is skipped. */
+export function removeSiblings(path: string, leftover: (name: string) => boolean): void {
   let names: string[];
   try {
     names = readdirSync(dirname(path));
@@ -169,7 +174,7 @@ export function removeLeftoverTemps(path: string): void {
     return;
   }
   for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
+    if (!leftover(name)) continue;
     try {
       unlinkSync(join(dirname(path), name));
     } catch {

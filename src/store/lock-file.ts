@@ -3,20 +3,11 @@
  * start time. Node has no flock, and O_EXCL creation is atomic on every local file system. A lock whose owner is gone
  * (same host, pid no longer running), or older than `staleAfterMs`, is taken over.
  */
-import {
-  closeSync,
-  linkSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import { UsageError } from '../errors.js';
+import { removeSiblings } from './atomic-file.js';
 
 /** node:crypto when a lock is taken, not when the module loads: every command loads this one (3 ms at start-up). */
 const randomHex = (bytes: number): string => process.getBuiltinModule('node:crypto').randomBytes(bytes).toString('hex');
@@ -91,22 +82,11 @@ const ASIDE_TAIL = /^(\d+)\.[0-9a-f]+$/;
  */
 function removeDeadAsides(path: string): void {
   const prefix = `${basename(path)}${ASIDE_INFIX}`;
-  let names: string[];
-  try {
-    names = readdirSync(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
+  removeSiblings(path, (name) => {
+    if (!name.startsWith(prefix)) return false;
     const pid = ASIDE_TAIL.exec(name.slice(prefix.length))?.[1];
-    if (pid === undefined || isRunning(Number(pid))) continue;
-    try {
-      unlinkSync(join(dirname(path), name));
-    } catch {
-      // Removed by another holder.
-    }
-  }
+    return pid !== undefined && !isRunning(Number(pid));
+  });
 }
 
 /**
