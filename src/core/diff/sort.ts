@@ -352,6 +352,8 @@ function readBlocks(file: SpillFile, blocks: number[], from: number, to: number,
 function mergedPartition(file: SpillFile, blocks: number[], limit: number, sorter: PartitionSorter): ItemCursor {
   const runs: Array<[number, number]> = [];
   let buf = EMPTY;
+  // One buffer for every sorted part, reused: a new one per part left each to the collector (the whole partition).
+  let out = EMPTY;
   for (let k = 0; k < blocks.length;) {
     const from = k;
     let length = 0;
@@ -362,13 +364,13 @@ function mergedPartition(file: SpillFile, blocks: number[], limit: number, sorte
     if (buf.length < length) buf = Buffer.allocUnsafeSlow(length);
     readBlocks(file, blocks, from, k, buf);
     const n = sorter.sort(buf, length);
-    const out = Buffer.allocUnsafeSlow(length);
+    if (out.length < length) out = Buffer.allocUnsafeSlow(length);
     let at = 0;
     for (let i = 0; i < n; i++) {
       const index = sorter.order[i] ?? 0;
       at += buf.copy(out, at, sorter.starts[index] ?? 0, sorter.starts[index + 1] ?? 0);
     }
-    runs.push([file.append(out), length]);
+    runs.push([file.append(out.subarray(0, length)), length]);
   }
   const block = Math.max(MIN_BLOCK, Math.floor(limit / runs.length));
   return mergeRuns(runs.map(([position, length]) => runCursor(file, position, length, block)));
