@@ -125,6 +125,50 @@ describe('partitions', () => {
     expect(brief(parts)).toEqual(expected);
   });
 
+  it('a merged partition whose runs are read back in several blocks pairs every repeat in order', async () => {
+    // 30,000 repeats (about 1.3 MB a side) past a read-whole limit of 256 KiB: parts of 256 KiB read back 64 KiB at a
+    // time, so the walk's items cross block after block (whose buffers are reused) on both sides.
+    const big: Limits = { runBytes: 64 * 1024 };
+    const changedAt = [0, 7, 6_553, 12_345, 29_999];
+    const repeats = (changed: boolean, count: number) =>
+      Array.from({ length: count }, (_, n) => ({
+        target: 'same',
+        n: changed && changedAt.includes(n) ? n + 1_000_000 : n,
+      }));
+    const changes = await walk(side('a', repeats(false, 30_000), big), side('b', repeats(true, 30_001), big), ['n']);
+    expect(brief(changes)).toEqual([
+      ...changedAt.map((n) => ['same', 'n', String(n), String(n + 1_000_000)]),
+      ['same', 'item', null, null],
+    ]);
+    expect(changes.at(-1)?.kind).toBe('added');
+  });
+
+  it('lines longer than a block, in a partition sorted in parts, pair by target and in order', async () => {
+    // Three targets of one partition, 70 KB lines: parts of three lines, read back 64 KiB at a time, so each line takes
+    // two reads and a block ends inside a line; items read before must keep their bytes while the walk uses them. The
+    // second side has one more repeat, so its blocks fall elsewhere.
+    const big: Limits = { runBytes: 64 * 1024 };
+    const three = targetsIn({ 9: 3 });
+    const pad = (n: number) => `${String(n)}${'x'.repeat(70_000)}`;
+    const changed = ['0.1', '1.3', '1.5', '2.0'];
+    const records = (second: boolean) =>
+      three.flatMap((target, t) =>
+        Array.from({ length: second && t === 0 ? 7 : 6 }, (_, n) => ({
+          target,
+          pad: pad(second && changed.includes(`${String(t)}.${String(n)}`) ? n + 100 : n),
+        })),
+      );
+    const changes = await walk(side('a', records(false), big), side('b', records(true), big), ['pad']);
+    const seen = changes.map((c) =>
+      c.field === 'item'
+        ? `${String(three.indexOf(c.target))}.${c.kind ?? ''}`
+        : `${String(three.indexOf(c.target))}.${c.before?.slice(1, 2) ?? ''}`,
+    );
+    expect(seen.sort()).toEqual([...changed, '0.added'].sort());
+    for (const change of changes.filter((c) => c.field === 'pad'))
+      expect(change.after?.slice(1, 4)).toBe(`10${change.before?.slice(1, 2) ?? ''}`);
+  });
+
   it('a side of one item against an empty side, both spilled or not', async () => {
     for (const limits of [{}, spilled, merged]) {
       const one = side('a', [{ target: 'only', status: 'completed' }], limits);
