@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { quoteForMessage } from '../sanitize.js';
 import type { Checked } from './checked.js';
 
@@ -19,10 +19,7 @@ export function checkDomain(input: string): Checked {
   let name = input.toLowerCase();
   if (name.charCodeAt(name.length - 1) === 0x2e /* . */) name = name.slice(0, -1); // absolute form, same domain
   if (name.length <= MAX_LENGTH && HOSTNAME.test(name)) {
-    // domainToASCII verifies punycode labels; it returns '' for ones that do not decode.
-    if (name.includes('xn--') && domainToASCII(name) === '') {
-      return { ok: false, reason: 'a label starting "xn--" is not valid punycode' };
-    }
+    if (name.includes('xn--') && !punycodeDecodes(name)) return { ok: false, reason: NOT_PUNYCODE };
     return { ok: true, value: name };
   }
   if (NON_ASCII.test(name)) return checkInternational(name);
@@ -42,8 +39,26 @@ function checkInternational(name: string): Checked {
   const converted = domainToASCII(name);
   if (converted === '') return { ok: false, reason: 'not a valid internationalised domain name' };
   const ascii = converted.endsWith('.') ? converted.slice(0, -1) : converted;
-  if (ascii.length <= MAX_LENGTH && HOSTNAME.test(ascii)) return { ok: true, value: ascii };
+  if (ascii.length <= MAX_LENGTH && HOSTNAME.test(ascii)) {
+    // Only a label already in punycode can fail here: the ones converted from Unicode decode by construction.
+    if (!punycodeDecodes(ascii)) return { ok: false, reason: NOT_PUNYCODE };
+    return { ok: true, value: ascii };
+  }
   return { ok: false, reason: syntaxProblem(ascii) };
+}
+
+const NOT_PUNYCODE = 'a label starting "xn--" is not valid punycode';
+
+/**
+ * Whether every `xn--` label of a lower-case ASCII hostname decodes to a name with a non-ASCII character (an A-label;
+ * one that decodes to plain ASCII is not). Node's URL parsers differ on labels that do not decode: Node 20 and 22 give
+ * '' for the whole name, Node 24 keeps such a label as it is. Both show here, so every Node decides the same.
+ */
+function punycodeDecodes(ascii: string): boolean {
+  const labels = ascii.split('.');
+  const decoded = domainToUnicode(ascii).split('.');
+  if (decoded.length !== labels.length) return false;
+  return labels.every((label, i) => !label.startsWith('xn--') || NON_ASCII.test(decoded[i] ?? ''));
 }
 
 /** URL-, path- and address-shaped input, checked first so the hint can name the bare domain. */
