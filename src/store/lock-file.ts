@@ -118,11 +118,14 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 function createLock(path: string, owner: LockOwner): boolean | 'retry' {
   const text = JSON.stringify(owner);
   const temp = `${path}${OWNER_INFIX}${process.pid}.${randomHex(4)}`;
-  writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
+  let written = false;
   try {
+    writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
+    written = true;
     linkSync(temp, path);
     return true;
   } catch (error) {
+    if (!written) throw error; // e.g. a full disk: the same error the lock itself would have met
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (code === 'EEXIST') return false;
     // Removed by a process on another machine sharing the directory (the pid in its name is not running there).
@@ -149,6 +152,9 @@ function createThenWrite(path: string, text: string): boolean {
   }
   try {
     writeSync(fd, text);
+  } catch (error) {
+    unlinkSync(path); // ours (O_EXCL): not left empty in the way of the next taker
+    throw error;
   } finally {
     closeSync(fd);
   }

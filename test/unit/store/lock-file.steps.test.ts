@@ -152,9 +152,32 @@ describe('on a file system without hard links', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('a failed write of the lock (a full disk) is thrown, and no empty lock is left in the way', () => {
+    fsHook.before = (name, args) => {
+      if (name === 'linkSync' && args[1] === lockPath) throw Object.assign(new Error('EPERM: link'), { code: 'EPERM' });
+      if (name === 'writeSync') throw Object.assign(new Error('ENOSPC: write'), { code: 'ENOSPC' });
+    };
+    expect(() => tryLock(lockPath)).toThrow(expect.objectContaining({ code: 'ENOSPC' }));
+    fsHook.before = undefined;
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('any other failure of the link is thrown, and the temp file is removed', () => {
     failLinksToLock('EIO');
     expect(() => tryLock(lockPath)).toThrow(expect.objectContaining({ code: 'EIO' }));
+    fsHook.before = undefined;
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('an owner file that cannot be written', () => {
+  it('(a full disk) is an error thrown, and nothing is left beside the lock', () => {
+    fsHook.before = (name, args, real) => {
+      if (name !== 'writeFileSync' || !String(args[0]).startsWith(`${lockPath}.new.`)) return;
+      real.writeFileSync(args[0] as string, ''); // created, then the write fails
+      throw Object.assign(new Error('ENOSPC: write'), { code: 'ENOSPC' });
+    };
+    expect(() => tryLock(lockPath)).toThrow(expect.objectContaining({ code: 'ENOSPC' }));
     fsHook.before = undefined;
     expect(readdirSync(dir)).toEqual([]);
   });
