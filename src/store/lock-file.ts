@@ -125,7 +125,7 @@ function createLock(path: string, owner: LockOwner): boolean | 'retry' {
     linkSync(temp, path);
     return true;
   } catch (error) {
-    if (!written) throw error; // e.g. a full disk: the same error the lock itself would have met
+    if (!written) throw asLockError(error, temp, path); // e.g. a full disk: what the lock itself would have met
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (code === 'EEXIST') return false;
     // Removed by a process on another machine sharing the directory (the pid in its name is not running there).
@@ -139,6 +139,16 @@ function createLock(path: string, owner: LockOwner): boolean | 'retry' {
     }
   }
   return createThenWrite(path, text);
+}
+
+/** An error met on the owner file, told as the lock's: callers name the lock, and some show Node's message. */
+function asLockError(error: unknown, temp: string, path: string): unknown {
+  const errno = error as NodeJS.ErrnoException;
+  if (errno.path === temp) {
+    errno.path = path;
+    errno.message = errno.message.replace(temp, path);
+  }
+  return error;
 }
 
 /** Where hard links are unsupported: created with O_EXCL, then written, so a reader may find it empty for a moment. */

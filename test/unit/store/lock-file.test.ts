@@ -71,6 +71,13 @@ describe('lock files', () => {
     expect(readdirSync(dir).sort()).toEqual([live, 'file.lock.new.notes'].sort());
   });
 
+  it('a lock that cannot be made (no directory) is an error about the lock, not about its owner file', () => {
+    const missing = join(dir, 'missing', 'file.lock');
+    expect(() => tryLock(missing)).toThrow(
+      expect.objectContaining({ code: 'ENOENT', path: missing, message: expect.not.stringContaining('.new.') }),
+    );
+  });
+
   it('an unreadable lock (written by an older taskctl, or garbage) is someone being born for a few seconds, then stale', () => {
     writeFileSync(lockPath, '');
     expect(tryLock(lockPath)).toEqual({ heldBy: undefined });
