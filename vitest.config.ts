@@ -34,7 +34,7 @@ export default defineConfig({
             'test/hardening/**/*.test.ts',
             'test/browser/**/*.test.ts',
           ],
-          exclude: ['test/unit/api/schemas.lazy.test.ts'],
+          exclude: ['test/unit/api/schemas.lazy.test.ts', 'test/unit/store/lock-file.steps.test.ts'],
           // One module graph per worker instead of per file: these files mock no module and keep no global state
           // (each builds its own clock, IO, sandboxes and servers), and importing src afresh for each file cost ~15 s.
           // One project for all of them, so a worker serves any file (a project of its own had workers of its own,
@@ -46,9 +46,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'isolated',
-          // Mocks zod for the modules it imports, to see that loading them builds no schema: a module graph of its own
-          // (in a shared worker other files have long built them).
-          include: ['test/unit/api/schemas.lazy.test.ts'],
+          // Files that mock a module their subject imports, so they need a module graph of their own (in a shared worker
+          // the subject is long loaded): zod, to see that loading the schemas builds none; node:fs, to look at a lock
+          // file between every two steps of taking it.
+          include: ['test/unit/api/schemas.lazy.test.ts', 'test/unit/store/lock-file.steps.test.ts'],
         },
       },
     ],

@@ -13,7 +13,7 @@ import { constants, statSync, unlinkSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as z from 'zod';
-import { UsageError } from '../errors.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../store/atomic-file.js';
 import { heldLockHint, tryLock, type HeldLock } from '../store/lock-file.js';
 import type { AccountSnapshot, SandboxState } from './state.js';
@@ -202,7 +202,10 @@ export class StateStore {
     try {
       lock = tryLock(lockPath);
     } catch (error) {
-      throw new UsageError(`cannot lock the state file (${lockPath}): ${(error as Error).message}`);
+      throw new UsageError(
+        `cannot lock the state file (${lockPath}): ${systemErrorWords(error)}`,
+        'Give --state a file in a directory that exists and that you can write to.',
+      );
     }
     if (!('release' in lock)) {
       const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';

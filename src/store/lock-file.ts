@@ -1,9 +1,20 @@
 /**
- * A lock file beside the file it guards (`config.json.lock`), created with O_EXCL and holding its owner's pid, host and
- * start time. Node has no flock, and O_EXCL creation is atomic on every local file system. A lock whose owner is gone
- * (same host, pid no longer running), or older than `staleAfterMs`, is taken over.
+ * A lock file beside the file it guards (`config.json.lock`), holding its owner's pid, host and start time. Node has
+ * no flock: the owner is written to a file of its own, then hard-linked to the lock's name, which fails if the name
+ * exists, atomically, so a lock file is never seen without its owner (docs/behaviour.md#config-file). A lock whose
+ * owner is gone (same host, pid no longer running), or older than `staleAfterMs`, is taken over.
  */
-import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -35,7 +46,10 @@ export interface LockOptions {
   sleep?: (ms: number) => void;
 }
 
-/** A lock file whose content cannot be read yet is someone's, for this long after its creation (it is written at once). */
+/**
+ * A lock file whose content cannot be read is someone's, for this long after its creation: one being written where
+ * hard links are unsupported (created, then written at once), or one of garbage or of an older taskctl.
+ */
 const UNREADABLE_GRACE_MS = 5_000;
 
 function readOwner(path: string): LockOwner | undefined {
@@ -72,21 +86,89 @@ function isStale(path: string, owner: LockOwner | undefined, options: LockOption
   return options.staleAfterMs !== undefined && now - owner.at > options.staleAfterMs;
 }
 
-/** A stale lock moved aside is `LOCK.stale.PID.HEX`, PID the process that moved it. */
+/**
+ * Files a lock leaves beside itself for a moment, each named after the process that made it: `LOCK.new.PID.HEX`, an
+ * owner about to be linked as the lock, and `LOCK.stale.PID.HEX`, a stale lock moved aside to be removed.
+ */
+const OWNER_INFIX = '.new.';
 const ASIDE_INFIX = '.stale.';
-const ASIDE_TAIL = /^(\d+)\.[0-9a-f]+$/;
+const LEFTOVER_TAIL = /^(?:new|stale)\.(\d+)\.[0-9a-f]+$/;
 
 /**
- * Removes the stale locks that processes killed while breaking one (between the move and the removal) left beside
- * `path`. Each aside names the process that moved it, so one still at work is left alone.
+ * Removes what processes killed while taking a lock (before removing their owner file) or breaking one (between the
+ * move and the removal) left beside `path`. Each file names its process, so one still at work is left alone.
  */
-function removeDeadAsides(path: string): void {
-  const prefix = `${basename(path)}${ASIDE_INFIX}`;
+function removeDeadLeftovers(path: string): void {
+  const prefix = `${basename(path)}.`;
   removeSiblings(path, (name) => {
     if (!name.startsWith(prefix)) return false;
-    const pid = ASIDE_TAIL.exec(name.slice(prefix.length))?.[1];
+    const pid = LEFTOVER_TAIL.exec(name.slice(prefix.length))?.[1];
     return pid !== undefined && !isRunning(Number(pid));
   });
+}
+
+/** link(2) failing with these: the file system has no hard links (some network, FUSE and FAT-like ones). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/**
+ * Creates the lock holding `owner`: true, or false when it exists. The owner is written to a file of its own first and
+ * then linked as the lock, so the lock appears with its owner in it; the owner file is removed either way (one left by
+ * a killed process is removed by `removeDeadLeftovers`). `retry`: the owner file vanished before its link.
+ */
+function createLock(path: string, owner: LockOwner): boolean | 'retry' {
+  const text = JSON.stringify(owner);
+  const temp = `${path}${OWNER_INFIX}${process.pid}.${randomHex(4)}`;
+  let written = false;
+  try {
+    writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
+    written = true;
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    if (!written) throw asLockError(error, temp, path); // e.g. a full disk: what the lock itself would have met
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EEXIST') return false;
+    // Removed by a process on another machine sharing the directory (the pid in its name is not running there).
+    if (code === 'ENOENT') return 'retry';
+    if (!NO_HARD_LINKS.has(code)) throw error;
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already gone.
+    }
+  }
+  return createThenWrite(path, text);
+}
+
+/** An error met on the owner file, told as the lock's: callers name the lock, and some show Node's message. */
+function asLockError(error: unknown, temp: string, path: string): unknown {
+  const errno = error as NodeJS.ErrnoException;
+  if (errno.path === temp) {
+    errno.path = path;
+    errno.message = errno.message.replace(temp, path);
+  }
+  return error;
+}
+
+/** Where hard links are unsupported: created with O_EXCL, then written, so a reader may find it empty for a moment. */
+function createThenWrite(path: string, text: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, text);
+  } catch (error) {
+    unlinkSync(path); // ours (O_EXCL): not left empty in the way of the next taker
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
 
 /**
@@ -134,22 +216,15 @@ export function tryLock(path: string, options: LockOptions = {}): HeldLock | { h
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < 3; attempt++) {
     const owner: LockOwner = { pid: process.pid, host: hostname(), at: now(), token: randomHex(8) };
-    let fd: number;
-    try {
-      fd = openSync(path, 'wx', 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const created = createLock(path, owner);
+    if (created === 'retry') continue;
+    if (!created) {
       const holder = readOwner(path);
       if (!isStale(path, holder, options, now())) return { heldBy: holder };
       breakStaleLock(path, holder);
       continue;
     }
-    try {
-      writeSync(fd, JSON.stringify(owner));
-    } finally {
-      closeSync(fd);
-    }
-    removeDeadAsides(path);
+    removeDeadLeftovers(path);
     return {
       path,
       release: () => {
@@ -186,7 +261,10 @@ export function waitForLock(
   }
 }
 
-/** `process 4242 on this machine`, `process 4242 on build-7`, or `another process` (a lock file not written yet). */
+/**
+ * `process 4242 on this machine`, `process 4242 on build-7`, or `another process` (a lock file not written yet, where
+ * hard links are unsupported, or not readable).
+ */
 function holderWords(holder: LockOwner | undefined): string {
   if (!holder) return 'another process';
   return `process ${holder.pid} on ${holder.host === hostname() ? 'this machine' : holder.host}`;

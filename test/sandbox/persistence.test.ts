@@ -155,6 +155,14 @@ describe('sandbox state file', () => {
     await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/state file .* is a symbolic link/);
   });
 
+  it("a state file whose lock cannot be made: a usage error naming the lock, in words, not the lock's owner file", () => {
+    const stateFile = join(dir, 'missing', 'state.json');
+    const open = () => StateStore.open(stateFile, fresh, () => {});
+    expect(open).toThrow(UsageError);
+    expect(open).toThrow(`cannot lock the state file (${stateFile}.lock): no such file or directory`);
+    expect(open).not.toThrow(/ENOENT|\.new\./);
+  });
+
   it('a failed journal write is not acknowledged, and nothing is shown as saved until a retry succeeds', async () => {
     const stateFile = join(dir, 'state.json');
     const logs: string[] = [];

@@ -58,7 +58,27 @@ describe('lock files', () => {
     expect(readdirSync(dir).sort()).toEqual([live, 'file.lock.stale.notes'].sort());
   });
 
-  it('an unreadable lock is someone being born for a few seconds, then stale', () => {
+  it("the owner file of a taker killed before it put it in place is removed by the next holder, a live one's is not", () => {
+    const dead = `file.lock.new.${notRunningPid()}.0badf00d`;
+    const live = `file.lock.new.${process.ppid}.0badf00d`; // a process taking the lock right now
+    writeFileSync(join(dir, dead), owner(notRunningPid()));
+    writeFileSync(join(dir, live), owner(process.ppid));
+    writeFileSync(join(dir, 'file.lock.new.notes'), 'not a temp'); // a name that is no temp stays too
+    const held = tryLock(lockPath);
+    if (!('release' in held)) throw new Error('not locked');
+    expect(readdirSync(dir).sort()).toEqual([live, 'file.lock', 'file.lock.new.notes'].sort());
+    held.release();
+    expect(readdirSync(dir).sort()).toEqual([live, 'file.lock.new.notes'].sort());
+  });
+
+  it('a lock that cannot be made (no directory) is an error about the lock, not about its owner file', () => {
+    const missing = join(dir, 'missing', 'file.lock');
+    expect(() => tryLock(missing)).toThrow(
+      expect.objectContaining({ code: 'ENOENT', path: missing, message: expect.not.stringContaining('.new.') }),
+    );
+  });
+
+  it('an unreadable lock (written by an older taskctl, or garbage) is someone being born for a few seconds, then stale', () => {
     writeFileSync(lockPath, '');
     expect(tryLock(lockPath)).toEqual({ heldBy: undefined });
     expect('release' in tryLock(lockPath, { now: () => Date.now() + 10_000 })).toBe(true);
