@@ -68,7 +68,7 @@ function links(from: string, text: string, exists: (path: string) => boolean): L
   for (const [index, line] of text.split('\n').entries()) {
     for (const match of line.matchAll(pattern)) {
       const [, path = '', anchor = ''] = match;
-      if (/^[a-z]+:/i.test(path)) continue;
+      if (/^[a-z]+:/i.test(path) || (path !== '' && !path.endsWith('.md'))) continue;
       const local = normalize(join(dirname(from), path));
       const target = path === '' ? from : markdown || !exists(path) ? local : normalize(path);
       found.push({ from, line: index + 1, target, anchor });
@@ -106,7 +106,8 @@ describe('links to a section of a document name a heading that exists', () => {
     expect([...anchors(doc)]).toEqual(['title', 'jobs', 'jobs-1']);
     // The links as they once were: a heading renamed ("Journal" became "Jobs") and an anchor written by hand.
     const code = '// docs/behaviour.md#journal, docs/behaviour.md#jobs\n/** docs/sandbox.md#admin-api */';
-    const markdown = 'See [the journal](behaviour.md#journal) and [jobs](#jobs) and [x](https://example.com/a.md#b).';
+    const markdown =
+      'See [the journal](behaviour.md#journal), [jobs](#jobs), [x](https://example.com/a.md#b), [y](../bin/taskctl.js#L1).';
     const found = [
       ...links('src/x.ts', code, existsRepo),
       ...links('docs/commands.md', markdown, existsRepo),
