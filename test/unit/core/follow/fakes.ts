@@ -43,7 +43,10 @@ export type Call = { kind: 'list'; page: number; perPage: number } | { kind: 'ge
 export interface FakeServerOptions {
   /** Listing order; 'scattered' is a fixed pseudo-random order (docs/openapi.json fixes none). */
   order?: 'asc' | 'desc' | 'scattered';
-  /** List entries carry completed_items/failed_items (a server may: docs/openapi.json's `Task`); default false, as in its examples. */
+  /**
+   * List entries carry completed_items/failed_items (a server may: docs/openapi.json's `Task`); default false, as in
+   * its examples.
+   */
   listCounts?: boolean;
   /**
    * The server enforces this many requests per fixed minute from T0 (a 429 beyond it); `headers` says whether its
