@@ -17,7 +17,7 @@ const LAYERS = [
 
 /**
  * `no-restricted-imports` for the files of one layer: the names of the layers above, reached by exactly as many `../`
- * as the file is deep below src/ (so `../api.js` inside src/sandbox/dashboard/ is sandbox/api.ts, not api/), and the
+ * as the file is deep below src/ (so `../api.js` inside src/sandbox/dashboard/ would be sandbox/api.ts, not api/), and the
  * same for `await import()`, which that rule does not see (`no-restricted-syntax`).
  */
 function layerRules(index, extra = {}) {
@@ -29,7 +29,7 @@ function layerRules(index, extra = {}) {
   return [1, 2, 3, 4].map((depth) => {
     const up = `^(\\.\\./){${depth}}`;
     const names = (list) => `${up}(${list.join('|')})(/|\\.js$)`;
-    // Types too: core/ declares the Context it needs (core/context.ts), which the entry layer's class implements.
+    // Types too: core/ declares the Capabilities it needs (core/capabilities.ts), which the entry layer's class implements.
     const patterns = [{ regex: names(above), message }];
     return {
       files: layer.folders.flatMap((folder) =>

@@ -72,7 +72,7 @@ export async function benchFollow({ row, log, notes, run, NODE, BIN, ROOT, cliEn
   );
   row('follow: 300 tasks, requests per round (max)', String(many.maxPerRound), '', '', '≤ 4', many.maxPerRound <= 4);
   row(
-    'follow: 300 tasks, requests in any 60 s (no headers: the spec’s 100/min)',
+    'follow: 300 tasks, requests in any 60 s (no headers: the documented 100/min)',
     `${many.maxPerMinute} (${many.requests} in all)`,
     '',
     '',

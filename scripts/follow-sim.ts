@@ -174,6 +174,7 @@ for (const policy of ['predictive', 'fixed'] as const) {
     '10 min': await oneTask(policy, 3000, 200),
   };
 }
-// A sandbox that sends no rate-limit headers: the limiter's pace keeps to the spec's 100/min.
+// A sandbox that sends no rate-limit headers: the limiter's pace keeps to the documented 100/min
+// (docs/behaviour.md#pacing-and-the-rate-limit).
 out['300 tasks'] = await manyTasks(300);
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -33,7 +33,7 @@ import {
 } from './schemas.js';
 import { createWire, type ApiClientOptions, type Wire } from './wire.js';
 
-// create.ts loads the client lazily and catches this from the same chunk.
+// core/submit/send.ts loads the client lazily and catches this from the same chunk.
 export { AmbiguousCreateError } from './api-errors.js';
 export type { CreateTaskObserver } from './request.js';
 export type { ApiClientOptions } from './wire.js';

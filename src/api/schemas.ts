@@ -246,19 +246,19 @@ export const WebhookEventSchema = z.lazy(() =>
     z.object({
       event: z.literal('processing'),
       timestamp: timestamp(),
-      task: z.object({ ...webhookTaskBase(), status: z.literal('processing'), started_at: timestamp() }),
+      task: z.object({ ...webhookTaskBase(), status: z.string(), started_at: timestamp() }),
     }),
     z.object({
       event: z.literal('completed'),
       timestamp: timestamp(),
-      task: z.object({ ...webhookTaskBase(), status: z.literal('completed'), completed_at: timestamp() }),
+      task: z.object({ ...webhookTaskBase(), status: z.string(), completed_at: timestamp() }),
     }),
     z.object({
       event: z.literal('failed'),
       timestamp: timestamp(),
       task: z.object({
         ...webhookTaskBase(),
-        status: z.literal('failed'),
+        status: z.string(),
         error_message: z.string(),
         failed_at: timestamp(),
       }),

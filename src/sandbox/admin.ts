@@ -153,7 +153,8 @@ const ROUTES: Record<string, Record<string, AdminHandler>> = {
   },
   '/webhook': {
     // With `expected`, a conditional set: only when the URL is still that one (409 otherwise), so a listener putting
-    // its URL back in one request never overwrites a change made meanwhile (docs/sandbox.md#admin-api).
+    // its URL back in one request never overwrites a change made meanwhile
+    // (docs/sandbox.md#admin-api-__sandbox-and-the-dashboard-).
     POST: ({ state }, body) => {
       const { url } = body;
       if (url !== null && typeof url !== 'string') return invalid('url must be a string, or null to clear it');

@@ -1,7 +1,9 @@
 /**
  * The core commands against every sandbox dialect (in-process: `main()` against an in-process sandbox that shares
- * the CLI's virtual clock, so waits take no real time). Each dialect is a server the spec allows: the plain flow must
- * work on all of them, and each dialect's own cases must give the exit code and output the issue states.
+ * the CLI's virtual clock, so waits take no real time). Most dialects are servers the contract (docs/openapi.json)
+ * allows; four (`string-ids`, `data-shapes`, `no-items`, `sparse`) go beyond it, servers a tolerant client should
+ * still survive (docs/sandbox.md#dialects). The plain flow must work on all of them, and each dialect's own cases must
+ * give the exit code and output docs/sandbox.md#dialects states.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';

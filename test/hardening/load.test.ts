@@ -1,6 +1,6 @@
 /**
  * Hardening matrix, concurrency and load rows (test/README.md, L1–L5): the client paces itself so that a large run
- * draws no 429 from a sandbox at the spec's default limit, and two clients sharing a key (two `main()` runs, each with
+ * draws no 429 from a sandbox at the documented limit (100/min), and two clients sharing a key (two `main()` runs, each with
  * its own limiter, on a clock shared with the sandbox whose sleeps are short) both finish when they draw 429s from each other.
  * Tasks are seeded through a sandbox state file, so seeding spends no rate-limit budget.
  */

@@ -182,7 +182,7 @@ describe('sandbox dialects', () => {
 });
 
 describe('sandbox dialects and webhooks', () => {
-  it('extra-fields adds fields to webhook bodies; the event stays the spec event', async () => {
+  it('extra-fields adds fields to webhook bodies; the event keeps the fields docs/openapi.json names', async () => {
     const receiver = await startReceiver();
     const sandbox = await start({ itemMs: 0, webhookUrl: receiver.url, dialects: ['extra-fields'] });
     await createTask(sandbox, ['a.com']);

@@ -167,7 +167,7 @@ describe("the client's requests against docs/openapi.json", () => {
       [{ method: 'GET', url: '/api/v1/balance', headers: {}, body: '' }, 'no credentials'],
       [{ method: 'GET', url: '/api/v1/balance', headers: { authorization: 'Basic eDp5' }, body: '' }, 'no credentials'],
       [{ method: 'GET', url: '/api/v1/tasks?per_page=500', headers: key, body: '' }, 'query per_page: must be <= 100'],
-      [{ method: 'GET', url: '/api/v1/tasks?page=0', headers: key, body: '' }, 'query page: must be >= 1'],
+      [{ method: 'GET', url: '/api/v1/tasks?page=1.5', headers: key, body: '' }, 'query page: must be integer'],
       [{ method: 'GET', url: '/api/v1/tasks?sort=asc', headers: key, body: '' }, 'sort is not in the document'],
       [{ method: 'GET', url: '/api/v1/tasks/7x', headers: key, body: '' }, 'path id: must be integer'],
       [{ method: 'DELETE', url: '/api/v1/tasks/7', headers: key, body: '' }, 'no such operation'],

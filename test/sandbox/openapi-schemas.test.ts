@@ -16,6 +16,7 @@ import {
   TaskResponseSchema,
   WebhookEventSchema,
 } from '../../src/api/schemas.js';
+import { parseTimestamp } from '../../src/output/times.js';
 import { contract, deref, documentExamples, schemaProblems } from './openapi-check.js';
 import type { Json } from './openapi-check.js';
 
@@ -82,9 +83,13 @@ function arbitrary(input: Json): fc.Arbitrary<unknown> {
     case 'string':
       if (schema.pattern) throw new Error(`no generator for pattern ${String(schema.pattern)}`);
       if (schema.format === 'date-time')
+        // UTC written three ways: with milliseconds and `Z`, whole seconds and `Z`, or the offset `+00:00`.
         return fc
-          .tuple(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.boolean())
-          .map(([ms, whole]) => new Date(ms).toISOString().replace(whole ? /\.\d+Z$/ : /$^/, 'Z'));
+          .tuple(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.constantFrom('Z', 'whole', '+00:00'))
+          .map(([ms, form]) => {
+            const iso = new Date(ms).toISOString();
+            return form === 'Z' ? iso : form === 'whole' ? iso.replace(/\.\d+Z$/, 'Z') : iso.replace(/Z$/, '+00:00');
+          });
       return fc.string({ minLength: schema.minLength ?? 0, maxLength: 12 });
     case 'array':
       return fc.array(arbitrary(schema.items ?? {}), { maxLength: 3 });
@@ -129,6 +134,21 @@ describe('src/api/schemas.ts against docs/openapi.json', () => {
       const zod = CLIENT_SCHEMAS[String(schema.$ref).slice(SCHEMA_REF.length)];
       expect([where, zod ? zodVerdict(zod, value) : 'no zod schema']).toEqual([where, 'parsed']);
     }
+  });
+
+  it('reads a timestamp in every form the document allows as the same UTC instant (Z, whole seconds, +00:00)', () => {
+    const forms = new Set<string>();
+    fc.assert(
+      fc.property(arbitrary(named(`${SCHEMA_REF}Timestamp`)), (value) => {
+        const text = String(value);
+        forms.add(text.endsWith('+00:00') ? '+00:00' : /\.\d+Z$/.test(text) ? 'ms' : 'whole');
+        expect(schemaProblems(named(`${SCHEMA_REF}Timestamp`), value, 'Timestamp')).toEqual([]);
+        expect(parseTimestamp(text)).toBe(Date.parse(text.replace(/\+00:00$/, 'Z')));
+        expect(parseTimestamp(text)).toEqual(expect.any(Number));
+      }),
+      { numRuns: 200 },
+    );
+    expect([...forms].sort()).toEqual(['+00:00', 'ms', 'whole']);
   });
 
   it.each(Object.entries(CLIENT_SCHEMAS))('parses whatever the document allows for %s', (name, zod) => {

@@ -26,7 +26,7 @@ const BASE_FIELDS = [
 const sorted = (keys: string[]) => [...keys].sort();
 
 describe('sandbox webhooks', () => {
-  it('sends processing then completed, signed with the key, with exactly the spec fields', async () => {
+  it('sends processing then completed, signed with the key, with exactly the fields docs/openapi.json names for each event', async () => {
     const receiver = await startReceiver();
     const sb = await start({ webhookUrl: receiver.url, itemMs: 5 });
     await createTask(sb, ['a.com', 'fail-b.com', 'slow-c.com']);

@@ -77,7 +77,7 @@ describe('main', () => {
   });
 });
 
-describe('a command typed alone (run without commander: test/unit/main-without-commander.test.ts)', () => {
+describe('a command typed alone (run without commander: test/unit/main.without-commander.test.ts)', () => {
   it('gets the global options commander gives it', async () => {
     let seen: GlobalOptions | undefined;
     const program = buildProgram(createMemoryIO().io, (command) => {

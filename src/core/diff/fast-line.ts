@@ -4,7 +4,7 @@
  * its target an ASCII string (NFC already), its task absent, null, a boolean or a plain integer of at most 15 digits,
  * no key starting with a digit (JavaScript puts those first in an object's key order), and no repeated target or task.
  * Anything else (nesting, escapes, a non-ASCII target, a long or exotic task, broken JSON) is the exact parser's
- * (read.ts), which gives the same result or the error. The fields kept are the members other than target and task,
+ * (side-items.ts), which gives the same result or the error. The fields kept are the members other than target and task,
  * copied as they are written: canonical JSON is made only for a pair that differs (compare.ts), so the copy
  * compares as the exact path's encoding does.
  */

@@ -1,4 +1,4 @@
-/** The shapes the submission pipeline passes between its steps (index.ts runs them in order). */
+/** The shapes the submission pipeline passes between its steps (pipeline.ts runs them in order). */
 import type { Task } from '../../api/schemas.js';
 import type { ItemList } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait-loop.js';

@@ -337,7 +337,7 @@ describe('RateLimiter.readyAt: the pace polling asks for', () => {
     expect(limiter.readyAt(4, 4)).toBe(T0);
   });
 
-  it('steady without headers: rounds of 4 come apart at the spec’s 100/min (0.6 s a request), bursts of 4 allowed', async () => {
+  it('steady without headers: rounds of 4 come apart at the documented 100/min (0.6 s a request), bursts of 4 allowed', async () => {
     const clock = new FakeClock();
     const limiter = new RateLimiter({ clock });
     limiter.steady();

@@ -21,7 +21,7 @@ describe('toWebhookEvent', () => {
     expect(toWebhookEvent({ ...base, status: 'queued' }, NOW)).toBeUndefined();
   });
 
-  it('processing: exactly the spec fields, in order, with honest defaults', () => {
+  it('processing: exactly the fields docs/openapi.json names, in order, with honest defaults', () => {
     const event = toWebhookEvent({ ...base, status: 'processing' }, NOW);
     expect(event).toEqual({
       event: 'processing',

@@ -14,7 +14,7 @@ import {
 const task = (fields: Partial<Parameters<typeof taskPhase>[0]> & { status: string }) => ({ total_items: 2, ...fields });
 
 describe('task state rules', () => {
-  it('classifies the four spec statuses, ended words and unknown statuses by their finish timestamp', () => {
+  it('classifies the four statuses docs/openapi.json shows, ended words and unknown statuses by their finish timestamp', () => {
     expect(taskPhase(task({ status: 'pending' }))).toBe('active');
     expect(taskPhase(task({ status: 'processing' }))).toBe('active');
     expect(taskPhase(task({ status: 'completed' }))).toBe('completed');

@@ -194,7 +194,7 @@ describe('webhook listener', () => {
     expect(warnings[2]).toMatch(/event/);
   });
 
-  it('keeps unknown fields of a spec event and does not warn about them', async () => {
+  it('keeps unknown fields of an event docs/openapi.json names and does not warn about them', async () => {
     const { listener, events } = await listen();
     const extended = { ...event, delivery_id: 'd-1', task: { ...event.task, priority: 'high' } };
     expect((await post(listener.url, JSON.stringify(extended))).status).toBe(200);

@@ -1,6 +1,6 @@
 /**
  * `auth` and `config` in process, against a loopback sandbox: key storage, masking, file modes, precedence, and secrets
- * kept out of output. (Was test/e2e/auth-config.test.ts: nothing here needs a process of its own.)
+ * kept out of output. In process: nothing here needs a process of its own.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -93,7 +93,7 @@ describe('list --columns', () => {
 describe("list --all at the service's speed", () => {
   it('asks for 100 a page, and goes at full speed when the server states no rate limit', async () => {
     const api = mockApi();
-    const pages = 150; // past the spec's 100/min: a limit invented for a silent server would sleep here
+    const pages = 150; // past the documented 100/min: a limit invented for a silent server would sleep here
     for (let n = 1; n <= pages; n++) page(api, n, pages, [task(1000 - n, 5)], 100);
     const clock = new AutoClock();
     const result = await runTaskctl(['list', '--all', '-o', 'tsv', '--columns', 'id'], { api, clock });

@@ -23,7 +23,7 @@ describe('list --status', () => {
     expect(result.stderr).toMatch(/unknown status "procesing".*did you mean "processing"\?/i);
   });
 
-  it('accepts the spec statuses and the words a server may use for an ended task', async () => {
+  it('accepts the statuses docs/openapi.json shows and the words a server may use for an ended task', async () => {
     const api = mockApi();
     // A filter searches: pages of 100.
     api.reply('GET', '/tasks?page=1&per_page=100', 200, {

@@ -9,8 +9,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
 import { systemClock } from '../../../../src/lib/time.js';
-import { WebhookWirings } from '../../../../src/store/webhook-wirings.js';
-import { findSandbox, unwire, wire, type SandboxAdmin } from '../../../../src/webhook/sandbox-wiring.js';
 import { waitFor } from '../../../wait-for.js';
 import { mockApi, runTaskctl, type RunResult } from '../harness.js';
 
@@ -176,54 +174,5 @@ describe('webhook listen against another service', () => {
     expect(lines[0]).toMatch(/public HTTPS URL set in its web dashboard/);
     expect(result.stderr).toMatch(/tunnel/);
     expect(result.stderr.indexOf('tunnel')).toBeLessThan(result.stderr.indexOf('listening for webhooks'));
-  });
-});
-
-describe('the sandbox webhook URL, set and put back only if it is still the one expected', () => {
-  /** The real admin API, with a change made in the dashboard right after the listener's first read of the URL. */
-  async function racedAdmin(change: string): Promise<SandboxAdmin> {
-    const real = await findSandbox(sandbox!.url);
-    if (!real) throw new Error('no sandbox found');
-    let reads = 0;
-    return {
-      origin: real.origin,
-      setWebhookUrl: (url, expected) => real.setWebhookUrl(url, expected),
-      async webhookUrl() {
-        const url = await real.webhookUrl();
-        if (++reads === 1) await admin('/webhook', { url: change });
-        return url;
-      },
-    };
-  }
-  const deps = (admin: SandboxAdmin) => ({
-    admin,
-    wirings: new WebhookWirings(home!),
-    now: () => 1,
-    log: () => {},
-  });
-
-  it('a URL changed between the read and the set: the listener records what it really replaced', async () => {
-    await world();
-    const wiring = await wire(deps(await racedAdmin('http://127.0.0.1:9/dashboard')), 'http://127.0.0.1:9/mine');
-    expect(await webhookUrl()).toBe('http://127.0.0.1:9/mine');
-    expect(wiring.previous).toBe('http://127.0.0.1:9/dashboard');
-  });
-
-  it('a URL changed in the dashboard just before the listener puts its own back is never overwritten', async () => {
-    await world();
-    const real = (await findSandbox(sandbox!.url))!;
-    const wiring = await wire(deps(real), 'http://127.0.0.1:9/mine');
-    // The change lands after anything the listener could have read, just before its restore reaches the sandbox.
-    const late: SandboxAdmin = {
-      ...real,
-      async setWebhookUrl(url, expected) {
-        await admin('/webhook', { url: 'http://127.0.0.1:9/dashboard' });
-        return real.setWebhookUrl(url, expected);
-      },
-    };
-    const { outcome } = await unwire(deps(late), wiring);
-    expect(outcome).toBe('changed');
-    expect(await webhookUrl()).toBe('http://127.0.0.1:9/dashboard');
-    expect(new WebhookWirings(home!).find(wiring)).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The bytes path of an ndjson side (fast-line.ts, read.ts) against the exact path (every line parsed as text):
+ * The bytes path of an ndjson side (fast-line.ts, side-items.ts) against the exact path (every line parsed as text):
  * generated exports with escapes, unicode (NFC and NFD targets, astral and private-use characters), big integers,
  * repeated targets and keys, nesting, exotic numbers and tasks, blank lines, CRs and broken lines, cut into chunks
  * anywhere, must give the same changes in the same order, the same counts and field names, or the same error.

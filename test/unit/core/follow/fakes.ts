@@ -24,7 +24,7 @@ export interface SimTask {
    * `durations[i]` ms after the one before it, completed (`completed_at` exact) with the last item.
    */
   work?: { startAt: number; durations: number[] } | undefined;
-  /** GET /tasks/:id carries no `items` (a server the spec allows); the list still has no counts. */
+  /** GET /tasks/:id carries no `items` (docs/openapi.json allows it); the list still has no counts. */
   noItems?: boolean;
 }
 
@@ -41,9 +41,12 @@ export function workEnd(task: SimTask): number | undefined {
 export type Call = { kind: 'list'; page: number; perPage: number } | { kind: 'get'; id: number };
 
 export interface FakeServerOptions {
-  /** Listing order; 'scattered' is a fixed pseudo-random order (the spec does not fix one). */
+  /** Listing order; 'scattered' is a fixed pseudo-random order (docs/openapi.json fixes none). */
   order?: 'asc' | 'desc' | 'scattered';
-  /** List entries carry completed_items/failed_items (a server MAY); default false, as in the spec. */
+  /**
+   * List entries carry completed_items/failed_items (a server may: docs/openapi.json's `Task`); default false, as in
+   * its examples.
+   */
   listCounts?: boolean;
   /**
    * The server enforces this many requests per fixed minute from T0 (a 429 beyond it); `headers` says whether its
@@ -209,7 +212,7 @@ export class FakeTaskServer implements TaskReader {
         items.push({ target: `d${i}.com`, status: itemStatus, data: null });
       }
       task.items = items;
-      // GET /tasks/:id in the spec has no counts of its own: the engine must count items.
+      // GET /tasks/:id in docs/openapi.json has no counts of its own: the engine must count items.
       delete task.completed_items;
       delete task.failed_items;
     }

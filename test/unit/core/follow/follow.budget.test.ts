@@ -1,6 +1,7 @@
 /**
  * One pacer: follow's rounds go when the client's limiter says the budget allows them, so the pace is the
- * server's stated limit when it sends `X-RateLimit-*`, and the spec's 100/min when it sends none. Virtual time only.
+ * server's stated limit when it sends `X-RateLimit-*`, and the documented 100/min when it sends none
+ * (docs/behaviour.md#pacing-and-the-rate-limit). Virtual time only.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
@@ -24,7 +25,7 @@ describe('follow paces by the client limiter', () => {
     expect(Math.max(...rounds)).toBeLessThanOrEqual(4);
   });
 
-  it('no headers: the spec’s 100/min, never a 429 from a server enforcing it; rounds stay apart', async () => {
+  it('no headers: the documented 100/min, never a 429 from a server enforcing it; rounds stay apart', async () => {
     const { result, server, rounds } = await followMany({ limit: 100, headers: false });
     expect(result.reason).toBe('done');
     expect(busiestMinute(server.times)).toBeLessThanOrEqual(100);
@@ -39,7 +40,7 @@ describe('follow paces by the client limiter', () => {
     expect(Math.max(...rounds)).toBeLessThanOrEqual(4);
   });
 
-  it('a larger stated limit lets follow go faster, a smaller one slower, than the spec’s 100/min', async () => {
+  it('a larger stated limit lets follow go faster, a smaller one slower, than the documented 100/min', async () => {
     const spec = await followMany({ limit: 100, headers: false });
     const large = await followMany({ limit: 1000, headers: true });
     const small = await followMany({ limit: 20, headers: true });

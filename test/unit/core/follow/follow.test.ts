@@ -62,7 +62,7 @@ describe('followTasks: requests per round', () => {
           for (const call of server.calls) if (call.kind === 'get') gets.set(call.id, (gets.get(call.id) ?? 0) + 1);
           if (n > 2) expect(Math.max(0, ...gets.values())).toBeLessThanOrEqual(1);
           // Polling stops soon after the last task finishes (at most ~5 min in), or once the requests it needed have
-          // gone out at the limiter's pace (the spec's 100 a minute: 1,000 item-count GETs take 10 minutes).
+          // gone out at the limiter's pace (the documented 100 a minute: 1,000 item-count GETs take 10 minutes).
           expect(clock.now() - T0).toBeLessThan(Math.max(6 * MIN, (server.count() / 100) * MIN + MIN));
         });
       }

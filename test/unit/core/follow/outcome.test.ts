@@ -55,7 +55,7 @@ describe('waitExitCode: success is only what was seen', () => {
 });
 
 describe('unknownStatusWarner', () => {
-  it('warns once per unknown status per run, never for the spec four, and shows the status as it came', () => {
+  it('warns once per unknown status per run, never for the four docs/openapi.json shows, and shows the status as it came', () => {
     const warnings: string[] = [];
     const warn = unknownStatusWarner((message) => warnings.push(message));
     for (const status of ['pending', 'processing', 'completed', 'failed', 'Queued', 'Queued', 'on_hold', 'queued']) {

@@ -1,3 +1,7 @@
+/**
+ * The sandbox's answers and webhook events against the client's own zod schemas (src/api/schemas.ts), through a full
+ * scenario. The contract itself, docs/openapi.json, is checked by an independent validator in openapi*.test.ts.
+ */
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
@@ -12,7 +16,7 @@ import {
 import { admin, call, eventually, fakeClock, start, startReceiver } from './helpers.js';
 import type { CallResult } from './helpers.js';
 
-describe('sandbox contract', () => {
+describe("sandbox answers and the client's zod schemas", () => {
   it('answers a full scenario with bodies that all parse with the shared schemas', async () => {
     const receiver = await startReceiver();
     const clock = fakeClock();

@@ -1,0 +1,135 @@
+/**
+ * Every link to a section of the repository's Markdown (`docs/behaviour.md#jobs` in a comment, `[x](sandbox.md#dialects)`
+ * or `[x](#the-contract)` in a document) names a heading that exists, by GitHub's rule for a heading's anchor:
+ * lower case, punctuation other than `-` and `_` dropped, each space a `-`, a repeated heading numbered `-1`, `-2`.
+ * Headings inside fenced code blocks are not headings.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../../..', import.meta.url).pathname;
+const SELF = 'test/unit/lint/doc-anchors.test.ts';
+const SKIPPED = new Set(['node_modules', 'dist', 'fixtures', '.git']);
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : files(path);
+    return /\.(?:md|ts|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** GitHub's anchor of one heading's text (inline code, links and emphasis reduced to their words). */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** The anchors of a Markdown text's headings. */
+function anchors(markdown: string): Set<string> {
+  const found = new Set<string>();
+  const counts = new Map<string, number>();
+  let fence: string | undefined;
+  for (const line of markdown.split('\n')) {
+    const marker = /^\s*(```|~~~)/.exec(line)?.[1];
+    if (marker) fence = fence === undefined ? marker : fence === marker ? undefined : fence;
+    const heading = fence === undefined ? /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1] : undefined;
+    if (heading === undefined) continue;
+    const base = slug(heading);
+    const seen = counts.get(base) ?? 0;
+    counts.set(base, seen + 1);
+    found.add(seen === 0 ? base : `${base}-${seen}`);
+  }
+  return found;
+}
+
+interface Link {
+  /** The repository path of the file the link is in, and its line. */
+  from: string;
+  line: number;
+  /** The repository path of the Markdown file it points into, and the anchor. */
+  target: string;
+  anchor: string;
+}
+
+/**
+ * The section links in one file. In Markdown, a link's target is relative to the file (`(#x)` is the file itself); in
+ * code, a path like `docs/behaviour.md#x` is from the repository's root, or else from the file's folder.
+ */
+function links(from: string, text: string, exists: (path: string) => boolean): Link[] {
+  const found: Link[] = [];
+  const markdown = from.endsWith('.md');
+  const pattern = markdown ? /\]\(([^)\s#]*)#([^)\s]+)\)/g : /([\w./-]*\.md)#([\w-]+)/g;
+  for (const [index, line] of text.split('\n').entries()) {
+    for (const match of line.matchAll(pattern)) {
+      const [, path = '', anchor = ''] = match;
+      if (/^[a-z]+:/i.test(path) || (path !== '' && !path.endsWith('.md'))) continue;
+      const local = normalize(join(dirname(from), path));
+      const target = path === '' ? from : markdown || !exists(path) ? local : normalize(path);
+      found.push({ from, line: index + 1, target, anchor });
+    }
+  }
+  return found;
+}
+
+function brokenLinks(all: readonly Link[], read: (path: string) => string | undefined): string[] {
+  const cache = new Map<string, Set<string> | undefined>();
+  const anchorsOf = (path: string) => {
+    if (!cache.has(path)) {
+      const text = read(path);
+      cache.set(path, text === undefined ? undefined : anchors(text));
+    }
+    return cache.get(path);
+  };
+  return all
+    .filter((link) => anchorsOf(link.target)?.has(decodeURIComponent(link.anchor)) === false)
+    .map((link) => `${link.from}:${link.line}: ${link.target}#${link.anchor}`);
+}
+
+const readRepo = (path: string) => {
+  const full = join(ROOT, path);
+  return existsSync(full) ? readFileSync(full, 'utf8') : undefined;
+};
+const existsRepo = (path: string) => existsSync(join(ROOT, path));
+
+describe('links to a section of a document name a heading that exists', () => {
+  it('computes GitHub anchors, and flags the links that name no heading (the check itself works)', () => {
+    expect(slug('The contract (`/openapi.json`)')).toBe('the-contract-openapijson');
+    expect(slug('Admin API (`/__sandbox/*`) and the dashboard (`/`)')).toBe('admin-api-__sandbox-and-the-dashboard-');
+    expect(slug('Jobs: `show --job`, `wait --job`')).toBe('jobs-show---job-wait---job');
+    const doc = '# Title\n## Jobs\n```sh\n# not a heading\n```\n## Jobs\n';
+    expect([...anchors(doc)]).toEqual(['title', 'jobs', 'jobs-1']);
+    // The links as they once were: a heading renamed ("Journal" became "Jobs") and an anchor written by hand.
+    const code = '// docs/behaviour.md#journal, docs/behaviour.md#jobs\n/** docs/sandbox.md#admin-api */';
+    const markdown =
+      'See [the journal](behaviour.md#journal), [jobs](#jobs), [x](https://example.com/a.md#b), [y](../bin/taskctl.js#L1).';
+    const found = [
+      ...links('src/x.ts', code, existsRepo),
+      ...links('docs/commands.md', markdown, existsRepo),
+      ...links('docs/behaviour.md', '[jobs](#jobs)', existsRepo),
+    ];
+    const read = (path: string) => (path === 'docs/commands.md' ? doc : readRepo(path));
+    expect(brokenLinks(found, read)).toEqual([
+      'src/x.ts:1: docs/behaviour.md#journal',
+      'src/x.ts:2: docs/sandbox.md#admin-api',
+      'docs/commands.md:1: docs/behaviour.md#journal',
+    ]);
+  });
+
+  it('every section link in docs/, src/, test/, scripts/ and the root names a heading of its document', () => {
+    const roots = ['docs', 'src', 'test', 'scripts'].map((dir) => join(ROOT, dir));
+    const top = readdirSync(ROOT).filter((name) => /\.(?:md|js)$/.test(name));
+    const all = [...roots.flatMap(files), ...top.map((name) => join(ROOT, name))].flatMap((path) => {
+      const from = relative(ROOT, path);
+      // This file's own links are the broken examples above.
+      return from === SELF ? [] : links(from, readFileSync(path, 'utf8'), existsRepo);
+    });
+    expect(all.length).toBeGreaterThan(200);
+    expect(brokenLinks(all, readRepo)).toEqual([]);
+  });
+});
