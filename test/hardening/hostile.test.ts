@@ -102,7 +102,7 @@ describe.concurrent('hostile server (in-process)', () => {
       const r = await runTaskctl(['balance', '--request-timeout', '1s'], { env, clock: systemClock });
       expect(r.code, r.stderr).toBe(ExitCode.unavailable);
       expect(r.stderr).toMatch(
-        /did not send the complete answer within 1s \(no time left to retry within --request-timeout 1s\)/,
+        /did not send the complete answer within 1s \(no time left to try again within --request-timeout 1s\)/,
       );
       expectPlainError(r.stderr);
       // One budget for the request with its retries (it was 4 attempts of the timeout each, plus back-off).
@@ -118,7 +118,7 @@ describe.concurrent('hostile server (in-process)', () => {
       const env = { ...home.env, TASKCTL_BASE_URL: own.baseUrl('slow-headers'), TASKCTL_API_KEY: KEY };
       const r = await runTaskctl(['balance', '--request-timeout', '1s'], { env, clock: systemClock });
       expect(r.code, r.stderr).toBe(ExitCode.unavailable);
-      expect(r.stderr).toMatch(/did not send the complete answer within 1s \(no time left to retry/);
+      expect(r.stderr).toMatch(/did not send the complete answer within 1s \(no time left to try again/);
       expectPlainError(r.stderr);
       expect(own.counts.get('slow-headers')).toBe(1); // one attempt: the budget covers the retries
     } finally {
@@ -259,7 +259,7 @@ describe.concurrent('hostile server (in-process)', () => {
       expect(r.code, r.stderr).toBe(ExitCode.unavailable);
       expect(r.stderr).toMatch(/no good answer from the service for 1m\d*s? \(--outage-tolerance 1m\)/);
       expect(r.stderr).toMatch(/last known: task 1 processing/);
-      expect(r.stderr).toMatch(/warning: .*no good answer for \d+s, retrying/);
+      expect(r.stderr).toMatch(/warning: .*no good answer for \d+s, still polling/);
     } finally {
       await own.close();
     }

@@ -201,7 +201,7 @@ describe.concurrent('wire', () => {
         const result = await world.inProcess(['--request-timeout', '300ms', 'balance'], { realTime: true });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
-          /reading the balance: http:\/\/127\.0\.0\.1:\d+ did not send the complete answer within 0\.3s \(no time left to retry within --request-timeout 0\.3s\)/,
+          /reading the balance: http:\/\/127\.0\.0\.1:\d+ did not send the complete answer within 0\.3s \(no time left to try again within --request-timeout 0\.3s\)/,
         );
         expect(result.stderr).toMatch(/raise --request-timeout/);
         expectCleanError(result.stderr);
@@ -424,7 +424,7 @@ describe.concurrent('wire', () => {
           const result = await cli(['--verbose', 'balance']);
           expect(result.code, result.stderr).toBe(0);
           expect(server.requests).toHaveLength(3);
-          expect(result.stderr).toMatch(/retrying in 0\.\d+s \(HTTP 429\)/);
+          expect(result.stderr).toMatch(/trying again in 0\.\d+s \(HTTP 429\)/);
           // Two backoff waits (0.5 and 1 s nominal, with jitter).
           expect(result.slept).toBeGreaterThan(0);
           expect(result.slept).toBeLessThan(6_000);
@@ -685,7 +685,7 @@ describe.concurrent('wire', () => {
         const api = client(server.origin, { trace: (line: string) => lines.push(line) });
         expect(await api.getBalance()).toEqual({ balance: 100, currency: 'coins' });
         expect(server.requests).toHaveLength(2);
-        expect(lines.join('\n')).toMatch(/retrying in [\d.]+s \([^)]*cut off[^)]*\), attempt 2\/4/);
+        expect(lines.join('\n')).toMatch(/trying again in [\d.]+s \([^)]*cut off[^)]*\), attempt 2\/4/);
       } finally {
         await server.close();
       }
@@ -890,7 +890,7 @@ describe.concurrent('wire', () => {
         const api = client(server.origin, { clock, deadline: clock.now() + 10_000 });
         const error = await api.getBalance().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(RateLimitError);
-        expect((error as Error).message).toMatch(/no time left to retry before the deadline/);
+        expect((error as Error).message).toMatch(/no time left to try again before the deadline/);
         expect(clock.sleeps.every((ms) => ms <= 10_000)).toBe(true);
         expect(server.requests).toHaveLength(1);
       } finally {

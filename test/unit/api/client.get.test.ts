@@ -208,7 +208,7 @@ describe('GET: retries', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
     // 20 s + 0.5 s back-off + the second attempt (cut at the budget's end in real time): no third one.
-    expect(error.message).toMatch(/after 2 attempts \(no time left to retry within --request-timeout 35s\)$/);
+    expect(error.message).toMatch(/after 2 attempts \(no time left to try again within --request-timeout 35s\)$/);
     expect(clock.sleeps).toHaveLength(1);
   });
 
@@ -504,7 +504,7 @@ describe('GET: an answer cut off is sent again, like a reset', () => {
     expect(await client.getBalance()).toEqual({ balance: 1, currency: 'coins' });
     expect(calls()).toBe(2);
     expect(lines).toContain(
-      `* retrying in 0.4s (UND_ERR_SOCKET, cut off after 28 of ${BALANCE.length} bytes), attempt 2/4`,
+      `* trying again in 0.4s (UND_ERR_SOCKET, cut off after 28 of ${BALANCE.length} bytes), attempt 2/4`,
     );
   });
 
@@ -526,7 +526,9 @@ describe('GET: an answer cut off is sent again, like a reset', () => {
     setup();
     const { client } = makeClient(agent, { dispatcher, requestTimeoutMs: 1000 });
     const error = await failure(client.getBalance());
-    expect(error.message).toMatch(/cut off after 28 bytes .* \(no time left to retry within --request-timeout 1s\)$/);
+    expect(error.message).toMatch(
+      /cut off after 28 bytes .* \(no time left to try again within --request-timeout 1s\)$/,
+    );
     expect(calls()).toBe(2);
   });
 });
@@ -540,17 +542,17 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
     const { client, clock } = makeClient(agent, { deadline: T0 + 10_000 });
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('reading the balance: maintenance (no time left to retry before the deadline)');
+    expect(error.message).toBe('reading the balance: maintenance (no time left to try again before the deadline)');
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('stops retrying when the next backoff would cross the deadline', async () => {
+  it('stops trying again when the next backoff would cross the deadline', async () => {
     setup();
     pool.intercept(balancePath).replyWithError(networkError('ECONNREFUSED')).times(2);
     const { client, clock } = makeClient(agent, { deadline: T0 + 1_200, random: () => 0 });
     const error = await failure(client.getBalance());
     expect(error.message).toBe(
-      'reading the balance: could not reach https://api.test (connection refused) after 2 attempts (no time left to retry before the deadline)',
+      'reading the balance: could not reach https://api.test (connection refused) after 2 attempts (no time left to try again before the deadline)',
     );
     expect(clock.sleeps).toHaveLength(1);
   });
