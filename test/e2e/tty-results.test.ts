@@ -76,7 +76,7 @@ describe.skipIf(!hasTmux)(
       fixture('overview-80', text);
     });
 
-    it('an unreachable address shows a spinner naming the wait and each retry, then the error', async () => {
+    it('an unreachable address shows a spinner naming the wait and each attempt again, then the error', async () => {
       const running = term().start(
         80,
         ['balance'],
