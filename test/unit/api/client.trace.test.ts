@@ -18,7 +18,7 @@ const rateHeaders = {
 
 describe('--verbose trace', () => {
   it.each(['x-api-key', 'bearer'] as const)(
-    'shows request, response and retries, never the key (%s)',
+    'shows request, response and resends, never the key (%s)',
     async (authScheme) => {
       ({ agent, pool } = mockAgent());
       // A hostile server echoes the key in its error message and in a header.

@@ -68,7 +68,7 @@ describe('wait/watch when the service stops answering', () => {
     expect(result.code, result.stderr).toBe(124);
   });
 
-  it('watch without --timeout gives up after the outage tolerance (the config setting) instead of retrying forever', async () => {
+  it('watch without --timeout gives up after the outage tolerance (the config setting) instead of polling forever', async () => {
     const api = mockApi();
     api.allowUnused(); // the failing replies are registered generously
     api.reply('GET', '/tasks/7', 200, processing(7));
