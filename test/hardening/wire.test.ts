@@ -466,7 +466,7 @@ describe.concurrent('wire', () => {
         ),
     );
 
-    it('W20 200 with a body of the wrong shape: exit 8 naming endpoint and field, not retried', async () => {
+    it('W20 200 with a body of the wrong shape: exit 8 naming endpoint and field, not resent', async () => {
       await withScript(
         () => ({ status: 200, body: { success: true, data: { balance: 'lots', currency: 'coins' } } }),
         async (server, cli) => {
@@ -507,7 +507,7 @@ describe.concurrent('wire', () => {
     // W21 needs openssl to make a certificate at test time; without it the row is skipped (see test/README.md).
     it.skipIf(!tls)(
       skippedUnless(
-        'W21 a self-signed certificate: exit 8 naming the TLS failure, not retried; NODE_EXTRA_CA_CERTS fixes it',
+        'W21 a self-signed certificate: exit 8 naming the TLS failure, not resent; NODE_EXTRA_CA_CERTS fixes it',
         tls,
         missing('openssl'),
       ),
@@ -523,7 +523,7 @@ describe.concurrent('wire', () => {
           expect(result.stderr).toMatch(/NODE_EXTRA_CA_CERTS/);
           expectCleanError(result.stderr);
           expect(server.requests).toHaveLength(0);
-          expect(server.tlsErrors).toBe(1); // one handshake: not retried
+          expect(server.tlsErrors).toBe(1); // one handshake: not resent
           // The hint works: trusting the certificate makes the same call succeed.
           const trusted = await runCli(['balance'], {
             env: { ...cliEnv(server.origin, home), NODE_EXTRA_CA_CERTS: tls!.certFile },
@@ -616,7 +616,7 @@ describe.concurrent('wire', () => {
       res.write(body.slice(0, Math.floor(body.length / 2)));
     };
 
-    it('W23 GET body stalls mid-way: the body timeout fires, the GET is retried and succeeds', async () => {
+    it('W23 GET body stalls mid-way: the body timeout fires, the GET is resent and succeeds', async () => {
       const server = await scriptedServer((_req, res, _body, index) => {
         const body = JSON.stringify(BALANCE_OK);
         if (index === 0) stall(res, body);
