@@ -331,7 +331,7 @@ export class Context implements Capabilities {
         else if (waitMs > QUIET_WAIT_NOTICE_MS) this.printer.notice(message);
         else this.printer.info(message);
       },
-      onResend: (message) => this.spinners.retrying(message),
+      onResend: (message) => this.spinners.resending(message),
     });
     this.onCleanup(() => client.close());
     // From here the tasks this command sees are remembered for completion under its account.

@@ -81,13 +81,13 @@ export class RateLimitError extends CliError {
     super(message, ExitCode.rateLimited, hint);
   }
 }
-/** Network errors, timeouts, 5xx, `internal_error`, malformed responses: after retries. */
+/** Network errors, timeouts, 5xx, `internal_error`, malformed responses: after trying again. */
 export class UnavailableError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.unavailable, hint);
   }
 }
-/** A 4xx with an error code taskctl does not know (e.g. 409 `conflict`): the server's refusal, not retried. */
+/** A 4xx with an error code taskctl does not know (e.g. 409 `conflict`): the server's refusal, not sent again. */
 export class RefusedError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.refused, hint);

@@ -53,7 +53,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
     .option('-q, --quiet', 'print only what the next command takes: ids, one a line')
     .option('-v, --verbose', 'trace HTTP requests on stderr (secrets redacted)')
     .addOption(
-      new Option('--request-timeout <duration>', 'budget of one request with its retries, e.g. 20s').default(
+      new Option('--request-timeout <duration>', 'budget of one request, every attempt included, e.g. 20s').default(
         undefined,
         '35s; a create: 60s per attempt',
       ),

@@ -26,7 +26,7 @@ const RATE_HINT = 'Wait for the rate-limit window to reset (`taskctl auth status
 const INPUT_HINT = 'Nothing was created; fix the request and try again.';
 const UNAVAILABLE_HINT = 'Try again later; `--verbose` shows the HTTP exchange.';
 const MAX_DEPTH_TEXT = String(MAX_JSON_DEPTH);
-const REFUSED_HINT = 'taskctl does not know this error code, so it did not retry: check the message.';
+const REFUSED_HINT = 'taskctl does not know this error code, so it did not try again: check the message.';
 const BASE_URL_HINT = `Check that --base-url points at the task service (it should end in ${API_PREFIX})`;
 
 type ErrorClass = 'auth' | 'forbidden' | 'notFound' | 'input' | 'balance' | 'rateLimited' | 'refused' | 'unavailable';

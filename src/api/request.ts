@@ -150,13 +150,13 @@ function tellObserver<T>(spec: RequestSpec<T>, attempt: number, verdict: Failed<
 function giveUp<T>(wire: Wire, verdict: Failed<T>, attempt: number, stop: ResendStop, budgetMs: number): Error {
   const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
   if (stop === 'deadline') {
-    wire.trace?.(`* not retrying (${verdict.why}): the deadline comes first`);
-    return verdict.fail(`${suffix} (no time left to retry before the deadline)`);
+    wire.trace?.(`* not trying again (${verdict.why}): the deadline comes first`);
+    return verdict.fail(`${suffix} (no time left to try again before the deadline)`);
   }
   if (stop === 'budget') {
     const budget = formatDuration(budgetMs);
-    wire.trace?.(`* not retrying (${verdict.why}): the request's ${budget} budget is spent`);
-    return verdict.fail(`${suffix} (no time left to retry within --request-timeout ${budget})`);
+    wire.trace?.(`* not trying again (${verdict.why}): the request's ${budget} budget is spent`);
+    return verdict.fail(`${suffix} (no time left to try again within --request-timeout ${budget})`);
   }
   return verdict.fail(suffix);
 }
@@ -164,8 +164,8 @@ function giveUp<T>(wire: Wire, verdict: Failed<T>, attempt: number, stop: Resend
 async function backOff<T>(wire: Wire, verdict: Failed<T>, attempt: number): Promise<void> {
   const { waitMs, why } = verdict;
   const wait = formatDuration(waitMs);
-  wire.trace?.(`* retrying in ${wait} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
-  wire.options.onResend?.(`${why}; retrying in ${wait} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
+  wire.trace?.(`* trying again in ${wait} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
+  wire.options.onResend?.(`${why}; trying again in ${wait} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
   const what =
     verdict.failure === 'rate-limited'
       ? 'for the rate limit (the server asked to wait)'

@@ -53,7 +53,7 @@ export interface ApiClientOptions {
    * wait however many requests share it: `waiting 25s for the rate limit (100 requests/min)…`. Default: silence.
    */
   onWait?: (waitMs: number, message: string) => void;
-  /** Hears of every resend before its wait: `could not reach … (connection refused); retrying in 1s (attempt 2/4)`. */
+  /** Hears of every resend before its wait: `could not reach … (connection refused); trying again in 1s (attempt 2/4)`. */
   onResend?: (message: string) => void;
   /** The hint of a refused key (401), naming where the key came from (core/settings keyRefusedHint). */
   authHint?: string;

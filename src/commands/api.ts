@@ -1,6 +1,6 @@
 /**
  * `taskctl api [METHOD] <path>`: a request to any path under the base URL through the one client (auth,
- * rate limit, redaction, deadline, body cap, GET-only retries), like `gh api` and `stripe get`. The body is printed as
+ * rate limit, redaction, deadline, body cap, GET-only resends), like `gh api` and `stripe get`. The body is printed as
  * it came (pretty JSON on a terminal); the exit code is mapped like every other command's.
  */
 import type { Command } from 'commander';
@@ -42,7 +42,7 @@ export function registerApi(program: Command, run: RunAction): void {
         'taskctl api -i /tasks/42',
         'taskctl api /tasks/42 | jq .data.status',
       ])}
-Only a GET is retried once it may have reached the server; other methods \
+Only a GET is sent again once it may have reached the server; other methods \
 are resent only when never sent, or after a 429. Exit codes as for every \
 command (404 → 5, 401 → 4, 429 → 7, 5xx → 8, unknown 4xx → 12); the body \
 is printed either way.

@@ -1,6 +1,6 @@
 /**
  * `taskctl api [METHOD] <path>`: a request to any path under the base URL through the one client (auth,
- * rate limit, redaction, deadline, body cap, GET-only retries), like `gh api` and `stripe get`. The body is printed as
+ * rate limit, redaction, deadline, body cap, GET-only resends), like `gh api` and `stripe get`. The body is printed as
  * it came (pretty JSON on a terminal); the exit code is mapped like every other command's.
  */
 import { REQUEST_METHODS } from '../api/constants.js';

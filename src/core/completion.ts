@@ -6,7 +6,7 @@ import type { DynamicKind, Shell } from '../completion/shells.js';
 
 /**
  * With an empty cache, `__complete` asks the API once. The scripts pass `--request-timeout 1500ms`; this deadline stops
- * retries, so a TAB never hangs for long on a dead network.
+ * resends, so a TAB never hangs for long on a dead network.
  */
 const NETWORK_BUDGET_MS = 1500;
 

@@ -309,7 +309,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   };
 
   // The schedule counts from the failure, not from the end of the previous scan: slow scans (a list read that keeps
-  // failing and is retried) must not push the later ones, and the verdict, past the horizon.
+  // failing and is resent) must not push the later ones, and the verdict, past the horizon.
   let at = options.failedAtMs;
   const nextAt = (from: number, i: number) =>
     Math.min(from + (RECONCILE_SCHEDULE_MS[i] ?? LATE_SCAN_INTERVAL_MS), until);

@@ -134,7 +134,7 @@ export async function runWatch(
     outageToleranceMs,
     onOutage: (state) => {
       const now = ctx.clock.now();
-      printer.warn(state.retrying ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
+      printer.warn(state.ongoing ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
     },
   });
   const code =

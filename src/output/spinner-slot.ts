@@ -1,6 +1,6 @@
 /**
  * The one spinner line of a run (`ctx.spin`, `ctx.spinInto`): at most one spinner at a time; a spin inside another
- * changes the outer one's text, and the client's rate-limit waits and retries are told in it. The spinner itself is
+ * changes the outer one's text, and the client's rate-limit waits and resends are told in it. The spinner itself is
  * output/spinner.ts, loaded only when a spin starts.
  */
 import type { Clock } from '../lib/time.js';
@@ -71,8 +71,8 @@ export class SpinnerSlot {
     }
   }
 
-  /** A retry of the client, told after the spinner's own text. */
-  retrying(message: string): void {
+  /** A resend of the client, told after the spinner's own text. */
+  resending(message: string): void {
     this.active?.text(`${this.text}: ${message}`);
   }
 

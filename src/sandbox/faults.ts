@@ -1,4 +1,4 @@
-/** Injected failures (`POST /__sandbox/faults`) so client retry and reconciliation rules can be proven end to end. */
+/** Injected failures (`POST /__sandbox/faults`) so the client's resend and reconciliation rules can be proven end to end. */
 import * as z from 'zod';
 
 const FAULT_KINDS = ['status', 'delay', 'reset-before', 'reset-after', 'truncate', 'non-json'] as const;

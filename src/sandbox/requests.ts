@@ -8,6 +8,7 @@ import { ADMIN_PREFIX, handleAdmin } from './admin.js';
 import { API_PREFIX, matchApiRoute } from './api-routes.js';
 import type { ApiRoute } from './api-routes.js';
 import type { Fault } from './faults.js';
+import { formatDuration } from '../lib/duration.js';
 import { dashboardReply, isDashboardPath } from './dashboard/routes.js';
 import { errorReply, JSON_TYPE, readBody, splitUrl } from './http.js';
 import type { BodyResult, Reply } from './http.js';
@@ -144,7 +145,7 @@ async function handleApi(parts: SandboxParts, request: ApiRequest): Promise<numb
     const decision = limiter.hit(bucket);
     extra = dialects.rateLimitHeaders(decision);
     if (!decision.allowed) {
-      const message = `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfter} s`;
+      const message = `Rate limit of ${decision.limit} requests per minute exceeded; try again in ${formatDuration(decision.retryAfter * 1000)}`;
       const reply = errorReply(429, 'rate_limited', message, { 'Retry-After': String(decision.retryAfter) });
       send(parts, req, res, dialects.error(reply), extra, fault);
       return 429;

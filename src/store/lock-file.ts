@@ -18,6 +18,7 @@ import {
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { UsageError } from '../errors.js';
+import { formatDuration } from '../lib/duration.js';
 import { removeSiblings } from './atomic-file.js';
 
 /** node:crypto when a lock is taken, not when the module loads: every command loads this one (3 ms at start-up). */
@@ -296,7 +297,7 @@ export function lockTimeoutError(
   wait: { timeoutMs: number; staleAfterMs: number },
 ): UsageError {
   return new UsageError(
-    `the ${what} ${path} is locked by ${holderWords(holder)}, still after ${Math.round(wait.timeoutMs / 1000)} s; nothing was changed`,
-    `Try again: a lock is taken over once its process has ended, or once it is ${Math.round(wait.staleAfterMs / 1000)} s old.`,
+    `the ${what} ${path} is locked by ${holderWords(holder)}, still after ${formatDuration(wait.timeoutMs)}; nothing was changed`,
+    `Try again: a lock is taken over once its process has ended, or once it is ${formatDuration(wait.staleAfterMs)} old.`,
   );
 }

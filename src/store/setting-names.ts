@@ -19,7 +19,8 @@ export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
   output: `default output format: ${OUTPUT_FORMATS.join(', ')}`,
   'confirm-above': 'ask before creating a task whose estimate is at least this many coins (default 1000)',
   'auth-scheme': 'how the key is sent: x-api-key (default) or bearer',
-  'request-timeout': 'budget of one request with its retries, such as 20s (default: 35s; a create: 60s per attempt)',
+  'request-timeout':
+    'budget of one request, every attempt included, such as 20s (default: 35s; a create: 60s per attempt)',
   'outage-tolerance':
     'how long wait/watch go on without a good answer before exit 8 (7 after 429s), such as 5m (default 2m)',
   'job-retention':

@@ -1,5 +1,6 @@
 import { errorCode } from '../api/request.js';
 import { systemErrorWords } from '../errors.js';
+import { formatDuration } from '../lib/duration.js';
 import { SIGNATURE_HEADER, SIMULATED_HEADER, WEBHOOK_USER_AGENT } from './signature.js';
 
 /** Below the service's 30 s answer deadline, so the service still hears our 502 in time. */
@@ -57,16 +58,27 @@ export async function forwardEvent(request: ForwardRequest): Promise<boolean> {
   }
 }
 
-/** Plain words, never Node's "fetch failed: connect ECONNREFUSED": what happened and, when the app was not
- * reached, the next step. */
+/** What happened, and, when the app was not reached, the next step. */
 function describe(error: unknown, timeoutMs: number, to: URL): string {
-  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000}s`;
+  const { reason, unreached } = postFailure(error, timeoutMs);
+  return unreached ? `${reason}; check that the app is running and listens at ${to.host}` : reason;
+}
+
+/**
+ * Why a POST to a local receiver failed, in plain words, never Node's "fetch failed: connect ECONNREFUSED" (forwarding
+ * here, `webhook simulate`); `unreached` when it never got to the receiver, so the next step is to start it or fix the
+ * URL.
+ */
+export function postFailure(error: unknown, timeoutMs: number): { reason: string; unreached: boolean } {
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return { reason: `no answer within ${formatDuration(timeoutMs)}`, unreached: false };
+  }
   const words = systemErrorWords(error);
   const unknown = words === systemErrorWords(undefined);
-  const reason = unknown ? 'the request could not be sent' : words;
-  return UNREACHED.has(errorCode(error) ?? '') || unknown
-    ? `${reason}; check that the app is running and listens at ${to.host}`
-    : reason;
+  return {
+    reason: unknown ? 'the request could not be sent' : words,
+    unreached: unknown || UNREACHED.has(errorCode(error) ?? ''),
+  };
 }
 
 /** Failures where the app was never reached: the next step is to start it, or fix --forward. */

@@ -2,8 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { WebhookEvent } from '../api/schemas.js';
+import { errorCode } from '../api/request.js';
 import { UnavailableError } from '../errors.js';
 import { createRedactor } from '../lib/redact.js';
+import { postFailure } from './forward.js';
 import { SIMULATED_HEADER, webhookHeaders } from './signature.js';
 import { checkTargetUrl } from './target-url.js';
 
@@ -44,14 +46,16 @@ export async function sendSimulatedEvent(options: SimulateOptions): Promise<Simu
     return { status: response.status, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
     const redact = createRedactor([options.apiKey]);
-    const reason =
-      error instanceof Error && error.name === 'TimeoutError'
-        ? `no answer within ${Math.round(timeoutMs / 1000)}s`
-        : error instanceof Error
-          ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}`
-          : String(error);
+    const target = `${url.origin}${url.pathname}`;
+    // Connection refused: a URL with nothing behind it, most often a listener not started yet.
+    if (errorCode(error) === 'ECONNREFUSED') {
+      throw new UnavailableError(
+        redact(`could not deliver the event: nothing is listening at ${target}`),
+        'Start `taskctl webhook listen` first, or pass --to with the URL your receiver listens at.',
+      );
+    }
     throw new UnavailableError(
-      redact(`could not deliver the event to ${url.origin}${url.pathname}: ${reason}`),
+      redact(`could not deliver the event to ${target}: ${postFailure(error, timeoutMs).reason}`),
       'Check that the receiver is running and reachable (e.g. `taskctl webhook listen`).',
     );
   }

@@ -232,7 +232,7 @@ describe('exactly-once submission', () => {
     }
   });
 
-  it('a 500 after sending is reconciled, not retried blindly', async () => {
+  it('a 500 after sending is reconciled, not resent blindly', async () => {
     await world.admin('POST', '/__sandbox/faults', {
       method: 'POST',
       path: '/tasks',

@@ -76,7 +76,7 @@ describe.skipIf(!hasTmux)(
       fixture('overview-80', text);
     });
 
-    it('an unreachable address shows a spinner naming the wait and each retry, then the error', async () => {
+    it('an unreachable address shows a spinner naming the wait and each attempt again, then the error', async () => {
       const running = term().start(
         80,
         ['balance'],
@@ -84,12 +84,12 @@ describe.skipIf(!hasTmux)(
         24,
       );
       try {
-        const spinning = await running.until(/reading the balance: .*retrying in [\d.]+s \(attempt [2-4]\/4\)/);
+        const spinning = await running.until(/reading the balance: .*trying again in [\d.]+s \(attempt [2-4]\/4\)/);
         expect(spinning).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reading the balance/m);
         const end = await running.exited();
         expect(end).toMatch(/EXIT=8/);
         // The spinner is gone: only the error and its hint remain.
-        expect(end).not.toMatch(/retrying in/);
+        expect(end).not.toMatch(/trying again in/);
         expect(end).toMatch(/^error: reading the balance: could not reach/m);
       } finally {
         await running.close();
@@ -165,14 +165,14 @@ async function stoppedMidWait(sandbox: ChildProcess, homeEnv: Record<string, str
   try {
     await running.until(/processing .* [1-9]\d*\/30/);
     sandbox.kill('SIGSTOP');
-    const stopped = await running.until(/retrying, last answer \d+(\.\d)?s ago/, 20_000);
+    const stopped = await running.until(/polling, last answer \d+(\.\d)?s ago/, 20_000);
     const line = stopped.split('\n').find((text) => /task \d+ processing/.test(text)) ?? '';
     const [, percent, done] = /(\d+)% +(\d+)\/30/.exec(line) ?? [];
     // The percent is the reported count's, not an extrapolation; no rate or time left while nothing is known.
     expect(Number(percent)).toBe(Math.floor((100 * Number(done)) / 30));
     expect(line).not.toMatch(/est\.|\/s/);
     // The head (the error is longer than the terminal) is cut at a word within the line budget and says so with …
-    const head = stopped.split('\n').find((text) => text.startsWith('! retrying')) ?? '';
+    const head = stopped.split('\n').find((text) => text.startsWith('! polling')) ?? '';
     expect(head).toMatch(/…$/);
     expect(textWidth(head)).toBeLessThanOrEqual(79);
     expect(textWidth(head)).toBeGreaterThan(60);

@@ -102,10 +102,10 @@ describe.concurrent('hostile server (in-process)', () => {
       const r = await runTaskctl(['balance', '--request-timeout', '1s'], { env, clock: systemClock });
       expect(r.code, r.stderr).toBe(ExitCode.unavailable);
       expect(r.stderr).toMatch(
-        /did not send the complete answer within 1s \(no time left to retry within --request-timeout 1s\)/,
+        /did not send the complete answer within 1s \(no time left to try again within --request-timeout 1s\)/,
       );
       expectPlainError(r.stderr);
-      // One budget for the request with its retries (it was 4 attempts of the timeout each, plus back-off).
+      // One budget for the request with its resends (it was 4 attempts of the timeout each, plus back-off).
       expect(own.counts.get('drip')).toBe(1);
     } finally {
       await own.close();
@@ -118,9 +118,9 @@ describe.concurrent('hostile server (in-process)', () => {
       const env = { ...home.env, TASKCTL_BASE_URL: own.baseUrl('slow-headers'), TASKCTL_API_KEY: KEY };
       const r = await runTaskctl(['balance', '--request-timeout', '1s'], { env, clock: systemClock });
       expect(r.code, r.stderr).toBe(ExitCode.unavailable);
-      expect(r.stderr).toMatch(/did not send the complete answer within 1s \(no time left to retry/);
+      expect(r.stderr).toMatch(/did not send the complete answer within 1s \(no time left to try again/);
       expectPlainError(r.stderr);
-      expect(own.counts.get('slow-headers')).toBe(1); // one attempt: the budget covers the retries
+      expect(own.counts.get('slow-headers')).toBe(1); // one attempt: the budget covers the resends
     } finally {
       await own.close();
     }
@@ -172,7 +172,7 @@ describe.concurrent('hostile server (in-process)', () => {
     expectPlainError(r.stderr);
   });
 
-  it('H7 an error code taskctl does not know (409 conflict): exit 12 with the code and message, not retried', async () => {
+  it('H7 an error code taskctl does not know (409 conflict): exit 12 with the code and message, not resent', async () => {
     const before = server.counts.get('conflict') ?? 0;
     const r = await runTaskctl(['balance'], { env: envFor('conflict') });
     expect(r.code, r.stderr).toBe(ExitCode.refused);
@@ -200,7 +200,7 @@ describe.concurrent('hostile server (in-process)', () => {
     expect(server.counts.get('cut')).toBe(before + 4);
   });
 
-  it('H10 JSON nested 1,000,000 deep in `balance`: exit 8, not retried', async () => {
+  it('H10 JSON nested 1,000,000 deep in `balance`: exit 8, not resent', async () => {
     // A server of its own: H4's rows, running at the same time, count 'nest' requests too.
     const own = await hostileServer();
     try {
@@ -259,7 +259,7 @@ describe.concurrent('hostile server (in-process)', () => {
       expect(r.code, r.stderr).toBe(ExitCode.unavailable);
       expect(r.stderr).toMatch(/no good answer from the service for 1m\d*s? \(--outage-tolerance 1m\)/);
       expect(r.stderr).toMatch(/last known: task 1 processing/);
-      expect(r.stderr).toMatch(/warning: .*no good answer for \d+s, retrying/);
+      expect(r.stderr).toMatch(/warning: .*no good answer for \d+s, still polling/);
     } finally {
       await own.close();
     }

@@ -201,7 +201,7 @@ describe.concurrent('wire', () => {
         const result = await world.inProcess(['--request-timeout', '300ms', 'balance'], { realTime: true });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
-          /reading the balance: http:\/\/127\.0\.0\.1:\d+ did not send the complete answer within 0\.3s \(no time left to retry within --request-timeout 0\.3s\)/,
+          /reading the balance: http:\/\/127\.0\.0\.1:\d+ did not send the complete answer within 0\.3s \(no time left to try again within --request-timeout 0\.3s\)/,
         );
         expect(result.stderr).toMatch(/raise --request-timeout/);
         expectCleanError(result.stderr);
@@ -424,7 +424,7 @@ describe.concurrent('wire', () => {
           const result = await cli(['--verbose', 'balance']);
           expect(result.code, result.stderr).toBe(0);
           expect(server.requests).toHaveLength(3);
-          expect(result.stderr).toMatch(/retrying in 0\.\d+s \(HTTP 429\)/);
+          expect(result.stderr).toMatch(/trying again in 0\.\d+s \(HTTP 429\)/);
           // Two backoff waits (0.5 and 1 s nominal, with jitter).
           expect(result.slept).toBeGreaterThan(0);
           expect(result.slept).toBeLessThan(6_000);
@@ -466,7 +466,7 @@ describe.concurrent('wire', () => {
         ),
     );
 
-    it('W20 200 with a body of the wrong shape: exit 8 naming endpoint and field, not retried', async () => {
+    it('W20 200 with a body of the wrong shape: exit 8 naming endpoint and field, not resent', async () => {
       await withScript(
         () => ({ status: 200, body: { success: true, data: { balance: 'lots', currency: 'coins' } } }),
         async (server, cli) => {
@@ -507,7 +507,7 @@ describe.concurrent('wire', () => {
     // W21 needs openssl to make a certificate at test time; without it the row is skipped (see test/README.md).
     it.skipIf(!tls)(
       skippedUnless(
-        'W21 a self-signed certificate: exit 8 naming the TLS failure, not retried; NODE_EXTRA_CA_CERTS fixes it',
+        'W21 a self-signed certificate: exit 8 naming the TLS failure, not resent; NODE_EXTRA_CA_CERTS fixes it',
         tls,
         missing('openssl'),
       ),
@@ -523,7 +523,7 @@ describe.concurrent('wire', () => {
           expect(result.stderr).toMatch(/NODE_EXTRA_CA_CERTS/);
           expectCleanError(result.stderr);
           expect(server.requests).toHaveLength(0);
-          expect(server.tlsErrors).toBe(1); // one handshake: not retried
+          expect(server.tlsErrors).toBe(1); // one handshake: not resent
           // The hint works: trusting the certificate makes the same call succeed.
           const trusted = await runCli(['balance'], {
             env: { ...cliEnv(server.origin, home), NODE_EXTRA_CA_CERTS: tls!.certFile },
@@ -616,7 +616,7 @@ describe.concurrent('wire', () => {
       res.write(body.slice(0, Math.floor(body.length / 2)));
     };
 
-    it('W23 GET body stalls mid-way: the body timeout fires, the GET is retried and succeeds', async () => {
+    it('W23 GET body stalls mid-way: the body timeout fires, the GET is resent and succeeds', async () => {
       const server = await scriptedServer((_req, res, _body, index) => {
         const body = JSON.stringify(BALANCE_OK);
         if (index === 0) stall(res, body);
@@ -685,7 +685,7 @@ describe.concurrent('wire', () => {
         const api = client(server.origin, { trace: (line: string) => lines.push(line) });
         expect(await api.getBalance()).toEqual({ balance: 100, currency: 'coins' });
         expect(server.requests).toHaveLength(2);
-        expect(lines.join('\n')).toMatch(/retrying in [\d.]+s \([^)]*cut off[^)]*\), attempt 2\/4/);
+        expect(lines.join('\n')).toMatch(/trying again in [\d.]+s \([^)]*cut off[^)]*\), attempt 2\/4/);
       } finally {
         await server.close();
       }
@@ -890,7 +890,7 @@ describe.concurrent('wire', () => {
         const api = client(server.origin, { clock, deadline: clock.now() + 10_000 });
         const error = await api.getBalance().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(RateLimitError);
-        expect((error as Error).message).toMatch(/no time left to retry before the deadline/);
+        expect((error as Error).message).toMatch(/no time left to try again before the deadline/);
         expect(clock.sleeps.every((ms) => ms <= 10_000)).toBe(true);
         expect(server.requests).toHaveLength(1);
       } finally {

@@ -20,7 +20,7 @@ describe('sandbox rate limit', () => {
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({
       success: false,
-      error: { code: 'rate_limited', message: expect.stringContaining('45 s') },
+      error: { code: 'rate_limited', message: 'Rate limit of 5 requests per minute exceeded; try again in 45s' },
     });
     expect(limited.headers.get('retry-after')).toBe('45');
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');

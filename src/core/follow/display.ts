@@ -6,7 +6,7 @@
  * seen are shown.
  *
  * Truthful: every count shown is one the service reported (nothing is extrapolated between polls); the
- * time left is labelled as an estimate; while the service does not answer, the block says so (retrying, last answer
+ * time left is labelled as an estimate; while the service does not answer, the block says so (polling, last answer
  * N s ago) and shows no rate or estimate, so nothing moves that is not known.
  */
 import { clockTime, formatDuration } from '../../lib/duration.js';
@@ -109,7 +109,7 @@ export class FollowDisplay {
   }
 
   /**
-   * A poll round failed and will be retried (`reason`: the error's message). The live block shows it in place until
+   * A poll round failed and a later one follows (`reason`: the error's message). The live block shows it in place until
    * the next answer; other modes get one line per failure, with the time since the last answer. Returns that line.
    */
   unanswered(reason: string): string {
@@ -121,7 +121,7 @@ export class FollowDisplay {
 
   private troubleText(now: number): string {
     const reason = this.trouble?.reason ?? '';
-    return `retrying, last answer ${formatDuration(now - this.lastAnswerAt)} ago: ${reason}`;
+    return `polling, last answer ${formatDuration(now - this.lastAnswerAt)} ago: ${reason}`;
   }
 
   /** A change of status or counts (also given to `poll` first). */

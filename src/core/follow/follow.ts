@@ -78,7 +78,7 @@ export interface FollowOptions {
   /** Every observation, news or not (fresh rate and predicted end for a live display); before onChange. */
   onPoll?: (change: TaskChange) => void;
   /**
-   * A transient error (UnavailableError, RateLimitError): the round is retried later, until the deadline or the outage
+   * A transient error (UnavailableError, RateLimitError): the round is polled again later, until the deadline or the outage
    * tolerance.
    */
   onTransientError?: (error: Error, attempt: number) => void;
@@ -87,7 +87,7 @@ export interface FollowOptions {
    * DEFAULT_OUTAGE_TOLERANCE_MS (2 min).
    */
   outageToleranceMs?: number | undefined;
-  /** The outage state, after each failed round (`retrying`) and once when the service answers again. */
+  /** The outage state, after each failed round (`ongoing`) and once when the service answers again. */
   onOutage?: (state: OutageState) => void;
   /** 'all-unfinished': once the first reading of the list is done, with the number of unfinished tasks it found. */
   onScanned?: (unfinished: number) => void;
@@ -176,7 +176,8 @@ class Follower {
   private currentBudget = 0;
   private requests = 0;
   private failures = 0;
-  private retryAt: number | undefined;
+  /** After a failed round: when the next round may go (the backoff). */
+  private backoffUntil: number | undefined;
   private readonly toleranceMs: number;
   /** Clock time of the last good answer (the start until one comes). */
   private lastGoodAt: number;
@@ -222,7 +223,7 @@ class Follower {
           await clock.sleep((deadline === undefined ? wakeAt : Math.min(wakeAt, deadline)) - now, signal);
           continue;
         }
-        await this.roundWithRetry();
+        await this.roundWithBackoff();
       }
     } catch (error) {
       if (signal?.aborted) return this.result('interrupted');
@@ -230,7 +231,7 @@ class Follower {
     }
   }
 
-  private async roundWithRetry(): Promise<void> {
+  private async roundWithBackoff(): Promise<void> {
     this.roundRequests = 0;
     this.currentBudget = 0;
     this.options.onRoundStart?.();
@@ -239,12 +240,12 @@ class Follower {
       if (this.failures > 0) this.options.onOutage?.(this.outageState(false, this.outageFrom ?? this.lastGoodAt));
       this.failures = 0;
       this.outageFrom = undefined;
-      this.retryAt = undefined;
+      this.backoffUntil = undefined;
     } catch (error) {
       if (!isTransient(error) || this.options.signal?.aborted) throw error;
       const { deadline, clock } = this.options;
       const now = clock.now();
-      // A request cut by the deadline is neither a failure nor retried: run() ends next, by what came before it.
+      // A request cut by the deadline is neither a failure nor polled again: run() ends next, by what came before it.
       if (deadline !== undefined && now >= deadline) return;
       // Transient: whatever the round learned is kept; the next round waits a growing delay, like an unchanged task.
       this.failures++;
@@ -261,7 +262,7 @@ class Follower {
       const { startMs: firstMs, factor, maxMs: capMs } = this.config;
       const delay = backoffDelay(this.failures - 1, this.config.random, { firstMs, factor, capMs });
       // One last round exactly when the tolerance runs out, so the follow never gives up later than it must.
-      this.retryAt = Math.min(now + delay, giveUpAt);
+      this.backoffUntil = Math.min(now + delay, giveUpAt);
     } finally {
       this.options.onRound?.({ requests: this.roundRequests, budget: this.currentBudget });
     }
@@ -432,10 +433,10 @@ class Follower {
     return reader.withDeadline(deadline === undefined ? cut : Math.min(deadline, cut));
   }
 
-  private outageState(retrying: boolean, lastGoodAt: number): OutageState {
+  private outageState(ongoing: boolean, lastGoodAt: number): OutageState {
     const error = this.lastError ?? new Error('no answer');
     return {
-      retrying,
+      ongoing,
       lastGoodAt,
       answered: this.answered,
       lastError: error,
@@ -540,7 +541,7 @@ class Follower {
   }
 
   private nextWakeAt(now: number): number {
-    if (this.retryAt !== undefined && this.retryAt > now) return this.retryAt;
+    if (this.backoffUntil !== undefined && this.backoffUntil > now) return this.backoffUntil;
     let next = Infinity;
     for (const w of this.watched.values()) {
       if (w.settled) continue;

@@ -25,8 +25,8 @@ export function resolveOutageTolerance(flagMs: number | undefined, setting: { va
 
 /** What displays read while the service fails: one value per failed round, and one when it answers again. */
 export interface OutageState {
-  /** True while the last read failed and the follow will try again; false once the service answered again. */
-  retrying: boolean;
+  /** True while the last read failed and the follow polls again; false once the service answered again. */
+  ongoing: boolean;
   /** Clock time of the last good answer (the follow's start when none came yet). */
   lastGoodAt: number;
   /** True when the service has answered at least once during this follow. */
@@ -44,7 +44,7 @@ export function outageLine(state: OutageState, now: number): string {
   const since = state.answered
     ? `no good answer for ${seconds(now - state.lastGoodAt)}`
     : `no good answer yet (${seconds(now - state.lastGoodAt)})`;
-  return `${state.lastError.message}; ${since}, retrying (giving up in ${seconds(Math.max(0, state.giveUpAt - now))} without one)`;
+  return `${state.lastError.message}; ${since}, still polling (giving up in ${seconds(Math.max(0, state.giveUpAt - now))} without one)`;
 }
 
 /** The plain stderr line when the service answers again after failed rounds. */

@@ -153,7 +153,7 @@ export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chun
     }
   }
   if (wrong.length === 0) return;
-  // Not a passing outage (a wait would retry it): the journal names a task that is not its chunk's.
+  // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's.
   throw new MalformedResponseError(
     `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${wrong.join('; ')}`,
     'The server does not answer with the task the journal recorded; is this the service the job ran on?',
@@ -173,7 +173,7 @@ function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: Task): boolean
 /**
  * The job's tasks in chunk order, each read once through the one client (its limiter paces the reads) and checked
  * against its chunk when its turn comes. One at a time unless `ahead` allows more (read-ahead.ts: a few tasks at once,
- * within a byte budget, handed on in order). A read that fails (gone, 5xx after retries) keeps its exit code and names
+ * within a byte budget, handed on in order). A read that fails (gone, 5xx after trying again) keeps its exit code and names
  * the task and its chunk, after every task before it.
  */
 export async function* jobTasks(

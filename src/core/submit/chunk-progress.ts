@@ -1,6 +1,6 @@
 /**
  * The progress of a chunked submission. On a terminal one live line (made at the first send), redrawn in place, with
- * what spins inside a send (retries, rate-limit waits) shown in it, gone at the end; elsewhere plain lines, at most
+ * what spins inside a send (resends, rate-limit waits) shown in it, gone at the end; elsewhere plain lines, at most
  * one a second (and the last).
  */
 import type { Output, Prompts, Runtime, Service } from '../capabilities.js';

@@ -139,7 +139,7 @@ async function lookBefore(
     return await snapshot()
       .catch((error: unknown) => {
         if (ctx.signal.aborted) throw error;
-        return snapshot(); // an unreadable 2xx is not retried by the client: one more try
+        return snapshot(); // an unreadable 2xx is not resent by the client: one more try
       })
       .catch((error: unknown): Snapshot => {
         if (ctx.signal.aborted) throw error;
@@ -243,7 +243,7 @@ async function reconcileLost(
   const failedAtMs = ctx.clock.now();
   const windowMs = reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
   const checking = `checking the task list for it (for ${formatDuration(windowMs)})`;
-  // Each scan's reads are retried by the client; the budget keeps those retries inside the horizon (with a short
+  // Each scan's reads are resent by the client; the budget keeps those resends inside the horizon (with a short
   // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
   // do not count: a spent budget delays the last scan instead of leaving the list unread.
   const scans = api.withBudget(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS - ctx.clock.now());

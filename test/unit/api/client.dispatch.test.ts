@@ -21,7 +21,7 @@ function recorder() {
   const observer: CreateTaskObserver = {
     onDispatch: (attempt, sentAtMs) => events.push(`dispatch ${attempt} at +${sentAtMs - T0}`),
     onNotProcessed: (attempt, reason) =>
-      events.push(`not processed ${attempt}: ${reason.failure} (${reason.why}), retrying ${reason.resending}`),
+      events.push(`not processed ${attempt}: ${reason.failure} (${reason.why}), resending ${reason.resending}`),
   };
   const onWait = (waitMs: number) => events.push(`wait ${waitMs}`);
   return { events, observer, onWait };
@@ -56,7 +56,7 @@ describe('createTask: onDispatch comes after every rate-limit wait', () => {
     await client.createTask(request, observer);
     expect(events).toEqual([
       'dispatch 1 at +0',
-      'not processed 1: rate-limited (HTTP 429), retrying true',
+      'not processed 1: rate-limited (HTTP 429), resending true',
       'dispatch 2 at +2000',
     ]);
   });
@@ -81,10 +81,10 @@ describe('createTask: onNotProcessed only when the attempt provably never reache
     await expect(client.createTask(request, observer)).rejects.toBeInstanceOf(UnavailableError);
     expect(events.filter((e) => e.startsWith('dispatch'))).toHaveLength(4);
     expect(events.filter((e) => e.startsWith('not processed'))).toEqual([
-      'not processed 1: never-sent (ECONNREFUSED), retrying true',
-      'not processed 2: never-sent (ECONNREFUSED), retrying true',
-      'not processed 3: never-sent (ECONNREFUSED), retrying true',
-      'not processed 4: never-sent (ECONNREFUSED), retrying false',
+      'not processed 1: never-sent (ECONNREFUSED), resending true',
+      'not processed 2: never-sent (ECONNREFUSED), resending true',
+      'not processed 3: never-sent (ECONNREFUSED), resending true',
+      'not processed 4: never-sent (ECONNREFUSED), resending false',
     ]);
   });
 
@@ -97,7 +97,7 @@ describe('createTask: onNotProcessed only when the attempt provably never reache
     await client.createTask(request, observer);
     expect(events).toEqual([
       'dispatch 1 at +0',
-      `not processed 1: never-sent (${code}), retrying true`,
+      `not processed 1: never-sent (${code}), resending true`,
       'dispatch 2 at +438',
     ]);
   });

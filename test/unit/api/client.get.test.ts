@@ -145,7 +145,7 @@ describe('GET: successful responses', () => {
   });
 });
 
-describe('GET: retries', () => {
+describe('GET: resends', () => {
   it.each([
     'ECONNREFUSED',
     'ECONNRESET',
@@ -155,7 +155,7 @@ describe('GET: retries', () => {
     'UND_ERR_HEADERS_TIMEOUT',
     'UND_ERR_BODY_TIMEOUT',
     'UND_ERR_SOCKET',
-  ])('retries %s and then succeeds', async (code) => {
+  ])('resends after %s and then succeeds', async (code) => {
     setup();
     pool.intercept(balancePath).replyWithError(networkError(code));
     pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
@@ -190,7 +190,7 @@ describe('GET: retries', () => {
     );
   });
 
-  it('one budget of 35 s per request, attempts and back-off included: no retry once it is spent', async () => {
+  it('one budget of 35 s per request, attempts and back-off included: no resend once it is spent', async () => {
     setup();
     const { client, clock } = makeClient(agent);
     // Each attempt takes 20 s of (virtual) time before the server gives up on it with 503.
@@ -208,7 +208,7 @@ describe('GET: retries', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
     // 20 s + 0.5 s back-off + the second attempt (cut at the budget's end in real time): no third one.
-    expect(error.message).toMatch(/after 2 attempts \(no time left to retry within --request-timeout 35s\)$/);
+    expect(error.message).toMatch(/after 2 attempts \(no time left to try again within --request-timeout 35s\)$/);
     expect(clock.sleeps).toHaveLength(1);
   });
 
@@ -229,7 +229,7 @@ describe('GET: retries', () => {
     expect((await failure(client.getBalance())).message).toMatch(/within 5s/);
   });
 
-  it.each([500, 502, 503, 504])('retries HTTP %i and then succeeds', async (status) => {
+  it.each([500, 502, 503, 504])('resends after HTTP %i and then succeeds', async (status) => {
     setup();
     pool.intercept(balancePath).reply(status, apiFailure('internal_error', 'boom'), { headers: JSON_HEADERS });
     pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
@@ -238,7 +238,7 @@ describe('GET: retries', () => {
     expect(clock.sleeps).toHaveLength(1);
   });
 
-  it('retries internal_error even with an unusual status', async () => {
+  it('resends after internal_error even with an unusual status', async () => {
     setup();
     pool.intercept(balancePath).reply(200, apiFailure('internal_error', 'boom'));
     pool.intercept(balancePath).reply(200, ok({ balance: 3, currency: 'coins' }));
@@ -355,7 +355,7 @@ describe('GET: retries', () => {
     expect(clock.sleeps).toEqual([30_000]);
   });
 
-  it('retries a 408 on GET', async () => {
+  it('resends a GET after a 408', async () => {
     setup();
     pool.intercept(balancePath).reply(408, '');
     pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }));
@@ -365,13 +365,13 @@ describe('GET: retries', () => {
   });
 });
 
-describe('GET: no retry on definite answers', () => {
+describe('GET: no resend on definite answers', () => {
   it.each([
     [404, 'not_found', 'Task 42 not found', NotFoundError],
     [401, 'unauthorized', 'Invalid or missing API key', AuthError],
     [403, 'forbidden', 'Not allowed', AuthError],
     [422, 'validation_error', 'per_page must be at most 100', InputError],
-  ])('HTTP %i %s is not retried', async (status, code, message, cls) => {
+  ])('HTTP %i %s is not resent', async (status, code, message, cls) => {
     setup();
     pool
       .intercept({ path: '/api/v1/tasks/42', method: 'GET' })
@@ -415,7 +415,7 @@ describe('GET: no retry on definite answers', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('does not retry a TLS failure', async () => {
+  it('does not resend after a TLS failure', async () => {
     setup();
     pool.intercept(balancePath).replyWithError(networkError('CERT_HAS_EXPIRED', 'certificate has expired'));
     const { client, clock } = makeClient(agent);
@@ -426,7 +426,7 @@ describe('GET: no retry on definite answers', () => {
   });
 });
 
-describe('GET: malformed bodies are exit 8 and not retried', () => {
+describe('GET: malformed bodies are exit 8 and not resent', () => {
   it.each([
     [
       'wrong type',
@@ -504,7 +504,7 @@ describe('GET: an answer cut off is sent again, like a reset', () => {
     expect(await client.getBalance()).toEqual({ balance: 1, currency: 'coins' });
     expect(calls()).toBe(2);
     expect(lines).toContain(
-      `* retrying in 0.4s (UND_ERR_SOCKET, cut off after 28 of ${BALANCE.length} bytes), attempt 2/4`,
+      `* trying again in 0.4s (UND_ERR_SOCKET, cut off after 28 of ${BALANCE.length} bytes), attempt 2/4`,
     );
   });
 
@@ -526,7 +526,9 @@ describe('GET: an answer cut off is sent again, like a reset', () => {
     setup();
     const { client } = makeClient(agent, { dispatcher, requestTimeoutMs: 1000 });
     const error = await failure(client.getBalance());
-    expect(error.message).toMatch(/cut off after 28 bytes .* \(no time left to retry within --request-timeout 1s\)$/);
+    expect(error.message).toMatch(
+      /cut off after 28 bytes .* \(no time left to try again within --request-timeout 1s\)$/,
+    );
     expect(calls()).toBe(2);
   });
 });
@@ -540,22 +542,22 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
     const { client, clock } = makeClient(agent, { deadline: T0 + 10_000 });
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('reading the balance: maintenance (no time left to retry before the deadline)');
+    expect(error.message).toBe('reading the balance: maintenance (no time left to try again before the deadline)');
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('stops retrying when the next backoff would cross the deadline', async () => {
+  it('stops trying again when the next backoff would cross the deadline', async () => {
     setup();
     pool.intercept(balancePath).replyWithError(networkError('ECONNREFUSED')).times(2);
     const { client, clock } = makeClient(agent, { deadline: T0 + 1_200, random: () => 0 });
     const error = await failure(client.getBalance());
     expect(error.message).toBe(
-      'reading the balance: could not reach https://api.test (connection refused) after 2 attempts (no time left to retry before the deadline)',
+      'reading the balance: could not reach https://api.test (connection refused) after 2 attempts (no time left to try again before the deadline)',
     );
     expect(clock.sleeps).toHaveLength(1);
   });
 
-  it('throws the abort reason and does not retry', async () => {
+  it('throws the abort reason and does not resend', async () => {
     setup();
     const controller = new AbortController();
     controller.abort(new Error('interrupted by user'));
@@ -652,7 +654,7 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
 });
 
 describe('GET: bounded responses', () => {
-  it('refuses a body announced larger than 64 MiB without reading it, and does not retry', async () => {
+  it('refuses a body announced larger than 64 MiB without reading it, and does not resend', async () => {
     setup();
     pool.intercept(balancePath).reply(200, ok({ balance: 1, currency: 'coins' }), {
       headers: { ...JSON_HEADERS, 'content-length': String(65 * 1024 * 1024) },

@@ -62,8 +62,8 @@ describe('creating the task: success', () => {
   });
 });
 
-describe('creating the task: retried only when the request never reached the server', () => {
-  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'])('%s is retried', async (code) => {
+describe('creating the task: resent only when the request never reached the server', () => {
+  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'])('%s is resent', async (code) => {
     setup();
     pool.intercept(createPath).replyWithError(networkError(code));
     pool.intercept(createPath).reply(201, ok(TASK));
@@ -105,7 +105,7 @@ describe('creating the task: retried only when the request never reached the ser
     expect(error.exitCode).toBe(ExitCode.rateLimited);
   });
 
-  it('a TLS failure is not retried and is not ambiguous', async () => {
+  it('a TLS failure is not resent and is not ambiguous', async () => {
     setup();
     pool.intercept(createPath).replyWithError(networkError('ERR_TLS_CERT_ALTNAME_INVALID'));
     const { client, clock } = makeClient(agent);
@@ -116,7 +116,7 @@ describe('creating the task: retried only when the request never reached the ser
   });
 });
 
-describe('creating the task: failures after sending are ambiguous, never retried', () => {
+describe('creating the task: failures after sending are ambiguous, never resent', () => {
   it.each([
     'ECONNRESET',
     'UND_ERR_SOCKET',
@@ -212,7 +212,7 @@ describe('creating the task: failures after sending are ambiguous, never retried
   });
 });
 
-describe('creating the task: definite errors map normally and are not retried', () => {
+describe('creating the task: definite errors map normally and are not resent', () => {
   it.each([
     [422, 'validation_error', 'items must not be empty', InputError, ExitCode.input],
     [400, 'validation_error', 'service is required', InputError, ExitCode.input],

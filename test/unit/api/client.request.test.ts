@@ -1,4 +1,4 @@
-/** `client.request`: any method and path through the one client, its retry rules and its error mapping. */
+/** `client.request`: any method and path through the one client, its resend rules and its error mapping. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { ExitCode, NotFoundError, RateLimitError, RefusedError, UsageError } from '../../../src/errors.js';
@@ -168,7 +168,7 @@ describe('client.request', () => {
     expect((await client.request('GET', '/x')).error).toBeInstanceOf(NotFoundError);
   });
 
-  it('GET is retried on 503 and answers with the last response', async () => {
+  it('GET is resent on 503 and answers with the last response', async () => {
     setup();
     const path = { path: '/api/v1/x', method: 'GET' };
     pool.intercept(path).reply(503, apiFailure('internal_error', 'busy'), { headers: JSON_HEADERS });
@@ -233,7 +233,7 @@ describe('client.request', () => {
     expect(clock.sleeps).toHaveLength(2);
   });
 
-  it('a 429 that outlasts the retries is exit 7 with its body', async () => {
+  it('a 429 that outlasts the resends is exit 7 with its body', async () => {
     setup();
     const body = apiFailure('rate_limited', 'slow');
     pool

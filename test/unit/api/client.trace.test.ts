@@ -18,7 +18,7 @@ const rateHeaders = {
 
 describe('--verbose trace', () => {
   it.each(['x-api-key', 'bearer'] as const)(
-    'shows request, response and retries, never the key (%s)',
+    'shows request, response and resends, never the key (%s)',
     async (authScheme) => {
       ({ agent, pool } = mockAgent());
       // A hostile server echoes the key in its error message and in a header.
@@ -36,7 +36,7 @@ describe('--verbose trace', () => {
       expect(lines).toContain(authScheme === 'bearer' ? '> Authorization: [REDACTED]' : '> X-API-Key: [REDACTED]');
       expect(lines).toContain('< 503 (0 ms)');
       expect(lines).toContain('< x-ratelimit-remaining: 98');
-      expect(lines).toContain('* retrying in 0.5s (HTTP 503, internal_error), attempt 2/4');
+      expect(lines).toContain('* trying again in 0.5s (HTTP 503, internal_error), attempt 2/4');
       expect(lines).toContain('> GET https://api.test/api/v1/balance (attempt 2/4)');
       expect(lines).toContain('< 200 (0 ms)');
     },

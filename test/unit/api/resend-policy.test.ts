@@ -156,7 +156,7 @@ describe('shouldResend: the one resend rule', () => {
     expect(failures.filter((f) => shouldResend('POST', f))).toEqual(['never-sent', 'rate-limited']);
   });
 
-  it('a GET is retried on blips (network, 5xx, 408, 429), never on answers that would come back the same', () => {
+  it('a GET is resent on blips (network, 5xx, 408, 429), never on answers that would come back the same', () => {
     expect(failures.filter((f) => shouldResend('GET', f))).toEqual([
       'never-sent',
       'transport',
@@ -189,7 +189,7 @@ describe('inDoubt: the write rule', () => {
     },
   );
 
-  it('a failure in doubt is never retried, and never "not processed"', () => {
+  it('a failure in doubt is never resent, and never "not processed"', () => {
     for (const f of all)
       if (inDoubt('POST', f)) expect([shouldResend('POST', f), notProcessed(f)]).toEqual([false, undefined]);
   });

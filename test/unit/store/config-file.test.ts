@@ -174,10 +174,12 @@ describe('config changes are read-modify-write under a lock', () => {
     writeFileSync(lockPath(), lock);
     const error = await (await open(300)).set('default', 'output', 'csv').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toMatch(new RegExp(`locked by process ${process.ppid} on .*nothing was changed`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`locked by process ${process.ppid} on .*, still after 0\\.3s; nothing was changed`),
+    );
     // A lock is taken over once stale: waiting is always enough, deleting a live holder's lock never advised.
     expect((error as UsageError).hint).toBe(
-      'Try again: a lock is taken over once its process has ended, or once it is 30 s old.',
+      'Try again: a lock is taken over once its process has ended, or once it is 30s old.',
     );
     expect(readFileSync(lockPath(), 'utf8')).toBe(lock);
     expect(existsSync(join(dir, 'config.json'))).toBe(false);

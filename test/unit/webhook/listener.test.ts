@@ -267,11 +267,11 @@ describe('webhook listener', () => {
       () => undefined,
       () => 'hang',
     );
-    const { listener, events } = await listen({ forwardTo: app.url, forwardTimeoutMs: 150 });
+    const { listener, events } = await listen({ forwardTo: app.url, forwardTimeoutMs: 200 });
     expect((await post(listener.url, body)).status).toBe(502);
     await listener.close();
     expect(events).toEqual([]);
-    expect(logs.some((l) => l.includes('no answer within 0.15s'))).toBe(true);
+    expect(logs.some((l) => l.includes('no answer within 0.2s'))).toBe(true);
   });
 
   it('refuses a plain-HTTP forward target off this machine at start', async () => {

@@ -199,7 +199,7 @@ describe('taskctl api: exit codes, with the body on stdout and the error on stde
     expect(api.calls).toEqual(['GET /things/99999']);
   });
 
-  it('GET 5xx is retried, then exit 8 with the last body', async () => {
+  it('GET 5xx is resent, then exit 8 with the last body', async () => {
     const api = mockApi();
     api.reply('GET', '/x', 503, failure('internal_error', 'busy'), { times: 4 });
     const result = await runTaskctl(['api', '/x'], { api, clock: new AutoClock() });
@@ -218,7 +218,7 @@ describe('taskctl api: exit codes, with the body on stdout and the error on stde
     expect(result.stderr).toMatch(/may have been carried out/);
   });
 
-  it('a 429 that lasts is exit 7 after the retries', async () => {
+  it('a 429 that lasts is exit 7 after the resends', async () => {
     const api = mockApi();
     api.reply('GET', '/x', 429, failure('rate_limited', 'slow down'), { times: 4, headers: { 'retry-after': '1' } });
     const result = await runTaskctl(['api', '/x'], { api, clock: new AutoClock() });

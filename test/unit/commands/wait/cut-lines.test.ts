@@ -1,5 +1,5 @@
 /**
- * wait's live block on an 80-column terminal: a line too long for it (the "! retrying" head with a long error) is cut
+ * wait's live block on an 80-column terminal: a line too long for it (the "! polling" head with a long error) is cut
  * to the line budget and ends with `…`, as every other cut line does, so a person can tell the text goes on.
  */
 import { describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ function drawnLines(stderr: string): string[] {
 }
 
 describe('wait on an 80-column terminal', () => {
-  it('cuts the "! retrying" line with … at the line budget', async () => {
+  it('cuts the "! polling" line with … at the line budget', async () => {
     const api = mockApi();
     api.reply('GET', '/tasks/7', 200, processing);
     api.reply('GET', '/tasks/7', 502, bad, { times: 4 });
@@ -37,10 +37,10 @@ describe('wait on an 80-column terminal', () => {
       env: { NO_COLOR: '1' },
     });
     expect(result.code, result.stderr).toBe(0);
-    const retrying = drawnLines(result.stderr).filter((line) => line.startsWith('! retrying'));
-    expect(retrying.length).toBeGreaterThan(0);
-    for (const line of retrying) {
-      expect(line).toMatch(/^! retrying, last answer .*: reading task 7: upstream down: the load.*…$/);
+    const polling = drawnLines(result.stderr).filter((line) => line.startsWith('! polling'));
+    expect(polling.length).toBeGreaterThan(0);
+    for (const line of polling) {
+      expect(line).toMatch(/^! polling, last answer .*: reading task 7: upstream down: the load.*…$/);
       // Cut at a word (output/width.ts), never past the line budget of 79 columns.
       expect(textWidth(line)).toBeLessThanOrEqual(79);
       expect(textWidth(line)).toBeGreaterThan(60);

@@ -116,7 +116,7 @@ describe('wait: answers that will not change', () => {
     ...extra,
   });
 
-  it('a malformed body is exit 8 at once, not retried until the timeout', async () => {
+  it('a malformed body is exit 8 at once, not polled again until the timeout', async () => {
     const api = mockApi();
     api.allowUnused(); // registered generously: the point is how few are used
     api.reply('GET', '/tasks/7', 200, { success: true, data: { id: 7, status: 'processing' } }, { times: 5 });

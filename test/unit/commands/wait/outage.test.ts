@@ -28,7 +28,7 @@ describe('wait/watch when the service stops answering', () => {
     expect(result.stderr).toMatch(/try again later with `taskctl wait 7`/);
     expect(result.stderr).not.toMatch(/timed out|still running/);
     // Each failed round said so, with the time since the last answer (plain mode: not a terminal).
-    expect(result.stderr).toMatch(/warning: retrying, last answer [\d.]+s ago: reading task 7: upstream down/);
+    expect(result.stderr).toMatch(/warning: polling, last answer [\d.]+s ago: reading task 7: upstream down/);
     // The last known state on stdout, as after a timeout.
     expect(result.stdout).toMatch(/^7\t.*processing/);
   });
@@ -68,7 +68,7 @@ describe('wait/watch when the service stops answering', () => {
     expect(result.code, result.stderr).toBe(124);
   });
 
-  it('watch without --timeout gives up after the outage tolerance (the config setting) instead of retrying forever', async () => {
+  it('watch without --timeout gives up after the outage tolerance (the config setting) instead of polling forever', async () => {
     const api = mockApi();
     api.allowUnused(); // the failing replies are registered generously
     api.reply('GET', '/tasks/7', 200, processing(7));

@@ -70,6 +70,18 @@ describe('webhook listen and simulate (in process)', () => {
     expect(result.stderr).toMatch(/failed task 7 \(simulated\)/);
   });
 
+  it('simulate with nothing listening is exit 8 saying so in words and what to do: no errno name, no "fetch failed"', async () => {
+    // 127.0.0.7: loopback that no other test binds, so the port found free stays unbound.
+    const url = `http://127.0.0.7:${await freePort('127.0.0.7')}/hooks`;
+    const api = mockApi();
+    api.reply('GET', '/tasks/7', 200, { success: true, data: TASK });
+    const result = await runTaskctl(['webhook', 'simulate', '7', '--event', 'completed', '--to', url], { api });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain(`nothing is listening at ${url}`);
+    expect(result.stderr).toMatch(/Start `taskctl webhook listen` first, or pass --to/);
+    expect(result.stderr).not.toMatch(/ECONN|fetch failed|\bE[A-Z]{4,}\b/);
+  });
+
   it('listen without an API key is exit 4 before it binds', async () => {
     const result = await runTaskctl(['webhook', 'listen', '--port', '0'], { env: { TASKCTL_API_KEY: undefined } });
     expect(result.code).toBe(4);

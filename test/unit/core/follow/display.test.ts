@@ -110,14 +110,14 @@ describe('FollowDisplay on a terminal', () => {
     advance(12_000);
     display.unanswered('reading task 1: could not reach 127.0.0.1:9 (connection refused)');
     const [head, line] = (frames().pop() ?? '').split('\n');
-    expect(head).toMatch(/^! retrying, last answer 12s ago: reading task 1: could not reach 127\.0\.0\.1:9( |…$)/);
+    expect(head).toMatch(/^! polling, last answer 12s ago: reading task 1: could not reach 127\.0\.0\.1:9( |…$)/);
     expect(line).toMatch(/ 98% +59\/60 0:12$/);
     expect(line).not.toMatch(/\/s|est\./);
     advance(20_000);
     progress.refresh();
     expect(frames().pop()).toMatch(/last answer 32s ago/);
     display.poll(change({ ...t, completed_items: 60 }, clock.now(), false));
-    expect(frames().pop()).not.toMatch(/retrying/);
+    expect(frames().pop()).not.toMatch(/polling, last answer/);
   });
 
   it('a read that hangs before it fails: after 5 s the block says it waits for the answer; no rate or estimate', () => {

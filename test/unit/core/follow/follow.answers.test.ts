@@ -26,7 +26,7 @@ function task(id: number, status: string, extra: Partial<Task> = {}): Task {
 }
 
 describe('followTasks: answers that will not change', () => {
-  it('a malformed body (after the client retries) ends the follow at once, not at the timeout', async () => {
+  it('a malformed body (after the client resends it) ends the follow at once, not at the timeout', async () => {
     const clock = new FakeClock();
     const server = new FakeTaskServer(clock).add({ id: 1, timeline: [[60_000, 'completed']] });
     server.failWith = (index) =>
@@ -36,7 +36,7 @@ describe('followTasks: answers that will not change', () => {
     expect(clock.now() - T0).toBeLessThan(2000);
   });
 
-  it('a network error is still retried', async () => {
+  it('a network error is still polled again', async () => {
     const clock = new FakeClock();
     const server = new FakeTaskServer(clock).add({ id: 1, timeline: [[5_000, 'completed']] });
     server.failWith = (index) => (index === 1 ? new UnavailableError('network error') : undefined);
@@ -90,7 +90,7 @@ describe('followTasks: pages that never end', () => {
     ['total_pages growing on every read', () => new EndlessPages()],
     ['every page repeating the same ids', () => new RepeatingPages()],
   ] as const) {
-    it(`watch (every unfinished task): ${name} stops with exit 8, not retried`, async () => {
+    it(`watch (every unfinished task): ${name} stops with exit 8, not polled again`, async () => {
       const clock = new FakeClock();
       const reader = make();
       const follow = followTasks(options(reader, clock, { ids: 'all-unfinished' }));

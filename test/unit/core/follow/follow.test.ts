@@ -260,7 +260,7 @@ describe('followTasks: ending', () => {
     expect(lastGoodAt).toBeLessThan(T0 + 5 * MIN);
     expect(clock.now() - lastGoodAt).toBeGreaterThanOrEqual(2 * MIN);
     expect(clock.now() - lastGoodAt).toBeLessThan(2 * MIN + 1000);
-    expect(states.every((state) => state.retrying && state.giveUpAt === lastGoodAt + 2 * MIN)).toBe(true);
+    expect(states.every((state) => state.ongoing && state.giveUpAt === lastGoodAt + 2 * MIN)).toBe(true);
     expect(states.map((state) => state.failures)).toEqual(states.map((_, i) => i + 1));
     expect(result.tasks[0]?.status).toBe('processing');
     expect(result.unfinished).toEqual([1]);
@@ -281,7 +281,7 @@ describe('followTasks: ending', () => {
     expect(waitExitCode(result.tasks, { reason: result.reason, lastError: result.outage?.lastError })).toBe(code);
   });
 
-  it('reports the outage while retrying and once when the service answers again', async () => {
+  it('reports the outage while polling again and once when the service answers again', async () => {
     const { base, server, clock } = setup([
       {
         id: 1,
@@ -297,13 +297,13 @@ describe('followTasks: ending', () => {
     const result = await followTasks(base({ onOutage: (state) => states.push(state) }));
     expect(result.reason).toBe('done');
     expect(states.length).toBeGreaterThan(1);
-    expect(states.slice(0, -1).every((state) => state.retrying)).toBe(true);
+    expect(states.slice(0, -1).every((state) => state.ongoing)).toBe(true);
     const last = states[states.length - 1];
-    expect(last).toMatchObject({ retrying: false, answered: true, lastError: { message: 'HTTP 502' } });
+    expect(last).toMatchObject({ ongoing: false, answered: true, lastError: { message: 'HTTP 502' } });
     expect(last?.lastGoodAt).toBe(states[0]?.lastGoodAt);
   });
 
-  it('does not report a request cut by the deadline as a transient error to retry: the wait simply timed out', async () => {
+  it('does not report a request cut by the deadline as a transient error to poll again for: the wait simply timed out', async () => {
     const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
     const deadline = T0 + MIN;
     // The request in flight when the deadline comes fails (the client cuts it there).
