@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Clock } from '../../../../src/lib/time.js';
-import { startWorld, type World } from '../../../campaign/world.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
 let world: World;
 let dir: string;
 beforeEach(async () => {
-  world = await startWorld({ scale: Infinity });
+  world = await startSandboxWorld();
   dir = mkdtempSync(join(tmpdir(), 'taskctl-settle-'));
 });
 afterEach(async () => {
