@@ -66,7 +66,7 @@ describe('time in unit tests', () => {
     const bad = [
       ['await new Promise((resolve) => set', 'Timeout(resolve, 200));'],
       ['import { set', "Timeout as sleep } from 'node:timers", "/promises';"],
-      ['class CtrlCAt ', 'extends AutoClock {'],
+      ['class CtrlCAt ', 'extends FakeClock {'],
       ['export class FakeClock impl', 'ements Clock {'],
       ['const ', 'T0 = Date.UTC(2026, 0, 1);'],
       ['const timer = set', 'Interval(tick, 10);'],
