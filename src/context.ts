@@ -271,7 +271,7 @@ export class Context implements Capabilities {
 
   private async sandboxSettings(): Promise<Settings> {
     const { startSandboxSettings } = await import('./core/sandbox-settings.js');
-    const { settings, sandbox } = await startSandboxSettings(await this.settings());
+    const { settings, sandbox } = await startSandboxSettings(await this.settings(), this.clock);
     this.onCleanup(() => sandbox.close());
     this.addSecret(sandbox.apiKey);
     return settings;

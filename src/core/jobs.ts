@@ -108,7 +108,8 @@ export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: numb
   for (const row of rows) {
     if (row.state !== 'finished' || !row.own) continue;
     const stored = store.list().find((job) => job.id === row.id);
-    if (!stored || nowMs - stored.mtimeMs < keepMs) continue;
+    // With no retention (`--prune`) its age is not asked: a journal stamped ahead of the clock goes too.
+    if (!stored || (keepMs > 0 && nowMs - stored.mtimeMs < keepMs)) continue;
     try {
       store.remove(stored);
       removed.push(row);

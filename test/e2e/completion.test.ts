@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
 import { BIN, isolatedHome, runCli, startWorld, type E2EWorld } from './harness.js';
 import { openTerminal, type Terminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
@@ -96,7 +96,7 @@ function exec(
 
 /** `main()` in this process with exactly `env` (the shells' calls of `taskctl __complete` spawn the bin). */
 async function runInProcess(args: string[], env: Record<string, string>) {
-  const result = await runTaskctl(args, { env, home: world.home.dir, clock: new AutoClock(Date.now()) });
+  const result = await runTaskctl(args, { env, home: world.home.dir, clock: new FakeClock(Date.now()) });
   return result;
 }
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { DIALECT_NAMES } from '../../src/sandbox/dialect-names.js';
-import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
 import type { RunOptions, RunResult } from '../unit/commands/harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -24,7 +24,7 @@ interface World {
 }
 
 async function world(dialects: readonly string[], options: SandboxOptions = {}): Promise<World> {
-  const clock = new AutoClock();
+  const clock = new FakeClock();
   const sandbox = await startSandbox({ port: 0, clock, itemMs: 1000, rateLimit: 0, dialects, ...options });
   cleanups.push(() => sandbox.close());
   return {

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AutoClock } from '../unit/commands/harness.js';
+import { FakeClock } from '../unit/commands/harness.js';
 import { startWorld, type E2EWorld } from './harness.js';
 
 const SERVICE = 'domain_check_availability';
@@ -17,9 +17,9 @@ const ITEMS = Array.from({ length: 40 }, (_, i) => `host${i}.example.com`);
 let one: E2EWorld;
 let two: E2EWorld;
 /** Each sandbox's virtual clock, shared with the commands run against it: a wait's sleeps pass at once. */
-const clocks = new Map<E2EWorld, AutoClock>();
+const clocks = new Map<E2EWorld, FakeClock>();
 beforeAll(async () => {
-  const [clockOne, clockTwo] = [new AutoClock(Date.now()), new AutoClock(Date.now())];
+  const [clockOne, clockTwo] = [new FakeClock(Date.now()), new FakeClock(Date.now())];
   [one, two] = await Promise.all([
     startWorld({ itemMs: 0, seed: 'one', clock: clockOne }),
     startWorld({ itemMs: 0, seed: 'two', clock: clockTwo }),

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
-import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
 
 /** Waits on an event (a line printed, a request seen) with a bound that fails saying what it saw. */
 export { waitFor } from '../wait-for.js';
@@ -192,7 +192,7 @@ export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld
         env: { ...env, ...runOptions.env },
         home: home.dir,
         stdin: runOptions.stdin,
-        clock: runOptions.clock ?? (runOptions.realTime ? systemClock : new AutoClock(Date.now())),
+        clock: runOptions.clock ?? (runOptions.realTime ? systemClock : new FakeClock(Date.now())),
         signal: runOptions.signal,
       });
       return { ...result, signal: null };

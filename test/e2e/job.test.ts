@@ -8,17 +8,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AutoClock } from '../unit/commands/harness.js';
+import { FakeClock } from '../unit/commands/harness.js';
 import { startWorld, type E2EWorld } from './harness.js';
 
 const S = 'domain_check_availability';
 let world: E2EWorld;
 let dir: string;
-let clock: AutoClock;
+let clock: FakeClock;
 /** Each command in this process, on the sandbox's virtual clock: a wait's sleeps move the tasks on, no real time. */
 const run = (args: string[]) => world.inProcess(args, { clock });
 beforeEach(async () => {
-  clock = new AutoClock(Date.now());
+  clock = new FakeClock(Date.now());
   world = await startWorld({ itemMs: 0, balance: 1_000_000, clock });
   dir = mkdtempSync(join(tmpdir(), 'taskctl-e2e-job-'));
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountKey } from '../../src/store/cache.js';
 import { CreateLedger } from '../../src/store/ledger.js';
-import { AutoClock } from '../unit/commands/harness.js';
+import { FakeClock } from '../unit/commands/harness.js';
 import { startWorld, type E2EWorld } from './harness.js';
 
 interface SandboxTask {
@@ -193,7 +193,7 @@ describe('resume: a chunk caught in flight', () => {
    */
   async function stoppedInFlight(
     landed: number,
-    options: { entry?: boolean; sentAfter?: number; clock?: AutoClock } = {},
+    options: { entry?: boolean; sentAfter?: number; clock?: FakeClock } = {},
   ): Promise<{ journal: string; chunk2: string[]; landedIds: number[]; id: string }> {
     const input = domains('in.txt', 9, 'f');
     const journal = path('job.jsonl');
@@ -285,7 +285,7 @@ describe('resume: a chunk caught in flight', () => {
   });
 
   it('a chunk proven not created is sent again without its old entry: a lost answer to the resend is recovered', async () => {
-    const clock = new AutoClock(Date.now());
+    const clock = new FakeClock(Date.now());
     const { journal, id } = await stoppedInFlight(0, { entry: true, clock });
     await world.admin('POST', '/__sandbox/faults', {
       method: 'POST',
@@ -306,7 +306,7 @@ describe('resume: a chunk caught in flight', () => {
 
   it('the window rule: an identical task made before the chunk was sent is not its task; the chunk is sent again', async () => {
     // The sandbox on the command's clock: the wait before the check passes for both (no drift between their clocks).
-    const clock = new AutoClock(Date.now());
+    const clock = new FakeClock(Date.now());
     const { journal, landedIds } = await stoppedInFlight(1, { sentAfter: 5000, clock });
     const resumed = await world.inProcess(['resume', journal], { clock });
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -5,16 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAll, parseXml } from '../unit/report/xml.js';
-import { AutoClock } from '../unit/commands/harness.js';
+import { FakeClock } from '../unit/commands/harness.js';
 import { startWorld, type E2EWorld } from './harness.js';
 
 let world: E2EWorld;
 let dir: string;
 /** The sandbox's clock, which the waits share: their sleeps move its tasks on at once. */
-let clock: AutoClock;
+let clock: FakeClock;
 
 beforeAll(async () => {
-  clock = new AutoClock(Date.now());
+  clock = new FakeClock(Date.now());
   world = await startWorld({ clock });
   dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
 });

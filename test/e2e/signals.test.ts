@@ -8,14 +8,14 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AutoClock } from '../unit/commands/harness.js';
+import { FakeClock } from '../unit/commands/harness.js';
 import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
 
 // One sandbox for the file: each test follows a task of its own.
 let world: E2EWorld;
-let clock: AutoClock;
+let clock: FakeClock;
 beforeAll(async () => {
-  clock = new AutoClock(Date.now());
+  clock = new FakeClock(Date.now());
   world = await startWorld({ itemMs: 20, clock });
 });
 afterAll(() => world.close());

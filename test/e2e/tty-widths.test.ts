@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
-import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
 import { textWidth } from '../../src/output/width.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
@@ -61,7 +61,7 @@ async function render(width: number, args: string[]): Promise<Rendered> {
   const result = await runTaskctl(args, {
     env: { ...world.env, TERM: 'xterm-256color' },
     home: world.home.dir,
-    clock: new AutoClock(Date.now()),
+    clock: new FakeClock(Date.now()),
     stdoutTTY: true,
     stderrTTY: true,
     columns: width,

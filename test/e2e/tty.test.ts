@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { isolatedHome, runCli, suiteCodeCache } from './harness.js';
 import { hasTmux, openTerminal } from './tmux.js';
-import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
@@ -100,7 +100,7 @@ describe('in CI, on a terminal', { concurrent: true }, () => {
   async function inCI(env: Record<string, string | undefined>) {
     // A sandbox of this test's own, closed by it: the harness closes its sandboxes after each test, which a test
     // running beside this one would end.
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const sandbox = await startSandbox({ port: 0, clock, itemMs: 200, rateLimit: 0, seed: 1 });
     try {
       const items = 'abcdefgh'.split('').map((c) => `${c}.com`);

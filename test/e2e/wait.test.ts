@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
-import { AutoClock } from '../unit/commands/harness.js';
+import { FakeClock } from '../unit/commands/harness.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 import { guardStdout } from '../../src/output/stdout-guard.js';
@@ -16,10 +16,10 @@ import { BIN, runProcess, startWorld, type E2EWorld } from './harness.js';
 
 let world: E2EWorld;
 /** One virtual clock for the sandbox and the command: a wait's sleeps advance the sandbox's work, no real time passes. */
-let clock: AutoClock;
-let VIRTUAL: { clock: AutoClock };
+let clock: FakeClock;
+let VIRTUAL: { clock: FakeClock };
 beforeEach(async () => {
-  clock = new AutoClock(Date.now());
+  clock = new FakeClock(Date.now());
   VIRTUAL = { clock };
   world = await startWorld({ itemMs: 20, clock });
 });

@@ -16,7 +16,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, isolatedHome, runProcess, type CliResult } from '../e2e/harness.js';
-import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
 import type { Clock } from '../../src/lib/time.js';
 
 /** A key that is easy to find in output: every secrets case greps for it. */
@@ -132,7 +132,7 @@ export async function runInProcess(
       env: options.env,
       home,
       stdin: options.stdin,
-      clock: options.clock ?? new AutoClock(Date.now()),
+      clock: options.clock ?? new FakeClock(Date.now()),
     });
     return { ...result, signal: null };
   } finally {

@@ -10,7 +10,7 @@ import { ExitCode } from '../../src/errors.js';
 import { systemClock } from '../../src/lib/time.js';
 import { isolatedHome, KEY } from './helpers.js';
 import { hostileServer, type HostileMode, type HostileServer } from './hostile-server.js';
-import { AutoClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 
@@ -71,7 +71,7 @@ describe('hostile server: big answers, in-process (peak RSS: scripts/hostile-mat
       const code = await main(['show', '1', '-o', 'ndjson'], {
         io: memory.io,
         env,
-        clock: new AutoClock(),
+        clock: new FakeClock(),
         signal: new AbortController().signal,
         random: () => 0.5,
       });
@@ -279,7 +279,7 @@ describe.concurrent('hostile server (in-process)', () => {
   });
 
   it('H19 `X-RateLimit-Reset` in epoch milliseconds (5 s ahead, budget spent): the next request waits ~6 s, not 61 s', async () => {
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const r = await runTaskctl(['show', '1', '2', '-o', 'tsv'], { env: envFor('reset-ms'), clock });
     expect(r.code, r.stderr).toBe(0);
     expect(clock.sleeps.length).toBeGreaterThan(0);

@@ -18,7 +18,6 @@ import { ExitCode, RateLimitError, UnavailableError } from '../../src/errors.js'
 import { systemClock, type Clock } from '../../src/lib/time.js';
 import { freePort, runCli, startWorld, type E2EWorld } from '../e2e/harness.js';
 import { FakeClock } from '../unit/api/helpers.js';
-import { AutoClock } from '../unit/commands/harness.js';
 import { SkipClock } from '../campaign/world.js';
 import {
   BALANCE_OK,
@@ -72,7 +71,7 @@ function expectCleanError(stderr: string): void {
  * (`sleeps`, `slept` in all), not spent.
  */
 async function virtualRun(args: string[], env: Record<string, string>) {
-  const clock = new AutoClock(Date.now());
+  const clock = new FakeClock(Date.now());
   const result = await runInProcess(args, { env, clock });
   const slept = clock.sleeps.reduce((sum, ms) => sum + ms, 0);
   return { ...result, sleeps: clock.sleeps, slept };
@@ -142,7 +141,7 @@ describe.concurrent('wire', () => {
     // In process on a virtual clock shared with the sandbox: the reconciliation's 10 s pass at once, and a loaded
     // machine cannot push the snapshot or the scans past their budgets (it did, spawned: exit 9 under load).
     it('W4 POST reset after the task was committed: recovered by reconciliation, exactly one task', async () => {
-      const clock = new AutoClock(Date.now());
+      const clock = new FakeClock(Date.now());
       await withWorld(
         async (world) => {
           await fault(world, { method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
@@ -165,7 +164,7 @@ describe.concurrent('wire', () => {
     // In-process (the subject is reconciliation, not the process): the sandbox and the command share a virtual clock, so
     // the seconds between the two creates and the reconciliation's waiting-out pass at once.
     it('W30 an identical task created seconds earlier is not "recovered" as the outcome of an ambiguous create', async () => {
-      const clock = new AutoClock(Date.now());
+      const clock = new FakeClock(Date.now());
       await withWorld(
         async (world) => {
           const first = await world.inProcess(['create', 'domain_check_availability', 'same.com', '-q'], { clock });
@@ -294,7 +293,7 @@ describe.concurrent('wire', () => {
     // W10c and W11 in process, on a virtual clock shared with the sandbox: the wait's polls and the reconciliation's
     // scans pass at once.
     it('W10c `create --wait` whose task read is cut off once: the wait goes on to the outcome (exit 0, not 8)', async () => {
-      const clock = new AutoClock(Date.now());
+      const clock = new FakeClock(Date.now());
       await withWorld(
         async (world) => {
           await fault(world, { method: 'GET', path: '/tasks/1', kind: 'truncate', count: 1 });
@@ -312,7 +311,7 @@ describe.concurrent('wire', () => {
     });
 
     it('W11 truncated JSON on POST /tasks (task committed): recovered, exactly one task', async () => {
-      const clock = new AutoClock(Date.now());
+      const clock = new FakeClock(Date.now());
       await withWorld(
         async (world) => {
           await fault(world, { method: 'POST', path: '/tasks', kind: 'truncate', count: 1 });
@@ -341,7 +340,7 @@ describe.concurrent('wire', () => {
     it('W13 an HTML 502 on POST /tasks (nothing committed): reconciled, exit 9 naming `taskctl resume ID`, no task', () =>
       withWorld(async (world) => {
         await fault(world, { method: 'POST', path: '/tasks', kind: 'non-json', count: 1 });
-        const clock = new AutoClock(Date.now());
+        const clock = new FakeClock(Date.now());
         const started = clock.now();
         const result = await world.inProcess(['create', 'domain_check_availability', 'a.com'], { clock });
         expect(result.code, result.stderr).toBe(ExitCode.createUnknown);

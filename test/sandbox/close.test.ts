@@ -1,8 +1,15 @@
 import { Server, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import type { SandboxOptions } from '../../src/sandbox/index.js';
-import { admin, createTask, deliveriesWhen, eventually, startReceiver } from './helpers.js';
+import {
+  admin,
+  createTask,
+  deliveriesWhen,
+  eventually,
+  recordingScheduler,
+  startReceiver,
+  type Json,
+} from './helpers.js';
 
 /**
  * The open sockets and listeners on the sandbox's port: its listener, the connections it accepted and this process's
@@ -16,26 +23,6 @@ function sandboxSockets(origin: string): number {
       (h instanceof Socket && !h.destroyed && (h.localPort === port || h.remotePort === port)) ||
       (h instanceof Server && h.listening && (h.address() as { port?: number } | null)?.port === port),
   ).length;
-}
-
-/** Node's timers, each one's delay kept while it is pending: what `close()` must leave behind is nothing. */
-function recordingScheduler(): { scheduler: NonNullable<SandboxOptions['scheduler']>; pending: Map<unknown, number> } {
-  const pending = new Map<unknown, number>();
-  const scheduler: NonNullable<SandboxOptions['scheduler']> = {
-    set: (fn, ms) => {
-      const timer = setTimeout(() => {
-        pending.delete(timer);
-        fn();
-      }, ms);
-      pending.set(timer, ms);
-      return timer;
-    },
-    clear: (timer) => {
-      clearTimeout(timer);
-      pending.delete(timer);
-    },
-  };
-  return { scheduler, pending };
 }
 
 describe('sandbox close()', () => {
@@ -57,7 +44,10 @@ describe('sandbox close()', () => {
     const hanging = fetch(`${sb.url}/balance`, { headers: { 'X-API-Key': sb.apiKey } }).catch(
       (error: unknown) => error,
     );
-    await eventually(async () => (await admin(sb, '/faults')).body.faults.length === 0);
+    let faults: Json[] = [];
+    await eventually(async () => ((faults = (await admin(sb, '/faults')).body.faults), faults.length === 0), {
+      describe: () => `faults not yet used: ${JSON.stringify(faults)}`,
+    });
     expect(sandboxSockets(sb.origin)).toBeGreaterThanOrEqual(3); // the listener and both ends of the held request
     const [pending0] = (await admin(sb, '/deliveries')).body.deliveries;
     expect(pending0).toMatchObject({ state: 'retrying', attempts: [{ statusCode: 500 }] });
@@ -71,7 +61,10 @@ describe('sandbox close()', () => {
     expect([...pending.values()]).toEqual([]); // every timer cancelled: nothing is left to fire, so nothing is waited for
     expect(await hanging).toBeInstanceOf(Error); // the delayed request's socket was closed, not answered
     expect(receiver.received).toHaveLength(1);
-    await eventually(() => sandboxSockets(sb.origin) === 0, 2_000);
+    await eventually(() => sandboxSockets(sb.origin) === 0, {
+      timeoutMs: 2_000,
+      describe: () => `${sandboxSockets(sb.origin)} sockets still open on the sandbox's port`,
+    });
     await expect(fetch(`${sb.url}/balance`)).rejects.toThrow();
     expect(pending.size).toBe(0); // and none was started after close()
   });

@@ -50,10 +50,14 @@ describe('sandbox dashboard endpoints', () => {
     const sb = await start({ itemMs: 0 });
     await createTask(sb, ['a.com', 'fail-b.com']);
     await createTask(sb, ['c.com']);
-    const tasks = await eventually(async () => {
-      const shown = (await admin(sb, '/tasks')).body.tasks as Json[];
-      return shown.every((t) => t.status === 'completed') ? shown : undefined;
-    });
+    let shown: Json[] = [];
+    const tasks = await eventually(
+      async () => (
+        (shown = (await admin(sb, '/tasks')).body.tasks),
+        shown.every((t) => t.status === 'completed') && shown
+      ),
+      { describe: () => `tasks ${JSON.stringify(shown.map((t) => ({ id: t.id, status: t.status })))}` },
+    );
     expect(tasks.map((t) => t.verdict)).toEqual([
       { ended: true, succeeded: true, tone: 'success' },
       { ended: true, succeeded: false, tone: 'partial' },
@@ -63,10 +67,11 @@ describe('sandbox dashboard endpoints', () => {
   it('GET /tasks/:id gives one task with its items and verdict; 404 for no such task; loopback only', async () => {
     const sb = await start({ itemMs: 0 });
     await createTask(sb, ['a.com', 'fail-b.com']);
-    const task = await eventually(async () => {
-      const shown = (await admin(sb, '/tasks/1')).body.task;
-      return shown.status === 'completed' ? shown : undefined;
-    });
+    let shown: Json;
+    const task = await eventually(
+      async () => ((shown = (await admin(sb, '/tasks/1')).body.task), shown.status === 'completed' && shown),
+      { describe: () => `task 1 ${JSON.stringify(shown ?? null).slice(0, 300)}` },
+    );
     expect(task).toMatchObject({ id: 1, total_items: 2, verdict: { ended: true, succeeded: false, tone: 'partial' } });
     expect(task.items).toEqual([
       { target: 'a.com', status: 'completed', data: { available: expect.any(Boolean) } },
@@ -230,6 +235,9 @@ describe('sandbox dashboard page', () => {
     expect(own.status).toBe(200);
     const curl = await raw(sb, 'POST', '/__sandbox/balance', json, '{"balance":8}');
     expect(curl.status).toBe(200);
-    await eventually(async () => (await admin(sb, '/state?tasks=false')).body.balance === 8);
+    let balance: unknown;
+    await eventually(async () => ((balance = (await admin(sb, '/state?tasks=false')).body.balance), balance === 8), {
+      describe: () => `balance ${String(balance)}`,
+    });
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECT_NAMES } from '../../src/sandbox/index.js';
 import { UsageError } from '../../src/errors.js';
-import { call, createTask, eventually, fakeClock, start, startReceiver } from './helpers.js';
+import { receivedWhen, call, createTask, fakeClock, start, startReceiver } from './helpers.js';
 
 const MIN = 60_000;
 
@@ -186,7 +186,8 @@ describe('sandbox dialects and webhooks', () => {
     const receiver = await startReceiver();
     const sandbox = await start({ itemMs: 0, webhookUrl: receiver.url, dialects: ['extra-fields'] });
     await createTask(sandbox, ['a.com']);
-    const completed = await eventually(() => receiver.received.find((r) => r.body.event === 'completed'));
+    const received = await receivedWhen(receiver, (all) => all.some((r) => r.body.event === 'completed'));
+    const completed = received.find((r) => r.body.event === 'completed')!;
     expect(completed.body.delivery_id).toEqual(expect.any(String));
     expect(completed.body.task).toMatchObject({ status: 'completed', platform: 'domain', metadata: { source: 'api' } });
   });

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { waitFor } from '../wait-for.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
 
 /** Parsed JSON as `JSON.parse` gives it: the tests assert its shape. */
@@ -103,47 +104,88 @@ export function createTask(
   return call(sandbox, '/tasks', { body: { service, items } });
 }
 
-/** Polls GET /tasks/:id until `done` holds (at most `timeoutMs`). */
+/** Polls GET /tasks/:id until `done` holds (at most `timeoutMs`); past it, fails with the task as last seen. */
 export async function waitForTask(
   sandbox: RunningSandbox,
   id: number,
   done = (t: Json) => t.status === 'completed' || t.status === 'failed',
   timeoutMs = 5_000,
 ): Promise<Json> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await call(sandbox, `/tasks/${id}`);
-    if (done(body.data)) return body.data;
-    if (Date.now() > deadline) throw new Error(`task ${id} did not settle: ${JSON.stringify(body.data).slice(0, 300)}`);
-    await sleep(10);
-  }
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `check` returns (or resolves to) a truthy value, and returns it (at most `timeoutMs`). */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-}
-
-/** The admin API's delivery list once `ready` holds for it. */
-export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: Json[]) => boolean): Promise<Json[]> {
-  return eventually(async () => {
-    const { deliveries } = (await admin(sandbox, '/deliveries')).body;
-    return ready(deliveries) ? deliveries : undefined;
+  let seen: Json;
+  return waitFor(async () => ((seen = (await call(sandbox, `/tasks/${id}`)).body.data), done(seen) && seen), {
+    timeoutMs,
+    describe: () => `task ${id} not settled: ${JSON.stringify(seen).slice(0, 300)}`,
   });
+}
+
+/**
+ * Waits until `check` returns (or resolves to) a truthy value, and returns it; past `timeoutMs` (default 5 s) the test
+ * fails with `describe()`, or else with the last value `check` returned (test/wait-for.ts).
+ */
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  options: { describe?: () => string | Promise<string>; timeoutMs?: number } = {},
+): Promise<Truthy<T>> {
+  let last: T | undefined;
+  return waitFor<Truthy<T>>(async () => ((last = await check()), (last as Truthy<T>) || undefined), {
+    timeoutMs: options.timeoutMs ?? 5_000,
+    everyMs: 5,
+    describe: options.describe ?? (() => `the last check gave ${JSON.stringify(last ?? null).slice(0, 300)}`),
+  });
+}
+
+type Truthy<T> = Exclude<T, undefined | null | false | 0 | ''>;
+
+/** Node's timers, each one's delay kept while it is pending (`SandboxOptions.scheduler`): a test sees what is due. */
+export function recordingScheduler(): {
+  scheduler: NonNullable<SandboxOptions['scheduler']>;
+  pending: Map<unknown, number>;
+} {
+  const pending = new Map<unknown, number>();
+  const scheduler: NonNullable<SandboxOptions['scheduler']> = {
+    set: (fn, ms) => {
+      const timer = setTimeout(() => {
+        pending.delete(timer);
+        fn();
+      }, ms);
+      pending.set(timer, ms);
+      return timer;
+    },
+    clear: (timer) => {
+      clearTimeout(timer);
+      pending.delete(timer);
+    },
+  };
+  return { scheduler, pending };
+}
+
+/** The admin API's delivery list once `ready` holds for it; past the bound, fails with the list as last seen. */
+export function deliveriesWhen(sandbox: RunningSandbox, ready: (deliveries: Json[]) => boolean): Promise<Json[]> {
+  let seen: Json[] = [];
+  return eventually(
+    async () => {
+      seen = (await admin(sandbox, '/deliveries')).body.deliveries;
+      return ready(seen) ? seen : undefined;
+    },
+    { describe: () => `deliveries ${JSON.stringify(seen).slice(0, 500)}` },
+  );
 }
 
 export interface ReceivedWebhook {
   at: number;
   headers: IncomingHttpHeaders;
   body: Json;
+}
+
+/** A receiver's webhooks once `ready` holds for them; past the bound, fails naming the events received so far. */
+export function receivedWhen(
+  receiver: { received: ReceivedWebhook[] },
+  ready: (received: ReceivedWebhook[]) => boolean,
+): Promise<ReceivedWebhook[]> {
+  return eventually(() => (ready(receiver.received) ? receiver.received : undefined), {
+    describe: () =>
+      `${receiver.received.length} webhooks received: ${receiver.received.map((r) => `${String(r.body?.event)} of task ${String(r.body?.task?.id)}`).join(', ')}`,
+  });
 }
 
 /** A local webhook receiver; `respond` picks the status of each request (1-based count), or `hang` to never answer. */

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { DIALECT_NAMES, dialectScope } from '../../src/sandbox/dialect-names.js';
 import type { DialectName } from '../../src/sandbox/dialect-names.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { admin, call, eventually, fakeClock, start, startReceiver } from './helpers.js';
+import { receivedWhen, admin, call, fakeClock, start, startReceiver } from './helpers.js';
 import {
   contract,
   documentExamples,
@@ -179,7 +179,7 @@ async function exercise(dialects: DialectName[]): Promise<Exercised> {
   }
   for (let i = 0; i < 100 && (await check('GET', '/balance')).status !== 429; i++);
 
-  const events = await eventually(() => (receiver.received.length >= 8 ? receiver.received : undefined));
+  const events = await receivedWhen(receiver, (received) => received.length >= 8);
   for (const event of events) problems.push(...webhookProblems(event.headers, event.body));
   covered.add(`webhooks ${[...new Set(events.map((e) => String(e.body.event)))].sort().join(' ')}`);
   return { problems, covered };

@@ -6,7 +6,8 @@ import {
   createTask,
   deliveriesWhen,
   eventually,
-  sleep,
+  receivedWhen,
+  recordingScheduler,
   start,
   startReceiver,
   type Json,
@@ -30,7 +31,7 @@ describe('sandbox webhooks', () => {
     const receiver = await startReceiver();
     const sb = await start({ webhookUrl: receiver.url, itemMs: 5 });
     await createTask(sb, ['a.com', 'fail-b.com', 'slow-c.com']);
-    await eventually(() => receiver.received.length === 2);
+    await receivedWhen(receiver, (received) => received.length === 2);
     const [processing, completed] = receiver.received;
     for (const hook of [processing!, completed!]) {
       expect(hook.headers['content-type']).toBe('application/json');
@@ -84,7 +85,7 @@ describe('sandbox webhooks', () => {
     const receiver = await startReceiver();
     const sb = await start({ webhookUrl: receiver.url, itemMs: 2 });
     await createTask(sb, ['a@x.com', 'taskfail-b@x.com', 'c@x.com'], 'email_verify');
-    await eventually(() => receiver.received.length === 2);
+    await receivedWhen(receiver, (received) => received.length === 2);
     const failed = receiver.received[1]!.body;
     const task = (await call(sb, '/tasks/1')).body.data;
     expect(failed.event).toBe('failed');
@@ -108,7 +109,7 @@ describe('sandbox webhooks', () => {
     const scale = 0.002; // 0, 10 ms, 60 ms
     const sb = await start({ webhookUrl: receiver.url, itemMs: 1, webhookTimeScale: scale });
     await createTask(sb, ['a.com']);
-    await eventually(() => receiver.received.filter((r) => r.body.event === 'processing').length === 3);
+    await receivedWhen(receiver, (received) => received.filter((r) => r.body.event === 'processing').length === 3);
     const times = receiver.received.filter((r) => r.body.event === 'processing').map((r) => r.at);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(5_000 * scale - 2);
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(30_000 * scale - 2);
@@ -150,7 +151,9 @@ describe('sandbox webhooks', () => {
     const lines: string[] = [];
     const sb = await start({ webhookUrl: receiver.url, itemMs: 0, log: (l) => lines.push(l) });
     await createTask(sb, ['a.com']);
-    const line = await eventually(() => lines.find((l) => l.includes('failed (HTTP 500)')));
+    const line = await eventually(() => lines.find((l) => l.includes('failed (HTTP 500)')), {
+      describe: () => `log lines: ${JSON.stringify(lines)}`,
+    });
     expect(line).toMatch(/; attempt 2 in 5s$/);
   });
 
@@ -166,14 +169,20 @@ describe('sandbox webhooks', () => {
 
   it('signs with the current key after rotation, and sends nothing without a URL', async () => {
     const receiver = await startReceiver();
-    const sb = await start({ itemMs: 0 });
+    const { scheduler, pending } = recordingScheduler();
+    const sb = await start({ itemMs: 0, scheduler });
     await createTask(sb, ['a.com']);
-    await sleep(30);
+    // Nothing sent, proved once nothing more is due: every timer the sandbox set for the task (its transitions, armed
+    // before the POST was answered) has run, and the task has ended without a URL to send its events to.
+    await eventually(() => pending.size === 0, {
+      describe: () => `timers still pending: ${[...pending.values()].join(', ')} ms`,
+    });
+    expect((await call(sb, '/tasks/1')).body.data.status).toBe('completed');
     expect((await admin(sb, '/deliveries')).body.deliveries).toEqual([]);
     const { apiKey } = (await admin(sb, '/rotate-key', {})).body;
     await admin(sb, '/webhook', { url: receiver.url });
     await call(sb, '/tasks', { key: apiKey, body: { service: 'domain_check_availability', items: ['b.com'] } });
-    await eventually(() => receiver.received.length === 2);
+    await receivedWhen(receiver, (received) => received.length === 2);
     expect(receiver.received.map((r) => r.headers['x-webhook-signature'])).toEqual([apiKey, apiKey]);
     expect(receiver.received.map((r) => r.body.task.id)).toEqual([2, 2]);
   });

@@ -13,7 +13,7 @@ import {
   TaskResponseSchema,
   WebhookEventSchema,
 } from '../../src/api/schemas.js';
-import { admin, call, eventually, fakeClock, start, startReceiver } from './helpers.js';
+import { receivedWhen, admin, call, fakeClock, start, startReceiver } from './helpers.js';
 import type { CallResult } from './helpers.js';
 
 describe("sandbox answers and the client's zod schemas", () => {
@@ -89,7 +89,7 @@ describe("sandbox answers and the client's zod schemas", () => {
     expect(statuses('processing')).toEqual(['processing', 'processing', 'processing', 'processing']);
     expect(statuses('settled')).toEqual(['completed', 'completed', 'failed', 'completed']);
 
-    await eventually(() => receiver.received.length === 8);
+    await receivedWhen(receiver, (received) => received.length === 8);
     for (const hook of receiver.received) WebhookEventSchema.parse(hook.body);
     expect(receiver.received.map((r) => r.body.event).sort()).toEqual([
       'completed',

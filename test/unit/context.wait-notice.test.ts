@@ -1,6 +1,6 @@
 /** In-process: a rate-limit wait over 2 s is one stderr line (virtual clock); short waits stay silent, -q keeps the line for waits over 5 s. */
 import { describe, expect, it } from 'vitest';
-import { AutoClock, mockApi, runTaskctl } from './commands/harness.js';
+import { FakeClock, mockApi, runTaskctl } from './commands/harness.js';
 
 const BALANCE = { success: true, data: { balance: 5, currency: 'coins' } };
 const LIMITED = { success: false, error: { code: 'rate_limited', message: 'Too many requests' } };
@@ -14,7 +14,7 @@ function limitedOnce(retryAfter: string) {
 
 describe('rate-limit wait notice', () => {
   it('a 429 with Retry-After 25 prints one notice line on stderr, then the answer', async () => {
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const result = await runTaskctl(['balance', '-o', 'json'], { api: limitedOnce('25'), clock });
     expect(result.code).toBe(0);
     expect(clock.sleeps).toEqual([25_000]);
@@ -30,7 +30,7 @@ describe('rate-limit wait notice', () => {
   });
 
   it('a 1 s wait prints nothing', async () => {
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const result = await runTaskctl(['balance'], { api: limitedOnce('1'), clock });
     expect(result.code).toBe(0);
     expect(clock.sleeps).toEqual([1_000]);

@@ -13,6 +13,7 @@ import {
 } from '../../../src/api/resend-policy.js';
 import { errorCode } from '../../../src/api/request.js';
 import { formatDuration } from '../../../src/lib/duration.js';
+import { T0 } from '../clock.js';
 
 /** The client's backoff never grows beyond this. */
 const BACKOFF_CAP_MS = 8_000;
@@ -22,8 +23,6 @@ function parseRetryAfter(value: string | null | undefined, now: number, date?: s
   const asked = retryAfterMs(value, now, date);
   return asked === undefined ? undefined : resendDelay('server-fault', 1, { retryAfterMs: asked }, () => 0);
 }
-
-const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 
 describe('backoffDelay', () => {
   it.each([
@@ -69,29 +68,29 @@ describe('parseRetryAfter', () => {
     ['61', 60_000],
     ['86400', 60_000],
   ])('delta-seconds %j → %i ms', (value, expected) => {
-    expect(parseRetryAfter(value, NOW)).toBe(expected);
+    expect(parseRetryAfter(value, T0)).toBe(expected);
   });
 
   it('reads an HTTP-date relative to now', () => {
-    expect(parseRetryAfter(new Date(NOW + 10_000).toUTCString(), NOW)).toBe(10_000);
-    expect(parseRetryAfter(new Date(NOW - 10_000).toUTCString(), NOW)).toBe(0);
-    expect(parseRetryAfter(new Date(NOW + 3_600_000).toUTCString(), NOW)).toBe(60_000);
+    expect(parseRetryAfter(new Date(T0 + 10_000).toUTCString(), T0)).toBe(10_000);
+    expect(parseRetryAfter(new Date(T0 - 10_000).toUTCString(), T0)).toBe(0);
+    expect(parseRetryAfter(new Date(T0 + 3_600_000).toUTCString(), T0)).toBe(60_000);
   });
 
   it('measures an HTTP-date against the response Date header (server clock skew)', () => {
-    const serverNow = NOW - 3_600_000; // server clock one hour behind
+    const serverNow = T0 - 3_600_000; // server clock one hour behind
     const value = new Date(serverNow + 20_000).toUTCString();
-    expect(parseRetryAfter(value, NOW, new Date(serverNow).toUTCString())).toBe(20_000);
+    expect(parseRetryAfter(value, T0, new Date(serverNow).toUTCString())).toBe(20_000);
   });
 
   it('keeps the unclamped value available for "too long to wait" decisions', () => {
-    expect(retryAfterMs('3600', NOW)).toBe(3_600_000);
+    expect(retryAfterMs('3600', T0)).toBe(3_600_000);
   });
 
   it.each([undefined, null, '', 'soon', '-5', '1e3', '0x10', 'Infinity', 'NaN', '5 seconds', 'Mon, 99 Foo 2025'])(
     'ignores garbage %j',
     (value) => {
-      expect(parseRetryAfter(value, NOW)).toBeUndefined();
+      expect(parseRetryAfter(value, T0)).toBeUndefined();
     },
   );
 
@@ -104,7 +103,7 @@ describe('parseRetryAfter', () => {
           fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
         ),
         (value) => {
-          const ms = parseRetryAfter(value, NOW);
+          const ms = parseRetryAfter(value, T0);
           return ms === undefined || (ms >= 0 && ms <= 60_000);
         },
       ),
@@ -216,10 +215,10 @@ describe('resendDelay and decideResend', () => {
   const base = {
     method: 'GET' as const,
     attempt: 1,
-    now: NOW,
+    now: T0,
     deadline: undefined,
     deadlineMovesWithWaits: false,
-    budgetEnd: NOW + 35_000,
+    budgetEnd: T0 + 35_000,
   };
 
   it('a 429 waits its Retry-After, else the window reset, else backoff, a minute at most', () => {
@@ -239,16 +238,16 @@ describe('resendDelay and decideResend', () => {
       resend: false,
       stop: 'final',
     });
-    expect(decideResend({ ...base, failure: 'transport', waitMs: 500, deadline: NOW + 400 })).toEqual({
+    expect(decideResend({ ...base, failure: 'transport', waitMs: 500, deadline: T0 + 400 })).toEqual({
       resend: false,
       stop: 'deadline',
     });
-    expect(decideResend({ ...base, failure: 'transport', waitMs: 500, budgetEnd: NOW + 500 })).toEqual({
+    expect(decideResend({ ...base, failure: 'transport', waitMs: 500, budgetEnd: T0 + 500 })).toEqual({
       resend: false,
       stop: 'budget',
     });
     expect(decideResend({ ...base, failure: 'rate-limited', waitMs: 50_000 })).toEqual({ resend: true });
-    const view = { ...base, failure: 'rate-limited' as const, waitMs: 5000, deadline: NOW + 1000 };
+    const view = { ...base, failure: 'rate-limited' as const, waitMs: 5000, deadline: T0 + 1000 };
     expect(decideResend(view)).toEqual({ resend: false, stop: 'deadline' });
     expect(decideResend({ ...view, deadlineMovesWithWaits: true })).toEqual({ resend: true });
   });

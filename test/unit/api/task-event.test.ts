@@ -2,27 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../../src/api/schemas.js';
 import type { Task } from '../../../src/api/schemas.js';
 import { platformOf, toWebhookEvent } from '../../../src/api/task-event.js';
+import { T0 } from '../clock.js';
 
-const NOW = Date.UTC(2025, 0, 1, 12, 0, 0);
-const NOW_ISO = new Date(NOW).toISOString();
+const NOW_ISO = new Date(T0).toISOString();
 const base: Task = {
   id: 42,
   service: 'domain_check_availability',
   status: 'pending',
   total_items: 10,
   cost: 10,
-  created_at: '2025-01-01T11:59:00.000Z',
+  created_at: '2025-01-15T11:59:00.000Z',
   completed_at: null,
 };
 
 describe('toWebhookEvent', () => {
   it('has no event for pending or unknown states', () => {
-    expect(toWebhookEvent(base, NOW)).toBeUndefined();
-    expect(toWebhookEvent({ ...base, status: 'queued' }, NOW)).toBeUndefined();
+    expect(toWebhookEvent(base, T0)).toBeUndefined();
+    expect(toWebhookEvent({ ...base, status: 'queued' }, T0)).toBeUndefined();
   });
 
   it('processing: exactly the fields docs/openapi.json names, in order, with honest defaults', () => {
-    const event = toWebhookEvent({ ...base, status: 'processing' }, NOW);
+    const event = toWebhookEvent({ ...base, status: 'processing' }, T0);
     expect(event).toEqual({
       event: 'processing',
       timestamp: NOW_ISO,
@@ -35,7 +35,7 @@ describe('toWebhookEvent', () => {
         completed_items: 0,
         failed_items: 0,
         cost: 10,
-        created_at: '2025-01-01T11:59:00.000Z',
+        created_at: '2025-01-15T11:59:00.000Z',
         started_at: NOW_ISO,
       },
     });
@@ -58,14 +58,14 @@ describe('toWebhookEvent', () => {
     const task: Task = {
       ...base,
       status: 'completed',
-      completed_at: '2025-01-01T11:59:30.000Z',
+      completed_at: '2025-01-15T11:59:30.000Z',
       items: [
         { target: 'a.com', status: 'completed', data: { available: true } },
         { target: 'b.com', status: 'failed', data: null },
       ],
       total_items: 2,
     };
-    const event = toWebhookEvent(task, NOW);
+    const event = toWebhookEvent(task, T0);
     expect(event?.event).toBe('completed');
     expect(event?.task).toEqual({
       id: 42,
@@ -76,19 +76,19 @@ describe('toWebhookEvent', () => {
       completed_items: 1,
       failed_items: 1,
       cost: 10,
-      created_at: '2025-01-01T11:59:00.000Z',
-      completed_at: '2025-01-01T11:59:30.000Z',
+      created_at: '2025-01-15T11:59:00.000Z',
+      completed_at: '2025-01-15T11:59:30.000Z',
     });
     expect('items' in event!.task).toBe(false);
   });
 
   it('completed without any counts claims no completed item (nobody saw one; wait exits 11 for it)', () => {
-    const event = toWebhookEvent({ ...base, status: 'completed', completed_at: null }, NOW);
+    const event = toWebhookEvent({ ...base, status: 'completed', completed_at: null }, T0);
     expect(event?.task).toMatchObject({ completed_items: 0, failed_items: 0, completed_at: NOW_ISO });
   });
 
   it('reads the status as task-state does: COMPLETED is the completed event', () => {
-    const event = toWebhookEvent({ ...base, status: 'COMPLETED', completed_items: 10, failed_items: 0 }, NOW);
+    const event = toWebhookEvent({ ...base, status: 'COMPLETED', completed_items: 10, failed_items: 0 }, T0);
     expect(event).toMatchObject({ event: 'completed', task: { status: 'completed', completed_items: 10 } });
   });
 
@@ -101,9 +101,9 @@ describe('toWebhookEvent', () => {
         completed_items: 3,
         failed_items: 7,
         error_message: 'boom',
-        failed_at: '2025-01-01T11:59:50.000Z',
+        failed_at: '2025-01-15T11:59:50.000Z',
       },
-      NOW,
+      T0,
     );
     expect(event).toEqual({
       event: 'failed',
@@ -118,11 +118,11 @@ describe('toWebhookEvent', () => {
         failed_items: 7,
         cost: 10,
         error_message: 'boom',
-        created_at: '2025-01-01T11:59:00.000Z',
-        failed_at: '2025-01-01T11:59:50.000Z',
+        created_at: '2025-01-15T11:59:00.000Z',
+        failed_at: '2025-01-15T11:59:50.000Z',
       },
     });
-    const bare = toWebhookEvent({ ...base, status: 'failed' }, NOW);
+    const bare = toWebhookEvent({ ...base, status: 'failed' }, T0);
     expect(bare?.task).toMatchObject({ completed_items: 0, failed_items: 10, failed_at: NOW_ISO });
     expect(WebhookEventSchema.safeParse(bare).success).toBe(true);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cachedHelp, helpCommandPath, type HelpTexts } from '../../../src/boot/help.js';
 import { commandPaths, renderHelpTexts } from '../../../src/boot/render-help.js';
-import { systemClock } from '../../../src/lib/time.js';
+import { FakeClock } from '../clock.js';
 import { main } from '../../../src/main.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { buildProgram } from '../../../src/program.js';
@@ -68,7 +68,7 @@ describe('dist/help.json, as the build renders it', () => {
       const code = await main([...path, '--help'], {
         io: memory.io,
         env: {},
-        clock: systemClock,
+        clock: new FakeClock(),
         signal: new AbortController().signal,
       });
       expect({ path, code, text: cachedHelp(texts, [...path, '--help'], { isTTY: false }) }).toEqual({
@@ -90,7 +90,7 @@ describe('dist/help.json, as the build renders it', () => {
         await main([...args, '--help'], {
           io: memory.io,
           env: {},
-          clock: systemClock,
+          clock: new FakeClock(),
           signal: new AbortController().signal,
         });
         expect({ path, columns, text: served }).toEqual({ path, columns, text: memory.stdout.text() });

@@ -23,8 +23,8 @@ import { createMemoryIO } from '../../../src/output/memory-io.js';
 export const ORIGIN = 'https://api.test';
 export const BASE_URL = `${ORIGIN}/api/v1`;
 export const API_KEY = 'sk_test_inprocess_9876';
-/** The one fake clock (test/unit/clock.ts), by the name the command tests know it. */
-export { FakeClock as AutoClock, T0 } from '../clock.js';
+/** The one fake clock (test/unit/clock.ts), for the command tests. */
+export { FakeClock, T0 } from '../clock.js';
 
 export interface MockApi {
   agent: MockAgent;

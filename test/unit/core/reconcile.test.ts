@@ -11,12 +11,11 @@ import {
   type TaskReader,
 } from '../../../src/core/reconcile.js';
 import { UnavailableError } from '../../../src/errors.js';
-import { FakeClock } from '../clock.js';
+import { FakeClock, T0 } from '../clock.js';
 
-const NOW = Date.parse('2026-11-21T10:00:00Z');
 const EMPTY = { ids: new Set<number>(), complete: true };
 
-function task(id: number, service: string, items: string[], createdAt = NOW, status = 'pending'): Task {
+function task(id: number, service: string, items: string[], createdAt = T0, status = 'pending'): Task {
   return {
     id,
     service,
@@ -85,37 +84,37 @@ function reconcileAnswered(r: TaskReader, attempt: CreateAttempt, local?: LocalR
 describe('reconcileCreate: the candidates', () => {
   it('never claims an identical task that existed before the request was sent (snapshot), however recent', async () => {
     // A bug once: the same create run twice in a row; the second POST never reached the server.
-    const earlier = task(1, 'svc', ['a.com', 'b.com'], NOW - 200);
+    const earlier = task(1, 'svc', ['a.com', 'b.com'], T0 - 200);
     const r = reader([earlier], { offset: 0 });
-    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, new FakeClock(NOW));
+    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, new FakeClock(T0));
     expect([...before.ids]).toEqual([1]);
-    const result = await reconcileAnswered(r, { service: 'svc', items: ['a.com', 'b.com'], sentAtMs: NOW, before });
+    const result = await reconcileAnswered(r, { service: 'svc', items: ['a.com', 'b.com'], sentAtMs: T0, before });
     expect(result).toEqual({ kind: 'none' });
   });
 
   it('finds the one new task with the same service, count and items (as a multiset)', async () => {
     const tasks = [task(1, 'svc', ['a', 'b']), task(3, 'other', ['a', 'b'])];
     const r = reader(() => tasks, { offset: 0 });
-    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, new FakeClock(NOW));
-    tasks.push(task(2, 'svc', ['b', 'a'], NOW + 5), task(4, 'svc', ['a', 'c'], NOW + 6));
-    const result = await reconcileAnswered(r, { service: 'svc', items: ['a', 'b'], sentAtMs: NOW, before });
+    const before = await takeSnapshot(r, { service: 'svc', count: 2 }, new FakeClock(T0));
+    tasks.push(task(2, 'svc', ['b', 'a'], T0 + 5), task(4, 'svc', ['a', 'c'], T0 + 6));
+    const result = await reconcileAnswered(r, { service: 'svc', items: ['a', 'b'], sentAtMs: T0, before });
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 2 }) });
   });
 
   it('rejects a new-looking task created before the send on the server clock', async () => {
-    const r = reader([task(5, 'svc', ['a'], NOW - 30_000 - 5_000)], { offset: -30_000 });
-    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).toEqual({
+    const r = reader([task(5, 'svc', ['a'], T0 - 30_000 - 5_000)], { offset: -30_000 });
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY })).toEqual({
       kind: 'none',
     });
-    const late = reader([task(6, 'svc', ['a'], NOW - 30_000 + 200)], { offset: -30_000 });
-    expect((await reconcileAnswered(late, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).kind).toBe(
+    const late = reader([task(6, 'svc', ['a'], T0 - 30_000 + 200)], { offset: -30_000 });
+    expect((await reconcileAnswered(late, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY })).kind).toBe(
       'found',
     );
   });
 
   it('never guesses between two new identical tasks', async () => {
     const r = reader([task(1, 'svc', ['a']), task(2, 'svc', ['a'])], { offset: 0 });
-    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW - 10, before: EMPTY })).toEqual({
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0 - 10, before: EMPTY })).toEqual({
       kind: 'ambiguous',
       ids: [1, 2],
     });
@@ -123,19 +122,19 @@ describe('reconcileCreate: the candidates', () => {
 });
 
 describe('scanRecent', () => {
-  const many = (n: number, newestAt = NOW) =>
+  const many = (n: number, newestAt = T0) =>
     Array.from({ length: n }, (_, i) => task(i + 1, 'svc', ['x'], newestAt - (n - 1 - i) * 60_000));
 
   it('newest first: stops after the first page wholly older than the edge', async () => {
     const r = reader(many(1000), { order: 'newest-first' });
-    const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => NOW - 150 * 60_000);
+    const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => T0 - 150 * 60_000);
     expect(scan).toMatchObject({ complete: true, requests: 2 });
     expect(scan.tasks).toHaveLength(151);
   });
 
   it('oldest first: reads from the last page backwards', async () => {
     const r = reader(many(1000), { order: 'oldest-first' });
-    const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => NOW - 150 * 60_000);
+    const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => T0 - 150 * 60_000);
     expect(r.pages).toEqual([1, 10, 9]);
     expect(scan.tasks.map((t) => t.id).sort((a, b) => b - a)[0]).toBe(1000);
     expect(scan.tasks).toHaveLength(151);
@@ -143,7 +142,7 @@ describe('scanRecent', () => {
 
   it('no recognisable order: reads every page up to the bound, and says when it stopped short', async () => {
     const r = reader(many(2000), { order: 'shuffled' });
-    const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => NOW - 60_000);
+    const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => T0 - 60_000);
     expect(scan.complete).toBe(false);
     expect(scan.requests).toBe(MAX_SCAN_PAGES);
   });
@@ -153,8 +152,8 @@ describe('scanRecent', () => {
 const FAILED_FAST = {
   service: 'svc',
   items: ['a'],
-  sentAtMs: NOW - 50,
-  failedAtMs: NOW,
+  sentAtMs: T0 - 50,
+  failedAtMs: T0,
   answered: true,
   before: EMPTY,
 };
@@ -162,12 +161,12 @@ const FAILED_FAST = {
 describe('reconcileCreate', () => {
   it('keeps scanning while the service fails or the task has not appeared yet', async () => {
     const r = reader([task(7, 'svc', ['a'])], { failFirst: 1, appearAfter: 2, offset: 0 });
-    const clock = new FakeClock(NOW);
+    const clock = new FakeClock(T0);
     const result = await reconcileCreate(r, {
       service: 'svc',
       items: ['a'],
-      sentAtMs: NOW - 100,
-      failedAtMs: NOW,
+      sentAtMs: T0 - 100,
+      failedAtMs: T0,
       answered: false,
       before: EMPTY,
       clock,
@@ -178,7 +177,7 @@ describe('reconcileCreate', () => {
 
   it('gives up after about 10 s when the request failed fast', async () => {
     const r = reader([], { offset: 0 });
-    const clock = new FakeClock(NOW);
+    const clock = new FakeClock(T0);
     const result = await reconcileCreate(r, { ...FAILED_FAST, clock });
     expect(result).toEqual({ kind: 'none' });
     expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(10_000);
@@ -186,17 +185,17 @@ describe('reconcileCreate', () => {
 
   it('says so when no scan could read the task list at all (unread), rather than that nothing matched', async () => {
     const r = reader([], { failFirst: 1000, offset: 0 });
-    const result = await reconcileCreate(r, { ...FAILED_FAST, clock: new FakeClock(NOW) });
+    const result = await reconcileCreate(r, { ...FAILED_FAST, clock: new FakeClock(T0) });
     expect(result).toEqual({ kind: 'unread', why: '502' });
     expect(r.lists).toBe(4);
   });
 
   it('waits out a timed-out request for as long again: a POST committed 40 s late is still found', async () => {
-    const clock = new FakeClock(NOW);
+    const clock = new FakeClock(T0);
     const tasks: Task[] = [];
     const r = reader(
       () => {
-        if (clock.nowMs >= NOW + 40_000 && tasks.length === 0) tasks.push(task(9, 'svc', ['a'], clock.nowMs));
+        if (clock.nowMs >= T0 + 40_000 && tasks.length === 0) tasks.push(task(9, 'svc', ['a'], clock.nowMs));
         return tasks;
       },
       { offset: 0 },
@@ -204,14 +203,14 @@ describe('reconcileCreate', () => {
     const result = await reconcileCreate(r, {
       service: 'svc',
       items: ['a'],
-      sentAtMs: NOW - 60_000,
-      failedAtMs: NOW,
+      sentAtMs: T0 - 60_000,
+      failedAtMs: T0,
       answered: false,
       before: EMPTY,
       clock,
     });
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 9 }) });
-    expect(clock.nowMs - NOW).toBeLessThanOrEqual(60_000);
+    expect(clock.nowMs - T0).toBeLessThanOrEqual(60_000);
   });
 
   it('an abort during the scans is thrown, not swallowed as a failed scan', async () => {
@@ -225,11 +224,11 @@ describe('reconcileCreate', () => {
       reconcileCreate(r, {
         service: 'svc',
         items: ['a'],
-        sentAtMs: NOW,
-        failedAtMs: NOW,
+        sentAtMs: T0,
+        failedAtMs: T0,
         answered: false,
         before: EMPTY,
-        clock: new FakeClock(NOW),
+        clock: new FakeClock(T0),
         signal: controller.signal,
       }),
     ).rejects.toThrow('aborted request');
@@ -237,11 +236,11 @@ describe('reconcileCreate', () => {
 });
 
 describe('findReusableTask (--reuse-window)', () => {
-  const query = { service: 'svc', items: ['a', 'b'], createdAfter: NOW - 3_600_000 };
+  const query = { service: 'svc', items: ['a', 'b'], createdAfter: T0 - 3_600_000 };
 
   it('never reuses a failed task; a completed one with failed items only with --allow-item-failures', async () => {
-    const failed = task(1, 'svc', ['a', 'b'], NOW - 1000, 'failed');
-    const partial = task(2, 'svc', ['a', 'b'], NOW - 2000, 'completed');
+    const failed = task(1, 'svc', ['a', 'b'], T0 - 1000, 'failed');
+    const partial = task(2, 'svc', ['a', 'b'], T0 - 2000, 'completed');
     partial.items![1]!.status = 'error';
     const r = reader([failed, partial], { offset: 0 });
     expect((await findReusableTask(r, query)).match.kind).toBe('none');
@@ -251,16 +250,16 @@ describe('findReusableTask (--reuse-window)', () => {
   });
 
   it('finds an identical task behind 400 newer ones, reading only same-size candidates', async () => {
-    const tasks = [task(1, 'svc', ['b', 'a'], NOW - 5 * 3_600_000)];
-    for (let i = 2; i <= 401; i++) tasks.push(task(i, 'svc', ['x', 'y', 'z'], NOW - 5 * 3_600_000 + i * 1000));
+    const tasks = [task(1, 'svc', ['b', 'a'], T0 - 5 * 3_600_000)];
+    for (let i = 2; i <= 401; i++) tasks.push(task(i, 'svc', ['x', 'y', 'z'], T0 - 5 * 3_600_000 + i * 1000));
     const r = reader(tasks, { offset: 0 });
-    const result = await findReusableTask(r, { ...query, createdAfter: NOW - 6 * 3_600_000 });
+    const result = await findReusableTask(r, { ...query, createdAfter: T0 - 6 * 3_600_000 });
     expect(result.match).toEqual({ kind: 'found', task: expect.objectContaining({ id: 1 }) });
     expect(result.requests).toBe(5 + 1); // five list pages, one task read
   });
 
   it('stops at the window edge on a newest-first list', async () => {
-    const tasks = Array.from({ length: 500 }, (_, i) => task(i + 1, 'svc', ['q'], NOW - (500 - i) * 3_600_000));
+    const tasks = Array.from({ length: 500 }, (_, i) => task(i + 1, 'svc', ['q'], T0 - (500 - i) * 3_600_000));
     const r = reader(tasks, { offset: 0 });
     const result = await findReusableTask(r, query);
     expect(result.match.kind).toBe('none');
@@ -270,37 +269,37 @@ describe('findReusableTask (--reuse-window)', () => {
 
 describe('reconcileCreate after a timeout', () => {
   it('watches one match to the window end: ours landing late next to another client identical task is ambiguous', async () => {
-    const clock = new FakeClock(NOW);
-    const tasks = [task(20, 'svc', ['a'], NOW + 1000)]; // another client's, created while ours was in flight
+    const clock = new FakeClock(T0);
+    const tasks = [task(20, 'svc', ['a'], T0 + 1000)]; // another client's, created while ours was in flight
     const r = reader(
       () => {
-        if (clock.nowMs >= NOW + 30_000 && tasks.length === 1) tasks.push(task(21, 'svc', ['a'], clock.nowMs));
+        if (clock.nowMs >= T0 + 30_000 && tasks.length === 1) tasks.push(task(21, 'svc', ['a'], clock.nowMs));
         return tasks;
       },
       { offset: 0 },
     );
-    const options = { service: 'svc', items: ['a'], sentAtMs: NOW - 60_000, failedAtMs: NOW, before: EMPTY, clock };
+    const options = { service: 'svc', items: ['a'], sentAtMs: T0 - 60_000, failedAtMs: T0, before: EMPTY, clock };
     expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({ kind: 'ambiguous', ids: [20, 21] });
   });
 
   it('one match that stays alone to the window end is ours', async () => {
-    const clock = new FakeClock(NOW);
-    const r = reader([task(20, 'svc', ['a'], NOW + 1000)], { offset: 0 });
-    const options = { service: 'svc', items: ['a'], sentAtMs: NOW - 20_000, failedAtMs: NOW, before: EMPTY, clock };
+    const clock = new FakeClock(T0);
+    const r = reader([task(20, 'svc', ['a'], T0 + 1000)], { offset: 0 });
+    const options = { service: 'svc', items: ['a'], sentAtMs: T0 - 20_000, failedAtMs: T0, before: EMPTY, clock };
     expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({
       kind: 'found',
       task: expect.objectContaining({ id: 20 }),
     });
-    expect(clock.nowMs - NOW).toBe(20_000);
+    expect(clock.nowMs - T0).toBe(20_000);
   });
 });
 
 describe('without a complete snapshot', () => {
   it('a single new-looking match is unproven, never claimed (an identical task from a second before)', async () => {
     // Found by the campaign: the pre-send listing failed, and the previous identical task was 200 ms old.
-    const r = reader([task(8, 'svc', ['a'], NOW - 200)], { offset: -900 });
+    const r = reader([task(8, 'svc', ['a'], T0 - 200)], { offset: -900 });
     const before = { ids: new Set<number>(), complete: false };
-    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before })).toEqual({
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before })).toEqual({
       kind: 'unproven',
       ids: [8],
     });
@@ -311,39 +310,39 @@ describe('reconcileCreate: the window and the other local runs', () => {
   const one = (id: number, at: number) => task(id, 'svc', ['a'], at);
 
   it('case 1: a neighbour task made 3 s after an answered 502 is outside the window: none, not adopted', async () => {
-    // A's POST answered 502 by a proxy at NOW + 50; B's identical task lands at NOW + 3 s. Same clocks (Date: +-1 s).
-    const r = { ...reader([one(1, NOW + 3000)]), serverClockBounds: () => ({ low: -900, high: 1000 }) };
-    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY })).toEqual({
+    // A's POST answered 502 by a proxy at T0 + 50; B's identical task lands at T0 + 3 s. Same clocks (Date: +-1 s).
+    const r = { ...reader([one(1, T0 + 3000)]), serverClockBounds: () => ({ low: -900, high: 1000 }) };
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY })).toEqual({
       kind: 'none',
     });
   });
 
   it('case 3: whole-second created_at floored below the send time is still found', async () => {
     // Created at 12:00:00.900, shown as 12:00:00; sent at 12:00:00.500.
-    const r = reader([{ ...one(4, 0), created_at: '2026-11-21T10:00:00Z' }], { offset: 0 });
-    const result = await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW + 500, before: EMPTY });
+    const r = reader([{ ...one(4, 0), created_at: '2025-01-15T12:00:00Z' }], { offset: 0 });
+    const result = await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0 + 500, before: EMPTY });
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 4 }) });
   });
 
   it('a task another local run claimed is never a candidate; the one left is ours', async () => {
-    const r = reader([one(1, NOW + 10), one(2, NOW + 20)], { offset: 0 });
+    const r = reader([one(1, T0 + 10), one(2, T0 + 20)], { offset: 0 });
     const claims: number[] = [];
     const local: LocalRuns = {
       claimed: () => new Set([2]),
       claim: (t) => (claims.push(t.id), { ok: true }),
     };
-    const result = await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY }, local);
+    const result = await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY }, local);
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 1 }) });
     expect(claims).toEqual([1]);
   });
 
   it('a single candidate another local run may have made is contested (exit 9), never adopted', async () => {
-    const r = reader([one(1, NOW + 10)], { offset: 0 });
+    const r = reader([one(1, T0 + 10)], { offset: 0 });
     const local: LocalRuns = {
       claimed: () => new Set(),
       claim: () => ({ ok: false, reason: 'contested', by: 'process 42' }),
     };
-    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY }, local)).toEqual({
+    expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY }, local)).toEqual({
       kind: 'contested',
       ids: [1],
       by: 'process 42',
@@ -351,36 +350,36 @@ describe('reconcileCreate: the window and the other local runs', () => {
   });
 
   it('a second identical candidate appearing at the end of the horizon makes it ambiguous', async () => {
-    const clock = new FakeClock(NOW + 50);
-    const tasks = [one(1, NOW + 10)];
+    const clock = new FakeClock(T0 + 50);
+    const tasks = [one(1, T0 + 10)];
     const r = reader(
       () => {
-        if (clock.nowMs >= NOW + 10_000 && tasks.length === 1) tasks.push(one(2, NOW + 5000));
+        if (clock.nowMs >= T0 + 10_000 && tasks.length === 1) tasks.push(one(2, T0 + 5000));
         return tasks;
       },
       { offset: 0 },
     );
-    const options = { service: 'svc', items: ['a'], sentAtMs: NOW, failedAtMs: NOW + 50, before: EMPTY, clock };
+    const options = { service: 'svc', items: ['a'], sentAtMs: T0, failedAtMs: T0 + 50, before: EMPTY, clock };
     expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({ kind: 'ambiguous', ids: [1, 2] });
   });
 
   it('a last scan that cannot read the list leaves one candidate unadopted (unfinished)', async () => {
-    const clock = new FakeClock(NOW + 50);
-    const r = reader([one(1, NOW + 10)], { offset: 0 });
+    const clock = new FakeClock(T0 + 50);
+    const r = reader([one(1, T0 + 10)], { offset: 0 });
     const list = r.listTasks.bind(r);
     r.listTasks = async (q) => {
-      if (clock.nowMs >= NOW + 10_000) throw new UnavailableError('502');
+      if (clock.nowMs >= T0 + 10_000) throw new UnavailableError('502');
       return list(q);
     };
-    const options = { service: 'svc', items: ['a'], sentAtMs: NOW, failedAtMs: NOW + 50, before: EMPTY, clock };
+    const options = { service: 'svc', items: ['a'], sentAtMs: T0, failedAtMs: T0 + 50, before: EMPTY, clock };
     expect(await reconcileCreate(r, { ...options, answered: true })).toEqual({ kind: 'unfinished', ids: [1] });
   });
 
   it('a server clock 3 s ahead, learnt from Date bounds: a task stamped at send + 3 s is found, one at send - 2 s is not', async () => {
     const bounds = { low: 2500, high: 3500 };
     const ahead = (tasks: Task[]) => ({ ...reader(tasks), serverClockBounds: () => bounds });
-    const attempt = { service: 'svc', items: ['a'], sentAtMs: NOW, before: EMPTY };
-    expect((await reconcileAnswered(ahead([one(1, NOW + 3010)]), attempt)).kind).toBe('found');
-    expect((await reconcileAnswered(ahead([one(1, NOW + 1000)]), attempt)).kind).toBe('none');
+    const attempt = { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY };
+    expect((await reconcileAnswered(ahead([one(1, T0 + 3010)]), attempt)).kind).toBe('found');
+    expect((await reconcileAnswered(ahead([one(1, T0 + 1000)]), attempt)).kind).toBe('none');
   });
 });

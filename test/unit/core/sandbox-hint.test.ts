@@ -4,8 +4,7 @@
  * `taskctl sandbox` for one that lasts.
  */
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../../src/lib/time.js';
-import { runTaskctl } from '../commands/harness.js';
+import { runTaskctl, sandboxRun } from '../commands/harness.js';
 
 const GONE =
   /this --sandbox service ends with this command; run `taskctl sandbox` in another terminal for one that lasts/i;
@@ -13,20 +12,17 @@ const NAMES_A_COMMAND = /taskctl (show|wait|list)\b/;
 
 describe('--sandbox: hints never point at the sandbox that is gone', () => {
   it('create --wait with failed items (exit 11)', async () => {
-    const result = await runTaskctl(
-      [
-        '--sandbox',
-        'create',
-        'domain_check_availability',
-        'a.com',
-        'fail-b.com',
-        '--wait',
-        '--interval',
-        '100ms',
-        '-q',
-      ],
-      { clock: systemClock },
-    );
+    const result = await runTaskctl([
+      '--sandbox',
+      'create',
+      'domain_check_availability',
+      'a.com',
+      'fail-b.com',
+      '--wait',
+      '--interval',
+      '100ms',
+      '-q',
+    ]);
     expect(result.code).toBe(11);
     expect(result.stderr).toMatch(/task 1 completed with 1 failed item\b/);
     expect(result.stderr).toMatch(GONE);
@@ -34,17 +30,23 @@ describe('--sandbox: hints never point at the sandbox that is gone', () => {
   });
 
   it('create --wait of a task that fails (exit 10)', async () => {
-    const result = await runTaskctl(
-      ['--sandbox', 'create', 'domain_check_availability', 'taskfail-a.com', '--wait', '--interval', '100ms', '-q'],
-      { clock: systemClock },
-    );
+    const result = await runTaskctl([
+      '--sandbox',
+      'create',
+      'domain_check_availability',
+      'taskfail-a.com',
+      '--wait',
+      '--interval',
+      '100ms',
+      '-q',
+    ]);
     expect(result.code).toBe(10);
     expect(result.stderr).toMatch(GONE);
     expect(result.stderr).not.toMatch(NAMES_A_COMMAND);
   });
 
   it('wait on a task the new sandbox does not have (exit 5)', async () => {
-    const result = await runTaskctl(['--sandbox', 'wait', '7'], { clock: systemClock });
+    const result = await runTaskctl(['--sandbox', 'wait', '7']);
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(GONE);
     expect(result.stderr).not.toMatch(NAMES_A_COMMAND);
@@ -55,7 +57,7 @@ describe('--sandbox: hints never point at the sandbox that is gone', () => {
       ['show', '1'],
       ['watch', '1'],
     ]) {
-      const result = await runTaskctl(['--sandbox', ...argv], { clock: systemClock });
+      const result = await runTaskctl(['--sandbox', ...argv]);
       expect(result.code).toBe(5);
       expect(result.stderr).toMatch(GONE);
       expect(result.stderr).not.toMatch(NAMES_A_COMMAND);
@@ -63,16 +65,22 @@ describe('--sandbox: hints never point at the sandbox that is gone', () => {
   });
 
   it('a usage error keeps its syntax hint (it names no task of the sandbox)', async () => {
-    const result = await runTaskctl(['--sandbox', 'show', 'abc'], { clock: systemClock });
+    const result = await runTaskctl(['--sandbox', 'show', 'abc']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/Task ids are whole numbers/);
   });
 
   it('wait --timeout: no resume command', async () => {
-    const result = await runTaskctl(
-      ['--sandbox', 'create', 'domain_check_availability', 'slow-a.com', '--wait', '--timeout', '1500ms', '-q'],
-      { clock: systemClock },
-    );
+    const result = await runTaskctl([
+      '--sandbox',
+      'create',
+      'domain_check_availability',
+      'slow-a.com',
+      '--wait',
+      '--timeout',
+      '1500ms',
+      '-q',
+    ]);
     expect(result.code).toBe(124);
     expect(result.stderr).toMatch(GONE);
     expect(result.stderr).not.toMatch(NAMES_A_COMMAND);
@@ -81,27 +89,19 @@ describe('--sandbox: hints never point at the sandbox that is gone', () => {
 
 describe('without --sandbox, the hints still name the commands', () => {
   it('the failed-items warning names taskctl show', async () => {
-    const { startSandbox } = await import('../../../src/sandbox/index.js');
-    const sandbox = await startSandbox({ port: 0, itemMs: 10, rateLimit: 0 });
-    try {
-      const result = await runTaskctl(
-        [
-          'create',
-          'domain_check_availability',
-          'a.com',
-          'fail-b.com',
-          'fail-c.com',
-          '--wait',
-          '--interval',
-          '100ms',
-          '-q',
-        ],
-        { clock: systemClock, env: { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey } },
-      );
-      expect(result.code).toBe(11);
-      expect(result.stderr).toContain('task 1 completed with 2 failed items: taskctl show 1 --items-status failed');
-    } finally {
-      await sandbox.close();
-    }
+    const { run } = await sandboxRun(10);
+    const result = await run([
+      'create',
+      'domain_check_availability',
+      'a.com',
+      'fail-b.com',
+      'fail-c.com',
+      '--wait',
+      '--interval',
+      '100ms',
+      '-q',
+    ]);
+    expect(result.code).toBe(11);
+    expect(result.stderr).toContain('task 1 completed with 2 failed items: taskctl show 1 --items-status failed');
   });
 });

@@ -7,28 +7,28 @@ import {
   ServerClock,
   UNKNOWN_OFFSET_MS,
 } from '../../../src/core/server-time.js';
-
-const T = Date.UTC(2026, 10, 25, 12, 0, 0); // 12:00:00.000Z, the local clock's "now" in these tests
+// T0 (12:00:00.000Z) is the local clock's "now" in these tests.
+import { T0 } from '../clock.js';
 
 describe('parseTimestamp', () => {
   it.each([
-    ['2026-11-25T12:00:00Z', T, 1000],
-    ['2026-11-25T12:00:00.900Z', T + 900, 100],
-    ['2026-11-25T12:00:00.123Z', T + 123, 1],
-    ['2026-11-25T12:00:00.120Z', T + 120, 10],
-    ['2026-11-25T12:00:00.000Z', T, 1000],
-    ['2026-11-25T12:00:00.123456Z', T + 123, 1],
-    ['2026-11-25T12:00:00.000001Z', T, 1],
-    ['2026-11-25T12:00:00+00:00', T, 1000],
-    ['2026-11-25T12:00:00.250+00:00', T + 250, 10],
-    ['2026-11-25T14:00:00+02:00', T, 1000],
-    ['2026-11-25T07:30:00-0430', T, 1000],
-    ['2026-11-25 12:00:00Z', T, 1000],
+    ['2025-01-15T12:00:00Z', T0, 1000],
+    ['2025-01-15T12:00:00.900Z', T0 + 900, 100],
+    ['2025-01-15T12:00:00.123Z', T0 + 123, 1],
+    ['2025-01-15T12:00:00.120Z', T0 + 120, 10],
+    ['2025-01-15T12:00:00.000Z', T0, 1000],
+    ['2025-01-15T12:00:00.123456Z', T0 + 123, 1],
+    ['2025-01-15T12:00:00.000001Z', T0, 1],
+    ['2025-01-15T12:00:00+00:00', T0, 1000],
+    ['2025-01-15T12:00:00.250+00:00', T0 + 250, 10],
+    ['2025-01-15T14:00:00+02:00', T0, 1000],
+    ['2025-01-15T07:30:00-0430', T0, 1000],
+    ['2025-01-15 12:00:00Z', T0, 1000],
   ])('%s → ms and the resolution it shows', (text, ms, resolutionMs) => {
     expect(parseTimestamp(text)).toEqual({ ms, resolutionMs });
   });
 
-  it.each(['', 'yesterday', '2026-11-25', '2026-11-25T12:00:00', '2026-13-25T12:00:00Z', '2026-11-25T25:00:00Z'])(
+  it.each(['', 'yesterday', '2025-01-15', '2025-01-15T12:00:00', '2026-13-25T12:00:00Z', '2025-01-15T25:00:00Z'])(
     'refuses %j (no zone, no time, out of range)',
     (text) => {
       expect(parseTimestamp(text)).toBeUndefined();
@@ -41,45 +41,45 @@ describe('ServerClock', () => {
     const clock = new ServerClock();
     expect(clock.offset()).toEqual({ low: -UNKNOWN_OFFSET_MS, high: UNKNOWN_OFFSET_MS });
     expect(clock.resolutionMs()).toBe(1000);
-    expect(clock.window(T + 500)).toEqual({ from: T - UNKNOWN_OFFSET_MS, to: Number.POSITIVE_INFINITY });
+    expect(clock.window(T0 + 500)).toEqual({ from: T0 - UNKNOWN_OFFSET_MS, to: Number.POSITIVE_INFINITY });
   });
 
   it('a Date header bounds the offset from both sides (whole seconds, between send and answer)', () => {
     const clock = new ServerClock();
-    // Sent at T, answered at T + 200; the server's clock is 3 s ahead, its Date reads 12:00:03.
-    clock.noteDate(T + 3000, T, T + 200);
+    // Sent at T0, answered at T0 + 200; the server's clock is 3 s ahead, its Date reads 12:00:03.
+    clock.noteDate(T0 + 3000, T0, T0 + 200);
     expect(clock.offset()).toEqual({ low: 2800, high: 4000 });
   });
 
   it('a server 3 s behind: the window moves back with it', () => {
     const clock = new ServerClock();
-    clock.noteDate(T - 3000, T, T + 100);
+    clock.noteDate(T0 - 3000, T0, T0 + 100);
     const { low, high } = clock.offset();
     expect([low, high]).toEqual([-3100, -2000]);
-    // Sent at T + 500 (local): the task reads 11:59:57 or later, floored to whole seconds.
-    expect(clock.window(T + 500).from).toBe(T - 3000);
-    // Answered at T + 600: no later than T + 600 - 2000 + the margin.
-    expect(clock.window(T + 500, T + 600).to).toBe(T + 600 - 2000 + ANSWERED_MARGIN_MS);
+    // Sent at T0 + 500 (local): the task reads 11:59:57 or later, floored to whole seconds.
+    expect(clock.window(T0 + 500).from).toBe(T0 - 3000);
+    // Answered at T0 + 600: no later than T0 + 600 - 2000 + the margin.
+    expect(clock.window(T0 + 500, T0 + 600).to).toBe(T0 + 600 - 2000 + ANSWERED_MARGIN_MS);
   });
 
   it('the resolution: whole seconds until a fraction shows otherwise; the send is floored to it', () => {
     const clock = new ServerClock({ low: 0, high: 0 });
-    clock.noteSeen('2026-11-25T11:59:00Z', T);
+    clock.noteSeen('2025-01-15T11:59:00Z', T0);
     expect(clock.resolutionMs()).toBe(1000);
     // Case 3 (test/README.md): sent at 12:00:00.500, created at 12:00:00.900, shown as 12:00:00: inside the window.
-    const window = clock.window(T + 500, T + 1000);
-    expect(inWindow('2026-11-25T12:00:00Z', window)).toBe(true);
-    expect(inWindow('2026-11-25T11:59:59Z', window)).toBe(false);
-    clock.noteSeen('2026-11-25T11:59:00.123Z', T);
+    const window = clock.window(T0 + 500, T0 + 1000);
+    expect(inWindow('2025-01-15T12:00:00Z', window)).toBe(true);
+    expect(inWindow('2025-01-15T11:59:59Z', window)).toBe(false);
+    clock.noteSeen('2025-01-15T11:59:00.123Z', T0);
     expect(clock.resolutionMs()).toBe(1);
-    expect(clock.window(T + 500).from).toBe(T + 500);
+    expect(clock.window(T0 + 500).from).toBe(T0 + 500);
   });
 
   it('a created task narrows the offset to its resolution (milliseconds)', () => {
     const clock = new ServerClock();
-    clock.noteDate(T + 5000, T, T + 50); // 5 s ahead
-    // Sent at T + 1000, answered at T + 1030, stamped 12:00:06.011 on the server.
-    clock.noteCreated('2026-11-25T12:00:06.011Z', T + 1000, T + 1030);
+    clock.noteDate(T0 + 5000, T0, T0 + 50); // 5 s ahead
+    // Sent at T0 + 1000, answered at T0 + 1030, stamped 12:00:06.011 on the server.
+    clock.noteCreated('2025-01-15T12:00:06.011Z', T0 + 1000, T0 + 1030);
     const { low, high } = clock.offset();
     expect(low).toBeGreaterThanOrEqual(4979);
     expect(high).toBeLessThanOrEqual(5012);
@@ -87,15 +87,15 @@ describe('ServerClock', () => {
 
   it('tasks seen before sending raise the lower bound (a server ahead, without any Date header)', () => {
     const clock = new ServerClock();
-    clock.noteSeen('2026-11-25T12:00:04.500Z', T);
+    clock.noteSeen('2025-01-15T12:00:04.500Z', T0);
     expect(clock.offset().low).toBe(4500 - 100);
     expect(clock.offset().high).toBe(4400 + UNKNOWN_OFFSET_MS);
   });
 
   it('contradicting observations (the server clock stepped) widen the bounds, never empty them', () => {
     const clock = new ServerClock();
-    clock.noteDate(T, T, T + 10); // [-10, 1000]
-    clock.noteDate(T + 10_000, T + 100, T + 110); // [9890, 10900]: contradicts
+    clock.noteDate(T0, T0, T0 + 10); // [-10, 1000]
+    clock.noteDate(T0 + 10_000, T0 + 100, T0 + 110); // [9890, 10900]: contradicts
     const { low, high } = clock.offset();
     expect(low).toBeLessThanOrEqual(-10);
     expect(high).toBeGreaterThanOrEqual(10_900);
@@ -103,9 +103,9 @@ describe('ServerClock', () => {
 
   it('an unanswered failure leaves the window open; an unreadable created_at is always inside', () => {
     const clock = new ServerClock({ low: 0, high: 0 });
-    const window = clock.window(T);
+    const window = clock.window(T0);
     expect(window.to).toBe(Number.POSITIVE_INFINITY);
-    expect(inWindow('2026-11-25T13:00:00Z', window)).toBe(true);
-    expect(inWindow('not a time', clock.window(T, T + 10))).toBe(true);
+    expect(inWindow('2025-01-15T13:00:00Z', window)).toBe(true);
+    expect(inWindow('not a time', clock.window(T0, T0 + 10))).toBe(true);
   });
 });

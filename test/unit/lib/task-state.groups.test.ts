@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/index.js';
-import { AutoClock, mockApi, runTaskctl, type MockApi } from '../commands/harness.js';
+import { FakeClock, mockApi, runTaskctl, type MockApi } from '../commands/harness.js';
 
 /** One page of tasks, each with `status`. */
 function replyList(api: MockApi, statuses: ReadonlyArray<[number, string]>): void {
@@ -25,7 +25,7 @@ function replyList(api: MockApi, statuses: ReadonlyArray<[number, string]>): voi
 
 describe('status groups', () => {
   it('wait --until processing returns once a task of the task-statuses dialect is "running", before its end', async () => {
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const sandbox = await startSandbox({
       port: 0,
       clock,

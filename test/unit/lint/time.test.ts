@@ -1,6 +1,8 @@
 /**
- * Time in the unit tests (test/README.md#time-in-tests): no real sleep and one fake clock. A unit test file that waits
- * on a real timer, or declares its own clock class or `T0`, fails here; test/unit/clock.ts is the one place for both.
+ * Time in the unit tests (test/README.md#time-in-tests): no real sleep, one fake clock, one instant. A unit test file
+ * that waits on a real timer, reaches real time through the system clock or the campaigns' clocks (test/campaign), or
+ * declares its own clock class, `T0` or fixed instant, fails here; test/unit/clock.ts is the one place for the clock and
+ * T0. A line whose subject is a calendar date says so with `time-lint: a date` in a comment of its own.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -21,7 +23,18 @@ const RULES: Array<{ pattern: RegExp; says: string }> = [
     says: 'a clock subclass: use the FakeClock (ctrlCWhen for an interruption)',
   },
   { pattern: /\b(const|let|var)\s+T0\b/, says: 'a T0 of its own: import T0 from test/unit/clock.ts' },
+  { pattern: /\bsystemClock\b/, says: 'the real clock: use the FakeClock (test/unit/clock.ts)' },
+  {
+    pattern: /['"`](\.\.?\/)+campaign\//,
+    says: "the campaigns' world or clocks run in real time: use test/unit/commands/sandbox-world.ts",
+  },
 ];
+
+/** Fixed instants: T0 is the one (a date written as text for the code under test is data, not an instant). */
+const INSTANTS: RegExp[] = [/\bDate\.UTC\s*\(/, /\bDate\.parse\s*\(\s*['"`]/, /\bnew Date\s*\(\s*(['"`]?\d)/];
+const INSTANT_SAYS = 'a fixed instant of its own: count from T0 (test/unit/clock.ts), T0 + offset';
+/** The escape for a test whose subject is a calendar date. */
+const A_DATE = /\/\/.*\btime-lint: a date\b/;
 
 /** Comments out of the way (a comment may name a real timer); strings stay, which may only err on the strict side. */
 function code(text: string): string {
@@ -35,10 +48,13 @@ function code(text: string): string {
 function offences(path: string, text: string): string[] {
   if (path === CLOCK) return [];
   const found: string[] = [];
+  const raw = text.split('\n');
   code(text)
     .split('\n')
     .forEach((line, index) => {
       for (const rule of RULES) if (rule.pattern.test(line)) found.push(`${path}:${index + 1}: ${rule.says}`);
+      if (INSTANTS.some((instant) => instant.test(line)) && !A_DATE.test(raw[index] ?? ''))
+        found.push(`${path}:${index + 1}: ${INSTANT_SAYS}`);
     });
   return found;
 }
@@ -66,18 +82,31 @@ describe('time in unit tests', () => {
     const bad = [
       ['await new Promise((resolve) => set', 'Timeout(resolve, 200));'],
       ['import { set', "Timeout as sleep } from 'node:timers", "/promises';"],
-      ['class CtrlCAt ', 'extends AutoClock {'],
+      ['class CtrlCAt ', 'extends FakeClock {'],
       ['export class FakeClock impl', 'ements Clock {'],
-      ['const ', 'T0 = Date.UTC(2026, 0, 1);'],
+      ['const ', 'T0 = Date.', 'UTC(2026, 0, 1);'],
       ['const timer = set', 'Interval(tick, 10);'],
+      ['import { system', "Clock } from '../../src/lib/time.js';"],
+      ["import { startWorld } from '../../../camp", "aign/world.js';"],
+      ['const NOW = Date.', 'parse("2025-01-01T12:00:00Z");'],
+      ['const T = Date.', 'UTC(2026, 10, 25, 12);'],
+      ['const at = new Da', "te('2026-11-21T10:00:00Z');"],
+      ['const at = new Da', 'te(1732000000000);'],
     ].map((parts) => parts.join(''));
-    expect(bad.map((line) => offences('test/unit/x.test.ts', line).length)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(bad.map((line) => offences('test/unit/x.test.ts', line).length)).toEqual([
+      1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1,
+    ]);
     const fine = [
       ['// a 200 ms set', 'Timeout( here would be a real sleep'].join(''),
       'await clock.sleep(1000);',
       "exec: 'sleep 5',",
       'const clock = new FakeClock({ start: T0 + 5 });',
       "vi.useFakeTimers({ toFake: ['setInterval'] });",
+      'const stamps = lines.map((line) => Date.parse(line.split(" ")[0]));',
+      'created_at: new Date(T0 - 60_000).toISOString(),',
+      "const created = '2025-01-15T11:57:00.000Z';",
+      "import { FakeClock } from '../clock.js';",
+      ['const leap = Date.', 'UTC(2024, 1, 29); // time-lint: a date (29 February)'].join(''),
     ];
     expect(fine.flatMap((line) => offences('test/unit/x.test.ts', line))).toEqual([]);
     expect(offences(CLOCK, ['export const ', 'T0 = 1;'].join(''))).toEqual([]);

@@ -5,8 +5,7 @@ import { createPrinter, type Column } from '../../../src/output/printer.js';
 import type { OutputFormat } from '../../../src/output/format.js';
 import { card } from '../../../src/output/stack.js';
 import { textWidth, wrapText } from '../../../src/output/width.js';
-
-const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
+import { T0 } from '../clock.js';
 
 interface Row {
   name: string;
@@ -34,7 +33,7 @@ const columns: Array<Column<Row>> = [
 
 function setup(format: OutputFormat, columnsWide?: number, tty = true) {
   const memory = createMemoryIO({ stdoutTTY: tty, columns: columnsWide });
-  const printer = createPrinter({ io: memory.io, format, color: false, now: () => NOW, ...(tty && { card }) });
+  const printer = createPrinter({ io: memory.io, format, color: false, now: () => T0, ...(tty && { card }) });
   return { printer, out: () => memory.stdout.text(), err: () => memory.stderr.text() };
 }
 

@@ -3,7 +3,7 @@
  * (`list`, `show`, `watch`, `wait`'s lines); green only with counts that show no failure; plain without counts.
  */
 import { describe, expect, it } from 'vitest';
-import { AutoClock, mockApi, runTaskctl } from '../commands/harness.js';
+import { FakeClock, mockApi, runTaskctl } from '../commands/harness.js';
 
 const ESC = '\x1b';
 const GREEN = `${ESC}[32m`;
@@ -80,7 +80,7 @@ describe('a completed task with failed items is yellow everywhere', () => {
     api.reply('GET', '/tasks/1', 200, { success: true, data: { ...task(1), items: [] } });
     const result = await runTaskctl(['wait', '1', '--allow-item-failures'], {
       api,
-      clock: new AutoClock(),
+      clock: new FakeClock(),
       stdoutTTY: true,
       stderrTTY: true,
       columns: 120,
@@ -94,7 +94,7 @@ describe('a completed task with failed items is yellow everywhere', () => {
   it('wait: a completed task whose counts fall short names its failed items, even with failed_items 0', async () => {
     const api = mockApi();
     api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { failed_items: 0 }) });
-    const result = await runTaskctl(['wait', '1', '-o', 'json'], { api, clock: new AutoClock() });
+    const result = await runTaskctl(['wait', '1', '-o', 'json'], { api, clock: new FakeClock() });
     expect(result.code).toBe(11);
     expect(result.stderr).toContain('task 1 completed with 1 failed item: taskctl show 1 --items-status failed');
   });

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLAIM_KEEP_MS, CreateLedger, itemsDigest, MAX_ENTRIES } from '../../../src/store/ledger.js';
+import { T0 } from '../clock.js';
 
-const T = Date.UTC(2026, 10, 25, 12, 0, 0);
 let dir: string;
 let now: number;
 const ledger = (run?: string) => new CreateLedger(dir, () => now, run);
@@ -19,7 +19,7 @@ const intent = (items = ['a.com', 'b.com'], extra = {}) => ({
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'taskctl-ledger-'));
-  now = T;
+  now = T0;
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -81,9 +81,9 @@ describe('CreateLedger', () => {
     const unsure = a.begin(intent());
     const other = b.begin(intent());
     a.drop(gone.id);
-    a.unknown(unsure.id, T + 50);
-    expect(b.others(other)).toEqual([expect.objectContaining({ id: unsure.id, state: 'unknown', closedAt: T + 50 })]);
-    now = T + CLAIM_KEEP_MS + 1;
+    a.unknown(unsure.id, T0 + 50);
+    expect(b.others(other)).toEqual([expect.objectContaining({ id: unsure.id, state: 'unknown', closedAt: T0 + 50 })]);
+    now = T0 + CLAIM_KEEP_MS + 1;
     expect(b.others(other)).toEqual([]);
   });
 
@@ -91,10 +91,10 @@ describe('CreateLedger', () => {
     const dead = ledger('run-dead');
     dead.begin(intent(undefined, { liveForMs: 130_000 }));
     const b = ledger('run-b');
-    now = T + 129_000;
+    now = T0 + 129_000;
     const mine = b.begin(intent());
     expect(b.others(mine)).toHaveLength(1);
-    now = T + 130_001;
+    now = T0 + 130_001;
     expect(b.others(mine)).toHaveLength(0);
   });
 
@@ -142,7 +142,7 @@ describe('CreateLedger', () => {
     const a = ledger('run-a');
     const entries: Array<Record<string, unknown>> = [];
     for (let i = 0; i < 5; i++) {
-      now = T + i;
+      now = T0 + i;
       entries.push({
         id: `e${i}`,
         run: 'x',
@@ -152,14 +152,14 @@ describe('CreateLedger', () => {
         service: 'svc',
         count: 1,
         digest: 'd',
-        sentAt: T + i,
+        sentAt: T0 + i,
         state: 'sending',
-        expiresAt: T + 1e9,
+        expiresAt: T0 + 1e9,
       });
     }
-    const many = Array.from({ length: MAX_ENTRIES }, (_, i) => ({ ...entries[0]!, id: `m${i}`, sentAt: T + 10 + i }));
+    const many = Array.from({ length: MAX_ENTRIES }, (_, i) => ({ ...entries[0]!, id: `m${i}`, sentAt: T0 + 10 + i }));
     writeFileSync(join(dir, 'creates.json'), JSON.stringify({ version: 1, entries: [...entries, ...many] }));
-    now = T + 10_000;
+    now = T0 + 10_000;
     a.begin(intent());
     const kept = JSON.parse(readFileSync(join(dir, 'creates.json'), 'utf8')).entries as Array<{ id: string }>;
     expect(kept).toHaveLength(MAX_ENTRIES);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { heldLockHint, tryLock, waitForLock } from '../../../src/store/lock-file.js';
 import { notRunningPid } from '../pids.js';
+import { FakeClock, T0 } from '../clock.js';
 
 let dir: string;
 let lockPath: string;
@@ -86,15 +87,12 @@ describe('lock files', () => {
 
   it('waits while a live process holds the lock, up to the timeout', () => {
     writeFileSync(lockPath, owner(process.ppid));
-    const clock = { t: Date.now(), sleeps: [] as number[] };
-    const sleep = (ms: number) => {
-      clock.sleeps.push(ms);
-      clock.t += ms;
-    };
-    const started = clock.t;
-    expect(waitForLock(lockPath, 150, { now: () => clock.t, sleep })).toHaveProperty('heldBy.pid', process.ppid);
-    expect(clock.t - started).toBeGreaterThanOrEqual(150); // it tried again until the deadline, on the injected clock
-    expect(clock.t - started).toBeLessThan(150 + 12); // and not past it by more than one short, jittered pause
+    const clock = new FakeClock();
+    // The lock's sleep is synchronous: the fake clock's (auto) records the pause and moves time on before it returns.
+    const sleep = (ms: number) => void clock.sleep(ms);
+    expect(waitForLock(lockPath, 150, { now: () => clock.now(), sleep })).toHaveProperty('heldBy.pid', process.ppid);
+    expect(clock.now() - T0).toBeGreaterThanOrEqual(150); // it tried again until the deadline, on the injected clock
+    expect(clock.now() - T0).toBeLessThan(150 + 12); // and not past it by more than one short, jittered pause
     expect(clock.sleeps.length).toBeGreaterThan(10);
     for (const ms of clock.sleeps) expect(ms).toBeGreaterThanOrEqual(2);
     expect(readFileSync(lockPath, 'utf8')).toBe(owner(process.ppid, JSON.parse(readFileSync(lockPath, 'utf8')).at));

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/api/schemas.js';
 import { synthesiseEvent, tasksToCatchUp } from '../../../src/webhook/catch-up.js';
-
-const NOW = Date.parse('2025-01-01T12:00:00Z');
+import { T0 } from '../clock.js';
 
 function task(id: number, minutesAgo: number, extra: Partial<Task> = {}): Task {
   return {
@@ -11,8 +10,8 @@ function task(id: number, minutesAgo: number, extra: Partial<Task> = {}): Task {
     status: 'completed',
     total_items: 2,
     cost: 2,
-    created_at: new Date(NOW - minutesAgo * 60_000).toISOString(),
-    completed_at: new Date(NOW - minutesAgo * 60_000 + 1000).toISOString(),
+    created_at: new Date(T0 - minutesAgo * 60_000).toISOString(),
+    completed_at: new Date(T0 - minutesAgo * 60_000 + 1000).toISOString(),
     ...extra,
   };
 }
@@ -30,16 +29,16 @@ describe('catch-up', () => {
       },
       getTask: async (id: number) => all.find((t) => t.id === id) ?? Promise.reject(new Error('404')),
     };
-    const tasks = await tasksToCatchUp(api, { withinMs: 60 * 60_000, ids: [1, 4], now: NOW });
+    const tasks = await tasksToCatchUp(api, { withinMs: 60 * 60_000, ids: [1, 4], now: T0 });
     expect(tasks.map((t) => t.id)).toEqual([1, 3, 4, 5]);
     expect(pages).toEqual([1, 2]);
   });
 
   it('builds one event per task for its state, marked synthesised, leaving out fields the API did not give', () => {
-    const bare = synthesiseEvent(task(7, 5), NOW);
+    const bare = synthesiseEvent(task(7, 5), T0);
     expect(bare).toEqual({
       event: 'completed',
-      timestamp: '2025-01-01T12:00:00.000Z',
+      timestamp: '2025-01-15T12:00:00.000Z',
       synthesised: true,
       task: {
         id: 7,
@@ -47,8 +46,8 @@ describe('catch-up', () => {
         status: 'completed',
         total_items: 2,
         cost: 2,
-        created_at: '2025-01-01T11:55:00.000Z',
-        completed_at: '2025-01-01T11:55:01.000Z',
+        created_at: '2025-01-15T11:55:00.000Z',
+        completed_at: '2025-01-15T11:55:01.000Z',
       },
     });
     const full = synthesiseEvent(
@@ -58,12 +57,12 @@ describe('catch-up', () => {
         completed_items: 1,
         failed_items: 1,
         completed_at: null,
-        failed_at: '2025-01-01T11:56:00.000Z',
+        failed_at: '2025-01-15T11:56:00.000Z',
         error_message: 'boom',
       }),
-      NOW,
+      T0,
     );
     expect(full?.task).toMatchObject({ platform: 'domain', failed_items: 1, error_message: 'boom', status: 'failed' });
-    expect(synthesiseEvent(task(9, 1, { status: 'pending', completed_at: null }), NOW)).toBeUndefined();
+    expect(synthesiseEvent(task(9, 1, { status: 'pending', completed_at: null }), T0)).toBeUndefined();
   });
 });

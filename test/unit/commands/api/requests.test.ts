@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API_KEY, AutoClock, mockApi, runTaskctl } from '../harness.js';
+import { API_KEY, FakeClock, mockApi, runTaskctl } from '../harness.js';
 
 const BALANCE = { success: true, data: { balance: 5, currency: 'coins' } };
 const failure = (code: string, message: string) => ({ success: false, error: { code, message } });
@@ -202,7 +202,7 @@ describe('taskctl api: exit codes, with the body on stdout and the error on stde
   it('GET 5xx is resent, then exit 8 with the last body', async () => {
     const api = mockApi();
     api.reply('GET', '/x', 503, failure('internal_error', 'busy'), { times: 4 });
-    const result = await runTaskctl(['api', '/x'], { api, clock: new AutoClock() });
+    const result = await runTaskctl(['api', '/x'], { api, clock: new FakeClock() });
     expect(result.code).toBe(8);
     expect(api.calls).toHaveLength(4);
     expect(JSON.parse(result.stdout)).toEqual(failure('internal_error', 'busy'));
@@ -221,7 +221,7 @@ describe('taskctl api: exit codes, with the body on stdout and the error on stde
   it('a 429 that lasts is exit 7 after the resends', async () => {
     const api = mockApi();
     api.reply('GET', '/x', 429, failure('rate_limited', 'slow down'), { times: 4, headers: { 'retry-after': '1' } });
-    const result = await runTaskctl(['api', '/x'], { api, clock: new AutoClock() });
+    const result = await runTaskctl(['api', '/x'], { api, clock: new FakeClock() });
     expect(result.code).toBe(7);
     expect(api.calls).toHaveLength(4);
   });

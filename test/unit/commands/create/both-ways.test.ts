@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
-import { startWorld, type World } from '../../../campaign/world.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
 import { brokenStdout } from '../broken-stdout.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
@@ -20,7 +20,7 @@ const ITEMS = ['a.com', 'b.com', 'c.com'];
 let world: World;
 let dir: string;
 beforeEach(async () => {
-  world = await startWorld({ scale: Infinity });
+  world = await startSandboxWorld();
   dir = mkdtempSync(join(tmpdir(), 'taskctl-both-'));
 });
 afterEach(async () => {

@@ -1,9 +1,12 @@
-/** `taskctl create` in-process against an in-process sandbox sharing one clock (test/campaign/world.ts). */
+/**
+ * `taskctl create` in-process against an in-process sandbox sharing the fake clock (../sandbox-world.ts): the
+ * reconciliation's 10 s pass at once. The cases whose cut is a real timer (the request timeout, the snapshot's budget)
+ * are in test/hardening/create-timeouts.test.ts.
+ */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../../../campaign/world.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
 import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
-import { waitFor } from '../../../wait-for.js';
 import { ctrlCWhen } from '../../clock.js';
 import { brokenStdout } from '../broken-stdout.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,21 +15,12 @@ import { join } from 'node:path';
 
 const S = 'domain_check_availability';
 let world: World;
-// Virtual time (sleeps take no real time): the reconciliation's 10 s pass at once. The one test whose faults act in
-// real time starts its own world with a finite scale.
 beforeEach(async () => {
-  world = await startWorld({ scale: Infinity });
+  world = await startSandboxWorld();
 });
 afterEach(() => world.close());
 
 const idsOf = (tasks: Array<{ id: number }>) => tasks.map((t) => t.id).sort((a, b) => a - b);
-/** The sandbox's tasks once `done` holds for them (a real loopback server: waited for, with a bound). */
-async function tasksWhen(done: (tasks: Awaited<ReturnType<World['tasks']>>) => boolean) {
-  let seen: Awaited<ReturnType<World['tasks']>> = [];
-  return waitFor(async () => ((seen = await world.tasks()), done(seen) && seen), {
-    describe: () => `tasks ${JSON.stringify(seen.map((t) => ({ id: t.id, status: t.status })))}`,
-  });
-}
 
 describe('exactly-once after an identical task was created moments before', () => {
   it('a second create whose POST was reset before reaching the server exits 9, never printing the earlier task', async () => {
@@ -43,27 +37,6 @@ describe('exactly-once after an identical task was created moments before', () =
     expect(idsOf(await world.tasks())).toEqual([Number(first.stdout)]);
   });
 
-  it('a second create whose POST was answered late recovers its own task, never the earlier one', async () => {
-    // The request timeout (2 s: the reads before the POST must fit in it on a loaded machine) and the POST's delay (3 s)
-    // act in real time; the reconciliation's sleeps run 5× faster on the clock shared with the sandbox, so its 10 s
-    // window ends 2 s real after the failure: the late task lands 1 s after it (the sandbox's timer expires before the
-    // last scan's sleep does, however busy the process).
-    await world.close();
-    world = await startWorld({ scale: 5 });
-    const first = await world.run(['create', S, 'a.com', 'b.com', '-q']);
-    const delayMs = 3000;
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs });
-    const second = await world.run(['--request-timeout', '2s', 'create', S, 'a.com', 'b.com', '-q']);
-    expect(second.stderr).toMatch(/may have created a task \(no complete answer within the request timeout\)/);
-    // The delayed POST lands whatever the client concluded: polled for (a loaded machine may take longer), not timed.
-    const tasks = await tasksWhen((seen) => seen.length >= 2);
-    expect(tasks).toHaveLength(2);
-    const created = tasks.find((t) => String(t.id) !== first.stdout.trim())!;
-    expect(second.code).toBe(0);
-    expect(second.stdout.trim()).toBe(String(created.id));
-    expect(second.stderr).toMatch(new RegExp(`recovered: task ${created.id}`));
-  });
-
   it('a reset after the server created the task recovers the new task, not the earlier identical one', async () => {
     const first = await world.run(['create', S, 'a.com', '-q']);
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
@@ -72,20 +45,6 @@ describe('exactly-once after an identical task was created moments before', () =
     const ids = idsOf(await world.tasks());
     expect(ids).toHaveLength(2);
     expect(second.stdout.trim()).toBe(String(ids.find((id) => String(id) !== first.stdout.trim())));
-  });
-
-  it('a task list that does not answer is cut at the 1 s budget of the snapshot, then the create goes ahead', async () => {
-    await world.fault({ method: 'GET', path: '/tasks', kind: 'delay', delayMs: 8000, count: 2 });
-    const result = await world.run(['create', S, 'a.com', '-q', '--verbose']);
-    expect(result.code).toBe(0);
-    // What it did, not how long it took: the one list read is cut at the snapshot's budget (the deadline, not the
-    // request timeout), no second read is sent past that budget, and the POST follows.
-    const lines = result.stderr.split('\n');
-    expect(lines.filter((line) => /^> GET \S+\/tasks\?/.test(line))).toHaveLength(1);
-    const cut = lines.findIndex((line) => line.startsWith('! GET /tasks failed: TASKCTL_DEADLINE '));
-    expect(cut).toBeGreaterThan(0);
-    expect(lines.findIndex((line) => /^> POST \S+\/tasks$/.test(line))).toBeGreaterThan(cut);
-    expect(idsOf(await world.tasks())).toEqual([Number(result.stdout)]);
   });
 
   it('the list is read once before the POST (the evidence of what already existed), the balance beside it', async () => {
@@ -158,7 +117,8 @@ describe('Ctrl-C keeps the message', () => {
 describe('--reuse-window reuses only what is worth reusing', () => {
   it('never a failed task', async () => {
     const first = await world.run(['create', S, 'taskfail-a.com', '-q']);
-    await tasksWhen((seen) => seen[0]?.status === 'failed');
+    // Items of 0 ms: the task has ended by the time the sandbox answers its creation.
+    expect((await world.tasks())[0]?.status).toBe('failed');
     const again = await world.run(['create', S, 'taskfail-a.com', '-q', '--reuse-window', '1h']);
     expect(again.code).toBe(0);
     expect(again.stdout.trim()).not.toBe(first.stdout.trim());
@@ -167,7 +127,7 @@ describe('--reuse-window reuses only what is worth reusing', () => {
 
   it('a completed task with failed items only with --allow-item-failures', async () => {
     const first = await world.run(['create', S, 'fail-a.com', 'b.com', '-q']);
-    await tasksWhen((seen) => seen[0]?.status === 'completed');
+    expect((await world.tasks())[0]?.status).toBe('completed');
     const strict = await world.run(['create', S, 'fail-a.com', 'b.com', '-q', '--reuse-window', '1h']);
     expect(strict.stdout.trim()).not.toBe(first.stdout.trim());
     const lenient = await world.run([

@@ -9,7 +9,7 @@ import { task } from '../../../hardening/helpers.js';
 import { ctrlCWhen } from '../../clock.js';
 import {
   API_KEY,
-  AutoClock,
+  FakeClock,
   BASE_URL,
   mockApi,
   replyNoTasks,
@@ -85,7 +85,7 @@ it('at a terminal the ✓ line comes before the table, where --wait puts it', as
         TASKCTL_CACHE_DIR: join(home, 'k'),
         TASKCTL_STATE_DIR: join(home, 's'),
       },
-      clock: new AutoClock(),
+      clock: new FakeClock(),
       signal: new AbortController().signal,
       random: () => 0.5,
       dispatcher: api.agent,
@@ -107,7 +107,7 @@ describe('Ctrl-C during --wait: the table shows what the wait read', () => {
     api.reply('GET', '/tasks/8', status, body, { times: 100 });
     api.allowUnused();
     const controller = new AbortController();
-    const clock = ctrlCWhen(new AutoClock(), controller, (ms, now) => now + ms - T0 >= 10_000);
+    const clock = ctrlCWhen(new FakeClock(), controller, (ms, now) => now + ms - T0 >= 10_000);
     const result = await runTaskctl(['create', S, 'a.com', '--wait'], {
       api,
       stdoutTTY: true,

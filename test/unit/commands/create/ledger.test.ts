@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
-import { AutoClock, runTaskctl } from '../harness.js';
+import { FakeClock, runTaskctl, T0 } from '../harness.js';
 
 let sandbox: RunningSandbox | undefined;
 let home: string | undefined;
@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 async function setup(balance = 1_000_000, rateLimit = 0) {
-  const clock = new AutoClock(Date.UTC(2026, 10, 25, 12, 0, 0, 250));
+  const clock = new FakeClock(T0 + 250);
   sandbox = await startSandbox({ port: 0, clock, itemMs: 10, rateLimit, balance });
   home = mkdtempSync(join(tmpdir(), 'taskctl-ledger-cmd-'));
   const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
@@ -105,7 +105,7 @@ describe('case 3: whole-second created_at, the answer lost after the service act
   it.each([0, 250, 500, 900, 999])(
     'sent at 12:00:00.%i on a server 3 s ahead that shows whole seconds: recovered, exit 0',
     async (ms) => {
-      const clock = new AutoClock(Date.UTC(2026, 10, 25, 12, 0, 0, ms));
+      const clock = new FakeClock(T0 + ms);
       sandbox = await startSandbox({
         port: 0,
         clock,

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../../../campaign/world.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_whois_history'; // 5 coins an item in the sandbox
@@ -21,7 +21,7 @@ const terminal = (stdin: string | readonly string[]) => ({
 const oneLine = (text: string) => text.replace(/\n/g, ' ');
 
 beforeEach(async () => {
-  world = await startWorld();
+  world = await startSandboxWorld();
   home = mkdtempSync(join(tmpdir(), 'taskctl-prompt-'));
   expect((await world.run(['config', 'set', 'confirm-above', '5'], { home })).code).toBe(0);
 });

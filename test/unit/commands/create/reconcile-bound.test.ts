@@ -1,6 +1,6 @@
 /** The reconciliation after a lost create answer keeps to its window even when every list read fails and is retried. */
 import { expect, it } from 'vitest';
-import { AutoClock, T0, mockApi, replyServices, runTaskctl } from '../harness.js';
+import { FakeClock, T0, mockApi, replyServices, runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
 
@@ -10,7 +10,7 @@ it('every GET /tasks failing: exit 9 "could not be read" within the 10 s window 
   const down = { success: false, error: { code: 'internal_error', message: 'down' } };
   api.reply('GET', /^\/tasks\?/, 500, down, { times: 1000 });
   api.reply('POST', '/tasks', 503, { success: false, error: { code: 'internal_error', message: 'busy' } });
-  const clock = new AutoClock();
+  const clock = new FakeClock();
   const result = await runTaskctl(['create', S, 'a.com', '-q'], { api, clock });
   expect(result.code).toBe(9);
   expect(result.stderr).toMatch(/the task list could not be read to find out/);

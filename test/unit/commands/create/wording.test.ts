@@ -1,11 +1,11 @@
 /** create's messages in words: singular and plural, and a reused task never reads as paid for. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../../../campaign/world.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability'; // 1 coin an item in the sandbox
 let world: World;
 beforeEach(async () => {
-  world = await startWorld();
+  world = await startSandboxWorld();
 });
 afterEach(() => world.close());
 

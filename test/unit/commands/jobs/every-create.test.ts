@@ -20,7 +20,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountKey } from '../../../../src/store/cache.js';
 import { journalIo } from '../../../../src/store/journal-file.js';
 import { CreateLedger } from '../../../../src/store/ledger.js';
-import { SkipClock, startWorld, type World } from '../../../campaign/world.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
@@ -29,7 +29,7 @@ const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];
 let world: World;
 let dir: string;
 beforeEach(async () => {
-  world = await startWorld({ scale: Infinity });
+  world = await startSandboxWorld();
   dir = mkdtempSync(join(tmpdir(), 'taskctl-jobs-'));
 });
 afterEach(async () => {
@@ -59,8 +59,7 @@ async function expectEachItemOnce(items: readonly string[]): Promise<void> {
 }
 
 /** A Ctrl-C (the run's signal aborted) at the first sleep of at least `atMs` (virtual). */
-const ctrlCAt = (controller: AbortController, atMs: number) =>
-  ctrlCWhen(new SkipClock(Infinity), controller, (ms) => ms >= atMs);
+const ctrlCAt = (controller: AbortController, atMs: number) => ctrlCWhen(world.clock, controller, (ms) => ms >= atMs);
 
 /** A chunked create stopped by Ctrl-C while its second chunk's fate is checked: the job it printed. */
 async function interruptedCreate(items = ITEMS): Promise<{ id: string; stderr: string; stdout: string }> {
@@ -106,6 +105,7 @@ describe('every create is a job', () => {
 
   it('ids sort as their jobs started', async () => {
     const first = await run(['create', S, 'a.com', '-q']);
+    world.clock.advance(1);
     const second = await run(['create', S, 'b.com', '-q']);
     const ids = [first, second].map((r) => /^job (j-[0-9a-z]+)/m.exec(r.stderr)?.[1] ?? '');
     expect([...ids].sort()).toEqual(ids);
@@ -327,13 +327,13 @@ describe('completion', () => {
 describe('another run of this machine', () => {
   it('a ledger entry of a job whose lock is free is a run that has stopped, never one "still sending"', async () => {
     // An entry of job j-00000000abcd for the same items, left by a run that died (its pid is alive: this process).
-    new CreateLedger(join(dir, 'cache'), () => Date.now(), 'killed-run').begin({
+    new CreateLedger(join(dir, 'cache'), () => world.clock.now(), 'killed-run').begin({
       account: accountKey(world.sandbox.url, world.sandbox.apiKey),
       service: S,
       items: ['a.com'],
       liveForMs: 600_000,
       job: { journal: 'j-00000000abcd', chunk: 1 },
-      sentAt: Date.now(),
+      sentAt: world.clock.now(),
     });
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
     const result = await run(['create', S, 'a.com', '-q']);

@@ -1,6 +1,6 @@
 /** `taskctl list` in-process: fitted table with items and ages, --columns, --since/--until. */
 import { describe, expect, it } from 'vitest';
-import { AutoClock, mockApi, runTaskctl, T0, type MockApi } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl, T0, type MockApi } from '../harness.js';
 import { textWidth } from '../../../../src/output/width.js';
 
 const minutesAgo = (m: number) => new Date(T0 - m * 60_000).toISOString();
@@ -95,7 +95,7 @@ describe("list --all at the service's speed", () => {
     const api = mockApi();
     const pages = 150; // past the documented 100/min: a limit invented for a silent server would sleep here
     for (let n = 1; n <= pages; n++) page(api, n, pages, [task(1000 - n, 5)], 100);
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const result = await runTaskctl(['list', '--all', '-o', 'tsv', '--columns', 'id'], { api, clock });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.split('\n')).toHaveLength(pages + 1);
@@ -135,7 +135,7 @@ describe("list --all at the service's speed", () => {
         },
       );
     }
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const result = await runTaskctl(['list', '--all', '-o', 'tsv'], { api, clock });
     expect(result.code, result.stderr).toBe(0);
     expect(api.calls).toHaveLength(pages);
@@ -327,7 +327,7 @@ describe('filters search the list', () => {
         },
       );
     }
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const result = await runTaskctl(['list', '--service', 'email_verify', '-o', 'tsv', '--columns', 'id'], {
       api,
       clock,
@@ -350,7 +350,7 @@ describe('filters search the list', () => {
     api.reply('GET', /^\/tasks\?page=\d+&per_page=100$/, 200, pageOf, { times: pages });
     const result = await runTaskctl(['list', '--status', 'failed', '-o', 'tsv', '--columns', 'id'], {
       api,
-      clock: new AutoClock(),
+      clock: new FakeClock(),
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('1\n');

@@ -8,15 +8,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Clock } from '../../../../src/lib/time.js';
-import { startWorld, type World } from '../../../campaign/world.js';
+import { ctrlCWhen } from '../../clock.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
 let world: World;
 let dir: string;
 beforeEach(async () => {
-  world = await startWorld({ scale: Infinity });
+  world = await startSandboxWorld();
   dir = mkdtempSync(join(tmpdir(), 'taskctl-settle-'));
 });
 afterEach(async () => {
@@ -37,20 +37,8 @@ const rows = () =>
     .split('\n')
     .map((line) => JSON.parse(line) as Row);
 
-/** The world's clock, with every sleep counted. */
-function counting(): { clock: Clock; slept: () => number } {
-  const sleeps: number[] = [];
-  return {
-    clock: {
-      now: () => world.clock.now(),
-      sleep: (ms, signal) => {
-        sleeps.push(ms);
-        return world.clock.sleep(ms, signal);
-      },
-    },
-    slept: () => sleeps.reduce((sum, ms) => sum + Math.max(0, ms), 0),
-  };
-}
+/** The time the world's clock slept since its `from`-th sleep (the fake clock records every delay). */
+const sleptSince = (from: number) => world.clock.sleeps.slice(from).reduce((sum, ms) => sum + Math.max(0, ms), 0);
 
 /** A two-chunk job whose chunk 2 was answered but the answer never recorded (killed at that instant). */
 async function jobKilledAfterChunk2Landed(shiftMs: number): Promise<number> {
@@ -74,21 +62,21 @@ async function jobKilledAfterChunk2Landed(shiftMs: number): Promise<number> {
 
 it('a task already in the list: adopted after the first horizon (seconds), not the deadline and its horizon', async () => {
   const task = await jobKilledAfterChunk2Landed(0);
-  const { clock, slept } = counting();
-  const resumed = await runTaskctl(['resume', journal()], { env: world.env, clock, home: dir });
+  const from = world.clock.sleeps.length;
+  const resumed = await runTaskctl(['resume', journal()], { env: world.env, clock: world.clock, home: dir });
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toContain(`chunk 2: task ${task} was created by the interrupted request`);
   // The 10 s schedule of the exactly-once rule, not the request's 60 s deadline and another minute of horizon.
-  expect(slept()).toBeLessThanOrEqual(15_000);
+  expect(sleptSince(from)).toBeLessThanOrEqual(15_000);
   expect(await world.tasks()).toHaveLength(2);
 });
 
 it('a job whose POST left long ago settles with no wait', async () => {
   const task = await jobKilledAfterChunk2Landed(60 * 60_000);
-  const { clock, slept } = counting();
-  const resumed = await runTaskctl(['resume', journal(), '-q'], { env: world.env, clock, home: dir });
+  const from = world.clock.sleeps.length;
+  const resumed = await runTaskctl(['resume', journal(), '-q'], { env: world.env, clock: world.clock, home: dir });
   expect(resumed.code, resumed.stderr).toBe(0);
-  expect(slept()).toBe(0);
+  expect(sleptSince(from)).toBe(0);
   const settled = rows().find((row) => row.type === 'reconciled');
   expect(settled).toMatchObject({ chunk: 2, task, by: 'scan' });
 });
@@ -133,13 +121,7 @@ it('a chunk adopted by settling is counted once in the progress: "chunk 3 of 3",
 it('Ctrl-C while it waits: nothing more was sent, and the one next step is the same resume', async () => {
   await jobKilledAfterChunk2Landed(0);
   const controller = new AbortController();
-  const clock: Clock = {
-    now: () => world.clock.now(),
-    sleep: (ms, signal) => {
-      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
-      return world.clock.sleep(ms, signal);
-    },
-  };
+  const clock = ctrlCWhen(world.clock, controller, () => true);
   const resumed = await runTaskctl(['resume', journal(), '-q'], {
     env: world.env,
     clock,

@@ -1,16 +1,16 @@
 /** `taskctl retry` in-process against an in-process sandbox sharing one virtual clock (items take 1 s each). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
-import { AutoClock, runTaskctl } from '../harness.js';
+import { FakeClock, runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability'; // 1 coin an item
 const W = 'domain_whois_history'; // 5 coins an item
-let clock: AutoClock;
+let clock: FakeClock;
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
 beforeEach(async () => {
-  clock = new AutoClock();
+  clock = new FakeClock();
   sandbox = await startSandbox({ port: 0, itemMs: 1000, rateLimit: 0, clock, balance: 1_000_000 });
   env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../../../campaign/world.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
@@ -18,7 +18,7 @@ const FAILED = ['fail-a.com', 'fail-b.com', 'fail-c.com'];
 let world: World;
 let dir: string;
 beforeEach(async () => {
-  world = await startWorld({ scale: Infinity });
+  world = await startSandboxWorld();
   dir = mkdtempSync(join(tmpdir(), 'taskctl-retry-journal-'));
 });
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../../src/main.js';
 import { createMemoryIO } from '../../../../src/output/memory-io.js';
 import { waitFor } from '../../../wait-for.js';
-import { AutoClock } from '../harness.js';
+import { FakeClock } from '../harness.js';
 
 let home = '';
 afterEach(() => {
@@ -33,7 +33,7 @@ async function runSandboxUntilReady(argv: string[], env: Record<string, string>,
       TASKCTL_STATE_DIR: join(home, 'state'),
       ...env,
     },
-    clock: new AutoClock(),
+    clock: new FakeClock(),
     signal: controller.signal,
   });
   await waitFor(() => /TASKCTL_API_KEY|apiKey/.test(memory.stdout.text()), {

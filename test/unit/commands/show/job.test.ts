@@ -8,7 +8,7 @@ import { writeJournal } from '../../core/job/fixture.js';
 import { sandboxJob } from '../sandbox-job.js';
 import {
   API_KEY,
-  AutoClock,
+  FakeClock,
   BASE_URL,
   mockApi,
   ORIGIN,
@@ -140,7 +140,7 @@ describe('show --job against a mocked server', () => {
       const data = task(id, { items: items(`t${id}-`, 1) });
       api.reply('GET', `/tasks/${id}`, 200, { success: true, data }, { headers: spent });
     }
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const result = await runTaskctl(['show', '--job', path, '-o', 'ndjson'], { api, clock });
     expect(result.code, result.stderr).toBe(0);
     expect(api.calls).toEqual(['GET /tasks/1', 'GET /tasks/2', 'GET /tasks/3']);
@@ -311,7 +311,7 @@ describe('show --job reads the next tasks while one is printed', () => {
     const ids = [1, 2, 3, 4, 5, 6, 7, 8];
     const path = writeJournal({ items: 8, chunkSize: 1, tasks: ids });
     const api = mockApi();
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     // A server that counts GETs in windows of 30 s of the fake clock: 3 a window, then 429.
     const seen = { window: -1, used: 0, gets: 0, limited: 0 };
     serve(api, (id) => {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../../src/sandbox/index.js';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { AutoClock, mockApi, runTaskctl } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl } from '../harness.js';
 import type { RunOptions } from '../harness.js';
 
 let sandbox: RunningSandbox | undefined;
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 async function setup(itemMs: number) {
-  const clock = new AutoClock();
+  const clock = new FakeClock();
   sandbox = await startSandbox({ port: 0, clock, itemMs, rateLimit: 100, seed: 1, balance: 1_000_000 });
   const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
   const run = (argv: string[], options: RunOptions = {}) =>
@@ -131,7 +131,7 @@ describe('wait: answers that will not change', () => {
     const api = mockApi();
     api.reply('GET', '/tasks/7', 200, { success: true, data: task({}) }, { times: 12 });
     api.reply('GET', '/tasks/7', 200, { success: true, data: task({ status: 'completed', completed_at: 'x' }) });
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const result = await runTaskctl(['wait', '7', '-o', 'tsv'], { api, clock, env: { CI: 'true' } });
     expect(result.stderr).toMatch(/task 7 processing \(the server reports no item progress\)/);
     // 13 polls took over a minute of virtual time: no hot loop.

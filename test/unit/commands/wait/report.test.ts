@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AutoClock, ORIGIN, T0, mockApi, runTaskctl } from '../harness.js';
+import { FakeClock, ORIGIN, T0, mockApi, runTaskctl } from '../harness.js';
 
 let dir = '';
 beforeEach(() => {
@@ -104,7 +104,7 @@ describe('wait --report when the wait timed out', () => {
   it('a report whose items cannot be read is written from what the wait saw, with a warning; the exit stays 124', async () => {
     const api = mockApi();
     const running = { ...task, status: 'processing', completed_items: 1, failed_items: 0, items: undefined };
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     api.agent
       .get(ORIGIN)
       .intercept({ method: 'GET', path: (p: string) => p.startsWith('/api/v1/tasks') })

@@ -3,7 +3,7 @@
  * seconds (newest first, so a long task moves to page 2, 3, …), and a service that restarts with its ids from 1.
  */
 import { describe, expect, it } from 'vitest';
-import { AutoClock, BASE_URL, T0, mockApi, runTaskctl } from '../harness.js';
+import { FakeClock, BASE_URL, T0, mockApi, runTaskctl } from '../harness.js';
 
 interface Churn {
   /** A new task every `everyMs` of the clock. */
@@ -20,7 +20,7 @@ interface Churn {
  * A service whose GET /tasks is a function of the clock: pages of `per_page`, newest first. Every read sees the list
  * as it is at that moment, so two walks (and two pages of one walk) can see different lists.
  */
-function churningApi(clock: AutoClock, churn: Churn) {
+function churningApi(clock: FakeClock, churn: Churn) {
   const api = mockApi();
   const iso = (ms: number) => new Date(T0 + ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const tasksAt = (now: number) => {
@@ -78,7 +78,7 @@ const json = { headers: { 'content-type': 'application/json' } };
 
 describe('watch and wait through a churning listing', () => {
   it('watch --follow keeps following while a long task moves to page 2 and quick tasks come and go', async () => {
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const { api } = churningApi(clock, { everyMs: 5000, runMs: 100, finished: 99 });
     const result = await runTaskctl(['watch', '--follow', '--timeout', '3m'], { api, clock });
     expect(result.stderr).not.toMatch(/pages do not end/);
@@ -89,7 +89,7 @@ describe('watch and wait through a churning listing', () => {
   });
 
   it('watch (without --follow) keeps following the long task while new tasks push it down', async () => {
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const { api } = churningApi(clock, { everyMs: 5000, runMs: 100, finished: 99 });
     const result = await runTaskctl(['watch', '--timeout', '2m'], { api, clock });
     expect(result.stderr).not.toMatch(/pages do not end/);
@@ -97,7 +97,7 @@ describe('watch and wait through a churning listing', () => {
   });
 
   it('watch --follow keeps going when the service restarts with its ids from 1, and reports the new tasks', async () => {
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const { api } = churningApi(clock, { everyMs: 5000, runMs: 100, finished: 99, restartAt: 60_000 });
     const result = await runTaskctl(['watch', '--follow', '--timeout', '2m'], { api, clock });
     expect(result.stderr).not.toMatch(/pages do not end/);
@@ -107,7 +107,7 @@ describe('watch and wait through a churning listing', () => {
   });
 
   it('wait on the long task follows it while it moves to page 2', async () => {
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     const { api } = churningApi(clock, { everyMs: 5000, runMs: 100, finished: 99 });
     const result = await runTaskctl(['wait', '1', '--timeout', '3m'], { api, clock });
     expect(result.stderr).not.toMatch(/pages do not end/);

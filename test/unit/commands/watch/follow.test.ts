@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../../src/sandbox/index.js';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { AutoClock, mockApi, runTaskctl } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl } from '../harness.js';
 
 const task = (id: number, status: string) => ({
   id,
@@ -35,7 +35,7 @@ describe('watch: human lines', () => {
   });
 
   it('shows item counts as they move; -o ndjson still gives one event per status, like a webhook', async () => {
-    const clock = new AutoClock();
+    const clock = new FakeClock();
     sandbox = await startSandbox({ port: 0, clock, itemMs: 200, rateLimit: 100, seed: 1 });
     const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
     const items = Array.from({ length: 50 }, (_, i) => `w${i}.example.com`);

@@ -1,6 +1,6 @@
 /** `watch`'s times: a new status at the service's own time, moved counts at the time seen; one time in every format. */
 import { describe, expect, it } from 'vitest';
-import { AutoClock, T0, mockApi, runTaskctl, type MockApi } from '../harness.js';
+import { FakeClock, T0, mockApi, runTaskctl, type MockApi } from '../harness.js';
 import { isoSeconds } from '../../../../src/output/times.js';
 
 const STARTED = '2025-01-15T11:00:00Z'; // an hour before the watch starts (T0)
@@ -29,7 +29,7 @@ function api(): MockApi {
 
 /** The time of each line: human lines and tsv rows start with it, ndjson has it in `timestamp`. */
 async function times(format: string): Promise<{ times: string[]; lines: string[] }> {
-  const clock = new AutoClock();
+  const clock = new FakeClock();
   const result = await runTaskctl(['watch', '7', '-o', format], { api: api(), clock });
   expect(result.code).toBe(0);
   const lines = result.stdout.trim().split('\n');

@@ -9,7 +9,7 @@ import { createMemoryIO } from '../../../../src/output/memory-io.js';
 import { webhookHeaders } from '../../../../src/webhook/signature.js';
 import { task } from '../../../hardening/helpers.js';
 import { waitFor } from '../../../wait-for.js';
-import { API_KEY, AutoClock } from '../harness.js';
+import { API_KEY, FakeClock } from '../harness.js';
 
 const event = (name: string, id = 7) =>
   JSON.stringify({
@@ -28,7 +28,7 @@ async function listen(
   const running = main(['webhook', 'listen', '--port', '0', '--no-color'], {
     io: memory.io,
     env: { TASKCTL_API_KEY: API_KEY, NO_COLOR: '1' },
-    clock: new AutoClock(),
+    clock: new FakeClock(),
     signal: stop.signal,
   });
   const url = await waitFor(() => /listening for webhooks on (\S+);/.exec(memory.stderr.text())?.[1], {

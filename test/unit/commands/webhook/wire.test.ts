@@ -8,7 +8,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
-import { systemClock } from '../../../../src/lib/time.js';
+import { FakeClock } from '../../clock.js';
 import { waitFor } from '../../../wait-for.js';
 import { mockApi, runTaskctl, type RunResult } from '../harness.js';
 
@@ -51,7 +51,7 @@ function listen(args: string[] = []): { stop: () => Promise<RunResult> } {
   const running = runTaskctl(['webhook', 'listen', '--port', '0', '--path', '/hooks', ...args], {
     env: { TASKCTL_BASE_URL: sandbox!.url, TASKCTL_API_KEY: sandbox!.apiKey },
     home,
-    clock: systemClock,
+    clock: new FakeClock(),
     signal: controller.signal,
   });
   return {

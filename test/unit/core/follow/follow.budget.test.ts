@@ -8,7 +8,7 @@ import type { MockAgent } from 'undici';
 import { followTasks } from '../../../../src/core/follow/follow.js';
 import { busiestMinute, followManyTasks, seededRandom, T0 } from './fakes.js';
 import type { FakeServerOptions } from './fakes.js';
-import { JSON_HEADERS, FakeClock as ApiClock, T0 as API_T0, makeClient, mockAgent, ok } from '../../api/helpers.js';
+import { JSON_HEADERS, FakeClock, makeClient, mockAgent, ok } from '../../api/helpers.js';
 
 const MIN = 60_000;
 
@@ -61,7 +61,7 @@ describe('follow through the real API client (MockAgent, X-RateLimit-* headers)'
   it('paces polling to a stated limit of 6 a minute, from the headers the client reads', async () => {
     const mock = mockAgent();
     agent = mock.agent;
-    const clock = new ApiClock();
+    const clock = new FakeClock();
     const { client } = makeClient(mock.agent, { clock });
     client.rateLimiter.steady();
     const times: number[] = [];
@@ -72,7 +72,7 @@ describe('follow through the real API client (MockAgent, X-RateLimit-* headers)'
       .reply(() => {
         const now = clock.now();
         times.push(now);
-        const windowStart = now - ((now - API_T0) % MIN);
+        const windowStart = now - ((now - T0) % MIN);
         const used = times.filter((t) => t >= windowStart).length;
         const headers = {
           ...JSON_HEADERS,
@@ -84,15 +84,15 @@ describe('follow through the real API client (MockAgent, X-RateLimit-* headers)'
           limited++;
           return { statusCode: 429, data: '', responseOptions: { headers: { ...headers, 'retry-after': '60' } } };
         }
-        const done = now - API_T0 >= 4 * MIN;
+        const done = now - T0 >= 4 * MIN;
         const task = {
           id: 7,
           service: 'domain_check_availability',
           status: done ? 'completed' : 'processing',
           total_items: 1,
           cost: 1,
-          created_at: new Date(API_T0).toISOString(),
-          completed_at: done ? new Date(API_T0 + 4 * MIN).toISOString() : null,
+          created_at: new Date(T0).toISOString(),
+          completed_at: done ? new Date(T0 + 4 * MIN).toISOString() : null,
           items: [{ target: 'a.com', status: done ? 'completed' : 'pending', data: null }],
         };
         return { statusCode: 200, data: ok(task), responseOptions: { headers } };
@@ -105,7 +105,7 @@ describe('follow through the real API client (MockAgent, X-RateLimit-* headers)'
       random: seededRandom(),
       intervalMs: 100,
       until: 'terminal',
-      deadline: API_T0 + 10 * MIN,
+      deadline: T0 + 10 * MIN,
       onChange: () => undefined,
     });
     expect(result.reason).toBe('done');

@@ -1,0 +1,91 @@
+/**
+ * An in-process sandbox on loopback and `main()` runs sharing one clock: by default the one fake clock
+ * (test/unit/clock.ts), so time moves only when the command or the sandbox sleeps and no test waits real time. The
+ * campaigns (test/campaign/world.ts) build the same world on their scaled clocks.
+ */
+import { request } from 'undici';
+import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import type { Clock } from '../../../src/lib/time.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl, type RunOptions, type RunResult } from './harness.js';
+
+interface SandboxTask {
+  id: number;
+  service: string;
+  status: string;
+  total_items: number;
+  created_at: string;
+  items?: Array<{ target: string; status: string }>;
+}
+
+interface Fault {
+  method?: string;
+  path?: string;
+  kind: 'status' | 'delay' | 'reset-before' | 'reset-after' | 'truncate' | 'non-json';
+  count?: number;
+  status?: number;
+  delayMs?: number;
+}
+
+export interface World<C extends Clock = FakeClock> {
+  sandbox: RunningSandbox;
+  clock: C;
+  run: (argv: string[], options?: Omit<RunOptions, 'env' | 'clock'>) => Promise<RunResult>;
+  env: Record<string, string>;
+  tasks: () => Promise<SandboxTask[]>;
+  /** POST /tasks requests the sandbox has received so far. */
+  posts: () => Promise<number>;
+  fault: (fault: Fault) => Promise<void>;
+  clearFaults: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+interface WorldOptions {
+  dialects?: string[];
+  clockSkewMs?: number;
+}
+
+/** The world on `clock`, shared by the sandbox and every run; default a new FakeClock (each sleep moves time on at once). */
+export async function startSandboxWorld(options?: WorldOptions): Promise<World>;
+export async function startSandboxWorld<C extends Clock>(options: WorldOptions & { clock: C }): Promise<World<C>>;
+export async function startSandboxWorld(options: WorldOptions & { clock?: Clock } = {}): Promise<World<Clock>> {
+  const clock = options.clock ?? new FakeClock();
+  const sandbox = await startSandbox({
+    port: 0,
+    itemMs: 0,
+    rateLimit: 0,
+    clock,
+    balance: 10_000_000,
+    dialects: options.dialects ?? [],
+    clockSkewMs: options.clockSkewMs ?? 0,
+  });
+  const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
+  // undici's request rather than fetch: the campaign makes hundreds of these calls, and fetch costs several times more.
+  const admin = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> => {
+    const response = await request(`${sandbox.origin}/__sandbox${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const json: unknown = await response.body.json();
+    if (response.statusCode >= 300)
+      throw new Error(`admin ${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    sandbox,
+    clock,
+    env,
+    run: (argv, runOptions = {}) => runTaskctl(argv, { ...runOptions, env, clock }),
+    tasks: async () => ((await admin('GET', '/state')) as { tasks: SandboxTask[] }).tasks,
+    posts: async () =>
+      ((await admin('GET', '/stats')) as { requests: Record<string, number> }).requests['POST /api/v1/tasks'] ?? 0,
+    fault: async (fault) => {
+      await admin('POST', '/faults', fault);
+    },
+    clearFaults: async () => {
+      await admin('DELETE', '/faults');
+    },
+    close: () => sandbox.close(),
+  };
+}
