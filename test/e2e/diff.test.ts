@@ -2,7 +2,7 @@
  * `taskctl diff` against real sandboxes: two started with different seeds give the same items different results, so
  * diff must name exactly the items whose results differ; a run against itself, two tasks of the same items in one
  * service, and a journal against its own export are the same (exit 0, nothing printed). Every command runs `main()`
- * in this process: the subject is what diff names, not the process (a spawned diff: scratch.test.ts).
+ * in this process: the subject is what diff names, not the process (a spawned diff: scratch-cleanup.test.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

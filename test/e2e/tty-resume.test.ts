@@ -1,7 +1,7 @@
 /**
  * `taskctl resume` in a real terminal while it checks the task list for a chunk caught in flight: its first line
  * states the job, the check names the chunk, why and until when, and the screen never stands still for a second
- * (a spinner and a countdown) while it checks (how the check ends: test/e2e/journal.test.ts).
+ * (a spinner and a countdown) while it checks (how the check ends: test/e2e/journal-resume.test.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

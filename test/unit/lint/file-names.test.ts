@@ -2,6 +2,9 @@
  * One name, one meaning (src/README.md#names): no two files under src/ share a base name, so a path in a comment, a
  * stack line or an editor tab names one module. Allowed: `index.ts` and `types.ts` (a folder's entry and its types),
  * and a command's file beside its run function's (`commands/x.ts` ↔ `core/x.ts`: the same command in two layers).
+ * The same under test/ (test/README.md says where each test lives), where the same role in parallel folders may share a
+ * name: a tier's `helpers.ts` and `harness.ts`, and one scenario of several commands (`commands/show/job.test.ts`,
+ * `commands/retry/job.test.ts`).
  */
 import { readdirSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -14,7 +17,7 @@ const EXEMPT = new Set(['index.ts', 'types.ts']);
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : sourceFiles(path);
     return entry.name.endsWith('.ts') ? [relative(ROOT, path)] : [];
   });
 }
@@ -26,12 +29,27 @@ function isCommandPairing(paths: readonly string[]): boolean {
   return [...paths].sort().join(' ') === `src/commands/${name} src/core/${name}`;
 }
 
+/** Test helpers of the same role in each tier or folder that has them. */
+const TEST_EXEMPT = new Set(['helpers.ts', 'harness.ts', 'harness.test.ts']);
+
+/** The same scenario of several commands: every file of that name is `test/unit/commands/<command>/<name>`. */
+function isScenarioOfCommands(paths: readonly string[]): boolean {
+  return paths.every((path) => /^test\/unit\/commands\/[^/]+\/[^/]+$/.test(path));
+}
+
+const allowedInSrc = (name: string, same: readonly string[]): boolean => EXEMPT.has(name) || isCommandPairing(same);
+const allowedInTest = (name: string, same: readonly string[]): boolean =>
+  EXEMPT.has(name) || TEST_EXEMPT.has(name) || isScenarioOfCommands(same);
+
 /** Each base name two files share against the rule, with their paths. */
-function collisions(paths: readonly string[]): string[] {
+function collisions(
+  paths: readonly string[],
+  allowed: (name: string, same: readonly string[]) => boolean = allowedInSrc,
+): string[] {
   const byName = new Map<string, string[]>();
   for (const path of paths) byName.set(basename(path), [...(byName.get(basename(path)) ?? []), path]);
   return [...byName]
-    .filter(([name, same]) => same.length > 1 && !EXEMPT.has(name) && !isCommandPairing(same))
+    .filter(([name, same]) => same.length > 1 && !allowed(name, same))
     .map(([name, same]) => `${name}: ${[...same].sort().join(', ')}`)
     .sort();
 }
@@ -55,5 +73,25 @@ describe('file names under src/ say which module', () => {
     expect(files.length).toBeGreaterThan(100);
     // A new file named like another: name it for what it does (`wait-loop.ts`, `journal-file.ts`, `retry-job.ts`).
     expect(collisions(files)).toEqual([]);
+  });
+});
+
+describe('file names under test/ say which subject', () => {
+  it('finds a shared name of two subjects, and lets a tier helper or one scenario of several commands be', () => {
+    const shared = ['test/e2e/journal.test.ts', 'test/unit/commands/retry/journal.test.ts'];
+    expect(collisions(shared, allowedInTest)).toEqual([`journal.test.ts: ${shared.join(', ')}`]);
+    const moduleAndScenario = ['test/unit/core/follow/follow.test.ts', 'test/unit/commands/wait/follow.test.ts'];
+    expect(collisions(moduleAndScenario, allowedInTest)).toHaveLength(1);
+    expect(
+      collisions(['test/unit/commands/show/job.test.ts', 'test/unit/commands/retry/job.test.ts'], allowedInTest),
+    ).toEqual([]);
+    expect(collisions(['test/e2e/harness.ts', 'test/unit/commands/harness.ts'], allowedInTest)).toEqual([]);
+  });
+
+  it('no two files of test/ share a base name unless they play the same role in parallel folders', () => {
+    const files = sourceFiles(join(ROOT, 'test'));
+    expect(files.length).toBeGreaterThan(200);
+    // A new file named like another: name it for its subject (`journal-resume.test.ts`, `tty-prompt.test.ts`).
+    expect(collisions(files, allowedInTest)).toEqual([]);
   });
 });
