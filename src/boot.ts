@@ -13,14 +13,22 @@ import type * as Bundle from './bundle.js';
 import { cacheDirectory } from './store/cache-dir.js';
 import { describeDirectoryProblem, makeDirectory } from './store/make-dir.js';
 import { blockOnPipe, guardStdout } from './output/stdout-guard.js';
+import { releaseHungUpTerminals } from './boot/hung-up-terminal.js';
 
 /** Node 22.1+ (@types/node follows the oldest supported Node, 20, which has no such function). */
 const { enableCompileCache } = nodeModule as { enableCompileCache?: (cacheDir: string) => unknown };
 
 /** `distDir`: the directory holding help.json and taskctl.cjs. */
 export function boot(args: string[], distDir: string): void {
-  guardStdout(process.stdout, process.stderr, (code) => process.exit(code));
+  // A terminal that hangs up (EIO on it) is a hang-up, whether or not SIGHUP came: the run stops as at SIGHUP (129).
+  guardStdout(
+    process.stdout,
+    process.stderr,
+    (code) => process.exit(code),
+    () => process.kill(process.pid, 'SIGHUP'),
+  );
   blockOnPipe(process.stdout);
+  process.on('exit', () => releaseHungUpTerminals());
 
   if (helpCommandPath(args) !== undefined) {
     const text = cachedHelp(

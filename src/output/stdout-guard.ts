@@ -78,8 +78,16 @@ export function blockOnPipe(stream: NodeJS.WriteStream): void {
   if (!stream.isTTY) handle?.setBlocking?.(true);
 }
 
-/** Installed once by boot on process.stdout and process.stderr. `exit` ends the process with a code. */
-export function guardStdout(stdout: GuardedStream, stderr: GuardedStream, exit: (code: number) => void): void {
+/**
+ * Installed once by boot on process.stdout and process.stderr. `exit` ends the process with a code; `hangUp` stops the
+ * run as SIGHUP does, for a terminal that hung up (EIO on it: its window closed), which no write error should outrun.
+ */
+export function guardStdout(
+  stdout: GuardedStream,
+  stderr: GuardedStream,
+  exit: (code: number) => void,
+  hangUp: () => void = () => {},
+): void {
   let ended = false;
   const end = (code: number) => {
     if (ended) return;
@@ -87,9 +95,19 @@ export function guardStdout(stdout: GuardedStream, stderr: GuardedStream, exit: 
     exit(code);
   };
   const hungUp = () => (stdout as Holdable)[STOPPED] === ExitCode.hungUp;
+  let hangingUp = false;
+  /** True when `error` on `stream` is its terminal gone: then the run stops as at SIGHUP (once), never with 14. */
+  const terminalGone = (stream: GuardedStream, error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EIO' || (stream as { isTTY?: boolean }).isTTY !== true) return false;
+    if (!hangingUp) {
+      hangingUp = true;
+      hangUp();
+    }
+    return true;
+  };
   stdout.on('error', (error: NodeJS.ErrnoException) => {
     // A holder is finishing a side effect and reports the loss itself; after SIGHUP the run ends by itself with 129.
-    if (((stdout as Holdable)[HOLDS] ?? 0) > 0 || hungUp()) return;
+    if (((stdout as Holdable)[HOLDS] ?? 0) > 0 || hungUp() || terminalGone(stdout, error)) return;
     if (error.code === 'EPIPE') {
       const outcome = (stdout as Holdable)[OUTCOME];
       const stopped = (stdout as Holdable)[STOPPED];
@@ -102,7 +120,7 @@ export function guardStdout(stdout: GuardedStream, stderr: GuardedStream, exit: 
     end(OUTPUT_FAILED_EXIT);
   });
   stderr.on('error', (error: NodeJS.ErrnoException) => {
-    if (hungUp()) return;
+    if (hungUp() || terminalGone(stderr, error)) return;
     if (!ended) tryWrite(stdout, `error: cannot write messages to stderr (${describeWriteError(error)})\n`);
     end(OUTPUT_FAILED_EXIT);
   });

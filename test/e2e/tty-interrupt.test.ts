@@ -1,9 +1,12 @@
 /**
  * Ctrl-C in a real terminal (tmux) ends `watch` and `wait` quietly: exit 130, the command that goes on, no "error:".
- * Skipped without tmux.
+ * A terminal that closes under a command (its window shut) ends it with 129, never Node's abort. Skipped without tmux.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type E2EWorld } from './harness.js';
+import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
@@ -40,4 +43,48 @@ describe.skipIf(!hasTmux)(skippedUnless('Ctrl-C at a terminal', hasTmux, missing
       }
     });
   }
+});
+
+describe.skipIf(!hasTmux)(skippedUnless('a terminal that closes', hasTmux, missing('tmux')), () => {
+  it('wait: the terminal closed under it ends it with 129, not an abort in Node (docs/behaviour.md#exit-codes)', async () => {
+    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
+    const id = created.stdout.trim();
+    if (!terminal) throw new Error('tmux is not installed');
+    const dir = mkdtempSync(join(tmpdir(), 'taskctl-hangup-'));
+    try {
+      // stdout stays on the terminal; stderr and the exit code go to files that outlive it. The shell passes the
+      // hang-up on to the command, as an interactive shell does to its jobs, and records how it ended.
+      const env = Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', ...world.env })
+        .map(([key, value]) => `${key}='${value}'`)
+        .join(' ');
+      const script = join(dir, 'run.sh');
+      writeFileSync(
+        script,
+        [
+          `env -i ${env} '${process.execPath}' '${BIN}' wait ${id} --interval 100ms 2>'${dir}/err' &`,
+          'pid=$!',
+          `trap 'kill -HUP $pid' HUP`,
+          'while kill -0 $pid 2>/dev/null; do wait $pid; code=$?; done',
+          `echo $code >'${dir}/code'`,
+        ].join('\n'),
+      );
+      const shell = terminal.shell(`sh '${script}'`, 80, 24);
+      try {
+        const err = join(dir, 'err');
+        const printed = () => readFileSync(err, { encoding: 'utf8', flag: 'a+' });
+        // Its first line (on stderr): the command is running, its signal handlers in place.
+        await waitFor(() => printed().includes(`task ${id} `), {
+          timeoutMs: 20_000,
+          describe: () => `stderr so far: ${printed()}`,
+        });
+      } finally {
+        await shell.close(); // closes the terminal, then waits for every process it ran
+      }
+      const stderr = readFileSync(join(dir, 'err'), 'utf8');
+      expect(stderr).not.toMatch(/Assertion|ResetStdio|node::/);
+      expect(readFileSync(join(dir, 'code'), 'utf8').trim()).toBe('129');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
