@@ -64,19 +64,21 @@ function punycodeDecodes(ascii: string): boolean {
 /** URL-, path- and address-shaped input, checked first so the hint can name the bare domain. */
 function shapeProblem(name: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//.exec(name);
-  if (scheme) {
-    const host = name.slice(scheme[0].length).split(/[/?#:]/, 1)[0] ?? '';
-    return `a URL, not a domain: use the bare domain${host ? ` ${quoteForMessage(host)}` : ''}`;
-  }
+  if (scheme) return `a URL, not a domain${bareDomainHint(name.slice(scheme[0].length).split(/[/?#:]/, 1)[0] ?? '')}`;
   const cut = name.search(/[/?#]/);
-  if (cut !== -1) {
-    const host = name.slice(0, cut);
-    return `has a path or query: use the bare domain${host ? ` ${quoteForMessage(host)}` : ''}`;
-  }
+  if (cut !== -1) return `has a path or query${bareDomainHint(name.slice(0, cut))}`;
   if (name.includes('@')) return 'looks like an e-mail address: use the part after "@"';
   if (/:[0-9]*$/.test(name)) return 'has a port: use the bare domain without ":port"';
   if (/\s/.test(name)) return 'contains a space';
   return undefined;
+}
+
+/** `: use the bare domain "example.com"`, naming the host only when it is a domain itself (as typed). */
+function bareDomainHint(host: string): string {
+  if (host === '') return ': use the bare domain';
+  const checked = checkDomain(host);
+  if (checked.ok) return `: use the bare domain ${quoteForMessage(host)}`;
+  return `, and its host ${quoteForMessage(host)} is not a domain either (${checked.reason})`;
 }
 
 /** The first hostname rule the name breaks (only called for names that failed the fast check). */

@@ -66,6 +66,11 @@ describe('checkDomain', () => {
     expect(reason(checkDomain, 'example.com/about')).toMatch(/use the bare domain "example.com"/);
     expect(reason(checkDomain, 'münchen.de/x')).toMatch(/use the bare domain "münchen.de"/);
     expect(reason(checkDomain, 'example.com:443')).toMatch(/port/);
+    // A host that is no domain either is never offered as one.
+    expect(reason(checkDomain, 'https://foo bar.com/')).toBe(
+      'a URL, not a domain, and its host "foo bar.com" is not a domain either (contains a space)',
+    );
+    expect(reason(checkDomain, 'proc /x')).toMatch(/^has a path or query, and its host "proc " is not a domain/);
     expect(reason(checkDomain, 'me@example.com')).toMatch(/e-mail/);
   });
 
