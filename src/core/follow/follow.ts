@@ -40,9 +40,9 @@ export interface TaskChange {
   statusChanged: boolean;
   /** Item counts by the shared rule (task-state.ts); `completed` undefined when the server reported no items. */
   counts: ItemCounts;
-  /** Items finished per second so far, when measurable. */
+  /** Items finished per second, averaged over the recent looks, when measurable. */
   itemsPerSecond?: number;
-  /** Predicted end (epoch ms), when measurable. */
+  /** The end at that rate (epoch ms), when measurable: what a person is told, not what polling plans on. */
   predictedEnd?: number;
   /** Clock time of the observation. */
   at: number;
@@ -489,7 +489,7 @@ class Follower {
     if (w.needsDetail) return;
     const previous = w.reported;
     const rate = w.pace.itemsPerSecond();
-    const end = w.pace.predictedEnd();
+    const end = w.pace.estimatedEnd();
     const change: TaskChange = {
       task,
       ...(previous === undefined ? {} : { previous }),

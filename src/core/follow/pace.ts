@@ -94,7 +94,7 @@ export class TaskPace {
     return step === undefined ? window : Math.max(window, step);
   }
 
-  /** Predicted end (epoch ms) from the latest sample and the rate; undefined without a rate. */
+  /** Predicted end (epoch ms) from the latest sample and the rate, for polling; undefined without a rate. */
   predictedEnd(): number | undefined {
     const last = this.samples[this.samples.length - 1];
     const rate = this.rate();
@@ -116,10 +116,23 @@ export class TaskPace {
     return first && last ? last.at - first.at : 0;
   }
 
-  /** Items per second, for the display. */
+  /** Items per ms over the kept samples: the honest average a person is shown (`rate` may plan on a faster step). */
+  private averageRate(): number | undefined {
+    return stepRate(this.samples[0], this.samples[this.samples.length - 1]);
+  }
+
+  /** Items per second, for the display: the average over the kept samples. */
   itemsPerSecond(): number | undefined {
-    const rate = this.rate();
+    const rate = this.averageRate();
     return rate === undefined ? undefined : rate * 1000;
+  }
+
+  /** The end a person is told (epoch ms): the items left at the average rate, from the latest sample. */
+  estimatedEnd(): number | undefined {
+    const last = this.samples[this.samples.length - 1];
+    const rate = this.averageRate();
+    if (!last || rate === undefined) return undefined;
+    return last.at + Math.max(0, this.total - last.done) / rate;
   }
 
   /** Unjittered gap before the next poll, computed right after an observation at `now`. */

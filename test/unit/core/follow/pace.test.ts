@@ -13,6 +13,7 @@ import {
   workEnd,
 } from './fakes.js';
 import type { SimTask } from './fakes.js';
+import { TaskPace } from '../../../../src/core/follow/pace.js';
 
 const SEC = 1000;
 
@@ -134,5 +135,20 @@ describe('predictive polling: many tasks and odd servers', () => {
     expect(result.reason).toBe('done');
     expect(server.count()).toBeLessThanOrEqual(15);
     expect(changes[0]?.counts.completed).toBeUndefined();
+  });
+});
+
+describe('the rate a person reads', () => {
+  it('is the average over the kept samples, not the last step: a burst after a slow spell shows as what it is', () => {
+    const pace = new TaskPace({ startMs: 1000, maxMs: 30_000, factor: 1.5, jitter: 0, random: () => 0.5 }, T0);
+    const seen = (at: number, done: number) => pace.observe(T0 + at, { done, total: 20, statusChanged: false });
+    seen(0, 0);
+    seen(10_000, 5);
+    seen(11_000, 7); // two items in the last second: 2/s for that step, 7 in 11 s overall
+    expect(pace.itemsPerSecond()).toBeCloseTo(7 / 11, 3);
+    // The end a person is told: the 13 items left at that average, from the last look.
+    expect(pace.estimatedEnd()).toBeCloseTo(T0 + 11_000 + 13 / (7 / 11_000), -1);
+    // Polling may still plan on the faster step (an early look costs one request).
+    expect(pace.predictedEnd()).toBeLessThan(pace.estimatedEnd() ?? 0);
   });
 });
