@@ -28,14 +28,14 @@ const CONFIG_LOCK_TIMEOUT_MS = 10_000;
 /** A lock older than this is left by a hung or killed process, even if its pid was reused. */
 const CONFIG_LOCK_STALE_MS = 30_000;
 
-export function configDirectory(env: Env, home: string = homedir()): string {
+export function configDirectory(env: Env, home: () => string = homedir): string {
   if (env.TASKCTL_CONFIG_DIR) return env.TASKCTL_CONFIG_DIR;
   const xdg = xdgHome(env.XDG_CONFIG_HOME);
   if (xdg) return join(xdg, 'taskctl');
   const user = userHome(home);
   if (user === undefined) {
     throw new UsageError(
-      'cannot find your home directory for the config file (HOME is empty or relative)',
+      'cannot find your home directory for the config file (HOME is unset, empty or relative, and the account names none)',
       'Set HOME, or TASKCTL_CONFIG_DIR to the directory the config file should live in.',
     );
   }

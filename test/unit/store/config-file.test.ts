@@ -31,9 +31,10 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe('configDirectory', () => {
   it('prefers TASKCTL_CONFIG_DIR, then XDG_CONFIG_HOME, then ~/.config', () => {
-    expect(configDirectory({ TASKCTL_CONFIG_DIR: '/a', XDG_CONFIG_HOME: '/b' }, '/home/u')).toBe('/a');
-    expect(configDirectory({ XDG_CONFIG_HOME: '/b' }, '/home/u')).toBe('/b/taskctl');
-    expect(configDirectory({}, '/home/u')).toBe('/home/u/.config/taskctl');
+    const home = () => '/home/u';
+    expect(configDirectory({ TASKCTL_CONFIG_DIR: '/a', XDG_CONFIG_HOME: '/b' }, home)).toBe('/a');
+    expect(configDirectory({ XDG_CONFIG_HOME: '/b' }, home)).toBe('/b/taskctl');
+    expect(configDirectory({}, home)).toBe('/home/u/.config/taskctl');
   });
 });
 
