@@ -257,24 +257,26 @@ describe(
 );
 
 /** A uid the system has no account for: with no HOME, Node's homedir() throws for it (a container's arbitrary user). */
-const NO_ACCOUNT_UID = String(12345);
+const NO_ACCOUNT_UID = '12345';
 const asNoAccount = (command: string[]) => [
   `--reuid=${NO_ACCOUNT_UID}`,
   `--regid=${NO_ACCOUNT_UID}`,
   '--clear-groups',
   ...command,
 ];
-/** Why a run as that uid cannot be played here: root and setpriv to run as it, a uid with no account, a bin it can run. */
+/** Why a run as that uid cannot be played here: root and setpriv to run as it, a uid with no account, a bin it can read. */
 function noAccountSkip(): string | undefined {
   if (process.getuid?.() !== 0) return 'not running as root (setpriv needs it to run as another uid)';
   if (spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).status !== 0) return missing('setpriv');
-  if (spawnSync('getent', ['passwd', NO_ACCOUNT_UID], { stdio: 'ignore' }).status !== 2)
-    return `uid ${NO_ACCOUNT_UID} has an account here (or getent is missing)`;
+  // Whether node as that uid reads the bin (not runs it: a taskctl that fails there is what the test is for), and
+  // finds no account (userInfo() throws): 2 and 3 say which is not so.
+  const probe = `try { require('node:fs').readFileSync(${JSON.stringify(BIN)}) } catch { process.exit(2) }
+    try { require('node:os').userInfo() } catch { process.exit(0) } process.exit(3)`;
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  // Whether it can read the bin, not run it: a taskctl that fails as this uid is what the test is for.
-  const readsBin = [process.execPath, '-e', `require('node:fs').readFileSync(${JSON.stringify(BIN)})`];
-  if (spawnSync('setpriv', asNoAccount(readsBin), { stdio: 'ignore', env }).status !== 0)
-    return `uid ${NO_ACCOUNT_UID} cannot run node or bin/taskctl.js (a private directory on their path)`;
+  const { status } = spawnSync('setpriv', asNoAccount([process.execPath, '-e', probe]), { stdio: 'ignore', env });
+  if (status === 3) return `uid ${NO_ACCOUNT_UID} has an account here`;
+  if (status !== 0)
+    return `uid ${NO_ACCOUNT_UID} cannot run node or read bin/taskctl.js (a private directory on their path)`;
   return undefined;
 }
 const noHomeSkip = noAccountSkip();
