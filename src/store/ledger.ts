@@ -276,7 +276,10 @@ export class CreateLedger {
   /** Read-modify-write under the lock; expired entries go, and the oldest beyond MAX_ENTRIES. */
   private update(edit: (entries: LedgerEntry[]) => LedgerEntry[]): void {
     const problem = makeDirectory(this.dir, 0o700);
-    if (problem) throw new LedgerUnavailableError(`cannot make ${this.dir}: ${describeDirectoryProblem(problem)}`);
+    if (problem)
+      throw new LedgerUnavailableError(
+        `cannot make the cache directory ${this.dir}: ${describeDirectoryProblem(problem)}`,
+      );
     let lock;
     try {
       lock = waitForLock(`${this.path}.lock`, LOCK_TIMEOUT_MS, { staleAfterMs: LOCK_STALE_MS });

@@ -194,7 +194,7 @@ describe('CreateLedger', () => {
     ];
     expect(messages).toEqual([
       `cannot lock ${join(dir, 'creates.json.lock')}: the file system is read-only`,
-      `cannot make ${join(file, 'cache')}: ${file} is a file, not a directory`,
+      `cannot make the cache directory ${join(file, 'cache')}: ${file} is a file, not a directory`,
     ]);
   });
 });
