@@ -36,9 +36,11 @@ export interface ReadRegularOptions {
   /** Names the file in messages: "config file", "cache file", "state file". */
   what: string;
   /** Tighten the file itself (fchmod on the open descriptor, never chmod through a path) to this mode when group or
-   * others have any bit; `onTightened` receives the old mode. */
+   * others have any bit; `onTightened` receives the old mode. Best effort: a file that cannot be changed (a read-only
+   * file system, another user's file) is read as it is, and `onNotTightened` receives the old mode and the error. */
   tightenTo?: number;
   onTightened?: (oldMode: number) => void;
+  onNotTightened?: (oldMode: number, error: unknown) => void;
   /** Refuse anything larger (bounded memory); default 16 MiB (`STATE_FILE_MAX_BYTES`). */
   maxBytes?: number;
 }
@@ -81,12 +83,28 @@ export function readRegularFile(path: string, options: ReadRegularOptions): stri
     }
     const mode = stats.mode & 0o777;
     if (options.tightenTo !== undefined && (mode & 0o077) !== 0) {
-      fchmodSync(fd, options.tightenTo);
-      options.onTightened?.(mode);
+      const refused = changeModeIfAllowed(fd, options.tightenTo);
+      if (refused === undefined) options.onTightened?.(mode);
+      else options.onNotTightened?.(mode, refused);
     }
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Why a mode cannot be changed where the file is (a read-only file system, another user's file, a file system that
+ * keeps no modes): the file is then used as it is. Any other failure is thrown. */
+const MODE_REFUSED = new Set(['EROFS', 'EPERM', 'EACCES', 'ENOTSUP', 'EOPNOTSUPP']);
+
+/** fchmod on `fd`; undefined when done, else the error of a refusal in MODE_REFUSED. */
+export function changeModeIfAllowed(fd: number, mode: number): unknown {
+  try {
+    fchmodSync(fd, mode);
+    return undefined;
+  } catch (error) {
+    if (MODE_REFUSED.has(String((error as NodeJS.ErrnoException).code))) return error;
+    throw error;
   }
 }
 
@@ -138,7 +156,8 @@ export function writeFileAtomicSync(
   let fd: number | undefined;
   try {
     fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    fchmodSync(fd, mode); // the umask may have removed bits we asked for; never adds any beyond `mode`
+    // The umask may have removed bits we asked for; never adds any beyond `mode`, so a refusal leaves it tighter.
+    changeModeIfAllowed(fd, mode);
     for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
     if (durable) fsyncSync(fd);
     closeSync(fd);

@@ -8,12 +8,19 @@ import { isAbsolute, join } from 'node:path';
 /**
  * The user's home directory as an absolute path: $HOME when it is one, else the account's (an empty or relative HOME
  * would put the config and the ledger of creates in whatever directory a command runs in); undefined if neither is.
+ * `home` is asked only here, when no variable named the directory: with no HOME and a uid the system has no account
+ * for (a container run as an arbitrary user), Node's homedir() and userInfo() throw, which means no home.
  */
-export function userHome(home: string = homedir()): string | undefined {
-  if (isAbsolute(home)) return home;
+export function userHome(home: () => string = homedir): string | undefined {
+  const given = orUndefined(home);
+  if (given !== undefined && isAbsolute(given)) return given;
+  const account = orUndefined(() => userInfo().homedir);
+  return account !== undefined && isAbsolute(account) ? account : undefined;
+}
+
+function orUndefined(read: () => string): string | undefined {
   try {
-    const account = userInfo().homedir;
-    return isAbsolute(account) ? account : undefined;
+    return read();
   } catch {
     return undefined;
   }
@@ -24,7 +31,10 @@ export function xdgHome(value: string | undefined): string | undefined {
   return value !== undefined && isAbsolute(value) ? value : undefined;
 }
 
-export function cacheDirectory(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): string {
+export function cacheDirectory(
+  env: Readonly<Record<string, string | undefined>>,
+  home: () => string = homedir,
+): string {
   if (env.TASKCTL_CACHE_DIR) return env.TASKCTL_CACHE_DIR;
   const xdg = xdgHome(env.XDG_CACHE_HOME);
   if (xdg) return join(xdg, 'taskctl');

@@ -10,6 +10,7 @@
  */
 import { join } from 'node:path';
 import * as z from '../lib/zod.js';
+import { CliError, systemErrorWords } from '../errors.js';
 import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
 import { waitForLock } from './lock-file.js';
 import { makeDirectory } from './make-dir.js';
@@ -116,7 +117,13 @@ export class CompletionCacheStore {
     if (this.noted) return;
     this.noted = true;
     const why = error instanceof SyntaxError || error instanceof z.ZodError ? 'is not a valid cache' : undefined;
-    const detail = why === undefined ? (error instanceof Error ? error.message : String(error)) : `${this.path} ${why}`;
+    // A refusal of readRegularFile already says what and where; a failed read is put in words.
+    const detail =
+      why !== undefined
+        ? `${this.path} ${why}`
+        : error instanceof CliError
+          ? error.message
+          : `${this.path}: ${systemErrorWords(error)}`;
     this.note(`completion cache ignored: ${detail}`);
   }
 

@@ -5,13 +5,19 @@
  * `config set` / `auth login` / `auth logout` never lose each other's updates, and an atomic replace, so a crash never
  * leaves half a file.
  */
-import { closeSync, constants, fchmodSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../lib/env.js';
 import { systemErrorWords, UsageError } from '../errors.js';
 import { userHome, xdgHome } from './cache-dir.js';
-import { readRegularFile, removeLeftoverTemps, STATE_FILE_MAX_BYTES, writeFileAtomicSync } from './atomic-file.js';
+import {
+  changeModeIfAllowed,
+  readRegularFile,
+  removeLeftoverTemps,
+  STATE_FILE_MAX_BYTES,
+  writeFileAtomicSync,
+} from './atomic-file.js';
 import { ConfigFileSchema, type ConfigFile, type Profile } from './config-schema.js';
 import { lockTimeoutError, waitForLock } from './lock-file.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
@@ -22,14 +28,14 @@ const CONFIG_LOCK_TIMEOUT_MS = 10_000;
 /** A lock older than this is left by a hung or killed process, even if its pid was reused. */
 const CONFIG_LOCK_STALE_MS = 30_000;
 
-export function configDirectory(env: Env, home: string = homedir()): string {
+export function configDirectory(env: Env, home: () => string = homedir): string {
   if (env.TASKCTL_CONFIG_DIR) return env.TASKCTL_CONFIG_DIR;
   const xdg = xdgHome(env.XDG_CONFIG_HOME);
   if (xdg) return join(xdg, 'taskctl');
   const user = userHome(home);
   if (user === undefined) {
     throw new UsageError(
-      'cannot find your home directory for the config file (HOME is empty or relative)',
+      'cannot find your home directory for the config file (HOME is unset, empty or relative, and the account names none)',
       'Set HOME, or TASKCTL_CONFIG_DIR to the directory the config file should live in.',
     );
   }
@@ -48,7 +54,11 @@ export interface ConfigStore {
   unset: (profile: string, key: keyof Profile) => Promise<void>;
 }
 
-/** Tightens the directory through a descriptor (a path could be swapped for a link between a stat and a chmod). */
+/**
+ * Tightens the directory through a descriptor (a path could be swapped for a link between a stat and a chmod). One that
+ * cannot be changed (a read-only file system, another user's directory) is left as it is, silently: nothing new is
+ * written where nothing can be, and the file's own mode (readConfig) is what guards the keys.
+ */
 function tightenDirectory(dir: string, warn: (message: string) => void): void {
   let fd: number;
   try {
@@ -59,7 +69,7 @@ function tightenDirectory(dir: string, warn: (message: string) => void): void {
   try {
     const mode = fstatSync(fd).mode & 0o777;
     if ((mode & 0o077) === 0) return;
-    fchmodSync(fd, 0o700);
+    if (changeModeIfAllowed(fd, 0o700) !== undefined) return;
     warn(`config directory ${dir} was accessible to others (${mode.toString(8)}); tightened to 700`);
   } finally {
     closeSync(fd);
@@ -71,6 +81,10 @@ function readConfig(path: string, warn?: (message: string) => void): ConfigFile 
     what: 'config file',
     tightenTo: 0o600,
     onTightened: (mode) => warn?.(`config file ${path} was readable by others (${mode.toString(8)}); tightened to 600`),
+    onNotTightened: (mode, error) =>
+      warn?.(
+        `config file ${path} is readable by others (${mode.toString(8)}) and cannot be tightened to 600 (${systemErrorWords(error)})`,
+      ),
   });
   if (text === undefined || text.trim() === '') return { profiles: {} };
   let json: unknown;

@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import * as z from '../lib/zod.js';
 import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
 import { waitForLock } from './lock-file.js';
+import { CliError, systemErrorWords } from '../errors.js';
 
 /** A settled entry (its task known, or its run finished without knowing) is kept this long for other runs to see. */
 export const CLAIM_KEEP_MS = 10 * 60_000;
@@ -72,8 +73,16 @@ export interface Intent {
   sentAt?: number | undefined;
 }
 
-/** The ledger could not be read or written (locked for seconds, a read-only or hostile cache directory). */
+/**
+ * The ledger could not be read or written (locked for seconds, a read-only or hostile cache directory). Its message
+ * is for people: what failed, on which file, in words.
+ */
 class LedgerUnavailableError extends Error {}
+
+/** A failure in words: a usage error's own message (a file too large), else the system error's plain words. */
+function inWords(error: unknown): string {
+  return error instanceof CliError ? error.message : systemErrorWords(error);
+}
 
 /**
  * An order-free digest of a multiset of items (two 32-bit sums of FNV-1a hashes, and the count). A collision only makes
@@ -110,6 +119,11 @@ export class CreateLedger {
   ) {
     this.path = join(dir, 'creates.json');
     this.run = run ?? randomBytes(8).toString('hex');
+  }
+
+  /** Why the ledger cannot be used, in words for a warning: what failed on which file, never an errno name. */
+  problem(error: unknown): string {
+    return error instanceof LedgerUnavailableError ? error.message : `${this.path}: ${inWords(error)}`;
   }
 
   /** Records a create about to be sent (before the POST leaves). */
@@ -261,13 +275,16 @@ export class CreateLedger {
 
   /** Read-modify-write under the lock; expired entries go, and the oldest beyond MAX_ENTRIES. */
   private update(edit: (entries: LedgerEntry[]) => LedgerEntry[]): void {
+    const problem = makeDirectory(this.dir, 0o700);
+    if (problem)
+      throw new LedgerUnavailableError(
+        `cannot make the cache directory ${this.dir}: ${describeDirectoryProblem(problem)}`,
+      );
     let lock;
     try {
-      const problem = makeDirectory(this.dir, 0o700);
-      if (problem) throw new Error(describeDirectoryProblem(problem));
       lock = waitForLock(`${this.path}.lock`, LOCK_TIMEOUT_MS, { staleAfterMs: LOCK_STALE_MS });
     } catch (error) {
-      throw new LedgerUnavailableError(`cannot lock ${this.path}.lock (${(error as Error).message})`);
+      throw new LedgerUnavailableError(`cannot lock ${this.path}.lock: ${inWords(error)}`);
     }
     if (!('release' in lock))
       throw new LedgerUnavailableError(
@@ -282,7 +299,7 @@ export class CreateLedger {
       writeFileAtomicSync(this.path, JSON.stringify({ version: 1, entries }), 0o600, { durable: false });
     } catch (error) {
       if (error instanceof LedgerUnavailableError) throw error;
-      throw new LedgerUnavailableError(`cannot write ${this.path} (${(error as Error).message})`);
+      throw new LedgerUnavailableError(`cannot write ${this.path}: ${inWords(error)}`);
     } finally {
       lock.release();
     }

@@ -8,7 +8,10 @@ import { isAbsolute, join } from 'node:path';
 import { userHome, xdgHome } from './cache-dir.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
-export function stateDirectory(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): string {
+export function stateDirectory(
+  env: Readonly<Record<string, string | undefined>>,
+  home: () => string = homedir,
+): string {
   if (env.TASKCTL_STATE_DIR) return env.TASKCTL_STATE_DIR;
   const xdg = xdgHome(env.XDG_STATE_HOME);
   if (xdg) return join(xdg, 'taskctl');

@@ -3,25 +3,29 @@
  * without loading the CLI bundle, and Node's compile cache (22.1+). Both must be invisible: the same bytes and exit
  * codes as the full path. That every help text equals commander's is checked in process (test/unit/boot).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
+  chownSync,
   closeSync,
   existsSync,
   mkdtempSync,
   openSync,
-  readdirSync,
   readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
 import { systemClock } from '../../src/lib/time.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
-import { BIN, isolatedHome, runCli, startWorld, type E2EWorld, type IsolatedHome } from './harness.js';
-import { skippedUnless } from '../skip-reason.js';
+import { BIN, isolatedHome, runCli, runProcess, startWorld, type E2EWorld, type IsolatedHome } from './harness.js';
+import { missing, skippedUnless } from '../skip-reason.js';
 
 /** What commander prints for `args` when stdout is not a terminal, in process, from src/. */
 async function fullPath(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -248,6 +252,75 @@ describe(
       const { modules } = await loadedAndRun(['balance']);
       expect(modules).toContain('src/core/balance.ts');
       expect(modules.filter((name) => /commander|src\/program\.ts|src\/commands\//.test(name))).toEqual([]);
+    });
+  },
+);
+
+/** A uid the system has no account for: with no HOME, Node's homedir() throws for it (a container's arbitrary user). */
+const NO_ACCOUNT_UID = '12345';
+const asNoAccount = (command: string[]) => [
+  `--reuid=${NO_ACCOUNT_UID}`,
+  `--regid=${NO_ACCOUNT_UID}`,
+  '--clear-groups',
+  ...command,
+];
+/** Why a run as that uid cannot be played here: root and setpriv to run as it, a uid with no account, a bin it can read. */
+function noAccountSkip(): string | undefined {
+  if (process.getuid?.() !== 0) return 'not running as root (setpriv needs it to run as another uid)';
+  if (spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).status !== 0) return missing('setpriv');
+  // Whether node as that uid reads the bin (not runs it: a taskctl that fails there is what the test is for), and
+  // finds no account (userInfo() throws): 2 and 3 say which is not so.
+  const probe = `try { require('node:fs').readFileSync(${JSON.stringify(BIN)}) } catch { process.exit(2) }
+    try { require('node:os').userInfo() } catch { process.exit(0) } process.exit(3)`;
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  const { status } = spawnSync('setpriv', asNoAccount([process.execPath, '-e', probe]), { stdio: 'ignore', env });
+  if (status === 3) return `uid ${NO_ACCOUNT_UID} has an account here`;
+  if (status !== 0)
+    return `uid ${NO_ACCOUNT_UID} cannot run node or read bin/taskctl.js (a private directory on their path)`;
+  return undefined;
+}
+const noHomeSkip = noAccountSkip();
+
+describe.skipIf(noHomeSkip !== undefined)(
+  skippedUnless('with no home at all (no HOME, a uid with no account)', noHomeSkip === undefined, noHomeSkip ?? ''),
+  { timeout: 90_000 },
+  () => {
+    it('works when TASKCTL_*_DIR name every directory; without them, exit 2 naming HOME and TASKCTL_CONFIG_DIR', async () => {
+      // Beside the run's private temp dir (0700, which the uid cannot enter) when there is one: /dev/shm or /tmp.
+      const temp = statSync(tmpdir()).mode & 0o001 ? tmpdir() : dirname(tmpdir());
+      const dir = mkdtempSync(join(temp, 'taskctl-no-home-'));
+      try {
+        chownSync(dir, Number(NO_ACCOUNT_UID), Number(NO_ACCOUNT_UID));
+        const dirs = {
+          TASKCTL_CONFIG_DIR: join(dir, 'config'),
+          TASKCTL_CACHE_DIR: join(dir, 'cache'),
+          TASKCTL_STATE_DIR: join(dir, 'state'),
+        };
+        const base = {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          LANG: 'C.UTF-8',
+          TMPDIR: dir, // the cache's fallback with no home
+          TASKCTL_BASE_URL: world.sandbox.url,
+          TASKCTL_API_KEY: world.sandbox.apiKey,
+        };
+        const balance = (env: Record<string, string>) =>
+          runProcess('setpriv', asNoAccount([process.execPath, BIN, 'balance', '-o', 'json']), {
+            env: { ...base, ...env },
+            label: 'balance as a uid with no account',
+          });
+        const withDirs = await balance(dirs);
+        expect(withDirs.stderr).toBe('');
+        expect(withDirs.code).toBe(0);
+        expect(JSON.parse(withDirs.stdout)).toEqual({ balance: 10000, currency: 'coins' });
+        const without = await balance({});
+        expect(without.code, without.stderr).toBe(2);
+        expect(without.stderr).toMatch(/^error: cannot find your home directory for the config file \(HOME is unset/);
+        expect(without.stderr).toMatch(/Set HOME, or TASKCTL_CONFIG_DIR/);
+        expect(without.stderr).not.toMatch(/ENOENT|uv_os_homedir|\n\s+at /);
+        expect(without.stderr.trim().split('\n')).toHaveLength(2);
+      } finally {
+        rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      }
     });
   },
 );

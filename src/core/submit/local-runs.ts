@@ -15,6 +15,7 @@ import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
 import { inWindow, type ServerClock } from '../server-time.js';
 import type { CreateLedger, LedgerEntry, LedgerJob } from '../../store/ledger.js';
+import { systemErrorWords } from '../../errors.js';
 
 /** What the ledger's user needs of a run: where the cache is, its account, the clock, and a printer to warn on. */
 type LedgerUser = Pick<Output, 'printer'> & Pick<Runtime, 'clock' | 'env'> & Pick<Store, 'cache'>;
@@ -110,7 +111,7 @@ export class LocalCreates {
       if (!this.warned) {
         this.warned = true;
         this.ctx.printer.warn(
-          `the local ledger of creates cannot be used (${(error as Error).message}): other taskctl runs on this machine are told apart by the task list alone`,
+          `the local ledger of creates cannot be used (${this.ledger?.problem(error) ?? systemErrorWords(error)}): other taskctl runs on this machine are told apart by the task list alone`,
         );
       }
       return undefined;

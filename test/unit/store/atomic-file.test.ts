@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readRegularFile, writeFileAtomicSync } from '../../../src/store/atomic-file.js';
+import { chmodFails, withFailingFs } from './failing-fs.js';
 
 let dir: string;
 beforeEach(() => {
@@ -48,6 +50,16 @@ describe('writeFileAtomicSync', () => {
     expect(readdirSync(dir)).toEqual(['taken']);
   });
 
+  it('writes on a file system that keeps no modes (its chmod refused): the umask only ever removed bits', () => {
+    const path = join(dir, 'f.json');
+    withFailingFs(chmodFails('EPERM'), () => {
+      writeFileAtomicSync(path, 'new', 0o600);
+    });
+    expect(readFileSync(path, 'utf8')).toBe('new');
+    expect(statSync(path).mode & 0o077).toBe(0);
+    expect(readdirSync(dir)).toEqual(['f.json']);
+  });
+
   it('replaces a symlink at the path instead of writing through it', () => {
     const target = join(dir, 'target');
     writeFileSync(target, 'keep');
@@ -68,4 +80,25 @@ describe('readRegularFile', () => {
       /is 5 bytes, more than the 4 taskctl reads$/,
     );
   });
+
+  it.each(['EROFS', 'EPERM', 'EACCES'])(
+    'reads a looser file it cannot tighten (%s) as it is, and says why instead of tightening',
+    (code) => {
+      const path = join(dir, 'f');
+      writeFileSync(path, 'hello', { mode: 0o644 });
+      chmodSync(path, 0o644);
+      const seen: string[] = [];
+      const text = withFailingFs(chmodFails(code), () =>
+        readRegularFile(path, {
+          what: 'test file',
+          tightenTo: 0o600,
+          onTightened: () => seen.push('tightened'),
+          onNotTightened: (mode, error) => seen.push(`${mode.toString(8)} ${(error as NodeJS.ErrnoException).code}`),
+        }),
+      );
+      expect(text).toBe('hello');
+      expect(seen).toEqual([`644 ${code}`]);
+      expect(statSync(path).mode & 0o777).toBe(0o644);
+    },
+  );
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { accountKey, CompletionCacheStore, MAX_CACHE_BYTES } from '../../../src/store/cache.js';
+import { withFailingFs } from './failing-fs.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -15,6 +16,24 @@ function store(now: { t: number }, dir = mkdtempSync(join(tmpdir(), 'taskctl-cac
 }
 
 describe('CompletionCacheStore', () => {
+  it('a cache file it cannot read is ignored, and the note (--verbose) names it in words, no errno name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taskctl-cache-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'completion.json'), '{}');
+    const notes: string[] = [];
+    const cache = new CompletionCacheStore(
+      dir,
+      () => 0,
+      (note) => notes.push(note),
+    );
+    const read = withFailingFs(
+      (name) => (name === 'readFileSync' ? 'EIO' : undefined),
+      () => cache.read(),
+    );
+    expect(read.services).toEqual([]);
+    expect(notes).toEqual([`completion cache ignored: ${join(dir, 'completion.json')}: an input/output error`]);
+  });
+
   it('reuses prices only from the same server and only while fresh', () => {
     const now = { t: 1_000_000 };
     const cache = store(now);

@@ -17,6 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configDirectory, openConfig } from '../../../src/store/config-file.js';
 import { UsageError } from '../../../src/errors.js';
 import { notRunningPid } from '../pids.js';
+import { chmodFails, readOnlyFs, withFailingFs } from './failing-fs.js';
 
 let root: string;
 let dir: string;
@@ -30,9 +31,10 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe('configDirectory', () => {
   it('prefers TASKCTL_CONFIG_DIR, then XDG_CONFIG_HOME, then ~/.config', () => {
-    expect(configDirectory({ TASKCTL_CONFIG_DIR: '/a', XDG_CONFIG_HOME: '/b' }, '/home/u')).toBe('/a');
-    expect(configDirectory({ XDG_CONFIG_HOME: '/b' }, '/home/u')).toBe('/b/taskctl');
-    expect(configDirectory({}, '/home/u')).toBe('/home/u/.config/taskctl');
+    const home = () => '/home/u';
+    expect(configDirectory({ TASKCTL_CONFIG_DIR: '/a', XDG_CONFIG_HOME: '/b' }, home)).toBe('/a');
+    expect(configDirectory({ XDG_CONFIG_HOME: '/b' }, home)).toBe('/b/taskctl');
+    expect(configDirectory({}, home)).toBe('/home/u/.config/taskctl');
   });
 });
 
@@ -99,6 +101,53 @@ describe('openConfig', () => {
     await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(UsageError);
     writeFileSync(join(dir, 'config.json'), '{"profiles":{"default":{"output":"xml"}}}', { mode: 0o600 });
     await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(/profiles\.default\.output/);
+  });
+});
+
+describe("a config it cannot change (a read-only file system, another user's file)", () => {
+  const WORDS: Record<string, string> = {
+    EROFS: 'the file system is read-only',
+    EPERM: 'permission denied',
+    EACCES: 'permission denied',
+  };
+
+  it.each(['EROFS', 'EPERM', 'EACCES'])(
+    '%s: reads a looser file and directory as they are; one warning, for the file that may hold keys',
+    async (code) => {
+      mkdirSync(dir, { mode: 0o755 });
+      chmodSync(dir, 0o755);
+      const file = join(dir, 'config.json');
+      writeFileSync(file, '{"profiles":{"default":{"output":"json"}}}', { mode: 0o644 });
+      chmodSync(file, 0o644);
+      const warnings: string[] = [];
+      // The store's work is synchronous: the whole read happens inside the call, the failure played around it.
+      const opened = withFailingFs(chmodFails(code), () =>
+        openConfig({ TASKCTL_CONFIG_DIR: dir }, (w) => warnings.push(w)),
+      );
+      expect((await opened).profile('default')).toEqual({ output: 'json' });
+      expect(mode(dir)).toBe(0o755);
+      expect(mode(file)).toBe(0o644);
+      expect(warnings).toEqual([
+        `config file ${file} is readable by others (644) and cannot be tightened to 600 (${WORDS[code]})`,
+      ]);
+    },
+  );
+
+  it('a change on a read-only file system is exit 2 in words, with the next step; nothing written', async () => {
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(join(dir, 'config.json'), '{"profiles":{}}', { mode: 0o600 });
+    const config = await openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {});
+    const changed = withFailingFs(readOnlyFs, () => config.set('default', 'output', 'csv'));
+    const error = await changed.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    // Its lock is the first thing written: the message names it, in words.
+    expect((error as UsageError).message).toBe(
+      `cannot lock the config file (${join(dir, 'config.json.lock')}): the file system is read-only`,
+    );
+    expect((error as UsageError).hint).toMatch(/TASKCTL_CONFIG_DIR/);
+    expect(readdirSync(dir)).toEqual(['config.json']);
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe('{"profiles":{}}');
   });
 });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLAIM_KEEP_MS, CreateLedger, itemsDigest, MAX_ENTRIES } from '../../../src/store/ledger.js';
 import { T0 } from '../clock.js';
+import { readOnlyFs, withFailingFs } from './failing-fs.js';
 
 let dir: string;
 let now: number;
@@ -183,4 +184,27 @@ describe('CreateLedger', () => {
       rmSync(other, { recursive: true, force: true });
     }
   });
+
+  it('a cache directory it cannot write says why in words, naming the file; no errno name or Node text', () => {
+    const file = join(dir, 'not-a-dir');
+    writeFileSync(file, 'x');
+    const messages = [
+      withFailingFs(readOnlyFs, () => failure(() => ledger().begin(intent()))),
+      failure(() => new CreateLedger(join(file, 'cache'), () => now).begin(intent())),
+    ];
+    expect(messages).toEqual([
+      `cannot lock ${join(dir, 'creates.json.lock')}: the file system is read-only`,
+      `cannot make the cache directory ${join(file, 'cache')}: ${file} is a file, not a directory`,
+    ]);
+  });
 });
+
+/** The message of what `action` throws. */
+function failure(action: () => unknown): string {
+  try {
+    action();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected a failure');
+}

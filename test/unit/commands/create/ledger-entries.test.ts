@@ -98,6 +98,10 @@ describe('the local ledger of creates', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('1\n');
     expect(result.stderr.match(/the local ledger of creates cannot be used/g)).toHaveLength(1);
+    // What failed, on which path, in words.
+    expect(result.stderr).toContain(
+      `warning: the local ledger of creates cannot be used (cannot make the cache directory ${blocked}: ${blocked} is a file, not a directory): `,
+    );
   });
 });
 
