@@ -81,6 +81,8 @@ export async function sendChunks(
   const outcomes = new Map<number, Outcome>();
   const output = await TaskOutput.open(ctx, plan.priced.length === 1 && options.chunkSize === undefined, options);
   const progress = new ChunkProgress(ctx, total);
+  // A chunk in doubt this run settled has its task printed as a create's (`resume -q | taskctl wait -` waits for it).
+  for (const task of plan.state.settled ?? []) output.write(task);
   const tasks = () => plan.done.size + outcomes.size;
   const { job } = plan.input;
   let service = plan.priced[0]?.service ?? '';

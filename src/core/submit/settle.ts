@@ -92,6 +92,7 @@ async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doub
     }
     journal.adopted(chunk, task);
     state.local.settleJob({ journal: journal.id, chunk }, id);
+    (state.settled ??= []).push(task);
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
   }
   for (const chunk of user.resend) {
@@ -140,6 +141,7 @@ async function settleByScan(
   );
   if (verdict.kind === 'found') {
     journal.created(planned, verdict.task, 'recovered');
+    (state.settled ??= []).push(verdict.task);
     ctx.printer.info(`chunk ${index}: task ${verdict.task.id} was created by the interrupted request`);
     return;
   }
