@@ -7,15 +7,20 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Output, Process, Runtime, Service } from '../capabilities.js';
 
-/** What settling uses of the run: its output (the countdown on stderr), Ctrl-C, the clock, CI mode. */
-type Settler = Output & Process & Pick<Runtime, 'clock'> & Pick<Service, 'ci'>;
+/**
+ * What settling uses of the run: its output (the countdown on stderr), Ctrl-C, the clock, CI mode, and the environment
+ * (where this machine's other jobs are, for `--adopt`).
+ */
+type Settler = Output & Process & Pick<Runtime, 'clock' | 'env'> & Pick<Service, 'ci'>;
 import { CreateUnknownError, UsageError } from '../../errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { isoSeconds } from '../../output/times.js';
 import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
-import type { SendRecord } from './journal-records.js';
+import { chunkItems, rebuild, type SendRecord } from './journal-records.js';
+import { itemsDigest } from '../items/multiset.js';
+import type { Task } from '../../api/schemas.js';
 import type { PlannedChunk, SendState } from './types.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
@@ -80,16 +85,12 @@ export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendSta
 
 async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   const { journal, user } = doubt;
-  const { service } = journal.state.job;
   for (const { chunk, id, text } of user.adopt) {
-    // Read, so that the job's cost counts it and a task of another service is refused (a typo in the id).
+    // Read, so that the job's cost counts it and a task that cannot be this chunk's is refused (a typo in the id).
     const task = await api.getTask(id);
-    if (task.service !== service) {
-      throw new UsageError(
-        `--adopt ${text}: task ${id} is a ${task.service} task, not ${service}`,
-        'Check the candidates the job named: taskctl show ID',
-      );
-    }
+    const refusal = await adoptRefusal(ctx, state, doubt, { chunk, task });
+    if (refusal !== undefined)
+      throw new UsageError(`--adopt ${text}: ${refusal}`, 'Check the candidates the job named: taskctl show ID');
     journal.adopted(chunk, task);
     state.local.settleJob({ journal: journal.id, chunk }, id);
     (state.settled ??= []).push(task);
@@ -100,6 +101,61 @@ async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doub
     state.local.settleJob({ journal: journal.id, chunk }, null);
     ctx.printer.info(`chunk ${chunk}: will be sent again`);
   }
+}
+
+/**
+ * Why `task` cannot be `chunk`'s, if it cannot: another service, another number of items, other items (when the
+ * service returned them), a task another job of this machine names (its journal), or one another taskctl run on this
+ * machine claimed (the ledger).
+ */
+async function adoptRefusal(
+  ctx: Pick<Runtime, 'env'>,
+  state: SendState,
+  { journal, items }: InDoubt,
+  { chunk, task }: { chunk: number; task: Task },
+): Promise<string | undefined> {
+  const { service } = journal.state.job;
+  const { id } = task;
+  if (task.service !== service) return `task ${id} is a ${task.service} task, not ${service}`;
+  const send = journal.state.chunks.get(chunk)?.send;
+  const count = send?.count ?? chunkItems(journal.state.job, chunk);
+  if (task.total_items !== count)
+    return `task ${id} has ${counted(task.total_items, 'item')}, and chunk ${chunk} has ${counted(count, 'item')}`;
+  const mine = items.get(chunk);
+  const targets = task.items?.map((item) => item.target);
+  if (mine && targets?.length === mine.length && itemsDigest(targets) !== itemsDigest(mine))
+    return `task ${id} holds other items than chunk ${chunk}`;
+  const other = await otherJobNaming(ctx, journal.id, id);
+  if (other) return `task ${id} is chunk ${other.chunk} of job ${other.job}`;
+  if (mine && send) {
+    const entry = state.local.takeOver({ journal: journal.id, chunk }, service, mine, send.sent_at);
+    const claimed = state.local.runs(entry, state.serverClock)?.claimed();
+    if (claimed?.has(id)) return `task ${id} was created by another taskctl run on this machine`;
+  }
+  return undefined;
+}
+
+/** The job of this machine, other than `self`, whose journal gives task `id` to one of its chunks. */
+async function otherJobNaming(
+  ctx: Pick<Runtime, 'env'>,
+  self: string,
+  id: number,
+): Promise<{ job: string; chunk: number } | undefined> {
+  const [{ jobStore }, { readJournal }] = await Promise.all([
+    import('../job/registry.js'),
+    import('../../store/journal-file.js'),
+  ]);
+  for (const stored of jobStore(ctx.env).list()) {
+    if (stored.id === self) continue;
+    try {
+      const records = readJournal(stored.path);
+      const other = records && rebuild(records, stored.path);
+      for (const [chunk, { task }] of other?.chunks ?? []) if (task?.id === id) return { job: stored.id, chunk };
+    } catch {
+      // A journal that cannot be read names nothing.
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ctrlCWhen } from '../../clock.js';
 import { startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
@@ -165,4 +165,62 @@ it.each([
   // What `taskctl resume ID -q | taskctl wait -` waits for: every task this run gave a chunk, not the earlier run's.
   expect(printed).toEqual([second, newest]);
   expect(printed).not.toContain(first);
+});
+
+describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, nothing adopted)', () => {
+  /** A three-chunk job (one item each) whose chunk 2 is in doubt, and its id. */
+  async function jobWithChunk2InDoubt(): Promise<void> {
+    const created = await runTaskctl(
+      ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
+      { env: world.env, clock: world.clock, home: dir },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const kept = rows().filter((row) => !(row.type === 'created' && row.chunk !== 1) && row.type !== 'done');
+    writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  }
+  /** A task made by another create: in this machine's state and cache (`home` = dir) or on another machine. */
+  async function otherTask(items: string[], home: string): Promise<number> {
+    const other = mkdtempSync(join(tmpdir(), 'taskctl-other-'));
+    try {
+      const made = await runTaskctl(['create', S, ...items, '-q'], {
+        env: world.env,
+        clock: world.clock,
+        home: home === 'elsewhere' ? other : dir,
+      });
+      expect(made.code, made.stderr).toBe(0);
+      return Number(made.stdout.trim());
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  }
+  const adopt = (task: number) =>
+    runTaskctl(['resume', journal(), '--adopt', `2=${task}`, '-y'], { env: world.env, clock: world.clock, home: dir });
+  const adoptedRecords = () => rows().filter((row) => row.type === 'reconciled');
+
+  it('a task of another size', async () => {
+    await jobWithChunk2InDoubt();
+    const task = await otherTask(['x.com', 'y.com'], 'elsewhere');
+    const result = await adopt(task);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--adopt 2=${task}: task ${task} has 2 items, and chunk 2 has 1 item`);
+    expect(adoptedRecords()).toEqual([]);
+  });
+
+  it('a task of the same size with other items', async () => {
+    await jobWithChunk2InDoubt();
+    const task = await otherTask(['x.com'], 'elsewhere');
+    const result = await adopt(task);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--adopt 2=${task}: task ${task} holds other items than chunk 2`);
+    expect(adoptedRecords()).toEqual([]);
+  });
+
+  it('a task another job of this machine names', async () => {
+    await jobWithChunk2InDoubt();
+    const task = await otherTask(['b.com'], 'here');
+    const result = await adopt(task);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`--adopt 2=${task}: task ${task} is chunk 1 of job j-[0-9a-z]+`));
+    expect(adoptedRecords()).toEqual([]);
+  });
 });
