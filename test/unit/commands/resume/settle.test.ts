@@ -178,12 +178,13 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
     const kept = rows().filter((row) => !(row.type === 'created' && row.chunk !== 1) && row.type !== 'done');
     writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
   }
-  /** A task made by another create: in this machine's state and cache (`home` = dir) or on another machine. */
+  /** A task made by another create: in this machine's state and cache (`here`), its cache only, or elsewhere. */
   async function otherTask(items: string[], home: string): Promise<number> {
     const other = mkdtempSync(join(tmpdir(), 'taskctl-other-'));
     try {
       const made = await runTaskctl(['create', S, ...items, '-q'], {
-        env: world.env,
+        // 'ledger': this machine's cache (its ledger), another state directory (so no journal of it here).
+        env: home === 'ledger' ? { ...world.env, TASKCTL_STATE_DIR: other } : world.env,
         clock: world.clock,
         home: home === 'elsewhere' ? other : dir,
       });
@@ -221,6 +222,17 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
     const result = await adopt(task);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`--adopt 2=${task}: task ${task} is chunk 1 of job j-[0-9a-z]+`));
+    expect(adoptedRecords()).toEqual([]);
+  });
+
+  it('a task another taskctl run on this machine created (its ledger entry), whatever its journal', async () => {
+    await jobWithChunk2InDoubt();
+    const task = await otherTask(['b.com'], 'ledger');
+    const result = await adopt(task);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `--adopt 2=${task}: task ${task} was created by another taskctl run on this machine`,
+    );
     expect(adoptedRecords()).toEqual([]);
   });
 });
