@@ -12,7 +12,7 @@ import type { Output, Process, Runtime, Service } from '../capabilities.js';
  * (where this machine's other jobs are, for `--adopt`).
  */
 type Settler = Output & Process & Pick<Runtime, 'clock' | 'env'> & Pick<Service, 'ci'>;
-import { CreateUnknownError, UsageError } from '../../errors.js';
+import { CliError, CreateUnknownError, ExitCode, UsageError } from '../../errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { isoSeconds } from '../../output/times.js';
 import { counted } from '../items/clean.js';
@@ -25,7 +25,8 @@ import type { PlannedChunk, SendState } from './types.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
-  adopt: Array<{ chunk: number; id: number; text: string }>;
+  /** `replaces`: the task the journal gives the chunk, when it has one (adopted again only if that one cannot be it). */
+  adopt: Array<{ chunk: number; id: number; text: string; replaces?: number | undefined }>;
   resend: number[];
 }
 
@@ -39,18 +40,21 @@ export function parseUserSettlement(
     const id = Number(match[2]);
     if ([...journal.done.values()].some((done) => done.task.id === id))
       throw new UsageError(`--adopt ${text}: task ${id} is already another chunk's`);
-    return { chunk: parseChunk(match[1] ?? '', '--adopt', journal), id, text };
+    const chunk = parseChunk(match[1] ?? '', '--adopt', journal, true);
+    return { chunk, id, text, replaces: journal.done.get(chunk)?.task.id };
   });
   const resend = (options.resend ?? []).map((text) => parseChunk(text.trim(), '--resend', journal));
   return { adopt, resend };
 }
 
-function parseChunk(text: string, flag: string, journal: JobJournal): number {
+/** `withTask`: a chunk that has a task may be named too (`--adopt`: settled only if that task cannot be the chunk's). */
+function parseChunk(text: string, flag: string, journal: JobJournal, withTask = false): number {
   const { job } = journal.state;
   const chunk = Number(text);
   if (!Number.isInteger(chunk) || chunk < 1 || chunk > job.chunks) {
     throw new UsageError(`${flag}: no chunk ${JSON.stringify(text)} (the job has chunks 1 to ${job.chunks})`);
   }
+  if (withTask && journal.done.has(chunk)) return chunk;
   if (!journal.inDoubt().includes(chunk)) {
     const task = journal.done.get(chunk)?.task;
     throw new UsageError(
@@ -85,7 +89,13 @@ export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendSta
 
 async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   const { journal, user } = doubt;
-  for (const { chunk, id, text } of user.adopt) {
+  for (const { chunk, id, text, replaces } of user.adopt) {
+    if (replaces !== undefined && (await recordedFits(api, doubt, chunk, replaces))) {
+      throw new UsageError(
+        `--adopt ${text}: chunk ${chunk} is not in doubt (it is task ${replaces}, which holds its items)`,
+        'Only a chunk the job stopped on with exit 9, or one whose task holds other items, can be settled by hand.',
+      );
+    }
     // Read, so that the job's cost counts it and a task that cannot be this chunk's is refused (a typo in the id).
     const task = await api.getTask(id);
     const refusal = await adoptRefusal(ctx, state, doubt, { chunk, task });
@@ -122,8 +132,7 @@ async function adoptRefusal(
   if (task.total_items !== count)
     return `task ${id} has ${counted(task.total_items, 'item')}, and chunk ${chunk} has ${counted(count, 'item')}`;
   const mine = items.get(chunk);
-  const targets = task.items?.map((item) => item.target);
-  if (mine && targets?.length === mine.length && itemsDigest(targets) !== itemsDigest(mine))
+  if (!sameItems(task, send?.items_digest ?? (mine && itemsDigest(mine))))
     return `task ${id} holds other items than chunk ${chunk}`;
   const other = await otherJobNaming(ctx, journal.id, id);
   if (other) return `task ${id} is chunk ${other.chunk} of job ${other.job}`;
@@ -133,6 +142,28 @@ async function adoptRefusal(
     if (claimed?.has(id)) return `task ${id} was created by another taskctl run on this machine`;
   }
   return undefined;
+}
+
+/** Whether the task's items (when the service returned them) have the digest of a chunk's (when known). */
+function sameItems(task: Task, digest: string | undefined): boolean {
+  if (digest === undefined || task.items === undefined) return true;
+  return itemsDigest(task.items.map((item) => item.target)) === digest;
+}
+
+/** Whether the task the journal gives `chunk` is of the job's service and holds the chunk's items (a task gone: no). */
+async function recordedFits(api: ApiClient, { journal }: InDoubt, chunk: number, id: number): Promise<boolean> {
+  const send = journal.state.chunks.get(chunk)?.send;
+  const count = send?.count ?? chunkItems(journal.state.job, chunk);
+  let task: Task;
+  try {
+    task = await api.getTask(id);
+  } catch (error) {
+    if (error instanceof CliError && error.exitCode === ExitCode.notFound) return false;
+    throw error;
+  }
+  return (
+    task.service === journal.state.job.service && task.total_items === count && sameItems(task, send?.items_digest)
+  );
 }
 
 /** The job of this machine, other than `self`, whose journal gives task `id` to one of its chunks. */

@@ -236,3 +236,51 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
     expect(adoptedRecords()).toEqual([]);
   });
 });
+
+it('a chunk whose recorded task holds a different number of items: show --job says so, and --adopt gives it its own', async () => {
+  const created = await runTaskctl(
+    ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
+    { env: world.env, clock: world.clock, home: dir },
+  );
+  expect(created.code, created.stderr).toBe(0);
+  const own = Number(created.stdout.trim().split('\n')[1]);
+  const other = mkdtempSync(join(tmpdir(), 'taskctl-other-'));
+  const made = await runTaskctl(['create', S, 'x.com', 'y.com', '-q'], {
+    env: world.env,
+    clock: world.clock,
+    home: other,
+  });
+  rmSync(other, { recursive: true, force: true });
+  const wrong = Number(made.stdout.trim());
+  // As an earlier taskctl let `--adopt 2=…` record: a task of the service with 2 items for a chunk of 1.
+  writeFileSync(
+    journal(),
+    readFileSync(journal(), 'utf8') +
+      JSON.stringify({ type: 'reconciled', chunk: 2, task: wrong, cost: 2, by: 'user' }) +
+      '\n',
+  );
+  const shown = await runTaskctl(['show', '--job', journal()], { env: world.env, clock: world.clock, home: dir });
+  expect(shown.code).toBe(8);
+  expect(shown.stderr).toContain(`Task ${wrong} is not this chunk's (it holds a different number of items)`);
+  expect(shown.stderr).not.toContain('is this the service the job ran on?');
+  const hinted = new RegExp(`taskctl resume (\\S+) --adopt 2=ID`).exec(shown.stderr);
+  expect(hinted?.[1]).toBe(journal());
+  // The hint, with the chunk's own task.
+  const fixed = await runTaskctl(['resume', journal(), '--adopt', `2=${own}`], {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+  });
+  expect(fixed.code, fixed.stderr).toBe(0);
+  expect(
+    (await runTaskctl(['show', '--job', journal(), '-q'], { env: world.env, clock: world.clock, home: dir })).code,
+  ).toBe(0);
+  // A chunk whose task holds its items is not settled again.
+  const again = await runTaskctl(['resume', journal(), '--adopt', `2=${wrong}`], {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+  });
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain(`chunk 2 is not in doubt (it is task ${own}, which holds its items)`);
+});
