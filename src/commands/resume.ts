@@ -12,7 +12,11 @@ export function registerResume(program: Command, run: RunAction): void {
       'continue an interrupted job (a create or retry stopped by Ctrl-C, a kill, a refusal); never resends a chunk that has a task',
     )
     .argument('[job]', 'the job id (taskctl jobs) or its journal file; none: the only interrupted job')
-    .option('--adopt <chunk=id>', 'settle a chunk the job stopped on (exit 9): it is task ID; repeatable', collect)
+    .option(
+      '--adopt <chunk=id>',
+      'settle a chunk the job stopped on (exit 9), or one whose task is not its own: it is task ID; repeatable',
+      collect,
+    )
     .option(
       '--resend <chunk>',
       'settle a chunk the job stopped on (exit 9): it was not created, send it; repeatable',

@@ -153,10 +153,13 @@ export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chun
     }
   }
   if (wrong.length === 0) return;
-  // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's.
+  // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's. Of the job's
+  // service, it is another task of that service (adopted by hand, a journal edited): the chunk's own is to be given.
   throw new MalformedResponseError(
     `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${wrong.join('; ')}`,
-    'The server does not answer with the task the journal recorded; is this the service the job ran on?',
+    task.service === job.service
+      ? `Task ${task.id} is not this chunk's (it holds ${task.total_items === chunk.items ? 'other items' : 'a different number of items'}). Find the chunk's own task, then give it: taskctl resume ${job.file} --adopt ${chunk.chunk}=ID`
+      : 'The server does not answer with the task the journal recorded; is this the service the job ran on?',
   );
 }
 

@@ -35,6 +35,8 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
     : undefined;
   // A finished job has nothing to settle or send: its summary (and --wait) only.
   if (priced.every((batch) => batch.tasks === 0)) {
+    // A chunk of it given its right task by hand (`resume --adopt`, its recorded task holding other items) first.
+    if (input.settle) await input.settle(api, await beforeSending(() => sendState(ctx, api)));
     await finishSubmission(ctx, { done: new Map(input.done), outcomes: new Map(), input }, options);
     return;
   }

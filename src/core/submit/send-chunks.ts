@@ -20,11 +20,13 @@ import { counted, formatCount } from '../items/clean.js';
 import { chunkCount } from '../items/chunks.js';
 import { idsOnly } from '../quiet.js';
 import { taskColumns } from '../../output/task-columns.js';
+import { isoSeconds } from '../../output/times.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint } from './send.js';
 import type {
+  Dispatch,
   DoneChunk,
   Outcome,
   PipelineInput,
@@ -79,9 +81,13 @@ export async function sendChunks(
   const outcomes = new Map<number, Outcome>();
   const output = await TaskOutput.open(ctx, plan.priced.length === 1 && options.chunkSize === undefined, options);
   const progress = new ChunkProgress(ctx, total);
+  // A chunk in doubt this run settled has its task printed as a create's (`resume -q | taskctl wait -` waits for it).
+  for (const task of plan.state.settled ?? []) output.write(task);
   const tasks = () => plan.done.size + outcomes.size;
   const { job } = plan.input;
   let service = plan.priced[0]?.service ?? '';
+  /** The chunk being sent, and when its request left while it may be on its way (for a run without a journal). */
+  const flight: Flight = {};
   try {
     try {
       for (const chunk of plannedChunks(plan.priced)) {
@@ -89,8 +95,12 @@ export async function sendChunks(
         // The output is gone (known once the writes so far have settled): start nothing new.
         if (outcomes.size > 0 && (await output.lost())) break;
         service = chunk.service;
+        flight.chunk = chunk;
+        flight.sentAtMs = undefined;
         const what = total === 1 ? 'the task' : `chunk ${chunk.index} of ${total}`;
-        const outcome = await progress.sending(what, () => sendOne(ctx, api, chunk, { plan, options, what, outcomes }));
+        const sending = { plan, options, what, outcomes, flight };
+        const outcome = await progress.sending(what, () => sendOne(ctx, api, chunk, sending));
+        flight.chunk = undefined;
         outcomes.set(chunk.index, outcome);
         // On stdout before the journal's record: a journal that cannot be written never hides a task that exists.
         progress.interject(() => output.write(outcome.task));
@@ -102,14 +112,16 @@ export async function sendChunks(
     } catch (error) {
       progress.stop();
       await output.abort();
+      // A job of which no request left (refused by the balance guard, Ctrl-C before the first POST) has nothing to
+      // resume: the failure's own hint stands.
+      const stoppedJob = plan.input.observer?.anySent() === false ? undefined : job?.id;
       throw stopped(ctx, error, {
         service,
         tasks: tasks(),
         total,
         ids: ids(plan.done, outcomes),
-        // A job of which no request left (refused by the balance guard, Ctrl-C before the first POST) has nothing to
-        // resume: the failure's own hint stands.
-        job: plan.input.observer?.anySent() === false ? undefined : job?.id,
+        job: stoppedJob,
+        unjournaled: job === undefined && total > 1 ? () => unjournaledHint(plan, total, flight, error) : undefined,
       });
     }
     progress.stop();
@@ -135,15 +147,27 @@ async function sendOne(
   ctx: Output & Prompts & Process & Pick<Runtime, 'clock'>,
   api: ApiClient,
   chunk: PlannedChunk,
-  sending: { plan: ChunkPlan; options: SubmitOptions; what: string; outcomes: ReadonlyMap<number, Outcome> },
+  sending: {
+    plan: ChunkPlan;
+    options: SubmitOptions;
+    what: string;
+    outcomes: ReadonlyMap<number, Outcome>;
+    flight: Flight;
+  },
 ): Promise<Outcome> {
-  const { plan, options, what, outcomes } = sending;
+  const { plan, options, what, outcomes, flight } = sending;
   const { observer, job } = plan.input;
   const claimed = new Set([...plan.done.values(), ...outcomes.values()].map((o) => o.task.id));
   const hooks = {
     ...(job !== undefined && { job: { journal: job.id, chunk: chunk.index } }),
-    dispatched: observer && ((dispatch: Parameters<typeof observer.sending>[1]) => observer.sending(chunk, dispatch)),
-    notProcessed: observer && ((why: string) => observer.notCreated(chunk, why)),
+    dispatched: (dispatch: Dispatch) => {
+      observer?.sending(chunk, dispatch);
+      flight.sentAtMs ??= dispatch.sentAtMs;
+    },
+    notProcessed: (why: string) => {
+      observer?.notCreated(chunk, why);
+      flight.sentAtMs = undefined;
+    },
   };
   try {
     return await createOne(ctx, api, chunk, options, claimed, what, plan.state, hooks);
@@ -195,9 +219,91 @@ function resumeHint(job: string): string {
 }
 
 /** Without a journal (an unwritable state directory), re-running would send every item again: never advised. */
-const UNRESUMABLE =
-  'This run kept no journal, so running the command again would send every item again; create the rest with ' +
-  'the items of no task above (pass --journal FILE to make a create resumable).';
+const NO_JOURNAL = 'This run kept no journal, so running the command again would send every item again';
+const RESUMABLE = 'pass --journal FILE to make a create resumable';
+const UNRESUMABLE = `${NO_JOURNAL}; create the rest with the items of no task above (${RESUMABLE}).`;
+
+/** The chunk being sent; `sentAtMs` once its request has left and until the server says it did not process it. */
+interface Flight {
+  chunk?: PlannedChunk | undefined;
+  sentAtMs?: number | undefined;
+}
+
+/** Items `from`–`to` of the submission (from 1), with the first and last of them as people find them in their input. */
+interface ItemRange {
+  from: number;
+  to: number;
+  first: string;
+  last: string;
+}
+
+/** The item at `index` (from 0) of the whole submission, read from its batch's list (a spooled input: one chunk). */
+function itemAt(priced: readonly PricedBatch[], index: number): string {
+  let offset = index;
+  for (const batch of priced) {
+    if (offset >= batch.list.count) {
+      offset -= batch.list.count;
+      continue;
+    }
+    for (const items of batch.list.chunks(batch.size, Math.floor(offset / batch.size)))
+      return items[offset % batch.size] ?? '';
+  }
+  return '';
+}
+
+function rangeOf(priced: readonly PricedBatch[], from: number, to: number): ItemRange {
+  return { from: from + 1, to, first: itemAt(priced, from), last: itemAt(priced, to - 1) };
+}
+
+function rangeText({ from, to, first, last }: ItemRange, separator: string): string {
+  return from === to ? `item ${from}${separator}${first}` : `items ${from}–${to}${separator}${first} to ${last}`;
+}
+
+/**
+ * A run without a journal stopped at `flight.chunk`: the chunk whose request may have made a task, named by its items
+ * with the list that shows whether it did (and until when one may still appear), apart from the items that have no
+ * task (docs/behaviour.md#jobs). Following it never creates an item twice.
+ */
+function unjournaledHint(
+  plan: Pick<ChunkPlan, 'priced' | 'state'>,
+  total: number,
+  flight: Flight,
+  error: unknown,
+): string | undefined {
+  const chunk = flight.chunk;
+  if (!chunk) return undefined;
+  // Where the chunk starts in the whole submission (chunks of earlier batches before it).
+  let start = chunk.first;
+  for (const batch of plan.priced) {
+    if (batch.service === chunk.service) break;
+    start += batch.list.count;
+  }
+  const all = plan.priced.reduce((sum, batch) => sum + batch.list.count, 0);
+  // Nothing was created by a request that never left, or that the server refused.
+  const refused =
+    error instanceof InterruptedBeforeSendError || (error instanceof CliError && REFUSED.has(error.exitCode));
+  const sentAtMs = refused ? undefined : flight.sentAtMs;
+  const end = sentAtMs === undefined ? start : start + chunk.items.length;
+  const rest = end < all ? noTask(rangeOf(plan.priced, end, all)) : undefined;
+  if (sentAtMs === undefined && chunk.index === 1) return undefined; // nothing sent: the failure's own hint stands
+  if (sentAtMs === undefined)
+    return rest === undefined ? undefined : `${NO_JOURNAL}. ${capitalised(rest)}: create those (${RESUMABLE}).`;
+  const since = isoSeconds(Math.floor(plan.state.serverClock.earliestServerTime(sentAtMs) / 1000) * 1000);
+  const count = counted(chunk.items.length, 'item');
+  const doubt =
+    `The request for chunk ${chunk.index} of ${total} (${rangeText(rangeOf(plan.priced, start, end), ', ')}) may have ` +
+    `made a task: look for one of ${count} not named above with \`taskctl list --service ${chunk.service} --since ${since}\`` +
+    ` (if none is listed, look again after ${isoSeconds(sentAtMs + plan.state.landsWithinMs)}: its request may land until then) before creating those items again.`;
+  return `${NO_JOURNAL}. ${doubt}${rest === undefined ? '' : ` ${capitalised(rest)}: create those (${RESUMABLE}).`}`;
+}
+
+function noTask(range: ItemRange): string {
+  return `${rangeText(range, ' (')}) ${range.from === range.to ? 'has' : 'have'} no task`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
 function continueHint(service: string, job: string | undefined, tasks: number): string {
   if (job !== undefined) return resumeHint(job);
@@ -211,7 +317,15 @@ function continueHint(service: string, job: string | undefined, tasks: number): 
 function stopped(
   ctx: Pick<Process, 'signal'>,
   error: unknown,
-  at: { service: string; tasks: number; total: number; ids: number[]; job: string | undefined },
+  at: {
+    service: string;
+    tasks: number;
+    total: number;
+    ids: number[];
+    job: string | undefined;
+    /** Without a journal, past one chunk: the chunk that may have a task and the items that have none. */
+    unjournaled: (() => string | undefined) | undefined;
+  },
 ): unknown {
   const failure =
     error instanceof CliError
@@ -220,13 +334,14 @@ function stopped(
         ? new InterruptedError('interrupted', listHint(at.service))
         : undefined;
   if (!failure) return error;
-  if (at.tasks === 0 && failure === error && at.job === undefined) return error;
+  // Without a journal, a single task's own hint stands (the list to check, or its candidates); past one chunk, the
+  // chunk that may have a task is named apart from the items that have none.
+  const unjournaled = at.unjournaled?.();
+  if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) return error;
   const hint =
     at.job !== undefined
       ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}taskctl resume ${at.job}`
-      : at.tasks > 0
-        ? UNRESUMABLE
-        : failure.hint;
+      : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint));
   const message =
     at.tasks === 0
       ? failure.message

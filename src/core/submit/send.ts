@@ -44,6 +44,9 @@ interface SendHooks {
   notProcessed?: ((why: string) => void) | undefined;
 }
 
+/** Past a request's deadline, how long its task may still appear (as a journal's `settle_after`, journaled-run.ts). */
+const LANDING_MARGIN_MS = 2_000;
+
 /** How long past its send an entry of a run that died still counts, beyond its request and reconciliation. */
 const LEDGER_GRACE_MS = 10_000;
 
@@ -66,7 +69,7 @@ export async function sendState(
   ]);
   // An entry of a run that dies mid-request counts until its request and reconciliation could have ended, plus a grace.
   const local = await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS);
-  return { serverClock: serverClockOf(api), local };
+  return { serverClock: serverClockOf(api), local, landsWithinMs: timeout + LANDING_MARGIN_MS };
 }
 
 function aborted(ctx: Pick<Process, 'signal'>): boolean {

@@ -7,20 +7,26 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Output, Process, Runtime, Service } from '../capabilities.js';
 
-/** What settling uses of the run: its output (the countdown on stderr), Ctrl-C, the clock, CI mode. */
-type Settler = Output & Process & Pick<Runtime, 'clock'> & Pick<Service, 'ci'>;
-import { CreateUnknownError, UsageError } from '../../errors.js';
+/**
+ * What settling uses of the run: its output (the countdown on stderr), Ctrl-C, the clock, CI mode, and the environment
+ * (where this machine's other jobs are, for `--adopt`).
+ */
+type Settler = Output & Process & Pick<Runtime, 'clock' | 'env'> & Pick<Service, 'ci'>;
+import { CliError, CreateUnknownError, ExitCode, UsageError } from '../../errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { isoSeconds } from '../../output/times.js';
 import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
-import type { SendRecord } from './journal-records.js';
+import { chunkItems, rebuild, type SendRecord } from './journal-records.js';
+import { itemsDigest } from '../items/multiset.js';
+import type { Task } from '../../api/schemas.js';
 import type { PlannedChunk, SendState } from './types.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
-  adopt: Array<{ chunk: number; id: number; text: string }>;
+  /** `replaces`: the task the journal gives the chunk, when it has one (adopted again only if that one cannot be it). */
+  adopt: Array<{ chunk: number; id: number; text: string; replaces?: number | undefined }>;
   resend: number[];
 }
 
@@ -34,18 +40,21 @@ export function parseUserSettlement(
     const id = Number(match[2]);
     if ([...journal.done.values()].some((done) => done.task.id === id))
       throw new UsageError(`--adopt ${text}: task ${id} is already another chunk's`);
-    return { chunk: parseChunk(match[1] ?? '', '--adopt', journal), id, text };
+    const chunk = parseChunk(match[1] ?? '', '--adopt', journal, true);
+    return { chunk, id, text, replaces: journal.done.get(chunk)?.task.id };
   });
   const resend = (options.resend ?? []).map((text) => parseChunk(text.trim(), '--resend', journal));
   return { adopt, resend };
 }
 
-function parseChunk(text: string, flag: string, journal: JobJournal): number {
+/** `withTask`: a chunk that has a task may be named too (`--adopt`: settled only if that task cannot be the chunk's). */
+function parseChunk(text: string, flag: string, journal: JobJournal, withTask = false): number {
   const { job } = journal.state;
   const chunk = Number(text);
   if (!Number.isInteger(chunk) || chunk < 1 || chunk > job.chunks) {
     throw new UsageError(`${flag}: no chunk ${JSON.stringify(text)} (the job has chunks 1 to ${job.chunks})`);
   }
+  if (withTask && journal.done.has(chunk)) return chunk;
   if (!journal.inDoubt().includes(chunk)) {
     const task = journal.done.get(chunk)?.task;
     throw new UsageError(
@@ -80,18 +89,21 @@ export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendSta
 
 async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   const { journal, user } = doubt;
-  const { service } = journal.state.job;
-  for (const { chunk, id, text } of user.adopt) {
-    // Read, so that the job's cost counts it and a task of another service is refused (a typo in the id).
-    const task = await api.getTask(id);
-    if (task.service !== service) {
+  for (const { chunk, id, text, replaces } of user.adopt) {
+    if (replaces !== undefined && (await recordedFits(api, doubt, chunk, replaces))) {
       throw new UsageError(
-        `--adopt ${text}: task ${id} is a ${task.service} task, not ${service}`,
-        'Check the candidates the job named: taskctl show ID',
+        `--adopt ${text}: chunk ${chunk} is not in doubt (it is task ${replaces}, which holds its items)`,
+        'Only a chunk the job stopped on with exit 9, or one whose task holds other items, can be settled by hand.',
       );
     }
+    // Read, so that the job's cost counts it and a task that cannot be this chunk's is refused (a typo in the id).
+    const task = await api.getTask(id);
+    const refusal = await adoptRefusal(ctx, state, doubt, { chunk, task });
+    if (refusal !== undefined)
+      throw new UsageError(`--adopt ${text}: ${refusal}`, 'Check the candidates the job named: taskctl show ID');
     journal.adopted(chunk, task);
     state.local.settleJob({ journal: journal.id, chunk }, id);
+    (state.settled ??= []).push(task);
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
   }
   for (const chunk of user.resend) {
@@ -99,6 +111,82 @@ async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doub
     state.local.settleJob({ journal: journal.id, chunk }, null);
     ctx.printer.info(`chunk ${chunk}: will be sent again`);
   }
+}
+
+/**
+ * Why `task` cannot be `chunk`'s, if it cannot: another service, another number of items, other items (when the
+ * service returned them), a task another job of this machine names (its journal), or one another taskctl run on this
+ * machine claimed (the ledger).
+ */
+async function adoptRefusal(
+  ctx: Pick<Runtime, 'env'>,
+  state: SendState,
+  { journal, items }: InDoubt,
+  { chunk, task }: { chunk: number; task: Task },
+): Promise<string | undefined> {
+  const { service } = journal.state.job;
+  const { id } = task;
+  if (task.service !== service) return `task ${id} is a ${task.service} task, not ${service}`;
+  const send = journal.state.chunks.get(chunk)?.send;
+  const count = send?.count ?? chunkItems(journal.state.job, chunk);
+  if (task.total_items !== count)
+    return `task ${id} has ${counted(task.total_items, 'item')}, and chunk ${chunk} has ${counted(count, 'item')}`;
+  const mine = items.get(chunk);
+  if (!sameItems(task, send?.items_digest ?? (mine && itemsDigest(mine))))
+    return `task ${id} holds other items than chunk ${chunk}`;
+  const other = await otherJobNaming(ctx, journal.id, id);
+  if (other) return `task ${id} is chunk ${other.chunk} of job ${other.job}`;
+  if (mine && send) {
+    const entry = state.local.takeOver({ journal: journal.id, chunk }, service, mine, send.sent_at);
+    const claimed = state.local.runs(entry, state.serverClock)?.claimed();
+    if (claimed?.has(id)) return `task ${id} was created by another taskctl run on this machine`;
+  }
+  return undefined;
+}
+
+/** Whether the task's items (when the service returned them) have the digest of a chunk's (when known). */
+function sameItems(task: Task, digest: string | undefined): boolean {
+  if (digest === undefined || task.items === undefined) return true;
+  return itemsDigest(task.items.map((item) => item.target)) === digest;
+}
+
+/** Whether the task the journal gives `chunk` is of the job's service and holds the chunk's items (a task gone: no). */
+async function recordedFits(api: ApiClient, { journal }: InDoubt, chunk: number, id: number): Promise<boolean> {
+  const send = journal.state.chunks.get(chunk)?.send;
+  const count = send?.count ?? chunkItems(journal.state.job, chunk);
+  let task: Task;
+  try {
+    task = await api.getTask(id);
+  } catch (error) {
+    if (error instanceof CliError && error.exitCode === ExitCode.notFound) return false;
+    throw error;
+  }
+  return (
+    task.service === journal.state.job.service && task.total_items === count && sameItems(task, send?.items_digest)
+  );
+}
+
+/** The job of this machine, other than `self`, whose journal gives task `id` to one of its chunks. */
+async function otherJobNaming(
+  ctx: Pick<Runtime, 'env'>,
+  self: string,
+  id: number,
+): Promise<{ job: string; chunk: number } | undefined> {
+  const [{ jobStore }, { readJournal }] = await Promise.all([
+    import('../job/registry.js'),
+    import('../../store/journal-file.js'),
+  ]);
+  for (const stored of jobStore(ctx.env).list()) {
+    if (stored.id === self) continue;
+    try {
+      const records = readJournal(stored.path);
+      const other = records && rebuild(records, stored.path);
+      for (const [chunk, { task }] of other?.chunks ?? []) if (task?.id === id) return { job: stored.id, chunk };
+    } catch {
+      // A journal that cannot be read names nothing.
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -140,6 +228,7 @@ async function settleByScan(
   );
   if (verdict.kind === 'found') {
     journal.created(planned, verdict.task, 'recovered');
+    (state.settled ??= []).push(verdict.task);
     ctx.printer.info(`chunk ${index}: task ${verdict.task.id} was created by the interrupted request`);
     return;
   }

@@ -109,6 +109,10 @@ export interface ChunkObserver {
 export interface SendState {
   serverClock: ServerClock;
   local: LocalCreates;
+  /** How long a create's request may still land after it was sent: its deadline (`--request-timeout`) and a margin. */
+  landsWithinMs: number;
+  /** Tasks this run settled chunks in doubt with (recovered by a scan or adopted), in chunk order: printed as created. */
+  settled?: Task[];
   /** The money guard before a POST (confirm.ts `balanceGuard`): started beside the snapshot, awaited before sending. */
   guard?: () => Promise<void>;
   /** At a terminal, the table of the tasks created: drawn after the summary line (as --wait's is), states refreshed. */

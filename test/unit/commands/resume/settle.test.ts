@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ctrlCWhen } from '../../clock.js';
 import { startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
@@ -136,4 +136,151 @@ it('Ctrl-C while it waits: nothing more was sent, and the one next step is the s
     `Continue it with: taskctl resume ${id}`,
   ]);
   expect(await world.tasks()).toHaveLength(2);
+});
+
+it.each([
+  ['recovered by the scan', (): string[] => []],
+  ['adopted by hand', (task: number): string[] => ['--adopt', `2=${task}`]],
+])('-q prints the task %s for a chunk in doubt with those it created, in chunk order', async (_, flags) => {
+  const created = await runTaskctl(
+    ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
+    { env: world.env, clock: world.clock, home: dir },
+  );
+  expect(created.code, created.stderr).toBe(0);
+  const [first, second] = created.stdout.trim().split('\n').map(Number);
+  // Killed as chunk 2's answer came back: chunk 2 landed unrecorded, chunk 3 was never sent.
+  const kept = rows().filter(
+    (row) =>
+      !(row.type === 'created' && row.chunk !== 1) && !(row.type === 'send' && row.chunk === 3) && row.type !== 'done',
+  );
+  writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  const resumed = await runTaskctl(['resume', journal(), '-q', ...flags(second!)], {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+  });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  const printed = resumed.stdout.trim().split('\n').map(Number);
+  const newest = Math.max(...(await world.tasks()).map((task) => task.id));
+  // What `taskctl resume ID -q | taskctl wait -` waits for: every task this run gave a chunk, not the earlier run's.
+  expect(printed).toEqual([second, newest]);
+  expect(printed).not.toContain(first);
+});
+
+describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, nothing adopted)', () => {
+  /** A three-chunk job (one item each) whose chunk 2 is in doubt, and its id. */
+  async function jobWithChunk2InDoubt(): Promise<void> {
+    const created = await runTaskctl(
+      ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
+      { env: world.env, clock: world.clock, home: dir },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const kept = rows().filter((row) => !(row.type === 'created' && row.chunk !== 1) && row.type !== 'done');
+    writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  }
+  /** A task made by another create: in this machine's state and cache (`here`), its cache only, or elsewhere. */
+  async function otherTask(items: string[], home: string): Promise<number> {
+    const other = mkdtempSync(join(tmpdir(), 'taskctl-other-'));
+    try {
+      const made = await runTaskctl(['create', S, ...items, '-q'], {
+        // 'ledger': this machine's cache (its ledger), another state directory (so no journal of it here).
+        env: home === 'ledger' ? { ...world.env, TASKCTL_STATE_DIR: other } : world.env,
+        clock: world.clock,
+        home: home === 'elsewhere' ? other : dir,
+      });
+      expect(made.code, made.stderr).toBe(0);
+      return Number(made.stdout.trim());
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  }
+  const adopt = (task: number) =>
+    runTaskctl(['resume', journal(), '--adopt', `2=${task}`, '-y'], { env: world.env, clock: world.clock, home: dir });
+  const adoptedRecords = () => rows().filter((row) => row.type === 'reconciled');
+
+  it('a task of another size', async () => {
+    await jobWithChunk2InDoubt();
+    const task = await otherTask(['x.com', 'y.com'], 'elsewhere');
+    const result = await adopt(task);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--adopt 2=${task}: task ${task} has 2 items, and chunk 2 has 1 item`);
+    expect(adoptedRecords()).toEqual([]);
+  });
+
+  it('a task of the same size with other items', async () => {
+    await jobWithChunk2InDoubt();
+    const task = await otherTask(['x.com'], 'elsewhere');
+    const result = await adopt(task);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--adopt 2=${task}: task ${task} holds other items than chunk 2`);
+    expect(adoptedRecords()).toEqual([]);
+  });
+
+  it('a task another job of this machine names', async () => {
+    await jobWithChunk2InDoubt();
+    const task = await otherTask(['b.com'], 'here');
+    const result = await adopt(task);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`--adopt 2=${task}: task ${task} is chunk 1 of job j-[0-9a-z]+`));
+    expect(adoptedRecords()).toEqual([]);
+  });
+
+  it('a task another taskctl run on this machine created (its ledger entry), whatever its journal', async () => {
+    await jobWithChunk2InDoubt();
+    const task = await otherTask(['b.com'], 'ledger');
+    const result = await adopt(task);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `--adopt 2=${task}: task ${task} was created by another taskctl run on this machine`,
+    );
+    expect(adoptedRecords()).toEqual([]);
+  });
+});
+
+it('a chunk whose recorded task holds a different number of items: show --job says so, and --adopt gives it its own', async () => {
+  const created = await runTaskctl(
+    ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
+    { env: world.env, clock: world.clock, home: dir },
+  );
+  expect(created.code, created.stderr).toBe(0);
+  const own = Number(created.stdout.trim().split('\n')[1]);
+  const other = mkdtempSync(join(tmpdir(), 'taskctl-other-'));
+  const made = await runTaskctl(['create', S, 'x.com', 'y.com', '-q'], {
+    env: world.env,
+    clock: world.clock,
+    home: other,
+  });
+  rmSync(other, { recursive: true, force: true });
+  const wrong = Number(made.stdout.trim());
+  // As an earlier taskctl let `--adopt 2=…` record: a task of the service with 2 items for a chunk of 1.
+  writeFileSync(
+    journal(),
+    readFileSync(journal(), 'utf8') +
+      JSON.stringify({ type: 'reconciled', chunk: 2, task: wrong, cost: 2, by: 'user' }) +
+      '\n',
+  );
+  const shown = await runTaskctl(['show', '--job', journal()], { env: world.env, clock: world.clock, home: dir });
+  expect(shown.code).toBe(8);
+  expect(shown.stderr).toContain(`Task ${wrong} is not this chunk's (it holds a different number of items)`);
+  expect(shown.stderr).not.toContain('is this the service the job ran on?');
+  const hinted = new RegExp(`taskctl resume (\\S+) --adopt 2=ID`).exec(shown.stderr);
+  expect(hinted?.[1]).toBe(journal());
+  // The hint, with the chunk's own task.
+  const fixed = await runTaskctl(['resume', journal(), '--adopt', `2=${own}`], {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+  });
+  expect(fixed.code, fixed.stderr).toBe(0);
+  expect(
+    (await runTaskctl(['show', '--job', journal(), '-q'], { env: world.env, clock: world.clock, home: dir })).code,
+  ).toBe(0);
+  // A chunk whose task holds its items is not settled again.
+  const again = await runTaskctl(['resume', journal(), '--adopt', `2=${wrong}`], {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+  });
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain(`chunk 2 is not in doubt (it is task ${own}, which holds its items)`);
 });

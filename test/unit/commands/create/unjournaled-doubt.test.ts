@@ -1,0 +1,99 @@
+/**
+ * A create without a journal (its state directory cannot be written) stopped while a chunk's request may have landed:
+ * the hint names that chunk (its items) and how to find whether it made a task, apart from the chunks that have none,
+ * so that following it word for word creates each item exactly once.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { ctrlCWhen } from '../../clock.js';
+import { runTaskctl, type RunOptions } from '../harness.js';
+
+const S = 'domain_check_availability';
+const ITEMS = Array.from({ length: 30 }, (_, i) => `ro${i + 1}.example.com`);
+let world: World;
+let dir: string;
+beforeEach(async () => {
+  world = await startSandboxWorld();
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-doubt-'));
+});
+afterEach(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A state directory that is a file: the create goes on without a journal. */
+function run(argv: string[], options: Omit<RunOptions, 'env' | 'home'> = {}) {
+  writeFileSync(join(dir, 'state-file'), '');
+  return runTaskctl(argv, {
+    env: { ...world.env, TASKCTL_STATE_DIR: join(dir, 'state-file') },
+    clock: world.clock,
+    home: dir,
+    ...options,
+  });
+}
+
+/** Every item of the world's tasks, each with how many tasks hold it. */
+async function itemCounts(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const { id } of await world.tasks()) {
+    const response = await fetch(`${world.sandbox.origin}/__sandbox/tasks/${id}`);
+    const { task } = (await response.json()) as { task: { items: Array<{ target: string }> } };
+    for (const item of task.items) counts.set(item.target, (counts.get(item.target) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The items `from`–`to` (numbered from 1) a hint names, checked against their first and last item as it names them. */
+function itemsNamed(hint: string, pattern: RegExp): string[] {
+  const match = pattern.exec(hint);
+  expect(match, hint).not.toBeNull();
+  const [, from, to, first, last] = match!;
+  const items = ITEMS.slice(Number(from) - 1, Number(to));
+  expect([items[0], items.at(-1)]).toEqual([first, last]);
+  return items;
+}
+
+it.each([
+  // Ctrl-C while the lost answer of chunk 2 is checked for: exit 130.
+  ['interrupted', 130, (controller: AbortController) => ctrlCWhen(world.clock, controller, (ms) => ms >= 1500)],
+  // The task list never answers, so the check cannot prove anything: exit 9.
+  ['unsettled', 9, () => world.clock],
+])('%s with chunk 2 in doubt: the hint names it, and following it creates every item once', async (_, code, clock) => {
+  // Chunk 1 goes through; chunk 2's task is made but its answer is lost, and the task list cannot be read after.
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+  await world.fault({ method: 'GET', path: '/tasks', kind: 'delay', delayMs: 0, count: 2 });
+  await world.fault({ method: 'GET', path: '/tasks', kind: 'status', status: 503, count: 10_000 });
+  const controller = new AbortController();
+  const result = await run(['create', S, ...ITEMS, '--chunk-size', '10', '-y', '-q'], {
+    clock: clock(controller),
+    signal: controller.signal,
+  });
+  await world.clearFaults();
+  expect(result.code, result.stderr).toBe(code);
+  expect(await world.tasks()).toHaveLength(2);
+  const [first] = result.stdout.trim().split('\n');
+  const hint = result.stderr;
+  expect(hint).not.toMatch(/create the rest with the items of no task above/);
+
+  // Follow the advice: look for the chunk in doubt's task as it says, then create what has no task.
+  const doubt = itemsNamed(hint, /chunk 2 of 3 \(items (\d+)–(\d+), (\S+) to (\S+)\) may have made a task/);
+  const rest = itemsNamed(hint, /[Ii]tems (\d+)–(\d+) \((\S+) to (\S+)\) have no task/);
+  const look = /`(taskctl list [^`]+)`/.exec(hint)?.[1];
+  expect(look, hint).toBeDefined();
+  const listed = await run([...look!.split(' ').slice(1), '-o', 'json']);
+  expect(listed.code, listed.stderr).toBe(0);
+  const found = (JSON.parse(listed.stdout) as Array<{ id: number; total_items: number }>).filter(
+    (task) => String(task.id) !== first && task.total_items === doubt.length,
+  );
+  expect(found).toHaveLength(1); // the task chunk 2 made
+  const again = await run(['create', S, ...rest, '-y', '-q']);
+  expect(again.code, again.stderr).toBe(0);
+
+  const counts = await itemCounts();
+  expect([...counts.keys()].sort()).toEqual([...ITEMS].sort());
+  expect([...counts.values()].every((n) => n === 1)).toBe(true);
+});
