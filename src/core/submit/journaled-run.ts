@@ -4,7 +4,8 @@
  * digests) before any wait or request, say where the job stands, then run the one pipeline (pipeline.ts) with the
  * journal as its observer (job-journal.ts); chunks left in doubt are settled (settle.ts) after the money guard and
  * before anything is sent. A job is known and locked by its id, never by the path as typed: a copy of a journal, or
- * one reached through a symlink, is the same job. Each chunk's entry in the local ledger (store/ledger.ts) carries the
+ * one reached through a symlink, is the same job; its file is locked too (`FILE.lock`), for runs of another state
+ * directory. Each chunk's entry in the local ledger (store/ledger.ts) carries the
  * job id and chunk: resume takes it over as its own. The records: journal-records.ts.
  */
 import { createHash, type Hash } from 'node:crypto';
@@ -94,7 +95,7 @@ function openJournal(place: JobPlace, nowMs: number): { file: JournalFile; id: s
   let id = '';
   const file = JournalFile.open(place.path, (records) => {
     id = jobIdOf(records[0]) ?? (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
-    return place.store ? place.store.lockPath(id) : `${place.path}.lock`;
+    return place.store?.lockPath(id); // beside the file too, always: JournalFile.open
   });
   try {
     const other = place.store?.locate(id);
