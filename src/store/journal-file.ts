@@ -41,7 +41,7 @@ export class JournalFile {
    * records read (a job is locked by its id, so a copy and its original exclude each other; undefined: no such lock).
    * A job in use by another process, or a path that cannot be written or locked, is exit 2 before anything is sent.
    */
-  static open(path: string, lockOf: (records: readonly unknown[]) => string | undefined): JournalFile {
+  static open(path: string, lockOf: (records: readonly unknown[]) => string | undefined, attempt = 1): JournalFile {
     let fd: number;
     try {
       fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW, 0o600);
@@ -57,6 +57,8 @@ export class JournalFile {
       locks.push(lockJob(path, `${path}.lock`));
       const byId = lockOf(readRecords(path).records);
       if (byId !== undefined) locks.push(lockJob(path, byId));
+      // Removed between its open and its locks (`jobs --prune` takes them to remove an empty journal): opened again.
+      if (!samePlace(fd, path)) throw new Reopen();
       // Read again under the locks: a run that held them may have appended meanwhile.
       const { records, text, goodBytes } = readRecords(path);
       // A torn last line (killed mid-append) is cut so the next record starts on a line of its own.
@@ -65,6 +67,7 @@ export class JournalFile {
     } catch (error) {
       for (const lock of locks.reverse()) lock.release();
       closeSync(fd);
+      if (error instanceof Reopen && attempt < 3) return JournalFile.open(path, lockOf, attempt + 1);
       if (error instanceof UsageError) throw error;
       throw new UsageError(
         `cannot open the journal ${path}: ${systemErrorWords(error)}`,
@@ -134,6 +137,19 @@ export const journalIo = {
 
 function writeJournal(fd: number, bytes: Buffer, offset: number): number {
   return journalIo.write(fd, bytes, offset);
+}
+
+class Reopen extends Error {}
+
+/** True while `path` names the file open as `fd`. */
+function samePlace(fd: number, path: string): boolean {
+  try {
+    const open = fstatSync(fd);
+    const named = statSync(path);
+    return open.ino === named.ino && open.dev === named.dev;
+  } catch {
+    return false;
+  }
 }
 
 /**
