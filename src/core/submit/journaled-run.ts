@@ -336,7 +336,7 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
       await continueJob(ctx, job, state, { count: state.job.items, chunks: () => [] }, run);
       return;
     }
-    checkSizes(state.job, mismatch);
+    checkSizes(state.job, job, mismatch);
     const read = await readWithDigests(ctx, state.job.service, jobSources(state.job), readOptionsOf(state.job));
     try {
       const changed = state.job.inputs
@@ -382,15 +382,13 @@ async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): 
   );
 }
 
-function checkSizes(job: Job, mismatch: (what: readonly string[]) => UsageError): void {
+function checkSizes(job: Job, open: OpenJob, mismatch: (what: readonly string[]) => UsageError): void {
   for (const input of job.inputs) {
     let size: number;
     try {
       size = inputSize(input.path);
     } catch (error) {
-      throw new UsageError(
-        `cannot read ${input.path}, an input of the job: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      throw unreadableInput(open, input, error);
     }
     if (size !== input.size) {
       throw mismatch([
@@ -398,6 +396,28 @@ function checkSizes(job: Job, mismatch: (what: readonly string[]) => UsageError)
       ]);
     }
   }
+}
+
+/**
+ * An input of the job that cannot be read now, named as what it is (the user's file, or the copy of stdin or of the
+ * arguments kept beside the journal) with the way back: the same bytes at the same path.
+ */
+function unreadableInput(open: OpenJob, input: JobInput, error: unknown): UsageError {
+  const what =
+    input.kind === 'file' ? 'its input' : `its copy of ${input.kind === 'stdin' ? 'stdin' : 'the arguments'}`;
+  const tasks = `its tasks so far: taskctl show --job ${open.id}`;
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    return new UsageError(
+      `job ${open.id} cannot be continued: ${what} ${input.path} is missing; nothing was sent`,
+      input.kind === 'file'
+        ? `Put the file back at ${input.path} as it was when the job started (the same bytes), or link it there from where the job's items are now, then resume it; ${tasks}`
+        : `Put it back at that path (it was written beside the journal when the job started), then resume it; ${tasks}`,
+    );
+  }
+  return new UsageError(
+    `job ${open.id} cannot be continued: cannot read ${what} ${input.path} (${systemErrorWords(error)}); nothing was sent`,
+    `Make ${input.path} readable as it was when the job started, then resume it; ${tasks}`,
+  );
 }
 
 function jobSources(job: Job): ItemSource[] {
