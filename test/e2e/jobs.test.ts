@@ -171,8 +171,9 @@ it('a journal on a small full file system: exit 14, every task named; after room
     return;
   }
   try {
-    // A long input path makes the job record about 3.5 KB: it fits the one page left free below, and a later record
-    // (after the first chunk's task, before the job's end) needs a second page that the full file system lacks.
+    // Two pages are left free below: one for the lock beside the journal (job.jsonl.lock), one for the journal. A long
+    // input path makes the job record about 3.5 KB: it fits that page, and a later record (after the first chunk's
+    // task, before the job's end) needs another page that the full file system lacks.
     let long = world.home.dir;
     for (let i = 0; i < 14; i++) long = join(long, `${'d'.repeat(199)}${i}`);
     mkdirSync(long, { recursive: true });
@@ -181,7 +182,7 @@ it('a journal on a small full file system: exit 14, every task named; after room
     const journal = join(disk, 'job.jsonl');
     const spare = join(disk, 'spare');
     const filler = join(disk, 'filler');
-    writeFileSync(spare, Buffer.alloc(4096));
+    writeFileSync(spare, Buffer.alloc(8192));
     spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k', 'count=64'], { stdio: 'ignore' });
     rmSync(spare);
     // In this process: the subject is the journal's write failing on a real file system, not the process.
