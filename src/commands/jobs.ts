@@ -13,7 +13,10 @@ export function registerJobs(program: Command, run: RunAction): void {
     .description("this machine's jobs (every create that may send is one), newest first, and the disk they use")
     .option('--limit <n>', 'print at most this many jobs', positiveInt())
     .option('--all', "every job on this machine, not only the current profile's and base URL's")
-    .option('--prune', "remove finished jobs' journals from the state directory now (never an unfinished job's)")
+    .option(
+      '--prune',
+      "remove finished jobs' journals, and those of creates killed before they recorded their job, from the state directory now (never an unfinished job's)",
+    )
     .addOption(columnsOption(JOB_COLUMN_NAMES))
     .addOption(wideOption())
     .addHelpText(

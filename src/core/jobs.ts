@@ -84,7 +84,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     if (chunk.task) created++;
     else if (chunk.send) doubt++;
   }
-  const running = !state.done && store.runner(stored.id) !== undefined;
+  const running = !state.done && store.runner(stored.id, stored.path) !== undefined;
   return {
     id: stored.id,
     started: job.created_at.replace(/\.\d+Z$/, 'Z'),
@@ -120,6 +120,35 @@ export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: numb
   return removed;
 }
 
+/**
+ * The journals of the state directory that hold no record at all: a create killed before it recorded its job (while
+ * it read a long stdin), nothing of it sent, its copy of stdin still beside it. One being written now is listed too:
+ * removing takes its locks first (`JobStore.removeUnstarted`).
+ */
+export function unrecordedStarts(store: JobStore): StoredJob[] {
+  return store.list().filter((stored) => stored.own && holdsNothing(stored.path));
+}
+
+function holdsNothing(path: string): boolean {
+  try {
+    return readJournal(path)?.length === 0;
+  } catch {
+    return false; // unreadable: never removed on a guess
+  }
+}
+
+/** Removes those of `starts` older than the retention (all of them with 0), each unless its run is alive. */
+function pruneUnrecorded(store: JobStore, starts: readonly StoredJob[], keepMs: number, nowMs: number): StoredJob[] {
+  return starts.filter((stored) => {
+    if (keepMs > 0 && nowMs - stored.mtimeMs < keepMs) return false;
+    try {
+      return store.removeUnstarted(stored, () => holdsNothing(stored.path));
+    } catch {
+      return false; // left for the next run
+    }
+  });
+}
+
 /** After a create: the state directory's finished jobs past the retention go (a glance at their dates first). */
 export async function pruneExpired(ctx: Service & Runtime, store: JobStore | undefined): Promise<void> {
   if (!store) return;
@@ -130,6 +159,12 @@ export async function pruneExpired(ctx: Service & Runtime, store: JobStore | und
   if (old.length === 0) return;
   const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
   pruneJobs(store, rows, keep, now);
+  pruneUnrecorded(
+    store,
+    old.filter((stored) => holdsNothing(stored.path)),
+    keep,
+    now,
+  );
 }
 
 export async function retentionMs(ctx: Service): Promise<number> {
@@ -151,7 +186,13 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
   let rows = readJobs(store);
   const keep = options.prune === true ? 0 : await retentionMs(ctx);
   const removed = new Set(pruneJobs(store, rows, keep, ctx.clock.now()).map((row) => row.id));
-  if (options.prune === true) ctx.printer.info(`removed ${counted(removed.size, 'finished job')}`);
+  let starts = unrecordedStarts(store);
+  const gone = new Set(pruneUnrecorded(store, starts, keep, ctx.clock.now()).map((stored) => stored.id));
+  starts = starts.filter((stored) => !gone.has(stored.id) && store.runner(stored.id, stored.path) === undefined);
+  if (options.prune === true) {
+    const also = gone.size > 0 ? ` and ${counted(gone.size, UNRECORDED)}` : '';
+    ctx.printer.info(`removed ${counted(removed.size, 'finished job')}${also}`);
+  }
   rows = rows.filter((row) => !removed.has(row.id));
   const shown = (await currentJobs(ctx, rows, options.all === true)).slice(0, options.limit ?? Infinity);
   if (idsOnly(ctx.globals)) {
@@ -164,9 +205,18 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
     wide: options.wide === true,
     chosen: (options.columns?.length ?? 0) > 0,
   });
-  const bytes = rows.reduce((sum, row) => sum + row.bytes, 0);
+  const startBytes = starts.reduce((sum, stored) => sum + stored.bytes, 0);
+  const bytes = rows.reduce((sum, row) => sum + row.bytes, startBytes);
   const hidden = rows.length - shown.length;
   ctx.printer.info(
     `${counted(rows.length, 'job')} on this machine${hidden > 0 ? ` (${hidden} not shown: --all, --limit)` : ''}; their journals use ${formatBytes(bytes)} (state directory: ${store.dir})`,
   );
+  if (starts.length > 0) {
+    ctx.printer.info(
+      `${counted(starts.length, UNRECORDED)} (a create stopped before it recorded its job: nothing of it was sent) ${starts.length === 1 ? 'uses' : 'use'} ${formatBytes(startBytes)}; taskctl jobs --prune removes ${starts.length === 1 ? 'it' : 'them'}`,
+    );
+  }
 }
+
+/** A journal with no record (`unrecordedStarts`), in words a person reads. */
+const UNRECORDED = 'unfinished start';

@@ -2,12 +2,13 @@
  * The jobs of this machine in the state directory (state-dir.ts; docs/behaviour.md#jobs):
  *   jobs/ID.jsonl   the journal of a job started without --journal (and its copies, ID.jsonl.input / .args)
  *   jobs/ID.ref     where the journal of a job started with --journal FILE is (its real path, one line)
- *   locks/ID.lock   held by the one run continuing job ID: a job is locked by its id, never by a path
+ *   locks/ID.lock   held by the one run continuing job ID: a job is locked by its id, and its journal beside it
+ *                   (ID.jsonl.lock, FILE.lock: store/journal-file.ts)
  * What a record means is core's (core/job/registry.ts); this module only finds, sizes and removes files.
  */
 import { readdirSync, readFileSync, realpathSync, rmSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { lockHolder, type LockOwner } from './lock-file.js';
+import { lockHolder, tryLock, type HeldLock, type LockOwner } from './lock-file.js';
 import { writeFileAtomicSync } from './atomic-file.js';
 import { makeStateDirectory } from './state-dir.js';
 
@@ -50,9 +51,30 @@ export class JobStore {
     return join(this.dir, 'locks', `${id}.lock`);
   }
 
-  /** Who runs job `id` now (a live holder of its lock), if anyone. */
-  runner(id: string): LockOwner | undefined {
-    return lockHolder(this.lockPath(id));
+  /** Who runs job `id` now (a live holder of its lock, or of the lock beside its journal at `path`), if anyone. */
+  runner(id: string, path?: string): LockOwner | undefined {
+    return lockHolder(this.lockPath(id)) ?? (path === undefined ? undefined : lockHolder(`${path}.lock`));
+  }
+
+  /**
+   * Removes a journal of the state directory and its copies under both of its locks (a run opening it now holds them,
+   * or finds its file gone), when `unstarted` still says so under them. False when a live run holds it.
+   */
+  removeUnstarted(job: Pick<StoredJob, 'id' | 'path'>, unstarted: () => boolean): boolean {
+    this.prepare();
+    const locks: HeldLock[] = [];
+    try {
+      for (const path of [`${job.path}.lock`, this.lockPath(job.id)]) {
+        const lock = tryLock(path);
+        if (!('release' in lock)) return false;
+        locks.push(lock);
+      }
+      if (!unstarted()) return false;
+      this.remove({ ...job, own: true });
+      return true;
+    } finally {
+      for (const lock of locks.reverse()) lock.release();
+    }
   }
 
   /** Records where the journal of job `id` is, when it is not in the state directory (the file given is the one used). */
@@ -100,8 +122,11 @@ export class JobStore {
 
   /** Removes a finished job: its journal and copies when taskctl's own, and what the state directory knows of it. */
   remove(job: Pick<StoredJob, 'id' | 'path' | 'own'>): void {
-    if (job.own)
+    if (job.own) {
       for (const path of [job.path, ...COPIES.map((suffix) => job.path + suffix)]) rmSync(path, { force: true });
+      // The lock beside it, left by a run that was killed (a live holder's stays).
+      if (lockHolder(`${job.path}.lock`) === undefined) rmSync(`${job.path}.lock`, { force: true });
+    }
     this.forget(job.id);
   }
 

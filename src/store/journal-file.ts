@@ -1,7 +1,9 @@
 /**
  * The journal file of `create --journal FILE` (core/submit/journaled-run.ts gives the records their meaning): JSON lines,
- * append-only, each record written and fsynced before the step it guards, and a lock named by the caller (the job's,
- * in the state directory: store/job-files.ts) so that one process at a time continues a job. Also the copy of stdin (or of arguments) that a resume reads back.
+ * append-only, each record written and fsynced before the step it guards, and two locks so that one process at a time
+ * continues a job: `FILE.lock` beside the file (every process that can write it meets this one, whatever its state
+ * directory) and one named by the caller (the job's id, in the state directory: store/job-files.ts). Also the copy of
+ * stdin (or of arguments) that a resume reads back.
  */
 import {
   closeSync,
@@ -28,17 +30,18 @@ export class JournalFile {
   private constructor(
     readonly path: string,
     private fd: number | undefined,
-    private readonly lock: HeldLock,
+    private readonly locks: readonly HeldLock[],
     /** The records read at open, in order (a torn last line, never acted on, is dropped). */
     readonly records: unknown[],
   ) {}
 
   /**
-   * Opens `path` (creating it when missing), then locks the job it holds: `lockOf` names the lock from the records
-   * read (a job is locked by its id, so a copy and its original exclude each other). A job in use by another process,
-   * or a path that cannot be written, is exit 2 before anything is sent.
+   * Opens `path` (creating it when missing), then locks it twice: the file itself (`FILE.lock` beside it, met by every
+   * process that can write it, whatever its state directory), then the job it holds, where `lockOf` names it from the
+   * records read (a job is locked by its id, so a copy and its original exclude each other; undefined: no such lock).
+   * A job in use by another process, or a path that cannot be written or locked, is exit 2 before anything is sent.
    */
-  static open(path: string, lockOf: (records: readonly unknown[]) => string): JournalFile {
+  static open(path: string, lockOf: (records: readonly unknown[]) => string | undefined, attempt = 1): JournalFile {
     let fd: number;
     try {
       fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW, 0o600);
@@ -48,17 +51,23 @@ export class JournalFile {
         'Pass a --journal path in a writable directory.',
       );
     }
-    let lock: HeldLock | undefined;
+    const locks: HeldLock[] = [];
     try {
-      lock = lockJob(path, lockOf(readRecords(path).records));
-      // Read again under the lock: a run that held it may have appended meanwhile.
+      // The journal is never a symlink (O_NOFOLLOW): FILE.lock is one file whatever directories lead to it.
+      locks.push(lockJob(path, `${path}.lock`));
+      const byId = lockOf(readRecords(path).records);
+      if (byId !== undefined) locks.push(lockJob(path, byId));
+      // Removed between its open and its locks (`jobs --prune` takes them to remove an empty journal): opened again.
+      if (!samePlace(fd, path)) throw new Reopen();
+      // Read again under the locks: a run that held them may have appended meanwhile.
       const { records, text, goodBytes } = readRecords(path);
       // A torn last line (killed mid-append) is cut so the next record starts on a line of its own.
       if (goodBytes < Buffer.byteLength(text)) ftruncateSync(fd, goodBytes);
-      return new JournalFile(path, fd, lock, records);
+      return new JournalFile(path, fd, locks, records);
     } catch (error) {
-      lock?.release();
+      for (const lock of locks.reverse()) lock.release();
       closeSync(fd);
+      if (error instanceof Reopen && attempt < 3) return JournalFile.open(path, lockOf, attempt + 1);
       if (error instanceof UsageError) throw error;
       throw new UsageError(
         `cannot open the journal ${path}: ${systemErrorWords(error)}`,
@@ -103,7 +112,7 @@ export class JournalFile {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    this.lock.release();
+    for (const lock of [...this.locks].reverse()) lock.release();
   }
 }
 
@@ -130,12 +139,32 @@ function writeJournal(fd: number, bytes: Buffer, offset: number): number {
   return journalIo.write(fd, bytes, offset);
 }
 
+class Reopen extends Error {}
+
+/** True while `path` names the file open as `fd`. */
+function samePlace(fd: number, path: string): boolean {
+  try {
+    const open = fstatSync(fd);
+    const named = statSync(path);
+    return open.ino === named.ino && open.dev === named.dev;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A lock that cannot be written is refused, never skipped: a run without it could send the chunks another run is
+ * sending (paying twice).
+ */
 function lockJob(path: string, lockPath: string): HeldLock {
   let lock;
   try {
     lock = tryLock(lockPath);
   } catch (error) {
-    throw new UsageError(`cannot lock the journal ${path} (${lockPath}): ${systemErrorWords(error)}`);
+    throw new UsageError(
+      `cannot lock the journal ${path} (${lockPath}): ${systemErrorWords(error)}; nothing was sent`,
+      'Without its lock another run could send the same chunks: resume it as a user who can write that directory, or resume a copy of the journal kept in a directory you can write (a copy is the same job).',
+    );
   }
   if ('release' in lock) return lock;
   const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';

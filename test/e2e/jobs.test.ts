@@ -3,7 +3,7 @@
  * slow prints one command, and that command run verbatim puts every item in exactly one task; a job killed with SIGKILL
  * mid-POST is listed as interrupted by `jobs -o json` and continued through a symlinked directory and through a copy of
  * its journal, each item once; a journal on a small full file system stops the job with exit 14 and every task named,
- * and `resume` ends it once there is room. The killed create is the real bin (only a process can die mid-POST), killed
+ * and `resume` ends it once there is room; a journal whose lock cannot be written beside it is refused. The killed create is the real bin (only a process can die mid-POST), killed
  * once the sandbox has received the POST of the chunk that is then in doubt; the create stopped by Ctrl-C (an abort, as
  * the bin's first SIGINT is), the create whose journal meets a full disk, and what runs after them (`jobs`, `resume`)
  * run `main()` in this process on the sandbox's clock, whose sleeps pass at once once it is virtual (a chunk in doubt
@@ -171,8 +171,9 @@ it('a journal on a small full file system: exit 14, every task named; after room
     return;
   }
   try {
-    // A long input path makes the job record about 3.5 KB: it fits the one page left free below, and a later record
-    // (after the first chunk's task, before the job's end) needs a second page that the full file system lacks.
+    // Two pages are left free below: one for the lock beside the journal (job.jsonl.lock), one for the journal. A long
+    // input path makes the job record about 3.5 KB: it fits that page, and a later record (after the first chunk's
+    // task, before the job's end) needs another page that the full file system lacks.
     let long = world.home.dir;
     for (let i = 0; i < 14; i++) long = join(long, `${'d'.repeat(199)}${i}`);
     mkdirSync(long, { recursive: true });
@@ -181,7 +182,7 @@ it('a journal on a small full file system: exit 14, every task named; after room
     const journal = join(disk, 'job.jsonl');
     const spare = join(disk, 'spare');
     const filler = join(disk, 'filler');
-    writeFileSync(spare, Buffer.alloc(4096));
+    writeFileSync(spare, Buffer.alloc(8192));
     spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k', 'count=64'], { stdio: 'ignore' });
     rmSync(spare);
     // In this process: the subject is the journal's write failing on a real file system, not the process.
@@ -199,6 +200,32 @@ it('a journal on a small full file system: exit 14, every task named; after room
     const resumed = await world.inProcess(['resume', id ?? '', '-q'], { clock });
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectEachItemOnce(world);
+  } finally {
+    spawnSync('umount', [disk], { stdio: 'ignore' });
+  }
+}, 60_000);
+
+it('a journal whose lock cannot be written beside it is refused (exit 2, nothing sent), never run unlocked', async (context) => {
+  world = await startWorld({ itemMs: 0, clock });
+  const disk = smallDisk(join(world.home.dir, 'disk'));
+  if (!disk) {
+    context.skip();
+    return;
+  }
+  try {
+    const journal = join(disk, 'job.jsonl');
+    writeFileSync(journal, '');
+    // No page left: the (empty) journal opens, the lock beside it cannot be written.
+    spawnSync('dd', ['if=/dev/zero', `of=${join(disk, 'filler')}`, 'bs=4k', 'count=64'], { stdio: 'ignore' });
+    clock.virtual();
+    const run = await world.inProcess(['create', S, ...ITEMS, '--journal', journal, '-y'], { clock });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(
+      `cannot lock the journal ${journal} (${journal}.lock): the disk is full; nothing was sent`,
+    );
+    expect(run.stderr).toMatch(/Without its lock another run could send the same chunks/);
+    expect(run.stderr).not.toMatch(/ENOSPC/);
+    expect(await postsReceived(world)).toBe(0);
   } finally {
     spawnSync('umount', [disk], { stdio: 'ignore' });
   }

@@ -4,7 +4,8 @@
  * digests) before any wait or request, say where the job stands, then run the one pipeline (pipeline.ts) with the
  * journal as its observer (job-journal.ts); chunks left in doubt are settled (settle.ts) after the money guard and
  * before anything is sent. A job is known and locked by its id, never by the path as typed: a copy of a journal, or
- * one reached through a symlink, is the same job. Each chunk's entry in the local ledger (store/ledger.ts) carries the
+ * one reached through a symlink, is the same job; its file is locked too (`FILE.lock`), for runs of another state
+ * directory. Each chunk's entry in the local ledger (store/ledger.ts) carries the
  * job id and chunk: resume takes it over as its own. The records: journal-records.ts.
  */
 import { createHash, type Hash } from 'node:crypto';
@@ -94,7 +95,7 @@ function openJournal(place: JobPlace, nowMs: number): { file: JournalFile; id: s
   let id = '';
   const file = JournalFile.open(place.path, (records) => {
     id = jobIdOf(records[0]) ?? (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
-    return place.store ? place.store.lockPath(id) : `${place.path}.lock`;
+    return place.store?.lockPath(id); // beside the file too, always: JournalFile.open
   });
   try {
     const other = place.store?.locate(id);
@@ -335,7 +336,7 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
       await continueJob(ctx, job, state, { count: state.job.items, chunks: () => [] }, run);
       return;
     }
-    checkSizes(state.job, mismatch);
+    checkSizes(state.job, job, mismatch);
     const read = await readWithDigests(ctx, state.job.service, jobSources(state.job), readOptionsOf(state.job));
     try {
       const changed = state.job.inputs
@@ -381,15 +382,13 @@ async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): 
   );
 }
 
-function checkSizes(job: Job, mismatch: (what: readonly string[]) => UsageError): void {
+function checkSizes(job: Job, open: OpenJob, mismatch: (what: readonly string[]) => UsageError): void {
   for (const input of job.inputs) {
     let size: number;
     try {
       size = inputSize(input.path);
     } catch (error) {
-      throw new UsageError(
-        `cannot read ${input.path}, an input of the job: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      throw unreadableInput(open, input, error);
     }
     if (size !== input.size) {
       throw mismatch([
@@ -397,6 +396,28 @@ function checkSizes(job: Job, mismatch: (what: readonly string[]) => UsageError)
       ]);
     }
   }
+}
+
+/**
+ * An input of the job that cannot be read now, named as what it is (the user's file, or the copy of stdin or of the
+ * arguments kept beside the journal) with the way back: the same bytes at the same path.
+ */
+function unreadableInput(open: OpenJob, input: JobInput, error: unknown): UsageError {
+  const what =
+    input.kind === 'file' ? 'its input' : `its copy of ${input.kind === 'stdin' ? 'stdin' : 'the arguments'}`;
+  const tasks = `its tasks so far: taskctl show --job ${open.id}`;
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    return new UsageError(
+      `job ${open.id} cannot be continued: ${what} ${input.path} is missing; nothing was sent`,
+      input.kind === 'file'
+        ? `Put the file back at ${input.path} as it was when the job started (the same bytes), or link it there from where the job's items are now, then resume it; ${tasks}`
+        : `Put it back at that path (it was written beside the journal when the job started), then resume it; ${tasks}`,
+    );
+  }
+  return new UsageError(
+    `job ${open.id} cannot be continued: cannot read ${what} ${input.path} (${systemErrorWords(error)}); nothing was sent`,
+    `Make ${input.path} readable as it was when the job started, then resume it; ${tasks}`,
+  );
 }
 
 function jobSources(job: Job): ItemSource[] {

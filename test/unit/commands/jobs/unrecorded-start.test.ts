@@ -1,0 +1,85 @@
+/**
+ * A create killed before it recorded its job (while it read a long stdin) leaves a journal with no record and its copy
+ * of stdin: `taskctl jobs` counts their disk and says what they are, `--prune` and the retention remove them, never
+ * while their process runs (it holds the job's lock) and never a journal that holds a record of a chunk
+ * (docs/behaviour.md#jobs).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runTaskctl, T0 } from '../harness.js';
+
+let home: string;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'taskctl-unrecorded-'));
+});
+afterEach(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+const jobs = () => join(home, 'state', 'jobs');
+const run = (argv: string[]) => runTaskctl(argv, { home });
+const ID = 'j-m5xunpc0abcd';
+
+/** What a create killed while it read stdin leaves: an empty journal and 3,000 bytes of the copy of stdin. */
+function killedStart(id = ID): void {
+  mkdirSync(jobs(), { recursive: true });
+  writeFileSync(join(jobs(), `${id}.jsonl`), '');
+  writeFileSync(join(jobs(), `${id}.jsonl.input`), 'x'.repeat(3000));
+}
+
+/** Its lock held by a running process (this one), as a create still reading its input holds it. */
+function holdLock(path: string): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), token: 'live' }));
+}
+
+describe('a create stopped before it recorded its job', () => {
+  it('`jobs` counts its disk and says what it is; --prune removes it', async () => {
+    killedStart();
+    const listed = await run(['jobs']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toMatch(/0 jobs on this machine; their journals use 3000 bytes/);
+    expect(listed.stderr).toMatch(
+      /1 unfinished start \(a create stopped before it recorded its job: nothing of it was sent\) uses 3000 bytes; taskctl jobs --prune removes it/,
+    );
+    const pruned = await run(['jobs', '--prune']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stderr).toMatch(/removed 0 finished jobs and 1 unfinished start/);
+    expect(readdirSync(jobs())).toEqual([]);
+    expect((await run(['jobs'])).stderr).toMatch(/their journals use 0 bytes/);
+  });
+
+  it('goes after the job-retention like a finished job, and stays before it', async () => {
+    killedStart();
+    const old = (T0 - 31 * 24 * 3600_000) / 1000;
+    utimesSync(join(jobs(), `${ID}.jsonl`), old, old);
+    killedStart('j-m5xunpc0efgh');
+    const recent = (T0 - 3600_000) / 1000;
+    utimesSync(join(jobs(), 'j-m5xunpc0efgh.jsonl'), recent, recent);
+    expect((await run(['jobs'])).code).toBe(0);
+    expect(readdirSync(jobs()).sort()).toEqual(['j-m5xunpc0efgh.jsonl', 'j-m5xunpc0efgh.jsonl.input']);
+  });
+
+  it('is never removed while its process runs (it holds the lock): it is being written', async () => {
+    killedStart();
+    holdLock(join(home, 'state', 'locks', `${ID}.lock`));
+    const pruned = await run(['jobs', '--prune']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(existsSync(join(jobs(), `${ID}.jsonl.input`))).toBe(true);
+    expect(pruned.stderr).not.toMatch(/unfinished start/);
+    rmSync(join(home, 'state', 'locks', `${ID}.lock`));
+    holdLock(join(jobs(), `${ID}.jsonl.lock`));
+    expect((await run(['jobs', '--prune'])).code).toBe(0);
+    expect(existsSync(join(jobs(), `${ID}.jsonl.input`))).toBe(true);
+  });
+
+  it('a journal that holds a record of a chunk sent is never removed, even with its job record lost', async () => {
+    mkdirSync(jobs(), { recursive: true });
+    const send = { type: 'send', chunk: 1, first: 0, count: 1, sha256: '', sent_at: T0, settle_after: T0 };
+    writeFileSync(join(jobs(), `${ID}.jsonl`), `${JSON.stringify(send)}\n`);
+    expect((await run(['jobs', '--prune'])).code).toBe(0);
+    expect(existsSync(join(jobs(), `${ID}.jsonl`))).toBe(true);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * One journal, two state directories (another user, a container with another HOME, CI steps with their own
+ * TASKCTL_STATE_DIR): the job is locked beside its journal file too, so a second run that reaches the same file is
+ * exit 2 naming the holder while the first runs, and nothing is created twice (docs/behaviour.md#jobs).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../../../src/lib/time.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { runTaskctl, type RunResult } from '../harness.js';
+
+const S = 'domain_check_availability';
+const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];
+let world: World;
+let dir: string;
+beforeEach(async () => {
+  world = await startSandboxWorld();
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-two-states-'));
+});
+afterEach(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A run with a home (config, cache, state directory) of its own. */
+const run = (home: string, argv: string[], clock: Clock = world.clock) =>
+  runTaskctl(argv, { env: world.env, clock, home: join(dir, home) });
+
+/** Every item of the world's tasks, each with how many tasks hold it. */
+async function itemCounts(): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const { id } of await world.tasks()) {
+    const response = await fetch(`${world.sandbox.origin}/__sandbox/tasks/${id}`);
+    const { task } = (await response.json()) as { task: { items: Array<{ target: string }> } };
+    for (const item of task.items) counts[item.target] = (counts[item.target] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/**
+ * Run A (home `a`) creates the job, chunk 2's answer is lost, and while A checks the task list for it (its first
+ * sleep of a second or more: it holds the job), run B (home `b`) runs `second(journal of A)`.
+ */
+async function whileARuns(
+  argvA: string[],
+  second: () => string[],
+): Promise<{ a: RunResult; b: RunResult | undefined }> {
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before', count: 1 });
+  let b: RunResult | undefined;
+  const clock: Clock = {
+    now: () => world.clock.now(),
+    sleep: async (ms, signal) => {
+      if (b === undefined && ms >= 1000) b = await run('b', second());
+      return world.clock.sleep(ms, signal);
+    },
+  };
+  const a = await run('a', argvA, clock);
+  return { a, b };
+}
+
+describe('one journal, two state directories', () => {
+  it('resume FILE from another state directory while a create --journal FILE runs: exit 2 naming the holder', async () => {
+    const journal = join(dir, 'job.jsonl');
+    const { a, b } = await whileARuns(['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'], () => [
+      'resume',
+      journal,
+      '-q',
+    ]);
+    expect(b?.code, b?.stderr).toBe(2);
+    expect(b?.stderr).toMatch(new RegExp(`in use by another taskctl \\(process ${process.pid} on `));
+    expect(b?.stderr).toMatch(/Wait for that run to end/);
+    // A's own outcome for chunk 2 (a lost answer it cannot prove either way), then A's resume ends the job.
+    expect(a.code, a.stderr).toBe(9);
+    const resumed = await run('a', ['resume', journal, '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
+    const records = readFileSync(journal, 'utf8').trim().split('\n');
+    expect(records.filter((line) => line.includes('"type":"done"'))).toHaveLength(1);
+  });
+
+  it('a job of one state directory, resumed by its file from another while it runs: exit 2', async () => {
+    const { a, b } = await whileARuns(['create', S, ...ITEMS, '--chunk-size', '1', '-q'], () => {
+      const jobs = join(dir, 'a', 'state', 'jobs');
+      const [name] = readdirSync(jobs).filter((file) => file.endsWith('.jsonl'));
+      return ['resume', join(jobs, name ?? 'none'), '-q'];
+    });
+    expect(b?.code, b?.stderr).toBe(2);
+    expect(b?.stderr).toMatch(/in use by another taskctl/);
+    expect(a.code, a.stderr).toBe(9);
+    const resumed = await run('a', ['resume', /taskctl resume (j-[0-9a-z]+)/.exec(a.stderr)?.[1] ?? '', '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
+  });
+});
