@@ -9,6 +9,7 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  lstatSync,
   openSync,
   statSync,
   writeFileSync,
@@ -41,12 +42,22 @@ export class JournalFile {
   static open(path: string, lockOf: (records: readonly unknown[]) => string): JournalFile {
     let fd: number;
     try {
-      fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW, 0o600);
+      // O_NONBLOCK: a FIFO there would block the open until someone reads it (deaf to Ctrl-C); it fails, or opens at
+      // once and is refused below. On a regular file the flag changes nothing.
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
+      fd = openSync(path, flags | constants.O_NONBLOCK, 0o600);
     } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENXIO: a FIFO nobody reads; EISDIR: a directory; ELOOP: a symbolic link.
+      if (code === 'ENXIO' || code === 'EISDIR' || code === 'ELOOP') throw notRegular(path);
       throw new UsageError(
         `cannot write the journal ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : systemErrorWords(error)}`,
         'Pass a --journal path in a writable directory.',
       );
+    }
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      throw notRegular(path);
     }
     let lock: HeldLock | undefined;
     try {
@@ -105,6 +116,25 @@ export class JournalFile {
     this.fd = undefined;
     this.lock.release();
   }
+}
+
+/** A journal must be a regular file: a FIFO, device, socket, directory or symbolic link is exit 2, never opened for real. */
+function notRegular(path: string): UsageError {
+  let kind = 'not a regular file';
+  try {
+    const stats = lstatSync(path);
+    if (stats.isSymbolicLink()) kind = 'a symbolic link';
+    else if (stats.isFIFO()) kind = 'a FIFO (named pipe)';
+    else if (stats.isDirectory()) kind = 'a directory';
+    else if (stats.isSocket()) kind = 'a socket';
+    else if (stats.isCharacterDevice() || stats.isBlockDevice()) kind = 'a device';
+  } catch {
+    // Gone meanwhile: the plain words stand.
+  }
+  return new UsageError(
+    `the journal ${path} is ${kind === 'not a regular file' ? kind : `${kind}, not a regular file`}`,
+    'A journal is a regular file taskctl appends to: pass a --journal path to a file (or to none yet).',
+  );
 }
 
 /**
