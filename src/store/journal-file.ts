@@ -133,7 +133,7 @@ function notRegular(path: string): UsageError {
   }
   return new UsageError(
     `the journal ${path} is ${kind === 'not a regular file' ? kind : `${kind}, not a regular file`}`,
-    'A journal is a regular file taskctl appends to: pass a --journal path to a file (or to none yet).',
+    'A journal is a regular file taskctl appends to: name one that is (or none yet), or resume the job by its id.',
   );
 }
 
