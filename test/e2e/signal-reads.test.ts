@@ -1,10 +1,10 @@
 /**
  * A stop signal while taskctl waits on input that never ends ends the process at once with its code
- * (docs/behaviour.md#exit-codes): items on a stdin pipe whose producer still runs, an `--api-key-file` FIFO whose writer
- * says nothing. The bin is spawned: the subject is the process (nothing left that keeps it alive).
+ * (docs/behaviour.md#exit-codes): items on a stdin pipe or in a FIFO whose producer still runs, an `--api-key-file` FIFO
+ * whose writer says nothing. The bin is spawned: the subject is the process (nothing left that keeps it alive).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, openSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
@@ -42,7 +42,8 @@ async function termWhen(args: string[], stdin: string, ready: () => boolean) {
   return { code, stderr };
 }
 
-describe('SIGTERM while input is read', { timeout: 60_000 }, () => {
+// FIFOs and POSIX signals: not on Windows.
+describe.skipIf(process.platform === 'win32')('SIGTERM while input is read', { timeout: 60_000 }, () => {
   it('create reading items from a stdin pipe that never ends: 143 at once, nothing sent', async () => {
     const jobs = join(world.env.TASKCTL_STATE_DIR ?? '', 'jobs');
     // Ready once the job's copy of stdin holds the first line: the run is reading, its signal handlers in place.
@@ -57,6 +58,37 @@ describe('SIGTERM while input is read', { timeout: 60_000 }, () => {
     expect(result.code, result.stderr).toBe(143);
     expect(result.stderr).toContain('interrupted before anything was sent: nothing was created');
     expect(await postsReceived(world)).toBe(0);
+  });
+
+  it('create -f FIFO (process substitution) whose writer is still running: 143 at once, nothing sent', async () => {
+    const fifo = join(world.home.dir, 'items.fifo');
+    execFileSync('mkfifo', [fifo]);
+    let writer: number | undefined;
+    // 256 KiB of items, four times what a pipe holds: once all are written, taskctl has read most of them and waits in
+    // a read for more, which the writer (still there) never sends.
+    const items = Buffer.from(
+      Array.from({ length: 16_384 }, (_, i) => `i${i}.example.com\n`)
+        .join('')
+        .slice(0, 256 * 1024),
+    );
+    let written = 0;
+    const fedWhileReading = () => {
+      try {
+        writer ??= openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK); // once taskctl has it open for reading
+        while (written < items.length) written += writeSync(writer, items, written);
+        return true;
+      } catch {
+        return false; // no reader yet, or the pipe is full (EAGAIN): polled again
+      }
+    };
+    try {
+      const result = await termWhen(['create', 'domain_check_availability', '-y', '-f', fifo], '', fedWhileReading);
+      expect(result.code, result.stderr).toBe(143);
+      expect(result.stderr).toContain('interrupted before anything was sent: nothing was created');
+      expect(await postsReceived(world)).toBe(0);
+    } finally {
+      if (writer !== undefined) closeSync(writer);
+    }
   });
 
   it('--api-key-file FIFO whose writer says nothing: 143 at once', async () => {
