@@ -212,15 +212,7 @@ export class InputCopy {
   size = 0;
 
   constructor(readonly path: string) {
-    try {
-      this.fd = openSync(
-        path,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-        0o600,
-      );
-    } catch (error) {
-      throw copyError(path, error);
-    }
+    this.fd = openCopy(path, (words) => copyError(path, words));
   }
 
   write(bytes: Uint8Array): void {
@@ -228,7 +220,7 @@ export class InputCopy {
       for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
       this.size += bytes.length;
     } catch (error) {
-      throw copyError(this.path, error);
+      throw copyError(this.path, systemErrorWords(error));
     }
   }
 
@@ -236,29 +228,53 @@ export class InputCopy {
     try {
       fsyncSync(this.fd);
     } catch (error) {
-      throw copyError(this.path, error);
+      throw copyError(this.path, systemErrorWords(error));
     } finally {
       closeSync(this.fd);
     }
   }
 }
 
-function copyError(path: string, error: unknown): UsageError {
+function copyError(path: string, words: string): UsageError {
   return new UsageError(
-    `cannot write the copy of the input (${path}): ${systemErrorWords(error)}; nothing was sent`,
+    `cannot write the copy of the input (${path}): ${words}; nothing was sent`,
     'A journaled create keeps its piped input beside the journal: pass a --journal path with room to write.',
   );
 }
 
 /** The copy of a create's arguments (`FILE.args`): one JSON string a line, so a resume reads them back as NDJSON. */
 export function writeArgumentsCopy(path: string, values: readonly string[]): void {
+  const failed = (words: string) =>
+    new UsageError(`cannot write the copy of the arguments (${path}): ${words}; nothing was sent`);
+  const fd = openCopy(path, failed);
   try {
-    writeFileSync(path, values.map((value) => `${JSON.stringify(value)}\n`).join(''), { mode: 0o600 });
+    writeFileSync(fd, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
   } catch (error) {
-    throw new UsageError(
-      `cannot write the copy of the arguments (${path}): ${systemErrorWords(error)}; nothing was sent`,
-    );
+    throw failed(systemErrorWords(error));
+  } finally {
+    closeSync(fd);
   }
+}
+
+/**
+ * A copy beside the journal, truncated, opened so that a FIFO there never blocks (O_NONBLOCK: it fails at once or opens
+ * and is refused) and a symbolic link is not followed; anything but a regular file is `failed`.
+ */
+function openCopy(path: string, failed: (words: string) => UsageError): number {
+  let fd: number;
+  try {
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+    fd = openSync(path, flags | constants.O_NONBLOCK, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const other = code === 'ENXIO' || code === 'ELOOP' || code === 'EISDIR';
+    throw failed(other ? 'it is not a regular file' : systemErrorWords(error));
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw failed('it is not a regular file');
+  }
+  return fd;
 }
 
 /** The size in bytes of a job's input now (resume compares it with the recorded size); throws the fs error. */

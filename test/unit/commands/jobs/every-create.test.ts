@@ -311,6 +311,21 @@ describe('a journal that is not a regular file', () => {
   });
 });
 
+describe("a journal's copy of its input that is a FIFO", () => {
+  it.each([
+    ['stdin', '.input', { stdin: 'a.com\n' }, [] as string[]],
+    ['arguments', '.args', {}, ['a.com']],
+  ])('(%s) is exit 2 at once, before any request, not a wait for a reader', async (_, suffix, options, items) => {
+    const path = join(dir, 'job.jsonl');
+    execFileSync('mkfifo', [`${path}${suffix}`]);
+    const result = await run(['create', S, ...items, '--journal', path], options);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`${path}${suffix}`);
+    expect(result.stderr).toContain('not a regular file');
+    expect(await world.posts()).toBe(0);
+  });
+});
+
 describe('retention', () => {
   it('--prune removes finished jobs of the state directory, never an interrupted one or a --journal FILE', async () => {
     const finished = await run(['create', S, 'a.com', '-q']);
