@@ -173,7 +173,17 @@ export async function writeReports(
     const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
     if (summaryFile)
       writeReportFile(ctx, summaryFile, (file) => {
-        appendFileSync(file, ctx.redact(githubSummary(tasks, { ephemeral: ctx.ephemeralSandbox })));
+        // O_NONBLOCK: a FIFO nobody reads is a warning at once, not a process blocked for ever (deaf to signals).
+        const fd = openSync(
+          file,
+          constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+          0o666,
+        );
+        try {
+          appendFileSync(fd, ctx.redact(githubSummary(tasks, { ephemeral: ctx.ephemeralSandbox })));
+        } finally {
+          closeSync(fd);
+        }
       });
     else
       ctx.printer.warn(

@@ -227,6 +227,28 @@ describe('a report is never left empty, half-written, or blocking', async () => 
     }).toThrow('cannot write the report to /dev/null: it is a device, not a regular file');
   });
 
+  it(
+    'a GITHUB_STEP_SUMMARY that is a FIFO nobody reads: a warning at once, never a wait',
+    { timeout: 2_000 },
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+      const fifo = join(dir, 'summary');
+      execFileSync('mkfifo', [fifo]);
+      const memory = createMemoryIO();
+      const printer = createPrinter({ io: memory.io, format: 'tsv', color: false, redact: (t: string) => t });
+      const ctx = {
+        io: memory.io,
+        env: { GITHUB_STEP_SUMMARY: fifo },
+        redact: (t: string) => t,
+        printer,
+      } as unknown as Parameters<typeof writeReports>[0];
+      await writeReports(ctx, [{ kind: 'github' }], [task]);
+      expect(memory.stderr.text()).toContain(
+        `warning: could not write the report to ${fifo}: no such device (a FIFO with no reader?)`,
+      );
+    },
+  );
+
   it('replaces an existing report by a new file renamed over it (never written in place), keeping its mode', async () => {
     dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
     const path = join(dir, 'r.xml');
