@@ -281,7 +281,7 @@ export class Context implements Capabilities {
   private async keyFromFile(path: string | undefined): Promise<{ key: string; path: string } | undefined> {
     if (!path) return undefined;
     const { readKeyFile } = await import('./store/key-file.js');
-    return readKeyFile(path, this.io.stdin);
+    return readKeyFile(path, this.io.stdin, this.signal);
   }
 
   /** The one API client of this invocation. Missing key → exit 4; missing base URL → exit 2; both with a hint. */

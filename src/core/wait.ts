@@ -2,8 +2,9 @@
  * `taskctl wait`: the tasks named by ids (arguments or stdin) or by a journaled job (`--job FILE`), handed to the one
  * wait loop (core/follow/wait-loop.ts). Kept apart from that loop, which `--job` uses too.
  */
-import type { Capabilities, Output } from './capabilities.js';
+import type { Capabilities, Output, Process } from './capabilities.js';
 import { UsageError } from '../errors.js';
+import { readAllText } from '../lib/abortable.js';
 import { parseTaskId } from '../lib/task-id.js';
 import { checkReportTargets } from '../report/write.js';
 import { waitForTasks, type WaitOptions } from './follow/wait-loop.js';
@@ -22,7 +23,7 @@ export async function runWait(
 }
 
 /** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
-async function resolveIds(ctx: Output, args: string[]): Promise<number[]> {
+async function resolveIds(ctx: Output & Pick<Process, 'signal'>, args: string[]): Promise<number[]> {
   if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
   if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
   if (ctx.io.stdin.isTTY)
@@ -30,7 +31,8 @@ async function resolveIds(ctx: Output, args: string[]): Promise<number[]> {
       '- reads task ids from stdin, but stdin is a terminal',
       'Pipe them in: `taskctl create ... -q | taskctl wait -`.',
     );
-  const ids = (await (await import('node:stream/consumers')).text(ctx.io.stdin))
+  // A signal ends the read at once (a producer still running): exit 130/143, no "still running" for ids never read.
+  const ids = (await readAllText(ctx.io.stdin, ctx.signal))
     .split(/\r?\n/)
     .map((line) => line.trim().split(/\s+/)[0] ?? '')
     .filter((field) => field !== '' && !field.startsWith('#'))

@@ -2,16 +2,7 @@
  * `--report` for `show`, `wait` and `create --wait`: parse the specs (`junit=FILE`, `github`) when the flag is read, so a
  * typo fails before anything is created, and write the reports at the end. The builders load only when used.
  */
-import {
-  appendFileSync,
-  closeSync,
-  constants,
-  openSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-  type Stats,
-} from 'node:fs';
+import { appendFileSync, closeSync, constants, lstatSync, openSync, unlinkSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { ApiClient } from '../api/client.js';
@@ -20,6 +11,7 @@ import { CliError, systemErrorWords, UsageError } from '../errors.js';
 import type { Env } from '../lib/env.js';
 import type { IO } from '../output/io.js';
 import type { Printer } from '../output/printer.js';
+import { writeFileAtomicSync } from '../store/atomic-file.js';
 import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
 
 export type ReportSpec = { kind: 'junit'; path: string } | { kind: 'github' };
@@ -85,39 +77,51 @@ export async function fetchWithItems(
  * Proves every report file writable before anything is created, waited for or paid for (exit 2 naming the path), by
  * doing what the write will do rather than asking `access()` (which says yes to root on a read-only or pseudo file
  * system): the file's directory is made by the guarded walk (store/make-dir.ts), then a temporary file is created in it
- * and removed, or an existing report is opened for writing without truncating it. No empty report is left when the run
- * fails (docs/behaviour.md#files). Call it first thing in `wait`, `show` and `create`.
+ * and removed. Only a regular file (or none) may be there: the report replaces it whole, so a FIFO, a device, a socket
+ * or a symbolic link is refused here, never opened (opening a FIFO blocks until someone reads it). No empty report is
+ * left when the run fails (docs/behaviour.md#ci-reports). Call it first thing in `wait`, `show` and `create`.
  */
 export function checkReportTargets(specs: readonly ReportSpec[] | undefined): void {
   for (const spec of specs ?? []) if (spec.kind === 'junit') checkReportFile(spec.path);
 }
 
 function checkReportFile(path: string): void {
-  const refuse = (reason: string): never => {
-    throw new UsageError(`cannot write the report to ${path}: ${reason}`, 'Choose another --report junit=FILE.');
+  const refuse = (reason: string, hint = 'Choose another --report junit=FILE.'): never => {
+    throw new UsageError(`cannot write the report to ${path}: ${reason}`, hint);
   };
   let file: Stats | undefined;
   try {
-    file = statSync(path);
+    file = lstatSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // Missing, or under a file: the guarded walk below names the component that is wrong.
     if (code !== 'ENOENT' && code !== 'ENOTDIR') refuse(systemErrorWords(error));
   }
   if (file?.isDirectory()) refuse('it is a directory');
-  if (file && !file.isFile()) return; // a FIFO or a device (/dev/null): opening it now could block
+  if (file && !file.isFile())
+    refuse(
+      `it is ${kindOf(file)}, not a regular file`,
+      'A report is written whole to a regular file, replacing it: choose one (then read it from there).',
+    );
   const problem = makeDirectory(dirname(path));
   if (problem) refuse(describeDirectoryProblem(problem));
   try {
-    if (file) closeSync(openSync(path, constants.O_WRONLY));
-    else probeDirectory(dirname(path));
+    probeDirectory(dirname(path));
   } catch (error) {
-    if (file) refuse(`the file cannot be opened for writing: ${systemErrorWords(error)}`);
     // ENOENT in a directory that exists: a pseudo file system, which has no new files.
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'its file system does not allow new files there' : systemErrorWords(error);
     refuse(`no file can be created in ${dirname(path)}: ${why}`);
   }
+}
+
+/** What a path that is not a regular file or a directory is, for the refusal. */
+function kindOf(stats: Stats): string {
+  if (stats.isSymbolicLink()) return 'a symbolic link';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'something other than a file';
 }
 
 let probes = 0;
@@ -158,7 +162,8 @@ export async function writeReports(
         // The guarded walk: Node's recursive mkdir spins under /proc (docs/behaviour.md#files).
         const problem = makeDirectory(dirname(file), 0o777);
         if (problem) throw new DirectoryError(describeDirectoryProblem(problem));
-        writeFileSync(file, xml);
+        // A temp file beside it, renamed over it: a full disk leaves the old report (or none), never half of one.
+        writeFileAtomicSync(file, xml, reportMode(file));
       });
       if (written) ctx.printer.info(`wrote the JUnit report to ${path}`);
     }
@@ -168,7 +173,17 @@ export async function writeReports(
     const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
     if (summaryFile)
       writeReportFile(ctx, summaryFile, (file) => {
-        appendFileSync(file, ctx.redact(githubSummary(tasks, { ephemeral: ctx.ephemeralSandbox })));
+        // O_NONBLOCK: a FIFO nobody reads is a warning at once, not a process blocked for ever (deaf to signals).
+        const fd = openSync(
+          file,
+          constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+          0o666,
+        );
+        try {
+          appendFileSync(fd, ctx.redact(githubSummary(tasks, { ephemeral: ctx.ephemeralSandbox })));
+        } finally {
+          closeSync(fd);
+        }
       });
     else
       ctx.printer.warn(
@@ -188,6 +203,15 @@ function writeReportFile(ctx: ReportContext, path: string, write: (path: string)
     const reason = error instanceof DirectoryError ? error.message : systemErrorWords(error);
     ctx.printer.warn(`could not write the report to ${path}: ${reason}`);
     return false;
+  }
+}
+
+/** An existing report keeps its mode; a new one is 0644, read by CI publishers (it holds no secret: redacted). */
+function reportMode(path: string): number {
+  try {
+    return lstatSync(path).mode & 0o777;
+  } catch {
+    return 0o644;
   }
 }
 

@@ -2,7 +2,9 @@
  * An items file (`create -f FILE`) opened for reading: the disk half of core/items/sources.ts, which names the file in
  * its errors (`readError`) and decodes the chunks.
  */
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import { Socket } from 'node:net';
 
 export interface ItemsFile {
   /** The file's bytes in order, through one reusable-size read loop: fewer, larger chunks than a default fs stream. */
@@ -11,8 +13,23 @@ export interface ItemsFile {
   close: () => Promise<void>;
 }
 
-/** Opens `path` for reading; throws the fs error (a directory is EISDIR), with nothing left open. */
+/**
+ * Opens `path` for reading; throws the fs error (a directory is EISDIR), with nothing left open. A FIFO (`-f <(cmd)`)
+ * is read through the event loop, never by a blocked read in Node's thread pool: that read would keep the process alive
+ * after Ctrl-C or SIGTERM, until its writer wrote or closed (docs/behaviour.md#exit-codes).
+ */
 export async function openItemsFile(path: string): Promise<ItemsFile> {
+  const pipe = openPipe(path);
+  if (pipe) {
+    const socket = new Socket({ fd: pipe, readable: true, writable: false });
+    return {
+      chunks: () => socketChunks(socket),
+      close: () => {
+        socket.destroy();
+        return Promise.resolve();
+      },
+    };
+  }
   const handle = await open(path, 'r');
   try {
     // Linux opens a directory for reading without complaint; reading it then fails with EISDIR.
@@ -25,6 +42,31 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
     chunks: (size) => fileChunks(handle, size),
     close: () => handle.close().catch(() => undefined),
   };
+}
+
+/**
+ * The descriptor of `path` when it is a FIFO or a socket, opened without waiting for a writer (O_NONBLOCK); undefined
+ * for anything else (opened again as a file) or when it cannot be opened (that open then says why).
+ */
+function openPipe(path: string): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isFIFO() || stats.isSocket()) return fd;
+  } catch {
+    // Not a pipe we can tell: opened again as a file.
+  }
+  closeSync(fd);
+  return undefined;
+}
+
+async function* socketChunks(socket: Socket): AsyncGenerator<Buffer> {
+  for await (const chunk of socket) yield chunk as Buffer;
 }
 
 async function* fileChunks(handle: FileHandle, size: number): AsyncGenerator<Buffer> {

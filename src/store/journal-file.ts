@@ -11,6 +11,7 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  lstatSync,
   openSync,
   statSync,
   writeFileSync,
@@ -44,12 +45,22 @@ export class JournalFile {
   static open(path: string, lockOf: (records: readonly unknown[]) => string | undefined, attempt = 1): JournalFile {
     let fd: number;
     try {
-      fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW, 0o600);
+      // O_NONBLOCK: a FIFO there would block the open until someone reads it (deaf to Ctrl-C); it fails, or opens at
+      // once and is refused below. On a regular file the flag changes nothing.
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
+      fd = openSync(path, flags | constants.O_NONBLOCK, 0o600);
     } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENXIO: a FIFO nobody reads; EISDIR: a directory; ELOOP: a symbolic link.
+      if (code === 'ENXIO' || code === 'EISDIR' || code === 'ELOOP') throw notRegular(path);
       throw new UsageError(
         `cannot write the journal ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : systemErrorWords(error)}`,
         'Pass a --journal path in a writable directory.',
       );
+    }
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      throw notRegular(path);
     }
     const locks: HeldLock[] = [];
     try {
@@ -114,6 +125,25 @@ export class JournalFile {
     this.fd = undefined;
     for (const lock of [...this.locks].reverse()) lock.release();
   }
+}
+
+/** A journal must be a regular file: a FIFO, device, socket, directory or symbolic link is exit 2, never opened for real. */
+function notRegular(path: string): UsageError {
+  let kind = 'not a regular file';
+  try {
+    const stats = lstatSync(path);
+    if (stats.isSymbolicLink()) kind = 'a symbolic link';
+    else if (stats.isFIFO()) kind = 'a FIFO (named pipe)';
+    else if (stats.isDirectory()) kind = 'a directory';
+    else if (stats.isSocket()) kind = 'a socket';
+    else if (stats.isCharacterDevice() || stats.isBlockDevice()) kind = 'a device';
+  } catch {
+    // Gone meanwhile: the plain words stand.
+  }
+  return new UsageError(
+    `the journal ${path} is ${kind === 'not a regular file' ? kind : `${kind}, not a regular file`}`,
+    'A journal is a regular file taskctl appends to: name one that is (or none yet), or resume the job by its id.',
+  );
 }
 
 /**
@@ -211,15 +241,7 @@ export class InputCopy {
   size = 0;
 
   constructor(readonly path: string) {
-    try {
-      this.fd = openSync(
-        path,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-        0o600,
-      );
-    } catch (error) {
-      throw copyError(path, error);
-    }
+    this.fd = openCopy(path, (words) => copyError(path, words));
   }
 
   write(bytes: Uint8Array): void {
@@ -227,7 +249,7 @@ export class InputCopy {
       for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
       this.size += bytes.length;
     } catch (error) {
-      throw copyError(this.path, error);
+      throw copyError(this.path, systemErrorWords(error));
     }
   }
 
@@ -235,29 +257,53 @@ export class InputCopy {
     try {
       fsyncSync(this.fd);
     } catch (error) {
-      throw copyError(this.path, error);
+      throw copyError(this.path, systemErrorWords(error));
     } finally {
       closeSync(this.fd);
     }
   }
 }
 
-function copyError(path: string, error: unknown): UsageError {
+function copyError(path: string, words: string): UsageError {
   return new UsageError(
-    `cannot write the copy of the input (${path}): ${systemErrorWords(error)}; nothing was sent`,
+    `cannot write the copy of the input (${path}): ${words}; nothing was sent`,
     'A journaled create keeps its piped input beside the journal: pass a --journal path with room to write.',
   );
 }
 
 /** The copy of a create's arguments (`FILE.args`): one JSON string a line, so a resume reads them back as NDJSON. */
 export function writeArgumentsCopy(path: string, values: readonly string[]): void {
+  const failed = (words: string) =>
+    new UsageError(`cannot write the copy of the arguments (${path}): ${words}; nothing was sent`);
+  const fd = openCopy(path, failed);
   try {
-    writeFileSync(path, values.map((value) => `${JSON.stringify(value)}\n`).join(''), { mode: 0o600 });
+    writeFileSync(fd, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
   } catch (error) {
-    throw new UsageError(
-      `cannot write the copy of the arguments (${path}): ${systemErrorWords(error)}; nothing was sent`,
-    );
+    throw failed(systemErrorWords(error));
+  } finally {
+    closeSync(fd);
   }
+}
+
+/**
+ * A copy beside the journal, truncated, opened so that a FIFO there never blocks (O_NONBLOCK: it fails at once or opens
+ * and is refused) and a symbolic link is not followed; anything but a regular file is `failed`.
+ */
+function openCopy(path: string, failed: (words: string) => UsageError): number {
+  let fd: number;
+  try {
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+    fd = openSync(path, flags | constants.O_NONBLOCK, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const other = code === 'ENXIO' || code === 'ELOOP' || code === 'EISDIR';
+    throw failed(other ? 'it is not a regular file' : systemErrorWords(error));
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw failed('it is not a regular file');
+  }
+  return fd;
 }
 
 /** The size in bytes of a job's input now (resume compares it with the recorded size); throws the fs error. */

@@ -63,11 +63,11 @@ export async function scanItems(
       (source.kind === 'file' ? formatFromPath(source.path) : 'lines');
     streamed.push({ name, format });
     if (source.kind === 'stdin') {
-      await readStream(source.stream, name, format, state, onBytes);
+      await readStream(source.stream, name, format, state, onBytes, options.signal);
     } else {
       const file = await openNamed(source.path, name);
       try {
-        await readStream(file.chunks(limits.readSize), name, format, state, onBytes);
+        await readStream(file.chunks(limits.readSize), name, format, state, onBytes, options.signal);
       } finally {
         await file.close();
       }

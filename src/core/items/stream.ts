@@ -2,6 +2,7 @@ import { InputError } from '../../errors.js';
 import { formatCount } from './clean.js';
 import type { ItemCollector } from './collector.js';
 import { CsvReader } from './csv.js';
+import { destroyStream, untilAborted } from '../../lib/abortable.js';
 import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
 import { linesHandler, type FormatContext } from './formats.js';
 import { JsonDocument, ndjsonHandler } from './json.js';
@@ -30,6 +31,7 @@ export async function readStream(
   format: ItemFormat,
   state: ReadState,
   onBytes?: (bytes: Buffer) => void,
+  signal?: AbortSignal,
 ): Promise<void> {
   const ctx = formatContext(name, state);
   state.collector.begin(name, format === 'json' ? 'item' : 'line');
@@ -55,8 +57,12 @@ export async function readStream(
     for (;;) {
       let step: IteratorResult<ByteChunk>;
       try {
-        step = await iterator.next();
+        // A signal ends a wait on a producer that never ends (stdin of a running command): the stream is destroyed.
+        step = await untilAborted(iterator.next(), signal, () => {
+          destroyStream(chunks);
+        });
       } catch (error) {
+        if (signal?.aborted) throw error;
         throw readError(name, error);
       }
       if (step.done) break;

@@ -29,7 +29,7 @@ import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settl
 import type { SubmitOptions, Submitter } from './types.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
-type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'>;
+type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;
 
 export interface ResumeOptions extends SubmitOptions {
   /** `--adopt CHUNK=ID`: chunk CHUNK (in flight) is task ID. */

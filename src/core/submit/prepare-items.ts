@@ -1,5 +1,5 @@
 /** The pipeline's first steps for `create`: read the items (arguments, files, stdin), validate, deduplicate. */
-import type { Output, Service } from '../capabilities.js';
+import type { Output, Process, Service } from '../capabilities.js';
 import { InputError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import type { ItemFormat, ItemSource, PreparedItems } from '../items/index.js';
@@ -54,7 +54,7 @@ export function itemSources(
  * validation changed. Nothing touches the network. The caller disposes of the result (its scratch files).
  */
 export async function prepareItems(
-  ctx: Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'>,
+  ctx: Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>,
   service: string,
   args: string[],
   options: ReadOptions,
@@ -69,6 +69,7 @@ export async function prepareItems(
     validate: options.validate !== false,
     keepDuplicates: options.keepDuplicates === true,
     onBytes: from.onBytes,
+    signal: ctx.signal,
   });
   try {
     const { invalid, invalidCount, normalised, duplicates } = prepared;

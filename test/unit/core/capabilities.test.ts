@@ -62,9 +62,10 @@ describe('a run function driven with only the capabilities it declares', () => {
     expect(stdout()).toBe('/cfg/config.json\n');
   });
 
-  it("create's first step: items from stdin with only io, printer and the global flags (no client, no clock)", async () => {
+  it("create's first step: items from stdin with only io, printer, the global flags and the signal that stops the read (no client, no clock)", async () => {
     const { ctx: out, stdout, stderr } = output('table', 'a.example\nb.example\na.example\n');
-    const ctx = only({ io: out.io, printer: out.printer, globals: { color: false, input: false } });
+    const signal = new AbortController().signal;
+    const ctx = only({ io: out.io, printer: out.printer, globals: { color: false, input: false }, signal });
     const prepared = await prepareItems(ctx, 'dns', [], { validate: false });
     try {
       expect([prepared.count, prepared.duplicates]).toEqual([2, 1]);

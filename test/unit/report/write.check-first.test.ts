@@ -1,4 +1,5 @@
 /** `create --wait --report` and `show --report` check the report path before any request, in-process. */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +45,23 @@ describe('a --report path under /proc (writable to root by access()) is exit 2 a
       /^error: cannot write the report to \/proc\/nope\/x\.xml: \/proc\/nope cannot be made/,
     );
     expect(result.stderr).toContain('Choose another --report junit=FILE.');
+    expect(api.calls).toEqual([]);
+  });
+});
+
+describe('a --report path that is a FIFO is exit 2 before any request (writing it at the end would block)', () => {
+  it.each([
+    ['create', 'domain_check_availability', 'a.com', '--wait', '--yes'],
+    ['wait', '42'],
+  ])('%s', { timeout: 5_000 }, async (...argv) => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const api = mockApi();
+    const result = await runTaskctl([...argv, '--report', `junit=${fifo}`], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `cannot write the report to ${fifo}: it is a FIFO (named pipe), not a regular file`,
+    );
     expect(api.calls).toEqual([]);
   });
 });

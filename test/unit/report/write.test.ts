@@ -1,4 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  linkSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -181,5 +191,81 @@ describe('checkReportTargets with a relative path', async () => {
     } finally {
       process.chdir(cwd);
     }
+  });
+});
+
+describe('a report is never left empty, half-written, or blocking', async () => {
+  const { checkReportTargets, writeReports } = await import('../../../src/report/write.js');
+  const { createMemoryIO } = await import('../../../src/output/memory-io.js');
+  const { createPrinter } = await import('../../../src/output/printer.js');
+  const { execFileSync } = await import('node:child_process');
+  const task = {
+    id: 5,
+    service: 's',
+    status: 'completed',
+    total_items: 0,
+    cost: 0,
+    created_at: '2026-11-21T10:00:00Z',
+    items: [],
+  };
+
+  it.each([
+    ['a FIFO (named pipe)', (path: string) => execFileSync('mkfifo', [path])],
+    ['a symbolic link', (path: string) => symlinkSync('/dev/null', path)],
+  ])('refuses %s at the pre-check, before any request, without opening it', { timeout: 2_000 }, (kind, make) => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    const path = join(dir, 'r.xml');
+    make(path);
+    expect(() => {
+      checkReportTargets([{ kind: 'junit', path }]);
+    }).toThrow(`cannot write the report to ${path}: it is ${kind}, not a regular file`);
+  });
+
+  it('refuses a device (/dev/null) at the pre-check', () => {
+    expect(() => {
+      checkReportTargets([{ kind: 'junit', path: '/dev/null' }]);
+    }).toThrow('cannot write the report to /dev/null: it is a device, not a regular file');
+  });
+
+  it(
+    'a GITHUB_STEP_SUMMARY that is a FIFO nobody reads: a warning at once, never a wait',
+    { timeout: 2_000 },
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+      const fifo = join(dir, 'summary');
+      execFileSync('mkfifo', [fifo]);
+      const memory = createMemoryIO();
+      const printer = createPrinter({ io: memory.io, format: 'tsv', color: false, redact: (t: string) => t });
+      const ctx = {
+        io: memory.io,
+        env: { GITHUB_STEP_SUMMARY: fifo },
+        redact: (t: string) => t,
+        printer,
+      } as unknown as Parameters<typeof writeReports>[0];
+      await writeReports(ctx, [{ kind: 'github' }], [task]);
+      expect(memory.stderr.text()).toContain(
+        `warning: could not write the report to ${fifo}: no such device (a FIFO with no reader?)`,
+      );
+    },
+  );
+
+  it('replaces an existing report by a new file renamed over it (never written in place), keeping its mode', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    const path = join(dir, 'r.xml');
+    writeFileSync(path, 'old report', { mode: 0o640 });
+    chmodSync(path, 0o640);
+    // A second name for the old file: a write in place would change it too; a rename leaves it as it was, which is
+    // what makes a full disk leave the old report rather than an empty or half one.
+    linkSync(path, join(dir, 'old.xml'));
+    const memory = createMemoryIO();
+    const printer = createPrinter({ io: memory.io, format: 'tsv', color: false, redact: (t: string) => t });
+    const ctx = { io: memory.io, env: {}, redact: (t: string) => t, printer } as unknown as Parameters<
+      typeof writeReports
+    >[0];
+    await writeReports(ctx, [{ kind: 'junit', path }], [task]);
+    expect(readFileSync(path, 'utf8')).toContain('<testsuite');
+    expect(readFileSync(join(dir, 'old.xml'), 'utf8')).toBe('old report');
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+    expect(readdirSync(dir).sort()).toEqual(['old.xml', 'r.xml']);
   });
 });

@@ -15,6 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountKey } from '../../../../src/store/cache.js';
@@ -285,6 +286,42 @@ describe('a journal that cannot be written', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`cannot write the journal ${path}: its directory does not exist`);
     expect(result.stderr).not.toMatch(/ENOENT|\.lock/);
+    expect(await world.posts()).toBe(0);
+  });
+});
+
+describe('a journal that is not a regular file', () => {
+  // Opening a FIFO for writing blocks until someone reads it: the journal is opened so that it never can.
+  it.each([
+    ['a FIFO', 'FIFO (named pipe)', (path: string) => execFileSync('mkfifo', [path])],
+    ['a directory', 'directory', (path: string) => mkdirSync(path)],
+  ])('%s: --journal and resume are exit 2 at once, naming it, before any request', async (_, kind, make) => {
+    const path = join(dir, 'journal');
+    make(path);
+    for (const argv of [
+      ['create', S, 'a.com', '--journal', path],
+      ['resume', path],
+    ]) {
+      const result = await run(argv);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`${path} is a ${kind}, not a regular file`);
+      expect(result.stderr).not.toMatch(/ENXIO|EISDIR|\.lock/);
+    }
+    expect(await world.posts()).toBe(0);
+  });
+});
+
+describe("a journal's copy of its input that is a FIFO", () => {
+  it.each([
+    ['stdin', '.input', { stdin: 'a.com\n' }, [] as string[]],
+    ['arguments', '.args', {}, ['a.com']],
+  ])('(%s) is exit 2 at once, before any request, not a wait for a reader', async (_, suffix, options, items) => {
+    const path = join(dir, 'job.jsonl');
+    execFileSync('mkfifo', [`${path}${suffix}`]);
+    const result = await run(['create', S, ...items, '--journal', path], options);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`${path}${suffix}`);
+    expect(result.stderr).toContain('not a regular file');
     expect(await world.posts()).toBe(0);
   });
 });

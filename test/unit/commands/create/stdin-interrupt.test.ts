@@ -1,0 +1,48 @@
+/**
+ * Ctrl-C or SIGTERM while `create` reads its items, or `wait -` its ids, from a stdin that never ends (a producer still
+ * running): the read stops at once and the run ends as interrupted, not when the producer closes its end.
+ */
+import { describe, expect, it } from 'vitest';
+import type { InputStream } from '../../../../src/output/io.js';
+import { mockApi, runTaskctl } from '../harness.js';
+
+/** A stdin that yields `lines` and then never ends; `reading` resolves once the reader waits for more. */
+function endlessStdin(lines: string): { stream: InputStream & { destroyed: boolean }; reading: Promise<void> } {
+  let waiting!: () => void;
+  const reading = new Promise<void>((resolve) => (waiting = resolve));
+  const stream = {
+    isTTY: false,
+    destroyed: false,
+    destroy() {
+      stream.destroyed = true;
+    },
+    async *[Symbol.asyncIterator]() {
+      yield Buffer.from(lines);
+      waiting();
+      await new Promise<never>(() => undefined);
+    },
+  };
+  return { stream, reading };
+}
+
+describe('a signal while stdin is read', () => {
+  it.each([
+    ['create (a job)', ['create', 'domain_check_availability', '-y']],
+    ['create --dry-run', ['create', 'domain_check_availability', '--dry-run']],
+    ['wait -', ['wait', '-']],
+  ])('%s: ends at once as interrupted, stdin stopped, nothing sent', { timeout: 20_000 }, async (_, argv) => {
+    const { stream, reading } = endlessStdin(argv[0] === 'wait' ? '140\n' : 'a.example.com\n');
+    const api = mockApi();
+    const controller = new AbortController();
+    void reading.then(() => {
+      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal: 'SIGTERM' }));
+    });
+    const result = await runTaskctl(argv, { api, stdinStream: stream, signal: controller.signal });
+    expect(result.code, result.stderr).toBe(143);
+    expect(result.stderr).toMatch(/interrupted/);
+    // wait never looked at task 140: no "still running" line for it.
+    expect(result.stderr).not.toMatch(/still running|error: unexpected|cannot read/);
+    expect(stream.destroyed).toBe(true);
+    expect(api.calls).toEqual([]);
+  });
+});
