@@ -3,7 +3,11 @@
  * (test/unit/clock.ts), so time moves only when the command or the sandbox sleeps and no test waits real time. The
  * campaigns (test/campaign/world.ts) build the same world on their scaled clocks.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
+import { afterEach, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { Clock } from '../../../src/lib/time.js';
 import { FakeClock } from '../clock.js';
@@ -88,4 +92,22 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
     },
     close: () => sandbox.close(),
   };
+}
+
+/**
+ * A fresh world and an empty temporary directory (named `prefix…`) for each test of the file, closed and removed after
+ * it; `use` hands both to the file's own variables.
+ */
+export function worldEachTest(prefix: string, use: (world: World, dir: string) => void): void {
+  let world: World | undefined;
+  let dir: string | undefined;
+  beforeEach(async () => {
+    world = await startSandboxWorld();
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    use(world, dir);
+  });
+  afterEach(async () => {
+    await world?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
 }

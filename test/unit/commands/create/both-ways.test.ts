@@ -4,13 +4,12 @@
  * so what they print, their exit codes and the tasks they leave are the same; a job names `taskctl resume ID` when it
  * stops part-way, and a run without a journal never advises running it again.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
-import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { worldEachTest, type World } from '../sandbox-world.js';
 import { brokenStdout } from '../broken-stdout.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
@@ -19,14 +18,7 @@ const S = 'domain_check_availability';
 const ITEMS = ['a.com', 'b.com', 'c.com'];
 let world: World;
 let dir: string;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-both-'));
-});
-afterEach(async () => {
-  await world.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-both-', (w, d) => ((world = w), (dir = d)));
 
 type Mode = 'plain' | 'journaled' | 'unjournaled';
 const MODES: Mode[] = ['plain', 'journaled', 'unjournaled'];

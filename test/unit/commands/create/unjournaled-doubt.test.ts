@@ -3,11 +3,10 @@
  * the hint names that chunk (its items) and how to find whether it made a task, apart from the chunks that have none,
  * so that following it word for word creates each item exactly once.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { expect, it } from 'vitest';
+import { worldEachTest, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
@@ -15,14 +14,7 @@ const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 30 }, (_, i) => `ro${i + 1}.example.com`);
 let world: World;
 let dir: string;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-doubt-'));
-});
-afterEach(async () => {
-  await world.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-doubt-', (w, d) => ((world = w), (dir = d)));
 
 /** A state directory that is a file: the create goes on without a journal. */
 function run(argv: string[], options: Omit<RunOptions, 'env' | 'home'> = {}) {

@@ -3,25 +3,15 @@
  * jobs`, continued by `taskctl resume ID` (or `resume` alone), known and locked by its id whatever path reaches its
  * journal; a journal that cannot be written stops the job with exit 14 and every task named.
  */
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accountKey } from '../../../../src/store/cache.js';
 import { journalIo } from '../../../../src/store/journal-file.js';
 import { CreateLedger } from '../../../../src/store/ledger.js';
-import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { worldEachTest, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
@@ -29,14 +19,7 @@ const S = 'domain_check_availability';
 const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];
 let world: World;
 let dir: string;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-jobs-'));
-});
-afterEach(async () => {
-  await world.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-jobs-', (w, d) => ((world = w), (dir = d)));
 
 const state = () => join(dir, 'state');
 const run = (argv: string[], options: RunOptions = {}) =>

@@ -2,24 +2,16 @@
  * `resume` of a job whose input is gone names the missing file in words and says how to put it back, before any
  * request: never an errno name, never the generic hint (docs/behaviour.md#resume).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { describe, expect, it } from 'vitest';
+import { worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
 const S = 'domain_check_availability';
 let world: World;
 let dir: string;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-missing-input-'));
-});
-afterEach(async () => {
-  await world.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-missing-input-', (w, d) => ((world = w), (dir = d)));
 
 const run = (argv: string[], options: RunOptions = {}) =>
   runTaskctl(argv, { env: world.env, clock: world.clock, home: dir, ...options });

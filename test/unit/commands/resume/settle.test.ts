@@ -7,22 +7,15 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ctrlCWhen } from '../../clock.js';
-import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
 let world: World;
 let dir: string;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-settle-'));
-});
-afterEach(async () => {
-  await world.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-settle-', (w, d) => ((world = w), (dir = d)));
 
 interface Row {
   type: string;

@@ -3,26 +3,18 @@
  * TASKCTL_STATE_DIR): the job is locked beside its journal file too, so a second run that reaches the same file is
  * exit 2 naming the holder while the first runs, and nothing is created twice (docs/behaviour.md#jobs).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../../src/lib/time.js';
-import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl, type RunResult } from '../harness.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];
 let world: World;
 let dir: string;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-two-states-'));
-});
-afterEach(async () => {
-  await world.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-two-states-', (w, d) => ((world = w), (dir = d)));
 
 /** A run with a home (config, cache, state directory) of its own. */
 const run = (home: string, argv: string[], clock: Clock = world.clock) =>

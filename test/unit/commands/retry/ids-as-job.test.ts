@@ -4,11 +4,10 @@
  * the job with every item in exactly one task. A job holds one service: tasks of several are refused, one command per
  * service named.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { describe, expect, it } from 'vitest';
+import { worldEachTest, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
@@ -17,14 +16,7 @@ const W = 'domain_whois_history';
 const FAILED = ['fail-a.com', 'fail-b.com', 'fail-c.com'];
 let world: World;
 let dir: string;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-retry-journal-'));
-});
-afterEach(async () => {
-  await world.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-retry-journal-', (w, d) => ((world = w), (dir = d)));
 
 const run = (argv: string[], options: RunOptions = {}) =>
   runTaskctl(argv, { env: world.env, clock: world.clock, home: dir, ...options });
