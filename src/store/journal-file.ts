@@ -41,18 +41,27 @@ export class JournalFile {
    * process that can write it, whatever its state directory), then the job it holds, where `lockOf` names it from the
    * records read (a job is locked by its id, so a copy and its original exclude each other; undefined: no such lock).
    * A job in use by another process, or a path that cannot be written or locked, is exit 2 before anything is sent.
+   * `existing`: the journal must be there already (`resume`): a path with none is exit 2, and nothing is made there.
    */
-  static open(path: string, lockOf: (records: readonly unknown[]) => string | undefined, attempt = 1): JournalFile {
+  static open(
+    path: string,
+    lockOf: (records: readonly unknown[]) => string | undefined,
+    existing = false,
+    attempt = 1,
+  ): JournalFile {
     let fd: number;
     try {
       // O_NONBLOCK: a FIFO there would block the open until someone reads it (deaf to Ctrl-C); it fails, or opens at
       // once and is refused below. On a regular file the flag changes nothing.
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
+      const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW | (existing ? 0 : constants.O_CREAT);
       fd = openSync(path, flags | constants.O_NONBLOCK, 0o600);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // ENXIO: a FIFO nobody reads; EISDIR: a directory; ELOOP: a symbolic link.
       if (code === 'ENXIO' || code === 'EISDIR' || code === 'ELOOP') throw notRegular(path);
+      // Never "nothing was sent": a mistyped path is not a job that sent nothing (its real journal may hold tasks).
+      if (existing && code === 'ENOENT')
+        throw new UsageError(`no journal at ${path}`, 'Check the path: `taskctl jobs` lists the jobs of this machine.');
       throw new UsageError(
         `cannot write the journal ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : systemErrorWords(error)}`,
         'Pass a --journal path in a writable directory.',
@@ -78,7 +87,7 @@ export class JournalFile {
     } catch (error) {
       for (const lock of locks.reverse()) lock.release();
       closeSync(fd);
-      if (error instanceof Reopen && attempt < 3) return JournalFile.open(path, lockOf, attempt + 1);
+      if (error instanceof Reopen && attempt < 3) return JournalFile.open(path, lockOf, existing, attempt + 1);
       if (error instanceof UsageError) throw error;
       throw new UsageError(
         `cannot open the journal ${path}: ${systemErrorWords(error)}`,

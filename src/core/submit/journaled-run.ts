@@ -91,12 +91,16 @@ export function placeJob(
  * the same job that this machine knows (the original of a copy, or the copy of an original) is read, and what it
  * knows that this one does not is appended here (adoptOther): either file continues what the other's run created.
  */
-function openJournal(place: JobPlace, nowMs: number): { file: JournalFile; id: string } {
+function openJournal(place: JobPlace, nowMs: number, existing = false): { file: JournalFile; id: string } {
   let id = '';
-  const file = JournalFile.open(place.path, (records) => {
-    id = jobIdOf(records[0]) ?? (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
-    return place.store?.lockPath(id); // beside the file too, always: JournalFile.open
-  });
+  const file = JournalFile.open(
+    place.path,
+    (records) => {
+      id = jobIdOf(records[0]) ?? (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
+      return place.store?.lockPath(id); // beside the file too, always: JournalFile.open
+    },
+    existing,
+  );
   try {
     const other = place.store?.locate(id);
     if (other !== undefined && realPath(other) !== realPath(place.path)) adoptOther(file, id, other);
@@ -314,7 +318,7 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
   } catch {
     place = { ...place, store: undefined }; // locked beside the journal instead
   }
-  const opened = openJournal(place, ctx.clock.now());
+  const opened = openJournal(place, ctx.clock.now(), true); // a resume never makes a journal
   const { file } = opened;
   try {
     const state = rebuild(file.records, path);
