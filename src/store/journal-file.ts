@@ -129,10 +129,18 @@ export class JournalFile {
     this.records.length = 0;
   }
 
-  close(): void {
+  /**
+   * Closes the journal, then runs `whileLocked` (removing it, say) before its locks are released: between the two, a
+   * `resume` could otherwise take them and go on writing a journal about to be removed.
+   */
+  close(whileLocked?: () => void): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    for (const lock of [...this.locks].reverse()) lock.release();
+    try {
+      whileLocked?.();
+    } finally {
+      for (const lock of [...this.locks].reverse()) lock.release();
+    }
   }
 }
 

@@ -192,8 +192,7 @@ export async function runJournaledCreate(
   } catch (error) {
     throw interruptedBeforeSending(ctx, error, id, file.records);
   } finally {
-    file.close();
-    discardUnsent(place, id, file.records);
+    file.close(() => discardUnsent(place, id, file.records));
   }
 }
 

@@ -29,6 +29,21 @@ describe('JournalFile.open', () => {
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
+  it('close(whileLocked): what it runs (removing the journal) is done before the locks go, so no run can take them first', () => {
+    const path = join(dir, 'job.jsonl');
+    const file = JournalFile.open(path, () => undefined);
+    let refused = '';
+    file.close(() => {
+      try {
+        JournalFile.open(path, () => undefined).close();
+      } catch (error) {
+        refused = (error as Error).message;
+      }
+    });
+    expect(refused).toMatch(/in use by another taskctl/);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
   it('a journal removed between its open and its locks is opened again: records go to the file at the path', () => {
     const path = join(dir, 'job.jsonl');
     let opens = 0;
