@@ -34,6 +34,15 @@ export function parseUserSettlement(
   journal: JobJournal,
   options: { adopt?: string[] | undefined; resend?: string[] | undefined },
 ): UserSettlement {
+  const given = new Map<string, string>();
+  for (const text of options.adopt ?? []) {
+    const [chunk, task] = text.trim().split('=');
+    // One task for two chunks would mark the second done with the first's items, never creating its own.
+    const twice = given.get(`task ${task}`) ?? given.get(`chunk ${chunk}`);
+    if (twice !== undefined)
+      throw new UsageError(`--adopt ${text} and --adopt ${twice}: one task per chunk, one chunk per task`);
+    given.set(`task ${task}`, text).set(`chunk ${chunk}`, text);
+  }
   const adopt = (options.adopt ?? []).map((text) => {
     const match = /^(\d+)=(\d+)$/.exec(text.trim());
     if (!match) throw new UsageError(`--adopt ${JSON.stringify(text)}: expected CHUNK=TASK_ID, e.g. --adopt 7=1234`);

@@ -191,6 +191,23 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
     runTaskctl(['resume', journal(), '--adopt', `2=${task}`, '-y'], { env: world.env, clock: world.clock, home: dir });
   const adoptedRecords = () => rows().filter((row) => row.type === 'reconciled');
 
+  it('one task given for two chunks, or two tasks for one chunk', async () => {
+    await jobWithChunk2InDoubt();
+    const twice = (...pairs: string[]) =>
+      runTaskctl(['resume', journal(), ...pairs.flatMap((pair) => ['--adopt', pair]), '-y'], {
+        env: world.env,
+        clock: world.clock,
+        home: dir,
+      });
+    const sameTask = await twice('2=2', '3=2');
+    expect(sameTask.code).toBe(2);
+    expect(sameTask.stderr).toContain('--adopt 3=2 and --adopt 2=2: one task per chunk, one chunk per task');
+    const sameChunk = await twice('2=2', '2=3');
+    expect(sameChunk.code).toBe(2);
+    expect(sameChunk.stderr).toContain('--adopt 2=3 and --adopt 2=2');
+    expect(adoptedRecords()).toEqual([]);
+  });
+
   it('a task of another size', async () => {
     await jobWithChunk2InDoubt();
     const task = await otherTask(['x.com', 'y.com'], 'elsewhere');
