@@ -93,18 +93,17 @@ export function readRegularFile(path: string, options: ReadRegularOptions): stri
   }
 }
 
-/** Why a mode cannot be changed where the file is (a read-only file system, another user's file, a file system that
- * keeps no modes): the file is then used as it is. Any other failure is thrown. */
-const MODE_REFUSED = new Set(['EROFS', 'EPERM', 'EACCES', 'ENOTSUP', 'EOPNOTSUPP']);
-
-/** fchmod on `fd`; undefined when done, else the error of a refusal in MODE_REFUSED. */
+/**
+ * fchmod on `fd`, best effort: undefined when done, else why not (a read-only file system, another user's file, a file
+ * system that keeps no modes or has no such call). The file is then used as it is: a mode it cannot take is never a
+ * reason to stop a command, and the caller says so where it matters (a config file readable by others).
+ */
 export function changeModeIfAllowed(fd: number, mode: number): unknown {
   try {
     fchmodSync(fd, mode);
     return undefined;
   } catch (error) {
-    if (MODE_REFUSED.has(String((error as NodeJS.ErrnoException).code))) return error;
-    throw error;
+    return error;
   }
 }
 

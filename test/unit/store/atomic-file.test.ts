@@ -81,7 +81,7 @@ describe('readRegularFile', () => {
     );
   });
 
-  it.each(['EROFS', 'EPERM', 'EACCES'])(
+  it.each(['EROFS', 'EPERM', 'EACCES', 'ENOSYS', 'EIO'])(
     'reads a looser file it cannot tighten (%s) as it is, and says why instead of tightening',
     (code) => {
       const path = join(dir, 'f');
