@@ -106,8 +106,9 @@ export function guardStdout(
     return true;
   };
   stdout.on('error', (error: NodeJS.ErrnoException) => {
-    // A holder is finishing a side effect and reports the loss itself; after SIGHUP the run ends by itself with 129.
-    if (((stdout as Holdable)[HOLDS] ?? 0) > 0 || hungUp() || terminalGone(stdout, error)) return;
+    // After SIGHUP the run ends by itself with 129, and a terminal gone is that hang-up, even under a holder (a create
+    // stops as at SIGHUP, naming what it created); any other loss a holder finishing a side effect reports itself.
+    if (hungUp() || terminalGone(stdout, error) || ((stdout as Holdable)[HOLDS] ?? 0) > 0) return;
     if (error.code === 'EPIPE') {
       const outcome = (stdout as Holdable)[OUTCOME];
       const stopped = (stdout as Holdable)[STOPPED];

@@ -1,7 +1,7 @@
 /** The guard on stdout and stderr (src/output/stdout-guard.ts): a terminal that hangs up is a hang-up, not exit 14. */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { guardStdout } from '../../../src/output/stdout-guard.js';
+import { guardStdout, holdOutput } from '../../../src/output/stdout-guard.js';
 
 type Guarded = Parameters<typeof guardStdout>[0];
 
@@ -35,6 +35,14 @@ describe('guardStdout', () => {
     expect(run.hangUps()).toBe(1);
     expect(run.exits).toEqual([]);
     expect([...run.out.written, ...run.err.written]).toEqual([]);
+  });
+
+  it('EIO on a terminal is a hang-up under a holder too (a create then stops as at SIGHUP, 129, not 14)', () => {
+    const run = guarded({ stdout: true, stderr: true });
+    holdOutput(run.out);
+    run.out.emit('error', failure('EIO'));
+    expect(run.hangUps()).toBe(1);
+    expect(run.exits).toEqual([]);
   });
 
   it('EIO on a file or a pipe is a write error: one line and exit 14', () => {
