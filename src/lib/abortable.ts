@@ -3,28 +3,18 @@
  * command, a FIFO) must end the run at once (docs/behaviour.md#exit-codes), not when the producer closes its end.
  */
 
-/** What `promise` gives, or the signal's reason as soon as it aborts; `onAbort` then stops what the promise waits on. */
-export function untilAborted<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  onAbort?: () => void,
-): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => {
-      promise.catch(() => undefined); // its end no longer matters
-      onAbort?.();
-      reject(signal.reason as Error);
-    };
-    if (signal.aborted) {
-      abort();
-      return;
-    }
-    signal.addEventListener('abort', abort, { once: true });
-    void promise.then(resolve, reject).finally(() => {
-      signal.removeEventListener('abort', abort);
-    });
-  });
+/**
+ * Destroys `source` as soon as `signal` aborts, which ends a read waiting on it (a Node stream's pending read then
+ * settles); returns the function that stops listening, to call once the reads are over. One listener for the whole
+ * read: a listener or a race per chunk raised the peak memory of a 10,000,000-line stdin by half or more. The reader
+ * checks `signal.aborted` after each read and throws its reason.
+ */
+export function destroyOnAbort(source: unknown, signal: AbortSignal | undefined): () => void {
+  if (signal === undefined) return () => {};
+  const abort = () => destroyStream(source);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  return () => signal.removeEventListener('abort', abort);
 }
 
 /** Destroys `stream` when it can be (a Node stream: its handle closed, so it keeps no process alive); else nothing. */
@@ -39,13 +29,22 @@ export async function readAllText(
   signal: AbortSignal | undefined,
 ): Promise<string> {
   const iterator = stream[Symbol.asyncIterator]();
+  const stopListening = destroyOnAbort(stream, signal);
   const decoder = new TextDecoder();
   let text = '';
-  for (;;) {
-    const step = await untilAborted(iterator.next(), signal, () => {
-      destroyStream(stream);
-    });
-    if (step.done) return text + decoder.decode();
-    text += typeof step.value === 'string' ? step.value : decoder.decode(step.value, { stream: true });
+  try {
+    for (;;) {
+      let step: IteratorResult<Buffer | string>;
+      try {
+        step = await iterator.next();
+      } catch (error) {
+        throw signal?.aborted ? (signal.reason as Error) : error;
+      }
+      if (signal?.aborted) throw signal.reason as Error;
+      if (step.done) return text + decoder.decode();
+      text += typeof step.value === 'string' ? step.value : decoder.decode(step.value, { stream: true });
+    }
+  } finally {
+    stopListening();
   }
 }

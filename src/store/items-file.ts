@@ -7,8 +7,8 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { Socket } from 'node:net';
 
 export interface ItemsFile {
-  /** The file's bytes in order, through one reusable-size read loop: fewer, larger chunks than a default fs stream. */
-  chunks: (size: number) => AsyncGenerator<Buffer>;
+  /** The file's bytes in order: a read loop of one reusable size (fewer, larger chunks than a default fs stream), or a FIFO's socket. */
+  chunks: (size: number) => AsyncIterable<Buffer>;
   /** Closes the file; never throws. */
   close: () => Promise<void>;
 }
@@ -23,7 +23,8 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
   if (pipe) {
     const socket = new Socket({ fd: pipe, readable: true, writable: false });
     return {
-      chunks: () => socketChunks(socket),
+      // The socket itself, not a generator over it: a stop signal destroys it, which ends a read waiting on it.
+      chunks: () => socket,
       close: () => {
         socket.destroy();
         return Promise.resolve();
@@ -63,10 +64,6 @@ function openPipe(path: string): number | undefined {
   }
   closeSync(fd);
   return undefined;
-}
-
-async function* socketChunks(socket: Socket): AsyncGenerator<Buffer> {
-  for await (const chunk of socket) yield chunk as Buffer;
 }
 
 async function* fileChunks(handle: FileHandle, size: number): AsyncGenerator<Buffer> {

@@ -2,7 +2,7 @@ import { InputError } from '../../errors.js';
 import { formatCount } from './clean.js';
 import type { ItemCollector } from './collector.js';
 import { CsvReader } from './csv.js';
-import { destroyStream, untilAborted } from '../../lib/abortable.js';
+import { destroyOnAbort } from '../../lib/abortable.js';
 import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
 import { linesHandler, type FormatContext } from './formats.js';
 import { JsonDocument, ndjsonHandler } from './json.js';
@@ -52,19 +52,19 @@ export async function readStream(
   };
 
   const iterator = chunks[Symbol.asyncIterator]();
+  // A signal ends a wait on a producer that never ends (stdin of a running command): the stream is destroyed.
+  const stopListening = destroyOnAbort(chunks, signal);
   let finished = false;
   try {
     for (;;) {
       let step: IteratorResult<ByteChunk>;
       try {
-        // A signal ends a wait on a producer that never ends (stdin of a running command): the stream is destroyed.
-        step = await untilAborted(iterator.next(), signal, () => {
-          destroyStream(chunks);
-        });
+        step = await iterator.next();
       } catch (error) {
-        if (signal?.aborted) throw error;
+        if (signal?.aborted) throw signal.reason as Error;
         throw readError(name, error);
       }
+      if (signal?.aborted) throw signal.reason as Error;
       if (step.done) break;
       const bytes = toBuffer(step.value);
       onBytes?.(bytes);
@@ -77,6 +77,7 @@ export async function readStream(
     }
     finished = true;
   } finally {
+    stopListening();
     if (!finished) stopQuietly(iterator);
   }
   decodeWith(() => decoder.end());

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readKeyFile } from '../../../src/store/key-file.js';
 
@@ -53,17 +54,11 @@ describe('readKeyFile', () => {
 
   it('stdin (-): the signal ends a read whose producer never ends', { timeout: 5_000 }, async () => {
     const controller = new AbortController();
-    let destroyed = false;
-    const stdin = {
-      isTTY: false,
-      destroy: () => (destroyed = true),
-      async *[Symbol.asyncIterator]() {
-        yield 'sk_partial';
-        controller.abort(interrupted());
-        await new Promise<never>(() => undefined);
-      },
-    };
+    // A Node stream, as process.stdin is: destroying it ends a read waiting on it.
+    const stdin = Object.assign(new PassThrough(), { isTTY: false });
+    stdin.write('sk_partial');
+    stdin.once('data', () => controller.abort(interrupted()));
     await expect(readKeyFile('-', stdin, controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
-    expect(destroyed).toBe(true);
+    expect(stdin.destroyed).toBe(true);
   });
 });

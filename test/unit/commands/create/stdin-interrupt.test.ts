@@ -2,26 +2,18 @@
  * Ctrl-C or SIGTERM while `create` reads its items, or `wait -` its ids, from a stdin that never ends (a producer still
  * running): the read stops at once and the run ends as interrupted, not when the producer closes its end.
  */
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { InputStream } from '../../../../src/output/io.js';
 import { mockApi, runTaskctl } from '../harness.js';
 
-/** A stdin that yields `lines` and then never ends; `reading` resolves once the reader waits for more. */
-function endlessStdin(lines: string): { stream: InputStream & { destroyed: boolean }; reading: Promise<void> } {
-  let waiting!: () => void;
-  const reading = new Promise<void>((resolve) => (waiting = resolve));
-  const stream = {
-    isTTY: false,
-    destroyed: false,
-    destroy() {
-      stream.destroyed = true;
-    },
-    async *[Symbol.asyncIterator]() {
-      yield Buffer.from(lines);
-      waiting();
-      await new Promise<never>(() => undefined);
-    },
-  };
+/**
+ * A stdin that gives `lines` and then never ends, as a pipe from a producer still running (a Node stream, as
+ * process.stdin is: destroying it ends a read waiting on it); `reading` resolves once its first lines were read.
+ */
+function endlessStdin(lines: string): { stream: PassThrough; reading: Promise<void> } {
+  const stream = new PassThrough();
+  stream.write(lines);
+  const reading = new Promise<void>((resolve) => stream.once('data', () => setImmediate(resolve)));
   return { stream, reading };
 }
 
