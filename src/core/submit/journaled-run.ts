@@ -24,7 +24,7 @@ import { chunkDigest, JobJournal } from './job-journal.js';
 import { chunkItems, rebuild, type Job, type JobInput, type JobState } from './journal-records.js';
 import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
-import { postTimeoutMs } from './send.js';
+import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import type { SubmitOptions, Submitter } from './types.js';
 
@@ -38,8 +38,6 @@ export interface ResumeOptions extends SubmitOptions {
   resend?: string[];
 }
 
-/** Margin past a request's deadline before its chunk is settled (the server's clock, the last bytes on the wire). */
-const SETTLE_MARGIN_MS = 2_000;
 /** The job's chunk size without --chunk-size: one chunk. */
 const ONE_CHUNK = Number.MAX_SAFE_INTEGER;
 
@@ -450,7 +448,7 @@ async function continueJob(
 ): Promise<void> {
   const { job } = state;
   const { file, id } = open;
-  const journal = new JobJournal(file, state, id, (await postTimeoutMs(ctx)) + SETTLE_MARGIN_MS, ctx.env);
+  const journal = new JobJournal(file, state, id, (await postTimeoutMs(ctx)) + LANDING_MARGIN_MS, ctx.env);
   const doubt = state.done
     ? new Map<number, string[]>()
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));

@@ -44,8 +44,11 @@ interface SendHooks {
   notProcessed?: ((why: string) => void) | undefined;
 }
 
-/** Past a request's deadline, how long its task may still appear (as a journal's `settle_after`, journaled-run.ts). */
-const LANDING_MARGIN_MS = 2_000;
+/**
+ * Past a request's deadline, how long its task may still appear (the server's clock, the last bytes on the wire): the
+ * no-journal hint's "look again after" and a journaled chunk's `settle_after` alike.
+ */
+export const LANDING_MARGIN_MS = 2_000;
 
 /** How long past its send an entry of a run that died still counts, beyond its request and reconciliation. */
 const LEDGER_GRACE_MS = 10_000;
