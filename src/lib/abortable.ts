@@ -18,7 +18,7 @@ export function destroyOnAbort(source: unknown, signal: AbortSignal | undefined)
 }
 
 /** Destroys `stream` when it can be (a Node stream: its handle closed, so it keeps no process alive); else nothing. */
-export function destroyStream(stream: unknown): void {
+function destroyStream(stream: unknown): void {
   const destroy = (stream as { destroy?: unknown } | undefined)?.destroy;
   if (typeof destroy === 'function') (destroy as () => void).call(stream);
 }
