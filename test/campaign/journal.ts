@@ -213,8 +213,9 @@ export async function runJournalCampaign(options: JournalCampaignOptions): Promi
       const expected = result.code === 0 || result.code === 9 || result.code === 8;
       const alreadyDone = result.code === 2 && result.stderr.includes('is finished');
       // The first create killed before its job record (loading, reading, pricing): nothing was sent, and resume says
-      // so (exit 2); a re-run of the create starts the job. Only while the journal really holds no job.
-      const notStarted = result.code === 2 && result.stderr.includes('holds no job') && !hasJob(journal);
+      // so (exit 2: the journal holds no job, or, killed before it made the file, there is none at the path); a re-run
+      // of the create starts the job. Only while the journal really holds no job.
+      const notStarted = result.code === 2 && /holds no job|no journal at/.test(result.stderr) && !hasJob(journal);
       if (!expected && !alreadyDone && !notStarted) {
         report.violations.push(`run ${report.runs}: exit ${code}: ${result.stderr.trim().slice(0, 300)}`);
       }
