@@ -102,28 +102,28 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   };
 }
 
-/** Removes the finished jobs of the state directory older than the retention (all of them with `now`). */
+/**
+ * Removes the finished jobs of the state directory older than the retention (all of them with 0), each under its locks:
+ * one a run holds now (a `resume --adopt`) stays for the next time.
+ */
 export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: number, nowMs: number): JobRow[] {
-  const removed: JobRow[] = [];
-  for (const row of rows) {
-    if (row.state !== 'finished' || !row.own) continue;
-    const stored = store.list().find((job) => job.id === row.id);
-    // With no retention (`--prune`) its age is not asked: a journal stamped ahead of the clock goes too.
-    if (!stored || (keepMs > 0 && nowMs - stored.mtimeMs < keepMs)) continue;
+  return rows.filter((row) => {
+    if (row.state !== 'finished' || !row.own) return false;
     try {
-      store.remove(stored);
-      removed.push(row);
+      return store.removeLocked({ id: row.id, path: row.journal }, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
     } catch {
-      // Left for the next run.
+      return false; // left for the next run
     }
-  }
-  return removed;
+  });
 }
+
+/** With no retention (`--prune`) its age is not asked: a journal stamped ahead of the clock goes too. */
+const expired = (mtimeMs: number, keepMs: number, nowMs: number) => keepMs <= 0 || nowMs - mtimeMs >= keepMs;
 
 /**
  * The journals of the state directory that hold no record at all: a create killed before it recorded its job (while
  * it read a long stdin), nothing of it sent, its copy of stdin still beside it. One being written now is listed too:
- * removing takes its locks first (`JobStore.removeUnstarted`).
+ * removing takes its locks first (`JobStore.removeLocked`).
  */
 export function unrecordedStarts(store: JobStore): StoredJob[] {
   return store.list().filter((stored) => stored.own && holdsNothing(stored.path));
@@ -140,9 +140,9 @@ function holdsNothing(path: string): boolean {
 /** Removes those of `starts` older than the retention (all of them with 0), each unless its run is alive. */
 function pruneUnrecorded(store: JobStore, starts: readonly StoredJob[], keepMs: number, nowMs: number): StoredJob[] {
   return starts.filter((stored) => {
-    if (keepMs > 0 && nowMs - stored.mtimeMs < keepMs) return false;
+    if (!expired(stored.mtimeMs, keepMs, nowMs)) return false;
     try {
-      return store.removeUnstarted(stored, () => holdsNothing(stored.path));
+      return store.removeLocked(stored, (mtimeMs) => expired(mtimeMs, keepMs, nowMs) && holdsNothing(stored.path));
     } catch {
       return false; // left for the next run
     }
