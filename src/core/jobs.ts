@@ -9,7 +9,7 @@ import { parsePositiveDuration } from '../lib/duration.js';
 import { formatBytes } from '../output/bytes.js';
 import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
-import type { JobStore, StoredJob } from '../store/job-files.js';
+import { diskBytes, type JobStore, type StoredJob } from '../store/job-files.js';
 import { readJournal } from '../store/journal-file.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import { rebuild } from './submit/journal-records.js';
@@ -96,7 +96,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     state: state.done ? 'finished' : running ? 'running' : 'interrupted',
     base_url: job.base_url,
     journal: stored.path,
-    bytes: stored.bytes,
+    bytes: diskBytes(stored),
     account: job.account,
     own: stored.own,
   };
@@ -205,7 +205,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
     wide: options.wide === true,
     chosen: (options.columns?.length ?? 0) > 0,
   });
-  const startBytes = starts.reduce((sum, stored) => sum + stored.bytes, 0);
+  const startBytes = starts.reduce((sum, stored) => sum + diskBytes(stored), 0);
   const bytes = rows.reduce((sum, row) => sum + row.bytes, startBytes);
   const hidden = rows.length - shown.length;
   ctx.printer.info(

@@ -25,8 +25,8 @@ export interface StoredJob {
   own: boolean;
   /** Last change of the journal, epoch ms. */
   mtimeMs: number;
-  /** The journal and its copies, in bytes. */
-  bytes: number;
+  /** The journal's size in bytes (with its copies: `diskBytes`, asked only where shown, not on each create's glance). */
+  size: number;
 }
 
 export class JobStore {
@@ -120,7 +120,7 @@ export class JobStore {
       try {
         const stat = statSync(path);
         if (!stat.isFile()) continue;
-        jobs.push({ id, path, own, mtimeMs: stat.mtimeMs, bytes: stat.size + copiesSize(path) });
+        jobs.push({ id, path, own, mtimeMs: stat.mtimeMs, size: stat.size });
       } catch {
         if (!own) this.forget(id); // the user removed the journal: nothing left to list
       }
@@ -167,13 +167,15 @@ export function pathExists(path: string): boolean {
   return existsSync(path);
 }
 
-function copiesSize(path: string): number {
-  let bytes = 0;
+/** The journal of `job` and its copies, in bytes: a stat of each copy (most jobs have one of the two, or none). */
+export function diskBytes(job: Pick<StoredJob, 'path' | 'size'>): number {
+  let bytes = job.size;
   for (const suffix of COPIES) {
     try {
-      bytes += statSync(path + suffix).size;
+      // No throw for a copy that is not there (an error built per missing copy was most of the time of a listing).
+      bytes += statSync(job.path + suffix, { throwIfNoEntry: false })?.size ?? 0;
     } catch {
-      // No such copy.
+      // Not readable: counted as nothing.
     }
   }
   return bytes;
