@@ -314,7 +314,7 @@ export function waitForLock(
  * `process 4242 on this machine`, `process 4242 on build-7`, `process 4242 in another container of this machine`, or
  * `another process` (a lock file not written yet, where hard links are unsupported, or not readable).
  */
-function holderWords(holder: LockOwner | undefined): string {
+export function holderWords(holder: LockOwner | undefined): string {
   if (!holder) return 'another process';
   return `process ${holder.pid} ${whereWords(holder, placeOf(holder))}`;
 }
