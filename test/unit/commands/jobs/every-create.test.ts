@@ -8,6 +8,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -212,6 +213,21 @@ describe('a job is known by its id, not by the path as typed', () => {
       expect(refused.stderr).not.toMatch(/if none is running/);
     }
     rmSync(lock);
+    if (process.platform === 'linux') {
+      // Held by a run in another container sharing the directory (same host and boot, another pid namespace): its pid
+      // means nothing here, even one that no process of ours has, so the job is not taken from it.
+      const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+      const owner = { pid: notRunningPid(), host: hostname(), at: Date.now(), token: 'held', boot, pidns: 'pid:[1]' };
+      writeFileSync(lock, JSON.stringify(owner));
+      const posts = await world.posts();
+      const refused = await run(['resume', copy]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        `A lock taken in another container of this machine (pid namespace pid:[1]) cannot be checked from here: only if process ${owner.pid} there is no taskctl, delete ${lock}.`,
+      );
+      expect(await world.posts()).toBe(posts);
+      rmSync(lock);
+    }
     const resumed = await run(['resume', join(dir, 'link', 'job.jsonl'), '-q']);
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectEachItemOnce(ITEMS);
