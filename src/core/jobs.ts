@@ -9,7 +9,7 @@ import { parsePositiveDuration } from '../lib/duration.js';
 import { formatBytes } from '../output/bytes.js';
 import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
-import type { JobStore, StoredJob } from '../store/job-files.js';
+import { diskBytes, type JobStore, type StoredJob } from '../store/job-files.js';
 import { readJournal } from '../store/journal-file.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import { rebuild } from './submit/journal-records.js';
@@ -96,34 +96,34 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     state: state.done ? 'finished' : running ? 'running' : 'interrupted',
     base_url: job.base_url,
     journal: stored.path,
-    bytes: stored.bytes,
+    bytes: diskBytes(stored),
     account: job.account,
     own: stored.own,
   };
 }
 
-/** Removes the finished jobs of the state directory older than the retention (all of them with `now`). */
+/**
+ * Removes the finished jobs of the state directory older than the retention (all of them with 0), each under its locks:
+ * one a run holds now (a `resume --adopt`) stays for the next time.
+ */
 export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: number, nowMs: number): JobRow[] {
-  const removed: JobRow[] = [];
-  for (const row of rows) {
-    if (row.state !== 'finished' || !row.own) continue;
-    const stored = store.list().find((job) => job.id === row.id);
-    // With no retention (`--prune`) its age is not asked: a journal stamped ahead of the clock goes too.
-    if (!stored || (keepMs > 0 && nowMs - stored.mtimeMs < keepMs)) continue;
+  return rows.filter((row) => {
+    if (row.state !== 'finished' || !row.own) return false;
     try {
-      store.remove(stored);
-      removed.push(row);
+      return store.removeLocked({ id: row.id, path: row.journal }, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
     } catch {
-      // Left for the next run.
+      return false; // left for the next run
     }
-  }
-  return removed;
+  });
 }
+
+/** With no retention (`--prune`) its age is not asked: a journal stamped ahead of the clock goes too. */
+const expired = (mtimeMs: number, keepMs: number, nowMs: number) => keepMs <= 0 || nowMs - mtimeMs >= keepMs;
 
 /**
  * The journals of the state directory that hold no record at all: a create killed before it recorded its job (while
  * it read a long stdin), nothing of it sent, its copy of stdin still beside it. One being written now is listed too:
- * removing takes its locks first (`JobStore.removeUnstarted`).
+ * removing takes its locks first (`JobStore.removeLocked`).
  */
 export function unrecordedStarts(store: JobStore): StoredJob[] {
   return store.list().filter((stored) => stored.own && holdsNothing(stored.path));
@@ -140,9 +140,9 @@ function holdsNothing(path: string): boolean {
 /** Removes those of `starts` older than the retention (all of them with 0), each unless its run is alive. */
 function pruneUnrecorded(store: JobStore, starts: readonly StoredJob[], keepMs: number, nowMs: number): StoredJob[] {
   return starts.filter((stored) => {
-    if (keepMs > 0 && nowMs - stored.mtimeMs < keepMs) return false;
+    if (!expired(stored.mtimeMs, keepMs, nowMs)) return false;
     try {
-      return store.removeUnstarted(stored, () => holdsNothing(stored.path));
+      return store.removeLocked(stored, (mtimeMs) => expired(mtimeMs, keepMs, nowMs) && holdsNothing(stored.path));
     } catch {
       return false; // left for the next run
     }
@@ -205,7 +205,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
     wide: options.wide === true,
     chosen: (options.columns?.length ?? 0) > 0,
   });
-  const startBytes = starts.reduce((sum, stored) => sum + stored.bytes, 0);
+  const startBytes = starts.reduce((sum, stored) => sum + diskBytes(stored), 0);
   const bytes = rows.reduce((sum, row) => sum + row.bytes, startBytes);
   const hidden = rows.length - shown.length;
   ctx.printer.info(

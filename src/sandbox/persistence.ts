@@ -15,7 +15,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as z from 'zod';
 import { systemErrorWords, UsageError } from '../errors.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../store/atomic-file.js';
-import { heldLockHint, tryLock, type HeldLock } from '../store/lock-file.js';
+import { heldLockHint, holderWords, tryLock, type HeldLock } from '../store/lock-file.js';
 import type { AccountSnapshot, SandboxState } from './state.js';
 import type { StoredTask } from './timeline.js';
 
@@ -208,9 +208,8 @@ export class StateStore {
       );
     }
     if (!('release' in lock)) {
-      const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';
       throw new UsageError(
-        `the state file ${file} is in use by another sandbox (${who})`,
+        `the state file ${file} is in use by another sandbox (${holderWords(lock.heldBy)})`,
         heldLockHint(lock.heldBy, lockPath, 'Stop that sandbox, or pass another --state file'),
       );
     }

@@ -25,8 +25,8 @@ export interface StoredJob {
   own: boolean;
   /** Last change of the journal, epoch ms. */
   mtimeMs: number;
-  /** The journal and its copies, in bytes. */
-  bytes: number;
+  /** The journal's size in bytes (with its copies: `diskBytes`, asked only where shown, not on each create's glance). */
+  size: number;
 }
 
 export class JobStore {
@@ -57,10 +57,12 @@ export class JobStore {
   }
 
   /**
-   * Removes a journal of the state directory and its copies under both of its locks (a run opening it now holds them,
-   * or finds its file gone), when `unstarted` still says so under them. False when a live run holds it.
+   * Removes a journal of the state directory and its copies under both of its locks, when `still(mtimeMs)` still says
+   * so under them: a run opening it now holds them (a `resume --adopt` of a finished job, a create reading its input),
+   * or finds its file gone. False, and nothing removed, when a live run holds either lock (left for the next time) or
+   * the journal is gone. A lock left by a killed run is taken over, and goes with the release.
    */
-  removeUnstarted(job: Pick<StoredJob, 'id' | 'path'>, unstarted: () => boolean): boolean {
+  removeLocked(job: Pick<StoredJob, 'id' | 'path'>, still: (mtimeMs: number) => boolean): boolean {
     this.prepare();
     const locks: HeldLock[] = [];
     try {
@@ -69,7 +71,13 @@ export class JobStore {
         if (!('release' in lock)) return false;
         locks.push(lock);
       }
-      if (!unstarted()) return false;
+      let mtimeMs: number;
+      try {
+        mtimeMs = statSync(job.path).mtimeMs;
+      } catch {
+        return false; // removed meanwhile
+      }
+      if (!still(mtimeMs)) return false;
       this.remove({ ...job, own: true });
       return true;
     } finally {
@@ -112,7 +120,7 @@ export class JobStore {
       try {
         const stat = statSync(path);
         if (!stat.isFile()) continue;
-        jobs.push({ id, path, own, mtimeMs: stat.mtimeMs, bytes: stat.size + copiesSize(path) });
+        jobs.push({ id, path, own, mtimeMs: stat.mtimeMs, size: stat.size });
       } catch {
         if (!own) this.forget(id); // the user removed the journal: nothing left to list
       }
@@ -120,12 +128,13 @@ export class JobStore {
     return jobs;
   }
 
-  /** Removes a finished job: its journal and copies when taskctl's own, and what the state directory knows of it. */
+  /**
+   * Removes a job by the holder of its locks (`removeLocked`, or the run that holds them): its journal and copies when
+   * taskctl's own, and what the state directory knows of it. Never its locks: each goes when its holder releases it.
+   */
   remove(job: Pick<StoredJob, 'id' | 'path' | 'own'>): void {
     if (job.own) {
       for (const path of [job.path, ...COPIES.map((suffix) => job.path + suffix)]) rmSync(path, { force: true });
-      // The lock beside it, left by a run that was killed (a live holder's stays).
-      if (lockHolder(`${job.path}.lock`) === undefined) rmSync(`${job.path}.lock`, { force: true });
     }
     this.forget(job.id);
   }
@@ -158,13 +167,15 @@ export function pathExists(path: string): boolean {
   return existsSync(path);
 }
 
-function copiesSize(path: string): number {
-  let bytes = 0;
+/** The journal of `job` and its copies, in bytes: a stat of each copy (most jobs have one of the two, or none). */
+export function diskBytes(job: Pick<StoredJob, 'path' | 'size'>): number {
+  let bytes = job.size;
   for (const suffix of COPIES) {
     try {
-      bytes += statSync(path + suffix).size;
+      // No throw for a copy that is not there (an error built per missing copy was most of the time of a listing).
+      bytes += statSync(job.path + suffix, { throwIfNoEntry: false })?.size ?? 0;
     } catch {
-      // No such copy.
+      // Not readable: counted as nothing.
     }
   }
   return bytes;

@@ -1,21 +1,23 @@
 /**
- * A lock file beside the file it guards (`config.json.lock`), holding its owner's pid, host and start time. Node has
- * no flock: the owner is written to a file of its own, then hard-linked to the lock's name, which fails if the name
- * exists, atomically, so a lock file is never seen without its owner (docs/behaviour.md#config-file). A lock whose
- * owner is gone (same host, pid no longer running), or older than `staleAfterMs`, is taken over.
+ * A lock file beside the file it guards (`config.json.lock`), holding its owner's pid, host and start time, and on
+ * Linux the boot and pid namespace its pid is numbered in. Node has no flock: the owner is written to a file of its
+ * own, then hard-linked to the lock's name, which fails if the name exists, atomically, so a lock file is never seen
+ * without its owner (docs/behaviour.md#config-file). A lock whose owner is gone (its pid no longer running where it
+ * can be looked at, or its machine booted since), or older than `staleAfterMs`, is taken over.
  */
 import {
   closeSync,
   linkSync,
   openSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   statSync,
   unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, uptime } from 'node:os';
 import { basename } from 'node:path';
 import { UsageError } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
@@ -30,6 +32,10 @@ export interface LockOwner {
   /** Epoch ms when the lock was taken. */
   at: number;
   token: string;
+  /** Linux: the boot the pid belongs to (`/proc/sys/kernel/random/boot_id`); absent elsewhere and from earlier versions. */
+  boot?: string;
+  /** Linux: the pid namespace the pid is numbered in (`pid:[4026531836]`; a container has its own); absent likewise. */
+  pidns?: string;
 }
 
 export interface HeldLock {
@@ -56,12 +62,53 @@ const UNREADABLE_GRACE_MS = 5_000;
 function readOwner(path: string): LockOwner | undefined {
   try {
     const owner = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>;
-    if (typeof owner.pid === 'number' && typeof owner.at === 'number' && typeof owner.host === 'string')
-      return { pid: owner.pid, at: owner.at, host: owner.host, token: String(owner.token) };
+    if (typeof owner.pid === 'number' && typeof owner.at === 'number' && typeof owner.host === 'string') {
+      const read: LockOwner = { pid: owner.pid, at: owner.at, host: owner.host, token: String(owner.token) };
+      if (typeof owner.boot === 'string') read.boot = owner.boot;
+      if (typeof owner.pidns === 'string') read.pidns = owner.pidns;
+      return read;
+    }
   } catch {
     // Being written, or garbage: judged by its age below.
   }
   return undefined;
+}
+
+/** Where this process's pid means something (Linux; neither elsewhere), read once, when the first lock is judged. */
+let pidWorld: Pick<LockOwner, 'boot' | 'pidns'> | undefined;
+function thisPidWorld(): Pick<LockOwner, 'boot' | 'pidns'> {
+  if (pidWorld) return pidWorld;
+  pidWorld = {};
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    if (boot !== '') pidWorld.boot = boot;
+  } catch {
+    // Not Linux, or no /proc: the pid is judged by host alone.
+  }
+  try {
+    pidWorld.pidns = readlinkSync('/proc/self/ns/pid');
+  } catch {
+    // Likewise.
+  }
+  return pidWorld;
+}
+
+/**
+ * Where a lock's owner runs, as far as its pid can tell here (docs/behaviour.md#config-file): `here` (this host, this
+ * boot, this pid namespace, or an owner that names neither: its pid is looked at), `rebooted` (this host, which booted
+ * since the lock was taken: no process survives that), or where its pid cannot be looked at, so it is held whatever
+ * the pid: `host` (another host), `twin` (another boot id, yet taken since this boot: another machine of the same
+ * name), `container` (another pid namespace of this boot: another container). Each is compared only when both know it.
+ */
+type OwnerPlace = 'here' | 'rebooted' | 'host' | 'twin' | 'container';
+function placeOf(owner: LockOwner): OwnerPlace {
+  if (owner.host !== hostname()) return 'host';
+  const here = thisPidWorld();
+  if (owner.boot !== undefined && here.boot !== undefined && owner.boot !== here.boot) {
+    return owner.at < Date.now() - uptime() * 1000 ? 'rebooted' : 'twin';
+  }
+  if (owner.pidns !== undefined && here.pidns !== undefined && owner.pidns !== here.pidns) return 'container';
+  return 'here';
 }
 
 /** True while `pid` runs on this host (another user's live process included); this process always runs. */
@@ -83,7 +130,8 @@ function isStale(path: string, owner: LockOwner | undefined, options: LockOption
       return false; // gone: the next attempt creates it
     }
   }
-  if (owner.host === hostname() && !isRunning(owner.pid)) return true;
+  const place = placeOf(owner);
+  if (place === 'rebooted' || (place === 'here' && !isRunning(owner.pid))) return true;
   return options.staleAfterMs !== undefined && now - owner.at > options.staleAfterMs;
 }
 
@@ -216,7 +264,7 @@ export function lockHolder(path: string, options: LockOptions = {}): LockOwner |
 export function tryLock(path: string, options: LockOptions = {}): HeldLock | { heldBy: LockOwner | undefined } {
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const owner: LockOwner = { pid: process.pid, host: hostname(), at: now(), token: randomHex(8) };
+    const owner: LockOwner = { pid: process.pid, host: hostname(), at: now(), token: randomHex(8), ...thisPidWorld() };
     const created = createLock(path, owner);
     if (created === 'retry') continue;
     if (!created) {
@@ -263,24 +311,38 @@ export function waitForLock(
 }
 
 /**
- * `process 4242 on this machine`, `process 4242 on build-7`, or `another process` (a lock file not written yet, where
- * hard links are unsupported, or not readable).
+ * `process 4242 on this machine`, `process 4242 on build-7`, `process 4242 in another container of this machine`, or
+ * `another process` (a lock file not written yet, where hard links are unsupported, or not readable).
  */
-function holderWords(holder: LockOwner | undefined): string {
+export function holderWords(holder: LockOwner | undefined): string {
   if (!holder) return 'another process';
-  return `process ${holder.pid} on ${holder.host === hostname() ? 'this machine' : holder.host}`;
+  return `process ${holder.pid} ${whereWords(holder, placeOf(holder))}`;
+}
+
+function whereWords(holder: LockOwner, place: OwnerPlace): string {
+  switch (place) {
+    case 'host':
+      return `on ${holder.host}`;
+    case 'twin':
+      return `on another machine named ${holder.host}`;
+    case 'container':
+      return `in another container of this machine (pid namespace ${holder.pidns ?? ''})`;
+    default:
+      return 'on this machine';
+  }
 }
 
 /**
- * What to do about a lock a running holder keeps (a job, a sandbox), saying only what is true: a holder on this
- * machine is running (one whose process ended is taken over by the next run, never left in the way), so deleting its
- * lock is never advised, except for a process number reused by another program, which only a look at it can tell. A
- * holder on another machine (a shared directory) cannot be checked from here.
+ * What to do about a lock a running holder keeps (a job, a sandbox), saying only what is true: a holder whose pid can
+ * be looked at is running (one whose process ended is taken over by the next run, never left in the way), so deleting
+ * its lock is never advised, except for a process number reused by another program, which only a look at it can
+ * tell. A holder on another machine, or in another container (pid namespace), cannot be checked from here: one rule.
  */
 export function heldLockHint(holder: LockOwner | undefined, lockPath: string, wait: string): string {
   if (!holder) return 'Try again in a few seconds: the lock was taken a moment ago.';
-  if (holder.host !== hostname()) {
-    return `${wait}. A lock taken on ${holder.host} cannot be checked from here: only if process ${holder.pid} there is no taskctl, delete ${lockPath}.`;
+  const place = placeOf(holder);
+  if (place !== 'here' && place !== 'rebooted') {
+    return `${wait}. A lock taken ${whereWords(holder, place)} cannot be checked from here: only if process ${holder.pid} there is no taskctl, delete ${lockPath}.`;
   }
   return `${wait}: its lock goes with it (a lock whose process has ended is taken over). Only if \`ps -p ${holder.pid} -o args=\` shows no taskctl (its number reused), delete ${lockPath}.`;
 }

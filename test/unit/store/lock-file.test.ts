@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir, uptime } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { heldLockHint, tryLock, waitForLock } from '../../../src/store/lock-file.js';
+import { heldLockHint, lockHolder, lockTimeoutError, tryLock, waitForLock } from '../../../src/store/lock-file.js';
 import { notRunningPid } from '../pids.js';
 import { FakeClock, T0 } from '../clock.js';
+import { skippedUnless } from '../../skip-reason.js';
 
 let dir: string;
 let lockPath: string;
@@ -118,3 +119,83 @@ describe('lock files', () => {
     );
   });
 });
+
+const LINUX = process.platform === 'linux';
+describe.runIf(LINUX)(
+  skippedUnless(
+    'whose pid a lock names: this boot, this pid namespace',
+    LINUX,
+    'boot ids and pid namespaces are Linux',
+  ),
+  () => {
+    const boot = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const pidns = () => readlinkSync('/proc/self/ns/pid');
+    const OTHER_BOOT = '00000000-0000-4000-8000-000000000000';
+    const OTHER_NS = 'pid:[1]';
+    const bootedAt = () => Date.now() - uptime() * 1000;
+    /** An owner of this host written by hand, with the boot and pid namespace given. */
+    const world = (pid: number, extra: { boot: string; pidns: string }, at = Date.now()) =>
+      JSON.stringify({ pid, host: hostname(), at, token: 'other', ...extra });
+
+    it('a lock names the boot and the pid namespace of its holder', () => {
+      const held = tryLock(lockPath);
+      if (!('release' in held)) throw new Error('not locked');
+      expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toMatchObject({
+        pid: process.pid,
+        boot: boot(),
+        pidns: pidns(),
+      });
+      held.release();
+    });
+
+    it('this boot and pid namespace: the pid is looked at (dead: taken over; running: held)', () => {
+      writeFileSync(lockPath, world(notRunningPid(), { boot: boot(), pidns: pidns() }));
+      expect('release' in tryLock(lockPath)).toBe(true);
+      rmSync(lockPath);
+      writeFileSync(lockPath, world(process.ppid, { boot: boot(), pidns: pidns() }));
+      expect(tryLock(lockPath)).toHaveProperty('heldBy.pid', process.ppid);
+    });
+
+    it('taken before this machine booted: stale, even when its pid runs now (a number reused since)', () => {
+      writeFileSync(lockPath, world(process.ppid, { boot: OTHER_BOOT, pidns: pidns() }, bootedAt() - 60_000));
+      expect(lockHolder(lockPath)).toBeUndefined();
+      expect('release' in tryLock(lockPath)).toBe(true);
+    });
+
+    it('another boot id, taken since this boot: another machine of the same name, held whatever its pid', () => {
+      writeFileSync(lockPath, world(notRunningPid(), { boot: OTHER_BOOT, pidns: pidns() }));
+      const refused = tryLock(lockPath);
+      if ('release' in refused) throw new Error('a lock of another machine was taken');
+      expect(heldLockHint(refused.heldBy, lockPath, 'Wait')).toMatch(
+        `A lock taken on another machine named ${hostname()} cannot be checked from here: only if process`,
+      );
+    });
+
+    it('another pid namespace of this boot (another container): held whatever its pid, and the hint says so', () => {
+      const dead = notRunningPid();
+      writeFileSync(lockPath, world(dead, { boot: boot(), pidns: OTHER_NS }));
+      expect(lockHolder(lockPath)).toMatchObject({ pid: dead, pidns: OTHER_NS });
+      const refused = tryLock(lockPath);
+      if ('release' in refused) throw new Error('a lock of another container was taken');
+      expect(heldLockHint(refused.heldBy, lockPath, 'Wait for that run to end')).toBe(
+        `Wait for that run to end. A lock taken in another container of this machine (pid namespace ${OTHER_NS}) ` +
+          `cannot be checked from here: only if process ${dead} there is no taskctl, delete ${lockPath}.`,
+      );
+      const error = lockTimeoutError('config file', lockPath, refused.heldBy, {
+        timeoutMs: 10_000,
+        staleAfterMs: 30_000,
+      });
+      expect(error.message).toContain(`locked by process ${dead} in another container of this machine`);
+      // Its age still counts where an age bound is set (a config lock held 30 s is hung wherever its holder is).
+      expect('release' in tryLock(lockPath, { staleAfterMs: 1, now: () => Date.now() + 1000 })).toBe(true);
+    });
+
+    it('an owner of an earlier version (no boot id, no pid namespace) is judged by its pid, as before', () => {
+      writeFileSync(lockPath, owner(process.ppid));
+      expect(tryLock(lockPath)).toHaveProperty('heldBy.pid', process.ppid);
+      rmSync(lockPath);
+      writeFileSync(lockPath, owner(notRunningPid()));
+      expect('release' in tryLock(lockPath)).toBe(true);
+    });
+  },
+);

@@ -3,14 +3,28 @@
  * jobs`, continued by `taskctl resume ID` (or `resume` alone), known and locked by its id whatever path reaches its
  * journal; a journal that cannot be written stops the job with exit 14 and every task named.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { accountKey } from '../../../../src/store/cache.js';
 import { journalIo } from '../../../../src/store/journal-file.js';
+import { JobStore } from '../../../../src/store/job-files.js';
 import { CreateLedger } from '../../../../src/store/ledger.js';
+import { tryLock } from '../../../../src/store/lock-file.js';
+import { notRunningPid } from '../../pids.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
@@ -199,6 +213,21 @@ describe('a job is known by its id, not by the path as typed', () => {
       expect(refused.stderr).not.toMatch(/if none is running/);
     }
     rmSync(lock);
+    if (process.platform === 'linux') {
+      // Held by a run in another container sharing the directory (same host and boot, another pid namespace): its pid
+      // means nothing here, even one that no process of ours has, so the job is not taken from it.
+      const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+      const owner = { pid: notRunningPid(), host: hostname(), at: Date.now(), token: 'held', boot, pidns: 'pid:[1]' };
+      writeFileSync(lock, JSON.stringify(owner));
+      const posts = await world.posts();
+      const refused = await run(['resume', copy]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        `A lock taken in another container of this machine (pid namespace pid:[1]) cannot be checked from here: only if process ${owner.pid} there is no taskctl, delete ${lock}.`,
+      );
+      expect(await world.posts()).toBe(posts);
+      rmSync(lock);
+    }
     const resumed = await run(['resume', join(dir, 'link', 'job.jsonl'), '-q']);
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectEachItemOnce(ITEMS);
@@ -322,6 +351,40 @@ describe('retention', () => {
     expect(pruned.stdout).toContain(interrupted);
     expect(existsSync(join(state(), 'jobs', `${own}.jsonl`))).toBe(false);
     expect(existsSync(mine)).toBe(true);
+  });
+
+  it("a finished job whose lock a run holds stays, through --prune and a create's retention; released, it goes", async () => {
+    const created = await run(['create', S, 'a.com', '-q']);
+    const id = /^job (j-[0-9a-z]+)/m.exec(created.stderr)?.[1] ?? '';
+    const store = new JobStore(state());
+    const journal = store.journalPath(id);
+    const expired = () => {
+      const old = (world.clock.now() - 31 * 24 * 3600_000) / 1000;
+      utimesSync(journal, old, old);
+    };
+    // Each of its locks, as a `resume ID --adopt` of it holds them (by its id, and beside its journal).
+    for (const lockPath of [store.lockPath(id), `${journal}.lock`]) {
+      const lock = tryLock(lockPath);
+      if (!('release' in lock)) throw new Error(`${lockPath} not taken`);
+      const pruned = await run(['jobs', '--prune', '-q']);
+      expect(pruned.code, pruned.stderr).toBe(0);
+      expect(pruned.stdout).toContain(id);
+      expired();
+      expect((await run(['create', S, 'b.com', '-q'])).code).toBe(0);
+      expect(existsSync(journal)).toBe(true);
+      expect(existsSync(lockPath)).toBe(true); // still the run's
+      lock.release();
+    }
+    expired();
+    expect((await run(['create', S, 'c.com', '-q'])).code).toBe(0);
+    expect(existsSync(journal)).toBe(false);
+    // The lock beside a finished journal left by a run that was killed goes with it.
+    const other = /^job (j-[0-9a-z]+)/m.exec((await run(['create', S, 'd.com', '-q'])).stderr)?.[1] ?? '';
+    const left = `${store.journalPath(other)}.lock`;
+    writeFileSync(left, JSON.stringify({ pid: notRunningPid(), host: hostname(), at: Date.now(), token: 'killed' }));
+    expect((await run(['jobs', '--prune'])).stderr).toMatch(/removed 3 finished jobs/);
+    expect(readdirSync(join(state(), 'jobs'))).toEqual([]);
+    expect(readdirSync(join(state(), 'locks'))).toEqual([]);
   });
 
   it('job-retention is a setting with a documented default', async () => {
