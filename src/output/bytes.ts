@@ -1,4 +1,5 @@
 /** Byte sizes in messages: the one formatter, exact rather than rounded, since limits are round numbers. */
+import { formatCount } from './numbers.js';
 
 const UNITS = [
   [1024 ** 3, 'GiB'],
@@ -6,8 +7,8 @@ const UNITS = [
   [1024, 'KiB'],
 ] as const;
 
-/** `8 MiB`, `64 KiB`, `1 GiB` for exact multiples; anything else in bytes (`1500 bytes`), so no figure is rounded. */
+/** `8 MiB`, `64 KiB`, `1 GiB` for exact multiples; anything else in bytes, grouped as every count is (`1,500 bytes`), so no figure is rounded. */
 export function formatBytes(bytes: number): string {
   for (const [size, unit] of UNITS) if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
-  return `${bytes} bytes`;
+  return `${formatCount(bytes)} bytes`;
 }

@@ -40,9 +40,9 @@ describe('a create stopped before it recorded its job', () => {
     killedStart();
     const listed = await run(['jobs']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stderr).toMatch(/0 jobs on this machine; their journals use 3000 bytes/);
+    expect(listed.stderr).toMatch(/0 jobs on this machine; their journals use 3,000 bytes/);
     expect(listed.stderr).toMatch(
-      /1 unfinished start \(a create stopped before it recorded its job: nothing of it was sent\) uses 3000 bytes; taskctl jobs --prune removes it/,
+      /1 unfinished start \(a create stopped before it recorded its job: nothing of it was sent\) uses 3,000 bytes; taskctl jobs --prune removes it/,
     );
     const pruned = await run(['jobs', '--prune']);
     expect(pruned.code, pruned.stderr).toBe(0);
