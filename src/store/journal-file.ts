@@ -256,9 +256,13 @@ function parseLine(line: Buffer): unknown {
   }
 }
 
-/** A copy written as bytes arrive (stdin beside the journal: `FILE.input`), fsynced before anything is sent. */
+/**
+ * A copy written as bytes arrive (stdin beside the journal: `FILE.input`), fsynced before anything is sent. Its owner
+ * calls `close` on every path (a `finally`): a read or a write that fails between the open and `finish` leaves no
+ * descriptor behind.
+ */
 export class InputCopy {
-  private fd: number;
+  private fd: number | undefined;
   size = 0;
 
   constructor(readonly path: string) {
@@ -266,6 +270,7 @@ export class InputCopy {
   }
 
   write(bytes: Uint8Array): void {
+    if (this.fd === undefined) throw new Error('copy closed');
     try {
       for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
       this.size += bytes.length;
@@ -274,14 +279,22 @@ export class InputCopy {
     }
   }
 
+  /** Fsyncs the copy, then closes it. */
   finish(): void {
+    if (this.fd === undefined) throw new Error('copy closed');
     try {
       fsyncSync(this.fd);
     } catch (error) {
       throw copyError(this.path, systemErrorWords(error));
     } finally {
-      closeSync(this.fd);
+      this.close();
     }
+  }
+
+  /** Closes the copy if still open (after `finish`, nothing to do). */
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }
 
