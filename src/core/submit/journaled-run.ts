@@ -135,17 +135,23 @@ function adoptOther(file: JournalFile, id: string, otherPath: string): void {
   }
 }
 
-/** A create that may send: starts the job, or continues it when the journal has one with the same input and options. */
+/**
+ * A create that may send: starts the job, or continues it when the journal has one with the same input and options.
+ * `underLock` runs first once the journal's locks are held (a retry writes its items beside it there: never before,
+ * when another run holding the job could be writing that copy), with the records read.
+ */
 export async function runJournaledCreate(
   ctx: Submitter,
   place: JobPlace,
   service: string,
   args: string[],
   options: CreateJobOptions,
+  underLock?: (records: readonly unknown[]) => void,
 ): Promise<void> {
   const { file, id } = openJournal(place, ctx.clock.now());
   const path = place.path;
   try {
+    underLock?.(file.records);
     let state = rebuild(file.records, path);
     if (state?.done) {
       throw new UsageError(
