@@ -294,3 +294,52 @@ it('a chunk whose recorded task holds a different number of items: show --job sa
   expect(again.code).toBe(2);
   expect(again.stderr).toContain(`chunk 2 is not in doubt (it is task ${own}, which holds its items)`);
 });
+
+describe('a finished job sends nothing', () => {
+  /** A finished three-chunk job whose chunk 2 records a task of two items (as an earlier `--adopt` let it): its own. */
+  async function finishedWithWrongTask(): Promise<number> {
+    const created = await runTaskctl(
+      ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
+      { env: world.env, clock: world.clock, home: dir },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const own = Number(created.stdout.trim().split('\n')[1]);
+    const made = await runTaskctl(['create', S, 'x.com', 'y.com', '-q'], {
+      env: world.env,
+      clock: world.clock,
+      home: join(dir, 'elsewhere'),
+    });
+    const wrong = Number(made.stdout.trim());
+    const record = { type: 'reconciled', chunk: 2, task: wrong, cost: 2, by: 'user' };
+    writeFileSync(journal(), readFileSync(journal(), 'utf8') + JSON.stringify(record) + '\n');
+    return own;
+  }
+  /** A cache directory that cannot be made (under a regular file): the ledger there cannot be used. */
+  const unusableCache = () => {
+    writeFileSync(join(dir, 'a-file'), '');
+    return { ...world.env, TASKCTL_CACHE_DIR: join(dir, 'a-file', 'cache') };
+  };
+
+  it('resume --adopt re-settles a chunk without the ledger, and -q prints the task it gave the chunk', async () => {
+    const own = await finishedWithWrongTask();
+    const env = unusableCache();
+    const fixed = await runTaskctl(['resume', journal(), '--adopt', `2=${own}`, '-q'], {
+      env,
+      clock: world.clock,
+      home: dir,
+    });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(fixed.stderr).not.toMatch(/ledger/);
+    // What `taskctl resume ID -q | taskctl wait -` waits for: the task this run gave a chunk.
+    expect(fixed.stdout).toBe(`${own}\n`);
+    expect(
+      rows()
+        .filter((row) => row.type === 'reconciled')
+        .at(-1),
+    ).toMatchObject({ chunk: 2, task: own, by: 'user' });
+    const again = await runTaskctl(['resume', journal(), '-q'], { env, clock: world.clock, home: dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/ledger/);
+    expect(again.stdout).toBe('');
+  });
+});
