@@ -53,6 +53,11 @@ export const STATE_FILE_MAX_BYTES = 16 * 1024 * 1024;
  * error (exit 2): opened with O_NOFOLLOW (a link is never followed, so never chmodded) and O_NONBLOCK (a FIFO cannot hang).
  */
 export function readRegularFile(path: string, options: ReadRegularOptions): string | undefined {
+  return readRegularBytes(path, options)?.toString('utf8');
+}
+
+/** `readRegularFile`'s bytes, undecoded: for a reader that counts bytes or judges their encoding line by line. */
+export function readRegularBytes(path: string, options: ReadRegularOptions): Buffer | undefined {
   const refuse = (kind: string) =>
     new NotRegularFileError(
       `the ${options.what} ${path} is ${kind}, not a regular file; taskctl does not follow or read it`,
@@ -87,7 +92,7 @@ export function readRegularFile(path: string, options: ReadRegularOptions): stri
       if (refused === undefined) options.onTightened?.(mode);
       else options.onNotTightened?.(mode, refused);
     }
-    return readFileSync(fd, 'utf8');
+    return readFileSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -17,7 +17,8 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { readRegularFile } from './atomic-file.js';
+import { isUtf8 } from 'node:buffer';
+import { readRegularBytes } from './atomic-file.js';
 import { heldLockHint, tryLock, type HeldLock } from './lock-file.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 
@@ -80,9 +81,9 @@ export class JournalFile {
       // Removed between its open and its locks (`jobs --prune` takes them to remove an empty journal): opened again.
       if (!samePlace(fd, path)) throw new Reopen();
       // Read again under the locks: a run that held them may have appended meanwhile.
-      const { records, text, goodBytes } = readRecords(path);
+      const { records, size, goodBytes } = readRecords(path);
       // A torn last line (killed mid-append) is cut so the next record starts on a line of its own.
-      if (goodBytes < Buffer.byteLength(text)) ftruncateSync(fd, goodBytes);
+      if (goodBytes < size) ftruncateSync(fd, goodBytes);
       return new JournalFile(path, fd, locks, records);
     } catch (error) {
       for (const lock of locks.reverse()) lock.release();
@@ -168,13 +169,13 @@ function notRegular(path: string): UsageError {
  * resume appending meanwhile leaves a prefix, which is a valid journal. Undefined when there is no such file.
  */
 export function readJournal(path: string): unknown[] | undefined {
-  const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES });
-  return text === undefined ? undefined : parseLines(text).records;
+  const bytes = readRegularBytes(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES });
+  return bytes === undefined ? undefined : parseLines(bytes).records;
 }
 
-function readRecords(path: string): { records: unknown[]; text: string; goodBytes: number } {
-  const text = readRegularFile(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES }) ?? '';
-  return { text, ...parseLines(text) };
+function readRecords(path: string): { records: unknown[]; size: number; goodBytes: number } {
+  const bytes = readRegularBytes(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES }) ?? Buffer.alloc(0);
+  return { size: bytes.length, ...parseLines(bytes) };
 }
 
 /** Test seam: a write of the journal (a fake full disk in tests replaces it). */
@@ -222,39 +223,46 @@ function lockJob(path: string, lockPath: string): HeldLock {
 }
 
 /**
- * Each line on its own: a line that is not JSON before the last is kept as `{ type: UNREADABLE, line }`, so that the
- * records around it still count (core/submit/journal-records.ts says what it may have been). A UTF-8 BOM is skipped.
+ * Each line on its own, found in the bytes: a line that is not JSON, or not UTF-8 (a bad copy, a flipped byte: never
+ * read with its bytes replaced), before the last is kept as `{ type: UNREADABLE, line }`, so that the records around
+ * it still count (core/submit/journal-records.ts says what it may have been). What follows the last line break is a
+ * torn line, never a record: `goodBytes` ends at that line break. A UTF-8 BOM is skipped.
  */
-function parseLines(whole: string): { records: unknown[]; goodBytes: number } {
+function parseLines(bytes: Buffer): { records: unknown[]; goodBytes: number } {
   const records: unknown[] = [];
-  const bom = whole.startsWith('\uFEFF');
-  const text = bom ? whole.slice(1) : whole;
-  let goodBytes = bom ? Buffer.byteLength('\uFEFF') : 0;
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    const last = i === lines.length - 1;
-    if (line === '') {
-      if (!last) goodBytes += 1;
-      continue;
-    }
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch {
-      if (last) break; // torn by a kill mid-append: the step it guarded never started
-      record = { type: UNREADABLE_LINE, line: i + 1 };
-    }
-    if (last) break; // a complete record always ends with a line break
-    records.push(record);
-    goodBytes += Buffer.byteLength(line) + 1;
+  const start = bytes.subarray(0, UTF8_BOM.length).equals(UTF8_BOM) ? UTF8_BOM.length : 0;
+  let lineNumber = 0;
+  let from = start;
+  for (let end = bytes.indexOf(LINE_BREAK, from); end !== -1; end = bytes.indexOf(LINE_BREAK, from)) {
+    lineNumber++;
+    const line = bytes.subarray(from, end);
+    from = end + 1;
+    if (line.length === 0) continue;
+    records.push(parseLine(line) ?? { type: UNREADABLE_LINE, line: lineNumber });
   }
-  return { records, goodBytes };
+  return { records, goodBytes: from };
 }
 
-/** A copy written as bytes arrive (stdin beside the journal: `FILE.input`), fsynced before anything is sent. */
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const LINE_BREAK = 0x0a;
+
+/** The record a complete line holds; undefined when it is not UTF-8 or not JSON. */
+function parseLine(line: Buffer): unknown {
+  if (!isUtf8(line)) return undefined;
+  try {
+    return JSON.parse(line.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A copy written as bytes arrive (stdin beside the journal: `FILE.input`), fsynced before anything is sent. Its owner
+ * calls `close` on every path (a `finally`): a read or a write that fails between the open and `finish` leaves no
+ * descriptor behind.
+ */
 export class InputCopy {
-  private fd: number;
+  private fd: number | undefined;
   size = 0;
 
   constructor(readonly path: string) {
@@ -262,6 +270,7 @@ export class InputCopy {
   }
 
   write(bytes: Uint8Array): void {
+    if (this.fd === undefined) throw new Error('copy closed');
     try {
       for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
       this.size += bytes.length;
@@ -270,14 +279,22 @@ export class InputCopy {
     }
   }
 
+  /** Fsyncs the copy, then closes it. */
   finish(): void {
+    if (this.fd === undefined) throw new Error('copy closed');
     try {
       fsyncSync(this.fd);
     } catch (error) {
       throw copyError(this.path, systemErrorWords(error));
     } finally {
-      closeSync(this.fd);
+      this.close();
     }
+  }
+
+  /** Closes the copy if still open (after `finish`, nothing to do). */
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }
 

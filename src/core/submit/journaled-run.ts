@@ -135,17 +135,23 @@ function adoptOther(file: JournalFile, id: string, otherPath: string): void {
   }
 }
 
-/** A create that may send: starts the job, or continues it when the journal has one with the same input and options. */
+/**
+ * A create that may send: starts the job, or continues it when the journal has one with the same input and options.
+ * `underLock` runs first once the journal's locks are held (a retry writes its items beside it there: never before,
+ * when another run holding the job could be writing that copy), with the records read.
+ */
 export async function runJournaledCreate(
   ctx: Submitter,
   place: JobPlace,
   service: string,
   args: string[],
   options: CreateJobOptions,
+  underLock?: (records: readonly unknown[]) => void,
 ): Promise<void> {
   const { file, id } = openJournal(place, ctx.clock.now());
   const path = place.path;
   try {
+    underLock?.(file.records);
     let state = rebuild(file.records, path);
     if (state?.done) {
       throw new UsageError(
@@ -256,51 +262,67 @@ async function continueGiven(
   }
 }
 
-/** A new job: stdin (and arguments) are copied beside the journal as they stream, so a resume can read them back. */
+/**
+ * A new job: stdin (and arguments) are copied beside the journal as they stream, so a resume can read them back. A
+ * copy is closed on every path: a read that fails part-way leaves no descriptor of it behind.
+ */
 async function startJob(
   ctx: Reader & Pick<Runtime, 'clock'>,
-  { file, id }: OpenJob,
+  job: OpenJob,
   wanted: JobOptions,
   given: readonly ItemSource[],
   options: CreateJobOptions,
 ): Promise<PreparedItems> {
-  const { path } = file;
+  const { path } = job.file;
   const copies = new Map<number, InputCopy>();
-  const sources = given.map((source, index): ItemSource => {
-    if (source.kind === 'stdin') copies.set(index, new InputCopy(`${path}.input`));
-    if (source.kind === 'args') return writeArgsCopy(`${path}.args`, source.values);
-    return source;
-  });
-  const read = await readWithDigests(ctx, wanted.service, sources, options, copies);
   try {
-    for (const copy of copies.values()) copy.finish();
-    const inputs = sources.map((source, index): JobInput => {
-      const digest = read.digests[index] ?? { size: 0, sha256: '' };
-      const copy = copies.get(index);
-      if (copy) return { kind: 'stdin', path: copy.path, format: options.format ?? 'lines', ...digest };
-      if (source.kind !== 'file') throw new Error('unreachable: sources are files or stdin here');
-      const kind = source.format === 'ndjson' && source.path === `${path}.args` ? 'args' : 'file';
-      const format = source.format ?? options.format ?? formatFromPath(source.path);
-      return { kind, path: resolve(source.path), format, ...digest };
+    const sources = given.map((source, index): ItemSource => {
+      if (source.kind === 'stdin') copies.set(index, new InputCopy(`${path}.input`));
+      if (source.kind === 'args') return writeArgsCopy(`${path}.args`, source.values);
+      return source;
     });
-    const { prepared } = read;
-    file.append({
-      type: 'job',
-      version: 1,
-      id,
-      created_at: new Date(ctx.clock.now()).toISOString(),
-      ...wanted,
-      inputs,
-      items: prepared.count,
-      items_sha256: prepared.digest,
-      chunks: Math.ceil(prepared.count / wanted.chunk_size),
-      ...(options.retryOf && { retry_of: options.retryOf }),
-    } satisfies Job);
-    return prepared;
-  } catch (error) {
-    read.prepared.dispose();
-    throw error;
+    const read = await readWithDigests(ctx, wanted.service, sources, options, copies);
+    try {
+      for (const copy of copies.values()) copy.finish();
+      const inputs = sources.map((source, index): JobInput => {
+        const digest = read.digests[index] ?? { size: 0, sha256: '' };
+        const copy = copies.get(index);
+        if (copy) return { kind: 'stdin', path: copy.path, format: options.format ?? 'lines', ...digest };
+        if (source.kind !== 'file') throw new Error('unreachable: sources are files or stdin here');
+        const kind = source.format === 'ndjson' && source.path === `${path}.args` ? 'args' : 'file';
+        const format = source.format ?? options.format ?? formatFromPath(source.path);
+        return { kind, path: resolve(source.path), format, ...digest };
+      });
+      recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
+      return read.prepared;
+    } catch (error) {
+      read.prepared.dispose();
+      throw error;
+    }
+  } finally {
+    for (const copy of copies.values()) copy.close();
   }
+}
+
+/** The job record, fsynced before any chunk is priced or sent. */
+function recordJob(
+  ctx: Pick<Runtime, 'clock'>,
+  { file, id }: OpenJob,
+  job: { wanted: JobOptions; inputs: JobInput[]; prepared: PreparedItems; options: CreateJobOptions },
+): void {
+  const { wanted, prepared, options } = job;
+  file.append({
+    type: 'job',
+    version: 1,
+    id,
+    created_at: new Date(ctx.clock.now()).toISOString(),
+    ...wanted,
+    inputs: job.inputs,
+    items: prepared.count,
+    items_sha256: prepared.digest,
+    chunks: Math.ceil(prepared.count / wanted.chunk_size),
+    ...(options.retryOf && { retry_of: options.retryOf }),
+  } satisfies Job);
 }
 
 /** `taskctl resume ID|FILE`: continues the job from the journal's inputs, checked against their recorded size and digest. */

@@ -37,6 +37,14 @@ export class LocalCreates {
     return new LocalCreates(ctx, ledger, ctx.cache.account, liveForMs);
   }
 
+  /**
+   * No ledger: for a run that sends nothing (a job whose every chunk has a task), which then never meets the cache
+   * directory; every call is a no-op.
+   */
+  static none(ctx: LedgerUser): LocalCreates {
+    return new LocalCreates(ctx, undefined, undefined, 0);
+  }
+
   /** Written before the POST leaves; undefined when the ledger cannot be used (warned once). */
   begin(service: string, items: readonly string[], job?: LedgerJob, sentAt?: number): LedgerEntry | undefined {
     if (!this.ledger || this.account === undefined) return undefined;

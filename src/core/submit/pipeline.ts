@@ -35,9 +35,14 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
     : undefined;
   // A finished job has nothing to settle or send: its summary (and --wait) only.
   if (priced.every((batch) => batch.tasks === 0)) {
-    // A chunk of it given its right task by hand (`resume --adopt`, its recorded task holding other items) first.
-    if (input.settle) await input.settle(api, await beforeSending(() => sendState(ctx, api)));
-    await finishSubmission(ctx, { done: new Map(input.done), outcomes: new Map(), input }, options);
+    const state = input.settle ? await beforeSending(() => sendState(ctx, api, false)) : undefined;
+    // A chunk of it given its right task by hand (`resume --adopt`, its recorded task holding other items) first,
+    // printed as a create's task (`-q`: its id), as the chunks it settles before sending are.
+    if (state) await input.settle?.(api, state);
+    const done = new Map(input.done);
+    if (state?.settled?.length) await sendChunks(ctx, api, { priced, done, state, input }, options);
+    await finishSubmission(ctx, { done, outcomes: new Map(), input }, options);
+    await state?.table?.();
     return;
   }
   const state = await beforeSending(() => sendState(ctx, api));

@@ -8,7 +8,7 @@ import type { Output } from '../capabilities.js';
 import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
-import { InputCopy, readJournal } from '../../store/journal-file.js';
+import { InputCopy } from '../../store/journal-file.js';
 import { errorMatch, toRetry, type ErrorMatch } from '../job/error-match.js';
 import type { JobPlace } from './journaled-run.js';
 import type { Job } from './journal-records.js';
@@ -141,6 +141,8 @@ function severalServices(tasks: readonly Task[], batches: ReadonlyMap<string, st
  * A retry that may send is a new job (`--journal FILE`, else in the state directory), as every create is: its items go
  * to `FILE.input` (NDJSON, fsynced), which the job reads as its input (its digest recorded), with what it retries
  * (`retry_of`), so that `taskctl resume ID` continues it like any other job. Shared by `retry <id...>` and `retry --job`.
+ * The copy is written only under the job's locks, into a journal that holds no job: a run holding FILE (a create still
+ * copying its stdin there) keeps its copy whole, and this retry is refused as the job in use.
  */
 export async function journaledRetry(
   ctx: Submitter,
@@ -149,29 +151,34 @@ export async function journaledRetry(
   options: RetryOptions,
   retryOf: NonNullable<Job['retry_of']>,
 ): Promise<void> {
-  const { path } = place;
-  if ((readJournal(path)?.length ?? 0) > 0) {
-    // Its input would be replaced by this run's choice: the job there goes on with its own.
-    throw new UsageError(
-      `${place.name} already holds a job`,
-      `Continue it: taskctl resume ${place.name}; or give this retry a new --journal path.`,
-    );
-  }
-  const copy = new InputCopy(`${path}.input`);
-  for (let start = 0; start < batch.items.length; start += 10_000) {
-    const lines = batch.items.slice(start, start + 10_000).map((target) => `${JSON.stringify(target)}\n`);
-    copy.write(Buffer.from(lines.join('')));
-  }
-  copy.finish();
+  const input = `${place.path}.input`;
   const { runJournaledCreate } = await import('./journaled-run.js');
-  await runJournaledCreate(ctx, place, batch.service, [], {
-    ...options,
-    file: [copy.path],
-    format: 'ndjson',
-    // Sent as the server listed them.
-    validate: false,
-    retryOf,
+  // Sent as the server listed them (no validation).
+  const submit = { ...options, file: [input], format: 'ndjson' as const, validate: false, retryOf };
+  await runJournaledCreate(ctx, place, batch.service, [], submit, (records) => {
+    // Its input would be replaced by this run's choice: the job there goes on with its own.
+    if (records.length > 0) {
+      throw new UsageError(
+        `${place.name} already holds a job`,
+        `Continue it: taskctl resume ${place.name}; or give this retry a new --journal path.`,
+      );
+    }
+    writeItems(input, batch.items);
   });
+}
+
+/** The items as NDJSON in `path`, fsynced; the copy is closed whatever fails. */
+function writeItems(path: string, items: readonly string[]): void {
+  const copy = new InputCopy(path);
+  try {
+    for (let start = 0; start < items.length; start += 10_000) {
+      const lines = items.slice(start, start + 10_000).map((target) => `${JSON.stringify(target)}\n`);
+      copy.write(Buffer.from(lines.join('')));
+    }
+    copy.finish();
+  } finally {
+    copy.close();
+  }
 }
 
 /** The items of `service` to send: each once unless --keep-duplicates (the repeats removed are counted on stderr). */

@@ -61,17 +61,23 @@ export async function postTimeoutMs(ctx: Pick<Service, 'apiSettings'>): Promise<
     : POST_TIMEOUT_MS;
 }
 
-/** Shared by the creates of one run (chunks, a journal's chunks): the server's clock as learnt, and the ledger. */
+/**
+ * Shared by the creates of one run (chunks, a journal's chunks): the server's clock as learnt, and the ledger (none
+ * for a run that sends nothing: `ledger` false).
+ */
 export async function sendState(
   ctx: Pick<Output, 'printer'> & Pick<Runtime, 'clock' | 'env'> & Pick<Store, 'cache'> & Pick<Service, 'apiSettings'>,
   api: ApiClient,
+  ledger = true,
 ): Promise<SendState> {
   const [{ serverClockOf, longestReconcileMs }, timeout] = await Promise.all([
     import('../reconcile.js'),
     postTimeoutMs(ctx),
   ]);
   // An entry of a run that dies mid-request counts until its request and reconciliation could have ended, plus a grace.
-  const local = await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS);
+  const local = ledger
+    ? await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS)
+    : LocalCreates.none(ctx);
   return { serverClock: serverClockOf(api), local, landsWithinMs: timeout + LANDING_MARGIN_MS };
 }
 

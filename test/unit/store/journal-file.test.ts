@@ -1,13 +1,14 @@
 /**
  * The journal file's locks: `FILE.lock` beside it, held while it is open, whoever opens it; a journal removed between
  * its open and its locks (by `jobs --prune`, which takes them to remove an empty journal) is opened again, so its
- * records never go to a file no one can find.
+ * records never go to a file no one can find. Its lines are read as bytes: a torn last line is cut exactly, and a line
+ * that is not UTF-8 is a damaged line, whatever JSON its bytes would decode to.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalFile } from '../../../src/store/journal-file.js';
+import { JournalFile, readJournal } from '../../../src/store/journal-file.js';
 
 let dir: string;
 beforeEach(() => {
@@ -55,5 +56,43 @@ describe('JournalFile.open', () => {
     file.close();
     expect(opens).toBe(2);
     expect(readFileSync(path, 'utf8')).toBe('{"type":"job","id":"j-m5xunpc0abcd"}\n');
+  });
+});
+
+describe('the lines of a journal, as bytes', () => {
+  const job = '{"type":"job","id":"j-m5xunpc0abcd"}\n';
+  /** A complete line a bad copy left with bytes that are not UTF-8 (inside a JSON string: it would parse, decoded). */
+  const notUtf8 = Buffer.concat([
+    Buffer.from('{"type":"created","chunk":1,"task":7,"how":"'),
+    Buffer.from([0xff, 0xe2, 0x82]),
+    Buffer.from('"}\n'),
+  ]);
+  const torn = Buffer.concat([Buffer.from('{"type":"send","chunk":2,"x":"'), Buffer.from([0xfe, 0xff])]);
+
+  it('a torn last line holding bytes that are not UTF-8 is cut: the file is exactly the lines before it', () => {
+    const path = join(dir, 'job.jsonl');
+    writeFileSync(path, Buffer.concat([Buffer.from(job), torn]));
+    JournalFile.open(path, () => undefined).close();
+    expect(readFileSync(path)).toEqual(Buffer.from(job));
+  });
+
+  it('after a complete line that is not UTF-8, a torn line is cut exactly after the last complete line', () => {
+    const path = join(dir, 'job.jsonl');
+    const kept = Buffer.concat([Buffer.from(job), notUtf8]);
+    writeFileSync(path, Buffer.concat([kept, torn]));
+    const file = JournalFile.open(path, () => undefined);
+    file.append({ type: 'done' });
+    file.close();
+    expect(readFileSync(path)).toEqual(Buffer.concat([kept, Buffer.from('{"type":"done"}\n')]));
+  });
+
+  it('a complete line that is not UTF-8 is a damaged line (by its number), never a record with its bytes replaced', () => {
+    const path = join(dir, 'job.jsonl');
+    writeFileSync(path, Buffer.concat([Buffer.from('\uFEFF' + job), notUtf8, Buffer.from('{"type":"done"}\n')]));
+    const expected = [{ type: 'job', id: 'j-m5xunpc0abcd' }, { type: '(unreadable)', line: 2 }, { type: 'done' }];
+    expect(readJournal(path)).toEqual(expected);
+    const file = JournalFile.open(path, () => undefined);
+    expect(file.records).toEqual(expected);
+    file.close();
   });
 });

@@ -1,7 +1,11 @@
 /**
  * Ctrl-C or SIGTERM while `create` reads its items, or `wait -` its ids, from a stdin that never ends (a producer still
- * running): the read stops at once and the run ends as interrupted, not when the producer closes its end.
+ * running): the read stops at once and the run ends as interrupted, not when the producer closes its end. A read that
+ * ends in a failure leaves no descriptor of the job's copy of stdin (`FILE.input`) open behind it.
  */
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { mockApi, runTaskctl } from '../harness.js';
@@ -36,5 +40,34 @@ describe('a signal while stdin is read', () => {
     expect(result.stderr).not.toMatch(/still running|error: unexpected|cannot read/);
     expect(stream.destroyed).toBe(true);
     expect(api.calls).toEqual([]);
+  });
+});
+
+/** The process's descriptors open on `path` (removed or not): never a count of all, which other files change. */
+const openOn = (path: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target === path || target === `${path} (deleted)`;
+    } catch {
+      return false; // closed since it was listed
+    }
+  }).length;
+
+describe.runIf(process.platform === 'linux')('a read of stdin that fails', () => {
+  it('part-way (a NUL byte: exit 3): no descriptor of the copy of stdin, FILE.input, is left open', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taskctl-stdin-copy-'));
+    try {
+      const journal = join(dir, 'job.jsonl');
+      const result = await runTaskctl(['create', 'domain_check_availability', '--journal', journal, '-y'], {
+        api: mockApi(),
+        stdin: 'a.example.com\nb.example\u0000com\n',
+      });
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toMatch(/NUL/);
+      expect(openOn(`${journal}.input`)).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

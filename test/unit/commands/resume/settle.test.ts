@@ -33,6 +33,16 @@ const rows = () =>
 /** The time the world's clock slept since its `from`-th sleep (the fake clock records every delay). */
 const sleptSince = (from: number) => world.clock.sleeps.slice(from).reduce((sum, ms) => sum + Math.max(0, ms), 0);
 
+/** A finished job of three chunks (one item each) in `journal()`: its tasks' ids, in chunk order. */
+async function threeChunkJob(): Promise<number[]> {
+  const created = await runTaskctl(
+    ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
+    { env: world.env, clock: world.clock, home: dir },
+  );
+  expect(created.code, created.stderr).toBe(0);
+  return created.stdout.trim().split('\n').map(Number);
+}
+
 /** A two-chunk job whose chunk 2 was answered but the answer never recorded (killed at that instant). */
 async function jobKilledAfterChunk2Landed(shiftMs: number): Promise<number> {
   const created = await runTaskctl(['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--journal', journal(), '-q'], {
@@ -94,11 +104,7 @@ it('while it waits, stderr says for what and counts down on one line that fits t
 });
 
 it('a chunk adopted by settling is counted once in the progress: "chunk 3 of 3", not "of 4"', async () => {
-  const created = await runTaskctl(
-    ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
-    { env: world.env, clock: world.clock, home: dir },
-  );
-  expect(created.code, created.stderr).toBe(0);
+  await threeChunkJob();
   // Killed as chunk 2's answer came back: chunk 2 landed unrecorded, chunk 3 was never sent.
   const kept = rows().filter(
     (row) =>
@@ -135,12 +141,7 @@ it.each([
   ['recovered by the scan', (): string[] => []],
   ['adopted by hand', (task: number): string[] => ['--adopt', `2=${task}`]],
 ])('-q prints the task %s for a chunk in doubt with those it created, in chunk order', async (_, flags) => {
-  const created = await runTaskctl(
-    ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
-    { env: world.env, clock: world.clock, home: dir },
-  );
-  expect(created.code, created.stderr).toBe(0);
-  const [first, second] = created.stdout.trim().split('\n').map(Number);
+  const [first, second] = await threeChunkJob();
   // Killed as chunk 2's answer came back: chunk 2 landed unrecorded, chunk 3 was never sent.
   const kept = rows().filter(
     (row) =>
@@ -163,11 +164,7 @@ it.each([
 describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, nothing adopted)', () => {
   /** A three-chunk job (one item each) whose chunk 2 is in doubt, and its id. */
   async function jobWithChunk2InDoubt(): Promise<void> {
-    const created = await runTaskctl(
-      ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
-      { env: world.env, clock: world.clock, home: dir },
-    );
-    expect(created.code, created.stderr).toBe(0);
+    await threeChunkJob();
     const kept = rows().filter((row) => !(row.type === 'created' && row.chunk !== 1) && row.type !== 'done');
     writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
   }
@@ -248,12 +245,7 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
 });
 
 it('a chunk whose recorded task holds a different number of items: show --job says so, and --adopt gives it its own', async () => {
-  const created = await runTaskctl(
-    ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal(), '-q'],
-    { env: world.env, clock: world.clock, home: dir },
-  );
-  expect(created.code, created.stderr).toBe(0);
-  const own = Number(created.stdout.trim().split('\n')[1]);
+  const own = (await threeChunkJob())[1] ?? 0;
   const other = mkdtempSync(join(tmpdir(), 'taskctl-other-'));
   const made = await runTaskctl(['create', S, 'x.com', 'y.com', '-q'], {
     env: world.env,
@@ -293,4 +285,48 @@ it('a chunk whose recorded task holds a different number of items: show --job sa
   });
   expect(again.code).toBe(2);
   expect(again.stderr).toContain(`chunk 2 is not in doubt (it is task ${own}, which holds its items)`);
+});
+
+describe('a finished job sends nothing', () => {
+  /** A finished three-chunk job whose chunk 2 records a task of two items (as an earlier `--adopt` let it): its own. */
+  async function finishedWithWrongTask(): Promise<number> {
+    const own = (await threeChunkJob())[1] ?? 0;
+    const made = await runTaskctl(['create', S, 'x.com', 'y.com', '-q'], {
+      env: world.env,
+      clock: world.clock,
+      home: join(dir, 'elsewhere'),
+    });
+    const wrong = Number(made.stdout.trim());
+    const record = { type: 'reconciled', chunk: 2, task: wrong, cost: 2, by: 'user' };
+    writeFileSync(journal(), readFileSync(journal(), 'utf8') + JSON.stringify(record) + '\n');
+    return own;
+  }
+  /** A cache directory that cannot be made (under a regular file): the ledger there cannot be used. */
+  const unusableCache = () => {
+    writeFileSync(join(dir, 'a-file'), '');
+    return { ...world.env, TASKCTL_CACHE_DIR: join(dir, 'a-file', 'cache') };
+  };
+
+  it('resume --adopt re-settles a chunk without the ledger, and -q prints the task it gave the chunk', async () => {
+    const own = await finishedWithWrongTask();
+    const env = unusableCache();
+    const fixed = await runTaskctl(['resume', journal(), '--adopt', `2=${own}`, '-q'], {
+      env,
+      clock: world.clock,
+      home: dir,
+    });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(fixed.stderr).not.toMatch(/ledger/);
+    // What `taskctl resume ID -q | taskctl wait -` waits for: the task this run gave a chunk.
+    expect(fixed.stdout).toBe(`${own}\n`);
+    expect(
+      rows()
+        .filter((row) => row.type === 'reconciled')
+        .at(-1),
+    ).toMatchObject({ chunk: 2, task: own, by: 'user' });
+    const again = await runTaskctl(['resume', journal(), '-q'], { env, clock: world.clock, home: dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/ledger/);
+    expect(again.stdout).toBe('');
+  });
 });

@@ -4,10 +4,11 @@
  * `--journal NEW` journals the retry as a new job with its items in NEW.input.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
+import { JournalFile } from '../../../../src/store/journal-file.js';
 import { SERVICE, writeJournal } from '../../core/job/fixture.js';
 import { sandboxJob } from '../sandbox-job.js';
 import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
@@ -74,6 +75,28 @@ describe('retry --job', () => {
     const resumed = await run(['resume', next]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/task \d+ for 3 items/);
+    // NEW holds that job now: another retry into it is refused, its input kept.
+    const again = await run(['retry', '--job', journal, '--journal', next, '--no-reuse', '-y', '-q']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`${next} already holds a job`);
+    expect(readFileSync(`${next}.input`, 'utf8')).toBe(input);
+  });
+
+  it('--journal NEW that another run holds (a create still copying its stdin there): exit 2, NEW.input untouched', async () => {
+    const { run, dir, journal } = await sandboxJob(ITEMS, 3);
+    const next = join(dir, 'busy.jsonl');
+    // What that create holds while it reads: the journal's locks, no record yet, its copy of stdin growing.
+    const held = JournalFile.open(next, () => undefined);
+    try {
+      const copy = Buffer.from('first.com\nsecond\u00e9.com\n');
+      writeFileSync(`${next}.input`, copy);
+      const result = await run(['retry', '--job', journal, '--journal', next, '-y', '-q']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/in use by another taskctl/);
+      expect(readFileSync(`${next}.input`)).toEqual(copy);
+    } finally {
+      held.close();
+    }
   });
 
   it('--journal naming the --job file, an unfinished job, and a task still running are exit 2', async () => {
