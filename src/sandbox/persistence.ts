@@ -13,7 +13,7 @@ import { constants, statSync, unlinkSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as z from 'zod';
-import { CliError, systemErrorWords, UsageError } from '../errors.js';
+import { errorWords, systemErrorWords, UsageError } from '../errors.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../store/atomic-file.js';
 import { heldLockHint, tryLock, type HeldLock } from '../store/lock-file.js';
 import type { AccountSnapshot, SandboxState } from './state.js';
@@ -58,7 +58,7 @@ const FIX_STATE_HINT = 'Fix or remove the file given to --state.';
 
 /** What went wrong with the state files, in words: ours as they are, a system error's code in words, never its text. */
 function problemWords(error: unknown): string {
-  return error instanceof CliError || error instanceof ShortWriteError ? error.message : systemErrorWords(error);
+  return error instanceof ShortWriteError ? error.message : errorWords(error);
 }
 
 /** A write that wrote fewer bytes than it was given (a full disk that did not say so). */
