@@ -196,15 +196,24 @@ export async function writeReports(
 async function appendSummary(ctx: ReportContext, path: string, text: string): Promise<void> {
   let fd: number | undefined;
   const pipe = writeReportFile(ctx, path, (file) => {
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
-    const stats = fstatSync(fd);
-    if (stats.isFIFO() || stats.isSocket()) return true;
+    const opened = openSync(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+      0o666,
+    );
+    let handedOn = false;
     try {
-      appendFileSync(fd, text);
+      const stats = fstatSync(opened);
+      if (stats.isFIFO() || stats.isSocket()) {
+        fd = opened;
+        handedOn = true;
+        return true;
+      }
+      appendFileSync(opened, text);
+      return false;
     } finally {
-      closeSync(fd);
+      if (!handedOn) closeSync(opened);
     }
-    return false;
   });
   if (pipe !== true || fd === undefined) return;
   try {
