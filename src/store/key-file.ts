@@ -3,7 +3,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
 import { Socket } from 'node:net';
 import { isatty } from 'node:tty';
 import { systemErrorWords, UsageError } from '../errors.js';
-import { destroyOnAbort } from '../lib/abortable.js';
+import { eachChunk } from '../lib/abortable.js';
 
 /** Standard input as the run has it (output/io.ts's InputStream). */
 type Stdin = AsyncIterable<Buffer | string> & { readonly isTTY?: boolean | undefined };
@@ -50,28 +50,15 @@ async function readBounded(
   stream: AsyncIterable<Buffer | string>,
   signal: AbortSignal | undefined,
 ): Promise<Buffer | undefined> {
-  const iterator = stream[Symbol.asyncIterator]();
-  const stopListening = destroyOnAbort(stream, signal);
   const chunks: Buffer[] = [];
   let size = 0;
-  try {
-    for (;;) {
-      let step: IteratorResult<Buffer | string>;
-      try {
-        step = await iterator.next();
-      } catch (error) {
-        throw signal?.aborted ? (signal.reason as Error) : error;
-      }
-      if (signal?.aborted) throw signal.reason as Error;
-      if (step.done) return Buffer.concat(chunks);
-      const chunk = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
-      size += chunk.length;
-      if (size > KEY_FILE_MAX_BYTES) return undefined;
-      chunks.push(chunk);
-    }
-  } finally {
-    stopListening();
-  }
+  const ended = await eachChunk(stream, signal, (value) => {
+    const chunk = typeof value === 'string' ? Buffer.from(value) : value;
+    size += chunk.length;
+    chunks.push(chunk);
+    return size <= KEY_FILE_MAX_BYTES;
+  });
+  return ended ? Buffer.concat(chunks) : undefined;
 }
 
 async function readPath(path: string, signal: AbortSignal | undefined): Promise<Buffer | undefined> {
