@@ -130,6 +130,11 @@ export function systemErrorWords(error: unknown): string {
   return 'an unexpected system error';
 }
 
+/** An error as people read it: taskctl's own message (a CliError says it in words), else the system error in words. */
+export function errorWords(error: unknown): string {
+  return error instanceof CliError ? error.message : systemErrorWords(error);
+}
+
 const SYSTEM_ERROR_WORDS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file or directory',
   ENOTDIR: 'a part of the path is not a directory',

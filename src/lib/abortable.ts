@@ -23,15 +23,17 @@ function destroyStream(stream: unknown): void {
   if (typeof destroy === 'function') (destroy as () => void).call(stream);
 }
 
-/** Every chunk of `stream` as text, read until its end, or until `signal` aborts (the stream is then destroyed). */
-export async function readAllText(
+/**
+ * Hands each chunk of `stream` to `take` until the stream ends (true) or `take` returns false (false: the rest is not
+ * read). When `signal` aborts, the stream is destroyed and the signal's reason thrown.
+ */
+export async function eachChunk(
   stream: AsyncIterable<Buffer | string>,
   signal: AbortSignal | undefined,
-): Promise<string> {
+  take: (chunk: Buffer | string) => boolean,
+): Promise<boolean> {
   const iterator = stream[Symbol.asyncIterator]();
   const stopListening = destroyOnAbort(stream, signal);
-  const decoder = new TextDecoder();
-  let text = '';
   try {
     for (;;) {
       let step: IteratorResult<Buffer | string>;
@@ -41,10 +43,24 @@ export async function readAllText(
         throw signal?.aborted ? (signal.reason as Error) : error;
       }
       if (signal?.aborted) throw signal.reason as Error;
-      if (step.done) return text + decoder.decode();
-      text += typeof step.value === 'string' ? step.value : decoder.decode(step.value, { stream: true });
+      if (step.done) return true;
+      if (!take(step.value)) return false;
     }
   } finally {
     stopListening();
   }
+}
+
+/** Every chunk of `stream` as text, read until its end, or until `signal` aborts (the stream is then destroyed). */
+export async function readAllText(
+  stream: AsyncIterable<Buffer | string>,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  await eachChunk(stream, signal, (chunk) => {
+    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    return true;
+  });
+  return text + decoder.decode();
 }

@@ -2,12 +2,13 @@
  * `--report` for `show`, `wait` and `create --wait`: parse the specs (`junit=FILE`, `github`) when the flag is read, so a
  * typo fails before anything is created, and write the reports at the end. The builders load only when used.
  */
-import { appendFileSync, closeSync, constants, lstatSync, openSync, unlinkSync, type Stats } from 'node:fs';
+import { appendFileSync, closeSync, constants, fstatSync, lstatSync, openSync, unlinkSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { ApiClient } from '../api/client.js';
 import type { Task } from '../api/schemas.js';
 import { CliError, systemErrorWords, UsageError } from '../errors.js';
+import { destroyOnAbort } from '../lib/abortable.js';
 import type { Env } from '../lib/env.js';
 import type { IO } from '../output/io.js';
 import type { Printer } from '../output/printer.js';
@@ -146,6 +147,8 @@ export interface ReportContext {
   readonly printer: Printer;
   readonly ephemeralSandbox: boolean;
   readonly redact: (text: string) => string;
+  /** Ctrl-C, SIGTERM: ends a summary write that waits on a pipe's reader. */
+  readonly signal: AbortSignal;
 }
 
 export async function writeReports(
@@ -164,6 +167,7 @@ export async function writeReports(
         if (problem) throw new DirectoryError(describeDirectoryProblem(problem));
         // A temp file beside it, renamed over it: a full disk leaves the old report (or none), never half of one.
         writeFileAtomicSync(file, xml, reportMode(file));
+        return true;
       });
       if (written) ctx.printer.info(`wrote the JUnit report to ${path}`);
     }
@@ -172,19 +176,7 @@ export async function writeReports(
     const { githubAnnotations, githubSummary } = await import('./github.js');
     const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
     if (summaryFile)
-      writeReportFile(ctx, summaryFile, (file) => {
-        // O_NONBLOCK: a FIFO nobody reads is a warning at once, not a process blocked for ever (deaf to signals).
-        const fd = openSync(
-          file,
-          constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
-          0o666,
-        );
-        try {
-          appendFileSync(fd, ctx.redact(githubSummary(tasks, { ephemeral: ctx.ephemeralSandbox })));
-        } finally {
-          closeSync(fd);
-        }
-      });
+      await appendSummary(ctx, summaryFile, ctx.redact(githubSummary(tasks, { ephemeral: ctx.ephemeralSandbox })));
     else
       ctx.printer.warn(
         '--report github: GITHUB_STEP_SUMMARY is not set (not in GitHub Actions?), so there is no job summary; annotations only',
@@ -195,14 +187,80 @@ export async function writeReports(
   }
 }
 
-function writeReportFile(ctx: ReportContext, path: string, write: (path: string) => void): boolean {
+/**
+ * Appends the job summary to `path`. Opened with O_NONBLOCK: a FIFO nobody has open is a warning at once, not a process
+ * blocked in open() for ever (deaf to signals). A FIFO or socket with a reader is written through the event loop,
+ * which waits while the reader is slow (more than the pipe's 64 KiB) and hears the stop signal: at Ctrl-C or SIGTERM
+ * the write is dropped and the run ends with the signal's code (docs/behaviour.md#ci-reports).
+ */
+async function appendSummary(ctx: ReportContext, path: string, text: string): Promise<void> {
+  let fd: number | undefined;
+  const pipe = writeReportFile(ctx, path, (file) => {
+    const opened = openSync(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+      0o666,
+    );
+    let handedOn = false;
+    try {
+      const stats = fstatSync(opened);
+      if (stats.isFIFO() || stats.isSocket()) {
+        fd = opened;
+        handedOn = true;
+        return true;
+      }
+      appendFileSync(opened, text);
+      return false;
+    } finally {
+      if (!handedOn) closeSync(opened);
+    }
+  });
+  if (pipe !== true || fd === undefined) return;
   try {
-    write(path);
-    return true;
+    await writeToPipe(fd, text, ctx.signal);
+  } catch (error) {
+    if (ctx.signal.aborted) throw ctx.signal.reason as Error;
+    ctx.printer.warn(`could not write the report to ${path}: ${systemErrorWords(error)}`);
+  }
+}
+
+/** Writes `text` to the pipe `fd` and closes it; a signal's abort destroys the pipe (its descriptor closed) at once. */
+async function writeToPipe(fd: number, text: string, signal: AbortSignal): Promise<void> {
+  const { Socket } = await import('node:net');
+  let pipe: InstanceType<typeof Socket>;
+  try {
+    pipe = new Socket({ fd, readable: false, writable: true });
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  const stopListening = destroyOnAbort(pipe, signal);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      pipe.once('error', reject);
+      pipe.once('close', () => {
+        reject(new Error('closed before the end'));
+      });
+      // Called with an error when the pipe is destroyed first (a stop signal) or fails (its reader gone).
+      pipe.end(text, (error?: Error | null) => {
+        if (error) reject(error);
+        else resolve();
+      });
+    });
+  } finally {
+    stopListening();
+    pipe.destroy();
+  }
+}
+
+/** What `write` returns, or undefined after a warning naming `path` and why it could not be written. */
+function writeReportFile<T>(ctx: ReportContext, path: string, write: (path: string) => T): T | undefined {
+  try {
+    return write(path);
   } catch (error) {
     const reason = error instanceof DirectoryError ? error.message : systemErrorWords(error);
     ctx.printer.warn(`could not write the report to ${path}: ${reason}`);
-    return false;
+    return undefined;
   }
 }
 

@@ -13,7 +13,7 @@ import { constants, statSync, unlinkSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as z from 'zod';
-import { systemErrorWords, UsageError } from '../errors.js';
+import { errorWords, systemErrorWords, UsageError } from '../errors.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../store/atomic-file.js';
 import { heldLockHint, holderWords, tryLock, type HeldLock } from '../store/lock-file.js';
 import type { AccountSnapshot, SandboxState } from './state.js';
@@ -54,11 +54,21 @@ function checkTasks(tasks: readonly unknown[]): StoredTask[] | undefined {
   return tasks as StoredTask[];
 }
 
+const FIX_STATE_HINT = 'Fix or remove the file given to --state.';
+
+/** What went wrong with the state files, in words: ours as they are, a system error's code in words, never its text. */
+function problemWords(error: unknown): string {
+  return error instanceof ShortWriteError ? error.message : errorWords(error);
+}
+
+/** A write that wrote fewer bytes than it was given (a full disk that did not say so). */
+class ShortWriteError extends Error {}
+
 function parseJson(text: string, problem: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new Error(problem);
+    throw new UsageError(problem, FIX_STATE_HINT);
   }
 }
 
@@ -68,13 +78,20 @@ function readSnapshot(file: string): AccountSnapshot | undefined {
   const json = parseJson(text, `state file ${file} is not valid JSON; move it away to start fresh`);
   const parsed = StateFileSchema.safeParse(json);
   if (!parsed.success) {
-    throw new Error(
-      `state file ${file} is not a taskctl sandbox state (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+    // The field named, not the schema library's text.
+    const field = parsed.error.issues[0]?.path.join('.') ?? '';
+    throw new UsageError(
+      `state file ${file} is not a taskctl sandbox state (${field === '' ? 'not an object' : `its "${field}" is missing or not what it should be`})`,
+      FIX_STATE_HINT,
     );
   }
   const { balance, apiKey, keyRotations, nextId, webhookUrl } = parsed.data;
   const tasks = checkTasks(parsed.data.tasks);
-  if (!tasks) throw new Error(`state file ${file} is not a taskctl sandbox state (a task record is invalid)`);
+  if (!tasks)
+    throw new UsageError(
+      `state file ${file} is not a taskctl sandbox state (a task record is invalid)`,
+      FIX_STATE_HINT,
+    );
   return { balance, apiKey, keyRotations, nextId, webhookUrl, tasks };
 }
 
@@ -89,8 +106,9 @@ function replayJournal(journal: string, base: AccountSnapshot, journalPath: stri
     const parsed = AccountSchema.safeParse(parseJsonOrUndefined(line));
     if (!parsed.success) {
       if (isLast) return; // torn by a kill mid-append: never acknowledged
-      throw new Error(
+      throw new UsageError(
         `state journal ${journalPath} is corrupt at line ${index + 1}; move it away to start from the state file`,
+        FIX_STATE_HINT,
       );
     }
     const { tasks, ...scalars } = parsed.data;
@@ -223,7 +241,7 @@ export class StateStore {
     } catch (error) {
       lock.release();
       if (error instanceof UsageError) throw error;
-      throw new UsageError((error as Error).message, 'Fix or remove the file given to --state.');
+      throw new UsageError(`cannot load the state file ${file}: ${problemWords(error)}`, FIX_STATE_HINT);
     }
   }
 
@@ -246,7 +264,7 @@ export class StateStore {
       await this.journal.sync();
     } catch (error) {
       throw new UsageError(
-        `cannot write the state file ${this.file}: ${(error as Error).message}`,
+        `cannot write the state file ${this.file}: ${problemWords(error)}`,
         'Pass a --state file in a writable directory.',
       );
     }
@@ -304,7 +322,7 @@ export class StateStore {
           const write = async (text: string) => {
             const bytes = Buffer.from(text);
             const { bytesWritten } = await out.write(bytes);
-            if (bytesWritten !== bytes.length) throw new Error('short write');
+            if (bytesWritten !== bytes.length) throw new ShortWriteError('the write was cut short (is the disk full?)');
             written += bytesWritten;
           };
           const head = JSON.stringify({ version: STATE_VERSION, ...scalars, tasks });
@@ -327,7 +345,7 @@ export class StateStore {
       } catch (error) {
         // Both journals stay and are read back in order; no further background compaction (it would reuse .next).
         this.compactAfterBytes = Number.POSITIVE_INFINITY;
-        this.log(`sandbox: could not compact ${this.file}: ${(error as Error).message}`);
+        this.log(`sandbox: could not compact ${this.file}: ${problemWords(error)}`);
         await unlink(temp).catch(() => {});
       } finally {
         this.compacting = undefined;
@@ -362,7 +380,10 @@ export class StateStore {
       let saved = true;
       try {
         const { bytesWritten } = await this.journal.write(line);
-        if (bytesWritten !== line.length) throw new Error(`short write (${bytesWritten} of ${line.length} bytes)`);
+        if (bytesWritten !== line.length)
+          throw new ShortWriteError(
+            `the write was cut short (${bytesWritten} of ${line.length} bytes: is the disk full?)`,
+          );
         await this.journal.datasync();
         this.journalSize += bytesWritten;
         this.savedTasks = upTo;
@@ -373,7 +394,7 @@ export class StateStore {
       } catch (error) {
         saved = false;
         this.failing = true;
-        this.log(`sandbox: could not save state to ${this.file}.journal: ${(error as Error).message}`);
+        this.log(`sandbox: could not save state to ${this.file}.journal: ${problemWords(error)}`);
         // Cut a partial line so the next append starts clean; its tasks are written again with the next change.
         await this.journal.truncate(this.journalSize).catch(() => {});
       }
@@ -391,7 +412,7 @@ export class StateStore {
       await unlink(`${this.file}.journal`); // only once the file holds everything
       await unlink(`${this.file}.journal.next`).catch(() => {}); // left by a compaction that failed
     } catch (error) {
-      this.log(`sandbox: could not save state to ${this.file}: ${(error as Error).message}`);
+      this.log(`sandbox: could not save state to ${this.file}: ${problemWords(error)}`);
     } finally {
       await this.journal?.close();
       this.journal = undefined;

@@ -4,6 +4,7 @@ import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { WebhookEventSchema } from '../api/schemas.js';
+import { systemErrorWords } from '../errors.js';
 import type { WebhookEvent } from '../api/schemas.js';
 import { formatDuration } from '../lib/duration.js';
 import { DeliveryLog, recordedHeaders } from './delivery-log.js';
@@ -28,6 +29,14 @@ export interface WebhookOptions {
   reshape?: (payload: WebhookEvent) => Record<string, unknown>;
   /** Called after every change to the delivery log (the dashboard's live feed). */
   onChange?: () => void;
+}
+
+/** The receiver did not answer within the timeout: its message is already in words. */
+class NoResponseError extends Error {}
+
+/** Why an attempt failed, in words (the delivery log, the dashboard, the log line): never Node's error text. */
+function attemptError(error: Error): string {
+  return error instanceof NoResponseError ? error.message : systemErrorWords(error);
 }
 
 /** Why an attempt is sent: the retry schedule, a replay from the dashboard, or a test event. */
@@ -150,15 +159,15 @@ export class WebhookDispatcher {
       this.inFlight.add(req);
       // The whole exchange, body included, must finish within the timeout (docs/openapi.json, info: a receiver answers within 30 s).
       const timeout = timers.set(
-        () => req.destroy(new Error(`no response within ${formatDuration(timeoutMs)}`)),
+        () => req.destroy(new NoResponseError(`no response within ${formatDuration(timeoutMs)}`)),
         timeoutMs,
       );
       req.on('response', (res) => {
         res.resume();
         res.on('end', () => finish(res.statusCode ?? null, null));
-        res.on('error', (error) => finish(res.statusCode ?? null, error.message));
+        res.on('error', (error) => finish(res.statusCode ?? null, attemptError(error)));
       });
-      req.on('error', (error) => finish(null, error.message));
+      req.on('error', (error) => finish(null, attemptError(error)));
       req.end(body);
     });
   }

@@ -76,26 +76,52 @@ export function readRegularBytes(path: string, options: ReadRegularOptions): Buf
     );
   }
   try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw refuse(kindOf(stats));
-    const maxBytes = options.maxBytes ?? STATE_FILE_MAX_BYTES;
-    if (stats.size > maxBytes) {
-      const size = (n: number) => n.toLocaleString('en');
-      throw new TooLargeFileError(
-        `the ${options.what} ${path} is ${size(stats.size)} bytes, more than the ${size(maxBytes)} taskctl reads`,
-        'Move it away (keep it if you need what it holds); taskctl writes it anew.',
-      );
-    }
-    const mode = stats.mode & 0o777;
-    if (options.tightenTo !== undefined && (mode & 0o077) !== 0) {
-      const refused = changeModeIfAllowed(fd, options.tightenTo);
-      if (refused === undefined) options.onTightened?.(mode);
-      else options.onNotTightened?.(mode, refused);
-    }
-    return readFileSync(fd);
+    return readOpenFile(fd, path, options, refuse);
+  } catch (error) {
+    // A disk that fails under the read (EIO), a file swapped for something else: words naming the file, never a bug.
+    if (!isSystemError(error)) throw error;
+    throw new UsageError(
+      `cannot read the ${options.what} ${path}: ${systemErrorWords(error)}`,
+      'Check the file and the disk it is on, then try again.',
+    );
   } finally {
-    closeSync(fd);
+    try {
+      closeSync(fd);
+    } catch {
+      // Only read: what it held is read already, or the read failed and says so.
+    }
   }
+}
+
+/** What a system call throws (a code and the call), as opposed to an error of taskctl's own. */
+function isSystemError(error: unknown): boolean {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/** The bytes of the open `fd`, refused when it is no regular file or above the bound; tightened on the way. */
+function readOpenFile(
+  fd: number,
+  path: string,
+  options: ReadRegularOptions,
+  refuse: (kind: string) => NotRegularFileError,
+): Buffer {
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) throw refuse(kindOf(stats));
+  const maxBytes = options.maxBytes ?? STATE_FILE_MAX_BYTES;
+  if (stats.size > maxBytes) {
+    const size = (n: number) => n.toLocaleString('en');
+    throw new TooLargeFileError(
+      `the ${options.what} ${path} is ${size(stats.size)} bytes, more than the ${size(maxBytes)} taskctl reads`,
+      'Move it away (keep it if you need what it holds); taskctl writes it anew.',
+    );
+  }
+  const mode = stats.mode & 0o777;
+  if (options.tightenTo !== undefined && (mode & 0o077) !== 0) {
+    const refused = changeModeIfAllowed(fd, options.tightenTo);
+    if (refused === undefined) options.onTightened?.(mode);
+    else options.onNotTightened?.(mode, refused);
+  }
+  return readFileSync(fd);
 }
 
 /**

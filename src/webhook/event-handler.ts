@@ -3,6 +3,7 @@
  * forward, spool, print and queue; an event is marked as seen, and counted acknowledged, only once all of that is done.
  */
 import { createHash } from 'node:crypto';
+import { errorWords } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { DEDUPE_WINDOW_MS, RecentKeys } from './recent-keys.js';
 import { runExec } from './exec.js';
@@ -88,7 +89,7 @@ export class EventHandler {
   }
 
   logError(error: unknown): void {
-    this.settings.log(`error: ${error instanceof Error ? error.message : String(error)}`);
+    this.settings.log(`error: ${errorWords(error)}`);
   }
 
   /** Opens the spool: its seen events join the filter, its commands not run to their end are queued first. */
@@ -144,7 +145,7 @@ export class EventHandler {
     } catch (error) {
       this.logError(error);
       this.counts.refused++;
-      return { status: 500, note: `${label}: not handled (${(error as Error).message})` };
+      return { status: 500, note: `${label}: not handled (${errorWords(error)})` };
     } finally {
       if (this.inFlight.get(key) === attempt) this.inFlight.delete(key);
     }

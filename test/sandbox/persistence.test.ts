@@ -137,7 +137,10 @@ describe('sandbox state file', () => {
   it('refuses a corrupt state file or journal instead of silently starting fresh', async () => {
     const stateFile = join(dir, 'state.json');
     await writeFile(stateFile, '{"version": 1, "balance": "lots"}');
-    await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/not a taskctl sandbox state/);
+    // The field named, in words: no schema library's text.
+    await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(
+      `state file ${stateFile} is not a taskctl sandbox state (its "balance" is missing or not what it should be)`,
+    );
     await writeFile(stateFile, 'garbage');
     await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/not valid JSON/);
     await rm(stateFile);
@@ -171,10 +174,16 @@ describe('sandbox state file', () => {
     await store.attach(state);
     const journal = (store as unknown as { journal: { write: (...args: unknown[]) => Promise<unknown> } }).journal;
     const write = journal.write.bind(journal);
-    journal.write = () => Promise.reject(new Error('ENOSPC: no space left on device'));
+    // As node:fs fails: Node's text names the errno, which people never see.
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+      code: 'ENOSPC',
+      syscall: 'write',
+    });
+    journal.write = () => Promise.reject(full);
     state.createTask('domain_check_availability', 'domain', ['a.com'], 1, 1, 0);
     expect(await store.settle()).toBe(false);
-    expect(logs.join('\n')).toMatch(/could not save state to .*state\.json\.journal: ENOSPC/);
+    expect(logs.join('\n')).toMatch(/could not save state to .*state\.json\.journal: the disk is full$/);
+    expect(logs.join('\n')).not.toContain('ENOSPC');
     expect(await store.settle()).toBe(false); // the next reply retries, and fails again
     journal.write = write;
     expect(await store.settle()).toBe(true);

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
 import {
@@ -165,6 +167,30 @@ describe('sandbox webhooks', () => {
     expect(deliveries[0].attempts[0]).toMatchObject({ statusCode: null, error: 'no response within 0.3s' });
     expect(deliveries[0].attempts[0].durationMs).toBeGreaterThanOrEqual(245);
     expect(deliveries[0].attempts.at(-1).statusCode).toBe(200);
+  });
+
+  it("a receiver nothing listens on: the attempt and the log say so in words, not Node's error text", async () => {
+    // A port just freed: nothing listens there.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const lines: string[] = [];
+    const sb = await start({
+      webhookUrl: `http://127.0.0.1:${port}/hook`,
+      itemMs: 0,
+      webhookTimeScale: 1,
+      log: (line) => lines.push(line),
+    });
+    await createTask(sb, ['a.com']);
+    const deliveries = await deliveriesWhen(sb, (list) => list[0]?.attempts.length >= 1);
+    expect(deliveries[0].attempts[0]).toMatchObject({
+      statusCode: null,
+      error: 'connection refused (nothing listens there)',
+    });
+    const line = await eventually(() => lines.find((l) => l.includes('failed (')));
+    expect(line).toContain('failed (connection refused (nothing listens there)); attempt 2 in 5s');
+    expect(lines.join('\n')).not.toContain('ECONNREFUSED');
   });
 
   it('signs with the current key after rotation, and sends nothing without a URL', async () => {

@@ -166,7 +166,7 @@ function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowIte
 
 /** The reports, from the tasks read again with their items. */
 async function reportTasks(
-  ctx: Output & Runtime & Service,
+  ctx: Output & Process & Runtime & Service,
   report: ReportSpec[],
   tasks: readonly Task[],
 ): Promise<void> {

@@ -1,4 +1,4 @@
-import { CliError, InputError } from '../../errors.js';
+import { CliError, InputError, systemErrorWords } from '../../errors.js';
 import type { DecodeFailure, TextEncoding } from '../../lib/items/decode.js';
 import type { ItemFormat } from './types.js';
 
@@ -26,10 +26,11 @@ export function readError(name: string, error: unknown): CliError {
       );
     case 'EISDIR':
       return new InputError(`cannot read ${name}: it is a directory`, 'Pass a file of items, e.g. -f DIR/items.txt.');
-    default: {
-      const detail = error instanceof Error ? error.message : String(error);
-      return new InputError(`cannot read ${name}: ${detail}`, 'Check that the file or pipe is readable.');
-    }
+    default:
+      return new InputError(
+        `cannot read ${name}: ${systemErrorWords(error)}`,
+        'Check that the file or pipe is readable.',
+      );
   }
 }
 

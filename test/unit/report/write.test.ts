@@ -1,5 +1,8 @@
 import {
   chmodSync,
+  closeSync,
+  constants,
+  openSync,
   linkSync,
   mkdtempSync,
   readdirSync,
@@ -198,7 +201,7 @@ describe('a report is never left empty, half-written, or blocking', async () => 
   const { checkReportTargets, writeReports } = await import('../../../src/report/write.js');
   const { createMemoryIO } = await import('../../../src/output/memory-io.js');
   const { createPrinter } = await import('../../../src/output/printer.js');
-  const { execFileSync } = await import('node:child_process');
+  const { execFileSync, spawn } = await import('node:child_process');
   const task = {
     id: 5,
     service: 's',
@@ -227,25 +230,96 @@ describe('a report is never left empty, half-written, or blocking', async () => 
     }).toThrow('cannot write the report to /dev/null: it is a device, not a regular file');
   });
 
+  /** A context whose summary goes to `summary`, stopped by `signal`. */
+  const summaryContext = (summary: string, signal: AbortSignal) => {
+    const memory = createMemoryIO();
+    const printer = createPrinter({ io: memory.io, format: 'tsv', color: false, redact: (t: string) => t });
+    const ctx = {
+      io: memory.io,
+      env: { GITHUB_STEP_SUMMARY: summary },
+      redact: (t: string) => t,
+      printer,
+      signal,
+    } as unknown as Parameters<typeof writeReports>[0];
+    return { memory, ctx };
+  };
+  /** A FIFO in a new directory, for GITHUB_STEP_SUMMARY. */
+  const newFifo = () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
+    const fifo = join(dir, 'summary');
+    execFileSync('mkfifo', [fifo]);
+    return fifo;
+  };
+
   it(
     'a GITHUB_STEP_SUMMARY that is a FIFO nobody reads: a warning at once, never a wait',
     { timeout: 2_000 },
     async () => {
-      dir = mkdtempSync(join(tmpdir(), 'taskctl-report-'));
-      const fifo = join(dir, 'summary');
-      execFileSync('mkfifo', [fifo]);
-      const memory = createMemoryIO();
-      const printer = createPrinter({ io: memory.io, format: 'tsv', color: false, redact: (t: string) => t });
-      const ctx = {
-        io: memory.io,
-        env: { GITHUB_STEP_SUMMARY: fifo },
-        redact: (t: string) => t,
-        printer,
-      } as unknown as Parameters<typeof writeReports>[0];
+      const fifo = newFifo();
+      const { memory, ctx } = summaryContext(fifo, new AbortController().signal);
       await writeReports(ctx, [{ kind: 'github' }], [task]);
       expect(memory.stderr.text()).toContain(
         `warning: could not write the report to ${fifo}: no such device (a FIFO with no reader?)`,
       );
+    },
+  );
+
+  // 2,000 tasks: a summary of 85 KiB, more than a pipe holds (64 KiB), so the writer must wait for the reader.
+  const manyTasks = Array.from({ length: 2_000 }, (_, index) => ({ ...task, id: index + 1 }));
+
+  it(
+    'a GITHUB_STEP_SUMMARY that is a FIFO whose reader is slow: the summary reaches it whole (more than a pipe holds)',
+    { timeout: 5_000 },
+    async () => {
+      const fifo = newFifo();
+      // Held open (read and write) by the test until the write is done: the reader's `cat` starts late and cannot
+      // see the end of the FIFO before taskctl has opened it.
+      const keeper = openSync(fifo, constants.O_RDWR);
+      // The pipe is the subject: a real reader process that starts reading a moment late.
+      const reader = spawn('sh', ['-c', 'exec 0<"$1"; sleep 0.1; exec cat', 'sh', fifo], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const chunks: Buffer[] = [];
+      reader.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const exited = new Promise((resolve) => reader.once('close', resolve));
+      const { memory, ctx } = summaryContext(fifo, new AbortController().signal);
+      try {
+        await writeReports(ctx, [{ kind: 'github' }], manyTasks);
+      } finally {
+        closeSync(keeper);
+        await exited;
+      }
+      const { githubSummary } = await import('../../../src/report/github.js');
+      const expected = githubSummary(manyTasks);
+      expect(expected.length).toBeGreaterThan(64 * 1024);
+      expect(memory.stderr.text()).not.toContain('warning');
+      expect(Buffer.concat(chunks).toString('utf8')).toBe(expected);
+    },
+  );
+
+  it(
+    'a GITHUB_STEP_SUMMARY that is a FIFO whose reader never reads: waits, and a stop signal ends the wait at once',
+    { timeout: 5_000 },
+    async () => {
+      const fifo = newFifo();
+      // A reader that never reads: the pipe fills and stays full.
+      const keeper = openSync(fifo, constants.O_RDWR);
+      const controller = new AbortController();
+      const { ctx } = summaryContext(fifo, controller.signal);
+      try {
+        let settled = false;
+        const writing = writeReports(ctx, [{ kind: 'github' }], manyTasks).finally(() => {
+          settled = true;
+        });
+        // Many turns of the event loop: the write is still waiting for room in the pipe.
+        for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+        expect(settled).toBe(false);
+        const reason = Object.assign(new Error('interrupted'), { name: 'AbortError', signal: 'SIGTERM' });
+        controller.abort(reason);
+        await expect(writing).rejects.toBe(reason);
+      } finally {
+        closeSync(keeper);
+      }
     },
   );
 

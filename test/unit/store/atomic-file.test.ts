@@ -13,6 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/errors.js';
 import { readRegularFile, writeFileAtomicSync } from '../../../src/store/atomic-file.js';
 import { chmodFails, withFailingFs } from './failing-fs.js';
 
@@ -80,6 +81,36 @@ describe('readRegularFile', () => {
       /is 5 bytes, more than the 4 taskctl reads$/,
     );
   });
+
+  it.each([
+    ['readFileSync', 'EIO', 'an input/output error'],
+    ['readFileSync', 'EISDIR', 'it is a directory'],
+    ['fstatSync', 'EIO', 'an input/output error'],
+    ['readFileSync', 'ENOSYS', 'an unexpected system error'],
+  ])(
+    'a read that fails once the file is open (%s: %s) is a usage error in words naming the file',
+    (call, code, words) => {
+      const path = join(dir, 'f');
+      writeFileSync(path, 'hello');
+      let thrown: unknown;
+      withFailingFs(
+        (name) => (name === call ? code : undefined),
+        () => {
+          try {
+            readRegularFile(path, { what: 'test file' });
+          } catch (error) {
+            thrown = error;
+          }
+        },
+      );
+      expect(thrown).toBeInstanceOf(UsageError);
+      expect(thrown).toMatchObject({
+        message: `cannot read the test file ${path}: ${words}`,
+        hint: 'Check the file and the disk it is on, then try again.',
+      });
+      expect((thrown as Error).message).not.toContain(code);
+    },
+  );
 
   it.each(['EROFS', 'EPERM', 'EACCES', 'ENOSYS', 'EIO'])(
     'reads a looser file it cannot tighten (%s) as it is, and says why instead of tightening',

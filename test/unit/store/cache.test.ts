@@ -31,7 +31,9 @@ describe('CompletionCacheStore', () => {
       () => cache.read(),
     );
     expect(read.services).toEqual([]);
-    expect(notes).toEqual([`completion cache ignored: ${join(dir, 'completion.json')}: an input/output error`]);
+    expect(notes).toEqual([
+      `completion cache ignored: cannot read the cache file ${join(dir, 'completion.json')}: an input/output error`,
+    ]);
   });
 
   it('reuses prices only from the same server and only while fresh', () => {

@@ -1,6 +1,6 @@
 /** `--api-key-file`: a regular file, or a FIFO (`<(pass show key)`), read so that Ctrl-C / SIGTERM still end the run. */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,4 +61,57 @@ describe('readKeyFile', () => {
     await expect(readKeyFile('-', stdin, controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
     expect(stdin.destroyed).toBe(true);
   });
+
+  it('/dev/zero: refused at once in words after 64 KiB, never read whole', { timeout: 2_000 }, async () => {
+    const started = performance.now();
+    await expect(readKeyFile('/dev/zero', noStdin)).rejects.toMatchObject({
+      exitCode: 2,
+      message: '--api-key-file /dev/zero holds more than 64 KiB, which is no API key',
+      hint: 'Put the API key alone on the first line of a file of its own.',
+    });
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('a file of more than 64 KiB is refused, even with a key on its first line', async () => {
+    writeFileSync(join(dir, 'key'), `sk_first_3\n${'x'.repeat(70_000)}\n`);
+    await expect(readKeyFile(join(dir, 'key'), noStdin)).rejects.toThrow(
+      `--api-key-file ${join(dir, 'key')} holds more than 64 KiB, which is no API key`,
+    );
+    writeFileSync(join(dir, 'key'), `sk_first_3\n${'x'.repeat(60_000)}\n`);
+    await expect(readKeyFile(join(dir, 'key'), noStdin)).resolves.toEqual({
+      key: 'sk_first_3',
+      path: join(dir, 'key'),
+    });
+  });
+
+  it('stdin (-) and a FIFO past 64 KiB: refused without waiting for their end', { timeout: 5_000 }, async () => {
+    const stdin = Object.assign(new PassThrough(), { isTTY: false });
+    stdin.write('y'.repeat(100_000)); // never ended: a bounded read does not wait for the end
+    await expect(readKeyFile('-', stdin, new AbortController().signal)).rejects.toThrow(
+      '--api-key-file - holds more than 64 KiB, which is no API key',
+    );
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reading = readKeyFile(fifo, noStdin, new AbortController().signal);
+    const refused = expect(reading).rejects.toThrow(
+      `--api-key-file ${fifo} holds more than 64 KiB, which is no API key`,
+    );
+    const writer = await open(fifo, 'w');
+    // The writer keeps the FIFO open: the refusal does not wait for its end (the rest of the write finds no reader).
+    await writer.write('z'.repeat(100_000)).catch(() => {});
+    await refused;
+    await writer.close();
+  });
+
+  it.skipIf(!existsSync('/dev/ptmx'))(
+    'a terminal is refused in words (a key typed there would show on the screen)',
+    async () => {
+      // Each open of /dev/ptmx is a new pseudo-terminal (its master side): a terminal device with nothing typed yet.
+      await expect(readKeyFile('/dev/ptmx', noStdin)).rejects.toMatchObject({
+        exitCode: 2,
+        message: '--api-key-file /dev/ptmx is a terminal: taskctl reads a key from a file or a pipe, not typed',
+        hint: 'Use `taskctl auth login`, which asks for the key without showing it, or pipe it in: `pass show taskctl | taskctl --api-key-file - balance`.',
+      });
+    },
+  );
 });

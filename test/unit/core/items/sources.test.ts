@@ -242,7 +242,7 @@ describe('readItems: faults name the line', () => {
       yield Buffer.from('a.com\n');
       throw Object.assign(new Error('read EIO'), { code: 'EIO' });
     })();
-    await inputError(readItems([{ kind: 'stdin', stream }]), /^cannot read stdin: read EIO/);
+    await inputError(readItems([{ kind: 'stdin', stream }]), /^cannot read stdin: an input\/output error$/);
   });
 
   it('quotes file names with control characters or spaces in messages', async () => {
