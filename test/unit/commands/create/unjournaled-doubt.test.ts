@@ -1,7 +1,8 @@
 /**
- * A create without a journal (its state directory cannot be written) stopped while a chunk's request may have landed:
- * the hint names that chunk (its items) and how to find whether it made a task, apart from the chunks that have none,
- * so that following it word for word creates each item exactly once.
+ * A create without a journal (its state directory cannot be written) stopped while a chunk's request may have landed,
+ * or whose stdout went away part-way: the hint names that chunk (its items) and how to find whether it made a task,
+ * apart from the chunks that have none, so that following it word for word creates each item exactly once, also from
+ * an input with repeated lines (the numbers say what they count).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,9 +10,14 @@ import { expect, it } from 'vitest';
 import { worldEachTest, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
+import { brokenStdout } from '../broken-stdout.js';
+import { main } from '../../../../src/main.js';
+import { createMemoryStream } from '../../../../src/output/memory-io.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 30 }, (_, i) => `ro${i + 1}.example.com`);
+/** The input as typed: ITEMS with lines repeated inside the chunks (line 13 repeats line 3, line 26 line 15). */
+const INPUT = [...ITEMS.slice(0, 12), ITEMS[2]!, ...ITEMS.slice(12, 24), ITEMS[14]!, ...ITEMS.slice(24)];
 let world: World;
 let dir: string;
 worldEachTest('taskctl-doubt-', (w, d) => ((world = w), (dir = d)));
@@ -38,12 +44,16 @@ async function itemCounts(): Promise<Map<string, number>> {
   return counts;
 }
 
-/** The items `from`–`to` (numbered from 1) a hint names, checked against their first and last item as it names them. */
+/**
+ * The items `from`–`to` (numbered from 1) a hint names, checked against their first and last item as it names them:
+ * lines of the input, unless the hint says its numbers count each distinct item once.
+ */
 function itemsNamed(hint: string, pattern: RegExp): string[] {
   const match = pattern.exec(hint);
   expect(match, hint).not.toBeNull();
   const [, from, to, first, last] = match!;
-  const items = ITEMS.slice(Number(from) - 1, Number(to));
+  const numbered = hint.includes('numbered as sent: each distinct item once') ? [...new Set(INPUT)] : INPUT;
+  const items = numbered.slice(Number(from) - 1, Number(to));
   expect([items[0], items.at(-1)]).toEqual([first, last]);
   return items;
 }
@@ -60,7 +70,7 @@ it.each([
   await world.fault({ method: 'GET', path: '/tasks', kind: 'delay', delayMs: 0, count: 2 });
   await world.fault({ method: 'GET', path: '/tasks', kind: 'status', status: 503, count: 10_000 });
   const controller = new AbortController();
-  const result = await run(['create', S, ...ITEMS, '--chunk-size', '10', '-y', '-q'], {
+  const result = await run(['create', S, ...INPUT, '--chunk-size', '10', '-y', '-q'], {
     clock: clock(controller),
     signal: controller.signal,
   });
@@ -85,7 +95,47 @@ it.each([
   const again = await run(['create', S, ...rest, '-y', '-q']);
   expect(again.code, again.stderr).toBe(0);
 
+  await expectEachItemOnce();
+});
+
+async function expectEachItemOnce(): Promise<void> {
   const counts = await itemCounts();
   expect([...counts.keys()].sort()).toEqual([...ITEMS].sort());
   expect([...counts.values()].every((n) => n === 1)).toBe(true);
+}
+
+it('stdout lost after chunk 1: the hint names the items with no task, and following it creates every item once', async () => {
+  writeFileSync(join(dir, 'state-file'), '');
+  const stdout = brokenStdout(1);
+  const stderr = createMemoryStream();
+  const code = await main(['create', S, ...INPUT, '--chunk-size', '10', '-y', '-q'], {
+    io: {
+      stdout,
+      stderr,
+      stdin: {
+        isTTY: true,
+        async *[Symbol.asyncIterator]() {
+          /* a terminal that sends nothing */
+        },
+      },
+    },
+    env: {
+      ...world.env,
+      TASKCTL_CONFIG_DIR: join(dir, 'config'),
+      TASKCTL_CACHE_DIR: join(dir, 'cache'),
+      TASKCTL_STATE_DIR: join(dir, 'state-file'),
+    },
+    clock: world.clock,
+    signal: new AbortController().signal,
+    random: () => 0.5,
+  });
+  const hint = stderr.text();
+  expect(code, hint).toBe(14);
+  const created = await world.tasks();
+  expect(created.length).toBeLessThan(3);
+  expect(hint).not.toMatch(/create the rest with the items of no task above/);
+  const rest = itemsNamed(hint, /[Ii]tems (\d+)–(\d+) \((\S+) to (\S+)\) have no task: create those/);
+  const again = await run(['create', S, ...rest, '-y', '-q']);
+  expect(again.code, again.stderr).toBe(0);
+  await expectEachItemOnce();
 });
