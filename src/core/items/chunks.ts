@@ -13,6 +13,8 @@ export interface ItemList {
   count: number;
   /** Repeats of earlier items left out of the list (`PreparedItems`); none when absent. */
   duplicates?: number;
+  /** Invalid items left out of the list (`--skip-invalid`); none when absent. */
+  invalidCount?: number;
   /** The items `size` at a time, from chunk `skip` (0-based) on. */
   chunks: (size: number, skip?: number) => Iterable<string[]>;
 }

@@ -300,13 +300,20 @@ function unjournaledHint(
 }
 
 /**
- * What the item numbers of the hint count, when repeated lines were removed: the items as sent, not the input's lines
- * (copying lines by those numbers would pick other items). Empty when they are the input's items in order.
+ * What the item numbers of the hint count, when lines of the input are not among them (repeats removed, invalid items
+ * skipped): the items as sent, not the input's lines, which would name other items. Empty when they are the input's
+ * items in order.
  */
 function numbering(priced: readonly PricedBatch[]): string {
   const repeats = priced.reduce((sum, batch) => sum + (batch.list.duplicates ?? 0), 0);
-  if (repeats === 0) return '';
-  return ` Items are numbered as sent: each distinct item once, in input order (the ${counted(repeats, 'repeated item')} removed are not counted).`;
+  const invalid = priced.reduce((sum, batch) => sum + (batch.list.invalidCount ?? 0), 0);
+  const left = [
+    ...(repeats > 0 ? [`the ${counted(repeats, 'repeated item')} removed`] : []),
+    ...(invalid > 0 ? [`the ${counted(invalid, 'invalid item')} skipped`] : []),
+  ];
+  if (left.length === 0) return '';
+  const each = repeats > 0 ? ': each distinct item once,' : ',';
+  return ` Items are numbered as sent${each} in input order (not counted: ${left.join(', ')}).`;
 }
 
 function noTask(range: ItemRange): string {

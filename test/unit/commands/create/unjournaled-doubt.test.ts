@@ -18,6 +18,8 @@ const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 30 }, (_, i) => `ro${i + 1}.example.com`);
 /** The input as typed: ITEMS with lines repeated inside the chunks (line 13 repeats line 3, line 26 line 15). */
 const INPUT = [...ITEMS.slice(0, 12), ITEMS[2]!, ...ITEMS.slice(12, 24), ITEMS[14]!, ...ITEMS.slice(24)];
+/** A line `--skip-invalid` drops: not a domain. */
+const INVALID = 'not a domain';
 let world: World;
 let dir: string;
 worldEachTest('taskctl-doubt-', (w, d) => ((world = w), (dir = d)));
@@ -46,13 +48,14 @@ async function itemCounts(): Promise<Map<string, number>> {
 
 /**
  * The items `from`–`to` (numbered from 1) a hint names, checked against their first and last item as it names them:
- * lines of the input, unless the hint says its numbers count each distinct item once.
+ * lines of the input, unless the hint says its numbers count each distinct item once, or leave invalid items out.
  */
-function itemsNamed(hint: string, pattern: RegExp): string[] {
+function itemsNamed(hint: string, pattern: RegExp, input: readonly string[] = INPUT): string[] {
   const match = pattern.exec(hint);
   expect(match, hint).not.toBeNull();
   const [, from, to, first, last] = match!;
-  const numbered = hint.includes('numbered as sent: each distinct item once') ? [...new Set(INPUT)] : INPUT;
+  const valid = /not counted: .*invalid items? skipped/.test(hint) ? input.filter((item) => item !== INVALID) : input;
+  const numbered = hint.includes('numbered as sent: each distinct item once') ? [...new Set(valid)] : valid;
   const items = numbered.slice(Number(from) - 1, Number(to));
   expect([items[0], items.at(-1)]).toEqual([first, last]);
   return items;
@@ -108,7 +111,9 @@ it('stdout lost after chunk 1: the hint names the items with no task, and follow
   writeFileSync(join(dir, 'state-file'), '');
   const stdout = brokenStdout(1);
   const stderr = createMemoryStream();
-  const code = await main(['create', S, ...INPUT, '--chunk-size', '10', '-y', '-q'], {
+  // An invalid line skipped before chunk 3's items: numbered as lines, those would be off by one more.
+  const input = [...INPUT.slice(0, 20), INVALID, ...INPUT.slice(20)];
+  const code = await main(['create', S, ...input, '--chunk-size', '10', '--skip-invalid', '-y', '-q'], {
     io: {
       stdout,
       stderr,
@@ -134,7 +139,7 @@ it('stdout lost after chunk 1: the hint names the items with no task, and follow
   const created = await world.tasks();
   expect(created.length).toBeLessThan(3);
   expect(hint).not.toMatch(/create the rest with the items of no task above/);
-  const rest = itemsNamed(hint, /[Ii]tems (\d+)–(\d+) \((\S+) to (\S+)\) have no task: create those/);
+  const rest = itemsNamed(hint, /[Ii]tems (\d+)–(\d+) \((\S+) to (\S+)\) have no task: create those/, input);
   const again = await run(['create', S, ...rest, '-y', '-q']);
   expect(again.code, again.stderr).toBe(0);
   await expectEachItemOnce();
