@@ -175,18 +175,25 @@ function jobControl() {
   };
 }
 
+/** A two-line live block on a terminal whose Ctrl-Z and fg the test drives (also `open`, stopped after the test). */
+function liveWithJobs() {
+  const stderr = ttyStream();
+  const jobs = jobControl();
+  const progress = createProgress({
+    io: { ...ioWith(stderr), jobControl: jobs.control },
+    env: {},
+    format: 'table',
+    color: false,
+    tickMs: 0,
+  });
+  open = progress;
+  progress.live(() => ['task 1 processing', 'task 2 pending']);
+  return { stderr, jobs, progress };
+}
+
 describe('live progress stopped by Ctrl-Z and continued by fg', () => {
   it('Ctrl-Z clears the block and shows the cursor before the process stops; fg draws it afresh below', () => {
-    const stderr = ttyStream();
-    const jobs = jobControl();
-    open = createProgress({
-      io: { ...ioWith(stderr), jobControl: jobs.control },
-      env: {},
-      format: 'table',
-      color: false,
-      tickMs: 0,
-    });
-    open.live(() => ['task 1 processing', 'task 2 pending']);
+    const { stderr, jobs, progress } = liveWithJobs();
     const drawn = stderr.text().length;
     jobs.suspend();
     const atStop = stderr.text().slice(drawn);
@@ -196,25 +203,16 @@ describe('live progress stopped by Ctrl-Z and continued by fg', () => {
     // never moved up over those lines.
     const before = stderr.text().length;
     // A tick that comes before the signal saying the process goes on draws nothing.
-    open.refresh();
+    progress.refresh();
     expect(stderr.text().length).toBe(before);
     jobs.resume();
     expect(stderr.text().slice(before)).toBe('\x1b[1Gtask 1 processing\x1b[0K\ntask 2 pending\x1b[0K');
-    open.stop();
+    progress.stop();
     expect(jobs.watching()).toBe(0);
   });
 
   it('continued after a stop it did not see (kill -STOP): what was drawn is forgotten, the block drawn below', () => {
-    const stderr = ttyStream();
-    const jobs = jobControl();
-    open = createProgress({
-      io: { ...ioWith(stderr), jobControl: jobs.control },
-      env: {},
-      format: 'table',
-      color: false,
-      tickMs: 0,
-    });
-    open.live(() => ['task 1 processing', 'task 2 pending']);
+    const { stderr, jobs } = liveWithJobs();
     const before = stderr.text().length;
     jobs.resume();
     // The shell's lines end where the cursor is: a new line first, then the block, never a move up.

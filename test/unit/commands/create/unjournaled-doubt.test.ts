@@ -10,9 +10,7 @@ import { expect, it } from 'vitest';
 import { worldEachTest, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
-import { brokenStdout } from '../broken-stdout.js';
-import { main } from '../../../../src/main.js';
-import { createMemoryStream } from '../../../../src/output/memory-io.js';
+import { runWithBrokenStdout } from '../broken-stdout.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 30 }, (_, i) => `ro${i + 1}.example.com`);
@@ -109,32 +107,21 @@ async function expectEachItemOnce(): Promise<void> {
 
 it('stdout lost after chunk 1: the hint names the items with no task, and following it creates every item once', async () => {
   writeFileSync(join(dir, 'state-file'), '');
-  const stdout = brokenStdout(1);
-  const stderr = createMemoryStream();
   // An invalid line skipped before chunk 3's items: numbered as lines, those would be off by one more.
   const input = [...INPUT.slice(0, 20), INVALID, ...INPUT.slice(20)];
-  const code = await main(['create', S, ...input, '--chunk-size', '10', '--skip-invalid', '-y', '-q'], {
-    io: {
-      stdout,
-      stderr,
-      stdin: {
-        isTTY: true,
-        async *[Symbol.asyncIterator]() {
-          /* a terminal that sends nothing */
-        },
+  const { code, stderr: hint } = await runWithBrokenStdout(
+    ['create', S, ...input, '--chunk-size', '10', '--skip-invalid', '-y', '-q'],
+    {
+      okWrites: 1,
+      env: {
+        ...world.env,
+        TASKCTL_CONFIG_DIR: join(dir, 'config'),
+        TASKCTL_CACHE_DIR: join(dir, 'cache'),
+        TASKCTL_STATE_DIR: join(dir, 'state-file'),
       },
+      clock: world.clock,
     },
-    env: {
-      ...world.env,
-      TASKCTL_CONFIG_DIR: join(dir, 'config'),
-      TASKCTL_CACHE_DIR: join(dir, 'cache'),
-      TASKCTL_STATE_DIR: join(dir, 'state-file'),
-    },
-    clock: world.clock,
-    signal: new AbortController().signal,
-    random: () => 0.5,
-  });
-  const hint = stderr.text();
+  );
   expect(code, hint).toBe(14);
   const created = await world.tasks();
   expect(created.length).toBeLessThan(3);
