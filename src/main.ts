@@ -6,6 +6,7 @@
  */
 import type { CommandAction } from './commands/help-text.js';
 import type { Context, Deps, GlobalOptions } from './context.js';
+import type { JobControl } from './output/io.js';
 import { CliError, ExitCode, STOP_SIGNALS, signalExitCode } from './errors.js';
 import { systemClock } from './lib/time.js';
 import { neutraliseMultiline } from './lib/sanitize.js';
@@ -23,10 +24,12 @@ function defaultDeps(): Deps {
       controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal }));
     });
   }
+  const jobControl = processJobControl();
   return {
     io: {
       stdout: process.stdout,
       stderr: process.stderr,
+      ...(jobControl && { jobControl }),
       // Node creates process.stdin on first use, which costs ~3 ms: only commands that read it pay.
       get stdin() {
         return process.stdin;
@@ -40,6 +43,34 @@ function defaultDeps(): Deps {
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, handler);
     },
     pager: async (text) => (await import('./output/pager.js')).systemPager(process.env)(text),
+  };
+}
+
+/**
+ * Ctrl-Z and `fg` for the live block (output/progress.ts): on Ctrl-Z it clears the terminal, then the process stops as
+ * it would have: the listener goes, which gives SIGTSTP its default action again, and the signal is raised once more.
+ * None on Windows, which has no job control.
+ */
+function processJobControl(): JobControl | undefined {
+  if (process.platform === 'win32') return undefined;
+  return {
+    watch(suspending, resumed) {
+      const stop = () => {
+        suspending();
+        process.off('SIGTSTP', stop);
+        process.kill(process.pid, 'SIGTSTP');
+      };
+      const continued = () => {
+        if (!process.listeners('SIGTSTP').includes(stop)) process.on('SIGTSTP', stop);
+        resumed();
+      };
+      process.on('SIGTSTP', stop);
+      process.on('SIGCONT', continued);
+      return () => {
+        process.off('SIGTSTP', stop);
+        process.off('SIGCONT', continued);
+      };
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { CreateOptions } from '../core/submit/index.js';
 import { examples, type RunAction } from './help-text.js';
-import { collect, duration } from './parsers.js';
+import { absolutePath, collect, duration } from './parsers.js';
 import { addSpendOptions, addWaitOptions } from './shared-flags.js';
 
 export function registerCreate(program: Command, run: RunAction): void {
@@ -33,6 +33,7 @@ export function registerCreate(program: Command, run: RunAction): void {
     .option(
       '--journal <file>',
       'record the job in FILE (JSON lines, fsynced) so that `taskctl resume FILE` continues it after a crash',
+      absolutePath,
     );
   addSpendOptions(command);
   addWaitOptions(command);

@@ -1,4 +1,6 @@
 /** Flag-value parsers shared by the commands: a bad value is a usage error (exit 2) naming the flag. */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../lib/duration.js';
 import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES, STATUS_GROUP_NAMES } from '../lib/task-state.js';
@@ -6,6 +8,19 @@ import { UsageError } from '../errors.js';
 import type { Field } from '../core/api-request.js';
 import type { TimeBound } from '../core/list-window.js';
 import { parseTimestamp } from '../output/times.js';
+
+/**
+ * A file a hint may name (`--journal FILE`): absolute, taken from the directory the command runs in, so that the hint
+ * (`taskctl resume FILE`, `taskctl wait --job FILE`) names the same file when run from any other.
+ */
+export function absolutePath(value: string): string {
+  return resolve(value);
+}
+
+/** A job as given (`resume JOB`, `--job JOB`): an existing journal file by its absolute path (absolutePath), else as typed (an id). */
+export function jobArgument(value: string): string {
+  return existsSync(value) ? resolve(value) : value;
+}
 
 export function positiveInt(max?: number) {
   return (value: string): number => {

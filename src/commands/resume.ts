@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ResumeOptions } from '../core/submit/journaled-run.js';
 import { examples, type RunAction } from './help-text.js';
-import { collect } from './parsers.js';
+import { collect, jobArgument } from './parsers.js';
 import { addWaitOptions } from './shared-flags.js';
 import { nonNegativeInt } from './parsers.js';
 
@@ -11,7 +11,7 @@ export function registerResume(program: Command, run: RunAction): void {
     .description(
       'continue an interrupted job (a create or retry stopped by Ctrl-C, a kill, a refusal); never resends a chunk that has a task',
     )
-    .argument('[job]', 'the job id (taskctl jobs) or its journal file; none: the only interrupted job')
+    .argument('[job]', 'the job id (taskctl jobs) or its journal file; none: the only interrupted job', jobArgument)
     .option(
       '--adopt <chunk=id>',
       'settle a chunk the job stopped on (exit 9), or one whose task is not its own: it is task ID; repeatable',

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { RetryOptions } from '../core/submit/retry-tasks.js';
 import { examples, type RunAction } from './help-text.js';
-import { duration } from './parsers.js';
+import { absolutePath, duration, jobArgument } from './parsers.js';
 import { addSpendOptions, addWaitOptions, errorOption } from './shared-flags.js';
 import { parseTaskId } from '../lib/task-id.js';
 
@@ -13,8 +13,9 @@ export function registerRetry(program: Command, run: RunAction): void {
     .option(
       '--job <job>',
       'the tasks of a job (its id, see taskctl jobs, or its journal file): re-run what did not complete',
+      jobArgument,
     )
-    .option('--journal <file>', "keep the retry's journal (a new job) in FILE, its items in FILE.input")
+    .option('--journal <file>', "keep the retry's journal (a new job) in FILE, its items in FILE.input", absolutePath)
     .addOption(errorOption("only items whose error (else their task's) contains TEXT, case-insensitively"))
     .option('--dry-run', 'price the items to retry, show the balance after; create nothing')
     .addOption(

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { ShowOptions } from '../core/show.js';
 import { columnsOption, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from './help-text.js';
+import { jobArgument } from './parsers.js';
 import { errorOption, journalMisnamed } from './shared-flags.js';
 import { reportOption } from '../report/write.js';
 import { parseTaskId } from '../lib/task-id.js';
@@ -15,6 +16,7 @@ export function registerShow(program: Command, run: RunAction): void {
     .option(
       '--job <job>',
       'every task of a job (its id, see taskctl jobs, or its journal file), in chunk order, streamed',
+      jobArgument,
     )
     .addOption(errorOption('only items that did not complete whose error contains TEXT (what `retry --error` sends)'))
     .addOption(journalMisnamed())

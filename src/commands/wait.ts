@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { WaitOptions } from '../core/follow/wait-loop.js';
 import { examples, type RunAction } from './help-text.js';
+import { jobArgument } from './parsers.js';
 import { addWaitOptions, journalMisnamed } from './shared-flags.js';
 
 export function registerWait(program: Command, run: RunAction): void {
@@ -8,7 +9,7 @@ export function registerWait(program: Command, run: RunAction): void {
     .command('wait')
     .description('block until tasks finish; the exit code tells how they ended')
     .argument('[id...]', 'task ids, or - to read them from stdin (one per line; first column of tsv); or --job')
-    .option('--job <job>', 'every task of a job (its id, see taskctl jobs, or its journal file)')
+    .option('--job <job>', 'every task of a job (its id, see taskctl jobs, or its journal file)', jobArgument)
     .addOption(journalMisnamed());
   addWaitOptions(command)
     .addHelpText(

@@ -30,7 +30,8 @@ export function registerWatch(program: Command, run: RunAction): void {
         'taskctl watch -o ndjson > events.ndjson',
       ]) +
         '\n-o ndjson (and -o json) print one {event, timestamp, task} object per change, exactly like a webhook body.\n' +
-        'tsv columns: timestamp (when it happened, from the task: ISO UTC), id, service, status, completed_items,' +
+        "tsv columns: timestamp (ISO UTC: a new status at the task's own time for it; moved counts, and the first" +
+        ' record of an unfinished task, when seen), id, service, status, completed_items,' +
         ' failed_items, total_items\n' +
         'Exit codes as `taskctl wait` once the watched tasks finish: 0 all completed; 10 a task ended without' +
         ' completing; 11 some items did not complete; 8 (7 after 429s) no good answer from the service for' +

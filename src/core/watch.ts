@@ -10,7 +10,7 @@ import { eventLineFormatter } from '../output/event-line.js';
 import { countsText } from '../output/task-columns.js';
 import { counted } from '../output/plural.js';
 import { isoSeconds, parseTimestamp } from '../output/times.js';
-import { isWaiting, isWorking, taskPhase, unknownStatusWarner } from '../lib/task-state.js';
+import { isTerminal, isWaiting, isWorking, taskPhase, unknownStatusWarner } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
 
@@ -42,10 +42,13 @@ function statusTime(task: Task, seenAt: number): number {
 
 /**
  * The one time of a change, printed alike in every format: a new status at the service's own time for it, counts that
- * moved at the time they were seen (the task's start time would stamp every progress line the same).
+ * moved at the time they were seen (the task's start time would stamp every progress line the same). The first record
+ * of an unfinished task is the time it was seen too: its counts are now's, and its start could be hours ago.
  */
-function changeTime(change: { task: Task; at: number; statusChanged: boolean }): number {
-  return change.statusChanged ? statusTime(change.task, change.at) : change.at;
+function changeTime(change: { task: Task; at: number; statusChanged: boolean; previous?: string }): number {
+  if (!change.statusChanged) return change.at;
+  if (change.previous === undefined && !isTerminal(change.task)) return change.at;
+  return statusTime(change.task, change.at);
 }
 
 interface Change {

@@ -19,6 +19,17 @@ export interface IO {
   stdout: OutputStream;
   stderr: OutputStream;
   stdin: InputStream;
+  /** The terminal's Ctrl-Z and `fg`, for what draws in place (output/progress.ts); none: nothing to redraw after. */
+  jobControl?: JobControl;
+}
+
+/** Ctrl-Z (SIGTSTP) and `fg` (SIGCONT) as a live block needs them. */
+export interface JobControl {
+  /**
+   * Until the returned function is called: on Ctrl-Z, `suspending` runs and then the process stops as it would have;
+   * once continued (`fg`, `bg`, or after any stop), `resumed` runs.
+   */
+  watch: (suspending: () => void, resumed: () => void) => () => void;
 }
 
 /**

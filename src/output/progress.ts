@@ -7,7 +7,7 @@ import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Clock } from '../lib/time.js';
 import { palette, type ChalkInstance } from './colour.js';
 import { isJsonFormat, type OutputFormat } from './format.js';
-import { colorEnabled, isCI, type Env, type IO, type OutputStream } from './io.js';
+import { colorEnabled, isCI, type Env, type IO, type JobControl, type OutputStream } from './io.js';
 import type { Redactor } from '../lib/redact.js';
 import { neutralise } from '../lib/sanitize.js';
 import { isoSeconds } from './times.js';
@@ -77,7 +77,7 @@ export function createProgress(options: ProgressOptions): Progress {
   if (options.quiet === true) return silentProgress(clean);
   if (shouldSpin(options)) {
     const color = options.color ?? colorEnabled(options.io.stderr, options.env ?? {}, false);
-    return new LiveProgress(options.io.stderr, palette(color), clean, options.tickMs ?? 200);
+    return new LiveProgress(options.io.stderr, palette(color), clean, options.tickMs ?? 200, options.io.jobControl);
   }
   return linesProgress(options.io.stderr, options.clock ?? { now: () => Date.now() }, clean);
 }
@@ -117,6 +117,9 @@ function linesProgress(stream: OutputStream, clock: Pick<Clock, 'now'>, clean: (
   };
 }
 
+/** DECTCEM: the cursor shown (whatever a program hid it for) before the shell takes the terminal back. */
+const SHOW_CURSOR = '\x1b[?25h';
+
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /** Redraws a block of lines in place: each line cut to the terminal's width (so none wraps), at most its height. */
@@ -127,16 +130,22 @@ class LiveProgress implements Progress {
   private tick = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
+  /** Stops watching for Ctrl-Z; set while the block is live. */
+  private unwatch: (() => void) | undefined;
+  /** Cleared for Ctrl-Z: nothing is drawn until continued (a tick may come before the signal that says so). */
+  private suspended = false;
 
   constructor(
     private readonly stream: OutputStream,
     readonly paint: Paint,
     readonly clean: (text: string) => string,
     private readonly tickMs: number,
+    private readonly jobs: JobControl | undefined,
   ) {}
 
   live(frame: (spin: string, maxLines: number) => string[]): void {
     this.frame = frame;
+    if (!this.stopped) this.unwatch ??= this.jobs?.watch(this.suspending, this.resumed);
     if (this.tickMs > 0 && !this.timer && !this.stopped) {
       this.timer = setInterval(() => {
         this.tick++;
@@ -149,7 +158,7 @@ class LiveProgress implements Progress {
   }
 
   refresh(): void {
-    if (!this.frame || this.stopped) return;
+    if (!this.frame || this.stopped || this.suspended) return;
     const rows = this.stream.rows ?? 24;
     const maxLines = Math.max(1, rows - 1);
     const width = this.lineWidth();
@@ -192,9 +201,29 @@ class LiveProgress implements Progress {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    this.unwatch?.();
+    this.unwatch = undefined;
     this.erase();
     this.stopped = true;
   }
+
+  /** Ctrl-Z: the shell prints its lines next, so the block goes and the cursor is left visible on an empty line. */
+  private readonly suspending = (): void => {
+    this.erase();
+    this.stream.write(SHOW_CURSOR);
+    this.suspended = true;
+  };
+
+  /**
+   * Continued (`fg`): the shell printed its own lines where the block was, so what was drawn is forgotten and the block
+   * drawn afresh below them. After a stop it did not clear (`kill -STOP`), its last line is ended first.
+   */
+  private readonly resumed = (): void => {
+    if (this.height > 0) this.stream.write('\n');
+    this.height = 0;
+    this.suspended = false;
+    this.refresh();
+  };
 
   private tty(): NodeJS.WritableStream {
     return this.stream as unknown as NodeJS.WritableStream;

@@ -3,7 +3,7 @@
  * else `~/.cache/taskctl`. No dependencies: src/boot.ts needs it before anything else loads.
  */
 import { homedir, tmpdir, userInfo } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 
 /**
  * The user's home directory as an absolute path: $HOME when it is one, else the account's (an empty or relative HOME
@@ -31,11 +31,21 @@ export function xdgHome(value: string | undefined): string | undefined {
   return value !== undefined && isAbsolute(value) ? value : undefined;
 }
 
+/**
+ * A directory a TASKCTL_*_DIR variable names, as an absolute path: a relative one is taken from the directory taskctl
+ * runs in, so that every path it records or prints (a hint's list of ids, a journal's place) names the same file from
+ * any other directory. Undefined when the variable is unset or empty.
+ */
+export function variableDirectory(value: string | undefined): string | undefined {
+  return value ? resolve(value) : undefined;
+}
+
 export function cacheDirectory(
   env: Readonly<Record<string, string | undefined>>,
   home: () => string = homedir,
 ): string {
-  if (env.TASKCTL_CACHE_DIR) return env.TASKCTL_CACHE_DIR;
+  const named = variableDirectory(env.TASKCTL_CACHE_DIR);
+  if (named) return named;
   const xdg = xdgHome(env.XDG_CACHE_HOME);
   if (xdg) return join(xdg, 'taskctl');
   const user = userHome(home);

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../lib/env.js';
 import { systemErrorWords, UsageError } from '../errors.js';
-import { userHome, xdgHome } from './cache-dir.js';
+import { userHome, variableDirectory, xdgHome } from './cache-dir.js';
 import {
   changeModeIfAllowed,
   readRegularFile,
@@ -29,7 +29,8 @@ const CONFIG_LOCK_TIMEOUT_MS = 10_000;
 const CONFIG_LOCK_STALE_MS = 30_000;
 
 export function configDirectory(env: Env, home: () => string = homedir): string {
-  if (env.TASKCTL_CONFIG_DIR) return env.TASKCTL_CONFIG_DIR;
+  const named = variableDirectory(env.TASKCTL_CONFIG_DIR);
+  if (named) return named;
   const xdg = xdgHome(env.XDG_CONFIG_HOME);
   if (xdg) return join(xdg, 'taskctl');
   const user = userHome(home);

@@ -1,18 +1,19 @@
 /**
- * taskctl's state directory (the journals of jobs and their locks): TASKCTL_STATE_DIR, else `$XDG_STATE_HOME/taskctl`,
+ * taskctl's state directory (the journals of jobs and their locks): TASKCTL_STATE_DIR (made absolute), else `$XDG_STATE_HOME/taskctl`,
  * else the platform's usual place (`~/.local/state/taskctl`; `%LOCALAPPDATA%\taskctl\state` on Windows). Private:
  * the directory is 0700 and every file in it 0600 (docs/behaviour.md#jobs).
  */
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { userHome, xdgHome } from './cache-dir.js';
+import { userHome, variableDirectory, xdgHome } from './cache-dir.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
 export function stateDirectory(
   env: Readonly<Record<string, string | undefined>>,
   home: () => string = homedir,
 ): string {
-  if (env.TASKCTL_STATE_DIR) return env.TASKCTL_STATE_DIR;
+  const named = variableDirectory(env.TASKCTL_STATE_DIR);
+  if (named) return named;
   const xdg = xdgHome(env.XDG_STATE_HOME);
   if (xdg) return join(xdg, 'taskctl');
   if (process.platform === 'win32' && env.LOCALAPPDATA && isAbsolute(env.LOCALAPPDATA))

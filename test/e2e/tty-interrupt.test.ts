@@ -1,6 +1,7 @@
 /**
  * Ctrl-C in a real terminal (tmux) ends `watch` and `wait` quietly: exit 130, the command that goes on, no "error:".
- * A terminal that closes under a command (its window shut) ends it with 129, never Node's abort. Skipped without tmux.
+ * Ctrl-Z in a shell stops a wait with its live block cleared, and `fg` draws it below the shell's lines. A terminal
+ * that closes under a command (its window shut) ends it with 129, never Node's abort. Skipped without tmux.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,34 @@ describe.skipIf(!hasTmux)(skippedUnless('Ctrl-C at a terminal', hasTmux, missing
       }
     });
   }
+});
+
+describe.skipIf(!hasTmux)(skippedUnless('Ctrl-Z in a shell', hasTmux, missing('tmux')), () => {
+  it("wait: Ctrl-Z clears the live block before the process stops; fg draws it below the shell's lines", async () => {
+    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
+    const id = created.stdout.trim();
+    if (!terminal) throw new Error('tmux is not installed');
+    const env = Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', ...world.env })
+      .map(([key, value]) => `${key}='${value}'`)
+      .join(' ');
+    const shell = terminal.shell(`env -i ${env} PS1='$ ' bash --norc --noprofile -i`, 100, 24);
+    try {
+      await shell.until(/^\$ /m);
+      await shell.keys(`'${process.execPath}' '${BIN}' wait ${id}`, 'Enter');
+      await shell.until(/task \d+ processing/);
+      await shell.keys('C-z');
+      const stopped = await shell.until(/Stopped.*\n\$ /);
+      expect(stopped).not.toMatch(/task \d+ processing/);
+      await shell.keys('fg', 'Enter');
+      // The shell's lines stay as they were; the block comes after the command line `fg` echoed.
+      const resumed = await shell.until(/\$ fg *\n.*wait \d+ *\n\S task \d+ processing/);
+      expect(resumed).toMatch(/Stopped.*wait \d+ *\n\$ fg *\n/);
+      await shell.keys('C-c');
+      await shell.until(/still running: taskctl wait/);
+    } finally {
+      await shell.close();
+    }
+  });
 });
 
 describe.skipIf(!hasTmux)(skippedUnless('a terminal that closes', hasTmux, missing('tmux')), () => {

@@ -4,6 +4,7 @@
  * the two are walked together (compare.ts) and every change printed as it is found (print.ts). Exit 0 when the
  * sides are the same, 15 when they differ; the run files are removed on every path out, Ctrl-C and errors included.
  */
+import { resolve } from 'node:path';
 import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { counted } from '../../output/plural.js';
 import type { Printer } from '../../output/printer.js';
@@ -25,11 +26,12 @@ export interface DiffOptions {
 }
 
 export async function runDiff(ctx: Capabilities, first: string, second: string, options: DiffOptions): Promise<void> {
-  // A job id (`j-…`) is its journal; a path that exists wins over an id.
+  // A job id (`j-…`) is its journal; a path that exists wins over an id. A file is read by its absolute path, which a
+  // hint about a journal names (`taskctl resume FILE`), so the hint runs from any directory.
   const side = (arg: string): SideSpec => {
     const spec = parseSide(arg);
-    if (spec.kind !== 'file' || !looksLikeJobId(arg)) return spec;
-    return { ...spec, path: journalOf(ctx.env, arg) };
+    if (spec.kind !== 'file') return spec;
+    return { ...spec, path: resolve(looksLikeJobId(arg) ? journalOf(ctx.env, arg) : arg) };
   };
   const specs = [side(first), side(second)] as const;
   if (specs[0].kind === 'stdin' && specs[1].kind === 'stdin')

@@ -11,6 +11,10 @@ export function planChunks<T>(items: readonly T[], chunkSize: number): T[][] {
 /** Items to send, by count and in chunks: an array in memory, or streamed items (`PreparedItems`). */
 export interface ItemList {
   count: number;
+  /** Repeats of earlier items left out of the list (`PreparedItems`); none when absent. */
+  duplicates?: number;
+  /** Invalid items left out of the list (`--skip-invalid`); none when absent. */
+  invalidCount?: number;
   /** The items `size` at a time, from chunk `skip` (0-based) on. */
   chunks: (size: number, skip?: number) => Iterable<string[]>;
 }

@@ -92,11 +92,12 @@ export async function sendChunks(
     try {
       for (const chunk of plannedChunks(plan.priced)) {
         if (plan.done.has(chunk.index)) continue;
-        // The output is gone (known once the writes so far have settled): start nothing new.
-        if (outcomes.size > 0 && (await output.lost())) break;
         service = chunk.service;
         flight.chunk = chunk;
         flight.sentAtMs = undefined;
+        // The output is gone (known once the writes so far have settled): start nothing new (`flight` names the
+        // chunk that was not sent).
+        if (outcomes.size > 0 && (await output.lost())) break;
         const what = total === 1 ? 'the task' : `chunk ${chunk.index} of ${total}`;
         const sending = { plan, options, what, outcomes, flight };
         const outcome = await progress.sending(what, () => sendOne(ctx, api, chunk, sending));
@@ -133,7 +134,7 @@ export async function sendChunks(
       throw new CliError(
         `cannot write the output (${systemErrorWords(lost)}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
-        `The ids above may not have been printed. ${tasks() === total && job ? `See them: taskctl show --job ${job.id}` : continueHint(service, job?.id, tasks())}`,
+        `The ids above may not have been printed. ${lostHint(job?.id, tasks() === total, () => continueHint(service, job?.id, tasks(), unjournaledHint(plan, total, flight, undefined)))}`,
       );
     }
     return outcomes;
@@ -286,15 +287,33 @@ function unjournaledHint(
   const end = sentAtMs === undefined ? start : start + chunk.items.length;
   const rest = end < all ? noTask(rangeOf(plan.priced, end, all)) : undefined;
   if (sentAtMs === undefined && chunk.index === 1) return undefined; // nothing sent: the failure's own hint stands
+  const head = `${NO_JOURNAL}.${numbering(plan.priced)}`;
   if (sentAtMs === undefined)
-    return rest === undefined ? undefined : `${NO_JOURNAL}. ${capitalised(rest)}: create those (${RESUMABLE}).`;
+    return rest === undefined ? undefined : `${head} ${capitalised(rest)}: create those (${RESUMABLE}).`;
   const since = isoSeconds(Math.floor(plan.state.serverClock.earliestServerTime(sentAtMs) / 1000) * 1000);
   const count = counted(chunk.items.length, 'item');
   const doubt =
     `The request for chunk ${chunk.index} of ${total} (${rangeText(rangeOf(plan.priced, start, end), ', ')}) may have ` +
     `made a task: look for one of ${count} not named above with \`taskctl list --service ${chunk.service} --since ${since}\`` +
     ` (if none is listed, look again after ${isoSeconds(sentAtMs + plan.state.landsWithinMs)}: its request may land until then) before creating those items again.`;
-  return `${NO_JOURNAL}. ${doubt}${rest === undefined ? '' : ` ${capitalised(rest)}: create those (${RESUMABLE}).`}`;
+  return `${head} ${doubt}${rest === undefined ? '' : ` ${capitalised(rest)}: create those (${RESUMABLE}).`}`;
+}
+
+/**
+ * What the item numbers of the hint count, when lines of the input are not among them (repeats removed, invalid items
+ * skipped): the items as sent, not the input's lines, which would name other items. Empty when they are the input's
+ * items in order.
+ */
+function numbering(priced: readonly PricedBatch[]): string {
+  const repeats = priced.reduce((sum, batch) => sum + (batch.list.duplicates ?? 0), 0);
+  const invalid = priced.reduce((sum, batch) => sum + (batch.list.invalidCount ?? 0), 0);
+  const left = [
+    ...(repeats > 0 ? [`the ${counted(repeats, 'repeated item')} removed`] : []),
+    ...(invalid > 0 ? [`the ${counted(invalid, 'invalid item')} skipped`] : []),
+  ];
+  if (left.length === 0) return '';
+  const each = repeats > 0 ? ': each distinct item once,' : ',';
+  return ` Items are numbered as sent${each} in input order (not counted: ${left.join(', ')}).`;
 }
 
 function noTask(range: ItemRange): string {
@@ -305,9 +324,16 @@ function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function continueHint(service: string, job: string | undefined, tasks: number): string {
+/** After stdout failed: the job's tasks when all were created (without a job the message names them), else what is left. */
+function lostHint(job: string | undefined, all: boolean, rest: () => string): string {
+  if (!all) return rest();
+  return job === undefined ? 'Every item has a task.' : `See them: taskctl show --job ${job}`;
+}
+
+/** `unjournaled`: without a journal, the items that have no task named (unjournaledHint). */
+function continueHint(service: string, job: string | undefined, tasks: number, unjournaled?: string): string {
   if (job !== undefined) return resumeHint(job);
-  return tasks > 0 ? UNRESUMABLE : listHint(service);
+  return tasks > 0 ? (unjournaled ?? UNRESUMABLE) : listHint(service);
 }
 
 /**

@@ -1,5 +1,7 @@
 /** A stdout that fails like a closed pipe (EPIPE) from the `okWrites + 1`-th write on, as Node's streams do. */
 import { EventEmitter } from 'node:events';
+import type { Clock } from '../../../src/lib/time.js';
+import { main } from '../../../src/main.js';
 import { createMemoryStream } from '../../../src/output/memory-io.js';
 
 export function brokenStdout(okWrites: number) {
@@ -24,4 +26,29 @@ export function brokenStdout(okWrites: number) {
       return true;
     },
   });
+}
+
+/** Runs `taskctl argv` in process with that stdout, stdin a terminal that sends nothing: its exit code and stderr. */
+export async function runWithBrokenStdout(
+  argv: string[],
+  options: { okWrites: number; env: Record<string, string>; clock: Clock },
+): Promise<{ code: number; stderr: string }> {
+  const stderr = createMemoryStream();
+  const code = await main(argv, {
+    io: {
+      stdout: brokenStdout(options.okWrites),
+      stderr,
+      stdin: {
+        isTTY: true,
+        async *[Symbol.asyncIterator]() {
+          /* a terminal that sends nothing */
+        },
+      },
+    },
+    env: options.env,
+    clock: options.clock,
+    signal: new AbortController().signal,
+    random: () => 0.5,
+  });
+  return { code, stderr: stderr.text() };
 }

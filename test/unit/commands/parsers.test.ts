@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
+import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { byteSize } from '../../../src/commands/parsers.js';
+import { absolutePath, byteSize, jobArgument } from '../../../src/commands/parsers.js';
 
 describe('byteSize (--max-body)', () => {
   it('reads binary units and plain bytes', () => {
@@ -17,5 +18,14 @@ describe('byteSize (--max-body)', () => {
     for (const bad of ['', '0', 'lots', '1TiB', '-5', '2GiB', '1e9']) {
       expect(() => byteSize(bad), bad).toThrow(InvalidArgumentError);
     }
+  });
+});
+
+describe('files a hint names (--journal, --job, resume)', () => {
+  it('are made absolute from the working directory; a job id that is no file stays as typed', () => {
+    expect(absolutePath('jobs/new.jsonl')).toBe(resolve('jobs/new.jsonl'));
+    const existing = relative(process.cwd(), resolve('package.json'));
+    expect(jobArgument(existing)).toBe(resolve('package.json'));
+    expect(jobArgument('j-mi3k2x1a7f3q')).toBe('j-mi3k2x1a7f3q');
   });
 });

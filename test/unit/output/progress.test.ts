@@ -151,6 +151,89 @@ describe('live progress (a terminal)', () => {
   });
 });
 
+/** Ctrl-Z and `fg` driven by the test: `suspend()` is the process asked to stop, `resume()` the shell's `fg`. */
+function jobControl() {
+  const watchers = new Set<{ suspending: () => void; resumed: () => void }>();
+  let stops = 0;
+  return {
+    control: {
+      watch(suspending: () => void, resumed: () => void) {
+        const watcher = { suspending, resumed };
+        watchers.add(watcher);
+        return () => watchers.delete(watcher);
+      },
+    },
+    suspend: () => {
+      for (const watcher of watchers) watcher.suspending();
+      stops++;
+    },
+    resume: () => {
+      for (const watcher of watchers) watcher.resumed();
+    },
+    stops: () => stops,
+    watching: () => watchers.size,
+  };
+}
+
+/** A two-line live block on a terminal whose Ctrl-Z and fg the test drives (also `open`, stopped after the test). */
+function liveWithJobs() {
+  const stderr = ttyStream();
+  const jobs = jobControl();
+  const progress = createProgress({
+    io: { ...ioWith(stderr), jobControl: jobs.control },
+    env: {},
+    format: 'table',
+    color: false,
+    tickMs: 0,
+  });
+  open = progress;
+  progress.live(() => ['task 1 processing', 'task 2 pending']);
+  return { stderr, jobs, progress };
+}
+
+describe('live progress stopped by Ctrl-Z and continued by fg', () => {
+  it('Ctrl-Z clears the block and shows the cursor before the process stops; fg draws it afresh below', () => {
+    const { stderr, jobs, progress } = liveWithJobs();
+    const drawn = stderr.text().length;
+    jobs.suspend();
+    const atStop = stderr.text().slice(drawn);
+    // Back to the block's first line, both lines cleared, the cursor there (an empty line) and visible.
+    expect(atStop).toBe('\x1b[1G\x1b[1A\x1b[2K\x1b[1B\x1b[2K\x1b[1A\x1b[?25h');
+    // The shell prints "[1]+ Stopped", the prompt, `fg` and the command: the block is drawn where the cursor is now,
+    // never moved up over those lines.
+    const before = stderr.text().length;
+    // A tick that comes before the signal saying the process goes on draws nothing.
+    progress.refresh();
+    expect(stderr.text().length).toBe(before);
+    jobs.resume();
+    expect(stderr.text().slice(before)).toBe('\x1b[1Gtask 1 processing\x1b[0K\ntask 2 pending\x1b[0K');
+    progress.stop();
+    expect(jobs.watching()).toBe(0);
+  });
+
+  it('continued after a stop it did not see (kill -STOP): what was drawn is forgotten, the block drawn below', () => {
+    const { stderr, jobs } = liveWithJobs();
+    const before = stderr.text().length;
+    jobs.resume();
+    // The shell's lines end where the cursor is: a new line first, then the block, never a move up.
+    expect(stderr.text().slice(before)).toBe('\n\x1b[1Gtask 1 processing\x1b[0K\ntask 2 pending\x1b[0K');
+  });
+
+  it('watches for Ctrl-Z only while the block is live', () => {
+    const jobs = jobControl();
+    const io = { ...ioWith(ttyStream()), jobControl: jobs.control };
+    open = createProgress({ io, env: {}, format: 'table', color: false, tickMs: 0 });
+    expect(jobs.watching()).toBe(0);
+    open.live(() => ['task 1']);
+    expect(jobs.watching()).toBe(1);
+    open.stop();
+    expect(jobs.watching()).toBe(0);
+    const lines = createProgress({ io: { ...io, stderr: createMemoryStream() }, env: {}, format: 'table' });
+    lines.live(() => ['task 1']);
+    expect(jobs.watching()).toBe(0);
+  });
+});
+
 describe('helpers', () => {
   it('fitWidth cuts by columns ending with …, keeps colour sequences and closes an open colour', () => {
     expect(fitWidth('abcdef', 4)).toBe('abc…');

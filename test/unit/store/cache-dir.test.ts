@@ -5,7 +5,7 @@
  * throws) is never a crash.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { cacheDirectory } from '../../../src/store/cache-dir.js';
@@ -29,6 +29,13 @@ describe('config and cache directories', () => {
   ])('%s: an absolute path, never one relative to the working directory', (_name, env, given) => {
     expect(isAbsolute(configDirectory(env, home(given)))).toBe(true);
     expect(isAbsolute(cacheDirectory(env, home(given)))).toBe(true);
+  });
+
+  it('a relative TASKCTL_*_DIR is taken from the working directory: an absolute path, the same in every module', () => {
+    const env = { TASKCTL_CONFIG_DIR: 'rel/c', TASKCTL_CACHE_DIR: 'rel/k', TASKCTL_STATE_DIR: './rel/s/' };
+    expect(configDirectory(env, noHome)).toBe(resolve('rel/c'));
+    expect(cacheDirectory(env, noHome)).toBe(resolve('rel/k'));
+    expect(stateDirectory(env, noHome)).toBe(resolve('rel/s'));
   });
 
   it('keeps an absolute XDG_*_HOME and HOME as they are', () => {

@@ -1,7 +1,7 @@
 /** `taskctl diff A B` in process: tasks through a mocked API, files on disk, a journal, exit codes 0 / 15 / 2 / 3. */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RUN_LIMITS } from '../../../../src/core/diff/sort.js';
 import type { InputStream } from '../../../../src/output/io.js';
@@ -220,9 +220,12 @@ describe('diff of a journal', () => {
     const unfinished = writeJournal({ items: 3, chunkSize: 2, tasks: [11] });
     const api2 = mockApi();
     replyTask(api2, 11, first);
-    const partial = await runTaskctl(['diff', unfinished, exported, '-o', 'ndjson'], { api: api2 });
+    // Given relative to the working directory: the hint names the journal by its absolute path.
+    const given = relative(process.cwd(), unfinished);
+    const partial = await runTaskctl(['diff', given, exported, '-o', 'ndjson'], { api: api2 });
     expect(partial.code).toBe(15);
     expect(partial.stderr).toContain('is incomplete');
+    expect(partial.stderr).toContain(`(finish it: taskctl resume ${unfinished})`);
     expect(lines(partial.stdout)).toEqual([
       { target: 'c.com', field: 'item', before: null, after: null, before_task: null, after_task: 12 },
     ]);

@@ -2,6 +2,7 @@
  * `show --job FILE`: every item of a journaled job once, in chunk order, with its task id, in every format; the table
  * starts with a summary; a task failing mid-way stops the output with its exit code; one GET per task.
  */
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
 import { writeJournal } from '../../core/job/fixture.js';
@@ -237,10 +238,13 @@ describe('show --job against a mocked server', () => {
     const path = writeJournal({ items: 3, chunkSize: 1, tasks: [1, undefined] });
     const api = mockApi();
     api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: items('a', 1) }) });
-    const result = await runTaskctl(['show', '--job', path, '-o', 'ndjson'], { api });
+    // Given relative to the working directory: the hint names the journal by its absolute path.
+    const given = relative(process.cwd(), path);
+    const result = await runTaskctl(['show', '--job', given, '-o', 'ndjson'], { api });
     expect(result.code, result.stderr).toBe(0);
     expect(ndjson(result.stdout).map((r) => r.target)).toEqual(['a0.com']);
     expect(result.stderr).toMatch(/the job in .* is incomplete: 2 chunks of 3 \(2, 3\) have no task yet/);
+    expect(result.stderr).toContain(`(finish it: taskctl resume ${path})`);
   });
 
   it("another server than the journal's is exit 2", async () => {

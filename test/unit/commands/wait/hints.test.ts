@@ -1,6 +1,9 @@
-/** Hints after a wait name a short command that runs: `$(seq A B)` for a run of ids, `--job FILE` for a job. */
+/**
+ * Hints after a wait name a short command that runs: `$(seq A B)` for a run of ids, `--job FILE` for a job; a file a
+ * hint names is named by its absolute path, whatever directory the command ran in, so the hint runs from any other.
+ */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { idArgs } from '../../../../src/core/follow/outcome.js';
 import { SERVICE, tempDir } from '../../core/job/fixture.js';
@@ -36,11 +39,17 @@ describe('wait: hints that would list many ids', () => {
     const { run } = await sandboxRun(60_000);
     const journal = join(tempDir(), 'job.jsonl');
     const items = Array.from({ length: 6 }, (_, i) => `j${i}.com`);
-    const created = await run(['create', SERVICE, ...items, '--chunk-size', '2', '--journal', journal, '-y', '-q']);
+    // Given relative to the directory the commands run in: the hint names the file from anywhere.
+    const given = relative(process.cwd(), journal);
+    const created = await run(['create', SERVICE, ...items, '--chunk-size', '2', '--journal', given, '-y', '-q']);
     expect(created.code, created.stderr).toBe(0);
-    const result = await run(['wait', '--job', journal, '--timeout', '5s'], person);
+    const result = await run(['wait', '--job', given, '--timeout', '5s'], person);
     expect(result.code).toBe(124);
-    expect(result.stderr).toContain(`still running: taskctl wait --job ${journal}`);
+    expect(result.stderr).toContain(`still running: taskctl wait --job ${journal}\n`);
+    // What a create says of the journal it was given names it the same way.
+    const other = await run(['create', SERVICE, 'other.com', '--journal', given, '-y', '-q']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`the job in ${journal} is finished`);
     expect(result.stderr).not.toMatch(/taskctl wait \d/);
   });
 });
@@ -87,6 +96,21 @@ describe('wait: many scattered ids without a job', () => {
       .split('\n')
       .map((line) => Number(line.split('\t')[0]));
     expect(waited.sort((a, b) => a - b)).toEqual(inFile);
+  });
+
+  it('a relative TASKCTL_STATE_DIR: the list is named by its absolute path, so the hint runs from any directory', async () => {
+    const { run, ids, home } = await scattered();
+    const state = relative(process.cwd(), join(home, 'state'));
+    const result = await run(['wait', ...ids.map(String), '--timeout', '5s'], {
+      ...person,
+      home,
+      env: { TASKCTL_STATE_DIR: state },
+    });
+    expect(result.code).toBe(124);
+    const { file, ids: inFile } = listed(result.stderr);
+    expect(isAbsolute(file), file).toBe(true);
+    expect(file.startsWith(join(home, 'state', 'ids'))).toBe(true);
+    expect(inFile).toEqual([...ids].sort((a, b) => a - b));
   });
 
   it('Ctrl-C names the file too', async () => {

@@ -1,4 +1,7 @@
-/** `watch`'s times: a new status at the service's own time, moved counts at the time seen; one time in every format. */
+/**
+ * `watch`'s times: a new status at the service's own time, moved counts and the first record of an unfinished task at
+ * the time seen; one time in every format.
+ */
 import { describe, expect, it } from 'vitest';
 import { FakeClock, T0, mockApi, runTaskctl, type MockApi } from '../harness.js';
 import { isoSeconds } from '../../../../src/output/times.js';
@@ -20,17 +23,16 @@ const task = (completed: number, status = 'processing') => ({
 });
 
 /** The task seen processing (0, then 1, then 2 items done), then completed. */
-function api(): MockApi {
+function api(bodies: readonly object[] = [task(0), task(1), task(2), task(3, 'completed')]): MockApi {
   const mock = mockApi();
-  for (const body of [task(0), task(1), task(2), task(3, 'completed')])
-    mock.reply('GET', '/tasks/7', 200, { success: true, data: body });
+  for (const body of bodies) mock.reply('GET', '/tasks/7', 200, { success: true, data: body });
   return mock;
 }
 
 /** The time of each line: human lines and tsv rows start with it, ndjson has it in `timestamp`. */
-async function times(format: string): Promise<{ times: string[]; lines: string[] }> {
+async function times(format: string, mock = api()): Promise<{ times: string[]; lines: string[] }> {
   const clock = new FakeClock();
-  const result = await runTaskctl(['watch', '7', '-o', format], { api: api(), clock });
+  const result = await runTaskctl(['watch', '7', '-o', format], { api: mock, clock });
   expect(result.code).toBe(0);
   const lines = result.stdout.trim().split('\n');
   const rows = lines.filter((line) => !line.startsWith('timestamp'));
@@ -44,11 +46,26 @@ describe('watch: times', () => {
   it('a progress line carries the time it was seen, not the start time; a new status the service time', async () => {
     const { times: human, lines } = await times('table');
     expect(human).toHaveLength(4);
-    expect(human[0]).toBe(STARTED);
-    // Counts that moved: seen after the watch began (the clock's time), never the task's start time.
-    for (const at of human.slice(1, 3)) expect(at).toBe(isoSeconds(T0));
+    // The first record of a running task and counts that moved: the time seen, never the task's start time.
+    for (const at of human.slice(0, 3)) expect(at).toBe(isoSeconds(T0));
     expect(human[3]).toBe(COMPLETED);
     expect(lines[3]).toBe(`${COMPLETED}  task 7       domain_check_availability  completed   3/3`);
+  });
+
+  it('the first record of a running task is stamped when it was seen, in every format', async () => {
+    const mock = () => api([task(2), task(3, 'completed')]);
+    for (const format of ['table', 'tsv', 'ndjson']) {
+      const { times: stamps, lines } = await times(format, mock());
+      expect(stamps, format).toEqual([isoSeconds(T0), COMPLETED]);
+      if (format === 'table')
+        expect(lines[0]).toBe(`${isoSeconds(T0)}  task 7       domain_check_availability  processing  2/3`);
+    }
+  });
+
+  it('a status that changes to running while watched is stamped with the service time for it', async () => {
+    const queued = { ...task(0, 'pending'), started_at: undefined };
+    const { times: stamps } = await times('table', api([queued, task(0), task(3, 'completed')]));
+    expect(stamps).toEqual([isoSeconds(T0), STARTED, COMPLETED]);
   });
 
   it('each event has the same time in human lines, tsv rows and ndjson events', async () => {
