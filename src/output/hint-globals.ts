@@ -42,21 +42,14 @@ export const KEY_FROM_STDIN_NOTE =
 const FLAG_NAMES = ['profile', 'base-url', 'api-key-file'] as const;
 type FlagName = (typeof FLAG_NAMES)[number];
 
-/** One shell word as a hint writes it: plain, single-quoted (`'\''` inside) or backslash-escaped characters. */
-const WORD = String.raw`(?:'[^']*'|\\.|[^\s'\x60\\])+`;
-/** `taskctl`, any of the flags a message already gave it, then a command of the list. */
-const HINT = new RegExp(
-  String.raw`(?<![\w/.-])taskctl((?: --(?:${FLAG_NAMES.join('|')})(?:=| )${WORD})*) (?=(?:${ACCOUNT_COMMANDS.join('|')})(?![\w-]))`,
-  'g',
-);
+/** `taskctl`, then a command of the list. */
+const HINT = new RegExp(String.raw`(?<![\w/.-])taskctl (?=(?:${ACCOUNT_COMMANDS.join('|')})(?![\w-]))`, 'g');
+const ACCOUNT_FLAG = new RegExp(String.raw` --(?:${FLAG_NAMES.join('|')})(?:=| |$)`);
 
 /** Where a command named in a message ends: a closing backtick, the next command, a bracket, a clause. */
 const END_OF_COMMAND = /[\x60;|&\n()]|, /;
 
-/**
- * The rewrite of a run's messages, or undefined when the run gave none of the flags. A flag the command in a message already
- * has (`taskctl --profile staging auth login`, `taskctl auth login --profile NAME`) is left as the message wrote it.
- */
+/** The rewrite of a run's messages, or undefined when the run gave none of the flags. */
 export function hintGlobals(flags: AccountFlags): ((text: string) => string) | undefined {
   const keyFromStdin = flags.apiKeyFile === '-';
   const given: Array<[FlagName, string]> = [];
@@ -67,14 +60,13 @@ export function hintGlobals(flags: AccountFlags): ((text: string) => string) | u
   let noted = false;
   return (text) => {
     const seen = { hint: false };
-    const rewritten = text.replace(HINT, (match: string, named: string, at: number) => {
+    const rewritten = text.replace(HINT, (match: string, at: number) => {
+      // A command that names an account flag itself (`taskctl --profile staging auth login`, `taskctl auth login
+      // --profile NAME`) chooses its account on purpose: left as written.
+      const command = text.slice(at).split(END_OF_COMMAND, 1)[0] ?? '';
+      if (ACCOUNT_FLAG.test(command)) return match;
       seen.hint = true;
-      // The command's own words up to where the message goes on: a flag given there is not given twice.
-      const words = `${named} ${text.slice(at + match.length).split(END_OF_COMMAND, 1)[0] ?? ''}`;
-      const added = given
-        .filter(([name]) => !new RegExp(String.raw`(?:^| )--${name}(?:=| )`).test(words))
-        .map(([name, value]) => ` --${name} ${shellWord(value)}`);
-      return `taskctl${named}${added.join('')} `;
+      return `taskctl ${given.map(([name, value]) => `--${name} ${shellWord(value)} `).join('')}`;
     });
     if (!seen.hint || !keyFromStdin || noted) return rewritten;
     noted = true;
