@@ -62,9 +62,9 @@ export function hintGlobals(flags: AccountFlags): ((text: string) => string) | u
     const seen = { hint: false };
     const rewritten = text.replace(HINT, (match: string, at: number) => {
       // A command that names an account flag itself (`taskctl --profile staging auth login`, `taskctl auth login
-      // --profile NAME`) chooses its account on purpose: left as written.
+      // --profile NAME`) chooses its account on purpose, and help is the same for every account: left as written.
       const command = text.slice(at).split(END_OF_COMMAND, 1)[0] ?? '';
-      if (ACCOUNT_FLAG.test(command)) return match;
+      if (ACCOUNT_FLAG.test(command) || / --help(?: |$)/.test(command)) return match;
       seen.hint = true;
       return `taskctl ${given.map(([name, value]) => `--${name} ${shellWord(value)} `).join('')}`;
     });

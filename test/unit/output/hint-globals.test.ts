@@ -42,6 +42,7 @@ describe('the rewrite of a message', () => {
       'create it: `taskctl --profile staging auth login`',
       'Create one: `taskctl auth login --profile NAME`.',
       'run `taskctl sandbox` in another terminal',
+      'Run `taskctl create --help` for usage and examples.',
       'All flags: taskctl --help; one command: taskctl <command> --help',
       'This is a bug in taskctl: please report it',
       'taskctl reads it as still running',
