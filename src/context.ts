@@ -199,6 +199,10 @@ export class Context implements Capabilities {
       ci: this.ci,
       redact: this.redact,
       now: () => this.clock.now(),
+      // A one-off --sandbox has its own hint rules (core/sandbox-hint.ts): its service is gone when a hint is read.
+      account: this.globals.sandbox
+        ? undefined
+        : { profile: this.globals.profile, baseUrl: this.globals.baseUrl, apiKeyFile: this.globals.apiKeyFile },
     });
   }
 

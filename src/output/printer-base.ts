@@ -67,9 +67,10 @@ export function oneLine(base: PrinterBase, text: string): string {
   return neutralise(base.redact(text));
 }
 
-/** A message that may span lines, redacted and neutralised. */
+/** A message on stderr, which may span lines: the commands it names given the run's account flags, redacted, neutralised. */
 export function message(base: PrinterBase, text: string): string {
-  return neutraliseMultiline(base.redact(text));
+  const { hints } = base.options;
+  return neutraliseMultiline(base.redact(hints ? hints(text) : text));
 }
 
 /** `prefix` + the message, word-wrapped on a terminal (the prefix's width counts; it is coloured afterwards). */

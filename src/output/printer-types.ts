@@ -87,6 +87,11 @@ export interface PrinterOptions {
   wrap?: (text: string, width: number, indent?: string) => string;
   /** `Label:  value` lines wrapped to a width (output/stack.ts `card`), handed in when stdout is a terminal. */
   card?: typeof card;
+  /**
+   * Applied to every message on stderr before redaction, never to data: the run's account flags put into each
+   * `taskctl <command>` it names (output/hint-globals.ts). Default: identity.
+   */
+  hints?: ((text: string) => string) | undefined;
 }
 
 /** A part of `styledLine`: coloured by status meaning, or with one chalk style (plain when stdout colour is off). */

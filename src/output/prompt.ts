@@ -15,7 +15,21 @@ interface RawInput extends InputStream {
   pause: () => unknown;
 }
 
-/** Reads one line without echoing it (for API keys). Ctrl-C → InterruptedError. */
+/**
+ * Ctrl-Z in raw mode (the terminal sends no signal then): stopped as the terminal would stop it, the way readline
+ * does, with the terminal's modes given back while stopped; `continued` once the shell's `fg` brings the run back.
+ */
+function suspend(input: RawInput, continued: () => void): void {
+  if (process.platform === 'win32') return; // no job control: the key is ignored
+  process.once('SIGCONT', () => {
+    input.setRawMode?.(true);
+    continued();
+  });
+  input.setRawMode?.(false);
+  process.kill(process.pid, 'SIGTSTP');
+}
+
+/** Reads one line without echoing it (for API keys). Ctrl-C → InterruptedError; Ctrl-Z suspends, then asks again. */
 export function promptHidden(stdin: InputStream, stderr: OutputStream, question: string): Promise<string> {
   const input = stdin as RawInput;
   return new Promise((resolve, reject) => {
@@ -35,6 +49,11 @@ export function promptHidden(stdin: InputStream, stderr: OutputStream, question:
     const onKey = (text: string | undefined, key: { name?: string; ctrl?: boolean }) => {
       if (key.ctrl && (key.name === 'c' || key.name === 'd')) {
         finish(new InterruptedError('cancelled'));
+        return;
+      }
+      if (key.ctrl && key.name === 'z') {
+        // What was typed before stays; the question is asked again on the line after the shell's `fg`.
+        suspend(input, () => stderr.write(question));
         return;
       }
       if (key.name === 'return' || key.name === 'enter') {
@@ -97,7 +116,11 @@ export async function confirm(
     interrupted = true;
     rl.close();
   };
+  // Ctrl-Z: readline stops the process itself and, on `fg`, redraws the question but pauses its input; resumed here,
+  // or nothing would keep the run alive and it would end as if answered (exit 0, nothing said).
+  const onContinue = () => rl.resume();
   rl.on('SIGINT', onSigint);
+  rl.on('SIGCONT', onContinue);
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     if (interrupted) return 'interrupted';
@@ -117,6 +140,7 @@ export async function confirm(
     return yes ? 'yes' : 'no';
   } finally {
     rl.removeListener('SIGINT', onSigint);
+    rl.removeListener('SIGCONT', onContinue);
     options.signal?.removeEventListener('abort', onAbort);
     rl.close();
   }

@@ -8,6 +8,7 @@ import type { Env } from '../lib/env.js';
 import { loadChalk } from './colour.js';
 import { colorEnabled, type IO } from './io.js';
 import type { Printer } from './printer.js';
+import { hintGlobals, type AccountFlags } from './hint-globals.js';
 
 export interface RunPrinterOptions {
   io: IO;
@@ -20,6 +21,8 @@ export interface RunPrinterOptions {
   ci: boolean;
   redact: Redactor;
   now: () => number;
+  /** The flags that chose the run's account (none on a one-off `--sandbox`): repeated in every hint on stderr. */
+  account?: AccountFlags | undefined;
 }
 
 export async function createRunPrinter(options: RunPrinterOptions): Promise<Printer> {
@@ -41,6 +44,7 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
     redact: options.redact,
     ci,
     now: options.now,
+    hints: options.account && hintGlobals(options.account),
     ...(wrapping && { wrap: wrapping.wrapText, wrapWidth: wrapping.lineBudget(io.stderr.columns) }),
     ...(stacking && { card: stacking.card }),
   });

@@ -10,6 +10,7 @@ import type { Output, Runtime, Service, Store } from '../capabilities.js';
 import { CliError, InterruptedError, MalformedResponseError, UsageError } from '../../errors.js';
 import { readJournal } from '../../store/journal-file.js';
 import { journalOf } from './registry.js';
+import { jobAccountMismatch } from './job-account.js';
 import { chunkItems, rebuild } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
@@ -55,7 +56,7 @@ export interface JournaledJob {
  * account than the current ones (as `resume` refuses it).
  */
 export async function readJob(
-  ctx: Pick<Output, 'printer'> & Pick<Service, 'api'> & Pick<Store, 'cache'> & Pick<Runtime, 'env'>,
+  ctx: Pick<Output, 'printer'> & Pick<Service, 'api'> & Pick<Store, 'cache' | 'config'> & Pick<Runtime, 'env'>,
   file: string,
 ): Promise<JournaledJob> {
   const path = resolve(journalOf(ctx.env, file));
@@ -68,10 +69,13 @@ export async function readJob(
   const { job } = state;
   if (state.damaged.length > 0) ctx.printer.warn(damageNote(file, state.damaged));
   const api = await ctx.api();
-  if (api.baseUrl !== job.base_url) {
-    throw otherService(file, `the base URL (${api.baseUrl}; the job used ${job.base_url})`);
+  const other = await jobAccountMismatch(ctx, job, api.baseUrl);
+  if (other) {
+    throw new UsageError(
+      `the journal ${file} belongs to another ${other.otherService ? 'service' : 'account'}: ${other.what} differs`,
+      other.hint,
+    );
   }
-  if ((ctx.cache.account ?? '') !== job.account) throw otherService(file, 'the account (API key)');
   const chunks = Array.from({ length: job.chunks }, (_, i): JobChunk => {
     const chunk = i + 1;
     const known = state.chunks.get(chunk);
@@ -103,13 +107,6 @@ export async function readJob(
 function damageNote(file: string, lines: readonly number[]): string {
   const list = lines.length > 5 ? `${lines.slice(0, 5).join(', ')}, …` : lines.join(', ');
   return `the journal ${file} is damaged: ${lines.length === 1 ? 'line' : 'lines'} ${list} cannot be read; the job is read from its other records (a chunk they leave without a task is settled by \`taskctl resume ${file}\`)`;
-}
-
-function otherService(file: string, what: string): UsageError {
-  return new UsageError(
-    `the journal ${file} belongs to another service: ${what} differs`,
-    'Run it with the base URL and API key the job was created with (--profile, --base-url).',
-  );
 }
 
 /** The unfinished chunks, named for a message: `chunks 4, 5 and 9 have no task`. */

@@ -9,7 +9,11 @@ import type { Task } from '../../api/schemas.js';
 import type { Output, Prompts, Runtime, Service, Store } from '../capabilities.js';
 
 /** What `show --job` uses of the run. */
-type Shower = Output & Pick<Prompts, 'spin'> & Pick<Service, 'api'> & Pick<Store, 'cache'> & Pick<Runtime, 'env'>;
+type Shower = Output &
+  Pick<Prompts, 'spin'> &
+  Pick<Service, 'api'> &
+  Pick<Store, 'cache' | 'config'> &
+  Pick<Runtime, 'env'>;
 import { UsageError } from '../../errors.js';
 import { pickColumns } from '../../output/columns.js';
 import { taskItemColumns, taskItemKeys, taskItemSlices } from '../../output/flatten.js';

@@ -1,0 +1,75 @@
+/**
+ * Every `taskctl <command>` a message on stderr names, followed verbatim, reaches the same service as the same account
+ * as the run that printed it (docs/behaviour.md#for-people): the flags that chose them (`--profile`,
+ * `--base-url`, `--api-key-file`) are put after `taskctl`. Messages are written with plain `taskctl <command>`; the
+ * printer passes each one through here. Environment variables are not repeated: they persist in the user's shell.
+ */
+import { shellWord } from '../lib/shell-word.js';
+
+/** The flags of a run that say where it talks and as whom. */
+export interface AccountFlags {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  apiKeyFile?: string | undefined;
+}
+
+/**
+ * The commands a hint may name that run as an account (or, `config`, a profile); `sandbox` and `completion` never do.
+ * test/unit/output/hint-globals.test.ts holds this list to the command tree.
+ */
+export const ACCOUNT_COMMANDS = [
+  'services',
+  'balance',
+  'list',
+  'show',
+  'create',
+  'retry',
+  'resume',
+  'jobs',
+  'diff',
+  'wait',
+  'watch',
+  'api',
+  'auth',
+  'config',
+  'webhook',
+] as const;
+
+/** Said once, after the first hint, when the key came from stdin: a hint cannot carry it. */
+export const KEY_FROM_STDIN_NOTE =
+  'The API key came from stdin (--api-key-file -): give it to that command the same way.';
+
+const FLAG_NAMES = ['profile', 'base-url', 'api-key-file'] as const;
+type FlagName = (typeof FLAG_NAMES)[number];
+
+/** `taskctl`, then a command of the list. */
+const HINT = new RegExp(String.raw`(?<![\w/.-])taskctl (?=(?:${ACCOUNT_COMMANDS.join('|')})(?![\w-]))`, 'g');
+const ACCOUNT_FLAG = new RegExp(String.raw` --(?:${FLAG_NAMES.join('|')})(?:=| |$)`);
+
+/** Where a command named in a message ends: a closing backtick, the next command, a bracket, a clause. */
+const END_OF_COMMAND = /[\x60;|&\n()]|, /;
+
+/** The rewrite of a run's messages, or undefined when the run gave none of the flags. */
+export function hintGlobals(flags: AccountFlags): ((text: string) => string) | undefined {
+  const keyFromStdin = flags.apiKeyFile === '-';
+  const given: Array<[FlagName, string]> = [];
+  if (flags.profile !== undefined) given.push(['profile', flags.profile]);
+  if (flags.baseUrl !== undefined) given.push(['base-url', flags.baseUrl]);
+  if (flags.apiKeyFile !== undefined && !keyFromStdin) given.push(['api-key-file', flags.apiKeyFile]);
+  if (given.length === 0 && !keyFromStdin) return undefined;
+  let noted = false;
+  return (text) => {
+    const seen = { hint: false };
+    const rewritten = text.replace(HINT, (match: string, at: number) => {
+      // A command that names an account flag itself (`taskctl --profile staging auth login`, `taskctl auth login
+      // --profile NAME`) chooses its account on purpose, and help is the same for every account: left as written.
+      const command = text.slice(at).split(END_OF_COMMAND, 1)[0] ?? '';
+      if (ACCOUNT_FLAG.test(command) || / --help(?: |$)/.test(command)) return match;
+      seen.hint = true;
+      return `taskctl ${given.map(([name, value]) => `--${name} ${shellWord(value)} `).join('')}`;
+    });
+    if (!seen.hint || !keyFromStdin || noted) return rewritten;
+    noted = true;
+    return `${rewritten}\n${KEY_FROM_STDIN_NOTE}`;
+  };
+}

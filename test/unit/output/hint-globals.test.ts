@@ -1,0 +1,140 @@
+/**
+ * A hint printed on stderr, followed verbatim, runs as the same account: the run's `--profile`, `--base-url` and
+ * `--api-key-file` are put after `taskctl` in every command a message names, never in stdout's data.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ACCOUNT_COMMANDS, KEY_FROM_STDIN_NOTE, hintGlobals } from '../../../src/output/hint-globals.js';
+import { createMemoryIO } from '../../../src/output/memory-io.js';
+import { buildProgram } from '../../../src/program.js';
+import { ctrlCWhen } from '../clock.js';
+import { runTaskctl, sandboxRun, type RunOptions } from '../commands/harness.js';
+import { worldEachTest, type World } from '../commands/sandbox-world.js';
+
+const S = 'domain_check_availability';
+
+/** A command line as a POSIX shell splits it: words apart at spaces, single quotes kept together. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/(?:'[^']*'|\\.|[^\s'\\])+/g)].map(([word]) =>
+    word.replace(
+      /'([^']*)'|\\(.)/g,
+      (_m, quoted: string | undefined, escaped: string | undefined) => quoted ?? escaped ?? '',
+    ),
+  );
+}
+
+describe('the rewrite of a message', () => {
+  const rewrite = hintGlobals({ profile: 'p2', baseUrl: 'http://127.0.0.1:8787/api/v1', apiKeyFile: 'my key.txt' });
+
+  it('puts the flags after `taskctl` of every command named, values quoted for a shell where needed', () => {
+    expect(rewrite?.('Continue it with: taskctl resume j-1; see `taskctl show --job j-1` and taskctl jobs')).toBe(
+      'Continue it with: taskctl --profile p2 --base-url http://127.0.0.1:8787/api/v1 --api-key-file ' +
+        "'my key.txt' resume j-1; see `taskctl --profile p2 --base-url http://127.0.0.1:8787/api/v1 --api-key-file " +
+        "'my key.txt' show --job j-1` and taskctl --profile p2 --base-url http://127.0.0.1:8787/api/v1 --api-key-file " +
+        "'my key.txt' jobs",
+    );
+  });
+
+  it('leaves a command that chooses its account itself, and what is no command of an account; is idempotent', () => {
+    const only = hintGlobals({ profile: 'p2', baseUrl: 'https://x.test' });
+    for (const text of [
+      'create it: `taskctl --profile staging auth login`',
+      'Create one: `taskctl auth login --profile NAME`.',
+      'run `taskctl sandbox` in another terminal',
+      'Run `taskctl create --help` for usage and examples.',
+      'All flags: taskctl --help; one command: taskctl <command> --help',
+      'This is a bug in taskctl: please report it',
+      'taskctl reads it as still running',
+      '/usr/bin/taskctl show 1',
+    ])
+      expect(only?.(text)).toBe(text);
+    const once = only?.('still running: taskctl wait 1 2') ?? '';
+    expect(only?.(once)).toBe(once);
+    expect(once).toBe('still running: taskctl --profile p2 --base-url https://x.test wait 1 2');
+  });
+
+  it('a run with none of the flags is left alone; a profile named with quotes is quoted', () => {
+    expect(hintGlobals({})).toBeUndefined();
+    expect(hintGlobals({ profile: "bob's" })?.('taskctl jobs')).toBe(String.raw`taskctl --profile 'bob'\''s' jobs`);
+    expect(shellWords(String.raw`taskctl --profile 'bob'\''s' jobs`)).toEqual([
+      'taskctl',
+      '--profile',
+      "bob's",
+      'jobs',
+    ]);
+  });
+
+  it('a key from stdin is not repeated: said once, after the first hint, that it goes in the same way again', () => {
+    const stdin = hintGlobals({ profile: 'p2', apiKeyFile: '-' });
+    expect(stdin?.('no hint here')).toBe('no hint here');
+    expect(stdin?.('still running: taskctl wait 7')).toBe(
+      `still running: taskctl --profile p2 wait 7\n${KEY_FROM_STDIN_NOTE}`,
+    );
+    expect(stdin?.('the latest: taskctl show 7')).toBe('the latest: taskctl --profile p2 show 7');
+  });
+
+  it('names every command of the tree but `sandbox` and `completion`', () => {
+    const program = buildProgram(createMemoryIO().io, () => Promise.resolve());
+    const commands = program.commands.map((command) => command.name()).filter((name) => !name.startsWith('_'));
+    expect([...ACCOUNT_COMMANDS, 'sandbox', 'completion'].sort()).toEqual(commands.sort());
+  });
+});
+
+describe('hints of a run with --profile, followed verbatim', () => {
+  let world: World;
+  let dir: string;
+  worldEachTest('taskctl-hint-globals-', (w, d) => ((world = w), (dir = d)));
+  /** No base URL or key in the environment: only the profile (or the flags) say where and as whom. */
+  const run = (argv: string[], options: RunOptions = {}) =>
+    runTaskctl(argv, { env: { NO_COLOR: '1' }, clock: world.clock, home: dir, ...options });
+  const login = async (profile: string) => {
+    const result = await run(['--profile', profile, 'auth', 'login', '--base-url', world.sandbox.url, '--with-key'], {
+      stdin: `${world.sandbox.apiKey}\n`,
+    });
+    expect(result.code, result.stderr).toBe(0);
+  };
+
+  it('an interrupted create says `taskctl --profile p2 resume ID`, which continues the job; stdout has ids only', async () => {
+    await login('p2');
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+    const controller = new AbortController();
+    const created = await run(['--profile', 'p2', 'create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
+      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
+      signal: controller.signal,
+    });
+    expect(created.code, created.stderr).toBe(130);
+    await world.clearFaults();
+    const hint = /Continue it with: (taskctl .*)$/m.exec(created.stderr)?.[1] ?? '';
+    expect(hint).toMatch(/^taskctl --profile p2 resume j-[0-9a-z]+$/);
+    expect(created.stdout).toMatch(/^(\d+\n)+$/);
+    const resumed = await run([...shellWords(hint).slice(1), '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await world.tasks()).map((task) => task.total_items)).toEqual([1, 1, 1]);
+  });
+
+  it('a timed-out wait with --base-url and --api-key-file says how to go on with both; that command runs', async () => {
+    const { run: slow, sandbox } = await sandboxRun(60_000);
+    const key = join(dir, 'key file');
+    writeFileSync(key, `${sandbox.apiKey}\n`);
+    const noEnv = { env: { TASKCTL_BASE_URL: undefined, TASKCTL_API_KEY: undefined }, home: dir };
+    const flags = ['--base-url', sandbox.url, '--api-key-file', key];
+    const created = await slow([...flags, 'create', S, 'a.com', '-q'], noEnv);
+    expect(created.code, created.stderr).toBe(0);
+    const id = created.stdout.trim();
+    const waited = await slow([...flags, 'wait', id, '--timeout', '5s'], noEnv);
+    expect(waited.code, waited.stderr).toBe(124);
+    const hint = /still running: (taskctl .*)$/m.exec(waited.stderr)?.[1] ?? '';
+    expect(hint).toBe(`taskctl --base-url ${sandbox.url} --api-key-file '${key}' wait ${id}`);
+    const again = await slow(shellWords(hint).slice(1), noEnv);
+    expect(again.code, again.stderr).toBe(0);
+  });
+
+  it("an error's hint printed by main names the profile too", async () => {
+    await login('p2');
+    const result = await run(['--profile', 'p2', 'wait', '--job', 'j-nosuchjob']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/`taskctl --profile p2 jobs --all` lists/);
+  });
+});
