@@ -147,6 +147,24 @@ function sayUnread(
   ctx.printer.notice(`the latest: ${showCommand ?? `taskctl show ${idArgs(unread)}`}`);
 }
 
+/**
+ * A wait that ends in an error (an answer it cannot read) still leaves the tasks `create --wait` made on stdout: their
+ * records as created, said to be so, with where to see the latest. Nothing for a `wait`, which created none.
+ */
+async function printAsCreated(
+  ctx: Output & Runtime & Service,
+  ids: readonly number[],
+  known: readonly Task[],
+  options: Pick<WaitOptions, 'showCommand' | 'wide'>,
+): Promise<void> {
+  const tasks = lastKnown(ids, [], known);
+  if (tasks.length === 0) return;
+  await printTasks(ctx, tasks, false, { ...options, results: false });
+  const one = tasks.length === 1;
+  const show = options.showCommand ?? `taskctl show ${idArgs(tasks.map((task) => task.id))}`;
+  ctx.printer.notice(`${one ? 'state' : 'states'} as created; the latest: ${show}`);
+}
+
 /** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
 function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowItemFailures: boolean): void {
   for (const task of tasks) {
@@ -243,14 +261,8 @@ export async function waitForTasks(
   };
   const warnUnknown = unknownStatusWarner(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
-  const group =
-    progress.mode === 'lines'
-      ? startLogGroup(
-          ctx.io.stderr,
-          ctx.env,
-          `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`,
-        )
-      : undefined;
+  const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
+  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
   const result = await followTasks({
     reader: api,
     ids,
@@ -283,9 +295,10 @@ export async function waitForTasks(
       display.round();
     },
   })
-    .catch((error: unknown) => {
+    .catch(async (error: unknown) => {
       // An error (exit 8...) must not leave the live block on the screen above its message.
       progress.stop();
+      if (!ctx.globals.quiet) await printAsCreated(ctx, ids, known, options).catch(() => undefined);
       throw error;
     })
     .finally(() => group?.end());

@@ -177,4 +177,13 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
       /unexpected response[^\n]*\nthe task was created \(12\): continue with `taskctl wait --job j-[0-9a-z]+`/,
     );
   });
+
+  it('an error thrown by the wait still puts the created task on stdout (as created, said so)', async () => {
+    const api = createdApi();
+    api.reply('GET', '/tasks/12', 200, '"not a task"');
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '-o', 'json'], { api });
+    expect(result.code, result.stderr).toBe(8);
+    expect(JSON.parse(result.stdout)).toMatchObject([{ id: 12, status: 'pending' }]);
+    expect(result.stderr).toMatch(/state as created; the latest: taskctl show --job j-[0-9a-z]+/);
+  });
 });
