@@ -100,15 +100,11 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
  * A fresh world and an empty temporary directory (named `prefix…`) for each test of the file, closed and removed after
  * it; `use` hands both to the file's own variables.
  */
-export function worldEachTest(
-  prefix: string,
-  use: (world: World, dir: string) => void,
-  options: WorldOptions = {},
-): void {
+export function worldEachTest(prefix: string, use: (world: World, dir: string) => void): void {
   let world: World | undefined;
   let dir: string | undefined;
   beforeEach(async () => {
-    world = await startSandboxWorld(options);
+    world = await startSandboxWorld();
     dir = mkdtempSync(join(tmpdir(), prefix));
     use(world, dir);
   });
