@@ -232,8 +232,9 @@ export class RateLimiter {
    * chooses its own moments (the follow engine's rounds). The budget is the server's stated limit, or the documented 100
    * when `steady()` or a 429 made it assumed; with neither there is none, and the answer is now (or a 429's "not
    * before"). Three rules, the latest wins:
-   * - evenly: the granted requests, spread at limit-per-minute, have caught up; up to `burst` may go at once after a
-   *   quiet spell (a round's worth, or a new task's quick first polls), so rounds come apart at the budget's rate;
+   * - evenly: the requests granted since polling started (`steady`), spread at limit-per-minute, have caught up; up to
+   *   `burst` may go at once after a quiet spell (a round's worth, or a new task's quick first polls), so rounds come
+   *   apart at the budget's rate;
    * - no minute (any 60 s, whatever window the server counts in) holds more than the limit, bursts included;
    * - a server-stated window with nothing left, or a 429, waits for its reset.
    * A larger stated limit lets polling go faster, a smaller one slower. `count` and `burst` are clamped to the limit.
@@ -277,10 +278,13 @@ export class RateLimiter {
 
   /**
    * Long-running polling (wait, watch) from here on: while the server states no budget, keep to the documented
-   * 100 requests/min rather than going at full speed until a 429.
+   * 100 requests/min rather than going at full speed until a 429. The even pace starts here: requests sent before
+   * (a create's chunks) still count against the minute and the server's window, but are no debt the first round
+   * waits out (docs/behaviour.md#pacing-and-the-rate-limit).
    */
   steady(): void {
     this.#assume = true;
+    this.#evenAt = Number.NEGATIVE_INFINITY;
   }
 
   /** The budget now: `undefined` before any server has stated one. A window already past its reset shows as full. */

@@ -28,7 +28,10 @@ import { DEFAULT_OUTAGE_TOLERANCE_MS, type OutageState } from './outage.js';
 /** `terminal` and `completed` both end at completed or failed (a failed task never completes); `processing` also
  * accepts a task that is already terminal, since it finished before we looked. */
 type FollowUntil = 'terminal' | 'processing' | 'completed';
-/** `outage`: no good answer for the outage tolerance, or the deadline came while the last read failed (exit 8/7). */
+/**
+ * `outage`: no good answer for the outage tolerance, or the deadline came while the last read failed (exit 8/7).
+ * `timeout`: the deadline came while the service answered, or before any read was sent (the rate limit held it).
+ */
 export type FollowReason = 'done' | 'timeout' | 'interrupted' | 'outage';
 
 export interface TaskChange {
@@ -213,9 +216,12 @@ class Follower {
         if (this.isDone()) return this.result('done');
         if (this.gaveUp) return this.result('outage', 'tolerance');
         const now = clock.now();
-        // 124 only when the service answered and the tasks were unfinished: a failing service at the deadline is 8/7.
+        // 8/7 only for a service that failed, or left every request sent unanswered, when the deadline came; a wait
+        // that sent nothing (the rate limit held its first read) or was answered timed out (124).
         if (deadline !== undefined && now >= deadline)
-          return this.failures > 0 || !this.answered ? this.result('outage', 'deadline') : this.result('timeout');
+          return this.failures > 0 || (this.requests > 0 && !this.answered)
+            ? this.result('outage', 'deadline')
+            : this.result('timeout');
         // The client's limiter paces the rounds: one as large as the last goes when the budget allows it.
         const paceAt = this.options.reader.rateLimiter.readyAt(this.roundRequests, ROUND_BURST);
         const wakeAt = Math.max(this.nextWakeAt(now), paceAt);

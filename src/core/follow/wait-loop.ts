@@ -21,6 +21,7 @@ import { idListCommand } from './id-list.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
+import { formatCount } from '../../output/numbers.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { neutralise } from '../../lib/sanitize.js';
 
@@ -70,7 +71,8 @@ async function printOutcome(
   options: Pick<WaitOptions, 'results' | 'showCommand' | 'wide'>,
 ): Promise<void> {
   await printTasks(ctx, tasks, follow.reason === 'done', options);
-  if (follow.reason === 'interrupted') sayUnread(ctx, tasks, follow.tasks, options.showCommand);
+  if (follow.reason === 'interrupted' || follow.reason === 'timeout')
+    sayUnread(ctx, tasks, follow.tasks, follow.reason, options.showCommand);
 }
 
 async function printTasks(
@@ -124,13 +126,14 @@ function lastKnown(ids: readonly number[], seenTasks: readonly Task[], known: re
 }
 
 /**
- * After Ctrl-C the tasks show the states the wait read; one it never read (Ctrl-C before its first answer) shows its
- * state as created, which is said, with where to see the latest (no request is made for it now).
+ * After Ctrl-C or a timeout the tasks show the states the wait read; one it never read (the stop came before its first
+ * answer) shows its state as created, which is said, with where to see the latest (no request is made for it now).
  */
 function sayUnread(
   ctx: Pick<Output, 'printer'>,
   shown: readonly Task[],
   read: readonly Task[],
+  reason: 'interrupted' | 'timeout',
   showCommand: string | undefined,
 ): void {
   const seen = new Set(read.map((task) => task.id));
@@ -139,10 +142,27 @@ function sayUnread(
   const which = unread.length === shown.length ? '' : `${unread.length === 1 ? 'task' : 'tasks'} ${idArgs(unread)}: `;
   const one = unread.length === 1;
   // Two lines: the command on its own, so an 80-column terminal never breaks it in the middle.
-  ctx.printer.notice(
-    `${which}${one ? 'state' : 'states'} as created: Ctrl-C came before the wait read ${one ? 'it' : 'them'}`,
-  );
+  const why = reason === 'timeout' ? 'the wait timed out before it read' : 'Ctrl-C came before the wait read';
+  ctx.printer.notice(`${which}${one ? 'state' : 'states'} as created: ${why} ${one ? 'it' : 'them'}`);
   ctx.printer.notice(`the latest: ${showCommand ?? `taskctl show ${idArgs(unread)}`}`);
+}
+
+/**
+ * A wait that ends in an error (an answer it cannot read) still leaves the tasks `create --wait` made on stdout: their
+ * records as created, said to be so, with where to see the latest. Nothing for a `wait`, which created none.
+ */
+async function printAsCreated(
+  ctx: Output & Runtime & Service,
+  ids: readonly number[],
+  known: readonly Task[],
+  options: Pick<WaitOptions, 'showCommand' | 'wide'>,
+): Promise<void> {
+  const tasks = lastKnown(ids, [], known);
+  if (tasks.length === 0) return;
+  await printTasks(ctx, tasks, false, { ...options, results: false });
+  const one = tasks.length === 1;
+  const show = options.showCommand ?? `taskctl show ${idArgs(tasks.map((task) => task.id))}`;
+  ctx.printer.notice(`${one ? 'state' : 'states'} as created; the latest: ${show}`);
 }
 
 /** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
@@ -173,6 +193,28 @@ async function reportTasks(
   // Read after the wait's own deadline, which may have passed (a timed-out wait still reports): a budget of its own.
   const api = await ctx.api({ deadline: ctx.clock.now() + REPORT_READ_BUDGET_MS });
   await writeReports(ctx, report, await fetchWithItems(api, tasks, (text) => ctx.printer.warn(text)));
+}
+
+/**
+ * The timeout's error and its next step. A deadline that came before the rate limit let the wait send its first read
+ * (the run before it spent the budget) is a timeout too (124), said as it is: the service was asked nothing, so nothing
+ * is said of it, nor of the tasks' states now.
+ */
+function timeoutLines(
+  requests: number,
+  tasks: number,
+  timeoutMs: number,
+  resume: string,
+  { note, limit }: { note: string; limit: number | undefined },
+): [string, string] {
+  const after = `timed out after ${formatDuration(timeoutMs)}`;
+  if (requests > 0) return [`${after}${note}`, `still running: ${resume}`];
+  const budget = limit === undefined ? 'the rate limit' : `the rate limit (${formatCount(limit)} requests/min)`;
+  const what = tasks === 1 ? 'the task; its state now is not known' : 'the tasks; their states now are not known';
+  return [
+    `${after} before ${budget} let the wait read ${what}`,
+    `Wait again once the budget is back (\`taskctl auth status\` says when): ${resume}`,
+  ];
 }
 
 /** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (docs/behaviour.md#exit-codes). */
@@ -219,14 +261,8 @@ export async function waitForTasks(
   };
   const warnUnknown = unknownStatusWarner(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
-  const group =
-    progress.mode === 'lines'
-      ? startLogGroup(
-          ctx.io.stderr,
-          ctx.env,
-          `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`,
-        )
-      : undefined;
+  const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
+  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
   const result = await followTasks({
     reader: api,
     ids,
@@ -259,29 +295,32 @@ export async function waitForTasks(
       display.round();
     },
   })
-    .catch((error: unknown) => {
+    .catch(async (error: unknown) => {
       // An error (exit 8...) must not leave the live block on the screen above its message.
       progress.stop();
+      if (!ctx.globals.quiet) await printAsCreated(ctx, ids, known, options).catch(() => undefined);
       throw error;
     })
     .finally(() => group?.end());
   display.finish(result.reason === 'interrupted');
   progress.stop();
-  const code = waitExitCode(result.tasks, {
+  // Before anything is printed: a reader of stdout that goes away must not make it 0.
+  ctx.exitCode = waitExitCode(result.tasks, {
     allowItemFailures: options.allowItemFailures,
     reason: result.reason,
     lastError: result.outage?.lastError,
   });
-  ctx.exitCode = code; // before anything is printed: a reader of stdout that goes away must not make it 0
   ctx.cache.rememberTasks(result.tasks);
 
   const shown = lastKnown(ids, result.tasks, known);
-  const listed = result.reason === 'done' || result.reason === 'timeout' ? result.tasks : shown;
+  // However the wait ends, every task has its record: as read, else as created (a pipe or file needs them all).
+  const listed = result.reason === 'done' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
     await printOutcome(ctx, listed, result, options);
   const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
+  const resume = resumeHint(result.unfinished, resumeFlags, resumeCommand);
   if (result.reason === 'interrupted') {
     // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:".
     if (result.unfinished.length > 0) {
@@ -295,15 +334,15 @@ export async function waitForTasks(
       const failure = outage.outageError({
         ...result.outage,
         states: outage.lastKnownStates(ids, shown),
-        resume: ctx.ephemeralSandbox ? undefined : resumeHint(result.unfinished, resumeFlags, resumeCommand),
+        resume: ctx.ephemeralSandbox ? undefined : resume,
       });
       ctx.printer.error(failure.message, failure.hint);
     }
-    if (result.reason === 'timeout')
-      ctx.printer.error(
-        `timed out after ${formatDuration(options.timeout)}${unknown.unknownStatusNote(result.tasks)}`,
-        hint(stillRunningMessage(result.unfinished, resumeFlags, resumeCommand)),
-      );
+    if (result.reason === 'timeout') {
+      const why = { note: unknown.unknownStatusNote(result.tasks), limit: api.rateLimiter.snapshot()?.limit };
+      const [message, next] = timeoutLines(result.requests, ids.length, options.timeout, resume, why);
+      ctx.printer.error(message, hint(next));
+    }
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);
 }

@@ -378,9 +378,9 @@ function stopped(
 type TaskOutputCtx = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'>;
 
 /**
- * The tasks on stdout as they are created: ids with -q, nothing with --wait (the wait prints their final state),
- * else a stream in the output format; -o json is the task itself when only one task can result (one service, no
- * --chunk-size), else an array.
+ * The tasks on stdout as they are created: ids with -q, nothing with --wait (the wait prints their final state; a run
+ * stopped before the wait prints them as created, see `abort`), else a stream in the output format; -o json is the
+ * task itself when only one task can result (one service, no --chunk-size), else an array.
  */
 class TaskOutput {
   private constructor(
@@ -390,7 +390,12 @@ class TaskOutput {
     private readonly singleObject: boolean,
     /** At a terminal, a table's tasks are held and drawn after the summary line (`draw`); undefined elsewhere. */
     readonly held: Task[] | undefined,
+    /** --wait (not -q): the stream its tasks go to if the run stops before the wait prints them. */
+    private readonly unwaited?: () => RowStream<Task>,
   ) {}
+
+  /** --wait: the tasks created, for a run that stops before the wait. */
+  private readonly created: Task[] = [];
 
   private first: Task | undefined;
 
@@ -398,12 +403,9 @@ class TaskOutput {
     const { holdOutput } = await import('../../output/stdout-guard.js');
     const hold = holdOutput(ctx.io.stdout);
     const quiet = idsOnly(ctx.globals);
-    const out =
-      quiet || options.wait
-        ? undefined
-        : ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task, {
-            wide: options.wide === true,
-          });
+    const stream = () =>
+      ctx.printer.stream(taskColumns(ctx.printer.paintStatus), (task: Task) => task, { wide: options.wide === true });
+    const out = quiet || options.wait ? undefined : stream();
     const table = out !== undefined && ctx.printer.format === 'table' && ctx.io.stdout.isTTY === true;
     return new TaskOutput(
       ctx,
@@ -411,11 +413,13 @@ class TaskOutput {
       out,
       out !== undefined && oneTask && ctx.printer.format === 'json',
       table ? [] : undefined,
+      !quiet && options.wait ? stream : undefined,
     );
   }
 
   write(task: Task): void {
     if (idsOnly(this.ctx.globals)) this.ctx.printer.line(String(task.id));
+    else if (this.unwaited) this.created.push(task);
     else if (this.singleObject) this.first ??= task;
     else if (this.held) this.held.push(task);
     else this.out?.write([task]);
@@ -452,9 +456,15 @@ class TaskOutput {
   /**
    * A JSON array cut by the failure stays unterminated: a truncated result never parses as a whole one. At a terminal
    * the table is not drawn: the failure names the tasks by counts and ranges, on one screen (docs/behaviour.md#for-people).
+   * With --wait the tasks created are printed now, as created, one whole document as the wait's own stops print them.
    */
   async abort(): Promise<void> {
     if (this.ctx.printer.format === 'table' && this.ctx.io.stdout.isTTY === true) return;
+    if (this.unwaited && this.created.length > 0) {
+      const out = this.unwaited();
+      out.write(this.created);
+      return out.end();
+    }
     if (!this.singleObject) await this.out?.abort();
   }
 

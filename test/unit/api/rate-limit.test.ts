@@ -374,6 +374,38 @@ describe('RateLimiter.readyAt: the pace polling asks for', () => {
     }
   });
 
+  it('requests sent before polling starts (a create’s chunks) are no debt for it: its first round goes at once', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    // Twenty creates in 2 s, as the server counts them: 80 of 100 left in its window.
+    for (let i = 1; i <= 20; i++) {
+      await limiter.acquire();
+      limiter.update({ limit: 100, remaining: 100 - i, resetAtMs: T0 + 60_000 });
+      limiter.release();
+      clock.advance(100);
+    }
+    limiter.steady();
+    const start = clock.now();
+    expect(limiter.readyAt(1, 4)).toBe(start);
+    // From there on the poll's own requests set the even pace: bursts of 4, then 0.6 s a request.
+    const sent = await pacedRounds(limiter, clock, 2, 4);
+    expect(sent).toEqual([start, start, start, start, start + 2400, start + 2400, start + 2400, start + 2400]);
+  });
+
+  it('the minute before polling still counts: after 98 of 100 requests the poll sends 2 and waits for the oldest to age', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    limiter.steady();
+    for (let i = 0; i < 98; i++) {
+      await limiter.acquire();
+      limiter.release();
+    }
+    clock.advance(5000);
+    limiter.steady();
+    expect(limiter.readyAt(2, 4)).toBe(T0 + 5000);
+    expect(limiter.readyAt(3, 4)).toBe(T0 + 60_000);
+  });
+
   it('a stated window with nothing left waits for its reset plus the margin; a 429 for its Retry-After', () => {
     const clock = new FakeClock();
     const limiter = new RateLimiter({ clock });
@@ -393,13 +425,20 @@ describe('RateLimiter.readyAt: the pace polling asks for', () => {
         fc.integer({ min: 1, max: 40 }),
         fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 80 }),
         fc.boolean(),
-        async (limit, sizes, stated) => {
+        fc.integer({ min: 0, max: 40 }),
+        async (limit, sizes, stated, before) => {
           const clock = new FakeClock();
           const limiter = new RateLimiter({ clock });
           if (stated) limiter.update({ limit, remaining: limit, resetAtMs: T0 + 60_000 });
-          else limiter.steady();
           const budget = stated ? limit : 100;
           const sent: number[] = [];
+          // A burst before polling starts (a create's chunks) counts too, though it sets no debt for the pace.
+          for (let i = 0; i < Math.min(before, budget); i++) {
+            await limiter.acquire();
+            sent.push(clock.now());
+            limiter.release();
+          }
+          limiter.steady();
           for (const size of sizes) sent.push(...(await pacedRounds(limiter, clock, 1, size)));
           for (let i = 0; i + budget < sent.length; i++)
             expect(sent[i + budget]! - sent[i]!).toBeGreaterThanOrEqual(60_000);

@@ -47,6 +47,8 @@ export interface World<C extends Clock = FakeClock> {
 interface WorldOptions {
   dialects?: string[];
   clockSkewMs?: number;
+  /** Requests a minute the sandbox allows (and states in `X-RateLimit-*`); default 0, none. */
+  rateLimit?: number;
 }
 
 /** The world on `clock`, shared by the sandbox and every run; default a new FakeClock (each sleep moves time on at once). */
@@ -57,7 +59,7 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
   const sandbox = await startSandbox({
     port: 0,
     itemMs: 0,
-    rateLimit: 0,
+    rateLimit: options.rateLimit ?? 0,
     clock,
     balance: 10_000_000,
     dialects: options.dialects ?? [],

@@ -6,12 +6,12 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { startSandboxWorld, worldEachTest, type World } from '../sandbox-world.js';
 import { brokenStdout } from '../broken-stdout.js';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen, T0 } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
 const S = 'domain_check_availability';
@@ -203,5 +203,54 @@ describe.each(MODES)('%s create', (mode) => {
     expect(result.stderr).toMatch(/Nothing was created\./);
     expect(await ids()).toEqual([]);
     if (mode === 'journaled') expect(records().map((r) => r.type)).toEqual(['job']);
+  });
+});
+
+describe('create --wait: the pace of its first look, and a run stopped before the wait', () => {
+  it('5 chunks, --timeout 4s, a stated 100/min: the first read goes at once after the last POST, and the run ends 0', async () => {
+    const paced = await startSandboxWorld({ rateLimit: 100 });
+    onTestFinished(() => paced.close());
+    const items = Array.from({ length: 5 }, (_, i) => `cc${i + 1}.example.com`);
+    const argv = ['create', S, ...items, '--chunk-size', '1', '-y', '--wait', '--timeout', '4s', '-q'];
+    const result = await paced.run(argv, { home: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(5);
+    // Virtual time: the tasks finish at once, so every sleep the run took was pacing. The even pace (0.6 s a request)
+    // after 5 POSTs and their reads (12 requests) would hold the first read past the deadline; the budget (88 of 100
+    // left) holds it not at all.
+    expect(paced.clock.now() - T0, `sleeps: ${paced.clock.sleeps.join(' ')}`).toBeLessThan(2000);
+    expect(Math.max(0, ...paced.clock.sleeps)).toBeLessThan(1000);
+  });
+
+  it.each(['tsv', 'json'])(
+    'Ctrl-C part-way through the chunks (-o %s): the task created has its record on stdout, one whole document',
+    async (format) => {
+      // The second chunk's POST is reset before it reaches the server; Ctrl-C while that is checked.
+      await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+      await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+      const controller = new AbortController();
+      const result = await create('plain', [...ITEMS, '--chunk-size', '1', '--wait', '-o', format], {
+        clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
+        signal: controller.signal,
+      });
+      const [only] = await ids();
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only} before that`));
+      if (format === 'json') expect(JSON.parse(result.stdout)).toMatchObject([{ id: only, status: 'pending' }]);
+      else expect(result.stdout).toMatch(new RegExp(`^${only}\\t${S}\\tpending\\t.*\\n$`));
+    },
+  );
+
+  it('a later chunk refused for the balance (exit 6): the tasks created before it are on stdout', async () => {
+    await setBalance(1);
+    await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
+    const result = await create('plain', [...ITEMS, '--chunk-size', '1', '-y', '--wait', '-o', 'ndjson']);
+    const [only] = await ids();
+    expect(result.code, result.stderr).toBe(6);
+    const records = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number });
+    expect(records.map((record) => record.id)).toEqual([only]);
   });
 });

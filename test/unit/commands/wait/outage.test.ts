@@ -125,6 +125,34 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     expect(result.stderr.match(/taskctl wait --job/g)).toHaveLength(1);
   });
 
+  it('the create spent the budget: a deadline before the first read is 124 said as it is, not "the service is failing"', async () => {
+    const api = mockApi();
+    replyServices(api);
+    replyNoTasks(api);
+    // The POST's answer spends the window, which resets in 30 s; the wait may take 10 s.
+    api.reply(
+      'POST',
+      '/tasks',
+      201,
+      { success: true, data: task(12, { status: 'pending', completed_at: null }) },
+      { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' } },
+    );
+    const clock = new FakeClock();
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '--timeout', '10s', '-o', 'tsv'], { api, clock });
+    expect(result.code, result.stderr).toBe(124);
+    expect(api.calls.filter((call) => call.startsWith('GET /tasks/'))).toEqual([]);
+    expect(result.stderr).not.toMatch(/service is failing|no answer from the service/);
+    expect(result.stderr).toMatch(
+      /error: timed out after 10s before the rate limit \(100 requests\/min\) let the wait read the task; its state now is not known/,
+    );
+    expect(result.stderr).toMatch(/taskctl wait --job j-[0-9a-z]+/);
+    // Never read: its record as created, said to be so.
+    expect(result.stdout).toMatch(/^12\t.*pending/m);
+    expect(result.stderr).toMatch(/state as created: the wait timed out before it read it/);
+    // The wait slept until its deadline, not past it.
+    expect(clock.now() - T0).toBeLessThan(11_000);
+  });
+
   it('exit 130 (Ctrl-C) names it once', async () => {
     const api = createdApi();
     api.reply('GET', '/tasks/12', 200, processing(12), { times: 1000 });
@@ -148,5 +176,14 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     expect(result.stderr).toMatch(
       /unexpected response[^\n]*\nthe task was created \(12\): continue with `taskctl wait --job j-[0-9a-z]+`/,
     );
+  });
+
+  it('an error thrown by the wait still puts the created task on stdout (as created, said so)', async () => {
+    const api = createdApi();
+    api.reply('GET', '/tasks/12', 200, '"not a task"');
+    const result = await runTaskctl(['create', S, 'a.com', '--wait', '-o', 'json'], { api });
+    expect(result.code, result.stderr).toBe(8);
+    expect(JSON.parse(result.stdout)).toMatchObject([{ id: 12, status: 'pending' }]);
+    expect(result.stderr).toMatch(/state as created; the latest: taskctl show --job j-[0-9a-z]+/);
   });
 });

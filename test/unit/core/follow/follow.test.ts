@@ -223,6 +223,18 @@ describe('followTasks: ending', () => {
     expect(server.count()).toBeLessThan(30);
   });
 
+  it('a deadline before the budget allowed any read is a timeout (124), not an outage: the service was asked nothing', async () => {
+    const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
+    // The window is spent (a create used it) and resets in 30 s; the deadline comes in 10 s.
+    server.rateLimiter.update({ limit: 100, remaining: 0, resetAtMs: T0 + 30_000 });
+    const result = await followTasks(base({ deadline: T0 + 10_000 }));
+    expect(server.count()).toBe(0);
+    expect(result).toMatchObject({ reason: 'timeout', requests: 0, unfinished: [1] });
+    expect(result.outage).toBeUndefined();
+    expect(waitExitCode(result.tasks, { reason: result.reason })).toBe(124);
+    expect(clock.now()).toBe(T0 + 10_000);
+  });
+
   it('a service whose requests hang gives up at the outage tolerance, not a request timeout later', async () => {
     const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
     // Models the API client: from 5 s on no answer comes, so each request fails at its deadline or after 35 s.
