@@ -188,6 +188,19 @@ export class CreateLedger {
     );
   }
 
+  /** Requests of other runs still out (`sending`) with the same account, service and items. */
+  sending(intent: Pick<Intent, 'account' | 'service' | 'items'>): LedgerEntry[] {
+    const digest = itemsDigest(intent.items);
+    return this.read().filter(
+      (entry) =>
+        entry.run !== this.run &&
+        entry.state === 'sending' &&
+        entry.account === intent.account &&
+        entry.service === intent.service &&
+        entry.digest === digest,
+    );
+  }
+
   /**
    * Takes `taskId` for `mine`, atomically: refused when another entry names it, or when `contests` says another
    * possible creator (sending or unknown, same items) could have made it.

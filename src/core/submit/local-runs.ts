@@ -20,6 +20,9 @@ import { systemErrorWords } from '../../errors.js';
 /** What the ledger's user needs of a run: where the cache is, its account, the clock, and a printer to warn on. */
 type LedgerUser = Pick<Output, 'printer'> & Pick<Runtime, 'clock' | 'env'> & Pick<Store, 'cache'>;
 
+/** How often a run waiting for another run's request of the same items reads the ledger again. */
+const SENDING_POLL_MS = 250;
+
 export class LocalCreates {
   private warned = false;
 
@@ -69,6 +72,32 @@ export class LocalCreates {
     }
     const entry = this.attempt(() => this.ledger?.transfer(job));
     this.settle(entry, taskId);
+  }
+
+  /**
+   * Before a `--reuse-window` lookup (every `retry`): a live run of this machine whose request for the same items is
+   * still out may be about to make the very task this one would reuse. Waits, polling the ledger, until no such request
+   * is out (answered, settled, or its run gone; at most until its entry expires), saying once for whom. The lookup that
+   * follows then finds its task (docs/behaviour.md#the-ledger). An abort is thrown.
+   */
+  async awaitSending(service: string, items: readonly string[], signal: AbortSignal): Promise<void> {
+    const { ledger, account } = this;
+    if (!ledger || account === undefined) return;
+    let told = false;
+    for (;;) {
+      const out = (this.attempt(() => ledger.sending({ account, service, items })) ?? []).filter((entry) =>
+        runAlive(entry, this.ctx.env),
+      );
+      const [first] = out;
+      if (first === undefined) return;
+      if (!told) {
+        told = true;
+        this.ctx.printer.notice(
+          `another taskctl run on this machine (process ${first.pid}, sent ${new Date(first.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`,
+        );
+      }
+      await this.ctx.clock.sleep(SENDING_POLL_MS, signal);
+    }
   }
 
   settle(entry: LedgerEntry | undefined, taskId: number): void {
@@ -126,14 +155,18 @@ export class LocalCreates {
 function describe(entry: LedgerEntry, env: Env): string {
   const sent = `sent ${new Date(entry.sentAt).toISOString()}`;
   const id = entry.job?.journal;
-  const alive =
-    id !== undefined && looksLikeJobId(id)
-      ? jobStore(env).runner(id) !== undefined
-      : entry.host !== hostname() || isRunning(entry.pid);
-  if (!alive) {
+  if (!runAlive(entry, env)) {
     const job = id !== undefined && looksLikeJobId(id) ? ` (taskctl resume ${id} settles it)` : '';
     return `a taskctl run on this machine that has stopped (process ${entry.pid}, ${sent}) may have created it${job}`;
   }
   const state = entry.state === 'sending' ? 'still sending' : 'could not tell whether its request created a task';
   return `another taskctl run on this machine (process ${entry.pid}, ${sent}) ${state}`;
+}
+
+/** Whether the run of `entry` may still be going: its job's lock is held, or (no job) its process runs (or is elsewhere). */
+function runAlive(entry: LedgerEntry, env: Env): boolean {
+  const id = entry.job?.journal;
+  return id !== undefined && looksLikeJobId(id)
+    ? jobStore(env).runner(id) !== undefined
+    : entry.host !== hostname() || isRunning(entry.pid);
 }

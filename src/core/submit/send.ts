@@ -113,11 +113,13 @@ async function lookBefore(
   options: SubmitOptions,
   exclude: ReadonlySet<number>,
   what: string,
-  { serverClock }: SendState,
+  { serverClock, local }: SendState,
 ): Promise<Snapshot | Outcome> {
   const reconcile = await import('../reconcile.js');
   try {
     if (options.reuseWindow !== undefined) {
+      // Another run of this machine sending the same items: its task, once answered, is the one to reuse.
+      await local.awaitSending(service, items, ctx.signal);
       const reuse = await reconcile.findReusableTask(
         api,
         {

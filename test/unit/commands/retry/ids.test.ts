@@ -1,7 +1,13 @@
 /** `taskctl retry` in-process against an in-process sandbox sharing one virtual clock (items take 1 s each). */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import type { Clock } from '../../../../src/lib/time.js';
 import { FakeClock, runTaskctl } from '../harness.js';
+import { Gate } from '../gate.js';
 
 const S = 'domain_check_availability'; // 1 coin an item
 const W = 'domain_whois_history'; // 5 coins an item
@@ -68,6 +74,54 @@ describe('taskctl retry', () => {
     const second = await created(['retry', original]);
     expect(second).not.toBe(first);
     expect((await task(second)).items.map((i) => i.target)).toEqual(['fail-a.com']);
+  });
+
+  it("the same retry in two terminals at once: the second waits for the first one's request, then reuses its task", async () => {
+    const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
+    finish();
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-retry-twice-'));
+    const agent = new Agent();
+    try {
+      // The first run's POST is held on the wire (its ledger entry written): every other request goes through.
+      const gate = new Gate(agent);
+      let releasePost: (() => void) | undefined;
+      const posted = new Promise<void>((resolve) =>
+        gate.events.on('held', () => {
+          for (const request of [...gate.held]) {
+            if (request.method !== 'POST') request.release();
+            else if (!releasePost) {
+              releasePost = request.release;
+              resolve();
+            }
+          }
+        }),
+      );
+      const first = runTaskctl(['retry', original, '-y', '-q'], { env, clock, home, dispatcher: gate });
+      await posted;
+      // The second run's first sleep is its wait: the first run's answer arrives meanwhile.
+      let slept = 0;
+      const waiting: Clock = {
+        now: () => clock.now(),
+        sleep: async (ms, signal) => {
+          if (slept++ === 0) {
+            releasePost?.();
+            await first;
+          }
+          return clock.sleep(ms, signal);
+        },
+      };
+      const second = await runTaskctl(['retry', original, '-y', '-q'], { env, clock: waiting, home });
+      releasePost?.();
+      const one = await first;
+      expect(one.code, one.stderr).toBe(0);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/another taskctl run on this machine .*is sending the same items/);
+      expect(second.stdout).toBe(one.stdout);
+      expect(await taskCount()).toBe(2);
+    } finally {
+      await agent.close();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('outside --reuse-window a retry creates a new task', async () => {
