@@ -25,6 +25,8 @@ const SENDING_POLL_MS = 250;
 
 export class LocalCreates {
   private warned = false;
+  /** This run's reservation of the items it is about to look up and send (`reserve`), until its POST or `release`. */
+  private reserved: LedgerEntry | undefined;
 
   private constructor(
     private readonly ctx: LedgerUser,
@@ -43,9 +45,12 @@ export class LocalCreates {
   /** Written before the POST leaves; undefined when the ledger cannot be used (warned once). */
   begin(service: string, items: readonly string[], job?: LedgerJob, sentAt?: number): LedgerEntry | undefined {
     if (!this.ledger || this.account === undefined) return undefined;
-    return this.attempt(() =>
-      this.ledger?.begin({ account: this.account ?? '', service, items, liveForMs: this.liveForMs, job, sentAt }),
-    );
+    const intent = { account: this.account, service, items, liveForMs: this.liveForMs, job, sentAt };
+    const reserved = this.reserved;
+    this.reserved = undefined;
+    if (reserved?.service === service && reserved.count === items.length)
+      return this.attempt(() => this.ledger?.restart(reserved.id, intent));
+    return this.attempt(() => this.ledger?.begin(intent));
   }
 
   /**
@@ -76,28 +81,39 @@ export class LocalCreates {
 
   /**
    * Before a `--reuse-window` lookup (every `retry`): a live run of this machine whose request for the same items is
-   * still out may be about to make the very task this one would reuse. Waits, polling the ledger, until no such request
-   * is out (answered, settled, or its run gone; at most until its entry expires), saying once for whom. The lookup that
-   * follows then finds its task (docs/behaviour.md#the-ledger). An abort is thrown.
+   * out, or about to be (reserved, its own lookup under way), may make the very task this one would reuse. Waits,
+   * polling the ledger, until none is (answered, settled, its run gone, or its entry expired), saying once for whom;
+   * then reserves the items for this run in the same locked step, so two runs started together never both send. The
+   * lookup that follows finds the other run's task (docs/behaviour.md#the-ledger). The POST's `begin` takes the
+   * reservation over; `release` drops one no POST took. An abort is thrown.
    */
-  async awaitSending(service: string, items: readonly string[], signal: AbortSignal): Promise<void> {
+  async reserve(service: string, items: readonly string[], signal: AbortSignal): Promise<void> {
     const { ledger, account } = this;
     if (!ledger || account === undefined) return;
+    const intent = { account, service, items, liveForMs: this.liveForMs };
     let told = false;
     for (;;) {
-      const out = (this.attempt(() => ledger.sending({ account, service, items })) ?? []).filter((entry) =>
-        runAlive(entry, this.ctx.env),
-      );
-      const [first] = out;
-      if (first === undefined) return;
+      const result = this.attempt(() => ledger.reserve(intent, (other) => runAlive(other, this.ctx.env)));
+      if (result === undefined) return;
+      if ('entry' in result) {
+        this.reserved = result.entry;
+        return;
+      }
       if (!told) {
         told = true;
         this.ctx.printer.notice(
-          `another taskctl run on this machine (process ${first.pid}, sent ${new Date(first.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`,
+          `another taskctl run on this machine (process ${result.busy.pid}, since ${new Date(result.busy.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`,
         );
       }
       await this.ctx.clock.sleep(SENDING_POLL_MS, signal);
     }
+  }
+
+  /** A reservation no POST took over (a task reused, the run stopped before sending): it goes. */
+  release(): void {
+    const reserved = this.reserved;
+    this.reserved = undefined;
+    this.drop(reserved);
   }
 
   settle(entry: LedgerEntry | undefined, taskId: number): void {

@@ -99,10 +99,14 @@ export async function createOne(
   // The balance is read beside the snapshot (no wait of its own) and judged before the POST.
   const guard = state.guard?.();
   guard?.catch(() => undefined); // judged below; a snapshot that fails first must not leave it unhandled
-  const before = await lookBefore(ctx, api, chunk, options, exclude, what, state);
-  if ('task' in before) return before;
-  await guard;
-  return post(ctx, api, chunk, { exclude, what, state, hooks, before });
+  try {
+    const before = await lookBefore(ctx, api, chunk, options, exclude, what, state);
+    if ('task' in before) return before;
+    await guard;
+    return await post(ctx, api, chunk, { exclude, what, state, hooks, before });
+  } finally {
+    state.local.release(); // a --reuse-window reservation the POST did not take over
+  }
 }
 
 /** The --reuse-window lookup (a reusable task ends it), or the snapshot of what exists before the POST. */
@@ -119,7 +123,7 @@ async function lookBefore(
   try {
     if (options.reuseWindow !== undefined) {
       // Another run of this machine sending the same items: its task, once answered, is the one to reuse.
-      await local.awaitSending(service, items, ctx.signal);
+      await local.reserve(service, items, ctx.signal);
       const reuse = await reconcile.findReusableTask(
         api,
         {

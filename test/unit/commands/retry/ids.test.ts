@@ -9,6 +9,8 @@ import type { Clock } from '../../../../src/lib/time.js';
 import { FakeClock, runTaskctl } from '../harness.js';
 import { Gate } from '../gate.js';
 
+type Held = Gate['held'][number];
+
 const S = 'domain_check_availability'; // 1 coin an item
 const W = 'domain_whois_history'; // 5 coins an item
 let clock: FakeClock;
@@ -76,53 +78,59 @@ describe('taskctl retry', () => {
     expect((await task(second)).items.map((i) => i.target)).toEqual(['fail-a.com']);
   });
 
-  it("the same retry in two terminals at once: the second waits for the first one's request, then reuses its task", async () => {
-    const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
-    finish();
-    const home = mkdtempSync(join(tmpdir(), 'taskctl-retry-twice-'));
-    const agent = new Agent();
-    try {
-      // The first run's POST is held on the wire (its ledger entry written): every other request goes through.
-      const gate = new Gate(agent);
-      let releasePost: (() => void) | undefined;
-      const posted = new Promise<void>((resolve) =>
-        gate.events.on('held', () => {
-          for (const request of [...gate.held]) {
-            if (request.method !== 'POST') request.release();
-            else if (!releasePost) {
-              releasePost = request.release;
-              resolve();
+  it.each([
+    ['its POST is out', (request: Held) => request.method === 'POST'],
+    ['it is still looking for a task to reuse', (request: Held) => request.path.includes('per_page=')],
+  ])(
+    'the same retry in two terminals at once, the first held while %s: the second waits, then reuses its task',
+    async (_, hold) => {
+      const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
+      finish();
+      const home = mkdtempSync(join(tmpdir(), 'taskctl-retry-twice-'));
+      const agent = new Agent();
+      try {
+        // The first run's request `hold` picks is held on the wire; every other request goes through.
+        const gate = new Gate(agent);
+        let release: (() => void) | undefined;
+        const holding = new Promise<void>((resolve) =>
+          gate.events.on('held', () => {
+            for (const request of [...gate.held]) {
+              if (release !== undefined || !hold(request)) request.release();
+              else {
+                release = request.release;
+                resolve();
+              }
             }
-          }
-        }),
-      );
-      const first = runTaskctl(['retry', original, '-y', '-q'], { env, clock, home, dispatcher: gate });
-      await posted;
-      // The second run's first sleep is its wait: the first run's answer arrives meanwhile.
-      let slept = 0;
-      const waiting: Clock = {
-        now: () => clock.now(),
-        sleep: async (ms, signal) => {
-          if (slept++ === 0) {
-            releasePost?.();
-            await first;
-          }
-          return clock.sleep(ms, signal);
-        },
-      };
-      const second = await runTaskctl(['retry', original, '-y', '-q'], { env, clock: waiting, home });
-      releasePost?.();
-      const one = await first;
-      expect(one.code, one.stderr).toBe(0);
-      expect(second.code, second.stderr).toBe(0);
-      expect(second.stderr).toMatch(/another taskctl run on this machine .*is sending the same items/);
-      expect(second.stdout).toBe(one.stdout);
-      expect(await taskCount()).toBe(2);
-    } finally {
-      await agent.close();
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
+          }),
+        );
+        const first = runTaskctl(['retry', original, '-y', '-q'], { env, clock, home, dispatcher: gate });
+        await holding;
+        // The second run's first sleep is its wait: the first run goes on meanwhile, to its end.
+        let slept = 0;
+        const waiting: Clock = {
+          now: () => clock.now(),
+          sleep: async (ms, signal) => {
+            if (slept++ === 0) {
+              release?.();
+              await first;
+            }
+            return clock.sleep(ms, signal);
+          },
+        };
+        const second = await runTaskctl(['retry', original, '-y', '-q'], { env, clock: waiting, home });
+        release?.();
+        const one = await first;
+        expect(one.code, one.stderr).toBe(0);
+        expect(second.code, second.stderr).toBe(0);
+        expect(second.stderr).toMatch(/another taskctl run on this machine .*is sending the same items/);
+        expect(second.stdout).toBe(one.stdout);
+        expect(await taskCount()).toBe(2);
+      } finally {
+        await agent.close();
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('outside --reuse-window a retry creates a new task', async () => {
     const original = await created(['create', S, 'fail-a.com']);
