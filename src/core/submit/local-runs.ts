@@ -85,22 +85,25 @@ export class LocalCreates {
    * polling the ledger, until none is (answered, settled, its run gone, or its entry expired), saying once for whom;
    * then reserves the items for this run in the same locked step, so two runs started together never both send. The
    * lookup that follows finds the other run's task (docs/behaviour.md#the-ledger). The POST's `begin` takes the
-   * reservation over; `release` drops one no POST took. An abort is thrown.
+   * reservation over; `release` drops one no POST took. Returns the task of the run waited for, when its request made
+   * one: the same request as this run's, made while it waited, so it is this run's whatever its outcome. An abort is
+   * thrown.
    */
-  async reserve(service: string, items: readonly string[], signal: AbortSignal): Promise<void> {
+  async reserve(service: string, items: readonly string[], signal: AbortSignal): Promise<number | undefined> {
     const { ledger, account } = this;
-    if (!ledger || account === undefined) return;
+    if (!ledger || account === undefined) return undefined;
     const intent = { account, service, items, liveForMs: this.liveForMs };
-    let told = false;
+    let waited: string | undefined;
     for (;;) {
       const result = this.attempt(() => ledger.reserve(intent, (other) => runAlive(other, this.ctx.env)));
-      if (result === undefined) return;
+      if (result === undefined) return undefined;
       if ('entry' in result) {
         this.reserved = result.entry;
-        return;
+        const twin = waited === undefined ? undefined : this.attempt(() => ledger.read().find((e) => e.id === waited));
+        return twin?.state === 'created' ? twin.taskId : undefined;
       }
-      if (!told) {
-        told = true;
+      if (waited === undefined) {
+        waited = result.busy.id;
         this.ctx.printer.notice(
           `another taskctl run on this machine (process ${result.busy.pid}, since ${new Date(result.busy.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`,
         );

@@ -123,7 +123,9 @@ async function lookBefore(
   try {
     if (options.reuseWindow !== undefined) {
       // Another run of this machine sending the same items: its task, once answered, is the one to reuse.
-      await local.reserve(service, items, ctx.signal);
+      const twin = await local.reserve(service, items, ctx.signal);
+      const reused = twin === undefined ? undefined : await twinTask(ctx, api, { service, items }, twin);
+      if (reused) return reused;
       const reuse = await reconcile.findReusableTask(
         api,
         {
@@ -166,6 +168,23 @@ async function lookBefore(
       `Re-run the same command to create it.`,
     );
   }
+}
+
+/**
+ * The task another run of this machine created for the same items while this one waited for it: reused whatever its
+ * status (the same request, made at the same time), once read and found of this service and size; else the walk
+ * decides.
+ */
+async function twinTask(
+  ctx: Sender,
+  api: ApiClient,
+  { service, items }: Chunk,
+  id: number,
+): Promise<Outcome | undefined> {
+  const task = await api.getTask(id);
+  if (task.service !== service || task.total_items !== items.length) return undefined; // the walk decides
+  ctx.printer.info(`reusing task ${id}: another taskctl run on this machine created it for the same items meanwhile`);
+  return { task, how: 'reused', items: items.length };
 }
 
 interface Posting {

@@ -78,12 +78,15 @@ describe('taskctl retry', () => {
     expect((await task(second)).items.map((i) => i.target)).toEqual(['fail-a.com']);
   });
 
+  const post = (request: Held) => request.method === 'POST';
   it.each([
-    ['its POST is out', (request: Held) => request.method === 'POST'],
-    ['it is still looking for a task to reuse', (request: Held) => request.path.includes('per_page=')],
+    ['its POST is out', post, false],
+    ['it is still looking for a task to reuse', (request: Held) => request.path.includes('per_page='), false],
+    // The same request made at the same time: reused although it failed (a re-run after it would not reuse it).
+    ['its POST is out, its task ending with failed items before the second looks', post, true],
   ])(
     'the same retry in two terminals at once, the first held while %s: the second waits, then reuses its task',
-    async (_, hold) => {
+    async (_, hold, ended) => {
       const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
       finish();
       const home = mkdtempSync(join(tmpdir(), 'taskctl-retry-twice-'));
@@ -113,6 +116,7 @@ describe('taskctl retry', () => {
             if (slept++ === 0) {
               release?.();
               await first;
+              if (ended) finish();
             }
             return clock.sleep(ms, signal);
           },
