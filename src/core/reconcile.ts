@@ -10,7 +10,9 @@
  *    the window in which this request could have been processed (server-time.ts: from the send, floored to the
  *    server's timestamp resolution and shifted by the learnt clock offset, to 1 s after an answered failure, or open to
  *    the end of reconciliation when no answer came). It is adopted only when it is the only one, and no second one has
- *    appeared when reconciliation ends.
+ *    appeared when reconciliation ends. A same-service, same-size task in the window whose items the service does not
+ *    list in full (none, or fewer than its `total_items`) cannot be told either way: it keeps the outcome unsure (exit
+ *    9 naming it), never "none" and never a resend.
  * 4. Reconciliation always observes to its horizon: at least 10 s after the failure, and as long again as the request
  *    was in flight (at most two minutes). A task that lands later is out of any client's reach (docs/behaviour.md#the-horizon). The last
  *    scan must read the list: otherwise a single candidate is reported, not adopted.
@@ -21,7 +23,7 @@
  */
 import type { PageMeta, Task } from '../api/schemas.js';
 import { inWindow, ServerClock } from './server-time.js';
-import { taskPhase, taskSucceeded } from '../lib/task-state.js';
+import { listedTargets, taskPhase, taskSucceeded } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
 
 export interface TaskReader {
@@ -67,7 +69,12 @@ export type MatchResult =
   /** One candidate, but another local run (`by`) may have created it. */
   | { kind: 'contested'; ids: number[]; by: string }
   /** One candidate, but the list could not be read at the end of the horizon: a second may have appeared. */
-  | { kind: 'unfinished'; ids: number[] };
+  | { kind: 'unfinished'; ids: number[] }
+  /**
+   * Same-service, same-size tasks in the window whose items the service did not list in full (`unlisted`): each may be
+   * this request's, and nothing tells (`ids`: every candidate, matching ones included).
+   */
+  | { kind: 'unlisted'; ids: number[]; unlisted: number[] };
 
 function sameItems(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
@@ -278,6 +285,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     return serverClock.window(options.sentAtMs, options.answered ? options.failedAtMs : undefined);
   };
   const candidates = new Map<number, Task>();
+  const unlisted = new Map<number, Task>();
   const judged = new Set<number>();
   let read = false;
   let lastRead = false;
@@ -301,8 +309,14 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
       if (!inWindow(task.created_at, window)) continue;
       signal?.throwIfAborted();
       const full = await reader.getTask(task.id);
+      const items = listedTargets(full);
+      // Items not listed in full prove nothing either way: a candidate, read again at the next scan.
+      if (items === undefined) {
+        unlisted.set(task.id, full);
+        continue;
+      }
       judged.add(task.id);
-      const items = (full.items ?? []).map((item) => item.target);
+      unlisted.delete(task.id);
       if (sameItems(items, options.items)) candidates.set(task.id, full);
     }
     lastComplete = result.complete;
@@ -341,22 +355,27 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     }
   }
   if (!read) return why === undefined ? { kind: 'unread' } : { kind: 'unread', why };
-  return verdict(options, [...candidates.values()], windowNow(), { lastRead, lastComplete });
+  return verdict(options, [...candidates.values()], [...unlisted.values()], windowNow(), { lastRead, lastComplete });
 }
 
 function verdict(
   options: ReconcileOptions,
   seen: readonly Task[],
+  blind: readonly Task[],
   window: { from: number; to: number },
   scans: { lastRead: boolean; lastComplete: boolean },
 ): MatchResult {
   // The window only narrows as the clock is learnt better: judge every candidate by the final one.
-  const inside = seen.filter((task) => inWindow(task.created_at, window));
   const claimed = options.local?.claimed() ?? new Set<number>();
-  const open = inside.filter((task) => !claimed.has(task.id));
+  const isOpen = (task: Task) => inWindow(task.created_at, window) && !claimed.has(task.id);
+  const ids = (tasks: readonly Task[]) => tasks.map((task) => task.id).sort((a, b) => a - b);
+  const open = seen.filter(isOpen);
+  // A candidate whose items cannot be read may be ours: never "none", never another one adopted beside it.
+  const unlisted = blind.filter(isOpen);
+  if (unlisted.length > 0) return { kind: 'unlisted', ids: ids([...open, ...unlisted]), unlisted: ids(unlisted) };
   const [only, ...more] = open;
   if (only === undefined) return { kind: 'none' };
-  if (more.length > 0) return { kind: 'ambiguous', ids: open.map((task) => task.id).sort((a, b) => a - b) };
+  if (more.length > 0) return { kind: 'ambiguous', ids: ids(open) };
   if (!scans.lastRead) return { kind: 'unfinished', ids: [only.id] };
   // The creation time alone is no proof (the server clock is known to a second at best): without a complete snapshot
   // a match may be an identical task created just before the request (found by the exactly-once campaign).
@@ -426,8 +445,9 @@ export async function findReusableTask(
     signal?.throwIfAborted();
     requests += 1;
     const full = await reader.getTask(candidate.id);
-    const items = (full.items ?? []).map((item) => item.target);
-    if (sameItems(items, query.items) && worthReusing(full, query.allowItemFailures === true)) {
+    // Items not listed in full cannot prove the task holds ours: never reused.
+    const items = listedTargets(full);
+    if (items !== undefined && sameItems(items, query.items) && worthReusing(full, query.allowItemFailures === true)) {
       return { match: { kind: 'found', task: full }, seen, requests };
     }
   }

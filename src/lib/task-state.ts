@@ -231,6 +231,19 @@ export function taskSucceeded(task: TaskStateFields): boolean {
   return taskTone(task) === 'success';
 }
 
+/**
+ * The targets of all of a task's items, or undefined when the service did not list them all (no items, or not as many as
+ * `total_items`): then they prove nothing either way about which items the task holds
+ * (docs/behaviour.md#exactly-once).
+ */
+export function listedTargets(task: {
+  total_items: number;
+  items?: ReadonlyArray<{ target: string }> | undefined;
+}): string[] | undefined {
+  if (task.items?.length !== task.total_items) return undefined;
+  return task.items.map((item) => item.target);
+}
+
 function hasValue(value: string | null | undefined): boolean {
   return value !== undefined && value !== null && value !== '';
 }

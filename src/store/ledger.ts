@@ -128,8 +128,46 @@ export class CreateLedger {
 
   /** Records a create about to be sent (before the POST leaves). */
   begin(intent: Intent): LedgerEntry {
+    const entry = this.entryOf(intent);
+    this.update((entries) => [...entries, entry]);
+    return entry;
+  }
+
+  /**
+   * Atomically: the entry of another run still sending the same account, service and items for which `busy` holds
+   * (nothing written), or else `intent` recorded as sending (a create about to look for a task to reuse, then send).
+   */
+  reserve(intent: Intent, busy: (other: LedgerEntry) => boolean): { entry: LedgerEntry } | { busy: LedgerEntry } {
+    const entry = this.entryOf(intent);
+    let result: { entry: LedgerEntry } | { busy: LedgerEntry } = { entry };
+    this.update((entries) => {
+      const other = entries.find(
+        (e) =>
+          e.run !== this.run &&
+          e.state === 'sending' &&
+          e.account === entry.account &&
+          e.service === entry.service &&
+          e.digest === entry.digest &&
+          busy(e),
+      );
+      if (other) result = { busy: other };
+      return other ? entries : [...entries, entry];
+    });
+    return result;
+  }
+
+  /** A reserved entry whose POST now leaves: written again as `begin` would write it, under its id. */
+  restart(id: string, intent: Intent): LedgerEntry {
+    const entry = { ...this.entryOf(intent), id };
+    this.update((entries) =>
+      entries.some((e) => e.id === id) ? entries.map((e) => (e.id === id ? entry : e)) : [...entries, entry],
+    );
+    return entry;
+  }
+
+  private entryOf(intent: Intent): LedgerEntry {
     const now = this.now();
-    const entry: LedgerEntry = {
+    return {
       id: randomBytes(8).toString('hex'),
       run: this.run,
       pid: process.pid,
@@ -143,8 +181,6 @@ export class CreateLedger {
       expiresAt: now + intent.liveForMs,
       ...(intent.job ? { job: intent.job } : {}),
     };
-    this.update((entries) => [...entries, entry]);
-    return entry;
   }
 
   /** The request's answer named its task: the task is this entry's from now on. */

@@ -63,7 +63,7 @@ async function fill(ctx: Capabilities, spec: SideSpec, file: OpenedFile | undefi
     const api = await ctx.api();
     const task = await ctx.spin(`reading task ${spec.id}`, () => api.getTask(spec.id));
     ctx.cache.rememberTasks([task]);
-    addTask(side, task, ctx.printer);
+    addTask(side, task);
     return;
   }
   if (file === undefined) throw new Error('a file side was not opened');

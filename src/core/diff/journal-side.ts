@@ -20,7 +20,7 @@ export async function readJournal(ctx: Capabilities, file: OpenedFile, side: Sid
   await ctx.spin(`reading the ${job.created.length} tasks of ${file.name}`, async (say) => {
     let done = 0;
     for await (const { task } of jobTasks(api, job)) {
-      addTask(side, task, ctx.printer);
+      addTask(side, task);
       say(`reading the tasks of ${file.name}: ${++done} of ${job.created.length}`);
     }
   });

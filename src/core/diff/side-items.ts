@@ -3,9 +3,9 @@
  * or a file's bytes decoded and split as they arrive (ndjson and csv by line, json by item: json-items.ts).
  */
 import type { Task } from '../../api/schemas.js';
-import { InputError, InterruptedError } from '../../errors.js';
+import { InputError, InterruptedError, MalformedResponseError } from '../../errors.js';
+import { counted } from '../../output/plural.js';
 import type { ItemLike } from '../../output/flatten.js';
-import type { Printer } from '../../output/printer.js';
 import { CsvRecords } from '../items/csv.js';
 import { isUtf8 } from 'node:buffer';
 import { ChunkDecoder, DecodeFailure, sniffEncoding } from '../../lib/items/decode.js';
@@ -65,10 +65,19 @@ export class SideItems {
   }
 }
 
-/** A task read through the one client: the same errors as `show` (a missing task is exit 5). */
-export function addTask(side: SideItems, task: Task, printer: Printer): void {
-  // docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out: say so, not compare nothing.
-  if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
+/**
+ * A task read through the one client: the same errors as `show` (a missing task is exit 5). docs/openapi.json shows
+ * items in GET /tasks/{id}, but a server may leave them out, or list fewer than the task has: the side is then unknown,
+ * and "the same" would be a guess (exit 8, docs/commands.md#taskctl-diff-a-b).
+ */
+export function addTask(side: SideItems, task: Task): void {
+  const listed = task.items?.length;
+  if (listed === undefined || listed < task.total_items) {
+    throw new MalformedResponseError(
+      `${listed === undefined ? `the service sent no item results for task ${task.id}` : `task ${task.id} lists ${listed} of its ${counted(task.total_items, 'item')}`}: diff cannot tell whether the two sides are the same`,
+      `See what the service sends: taskctl show ${task.id} -o json`,
+    );
+  }
   side.task(task);
 }
 

@@ -20,8 +20,13 @@ import { systemErrorWords } from '../../errors.js';
 /** What the ledger's user needs of a run: where the cache is, its account, the clock, and a printer to warn on. */
 type LedgerUser = Pick<Output, 'printer'> & Pick<Runtime, 'clock' | 'env'> & Pick<Store, 'cache'>;
 
+/** How often a run waiting for another run's request of the same items reads the ledger again. */
+const SENDING_POLL_MS = 250;
+
 export class LocalCreates {
   private warned = false;
+  /** This run's reservation of the items it is about to look up and send (`reserve`), until its POST or `release`. */
+  private reserved: LedgerEntry | undefined;
 
   private constructor(
     private readonly ctx: LedgerUser,
@@ -48,9 +53,12 @@ export class LocalCreates {
   /** Written before the POST leaves; undefined when the ledger cannot be used (warned once). */
   begin(service: string, items: readonly string[], job?: LedgerJob, sentAt?: number): LedgerEntry | undefined {
     if (!this.ledger || this.account === undefined) return undefined;
-    return this.attempt(() =>
-      this.ledger?.begin({ account: this.account ?? '', service, items, liveForMs: this.liveForMs, job, sentAt }),
-    );
+    const intent = { account: this.account, service, items, liveForMs: this.liveForMs, job, sentAt };
+    const reserved = this.reserved;
+    this.reserved = undefined;
+    if (reserved?.service === service && reserved.count === items.length)
+      return this.attempt(() => this.ledger?.restart(reserved.id, intent));
+    return this.attempt(() => this.ledger?.begin(intent));
   }
 
   /**
@@ -77,6 +85,46 @@ export class LocalCreates {
     }
     const entry = this.attempt(() => this.ledger?.transfer(job));
     this.settle(entry, taskId);
+  }
+
+  /**
+   * Before a `--reuse-window` lookup (every `retry`): a live run of this machine whose request for the same items is
+   * out, or about to be (reserved, its own lookup under way), may make the very task this one would reuse. Waits,
+   * polling the ledger, until none is (answered, settled, its run gone, or its entry expired), saying once for whom;
+   * then reserves the items for this run in the same locked step, so two runs started together never both send. The
+   * lookup that follows finds the other run's task (docs/behaviour.md#the-ledger). The POST's `begin` takes the
+   * reservation over; `release` drops one no POST took. Returns the task of the run waited for, when its request made
+   * one: the same request as this run's, made while it waited, so it is this run's whatever its outcome. An abort is
+   * thrown.
+   */
+  async reserve(service: string, items: readonly string[], signal: AbortSignal): Promise<number | undefined> {
+    const { ledger, account } = this;
+    if (!ledger || account === undefined) return undefined;
+    const intent = { account, service, items, liveForMs: this.liveForMs };
+    let waited: string | undefined;
+    for (;;) {
+      const result = this.attempt(() => ledger.reserve(intent, (other) => runAlive(other, this.ctx.env)));
+      if (result === undefined) return undefined;
+      if ('entry' in result) {
+        this.reserved = result.entry;
+        const twin = waited === undefined ? undefined : this.attempt(() => ledger.read().find((e) => e.id === waited));
+        return twin?.state === 'created' ? twin.taskId : undefined;
+      }
+      if (waited === undefined) {
+        waited = result.busy.id;
+        this.ctx.printer.notice(
+          `another taskctl run on this machine (process ${result.busy.pid}, since ${new Date(result.busy.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`,
+        );
+      }
+      await this.ctx.clock.sleep(SENDING_POLL_MS, signal);
+    }
+  }
+
+  /** A reservation no POST took over (a task reused, the run stopped before sending): it goes. */
+  release(): void {
+    const reserved = this.reserved;
+    this.reserved = undefined;
+    this.drop(reserved);
   }
 
   settle(entry: LedgerEntry | undefined, taskId: number): void {
@@ -134,14 +182,18 @@ export class LocalCreates {
 function describe(entry: LedgerEntry, env: Env): string {
   const sent = `sent ${new Date(entry.sentAt).toISOString()}`;
   const id = entry.job?.journal;
-  const alive =
-    id !== undefined && looksLikeJobId(id)
-      ? jobStore(env).runner(id) !== undefined
-      : entry.host !== hostname() || isRunning(entry.pid);
-  if (!alive) {
+  if (!runAlive(entry, env)) {
     const job = id !== undefined && looksLikeJobId(id) ? ` (taskctl resume ${id} settles it)` : '';
     return `a taskctl run on this machine that has stopped (process ${entry.pid}, ${sent}) may have created it${job}`;
   }
   const state = entry.state === 'sending' ? 'still sending' : 'could not tell whether its request created a task';
   return `another taskctl run on this machine (process ${entry.pid}, ${sent}) ${state}`;
+}
+
+/** Whether the run of `entry` may still be going: its job's lock is held, or (no job) its process runs (or is elsewhere). */
+function runAlive(entry: LedgerEntry, env: Env): boolean {
+  const id = entry.job?.journal;
+  return id !== undefined && looksLikeJobId(id)
+    ? jobStore(env).runner(id) !== undefined
+    : entry.host !== hostname() || isRunning(entry.pid);
 }

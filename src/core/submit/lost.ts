@@ -114,6 +114,11 @@ function lostWhy(result: Exclude<MatchResult, { kind: 'found' }>): string {
       return `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`;
     case 'unfinished':
       return `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`;
+    case 'unlisted': {
+      const one = result.unlisted.length === 1;
+      const named = `${one ? 'task' : 'tasks'} ${result.unlisted.join(', ')}`;
+      return `${named} (same service and number of items, created in the window in which it could have been processed) may be this request's: the service does not list ${one ? 'its' : 'their'} items in full, so it cannot be told`;
+    }
     case 'unread':
       return `the task list could not be read to find out${result.why ? ` (${result.why})` : ''}`;
     default:

@@ -105,10 +105,14 @@ export async function createOne(
   // The balance is read beside the snapshot (no wait of its own) and judged before the POST.
   const guard = state.guard?.();
   guard?.catch(() => undefined); // judged below; a snapshot that fails first must not leave it unhandled
-  const before = await lookBefore(ctx, api, chunk, options, exclude, what, state);
-  if ('task' in before) return before;
-  await guard;
-  return post(ctx, api, chunk, { exclude, what, state, hooks, before });
+  try {
+    const before = await lookBefore(ctx, api, chunk, options, exclude, what, state);
+    if ('task' in before) return before;
+    await guard;
+    return await post(ctx, api, chunk, { exclude, what, state, hooks, before });
+  } finally {
+    state.local.release(); // a --reuse-window reservation the POST did not take over
+  }
 }
 
 /** The --reuse-window lookup (a reusable task ends it), or the snapshot of what exists before the POST. */
@@ -119,11 +123,15 @@ async function lookBefore(
   options: SubmitOptions,
   exclude: ReadonlySet<number>,
   what: string,
-  { serverClock }: SendState,
+  { serverClock, local }: SendState,
 ): Promise<Snapshot | Outcome> {
   const reconcile = await import('../reconcile.js');
   try {
     if (options.reuseWindow !== undefined) {
+      // Another run of this machine sending the same items: its task, once answered, is the one to reuse.
+      const twin = await local.reserve(service, items, ctx.signal);
+      const reused = twin === undefined ? undefined : await twinTask(ctx, api, { service, items }, twin);
+      if (reused) return reused;
       const reuse = await reconcile.findReusableTask(
         api,
         {
@@ -166,6 +174,23 @@ async function lookBefore(
       `Re-run the same command to create it.`,
     );
   }
+}
+
+/**
+ * The task another run of this machine created for the same items while this one waited for it: reused whatever its
+ * status (the same request, made at the same time), once read and found of this service and size; else the walk
+ * decides.
+ */
+async function twinTask(
+  ctx: Sender,
+  api: ApiClient,
+  { service, items }: Chunk,
+  id: number,
+): Promise<Outcome | undefined> {
+  const task = await api.getTask(id);
+  if (task.service !== service || task.total_items !== items.length) return undefined; // the walk decides
+  ctx.printer.info(`reusing task ${id}: another taskctl run on this machine created it for the same items meanwhile`);
+  return { task, how: 'reused', items: items.length };
 }
 
 interface Posting {

@@ -20,6 +20,7 @@ import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
 import { chunkItems, rebuild, type SendRecord } from './journal-records.js';
 import { itemsDigest } from '../items/multiset.js';
+import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
 import type { PlannedChunk, SendState } from './types.js';
 
@@ -124,7 +125,7 @@ async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doub
 
 /**
  * Why `task` cannot be `chunk`'s, if it cannot: another service, another number of items, other items (when the
- * service returned them), a task another job of this machine names (its journal), or one another taskctl run on this
+ * service listed them all), a task another job of this machine names (its journal), or one another taskctl run on this
  * machine claimed (the ledger).
  */
 async function adoptRefusal(
@@ -153,10 +154,11 @@ async function adoptRefusal(
   return undefined;
 }
 
-/** Whether the task's items (when the service returned them) have the digest of a chunk's (when known). */
+/** Whether the task's items (when the service listed them all) have the digest of a chunk's (when known). */
 function sameItems(task: Task, digest: string | undefined): boolean {
-  if (digest === undefined || task.items === undefined) return true;
-  return itemsDigest(task.items.map((item) => item.target)) === digest;
+  const targets = listedTargets(task);
+  if (digest === undefined || targets === undefined) return true;
+  return itemsDigest(targets) === digest;
 }
 
 /** Whether the task the journal gives `chunk` is of the job's service and holds the chunk's items (a task gone: no). */

@@ -121,6 +121,50 @@ describe('reconcileCreate: the candidates', () => {
   });
 });
 
+describe('reconcileCreate: a task whose items the service does not list in full', () => {
+  const unlisted = (t: Task, items: Task['items']): Task =>
+    items === undefined ? (({ items: _, ...rest }) => rest)(t) : { ...t, items };
+
+  it('no items, or fewer than its total: a candidate that keeps the outcome unsure, never none', async () => {
+    const bare = unlisted(task(1, 'svc', ['a', 'b'], T0 + 5), undefined);
+    const short = task(2, 'svc', ['a', 'b'], T0 + 6);
+    const partial = unlisted(short, short.items?.slice(0, 1));
+    for (const t of [bare, partial]) {
+      const result = await reconcileAnswered(reader([t], { offset: 0 }), {
+        service: 'svc',
+        items: ['a', 'b'],
+        sentAtMs: T0,
+        before: EMPTY,
+      });
+      expect(result).toEqual({ kind: 'unlisted', ids: [t.id], unlisted: [t.id] });
+    }
+  });
+
+  it('beside one that matches, it is never adopted: both are named', async () => {
+    const tasks = [task(1, 'svc', ['a'], T0 + 5), unlisted(task(2, 'svc', ['a'], T0 + 6), undefined)];
+    const result = await reconcileAnswered(reader(tasks, { offset: 0 }), {
+      service: 'svc',
+      items: ['a'],
+      sentAtMs: T0,
+      before: EMPTY,
+    });
+    expect(result).toEqual({ kind: 'unlisted', ids: [1, 2], unlisted: [2] });
+  });
+
+  it('one seen before the send, another service or another size is still none', async () => {
+    const old = unlisted(task(1, 'svc', ['a'], T0 + 5), undefined);
+    const other = unlisted(task(2, 'other', ['a'], T0 + 5), undefined);
+    const bigger = unlisted(task(3, 'svc', ['a', 'b'], T0 + 5), undefined);
+    const result = await reconcileAnswered(reader([old, other, bigger], { offset: 0 }), {
+      service: 'svc',
+      items: ['a'],
+      sentAtMs: T0,
+      before: { ids: new Set([1]), complete: true },
+    });
+    expect(result).toEqual({ kind: 'none' });
+  });
+});
+
 describe('scanRecent', () => {
   const many = (n: number, newestAt = T0) =>
     Array.from({ length: n }, (_, i) => task(i + 1, 'svc', ['x'], newestAt - (n - 1 - i) * 60_000));

@@ -58,6 +58,34 @@ describe('exactly-once after an identical task was created moments before', () =
   });
 });
 
+describe('a server whose task reads leave out the items', () => {
+  it('a lost answer names the same-size task it cannot check, and resume never sends the chunk again', async () => {
+    const blind = await startSandboxWorld({ dialects: ['no-items'], clock: world.clock });
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-blind-'));
+    try {
+      const { runTaskctl } = await import('../harness.js');
+      const run = (argv: string[]) => runTaskctl(argv, { env: blind.env, clock: blind.clock, home });
+      await blind.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+      const created = await run(['create', S, 'r1.example.com', 'r2.example.com', '-y']);
+      const [task] = await blind.tasks();
+      expect(created.code).toBe(9);
+      expect(created.stderr).toContain(`task ${task!.id}`);
+      expect(created.stderr).toMatch(/does not list its items/);
+      const job = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1];
+      expect(job).toBeDefined();
+      const resumed = await run(['resume', job!]);
+      expect(resumed.code, resumed.stderr).toBe(9);
+      expect(resumed.stderr).toContain(`--adopt 1=ID`);
+      expect(resumed.stderr).toContain(`taskctl show ${task!.id}`);
+      expect(await blind.posts()).toBe(1);
+      expect(await blind.tasks()).toHaveLength(1);
+    } finally {
+      await blind.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('Ctrl-C keeps the message', () => {
   it('during reconciliation: exit 130, "may have been created", and the job to resume', async () => {
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });

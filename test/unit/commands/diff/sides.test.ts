@@ -126,6 +126,44 @@ describe('diff of two tasks', () => {
   });
 });
 
+describe('a side whose item results cannot be read', () => {
+  const withoutItems = (id: number, items: Item[], listed?: number) => {
+    const body = taskBody(id, items);
+    const { items: all, ...rest } = body.data;
+    return { ...body, data: listed === undefined ? rest : { ...rest, items: all.slice(0, listed) } };
+  };
+
+  it('a task sent without its items, or with fewer than it has: exit 8 with one line, never "the same"', async () => {
+    const items = [avail('a.com', true), avail('b.com', false)];
+    for (const listed of [undefined, 1]) {
+      const api = mockApi();
+      replyTask(api, 1, items.slice(0, 1));
+      api.reply('GET', '/tasks/2', 200, withoutItems(2, items, listed));
+      const result = await runTaskctl(['diff', '1', '2'], { api });
+      expect(result.code, result.stderr).toBe(8);
+      expect(result.stdout).toBe('');
+      const [line, hint, more] = result.stderr.trim().split('\n');
+      expect(line).toMatch(
+        listed === undefined
+          ? /^error: the service sent no item results for task 2: diff cannot tell whether the two sides are the same$/
+          : /^error: task 2 lists 1 of its 2 items: diff cannot tell whether the two sides are the same$/,
+      );
+      expect(hint).toContain('taskctl show 2');
+      expect(more).toBeUndefined();
+    }
+  });
+
+  it('a journal whose tasks come without items: exit 8, not 0', async () => {
+    const journal = writeJournal({ items: 1, chunkSize: 1, tasks: [11] });
+    const api = mockApi();
+    api.reply('GET', '/tasks/11', 200, withoutItems(11, [avail('a.com', true)]));
+    const other = file('x.ndjson', ndjson([{ target: 'a.com', status: 'completed', available: false }]));
+    const result = await runTaskctl(['diff', journal, other], { api });
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toContain('no item results for task 11');
+  });
+});
+
 describe('diff of files', () => {
   it('a file against itself: exit 0, nothing printed; ./42 is a file', async () => {
     const dir = tempDir();

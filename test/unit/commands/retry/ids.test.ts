@@ -1,7 +1,15 @@
 /** `taskctl retry` in-process against an in-process sandbox sharing one virtual clock (items take 1 s each). */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import type { Clock } from '../../../../src/lib/time.js';
 import { FakeClock, runTaskctl } from '../harness.js';
+import { Gate } from '../gate.js';
+
+type Held = Gate['held'][number];
 
 const S = 'domain_check_availability'; // 1 coin an item
 const W = 'domain_whois_history'; // 5 coins an item
@@ -69,6 +77,64 @@ describe('taskctl retry', () => {
     expect(second).not.toBe(first);
     expect((await task(second)).items.map((i) => i.target)).toEqual(['fail-a.com']);
   });
+
+  const post = (request: Held) => request.method === 'POST';
+  it.each([
+    ['its POST is out', post, false],
+    ['it is still looking for a task to reuse', (request: Held) => request.path.includes('per_page='), false],
+    // The same request made at the same time: reused although it failed (a re-run after it would not reuse it).
+    ['its POST is out, its task ending with failed items before the second looks', post, true],
+  ])(
+    'the same retry in two terminals at once, the first held while %s: the second waits, then reuses its task',
+    async (_, hold, ended) => {
+      const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
+      finish();
+      const home = mkdtempSync(join(tmpdir(), 'taskctl-retry-twice-'));
+      const agent = new Agent();
+      try {
+        // The first run's request `hold` picks is held on the wire; every other request goes through.
+        const gate = new Gate(agent);
+        let release: (() => void) | undefined;
+        const holding = new Promise<void>((resolve) =>
+          gate.events.on('held', () => {
+            for (const request of [...gate.held]) {
+              if (release !== undefined || !hold(request)) request.release();
+              else {
+                release = request.release;
+                resolve();
+              }
+            }
+          }),
+        );
+        const first = runTaskctl(['retry', original, '-y', '-q'], { env, clock, home, dispatcher: gate });
+        await holding;
+        // The second run's first sleep is its wait: the first run goes on meanwhile, to its end.
+        let slept = 0;
+        const waiting: Clock = {
+          now: () => clock.now(),
+          sleep: async (ms, signal) => {
+            if (slept++ === 0) {
+              release?.();
+              await first;
+              if (ended) finish();
+            }
+            return clock.sleep(ms, signal);
+          },
+        };
+        const second = await runTaskctl(['retry', original, '-y', '-q'], { env, clock: waiting, home });
+        release?.();
+        const one = await first;
+        expect(one.code, one.stderr).toBe(0);
+        expect(second.code, second.stderr).toBe(0);
+        expect(second.stderr).toMatch(/another taskctl run on this machine .*is sending the same items/);
+        expect(second.stdout).toBe(one.stdout);
+        expect(await taskCount()).toBe(2);
+      } finally {
+        await agent.close();
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('outside --reuse-window a retry creates a new task', async () => {
     const original = await created(['create', S, 'fail-a.com']);
