@@ -49,7 +49,7 @@ export class ChunkProgress {
     this.items += outcome.items;
     if (outcome.how !== 'reused') this.coins += outcome.task.cost;
     if (this.total < 2) return;
-    const text = `${what}: ${formatCount(tasks)} of ${counted(this.total, 'task')} created; ${formatCount(this.items)} items and ${counted(this.coins, 'coin')} by this run`;
+    const text = `${what}: ${formatCount(tasks)} of ${counted(this.total, 'task')} created; ${counted(this.items, 'item')} and ${counted(this.coins, 'coin')} by this run`;
     const now = this.ctx.clock.now();
     if (this.live) {
       this.said = text;

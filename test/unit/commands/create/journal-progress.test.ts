@@ -71,6 +71,8 @@ describe('create --journal progress', () => {
       const result = await journaled(options);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).not.toMatch(/\x1b/);
+      // One item and one coin are said in the singular.
+      expect(result.stderr).toMatch(/chunk 1 of 3: 1 of 3 tasks created; 1 item and 1 coin by this run\n/);
       expect(result.stderr).toMatch(/chunk 3 of 3: 3 of 3 tasks created; 3 items and 3 coins by this run\n/);
       expect(result.stderr).toMatch(/job .*job\.jsonl: 3 tasks for 3 items, 3 coins\n$/);
     }

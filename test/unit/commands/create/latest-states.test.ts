@@ -133,7 +133,7 @@ describe('Ctrl-C during --wait: the table shows what the wait read', () => {
     const result = await createWaitCtrlC(503, { success: false, error: { code: 'unavailable', message: 'busy' } });
     expect(result.stdout).toMatch(/^\s*8\s.*pending/m);
     expect(result.stderr).toMatch(
-      /state as created: Ctrl-C came before the wait read it\nthe latest: taskctl show --job j-[0-9a-z]+/,
+      /state as created: the run was stopped \(Ctrl-C or a signal\) before the wait read it\nthe latest: taskctl show --job j-[0-9a-z]+/,
     );
   });
 });
