@@ -19,7 +19,7 @@ import {
 } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { readRegularBytes } from './atomic-file.js';
-import { heldLockHint, tryLock, type HeldLock } from './lock-file.js';
+import { heldLockHint, holderWords, tryLock, type HeldLock } from './lock-file.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
@@ -215,9 +215,8 @@ function lockJob(path: string, lockPath: string): HeldLock {
     );
   }
   if ('release' in lock) return lock;
-  const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';
   throw new UsageError(
-    `the job in ${path} is in use by another taskctl (${who})`,
+    `the job in ${path} is in use by another taskctl (${holderWords(lock.heldBy)})`,
     heldLockHint(lock.heldBy, lockPath, 'Wait for that run to end'),
   );
 }

@@ -603,7 +603,7 @@ function otherJob(job: OpenJob, what: readonly string[], resuming: boolean): Usa
   const differs = `${what.join('; ')} differ${what.length === 1 ? 's' : ''}`;
   if (resuming) {
     return new UsageError(
-      `job ${job.id} (${job.name}) cannot be continued as it is now: ${differs}`,
+      `job ${job.id}${job.name === job.id ? '' : ` (${job.name})`} cannot be continued as it is now: ${differs}`,
       `Put the job's inputs back as they were when it started, then resume it; its tasks so far: taskctl show --job ${job.id}`,
     );
   }

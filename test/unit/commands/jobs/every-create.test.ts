@@ -222,6 +222,10 @@ describe('a job is known by its id, not by the path as typed', () => {
       const posts = await world.posts();
       const refused = await run(['resume', copy]);
       expect(refused.code).toBe(2);
+      // The holder is said as it is, not as a process of this host.
+      expect(refused.stderr).toContain(
+        `in use by another taskctl (process ${owner.pid} in another container of this machine (pid namespace pid:[1]))`,
+      );
       expect(refused.stderr).toMatch(
         `A lock taken in another container of this machine (pid namespace pid:[1]) cannot be checked from here: only if process ${owner.pid} there is no taskctl, delete ${lock}.`,
       );

@@ -147,7 +147,17 @@ it("the server's clock ten minutes behind: the job's own tasks are its chunks' f
     world.clock.nowMs += 10 * 60_000;
     const journal = join(tempDir(), 'job.jsonl');
     const items = ['a.com', 'b.com', 'c.com', 'd.com'];
-    const created = await world.run(['create', SERVICE, ...items, '--chunk-size', '2', '--journal', journal, '-y', '-q']);
+    const created = await world.run([
+      'create',
+      SERVICE,
+      ...items,
+      '--chunk-size',
+      '2',
+      '--journal',
+      journal,
+      '-y',
+      '-q',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     for (const argv of [
       ['wait', '--job', journal, '--no-results'],
