@@ -102,14 +102,13 @@ export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOp
   const submit = { ...options, reuseWindow: retryReuseWindow(options) };
   if (options.dryRun !== true) {
     if (batches.size > 1) throw severalServices(tasks, batches);
-    const place = ctx.ephemeralSandbox
-      ? undefined
-      : (await import('./journaled-run.js')).placeJob(ctx, options.journal);
+    const { journaledOr, placeJob } = await import('./journaled-run.js');
+    const place = ctx.ephemeralSandbox ? undefined : placeJob(ctx, options.journal);
     const [batch] = batches;
     if (place && batch) {
       const [service, items] = batch;
-      await journaledRetry(ctx, place, { service, items }, submit, { tasks: unique, error: options.error ?? [] });
-      return;
+      const retryOf = { tasks: unique, error: options.error ?? [] };
+      if (await journaledOr(ctx, place, () => journaledRetry(ctx, place, { service, items }, submit, retryOf))) return;
     }
   }
   const planned: Batch[] = [];
