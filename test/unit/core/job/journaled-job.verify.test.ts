@@ -3,8 +3,9 @@
  * the same service and size (hand-edited, or another job's file) is exit 8 naming the chunk, in `show --job` and
  * `retry --job` (the items compared as a multiset with the send record's digest) and in `wait --job` (service and
  * count: the wait reads no items). A task of the same size that existed before the chunk was sent (in its send record's
- * snapshot, or created before it by more than the clock-skew allowance) is caught by all three without reading items.
- * A send record without a digest (an older journal) is checked by service, count and send.
+ * snapshot, or created more than a minute before it on the server's clock, which the send record keeps) is caught by
+ * all three without reading items; a server clock far behind never makes the job's own tasks look older. A send record
+ * without a digest (an older journal) is checked by service, count and send.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
