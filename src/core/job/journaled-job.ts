@@ -182,7 +182,7 @@ export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chun
 
 /**
  * A task that cannot have come from a request sent at `sent.at`: one the snapshot before it saw, or one created
- * earlier than the send on the server's clock (docs/behaviour.md#a-jobs-tasks-are-checked). The server's clock is the
+ * earlier than the send on the server's clock (docs/commands.md#jobs-show---job-wait---job-retry---job---error). The server's clock is the
  * one the send record kept (its offset, less a margin); a send record without it (an older journal) judges by the
  * client's clock less CLOCK_SKEW_ALLOWANCE_MS, and then never the task its POST's own answer named (a server further
  * behind would make it look older). Costs no request.
