@@ -14,12 +14,14 @@ import {
   lstatSync,
   openSync,
   statSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { dirname } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { readRegularBytes } from './atomic-file.js';
-import { heldLockHint, tryLock, type HeldLock } from './lock-file.js';
+import { heldLockHint, holderWords, tryLock, type HeldLock } from './lock-file.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
@@ -51,6 +53,7 @@ export class JournalFile {
     attempt = 1,
   ): JournalFile {
     let fd: number;
+    const made = !existing && !isThere(path);
     try {
       // O_NONBLOCK: a FIFO there would block the open until someone reads it (deaf to Ctrl-C); it fails, or opens at
       // once and is refused below. On a regular file the flag changes nothing.
@@ -88,6 +91,8 @@ export class JournalFile {
     } catch (error) {
       for (const lock of locks.reverse()) lock.release();
       closeSync(fd);
+      // The empty file this open made for a job that cannot start goes again (never an "unfinished start" left behind).
+      if (error instanceof NewJobLockError && made) removeQuietly(path);
       if (error instanceof Reopen && attempt < 3) return JournalFile.open(path, lockOf, existing, attempt + 1);
       if (error instanceof UsageError) throw error;
       throw new UsageError(
@@ -178,16 +183,49 @@ function readRecords(path: string): { records: unknown[]; size: number; goodByte
   return { size: bytes.length, ...parseLines(bytes) };
 }
 
-/** Test seam: a write of the journal (a fake full disk in tests replaces it). */
+/** Test seams: a write of the journal, and the taking of its locks (a fake full disk in tests replaces them). */
 export const journalIo = {
   write: (fd: number, bytes: Buffer, offset: number): number => writeSync(fd, bytes, offset, bytes.length - offset),
+  lock: (path: string): ReturnType<typeof tryLock> => tryLock(path),
 };
+
+/**
+ * The lock of a new job (its journal holds no record) cannot be written (a full disk, a read-only locks directory):
+ * nothing of it was sent, nor will be. A job of the state directory goes on without a journal (core/submit/journaled-run.ts).
+ */
+export class NewJobLockError extends UsageError {
+  constructor(
+    message: string,
+    hint: string,
+    /** What went wrong, in words (`the disk is full`). */
+    readonly reason: string,
+  ) {
+    super(message, hint);
+  }
+}
 
 function writeJournal(fd: number, bytes: Buffer, offset: number): number {
   return journalIo.write(fd, bytes, offset);
 }
 
 class Reopen extends Error {}
+
+function isThere(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Left as an empty journal: a later create or `jobs --prune` deals with it.
+  }
+}
 
 /** True while `path` names the file open as `fd`. */
 function samePlace(fd: number, path: string): boolean {
@@ -207,17 +245,26 @@ function samePlace(fd: number, path: string): boolean {
 function lockJob(path: string, lockPath: string): HeldLock {
   let lock;
   try {
-    lock = tryLock(lockPath);
+    lock = journalIo.lock(lockPath);
   } catch (error) {
+    const reason = systemErrorWords(error);
+    const message = `cannot lock the journal ${path} (${lockPath}): ${reason}; nothing was sent`;
+    // A job that never started has nothing to resume: the same command, once the directory can take its lock.
+    if (readRecords(path).records.length === 0) {
+      throw new NewJobLockError(
+        message,
+        `Free space in ${dirname(lockPath)} (or make it writable), or pass a --journal path elsewhere, then run the same command again.`,
+        reason,
+      );
+    }
     throw new UsageError(
-      `cannot lock the journal ${path} (${lockPath}): ${systemErrorWords(error)}; nothing was sent`,
+      message,
       'Without its lock another run could send the same chunks: resume it as a user who can write that directory, or resume a copy of the journal kept in a directory you can write (a copy is the same job).',
     );
   }
   if ('release' in lock) return lock;
-  const who = lock.heldBy ? `process ${lock.heldBy.pid} on ${lock.heldBy.host}` : 'another process';
   throw new UsageError(
-    `the job in ${path} is in use by another taskctl (${who})`,
+    `the job in ${path} is in use by another taskctl (${holderWords(lock.heldBy)})`,
     heldLockHint(lock.heldBy, lockPath, 'Wait for that run to end'),
   );
 }

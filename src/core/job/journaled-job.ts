@@ -11,14 +11,19 @@ import { CliError, InterruptedError, MalformedResponseError, UsageError } from '
 import { readJournal } from '../../store/journal-file.js';
 import { journalOf } from './registry.js';
 import { jobAccountMismatch } from './job-account.js';
-import { chunkItems, rebuild } from '../submit/journal-records.js';
+import { chunkItems, rebuild, type SendRecord } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
 import { parseTimestamp } from '../server-time.js';
 import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
 
-/** How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at`. */
+/**
+ * How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at` and the send
+ * record does not say what the run knew of the server's clock (journals of earlier versions).
+ */
 const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
+/** With the server's clock known at the send: what a stepping clock and a whole-second timestamp may still take back. */
+const KNOWN_OFFSET_MARGIN_MS = 60_000;
 
 /** One chunk of the job: its number (from 1), how many items it holds, and its task once created. */
 interface JobChunk {
@@ -27,8 +32,11 @@ interface JobChunk {
   task?: number;
   /** Its items as a multiset (core/items/multiset.ts), when its send record has one (journals since it was added). */
   digest?: string;
-  /** When its request left and the tasks that existed before it (its send record); not for a task reused. */
-  sent?: { at: number; before: ReadonlySet<number> };
+  /**
+   * When its request left and the tasks that existed before it (its send record); not for a task reused. `offset`:
+   * server minus client clock, at least, as known then; `answered`: the task is the one the POST's own answer named.
+   */
+  sent?: { at: number; before: ReadonlySet<number>; offset?: number; answered: boolean };
 }
 
 /** A chunk that has its task. */
@@ -88,7 +96,7 @@ export async function readJob(
       items: chunkItems(job, chunk),
       ...(task !== undefined && { task }),
       ...(digest !== undefined && { digest }),
-      ...(fresh && { sent: { at: send.sent_at, before: new Set(send.before) } }),
+      ...(fresh && { sent: sentOf(send, known?.task?.answered === true) }),
     };
   });
   return {
@@ -101,6 +109,11 @@ export async function readJob(
     created: chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined),
     unfinished: chunks.filter((chunk) => chunk.task === undefined).map((chunk) => chunk.chunk),
   };
+}
+
+function sentOf(send: SendRecord, answered: boolean): NonNullable<JobChunk['sent']> {
+  const offset = send.server_offset;
+  return { at: send.sent_at, before: new Set(send.before), answered, ...(offset !== undefined && { offset }) };
 }
 
 /** A damaged journal is read from every record that can be read; the rest is said, not guessed. */
@@ -140,13 +153,17 @@ export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob
  */
 export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chunk: CreatedChunk, task: Task): void {
   const wrong: string[] = [];
+  /** Why a task of the job's service is not the chunk's, in the hint's words. */
+  let why = 'it holds a different number of items';
   if (task.service !== job.service) wrong.push(`it is a ${task.service} task, not ${job.service}`);
   if (task.total_items !== chunk.items) wrong.push(`it has ${counted(task.total_items, 'item')}, not ${chunk.items}`);
   else if (chunk.sent !== undefined && olderThanSend(chunk.sent, task)) {
     wrong.push(`it existed before the chunk was sent`);
+    why = 'it was created before the chunk was sent';
   } else if (chunk.digest !== undefined && task.items !== undefined) {
     if (itemsDigest(task.items.map((item) => item.target)) !== chunk.digest) {
       wrong.push(`its items are not the ones the chunk sent`);
+      why = 'it holds other items';
     }
   }
   if (wrong.length === 0) return;
@@ -155,19 +172,25 @@ export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chun
   throw new MalformedResponseError(
     `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${wrong.join('; ')}`,
     task.service === job.service
-      ? `Task ${task.id} is not this chunk's (it holds ${task.total_items === chunk.items ? 'other items' : 'a different number of items'}). Find the chunk's own task, then give it: taskctl resume ${job.file} --adopt ${chunk.chunk}=ID`
+      ? `Task ${task.id} is not this chunk's (${why}). Find the chunk's own task (another than ${task.id}), then give it: taskctl resume ${job.file} --adopt ${chunk.chunk}=ID`
       : 'The server does not answer with the task the journal recorded; is this the service the job ran on?',
   );
 }
 
 /**
  * A task that cannot have come from a request sent at `sent.at`: one the snapshot before it saw, or one created
- * earlier than that by more than CLOCK_SKEW_ALLOWANCE_MS (the server's clock is not the client's). Costs no request.
+ * earlier than the send on the server's clock (docs/commands.md#jobs-show---job-wait---job-retry---job---error). The server's clock is the
+ * one the send record kept (its offset, less a margin); a send record without it (an older journal) judges by the
+ * client's clock less CLOCK_SKEW_ALLOWANCE_MS, and then never the task its POST's own answer named (a server further
+ * behind would make it look older). Costs no request.
  */
 function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: Task): boolean {
   if (sent.before.has(task.id)) return true;
+  if (sent.offset === undefined && sent.answered) return false;
   const created = parseTimestamp(task.created_at);
-  return created !== undefined && created.ms < sent.at - CLOCK_SKEW_ALLOWANCE_MS;
+  const earliest =
+    sent.offset === undefined ? sent.at - CLOCK_SKEW_ALLOWANCE_MS : sent.at + sent.offset - KNOWN_OFFSET_MARGIN_MS;
+  return created !== undefined && created.ms < earliest;
 }
 
 /**

@@ -55,15 +55,11 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
   const chunkSize = options.chunkSize ?? job.chunkSize;
   const submit = { ...options, chunkSize, reuseWindow: retryReuseWindow(options) };
   if (options.dryRun !== true && !ctx.ephemeralSandbox) {
-    const { placeJob } = await import('../submit/journaled-run.js');
+    const { journaledOr, placeJob } = await import('../submit/journaled-run.js');
     const place = placeJob(ctx, options.journal);
-    if (place) {
-      await journaledRetry(ctx, place, { service: job.service, items: chosen.targets }, submit, {
-        journal: job.path,
-        error: options.error ?? [],
-      });
-      return;
-    }
+    const batch = { service: job.service, items: chosen.targets };
+    const retryOf = { journal: job.path, error: options.error ?? [] };
+    if (place && (await journaledOr(ctx, place, () => journaledRetry(ctx, place, batch, submit, retryOf)))) return;
   }
   const items = await onceEach(ctx, job.service, chosen.targets, options);
   await runPipeline(ctx, { batches: [{ service: job.service, items }], verb: 'Retry' }, submit);

@@ -18,20 +18,28 @@ import type { PricedBatch, SubmitOptions } from './types.js';
 /** The balance read before the first POST gets as long as the snapshot beside it: it must not hold the create up. */
 const BALANCE_BUDGET_MS = 1000;
 
-/** Returns the balance when it was read to ask (the guard before the first POST then needs no second read). */
+/**
+ * Returns the balance when it was read to ask (the guard before the first POST then needs no second read). `resuming`:
+ * the job a resume continues, whose items are its own (a higher limit is the only way on).
+ */
 export async function confirmCost(
   ctx: Output & Prompts & Process & Service,
   api: ApiClient,
   batches: readonly PricedBatch[],
   options: SubmitOptions,
   verb: string,
+  resuming?: { id: string },
 ): Promise<Balance | undefined> {
   const estimate = totalEstimate(batches);
   if (options.maxCost !== undefined && estimate > options.maxCost) {
-    throw new BalanceError(
-      `the estimate is ${counted(estimate, 'coin')}, above --max-cost ${formatCount(options.maxCost)}; nothing was created`,
-      'Raise --max-cost, or send fewer items.',
-    );
+    const above = `the estimate is ${counted(estimate, 'coin')}, above --max-cost ${formatCount(options.maxCost)}`;
+    if (resuming) {
+      throw new BalanceError(
+        `${above}; nothing more was sent`,
+        `Continue it with: taskctl resume ${resuming.id} --max-cost ${estimate}`,
+      );
+    }
+    throw new BalanceError(`${above}; nothing was created`, 'Raise --max-cost, or send fewer items.');
   }
   const { confirmAbove } = await ctx.settings();
   if (options.yes || estimate < confirmAbove.value) return undefined;

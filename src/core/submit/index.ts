@@ -20,9 +20,9 @@ export async function runCreate(
   options: CreateOptions,
 ): Promise<void> {
   if (options.dryRun !== true && !ctx.ephemeralSandbox) {
-    const { placeJob, runJournaledCreate } = await import('./journaled-run.js');
+    const { journaledOr, placeJob, runJournaledCreate } = await import('./journaled-run.js');
     const place = placeJob(ctx, options.journal);
-    if (place) return runJournaledCreate(ctx, place, service, args, options);
+    if (place && (await journaledOr(ctx, place, () => runJournaledCreate(ctx, place, service, args, options)))) return;
   }
   const items = await prepareItems(ctx, service, args, options);
   try {

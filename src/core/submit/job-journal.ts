@@ -53,6 +53,7 @@ export class JobJournal implements ChunkObserver {
       settle_after: dispatch.sentAtMs + this.settleMs,
       before: [...dispatch.before.ids],
       before_complete: dispatch.before.complete,
+      ...(dispatch.serverOffsetLow !== undefined && { server_offset: Math.floor(dispatch.serverOffsetLow) }),
     };
     this.file.append(send);
     this.state.chunks.set(chunk.index, { send });

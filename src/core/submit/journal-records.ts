@@ -65,6 +65,11 @@ const SendSchema = z.object({
   settle_after: z.number(),
   before: z.array(z.number()),
   before_complete: z.boolean(),
+  /**
+   * Server minus client clock in ms, at least, as the run knew it when sending (Date headers): how a --job command
+   * judges a task's created_at against `sent_at` whatever the clocks say. Journals of earlier versions have none.
+   */
+  server_offset: z.number().optional(),
 });
 export type SendRecord = z.infer<typeof SendSchema>;
 
@@ -88,7 +93,8 @@ type JournalRecord = z.infer<typeof RecordSchema>;
 /** What the journal says about one chunk. */
 interface ChunkState {
   send?: SendRecord;
-  task?: { id: number; cost: number; how: How };
+  /** `answered`: named by its POST's own answer (a `created` record), not adopted, scanned or reused. */
+  task?: { id: number; cost: number; how: How; answered?: boolean };
 }
 
 export interface JobState {
@@ -152,7 +158,7 @@ export function rebuild(records: readonly unknown[], path: string): JobState | u
       state.sent = true;
     } else if (record.type === 'created') {
       const how = HOWS.has(record.how) ? (record.how as How) : 'created';
-      chunk.task = { id: record.task, cost: record.cost, how };
+      chunk.task = { id: record.task, cost: record.cost, how, answered: how === 'created' };
     } else if (record.type === 'reconciled' && record.task !== null) {
       chunk.task = { id: record.task, cost: record.cost, how: record.by === 'scan' ? 'recovered' : 'created' };
     } else if (record.type === 'reconciled') state.chunks.set(record.chunk, {}); // nothing created: to be sent

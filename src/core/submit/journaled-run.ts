@@ -16,7 +16,14 @@ import { checkArguments, type ItemList, type ItemSource, type PreparedItems } fr
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
 import type { JobStore } from '../../store/job-files.js';
-import { InputCopy, inputSize, JournalFile, readJournal, writeArgumentsCopy } from '../../store/journal-file.js';
+import {
+  InputCopy,
+  inputSize,
+  JournalFile,
+  NewJobLockError,
+  readJournal,
+  writeArgumentsCopy,
+} from '../../store/journal-file.js';
 import { realPath } from '../../store/job-files.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
@@ -82,6 +89,29 @@ export function placeJob(
   if (journal !== undefined) return { path: resolve(journal), name: journal, store: usable };
   const id = newJobId(ctx.clock.now());
   return { path: store.journalPath(id), name: id, store };
+}
+
+/**
+ * Runs the job at `place`; one of the state directory whose lock cannot be written as it starts (a full disk) is warned
+ * about once, as an unwritable state directory is, and false returned: the caller goes on without a journal
+ * (docs/behaviour.md#jobs). Nothing was sent then: the journal is opened and locked before anything else.
+ */
+export async function journaledOr(
+  ctx: Pick<Output, 'printer'>,
+  place: JobPlace,
+  run: () => Promise<void>,
+): Promise<boolean> {
+  try {
+    await run();
+    return true;
+  } catch (error) {
+    const { store } = place;
+    if (!(error instanceof NewJobLockError) || store?.journalPath(place.name) !== place.path) throw error;
+    ctx.printer.warn(
+      `cannot keep a journal in ${store.dir} (${error.reason}): this create cannot be resumed; pass --journal FILE to make it resumable`,
+    );
+    return false;
+  }
 }
 
 /**
@@ -603,7 +633,7 @@ function otherJob(job: OpenJob, what: readonly string[], resuming: boolean): Usa
   const differs = `${what.join('; ')} differ${what.length === 1 ? 's' : ''}`;
   if (resuming) {
     return new UsageError(
-      `job ${job.id} (${job.name}) cannot be continued as it is now: ${differs}`,
+      `job ${job.id}${job.name === job.id ? '' : ` (${job.name})`} cannot be continued as it is now: ${differs}`,
       `Put the job's inputs back as they were when it started, then resume it; its tasks so far: taskctl show --job ${job.id}`,
     );
   }

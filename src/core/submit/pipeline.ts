@@ -31,7 +31,9 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
   const priced = await beforeSending(() => priceBatches(ctx, api, input, options));
   if (options.dryRun) return dryRun(ctx, api, priced, input.normalised);
   const balance = priced.some((batch) => batch.count > 0)
-    ? await beforeSending(() => confirmCost(ctx, api, priced, options, input.verb))
+    ? await beforeSending(() =>
+        confirmCost(ctx, api, priced, options, input.verb, input.verb === 'Resume' ? input.job : undefined),
+      )
     : undefined;
   // A finished job has nothing to settle or send: its summary (and --wait) only.
   if (priced.every((batch) => batch.tasks === 0)) {

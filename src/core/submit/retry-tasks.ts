@@ -11,7 +11,7 @@ import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { InputCopy } from '../../store/journal-file.js';
 import { errorMatch, toRetry, type ErrorMatch } from '../job/error-match.js';
 import type { JobPlace } from './journaled-run.js';
-import type { Job } from './journal-records.js';
+import { rebuild, type Job } from './journal-records.js';
 import { runPipeline } from './pipeline.js';
 import type { Batch, SubmitOptions, Submitter } from './types.js';
 
@@ -102,14 +102,13 @@ export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOp
   const submit = { ...options, reuseWindow: retryReuseWindow(options) };
   if (options.dryRun !== true) {
     if (batches.size > 1) throw severalServices(tasks, batches);
-    const place = ctx.ephemeralSandbox
-      ? undefined
-      : (await import('./journaled-run.js')).placeJob(ctx, options.journal);
+    const { journaledOr, placeJob } = await import('./journaled-run.js');
+    const place = ctx.ephemeralSandbox ? undefined : placeJob(ctx, options.journal);
     const [batch] = batches;
     if (place && batch) {
       const [service, items] = batch;
-      await journaledRetry(ctx, place, { service, items }, submit, { tasks: unique, error: options.error ?? [] });
-      return;
+      const retryOf = { tasks: unique, error: options.error ?? [] };
+      if (await journaledOr(ctx, place, () => journaledRetry(ctx, place, { service, items }, submit, retryOf))) return;
     }
   }
   const planned: Batch[] = [];
@@ -141,8 +140,8 @@ function severalServices(tasks: readonly Task[], batches: ReadonlyMap<string, st
  * A retry that may send is a new job (`--journal FILE`, else in the state directory), as every create is: its items go
  * to `FILE.input` (NDJSON, fsynced), which the job reads as its input (its digest recorded), with what it retries
  * (`retry_of`), so that `taskctl resume ID` continues it like any other job. Shared by `retry <id...>` and `retry --job`.
- * The copy is written only under the job's locks, into a journal that holds no job: a run holding FILE (a create still
- * copying its stdin there) keeps its copy whole, and this retry is refused as the job in use.
+ * The copy is written only under the job's locks, into a journal that holds no job or one that sent nothing: a run
+ * holding FILE (a create still copying its stdin there) keeps its copy whole, and this retry is refused as the job in use.
  */
 export async function journaledRetry(
   ctx: Submitter,
@@ -156,8 +155,9 @@ export async function journaledRetry(
   // Sent as the server listed them (no validation).
   const submit = { ...options, file: [input], format: 'ndjson' as const, validate: false, retryOf };
   await runJournaledCreate(ctx, place, batch.service, [], submit, (records) => {
-    // Its input would be replaced by this run's choice: the job there goes on with its own.
-    if (records.length > 0) {
+    // Its input would be replaced by this run's choice: the job there goes on with its own. One that sent nothing
+    // (refused by --max-cost, declined, stopped before its first chunk) is started again as given, as a create's is.
+    if (records.length > 0 && rebuild(records, place.path)?.sent !== false) {
       throw new UsageError(
         `${place.name} already holds a job`,
         `Continue it: taskctl resume ${place.name}; or give this retry a new --journal path.`,

@@ -162,7 +162,7 @@ async function sendOne(
   const hooks = {
     ...(job !== undefined && { job: { journal: job.id, chunk: chunk.index } }),
     dispatched: (dispatch: Dispatch) => {
-      observer?.sending(chunk, dispatch);
+      observer?.sending(chunk, { ...dispatch, serverOffsetLow: api.serverClockBounds().low });
       flight.sentAtMs ??= dispatch.sentAtMs;
     },
     notProcessed: (why: string) => {

@@ -82,6 +82,8 @@ export interface Dispatch {
   sentAtMs: number;
   /** What existed before it (the snapshot or the --reuse-window lookup). */
   before: Snapshot;
+  /** Server minus client clock, at least (from Date headers so far), when known: a journal's send keeps it. */
+  serverOffsetLow?: number | undefined;
 }
 
 export interface Totals {

@@ -222,6 +222,10 @@ describe('a job is known by its id, not by the path as typed', () => {
       const posts = await world.posts();
       const refused = await run(['resume', copy]);
       expect(refused.code).toBe(2);
+      // The holder is said as it is, not as a process of this host.
+      expect(refused.stderr).toContain(
+        `in use by another taskctl (process ${owner.pid} in another container of this machine (pid namespace pid:[1]))`,
+      );
       expect(refused.stderr).toMatch(
         `A lock taken in another container of this machine (pid namespace pid:[1]) cannot be checked from here: only if process ${owner.pid} there is no taskctl, delete ${lock}.`,
       );
@@ -267,6 +271,35 @@ describe('a journal that cannot be written', () => {
     const resumed = await run(['resume', jobId(result.stderr), '-q']);
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectEachItemOnce(ITEMS);
+  });
+
+  it("a full disk at a new job's lock: warned once, the create goes on without a journal (as for an unwritable state dir)", async () => {
+    const full = () => {
+      throw Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC' });
+    };
+    const lock = journalIo.lock;
+    journalIo.lock = full;
+    let result;
+    let explicit;
+    try {
+      result = await run(['create', S, 'a.com', '-q']);
+      // A --journal FILE of the user's: exit 2, with advice true for a job that never started.
+      explicit = await run(['create', S, 'b.com', '--journal', join(dir, 'j.jsonl'), '-q']);
+    } finally {
+      journalIo.lock = lock;
+    }
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^\d+\n$/);
+    expect(result.stderr).toMatch(
+      /^warning: cannot keep a journal in \S+ \(the disk is full\): this create cannot be resumed/,
+    );
+    expect(result.stderr).not.toMatch(/resume it as|taskctl resume/);
+    expect(readdirSync(join(state(), 'jobs'))).toEqual([]);
+    expect(explicit.code).toBe(2);
+    expect(explicit.stderr).toMatch(/the disk is full; nothing was sent/);
+    expect(explicit.stderr).toMatch(/run the same command again/);
+    expect(explicit.stderr).not.toMatch(/resume/);
+    expect(await world.tasks()).toHaveLength(1);
   });
 
   it('a task whose record cannot be written is still printed and named', async () => {

@@ -51,4 +51,14 @@ describe('resume with an input gone', () => {
     expect(result.stderr).toMatch(/Put it back at that path/);
     expect(result.stderr).not.toMatch(/ENOENT/);
   });
+
+  it('a file changed: the job named once when its name is its id', async () => {
+    const items = join(dir, 'items.txt');
+    writeFileSync(items, 'a.com\nb.com\nc.com\n');
+    const id = await stoppedJob(['-f', items]);
+    writeFileSync(items, 'a.com\nb.com\nd.com\n');
+    const result = await run(['resume', id]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`job ${id} cannot be continued as it is now: the content of ${items} differs`);
+  });
 });

@@ -82,6 +82,26 @@ describe('retry --job', () => {
     expect(readFileSync(`${next}.input`, 'utf8')).toBe(input);
   });
 
+  it('--journal NEW refused by --max-cost: the same retry re-run with a higher limit goes on in NEW', async () => {
+    const { run, dir, journal, targets } = await sandboxJob(ITEMS, 3);
+    const next = join(dir, 'retry.jsonl');
+    const refused = await run(['retry', '--job', journal, '--journal', next, '--max-cost', '1', '-q']);
+    expect(refused.code, refused.stderr).toBe(6);
+    // A resume of it cannot send fewer items: it says what a resume can do.
+    const resumed = await run(['resume', next, '--max-cost', '1', '-q']);
+    expect(resumed.code, resumed.stderr).toBe(6);
+    expect(resumed.stderr).not.toMatch(/fewer items/);
+    expect(resumed.stderr).toMatch(/nothing more was sent\nContinue it with: taskctl resume j-\w+ --max-cost 3\n/);
+    const again = await run(['retry', '--job', journal, '--journal', next, '--max-cost', '50', '-q']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await targets(again.stdout.trim())).toEqual(['fail-b.com', 'fail-d.com', 'fail-f.com']);
+    // `retry ID --journal R` alike.
+    const ids = await run(['retry', again.stdout.trim(), '--journal', join(dir, 'r2.jsonl'), '--max-cost', '1', '-q']);
+    expect(ids.code, ids.stderr).toBe(6);
+    const idsAgain = await run(['retry', again.stdout.trim(), '--journal', join(dir, 'r2.jsonl'), '-y', '-q']);
+    expect(idsAgain.code, idsAgain.stderr).toBe(0);
+  });
+
   it('--journal NEW that another run holds (a create still copying its stdin there): exit 2, NEW.input untouched', async () => {
     const { run, dir, journal } = await sandboxJob(ITEMS, 3);
     const next = join(dir, 'busy.jsonl');

@@ -3,8 +3,9 @@
  * the same service and size (hand-edited, or another job's file) is exit 8 naming the chunk, in `show --job` and
  * `retry --job` (the items compared as a multiset with the send record's digest) and in `wait --job` (service and
  * count: the wait reads no items). A task of the same size that existed before the chunk was sent (in its send record's
- * snapshot, or created before it by more than the clock-skew allowance) is caught by all three without reading items.
- * A send record without a digest (an older journal) is checked by service, count and send.
+ * snapshot, or created more than a minute before it on the server's clock, which the send record keeps) is caught by
+ * all three without reading items; a server clock far behind never makes the job's own tasks look older. A send record
+ * without a digest (an older journal) is checked by service, count and send.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { expect, it } from 'vitest';
 import { SERVICE, tempDir } from './fixture.js';
 import { sandboxRun } from '../../commands/harness.js';
 import { sandboxJob } from '../../commands/sandbox-job.js';
+import { startSandboxWorld } from '../../commands/sandbox-world.js';
 
 interface Row {
   type: string;
@@ -122,18 +124,58 @@ it('chunk 1 edited to an older task of the same size: wait, show and retry --job
   expect(retry.stderr).toMatch(message(just));
 });
 
-it("a task created within the clock-skew allowance before its send is its chunk's: the job reads as before", async () => {
+it("an older journal (no server clock in its sends): the task its POST answered is its chunk's, whatever the clocks", async () => {
   const { run, journal, ids } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
-  // The server's clock four minutes behind: the task's created_at reads earlier than the send.
+  // The server's clock ten minutes behind: the task's created_at reads earlier than the send.
   const rows = readFileSync(journal, 'utf8')
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as Row & { sent_at?: number })
-    .map((row) =>
-      row.type === 'send' && row.sent_at !== undefined ? { ...row, sent_at: row.sent_at + 4 * 60_000 } : row,
+    .map((line) => JSON.parse(line) as Row & { sent_at?: number; server_offset?: number })
+    .map(({ server_offset: _older, ...row }) =>
+      row.type === 'send' && row.sent_at !== undefined ? { ...row, sent_at: row.sent_at + 10 * 60_000 } : row,
     );
   writeFileSync(journal, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
   expect(ids).toHaveLength(2);
   const wait = await run(['wait', '--job', journal, '--no-results']);
   expect(wait.code, wait.stderr).toBe(0);
+});
+
+it("the server's clock ten minutes behind: the job's own tasks are its chunks' for wait, retry --job and diff", async () => {
+  const world = await startSandboxWorld({ clockSkewMs: -10 * 60_000 });
+  try {
+    // Created long before the job on the server's own clock: caught with the offset the send recorded.
+    const older = await world.run(['create', SERVICE, 'x.com', 'y.com', '-y', '-q']);
+    world.clock.nowMs += 10 * 60_000;
+    const journal = join(tempDir(), 'job.jsonl');
+    const items = ['a.com', 'b.com', 'c.com', 'd.com'];
+    const created = await world.run([
+      'create',
+      SERVICE,
+      ...items,
+      '--chunk-size',
+      '2',
+      '--journal',
+      journal,
+      '-y',
+      '-q',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    for (const argv of [
+      ['wait', '--job', journal, '--no-results'],
+      ['retry', '--job', journal, '--dry-run'],
+      ['diff', journal, journal],
+    ]) {
+      const result = await world.run(argv);
+      expect(result.stderr, argv.join(' ')).not.toMatch(/does not match/);
+      expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    edit(journal, Number(older.stdout.trim()));
+    const wait = await world.run(['wait', '--job', journal, '--no-results']);
+    expect(wait.code, wait.stderr).toBe(8);
+    expect(wait.stderr).toMatch(/chunk 1 of \S+ does not match task \d+: it existed before the chunk was sent/);
+    // The reason is said as it is: the items were not compared, and the same task is not offered again.
+    expect(wait.stderr).not.toMatch(/other items/);
+  } finally {
+    await world.close();
+  }
 });
