@@ -14,6 +14,7 @@ import { jobAccountMismatch } from './job-account.js';
 import { chunkItems, rebuild, type SendRecord } from '../submit/journal-records.js';
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
+import { listedTargets } from '../../lib/task-state.js';
 import { parseTimestamp } from '../server-time.js';
 import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
 
@@ -149,10 +150,13 @@ export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob
  * A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. A task
  * of the right size that existed before the chunk was sent (its send record: the snapshot, the time) is another
  * task. The items themselves are compared (as a multiset, against the send record's digest) when the task was read
- * with them and the journal has the digest; otherwise the service, the count and the send are what is known.
+ * with all of them listed and the journal has the digest; otherwise the service, the count and the send are what is
+ * known.
  */
 export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chunk: CreatedChunk, task: Task): void {
   const wrong: string[] = [];
+  // Items are compared only when the task lists every one of them: a server that leaves some out proves nothing.
+  const listed = listedTargets(task);
   /** Why a task of the job's service is not the chunk's, in the hint's words. */
   let why = 'it holds a different number of items';
   if (task.service !== job.service) wrong.push(`it is a ${task.service} task, not ${job.service}`);
@@ -160,8 +164,8 @@ export function checkChunkTask(job: Pick<JournaledJob, 'file' | 'service'>, chun
   else if (chunk.sent !== undefined && olderThanSend(chunk.sent, task)) {
     wrong.push(`it existed before the chunk was sent`);
     why = 'it was created before the chunk was sent';
-  } else if (chunk.digest !== undefined && task.items !== undefined) {
-    if (itemsDigest(task.items.map((item) => item.target)) !== chunk.digest) {
+  } else if (chunk.digest !== undefined && listed !== undefined) {
+    if (itemsDigest(listed) !== chunk.digest) {
       wrong.push(`its items are not the ones the chunk sent`);
       why = 'it holds other items';
     }

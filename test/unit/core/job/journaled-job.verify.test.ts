@@ -179,3 +179,27 @@ it("the server's clock ten minutes behind: the job's own tasks are its chunks' f
     await world.close();
   }
 });
+
+it('a task that lists only some of its items is not judged by them: neither "other items" nor a match is claimed', async () => {
+  const { checkChunkTask } = await import('../../../../src/core/job/journaled-job.js');
+  const { itemsDigest } = await import('../../../../src/core/items/multiset.js');
+  const job = { file: 'job.jsonl', service: SERVICE };
+  const chunk = { chunk: 1, items: 2, task: 7, digest: itemsDigest(['a.com', 'b.com']) };
+  const task = (targets: string[]) => ({
+    id: 7,
+    service: SERVICE,
+    status: 'completed',
+    total_items: 2,
+    cost: 2,
+    created_at: '2026-01-01T00:00:00Z',
+    completed_at: null,
+    items: targets.map((target) => ({ target, status: 'completed' })),
+  });
+  // One of two listed (a server that pages or trims them): the count and the service are what is known.
+  expect(() => checkChunkTask(job, chunk, task(['x.com']))).not.toThrow();
+  // Both listed, and others: caught.
+  expect(() => checkChunkTask(job, chunk, task(['x.com', 'y.com']))).toThrow(
+    /its items are not the ones the chunk sent/,
+  );
+  expect(() => checkChunkTask(job, chunk, task(['b.com', 'a.com']))).not.toThrow();
+});
