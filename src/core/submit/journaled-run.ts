@@ -8,6 +8,8 @@
  * directory. Each chunk's entry in the local ledger (store/ledger.ts) carries the
  * job id and chunk: resume takes it over as its own. The records: journal-records.ts.
  */
+import { shellWord } from '../../lib/shell-word.js';
+import { jobAccountMismatch } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
@@ -380,9 +382,13 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
     const job = { ...opened, name: arg };
     const mismatch = (what: readonly string[]) => otherJob(job, what, true);
     const api = await ctx.api();
-    if (api.baseUrl !== state.job.base_url)
-      throw mismatch([`the base URL (${api.baseUrl}; the job used ${state.job.base_url})`]);
-    if ((ctx.cache.account ?? '') !== state.job.account) throw mismatch(['the account (API key)']);
+    // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
+    const other = await jobAccountMismatch(ctx, state.job, api.baseUrl, `resume ${shellWord(arg)}`);
+    if (other)
+      throw new UsageError(
+        `job ${opened.id} cannot be continued as ${other.otherService ? 'another service' : 'another account'}: ${other.what} differs; nothing was sent`,
+        other.hint,
+      );
     const run = { options, verb: 'Resume', continued: true };
     // A finished job's inputs are not read again: its summary (and --wait) need only the journal.
     if (state.done) {

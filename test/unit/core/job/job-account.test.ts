@@ -53,4 +53,17 @@ describe('a job read as another account', () => {
     expect(refused.stderr).toContain('belongs to another account: the account (API key) differs');
     expect(refused.stderr.replace(/\n/g, ' ')).toContain('Run it with the API key the job was created with');
   });
+
+  it('resume as another service: names what differs and the resume command with the profile, nothing sent', async () => {
+    const home = homeWithProfile();
+    const path = writeJournal({ items: 1, chunkSize: 1, tasks: [1] });
+    const api = mockApi();
+    const refused = await runTaskctl(['resume', path], { api, env: ELSEWHERE, home });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/cannot be continued as another service: the base URL .* differs; nothing was sent/);
+    expect(refused.stderr.replace(/\n/g, ' ')).toMatch(
+      /taskctl --profile p2 resume \S+job\S*\.jsonl with TASKCTL_BASE_URL/,
+    );
+    expect(refused.stderr).not.toMatch(/as they were/);
+  });
 });
