@@ -48,9 +48,14 @@ export function parseUserSettlement(
     const match = /^(\d+)=(\d+)$/.exec(text.trim());
     if (!match) throw new UsageError(`--adopt ${JSON.stringify(text)}: expected CHUNK=TASK_ID, e.g. --adopt 7=1234`);
     const id = Number(match[2]);
-    if ([...journal.done.values()].some((done) => done.task.id === id))
-      throw new UsageError(`--adopt ${text}: task ${id} is already another chunk's`);
     const chunk = parseChunk(match[1] ?? '', '--adopt', journal, true);
+    const holder = [...journal.done.entries()].find(([, done]) => done.task.id === id)?.[0];
+    if (holder !== undefined)
+      throw new UsageError(
+        holder === chunk
+          ? `--adopt ${text}: task ${id} is chunk ${chunk}'s already; nothing to adopt`
+          : `--adopt ${text}: task ${id} is already chunk ${holder}'s`,
+      );
     return { chunk, id, text, replaces: journal.done.get(chunk)?.task.id };
   });
   const resend = (options.resend ?? []).map((text) => parseChunk(text.trim(), '--resend', journal));

@@ -22,6 +22,7 @@ interface Row {
   chunk?: number;
   sent_at?: number;
   settle_after?: number;
+  task?: number;
 }
 const journal = () => join(dir, 'job.jsonl');
 const rows = () =>
@@ -202,6 +203,14 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
     const sameChunk = await twice('2=2', '2=3');
     expect(sameChunk.code).toBe(2);
     expect(sameChunk.stderr).toContain('--adopt 2=3 and --adopt 2=2');
+    // A task a chunk already has: named by its chunk, and "nothing to adopt" when it is the chunk given.
+    const first = rows().find((row) => row.type === 'created' && row.chunk === 1)?.task;
+    const othersTask = await twice(`2=${first}`);
+    expect(othersTask.code).toBe(2);
+    expect(othersTask.stderr).toContain(`--adopt 2=${first}: task ${first} is already chunk 1's`);
+    const ownTask = await twice(`1=${first}`);
+    expect(ownTask.code).toBe(2);
+    expect(ownTask.stderr).toContain(`--adopt 1=${first}: task ${first} is chunk 1's already; nothing to adopt`);
     expect(adoptedRecords()).toEqual([]);
   });
 
