@@ -114,7 +114,8 @@ describe.each(MODES)('%s create', (mode) => {
   });
 
   it('a failing wait after many tasks: how to go on is one short command (the job, or a run of ids)', async () => {
-    // Ten tasks still running, and no read of them before the wait's deadline (exit 8).
+    // Ten tasks, and every read of one failing until the wait's deadline (exit 8): the creates read only the list.
+    await world.fault({ method: 'GET', path: '/tasks/', kind: 'status', status: 500, count: 1000 });
     const many = Array.from({ length: 10 }, (_, i) => `slow-d${i}.com`);
     const result = await create(mode, [...many, '--chunk-size', '1', '--wait', '--timeout', '1ms', '-q']);
     const tasks = await ids();
