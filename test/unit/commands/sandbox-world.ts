@@ -49,6 +49,8 @@ interface WorldOptions {
   clockSkewMs?: number;
   /** Requests a minute the sandbox allows (and states in `X-RateLimit-*`); default 0, none. */
   rateLimit?: number;
+  /** Virtual milliseconds each item takes (`slow-` items 10×); default 0, so a task is done as it is made. */
+  itemMs?: number;
 }
 
 /** The world on `clock`, shared by the sandbox and every run; default a new FakeClock (each sleep moves time on at once). */
@@ -58,7 +60,7 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
   const clock = options.clock ?? new FakeClock();
   const sandbox = await startSandbox({
     port: 0,
-    itemMs: 0,
+    itemMs: options.itemMs ?? 0,
     rateLimit: options.rateLimit ?? 0,
     clock,
     balance: 10_000_000,
