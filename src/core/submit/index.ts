@@ -19,6 +19,11 @@ export async function runCreate(
   args: string[],
   options: CreateOptions,
 ): Promise<void> {
+  if (options.journal !== undefined && (options.dryRun === true || ctx.ephemeralSandbox))
+    // Said, not silently dropped: a user who asked for a journal would look for it.
+    ctx.printer.notice(
+      `--journal ${options.journal} is not kept: ${options.dryRun === true ? 'a dry run sends nothing' : 'this --sandbox service ends with the run, so there is nothing to resume'}`,
+    );
   if (options.dryRun !== true && !ctx.ephemeralSandbox) {
     const { journaledOr, placeJob, runJournaledCreate } = await import('./journaled-run.js');
     const place = placeJob(ctx, options.journal);

@@ -3,6 +3,9 @@
  * is gone when the command ends (and task 1 elsewhere is another server's). The hint says so and points at
  * `taskctl sandbox` for one that lasts.
  */
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runTaskctl, sandboxRun } from '../commands/harness.js';
 
@@ -68,6 +71,24 @@ describe('--sandbox: hints never point at the sandbox that is gone', () => {
     const result = await runTaskctl(['--sandbox', 'show', 'abc']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/Task ids are whole numbers/);
+  });
+
+  it('create --journal FILE: said not to be kept (a dry run too), and no file is made', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'taskctl-sandbox-journal-')), 'job.jsonl');
+    const created = await runTaskctl(['--sandbox', 'create', 'domain_check_availability', 'a.com', '--journal', file]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toContain(`--journal ${file} is not kept: this --sandbox service ends with the run`);
+    const dry = await runTaskctl([
+      '--sandbox',
+      'create',
+      'domain_check_availability',
+      'a.com',
+      '--dry-run',
+      '--journal',
+      file,
+    ]);
+    expect(dry.stderr).toContain(`--journal ${file} is not kept: a dry run sends nothing`);
+    expect(existsSync(file)).toBe(false);
   });
 
   it('wait --timeout: no resume command', async () => {
