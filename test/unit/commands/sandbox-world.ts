@@ -37,6 +37,8 @@ export interface World<C extends Clock = FakeClock> {
   run: (argv: string[], options?: Omit<RunOptions, 'env' | 'clock'>) => Promise<RunResult>;
   env: Record<string, string>;
   tasks: () => Promise<SandboxTask[]>;
+  /** Every item of the sandbox's tasks, each with how many tasks hold it (exactly-once checks). */
+  itemCounts: () => Promise<Map<string, number>>;
   /** POST /tasks requests the sandbox has received so far. */
   posts: () => Promise<number>;
   fault: (fault: Fault) => Promise<void>;
@@ -86,6 +88,14 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
     env,
     run: (argv, runOptions = {}) => runTaskctl(argv, { ...runOptions, env, clock }),
     tasks: async () => ((await admin('GET', '/state')) as { tasks: SandboxTask[] }).tasks,
+    async itemCounts() {
+      const counts = new Map<string, number>();
+      for (const { id } of ((await admin('GET', '/state')) as { tasks: SandboxTask[] }).tasks) {
+        const { task } = (await admin('GET', `/tasks/${id}`)) as { task: { items: Array<{ target: string }> } };
+        for (const item of task.items) counts.set(item.target, (counts.get(item.target) ?? 0) + 1);
+      }
+      return counts;
+    },
     posts: async () =>
       ((await admin('GET', '/stats')) as { requests: Record<string, number> }).requests['POST /api/v1/tasks'] ?? 0,
     fault: async (fault) => {

@@ -34,15 +34,7 @@ function run(argv: string[], options: Omit<RunOptions, 'env' | 'home'> = {}) {
 }
 
 /** Every item of the world's tasks, each with how many tasks hold it. */
-async function itemCounts(): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const { id } of await world.tasks()) {
-    const response = await fetch(`${world.sandbox.origin}/__sandbox/tasks/${id}`);
-    const { task } = (await response.json()) as { task: { items: Array<{ target: string }> } };
-    for (const item of task.items) counts.set(item.target, (counts.get(item.target) ?? 0) + 1);
-  }
-  return counts;
-}
+const itemCounts = () => world.itemCounts();
 
 /**
  * The items `from`–`to` (numbered from 1) a hint names, checked against their first and last item as it names them:

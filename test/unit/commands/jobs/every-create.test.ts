@@ -41,15 +41,7 @@ const run = (argv: string[], options: RunOptions = {}) =>
 const jobId = (stderr: string) => /taskctl resume (j-[0-9a-z]+)/.exec(stderr)?.[1] ?? '';
 
 /** Every item of the world's tasks, each with how many tasks hold it. */
-async function itemCounts(): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const { id } of await world.tasks()) {
-    const response = await fetch(`${world.sandbox.origin}/__sandbox/tasks/${id}`);
-    const { task } = (await response.json()) as { task: { items: Array<{ target: string }> } };
-    for (const item of task.items) counts.set(item.target, (counts.get(item.target) ?? 0) + 1);
-  }
-  return counts;
-}
+const itemCounts = () => world.itemCounts();
 async function expectEachItemOnce(items: readonly string[]): Promise<void> {
   const counts = await itemCounts();
   expect([...counts.keys()].sort()).toEqual([...items].sort());
