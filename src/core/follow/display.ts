@@ -269,7 +269,8 @@ export class FollowDisplay {
     const quiet = this.trouble !== undefined || this.awaited(now) !== undefined;
     const rate = quiet ? undefined : view.change.itemsPerSecond;
     const end = quiet ? undefined : view.change.predictedEnd;
-    const left = end !== undefined && end > now ? clockTime(end - now) : undefined;
+    // A countdown rounds up, as a timer does: 400 ms left is 0:01, and 0:00 is never shown while time is left.
+    const left = end !== undefined && end > now ? clockTime(Math.ceil((end - now) / 1000) * 1000) : undefined;
     const timing = [
       !ended && rate !== undefined ? `${formatRate(rate)}/s` : '',
       !ended && end !== undefined ? (left === undefined ? 'est. ending now' : `est. ${left} left`) : '',

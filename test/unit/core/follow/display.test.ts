@@ -102,6 +102,15 @@ describe('FollowDisplay on a terminal', () => {
     expect(frames().pop()).toMatch(/^✓ task 1 completed █+ 100% +100\/100 /);
   });
 
+  it('the time left counts down like a timer: 400 ms left is "0:01 left", never "0:00 left"', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    display.change({ ...change(task(1, 'processing', 9, 10), T0), itemsPerSecond: 5, predictedEnd: T0 + 2400 });
+    advance(2000);
+    progress.refresh();
+    expect(frames().pop()).toMatch(/ est\. 0:01 left 0:02$/);
+  });
+
   it('a service that stops answering: said in place with the time since the last answer; no rate or estimate', () => {
     const { progress, clock, frames, advance } = live(24);
     const display = new FollowDisplay({ progress, clock, ids: [1] });
