@@ -171,11 +171,16 @@ async function stoppedMidWait(sandbox: ChildProcess, homeEnv: Record<string, str
     // The percent is the reported count's, not an extrapolation; no rate or time left while nothing is known.
     expect(Number(percent)).toBe(Math.floor((100 * Number(done)) / 30));
     expect(line).not.toMatch(/est\.|\/s/);
-    // The head (the error is longer than the terminal) is cut at a word within the line budget and says so with …
-    const head = stopped.split('\n').find((text) => text.startsWith('! polling')) ?? '';
-    expect(head).toMatch(/…$/);
-    expect(textWidth(head)).toBeLessThanOrEqual(79);
-    expect(textWidth(head)).toBeGreaterThan(60);
+    // The head says how long nothing came; the reason, on the line below, gets the whole width (and is cut at a word
+    // within the line budget, with …, when longer).
+    const lines = stopped.split('\n');
+    const at = lines.findIndex((text) => text.startsWith('! polling'));
+    expect(lines[at]).toMatch(/^! polling, last answer \d+(\.\d)?s ago$/);
+    const why = lines[at + 1] ?? '';
+    expect(why).toMatch(
+      /^ {2}reading task \d+: http:\/\/127\.0\.0\.1:\d+ did not send the complete answer( within|…$)/,
+    );
+    expect(textWidth(why)).toBeLessThanOrEqual(79);
     fixture('sigstop-80', stopped);
     sandbox.kill('SIGCONT');
     // The 30 results are taller than the screen: they open in less (-FRX), which q closes.

@@ -120,8 +120,11 @@ export class FollowDisplay {
   }
 
   private troubleText(now: number): string {
-    const reason = this.trouble?.reason ?? '';
-    return `polling, last answer ${formatDuration(now - this.lastAnswerAt)} ago: ${reason}`;
+    return `${this.silence(now)}: ${this.trouble?.reason ?? ''}`;
+  }
+
+  private silence(now: number): string {
+    return `polling, last answer ${formatDuration(now - this.lastAnswerAt)} ago`;
   }
 
   /** A change of status or counts (also given to `poll` first). */
@@ -203,8 +206,9 @@ export class FollowDisplay {
     const widths = this.widths(views);
     const { paint } = this.options.progress;
     const waited = this.awaited(now);
+    // Trouble takes two lines: how long nothing came, then why, so the reason is not the part a narrow terminal cuts.
     const head = this.trouble
-      ? [paint.yellow(`! ${this.troubleText(now)}`)]
+      ? [paint.yellow(`! ${this.silence(now)}`), paint.yellow(`  ${this.trouble.reason}`)]
       : waited !== undefined
         ? [
             paint.yellow(

@@ -1,6 +1,6 @@
 /**
- * wait's live block on an 80-column terminal: a line too long for it (the "! polling" head with a long error) is cut
- * to the line budget and ends with `…`, as every other cut line does, so a person can tell the text goes on.
+ * wait's live block on an 80-column terminal: a line too long for it (the reason under the "! polling" head, a long
+ * error) is cut to the line budget and ends with `…`, as every other cut line does, so a person can tell the text goes on.
  */
 import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
@@ -24,7 +24,7 @@ function drawnLines(stderr: string): string[] {
 }
 
 describe('wait on an 80-column terminal', () => {
-  it('cuts the "! polling" line with … at the line budget', async () => {
+  it('cuts the reason under the "! polling" line with … at the line budget', async () => {
     const api = mockApi();
     api.reply('GET', '/tasks/7', 200, processing);
     api.reply('GET', '/tasks/7', 502, bad, { times: 4 });
@@ -37,10 +37,15 @@ describe('wait on an 80-column terminal', () => {
       env: { NO_COLOR: '1' },
     });
     expect(result.code, result.stderr).toBe(0);
-    const polling = drawnLines(result.stderr).filter((line) => line.startsWith('! polling'));
+    const lines = drawnLines(result.stderr);
+    const polling = lines.filter((line) => line.startsWith('! polling'));
     expect(polling.length).toBeGreaterThan(0);
-    for (const line of polling) {
-      expect(line).toMatch(/^! polling, last answer .*: reading task 7: upstream down: the load.*…$/);
+    for (const line of polling) expect(line).toMatch(/^! polling, last answer [\d.]+s ago$/);
+    // The reason has a line of its own below the head, and is cut there.
+    const reasons = lines.filter((line) => line.startsWith('  reading task 7'));
+    expect(reasons.length).toBeGreaterThan(0);
+    for (const line of reasons) {
+      expect(line).toMatch(/^ {2}reading task 7: upstream down: the load.*…$/);
       // Cut at a word (output/width.ts), never past the line budget of 79 columns.
       expect(textWidth(line)).toBeLessThanOrEqual(79);
       expect(textWidth(line)).toBeGreaterThan(60);
