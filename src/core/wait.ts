@@ -19,7 +19,11 @@ export async function runWait(
   const job = jobOrIds('wait', args, options);
   if (job !== undefined) return (await import('./job/wait-job.js')).runWaitJob(ctx, job, options);
   checkReportTargets(options.report);
-  await waitForTasks(ctx, await resolveIds(ctx, args), options);
+  const ids = await resolveIds(ctx, args);
+  // Only a pipe can give none. Nothing to wait for is done (exit 0), not misuse: `retry 42 -q | taskctl wait -` when
+  // nothing needed a retry. The pipeline's other commands speak for themselves with `set -o pipefail`.
+  if (ids.length === 0) ctx.printer.info('nothing to wait for: no task ids on stdin');
+  await waitForTasks(ctx, ids, options);
 }
 
 /** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
@@ -37,6 +41,5 @@ async function resolveIds(ctx: Output & Pick<Process, 'signal'>, args: string[])
     .map((line) => line.trim().split(/\s+/)[0] ?? '')
     .filter((field) => field !== '' && !field.startsWith('#'))
     .map(parseTaskId);
-  if (ids.length === 0) throw new UsageError('no task ids on stdin', 'Pipe ids in, one per line.');
   return [...new Set(ids)];
 }

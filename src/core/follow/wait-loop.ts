@@ -265,7 +265,7 @@ export async function waitForTasks(
   const warnUnknown = unknownStatusWarner(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
   const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
-  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
+  const group = progress.mode === 'lines' && ids.length > 0 ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
   const result = await followTasks({
     reader: api,
     ids,
