@@ -43,6 +43,9 @@ export interface ReadRegularOptions {
   onNotTightened?: (oldMode: number, error: unknown) => void;
   /** Refuse anything larger (bounded memory); default 16 MiB (`STATE_FILE_MAX_BYTES`). */
   maxBytes?: number;
+  /** The advice when the path is no regular file (`kind`: "a symbolic link", "a directory"…); by default, for a file
+   * taskctl writes: move it away. A reader that never writes there says what to give instead. */
+  refusedHint?: (kind: string) => string;
 }
 
 /** What taskctl reads back of a state file by default, and so the most it writes of one (never a file it cannot read). */
@@ -61,7 +64,7 @@ export function readRegularBytes(path: string, options: ReadRegularOptions): Buf
   const refuse = (kind: string) =>
     new NotRegularFileError(
       `the ${options.what} ${path} is ${kind}, not a regular file; taskctl does not follow or read it`,
-      `Move it away (taskctl writes a regular file there), or point taskctl elsewhere.`,
+      options.refusedHint?.(kind) ?? 'Move it away (taskctl writes a regular file there), or point taskctl elsewhere.',
     );
   let fd: number;
   try {

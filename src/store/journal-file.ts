@@ -21,6 +21,7 @@ import {
 import { dirname } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { readRegularBytes } from './atomic-file.js';
+import { shellWord } from '../lib/shell-word.js';
 import { heldLockHint, holderWords, tryLock, type HeldLock } from './lock-file.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 
@@ -174,7 +175,12 @@ function notRegular(path: string): UsageError {
  * resume appending meanwhile leaves a prefix, which is a valid journal. Undefined when there is no such file.
  */
 export function readJournal(path: string): unknown[] | undefined {
-  const bytes = readRegularBytes(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES });
+  // These commands only read: the advice is what to give them instead, never to move the user's file or link away.
+  const refusedHint = (kind: string) =>
+    kind === 'a symbolic link'
+      ? `Give the file it points to (readlink -f ${shellWord(path)}), or the job's id.`
+      : "Give the job's journal (a regular file), or the job's id.";
+  const bytes = readRegularBytes(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES, refusedHint });
   return bytes === undefined ? undefined : parseLines(bytes).records;
 }
 

@@ -4,7 +4,7 @@
  * records never go to a file no one can find. Its lines are read as bytes: a torn last line is cut exactly, and a line
  * that is not UTF-8 is a damaged line, whatever JSON its bytes would decode to.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -94,5 +94,23 @@ describe('the lines of a journal, as bytes', () => {
     const file = JournalFile.open(path, () => undefined);
     expect(file.records).toEqual(expected);
     file.close();
+  });
+
+  it('a journal that is a symbolic link, read for show --job, wait --job or diff: the advice is what to give instead', () => {
+    const path = join(dir, 'job.jsonl');
+    writeFileSync(path, job);
+    const link = join(dir, 'link.jsonl');
+    symlinkSync(path, link);
+    let said: { message: string; hint?: string } | undefined;
+    try {
+      readJournal(link);
+    } catch (error) {
+      said = error as { message: string; hint?: string };
+    }
+    expect(said?.message).toBe(
+      `the journal ${link} is a symbolic link, not a regular file; taskctl does not follow or read it`,
+    );
+    // These commands only read: nothing is written there, and nobody is told to move their link away.
+    expect(said?.hint).toBe(`Give the file it points to (readlink -f ${link}), or the job's id.`);
   });
 });
