@@ -45,10 +45,30 @@ function statusTime(task: Task, seenAt: number): number {
  * moved at the time they were seen (the task's start time would stamp every progress line the same). The first record
  * of an unfinished task is the time it was seen too: its counts are now's, and its start could be hours ago.
  */
-function changeTime(change: { task: Task; at: number; statusChanged: boolean; previous?: string }): number {
-  if (!change.statusChanged) return change.at;
-  if (change.previous === undefined && !isTerminal(change.task)) return change.at;
-  return statusTime(change.task, change.at);
+function changeTime(
+  change: { task: Task; at: number; statusChanged: boolean; previous?: string },
+  onServer: (seenAt: number) => number,
+): number {
+  const seen = onServer(change.at);
+  if (!change.statusChanged) return seen;
+  if (change.previous === undefined && !isTerminal(change.task)) return seen;
+  return statusTime(change.task, seen);
+}
+
+/** Below this, a server clock is taken as this one's: Date headers give whole seconds, so closer is noise. */
+const SKEW_TOLERANCE_MS = 2000;
+
+/**
+ * A time seen here, on the service's clock, so that it sits in order beside the service's own times: shifted by the
+ * offset its Date headers show when that is beyond SKEW_TOLERANCE_MS either way, else unchanged.
+ */
+function serverTime(bounds: () => { low: number | undefined; high: number | undefined }): (seenAt: number) => number {
+  return (seenAt) => {
+    const { low, high } = bounds();
+    if (low === undefined || high === undefined) return seenAt;
+    if (low <= SKEW_TOLERANCE_MS && high >= -SKEW_TOLERANCE_MS) return seenAt;
+    return seenAt + Math.round((low + high) / 2);
+  };
 }
 
 interface Change {
@@ -102,6 +122,7 @@ export async function runWatch(
   };
   if (ids.length > 0) announce(`${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}`);
   const eventLine = eventLineFormatter();
+  const onServer = serverTime(() => api.serverClockBounds());
   const result = await followTasks({
     reader: api,
     ids: ids.length > 0 ? ids : 'all-unfinished',
@@ -119,7 +140,7 @@ export async function runWatch(
     signal: ctx.signal,
     onChange: (change) => {
       const { task, statusChanged, counts: itemCounts } = change;
-      const at = changeTime(change);
+      const at = changeTime(change, onServer);
       warnUnknown(task);
       if (asEvents) {
         // Webhook-shaped events come once per status, as a webhook would; count moves are for the other formats.

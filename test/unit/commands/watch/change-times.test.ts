@@ -77,4 +77,27 @@ describe('watch: times', () => {
     expect(ndjson).toEqual([human[0], human[3]]);
     expect(human.every((at) => at === isoSeconds(Date.parse(at)))).toBe(true);
   });
+
+  it('a service whose clock is off this one (its Date headers): times seen are told on its clock, so the records never run backwards', async () => {
+    const skew = -7 * 60_000; // the service's clock 7 minutes behind
+    const date = { date: new Date(T0 + skew).toUTCString() };
+    const mock = mockApi();
+    const completedThere = new Date(T0 + skew).toISOString().replace(/\.\d+Z$/, 'Z');
+    for (const body of [task(1), task(2), { ...task(3, 'completed'), completed_at: completedThere }])
+      mock.reply('GET', '/tasks/7', 200, { success: true, data: body }, { headers: date });
+    const { times: stamps } = await times('table', mock);
+    // The two progress records on the service's clock (within the second its Date header gives), then its completion.
+    for (const at of stamps.slice(0, 2)) expect(Math.abs(Date.parse(at) - (T0 + skew))).toBeLessThanOrEqual(1000);
+    expect(stamps[2]).toBe(completedThere);
+    expect([...stamps].sort()).toEqual(stamps);
+  });
+
+  it("a clock within 2 s of this one is not corrected: the times seen are this machine's", async () => {
+    const date = { date: new Date(T0 + 1000).toUTCString() };
+    const mock = mockApi();
+    for (const body of [task(1), task(3, 'completed')])
+      mock.reply('GET', '/tasks/7', 200, { success: true, data: body }, { headers: date });
+    const { times: stamps } = await times('table', mock);
+    expect(stamps).toEqual([isoSeconds(T0), COMPLETED]);
+  });
 });
