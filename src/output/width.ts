@@ -175,7 +175,8 @@ function wrapPieces(words: string): string[] {
   const spans: Array<[number, number]> = [];
   for (const match of words.matchAll(COMMAND_START)) {
     const rest = words.slice(match.index);
-    const end = rest.search(COMMAND_END);
+    // `$(seq 32 131)` is a word of the command, not a bracket that ends it.
+    const end = rest.replace(/\$\([^()]*\)/g, (group) => '_'.repeat(group.length)).search(COMMAND_END);
     spans.push([match.index, match.index + (end < 0 ? rest.length : end)]);
   }
   const split = words.split(/ +/);

@@ -49,7 +49,7 @@ describe('a command a message names (wrapText): never broken inside', () => {
     ]);
   });
 
-  it('ends a command at a backtick, a bracket, a comma or a sentence; a quoted flag value is part of it', () => {
+  it('ends a command at a backtick, a bracket, a comma or a sentence; a quoted flag value and $(seq …) are part of it', () => {
     const text =
       "Look at them (taskctl show 1 2), then: `taskctl --api-key-file 'my key.txt' resume j-1 --adopt 2=ID`, or not. " +
       'Next: taskctl jobs. Done';
@@ -57,6 +57,9 @@ describe('a command a message names (wrapText): never broken inside', () => {
     expect(lines).toContain('(taskctl show 1 2),');
     expect(lines).toContain("`taskctl --api-key-file 'my key.txt' resume j-1 --adopt 2=ID`,");
     expect(lines).toContain('taskctl jobs. Done');
+    expect(wrapText('See the items: taskctl show $(seq 32 131)', 20)).toBe(
+      'See the items:\ntaskctl show $(seq 32 131)',
+    );
   });
 
   it('a table cell and prose that only names taskctl wrap as any text', () => {
