@@ -5,6 +5,7 @@
  * the key file (store/key-file.ts), a `--sandbox` service (core/sandbox-settings.ts). Commands never reach for
  * `process.*`; tests build a context with in-memory IO.
  */
+import { isAbsolute } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from './api/client.js';
 import { AuthError, UsageError } from './errors.js';
@@ -203,7 +204,20 @@ export class Context implements Capabilities {
       account: this.globals.sandbox
         ? undefined
         : { profile: this.globals.profile, baseUrl: this.globals.baseUrl, apiKeyFile: this.globals.apiKeyFile },
+      jobFile: await this.jobFiles(),
     });
+  }
+
+  /**
+   * With a relative TASKCTL_STATE_DIR, the same variable names another state directory from another directory: a hint
+   * then names a job by its journal's absolute path, not by its id (docs/behaviour.md#config-file).
+   */
+  private async jobFiles(): Promise<((id: string) => string | undefined) | undefined> {
+    const named = this.env.TASKCTL_STATE_DIR;
+    if (!named || isAbsolute(named)) return undefined;
+    const { jobStore } = await import('./core/job/registry.js');
+    const store = jobStore(this.env);
+    return (id) => store.locate(id);
   }
 
   /** The profile's `output` setting. A broken config file is left to the command that needs it (`config path`). */

@@ -2,7 +2,9 @@
  * Every `taskctl <command>` a message on stderr names, followed verbatim, reaches the same service as the same account
  * as the run that printed it (docs/behaviour.md#for-people): the flags that chose them (`--profile`,
  * `--base-url`, `--api-key-file`) are put after `taskctl`. Messages are written with plain `taskctl <command>`; the
- * printer passes each one through here. Environment variables are not repeated: they persist in the user's shell.
+ * printer passes each one through here. Environment variables are not repeated: they persist in the user's shell. A
+ * relative TASKCTL_STATE_DIR persists too, but names another directory elsewhere: a job id in a command is then given
+ * as its journal's absolute path.
  */
 import { shellWord } from '../lib/shell-word.js';
 
@@ -49,16 +51,28 @@ const ACCOUNT_FLAG = new RegExp(String.raw` --(?:${FLAG_NAMES.join('|')})(?:=| |
 /** Where a command named in a message ends: a closing backtick, the next command, a bracket, a clause. */
 const END_OF_COMMAND = /[\x60;|&\n()]|, /;
 
-/** The rewrite of a run's messages, or undefined when the run gave none of the flags. */
-export function hintGlobals(flags: AccountFlags): ((text: string) => string) | undefined {
+/** A job id as a hint names it (store/job-files.ts `JOB_ID`), a word of its own. */
+const JOB_WORD = /(?<![\w/.-])j-[0-9a-z]{4,24}(?![\w/.-])/g;
+
+/**
+ * The rewrite of a run's messages, or undefined when it has nothing to change. `jobFile`, given when the state
+ * directory came from a relative TASKCTL_STATE_DIR (another directory would find another one): the journal of a job
+ * id, which a command then names instead of the id, so that it runs from anywhere (docs/behaviour.md#config-file).
+ */
+export function hintGlobals(
+  flags: AccountFlags,
+  jobFile?: (id: string) => string | undefined,
+): ((text: string) => string) | undefined {
   const keyFromStdin = flags.apiKeyFile === '-';
   const given: Array<[FlagName, string]> = [];
   if (flags.profile !== undefined) given.push(['profile', flags.profile]);
   if (flags.baseUrl !== undefined) given.push(['base-url', flags.baseUrl]);
   if (flags.apiKeyFile !== undefined && !keyFromStdin) given.push(['api-key-file', flags.apiKeyFile]);
-  if (given.length === 0 && !keyFromStdin) return undefined;
+  if (given.length === 0 && !keyFromStdin && jobFile === undefined) return undefined;
   let noted = false;
-  return (text) => {
+  return (original) => {
+    const text = jobFile ? namedByFile(original, jobFile) : original;
+    if (given.length === 0 && !keyFromStdin) return text;
     const seen = { hint: false };
     const rewritten = text.replace(HINT, (match: string, at: number) => {
       // A command that names an account flag itself (`taskctl --profile staging auth login`, `taskctl auth login
@@ -72,4 +86,21 @@ export function hintGlobals(flags: AccountFlags): ((text: string) => string) | u
     noted = true;
     return `${rewritten}\n${KEY_FROM_STDIN_NOTE}`;
   };
+}
+
+/** Each job id in a command `text` names given as its journal's path (an id `jobFile` does not know stays). */
+function namedByFile(text: string, jobFile: (id: string) => string | undefined): string {
+  let out = '';
+  let last = 0;
+  for (const match of text.matchAll(HINT)) {
+    if (match.index < last) continue;
+    const command = text.slice(match.index).split(END_OF_COMMAND, 1)[0] ?? '';
+    const named = command.replace(JOB_WORD, (id) => {
+      const file = jobFile(id);
+      return file === undefined ? id : shellWord(file);
+    });
+    out += text.slice(last, match.index) + named;
+    last = match.index + command.length;
+  }
+  return out + text.slice(last);
 }

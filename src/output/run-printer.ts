@@ -23,6 +23,8 @@ export interface RunPrinterOptions {
   now: () => number;
   /** The flags that chose the run's account (none on a one-off `--sandbox`): repeated in every hint on stderr. */
   account?: AccountFlags | undefined;
+  /** A job id's journal, when hints name jobs by file (a relative TASKCTL_STATE_DIR: output/hint-globals.ts). */
+  jobFile?: ((id: string) => string | undefined) | undefined;
 }
 
 export async function createRunPrinter(options: RunPrinterOptions): Promise<Printer> {
@@ -44,7 +46,7 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
     redact: options.redact,
     ci,
     now: options.now,
-    hints: options.account && hintGlobals(options.account),
+    hints: hintGlobals(options.account ?? {}, options.jobFile),
     ...(wrapping && { wrap: wrapping.wrapText, wrapWidth: wrapping.lineBudget(io.stderr.columns) }),
     ...(stacking && { card: stacking.card }),
   });

@@ -3,6 +3,7 @@
  * is built on it: cutting a line, ending free text with `…`, word-wrapping messages, and the width budget.
  */
 import stringWidth from 'string-width';
+import { ACCOUNT_COMMANDS } from './hint-globals.js';
 
 const ELLIPSIS = '…';
 
@@ -53,7 +54,7 @@ const CELL_INDENT = '  ';
 
 /** A table cell wrapped to `width`: a sentence (an error) continues at the cell's start, nested lines further in. */
 export function wrapCell(text: string, width: number): string {
-  return wrapText(text, width, text.includes('\n') ? CELL_INDENT : '');
+  return wrapText(text, width, text.includes('\n') ? CELL_INDENT : '', { keepCommands: false });
 }
 
 /** The narrowest column that wraps each of `texts` (as `wrapCell` does) without breaking a word. */
@@ -139,30 +140,79 @@ export function cutToWidth(line: string, width: number): string {
 /**
  * Plain text word-wrapped to `width` columns: lines break at spaces, never inside a word (a word wider than the line
  * is the only thing cut). Existing line breaks are kept; continuation lines get `indent` (the first line's own
- * leading spaces by default), so a hint stays visibly one paragraph.
+ * leading spaces by default), so a hint stays visibly one paragraph. A command a hint names is kept whole
+ * (`keepCommands`, see `wrapWords`); a table cell, whose column has a width to keep, breaks it like any text.
  */
-export function wrapText(text: string, width: number, indent?: string): string {
+export function wrapText(
+  text: string,
+  width: number,
+  indent?: string,
+  { keepCommands = true }: { keepCommands?: boolean } = {},
+): string {
   return text
     .split('\n')
     .map((line) => {
       const lead = /^ */.exec(line)?.[0] ?? '';
-      return wrapWords(lead, line.slice(lead.length), width, indent ?? lead);
+      return wrapWords(lead, line.slice(lead.length), width, indent ?? lead, { keepCommands });
     })
     .join('\n');
+}
+
+/** Commands a message may name for the user to copy: `taskctl`, its account flags, then a command. */
+const COMMAND_NAMES = [...ACCOUNT_COMMANDS, 'sandbox', 'completion'].join('|');
+const COMMAND_START = new RegExp(
+  String.raw`(?<![\w/.-])taskctl (?=(?:--[a-z-]+ (?:'[^']*'|\S+) )*(?:${COMMAND_NAMES})(?![\w-]))`,
+  'g',
+);
+/** Where a named command ends (as for the hint's account flags, output/hint-globals.ts), or a sentence. */
+const COMMAND_END = /[\x60;|&\n()]|, |\. /;
+
+/**
+ * `words` split at spaces, but a `taskctl <command>` it names is one piece, from `taskctl` to the end of its last
+ * word (a closing backtick, bracket or comma included): copied from the terminal, it must be one command.
+ */
+function wrapPieces(words: string): string[] {
+  const spans: Array<[number, number]> = [];
+  for (const match of words.matchAll(COMMAND_START)) {
+    const rest = words.slice(match.index);
+    // `$(seq 32 131)` is a word of the command, not a bracket that ends it.
+    const end = rest.replace(/\$\([^()]*\)/g, (group) => '_'.repeat(group.length)).search(COMMAND_END);
+    spans.push([match.index, match.index + (end < 0 ? rest.length : end)]);
+  }
+  const split = words.split(/ +/);
+  if (spans.length === 0) return split;
+  const pieces: string[] = [];
+  let at = 0;
+  let joined: { span: [number, number]; text: string } | undefined;
+  for (const word of split) {
+    const start = word === '' ? at : words.indexOf(word, at);
+    at = start + word.length;
+    const span = spans.find(([from, to]) => start + word.length > from && start < to);
+    if (span !== undefined && joined?.span === span) joined.text += ` ${word}`;
+    else {
+      if (joined) pieces.push(joined.text);
+      joined = span === undefined ? undefined : { span, text: word };
+      if (span === undefined) pieces.push(word);
+    }
+  }
+  if (joined) pieces.push(joined.text);
+  return pieces;
 }
 
 /**
  * One line, `lead` and then `words`, word-wrapped to `width` columns as `wrapText` does: the first word stays beside
  * the lead (leading spaces, or a term such as `  --flag <x>  ` whose text the continuation lines hang under), and
  * each continuation line starts with `indent`. The help texts (commands/help-text.ts) choose lead and indent this way,
- * and keep a word wider than the line whole (`cutLongWords: false`: a path in help is copied, not read).
+ * and keep a word wider than the line whole (`cutLongWords: false`: a path in help is copied, not read). With
+ * `keepCommands` (messages: `wrapText`), a `taskctl <command>` the text names is never broken: it starts a line of its
+ * own when it does not fit beside what comes before, and one wider than the line is left whole on its line.
  */
 export function wrapWords(
   lead: string,
   words: string,
   width: number,
   indent: string,
-  { cutLongWords = true }: { cutLongWords?: boolean } = {},
+  { cutLongWords = true, keepCommands = false }: { cutLongWords?: boolean; keepCommands?: boolean } = {},
 ): string {
   const line = lead + words;
   if (textWidth(line) <= width) return line;
@@ -172,7 +222,7 @@ export function wrapWords(
   // No word on the current line yet: the next one follows the lead or the indent without a space.
   let empty = true;
   const room = Math.max(1, width - textWidth(indent));
-  for (const word of words.split(/ +/)) {
+  for (const word of keepCommands ? wrapPieces(words) : words.split(/ +/)) {
     const w = textWidth(word);
     if (!empty && currentWidth + 1 + w > width) {
       lines.push(current);
@@ -180,7 +230,8 @@ export function wrapWords(
       currentWidth = textWidth(indent);
       empty = true;
     }
-    if (cutLongWords && empty && w > room) {
+    // A command (a piece with spaces) wider than a line stays whole: the terminal wraps it, a copy is one command.
+    if (cutLongWords && empty && w > room && !word.includes(' ')) {
       // A word longer than a whole line (a URL, a path): cut into line-sized pieces, the only break inside a word.
       let piece = '';
       let pieceWidth = 0;

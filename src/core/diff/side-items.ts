@@ -3,8 +3,8 @@
  * or a file's bytes decoded and split as they arrive (ndjson and csv by line, json by item: json-items.ts).
  */
 import type { Task } from '../../api/schemas.js';
-import { InputError, InterruptedError, MalformedResponseError } from '../../errors.js';
-import { counted } from '../../output/plural.js';
+import { InputError, InterruptedError } from '../../errors.js';
+import { requireAllItems } from '../job/filter.js';
 import type { ItemLike } from '../../output/flatten.js';
 import { CsvRecords } from '../items/csv.js';
 import { isUtf8 } from 'node:buffer';
@@ -71,13 +71,7 @@ export class SideItems {
  * and "the same" would be a guess (exit 8, docs/commands.md#taskctl-diff-a-b).
  */
 export function addTask(side: SideItems, task: Task): void {
-  const listed = task.items?.length;
-  if (listed === undefined || listed < task.total_items) {
-    throw new MalformedResponseError(
-      `${listed === undefined ? `the service sent no item results for task ${task.id}` : `task ${task.id} lists ${listed} of its ${counted(task.total_items, 'item')}`}: diff cannot tell whether the two sides are the same`,
-      `See what the service sends: taskctl show ${task.id} -o json`,
-    );
-  }
+  requireAllItems(task, 'diff cannot tell whether the two sides are the same');
   side.task(task);
 }
 

@@ -2,7 +2,8 @@
 import type { Task } from '../../api/schemas.js';
 import { isTerminal, itemOutcome } from '../../lib/task-state.js';
 import type { ItemLike } from '../../output/flatten.js';
-import type { Printer } from '../../output/printer.js';
+import { MalformedResponseError } from '../../errors.js';
+import { counted } from '../../output/plural.js';
 import { errorMatch, toRetry } from './error-match.js';
 
 export type KeepItem = (item: ItemLike, task: Task) => boolean;
@@ -20,7 +21,23 @@ export function itemFilter(options: {
     (retried === undefined || retried(item, task));
 }
 
-/** docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out: say so, not print nothing. */
-export function warnNoItems(printer: Printer, task: Task): void {
-  if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
+/**
+ * docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out, or list fewer than the task has.
+ * What needs every item (`show --job`, a `diff` side) cannot go on without them: exit 8 naming the task, `cannot`
+ * saying what that stops, never an export or a comparison that looks whole (docs/behaviour.md#exit-codes).
+ */
+/** What a task without its item results stops `show --job` from doing. */
+export const SHOW_JOB_CANNOT = 'show --job cannot export every item of the job';
+
+export function requireAllItems(task: Task, cannot: string): void {
+  const listed = task.items?.length;
+  if (listed !== undefined && listed >= task.total_items) return;
+  const missing =
+    listed === undefined
+      ? `the service sent no item results for task ${task.id}`
+      : `task ${task.id} lists ${listed} of its ${counted(task.total_items, 'item')}`;
+  throw new MalformedResponseError(
+    `${missing}: ${cannot}`,
+    `See what the service sends: taskctl show ${task.id} -o json`,
+  );
 }

@@ -20,7 +20,7 @@ import { taskItemColumns, taskItemKeys, taskItemSlices } from '../../output/flat
 import type { Column, Printer, RowStream } from '../../output/printer.js';
 import type { ShowOptions } from '../show-options.js';
 import { ITEM_SLICE, statusPainted } from '../task-results.js';
-import { itemFilter, warnNoItems, type KeepItem } from './filter.js';
+import { itemFilter, requireAllItems, SHOW_JOB_CANNOT, type KeepItem } from './filter.js';
 import { jobTasks, readJob, warnIfIncomplete, type CreatedChunk, type JournaledJob } from './journaled-job.js';
 import { SHOW_READ_AHEAD } from './read-ahead.js';
 import { taskRecordSlices } from './show-records.js';
@@ -78,7 +78,7 @@ async function streamJob(
   let lacking: ((task: Task, chunk: CreatedChunk) => void) | undefined;
   try {
     for await (const { chunk, task } of jobTasks(api, job, SHOW_READ_AHEAD)) {
-      warnNoItems(printer, task);
+      requireAllItems(task, SHOW_JOB_CANNOT);
       if (out === undefined) {
         const columns = itemColumns(printer, taskItemKeys([task]), options.columns) as Array<Column<unknown>>;
         out = printer.stream(columns, undefined, wide);

@@ -15,7 +15,7 @@ import type { ShowOptions } from '../show-options.js';
 import { statusPainted } from '../task-results.js';
 import { jobTasks, type JournaledJob } from './journaled-job.js';
 import { SHOW_READ_AHEAD } from './read-ahead.js';
-import { warnNoItems, type KeepItem } from './filter.js';
+import { requireAllItems, SHOW_JOB_CANNOT, type KeepItem } from './filter.js';
 
 /** Error messages shown in the summary, most common first. */
 const TOP_ERRORS = 5;
@@ -131,7 +131,7 @@ export async function showJobTable(
   };
   await ctx.spin(`reading ${counted(job.created.length, 'task')} of ${job.file}`, async (say) => {
     for await (const { task } of jobTasks(api, job, SHOW_READ_AHEAD)) {
-      warnNoItems(printer, task);
+      requireAllItems(task, SHOW_JOB_CANNOT);
       tallyTask(tally, task, keep);
       say(`reading ${job.file}: ${tally.tasks} of ${counted(job.created.length, 'task')}`);
     }

@@ -11,7 +11,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Balance } from '../../api/schemas.js';
 import type { Output, Process, Prompts, Service } from '../capabilities.js';
-import { BalanceError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
+import { BalanceError, CliError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
 import type { PricedBatch, SubmitOptions } from './types.js';
 
@@ -89,12 +89,15 @@ function totalEstimate(batches: readonly PricedBatch[]): number {
 /**
  * The guard before the first POST of a run: the balance, read once (started by the first create beside its snapshot,
  * so it costs no wait of its own), must cover the estimate. A balance that cannot be read in time lets the create go
- * on: the service still refuses what it cannot charge.
+ * on: the service still refuses what it cannot charge. A job of more than one chunk left to send is warned first that
+ * it may stop part-way, and how it is continued (docs/behaviour.md#the-balance).
  */
 export function balanceGuard(
+  ctx: Output,
   api: ApiClient,
   batches: readonly PricedBatch[],
   known: Balance | undefined,
+  job: { id: string } | undefined,
 ): () => Promise<void> {
   let check: Promise<void> | undefined;
   return () => {
@@ -104,11 +107,31 @@ export function balanceGuard(
         (await api
           .withBudget(BALANCE_BUDGET_MS)
           .getBalance()
-          .catch(() => undefined));
+          .catch((error: unknown) => {
+            warnUnreadBalance(ctx, batches, error, job);
+            return undefined;
+          }));
       if (balance) refuseAboveBalance(batches, balance);
     })();
     return check;
   };
+}
+
+/** Said once, before the first POST, when there is more than one chunk to send and the balance is unknown. */
+function warnUnreadBalance(
+  ctx: Output,
+  batches: readonly PricedBatch[],
+  error: unknown,
+  job: { id: string } | undefined,
+): void {
+  const chunks = batches.reduce((sum, b) => sum + b.tasks, 0);
+  if (chunks < 2) return;
+  // The request's own words start with what it was doing: said once here.
+  const why = error instanceof CliError ? ` (${error.message.replace(/^reading the balance: /, '')})` : '';
+  const next = job === undefined ? '' : `; continue it then with: taskctl resume ${job.id}`;
+  ctx.printer.warn(
+    `the balance could not be read${why}, so the ${formatCount(chunks)} chunks are sent without checking it: the job may stop part-way when the balance runs out${next}`,
+  );
 }
 
 /** Exit 6 when the balance does not cover the estimate, naming both and what the balance would cover. */

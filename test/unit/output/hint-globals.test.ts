@@ -3,7 +3,7 @@
  * `--api-key-file` are put after `taskctl` in every command a message names, never in stdout's data.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_COMMANDS, KEY_FROM_STDIN_NOTE, hintGlobals } from '../../../src/output/hint-globals.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
@@ -78,6 +78,53 @@ describe('the rewrite of a message', () => {
     const program = buildProgram(createMemoryIO().io, () => Promise.resolve());
     const commands = program.commands.map((command) => command.name()).filter((name) => !name.startsWith('_'));
     expect([...ACCOUNT_COMMANDS, 'sandbox', 'completion'].sort()).toEqual(commands.sort());
+  });
+});
+
+describe('a relative TASKCTL_STATE_DIR: a job in a command is named by its journal', () => {
+  const files: Record<string, string> = { 'j-abc123': '/state dir/jobs/j-abc123.jsonl' };
+  const jobFile = (id: string) => files[id];
+
+  it('in every command a message names, its path quoted for a shell; the id elsewhere, and an unknown one, stay', () => {
+    const rewrite = hintGlobals({}, jobFile);
+    expect(rewrite?.('job j-abc123: Continue it with: taskctl resume j-abc123; taskctl show --job j-zzz999')).toBe(
+      "job j-abc123: Continue it with: taskctl resume '/state dir/jobs/j-abc123.jsonl'; taskctl show --job j-zzz999",
+    );
+    expect(hintGlobals({ profile: 'p2' }, jobFile)?.('still running: taskctl wait --job j-abc123')).toBe(
+      "still running: taskctl --profile p2 wait --job '/state dir/jobs/j-abc123.jsonl'",
+    );
+  });
+});
+
+describe('a relative TASKCTL_STATE_DIR, followed verbatim', () => {
+  let world: World;
+  let dir: string;
+  worldEachTest('taskctl-relative-state-', (w, d) => ((world = w), (dir = d)));
+
+  it('the hint of an interrupted create runs from another directory, where the variable names another state directory', async () => {
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+    const controller = new AbortController();
+    const here = { ...world.env, TASKCTL_STATE_DIR: relative(process.cwd(), join(dir, 'here')) };
+    const created = await runTaskctl(['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
+      env: here,
+      home: dir,
+      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
+      signal: controller.signal,
+    });
+    expect(created.code, created.stderr).toBe(130);
+    await world.clearFaults();
+    const hint = /Continue it with: (taskctl .*)$/m.exec(created.stderr)?.[1] ?? '';
+    expect(hint).toMatch(new RegExp(`^taskctl resume ${join(dir, 'here', 'jobs')}/j-[0-9a-z]+\\.jsonl$`));
+    // The same relative value from another directory: another state directory, which knows no such job id.
+    const elsewhere = { ...world.env, TASKCTL_STATE_DIR: relative(process.cwd(), join(dir, 'elsewhere')) };
+    const resumed = await runTaskctl([...shellWords(hint).slice(1), '-q'], {
+      env: elsewhere,
+      home: dir,
+      clock: world.clock,
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await world.tasks()).map((task) => task.total_items)).toEqual([1, 1, 1]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wrapHelp } from '../../../src/commands/help-text.js';
-import { cutToWidth, textWidth, wrapText, wrapWords } from '../../../src/output/width.js';
+import { cutToWidth, textWidth, wrapCell, wrapText, wrapWords } from '../../../src/output/width.js';
 
 describe('wrapWords (the one word wrapper: messages, table notes and help texts)', () => {
   it('keeps the first word beside a term and hangs the rest under its text', () => {
@@ -27,6 +27,46 @@ describe('wrapWords (the one word wrapper: messages, table notes and help texts)
   it('is the wrapper of the help texts: a plain help line wraps as wrapText wraps it', () => {
     const text = 'Exit: 0 all completed; 10 ended without completing; 11 some items did not complete';
     for (const width of [20, 30, 45]) expect(wrapHelp(text, width)).toBe(wrapText(text, width));
+  });
+});
+
+describe('a command a message names (wrapText): never broken inside', () => {
+  const hint =
+    'stopped after chunk 3 of 5 (the balance ran out). Continue it with: taskctl --profile p2 resume j-mi3k2x1a7f3q';
+
+  it('wraps before the command when it does not fit, so it starts a line of its own', () => {
+    expect(wrapText(hint, 79)).toBe(
+      'stopped after chunk 3 of 5 (the balance ran out). Continue it with:\ntaskctl --profile p2 resume j-mi3k2x1a7f3q',
+    );
+  });
+
+  it('leaves a command wider than the line whole on its line, and goes on with the words after it', () => {
+    const text = `still running: taskctl --profile p2 wait --job j-mi3k2x1a7f3q; or see it: taskctl jobs`;
+    expect(wrapText(text, 30).split('\n')).toEqual([
+      'still running:',
+      'taskctl --profile p2 wait --job j-mi3k2x1a7f3q;',
+      'or see it: taskctl jobs',
+    ]);
+  });
+
+  it('ends a command at a backtick, a bracket, a comma or a sentence; a quoted flag value and $(seq …) are part of it', () => {
+    const text =
+      "Look at them (taskctl show 1 2), then: `taskctl --api-key-file 'my key.txt' resume j-1 --adopt 2=ID`, or not. " +
+      'Next: taskctl jobs. Done';
+    const lines = wrapText(text, 20).split('\n');
+    expect(lines).toContain('(taskctl show 1 2),');
+    expect(lines).toContain("`taskctl --api-key-file 'my key.txt' resume j-1 --adopt 2=ID`,");
+    expect(lines).toContain('taskctl jobs. Done');
+    expect(wrapText('See the items: taskctl show $(seq 32 131)', 20)).toBe(
+      'See the items:\ntaskctl show $(seq 32 131)',
+    );
+  });
+
+  it('a table cell and prose that only names taskctl wrap as any text', () => {
+    expect(wrapCell('see taskctl show 42 -o json', 12)).toBe('see taskctl\nshow 42 -o\njson');
+    expect(wrapText('This is a bug in taskctl: please report it', 20)).toBe(
+      'This is a bug in\ntaskctl: please\nreport it',
+    );
   });
 });
 

@@ -169,8 +169,18 @@ describe.each(MODES)('%s create', (mode) => {
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only} before that`));
     expect(result.stderr).toMatch(resumeHint(mode));
-    if (mode === 'unjournaled') return;
+    if (mode === 'unjournaled') {
+      // No journal: nothing to resume, so the warning names no command.
+      expect(result.stderr).toMatch(/warning: the balance could not be read \(.*the balance runs out\n/);
+      return;
+    }
     const id = /taskctl resume (j-[0-9a-z]+)/.exec(result.stderr)?.[1] ?? '';
+    // Said once before sending: the balance is unknown, so the job may stop part-way, and how it goes on then.
+    const warned = result.stderr.match(/warning: the balance could not be read \(Internal server error.*\n/g) ?? [];
+    expect(warned, result.stderr).toEqual([
+      `${warned[0]?.split(', so')[0] ?? ''}, so the 3 chunks are sent without checking it: the job may stop part-way when the balance runs out; continue it then with: taskctl resume ${id}\n`,
+    ]);
+    expect(result.stderr.indexOf(warned[0] ?? '')).toBeLessThan(result.stderr.indexOf('created 1 of 3'));
     if (mode === 'journaled')
       expect(records().at(-1)).toMatchObject({ type: 'reconciled', chunk: 2, task: null, by: 'answer' });
     await setBalance(100);
@@ -248,6 +258,13 @@ describe('create --wait: the pace of its first look, and a run stopped before th
       else expect(result.stdout).toMatch(new RegExp(`^${only}\\t${S}\\tpending\\t.*\\n$`));
     },
   );
+
+  it('one chunk whose balance cannot be read: sent without a warning (it cannot stop part-way)', async () => {
+    await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
+    const result = await create('plain', [...ITEMS, '-y', '-q']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toMatch(/balance/);
+  });
 
   it('a later chunk refused for the balance (exit 6): the tasks created before it are on stdout', async () => {
     await setBalance(1);

@@ -17,6 +17,7 @@ async function journaled(options: { stderrTTY: boolean; env?: Record<string, str
   const api = mockApi();
   replyServices(api);
   replyNoTasks(api);
+  api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } });
   for (const id of [11, 12, 13])
     api.reply('POST', '/tasks', 201, { success: true, data: task(id, { status: 'pending' }) });
   return runTaskctl(

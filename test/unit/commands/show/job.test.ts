@@ -133,6 +133,21 @@ describe('show --job against a mocked server', () => {
     expect(api.calls).toEqual(['GET /tasks/9', 'GET /tasks/3']);
   });
 
+  it('a task the service sends without its item results: exit 8 naming it, never an export that looks whole', async () => {
+    const path = writeJournal({ items: 3, chunkSize: 2, tasks: [9, 3] });
+    for (const format of ['ndjson', 'csv', 'table']) {
+      const api = mockApi();
+      api.reply('GET', '/tasks/9', 200, { success: true, data: task(9, { total_items: 2, items: items('a', 2) }) });
+      api.reply('GET', '/tasks/3', 200, { success: true, data: task(3, { total_items: 1 }) });
+      const result = await runTaskctl(['show', '--job', path, '-o', format], { api, stdoutTTY: format === 'table' });
+      expect(result.code, result.stderr).toBe(8);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        'error: the service sent no item results for task 3: show --job cannot export every item of the job',
+        'See what the service sends: taskctl show 3 -o json',
+      ]);
+    }
+  });
+
   it('keeps to the rate limit the server states: it waits for the window instead of drawing a 429', async () => {
     const path = writeJournal({ items: 3, chunkSize: 1, tasks: [1, 2, 3] });
     const api = mockApi();

@@ -54,6 +54,38 @@ describe('wait: hints that would list many ids', () => {
   });
 });
 
+describe('a hint at 80, 60 and 40 columns', () => {
+  it('names its command whole on one line: wrapped before it, and left whole when wider than the terminal', async () => {
+    const { run, sandbox } = await sandboxRun(60_000);
+    const home = tempDir();
+    const created = await run(['create', SERVICE, 'w1.com', 'w2.com', '--chunk-size', '1', '-y', '-q'], { home });
+    expect(created.code, created.stderr).toBe(0);
+    const job = readdirSync(join(home, 'state', 'jobs'))[0]?.replace(/\.jsonl$/, '') ?? '';
+    // The account flag is repeated in the hint: a command longer than 40 columns.
+    const argv = ['--base-url', sandbox.url, 'wait', '--job', job, '--timeout', '1s'];
+    for (const columns of [80, 60, 40]) {
+      const result = await run(argv, { home, stdoutTTY: true, stderrTTY: true, columns });
+      expect(result.code, result.stderr).toBe(124);
+      const command = new RegExp(`taskctl --base-url ${sandbox.url} wait --job j-[0-9a-z]+`);
+      // As the terminal shows it: a cursor move or a line clear ends a line (as in test/e2e/tty-widths.test.ts).
+      const lines = result.stderr
+        .replace(/\x1b\[[0-9;?]*[A-Za-ln-z]/g, '\n')
+        .replace(/\x1b\[[0-9;?]*m/g, '')
+        .split(/[\r\n]/);
+      const hint = lines.find((line) => line.includes('still running'));
+      const at = lines.indexOf(hint ?? '');
+      // Beside `still running:` when it fits there, else on the next line, whole.
+      const shown = command.exec(hint ?? '')?.[0] ?? command.exec(lines[at + 1] ?? '')?.[0];
+      expect(shown, result.stderr).toBeDefined();
+      for (const line of lines) {
+        if (line.length < columns) continue;
+        // Only a command is ever wider than the terminal, alone on its line.
+        expect(command.exec(line)?.[0], result.stderr).toBe(line);
+      }
+    }
+  });
+});
+
 describe('wait: many scattered ids without a job', () => {
   /** 24 tasks whose items take a minute; every other one is waited on: 12 ids no range can shorten. */
   async function scattered() {
