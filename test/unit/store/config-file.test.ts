@@ -105,7 +105,9 @@ describe('openConfig', () => {
       }),
     );
     writeFileSync(join(dir, 'config.json'), '{"profiles":{"default":{"output":"xml"}}}', { mode: 0o600 });
-    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(/profiles\.default\.output/);
+    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(
+      `the config file ${join(dir, 'config.json')} is invalid at profiles.default.output: should be one of "table", "tsv", "csv", "json", "ndjson"`,
+    );
   });
 });
 
