@@ -1,12 +1,12 @@
 /** The local ledger of in-flight creates: write-ahead entries, claims, contests, expiry, job transfer. */
-import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir, uptime } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLAIM_KEEP_MS, CreateLedger, itemsDigest, MAX_ENTRIES, type LedgerEntry } from '../../../src/store/ledger.js';
 import { entryOwner, ownerGone, whereWords } from '../../../src/store/process-owner.js';
 import { T0 } from '../clock.js';
-import { notRunningPid } from '../pids.js';
+import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS, thisBoot, thisPidns } from '../pids.js';
 import { skippedUnless } from '../../skip-reason.js';
 import { readOnlyFs, withFailingFs } from './failing-fs.js';
 
@@ -206,11 +206,9 @@ const LINUX = process.platform === 'linux';
 describe.runIf(LINUX)(
   skippedUnless('whose run an entry names: judged as a lock owner is', LINUX, 'boot ids and pid namespaces are Linux'),
   () => {
-    const boot = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    const pidns = () => readlinkSync('/proc/self/ns/pid');
-    const OTHER_BOOT = '00000000-0000-4000-8000-000000000000';
-    const OTHER_NS = 'pid:[1]';
-    const bootedAt = () => Date.now() - uptime() * 1000;
+    const boot = thisBoot;
+    const pidns = thisPidns;
+    const OTHER_NS = OTHER_PIDNS;
     /** An entry of another run of this host name, with `owner` replacing what its process wrote. */
     const entryOf = (owner: Partial<LedgerEntry>): LedgerEntry => ({ ...ledger('other').begin(intent()), ...owner });
     const gone = (entry: LedgerEntry) => ownerGone(entryOwner(entry));

@@ -1,10 +1,11 @@
 /** The record of sandbox webhook URLs set by running listeners: who is left behind, and the hand-over on removal. */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir, uptime } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookWirings, type Wiring } from '../../../src/store/webhook-wirings.js';
+import { bootedAt, OTHER_BOOT, OTHER_PIDNS } from '../pids.js';
 
 const SANDBOX = 'http://127.0.0.1:8787';
 let dir: string;
@@ -77,12 +78,12 @@ describe('WebhookWirings', () => {
       expect(mine).toMatchObject({ boot: expect.any(String), pidns: expect.stringMatching(/^pid:\[\d+\]$/) });
       const base = { host: hostname(), previous: null, sandbox: SANDBOX };
       seed([
-        { ...base, pid: deadPid(), pidns: 'pid:[1]', at: Date.now(), url: 'http://127.0.0.1:2/container' },
+        { ...base, pid: deadPid(), pidns: OTHER_PIDNS, at: Date.now(), url: 'http://127.0.0.1:2/container' },
         {
           ...base,
           pid: process.ppid,
-          boot: '00000000-0000-4000-8000-000000000000',
-          at: Date.now() - uptime() * 1000 - 60_000,
+          boot: OTHER_BOOT,
+          at: bootedAt() - 60_000,
           url: 'http://127.0.0.1:3/before-boot',
         },
       ]);

@@ -15,7 +15,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { hostname, uptime } from 'node:os';
+import { hostname } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ import { journalIo } from '../../../../src/store/journal-file.js';
 import { JobStore } from '../../../../src/store/job-files.js';
 import { CreateLedger, type LedgerEntry } from '../../../../src/store/ledger.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
-import { notRunningPid } from '../../pids.js';
+import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS } from '../../pids.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
@@ -468,8 +468,7 @@ describe('another run of this machine', () => {
   it.runIf(process.platform === 'linux')(
     'a run whose pid runs here but whose boot is another (written before this boot) has stopped',
     async () => {
-      const bootedAt = Date.now() - uptime() * 1000;
-      foreignEntry({ pid: process.ppid, boot: '00000000-0000-4000-8000-000000000000', ownedAt: bootedAt - 60_000 });
+      foreignEntry({ pid: process.ppid, boot: OTHER_BOOT, ownedAt: bootedAt() - 60_000 });
       await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
       const result = await run(['create', S, 'a.com', '-q']);
       expect(result.code, result.stderr).toBe(9);
@@ -481,7 +480,7 @@ describe('another run of this machine', () => {
     'a run of this host name in another pid namespace (a container) is not judged by its pid here: still sending',
     async () => {
       const dead = notRunningPid();
-      foreignEntry({ pid: dead, pidns: 'pid:[1]' });
+      foreignEntry({ pid: dead, pidns: OTHER_PIDNS });
       await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
       const result = await run(['create', S, 'a.com', '-q']);
       expect(result.code, result.stderr).toBe(9);
