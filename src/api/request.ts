@@ -692,7 +692,7 @@ function rawIds<T extends { message: string }>(issues: readonly T[], text: strin
     if (raw === undefined) return issue;
     return {
       ...issue,
-      message: `Invalid input: task id ${raw} is beyond 2^53, where a task id cannot be held exactly`,
+      message: `task id ${raw} is beyond 2^53, where a task id cannot be held exactly`,
     };
   });
 }

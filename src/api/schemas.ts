@@ -23,16 +23,16 @@ const taskId = () =>
     // One issue per value (zod's int() would call 2^53 + 1 merely "too big", and a second issue would hide this one).
     z.number().superRefine((value, ctx) => {
       const message = !Number.isInteger(value)
-        ? 'Invalid input: expected int, received number'
+        ? `should be a whole number, not ${String(value)}`
         : value < 0
-          ? 'Too small: expected number to be >=0'
+          ? 'should be at least 0'
           : Number.isSafeInteger(value)
             ? undefined
-            : `Invalid input: ${String(value)} is beyond 2^53, where a task id cannot be held exactly (${UNSAFE_ID_MARK})`;
+            : `${String(value)} is beyond 2^53, where a task id cannot be held exactly (${UNSAFE_ID_MARK})`;
       if (message !== undefined) ctx.addIssue({ code: 'custom', message });
     }),
     // A string that is not a whole number is what it was before strings were accepted: not the expected number.
-    z.string().regex(/^\d{1,15}$/, { message: 'Invalid input: expected number, received string' }),
+    z.string().regex(/^\d{1,15}$/, { message: z.typeWords('number', '') }),
   ]);
 const timestamp = () => z.string().min(1);
 
@@ -66,13 +66,6 @@ export const TaskItemSchema = z.lazy(() =>
 );
 export type TaskItem = z.infer<typeof TaskItemSchema>;
 
-/** zod's name of a value's type in messages (`received number`). */
-function received(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
 /** What TaskItemSchema would say about one item, checked in place: the first problem, or undefined. */
 function itemIssue(item: unknown): { path: PropertyKey[]; expected: string; value: unknown } | undefined {
   if (typeof item !== 'object' || item === null || Array.isArray(item))
@@ -92,7 +85,7 @@ function itemIssue(item: unknown): { path: PropertyKey[]; expected: string; valu
  */
 const taskItems = () =>
   z
-    .custom<TaskItem[]>((value) => Array.isArray(value), { message: 'Invalid input: expected array' })
+    .custom<TaskItem[]>((value) => Array.isArray(value), { error: (issue) => z.typeWords('array', issue.input) })
     .superRefine((items, ctx) => {
       for (let i = 0; i < items.length; i++) {
         const issue = itemIssue(items[i]);
@@ -100,7 +93,7 @@ const taskItems = () =>
         ctx.addIssue({
           code: 'custom',
           path: [i, ...issue.path],
-          message: `Invalid input: expected ${issue.expected}, received ${received(issue.value)}`,
+          message: z.typeWords(issue.expected, issue.value),
         });
         return;
       }

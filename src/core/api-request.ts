@@ -5,6 +5,7 @@
  */
 import { REQUEST_METHODS } from '../api/constants.js';
 import { systemErrorWords, UsageError } from '../errors.js';
+import { jsonSyntaxWords } from '../lib/json-locate.js';
 import { readTextFile } from '../store/text-file.js';
 import type { Output, Prompts, Service } from './capabilities.js';
 
@@ -122,14 +123,7 @@ async function readInput(path: string, read: ReturnType<typeof fileReader>): Pro
   const { parseResponseJson } = await import('../api/response-json.js');
   const parsed = parseResponseJson(text);
   if (parsed.ok) return text;
-  let reason: string = parsed.why;
-  if (parsed.why === 'invalid') {
-    try {
-      JSON.parse(text);
-    } catch (error) {
-      reason = error instanceof Error ? error.message : 'invalid';
-    }
-  }
+  const reason = parsed.why === 'invalid' ? jsonSyntaxWords(text) : parsed.why;
   throw new UsageError(
     `--input ${path} is not valid JSON (${reason})`,
     'The request body is sent as JSON: check the file with `jq . FILE`.',

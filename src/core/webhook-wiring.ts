@@ -54,7 +54,7 @@ async function configuredBaseUrl(ctx: Service): Promise<string | undefined> {
 
 /** Undoes wirings left by killed listeners, then sets `url`; on failure says so and goes on unwired. */
 async function wireSandbox(ctx: Output, deps: WiringDeps, url: string): Promise<Unwire | undefined> {
-  const { restoreLeftBehind, wire, unwire, shown } = await import('../webhook/sandbox-wiring.js');
+  const { restoreLeftBehind, wire, unwire, shown, wiringProblem } = await import('../webhook/sandbox-wiring.js');
   const { admin } = deps;
   try {
     await restoreLeftBehind(deps);
@@ -68,12 +68,12 @@ async function wireSandbox(ctx: Output, deps: WiringDeps, url: string): Promise<
         ctx.printer.info(unwiredText(admin, outcome, previous, shown));
       } catch (error) {
         // The record could not be updated (its lock held): the next listener finds it and puts the URL back.
-        ctx.printer.warn(`could not put the sandbox's webhook URL back (${(error as Error).message})`);
+        ctx.printer.warn(`could not put the sandbox's webhook URL back (${wiringProblem(error)})`);
       }
     };
   } catch (error) {
     ctx.printer.warn(
-      `could not set the sandbox's webhook URL (${(error as Error).message}); set it to ${url} in its dashboard at ${admin.origin}/`,
+      `could not set the sandbox's webhook URL (${wiringProblem(error)}); set it to ${url} in its dashboard at ${admin.origin}/`,
     );
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { Server } from 'node:net';
-import { UsageError } from '../errors.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 
 /**
  * Starts `server` on host:port. A port in use or an address that cannot be bound is the user's to fix (UsageError,
@@ -16,7 +16,12 @@ export function listenOn(server: Server, port: number, host: string): Promise<vo
           ),
         );
       } else if (error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL') {
-        reject(new UsageError(`cannot listen on ${host}:${port} (${error.code})`, 'Choose another --host or --port.'));
+        reject(
+          new UsageError(
+            `cannot listen on ${host}:${port} (${systemErrorWords(error)})`,
+            'Choose another --host or --port.',
+          ),
+        );
       } else reject(error);
     };
     server.once('error', onError);

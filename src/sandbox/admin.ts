@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { TaskSchema } from '../api/schemas.js';
 import type { WebhookEvent } from '../api/schemas.js';
 import { toWebhookEvent } from '../api/task-event.js';
+import { jsonSyntaxWords } from '../lib/json-locate.js';
 import { taskVerdict } from '../lib/task-state.js';
 import { isDeliveryState } from './delivery-log.js';
 import { parseFault } from './faults.js';
@@ -260,8 +261,10 @@ export async function handleAdmin(
       let json: unknown;
       try {
         json = JSON.parse(read.text);
-      } catch (error) {
-        return invalid(`request body is not valid JSON: ${(error as Error).message}`);
+      } catch {
+        return invalid(
+          `request body is not valid JSON (${jsonSyntaxWords(read.text)}); send a JSON object, or no body`,
+        );
       }
       if (typeof json !== 'object' || json === null || Array.isArray(json))
         return invalid('request body must be a JSON object');

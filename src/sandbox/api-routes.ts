@@ -12,6 +12,7 @@ import type { BodyResult, Reply } from './http.js';
 import type { Dialects } from './dialects.js';
 import { findService, SERVICES } from './simulated-services.js';
 import { itemChecker } from '../lib/items/rules.js';
+import { jsonSyntaxWords } from '../lib/json-locate.js';
 import { quoteForMessage } from '../lib/sanitize.js';
 import type { SandboxState } from './state.js';
 import { createdTaskView, taskDetailView, taskView } from './task-view.js';
@@ -116,8 +117,12 @@ const createTask: Handler = async (req, ctx, _query, _id, preRead) => {
   let json: unknown;
   try {
     json = JSON.parse(body.text);
-  } catch (error) {
-    return errorReply(422, 'validation_error', `request body is not valid JSON: ${(error as Error).message}`);
+  } catch {
+    return errorReply(
+      422,
+      'validation_error',
+      `request body is not valid JSON (${jsonSyntaxWords(body.text)}); send a JSON object: {"service": NAME, "items": [...]}`,
+    );
   }
   const request = validateCreate(json, ctx.maxItems);
   if (typeof request === 'string') return errorReply(422, 'validation_error', request);

@@ -1,5 +1,5 @@
 /** Injected failures (`POST /__sandbox/faults`) so the client's resend and reconciliation rules can be proven end to end. */
-import * as z from 'zod';
+import * as z from '../lib/zod.js';
 
 const FAULT_KINDS = ['status', 'delay', 'reset-before', 'reset-after', 'truncate', 'non-json'] as const;
 type FaultKind = (typeof FAULT_KINDS)[number];

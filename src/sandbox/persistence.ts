@@ -12,7 +12,7 @@
 import { constants, statSync, unlinkSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import * as z from 'zod';
+import * as z from '../lib/zod.js';
 import { errorWords, systemErrorWords, UsageError } from '../errors.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../store/atomic-file.js';
 import { heldLockHint, holderWords, tryLock, type HeldLock } from '../store/lock-file.js';

@@ -9,6 +9,7 @@ import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../lib/env.js';
+import { jsonSyntaxWords } from '../lib/json-locate.js';
 import { systemErrorWords, UsageError } from '../errors.js';
 import { userHome, variableDirectory, xdgHome } from './cache-dir.js';
 import {
@@ -91,9 +92,9 @@ function readConfig(path: string, warn?: (message: string) => void): ConfigFile 
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (error) {
+  } catch {
     throw new UsageError(
-      `the config file ${path} is not valid JSON (${(error as Error).message})`,
+      `the config file ${path} is not valid JSON (${jsonSyntaxWords(text)})`,
       'Fix the file in an editor, or move it away and run `taskctl auth login` again.',
     );
   }

@@ -20,11 +20,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import * as z from '../lib/zod.js';
 import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
-import { waitForLock } from './lock-file.js';
+import { holderWords, waitForLock } from './lock-file.js';
+import { thisOwner } from './process-owner.js';
 import { CliError, systemErrorWords } from '../errors.js';
 
 /** A settled entry (its task known, or its run finished without knowing) is kept this long for other runs to see. */
@@ -40,6 +40,13 @@ const EntrySchema = z.object({
   run: z.string(),
   pid: z.number(),
   host: z.string(),
+  /**
+   * Where its pid is numbered and when its process wrote it (process-owner.ts): its run is judged as a lock's owner.
+   * Absent from entries of earlier versions, judged by host and pid alone.
+   */
+  boot: z.string().optional(),
+  pidns: z.string().optional(),
+  ownedAt: z.number().optional(),
   account: z.string(),
   service: z.string(),
   count: z.number(),
@@ -103,6 +110,12 @@ export function itemsDigest(items: readonly string[]): string {
     b = (b + Math.imul(h2 ^ (h2 >>> 15), 0x2c1b3c6d)) >>> 0;
   }
   return `${items.length}:${a.toString(16)}:${b.toString(16)}`;
+}
+
+/** This process as the owner of an entry written at `now`. */
+function ownerOf(now: number): Pick<LedgerEntry, 'pid' | 'host' | 'boot' | 'pidns' | 'ownedAt'> {
+  const { at, ...owner } = thisOwner(now);
+  return { ...owner, ownedAt: at };
 }
 
 export type ClaimResult = { ok: true } | { ok: false; reason: 'claimed' | 'contested'; by: LedgerEntry };
@@ -170,8 +183,7 @@ export class CreateLedger {
     return {
       id: randomBytes(8).toString('hex'),
       run: this.run,
-      pid: process.pid,
-      host: hostname(),
+      ...ownerOf(now),
       account: intent.account,
       service: intent.service,
       count: intent.items.length,
@@ -274,7 +286,8 @@ export class CreateLedger {
         const now = this.now();
         if (entry.job?.journal !== job.journal || entry.job.chunk !== job.chunk || entry.expiresAt <= now) return entry;
         const expiresAt = Math.max(entry.expiresAt, now + liveForMs);
-        taken = { ...entry, run: this.run, pid: process.pid, host: hostname(), expiresAt };
+        const { boot: _boot, pidns: _pidns, ...rest } = entry;
+        taken = { ...rest, run: this.run, ...ownerOf(now), expiresAt };
         return taken;
       }),
     );
@@ -322,10 +335,7 @@ export class CreateLedger {
     } catch (error) {
       throw new LedgerUnavailableError(`cannot lock ${this.path}.lock: ${inWords(error)}`);
     }
-    if (!('release' in lock))
-      throw new LedgerUnavailableError(
-        `${this.path} is locked by ${lock.heldBy ? `process ${lock.heldBy.pid}` : 'another process'}`,
-      );
+    if (!('release' in lock)) throw new LedgerUnavailableError(`${this.path} is locked by ${holderWords(lock.heldBy)}`);
     try {
       removeLeftoverTemps(this.path);
       let entries = edit(this.read());

@@ -10,32 +10,32 @@ import {
   linkSync,
   openSync,
   readFileSync,
-  readlinkSync,
   renameSync,
   statSync,
   unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { hostname, uptime } from 'node:os';
 import { basename } from 'node:path';
 import { UsageError } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
 import { removeSiblings } from './atomic-file.js';
+import {
+  isRunning,
+  ownerFields,
+  ownerGone,
+  placeOf,
+  thisOwner,
+  type ProcessOwner,
+  whereWords,
+} from './process-owner.js';
 
 /** node:crypto when a lock is taken, not when the module loads: every command loads this one (3 ms at start-up). */
 const randomHex = (bytes: number): string => process.getBuiltinModule('node:crypto').randomBytes(bytes).toString('hex');
 
-export interface LockOwner {
-  pid: number;
-  host: string;
-  /** Epoch ms when the lock was taken. */
-  at: number;
+/** Its process (process-owner.ts; `at`: when the lock was taken) and a token naming this taking of the lock. */
+export interface LockOwner extends ProcessOwner {
   token: string;
-  /** Linux: the boot the pid belongs to (`/proc/sys/kernel/random/boot_id`); absent elsewhere and from earlier versions. */
-  boot?: string;
-  /** Linux: the pid namespace the pid is numbered in (`pid:[4026531836]`; a container has its own); absent likewise. */
-  pidns?: string;
 }
 
 export interface HeldLock {
@@ -63,63 +63,12 @@ function readOwner(path: string): LockOwner | undefined {
   try {
     const owner = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>;
     if (typeof owner.pid === 'number' && typeof owner.at === 'number' && typeof owner.host === 'string') {
-      const read: LockOwner = { pid: owner.pid, at: owner.at, host: owner.host, token: String(owner.token) };
-      if (typeof owner.boot === 'string') read.boot = owner.boot;
-      if (typeof owner.pidns === 'string') read.pidns = owner.pidns;
-      return read;
+      return { pid: owner.pid, at: owner.at, host: owner.host, token: String(owner.token), ...ownerFields(owner) };
     }
   } catch {
     // Being written, or garbage: judged by its age below.
   }
   return undefined;
-}
-
-/** Where this process's pid means something (Linux; neither elsewhere), read once, when the first lock is judged. */
-let pidWorld: Pick<LockOwner, 'boot' | 'pidns'> | undefined;
-function thisPidWorld(): Pick<LockOwner, 'boot' | 'pidns'> {
-  if (pidWorld) return pidWorld;
-  pidWorld = {};
-  try {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    if (boot !== '') pidWorld.boot = boot;
-  } catch {
-    // Not Linux, or no /proc: the pid is judged by host alone.
-  }
-  try {
-    pidWorld.pidns = readlinkSync('/proc/self/ns/pid');
-  } catch {
-    // Likewise.
-  }
-  return pidWorld;
-}
-
-/**
- * Where a lock's owner runs, as far as its pid can tell here (docs/behaviour.md#config-file): `here` (this host, this
- * boot, this pid namespace, or an owner that names neither: its pid is looked at), `rebooted` (this host, which booted
- * since the lock was taken: no process survives that), or where its pid cannot be looked at, so it is held whatever
- * the pid: `host` (another host), `twin` (another boot id, yet taken since this boot: another machine of the same
- * name), `container` (another pid namespace of this boot: another container). Each is compared only when both know it.
- */
-type OwnerPlace = 'here' | 'rebooted' | 'host' | 'twin' | 'container';
-function placeOf(owner: LockOwner): OwnerPlace {
-  if (owner.host !== hostname()) return 'host';
-  const here = thisPidWorld();
-  if (owner.boot !== undefined && here.boot !== undefined && owner.boot !== here.boot) {
-    return owner.at < Date.now() - uptime() * 1000 ? 'rebooted' : 'twin';
-  }
-  if (owner.pidns !== undefined && here.pidns !== undefined && owner.pidns !== here.pidns) return 'container';
-  return 'here';
-}
-
-/** True while `pid` runs on this host (another user's live process included); this process always runs. */
-export function isRunning(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // another user's live process
-  }
 }
 
 function isStale(path: string, owner: LockOwner | undefined, options: LockOptions, now: number): boolean {
@@ -130,8 +79,7 @@ function isStale(path: string, owner: LockOwner | undefined, options: LockOption
       return false; // gone: the next attempt creates it
     }
   }
-  const place = placeOf(owner);
-  if (place === 'rebooted' || (place === 'here' && !isRunning(owner.pid))) return true;
+  if (ownerGone(owner)) return true;
   return options.staleAfterMs !== undefined && now - owner.at > options.staleAfterMs;
 }
 
@@ -264,7 +212,7 @@ export function lockHolder(path: string, options: LockOptions = {}): LockOwner |
 export function tryLock(path: string, options: LockOptions = {}): HeldLock | { heldBy: LockOwner | undefined } {
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const owner: LockOwner = { pid: process.pid, host: hostname(), at: now(), token: randomHex(8), ...thisPidWorld() };
+    const owner: LockOwner = { ...thisOwner(now()), token: randomHex(8) };
     const created = createLock(path, owner);
     if (created === 'retry') continue;
     if (!created) {
@@ -316,20 +264,7 @@ export function waitForLock(
  */
 export function holderWords(holder: LockOwner | undefined): string {
   if (!holder) return 'another process';
-  return `process ${holder.pid} ${whereWords(holder, placeOf(holder))}`;
-}
-
-function whereWords(holder: LockOwner, place: OwnerPlace): string {
-  switch (place) {
-    case 'host':
-      return `on ${holder.host}`;
-    case 'twin':
-      return `on another machine named ${holder.host}`;
-    case 'container':
-      return `in another container of this machine (pid namespace ${holder.pidns ?? ''})`;
-    default:
-      return 'on this machine';
-  }
+  return `process ${holder.pid} ${whereWords(holder)}`;
 }
 
 /**

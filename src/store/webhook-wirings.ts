@@ -4,12 +4,12 @@
  * `webhook-wirings.json.lock`, replaced atomically; an unreadable file is started afresh (its wirings are then left as
  * they are, which is what the sandbox does without taskctl).
  */
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import * as z from '../lib/zod.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
-import { isRunning, lockTimeoutError, waitForLock } from './lock-file.js';
+import { lockTimeoutError, waitForLock } from './lock-file.js';
+import { ownerGone, thisOwner } from './process-owner.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
 const WiringSchema = z.object({
@@ -23,6 +23,9 @@ const WiringSchema = z.object({
   previous: z.string().nullable(),
   /** Epoch ms of the wiring. */
   at: z.number(),
+  /** Where its pid is numbered (process-owner.ts): absent from earlier versions, judged by host and pid alone. */
+  boot: z.string().optional(),
+  pidns: z.string().optional(),
 });
 const FileSchema = z.object({ version: z.literal(1), wirings: z.array(WiringSchema) });
 
@@ -42,8 +45,8 @@ export class WebhookWirings {
   }
 
   /** Records a wiring of this process (before the URL is set, so a kill right after still leaves the record). */
-  add(wiring: Omit<Wiring, 'pid' | 'host'>): Wiring {
-    const entry: Wiring = { ...wiring, pid: process.pid, host: hostname() };
+  add(wiring: Omit<Wiring, 'pid' | 'host' | 'boot' | 'pidns'>): Wiring {
+    const entry: Wiring = { ...wiring, ...thisOwner(wiring.at) };
     this.update((wirings) => [...wirings.filter((w) => !same(w, entry)), entry]);
     return entry;
   }
@@ -67,11 +70,13 @@ export class WebhookWirings {
     return this.read().find((w) => same(w, wiring));
   }
 
-  /** The wirings of `sandbox` left by listeners of this host that are no longer running, oldest last. */
+  /**
+   * The wirings of `sandbox` left by listeners that have surely ended (judged as a lock's owner: a listener of another
+   * host, machine or container counts as running), newest first.
+   */
   leftBehind(sandbox: string): Wiring[] {
-    const host = hostname();
     return this.read()
-      .filter((w) => w.sandbox === sandbox && w.host === host && !isRunning(w.pid))
+      .filter((w) => w.sandbox === sandbox && ownerGone(w))
       .reverse();
   }
 
@@ -116,5 +121,12 @@ export class WebhookWirings {
 }
 
 function same(a: Wiring, b: Wiring): boolean {
-  return a.pid === b.pid && a.host === b.host && a.sandbox === b.sandbox && a.url === b.url;
+  return (
+    a.pid === b.pid &&
+    a.host === b.host &&
+    a.boot === b.boot &&
+    a.pidns === b.pidns &&
+    a.sandbox === b.sandbox &&
+    a.url === b.url
+  );
 }

@@ -6,6 +6,7 @@
  * wiring left by a listener that was killed is undone by the next one.
  */
 import { isLoopbackHost } from '../api/base-url.js';
+import { CliError, systemErrorWords } from '../errors.js';
 import type { Wiring, WebhookWirings } from '../store/webhook-wirings.js';
 
 /** The admin API answers at once on loopback, but a loaded machine may take seconds; beyond this the base URL is taken not
@@ -46,17 +47,27 @@ function adminApi(origin: string): SandboxAdmin {
     path: string,
     body?: object,
   ): Promise<Record<string, unknown> | 'conflict'> => {
-    const response = await fetch(`${origin}/__sandbox${path}`, {
-      method,
-      ...(body ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(ADMIN_TIMEOUT_MS),
-    });
+    let response: Response;
+    try {
+      response = await fetch(`${origin}/__sandbox${path}`, {
+        method,
+        ...(body ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(ADMIN_TIMEOUT_MS),
+      });
+    } catch (error) {
+      const late = (error as { name?: unknown }).name === 'TimeoutError';
+      throw new AdminAnswerError(
+        `the sandbox did not answer${late ? ` within ${ADMIN_TIMEOUT_MS / 1000} s` : `: ${systemErrorWords(error)}`}`,
+      );
+    }
     const answer: unknown = await response.json().catch(() => undefined);
     const record = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>) : {};
     if (response.status === 409 && 'webhookUrl' in record) return 'conflict';
-    if (!response.ok) throw new Error(`HTTP ${response.status} from ${path}${messageOf(record)}`);
-    if (!('webhookUrl' in record)) throw new Error(`${path} did not answer as the sandbox does`);
+    if (!response.ok)
+      throw new AdminAnswerError(`the sandbox refused ${method} ${path} (HTTP ${response.status})${messageOf(record)}`);
+    if (!('webhookUrl' in record))
+      throw new AdminAnswerError(`${origin}/__sandbox${path} did not answer as the sandbox does`);
     return record;
   };
   return {
@@ -69,6 +80,17 @@ function adminApi(origin: string): SandboxAdmin {
       return (await call('POST', '/webhook', { url, expected })) !== 'conflict';
     },
   };
+}
+
+/** The admin API could not be used: what happened, in words. */
+class AdminAnswerError extends Error {}
+
+/**
+ * Why a wiring step failed, in words for a warning: the sandbox's answer (or that it did not answer), the record's
+ * lock, or the system error of its file in the cache directory; never an errno name or a library's own text.
+ */
+export function wiringProblem(error: unknown): string {
+  return error instanceof AdminAnswerError || error instanceof CliError ? error.message : systemErrorWords(error);
 }
 
 function messageOf(record: Record<string, unknown>): string {

@@ -223,7 +223,7 @@ describe.concurrent('hostile server (in-process)', () => {
   ])('H11 `%s` answered with a bare JSON string: exit 8 naming the request in words', async (argv, label) => {
     const r = await runTaskctl(argv, { env: envFor('odd') });
     expect(r.code, r.stderr).toBe(ExitCode.unavailable);
-    expect(r.stderr).toContain(`error: ${label}: unexpected response from the server ((body): expected object`);
+    expect(r.stderr).toContain(`error: ${label}: unexpected response from the server ((body): should be an object`);
     expectPlainError(r.stderr);
   });
 

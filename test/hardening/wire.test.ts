@@ -472,7 +472,7 @@ describe.concurrent('wire', () => {
           const balance = await cli(['balance']);
           expect(balance.code, balance.stderr).toBe(ExitCode.unavailable);
           expect(balance.stderr).toMatch(
-            /reading the balance: unexpected response from the server \(data\.balance: expected number, received string\)/,
+            /reading the balance: unexpected response from the server \(data\.balance: should be a number, not a string\)/,
           );
           expect(server.requests).toHaveLength(1);
         },
@@ -492,7 +492,7 @@ describe.concurrent('wire', () => {
           const services = await cli(['services']);
           expect(services.code, services.stderr).toBe(ExitCode.unavailable);
           expect(services.stderr).toMatch(
-            /listing services: unexpected response from the server \(\(body\): expected object/,
+            /listing services: unexpected response from the server \(\(body\): should be an object/,
           );
           expectCleanError(services.stderr);
         },

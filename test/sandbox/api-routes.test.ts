@@ -284,7 +284,9 @@ describe('sandbox API: errors', () => {
     const bad = await call(sb, '/tasks', { body: '{"service": ' });
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe('validation_error');
-    expect(bad.body.error.message).toMatch(/not valid JSON/);
+    expect(bad.body.error.message).toBe(
+      'request body is not valid JSON (it ends before the JSON is complete); send a JSON object: {"service": NAME, "items": [...]}',
+    );
     const form = await call(sb, '/tasks', {
       body: 'service=x',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },

@@ -1,8 +1,9 @@
 /** The dashboard's side of the sandbox over HTTP: its endpoints, its files, and who may use them (Host, Origin). */
 import { request } from 'node:http';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { PAGE_JS } from '../../src/sandbox/dashboard/script.js';
+import { PAGE_JS, REQUEST_JS } from '../../src/sandbox/dashboard/script.js';
 import { PAGE_CSS } from '../../src/sandbox/dashboard/style.js';
 import { admin, call, createTask, deliveriesWhen, eventually, start, startReceiver, type Json } from './helpers.js';
 
@@ -239,5 +240,46 @@ describe('sandbox dashboard page', () => {
     await eventually(async () => ((balance = (await admin(sb, '/state?tasks=false')).body.balance), balance === 8), {
       describe: () => `balance ${String(balance)}`,
     });
+  });
+});
+
+describe("the page's words for a failed request", () => {
+  const logged: unknown[] = [];
+  /** The page's `api` and `problem`, run against `fetch` (no browser: the script's own text, in a context of its own). */
+  const page = (fetch: () => Promise<Response>) =>
+    runInNewContext(`${REQUEST_JS}\n({ api: api, problem: problem })`, {
+      fetch,
+      console: { error: (e: unknown) => logged.push(e) },
+    }) as { api: (path: string) => Promise<unknown>; problem: (e: unknown) => string };
+  const failure = async (fetch: () => Promise<Response>) => {
+    const { api, problem } = page(fetch);
+    try {
+      await api('/state');
+    } catch (error) {
+      return problem(error);
+    }
+    throw new Error('expected a failure');
+  };
+
+  it("shows the sandbox's own message, and words of its own for what the browser or the script would say", async () => {
+    const reply = (status: number, body: string) => () => Promise.resolve(new Response(body, { status }));
+    expect(
+      await failure(reply(422, '{"error":{"code":"validation_error","message":"balance must be a number"}}')),
+    ).toBe('balance must be a number');
+    expect(await failure(reply(502, '<html>Bad gateway</html>'))).toBe(
+      'the sandbox answered HTTP 502 without saying why; its log may tell more',
+    );
+    // The browser's own text for a refused connection ("Failed to fetch", "NetworkError when ...") is never shown.
+    expect(await failure(() => Promise.reject(new TypeError('Failed to fetch')))).toBe(
+      'the sandbox did not answer: if it has stopped, start it again and reload this page',
+    );
+    const bug = new TypeError("Cannot read properties of undefined (reading 'attempts')");
+    expect(page(reply(200, '{}')).problem(bug)).toBe(
+      'something went wrong in this page; reload it (the browser console has the details)',
+    );
+    expect(logged).toEqual([bug]);
+    // Every note of the page goes through `problem`: its own `e.message` (of a Failure) is the only one.
+    expect(PAGE_JS).toContain(REQUEST_JS);
+    expect(PAGE_JS.split('e.message')).toHaveLength(2);
   });
 });

@@ -136,12 +136,19 @@ describe('sandbox faults', () => {
   });
 
   it.each([
-    [{ method: 'GET', path: '/balance' }, /kind/],
-    [{ method: 'GET', path: '/balance', kind: 'explode' }, /kind/],
+    [{ method: 'GET', path: '/balance' }, /^invalid fault: kind: missing \(should be one of "status", "delay", /],
+    [
+      { method: 'GET', path: '/balance', kind: 'explode' },
+      /^invalid fault: kind: should be one of "status", "delay", /,
+    ],
     [{ method: 'GET', path: '/balance', kind: 'status' }, /needs "status"/],
     [{ method: 'GET', path: '/balance', kind: 'delay' }, /needs "delayMs"/],
     [{ method: 'GET', path: 'balance', kind: 'truncate' }, /path/],
-    [{ method: 'GET', path: '/balance', kind: 'truncate', count: 0 }, /count/],
+    [{ method: 'GET', path: '/balance', kind: 'truncate', count: 0 }, /^invalid fault: count: should be more than 0$/],
+    [
+      { method: 'GET', path: '/balance', kind: 'status', status: 'x' },
+      /^invalid fault: status: should be a number, not a string$/,
+    ],
   ])('rejects an invalid fault %j with 422', async (body, message) => {
     const sb = await start();
     const res = await admin(sb, '/faults', body);

@@ -1,7 +1,7 @@
 import { InputError } from '../../errors.js';
 import { describeChar, formatCount, quoteForMessage, trimItem } from './clean.js';
 import { addItem, type FormatContext } from './formats.js';
-import { locateJsonError } from './json-locate.js';
+import { locateJsonError } from '../../lib/json-locate.js';
 import { lineAtEnd, type LineHandler } from './lines.js';
 
 const ARRAY_HINT = 'Write items as a JSON array of strings, e.g. ["example.com", "example.org"].';

@@ -7,9 +7,8 @@
  */
 import type { Task } from '../../api/schemas.js';
 import type { Output, Runtime, Store } from '../capabilities.js';
-import { hostname } from 'node:os';
 import type { Env } from '../../lib/env.js';
-import { isRunning } from '../../store/lock-file.js';
+import { entryOwner, ownerGone, whereWords } from '../../store/process-owner.js';
 import { jobStore, looksLikeJobId } from '../job/registry.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
@@ -113,7 +112,7 @@ export class LocalCreates {
       if (waited === undefined) {
         waited = result.busy.id;
         this.ctx.printer.notice(
-          `another taskctl run on this machine (process ${result.busy.pid}, since ${new Date(result.busy.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`,
+          `another taskctl run ${whereWords(entryOwner(result.busy))} (process ${result.busy.pid}, since ${new Date(result.busy.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`,
         );
       }
       await this.ctx.clock.sleep(SENDING_POLL_MS, signal);
@@ -177,23 +176,27 @@ export class LocalCreates {
 
 /**
  * Who else may have made the task. A run that has stopped is never called "still sending": a job's run is alive
- * while it holds its job's lock (a pid may be reused), another run while its process runs.
+ * while it holds its job's lock (a pid may be reused), another run while its process runs; a run whose process cannot
+ * be looked at from here (another host, machine or container) is alive (docs/behaviour.md#the-ledger).
  */
 function describe(entry: LedgerEntry, env: Env): string {
   const sent = `sent ${new Date(entry.sentAt).toISOString()}`;
+  const where = whereWords(entryOwner(entry));
   const id = entry.job?.journal;
   if (!runAlive(entry, env)) {
     const job = id !== undefined && looksLikeJobId(id) ? ` (taskctl resume ${id} settles it)` : '';
-    return `a taskctl run on this machine that has stopped (process ${entry.pid}, ${sent}) may have created it${job}`;
+    return `a taskctl run ${where} that has stopped (process ${entry.pid}, ${sent}) may have created it${job}`;
   }
   const state = entry.state === 'sending' ? 'still sending' : 'could not tell whether its request created a task';
-  return `another taskctl run on this machine (process ${entry.pid}, ${sent}) ${state}`;
+  return `another taskctl run ${where} (process ${entry.pid}, ${sent}) ${state}`;
 }
 
-/** Whether the run of `entry` may still be going: its job's lock is held, or (no job) its process runs (or is elsewhere). */
+/**
+ * Whether the run of `entry` may still be going, judged as a lock's owner is (store/process-owner.ts): where its
+ * process can be looked at, by its job's lock (a journaled chunk) or its pid; elsewhere, alive.
+ */
 function runAlive(entry: LedgerEntry, env: Env): boolean {
   const id = entry.job?.journal;
-  return id !== undefined && looksLikeJobId(id)
-    ? jobStore(env).runner(id) !== undefined
-    : entry.host !== hostname() || isRunning(entry.pid);
+  const runsHere = id !== undefined && looksLikeJobId(id) ? () => jobStore(env).runner(id) !== undefined : undefined;
+  return !ownerGone(entryOwner(entry), runsHere);
 }

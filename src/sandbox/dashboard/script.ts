@@ -19,6 +19,45 @@ const VOCABULARY_JS = `var STATUS_TONES = ${
   typeof TASKCTL_STATUS_TONES === 'string' ? TASKCTL_STATUS_TONES : JSON.stringify(statusToneTable())
 };\n`;
 
+/**
+ * How the page asks the admin API, and what it says when that fails: `api` throws a `Failure` in words (the sandbox's
+ * own message, or what to do when it did not answer); `problem(e)` is what a note shows for any error, never a
+ * browser's or a script engine's own text. Its own string, so that a test can run it without a browser.
+ */
+export const REQUEST_JS = String.raw`
+  function Failure(message) { this.message = message; }
+
+  async function api(path, options) {
+    options = options || {};
+    var init = { method: options.method || 'GET', headers: {} };
+    if (options.body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(options.body);
+    }
+    var res;
+    var text;
+    try {
+      res = await fetch('/__sandbox' + path, init);
+      text = await res.text();
+    } catch (e) {
+      throw new Failure('the sandbox did not answer: if it has stopped, start it again and reload this page');
+    }
+    var json = null;
+    try { json = JSON.parse(text); } catch (e) { json = null; }
+    if (!res.ok) {
+      var said = json && json.error && typeof json.error.message === 'string' ? json.error.message : '';
+      throw new Failure(said !== '' ? said : 'the sandbox answered HTTP ' + res.status + ' without saying why; its log may tell more');
+    }
+    return json;
+  }
+
+  function problem(e) {
+    if (e instanceof Failure) return e.message;
+    console.error(e);
+    return 'something went wrong in this page; reload it (the browser console has the details)';
+  }
+`;
+
 export const PAGE_JS =
   String.raw`'use strict';
 ` +
@@ -30,6 +69,9 @@ export const PAGE_JS =
   var state = { key: '', revealed: false, taskPage: 1, totalPages: 0, filter: '', openDeliveries: new Set(), openTask: null };
 
   function $(id) { return document.getElementById(id); }
+` +
+  REQUEST_JS +
+  String.raw`
 
   function h(tag, attrs) {
     var el = document.createElement(tag);
@@ -47,24 +89,6 @@ export const PAGE_JS =
       el.append(typeof child === 'string' ? document.createTextNode(child) : child);
     }
     return el;
-  }
-
-  async function api(path, options) {
-    options = options || {};
-    var init = { method: options.method || 'GET', headers: {} };
-    if (options.body !== undefined) {
-      init.headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(options.body);
-    }
-    var res = await fetch('/__sandbox' + path, init);
-    var text = await res.text();
-    var json = null;
-    try { json = JSON.parse(text); } catch (e) { json = null; }
-    if (!res.ok) {
-      var message = json && json.error && json.error.message ? json.error.message : 'HTTP ' + res.status;
-      throw new Error(message);
-    }
-    return json;
   }
 
   function note(id, text, isError) {
@@ -282,7 +306,7 @@ export const PAGE_JS =
       var a = r.delivery.attempts[r.delivery.attempts.length - 1];
       note('deliveries-note', 'delivery ' + id + ' replayed: ' + (a ? attemptOutcome(a) + ' in ' + a.durationMs + ' ms' : 'not sent') + ' (' + r.delivery.state + ')', !a || a.statusCode !== 200);
     } catch (e) {
-      note('deliveries-note', 'replay failed: ' + e.message, true);
+      note('deliveries-note', 'replay failed: ' + problem(e), true);
     }
     button.disabled = false;
     await refresh('deliveries');
@@ -309,7 +333,7 @@ export const PAGE_JS =
   async function refresh(topic) {
     if (running[topic]) { again[topic] = true; return; }
     running[topic] = true;
-    try { await loaders[topic](); } catch (e) { note('live', 'could not read ' + topic + ': ' + e.message, true); }
+    try { await loaders[topic](); } catch (e) { note('live', 'could not read ' + topic + ': ' + problem(e), true); }
     running[topic] = false;
     if (again[topic]) { again[topic] = false; await refresh(topic); }
   }
@@ -363,7 +387,7 @@ export const PAGE_JS =
         note('key-note', 'New key shown once here; copy it now. The old key now gets 401.');
         $('key-copy').focus();
       } catch (e) {
-        note('key-note', 'Could not regenerate: ' + e.message, true);
+        note('key-note', 'Could not regenerate: ' + problem(e), true);
       }
     });
     $('balance-form').addEventListener('submit', async function (event) {
@@ -373,7 +397,7 @@ export const PAGE_JS =
         var r = await api('/balance', { method: 'POST', body: { balance: /^\d+$/.test(text) ? Number(text) : text } });
         shown['balance'] = String(r.balance);
         note('balance-note', 'Balance set to ' + count(r.balance) + ' coins.');
-      } catch (e) { note('balance-note', e.message, true); }
+      } catch (e) { note('balance-note', problem(e), true); }
     });
     $('webhook-form').addEventListener('submit', async function (event) {
       event.preventDefault();
@@ -383,7 +407,7 @@ export const PAGE_JS =
         shown['webhook-url'] = r.webhookUrl || '';
         note('webhook-note', r.webhookUrl ? 'Events now go to ' + r.webhookUrl + '.' : 'Webhook URL cleared.');
         await refresh('state');
-      } catch (e) { note('webhook-note', e.message, true); }
+      } catch (e) { note('webhook-note', problem(e), true); }
     });
     $('webhook-clear').addEventListener('click', async function () {
       try {
@@ -391,7 +415,7 @@ export const PAGE_JS =
         $('webhook-url').value = '';
         note('webhook-note', 'Webhook URL cleared.');
         await refresh('state');
-      } catch (e) { note('webhook-note', e.message, true); }
+      } catch (e) { note('webhook-note', problem(e), true); }
     });
     $('webhook-test').addEventListener('click', async function () {
       note('webhook-note', 'sending a test event…');
@@ -400,7 +424,7 @@ export const PAGE_JS =
         var a = r.delivery.attempts[0];
         var ok = a && a.statusCode === 200;
         note('webhook-note', 'Test event: ' + (a ? attemptOutcome(a) + ' in ' + a.durationMs + ' ms' : 'not sent') + (ok ? '' : ' (the service counts only HTTP 200)'), !ok);
-      } catch (e) { note('webhook-note', e.message, true); }
+      } catch (e) { note('webhook-note', problem(e), true); }
       await refresh('deliveries');
     });
     $('fault-form').addEventListener('submit', async function (event) {
@@ -413,14 +437,14 @@ export const PAGE_JS =
         var r = await api('/faults', { method: 'POST', body: body });
         note('faults-note', 'Armed: the next ' + r.fault.remaining + ' ' + r.fault.method + ' ' + r.fault.path + ' → ' + r.fault.kind + '.');
         await refresh('faults');
-      } catch (e) { note('faults-note', e.message, true); }
+      } catch (e) { note('faults-note', problem(e), true); }
     });
     $('faults-clear').addEventListener('click', async function () {
       try {
         await api('/faults', { method: 'DELETE' });
         note('faults-note', 'All faults cleared.');
         await refresh('faults');
-      } catch (e) { note('faults-note', e.message, true); }
+      } catch (e) { note('faults-note', problem(e), true); }
     });
     $('task-close').addEventListener('click', function () {
       var id = state.openTask;

@@ -117,7 +117,7 @@ describe('malformed and non-JSON bodies', () => {
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error.exitCode).toBe(ExitCode.unavailable);
     expect(error.message).toBe(
-      'reading the balance: unexpected response from the server (data.balance: expected number, received string)',
+      'reading the balance: unexpected response from the server (data.balance: should be a number, not a string)',
     );
   });
 
@@ -127,7 +127,7 @@ describe('malformed and non-JSON bodies', () => {
       data: [{ id: 'abc', service: 's', status: 'pending', total_items: 1, cost: 1, created_at: 'x' }],
       meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 25 },
     });
-    expect(describeIssue(parsed.error!.issues)).toBe('data[0].id: expected number, received string');
+    expect(describeIssue(parsed.error!.issues)).toBe('data[0].id: should be a number, not a string');
   });
 
   it('formats paths', () => {

@@ -431,18 +431,18 @@ describe('GET: malformed bodies are exit 8 and not resent', () => {
     [
       'wrong type',
       ok({ balance: 'lots', currency: 'coins' }),
-      'reading the balance: unexpected response from the server (data.balance: expected number, received string)',
+      'reading the balance: unexpected response from the server (data.balance: should be a number, not a string)',
     ],
     [
       'missing field',
       ok({ currency: 'coins' }),
-      'reading the balance: unexpected response from the server (data.balance: expected number, received undefined)',
+      'reading the balance: unexpected response from the server (data.balance: missing (should be a number))',
     ],
     ['empty body', '', 'reading the balance: the server answered HTTP 200 with an empty body'],
     [
       'JSON null',
       'null',
-      'reading the balance: unexpected response from the server ((body): expected object, received null)',
+      'reading the balance: unexpected response from the server ((body): should be an object, not null)',
     ],
   ])('%s', async (_name, body, message) => {
     setup();

@@ -51,6 +51,6 @@ describe('a malformed entry in GET /tasks', () => {
     api.allowUnused(); // the list's broken entry ends both commands before any read of the task
     const result = await runTaskctl(argv, { api });
     expect(result.code, result.stderr).toBe(8);
-    expect(result.stderr).toMatch(/unexpected response from the server \(data\[0\]\.id: expected number/);
+    expect(result.stderr).toMatch(/unexpected response from the server \(data\[0\]\.id: should be a number/);
   });
 });

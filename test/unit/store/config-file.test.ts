@@ -97,10 +97,17 @@ describe('openConfig', () => {
 
   it('refuses invalid JSON and invalid values with a usage error naming the file', async () => {
     mkdirSync(dir, { mode: 0o700 });
-    writeFileSync(join(dir, 'config.json'), '{ nope', { mode: 0o600 });
-    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(UsageError);
+    writeFileSync(join(dir, 'config.json'), '{\n  "profiles": {},\n  nope\n}', { mode: 0o600 });
+    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(
+      expect.objectContaining({
+        message: `the config file ${join(dir, 'config.json')} is not valid JSON (unexpected 'n' at line 3, column 3)`,
+        exitCode: 2,
+      }),
+    );
     writeFileSync(join(dir, 'config.json'), '{"profiles":{"default":{"output":"xml"}}}', { mode: 0o600 });
-    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(/profiles\.default\.output/);
+    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(
+      `the config file ${join(dir, 'config.json')} is invalid at profiles.default.output: should be one of "table", "tsv", "csv", "json", "ndjson"`,
+    );
   });
 });
 

@@ -1,10 +1,13 @@
 /** The local ledger of in-flight creates: write-ahead entries, claims, contests, expiry, job transfer. */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLAIM_KEEP_MS, CreateLedger, itemsDigest, MAX_ENTRIES } from '../../../src/store/ledger.js';
+import { CLAIM_KEEP_MS, CreateLedger, itemsDigest, MAX_ENTRIES, type LedgerEntry } from '../../../src/store/ledger.js';
+import { entryOwner, ownerGone, whereWords } from '../../../src/store/process-owner.js';
 import { T0 } from '../clock.js';
+import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS, thisBoot, thisPidns } from '../pids.js';
+import { skippedUnless } from '../../skip-reason.js';
 import { readOnlyFs, withFailingFs } from './failing-fs.js';
 
 let dir: string;
@@ -198,6 +201,63 @@ describe('CreateLedger', () => {
     ]);
   });
 });
+
+const LINUX = process.platform === 'linux';
+describe.runIf(LINUX)(
+  skippedUnless('whose run an entry names: judged as a lock owner is', LINUX, 'boot ids and pid namespaces are Linux'),
+  () => {
+    const boot = thisBoot;
+    const pidns = thisPidns;
+    const OTHER_NS = OTHER_PIDNS;
+    /** An entry of another run of this host name, with `owner` replacing what its process wrote. */
+    const entryOf = (owner: Partial<LedgerEntry>): LedgerEntry => ({ ...ledger('other').begin(intent()), ...owner });
+    const gone = (entry: LedgerEntry) => ownerGone(entryOwner(entry));
+
+    it('an entry names the boot, pid namespace and time of the process that wrote it; a takeover renames them', () => {
+      const job = { journal: 'j-00000000abcd', chunk: 1 };
+      const written = ledger('first').begin(intent(undefined, { job }));
+      expect(written).toMatchObject({ pid: process.pid, host: hostname(), boot: boot(), pidns: pidns(), ownedAt: now });
+      const file = JSON.parse(readFileSync(join(dir, 'creates.json'), 'utf8')) as { entries: LedgerEntry[] };
+      file.entries = file.entries.map((e) => ({ ...e, pid: notRunningPid(), boot: OTHER_BOOT, pidns: OTHER_NS }));
+      writeFileSync(join(dir, 'creates.json'), JSON.stringify(file));
+      now += 1000;
+      const taken = ledger('resume').transfer(job);
+      expect(taken).toMatchObject({ pid: process.pid, boot: boot(), pidns: pidns(), ownedAt: now });
+    });
+
+    it('an entry whose pid runs but whose boot is another, written before this boot: its run has ended', () => {
+      const entry = entryOf({ pid: process.ppid, boot: OTHER_BOOT, ownedAt: bootedAt() - 60_000 });
+      expect(gone(entry)).toBe(true);
+      expect(gone({ ...entry, boot: boot() })).toBe(false);
+    });
+
+    it('another boot written since this boot (a machine of the same name): running, whatever its pid', () => {
+      const entry = entryOf({ pid: notRunningPid(), boot: OTHER_BOOT, ownedAt: Date.now() });
+      expect(gone(entry)).toBe(false);
+      expect(whereWords(entryOwner(entry))).toBe(`on another machine named ${hostname()}`);
+      // Without its time of writing it counts as since this boot: a wait, never a live run taken for dead.
+      const { ownedAt: _at, ...undated } = entry;
+      expect(gone(undated)).toBe(false);
+    });
+
+    it('this host name and another pid namespace (another container): never judged dead by a pid looked up here', () => {
+      const entry = entryOf({ pid: notRunningPid(), pidns: OTHER_NS });
+      expect(gone(entry)).toBe(false);
+      expect(whereWords(entryOwner(entry))).toBe(`in another container of this machine (pid namespace ${OTHER_NS})`);
+      expect(gone({ ...entry, pidns: pidns() })).toBe(true);
+    });
+
+    it('an entry of an earlier version (no boot, no pid namespace, no time) is judged by host and pid, as before', () => {
+      const { boot: _b, pidns: _p, ownedAt: _o, ...old } = entryOf({ pid: notRunningPid() });
+      expect(gone(old)).toBe(true);
+      expect(gone({ ...old, pid: process.ppid })).toBe(false);
+      expect(gone({ ...old, host: 'build-7' })).toBe(false);
+      // Read back from a file of that version, it is one of the ledger's entries.
+      writeFileSync(join(dir, 'creates.json'), JSON.stringify({ version: 1, entries: [old] }));
+      expect(ledger().read()).toEqual([old]);
+    });
+  },
+);
 
 /** The message of what `action` throws. */
 function failure(action: () => unknown): string {

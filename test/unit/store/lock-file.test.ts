@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir, uptime } from 'node:os';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { heldLockHint, lockHolder, lockTimeoutError, tryLock, waitForLock } from '../../../src/store/lock-file.js';
-import { notRunningPid } from '../pids.js';
+import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS, thisBoot, thisPidns } from '../pids.js';
 import { FakeClock, T0 } from '../clock.js';
 import { skippedUnless } from '../../skip-reason.js';
 
@@ -128,11 +128,9 @@ describe.runIf(LINUX)(
     'boot ids and pid namespaces are Linux',
   ),
   () => {
-    const boot = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    const pidns = () => readlinkSync('/proc/self/ns/pid');
-    const OTHER_BOOT = '00000000-0000-4000-8000-000000000000';
-    const OTHER_NS = 'pid:[1]';
-    const bootedAt = () => Date.now() - uptime() * 1000;
+    const boot = thisBoot;
+    const pidns = thisPidns;
+    const OTHER_NS = OTHER_PIDNS;
     /** An owner of this host written by hand, with the boot and pid namespace given. */
     const world = (pid: number, extra: { boot: string; pidns: string }, at = Date.now()) =>
       JSON.stringify({ pid, host: hostname(), at, token: 'other', ...extra });

@@ -5,6 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookWirings, type Wiring } from '../../../src/store/webhook-wirings.js';
+import { bootedAt, OTHER_BOOT, OTHER_PIDNS } from '../pids.js';
 
 const SANDBOX = 'http://127.0.0.1:8787';
 let dir: string;
@@ -68,6 +69,27 @@ describe('WebhookWirings', () => {
     const left = new WebhookWirings(dir).leftBehind(SANDBOX).map((w) => w.url);
     expect(left).toEqual(['http://127.0.0.1:5/newer', 'http://127.0.0.1:1/old']);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'judges a listener as a lock owner: another container is running, a pid from before this boot has ended',
+    () => {
+      const store = new WebhookWirings(dir);
+      const mine = store.add({ sandbox: SANDBOX, url: 'http://127.0.0.1:1/mine', previous: null, at: Date.now() });
+      expect(mine).toMatchObject({ boot: expect.any(String), pidns: expect.stringMatching(/^pid:\[\d+\]$/) });
+      const base = { host: hostname(), previous: null, sandbox: SANDBOX };
+      seed([
+        { ...base, pid: deadPid(), pidns: OTHER_PIDNS, at: Date.now(), url: 'http://127.0.0.1:2/container' },
+        {
+          ...base,
+          pid: process.ppid,
+          boot: OTHER_BOOT,
+          at: bootedAt() - 60_000,
+          url: 'http://127.0.0.1:3/before-boot',
+        },
+      ]);
+      expect(store.leftBehind(SANDBOX).map((w) => w.url)).toEqual(['http://127.0.0.1:3/before-boot']);
+    },
+  );
 
   it('starts afresh from a corrupt file', () => {
     writeFileSync(join(dir, 'webhook-wirings.json'), '{not json');

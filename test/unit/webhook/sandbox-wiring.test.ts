@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { WebhookWirings } from '../../../src/store/webhook-wirings.js';
-import { findSandbox, unwire, wire, type SandboxAdmin } from '../../../src/webhook/sandbox-wiring.js';
+import { findSandbox, unwire, wire, wiringProblem, type SandboxAdmin } from '../../../src/webhook/sandbox-wiring.js';
 import { admin } from '../../sandbox/helpers.js';
 
 const MINE = 'http://127.0.0.1:9/mine';
@@ -81,5 +81,23 @@ describe('the sandbox webhook URL, set and put back only if it is still the one 
     expect(outcome).toBe('changed');
     expect(await w.webhookUrl()).toBe(DASHBOARD);
     expect(w.wirings().find(wiring)).toBeUndefined();
+  });
+});
+
+describe('a wiring that fails says why in words', () => {
+  it("the sandbox's own refusal, a sandbox gone, a record it cannot write: never Node's or undici's text", async () => {
+    const w = await world();
+    const refused = await w.real.setWebhookUrl('https://example.com/hook', null).catch(wiringProblem);
+    expect(refused).toBe(
+      'the sandbox refused POST /webhook (HTTP 422): webhook URL "https://example.com/hook" is not on this machine; the sandbox only delivers to loopback (localhost, 127.0.0.1, ::1)',
+    );
+    await w.sandbox.close();
+    const gone = await w.real.setWebhookUrl(MINE, null).catch(wiringProblem);
+    // Refused, or the kept-alive connection closed under it: either way in words.
+    expect(gone).toMatch(/^the sandbox did not answer: (connection refused|the connection closed before)/);
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write '/x/webhook-wirings.json'"), {
+      code: 'ENOSPC',
+    });
+    expect(wiringProblem(full)).toBe('the disk is full');
   });
 });

@@ -22,9 +22,9 @@ import { describe, expect, it } from 'vitest';
 import { accountKey } from '../../../../src/store/cache.js';
 import { journalIo } from '../../../../src/store/journal-file.js';
 import { JobStore } from '../../../../src/store/job-files.js';
-import { CreateLedger } from '../../../../src/store/ledger.js';
+import { CreateLedger, type LedgerEntry } from '../../../../src/store/ledger.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
-import { notRunningPid } from '../../pids.js';
+import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS } from '../../pids.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
@@ -451,4 +451,43 @@ describe('another run of this machine', () => {
     );
     expect(result.stderr).not.toMatch(/still sending/);
   });
+
+  /** An entry for the same items of a run that is not a job's, with its process's identity replaced by `owner`. */
+  const foreignEntry = (owner: Partial<LedgerEntry>) => {
+    const ledger = new CreateLedger(join(dir, 'cache'), () => world.clock.now(), 'other-run');
+    const entry = ledger.begin({
+      account: accountKey(world.sandbox.url, world.sandbox.apiKey),
+      service: S,
+      items: ['a.com'],
+      liveForMs: 600_000,
+    });
+    const file = join(dir, 'cache', 'creates.json');
+    writeFileSync(file, JSON.stringify({ version: 1, entries: [{ ...entry, ...owner }] }));
+  };
+
+  it.runIf(process.platform === 'linux')(
+    'a run whose pid runs here but whose boot is another (written before this boot) has stopped',
+    async () => {
+      foreignEntry({ pid: process.ppid, boot: OTHER_BOOT, ownedAt: bootedAt() - 60_000 });
+      await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+      const result = await run(['create', S, 'a.com', '-q']);
+      expect(result.code, result.stderr).toBe(9);
+      expect(result.stderr).toContain(`a taskctl run on this machine that has stopped (process ${process.ppid}, sent`);
+    },
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'a run of this host name in another pid namespace (a container) is not judged by its pid here: still sending',
+    async () => {
+      const dead = notRunningPid();
+      foreignEntry({ pid: dead, pidns: OTHER_PIDNS });
+      await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+      const result = await run(['create', S, 'a.com', '-q']);
+      expect(result.code, result.stderr).toBe(9);
+      expect(result.stderr).toContain(
+        `another taskctl run in another container of this machine (pid namespace pid:[1]) (process ${dead}, sent`,
+      );
+      expect(result.stderr).toContain(') still sending');
+    },
+  );
 });

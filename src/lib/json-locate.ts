@@ -129,3 +129,30 @@ function scanNumber(text: string, i: number): number {
   if (!found) return -(i + 1);
   return i + found[0].length;
 }
+
+/**
+ * What is wrong with `text`, which JSON.parse refused, in words for a person instead of V8's message (which may quote
+ * the input): `unexpected '}' at line 3, column 5` (`at character 12` in a text of one line), `it ends before the
+ * JSON is complete`, or, for a text that is valid but could not be read, that it is nested too deeply.
+ */
+export function jsonSyntaxWords(text: string): string {
+  const at = locateJsonError(text);
+  if (at < 0) return 'it is nested too deeply or too large to read';
+  if (at >= text.length) return text.trim() === '' ? 'it is empty' : 'it ends before the JSON is complete';
+  const code = text.charCodeAt(at);
+  const found = code > 0x20 && code < 0x7f ? `'${String.fromCharCode(code)}'` : `U+${hex4(code)}`;
+  return `unexpected ${found} at ${positionWords(text, at)}`;
+}
+
+function hex4(code: number): string {
+  return code.toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** `character 12`, or `line 3, column 5` when the text has more than one line (both count from 1). */
+function positionWords(text: string, at: number): string {
+  if (!text.includes('\n')) return `character ${at + 1}`;
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return `line ${line}, column ${at - lineStart + 1}`;
+}
