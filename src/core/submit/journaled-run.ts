@@ -383,10 +383,10 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
     const mismatch = (what: readonly string[]) => otherJob(job, what, true);
     const api = await ctx.api();
     // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
-    const other = await jobAccountMismatch(ctx, state.job, api.baseUrl, `resume ${shellWord(arg)}`);
+    const other = await jobAccountMismatch(ctx, api, state, opened.id, `resume ${shellWord(arg)}`);
     if (other)
       throw new UsageError(
-        `job ${opened.id} cannot be continued as ${other.otherService ? 'another service' : 'another account'}: ${other.what} differs; nothing was sent`,
+        `job ${opened.id} cannot be continued as ${other.otherService ? 'another service' : 'another account'}: ${other.what}; nothing was sent`,
         other.hint,
       );
     const run = { options, verb: 'Resume', continued: true };

@@ -2,11 +2,19 @@
  * A job read as another account than the one that created it names what differs and, when a profile on this machine
  * holds the job's account, that profile: the way back, not "put the inputs back".
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
-import { API_KEY, BASE_URL, mockApi, runTaskctl } from '../../commands/harness.js';
+import {
+  API_KEY,
+  BASE_URL,
+  mockApi,
+  replyNoTasks,
+  replyServices,
+  runTaskctl,
+  type MockApi,
+} from '../../commands/harness.js';
 import { tempDir, writeJournal } from './fixture.js';
 
 const ELSEWHERE = { TASKCTL_BASE_URL: 'https://elsewhere.test/api/v1', TASKCTL_API_KEY: 'sk_other_1234' };
@@ -46,11 +54,13 @@ describe('a job read as another account', () => {
     expect(read.stdout).toContain('a0.com');
   });
 
-  it('another key on the same service: the account differs; without a profile for it, the key is asked for', async () => {
+  it('another key on the same service, a journal without items digests: nothing can prove the account; the key is asked for', async () => {
     const path = writeJournal({ items: 1, chunkSize: 1, tasks: [1], apiKey: 'sk_rotated_0001' });
     const refused = await runTaskctl(['show', '--job', path], { api: mockApi() });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('belongs to another account: the account (API key) differs');
+    expect(refused.stderr.replace(/\n/g, ' ')).toContain(
+      'belongs to another account: the API key differs, and no task of the job can show that it is the same account',
+    );
     expect(refused.stderr.replace(/\n/g, ' ')).toContain('Run it with the API key the job was created with');
   });
 
@@ -65,5 +75,115 @@ describe('a job read as another account', () => {
       /taskctl --profile p2 resume \S+job\S*\.jsonl with TASKCTL_BASE_URL/,
     );
     expect(refused.stderr).not.toMatch(/as they were/);
+  });
+});
+
+const S = 'domain_check_availability';
+/** The same service account's new key, the first one revoked. */
+const ROTATED = { TASKCTL_API_KEY: 'sk_rotated_0002' };
+const notFound = { success: false, error: { code: 'not_found', message: 'Task not found' } };
+const done = (target: string) => [{ target, status: 'completed', data: { available: true }, error: null }];
+
+/** A job of two one-item chunks made with the first key: chunk 1 has task 1, chunk 2 was refused (exit 6, nothing created). */
+async function jobOfOldKey(home: string): Promise<string> {
+  const api = mockApi();
+  replyServices(api);
+  replyNoTasks(api);
+  replyNoTasks(api);
+  api.reply('POST', '/tasks', 201, { success: true, data: task(1, { status: 'pending' }) });
+  const broke = { success: false, error: { code: 'insufficient_balance', message: 'Insufficient balance' } };
+  api.reply('POST', '/tasks', 402, broke);
+  const created = await runTaskctl(['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--yes', '-q'], { api, home });
+  expect(created.code, created.stderr).toBe(6);
+  const id = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1];
+  expect(id, created.stderr).toBeDefined();
+  return id ?? '';
+}
+
+/** Chunk 2 sent under the new key: its task is 2. */
+function replySend(api: MockApi): void {
+  replyNoTasks(api); // the prices are those the create cached
+  api.reply('POST', '/tasks', 201, { success: true, data: task(2, { status: 'pending' }) });
+}
+
+const aliases = (home: string) => join(home, 'state', 'accounts.json');
+
+describe('a job after its API key was rotated (same base URL, a new key)', () => {
+  it('show --job reads one of its tasks with the new key, and the match is remembered: resume and jobs need no read', async () => {
+    const home = tempDir();
+    const id = await jobOfOldKey(home);
+    const shown = mockApi();
+    shown.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: done('a.com') }) }, { times: 2 });
+    const show = await runTaskctl(['show', '--job', id, '-o', 'tsv'], { api: shown, env: ROTATED, home });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain('a.com');
+    expect(show.stderr).toContain(`job ${id}: this API key was matched to the job's account through task 1 (chunk 1)`);
+    expect(shown.calls.filter((call) => call === 'GET /tasks/1')).toHaveLength(2);
+    expect(shown.calls.every((call) => call.startsWith('GET'))).toBe(true);
+    const kept = JSON.parse(readFileSync(aliases(home), 'utf8')) as { aliases: Array<{ task: number; job: string }> };
+    expect(kept.aliases).toMatchObject([{ task: 1, job: id }]);
+
+    // Remembered: the resume reads no task of the job, sends chunk 2, and says nothing of the account again.
+    const resumed = mockApi();
+    replySend(resumed);
+    const resume = await runTaskctl(['resume', id, '-q'], { api: resumed, env: ROTATED, home });
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(resume.stdout).toBe('2\n');
+    expect(resumed.calls).not.toContain('GET /tasks/1');
+    expect(resume.stderr).not.toContain('matched');
+    const listed = await runTaskctl(['jobs', '-q'], { env: { TASKCTL_BASE_URL: BASE_URL, ...ROTATED }, home });
+    expect(listed.stdout).toBe(`${id}\n`);
+  });
+
+  it('resume proves it itself, then sends the rest', async () => {
+    const home = tempDir();
+    const id = await jobOfOldKey(home);
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: done('a.com') }) });
+    replySend(api);
+    const resume = await runTaskctl(['resume', id], { api, env: ROTATED, home });
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(resume.stderr).toContain(`job ${id}: this API key was matched to the job's account through task 1`);
+    expect(api.calls.indexOf('GET /tasks/1')).toBeLessThan(api.calls.indexOf('POST /tasks'));
+    expect(existsSync(aliases(home))).toBe(true);
+  });
+
+  it.each([
+    ['resume', (id: string) => ['resume', id], /job j-\w+ cannot be continued as another account: /],
+    ['show --job', (id: string) => ['show', '--job', id], /the journal j-\w+ belongs to another account: /],
+  ])(
+    '%s: the task not found with the new key is another account: refused, nothing sent or remembered',
+    async (_, argv, head) => {
+      const home = tempDir();
+      const id = await jobOfOldKey(home);
+      const api = mockApi();
+      api.reply('GET', '/tasks/1', 404, notFound);
+      const refused = await runTaskctl(argv(id), { api, env: ROTATED, home });
+      expect(refused.code).toBe(2);
+      const text = refused.stderr.replace(/\n/g, ' ');
+      expect(text).toMatch(head);
+      expect(text).toContain("the API key differs, and the job's task 1 is not found with it");
+      expect(text).toContain('Run it with the API key the job was created with');
+      expect(api.calls).toEqual(['GET /tasks/1']);
+      expect(existsSync(aliases(home))).toBe(false);
+    },
+  );
+
+  it.each([
+    ['resume', (id: string) => ['resume', id]],
+    ['wait --job', (id: string) => ['wait', '--job', id]],
+  ])('%s: a read that fails with 5xx proves nothing: exit 8, no guess, nothing sent', async (_, argv) => {
+    const home = tempDir();
+    const id = await jobOfOldKey(home);
+    const api = mockApi();
+    api.allowUnused();
+    const failure = { success: false, error: { code: 'internal_error', message: 'boom' } };
+    api.reply('GET', '/tasks/1', 503, failure, { times: 20 });
+    const failed = await runTaskctl(argv(id), { api, env: ROTATED, home });
+    expect(failed.code).toBe(8);
+    expect(failed.stderr).toContain(`cannot tell whether this API key is the account of job ${id}: reading its task 1`);
+    expect(failed.stderr).not.toMatch(/another account|belongs to/);
+    expect(api.calls.every((call) => call === 'GET /tasks/1')).toBe(true);
+    expect(existsSync(aliases(home))).toBe(false);
   });
 });
