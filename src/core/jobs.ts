@@ -184,22 +184,21 @@ export async function currentJobs(ctx: Store & Runtime, rows: readonly JobRow[],
 }
 
 /** `currentJobs`, and the jobs left out that the same base URL ran under another key (`otherKey`). */
-async function splitJobs(
+export async function splitJobs(
   ctx: Store & Runtime,
   rows: readonly JobRow[],
   all: boolean,
-): Promise<{ current: JobRow[]; otherKey: number }> {
-  if (all) return { current: [...rows], otherKey: 0 };
+): Promise<{ current: JobRow[]; otherKey: JobRow[] }> {
+  if (all) return { current: [...rows], otherKey: [] };
   const baseUrl = await ctx.bindCacheAccount().catch(() => undefined);
-  if (baseUrl === undefined) return { current: [...rows], otherKey: 0 };
+  if (baseUrl === undefined) return { current: [...rows], otherKey: [] };
   const account = ctx.cache.account ?? '';
   const aliases = readAliases(stateDirectory(ctx.env));
   const current: JobRow[] = [];
-  let otherKey = 0;
+  const otherKey: JobRow[] = [];
   for (const row of rows) {
     if (row.base_url !== baseUrl) continue;
-    if (sameAccount(aliases, account, row.account)) current.push(row);
-    else otherKey++;
+    (sameAccount(aliases, account, row.account) ? current : otherKey).push(row);
   }
   return { current, otherKey };
 }
@@ -235,7 +234,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
   ctx.printer.info(
     `${counted(rows.length, 'job')} on this machine${hidden > 0 ? ` (${hidden} not shown: --all, --limit)` : ''}; their journals use ${formatBytes(bytes)} (state directory: ${store.dir})`,
   );
-  if (otherKey > 0) ctx.printer.info(otherKeyNote(otherKey));
+  if (otherKey.length > 0) ctx.printer.info(otherKeyNote(otherKey.length));
   if (starts.length > 0) {
     ctx.printer.info(
       `${counted(starts.length, UNRECORDED)} (a create stopped before it recorded its job: nothing of it was sent) ${starts.length === 1 ? 'uses' : 'use'} ${formatBytes(startBytes)}; taskctl jobs --prune removes ${starts.length === 1 ? 'it' : 'them'}`,
@@ -247,8 +246,9 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
  * Jobs of this base URL under another API key are not this key's to list, but after a key rotation they are the
  * user's: said, with how to see them and how one is continued (docs/behaviour.md#jobs).
  */
-function otherKeyNote(count: number): string {
-  return `${counted(count, 'job')} of this base URL ${count === 1 ? 'was' : 'were'} created with another API key and ${count === 1 ? 'is' : 'are'} not shown (taskctl jobs --all lists ${count === 1 ? 'it' : 'them'}); after a key change, taskctl resume ID continues one once a task of it, read with this key, shows the same account`;
+export function otherKeyNote(count: number, what = 'job'): string {
+  const one = count === 1;
+  return `${counted(count, what)} of this base URL ${one ? 'was' : 'were'} created with another API key and ${one ? 'is' : 'are'} not shown (taskctl jobs --all lists ${one ? 'it' : 'them'}); after a key change, taskctl resume ID continues one once a task of it, read with this key, shows the same account`;
 }
 
 /** A journal with no record (`unrecordedStarts`), in words a person reads. */

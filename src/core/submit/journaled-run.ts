@@ -18,6 +18,7 @@ import { checkArguments, type ItemList, type ItemSource, type PreparedItems } fr
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
 import type { JobStore } from '../../store/job-files.js';
+import type { JobRow } from '../jobs.js';
 import {
   InputCopy,
   inputSize,
@@ -419,13 +420,16 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
  * several are listed (exit 2).
  */
 async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): Promise<string | undefined> {
-  const { currentJobs, readJobs } = await import('../jobs.js');
-  const jobs = (await currentJobs(ctx, readJobs(jobStore(ctx.env)), false)).filter(
-    (job) => job.state === 'interrupted',
-  );
+  const { otherKeyNote, readJobs, splitJobs } = await import('../jobs.js');
+  const interrupted = (rows: JobRow[]) => rows.filter((job) => job.state === 'interrupted');
+  const split = await splitJobs(ctx, readJobs(jobStore(ctx.env)), false);
+  const jobs = interrupted(split.current);
   const [only] = jobs;
   if (only === undefined) {
     ctx.printer.info('no interrupted job to resume (taskctl jobs lists them)');
+    // Never hidden without a word: after a key change those are the user's to continue.
+    const others = interrupted(split.otherKey).length;
+    if (others > 0) ctx.printer.info(otherKeyNote(others, 'interrupted job'));
     return undefined;
   }
   if (jobs.length === 1) return only.id;

@@ -112,6 +112,18 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
   it('show --job reads one of its tasks with the new key, and the match is remembered: resume and jobs need no read', async () => {
     const home = tempDir();
     const id = await jobOfOldKey(home);
+    // Before any proof: not listed as this key's, but never hidden without a word (no request made).
+    const env = { TASKCTL_BASE_URL: BASE_URL, ...ROTATED };
+    const before = await runTaskctl(['jobs'], { env, home });
+    expect(before.stdout).not.toContain(id);
+    expect(before.stderr.replace(/\n/g, ' ')).toContain(
+      '1 job of this base URL was created with another API key and is not shown (taskctl jobs --all lists it)',
+    );
+    const bare = await runTaskctl(['resume'], { env, home });
+    expect(bare.code).toBe(0);
+    expect(bare.stderr.replace(/\n/g, ' ')).toContain(
+      '1 interrupted job of this base URL was created with another API key',
+    );
     const shown = mockApi();
     shown.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: done('a.com') }) }, { times: 2 });
     const show = await runTaskctl(['show', '--job', id, '-o', 'tsv'], { api: shown, env: ROTATED, home });
@@ -131,7 +143,7 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     expect(resume.stdout).toBe('2\n');
     expect(resumed.calls).not.toContain('GET /tasks/1');
     expect(resume.stderr).not.toContain('matched');
-    const listed = await runTaskctl(['jobs', '-q'], { env: { TASKCTL_BASE_URL: BASE_URL, ...ROTATED }, home });
+    const listed = await runTaskctl(['jobs', '-q'], { env, home });
     expect(listed.stdout).toBe(`${id}\n`);
   });
 
@@ -186,4 +198,31 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     expect(api.calls.every((call) => call === 'GET /tasks/1')).toBe(true);
     expect(existsSync(aliases(home))).toBe(false);
   });
+});
+
+it('a job with no task yet is not continued under another key: nothing proves the account, and nothing of it was created', async () => {
+  const home = tempDir();
+  const api = mockApi();
+  replyServices(api);
+  replyNoTasks(api);
+  const broke = { success: false, error: { code: 'insufficient_balance', message: 'Insufficient balance' } };
+  api.reply('POST', '/tasks', 402, broke);
+  const created = await runTaskctl(['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--yes'], { api, home });
+  expect(created.code, created.stderr).toBe(6);
+  const id = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1] ?? '';
+  const refused = await runTaskctl(['resume', id], { api: mockApi(), env: ROTATED, home });
+  expect(refused.code).toBe(2);
+  const text = refused.stderr.replace(/\n/g, ' ');
+  expect(text).toContain('the job has no task yet that could show that it is the same account; nothing was sent');
+  expect(text).toContain('Nothing of it was created: run the create again with this key, as a new job');
+});
+
+it('keys proved one account are one account through each other, never without a pair', async () => {
+  const { sameAccount } = await import('../../../../src/core/job/job-account.js');
+  const pair = (account: string, same_as: string) => ({ account, same_as, job: null, task: 1, at: '' });
+  const aliases = [pair('b', 'a'), pair('c', 'a'), pair('e', 'd')];
+  expect(sameAccount(aliases, 'c', 'b')).toBe(true);
+  expect(sameAccount(aliases, 'a', 'c')).toBe(true);
+  expect(sameAccount(aliases, 'a', 'd')).toBe(false);
+  expect(sameAccount([], 'a', 'b')).toBe(false);
 });
