@@ -28,6 +28,9 @@ export interface AccountMismatch {
   hint: string;
 }
 
+/** Tasks read at most to prove a key the job's account: the first may be gone (deleted), not all of them. */
+const PROOF_READS = 3;
+
 type AccountContext = Pick<Store, 'cache' | 'config'> & Pick<Runtime, 'env' | 'clock'> & Pick<Output, 'printer'>;
 
 /**
@@ -53,36 +56,51 @@ export async function jobAccountMismatch(
   if (account === job.account) return undefined;
   const stateDir = stateDirectory(ctx.env);
   if (sameAccount(readAliases(stateDir), account, job.account)) return undefined;
-  const chunk = jobChunks(state).find((c): c is CreatedChunk => c.task !== undefined && c.digest !== undefined);
-  if (chunk === undefined) return unproved(ctx, state, command);
-  const task = await readForProof(api, chunk, name);
-  if (task === undefined) {
-    const what = `the API key differs, and the job's task ${chunk.task} is not found with it (a key of another account, or the task is gone)`;
-    return mismatch(ctx, job, { what, otherService: false }, command);
+  const candidates = jobChunks(state).filter((c): c is CreatedChunk => c.task !== undefined && c.digest !== undefined);
+  if (candidates.length === 0) return unproved(ctx, state, command);
+  const gone: number[] = [];
+  let unlisted: number | undefined;
+  for (const chunk of candidates.slice(0, PROOF_READS)) {
+    const task = await readForProof(api, chunk, name);
+    if (task === undefined) {
+      gone.push(chunk.task); // another account's key, or this task deleted: another may still tell
+      continue;
+    }
+    const problem = chunkTaskProblem(job, chunk, task);
+    if (problem !== undefined) {
+      const what = `the API key differs, and task ${chunk.task} read with it is not the job's (${problem.wrong})`;
+      return mismatch(ctx, job, { what, otherService: false }, command);
+    }
+    if (listedTargets(task) === undefined) {
+      unlisted ??= chunk.task;
+      continue;
+    }
+    remember(ctx, stateDir, { account, same_as: job.account, job: job.id ?? null, task: chunk.task }, name);
+    return undefined;
   }
-  const problem = chunkTaskProblem(job, chunk, task);
-  if (problem !== undefined || listedTargets(task) === undefined) {
-    const why = problem?.wrong ?? 'it does not list its items, so they cannot be compared';
-    const what = `the API key differs, and task ${chunk.task} read with it does not show the job's account (${why})`;
-    return mismatch(ctx, job, { what, otherService: false }, command);
-  }
-  const alias: AccountAlias = {
-    account,
-    same_as: job.account,
-    job: job.id ?? null,
-    task: chunk.task,
-    at: new Date(ctx.clock.now()).toISOString(),
-  };
+  const why =
+    gone.length > 0
+      ? `the job's ${gone.length === 1 ? 'task' : 'tasks'} ${listed(gone)} ${gone.length === 1 ? 'is' : 'are'} not found with it (a key of another account, or ${gone.length === 1 ? 'the task is' : 'the tasks are'} gone)`
+      : `task ${unlisted ?? ''} read with it does not list its items, so they cannot be compared`;
+  return mismatch(ctx, job, { what: `the API key differs, and ${why}`, otherService: false }, command);
+}
+
+/** `1`, `1 and 2`, `1, 2 and 3`. */
+function listed(ids: readonly number[]): string {
+  return ids.length === 1 ? String(ids[0]) : `${ids.slice(0, -1).join(', ')} and ${String(ids.at(-1))}`;
+}
+
+/** The pair proved, remembered for later commands (docs/behaviour.md#a-rotated-api-key), and said once. */
+function remember(ctx: AccountContext, stateDir: string, pair: Omit<AccountAlias, 'at'>, name: string): void {
   let kept = `remembered in ${aliasesPath(stateDir)}`;
   try {
-    addAlias(stateDir, alias);
+    addAlias(stateDir, { ...pair, at: new Date(ctx.clock.now()).toISOString() });
   } catch {
     kept = 'not remembered: the state directory cannot be written, so the next command reads it again';
   }
   ctx.printer.info(
-    `job ${job.id ?? name}: this API key was matched to the job's account through task ${chunk.task} (chunk ${chunk.chunk}), read with it; ${kept}`,
+    `job ${pair.job ?? name}: this API key was matched to the job's account through task ${pair.task}, read with it; ${kept}`,
   );
-  return undefined;
 }
 
 /** The task read with the run's key; undefined when the service says it is not there (404). */
@@ -97,7 +115,7 @@ async function readForProof(
     if (error instanceof NotFoundError) return undefined;
     if (!(error instanceof CliError) || error instanceof InterruptedError) throw error;
     throw new CliError(
-      `cannot tell whether this API key is the account of job ${name}: reading its task ${chunk.task} with it failed: ${error.message}`,
+      `cannot tell whether this API key is the account of job ${name} (chunk ${chunk.chunk}'s task read with it): ${error.message}`,
       error.exitCode,
       error instanceof AuthError
         ? error.hint

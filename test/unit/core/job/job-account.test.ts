@@ -84,26 +84,34 @@ const ROTATED = { TASKCTL_API_KEY: 'sk_rotated_0002' };
 const notFound = { success: false, error: { code: 'not_found', message: 'Task not found' } };
 const done = (target: string) => [{ target, status: 'completed', data: { available: true }, error: null }];
 
-/** A job of two one-item chunks made with the first key: chunk 1 has task 1, chunk 2 was refused (exit 6, nothing created). */
-async function jobOfOldKey(home: string): Promise<string> {
+/**
+ * A job of one-item chunks made with the first key: chunks 1..`created` have tasks 1..`created` (`a.com`, `b.com`, …),
+ * the next was refused (exit 6, nothing created), and one more follows.
+ */
+async function jobOfOldKey(home: string, created = 1): Promise<string> {
   const api = mockApi();
   replyServices(api);
+  const targets = Array.from({ length: created + 2 }, (_, i) => `${String.fromCharCode(97 + i)}.com`);
+  for (let id = 1; id <= created; id++) {
+    replyNoTasks(api);
+    api.reply('POST', '/tasks', 201, { success: true, data: task(id, { status: 'pending' }) });
+  }
   replyNoTasks(api);
-  replyNoTasks(api);
-  api.reply('POST', '/tasks', 201, { success: true, data: task(1, { status: 'pending' }) });
   const broke = { success: false, error: { code: 'insufficient_balance', message: 'Insufficient balance' } };
   api.reply('POST', '/tasks', 402, broke);
-  const created = await runTaskctl(['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--yes', '-q'], { api, home });
-  expect(created.code, created.stderr).toBe(6);
-  const id = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1];
-  expect(id, created.stderr).toBeDefined();
+  const run = await runTaskctl(['create', S, ...targets, '--chunk-size', '1', '--yes', '-q'], { api, home });
+  expect(run.code, run.stderr).toBe(6);
+  const id = /taskctl resume (j-[0-9a-z]+)/.exec(run.stderr)?.[1];
+  expect(id, run.stderr).toBeDefined();
   return id ?? '';
 }
 
-/** Chunk 2 sent under the new key: its task is 2. */
-function replySend(api: MockApi): void {
-  replyNoTasks(api); // the prices are those the create cached
-  api.reply('POST', '/tasks', 201, { success: true, data: task(2, { status: 'pending' }) });
+/** The chunks left sent under the new key: their tasks are `ids`. */
+function replySend(api: MockApi, ids = [2, 3]): void {
+  for (const id of ids) {
+    replyNoTasks(api); // the prices are those the create cached
+    api.reply('POST', '/tasks', 201, { success: true, data: task(id, { status: 'pending' }) });
+  }
 }
 
 const aliases = (home: string) => join(home, 'state', 'accounts.json');
@@ -129,7 +137,9 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     const show = await runTaskctl(['show', '--job', id, '-o', 'tsv'], { api: shown, env: ROTATED, home });
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain('a.com');
-    expect(show.stderr).toContain(`job ${id}: this API key was matched to the job's account through task 1 (chunk 1)`);
+    expect(show.stderr).toContain(
+      `job ${id}: this API key was matched to the job's account through task 1, read with it`,
+    );
     expect(shown.calls.filter((call) => call === 'GET /tasks/1')).toHaveLength(2);
     expect(shown.calls.every((call) => call.startsWith('GET'))).toBe(true);
     const kept = JSON.parse(readFileSync(aliases(home), 'utf8')) as { aliases: Array<{ task: number; job: string }> };
@@ -140,7 +150,7 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     replySend(resumed);
     const resume = await runTaskctl(['resume', id, '-q'], { api: resumed, env: ROTATED, home });
     expect(resume.code, resume.stderr).toBe(0);
-    expect(resume.stdout).toBe('2\n');
+    expect(resume.stdout).toBe('2\n3\n');
     expect(resumed.calls).not.toContain('GET /tasks/1');
     expect(resume.stderr).not.toContain('matched');
     const listed = await runTaskctl(['jobs', '-q'], { env, home });
@@ -157,6 +167,19 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     expect(resume.code, resume.stderr).toBe(0);
     expect(resume.stderr).toContain(`job ${id}: this API key was matched to the job's account through task 1`);
     expect(api.calls.indexOf('GET /tasks/1')).toBeLessThan(api.calls.indexOf('POST /tasks'));
+    expect(existsSync(aliases(home))).toBe(true);
+  });
+
+  it('a first task gone (404) is not the last word: the next one read proves it', async () => {
+    const home = tempDir();
+    const id = await jobOfOldKey(home, 2);
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 404, notFound);
+    api.reply('GET', '/tasks/2', 200, { success: true, data: task(2, { items: done('b.com') }) });
+    replySend(api, [3, 4]);
+    const resume = await runTaskctl(['resume', id, '-q'], { api, env: ROTATED, home });
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(resume.stdout).toBe('3\n4\n');
     expect(existsSync(aliases(home))).toBe(true);
   });
 
@@ -181,6 +204,20 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     },
   );
 
+  it('a task of that id holding other items (another account numbering its own tasks) proves nothing: refused', async () => {
+    const home = tempDir();
+    const id = await jobOfOldKey(home);
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: done('z.com') }) });
+    const refused = await runTaskctl(['resume', id], { api, env: ROTATED, home });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.replace(/\n/g, ' ')).toContain(
+      "the API key differs, and task 1 read with it is not the job's (its items are not the ones the chunk sent); nothing was sent",
+    );
+    expect(api.calls).toEqual(['GET /tasks/1']);
+    expect(existsSync(aliases(home))).toBe(false);
+  });
+
   it.each([
     ['resume', (id: string) => ['resume', id]],
     ['wait --job', (id: string) => ['wait', '--job', id]],
@@ -193,7 +230,9 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     api.reply('GET', '/tasks/1', 503, failure, { times: 20 });
     const failed = await runTaskctl(argv(id), { api, env: ROTATED, home });
     expect(failed.code).toBe(8);
-    expect(failed.stderr).toContain(`cannot tell whether this API key is the account of job ${id}: reading its task 1`);
+    expect(failed.stderr).toContain(
+      `cannot tell whether this API key is the account of job ${id} (chunk 1's task read`,
+    );
     expect(failed.stderr).not.toMatch(/another account|belongs to/);
     expect(api.calls.every((call) => call === 'GET /tasks/1')).toBe(true);
     expect(existsSync(aliases(home))).toBe(false);
