@@ -282,7 +282,18 @@ async function continueGiven(
 ): Promise<void> {
   const { wanted, options } = given;
   const mismatch = (what: readonly string[]) => otherJob(job, what, false);
-  const differs = (Object.keys(wanted) as Array<keyof JobOptions>).filter((key) => wanted[key] !== state.job[key]);
+  let differs = (Object.keys(wanted) as Array<keyof JobOptions>).filter((key) => wanted[key] !== state.job[key]);
+  if (differs.length === 1 && differs[0] === 'account') {
+    // Only the key differs (a key rotated): the job's account once proved, as for `resume` (docs/behaviour.md#a-rotated-api-key).
+    const other = await jobAccountMismatch(ctx, await ctx.api(), state, job.id, `resume ${shellWord(job.id)}`);
+    if (other) {
+      throw new UsageError(
+        `the journal ${job.name} belongs to another account: ${other.what}; nothing was sent`,
+        other.hint,
+      );
+    }
+    differs = [];
+  }
   if (differs.length > 0) throw mismatch(differs.map(describeOption));
   const read = await readWithDigests(ctx, state.job.service, given.given, options);
   try {

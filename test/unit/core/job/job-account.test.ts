@@ -170,6 +170,27 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     expect(existsSync(aliases(home))).toBe(true);
   });
 
+  it('the same create --journal FILE run again with the new key proves it too, and continues the job', async () => {
+    const home = tempDir();
+    const journal = join(home, 'big.journal');
+    const argv = ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--yes', '-q', '--journal', journal];
+    const old = mockApi();
+    replyServices(old);
+    replyNoTasks(old);
+    old.reply('POST', '/tasks', 201, { success: true, data: task(1, { status: 'pending' }) });
+    replyNoTasks(old);
+    const broke = { success: false, error: { code: 'insufficient_balance', message: 'Insufficient balance' } };
+    old.reply('POST', '/tasks', 402, broke);
+    expect((await runTaskctl(argv, { api: old, home })).code).toBe(6);
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: done('a.com') }) });
+    replySend(api, [2]);
+    const again = await runTaskctl(argv, { api, env: ROTATED, home });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('2\n');
+    expect(existsSync(aliases(home))).toBe(true);
+  });
+
   it('a first task gone (404) is not the last word: the next one read proves it', async () => {
     const home = tempDir();
     const id = await jobOfOldKey(home, 2);
