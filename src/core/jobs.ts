@@ -15,9 +15,8 @@ import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import { rebuild } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
-import { readAliases } from '../store/account-aliases.js';
+import { readAliases, sameAccount } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
-import { sameAccount } from './job/job-account.js';
 
 export interface JobsOptions {
   limit?: number;

@@ -12,7 +12,7 @@ import { normaliseBaseUrl } from '../../api/base-url.js';
 import { AuthError, CliError, InterruptedError, NotFoundError } from '../../errors.js';
 import { listedTargets } from '../../lib/task-state.js';
 import { accountKey } from '../../store/cache.js';
-import { addAlias, aliasesPath, readAliases, type AccountAlias } from '../../store/account-aliases.js';
+import { addAlias, aliasesPath, readAliases, sameAccount, type AccountAlias } from '../../store/account-aliases.js';
 import { stateDirectory } from '../../store/state-dir.js';
 import { shellWord } from '../../lib/shell-word.js';
 import type { Output, Runtime, Store } from '../capabilities.js';
@@ -141,23 +141,6 @@ async function unproved(ctx: AccountContext, state: JobState, command: string | 
     ? 'A chunk of it was sent and its outcome is unknown: only the key the job was created with can look for its task (--profile, --api-key-file or TASKCTL_API_KEY).'
     : 'Nothing of it was created: run the create again with this key, as a new job (with --journal, a new path).';
   return { ...found, hint };
-}
-
-/** True when `a` and `b` are one account by the pairs proved (each pair both ways, and through one another). */
-export function sameAccount(aliases: readonly AccountAlias[], a: string, b: string): boolean {
-  if (a === b) return true;
-  const seen = new Set([a]);
-  const queue = [a];
-  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
-    for (const alias of aliases) {
-      const other = alias.account === next ? alias.same_as : alias.same_as === next ? alias.account : undefined;
-      if (other === undefined || seen.has(other)) continue;
-      if (other === b) return true;
-      seen.add(other);
-      queue.push(other);
-    }
-  }
-  return false;
 }
 
 async function mismatch(

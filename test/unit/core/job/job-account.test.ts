@@ -276,13 +276,3 @@ it('a job with no task yet is not continued under another key: nothing proves th
   expect(text).toContain('the job has no task yet that could show that it is the same account; nothing was sent');
   expect(text).toContain('Nothing of it was created: run the create again with this key, as a new job');
 });
-
-it('keys proved one account are one account through each other, never without a pair', async () => {
-  const { sameAccount } = await import('../../../../src/core/job/job-account.js');
-  const pair = (account: string, same_as: string) => ({ account, same_as, job: null, task: 1, at: '' });
-  const aliases = [pair('b', 'a'), pair('c', 'a'), pair('e', 'd')];
-  expect(sameAccount(aliases, 'c', 'b')).toBe(true);
-  expect(sameAccount(aliases, 'a', 'c')).toBe(true);
-  expect(sameAccount(aliases, 'a', 'd')).toBe(false);
-  expect(sameAccount([], 'a', 'b')).toBe(false);
-});
