@@ -239,18 +239,21 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     expect(existsSync(aliases(home))).toBe(false);
   });
 
+  const internal = { success: false, error: { code: 'internal_error', message: 'boom' } };
+  const unauthorized = { success: false, error: { code: 'unauthorized', message: 'Invalid API key' } };
   it.each([
-    ['resume', (id: string) => ['resume', id]],
-    ['wait --job', (id: string) => ['wait', '--job', id]],
-  ])('%s: a read that fails with 5xx proves nothing: exit 8, no guess, nothing sent', async (_, argv) => {
+    ['resume', 503, 8, internal],
+    ['wait --job', 503, 8, internal],
+    ['resume', 401, 4, unauthorized],
+  ])('%s: a read answered %i proves nothing (exit %i): no guess, nothing sent', async (command, status, code, body) => {
     const home = tempDir();
     const id = await jobOfOldKey(home);
     const api = mockApi();
     api.allowUnused();
-    const failure = { success: false, error: { code: 'internal_error', message: 'boom' } };
-    api.reply('GET', '/tasks/1', 503, failure, { times: 20 });
-    const failed = await runTaskctl(argv(id), { api, env: ROTATED, home });
-    expect(failed.code).toBe(8);
+    api.reply('GET', '/tasks/1', status, body, { times: 20 });
+    const argv = command === 'resume' ? ['resume', id] : ['wait', '--job', id];
+    const failed = await runTaskctl(argv, { api, env: ROTATED, home });
+    expect(failed.code).toBe(code);
     expect(failed.stderr).toContain(
       `cannot tell whether this API key is the account of job ${id} (chunk 1's task read`,
     );
