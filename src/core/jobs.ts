@@ -243,7 +243,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
 
 /**
  * Jobs of this base URL under another API key are not this key's to list, but after a key rotation they are the
- * user's: said, with how to see them and how one is continued (docs/behaviour.md#jobs).
+ * user's: said, with how to see them and how one is continued (docs/behaviour.md#a-rotated-api-key).
  */
 export function otherKeyNote(count: number, what = 'job'): string {
   const one = count === 1;
