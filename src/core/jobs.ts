@@ -15,6 +15,8 @@ import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import { rebuild } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
+import { readAliases, sameAccount } from '../store/account-aliases.js';
+import { stateDirectory } from '../store/state-dir.js';
 
 export interface JobsOptions {
   limit?: number;
@@ -172,13 +174,32 @@ export async function retentionMs(ctx: Service): Promise<number> {
   return setting ? parsePositiveDuration(setting.value, 'job-retention') : DEFAULT_JOB_RETENTION_MS;
 }
 
-/** The jobs of the current profile and base URL (every one with `all`, or without a configured account). */
+/**
+ * The jobs of the current profile and base URL (every one with `all`, or without a configured account): those of its
+ * key, and of keys proved to be its account (a key rotated: core/job/job-account.ts).
+ */
 export async function currentJobs(ctx: Store & Runtime, rows: readonly JobRow[], all: boolean): Promise<JobRow[]> {
-  if (all) return [...rows];
+  return (await splitJobs(ctx, rows, all)).current;
+}
+
+/** `currentJobs`, and the jobs left out that the same base URL ran under another key (`otherKey`). */
+export async function splitJobs(
+  ctx: Store & Runtime,
+  rows: readonly JobRow[],
+  all: boolean,
+): Promise<{ current: JobRow[]; otherKey: JobRow[] }> {
+  if (all) return { current: [...rows], otherKey: [] };
   const baseUrl = await ctx.bindCacheAccount().catch(() => undefined);
-  if (baseUrl === undefined) return [...rows];
+  if (baseUrl === undefined) return { current: [...rows], otherKey: [] };
   const account = ctx.cache.account ?? '';
-  return rows.filter((row) => row.base_url === baseUrl && row.account === account);
+  const aliases = readAliases(stateDirectory(ctx.env));
+  const current: JobRow[] = [];
+  const otherKey: JobRow[] = [];
+  for (const row of rows) {
+    if (row.base_url !== baseUrl) continue;
+    (sameAccount(aliases, account, row.account) ? current : otherKey).push(row);
+  }
+  return { current, otherKey };
 }
 
 export async function runJobs(ctx: Output & Store & Service & Runtime, options: JobsOptions): Promise<void> {
@@ -194,7 +215,8 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
     ctx.printer.info(`removed ${counted(removed.size, 'finished job')}${also}`);
   }
   rows = rows.filter((row) => !removed.has(row.id));
-  const shown = (await currentJobs(ctx, rows, options.all === true)).slice(0, options.limit ?? Infinity);
+  const { current, otherKey } = await splitJobs(ctx, rows, options.all === true);
+  const shown = current.slice(0, options.limit ?? Infinity);
   if (idsOnly(ctx.globals)) {
     for (const row of shown) ctx.printer.line(row.id);
     return;
@@ -211,11 +233,21 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
   ctx.printer.info(
     `${counted(rows.length, 'job')} on this machine${hidden > 0 ? ` (${hidden} not shown: --all, --limit)` : ''}; their journals use ${formatBytes(bytes)} (state directory: ${store.dir})`,
   );
+  if (otherKey.length > 0) ctx.printer.info(otherKeyNote(otherKey.length));
   if (starts.length > 0) {
     ctx.printer.info(
       `${counted(starts.length, UNRECORDED)} (a create stopped before it recorded its job: nothing of it was sent) ${starts.length === 1 ? 'uses' : 'use'} ${formatBytes(startBytes)}; taskctl jobs --prune removes ${starts.length === 1 ? 'it' : 'them'}`,
     );
   }
+}
+
+/**
+ * Jobs of this base URL under another API key are not this key's to list, but after a key rotation they are the
+ * user's: said, with how to see them and how one is continued (docs/behaviour.md#a-rotated-api-key).
+ */
+export function otherKeyNote(count: number, what = 'job'): string {
+  const one = count === 1;
+  return `${counted(count, what)} of this base URL ${one ? 'was' : 'were'} created with another API key and ${one ? 'is' : 'are'} not shown (taskctl jobs --all lists ${one ? 'it' : 'them'}); after a key change, taskctl resume ID continues one once a task of it, read with this key, shows the same account`;
 }
 
 /** A journal with no record (`unrecordedStarts`), in words a person reads. */

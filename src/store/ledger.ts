@@ -125,10 +125,15 @@ export class CreateLedger {
   /** This run's token: entries it wrote are its own. */
   readonly run: string;
 
+  /**
+   * `sameAccount`: whether two entries' accounts are one (another key proved the same account after a rotation,
+   * core/job/job-account.ts); by default, the same hash.
+   */
   constructor(
     private readonly dir: string,
     private readonly now: () => number,
     run?: string,
+    private readonly sameAccount: (a: string, b: string) => boolean = (a, b) => a === b,
   ) {
     this.path = join(dir, 'creates.json');
     this.run = run ?? randomBytes(8).toString('hex');
@@ -158,7 +163,7 @@ export class CreateLedger {
         (e) =>
           e.run !== this.run &&
           e.state === 'sending' &&
-          e.account === entry.account &&
+          this.sameAccount(e.account, entry.account) &&
           e.service === entry.service &&
           e.digest === entry.digest &&
           busy(e),
@@ -230,7 +235,7 @@ export class CreateLedger {
     return this.read().filter(
       (entry) =>
         entry.id !== mine.id &&
-        entry.account === mine.account &&
+        this.sameAccount(entry.account, mine.account) &&
         entry.expiresAt > now &&
         (entry.taskId !== undefined || (entry.digest === mine.digest && entry.service === mine.service)),
     );
@@ -245,14 +250,14 @@ export class CreateLedger {
     this.update((entries) => {
       const now = this.now();
       for (const other of entries) {
-        if (other.id === mine.id || other.account !== mine.account || other.expiresAt <= now) continue;
+        if (other.id === mine.id || !this.sameAccount(other.account, mine.account) || other.expiresAt <= now) continue;
         if (other.taskId === taskId) {
           result = { ok: false, reason: 'claimed', by: other };
           return entries;
         }
       }
       for (const other of entries) {
-        if (other.id === mine.id || other.account !== mine.account || other.expiresAt <= now) continue;
+        if (other.id === mine.id || !this.sameAccount(other.account, mine.account) || other.expiresAt <= now) continue;
         if (other.state !== 'created' && other.digest === mine.digest && other.service === mine.service) {
           if (contests(other)) {
             result = { ok: false, reason: 'contested', by: other };

@@ -20,7 +20,8 @@ import {
   type RetryOptions,
 } from '../submit/retry-tasks.js';
 import { errorMatch, toRetry } from './error-match.js';
-import { jobTasks, readJob, requireComplete, type CreatedChunk, type JournaledJob } from './journaled-job.js';
+import { jobTasks, readJob, requireComplete, type JournaledJob } from './journaled-job.js';
+import type { CreatedChunk } from './job-chunks.js';
 
 /** What the job's tasks leave to retry: the targets in chunk order, and whether some failed items were not listed. */
 interface Chosen {

@@ -13,7 +13,7 @@ type Shower = Output &
   Pick<Prompts, 'spin'> &
   Pick<Service, 'api'> &
   Pick<Store, 'cache' | 'config'> &
-  Pick<Runtime, 'env'>;
+  Pick<Runtime, 'env' | 'clock'>;
 import { UsageError } from '../../errors.js';
 import { pickColumns } from '../../output/columns.js';
 import { taskItemColumns, taskItemKeys, taskItemSlices } from '../../output/flatten.js';
@@ -21,7 +21,8 @@ import type { Column, Printer, RowStream } from '../../output/printer.js';
 import type { ShowOptions } from '../show-options.js';
 import { ITEM_SLICE, statusPainted } from '../task-results.js';
 import { itemFilter, requireAllItems, SHOW_JOB_CANNOT, type KeepItem } from './filter.js';
-import { jobTasks, readJob, warnIfIncomplete, type CreatedChunk, type JournaledJob } from './journaled-job.js';
+import { jobTasks, readJob, warnIfIncomplete, type JournaledJob } from './journaled-job.js';
+import type { CreatedChunk } from './job-chunks.js';
 import { SHOW_READ_AHEAD } from './read-ahead.js';
 import { taskRecordSlices } from './show-records.js';
 import { showJobTable } from './show-table.js';

@@ -2,7 +2,8 @@
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
-import { checkChunkTask, readJob, requireComplete } from './journaled-job.js';
+import { readJob, requireComplete } from './journaled-job.js';
+import { checkChunkTask } from './job-chunks.js';
 
 export async function runWaitJob(
   ctx: Output & Process & Runtime & Store & Service,

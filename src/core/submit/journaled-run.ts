@@ -18,6 +18,7 @@ import { checkArguments, type ItemList, type ItemSource, type PreparedItems } fr
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
 import type { JobStore } from '../../store/job-files.js';
+import type { JobRow } from '../jobs.js';
 import {
   InputCopy,
   inputSize,
@@ -281,7 +282,18 @@ async function continueGiven(
 ): Promise<void> {
   const { wanted, options } = given;
   const mismatch = (what: readonly string[]) => otherJob(job, what, false);
-  const differs = (Object.keys(wanted) as Array<keyof JobOptions>).filter((key) => wanted[key] !== state.job[key]);
+  let differs = (Object.keys(wanted) as Array<keyof JobOptions>).filter((key) => wanted[key] !== state.job[key]);
+  if (differs.length === 1 && differs[0] === 'account') {
+    // Only the key differs (a key rotated): the job's account once proved, as for `resume` (docs/behaviour.md#a-rotated-api-key).
+    const other = await jobAccountMismatch(ctx, await ctx.api(), state, job.id, `resume ${shellWord(job.id)}`);
+    if (other) {
+      throw new UsageError(
+        `the journal ${job.name} belongs to another account: ${other.what}; nothing was sent`,
+        other.hint,
+      );
+    }
+    differs = [];
+  }
   if (differs.length > 0) throw mismatch(differs.map(describeOption));
   const read = await readWithDigests(ctx, state.job.service, given.given, options);
   try {
@@ -383,10 +395,10 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
     const mismatch = (what: readonly string[]) => otherJob(job, what, true);
     const api = await ctx.api();
     // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
-    const other = await jobAccountMismatch(ctx, state.job, api.baseUrl, `resume ${shellWord(arg)}`);
+    const other = await jobAccountMismatch(ctx, api, state, opened.id, `resume ${shellWord(arg)}`);
     if (other)
       throw new UsageError(
-        `job ${opened.id} cannot be continued as ${other.otherService ? 'another service' : 'another account'}: ${other.what} differs; nothing was sent`,
+        `job ${opened.id} cannot be continued as ${other.otherService ? 'another service' : 'another account'}: ${other.what}; nothing was sent`,
         other.hint,
       );
     const run = { options, verb: 'Resume', continued: true };
@@ -419,13 +431,16 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
  * several are listed (exit 2).
  */
 async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): Promise<string | undefined> {
-  const { currentJobs, readJobs } = await import('../jobs.js');
-  const jobs = (await currentJobs(ctx, readJobs(jobStore(ctx.env)), false)).filter(
-    (job) => job.state === 'interrupted',
-  );
+  const { otherKeyNote, readJobs, splitJobs } = await import('../jobs.js');
+  const interrupted = (rows: JobRow[]) => rows.filter((job) => job.state === 'interrupted');
+  const split = await splitJobs(ctx, readJobs(jobStore(ctx.env)), false);
+  const jobs = interrupted(split.current);
   const [only] = jobs;
   if (only === undefined) {
     ctx.printer.info('no interrupted job to resume (taskctl jobs lists them)');
+    // Never hidden without a word: after a key change those are the user's to continue.
+    const others = interrupted(split.otherKey).length;
+    if (others > 0) ctx.printer.info(otherKeyNote(others, 'interrupted job'));
     return undefined;
   }
   if (jobs.length === 1) return only.id;

@@ -10,6 +10,8 @@ import type { Output, Runtime, Store } from '../capabilities.js';
 import type { Env } from '../../lib/env.js';
 import { entryOwner, ownerGone, whereWords } from '../../store/process-owner.js';
 import { jobStore, looksLikeJobId } from '../job/registry.js';
+import { readAliases, sameAccount } from '../../store/account-aliases.js';
+import { stateDirectory } from '../../store/state-dir.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
 import { inWindow, type ServerClock } from '../server-time.js';
@@ -37,7 +39,10 @@ export class LocalCreates {
   /** `liveForMs`: how long an entry of a run that dies mid-request still counts (request timeout and reconciliation). */
   static async open(ctx: LedgerUser, liveForMs: number): Promise<LocalCreates> {
     const { CreateLedger } = await import('../../store/ledger.js');
-    const ledger = new CreateLedger(cacheDirectory(ctx.env), () => ctx.clock.now());
+    // Entries of a key proved to be this account (a rotated key) are this account's: their claims and creates count.
+    const aliases = readAliases(stateDirectory(ctx.env));
+    const same = (a: string, b: string) => sameAccount(aliases, a, b);
+    const ledger = new CreateLedger(cacheDirectory(ctx.env), () => ctx.clock.now(), undefined, same);
     return new LocalCreates(ctx, ledger, ctx.cache.account, liveForMs);
   }
 

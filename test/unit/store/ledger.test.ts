@@ -78,6 +78,22 @@ describe('CreateLedger', () => {
     expect(a.others(mine).map((e) => e.taskId)).toEqual([99]);
   });
 
+  it('entries of a key proved to be the same account (a rotated key) count as that account: claims and contests', () => {
+    const same = (x: string, y: string) => x === y || [x, y].every((account) => ['acct1', 'acct2'].includes(account));
+    const old = ledger('run-old');
+    const settled = old.begin(intent(['x.com']));
+    old.settle(settled.id, 99);
+    const unsure = old.begin(intent());
+    old.unknown(unsure.id);
+    const rotated = new CreateLedger(dir, () => now, 'run-new', same);
+    const mine = rotated.begin(intent(undefined, { account: 'acct2' }));
+    expect(rotated.others(mine).map((e) => e.id)).toEqual([settled.id, unsure.id]);
+    expect(rotated.claim(mine, 99, () => false)).toMatchObject({ ok: false, reason: 'claimed' });
+    expect(rotated.claim(mine, 5, (o) => o.id === unsure.id)).toMatchObject({ ok: false, reason: 'contested' });
+    // Without the proof: another account, as before.
+    expect(ledger('run-plain').others(mine)).toEqual([]);
+  });
+
   it('unknown keeps an entry (with its answer time) for CLAIM_KEEP_MS; drop removes it', () => {
     const a = ledger('run-a');
     const b = ledger('run-b');

@@ -12,9 +12,10 @@ import { API_KEY, BASE_URL } from '../../commands/harness.js';
 import { task } from '../../../hardening/helpers.js';
 import { SERVICE, tempDir, writeJournal } from './fixture.js';
 
-/** The two members readJob uses: the client's base URL and the cache's account. */
+/** What readJob uses: the client's base URL, the cache's account, and a state directory of its own (no key aliases). */
 function context(baseUrl = BASE_URL, account = accountKey(BASE_URL, API_KEY)): Capabilities {
-  return { api: () => Promise.resolve({ baseUrl }), cache: { account } } as unknown as Capabilities;
+  const env = { TASKCTL_STATE_DIR: tempDir() };
+  return { api: () => Promise.resolve({ baseUrl }), cache: { account }, env } as unknown as Capabilities;
 }
 
 function fakeApi(tasks: Record<number, object>): ApiClient & { reads: number[] } {
@@ -70,7 +71,7 @@ describe('readJob', () => {
     });
     await expect(readJob(context(BASE_URL, 'someone-else'), path)).rejects.toMatchObject({
       exitCode: 2,
-      message: expect.stringMatching(/the account/),
+      message: expect.stringMatching(/another account: the API key differs/),
     });
     await expect(readJob(context(), join(tempDir(), 'none.jsonl'))).rejects.toMatchObject({ exitCode: 2 });
     const empty = join(tempDir(), 'empty.jsonl');

@@ -181,7 +181,7 @@ it("the server's clock ten minutes behind: the job's own tasks are its chunks' f
 });
 
 it('a task that lists only some of its items is not judged by them: neither "other items" nor a match is claimed', async () => {
-  const { checkChunkTask } = await import('../../../../src/core/job/journaled-job.js');
+  const { checkChunkTask } = await import('../../../../src/core/job/job-chunks.js');
   const { itemsDigest } = await import('../../../../src/core/items/multiset.js');
   const job = { file: 'job.jsonl', service: SERVICE };
   const chunk = { chunk: 1, items: 2, task: 7, digest: itemsDigest(['a.com', 'b.com']) };

@@ -1,0 +1,123 @@
+/**
+ * A job's chunks as its journal tells them (items, task, the send), and the one check that a task read is a chunk's
+ * own: used by the `--job` commands on every task and by the proof that a new API key is the job's account
+ * (job-account.ts).
+ */
+import type { Task } from '../../api/schemas.js';
+import { MalformedResponseError } from '../../errors.js';
+import { chunkItems, type JobState, type SendRecord } from '../submit/journal-records.js';
+import { counted } from '../items/clean.js';
+import { itemsDigest } from '../items/multiset.js';
+import { listedTargets } from '../../lib/task-state.js';
+import { parseTimestamp } from '../server-time.js';
+
+/**
+ * How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at` and the send
+ * record does not say what the run knew of the server's clock (journals of earlier versions).
+ */
+const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
+/** With the server's clock known at the send: what a stepping clock and a whole-second timestamp may still take back. */
+const KNOWN_OFFSET_MARGIN_MS = 60_000;
+
+/** One chunk of the job: its number (from 1), how many items it holds, and its task once created. */
+export interface JobChunk {
+  chunk: number;
+  items: number;
+  task?: number;
+  /** Its items as a multiset (core/items/multiset.ts), when its send record has one (journals since it was added). */
+  digest?: string;
+  /**
+   * When its request left and the tasks that existed before it (its send record); not for a task reused. `offset`:
+   * server minus client clock, at least, as known then; `answered`: the task is the one the POST's own answer named.
+   */
+  sent?: { at: number; before: ReadonlySet<number>; offset?: number; answered: boolean };
+}
+
+/** A chunk that has its task. */
+export type CreatedChunk = JobChunk & { task: number };
+
+/** Every chunk of the job, in order, with or without a task. */
+export function jobChunks(state: JobState): JobChunk[] {
+  const { job } = state;
+  return Array.from({ length: job.chunks }, (_, i): JobChunk => {
+    const chunk = i + 1;
+    const known = state.chunks.get(chunk);
+    const task = known?.task?.id;
+    const send = known?.send;
+    const digest = send?.items_digest;
+    const fresh = send !== undefined && known?.task?.how !== 'reused';
+    return {
+      chunk,
+      items: chunkItems(job, chunk),
+      ...(task !== undefined && { task }),
+      ...(digest !== undefined && { digest }),
+      ...(fresh && { sent: sentOf(send, known?.task?.answered === true) }),
+    };
+  });
+}
+
+function sentOf(send: SendRecord, answered: boolean): NonNullable<JobChunk['sent']> {
+  const offset = send.server_offset;
+  return { at: send.sent_at, before: new Set(send.before), answered, ...(offset !== undefined && { offset }) };
+}
+
+/**
+ * A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. A task
+ * of the right size that existed before the chunk was sent (its send record: the snapshot, the time) is another
+ * task. The items themselves are compared (as a multiset, against the send record's digest) when the task was read
+ * with all of them listed and the journal has the digest; otherwise the service, the count and the send are what is
+ * known.
+ */
+export function checkChunkTask(job: { file: string; service: string }, chunk: CreatedChunk, task: Task): void {
+  const problem = chunkTaskProblem(job, chunk, task);
+  if (problem === undefined) return;
+  // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's. Of the job's
+  // service, it is another task of that service (adopted by hand, a journal edited): the chunk's own is to be given.
+  throw new MalformedResponseError(
+    `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${problem.wrong}`,
+    task.service === job.service
+      ? `Task ${task.id} is not this chunk's (${problem.why}). Find the chunk's own task (another than ${task.id}), then give it: taskctl resume ${job.file} --adopt ${chunk.chunk}=ID`
+      : 'The server does not answer with the task the journal recorded; is this the service the job ran on?',
+  );
+}
+
+/** What makes `task` another than the chunk's (`wrong`, and `why` in a hint's words), or undefined when none is seen. */
+export function chunkTaskProblem(
+  job: { service: string },
+  chunk: CreatedChunk,
+  task: Task,
+): { wrong: string; why: string } | undefined {
+  const wrong: string[] = [];
+  // Items are compared only when the task lists every one of them: a server that leaves some out proves nothing.
+  const listed = listedTargets(task);
+  /** Why a task of the job's service is not the chunk's, in the hint's words. */
+  let why = 'it holds a different number of items';
+  if (task.service !== job.service) wrong.push(`it is a ${task.service} task, not ${job.service}`);
+  if (task.total_items !== chunk.items) wrong.push(`it has ${counted(task.total_items, 'item')}, not ${chunk.items}`);
+  else if (chunk.sent !== undefined && olderThanSend(chunk.sent, task)) {
+    wrong.push(`it existed before the chunk was sent`);
+    why = 'it was created before the chunk was sent';
+  } else if (chunk.digest !== undefined && listed !== undefined) {
+    if (itemsDigest(listed) !== chunk.digest) {
+      wrong.push(`its items are not the ones the chunk sent`);
+      why = 'it holds other items';
+    }
+  }
+  return wrong.length === 0 ? undefined : { wrong: wrong.join('; '), why };
+}
+
+/**
+ * A task that cannot have come from a request sent at `sent.at`: one the snapshot before it saw, or one created
+ * earlier than the send on the server's clock (docs/commands.md#jobs-show---job-wait---job-retry---job---error). The server's clock is the
+ * one the send record kept (its offset, less a margin); a send record without it (an older journal) judges by the
+ * client's clock less CLOCK_SKEW_ALLOWANCE_MS, and then never the task its POST's own answer named (a server further
+ * behind would make it look older). Costs no request.
+ */
+function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: Task): boolean {
+  if (sent.before.has(task.id)) return true;
+  if (sent.offset === undefined && sent.answered) return false;
+  const created = parseTimestamp(task.created_at);
+  const earliest =
+    sent.offset === undefined ? sent.at - CLOCK_SKEW_ALLOWANCE_MS : sent.at + sent.offset - KNOWN_OFFSET_MARGIN_MS;
+  return created !== undefined && created.ms < earliest;
+}
