@@ -103,6 +103,16 @@ describe.runIf(process.platform === 'linux')('an input that is a FIFO (as `-f <(
     expect(existsSync(copy)).toBe(false);
   });
 
+  it('the same `create --journal FILE` run again with a new FIFO of the same bytes continues the job', async () => {
+    const journal = join(dir, 'job.jsonl');
+    const stopped = await stoppedJob(['-f', fifoOf(join(dir, 'pipe'), 'a.com\nb.com\nc.com\n'), '--journal', journal]);
+    expect(stopped).not.toBe('');
+    const fifo = fifoOf(join(dir, 'pipe2'), 'a.com\nb.com\nc.com\n');
+    const again = await run(['create', S, '-f', fifo, '--chunk-size', '1', '--journal', journal, '-q']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(Object.fromEntries(await world.itemCounts())).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1 });
+  });
+
   it('its copy gone at resume: names it as the copy of that input, and sends nothing', async () => {
     const fifo = fifoOf(join(dir, 'pipe'), 'a.com\nb.com\nc.com\n');
     const id = await stoppedJob(['-f', fifo]);
