@@ -7,7 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobStore } from '../../../../src/store/job-files.js';
+import { diskBytes, JobStore } from '../../../../src/store/job-files.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
@@ -98,7 +98,8 @@ describe.runIf(process.platform === 'linux')('an input that is a FIFO (as `-f <(
     const result = await run(['resume', id, '-q']);
     expect(result.code, result.stderr).toBe(0);
     expect(Object.fromEntries(await world.itemCounts())).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1 });
-    // The copy belongs to the job: removed with it.
+    // The copy belongs to the job: counted in its disk, and removed with it.
+    expect(diskBytes({ path: journal, size: 0 })).toBe('b.com\nc.com\n'.length);
     new JobStore(join(dir, 'state')).remove({ id, path: journal, own: true });
     expect(existsSync(copy)).toBe(false);
   });
