@@ -11,6 +11,11 @@ export interface ItemsFile {
   chunks: (size: number) => AsyncIterable<Buffer>;
   /** Closes the file; never throws. */
   close: () => Promise<void>;
+  /**
+   * A regular file, by fstat of the descriptor opened: its bytes can be read again. Anything else (a pipe, a FIFO, a
+   * socket, a device: `-f <(cmd)`, `-f /dev/stdin`) gives its bytes once.
+   */
+  regular: boolean;
 }
 
 /**
@@ -29,12 +34,16 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
         socket.destroy();
         return Promise.resolve();
       },
+      regular: false,
     };
   }
   const handle = await open(path, 'r');
+  let regular: boolean;
   try {
+    const stats = await handle.stat();
     // Linux opens a directory for reading without complaint; reading it then fails with EISDIR.
-    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    if (stats.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    regular = stats.isFile();
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
@@ -42,6 +51,7 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
   return {
     chunks: (size) => fileChunks(handle, size),
     close: () => handle.close().catch(() => undefined),
+    regular,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * The jobs of this machine in the state directory (state-dir.ts; docs/behaviour.md#jobs):
- *   jobs/ID.jsonl   the journal of a job started without --journal (and its copies, ID.jsonl.input / .args)
+ *   jobs/ID.jsonl   the journal of a job started without --journal (and its copies, ID.jsonl.input / .args, and
+ *                   ID.jsonl.input-1, -2, … of its `-f` inputs that were not regular files)
  *   jobs/ID.ref     where the journal of a job started with --journal FILE is (its real path, one line)
  *   locks/ID.lock   held by the one run continuing job ID: a job is locked by its id, and its journal beside it
  *                   (ID.jsonl.lock, FILE.lock: store/journal-file.ts)
@@ -14,6 +15,24 @@ import { makeStateDirectory } from './state-dir.js';
 
 /** The files beside a journal that belong to it: the copies of stdin and of the arguments. */
 const COPIES = ['.input', '.args'] as const;
+
+/**
+ * The stream copies of the journal at `path` (`-f <(cmd)`, `-f FIFO`): `.input-1`, `.input-2`, … numbered from 1 in
+ * the order the job opened them, so the first number with no file ends them (one stat for a job with none).
+ */
+function* streamCopies(path: string): Generator<{ path: string; size: number }> {
+  for (let n = 1; ; n++) {
+    const copy = `${path}.input-${n}`;
+    let size: number | undefined;
+    try {
+      size = statSync(copy, { throwIfNoEntry: false })?.size;
+    } catch {
+      return; // not readable: counted as nothing, as the others
+    }
+    if (size === undefined) return;
+    yield { path: copy, size };
+  }
+}
 /** A job id as taskctl writes them: never all digits (a bare number is a task id). */
 export const JOB_ID = /^j-[0-9a-z]{4,24}$/;
 
@@ -134,7 +153,10 @@ export class JobStore {
    */
   remove(job: Pick<StoredJob, 'id' | 'path' | 'own'>): void {
     if (job.own) {
-      for (const path of [job.path, ...COPIES.map((suffix) => job.path + suffix)]) rmSync(path, { force: true });
+      const streams = [...streamCopies(job.path)].map((copy) => copy.path);
+      for (const path of [job.path, ...COPIES.map((suffix) => job.path + suffix), ...streams]) {
+        rmSync(path, { force: true });
+      }
     }
     this.forget(job.id);
   }
@@ -178,5 +200,6 @@ export function diskBytes(job: Pick<StoredJob, 'path' | 'size'>): number {
       // Not readable: counted as nothing.
     }
   }
+  for (const copy of streamCopies(job.path)) bytes += copy.size;
   return bytes;
 }

@@ -67,6 +67,7 @@ export async function scanItems(
     } else {
       const file = await openNamed(source.path, name);
       try {
+        options.onOpen?.(index, file.regular);
         await readStream(file.chunks(limits.readSize), name, format, state, onBytes, options.signal);
       } finally {
         await file.close();

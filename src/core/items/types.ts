@@ -22,6 +22,8 @@ export interface ReadItemsOptions {
   maxItems?: number;
   /** Hears every byte read from a file or stdin, with the source's index in the list given (a journal's digests). */
   onBytes?: ((source: number, bytes: Buffer) => void) | undefined;
+  /** Hears that a file source was opened, before its first byte: `regular` false for one that gives its bytes once. */
+  onOpen?: ((source: number, regular: boolean) => void) | undefined;
   /** Ctrl-C / SIGTERM: a read waiting on stdin stops at once (the stream destroyed) and throws the signal's reason. */
   signal?: AbortSignal | undefined;
 }

@@ -17,9 +17,12 @@ const FORMATS = ['lines', 'json', 'ndjson', 'csv'] as const;
 const chunkNo = z.number().int().positive();
 
 const InputSchema = z.object({
-  kind: z.enum(['file', 'stdin', 'args']),
-  /** Absolute path read at resume: the file itself, or the copy beside the journal (stdin, arguments). */
+  /** `stream`: a `-f` input that was not a regular file (a pipe, a FIFO, a device), read once and copied. */
+  kind: z.enum(['file', 'stdin', 'args', 'stream']),
+  /** Absolute path read at resume: the file itself, or the copy beside the journal (stdin, arguments, a stream). */
   path: z.string(),
+  /** A stream's path as given (`/dev/fd/63`), for messages: its bytes are read from `path`, the copy. */
+  from: z.string().optional(),
   format: z.enum(FORMATS),
   size: z.number().int().nonnegative(),
   sha256: z.string(),

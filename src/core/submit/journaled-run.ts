@@ -307,8 +307,10 @@ async function continueGiven(
 }
 
 /**
- * A new job: stdin (and arguments) are copied beside the journal as they stream, so a resume can read them back. A
- * copy is closed on every path: a read that fails part-way leaves no descriptor of it behind.
+ * A new job: stdin, arguments and every `-f` input that is not a regular file (a pipe such as `<(cmd)`, a FIFO, a
+ * device; told by fstat when it is opened) are copied beside the journal as they stream, so a resume can read them
+ * back (docs/behaviour.md#resume). A copy is closed on every path: a read that fails part-way leaves no descriptor of
+ * it behind.
  */
 async function startJob(
   ctx: Reader & Pick<Runtime, 'clock'>,
@@ -325,16 +327,24 @@ async function startJob(
       if (source.kind === 'args') return writeArgsCopy(`${path}.args`, source.values);
       return source;
     });
-    const read = await readWithDigests(ctx, wanted.service, sources, options, copies);
+    // Streams are numbered in the order opened: FILE.input-1, FILE.input-2, … (store/job-files.ts finds them so).
+    let streams = 0;
+    const onOpen = (index: number, regular: boolean) => {
+      if (!regular) copies.set(index, new InputCopy(`${path}.input-${++streams}`));
+    };
+    const read = await readWithDigests(ctx, wanted.service, sources, options, copies, onOpen);
     try {
       for (const copy of copies.values()) copy.finish();
       const inputs = sources.map((source, index): JobInput => {
         const digest = read.digests[index] ?? { size: 0, sha256: '' };
         const copy = copies.get(index);
-        if (copy) return { kind: 'stdin', path: copy.path, format: options.format ?? 'lines', ...digest };
+        if (source.kind === 'stdin' && copy) {
+          return { kind: 'stdin', path: copy.path, format: options.format ?? 'lines', ...digest };
+        }
         if (source.kind !== 'file') throw new Error('unreachable: sources are files or stdin here');
-        const kind = source.format === 'ndjson' && source.path === `${path}.args` ? 'args' : 'file';
         const format = source.format ?? options.format ?? formatFromPath(source.path);
+        if (copy) return { kind: 'stream', path: copy.path, from: resolve(source.path), format, ...digest };
+        const kind = source.format === 'ndjson' && source.path === `${path}.args` ? 'args' : 'file';
         return { kind, path: resolve(source.path), format, ...digest };
       });
       recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
@@ -477,8 +487,8 @@ function checkSizes(job: Job, open: OpenJob, mismatch: (what: readonly string[])
  * arguments kept beside the journal) with the way back: the same bytes at the same path.
  */
 function unreadableInput(open: OpenJob, input: JobInput, error: unknown): UsageError {
-  const what =
-    input.kind === 'file' ? 'its input' : `its copy of ${input.kind === 'stdin' ? 'stdin' : 'the arguments'}`;
+  const copied = { stdin: 'stdin', args: 'the arguments', stream: input.from ?? 'its input' };
+  const what = input.kind === 'file' ? 'its input' : `its copy of ${copied[input.kind]}`;
   const tasks = `its tasks so far: taskctl show --job ${open.id}`;
   if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
     return new UsageError(
@@ -595,6 +605,7 @@ async function readWithDigests(
   sources: ItemSource[],
   options: ReadOptions,
   copies = new Map<number, InputCopy>(),
+  onOpen?: (source: number, regular: boolean) => void,
 ): Promise<{ prepared: PreparedItems; digests: Array<{ size: number; sha256: string }> }> {
   const hashes: Hash[] = sources.map(() => createHash('sha256'));
   const sizes = sources.map(() => 0);
@@ -605,6 +616,7 @@ async function readWithDigests(
       sizes[index] = (sizes[index] ?? 0) + bytes.length;
       copies.get(index)?.write(bytes);
     },
+    onOpen,
   });
   return { prepared, digests: hashes.map((hash, index) => ({ size: sizes[index] ?? 0, sha256: hash.digest('hex') })) };
 }
@@ -622,14 +634,16 @@ function compareInputs(
   digests: ReadonlyArray<{ size: number; sha256: string }>,
 ): string[] {
   const kinds = given.map((source) => source.kind);
-  if (kinds.length !== recorded.length || kinds.some((kind, i) => kind !== recorded[i]?.kind)) {
+  // A stream was a `-f` input: given again, it is a file source, known by its bytes (its path, /dev/fd/63, says nothing).
+  const kindOf = (input: JobInput | undefined) => (input?.kind === 'stream' ? 'file' : input?.kind);
+  if (kinds.length !== recorded.length || kinds.some((kind, i) => kind !== kindOf(recorded[i]))) {
     return [`the inputs (${kinds.join(', ')}; the job read ${recorded.map((input) => input.kind).join(', ')})`];
   }
   const changed: string[] = [];
   given.forEach((source, i) => {
     const input = recorded[i];
     if (!input) return;
-    if (source.kind === 'file' && resolve(source.path) !== input.path)
+    if (source.kind === 'file' && input.kind === 'file' && resolve(source.path) !== input.path)
       changed.push(`input ${i + 1} (${source.path}; the job read ${input.path})`);
     // Arguments were journaled as a copy; their bytes differ from the copy's, so the items' digest decides for them.
     else if (source.kind !== 'args' && digests[i]?.sha256 !== input.sha256) {

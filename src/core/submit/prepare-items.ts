@@ -2,7 +2,7 @@
 import type { Output, Process, Service } from '../capabilities.js';
 import { InputError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
-import type { ItemFormat, ItemSource, PreparedItems } from '../items/index.js';
+import type { ItemFormat, ItemSource, PreparedItems, ReadItemsOptions } from '../items/index.js';
 
 /** The flags that say where the items come from and how they are cleaned. */
 export interface ReadOptions {
@@ -58,8 +58,8 @@ export async function prepareItems(
   service: string,
   args: string[],
   options: ReadOptions,
-  /** A journaled job: the sources to read (default: from `args` and `options.file`) and a tap on their bytes. */
-  from: { sources?: ItemSource[]; onBytes?: (source: number, bytes: Buffer) => void } = {},
+  /** A journaled job: the sources to read (default: from `args` and `options.file`), taps on their opening and bytes. */
+  from: Pick<ReadItemsOptions, 'onBytes' | 'onOpen'> & { sources?: ItemSource[] } = {},
 ): Promise<PreparedItems> {
   const { prepareItems: prepare, formatInvalidReport, INVALID_SHOWN } = await import('../items/index.js');
   const prepared = await prepare(from.sources ?? itemSources(ctx, args, options.file), {
@@ -69,6 +69,7 @@ export async function prepareItems(
     validate: options.validate !== false,
     keepDuplicates: options.keepDuplicates === true,
     onBytes: from.onBytes,
+    onOpen: from.onOpen,
     signal: ctx.signal,
   });
   try {
