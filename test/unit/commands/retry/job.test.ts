@@ -191,7 +191,7 @@ describe('--error', () => {
       'POST',
       '/tasks',
       201,
-      { success: true, data: task(43, { status: 'pending', total_items: 4 }) },
+      { success: true, data: task(43, { status: 'pending', total_items: 3 }) },
       { bodies },
     );
     const result = await runTaskctl(['retry', '42', '--error', 'timeout', '--error', 'WORKER', '-y', '--no-reuse'], {
