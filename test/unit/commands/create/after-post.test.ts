@@ -195,6 +195,24 @@ describe('a create answered with a task that cannot be this request’s: reconci
     );
   });
 
+  it('the task another run on this machine was answered with minutes ago: exit 9 (the local ledger)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
+    const clock = new FakeClock();
+    try {
+      const mine = answered({ id: 5 });
+      const first = await runTaskctl(['create', S, 'a.com', '-q'], { api: mine, clock, home });
+      expect(first.stdout.trim()).toBe('5');
+      clock.advance(60_000);
+      const api = answered({ id: 5 });
+      api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 20 });
+      const second = await runTaskctl(['create', S, 'b.com', '-q'], { api, clock, home });
+      expect(second.code, second.stderr).toBe(9);
+      expect(second.stderr).toContain('task 5, which another taskctl run on this machine created');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('a chunked job whose second chunk is answered with the first chunk’s task: chunk 2 stays in doubt, and resume adopts its real task without sending it again', async () => {
     const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
     const clock = new FakeClock();
