@@ -109,6 +109,8 @@ export interface RecentScan {
   tasks: Task[];
   /** True when every task at or after the edge was seen (the walk reached the edge or the end of the list). */
   complete: boolean;
+  /** The id of every task the pages read showed, whatever its service, size or age. */
+  listed: Set<number>;
   /** List requests made. */
   requests: number;
 }
@@ -127,11 +129,13 @@ export async function scanRecent(
   observe?: (tasks: readonly Task[]) => void,
 ): Promise<RecentScan> {
   const found: Task[] = [];
+  const listed = new Set<number>();
   let requests = 0;
   const read = async (page: number) => {
     signal?.throwIfAborted();
     requests += 1;
     const result = await reader.listTasks({ page, perPage: PER_PAGE });
+    for (const task of result.tasks) listed.add(task.id);
     observe?.(result.tasks);
     return result;
   };
@@ -153,37 +157,42 @@ export async function scanRecent(
   const since = edge();
   const totalPages = first.meta.total_pages;
   take(first.tasks, since);
-  if (totalPages <= 1) return { tasks: found, complete: true, requests };
+  if (totalPages <= 1) return { tasks: found, complete: true, listed, requests };
   const order = orderOf(first.tasks);
   if (order === 'newest-first') {
     let tasks = first.tasks;
     for (let page = 2; page <= totalPages && reachesOn(tasks.at(-1), since); page++) {
-      if (page > MAX_SCAN_PAGES) return { tasks: found, complete: false, requests };
+      if (page > MAX_SCAN_PAGES) return { tasks: found, complete: false, listed, requests };
       tasks = (await read(page)).tasks;
       take(tasks, since);
     }
-    return { tasks: found, complete: true, requests };
+    return { tasks: found, complete: true, listed, requests };
   }
   if (order === 'oldest-first') {
     // Page 1 held the oldest tasks; the recent ones are at the end, read backwards until a page starts before the edge.
     for (let page = totalPages; page > 1; page--) {
-      if (requests >= MAX_SCAN_PAGES) return { tasks: found, complete: false, requests };
+      if (requests >= MAX_SCAN_PAGES) return { tasks: found, complete: false, listed, requests };
       const { tasks } = await read(page);
       take(tasks, since);
-      if (!reachesOn(tasks[0], since)) return { tasks: found, complete: true, requests };
+      if (!reachesOn(tasks[0], since)) return { tasks: found, complete: true, listed, requests };
     }
-    return { tasks: found, complete: true, requests };
+    return { tasks: found, complete: true, listed, requests };
   }
   for (let page = 2; page <= totalPages; page++) {
-    if (page > MAX_SCAN_PAGES) return { tasks: found, complete: false, requests };
+    if (page > MAX_SCAN_PAGES) return { tasks: found, complete: false, listed, requests };
     take((await read(page)).tasks, since);
   }
-  return { tasks: found, complete: true, requests };
+  return { tasks: found, complete: true, listed, requests };
 }
 
 /** What existed before a POST: ids of recent tasks with the same service and item count. */
 export interface Snapshot {
   ids: ReadonlySet<number>;
+  /**
+   * Every task the listing showed, of any service, size or age: none of them can be the task a create's answer names
+   * (core/submit/send.ts). Not journaled: only the run that sent the request reads its answer.
+   */
+  listed?: ReadonlySet<number>;
   /** False when the listing failed or stopped at its page bound: a match is then never claimed (exit 9 names it). */
   complete: boolean;
 }
@@ -213,7 +222,7 @@ export async function takeSnapshot(
       for (const task of tasks) serverClock.noteSeen(task.created_at, at);
     },
   );
-  return { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete };
+  return { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
 }
 
 export interface CreateAttempt {
@@ -437,7 +446,7 @@ export async function findReusableTask(
     : undefined;
   const scan = await scanRecent(reader, { service: query.service, count: query.items.length }, edge, signal, observe);
   let requests = scan.requests;
-  const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete };
+  const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
   const candidates = scan.tasks
     .filter((t) => !query.exclude?.has(t.id) && taskPhase(t) !== 'ended')
     .sort((a, b) => (createdAt(b) || 0) - (createdAt(a) || 0));

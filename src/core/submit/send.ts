@@ -15,7 +15,7 @@ import { counted } from '../items/clean.js';
 import type { Snapshot } from '../reconcile.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
-import type { AmbiguousCreateError } from '../../api/api-errors.js';
+import type { Task } from '../../api/schemas.js';
 import { LocalCreates } from './local-runs.js';
 import { askLost } from './lost.js';
 import type { Chunk, Dispatch, Outcome, SendState, SubmitOptions } from './types.js';
@@ -233,11 +233,9 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
       hooks.notProcessed?.(reason.why);
     },
   };
+  let task: Task;
   try {
-    const task = await ctx.spin(`creating ${what}`, () => api.createTask({ service, items }, observer));
-    state.local.settle(entry, task.id);
-    state.serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
-    return { task, how: 'created', items: items.length };
+    task = await ctx.spin(`creating ${what}`, () => api.createTask({ service, items }, observer));
   } catch (error) {
     if (refused) {
       state.local.drop(entry);
@@ -263,8 +261,72 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
       state.local.drop(entry); // refused, or provably never sent: nothing was created
       throw error;
     }
-    return reconcileLost(ctx, api, chunk, posting, { entry, error });
+    const { message, sentAtMs, status } = error;
+    return reconcileLost(ctx, api, chunk, posting, { entry, message, sentAtMs, answered: status !== undefined });
   }
+  // An answer that cannot be this request's task says nothing of what the request did: reconciled like a garbled one.
+  const foreign = foreignAnswer(task, chunk, posting, state.local.runs(entry, state.serverClock)?.claimed());
+  if (foreign !== undefined) {
+    const message = `POST /tasks may have created a task (the service answered the create with ${foreign})`;
+    return reconcileLost(ctx, api, chunk, posting, {
+      ...{ entry, message, sentAtMs: sendingAt },
+      ...{ answered: true, named: true },
+    });
+  }
+  state.local.settle(entry, task.id);
+  state.serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
+  return { task, how: 'created', items: items.length };
+}
+
+/**
+ * Why the task a create was answered with cannot be the one its request made, if it cannot
+ * (docs/behaviour.md#exactly-once): another service, more items than were sent, other items (when the answer lists
+ * them), or a task that existed before (the listing before the POST showed it), that this job already has, or that
+ * another taskctl run on this machine claimed. Fewer items of the same service are the server's to drop (a warning at
+ * the summary, summary.ts).
+ */
+function foreignAnswer(
+  task: Task,
+  { service, items }: Chunk,
+  { before, exclude }: Pick<Posting, 'before' | 'exclude'>,
+  claimed: ReadonlySet<number> | undefined,
+): string | undefined {
+  const { id } = task;
+  if (task.service !== service || task.total_items > items.length) {
+    return `task ${id} of ${task.service} for ${counted(task.total_items, 'item')}, not this request's ${counted(items.length, 'item')} of ${service}`;
+  }
+  if (exclude.has(id)) return `task ${id}, which another chunk of this job already has`;
+  if (before.ids.has(id) || before.listed?.has(id))
+    return `task ${id}, which the task list showed before this request was sent`;
+  if (claimed?.has(id)) return `task ${id}, which another taskctl run on this machine created`;
+  const listed = task.items?.map((item) => item.target);
+  if (listed !== undefined && listed.length > 0 && !within(listed, items))
+    return `task ${id}, which holds other items than were sent`;
+  return undefined;
+}
+
+/** Whether every item of `some` is one of `all`, as many times at most (a multiset inclusion). */
+function within(some: readonly string[], all: readonly string[]): boolean {
+  const left = new Map<string, number>();
+  for (const item of all) left.set(item, (left.get(item) ?? 0) + 1);
+  return some.every((item) => {
+    const count = left.get(item) ?? 0;
+    left.set(item, count - 1);
+    return count > 0;
+  });
+}
+
+/** A create whose outcome is unknown: a failure that may follow its landing, or an answer that is not its task. */
+interface LostAnswer {
+  entry: LedgerEntry | undefined;
+  /** What went wrong, warned before the check (`POST /tasks may have created a task (…)`). */
+  message: string;
+  /** When the request left (local epoch ms). */
+  sentAtMs: number;
+  /** A status line came back: the request's processing had ended by then, and its window closes. */
+  answered: boolean;
+  /** The answer named a task that cannot be this request's. */
+  named?: boolean;
 }
 
 /** After an ambiguous failure: find the task the request made, or say that it cannot be known (exit 9). */
@@ -273,24 +335,24 @@ async function reconcileLost(
   api: ApiClient,
   { service, items }: Chunk,
   { exclude, what, state, before }: Posting,
-  lost: { entry: LedgerEntry | undefined; error: AmbiguousCreateError },
+  lost: LostAnswer,
 ): Promise<Outcome> {
   const { reconcileWindowMs } = await import('../reconcile.js');
-  const { entry, error } = lost;
+  const { entry, message: lostMessage, sentAtMs } = lost;
   const failedAtMs = ctx.clock.now();
-  const windowMs = reconcileWindowMs({ sentAtMs: error.sentAtMs, failedAtMs });
+  const windowMs = reconcileWindowMs({ sentAtMs, failedAtMs });
   const checking = `checking the task list for it (for ${formatDuration(windowMs)})`;
   // Each scan's reads are resent by the client; the budget keeps those resends inside the horizon (with a short
   // grace for the last scan), so a list that keeps failing cannot stretch 10 s into 20. Waits for the rate limit
   // do not count: a spent budget delays the last scan instead of leaving the list unread.
   const scans = api.withBudget(failedAtMs + windowMs + RECONCILE_SCAN_GRACE_MS - ctx.clock.now());
   // An answer (a 5xx, an error page, a body cut off) means the request's processing had ended: its window closes.
-  const question = { service, items, sentAtMs: error.sentAtMs, failedAtMs, answered: error.status !== undefined };
+  const question = { service, items, sentAtMs, failedAtMs, answered: lost.answered };
   const verdict = await ctx
     .spin(checking, (say, shown) => {
       // The spinner (or the live line it runs in) tells what goes on; a line says it only where none is shown (CI,
       // a pipe).
-      ctx.printer.warn(shown ? error.message : `${error.message}; ${checking}…`);
+      ctx.printer.warn(shown ? lostMessage : `${lostMessage}; ${checking}…`);
       say(checking);
       return askLost(ctx, scans, state, { ...question, before, exclude, entry });
     })
@@ -303,11 +365,11 @@ async function reconcileLost(
     });
   if (verdict.kind === 'found') {
     ctx.printer.warn(
-      `recovered: task ${verdict.task.id} was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
+      `recovered: task ${verdict.task.id} was created by this request (${lost.named ? 'the response named another task' : 'the response was lost'}; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
     );
     return { task: verdict.task, how: 'recovered', items: items.length };
   }
-  const sentAt = new Date(error.sentAtMs).toISOString();
+  const sentAt = new Date(sentAtMs).toISOString();
   const { ids, why } = verdict.kind === 'unsure' ? verdict : { ids: [], why: '' };
   throw new CreateUnknownError(
     `the create request may have created a task, and ${why}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,

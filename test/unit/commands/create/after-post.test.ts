@@ -3,7 +3,10 @@
  * which could pay twice. The POST is answered 502 (a gateway page); what follows fails in different ways.
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeClock, mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
 
 const CREATED = '2025-01-15T12:00:00.100Z';
 const candidate = {
@@ -108,5 +111,145 @@ describe('the check of the task list is said once', () => {
     const result = await lostAnswer(false);
     expect(result.code, result.stderr).toBe(9);
     expect(result.stderr).toMatch(/warning: [^\n]*; checking the task list for it \(for \d+s\)…/);
+  });
+});
+
+describe('a create answered with a task that cannot be this request’s: reconciled like a garbled answer', () => {
+  const S = 'domain_check_availability';
+  const created = (data: Record<string, unknown>) => ({
+    success: true,
+    message: 'ok',
+    data: { ...candidate, ...data },
+  });
+  const withItems = (id: number, targets: string[], extra: Record<string, unknown> = {}) => ({
+    success: true,
+    data: {
+      ...candidate,
+      id,
+      total_items: targets.length,
+      cost: targets.length,
+      items: targets.map((target) => ({ target, status: 'pending', data: null })),
+      ...extra,
+    },
+  });
+
+  function answered(data: Record<string, unknown>) {
+    const api = mockApi();
+    replyServices(api);
+    replyNoTasks(api);
+    api.reply('POST', '/tasks', 201, created(data));
+    api.allowUnused();
+    return api;
+  }
+  const posts = (api: { calls: string[] }) => api.calls.filter((call) => call.startsWith('POST')).length;
+
+  it('another service and size: exit 9 saying what the answer was, never "✓ task 7"', async () => {
+    const api = answered({ id: 7, service: 'email_verify', total_items: 99, cost: 198 });
+    api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 20 });
+    const result = await runTaskctl(['create', S, 'a.com', 'b.com', '-y'], { api });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stdout).not.toMatch(/\b7\b/);
+    expect(result.stderr).toContain(
+      `the service answered the create with task 7 of email_verify for 99 items, not this request's 2 items of ${S}`,
+    );
+    expect(result.stderr).toMatch(/may have created a task, and no matching task of this request was found/);
+    expect(result.stderr).not.toMatch(/✓|198 coins/);
+    expect(posts(api)).toBe(1);
+  });
+
+  it('more items than were sent: the task the list proves is this request’s is adopted instead', async () => {
+    const api = answered({ id: 7, total_items: 3, cost: 3 });
+    api.reply('GET', /^\/tasks\?/, 200, page([{ ...candidate, id: 8, total_items: 2, cost: 2 }]), { times: 20 });
+    api.reply('GET', '/tasks/8', 200, withItems(8, ['b.com', 'a.com']), { times: 5 });
+    const result = await runTaskctl(['create', S, 'a.com', 'b.com', '-q'], { api });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('8');
+    expect(result.stderr).toContain(`task 7 of ${S} for 3 items, not this request's 2 items of ${S}`);
+    expect(result.stderr).toMatch(/recovered: task 8 was created by this request/);
+    expect(posts(api)).toBe(1);
+  });
+
+  it('a task the listing before the POST showed (an hour old): exit 9, never reported', async () => {
+    const old = { ...candidate, id: 1, total_items: 2, cost: 2, created_at: '2025-01-15T11:00:00.000Z' };
+    const api = mockApi();
+    replyServices(api);
+    api.reply('GET', /^\/tasks\?/, 200, page([old]), { times: 20 });
+    api.reply('POST', '/tasks', 201, created(old));
+    api.allowUnused();
+    const result = await runTaskctl(['create', S, 'a.com', 'b.com', '-q'], { api });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      'the service answered the create with task 1, which the task list showed before this request was sent',
+    );
+    expect(posts(api)).toBe(1);
+  });
+
+  it('an answer that lists other items than were sent: exit 9', async () => {
+    const api = answered(withItems(7, ['a.com', 'c.com']).data);
+    api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 20 });
+    const result = await runTaskctl(['create', S, 'a.com', 'b.com', '-q'], { api });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toContain(
+      'the service answered the create with task 7, which holds other items than were sent',
+    );
+  });
+
+  it('the task another run on this machine was answered with minutes ago: exit 9 (the local ledger)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
+    const clock = new FakeClock();
+    try {
+      const mine = answered({ id: 5 });
+      const first = await runTaskctl(['create', S, 'a.com', '-q'], { api: mine, clock, home });
+      expect(first.stdout.trim()).toBe('5');
+      clock.advance(60_000);
+      const api = answered({ id: 5 });
+      api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 20 });
+      const second = await runTaskctl(['create', S, 'b.com', '-q'], { api, clock, home });
+      expect(second.code, second.stderr).toBe(9);
+      expect(second.stderr).toContain('task 5, which another taskctl run on this machine created');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a chunked job whose second chunk is answered with the first chunk’s task: chunk 2 stays in doubt, and resume adopts its real task without sending it again', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
+    const clock = new FakeClock();
+    try {
+      const first = { ...candidate, id: 41 };
+      const api = mockApi();
+      replyServices(api);
+      replyNoTasks(api);
+      api.reply('GET', /^\/tasks\?/, 200, page([first]), { times: 40 });
+      api.reply('POST', '/tasks', 201, created(first), { times: 2 });
+      api.allowUnused();
+      const result = await runTaskctl(['create', S, 'a.com', 'b.com', '--chunk-size', '1', '-q'], {
+        api,
+        clock,
+        home,
+      });
+      expect(result.code, result.stderr).toBe(9);
+      expect(result.stdout.trim()).toBe('41');
+      expect(result.stderr).toContain('task 41, which another chunk of this job already has');
+      const job = /taskctl resume (j-[0-9a-z]+)/.exec(result.stderr)?.[1];
+      expect(job, result.stderr).toBeDefined();
+
+      const later = mockApi();
+      replyServices(later);
+      later.reply('GET', /^\/tasks\?/, 200, page([first, { ...candidate, id: 42 }]), { times: 40 });
+      later.reply('GET', '/tasks/42', 200, withItems(42, ['b.com']), { times: 5 });
+      later.allowUnused();
+      const resumed = await runTaskctl(['resume', job!], { api: later, clock, home });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      // The journal never gave chunk 2 the task its answer named: it was in doubt, settled by the task list.
+      expect(resumed.stderr).toMatch(/1 of 2 chunks done, 1 in doubt \(chunk 2\)/);
+      expect(resumed.stderr).toMatch(/chunk 2: task 42 was created by the interrupted request/);
+      expect(resumed.stderr).toMatch(/✓ 2 tasks for 2 items, 2 coins \(recovered: 42\)/);
+      expect(resumed.stdout).toMatch(/^42\t/);
+      expect(posts(later)).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -191,7 +191,7 @@ describe('--error', () => {
       'POST',
       '/tasks',
       201,
-      { success: true, data: task(43, { status: 'pending', total_items: 4 }) },
+      { success: true, data: task(43, { status: 'pending', total_items: 3 }) },
       { bodies },
     );
     const result = await runTaskctl(['retry', '42', '--error', 'timeout', '--error', 'WORKER', '-y', '--no-reuse'], {
@@ -199,6 +199,26 @@ describe('--error', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(bodies).toEqual([{ service: SERVICE, items: ['a.com', 'c.com', 'e.com'] }]);
+  });
+
+  it('retry <id> whose create is answered with the retried task itself: reconciled, exit 9, never that task', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/42', 200, { success: true, data: failedTask });
+    replyServices(api);
+    api.reply(
+      'GET',
+      /^\/tasks\?/,
+      200,
+      { success: true, data: [], meta: { current_page: 1, total_pages: 1, total_count: 0, per_page: 100 } },
+      { times: 20 },
+    );
+    api.reply('POST', '/tasks', 201, { success: true, data: failedTask });
+    const result = await runTaskctl(['retry', '42', '--error', 'timeout', '--error', 'WORKER', '-y', '-q'], { api });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      `the service answered the create with task 42 of ${SERVICE} for 6 items, not this request's 3 items`,
+    );
   });
 
   it('retry <id> --error matching nothing: nothing to retry, exit 0', async () => {
