@@ -147,12 +147,13 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
 
     // Remembered: the resume reads no task of the job, sends chunk 2, and says nothing of the account again.
     const resumed = mockApi();
+    resumed.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } });
     replySend(resumed);
     const resume = await runTaskctl(['resume', id, '-q'], { api: resumed, env: ROTATED, home });
     expect(resume.code, resume.stderr).toBe(0);
     expect(resume.stdout).toBe('2\n3\n');
     expect(resumed.calls).not.toContain('GET /tasks/1');
-    expect(resume.stderr).not.toContain('matched');
+    expect(resume.stderr).not.toContain('this API key was matched');
     const listed = await runTaskctl(['jobs', '-q'], { env, home });
     expect(listed.stdout).toBe(`${id}\n`);
   });
