@@ -554,12 +554,14 @@ function standing(journal: JobJournal, user: UserSettlement, name: string): stri
   const doubt = journal.inDoubt();
   const head = `job ${name}: ${formatCount(journal.done.size)} of ${counted(total, 'chunk')} done`;
   if (done) return `${head}, finished`;
-  const byUser = new Set([...user.adopt.map((a) => a.chunk), ...user.resend]);
+  // A chunk given --resend is checked too: sent again only if the list shows no task of it not named before.
+  const byUser = new Set(user.adopt.map((a) => a.chunk));
   const scanned = doubt.filter((chunk) => !byUser.has(chunk));
+  const resent = user.resend.length > 0 ? ` (chunk ${user.resend.join(', ')}: to send again if none)` : '';
   const left = total - journal.done.size;
   const steps = [
     ...(byUser.size > 0 ? [`settle chunk ${[...byUser].join(', ')} as given`] : []),
-    ...(scanned.length > 0 ? [`check the task list for chunk ${scanned.join(', ')}`] : []),
+    ...(scanned.length > 0 ? [`check the task list for chunk ${scanned.join(', ')}${resent}`] : []),
     `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal), 'item')})`,
   ];
   const inDoubt = doubt.length === 0 ? 'none in doubt' : `${doubt.length} in doubt (chunk ${doubt.join(', ')})`;
