@@ -43,7 +43,7 @@ type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<P
 export interface ResumeOptions extends SubmitOptions {
   /** `--adopt CHUNK=ID`: chunk CHUNK (in flight) is task ID. */
   adopt?: string[];
-  /** `--resend CHUNK`: chunk CHUNK (in flight) was not created; send it. */
+  /** `--resend CHUNK`: send chunk CHUNK (in flight) again, unless the task list shows a task of it not named before. */
   resend?: string[];
 }
 
