@@ -557,7 +557,8 @@ function standing(journal: JobJournal, user: UserSettlement, name: string): stri
   // A chunk given --resend is checked too: sent again only if the list shows no task of it not named before.
   const byUser = new Set(user.adopt.map((a) => a.chunk));
   const scanned = doubt.filter((chunk) => !byUser.has(chunk));
-  const resent = user.resend.length > 0 ? ` (chunk ${user.resend.join(', ')}: to send again if none)` : '';
+  const resent =
+    user.resend.length > 0 ? ` (--resend ${user.resend.join(', ')}: sent again if no new task is there)` : '';
   const left = total - journal.done.size;
   const steps = [
     ...(byUser.size > 0 ? [`settle chunk ${[...byUser].join(', ')} as given`] : []),

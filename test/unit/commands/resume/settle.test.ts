@@ -403,6 +403,9 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     expect(await world.tasks()).toHaveLength(0);
     const resent = await run(['resume', id, '--resend', '1', '-y', '-q']);
     expect(resent.code, resent.stderr).toBe(0);
+    expect(resent.stderr).toContain(
+      'next: check the task list for chunk 1 (--resend 1: sent again if no new task is there)',
+    );
     expect(await world.tasks()).toHaveLength(1);
     expect([...(await world.itemCounts()).values()]).toEqual([1, 1, 1]);
   });
