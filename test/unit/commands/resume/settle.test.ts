@@ -401,7 +401,7 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     const id = await lostAnswer('reset-before');
     await world.clearFaults();
     expect(await world.tasks()).toHaveLength(0);
-    const resent = await run(['resume', id, '--resend', '1', '-y', '-q']);
+    const resent = await run(['resume', id, '--resend', '1', '-y']);
     expect(resent.code, resent.stderr).toBe(0);
     expect(resent.stderr).toContain(
       'next: check the task list for chunk 1 (--resend 1: sent again if no new task is there)',
