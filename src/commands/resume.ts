@@ -19,7 +19,7 @@ export function registerResume(program: Command, run: RunAction): void {
     )
     .option(
       '--resend <chunk>',
-      'settle a chunk the job stopped on (exit 9): it was not created, send it; repeatable',
+      'settle a chunk the job stopped on (exit 9): send it again, unless the task list shows a task of it not named before (exit 9); repeatable',
       collect,
     )
     .option('--max-cost <coins>', 'refuse (exit 6) when the remaining estimate is above this', nonNegativeInt)

@@ -98,6 +98,8 @@ interface ChunkState {
   send?: SendRecord;
   /** `answered`: named by its POST's own answer (a `created` record), not adopted, scanned or reused. */
   task?: { id: number; cost: number; how: How; answered?: boolean };
+  /** The candidates exit 9 has named for its send so far: the user has been told to look at them. */
+  named?: number[];
 }
 
 export interface JobState {
@@ -164,7 +166,11 @@ export function rebuild(records: readonly unknown[], path: string): JobState | u
       chunk.task = { id: record.task, cost: record.cost, how, answered: how === 'created' };
     } else if (record.type === 'reconciled' && record.task !== null) {
       chunk.task = { id: record.task, cost: record.cost, how: record.by === 'scan' ? 'recovered' : 'created' };
-    } else if (record.type === 'reconciled') state.chunks.set(record.chunk, {}); // nothing created: to be sent
+    } else if (record.type === 'reconciled') {
+      state.chunks.set(record.chunk, {}); // nothing created: to be sent
+    } else {
+      chunk.named = [...(chunk.named ?? []), ...record.candidates]; // exit 9 told the user to look at these
+    }
   }
   if (damaged.length > 0) unproven(state, rest);
   return state;

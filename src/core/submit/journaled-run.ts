@@ -44,7 +44,7 @@ type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<P
 export interface ResumeOptions extends SubmitOptions {
   /** `--adopt CHUNK=ID`: chunk CHUNK (in flight) is task ID. */
   adopt?: string[];
-  /** `--resend CHUNK`: chunk CHUNK (in flight) was not created; send it. */
+  /** `--resend CHUNK`: send chunk CHUNK (in flight) again, unless the task list shows a task of it not named before. */
   resend?: string[];
 }
 
@@ -579,12 +579,15 @@ function standing(journal: JobJournal, user: UserSettlement, name: string): stri
   const doubt = journal.inDoubt();
   const head = `job ${name}: ${formatCount(journal.done.size)} of ${counted(total, 'chunk')} done`;
   if (done) return `${head}, finished`;
-  const byUser = new Set([...user.adopt.map((a) => a.chunk), ...user.resend]);
+  // A chunk given --resend is checked too: sent again only if the list shows no task of it not named before.
+  const byUser = new Set(user.adopt.map((a) => a.chunk));
   const scanned = doubt.filter((chunk) => !byUser.has(chunk));
+  const resent =
+    user.resend.length > 0 ? ` (--resend ${user.resend.join(', ')}: sent again if no new task is there)` : '';
   const left = total - journal.done.size;
   const steps = [
     ...(byUser.size > 0 ? [`settle chunk ${[...byUser].join(', ')} as given`] : []),
-    ...(scanned.length > 0 ? [`check the task list for chunk ${scanned.join(', ')}`] : []),
+    ...(scanned.length > 0 ? [`check the task list for chunk ${scanned.join(', ')}${resent}`] : []),
     `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal), 'item')})`,
   ];
   const inDoubt = doubt.length === 0 ? 'none in doubt' : `${doubt.length} in doubt (chunk ${doubt.join(', ')})`;

@@ -88,21 +88,31 @@ interface InDoubt {
   name: string;
 }
 
-/** The user's word first, then the rules for the other chunks in doubt. */
+/**
+ * The user's `--adopt` first, then the rules for the other chunks in doubt: a chunk given `--resend` is scanned as
+ * well, and sent again only when the scan finds nothing new (docs/behaviour.md#jobs).
+ */
 export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   // The run that sent a chunk in doubt was gone by now (this run holds the job), and its request lost with it.
   const startedAt = ctx.clock.now();
-  await settleByUser(ctx, api, state, doubt);
+  await adoptByUser(ctx, api, state, doubt);
   for (const chunk of doubt.journal.inDoubt()) {
     const send = doubt.journal.state.chunks.get(chunk)?.send;
     const items = doubt.items.get(chunk);
     if (send && items) {
-      await settleByScan(ctx, api, state, { ...doubt, startedAt }, { index: chunk, first: send.first, items, send });
+      const resend = doubt.user.resend.includes(chunk);
+      await settleByScan(
+        ctx,
+        api,
+        state,
+        { ...doubt, startedAt },
+        { index: chunk, first: send.first, items, send, resend },
+      );
     }
   }
 }
 
-async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
+async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   const { journal, user } = doubt;
   for (const { chunk, id, text, replaces } of user.adopt) {
     if (replaces !== undefined && (await recordedFits(api, doubt, chunk, replaces))) {
@@ -120,11 +130,6 @@ async function settleByUser(ctx: Settler, api: ApiClient, state: SendState, doub
     state.local.settleJob({ journal: journal.id, chunk }, id);
     (state.settled ??= []).push(task);
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
-  }
-  for (const chunk of user.resend) {
-    journal.resent(chunk);
-    state.local.settleJob({ journal: journal.id, chunk }, null);
-    ctx.printer.info(`chunk ${chunk}: will be sent again`);
   }
 }
 
@@ -212,18 +217,21 @@ async function otherJobNaming(
  * horizon counted from then and from its send, so a chunk whose task is in the list settles within seconds, and a job
  * stopped long ago at once. No task by then is checked again to the horizon of its deadline before it counts as never
  * created. One unclaimed identical task → it is this chunk's; none → sent again by the pipeline; otherwise exit 9
- * naming the chunk and the candidates.
+ * naming the chunk and the candidates. `--resend` (`chunk.resend`) asks the same: none, or only candidates an earlier
+ * exit 9 named (the user looked at them), → sent again; a task it finds that was never named, or a list that cannot be
+ * read, → exit 9, nothing sent.
  */
 async function settleByScan(
   ctx: Settler,
   api: ApiClient,
   state: SendState,
   doubt: InDoubt & { startedAt: number },
-  chunk: Omit<PlannedChunk, 'service'> & { send: SendRecord },
+  chunk: Omit<PlannedChunk, 'service'> & { send: SendRecord; resend: boolean },
 ): Promise<void> {
   const { journal } = doubt;
   const { service } = journal.state.job;
   const { send, items, index } = chunk;
+  const named = new Set(journal.state.chunks.get(index)?.named);
   const planned: PlannedChunk = { index, first: chunk.first, items, service };
   const job = { journal: journal.id, chunk: index };
   const entry = state.local.takeOver(job, service, items, send.sent_at);
@@ -242,7 +250,14 @@ async function settleByScan(
       horizon,
     }),
   );
-  if (verdict.kind === 'found') {
+  const seen = verdict.kind === 'found' ? [verdict.task.id] : verdict.kind === 'unsure' ? verdict.ids : [];
+  if (chunk.resend && (verdict.kind === 'none' || (seen.length > 0 && seen.every((id) => named.has(id))))) {
+    journal.resent(index);
+    state.local.settleJob(job, null);
+    ctx.printer.info(`chunk ${index}: will be sent again`);
+    return;
+  }
+  if (verdict.kind === 'found' && !chunk.resend) {
     journal.created(planned, verdict.task, 'recovered');
     (state.settled ??= []).push(verdict.task);
     ctx.printer.info(`chunk ${index}: task ${verdict.task.id} was created by the interrupted request`);
@@ -253,14 +268,24 @@ async function settleByScan(
     ctx.printer.info(`chunk ${index}: not created by the interrupted request; sending it`);
     return;
   }
-  const { ids, why } = verdict;
-  journal.unknown(planned, ids, why);
+  const why =
+    verdict.kind === 'found'
+      ? `task ${verdict.task.id} holds its items, created in the window in which its request could have been processed`
+      : verdict.why;
+  journal.unknown(planned, seen, why);
   throw new CreateUnknownError(
-    `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}`,
-    ids.length > 0
-      ? `Look at them (taskctl show ${ids.join(' ')}), then: taskctl resume ${doubt.name} --adopt ${index}=ID, or --resend ${index} if none is this chunk's.`
-      : `Try again later: taskctl resume ${doubt.name} (or settle it: --adopt ${index}=ID, --resend ${index}).`,
+    `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}${chunk.resend ? '; it was not sent again' : ''}`,
+    unsureHint(doubt.name, index, seen),
   );
+}
+
+/** Exit 9's next step: the candidates to look at, then `--adopt` (`--resend` only if none is the chunk's); else later. */
+function unsureHint(name: string, index: number, ids: readonly number[]): string {
+  if (ids.length === 0) return `Try again later: taskctl resume ${name}`;
+  const [only] = ids;
+  return ids.length === 1
+    ? `Look at it (taskctl show ${only}), then: taskctl resume ${name} --adopt ${index}=${only}, or --resend ${index} if it is not this chunk's.`
+    : `Look at them (taskctl show ${ids.join(' ')}), then: taskctl resume ${name} --adopt ${index}=ID, or --resend ${index} if none is this chunk's.`;
 }
 
 /**

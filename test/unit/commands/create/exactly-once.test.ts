@@ -75,7 +75,7 @@ describe('a server whose task reads leave out the items', () => {
       expect(job).toBeDefined();
       const resumed = await run(['resume', job!]);
       expect(resumed.code, resumed.stderr).toBe(9);
-      expect(resumed.stderr).toContain(`--adopt 1=ID`);
+      expect(resumed.stderr).toContain(`--adopt 1=${task!.id}`);
       expect(resumed.stderr).toContain(`taskctl show ${task!.id}`);
       expect(await blind.posts()).toBe(1);
       expect(await blind.tasks()).toHaveLength(1);

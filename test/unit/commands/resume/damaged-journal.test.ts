@@ -49,7 +49,7 @@ it('a lost `send` and `created`: the chunk is in doubt, never sent again on a gu
   // The task exists, but nothing recorded what existed before it was sent: named, not adopted, and nothing resent.
   expect(resumed.code, resumed.stderr).toBe(9);
   expect(resumed.stderr).toMatch(new RegExp(`chunk 3 .*may have been created: task ${ids[2]} matches`));
-  expect(resumed.stderr).toContain(`--adopt 3=ID`);
+  expect(resumed.stderr).toContain(`--adopt 3=${ids[2]}`);
   expect(resumed.stderr).not.toMatch(/start a new|start again/i);
   const after = await run(['list', '-o', 'json', '--per-page', '100']);
   expect((JSON.parse(after.stdout) as unknown[]).length).toBe(3);

@@ -339,3 +339,74 @@ describe('a finished job sends nothing', () => {
     expect(again.stdout).toBe('');
   });
 });
+
+describe('--resend CHUNK sends again only what one scan of the window cannot find', () => {
+  const items = ['rz1.example.com', 'rz2.example.com', 'rz3.example.com'];
+  const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
+  const listDown = () => world.fault({ method: 'GET', path: '/tasks', kind: 'non-json', status: 502, count: 100_000 });
+  /** A one-chunk job stopped with exit 9 on its POST's lost answer (`reset-after`: it landed), the list down: its id. */
+  async function lostAnswer(postFault: 'reset-after' | 'reset-before'): Promise<string> {
+    await world.fault({ method: 'POST', path: '/tasks', kind: postFault, count: 1 });
+    await listDown();
+    const created = await run(['create', S, ...items, '--journal', journal(), '-y']);
+    expect(created.code, created.stderr).toBe(9);
+    return (rows()[0] as Row & { id?: string }).id ?? '';
+  }
+
+  it('a list that cannot be read offers no --resend; once it reads, --resend names the task it finds and sends nothing', async () => {
+    const id = await lostAnswer('reset-after');
+    const unread = await run(['resume', id, '-y']);
+    expect(unread.code).toBe(9);
+    expect(unread.stderr).toContain('the task list could not be read');
+    expect(unread.stderr).toContain(`Try again later: taskctl resume ${id}`);
+    expect(unread.stderr).not.toContain('--resend');
+    await world.clearFaults();
+    const [task] = await world.tasks();
+    const refused = await run(['resume', id, '--resend', '1', '-y']);
+    expect(refused.code).toBe(9);
+    expect(refused.stderr).toContain(`task ${task?.id}`);
+    expect(refused.stderr).toContain(`taskctl resume ${id} --adopt 1=${task?.id}`);
+    expect(await world.tasks()).toHaveLength(1);
+    expect(await world.posts()).toBe(1);
+    // The hint, followed: the chunk is the task, and nothing was paid twice.
+    const adopted = await run(['resume', id, '--adopt', `1=${task?.id}`, '-y', '-q']);
+    expect(adopted.code, adopted.stderr).toBe(0);
+    expect(adopted.stdout).toBe(`${task?.id}\n`);
+    expect(await world.posts()).toBe(1);
+  });
+
+  it('--resend of a chunk whose candidate exit 9 named (the user looked at it): sent again', async () => {
+    const id = await lostAnswer('reset-after');
+    await world.clearFaults();
+    const [task] = await world.tasks();
+    const refused = await run(['resume', id, '--resend', '1', '-y']);
+    expect(refused.code).toBe(9);
+    expect(refused.stderr).toContain(`or --resend 1 if it is not this chunk's`);
+    const resent = await run(['resume', id, '--resend', '1', '-y', '-q']);
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(resent.stdout).not.toContain(`${task?.id}`);
+    expect(await world.posts()).toBe(2);
+  });
+
+  it('a list that still cannot be read: refused, nothing sent, try again later', async () => {
+    const id = await lostAnswer('reset-after');
+    const refused = await run(['resume', id, '--resend', '1', '-y']);
+    expect(refused.code).toBe(9);
+    expect(refused.stderr).toContain('it was not sent again');
+    expect(refused.stderr.trim().split('\n').at(-1)).toBe(`Try again later: taskctl resume ${id}`);
+    expect(await world.posts()).toBe(1);
+  });
+
+  it('a scan that reads and finds no task of the chunk: sent once', async () => {
+    const id = await lostAnswer('reset-before');
+    await world.clearFaults();
+    expect(await world.tasks()).toHaveLength(0);
+    const resent = await run(['resume', id, '--resend', '1', '-y']);
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(resent.stderr).toContain(
+      'next: check the task list for chunk 1 (--resend 1: sent again if no new task is there)',
+    );
+    expect(await world.tasks()).toHaveLength(1);
+    expect([...(await world.itemCounts()).values()]).toEqual([1, 1, 1]);
+  });
+});
