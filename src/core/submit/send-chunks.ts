@@ -187,9 +187,9 @@ function ids(done: ReadonlyMap<number, DoneChunk>, outcomes: ReadonlyMap<number,
 }
 
 /** `ranged`: consecutive ids as ranges, a few at most (the job names the rest); else every id (stdout failed). */
-function createdSoFar(tasks: number, total: number, created: readonly number[], ranged = false): string {
+function createdSoFar(tasks: number, total: number, created: readonly number[], ranged = false, when = ''): string {
   const named = ranged ? idRanges(created) : created.join(' ');
-  return `created ${tasks} of ${counted(total, 'task')}` + (created.length > 0 ? `: ${named}` : '');
+  return `created ${tasks} of ${counted(total, 'task')}${when}` + (created.length > 0 ? `: ${named}` : '');
 }
 
 /** The one read of the latest states before a table at a terminal is drawn. */
@@ -371,7 +371,7 @@ function stopped(
   const message =
     at.tasks === 0
       ? failure.message
-      : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids, at.job !== undefined)} before that`;
+      : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids, at.job !== undefined, ' before that')}`;
   return new CliError(message, failure.exitCode, hint);
 }
 

@@ -145,7 +145,7 @@ describe.each(MODES)('%s create', (mode) => {
     const [only] = await ids();
     expect(result.code).toBe(130);
     expect(result.stdout.trim()).toBe(String(only));
-    expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only} before that`));
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks before that: ${only}`));
     expect(result.stderr).toMatch(resumeHint(mode));
   });
 
@@ -167,7 +167,7 @@ describe.each(MODES)('%s create', (mode) => {
     const result = await create(mode, [...ITEMS, '--chunk-size', '1', '-q']);
     const [only] = await ids();
     expect(result.code, result.stderr).toBe(6);
-    expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only} before that`));
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks before that: ${only}`));
     expect(result.stderr).toMatch(resumeHint(mode));
     if (mode === 'unjournaled') {
       // No journal: nothing to resume, so the warning names no command.
@@ -253,7 +253,7 @@ describe('create --wait: the pace of its first look, and a run stopped before th
       });
       const [only] = await ids();
       expect(result.code, result.stderr).toBe(130);
-      expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only} before that`));
+      expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks before that: ${only}`));
       if (format === 'json') expect(JSON.parse(result.stdout)).toMatchObject([{ id: only, status: 'pending' }]);
       else expect(result.stdout).toMatch(new RegExp(`^${only}\\t${S}\\tpending\\t.*\\n$`));
     },

@@ -117,7 +117,7 @@ describe('Ctrl-C keeps the message', () => {
     const [only] = await world.tasks();
     expect(result.stdout.trim()).toBe(String(only!.id));
     expect(result.stderr).toMatch(/may have been created/);
-    expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks: ${only!.id} before that`));
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks before that: ${only!.id}`));
   });
 
   it('during --reuse-window scanning: exit 130, nothing created for that chunk, earlier ids listed', async () => {
@@ -138,7 +138,7 @@ describe('Ctrl-C keeps the message', () => {
     const tasks = await world.tasks();
     expect(tasks).toHaveLength(1);
     expect(result.stderr).toMatch(/interrupted before sending chunk 2 of 2: nothing was created for it/);
-    expect(result.stderr).toMatch(new RegExp(`created 1 of 2 tasks: ${tasks[0]!.id} before that`));
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 2 tasks before that: ${tasks[0]!.id}`));
   });
 });
 

@@ -258,7 +258,7 @@ describe('a journal that cannot be written', () => {
     expect(result.stdout).toBe(`${tasks[0]?.id}\n`);
     expect(result.stderr).toMatch(/cannot write the journal .*: the disk is full/);
     expect(result.stderr).not.toMatch(/ENOSPC|bug/);
-    expect(result.stderr).toMatch(new RegExp(`created 1 of 4 tasks: ${tasks[0]?.id} before that`));
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 4 tasks before that: ${tasks[0]?.id}`));
     expect(result.stderr).toMatch(/When there is room again: taskctl resume j-[0-9a-z]+\n$/);
     const resumed = await run(['resume', jobId(result.stderr), '-q']);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -311,7 +311,7 @@ describe('a journal that cannot be written', () => {
     const [task] = await world.tasks();
     expect(result.code, result.stderr).toBe(14);
     expect(result.stdout).toBe(`${task?.id}\n`);
-    expect(result.stderr).toMatch(new RegExp(`created 1 of 2 tasks: ${task?.id} before that`));
+    expect(result.stderr).toMatch(new RegExp(`created 1 of 2 tasks before that: ${task?.id}`));
     const resumed = await run(['resume', jobId(result.stderr), '-q']);
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectEachItemOnce(ITEMS);
