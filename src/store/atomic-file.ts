@@ -59,19 +59,14 @@ export const STATE_FILE_MAX_BYTES = 16 * 1024 * 1024;
  * error (exit 2): opened with O_NOFOLLOW (a link is never followed, so never chmodded) and O_NONBLOCK (a FIFO cannot hang).
  */
 export function readRegularFile(path: string, options: ReadRegularOptions): string | undefined {
-  return readRegularBytes(path, options)?.toString('utf8');
-}
-
-/** `readRegularFile`'s bytes, undecoded: for a reader that counts bytes or judges their encoding line by line. */
-export function readRegularBytes(path: string, options: ReadRegularOptions): Buffer | undefined {
-  return withRegularFile(path, options, (fd) => readFileSync(fd));
+  return withRegularFile(path, options, (fd) => readFileSync(fd).toString('utf8'));
 }
 
 /** What `readRegularPieces` reads at a time. */
 const PIECE_BYTES = 1024 * 1024;
 
 /**
- * `readRegularBytes` a piece at a time, in bounded memory (a journal read as lines): `onPiece` gets each piece in turn,
+ * `readRegularFile`'s bytes a piece at a time, in bounded memory (a journal read as lines): `onPiece` gets each piece in turn,
  * in a buffer reused once it returns (copy what is kept), and returns false to read no further. False when the file
  * does not exist.
  */
@@ -88,7 +83,7 @@ export function readRegularPieces(
   return done === true;
 }
 
-/** Opens `path` as `readRegularBytes` does (refusals, tightening, the bound) and gives `read` the open descriptor. */
+/** Opens `path` as `readRegularFile` does (refusals, tightening, the bound) and gives `read` the open descriptor. */
 function withRegularFile<T>(path: string, options: ReadRegularOptions, read: (fd: number) => T): T | undefined {
   const refuse = (kind: string) =>
     new NotRegularFileError(
