@@ -511,5 +511,6 @@ describe('a journal too large to read, or damaged (docs/behaviour.md#records)', 
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, state: 'unreadable', journal: path })]);
     expect(listed.stderr).toMatch(new RegExp(`job ${id}: .*job record \\(line 1\\)`));
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\tunreadable\n`);
   });
 });
