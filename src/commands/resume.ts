@@ -36,7 +36,7 @@ export function registerResume(program: Command, run: RunAction): void {
         'taskctl resume j-mi3k2x1a7f3q --adopt 7=1234',
         'taskctl resume j-mi3k2x1a7f3q --resend 7',
       ]) +
-        '\nWithout an argument: the only interrupted job of the current profile and base URL (several: listed, exit 2).\n' +
+        '\nWithout an argument: the only interrupted job of the current profile and base URL (several, or one whose journal cannot be read: listed, exit 2).\n' +
         'The job keeps its service, input and options; inputs are checked against their recorded size and digest (exit 2 if changed).\n' +
         'A chunk caught in flight is settled first: its task adopted, or sent again only when proven never created (else exit 9).\n',
     )

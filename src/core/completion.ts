@@ -46,7 +46,8 @@ async function jobValues(ctx: Store & Runtime): Promise<string[]> {
   const { currentJobs, readJobs } = await import('./jobs.js');
   const { jobStore } = await import('./job/registry.js');
   const jobs = await currentJobs(ctx, readJobs(jobStore(ctx.env)), false);
-  return jobs.map((job) => `${job.id}\t${clean(job.service)} ${job.state}`);
+  // An unreadable job has no service to show: its state alone.
+  return jobs.map((job) => `${job.id}\t${[clean(job.service), job.state].filter(Boolean).join(' ')}`);
 }
 
 function cachedValues(ctx: Store, kind: Exclude<DynamicKind, 'jobs'>, baseUrl: string): string[] {

@@ -11,6 +11,7 @@ import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
 import { diskBytes, type JobStore, type StoredJob } from '../store/job-files.js';
 import { readJournal } from '../store/journal-file.js';
+import { CliError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import { rebuild } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
@@ -26,7 +27,8 @@ export interface JobsOptions {
   wide?: boolean;
 }
 
-export type JobStateName = 'running' | 'interrupted' | 'finished';
+/** `unreadable`: its journal cannot be read (too large, damaged job record, not a file): listed, never dropped. */
+export type JobStateName = 'running' | 'interrupted' | 'finished' | 'unreadable';
 
 /** One job as `jobs` shows it (and `-o json` prints it). */
 export interface JobRow {
@@ -45,21 +47,26 @@ export interface JobRow {
   /** Not shown: the account the job ran under (`--all` lifts the filter). */
   account: string;
   own: boolean;
+  /** Why its journal cannot be read (state `unreadable`): the error's words and its advice. */
+  reason?: string;
 }
 
 export const JOB_COLUMNS: Array<Column<JobRow>> = [
   { header: 'ID', key: 'id', value: (j) => j.id },
   { header: 'STARTED', key: 'started', value: (j) => j.started },
-  { header: 'SERVICE', key: 'service', value: (j) => j.service },
-  { header: 'ITEMS', key: 'items', value: (j) => j.items, align: 'right' },
-  { header: 'CHUNKS', key: 'chunks', value: (j) => `${j.chunks_created}/${j.chunks}`, align: 'right' },
-  { header: 'IN DOUBT', key: 'in_doubt', value: (j) => j.in_doubt, align: 'right' },
+  { header: 'SERVICE', key: 'service', value: (j) => known(j, j.service) },
+  { header: 'ITEMS', key: 'items', value: (j) => known(j, j.items), align: 'right' },
+  { header: 'CHUNKS', key: 'chunks', value: (j) => known(j, `${j.chunks_created}/${j.chunks}`), align: 'right' },
+  { header: 'IN DOUBT', key: 'in_doubt', value: (j) => known(j, j.in_doubt), align: 'right' },
   { header: 'STATE', key: 'state', value: (j) => j.state },
   { header: 'BASE URL', key: 'base_url', value: (j) => j.base_url, optional: 1, truncate: true },
   { header: 'JOURNAL', key: 'journal', value: (j) => j.journal, truncate: true },
 ];
 
-/** Every job this machine knows, newest first; a journal that cannot be read is left out. */
+/** What the journal says, or `-` for a job whose journal cannot be read. */
+const known = <T>(row: JobRow, value: T): T | string => (row.state === 'unreadable' ? '-' : value);
+
+/** Every job this machine knows, newest first; one whose journal cannot be read is a row of state `unreadable`. */
 export function readJobs(store: JobStore): JobRow[] {
   const rows: JobRow[] = [];
   for (const stored of store.list()) {
@@ -75,8 +82,8 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   try {
     records = readJournal(stored.path);
     state = records && rebuild(records, stored.path);
-  } catch {
-    return undefined;
+  } catch (error) {
+    return unreadableRow(stored, error);
   }
   if (!state || jobIdOf(records?.[0]) !== stored.id) return undefined;
   const { job } = state;
@@ -101,6 +108,21 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     bytes: diskBytes(stored),
     account: job.account,
     own: stored.own,
+  };
+}
+
+/** A job whose journal cannot be read: what is known without it (its id, path, size, date) and why. */
+function unreadableRow(stored: StoredJob, error: unknown): JobRow {
+  const words = error instanceof CliError ? [error.message, error.hint] : ['it cannot be read'];
+  return {
+    id: stored.id,
+    started: new Date(stored.mtimeMs).toISOString().replace(/\.\d+Z$/, 'Z'),
+    ...{ service: '', items: 0, chunks: 0, chunks_created: 0, in_doubt: 0, base_url: '', account: '' },
+    state: 'unreadable',
+    journal: stored.path,
+    bytes: diskBytes(stored),
+    own: stored.own,
+    reason: words.filter((word) => word !== undefined && word !== '').join('; '),
   };
 }
 
@@ -176,7 +198,8 @@ export async function retentionMs(ctx: Service): Promise<number> {
 
 /**
  * The jobs of the current profile and base URL (every one with `all`, or without a configured account): those of its
- * key, and of keys proved to be its account (a key rotated: core/job/job-account.ts).
+ * key, and of keys proved to be its account (a key rotated: core/job/job-account.ts); one whose journal cannot be read
+ * may be of any, so it is always shown.
  */
 export async function currentJobs(ctx: Store & Runtime, rows: readonly JobRow[], all: boolean): Promise<JobRow[]> {
   return (await splitJobs(ctx, rows, all)).current;
@@ -196,8 +219,9 @@ export async function splitJobs(
   const current: JobRow[] = [];
   const otherKey: JobRow[] = [];
   for (const row of rows) {
-    if (row.base_url !== baseUrl) continue;
-    (sameAccount(aliases, account, row.account) ? current : otherKey).push(row);
+    if (row.state === 'unreadable') current.push(row);
+    else if (row.base_url !== baseUrl) continue;
+    else (sameAccount(aliases, account, row.account) ? current : otherKey).push(row);
   }
   return { current, otherKey };
 }
@@ -227,6 +251,8 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
     wide: options.wide === true,
     chosen: (options.columns?.length ?? 0) > 0,
   });
+  // Once each, on stderr: why a listed job's journal cannot be read.
+  for (const row of shown) if (row.reason !== undefined) ctx.printer.warn(`job ${row.id}: ${row.reason}`);
   const startBytes = starts.reduce((sum, stored) => sum + diskBytes(stored), 0);
   const bytes = rows.reduce((sum, row) => sum + row.bytes, startBytes);
   const hidden = rows.length - shown.length;

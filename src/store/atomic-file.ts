@@ -11,6 +11,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -43,6 +44,8 @@ export interface ReadRegularOptions {
   onNotTightened?: (oldMode: number, error: unknown) => void;
   /** Refuse anything larger (bounded memory); default 16 MiB (`STATE_FILE_MAX_BYTES`). */
   maxBytes?: number;
+  /** The advice when the file is larger than `maxBytes`; by default, for a file taskctl writes anew: move it away. */
+  tooLargeHint?: string;
   /** The advice when the path is no regular file (`kind`: "a symbolic link", "a directory"…); by default, for a file
    * taskctl writes: move it away. A reader that never writes there says what to give instead. */
   refusedHint?: (kind: string) => string;
@@ -56,11 +59,32 @@ export const STATE_FILE_MAX_BYTES = 16 * 1024 * 1024;
  * error (exit 2): opened with O_NOFOLLOW (a link is never followed, so never chmodded) and O_NONBLOCK (a FIFO cannot hang).
  */
 export function readRegularFile(path: string, options: ReadRegularOptions): string | undefined {
-  return readRegularBytes(path, options)?.toString('utf8');
+  return withRegularFile(path, options, (fd) => readFileSync(fd).toString('utf8'));
 }
 
-/** `readRegularFile`'s bytes, undecoded: for a reader that counts bytes or judges their encoding line by line. */
-export function readRegularBytes(path: string, options: ReadRegularOptions): Buffer | undefined {
+/** What `readRegularPieces` reads at a time. */
+const PIECE_BYTES = 1024 * 1024;
+
+/**
+ * `readRegularFile`'s bytes a piece at a time, in bounded memory (a journal read as lines): `onPiece` gets each piece in turn,
+ * in a buffer reused once it returns (copy what is kept), and returns false to read no further. False when the file
+ * does not exist.
+ */
+export function readRegularPieces(
+  path: string,
+  options: ReadRegularOptions,
+  onPiece: (piece: Buffer) => boolean,
+): boolean {
+  const done = withRegularFile(path, options, (fd) => {
+    const buffer = Buffer.allocUnsafe(PIECE_BYTES);
+    for (let read = readSync(fd, buffer); read > 0 && onPiece(buffer.subarray(0, read)); read = readSync(fd, buffer));
+    return true;
+  });
+  return done === true;
+}
+
+/** Opens `path` as `readRegularFile` does (refusals, tightening, the bound) and gives `read` the open descriptor. */
+function withRegularFile<T>(path: string, options: ReadRegularOptions, read: (fd: number) => T): T | undefined {
   const refuse = (kind: string) =>
     new NotRegularFileError(
       `the ${options.what} ${path} is ${kind}, not a regular file; taskctl does not follow or read it`,
@@ -79,7 +103,8 @@ export function readRegularBytes(path: string, options: ReadRegularOptions): Buf
     );
   }
   try {
-    return readOpenFile(fd, path, options, refuse);
+    checkOpenFile(fd, path, options, refuse);
+    return read(fd);
   } catch (error) {
     // A disk that fails under the read (EIO), a file swapped for something else: words naming the file, never a bug.
     if (!isSystemError(error)) throw error;
@@ -101,13 +126,13 @@ function isSystemError(error: unknown): boolean {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
-/** The bytes of the open `fd`, refused when it is no regular file or above the bound; tightened on the way. */
-function readOpenFile(
+/** Refuses the open `fd` when it is no regular file or above the bound; tightens it on the way. */
+function checkOpenFile(
   fd: number,
   path: string,
   options: ReadRegularOptions,
   refuse: (kind: string) => NotRegularFileError,
-): Buffer {
+): void {
   const stats = fstatSync(fd);
   if (!stats.isFile()) throw refuse(kindOf(stats));
   const maxBytes = options.maxBytes ?? STATE_FILE_MAX_BYTES;
@@ -115,7 +140,7 @@ function readOpenFile(
     const size = (n: number) => n.toLocaleString('en');
     throw new TooLargeFileError(
       `the ${options.what} ${path} is ${size(stats.size)} bytes, more than the ${size(maxBytes)} taskctl reads`,
-      'Move it away (keep it if you need what it holds); taskctl writes it anew.',
+      options.tooLargeHint ?? 'Move it away (keep it if you need what it holds); taskctl writes it anew.',
     );
   }
   const mode = stats.mode & 0o777;
@@ -124,7 +149,6 @@ function readOpenFile(
     if (refused === undefined) options.onTightened?.(mode);
     else options.onNotTightened?.(mode, refused);
   }
-  return readFileSync(fd);
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import { readRegularBytes } from './atomic-file.js';
+import { readRegularPieces } from './atomic-file.js';
 import { shellWord } from '../lib/shell-word.js';
 import { heldLockHint, holderWords, tryLock, type HeldLock } from './lock-file.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
@@ -28,8 +28,21 @@ import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
 const UNREADABLE_LINE = '(unreadable)';
 
-/** Records are small (no item lists): 64 MiB is millions of chunks. */
-const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
+/**
+ * The most read of a journal: its records are held in memory (about 3.7 bytes a byte: ~260 MB for a 70 MB journal),
+ * and create refuses a job that could outgrow it (`maxJobChunks`), so every job's journal can be read back.
+ */
+const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
+/**
+ * What a chunk can take in the journal, at most: its `send` lists up to 100 task ids (~1.2 KB with 7-digit ids, ~2 KB
+ * with 16), its `created`, and room for a settlement and a second send (docs/behaviour.md#records).
+ */
+const JOURNAL_BYTES_PER_CHUNK = 4096;
+
+/** The most chunks a job may have: its journal then stays within what is read back (one chunk's room for the job record). */
+export function maxJobChunks(): number {
+  return Math.floor(journalLimits.maxBytes / JOURNAL_BYTES_PER_CHUNK) - 1;
+}
 
 export class JournalFile {
   private constructor(
@@ -43,13 +56,13 @@ export class JournalFile {
   /**
    * Opens `path` (creating it when missing), then locks it twice: the file itself (`FILE.lock` beside it, met by every
    * process that can write it, whatever its state directory), then the job it holds, where `lockOf` names it from the
-   * records read (a job is locked by its id, so a copy and its original exclude each other; undefined: no such lock).
+   * first record (a job is locked by its id, so a copy and its original exclude each other; undefined: no such lock).
    * A job in use by another process, or a path that cannot be written or locked, is exit 2 before anything is sent.
    * `existing`: the journal must be there already (`resume`): a path with none is exit 2, and nothing is made there.
    */
   static open(
     path: string,
-    lockOf: (records: readonly unknown[]) => string | undefined,
+    lockOf: (first: unknown) => string | undefined,
     existing = false,
     attempt = 1,
   ): JournalFile {
@@ -80,7 +93,7 @@ export class JournalFile {
     try {
       // The journal is never a symlink (O_NOFOLLOW): FILE.lock is one file whatever directories lead to it.
       locks.push(lockJob(path, `${path}.lock`));
-      const byId = lockOf(readRecords(path).records);
+      const byId = lockOf(readFirstRecord(path));
       if (byId !== undefined) locks.push(lockJob(path, byId));
       // Removed between its open and its locks (`jobs --prune` takes them to remove an empty journal): opened again.
       if (!samePlace(fd, path)) throw new Reopen();
@@ -180,14 +193,39 @@ export function readJournal(path: string): unknown[] | undefined {
     kind === 'a symbolic link'
       ? `Give the file it points to (readlink -f ${shellWord(path)}), or the job's id.`
       : "Give the job's journal (a regular file), or the job's id.";
-  const bytes = readRegularBytes(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES, refusedHint });
-  return bytes === undefined ? undefined : parseLines(bytes).records;
+  return readLines(path, refusedHint)?.records;
 }
 
 function readRecords(path: string): { records: unknown[]; size: number; goodBytes: number } {
-  const bytes = readRegularBytes(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES }) ?? Buffer.alloc(0);
-  return { size: bytes.length, ...parseLines(bytes) };
+  return readLines(path) ?? { records: [], size: 0, goodBytes: 0 };
 }
+
+/** The journal's lines, read a piece at a time (never the whole file in memory: docs/behaviour.md#records). */
+function readLines(
+  path: string,
+  refusedHint?: (kind: string) => string,
+  wanted = Infinity,
+): { records: unknown[]; size: number; goodBytes: number } | undefined {
+  const lines = new LineParser();
+  // Never "move it away": a job started again in its place would send every chunk again.
+  const tooLargeHint =
+    'Keep it: it is the record of what the job sent, and sending its chunks again pays twice. Its tasks are on the service (taskctl list).';
+  const options = {
+    what: 'journal',
+    maxBytes: journalLimits.maxBytes,
+    tooLargeHint,
+    ...(refusedHint && { refusedHint }),
+  };
+  return readRegularPieces(path, options, (piece) => lines.add(piece) < wanted) ? lines.end() : undefined;
+}
+
+/** The journal's first record (what its lock is named by), read no further; undefined when it holds none. */
+function readFirstRecord(path: string): unknown {
+  return readLines(path, undefined, 1)?.records[0];
+}
+
+/** The bound on what is read of a journal (a test seam: tests lower it): create refuses a job that could outgrow it. */
+export const journalLimits = { maxBytes: MAX_JOURNAL_BYTES };
 
 /** Test seams: a write of the journal, and the taking of its locks (a fake full disk in tests replaces them). */
 export const journalIo = {
@@ -256,7 +294,7 @@ function lockJob(path: string, lockPath: string): HeldLock {
     const reason = systemErrorWords(error);
     const message = `cannot lock the journal ${path} (${lockPath}): ${reason}; nothing was sent`;
     // A job that never started has nothing to resume: the same command, once the directory can take its lock.
-    if (readRecords(path).records.length === 0) {
+    if (readFirstRecord(path) === undefined) {
       throw new NewJobLockError(
         message,
         `Free space in ${dirname(lockPath)} (or make it writable), or pass a --journal path elsewhere, then run the same command again.`,
@@ -276,24 +314,47 @@ function lockJob(path: string, lockPath: string): HeldLock {
 }
 
 /**
- * Each line on its own, found in the bytes: a line that is not JSON, or not UTF-8 (a bad copy, a flipped byte: never
- * read with its bytes replaced), before the last is kept as `{ type: UNREADABLE, line }`, so that the records around
- * it still count (core/submit/journal-records.ts says what it may have been). What follows the last line break is a
- * torn line, never a record: `goodBytes` ends at that line break. A UTF-8 BOM is skipped.
+ * Each line on its own, found in the bytes as they are read: a line that is not JSON, or not UTF-8 (a bad copy, a
+ * flipped byte: never read with its bytes replaced), before the last is kept as `{ type: UNREADABLE, line }`, so that
+ * the records around it still count (core/submit/journal-records.ts says what it may have been). What follows the last
+ * line break is a torn line, never a record: `goodBytes` ends at that line break. A UTF-8 BOM is skipped.
  */
-function parseLines(bytes: Buffer): { records: unknown[]; goodBytes: number } {
-  const records: unknown[] = [];
-  const start = bytes.subarray(0, UTF8_BOM.length).equals(UTF8_BOM) ? UTF8_BOM.length : 0;
-  let lineNumber = 0;
-  let from = start;
-  for (let end = bytes.indexOf(LINE_BREAK, from); end !== -1; end = bytes.indexOf(LINE_BREAK, from)) {
-    lineNumber++;
-    const line = bytes.subarray(from, end);
-    from = end + 1;
-    if (line.length === 0) continue;
-    records.push(parseLine(line) ?? { type: UNREADABLE_LINE, line: lineNumber });
+class LineParser {
+  private readonly records: unknown[] = [];
+  /** The start of a line not ended yet (copies: the pieces' buffer is reused). */
+  private partial: Buffer[] = [];
+  private size = 0;
+  private goodBytes = 0;
+  private lineNumber = 0;
+
+  /** Reads the lines `piece` ends; the number of records so far. */
+  add(piece: Buffer): number {
+    let from = 0;
+    for (let end = piece.indexOf(LINE_BREAK); end !== -1; end = piece.indexOf(LINE_BREAK, from)) {
+      const part = piece.subarray(from, end);
+      this.line(this.partial.length === 0 ? part : Buffer.concat([...this.partial, part]));
+      this.partial = [];
+      from = end + 1;
+      this.goodBytes = this.size + from;
+    }
+    if (from < piece.length) this.partial.push(Buffer.from(piece.subarray(from)));
+    this.size += piece.length;
+    return this.records.length;
   }
-  return { records, goodBytes: from };
+
+  end(): { records: unknown[]; size: number; goodBytes: number } {
+    const bomOnly = this.lineNumber === 0 && Buffer.concat(this.partial).subarray(0, UTF8_BOM.length).equals(UTF8_BOM);
+    return { records: this.records, size: this.size, goodBytes: bomOnly ? UTF8_BOM.length : this.goodBytes };
+  }
+
+  private line(bytes: Buffer): void {
+    const line =
+      ++this.lineNumber === 1 && bytes.subarray(0, UTF8_BOM.length).equals(UTF8_BOM)
+        ? bytes.subarray(UTF8_BOM.length)
+        : bytes;
+    if (line.length === 0) return;
+    this.records.push(parseLine(line) ?? { type: UNREADABLE_LINE, line: this.lineNumber });
+  }
 }
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);

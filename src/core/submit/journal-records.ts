@@ -180,12 +180,13 @@ export function rebuild(records: readonly unknown[], path: string): JobState | u
 function unproven(state: JobState, records: readonly JournalRecord[]): void {
   const { job } = state;
   state.sent = true;
-  const named = records.flatMap((record) => ('chunk' in record ? [record.chunk] : []));
-  const reach = Math.min(job.chunks, Math.max(0, ...named) + state.damaged.length);
+  // A loop, never Math.max(...list): tens of thousands of arguments overflow the stack.
+  const named = records.reduce((most, record) => ('chunk' in record ? Math.max(most, record.chunk) : most), 0);
+  const reach = Math.min(job.chunks, named + state.damaged.length);
   const sends = [...state.chunks.values()].flatMap((chunk) => (chunk.send ? [chunk.send] : []));
   const startedAt = Date.parse(job.created_at);
   const since = Number.isNaN(startedAt) ? 0 : startedAt;
-  const until = Math.max(since, ...sends.map((send) => send.settle_after));
+  const until = sends.reduce((latest, send) => Math.max(latest, send.settle_after), since);
   for (let chunk = 1; chunk <= reach; chunk++) {
     const known = state.chunks.get(chunk) ?? {};
     if (known.task || known.send) continue;

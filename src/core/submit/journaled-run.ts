@@ -18,12 +18,12 @@ import { checkArguments, type ItemList, type ItemSource, type PreparedItems } fr
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
 import type { JobStore } from '../../store/job-files.js';
-import type { JobRow } from '../jobs.js';
 import {
   InputCopy,
   inputSize,
   JournalFile,
   NewJobLockError,
+  maxJobChunks,
   readJournal,
   writeArgumentsCopy,
 } from '../../store/journal-file.js';
@@ -126,8 +126,8 @@ function openJournal(place: JobPlace, nowMs: number, existing = false): { file: 
   let id = '';
   const file = JournalFile.open(
     place.path,
-    (records) => {
-      id = jobIdOf(records[0]) ?? (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
+    (first) => {
+      id = jobIdOf(first) ?? (place.path === place.store?.journalPath(place.name) ? place.name : newJobId(nowMs));
       return place.store?.lockPath(id); // beside the file too, always: JournalFile.open
     },
     existing,
@@ -365,6 +365,15 @@ function recordJob(
   job: { wanted: JobOptions; inputs: JobInput[]; prepared: PreparedItems; options: CreateJobOptions },
 ): void {
   const { wanted, prepared, options } = job;
+  const chunks = Math.ceil(prepared.count / wanted.chunk_size);
+  const most = maxJobChunks();
+  // A journal that could outgrow what is read back would leave a job that cannot be resumed (docs/behaviour.md#records).
+  if (chunks > most) {
+    throw new UsageError(
+      `${formatCount(chunks)} chunks are more than the ${formatCount(most)} a job can journal; nothing was sent`,
+      `Pass --chunk-size ${formatCount(Math.ceil(prepared.count / most))} or more, or split the input into several jobs.`,
+    );
+  }
   file.append({
     type: 'job',
     version: 1,
@@ -374,7 +383,7 @@ function recordJob(
     inputs: job.inputs,
     items: prepared.count,
     items_sha256: prepared.digest,
-    chunks: Math.ceil(prepared.count / wanted.chunk_size),
+    chunks,
     ...(options.retryOf && { retry_of: options.retryOf }),
   } satisfies Job);
 }
@@ -442,27 +451,34 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
  */
 async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): Promise<string | undefined> {
   const { otherKeyNote, readJobs, splitJobs } = await import('../jobs.js');
-  const interrupted = (rows: JobRow[]) => rows.filter((job) => job.state === 'interrupted');
   const split = await splitJobs(ctx, readJobs(jobStore(ctx.env)), false);
-  const jobs = interrupted(split.current);
+  const jobs = split.current.filter((job) => job.state === 'interrupted' || job.state === 'unreadable');
   const [only] = jobs;
   if (only === undefined) {
     ctx.printer.info('no interrupted job to resume (taskctl jobs lists them)');
     // Never hidden without a word: after a key change those are the user's to continue.
-    const others = interrupted(split.otherKey).length;
+    const others = split.otherKey.filter((job) => job.state === 'interrupted').length;
     if (others > 0) ctx.printer.info(otherKeyNote(others, 'interrupted job'));
     return undefined;
   }
-  if (jobs.length === 1) return only.id;
+  if (jobs.length === 1 && only.state === 'interrupted') return only.id;
+  // A job whose journal cannot be read may be interrupted: never "no job", never another one guessed in its place.
+  const unreadable = jobs.filter((job) => job.state === 'unreadable');
   const listed = jobs
     .slice(0, 10)
-    .map(
-      (job) =>
-        `${job.id} (${job.service}, ${job.chunks_created} of ${counted(job.chunks, 'chunk')}, started ${job.started})`,
+    .map((job) =>
+      job.state === 'unreadable'
+        ? `${job.id} (its journal ${job.journal} cannot be read)`
+        : `${job.id} (${job.service}, ${job.chunks_created} of ${counted(job.chunks, 'chunk')}, started ${job.started})`,
     );
+  const interrupted = jobs.length - unreadable.length;
+  const what =
+    unreadable.length === 0
+      ? counted(jobs.length, 'interrupted job')
+      : `${counted(jobs.length, 'job')} that may be interrupted (${interrupted} interrupted)`;
   throw new UsageError(
-    `${jobs.length} interrupted jobs: ${listed.join('; ')}${jobs.length > 10 ? '; …' : ''}`,
-    'Name the one to continue: taskctl resume ID (taskctl jobs lists them).',
+    `${what}: ${listed.join('; ')}${jobs.length > 10 ? '; …' : ''}`,
+    'Name the one to continue: taskctl resume ID (taskctl jobs lists them, and says why a journal cannot be read).',
   );
 }
 

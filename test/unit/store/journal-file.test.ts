@@ -113,4 +113,20 @@ describe('the lines of a journal, as bytes', () => {
     // These commands only read: nothing is written there, and nobody is told to move their link away.
     expect(said?.hint).toBe(`Give the file it points to (readlink -f ${link}), or the job's id.`);
   });
+
+  it('a journal larger than what is read at a time (1 MiB) is read line by line: every record, the torn line cut', () => {
+    const path = join(dir, 'job.jsonl');
+    // ~2.5 MB of send records of the size a big job writes (100 task ids each), lines falling across the pieces read.
+    const before = Array.from({ length: 100 }, (_, i) => 1_000_000 + i);
+    const sends = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ type: 'send', chunk: i + 1, before }) + '\n');
+    const body = Buffer.from('\uFEFF' + job + sends.join(''));
+    writeFileSync(path, Buffer.concat([body, torn]));
+    const records = readJournal(path);
+    expect(records).toHaveLength(2001);
+    expect(records?.[0]).toEqual({ type: 'job', id: 'j-m5xunpc0abcd' });
+    expect(records?.[2000]).toEqual({ type: 'send', chunk: 2000, before });
+    JournalFile.open(path, () => undefined).close();
+    // Buffer.equals: a deep comparison of 2.5 MB byte by byte takes seconds.
+    expect(readFileSync(path).equals(body)).toBe(true);
+  });
 });

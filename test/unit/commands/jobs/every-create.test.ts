@@ -20,7 +20,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { accountKey } from '../../../../src/store/cache.js';
-import { journalIo } from '../../../../src/store/journal-file.js';
+import { journalIo, journalLimits } from '../../../../src/store/journal-file.js';
 import { JobStore } from '../../../../src/store/job-files.js';
 import { CreateLedger, type LedgerEntry } from '../../../../src/store/ledger.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
@@ -490,4 +490,66 @@ describe('another run of this machine', () => {
       expect(result.stderr).toContain(') still sending');
     },
   );
+});
+
+describe('a journal too large to read, or damaged (docs/behaviour.md#records)', () => {
+  /** Runs `body` with what is read of a journal lowered to `maxBytes` (a job's journal of a few KB is then "large"). */
+  async function withReadBound(maxBytes: number, body: () => Promise<void>): Promise<void> {
+    const saved = journalLimits.maxBytes;
+    journalLimits.maxBytes = maxBytes;
+    try {
+      await body();
+    } finally {
+      journalLimits.maxBytes = saved;
+    }
+  }
+
+  it('create refuses a job whose journal could outgrow what is read back: exit 2, nothing sent, the chunk size to use', async () => {
+    await withReadBound(3 * 4096, async () => {
+      const result = await run(['create', S, ...ITEMS, '--chunk-size', '1']);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/4 chunks are more than the 2 a job can journal; nothing was sent/);
+      expect(result.stderr).toMatch(/Pass --chunk-size 2 or more/);
+      expect(await world.posts()).toBe(0);
+      expect(readdirSync(join(state(), 'jobs'))).toEqual([]);
+      expect((await run(['create', S, ...ITEMS, '--chunk-size', '2', '-q'])).code).toBe(0);
+    });
+  });
+
+  it('past the read bound: listed as unreadable with its reason, never "writes it anew", and the job is kept', async () => {
+    const { id } = await interruptedCreate();
+    const posts = await world.posts();
+    await withReadBound(100, async () => {
+      const listed = await run(['jobs', '-o', 'json']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, state: 'unreadable' })]);
+      expect(listed.stderr).toMatch(
+        new RegExp(`job ${id}: the journal .* bytes, more than the 100 taskctl reads; Keep it`),
+      );
+      expect(listed.stderr).toMatch(/1 job on this machine/);
+      const table = await run(['jobs']);
+      expect(table.stdout).toMatch(new RegExp(`${id}.*unreadable`));
+      const bare = await run(['resume']);
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toMatch(new RegExp(`${id} \\(its journal .* cannot be read\\)`));
+      const shown = await run(['show', '--job', id]);
+      expect(shown.code).toBe(2);
+      expect(shown.stderr).toMatch(/Keep it: it is the record of what the job sent/);
+      for (const said of [listed.stderr, bare.stderr, shown.stderr]) expect(said).not.toMatch(/anew|Move it away/);
+      expect(await world.posts()).toBe(posts);
+    });
+    expect((await run(['resume', id, '-q'])).code).toBe(0);
+    await expectEachItemOnce(ITEMS);
+  });
+
+  it('a job record damaged in place: a row of state unreadable, never dropped from the list', async () => {
+    const { id } = await interruptedCreate();
+    const path = join(state(), 'jobs', `${id}.jsonl`);
+    writeFileSync(path, `xx${readFileSync(path, 'utf8')}`);
+    const listed = await run(['jobs', '-o', 'json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, state: 'unreadable', journal: path })]);
+    expect(listed.stderr).toMatch(new RegExp(`job ${id}: .*job record \\(line 1\\)`));
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\tunreadable\n`);
+  });
 });
