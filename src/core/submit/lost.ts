@@ -40,8 +40,11 @@ export type LostVerdict =
   | { kind: 'found'; task: Task }
   /** No task of this request appeared by the horizon (a chunk in doubt: sent again). */
   | { kind: 'none' }
-  /** It may have made a task (candidates named): exit 9, with `why`. */
-  | { kind: 'unsure'; ids: number[]; why: string };
+  /**
+   * It may have made a task (candidates named): exit 9, with `why`. `readToTheEnd`: the list was read at the end of
+   * the check, so no candidate beyond `ids` can have appeared (false when the last read, or every read, failed).
+   */
+  | { kind: 'unsure'; ids: number[]; why: string; readToTheEnd: boolean };
 
 /** Asks the reconciliation, to the horizon, and marks the ledger with the answer. An abort is thrown. */
 export async function askLost(
@@ -66,7 +69,7 @@ export async function askLost(
   }
   // Unsure: still a possible creator for other local runs, but only of tasks stamped before this check ended.
   local.unknown(lost.entry, lost.answered ? lost.failedAtMs : ctx.clock.now());
-  return verdict.kind === 'none' ? { kind: 'unsure', ids: [], why: lostWhy(verdict) } : verdict;
+  return verdict.kind === 'none' ? { kind: 'unsure', ids: [], why: lostWhy(verdict), readToTheEnd: true } : verdict;
 }
 
 async function scanTo(
@@ -100,7 +103,8 @@ async function scanTo(
     result = { kind: 'unread', why: error instanceof Error ? error.message : String(error) };
   }
   if (result.kind === 'found' || result.kind === 'none') return result;
-  return { kind: 'unsure', ids: result.kind === 'unread' ? [] : result.ids, why: lostWhy(result) };
+  const readToTheEnd = result.kind !== 'unread' && result.kind !== 'unfinished';
+  return { kind: 'unsure', ids: result.kind === 'unread' ? [] : result.ids, why: lostWhy(result), readToTheEnd };
 }
 
 /** Why the request's task cannot be named: the one wording of every unsure outcome. */

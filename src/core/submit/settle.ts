@@ -218,7 +218,7 @@ async function otherJobNaming(
  * stopped long ago at once. No task by then is checked again to the horizon of its deadline before it counts as never
  * created. One unclaimed identical task → it is this chunk's; none → sent again by the pipeline; otherwise exit 9
  * naming the chunk and the candidates. `--resend` (`chunk.resend`) asks the same: none, or only candidates an earlier
- * exit 9 named (the user looked at them), → sent again; a task it finds that was never named, or a list that cannot be
+ * exit 9 named (the user looked at them), with the list read to the end, → sent again; a task it finds that was never named, or a list that cannot be
  * read, → exit 9, nothing sent.
  */
 async function settleByScan(
@@ -251,7 +251,10 @@ async function settleByScan(
     }),
   );
   const seen = verdict.kind === 'found' ? [verdict.task.id] : verdict.kind === 'unsure' ? verdict.ids : [];
-  if (chunk.resend && (verdict.kind === 'none' || (seen.length > 0 && seen.every((id) => named.has(id))))) {
+  // Past candidates already named only when the list was read to the end: a task landing after a failed read is unseen.
+  const onlyNamed =
+    verdict.kind === 'unsure' && verdict.readToTheEnd && seen.length > 0 && seen.every((id) => named.has(id));
+  if (chunk.resend && (verdict.kind === 'none' || onlyNamed)) {
     journal.resent(index);
     state.local.settleJob(job, null);
     ctx.printer.info(`chunk ${index}: will be sent again`);

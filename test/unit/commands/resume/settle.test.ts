@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, type Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { ctrlCWhen } from '../../clock.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
@@ -388,6 +389,30 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     expect(await world.posts()).toBe(2);
   });
 
+  it('--resend past a named candidate needs the list read to the end: a last scan that fails sends nothing', async () => {
+    const id = await lostAnswer('reset-after');
+    await world.clearFaults();
+    const named = await run(['resume', id, '--resend', '1', '-y']);
+    expect(named.code).toBe(9);
+    // The first read of the list sees the named candidate; every later one fails, so a task landing after it could
+    // not be seen.
+    const dispatcher = new ListReadOnce();
+    try {
+      const refused = await runTaskctl(['resume', id, '--resend', '1', '-y'], {
+        env: world.env,
+        clock: world.clock,
+        home: dir,
+        dispatcher,
+      });
+      expect(refused.code, refused.stderr).toBe(9);
+      expect(refused.stderr).toContain('it was not sent again');
+      expect(dispatcher.listReads).toBeGreaterThan(1);
+    } finally {
+      await dispatcher.close();
+    }
+    expect(await world.posts()).toBe(1);
+  });
+
   it('a list that still cannot be read: refused, nothing sent, try again later', async () => {
     const id = await lostAnswer('reset-after');
     const refused = await run(['resume', id, '--resend', '1', '-y']);
@@ -410,3 +435,13 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     expect([...(await world.itemCounts()).values()]).toEqual([1, 1, 1]);
   });
 });
+
+/** Lets the first read of the task list through; every later one goes to a path the sandbox does not know (a 404). */
+class ListReadOnce extends Agent {
+  listReads = 0;
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const list = options.method === 'GET' && /\/tasks(\?|$)/.test(options.path);
+    if (list && ++this.listReads > 1) return super.dispatch({ ...options, path: '/api/v1/no-such-list' }, handler);
+    return super.dispatch(options, handler);
+  }
+}
