@@ -273,7 +273,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
  */
 export function otherKeyNote(count: number, what = 'job'): string {
   const one = count === 1;
-  return `${counted(count, what)} of this base URL ${one ? 'was' : 'were'} created with another API key and ${one ? 'is' : 'are'} not shown (taskctl jobs --all lists ${one ? 'it' : 'them'}); after a key change, taskctl resume ID continues one once a task of it, read with this key, shows the same account`;
+  return `${counted(count, what)} of this base URL ${one ? 'was' : 'were'} created with another API key and ${one ? 'is' : 'are'} not shown (\`taskctl jobs --all\` lists ${one ? 'it' : 'them'}); after a key change, \`taskctl resume ID\` continues one once a task of it, read with this key, shows the same account`;
 }
 
 /** A journal with no record (`unrecordedStarts`), in words a person reads. */

@@ -185,7 +185,7 @@ export async function runWatch(
     printer.error(failure.message, failure.hint);
   }
   if (ids.length === 0 && result.tasks.length === 0 && human)
-    printer.info('no unfinished tasks: nothing to watch (taskctl watch --follow waits for new ones)');
+    printer.info('no unfinished tasks: nothing to watch (`taskctl watch --follow` waits for new ones)');
   if (result.reason === 'timeout')
     printer.error(
       `timed out${unknown.unknownStatusNote(result.tasks)}`,

@@ -48,11 +48,25 @@ type FlagName = (typeof FLAG_NAMES)[number];
 const HINT = new RegExp(String.raw`(?<![\w/.-])taskctl (?=(?:${ACCOUNT_COMMANDS.join('|')})(?![\w-]))`, 'g');
 const ACCOUNT_FLAG = new RegExp(String.raw` --(?:${FLAG_NAMES.join('|')})(?:=| |$)`);
 
-/** Where a command named in a message ends: a closing backtick, the next command, a bracket, a clause. */
-const END_OF_COMMAND = /[\x60;|&\n()]|, /;
+/** Every command a message may name: those run as an account, and `sandbox` and `completion`. */
+export const COMMANDS: readonly string[] = [...ACCOUNT_COMMANDS, 'sandbox', 'completion'];
 
-/** A job id as a hint names it (store/job-files.ts `JOB_ID`), a word of its own. */
-const JOB_WORD = /(?<![\w/.-])j-[0-9a-z]{4,24}(?![\w/.-])/g;
+/** Where a command named in a message ends: a closing backtick, the next command, a bracket, a clause, a sentence. */
+const END_OF_COMMAND = /[\x60;|&\n()]|, |\.(?: |$)/;
+
+/**
+ * How long the command that starts `rest` is (from `taskctl` to the end of its last word). A quoted word, `$(seq A B)`
+ * and `<(cmd)` are words of it, whatever they hold. The one reading of a command's extent: the account flags added
+ * to it here, and the wrapping that never breaks it (output/width.ts).
+ */
+export function commandLength(rest: string): number {
+  const masked = rest.replace(/'[^']*'|[$<]\([^()]*\)/g, (word) => '_'.repeat(word.length));
+  const end = masked.search(END_OF_COMMAND);
+  return end < 0 ? rest.length : end;
+}
+
+/** A job id as a hint names it (store/job-files.ts `JOB_ID`), a word of its own (a sentence's full stop may follow). */
+const JOB_WORD = /(?<![\w/.-])j-[0-9a-z]{4,24}(?![\w/-])(?!\.\w)/g;
 
 /**
  * The rewrite of a run's messages, or undefined when it has nothing to change. `jobFile`, given when the state
@@ -77,7 +91,7 @@ export function hintGlobals(
     const rewritten = text.replace(HINT, (match: string, at: number) => {
       // A command that names an account flag itself (`taskctl --profile staging auth login`, `taskctl auth login
       // --profile NAME`) chooses its account on purpose, and help is the same for every account: left as written.
-      const command = text.slice(at).split(END_OF_COMMAND, 1)[0] ?? '';
+      const command = text.slice(at, at + commandLength(text.slice(at)));
       if (ACCOUNT_FLAG.test(command) || / --help(?: |$)/.test(command)) return match;
       seen.hint = true;
       return `taskctl ${given.map(([name, value]) => `--${name} ${shellWord(value)} `).join('')}`;
@@ -94,7 +108,7 @@ function namedByFile(text: string, jobFile: (id: string) => string | undefined):
   let last = 0;
   for (const match of text.matchAll(HINT)) {
     if (match.index < last) continue;
-    const command = text.slice(match.index).split(END_OF_COMMAND, 1)[0] ?? '';
+    const command = text.slice(match.index, match.index + commandLength(text.slice(match.index)));
     const named = command.replace(JOB_WORD, (id) => {
       const file = jobFile(id);
       return file === undefined ? id : shellWord(file);

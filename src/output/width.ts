@@ -3,7 +3,7 @@
  * is built on it: cutting a line, ending free text with `…`, word-wrapping messages, and the width budget.
  */
 import stringWidth from 'string-width';
-import { ACCOUNT_COMMANDS } from './hint-globals.js';
+import { COMMANDS, commandLength } from './hint-globals.js';
 
 const ELLIPSIS = '…';
 
@@ -21,7 +21,12 @@ export function lineBudget(columns: number | undefined, fallback = 80): number {
  * unchanged for scripts and logs, which get each message on one line.
  */
 export function fitToStream(text: string, stream: { isTTY?: boolean; columns?: number }): string {
-  return stream.isTTY === true ? wrapText(text, lineBudget(stream.columns)) : text;
+  return stream.isTTY === true ? wrapMessage(text, lineBudget(stream.columns)) : text;
+}
+
+/** A message (an error, a hint, a warning) wrapped as `wrapText` does, never inside a command it names. */
+export function wrapMessage(text: string, width: number, indent?: string): string {
+  return wrapText(text, width, indent, { keepCommands: true });
 }
 
 /** Made on first use: building a Segmenter loads ICU's break rules (~10 ms), which ASCII text never needs. */
@@ -54,7 +59,7 @@ const CELL_INDENT = '  ';
 
 /** A table cell wrapped to `width`: a sentence (an error) continues at the cell's start, nested lines further in. */
 export function wrapCell(text: string, width: number): string {
-  return wrapText(text, width, text.includes('\n') ? CELL_INDENT : '', { keepCommands: false });
+  return wrapText(text, width, text.includes('\n') ? CELL_INDENT : '');
 }
 
 /** The narrowest column that wraps each of `texts` (as `wrapCell` does) without breaking a word. */
@@ -140,14 +145,14 @@ export function cutToWidth(line: string, width: number): string {
 /**
  * Plain text word-wrapped to `width` columns: lines break at spaces, never inside a word (a word wider than the line
  * is the only thing cut). Existing line breaks are kept; continuation lines get `indent` (the first line's own
- * leading spaces by default), so a hint stays visibly one paragraph. A command a hint names is kept whole
- * (`keepCommands`, see `wrapWords`); a table cell, whose column has a width to keep, breaks it like any text.
+ * leading spaces by default), so a hint stays visibly one paragraph. With `keepCommands` (messages: `wrapMessage`), a
+ * command the text names is kept whole (see `wrapWords`); a card's value, a prompt or a table cell breaks like any text.
  */
 export function wrapText(
   text: string,
   width: number,
   indent?: string,
-  { keepCommands = true }: { keepCommands?: boolean } = {},
+  { keepCommands = false }: { keepCommands?: boolean } = {},
 ): string {
   return text
     .split('\n')
@@ -158,14 +163,14 @@ export function wrapText(
     .join('\n');
 }
 
-/** Commands a message may name for the user to copy: `taskctl`, its account flags, then a command. */
-const COMMAND_NAMES = [...ACCOUNT_COMMANDS, 'sandbox', 'completion'].join('|');
+/**
+ * A command a message names for the user to copy: `taskctl`, global flags (`--sandbox`, `--profile p2`,
+ * `--profile=p2`, `-v`), then a command.
+ */
 const COMMAND_START = new RegExp(
-  String.raw`(?<![\w/.-])taskctl (?=(?:--[a-z-]+ (?:'[^']*'|\S+) )*(?:${COMMAND_NAMES})(?![\w-]))`,
+  String.raw`(?<![\w/.-])taskctl (?=(?:-{1,2}[a-z][a-z-]*(?:=\S+|(?: (?:'[^']*'|[^-\s]\S*))?) )*(?:${COMMANDS.join('|')})(?![\w-]))`,
   'g',
 );
-/** Where a named command ends (as for the hint's account flags, output/hint-globals.ts), or a sentence. */
-const COMMAND_END = /[\x60;|&\n()]|, |\. /;
 
 /**
  * `words` split at spaces, but a `taskctl <command>` it names is one piece, from `taskctl` to the end of its last
@@ -174,10 +179,7 @@ const COMMAND_END = /[\x60;|&\n()]|, |\. /;
 function wrapPieces(words: string): string[] {
   const spans: Array<[number, number]> = [];
   for (const match of words.matchAll(COMMAND_START)) {
-    const rest = words.slice(match.index);
-    // `$(seq 32 131)` is a word of the command, not a bracket that ends it.
-    const end = rest.replace(/\$\([^()]*\)/g, (group) => '_'.repeat(group.length)).search(COMMAND_END);
-    spans.push([match.index, match.index + (end < 0 ? rest.length : end)]);
+    spans.push([match.index, match.index + commandLength(words.slice(match.index))]);
   }
   const split = words.split(/ +/);
   if (spans.length === 0) return split;
@@ -204,7 +206,7 @@ function wrapPieces(words: string): string[] {
  * the lead (leading spaces, or a term such as `  --flag <x>  ` whose text the continuation lines hang under), and
  * each continuation line starts with `indent`. The help texts (commands/help-text.ts) choose lead and indent this way,
  * and keep a word wider than the line whole (`cutLongWords: false`: a path in help is copied, not read). With
- * `keepCommands` (messages: `wrapText`), a `taskctl <command>` the text names is never broken: it starts a line of its
+ * `keepCommands` (messages: `wrapMessage`), a `taskctl <command>` the text names is never broken: it starts a line of its
  * own when it does not fit beside what comes before, and one wider than the line is left whole on its line.
  */
 export function wrapWords(

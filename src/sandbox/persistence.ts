@@ -81,7 +81,7 @@ function readSnapshot(file: string): AccountSnapshot | undefined {
     // The field named, not the schema library's text.
     const field = parsed.error.issues[0]?.path.join('.') ?? '';
     throw new UsageError(
-      `state file ${file} is not a taskctl sandbox state (${field === '' ? 'not an object' : `its "${field}" is missing or not what it should be`})`,
+      `state file ${file} is not a state file of \`taskctl sandbox\` (${field === '' ? 'not an object' : `its "${field}" is missing or not what it should be`})`,
       FIX_STATE_HINT,
     );
   }
@@ -89,7 +89,7 @@ function readSnapshot(file: string): AccountSnapshot | undefined {
   const tasks = checkTasks(parsed.data.tasks);
   if (!tasks)
     throw new UsageError(
-      `state file ${file} is not a taskctl sandbox state (a task record is invalid)`,
+      `state file ${file} is not a state file of \`taskctl sandbox\` (a task record is invalid)`,
       FIX_STATE_HINT,
     );
   return { balance, apiKey, keyRotations, nextId, webhookUrl, tasks };

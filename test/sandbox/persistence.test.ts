@@ -139,7 +139,7 @@ describe('sandbox state file', () => {
     await writeFile(stateFile, '{"version": 1, "balance": "lots"}');
     // The field named, in words: no schema library's text.
     await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(
-      `state file ${stateFile} is not a taskctl sandbox state (its "balance" is missing or not what it should be)`,
+      `state file ${stateFile} is not a state file of \`taskctl sandbox\` (its "balance" is missing or not what it should be)`,
     );
     await writeFile(stateFile, 'garbage');
     await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/not valid JSON/);

@@ -24,7 +24,7 @@ export function jobOrIds(
   if (options.job === undefined && ids.length === 0) {
     throw new UsageError(
       `${command} needs task ids or --job <job>`,
-      `taskctl ${command} 42 43, or taskctl ${command} --job ID (taskctl jobs lists them)`,
+      `taskctl ${command} 42 43, or taskctl ${command} --job ID (\`taskctl jobs\` lists them)`,
     );
   }
   return options.job;

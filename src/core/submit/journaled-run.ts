@@ -455,7 +455,7 @@ async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): 
   const jobs = split.current.filter((job) => job.state === 'interrupted' || job.state === 'unreadable');
   const [only] = jobs;
   if (only === undefined) {
-    ctx.printer.info('no interrupted job to resume (taskctl jobs lists them)');
+    ctx.printer.info('no interrupted job to resume (`taskctl jobs` lists them)');
     // Never hidden without a word: after a key change those are the user's to continue.
     const others = split.otherKey.filter((job) => job.state === 'interrupted').length;
     if (others > 0) ctx.printer.info(otherKeyNote(others, 'interrupted job'));
@@ -478,7 +478,7 @@ async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): 
       : `${counted(jobs.length, 'job')} that may be interrupted (${interrupted} interrupted)`;
   throw new UsageError(
     `${what}: ${listed.join('; ')}${jobs.length > 10 ? '; …' : ''}`,
-    'Name the one to continue: taskctl resume ID (taskctl jobs lists them, and says why a journal cannot be read).',
+    'Name the one to continue: taskctl resume ID (`taskctl jobs` lists them, and says why a journal cannot be read).',
   );
 }
 

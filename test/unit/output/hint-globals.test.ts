@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_COMMANDS, KEY_FROM_STDIN_NOTE, hintGlobals } from '../../../src/output/hint-globals.js';
+import { ACCOUNT_COMMANDS, COMMANDS, KEY_FROM_STDIN_NOTE, hintGlobals } from '../../../src/output/hint-globals.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { buildProgram } from '../../../src/program.js';
 import { ctrlCWhen } from '../clock.js';
@@ -54,6 +54,13 @@ describe('the rewrite of a message', () => {
     expect(once).toBe('still running: taskctl --profile p2 --base-url https://x.test wait 1 2');
   });
 
+  it("a command ends with its sentence: a flag named in the next one is not the command's", () => {
+    const only = hintGlobals({ profile: 'p2' });
+    expect(only?.('Continue it with: taskctl resume j-abc123. The key read with --api-key-file stays the same')).toBe(
+      'Continue it with: taskctl --profile p2 resume j-abc123. The key read with --api-key-file stays the same',
+    );
+  });
+
   it('a run with none of the flags is left alone; a profile named with quotes is quoted', () => {
     expect(hintGlobals({})).toBeUndefined();
     expect(hintGlobals({ profile: "bob's" })?.('taskctl jobs')).toBe(String.raw`taskctl --profile 'bob'\''s' jobs`);
@@ -78,6 +85,7 @@ describe('the rewrite of a message', () => {
     const program = buildProgram(createMemoryIO().io, () => Promise.resolve());
     const commands = program.commands.map((command) => command.name()).filter((name) => !name.startsWith('_'));
     expect([...ACCOUNT_COMMANDS, 'sandbox', 'completion'].sort()).toEqual(commands.sort());
+    expect([...COMMANDS].sort()).toEqual(commands.sort());
   });
 });
 
@@ -89,6 +97,9 @@ describe('a relative TASKCTL_STATE_DIR: a job in a command is named by its journ
     const rewrite = hintGlobals({}, jobFile);
     expect(rewrite?.('job j-abc123: Continue it with: taskctl resume j-abc123; taskctl show --job j-zzz999')).toBe(
       "job j-abc123: Continue it with: taskctl resume '/state dir/jobs/j-abc123.jsonl'; taskctl show --job j-zzz999",
+    );
+    expect(rewrite?.('Continue: taskctl resume j-abc123. Job j-abc123 is yours')).toBe(
+      "Continue: taskctl resume '/state dir/jobs/j-abc123.jsonl'. Job j-abc123 is yours",
     );
     expect(hintGlobals({ profile: 'p2' }, jobFile)?.('still running: taskctl wait --job j-abc123')).toBe(
       "still running: taskctl --profile p2 wait --job '/state dir/jobs/j-abc123.jsonl'",

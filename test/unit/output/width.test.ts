@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wrapHelp } from '../../../src/commands/help-text.js';
-import { cutToWidth, textWidth, wrapCell, wrapText, wrapWords } from '../../../src/output/width.js';
+import { cutToWidth, textWidth, wrapCell, wrapMessage, wrapText, wrapWords } from '../../../src/output/width.js';
 
 describe('wrapWords (the one word wrapper: messages, table notes and help texts)', () => {
   it('keeps the first word beside a term and hangs the rest under its text', () => {
@@ -35,14 +35,14 @@ describe('a command a message names (wrapText): never broken inside', () => {
     'stopped after chunk 3 of 5 (the balance ran out). Continue it with: taskctl --profile p2 resume j-mi3k2x1a7f3q';
 
   it('wraps before the command when it does not fit, so it starts a line of its own', () => {
-    expect(wrapText(hint, 79)).toBe(
+    expect(wrapMessage(hint, 79)).toBe(
       'stopped after chunk 3 of 5 (the balance ran out). Continue it with:\ntaskctl --profile p2 resume j-mi3k2x1a7f3q',
     );
   });
 
   it('leaves a command wider than the line whole on its line, and goes on with the words after it', () => {
     const text = `still running: taskctl --profile p2 wait --job j-mi3k2x1a7f3q; or see it: taskctl jobs`;
-    expect(wrapText(text, 30).split('\n')).toEqual([
+    expect(wrapMessage(text, 30).split('\n')).toEqual([
       'still running:',
       'taskctl --profile p2 wait --job j-mi3k2x1a7f3q;',
       'or see it: taskctl jobs',
@@ -53,18 +53,43 @@ describe('a command a message names (wrapText): never broken inside', () => {
     const text =
       "Look at them (taskctl show 1 2), then: `taskctl --api-key-file 'my key.txt' resume j-1 --adopt 2=ID`, or not. " +
       'Next: taskctl jobs. Done';
-    const lines = wrapText(text, 20).split('\n');
-    expect(lines).toContain('(taskctl show 1 2),');
+    const lines = wrapMessage(text, 20).split('\n');
     expect(lines).toContain("`taskctl --api-key-file 'my key.txt' resume j-1 --adopt 2=ID`,");
-    expect(lines).toContain('taskctl jobs. Done');
-    expect(wrapText('See the items: taskctl show $(seq 32 131)', 20)).toBe(
+    // At 16 columns plain word-wrap would break each of these; kept whole, each ends where the command does.
+    expect(wrapMessage('Look (taskctl show 1 2), then', 16).split('\n')).toContain('(taskctl show 1 2),');
+    expect(wrapMessage('Next: taskctl jobs --all. Then look again', 14).split('\n')).toContain('taskctl jobs --all.');
+    expect(wrapMessage('See the items: taskctl show $(seq 32 131)', 20)).toBe(
       'See the items:\ntaskctl show $(seq 32 131)',
+    );
+  });
+
+  it('a command with flags before it (with and without a value, --flag=value) or a quoted path is one piece', () => {
+    expect(wrapMessage('Try it: taskctl --sandbox create s a.com --wait', 20).split('\n')).toEqual([
+      'Try it:',
+      'taskctl --sandbox create s a.com --wait',
+    ]);
+    expect(wrapMessage('Go on: taskctl --profile=staging resume j-abcd --wait', 20).split('\n')).toEqual([
+      'Go on:',
+      'taskctl --profile=staging resume j-abcd --wait',
+    ]);
+    expect(wrapMessage("Go on: taskctl resume '/home/me/jobs, 2026/j-abcd.jsonl' --wait", 30).split('\n')).toEqual([
+      'Go on:',
+      "taskctl resume '/home/me/jobs, 2026/j-abcd.jsonl' --wait",
+    ]);
+    expect(wrapMessage('taskctl create s -f <(seq 1 9), then wait', 20).split('\n')[0]).toBe(
+      'taskctl create s -f <(seq 1 9),',
+    );
+  });
+
+  it('cards, prompts and cells wrap as any text: keeping commands whole is for messages', () => {
+    expect(wrapText('Nothing yet: taskctl watch --follow waits for new ones', 24)).toBe(
+      'Nothing yet: taskctl\nwatch --follow waits for\nnew ones',
     );
   });
 
   it('a table cell and prose that only names taskctl wrap as any text', () => {
     expect(wrapCell('see taskctl show 42 -o json', 12)).toBe('see taskctl\nshow 42 -o\njson');
-    expect(wrapText('This is a bug in taskctl: please report it', 20)).toBe(
+    expect(wrapMessage('This is a bug in taskctl: please report it', 20)).toBe(
       'This is a bug in\ntaskctl: please\nreport it',
     );
   });

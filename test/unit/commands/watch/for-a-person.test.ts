@@ -9,7 +9,7 @@ describe('watch for a person', () => {
     const { run } = await sandboxRun(500);
     const result = await run(['watch'], person);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('no unfinished tasks: nothing to watch (taskctl watch --follow waits for new ones)\n');
+    expect(result.stderr).toBe('no unfinished tasks: nothing to watch (`taskctl watch --follow` waits for new ones)\n');
   });
 
   it('without ids: says how many unfinished tasks it found, once the list was read', async () => {

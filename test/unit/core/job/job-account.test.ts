@@ -125,7 +125,7 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     const before = await runTaskctl(['jobs'], { env, home });
     expect(before.stdout).not.toContain(id);
     expect(before.stderr.replace(/\n/g, ' ')).toContain(
-      '1 job of this base URL was created with another API key and is not shown (taskctl jobs --all lists it)',
+      '1 job of this base URL was created with another API key and is not shown (`taskctl jobs --all` lists it)',
     );
     const bare = await runTaskctl(['resume'], { env, home });
     expect(bare.code).toBe(0);
