@@ -1,6 +1,6 @@
 /** Which items of a job's tasks `show --job` prints: `--items-status` and `--error`. */
 import type { Task } from '../../api/schemas.js';
-import { isTerminal, itemOutcome } from '../../lib/task-state.js';
+import { isTerminal, itemOutcome, listedTargets } from '../../lib/task-state.js';
 import type { ItemLike } from '../../output/flatten.js';
 import { MalformedResponseError } from '../../errors.js';
 import { counted } from '../../output/plural.js';
@@ -21,21 +21,24 @@ export function itemFilter(options: {
     (retried === undefined || retried(item, task));
 }
 
-/**
- * docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out, or list fewer than the task has.
- * What needs every item (`show --job`, a `diff` side) cannot go on without them: exit 8 naming the task, `cannot`
- * saying what that stops, never an export or a comparison that looks whole (docs/behaviour.md#exit-codes).
- */
 /** What a task without its item results stops `show --job` from doing. */
 export const SHOW_JOB_CANNOT = 'show --job cannot export every item of the job';
 
+/**
+ * docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out, or list another number than the
+ * task has. What needs every item (`show --job`, a `diff` side) cannot go on without them (the one rule of "listed in
+ * full", lib/task-state.ts `listedTargets`): exit 8 naming the task, `cannot` saying what that stops, never an export
+ * or a comparison that looks whole (docs/behaviour.md#exit-codes).
+ */
 export function requireAllItems(task: Task, cannot: string): void {
+  if (listedTargets(task) !== undefined) return;
   const listed = task.items?.length;
-  if (listed !== undefined && listed >= task.total_items) return;
   const missing =
     listed === undefined
       ? `the service sent no item results for task ${task.id}`
-      : `task ${task.id} lists ${listed} of its ${counted(task.total_items, 'item')}`;
+      : listed < task.total_items
+        ? `task ${task.id} lists ${listed} of its ${counted(task.total_items, 'item')}`
+        : `task ${task.id} lists ${listed} item results for its ${counted(task.total_items, 'item')}`;
   throw new MalformedResponseError(
     `${missing}: ${cannot}`,
     `See what the service sends: taskctl show ${task.id} -o json`,

@@ -148,6 +148,16 @@ describe('show --job against a mocked server', () => {
     }
   });
 
+  it('a task listing more item results than it has items is not a whole export either (exit 8)', async () => {
+    const path = writeJournal({ items: 3, chunkSize: 2, tasks: [9, 3] });
+    const api = mockApi();
+    api.reply('GET', '/tasks/9', 200, { success: true, data: task(9, { total_items: 2, items: items('a', 2) }) });
+    api.reply('GET', '/tasks/3', 200, { success: true, data: task(3, { total_items: 1, items: items('b', 2) }) });
+    const result = await runTaskctl(['show', '--job', path, '-o', 'ndjson'], { api });
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toContain('task 3 lists 2 item results for its 1 item: show --job cannot export');
+  });
+
   it('keeps to the rate limit the server states: it waits for the window instead of drawing a 429', async () => {
     const path = writeJournal({ items: 3, chunkSize: 1, tasks: [1, 2, 3] });
     const api = mockApi();
