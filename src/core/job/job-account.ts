@@ -26,6 +26,8 @@ export interface AccountMismatch {
   otherService: boolean;
   /** The way back: the job's profile when one holds its account, else the job's base URL or its key. */
   hint: string;
+  /** The profile on this machine that holds the job's account, when one does. */
+  profile?: string;
 }
 
 /** Tasks read at most to prove a key the job's account: the first may be gone (deleted), not all of them. */
@@ -132,7 +134,7 @@ async function unproved(ctx: AccountContext, state: JobState, command: string | 
     ? "the API key differs, and no task of the job can show that it is the same account (its journal, of an earlier version, keeps no chunk's items digest)"
     : 'the API key differs, and the job has no task yet that could show that it is the same account';
   const found = await mismatch(ctx, state.job, { what, otherService: false }, command);
-  if (created || found.hint.startsWith('The job was created as profile')) return found;
+  if (created || found.profile !== undefined) return found;
   // A chunk sent and unsettled may have made a task in the job's account: only that account's key can look for it,
   // and sending it again under another could pay twice. With none, nothing of the job was paid for under any key; it is
   // still not continued under this one: its tasks would then be this key's, and read as proof of the job's account.
@@ -165,7 +167,7 @@ async function mismatch(
       : ` with ${set.join(' and ')} unset (${set.length === 1 ? 'it comes' : 'they come'} before a profile)`;
   const flag = `--profile ${shellWord(profile)}`;
   const way = command === undefined ? `add ${flag}` : `taskctl ${flag} ${command}`;
-  return { what, otherService, hint: `The job was created as profile "${profile}": ${way}${unset}.` };
+  return { what, otherService, profile, hint: `The job was created as profile "${profile}": ${way}${unset}.` };
 }
 
 /** The profile on this machine whose base URL and key are the job's account, if one is. */
