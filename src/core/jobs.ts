@@ -7,6 +7,7 @@
 import type { Output, Runtime, Service, Store } from './capabilities.js';
 import { parsePositiveDuration } from '../lib/duration.js';
 import { formatBytes } from '../output/bytes.js';
+import { isoSeconds } from '../output/times.js';
 import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
 import { diskBytes, type JobStore, type StoredJob } from '../store/job-files.js';
@@ -116,7 +117,7 @@ function unreadableRow(stored: StoredJob, error: unknown): JobRow {
   const words = error instanceof CliError ? [error.message, error.hint] : ['it cannot be read'];
   return {
     id: stored.id,
-    started: new Date(stored.mtimeMs).toISOString().replace(/\.\d+Z$/, 'Z'),
+    started: isoSeconds(stored.mtimeMs),
     ...{ service: '', items: 0, chunks: 0, chunks_created: 0, in_doubt: 0, base_url: '', account: '' },
     state: 'unreadable',
     journal: stored.path,

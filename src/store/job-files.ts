@@ -16,13 +16,18 @@ import { makeStateDirectory } from './state-dir.js';
 /** The files beside a journal that belong to it: the copies of stdin and of the arguments. */
 const COPIES = ['.input', '.args'] as const;
 
+/** The `n`th stream copy of the journal at `path` (from 1, in the order the job opened its `-f` streams). */
+export function streamCopyPath(path: string, n: number): string {
+  return `${path}.input-${n}`;
+}
+
 /**
  * The stream copies of the journal at `path` (`-f <(cmd)`, `-f FIFO`): `.input-1`, `.input-2`, … numbered from 1 in
  * the order the job opened them, so the first number with no file ends them (one stat for a job with none).
  */
 function* streamCopies(path: string): Generator<{ path: string; size: number }> {
   for (let n = 1; ; n++) {
-    const copy = `${path}.input-${n}`;
+    const copy = streamCopyPath(path, n);
     let size: number | undefined;
     try {
       size = statSync(copy, { throwIfNoEntry: false })?.size;

@@ -27,7 +27,7 @@ import {
   readJournal,
   writeArgumentsCopy,
 } from '../../store/journal-file.js';
-import { realPath } from '../../store/job-files.js';
+import { realPath, streamCopyPath } from '../../store/job-files.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
@@ -330,7 +330,7 @@ async function startJob(
     // Streams are numbered in the order opened: FILE.input-1, FILE.input-2, … (store/job-files.ts finds them so).
     let streams = 0;
     const onOpen = (index: number, regular: boolean) => {
-      if (!regular) copies.set(index, new InputCopy(`${path}.input-${++streams}`));
+      if (!regular) copies.set(index, new InputCopy(streamCopyPath(path, ++streams)));
     };
     const read = await readWithDigests(ctx, wanted.service, sources, options, copies, onOpen);
     try {
