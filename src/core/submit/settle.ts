@@ -256,7 +256,8 @@ async function settleByScan(
     verdict.kind === 'unsure' && verdict.readToTheEnd && seen.length > 0 && seen.every((id) => named.has(id));
   if (chunk.resend && (verdict.kind === 'none' || onlyNamed)) {
     journal.resent(index);
-    state.local.settleJob(job, null);
+    // askLost already dropped the job's entries for a chunk it found no task of.
+    if (verdict.kind !== 'none') state.local.settleJob(job, null);
     ctx.printer.info(`chunk ${index}: will be sent again`);
     return;
   }
