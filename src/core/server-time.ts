@@ -152,3 +152,28 @@ export function inWindow(createdAt: string, window: ServerWindow): boolean {
   if (!parsed) return true;
   return parsed.ms >= window.from && parsed.ms <= window.to;
 }
+
+/** Below this, a server clock is taken as this one's: Date headers give whole seconds, so closer is noise. */
+const SKEW_TOLERANCE_MS = 2000;
+
+/**
+ * Times seen here, told on the service's clock, so that they sit in order beside the service's own times (`watch`):
+ * shifted by the offset its Date headers (`bounds`) show once that is beyond SKEW_TOLERANCE_MS either way, the shift
+ * then kept (bounds that narrow later do not move it), and never earlier than the time given before: a skew learnt
+ * part-way does not send the records back.
+ */
+export function seenOnServerClock(
+  bounds: () => { low: number | undefined; high: number | undefined },
+): (seenAt: number) => number {
+  let shift: number | undefined;
+  let last = Number.NEGATIVE_INFINITY;
+  return (seenAt) => {
+    if (shift === undefined) {
+      const { low, high } = bounds();
+      const off = low !== undefined && high !== undefined && (low > SKEW_TOLERANCE_MS || high < -SKEW_TOLERANCE_MS);
+      if (off) shift = Math.round((low + high) / 2);
+    }
+    last = Math.max(last, seenAt + (shift ?? 0));
+    return last;
+  };
+}

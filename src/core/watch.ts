@@ -10,6 +10,7 @@ import { eventLineFormatter } from '../output/event-line.js';
 import { countsText } from '../output/task-columns.js';
 import { counted } from '../output/plural.js';
 import { isoSeconds, parseTimestamp } from '../output/times.js';
+import { seenOnServerClock } from './server-time.js';
 import { isTerminal, isWaiting, isWorking, taskPhase, unknownStatusWarner } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
@@ -53,22 +54,6 @@ function changeTime(
   if (!change.statusChanged) return seen;
   if (change.previous === undefined && !isTerminal(change.task)) return seen;
   return statusTime(change.task, seen);
-}
-
-/** Below this, a server clock is taken as this one's: Date headers give whole seconds, so closer is noise. */
-const SKEW_TOLERANCE_MS = 2000;
-
-/**
- * A time seen here, on the service's clock, so that it sits in order beside the service's own times: shifted by the
- * offset its Date headers show when that is beyond SKEW_TOLERANCE_MS either way, else unchanged.
- */
-function serverTime(bounds: () => { low: number | undefined; high: number | undefined }): (seenAt: number) => number {
-  return (seenAt) => {
-    const { low, high } = bounds();
-    if (low === undefined || high === undefined) return seenAt;
-    if (low <= SKEW_TOLERANCE_MS && high >= -SKEW_TOLERANCE_MS) return seenAt;
-    return seenAt + Math.round((low + high) / 2);
-  };
 }
 
 interface Change {
@@ -122,7 +107,7 @@ export async function runWatch(
   };
   if (ids.length > 0) announce(`${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}`);
   const eventLine = eventLineFormatter();
-  const onServer = serverTime(() => api.serverClockBounds());
+  const onServer = seenOnServerClock(() => api.serverClockBounds());
   const result = await followTasks({
     reader: api,
     ids: ids.length > 0 ? ids : 'all-unfinished',

@@ -92,6 +92,27 @@ describe('watch: times', () => {
     expect([...stamps].sort()).toEqual(stamps);
   });
 
+  it('a skew learnt part-way (first within 2 s, then 3 s behind): the times seen never go back', async () => {
+    const mock = mockApi();
+    const replies: Array<[object, number]> = [
+      [task(1), 0],
+      [task(2), -3000],
+      [task(2, 'processing'), -3000],
+    ];
+    for (const [body, skew] of replies)
+      mock.reply(
+        'GET',
+        '/tasks/7',
+        200,
+        { success: true, data: body },
+        { headers: { date: new Date(T0 + skew).toUTCString() } },
+      );
+    mock.reply('GET', '/tasks/7', 200, { success: true, data: task(3, 'completed') });
+    const { times: stamps } = await times('tsv', mock);
+    const seen = stamps.slice(0, -1).map((at) => Date.parse(at));
+    for (let i = 1; i < seen.length; i++) expect(seen[i], stamps.join(' ')).toBeGreaterThanOrEqual(seen[i - 1] ?? 0);
+  });
+
   it("a clock within 2 s of this one is not corrected: the times seen are this machine's", async () => {
     const date = { date: new Date(T0 + 1000).toUTCString() };
     const mock = mockApi();
