@@ -97,7 +97,12 @@ export class RefusedError extends CliError {
 export class MalformedResponseError extends UnavailableError {}
 /** POST /tasks may or may not have created a task, and reconciliation could not tell. */
 export class CreateUnknownError extends CliError {
-  constructor(message: string, hint?: string) {
+  /** `candidates`: the tasks the message names as possibly the request's (a job's journal keeps them). */
+  constructor(
+    message: string,
+    hint?: string,
+    readonly candidates: readonly number[] = [],
+  ) {
     super(message, ExitCode.createUnknown, hint);
   }
 }

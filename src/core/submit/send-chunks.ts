@@ -174,7 +174,7 @@ async function sendOne(
     return await createOne(ctx, api, chunk, options, claimed, what, plan.state, hooks);
   } catch (error) {
     if (!observer) throw error;
-    if (error instanceof CreateUnknownError) observer.unknown(chunk, [], error.message);
+    if (error instanceof CreateUnknownError) observer.unknown(chunk, error.candidates, error.message);
     // The request never left (Ctrl-C in the rate-limit wait), or the server refused it: nothing was created.
     else if (error instanceof InterruptedBeforeSendError) observer.notCreated(chunk, error.message);
     else if (error instanceof CliError && REFUSED.has(error.exitCode)) observer.notCreated(chunk, error.message);

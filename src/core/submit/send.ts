@@ -374,5 +374,6 @@ async function reconcileLost(
   throw new CreateUnknownError(
     `the create request may have created a task, and ${why}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
     inspectHint(service, ids),
+    ids,
   );
 }

@@ -9,7 +9,7 @@ import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
 import { ctrlCWhen } from '../../clock.js';
 import { brokenStdout } from '../broken-stdout.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -73,6 +73,12 @@ describe('a server whose task reads leave out the items', () => {
       expect(created.stderr).toMatch(/does not list its items/);
       const job = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1];
       expect(job).toBeDefined();
+      // The journal keeps the candidate the message named: a later `--resend` knows it was looked at.
+      const records = readFileSync(join(home, 'state', 'jobs', `${job}.jsonl`), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; candidates?: number[] });
+      expect(records.find((record) => record.type === 'unknown')?.candidates).toEqual([task!.id]);
       const resumed = await run(['resume', job!]);
       expect(resumed.code, resumed.stderr).toBe(9);
       expect(resumed.stderr).toContain(`--adopt 1=${task!.id}`);
