@@ -6,7 +6,7 @@
  * wiring left by a listener that was killed is undone by the next one.
  */
 import { isLoopbackHost } from '../api/base-url.js';
-import { CliError, systemErrorWords } from '../errors.js';
+import { errorWords, systemErrorWords } from '../errors.js';
 import type { Wiring, WebhookWirings } from '../store/webhook-wirings.js';
 
 /** The admin API answers at once on loopback, but a loaded machine may take seconds; beyond this the base URL is taken not
@@ -90,7 +90,7 @@ class AdminAnswerError extends Error {}
  * lock, or the system error of its file in the cache directory; never an errno name or a library's own text.
  */
 export function wiringProblem(error: unknown): string {
-  return error instanceof AdminAnswerError || error instanceof CliError ? error.message : systemErrorWords(error);
+  return error instanceof AdminAnswerError ? error.message : errorWords(error);
 }
 
 function messageOf(record: Record<string, unknown>): string {
