@@ -64,7 +64,7 @@ function issueWords(issue: core.$ZodRawIssue): string {
       return issue.input === undefined ? `missing (should be ${allowed})` : `should be ${allowed}`;
     }
     case 'invalid_format':
-      return issue.format === 'regex' ? 'is not in the expected form' : `should be a valid ${issue.format}`;
+      return formatWords(issue);
     case 'not_multiple_of':
       return `should be a multiple of ${shown(issue.divisor)}`;
     case 'unrecognized_keys':
@@ -90,4 +90,23 @@ function sizeWords(origin: string, bound: 'least' | 'most', limit: unknown, incl
   }
   if (inclusive) return `should be at ${bound} ${n}`;
   return bound === 'least' ? `should be more than ${n}` : `should be less than ${n}`;
+}
+
+/** A string of the wrong form: a named format (`url`, `email`) by its name, the other checks by what they ask. */
+function formatWords(issue: { format: string; prefix?: string; suffix?: string; includes?: string }): string {
+  switch (issue.format) {
+    case 'starts_with':
+      return `should start with ${shown(issue.prefix)}`;
+    case 'ends_with':
+      return `should end with ${shown(issue.suffix)}`;
+    case 'includes':
+      return `should contain ${shown(issue.includes)}`;
+    case 'lowercase':
+    case 'uppercase':
+      return `should be ${issue.format === 'lowercase' ? 'lower' : 'upper'} case`;
+    case 'regex':
+      return 'is not in the expected form';
+    default:
+      return `should be a valid ${issue.format}`;
+  }
 }

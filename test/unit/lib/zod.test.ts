@@ -38,6 +38,10 @@ describe('zod as taskctl configures it (src/lib/zod.ts)', () => {
     const words = (schema: zod.ZodType, value: unknown) => schema.safeParse(value).error?.issues[0]?.message;
     expect(words(z.number(), 'x')).toBe('should be a number, not a string');
     expect(words(z.object({ a: z.string() }), {})).toBe('missing (should be a string)');
+    expect(words(z.string().startsWith('sk_'), 'pk_1')).toBe('should start with "sk_"');
+    expect(words(z.string().endsWith('.json'), 'a.txt')).toBe('should end with ".json"');
+    expect(words(z.string().includes('@'), 'a')).toBe('should contain "@"');
+    expect(words(z.string().lowercase(), 'A')).toBe('should be lower case');
     expect(words(z.array(z.string()), null)).toBe('should be an array, not null');
     expect(words(z.boolean(), 1)).toBe('should be true or false, not a number');
     expect(words(z.string().min(1), '')).toBe('should not be empty');
