@@ -2,7 +2,7 @@
  * The journal file of `create --journal FILE` (core/submit/journaled-run.ts gives the records their meaning): JSON lines,
  * append-only, each record written and fsynced before the step it guards, and two locks so that one process at a time
  * continues a job: `FILE.lock` beside the file (every process that can write it meets this one, whatever its state
- * directory) and one named by the caller (the job's id, in the state directory: store/job-files.ts). Also the copy of
+ * directory; a file with a second name, a hard link, is refused) and one named by the caller (the job's id, in the state directory: store/job-files.ts). Also the copy of
  * stdin (or of arguments) that a resume reads back.
  */
 import {
