@@ -2,7 +2,7 @@
  * The journal file of `create --journal FILE` (core/submit/journaled-run.ts gives the records their meaning): JSON lines,
  * append-only, each record written and fsynced before the step it guards, and two locks so that one process at a time
  * continues a job: `FILE.lock` beside the file (every process that can write it meets this one, whatever its state
- * directory) and one named by the caller (the job's id, in the state directory: store/job-files.ts). Also the copy of
+ * directory; a file with a second name, a hard link, is refused) and one named by the caller (the job's id, in the state directory: store/job-files.ts). Also the copy of
  * stdin (or of arguments) that a resume reads back.
  */
 import {
@@ -57,7 +57,8 @@ export class JournalFile {
    * Opens `path` (creating it when missing), then locks it twice: the file itself (`FILE.lock` beside it, met by every
    * process that can write it, whatever its state directory), then the job it holds, where `lockOf` names it from the
    * first record (a job is locked by its id, so a copy and its original exclude each other; undefined: no such lock).
-   * A job in use by another process, or a path that cannot be written or locked, is exit 2 before anything is sent.
+   * A job in use by another process, a path that cannot be written or locked, or a file with another name (a hard link,
+   * whose lock is beside that name), is exit 2 before anything is sent.
    * `existing`: the journal must be there already (`resume`): a path with none is exit 2, and nothing is made there.
    */
   static open(
@@ -93,6 +94,8 @@ export class JournalFile {
     try {
       // The journal is never a symlink (O_NOFOLLOW): FILE.lock is one file whatever directories lead to it.
       locks.push(lockJob(path, `${path}.lock`));
+      // Counted under that lock: a name linked after the open, before the lock, is met here.
+      refuseOtherNames(fd, path);
       const byId = lockOf(readFirstRecord(path));
       if (byId !== undefined) locks.push(lockJob(path, byId));
       // Removed between its open and its locks (`jobs --prune` takes them to remove an empty journal): opened again.
@@ -180,6 +183,21 @@ function notRegular(path: string): UsageError {
   return new UsageError(
     `the journal ${path} is ${kind === 'not a regular file' ? kind : `${kind}, not a regular file`}`,
     'A journal is a regular file taskctl appends to: name one that is (or none yet), or resume the job by its id.',
+  );
+}
+
+/**
+ * A journal with another name (a hard link: `ln`, `cp -al`, `rsync --link-dest`) has a `FILE.lock` beside each name, so
+ * a run through the other name, under another state directory, would not meet this one's lock and would send the same
+ * chunks (docs/behaviour.md#jobs). Where hard links are unsupported the count is 1: nothing changes there.
+ */
+function refuseOtherNames(fd: number, path: string): void {
+  const names = fstatSync(fd).nlink;
+  if (names <= 1) return;
+  const file = shellWord(path);
+  throw new UsageError(
+    `the journal ${path} has ${names} names (hard links): a run locks a journal by its name, so a run through another name could send the same chunks and pay twice; nothing was sent`,
+    `Give this name a file of its own (cp ${file} ${shellWord(`${path}.new`)} && mv ${shellWord(`${path}.new`)} ${file}), then resume the job from one place; or remove the other name.`,
   );
 }
 

@@ -2,13 +2,15 @@
  * The journal file's locks: `FILE.lock` beside it, held while it is open, whoever opens it; a journal removed between
  * its open and its locks (by `jobs --prune`, which takes them to remove an empty journal) is opened again, so its
  * records never go to a file no one can find. Its lines are read as bytes: a torn last line is cut exactly, and a line
- * that is not UTF-8 is a damaged line, whatever JSON its bytes would decode to.
+ * that is not UTF-8 is a damaged line, whatever JSON its bytes would decode to. A journal with a second name (a hard
+ * link, whose lock would be beside that name) is refused by a run, counted once its lock is held; read, it is a journal.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalFile, readJournal } from '../../../src/store/journal-file.js';
+import { JournalFile, journalIo, readJournal } from '../../../src/store/journal-file.js';
+import { tryLock } from '../../../src/store/lock-file.js';
 
 let dir: string;
 beforeEach(() => {
@@ -56,6 +58,39 @@ describe('JournalFile.open', () => {
     file.close();
     expect(opens).toBe(2);
     expect(readFileSync(path, 'utf8')).toBe('{"type":"job","id":"j-m5xunpc0abcd"}\n');
+  });
+});
+
+describe('a journal with more than one name (hard links)', () => {
+  const record = '{"type":"job","id":"j-m5xunpc0abcd"}\n';
+
+  it('is refused before its records are read or anything written, its lock released; read, it is a journal', () => {
+    const path = join(dir, 'job.jsonl');
+    writeFileSync(path, record);
+    linkSync(path, join(dir, 'copy.jsonl'));
+    let named = false;
+    const open = () => JournalFile.open(path, () => ((named = true), undefined), true);
+    expect(open).toThrow(/the journal .*job\.jsonl has 2 names \(hard links\)/);
+    expect(named).toBe(false);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe(record);
+    expect(readJournal(path)).toEqual([JSON.parse(record)]);
+  });
+
+  it('a name linked between the open and the lock is counted: the count is read under the lock', () => {
+    const path = join(dir, 'job.jsonl');
+    writeFileSync(path, record);
+    const lock = journalIo.lock;
+    journalIo.lock = (lockPath) => {
+      linkSync(path, join(dir, 'copy.jsonl')); // a `cp -al` between this run's open and its lock
+      return tryLock(lockPath);
+    };
+    try {
+      expect(() => JournalFile.open(path, () => undefined, true)).toThrow(/has 2 names/);
+    } finally {
+      journalIo.lock = lock;
+    }
+    expect(existsSync(`${path}.lock`)).toBe(false);
   });
 });
 

@@ -1,9 +1,11 @@
 /**
  * One journal, two state directories (another user, a container with another HOME, CI steps with their own
  * TASKCTL_STATE_DIR): the job is locked beside its journal file too, so a second run that reaches the same file is
- * exit 2 naming the holder while the first runs, and nothing is created twice (docs/behaviour.md#jobs).
+ * exit 2 naming the holder while the first runs, and nothing is created twice (docs/behaviour.md#jobs). A journal
+ * with a second name (a hard link) has a lock beside each name, so a run refuses it until the name has a file of its own.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { linkSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../../src/lib/time.js';
@@ -83,6 +85,39 @@ describe('one journal, two state directories', () => {
     expect(b?.stderr).toMatch(/in use by another taskctl/);
     expect(a.code, a.stderr).toBe(9);
     const resumed = await run('a', ['resume', /taskctl resume (j-[0-9a-z]+)/.exec(a.stderr)?.[1] ?? '', '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
+  });
+
+  it('a second name (a hard link) of the journal: refused by a run through either name, then resumed once it is a copy', async () => {
+    const journal = join(dir, 'job.jsonl');
+    const other = join(dir, 'backup.jsonl');
+    const { a, b } = await whileARuns(['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'], () => {
+      linkSync(journal, other); // made while A runs: A holds the file, under the other name's lock
+      return ['resume', other, '-q'];
+    });
+    expect(b?.code, b?.stderr).toBe(2);
+    expect(b?.stderr).toBe(
+      `error: the journal ${other} has 2 names (hard links): a run locks a journal by its name, so a run through another name could send the same chunks and pay twice; nothing was sent\n` +
+        `Give this name a file of its own (cp ${other} ${other}.new && mv ${other}.new ${other}), then resume the job from one place; or remove the other name.\n`,
+    );
+    expect(a.code, a.stderr).toBe(9); // chunk 2 in doubt, chunks 3 and 4 never sent
+    const tasks = (await world.tasks()).length;
+    for (const [home, name] of [
+      ['a', journal],
+      ['b', other],
+    ] as const) {
+      const refused = await run(home, ['resume', name, '-q']);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(/has 2 names \(hard links\)/);
+    }
+    expect((await world.tasks()).length).toBe(tasks);
+    // What read-only commands do is unchanged: the same bytes, whichever name.
+    const shown = await run('b', ['show', '--job', other, '-o', 'ndjson']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^\{"task":1,"target":"a.com","status":"completed"/);
+    execFileSync('sh', ['-c', 'cp "$1" "$1.new" && mv "$1.new" "$1"', 'sh', journal]);
+    const resumed = await run('a', ['resume', journal, '-q']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
   });
