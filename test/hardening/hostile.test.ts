@@ -61,10 +61,11 @@ describe('hostile server: big answers, in-process (peak RSS: scripts/hostile-mat
     }
   }, 120_000);
 
-  it('H14 `show 1 -o ndjson` of long strings (6 MiB, parsed as it streams): every item once, written in pieces', async () => {
-    // 100 items of 60,000 characters: past the 1 MiB from which an answer is parsed as it streams, and six times the
-    // 1 MiB in which output is written; the 60 MiB of the matrix's cell adds only memory, which it measures.
-    const own = await hostileServer({ longItems: 100 });
+  it('H14 `show 1 -o ndjson` of long strings (3 MiB, parsed as it streams): every item once, written in pieces', async () => {
+    // 50 items of 60,000 characters: past the 1 MiB from which an answer is parsed as it streams, and three times the
+    // 1 MiB in which output is written (6 MiB proved no more and cost twice the CPU); the 60 MiB of the matrix's cell
+    // adds only memory, which it measures.
+    const own = await hostileServer({ longItems: 50 });
     const memory = createMemoryIO();
     try {
       const env = { ...home.env, TASKCTL_BASE_URL: own.baseUrl('long-strings'), TASKCTL_API_KEY: KEY };
@@ -79,12 +80,12 @@ describe('hostile server: big answers, in-process (peak RSS: scripts/hostile-mat
       const lines = memory.stdout.text().split('\n');
       expect(lines.pop()).toBe('');
       expect(lines.map((line) => (JSON.parse(line) as { target: string }).target)).toEqual(
-        Array.from({ length: 100 }, (_, i) => `d${i}.io`),
+        Array.from({ length: 50 }, (_, i) => `d${i}.io`),
       );
       expect(lines.every((line) => line.includes('x'.repeat(60_000)))).toBe(true);
       // Printed in pieces of about 1 MiB, never as one string of the whole output.
       const writes = memory.stdout.chunks.map((chunk) => chunk.length);
-      expect(writes.length).toBeGreaterThanOrEqual(5);
+      expect(writes.length).toBeGreaterThanOrEqual(3);
       expect(Math.max(...writes)).toBeLessThan(1.1 * 1024 * 1024);
     } finally {
       await own.close();

@@ -57,6 +57,14 @@ export interface FakeServerOptions {
 
 const MINUTE = 60_000;
 
+/** The timestamp `ms` after T0, each made once: a 1,000-task listing asks for the same few thousand again every round. */
+const isoTimes = new Map<number, string>();
+function iso(ms: number): string {
+  let text = isoTimes.get(ms);
+  if (text === undefined) isoTimes.set(ms, (text = new Date(T0 + ms).toISOString()));
+  return text;
+}
+
 /**
  * Requests go through `rateLimiter` as the real client's do (acquire, headers, release, a 429's wait), so follow's
  * pace is the client's; the limiter is steady() as `wait` and `watch` make it.
@@ -188,7 +196,6 @@ export class FakeTaskServer implements TaskReader {
     const finished = status === 'completed' || status === 'failed';
     const failed = finished ? (sim.failedItems ?? 0) : 0;
     const completed = sim.work ? this.doneOf(sim) - failed : finished ? total - failed : 0;
-    const iso = (ms: number): string => new Date(T0 + ms).toISOString();
     const task: Task = {
       id: sim.id,
       service: sim.service ?? 'domain_check_availability',
