@@ -77,6 +77,30 @@ describe('main', () => {
   });
 });
 
+describe('an error no part of taskctl expected', () => {
+  it('a system error that escapes is told in words (no errno name, no Node text): exit 1, the bug hint', async () => {
+    const memory = createMemoryIO();
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/srv/ids.txt'"), {
+      code: 'EACCES',
+      errno: -13,
+      syscall: 'open',
+      path: '/srv/ids.txt',
+    });
+    const io = Object.defineProperty({ ...memory.io }, 'stdin', {
+      get: () => {
+        throw denied;
+      },
+    });
+    const env = { TASKCTL_BASE_URL: 'https://api.example.com', TASKCTL_API_KEY: 'sk_x_1234' };
+    const code = await main(['wait', '-'], { ...deps(memory, env), io });
+    expect(code).toBe(1);
+    expect(memory.stderr.text()).toBe(
+      'error: unexpected error: permission denied (/srv/ids.txt)\n' +
+        'This is a bug in taskctl: please report it with the output of the same command run with --verbose.\n',
+    );
+  });
+});
+
 describe('a command typed alone (run without commander: test/unit/main.without-commander.test.ts)', () => {
   it('gets the global options commander gives it', async () => {
     let seen: GlobalOptions | undefined;
