@@ -43,7 +43,7 @@ describe('main', () => {
   it('returns 2 for an unknown command with a suggestion, and for a bad flag value', async () => {
     const unknown = await run(['balanse']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/Did you mean balance\?/);
+    expect(unknown.stderr).toMatch(/did you mean "balance"\?/);
     const bad = await run(['list', '--per-page', 'lots']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--per-page/);
