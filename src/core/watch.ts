@@ -106,6 +106,12 @@ export async function runWatch(
     if (human) printer.info(`watching ${what}; Ctrl-C to stop`);
   };
   if (ids.length > 0) announce(`${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}`);
+  // Without ids the heading waits for the list; the lines its reading finds wait for the heading, so it comes first.
+  let held: Array<Parameters<typeof printer.styledLine>[0]> | undefined = ids.length === 0 && human ? [] : undefined;
+  const release = () => {
+    for (const line of held ?? []) printer.styledLine(line);
+    held = undefined;
+  };
   const eventLine = eventLineFormatter();
   const onServer = seenOnServerClock(() => api.serverClockBounds());
   const result = await followTasks({
@@ -120,6 +126,7 @@ export async function runWatch(
       const more = options.follow ? ' and any new one' : '';
       if (unfinished > 0) announce(`${counted(unfinished, 'unfinished task')}${more}`);
       else if (options.follow) announce('for new tasks (none is unfinished now)');
+      release();
     },
     deadline,
     signal: ctx.signal,
@@ -135,9 +142,9 @@ export async function runWatch(
         rows.write([{ at, task }]);
       } else {
         const counts = itemCounts.completed === undefined ? '' : countsText(itemCounts);
-        printer.styledLine(
-          eventLine({ at, id: task.id, service: task.service, status: task.status, task, rest: counts }),
-        );
+        const line = eventLine({ at, id: task.id, service: task.service, status: task.status, task, rest: counts });
+        if (held) held.push(line);
+        else printer.styledLine(line);
       }
     },
     outageToleranceMs,
@@ -146,6 +153,7 @@ export async function runWatch(
       printer.warn(state.ongoing ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
     },
   });
+  release(); // a run stopped before the list was read still shows what it saw
   const code =
     result.reason === 'interrupted'
       ? ExitCode.interrupted
