@@ -32,6 +32,17 @@ describe('watch for a person', () => {
     for (const line of lines.slice(1)) expect(line).toMatch(/^\S+Z {2}task \d+ /);
   });
 
+  it.each([
+    ['a pipe', { stdoutTTY: false }],
+    ['a terminal', person],
+  ])('-q alone in %s: nothing on stdout or stderr, the exit code speaks', async (_, options) => {
+    const { run } = await sandboxRun(500);
+    await run(['create', 'domain_check_availability', 'a.com', 'fail-b.com', '-q']);
+    const result = await run(['watch', '-q'], options);
+    expect(result.code).toBe(11);
+    expect(result.output).toBe('');
+  });
+
   it('aligned columns, the time of the event from the task (ISO UTC, no milliseconds), counts as list shows them', async () => {
     const { run, sandbox } = await sandboxRun(500);
     const created: number[] = [];
