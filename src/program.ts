@@ -87,7 +87,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
   return program;
 }
 
-/** `-o, --output <format>` → `--output`, and the value it takes (`<format>`), from an option's flags as commander quotes them. */
+/** `-o, --output <format>` as commander quotes an option's flags → its name `--output` and `--output <format>`. */
 function flagParts(flags: string): { name: string; value: string } {
   const name = /--[\w-]+/.exec(flags)?.[0] ?? flags.split(/[ ,]/)[0] ?? flags;
   const value = /[<[][^>\]]*[>\]]/.exec(flags)?.[0];
