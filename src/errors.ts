@@ -178,6 +178,7 @@ const SYSTEM_ERROR_WORDS: Readonly<Record<string, string>> = {
   EADDRINUSE: 'the address is in use',
   EADDRNOTAVAIL: 'the address is not available on this machine',
   CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  CERT_NOT_YET_VALID: 'its TLS certificate is not valid yet',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
   SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate chain is self-signed',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be verified',

@@ -7,7 +7,7 @@
 import type { CommandAction } from './commands/help-text.js';
 import type { Context, Deps, GlobalOptions } from './context.js';
 import type { JobControl } from './output/io.js';
-import { CliError, ExitCode, STOP_SIGNALS, signalExitCode } from './errors.js';
+import { CliError, ExitCode, STOP_SIGNALS, signalExitCode, systemErrorWords } from './errors.js';
 import { systemClock } from './lib/time.js';
 import { neutraliseMultiline } from './lib/sanitize.js';
 import { sandboxAwareHint } from './core/sandbox-hint.js';
@@ -150,6 +150,14 @@ function commandLine(commandPath: string): string {
   return path.startsWith('taskctl') ? path : `taskctl ${path}`;
 }
 
+/** A system error (a syscall's errno) in the words of every other message, with the path it names; else its message. */
+function unexpectedWords(err: Error): string {
+  const { errno, syscall, path } = err as NodeJS.ErrnoException;
+  if (typeof errno !== 'number' && typeof syscall !== 'string') return err.message;
+  const words = systemErrorWords(err);
+  return typeof path === 'string' ? `${words} (${path})` : words;
+}
+
 function report(
   error: unknown,
   ctx: Context | undefined,
@@ -204,7 +212,7 @@ function report(
   }
   const err = error instanceof Error ? error : new Error(String(error));
   printError(
-    `unexpected error: ${err.message}`,
+    `unexpected error: ${unexpectedWords(err)}`,
     'This is a bug in taskctl: please report it with the output of the same command run with --verbose.',
   );
   if (ctx?.globals.verbose && err.stack) write(err.stack);

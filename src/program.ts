@@ -65,7 +65,11 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
   registerCommands(program, run, argv && commandWord(program, argv));
   // Every error names the next step: commander's own refusals (a missing argument, a bad flag value) end
   // with where the usage and examples are, for the command that refused.
+  // Said in taskctl's words, like every other usage error (docs/behaviour.md#for-people), not commander's.
   const nextStep = (command: Command, path: string): void => {
+    command.configureOutput({
+      outputError: (text) => io.stderr.write(fitToStream(commanderWords(text, path), io.stderr)),
+    });
     command.showHelpAfterError(`Run \`${path} --help\` for usage and examples.`);
     for (const sub of command.commands) nextStep(sub, `${path} ${sub.name()}`);
   };
@@ -81,6 +85,64 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
     ])}\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n\nEnvironment: TASKCTL_API_KEY, TASKCTL_BASE_URL, TASKCTL_PROFILE, TASKCTL_OUTPUT, TASKCTL_CONFIG_DIR, NO_COLOR, FORCE_COLOR, CI, HTTPS_PROXY, NO_PROXY.\n`,
   );
   return program;
+}
+
+/** `-o, --output <format>` as commander quotes an option's flags → its name `--output` and `--output <format>`. */
+function flagParts(flags: string): { name: string; value: string } {
+  const name = /--[\w-]+/.exec(flags)?.[0] ?? flags.split(/[ ,]/)[0] ?? flags;
+  const value = /[<[][^>\]]*[>\]]/.exec(flags)?.[0];
+  return { name, value: value === undefined ? name : `${name} ${value}` };
+}
+
+/** Commander's `(Did you mean --limit?)` as taskctl says it: ` (did you mean --limit?)`, quoted as `quote` does. */
+function didYouMean(text: string, quote: (word: string) => string): string {
+  const similar = /\n\(Did you mean (?:one of )?(.+)\?\)/.exec(text)?.[1];
+  if (similar === undefined) return '';
+  const words = similar.split(', ').map(quote);
+  return ` (did you mean ${words.length > 1 ? `one of ${words.join(', ')}` : words[0]}?)`;
+}
+
+/** A list as a sentence says it: `a, b or c`. */
+function orList(words: readonly string[]): string {
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');
+}
+
+/**
+ * Commander's own refusals (commander 14's texts, command.js) in taskctl's words: `taskctl list has no flag --limt
+ * (did you mean --limit?)`, `--status needs a value: --status <status>`. A text not recognised is left as it is.
+ */
+function commanderWords(text: string, path: string): string {
+  const quoted = (word: string) => `"${word}"`;
+  const say = (words: string) => `error: ${words}\n`;
+  let m: RegExpExecArray | null;
+  if ((m = /^error: unknown option '(.*)'/.exec(text)))
+    return say(`${path} has no flag ${m[1] ?? ''}${didYouMean(text, (word) => word)}`);
+  if ((m = /^error: unknown command '(.*)'/.exec(text)))
+    return say(`${path} has no command ${quoted(m[1] ?? '')}${didYouMean(text, quoted)}`);
+  if ((m = /^error: option '(.*)' argument missing/.exec(text))) {
+    const { name, value } = flagParts(m[1] ?? '');
+    return say(`${name} needs a value: ${value}`);
+  }
+  if ((m = /^error: option '(.*)' argument '(.*)' is invalid\. (.*)/s.exec(text))) {
+    const { name } = flagParts(m[1] ?? '');
+    const choices = /^Allowed choices are (.*)\.\n?$/.exec(m[3] ?? '')?.[1];
+    const why = choices === undefined ? (m[3] ?? '').trim() : `should be one of ${orList(choices.split(', '))}`;
+    return say(`${name} ${quoted(m[2] ?? '')}: ${why}`);
+  }
+  if ((m = /^error: command-argument value '(.*)' is invalid for argument '(.*)'\. (.*)/s.exec(text)))
+    return say(`<${m[2] ?? ''}> ${quoted(m[1] ?? '')}: ${(m[3] ?? '').trim()}`);
+  if ((m = /^error: too many arguments.*Expected (\d+) arguments? but got (\d+)\./.exec(text))) {
+    const expected = Number(m[1]);
+    const takes = expected === 0 ? 'no arguments' : `at most ${expected} argument${expected === 1 ? '' : 's'}`;
+    return say(`${path} takes ${takes} (${m[2] ?? ''} given)`);
+  }
+  if ((m = /^error: missing required argument '(.*)'/.exec(text)))
+    return say(`${path} needs its <${m[1] ?? ''}> argument`);
+  if ((m = /^error: required option '(.*)' not specified/.exec(text)))
+    return say(`${path} needs ${flagParts(m[1] ?? '').value}`);
+  if (/^error: option '.*' cannot be used with /.test(text))
+    return text.replace(/option '([^']*)'/g, (_, flags: string) => flagParts(flags).name);
+  return text;
 }
 
 /**

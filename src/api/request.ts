@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { CliError, MalformedResponseError, UnavailableError } from '../errors.js';
+import { CliError, MalformedResponseError, UnavailableError, systemErrorWords } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
 import { redactHeaders, type Redactor } from '../lib/redact.js';
 import { MAX_ATTEMPTS, MAX_RESPONSE_BYTES, REQUEST_BUDGET_MS, GET_TIMEOUT_MS, POST_TIMEOUT_MS } from './constants.js';
@@ -598,6 +598,14 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, failure: Failure, 
 /** OpenSSL's answer to a server that does not speak TLS at all (plain HTTP on the port). */
 const NOT_TLS_CODES: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG']);
 
+/** What a failed handshake means: the certificate's problem (errors.ts's words), a refusal, or the handshake. */
+function tlsWords(code: string): string {
+  const words = systemErrorWords(code);
+  if (words !== systemErrorWords(undefined)) return words;
+  if (isCertificateCode(code)) return 'its TLS certificate is not trusted here';
+  return code.includes('ALERT') ? 'the server refused the handshake' : 'the handshake failed';
+}
+
 /** A failed handshake in one line, without OpenSSL's internals; the private-CA hint only for a certificate refused. */
 function tlsError(ctx: JudgeContext, ex: FailureExchange): UnavailableError {
   const label = requestLabel(ctx.endpoint);
@@ -612,7 +620,8 @@ function tlsError(ctx: JudgeContext, ex: FailureExchange): UnavailableError {
       'Check the port in --base-url: the service speaks HTTPS on its own port (plain http is for loopback only).',
     );
   }
-  const text = `${label}: TLS connection to ${ctx.origin} failed (${code}: ${ctx.scrub(oneLineMessage(ex.error))})`;
+  // The code itself is in the `--verbose` trace; people get its meaning.
+  const text = `${label}: TLS connection to ${ctx.origin} failed: ${tlsWords(code)}`;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
     return withCause(text, ex.error, 'The certificate names another host: check the host in --base-url.');
   if (isCertificateCode(code))

@@ -8,6 +8,7 @@
  * building them all when the module loads cost every command ~10 ms of start-up, and `balance` parses with one.
  */
 import * as z from '../lib/zod.js';
+import { typeWords } from '../lib/schema-words.js';
 import { WIRE_ID } from '../lib/wire-id.js';
 
 const int = () => z.number().int();
@@ -32,7 +33,7 @@ const taskId = () =>
       if (message !== undefined) ctx.addIssue({ code: 'custom', message });
     }),
     // A string that is not a whole number is what it was before strings were accepted: not the expected number.
-    z.string().regex(/^\d{1,15}$/, { message: z.typeWords('number', '') }),
+    z.string().regex(/^\d{1,15}$/, { message: typeWords('number', '') }),
   ]);
 const timestamp = () => z.string().min(1);
 
@@ -85,7 +86,7 @@ function itemIssue(item: unknown): { path: PropertyKey[]; expected: string; valu
  */
 const taskItems = () =>
   z
-    .custom<TaskItem[]>((value) => Array.isArray(value), { error: (issue) => z.typeWords('array', issue.input) })
+    .custom<TaskItem[]>((value) => Array.isArray(value), { error: (issue) => typeWords('array', issue.input) })
     .superRefine((items, ctx) => {
       for (let i = 0; i < items.length; i++) {
         const issue = itemIssue(items[i]);
@@ -93,7 +94,7 @@ const taskItems = () =>
         ctx.addIssue({
           code: 'custom',
           path: [i, ...issue.path],
-          message: z.typeWords(issue.expected, issue.value),
+          message: typeWords(issue.expected, issue.value),
         });
         return;
       }

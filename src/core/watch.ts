@@ -14,6 +14,7 @@ import { seenOnServerClock } from './server-time.js';
 import { isTerminal, isWaiting, isWorking, taskPhase, unknownStatusWarner } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
+import { idsOnly } from './quiet.js';
 
 export interface WatchOptions {
   /** With no ids: keep following new tasks after the current ones finish (until Ctrl-C). */
@@ -96,16 +97,25 @@ export async function runWatch(
   const warnUnknown = unknownStatusWarner((text) => {
     printer.warn(text);
   });
-  const asEvents = printer.format === 'json' || printer.format === 'ndjson';
+  // `-q` alone: nothing on stdout, the exit code speaks (docs/behaviour.md#quiet); warnings and errors still come.
+  const silent = idsOnly(ctx.globals);
+  const asEvents = !silent && (printer.format === 'json' || printer.format === 'ndjson');
   // tsv/csv rows go through the printer's row stream (it prints each write at once); table gets human lines.
-  const rows = printer.format === 'tsv' || printer.format === 'csv' ? printer.stream(CHANGE_COLUMNS) : undefined;
+  const tabular = !silent && (printer.format === 'tsv' || printer.format === 'csv');
+  const rows = tabular ? printer.stream(CHANGE_COLUMNS) : undefined;
   // For a person: what is watched and how to stop (an empty watch is then not a silent mystery). Without ids, once
   // the list was read: with nothing to watch, the one line at the end says so.
-  const human = !asEvents && !rows;
+  const human = !silent && !asEvents && !rows;
   const announce = (what: string) => {
     if (human) printer.info(`watching ${what}; Ctrl-C to stop`);
   };
   if (ids.length > 0) announce(`${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}`);
+  // Without ids the heading waits for the list; the lines its reading finds wait for the heading, so it comes first.
+  let held: Array<Parameters<typeof printer.styledLine>[0]> | undefined = ids.length === 0 && human ? [] : undefined;
+  const release = () => {
+    for (const line of held ?? []) printer.styledLine(line);
+    held = undefined;
+  };
   const eventLine = eventLineFormatter();
   const onServer = seenOnServerClock(() => api.serverClockBounds());
   const result = await followTasks({
@@ -120,6 +130,7 @@ export async function runWatch(
       const more = options.follow ? ' and any new one' : '';
       if (unfinished > 0) announce(`${counted(unfinished, 'unfinished task')}${more}`);
       else if (options.follow) announce('for new tasks (none is unfinished now)');
+      release();
     },
     deadline,
     signal: ctx.signal,
@@ -133,11 +144,11 @@ export async function runWatch(
         if (event) printer.line(JSON.stringify({ ...event, timestamp: isoSeconds(at) }));
       } else if (rows) {
         rows.write([{ at, task }]);
-      } else {
+      } else if (human) {
         const counts = itemCounts.completed === undefined ? '' : countsText(itemCounts);
-        printer.styledLine(
-          eventLine({ at, id: task.id, service: task.service, status: task.status, task, rest: counts }),
-        );
+        const line = eventLine({ at, id: task.id, service: task.service, status: task.status, task, rest: counts });
+        if (held) held.push(line);
+        else printer.styledLine(line);
       }
     },
     outageToleranceMs,
@@ -146,6 +157,7 @@ export async function runWatch(
       printer.warn(state.ongoing ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
     },
   });
+  release(); // a run stopped before the list was read still shows what it saw
   const code =
     result.reason === 'interrupted'
       ? ExitCode.interrupted

@@ -1,3 +1,5 @@
+import { charWords } from './sanitize.js';
+
 // Containers on the scanner's stack.
 const ARRAY = 0;
 const OBJECT = 1;
@@ -130,22 +132,28 @@ function scanNumber(text: string, i: number): number {
   return i + found[0].length;
 }
 
+/** A text that ends before its JSON does, as every reader of JSON says it. */
+export const JSON_ENDS_EARLY = 'it ends before the JSON is complete';
+
 /**
  * What is wrong with `text`, which JSON.parse refused, in words for a person instead of V8's message (which may quote
  * the input): `unexpected '}' at line 3, column 5` (`at character 12` in a text of one line), `it ends before the
  * JSON is complete`, or, for a text that is valid but could not be read, that it is nested too deeply.
  */
 export function jsonSyntaxWords(text: string): string {
-  const at = locateJsonError(text);
-  if (at < 0) return 'it is nested too deeply or too large to read';
-  if (at >= text.length) return text.trim() === '' ? 'it is empty' : 'it ends before the JSON is complete';
-  const code = text.charCodeAt(at);
-  const found = code > 0x20 && code < 0x7f ? `'${String.fromCharCode(code)}'` : `U+${hex4(code)}`;
-  return `unexpected ${found} at ${positionWords(text, at)}`;
+  const { at, words } = jsonFault(text);
+  return at >= 0 && at < text.length ? `${words} at ${positionWords(text, at)}` : words;
 }
 
-function hex4(code: number): string {
-  return code.toString(16).toUpperCase().padStart(4, '0');
+/**
+ * What is wrong and where, for a caller that says the place its own way (an items file's `name:line:column`):
+ * `at` is the offset (`text.length` when it ends too early; -1 when the text is valid JSON but could not be read).
+ */
+export function jsonFault(text: string): { at: number; words: string } {
+  const at = locateJsonError(text);
+  if (at < 0) return { at, words: 'it is nested too deeply or too large to read' };
+  if (at >= text.length) return { at, words: text.trim() === '' ? 'it is empty' : JSON_ENDS_EARLY };
+  return { at, words: `unexpected ${charWords(text.charCodeAt(at))}` };
 }
 
 /** `character 12`, or `line 3, column 5` when the text has more than one line (both count from 1). */

@@ -80,3 +80,28 @@ export function quoteForMessage(text: string, max = 60): string {
   // JSON escaping turns C0 controls into \uXXXX; DEL, C1, separators and bidi controls are escaped after it.
   return neutraliseJson(JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text));
 }
+
+/** The names people know of the characters a message names most: controls, the space, the separators. */
+const CHAR_NAMES: Readonly<Record<number, string>> = {
+  0x00: 'NUL',
+  0x09: 'tab',
+  0x0a: 'line feed',
+  0x0d: 'carriage return',
+  0x1b: 'escape',
+  0x20: 'space',
+  0x7f: 'delete',
+  0x85: 'next line',
+  0x2028: 'line separator',
+  0x2029: 'paragraph separator',
+};
+
+/**
+ * How every message names one character (JSON, CSV, an item, the config file): printable ASCII quoted (`'}'`), any
+ * other by its code point and its name when it has one (`U+0009 (tab)`, `U+00E9`), never printed raw.
+ */
+export function charWords(code: number): string {
+  if (code > 0x20 && code < 0x7f) return `'${String.fromCharCode(code)}'`;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const name = CHAR_NAMES[code];
+  return name === undefined ? hex : `${hex} (${name})`;
+}

@@ -11,43 +11,18 @@
  * schema's own message still wins. Callers put the field's path in front (`data.balance: ...`).
  */
 import { config, type core } from 'zod';
+import { typeWords } from './schema-words.js';
 
 config({ jitless: true, customError: issueWords });
 
 // Re-exported name by name (not as a namespace object) so that the bundle keeps only the parts of zod in use.
 export * from 'zod';
 
-const TYPE_WORDS: Record<string, string> = {
-  string: 'a string',
-  number: 'a number',
-  int: 'a whole number',
-  bigint: 'a whole number',
-  boolean: 'true or false',
-  object: 'an object',
-  array: 'an array',
-  null: 'null',
-  date: 'a date',
-};
-
-/** What a JSON value is, in the same words (`a string`, `null`). */
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'number' && !Number.isFinite(value)) return 'not a finite number';
-  return TYPE_WORDS[typeof value] ?? `a ${typeof value}`;
-}
-
 /** A value a schema allows, for a message: JSON, cut short. */
 function shown(value: unknown): string {
   const text =
     typeof value === 'bigint' ? String(value) : ((JSON.stringify(value) as string | undefined) ?? String(value));
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-}
-
-/** `should be a number, not a string`, or `missing (should be a number)`: `expected` is a zod type name. */
-export function typeWords(expected: string, input: unknown): string {
-  const words = TYPE_WORDS[expected] ?? expected;
-  return input === undefined ? `missing (should be ${words})` : `should be ${words}, not ${kindOf(input)}`;
 }
 
 function issueWords(issue: core.$ZodRawIssue): string {

@@ -1,6 +1,7 @@
 /** Starts the sandbox: its parts wired together (parts.ts), and the node:http server with its request pipeline. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { neutralise } from '../lib/sanitize.js';
 import { listenOn } from '../net/listen.js';
 import { API_PREFIX } from './api-routes.js';
 import { errorReply, JSON_TYPE } from './http.js';
@@ -14,13 +15,20 @@ function originOf(host: string, port: number): string {
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
+/** A fault of the sandbox in one log line: the error's kind and the first line of its message, never its stack. */
+function shortReason(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const first = text.split('\n', 1)[0] ?? '';
+  return neutralise(first.length > 200 ? `${first.slice(0, 199)}…` : first);
+}
+
 export async function startSandboxServer(options: SandboxOptions): Promise<RunningSandbox> {
   const parts = buildParts(options);
   const { opts, state, store, timers, webhooks, live } = parts;
   const { log } = opts;
   const server = createServer((req, res) => {
     handleRequest(parts, req, res).catch((error: unknown) => {
-      log(`sandbox: internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
+      log(`sandbox: internal error on ${req.method} ${neutralise(req.url ?? '')}: ${shortReason(error)}`);
       if (res.headersSent) return void req.socket.destroy();
       const reply = errorReply(500, 'internal_error', 'Internal server error');
       res.writeHead(reply.status, {

@@ -322,11 +322,11 @@ describe('errors and configuration', () => {
   it('exits 2 with a suggestion for an unknown command, and for an unknown flag', async () => {
     const command = await world.inProcess(['lst']);
     expect(command.code).toBe(2);
-    expect(command.stderr).toMatch(/unknown command 'lst'/);
+    expect(command.stderr).toMatch(/taskctl has no command "lst"/);
     expect(command.stderr).toMatch(/list/);
     const flag = await world.inProcess(['balance', '--frobnicate']);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toMatch(/unknown option '--frobnicate'/);
+    expect(flag.stderr).toMatch(/taskctl balance has no flag --frobnicate/);
   });
 
   it('prints help with the exit-code table, and the version', async () => {

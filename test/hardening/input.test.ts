@@ -217,7 +217,7 @@ describe.concurrent('input', () => {
         await expectRefused(
           w,
           await w.create([SERVICE, '--format', 'json'], { stdin: '['.repeat(10_000) }),
-          /stdin:1:10001: invalid JSON \(unexpected end of input\)/,
+          /stdin:1:10001: invalid JSON \(it ends before the JSON is complete\)/,
         );
         // An element of 2,000,000 characters is past the element cap before its nesting matters.
         const deeper = '['.repeat(1_000_000) + ']'.repeat(1_000_000);

@@ -157,3 +157,25 @@ describe('sandbox faults', () => {
     expect(res.body.error.message).toMatch(message);
   });
 });
+
+describe('a handler that throws', () => {
+  it('answers 500 internal_error and logs one line: what failed, the method and path, a short reason; no stack', async () => {
+    const lines: string[] = [];
+    let broken = false;
+    const clock = {
+      now: () => {
+        if (broken) throw new TypeError("Cannot read properties of undefined (reading 'x')");
+        return Date.now();
+      },
+    };
+    const sb = await start({ clock, log: (line) => lines.push(line) });
+    broken = true;
+    const res = await call(sb, '/balance');
+    broken = false;
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ success: false, error: { code: 'internal_error', message: 'Internal server error' } });
+    expect(lines).toEqual([
+      "sandbox: internal error on GET /api/v1/balance: TypeError: Cannot read properties of undefined (reading 'x')",
+    ]);
+  });
+});

@@ -4,10 +4,10 @@ import { runTaskctl } from './commands/harness.js';
 
 describe('usage errors name the next step', () => {
   it.each([
-    [['create'], /missing required argument 'service'\nRun `taskctl create --help` for usage and examples\./],
-    [['create', 'x', '--chunk-size', '0', 'a.com'], /is invalid\. .*\nRun `taskctl create --help` for usage/],
-    [['config', 'set'], /missing required argument 'key'\nRun `taskctl config set --help` for usage/],
-    [['frob'], /unknown command 'frob'\nRun `taskctl --help` for usage and examples\./],
+    [['create'], /needs its <service> argument\nRun `taskctl create --help` for usage and examples\./],
+    [['create', 'x', '--chunk-size', '0', 'a.com'], /at least 1\.\nRun `taskctl create --help` for usage/],
+    [['config', 'set'], /needs its <key> argument\nRun `taskctl config set --help` for usage/],
+    [['frob'], /has no command "frob"\nRun `taskctl --help` for usage and examples\./],
     [['wait', '1', '2', '-'], /not both\nRun `taskctl wait --help` for usage and examples\./],
   ])('taskctl %j', async (argv, expected) => {
     const result = await runTaskctl(argv, { stdin: '' });
@@ -20,5 +20,31 @@ describe('usage errors name the next step', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no API base URL configured\nRun `taskctl auth login --base-url URL`/);
     expect(result.stderr).not.toMatch(/for usage and examples/);
+  });
+});
+
+/** Commander's refusals read like every other usage error: taskctl's words, exit 2, the next step. */
+describe("commander's refusals in taskctl's words", () => {
+  it.each([
+    [['list', '--limt', '5'], 'taskctl list has no flag --limt (did you mean --limit?)', 'taskctl list'],
+    [['--frob', 'list'], 'taskctl has no flag --frob', 'taskctl'],
+    [['crate'], 'taskctl has no command "crate" (did you mean "create"?)', 'taskctl'],
+    [['config', 'sett'], 'taskctl config has no command "sett" (did you mean "set"?)', 'taskctl config'],
+    [['list', '--status'], '--status needs a value: --status <status>', 'taskctl list'],
+    [['-o', 'yaml', 'list'], '--output "yaml": should be one of table, tsv, csv, json or ndjson', 'taskctl'],
+    [
+      ['wait', '1', '--timeout', 'abc'],
+      '--timeout "abc": expected a duration such as 500ms, 30s, 5m, 1h or plain seconds.',
+      'taskctl wait',
+    ],
+    [['balance', 'extra'], 'taskctl balance takes no arguments (1 given)', 'taskctl balance'],
+    [['create'], 'taskctl create needs its <service> argument', 'taskctl create'],
+    [['-q', 'list', '--limt', '5'], 'taskctl list has no flag --limt (did you mean --limit?)', 'taskctl list'],
+    [['-o', 'json', 'list', '--limt', '5'], 'taskctl list has no flag --limt (did you mean --limit?)', 'taskctl list'],
+  ])('taskctl %j', async (argv, words, command) => {
+    const result = await runTaskctl(argv, { stdin: '' });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`error: ${words}\nRun \`${command} --help\` for usage and examples.\n`);
   });
 });

@@ -43,7 +43,7 @@ describe('main', () => {
   it('returns 2 for an unknown command with a suggestion, and for a bad flag value', async () => {
     const unknown = await run(['balanse']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/Did you mean balance\?/);
+    expect(unknown.stderr).toMatch(/did you mean "balance"\?/);
     const bad = await run(['list', '--per-page', 'lots']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--per-page/);
@@ -74,6 +74,30 @@ describe('main', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).not.toContain('sk_secret_9999');
     expect(result.stderr).toContain('[REDACTED]');
+  });
+});
+
+describe('an error no part of taskctl expected', () => {
+  it('a system error that escapes is told in words (no errno name, no Node text): exit 1, the bug hint', async () => {
+    const memory = createMemoryIO();
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/srv/ids.txt'"), {
+      code: 'EACCES',
+      errno: -13,
+      syscall: 'open',
+      path: '/srv/ids.txt',
+    });
+    const io = Object.defineProperty({ ...memory.io }, 'stdin', {
+      get: () => {
+        throw denied;
+      },
+    });
+    const env = { TASKCTL_BASE_URL: 'https://api.example.com', TASKCTL_API_KEY: 'sk_x_1234' };
+    const code = await main(['wait', '-'], { ...deps(memory, env), io });
+    expect(code).toBe(1);
+    expect(memory.stderr.text()).toBe(
+      'error: unexpected error: permission denied (/srv/ids.txt)\n' +
+        'This is a bug in taskctl: please report it with the output of the same command run with --verbose.\n',
+    );
   });
 });
 

@@ -230,6 +230,13 @@ export async function waitForTasks(
   options: WaitOptions,
   known: readonly Task[] = [],
 ): Promise<void> {
+  if (ids.length === 0) {
+    // Nothing to wait for (an empty pipe): no request, no live block, no log group. A script still gets its empty
+    // document (`[]` for -o json) and its reports; a terminal's table has nothing to add to the caller's line.
+    if (!ctx.globals.quiet && ctx.printer.format !== 'table') await printTasks(ctx, [], true, options);
+    if (options.report?.length) await reportTasks(ctx, options.report, []);
+    return;
+  }
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
   const api = await ctx.api({ deadline });
@@ -265,7 +272,7 @@ export async function waitForTasks(
   const warnUnknown = unknownStatusWarner(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
   const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
-  const group = progress.mode === 'lines' && ids.length > 0 ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
+  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
   const result = await followTasks({
     reader: api,
     ids,

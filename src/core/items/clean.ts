@@ -2,18 +2,6 @@
 // terminals and the API's logs). Tabs and CRs only survive trimming when they sit inside an item.
 const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
 
-const CONTROL_NAMES: Record<number, string> = {
-  0x00: 'NUL',
-  0x09: 'tab',
-  0x0a: 'line feed',
-  0x0d: 'carriage return',
-  0x1b: 'escape',
-  0x7f: 'delete',
-  0x85: 'next line',
-  0x2028: 'line separator',
-  0x2029: 'paragraph separator',
-};
-
 /** Whitespace trimmed from item edges: JS `\s` (incl. NBSP, U+FEFF) plus the zero-width U+200B–U+200D and U+2060. */
 function isEdgeSpace(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
@@ -51,13 +39,6 @@ export function trimItem(raw: string): string {
 export function findControl(text: string): number {
   const match = CONTROL.exec(text);
   return match ? match.index : -1;
-}
-
-/** `U+0009 (tab)`: how a character is named in messages, never printed raw. */
-export function describeChar(code: number): string {
-  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-  const name = CONTROL_NAMES[code];
-  return name ? `${hex} (${name})` : hex;
 }
 
 /** Quoting user text in messages: one helper for every layer (the sandbox's item checks use it too). */

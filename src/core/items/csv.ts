@@ -1,5 +1,6 @@
 import { InputError } from '../../errors.js';
-import { describeChar, formatCount, quoteForMessage, trimItem } from './clean.js';
+import { formatCount, quoteForMessage, trimItem } from './clean.js';
+import { charWords } from '../../lib/sanitize.js';
 import { addItem, type FormatContext } from './formats.js';
 
 const QUOTE = 0x22;
@@ -110,10 +111,8 @@ export class CsvRecords {
       this.inQuotes = false;
       const after = quote + 1;
       if (after < raw.length && raw.charCodeAt(after) !== COMMA) {
-        const code = raw.charCodeAt(after);
-        const shown = code > 0x20 && code < 0x7f ? `'${String.fromCharCode(code)}'` : describeChar(code);
         throw new InputError(
-          `${this.ctx.name}:${lineNo}: unexpected ${shown} after a closing quote`,
+          `${this.ctx.name}:${lineNo}: unexpected ${charWords(raw.charCodeAt(after))} after a closing quote`,
           'Inside a quoted field, write a quote as two quotes (""); a closing quote must end the field.',
         );
       }

@@ -1,5 +1,6 @@
 import { InputError } from '../../errors.js';
-import { describeChar, findControl, formatCount, trimItem } from './clean.js';
+import { findControl, formatCount, trimItem } from './clean.js';
+import { charWords } from '../../lib/sanitize.js';
 import type { ItemCollector } from './collector.js';
 import type { LineHandler } from './lines.js';
 import type { ItemFormat } from './types.js';
@@ -33,7 +34,7 @@ export function addItem(ctx: FormatContext, item: string, position: number): voi
   if (bad !== -1) {
     const code = item.charCodeAt(bad);
     throw new InputError(
-      `${ctx.collector.describe(position)}: control character ${describeChar(code)} inside an item`,
+      `${ctx.collector.describe(position)}: control character ${charWords(code)} inside an item`,
       code === 0x09
         ? 'Tabs do not separate items: put one item per line (or use --format csv for comma-separated files).'
         : 'Items must be plain text: remove the character. Is this the right file?',

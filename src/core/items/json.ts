@@ -1,7 +1,8 @@
 import { InputError } from '../../errors.js';
-import { describeChar, formatCount, quoteForMessage, trimItem } from './clean.js';
+import { formatCount, quoteForMessage, trimItem } from './clean.js';
+import { charWords } from '../../lib/sanitize.js';
 import { addItem, type FormatContext } from './formats.js';
-import { locateJsonError } from '../../lib/json-locate.js';
+import { JSON_ENDS_EARLY, jsonFault } from '../../lib/json-locate.js';
 import { lineAtEnd, type LineHandler } from './lines.js';
 
 const ARRAY_HINT = 'Write items as a JSON array of strings, e.g. ["example.com", "example.org"].';
@@ -81,7 +82,7 @@ export class JsonDocument {
   finish(): void {
     if (this.state === 'array')
       throw new InputError(
-        `${this.ctx.name}:${this.line}:${this.column}: invalid JSON (unexpected end of input)`,
+        `${this.ctx.name}:${this.line}:${this.column}: invalid JSON (${JSON_ENDS_EARLY})`,
         `${ARRAY_HINT} For plain items, one per line, use --format lines.`,
       );
   }
@@ -145,7 +146,7 @@ export class JsonDocument {
     if (this.state === 'start' && found !== undefined)
       throw new InputError(`${this.ctx.name}: expected a JSON array of items, found ${found}`, ARRAY_HINT);
     throw new InputError(
-      `${this.ctx.name}:${this.line}:${this.column}: invalid JSON (unexpected ${describeJsonChar(c)})`,
+      `${this.ctx.name}:${this.line}:${this.column}: invalid JSON (unexpected ${charWords(c)})`,
       `${ARRAY_HINT} For plain items, one per line, use --format lines.`,
     );
   }
@@ -165,22 +166,16 @@ function parseJson(text: string, formatHint: string, where: (offset: number) => 
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    if (error instanceof RangeError) {
-      // V8's parser is iterative today, but a stack or length limit must still end as an input error.
-      throw new InputError(`${where(0)}: JSON is nested too deeply or too large to read`, formatHint);
-    }
-    const offset = locateJsonError(text);
-    const at = offset < 0 ? 0 : offset;
-    const found = at >= text.length ? 'unexpected end of input' : `unexpected ${describeJsonChar(text.charCodeAt(at))}`;
+    // V8's parser is iterative today, but a stack or length limit (a text that is valid JSON) must still end as an
+    // input error: jsonFault says so for a text it finds valid.
+    const fault = jsonFault(text);
+    if (error instanceof RangeError || fault.at < 0)
+      throw new InputError(`${where(0)}: the JSON cannot be read (${fault.words})`, formatHint);
     throw new InputError(
-      `${where(at)}: invalid JSON (${found})`,
+      `${where(fault.at)}: invalid JSON (${fault.words})`,
       `${formatHint} For plain items, one per line, use --format lines.`,
     );
   }
-}
-
-function describeJsonChar(code: number): string {
-  return code > 0x20 && code < 0x7f ? `'${String.fromCharCode(code)}'` : describeChar(code);
 }
 
 /**

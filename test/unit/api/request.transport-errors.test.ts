@@ -35,7 +35,7 @@ describe('TLS failures as people read them', () => {
     const error = failWith('ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', OPENSSL('sslv3 alert handshake failure'));
     expect(error.exitCode).toBe(ExitCode.unavailable);
     expect(error.message).toBe(
-      'reading the balance: TLS connection to https://api.example.com failed (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: sslv3 alert handshake failure)',
+      'reading the balance: TLS connection to https://api.example.com failed: the server refused the handshake',
     );
     expect(error.hint).not.toMatch(/NODE_EXTRA_CA_CERTS/);
   });
@@ -52,19 +52,41 @@ describe('TLS failures as people read them', () => {
     expect(error.hint).toBeUndefined();
   });
 
-  it.each(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'])(
-    'a refused certificate (%s) gets the private-CA hint',
-    (code) => {
-      const error = failWith(code, 'self-signed certificate');
-      expect(error.message).toBe(
-        `reading the balance: TLS connection to https://api.example.com failed (${code}: self-signed certificate)`,
-      );
+  it.each([
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate', 'its TLS certificate is self-signed'],
+    [
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      'self-signed certificate in certificate chain',
+      'its TLS certificate chain is self-signed',
+    ],
+    [
+      'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      'unable to get local issuer certificate',
+      'its TLS certificate is not trusted here',
+    ],
+    ['CERT_NOT_YET_VALID', 'certificate is not yet valid', 'its TLS certificate is not valid yet'],
+  ])(
+    'a refused certificate (%s) is said in words, without its code, and gets the private-CA hint',
+    (code, openssl, words) => {
+      const error = failWith(code, openssl);
+      expect(error.message).toBe(`reading the balance: TLS connection to https://api.example.com failed: ${words}`);
       expect(error.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
     },
   );
 
+  it('any other handshake failure: words, never the OpenSSL code or text', () => {
+    const error = failWith('ERR_SSL_UNSUPPORTED_PROTOCOL', OPENSSL('unsupported protocol'));
+    expect(error.message).toBe(
+      'reading the balance: TLS connection to https://api.example.com failed: the handshake failed',
+    );
+    expect(error.hint).toMatch(/--base-url/);
+  });
+
   it('a certificate for another host: check the host, not the CA', () => {
     const error = failWith('ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames");
+    expect(error.message).toBe(
+      "reading the balance: TLS connection to https://api.example.com failed: its TLS certificate is another host's",
+    );
     expect(error.hint).toMatch(/host in --base-url/);
     expect(error.hint).not.toMatch(/NODE_EXTRA_CA_CERTS/);
   });

@@ -54,7 +54,7 @@ describe('errors on a terminal', () => {
   });
 
   it.each([
-    [['wait', '1', '--timeout', 'xyz'], "argument 'xyz' is invalid. expected a duration such as 500ms"],
+    [['wait', '1', '--timeout', 'xyz'], '--timeout "xyz": expected a duration such as 500ms'],
     [['list', '--status', 'succeeded'], 'unknown status "succeeded": tasks are pending, processing'],
   ])("commander's own refusals and flag values refused while parsing wrap too: taskctl %j", async (argv, text) => {
     const result = await runTaskctl(argv, { stderrTTY: true, columns: 40, env: ENV });

@@ -221,6 +221,8 @@ export interface RunResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** stdout and stderr in the order they were written, as a terminal shows them both. */
+  output?: string;
 }
 
 /** Runs `taskctl argv` in this process and returns its exit code and output. */
@@ -235,6 +237,14 @@ export async function runTaskctl(argv: string[], options: RunOptions = {}): Prom
   });
   if (options.rows !== undefined) Object.assign(memory.stdout, { rows: options.rows });
   if (options.rows !== undefined) Object.assign(memory.stderr, { rows: options.rows });
+  const output: string[] = [];
+  for (const stream of [memory.stdout, memory.stderr]) {
+    const write = stream.write.bind(stream);
+    stream.write = (chunk: string) => {
+      output.push(chunk);
+      return write(chunk);
+    };
+  }
   const dispatcher = options.api?.agent ?? options.dispatcher;
   const deps: Deps = {
     io: options.stdinStream ? { ...memory.io, stdin: options.stdinStream } : memory.io,
@@ -254,7 +264,9 @@ export async function runTaskctl(argv: string[], options: RunOptions = {}): Prom
   };
   try {
     const code = await main(argv, deps);
-    return { code, stdout: memory.stdout.text(), stderr: memory.stderr.text() };
+    const result: RunResult = { code, stdout: memory.stdout.text(), stderr: memory.stderr.text() };
+    // Not enumerable: tests that compare the whole result (`toEqual({ code, stdout, stderr })`) stay as they are.
+    return Object.defineProperty(result, 'output', { value: output.join(''), enumerable: false });
   } finally {
     if (options.home === undefined) rmSync(home, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@ import { codePointString } from '../../code-points.js';
 import { describe, expect, it } from 'vitest';
 import {
   CONTROL_CHAR,
+  charWords,
   hasUnsafeChars,
   neutralise,
   neutraliseJson,
@@ -114,5 +115,17 @@ describe('stripControls', () => {
   it('removes C0, DEL and C1 and keeps everything else', () => {
     expect(stripControls('a\x1b[1mb\u009bc\x7f\nd ✓')).toBe('a[1mbcd ✓');
     expect(CONTROL_CHAR.test(stripControls('\x00\x1f\x80\x9f'))).toBe(false);
+  });
+});
+
+describe('charWords: the one way a message names a character', () => {
+  it('printable ASCII quoted; anything else by its code point, with its name when it has one', () => {
+    expect(charWords(0x7d)).toBe("'}'");
+    expect(charWords(0x09)).toBe('U+0009 (tab)');
+    expect(charWords(0x20)).toBe('U+0020 (space)');
+    expect(charWords(0x1b)).toBe('U+001B (escape)');
+    expect(charWords(0x2028)).toBe('U+2028 (line separator)');
+    expect(charWords(0x01)).toBe('U+0001');
+    expect(charWords(0xe9)).toBe('U+00E9');
   });
 });

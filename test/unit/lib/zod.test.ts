@@ -34,6 +34,10 @@ describe('zod as taskctl configures it (src/lib/zod.ts)', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("re-exports zod alone: taskctl's own helpers are not in the z namespace, where they would read as zod API", () => {
+    expect(Object.keys(z).filter((name) => !(name in zod))).toEqual([]);
+  });
+
   it("words each kind of issue in taskctl's words, never the library's; a schema's own message still wins", () => {
     const words = (schema: zod.ZodType, value: unknown) => schema.safeParse(value).error?.issues[0]?.message;
     expect(words(z.number(), 'x')).toBe('should be a number, not a string');

@@ -104,6 +104,15 @@ describe('openConfig', () => {
         exitCode: 2,
       }),
     );
+    // A character named as in an items file (the one namer, lib/sanitize.ts): `U+0009 (tab)`.
+    writeFileSync(join(dir, 'config.json'), '{"profiles":"a\tb"}', { mode: 0o600 });
+    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(
+      `the config file ${join(dir, 'config.json')} is not valid JSON (unexpected U+0009 (tab) at character 15)`,
+    );
+    writeFileSync(join(dir, 'config.json'), '{"profiles":\u007f{}}', { mode: 0o600 });
+    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(
+      `the config file ${join(dir, 'config.json')} is not valid JSON (unexpected U+007F (delete) at character 13)`,
+    );
     writeFileSync(join(dir, 'config.json'), '{"profiles":{"default":{"output":"xml"}}}', { mode: 0o600 });
     await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(
       `the config file ${join(dir, 'config.json')} is invalid at profiles.default.output: should be one of "table", "tsv", "csv", "json", "ndjson"`,

@@ -22,6 +22,13 @@ describe('wait - with ids on stdin', () => {
     expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
+  it('at a terminal too: the one line, no live block reading 0 tasks, no "No results." after it', async () => {
+    const { run } = await sandboxRun(0);
+    const result = await run(['wait', '-'], { stdin: '', stdoutTTY: true, stderrTTY: true, columns: 80 });
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(result.stderr).toBe('nothing to wait for: no task ids on stdin\n');
+  });
+
   it('a terminal on stdin is still a usage error (exit 2): nothing was piped', async () => {
     const { run } = await sandboxRun(0);
     const result = await run(['wait', '-'], { stdin: '', stdinTTY: true });

@@ -21,6 +21,28 @@ describe('watch for a person', () => {
     expect(result.stderr).toBe('watching 2 unfinished tasks; Ctrl-C to stop\n');
   });
 
+  it('the heading comes before the first record, which waited for the list to be read', async () => {
+    const { run } = await sandboxRun(500);
+    await run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
+    const result = await run(['watch'], person);
+    expect(result.code).toBe(0);
+    const lines = (result.output ?? '').trimEnd().split('\n');
+    expect(lines[0]).toBe('watching 1 unfinished task; Ctrl-C to stop');
+    expect(lines.slice(1).length).toBeGreaterThan(1);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^\S+Z {2}task \d+ /);
+  });
+
+  it.each([
+    ['a pipe', { stdoutTTY: false }],
+    ['a terminal', person],
+  ])('-q alone in %s: nothing on stdout or stderr, the exit code speaks', async (_, options) => {
+    const { run } = await sandboxRun(500);
+    await run(['create', 'domain_check_availability', 'a.com', 'fail-b.com', '-q']);
+    const result = await run(['watch', '-q'], options);
+    expect(result.code).toBe(11);
+    expect(result.output).toBe('');
+  });
+
   it('aligned columns, the time of the event from the task (ISO UTC, no milliseconds), counts as list shows them', async () => {
     const { run, sandbox } = await sandboxRun(500);
     const created: number[] = [];

@@ -86,7 +86,7 @@ describe('json', () => {
   it('survives 10,000-deep nesting with an input error', async () => {
     await inputError(json(`${'['.repeat(10_000)}${']'.repeat(10_000)}`), /item 1 is an array/);
     await inputError(json(`[${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}]`, 'a'), /"a" is an object/);
-    await inputError(json('['.repeat(10_000)), /^stdin:1:10001: invalid JSON \(unexpected end of input\)/);
+    await inputError(json('['.repeat(10_000)), /^stdin:1:10001: invalid JSON \(it ends before the JSON is complete\)/);
   });
 
   it('names the line and column of a syntax error, without echoing raw input', async () => {
@@ -149,7 +149,7 @@ describe('ndjson', () => {
   });
 
   it('names the line and column of invalid JSON', async () => {
-    await inputError(ndjson('"a.com"\n"b.com\n'), /^stdin:2:7: invalid JSON \(unexpected end of input\)/);
+    await inputError(ndjson('"a.com"\n"b.com\n'), /^stdin:2:7: invalid JSON \(it ends before the JSON is complete\)/);
     await inputError(ndjson('"a.com"\na.com\n'), /^stdin:2:1: invalid JSON \(unexpected 'a'\)/);
   });
 

@@ -1,0 +1,27 @@
+/** A value of the wrong type in taskctl's words, for zod's error map (lib/zod.ts) and a schema's own message. */
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  bigint: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+  date: 'a date',
+};
+
+/** What a JSON value is, in the same words (`a string`, `null`). */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'not a finite number';
+  return TYPE_WORDS[typeof value] ?? `a ${typeof value}`;
+}
+
+/** `should be a number, not a string`, or `missing (should be a number)`: `expected` is a zod type name. */
+export function typeWords(expected: string, input: unknown): string {
+  const words = TYPE_WORDS[expected] ?? expected;
+  return input === undefined ? `missing (should be ${words})` : `should be ${words}, not ${kindOf(input)}`;
+}
