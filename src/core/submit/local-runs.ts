@@ -131,6 +131,17 @@ export class LocalCreates {
     this.drop(reserved);
   }
 
+  /**
+   * A create's answer named its task: the entry takes it in one locked step (store/ledger.ts `claim`). False when
+   * another entry of this account names it (that run's task). Without an entry, or a ledger, nothing refuses it.
+   */
+  settleOwn(entry: LedgerEntry | undefined, taskId: number): boolean {
+    const ledger = this.ledger;
+    if (!entry || !ledger) return true;
+    // Only a claim refuses a task the service answered with: an identical request still out cannot have made it.
+    return this.attempt(() => ledger.claim(entry, taskId, () => false))?.ok ?? true;
+  }
+
   settle(entry: LedgerEntry | undefined, taskId: number): void {
     if (entry) this.attempt(() => this.ledger?.settle(entry.id, taskId));
   }

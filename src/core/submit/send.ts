@@ -265,7 +265,8 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
     return reconcileLost(ctx, api, chunk, posting, { entry, message, sentAtMs, answered: status !== undefined });
   }
   // An answer that cannot be this request's task says nothing of what the request did: reconciled like a garbled one.
-  const foreign = foreignAnswer(task, chunk, posting, state.local.runs(entry, state.serverClock)?.claimed());
+  // Else the entry takes the task in one locked step, refused when another run of this machine names it.
+  const foreign = foreignAnswer(task, chunk, posting) ?? ownedElsewhere(state, entry, task.id);
   if (foreign !== undefined) {
     const message = `POST /tasks may have created a task (the service answered the create with ${foreign})`;
     return reconcileLost(ctx, api, chunk, posting, {
@@ -273,7 +274,6 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
       ...{ answered: true, named: true },
     });
   }
-  state.local.settle(entry, task.id);
   state.serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
   return { task, how: 'created', items: items.length };
 }
@@ -281,15 +281,14 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
 /**
  * Why the task a create was answered with cannot be the one its request made, if it cannot
  * (docs/behaviour.md#exactly-once): another service, more items than were sent, other items (when the answer lists
- * them), or a task that existed before (the listing before the POST showed it), that this job already has, or that
- * another taskctl run on this machine claimed. Fewer items of the same service are the server's to drop (a warning at
- * the summary, summary.ts).
+ * them), or a task that existed before (the listing before the POST showed it) or that this job already has. Fewer
+ * items of the same service are the server's to drop (a warning at the summary, summary.ts). A task another taskctl
+ * run on this machine claimed is refused when the entry takes it (`ownedElsewhere`).
  */
 function foreignAnswer(
   task: Task,
   { service, items }: Chunk,
   { before, exclude }: Pick<Posting, 'before' | 'exclude'>,
-  claimed: ReadonlySet<number> | undefined,
 ): string | undefined {
   const { id } = task;
   if (task.service !== service || task.total_items > items.length) {
@@ -298,11 +297,15 @@ function foreignAnswer(
   if (exclude.has(id)) return `task ${id}, which another chunk of this job already has`;
   if (before.ids.has(id) || before.listed?.has(id))
     return `task ${id}, which the task list showed before this request was sent`;
-  if (claimed?.has(id)) return `task ${id}, which another taskctl run on this machine created`;
   const listed = task.items?.map((item) => item.target);
   if (listed !== undefined && listed.length > 0 && !within(listed, items))
     return `task ${id}, which holds other items than were sent`;
   return undefined;
+}
+
+/** Settles the entry with the task its answer named; why not, when another run of this machine names that task. */
+function ownedElsewhere(state: SendState, entry: LedgerEntry | undefined, id: number): string | undefined {
+  return state.local.settleOwn(entry, id) ? undefined : `task ${id}, which another taskctl run on this machine created`;
 }
 
 /** Whether every item of `some` is one of `all`, as many times at most (a multiset inclusion). */
