@@ -12,7 +12,7 @@ import { normaliseBaseUrl } from '../../api/base-url.js';
 import { AuthError, CliError, InterruptedError, NotFoundError } from '../../errors.js';
 import { listedTargets } from '../../lib/task-state.js';
 import { accountKey } from '../../store/cache.js';
-import { addAlias, aliasesPath, readAliases, sameAccount, type AccountAlias } from '../../store/account-aliases.js';
+import { accountsOf, addAlias, aliasesPath, readAliases, type AccountAlias } from '../../store/account-aliases.js';
 import { stateDirectory } from '../../store/state-dir.js';
 import { shellWord } from '../../lib/shell-word.js';
 import type { Output, Runtime, Store } from '../capabilities.js';
@@ -57,7 +57,7 @@ export async function jobAccountMismatch(
   }
   if (account === job.account) return undefined;
   const stateDir = stateDirectory(ctx.env);
-  if (sameAccount(readAliases(stateDir), account, job.account)) return undefined;
+  if (accountsOf(readAliases(stateDir), account).has(job.account)) return undefined;
   const candidates = jobChunks(state).filter((c): c is CreatedChunk => c.task !== undefined && c.digest !== undefined);
   if (candidates.length === 0) return unproved(ctx, state, command);
   const gone: number[] = [];

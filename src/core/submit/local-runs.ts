@@ -10,7 +10,7 @@ import type { Output, Runtime, Store } from '../capabilities.js';
 import type { Env } from '../../lib/env.js';
 import { entryOwner, ownerGone, whereWords } from '../../store/process-owner.js';
 import { jobStore, looksLikeJobId } from '../job/registry.js';
-import { readAliases, sameAccount } from '../../store/account-aliases.js';
+import { accountsOf, readAliases } from '../../store/account-aliases.js';
 import { stateDirectory } from '../../store/state-dir.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
@@ -41,8 +41,14 @@ export class LocalCreates {
     const { CreateLedger } = await import('../../store/ledger.js');
     // Entries of a key proved to be this account (a rotated key) are this account's: their claims and creates count.
     const aliases = readAliases(stateDirectory(ctx.env));
-    const same = (a: string, b: string) => sameAccount(aliases, a, b);
-    const ledger = new CreateLedger(cacheDirectory(ctx.env), () => ctx.clock.now(), undefined, same);
+    // Each account's group is found once (this run's, and an older key's of an entry taken over at resume).
+    const groups = new Map<string, ReadonlySet<string>>();
+    const group = (account: string) => {
+      let found = groups.get(account);
+      if (found === undefined) groups.set(account, (found = accountsOf(aliases, account)));
+      return found;
+    };
+    const ledger = new CreateLedger(cacheDirectory(ctx.env), () => ctx.clock.now(), undefined, group);
     return new LocalCreates(ctx, ledger, ctx.cache.account, liveForMs);
   }
 
