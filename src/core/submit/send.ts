@@ -12,6 +12,7 @@ type Sender = Output & Prompts & Process & Pick<Runtime, 'clock'>;
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { formatDuration, parsePositiveDuration } from '../../lib/duration.js';
 import { counted } from '../items/clean.js';
+import { multisetWithin } from '../items/multiset.js';
 import type { Snapshot } from '../reconcile.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
@@ -298,7 +299,7 @@ function foreignAnswer(
   if (before.ids.has(id) || before.listed?.has(id))
     return `task ${id}, which the task list showed before this request was sent`;
   const listed = task.items?.map((item) => item.target);
-  if (listed !== undefined && listed.length > 0 && !within(listed, items))
+  if (listed !== undefined && listed.length > 0 && !multisetWithin(listed, items))
     return `task ${id}, which holds other items than were sent`;
   return undefined;
 }
@@ -306,17 +307,6 @@ function foreignAnswer(
 /** Settles the entry with the task its answer named; why not, when another run of this machine names that task. */
 function ownedElsewhere(state: SendState, entry: LedgerEntry | undefined, id: number): string | undefined {
   return state.local.settleOwn(entry, id) ? undefined : `task ${id}, which another taskctl run on this machine created`;
-}
-
-/** Whether every item of `some` is one of `all`, as many times at most (a multiset inclusion). */
-function within(some: readonly string[], all: readonly string[]): boolean {
-  const left = new Map<string, number>();
-  for (const item of all) left.set(item, (left.get(item) ?? 0) + 1);
-  return some.every((item) => {
-    const count = left.get(item) ?? 0;
-    left.set(item, count - 1);
-    return count > 0;
-  });
 }
 
 /** A create whose outcome is unknown: a failure that may follow its landing, or an answer that is not its task. */
