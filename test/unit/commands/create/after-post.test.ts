@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateLedger } from '../../../../src/store/ledger.js';
-import { FakeClock, mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
+import { FakeClock, mockApi, replyNoTasks, replyServices, runTaskctl, T0 } from '../harness.js';
 
 const CREATED = '2025-01-15T12:00:00.100Z';
 const candidate = {
@@ -184,6 +184,50 @@ describe('a create answered with a task that cannot be this request’s: reconci
       'the service answered the create with task 1, which the task list showed before this request was sent',
     );
     expect(posts(api)).toBe(1);
+  });
+
+  describe('a created_at before the request was sent, on the service’s own clock (a Date received before it)', () => {
+    const httpDate = (ms: number) => new Date(ms).toUTCString();
+    const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+    it.each([
+      ['an hour', 3_600_000],
+      ['3 s', 3_000],
+    ])(
+      'the listing before the POST failed, and the answer is a task stamped %s before: exit 9, never reported or sent again',
+      async (_, age) => {
+        const api = mockApi();
+        replyServices(api);
+        const down = { success: false, error: { code: 'internal_error', message: 'down' } };
+        api.reply('GET', /^\/tasks\?/, 503, down, { times: 200, headers: { date: httpDate(T0) } });
+        api.reply('POST', '/tasks', 201, created({ id: 1, created_at: iso(T0 - age) }));
+        api.allowUnused();
+        const result = await runTaskctl(['create', S, 'a.com', '-q'], { api });
+        expect(result.code, result.stderr).toBe(9);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toContain(
+          `the service answered the create with task 1, created ${iso(T0 - age)}, before this request was sent (the service's clock had read 2025-01-15T12:00:00.000Z by then)`,
+        );
+        expect(posts(api)).toBe(1);
+      },
+    );
+
+    it.each([
+      ['3 s ahead of', 3_000],
+      ['3 s behind', -3_000],
+    ])(
+      'a service clock %s of this one, in whole seconds, stamping a second before its last Date: believed',
+      async (_, skew) => {
+        const api = mockApi();
+        replyServices(api);
+        api.reply('GET', /^\/tasks\?/, 200, page([]), { headers: { date: httpDate(T0 + skew) } });
+        api.reply('POST', '/tasks', 201, created({ id: 5, created_at: iso(T0 + skew - 1000) }));
+        const result = await runTaskctl(['create', S, 'a.com', '-q'], { api });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout.trim()).toBe('5');
+        expect(result.stderr).not.toMatch(/may have created/);
+      },
+    );
   });
 
   it('an answer that lists other items than were sent: exit 9', async () => {
