@@ -112,7 +112,7 @@ describe('ServerClock', () => {
 });
 
 describe('stampedBefore: a created_at clearly before a Date received before the send', () => {
-  const date = Date.UTC(2025, 0, 15, 12, 0, 10); // 12:00:10 on the server's clock
+  const date = T0 + 10_000; // 12:00:10 on the server's clock
   it('whole seconds: more than the Date’s second and the timestamp’s second before it, never less', () => {
     expect(stampedBefore('2025-01-15T12:00:07Z', date)).toBe(true);
     expect(stampedBefore('2025-01-15T12:00:08Z', date)).toBe(false);
