@@ -173,10 +173,10 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     expect(existsSync(aliases(home))).toBe(true);
   });
 
-  it('the same create --journal FILE run again with the new key proves it too, and continues the job', async () => {
-    const home = tempDir();
+  /** `create --journal FILE` of a.com and b.com in chunks of 1 with the old key: chunk 1 created, chunk 2 refused (402). */
+  async function journalOfOldKey(home: string): Promise<string[]> {
     const journal = join(home, 'big.journal');
-    const argv = ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--yes', '-q', '--journal', journal];
+    const argv = ['create', S, 'a.com', 'b.com', '--yes', '-q', '--journal', journal];
     const old = mockApi();
     replyServices(old);
     replyNoTasks(old);
@@ -184,7 +184,13 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     replyNoTasks(old);
     const broke = { success: false, error: { code: 'insufficient_balance', message: 'Insufficient balance' } };
     old.reply('POST', '/tasks', 402, broke);
-    expect((await runTaskctl(argv, { api: old, home })).code).toBe(6);
+    expect((await runTaskctl([...argv, '--chunk-size', '1'], { api: old, home })).code).toBe(6);
+    return argv;
+  }
+
+  it('the same create --journal FILE run again with the new key proves it too, and continues the job', async () => {
+    const home = tempDir();
+    const argv = [...(await journalOfOldKey(home)), '--chunk-size', '1'];
     const api = mockApi();
     api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: done('a.com') }) });
     replySend(api, [2]);
@@ -196,16 +202,7 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
 
   it('the same create --journal FILE with another key and another --chunk-size: the account is judged first, in the one wording', async () => {
     const home = tempDir();
-    const journal = join(home, 'big.journal');
-    const argv = ['create', S, 'a.com', 'b.com', '--yes', '-q', '--journal', journal];
-    const old = mockApi();
-    replyServices(old);
-    replyNoTasks(old);
-    old.reply('POST', '/tasks', 201, { success: true, data: task(1, { status: 'pending' }) });
-    replyNoTasks(old);
-    const broke = { success: false, error: { code: 'insufficient_balance', message: 'Insufficient balance' } };
-    old.reply('POST', '/tasks', 402, broke);
-    expect((await runTaskctl([...argv, '--chunk-size', '1'], { api: old, home })).code).toBe(6);
+    const argv = await journalOfOldKey(home);
     const api = mockApi();
     api.reply('GET', '/tasks/1', 404, notFound);
     const refused = await runTaskctl([...argv, '--chunk-size', '2'], { api, env: ROTATED, home });
