@@ -158,8 +158,8 @@ async function adoptRefusal(
   if (other) return `task ${id} is chunk ${other.chunk} of job ${other.job}`;
   if (mine && send) {
     const entry = state.local.takeOver({ journal: journal.id, chunk }, service, mine, send.sent_at);
-    const claimed = state.local.runs(entry, state.serverClock)?.claimed();
-    if (claimed?.has(id)) return `task ${id} was created by another taskctl run on this machine`;
+    // Taken in the same locked step that finds no other run naming it (the last check: the adoption follows).
+    if (!state.local.settleOwn(entry, id)) return `task ${id} was created by another taskctl run on this machine`;
   }
   return undefined;
 }
