@@ -216,7 +216,7 @@ describe('a create answered with a task that cannot be this request’s: reconci
       ['3 s ahead of', 3_000],
       ['3 s behind', -3_000],
     ])(
-      'a service clock %s of this one, in whole seconds, stamping a second before its last Date: believed',
+      'a service clock %s this one, in whole seconds, stamping a second before its last Date: believed',
       async (_, skew) => {
         const api = mockApi();
         replyServices(api);
