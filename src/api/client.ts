@@ -90,6 +90,11 @@ export interface ApiClient {
   /** Both bounds of that offset (the upper one: Date + 1 s minus the send), each undefined until a Date was seen. */
   serverClockBounds: () => { low: number | undefined; high: number | undefined };
   /**
+   * The latest `Date` header received (epoch ms of its whole second), on the server's own clock: a request sent after
+   * it is processed no earlier. Undefined until a response carried a Date.
+   */
+  serverDate: () => number | undefined;
+  /**
    * The same client (pool, limiter, trace) with another deadline (epoch ms; undefined = none), e.g. for the wait that
    * follows a create. Closing the view does nothing: the pool belongs to the client it came from.
    */
@@ -140,6 +145,7 @@ function clientView(wire: Wire, limit: Deadline, ownsPool: boolean): ApiClient {
     withBudget: (ms) => clientView(wire, { at: wire.clock.now() + ms, pausesForRateLimit: true }, false),
     serverClockOffset: () => wire.serverClock.low,
     serverClockBounds: () => ({ low: wire.serverClock.low, high: wire.serverClock.high }),
+    serverDate: () => wire.serverClock.latest,
     async close() {
       if (ownsPool && wire.ownsDispatcher) await wire.dispatcher.destroy(endOfRun());
     },

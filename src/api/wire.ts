@@ -157,12 +157,15 @@ class WaitNotices {
 class ServerDateOffset {
   low: number | undefined;
   high: number | undefined;
+  /** The latest Date seen (epoch ms of its whole second): the server's clock had reached it by its answer. */
+  latest: number | undefined;
 
   constructor(private readonly clock: Clock) {}
 
   note(date: string | undefined, sentAtMs: number): void {
     const at = date === undefined ? Number.NaN : Date.parse(date);
     if (!Number.isFinite(at)) return;
+    this.latest = this.latest === undefined ? at : Math.max(this.latest, at);
     const measured = at - this.clock.now();
     this.low = this.low === undefined ? measured : Math.max(this.low, measured);
     const high = at + 1000 - sentAtMs;

@@ -17,7 +17,7 @@ import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import { rebuild } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
-import { readAliases, sameAccount } from '../store/account-aliases.js';
+import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
 
 export interface JobsOptions {
@@ -215,14 +215,14 @@ export async function splitJobs(
   if (all) return { current: [...rows], otherKey: [] };
   const baseUrl = await ctx.bindCacheAccount().catch(() => undefined);
   if (baseUrl === undefined) return { current: [...rows], otherKey: [] };
-  const account = ctx.cache.account ?? '';
-  const aliases = readAliases(stateDirectory(ctx.env));
+  // This key's account and every one proved the same: found once, not per row.
+  const mine = accountsOf(readAliases(stateDirectory(ctx.env)), ctx.cache.account ?? '');
   const current: JobRow[] = [];
   const otherKey: JobRow[] = [];
   for (const row of rows) {
     if (row.state === 'unreadable') current.push(row);
     else if (row.base_url !== baseUrl) continue;
-    else (sameAccount(aliases, account, row.account) ? current : otherKey).push(row);
+    else (mine.has(row.account) ? current : otherKey).push(row);
   }
   return { current, otherKey };
 }

@@ -23,6 +23,7 @@
  */
 import type { PageMeta, Task } from '../api/schemas.js';
 import { inWindow, ServerClock } from './server-time.js';
+import { multisetWithin } from './items/multiset.js';
 import { listedTargets, taskPhase, taskSucceeded } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
 
@@ -77,15 +78,7 @@ export type MatchResult =
   | { kind: 'unlisted'; ids: number[]; unlisted: number[] };
 
 function sameItems(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const counts = new Map<string, number>();
-  for (const item of a) counts.set(item, (counts.get(item) ?? 0) + 1);
-  for (const item of b) {
-    const left = counts.get(item);
-    if (!left) return false;
-    counts.set(item, left - 1);
-  }
-  return true;
+  return a.length === b.length && multisetWithin(a, b);
 }
 
 /** Server-clock ms of a task's creation; NaN when unreadable (such a task is kept as a candidate: never guess "old"). */
@@ -131,6 +124,8 @@ export async function scanRecent(
   const found: Task[] = [];
   const listed = new Set<number>();
   let requests = 0;
+  /** What the walk saw so far; `complete` false when it stopped at its page bound. */
+  const scanned = (complete: boolean): RecentScan => ({ tasks: found, complete, listed, requests });
   const read = async (page: number) => {
     signal?.throwIfAborted();
     requests += 1;
@@ -157,32 +152,32 @@ export async function scanRecent(
   const since = edge();
   const totalPages = first.meta.total_pages;
   take(first.tasks, since);
-  if (totalPages <= 1) return { tasks: found, complete: true, listed, requests };
+  if (totalPages <= 1) return scanned(true);
   const order = orderOf(first.tasks);
   if (order === 'newest-first') {
     let tasks = first.tasks;
     for (let page = 2; page <= totalPages && reachesOn(tasks.at(-1), since); page++) {
-      if (page > MAX_SCAN_PAGES) return { tasks: found, complete: false, listed, requests };
+      if (page > MAX_SCAN_PAGES) return scanned(false);
       tasks = (await read(page)).tasks;
       take(tasks, since);
     }
-    return { tasks: found, complete: true, listed, requests };
+    return scanned(true);
   }
   if (order === 'oldest-first') {
     // Page 1 held the oldest tasks; the recent ones are at the end, read backwards until a page starts before the edge.
     for (let page = totalPages; page > 1; page--) {
-      if (requests >= MAX_SCAN_PAGES) return { tasks: found, complete: false, listed, requests };
+      if (requests >= MAX_SCAN_PAGES) return scanned(false);
       const { tasks } = await read(page);
       take(tasks, since);
-      if (!reachesOn(tasks[0], since)) return { tasks: found, complete: true, listed, requests };
+      if (!reachesOn(tasks[0], since)) return scanned(true);
     }
-    return { tasks: found, complete: true, listed, requests };
+    return scanned(true);
   }
   for (let page = 2; page <= totalPages; page++) {
-    if (page > MAX_SCAN_PAGES) return { tasks: found, complete: false, listed, requests };
+    if (page > MAX_SCAN_PAGES) return scanned(false);
     take((await read(page)).tasks, since);
   }
-  return { tasks: found, complete: true, listed, requests };
+  return scanned(true);
 }
 
 /** What existed before a POST: ids of recent tasks with the same service and item count. */

@@ -153,6 +153,22 @@ export function inWindow(createdAt: string, window: ServerWindow): boolean {
   return parsed.ms >= window.from && parsed.ms <= window.to;
 }
 
+/** A `Date` header's resolution: whole seconds. */
+const DATE_RESOLUTION_MS = 1000;
+
+/**
+ * Whether a task stamped `createdAt` was made before a request left, told on the server's own clock: `dateBefore` is
+ * a `Date` header received before the request was sent, so the request was processed no earlier. Only when clearly
+ * before it: by more than the Date's whole second and the timestamp's resolution (1 s unless it shows a finer
+ * fraction), so a skewed clock (no offset is used) or a coarse one is never taken for an old task. No Date, or a time
+ * that cannot be read: never.
+ */
+export function stampedBefore(createdAt: string, dateBefore: number | undefined): boolean {
+  if (dateBefore === undefined) return false;
+  const parsed = parseTimestamp(createdAt);
+  return parsed !== undefined && parsed.ms < dateBefore - DATE_RESOLUTION_MS - parsed.resolutionMs;
+}
+
 /** Below this, a server clock is taken as this one's: Date headers give whole seconds, so closer is noise. */
 const SKEW_TOLERANCE_MS = 2000;
 

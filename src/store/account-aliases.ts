@@ -64,19 +64,20 @@ export function addAlias(stateDir: string, alias: AccountAlias): void {
   }
 }
 
-/** True when `a` and `b` are one account by the pairs proved (each pair both ways, and through one another). */
-export function sameAccount(aliases: readonly AccountAlias[], a: string, b: string): boolean {
-  if (a === b) return true;
-  const seen = new Set([a]);
-  const queue = [a];
+/**
+ * `account` and every account proved one with it (each pair both ways, and through one another): its whole group, found
+ * once, so that comparisons in loops are set look-ups.
+ */
+export function accountsOf(aliases: readonly AccountAlias[], account: string): Set<string> {
+  const group = new Set([account]);
+  const queue = [account];
   for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
     for (const alias of aliases) {
       const other = alias.account === next ? alias.same_as : alias.same_as === next ? alias.account : undefined;
-      if (other === undefined || seen.has(other)) continue;
-      if (other === b) return true;
-      seen.add(other);
+      if (other === undefined || group.has(other)) continue;
+      group.add(other);
       queue.push(other);
     }
   }
-  return false;
+  return group;
 }

@@ -126,14 +126,14 @@ export class CreateLedger {
   readonly run: string;
 
   /**
-   * `sameAccount`: whether two entries' accounts are one (another key proved the same account after a rotation,
-   * core/job/job-account.ts); by default, the same hash.
+   * `accountsOf`: the accounts one with an entry's account (other keys proved the same account after a rotation,
+   * core/job/job-account.ts), itself included; by default, only itself.
    */
   constructor(
     private readonly dir: string,
     private readonly now: () => number,
     run?: string,
-    private readonly sameAccount: (a: string, b: string) => boolean = (a, b) => a === b,
+    private readonly accountsOf: (account: string) => ReadonlySet<string> = (account) => new Set([account]),
   ) {
     this.path = join(dir, 'creates.json');
     this.run = run ?? randomBytes(8).toString('hex');
@@ -158,12 +158,13 @@ export class CreateLedger {
   reserve(intent: Intent, busy: (other: LedgerEntry) => boolean): { entry: LedgerEntry } | { busy: LedgerEntry } {
     const entry = this.entryOf(intent);
     let result: { entry: LedgerEntry } | { busy: LedgerEntry } = { entry };
+    const mine = this.accountsOf(entry.account);
     this.update((entries) => {
       const other = entries.find(
         (e) =>
           e.run !== this.run &&
           e.state === 'sending' &&
-          this.sameAccount(e.account, entry.account) &&
+          mine.has(e.account) &&
           e.service === entry.service &&
           e.digest === entry.digest &&
           busy(e),
@@ -232,10 +233,11 @@ export class CreateLedger {
    */
   others(mine: LedgerEntry): LedgerEntry[] {
     const now = this.now();
+    const accounts = this.accountsOf(mine.account);
     return this.read().filter(
       (entry) =>
         entry.id !== mine.id &&
-        this.sameAccount(entry.account, mine.account) &&
+        accounts.has(entry.account) &&
         entry.expiresAt > now &&
         (entry.taskId !== undefined || (entry.digest === mine.digest && entry.service === mine.service)),
     );
@@ -247,17 +249,16 @@ export class CreateLedger {
    */
   claim(mine: LedgerEntry, taskId: number, contests: (other: LedgerEntry) => boolean): ClaimResult {
     let result: ClaimResult = { ok: true };
+    const accounts = this.accountsOf(mine.account);
     this.update((entries) => {
       const now = this.now();
-      for (const other of entries) {
-        if (other.id === mine.id || !this.sameAccount(other.account, mine.account) || other.expiresAt <= now) continue;
-        if (other.taskId === taskId) {
-          result = { ok: false, reason: 'claimed', by: other };
-          return entries;
-        }
+      const others = entries.filter((o) => o.id !== mine.id && accounts.has(o.account) && o.expiresAt > now);
+      const owner = others.find((other) => other.taskId === taskId);
+      if (owner) {
+        result = { ok: false, reason: 'claimed', by: owner };
+        return entries;
       }
-      for (const other of entries) {
-        if (other.id === mine.id || !this.sameAccount(other.account, mine.account) || other.expiresAt <= now) continue;
+      for (const other of others) {
         if (other.state !== 'created' && other.digest === mine.digest && other.service === mine.service) {
           if (contests(other)) {
             result = { ok: false, reason: 'contested', by: other };

@@ -9,17 +9,17 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import { normaliseBaseUrl } from '../../api/base-url.js';
-import { AuthError, CliError, InterruptedError, NotFoundError } from '../../errors.js';
+import { AuthError, CliError, InterruptedError, NotFoundError, UsageError } from '../../errors.js';
 import { listedTargets } from '../../lib/task-state.js';
 import { accountKey } from '../../store/cache.js';
-import { addAlias, aliasesPath, readAliases, sameAccount, type AccountAlias } from '../../store/account-aliases.js';
+import { accountsOf, addAlias, aliasesPath, readAliases, type AccountAlias } from '../../store/account-aliases.js';
 import { stateDirectory } from '../../store/state-dir.js';
 import { shellWord } from '../../lib/shell-word.js';
 import type { Output, Runtime, Store } from '../capabilities.js';
 import type { JobState } from '../submit/journal-records.js';
 import { chunkTaskProblem, jobChunks, type CreatedChunk } from './job-chunks.js';
 
-export interface AccountMismatch {
+interface AccountMismatch {
   /** What differs, with the why when a proof failed: `the base URL (NOW; the job used THEN) differs`. */
   what: string;
   /** The base URL differs (another service), not only the key. */
@@ -36,13 +36,33 @@ const PROOF_READS = 3;
 type AccountContext = Pick<Store, 'cache' | 'config'> & Pick<Runtime, 'env' | 'clock'> & Pick<Output, 'printer'>;
 
 /**
+ * The one refusal of a job read or continued as another account (exit 2), whatever the command: what differs, that
+ * nothing was sent, and the way back (the job's profile when one on this machine holds its account). `name` and
+ * `command` as for `jobAccountMismatch`.
+ */
+export async function requireJobAccount(
+  ctx: AccountContext,
+  api: Pick<ApiClient, 'baseUrl' | 'getTask'>,
+  state: JobState,
+  name: string,
+  command?: string,
+): Promise<void> {
+  const other = await jobAccountMismatch(ctx, api, state, name, command);
+  if (other === undefined) return;
+  throw new UsageError(
+    `job ${name} belongs to another ${other.otherService ? 'service' : 'account'}: ${other.what}; nothing was sent`,
+    other.hint,
+  );
+}
+
+/**
  * What differs between the run's account and the job's, or undefined when they are the same (the same key, or a key
  * proved to be the job's account, now or before). `name`: the job in messages (its id or file). `command` (`resume
  * ID`): the hint is that command run as the job's profile; without it, the flag to add. Sends nothing: the proof is
  * one GET. A read that fails for another reason than "not found" proves nothing either way: its own exit code (8 for
  * an outage, 4 for a key refused), never a guess.
  */
-export async function jobAccountMismatch(
+async function jobAccountMismatch(
   ctx: AccountContext,
   api: Pick<ApiClient, 'baseUrl' | 'getTask'>,
   state: JobState,
@@ -57,7 +77,7 @@ export async function jobAccountMismatch(
   }
   if (account === job.account) return undefined;
   const stateDir = stateDirectory(ctx.env);
-  if (sameAccount(readAliases(stateDir), account, job.account)) return undefined;
+  if (accountsOf(readAliases(stateDir), account).has(job.account)) return undefined;
   const candidates = jobChunks(state).filter((c): c is CreatedChunk => c.task !== undefined && c.digest !== undefined);
   if (candidates.length === 0) return unproved(ctx, state, command);
   const gone: number[] = [];

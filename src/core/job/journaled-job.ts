@@ -10,7 +10,7 @@ import type { Output, Runtime, Service, Store } from '../capabilities.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
 import { readJournal } from '../../store/journal-file.js';
 import { journalOf } from './registry.js';
-import { jobAccountMismatch } from './job-account.js';
+import { requireJobAccount } from './job-account.js';
 import { rebuild } from '../submit/journal-records.js';
 import { checkChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
 import { counted } from '../items/clean.js';
@@ -54,13 +54,7 @@ export async function readJob(
   const { job } = state;
   if (state.damaged.length > 0) ctx.printer.warn(damageNote(file, state.damaged));
   const api = await ctx.api();
-  const other = await jobAccountMismatch(ctx, api, state, file);
-  if (other) {
-    throw new UsageError(
-      `the journal ${file} belongs to another ${other.otherService ? 'service' : 'account'}: ${other.what}`,
-      other.hint,
-    );
-  }
+  await requireJobAccount(ctx, api, state, file);
   const chunks = jobChunks(state);
   return {
     file,

@@ -10,6 +10,7 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Balance } from '../../api/schemas.js';
+import { requestLabel } from '../../api/api-errors.js';
 import type { Output, Process, Prompts, Service } from '../capabilities.js';
 import { BalanceError, CliError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
@@ -126,8 +127,10 @@ function warnUnreadBalance(
 ): void {
   const chunks = batches.reduce((sum, b) => sum + b.tasks, 0);
   if (chunks < 2) return;
-  // The request's own words start with what it was doing: said once here.
-  const why = error instanceof CliError ? ` (${error.message.replace(/^reading the balance: /, '')})` : '';
+  // The request's own words start with what it was doing (the label api-errors.ts gives it): said once here.
+  const doing = `${requestLabel('GET /balance')}: `;
+  const message = error instanceof CliError ? error.message : undefined;
+  const why = message === undefined ? '' : ` (${message.startsWith(doing) ? message.slice(doing.length) : message})`;
   const next = job === undefined ? '' : `; continue it then with: taskctl resume ${job.id}`;
   ctx.printer.warn(
     `the balance could not be read${why}, so the ${formatCount(chunks)} chunks are sent without checking it: the job may stop part-way when the balance runs out${next}`,

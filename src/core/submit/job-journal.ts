@@ -74,6 +74,8 @@ export class JobJournal implements ChunkObserver {
 
   unknown(chunk: PlannedChunk, ids: readonly number[], why: string): void {
     this.file.append({ type: 'unknown', chunk: chunk.index, candidates: [...ids], reason: why });
+    // No reader in this run (exit 9 follows; `resume` reads `named` from the records): the state stays what `rebuild`
+    // would make of the records.
     const known = this.state.chunks.get(chunk.index);
     if (known) known.named = [...(known.named ?? []), ...ids];
   }

@@ -9,7 +9,7 @@
  * job id and chunk: resume takes it over as its own. The records: journal-records.ts.
  */
 import { shellWord } from '../../lib/shell-word.js';
-import { jobAccountMismatch } from '../job/job-account.js';
+import { requireJobAccount } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
@@ -282,18 +282,13 @@ async function continueGiven(
 ): Promise<void> {
   const { wanted, options } = given;
   const mismatch = (what: readonly string[]) => otherJob(job, what, false);
-  let differs = (Object.keys(wanted) as Array<keyof JobOptions>).filter((key) => wanted[key] !== state.job[key]);
-  if (differs.length === 1 && differs[0] === 'account') {
-    // Only the key differs (a key rotated): the job's account once proved, as for `resume` (docs/behaviour.md#a-rotated-api-key).
-    const other = await jobAccountMismatch(ctx, await ctx.api(), state, job.id, `resume ${shellWord(job.id)}`);
-    if (other) {
-      throw new UsageError(
-        `the journal ${job.name} belongs to another account: ${other.what}; nothing was sent`,
-        other.hint,
-      );
-    }
-    differs = [];
-  }
+  // The service and key first, as for `resume`: another key may be the job's account once proved
+  // (docs/behaviour.md#a-rotated-api-key).
+  await requireJobAccount(ctx, await ctx.api(), state, jobLabel(job), `resume ${shellWord(job.id)}`);
+  const { account: _account, base_url: _baseUrl, ...compared } = wanted;
+  const differs = (Object.keys(compared) as Array<keyof typeof compared>).filter(
+    (key) => compared[key] !== state.job[key],
+  );
   if (differs.length > 0) throw mismatch(differs.map(describeOption));
   const read = await readWithDigests(ctx, state.job.service, given.given, options);
   try {
@@ -414,12 +409,7 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
     const mismatch = (what: readonly string[]) => otherJob(job, what, true);
     const api = await ctx.api();
     // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
-    const other = await jobAccountMismatch(ctx, api, state, opened.id, `resume ${shellWord(arg)}`);
-    if (other)
-      throw new UsageError(
-        `job ${opened.id} cannot be continued as ${other.otherService ? 'another service' : 'another account'}: ${other.what}; nothing was sent`,
-        other.hint,
-      );
+    await requireJobAccount(ctx, api, state, jobLabel(job), `resume ${shellWord(arg)}`);
     const run = { options, verb: 'Resume', continued: true };
     // A finished job's inputs are not read again: its summary (and --wait) need only the journal.
     if (state.done) {
@@ -683,11 +673,16 @@ function checkItems(job: Job, prepared: PreparedItems, mismatch: (what: readonly
  * a resume, never the command just run: the inputs must be put back as they were (the job's tasks so far are shown
  * by `show --job`).
  */
+/** The job in messages: its id, and the name it was given when that is another (a journal's path). */
+function jobLabel(job: OpenJob): string {
+  return `${job.id}${job.name === job.id ? '' : ` (${job.name})`}`;
+}
+
 function otherJob(job: OpenJob, what: readonly string[], resuming: boolean): UsageError {
   const differs = `${what.join('; ')} differ${what.length === 1 ? 's' : ''}`;
   if (resuming) {
     return new UsageError(
-      `job ${job.id}${job.name === job.id ? '' : ` (${job.name})`} cannot be continued as it is now: ${differs}`,
+      `job ${jobLabel(job)} cannot be continued as it is now: ${differs}`,
       `Put the job's inputs back as they were when it started, then resume it; its tasks so far: taskctl show --job ${job.id}`,
     );
   }
@@ -700,8 +695,6 @@ function otherJob(job: OpenJob, what: readonly string[], resuming: boolean): Usa
 function describeOption(key: string): string {
   const names: Record<string, string> = {
     service: 'the service',
-    base_url: 'the base URL',
-    account: 'the account (API key)',
     chunk_size: '--chunk-size',
     format: '--format',
     column: '--column',

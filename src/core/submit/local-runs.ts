@@ -10,7 +10,7 @@ import type { Output, Runtime, Store } from '../capabilities.js';
 import type { Env } from '../../lib/env.js';
 import { entryOwner, ownerGone, whereWords } from '../../store/process-owner.js';
 import { jobStore, looksLikeJobId } from '../job/registry.js';
-import { readAliases, sameAccount } from '../../store/account-aliases.js';
+import { accountsOf, readAliases } from '../../store/account-aliases.js';
 import { stateDirectory } from '../../store/state-dir.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
@@ -41,8 +41,14 @@ export class LocalCreates {
     const { CreateLedger } = await import('../../store/ledger.js');
     // Entries of a key proved to be this account (a rotated key) are this account's: their claims and creates count.
     const aliases = readAliases(stateDirectory(ctx.env));
-    const same = (a: string, b: string) => sameAccount(aliases, a, b);
-    const ledger = new CreateLedger(cacheDirectory(ctx.env), () => ctx.clock.now(), undefined, same);
+    // Each account's group is found once (this run's, and an older key's of an entry taken over at resume).
+    const groups = new Map<string, ReadonlySet<string>>();
+    const group = (account: string) => {
+      let found = groups.get(account);
+      if (found === undefined) groups.set(account, (found = accountsOf(aliases, account)));
+      return found;
+    };
+    const ledger = new CreateLedger(cacheDirectory(ctx.env), () => ctx.clock.now(), undefined, group);
     return new LocalCreates(ctx, ledger, ctx.cache.account, liveForMs);
   }
 
@@ -129,6 +135,17 @@ export class LocalCreates {
     const reserved = this.reserved;
     this.reserved = undefined;
     this.drop(reserved);
+  }
+
+  /**
+   * A create's answer named its task: the entry takes it in one locked step (store/ledger.ts `claim`). False when
+   * another entry of this account names it (that run's task). Without an entry, or a ledger, nothing refuses it.
+   */
+  settleOwn(entry: LedgerEntry | undefined, taskId: number): boolean {
+    const ledger = this.ledger;
+    if (!entry || !ledger) return true;
+    // Only a claim refuses a task the service answered with: an identical request still out cannot have made it.
+    return this.attempt(() => ledger.claim(entry, taskId, () => false))?.ok ?? true;
   }
 
   settle(entry: LedgerEntry | undefined, taskId: number): void {

@@ -12,6 +12,8 @@ type Sender = Output & Prompts & Process & Pick<Runtime, 'clock'>;
 import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
 import { formatDuration, parsePositiveDuration } from '../../lib/duration.js';
 import { counted } from '../items/clean.js';
+import { multisetWithin } from '../items/multiset.js';
+import { stampedBefore } from '../server-time.js';
 import type { Snapshot } from '../reconcile.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
@@ -213,12 +215,15 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
   /** An attempt was handed to the connection and not reported as unprocessed since: it may reach the server. */
   const sent = { inFlight: false };
   let sendingAt = 0;
+  /** The service's latest Date when the first attempt left: a task this request made was stamped no earlier. */
+  let served: { date: number | undefined } | undefined;
   /** A hook that failed (the journal could not be written): the request was not sent, and the run stops with it. */
   let refused: { error: unknown } | undefined;
   const observer: CreateTaskObserver = {
     onDispatch: (attempt, sentAtMs) => {
       sent.inFlight = true;
       sendingAt = sentAtMs;
+      served ??= { date: api.serverDate() };
       try {
         // Write-ahead: other local runs know of this request before it can have made a task.
         entry ??= state.local.begin(service, items, hooks.job, sentAtMs);
@@ -265,7 +270,8 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
     return reconcileLost(ctx, api, chunk, posting, { entry, message, sentAtMs, answered: status !== undefined });
   }
   // An answer that cannot be this request's task says nothing of what the request did: reconciled like a garbled one.
-  const foreign = foreignAnswer(task, chunk, posting, state.local.runs(entry, state.serverClock)?.claimed());
+  // Else the entry takes the task in one locked step, refused when another run of this machine names it.
+  const foreign = foreignAnswer(task, chunk, posting, served?.date) ?? ownedElsewhere(state, entry, task.id);
   if (foreign !== undefined) {
     const message = `POST /tasks may have created a task (the service answered the create with ${foreign})`;
     return reconcileLost(ctx, api, chunk, posting, {
@@ -273,7 +279,6 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
       ...{ answered: true, named: true },
     });
   }
-  state.local.settle(entry, task.id);
   state.serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
   return { task, how: 'created', items: items.length };
 }
@@ -281,15 +286,16 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
 /**
  * Why the task a create was answered with cannot be the one its request made, if it cannot
  * (docs/behaviour.md#exactly-once): another service, more items than were sent, other items (when the answer lists
- * them), or a task that existed before (the listing before the POST showed it), that this job already has, or that
- * another taskctl run on this machine claimed. Fewer items of the same service are the server's to drop (a warning at
- * the summary, summary.ts).
+ * them), or a task that existed before (the listing before the POST showed it, or its `created_at` is clearly before a
+ * Date the service sent before the request left: server-time.ts `stampedBefore`) or that this job already has. Fewer
+ * items of the same service are the server's to drop (a warning at the summary, summary.ts). A task another taskctl
+ * run on this machine claimed is refused when the entry takes it (`ownedElsewhere`).
  */
 function foreignAnswer(
   task: Task,
   { service, items }: Chunk,
   { before, exclude }: Pick<Posting, 'before' | 'exclude'>,
-  claimed: ReadonlySet<number> | undefined,
+  dateBefore: number | undefined,
 ): string | undefined {
   const { id } = task;
   if (task.service !== service || task.total_items > items.length) {
@@ -298,22 +304,17 @@ function foreignAnswer(
   if (exclude.has(id)) return `task ${id}, which another chunk of this job already has`;
   if (before.ids.has(id) || before.listed?.has(id))
     return `task ${id}, which the task list showed before this request was sent`;
-  if (claimed?.has(id)) return `task ${id}, which another taskctl run on this machine created`;
+  if (stampedBefore(task.created_at, dateBefore))
+    return `task ${id}, created ${task.created_at}, before this request was sent (the service's clock had read ${new Date(dateBefore ?? 0).toISOString()} by then)`;
   const listed = task.items?.map((item) => item.target);
-  if (listed !== undefined && listed.length > 0 && !within(listed, items))
+  if (listed !== undefined && listed.length > 0 && !multisetWithin(listed, items))
     return `task ${id}, which holds other items than were sent`;
   return undefined;
 }
 
-/** Whether every item of `some` is one of `all`, as many times at most (a multiset inclusion). */
-function within(some: readonly string[], all: readonly string[]): boolean {
-  const left = new Map<string, number>();
-  for (const item of all) left.set(item, (left.get(item) ?? 0) + 1);
-  return some.every((item) => {
-    const count = left.get(item) ?? 0;
-    left.set(item, count - 1);
-    return count > 0;
-  });
+/** Settles the entry with the task its answer named; why not, when another run of this machine names that task. */
+function ownedElsewhere(state: SendState, entry: LedgerEntry | undefined, id: number): string | undefined {
+  return state.local.settleOwn(entry, id) ? undefined : `task ${id}, which another taskctl run on this machine created`;
 }
 
 /** A create whose outcome is unknown: a failure that may follow its landing, or an answer that is not its task. */

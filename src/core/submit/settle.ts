@@ -100,13 +100,13 @@ export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendSta
     const send = doubt.journal.state.chunks.get(chunk)?.send;
     const items = doubt.items.get(chunk);
     if (send && items) {
-      const resend = doubt.user.resend.includes(chunk);
+      const resendAsked = doubt.user.resend.includes(chunk);
       await settleByScan(
         ctx,
         api,
         state,
         { ...doubt, startedAt },
-        { index: chunk, first: send.first, items, send, resend },
+        { index: chunk, first: send.first, items, send, resendAsked },
       );
     }
   }
@@ -158,8 +158,8 @@ async function adoptRefusal(
   if (other) return `task ${id} is chunk ${other.chunk} of job ${other.job}`;
   if (mine && send) {
     const entry = state.local.takeOver({ journal: journal.id, chunk }, service, mine, send.sent_at);
-    const claimed = state.local.runs(entry, state.serverClock)?.claimed();
-    if (claimed?.has(id)) return `task ${id} was created by another taskctl run on this machine`;
+    // Taken in the same locked step that finds no other run naming it (the last check: the adoption follows).
+    if (!state.local.settleOwn(entry, id)) return `task ${id} was created by another taskctl run on this machine`;
   }
   return undefined;
 }
@@ -217,7 +217,7 @@ async function otherJobNaming(
  * horizon counted from then and from its send, so a chunk whose task is in the list settles within seconds, and a job
  * stopped long ago at once. No task by then is checked again to the horizon of its deadline before it counts as never
  * created. One unclaimed identical task → it is this chunk's; none → sent again by the pipeline; otherwise exit 9
- * naming the chunk and the candidates. `--resend` (`chunk.resend`) asks the same: none, or only candidates an earlier
+ * naming the chunk and the candidates. `--resend` (`chunk.resendAsked`) asks the same: none, or only candidates an earlier
  * exit 9 named (the user looked at them), with the list read to the end, → sent again; a task it finds that was never named, or a list that cannot be
  * read, → exit 9, nothing sent.
  */
@@ -226,7 +226,7 @@ async function settleByScan(
   api: ApiClient,
   state: SendState,
   doubt: InDoubt & { startedAt: number },
-  chunk: Omit<PlannedChunk, 'service'> & { send: SendRecord; resend: boolean },
+  chunk: Omit<PlannedChunk, 'service'> & { send: SendRecord; resendAsked: boolean },
 ): Promise<void> {
   const { journal } = doubt;
   const { service } = journal.state.job;
@@ -254,14 +254,14 @@ async function settleByScan(
   // Past candidates already named only when the list was read to the end: a task landing after a failed read is unseen.
   const onlyNamed =
     verdict.kind === 'unsure' && verdict.readToTheEnd && seen.length > 0 && seen.every((id) => named.has(id));
-  if (chunk.resend && (verdict.kind === 'none' || onlyNamed)) {
+  if (chunk.resendAsked && (verdict.kind === 'none' || onlyNamed)) {
     journal.resent(index);
     // askLost already dropped the job's entries for a chunk it found no task of.
     if (verdict.kind !== 'none') state.local.settleJob(job, null);
     ctx.printer.info(`chunk ${index}: will be sent again`);
     return;
   }
-  if (verdict.kind === 'found' && !chunk.resend) {
+  if (verdict.kind === 'found' && !chunk.resendAsked) {
     journal.created(planned, verdict.task, 'recovered');
     (state.settled ??= []).push(verdict.task);
     ctx.printer.info(`chunk ${index}: task ${verdict.task.id} was created by the interrupted request`);
@@ -278,7 +278,7 @@ async function settleByScan(
       : verdict.why;
   journal.unknown(planned, seen, why);
   throw new CreateUnknownError(
-    `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}${chunk.resend ? '; it was not sent again' : ''}`,
+    `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}${chunk.resendAsked ? '; it was not sent again' : ''}`,
     unsureHint(doubt.name, index, seen),
   );
 }

@@ -5,6 +5,7 @@ import {
   inWindow,
   parseTimestamp,
   ServerClock,
+  stampedBefore,
   UNKNOWN_OFFSET_MS,
 } from '../../../src/core/server-time.js';
 // T0 (12:00:00.000Z) is the local clock's "now" in these tests.
@@ -107,5 +108,24 @@ describe('ServerClock', () => {
     expect(window.to).toBe(Number.POSITIVE_INFINITY);
     expect(inWindow('2025-01-15T13:00:00Z', window)).toBe(true);
     expect(inWindow('not a time', clock.window(T0, T0 + 10))).toBe(true);
+  });
+});
+
+describe('stampedBefore: a created_at clearly before a Date received before the send', () => {
+  const date = T0 + 10_000; // 12:00:10 on the server's clock
+  it('whole seconds: more than the Date’s second and the timestamp’s second before it, never less', () => {
+    expect(stampedBefore('2025-01-15T12:00:07Z', date)).toBe(true);
+    expect(stampedBefore('2025-01-15T12:00:08Z', date)).toBe(false);
+    expect(stampedBefore('2025-01-15T12:00:09Z', date)).toBe(false);
+    expect(stampedBefore('2025-01-15T11:00:00.000+00:00', date)).toBe(true);
+  });
+  it('a finer timestamp narrows the margin to the Date’s second and its own resolution', () => {
+    // `.95`, `.99`: 10 ms resolution, so before 12:00:08.990.
+    expect(stampedBefore('2025-01-15T12:00:08.95Z', date)).toBe(true);
+    expect(stampedBefore('2025-01-15T12:00:08.99Z', date)).toBe(false);
+  });
+  it('no Date seen, or a time that cannot be read: never', () => {
+    expect(stampedBefore('2025-01-15T11:00:00Z', undefined)).toBe(false);
+    expect(stampedBefore('yesterday', date)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { addAlias, aliasesPath, readAliases, sameAccount } from '../../../src/store/account-aliases.js';
+import { accountsOf, addAlias, aliasesPath, readAliases } from '../../../src/store/account-aliases.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -57,8 +57,9 @@ it('garbage counts as no pair (the account is proved again), and the next pair r
 it('keys proved one account are one account through each other, never without a pair', () => {
   const pair = (account: string, same_as: string) => ({ account, same_as, job: null, task: 1, at: '' });
   const aliases = [pair('b', 'a'), pair('c', 'a'), pair('e', 'd')];
-  expect(sameAccount(aliases, 'c', 'b')).toBe(true);
-  expect(sameAccount(aliases, 'a', 'c')).toBe(true);
-  expect(sameAccount(aliases, 'a', 'd')).toBe(false);
-  expect(sameAccount([], 'a', 'b')).toBe(false);
+  expect([...accountsOf(aliases, 'c')].sort()).toEqual(['a', 'b', 'c']);
+  expect(accountsOf(aliases, 'a').has('c')).toBe(true);
+  expect(accountsOf(aliases, 'a').has('d')).toBe(false);
+  expect([...accountsOf(aliases, 'e')].sort()).toEqual(['d', 'e']);
+  expect([...accountsOf([], 'a')]).toEqual(['a']);
 });

@@ -2,11 +2,12 @@
  * Once a POST /tasks may have landed, every later failure is exit 9, never 8: exit 8 means "try again",
  * which could pay twice. The POST is answered 502 (a gateway page); what follows fails in different ways.
  */
-import { describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeClock, mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
+import { CreateLedger } from '../../../../src/store/ledger.js';
+import { FakeClock, mockApi, replyNoTasks, replyServices, runTaskctl, T0 } from '../harness.js';
 
 const CREATED = '2025-01-15T12:00:00.100Z';
 const candidate = {
@@ -185,6 +186,50 @@ describe('a create answered with a task that cannot be this request’s: reconci
     expect(posts(api)).toBe(1);
   });
 
+  describe('a created_at before the request was sent, on the service’s own clock (a Date received before it)', () => {
+    const httpDate = (ms: number) => new Date(ms).toUTCString();
+    const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+    it.each([
+      ['an hour', 3_600_000],
+      ['3 s', 3_000],
+    ])(
+      'the listing before the POST failed, and the answer is a task stamped %s before: exit 9, never reported or sent again',
+      async (_, age) => {
+        const api = mockApi();
+        replyServices(api);
+        const down = { success: false, error: { code: 'internal_error', message: 'down' } };
+        api.reply('GET', /^\/tasks\?/, 503, down, { times: 200, headers: { date: httpDate(T0) } });
+        api.reply('POST', '/tasks', 201, created({ id: 1, created_at: iso(T0 - age) }));
+        api.allowUnused();
+        const result = await runTaskctl(['create', S, 'a.com', '-q'], { api });
+        expect(result.code, result.stderr).toBe(9);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toContain(
+          `the service answered the create with task 1, created ${iso(T0 - age)}, before this request was sent (the service's clock had read 2025-01-15T12:00:00.000Z by then)`,
+        );
+        expect(posts(api)).toBe(1);
+      },
+    );
+
+    it.each([
+      ['3 s ahead of', 3_000],
+      ['3 s behind', -3_000],
+    ])(
+      'a service clock %s this one, in whole seconds, stamping a second before its last Date: believed',
+      async (_, skew) => {
+        const api = mockApi();
+        replyServices(api);
+        api.reply('GET', /^\/tasks\?/, 200, page([]), { headers: { date: httpDate(T0 + skew) } });
+        api.reply('POST', '/tasks', 201, created({ id: 5, created_at: iso(T0 + skew - 1000) }));
+        const result = await runTaskctl(['create', S, 'a.com', '-q'], { api });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout.trim()).toBe('5');
+        expect(result.stderr).not.toMatch(/may have created/);
+      },
+    );
+  });
+
   it('an answer that lists other items than were sent: exit 9', async () => {
     const api = answered(withItems(7, ['a.com', 'c.com']).data);
     api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 20 });
@@ -209,6 +254,54 @@ describe('a create answered with a task that cannot be this request’s: reconci
       expect(second.code, second.stderr).toBe(9);
       expect(second.stderr).toContain('task 5, which another taskctl run on this machine created');
     } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('another run of this machine names the task between this run’s look at the ledger and its settle: exit 9 (one locked step)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
+    const file = join(home, 'cache', 'creates.json');
+    let answered = false;
+    let written = false;
+    // The other run writes its claim of task 5 at the first instant the ledger's lock is free once the POST is
+    // answered: right after a read that holds no lock, or right before this run takes the lock.
+    const otherClaims = () => {
+      if (!answered || written) return;
+      written = true;
+      const { entries } = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<Record<string, unknown>> };
+      const other = { ...entries[0], id: 'other', run: 'other', state: 'created', taskId: 5 };
+      writeFileSync(file, JSON.stringify({ version: 1, entries: [...entries, other] }));
+    };
+    const proto = CreateLedger.prototype as unknown as Record<'read' | 'update', (...args: unknown[]) => unknown>;
+    const read = proto.read;
+    const update = proto.update;
+    vi.spyOn(proto, 'read').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      const result = read.apply(this, args);
+      if (!existsSync(`${file}.lock`)) otherClaims();
+      return result;
+    });
+    vi.spyOn(proto, 'update').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      otherClaims();
+      return update.apply(this, args);
+    });
+    try {
+      const api = mockApi();
+      replyServices(api);
+      replyNoTasks(api);
+      api.reply('POST', '/tasks', 201, () => {
+        answered = true;
+        return created({ id: 5 });
+      });
+      api.reply('GET', /^\/tasks\?/, 200, page([candidate]), { times: 20 });
+      api.allowUnused();
+      const result = await runTaskctl(['create', S, 'a.com', '-q'], { api, home });
+      expect(written).toBe(true);
+      expect(result.code, result.stderr).toBe(9);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('task 5, which another taskctl run on this machine created');
+      expect(posts(api)).toBe(1);
+    } finally {
+      vi.restoreAllMocks();
       rmSync(home, { recursive: true, force: true });
     }
   });

@@ -70,7 +70,9 @@ describe('a job read as another account', () => {
     const api = mockApi();
     const refused = await runTaskctl(['resume', path], { api, env: ELSEWHERE, home });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/cannot be continued as another service: the base URL .* differs; nothing was sent/);
+    expect(refused.stderr).toMatch(
+      /job j-\w+ \(\S+\) belongs to another service: the base URL .* differs; nothing was sent/,
+    );
     expect(refused.stderr.replace(/\n/g, ' ')).toMatch(
       /taskctl --profile p2 resume \S+job\S*\.jsonl with TASKCTL_BASE_URL/,
     );
@@ -171,10 +173,10 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     expect(existsSync(aliases(home))).toBe(true);
   });
 
-  it('the same create --journal FILE run again with the new key proves it too, and continues the job', async () => {
-    const home = tempDir();
+  /** `create --journal FILE` of a.com and b.com in chunks of 1 with the old key: chunk 1 created, chunk 2 refused (402). */
+  async function journalOfOldKey(home: string): Promise<string[]> {
     const journal = join(home, 'big.journal');
-    const argv = ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--yes', '-q', '--journal', journal];
+    const argv = ['create', S, 'a.com', 'b.com', '--yes', '-q', '--journal', journal];
     const old = mockApi();
     replyServices(old);
     replyNoTasks(old);
@@ -182,7 +184,13 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     replyNoTasks(old);
     const broke = { success: false, error: { code: 'insufficient_balance', message: 'Insufficient balance' } };
     old.reply('POST', '/tasks', 402, broke);
-    expect((await runTaskctl(argv, { api: old, home })).code).toBe(6);
+    expect((await runTaskctl([...argv, '--chunk-size', '1'], { api: old, home })).code).toBe(6);
+    return argv;
+  }
+
+  it('the same create --journal FILE run again with the new key proves it too, and continues the job', async () => {
+    const home = tempDir();
+    const argv = [...(await journalOfOldKey(home)), '--chunk-size', '1'];
     const api = mockApi();
     api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: done('a.com') }) });
     replySend(api, [2]);
@@ -190,6 +198,19 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe('2\n');
     expect(existsSync(aliases(home))).toBe(true);
+  });
+
+  it('the same create --journal FILE with another key and another --chunk-size: the account is judged first, in the one wording', async () => {
+    const home = tempDir();
+    const argv = await journalOfOldKey(home);
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 404, notFound);
+    const refused = await runTaskctl([...argv, '--chunk-size', '2'], { api, env: ROTATED, home });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.replace(/\n/g, ' ')).toMatch(
+      /job j-\w+ \(\S+big\.journal\) belongs to another account: the API key differs, and the job's task 1 is not found with it .*; nothing was sent/,
+    );
+    expect(api.calls).toEqual(['GET /tasks/1']);
   });
 
   it('a first task gone (404) is not the last word: the next one read proves it', async () => {
@@ -206,8 +227,8 @@ describe('a job after its API key was rotated (same base URL, a new key)', () =>
   });
 
   it.each([
-    ['resume', (id: string) => ['resume', id], /job j-\w+ cannot be continued as another account: /],
-    ['show --job', (id: string) => ['show', '--job', id], /the journal j-\w+ belongs to another account: /],
+    ['resume', (id: string) => ['resume', id], /job j-\w+ belongs to another account: .*; nothing was sent/],
+    ['show --job', (id: string) => ['show', '--job', id], /job j-\w+ belongs to another account: .*; nothing was sent/],
   ])(
     '%s: the task not found with the new key is another account: refused, nothing sent or remembered',
     async (_, argv, head) => {
