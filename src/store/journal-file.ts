@@ -20,7 +20,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import { readRegularPieces } from './atomic-file.js';
+import { readRegularEnds, readRegularPieces } from './atomic-file.js';
 import { shellWord } from '../lib/shell-word.js';
 import { heldLockHint, holderWords, tryLock, type HeldLock } from './lock-file.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
@@ -222,6 +222,41 @@ function readLines(
 /** The journal's first record (what its lock is named by), read no further; undefined when it holds none. */
 function readFirstRecord(path: string): unknown {
   return readLines(path, undefined, 1)?.records[0];
+}
+
+/** What a glance reads of a journal's start at a time, and of its end: a job record fits the first, a `done` the second. */
+const GLANCE_PIECE_BYTES = 16 * 1024;
+const GLANCE_TAIL_BYTES = 4096;
+/** The most a glance reads for the first record (a job of many `-f` inputs has a long one); past it, none is known. */
+const GLANCE_FIRST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A journal's first record and its last complete line's, read without its lock and without the lines between them
+ * (TAB completion: a keypress costs the same for a journal of any size). Undefined when there is no such file or no
+ * complete line; `first` is undefined when its line is longer than the glance reads, `last` when the last line is
+ * longer than the tail read (it is then no `done` record). Refuses what `readJournal` refuses, by the same words.
+ */
+export function glanceJournal(path: string): { first: unknown; last: unknown } | undefined {
+  const lines = new LineParser();
+  let read = 0;
+  const onPiece = (piece: Buffer) => {
+    read += piece.length;
+    return lines.add(piece) < 1 && read < GLANCE_FIRST_BYTES;
+  };
+  const options = { what: 'journal', maxBytes: journalLimits.maxBytes };
+  const ends = readRegularEnds(path, options, { pieceBytes: GLANCE_PIECE_BYTES, onPiece }, GLANCE_TAIL_BYTES);
+  const [first] = lines.end().records;
+  if (ends === undefined || (first === undefined && read < GLANCE_FIRST_BYTES)) return undefined;
+  return { first, last: lastLine(ends.tail, ends.whole) };
+}
+
+/** The record of the last complete line in `tail` (what follows its last line break is a torn line, never a record). */
+function lastLine(tail: Buffer, whole: boolean): unknown {
+  const end = tail.lastIndexOf(LINE_BREAK);
+  if (end === -1) return undefined;
+  const start = end === 0 ? -1 : tail.lastIndexOf(LINE_BREAK, end - 1);
+  if (start === -1 && !whole) return undefined;
+  return parseLine(tail.subarray(start + 1, end));
 }
 
 /** The bound on what is read of a journal (a test seam: tests lower it): create refuses a job that could outgrow it. */

@@ -114,6 +114,17 @@ export interface JobState {
 
 const HOWS: ReadonlySet<string> = new Set<How>(['created', 'recovered', 'reused']);
 
+/** `raw` as a job record (a journal's first), or undefined when it is none. */
+export function jobRecord(raw: unknown): Job | undefined {
+  const result = JobSchema.safeParse(raw);
+  return result.success ? result.data : undefined;
+}
+
+/** True when `raw` is a `done` record: the last line of a finished job's journal. */
+export function isDoneRecord(raw: unknown): boolean {
+  return RecordSchema.safeParse(raw).data?.type === 'done';
+}
+
 /** Each record on its own: a line that is not a record of this format is set aside by its number. */
 function parseRecords(records: readonly unknown[]): { good: JournalRecord[]; damaged: number[] } {
   const good: JournalRecord[] = [];

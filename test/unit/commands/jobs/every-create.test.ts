@@ -430,6 +430,20 @@ describe('completion', () => {
     expect(offered.stdout).toBe(`${id}\t${S} finished\n`);
     expect(await world.posts()).toBe(posts);
   });
+
+  it('a TAB reads a journal’s first record and its tail, never its middle (bounded whatever its size)', async () => {
+    const { id } = await interruptedCreate();
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\t${S} interrupted\n`);
+    expect((await run(['resume', id, '-q'])).code).toBe(0);
+    // A second job record in the middle: a full read refuses the journal, the glance never meets it.
+    const path = join(state(), 'jobs', `${id}.jsonl`);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    writeFileSync(path, [lines[0], lines[1], lines[0], ...lines.slice(2)].join('\n'));
+    expect(JSON.parse((await run(['jobs', '-o', 'json'])).stdout)).toEqual([
+      expect.objectContaining({ id, state: 'unreadable' }),
+    ]);
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\t${S} finished\n`);
+  });
 });
 
 describe('another run of this machine', () => {
