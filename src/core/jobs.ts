@@ -94,16 +94,21 @@ export function glanceJobs(store: JobStore): JobGlance[] {
 }
 
 function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
+  const unreadable = {
+    ...unknownJob,
+    id: stored.id,
+    started: isoSeconds(stored.mtimeMs),
+    state: 'unreadable',
+  } as const;
   let ends;
   try {
     ends = glanceJournal(stored.path);
   } catch {
-    return { ...unknownJob, id: stored.id, started: isoSeconds(stored.mtimeMs), state: 'unreadable' };
+    return unreadable;
   }
   if (ends === undefined) return undefined;
   const job = jobRecord(ends.first);
-  if (job === undefined)
-    return { ...unknownJob, id: stored.id, started: isoSeconds(stored.mtimeMs), state: 'unreadable' };
+  if (job === undefined) return unreadable;
   if (jobIdOf(ends.first) !== stored.id) return undefined;
   const done = isDoneRecord(ends.last);
   const running = !done && store.runner(stored.id, stored.path) !== undefined;
@@ -113,8 +118,17 @@ function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
   };
 }
 
-/** What is not known of a job whose journal cannot be read. */
+/** What is not known of a job whose journal cannot be read (its columns show `-`). */
 const unknownJob = { service: '', base_url: '', account: '' } as const;
+/** The same in `-o json`: null, never an empty string or a zero that would read as a fact. */
+const UNKNOWN_IN_JSON = {
+  service: null,
+  items: null,
+  chunks: null,
+  chunks_created: null,
+  in_doubt: null,
+  base_url: null,
+};
 
 function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   let state;
@@ -157,7 +171,7 @@ function unreadableRow(stored: StoredJob, error: unknown): JobRow {
   return {
     id: stored.id,
     started: isoSeconds(stored.mtimeMs),
-    ...{ service: '', items: 0, chunks: 0, chunks_created: 0, in_doubt: 0, base_url: '', account: '' },
+    ...{ ...unknownJob, items: 0, chunks: 0, chunks_created: 0, in_doubt: 0 },
     state: 'unreadable',
     journal: stored.path,
     bytes: diskBytes(stored),
@@ -290,7 +304,9 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
     return;
   }
   const columns = pickColumns(JOB_COLUMNS, options.columns);
-  const json = shown.map(({ account: _account, own: _own, ...row }) => row);
+  const json = shown.map(({ account: _account, own: _own, ...row }) =>
+    row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row,
+  );
   await ctx.printer.list(shown, columns, json, {
     wide: options.wide === true,
     chosen: (options.columns?.length ?? 0) > 0,

@@ -563,6 +563,10 @@ describe('a journal too large to read, or damaged (docs/behaviour.md#records)', 
     const listed = await run(['jobs', '-o', 'json']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, state: 'unreadable', journal: path })]);
+    // What its journal would have said is not known: null, never an empty string or a zero that reads as a fact.
+    const unknown = { service: null, items: null, chunks: null, chunks_created: null, in_doubt: null, base_url: null };
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining(unknown)]);
+    expect(JSON.parse(listed.stdout)[0].started).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(listed.stderr).toMatch(new RegExp(`job ${id}: .*job record \\(line 1\\)`));
     expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\tunreadable\n`);
   });
