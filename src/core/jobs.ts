@@ -11,10 +11,10 @@ import { isoSeconds } from '../output/times.js';
 import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
 import { diskBytes, type JobStore, type StoredJob } from '../store/job-files.js';
-import { glanceJournal, readJournal } from '../store/journal-file.js';
+import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
 import { CliError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
-import { isDoneRecord, jobRecord, rebuild } from './submit/journal-records.js';
+import { isDoneRecord, jobRecord, JobFold } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { readAliases, sameAccount } from '../store/account-aliases.js';
@@ -106,7 +106,7 @@ function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
   } catch {
     return unreadable;
   }
-  if (ends === undefined) return undefined;
+  if (ends === undefined || ends.empty) return undefined;
   const job = jobRecord(ends.first);
   if (job === undefined) return unreadable;
   if (jobIdOf(ends.first) !== stored.id) return undefined;
@@ -130,16 +130,16 @@ const UNKNOWN_IN_JSON = {
   base_url: null,
 };
 
+/** One job's row from its journal read a record at a time (`JobFold`): one journal's state in memory, never its lines. */
 function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   let state;
-  let records: unknown[] | undefined;
+  const fold = new JobFold(stored.path);
   try {
-    records = readJournal(stored.path);
-    state = records && rebuild(records, stored.path);
+    state = readJournalRecords(stored.path, (record) => fold.add(record)) ? fold.end() : undefined;
   } catch (error) {
     return unreadableRow(stored, error);
   }
-  if (!state || jobIdOf(records?.[0]) !== stored.id) return undefined;
+  if (!state || jobIdOf(fold.first) !== stored.id) return undefined;
   const { job } = state;
   let created = 0;
   let doubt = 0;
@@ -209,7 +209,7 @@ export function unrecordedStarts(store: JobStore): StoredJob[] {
 
 function holdsNothing(path: string): boolean {
   try {
-    return readJournal(path)?.length === 0;
+    return glanceJournal(path)?.empty === true;
   } catch {
     return false; // unreadable: never removed on a guess
   }

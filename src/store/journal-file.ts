@@ -29,8 +29,9 @@ import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 const UNREADABLE_LINE = '(unreadable)';
 
 /**
- * The most read of a journal: its records are held in memory (about 3.7 bytes a byte: ~260 MB for a 70 MB journal),
- * and create refuses a job that could outgrow it (`maxJobChunks`), so every job's journal can be read back.
+ * The most read of a journal: `resume` holds its records in memory (about 3.7 bytes a byte: ~260 MB for a 70 MB
+ * journal; `readJournalRecords` hands them on one at a time instead), and create refuses a job that could outgrow it
+ * (`maxJobChunks`), so every job's journal can be read back.
  */
 const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
 /**
@@ -188,12 +189,21 @@ function notRegular(path: string): UsageError {
  * resume appending meanwhile leaves a prefix, which is a valid journal. Undefined when there is no such file.
  */
 export function readJournal(path: string): unknown[] | undefined {
+  const records: unknown[] = [];
+  return readJournalRecords(path, (record) => records.push(record)) ? records : undefined;
+}
+
+/**
+ * `readJournal` a record at a time: each is handed to `onRecord` as its line is read and not kept, so the caller holds
+ * what it makes of them, never the lines (core/submit/journal-records.ts `JobFold`). False when there is no such file.
+ */
+export function readJournalRecords(path: string, onRecord: (record: unknown) => void): boolean {
   // These commands only read: the advice is what to give them instead, never to move the user's file or link away.
   const refusedHint = (kind: string) =>
     kind === 'a symbolic link'
       ? `Give the file it points to (readlink -f ${shellWord(path)}), or the job's id.`
       : "Give the job's journal (a regular file), or the job's id.";
-  return readLines(path, refusedHint)?.records;
+  return readLines(path, refusedHint, Infinity, onRecord) !== undefined;
 }
 
 function readRecords(path: string): { records: unknown[]; size: number; goodBytes: number } {
@@ -205,8 +215,9 @@ function readLines(
   path: string,
   refusedHint?: (kind: string) => string,
   wanted = Infinity,
+  onRecord?: (record: unknown) => void,
 ): { records: unknown[]; size: number; goodBytes: number } | undefined {
-  const lines = new LineParser();
+  const lines = new LineParser(onRecord);
   // Never "move it away": a job started again in its place would send every chunk again.
   const tooLargeHint =
     'Keep it: it is the record of what the job sent, and sending its chunks again pays twice. Its tasks are on the service (taskctl list).';
@@ -232,11 +243,12 @@ const GLANCE_FIRST_BYTES = 4 * 1024 * 1024;
 
 /**
  * A journal's first record and its last complete line's, read without its lock and without the lines between them
- * (TAB completion: a keypress costs the same for a journal of any size). Undefined when there is no such file or no
- * complete line; `first` is undefined when its line is longer than the glance reads, `last` when the last line is
- * longer than the tail read (it is then no `done` record). Refuses what `readJournal` refuses, by the same words.
+ * (TAB completion, `jobs`' look for journals with no record: the work is the same for a journal of any size).
+ * Undefined when there is no such file; `empty` when it holds no record (`readJournal` would give none); `first` is
+ * undefined when its line is longer than the glance reads, `last` when the last line is longer than the tail read (it
+ * is then no `done` record). Refuses what `readJournal` refuses, by the same words.
  */
-export function glanceJournal(path: string): { first: unknown; last: unknown } | undefined {
+export function glanceJournal(path: string): { first: unknown; last: unknown; empty: boolean } | undefined {
   const lines = new LineParser();
   let read = 0;
   const onPiece = (piece: Buffer) => {
@@ -245,9 +257,9 @@ export function glanceJournal(path: string): { first: unknown; last: unknown } |
   };
   const options = { what: 'journal', maxBytes: journalLimits.maxBytes };
   const ends = readRegularEnds(path, options, { pieceBytes: GLANCE_PIECE_BYTES, onPiece }, GLANCE_TAIL_BYTES);
+  if (ends === undefined) return undefined;
   const [first] = lines.end().records;
-  if (ends === undefined || (first === undefined && read < GLANCE_FIRST_BYTES)) return undefined;
-  return { first, last: lastLine(ends.tail, ends.whole) };
+  return { first, last: lastLine(ends.tail, ends.whole), empty: first === undefined && read < GLANCE_FIRST_BYTES };
 }
 
 /** The record of the last complete line in `tail` (what follows its last line break is a torn line, never a record). */
@@ -356,6 +368,7 @@ function lockJob(path: string, lockPath: string): HeldLock {
  */
 class LineParser {
   private readonly records: unknown[] = [];
+  private count = 0;
   /** The start of a line not ended yet (copies: the pieces' buffer is reused). */
   private partial: Buffer[] = [];
   private size = 0;
@@ -374,8 +387,11 @@ class LineParser {
     }
     if (from < piece.length) this.partial.push(Buffer.from(piece.subarray(from)));
     this.size += piece.length;
-    return this.records.length;
+    return this.count;
   }
+
+  /** `onRecord`: each record is handed on as read, not kept (`end` then gives none). */
+  constructor(private readonly onRecord: (record: unknown) => void = (record) => this.records.push(record)) {}
 
   end(): { records: unknown[]; size: number; goodBytes: number } {
     const bomOnly = this.lineNumber === 0 && Buffer.concat(this.partial).subarray(0, UTF8_BOM.length).equals(UTF8_BOM);
@@ -388,7 +404,8 @@ class LineParser {
         ? bytes.subarray(UTF8_BOM.length)
         : bytes;
     if (line.length === 0) return;
-    this.records.push(parseLine(line) ?? { type: UNREADABLE_LINE, line: this.lineNumber });
+    this.count++;
+    this.onRecord(parseLine(line) ?? { type: UNREADABLE_LINE, line: this.lineNumber });
   }
 }
 

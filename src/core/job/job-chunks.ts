@@ -30,7 +30,7 @@ export interface JobChunk {
    * When its request left and the tasks that existed before it (its send record); not for a task reused. `offset`:
    * server minus client clock, at least, as known then; `answered`: the task is the one the POST's own answer named.
    */
-  sent?: { at: number; before: ReadonlySet<number>; offset?: number; answered: boolean };
+  sent?: { at: number; before: readonly number[]; offset?: number; answered: boolean };
 }
 
 /** A chunk that has its task. */
@@ -58,7 +58,9 @@ export function jobChunks(state: JobState): JobChunk[] {
 
 function sentOf(send: SendRecord, answered: boolean): NonNullable<JobChunk['sent']> {
   const offset = send.server_offset;
-  return { at: send.sent_at, before: new Set(send.before), answered, ...(offset !== undefined && { offset }) };
+  // The send record's own list, not a Set of it: one Set per chunk is most of a large job's memory, and a chunk's
+  // task is looked up in it once.
+  return { at: send.sent_at, before: send.before, answered, ...(offset !== undefined && { offset }) };
 }
 
 /**
@@ -114,7 +116,7 @@ export function chunkTaskProblem(
  * behind would make it look older). Costs no request.
  */
 function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: Task): boolean {
-  if (sent.before.has(task.id)) return true;
+  if (sent.before.includes(task.id)) return true;
   if (sent.offset === undefined && sent.answered) return false;
   const created = parseTimestamp(task.created_at);
   const earliest =
