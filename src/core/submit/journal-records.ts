@@ -162,7 +162,14 @@ export class JobFold {
   /** The highest chunk a readable record after the first names (how far a damaged line may reach). */
   private named = 0;
 
-  constructor(private readonly path: string) {}
+  /**
+   * `counts`: only what counts chunks is kept (`taskctl jobs`): the send records lose the task ids they saw before
+   * them, most of a large job's state, which nothing that counts reads.
+   */
+  constructor(
+    private readonly path: string,
+    private readonly counts = false,
+  ) {}
 
   add(raw: unknown): void {
     if (this.count++ === 0) this.first = raw;
@@ -206,7 +213,7 @@ export class JobFold {
     const chunk = state.chunks.get(record.chunk) ?? {};
     state.chunks.set(record.chunk, chunk);
     if (record.type === 'send') {
-      chunk.send = record;
+      chunk.send = this.counts ? { ...record, before: [] } : record;
       state.sent = true;
     } else if (record.type === 'created') {
       const how = HOWS.has(record.how) ? (record.how as How) : 'created';
