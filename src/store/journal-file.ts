@@ -262,9 +262,13 @@ export function glanceJournal(path: string): { first: unknown; last: unknown; em
   return { first, last: lastLine(ends.tail, ends.whole), empty: first === undefined && read < GLANCE_FIRST_BYTES };
 }
 
-/** The record of the last complete line in `tail` (what follows its last line break is a torn line, never a record). */
+/**
+ * The record of the last complete line in `tail` that is not empty (what follows its last line break is a torn line,
+ * never a record; empty lines are skipped, as when the journal is read through).
+ */
 function lastLine(tail: Buffer, whole: boolean): unknown {
-  const end = tail.lastIndexOf(LINE_BREAK);
+  let end = tail.lastIndexOf(LINE_BREAK);
+  while (end > 0 && tail[end - 1] === LINE_BREAK) end--;
   if (end === -1) return undefined;
   const start = end === 0 ? -1 : tail.lastIndexOf(LINE_BREAK, end - 1);
   if (start === -1 && !whole) return undefined;

@@ -149,7 +149,7 @@ describe('the lines of a journal, as bytes', () => {
 
   it('glanceJournal reads the first record and the last complete line, and says when there is no record', () => {
     const path = join(dir, 'job.jsonl');
-    writeFileSync(path, `${job}{"type":"send","chunk":1}\n{"type":"done"}\n{"type":"cre`);
+    writeFileSync(path, `${job}{"type":"send","chunk":1}\n{"type":"done"}\n\n\n{"type":"cre`);
     expect(glanceJournal(path)).toEqual({
       first: { type: 'job', id: 'j-m5xunpc0abcd' },
       last: { type: 'done' },
