@@ -544,6 +544,8 @@ describe('a journal too large to read, or damaged (docs/behaviour.md#records)', 
       expect(listed.stderr).toMatch(/1 job on this machine/);
       const table = await run(['jobs']);
       expect(table.stdout).toMatch(new RegExp(`${id}.*unreadable`));
+      // The glance of a TAB refuses it by the same bound.
+      expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\tunreadable\n`);
       const bare = await run(['resume']);
       expect(bare.code).toBe(2);
       expect(bare.stderr).toMatch(new RegExp(`${id} \\(its journal .* cannot be read\\)`));
