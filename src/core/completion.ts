@@ -43,9 +43,10 @@ function clean(text: string): string {
 
 /** This machine's jobs of the current profile, newest first: `id<TAB>service state` (local files only, no request). */
 async function jobValues(ctx: Store & Runtime): Promise<string[]> {
-  const { currentJobs, readJobs } = await import('./jobs.js');
+  const { currentJobs, glanceJobs } = await import('./jobs.js');
   const { jobStore } = await import('./job/registry.js');
-  const jobs = await currentJobs(ctx, readJobs(jobStore(ctx.env)), false);
+  // A glance at each journal (its first record and its end), never a full read: a TAB stays quick whatever their sizes.
+  const jobs = await currentJobs(ctx, glanceJobs(jobStore(ctx.env)), false);
   // An unreadable job has no service to show: its state alone.
   return jobs.map((job) => `${job.id}\t${[clean(job.service), job.state].filter(Boolean).join(' ')}`);
 }

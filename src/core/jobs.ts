@@ -11,10 +11,10 @@ import { isoSeconds } from '../output/times.js';
 import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
 import { diskBytes, type JobStore, type StoredJob } from '../store/job-files.js';
-import { readJournal } from '../store/journal-file.js';
+import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
 import { CliError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
-import { rebuild } from './submit/journal-records.js';
+import { isDoneRecord, jobRecord, JobFold } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
@@ -69,24 +69,77 @@ const known = <T>(row: JobRow, value: T): T | string => (row.state === 'unreadab
 
 /** Every job this machine knows, newest first; one whose journal cannot be read is a row of state `unreadable`. */
 export function readJobs(store: JobStore): JobRow[] {
-  const rows: JobRow[] = [];
-  for (const stored of store.list()) {
-    const row = jobRow(store, stored);
-    if (row) rows.push(row);
-  }
+  return newestFirst(store.list().flatMap((stored) => jobRow(store, stored) ?? []));
+}
+
+/**
+ * Newest first by `started` (the job record's `created_at`; an unreadable job's is its journal's last change, so it
+ * sorts by when it last ran), then by id.
+ */
+function newestFirst<R extends Pick<JobRow, 'id' | 'started'>>(rows: R[]): R[] {
   return rows.sort((a, b) => (a.started === b.started ? b.id.localeCompare(a.id) : b.started.localeCompare(a.started)));
 }
 
+/** What a TAB shows of a job, and what `currentJobs` asks of it. */
+export type JobGlance = Pick<JobRow, 'id' | 'started' | 'service' | 'state' | 'base_url' | 'account'>;
+
+/**
+ * `readJobs` at a glance, for TAB completion: each journal's first record and its last line, never what lies between
+ * (store/journal-file.ts `glanceJournal`), so a keypress costs a bounded read per job whatever the journals' sizes.
+ * Finished is a last `done` record; the rare damaged journal that `jobs` finds unfinished after all is offered as
+ * finished. A first record that is no job is `unreadable`, as in `jobs`.
+ */
+export function glanceJobs(store: JobStore): JobGlance[] {
+  return newestFirst(store.list().flatMap((stored) => glanceRow(store, stored) ?? []));
+}
+
+function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
+  const unreadable = {
+    ...unknownJob,
+    id: stored.id,
+    started: isoSeconds(stored.mtimeMs),
+    state: 'unreadable',
+  } as const;
+  let ends;
+  try {
+    ends = glanceJournal(stored.path);
+  } catch {
+    return unreadable;
+  }
+  if (ends === undefined || ends.empty) return undefined;
+  const job = jobRecord(ends.first);
+  if (job === undefined) return unreadable;
+  if (jobIdOf(ends.first) !== stored.id) return undefined;
+  const done = isDoneRecord(ends.last);
+  const running = !done && store.runner(stored.id, stored.path) !== undefined;
+  return {
+    ...{ id: stored.id, started: job.created_at.replace(/\.\d+Z$/, 'Z'), service: job.service },
+    ...{ state: done ? 'finished' : running ? 'running' : 'interrupted', base_url: job.base_url, account: job.account },
+  };
+}
+
+/** What is not known of a job whose journal cannot be read (its columns show `-`). */
+const unknownJob = { service: '', base_url: '', account: '' } as const;
+/** The same in `-o json`: null, never an empty string or a zero that would read as a fact. */
+const UNKNOWN_IN_JSON = {
+  service: null,
+  items: null,
+  chunks: null,
+  chunks_created: null,
+  in_doubt: null,
+  base_url: null,
+};
+
+/** One job's row from its journal read a record at a time (`JobFold`): one journal's state in memory, never its lines. */
 function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   let state;
-  let records: unknown[] | undefined;
+  const fold = new JobFold(stored.path, true);
   try {
-    records = readJournal(stored.path);
-    state = records && rebuild(records, stored.path);
+    state = readJournalRecords(stored.path, (record) => fold.add(record)) ? fold.end() : undefined;
   } catch (error) {
     return unreadableRow(stored, error);
   }
-  if (!state || jobIdOf(records?.[0]) !== stored.id) return undefined;
+  if (!state || jobIdOf(fold.first) !== stored.id) return undefined;
   const { job } = state;
   let created = 0;
   let doubt = 0;
@@ -118,7 +171,7 @@ function unreadableRow(stored: StoredJob, error: unknown): JobRow {
   return {
     id: stored.id,
     started: isoSeconds(stored.mtimeMs),
-    ...{ service: '', items: 0, chunks: 0, chunks_created: 0, in_doubt: 0, base_url: '', account: '' },
+    ...{ ...unknownJob, items: 0, chunks: 0, chunks_created: 0, in_doubt: 0 },
     state: 'unreadable',
     journal: stored.path,
     bytes: diskBytes(stored),
@@ -156,7 +209,7 @@ export function unrecordedStarts(store: JobStore): StoredJob[] {
 
 function holdsNothing(path: string): boolean {
   try {
-    return readJournal(path)?.length === 0;
+    return glanceJournal(path)?.empty === true;
   } catch {
     return false; // unreadable: never removed on a guess
   }
@@ -202,23 +255,27 @@ export async function retentionMs(ctx: Service): Promise<number> {
  * key, and of keys proved to be its account (a key rotated: core/job/job-account.ts); one whose journal cannot be read
  * may be of any, so it is always shown.
  */
-export async function currentJobs(ctx: Store & Runtime, rows: readonly JobRow[], all: boolean): Promise<JobRow[]> {
+export async function currentJobs<R extends JobGlance>(
+  ctx: Store & Runtime,
+  rows: readonly R[],
+  all: boolean,
+): Promise<R[]> {
   return (await splitJobs(ctx, rows, all)).current;
 }
 
 /** `currentJobs`, and the jobs left out that the same base URL ran under another key (`otherKey`). */
-export async function splitJobs(
+export async function splitJobs<R extends JobGlance>(
   ctx: Store & Runtime,
-  rows: readonly JobRow[],
+  rows: readonly R[],
   all: boolean,
-): Promise<{ current: JobRow[]; otherKey: JobRow[] }> {
+): Promise<{ current: R[]; otherKey: R[] }> {
   if (all) return { current: [...rows], otherKey: [] };
   const baseUrl = await ctx.bindCacheAccount().catch(() => undefined);
   if (baseUrl === undefined) return { current: [...rows], otherKey: [] };
   // This key's account and every one proved the same: found once, not per row.
   const mine = accountsOf(readAliases(stateDirectory(ctx.env)), ctx.cache.account ?? '');
-  const current: JobRow[] = [];
-  const otherKey: JobRow[] = [];
+  const current: R[] = [];
+  const otherKey: R[] = [];
   for (const row of rows) {
     if (row.state === 'unreadable') current.push(row);
     else if (row.base_url !== baseUrl) continue;
@@ -247,7 +304,9 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
     return;
   }
   const columns = pickColumns(JOB_COLUMNS, options.columns);
-  const json = shown.map(({ account: _account, own: _own, ...row }) => row);
+  const json = shown.map(({ account: _account, own: _own, ...row }) =>
+    row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row,
+  );
   await ctx.printer.list(shown, columns, json, {
     wide: options.wide === true,
     chosen: (options.columns?.length ?? 0) > 0,

@@ -83,6 +83,40 @@ export function readRegularPieces(
   return done === true;
 }
 
+/**
+ * The two ends of a regular file, opened as `readRegularFile` does: its start a piece of `pieceBytes` at a time to
+ * `onHead` (as `readRegularPieces`; false reads no further), then its last `tailBytes` bytes (fewer in a smaller file),
+ * returned with whether they start at the file's start. Undefined when the file does not exist. What lies between is
+ * never read: the work is bounded whatever the file's size.
+ */
+export function readRegularEnds(
+  path: string,
+  options: ReadRegularOptions,
+  head: { pieceBytes: number; onPiece: (piece: Buffer) => boolean },
+  tailBytes: number,
+): { tail: Buffer; whole: boolean } | undefined {
+  return withRegularFile(path, options, (fd) => {
+    const buffer = Buffer.allocUnsafe(head.pieceBytes);
+    let at = 0;
+    for (
+      let read = readSync(fd, buffer, 0, buffer.length, at);
+      read > 0;
+      read = readSync(fd, buffer, 0, buffer.length, at)
+    ) {
+      at += read;
+      if (!head.onPiece(buffer.subarray(0, read))) break;
+    }
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - tailBytes);
+    const tail = Buffer.allocUnsafe(size - start);
+    let got = 0;
+    for (let read = -1; got < tail.length && read !== 0; got += read) {
+      read = readSync(fd, tail, got, tail.length - got, start + got);
+    }
+    return { tail: tail.subarray(0, got), whole: start === 0 };
+  });
+}
+
 /** Opens `path` as `readRegularFile` does (refusals, tightening, the bound) and gives `read` the open descriptor. */
 function withRegularFile<T>(path: string, options: ReadRegularOptions, read: (fd: number) => T): T | undefined {
   const refuse = (kind: string) =>

@@ -5,6 +5,7 @@
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Socket } from 'node:net';
+import { resolve } from 'node:path';
 
 export interface ItemsFile {
   /** The file's bytes in order: a read loop of one reusable size (fewer, larger chunks than a default fs stream), or a FIFO's socket. */
@@ -13,7 +14,9 @@ export interface ItemsFile {
   close: () => Promise<void>;
   /**
    * A regular file, by fstat of the descriptor opened: its bytes can be read again. Anything else (a pipe, a FIFO, a
-   * socket, a device: `-f <(cmd)`, `-f /dev/stdin`) gives its bytes once.
+   * socket, a device: `-f <(cmd)`, `-f /dev/stdin`) gives its bytes once. So does a path that names this process's own
+   * descriptor (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`) even when it is a regular file: the next process's
+   * descriptor of that number is another file, or none.
    */
   regular: boolean;
 }
@@ -43,7 +46,7 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
     const stats = await handle.stat();
     // Linux opens a directory for reading without complaint; reading it then fails with EISDIR.
     if (stats.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    regular = stats.isFile();
+    regular = stats.isFile() && !namesOwnDescriptor(path);
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
@@ -53,6 +56,11 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
     close: () => handle.close().catch(() => undefined),
     regular,
   };
+}
+
+/** `/dev/stdin`, `/dev/fd/3`, `/proc/self/fd/3`, `/proc/<pid>/fd/3`: a process's descriptor named by a path. */
+function namesOwnDescriptor(path: string): boolean {
+  return /^\/dev\/(stdin|stdout|stderr|fd\/\d+)$|^\/proc\/[^/]+(\/task\/\d+)?\/fd\/\d+$/.test(resolve(path));
 }
 
 /**

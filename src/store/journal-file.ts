@@ -20,7 +20,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import { readRegularPieces } from './atomic-file.js';
+import { readRegularEnds, readRegularPieces } from './atomic-file.js';
 import { shellWord } from '../lib/shell-word.js';
 import { heldLockHint, holderWords, tryLock, type HeldLock } from './lock-file.js';
 import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
@@ -29,8 +29,9 @@ import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 const UNREADABLE_LINE = '(unreadable)';
 
 /**
- * The most read of a journal: its records are held in memory (about 3.7 bytes a byte: ~260 MB for a 70 MB journal),
- * and create refuses a job that could outgrow it (`maxJobChunks`), so every job's journal can be read back.
+ * The most read of a journal: `resume` holds its records in memory (about 3.7 bytes a byte: ~260 MB for a 70 MB
+ * journal; `readJournalRecords` hands them on one at a time instead), and create refuses a job that could outgrow it
+ * (`maxJobChunks`), so every job's journal can be read back.
  */
 const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
 /**
@@ -206,12 +207,21 @@ function refuseOtherNames(fd: number, path: string): void {
  * resume appending meanwhile leaves a prefix, which is a valid journal. Undefined when there is no such file.
  */
 export function readJournal(path: string): unknown[] | undefined {
+  const records: unknown[] = [];
+  return readJournalRecords(path, (record) => records.push(record)) ? records : undefined;
+}
+
+/**
+ * `readJournal` a record at a time: each is handed to `onRecord` as its line is read and not kept, so the caller holds
+ * what it makes of them, never the lines (core/submit/journal-records.ts `JobFold`). False when there is no such file.
+ */
+export function readJournalRecords(path: string, onRecord: (record: unknown) => void): boolean {
   // These commands only read: the advice is what to give them instead, never to move the user's file or link away.
   const refusedHint = (kind: string) =>
     kind === 'a symbolic link'
       ? `Give the file it points to (readlink -f ${shellWord(path)}), or the job's id.`
       : "Give the job's journal (a regular file), or the job's id.";
-  return readLines(path, refusedHint)?.records;
+  return readLines(path, refusedHint, Infinity, onRecord) !== undefined;
 }
 
 function readRecords(path: string): { records: unknown[]; size: number; goodBytes: number } {
@@ -223,8 +233,9 @@ function readLines(
   path: string,
   refusedHint?: (kind: string) => string,
   wanted = Infinity,
+  onRecord?: (record: unknown) => void,
 ): { records: unknown[]; size: number; goodBytes: number } | undefined {
-  const lines = new LineParser();
+  const lines = new LineParser(onRecord);
   // Never "move it away": a job started again in its place would send every chunk again.
   const tooLargeHint =
     'Keep it: it is the record of what the job sent, and sending its chunks again pays twice. Its tasks are on the service (taskctl list).';
@@ -240,6 +251,46 @@ function readLines(
 /** The journal's first record (what its lock is named by), read no further; undefined when it holds none. */
 function readFirstRecord(path: string): unknown {
   return readLines(path, undefined, 1)?.records[0];
+}
+
+/** What a glance reads of a journal's start at a time, and of its end: a job record fits the first, a `done` the second. */
+const GLANCE_PIECE_BYTES = 16 * 1024;
+const GLANCE_TAIL_BYTES = 4096;
+/** The most a glance reads for the first record (a job of many `-f` inputs has a long one); past it, none is known. */
+const GLANCE_FIRST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A journal's first record and its last complete line's, read without its lock and without the lines between them
+ * (TAB completion, `jobs`' look for journals with no record: the work is the same for a journal of any size).
+ * Undefined when there is no such file; `empty` when it holds no record (`readJournal` would give none); `first` is
+ * undefined when its line is longer than the glance reads, `last` when the last line is longer than the tail read (it
+ * is then no `done` record). Refuses what `readJournal` refuses, by the same words.
+ */
+export function glanceJournal(path: string): { first: unknown; last: unknown; empty: boolean } | undefined {
+  const lines = new LineParser();
+  let read = 0;
+  const onPiece = (piece: Buffer) => {
+    read += piece.length;
+    return lines.add(piece) < 1 && read < GLANCE_FIRST_BYTES;
+  };
+  const options = { what: 'journal', maxBytes: journalLimits.maxBytes };
+  const ends = readRegularEnds(path, options, { pieceBytes: GLANCE_PIECE_BYTES, onPiece }, GLANCE_TAIL_BYTES);
+  if (ends === undefined) return undefined;
+  const [first] = lines.end().records;
+  return { first, last: lastLine(ends.tail, ends.whole), empty: first === undefined && read < GLANCE_FIRST_BYTES };
+}
+
+/**
+ * The record of the last complete line in `tail` that is not empty (what follows its last line break is a torn line,
+ * never a record; empty lines are skipped, as when the journal is read through).
+ */
+function lastLine(tail: Buffer, whole: boolean): unknown {
+  let end = tail.lastIndexOf(LINE_BREAK);
+  while (end > 0 && tail[end - 1] === LINE_BREAK) end--;
+  if (end === -1) return undefined;
+  const start = end === 0 ? -1 : tail.lastIndexOf(LINE_BREAK, end - 1);
+  if (start === -1 && !whole) return undefined;
+  return parseLine(tail.subarray(start + 1, end));
 }
 
 /** The bound on what is read of a journal (a test seam: tests lower it): create refuses a job that could outgrow it. */
@@ -339,6 +390,7 @@ function lockJob(path: string, lockPath: string): HeldLock {
  */
 class LineParser {
   private readonly records: unknown[] = [];
+  private count = 0;
   /** The start of a line not ended yet (copies: the pieces' buffer is reused). */
   private partial: Buffer[] = [];
   private size = 0;
@@ -357,8 +409,11 @@ class LineParser {
     }
     if (from < piece.length) this.partial.push(Buffer.from(piece.subarray(from)));
     this.size += piece.length;
-    return this.records.length;
+    return this.count;
   }
+
+  /** `onRecord`: each record is handed on as read, not kept (`end` then gives none). */
+  constructor(private readonly onRecord: (record: unknown) => void = (record) => this.records.push(record)) {}
 
   end(): { records: unknown[]; size: number; goodBytes: number } {
     const bomOnly = this.lineNumber === 0 && Buffer.concat(this.partial).subarray(0, UTF8_BOM.length).equals(UTF8_BOM);
@@ -371,7 +426,8 @@ class LineParser {
         ? bytes.subarray(UTF8_BOM.length)
         : bytes;
     if (line.length === 0) return;
-    this.records.push(parseLine(line) ?? { type: UNREADABLE_LINE, line: this.lineNumber });
+    this.count++;
+    this.onRecord(parseLine(line) ?? { type: UNREADABLE_LINE, line: this.lineNumber });
   }
 }
 

@@ -27,10 +27,12 @@ export interface JobChunk {
   /** Its items as a multiset (core/items/multiset.ts), when its send record has one (journals since it was added). */
   digest?: string;
   /**
-   * When its request left and the tasks that existed before it (its send record); not for a task reused. `offset`:
+   * When its request left and, of the tasks that existed before it (its send record), its own task if it was one (the
+   * task a `--job` command reads for it is that one: `getTask` answers the id asked or fails); not for a task reused.
+   * `offset`:
    * server minus client clock, at least, as known then; `answered`: the task is the one the POST's own answer named.
    */
-  sent?: { at: number; before: ReadonlySet<number>; offset?: number; answered: boolean };
+  sent?: { at: number; before: readonly number[]; offset?: number; answered: boolean };
 }
 
 /** A chunk that has its task. */
@@ -51,15 +53,19 @@ export function jobChunks(state: JobState): JobChunk[] {
       items: chunkItems(job, chunk),
       ...(task !== undefined && { task }),
       ...(digest !== undefined && { digest }),
-      ...(fresh && { sent: sentOf(send, known?.task?.answered === true) }),
+      ...(fresh && { sent: sentOf(send, task, known?.task?.answered === true) }),
     };
   });
 }
 
-function sentOf(send: SendRecord, answered: boolean): NonNullable<JobChunk['sent']> {
+function sentOf(send: SendRecord, task: number | undefined, answered: boolean): NonNullable<JobChunk['sent']> {
   const offset = send.server_offset;
-  return { at: send.sent_at, before: new Set(send.before), answered, ...(offset !== undefined && { offset }) };
+  // Only what the check asks of the list (up to 100 ids a chunk: most of a large job's memory, held for the whole read).
+  const before = task !== undefined && send.before.includes(task) ? [task] : NONE;
+  return { at: send.sent_at, before, answered, ...(offset !== undefined && { offset }) };
 }
+
+const NONE: readonly number[] = [];
 
 /**
  * A task read for `chunk`: it must be the job's service and hold the chunk's items, else exit 8 naming the chunk. A task
@@ -114,7 +120,7 @@ export function chunkTaskProblem(
  * behind would make it look older). Costs no request.
  */
 function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: Task): boolean {
-  if (sent.before.has(task.id)) return true;
+  if (sent.before.includes(task.id)) return true;
   if (sent.offset === undefined && sent.answered) return false;
   const created = parseTimestamp(task.created_at);
   const earliest =

@@ -8,10 +8,10 @@ import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Output, Runtime, Service, Store } from '../capabilities.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
-import { readJournal } from '../../store/journal-file.js';
+import { readJournalRecords } from '../../store/journal-file.js';
 import { journalOf } from './registry.js';
 import { requireJobAccount } from './job-account.js';
-import { rebuild } from '../submit/journal-records.js';
+import { JobFold } from '../submit/journal-records.js';
 import { checkChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
 import { counted } from '../items/clean.js';
 import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
@@ -45,11 +45,12 @@ export async function readJob(
   file: string,
 ): Promise<JournaledJob> {
   const path = resolve(journalOf(ctx.env, file));
-  const records = readJournal(path);
-  if (records === undefined) {
+  // A record at a time: the job's state is held, never the journal's lines (docs/performance.md#large-jobs).
+  const fold = new JobFold(path);
+  if (!readJournalRecords(path, (record) => fold.add(record))) {
     throw new UsageError(`no journal at ${file}`, 'Pass the file given to `taskctl create --journal`.');
   }
-  const state = rebuild(records, path);
+  const state = fold.end();
   if (!state) throw new UsageError(`${file} holds no job (a create stopped before recording one sent nothing)`);
   const { job } = state;
   if (state.damaged.length > 0) ctx.printer.warn(damageNote(file, state.damaged));

@@ -114,28 +114,20 @@ export interface JobState {
 
 const HOWS: ReadonlySet<string> = new Set<How>(['created', 'recovered', 'reused']);
 
-/** Each record on its own: a line that is not a record of this format is set aside by its number. */
-function parseRecords(records: readonly unknown[]): { good: JournalRecord[]; damaged: number[] } {
-  const good: JournalRecord[] = [];
-  const damaged: number[] = [];
-  records.forEach((raw, index) => {
-    const result = RecordSchema.safeParse(raw);
-    if (result.success) good.push(result.data);
-    else damaged.push(lineOf(raw) ?? index + 1);
-  });
-  return { good, damaged };
+/** `raw` as a job record (a journal's first), or undefined when it is none. */
+export function jobRecord(raw: unknown): Job | undefined {
+  const result = JobSchema.safeParse(raw);
+  return result.success ? result.data : undefined;
+}
+
+/** True when `raw` is a `done` record: the last line of a finished job's journal. */
+export function isDoneRecord(raw: unknown): boolean {
+  return RecordSchema.safeParse(raw).data?.type === 'done';
 }
 
 function lineOf(raw: unknown): number | undefined {
   const line = (raw as { line?: unknown } | null)?.line;
   return typeof raw === 'object' && typeof line === 'number' ? line : undefined;
-}
-
-/** The tasks a set of records names (`created`, `reconciled`), in order: what a damaged journal still tells. */
-function tasksNamed(records: readonly JournalRecord[]): number[] {
-  return records.flatMap((record) =>
-    (record.type === 'created' || record.type === 'reconciled') && record.task !== null ? [record.task] : [],
-  );
 }
 
 /**
@@ -145,21 +137,83 @@ function tasksNamed(records: readonly JournalRecord[]): number[] {
  * record that proves nothing (sent when the job started, nothing known of what existed before), and the scan settles it.
  */
 export function rebuild(records: readonly unknown[], path: string): JobState | undefined {
-  if (records.length === 0) return undefined;
-  const { good, damaged } = parseRecords(records);
-  const [first, ...rest] = good;
-  if (first?.type !== 'job' || damaged.includes(1)) throw notAJob(path, good, damaged);
-  const state: JobState = { job: first, chunks: new Map(), done: false, sent: false, damaged };
-  for (const record of rest) {
-    if (record.type === 'job') throw new UsageError(`the journal ${path} holds two jobs`);
+  const fold = new JobFold(path);
+  for (const record of records) fold.add(record);
+  return fold.end();
+}
+
+/**
+ * `rebuild` a record at a time, as the journal is read (store/journal-file.ts `readJournalRecords`): only the job's
+ * state is held, never the records themselves, so reading a journal takes the memory of what it says, not of its
+ * lines (docs/performance.md#large-jobs).
+ */
+export class JobFold {
+  private state: JobState | undefined;
+  /** The first record as read, before any check (what the job's id is derived from: core/job/registry.ts). */
+  first: unknown;
+  private count = 0;
+  private readonly damaged: number[] = [];
+  /** The tasks the readable records name, in order: what a journal whose job record is lost still tells. */
+  private readonly tasks: number[] = [];
+  /** A second job record came after the first: the journal is refused at the end. */
+  private twoJobs = false;
+  /** A readable record was met: the first one is the job's, or the journal is no job's. */
+  private seenGood = false;
+  /** The highest chunk a readable record after the first names (how far a damaged line may reach). */
+  private named = 0;
+
+  /**
+   * `counts`: only what counts chunks is kept (`taskctl jobs`): the send records lose the task ids they saw before
+   * them, most of a large job's state, which nothing that counts reads.
+   */
+  constructor(
+    private readonly path: string,
+    private readonly counts = false,
+  ) {}
+
+  add(raw: unknown): void {
+    if (this.count++ === 0) this.first = raw;
+    const result = RecordSchema.safeParse(raw);
+    if (!result.success) {
+      this.damaged.push(lineOf(raw) ?? this.count);
+      return;
+    }
+    const record = result.data;
+    if ((record.type === 'created' || record.type === 'reconciled') && record.task !== null)
+      this.tasks.push(record.task);
+    if (!this.seenGood) {
+      this.seenGood = true;
+      if (record.type === 'job') this.state = { job: record, chunks: new Map(), done: false, sent: false, damaged: [] };
+      return;
+    }
+    if ('chunk' in record) this.named = Math.max(this.named, record.chunk);
+    if (this.state !== undefined) this.apply(this.state, record);
+  }
+
+  /** The state once every record is read (undefined for an empty journal); exit 2 for a journal with no job to go on. */
+  end(): JobState | undefined {
+    if (this.count === 0) return undefined;
+    const { state, damaged } = this;
+    if (state === undefined || damaged.includes(1)) throw notAJob(this.path, this.tasks, damaged);
+    if (this.twoJobs) throw new UsageError(`the journal ${this.path} holds two jobs`);
+    state.damaged = damaged;
+    if (damaged.length > 0) unproven(state, this.named);
+    return state;
+  }
+
+  private apply(state: JobState, record: JournalRecord): void {
+    if (record.type === 'job') {
+      this.twoJobs = true;
+      return;
+    }
     if (record.type === 'done') {
       state.done = true;
-      continue;
+      return;
     }
     const chunk = state.chunks.get(record.chunk) ?? {};
     state.chunks.set(record.chunk, chunk);
     if (record.type === 'send') {
-      chunk.send = record;
+      chunk.send = this.counts ? { ...record, before: [] } : record;
       state.sent = true;
     } else if (record.type === 'created') {
       const how = HOWS.has(record.how) ? (record.how as How) : 'created';
@@ -172,16 +226,15 @@ export function rebuild(records: readonly unknown[], path: string): JobState | u
       chunk.named = [...(chunk.named ?? []), ...record.candidates]; // exit 9 told the user to look at these
     }
   }
-  if (damaged.length > 0) unproven(state, rest);
-  return state;
 }
 
-/** Chunks a damaged line may have sent, without a task: each gets a send record that proves nothing. */
-function unproven(state: JobState, records: readonly JournalRecord[]): void {
+/**
+ * Chunks a damaged line may have sent (up to `named`, the last chunk a record names, plus one per damaged line), without
+ * a task: each gets a send record that proves nothing.
+ */
+function unproven(state: JobState, named: number): void {
   const { job } = state;
   state.sent = true;
-  // A loop, never Math.max(...list): tens of thousands of arguments overflow the stack.
-  const named = records.reduce((most, record) => ('chunk' in record ? Math.max(most, record.chunk) : most), 0);
   const reach = Math.min(job.chunks, named + state.damaged.length);
   const sends = [...state.chunks.values()].flatMap((chunk) => (chunk.send ? [chunk.send] : []));
   const startedAt = Date.parse(job.created_at);
@@ -205,8 +258,7 @@ function unproven(state: JobState, records: readonly JournalRecord[]): void {
 }
 
 /** Not a journal, or one whose job record is lost: plain words, and the tasks its records name. */
-function notAJob(path: string, good: readonly JournalRecord[], damaged: readonly number[]): UsageError {
-  const tasks = tasksNamed(good);
+function notAJob(path: string, tasks: readonly number[], damaged: readonly number[]): UsageError {
   if (tasks.length === 0) {
     return new UsageError(
       `${path} is not a taskctl journal (it does not start with a job record)`,

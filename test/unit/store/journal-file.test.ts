@@ -5,11 +5,26 @@
  * that is not UTF-8 is a damaged line, whatever JSON its bytes would decode to. A journal with a second name (a hard
  * link, whose lock would be beside that name) is refused by a run, counted once its lock is held; read, it is a journal.
  */
-import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalFile, journalIo, readJournal } from '../../../src/store/journal-file.js';
+import {
+  glanceJournal,
+  JournalFile,
+  journalIo,
+  readJournal,
+  readJournalRecords,
+} from '../../../src/store/journal-file.js';
 import { tryLock } from '../../../src/store/lock-file.js';
 
 let dir: string;
@@ -163,5 +178,37 @@ describe('the lines of a journal, as bytes', () => {
     JournalFile.open(path, () => undefined).close();
     // Buffer.equals: a deep comparison of 2.5 MB byte by byte takes seconds.
     expect(readFileSync(path).equals(body)).toBe(true);
+  });
+
+  it('readJournalRecords hands each record on as its piece is read: the first before the file is read through', () => {
+    const path = join(dir, 'job.jsonl');
+    const before = Array.from({ length: 100 }, (_, i) => 1_000_000 + i);
+    const sends = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ type: 'send', chunk: i + 1, before }) + '\n');
+    writeFileSync(path, job + sends.join(''));
+    const chunks: unknown[] = [];
+    const found = readJournalRecords(path, (record) => {
+      // Appended while the first is handed on: read too, since the lines past the first 1 MiB are not read yet.
+      if (chunks.length === 0) appendFileSync(path, '{"type":"done"}\n');
+      chunks.push((record as { chunk?: number; type: string }).chunk ?? (record as { type: string }).type);
+    });
+    expect(found).toBe(true);
+    expect(chunks).toHaveLength(2002);
+    expect(chunks.at(-1)).toBe('done');
+    expect(readJournalRecords(join(dir, 'none.jsonl'), () => undefined)).toBe(false);
+  });
+
+  it('glanceJournal reads the first record and the last complete line, and says when there is no record', () => {
+    const path = join(dir, 'job.jsonl');
+    writeFileSync(path, `${job}{"type":"send","chunk":1}\n{"type":"done"}\n\n\n{"type":"cre`);
+    expect(glanceJournal(path)).toEqual({
+      first: { type: 'job', id: 'j-m5xunpc0abcd' },
+      last: { type: 'done' },
+      empty: false,
+    });
+    writeFileSync(path, `\n\n{"type":"jo`);
+    expect(glanceJournal(path)).toMatchObject({ first: undefined, last: undefined, empty: true });
+    writeFileSync(path, job);
+    expect(glanceJournal(path)).toMatchObject({ last: { type: 'job' }, empty: false });
+    expect(glanceJournal(join(dir, 'none.jsonl'))).toBeUndefined();
   });
 });

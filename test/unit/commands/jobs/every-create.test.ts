@@ -430,6 +430,21 @@ describe('completion', () => {
     expect(offered.stdout).toBe(`${id}\t${S} finished\n`);
     expect(await world.posts()).toBe(posts);
   });
+
+  it('a TAB reads a journal’s first record and its tail, never its middle (bounded whatever its size)', async () => {
+    const { id } = await interruptedCreate();
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\t${S} interrupted\n`);
+    // A second job record in the middle and a `done` at the end: a full read refuses the journal, the glance sees only
+    // the job record and the `done`.
+    const path = join(state(), 'jobs', `${id}.jsonl`);
+    const [job = '', ...rest] = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    const done = JSON.stringify({ type: 'done', tasks: 4, items: 4, cost: 4 });
+    writeFileSync(path, [job, rest[0], job, ...rest.slice(1), done, ''].join('\n'));
+    expect(JSON.parse((await run(['jobs', '-o', 'json'])).stdout)).toEqual([
+      expect.objectContaining({ id, state: 'unreadable' }),
+    ]);
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\t${S} finished\n`);
+  });
 });
 
 describe('another run of this machine', () => {
@@ -529,6 +544,8 @@ describe('a journal too large to read, or damaged (docs/behaviour.md#records)', 
       expect(listed.stderr).toMatch(/1 job on this machine/);
       const table = await run(['jobs']);
       expect(table.stdout).toMatch(new RegExp(`${id}.*unreadable`));
+      // The glance of a TAB refuses it by the same bound.
+      expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\tunreadable\n`);
       const bare = await run(['resume']);
       expect(bare.code).toBe(2);
       expect(bare.stderr).toMatch(new RegExp(`${id} \\(its journal .* cannot be read\\)`));
@@ -549,6 +566,10 @@ describe('a journal too large to read, or damaged (docs/behaviour.md#records)', 
     const listed = await run(['jobs', '-o', 'json']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, state: 'unreadable', journal: path })]);
+    // What its journal would have said is not known: null, never an empty string or a zero that reads as a fact.
+    const unknown = { service: null, items: null, chunks: null, chunks_created: null, in_doubt: null, base_url: null };
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining(unknown)]);
+    expect(JSON.parse(listed.stdout)[0].started).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(listed.stderr).toMatch(new RegExp(`job ${id}: .*job record \\(line 1\\)`));
     expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\tunreadable\n`);
   });

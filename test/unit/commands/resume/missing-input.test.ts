@@ -4,7 +4,7 @@
  * (`-f <(cmd)`, `-f /dev/stdin`, a FIFO) cannot be read again: it is kept as a copy beside the journal, as stdin is.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diskBytes, JobStore } from '../../../../src/store/job-files.js';
@@ -127,3 +127,34 @@ describe.runIf(process.platform === 'linux')('an input that is a FIFO (as `-f <(
     expect(await world.posts()).toBe(posts);
   });
 });
+
+describe.runIf(process.platform === 'linux')(
+  'an input named by a descriptor of the process (`-f /dev/stdin < file`)',
+  () => {
+    it.each(['/dev/fd/N', '/proc/self/fd/N'])(
+      '%s on a regular file is a stream: copied, never recorded by its path',
+      async (name) => {
+        const items = join(dir, 'items.txt');
+        writeFileSync(items, 'a.com\nb.com\nc.com\n');
+        const fd = openSync(items, 'r');
+        try {
+          const path = name.replace('N', String(fd));
+          const id = await stoppedJob(['-f', path]);
+          const journal = join(dir, 'state', 'jobs', `${id}.jsonl`);
+          const copy = `${journal}.input-1`;
+          const inputs = (JSON.parse(readFileSync(journal, 'utf8').split('\n')[0] ?? '') as { inputs: unknown[] })
+            .inputs;
+          expect(inputs).toEqual([expect.objectContaining({ kind: 'stream', path: copy, from: path })]);
+          expect(readFileSync(copy, 'utf8')).toBe('a.com\nb.com\nc.com\n');
+        } finally {
+          closeSync(fd);
+        }
+        // The descriptor is gone, as the next shell's stdin is another file: resume reads the copy.
+        const id = (await run(['jobs', '-q'])).stdout.trim();
+        const result = await run(['resume', id, '-q']);
+        expect(result.code, result.stderr).toBe(0);
+        expect(Object.fromEntries(await world.itemCounts())).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1 });
+      },
+    );
+  },
+);
