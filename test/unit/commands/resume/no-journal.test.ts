@@ -33,7 +33,12 @@ describe('resume of a path with no journal', () => {
 
   it('an empty argument names no job (never the current directory): exit 2 for resume and every --job', async () => {
     const run = (args: string[]) => runTaskctl(args, { env: world.env, clock: world.clock, home: dir });
-    for (const args of [['resume', ''], ['show', '--job', ''], ['wait', '--job', ''], ['retry', '--job', '']]) {
+    for (const args of [
+      ['resume', ''],
+      ['show', '--job', ''],
+      ['wait', '--job', ''],
+      ['retry', '--job', ''],
+    ]) {
       const result = await run(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr.trim().split('\n')).toEqual([
