@@ -22,12 +22,13 @@ export function jobArgument(value: string): string {
   return existsSync(value) ? resolve(value) : value;
 }
 
-export function positiveInt(max?: number) {
+/** A whole number from 1 to `max`; never past 2^53 - 1, which a JavaScript number would round (another page). */
+export function positiveInt(max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     if (!/^\d+$/.test(value) || Number(value) < 1)
       throw new InvalidArgumentError('expected a whole number of at least 1.');
     const n = Number(value);
-    if (max !== undefined && n > max) throw new InvalidArgumentError(`expected at most ${max}.`);
+    if (n > max) throw new InvalidArgumentError(`expected at most ${max}.`);
     return n;
   };
 }
