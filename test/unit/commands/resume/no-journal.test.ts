@@ -30,22 +30,4 @@ describe('resume of a path with no journal', () => {
     expect(existsSync(typo)).toBe(false);
     expect(await world.posts()).toBe(1);
   });
-
-  it('an empty argument names no job (never the current directory): exit 2 for resume and every --job', async () => {
-    const run = (args: string[]) => runTaskctl(args, { env: world.env, clock: world.clock, home: dir });
-    for (const args of [
-      ['resume', ''],
-      ['show', '--job', ''],
-      ['wait', '--job', ''],
-      ['retry', '--job', ''],
-    ]) {
-      const result = await run(args);
-      expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr.trim().split('\n')).toEqual([
-        'error: an empty argument names no job',
-        'Name a job by its id (`taskctl jobs` lists them) or its journal file; is a shell variable unset?',
-      ]);
-    }
-    expect(await world.posts()).toBe(0);
-  });
 });
