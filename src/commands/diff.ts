@@ -32,7 +32,9 @@ export function registerDiff(program: Command, run: RunAction): void {
         '\n-o ndjson|json|csv|tsv: one record per change, in no set order: target, field, ' +
         'before, after, before_task, after_task. The table for people is sorted by item.' +
         '\nExit: 0 the same, 15 different; a failed read keeps its code (5, 8, ...);' +
-        '\na task sent without all its items is 8: never called the same.\n',
+        '\na task sent without all its items is 8: never called the same.' +
+        '\nSides with no result field in common (another service, a renamed field) are 2;' +
+        '\n--fields status compares only the statuses.\n',
     )
     .action((a: string, b: string, options: DiffOptions, command: Command) =>
       run(command, async (ctx) => (await import('../core/diff/index.js')).runDiff(ctx, a, b, options)),

@@ -40,6 +40,7 @@ export function registerList(program: Command, run: RunAction): void {
         'taskctl list --since 1h --status failed',
         'taskctl list --status running -q | taskctl wait -   # running = working',
         'taskctl list --since 24h --until 1h -o csv > yesterday.csv',
+        'taskctl list --since 2025-01-15 --until 2025-01-16   # dates: midnight UTC',
         'taskctl list --columns id,status,created_at -o tsv',
         'taskctl list --wide',
         'taskctl list -o tsv | cut -f1,3',

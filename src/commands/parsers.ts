@@ -22,12 +22,13 @@ export function jobArgument(value: string): string {
   return existsSync(value) ? resolve(value) : value;
 }
 
-export function positiveInt(max?: number) {
+/** A whole number from 1 to `max`; never past 2^53 - 1, which a JavaScript number would round (another page). */
+export function positiveInt(max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     if (!/^\d+$/.test(value) || Number(value) < 1)
       throw new InvalidArgumentError('expected a whole number of at least 1.');
     const n = Number(value);
-    if (max !== undefined && n > max) throw new InvalidArgumentError(`expected at most ${max}.`);
+    if (n > max) throw new InvalidArgumentError(`expected at most ${max}.`);
     return n;
   };
 }
@@ -184,14 +185,25 @@ export const collectField =
     return [...(previous ?? []), { typed, text, seq: fieldSeq++ }];
   };
 
-/** `list --since`/`--until`: a duration back from now, or an ISO timestamp (core/list-window.ts). */
+/** A calendar date alone (`2025-01-15`) as its midnight UTC; undefined for anything else, or a day the month lacks. */
+function midnightUtc(text: string): number | undefined {
+  const match = /^(\d{4})-(\d\d)-(\d\d)$/.exec(text);
+  if (!match) return undefined;
+  const at = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  return new Date(at).toISOString().startsWith(text) ? at : undefined;
+}
+
+/** `list --since`/`--until`: a duration back from now, an ISO timestamp, or a date (core/list-window.ts). */
 export function timeBound(value: string): TimeBound {
-  const at = parseTimestamp(value.trim());
+  const text = value.trim();
+  const at = parseTimestamp(text) ?? midnightUtc(text);
   if (at !== undefined) return () => at;
   try {
     const ago = parseDuration(value);
     return (now) => now - ago;
   } catch {
-    throw new InvalidArgumentError('expected a duration such as 30m, 1h, 24h, or an ISO time (2025-01-15T12:00:00Z).');
+    throw new InvalidArgumentError(
+      'expected a duration such as 30m, 1h, 24h, an ISO time (2025-01-15T12:00:00Z) or a date (2025-01-15, midnight UTC).',
+    );
   }
 }

@@ -53,7 +53,9 @@ export function registerWebhook(program: Command, run: RunAction): void {
         ' queued for --exec (503 when full, or while stdout is not read). The service retries what it did not get' +
         ' 200 for; a repeat of a handled (task, event) is shown as a duplicate and not handed on again.\n' +
         '$TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec, and $TASKCTL_SIMULATED=1 for a `webhook simulate` event. Ctrl-C stops accepting and runs the queue to its end' +
-        ' (exit 0); a second Ctrl-C abandons it and lists the events not run (exit 130).\n',
+        ' (exit 0); a second Ctrl-C abandons it and lists the events not run (exit 130).\n' +
+        'With --spool a command still running when the listener was killed runs again at the next start (at least' +
+        ' once): make it idempotent, keyed on $TASKCTL_TASK_ID and $TASKCTL_EVENT.\n',
     )
     .action((options: ListenOptions, cmd: Command) =>
       run(cmd, async (ctx) => (await import('../core/webhook-listen.js')).runListen(ctx, options)),

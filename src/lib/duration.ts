@@ -33,9 +33,13 @@ export function parsePositiveDuration(text: string, flag: string): number {
   return ms;
 }
 
-/** `0.3s`, `1.5s` (one decimal under 10 s), `42s`, `1m30s`, `2h5m`. */
+/**
+ * `0.3s`, `1.5s` (one decimal under 10 s), `42s`, `1m30s`, `2h5m`; under a tenth of a second, which one decimal
+ * would write as `0s` or `0.1s`, in milliseconds (`1ms`, `40ms`): `--request-timeout 1ms` is never written as `0s`.
+ */
 export function formatDuration(ms: number): string {
   const safe = Number.isFinite(ms) ? Math.max(0, ms) : 0;
+  if (safe > 0 && safe < 100) return `${Math.round(safe)}ms`;
   if (safe < 10_000) return `${Number((safe / 1000).toFixed(1))}s`;
   const totalSeconds = Math.round(safe / 1000);
   const h = Math.floor(totalSeconds / 3600);

@@ -4,7 +4,7 @@
  * blank screen for minutes reads as a hang.
  */
 import type { OutputStream } from './io.js';
-import { cutToWidth, lineBudget } from './width.js';
+import { cutToWidth, liveLineBudget } from './width.js';
 
 const CLEAR_LINE = '\r\u001b[2K';
 
@@ -15,7 +15,7 @@ export interface Countdown {
 
 /** Draws `line()` now and every second until stopped. */
 export function startCountdown(stream: OutputStream, line: () => string): Countdown {
-  const draw = () => stream.write(`${CLEAR_LINE}${cutToWidth(line(), lineBudget(stream.columns))}`);
+  const draw = () => stream.write(`${CLEAR_LINE}${cutToWidth(line(), liveLineBudget(stream.columns))}`);
   draw();
   const timer = setInterval(draw, 1000);
   timer.unref();

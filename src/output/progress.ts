@@ -11,7 +11,7 @@ import { colorEnabled, isCI, type Env, type IO, type JobControl, type OutputStre
 import type { Redactor } from '../lib/redact.js';
 import { neutralise } from '../lib/sanitize.js';
 import { isoSeconds } from './times.js';
-import { cutToWidth, lineBudget } from './width.js';
+import { cutToWidth, liveLineBudget } from './width.js';
 
 export interface ProgressOptions {
   io: IO;
@@ -189,7 +189,7 @@ class LiveProgress implements Progress {
   }
 
   lineWidth(): number {
-    return lineBudget(this.stream.columns);
+    return liveLineBudget(this.stream.columns);
   }
 
   interject(write: () => void): void {

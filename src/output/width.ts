@@ -16,6 +16,18 @@ export function lineBudget(columns: number | undefined, fallback = 80): number {
   return Math.max(10, width - 1);
 }
 
+/** Cells the terminal itself writes after a live line when Ctrl-C is typed: its `^C` echo. */
+const ECHO_ROOM = 2;
+
+/**
+ * The columns a line redrawn in place may use (the live block, a spinner, a countdown): the line budget less room
+ * for the terminal's `^C` echo, which would otherwise wrap to a new row that the block's erase does not know of,
+ * leaving its first line behind.
+ */
+export function liveLineBudget(columns: number | undefined): number {
+  return lineBudget(columns) - ECHO_ROOM;
+}
+
 /**
  * A message for `stream`: word-wrapped to its line budget when it is a terminal (as the printer wraps its messages),
  * unchanged for scripts and logs, which get each message on one line.

@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { formatCount } from '../../output/numbers.js';
 import { counted } from '../../output/plural.js';
 import type { Printer } from '../../output/printer.js';
 import { fitToStream } from '../../output/width.js';
@@ -84,7 +85,9 @@ function checkServices(a: SideItems, b: SideItems): void {
 
 /**
  * The fields compared: `--fields` (each must exist on a side), else status and every result field. A field only one
- * side has is skipped with a warning (it would differ on every item).
+ * side has is skipped with a warning (it would differ on every item), unless nothing the user expects would be
+ * compared: exit 2 when the two sides have results but none in common, or a named field is missing from a side that
+ * has results of its own. Called once both sides are read, before anything is printed.
  */
 export function chooseFields(
   a: SideItems,
@@ -101,12 +104,47 @@ export function chooseFields(
         all.length > 0 ? `Fields: ${all.join(', ')}.` : 'Neither side has items.',
       );
   }
+  if (!named?.length) refuseNoCommonResult(a, b);
   const empty = a.sorted.count === 0 || b.sorted.count === 0;
   return wanted.filter((field) => {
     if (a.fields.has(field) && b.fields.has(field)) return true;
-    if (!empty) printer.warn(`"${field}" is only in ${a.fields.has(field) ? a.name : b.name}: not compared`);
+    const [has, lacks] = a.fields.has(field) ? [a, b] : [b, a];
+    const others = resultFields(lacks);
+    // Named, and the side without it has results of its own: renamed, or another service's (no results: it failed).
+    if (named?.length && !empty && others.length > 0)
+      throw new UsageError(
+        `"${field}" is only in ${has.name}: ${lacks.name} has ${fieldList(others)}`,
+        'Name fields both sides have, or pass --fields status to compare only the statuses.',
+      );
+    if (!empty) printer.warn(`"${field}" is only in ${has.name}: not compared`);
     return false;
   });
+}
+
+/** The result fields of a side: what it has beyond status and the fields that name an item or its error. */
+function resultFields(side: SideItems): string[] {
+  return [...side.fields].filter((field) => field !== 'status' && !NOT_RESULT_FIELDS.has(field));
+}
+
+/** Field names for one line: the first few, then how many more. */
+function fieldList(fields: readonly string[]): string {
+  const shown = fields.slice(0, 5).join(', ');
+  return fields.length > 5 ? `${shown} and ${formatCount(fields.length - 5)} more` : shown;
+}
+
+/**
+ * Both sides have result fields and share none (another service's export, a result field renamed between two runs):
+ * only the statuses would be compared, and "the same" would be a lie. A side with no result field at all (its items
+ * failed, or it has none) is still compared: its statuses are the change. Checked once both sides are read (their
+ * fields are known only then) and before anything is printed.
+ */
+function refuseNoCommonResult(a: SideItems, b: SideItems): void {
+  const [ofA, ofB] = [resultFields(a), resultFields(b)];
+  if (ofA.length === 0 || ofB.length === 0 || ofA.some((field) => b.fields.has(field))) return;
+  throw new UsageError(
+    `no result field in common: ${a.name} has ${fieldList(ofA)}, ${b.name} has ${fieldList(ofB)}`,
+    'Pass --fields status to compare only the statuses, or --fields naming the fields to compare.',
+  );
 }
 
 async function compare(

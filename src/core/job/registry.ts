@@ -40,6 +40,12 @@ export function jobStore(env: Env): JobStore {
 
 /** The journal an argument names: an existing path as given, else the journal of job ID on this machine. */
 export function journalOf(env: Env, arg: string): string {
+  // Resolved as a path, '' would be the current directory.
+  if (arg === '')
+    throw new UsageError(
+      'an empty argument names no job',
+      'Name a job by its id (`taskctl jobs` lists them) or its journal file; is a shell variable unset?',
+    );
   if (pathExists(arg) || !JOB_ID.test(arg)) return arg;
   const path = jobStore(env).locate(arg);
   if (path === undefined)

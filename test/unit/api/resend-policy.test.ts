@@ -128,6 +128,13 @@ describe('formatDuration, as waits are written in traces', () => {
     expect(formatDuration(500)).toBe('0.5s');
     expect(formatDuration(42_000)).toBe('42s');
   });
+
+  it('a time under a tenth of a second (--request-timeout 1ms) is written in milliseconds, never 0s', () => {
+    expect(formatDuration(1)).toBe('1ms');
+    expect(formatDuration(40)).toBe('40ms');
+    expect(formatDuration(300)).toBe('0.3s');
+    expect(formatDuration(0)).toBe('0s');
+  });
 });
 
 /** Every failure the policy names, in its order. */

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { absolutePath, byteSize, jobArgument } from '../../../src/commands/parsers.js';
+import { absolutePath, byteSize, jobArgument, positiveInt } from '../../../src/commands/parsers.js';
 
 describe('byteSize (--max-body)', () => {
   it('reads binary units and plain bytes', () => {
@@ -27,5 +27,15 @@ describe('files a hint names (--journal, --job, resume)', () => {
     const existing = relative(process.cwd(), resolve('package.json'));
     expect(jobArgument(existing)).toBe(resolve('package.json'));
     expect(jobArgument('j-mi3k2x1a7f3q')).toBe('j-mi3k2x1a7f3q');
+  });
+});
+
+describe('positiveInt (--page, --limit, --chunk-size)', () => {
+  it('refuses a number past 2^53 - 1, which would be sent rounded (another page than asked)', () => {
+    expect(positiveInt()('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
+    for (const big of ['9007199254740992', '9007199254740993', '99999999999999999999']) {
+      expect(() => positiveInt()(big), big).toThrow('expected at most 9007199254740991.');
+    }
+    expect(() => positiveInt(100)('101')).toThrow('expected at most 100.');
   });
 });

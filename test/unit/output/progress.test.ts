@@ -109,7 +109,7 @@ describe('live progress (a terminal)', () => {
     );
   });
 
-  it('never draws more lines than the terminal has rows (less one), nor wider than its columns (less one)', () => {
+  it('never draws more lines than the terminal has rows (less one), nor wider than its columns (less three)', () => {
     const stderr = ttyStream(20, 4);
     open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
     let max = 0;
@@ -123,7 +123,7 @@ describe('live progress (a terminal)', () => {
         .text()
         .replace(/\x1b\[\d*[GK]/g, '')
         .split('\n'),
-    ).toEqual([`line 0 ${'x'.repeat(11)}…`, `line 1 ${'x'.repeat(11)}…`, `line 2 ${'x'.repeat(11)}…`]);
+    ).toEqual([`line 0 ${'x'.repeat(9)}…`, `line 1 ${'x'.repeat(9)}…`, `line 2 ${'x'.repeat(9)}…`]);
   });
 
   it('ticks: the frame is asked again on a timer (spinner, elapsed time), and no more once stopped', () => {
@@ -149,6 +149,69 @@ describe('live progress (a terminal)', () => {
       vi.useRealTimers();
     }
   });
+});
+
+/**
+ * The rows a terminal `columns` wide shows after `output`, as xterm draws them: text wraps after the last column only
+ * when one more character comes (the pending wrap), a line feed starts the next row at its first column (the tty's
+ * onlcr), and the cursor moves and line clears the live block writes (CSI G, A, B, K).
+ */
+function screenAfter(output: string, columns: number): string[] {
+  const rows: Array<Array<string | undefined> | undefined> = [];
+  let row = 0;
+  let column = 0;
+  let pending = false;
+  const cells = () => (rows[row] ??= []);
+  for (let at = 0; at < output.length;) {
+    const csi = /^\x1b\[(\d*)([A-Za-z])/.exec(output.slice(at, at + 16));
+    if (csi) {
+      at += csi[0].length;
+      const n = csi[1] === '' ? 0 : Number(csi[1]);
+      if (csi[2] === 'G') column = Math.max(1, n) - 1;
+      else if (csi[2] === 'A') row = Math.max(0, row - Math.max(1, n));
+      else if (csi[2] === 'B') row += Math.max(1, n);
+      else if (csi[2] === 'K') {
+        const line = cells();
+        const [from, to] = n === 0 ? [column, columns] : n === 1 ? [0, column + 1] : [0, columns];
+        for (let k = from; k < to; k++) line[k] = ' ';
+      }
+      pending = false;
+      continue;
+    }
+    const char = String.fromCodePoint(output.codePointAt(at) ?? 32);
+    at += char.length;
+    if (char === '\r' || char === '\n') {
+      if (char === '\n') row++;
+      column = 0;
+      pending = false;
+      continue;
+    }
+    if (pending) [row, column, pending] = [row + 1, 0, false];
+    cells()[column] = char;
+    if (column === columns - 1) pending = true;
+    else column++;
+  }
+  return Array.from(rows, (line) =>
+    Array.from(line ?? [], (cell) => cell ?? ' ')
+      .join('')
+      .trimEnd(),
+  );
+}
+
+describe('live progress ended by Ctrl-C', () => {
+  for (const columns of [40, 60]) {
+    it(`at ${columns} columns the terminal's own ^C echo fits after the widest line, and stop() clears the whole block`, () => {
+      const stderr = ttyStream(columns, 40);
+      open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
+      const width = open.lineWidth() ?? 0;
+      // Lines as their maker fits them (core/follow/display.ts): as wide as the progress allows.
+      open.live(() => ['✓ 4 tasks for 31 items', `⠼ task 121 processing ${'░'.repeat(width)}`, 'x'.repeat(width)]);
+      const drawn = stderr.text();
+      open.stop();
+      const rows = screenAfter(`${drawn}^C${stderr.text().slice(drawn.length)}`, columns);
+      expect(rows.filter((row) => row !== '')).toEqual([]);
+    });
+  }
 });
 
 /** Ctrl-Z and `fg` driven by the test: `suspend()` is the process asked to stop, `resume()` the shell's `fg`. */

@@ -207,6 +207,24 @@ describe('diff of files', () => {
     expect(await runTaskctl(['diff', json, nd])).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
+  it("no result field in common (another service, a renamed field): exit 2 naming each side's, before any output", async () => {
+    const dom = file('dom.ndjson', ndjson([{ target: 'x1', status: 'completed', available: true, error: null }]));
+    const whois = file('whois.ndjson', ndjson([{ target: 'x1', status: 'completed', records: 3, error: null }]));
+    for (const format of ['table', 'csv']) {
+      const result = await runTaskctl(['diff', dom, whois, '-o', format]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `error: no result field in common: ${dom} has available, ${whois} has records`,
+        'Pass --fields status to compare only the statuses, or --fields naming the fields to compare.',
+      ]);
+    }
+    expect(await runTaskctl(['diff', dom, whois, '--fields', 'status'])).toEqual({ code: 0, stdout: '', stderr: '' });
+    // A side with no result field at all (every item failed) is a change of status, compared as before.
+    const failed = file('failed.ndjson', ndjson([{ target: 'x1', status: 'failed', error: 'timeout' }]));
+    expect((await runTaskctl(['diff', dom, failed, '-q'])).code).toBe(15);
+  });
+
   it('stdin is -', async () => {
     const a = file('a.ndjson', ndjson([{ target: 'a', status: 'failed' }]));
     const result = await runTaskctl(['diff', a, '-', '-o', 'tsv'], {

@@ -184,6 +184,20 @@ describe('list --since / --until', () => {
     expect(since.stdout).toBe('3\n2\n');
   });
 
+  it('a date alone is its midnight UTC: --since takes that day on, --until ends before it; a day that is not is exit 2', async () => {
+    const api = mockApi();
+    // 12:00 UTC on 2025-01-15, less 5 minutes, 90 minutes, and 33 hours (2025-01-14T03:00Z).
+    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 33 * 60)], 100);
+    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 33 * 60)], 100);
+    const since = await runTaskctl(['list', '--since', '2025-01-15', '-o', 'tsv', '--columns', 'id'], { api });
+    expect(since.stdout, since.stderr).toBe('3\n2\n');
+    const until = await runTaskctl(['list', '--until', '2025-01-15', '-o', 'tsv', '--columns', 'id'], { api });
+    expect(until.stdout, until.stderr).toBe('1\n');
+    const wrong = await runTaskctl(['list', '--since', '2025-02-30'], { api: mockApi() });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/a date \(2025-01-15, midnight UTC\)/);
+  });
+
   it('refuses a bad duration with exit 2', async () => {
     const result = await runTaskctl(['list', '--since', 'yesterday'], { api: mockApi() });
     expect(result.code).toBe(2);

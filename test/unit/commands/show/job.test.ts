@@ -133,6 +133,24 @@ describe('show --job against a mocked server', () => {
     expect(api.calls).toEqual(['GET /tasks/9', 'GET /tasks/3']);
   });
 
+  it('an empty argument names no job (never the current directory): exit 2 for every --job and resume', async () => {
+    const api = mockApi();
+    for (const args of [
+      ['show', '--job', ''],
+      ['wait', '--job', ''],
+      ['retry', '--job', ''],
+      ['resume', ''],
+    ]) {
+      const result = await runTaskctl(args, { api });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        'error: an empty argument names no job',
+        'Name a job by its id (`taskctl jobs` lists them) or its journal file; is a shell variable unset?',
+      ]);
+    }
+    expect(api.calls).toEqual([]);
+  });
+
   it('a task the service sends without its item results: exit 8 naming it, never an export that looks whole', async () => {
     const path = writeJournal({ items: 3, chunkSize: 2, tasks: [9, 3] });
     for (const format of ['ndjson', 'csv', 'table']) {

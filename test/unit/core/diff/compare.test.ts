@@ -212,6 +212,35 @@ describe('fields', () => {
     expect(chooseFields(a, b, ['error'], p)).toEqual(['error']);
   });
 
+  it('no result field in common while both sides have some: exit 2, the longest lists cut short', () => {
+    const many = Object.fromEntries(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7'].map((name) => [name, 1]));
+    const a = side('a', [{ target: 'a', status: 'completed', available: true, error: null }]);
+    const b = side('b', [{ target: 'a', status: 'completed', error: null, ...many }]);
+    const { printer: p, memory } = printer();
+    expect(() => chooseFields(a, b, undefined, p)).toThrow(
+      'no result field in common: a has available, b has r1, r2, r3, r4, r5 and 2 more',
+    );
+    expect(memory.stderr.text()).toBe('');
+    expect(chooseFields(a, b, ['status'], p)).toEqual(['status']);
+    // One side without results (every item failed, or no items): its statuses are still compared.
+    const none = side('c', [{ target: 'a', status: 'failed', error: 'x' }]);
+    expect(chooseFields(a, none, undefined, p)).toEqual(['status']);
+    expect(() => chooseFields(a, side('d', []), undefined, p)).not.toThrow();
+  });
+
+  it('--fields naming a field one side lacks while it has other results (a renamed field): exit 2', () => {
+    const a = side('last', [{ target: 'a', status: 'completed', available: true, error: null }]);
+    const b = side('tonight', [{ target: 'a', status: 'completed', is_available: true, error: null }]);
+    const { printer: p, memory } = printer();
+    expect(() => chooseFields(a, b, ['status', 'available'], p)).toThrow(
+      '"available" is only in last: tonight has is_available',
+    );
+    // A side with no results at all (every item failed): the field is skipped with a warning, statuses compared.
+    const failed = side('failed', [{ target: 'a', status: 'failed', error: 'x' }]);
+    expect(chooseFields(a, failed, ['status', 'available'], p)).toEqual(['status']);
+    expect(memory.stderr.text()).toBe('warning: "available" is only in last: not compared\n');
+  });
+
   it('--fields naming a field neither side has is exit 2, listing the fields', () => {
     const a = side('a', [{ target: 'a', status: 'completed' }]);
     const b = side('b', [{ target: 'a', status: 'completed' }]);
