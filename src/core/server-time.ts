@@ -153,20 +153,24 @@ export function inWindow(createdAt: string, window: ServerWindow): boolean {
   return parsed.ms >= window.from && parsed.ms <= window.to;
 }
 
-/** A `Date` header's resolution: whole seconds. */
-const DATE_RESOLUTION_MS = 1000;
+/**
+ * How much earlier than a Date received before the send a `created_at` must read to be judged older than the request:
+ * it catches a task from an earlier run (minutes or hours old), never a create whose two stamps come from two clocks of
+ * one service (a gateway or another node writes Date, the database writes created_at, seconds apart).
+ */
+const STAMPED_BEFORE_MARGIN_MS = 120_000;
 
 /**
- * Whether a task stamped `createdAt` was made before a request left, told on the server's own clock: `dateBefore` is
+ * Whether a task stamped `createdAt` was made before a request left, told on the service's own clocks: `dateBefore` is
  * a `Date` header received before the request was sent, so the request was processed no earlier. Only when clearly
- * before it: by more than the Date's whole second and the timestamp's resolution (1 s unless it shows a finer
- * fraction), so a skewed clock (no offset is used) or a coarse one is never taken for an old task. No Date, or a time
- * that cannot be read: never.
+ * before it: by more than STAMPED_BEFORE_MARGIN_MS and the timestamp's resolution (1 s unless it shows a finer
+ * fraction), so neither a skewed local clock (no offset is used), a coarse one, nor a service whose Date and
+ * created_at come from different machines is taken for an old task. No Date, or a time that cannot be read: never.
  */
 export function stampedBefore(createdAt: string, dateBefore: number | undefined): boolean {
   if (dateBefore === undefined) return false;
   const parsed = parseTimestamp(createdAt);
-  return parsed !== undefined && parsed.ms < dateBefore - DATE_RESOLUTION_MS - parsed.resolutionMs;
+  return parsed !== undefined && parsed.ms < dateBefore - STAMPED_BEFORE_MARGIN_MS - parsed.resolutionMs;
 }
 
 /** Below this, a server clock is taken as this one's: Date headers give whole seconds, so closer is noise. */

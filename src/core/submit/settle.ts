@@ -247,6 +247,8 @@ async function settleByScan(
       exclude,
       entry,
       resend: { landsUntil: send.settle_after, job },
+      // Named candidates stand until the user answers: `--resend` is that answer.
+      ...(!chunk.resendAsked && { named: [...named] }),
       horizon,
     }),
   );
