@@ -34,7 +34,7 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}
  * An ISO 8601 timestamp in the forms servers use: whole seconds, milliseconds, microseconds (or nanoseconds), `Z` or a
  * numeric offset (`+00:00`, `+0200`). Undefined for anything else (such a task is never judged by its time).
  */
-export function parseTimestamp(text: string): ParsedTimestamp | undefined {
+export function parseTimestampWithResolution(text: string): ParsedTimestamp | undefined {
   const match = ISO.exec(text.trim());
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s, fraction = '', zulu, sign, oh = '0', om = '0'] = match;
@@ -81,7 +81,7 @@ export class ServerClock {
 
   /** A task listed in an answer received at `receivedAt`: it existed by then. */
   noteSeen(createdAt: string, receivedAt: number): void {
-    const parsed = parseTimestamp(createdAt);
+    const parsed = parseTimestampWithResolution(createdAt);
     if (!parsed) return;
     this.noteResolution(parsed);
     this.narrow(parsed.ms - this.resolution - receivedAt, Number.POSITIVE_INFINITY);
@@ -89,7 +89,7 @@ export class ServerClock {
 
   /** A task created by a request sent at `sentAt` and answered at `receivedAt`: it was stamped in between. */
   noteCreated(createdAt: string, sentAt: number, receivedAt: number): void {
-    const parsed = parseTimestamp(createdAt);
+    const parsed = parseTimestampWithResolution(createdAt);
     if (!parsed) return;
     this.noteResolution(parsed);
     this.narrow(parsed.ms - this.resolution - receivedAt, parsed.ms + this.resolution - sentAt);
@@ -148,7 +148,7 @@ export class ServerClock {
 
 /** Whether a `created_at` text lies in the window; an unreadable one always does (never guess "too old"). */
 export function inWindow(createdAt: string, window: ServerWindow): boolean {
-  const parsed = parseTimestamp(createdAt);
+  const parsed = parseTimestampWithResolution(createdAt);
   if (!parsed) return true;
   return parsed.ms >= window.from && parsed.ms <= window.to;
 }
@@ -169,7 +169,7 @@ const STAMPED_BEFORE_MARGIN_MS = 120_000;
  */
 export function stampedBefore(createdAt: string, dateBefore: number | undefined): boolean {
   if (dateBefore === undefined) return false;
-  const parsed = parseTimestamp(createdAt);
+  const parsed = parseTimestampWithResolution(createdAt);
   return parsed !== undefined && parsed.ms < dateBefore - STAMPED_BEFORE_MARGIN_MS - parsed.resolutionMs;
 }
 

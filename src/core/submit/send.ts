@@ -324,11 +324,15 @@ function foreignAnswer(
   return undefined;
 }
 
-/** Settles the entry with the task its answer named; why not, when another run of this machine names that task. */
+/** Settles the entry with the task its answer named; why not, when another entry of this machine's ledger names it. */
 function ownedElsewhere(state: SendState, entry: LedgerEntry | undefined, id: number): Foreign | undefined {
-  return state.local.settleOwn(entry, id)
-    ? undefined
-    : { why: `task ${id}, which another taskctl run on this machine created`, candidate: false };
+  const owner = state.local.settleOwn(entry, id);
+  if (owner === undefined) return undefined;
+  const whose =
+    owner === 'this run'
+      ? 'another request of this run was answered with'
+      : 'another taskctl run on this machine created';
+  return { why: `task ${id}, which ${whose}`, candidate: false };
 }
 
 /** A create whose outcome is unknown: a failure that may follow its landing, or an answer that is not its task. */
