@@ -209,6 +209,25 @@ describe('a create answered with a task that cannot be this request’s: reconci
       },
     );
 
+    it('the list then proves it is this request’s (the service’s clock stepped back): recovered, in words that name it', async () => {
+      const api = mockApi();
+      replyServices(api);
+      const stamped = iso(T0 - 3_600_000);
+      api.reply('GET', /^\/tasks\?/, 200, page([]), { headers: { date: httpDate(T0) } });
+      api.reply('POST', '/tasks', 201, created({ id: 1, created_at: stamped }));
+      const listed = { ...candidate, id: 1, created_at: stamped };
+      api.reply('GET', /^\/tasks\?/, 200, page([listed]), { times: 200, headers: { date: httpDate(T0 - 3_600_000) } });
+      api.reply('GET', '/tasks/1', 200, withItems(1, ['a.com'], { created_at: stamped }), { times: 20 });
+      api.allowUnused();
+      const result = await runTaskctl(['create', S, 'a.com', '-q'], { api });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim()).toBe('1');
+      expect(result.stderr).toContain(
+        'recovered: task 1 was created by this request (the response named it, though its created_at read as before the request was sent;',
+      );
+      expect(result.stderr).not.toContain('the response named another task');
+    });
+
     it('such a task whose items match is the chunk’s candidate: the job keeps it, and resume offers it, never sends again', async () => {
       const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
       try {
