@@ -123,14 +123,10 @@ function commanderWords(text: string, path: string): string {
     const { name, value } = flagParts(m[1] ?? '');
     return say(`${name} needs a value: ${value}`);
   }
-  if ((m = /^error: option '(.*)' argument '(.*)' is invalid\. (.*)/s.exec(text))) {
-    const { name } = flagParts(m[1] ?? '');
-    const choices = /^Allowed choices are (.*)\.\n?$/.exec(m[3] ?? '')?.[1];
-    const why = choices === undefined ? (m[3] ?? '').trim() : `should be one of ${orList(choices.split(', '))}`;
-    return say(`${name} ${quoted(m[2] ?? '')}: ${why}`);
-  }
+  if ((m = /^error: option '(.*)' argument '(.*)' is invalid\. (.*)/s.exec(text)))
+    return say(`${flagParts(m[1] ?? '').name} ${quoted(m[2] ?? '')}: ${invalidWhy(m[3] ?? '')}`);
   if ((m = /^error: command-argument value '(.*)' is invalid for argument '(.*)'\. (.*)/s.exec(text)))
-    return say(`<${m[2] ?? ''}> ${quoted(m[1] ?? '')}: ${(m[3] ?? '').trim()}`);
+    return say(`<${m[2] ?? ''}> ${quoted(m[1] ?? '')}: ${invalidWhy(m[3] ?? '')}`);
   if ((m = /^error: too many arguments.*Expected (\d+) arguments? but got (\d+)\./.exec(text))) {
     const expected = Number(m[1]);
     const takes = expected === 0 ? 'no arguments' : `at most ${expected} argument${expected === 1 ? '' : 's'}`;
@@ -138,11 +134,13 @@ function commanderWords(text: string, path: string): string {
   }
   if ((m = /^error: missing required argument '(.*)'/.exec(text)))
     return say(`${path} needs its <${m[1] ?? ''}> argument`);
-  if ((m = /^error: required option '(.*)' not specified/.exec(text)))
-    return say(`${path} needs ${flagParts(m[1] ?? '').value}`);
-  if (/^error: option '.*' cannot be used with /.test(text))
-    return text.replace(/option '([^']*)'/g, (_, flags: string) => flagParts(flags).name);
   return text;
+}
+
+/** Why a value was refused: commander's `Allowed choices are a, b, c.` as `should be one of a, b or c`, else its words. */
+function invalidWhy(text: string): string {
+  const choices = /^Allowed choices are (.*)\.\n?$/.exec(text)?.[1];
+  return choices === undefined ? text.trim() : `should be one of ${orList(choices.split(', '))}`;
 }
 
 /**

@@ -34,7 +34,7 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}
  * An ISO 8601 timestamp in the forms servers use: whole seconds, milliseconds, microseconds (or nanoseconds), `Z` or a
  * numeric offset (`+00:00`, `+0200`). Undefined for anything else (such a task is never judged by its time).
  */
-export function parseTimestamp(text: string): ParsedTimestamp | undefined {
+export function parseTimestampWithResolution(text: string): ParsedTimestamp | undefined {
   const match = ISO.exec(text.trim());
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s, fraction = '', zulu, sign, oh = '0', om = '0'] = match;
@@ -81,7 +81,7 @@ export class ServerClock {
 
   /** A task listed in an answer received at `receivedAt`: it existed by then. */
   noteSeen(createdAt: string, receivedAt: number): void {
-    const parsed = parseTimestamp(createdAt);
+    const parsed = parseTimestampWithResolution(createdAt);
     if (!parsed) return;
     this.noteResolution(parsed);
     this.narrow(parsed.ms - this.resolution - receivedAt, Number.POSITIVE_INFINITY);
@@ -89,7 +89,7 @@ export class ServerClock {
 
   /** A task created by a request sent at `sentAt` and answered at `receivedAt`: it was stamped in between. */
   noteCreated(createdAt: string, sentAt: number, receivedAt: number): void {
-    const parsed = parseTimestamp(createdAt);
+    const parsed = parseTimestampWithResolution(createdAt);
     if (!parsed) return;
     this.noteResolution(parsed);
     this.narrow(parsed.ms - this.resolution - receivedAt, parsed.ms + this.resolution - sentAt);
@@ -148,25 +148,29 @@ export class ServerClock {
 
 /** Whether a `created_at` text lies in the window; an unreadable one always does (never guess "too old"). */
 export function inWindow(createdAt: string, window: ServerWindow): boolean {
-  const parsed = parseTimestamp(createdAt);
+  const parsed = parseTimestampWithResolution(createdAt);
   if (!parsed) return true;
   return parsed.ms >= window.from && parsed.ms <= window.to;
 }
 
-/** A `Date` header's resolution: whole seconds. */
-const DATE_RESOLUTION_MS = 1000;
+/**
+ * How much earlier than a Date received before the send a `created_at` must read to be judged older than the request:
+ * it catches a task from an earlier run (minutes or hours old), never a create whose two stamps come from two clocks of
+ * one service (a gateway or another node writes Date, the database writes created_at, seconds apart).
+ */
+const STAMPED_BEFORE_MARGIN_MS = 120_000;
 
 /**
- * Whether a task stamped `createdAt` was made before a request left, told on the server's own clock: `dateBefore` is
+ * Whether a task stamped `createdAt` was made before a request left, told on the service's own clocks: `dateBefore` is
  * a `Date` header received before the request was sent, so the request was processed no earlier. Only when clearly
- * before it: by more than the Date's whole second and the timestamp's resolution (1 s unless it shows a finer
- * fraction), so a skewed clock (no offset is used) or a coarse one is never taken for an old task. No Date, or a time
- * that cannot be read: never.
+ * before it: by more than STAMPED_BEFORE_MARGIN_MS and the timestamp's resolution (1 s unless it shows a finer
+ * fraction), so neither a skewed local clock (no offset is used), a coarse one, nor a service whose Date and
+ * created_at come from different machines is taken for an old task. No Date, or a time that cannot be read: never.
  */
 export function stampedBefore(createdAt: string, dateBefore: number | undefined): boolean {
   if (dateBefore === undefined) return false;
-  const parsed = parseTimestamp(createdAt);
-  return parsed !== undefined && parsed.ms < dateBefore - DATE_RESOLUTION_MS - parsed.resolutionMs;
+  const parsed = parseTimestampWithResolution(createdAt);
+  return parsed !== undefined && parsed.ms < dateBefore - STAMPED_BEFORE_MARGIN_MS - parsed.resolutionMs;
 }
 
 /** Below this, a server clock is taken as this one's: Date headers give whole seconds, so closer is noise. */

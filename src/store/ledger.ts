@@ -201,7 +201,10 @@ export class CreateLedger {
     };
   }
 
-  /** The request's answer named its task: the task is this entry's from now on. */
+  /**
+   * The task is this entry's from now on, no other entry checked (`resume --adopt` of a chunk with no send on record;
+   * an answer, and an adoption with one, take it with `claim`).
+   */
   settle(id: string, taskId: number): void {
     this.change(id, (entry) => ({ ...entry, state: 'created', taskId, expiresAt: this.now() + CLAIM_KEEP_MS }));
   }

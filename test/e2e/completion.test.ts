@@ -112,7 +112,7 @@ describe('taskctl completion SHELL', () => {
   it('refuses an unknown shell with a usage error', async () => {
     const result = await world.inProcess(['completion', 'powershell']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/bash, zsh, fish/);
+    expect(result.stderr).toMatch(/should be one of bash, zsh or fish/);
   });
 });
 

@@ -37,8 +37,8 @@ type AccountContext = Pick<Store, 'cache' | 'config'> & Pick<Runtime, 'env' | 'c
 
 /**
  * The one refusal of a job read or continued as another account (exit 2), whatever the command: what differs, that
- * nothing was sent, and the way back (the job's profile when one on this machine holds its account). `name` and
- * `command` as for `jobAccountMismatch`.
+ * nothing was sent (only for a command that sends, `command` given: one that reads never could), and the way back
+ * (the job's profile when one on this machine holds its account). `name` and `command` as for `jobAccountMismatch`.
  */
 export async function requireJobAccount(
   ctx: AccountContext,
@@ -50,7 +50,7 @@ export async function requireJobAccount(
   const other = await jobAccountMismatch(ctx, api, state, name, command);
   if (other === undefined) return;
   throw new UsageError(
-    `job ${name} belongs to another ${other.otherService ? 'service' : 'account'}: ${other.what}; nothing was sent`,
+    `job ${name} belongs to another ${other.otherService ? 'service' : 'account'}: ${other.what}${command === undefined ? '' : '; nothing was sent'}`,
     other.hint,
   );
 }

@@ -9,7 +9,7 @@ import { chunkItems, type JobState, type SendRecord } from '../submit/journal-re
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
-import { parseTimestamp } from '../server-time.js';
+import { parseTimestampWithResolution } from '../server-time.js';
 
 /**
  * How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at` and the send
@@ -122,7 +122,7 @@ export function chunkTaskProblem(
 function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: Task): boolean {
   if (sent.before.includes(task.id)) return true;
   if (sent.offset === undefined && sent.answered) return false;
-  const created = parseTimestamp(task.created_at);
+  const created = parseTimestampWithResolution(task.created_at);
   const earliest =
     sent.offset === undefined ? sent.at - CLOCK_SKEW_ALLOWANCE_MS : sent.at + sent.offset - KNOWN_OFFSET_MARGIN_MS;
   return created !== undefined && created.ms < earliest;

@@ -34,8 +34,8 @@ export interface JournaledJob {
 }
 
 /**
- * Reads the job in `file`: exit 2 when there is no file or no job in it, or when it belongs to another server or
- * account than the current ones (as `resume` refuses it).
+ * Reads the job in `file`: exit 2 when there is no file or no job in it, or when it belongs to another service (base
+ * URL) or account than the current ones (as `resume` refuses it).
  */
 export async function readJob(
   ctx: Pick<Output, 'printer'> &

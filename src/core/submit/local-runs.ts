@@ -97,6 +97,10 @@ export class LocalCreates {
     this.settle(entry, taskId);
   }
 
+  private settle(entry: LedgerEntry | undefined, taskId: number): void {
+    if (entry) this.attempt(() => this.ledger?.settle(entry.id, taskId));
+  }
+
   /**
    * Before a `--reuse-window` lookup (every `retry`): a live run of this machine whose request for the same items is
    * out, or about to be (reserved, its own lookup under way), may make the very task this one would reuse. Waits,
@@ -138,18 +142,17 @@ export class LocalCreates {
   }
 
   /**
-   * A create's answer named its task: the entry takes it in one locked step (store/ledger.ts `claim`). False when
-   * another entry of this account names it (that run's task). Without an entry, or a ledger, nothing refuses it.
+   * A create's answer named its task: the entry takes it in one locked step (store/ledger.ts `claim`). Undefined when
+   * taken; else whose entry names it already: another request of this run (an entry it took over, or wrote) or
+   * another run's. Without an entry, or a ledger, nothing refuses it.
    */
-  settleOwn(entry: LedgerEntry | undefined, taskId: number): boolean {
+  settleOwn(entry: LedgerEntry | undefined, taskId: number): 'this run' | 'another run' | undefined {
     const ledger = this.ledger;
-    if (!entry || !ledger) return true;
+    if (!entry || !ledger) return undefined;
     // Only a claim refuses a task the service answered with: an identical request still out cannot have made it.
-    return this.attempt(() => ledger.claim(entry, taskId, () => false))?.ok ?? true;
-  }
-
-  settle(entry: LedgerEntry | undefined, taskId: number): void {
-    if (entry) this.attempt(() => this.ledger?.settle(entry.id, taskId));
+    const claim = this.attempt(() => ledger.claim(entry, taskId, () => false));
+    if (claim === undefined || claim.ok) return undefined;
+    return claim.by.run === ledger.run ? 'this run' : 'another run';
   }
 
   unknown(entry: LedgerEntry | undefined, closedAt?: number): void {

@@ -31,6 +31,11 @@ export interface LostRequest {
    * entries go). Without it (a lost answer of this run), no task is unsure: the run cannot prove it never landed.
    */
   resend?: { landsUntil: number; job: LedgerJob };
+  /**
+   * Candidates an earlier exit 9 named for this request, the user not having answered (`--adopt`, `--resend`): while
+   * any is named, the outcome is never "not created" (the answered task stamped before its send lies outside the window).
+   */
+  named?: readonly number[];
   /** Told when a horizon is set (the first, and the deadline's when it is checked again): until when it scans. */
   horizon?: (until: number, late: boolean) => void;
 }
@@ -60,6 +65,11 @@ export async function askLost(
   const landsUntil = lost.resend?.landsUntil;
   if (verdict.kind === 'none' && landsUntil !== undefined && landsUntil > lost.failedAtMs) {
     verdict = await scanTo(ctx, reader, state, lost, landsUntil, true);
+  }
+  if (verdict.kind === 'none' && lost.named !== undefined && lost.named.length > 0) {
+    const ids = [...lost.named];
+    const why = `no task of its request was found in the window in which it could have been processed, but ${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}, named when it stopped, may be it`;
+    verdict = { kind: 'unsure', ids, why, readToTheEnd: true };
   }
   if (verdict.kind === 'found') return verdict; // claimed in the ledger by the reconciliation (LocalRuns.claim)
   if (verdict.kind === 'none' && lost.resend) {

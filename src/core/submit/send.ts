@@ -273,14 +273,20 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
   // Else the entry takes the task in one locked step, refused when another run of this machine names it.
   const foreign = foreignAnswer(task, chunk, posting, served?.date) ?? ownedElsewhere(state, entry, task.id);
   if (foreign !== undefined) {
-    const message = `POST /tasks may have created a task (the service answered the create with ${foreign})`;
+    const message = `POST /tasks may have created a task (the service answered the create with ${foreign.why})`;
     return reconcileLost(ctx, api, chunk, posting, {
       ...{ entry, message, sentAtMs: sendingAt },
-      ...{ answered: true, named: true },
+      ...{ answered: true, named: { id: task.id, candidate: foreign.candidate } },
     });
   }
   state.serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
   return { task, how: 'created', items: items.length };
+}
+
+/** Why an answer is not believed; `candidate`: only its time speaks against it, so exit 9 names it to look at. */
+interface Foreign {
+  why: string;
+  candidate: boolean;
 }
 
 /**
@@ -296,25 +302,37 @@ function foreignAnswer(
   { service, items }: Chunk,
   { before, exclude }: Pick<Posting, 'before' | 'exclude'>,
   dateBefore: number | undefined,
-): string | undefined {
+): Foreign | undefined {
   const { id } = task;
+  const proven = (why: string) => ({ why, candidate: false });
   if (task.service !== service || task.total_items > items.length) {
-    return `task ${id} of ${task.service} for ${counted(task.total_items, 'item')}, not this request's ${counted(items.length, 'item')} of ${service}`;
+    return proven(
+      `task ${id} of ${task.service} for ${counted(task.total_items, 'item')}, not this request's ${counted(items.length, 'item')} of ${service}`,
+    );
   }
-  if (exclude.has(id)) return `task ${id}, which another chunk of this job already has`;
+  if (exclude.has(id)) return proven(`task ${id}, which another chunk of this job already has`);
   if (before.ids.has(id) || before.listed?.has(id))
-    return `task ${id}, which the task list showed before this request was sent`;
-  if (stampedBefore(task.created_at, dateBefore))
-    return `task ${id}, created ${task.created_at}, before this request was sent (the service's clock had read ${new Date(dateBefore ?? 0).toISOString()} by then)`;
+    return proven(`task ${id}, which the task list showed before this request was sent`);
   const listed = task.items?.map((item) => item.target);
-  if (listed !== undefined && listed.length > 0 && !multisetWithin(listed, items))
-    return `task ${id}, which holds other items than were sent`;
+  const otherItems = listed !== undefined && listed.length > 0 && !multisetWithin(listed, items);
+  if (stampedBefore(task.created_at, dateBefore))
+    return {
+      why: `task ${id}, created ${task.created_at}, before this request was sent (the service's clock had read ${new Date(dateBefore ?? 0).toISOString()} by then)`,
+      candidate: !otherItems && task.total_items === items.length,
+    };
+  if (otherItems) return proven(`task ${id}, which holds other items than were sent`);
   return undefined;
 }
 
-/** Settles the entry with the task its answer named; why not, when another run of this machine names that task. */
-function ownedElsewhere(state: SendState, entry: LedgerEntry | undefined, id: number): string | undefined {
-  return state.local.settleOwn(entry, id) ? undefined : `task ${id}, which another taskctl run on this machine created`;
+/** Settles the entry with the task its answer named; why not, when another entry of this machine's ledger names it. */
+function ownedElsewhere(state: SendState, entry: LedgerEntry | undefined, id: number): Foreign | undefined {
+  const owner = state.local.settleOwn(entry, id);
+  if (owner === undefined) return undefined;
+  const whose =
+    owner === 'this run'
+      ? 'another request of this run was answered with'
+      : 'another taskctl run on this machine created';
+  return { why: `task ${id}, which ${whose}`, candidate: false };
 }
 
 /** A create whose outcome is unknown: a failure that may follow its landing, or an answer that is not its task. */
@@ -326,8 +344,8 @@ interface LostAnswer {
   sentAtMs: number;
   /** A status line came back: the request's processing had ended by then, and its window closes. */
   answered: boolean;
-  /** The answer named a task that cannot be this request's. */
-  named?: boolean;
+  /** The answer named a task that cannot be this request's; `candidate`: only its time speaks against it. */
+  named?: { id: number; candidate: boolean };
 }
 
 /** After an ambiguous failure: find the task the request made, or say that it cannot be known (exit 9). */
@@ -366,15 +384,37 @@ async function reconcileLost(
     });
   if (verdict.kind === 'found') {
     ctx.printer.warn(
-      `recovered: task ${verdict.task.id} was created by this request (${lost.named ? 'the response named another task' : 'the response was lost'}; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
+      `recovered: task ${verdict.task.id} was created by this request (${answerWas(lost.named, verdict.task.id)}; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
     );
     return { task: verdict.task, how: 'recovered', items: items.length };
   }
   const sentAt = new Date(sentAtMs).toISOString();
-  const { ids, why } = verdict.kind === 'unsure' ? verdict : { ids: [], why: '' };
+  const { ids, why } = withNamed(verdict.kind === 'unsure' ? verdict : { ids: [], why: '', readToTheEnd: true }, lost);
   throw new CreateUnknownError(
     `the create request may have created a task, and ${why}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
     inspectHint(service, ids),
     ids,
   );
+}
+
+/** What the answer was, for the "recovered" warning: lost, another task's, or this very task judged by its time. */
+function answerWas(named: LostAnswer['named'], found: number): string {
+  if (named === undefined) return 'the response was lost';
+  return named.id === found
+    ? 'the response named it, though its created_at read as before the request was sent'
+    : 'the response named another task';
+}
+
+/**
+ * The answered task joins the candidates when only its time spoke against it: exit 9 names it (and a job's journal
+ * keeps it), so the hint offers it and a later `resume` never takes the chunk as not created without the user's word.
+ */
+function withNamed(
+  verdict: { ids: number[]; why: string; readToTheEnd: boolean },
+  { named }: LostAnswer,
+): { ids: number[]; why: string } {
+  if (!named?.candidate || verdict.ids.includes(named.id)) return verdict;
+  const why = `task ${named.id}, which the service answered with, holds its items but was stamped before it was sent, so it may be an earlier identical task`;
+  const ids = [...verdict.ids, named.id].sort((a, b) => a - b);
+  return { ids, why: verdict.ids.length === 0 && verdict.readToTheEnd ? why : `${verdict.why}; ${why}` };
 }

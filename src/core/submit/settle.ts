@@ -123,11 +123,10 @@ async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt
     }
     // Read, so that the job's cost counts it and a task that cannot be this chunk's is refused (a typo in the id).
     const task = await api.getTask(id);
-    const refusal = await adoptRefusal(ctx, state, doubt, { chunk, task });
+    const refusal = (await adoptRefusal(ctx, doubt, { chunk, task })) ?? claimRefusal(state, doubt, chunk, id);
     if (refusal !== undefined)
       throw new UsageError(`--adopt ${text}: ${refusal}`, 'Check the candidates the job named: taskctl show ID');
     journal.adopted(chunk, task);
-    state.local.settleJob({ journal: journal.id, chunk }, id);
     (state.settled ??= []).push(task);
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
   }
@@ -135,12 +134,10 @@ async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt
 
 /**
  * Why `task` cannot be `chunk`'s, if it cannot: another service, another number of items, other items (when the
- * service listed them all), a task another job of this machine names (its journal), or one another taskctl run on this
- * machine claimed (the ledger).
+ * service listed them all), or a task another job of this machine names (its journal).
  */
 async function adoptRefusal(
   ctx: Pick<Runtime, 'env'>,
-  state: SendState,
   { journal, items }: InDoubt,
   { chunk, task }: { chunk: number; task: Task },
 ): Promise<string | undefined> {
@@ -156,12 +153,28 @@ async function adoptRefusal(
     return `task ${id} holds other items than chunk ${chunk}`;
   const other = await otherJobNaming(ctx, journal.id, id);
   if (other) return `task ${id} is chunk ${other.chunk} of job ${other.job}`;
-  if (mine && send) {
-    const entry = state.local.takeOver({ journal: journal.id, chunk }, service, mine, send.sent_at);
-    // Taken in the same locked step that finds no other run naming it (the last check: the adoption follows).
-    if (!state.local.settleOwn(entry, id)) return `task ${id} was created by another taskctl run on this machine`;
-  }
   return undefined;
+}
+
+/**
+ * The last check, and the adoption's one ledger write: the chunk's entry takes the task in the same locked step that
+ * finds no other taskctl run of this machine naming it; why not, when one does. A chunk with no send on record (or
+ * no items) has no request to speak for: whatever entry it has is settled with the task.
+ */
+function claimRefusal(state: SendState, { journal, items }: InDoubt, chunk: number, id: number): string | undefined {
+  const job = { journal: journal.id, chunk };
+  const send = journal.state.chunks.get(chunk)?.send;
+  const mine = items.get(chunk);
+  if (!mine || !send) {
+    state.local.settleJob(job, id);
+    return undefined;
+  }
+  const entry = state.local.takeOver(job, journal.state.job.service, mine, send.sent_at);
+  const owner = state.local.settleOwn(entry, id);
+  if (owner === undefined) return undefined;
+  return owner === 'this run'
+    ? `task ${id} is another request's of this run`
+    : `task ${id} was created by another taskctl run on this machine`;
 }
 
 /** Whether the task's items (when the service listed them all) have the digest of a chunk's (when known). */
@@ -247,6 +260,8 @@ async function settleByScan(
       exclude,
       entry,
       resend: { landsUntil: send.settle_after, job },
+      // Named candidates stand until the user answers: `--resend` is that answer.
+      ...(!chunk.resendAsked && { named: [...named] }),
       horizon,
     }),
   );

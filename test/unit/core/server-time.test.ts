@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ANSWERED_MARGIN_MS,
   inWindow,
-  parseTimestamp,
+  parseTimestampWithResolution,
   ServerClock,
   stampedBefore,
   UNKNOWN_OFFSET_MS,
@@ -11,7 +11,7 @@ import {
 // T0 (12:00:00.000Z) is the local clock's "now" in these tests.
 import { T0 } from '../clock.js';
 
-describe('parseTimestamp', () => {
+describe('parseTimestampWithResolution', () => {
   it.each([
     ['2025-01-15T12:00:00Z', T0, 1000],
     ['2025-01-15T12:00:00.900Z', T0 + 900, 100],
@@ -26,13 +26,13 @@ describe('parseTimestamp', () => {
     ['2025-01-15T07:30:00-0430', T0, 1000],
     ['2025-01-15 12:00:00Z', T0, 1000],
   ])('%s → ms and the resolution it shows', (text, ms, resolutionMs) => {
-    expect(parseTimestamp(text)).toEqual({ ms, resolutionMs });
+    expect(parseTimestampWithResolution(text)).toEqual({ ms, resolutionMs });
   });
 
   it.each(['', 'yesterday', '2025-01-15', '2025-01-15T12:00:00', '2026-13-25T12:00:00Z', '2025-01-15T25:00:00Z'])(
     'refuses %j (no zone, no time, out of range)',
     (text) => {
-      expect(parseTimestamp(text)).toBeUndefined();
+      expect(parseTimestampWithResolution(text)).toBeUndefined();
     },
   );
 });
@@ -113,16 +113,19 @@ describe('ServerClock', () => {
 
 describe('stampedBefore: a created_at clearly before a Date received before the send', () => {
   const date = T0 + 10_000; // 12:00:10 on the server's clock
-  it('whole seconds: more than the Date’s second and the timestamp’s second before it, never less', () => {
-    expect(stampedBefore('2025-01-15T12:00:07Z', date)).toBe(true);
-    expect(stampedBefore('2025-01-15T12:00:08Z', date)).toBe(false);
-    expect(stampedBefore('2025-01-15T12:00:09Z', date)).toBe(false);
+  it('whole seconds: more than 2 minutes and the timestamp’s second before it, never less', () => {
+    expect(stampedBefore('2025-01-15T11:58:08Z', date)).toBe(true);
+    expect(stampedBefore('2025-01-15T11:58:09Z', date)).toBe(false);
     expect(stampedBefore('2025-01-15T11:00:00.000+00:00', date)).toBe(true);
   });
-  it('a finer timestamp narrows the margin to the Date’s second and its own resolution', () => {
-    // `.95`, `.99`: 10 ms resolution, so before 12:00:08.990.
-    expect(stampedBefore('2025-01-15T12:00:08.95Z', date)).toBe(true);
-    expect(stampedBefore('2025-01-15T12:00:08.99Z', date)).toBe(false);
+  it('Date and created_at from two clocks of one service, seconds apart: never', () => {
+    expect(stampedBefore('2025-01-15T12:00:05Z', date)).toBe(false);
+    expect(stampedBefore('2025-01-15T11:58:40.123Z', date)).toBe(false);
+  });
+  it('a finer timestamp narrows the margin to 2 minutes and its own resolution', () => {
+    // `.95`, `.99`: 10 ms resolution, so before 11:58:09.990.
+    expect(stampedBefore('2025-01-15T11:58:09.95Z', date)).toBe(true);
+    expect(stampedBefore('2025-01-15T11:58:09.99Z', date)).toBe(false);
   });
   it('no Date seen, or a time that cannot be read: never', () => {
     expect(stampedBefore('2025-01-15T11:00:00Z', undefined)).toBe(false);

@@ -190,11 +190,8 @@ describe('a create answered with a task that cannot be this request’s: reconci
     const httpDate = (ms: number) => new Date(ms).toUTCString();
     const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
-    it.each([
-      ['an hour', 3_600_000],
-      ['3 s', 3_000],
-    ])(
-      'the listing before the POST failed, and the answer is a task stamped %s before: exit 9, never reported or sent again',
+    it.each([['an hour', 3_600_000]])(
+      'the listing before the POST failed, and the answer is a task stamped %s before: exit 9 naming it, never reported or sent again',
       async (_, age) => {
         const api = mockApi();
         replyServices(api);
@@ -208,6 +205,68 @@ describe('a create answered with a task that cannot be this request’s: reconci
         expect(result.stderr).toContain(
           `the service answered the create with task 1, created ${iso(T0 - age)}, before this request was sent (the service's clock had read 2025-01-15T12:00:00.000Z by then)`,
         );
+        expect(posts(api)).toBe(1);
+      },
+    );
+
+    it('the list then proves it is this request’s (the service’s clock stepped back): recovered, in words that name it', async () => {
+      const api = mockApi();
+      replyServices(api);
+      const stamped = iso(T0 - 3_600_000);
+      api.reply('GET', /^\/tasks\?/, 200, page([]), { headers: { date: httpDate(T0) } });
+      api.reply('POST', '/tasks', 201, created({ id: 1, created_at: stamped }));
+      const listed = { ...candidate, id: 1, created_at: stamped };
+      api.reply('GET', /^\/tasks\?/, 200, page([listed]), { times: 200, headers: { date: httpDate(T0 - 3_600_000) } });
+      api.reply('GET', '/tasks/1', 200, withItems(1, ['a.com'], { created_at: stamped }), { times: 20 });
+      api.allowUnused();
+      const result = await runTaskctl(['create', S, 'a.com', '-q'], { api });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim()).toBe('1');
+      expect(result.stderr).toContain(
+        'recovered: task 1 was created by this request (the response named it, though its created_at read as before the request was sent;',
+      );
+      expect(result.stderr).not.toContain('the response named another task');
+    });
+
+    it('such a task whose items match is the chunk’s candidate: the job keeps it, and resume offers it, never sends again', async () => {
+      const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
+      try {
+        const api = mockApi();
+        replyServices(api);
+        api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 200, headers: { date: httpDate(T0) } });
+        api.reply('POST', '/tasks', 201, created({ id: 1, created_at: iso(T0 - 3_600_000) }));
+        api.allowUnused();
+        const result = await runTaskctl(['create', S, 'a.com', '-q'], { api, home });
+        expect(result.code, result.stderr).toBe(9);
+        expect(result.stderr).toContain('task 1, which the service answered with, holds its items');
+        const job = /taskctl resume (j-\S+)/.exec(result.stderr)?.[1] ?? '';
+        const later = mockApi();
+        replyServices(later);
+        later.reply('GET', /^\/tasks\?/, 200, page([]), { times: 200, headers: { date: httpDate(T0) } });
+        later.allowUnused();
+        const resumed = await runTaskctl(['resume', job, '-y'], { api: later, home });
+        expect(resumed.code, resumed.stderr).toBe(9);
+        expect(resumed.stderr).toContain(`taskctl resume ${job} --adopt 1=1`);
+        expect(posts(later)).toBe(0);
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    });
+
+    it.each([
+      ['5 s', 5_000],
+      ['90 s', 90_000],
+    ])(
+      'an answer stamped %s before the last Date (a gateway or another node writes Date, the database created_at): believed',
+      async (_, age) => {
+        const api = mockApi();
+        replyServices(api);
+        api.reply('GET', /^\/tasks\?/, 200, page([]), { headers: { date: httpDate(T0) } });
+        api.reply('POST', '/tasks', 201, created({ id: 5, created_at: iso(T0 - age) }));
+        const result = await runTaskctl(['create', S, 'a.com', '-q'], { api });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout.trim()).toBe('5');
+        expect(result.stderr).not.toMatch(/may have created|recovered/);
         expect(posts(api)).toBe(1);
       },
     );
