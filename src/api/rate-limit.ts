@@ -7,6 +7,7 @@ import { RateLimitError } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
 import { systemClock, type Clock } from '../lib/time.js';
 import { DOCUMENTED_RATE_LIMIT, DOCUMENTED_RATE_WINDOW_MS } from './constants.js';
+import { parseHttpDate } from '../lib/http-date.js';
 
 /** Every computed wait is clamped to this (a 60 s window plus a second of slack). */
 export const MAX_RATE_LIMIT_WAIT_MS = 61_000;
@@ -78,7 +79,7 @@ export function parseRateLimit(
   let waitMs = 60_000;
   if (Number.isFinite(reset)) {
     if (reset >= EPOCH_THRESHOLD) {
-      const serverNow = Date.parse(dateHeader ?? headerValue(headers, 'date') ?? '');
+      const serverNow = parseHttpDate(dateHeader ?? headerValue(headers, 'date') ?? '');
       const resetAt = reset >= EPOCH_MS_THRESHOLD ? reset : reset * 1000;
       waitMs = resetAt - (Number.isFinite(serverNow) ? serverNow : nowMs);
     } else {

@@ -5,6 +5,7 @@
  * waits; follow's failed rounds take the backoff. docs/behaviour.md#resend-policy describes it for users.
  */
 import { MAX_ATTEMPTS, type REQUEST_METHODS } from './constants.js';
+import { parseHttpDate } from '../lib/http-date.js';
 
 /**
  * Not a transport code: the client cut the attempt because the command's deadline (`wait --timeout`) came. Never
@@ -225,11 +226,9 @@ export function retryAfterMs(
     const ms = Number(text) * 1000;
     return Number.isFinite(ms) ? ms : undefined;
   }
-  // An HTTP-date always contains letters (day or month names); this rejects "-5", "1e3" and the like.
-  if (!/[a-z]/i.test(text)) return undefined;
-  const at = Date.parse(text);
+  const at = parseHttpDate(text);
   if (!Number.isFinite(at)) return undefined;
-  const serverNow = dateHeader ? Date.parse(dateHeader) : Number.NaN;
+  const serverNow = dateHeader ? parseHttpDate(dateHeader) : Number.NaN;
   const reference = Number.isFinite(serverNow) ? serverNow : nowMs;
   return Math.max(0, at - reference);
 }

@@ -13,6 +13,7 @@ import { isLoopbackHost } from './base-url.js';
 import { CONNECT_TIMEOUT_MS, WAIT_NOTICE_MS } from './constants.js';
 import { createDispatcher } from './dispatcher.js';
 import { RateLimiter } from './rate-limit.js';
+import { parseHttpDate } from '../lib/http-date.js';
 
 export interface ApiClientOptions {
   /** Normalised base URL including `/api/v1` (see `normaliseBaseUrl`). */
@@ -163,7 +164,7 @@ class ServerDateOffset {
   constructor(private readonly clock: Clock) {}
 
   note(date: string | undefined, sentAtMs: number): void {
-    const at = date === undefined ? Number.NaN : Date.parse(date);
+    const at = date === undefined ? Number.NaN : parseHttpDate(date);
     if (!Number.isFinite(at)) return;
     this.latest = this.latest === undefined ? at : Math.max(this.latest, at);
     const measured = at - this.clock.now();
