@@ -16,6 +16,14 @@
 
 /** Offset bounds used while nothing was observed: the server clock may be two minutes either way. */
 export const UNKNOWN_OFFSET_MS = 120_000;
+/**
+ * How far ahead a service's `Date` header may read of the clock that stamps its tasks' `created_at`: the two may be
+ * written by two machines (a gateway, a proxy or another node writes Date; the application or its database
+ * created_at). A window that starts after the request's own task would send it again, so a Date moves the window's
+ * start only this loosely; a task's own created_at moves it fully. Tasks before the send are told apart by the list
+ * taken before it, not by the clock (docs/behaviour.md#the-window).
+ */
+export const DATE_CLOCK_SPREAD_MS = 120_000;
 /** Resolution assumed until a timestamp shows a finer one. */
 const UNKNOWN_RESOLUTION_MS = 1000;
 /** Past an answered failure, how much later a created_at may still read (a rounding server, a lagging Date). */
@@ -63,20 +71,28 @@ export class ServerClock {
   private low = Number.NEGATIVE_INFINITY;
   private high = Number.POSITIVE_INFINITY;
   private resolution = UNKNOWN_RESOLUTION_MS;
+  /** The lower bounds from each kind of evidence: tasks' own created_at, and Date headers (another clock, perhaps). */
+  private taskLow = Number.NEGATIVE_INFINITY;
+  private dateLow = Number.NEGATIVE_INFINITY;
 
-  /** Starts from what the client already learnt (its Date headers), if anything. */
-  constructor(initial?: Partial<OffsetBounds>) {
-    if (initial) this.learn(initial);
+  /** Starts from bounds of the clock that stamps tasks when they are known exactly (a run that saw its own task). */
+  constructor(initial?: OffsetBounds) {
+    if (!initial) return;
+    this.taskLow = initial.low;
+    this.narrow(initial.low, initial.high);
   }
 
   /** Bounds learnt elsewhere (the client's Date headers); an undefined side says nothing. */
   learn(bounds: { low?: number | undefined; high?: number | undefined }): void {
+    this.dateLow = Math.max(this.dateLow, bounds.low ?? Number.NEGATIVE_INFINITY);
     this.narrow(bounds.low ?? Number.NEGATIVE_INFINITY, bounds.high ?? Number.POSITIVE_INFINITY);
   }
 
   /** A response's `Date` header (epoch ms of the whole second), the request sent at `sentAt`, answered at `receivedAt`. */
   noteDate(dateMs: number, sentAt: number, receivedAt: number): void {
-    if (Number.isFinite(dateMs)) this.narrow(dateMs - receivedAt, dateMs + 1000 - sentAt);
+    if (!Number.isFinite(dateMs)) return;
+    this.dateLow = Math.max(this.dateLow, dateMs - receivedAt);
+    this.narrow(dateMs - receivedAt, dateMs + 1000 - sentAt);
   }
 
   /** A task listed in an answer received at `receivedAt`: it existed by then. */
@@ -84,6 +100,7 @@ export class ServerClock {
     const parsed = parseTimestampWithResolution(createdAt);
     if (!parsed) return;
     this.noteResolution(parsed);
+    this.taskLow = Math.max(this.taskLow, parsed.ms - this.resolution - receivedAt);
     this.narrow(parsed.ms - this.resolution - receivedAt, Number.POSITIVE_INFINITY);
   }
 
@@ -92,6 +109,7 @@ export class ServerClock {
     const parsed = parseTimestampWithResolution(createdAt);
     if (!parsed) return;
     this.noteResolution(parsed);
+    this.taskLow = Math.max(this.taskLow, parsed.ms - this.resolution - receivedAt);
     this.narrow(parsed.ms - this.resolution - receivedAt, parsed.ms + this.resolution - sentAt);
   }
 
@@ -117,15 +135,21 @@ export class ServerClock {
    * answer.
    */
   window(sentAt: number, answeredAt?: number): ServerWindow {
-    const { low, high } = this.offset();
-    const from = Math.floor((sentAt + low) / this.resolution) * this.resolution;
-    const to = answeredAt === undefined ? Number.POSITIVE_INFINITY : answeredAt + high + ANSWERED_MARGIN_MS;
-    return { from, to };
+    const to =
+      answeredAt === undefined ? Number.POSITIVE_INFINITY : answeredAt + this.offset().high + ANSWERED_MARGIN_MS;
+    return { from: this.earliestServerTime(sentAt), to };
   }
 
-  /** Local ms → the earliest server ms it can be (for walking lists back to an edge). */
+  /**
+   * Local ms → the earliest created_at it can be (the window's start; for walking lists back to an edge). A Date header
+   * raises it only to DATE_CLOCK_SPREAD_MS below what it reads: a gateway's clock ahead of the one stamping tasks must
+   * not start the window after the request's own task (it would be sent again). The tasks' own times raise it fully.
+   */
   earliestServerTime(localMs: number): number {
-    return Math.floor((localMs + this.offset().low) / this.resolution) * this.resolution;
+    const { low } = this.offset();
+    const evidence = Math.max(this.taskLow, this.dateLow - DATE_CLOCK_SPREAD_MS);
+    const start = Number.isFinite(evidence) ? Math.min(evidence, low) : low;
+    return Math.floor((localMs + start) / this.resolution) * this.resolution;
   }
 
   private noteResolution(parsed: ParsedTimestamp): void {
@@ -154,23 +178,16 @@ export function inWindow(createdAt: string, window: ServerWindow): boolean {
 }
 
 /**
- * How much earlier than a Date received before the send a `created_at` must read to be judged older than the request:
- * it catches a task from an earlier run (minutes or hours old), never a create whose two stamps come from two clocks of
- * one service (a gateway or another node writes Date, the database writes created_at, seconds apart).
- */
-const STAMPED_BEFORE_MARGIN_MS = 120_000;
-
-/**
  * Whether a task stamped `createdAt` was made before a request left, told on the service's own clocks: `dateBefore` is
  * a `Date` header received before the request was sent, so the request was processed no earlier. Only when clearly
- * before it: by more than STAMPED_BEFORE_MARGIN_MS and the timestamp's resolution (1 s unless it shows a finer
- * fraction), so neither a skewed local clock (no offset is used), a coarse one, nor a service whose Date and
+ * before it: by more than DATE_CLOCK_SPREAD_MS (so it catches a task of an earlier run, minutes or hours old) and the
+ * timestamp's resolution (1 s unless it shows a finer fraction), so neither a skewed local clock (no offset is used), a coarse one, nor a service whose Date and
  * created_at come from different machines is taken for an old task. No Date, or a time that cannot be read: never.
  */
 export function stampedBefore(createdAt: string, dateBefore: number | undefined): boolean {
   if (dateBefore === undefined) return false;
   const parsed = parseTimestampWithResolution(createdAt);
-  return parsed !== undefined && parsed.ms < dateBefore - STAMPED_BEFORE_MARGIN_MS - parsed.resolutionMs;
+  return parsed !== undefined && parsed.ms < dateBefore - DATE_CLOCK_SPREAD_MS - parsed.resolutionMs;
 }
 
 /** Below this, a server clock is taken as this one's: Date headers give whole seconds, so closer is noise. */

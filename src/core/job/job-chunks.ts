@@ -9,15 +9,18 @@ import { chunkItems, type JobState, type SendRecord } from '../submit/journal-re
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
-import { parseTimestampWithResolution } from '../server-time.js';
+import { DATE_CLOCK_SPREAD_MS, parseTimestampWithResolution } from '../server-time.js';
 
 /**
  * How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at` and the send
  * record does not say what the run knew of the server's clock (journals of earlier versions).
  */
 const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
-/** With the server's clock known at the send: what a stepping clock and a whole-second timestamp may still take back. */
-const KNOWN_OFFSET_MARGIN_MS = 60_000;
+/**
+ * With the server's clock known at the send (from its Date headers): how far ahead that Date clock may read of the one
+ * stamping tasks, which also covers a stepping clock and a whole-second timestamp.
+ */
+const KNOWN_OFFSET_MARGIN_MS = DATE_CLOCK_SPREAD_MS;
 
 /** One chunk of the job: its number (from 1), how many items it holds, and its task once created. */
 export interface JobChunk {

@@ -101,8 +101,10 @@ describe('reconcileCreate: the candidates', () => {
     expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 2 }) });
   });
 
-  it('rejects a new-looking task created before the send on the server clock', async () => {
-    const r = reader([task(5, 'svc', ['a'], T0 - 30_000 - 5_000)], { offset: -30_000 });
+  it('rejects a new-looking task created minutes before the send on the server clock', async () => {
+    // Minutes: a Date header may be written by a clock ahead of the one stamping tasks (DATE_CLOCK_SPREAD_MS), so
+    // seconds before the send on the Date's clock may still be the request's own task.
+    const r = reader([task(5, 'svc', ['a'], T0 - 30_000 - 180_000)], { offset: -30_000 });
     expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY })).toEqual({
       kind: 'none',
     });
@@ -419,11 +421,18 @@ describe('reconcileCreate: the window and the other local runs', () => {
     expect(await reconcileCreate(r, { ...options, answered: true })).toEqual({ kind: 'unfinished', ids: [1] });
   });
 
-  it('a server clock 3 s ahead, learnt from Date bounds: a task stamped at send + 3 s is found, one at send - 2 s is not', async () => {
+  it('a server clock 3 s ahead, learnt from Date bounds: a task stamped at send + 3 s is found, one minutes before is not', async () => {
     const bounds = { low: 2500, high: 3500 };
     const ahead = (tasks: Task[]) => ({ ...reader(tasks), serverClockBounds: () => bounds });
     const attempt = { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY };
     expect((await reconcileAnswered(ahead([one(1, T0 + 3010)]), attempt)).kind).toBe('found');
-    expect((await reconcileAnswered(ahead([one(1, T0 + 1000)]), attempt)).kind).toBe('none');
+    expect((await reconcileAnswered(ahead([one(1, T0 - 180_000)]), attempt)).kind).toBe('none');
+  });
+
+  it('a Date header 5 s ahead of the clock stamping tasks (a gateway): the request’s own task is found, not missed', async () => {
+    // Without the spread the window started at send + 5 s, after the task, and a resume sent the chunk again.
+    const gateway = (tasks: Task[]) => ({ ...reader(tasks), serverClockBounds: () => ({ low: 4900, high: 6000 }) });
+    const attempt = { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY };
+    expect((await reconcileAnswered(gateway([one(1, T0 + 200)]), attempt)).kind).toBe('found');
   });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ANSWERED_MARGIN_MS,
+  DATE_CLOCK_SPREAD_MS,
   inWindow,
   parseTimestampWithResolution,
   ServerClock,
@@ -50,15 +51,33 @@ describe('ServerClock', () => {
     // Sent at T0, answered at T0 + 200; the server's clock is 3 s ahead, its Date reads 12:00:03.
     clock.noteDate(T0 + 3000, T0, T0 + 200);
     expect(clock.offset()).toEqual({ low: 2800, high: 4000 });
+    const learnt = new ServerClock();
+    learnt.learn({ low: 2800, high: 4000 }); // the same bounds as the client's Date headers give them
+    expect(learnt.offset()).toEqual(clock.offset());
   });
 
-  it('a server 3 s behind: the window moves back with it', () => {
+  it('a Date written by a clock 5 s ahead of the one stamping tasks (a gateway): the task of a send is in its window', () => {
     const clock = new ServerClock();
-    clock.noteDate(T0 - 3000, T0, T0 + 100);
+    clock.noteDate(T0 + 5000, T0, T0 + 100);
+    // Sent at T0 + 1000 (local, the same as the application's clock), stamped 12:00:01.200; unanswered, or a failure
+    // answered at T0 + 1300. The window starts no later than DATE_CLOCK_SPREAD_MS below what the Date reads.
+    expect(clock.window(T0 + 1000).from).toBe(Math.floor((T0 + 1000 + 4900 - DATE_CLOCK_SPREAD_MS) / 1000) * 1000);
+    expect(inWindow('2025-01-15T12:00:01.200Z', clock.window(T0 + 1000))).toBe(true);
+    expect(inWindow('2025-01-15T12:00:01Z', clock.window(T0 + 1000, T0 + 1300))).toBe(true);
+    // Tasks seen move the start fully: a task stamped 12:00:00.901 was listed at T0 + 1000 (1 ms resolution).
+    clock.noteSeen('2025-01-15T12:00:00.901Z', T0 + 1000);
+    expect(clock.window(T0 + 1000).from).toBe(T0 + 900);
+    expect(inWindow('2025-01-15T12:00:01.200Z', clock.window(T0 + 1000))).toBe(true);
+  });
+
+  it('a server 3 s behind, learnt from its tasks: the window moves back with it', () => {
+    const clock = new ServerClock();
+    // Sent at T0 - 1000, answered at T0 - 900, stamped 11:59:56 (3 s behind, whole seconds).
+    clock.noteCreated('2025-01-15T11:59:56Z', T0 - 1000, T0 - 900);
     const { low, high } = clock.offset();
-    expect([low, high]).toEqual([-3100, -2000]);
-    // Sent at T0 + 500 (local): the task reads 11:59:57 or later, floored to whole seconds.
-    expect(clock.window(T0 + 500).from).toBe(T0 - 3000);
+    expect([low, high]).toEqual([-3000 - 1000 - 100, -3000 + 1000]);
+    // Sent at T0 + 500 (local): the task reads 11:59:56 or later, floored to whole seconds.
+    expect(clock.window(T0 + 500).from).toBe(T0 - 4000);
     // Answered at T0 + 600: no later than T0 + 600 - 2000 + the margin.
     expect(clock.window(T0 + 500, T0 + 600).to).toBe(T0 + 600 - 2000 + ANSWERED_MARGIN_MS);
   });
@@ -95,11 +114,11 @@ describe('ServerClock', () => {
 
   it('contradicting observations (the server clock stepped) widen the bounds, never empty them', () => {
     const clock = new ServerClock();
-    clock.noteDate(T0, T0, T0 + 10); // [-10, 1000]
-    clock.noteDate(T0 + 10_000, T0 + 100, T0 + 110); // [9890, 10900]: contradicts
+    clock.noteCreated('2025-01-15T12:00:00.005Z', T0, T0 + 10); // [-6, 6]
+    clock.noteCreated('2025-01-15T12:00:10.105Z', T0 + 100, T0 + 110); // [9994, 10006]: contradicts
     const { low, high } = clock.offset();
-    expect(low).toBeLessThanOrEqual(-10);
-    expect(high).toBeGreaterThanOrEqual(10_900);
+    expect(low).toBeLessThanOrEqual(-6);
+    expect(high).toBeGreaterThanOrEqual(10_006);
   });
 
   it('an unanswered failure leaves the window open; an unreadable created_at is always inside', () => {

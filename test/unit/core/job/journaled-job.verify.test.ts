@@ -140,6 +140,21 @@ it("an older journal (no server clock in its sends): the task its POST answered 
   expect(wait.code, wait.stderr).toBe(0);
 });
 
+it("a Date clock 90 s ahead of the one stamping tasks (a gateway): the task its POST answered is still its chunk's", async () => {
+  const { run, journal, ids } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
+  // The offset each send recorded came from Date headers: make them read 90 s ahead of the tasks' created_at.
+  const rows = readFileSync(journal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row & { server_offset?: number })
+    .map((row) => (row.type === 'send' ? { ...row, server_offset: (row.server_offset ?? 0) + 90_000 } : row));
+  writeFileSync(journal, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  expect(ids).toHaveLength(2);
+  const wait = await run(['wait', '--job', journal, '--no-results']);
+  expect(wait.stderr).not.toMatch(/does not match/);
+  expect(wait.code, wait.stderr).toBe(0);
+});
+
 it("the server's clock ten minutes behind: the job's own tasks are its chunks' for wait, retry --job and diff", async () => {
   const world = await startSandboxWorld({ clockSkewMs: -10 * 60_000 });
   try {
