@@ -115,8 +115,13 @@ function commanderWords(text: string, path: string): string {
   const quoted = (word: string) => `"${word}"`;
   const say = (words: string) => `error: ${words}\n`;
   let m: RegExpExecArray | null;
-  if ((m = /^error: unknown option '(.*)'/.exec(text)))
-    return say(`${path} has no flag ${m[1] ?? ''}${didYouMean(text, (word) => word)}`);
+  if ((m = /^error: unknown option '(.*)'/.exec(text))) {
+    const flag = m[1] ?? '';
+    // A negative value (`-5s`) reads as a flag; after `--` it is a value.
+    if (/^-\d/.test(flag))
+      return say(`${path} has no flag ${flag} (a value that starts with "-" goes after --: ${path} … -- ${flag})`);
+    return say(`${path} has no flag ${flag}${didYouMean(text, (word) => word)}`);
+  }
   if ((m = /^error: unknown command '(.*)'/.exec(text)))
     return say(`${path} has no command ${quoted(m[1] ?? '')}${didYouMean(text, quoted)}`);
   if ((m = /^error: option '(.*)' argument missing/.exec(text))) {

@@ -40,6 +40,11 @@ describe("commander's refusals in taskctl's words", () => {
     [['balance', 'extra'], 'taskctl balance takes no arguments (1 given)', 'taskctl balance'],
     [['create'], 'taskctl create needs its <service> argument', 'taskctl create'],
     [['completion', 'powershell'], '<shell> "powershell": should be one of bash, zsh or fish', 'taskctl completion'],
+    [
+      ['config', 'set', 'request-timeout', '-5s'],
+      'taskctl config set has no flag -5s (a value that starts with "-" goes after --: taskctl config set … -- -5s)',
+      'taskctl config set',
+    ],
     [['-q', 'list', '--limt', '5'], 'taskctl list has no flag --limt (did you mean --limit?)', 'taskctl list'],
     [['-o', 'json', 'list', '--limt', '5'], 'taskctl list has no flag --limt (did you mean --limit?)', 'taskctl list'],
   ])('taskctl %j', async (argv, words, command) => {

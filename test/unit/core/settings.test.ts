@@ -56,4 +56,9 @@ describe('parsePositiveDuration', () => {
     expect(() => parsePositiveDuration('0', 'request-timeout')).toThrow(/must be above 0/);
     expect(() => parsePositiveDuration('0ms', 'request-timeout')).toThrow(/must be above 0/);
   });
+
+  it('a value above 0 that rounds to 0 ms is named for what it is, not "must be above 0"', async () => {
+    const { parsePositiveDuration } = await import('../../../src/lib/duration.js');
+    expect(() => parsePositiveDuration('0.0001s', 'request-timeout')).toThrow(/request-timeout "0.0001s" is below 1ms/);
+  });
 });
