@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { CreateOptions } from '../core/submit/index.js';
 import { examples, type RunAction } from './help-text.js';
-import { absolutePath, collect, duration } from './parsers.js';
+import { absolutePath, duration, itemFiles } from './parsers.js';
 import { addSpendOptions, addWaitOptions } from './shared-flags.js';
 
 export function registerCreate(program: Command, run: RunAction): void {
@@ -10,7 +10,7 @@ export function registerCreate(program: Command, run: RunAction): void {
     .description('create a task: a service plus items from arguments, files (-f) or piped stdin')
     .argument('<service>', 'service id (see `taskctl services`)')
     .argument('[items...]', 'items; when none are given and no -f, items are read from stdin')
-    .option('-f, --file <path>', 'read items from a file (- = stdin); repeatable', collect)
+    .option('-f, --file <path>', 'read items from a file (- = stdin); repeatable', itemFiles)
     .addOption(
       new Option('--format <format>', 'item file format')
         .choices(['lines', 'json', 'ndjson', 'csv'])

@@ -9,12 +9,28 @@ import type { Field } from '../core/api-request.js';
 import type { TimeBound } from '../core/list-window.js';
 import { parseTimestamp } from '../output/times.js';
 
+/** An empty value (an unset shell variable) names no file; resolved, '' would be the current directory. */
+function noFile(hint: string): UsageError {
+  return new UsageError('an empty argument names no file', `${hint}; is a shell variable unset?`);
+}
+
 /**
  * A file a hint may name (`--journal FILE`): absolute, taken from the directory the command runs in, so that the hint
  * (`taskctl resume FILE`, `taskctl wait --job FILE`) names the same file when run from any other.
  */
 export function absolutePath(value: string): string {
+  if (value === '')
+    throw noFile(
+      'Name the journal file after --journal, or leave --journal out (the job is kept in the state directory)',
+    );
   return resolve(value);
+}
+
+/** `-f FILE`, repeatable and comma-separable like `collect`; a value naming no file is refused, never read as stdin. */
+export function itemFiles(value: string, previous: string[] | undefined): string[] {
+  const files = collect(value, previous);
+  if (files.length === (previous?.length ?? 0)) throw noFile('Name a file of items after -f (`-f -` reads stdin)');
+  return files;
 }
 
 /** A job as given (`resume JOB`, `--job JOB`): an existing journal file by its absolute path (absolutePath), else as typed (an id). */

@@ -87,7 +87,8 @@ function checkServices(a: SideItems, b: SideItems): void {
  * The fields compared: `--fields` (each must exist on a side), else status and every result field. A field only one
  * side has is skipped with a warning (it would differ on every item), unless nothing the user expects would be
  * compared: exit 2 when the two sides have results but none in common, or a named field is missing from a side that
- * has results of its own. Called once both sides are read, before anything is printed.
+ * has results of its own (or from both, while either has results). Called once both sides are read, before anything
+ * is printed.
  */
 export function chooseFields(
   a: SideItems,
@@ -97,16 +98,21 @@ export function chooseFields(
 ): string[] {
   const all = [...new Set([...a.fields, ...b.fields])].filter((field) => field !== 'target' && field !== 'task');
   const wanted = named?.length ? [...new Set(named)] : all.filter((field) => !NOT_RESULT_FIELDS.has(field));
+  // Neither side has results (every item failed, both runs): a result field is on neither side, and that is no typo.
+  const noResults = resultFields(a).length === 0 && resultFields(b).length === 0 && all.length > 0;
   for (const field of wanted) {
-    if (!all.includes(field))
+    if (all.includes(field)) continue;
+    if (!noResults)
       throw new UsageError(
         `no field "${field}" on either side`,
         all.length > 0 ? `Fields: ${all.join(', ')}.` : 'Neither side has items.',
       );
+    printer.warn(`no field "${field}" on either side (neither has results): not compared`);
   }
   if (!named?.length) refuseNoCommonResult(a, b);
   const empty = a.sorted.count === 0 || b.sorted.count === 0;
   return wanted.filter((field) => {
+    if (!all.includes(field)) return false;
     if (a.fields.has(field) && b.fields.has(field)) return true;
     const [has, lacks] = a.fields.has(field) ? [a, b] : [b, a];
     const others = resultFields(lacks);

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { absolutePath, byteSize, jobArgument, positiveInt } from '../../../src/commands/parsers.js';
+import { mockApi, runTaskctl } from './harness.js';
 
 describe('byteSize (--max-body)', () => {
   it('reads binary units and plain bytes', () => {
@@ -27,6 +28,28 @@ describe('files a hint names (--journal, --job, resume)', () => {
     const existing = relative(process.cwd(), resolve('package.json'));
     expect(jobArgument(existing)).toBe(resolve('package.json'));
     expect(jobArgument('j-mi3k2x1a7f3q')).toBe('j-mi3k2x1a7f3q');
+  });
+
+  it('an empty -f or --journal (an unset shell variable) names no file: exit 2 before stdin is read or anything sent', async () => {
+    const S = 'domain_check_availability';
+    const items = 'Name a file of items after -f (`-f -` reads stdin); is a shell variable unset?';
+    const journal =
+      'Name the journal file after --journal, or leave --journal out (the job is kept in the state directory); is a shell variable unset?';
+    const api = mockApi();
+    for (const [args, hint] of [
+      [['create', S, '-f', '', '-y'], items],
+      [['create', S, '-f', 'a.txt', '-f', ''], items],
+      [['create', S, '-f', ',', '-y'], items],
+      [['create', S, 'a.com', '--journal', ''], journal],
+      [['create', S, 'a.com', '--journal', '', '--dry-run'], journal],
+      [['retry', '5', '--journal', ''], journal],
+      [['retry', '--job', 'j-mi3k2x1a7f3q', '--journal', ''], journal],
+    ] as const) {
+      const result = await runTaskctl([...args], { api, stdin: 'emptyf.com\n' });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual(['error: an empty argument names no file', hint]);
+    }
+    expect(api.calls).toEqual([]);
   });
 });
 

@@ -225,6 +225,21 @@ describe('diff of files', () => {
     expect((await runTaskctl(['diff', dom, failed, '-q'])).code).toBe(15);
   });
 
+  it('--fields status,available where every item of both sides failed (two nights of one outage): statuses compared', async () => {
+    const night = (error: string, status = 'failed') =>
+      ndjson([
+        { target: 'x1', status: 'failed', error },
+        { target: 'x2', status, error },
+      ]);
+    const a = file('a.ndjson', night('timeout'));
+    const warning = 'warning: no field "available" on either side (neither has results): not compared\n';
+    const same = await runTaskctl(['diff', a, file('b.ndjson', night('refused')), '--fields', 'status,available']);
+    expect(same).toEqual({ code: 0, stdout: '', stderr: warning });
+    const other = file('c.ndjson', night('timeout', 'cancelled'));
+    const changed = await runTaskctl(['diff', a, other, '--fields', 'status,available', '-o', 'tsv']);
+    expect(changed).toEqual({ code: 15, stdout: 'x2\tstatus\tfailed\tcancelled\t\t\n', stderr: warning });
+  });
+
   it('stdin is -', async () => {
     const a = file('a.ndjson', ndjson([{ target: 'a', status: 'failed' }]));
     const result = await runTaskctl(['diff', a, '-', '-o', 'tsv'], {

@@ -241,11 +241,28 @@ describe('fields', () => {
     expect(memory.stderr.text()).toBe('warning: "available" is only in last: not compared\n');
   });
 
-  it('--fields naming a field neither side has is exit 2, listing the fields', () => {
-    const a = side('a', [{ target: 'a', status: 'completed' }]);
-    const b = side('b', [{ target: 'a', status: 'completed' }]);
-    expect(() => chooseFields(a, b, ['avaliable'], printer().printer)).toThrow(UsageError);
-    expect(() => chooseFields(a, b, ['avaliable'], printer().printer)).toThrow('no field "avaliable" on either side');
+  it('--fields naming a field neither side has, while a side has results (a typo), is exit 2, listing the fields', () => {
+    const a = side('a', [{ target: 'a', status: 'completed', available: true }]);
+    const b = side('b', [{ target: 'a', status: 'failed', error: 'x' }]);
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      expect(() => chooseFields(x, y, ['avaliable'], printer().printer)).toThrow(UsageError);
+      expect(() => chooseFields(x, y, ['status', 'avaliable'], printer().printer)).toThrow(
+        'no field "avaliable" on either side',
+      );
+    }
+  });
+
+  it('--fields naming a field neither side has because neither has results (every item failed): a warning, statuses compared', () => {
+    const a = side('last', [{ target: 'a', status: 'failed', error: 'x' }]);
+    const b = side('tonight', [{ target: 'a', status: 'failed', error: 'y' }]);
+    const { printer: p, memory } = printer();
+    expect(chooseFields(a, b, ['status', 'available'], p)).toEqual(['status']);
+    expect(memory.stderr.text()).toBe(
+      'warning: no field "available" on either side (neither has results): not compared\n',
+    );
   });
 });
 
