@@ -109,7 +109,9 @@ function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
   if (ends === undefined || ends.empty) return undefined;
   const job = jobRecord(ends.first);
   if (job === undefined) return unreadable;
-  if (jobIdOf(ends.first) !== stored.id) return undefined;
+  const holds = jobIdOf(ends.first);
+  if (holds !== undefined && holds !== stored.id) return unreadable;
+  if (holds !== stored.id) return undefined;
   const done = isDoneRecord(ends.last);
   const running = !done && store.runner(stored.id, stored.path) !== undefined;
   return {
@@ -137,9 +139,11 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   try {
     state = readJournalRecords(stored.path, (record) => fold.add(record)) ? fold.end() : undefined;
   } catch (error) {
-    return unreadableRow(stored, error);
+    return unreadableRow(stored, error instanceof CliError ? error : 'it cannot be read');
   }
-  if (!state || jobIdOf(fold.first) !== stored.id) return undefined;
+  const holds = jobIdOf(fold.first);
+  if (state && holds !== undefined && holds !== stored.id) return unreadableRow(stored, misnamed(holds));
+  if (!state || holds !== stored.id) return undefined;
   const { job } = state;
   let created = 0;
   let doubt = 0;
@@ -165,9 +169,13 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   };
 }
 
+/** Why a journal of the state directory named for one id is not that job (a copy saved under another job's name). */
+const misnamed = (holds: string) =>
+  `it holds job ${holds} (its job record), not the job its name says: a copy under another name; \`taskctl show --job FILE\` reads it`;
+
 /** A job whose journal cannot be read: what is known without it (its id, path, size, date) and why. */
-function unreadableRow(stored: StoredJob, error: unknown): JobRow {
-  const words = error instanceof CliError ? [error.message, error.hint] : ['it cannot be read'];
+function unreadableRow(stored: StoredJob, why: CliError | string): JobRow {
+  const words = typeof why === 'string' ? [why] : [why.message, why.hint];
   return {
     id: stored.id,
     started: isoSeconds(stored.mtimeMs),

@@ -178,6 +178,7 @@ export async function runWatch(
       ...result.outage,
       states: watched.length > 0 ? outage.lastKnownStates(watched, result.tasks) : 'no task seen',
       resume: ctx.ephemeralSandbox ? undefined : `taskctl watch ${idArgs(ids)}`.trimEnd(),
+      timeoutMs: options.timeout,
     });
     printer.error(failure.message, failure.hint);
   }

@@ -109,9 +109,13 @@ export class JobStore {
     }
   }
 
-  /** Records where the journal of job `id` is, when it is not in the state directory (the file given is the one used). */
+  /**
+   * Records where the journal of job `id` is, when it is not in the state directory (the file given is the one used).
+   * Nothing when the state directory holds a journal of that id: that one is the job's (`locate`, `list`), and a copy
+   * resumed by its path is still locked by the id, so nothing is sent twice.
+   */
   register(id: string, path: string): void {
-    if (path === this.journalPath(id)) return;
+    if (path === this.journalPath(id) || existsSync(this.journalPath(id))) return;
     this.prepare();
     writeFileAtomicSync(join(this.jobsDir, `${id}.ref`), `${realPath(path)}\n`);
   }
@@ -134,11 +138,15 @@ export class JobStore {
       return []; // no state directory yet: no jobs
     }
     const jobs: StoredJob[] = [];
+    // One row per id: a ref beside a journal of its own id (an older taskctl wrote one) is not a second job.
+    const owned = new Set(
+      names.filter((name) => name.endsWith('.jsonl')).map((name) => name.slice(0, -'.jsonl'.length)),
+    );
     for (const name of names) {
       const own = name.endsWith('.jsonl');
       if (!own && !name.endsWith('.ref')) continue;
       const id = name.slice(0, name.lastIndexOf('.'));
-      if (!JOB_ID.test(id)) continue;
+      if (!JOB_ID.test(id) || (!own && owned.has(id))) continue;
       const path = own ? join(this.jobsDir, name) : this.refTarget(id);
       if (path === undefined) continue;
       try {

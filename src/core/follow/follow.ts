@@ -108,6 +108,8 @@ export interface FollowResult {
   unfinished: number[];
   /** Requests made in total. */
   requests: number;
+  /** The client's rate limiter held the last round back when the follow ended (a deadline before the first read). */
+  heldByRateLimit: boolean;
   /** With reason 'outage': why it stopped, the last failure (none when every read was cut by the deadline). */
   outage?: {
     why: 'tolerance' | 'deadline';
@@ -178,6 +180,8 @@ class Follower {
   private roundRequests = 0;
   private currentBudget = 0;
   private requests = 0;
+  /** The limiter, not the schedule, set the last wake-up: what held a read the deadline then came before. */
+  private heldByRateLimit = false;
   private failures = 0;
   /** After a failed round: when the next round may go (the backoff). */
   private backoffUntil: number | undefined;
@@ -225,6 +229,7 @@ class Follower {
         // The client's limiter paces the rounds: one as large as the last goes when the budget allows it.
         const paceAt = this.options.reader.rateLimiter.readyAt(this.roundRequests, ROUND_BURST);
         const wakeAt = Math.max(this.nextWakeAt(now), paceAt);
+        this.heldByRateLimit = paceAt > now && paceAt >= wakeAt;
         if (wakeAt > now) {
           await clock.sleep((deadline === undefined ? wakeAt : Math.min(wakeAt, deadline)) - now, signal);
           continue;
@@ -579,7 +584,7 @@ class Follower {
               toleranceMs: this.toleranceMs,
             },
           };
-    return { tasks, reason, unfinished, requests: this.requests, ...outage };
+    return { tasks, reason, unfinished, requests: this.requests, heldByRateLimit: this.heldByRateLimit, ...outage };
   }
 }
 

@@ -85,7 +85,10 @@ export function outageError(options: {
   states: string;
   /** The command that resumes the follow (`taskctl wait 7 8`), when there is one. */
   resume?: string | undefined;
+  /** The `--timeout` asked, named when it ran out before any answer (not the time left when the follow began). */
+  timeoutMs?: number | undefined;
 }): UnavailableError | RateLimitError {
+  if (options.why === 'deadline' && options.lastError === undefined) return unansweredError(options);
   const { lastError } = options;
   const silence = options.answered
     ? `no good answer from the service for ${seconds(options.silentMs)}`
@@ -93,9 +96,7 @@ export function outageError(options: {
   const stop =
     options.why === 'tolerance'
       ? `${silence} (--outage-tolerance ${seconds(options.toleranceMs)})`
-      : lastError === undefined
-        ? `no answer from the service before the deadline (${seconds(options.silentMs)})`
-        : `${silence}, and the deadline came while it was failing`;
+      : `${silence}, and the deadline came while it was failing`;
   const last = lastError === undefined ? '' : `; last error: ${lastError.message}`;
   const message = `${stop}${last}; last known: ${options.states}`;
   const more = options.why === 'tolerance' ? ', or allow a longer outage with --outage-tolerance' : '';
@@ -104,4 +105,18 @@ export function outageError(options: {
     lastError instanceof RateLimitError ? new RateLimitError(message, hint) : new UnavailableError(message, hint);
   error.cause = lastError;
   return error;
+}
+
+/**
+ * The deadline came while every read sent was still in flight: the service was slow, not seen failing, and the tasks'
+ * states are not known (exit 8, not 124: 124 says the service answered; docs/behaviour.md#exit-codes).
+ */
+function unansweredError(options: { states: string; resume?: string | undefined; timeoutMs?: number | undefined }) {
+  const deadline =
+    options.timeoutMs === undefined || options.timeoutMs <= 0
+      ? 'the deadline came'
+      : `--timeout ${formatDuration(options.timeoutMs)} ran out`;
+  const message = `the service had not answered the first read when ${deadline}; last known: ${options.states}`;
+  const next = options.resume === undefined ? '' : `: \`${options.resume}\``;
+  return new UnavailableError(message, `The tasks' states are not known: wait again with a longer --timeout${next}.`);
 }

@@ -199,21 +199,23 @@ async function reportTasks(
 }
 
 /**
- * The timeout's error and its next step. A deadline that came before the rate limit let the wait send its first read
- * (the run before it spent the budget) is a timeout too (124), said as it is: the service was asked nothing, so nothing
- * is said of it, nor of the tasks' states now.
+ * The timeout's error and its next step. A deadline that came before the wait sent its first read is a timeout too
+ * (124), said as it is: the service was asked nothing, so nothing is said of it, nor of the tasks' states now. The
+ * rate limit is named only when the limiter held that read (the run before it spent the budget).
  */
 function timeoutLines(
-  requests: number,
+  result: Pick<FollowResult, 'requests' | 'heldByRateLimit'>,
   tasks: number,
   timeoutMs: number,
   resume: string,
   { note, limit }: { note: string; limit: number | undefined },
 ): [string, string] {
   const after = `timed out after ${formatDuration(timeoutMs)}`;
-  if (requests > 0) return [`${after}${note}`, `still running: ${resume}`];
-  const budget = limit === undefined ? 'the rate limit' : `the rate limit (${formatCount(limit)} requests/min)`;
+  if (result.requests > 0) return [`${after}${note}`, `still running: ${resume}`];
   const what = tasks === 1 ? 'the task; its state now is not known' : 'the tasks; their states now are not known';
+  if (!result.heldByRateLimit)
+    return [`${after} before the wait sent its first read of ${what}`, `Wait again with a longer --timeout: ${resume}`];
+  const budget = limit === undefined ? 'the rate limit' : `the rate limit (${formatCount(limit)} requests/min)`;
   return [
     `${after} before ${budget} let the wait read ${what}`,
     `Wait again once the budget is back (\`taskctl auth status\` says when): ${resume}`,
@@ -315,11 +317,7 @@ export async function waitForTasks(
   display.finish(result.reason === 'interrupted');
   progress.stop();
   // Before anything is printed: a reader of stdout that goes away must not make it 0.
-  ctx.exitCode = waitExitCode(result.tasks, {
-    allowItemFailures: options.allowItemFailures,
-    reason: result.reason,
-    lastError: result.outage?.lastError,
-  });
+  ctx.exitCode = waitExitCode(result.tasks, { ...options, reason: result.reason, lastError: result.outage?.lastError });
   ctx.cache.rememberTasks(result.tasks);
 
   const shown = lastKnown(ids, result.tasks, known);
@@ -345,12 +343,13 @@ export async function waitForTasks(
         ...result.outage,
         states: outage.lastKnownStates(ids, shown),
         resume: ctx.ephemeralSandbox ? undefined : resume,
+        timeoutMs: options.timeout,
       });
       ctx.printer.error(failure.message, failure.hint);
     }
     if (result.reason === 'timeout') {
       const why = { note: unknown.unknownStatusNote(result.tasks), limit: api.rateLimiter.snapshot()?.limit };
-      const [message, next] = timeoutLines(result.requests, ids.length, options.timeout, resume, why);
+      const [message, next] = timeoutLines(result, ids.length, options.timeout, resume, why);
       ctx.printer.error(message, hint(next));
     }
   }

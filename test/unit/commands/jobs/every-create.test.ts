@@ -236,6 +236,55 @@ describe('a job is known by its id, not by the path as typed', () => {
   });
 });
 
+describe('one row per job id', () => {
+  it('a copy of a state-directory journal resumed by its path adds no second row to `jobs` or TAB', async () => {
+    const { id } = await interruptedCreate();
+    const own = join(state(), 'jobs', `${id}.jsonl`);
+    const copy = join(dir, 'copy.jsonl');
+    cpSync(own, copy);
+    expect((await run(['resume', id, '-q'])).code).toBe(0);
+    const posts = await world.posts();
+    const fromCopy = await run(['resume', copy, '-q']);
+    expect(fromCopy.code, fromCopy.stderr).toBe(0);
+    expect(await world.posts()).toBe(posts);
+    // The state directory's own journal is the job's: no ref to the copy beside it.
+    expect(existsSync(join(state(), 'jobs', `${id}.ref`))).toBe(false);
+    const listed = JSON.parse((await run(['jobs', '--all', '-o', 'json'])).stdout) as Array<{
+      id: string;
+      journal: string;
+    }>;
+    expect(listed.map((row) => [row.id, row.journal])).toEqual([[id, own]]);
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\t${S} finished\n`);
+    // A ref left beside its own journal (by an older taskctl) is not a second row either.
+    writeFileSync(join(state(), 'jobs', `${id}.ref`), `${copy}\n`);
+    const again = JSON.parse((await run(['jobs', '--all', '-o', 'json'])).stdout) as Array<{
+      id: string;
+      journal: string;
+    }>;
+    expect(again.map((row) => [row.id, row.journal])).toEqual([[id, own]]);
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\t${S} finished\n`);
+  });
+});
+
+describe('a journal in jobs/ named for another id', () => {
+  it('is listed as unreadable, saying whose job it holds, never silently left out', async () => {
+    const created = await run(['create', S, 'a.com', '-q']);
+    const id = /^job (j-[0-9a-z]+)/m.exec(created.stderr)?.[1] ?? '';
+    const misnamed = join(state(), 'jobs', 'j-zzzzzzzz.jsonl');
+    cpSync(join(state(), 'jobs', `${id}.jsonl`), misnamed);
+    const listed = await run(['jobs', '--all', '-o', 'json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = JSON.parse(listed.stdout) as Array<{ id: string; state: string; journal: string; reason?: string }>;
+    expect(rows.map((row) => [row.id, row.state]).sort()).toEqual([
+      [id, 'finished'],
+      ['j-zzzzzzzz', 'unreadable'],
+    ]);
+    expect(rows.find((row) => row.id === 'j-zzzzzzzz')?.reason).toContain(`holds job ${id}`);
+    const offered = (await run(['__complete', 'jobs'])).stdout.split('\n').sort();
+    expect(offered).toContain('j-zzzzzzzz\tunreadable');
+  });
+});
+
 describe('a journal that cannot be written', () => {
   it('stops the job before the next POST with exit 14, every task named, and `resume` ends it when there is room', async () => {
     const write = journalIo.write;

@@ -14,6 +14,14 @@ import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js'
 const processing = (id: number) => ({ success: true, data: task(id, { status: 'processing', completed_at: null }) });
 const bad = { success: false, error: { code: 'internal_error', message: 'upstream down' } };
 
+/** A clock on which every reading takes 5 ms: the wait's own start outlasts a 10 ms --timeout. */
+class CreepingClock extends FakeClock {
+  override now(): number {
+    this.advance(5);
+    return super.now();
+  }
+}
+
 describe('wait/watch when the service stops answering', () => {
   it('wait: 502s after a good answer end in exit 8 after --outage-tolerance, naming the error and the last state', async () => {
     const api = mockApi();
@@ -151,6 +159,20 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     expect(result.stderr).toMatch(/state as created: the wait timed out before it read it/);
     // The wait slept until its deadline, not past it.
     expect(clock.now() - T0).toBeLessThan(11_000);
+  });
+
+  it('a --timeout that ends before the first read is sent, with no rate limit: not blamed on one (124)', async () => {
+    const api = mockApi();
+    api.allowUnused(); // never read: the deadline comes first
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { status: 'processing', completed_at: null }) });
+    const result = await runTaskctl(['wait', '1', '--timeout', '10ms'], { api, clock: new CreepingClock() });
+    expect(api.calls).toEqual([]);
+    expect(result.code, result.stderr).toBe(124);
+    expect(result.stderr).not.toMatch(/rate limit|auth status/);
+    expect(result.stderr).toBe(
+      'error: timed out after 10ms before the wait sent its first read of the task; its state now is not known\n' +
+        'Wait again with a longer --timeout: taskctl wait 1\n',
+    );
   });
 
   it('exit 130 (Ctrl-C) names it once', async () => {

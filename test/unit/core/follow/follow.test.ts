@@ -383,7 +383,7 @@ describe('followTasks: ending', () => {
   it('finishes at once with no ids', async () => {
     const { base, server } = setup([]);
     const result = await followTasks(base({ ids: [] }));
-    expect(result).toEqual({ tasks: [], reason: 'done', unfinished: [], requests: 0 });
+    expect(result).toEqual({ tasks: [], reason: 'done', unfinished: [], requests: 0, heldByRateLimit: false });
     expect(server.count()).toBe(0);
   });
 });
