@@ -14,6 +14,8 @@ export interface FakeClockOptions {
   start?: number;
   /** Sleeps advance time and resolve at once (default true); false: they wait for `runUntilIdle()`. */
   auto?: boolean;
+  /** Each reading of `now` moves time on by this much (default 0): work of its own that outlasts a short deadline. */
+  readMs?: number;
 }
 
 interface Timer {
@@ -27,17 +29,20 @@ export class FakeClock implements Clock {
   /** Every delay asked of `sleep`, in order. */
   readonly sleeps: number[] = [];
   readonly #auto: boolean;
+  readonly #readMs: number;
   #timers: Timer[] = [];
   #seq = 0;
 
   /** `new FakeClock()` starts at T0 in auto mode; a number is the start. */
   constructor(options: FakeClockOptions | number = {}) {
-    const { start = T0, auto = true } = typeof options === 'number' ? { start: options } : options;
+    const { start = T0, auto = true, readMs = 0 } = typeof options === 'number' ? { start: options } : options;
     this.nowMs = start;
     this.#auto = auto;
+    this.#readMs = readMs;
   }
 
   now(): number {
+    this.nowMs += this.#readMs;
     return this.nowMs;
   }
 

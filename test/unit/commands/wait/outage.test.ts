@@ -14,14 +14,6 @@ import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js'
 const processing = (id: number) => ({ success: true, data: task(id, { status: 'processing', completed_at: null }) });
 const bad = { success: false, error: { code: 'internal_error', message: 'upstream down' } };
 
-/** A clock on which every reading takes 5 ms: the wait's own start outlasts a 10 ms --timeout. */
-class CreepingClock extends FakeClock {
-  override now(): number {
-    this.advance(5);
-    return super.now();
-  }
-}
-
 describe('wait/watch when the service stops answering', () => {
   it('wait: 502s after a good answer end in exit 8 after --outage-tolerance, naming the error and the last state', async () => {
     const api = mockApi();
@@ -165,7 +157,10 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     const api = mockApi();
     api.allowUnused(); // never read: the deadline comes first
     api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { status: 'processing', completed_at: null }) });
-    const result = await runTaskctl(['wait', '1', '--timeout', '10ms'], { api, clock: new CreepingClock() });
+    const result = await runTaskctl(['wait', '1', '--timeout', '10ms'], {
+      api,
+      clock: new FakeClock({ readMs: 5 }) /* the wait's own start outlasts a 10 ms --timeout */,
+    });
     expect(api.calls).toEqual([]);
     expect(result.code, result.stderr).toBe(124);
     expect(result.stderr).not.toMatch(/rate limit|auth status/);
