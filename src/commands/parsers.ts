@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../lib/duration.js';
+import { parseDuration, zeroDurationWords } from '../lib/duration.js';
 import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES, STATUS_GROUP_NAMES } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';
 import type { Field } from '../core/api-request.js';
@@ -88,7 +88,7 @@ export function signedDuration(value: string): number {
 export function positiveDuration(flag: string) {
   return (value: string): number => {
     const ms = duration(value);
-    if (ms <= 0) throw new InvalidArgumentError(`${flag} must be above 0, such as 30s or 5m.`);
+    if (ms <= 0) throw new InvalidArgumentError(`${flag} ${zeroDurationWords(value)}, such as 30s or 5m.`);
     return ms;
   };
 }

@@ -29,10 +29,16 @@ export function parseDuration(text: string, flag = 'duration'): number {
 /** A duration that must be above zero (a zero timeout would mean "no timeout" to undici: a dead host hangs forever). */
 export function parsePositiveDuration(text: string, flag: string): number {
   const ms = parseDuration(text, flag);
-  // Rounded to whole milliseconds: a value above 0 may still come to 0.
-  if (ms <= 0 && /^[^-]*[1-9]/.test(text)) throw new UsageError(`${flag} "${text}" is below 1ms`, 'Use e.g. 30s.');
-  if (ms <= 0) throw new UsageError(`${flag} must be above 0 (got "${text}")`, 'Use e.g. 30s.');
+  if (ms <= 0) throw new UsageError(`${flag} ${zeroDurationWords(text)} (got "${text}")`, 'Use e.g. 30s.');
   return ms;
+}
+
+/**
+ * Why a duration `text` that came to 0 ms is refused where one above zero is needed: durations are whole
+ * milliseconds, so a value above 0 (`0.0001s`) may still come to 0, and "must be above 0" would not be true of it.
+ */
+export function zeroDurationWords(text: string): string {
+  return /^[^-]*[1-9]/.test(text) ? 'must be 1ms or more' : 'must be above 0';
 }
 
 /**

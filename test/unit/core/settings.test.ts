@@ -59,6 +59,13 @@ describe('parsePositiveDuration', () => {
 
   it('a value above 0 that rounds to 0 ms is named for what it is, not "must be above 0"', async () => {
     const { parsePositiveDuration } = await import('../../../src/lib/duration.js');
-    expect(() => parsePositiveDuration('0.0001s', 'request-timeout')).toThrow(/request-timeout "0.0001s" is below 1ms/);
+    expect(() => parsePositiveDuration('0.0001s', 'request-timeout')).toThrow(
+      'request-timeout must be 1ms or more (got "0.0001s")',
+    );
+    const { positiveDuration } = await import('../../../src/commands/parsers.js');
+    expect(() => positiveDuration('--outage-tolerance')('0.0001s')).toThrow(
+      '--outage-tolerance must be 1ms or more, such as 30s or 5m.',
+    );
+    expect(() => positiveDuration('--outage-tolerance')('0')).toThrow('--outage-tolerance must be above 0');
   });
 });
