@@ -94,12 +94,7 @@ export function glanceJobs(store: JobStore): JobGlance[] {
 }
 
 function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
-  const unreadable = {
-    ...unknownJob,
-    id: stored.id,
-    started: isoSeconds(stored.mtimeMs),
-    state: 'unreadable',
-  } as const;
+  const unreadable = unreadableGlance(stored);
   let ends;
   try {
     ends = glanceJournal(stored.path);
@@ -115,10 +110,17 @@ function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
   const done = isDoneRecord(ends.last);
   const running = !done && store.runner(stored.id, stored.path) !== undefined;
   return {
-    ...{ id: stored.id, started: job.created_at.replace(/\.\d+Z$/, 'Z'), service: job.service },
+    ...{ id: stored.id, started: startedOf(job), service: job.service },
     ...{ state: done ? 'finished' : running ? 'running' : 'interrupted', base_url: job.base_url, account: job.account },
   };
 }
+
+/** When a job started: its job record's `created_at`, to the second. */
+const startedOf = (job: { created_at: string }) => job.created_at.replace(/\.\d+Z$/, 'Z');
+
+/** What a job whose journal cannot be read shows: its id, and its journal's last change for when it started. */
+const unreadableGlance = (stored: StoredJob) =>
+  ({ ...unknownJob, id: stored.id, started: isoSeconds(stored.mtimeMs), state: 'unreadable' }) as const;
 
 /** What is not known of a job whose journal cannot be read (its columns show `-`). */
 const unknownJob = { service: '', base_url: '', account: '' } as const;
@@ -154,7 +156,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   const running = !state.done && store.runner(stored.id, stored.path) !== undefined;
   return {
     id: stored.id,
-    started: job.created_at.replace(/\.\d+Z$/, 'Z'),
+    started: startedOf(job),
     service: job.service,
     items: job.items,
     chunks: job.chunks,
@@ -177,10 +179,8 @@ const misnamed = (holds: string) =>
 function unreadableRow(stored: StoredJob, why: CliError | string): JobRow {
   const words = typeof why === 'string' ? [why] : [why.message, why.hint];
   return {
-    id: stored.id,
-    started: isoSeconds(stored.mtimeMs),
-    ...{ ...unknownJob, items: 0, chunks: 0, chunks_created: 0, in_doubt: 0 },
-    state: 'unreadable',
+    ...unreadableGlance(stored),
+    ...{ items: 0, chunks: 0, chunks_created: 0, in_doubt: 0 },
     journal: stored.path,
     bytes: diskBytes(stored),
     own: stored.own,
