@@ -137,7 +137,7 @@ const UNKNOWN_IN_JSON = {
 /** One job's row from its journal read a record at a time (`JobFold`): one journal's state in memory, never its lines. */
 function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   let state;
-  const fold = new JobFold(stored.path, true);
+  const fold = new JobFold(stored.path, { counts: true });
   try {
     state = readJournalRecords(stored.path, (record) => fold.add(record)) ? fold.end() : undefined;
   } catch (error) {

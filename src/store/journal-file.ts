@@ -29,9 +29,9 @@ import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 const UNREADABLE_LINE = '(unreadable)';
 
 /**
- * The most read of a journal: `resume` holds its records in memory (about 3.7 bytes a byte: ~260 MB for a 70 MB
- * journal; `readJournalRecords` hands them on one at a time instead), and create refuses a job that could outgrow it
- * (`maxJobChunks`), so every job's journal can be read back.
+ * The most read of a journal: its records are handed on one at a time as read, never held (`JournalFile.open`,
+ * `readJournalRecords`), and create refuses a job that could outgrow it (`maxJobChunks`), so every job's journal can
+ * be read back.
  */
 const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
 /**
@@ -50,9 +50,21 @@ export class JournalFile {
     readonly path: string,
     private fd: number | undefined,
     private readonly locks: readonly HeldLock[],
-    /** The records read at open, in order (a torn last line, never acted on, is dropped). */
-    readonly records: unknown[],
+    /** How many records it holds: read at open (a torn last line, never acted on, is dropped) and appended since. */
+    private count: number,
+    /** The `type` of every record it holds (what the caller asks: whether a `send` was ever written). */
+    private readonly types: Set<string>,
   ) {}
+
+  /** True when it holds no record. */
+  get empty(): boolean {
+    return this.count === 0;
+  }
+
+  /** Whether a record of this `type` was read at open or appended since. */
+  holds(type: string): boolean {
+    return this.types.has(type);
+  }
 
   /**
    * Opens `path` (creating it when missing), then locks it twice: the file itself (`FILE.lock` beside it, met by every
@@ -61,11 +73,14 @@ export class JournalFile {
    * A job in use by another process, a path that cannot be written or locked, or a file with another name (a hard link,
    * whose lock is beside that name), is exit 2 before anything is sent.
    * `existing`: the journal must be there already (`resume`): a path with none is exit 2, and nothing is made there.
+   * `onRecord`: each record read under the locks, in order, handed on as its line is read and not kept (the caller
+   * folds them into the job's state: core/submit/journal-records.ts `JobFold`).
    */
   static open(
     path: string,
     lockOf: (first: unknown) => string | undefined,
     existing = false,
+    onRecord: (record: unknown) => void = () => undefined,
     attempt = 1,
   ): JournalFile {
     let fd: number;
@@ -102,16 +117,23 @@ export class JournalFile {
       // Removed between its open and its locks (`jobs --prune` takes them to remove an empty journal): opened again.
       if (!samePlace(fd, path)) throw new Reopen();
       // Read again under the locks: a run that held them may have appended meanwhile.
-      const { records, size, goodBytes } = readRecords(path);
+      let count = 0;
+      const types = new Set<string>();
+      const { size, goodBytes } = readRecords(path, (record) => {
+        count++;
+        types.add(typeOf(record));
+        onRecord(record);
+      });
       // A torn last line (killed mid-append) is cut so the next record starts on a line of its own.
       if (goodBytes < size) ftruncateSync(fd, goodBytes);
-      return new JournalFile(path, fd, locks, records);
+      return new JournalFile(path, fd, locks, count, types);
     } catch (error) {
       for (const lock of locks.reverse()) lock.release();
       closeSync(fd);
       // The empty file this open made for a job that cannot start goes again (never an "unfinished start" left behind).
       if (error instanceof NewJobLockError && made) removeQuietly(path);
-      if (error instanceof Reopen && attempt < 3) return JournalFile.open(path, lockOf, existing, attempt + 1);
+      if (error instanceof Reopen && attempt < 3)
+        return JournalFile.open(path, lockOf, existing, onRecord, attempt + 1);
       if (error instanceof UsageError) throw error;
       throw new UsageError(
         `cannot open the journal ${path}: ${systemErrorWords(error)}`,
@@ -142,7 +164,8 @@ export class JournalFile {
       }
       throw new JournalWriteError(`cannot write the journal ${this.path}: ${systemErrorWords(error)}`);
     }
-    this.records.push(record);
+    this.count++;
+    this.types.add(typeOf(record));
   }
 
   /** Empties the journal (a job of which nothing was sent, started again with other inputs or options). */
@@ -150,7 +173,8 @@ export class JournalFile {
     if (this.fd === undefined) throw new Error('journal closed');
     ftruncateSync(this.fd, 0);
     fsyncSync(this.fd);
-    this.records.length = 0;
+    this.count = 0;
+    this.types.clear();
   }
 
   /**
@@ -224,8 +248,14 @@ export function readJournalRecords(path: string, onRecord: (record: unknown) => 
   return readLines(path, refusedHint, Infinity, onRecord) !== undefined;
 }
 
-function readRecords(path: string): { records: unknown[]; size: number; goodBytes: number } {
-  return readLines(path) ?? { records: [], size: 0, goodBytes: 0 };
+function readRecords(path: string, onRecord: (record: unknown) => void): { size: number; goodBytes: number } {
+  return readLines(path, undefined, Infinity, onRecord) ?? { size: 0, goodBytes: 0 };
+}
+
+/** A record's `type` ('' when it has none). */
+function typeOf(record: unknown): string {
+  const type = (record as { type?: unknown } | null)?.type;
+  return typeof type === 'string' ? type : '';
 }
 
 /** The journal's lines, read a piece at a time (never the whole file in memory: docs/behaviour.md#records). */

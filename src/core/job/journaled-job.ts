@@ -46,7 +46,7 @@ export async function readJob(
 ): Promise<JournaledJob> {
   const path = resolve(journalOf(ctx.env, file));
   // A record at a time: the job's state is held, never the journal's lines (docs/performance.md#large-jobs).
-  const fold = new JobFold(path);
+  const fold = new JobFold(path, { again: (onRecord) => readJournalRecords(path, onRecord) });
   if (!readJournalRecords(path, (record) => fold.add(record))) {
     throw new UsageError(`no journal at ${file}`, 'Pass the file given to `taskctl create --journal`.');
   }

@@ -95,7 +95,14 @@ type JournalRecord = z.infer<typeof RecordSchema>;
 
 /** What the journal says about one chunk. */
 interface ChunkState {
+  /**
+   * Its last send. Once the chunk has a task, its `before` holds no more than that task (or nothing: the task was not
+   * among them), the one question asked of it then (core/job/job-chunks.ts); a chunk in doubt keeps the whole list,
+   * which the scan that settles it reads (settle.ts).
+   */
   send?: SendRecord;
+  /** The task the send's `before` was cut for (see `send`): a later task of the chunk needs the whole list again. */
+  cutFor?: number;
   /** `answered`: named by its POST's own answer (a `created` record), not adopted, scanned or reused. */
   task?: { id: number; cost: number; how: How; answered?: boolean };
   /** The candidates exit 9 has named for its send so far: the user has been told to look at them. */
@@ -137,15 +144,19 @@ function lineOf(raw: unknown): number | undefined {
  * record that proves nothing (sent when the job started, nothing known of what existed before), and the scan settles it.
  */
 export function rebuild(records: readonly unknown[], path: string): JobState | undefined {
-  const fold = new JobFold(path);
+  const fold = new JobFold(path, { again: (onRecord) => records.forEach((record) => onRecord(record)) });
   for (const record of records) fold.add(record);
   return fold.end();
 }
 
+/** Reads the journal's records through again, each handed to `onRecord` in order (the file, or records in memory). */
+export type ReadAgain = (onRecord: (record: unknown) => void) => void;
+
 /**
- * `rebuild` a record at a time, as the journal is read (store/journal-file.ts `readJournalRecords`): only the job's
- * state is held, never the records themselves, so reading a journal takes the memory of what it says, not of its
- * lines (docs/performance.md#large-jobs).
+ * `rebuild` a record at a time, as the journal is read (store/journal-file.ts `readJournalRecords`, `JournalFile.open`):
+ * only the job's state is held, never the records themselves, and of each send's list of earlier tasks only what is
+ * asked of it (ChunkState `send`), so reading a journal takes the memory of its chunks, not of its lines
+ * (docs/performance.md#a-create-that-is-a-job).
  */
 export class JobFold {
   private state: JobState | undefined;
@@ -161,15 +172,25 @@ export class JobFold {
   private seenGood = false;
   /** The highest chunk a readable record after the first names (how far a damaged line may reach). */
   private named = 0;
+  /** Chunks given another task after their send's list was cut: their lists are read again at the end (`again`). */
+  private readonly relisted = new Set<number>();
+  private readonly counts: boolean;
+  private readonly again: ReadAgain | undefined;
 
   /**
    * `counts`: only what counts chunks is kept (`taskctl jobs`): the send records lose the task ids they saw before
-   * them, most of a large job's state, which nothing that counts reads.
+   * them, which nothing that counts reads. `again`: how to read the records again, for the rare chunk given another
+   * task after its send's list was cut (`resume --adopt` of a chunk whose task was not its own). `whole`: chunks whose
+   * send keeps its whole list (that second read).
    */
   constructor(
     private readonly path: string,
-    private readonly counts = false,
-  ) {}
+    options: { counts: true } | { again: ReadAgain },
+    private readonly whole: ReadonlySet<number> = new Set(),
+  ) {
+    this.counts = 'counts' in options;
+    this.again = 'again' in options ? options.again : undefined;
+  }
 
   add(raw: unknown): void {
     if (this.count++ === 0) this.first = raw;
@@ -197,8 +218,38 @@ export class JobFold {
     if (state === undefined || damaged.includes(1)) throw notAJob(this.path, this.tasks, damaged);
     if (this.twoJobs) throw new UsageError(`the journal ${this.path} holds two jobs`);
     state.damaged = damaged;
+    if (this.relisted.size > 0 && this.again !== undefined) this.relist(state, this.again);
     if (damaged.length > 0) unproven(state, this.named);
     return state;
+  }
+
+  /** Each relisted chunk's send with its whole list, from a second read keeping those lists (nothing else is kept). */
+  private relist(state: JobState, again: ReadAgain): void {
+    const fold = new JobFold(this.path, { again }, this.relisted);
+    again((record) => fold.add(record));
+    for (const chunk of this.relisted) {
+      const known = state.chunks.get(chunk);
+      const whole = fold.state?.chunks.get(chunk)?.send;
+      if (known?.send === undefined || whole === undefined) continue;
+      known.send = whole;
+      delete known.cutFor;
+    }
+  }
+
+  /**
+   * The chunk's send keeps of its list only whether the chunk's task is in it (`[task]` or `[]`), once both are known.
+   * A task other than the one it was cut for needs the whole list: that chunk is relisted.
+   */
+  private cut(chunkNo: number, chunk: ChunkState): void {
+    const { send, task } = chunk;
+    if (send === undefined || task === undefined || this.counts || this.whole.has(chunkNo)) return;
+    if (chunk.cutFor === task.id) return;
+    if (chunk.cutFor !== undefined) {
+      this.relisted.add(chunkNo);
+      return;
+    }
+    chunk.send = { ...send, before: send.before.includes(task.id) ? [task.id] : [] };
+    chunk.cutFor = task.id;
   }
 
   private apply(state: JobState, record: JournalRecord): void {
@@ -214,12 +265,16 @@ export class JobFold {
     state.chunks.set(record.chunk, chunk);
     if (record.type === 'send') {
       chunk.send = this.counts ? { ...record, before: [] } : record;
+      delete chunk.cutFor;
       state.sent = true;
+      this.cut(record.chunk, chunk);
     } else if (record.type === 'created') {
       const how = HOWS.has(record.how) ? (record.how as How) : 'created';
       chunk.task = { id: record.task, cost: record.cost, how, answered: how === 'created' };
+      this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled' && record.task !== null) {
       chunk.task = { id: record.task, cost: record.cost, how: record.by === 'scan' ? 'recovered' : 'created' };
+      this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled') {
       state.chunks.set(record.chunk, {}); // nothing created: to be sent
     } else {

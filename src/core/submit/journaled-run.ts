@@ -24,14 +24,14 @@ import {
   JournalFile,
   NewJobLockError,
   maxJobChunks,
-  readJournal,
+  readJournalRecords,
   writeArgumentsCopy,
 } from '../../store/journal-file.js';
 import { realPath, streamCopyPath } from '../../store/job-files.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
-import { chunkItems, rebuild, type Job, type JobInput, type JobState } from './journal-records.js';
+import { chunkItems, JobFold, rebuild, type Job, type JobInput, type JobState } from './journal-records.js';
 import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
@@ -118,12 +118,18 @@ export async function journaledOr(
 }
 
 /**
- * The journal at `place`, locked by the id of the job it holds (a new job's id when it holds none). Another file of
- * the same job that this machine knows (the original of a copy, or the copy of an original) is read, and what it
- * knows that this one does not is appended here (adoptOther): either file continues what the other's run created.
+ * The journal at `place`, locked by the id of the job it holds (a new job's id when it holds none), its records folded
+ * into the job's state as they are read (`fold`; its `end()` is the state), never held. Another file of the same job
+ * that this machine knows (the original of a copy, or the copy of an original) is read, and what it knows that this
+ * one does not is appended here (adoptOther): either file continues what the other's run created.
  */
-function openJournal(place: JobPlace, nowMs: number, existing = false): { file: JournalFile; id: string } {
+function openJournal(
+  place: JobPlace,
+  nowMs: number,
+  existing = false,
+): { file: JournalFile; id: string; fold: JobFold } {
   let id = '';
+  const fold = foldOf(place.path);
   const file = JournalFile.open(
     place.path,
     (first) => {
@@ -131,10 +137,11 @@ function openJournal(place: JobPlace, nowMs: number, existing = false): { file: 
       return place.store?.lockPath(id); // beside the file too, always: JournalFile.open
     },
     existing,
+    (record) => fold.add(record),
   );
   try {
     const other = place.store?.locate(id);
-    if (other !== undefined && realPath(other) !== realPath(place.path)) adoptOther(file, id, other);
+    if (other !== undefined && realPath(other) !== realPath(place.path)) adoptOther(file, fold, id, other);
     place.store?.register(id, place.path);
   } catch (error) {
     if (error instanceof JournalWriteError) {
@@ -143,29 +150,50 @@ function openJournal(place: JobPlace, nowMs: number, existing = false): { file: 
     }
     // Not listed by `taskctl jobs`; the job itself is unharmed, and `resume FILE` still continues it.
   }
-  return { file, id };
+  return { file, id, fold };
 }
 
-/** Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send). */
-function adoptOther(file: JournalFile, id: string, otherPath: string): void {
-  const mine = file.records.length > 0 ? rebuild(file.records, file.path) : undefined;
-  const records = readJournal(otherPath);
-  if (!mine || !records || jobIdOf(records[0]) !== id) return;
-  const other = rebuild(records, otherPath);
+/** A fold of the journal at `path`, which reads it again for the rare chunk that needs it (JobFold `again`). */
+function foldOf(path: string): JobFold {
+  return new JobFold(path, { again: (onRecord) => readJournalRecords(path, onRecord) });
+}
+
+/**
+ * Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send); what
+ * it appends goes to `fold` too. Both files are read again a record at a time (a copy is rare; its state is what is held).
+ */
+function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: string): void {
+  if (file.empty) return;
+  const mine = readState(file.path);
+  let done: unknown;
+  const otherFold = foldOf(otherPath);
+  const found = readJournalRecords(otherPath, (record) => {
+    if (done === undefined && (record as { type?: unknown } | null)?.type === 'done') done = record;
+    otherFold.add(record);
+  });
+  if (!mine || !found || jobIdOf(otherFold.first) !== id) return;
+  const other = otherFold.end();
   if (!other) return;
+  const put = (record: object) => {
+    file.append(record);
+    fold.add(record);
+  };
   for (const [chunk, theirs] of other.chunks) {
     const ours = mine.chunks.get(chunk);
     if (ours?.task) continue;
     if (theirs.task) {
-      file.append({ type: 'created', chunk, task: theirs.task.id, cost: theirs.task.cost, how: theirs.task.how });
+      put({ type: 'created', chunk, task: theirs.task.id, cost: theirs.task.cost, how: theirs.task.how });
     } else if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) {
-      file.append(theirs.send);
+      put(theirs.send);
     }
   }
-  if (other.done && !mine.done) {
-    const done = records.find((record) => (record as { type?: unknown }).type === 'done');
-    if (done) file.append(done);
-  }
+  if (other.done && !mine.done && typeof done === 'object' && done !== null) put(done);
+}
+
+/** The state of the journal at `path`, read a record at a time (undefined when it holds none). */
+function readState(path: string): JobState | undefined {
+  const fold = foldOf(path);
+  return readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
 }
 
 /**
@@ -179,13 +207,13 @@ export async function runJournaledCreate(
   service: string,
   args: string[],
   options: CreateJobOptions,
-  underLock?: (records: readonly unknown[]) => void,
+  underLock?: (state: JobState | undefined) => void,
 ): Promise<void> {
-  const { file, id } = openJournal(place, ctx.clock.now());
+  const { file, id, fold } = openJournal(place, ctx.clock.now());
   const path = place.path;
   try {
-    underLock?.(file.records);
-    let state = rebuild(file.records, path);
+    let state = fold.end();
+    underLock?.(state);
     if (state?.done) {
       throw new UsageError(
         `the job in ${place.name} is finished`,
@@ -216,9 +244,9 @@ export async function runJournaledCreate(
       await continueGiven(ctx, job, state, { wanted, given, options });
       return;
     }
-    const read = await startJob(ctx, job, wanted, given, options);
+    const { prepared: read, record } = await startJob(ctx, job, wanted, given, options);
     try {
-      const started = rebuild(file.records, path);
+      const started = rebuild([record], path);
       if (!started) throw new Error('unreachable: the job record was just written');
       await continueJob(ctx, job, started, read, { options, verb: verbOf(options), continued: false });
     } finally {
@@ -227,9 +255,9 @@ export async function runJournaledCreate(
     const { pruneExpired } = await import('../jobs.js');
     await pruneExpired(ctx, place.store);
   } catch (error) {
-    throw interruptedBeforeSending(ctx, error, id, file.records);
+    throw interruptedBeforeSending(ctx, error, id, file);
   } finally {
-    file.close(() => discardUnsent(place, id, file.records));
+    file.close(() => discardUnsent(place, id, file));
   }
 }
 
@@ -242,23 +270,21 @@ function interruptedBeforeSending(
   ctx: Pick<Process, 'signal'>,
   error: unknown,
   id: string,
-  records: readonly unknown[],
+  file: JournalFile,
 ): unknown {
   if (!ctx.signal.aborted || error instanceof CliError) return error;
-  if (!records.some(isSend)) return nothingSent(ctx, error);
+  if (!file.holds('send')) return nothingSent(ctx, error);
   return new InterruptedError('interrupted before this run sent anything', `Continue it with: taskctl resume ${id}`);
 }
-
-const isSend = (record: unknown) => (record as { type?: unknown }).type === 'send';
 
 /**
  * A job of the state directory of which nothing was sent (declined, refused by --max-cost, bad input) is removed:
  * nothing of it reached the service, and `resume` must not offer to send what the user did not want sent.
  */
-function discardUnsent(place: JobPlace, id: string, records: readonly unknown[]): void {
+function discardUnsent(place: JobPlace, id: string, file: JournalFile): void {
   const { store } = place;
   if (store?.journalPath(id) !== place.path) return;
-  if (records.some(isSend)) return;
+  if (file.holds('send')) return;
   try {
     store.remove({ id, path: place.path, own: true });
   } catch {
@@ -313,7 +339,7 @@ async function startJob(
   wanted: JobOptions,
   given: readonly ItemSource[],
   options: CreateJobOptions,
-): Promise<PreparedItems> {
+): Promise<{ prepared: PreparedItems; record: Job }> {
   const { path } = job.file;
   const copies = new Map<number, InputCopy>();
   try {
@@ -342,8 +368,8 @@ async function startJob(
         const kind = source.format === 'ndjson' && source.path === `${path}.args` ? 'args' : 'file';
         return { kind, path: resolve(source.path), format, ...digest };
       });
-      recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
-      return read.prepared;
+      const record = recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
+      return { prepared: read.prepared, record };
     } catch (error) {
       read.prepared.dispose();
       throw error;
@@ -358,7 +384,7 @@ function recordJob(
   ctx: Pick<Runtime, 'clock'>,
   { file, id }: OpenJob,
   job: { wanted: JobOptions; inputs: JobInput[]; prepared: PreparedItems; options: CreateJobOptions },
-): void {
+): Job {
   const { wanted, prepared, options } = job;
   const chunks = Math.ceil(prepared.count / wanted.chunk_size);
   const most = maxJobChunks();
@@ -369,7 +395,7 @@ function recordJob(
       `Pass --chunk-size ${formatCount(Math.ceil(prepared.count / most))} or more, or split the input into several jobs.`,
     );
   }
-  file.append({
+  const record: Job = {
     type: 'job',
     version: 1,
     id,
@@ -380,7 +406,9 @@ function recordJob(
     items_sha256: prepared.digest,
     chunks,
     ...(options.retryOf && { retry_of: options.retryOf }),
-  } satisfies Job);
+  };
+  file.append(record);
+  return record;
 }
 
 /** `taskctl resume ID|FILE`: continues the job from the journal's inputs, checked against their recorded size and digest. */
@@ -398,7 +426,7 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
   const opened = openJournal(place, ctx.clock.now(), true); // a resume never makes a journal
   const { file } = opened;
   try {
-    const state = rebuild(file.records, path);
+    const state = opened.fold.end();
     if (!state)
       // The job record goes to disk before any chunk is sent: a create killed before it sent nothing.
       throw new UsageError(
@@ -429,7 +457,7 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
       read.prepared.dispose();
     }
   } catch (error) {
-    throw interruptedBeforeSending(ctx, error, opened.id, file.records);
+    throw interruptedBeforeSending(ctx, error, opened.id, file);
   } finally {
     file.close();
   }

@@ -11,7 +11,7 @@ import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { InputCopy } from '../../store/journal-file.js';
 import { errorMatch, toRetry, type ErrorMatch } from '../job/error-match.js';
 import type { JobPlace } from './journaled-run.js';
-import { rebuild, type Job } from './journal-records.js';
+import type { Job } from './journal-records.js';
 import { runPipeline } from './pipeline.js';
 import type { Batch, SubmitOptions, Submitter } from './types.js';
 
@@ -154,10 +154,10 @@ export async function journaledRetry(
   const { runJournaledCreate } = await import('./journaled-run.js');
   // Sent as the server listed them (no validation).
   const submit = { ...options, file: [input], format: 'ndjson' as const, validate: false, retryOf };
-  await runJournaledCreate(ctx, place, batch.service, [], submit, (records) => {
+  await runJournaledCreate(ctx, place, batch.service, [], submit, (state) => {
     // Its input would be replaced by this run's choice: the job there goes on with its own. One that sent nothing
     // (refused by --max-cost, declined, stopped before its first chunk) is started again as given, as a create's is.
-    if (records.length > 0 && rebuild(records, place.path)?.sent !== false) {
+    if (state?.sent === true) {
       throw new UsageError(
         `${place.name} already holds a job`,
         `Continue it: taskctl resume ${place.name}; or give this retry a new --journal path.`,

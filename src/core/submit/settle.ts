@@ -18,7 +18,7 @@ import { isoSeconds } from '../../output/times.js';
 import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
-import { chunkItems, rebuild, type SendRecord } from './journal-records.js';
+import { chunkItems, JobFold, type SendRecord } from './journal-records.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
@@ -206,15 +206,16 @@ async function otherJobNaming(
   self: string,
   id: number,
 ): Promise<{ job: string; chunk: number } | undefined> {
-  const [{ jobStore }, { readJournal }] = await Promise.all([
+  const [{ jobStore }, { readJournalRecords }] = await Promise.all([
     import('../job/registry.js'),
     import('../../store/journal-file.js'),
   ]);
   for (const stored of jobStore(ctx.env).list()) {
     if (stored.id === self) continue;
     try {
-      const records = readJournal(stored.path);
-      const other = records && rebuild(records, stored.path);
+      // Its tasks are all that is asked: read a record at a time, one journal at a time, no list of a send kept.
+      const fold = new JobFold(stored.path, { counts: true });
+      const other = readJournalRecords(stored.path, (record) => fold.add(record)) ? fold.end() : undefined;
       for (const [chunk, { task }] of other?.chunks ?? []) if (task?.id === id) return { job: stored.id, chunk };
     } catch {
       // A journal that cannot be read names nothing.

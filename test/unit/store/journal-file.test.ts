@@ -141,8 +141,14 @@ describe('the lines of a journal, as bytes', () => {
     writeFileSync(path, Buffer.concat([Buffer.from('\uFEFF' + job), notUtf8, Buffer.from('{"type":"done"}\n')]));
     const expected = [{ type: 'job', id: 'j-m5xunpc0abcd' }, { type: '(unreadable)', line: 2 }, { type: 'done' }];
     expect(readJournal(path)).toEqual(expected);
-    const file = JournalFile.open(path, () => undefined);
-    expect(file.records).toEqual(expected);
+    const records: unknown[] = [];
+    const file = JournalFile.open(
+      path,
+      () => undefined,
+      false,
+      (record) => records.push(record),
+    );
+    expect(records).toEqual(expected);
     file.close();
   });
 

@@ -1,30 +1,46 @@
-/** A journal's records rebuilt into its job: a big job (tens of thousands of chunks) with a damaged line still is one. */
-import { describe, expect, it } from 'vitest';
-import { rebuild } from '../../../../src/core/submit/journal-records.js';
+/**
+ * A journal's records rebuilt into its job: a big job (tens of thousands of chunks) with a damaged line still is one;
+ * what is held is the job's state, never the records, and of a send's list of earlier tasks only what is asked of it
+ * (`resume` folds its journal as the `--job` commands do: docs/performance.md#a-create-that-is-a-job).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { jobChunks } from '../../../../src/core/job/job-chunks.js';
+import { JobFold, rebuild, type JobState } from '../../../../src/core/submit/journal-records.js';
+import { accountKey } from '../../../../src/store/cache.js';
 import { T0 } from '../../clock.js';
+import { API_KEY, BASE_URL, mockApi, runTaskctl } from '../../commands/harness.js';
+import { tempDir } from '../job/fixture.js';
 
 /** 130,000 records name a chunk: past what a call can take as arguments (Math.max(...list) overflowed). */
 const CHUNKS = 65_000;
 
+const jobRecord = (chunks: number, extra: object = {}) => ({
+  ...{ type: 'job', version: 1, created_at: new Date(T0).toISOString(), service: 's', base_url: 'http://h/api/v1' },
+  ...{ account: 'a', chunk_size: 1, format: null, column: null, validate: true, keep_duplicates: false },
+  ...{ skip_invalid: false, inputs: [], items: chunks, items_sha256: 'y', chunks },
+  ...extra,
+});
+
+const send = (chunk: number, before: number[]) => ({
+  ...{ type: 'send', chunk, first: chunk - 1, count: 1, sha256: 'z', sent_at: T0 + chunk },
+  ...{ settle_after: T0 + chunk + 1, before, before_complete: true },
+});
+
+/** The task ids the state holds in its sends' lists of earlier tasks, all chunks together. */
+const listed = (state: JobState | undefined): number =>
+  [...(state?.chunks.values() ?? [])].reduce((sum, chunk) => sum + (chunk.send?.before.length ?? 0), 0);
+
+/** 100 ids seen before chunk `chunk`: its own task (1000 + chunk) among them for an even chunk. */
+const seenBefore = (chunk: number): number[] =>
+  Array.from({ length: 100 }, (_, i) => 900 + chunk + i + (chunk % 2 === 0 ? 1 : 0));
+
 describe('rebuild', () => {
   it('a damaged line in a 65,000-chunk journal: the chunk it may have sent is found, never a stack overflow', () => {
-    const job = {
-      ...{ type: 'job', version: 1, created_at: new Date(T0).toISOString(), service: 's', base_url: 'http://h/api/v1' },
-      ...{ account: 'a', chunk_size: 1, format: null, column: null, validate: true, keep_duplicates: false },
-      ...{ skip_invalid: false, inputs: [], items: CHUNKS + 1, items_sha256: 'y', chunks: CHUNKS + 1 },
-    };
-    const records: unknown[] = [job];
+    const records: unknown[] = [jobRecord(CHUNKS + 1)];
     for (let chunk = 1; chunk <= CHUNKS; chunk++) {
-      const send = {
-        type: 'send',
-        chunk,
-        first: chunk - 1,
-        count: 1,
-        sha256: 'z',
-        sent_at: T0 + chunk,
-        settle_after: T0 + chunk + 1,
-      };
-      records.push({ ...send, before: [], before_complete: true });
+      records.push(send(chunk, []));
       records.push({ type: 'created', chunk, task: chunk, cost: 1, how: 'created' });
     }
     records.push({ type: '(unreadable)', line: records.length + 1 });
@@ -35,5 +51,70 @@ describe('rebuild', () => {
       settle_after: T0 + CHUNKS + 1,
     });
     expect(state?.chunks.get(CHUNKS + 1)?.task).toBeUndefined();
+  });
+
+  it("a send's 100 earlier task ids are held while its chunk has no task; after, only whether that task was one", () => {
+    const chunks = 2000;
+    const records: unknown[] = [jobRecord(chunks)];
+    for (let chunk = 1; chunk <= chunks; chunk++) {
+      records.push(send(chunk, seenBefore(chunk)));
+      // The last chunk stays in doubt: the scan that settles it reads the whole list.
+      if (chunk < chunks) records.push({ type: 'created', chunk, task: 1000 + chunk, cost: 1, how: 'created' });
+    }
+    const state = rebuild(records, '/j.jsonl');
+    // 199,900 ids were read; one per even chunk with a task is kept, and the whole list of the chunk in doubt.
+    expect(listed(state)).toBe((chunks - 2) / 2 + 100);
+    expect(state?.chunks.get(chunks)?.send?.before).toEqual(seenBefore(chunks));
+    // What the `--job` commands and the proof of a rotated key ask of it is answered as from the whole list.
+    const asked = jobChunks(state!);
+    expect(asked[1]?.sent?.before).toEqual([1002]);
+    expect(asked[2]?.sent?.before).toEqual([]);
+  });
+
+  it('a chunk given another task after its list was cut (--adopt over a task) gets its whole list back', () => {
+    const records: unknown[] = [jobRecord(2)];
+    records.push(send(1, [5, 6, 7]), { type: 'created', chunk: 1, task: 9, cost: 1, how: 'created' });
+    records.push(send(2, [5, 6, 7]), { type: 'created', chunk: 2, task: 8, cost: 1, how: 'created' });
+    // Task 9 did not hold chunk 1's items: the user gave it task 6, one the send had seen before it.
+    records.push({ type: 'reconciled', chunk: 1, task: 6, cost: 1, by: 'user' });
+    const state = rebuild(records, '/j.jsonl')!;
+    expect(state.chunks.get(1)?.send?.before).toEqual([5, 6, 7]);
+    expect(state.chunks.get(1)?.task?.id).toBe(6);
+    expect(jobChunks(state)[0]?.sent?.before).toEqual([6]);
+    expect(jobChunks(state)[1]?.sent?.before).toEqual([]);
+  });
+});
+
+describe('resume of a large journal', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('folds each record once as it is read, and the state it builds keeps no list of the sends of chunks done', async () => {
+    const dir = tempDir();
+    const chunks = 500;
+    const account = accountKey(BASE_URL, API_KEY);
+    const inputs = [{ kind: 'file', path: join(dir, 'items.txt'), format: 'lines', size: 1, sha256: 'x' }];
+    const lines: object[] = [
+      jobRecord(chunks, { base_url: BASE_URL, account, inputs, service: 'domain_check_availability' }),
+    ];
+    for (let chunk = 1; chunk <= chunks; chunk++) {
+      lines.push(send(chunk, seenBefore(chunk)));
+      if (chunk < chunks) lines.push({ type: 'created', chunk, task: 1000 + chunk, cost: 1, how: 'created' });
+    }
+    const path = join(dir, 'job.jsonl');
+    writeFileSync(path, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    const added = vi.spyOn(JobFold.prototype, 'add');
+    const ended = vi.spyOn(JobFold.prototype, 'end');
+    // Its input is gone: resume stops at that check, after reading the journal and before any request.
+    const result = await runTaskctl(['resume', path], { api: mockApi(), home: dir });
+    expect(result.stderr).toContain('is missing');
+    expect(result.code).toBe(2);
+    expect(added).toHaveBeenCalledTimes(lines.length);
+    expect(ended).toHaveBeenCalledTimes(1);
+    const state = ended.mock.results[0]?.value as JobState;
+    expect(state.chunks.size).toBe(chunks);
+    // 49,900 ids in the journal; held: one per even chunk done, and the list of the chunk in doubt.
+    expect(listed(state)).toBe((chunks - 2) / 2 + 100);
   });
 });
