@@ -1,5 +1,6 @@
 // Peak RSS of `taskctl resume` on a large journal (docs/performance.md#a-create-that-is-a-job), run by hand after
-// `npm run build`: `tsx scripts/resume-memory.ts [--chunks 60000] [--keep]`. It writes the journal of a job of that
+// `npm run build`: `tsx scripts/resume-memory.ts [--chunks 60000] [--bin PATH] [--keep]` (`--bin`: another build's
+// bin/taskctl.js, to compare). It writes the journal of a job of that
 // many chunks (a `send` listing 100 seven-digit task ids and a `created` each, as a job of that size writes; about
 // 70 MB for 60,000), all but the last chunk created, then runs `resume` on it under `/usr/bin/time -f %M`. The job's
 // input is not there, so resume stops at its input check, after reading the journal and before any request (the base
@@ -12,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const args = process.argv.slice(2);
-const chunks = Number(args[args.indexOf('--chunks') + 1] || 60_000);
+const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const chunks = Number(option('--chunks') ?? 60_000);
 const keep = args.includes('--keep');
 const BASE_URL = 'http://127.0.0.1:9/api/v1';
 const KEY = 'resume-memory-key';
@@ -68,7 +70,7 @@ for (let chunk = 1; chunk <= chunks; chunk++) {
 }
 closeSync(fd);
 
-const bin = resolve(import.meta.dirname, '..', 'bin', 'taskctl.js');
+const bin = resolve(option('--bin') ?? join(import.meta.dirname, '..', 'bin', 'taskctl.js'));
 const home = join(dir, 'home');
 const env = {
   ...process.env,

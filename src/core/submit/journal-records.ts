@@ -150,7 +150,7 @@ export function rebuild(records: readonly unknown[], path: string): JobState | u
 }
 
 /** Reads the journal's records through again, each handed to `onRecord` in order (the file, or records in memory). */
-export type ReadAgain = (onRecord: (record: unknown) => void) => void;
+type ReadAgain = (onRecord: (record: unknown) => void) => void;
 
 /**
  * `rebuild` a record at a time, as the journal is read (store/journal-file.ts `readJournalRecords`, `JournalFile.open`):
