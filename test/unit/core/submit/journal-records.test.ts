@@ -92,7 +92,7 @@ describe('resume of a large journal', () => {
 
   it('folds each record once as it is read, and the state it builds keeps no list of the sends of chunks done', async () => {
     const dir = tempDir();
-    const chunks = 500;
+    const chunks = 100;
     const account = accountKey(BASE_URL, API_KEY);
     const inputs = [{ kind: 'file', path: join(dir, 'items.txt'), format: 'lines', size: 1, sha256: 'x' }];
     const lines: object[] = [
@@ -114,7 +114,7 @@ describe('resume of a large journal', () => {
     expect(ended).toHaveBeenCalledTimes(1);
     const state = ended.mock.results[0]?.value as JobState;
     expect(state.chunks.size).toBe(chunks);
-    // 49,900 ids in the journal; held: one per even chunk done, and the list of the chunk in doubt.
+    // 9,900 ids in the journal; held: one per even chunk done, and the list of the chunk in doubt.
     expect(listed(state)).toBe((chunks - 2) / 2 + 100);
   });
 });
