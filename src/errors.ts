@@ -204,6 +204,12 @@ export function signalExitCode(code: number, signal: AbortSignal): number {
     : code;
 }
 
+/**
+ * The journal's path no longer names the file this run holds (renamed or removed while it ran): the run stops before
+ * its next request, exit 2 as for a job another run holds; its hint (the job's new name) is kept as it is.
+ */
+export class JournalMovedError extends UsageError {}
+
 /** A job's journal could not be written (a full disk, an I/O error): the job stops before its next request. */
 export class JournalWriteError extends CliError {
   constructor(message: string, hint?: string) {

@@ -10,7 +10,9 @@
  *    the window in which this request could have been processed (server-time.ts: from the send, floored to the
  *    server's timestamp resolution and shifted by the learnt clock offset, to 1 s after an answered failure, or open to
  *    the end of reconciliation when no answer came). It is adopted only when it is the only one, and no second one has
- *    appeared when reconciliation ends. A same-service, same-size task in the window whose items the service does not
+ *    appeared when reconciliation ends. After an answered failure a match stamped past the window's end but before
+ *    its loose end (a Date clock behind the tasks' one: server-time.ts `looseWindow`) may be ours: named, never
+ *    adopted, never "none" (`late`). A same-service, same-size task in the window whose items the service does not
  *    list in full (none, or fewer than its `total_items`) cannot be told either way: it keeps the outcome unsure (exit
  *    9 naming it), never "none" and never a resend.
  * 4. Reconciliation always observes to its horizon: at least 10 s after the failure, and as long again as the request
@@ -22,7 +24,7 @@
  * landed, cannot be told apart from ours: one candidate, adopted (docs/behaviour.md#exactly-once).
  */
 import type { PageMeta, Task } from '../api/schemas.js';
-import { inWindow, ServerClock } from './server-time.js';
+import { inWindow, ServerClock, type ServerWindow } from './server-time.js';
 import { multisetWithin } from './items/multiset.js';
 import { listedTargets, taskPhase, taskSucceeded } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
@@ -71,6 +73,11 @@ export type MatchResult =
   | { kind: 'contested'; ids: number[]; by: string }
   /** One candidate, but the list could not be read at the end of the horizon: a second may have appeared. */
   | { kind: 'unfinished'; ids: number[] }
+  /**
+   * No match in the window, but some stamped past its end after an answered failure and before its loose end
+   * (server-time.ts `looseWindow`): each is this request's if the service's Date clock runs behind the tasks' one.
+   */
+  | { kind: 'late'; ids: number[] }
   /**
    * Same-service, same-size tasks in the window whose items the service did not list in full (`unlisted`): each may be
    * this request's, and nothing tells (`ids`: every candidate, matching ones included).
@@ -284,9 +291,15 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   const { clock, signal } = options;
   const serverClock = options.serverClock ?? serverClockOf(reader);
   const until = options.failedAtMs + reconcileWindowMs(options);
+  const answeredAt = options.answered ? options.failedAtMs : undefined;
   const windowNow = () => {
     learnFrom(serverClock, reader);
-    return serverClock.window(options.sentAtMs, options.answered ? options.failedAtMs : undefined);
+    return serverClock.window(options.sentAtMs, answeredAt);
+  };
+  // Every task up to the loose end is read: one past the strict end is named at the verdict (`late`), never dropped.
+  const looseNow = () => {
+    learnFrom(serverClock, reader);
+    return serverClock.looseWindow(options.sentAtMs, answeredAt);
   };
   const candidates = new Map<number, Task>();
   const unlisted = new Map<number, Task>();
@@ -307,7 +320,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
         for (const task of tasks) serverClock.noteSeen(task.created_at, at);
       },
     );
-    const window = windowNow();
+    const window = looseNow();
     for (const task of result.tasks) {
       if (options.before.ids.has(task.id) || options.exclude?.has(task.id) || judged.has(task.id)) continue;
       if (!inWindow(task.created_at, window)) continue;
@@ -359,27 +372,32 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     }
   }
   if (!read) return why === undefined ? { kind: 'unread' } : { kind: 'unread', why };
-  return verdict(options, [...candidates.values()], [...unlisted.values()], windowNow(), { lastRead, lastComplete });
+  const windows = { strict: windowNow(), loose: looseNow() };
+  return verdict(options, [...candidates.values()], [...unlisted.values()], windows, { lastRead, lastComplete });
 }
 
 function verdict(
   options: ReconcileOptions,
   seen: readonly Task[],
   blind: readonly Task[],
-  window: { from: number; to: number },
+  windows: { strict: ServerWindow; loose: ServerWindow },
   scans: { lastRead: boolean; lastComplete: boolean },
 ): MatchResult {
   // The window only narrows as the clock is learnt better: judge every candidate by the final one.
   const claimed = options.local?.claimed() ?? new Set<number>();
-  const isOpen = (task: Task) => inWindow(task.created_at, window) && !claimed.has(task.id);
+  const isOpen = (task: Task) => inWindow(task.created_at, windows.strict) && !claimed.has(task.id);
+  // Past the end but before the loose end: this request's if the Date clock runs behind the tasks' clock.
+  const isLate = (task: Task) => !isOpen(task) && inWindow(task.created_at, windows.loose) && !claimed.has(task.id);
   const ids = (tasks: readonly Task[]) => tasks.map((task) => task.id).sort((a, b) => a - b);
   const open = seen.filter(isOpen);
+  const late = [...seen, ...blind].filter(isLate);
   // A candidate whose items cannot be read may be ours: never "none", never another one adopted beside it.
   const unlisted = blind.filter(isOpen);
-  if (unlisted.length > 0) return { kind: 'unlisted', ids: ids([...open, ...unlisted]), unlisted: ids(unlisted) };
+  if (unlisted.length > 0)
+    return { kind: 'unlisted', ids: ids([...open, ...unlisted, ...late]), unlisted: ids(unlisted) };
   const [only, ...more] = open;
-  if (only === undefined) return { kind: 'none' };
-  if (more.length > 0) return { kind: 'ambiguous', ids: ids(open) };
+  if (only === undefined) return late.length > 0 ? { kind: 'late', ids: ids(late) } : { kind: 'none' };
+  if (more.length > 0 || late.length > 0) return { kind: 'ambiguous', ids: ids([...open, ...late]) };
   if (!scans.lastRead) return { kind: 'unfinished', ids: [only.id] };
   // The creation time alone is no proof (the server clock is known to a second at best): without a complete snapshot
   // a match may be an identical task created just before the request (found by the exactly-once campaign).

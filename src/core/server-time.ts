@@ -11,17 +11,20 @@
  *   fraction (whole seconds, or always `.000`) it counts as 1 s.
  * - Window of a create sent at local t_s: from floor(t_s + low) to the server's resolution (a timestamp is truncated or
  *   rounded, never earlier than that), to t_end + high + 1 s after an answered failure at t_end (the 1 s covers a server
- *   that rounds), or open (to the end of reconciliation) when no answer came.
+ *   that rounds), or open (to the end of reconciliation) when no answer came. Its loose end (`looseWindow`) takes a
+ *   Date's upper bound DATE_CLOCK_SPREAD_MS later: a task past the end but before the loose end may be the request's.
  */
 
 /** Offset bounds used while nothing was observed: the server clock may be two minutes either way. */
 export const UNKNOWN_OFFSET_MS = 120_000;
 /**
- * How far ahead a service's `Date` header may read of the clock that stamps its tasks' `created_at`: the two may be
- * written by two machines (a gateway, a proxy or another node writes Date; the application or its database
+ * How far ahead or behind a service's `Date` header may read of the clock that stamps its tasks' `created_at`: the two
+ * may be written by two machines (a gateway, a proxy or another node writes Date; the application or its database
  * created_at). A window that starts after the request's own task would send it again, so a Date moves the window's
  * start only this loosely; a task's own created_at moves it fully. Tasks before the send are told apart by the list
- * taken before it, not by the clock (docs/behaviour.md#the-window).
+ * taken before it, not by the clock. After an answered failure the window's end moves as loosely (`looseWindow`):
+ * no list taken after the answer tells a later task apart, so one found there is named, never adopted or taken for
+ * none (docs/behaviour.md#the-window).
  */
 export const DATE_CLOCK_SPREAD_MS = 120_000;
 /** Resolution assumed until a timestamp shows a finer one. */
@@ -74,17 +77,22 @@ export class ServerClock {
   /** The lower bounds from each kind of evidence: tasks' own created_at, and Date headers (another clock, perhaps). */
   private taskLow = Number.NEGATIVE_INFINITY;
   private dateLow = Number.NEGATIVE_INFINITY;
+  /** The upper bounds likewise: a task this run created, and Date headers. */
+  private taskHigh = Number.POSITIVE_INFINITY;
+  private dateHigh = Number.POSITIVE_INFINITY;
 
   /** Starts from bounds of the clock that stamps tasks when they are known exactly (a run that saw its own task). */
   constructor(initial?: OffsetBounds) {
     if (!initial) return;
     this.taskLow = initial.low;
+    this.taskHigh = initial.high;
     this.narrow(initial.low, initial.high);
   }
 
   /** Bounds learnt elsewhere (the client's Date headers); an undefined side says nothing. */
   learn(bounds: { low?: number | undefined; high?: number | undefined }): void {
     this.dateLow = Math.max(this.dateLow, bounds.low ?? Number.NEGATIVE_INFINITY);
+    this.dateHigh = Math.min(this.dateHigh, bounds.high ?? Number.POSITIVE_INFINITY);
     this.narrow(bounds.low ?? Number.NEGATIVE_INFINITY, bounds.high ?? Number.POSITIVE_INFINITY);
   }
 
@@ -92,6 +100,7 @@ export class ServerClock {
   noteDate(dateMs: number, sentAt: number, receivedAt: number): void {
     if (!Number.isFinite(dateMs)) return;
     this.dateLow = Math.max(this.dateLow, dateMs - receivedAt);
+    this.dateHigh = Math.min(this.dateHigh, dateMs + 1000 - sentAt);
     this.narrow(dateMs - receivedAt, dateMs + 1000 - sentAt);
   }
 
@@ -110,6 +119,7 @@ export class ServerClock {
     if (!parsed) return;
     this.noteResolution(parsed);
     this.taskLow = Math.max(this.taskLow, parsed.ms - this.resolution - receivedAt);
+    this.taskHigh = Math.min(this.taskHigh, parsed.ms + this.resolution - sentAt);
     this.narrow(parsed.ms - this.resolution - receivedAt, parsed.ms + this.resolution - sentAt);
   }
 
@@ -138,6 +148,20 @@ export class ServerClock {
     const to =
       answeredAt === undefined ? Number.POSITIVE_INFINITY : answeredAt + this.offset().high + ANSWERED_MARGIN_MS;
     return { from: this.earliestServerTime(sentAt), to };
+  }
+
+  /**
+   * The window with its end taken as loosely as its start: a Date's upper bound moved DATE_CLOCK_SPREAD_MS later (a
+   * Date clock behind the one stamping tasks must not end the window before the request's own task), a task this run
+   * created bounding it fully. Equal to `window` when no Date bounds the end, or a created task does.
+   */
+  looseWindow(sentAt: number, answeredAt?: number): ServerWindow {
+    const { from, to } = this.window(sentAt, answeredAt);
+    if (answeredAt === undefined) return { from, to };
+    const { high } = this.offset();
+    const evidence = Math.min(this.taskHigh, this.dateHigh + DATE_CLOCK_SPREAD_MS);
+    const latest = Number.isFinite(evidence) ? Math.max(evidence, high) : high;
+    return { from, to: answeredAt + latest + ANSWERED_MARGIN_MS };
   }
 
   /**

@@ -13,17 +13,19 @@ import {
   ftruncateSync,
   lstatSync,
   openSync,
+  readdirSync,
+  readFileSync,
   statSync,
   unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { readRegularEnds, readRegularPieces } from './atomic-file.js';
 import { shellWord } from '../lib/shell-word.js';
-import { heldLockHint, holderWords, tryLock, type HeldLock } from './lock-file.js';
-import { JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
+import { heldLockHint, holderWords, lockHolder, tryLock, type HeldLock } from './lock-file.js';
+import { JournalMovedError, JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
 const UNREADABLE_LINE = '(unreadable)';
@@ -108,10 +110,13 @@ export class JournalFile {
     }
     const locks: HeldLock[] = [];
     try {
-      // The journal is never a symlink (O_NOFOLLOW): FILE.lock is one file whatever directories lead to it.
-      locks.push(lockJob(path, `${path}.lock`));
+      // The journal is never a symlink (O_NOFOLLOW): FILE.lock is one file whatever directories lead to it. It holds
+      // the file's identity, so a run through a name given to the file later (`mv` in its directory) meets it.
+      const journal = identityOf(fd);
+      locks.push(lockJob(path, `${path}.lock`, { journal }));
       // Counted under that lock: a name linked after the open, before the lock, is met here.
       refuseOtherNames(fd, path);
+      refuseHeldByAnotherName(path, journal);
       const byId = lockOf(readFirstRecord(path));
       if (byId !== undefined) locks.push(lockJob(path, byId));
       // Removed between its open and its locks (`jobs --prune` takes them to remove an empty journal): opened again.
@@ -166,6 +171,20 @@ export class JournalFile {
     }
     this.count++;
     this.types.add(typeOf(record));
+  }
+
+  /**
+   * Before each request: the journal's path must still name the file this run holds (its lock is beside that name).
+   * Renamed or removed meanwhile, a run through its new name would not meet this run's lock, so this one stops:
+   * exit 2, naming the new name when it is in the same directory (docs/behaviour.md#jobs).
+   */
+  refuseIfMoved(next: string): void {
+    if (this.fd === undefined || samePlace(this.fd, this.path)) return;
+    const now = newNameOf(this.fd, this.path);
+    throw new JournalMovedError(
+      `the journal ${this.path} was renamed or removed while this run held it: stopped before sending ${next}`,
+      `Once this run has ended, continue the job by its new name: taskctl resume ${now === undefined ? 'NEW-PATH' : shellWord(now)}`,
+    );
   }
 
   /** Empties the journal (a job of which nothing was sent, started again with other inputs or options). */
@@ -329,7 +348,8 @@ export const journalLimits = { maxBytes: MAX_JOURNAL_BYTES };
 /** Test seams: a write of the journal, and the taking of its locks (a fake full disk in tests replaces them). */
 export const journalIo = {
   write: (fd: number, bytes: Buffer, offset: number): number => writeSync(fd, bytes, offset, bytes.length - offset),
-  lock: (path: string): ReturnType<typeof tryLock> => tryLock(path),
+  lock: (path: string, content?: Record<string, unknown>): ReturnType<typeof tryLock> =>
+    tryLock(path, content === undefined ? {} : { content }),
 };
 
 /**
@@ -381,14 +401,73 @@ function samePlace(fd: number, path: string): boolean {
   }
 }
 
+/** A journal file's identity, as its lock records it: device and inode, as text (exact beyond 2^53). */
+interface JournalIdentity {
+  dev: string;
+  ino: string;
+}
+
+function identityOf(fd: number): JournalIdentity {
+  const stats = fstatSync(fd, { bigint: true });
+  return { dev: String(stats.dev), ino: String(stats.ino) };
+}
+
+/** The name in `path`'s directory that now names the file open as `fd` (a rename there), if any. */
+function newNameOf(fd: number, path: string): string | undefined {
+  try {
+    const dir = dirname(path);
+    return readdirSync(dir)
+      .map((name) => join(dir, name))
+      .find((other) => !other.endsWith('.lock') && samePlace(fd, other));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The other `*.lock` files of the journal's directory whose holder is alive and whose journal is this very file: a
+ * run holds it under a name it had before (`mv OLD NEW` while that run ran). Exit 2 naming that run, as for a lock
+ * beside this name. A rename into another directory is not met here (docs/behaviour.md#jobs).
+ */
+function refuseHeldByAnotherName(path: string, journal: JournalIdentity): void {
+  const dir = dirname(path);
+  const own = `${path}.lock`;
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith('.lock'));
+  } catch {
+    return; // the directory cannot be listed: only the lock beside this name counts
+  }
+  for (const name of names) {
+    const lockPath = join(dir, name);
+    if (lockPath === own || !sameJournal(lockPath, journal)) continue;
+    const holder = lockHolder(lockPath);
+    if (holder === undefined) continue; // its run has ended: nothing holds the file through that name
+    throw new UsageError(
+      `the job in ${path} is in use by another taskctl (${holderWords(holder)}) through its earlier name ${lockPath.slice(0, -'.lock'.length)}`,
+      heldLockHint(holder, lockPath, 'Wait for that run to end, then resume the job by this name'),
+    );
+  }
+}
+
+/** Whether the lock file at `lockPath` records `journal` as the file it guards. */
+function sameJournal(lockPath: string, journal: JournalIdentity): boolean {
+  try {
+    const held = (JSON.parse(readFileSync(lockPath, 'utf8')) as { journal?: Partial<JournalIdentity> }).journal;
+    return held?.dev === journal.dev && held.ino === journal.ino;
+  } catch {
+    return false; // not a lock of a journal, or gone
+  }
+}
+
 /**
  * A lock that cannot be written is refused, never skipped: a run without it could send the chunks another run is
- * sending (paying twice).
+ * sending (paying twice). `content`: what the lock records beside its owner.
  */
-function lockJob(path: string, lockPath: string): HeldLock {
+function lockJob(path: string, lockPath: string, content?: Record<string, unknown>): HeldLock {
   let lock;
   try {
-    lock = journalIo.lock(lockPath);
+    lock = journalIo.lock(lockPath, content);
   } catch (error) {
     const reason = systemErrorWords(error);
     const message = `cannot lock the journal ${path} (${lockPath}): ${reason}; nothing was sent`;

@@ -51,6 +51,8 @@ export interface LockOptions {
   now?: () => number;
   /** Blocks this long between attempts of `waitForLock` (default: `Atomics.wait`); injectable for tests. */
   sleep?: (ms: number) => void;
+  /** More for the lock file to hold beside its owner (a journal's lock: the file's identity). */
+  content?: Record<string, unknown>;
 }
 
 /**
@@ -213,7 +215,7 @@ export function tryLock(path: string, options: LockOptions = {}): HeldLock | { h
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < 3; attempt++) {
     const owner: LockOwner = { ...thisOwner(now()), token: randomHex(8) };
-    const created = createLock(path, owner);
+    const created = createLock(path, { ...options.content, ...owner });
     if (created === 'retry') continue;
     if (!created) {
       const holder = readOwner(path);

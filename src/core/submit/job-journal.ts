@@ -42,6 +42,8 @@ export class JobJournal implements ChunkObserver {
   }
 
   sending(chunk: PlannedChunk, dispatch: Dispatch): void {
+    // Thrown before the request leaves: a run through the journal's new name would not meet this run's lock.
+    this.file.refuseIfMoved(`chunk ${chunk.index}`);
     const send = {
       type: 'send' as const,
       chunk: chunk.index,

@@ -167,9 +167,10 @@ export class LocalCreates {
   runs(entry: LedgerEntry | undefined, serverClock: ServerClock): LocalRuns | undefined {
     const ledger = this.ledger;
     if (!entry || !ledger) return undefined;
-    // A possible creator: still sending (its window open), or unresolved (open, or closed 1 s after its answer).
+    // A possible creator: still sending (its window open), or unresolved (open, or closed after its answer at the
+    // loose end: a Date clock behind the tasks' one must not hand that run's task to this one).
     const contests = (other: LedgerEntry, task: Task) =>
-      other.state !== 'created' && inWindow(task.created_at, serverClock.window(other.sentAt, other.closedAt));
+      other.state !== 'created' && inWindow(task.created_at, serverClock.looseWindow(other.sentAt, other.closedAt));
     return {
       claimed: () => {
         const others = this.attempt(() => ledger.others(entry)) ?? [];

@@ -128,6 +128,10 @@ function lostWhy(result: Exclude<MatchResult, { kind: 'found' }>): string {
       return `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`;
     case 'unfinished':
       return `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`;
+    case 'late': {
+      const named = `${result.ids.length === 1 ? 'task' : 'tasks'} ${result.ids.join(', ')}`;
+      return `${named} ${result.ids.length === 1 ? 'matches' : 'match'}, stamped after the service had answered the request (as its Date header reads): this request's if that header's clock runs behind the one stamping tasks, else another identical create's`;
+    }
     case 'unlisted': {
       const one = result.unlisted.length === 1;
       const named = `${one ? 'task' : 'tasks'} ${result.unlisted.join(', ')}`;

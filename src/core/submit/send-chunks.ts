@@ -13,6 +13,7 @@ import {
   ExitCode,
   InterruptedBeforeSendError,
   InterruptedError,
+  JournalMovedError,
   JournalWriteError,
   systemErrorWords,
 } from '../../errors.js';
@@ -365,9 +366,11 @@ function stopped(
   const unjournaled = at.unjournaled?.();
   if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) return error;
   const hint =
-    at.job !== undefined
-      ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}taskctl resume ${at.job}`
-      : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint));
+    failure instanceof JournalMovedError
+      ? failure.hint // its new name: the job's id leads to the old one
+      : at.job !== undefined
+        ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}taskctl resume ${at.job}`
+        : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint));
   const message =
     at.tasks === 0
       ? failure.message

@@ -355,12 +355,30 @@ describe('without a complete snapshot', () => {
 describe('reconcileCreate: the window and the other local runs', () => {
   const one = (id: number, at: number) => task(id, 'svc', ['a'], at);
 
-  it('case 1: a neighbour task made 3 s after an answered 502 is outside the window: none, not adopted', async () => {
-    // A's POST answered 502 by a proxy at T0 + 50; B's identical task lands at T0 + 3 s. Same clocks (Date: +-1 s).
+  it('case 1: a neighbour task made 3 s after an answered 502 is past the window: named (late), never adopted', async () => {
+    // A's POST answered 502 by a proxy at T0 + 50; B's identical task lands at T0 + 3 s. Same clocks (Date: +-1 s),
+    // but a Date clock running behind the tasks' one would read the same: it may be A's, so it is named, not adopted.
     const r = { ...reader([one(1, T0 + 3000)]), serverClockBounds: () => ({ low: -900, high: 1000 }) };
     expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY })).toEqual({
-      kind: 'none',
+      kind: 'late',
+      ids: [1],
     });
+    // B on this machine claimed it: no candidate at all.
+    const local: LocalRuns = { claimed: () => new Set([1]), claim: () => ({ ok: true }) };
+    const attempt = { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY };
+    expect(await reconcileAnswered(r, attempt, local)).toEqual({ kind: 'none' });
+  });
+
+  it('a Date header 5 s behind the clock stamping tasks: the request’s own task, past the answered end, is named', async () => {
+    // Without the loose end the window closed at failure - 4 s (as the Date read it), before the task: "none".
+    const behind = (tasks: Task[]) => ({ ...reader(tasks), serverClockBounds: () => ({ low: -5100, high: -4000 }) });
+    const attempt = { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY };
+    expect(await reconcileAnswered(behind([one(1, T0 + 20)]), attempt)).toEqual({ kind: 'late', ids: [1] });
+    // A match inside the window and one past its end: either may be the request's.
+    const both = behind([one(1, T0 - 4500), one(2, T0 + 20)]);
+    expect(await reconcileAnswered(both, attempt)).toEqual({ kind: 'ambiguous', ids: [1, 2] });
+    // Past the loose end too (minutes after the answer): not this request's.
+    expect(await reconcileAnswered(behind([one(1, T0 + 200_000)]), attempt)).toEqual({ kind: 'none' });
   });
 
   it('case 3: whole-second created_at floored below the send time is still found', async () => {

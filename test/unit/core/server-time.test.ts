@@ -70,6 +70,33 @@ describe('ServerClock', () => {
     expect(inWindow('2025-01-15T12:00:01.200Z', clock.window(T0 + 1000))).toBe(true);
   });
 
+  it('a Date written by a clock 5 s behind the one stamping tasks: the strict end misses the task, the loose end holds it', () => {
+    const clock = new ServerClock();
+    clock.noteDate(T0 - 5000, T0, T0 + 100);
+    // Sent at T0 + 1000, a 502 answered at T0 + 1300; the task was stamped 12:00:01.200 (the local clock's time).
+    const strict = clock.window(T0 + 1000, T0 + 1300);
+    expect(strict.to).toBe(T0 + 1300 - 4000 + ANSWERED_MARGIN_MS);
+    expect(inWindow('2025-01-15T12:00:01.200Z', strict)).toBe(false);
+    // The loose end: the Date's upper bound moved DATE_CLOCK_SPREAD_MS later, as the start moves earlier.
+    const loose = clock.looseWindow(T0 + 1000, T0 + 1300);
+    expect(loose).toEqual({ from: strict.from, to: T0 + 1300 - 4000 + DATE_CLOCK_SPREAD_MS + ANSWERED_MARGIN_MS });
+    expect(inWindow('2025-01-15T12:00:01.200Z', loose)).toBe(true);
+    // Unanswered: both open.
+    expect(clock.looseWindow(T0 + 1000).to).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('a task this run created pins the end: the loose window is then the strict one', () => {
+    const clock = new ServerClock();
+    clock.noteDate(T0 - 5000, T0, T0 + 100);
+    clock.noteCreated('2025-01-15T12:00:00.511Z', T0 + 500, T0 + 520);
+    const strict = clock.window(T0 + 1000, T0 + 1300);
+    expect(clock.looseWindow(T0 + 1000, T0 + 1300)).toEqual(strict);
+    expect(inWindow('2025-01-15T12:00:01.200Z', strict)).toBe(true);
+    // Nothing learnt at all: the end is already two minutes loose, and stays so.
+    const blank = new ServerClock();
+    expect(blank.looseWindow(T0, T0 + 50)).toEqual(blank.window(T0, T0 + 50));
+  });
+
   it('a server 3 s behind, learnt from its tasks: the window moves back with it', () => {
     const clock = new ServerClock();
     // Sent at T0 - 1000, answered at T0 - 900, stamped 11:59:56 (3 s behind, whole seconds).

@@ -11,7 +11,9 @@ import {
   linkSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -26,6 +28,8 @@ import {
   readJournalRecords,
 } from '../../../src/store/journal-file.js';
 import { tryLock } from '../../../src/store/lock-file.js';
+import { thisOwner } from '../../../src/store/process-owner.js';
+import { notRunningPid } from '../pids.js';
 
 let dir: string;
 beforeEach(() => {
@@ -106,6 +110,41 @@ describe('a journal with more than one name (hard links)', () => {
       journalIo.lock = lock;
     }
     expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+});
+
+describe('a journal renamed while a run holds it', () => {
+  it('its lock records the file; a run through the new name in the same directory is refused naming the holder', () => {
+    const path = join(dir, 'job.jsonl');
+    const moved = join(dir, 'moved.jsonl');
+    const file = JournalFile.open(path, () => undefined);
+    const held = JSON.parse(readFileSync(`${path}.lock`, 'utf8')) as { pid: number; journal: { ino: string } };
+    expect(held.pid).toBe(process.pid);
+    expect(held.journal.ino).toMatch(/^\d+$/);
+    renameSync(path, moved);
+    expect(() => JournalFile.open(moved, () => undefined)).toThrow(
+      `the job in ${moved} is in use by another taskctl (process ${process.pid} on this machine) through its earlier name ${path}`,
+    );
+    expect(existsSync(`${moved}.lock`)).toBe(false); // its own lock released again
+    // The holder stops before its next request, naming the new name.
+    expect(() => file.refuseIfMoved('chunk 3')).toThrow(
+      `the journal ${path} was renamed or removed while this run held it: stopped before sending chunk 3`,
+    );
+    file.close();
+    JournalFile.open(moved, () => undefined).close();
+  });
+
+  it('an old name’s lock whose process has ended, or of another file, is no holder', () => {
+    const path = join(dir, 'job.jsonl');
+    JournalFile.open(path, () => undefined).close();
+    const { ino, dev } = statSync(path, { bigint: true });
+    const journal = { dev: String(dev), ino: String(ino) };
+    const owner = { ...thisOwner(Date.now()), token: 'x' };
+    writeFileSync(join(dir, 'old.jsonl.lock'), JSON.stringify({ ...owner, pid: notRunningPid(), journal }));
+    writeFileSync(join(dir, 'other.jsonl.lock'), JSON.stringify({ ...owner, journal: { dev: journal.dev, ino: '1' } }));
+    const file = JournalFile.open(path, () => undefined);
+    expect(() => file.refuseIfMoved('chunk 1')).not.toThrow();
+    file.close();
   });
 });
 

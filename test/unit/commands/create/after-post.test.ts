@@ -71,6 +71,44 @@ describe('failures after a POST that may have landed', () => {
   });
 });
 
+describe('a service whose Date clock runs behind the clock that stamps created_at (a gateway writes Date)', () => {
+  it('a 502 after the task was made: exit 9 naming the task, and resume adopts it, never "no matching task"', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-behind-'));
+    try {
+      // Date reads 5 s behind; the task is stamped at the local (and application) time, after the 502 as Date reads it.
+      const behind = { date: new Date(T0 - 5000).toUTCString() };
+      const withCandidate = (api: ReturnType<typeof mockApi>) => {
+        // The checks' lists carry no Date (a mocked Date would not move with the fake clock).
+        api.reply('GET', /^\/tasks\?/, 200, page([candidate]), { times: 20 });
+        const items = [{ target: 'a.com', status: 'pending', data: null }];
+        api.reply('GET', '/tasks/5', 200, { success: true, data: { ...candidate, items } }, { times: 40 });
+        api.allowUnused();
+      };
+      const api = mockApi();
+      replyServices(api);
+      replyNoTasks(api, behind);
+      api.reply('POST', '/tasks', 502, '<html>502 Bad Gateway</html>', {
+        headers: { 'content-type': 'text/html', ...behind },
+      });
+      withCandidate(api);
+      const result = await runTaskctl(['create', 'domain_check_availability', 'a.com'], { api, home });
+      expect(result.code, result.stderr).toBe(9);
+      expect(result.stderr).not.toMatch(/no matching task/);
+      expect(result.stderr).toMatch(/task 5 matches, stamped after the service had answered the request/);
+      const job = /taskctl resume (j-\S+)/.exec(result.stderr)?.[1] ?? '';
+      const later = mockApi();
+      replyServices(later);
+      withCandidate(later);
+      const resumed = await runTaskctl(['resume', job, '-y'], { api: later, home });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain('chunk 1: task 5 was created by the interrupted request');
+      expect(later.calls.filter((call) => call.startsWith('POST'))).toEqual([]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a POST answered with a redirect', () => {
   it('303 See Other (a write carried out, "see there"): reconciled, exit 9, never 8', async () => {
     const api = mockApi();

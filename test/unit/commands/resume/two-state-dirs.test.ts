@@ -3,9 +3,11 @@
  * TASKCTL_STATE_DIR): the job is locked beside its journal file too, so a second run that reaches the same file is
  * exit 2 naming the holder while the first runs, and nothing is created twice (docs/behaviour.md#jobs). A journal
  * with a second name (a hard link) has a lock beside each name, so a run refuses it until the name has a file of its own.
+ * A journal renamed while a run holds it: the run stops before its next chunk, and a run through the new name in the
+ * same directory meets the old name's lock, which records the file's identity.
  */
 import { execFileSync } from 'node:child_process';
-import { linkSync, readdirSync, readFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../../src/lib/time.js';
@@ -39,15 +41,21 @@ async function itemCounts(): Promise<Record<string, number>> {
  */
 async function whileARuns(
   argvA: string[],
-  second: () => string[],
+  second: () => string[] | undefined,
+  lost: 'reset-before' | 'reset-after' = 'reset-before',
 ): Promise<{ a: RunResult; b: RunResult | undefined }> {
   await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before', count: 1 });
+  await world.fault({ method: 'POST', path: '/tasks', kind: lost, count: 1 });
   let b: RunResult | undefined;
+  let done = false;
   const clock: Clock = {
     now: () => world.clock.now(),
     sleep: async (ms, signal) => {
-      if (b === undefined && ms >= 1000) b = await run('b', second());
+      if (!done && ms >= 1000) {
+        done = true;
+        const argv = second();
+        if (argv) b = await run('b', argv);
+      }
       return world.clock.sleep(ms, signal);
     },
   };
@@ -118,6 +126,47 @@ describe('one journal, two state directories', () => {
     expect(shown.stdout).toMatch(/^\{"task":1,"target":"a.com","status":"completed"/);
     execFileSync('sh', ['-c', 'cp "$1" "$1.new" && mv "$1.new" "$1"', 'sh', journal]);
     const resumed = await run('a', ['resume', journal, '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
+  });
+
+  it('a journal renamed (mv) while its run holds it: the run stops before its next chunk, exit 2, and resume NEW ends the job', async () => {
+    const journal = join(dir, 'job.jsonl');
+    const moved = join(dir, 'moved.jsonl');
+    // Chunk 2's answer is lost after its task was made; while A checks for it, the journal is renamed.
+    const argv = ['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'];
+    const rename = () => {
+      renameSync(journal, moved);
+      return undefined;
+    };
+    const { a } = await whileARuns(argv, rename, 'reset-after');
+    expect(a.code, a.stderr).toBe(2);
+    expect(a.stderr).toContain(
+      `error: the journal ${journal} was renamed or removed while this run held it: stopped before sending chunk 3\n`,
+    );
+    expect(a.stderr).toContain(`Once this run has ended, continue the job by its new name: taskctl resume ${moved}\n`);
+    // Chunks 1 and 2 have their tasks; 3 and 4 were never sent.
+    expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1 });
+    const resumed = await run('a', ['resume', moved, '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
+  });
+
+  it('a journal renamed (mv) in its directory while its run holds it: a run through the new name is exit 2 naming the holder', async () => {
+    const journal = join(dir, 'job.jsonl');
+    const moved = join(dir, 'moved.jsonl');
+    const argv = ['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'];
+    const { a, b } = await whileARuns(argv, () => {
+      renameSync(journal, moved);
+      return ['resume', moved, '-q'];
+    });
+    expect(b?.code, b?.stderr).toBe(2);
+    expect(b?.stderr).toContain(
+      `error: the job in ${moved} is in use by another taskctl (process ${process.pid} on this machine) through its earlier name ${journal}`,
+    );
+    expect(b?.stderr).toMatch(/Wait for that run to end/);
+    expect(a.code, a.stderr).toBe(9); // chunk 2 in doubt, chunks 3 and 4 never sent
+    const resumed = await run('a', ['resume', moved, '-q']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
   });

@@ -1,0 +1,61 @@
+/**
+ * The other runs of this machine as a reconciliation sees them: a run whose create was answered with a failure is a
+ * possible creator of a matching task up to its window's loose end, so a Date clock behind the clock stamping tasks
+ * never hands that run's task to another run (docs/behaviour.md#the-window).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Task } from '../../../../src/api/schemas.js';
+import { LocalCreates } from '../../../../src/core/submit/local-runs.js';
+import { ServerClock } from '../../../../src/core/server-time.js';
+import { FakeClock, T0 } from '../../clock.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-local-runs-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function open(): Promise<LocalCreates> {
+  const env = { TASKCTL_CACHE_DIR: join(dir, 'cache'), TASKCTL_STATE_DIR: join(dir, 'state') };
+  const warnings: string[] = [];
+  const ctx = {
+    printer: { warn: (text: string) => warnings.push(text) },
+    clock: new FakeClock(T0 + 100),
+    env,
+    cache: { account: 'account-1' },
+  };
+  return LocalCreates.open(ctx as unknown as Parameters<typeof LocalCreates.open>[0], 600_000);
+}
+
+const stamped = (id: number, at: number): Task => ({
+  id,
+  service: 'svc',
+  status: 'pending',
+  total_items: 1,
+  cost: 1,
+  created_at: new Date(at).toISOString(),
+  completed_at: null,
+});
+
+describe('LocalCreates.runs: another run answered with a failure', () => {
+  it('a Date clock 5 s behind: its task, stamped after its answer as Date reads it, is contested, never claimed', async () => {
+    const a = await open();
+    const mine = await open();
+    // Run A: sent at T0, answered 502 at T0 + 50 (its window closed then, as its Date headers read the time).
+    const entryA = a.begin('svc', ['a.com'], undefined, T0);
+    a.unknown(entryA, T0 + 50);
+    const entry = mine.begin('svc', ['a.com'], undefined, T0 + 10);
+    const clock = new ServerClock();
+    clock.learn({ low: -5100, high: -4000 });
+    const runs = mine.runs(entry, clock);
+    // A's own task, stamped at T0 + 20 by the clock 5 s ahead of the Date's.
+    expect(runs?.claim(stamped(1, T0 + 20))).toMatchObject({ ok: false, reason: 'contested' });
+    // Minutes past A's answer, even as the Date reads it: not A's.
+    expect(runs?.claim(stamped(2, T0 + 200_000))).toEqual({ ok: true });
+  });
+});
