@@ -35,6 +35,9 @@ export function describeDirectoryProblem(problem: DirectoryProblem): string {
 export function makeDirectory(path: string, mode = 0o700): DirectoryProblem | undefined {
   // A relative path is walked from the working directory and named as given: messages show the user's own words.
   const target = normalize(path);
+  // The usual case, the directory there already: one stat instead of the walk. A path that resolves to a directory
+  // is one whose every component is a directory or a symlink to one, which is what the walk would find.
+  if (isDirectory(target)) return undefined;
   const { root } = parse(target);
   const parts = target
     .slice(root.length)
@@ -47,6 +50,15 @@ export function makeDirectory(path: string, mode = 0o700): DirectoryProblem | un
     if (problem !== undefined) return { path: target, at: problem.at ?? current, reason: problem.reason };
   }
   return undefined;
+}
+
+/** `path` resolves to a directory (symlinks followed); false for anything else, missing or unreadable. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // a loop, a component that is a file, no permission: the walk names the problem
+  }
 }
 
 interface ComponentProblem {
