@@ -43,7 +43,7 @@ if (import.meta.url.endsWith('.ts')) {
 async function measureAll(): Promise<void> {
   const { startSandbox } = await import('../src/sandbox/index.ts');
   const { FakeClock } = await import('../test/unit/clock.ts');
-  const { runTaskctl } = await import('../test/unit/commands/harness.ts');
+  const { mockApi, runTaskctl, settleTest } = await import('../test/unit/commands/harness.ts');
   // Temporary files on a RAM file system where there is one, as in the suite.
   const ram = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/command-cost-') : undefined;
   if (ram !== undefined) process.env.TMPDIR = ram;
@@ -72,6 +72,21 @@ async function measureAll(): Promise<void> {
     return total / RUNS;
   };
 
+  /** `balance` against undici's MockAgent (`mockApi`), as most command tests run it: the mock's cost is in it. */
+  const mockedBalance = async (): Promise<number> => {
+    let total = 0;
+    for (let i = 0; i < WARMUP + RUNS; i++) {
+      const api = mockApi();
+      api.reply('GET', '/balance', 200, { success: true, data: { balance: 5, currency: 'coins' } });
+      const before = cpuMs();
+      const result = await runTaskctl(['balance', '-o', 'json'], { api });
+      if (i >= WARMUP) total += cpuMs() - before;
+      await settleTest();
+      if (result.code !== 0) throw new Error(`balance (MockAgent): exit ${result.code}\n${result.stderr}`);
+    }
+    return total / RUNS;
+  };
+
   /** What worldEachTest costs a test: a sandbox started and closed, a temporary directory made and removed. */
   const harnessCost = async (): Promise<number> => {
     let total = 0;
@@ -91,10 +106,12 @@ async function measureAll(): Promise<void> {
       commandCost((i) => ['create', 'domain_check_availability', `a${i}.com`, `b${i}.com`, `c${i}.com`, '--yes', '-q']),
     balance: () => commandCost(() => ['balance', '-o', 'json']),
     list: () => commandCost(() => ['list', '-o', 'json']),
+    mocked: mockedBalance,
     harness: harnessCost,
   };
   const label: Record<string, string> = {
     create: 'create (one chunk, 3 items)',
+    mocked: 'balance (MockAgent)',
     harness: 'harness (sandbox, temp dir)',
   };
   try {
