@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { systemErrorWords, UsageError } from '../errors.js';
+import { randomHex } from './random-hex.js';
 
 /** A state file that is a symlink, FIFO, device or directory: exit 2, and never opened for real. */
 export class NotRegularFileError extends UsageError {}
@@ -62,8 +63,9 @@ export function readRegularFile(path: string, options: ReadRegularOptions): stri
   return withRegularFile(path, options, (fd) => readFileSync(fd).toString('utf8'));
 }
 
-/** What `readRegularPieces` reads at a time. */
+/** What `readRegularPieces` reads at a time, at most; at least MIN_PIECE_BYTES. */
 const PIECE_BYTES = 1024 * 1024;
+const MIN_PIECE_BYTES = 16 * 1024;
 
 /**
  * `readRegularFile`'s bytes a piece at a time, in bounded memory (a journal read as lines): `onPiece` gets each piece in turn,
@@ -75,8 +77,10 @@ export function readRegularPieces(
   options: ReadRegularOptions,
   onPiece: (piece: Buffer) => boolean,
 ): boolean {
-  const done = withRegularFile(path, options, (fd) => {
-    const buffer = Buffer.allocUnsafe(PIECE_BYTES);
+  const done = withRegularFile(path, options, (fd, size) => {
+    // No larger than the file (a journal of a few records is read into a few KiB, not a fresh MiB each time); a file
+    // that grows meanwhile is still read to its end, in more pieces.
+    const buffer = Buffer.allocUnsafe(Math.min(PIECE_BYTES, Math.max(size + 1, MIN_PIECE_BYTES)));
     for (let read = readSync(fd, buffer); read > 0 && onPiece(buffer.subarray(0, read)); read = readSync(fd, buffer));
     return true;
   });
@@ -118,7 +122,11 @@ export function readRegularEnds(
 }
 
 /** Opens `path` as `readRegularFile` does (refusals, tightening, the bound) and gives `read` the open descriptor. */
-function withRegularFile<T>(path: string, options: ReadRegularOptions, read: (fd: number) => T): T | undefined {
+function withRegularFile<T>(
+  path: string,
+  options: ReadRegularOptions,
+  read: (fd: number, size: number) => T,
+): T | undefined {
   const refuse = (kind: string) =>
     new NotRegularFileError(
       `the ${options.what} ${path} is ${kind}, not a regular file; taskctl does not follow or read it`,
@@ -137,8 +145,7 @@ function withRegularFile<T>(path: string, options: ReadRegularOptions, read: (fd
     );
   }
   try {
-    checkOpenFile(fd, path, options, refuse);
-    return read(fd);
+    return read(fd, checkOpenFile(fd, path, options, refuse));
   } catch (error) {
     // A disk that fails under the read (EIO), a file swapped for something else: words naming the file, never a bug.
     if (!isSystemError(error)) throw error;
@@ -160,13 +167,13 @@ function isSystemError(error: unknown): boolean {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
-/** Refuses the open `fd` when it is no regular file or above the bound; tightens it on the way. */
+/** Refuses the open `fd` when it is no regular file or above the bound; tightens it on the way. Its size in bytes. */
 function checkOpenFile(
   fd: number,
   path: string,
   options: ReadRegularOptions,
   refuse: (kind: string) => NotRegularFileError,
-): void {
+): number {
   const stats = fstatSync(fd);
   if (!stats.isFile()) throw refuse(kindOf(stats));
   const maxBytes = options.maxBytes ?? STATE_FILE_MAX_BYTES;
@@ -183,6 +190,7 @@ function checkOpenFile(
     if (refused === undefined) options.onTightened?.(mode);
     else options.onNotTightened?.(mode, refused);
   }
+  return stats.size;
 }
 
 /**
@@ -203,9 +211,7 @@ const TEMP_SUFFIX = '.tmp';
 
 /** `.config.json.<pid>.<random>.tmp` beside the target: same file system, so the rename is atomic. */
 function tempPathFor(path: string): string {
-  // node:crypto on first write only: every command reads the config through this module, few write (3 ms at start-up).
-  const random = process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex');
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${random}${TEMP_SUFFIX}`);
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomHex(4)}${TEMP_SUFFIX}`);
 }
 
 /** Makes a rename in `dir` survive a power cut; some platforms cannot open a directory, which is fine to skip. */

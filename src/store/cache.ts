@@ -200,7 +200,8 @@ export class CompletionCacheStore {
       const text = JSON.stringify({ ...next, updatedAt: this.now() });
       // Bounded on write as on read: what could not be read back is not written.
       if (Buffer.byteLength(text) > MAX_CACHE_BYTES) return;
-      writeFileAtomicSync(this.path, text, 0o600);
+      // Not fsynced: a power cut may bring back the previous cache, which is still a valid one (the rename is atomic).
+      writeFileAtomicSync(this.path, text, 0o600, { durable: false });
     } catch {
       // Never through a link or into a FIFO, and never failing the command that already did its work.
     } finally {

@@ -42,8 +42,10 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
   }
   const handle = await open(path, 'r');
   let regular: boolean;
+  let fileBytes: number;
   try {
     const stats = await handle.stat();
+    fileBytes = stats.isFile() ? stats.size : Infinity;
     // Linux opens a directory for reading without complaint; reading it then fails with EISDIR.
     if (stats.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     regular = stats.isFile() && !namesOwnDescriptor(path);
@@ -52,7 +54,8 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
     throw error;
   }
   return {
-    chunks: (size) => fileChunks(handle, size),
+    // A file smaller than a chunk is read into a buffer of its size (a file that grows meanwhile, in more reads).
+    chunks: (size) => fileChunks(handle, Math.min(size, Math.max(fileBytes + 1, MIN_READ_BYTES))),
     close: () => handle.close().catch(() => undefined),
     regular,
   };
@@ -83,6 +86,9 @@ function openPipe(path: string): number | undefined {
   closeSync(fd);
   return undefined;
 }
+
+/** The smallest read buffer of a regular file: a file of a few items is read into this much, not `readSize`. */
+const MIN_READ_BYTES = 16 * 1024;
 
 async function* fileChunks(handle: FileHandle, size: number): AsyncGenerator<Buffer> {
   for (;;) {

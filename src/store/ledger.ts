@@ -18,13 +18,13 @@
  *   through a symlink or a copy); `transfer` hands it to the run that
  *   resumes that job, which then reconciles it as its own.
  */
-import { randomBytes } from 'node:crypto';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 import { join } from 'node:path';
 import * as z from '../lib/zod.js';
 import { NotRegularFileError, readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './atomic-file.js';
 import { holderWords, waitForLock } from './lock-file.js';
 import { thisOwner } from './process-owner.js';
+import { randomHex } from './random-hex.js';
 import { CliError, systemErrorWords } from '../errors.js';
 
 /** A settled entry (its task known, or its run finished without knowing) is kept this long for other runs to see. */
@@ -136,7 +136,7 @@ export class CreateLedger {
     private readonly accountsOf: (account: string) => ReadonlySet<string> = (account) => new Set([account]),
   ) {
     this.path = join(dir, 'creates.json');
-    this.run = run ?? randomBytes(8).toString('hex');
+    this.run = run ?? randomHex(8);
   }
 
   /** Why the ledger cannot be used, in words for a warning: what failed on which file, never an errno name. */
@@ -187,7 +187,7 @@ export class CreateLedger {
   private entryOf(intent: Intent): LedgerEntry {
     const now = this.now();
     return {
-      id: randomBytes(8).toString('hex'),
+      id: randomHex(8),
       run: this.run,
       ...ownerOf(now),
       account: intent.account,

@@ -20,6 +20,7 @@ import { basename } from 'node:path';
 import { UsageError } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
 import { removeSiblings } from './atomic-file.js';
+import { randomHex } from './random-hex.js';
 import {
   isRunning,
   ownerFields,
@@ -29,9 +30,6 @@ import {
   type ProcessOwner,
   whereWords,
 } from './process-owner.js';
-
-/** node:crypto when a lock is taken, not when the module loads: every command loads this one (3 ms at start-up). */
-const randomHex = (bytes: number): string => process.getBuiltinModule('node:crypto').randomBytes(bytes).toString('hex');
 
 /** Its process (process-owner.ts; `at`: when the lock was taken) and a token naming this taking of the lock. */
 export interface LockOwner extends ProcessOwner {

@@ -35,6 +35,9 @@ export function describeDirectoryProblem(problem: DirectoryProblem): string {
 export function makeDirectory(path: string, mode = 0o700): DirectoryProblem | undefined {
   // A relative path is walked from the working directory and named as given: messages show the user's own words.
   const target = normalize(path);
+  // The usual case, the directory there already: one stat instead of the walk. A path that resolves to a directory
+  // is one whose every component is a directory or a symlink to one, which is what the walk would find.
+  if (isDirectory(target)) return undefined;
   const { root } = parse(target);
   const parts = target
     .slice(root.length)
@@ -47,6 +50,15 @@ export function makeDirectory(path: string, mode = 0o700): DirectoryProblem | un
     if (problem !== undefined) return { path: target, at: problem.at ?? current, reason: problem.reason };
   }
   return undefined;
+}
+
+/** `path` resolves to a directory (symlinks followed); false for anything else, missing or unreadable. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // a loop, a component that is a file, no permission: the walk names the problem
+  }
 }
 
 interface ComponentProblem {
@@ -78,12 +90,13 @@ function ensureComponent(component: string, mode: number): ComponentProblem | un
 
 /** What is at `component` now: a directory (or a symlink to one), nothing, or the problem with it. */
 function inspect(component: string): 'directory' | 'missing' | ComponentProblem {
-  let isLink: boolean;
   try {
-    const stats = lstatSync(component);
+    // Missing is the usual answer in a new directory tree: told without an exception, which costs more than the call.
+    const stats = lstatSync(component, { throwIfNoEntry: false });
+    if (stats === undefined) return 'missing';
     if (stats.isDirectory()) return 'directory';
-    isLink = stats.isSymbolicLink();
-    if (!isLink) return { reason: stats.isFile() ? 'is a file, not a directory' : 'is not a directory' };
+    if (!stats.isSymbolicLink())
+      return { reason: stats.isFile() ? 'is a file, not a directory' : 'is not a directory' };
   } catch (error) {
     const code = codeOf(error);
     if (code === 'ENOENT') return 'missing';

@@ -140,9 +140,13 @@ function isAbandoned(lock: string, ageMs: number): boolean {
   }
 }
 
-/** Append-only bytes: a buffer of `size` bytes, then a scratch file it is flushed to. Read back in order. */
+/**
+ * Append-only bytes: a buffer of `size` bytes, then a scratch file it is flushed to. Read back in order. With
+ * `firstSize`, the buffer starts that small and doubles up to `size` before its first flush (a create of a few items
+ * does not allocate a MiB); the buffer `reserve` returns then changes as it grows, so a caller keeps no view of it.
+ */
 export class ByteLog {
-  private readonly buffer: Buffer;
+  private buffer: Buffer;
   private used = 0;
   private fd: number | undefined;
   private flushed = 0;
@@ -150,18 +154,28 @@ export class ByteLog {
   constructor(
     private readonly scratch: Scratch,
     private readonly name: string,
-    size: number,
+    private readonly size: number,
     private readonly onFlush?: (bytes: Buffer) => void,
+    firstSize = size,
   ) {
     // Not from the shared pool: Uint32Array views of it need an aligned offset.
-    this.buffer = Buffer.allocUnsafeSlow(size);
+    this.buffer = Buffer.allocUnsafeSlow(Math.min(size, firstSize));
   }
 
-  /** Room for `bytes` more in the buffer, flushing it first when needed. */
+  /** Room for `bytes` more in the buffer, growing it up to `size`, else flushing it first, when needed. */
   reserve(bytes: number): Buffer {
+    if (this.used + bytes > this.buffer.length && this.buffer.length < this.size) this.grow(this.used + bytes);
     if (this.used + bytes > this.buffer.length) this.flush();
     if (bytes > this.buffer.length) throw new RangeError(`record of ${bytes} bytes exceeds the buffer`);
     return this.buffer;
+  }
+
+  private grow(needed: number): void {
+    let length = this.buffer.length;
+    while (length < needed && length < this.size) length = Math.min(this.size, length * 2);
+    const grown = Buffer.allocUnsafeSlow(length);
+    this.buffer.copy(grown, 0, 0, this.used);
+    this.buffer = grown;
   }
 
   get offset(): number {

@@ -37,6 +37,8 @@ export interface PreparedItems {
 
 /** Valid items are spooled as UTF-16 (lossless for any JS string), one to a line: items never hold a line break. */
 const SPOOL_BUFFER = 1024 * 1024;
+/** The spool's buffer at first, doubled as items come: a create of a few items does not allocate a MiB. */
+const SPOOL_FIRST_BYTES = 16 * 1024;
 
 /**
  * Reads, checks, normalises and de-duplicates items in one streaming pass, keeping in memory only counts, the first
@@ -50,7 +52,7 @@ export async function prepareItems(
 ): Promise<PreparedItems> {
   const scratch = new Scratch(options.scratchDir);
   const digest = createHash('sha256');
-  const spool = new ByteLog(scratch, 'items', SPOOL_BUFFER, (bytes) => digest.update(bytes));
+  const spool = new ByteLog(scratch, 'items', SPOOL_BUFFER, (bytes) => digest.update(bytes), SPOOL_FIRST_BYTES);
   const finder = options.keepDuplicates ? undefined : new RepeatFinder(scratch);
   const check = options.validate === false ? undefined : itemChecker(options.service);
   const invalid: InvalidItem[] = [];

@@ -13,24 +13,30 @@ const DEFAULT_SET_SLOTS = 1024;
  * bit per item: set when an earlier item had the same hash, i.e. (128 bits) the same text.
  */
 export class RepeatFinder {
-  private readonly groups: Array<{ log: ByteLog; words: Uint32Array }> = [];
+  /** Each group made when its first item comes: a create of a few items allocates a few, not 64 (1.3 MB). */
+  private readonly groups: Array<{ log: ByteLog; words: Uint32Array } | undefined> = new Array<undefined>(
+    1 << GROUP_BITS,
+  ).fill(undefined);
   private readonly hash = new Uint32Array(4);
   private count = 0;
 
-  constructor(scratch: Scratch) {
-    for (let g = 0; g < 1 << GROUP_BITS; g++) {
-      const log = new ByteLog(scratch, `hashes-${g}`, 1024 * RECORD_BYTES);
-      const buffer = log.reserve(0);
-      // Records are written as native 32-bit words and read back by the same process: byte order cannot differ.
-      this.groups.push({ log, words: new Uint32Array(buffer.buffer, buffer.byteOffset, buffer.length / 4) });
-    }
+  constructor(private readonly scratch: Scratch) {}
+
+  private group(g: number): { log: ByteLog; words: Uint32Array } {
+    let group = this.groups[g];
+    if (group) return group;
+    const log = new ByteLog(this.scratch, `hashes-${g}`, 1024 * RECORD_BYTES);
+    const buffer = log.reserve(0);
+    // Records are written as native 32-bit words and read back by the same process: byte order cannot differ.
+    group = { log, words: new Uint32Array(buffer.buffer, buffer.byteOffset, buffer.length / 4) };
+    this.groups[g] = group;
+    return group;
   }
 
   add(item: string): void {
     const hash = this.hash;
     hash128(item, hash, 0);
-    const group = this.groups[(hash[0] ?? 0) >>> (32 - GROUP_BITS)];
-    if (!group) return; // unreachable: the top bits index the groups
+    const group = this.group((hash[0] ?? 0) >>> (32 - GROUP_BITS));
     group.log.reserve(RECORD_BYTES);
     const at = group.log.offset >>> 2;
     const words = group.words;
@@ -46,7 +52,9 @@ export class RepeatFinder {
   finish(): { repeats: Uint8Array; duplicates: number } {
     const repeats = new Uint8Array(Math.ceil(this.count / 8));
     let duplicates = 0;
-    for (const { log } of this.groups) {
+    for (const group of this.groups) {
+      if (!group) continue; // no item fell in it
+      const { log } = group;
       // Small groups get a small set (64 of the default size cost a create of one item about 1 MB and a few ms);
       // a large one starts at the default and grows with the distinct items, never with the repeats.
       const seen = new HashSet128(Math.min(DEFAULT_SET_SLOTS, (log.length / RECORD_BYTES) * 2));
@@ -65,6 +73,6 @@ export class RepeatFinder {
   }
 
   dispose(): void {
-    for (const { log } of this.groups) log.dispose();
+    for (const group of this.groups) group?.log.dispose();
   }
 }

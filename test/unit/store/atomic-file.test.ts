@@ -1,4 +1,5 @@
 import {
+  appendFileSync,
   chmodSync,
   lstatSync,
   mkdirSync,
@@ -14,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
-import { readRegularFile, writeFileAtomicSync } from '../../../src/store/atomic-file.js';
+import { readRegularFile, readRegularPieces, writeFileAtomicSync } from '../../../src/store/atomic-file.js';
 import { chmodFails, withFailingFs } from './failing-fs.js';
 
 let dir: string;
@@ -68,6 +69,27 @@ describe('writeFileAtomicSync', () => {
     writeFileAtomicSync(join(dir, 'link'), 'mine');
     expect(readFileSync(target, 'utf8')).toBe('keep');
     expect(lstatSync(join(dir, 'link')).isFile()).toBe(true);
+  });
+});
+
+describe('readRegularPieces', () => {
+  it('reads a file to its end in pieces no larger than the file, even one that grows while it is read', () => {
+    const path = join(dir, 'f');
+    const start = 'a'.repeat(40_000);
+    writeFileSync(path, start);
+    const pieces: number[] = [];
+    const read: Buffer[] = [];
+    const done = readRegularPieces(path, { what: 'test file' }, (piece) => {
+      if (pieces.length === 0) appendFileSync(path, 'b'.repeat(100_000));
+      pieces.push(piece.length);
+      read.push(Buffer.from(piece));
+      return true;
+    });
+    expect(done).toBe(true);
+    expect(Buffer.concat(read).toString()).toBe(start + 'b'.repeat(100_000));
+    // The buffer is sized by the file when it was opened (40,001 bytes), not a MiB.
+    expect(Math.max(...pieces)).toBe(40_001);
+    expect(readRegularPieces(join(dir, 'absent'), { what: 'test file' }, () => true)).toBe(false);
   });
 });
 

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Scratch, sweepScratch } from '../../../src/store/scratch.js';
+import { ByteLog, Scratch, sweepScratch } from '../../../src/store/scratch.js';
 
 const HOUR_AGO = (Date.now() - 3_600_000) / 1000;
 const hasMkfifo = spawnSync('mkfifo', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -86,5 +86,42 @@ describe('scratch dirs', () => {
     for (const dir of [old, plainLock, other]) utimesSync(dir, HOUR_AGO, HOUR_AGO);
     sweepScratch(parent);
     expect([young, old, plainLock, other].map((dir) => existsSync(dir))).toEqual([true, false, true, true]);
+  });
+});
+
+describe('ByteLog', () => {
+  /** Appends `records` (each its bytes, as a caller writes into the buffer `reserve` returns) and reads them back. */
+  function roundTrip(size: number, firstSize: number | undefined, records: Buffer[]) {
+    const scratch = new Scratch(parent);
+    const flushed: number[] = [];
+    const log = new ByteLog(scratch, 'log', size, (bytes) => flushed.push(bytes.length), firstSize);
+    for (const record of records) {
+      const buffer = log.reserve(record.length);
+      record.copy(buffer, log.offset);
+      log.advance(record.length);
+    }
+    log.finish();
+    const blocks: Buffer[] = [];
+    for (const block of log.read(size)) blocks.push(Buffer.from(block)); // a block is reused once the next is read
+    const back = Buffer.concat(blocks);
+    log.dispose();
+    scratch.dispose();
+    return { back, flushed, files: log.length };
+  }
+
+  it('started small, grows to its size before its first flush, and gives back every byte in order', () => {
+    const records = Array.from({ length: 300 }, (_, i) => Buffer.from(`item-${i}-${'x'.repeat(i % 37)}\n`));
+    const all = Buffer.concat(records);
+    const grown = roundTrip(1024, 16, records);
+    const fixed = roundTrip(1024, undefined, records);
+    expect(grown.back.equals(all)).toBe(true);
+    // The same flushes as a buffer of its full size from the start: only a full 1024-byte buffer goes to the file.
+    expect(grown.flushed).toEqual(fixed.flushed);
+    expect(grown.flushed.slice(0, -1).every((bytes) => bytes > 1024 - 64)).toBe(true);
+    expect(grown.files).toBe(all.length);
+    const scratch = new Scratch(parent);
+    expect(new ByteLog(scratch, 'small', 1024, undefined, 16).reserve(0)).toHaveLength(16);
+    expect(new ByteLog(scratch, 'full', 1024).reserve(0)).toHaveLength(1024);
+    scratch.dispose();
   });
 });
