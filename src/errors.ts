@@ -120,6 +120,14 @@ export class InterruptedError extends CliError {
 export class InterruptedBeforeSendError extends InterruptedError {}
 
 /**
+ * Ctrl-C (or SIGTERM) before any request that could act had left: `nothing` says what therefore did not happen
+ * (`nothing was created`), `hint` how to do it after all. One wording for `create` and `taskctl api`.
+ */
+export function interruptedBeforeSend(nothing: string, hint: string): InterruptedBeforeSendError {
+  return new InterruptedBeforeSendError(`interrupted before anything was sent: ${nothing}`, hint);
+}
+
+/**
  * A system error (file system or network) in plain words: `permission denied` for EACCES, `connection refused` for
  * ECONNREFUSED. The one mapping for every message people read: an errno name or Node's raw text is never shown.
  * `error` is an Error with a `code` (its `cause` chain is searched, as undici nests them) or a code itself.

@@ -7,7 +7,7 @@ import type { IO } from './output/io.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
 import { EXIT_CODES, examples, wrapHelp, type RunAction } from './commands/help-text.js';
-import { duration } from './commands/parsers.js';
+import { duration, profileName } from './commands/parsers.js';
 import { formatDuration } from './lib/duration.js';
 import { fitToStream } from './output/width.js';
 
@@ -37,7 +37,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
     .exitOverride()
     .showSuggestionAfterError(true)
     .allowExcessArguments(false)
-    .option('--profile <name>', 'config profile to use (env TASKCTL_PROFILE)')
+    .option('--profile <name>', 'config profile to use (env TASKCTL_PROFILE)', profileName)
     .option('--base-url <url>', 'API base URL (env TASKCTL_BASE_URL)')
     .option(
       '--api-key-file <path>',

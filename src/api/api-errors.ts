@@ -8,6 +8,8 @@ import {
   CliError,
   CreateUnknownError,
   InputError,
+  InterruptedError,
+  interruptedBeforeSend,
   NotFoundError,
   MalformedResponseError,
   RateLimitError,
@@ -266,22 +268,38 @@ export function redirectError(endpoint: string, status: number, location: string
 }
 
 /**
+ * What a `taskctl api` request other than GET may have done when its outcome is unknown, what it did not do when it
+ * never left, and how to find out: one wording for a lost answer and for Ctrl-C. A POST /tasks names the task it may
+ * have created, as `create` does.
+ */
+function writeWords(endpoint: string) {
+  return /^POST \/tasks\/?$/.test(endpoint)
+    ? { create: true, maybe: 'may have created a task', nothing: 'nothing was created', check: 'with `taskctl list`' }
+    : { create: false, maybe: 'may have been carried out', nothing: 'nothing was carried out', check: 'its effect' };
+}
+
+/**
  * A `taskctl api` request other than GET failed after it may have reached the server: it is not resent (exit 8), and
  * the message says it may have taken effect. (A create through `taskctl create` is reconciled instead.) A POST /tasks
  * is exit 9, like a create's: after a create that may have landed, 8 ("try again") could pay twice.
  */
 export function outcomeUnknownError(message: string, cause: unknown, endpoint = ''): CliError {
-  const error = /^POST \/tasks\/?$/.test(endpoint)
-    ? new CreateUnknownError(
-        `${message}; the request may have created a task`,
-        'It was not sent again: check with `taskctl list` before repeating it.',
-      )
-    : new UnavailableError(
-        `${message}; the request may have been carried out`,
-        'It was not sent again: check its effect before repeating it.',
-      );
+  const words = writeWords(endpoint);
+  const text = `${message}; the request ${words.maybe}`;
+  const hint = `It was not sent again: check ${words.check} before repeating it.`;
+  const error = words.create ? new CreateUnknownError(text, hint) : new UnavailableError(text, hint);
   error.cause = cause;
   return error;
+}
+
+/**
+ * Ctrl-C (or SIGTERM) stopped a `taskctl api` request other than GET. Once it had left it may have been carried out
+ * (`inFlight`), and the message says so as a lost answer's does (the exit code stays the signal's); before, nothing was.
+ */
+export function interruptedWriteError(endpoint: string, inFlight: boolean): InterruptedError {
+  const words = writeWords(endpoint);
+  if (!inFlight) return interruptedBeforeSend(words.nothing, 'Re-run the same command to send it.');
+  return new InterruptedError(`interrupted: the request ${words.maybe}`, `Check ${words.check} before repeating it.`);
 }
 
 /**

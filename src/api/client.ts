@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { otherTaskError } from './api-errors.js';
+import { endpointLabel, interruptedWriteError, otherTaskError } from './api-errors.js';
 import {
   call,
   type CreateTaskObserver,
@@ -183,11 +183,20 @@ async function rawRequest(
   const search = new URLSearchParams(init.query?.map(([name, value]): [string, string] => [name, value])).toString();
   if (search !== '') target += `${target.includes('?') ? '&' : '?'}${search}`;
   const seen: { last?: ResponseExchange | undefined } = {};
-  const spec = { method, path: target, bodyText: init.body, schema: AnyBodySchema, raw: true, seen };
+  /** An attempt was handed to the connection and not reported as unprocessed since: it may reach the server. */
+  const sent = { inFlight: false };
+  const observer: CreateTaskObserver = {
+    onDispatch: () => (sent.inFlight = true),
+    onNotProcessed: () => (sent.inFlight = false),
+  };
+  const spec = { method, path: target, bodyText: init.body, schema: AnyBodySchema, raw: true, seen, observer };
   let error: Error | undefined;
   try {
     await call(wire, spec, limit);
   } catch (thrown) {
+    // Ctrl-C stops a write that may have left: what it may have done is said, as for a lost answer.
+    if (wire.signal?.aborted && method !== 'GET')
+      throw interruptedWriteError(endpointLabel(method, target), sent.inFlight);
     // Without a response (a transport failure, a refused path, Ctrl-C) there is nothing to show: rethrow.
     if (seen.last === undefined || wire.signal?.aborted || !(thrown instanceof Error)) throw thrown;
     error = thrown;

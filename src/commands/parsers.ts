@@ -68,6 +68,19 @@ export function port(value: string): number {
   return n;
 }
 
+/**
+ * `--profile NAME`: an empty value (an unset shell variable) names no profile. Taken as no flag, it would quietly
+ * read and change the profile TASKCTL_PROFILE or the default names. (An empty TASKCTL_PROFILE is unset, as an empty
+ * variable commonly is: settings.ts.)
+ */
+export function profileName(value: string): string {
+  if (value !== '') return value;
+  throw new UsageError(
+    'an empty argument names no profile',
+    'Name the profile after --profile, or leave --profile out (TASKCTL_PROFILE, else "default"); is a shell variable unset?',
+  );
+}
+
 /** Durations: `500ms`, `30s`, `5m`, `1h`, or plain seconds → milliseconds. */
 export function duration(value: string): number {
   try {

@@ -19,7 +19,7 @@ import {
   STATE_FILE_MAX_BYTES,
   writeFileAtomicSync,
 } from './atomic-file.js';
-import { ConfigFileSchema, type ConfigFile, type Profile } from './config-schema.js';
+import { ConfigShapeSchema, ProfileSchema, type ConfigFile, type Profile } from './config-schema.js';
 import { lockTimeoutError, waitForLock } from './lock-file.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
@@ -88,7 +88,7 @@ function readConfig(path: string, warn?: (message: string) => void): ConfigFile 
         `config file ${path} is readable by others (${mode.toString(8)}) and cannot be tightened to 600 (${systemErrorWords(error)})`,
       ),
   });
-  if (text === undefined || text.trim() === '') return { profiles: {} };
+  if (text === undefined || text.trim() === '') return { profiles: new Map() };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -98,15 +98,22 @@ function readConfig(path: string, warn?: (message: string) => void): ConfigFile 
       'Fix the file in an editor, or move it away and run `taskctl auth login` again.',
     );
   }
-  const parsed = ConfigFileSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UsageError(
-      `the config file ${path} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'unknown problem'}`,
+  const invalid = (at: readonly PropertyKey[], message: string | undefined) =>
+    new UsageError(
+      `the config file ${path} is invalid at ${at.map(String).join('.') || '(root)'}: ${message ?? 'unknown problem'}`,
       'Fix it with `taskctl config set`/`unset`, or edit the file.',
     );
+  const shape = ConfigShapeSchema.safeParse(json);
+  if (!shape.success) throw invalid(shape.error.issues[0]?.path ?? [], shape.error.issues[0]?.message);
+  // The parsed JSON's own keys (a `__proto__` key included), not the schema's copy of them.
+  const profiles = new Map<string, Profile>();
+  for (const [name, value] of Object.entries((json as { profiles?: object }).profiles ?? {})) {
+    const parsed = ProfileSchema.safeParse(value);
+    const issue = parsed.error?.issues[0];
+    if (!parsed.success) throw invalid(['profiles', name, ...(issue?.path ?? [])], issue?.message);
+    profiles.set(name, parsed.data);
   }
-  return parsed.data;
+  return { profiles };
 }
 
 /** Applies `change` to the file's current content under the lock, writes it atomically, and returns what was written. */
@@ -140,7 +147,9 @@ function updateConfig(
   try {
     removeLeftoverTemps(path);
     const data = change(readConfig(path));
-    writeFileAtomicSync(path, `${JSON.stringify(data, undefined, '\t')}\n`, 0o600, { maxBytes: STATE_FILE_MAX_BYTES });
+    // Object.fromEntries defines each name as an own key: a profile named `__proto__` is written as one.
+    const text = JSON.stringify({ profiles: Object.fromEntries(data.profiles) }, undefined, '\t');
+    writeFileAtomicSync(path, `${text}\n`, 0o600, { maxBytes: STATE_FILE_MAX_BYTES });
     return data;
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -154,16 +163,18 @@ function updateConfig(
 }
 
 function withValue(data: ConfigFile, profile: string, key: keyof Profile, value: unknown): ConfigFile {
-  return { ...data, profiles: { ...data.profiles, [profile]: { ...data.profiles[profile], [key]: value } } };
+  const profiles = new Map(data.profiles);
+  return { profiles: profiles.set(profile, { ...data.profiles.get(profile), [key]: value }) };
 }
 
 function withoutValue(data: ConfigFile, profile: string, key: keyof Profile): ConfigFile {
   const current: Profile = Object.fromEntries(
-    Object.entries(data.profiles[profile] ?? {}).filter(([name]) => name !== key),
+    Object.entries(data.profiles.get(profile) ?? {}).filter(([name]) => name !== key),
   );
-  const profiles = Object.fromEntries(Object.entries(data.profiles).filter(([name]) => name !== profile));
-  if (Object.keys(current).length > 0) profiles[profile] = current;
-  return { ...data, profiles };
+  const profiles = new Map(data.profiles);
+  if (Object.keys(current).length > 0) profiles.set(profile, current);
+  else profiles.delete(profile);
+  return { profiles };
 }
 
 // Reads are a plain JSON parse; `conf` is not used: it has no lock, follows symlinks when it chmods, and loads ajv.
@@ -180,8 +191,8 @@ export function openConfig(
     let data = readConfig(path, warn);
     resolve({
       path,
-      profile: (name) => data.profiles[name] ?? {},
-      profileNames: () => Object.keys(data.profiles),
+      profile: (name) => data.profiles.get(name) ?? {},
+      profileNames: () => [...data.profiles.keys()],
       set: (profile, key, value) =>
         settled(() => {
           data = updateConfig(dir, path, lockTimeoutMs, (current) => withValue(current, profile, key, value));

@@ -37,9 +37,17 @@ const profileSchema = () =>
   });
 export type Profile = z.infer<ReturnType<typeof profileSchema>>;
 
-export const ConfigFileSchema = z.lazy(() =>
-  z.object({
-    profiles: z.record(z.string(), profileSchema()).default({}),
-  }),
-);
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+/** One profile's settings: validated alone, each profile under its own name (see `ConfigShapeSchema`). */
+export const ProfileSchema = z.lazy(profileSchema);
+
+/**
+ * The file's shape around the profiles: an object whose `profiles` is an object. The profiles themselves are taken from
+ * the parsed JSON's own keys and validated one by one, never rebuilt through a plain object, where `__proto__` would
+ * set the prototype instead of naming a profile.
+ */
+export const ConfigShapeSchema = z.lazy(() => z.object({ profiles: z.record(z.string(), z.unknown()).optional() }));
+
+/** The file as read: profiles by name, in a Map so that no name (`__proto__`, `constructor`) is special. */
+export interface ConfigFile {
+  profiles: Map<string, Profile>;
+}

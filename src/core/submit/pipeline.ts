@@ -5,7 +5,7 @@
  * the stages are the same with and without one.
  */
 import type { ApiClient } from '../../api/client.js';
-import { CliError, InterruptedBeforeSendError } from '../../errors.js';
+import { CliError, interruptedBeforeSend } from '../../errors.js';
 import type { Process, Prompts, Store } from '../capabilities.js';
 import { checkReportTargets } from '../../report/write.js';
 import { sendChunks } from './send-chunks.js';
@@ -98,10 +98,7 @@ async function priceBatches(
  */
 export function nothingSent(ctx: Pick<Process, 'signal'>, error: unknown): unknown {
   if (!ctx.signal.aborted || error instanceof CliError) return error;
-  return new InterruptedBeforeSendError(
-    'interrupted before anything was sent: nothing was created',
-    'Re-run the same command to create the tasks.',
-  );
+  return interruptedBeforeSend('nothing was created', 'Re-run the same command to create the tasks.');
 }
 
 function isItemArray(items: Batch['items']): items is readonly string[] {

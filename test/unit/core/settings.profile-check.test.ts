@@ -104,3 +104,56 @@ describe('commands that create a profile accept a new name', () => {
     expect(readConfig()).toMatchObject({ profiles: { new: { 'api-key': API_KEY } } });
   });
 });
+
+describe('no profile name is special', () => {
+  it('__proto__: config set saves it, config get reads it, auth login and logout store and remove its key', async () => {
+    const set = await run(['--profile', '__proto__', 'config', 'set', 'output', 'json']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(Object.getOwnPropertyNames((readConfig() as { profiles: object }).profiles)).toEqual(['__proto__']);
+    const got = await run(['--profile', '__proto__', 'config', 'get', 'output']);
+    expect(got.stdout).toBe('json\n');
+    const api = mockApi();
+    api.reply('GET', '/balance', 200, balanceReply, { times: 2 });
+    const fresh = { TASKCTL_API_KEY: undefined, TASKCTL_BASE_URL: undefined };
+    const login = ['--profile', '__proto__', 'auth', 'login', '--with-key', '--base-url', BASE_URL];
+    expect((await run(login, { api, env: fresh, stdin: `${API_KEY}\n` })).code).toBe(0);
+    const balance = await run(['--profile', '__proto__', 'balance', '-o', 'tsv'], { api, env: fresh });
+    expect(balance.code, balance.stderr).toBe(0);
+    const logout = await run(['--profile', '__proto__', 'auth', 'logout'], { env: fresh });
+    expect(logout.code, logout.stderr).toBe(0);
+    expect(JSON.stringify(readConfig())).not.toContain(API_KEY);
+  });
+
+  it('a key a __proto__ profile already holds in the file can be removed with auth logout', async () => {
+    mkdirSync(join(home, 'config'), { recursive: true, mode: 0o700 });
+    const text = `{"profiles":{"__proto__":{"api-key":"${API_KEY}"},"work":{"output":"tsv"}}}`;
+    writeFileSync(join(home, 'config', 'config.json'), text, { mode: 0o600 });
+    const logout = await run(['--profile', '__proto__', 'auth', 'logout']);
+    expect(logout.code, logout.stderr).toBe(0);
+    expect(logout.stderr).toMatch(/Removed the API key of profile "__proto__"/);
+    expect(readConfig()).toEqual({ profiles: { work: { output: 'tsv' } } });
+  });
+
+  it('an unknown name that Object.prototype has (toString) does not exist either', async () => {
+    writeConfig({ work: { output: 'tsv' } });
+    const result = await run(['--profile', 'toString', 'config', 'get', 'output']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/profile "toString" \(from --profile\) does not exist; the profiles are: work/);
+  });
+});
+
+describe('an empty profile name', () => {
+  it("--profile '' (an unset shell variable) is exit 2, nothing changed", async () => {
+    writeConfig({ default: { output: 'tsv' } });
+    const result = await run(['--profile', '', 'config', 'set', 'output', 'json']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: an empty argument names no profile\n.*is a shell variable unset\?/);
+    expect(readConfig()).toEqual({ profiles: { default: { output: 'tsv' } } });
+  });
+
+  it("TASKCTL_PROFILE='' is unset, as an empty variable commonly is: the default profile", async () => {
+    writeConfig({ default: { output: 'tsv' } });
+    const result = await run(['config', 'get', 'output'], { env: { TASKCTL_PROFILE: '' } });
+    expect(result).toMatchObject({ code: 0, stdout: 'tsv\n' });
+  });
+});

@@ -95,6 +95,43 @@ describe('openConfig', () => {
     expect(reopened.profile('default')).toEqual({ 'confirm-above': 50 });
   });
 
+  it.each(['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'])(
+    'a profile named %s is an ordinary name: set, read back, reopened and unset',
+    async (name) => {
+      const config = await openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {});
+      expect(config.profile(name)).toEqual({});
+      expect(config.profileNames()).toEqual([]);
+      await config.set(name, 'output', 'json');
+      await config.set(name, 'api-key', 'sk_test_1234');
+      expect(config.profile(name)).toEqual({ output: 'json', 'api-key': 'sk_test_1234' });
+      expect(config.profile('default')).toEqual({});
+      const written = JSON.parse(readFileSync(config.path, 'utf8')) as { profiles: object };
+      expect(Object.getOwnPropertyNames(written.profiles)).toEqual([name]);
+      const reopened = await openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {});
+      expect(reopened.profileNames()).toEqual([name]);
+      expect(reopened.profile(name)).toEqual({ output: 'json', 'api-key': 'sk_test_1234' });
+      await reopened.unset(name, 'api-key');
+      await reopened.unset(name, 'output');
+      expect(reopened.profileNames()).toEqual([]);
+      expect(readFileSync(config.path, 'utf8')).not.toContain(name);
+    },
+  );
+
+  it('a file already holding a __proto__ profile is read as it is, the others kept beside it', async () => {
+    mkdirSync(dir, { mode: 0o700 });
+    const text = '{"profiles":{"__proto__":{"api-key":"sk_a"},"work":{"output":"tsv"}}}';
+    writeFileSync(join(dir, 'config.json'), text, { mode: 0o600 });
+    const config = await openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {});
+    expect(config.profileNames()).toEqual(['__proto__', 'work']);
+    expect(config.profile('__proto__')).toEqual({ 'api-key': 'sk_a' });
+    await config.set('work', 'output', 'json');
+    expect(readFileSync(config.path, 'utf8')).toContain('"__proto__": {\n\t\t\t"api-key": "sk_a"');
+    writeFileSync(join(dir, 'config.json'), '{"profiles":{"__proto__":{"output":"xml"}}}', { mode: 0o600 });
+    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(
+      `the config file ${join(dir, 'config.json')} is invalid at profiles.__proto__.output: should be one of`,
+    );
+  });
+
   it('refuses invalid JSON and invalid values with a usage error naming the file', async () => {
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(join(dir, 'config.json'), '{\n  "profiles": {},\n  nope\n}', { mode: 0o600 });

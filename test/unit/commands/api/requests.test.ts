@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API_KEY, FakeClock, mockApi, runTaskctl } from '../harness.js';
+import { ctrlCWhen } from '../../clock.js';
+import { Gate } from '../gate.js';
+import { API_KEY, BASE_URL, FakeClock, mockApi, runTaskctl } from '../harness.js';
 
 const BALANCE = { success: true, data: { balance: 5, currency: 'coins' } };
 const failure = (code: string, message: string) => ({ success: false, error: { code, message } });
@@ -231,6 +233,71 @@ describe('taskctl api: exit codes, with the body on stdout and the error on stde
     api.reply('GET', '/x', 200, failure('not_found', 'gone'));
     const result = await runTaskctl(['api', '/x'], { api });
     expect(result.code).toBe(5);
+  });
+});
+
+describe('taskctl api: Ctrl-C or SIGTERM says whether the request may have been carried out', () => {
+  /** Runs `taskctl api ARGV` and stops it with `signal` once the request is in flight (held by a Gate). */
+  async function stoppedInFlight(argv: string[], signal: string) {
+    const api = mockApi();
+    api.reply(argv[1] ?? 'GET', argv[2] ?? '/', 201, { success: true, data: {} });
+    api.allowUnused(); // the request is cut before the mock answers it
+    const gate = new Gate(api.agent);
+    const controller = new AbortController();
+    gate.events.once('held', () => {
+      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal }));
+      gate.held[0]?.release();
+    });
+    const env = { TASKCTL_BASE_URL: BASE_URL, TASKCTL_API_KEY: API_KEY };
+    return runTaskctl(argv, { dispatcher: gate, env, signal: controller.signal });
+  }
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ])(
+    'POST /tasks stopped (%s) in flight: it may have created a task, check with taskctl list',
+    async (signal, code) => {
+      const argv = ['api', 'POST', '/tasks', '-f', 'service=domain_check_availability', '-f', 'items[]=a.com'];
+      const result = await stoppedInFlight(argv, signal);
+      expect(result.code).toBe(code);
+      expect(result.stderr).toBe(
+        'error: interrupted: the request may have created a task\nCheck with `taskctl list` before repeating it.\n',
+      );
+    },
+  );
+
+  it('any other method stopped in flight: it may have been carried out', async () => {
+    const result = await stoppedInFlight(['api', 'PATCH', '/tasks/7', '-f', 'priority=high'], 'SIGINT');
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe(
+      'error: interrupted: the request may have been carried out\nCheck its effect before repeating it.\n',
+    );
+  });
+
+  it('POST stopped while it waits to be sent again after a 429 (not carried out): nothing was created', async () => {
+    const api = mockApi();
+    const limited = { success: false, error: { code: 'rate_limited', message: 'slow down' } };
+    api.reply('POST', '/tasks', 429, limited, { headers: { 'retry-after': '20' } });
+    const controller = new AbortController();
+    const clock = ctrlCWhen(new FakeClock(), controller, (ms) => ms >= 1_000);
+    const result = await runTaskctl(['api', 'POST', '/tasks', '-f', 'service=x'], {
+      api,
+      clock,
+      signal: controller.signal,
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr.trim().split('\n').slice(-2)).toEqual([
+      'error: interrupted before anything was sent: nothing was created',
+      'Re-run the same command to send it.',
+    ]);
+    expect(api.calls).toEqual(['POST /tasks']);
+  });
+
+  it('a GET stopped in flight is just interrupted: reading again is harmless', async () => {
+    const result = await stoppedInFlight(['api', 'GET', '/balance'], 'SIGINT');
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe('interrupted\n');
   });
 });
 
