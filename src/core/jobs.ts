@@ -189,8 +189,9 @@ function unreadableRow(stored: StoredJob, why: CliError | string): JobRow {
 }
 
 /**
- * Removes the finished jobs of the state directory older than the retention (all of them with 0), each under its locks:
- * one a run holds now (a `resume --adopt`) stays for the next time.
+ * Removes the finished jobs of the state directory older than the retention (all of them with 0), each under its locks,
+ * taken only for one that is due (docs/performance.md#a-create-that-is-a-job): one a run holds now (a `resume
+ * --adopt`) stays for the next time.
  */
 export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: number, nowMs: number): JobRow[] {
   return rows.filter((row) => {

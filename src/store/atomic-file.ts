@@ -282,7 +282,7 @@ export function removeLeftoverTemps(path: string): void {
 }
 
 /** Removes the files beside `path` (in its directory) whose names `leftover` picks; one already gone is skipped. */
-export function removeSiblings(path: string, leftover: (name: string) => boolean): void {
+function removeSiblings(path: string, leftover: (name: string) => boolean): void {
   let names: string[];
   try {
     names = readdirSync(dirname(path));

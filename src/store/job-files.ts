@@ -81,12 +81,15 @@ export class JobStore {
   }
 
   /**
-   * Removes a journal of the state directory and its copies under both of its locks, when `still(mtimeMs)` still says
-   * so under them: a run opening it now holds them (a `resume --adopt` of a finished job, a create reading its input),
-   * or finds its file gone. False, and nothing removed, when a live run holds either lock (left for the next time) or
-   * the journal is gone. A lock left by a killed run is taken over, and goes with the release.
+   * Removes a journal of the state directory and its copies under both of its locks, when `due(mtimeMs)` says so: asked
+   * of a stat first, before any lock (a job not due, the usual case of `taskctl jobs`, costs no lock and no write), and
+   * again under them: a run opening it now holds them (a `resume --adopt` of a finished job, a create reading its
+   * input), or finds its file gone. False, and nothing removed, when a live run holds either lock (left for the next
+   * time) or the journal is gone. A lock left by a killed run is taken over, and goes with the release.
    */
-  removeLocked(job: Pick<StoredJob, 'id' | 'path'>, still: (mtimeMs: number) => boolean): boolean {
+  removeLocked(job: Pick<StoredJob, 'id' | 'path'>, due: (mtimeMs: number) => boolean): boolean {
+    const before = mtimeOf(job.path);
+    if (before === undefined || !due(before)) return false;
     this.prepare();
     const locks: HeldLock[] = [];
     try {
@@ -95,13 +98,8 @@ export class JobStore {
         if (!('release' in lock)) return false;
         locks.push(lock);
       }
-      let mtimeMs: number;
-      try {
-        mtimeMs = statSync(job.path).mtimeMs;
-      } catch {
-        return false; // removed meanwhile
-      }
-      if (!still(mtimeMs)) return false;
+      const mtimeMs = mtimeOf(job.path);
+      if (mtimeMs === undefined || !due(mtimeMs)) return false; // removed, or written, meanwhile
       this.remove({ ...job, own: true });
       return true;
     } finally {
@@ -194,6 +192,15 @@ export function realPath(path: string): string {
     return realpathSync(path);
   } catch {
     return path;
+  }
+}
+
+/** The last change of the file at `path`, epoch ms; undefined when it is gone or cannot be looked at. */
+function mtimeOf(path: string): number | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+  } catch {
+    return undefined;
   }
 }
 

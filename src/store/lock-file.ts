@@ -9,6 +9,7 @@ import {
   closeSync,
   linkSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   statSync,
@@ -16,10 +17,9 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
-import { removeSiblings } from './atomic-file.js';
 import { randomHex } from './random-hex.js';
 import {
   isRunning,
@@ -91,17 +91,48 @@ const OWNER_INFIX = '.new.';
 const ASIDE_INFIX = '.stale.';
 const LEFTOVER_TAIL = /^(?:new|stale)\.(\d+)\.[0-9a-f]+$/;
 
+/** A name `LEFTOVER_TAIL` ends, after the name of its lock. */
+const LEFTOVER_NAME = /\.(?:new|stale)\.\d+\.[0-9a-f]+$/;
+
+/**
+ * The leftover-shaped names of each directory a lock was taken in, read at the first lock taken there by this process:
+ * a run taking a lock per job (`jobs --prune` of thousands) reads `jobs/` once, not once per lock. What a process
+ * killed later leaves is removed by the next run that takes its lock.
+ */
+const leftoversIn = new Map<string, Set<string>>();
+
+function leftoverNames(dir: string): Set<string> {
+  let names = leftoversIn.get(dir);
+  if (names === undefined) {
+    names = new Set();
+    try {
+      for (const name of readdirSync(dir)) if (LEFTOVER_NAME.test(name)) names.add(name);
+    } catch {
+      // Not readable: nothing known to remove.
+    }
+    leftoversIn.set(dir, names);
+  }
+  return names;
+}
+
 /**
  * Removes what processes killed while taking a lock (before removing their owner file) or breaking one (between the
  * move and the removal) left beside `path`. Each file names its process, so one still at work is left alone.
  */
 function removeDeadLeftovers(path: string): void {
   const prefix = `${basename(path)}.`;
-  removeSiblings(path, (name) => {
-    if (!name.startsWith(prefix)) return false;
+  const names = leftoverNames(dirname(path));
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
     const pid = LEFTOVER_TAIL.exec(name.slice(prefix.length))?.[1];
-    return pid !== undefined && !isRunning(Number(pid));
-  });
+    if (pid === undefined || isRunning(Number(pid))) continue;
+    names.delete(name);
+    try {
+      unlinkSync(join(dirname(path), name));
+    } catch {
+      // Gone already.
+    }
+  }
 }
 
 /** link(2) failing with these: the file system has no hard links (some network, FUSE and FAT-like ones). */

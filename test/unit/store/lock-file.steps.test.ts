@@ -199,3 +199,19 @@ describe('a temp file that vanishes before its link', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 });
+
+describe('the leftovers of killed takers', () => {
+  it('are looked for once per directory, not once per lock: many locks taken in one directory read it once', () => {
+    const dead = `lock-7.lock.new.${notRunningPid()}.0badf00d`; // beside a lock taken after the directory was read
+    writeFileSync(join(dir, dead), owner(notRunningPid()));
+    for (let n = 0; n < 50; n++) writeFileSync(join(dir, `job-${n}.jsonl`), '');
+    let reads = 0;
+    fsHook.before = (name, args) => {
+      if (name === 'readdirSync' && args[0] === dir) reads++;
+    };
+    for (let n = 0; n < 20; n++) held(tryLock(join(dir, `lock-${n}.lock`))).release();
+    fsHook.before = undefined;
+    expect(reads).toBe(1);
+    expect(readdirSync(dir)).not.toContain(dead);
+  });
+});

@@ -461,6 +461,28 @@ describe('retention', () => {
     expect(readdirSync(join(state(), 'locks'))).toEqual([]);
   });
 
+  it('finished jobs younger than the retention cost `jobs` no lock and no write; one past it still goes', async () => {
+    const created = await run(['create', S, 'a.com', '-q']);
+    const id = /^job (j-[0-9a-z]+)/m.exec(created.stderr)?.[1] ?? '';
+    const store = new JobStore(state());
+    const text = readFileSync(store.journalPath(id), 'utf8');
+    const young = Array.from({ length: 30 }, (_, n) => `j-young${n}`);
+    for (const other of young) writeFileSync(store.journalPath(other), text.replaceAll(id, other));
+    // A lock taken or a file written in jobs/ or locks/ would change the directory's time.
+    const dirs = [join(state(), 'jobs'), join(state(), 'locks')];
+    for (const path of dirs) utimesSync(path, 1_000_000, 1_000_000);
+    const listed = await run(['jobs', '-q']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.split('\n').filter(Boolean)).toHaveLength(young.length + 1);
+    for (const path of dirs) expect(statSync(path).mtimeMs).toBe(1_000_000_000);
+    const old = (world.clock.now() - 31 * 24 * 3600_000) / 1000;
+    utimesSync(store.journalPath(id), old, old);
+    expect((await run(['jobs', '-q'])).stdout).not.toContain(id);
+    expect(existsSync(store.journalPath(id))).toBe(false);
+    expect(readdirSync(join(state(), 'jobs'))).toHaveLength(young.length);
+    expect(readdirSync(join(state(), 'locks'))).toEqual([]);
+  });
+
   it('job-retention is a setting with a documented default', async () => {
     const listed = await run(['config', 'list', '-o', 'json']);
     expect(listed.stdout).toMatch(/job-retention/);
