@@ -2,7 +2,7 @@
  * The commander tree: global flags, exit-override, help text with examples and the exit-code table. Command files
  * register their own flags; their logic loads lazily so `--help` and `--version` stay fast.
  */
-import { Command, Help, Option, type Argument } from 'commander';
+import { Command, Help, Option, type Argument, type HelpContext } from 'commander';
 import type { IO } from './output/io.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
@@ -71,6 +71,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
       outputError: (text) => io.stderr.write(fitToStream(commanderWords(text, path), io.stderr)),
     });
     command.showHelpAfterError(`Run \`${path} --help\` for usage and examples.`);
+    if (command.commands.length > 0) helpOfNoCommand(command);
     for (const sub of command.commands) nextStep(sub, `${path} ${sub.name()}`);
   };
   nextStep(program, 'taskctl');
@@ -85,6 +86,25 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
     ])}\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n\nEnvironment: TASKCTL_API_KEY, TASKCTL_BASE_URL, TASKCTL_PROFILE, TASKCTL_OUTPUT, TASKCTL_CONFIG_DIR, NO_COLOR, FORCE_COLOR, CI, HTTPS_PROXY, NO_PROXY.\n`,
   );
   return program;
+}
+
+/**
+ * `taskctl help NAME` for a NAME that is no command: refused as `taskctl NAME` is (exit 2, the closest command), not
+ * the whole help printed as an error. Commander dispatches `help NAME` to a subcommand it cannot find by showing help
+ * with `error` set, the command's arguments then being `help NAME`; a bare `taskctl config` keeps its help.
+ */
+function helpOfNoCommand(command: Command): void {
+  const commander = command as unknown as { help: (context?: HelpContext) => never; unknownCommand: () => never };
+  const help = commander.help.bind(command);
+  commander.help = (context) => {
+    const [word, name] = command.args;
+    if (context?.error === true && word === 'help' && name !== undefined) {
+      command.args = [name];
+      // Commander's own refusal of an unknown command (its suggestion included), in taskctl's words below.
+      commander.unknownCommand();
+    }
+    return help(context);
+  };
 }
 
 /** `-o, --output <format>` as commander quotes an option's flags → its name `--output` and `--output <format>`. */

@@ -47,6 +47,10 @@ describe("commander's refusals in taskctl's words", () => {
     ],
     [['-q', 'list', '--limt', '5'], 'taskctl list has no flag --limt (did you mean --limit?)', 'taskctl list'],
     [['-o', 'json', 'list', '--limt', '5'], 'taskctl list has no flag --limt (did you mean --limit?)', 'taskctl list'],
+    // `help NAME` for a name that is no command: the same words as the name typed alone, never the whole help.
+    [['help', 'nosuch'], 'taskctl has no command "nosuch"', 'taskctl'],
+    [['help', 'crate'], 'taskctl has no command "crate" (did you mean "create"?)', 'taskctl'],
+    [['config', 'help', 'sett'], 'taskctl config has no command "sett" (did you mean "set"?)', 'taskctl config'],
   ])('taskctl %j', async (argv, words, command) => {
     const result = await runTaskctl(argv, { stdin: '' });
     expect(result.code).toBe(2);
