@@ -172,6 +172,8 @@ function report(
   if (CommanderError && error instanceof CommanderError) {
     // Commander has already printed help, the version or its own error message.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
+    // Help asked for (`taskctl help config`, `config help`) is 0; shown for a command typed without its subcommand, 2.
+    if (error.code === 'commander.help' && error.exitCode === 0) return ExitCode.ok;
     return ExitCode.usage;
   }
   const redact = ctx?.redact ?? ((text: string) => text);

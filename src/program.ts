@@ -68,7 +68,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
   // Said in taskctl's words, like every other usage error (docs/behaviour.md#for-people), not commander's.
   const nextStep = (command: Command, path: string): void => {
     command.configureOutput({
-      outputError: (text) => io.stderr.write(fitToStream(commanderWords(text, path), io.stderr)),
+      outputError: (text) => io.stderr.write(fitToStream(commanderWords(text, command, path), io.stderr)),
     });
     command.showHelpAfterError(`Run \`${path} --help\` for usage and examples.`);
     if (command.commands.length > 0) helpOfNoCommand(command);
@@ -131,7 +131,7 @@ function orList(words: readonly string[]): string {
  * Commander's own refusals (commander 14's texts, command.js) in taskctl's words: `taskctl list has no flag --limt
  * (did you mean --limit?)`, `--status needs a value: --status <status>`. A text not recognised is left as it is.
  */
-function commanderWords(text: string, path: string): string {
+function commanderWords(text: string, command: Command, path: string): string {
   const quoted = (word: string) => `"${word}"`;
   const say = (words: string) => `error: ${words}\n`;
   let m: RegExpExecArray | null;
@@ -140,7 +140,10 @@ function commanderWords(text: string, path: string): string {
     // A negative value (`-5s`) reads as a flag; after `--` it is a value.
     if (/^-\d/.test(flag))
       return say(`${path} has no flag ${flag} (a value that starts with "-" goes after --: ${path} … -- ${flag})`);
-    return say(`${path} has no flag ${flag}${didYouMean(text, (word) => word)}`);
+    // `--all=yes`: commander names the flag with the value given to it.
+    const name = /^(--[^=]+)=/.exec(flag)?.[1];
+    if (name !== undefined && knownFlag(command, name)) return say(`${name} takes no value (${flag} given)`);
+    return say(`${path} has no flag ${name ?? flag}${didYouMean(text, (word) => word)}`);
   }
   if ((m = /^error: unknown command '(.*)'/.exec(text)))
     return say(`${path} has no command ${quoted(m[1] ?? '')}${didYouMean(text, quoted)}`);
@@ -160,6 +163,20 @@ function commanderWords(text: string, path: string): string {
   if ((m = /^error: missing required argument '(.*)'/.exec(text)))
     return say(`${path} needs its <${m[1] ?? ''}> argument`);
   return text;
+}
+
+/** True when `command` or a command above it (a global flag) has the flag `--name`, `--help` included. */
+function knownFlag(command: Command, name: string): boolean {
+  for (let at: Command | null = command; at; at = at.parent) {
+    if (
+      at
+        .createHelp()
+        .visibleOptions(at)
+        .some((option) => option.long === name)
+    )
+      return true;
+  }
+  return false;
 }
 
 /** Why a value was refused: commander's `Allowed choices are a, b, c.` as `should be one of a, b or c`, else its words. */
