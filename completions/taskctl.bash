@@ -194,7 +194,7 @@ __taskctl_argument() {
     'wait') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'auth help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='login status logout'; fi ;;
-    'config get') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention'; fi ;;
+    'config get') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='profile base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention api-key'; fi ;;
     'config set') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention'; elif (( $2 == 1 )); then case $3 in 'output') __taskctl_kind=choices __taskctl_r='table tsv csv json ndjson' ;; 'auth-scheme') __taskctl_kind=choices __taskctl_r='x-api-key bearer' ;; esac; fi ;;
     'config unset') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention'; fi ;;
     'config help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='get set unset list path'; fi ;;
