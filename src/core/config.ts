@@ -8,6 +8,7 @@ import { POST_TIMEOUT_MS, REQUEST_BUDGET_MS } from '../api/constants.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from './follow/outage.js';
 import { DEFAULT_JOB_RETENTION_MS } from './job/registry.js';
 import { maskKey } from '../lib/redact.js';
+import { NOT_WHOLE_NUMBER, wholeNumber } from '../lib/whole-number.js';
 
 function settingName(key: string): SettingName {
   if (key === 'api-key') {
@@ -88,6 +89,14 @@ export async function runConfigGet(ctx: Output & Service, key: string): Promise<
   ctx.printer.line(value === undefined ? '' : String(value));
 }
 
+/** A number of coins by the rule of the flags (`--max-cost`), refused in their words. */
+function coins(raw: string): number {
+  const n = wholeNumber(raw);
+  if (n === undefined)
+    throw new UsageError(`confirm-above "${raw}": ${NOT_WHOLE_NUMBER}`, SETTING_DESCRIPTIONS['confirm-above']);
+  return n;
+}
+
 export async function runConfigSet(ctx: Output & Store & Service, key: string, raw: string): Promise<void> {
   const name = settingName(key);
   const { SETTING_SCHEMAS } = await import('../store/config-schema.js'); // zod: loaded when a value is set, not for --help
@@ -96,6 +105,7 @@ export async function runConfigSet(ctx: Output & Store & Service, key: string, r
     throw new UsageError(`invalid value "${raw}" for ${name}`, SETTING_DESCRIPTIONS[name]);
   }
   let value: string | number = parsed.data;
+  if (name === 'confirm-above') value = coins(raw);
   if (name === 'base-url') {
     const { normaliseBaseUrl } = await import('../api/base-url.js');
     value = normaliseBaseUrl(String(value));
