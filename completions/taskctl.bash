@@ -67,7 +67,7 @@ __taskctl_options() {
     'jobs') __taskctl_r='--limit --all --prune --columns --wide' ;;
     'diff') __taskctl_r='--fields' ;;
     'wait') __taskctl_r='--job --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
-    'watch') __taskctl_r='--follow --interval --timeout --outage-tolerance' ;;
+    'watch') __taskctl_r='--job --follow --interval --timeout --outage-tolerance' ;;
     'api') __taskctl_r='-f --raw-field -F --field --input -i --include' ;;
     'auth login') __taskctl_r='--with-key' ;;
     'webhook listen') __taskctl_r='--port --host --path --forward-to --exec --exec-concurrency --queue --max-body --no-dedupe --spool --catch-up --catch-up-task --no-wire' ;;
@@ -137,6 +137,7 @@ __taskctl_value() {
     'wait|--outage-tolerance') __taskctl_kind=none ;;
     'wait|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'wait|--report') __taskctl_kind=report ;;
+    'watch|--job') __taskctl_kind=jobs ;;
     'watch|--interval') __taskctl_kind=none ;;
     'watch|--timeout') __taskctl_kind=none ;;
     'watch|--outage-tolerance') __taskctl_kind=none ;;
