@@ -1,4 +1,7 @@
-/** `config get` and `config list` on settings nothing sets: the default each command uses, marked as such. */
+/**
+ * `config get`, `set` and `list`: a setting nothing sets is read as the default each command uses, marked as such in
+ * `list`; a number set follows the rule of the number flags, refused in the same words.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,5 +82,30 @@ describe('config --help: the settings and their defaults', () => {
     const starts = block.split('\n').map((line) => /^ {2}[a-z-]+ +|^ +/.exec(line)?.[0].length);
     expect(starts.length).toBeGreaterThan(7);
     expect(new Set(starts)).toEqual(new Set([starts[0]]));
+  });
+});
+
+describe('config set confirm-above: the rule of --max-cost', () => {
+  // Number() reads each of these as a number (1000, 16, 5, 0, 1): a flag refuses them, so the setting does.
+  it.each(['1e3', '0x10', ' 5', '', '1.0', '-1', 'abc', '9007199254740993'])('%j is refused', async (value) => {
+    const home = freshHome();
+    const set = await runTaskctl(['config', 'set', 'confirm-above', '--', value], { home });
+    const flag = await runTaskctl(['create', 'x', 'a.com', '--dry-run', '--max-cost', value], { home });
+    expect(set.code).toBe(2);
+    expect(flag.code).toBe(2);
+    const why = 'expected a whole number (0 or more).';
+    expect(set.stderr.split('\n')[0]).toBe(`error: confirm-above "${value}": ${why}`);
+    expect(flag.stderr.split('\n')[0]).toBe(`error: --max-cost "${value}": ${why}`);
+    expect((await runTaskctl(['config', 'get', 'confirm-above'], { home })).stdout).toBe('1000\n');
+  });
+
+  it.each([
+    ['0', '0'],
+    ['5000', '5000'],
+    ['00012', '12'],
+  ])('%j is taken as %s', async (value, stored) => {
+    const home = freshHome();
+    expect((await runTaskctl(['config', 'set', 'confirm-above', value], { home })).code).toBe(0);
+    expect((await runTaskctl(['config', 'get', 'confirm-above'], { home })).stdout).toBe(`${stored}\n`);
   });
 });
