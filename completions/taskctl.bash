@@ -67,7 +67,7 @@ __taskctl_options() {
     'jobs') __taskctl_r='--limit --all --prune --columns --wide' ;;
     'diff') __taskctl_r='--fields' ;;
     'wait') __taskctl_r='--job --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
-    'watch') __taskctl_r='--follow --interval --timeout --outage-tolerance' ;;
+    'watch') __taskctl_r='--job --follow --interval --timeout --outage-tolerance' ;;
     'api') __taskctl_r='-f --raw-field -F --field --input -i --include' ;;
     'auth login') __taskctl_r='--with-key' ;;
     'webhook listen') __taskctl_r='--port --host --path --forward-to --exec --exec-concurrency --queue --max-body --no-dedupe --spool --catch-up --catch-up-task --no-wire' ;;
@@ -137,6 +137,7 @@ __taskctl_value() {
     'wait|--outage-tolerance') __taskctl_kind=none ;;
     'wait|--until') __taskctl_kind=choices __taskctl_r='processing completed' ;;
     'wait|--report') __taskctl_kind=report ;;
+    'watch|--job') __taskctl_kind=jobs ;;
     'watch|--interval') __taskctl_kind=none ;;
     'watch|--timeout') __taskctl_kind=none ;;
     'watch|--outage-tolerance') __taskctl_kind=none ;;
@@ -194,7 +195,7 @@ __taskctl_argument() {
     'wait') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'watch') if (( $2 >= 0 )); then __taskctl_kind=tasks; fi ;;
     'auth help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='login status logout'; fi ;;
-    'config get') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention'; fi ;;
+    'config get') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='profile base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention api-key'; fi ;;
     'config set') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention'; elif (( $2 == 1 )); then case $3 in 'output') __taskctl_kind=choices __taskctl_r='table tsv csv json ndjson' ;; 'auth-scheme') __taskctl_kind=choices __taskctl_r='x-api-key bearer' ;; esac; fi ;;
     'config unset') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='base-url output confirm-above auth-scheme request-timeout outage-tolerance job-retention'; fi ;;
     'config help') if (( $2 == 0 )); then __taskctl_kind=choices __taskctl_r='get set unset list path'; fi ;;

@@ -12,7 +12,7 @@ import { systemClock } from './lib/time.js';
 import { neutraliseMultiline } from './lib/sanitize.js';
 import { sandboxAwareHint } from './core/sandbox-hint.js';
 import { VERSION } from './version.js';
-import { noteStopSignal } from './output/stdout-guard.js';
+import { noteStopSignal, settleOutcome } from './output/stdout-guard.js';
 
 function defaultDeps(): Deps {
   const controller = new AbortController();
@@ -158,6 +158,12 @@ function unexpectedWords(err: Error): string {
   return typeof path === 'string' ? `${words} (${path})` : words;
 }
 
+/** The exit code a failure ends the run with (`report` says it). */
+function exitCodeOf(error: unknown, deps: Deps): number {
+  if (error instanceof CliError) return error.exitCode;
+  return deps.signal.aborted ? ExitCode.interrupted : ExitCode.unexpected;
+}
+
 function report(
   error: unknown,
   ctx: Context | undefined,
@@ -172,8 +178,14 @@ function report(
   if (CommanderError && error instanceof CommanderError) {
     // Commander has already printed help, the version or its own error message.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
+    // Help asked for (`taskctl help config`, `config help`) is 0; shown for a command typed without its subcommand, 2.
+    if (error.code === 'commander.help' && error.exitCode === 0) return ExitCode.ok;
+    settleOutcome(deps.io.stdout, ExitCode.usage);
     return ExitCode.usage;
   }
+  const code = exitCodeOf(error, deps);
+  // Settled before the message: a reader of stderr gone when it is written ends the run with this code, never 0.
+  settleOutcome(deps.io.stdout, code);
   const redact = ctx?.redact ?? ((text: string) => text);
   // Before the printer exists (a flag's value refused while parsing): wrapped on a terminal all the same.
   const write = (line: string) =>
@@ -189,7 +201,7 @@ function report(
     // Declining the prompt is the person's own choice, not a failure: said calmly, without `error:` (exit 13).
     if (ctx?.hasPrinter) ctx.printer.notice(error.message, error.hint);
     else write(error.hint ? `${error.message}\n${error.hint}` : error.message);
-    return error.exitCode;
+    return code;
   }
   if (error instanceof CliError) {
     // A usage error's hint shows syntax (`taskctl show 42`), not a task of this sandbox: it stays.
@@ -202,13 +214,13 @@ function report(
         : undefined);
     printError(error.message, sandboxAwareHint(ephemeral, hint));
     if (ctx?.globals.verbose && error.stack) write(error.stack);
-    return error.exitCode;
+    return code;
   }
   if (deps.signal.aborted) {
     // Ctrl-C is the person's own choice: said without "error:", like a declined prompt.
     if (ctx?.hasPrinter) ctx.printer.notice('interrupted');
     else write('interrupted');
-    return ExitCode.interrupted;
+    return code;
   }
   const err = error instanceof Error ? error : new Error(String(error));
   printError(
@@ -216,5 +228,5 @@ function report(
     'This is a bug in taskctl: please report it with the output of the same command run with --verbose.',
   );
   if (ctx?.globals.verbose && err.stack) write(err.stack);
-  return ExitCode.unexpected;
+  return code;
 }

@@ -2,7 +2,7 @@
  * The commander tree: global flags, exit-override, help text with examples and the exit-code table. Command files
  * register their own flags; their logic loads lazily so `--help` and `--version` stay fast.
  */
-import { Command, Help, Option, type Argument } from 'commander';
+import { Command, Help, Option, type Argument, type HelpContext } from 'commander';
 import type { IO } from './output/io.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
@@ -68,9 +68,10 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
   // Said in taskctl's words, like every other usage error (docs/behaviour.md#for-people), not commander's.
   const nextStep = (command: Command, path: string): void => {
     command.configureOutput({
-      outputError: (text) => io.stderr.write(fitToStream(commanderWords(text, path), io.stderr)),
+      outputError: (text) => io.stderr.write(fitToStream(commanderWords(text, command, path), io.stderr)),
     });
     command.showHelpAfterError(`Run \`${path} --help\` for usage and examples.`);
+    if (command.commands.length > 0) helpOfNoCommand(command);
     for (const sub of command.commands) nextStep(sub, `${path} ${sub.name()}`);
   };
   nextStep(program, 'taskctl');
@@ -85,6 +86,25 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
     ])}\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n\nEnvironment: TASKCTL_API_KEY, TASKCTL_BASE_URL, TASKCTL_PROFILE, TASKCTL_OUTPUT, TASKCTL_CONFIG_DIR, NO_COLOR, FORCE_COLOR, CI, HTTPS_PROXY, NO_PROXY.\n`,
   );
   return program;
+}
+
+/**
+ * `taskctl help NAME` for a NAME that is no command: refused as `taskctl NAME` is (exit 2, the closest command), not
+ * the whole help printed as an error. Commander dispatches `help NAME` to a subcommand it cannot find by showing help
+ * with `error` set, the command's arguments then being `help NAME`; a bare `taskctl config` keeps its help.
+ */
+function helpOfNoCommand(command: Command): void {
+  const commander = command as unknown as { help: (context?: HelpContext) => never; unknownCommand: () => never };
+  const help = commander.help.bind(command);
+  commander.help = (context) => {
+    const [word, name] = command.args;
+    if (context?.error === true && word === 'help' && name !== undefined) {
+      command.args = [name];
+      // Commander's own refusal of an unknown command (its suggestion included), in taskctl's words below.
+      commander.unknownCommand();
+    }
+    return help(context);
+  };
 }
 
 /** `-o, --output <format>` as commander quotes an option's flags → its name `--output` and `--output <format>`. */
@@ -111,7 +131,7 @@ function orList(words: readonly string[]): string {
  * Commander's own refusals (commander 14's texts, command.js) in taskctl's words: `taskctl list has no flag --limt
  * (did you mean --limit?)`, `--status needs a value: --status <status>`. A text not recognised is left as it is.
  */
-function commanderWords(text: string, path: string): string {
+function commanderWords(text: string, command: Command, path: string): string {
   const quoted = (word: string) => `"${word}"`;
   const say = (words: string) => `error: ${words}\n`;
   let m: RegExpExecArray | null;
@@ -120,7 +140,10 @@ function commanderWords(text: string, path: string): string {
     // A negative value (`-5s`) reads as a flag; after `--` it is a value.
     if (/^-\d/.test(flag))
       return say(`${path} has no flag ${flag} (a value that starts with "-" goes after --: ${path} … -- ${flag})`);
-    return say(`${path} has no flag ${flag}${didYouMean(text, (word) => word)}`);
+    // `--all=yes`: commander names the flag with the value given to it.
+    const name = /^(--[^=]+)=/.exec(flag)?.[1];
+    if (name !== undefined && knownFlag(command, name)) return say(`${name} takes no value (${flag} given)`);
+    return say(`${path} has no flag ${name ?? flag}${didYouMean(text, (word) => word)}`);
   }
   if ((m = /^error: unknown command '(.*)'/.exec(text)))
     return say(`${path} has no command ${quoted(m[1] ?? '')}${didYouMean(text, quoted)}`);
@@ -140,6 +163,20 @@ function commanderWords(text: string, path: string): string {
   if ((m = /^error: missing required argument '(.*)'/.exec(text)))
     return say(`${path} needs its <${m[1] ?? ''}> argument`);
   return text;
+}
+
+/** True when `command` or a command above it (a global flag) has the flag `--name`, `--help` included. */
+function knownFlag(command: Command, name: string): boolean {
+  for (let at: Command | null = command; at; at = at.parent) {
+    if (
+      at
+        .createHelp()
+        .visibleOptions(at)
+        .some((option) => option.long === name)
+    )
+      return true;
+  }
+  return false;
 }
 
 /** Why a value was refused: commander's `Allowed choices are a, b, c.` as `should be one of a, b or c`, else its words. */

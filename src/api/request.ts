@@ -40,6 +40,7 @@ import {
   REQUEST_TIMEOUT_CODE,
   retryAfterMs,
   resendDelay,
+  TLS_PORT_CODE,
   TOO_LARGE_CODE,
   transportFailure,
   type AskedWait,
@@ -306,7 +307,9 @@ async function sendAttempt(
     return { kind: 'response', status, headers: responseHeaders, text, parsed, bytes, sentAtMs, rateLimit };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    const code = errorCode(error) ?? 'network error';
+    const transportCode = errorCode(error) ?? 'network error';
+    const tlsPort = status === undefined && (await tlsPortOf(wire.origin, error, transportCode));
+    const code = tlsPort ? TLS_PORT_CODE : transportCode;
     const during = status !== undefined ? ` while reading the HTTP ${status} body` : '';
     wire.trace?.(`! ${spec.method} ${spec.path} failed: ${code}${during} (${clock.now() - sentAtMs} ms)`);
     const cutOff = status !== undefined && received.bytes < announced && closedEarly(code);
@@ -315,6 +318,13 @@ async function sendAttempt(
   } finally {
     cut.dispose();
   }
+}
+
+/** True when a plain-http attempt that failed before any answer reached a port that speaks TLS (tls-port.ts). */
+async function tlsPortOf(origin: string, error: unknown, code: string): Promise<boolean> {
+  const parserError = error instanceof Error && error.name === 'HTTPParserError';
+  if (!origin.startsWith('http:') || (!parserError && code !== 'UND_ERR_SOCKET')) return false;
+  return (await import('./tls-port.js')).answeredInTls(origin, error, code);
 }
 
 /**
@@ -610,6 +620,9 @@ function tlsWords(code: string): string {
 function tlsError(ctx: JudgeContext, ex: FailureExchange): UnavailableError {
   const label = requestLabel(ctx.endpoint);
   const { code } = ex;
+  if (code === TLS_PORT_CODE) {
+    return withCause(`${label}: the server answered in TLS: use ${ctx.baseUrl.replace(/^http:/i, 'https:')}`, ex.error);
+  }
   if (NOT_TLS_CODES.has(code)) {
     // Plain http is allowed on loopback only (base-url.ts), so only there is it the fix.
     const plain = ctx.baseUrl.replace(/^https:/i, 'http:');

@@ -17,6 +17,8 @@ export const DEADLINE_CODE = 'TASKCTL_DEADLINE';
 export const REQUEST_TIMEOUT_CODE = 'TASKCTL_REQUEST_TIMEOUT';
 /** Not a transport code: the body grew past MAX_RESPONSE_BYTES and was abandoned unread. */
 export const TOO_LARGE_CODE = 'TASKCTL_TOO_LARGE';
+/** Not a transport code: an http:// attempt reached a port that speaks TLS (tls-port.ts); nothing was processed. */
+export const TLS_PORT_CODE = 'TASKCTL_TLS_PORT';
 
 /** A certificate the handshake refused (self-signed, unknown issuer, expired, another host's): a CA or host matter. */
 export function isCertificateCode(code: string): boolean {
@@ -300,7 +302,11 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
 /** TLS failures happen during the handshake (before the request is sent) and do not fix themselves when resent. */
 function isTlsErrorCode(code: string): boolean {
   return (
-    code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code === 'UND_ERR_PRX_TLS' || isCertificateCode(code)
+    code.startsWith('ERR_TLS_') ||
+    code.startsWith('ERR_SSL_') ||
+    code === 'UND_ERR_PRX_TLS' ||
+    code === TLS_PORT_CODE ||
+    isCertificateCode(code)
   );
 }
 

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
-import { SETTING_DESCRIPTIONS, SETTING_NAMES } from '../store/setting-names.js';
+import { READABLE_NAMES, SETTING_DESCRIPTIONS, SETTING_NAMES } from '../store/setting-names.js';
 import { examples, type RunAction } from './help-text.js';
+
+/** The settings' column in `config --help`: the longest name and two spaces, so every description starts aligned. */
+const NAME_WIDTH = Math.max(...SETTING_NAMES.map((name) => name.length)) + 2;
 
 export function registerConfig(program: Command, run: RunAction): void {
   const config = program
@@ -8,7 +11,7 @@ export function registerConfig(program: Command, run: RunAction): void {
     .description('read and write settings in the config file (per profile)')
     .addHelpText(
       'after',
-      `\nSettings:\n${SETTING_NAMES.map((name) => `  ${name.padEnd(17)}${SETTING_DESCRIPTIONS[name]}`).join('\n')}\n${examples(
+      `\nSettings:\n${SETTING_NAMES.map((name) => `  ${name.padEnd(NAME_WIDTH)}${SETTING_DESCRIPTIONS[name]}`).join('\n')}\n${examples(
         [
           'taskctl config list',
           'taskctl config set output json',
@@ -19,9 +22,9 @@ export function registerConfig(program: Command, run: RunAction): void {
     );
   config
     .command('get')
-    .description('print the effective value of a setting')
-    .argument('<key>', SETTING_NAMES.join(' | '))
-    .addHelpText('after', examples(['taskctl config get base-url']))
+    .description('print the effective value of a setting, its default when nothing sets it')
+    .argument('<key>', READABLE_NAMES.join(' | '))
+    .addHelpText('after', examples(['taskctl config get base-url', 'taskctl config get request-timeout']))
     .action((key: string, _options, command: Command) =>
       run(command, async (ctx) => (await import('../core/config.js')).runConfigGet(ctx, key)),
     );

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { parseDuration, zeroDurationWords } from '../lib/duration.js';
+import { NOT_WHOLE_NUMBER, wholeNumber } from '../lib/whole-number.js';
 import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES, STATUS_GROUP_NAMES } from '../lib/task-state.js';
 import { UsageError } from '../errors.js';
 import type { Field } from '../core/api-request.js';
@@ -38,21 +39,21 @@ export function jobArgument(value: string): string {
   return existsSync(value) ? resolve(value) : value;
 }
 
-/** A whole number from 1 to `max`; never past 2^53 - 1, which a JavaScript number would round (another page). */
+/** A whole number from 1 to `max` (lib/whole-number.ts: digits only, never past 2^53 - 1: another page). */
 export function positiveInt(max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1)
-      throw new InvalidArgumentError('expected a whole number of at least 1.');
-    const n = Number(value);
+    const n = /^\d+$/.test(value) ? Number(value) : 0;
+    if (n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
     if (n > max) throw new InvalidArgumentError(`expected at most ${max}.`);
     return n;
   };
 }
 
+/** A whole number, 0 or more, by the rule `config set` follows too (lib/whole-number.ts). */
 export function nonNegativeInt(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
-    throw new InvalidArgumentError('expected a whole number (0 or more).');
-  return Number(value);
+  const n = wholeNumber(value);
+  if (n === undefined) throw new InvalidArgumentError(NOT_WHOLE_NUMBER);
+  return n;
 }
 
 export function positiveNumber(value: string): number {

@@ -1,14 +1,15 @@
 import type { Command } from 'commander';
 import type { WatchOptions } from '../core/watch.js';
 import { examples, type RunAction } from './help-text.js';
-import { duration, positiveDuration } from './parsers.js';
+import { duration, jobArgument, positiveDuration } from './parsers.js';
 import { parseTaskId } from '../lib/task-id.js';
 
 export function registerWatch(program: Command, run: RunAction): void {
   program
     .command('watch')
     .description('stream task status changes as they happen (human lines, or NDJSON shaped like webhook events)')
-    .argument('[id...]', 'task ids; none = every unfinished task and any new one')
+    .argument('[id...]', 'task ids (or --job); none = every unfinished task and any new one')
+    .option('--job <job>', 'every task of a job (its id, see taskctl jobs, or its journal file)', jobArgument)
     .option('--follow', 'with no ids: keep going after the current tasks finish, picking up new ones')
     .option(
       '--interval <duration>',
@@ -26,6 +27,7 @@ export function registerWatch(program: Command, run: RunAction): void {
       'after',
       examples([
         'taskctl watch 42 43',
+        'taskctl watch --job j-mi3k2x1a7f3q -o ndjson',
         'taskctl watch --follow -o ndjson | jq -c "select(.event == \\"failed\\")"',
         'taskctl watch -o ndjson > events.ndjson',
       ]) +

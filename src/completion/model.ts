@@ -5,7 +5,7 @@
  */
 import { Help, type Command, type Option } from 'commander';
 import { KNOWN_TASK_STATUSES } from '../api/schemas.js';
-import { AUTH_SCHEMES, OUTPUT_FORMATS, SETTING_NAMES } from '../store/setting-names.js';
+import { AUTH_SCHEMES, OUTPUT_FORMATS, READABLE_NAMES, SETTING_NAMES } from '../store/setting-names.js';
 
 /** What to offer for a flag's value or a positional argument. */
 export type ValueHint =
@@ -84,7 +84,7 @@ const ARGUMENT_HINTS: ArgumentHints = {
   wait: [{ kind: 'tasks' }],
   watch: [{ kind: 'tasks' }],
   'webhook simulate': [{ kind: 'tasks' }],
-  'config get': [{ kind: 'choices', values: SETTING_NAMES }],
+  'config get': [{ kind: 'choices', values: READABLE_NAMES }],
   'config set': [
     { kind: 'choices', values: SETTING_NAMES },
     { kind: 'by-first', choices: { output: OUTPUT_FORMATS, 'auth-scheme': AUTH_SCHEMES } },

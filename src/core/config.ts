@@ -1,13 +1,14 @@
 /** `taskctl config get/set/unset/list/path`: a profile's settings read (effective, with their source) and written. */
 import type { Output, Runtime, Service, Store } from './capabilities.js';
 import { UsageError } from '../errors.js';
-import { SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../store/setting-names.js';
+import { READABLE_NAMES, SETTING_DESCRIPTIONS, SETTING_NAMES, type SettingName } from '../store/setting-names.js';
 import { formatDuration, parsePositiveDuration } from '../lib/duration.js';
 import type { Resolved, Settings } from './settings.js';
 import { POST_TIMEOUT_MS, REQUEST_BUDGET_MS } from '../api/constants.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from './follow/outage.js';
 import { DEFAULT_JOB_RETENTION_MS } from './job/registry.js';
 import { maskKey } from '../lib/redact.js';
+import { NOT_WHOLE_NUMBER, wholeNumber } from '../lib/whole-number.js';
 
 function settingName(key: string): SettingName {
   if (key === 'api-key') {
@@ -22,7 +23,7 @@ function settingName(key: string): SettingName {
   return key as SettingName;
 }
 
-type ListedKey = SettingName | 'api-key' | 'profile';
+type ListedKey = (typeof READABLE_NAMES)[number];
 
 /**
  * One row of `config list`: the effective value, its kind of source and the detail (`--output`, `profile "work"`); a
@@ -37,13 +38,18 @@ interface SettingRow {
 
 const DEFAULT = { source: 'default', origin: null } as const;
 
-/** The values taskctl uses when nothing sets them, as people read them: the numbers come from where they are used. */
-function defaults(): Partial<Record<ListedKey, string>> {
+/**
+ * The values taskctl uses when nothing sets them (the numbers come from where they are used): `value` as `get` prints
+ * it, one `config set` takes (the output: the format of this run, table on a terminal, else tsv); `listed` as `list`
+ * says it where there is more to say.
+ */
+function defaults(format: string): Partial<Record<ListedKey, { value: string; listed?: string }>> {
+  const budget = formatDuration(REQUEST_BUDGET_MS);
   return {
-    output: 'table on a terminal, tsv otherwise',
-    'request-timeout': `${formatDuration(REQUEST_BUDGET_MS)} (create: ${formatDuration(POST_TIMEOUT_MS)} per attempt)`,
-    'outage-tolerance': formatDuration(DEFAULT_OUTAGE_TOLERANCE_MS),
-    'job-retention': formatDuration(DEFAULT_JOB_RETENTION_MS),
+    output: { value: format, listed: 'table on a terminal, tsv otherwise' },
+    'request-timeout': { value: budget, listed: `${budget} (create: ${formatDuration(POST_TIMEOUT_MS)} per attempt)` },
+    'outage-tolerance': { value: formatDuration(DEFAULT_OUTAGE_TOLERANCE_MS) },
+    'job-retention': { value: formatDuration(DEFAULT_JOB_RETENTION_MS) },
   };
 }
 
@@ -62,8 +68,8 @@ function effective(settings: Settings): Record<ListedKey, Resolved<string | numb
 }
 
 /** Every setting with a value: set ones as resolved, the others their default (null when there is none, e.g. the key). */
-function settingRows(settings: Settings): SettingRow[] {
-  const fallback = defaults();
+function settingRows(settings: Settings, format: string): SettingRow[] {
+  const fallback = defaults(format);
   return Object.entries(effective(settings)).map(([name, resolved]) => {
     const key = name as ListedKey;
     if (resolved) {
@@ -71,14 +77,24 @@ function settingRows(settings: Settings): SettingRow[] {
       return { key, value: resolved.value, source: resolved.source, origin };
     }
     const value = fallback[key];
-    return value === undefined ? { key, value: null, ...DEFAULT, origin: 'not set' } : { key, value, ...DEFAULT };
+    if (value === undefined) return { key, value: null, ...DEFAULT, origin: 'not set' };
+    return { key, value: value.listed ?? value.value, ...DEFAULT };
   });
 }
 
+/** Prints the effective value of a setting, the profile or the (masked) key; a setting nothing sets, its default. */
 export async function runConfigGet(ctx: Output & Service, key: string): Promise<void> {
-  const name = key === 'api-key' ? 'api-key' : settingName(key);
-  const value = effective(await ctx.settings())[name];
-  ctx.printer.line(value === undefined ? '' : String(value.value));
+  const name = key === 'api-key' || key === 'profile' ? key : settingName(key);
+  const value = effective(await ctx.settings())[name]?.value ?? defaults(ctx.printer.format)[name]?.value;
+  ctx.printer.line(value === undefined ? '' : String(value));
+}
+
+/** A number of coins by the rule of the flags (`--max-cost`), refused in their words. */
+function coins(raw: string): number {
+  const n = wholeNumber(raw);
+  if (n === undefined)
+    throw new UsageError(`confirm-above "${raw}": ${NOT_WHOLE_NUMBER}`, SETTING_DESCRIPTIONS['confirm-above']);
+  return n;
 }
 
 export async function runConfigSet(ctx: Output & Store & Service, key: string, raw: string): Promise<void> {
@@ -89,6 +105,7 @@ export async function runConfigSet(ctx: Output & Store & Service, key: string, r
     throw new UsageError(`invalid value "${raw}" for ${name}`, SETTING_DESCRIPTIONS[name]);
   }
   let value: string | number = parsed.data;
+  if (name === 'confirm-above') value = coins(raw);
   if (name === 'base-url') {
     const { normaliseBaseUrl } = await import('../api/base-url.js');
     value = normaliseBaseUrl(String(value));
@@ -110,7 +127,7 @@ export async function runConfigUnset(ctx: Output & Store & Service, key: string)
 }
 
 export async function runConfigList(ctx: Output & Service): Promise<void> {
-  const rows = settingRows(await ctx.settings());
+  const rows = settingRows(await ctx.settings(), ctx.printer.format);
   await ctx.printer.list(rows, [
     { header: 'KEY', key: 'key', value: (r) => r.key },
     { header: 'VALUE', key: 'value', value: (r) => (r.value === null ? '' : String(r.value)) },

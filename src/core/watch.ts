@@ -5,7 +5,7 @@
 import type { Task } from '../api/schemas.js';
 import type { Column } from '../output/printer.js';
 import type { Output, Process, Runtime, Service, Store } from './capabilities.js';
-import { ExitCode } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { eventLineFormatter } from '../output/event-line.js';
 import { countsText } from '../output/task-columns.js';
 import { counted } from '../output/plural.js';
@@ -24,6 +24,41 @@ export interface WatchOptions {
   timeout: number;
   /** `--outage-tolerance`: no good answer for this long ends the watch with 8 (7 after a 429); default 2 min. */
   outageTolerance?: number;
+  /** `--job ID|FILE`: the tasks of a journaled job, instead of ids. */
+  job?: string;
+}
+
+/**
+ * The ids to watch: as given, or those of the job `--job` names (an incomplete job: the tasks it has, said so), each
+ * task checked against its chunk as it is seen (by service and count), as `wait --job` does.
+ */
+async function watched(
+  ctx: Output & Runtime & Store & Service,
+  ids: number[],
+  options: WatchOptions,
+): Promise<{ ids: number[]; verify?: (task: Task) => void }> {
+  if (options.job === undefined) return { ids };
+  const { jobOrIds } = await import('./job/args.js');
+  jobOrIds('watch', ids, options);
+  if (options.follow === true)
+    throw new UsageError(
+      '--follow watches new tasks, not a job: give one of them',
+      `taskctl watch --job ${options.job}`,
+    );
+  const [{ readJob, warnIfIncomplete }, { checkChunkTask }] = await Promise.all([
+    import('./job/journaled-job.js'),
+    import('./job/job-chunks.js'),
+  ]);
+  const job = await readJob(ctx, options.job);
+  warnIfIncomplete(ctx, job);
+  const chunks = new Map(job.created.map((chunk) => [chunk.task, chunk]));
+  return {
+    ids: job.created.map((chunk) => chunk.task),
+    verify: (task) => {
+      const chunk = chunks.get(task.id);
+      if (chunk) checkChunkTask(job, chunk, task);
+    },
+  };
 }
 
 /** When the task's status changed by its own fields (started, completed, failed, created), else when it was seen. */
@@ -79,6 +114,8 @@ export async function runWatch(
   ids: number[],
   options: WatchOptions,
 ): Promise<void> {
+  const target = await watched(ctx, ids, options);
+  ids = target.ids;
   const deadline = options.timeout > 0 ? ctx.clock.now() + options.timeout : undefined;
   const api = await ctx.api({ deadline });
   // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
@@ -136,6 +173,7 @@ export async function runWatch(
     signal: ctx.signal,
     onChange: (change) => {
       const { task, statusChanged, counts: itemCounts } = change;
+      target.verify?.(task);
       const at = changeTime(change, onServer);
       warnUnknown(task);
       if (asEvents) {

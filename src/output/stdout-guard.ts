@@ -1,8 +1,8 @@
 /**
  * What happens when stdout or stderr fails. By default a reader that went away (`taskctl list | head -1`) ends the run
  * quietly, as SIGPIPE ends a C tool, and any other write error (a full disk, a closed descriptor) ends it with one line
- * on the other stream and exit 14 (docs/behaviour.md#exit-codes). stderr failing ends the run the same way (exit 14), its one
- * line on stdout: the last stream that may still work.
+ * on the other stream and exit 14 (docs/behaviour.md#exit-codes). stderr failing ends the run the same way: quietly when
+ * its reader went away (`2>&1 | head -1`), else exit 14 with its one line on stdout, the last stream that may still work.
  *
  * A command whose exit code is known before it prints (`wait`'s outcome) settles it first (`settleOutcome`), so the
  * reader going away ends the run with that code rather than 0.
@@ -105,16 +105,21 @@ export function guardStdout(
     }
     return true;
   };
+  const held = () => ((stdout as Holdable)[HOLDS] ?? 0) > 0;
+  /** A reader gone away ends the run quietly, with the code the command settled on, else the one set, else 0. */
+  const readerGone = () => {
+    const outcome = (stdout as Holdable)[OUTCOME];
+    const stopped = (stdout as Holdable)[STOPPED];
+    // A run stopped by SIGTERM settles on 130 like Ctrl-C; the signal's own code is what it exits with.
+    const code = outcome === ExitCode.interrupted && stopped !== undefined ? stopped : outcome;
+    end(code ?? (typeof process.exitCode === 'number' ? process.exitCode : 0));
+  };
   stdout.on('error', (error: NodeJS.ErrnoException) => {
     // After SIGHUP the run ends by itself with 129, and a terminal gone is that hang-up, even under a holder (a create
     // stops as at SIGHUP, naming what it created); any other loss a holder finishing a side effect reports itself.
-    if (hungUp() || terminalGone(stdout, error) || ((stdout as Holdable)[HOLDS] ?? 0) > 0) return;
+    if (hungUp() || terminalGone(stdout, error) || held()) return;
     if (error.code === 'EPIPE') {
-      const outcome = (stdout as Holdable)[OUTCOME];
-      const stopped = (stdout as Holdable)[STOPPED];
-      // A run stopped by SIGTERM settles on 130 like Ctrl-C; the signal's own code is what it exits with.
-      const code = outcome === ExitCode.interrupted && stopped !== undefined ? stopped : outcome;
-      end(code ?? (typeof process.exitCode === 'number' ? process.exitCode : 0));
+      readerGone();
       return;
     }
     if (!ended) tryWrite(stderr, `error: cannot write the output (${describeWriteError(error)})\n`);
@@ -122,6 +127,12 @@ export function guardStdout(
   });
   stderr.on('error', (error: NodeJS.ErrnoException) => {
     if (hungUp() || terminalGone(stderr, error)) return;
+    // The reader of the messages went away (`2>&1 | head -1`): as for stdout's; a create in flight (stdout held)
+    // finishes first, its exit code saying how it ended.
+    if (error.code === 'EPIPE') {
+      if (!held()) readerGone();
+      return;
+    }
     if (!ended) tryWrite(stdout, `error: cannot write messages to stderr (${describeWriteError(error)})\n`);
     end(OUTPUT_FAILED_EXIT);
   });

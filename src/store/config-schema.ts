@@ -17,7 +17,8 @@ export {
 export const SETTING_SCHEMAS = {
   'base-url': z.lazy(() => z.string().min(1)),
   output: z.lazy(() => z.enum(OUTPUT_FORMATS)),
-  'confirm-above': z.lazy(() => z.coerce.number().int().nonnegative()),
+  // Digits only, checked by core/config.ts (lib/whole-number.ts) as a flag's number is.
+  'confirm-above': z.lazy(() => z.string()),
   'auth-scheme': z.lazy(() => z.enum(AUTH_SCHEMES)),
   'request-timeout': z.lazy(() => z.string().min(1)),
   'outage-tolerance': z.lazy(() => z.string().min(1)),

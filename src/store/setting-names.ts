@@ -14,6 +14,9 @@ export const SETTING_NAMES = [
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
+/** What `config get` (and `config list`) read: every setting, the profile in use and the key (masked). */
+export const READABLE_NAMES = ['profile', ...SETTING_NAMES, 'api-key'] as const;
+
 export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
   'base-url': 'API base URL (https, or http on loopback); /api/v1 is appended when it has no path',
   output: `default output format: ${OUTPUT_FORMATS.join(', ')}`,

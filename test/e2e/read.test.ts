@@ -1,8 +1,9 @@
 /**
  * Read commands against a sandbox on port 0, every output format and the error paths: `main()` in this process; the bin
- * is spawned only for `--version` (its shim) and a stdout reader that goes away (a real pipe).
+ * is spawned only for `--version` (its shim) and a reader of stdout or stderr that goes away (a real pipe).
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startWorld, type E2EWorld } from './harness.js';
@@ -363,6 +364,19 @@ describe('errors and configuration', () => {
     expect(row?.split('\t')[0]).toMatch(/^\d+$/);
     expect({ status, rest }).toEqual({ status: 'status=0', rest: [] });
     expect(stderr).toBe('');
+  });
+
+  it("ends quietly with the command's own exit code when the reader of stderr goes away", async () => {
+    // stderr's reader is closed before the process writes: its error line (task not found, exit 5) meets EPIPE.
+    const child = spawn(process.execPath, [BIN, 'show', '999999'], {
+      env: { PATH: process.env.PATH ?? '', ...world.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stderr.destroy();
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect({ code, stdout }).toEqual({ code: 5, stdout: '' });
   });
 
   it('--sandbox needs no configuration at all', async () => {

@@ -1,4 +1,4 @@
-/** `--job ID|FILE` or task ids, never both (show, wait, retry); `--journal` on show or wait, where `--job` was meant. */
+/** `--job ID|FILE` or task ids, never both (show, wait, retry, watch); `--journal` on show or wait, where `--job` was meant. */
 import { UsageError } from '../../errors.js';
 
 export interface JobFlags {
@@ -8,7 +8,7 @@ export interface JobFlags {
 
 /** The job's file when `--job` was given; exit 2 for both or neither, and for `--journal` on show or wait. */
 export function jobOrIds(
-  command: 'show' | 'wait' | 'retry',
+  command: 'show' | 'wait' | 'retry' | 'watch',
   ids: readonly unknown[],
   options: JobFlags,
 ): string | undefined {

@@ -1,4 +1,8 @@
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../../hardening/helpers.js';
+import { runTaskctl } from '../commands/harness.js';
 import { judgeFailure, type JudgeContext } from '../../../src/api/request.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { createRedactor } from '../../../src/lib/redact.js';
@@ -96,5 +100,52 @@ describe('TLS failures as people read them', () => {
     expect(error.message).toBe(
       'reading the balance: the request to https://api.example.com failed (first line second line)',
     );
+  });
+});
+
+/** An http:// base URL pointed at a port that speaks TLS: said so, with the https:// URL to use, sent once. */
+describe('http:// to a TLS port', () => {
+  const run = (origin: string) =>
+    runTaskctl(['balance'], { env: { TASKCTL_BASE_URL: `${origin}/api/v1`, TASKCTL_API_KEY: 'sk_test' } });
+
+  it('a TLS server that closes on the plain request (as Node and OpenSSL do): use https://', async (context) => {
+    const tls = selfSignedCertificate();
+    if (!tls) return context.skip('openssl is not installed');
+    const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (_, res) => res.end('{}'));
+    let handshakes = 0;
+    server.on('tlsClientError', () => handshakes++);
+    try {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const result = await run(`http://127.0.0.1:${port}`);
+      expect(result.code).toBe(ExitCode.unavailable);
+      expect(result.stderr).toBe(
+        `error: reading the balance: the server answered in TLS: use https://127.0.0.1:${port}/api/v1\n`,
+      );
+      expect(handshakes).toBe(1); // the request went once: a TLS port does not turn into a plain one
+    } finally {
+      server.close();
+      tls.cleanup();
+    }
+  });
+
+  it.each([
+    ['an alert', [0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 0x46]],
+    ['a handshake record', [0x16, 0x03, 0x03, 0x00, 0x02, 0x02, 0x00]],
+  ])('a server that answers with %s: use https://', async (_, bytes) => {
+    const server = createNetServer((socket) => {
+      socket.once('data', () => socket.end(Buffer.from(bytes)));
+    });
+    try {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const result = await run(`http://127.0.0.1:${port}`);
+      expect(result.code).toBe(ExitCode.unavailable);
+      expect(result.stderr).toBe(
+        `error: reading the balance: the server answered in TLS: use https://127.0.0.1:${port}/api/v1\n`,
+      );
+    } finally {
+      server.close();
+    }
   });
 });

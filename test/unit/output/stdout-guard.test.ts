@@ -1,7 +1,7 @@
 /** The guard on stdout and stderr (src/output/stdout-guard.ts): a terminal that hangs up is a hang-up, not exit 14. */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { guardStdout, holdOutput } from '../../../src/output/stdout-guard.js';
+import { guardStdout, holdOutput, settleOutcome } from '../../../src/output/stdout-guard.js';
 
 type Guarded = Parameters<typeof guardStdout>[0];
 
@@ -58,5 +58,24 @@ describe('guardStdout', () => {
     run.out.emit('error', failure('EBADF'));
     expect(run.hangUps()).toBe(0);
     expect(run.exits).toEqual([14]);
+  });
+
+  it('a reader of stderr that went away ends the run quietly, as one of stdout does: no line, the settled code', () => {
+    const run = guarded({ stdout: false, stderr: false });
+    run.err.emit('error', failure('EPIPE'));
+    expect(run.exits).toEqual([0]);
+    const failing = guarded({ stdout: false, stderr: false });
+    settleOutcome(failing.out, 5);
+    failing.err.emit('error', failure('EPIPE'));
+    expect(failing.exits).toEqual([5]);
+    expect([...run.out.written, ...failing.out.written]).toEqual([]);
+  });
+
+  it('a reader of stderr going away under a holder leaves the run to finish its side effect', () => {
+    const run = guarded({ stdout: false, stderr: false });
+    holdOutput(run.out);
+    run.err.emit('error', failure('EPIPE'));
+    expect(run.exits).toEqual([]);
+    expect(run.out.written).toEqual([]);
   });
 });

@@ -114,7 +114,8 @@ describe('config', () => {
     expect(list.stdout).toMatch(/^api-key\t\*\*\*\*\w{4}\tenv\tTASKCTL_API_KEY$/m);
     expect(list.stdout).not.toContain(sandbox.apiKey);
     expect((await run(['config', 'unset', 'output'])).code).toBe(0);
-    expect((await run(['config', 'get', 'output'])).stdout).toBe('\n');
+    // Unset: the default this run uses (stdout is not a terminal here).
+    expect((await run(['config', 'get', 'output'])).stdout).toBe('tsv\n');
     expect((await run(['config', 'path'])).stdout.trim()).toBe(configFile());
   });
 
@@ -163,7 +164,7 @@ describe('config', () => {
 
   it('profiles are separate', async () => {
     await run(['--profile', 'staging', 'config', 'set', 'output', 'json']);
-    expect((await run(['config', 'get', 'output'])).stdout).toBe('\n');
+    expect((await run(['config', 'get', 'output'])).stdout).toBe('tsv\n');
     expect((await run(['config', 'get', 'output'], { env: { TASKCTL_PROFILE: 'staging' } })).stdout).toBe('json\n');
   });
 
