@@ -9,11 +9,22 @@
  * its first line names the bundle it was made from (inode, size, mtime), since V8 itself checks only the source's
  * length. V8 refuses a cache made by another V8 or with other flags, and then the run compiles as usual.
  */
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import * as nodeFs from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { makeDirectory } from '../store/make-dir.js';
+import { isRunning } from '../store/process-owner.js';
+
+/** What a save writes through: node:fs, or in tests a disk that fills up mid-write. */
+export type CacheFs = Pick<typeof nodeFs, 'readdirSync' | 'renameSync' | 'rmSync' | 'statfsSync' | 'writeFileSync'>;
+
+/** A save needs this much free space, and at least 4 times the cache's size: a cache never fills the disk. */
+const MIN_FREE_BYTES = 16 * 1024 * 1024;
+
+/** A temp file a save writes (`balance-v24.1.0-x64-1a2b3c4d.4242.tmp`): the pid of its writer. */
+const TEMP_NAME = /\.(\d+)\.tmp$/;
 
 /** The parameters Node gives a CommonJS module; the wrapper is on its own line (lineOffset -1 keeps positions). */
 const WRAPPER = '(function (exports, require, module, __filename, __dirname) {\n';
@@ -40,6 +51,7 @@ function pathHash(path: string): string {
 export function requireWithCodeCache(
   file: string,
   cacheFile: string | undefined,
+  fs: CacheFs = nodeFs,
 ): { exports: unknown; save: () => void } {
   if (cacheFile === undefined) return { exports: createRequire(file)(file) as unknown, save: () => undefined };
   const source = readFileSync(file, 'utf8');
@@ -55,18 +67,7 @@ export function requireWithCodeCache(
   const script = new Script(`${WRAPPER}${source}\n})`, { filename: file, lineOffset: -1, cachedData });
   const stale = cachedData === undefined || script.cachedDataRejected === true;
   const save = (): void => {
-    if (!stale) return;
-    try {
-      // The guarded walk, never Node's recursive mkdir (it spins under /proc): docs/behaviour.md#files.
-      if (makeDirectory(dirname(cacheFile)) !== undefined) return;
-      const data = script.createCachedData();
-      // Whole or not at all: a concurrent run reads either the old file or the new one.
-      const temp = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(temp, Buffer.concat([Buffer.from(key, 'latin1'), data]), { mode: 0o600 });
-      renameSync(temp, cacheFile);
-    } catch {
-      // A cache is never a reason to fail: the next run compiles and tries again.
-    }
+    if (stale) writeCache(cacheFile, key, script, fs);
   };
   const run = script.runInThisContext() as (
     exports: unknown,
@@ -78,4 +79,58 @@ export function requireWithCodeCache(
   const module = { exports: {} as unknown };
   run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   return { exports: module.exports, save };
+}
+
+/**
+ * Writes the cache of what `script` compiled, whole or not at all: a temp file renamed, so a concurrent run reads the
+ * old file or the new one. Never a reason to fail, and never a reason to fill the disk: the temps of runs that died
+ * are removed first, a file system with too little room is skipped, and a write that fails removes its temp
+ * (docs/behaviour.md#cache-directory). Runs only when the cache was missing or refused: a normal start pays none of this.
+ */
+function writeCache(cacheFile: string, key: string, script: Script, fs: CacheFs): void {
+  const dir = dirname(cacheFile);
+  const temp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    // The guarded walk, never Node's recursive mkdir (it spins under /proc): docs/behaviour.md#files.
+    if (makeDirectory(dir) !== undefined) return;
+    removeDeadTemps(dir, fs);
+    const data = Buffer.concat([Buffer.from(key, 'latin1'), script.createCachedData()]);
+    const free = freeBytes(dir, fs);
+    if (free !== undefined && free < Math.max(MIN_FREE_BYTES, 4 * data.length)) return;
+    fs.writeFileSync(temp, data, { mode: 0o600 });
+    fs.renameSync(temp, cacheFile);
+  } catch {
+    // The next run compiles and tries again; a partial temp file would only take room.
+    try {
+      fs.rmSync(temp, { force: true });
+    } catch {
+      // Nothing more to do: the next save sweeps it as a dead run's.
+    }
+  }
+}
+
+/** Free bytes for this user on `dir`'s file system; undefined where that cannot be told. */
+function freeBytes(dir: string, fs: CacheFs): number | undefined {
+  try {
+    const { bavail, bsize } = fs.statfsSync(dir);
+    return bavail * bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes the temp files in `dir` whose writer no longer runs on this machine: a run killed mid-save, or one from
+ * before temps were removed on failure. A live run's is kept (it is renaming it now).
+ */
+function removeDeadTemps(dir: string, fs: CacheFs): void {
+  for (const name of fs.readdirSync(dir)) {
+    const pid = TEMP_NAME.exec(name)?.[1];
+    if (pid === undefined || isRunning(Number(pid))) continue;
+    try {
+      fs.rmSync(join(dir, name), { force: true });
+    } catch {
+      // Another run removed it first, or it cannot be: the save goes on.
+    }
+  }
 }

@@ -2,11 +2,12 @@
  * boot/code-cache.ts: the CLI bundle runs as `require` would, with a V8 code cache saved after the run (
  * Node's compile cache holds only what a file's top level compiles). A cache of another bundle is never used.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, utimesSync } from 'node:fs';
+import * as fs from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codeCacheFile, requireWithCodeCache } from '../../../src/boot/code-cache.js';
+import { codeCacheFile, requireWithCodeCache, type CacheFs } from '../../../src/boot/code-cache.js';
 
 let dir: string;
 beforeEach(() => {
@@ -72,6 +73,51 @@ describe('requireWithCodeCache', () => {
     expect((exports as { later: () => number }).later()).toBe(7);
     expect(() => save()).not.toThrow();
     expect(existsSync(notAFile)).toBe(false);
+  });
+});
+
+describe('requireWithCodeCache on a disk that is nearly full', () => {
+  /** A pid no process has: above the highest any system gives (Linux's pid_max is at most 2^22). */
+  const deadPid = 2 ** 22 + 1;
+
+  it('removes its temp file when the write fails half-way, and the leftovers of runs that died', () => {
+    const file = writeModule('bundle.cjs', 7);
+    const cacheDir = join(dir, 'cache');
+    fs.mkdirSync(cacheDir);
+    const cache = join(cacheDir, 'balance');
+    const dead = join(cacheDir, `create-v1-x64-0.${deadPid}.tmp`);
+    const live = join(cacheDir, `list-v1-x64-0.${process.ppid}.tmp`); // a run that is writing its own now
+    for (const leftover of [dead, live]) writeFileSync(leftover, 'partial');
+    const full: CacheFs = {
+      ...fs,
+      writeFileSync: (path, data) => {
+        fs.writeFileSync(path, (data as Buffer).subarray(0, 64)); // what fitted before the disk was full
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      },
+    };
+    const { exports, save } = requireWithCodeCache(file, cache, full);
+    expect((exports as { later: () => number }).later()).toBe(7);
+    save();
+    expect(readdirSync(cacheDir)).toEqual([basename(live)]);
+  });
+
+  it('does not write a cache where the file system has too little room left', () => {
+    const file = writeModule('bundle.cjs', 7);
+    const cache = join(dir, 'cache', 'balance');
+    const writes: string[] = [];
+    const tight: CacheFs = {
+      ...fs,
+      // 8 KiB free.
+      statfsSync: ((path: string) =>
+        Object.assign(fs.statfsSync(path), { bavail: 2, bsize: 4096 })) as CacheFs['statfsSync'],
+      writeFileSync: (path, ...rest) => {
+        writes.push(String(path));
+        fs.writeFileSync(path, ...rest);
+      },
+    };
+    requireWithCodeCache(file, cache, tight).save();
+    expect(writes).toEqual([]);
+    expect(readdirSync(join(dir, 'cache'))).toEqual([]);
   });
 });
 
