@@ -148,7 +148,7 @@ export default tseslint.config(
     files: ['bin/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly' },
+      globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly', setImmediate: 'readonly' },
     },
     // CommonJS on purpose (the shim's comment says why): require is how it loads.
     rules: { '@typescript-eslint/no-require-imports': 'off' },

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Tiny shim: the Node version check and `--version`, then dist/boot.cjs (src/boot.ts). Nothing else belongs here.
+// Tiny shim: the Node version check and `--version`, then dist/boot.cjs (src/boot.ts) with the stop signals held
+// while it loads. Nothing else belongs here.
 // CommonJS on purpose (bin/package.json): Node's ESM loader costs ~5 ms to start, and `--version` must stay within
 // 1.3 × `node -e 0` (docs/performance.md); src/main.ts prints the same for in-process callers.
 'use strict';
@@ -27,6 +28,16 @@ if (major < 20 || (major === 20 && (minor < 18 || (minor === 18 && patch < 1))))
   });
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
+  // A stop signal while taskctl loads is held, not fatal: with a listener, Node queues it until the event loop runs,
+  // and by then src/main.ts's own listeners hear it and the command says what was done (`interrupted before anything
+  // was sent: nothing was created`). Where main does not run (help, not built) it is raised again, to end as before.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const release = () => signals.forEach((signal) => process.off(signal, held));
+  const held = (signal) => {
+    release();
+    process.kill(process.pid, signal);
+  };
+  signals.forEach((signal) => process.on(signal, held));
   const { join } = require('node:path');
   let boot;
   try {
@@ -37,5 +48,8 @@ if (major < 20 || (major === 20 && (minor < 18 || (minor === 18 && patch < 1))))
     process.stderr.write('error: taskctl is not built yet (no dist/boot.cjs)\nRun `npm run build` in the checkout.\n');
     process.exitCode = 1;
   }
-  if (boot) boot(args, join(__dirname, '..', 'dist'));
+  // True once main runs: its listeners are in place, and ours go (a second Ctrl-C must find none). Else one more turn
+  // of the event loop, which reads a signal queued by then (an exit with nothing left to do would drop it), then none.
+  if (boot && boot(args, join(__dirname, '..', 'dist'))) release();
+  else setImmediate(release);
 }

@@ -18,8 +18,11 @@ import { releaseHungUpTerminals } from './boot/hung-up-terminal.js';
 /** Node 22.1+ (@types/node follows the oldest supported Node, 20, which has no such function). */
 const { enableCompileCache } = nodeModule as { enableCompileCache?: (cacheDir: string) => unknown };
 
-/** `distDir`: the directory holding help.json and taskctl.cjs. */
-export function boot(args: string[], distDir: string): void {
+/**
+ * `distDir`: the directory holding help.json and taskctl.cjs. True when the command runs (src/main.ts): its own
+ * listeners hear the stop signals from now on; false when help was answered here.
+ */
+export function boot(args: string[], distDir: string): boolean {
   // A terminal that hangs up (EIO on it) is a hang-up, whether or not SIGHUP came: the run stops as at SIGHUP (129).
   guardStdout(
     process.stdout,
@@ -38,7 +41,7 @@ export function boot(args: string[], distDir: string): void {
     );
     if (text !== undefined) {
       process.stdout.write(text);
-      return;
+      return false;
     }
   }
 
@@ -68,6 +71,7 @@ export function boot(args: string[], distDir: string): void {
   void main(args).then((code) => {
     process.exitCode = code;
   });
+  return true;
 }
 
 /** True when `dir` (inside the cache directory `cacheDir`) is a directory now; else a warning, and false. */

@@ -4,12 +4,15 @@
  * bin is spawned; the sandbox's clock stands still, so the task never ends. The two servers stop with 0 when asked to
  * (one path in src/main.ts for every stop signal): `webhook listen` at SIGHUP in webhook.test.ts (a second Ctrl-C, 130,
  * there too), `sandbox` at SIGTERM in sandbox-command.test.ts and at SIGHUP in sandbox-kill.test.ts (each signal sent to
- * a listener or a sandbox those tests start anyway).
+ * a listener or a sandbox those tests start anyway). A signal while taskctl is still loading is held for the command,
+ * which says nothing was sent.
  */
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../unit/commands/harness.js';
-import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
 
 // One sandbox for the file: each test follows a task of its own.
 let world: E2EWorld;
@@ -91,5 +94,36 @@ describe('signals', { timeout: 60_000 }, () => {
       closeOutput: true,
     });
     expect(result.code).toBe(129);
+  });
+
+  it('create: SIGINT while taskctl loads is heard by the command (nothing sent, said so), not a silent death', async () => {
+    // Raised by the process itself as it reads its bundle: the moment is the subject, not the machine's speed.
+    const preload = join(world.home.dir, 'signal-at-load.cjs');
+    writeFileSync(
+      preload,
+      `const fs = require('node:fs'), read = fs.readFileSync;
+fs.readFileSync = function (path, ...rest) {
+  if (String(path).endsWith('taskctl.cjs')) (fs.readFileSync = read), process.kill(process.pid, 'SIGINT');
+  return read.call(this, path, ...rest);
+};
+`,
+    );
+    const posts = await postsReceived(world);
+    const child = spawn(
+      process.execPath,
+      ['--require', preload, BIN, 'create', 'domain_check_availability', 'a.com', '-y'],
+      {
+        env: { PATH: process.env.PATH ?? '', ...world.env },
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.resume();
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+      child.on('close', (...ended) => resolve(ended)),
+    );
+    expect({ code, signal }).toEqual({ code: 130, signal: null });
+    expect(stderr).toMatch(/^error: interrupted before anything was sent: nothing was created\n/);
+    expect(await postsReceived(world)).toBe(posts);
   });
 });
