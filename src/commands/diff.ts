@@ -33,6 +33,7 @@ export function registerDiff(program: Command, run: RunAction): void {
         'before, after, before_task, after_task. The table for people is sorted by item.' +
         '\nExit: 0 the same, 15 different; a failed read keeps its code (5, 8, ...);' +
         '\na task sent without all its items is 8: never called the same.' +
+        '\nA task still running is compared as it is, with a warning: wait for it first.' +
         '\nSides with no result field in common (another service, a renamed field) are 2;' +
         '\n--fields status compares only the statuses.\n',
     )

@@ -4,7 +4,7 @@
  */
 import type { Task } from '../api/schemas.js';
 import type { Column } from '../output/printer.js';
-import type { Output, Process, Runtime, Service, Store } from './capabilities.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { eventLineFormatter } from '../output/event-line.js';
 import { countsText } from '../output/task-columns.js';
@@ -109,8 +109,37 @@ const CHANGE_COLUMNS: Array<Column<Change>> = [
   { header: 'total_items', value: (c) => c.task.total_items },
 ];
 
+/**
+ * Without ids, the first reading of the whole task list (docs/commands.md#taskctl-watch): its pages told in the run's
+ * spinner line for a person at a terminal (a rate-limit wait is added to that text), else one line once the number of
+ * pages is known. `stopped` resolves once the spinner is gone: what is printed after it must wait for it.
+ */
+function scanProgress(ctx: Pick<Prompts, 'spin'> & Output, live: boolean) {
+  const what = 'finding unfinished tasks';
+  let say: ((text: string) => void) | undefined;
+  let end: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  const stopped = live
+    ? ctx.spin(`${what}: reading the task list`, async (next, shown) => {
+        if (shown) say = next;
+        await ended;
+      })
+    : Promise.resolve();
+  let told = false;
+  return {
+    page: (page: number, pages: number | undefined) => {
+      if (pages === undefined || pages < 2) return;
+      if (say) say(`${what}: page ${page} of ${pages}`);
+      else if (!told) ctx.printer.info(`${what}: reading the ${pages} pages of the task list`);
+      told = true;
+    },
+    end,
+    stopped,
+  };
+}
+
 export async function runWatch(
-  ctx: Output & Process & Runtime & Store & Service,
+  ctx: Output & Process & Prompts & Runtime & Store & Service,
   ids: number[],
   options: WatchOptions,
 ): Promise<void> {
@@ -153,6 +182,7 @@ export async function runWatch(
     for (const line of held ?? []) printer.styledLine(line);
     held = undefined;
   };
+  const scan = ids.length === 0 && !silent ? scanProgress(ctx, human) : undefined;
   const eventLine = eventLineFormatter();
   const onServer = seenOnServerClock(() => api.serverClockBounds());
   const result = await followTasks({
@@ -163,11 +193,16 @@ export async function runWatch(
     intervalMs: options.interval,
     until: 'terminal',
     follow: options.follow,
+    ...(scan && { onScanPage: scan.page }),
     onScanned: (unfinished) => {
-      const more = options.follow ? ' and any new one' : '';
-      if (unfinished > 0) announce(`${counted(unfinished, 'unfinished task')}${more}`);
-      else if (options.follow) announce('for new tasks (none is unfinished now)');
-      release();
+      scan?.end();
+      // Once the spinner line is gone (a line printed under it would be wiped with it); the records wait in `held`.
+      void (scan?.stopped ?? Promise.resolve()).then(() => {
+        const more = options.follow ? ' and any new one' : '';
+        if (unfinished > 0) announce(`${counted(unfinished, 'unfinished task')}${more}`);
+        else if (options.follow) announce('for new tasks (none is unfinished now)');
+        release();
+      });
     },
     deadline,
     signal: ctx.signal,
@@ -195,6 +230,8 @@ export async function runWatch(
       printer.warn(state.ongoing ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
     },
   });
+  scan?.end();
+  await scan?.stopped;
   release(); // a run stopped before the list was read still shows what it saw
   const code =
     result.reason === 'interrupted'

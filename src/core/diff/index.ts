@@ -15,7 +15,7 @@ import type { Capabilities } from '../capabilities.js';
 import { DiffTally, walkSides } from './compare.js';
 import { readJournal } from './journal-side.js';
 import { ChangeOutput } from './print.js';
-import { addTask, readFile, SideItems } from './side-items.js';
+import { addTask, readFile, SideItems, unfinishedNote } from './side-items.js';
 import { SortedSide } from './sort.js';
 import { openFileSide, parseSide, type OpenedFile, type SideSpec } from './source.js';
 import { NOT_RESULT_FIELDS, type CompareMode } from './values.js';
@@ -65,6 +65,8 @@ async function fill(ctx: Capabilities, spec: SideSpec, file: OpenedFile | undefi
     const task = await ctx.spin(`reading task ${spec.id}`, () => api.getTask(spec.id));
     ctx.cache.rememberTasks([task]);
     addTask(side, task);
+    const note = unfinishedNote(side, `taskctl wait ${task.id}`);
+    if (note !== undefined) ctx.printer.warn(note);
     return;
   }
   if (file === undefined) throw new Error('a file side was not opened');

@@ -1,12 +1,13 @@
 /**
  * A journal side of `taskctl diff`: every task of the job in chunk order (core/job/journaled-job.ts: the journal's server and
  * account checked as `resume` checks them, each task checked against its chunk), each read once. An unfinished job
- * gives the tasks it has, and the side says it is incomplete.
+ * gives the tasks it has, and the side says it is incomplete; tasks of it still running are compared as they are,
+ * and said.
  */
 import { UsageError } from '../../errors.js';
 import type { Capabilities } from '../capabilities.js';
 import { jobTasks, readJob, warnIfIncomplete } from '../job/journaled-job.js';
-import { addTask, type SideItems } from './side-items.js';
+import { addTask, unfinishedNote, type SideItems } from './side-items.js';
 import type { OpenedFile } from './source.js';
 
 export async function readJournal(ctx: Capabilities, file: OpenedFile, side: SideItems): Promise<void> {
@@ -24,4 +25,6 @@ export async function readJournal(ctx: Capabilities, file: OpenedFile, side: Sid
       say(`reading the tasks of ${file.name}: ${++done} of ${job.created.length}`);
     }
   });
+  const note = unfinishedNote(side, `taskctl wait --job ${job.file}`);
+  if (note !== undefined) ctx.printer.warn(note);
 }

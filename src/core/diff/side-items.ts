@@ -5,6 +5,9 @@
 import type { Task } from '../../api/schemas.js';
 import { InputError, InterruptedError } from '../../errors.js';
 import { requireAllItems } from '../job/filter.js';
+import { isTerminal, itemCounts } from '../../lib/task-state.js';
+import { formatCount } from '../../output/numbers.js';
+import { counted } from '../../output/plural.js';
 import type { ItemLike } from '../../output/flatten.js';
 import { CsvRecords } from '../items/csv.js';
 import { isUtf8 } from 'node:buffer';
@@ -27,6 +30,8 @@ export class SideItems {
   /** Every field name an item of this side has (null values included, in json mode). */
   readonly fields = new Set<string>();
   readonly services = new Set<string>();
+  /** Tasks read from the service that have not finished: their items without a result yet, of how many. */
+  readonly unfinished: Array<{ id: number; status: string; waiting: number; total: number }> = [];
 
   constructor(
     readonly name: string,
@@ -72,7 +77,33 @@ export class SideItems {
  */
 export function addTask(side: SideItems, task: Task): void {
   requireAllItems(task, 'diff cannot tell whether the two sides are the same');
+  if (!isTerminal(task)) {
+    const { total, completed = 0, failed = 0 } = itemCounts(task);
+    side.unfinished.push({ id: task.id, status: task.status, waiting: total - completed - failed, total });
+  }
   side.task(task);
+}
+
+/**
+ * A side read while some of its tasks still run is compared as it is (as a job not finished is, with the tasks it
+ * has): its items without a result yet may show as changes, so stderr says so, and how to wait for them first.
+ */
+export function unfinishedNote(side: SideItems, waitCommand: string): string | undefined {
+  const [only, ...more] = side.unfinished;
+  if (only === undefined) return undefined;
+  const waiting = side.unfinished.reduce((sum, task) => sum + task.waiting, 0);
+  const total = side.unfinished.reduce((sum, task) => sum + task.total, 0);
+  const items = `${formatCount(waiting)} of ${more.length === 0 ? 'its' : 'their'} ${counted(total, 'item')} ${waiting === 1 ? 'has' : 'have'} no result yet`;
+  const shown = waiting === 1 ? 'it may show as a change' : 'they may show as changes';
+  const tasks =
+    more.length === 0
+      ? `task ${only.id} is still ${only.status}`
+      : `${formatCount(side.unfinished.length)} tasks of ${side.name} are still running (${listed(side.unfinished.map((task) => task.id))})`;
+  return `${tasks}: ${items}, so ${shown} (wait for ${more.length === 0 ? 'it' : 'them'} first: ${waitCommand})`;
+}
+
+function listed(ids: readonly number[]): string {
+  return ids.length > 5 ? `${ids.slice(0, 5).join(', ')}, …` : ids.join(', ');
 }
 
 /**

@@ -94,6 +94,8 @@ export interface FollowOptions {
   onOutage?: (state: OutageState) => void;
   /** 'all-unfinished': once the first reading of the list is done, with the number of unfinished tasks it found. */
   onScanned?: (unfinished: number) => void;
+  /** 'all-unfinished': before each page of that first reading, with the number of pages (unknown before page 1). */
+  onScanPage?: (page: number, pages: number | undefined) => void;
   /** Before each round's first request (a display shows a round whose answer is slow to come). */
   onRoundStart?: () => void;
   /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
@@ -347,7 +349,10 @@ class Follower {
     // Each discovery is a walk of its own, guarded by itself (see `walk`).
     const walk = newWalk();
     if (!this.initialScanDone) {
-      for (let page = 1; page === 1 || page <= (this.pages.totalPages ?? 0); page++) await this.readPage(page, walk);
+      for (let page = 1; page === 1 || page <= (this.pages.totalPages ?? 0); page++) {
+        this.options.onScanPage?.(page, page === 1 ? undefined : this.pages.totalPages);
+        await this.readPage(page, walk);
+      }
       this.initialScanDone = true;
       this.discovery.observe(DISCOVERY, true, this.options.clock.now());
       this.options.onScanned?.(this.watched.size);

@@ -9,7 +9,8 @@ import type { Task } from '../../api/schemas.js';
 import type { Output, Runtime, Service, Store } from '../capabilities.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
 import { readJournalRecords } from '../../store/journal-file.js';
-import { journalOf } from './registry.js';
+import { holderWords } from '../../store/lock-file.js';
+import { jobIdOf, jobStore, journalOf } from './registry.js';
 import { requireJobAccount } from './job-account.js';
 import { JobFold } from '../submit/journal-records.js';
 import { checkChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
@@ -31,6 +32,8 @@ export interface JournaledJob {
   created: CreatedChunk[];
   /** Chunk numbers without a task yet (never sent, in flight, or in doubt). */
   unfinished: number[];
+  /** The live run holding the job's lock (a create or resume still sending it), in words: `process N on this machine`. */
+  runner?: string;
 }
 
 /**
@@ -57,6 +60,7 @@ export async function readJob(
   const api = await ctx.api();
   await requireJobAccount(ctx, api, state, file);
   const chunks = jobChunks(state);
+  const holder = state.done ? undefined : jobStore(ctx.env).runner(jobIdOf(job) ?? '', path);
   return {
     file,
     path,
@@ -66,6 +70,7 @@ export async function readJob(
     chunks,
     created: chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined),
     unfinished: chunks.filter((chunk) => chunk.task === undefined).map((chunk) => chunk.chunk),
+    ...(holder && { runner: holderWords(holder) }),
   };
 }
 
@@ -81,20 +86,35 @@ function unfinishedText(job: JournaledJob): string {
   return `${counted(job.unfinished.length, 'chunk')} of ${job.chunks.length} (${list}) ${job.unfinished.length === 1 ? 'has' : 'have'} no task yet`;
 }
 
-/** `wait --job` and `retry --job` need every task: an unfinished job is exit 2, pointing to `resume --wait`. */
+/**
+ * `, and another taskctl (process N on this machine) is still creating it`: a job whose lock a live run holds is not
+ * stopped, so `resume` (which that lock refuses) is not the way on; the end of that run is.
+ */
+function stillCreating(job: JournaledJob): string {
+  return job.runner === undefined ? '' : `, and another taskctl (${job.runner}) is still creating it`;
+}
+
+/**
+ * `wait --job` and `retry --job` need every task: an unfinished job is exit 2, pointing to `resume --wait`, or to the
+ * end of the run still creating it.
+ */
 export function requireComplete(job: JournaledJob, command: string): void {
   if (job.unfinished.length === 0) return;
   throw new UsageError(
-    `the job in ${job.file} is incomplete: ${unfinishedText(job)}; ${command} needs every task`,
-    `Finish it first: taskctl resume ${job.file} --wait`,
+    `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; ${command} needs every task`,
+    job.runner === undefined
+      ? `Finish it first: taskctl resume ${job.file} --wait`
+      : 'Wait for that run to end, then run this again.',
   );
 }
 
 /** `show --job` (and `diff`) use the tasks the job has, and say that it is incomplete. */
 export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob): void {
   if (job.unfinished.length === 0) return;
+  const next =
+    job.runner === undefined ? `finish it: taskctl resume ${job.file}` : 'run this again once that run has ended';
   ctx.printer.warn(
-    `the job in ${job.file} is incomplete: ${unfinishedText(job)}; using its ${counted(job.created.length, 'task')} (finish it: taskctl resume ${job.file})`,
+    `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; using its ${counted(job.created.length, 'task')} (${next})`,
   );
 }
 

@@ -91,14 +91,16 @@ function totalEstimate(batches: readonly PricedBatch[]): number {
  * The guard before the first POST of a run: the balance, read once (started by the first create beside its snapshot,
  * so it costs no wait of its own), must cover the estimate. A balance that cannot be read in time lets the create go
  * on: the service still refuses what it cannot charge. A job of more than one chunk left to send is warned first that
- * it may stop part-way, and how it is continued (docs/behaviour.md#the-balance).
+ * it may stop part-way, and how it is continued (docs/behaviour.md#the-balance). A read cut by Ctrl-C is no failure:
+ * no warning, the interruption goes on. `job.kept`: whether the job is kept whatever this run does (an earlier run sent
+ * part of it); only then does the warning name it, as a job of which no request leaves is not kept.
  */
 export function balanceGuard(
-  ctx: Output,
+  ctx: Output & Pick<Process, 'signal'>,
   api: ApiClient,
   batches: readonly PricedBatch[],
   known: Balance | undefined,
-  job: { id: string } | undefined,
+  job: UnreadFor,
 ): () => Promise<void> {
   let check: Promise<void> | undefined;
   return () => {
@@ -109,6 +111,7 @@ export function balanceGuard(
           .withBudget(BALANCE_BUDGET_MS)
           .getBalance()
           .catch((error: unknown) => {
+            if (ctx.signal.aborted) throw error;
             warnUnreadBalance(ctx, batches, error, job);
             return undefined;
           }));
@@ -118,20 +121,24 @@ export function balanceGuard(
   };
 }
 
+/** The job a run sends, if any, and whether it is kept whatever this run does. */
+type UnreadFor = { id: string; kept: () => boolean } | undefined;
+
 /** Said once, before the first POST, when there is more than one chunk to send and the balance is unknown. */
-function warnUnreadBalance(
-  ctx: Output,
-  batches: readonly PricedBatch[],
-  error: unknown,
-  job: { id: string } | undefined,
-): void {
+function warnUnreadBalance(ctx: Output, batches: readonly PricedBatch[], error: unknown, job: UnreadFor): void {
   const chunks = batches.reduce((sum, b) => sum + b.tasks, 0);
   if (chunks < 2) return;
   // The request's own words start with what it was doing (the label api-errors.ts gives it): said once here.
   const doing = `${requestLabel('GET /balance')}: `;
   const message = error instanceof CliError ? error.message : undefined;
   const why = message === undefined ? '' : ` (${message.startsWith(doing) ? message.slice(doing.length) : message})`;
-  const next = job === undefined ? '' : `; continue it then with: taskctl resume ${job.id}`;
+  // A job not kept yet may never be (nothing sent): its message, once it stops part-way, names the command.
+  const next =
+    job === undefined
+      ? ''
+      : job.kept()
+        ? `; continue it then with: taskctl resume ${job.id}`
+        : ', and its message then says how to continue it';
   ctx.printer.warn(
     `the balance could not be read${why}, so the ${formatCount(chunks)} chunks are sent without checking it: the job may stop part-way when the balance runs out${next}`,
   );

@@ -49,7 +49,9 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
   }
   const state = await beforeSending(() => sendState(ctx, api));
   await input.settle?.(api, state);
-  state.guard = balanceGuard(ctx, api, priced, balance, input.job);
+  const { job, observer } = input;
+  const kept = () => observer?.anySent() === true;
+  state.guard = balanceGuard(ctx, api, priced, balance, job && { id: job.id, kept });
   // What an earlier run (or the settling just now) gave a task, as of now: the chunks this run sends are the others.
   const done = new Map(input.done);
   const outcomes = await sendChunks(ctx, api, { priced, done, state, input }, options);

@@ -175,10 +175,11 @@ describe.each(MODES)('%s create', (mode) => {
       return;
     }
     const id = /taskctl resume (j-[0-9a-z]+)/.exec(result.stderr)?.[1] ?? '';
-    // Said once before sending: the balance is unknown, so the job may stop part-way, and how it goes on then.
+    // Said once before sending: the balance is unknown, so the job may stop part-way. Not yet kept (nothing sent), the
+    // job is not named: its message names the command once it has stopped part-way.
     const warned = result.stderr.match(/warning: the balance could not be read \(Internal server error.*\n/g) ?? [];
     expect(warned, result.stderr).toEqual([
-      `${warned[0]?.split(', so')[0] ?? ''}, so the 3 chunks are sent without checking it: the job may stop part-way when the balance runs out; continue it then with: taskctl resume ${id}\n`,
+      `${warned[0]?.split(', so')[0] ?? ''}, so the 3 chunks are sent without checking it: the job may stop part-way when the balance runs out, and its message then says how to continue it\n`,
     ]);
     expect(result.stderr.indexOf(warned[0] ?? '')).toBeLessThan(result.stderr.indexOf('created 1 of 3'));
     if (mode === 'journaled')
@@ -189,6 +190,10 @@ describe.each(MODES)('%s create', (mode) => {
     const resumed = await runTaskctl(['resume', id, '-q'], { env: world.env, clock: world.clock, home: dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).not.toMatch(/checking the task list/);
+    // The job is kept now (a chunk was sent): the warning of its resume names it.
+    expect(resumed.stderr).toContain(
+      `the job may stop part-way when the balance runs out; continue it then with: taskctl resume ${id}\n`,
+    );
     expect(await ids()).toHaveLength(3);
   });
 

@@ -77,3 +77,32 @@ it.each([
     expect(api.calls).toEqual(['GET /services']);
   },
 );
+
+it('Ctrl-C while the balance read waits for the rate limit: no warning of an unread balance, and no job named', async () => {
+  const api = mockApi();
+  // The price read spends the last request of the window: the balance read (and the snapshot) wait for the next one.
+  api.reply(
+    'GET',
+    '/services',
+    200,
+    {
+      success: true,
+      data: [{ service: S, display_name: 'Domain check', description: 'x', pricing: 1, currency: 'coins' }],
+      meta: { total: 1, currency: 'coins' },
+    },
+    { headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' } },
+  );
+  const controller = new AbortController();
+  const clock = ctrlCWhen(new FakeClock(), controller, (ms) => ms >= 5_000);
+  const result = await runTaskctl(['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-y', '-q'], {
+    api,
+    clock,
+    signal: controller.signal,
+  });
+  expect(result.code).toBe(130);
+  // The read was cut by the signal, not failed; and a job of which nothing was sent is not kept, so none is named.
+  expect(result.stderr).not.toMatch(/balance could not be read/);
+  expect(result.stderr).not.toMatch(/taskctl resume/);
+  expect(result.stderr).toMatch(/nothing was created/);
+  expect(api.calls).toEqual(['GET /services']);
+});

@@ -98,6 +98,26 @@ describe('diff of two tasks', () => {
     expect(result.stdout).toMatch(/a\.com\s+available\s+false\s+true/);
   });
 
+  it('a task still running: its items without a result are compared as they are, and stderr says so (exit 15)', async () => {
+    const api = mockApi();
+    replyTask(api, 1, [avail('a.com', true), avail('b.com', false), avail('c.com', true)]);
+    const running = taskBody(2, [
+      avail('a.com', true),
+      { target: 'b.com', status: 'processing', data: null },
+      { target: 'c.com', status: 'pending', data: null },
+    ]);
+    api.reply('GET', '/tasks/2', 200, {
+      ...running,
+      data: { ...running.data, status: 'processing', completed_at: null },
+    });
+    const result = await runTaskctl(['diff', '1', '2', '-o', 'tsv'], { api });
+    // As for a job not finished: the comparison of what there is (its exit code), with a word on stderr.
+    expect(result.code, result.stderr).toBe(15);
+    expect(result.stderr).toBe(
+      'warning: task 2 is still processing: 2 of its 3 items have no result yet, so they may show as changes (wait for it first: taskctl wait 2)\n',
+    );
+  });
+
   it('-q prints nothing: the exit code answers', async () => {
     const api = mockApi();
     replyTask(api, 1, [avail('a.com', false)]);
@@ -300,6 +320,23 @@ describe('diff of a journal', () => {
     expect(lines(partial.stdout)).toEqual([
       { target: 'c.com', field: 'item', before: null, after: null, before_task: null, after_task: 12 },
     ]);
+  });
+
+  it('a job whose tasks still run: compared as they are, and stderr names them and `wait --job`', async () => {
+    const journal = writeJournal({ items: 3, chunkSize: 2, tasks: [11, 12] });
+    const api = mockApi();
+    replyTask(api, 11, [avail('a.com', true), avail('b.com', false)]);
+    const running = taskBody(12, [{ target: 'c.com', status: 'pending', data: null }]);
+    api.reply('GET', '/tasks/12', 200, {
+      ...running,
+      data: { ...running.data, status: 'pending', completed_at: null },
+    });
+    const exported = file('job.ndjson', ndjson([{ target: 'c.com', status: 'completed', available: true }]));
+    const result = await runTaskctl(['diff', journal, exported, '-o', 'ndjson'], { api });
+    expect(result.code).toBe(15);
+    expect(result.stderr).toContain(
+      `warning: task 12 is still pending: 1 of its 1 item has no result yet, so it may show as a change (wait for it first: taskctl wait --job ${journal})`,
+    );
   });
 
   it('a journal of another server is exit 2, as resume refuses it', async () => {

@@ -81,3 +81,23 @@ describe('watch: pages that never end', () => {
     expect(api.calls.length).toBeLessThan(15);
   });
 });
+
+describe('watch: finding the unfinished tasks', () => {
+  it('without ids on a long task list: one line says what the wait is for before the pages are read', async () => {
+    const api = mockApi();
+    for (let page = 1; page <= 3; page++) {
+      api.reply('GET', new RegExp(`^/tasks\\?(.*&)?page=${page}(&|$)`), 200, {
+        success: true,
+        data: [task(page, 'completed')],
+        meta: { current_page: page, per_page: 100, total_pages: 3, total_count: 3 },
+      });
+    }
+    const result = await runTaskctl(['watch'], { api, stdoutTTY: true });
+    expect(result.code, result.stderr).toBe(0);
+    // Without a terminal on stderr no spinner tells the pages: one line, then what was found.
+    expect(result.stderr).toBe(
+      'finding unfinished tasks: reading the 3 pages of the task list\n' +
+        'no unfinished tasks: nothing to watch (`taskctl watch --follow` waits for new ones)\n',
+    );
+  });
+});

@@ -1,13 +1,14 @@
 /** core/job/journaled-job.ts: a journaled job's chunks in order, checked against the current server and account. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ApiClient } from '../../../../src/api/client.js';
 import type { Task } from '../../../../src/api/schemas.js';
 import type { Capabilities } from '../../../../src/core/capabilities.js';
-import { jobTasks, readJob, requireComplete } from '../../../../src/core/job/journaled-job.js';
+import { jobTasks, readJob, requireComplete, warnIfIncomplete } from '../../../../src/core/job/journaled-job.js';
 import { NotFoundError } from '../../../../src/errors.js';
 import { accountKey } from '../../../../src/store/cache.js';
+import { tryLock } from '../../../../src/store/lock-file.js';
 import { API_KEY, BASE_URL } from '../../commands/harness.js';
 import { task } from '../../../hardening/helpers.js';
 import { SERVICE, tempDir, writeJournal } from './fixture.js';
@@ -61,6 +62,28 @@ describe('readJob', () => {
     expect(() => requireComplete(job, 'wait --job')).toThrow(
       expect.objectContaining({ exitCode: 2, hint: `Finish it first: taskctl resume ${path} --wait` }),
     );
+  });
+
+  it('unfinished while a live run holds it: it is being created, so the words name that run, not resume', async () => {
+    const path = writeJournal({ items: 30, chunkSize: 10, tasks: [7, undefined] });
+    // The lock beside the journal, as a create or resume still sending it holds it (this test's process: alive).
+    const lock = tryLock(`${path}.lock`);
+    if (!('release' in lock)) throw new Error('lock not taken');
+    onTestFinished(() => lock.release());
+    const job = await readJob(context(), path);
+    const running = `another taskctl (process ${process.pid} on this machine) is still creating it`;
+    expect(() => requireComplete(job, 'wait --job')).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        message: `the job in ${path} is incomplete: 2 chunks of 3 (2, 3) have no task yet, and ${running}; wait --job needs every task`,
+        hint: 'Wait for that run to end, then run this again.',
+      }),
+    );
+    const warnings: string[] = [];
+    warnIfIncomplete({ printer: { warn: (text: string) => warnings.push(text) } } as never, job);
+    expect(warnings).toEqual([
+      `the job in ${path} is incomplete: 2 chunks of 3 (2, 3) have no task yet, and ${running}; using its 1 task (run this again once that run has ended)`,
+    ]);
   });
 
   it('is exit 2 for another base URL or account, and for no journal at all', async () => {
