@@ -124,13 +124,14 @@ async function catchUp(
     now: ctx.clock.now(),
     signal,
   });
-  const { tasks, handedOn, pending, refused, left } = result;
+  const { tasks, handedOn, pending, refused, refusal, left } = result;
   ctx.printer.info(
     `catch-up: ${handedOn} synthesised event(s) from ${tasks} task(s)${pending > 0 ? `, ${pending} pending (no event yet)` : ''}`,
   );
   if (refused.length > 0) {
     ctx.printer.warn(
-      `catch-up: ${refused.length} event(s) not handed on (the app refused them): ${taskIdList(refused)}`,
+      `catch-up: ${refused.length} event(s) not handed on: ${taskIdList(refused)} (the first: ${refusal ?? 'refused'}). ` +
+        'Start again with --catch-up-task ID for them once that is fixed.',
     );
   }
   if (left.size > 0) {

@@ -34,8 +34,10 @@ export interface CatchUpResult {
   handedOn: number;
   /** Tasks with no event yet (pending). */
   pending: number;
-  /** Tasks whose event was refused (the app did not accept it), ascending. */
+  /** Tasks whose event was refused (the app did not accept it), in the order handed. */
   refused: number[];
+  /** Why the first of them was refused (the listener's note). */
+  refusal: string | undefined;
   /** Tasks not reached before Ctrl-C: id → created_at in ms (NaN for a task only named). */
   left: ReadonlyMap<number, number>;
 }
@@ -48,14 +50,21 @@ export interface CatchUpResult {
  */
 export async function runCatchUp(
   api: CatchUpSource,
-  inject: (raw: string) => Promise<{ status: number }>,
+  inject: (raw: string) => Promise<{ status: number; note: string }>,
   request: CatchUpRequest,
 ): Promise<CatchUpResult> {
   const wanted = new Map<number, number>();
   let walk: { lastPage: number; lastTasks: Task[] } | undefined;
   if (request.withinMs !== undefined) walk = await windowIds(api, request.now - request.withinMs, wanted);
   for (const id of request.ids) if (!wanted.has(id)) wanted.set(id, Number.NaN);
-  const result = { tasks: wanted.size, handedOn: 0, pending: 0, refused: [] as number[], left: wanted };
+  const result: CatchUpResult = {
+    tasks: wanted.size,
+    handedOn: 0,
+    pending: 0,
+    refused: [],
+    refusal: undefined,
+    left: wanted,
+  };
   const handOne = async (task: Task): Promise<boolean> => {
     if (!wanted.delete(task.id)) return true;
     const event = synthesiseEvent(task, request.now);
@@ -63,14 +72,18 @@ export async function runCatchUp(
       result.pending++;
       return true;
     }
-    const { status } = await inject(JSON.stringify(event));
+    const { status, note } = await inject(JSON.stringify(event));
     if (status === 0) {
       // Stopped while waiting for room: not handed on, so still left.
       wanted.set(task.id, Date.parse(task.created_at));
       return false;
     }
     if (status === 200) result.handedOn++;
-    else result.refused.push(task.id);
+    else {
+      result.refused.push(task.id);
+      // Nobody retries a synthesised event: the note's "the service will retry" is not true of it.
+      result.refusal ??= note.replace(/; the service will retry$/, '');
+    }
     return true;
   };
   try {

@@ -46,7 +46,7 @@ describe('catch-up', () => {
     const handed: number[] = [];
     const inject = async (raw: string) => {
       handed.push((JSON.parse(raw) as { task: { id: number } }).task.id);
-      return { status: 200 };
+      return { status: 200, note: '' };
     };
     const signal = new AbortController().signal;
     const result = await runCatchUp(api, inject, { withinMs: 60 * 60_000, ids: [1, 4], now: T0, signal });
@@ -87,6 +87,22 @@ describe('catch-up', () => {
     );
     expect(full?.task).toMatchObject({ platform: 'domain', failed_items: 1, error_message: 'boom', status: 'failed' });
     expect(synthesiseEvent(task(9, 1, { status: 'pending', completed_at: null }), T0)).toBeUndefined();
+  });
+
+  it('an event the app refused is counted apart, with why, and catch-up goes on', async () => {
+    const all = [task(3, 1), task(2, 2), task(1, 3)];
+    const api = {
+      listTasks: async () => ({ tasks: all, meta: { total_pages: 1 } }),
+      getTask: async () => Promise.reject(new Error('not read')),
+    };
+    const inject = async (raw: string) =>
+      raw.includes('"id":2')
+        ? { status: 502, note: 'completed task 2: the app did not accept it; the service will retry' }
+        : { status: 200, note: '' };
+    const signal = new AbortController().signal;
+    const result = await runCatchUp(api, inject, { withinMs: 3_600_000, ids: [], now: T0, signal });
+    expect(result).toMatchObject({ tasks: 3, handedOn: 2, refused: [2] });
+    expect(result.refusal).toBe('completed task 2: the app did not accept it');
   });
 
   it('cuts a long id list, and names the flags that catch up what Ctrl-C left', () => {
@@ -139,7 +155,7 @@ async function gatedListener() {
     apiKey: KEY,
     queue: 5,
     clock: new FakeClock(),
-    exec: `cat >/dev/null; echo $TASKCTL_TASK_ID >> ${out}; [ "$TASKCTL_TASK_ID" != 1 ] || read x < ${gate}`,
+    exec: `echo $TASKCTL_TASK_ID >> ${out}; [ "$TASKCTL_TASK_ID" != 1 ] || read x < ${gate}`,
     onEvent: (e) => {
       printed.push(e.taskId ?? '?');
     },
