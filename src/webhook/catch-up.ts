@@ -17,7 +17,7 @@ const PER_PAGE = 100;
 /** Task ids a message names at most; the rest are counted. */
 const IDS_SHOWN = 20;
 
-export interface CatchUpRequest {
+interface CatchUpRequest {
   /** Tasks created within this of `now`. */
   withinMs?: number | undefined;
   /** Tasks named (`--catch-up-task`). */
@@ -28,7 +28,7 @@ export interface CatchUpRequest {
 }
 
 /** What a catch-up did. Ids only, never whole tasks: the memory it holds stays small whatever the window. */
-export interface CatchUpResult {
+interface CatchUpResult {
   /** Tasks in the window or named. */
   tasks: number;
   handedOn: number;

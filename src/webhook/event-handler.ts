@@ -53,7 +53,7 @@ export interface EventHandlerSettings {
 }
 
 /** How catch-up waits for a place in the exec queue: within `share` places of it, until `signal` aborts. */
-export interface RoomWait {
+interface RoomWait {
   share: number;
   signal: AbortSignal;
 }
