@@ -106,30 +106,39 @@ function interrupted(signal: AbortSignal): Promise<void> {
   });
 }
 
-/** `--catch-up` / `--catch-up-task`: one synthesised event per task, through the listener's own path. */
+/**
+ * `--catch-up` / `--catch-up-task`: one synthesised event per task, through the listener's own path, each waiting for
+ * room in the queue; Ctrl-C stops it and says what is left and how to catch it up.
+ */
 async function catchUp(
-  ctx: Output & Runtime & Service,
+  ctx: Output & Process & Runtime & Service,
   listener: import('../webhook/listener.js').WebhookListener,
   withinMs: number | undefined,
   ids: number[],
 ): Promise<void> {
-  const [api, { tasksToCatchUp, synthesiseEvent }] = await Promise.all([ctx.api(), import('../webhook/catch-up.js')]);
-  const now = ctx.clock.now();
-  const tasks = await tasksToCatchUp(api, { withinMs, ids, now });
-  let handed = 0;
-  const failed: number[] = [];
-  for (const task of tasks) {
-    const event = synthesiseEvent(task, now);
-    if (!event) continue;
-    const outcome = await listener.inject(JSON.stringify(event));
-    if (outcome.status === 200) handed++;
-    else failed.push(task.id);
-  }
-  const skipped = tasks.length - handed - failed.length;
+  const [api, { runCatchUp, taskIdList, restFlags }] = await Promise.all([ctx.api(), import('../webhook/catch-up.js')]);
+  const { signal } = ctx;
+  const result = await runCatchUp(api, (raw) => listener.inject(raw, signal), {
+    withinMs,
+    ids,
+    now: ctx.clock.now(),
+    signal,
+  });
+  const { tasks, handedOn, pending, refused, refusal, left } = result;
   ctx.printer.info(
-    `catch-up: ${handed} synthesised event(s) from ${tasks.length} task(s)${skipped > 0 ? `, ${skipped} pending (no event yet)` : ''}`,
+    `catch-up: ${handedOn} synthesised event(s) from ${tasks} task(s)${pending > 0 ? `, ${pending} pending (no event yet)` : ''}`,
   );
-  if (failed.length > 0) {
-    ctx.printer.warn(`catch-up: not handed on (the app or the queue refused them): tasks ${failed.join(', ')}`);
+  if (refused.length > 0) {
+    ctx.printer.warn(
+      `catch-up: ${refused.length} event(s) not handed on: ${taskIdList(refused)} (the first: ${refusal ?? 'refused'}). ` +
+        'Start again with --catch-up-task ID for them once that is fixed.',
+    );
+  }
+  if (left.size > 0) {
+    const leftIds = [...left.keys()].sort((a, b) => a - b);
+    ctx.printer.warn(
+      `catch-up: stopped (Ctrl-C) with ${left.size} task(s) not handed on: ${taskIdList(leftIds)}. ` +
+        `Catch them up: start again with ${restFlags(left, ctx.clock.now())}`,
+    );
   }
 }

@@ -52,6 +52,12 @@ export interface EventHandlerSettings {
   env: Env;
 }
 
+/** How catch-up waits for a place in the exec queue: within `share` places of it, until `signal` aborts. */
+interface RoomWait {
+  share: number;
+  signal: AbortSignal;
+}
+
 /** One event being handed on: its body, what it says, its filter key and its place in the exec queue. */
 interface Handing {
   raw: string;
@@ -113,7 +119,11 @@ export class EventHandler {
     return replayed;
   }
 
-  async handle(raw: string, received: EventMeta, userAgent: string | undefined): Promise<Outcome> {
+  /**
+   * `wait` is catch-up's: instead of a 503 for a full queue, wait for a place within `share` of it (until `signal`
+   * aborts: then `{ status: 0 }`, not handed on and not counted as refused).
+   */
+  async handle(raw: string, received: EventMeta, userAgent: string | undefined, wait?: RoomWait): Promise<Outcome> {
     const { dedupe, canPrint } = this.settings;
     const label = `${describeEvent(received.name, received.taskId)}${received.simulated === undefined ? '' : ' (simulated)'}`;
     const key = dedupeKey(raw, received);
@@ -127,7 +137,11 @@ export class EventHandler {
     if (dedupe && this.seen.isFull()) return this.refuse(503, 'the duplicate filter is full; the service will retry');
     let place: Reservation | undefined;
     if (this.queue) {
-      place = this.queue.reserve(Buffer.byteLength(raw));
+      const bytes = Buffer.byteLength(raw);
+      if (wait) {
+        place = await this.queue.reserveWhenRoom(bytes, wait.share, wait.signal);
+        if (!place) return { status: 0, note: `${label}: stopped before the queue had room` };
+      } else place = this.queue.reserve(bytes);
       if (!place) return this.refuse(503, `the exec queue is full (${this.queue.size} events); the service will retry`);
     }
     return this.settle({ raw, received, key, label, userAgent, place });

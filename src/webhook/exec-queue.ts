@@ -42,6 +42,8 @@ export class ExecQueue {
   private bytes = 0;
   private readonly stop = new AbortController();
   private idleWaiters: Array<() => void> = [];
+  /** Catch-up waiting for a place: woken each time one frees (a command ended, a reservation given back). */
+  private roomWaiters: Array<() => void> = [];
 
   constructor(private readonly options: ExecQueueOptions) {}
 
@@ -66,9 +68,34 @@ export class ExecQueue {
         settled = true;
         this.reserved--;
         this.bytes -= bytes;
+        this.wakeRoomWaiters();
         this.settle();
       },
     };
+  }
+
+  /**
+   * A place taken only while fewer than `share` events are held, waiting for one to free meanwhile (catch-up's events
+   * have no sender to retry them, and leave the rest of the queue to live deliveries); undefined once `signal` aborts.
+   */
+  async reserveWhenRoom(bytes: number, share: number, signal: AbortSignal): Promise<Reservation | undefined> {
+    const cap = Math.max(1, Math.min(share, this.options.limit));
+    for (;;) {
+      if (signal.aborted || this.stop.signal.aborted) return undefined;
+      const held = this.waiting.length + this.running.size + this.reserved;
+      if (held < cap) {
+        const place = this.reserve(bytes);
+        if (place) return place;
+      }
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          signal.removeEventListener('abort', wake);
+          resolve();
+        };
+        this.roomWaiters.push(wake);
+        signal.addEventListener('abort', wake, { once: true });
+      });
+    }
   }
 
   /** Queues a job without a reservation or a limit (events from the spool, acknowledged in an earlier run). */
@@ -93,6 +120,7 @@ export class ExecQueue {
   abandon(): ExecJob[] {
     const left = [...this.running, ...this.waiting.splice(0)];
     this.stop.abort();
+    this.wakeRoomWaiters();
     return left;
   }
 
@@ -106,6 +134,7 @@ export class ExecQueue {
         this.bytes -= Buffer.byteLength(job.raw);
         if (!this.stop.signal.aborted) this.options.onDone?.(job);
         this.pump();
+        this.wakeRoomWaiters();
         this.settle();
       });
     }
@@ -113,6 +142,12 @@ export class ExecQueue {
 
   private isIdle(): boolean {
     return this.reserved === 0 && this.running.size === 0 && (this.waiting.length === 0 || this.stop.signal.aborted);
+  }
+
+  private wakeRoomWaiters(): void {
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   private settle(): void {

@@ -84,8 +84,14 @@ export interface WebhookListenerOptions {
 export interface WebhookListener {
   /** `http://host:port/path`, with the real port when 0 was asked for. */
   url: string;
-  /** Handles a body as if delivered (catch-up's synthesised events): the same printing, forwarding, queue and filter. */
-  inject: (raw: string) => Promise<Outcome>;
+  /**
+   * Handles a body as if delivered (catch-up's synthesised events): the same printing, forwarding, queue and filter,
+   * but waiting for room in the exec queue (at most half of it, so live deliveries keep the rest) rather than refused:
+   * nobody would retry it. Status 0 when `signal` aborted that wait.
+   */
+  inject: (raw: string, signal?: AbortSignal) => Promise<Outcome>;
+  /** The exec queue's places catch-up may hold at once: half of `queue`, at least one. */
+  catchUpShare: number;
   /** Events replayed from the spool at start (their commands queued again). */
   replayed: number;
   counts: () => ListenerCounts;
@@ -152,14 +158,18 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       server.closeIdleConnections();
     });
   const { queue } = handler;
+  const catchUpShare = Math.max(1, Math.ceil((options.queue ?? DEFAULT_QUEUE) / 2));
 
   return {
     url,
     replayed,
     counts: () => ({ ...handler.counts }),
-    async inject(raw) {
+    catchUpShare,
+    async inject(raw, signal = new AbortController().signal) {
       const meta = metaOf(raw);
-      return meta ? handler.handle(raw, meta, undefined) : { status: 400, note: 'not JSON' };
+      return meta
+        ? handler.handle(raw, meta, undefined, { share: catchUpShare, signal })
+        : { status: 400, note: 'not JSON' };
     },
     close() {
       closed ??= (async () => {

@@ -3,12 +3,13 @@
  * the sandbox delivers to it), Ctrl-C being the abort signal main() is given.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
-import { FakeClock } from '../../clock.js';
+import { FakeClock, T0 } from '../../clock.js';
 import { waitFor } from '../../../wait-for.js';
 import { mockApi, runTaskctl, type RunResult } from '../harness.js';
 
@@ -174,5 +175,49 @@ describe('webhook listen against another service', () => {
     expect(lines[0]).toMatch(/public HTTPS URL set in its web dashboard/);
     expect(result.stderr).toMatch(/tunnel/);
     expect(result.stderr.indexOf('tunnel')).toBeLessThan(result.stderr.indexOf('listening for webhooks'));
+  });
+});
+
+describe('webhook listen --catch-up', () => {
+  it('Ctrl-C while catch-up waits for room says how many were handed on, and how to catch up the rest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taskctl-catchup-cmd-'));
+    const gate = join(dir, 'gate');
+    const out = join(dir, 'ran');
+    expect(spawnSync('mkfifo', [gate]).status).toBe(0);
+    const api = mockApi();
+    const tasks = Array.from({ length: 20 }, (_, i) => ({
+      id: 20 - i,
+      service: 'domain_check_availability',
+      status: 'completed',
+      total_items: 1,
+      cost: 1,
+      created_at: new Date(T0 - (i + 1) * 60_000).toISOString(),
+      completed_at: new Date(T0 - i * 60_000).toISOString(),
+    }));
+    const meta = { current_page: 1, total_pages: 1, total_count: 20, per_page: 100 };
+    api.reply('GET', /^\/tasks\?/, 200, { success: true, data: tasks, meta });
+    const controller = new AbortController();
+    stops.push(controller);
+    const exec = `echo $TASKCTL_TASK_ID >> ${out}; [ "$TASKCTL_TASK_ID" != 1 ] || read x < ${gate}`;
+    const running = runTaskctl(
+      ['webhook', 'listen', '--port', '0', '--catch-up', '1h', '--queue', '5', '--exec', exec, '-o', 'ndjson'],
+      { api, clock: new FakeClock(), signal: controller.signal },
+    );
+    const ran = () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean) : []);
+    await waitFor(() => ran().includes('1'), { describe: () => ran().join(',') });
+    controller.abort();
+    await writeFile(gate, 'go\n');
+    const result = await running;
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code, result.stderr).toBe(0);
+    const handed = Number(/catch-up: (\d+) synthesised event\(s\) from 20 task\(s\)/.exec(result.stderr)?.[1]);
+    expect(handed).toBeGreaterThanOrEqual(1);
+    expect(handed).toBeLessThanOrEqual(3);
+    expect(result.stderr).toContain(
+      `catch-up: stopped (Ctrl-C) with ${20 - handed} task(s) not handed on: tasks ${handed + 1}, `,
+    );
+    // The oldest left was created 20 - handed minutes before T0.
+    expect(result.stderr).toContain(`Catch them up: start again with --catch-up ${20 - handed}m`);
+    expect(result.stdout.trim().split('\n')).toHaveLength(handed);
   });
 });
