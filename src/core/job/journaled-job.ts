@@ -31,6 +31,8 @@ export interface JournaledJob {
   created: CreatedChunk[];
   /** Chunk numbers without a task yet (never sent, in flight, or in doubt). */
   unfinished: number[];
+  /** Chunks whose items the service refused: without a task for good, not unfinished. */
+  refused: JobChunk[];
 }
 
 /**
@@ -65,7 +67,10 @@ export async function readJob(
     items: job.items,
     chunks,
     created: chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined),
-    unfinished: chunks.filter((chunk) => chunk.task === undefined).map((chunk) => chunk.chunk),
+    unfinished: chunks
+      .filter((chunk) => chunk.task === undefined && chunk.refused === undefined)
+      .map((chunk) => chunk.chunk),
+    refused: chunks.filter((chunk) => chunk.refused !== undefined),
   };
 }
 
@@ -86,12 +91,26 @@ export function requireComplete(job: JournaledJob, command: string): void {
   if (job.unfinished.length === 0) return;
   throw new UsageError(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}; ${command} needs every task`,
-    `Finish it first: taskctl resume ${job.file} --wait`,
+    `Finish it first: taskctl resume ${job.file}${job.refused.length > 0 ? ' --skip-refused' : ''} --wait`,
+  );
+}
+
+/**
+ * The chunks the service refused have no task and never will: the `--job` commands use the others and say so
+ * (docs/behaviour.md#a-refused-chunk).
+ */
+export function warnIfRefused(ctx: Pick<Output, 'printer'>, job: JournaledJob): void {
+  const [first] = job.refused;
+  if (first === undefined) return;
+  const others = job.refused.length > 1 ? ` and ${counted(job.refused.length - 1, 'other chunk')}` : '';
+  ctx.printer.warn(
+    `the service refused chunk ${first.chunk}${others} of the job in ${job.file} (${first.refused ?? ''}): ${job.refused.length === 1 ? 'it has' : 'they have'} no task; using its ${counted(job.created.length, 'task')}`,
   );
 }
 
 /** `show --job` (and `diff`) use the tasks the job has, and say that it is incomplete. */
 export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob): void {
+  warnIfRefused(ctx, job);
   if (job.unfinished.length === 0) return;
   ctx.printer.warn(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}; using its ${counted(job.created.length, 'task')} (finish it: taskctl resume ${job.file})`,

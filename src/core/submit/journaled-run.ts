@@ -13,7 +13,14 @@ import { requireJobAccount } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
-import { CliError, InterruptedError, JournalWriteError, systemErrorWords, UsageError } from '../../errors.js';
+import {
+  CliError,
+  InputError,
+  InterruptedError,
+  JournalWriteError,
+  systemErrorWords,
+  UsageError,
+} from '../../errors.js';
 import { checkArguments, type ItemList, type ItemSource, type PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
@@ -46,6 +53,8 @@ export interface ResumeOptions extends SubmitOptions {
   adopt?: string[];
   /** `--resend CHUNK`: send chunk CHUNK (in flight) again, unless the task list shows a task of it not named before. */
   resend?: string[];
+  /** `--skip-refused`: the chunks whose items the service refused are left without a task; the rest is sent. */
+  skipRefused?: boolean;
 }
 
 /** The job's chunk size without --chunk-size: one chunk. */
@@ -570,18 +579,54 @@ async function continueJob(
     ? new Map<number, string[]>()
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
   const user = parseUserSettlement(journal, run.options);
+  const skip = skipRefused(ctx, journal, id, run.options.skipRefused === true);
   if (run.continued) ctx.printer.info(standing(journal, user, id));
   await runPipeline(
     ctx,
     {
       batches: [{ service: job.service, items }],
       done: journal.done,
+      skip,
       observer: journal,
       job: { id, name: open.name },
       verb: run.verb,
       settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id }),
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
+  );
+}
+
+/**
+ * The chunks whose items the service refused (docs/behaviour.md#a-refused-chunk): never sent again; without
+ * `--skip-refused` a job that has one is exit 3 before anything is sent, naming them and the way past them.
+ */
+function skipRefused(
+  ctx: Pick<Submitter, 'printer'>,
+  journal: JobJournal,
+  id: string,
+  skip: boolean,
+): ReadonlySet<number> {
+  const refused = journal.refused();
+  if (refused.length === 0) return new Set();
+  const { job } = journal.state;
+  const named = refused
+    .slice(0, 3)
+    .map(({ chunk, reason }) => {
+      const first = (chunk - 1) * job.chunk_size + 1;
+      const last = first + chunkItems(job, chunk) - 1;
+      return `chunk ${chunk} (${first === last ? `item ${first}` : `items ${first}–${last}`}): ${reason}`;
+    })
+    .join('; ');
+  const more = refused.length > 3 ? `; and ${refused.length - 3} more` : '';
+  const what = `the service refused ${counted(refused.length, 'chunk')} of job ${id}: ${named}${more}`;
+  // A job finished past them (an earlier --skip-refused) says so at every resume: its summary has a gap.
+  if (skip || journal.state.done) {
+    ctx.printer.warn(`${what}; left without a task`);
+    return new Set(refused.map(({ chunk }) => chunk));
+  }
+  throw new InputError(
+    `${what}\nsending the same items again is refused the same way, so they are not sent again`,
+    `Continue the job without them: taskctl resume ${id} --skip-refused (then correct those items and create them on their own).`,
   );
 }
 
