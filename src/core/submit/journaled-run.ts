@@ -580,7 +580,7 @@ async function continueJob(
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
   const user = parseUserSettlement(journal, run.options);
   const skip = skipRefused(ctx, journal, id, run.options.skipRefused === true);
-  if (run.continued) ctx.printer.info(standing(journal, user, id));
+  if (run.continued) ctx.printer.info(standing(journal, user, id, skip));
   await runPipeline(
     ctx,
     {
@@ -652,7 +652,7 @@ function chunksInDoubt(
 }
 
 /** `job j-mi3k2x1a7f3q: 40 of 100 chunks done, 1 in doubt (chunk 41); next: check the task list for chunk 41, then send 59 chunks`. */
-function standing(journal: JobJournal, user: UserSettlement, name: string): string {
+function standing(journal: JobJournal, user: UserSettlement, name: string, skip: ReadonlySet<number>): string {
   const { job, done } = journal.state;
   const total = job.chunks;
   const doubt = journal.inDoubt();
@@ -663,20 +663,21 @@ function standing(journal: JobJournal, user: UserSettlement, name: string): stri
   const scanned = doubt.filter((chunk) => !byUser.has(chunk));
   const resent =
     user.resend.length > 0 ? ` (--resend ${user.resend.join(', ')}: sent again if no new task is there)` : '';
-  const left = total - journal.done.size;
+  const left = total - journal.done.size - skip.size;
   const steps = [
     ...(byUser.size > 0 ? [`settle chunk ${[...byUser].join(', ')} as given`] : []),
     ...(scanned.length > 0 ? [`check the task list for chunk ${scanned.join(', ')}${resent}`] : []),
-    `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal), 'item')})`,
+    `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal, skip), 'item')})`,
   ];
   const inDoubt = doubt.length === 0 ? 'none in doubt' : `${doubt.length} in doubt (chunk ${doubt.join(', ')})`;
   return `${head}, ${inDoubt}; next: ${steps.join(', then ')}`;
 }
 
-function remainingItems(journal: JobJournal): number {
+function remainingItems(journal: JobJournal, skip: ReadonlySet<number>): number {
   const { job } = journal.state;
   let items = 0;
-  for (let chunk = 1; chunk <= job.chunks; chunk++) if (!journal.done.has(chunk)) items += chunkItems(job, chunk);
+  for (let chunk = 1; chunk <= job.chunks; chunk++)
+    if (!journal.done.has(chunk) && !skip.has(chunk)) items += chunkItems(job, chunk);
   return items;
 }
 
