@@ -161,13 +161,14 @@ async function sendOne(
   const { plan, options, what, outcomes, flight } = sending;
   const { observer, job } = plan.input;
   const claimed = new Set([...plan.done.values(), ...outcomes.values()].map((o) => o.task.id));
-  let dispatched = false;
+  /** A request of this chunk left: a refusal is then the service's answer to its items. */
+  const sent = { dispatched: false };
   const hooks = {
     ...(job !== undefined && { job: { journal: job.id, chunk: chunk.index } }),
     dispatched: (dispatch: Dispatch) => {
       observer?.sending(chunk, { ...dispatch, serverOffsetLow: api.serverClockBounds().low });
       flight.sentAtMs ??= dispatch.sentAtMs;
-      dispatched = true;
+      sent.dispatched = true;
     },
     notProcessed: (why: string) => {
       observer?.notCreated(chunk, why);
@@ -183,7 +184,7 @@ async function sendOne(
     else if (error instanceof InterruptedBeforeSendError) observer.notCreated(chunk, error.message);
     else if (error instanceof CliError && REFUSED.has(error.exitCode)) {
       // The service answered that these items are invalid (400, 413, 422): the same items are refused again.
-      const refused = dispatched && error.exitCode === ExitCode.input;
+      const refused = sent.dispatched && error.exitCode === ExitCode.input;
       observer.notCreated(chunk, error.message, refused);
       if (refused) flight.refused = true;
     }
@@ -399,11 +400,10 @@ function stopped(
   const hint =
     failure instanceof JournalMovedError
       ? failure.hint // its new name: the job's id leads to the old one
-      : at.refused !== undefined
-        ? at.refused
-        : at.job !== undefined
+      : (at.refused ??
+        (at.job !== undefined
           ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}taskctl resume ${at.job}`
-          : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint));
+          : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
   const message =
     at.tasks === 0
       ? failure.message
