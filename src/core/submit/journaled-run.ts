@@ -479,16 +479,18 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
 async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): Promise<string | undefined> {
   const { otherKeyNote, readJobs, splitJobs } = await import('../jobs.js');
   const split = await splitJobs(ctx, readJobs(jobStore(ctx.env)), false);
-  const jobs = split.current.filter((job) => job.state === 'interrupted' || job.state === 'unreadable');
+  // A job stopped at a refused chunk is one too: its resume says how to go past the chunk.
+  const resumable = (job: { state: string }) => job.state === 'interrupted' || job.state === 'refused';
+  const jobs = split.current.filter((job) => resumable(job) || job.state === 'unreadable');
   const [only] = jobs;
   if (only === undefined) {
     ctx.printer.info('no interrupted job to resume (`taskctl jobs` lists them)');
     // Never hidden without a word: after a key change those are the user's to continue.
-    const others = split.otherKey.filter((job) => job.state === 'interrupted').length;
+    const others = split.otherKey.filter(resumable).length;
     if (others > 0) ctx.printer.info(otherKeyNote(others, 'interrupted job'));
     return undefined;
   }
-  if (jobs.length === 1 && only.state === 'interrupted') return only.id;
+  if (jobs.length === 1 && resumable(only)) return only.id;
   // A job whose journal cannot be read may be interrupted: never "no job", never another one guessed in its place.
   const unreadable = jobs.filter((job) => job.state === 'unreadable');
   const listed = jobs

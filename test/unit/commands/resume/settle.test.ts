@@ -463,8 +463,10 @@ describe('a chunk whose items the service refused', () => {
     expect(created.stderr).not.toContain('Continue it with');
     expect(await world.posts()).toBe(2);
 
-    // A plain resume says why, and sends nothing (the same items would be refused again).
-    const again = await run(['resume', id, '-y']);
+    const stopped = await run(['jobs', '-o', 'json']);
+    expect(JSON.parse(stopped.stdout)).toMatchObject([{ id, state: 'refused', chunks_created: 1, in_doubt: 0 }]);
+    // A plain resume (bare: the only job to continue) says why, and sends nothing (the same items would be refused).
+    const again = await run(['resume', '-y']);
     expect(again.code).toBe(3);
     expect(again.stderr).toMatch(
       /refused 1 chunk of job j-[0-9a-z]+: chunk 2 \(items 3–4\): creating the task: items\[0\]/,
