@@ -473,6 +473,12 @@ describe('a chunk whose items the service refused', () => {
     );
     expect(again.stderr).toContain(`taskctl resume ${id} --skip-refused`);
     expect(await world.posts()).toBe(2);
+    const resend = await run(['resume', id, '--resend', '2', '-y']);
+    expect(resend.code).toBe(2);
+    expect(resend.stderr).toMatch(
+      /--resend 2: the service refused the items of chunk 2 \(.*contains a space\); it is not in doubt/,
+    );
+    expect(await world.posts()).toBe(2);
 
     // The hint followed verbatim: chunk 3 is created, chunk 2 left without a task; the job is finished.
     const skipped = await run(['resume', id, '--skip-refused', '-y', '-q']);
