@@ -628,7 +628,7 @@ function skipRefused(
   }
   throw new InputError(
     `${what}\nsending the same items again is refused the same way, so they are not sent again`,
-    `Continue the job without them: taskctl resume ${id} --skip-refused (then correct those items and create them on their own).`,
+    `Correct those items and create them on their own; continue the job without them: taskctl resume ${id} --skip-refused`,
   );
 }
 

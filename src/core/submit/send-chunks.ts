@@ -257,7 +257,7 @@ function refusedHint(plan: Pick<ChunkPlan, 'priced'>, total: number, flight: Fli
   const range = rangeText(rangeOf(plan.priced, start, start + chunk.items.length), ': ');
   return (
     `The service refused chunk ${chunk.index} of ${total} (${range}); sending the same items again is refused the same way.${numbering(plan.priced)}` +
-    `\nContinue the job without them: taskctl resume ${job} --skip-refused (then correct those items and create them on their own).`
+    `\nCorrect those items and create them on their own; continue the job without them: taskctl resume ${job} --skip-refused`
   );
 }
 

@@ -75,7 +75,7 @@ function parseChunk(text: string, flag: string, journal: JobJournal, withTask = 
     // Its items were answered with a refusal (docs/behaviour.md#a-refused-chunk): sending them again is refused again.
     throw new UsageError(
       `${flag} ${chunk}: the service refused the items of chunk ${chunk} (${refused}); it is not in doubt`,
-      'Continue the job without them: --skip-refused (then correct those items and create them on their own).',
+      `Correct those items and create them on their own; continue the job without them: taskctl resume ${journal.id} --skip-refused`,
     );
   }
   if (!journal.inDoubt().includes(chunk)) {
