@@ -256,6 +256,7 @@ complete -c taskctl -n '__taskctl_is \'retry\'' -l wide -d 'every column at full
 complete -c taskctl -n '__taskctl_is \'retry\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l adopt -x -d 'settle a chunk the job stopped on (exit 9), or one whose task is not its own: it is task ID; repeatable'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l resend -x -d 'settle a chunk the job stopped on (exit 9): send it again, unless the task list shows a task of it not named before (exit 9); repeatable'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l skip-refused -d 'leave the chunks whose items the service refused (exit 3) without a task, and send the rest'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l max-cost -x -d 'refuse (exit 6) when the remaining estimate is above this'
 complete -c taskctl -n '__taskctl_is \'resume\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l wait -d 'then wait for every task of the job like `taskctl wait`'

@@ -22,6 +22,10 @@ export function registerResume(program: Command, run: RunAction): void {
       'settle a chunk the job stopped on (exit 9): send it again, unless the task list shows a task of it not named before (exit 9); repeatable',
       collect,
     )
+    .option(
+      '--skip-refused',
+      'leave the chunks whose items the service refused (exit 3) without a task, and send the rest',
+    )
     .option('--max-cost <coins>', 'refuse (exit 6) when the remaining estimate is above this', nonNegativeInt)
     .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
     .option('--wait', 'then wait for every task of the job like `taskctl wait`');
@@ -35,10 +39,12 @@ export function registerResume(program: Command, run: RunAction): void {
         'taskctl resume big.journal --wait',
         'taskctl resume j-mi3k2x1a7f3q --adopt 7=1234',
         'taskctl resume j-mi3k2x1a7f3q --resend 7',
+        'taskctl resume j-mi3k2x1a7f3q --skip-refused',
       ]) +
         '\nWithout an argument: the only interrupted job of the current profile and base URL (several, or one whose journal cannot be read: listed, exit 2).\n' +
         'The job keeps its service, input and options; inputs are checked against their recorded size and digest (exit 2 if changed).\n' +
-        'A chunk caught in flight is settled first: its task adopted, or sent again only when proven never created (else exit 9).\n',
+        'A chunk caught in flight is settled first: its task adopted, or sent again only when proven never created (else exit 9).\n' +
+        'A chunk whose items the service refused is never sent again: exit 3 naming it, unless --skip-refused leaves it without a task.\n',
     )
     .action((file: string | undefined, options: ResumeOptions, cmd: Command) =>
       run(cmd, async (ctx) => {

@@ -28,8 +28,11 @@ export interface JobsOptions {
   wide?: boolean;
 }
 
-/** `unreadable`: its journal cannot be read (too large, damaged job record, not a file): listed, never dropped. */
-export type JobStateName = 'running' | 'interrupted' | 'finished' | 'unreadable';
+/**
+ * `unreadable`: its journal cannot be read (too large, damaged job record, not a file): listed, never dropped.
+ * `refused`: interrupted where the service refused a chunk's items, continued by `resume ID --skip-refused`.
+ */
+export type JobStateName = 'running' | 'interrupted' | 'refused' | 'finished' | 'unreadable';
 
 /** One job as `jobs` shows it (and `-o json` prints it). */
 export interface JobRow {
@@ -149,9 +152,11 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   const { job } = state;
   let created = 0;
   let doubt = 0;
+  let refused = 0;
   for (const chunk of state.chunks.values()) {
     if (chunk.task) created++;
     else if (chunk.send) doubt++;
+    else if (chunk.refused !== undefined) refused++;
   }
   const running = !state.done && store.runner(stored.id, stored.path) !== undefined;
   return {
@@ -162,7 +167,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     chunks: job.chunks,
     chunks_created: created,
     in_doubt: doubt,
-    state: state.done ? 'finished' : running ? 'running' : 'interrupted',
+    state: state.done ? 'finished' : running ? 'running' : refused > 0 ? 'refused' : 'interrupted',
     base_url: job.base_url,
     journal: stored.path,
     bytes: diskBytes(stored),

@@ -36,6 +36,8 @@ export interface JobChunk {
    * server minus client clock, at least, as known then; `answered`: the task is the one the POST's own answer named.
    */
   sent?: { at: number; before: readonly number[]; offset?: number; answered: boolean };
+  /** The service refused its items (its words): it has no task and never will (docs/behaviour.md#a-refused-chunk). */
+  refused?: string;
 }
 
 /** A chunk that has its task. */
@@ -57,6 +59,7 @@ export function jobChunks(state: JobState): JobChunk[] {
       ...(task !== undefined && { task }),
       ...(digest !== undefined && { digest }),
       ...(fresh && { sent: sentOf(send, task, known?.task?.answered === true) }),
+      ...(known?.refused !== undefined && { refused: known.refused }),
     };
   });
 }

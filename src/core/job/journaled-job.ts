@@ -34,6 +34,8 @@ export interface JournaledJob {
   unfinished: number[];
   /** The live run holding the job's lock (a create or resume still sending it), in words: `process N on this machine`. */
   runner?: string;
+  /** Chunks whose items the service refused: without a task for good, not unfinished. */
+  refused: JobChunk[];
 }
 
 /**
@@ -69,7 +71,10 @@ export async function readJob(
     items: job.items,
     chunks,
     created: chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined),
-    unfinished: chunks.filter((chunk) => chunk.task === undefined).map((chunk) => chunk.chunk),
+    unfinished: chunks
+      .filter((chunk) => chunk.task === undefined && chunk.refused === undefined)
+      .map((chunk) => chunk.chunk),
+    refused: chunks.filter((chunk) => chunk.refused !== undefined),
     ...(holder && { runner: holderWords(holder) }),
   };
 }
@@ -103,16 +108,32 @@ export function requireComplete(job: JournaledJob, command: string): void {
   throw new UsageError(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; ${command} needs every task`,
     job.runner === undefined
-      ? `Finish it first: taskctl resume ${job.file} --wait`
+      ? `Finish it first: taskctl resume ${job.file}${job.refused.length > 0 ? ' --skip-refused' : ''} --wait`
       : 'Wait for that run to end, then run this again.',
+  );
+}
+
+/**
+ * The chunks the service refused have no task and never will: the `--job` commands use the others and say so
+ * (docs/behaviour.md#a-refused-chunk).
+ */
+export function warnIfRefused(ctx: Pick<Output, 'printer'>, job: JournaledJob): void {
+  const [first] = job.refused;
+  if (first === undefined) return;
+  const others = job.refused.length > 1 ? ` and ${counted(job.refused.length - 1, 'other chunk')}` : '';
+  ctx.printer.warn(
+    `the service refused chunk ${first.chunk}${others} of the job in ${job.file} (${first.refused ?? ''}): ${job.refused.length === 1 ? 'it has' : 'they have'} no task; using its ${counted(job.created.length, 'task')}`,
   );
 }
 
 /** `show --job` (and `diff`) use the tasks the job has, and say that it is incomplete. */
 export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob): void {
+  warnIfRefused(ctx, job);
   if (job.unfinished.length === 0) return;
   const next =
-    job.runner === undefined ? `finish it: taskctl resume ${job.file}` : 'run this again once that run has ended';
+    job.runner === undefined
+      ? `finish it: taskctl resume ${job.file}${job.refused.length > 0 ? ' --skip-refused' : ''}`
+      : 'run this again once that run has ended';
   ctx.printer.warn(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; using its ${counted(job.created.length, 'task')} (${next})`,
   );

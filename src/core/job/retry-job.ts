@@ -20,7 +20,7 @@ import {
   type RetryOptions,
 } from '../submit/retry-tasks.js';
 import { errorMatch, toRetry } from './error-match.js';
-import { jobTasks, readJob, requireComplete, type JournaledJob } from './journaled-job.js';
+import { jobTasks, readJob, requireComplete, warnIfRefused, type JournaledJob } from './journaled-job.js';
 import type { CreatedChunk } from './job-chunks.js';
 
 /** What the job's tasks leave to retry: the targets in chunk order, and whether some failed items were not listed. */
@@ -38,6 +38,7 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
   }
   const job = await readJob(ctx, file);
   requireComplete(job, 'retry --job');
+  warnIfRefused(ctx, job);
   const chosen = await chooseItems(ctx, job, options);
   if (chosen.targets.length === 0) {
     if (chosen.hidden.length > 0) {

@@ -2,7 +2,7 @@
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
-import { readJob, requireComplete } from './journaled-job.js';
+import { readJob, requireComplete, warnIfRefused } from './journaled-job.js';
 import { checkChunkTask } from './job-chunks.js';
 
 export async function runWaitJob(
@@ -18,6 +18,7 @@ export async function runWaitJob(
   }
   const job = await readJob(ctx, file);
   requireComplete(job, 'wait --job');
+  warnIfRefused(ctx, job);
   // Each task is checked against its chunk as it is seen: by service and count (and its items, when read with them).
   const chunks = new Map(job.created.map((chunk) => [chunk.task, chunk]));
   await waitForTasks(

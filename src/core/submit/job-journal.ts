@@ -87,12 +87,19 @@ export class JobJournal implements ChunkObserver {
   }
 
   /** Only a chunk with a send on record has something to settle; the others were never sent. */
-  notCreated(chunk: PlannedChunk): void {
+  notCreated(chunk: PlannedChunk, why = '', refused = false): void {
     const { index } = chunk;
     if (!this.state.chunks.get(index)?.send) return;
     const by = this.inherited.delete(index) ? 'scan' : 'answer';
-    this.file.append({ type: 'reconciled', chunk: index, task: null, cost: 0, by });
-    this.state.chunks.set(index, {});
+    this.file.append({ type: 'reconciled', chunk: index, task: null, cost: 0, by, ...(refused && { refused: why }) });
+    this.state.chunks.set(index, refused ? { refused: why } : {});
+  }
+
+  /** The chunks whose items the service refused, in order, with its words (journal-records.ts `refused`). */
+  refused(): Array<{ chunk: number; reason: string }> {
+    return [...this.state.chunks.entries()]
+      .flatMap(([chunk, known]) => (known.refused === undefined ? [] : [{ chunk, reason: known.refused }]))
+      .sort((a, b) => a.chunk - b.chunk);
   }
 
   finished(totals: Totals): void {

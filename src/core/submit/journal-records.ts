@@ -5,7 +5,9 @@
  *              tasks that existed before; a chunk with no send has nothing to settle
  *   created    chunk N is task T (answered, recovered, or reused)
  *   unknown    the request's outcome could not be settled (exit 9): the job stops at chunk N
- *   reconciled a chunk in flight settled: task T adopted, or null (nothing was created: it is sent again)
+ *   reconciled a chunk in flight settled: task T adopted, or null (nothing was created: it is sent again); with
+ *              `refused`, the service refused the chunk's items (a 4xx naming them): sent again never, skipped by
+ *              `resume --skip-refused`
  *   done       every chunk has its task
  * The format is described in docs/behaviour.md; journals written by earlier versions read the same.
  */
@@ -88,6 +90,8 @@ const RecordSchema = z.discriminatedUnion('type', [
     cost: z.number(),
     /** scan: the exactly-once rules; answer: the server refused the request (or it never left); user. */
     by: z.enum(['scan', 'answer', 'user']),
+    /** The service refused the chunk's items (its words): the same items are refused again. Older readers ignore it. */
+    refused: z.string().optional(),
   }),
   z.object({ type: z.literal('done'), tasks: z.number(), items: z.number(), cost: z.number() }),
 ]);
@@ -107,6 +111,8 @@ interface ChunkState {
   task?: { id: number; cost: number; how: How; answered?: boolean };
   /** The candidates exit 9 has named for its send so far: the user has been told to look at them. */
   named?: number[];
+  /** The service refused its items (its words): never sent again; `resume --skip-refused` leaves it without a task. */
+  refused?: string;
 }
 
 export interface JobState {
@@ -276,7 +282,8 @@ export class JobFold {
       chunk.task = { id: record.task, cost: record.cost, how: record.by === 'scan' ? 'recovered' : 'created' };
       this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled') {
-      state.chunks.set(record.chunk, {}); // nothing created: to be sent
+      // Nothing created: to be sent, unless the service refused its items.
+      state.chunks.set(record.chunk, record.refused === undefined ? {} : { refused: record.refused });
     } else {
       chunk.named = [...(chunk.named ?? []), ...record.candidates]; // exit 9 told the user to look at these
     }
@@ -297,7 +304,7 @@ function unproven(state: JobState, named: number): void {
   const until = sends.reduce((latest, send) => Math.max(latest, send.settle_after), since);
   for (let chunk = 1; chunk <= reach; chunk++) {
     const known = state.chunks.get(chunk) ?? {};
-    if (known.task || known.send) continue;
+    if (known.task || known.send || known.refused !== undefined) continue;
     const count = chunkItems(job, chunk);
     if (count === 0) continue;
     const first = (chunk - 1) * job.chunk_size;
@@ -309,7 +316,8 @@ function unproven(state: JobState, named: number): void {
     });
   }
   // Its `done` may be intact while a chunk's outcome is lost: not finished until the scan settles it.
-  if (state.done && [...state.chunks.values()].some((chunk) => !chunk.task)) state.done = false;
+  if (state.done && [...state.chunks.values()].some((chunk) => !chunk.task && chunk.refused === undefined))
+    state.done = false;
 }
 
 /** Not a journal, or one whose job record is lost: plain words, and the tasks its records name. */

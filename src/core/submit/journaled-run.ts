@@ -13,7 +13,14 @@ import { requireJobAccount } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
-import { CliError, InterruptedError, JournalWriteError, systemErrorWords, UsageError } from '../../errors.js';
+import {
+  CliError,
+  InputError,
+  InterruptedError,
+  JournalWriteError,
+  systemErrorWords,
+  UsageError,
+} from '../../errors.js';
 import { checkArguments, type ItemList, type ItemSource, type PreparedItems } from '../items/index.js';
 import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
@@ -46,6 +53,8 @@ export interface ResumeOptions extends SubmitOptions {
   adopt?: string[];
   /** `--resend CHUNK`: send chunk CHUNK (in flight) again, unless the task list shows a task of it not named before. */
   resend?: string[];
+  /** `--skip-refused`: the chunks whose items the service refused are left without a task; the rest is sent. */
+  skipRefused?: boolean;
 }
 
 /** The job's chunk size without --chunk-size: one chunk. */
@@ -470,16 +479,18 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
 async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): Promise<string | undefined> {
   const { otherKeyNote, readJobs, splitJobs } = await import('../jobs.js');
   const split = await splitJobs(ctx, readJobs(jobStore(ctx.env)), false);
-  const jobs = split.current.filter((job) => job.state === 'interrupted' || job.state === 'unreadable');
+  // A job stopped at a refused chunk is one too: its resume says how to go past the chunk.
+  const resumable = (job: { state: string }) => job.state === 'interrupted' || job.state === 'refused';
+  const jobs = split.current.filter((job) => resumable(job) || job.state === 'unreadable');
   const [only] = jobs;
   if (only === undefined) {
     ctx.printer.info('no interrupted job to resume (`taskctl jobs` lists them)');
     // Never hidden without a word: after a key change those are the user's to continue.
-    const others = split.otherKey.filter((job) => job.state === 'interrupted').length;
+    const others = split.otherKey.filter(resumable).length;
     if (others > 0) ctx.printer.info(otherKeyNote(others, 'interrupted job'));
     return undefined;
   }
-  if (jobs.length === 1 && only.state === 'interrupted') return only.id;
+  if (jobs.length === 1 && resumable(only)) return only.id;
   // A job whose journal cannot be read may be interrupted: never "no job", never another one guessed in its place.
   const unreadable = jobs.filter((job) => job.state === 'unreadable');
   const listed = jobs
@@ -570,18 +581,54 @@ async function continueJob(
     ? new Map<number, string[]>()
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
   const user = parseUserSettlement(journal, run.options);
-  if (run.continued) ctx.printer.info(standing(journal, user, id));
+  const skip = skipRefused(ctx, journal, id, run.options.skipRefused === true);
+  if (run.continued) ctx.printer.info(standing(journal, user, id, skip));
   await runPipeline(
     ctx,
     {
       batches: [{ service: job.service, items }],
       done: journal.done,
+      skip,
       observer: journal,
       job: { id, name: open.name },
       verb: run.verb,
       settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id }),
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
+  );
+}
+
+/**
+ * The chunks whose items the service refused (docs/behaviour.md#a-refused-chunk): never sent again; without
+ * `--skip-refused` a job that has one is exit 3 before anything is sent, naming them and the way past them.
+ */
+function skipRefused(
+  ctx: Pick<Submitter, 'printer'>,
+  journal: JobJournal,
+  id: string,
+  skip: boolean,
+): ReadonlySet<number> {
+  const refused = journal.refused();
+  if (refused.length === 0) return new Set();
+  const { job } = journal.state;
+  const named = refused
+    .slice(0, 3)
+    .map(({ chunk, reason }) => {
+      const first = (chunk - 1) * job.chunk_size + 1;
+      const last = first + chunkItems(job, chunk) - 1;
+      return `chunk ${chunk} (${first === last ? `item ${first}` : `items ${first}–${last}`}): ${reason}`;
+    })
+    .join('; ');
+  const more = refused.length > 3 ? `; and ${refused.length - 3} more` : '';
+  const what = `the service refused ${counted(refused.length, 'chunk')} of job ${id}: ${named}${more}`;
+  // A job finished past them (an earlier --skip-refused) says so at every resume: its summary has a gap.
+  if (skip || journal.state.done) {
+    ctx.printer.warn(`${what}; left without a task`);
+    return new Set(refused.map(({ chunk }) => chunk));
+  }
+  throw new InputError(
+    `${what}\nsending the same items again is refused the same way, so they are not sent again`,
+    `Correct those items and create them on their own; continue the job without them: taskctl resume ${id} --skip-refused`,
   );
 }
 
@@ -607,7 +654,7 @@ function chunksInDoubt(
 }
 
 /** `job j-mi3k2x1a7f3q: 40 of 100 chunks done, 1 in doubt (chunk 41); next: check the task list for chunk 41, then send 59 chunks`. */
-function standing(journal: JobJournal, user: UserSettlement, name: string): string {
+function standing(journal: JobJournal, user: UserSettlement, name: string, skip: ReadonlySet<number>): string {
   const { job, done } = journal.state;
   const total = job.chunks;
   const doubt = journal.inDoubt();
@@ -618,20 +665,21 @@ function standing(journal: JobJournal, user: UserSettlement, name: string): stri
   const scanned = doubt.filter((chunk) => !byUser.has(chunk));
   const resent =
     user.resend.length > 0 ? ` (--resend ${user.resend.join(', ')}: sent again if no new task is there)` : '';
-  const left = total - journal.done.size;
+  const left = total - journal.done.size - skip.size;
   const steps = [
     ...(byUser.size > 0 ? [`settle chunk ${[...byUser].join(', ')} as given`] : []),
     ...(scanned.length > 0 ? [`check the task list for chunk ${scanned.join(', ')}${resent}`] : []),
-    `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal), 'item')})`,
+    `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal, skip), 'item')})`,
   ];
   const inDoubt = doubt.length === 0 ? 'none in doubt' : `${doubt.length} in doubt (chunk ${doubt.join(', ')})`;
   return `${head}, ${inDoubt}; next: ${steps.join(', then ')}`;
 }
 
-function remainingItems(journal: JobJournal): number {
+function remainingItems(journal: JobJournal, skip: ReadonlySet<number>): number {
   const { job } = journal.state;
   let items = 0;
-  for (let chunk = 1; chunk <= job.chunks; chunk++) if (!journal.done.has(chunk)) items += chunkItems(job, chunk);
+  for (let chunk = 1; chunk <= job.chunks; chunk++)
+    if (!journal.done.has(chunk) && !skip.has(chunk)) items += chunkItems(job, chunk);
   return items;
 }
 

@@ -82,8 +82,8 @@ async function priceBatches(
     let tasks = chunks;
     for (let chunk = index + 1; chunk <= index + chunks; chunk++) {
       const earlier = input.done?.get(chunk);
-      if (earlier === undefined) continue;
-      count -= earlier.items;
+      if (earlier === undefined && input.skip?.has(chunk) !== true) continue;
+      count -= earlier?.items ?? Math.min(size, list.count - (chunk - index - 1) * size);
       tasks--;
     }
     index += chunks;

@@ -92,7 +92,7 @@ export async function sendChunks(
   try {
     try {
       for (const chunk of plannedChunks(plan.priced)) {
-        if (plan.done.has(chunk.index)) continue;
+        if (plan.done.has(chunk.index) || plan.input.skip?.has(chunk.index) === true) continue;
         service = chunk.service;
         flight.chunk = chunk;
         flight.sentAtMs = undefined;
@@ -123,6 +123,7 @@ export async function sendChunks(
         total,
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
+        refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob),
         unjournaled: job === undefined && total > 1 ? () => unjournaledHint(plan, total, flight, error) : undefined,
       });
     }
@@ -160,11 +161,14 @@ async function sendOne(
   const { plan, options, what, outcomes, flight } = sending;
   const { observer, job } = plan.input;
   const claimed = new Set([...plan.done.values(), ...outcomes.values()].map((o) => o.task.id));
+  /** A request of this chunk left: a refusal is then the service's answer to its items. */
+  const sent = { dispatched: false };
   const hooks = {
     ...(job !== undefined && { job: { journal: job.id, chunk: chunk.index } }),
     dispatched: (dispatch: Dispatch) => {
       observer?.sending(chunk, { ...dispatch, serverOffsetLow: api.serverClockBounds().low });
       flight.sentAtMs ??= dispatch.sentAtMs;
+      sent.dispatched = true;
     },
     notProcessed: (why: string) => {
       observer?.notCreated(chunk, why);
@@ -178,7 +182,12 @@ async function sendOne(
     if (error instanceof CreateUnknownError) observer.unknown(chunk, error.candidates, error.message);
     // The request never left (Ctrl-C in the rate-limit wait), or the server refused it: nothing was created.
     else if (error instanceof InterruptedBeforeSendError) observer.notCreated(chunk, error.message);
-    else if (error instanceof CliError && REFUSED.has(error.exitCode)) observer.notCreated(chunk, error.message);
+    else if (error instanceof CliError && REFUSED.has(error.exitCode)) {
+      // The service answered that these items are invalid (400, 413, 422): the same items are refused again.
+      const refused = sent.dispatched && error.exitCode === ExitCode.input;
+      observer.notCreated(chunk, error.message, refused);
+      if (refused) flight.refused = true;
+    }
     throw error;
   }
 }
@@ -229,6 +238,27 @@ const UNRESUMABLE = `${NO_JOURNAL}; create the rest with the items of no task ab
 interface Flight {
   chunk?: PlannedChunk | undefined;
   sentAtMs?: number | undefined;
+  /** The service refused the chunk's items (recorded in the job's journal as such). */
+  refused?: boolean;
+}
+
+/**
+ * A job stopped because the service refused a chunk's items: `resume` would send the same items and meet the same
+ * refusal, so the hint names the chunk by its items and the way past it (docs/behaviour.md#a-refused-chunk).
+ */
+function refusedHint(plan: Pick<ChunkPlan, 'priced'>, total: number, flight: Flight, job: string): string | undefined {
+  const chunk = flight.chunk;
+  if (!chunk || flight.refused !== true) return undefined;
+  let start = chunk.first;
+  for (const batch of plan.priced) {
+    if (batch.service === chunk.service) break;
+    start += batch.list.count;
+  }
+  const range = rangeText(rangeOf(plan.priced, start, start + chunk.items.length), ': ');
+  return (
+    `The service refused chunk ${chunk.index} of ${total} (${range}); sending the same items again is refused the same way.${numbering(plan.priced)}` +
+    `\nCorrect those items and create them on their own; continue the job without them: taskctl resume ${job} --skip-refused`
+  );
 }
 
 /** Items `from`–`to` of the submission (from 1), with the first and last of them as people find them in their input. */
@@ -350,6 +380,8 @@ function stopped(
     total: number;
     ids: number[];
     job: string | undefined;
+    /** The job's chunk the service refused, named with the way past it (refusedHint). */
+    refused: string | undefined;
     /** Without a journal, past one chunk: the chunk that may have a task and the items that have none. */
     unjournaled: (() => string | undefined) | undefined;
   },
@@ -368,9 +400,10 @@ function stopped(
   const hint =
     failure instanceof JournalMovedError
       ? failure.hint // its new name: the job's id leads to the old one
-      : at.job !== undefined
-        ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}taskctl resume ${at.job}`
-        : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint));
+      : (at.refused ??
+        (at.job !== undefined
+          ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}taskctl resume ${at.job}`
+          : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
   const message =
     at.tasks === 0
       ? failure.message

@@ -70,6 +70,14 @@ function parseChunk(text: string, flag: string, journal: JobJournal, withTask = 
     throw new UsageError(`${flag}: no chunk ${JSON.stringify(text)} (the job has chunks 1 to ${job.chunks})`);
   }
   if (withTask && journal.done.has(chunk)) return chunk;
+  const refused = journal.state.chunks.get(chunk)?.refused;
+  if (refused !== undefined) {
+    // Its items were answered with a refusal (docs/behaviour.md#a-refused-chunk): sending them again is refused again.
+    throw new UsageError(
+      `${flag} ${chunk}: the service refused the items of chunk ${chunk} (${refused}); it is not in doubt`,
+      `Correct those items and create them on their own; continue the job without them: taskctl resume ${journal.id} --skip-refused`,
+    );
+  }
   if (!journal.inDoubt().includes(chunk)) {
     const task = journal.done.get(chunk)?.task;
     throw new UsageError(

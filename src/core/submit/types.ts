@@ -101,7 +101,8 @@ export interface ChunkObserver {
   sending: (chunk: PlannedChunk, dispatch: Dispatch) => void;
   created: (chunk: PlannedChunk, task: Task, how: How) => void;
   unknown: (chunk: PlannedChunk, ids: readonly number[], why: string) => void;
-  notCreated: (chunk: PlannedChunk, why: string) => void;
+  /** `refused`: the service refused the chunk's items (a 4xx naming them): sending them again is refused again. */
+  notCreated: (chunk: PlannedChunk, why: string, refused?: boolean) => void;
   finished: (totals: Totals) => void;
   /** Whether any request of the job has left (this run's or an earlier run's): only then is there anything to resume. */
   anySent: () => boolean;
@@ -126,6 +127,8 @@ export interface PipelineInput {
   batches: readonly Batch[];
   /** Chunks that already have their task (an earlier run of the job): never sent again. */
   done?: ReadonlyMap<number, DoneChunk>;
+  /** Chunks whose items the service refused, left without a task (`resume --skip-refused`): neither sent nor priced. */
+  skip?: ReadonlySet<number>;
   observer?: ChunkObserver;
   /**
    * A job (docs/behaviour.md#jobs): `id` names it in every hint (`taskctl resume ID`) and marks each chunk's ledger

@@ -445,3 +445,69 @@ class ListReadOnce extends Agent {
     return super.dispatch(options, handler);
   }
 }
+
+describe('a chunk whose items the service refused', () => {
+  const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
+  const items = ['r1.example.com', 'r2.example.com', 'bad item here', 'r4.example.com', 'r5.example.com'];
+
+  it('is named by its items and never sent again; --skip-refused finishes the job past it, the --job commands use the rest', async () => {
+    const input = join(dir, 'in.txt');
+    writeFileSync(input, `${items.join('\n')}\n`);
+    const created = await run(['create', S, '-f', input, '--no-validate', '--chunk-size', '2', '-y', '-q']);
+    expect(created.code).toBe(3);
+    const id = /job (j-[0-9a-z]+)/.exec(created.stderr)?.[1] ?? '';
+    // The stop names the chunk by its items and the service's words, and never advises a plain resume.
+    expect(created.stderr).toMatch(/items\[0\] "bad item here": contains a space/);
+    expect(created.stderr).toMatch(/refused chunk 2 of 3 \(items 3–4: bad item here to r4\.example\.com\)/);
+    expect(created.stderr.endsWith(`without them: taskctl resume ${id} --skip-refused\n`)).toBe(true);
+    expect(created.stderr).not.toContain('Continue it with');
+    expect(await world.posts()).toBe(2);
+
+    const stopped = await run(['jobs', '-o', 'json']);
+    expect(JSON.parse(stopped.stdout)).toMatchObject([{ id, state: 'refused', chunks_created: 1, in_doubt: 0 }]);
+    // A plain resume (bare: the only job to continue) says why, and sends nothing (the same items would be refused).
+    const again = await run(['resume', '-y']);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toMatch(
+      /refused 1 chunk of job j-[0-9a-z]+: chunk 2 \(items 3–4\): creating the task: items\[0\]/,
+    );
+    expect(again.stderr).toContain(`taskctl resume ${id} --skip-refused`);
+    expect(await world.posts()).toBe(2);
+    const resend = await run(['resume', id, '--resend', '2', '-y']);
+    expect(resend.code).toBe(2);
+    expect(resend.stderr).toMatch(
+      /--resend 2: the service refused the items of chunk 2 \(.*contains a space\); it is not in doubt/,
+    );
+    expect(await world.posts()).toBe(2);
+
+    // The hint followed verbatim: chunk 3 is created, chunk 2 left without a task; the job is finished.
+    const skipped = await run(['resume', id, '--skip-refused', '-y', '-q']);
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(skipped.stdout.trim().split('\n')).toHaveLength(1);
+    expect(await world.posts()).toBe(3);
+    expect([...(await world.itemCounts()).keys()].sort()).toEqual([
+      'r1.example.com',
+      'r2.example.com',
+      'r5.example.com',
+    ]);
+    const rerun = await run(['resume', id, '-y', '-q']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/left without a task/);
+    expect(await world.posts()).toBe(3);
+
+    const jobs = await run(['jobs', '-o', 'json']);
+    expect(JSON.parse(jobs.stdout)).toMatchObject([{ id, state: 'finished', chunks_created: 2, chunks: 3 }]);
+    for (const argv of [
+      ['wait', '--job', id],
+      ['show', '--job', id, '-o', 'json'],
+      ['retry', '--job', id, '-y'],
+    ]) {
+      const result = await run(argv);
+      expect(result.stderr, argv.join(' ')).toMatch(
+        /the service refused chunk 2 of the job .*: it has no task; using its 2 tasks/,
+      );
+      expect(result.stderr).not.toMatch(/incomplete/);
+    }
+    expect(await world.posts()).toBe(3);
+  });
+});

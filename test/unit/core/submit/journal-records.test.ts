@@ -37,6 +37,24 @@ const seenBefore = (chunk: number): number[] =>
   Array.from({ length: 100 }, (_, i) => 900 + chunk + i + (chunk % 2 === 0 ? 1 : 0));
 
 describe('rebuild', () => {
+  it('a chunk refused for its items stays refused (never in doubt, never to send); a damaged line later leaves it so', () => {
+    const refusal = { type: 'reconciled', chunk: 2, task: null, cost: 0, by: 'answer', refused: 'items[0] "a b"' };
+    const records: unknown[] = [
+      jobRecord(3),
+      send(1, []),
+      { type: 'created', chunk: 1, task: 7, cost: 1, how: 'created' },
+    ];
+    records.push(send(2, []), refusal, { type: 'done', tasks: 2, items: 2, cost: 2 });
+    const state = rebuild(records, '/j.jsonl');
+    expect(state?.chunks.get(2)).toEqual({ refused: 'items[0] "a b"' });
+    expect(jobChunks(state!)[1]).toMatchObject({ chunk: 2, refused: 'items[0] "a b"' });
+    const damaged = rebuild([...records.slice(0, 5), { type: '(unreadable)', line: 6 }], '/j.jsonl');
+    expect(damaged?.chunks.get(2)).toEqual({ refused: 'items[0] "a b"' });
+    // Without the field (an earlier version's record) the chunk is to be sent again, as before.
+    const { refused: _, ...plain } = refusal;
+    expect(rebuild([...records.slice(0, 4), plain], '/j.jsonl')?.chunks.get(2)).toEqual({});
+  });
+
   it('a damaged line in a 65,000-chunk journal: the chunk it may have sent is found, never a stack overflow', () => {
     const records: unknown[] = [jobRecord(CHUNKS + 1)];
     for (let chunk = 1; chunk <= CHUNKS; chunk++) {
