@@ -14,7 +14,7 @@ import {
   lstatSync,
   openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   statSync,
   unlinkSync,
   writeFileSync,
@@ -113,10 +113,11 @@ export class JournalFile {
       // The journal is never a symlink (O_NOFOLLOW): FILE.lock is one file whatever directories lead to it. It holds
       // the file's identity, so a run through a name given to the file later (`mv` in its directory) meets it.
       const journal = identityOf(fd);
-      locks.push(lockJob(path, `${path}.lock`, { journal }));
+      const own = lockJob(path, `${path}.lock`, { journal });
+      locks.push(own);
       // Counted under that lock: a name linked after the open, before the lock, is met here.
       refuseOtherNames(fd, path);
-      refuseHeldByAnotherName(path, journal);
+      refuseHeldByAnotherName(path, journal, own.token);
       const byId = lockOf(readFirstRecord(path));
       if (byId !== undefined) locks.push(lockJob(path, byId));
       // Removed between its open and its locks (`jobs --prune` takes them to remove an empty journal): opened again.
@@ -429,9 +430,8 @@ function newNameOf(fd: number, path: string): string | undefined {
  * run holds it under a name it had before (`mv OLD NEW` while that run ran). Exit 2 naming that run, as for a lock
  * beside this name. A rename into another directory is not met here (docs/behaviour.md#jobs).
  */
-function refuseHeldByAnotherName(path: string, journal: JournalIdentity): void {
+function refuseHeldByAnotherName(path: string, journal: JournalIdentity, ownToken: string): void {
   const dir = dirname(path);
-  const own = `${path}.lock`;
   let names: string[];
   try {
     names = readdirSync(dir).filter((name) => name.endsWith('.lock'));
@@ -440,7 +440,9 @@ function refuseHeldByAnotherName(path: string, journal: JournalIdentity): void {
   }
   for (const name of names) {
     const lockPath = join(dir, name);
-    if (lockPath === own || !sameJournal(lockPath, journal)) continue;
+    // This run's own lock is told by its token: a file system may list its name in another form than it was given.
+    const held = lockContent(lockPath);
+    if (held?.token === ownToken || held?.journal?.dev !== journal.dev || held.journal.ino !== journal.ino) continue;
     const holder = lockHolder(lockPath);
     if (holder === undefined) continue; // its run has ended: nothing holds the file through that name
     throw new UsageError(
@@ -450,13 +452,28 @@ function refuseHeldByAnotherName(path: string, journal: JournalIdentity): void {
   }
 }
 
-/** Whether the lock file at `lockPath` records `journal` as the file it guards. */
-function sameJournal(lockPath: string, journal: JournalIdentity): boolean {
+/** A lock is a few hundred bytes: more than this is not one of ours, and is not read on. */
+const LOCK_READ_BYTES = 4096;
+
+/**
+ * What the lock file at `lockPath` records (its token and the journal it guards), or undefined when it is not one of
+ * a journal. Any `*.lock` of the user's directory passes here (yarn.lock, a FIFO): opened without following a link or
+ * waiting for a writer, only a regular file is read, and only its first few KiB.
+ */
+function lockContent(lockPath: string): { token?: unknown; journal?: Partial<JournalIdentity> } | undefined {
+  let fd: number | undefined;
   try {
-    const held = (JSON.parse(readFileSync(lockPath, 'utf8')) as { journal?: Partial<JournalIdentity> }).journal;
-    return held?.dev === journal.dev && held.ino === journal.ino;
+    fd = openSync(lockPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(LOCK_READ_BYTES);
+    const length = readSync(fd, buffer, 0, LOCK_READ_BYTES, 0);
+    if (length === LOCK_READ_BYTES) return undefined;
+    const content: unknown = JSON.parse(buffer.toString('utf8', 0, length));
+    return typeof content === 'object' && content !== null ? content : undefined;
   } catch {
-    return false; // not a lock of a journal, or gone
+    return undefined; // not a lock of a journal, or gone
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

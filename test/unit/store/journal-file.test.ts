@@ -17,6 +17,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -145,6 +146,18 @@ describe('a journal renamed while a run holds it', () => {
     const file = JournalFile.open(path, () => undefined);
     expect(() => file.refuseIfMoved('chunk 1')).not.toThrow();
     file.close();
+  });
+
+  it('its own lock, listed under another spelling of its name (a file system that rewrites names), is its own', () => {
+    // The directory lists `job.jsonl.lock`; the run took `DIR/./job.jsonl.lock`: the same file, told by its token.
+    JournalFile.open(`${dir}/./job.jsonl`, () => undefined).close();
+  });
+
+  it('other files named *.lock beside it (a FIFO, a large file, a symlink) are skipped without being read whole', () => {
+    execFileSync('mkfifo', [join(dir, 'pipe.lock')]);
+    writeFileSync(join(dir, 'yarn.lock'), Buffer.alloc(1 << 20, 0x20));
+    symlinkSync(join(dir, 'yarn.lock'), join(dir, 'link.lock'));
+    JournalFile.open(join(dir, 'job.jsonl'), () => undefined).close();
   });
 });
 
