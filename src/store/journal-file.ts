@@ -14,6 +14,7 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  readlinkSync,
   readSync,
   statSync,
   unlinkSync,
@@ -180,11 +181,11 @@ export class JournalFile {
    * exit 2, naming the new name when it is in the same directory (docs/behaviour.md#jobs).
    */
   refuseIfMoved(next: string): void {
-    if (this.fd === undefined || samePlace(this.fd, this.path)) return;
+    if (this.fd === undefined || !movedFrom(this.fd, this.path)) return;
     const now = newNameOf(this.fd, this.path);
     throw new JournalMovedError(
       `the journal ${this.path} was renamed or removed while this run held it: stopped before sending ${next}`,
-      `Once this run has ended, continue the job by its new name: taskctl resume ${now === undefined ? 'NEW-PATH' : shellWord(now)}`,
+      `Continue the job by its new name: taskctl resume ${now === undefined ? 'NEW-PATH' : shellWord(now)}`,
     );
   }
 
@@ -413,13 +414,46 @@ function identityOf(fd: number): JournalIdentity {
   return { dev: String(stats.dev), ino: String(stats.ino) };
 }
 
-/** The name in `path`'s directory that now names the file open as `fd` (a rename there), if any. */
+/**
+ * Whether `path` provably no longer names the file open as `fd`: it names another file, or none (ENOENT, ENOTDIR).
+ * A path that cannot be checked (EACCES, a network file system's ESTALE or EIO) is no proof: the run goes on.
+ */
+function movedFrom(fd: number, path: string): boolean {
+  try {
+    const open = fstatSync(fd);
+    const named = statSync(path);
+    return open.ino !== named.ino || open.dev !== named.dev;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR';
+  }
+}
+
+/** Whether `path` is a regular file, not a symbolic link to one, and is the file open as `fd`. */
+function isTheFile(fd: number, path: string): boolean {
+  try {
+    return lstatSync(path).isFile() && samePlace(fd, path);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The name that now names the file open as `fd`: where the system tells it (Linux: its directory renamed too), else a
+ * name in `path`'s directory (a rename there). Never a symbolic link: `resume` refuses a journal that is one.
+ */
 function newNameOf(fd: number, path: string): string | undefined {
+  try {
+    const now = readlinkSync(`/proc/self/fd/${fd}`);
+    if (isTheFile(fd, now)) return now;
+  } catch {
+    // Not Linux, or no /proc: the directory is looked through.
+  }
   try {
     const dir = dirname(path);
     return readdirSync(dir)
       .map((name) => join(dir, name))
-      .find((other) => !other.endsWith('.lock') && samePlace(fd, other));
+      .find((other) => !other.endsWith('.lock') && isTheFile(fd, other));
   } catch {
     return undefined;
   }

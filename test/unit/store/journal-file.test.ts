@@ -9,6 +9,7 @@ import {
   appendFileSync,
   existsSync,
   linkSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   renameSync,
@@ -145,6 +146,38 @@ describe('a journal renamed while a run holds it', () => {
     writeFileSync(join(dir, 'other.jsonl.lock'), JSON.stringify({ ...owner, journal: { dev: journal.dev, ino: '1' } }));
     const file = JournalFile.open(path, () => undefined);
     expect(() => file.refuseIfMoved('chunk 1')).not.toThrow();
+    file.close();
+  });
+
+  it('a path that cannot be checked (an error other than no such file) is no move: the run goes on', () => {
+    mkdirSync(join(dir, 'sub'));
+    const path = join(dir, 'sub', 'job.jsonl');
+    const file = JournalFile.open(path, () => undefined);
+    // The directory renamed and its old name made a loop: stat fails with neither ENOENT nor ENOTDIR.
+    renameSync(join(dir, 'sub'), join(dir, 'sub2'));
+    symlinkSync('sub', join(dir, 'sub'));
+    expect(() => statSync(path)).toThrow(/ELOOP/);
+    expect(() => file.refuseIfMoved('chunk 2')).not.toThrow();
+    file.close();
+  });
+
+  it('the new name it offers is the file itself, never a symbolic link to it; a directory renamed is found too', () => {
+    const path = join(dir, 'sub', 'job.jsonl');
+    mkdirSync(join(dir, 'sub'));
+    const file = JournalFile.open(path, () => undefined);
+    const hint = () => {
+      try {
+        file.refuseIfMoved('chunk 2');
+      } catch (error) {
+        return (error as { hint?: string }).hint;
+      }
+      return 'went on';
+    };
+    renameSync(path, join(dir, 'sub', 'moved.jsonl'));
+    symlinkSync('moved.jsonl', join(dir, 'sub', 'a-latest'));
+    expect(hint()).toBe(`Continue the job by its new name: taskctl resume ${join(dir, 'sub', 'moved.jsonl')}`);
+    renameSync(join(dir, 'sub'), join(dir, 'sub2'));
+    expect(hint()).toBe(`Continue the job by its new name: taskctl resume ${join(dir, 'sub2', 'moved.jsonl')}`);
     file.close();
   });
 
