@@ -248,17 +248,10 @@ function refuseOtherNames(fd: number, path: string): void {
 }
 
 /**
- * The records of the journal at `path`, read without its lock and without creating it (`show --job`, `diff`): a
- * resume appending meanwhile leaves a prefix, which is a valid journal. Undefined when there is no such file.
- */
-export function readJournal(path: string): unknown[] | undefined {
-  const records: unknown[] = [];
-  return readJournalRecords(path, (record) => records.push(record)) ? records : undefined;
-}
-
-/**
- * `readJournal` a record at a time: each is handed to `onRecord` as its line is read and not kept, so the caller holds
- * what it makes of them, never the lines (core/submit/journal-records.ts `JobFold`). False when there is no such file.
+ * The records of the journal at `path`, read without its lock and without creating it (`show --job`, `wait --job`;
+ * a resume appending meanwhile leaves a prefix, which is a valid journal), a record at a time: each is handed to
+ * `onRecord` as its line is read and not kept, so the caller holds what it makes of them, never the lines
+ * (core/submit/journal-records.ts `JobFold`). False when there is no such file.
  */
 export function readJournalRecords(path: string, onRecord: (record: unknown) => void): boolean {
   // These commands only read: the advice is what to give them instead, never to move the user's file or link away.
@@ -313,9 +306,9 @@ const GLANCE_FIRST_BYTES = 4 * 1024 * 1024;
 /**
  * A journal's first record and its last complete line's, read without its lock and without the lines between them
  * (TAB completion, `jobs`' look for journals with no record: the work is the same for a journal of any size).
- * Undefined when there is no such file; `empty` when it holds no record (`readJournal` would give none); `first` is
+ * Undefined when there is no such file; `empty` when it holds no record (`readJournalRecords` would hand on none); `first` is
  * undefined when its line is longer than the glance reads, `last` when the last line is longer than the tail read (it
- * is then no `done` record). Refuses what `readJournal` refuses, by the same words.
+ * is then no `done` record). Refuses what `readJournalRecords` refuses, by the same words.
  */
 export function glanceJournal(path: string): { first: unknown; last: unknown; empty: boolean } | undefined {
   const lines = new LineParser();

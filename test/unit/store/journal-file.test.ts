@@ -22,16 +22,16 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  glanceJournal,
-  JournalFile,
-  journalIo,
-  readJournal,
-  readJournalRecords,
-} from '../../../src/store/journal-file.js';
+import { glanceJournal, JournalFile, journalIo, readJournalRecords } from '../../../src/store/journal-file.js';
 import { tryLock } from '../../../src/store/lock-file.js';
 import { thisOwner } from '../../../src/store/process-owner.js';
 import { notRunningPid } from '../pids.js';
+
+/** Every record of the journal at `path` (undefined: no such file); the product never holds them all. */
+function readJournal(path: string): unknown[] | undefined {
+  const records: unknown[] = [];
+  return readJournalRecords(path, (record) => records.push(record)) ? records : undefined;
+}
 
 let dir: string;
 beforeEach(() => {
