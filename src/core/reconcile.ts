@@ -67,7 +67,8 @@ export type MatchResult =
   | { kind: 'none' }
   /** No scan could read the task list: nothing is known either way. `why`: the last failure's message. */
   | { kind: 'unread'; why?: string }
-  | { kind: 'ambiguous'; ids: number[] }
+  /** More than one match; `late`: those of them stamped past the window's end (see `late` below). */
+  | { kind: 'ambiguous'; ids: number[]; late: number[] }
   | { kind: 'unproven'; ids: number[] }
   /** One candidate, but another local run (`by`) may have created it. */
   | { kind: 'contested'; ids: number[]; by: string }
@@ -76,8 +77,9 @@ export type MatchResult =
   /**
    * No match in the window, but some stamped past its end after an answered failure and before its loose end
    * (server-time.ts `looseWindow`): each is this request's if the service's Date clock runs behind the tasks' one.
+   * `blind`: those of them of the same service and size whose items the service does not list in full (no match known).
    */
-  | { kind: 'late'; ids: number[] }
+  | { kind: 'late'; ids: number[]; blind: number[] }
   /**
    * Same-service, same-size tasks in the window whose items the service did not list in full (`unlisted`): each may be
    * this request's, and nothing tells (`ids`: every candidate, matching ones included).
@@ -390,14 +392,19 @@ function verdict(
   const isLate = (task: Task) => !isOpen(task) && inWindow(task.created_at, windows.loose) && !claimed.has(task.id);
   const ids = (tasks: readonly Task[]) => tasks.map((task) => task.id).sort((a, b) => a - b);
   const open = seen.filter(isOpen);
-  const late = [...seen, ...blind].filter(isLate);
+  const late = seen.filter(isLate);
+  const blindLate = blind.filter(isLate);
   // A candidate whose items cannot be read may be ours: never "none", never another one adopted beside it.
   const unlisted = blind.filter(isOpen);
   if (unlisted.length > 0)
-    return { kind: 'unlisted', ids: ids([...open, ...unlisted, ...late]), unlisted: ids(unlisted) };
+    return { kind: 'unlisted', ids: ids([...open, ...unlisted, ...late, ...blindLate]), unlisted: ids(unlisted) };
   const [only, ...more] = open;
-  if (only === undefined) return late.length > 0 ? { kind: 'late', ids: ids(late) } : { kind: 'none' };
-  if (more.length > 0 || late.length > 0) return { kind: 'ambiguous', ids: ids([...open, ...late]) };
+  // Past the end, one whose items are unknown still keeps "none" away; beside a match in the window it is no rival.
+  if (only === undefined)
+    return late.length + blindLate.length > 0
+      ? { kind: 'late', ids: ids([...late, ...blindLate]), blind: ids(blindLate) }
+      : { kind: 'none' };
+  if (more.length > 0 || late.length > 0) return { kind: 'ambiguous', ids: ids([...open, ...late]), late: ids(late) };
   if (!scans.lastRead) return { kind: 'unfinished', ids: [only.id] };
   // The creation time alone is no proof (the server clock is known to a second at best): without a complete snapshot
   // a match may be an identical task created just before the request (found by the exactly-once campaign).

@@ -14,7 +14,8 @@ import {
   lstatSync,
   openSync,
   readdirSync,
-  readFileSync,
+  readlinkSync,
+  readSync,
   statSync,
   unlinkSync,
   writeFileSync,
@@ -113,10 +114,11 @@ export class JournalFile {
       // The journal is never a symlink (O_NOFOLLOW): FILE.lock is one file whatever directories lead to it. It holds
       // the file's identity, so a run through a name given to the file later (`mv` in its directory) meets it.
       const journal = identityOf(fd);
-      locks.push(lockJob(path, `${path}.lock`, { journal }));
+      const own = lockJob(path, `${path}.lock`, { journal });
+      locks.push(own);
       // Counted under that lock: a name linked after the open, before the lock, is met here.
       refuseOtherNames(fd, path);
-      refuseHeldByAnotherName(path, journal);
+      refuseHeldByAnotherName(path, journal, own.token);
       const byId = lockOf(readFirstRecord(path));
       if (byId !== undefined) locks.push(lockJob(path, byId));
       // Removed between its open and its locks (`jobs --prune` takes them to remove an empty journal): opened again.
@@ -179,11 +181,11 @@ export class JournalFile {
    * exit 2, naming the new name when it is in the same directory (docs/behaviour.md#jobs).
    */
   refuseIfMoved(next: string): void {
-    if (this.fd === undefined || samePlace(this.fd, this.path)) return;
+    if (this.fd === undefined || !movedFrom(this.fd, this.path)) return;
     const now = newNameOf(this.fd, this.path);
     throw new JournalMovedError(
       `the journal ${this.path} was renamed or removed while this run held it: stopped before sending ${next}`,
-      `Once this run has ended, continue the job by its new name: taskctl resume ${now === undefined ? 'NEW-PATH' : shellWord(now)}`,
+      `Continue the job by its new name: taskctl resume ${now === undefined ? 'NEW-PATH' : shellWord(now)}`,
     );
   }
 
@@ -246,17 +248,10 @@ function refuseOtherNames(fd: number, path: string): void {
 }
 
 /**
- * The records of the journal at `path`, read without its lock and without creating it (`show --job`, `diff`): a
- * resume appending meanwhile leaves a prefix, which is a valid journal. Undefined when there is no such file.
- */
-export function readJournal(path: string): unknown[] | undefined {
-  const records: unknown[] = [];
-  return readJournalRecords(path, (record) => records.push(record)) ? records : undefined;
-}
-
-/**
- * `readJournal` a record at a time: each is handed to `onRecord` as its line is read and not kept, so the caller holds
- * what it makes of them, never the lines (core/submit/journal-records.ts `JobFold`). False when there is no such file.
+ * The records of the journal at `path`, read without its lock and without creating it (`show --job`, `wait --job`;
+ * a resume appending meanwhile leaves a prefix, which is a valid journal), a record at a time: each is handed to
+ * `onRecord` as its line is read and not kept, so the caller holds what it makes of them, never the lines
+ * (core/submit/journal-records.ts `JobFold`). False when there is no such file.
  */
 export function readJournalRecords(path: string, onRecord: (record: unknown) => void): boolean {
   // These commands only read: the advice is what to give them instead, never to move the user's file or link away.
@@ -311,9 +306,9 @@ const GLANCE_FIRST_BYTES = 4 * 1024 * 1024;
 /**
  * A journal's first record and its last complete line's, read without its lock and without the lines between them
  * (TAB completion, `jobs`' look for journals with no record: the work is the same for a journal of any size).
- * Undefined when there is no such file; `empty` when it holds no record (`readJournal` would give none); `first` is
+ * Undefined when there is no such file; `empty` when it holds no record (`readJournalRecords` would hand on none); `first` is
  * undefined when its line is longer than the glance reads, `last` when the last line is longer than the tail read (it
- * is then no `done` record). Refuses what `readJournal` refuses, by the same words.
+ * is then no `done` record). Refuses what `readJournalRecords` refuses, by the same words.
  */
 export function glanceJournal(path: string): { first: unknown; last: unknown; empty: boolean } | undefined {
   const lines = new LineParser();
@@ -412,13 +407,46 @@ function identityOf(fd: number): JournalIdentity {
   return { dev: String(stats.dev), ino: String(stats.ino) };
 }
 
-/** The name in `path`'s directory that now names the file open as `fd` (a rename there), if any. */
+/**
+ * Whether `path` provably no longer names the file open as `fd`: it names another file, or none (ENOENT, ENOTDIR).
+ * A path that cannot be checked (EACCES, a network file system's ESTALE or EIO) is no proof: the run goes on.
+ */
+function movedFrom(fd: number, path: string): boolean {
+  try {
+    const open = fstatSync(fd);
+    const named = statSync(path);
+    return open.ino !== named.ino || open.dev !== named.dev;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR';
+  }
+}
+
+/** Whether `path` is a regular file, not a symbolic link to one, and is the file open as `fd`. */
+function isTheFile(fd: number, path: string): boolean {
+  try {
+    return lstatSync(path).isFile() && samePlace(fd, path);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The name that now names the file open as `fd`: where the system tells it (Linux: its directory renamed too), else a
+ * name in `path`'s directory (a rename there). Never a symbolic link: `resume` refuses a journal that is one.
+ */
 function newNameOf(fd: number, path: string): string | undefined {
+  try {
+    const now = readlinkSync(`/proc/self/fd/${fd}`);
+    if (isTheFile(fd, now)) return now;
+  } catch {
+    // Not Linux, or no /proc: the directory is looked through.
+  }
   try {
     const dir = dirname(path);
     return readdirSync(dir)
       .map((name) => join(dir, name))
-      .find((other) => !other.endsWith('.lock') && samePlace(fd, other));
+      .find((other) => !other.endsWith('.lock') && isTheFile(fd, other));
   } catch {
     return undefined;
   }
@@ -429,9 +457,8 @@ function newNameOf(fd: number, path: string): string | undefined {
  * run holds it under a name it had before (`mv OLD NEW` while that run ran). Exit 2 naming that run, as for a lock
  * beside this name. A rename into another directory is not met here (docs/behaviour.md#jobs).
  */
-function refuseHeldByAnotherName(path: string, journal: JournalIdentity): void {
+function refuseHeldByAnotherName(path: string, journal: JournalIdentity, ownToken: string): void {
   const dir = dirname(path);
-  const own = `${path}.lock`;
   let names: string[];
   try {
     names = readdirSync(dir).filter((name) => name.endsWith('.lock'));
@@ -440,7 +467,9 @@ function refuseHeldByAnotherName(path: string, journal: JournalIdentity): void {
   }
   for (const name of names) {
     const lockPath = join(dir, name);
-    if (lockPath === own || !sameJournal(lockPath, journal)) continue;
+    // This run's own lock is told by its token: a file system may list its name in another form than it was given.
+    const held = lockContent(lockPath);
+    if (held?.token === ownToken || held?.journal?.dev !== journal.dev || held.journal.ino !== journal.ino) continue;
     const holder = lockHolder(lockPath);
     if (holder === undefined) continue; // its run has ended: nothing holds the file through that name
     throw new UsageError(
@@ -450,13 +479,28 @@ function refuseHeldByAnotherName(path: string, journal: JournalIdentity): void {
   }
 }
 
-/** Whether the lock file at `lockPath` records `journal` as the file it guards. */
-function sameJournal(lockPath: string, journal: JournalIdentity): boolean {
+/** A lock is a few hundred bytes: more than this is not one of ours, and is not read on. */
+const LOCK_READ_BYTES = 4096;
+
+/**
+ * What the lock file at `lockPath` records (its token and the journal it guards), or undefined when it is not one of
+ * a journal. Any `*.lock` of the user's directory passes here (yarn.lock, a FIFO): opened without following a link or
+ * waiting for a writer, only a regular file is read, and only its first few KiB.
+ */
+function lockContent(lockPath: string): { token?: unknown; journal?: Partial<JournalIdentity> } | undefined {
+  let fd: number | undefined;
   try {
-    const held = (JSON.parse(readFileSync(lockPath, 'utf8')) as { journal?: Partial<JournalIdentity> }).journal;
-    return held?.dev === journal.dev && held.ino === journal.ino;
+    fd = openSync(lockPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(LOCK_READ_BYTES);
+    const length = readSync(fd, buffer, 0, LOCK_READ_BYTES, 0);
+    if (length === LOCK_READ_BYTES) return undefined;
+    const content: unknown = JSON.parse(buffer.toString('utf8', 0, length));
+    return typeof content === 'object' && content !== null ? content : undefined;
   } catch {
-    return false; // not a lock of a journal, or gone
+    return undefined; // not a lock of a journal, or gone
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

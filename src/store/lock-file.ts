@@ -38,6 +38,8 @@ export interface LockOwner extends ProcessOwner {
 
 export interface HeldLock {
   readonly path: string;
+  /** The token this taking of the lock wrote into it: the lock is told by it, never by a spelling of its path. */
+  readonly token: string;
   /** Removes the lock file if it is still this holder's (a holder judged stale may have been replaced). */
   release: () => void;
 }
@@ -255,6 +257,7 @@ export function tryLock(path: string, options: LockOptions = {}): HeldLock | { h
     removeDeadLeftovers(path);
     return {
       path,
+      token: owner.token,
       release: () => {
         if (readOwner(path)?.token !== owner.token) return;
         try {

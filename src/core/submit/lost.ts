@@ -117,21 +117,44 @@ async function scanTo(
   return { kind: 'unsure', ids: result.kind === 'unread' ? [] : result.ids, why: lostWhy(result), readToTheEnd };
 }
 
+/** Tasks stamped after the answer: `matching` ones, and `blind` ones whose items the service does not list in full. */
+function lateWhy(matching: readonly number[], blind: readonly number[]): string {
+  const tasks = (ids: readonly number[]) => `${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}`;
+  const after = 'stamped after the service had answered the request (as its Date header reads)';
+  const parts = [];
+  if (matching.length > 0)
+    parts.push(
+      `${tasks(matching)} ${matching.length === 1 ? 'matches' : 'match'}, ${after}: this request's if that header's clock runs behind the one stamping tasks, else another identical create's`,
+    );
+  if (blind.length > 0)
+    parts.push(
+      `${tasks(blind)} (same service and number of items, ${after}) may be this request's if that header's clock runs behind the one stamping tasks: the service does not list ${blind.length === 1 ? 'its' : 'their'} items in full, so it cannot be told`,
+    );
+  return parts.join('; ');
+}
+
 /** Why the request's task cannot be named: the one wording of every unsure outcome. */
 function lostWhy(result: Exclude<MatchResult, { kind: 'found' }>): string {
   switch (result.kind) {
-    case 'ambiguous':
-      return `several matching tasks were created in the window in which it could have been processed (${result.ids.join(', ')}): at most one of them is this request's`;
+    case 'ambiguous': {
+      const inWindow = result.ids.filter((id) => !result.late.includes(id));
+      const late =
+        result.late.length === 0
+          ? ''
+          : `, and ${result.late.join(', ')} stamped just after it (as the service's Date header reads)`;
+      return `several matching tasks were created in the window in which it could have been processed (${inWindow.join(', ')}${late}): at most one of them is this request's`;
+    }
     case 'unproven':
       return `task ${result.ids.join(', ')} matches, but the task list could not be read in full before sending, so it may be an earlier identical task`;
     case 'contested':
       return `task ${result.ids.join(', ')} matches, but ${result.by}, so it may be that run's`;
     case 'unfinished':
       return `task ${result.ids.join(', ')} matches, but the task list could not be read at the end of the check, so a second one may have appeared`;
-    case 'late': {
-      const named = `${result.ids.length === 1 ? 'task' : 'tasks'} ${result.ids.join(', ')}`;
-      return `${named} ${result.ids.length === 1 ? 'matches' : 'match'}, stamped after the service had answered the request (as its Date header reads): this request's if that header's clock runs behind the one stamping tasks, else another identical create's`;
-    }
+    case 'late':
+      return lateWhy(
+        result.ids.filter((id) => !result.blind.includes(id)),
+        result.blind,
+      );
     case 'unlisted': {
       const one = result.unlisted.length === 1;
       const named = `${one ? 'task' : 'tasks'} ${result.unlisted.join(', ')}`;

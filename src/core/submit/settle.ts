@@ -276,8 +276,9 @@ async function settleByScan(
   );
   const seen = verdict.kind === 'found' ? [verdict.task.id] : verdict.kind === 'unsure' ? verdict.ids : [];
   // Past candidates already named only when the list was read to the end: a task landing after a failed read is unseen.
-  const onlyNamed =
-    verdict.kind === 'unsure' && verdict.readToTheEnd && seen.length > 0 && seen.every((id) => named.has(id));
+  // A `found` was read to the end: one named before (a late candidate, say) is the user's to reject with `--resend`.
+  const readToTheEnd = verdict.kind === 'found' || (verdict.kind === 'unsure' && verdict.readToTheEnd);
+  const onlyNamed = readToTheEnd && seen.length > 0 && seen.every((id) => named.has(id));
   if (chunk.resendAsked && (verdict.kind === 'none' || onlyNamed)) {
     journal.resent(index);
     // askLost already dropped the job's entries for a chunk it found no task of.

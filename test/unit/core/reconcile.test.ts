@@ -119,6 +119,7 @@ describe('reconcileCreate: the candidates', () => {
     expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0 - 10, before: EMPTY })).toEqual({
       kind: 'ambiguous',
       ids: [1, 2],
+      late: [],
     });
   });
 });
@@ -325,7 +326,11 @@ describe('reconcileCreate after a timeout', () => {
       { offset: 0 },
     );
     const options = { service: 'svc', items: ['a'], sentAtMs: T0 - 60_000, failedAtMs: T0, before: EMPTY, clock };
-    expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({ kind: 'ambiguous', ids: [20, 21] });
+    expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({
+      kind: 'ambiguous',
+      ids: [20, 21],
+      late: [],
+    });
   });
 
   it('one match that stays alone to the window end is ours', async () => {
@@ -362,6 +367,7 @@ describe('reconcileCreate: the window and the other local runs', () => {
     expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY })).toEqual({
       kind: 'late',
       ids: [1],
+      blind: [],
     });
     // B on this machine claimed it: no candidate at all.
     const local: LocalRuns = { claimed: () => new Set([1]), claim: () => ({ ok: true }) };
@@ -373,12 +379,28 @@ describe('reconcileCreate: the window and the other local runs', () => {
     // Without the loose end the window closed at failure - 4 s (as the Date read it), before the task: "none".
     const behind = (tasks: Task[]) => ({ ...reader(tasks), serverClockBounds: () => ({ low: -5100, high: -4000 }) });
     const attempt = { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY };
-    expect(await reconcileAnswered(behind([one(1, T0 + 20)]), attempt)).toEqual({ kind: 'late', ids: [1] });
+    expect(await reconcileAnswered(behind([one(1, T0 + 20)]), attempt)).toEqual({ kind: 'late', ids: [1], blind: [] });
     // A match inside the window and one past its end: either may be the request's.
     const both = behind([one(1, T0 - 4500), one(2, T0 + 20)]);
-    expect(await reconcileAnswered(both, attempt)).toEqual({ kind: 'ambiguous', ids: [1, 2] });
+    expect(await reconcileAnswered(both, attempt)).toEqual({ kind: 'ambiguous', ids: [1, 2], late: [2] });
     // Past the loose end too (minutes after the answer): not this request's.
     expect(await reconcileAnswered(behind([one(1, T0 + 200_000)]), attempt)).toEqual({ kind: 'none' });
+  });
+
+  it('a same-size task past the answered end whose items are not listed: named as such, never beside a match', async () => {
+    // Same clocks (Date: +-1 s); another job's task of the same service and size lands 5 s after the 502, and the
+    // service leaves its items out: it is no match, yet would be this request's if the Date clock ran behind.
+    const bounds = () => ({ low: -900, high: 1000 });
+    const blindTask = { ...one(2, T0 + 5000), items: [] };
+    const attempt = { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY };
+    const alone = { ...reader([blindTask]), serverClockBounds: bounds };
+    expect(await reconcileAnswered(alone, attempt)).toEqual({ kind: 'late', ids: [2], blind: [2] });
+    // Beside the request's own match in the window, a task whose items are unknown outside it does not stop the recovery.
+    const beside = { ...reader([one(1, T0 + 20), blindTask]), serverClockBounds: bounds };
+    expect(await reconcileAnswered(beside, attempt)).toEqual({
+      kind: 'found',
+      task: expect.objectContaining({ id: 1 }),
+    });
   });
 
   it('case 3: whole-second created_at floored below the send time is still found', async () => {
@@ -424,7 +446,11 @@ describe('reconcileCreate: the window and the other local runs', () => {
       { offset: 0 },
     );
     const options = { service: 'svc', items: ['a'], sentAtMs: T0, failedAtMs: T0 + 50, before: EMPTY, clock };
-    expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({ kind: 'ambiguous', ids: [1, 2] });
+    expect(await reconcileCreate(r, { ...options, answered: false })).toEqual({
+      kind: 'ambiguous',
+      ids: [1, 2],
+      late: [],
+    });
   });
 
   it('a last scan that cannot read the list leaves one candidate unadopted (unfinished)', async () => {

@@ -9,6 +9,7 @@ import {
   appendFileSync,
   existsSync,
   linkSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   renameSync,
@@ -17,19 +18,20 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  glanceJournal,
-  JournalFile,
-  journalIo,
-  readJournal,
-  readJournalRecords,
-} from '../../../src/store/journal-file.js';
+import { glanceJournal, JournalFile, journalIo, readJournalRecords } from '../../../src/store/journal-file.js';
 import { tryLock } from '../../../src/store/lock-file.js';
 import { thisOwner } from '../../../src/store/process-owner.js';
 import { notRunningPid } from '../pids.js';
+
+/** Every record of the journal at `path` (undefined: no such file); the product never holds them all. */
+function readJournal(path: string): unknown[] | undefined {
+  const records: unknown[] = [];
+  return readJournalRecords(path, (record) => records.push(record)) ? records : undefined;
+}
 
 let dir: string;
 beforeEach(() => {
@@ -145,6 +147,50 @@ describe('a journal renamed while a run holds it', () => {
     const file = JournalFile.open(path, () => undefined);
     expect(() => file.refuseIfMoved('chunk 1')).not.toThrow();
     file.close();
+  });
+
+  it('a path that cannot be checked (an error other than no such file) is no move: the run goes on', () => {
+    mkdirSync(join(dir, 'sub'));
+    const path = join(dir, 'sub', 'job.jsonl');
+    const file = JournalFile.open(path, () => undefined);
+    // The directory renamed and its old name made a loop: stat fails with neither ENOENT nor ENOTDIR.
+    renameSync(join(dir, 'sub'), join(dir, 'sub2'));
+    symlinkSync('sub', join(dir, 'sub'));
+    expect(() => statSync(path)).toThrow(/ELOOP/);
+    expect(() => file.refuseIfMoved('chunk 2')).not.toThrow();
+    file.close();
+  });
+
+  it('the new name it offers is the file itself, never a symbolic link to it; a directory renamed is found too', () => {
+    const path = join(dir, 'sub', 'job.jsonl');
+    mkdirSync(join(dir, 'sub'));
+    const file = JournalFile.open(path, () => undefined);
+    const hint = () => {
+      try {
+        file.refuseIfMoved('chunk 2');
+      } catch (error) {
+        return (error as { hint?: string }).hint;
+      }
+      return 'went on';
+    };
+    renameSync(path, join(dir, 'sub', 'moved.jsonl'));
+    symlinkSync('moved.jsonl', join(dir, 'sub', 'a-latest'));
+    expect(hint()).toBe(`Continue the job by its new name: taskctl resume ${join(dir, 'sub', 'moved.jsonl')}`);
+    renameSync(join(dir, 'sub'), join(dir, 'sub2'));
+    expect(hint()).toBe(`Continue the job by its new name: taskctl resume ${join(dir, 'sub2', 'moved.jsonl')}`);
+    file.close();
+  });
+
+  it('its own lock, listed under another spelling of its name (a file system that rewrites names), is its own', () => {
+    // The directory lists `job.jsonl.lock`; the run took `DIR/./job.jsonl.lock`: the same file, told by its token.
+    JournalFile.open(`${dir}/./job.jsonl`, () => undefined).close();
+  });
+
+  it('other files named *.lock beside it (a FIFO, a large file, a symlink) are skipped without being read whole', () => {
+    execFileSync('mkfifo', [join(dir, 'pipe.lock')]);
+    writeFileSync(join(dir, 'yarn.lock'), Buffer.alloc(1 << 20, 0x20));
+    symlinkSync(join(dir, 'yarn.lock'), join(dir, 'link.lock'));
+    JournalFile.open(join(dir, 'job.jsonl'), () => undefined).close();
   });
 });
 

@@ -377,8 +377,24 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
   });
 
   it('--resend of a chunk whose candidate exit 9 named (the user looked at it): sent again', async () => {
-    const id = await lostAnswer('reset-after');
-    await world.clearFaults();
+    // The list read in full before the POST (a complete snapshot), unreadable after it: the candidate found later is
+    // one clean match, which only the earlier exit 9's naming it lets `--resend` pass.
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+    const dispatcher = new ListReadOnce();
+    let id = '';
+    try {
+      const created = await runTaskctl(['create', S, ...items, '--journal', journal(), '-y'], {
+        env: world.env,
+        clock: world.clock,
+        home: dir,
+        dispatcher,
+      });
+      expect(created.code, created.stderr).toBe(9);
+      id = (rows()[0] as Row & { id?: string }).id ?? '';
+    } finally {
+      await dispatcher.close();
+    }
+    expect(rows().find((row) => row.type === 'send')).toMatchObject({ before_complete: true });
     const [task] = await world.tasks();
     const refused = await run(['resume', id, '--resend', '1', '-y']);
     expect(refused.code).toBe(9);

@@ -144,7 +144,7 @@ describe('one journal, two state directories', () => {
     expect(a.stderr).toContain(
       `error: the journal ${journal} was renamed or removed while this run held it: stopped before sending chunk 3\n`,
     );
-    expect(a.stderr).toContain(`Once this run has ended, continue the job by its new name: taskctl resume ${moved}\n`);
+    expect(a.stderr).toContain(`Continue the job by its new name: taskctl resume ${moved}\n`);
     // Chunks 1 and 2 have their tasks; 3 and 4 were never sent.
     expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1 });
     const resumed = await run('a', ['resume', moved, '-q']);
