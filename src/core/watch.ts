@@ -110,7 +110,7 @@ const CHANGE_COLUMNS: Array<Column<Change>> = [
 ];
 
 /**
- * Without ids, the first reading of the whole task list (docs/commands.md#taskctl-watch): its pages told in the run's
+ * Without ids, the first reading of the whole task list (docs/commands.md#taskctl-watch-id): its pages told in the run's
  * spinner line for a person at a terminal (a rate-limit wait is added to that text), else one line once the number of
  * pages is known. `stopped` resolves once the spinner is gone: what is printed after it must wait for it.
  */
