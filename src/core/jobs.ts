@@ -10,7 +10,7 @@ import { formatBytes } from '../output/bytes.js';
 import { isoSeconds } from '../output/times.js';
 import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
-import { diskBytes, type JobStore, type StoredJob } from '../store/job-files.js';
+import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '../store/job-files.js';
 import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
 import { CliError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
@@ -306,9 +306,16 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
   let starts = unrecordedStarts(store);
   const gone = new Set(pruneUnrecorded(store, starts, keep, ctx.clock.now()).map((stored) => stored.id));
   starts = starts.filter((stored) => !gone.has(stored.id) && store.runner(stored.id, stored.path) === undefined);
+  const leftovers = pruneLeftovers(store, keep, ctx.clock.now());
   if (options.prune === true) {
-    const also = gone.size > 0 ? ` and ${counted(gone.size, UNRECORDED)}` : '';
-    ctx.printer.info(`removed ${counted(removed.size, 'finished job')}${also}`);
+    const also = [
+      counted(removed.size, 'finished job'),
+      ...(gone.size > 0 ? [counted(gone.size, UNRECORDED)] : []),
+      ...(leftovers.removed > 0 ? [counted(leftovers.removed, LEFTOVER)] : []),
+    ];
+    ctx.printer.info(
+      `removed ${also.length > 2 ? `${also.slice(0, -1).join(', ')} and ${also.at(-1)}` : also.join(' and ')}`,
+    );
   }
   rows = rows.filter((row) => !removed.has(row.id));
   const { current, otherKey } = await splitJobs(ctx, rows, options.all === true);
@@ -328,7 +335,8 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
   // Once each, on stderr: why a listed job's journal cannot be read.
   for (const row of shown) if (row.reason !== undefined) ctx.printer.warn(`job ${row.id}: ${row.reason}`);
   const startBytes = starts.reduce((sum, stored) => sum + diskBytes(stored), 0);
-  const bytes = rows.reduce((sum, row) => sum + row.bytes, startBytes);
+  const leftoverBytes = leftovers.kept.reduce((sum, left) => sum + left.size, 0);
+  const bytes = rows.reduce((sum, row) => sum + row.bytes, startBytes + leftoverBytes);
   const hidden = rows.length - shown.length;
   ctx.printer.info(
     `${counted(rows.length, 'job')} on this machine${hidden > 0 ? ` (${hidden} not shown: --all, --limit)` : ''}; their journals use ${formatBytes(bytes)} (state directory: ${store.dir})`,
@@ -339,6 +347,32 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
       `${counted(starts.length, UNRECORDED)} (a create stopped before it recorded its job: nothing of it was sent) ${starts.length === 1 ? 'uses' : 'use'} ${formatBytes(startBytes)}; taskctl jobs --prune removes ${starts.length === 1 ? 'it' : 'them'}`,
     );
   }
+  const left = leftovers.kept.length;
+  if (left > 0) {
+    ctx.printer.info(
+      `${counted(left, LEFTOVER)} (copies of a job's input whose journal is gone: nothing can use them) ${left === 1 ? 'uses' : 'use'} ${formatBytes(leftoverBytes)}; taskctl jobs --prune removes ${left === 1 ? 'it' : 'them'}`,
+    );
+  }
+}
+
+/**
+ * Removes the state directory's copies whose journal is gone (`JobStore.leftovers`) past the retention (all with 0),
+ * each under the job's locks; returns how many went and those kept that no live run holds (to count).
+ */
+function pruneLeftovers(store: JobStore, keepMs: number, nowMs: number): { removed: number; kept: LeftoverCopies[] } {
+  let removed = 0;
+  const kept: LeftoverCopies[] = [];
+  for (const left of store.leftovers()) {
+    let gone = false;
+    try {
+      gone = store.removeLeftover(left, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
+    } catch {
+      // left for the next run
+    }
+    if (gone) removed++;
+    else if (store.runner(left.id, left.path) === undefined) kept.push(left);
+  }
+  return { removed, kept };
 }
 
 /**
@@ -352,3 +386,5 @@ export function otherKeyNote(count: number, what = 'job'): string {
 
 /** A journal with no record (`unrecordedStarts`), in words a person reads. */
 const UNRECORDED = 'unfinished start';
+/** The copies of a job whose journal is gone (`JobStore.leftovers`), in words a person reads. */
+const LEFTOVER = 'leftover input';

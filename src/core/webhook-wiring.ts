@@ -25,6 +25,15 @@ export async function wireListener(
     return undefined;
   }
   const url = wiring.wiringUrl(listenerUrl);
+  if (!wire) {
+    const dead = await deadListenerUrl(ctx, admin);
+    if (dead !== undefined) {
+      ctx.printer.warn(
+        `the sandbox's webhook URL points at ${dead}, a taskctl listener that has ended: drop --no-wire to take it over (or set it in its dashboard at ${admin.origin}/)`,
+      );
+      return undefined;
+    }
+  }
   if (!wire || url === undefined) {
     const why = wire ? `the sandbox delivers only to loopback, and this listener is on ${listenerUrl}` : '--no-wire';
     ctx.printer.info(
@@ -39,6 +48,21 @@ export async function wireListener(
     log: (line) => ctx.printer.info(line),
   };
   return wireSandbox(ctx, deps, url);
+}
+
+/**
+ * The sandbox's webhook URL when it is one a `taskctl webhook listen` set and that listener has ended (killed before it
+ * could put the URL back): nothing receives its events. Undefined when not, or when it cannot be told.
+ */
+async function deadListenerUrl(ctx: Runtime, admin: SandboxAdmin): Promise<string | undefined> {
+  try {
+    const current = await admin.webhookUrl();
+    if (current === null) return undefined;
+    const left = new WebhookWirings(cacheDirectory(ctx.env)).leftBehind(admin.origin);
+    return left.some((wiring) => wiring.url === current) ? current : undefined;
+  } catch {
+    return undefined; // the sandbox not answering: the line below says where the URL is set
+  }
 }
 
 /** The base URL in force, or undefined when none is set or it is not one (listen itself needs only the key). */

@@ -41,6 +41,21 @@ function* streamCopies(path: string): Generator<{ path: string; size: number }> 
 /** A job id as taskctl writes them: never all digits (a bare number is a task id). */
 export const JOB_ID = /^j-[0-9a-z]{4,24}$/;
 
+/** A copy beside a journal of the state directory, by name: `ID.jsonl.input`, `.args`, `.input-N`. */
+const COPY_NAME = /^(.+)\.jsonl\.(?:input|args|input-[1-9][0-9]*)$/;
+
+/** The copies of one job whose journal is gone (`JobStore.leftovers`). */
+export interface LeftoverCopies {
+  id: string;
+  /** Where its journal was. */
+  path: string;
+  files: string[];
+  /** The newest copy's last change, epoch ms. */
+  mtimeMs: number;
+  /** The copies' bytes. */
+  size: number;
+}
+
 export interface StoredJob {
   id: string;
   /** The journal's absolute path. */
@@ -90,6 +105,61 @@ export class JobStore {
   removeLocked(job: Pick<StoredJob, 'id' | 'path'>, due: (mtimeMs: number) => boolean): boolean {
     const before = mtimeOf(job.path);
     if (before === undefined || !due(before)) return false;
+    return this.underLocks(job, () => {
+      const mtimeMs = mtimeOf(job.path);
+      if (mtimeMs === undefined || !due(mtimeMs)) return false; // removed, or written, meanwhile
+      this.remove({ ...job, own: true });
+      return true;
+    });
+  }
+
+  /**
+   * The copies in the state directory whose journal is gone (a removal cut short, a journal deleted by hand), one entry
+   * per job: nothing can use them. A create writes its copies only after its journal exists, under the job's locks.
+   */
+  leftovers(): LeftoverCopies[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.jobsDir);
+    } catch {
+      return [];
+    }
+    const journals = new Set(names.filter((name) => name.endsWith('.jsonl')));
+    const byId = new Map<string, LeftoverCopies>();
+    for (const name of names) {
+      const id = COPY_NAME.exec(name)?.[1];
+      if (id === undefined || !JOB_ID.test(id) || journals.has(`${id}.jsonl`)) continue;
+      const path = join(this.jobsDir, name);
+      let stat;
+      try {
+        stat = statSync(path);
+      } catch {
+        continue; // gone meanwhile
+      }
+      const entry = byId.get(id) ?? { id, path: this.journalPath(id), files: [], mtimeMs: 0, size: 0 };
+      entry.files.push(path);
+      entry.mtimeMs = Math.max(entry.mtimeMs, stat.mtimeMs);
+      entry.size += stat.size;
+      byId.set(id, entry);
+    }
+    return [...byId.values()];
+  }
+
+  /**
+   * Removes `left` under the job's locks when `due(mtimeMs)` (its newest copy) says so and its journal is still gone:
+   * false, and nothing removed, when a live run holds the job (the next time removes them).
+   */
+  removeLeftover(left: LeftoverCopies, due: (mtimeMs: number) => boolean): boolean {
+    if (!due(left.mtimeMs)) return false;
+    return this.underLocks(left, () => {
+      if (existsSync(left.path)) return false; // a run recorded its journal meanwhile: the copies are its own
+      for (const path of left.files) rmSync(path, { force: true });
+      return true;
+    });
+  }
+
+  /** Runs `act` holding both locks of `job` (its journal's, its id's); false when a live run holds either. */
+  private underLocks(job: Pick<StoredJob, 'id' | 'path'>, act: () => boolean): boolean {
     this.prepare();
     const locks: HeldLock[] = [];
     try {
@@ -98,10 +168,7 @@ export class JobStore {
         if (!('release' in lock)) return false;
         locks.push(lock);
       }
-      const mtimeMs = mtimeOf(job.path);
-      if (mtimeMs === undefined || !due(mtimeMs)) return false; // removed, or written, meanwhile
-      this.remove({ ...job, own: true });
-      return true;
+      return act();
     } finally {
       for (const lock of locks.reverse()) lock.release();
     }
@@ -164,8 +231,9 @@ export class JobStore {
    */
   remove(job: Pick<StoredJob, 'id' | 'path' | 'own'>): void {
     if (job.own) {
+      // The journal last: it is what makes its copies found, should the removal stop part-way.
       const streams = [...streamCopies(job.path)].map((copy) => copy.path);
-      for (const path of [job.path, ...COPIES.map((suffix) => job.path + suffix), ...streams]) {
+      for (const path of [...COPIES.map((suffix) => job.path + suffix), ...streams, job.path]) {
         rmSync(path, { force: true });
       }
     }

@@ -68,6 +68,13 @@ export async function confirmCost(
     { signal: ctx.signal },
   );
   if (answer === 'yes') return balance;
+  // A resumed job may have chunks created (or in doubt) by earlier runs: only this run sent nothing.
+  if (resuming) {
+    const words = 'nothing was sent by this run; the job is still unfinished';
+    const next = `Continue it with: taskctl resume ${resuming.id}`;
+    if (answer === 'interrupted') throw new InterruptedError(`cancelled at the confirmation; ${words}`, next);
+    throw new DeclinedError(`${answer === 'closed' ? 'No answer (the input ended): n' : 'N'}${words.slice(1)}.`, next);
+  }
   if (answer === 'interrupted') throw new InterruptedError('cancelled at the confirmation; nothing was created');
   throw new DeclinedError(
     answer === 'closed' ? 'No answer (the input ended): nothing was created.' : 'Nothing was created.',

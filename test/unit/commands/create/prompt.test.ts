@@ -1,5 +1,5 @@
 /** The cost confirmation in-process (memory terminal): balance now and after, and what each way out means. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -158,5 +158,41 @@ describe('money safety for scripts', () => {
     expect((await world.run(['config', 'set', 'confirm-above', '100'], { home })).code).toBe(0);
     expect((await world.run(['create', S, 'e.com', '-q'], { home })).code).toBe(0);
     expect(await world.tasks()).toHaveLength(3);
+  });
+});
+
+describe('the confirmation of a resume', () => {
+  /** A job of three chunks whose chunk 1 was created and whose chunks 2 and 3 were never sent. */
+  async function jobWithChunk1Created(): Promise<string> {
+    const journal = join(home, 'job.jsonl');
+    const created = await world.run(
+      ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--journal', journal, '--yes', '-q'],
+      { home },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const kept = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((line) => {
+        const row = JSON.parse(line) as { type: string; chunk?: number };
+        return row.type !== 'done' && !(row.chunk !== undefined && row.chunk > 1 && row.type !== 'chunk');
+      });
+    writeFileSync(journal, kept.join('\n') + '\n');
+    return journal;
+  }
+
+  it.each([
+    ['declined (N)', 'n\n', 13],
+    ['Ctrl-C', '\u0003', 130],
+  ])('%s: nothing was sent by this run, the job is still unfinished, and resume continues it', async (_, key, code) => {
+    const journal = await jobWithChunk1Created();
+    const before = (await world.tasks()).length;
+    const result = await world.run(['resume', journal], terminal(key));
+    const text = oneLine(result.stderr);
+    expect(text).toMatch(/nothing was sent by this run; the job is still unfinished/i);
+    expect(text).not.toMatch(/nothing was created/i);
+    expect(text).toMatch(/Continue it with: taskctl resume j-[a-z0-9]+/);
+    expect(result.code).toBe(code);
+    expect(await world.tasks()).toHaveLength(before);
   });
 });

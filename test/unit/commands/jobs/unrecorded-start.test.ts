@@ -83,3 +83,56 @@ describe('a create stopped before it recorded its job', () => {
     expect(existsSync(join(jobs(), `${ID}.jsonl`))).toBe(true);
   });
 });
+
+describe('copies of a job whose journal is gone', () => {
+  /** What a removal cut short between journal and copies (or a journal deleted by hand) leaves: copies only. */
+  function orphanedCopies(id = ID): void {
+    mkdirSync(jobs(), { recursive: true });
+    writeFileSync(join(jobs(), `${id}.jsonl.input`), 'x'.repeat(3000));
+    writeFileSync(join(jobs(), `${id}.jsonl.input-1`), 'y'.repeat(500));
+  }
+
+  it('`jobs` counts their disk and says what they are; --prune removes them', async () => {
+    orphanedCopies();
+    const listed = await run(['jobs']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toMatch(/0 jobs on this machine; their journals use 3,500 bytes/);
+    expect(listed.stderr).toMatch(
+      /1 leftover input \(copies of a job's input whose journal is gone: nothing can use them\) uses 3,500 bytes; taskctl jobs --prune removes it/,
+    );
+    const pruned = await run(['jobs', '--prune']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stderr).toMatch(/removed 0 finished jobs and 1 leftover input/);
+    expect(readdirSync(jobs())).toEqual([]);
+  });
+
+  it('go after the job-retention, and stay before it', async () => {
+    orphanedCopies();
+    const old = (T0 - 31 * 24 * 3600_000) / 1000;
+    for (const name of readdirSync(jobs())) utimesSync(join(jobs(), name), old, old);
+    orphanedCopies('j-m5xunpc0efgh');
+    expect((await run(['jobs'])).code).toBe(0);
+    expect(readdirSync(jobs()).sort()).toEqual(['j-m5xunpc0efgh.jsonl.input', 'j-m5xunpc0efgh.jsonl.input-1']);
+  });
+
+  it('are never removed while a run holds the job (a create about to record its journal)', async () => {
+    orphanedCopies();
+    holdLock(join(home, 'state', 'locks', `${ID}.lock`));
+    const pruned = await run(['jobs', '--prune']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(existsSync(join(jobs(), `${ID}.jsonl.input`))).toBe(true);
+    expect(pruned.stderr).not.toMatch(/leftover input/);
+    rmSync(join(home, 'state', 'locks', `${ID}.lock`));
+    expect((await run(['jobs', '--prune'])).stderr).toMatch(/and 1 leftover input/);
+    expect(readdirSync(jobs())).toEqual([]);
+  });
+
+  it('a job removed while a copy cannot be: its journal stays, so it is still found', async () => {
+    killedStart();
+    // A copy that cannot be removed (a directory with a file in it, as no taskctl makes): the removal stops there.
+    mkdirSync(join(jobs(), `${ID}.jsonl.args`, 'in'), { recursive: true });
+    writeFileSync(join(jobs(), `${ID}.jsonl.args`, 'in', 'f'), '');
+    await run(['jobs', '--prune']);
+    expect(existsSync(join(jobs(), `${ID}.jsonl`))).toBe(true);
+  });
+});

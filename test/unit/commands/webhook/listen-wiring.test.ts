@@ -161,6 +161,24 @@ describe('webhook listen wires itself to the sandbox', () => {
     expect(await webhookUrl()).toBe(OLD_URL);
     expect(result.stderr).toContain(`left as it is (--no-wire); set it in its dashboard at ${sandbox!.origin}/`);
   });
+
+  it('--no-wire while the URL points at a listener that was killed: says so, and how to take it over', async () => {
+    await world();
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const left = 'http://127.0.0.1:9/killed-listener';
+    await admin('/webhook', { url: left });
+    const wirings = {
+      version: 1,
+      wirings: [{ pid: dead, host: hostname(), sandbox: sandbox!.origin, url: left, previous: OLD_URL, at: 1 }],
+    };
+    mkdirSync(join(home!, 'cache'), { recursive: true });
+    writeFileSync(join(home!, 'cache', 'webhook-wirings.json'), JSON.stringify(wirings));
+    const result = await listen(['--no-wire']).stop();
+    expect(await webhookUrl()).toBe(left);
+    expect(result.stderr.replace(/\n/g, ' ')).toContain(
+      `the sandbox's webhook URL points at ${left}, a taskctl listener that has ended: drop --no-wire to take it over`,
+    );
+  });
 });
 
 describe('webhook listen against another service', () => {
