@@ -140,7 +140,7 @@ async function lookBefore(
           service,
           items,
           createdAfter: ctx.clock.now() - options.reuseWindow,
-          exclude,
+          exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
           allowItemFailures: options.allowItemFailures === true,
         },
         ctx.signal,
