@@ -78,7 +78,7 @@ export async function sendState(
   ]);
   // An entry of a run that dies mid-request counts until its request and reconciliation could have ended, plus a grace.
   const local = ledger
-    ? await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS)
+    ? await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS, timeout + LANDING_MARGIN_MS)
     : LocalCreates.none(ctx);
   return { serverClock: serverClockOf(api), local, landsWithinMs: timeout + LANDING_MARGIN_MS };
 }
