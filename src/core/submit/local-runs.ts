@@ -23,6 +23,8 @@ type LedgerUser = Pick<Output, 'printer'> & Pick<Runtime, 'clock' | 'env'> & Pic
 
 /** How often a run waiting for another run's request of the same items reads the ledger again. */
 const SENDING_POLL_MS = 250;
+/** How often the list is walked while a stopped run's request may still land (as a lost answer's list is read). */
+const IN_DOUBT_LOOK_MS = 5_000;
 
 export class LocalCreates {
   private warned = false;
@@ -115,9 +117,15 @@ export class LocalCreates {
    * lookup that follows finds the other run's task (docs/behaviour.md#the-ledger). The POST's `begin` takes the
    * reservation over; `release` drops one no POST took. Returns the task of the run waited for, when its request made
    * one: the same request as this run's, made while it waited, so it is this run's whatever its outcome. An abort is
-   * thrown.
+   * thrown. While only a stopped run's request is waited for, `look` (the walk) runs every few seconds: true (it found
+   * a task to reuse) ends the wait, with no reservation.
    */
-  async reserve(service: string, items: readonly string[], signal: AbortSignal): Promise<number | undefined> {
+  async reserve(
+    service: string,
+    items: readonly string[],
+    signal: AbortSignal,
+    look?: () => Promise<boolean>,
+  ): Promise<number | undefined> {
     const { ledger, account } = this;
     if (!ledger || account === undefined) return undefined;
     const intent = { account, service, items, liveForMs: this.liveForMs };
@@ -140,8 +148,11 @@ export class LocalCreates {
         const stopped = !runAlive(other, this.ctx.env);
         this.ctx.printer.notice(alive ? sendingWords(other) : inDoubtWords(other, this.landsUntil(other), stopped));
       }
-      // A stopped run's request is waited for to its landing, where the walk finds its task (one read, not one a poll).
-      const pause = alive ? SENDING_POLL_MS : Math.max(SENDING_POLL_MS, this.landsUntil(other) - now);
+      // A stopped run's request: the walk looks for its task every few seconds, to the instant it could land.
+      if (!alive && look !== undefined && (await look())) return undefined;
+      const pause = alive
+        ? SENDING_POLL_MS
+        : Math.max(SENDING_POLL_MS, Math.min(IN_DOUBT_LOOK_MS, this.landsUntil(other) - now));
       await this.ctx.clock.sleep(pause, signal);
     }
   }

@@ -158,7 +158,7 @@ describe('a re-run after a run killed with its request out (--reuse-window, and 
   const S = 'domain_check_availability';
   const ITEMS = ['a.com', 'b.com'];
   it.each([
-    ['lands before it could no longer: the re-run waits to then, and reuses it (one task, no POST)', true],
+    ['lands while it still could: the re-run, waiting, finds it and reuses it (one task, no POST)', true],
     ['never lands: the re-run sends once it could no longer land (one POST, after that instant)', false],
   ])('its request %s', async (_, lands) => {
     const { clock, run } = await setup();
