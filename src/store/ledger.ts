@@ -152,8 +152,9 @@ export class CreateLedger {
   }
 
   /**
-   * Atomically: the entry of another run still sending the same account, service and items for which `busy` holds
-   * (nothing written), or else `intent` recorded as sending (a create about to look for a task to reuse, then send).
+   * Atomically: the entry of another run, not settled with a task, for the same account, service and items for which
+   * `busy` holds (nothing written), or else `intent` recorded as sending (a create about to look for a task to reuse,
+   * then send).
    */
   reserve(intent: Intent, busy: (other: LedgerEntry) => boolean): { entry: LedgerEntry } | { busy: LedgerEntry } {
     const entry = this.entryOf(intent);
@@ -163,7 +164,7 @@ export class CreateLedger {
       const other = entries.find(
         (e) =>
           e.run !== this.run &&
-          e.state === 'sending' &&
+          e.state !== 'created' &&
           mine.has(e.account) &&
           e.service === entry.service &&
           e.digest === entry.digest &&

@@ -55,7 +55,9 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
     return;
   }
   const chunkSize = options.chunkSize ?? job.chunkSize;
-  const submit = { ...options, chunkSize, reuseWindow: retryReuseWindow(options) };
+  // No task of the job retried is a retry's task (with --allow-item-failures a chunk whose every item failed matches).
+  const notReusable = new Set(job.created.map((chunk) => chunk.task));
+  const submit = { ...options, chunkSize, reuseWindow: retryReuseWindow(options), notReusable };
   if (options.dryRun !== true && !ctx.ephemeralSandbox) {
     const { journaledOr, placeJob } = await import('../submit/journaled-run.js');
     const place = placeJob(ctx, options.journal);

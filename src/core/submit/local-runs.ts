@@ -23,6 +23,8 @@ type LedgerUser = Pick<Output, 'printer'> & Pick<Runtime, 'clock' | 'env'> & Pic
 
 /** How often a run waiting for another run's request of the same items reads the ledger again. */
 const SENDING_POLL_MS = 250;
+/** How often the list is walked while a stopped run's request may still land (as a lost answer's list is read). */
+const IN_DOUBT_LOOK_MS = 5_000;
 
 export class LocalCreates {
   private warned = false;
@@ -34,10 +36,14 @@ export class LocalCreates {
     private readonly ledger: CreateLedger | undefined,
     private readonly account: string | undefined,
     private readonly liveForMs: number,
+    private readonly landsWithinMs: number,
   ) {}
 
-  /** `liveForMs`: how long an entry of a run that dies mid-request still counts (request timeout and reconciliation). */
-  static async open(ctx: LedgerUser, liveForMs: number): Promise<LocalCreates> {
+  /**
+   * `liveForMs`: how long an entry of a run that dies mid-request still counts (request timeout and reconciliation);
+   * `landsWithinMs`: how long past its send a request may still make its task (its timeout and the landing margin).
+   */
+  static async open(ctx: LedgerUser, liveForMs: number, landsWithinMs = 0): Promise<LocalCreates> {
     const { CreateLedger } = await import('../../store/ledger.js');
     // Entries of a key proved to be this account (a rotated key) are this account's: their claims and creates count.
     const aliases = readAliases(stateDirectory(ctx.env));
@@ -49,7 +55,7 @@ export class LocalCreates {
       return found;
     };
     const ledger = new CreateLedger(cacheDirectory(ctx.env), () => ctx.clock.now(), undefined, group);
-    return new LocalCreates(ctx, ledger, ctx.cache.account, liveForMs);
+    return new LocalCreates(ctx, ledger, ctx.cache.account, liveForMs, landsWithinMs);
   }
 
   /**
@@ -57,7 +63,7 @@ export class LocalCreates {
    * directory; every call is a no-op.
    */
   static none(ctx: LedgerUser): LocalCreates {
-    return new LocalCreates(ctx, undefined, undefined, 0);
+    return new LocalCreates(ctx, undefined, undefined, 0, 0);
   }
 
   /** Written before the POST leaves; undefined when the ledger cannot be used (warned once). */
@@ -103,35 +109,62 @@ export class LocalCreates {
 
   /**
    * Before a `--reuse-window` lookup (every `retry`): a live run of this machine whose request for the same items is
-   * out, or about to be (reserved, its own lookup under way), may make the very task this one would reuse. Waits,
-   * polling the ledger, until none is (answered, settled, its run gone, or its entry expired), saying once for whom;
+   * out, or about to be (reserved, its own lookup under way), may make the very task this one would reuse; so may the
+   * request of a run that stopped or was killed with it out, until it could have landed (`landsUntil`). Waits, polling
+   * the ledger, until none is (answered, settled, its run gone and its request past landing, or its entry expired),
+   * saying once for whom;
    * then reserves the items for this run in the same locked step, so two runs started together never both send. The
    * lookup that follows finds the other run's task (docs/behaviour.md#the-ledger). The POST's `begin` takes the
    * reservation over; `release` drops one no POST took. Returns the task of the run waited for, when its request made
    * one: the same request as this run's, made while it waited, so it is this run's whatever its outcome. An abort is
-   * thrown.
+   * thrown. While only a stopped run's request is waited for, `look` (the walk) runs every few seconds: true (it found
+   * a task to reuse) ends the wait, with no reservation.
    */
-  async reserve(service: string, items: readonly string[], signal: AbortSignal): Promise<number | undefined> {
+  async reserve(
+    service: string,
+    items: readonly string[],
+    signal: AbortSignal,
+    look?: () => Promise<boolean>,
+  ): Promise<number | undefined> {
     const { ledger, account } = this;
     if (!ledger || account === undefined) return undefined;
     const intent = { account, service, items, liveForMs: this.liveForMs };
     let waited: string | undefined;
     for (;;) {
-      const result = this.attempt(() => ledger.reserve(intent, (other) => runAlive(other, this.ctx.env)));
+      const now = this.ctx.clock.now();
+      const busy = (other: LedgerEntry) =>
+        (other.state === 'sending' && runAlive(other, this.ctx.env)) || this.landsUntil(other) > now;
+      const result = this.attempt(() => ledger.reserve(intent, busy));
       if (result === undefined) return undefined;
       if ('entry' in result) {
         this.reserved = result.entry;
         const twin = waited === undefined ? undefined : this.attempt(() => ledger.read().find((e) => e.id === waited));
         return twin?.state === 'created' ? twin.taskId : undefined;
       }
+      const other = result.busy;
+      const alive = other.state === 'sending' && runAlive(other, this.ctx.env);
       if (waited === undefined) {
-        waited = result.busy.id;
-        this.ctx.printer.notice(
-          `another taskctl run ${whereWords(entryOwner(result.busy))} (process ${result.busy.pid}, since ${new Date(result.busy.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`,
-        );
+        waited = other.id;
+        const stopped = !runAlive(other, this.ctx.env);
+        this.ctx.printer.notice(alive ? sendingWords(other) : inDoubtWords(other, this.landsUntil(other), stopped));
       }
-      await this.ctx.clock.sleep(SENDING_POLL_MS, signal);
+      // A stopped run's request: the walk looks for its task every few seconds, to the instant it could land.
+      if (!alive && look !== undefined && (await look())) return undefined;
+      const pause = alive
+        ? SENDING_POLL_MS
+        : Math.max(SENDING_POLL_MS, Math.min(IN_DOUBT_LOOK_MS, this.landsUntil(other) - now));
+      await this.ctx.clock.sleep(pause, signal);
     }
+  }
+
+  /**
+   * Until when the request of an entry not settled with a task may still make it: its send plus its timeout and the
+   * landing margin (a journaled chunk's "could land until"), or earlier when its window closed (an answered failure,
+   * a reconciliation that ended).
+   */
+  private landsUntil(entry: LedgerEntry): number {
+    if (entry.state === 'created') return 0;
+    return Math.min(entry.closedAt ?? Number.POSITIVE_INFINITY, entry.sentAt + this.landsWithinMs);
   }
 
   /** A reservation no POST took over (a task reused, the run stopped before sending): it goes. */
@@ -198,6 +231,21 @@ export class LocalCreates {
       return undefined;
     }
   }
+}
+
+function sendingWords(entry: LedgerEntry): string {
+  return `another taskctl run ${whereWords(entryOwner(entry))} (process ${entry.pid}, since ${new Date(entry.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`;
+}
+
+/** A request with no answer (its run stopped, killed): waited for to its landing, then reused if it made a task. */
+function inDoubtWords(entry: LedgerEntry, until: number, stopped: boolean): string {
+  const id = entry.job?.journal;
+  const job = id !== undefined && looksLikeJobId(id) ? `, job ${id}` : '';
+  return (
+    `a taskctl run ${whereWords(entryOwner(entry))}${stopped ? ' that has stopped' : ''} (process ${entry.pid}${job}) sent the same items at ` +
+    `${new Date(entry.sentAt).toISOString()}; its request could land until ${new Date(until).toISOString()}: ` +
+    'waiting until then, to reuse its task instead of paying again'
+  );
 }
 
 /**

@@ -99,7 +99,8 @@ export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOp
     return;
   }
 
-  const submit = { ...options, reuseWindow: retryReuseWindow(options) };
+  // The tasks retried are never the retry's task: with --allow-item-failures one whose every item failed would match.
+  const submit = { ...options, reuseWindow: retryReuseWindow(options), notReusable: new Set(unique) };
   if (options.dryRun !== true) {
     if (batches.size > 1) throw severalServices(tasks, batches);
     const { journaledOr, placeJob } = await import('./journaled-run.js');

@@ -78,7 +78,7 @@ export async function sendState(
   ]);
   // An entry of a run that dies mid-request counts until its request and reconciliation could have ended, plus a grace.
   const local = ledger
-    ? await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS)
+    ? await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS, timeout + LANDING_MARGIN_MS)
     : LocalCreates.none(ctx);
   return { serverClock: serverClockOf(api), local, landsWithinMs: timeout + LANDING_MARGIN_MS };
 }
@@ -130,22 +130,31 @@ async function lookBefore(
   const reconcile = await import('../reconcile.js');
   try {
     if (options.reuseWindow !== undefined) {
-      // Another run of this machine sending the same items: its task, once answered, is the one to reuse.
-      const twin = await local.reserve(service, items, ctx.signal);
+      const window = options.reuseWindow;
+      const walk = () =>
+        reconcile.findReusableTask(
+          api,
+          {
+            service,
+            items,
+            createdAfter: ctx.clock.now() - window,
+            exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
+            allowItemFailures: options.allowItemFailures === true,
+          },
+          ctx.signal,
+          { serverClock, clock: ctx.clock },
+        );
+      // Another run of this machine sending the same items: its task, once answered, is the one to reuse. A stopped
+      // run's request that may still land: the walk looks for its task meanwhile.
+      let early: Awaited<ReturnType<typeof walk>> | undefined;
+      const twin = await local.reserve(service, items, ctx.signal, async () => {
+        const found = await walk();
+        if (found.match.kind === 'found') early = found;
+        return early !== undefined;
+      });
       const reused = twin === undefined ? undefined : await twinTask(ctx, api, { service, items }, twin);
       if (reused) return reused;
-      const reuse = await reconcile.findReusableTask(
-        api,
-        {
-          service,
-          items,
-          createdAfter: ctx.clock.now() - options.reuseWindow,
-          exclude,
-          allowItemFailures: options.allowItemFailures === true,
-        },
-        ctx.signal,
-        { serverClock, clock: ctx.clock },
-      );
+      const reuse = early ?? (await walk());
       if (reuse.match.kind !== 'found') return reuse.seen;
       const task = reuse.match.task;
       ctx.printer.info(

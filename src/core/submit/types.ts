@@ -37,6 +37,8 @@ export interface SubmitOptions extends Partial<WaitOptions> {
   chunkSize?: number;
   /** Reuse a task created within this many ms with the same service and items, instead of paying again. */
   reuseWindow?: number | undefined;
+  /** Tasks --reuse-window never reuses: a retry's own sources (reusing one would retry nothing). */
+  notReusable?: ReadonlySet<number>;
   /** Continue like `taskctl wait` on the new task(s). */
   wait?: boolean;
 }

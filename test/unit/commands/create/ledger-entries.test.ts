@@ -8,6 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import { itemsDigest } from '../../../../src/store/ledger.js';
+import type { Clock } from '../../../../src/lib/time.js';
+import { POST_TIMEOUT_MS } from '../../../../src/api/constants.js';
+import { LANDING_MARGIN_MS } from '../../../../src/core/submit/send.js';
+import { notRunningPid } from '../../pids.js';
 import { FakeClock, runTaskctl, T0 } from '../harness.js';
 
 let sandbox: RunningSandbox | undefined;
@@ -146,5 +151,66 @@ describe('the snapshot before the POST under a spent rate-limit budget', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('1\n');
     expect(result.stderr).toMatch(/recovered: task 1/);
+  });
+});
+
+describe('a re-run after a run killed with its request out (--reuse-window, and so every retry)', () => {
+  const S = 'domain_check_availability';
+  const ITEMS = ['a.com', 'b.com'];
+  it.each([
+    ['lands while it still could: the re-run, waiting, finds it and reuses it (one task, no POST)', true],
+    ['never lands: the re-run sends once it could no longer land (one POST, after that instant)', false],
+  ])('its request %s', async (_, lands) => {
+    const { clock, run } = await setup();
+    expect((await run(['create', S, 'seed.com', '-y', '-q'])).code).toBe(0);
+    // The killed run's entry: this account's (as the seed's), its process gone, sent 1 s ago, never answered.
+    const path = join(home!, 'cache', 'creates.json');
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { entries: Array<Record<string, unknown>> };
+    const { taskId: _task, closedAt: _closed, job: _job, ...seed } = file.entries[0] ?? {};
+    const sentAt = clock.now() - 1000;
+    const killed = { ...seed, id: 'killed01', run: 'killedrun', pid: notRunningPid(), state: 'sending', sentAt };
+    const entry = { ...killed, count: ITEMS.length, digest: itemsDigest(ITEMS), expiresAt: sentAt + 600_000 };
+    writeFileSync(path, JSON.stringify({ ...file, entries: [...file.entries, entry] }));
+    const landsUntil = sentAt + POST_TIMEOUT_MS + LANDING_MARGIN_MS;
+    const tasks = async () => {
+      const response = await fetch(`${sandbox!.url}/tasks?per_page=100`, { headers: { 'X-API-Key': sandbox!.apiKey } });
+      const body = (await response.json()) as { data: Array<{ id: number; total_items: number; created_at: string }> };
+      return body.data.filter((task) => task.total_items === ITEMS.length);
+    };
+    const seen: number[] = [];
+    let landed: number | undefined;
+    const watching: Clock = {
+      now: () => clock.now(),
+      sleep: async (ms, signal) => {
+        // Each wait of the re-run: nothing of its own sent so far; the killed run's request lands during the first.
+        seen.push((await tasks()).length - (landed === undefined ? 0 : 1));
+        if (lands && landed === undefined) {
+          const response = await fetch(`${sandbox!.url}/tasks`, {
+            method: 'POST',
+            headers: { 'X-API-Key': sandbox!.apiKey, 'content-type': 'application/json' },
+            body: JSON.stringify({ service: S, items: ITEMS }),
+          });
+          landed = ((await response.json()) as { data: { id: number } }).data.id;
+        }
+        return clock.sleep(ms, signal);
+      },
+    };
+    const rerun = await runTaskctl(['create', S, ...ITEMS, '--reuse-window', '1h', '-y', '-q'], {
+      clock: watching,
+      env: { TASKCTL_BASE_URL: sandbox!.url, TASKCTL_API_KEY: sandbox!.apiKey },
+      home,
+    });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toContain(`its request could land until ${new Date(landsUntil).toISOString()}`);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((count) => count === 0)).toBe(true);
+    const [only, ...more] = await tasks();
+    expect(more).toEqual([]);
+    if (lands) {
+      expect(rerun.stdout.trim()).toBe(String(landed));
+    } else {
+      expect(rerun.stdout.trim()).toBe(String(only?.id));
+      expect(Date.parse(only?.created_at ?? '')).toBeGreaterThanOrEqual(landsUntil);
+    }
   });
 });

@@ -68,6 +68,17 @@ describe('taskctl retry', () => {
     expect(await taskCount()).toBe(3);
   });
 
+  it('--allow-item-failures: a task whose every item failed is retried, never "reused" as its own retry', async () => {
+    const original = await created(['create', S, 'fail-a.com', 'fail-b.com']);
+    finish();
+    const retry = await run(['retry', original, '--allow-item-failures', '-y', '-o', 'tsv']);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stderr).not.toContain('reused');
+    const retried = retry.stdout.split('\t')[0] ?? '';
+    expect(retried).not.toBe(original);
+    expect(await taskCount()).toBe(2);
+  });
+
   it('a re-run after the retry task itself ended with failed items pays again (a task that did not succeed is never reused)', async () => {
     const original = await created(['create', S, 'ok.com', 'fail-a.com']);
     finish();

@@ -54,6 +54,16 @@ describe('retry --job', () => {
     expect(small.stdout.trim().split('\n')).toHaveLength(2);
   });
 
+  it('--allow-item-failures: a chunk whose every item failed is retried, never "reused" as its own task', async () => {
+    const { run, journal, ids } = await sandboxJob(['fail-a.com', 'fail-b.com', 'c.com', 'fail-d.com'], 2);
+    const result = await run(['retry', '--job', journal, '--allow-item-failures', '-y', '-q']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('reused');
+    const retried = result.stdout.trim().split('\n').map(Number);
+    expect(retried).toHaveLength(2);
+    for (const id of retried) expect(ids).not.toContain(id);
+  });
+
   it('--journal NEW: the targets in NEW.input, the new journal records its digest, the source and the filters', async () => {
     const { run, dir, journal, targets } = await sandboxJob(ITEMS, 3);
     const next = join(dir, 'retry.jsonl');
