@@ -34,6 +34,11 @@ export const POST_TIMEOUT_MS = 60_000;
  * keeping a hostile or broken server from filling memory. Larger bodies are refused unread (exit 8).
  */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest body `taskctl api` reads to send (`--input`, `-F key=@FILE`): the answer's bound, so a body is held, parsed
+ * and sent within the same memory. More is refused before parsing, read no further than one byte past it (/dev/zero).
+ */
+export const MAX_REQUEST_BYTES = MAX_RESPONSE_BYTES;
 /** Deeper JSON than this is a malformed response: no API object nests beyond a handful of levels. */
 export const MAX_JSON_DEPTH = 256;
 /** A wait (rate limit, Retry-After) longer than this is announced before it starts: silence past 2 s looks like a hang. */
