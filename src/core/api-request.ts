@@ -44,7 +44,7 @@ function parseMethod(first: string, second: string | undefined): { method: Metho
   return { method, path: second };
 }
 
-/** `--input FILE is larger than 64 MiB (114 MiB)`: a body past the cap is refused before it is parsed or sent. */
+/** `--input FILE is larger than 16 MiB (114 MiB)`: a body past the cap is refused before it is parsed or sent. */
 function tooLarge(what: string, path: string, size: number | undefined): UsageError {
   const name = path === '-' ? `${what} - (stdin)` : `${what} ${path}`;
   const cap = formatBytes(MAX_REQUEST_BYTES);
