@@ -59,6 +59,9 @@ export function runExec(
   });
 }
 
+/** The longest log line made of a command's output: one without line breaks is logged in pieces this long, never held. */
+const LOG_LINE_MAX_CHARS = 64 * 1024;
+
 function lineRelay(emit: (line: string) => void): { write: (chunk: Buffer) => void; flush: () => void } {
   let pending = '';
   return {
@@ -67,6 +70,10 @@ function lineRelay(emit: (line: string) => void): { write: (chunk: Buffer) => vo
       const lines = pending.split(/\r?\n/);
       pending = lines.pop() ?? '';
       for (const line of lines) emit(line);
+      while (pending.length > LOG_LINE_MAX_CHARS) {
+        emit(pending.slice(0, LOG_LINE_MAX_CHARS));
+        pending = pending.slice(LOG_LINE_MAX_CHARS);
+      }
     },
     flush() {
       if (pending !== '') emit(pending);
