@@ -55,14 +55,16 @@ describe('wait - with a stdin that has no line breaks', () => {
 
   it('an id split across chunks is read whole; comments and tsv columns skipped as before', async () => {
     const chunks = ['# ids\n1', '2\tdomain_check\r\n'].map((text) => Buffer.from(text));
-    const { run } = await sandboxRun(0);
-    const result = await run(['wait', '-', '--timeout', '1s', '-o', 'tsv'], {
+    const api = mockApi();
+    api.reply('GET', '/tasks/12', 404, { success: false, error: { code: 'not_found', message: 'gone' } });
+    const result = await runTaskctl(['wait', '-', '-o', 'tsv'], {
+      api,
       stdinStream: producer((pull) => chunks[pull]).stream,
     });
-    // The first id read is 12, not 1: the sandbox has no tasks, so the first one asked for is named.
+    // The first id read is 12, not 1: the first one asked for is named, and it is not found.
     expect(result).toMatchObject({
       code: 5,
-      stderr: 'error: task 12 was not found\nCheck the id with `taskctl list`.\n',
+      stderr: 'error: task 12 was not found (gone)\nCheck the id with `taskctl list`.\n',
     });
   });
 });
