@@ -34,6 +34,12 @@ export const POST_TIMEOUT_MS = 60_000;
  * keeping a hostile or broken server from filling memory. Larger bodies are refused unread (exit 8).
  */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest body `taskctl api` reads to send (`--input`, `-F key=@FILE`): what the sandbox accepts (docs/sandbox.md),
+ * and what keeps a body checked as JSON and sent under the 300 MB bound (one at the cap: about 210 MB; at 64 MiB,
+ * 500 MB). More is refused before parsing, read no further than one byte past it (/dev/zero).
+ */
+export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 /** Deeper JSON than this is a malformed response: no API object nests beyond a handful of levels. */
 export const MAX_JSON_DEPTH = 256;
 /** A wait (rate limit, Retry-After) longer than this is announced before it starts: silence past 2 s looks like a hang. */

@@ -3,11 +3,13 @@
  * rate limit, redaction, deadline, body cap, GET-only resends), like `gh api` and `stripe get`. The body is printed as
  * it came (pretty JSON on a terminal); the exit code is mapped like every other command's.
  */
-import { REQUEST_METHODS } from '../api/constants.js';
+import { MAX_REQUEST_BYTES, REQUEST_METHODS } from '../api/constants.js';
 import { systemErrorWords, UsageError } from '../errors.js';
+import { readBounded } from '../lib/abortable.js';
 import { jsonSyntaxWords } from '../lib/json-locate.js';
+import { formatBytes } from '../output/bytes.js';
 import { readTextFile } from '../store/text-file.js';
-import type { Output, Prompts, Service } from './capabilities.js';
+import type { Output, Process, Prompts, Service } from './capabilities.js';
 
 type Method = (typeof REQUEST_METHODS)[number];
 
@@ -42,19 +44,35 @@ function parseMethod(first: string, second: string | undefined): { method: Metho
   return { method, path: second };
 }
 
-/** Reads `--input` or an `@file` value; `-` is stdin, read at most once. */
-function fileReader(ctx: Output & Service) {
+/** `--input FILE is larger than 16 MiB (114 MiB)`: a body past the cap is refused before it is parsed or sent. */
+function tooLarge(what: string, path: string, size: number | undefined): UsageError {
+  const name = path === '-' ? `${what} - (stdin)` : `${what} ${path}`;
+  const cap = formatBytes(MAX_REQUEST_BYTES);
+  return new UsageError(
+    size === undefined
+      ? `${name} is larger than ${cap}, the most taskctl sends as a request body; stopped reading`
+      : `${name} is larger than ${cap} (${formatBytes(size)}), the most taskctl sends as a request body`,
+    'Split it into smaller requests; for many items, `taskctl create SERVICE -f FILE --chunk-size N` sends them in chunks.',
+  );
+}
+
+/** Reads `--input` or an `@file` value, up to MAX_REQUEST_BYTES; `-` is stdin, read at most once. */
+function fileReader(ctx: Output & Service & Pick<Process, 'signal'>) {
   let stdinTakenBy: string | undefined;
   return async (path: string, what: string): Promise<string> => {
     if (path !== '-') {
+      let read;
       try {
-        return await readTextFile(path);
+        read = await readTextFile(path, MAX_REQUEST_BYTES, ctx.signal);
       } catch (error) {
+        if (ctx.signal.aborted) throw error;
         throw new UsageError(
           `cannot read ${what} ${path}: ${systemErrorWords(error)}`,
           'Check the path and its permissions.',
         );
       }
+      if ('text' in read) return read.text;
+      throw tooLarge(what, path, read.size);
     }
     if (stdinTakenBy !== undefined || ctx.globals.apiKeyFile === '-') {
       throw new UsageError(
@@ -66,7 +84,9 @@ function fileReader(ctx: Output & Service) {
       throw new UsageError(`${what} - reads stdin, but stdin is a terminal`, 'Pipe the content in, or give a file.');
     }
     stdinTakenBy = what;
-    return (await import('node:stream/consumers')).text(ctx.io.stdin);
+    const bytes = await readBounded(ctx.io.stdin, ctx.signal, MAX_REQUEST_BYTES);
+    if (bytes === undefined) throw tooLarge(what, path, undefined);
+    return bytes.toString('utf8');
   };
 }
 
@@ -141,7 +161,7 @@ async function headerLines(status: number, headers: Record<string, string | stri
 }
 
 export async function runApi(
-  ctx: Output & Prompts & Service,
+  ctx: Output & Prompts & Process & Service,
   first: string,
   second: string | undefined,
   options: ApiCommandOptions,

@@ -4,13 +4,18 @@ import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
 import { AuthError, CliError, UsageError } from '../errors.js';
 import { maskKey } from '../lib/redact.js';
+import { readBounded } from '../lib/abortable.js';
+import { KEY_FILE_MAX_BYTES } from '../store/key-file.js';
 
 export interface LoginOptions {
   /** Read the key from stdin (also implied when stdin is piped). */
   withKey?: boolean;
 }
 
-async function readKey(ctx: Output & Prompts & Service, options: LoginOptions): Promise<string> {
+async function readKey(
+  ctx: Output & Prompts & Service & Pick<Process, 'signal'>,
+  options: LoginOptions,
+): Promise<string> {
   const settings = await ctx.settings();
   if (settings.apiKey?.source === 'flag') return settings.apiKey.value;
   const stdin = ctx.io.stdin;
@@ -20,7 +25,13 @@ async function readKey(ctx: Output & Prompts & Service, options: LoginOptions): 
         '--with-key reads the key from stdin, but stdin is a terminal',
         'Pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
       );
-    return (await (await import('node:stream/consumers')).text(stdin)).split(/\r?\n/, 1)[0]?.trim() ?? '';
+    const bytes = await readBounded(stdin, ctx.signal, KEY_FILE_MAX_BYTES);
+    if (bytes === undefined)
+      throw new UsageError(
+        'stdin holds more than 64 KiB, which is no API key; stopped reading',
+        'Pipe the key alone on one line: `echo "$KEY" | taskctl auth login --with-key`.',
+      );
+    return new TextDecoder().decode(bytes).split(/\r?\n/, 1)[0]?.trim() ?? '';
   }
   if (!ctx.interactive)
     throw new UsageError(
@@ -32,7 +43,7 @@ async function readKey(ctx: Output & Prompts & Service, options: LoginOptions): 
 }
 
 export async function runLogin(
-  ctx: Output & Prompts & Runtime & Store & Service,
+  ctx: Output & Prompts & Process & Runtime & Store & Service,
   options: LoginOptions,
 ): Promise<void> {
   const settings = await ctx.settings();

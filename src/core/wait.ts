@@ -4,7 +4,7 @@
  */
 import type { Capabilities, Output, Process } from './capabilities.js';
 import { UsageError } from '../errors.js';
-import { readAllText } from '../lib/abortable.js';
+import { eachChunk } from '../lib/abortable.js';
 import { parseTaskId } from '../lib/task-id.js';
 import { checkReportTargets } from '../report/write.js';
 import { waitForTasks, type WaitOptions } from './follow/wait-loop.js';
@@ -35,11 +35,38 @@ async function resolveIds(ctx: Output & Pick<Process, 'signal'>, args: string[])
       '- reads task ids from stdin, but stdin is a terminal',
       'Pipe them in: `taskctl create ... -q | taskctl wait -`.',
     );
-  // A signal ends the read at once (a producer still running): exit 130/143, no "still running" for ids never read.
-  const ids = (await readAllText(ctx.io.stdin, ctx.signal))
-    .split(/\r?\n/)
-    .map((line) => line.trim().split(/\s+/)[0] ?? '')
-    .filter((field) => field !== '' && !field.startsWith('#'))
-    .map(parseTaskId);
-  return [...new Set(ids)];
+  return readIdLines(ctx.io.stdin, ctx.signal);
+}
+
+/**
+ * The longest line `wait -` reads (UTF-16 code units, as the items readers count): room for a tsv row with its other
+ * columns, while a stdin with no line breaks (`/dev/zero`, a binary file) is refused once it passes this, never held.
+ */
+const ID_LINE_MAX_CHARS = 64 * 1024;
+
+/**
+ * The first field of each line, as task ids (lines starting with `#` skipped), read a chunk at a time. A signal ends the
+ * read at once (a producer still running): exit 130/143, no "still running" for ids never read.
+ */
+async function readIdLines(stdin: AsyncIterable<Buffer | string>, signal: AbortSignal): Promise<number[]> {
+  const ids = new Set<number>();
+  const take = (line: string) => {
+    const field = line.trim().split(/\s+/)[0] ?? '';
+    if (field !== '' && !field.startsWith('#')) ids.add(parseTaskId(field));
+  };
+  const decoder = new TextDecoder();
+  let partial = '';
+  const ended = await eachChunk(stdin, signal, (chunk) => {
+    const lines = (partial + (typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }))).split('\n');
+    partial = lines.pop() ?? '';
+    lines.forEach(take);
+    return partial.length <= ID_LINE_MAX_CHARS;
+  });
+  if (!ended)
+    throw new UsageError(
+      'stdin has a line longer than 64 Ki characters, which holds no task id; stopped reading',
+      'Pipe task ids in, one per line: `taskctl list --status processing -q | taskctl wait -`.',
+    );
+  take(partial + decoder.decode());
+  return [...ids];
 }

@@ -24,8 +24,8 @@ function destroyStream(stream: unknown): void {
 }
 
 /**
- * Hands each chunk of `stream` to `take` until the stream ends (true) or `take` returns false (false: the rest is not
- * read). When `signal` aborts, the stream is destroyed and the signal's reason thrown.
+ * Hands each chunk of `stream` to `take` until the stream ends (true) or `take` returns false or throws (the rest is
+ * not read, and the source is closed: false). When `signal` aborts, the stream is destroyed and the signal's reason thrown.
  */
 export async function eachChunk(
   stream: AsyncIterable<Buffer | string>,
@@ -44,23 +44,37 @@ export async function eachChunk(
       }
       if (signal?.aborted) throw signal.reason as Error;
       if (step.done) return true;
-      if (!take(step.value)) return false;
+      let more = false;
+      try {
+        more = take(step.value);
+      } finally {
+        // The rest is not read: the source is told so (a generator runs its clean-up, a Node stream is destroyed).
+        if (!more) await iterator.return?.();
+      }
+      if (!more) return false;
     }
   } finally {
     stopListening();
   }
 }
 
-/** Every chunk of `stream` as text, read until its end, or until `signal` aborts (the stream is then destroyed). */
-export async function readAllText(
+/**
+ * Every byte of `stream` until its end, or undefined as soon as more than `maxBytes` arrived: the rest is neither read
+ * nor waited for (`/dev/zero`, a producer that never ends). What one chunk holds past the bound is the most read beyond
+ * it. `signal` ends a read that waits: the stream is destroyed and the signal's reason thrown.
+ */
+export async function readBounded(
   stream: AsyncIterable<Buffer | string>,
   signal: AbortSignal | undefined,
-): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = '';
-  await eachChunk(stream, signal, (chunk) => {
-    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    return true;
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const ended = await eachChunk(stream, signal, (value) => {
+    const chunk = typeof value === 'string' ? Buffer.from(value) : value;
+    size += chunk.length;
+    chunks.push(chunk);
+    return size <= maxBytes;
   });
-  return text + decoder.decode();
+  return ended ? Buffer.concat(chunks) : undefined;
 }

@@ -3,13 +3,13 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
 import { Socket } from 'node:net';
 import { isatty } from 'node:tty';
 import { systemErrorWords, UsageError } from '../errors.js';
-import { eachChunk } from '../lib/abortable.js';
+import { readBounded } from '../lib/abortable.js';
 
 /** Standard input as the run has it (output/io.ts's InputStream). */
 type Stdin = AsyncIterable<Buffer | string> & { readonly isTTY?: boolean | undefined };
 
 /** The most taskctl reads of a key file: a key is one short line, so more is refused, never read whole (/dev/zero). */
-const KEY_FILE_MAX_BYTES = 64 * 1024;
+export const KEY_FILE_MAX_BYTES = 64 * 1024;
 
 /**
  * The key, read so that `signal` (Ctrl-C, SIGTERM) ends a read that waits: stdin, or a FIFO such as `<(pass show key)`
@@ -39,26 +39,7 @@ function readStdin(stdin: Stdin, signal: AbortSignal | undefined): Promise<Buffe
       '--api-key-file - reads the key from stdin, but stdin is a terminal',
       'Pipe the key in: `pass show taskctl | taskctl --api-key-file - balance`.',
     );
-  return readBounded(stdin, signal);
-}
-
-/**
- * Every byte of `stream` until its end, or undefined as soon as there are more than KEY_FILE_MAX_BYTES (the rest is not
- * waited for). `signal` ends a read that waits: the stream is destroyed and the signal's reason thrown.
- */
-async function readBounded(
-  stream: AsyncIterable<Buffer | string>,
-  signal: AbortSignal | undefined,
-): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const ended = await eachChunk(stream, signal, (value) => {
-    const chunk = typeof value === 'string' ? Buffer.from(value) : value;
-    size += chunk.length;
-    chunks.push(chunk);
-    return size <= KEY_FILE_MAX_BYTES;
-  });
-  return ended ? Buffer.concat(chunks) : undefined;
+  return readBounded(stdin, signal, KEY_FILE_MAX_BYTES);
 }
 
 async function readPath(path: string, signal: AbortSignal | undefined): Promise<Buffer | undefined> {
@@ -97,7 +78,7 @@ async function readPath(path: string, signal: AbortSignal | undefined): Promise<
   // A FIFO or a socket: read through the event loop (the pipe handle the kernel wakes), until its writer closes.
   const stream = new Socket({ fd, readable: true, writable: false });
   try {
-    return await readBounded(stream, signal);
+    return await readBounded(stream, signal, KEY_FILE_MAX_BYTES);
   } catch (error) {
     if (signal?.aborted) throw error;
     throw failed(error);

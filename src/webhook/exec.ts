@@ -59,6 +59,9 @@ export function runExec(
   });
 }
 
+/** The longest log line made of a command's output: one without line breaks is logged in pieces this long, never held. */
+const LOG_LINE_MAX_CHARS = 64 * 1024;
+
 function lineRelay(emit: (line: string) => void): { write: (chunk: Buffer) => void; flush: () => void } {
   let pending = '';
   return {
@@ -66,7 +69,15 @@ function lineRelay(emit: (line: string) => void): { write: (chunk: Buffer) => vo
       pending += chunk.toString('utf8');
       const lines = pending.split(/\r?\n/);
       pending = lines.pop() ?? '';
-      for (const line of lines) emit(line);
+      for (const line of lines) {
+        for (let at = LOG_LINE_MAX_CHARS; at < line.length; at += LOG_LINE_MAX_CHARS)
+          emit(line.slice(at - LOG_LINE_MAX_CHARS, at));
+        emit(line.slice(Math.floor(Math.max(0, line.length - 1) / LOG_LINE_MAX_CHARS) * LOG_LINE_MAX_CHARS));
+      }
+      while (pending.length > LOG_LINE_MAX_CHARS) {
+        emit(pending.slice(0, LOG_LINE_MAX_CHARS));
+        pending = pending.slice(LOG_LINE_MAX_CHARS);
+      }
     },
     flush() {
       if (pending !== '') emit(pending);

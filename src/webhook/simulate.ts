@@ -28,6 +28,23 @@ export interface SimulateResult {
   durationMs: number;
 }
 
+/** The most of a receiver's answer read: only its status counts, so a receiver that answers without end is cut here. */
+const ANSWER_MAX_BYTES = 1024 * 1024;
+
+/** Reads the receiver's answer to its end (its time is part of the delivery's), or to ANSWER_MAX_BYTES, then drops it. */
+async function drainAnswer(body: AsyncIterable<Uint8Array> | null): Promise<void> {
+  if (body === null) return;
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > ANSWER_MAX_BYTES) break;
+    }
+  } catch {
+    // Cut while it was read (the timeout, a reset): the status already came.
+  }
+}
+
 /** POSTs the event, marked as simulated (a distinct delivery for the listener's duplicate filter); throws UsageError for a refused URL and UnavailableError when no answer came. */
 export async function sendSimulatedEvent(options: SimulateOptions): Promise<SimulateResult> {
   const url = checkTargetUrl(options.to, 'webhook URL');
@@ -42,7 +59,7 @@ export async function sendSimulatedEvent(options: SimulateOptions): Promise<Simu
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await response.arrayBuffer().catch(() => undefined);
+    await drainAnswer(response.body);
     return { status: response.status, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
     const redact = createRedactor([options.apiKey]);

@@ -113,6 +113,30 @@ describe('sendSimulatedEvent', () => {
   });
 });
 
+describe('sendSimulatedEvent: an answer without end', () => {
+  it('is read to 1 MiB, then dropped: the status counts, the rest is never held', async () => {
+    let written = 0;
+    const server = createServer((_req, res) => {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const more = (): void => {
+        while (!res.destroyed && res.write(chunk)) written += chunk.length;
+        if (!res.destroyed) res.once('drain', more);
+      };
+      res.on('error', () => undefined);
+      more();
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const result = await sendSimulatedEvent({ event, to: url, apiKey: KEY, timeoutMs: 3_000 });
+    expect(result.status).toBe(200);
+    expect(result.durationMs).toBeLessThan(2_000);
+    expect(written).toBeLessThan(16 * 1024 * 1024); // 1 MiB read, and what the sockets buffered
+    server.closeAllConnections();
+  });
+});
+
 describe('signatureMatches', () => {
   it('matches only the exact key', () => {
     expect(signatureMatches(KEY, KEY)).toBe(true);

@@ -1,9 +1,10 @@
 /** `taskctl api` in-process: fields, --input, --include, exit codes, redaction, refused paths. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ctrlCWhen } from '../../clock.js';
+import { producer } from '../../core/items/helpers.js';
 import { Gate } from '../gate.js';
 import { API_KEY, BASE_URL, FakeClock, mockApi, runTaskctl } from '../harness.js';
 
@@ -347,5 +348,46 @@ describe('taskctl api: refusals before anything is sent (exit 2)', () => {
     const result = await runTaskctl(['api', 'POST', '/x', '--input', '-', '-F', 'a=@-'], { api, stdin: '{}' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/stdin cannot feed both/);
+  });
+});
+
+describe('taskctl api: a body past 16 MiB is refused before it is parsed or sent (exit 2)', () => {
+  const MiB = 1024 * 1024;
+
+  it('--input FILE: refused by its size, unread, naming the file and the size', async () => {
+    const big = join(dir, 'big.json');
+    writeFileSync(big, '');
+    truncateSync(big, 16 * MiB + 1); // sparse: no disk used
+    const api = mockApi();
+    const result = await runTaskctl(['api', 'POST', '/tasks', '--input', big], { api });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: --input ${big} is larger than 16 MiB (16,777,217 bytes), the most taskctl sends as a request body\n` +
+        'Split it into smaller requests; for many items, `taskctl create SERVICE -f FILE --chunk-size N` sends them in chunks.\n',
+    );
+    expect(api.calls).toEqual([]);
+  });
+
+  it('--input - and -F x=@-: an endless stdin is read to one chunk past 16 MiB, then refused', async () => {
+    for (const argv of [
+      ['api', 'POST', '/x', '--input', '-'],
+      ['api', 'POST', '/x', '-F', 'x=@-'],
+    ]) {
+      const endless = producer(() => Buffer.alloc(MiB));
+      const api = mockApi();
+      const result = await runTaskctl(argv, { api, stdinStream: endless.stream });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /^error: (--input|-F x=@) - \(stdin\) is larger than 16 MiB, .*; stopped reading\n/,
+      );
+      expect(endless.pulls()).toBe(17); // 16 MiB in full, then the byte past it
+      expect(api.calls).toEqual([]);
+    }
+  });
+
+  it('-F x=@/dev/zero: a device is read one byte past 16 MiB, then refused in words (no system error)', async () => {
+    const result = await runTaskctl(['api', 'POST', '/x', '-F', 'x=@/dev/zero'], { api: mockApi() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: -F x=@ \/dev\/zero is larger than 16 MiB, .*; stopped reading\n/);
   });
 });

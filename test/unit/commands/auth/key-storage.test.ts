@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../../src/sandbox/index.js';
+import { producer } from '../../core/items/helpers.js';
 import { runTaskctl, type RunOptions, type RunResult } from '../harness.js';
 
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
@@ -195,5 +196,21 @@ describe('secrets', () => {
       expect(result.stderr).toMatch(/REDACTED/);
       expect(result.stdout + result.stderr).not.toContain(sandbox.apiKey);
     }
+  });
+});
+
+describe('auth login --with-key with a stdin that never ends', () => {
+  it('refused (exit 2) once it passes 64 KiB, the producer stopped, nothing saved', async () => {
+    const endless = producer(() => Buffer.alloc(16 * 1024));
+    const result = await run(['auth', 'login', '--with-key', '--base-url', sandbox.origin], {
+      env: fresh,
+      stdinStream: endless.stream,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: stdin holds more than 64 KiB, which is no API key; stopped reading\nPipe the key alone on one line: `echo "\$KEY" \| taskctl .*auth login --with-key`\.\n$/,
+    );
+    expect(endless.pulls()).toBe(5);
+    expect(endless.stopped()).toBe(true);
   });
 });

@@ -4,7 +4,8 @@
  * `taskctl list --status processing -q | taskctl wait -` when nothing is processing (docs/commands.md#taskctl-wait-id-).
  */
 import { describe, expect, it } from 'vitest';
-import { sandboxRun } from '../harness.js';
+import { producer } from '../../core/items/helpers.js';
+import { mockApi, runTaskctl, sandboxRun } from '../harness.js';
 
 describe('wait - with ids on stdin', () => {
   it('a pipe that ends with no ids: nothing to wait for, exit 0, one line on stderr, an empty array for -o json', async () => {
@@ -34,5 +35,36 @@ describe('wait - with ids on stdin', () => {
     const result = await run(['wait', '-'], { stdin: '', stdinTTY: true });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/stdin is a terminal/);
+  });
+});
+
+describe('wait - with a stdin that has no line breaks', () => {
+  it('refused (exit 2) once the unfinished line passes 64 Ki characters, the producer stopped, nothing read', async () => {
+    const endless = producer(() => Buffer.alloc(16 * 1024)); // NUL bytes, as from /dev/zero
+    const api = mockApi();
+    const result = await runTaskctl(['wait', '-'], { api, stdinStream: endless.stream });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'error: stdin has a line longer than 64 Ki characters, which holds no task id; stopped reading\n' +
+        'Pipe task ids in, one per line: `taskctl list --status processing -q | taskctl wait -`.\n',
+    );
+    expect(endless.pulls()).toBe(5); // 4 chunks make 64 Ki, the fifth passes it
+    expect(endless.stopped()).toBe(true);
+    expect(api.calls).toEqual([]);
+  });
+
+  it('an id split across chunks is read whole; comments and tsv columns skipped as before', async () => {
+    const chunks = ['# ids\n1', '2\tdomain_check\r\n'].map((text) => Buffer.from(text));
+    const api = mockApi();
+    api.reply('GET', '/tasks/12', 404, { success: false, error: { code: 'not_found', message: 'gone' } });
+    const result = await runTaskctl(['wait', '-', '-o', 'tsv'], {
+      api,
+      stdinStream: producer((pull) => chunks[pull]).stream,
+    });
+    // The first id read is 12, not 1: the first one asked for is named, and it is not found.
+    expect(result).toMatchObject({
+      code: 5,
+      stderr: 'error: task 12 was not found (gone)\nCheck the id with `taskctl list`.\n',
+    });
   });
 });
