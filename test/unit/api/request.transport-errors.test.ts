@@ -105,8 +105,16 @@ describe('TLS failures as people read them', () => {
 
 /** An http:// base URL pointed at a port that speaks TLS: said so, with the https:// URL to use, sent once. */
 describe('http:// to a TLS port', () => {
-  const run = (origin: string) =>
-    runTaskctl(['balance'], { env: { TASKCTL_BASE_URL: `${origin}/api/v1`, TASKCTL_API_KEY: 'sk_test' } });
+  /** `balance` at http:// on that port: exit 8, naming the https:// URL to use. */
+  const expectUseHttps = async (port: number) => {
+    const result = await runTaskctl(['balance'], {
+      env: { TASKCTL_BASE_URL: `http://127.0.0.1:${port}/api/v1`, TASKCTL_API_KEY: 'sk_test' },
+    });
+    expect(result.code).toBe(ExitCode.unavailable);
+    expect(result.stderr).toBe(
+      `error: reading the balance: the server answered in TLS: use https://127.0.0.1:${port}/api/v1\n`,
+    );
+  };
 
   it('a TLS server that closes on the plain request (as Node and OpenSSL do): use https://', async (context) => {
     const tls = selfSignedCertificate();
@@ -117,11 +125,7 @@ describe('http:// to a TLS port', () => {
     try {
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
-      const result = await run(`http://127.0.0.1:${port}`);
-      expect(result.code).toBe(ExitCode.unavailable);
-      expect(result.stderr).toBe(
-        `error: reading the balance: the server answered in TLS: use https://127.0.0.1:${port}/api/v1\n`,
-      );
+      await expectUseHttps(port);
       expect(handshakes).toBe(1); // the request went once: a TLS port does not turn into a plain one
     } finally {
       server.close();
@@ -139,11 +143,7 @@ describe('http:// to a TLS port', () => {
     try {
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
-      const result = await run(`http://127.0.0.1:${port}`);
-      expect(result.code).toBe(ExitCode.unavailable);
-      expect(result.stderr).toBe(
-        `error: reading the balance: the server answered in TLS: use https://127.0.0.1:${port}/api/v1\n`,
-      );
+      await expectUseHttps(port);
     } finally {
       server.close();
     }

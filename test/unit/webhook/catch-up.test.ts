@@ -179,12 +179,7 @@ describe('catch-up through a small queue', () => {
   it('with --queue 5 and 20 tasks hands on all 20 in order, none refused, and a live delivery meanwhile is handled', async () => {
     const { listener, printed, ran, blocked, release } = await gatedListener();
     const signal = new AbortController().signal;
-    const running = runCatchUp(twentyTasks(), (raw) => listener.inject(raw, signal), {
-      withinMs: 3_600_000,
-      ids: [],
-      now: T0,
-      signal,
-    });
+    const running = catchUpTwenty(listener, signal);
     await blocked();
     // Task 1's command runs, 2 and 3 wait: catch-up holds half the queue (3 of 5) and waits; nothing refused.
     expect(listener.counts()).toMatchObject({ acknowledged: 3, refused: 0 });
@@ -208,12 +203,7 @@ describe('catch-up through a small queue', () => {
     const { listener, ran, blocked, release } = await gatedListener();
     const stop = new AbortController();
     const { signal } = stop;
-    const running = runCatchUp(twentyTasks(), (raw) => listener.inject(raw, signal), {
-      withinMs: 3_600_000,
-      ids: [],
-      now: T0,
-      signal,
-    });
+    const running = catchUpTwenty(listener, signal);
     await blocked();
     stop.abort();
     const result = await running;
@@ -226,3 +216,13 @@ describe('catch-up through a small queue', () => {
     expect(await ran()).toEqual(['1', '2', '3']);
   });
 });
+
+/** Catch-up of the twenty tasks of the last hour through `listener`, stopped by `signal`. */
+function catchUpTwenty(listener: WebhookListener, signal: AbortSignal): ReturnType<typeof runCatchUp> {
+  return runCatchUp(twentyTasks(), (raw) => listener.inject(raw, signal), {
+    withinMs: 3_600_000,
+    ids: [],
+    now: T0,
+    signal,
+  });
+}

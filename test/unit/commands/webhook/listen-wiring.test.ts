@@ -125,15 +125,7 @@ describe('webhook listen wires itself to the sandbox', () => {
 
   it('puts back a wiring left by a killed listener (its pid dead), then wires itself', async () => {
     await world();
-    const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    const left = 'http://127.0.0.1:9/killed-listener';
-    await admin('/webhook', { url: left });
-    const wirings = {
-      version: 1,
-      wirings: [{ pid: dead, host: hostname(), sandbox: sandbox!.origin, url: left, previous: OLD_URL, at: 1 }],
-    };
-    mkdirSync(join(home!, 'cache'), { recursive: true });
-    writeFileSync(join(home!, 'cache', 'webhook-wirings.json'), JSON.stringify(wirings));
+    const { dead, left } = await killedListenerWiring();
     const listener = listen();
     await wiredTo(left);
     const result = await listener.stop();
@@ -164,15 +156,7 @@ describe('webhook listen wires itself to the sandbox', () => {
 
   it('--no-wire while the URL points at a listener that was killed: says so, and how to take it over', async () => {
     await world();
-    const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    const left = 'http://127.0.0.1:9/killed-listener';
-    await admin('/webhook', { url: left });
-    const wirings = {
-      version: 1,
-      wirings: [{ pid: dead, host: hostname(), sandbox: sandbox!.origin, url: left, previous: OLD_URL, at: 1 }],
-    };
-    mkdirSync(join(home!, 'cache'), { recursive: true });
-    writeFileSync(join(home!, 'cache', 'webhook-wirings.json'), JSON.stringify(wirings));
+    const { left } = await killedListenerWiring();
     const result = await listen(['--no-wire']).stop();
     expect(await webhookUrl()).toBe(left);
     expect(result.stderr.replace(/\n/g, ' ')).toContain(
@@ -239,3 +223,17 @@ describe('webhook listen --catch-up', () => {
     expect(result.stdout.trim().split('\n')).toHaveLength(handed);
   });
 });
+
+/** The sandbox's URL set by a listener whose process has ended (its pid dead), as the wirings file records it. */
+async function killedListenerWiring(): Promise<{ dead: number | undefined; left: string }> {
+  const dead = spawnSync(process.execPath, ['-e', '']).pid;
+  const left = 'http://127.0.0.1:9/killed-listener';
+  await admin('/webhook', { url: left });
+  const wirings = {
+    version: 1,
+    wirings: [{ pid: dead, host: hostname(), sandbox: sandbox!.origin, url: left, previous: OLD_URL, at: 1 }],
+  };
+  mkdirSync(join(home!, 'cache'), { recursive: true });
+  writeFileSync(join(home!, 'cache', 'webhook-wirings.json'), JSON.stringify(wirings));
+  return { dead, left };
+}
