@@ -62,6 +62,11 @@ const EntrySchema = z.object({
   closedAt: z.number().optional(),
   expiresAt: z.number(),
   job: JobSchema.optional(),
+  /**
+   * Local epoch ms until which its request may still make its task: its send plus its own request timeout and the
+   * landing margin. Absent from entries of earlier versions (a waiting run then counts to `expiresAt`).
+   */
+  landsUntil: z.number().optional(),
 });
 const FileSchema = z.object({ version: z.literal(1), entries: z.array(EntrySchema) });
 
@@ -78,6 +83,8 @@ export interface Intent {
   job?: LedgerJob | undefined;
   /** When the request was sent, if before now (a journaled chunk's recorded send, entered again at resume). */
   sentAt?: number | undefined;
+  /** How long past its send the request may still make its task (its own timeout and the landing margin). */
+  landsWithinMs?: number | undefined;
 }
 
 /**
@@ -187,6 +194,7 @@ export class CreateLedger {
 
   private entryOf(intent: Intent): LedgerEntry {
     const now = this.now();
+    const sentAt = intent.sentAt ?? now;
     return {
       id: randomHex(8),
       run: this.run,
@@ -195,10 +203,11 @@ export class CreateLedger {
       service: intent.service,
       count: intent.items.length,
       digest: itemsDigest(intent.items),
-      sentAt: intent.sentAt ?? now,
+      sentAt,
       state: 'sending',
       expiresAt: now + intent.liveForMs,
       ...(intent.job ? { job: intent.job } : {}),
+      ...(intent.landsWithinMs === undefined ? {} : { landsUntil: sentAt + intent.landsWithinMs }),
     };
   }
 

@@ -15,7 +15,7 @@ import { stateDirectory } from '../../store/state-dir.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
 import { inWindow, type ServerClock } from '../server-time.js';
-import type { CreateLedger, LedgerEntry, LedgerJob } from '../../store/ledger.js';
+import type { CreateLedger, Intent, LedgerEntry, LedgerJob } from '../../store/ledger.js';
 import { systemErrorWords } from '../../errors.js';
 
 /** What the ledger's user needs of a run: where the cache is, its account, the clock, and a printer to warn on. */
@@ -43,7 +43,7 @@ export class LocalCreates {
    * `liveForMs`: how long an entry of a run that dies mid-request still counts (request timeout and reconciliation);
    * `landsWithinMs`: how long past its send a request may still make its task (its timeout and the landing margin).
    */
-  static async open(ctx: LedgerUser, liveForMs: number, landsWithinMs = 0): Promise<LocalCreates> {
+  static async open(ctx: LedgerUser, liveForMs: number, landsWithinMs: number): Promise<LocalCreates> {
     const { CreateLedger } = await import('../../store/ledger.js');
     // Entries of a key proved to be this account (a rotated key) are this account's: their claims and creates count.
     const aliases = readAliases(stateDirectory(ctx.env));
@@ -69,7 +69,7 @@ export class LocalCreates {
   /** Written before the POST leaves; undefined when the ledger cannot be used (warned once). */
   begin(service: string, items: readonly string[], job?: LedgerJob, sentAt?: number): LedgerEntry | undefined {
     if (!this.ledger || this.account === undefined) return undefined;
-    const intent = { account: this.account, service, items, liveForMs: this.liveForMs, job, sentAt };
+    const intent = { ...this.intentOf(this.account, service, items), job, sentAt };
     const reserved = this.reserved;
     this.reserved = undefined;
     if (reserved?.service === service && reserved.count === items.length)
@@ -124,11 +124,11 @@ export class LocalCreates {
     service: string,
     items: readonly string[],
     signal: AbortSignal,
-    look?: () => Promise<boolean>,
+    look?: (sentAt: number) => Promise<boolean>,
   ): Promise<number | undefined> {
     const { ledger, account } = this;
     if (!ledger || account === undefined) return undefined;
-    const intent = { account, service, items, liveForMs: this.liveForMs };
+    const intent = this.intentOf(account, service, items);
     let waited: string | undefined;
     for (;;) {
       const now = this.ctx.clock.now();
@@ -149,7 +149,7 @@ export class LocalCreates {
         this.ctx.printer.notice(alive ? sendingWords(other) : inDoubtWords(other, this.landsUntil(other), stopped));
       }
       // A stopped run's request: the walk looks for its task every few seconds, to the instant it could land.
-      if (!alive && look !== undefined && (await look())) return undefined;
+      if (!alive && look !== undefined && (await look(other.sentAt))) return undefined;
       const pause = alive
         ? SENDING_POLL_MS
         : Math.max(SENDING_POLL_MS, Math.min(IN_DOUBT_LOOK_MS, this.landsUntil(other) - now));
@@ -158,13 +158,19 @@ export class LocalCreates {
   }
 
   /**
-   * Until when the request of an entry not settled with a task may still make it: its send plus its timeout and the
-   * landing margin (a journaled chunk's "could land until"), or earlier when its window closed (an answered failure,
-   * a reconciliation that ended).
+   * Until when the request of an entry not settled with a task may still make it: the instant its own run recorded
+   * (its send plus its own timeout and the landing margin: a journaled chunk's "could land until"), or earlier when
+   * its window closed (an answered failure, a reconciliation that ended). An entry of an earlier version, which
+   * records no such instant, counts until it expires (its run's timeout and reconciliation), never this run's timeout.
    */
   private landsUntil(entry: LedgerEntry): number {
     if (entry.state === 'created') return 0;
-    return Math.min(entry.closedAt ?? Number.POSITIVE_INFINITY, entry.sentAt + this.landsWithinMs);
+    return Math.min(entry.closedAt ?? Number.POSITIVE_INFINITY, entry.landsUntil ?? entry.expiresAt);
+  }
+
+  /** What this run records of a request: its entry's life, and its own landing bound (`landsUntil`). */
+  private intentOf(account: string, service: string, items: readonly string[]): Intent {
+    return { account, service, items, liveForMs: this.liveForMs, landsWithinMs: this.landsWithinMs };
   }
 
   /** A reservation no POST took over (a task reused, the run stopped before sending): it goes. */

@@ -13,7 +13,7 @@ import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedEr
 import { formatDuration, parsePositiveDuration } from '../../lib/duration.js';
 import { counted } from '../items/clean.js';
 import { multisetWithin } from '../items/multiset.js';
-import { stampedBefore } from '../server-time.js';
+import { DATE_CLOCK_SPREAD_MS, stampedBefore } from '../server-time.js';
 import type { Snapshot } from '../reconcile.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
@@ -131,13 +131,16 @@ async function lookBefore(
   try {
     if (options.reuseWindow !== undefined) {
       const window = options.reuseWindow;
+      // While (and right after) a stopped run's request is waited for, the walk reaches back to its send, loosened as
+      // a window's start is, whatever the window: its task is stamped then, and the wait may outlast the window.
+      let since = Number.POSITIVE_INFINITY;
       const walk = () =>
         reconcile.findReusableTask(
           api,
           {
             service,
             items,
-            createdAfter: ctx.clock.now() - window,
+            createdAfter: Math.min(ctx.clock.now() - window, since - DATE_CLOCK_SPREAD_MS),
             exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
             allowItemFailures: options.allowItemFailures === true,
           },
@@ -147,7 +150,8 @@ async function lookBefore(
       // Another run of this machine sending the same items: its task, once answered, is the one to reuse. A stopped
       // run's request that may still land: the walk looks for its task meanwhile.
       let early: Awaited<ReturnType<typeof walk>> | undefined;
-      const twin = await local.reserve(service, items, ctx.signal, async () => {
+      const twin = await local.reserve(service, items, ctx.signal, async (sentAt) => {
+        since = Math.min(since, sentAt);
         const found = await walk();
         if (found.match.kind === 'found') early = found;
         return early !== undefined;

@@ -169,9 +169,10 @@ describe('a re-run after a run killed with its request out (--reuse-window, and 
     const { taskId: _task, closedAt: _closed, job: _job, ...seed } = file.entries[0] ?? {};
     const sentAt = clock.now() - 1000;
     const killed = { ...seed, id: 'killed01', run: 'killedrun', pid: notRunningPid(), state: 'sending', sentAt };
-    const entry = { ...killed, count: ITEMS.length, digest: itemsDigest(ITEMS), expiresAt: sentAt + 600_000 };
+    const landsUntil = sentAt + POST_TIMEOUT_MS + LANDING_MARGIN_MS; // as its run (default timeout) recorded it
+    const digest = itemsDigest(ITEMS);
+    const entry = { ...killed, count: ITEMS.length, digest, expiresAt: sentAt + 600_000, landsUntil };
     writeFileSync(path, JSON.stringify({ ...file, entries: [...file.entries, entry] }));
-    const landsUntil = sentAt + POST_TIMEOUT_MS + LANDING_MARGIN_MS;
     const tasks = async () => {
       const response = await fetch(`${sandbox!.url}/tasks?per_page=100`, { headers: { 'X-API-Key': sandbox!.apiKey } });
       const body = (await response.json()) as { data: Array<{ id: number; total_items: number; created_at: string }> };
@@ -212,5 +213,92 @@ describe('a re-run after a run killed with its request out (--reuse-window, and 
       expect(rerun.stdout.trim()).toBe(String(only?.id));
       expect(Date.parse(only?.created_at ?? '')).toBeGreaterThanOrEqual(landsUntil);
     }
+  });
+});
+
+describe('the wait for a killed run: its own landing and its own send, whatever the re-run says', () => {
+  const S = 'domain_check_availability';
+  const ITEMS = ['k1.com', 'k2.com'];
+  /** A seed run's ledger entry (written with `seedArgs`) turned into a killed run's request for ITEMS. */
+  async function killedRun(seedArgs: string[], shape = (entry: Record<string, unknown>) => entry) {
+    const world = await setup();
+    expect((await world.run(['create', S, 'seed.com', '-y', '-q', ...seedArgs])).code).toBe(0);
+    const path = join(home!, 'cache', 'creates.json');
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { entries: Array<Record<string, unknown>> };
+    const { taskId: _task, closedAt: _closed, job: _job, ...seed } = file.entries[0] ?? {};
+    const killed = { ...seed, id: 'killed02', run: 'killedrun', pid: notRunningPid(), state: 'sending' };
+    const entry = shape({ ...killed, count: ITEMS.length, digest: itemsDigest(ITEMS) });
+    writeFileSync(path, JSON.stringify({ ...file, entries: [...file.entries, entry] }));
+    const post = async () => {
+      const response = await fetch(`${sandbox!.url}/tasks`, {
+        method: 'POST',
+        headers: { 'X-API-Key': sandbox!.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ service: S, items: ITEMS }),
+      });
+      return ((await response.json()) as { data: { id: number } }).data.id;
+    };
+    const tasks = async () => {
+      const response = await fetch(`${sandbox!.url}/tasks?per_page=100`, { headers: { 'X-API-Key': sandbox!.apiKey } });
+      const body = (await response.json()) as { data: Array<{ id: number; total_items: number }> };
+      return body.data.filter((task) => task.total_items === ITEMS.length);
+    };
+    const rerun = (argv: string[], clock: Clock) =>
+      runTaskctl(['create', S, ...ITEMS, '-y', '-q', ...argv], {
+        clock,
+        env: { TASKCTL_BASE_URL: sandbox!.url, TASKCTL_API_KEY: sandbox!.apiKey },
+        home,
+      });
+    return { ...world, sentAt: Number(seed.sentAt), post, tasks, rerun };
+  }
+
+  it('a request sent with --request-timeout 5m: a default re-run waits past 62 s and reuses the task landing at +100 s', async () => {
+    const { clock, sentAt, post, tasks, rerun } = await killedRun(['--request-timeout', '5m']);
+    let landed: number | undefined;
+    const watching: Clock = {
+      now: () => clock.now(),
+      sleep: async (ms, signal) => {
+        if (landed === undefined && clock.now() >= sentAt + 100_000) landed = await post();
+        return clock.sleep(ms, signal);
+      },
+    };
+    const result = await rerun(['--reuse-window', '1h'], watching);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `could land until ${new Date(sentAt + 5 * 60_000 + LANDING_MARGIN_MS).toISOString()}`,
+    );
+    expect(landed).toBeDefined();
+    expect(result.stdout.trim()).toBe(String(landed));
+    expect((await tasks()).map((task) => task.id)).toEqual([landed]);
+  });
+
+  it('an entry of an earlier version (no landing recorded) is waited for until it expires, not the re-run’s 62 s', async () => {
+    const older = ({ landsUntil: _lands, ...entry }: Record<string, unknown>) => ({
+      ...entry,
+      expiresAt: Number(entry.sentAt) + 200_000,
+    });
+    const { clock, sentAt, post, tasks, rerun } = await killedRun([], older);
+    let landed: number | undefined;
+    const watching: Clock = {
+      now: () => clock.now(),
+      sleep: async (ms, signal) => {
+        if (landed === undefined && clock.now() >= sentAt + 150_000) landed = await post();
+        return clock.sleep(ms, signal);
+      },
+    };
+    const result = await rerun(['--reuse-window', '1h'], watching);
+    expect(result.code, result.stderr).toBe(0);
+    expect(landed).toBeDefined();
+    expect(result.stdout.trim()).toBe(String(landed));
+    expect((await tasks()).map((task) => task.id)).toEqual([landed]);
+  });
+
+  it('--reuse-window 20s: the killed run’s task, made at its send and listed at +30 s, is reused (no POST)', async () => {
+    const { clock, sentAt, post, tasks, rerun } = await killedRun([]);
+    const landed = await post(); // made right at the killed run's send
+    clock.advance(sentAt + 30_000 - clock.now());
+    const result = await rerun(['--reuse-window', '20s'], clock);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(String(landed));
+    expect((await tasks()).map((task) => task.id)).toEqual([landed]);
   });
 });

@@ -29,7 +29,7 @@ function open(): Promise<LocalCreates> {
     env,
     cache: { account: 'account-1' },
   };
-  return LocalCreates.open(ctx as unknown as Parameters<typeof LocalCreates.open>[0], 600_000);
+  return LocalCreates.open(ctx as unknown as Parameters<typeof LocalCreates.open>[0], 600_000, 62_000);
 }
 
 const stamped = (id: number, at: number): Task => ({
