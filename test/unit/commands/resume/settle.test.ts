@@ -592,6 +592,17 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
     expect(await world.posts()).toBe(4);
   });
 
+  it('a retry into its journal is refused, naming the resume that goes past the refused chunk', async () => {
+    const argv = ['create', S, 'fail-1.example.com', 'r2.example.com', 'bad item here', 'r4.example.com'];
+    const created = await run([...argv, '--no-validate', '--chunk-size', '2', '--journal', journal(), '-y', '-q']);
+    expect(created.code).toBe(3);
+    const [task] = await world.tasks();
+    const retry = await run(['retry', String(task?.id), '--journal', journal(), '-y']);
+    expect(retry.code, retry.stderr).toBe(2);
+    expect(retry.stderr).toContain(`Continue it: taskctl resume ${journal()} --skip-refused;`);
+    expect(await world.posts()).toBe(2);
+  });
+
   it('--adopt without --skip-refused: exit 3 names both flags, and that command finishes the job', async () => {
     const id = await refusedThenInDoubt();
     const task = Math.max(...(await world.tasks()).map((t) => t.id));
