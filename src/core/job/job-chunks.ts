@@ -6,6 +6,7 @@
 import type { Task } from '../../api/schemas.js';
 import { MalformedResponseError } from '../../errors.js';
 import { chunkItems, type JobState, type SendRecord } from '../submit/journal-records.js';
+import { resumeCommand } from '../submit/types.js';
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
@@ -80,7 +81,11 @@ const NONE: readonly number[] = [];
  * with all of them listed and the journal has the digest; otherwise the service, the count and the send are what is
  * known.
  */
-export function checkChunkTask(job: { file: string; service: string }, chunk: CreatedChunk, task: Task): void {
+export function checkChunkTask(
+  job: { file: string; service: string; refused?: readonly unknown[] },
+  chunk: CreatedChunk,
+  task: Task,
+): void {
   const problem = chunkTaskProblem(job, chunk, task);
   if (problem === undefined) return;
   // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's. Of the job's
@@ -88,7 +93,7 @@ export function checkChunkTask(job: { file: string; service: string }, chunk: Cr
   throw new MalformedResponseError(
     `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${problem.wrong}`,
     task.service === job.service
-      ? `Task ${task.id} is not this chunk's (${problem.why}). Find the chunk's own task (another than ${task.id}), then give it: taskctl resume ${job.file} --adopt ${chunk.chunk}=ID`
+      ? `Task ${task.id} is not this chunk's (${problem.why}). Find the chunk's own task (another than ${task.id}), then give it: ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ` --adopt ${chunk.chunk}=ID`)}`
       : 'The server does not answer with the task the journal recorded; is this the service the job ran on?',
   );
 }

@@ -13,6 +13,7 @@ import { holderWords } from '../../store/lock-file.js';
 import { jobIdOf, jobStore, journalOf } from './registry.js';
 import { requireJobAccount } from './job-account.js';
 import { JobFold } from '../submit/journal-records.js';
+import { resumeCommand } from '../submit/types.js';
 import { checkChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
 import { counted } from '../items/clean.js';
 import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
@@ -108,7 +109,7 @@ export function requireComplete(job: JournaledJob, command: string): void {
   throw new UsageError(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; ${command} needs every task`,
     job.runner === undefined
-      ? `Finish it first: taskctl resume ${job.file}${job.refused.length > 0 ? ' --skip-refused' : ''} --wait`
+      ? `Finish it first: ${resumeCommand({ id: job.file, refused: job.refused.length > 0 }, ' --wait')}`
       : 'Wait for that run to end, then run this again.',
   );
 }
@@ -132,7 +133,7 @@ export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob
   if (job.unfinished.length === 0) return;
   const next =
     job.runner === undefined
-      ? `finish it: taskctl resume ${job.file}${job.refused.length > 0 ? ' --skip-refused' : ''}`
+      ? `finish it: ${resumeCommand({ id: job.file, refused: job.refused.length > 0 })}`
       : 'run this again once that run has ended';
   ctx.printer.warn(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; using its ${counted(job.created.length, 'task')} (${next})`,

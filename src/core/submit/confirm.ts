@@ -14,7 +14,7 @@ import { requestLabel } from '../../api/api-errors.js';
 import type { Output, Process, Prompts, Service } from '../capabilities.js';
 import { BalanceError, CliError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
-import type { PricedBatch, SubmitOptions } from './types.js';
+import { resumeCommand, type JobRef, type PricedBatch, type SubmitOptions } from './types.js';
 
 /** The balance read before the first POST gets as long as the snapshot beside it: it must not hold the create up. */
 const BALANCE_BUDGET_MS = 1000;
@@ -29,7 +29,7 @@ export async function confirmCost(
   batches: readonly PricedBatch[],
   options: SubmitOptions,
   verb: string,
-  resuming?: { id: string },
+  resuming?: JobRef,
 ): Promise<Balance | undefined> {
   const estimate = totalEstimate(batches);
   if (options.maxCost !== undefined && estimate > options.maxCost) {
@@ -37,7 +37,7 @@ export async function confirmCost(
     if (resuming) {
       throw new BalanceError(
         `${above}; nothing more was sent`,
-        `Continue it with: taskctl resume ${resuming.id} --max-cost ${estimate}`,
+        `Continue it with: ${resumeCommand(resuming, ` --max-cost ${estimate}`)}`,
       );
     }
     throw new BalanceError(`${above}; nothing was created`, 'Raise --max-cost, or send fewer items.');
@@ -71,7 +71,7 @@ export async function confirmCost(
   // A resumed job may have chunks created (or in doubt) by earlier runs: only this run sent nothing.
   if (resuming) {
     const words = 'nothing was sent by this run; the job is still unfinished';
-    const next = `Continue it with: taskctl resume ${resuming.id}`;
+    const next = `Continue it with: ${resumeCommand(resuming)}`;
     if (answer === 'interrupted') throw new InterruptedError(`cancelled at the confirmation; ${words}`, next);
     throw new DeclinedError(`${answer === 'closed' ? 'No answer (the input ended): n' : 'N'}${words.slice(1)}.`, next);
   }
@@ -129,7 +129,7 @@ export function balanceGuard(
 }
 
 /** The job a run sends, if any, and whether it is kept whatever this run does. */
-type UnreadFor = { id: string; kept: () => boolean } | undefined;
+type UnreadFor = (JobRef & { kept: () => boolean }) | undefined;
 
 /** Said once, before the first POST, when there is more than one chunk to send and the balance is unknown. */
 function warnUnreadBalance(ctx: Output, batches: readonly PricedBatch[], error: unknown, job: UnreadFor): void {
@@ -144,7 +144,7 @@ function warnUnreadBalance(ctx: Output, batches: readonly PricedBatch[], error: 
     job === undefined
       ? ''
       : job.kept()
-        ? `; continue it then with: taskctl resume ${job.id}`
+        ? `; continue it then with: ${resumeCommand(job)}`
         : ', and its message then says how to continue it';
   ctx.printer.warn(
     `the balance could not be read${why}, so the ${formatCount(chunks)} chunks are sent without checking it: the job may stop part-way when the balance runs out${next}`,

@@ -43,7 +43,7 @@ import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
-import type { SubmitOptions, Submitter } from './types.js';
+import { resumeCommand, type JobRef, type SubmitOptions, type Submitter } from './types.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
 type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;
@@ -264,7 +264,7 @@ export async function runJournaledCreate(
     const { pruneExpired } = await import('../jobs.js');
     await pruneExpired(ctx, place.store);
   } catch (error) {
-    throw interruptedBeforeSending(ctx, error, id, file);
+    throw interruptedBeforeSending(ctx, error, { id }, file);
   } finally {
     file.close(() => discardUnsent(place, id, file));
   }
@@ -278,12 +278,12 @@ export async function runJournaledCreate(
 function interruptedBeforeSending(
   ctx: Pick<Process, 'signal'>,
   error: unknown,
-  id: string,
+  job: JobRef,
   file: JournalFile,
 ): unknown {
   if (!ctx.signal.aborted || error instanceof CliError) return error;
   if (!file.holds('send')) return nothingSent(ctx, error);
-  return new InterruptedError('interrupted before this run sent anything', `Continue it with: taskctl resume ${id}`);
+  return new InterruptedError('interrupted before this run sent anything', `Continue it with: ${resumeCommand(job)}`);
 }
 
 /**
@@ -466,7 +466,8 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
       read.prepared.dispose();
     }
   } catch (error) {
-    throw interruptedBeforeSending(ctx, error, opened.id, file);
+    // A run past refused chunks keeps its --skip-refused in the hint (a no-op on a job without them).
+    throw interruptedBeforeSending(ctx, error, { id: opened.id, refused: options.skipRefused === true }, file);
   } finally {
     file.close();
   }
@@ -581,7 +582,7 @@ async function continueJob(
     ? new Map<number, string[]>()
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
   const user = parseUserSettlement(journal, run.options);
-  const skip = skipRefused(ctx, journal, id, run.options.skipRefused === true);
+  const skip = skipRefused(ctx, journal, { id, user }, run.options.skipRefused === true);
   if (run.continued) ctx.printer.info(standing(journal, user, id, skip));
   await runPipeline(
     ctx,
@@ -590,7 +591,7 @@ async function continueJob(
       done: journal.done,
       skip,
       observer: journal,
-      job: { id, name: open.name },
+      job: { id, name: open.name, refused: skip.size > 0 },
       verb: run.verb,
       settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id }),
     },
@@ -605,7 +606,7 @@ async function continueJob(
 function skipRefused(
   ctx: Pick<Submitter, 'printer'>,
   journal: JobJournal,
-  id: string,
+  { id, user }: { id: string; user: UserSettlement },
   skip: boolean,
 ): ReadonlySet<number> {
   const refused = journal.refused();
@@ -628,8 +629,16 @@ function skipRefused(
   }
   throw new InputError(
     `${what}\nsending the same items again is refused the same way, so they are not sent again`,
-    `Correct those items and create them on their own; continue the job without them: taskctl resume ${id} --skip-refused`,
+    `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ id, refused: true }, settleFlags(user))}`,
   );
+}
+
+/** The run's own --adopt/--resend, kept in the exit-3 hint: the command it names settles them too. */
+function settleFlags(user: UserSettlement): string {
+  return [
+    ...user.adopt.map(({ chunk, id }) => ` --adopt ${chunk}=${id}`),
+    ...user.resend.map((c) => ` --resend ${c}`),
+  ].join('');
 }
 
 /** The items of each chunk in doubt, read now; a chunk whose items are not those it was sent with is exit 2. */

@@ -51,7 +51,7 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
   await input.settle?.(api, state);
   const { job, observer } = input;
   const kept = () => observer?.anySent() === true;
-  state.guard = balanceGuard(ctx, api, priced, balance, job && { id: job.id, kept });
+  state.guard = balanceGuard(ctx, api, priced, balance, job && { ...job, kept });
   // What an earlier run (or the settling just now) gave a task, as of now: the chunks this run sends are the others.
   const done = new Map(input.done);
   const outcomes = await sendChunks(ctx, api, { priced, done, state, input }, options);

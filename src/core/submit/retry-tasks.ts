@@ -13,7 +13,7 @@ import { errorMatch, toRetry, type ErrorMatch } from '../job/error-match.js';
 import type { JobPlace } from './journaled-run.js';
 import type { Job } from './journal-records.js';
 import { runPipeline } from './pipeline.js';
-import type { Batch, SubmitOptions, Submitter } from './types.js';
+import { resumeCommand, type Batch, type SubmitOptions, type Submitter } from './types.js';
 
 export interface RetryOptions extends SubmitOptions {
   /** Commander's `--no-reuse`: false pays again even for a retry made moments ago. */
@@ -159,9 +159,10 @@ export async function journaledRetry(
     // Its input would be replaced by this run's choice: the job there goes on with its own. One that sent nothing
     // (refused by --max-cost, declined, stopped before its first chunk) is started again as given, as a create's is.
     if (state?.sent === true) {
+      const refused = !state.done && [...state.chunks.values()].some((chunk) => chunk.refused !== undefined);
       throw new UsageError(
         `${place.name} already holds a job`,
-        `Continue it: taskctl resume ${place.name}; or give this retry a new --journal path.`,
+        `Continue it: ${resumeCommand({ id: place.name, refused })}; or give this retry a new --journal path.`,
       );
     }
     writeItems(input, batch.items);

@@ -26,15 +26,17 @@ import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint } from './send.js';
-import type {
-  Dispatch,
-  DoneChunk,
-  Outcome,
-  PipelineInput,
-  PlannedChunk,
-  PricedBatch,
-  SendState,
-  SubmitOptions,
+import {
+  resumeCommand,
+  type JobRef,
+  type Dispatch,
+  type DoneChunk,
+  type Outcome,
+  type PipelineInput,
+  type PlannedChunk,
+  type PricedBatch,
+  type SendState,
+  type SubmitOptions,
 } from './types.js';
 
 interface ChunkPlan {
@@ -116,14 +118,14 @@ export async function sendChunks(
       await output.abort();
       // A job of which no request left (refused by the balance guard, Ctrl-C before the first POST) has nothing to
       // resume: the failure's own hint stands.
-      const stoppedJob = plan.input.observer?.anySent() === false ? undefined : job?.id;
+      const stoppedJob = plan.input.observer?.anySent() === false ? undefined : job;
       throw stopped(ctx, error, {
         service,
         tasks: tasks(),
         total,
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
-        refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob),
+        refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id),
         unjournaled: job === undefined && total > 1 ? () => unjournaledHint(plan, total, flight, error) : undefined,
       });
     }
@@ -136,7 +138,7 @@ export async function sendChunks(
       throw new CliError(
         `cannot write the output (${systemErrorWords(lost)}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
-        `The ids above may not have been printed. ${lostHint(job?.id, tasks() === total, () => continueHint(service, job?.id, tasks(), unjournaledHint(plan, total, flight, undefined)))}`,
+        `The ids above may not have been printed. ${lostHint(job?.id, tasks() === total, () => continueHint(service, job, tasks(), unjournaledHint(plan, total, flight, undefined)))}`,
       );
     }
     return outcomes;
@@ -225,8 +227,8 @@ function idRanges(ids: readonly number[]): string {
 }
 
 /** The one next step of a job that stopped: it never sends a chunk that has a task again. */
-function resumeHint(job: string): string {
-  return `Continue it with: taskctl resume ${job}`;
+function resumeHint(job: JobRef): string {
+  return `Continue it with: ${resumeCommand(job)}`;
 }
 
 /** Without a journal (an unwritable state directory), re-running would send every item again: never advised. */
@@ -362,7 +364,7 @@ function lostHint(job: string | undefined, all: boolean, rest: () => string): st
 }
 
 /** `unjournaled`: without a journal, the items that have no task named (unjournaledHint). */
-function continueHint(service: string, job: string | undefined, tasks: number, unjournaled?: string): string {
+function continueHint(service: string, job: JobRef | undefined, tasks: number, unjournaled?: string): string {
   if (job !== undefined) return resumeHint(job);
   return tasks > 0 ? (unjournaled ?? UNRESUMABLE) : listHint(service);
 }
@@ -379,7 +381,7 @@ function stopped(
     tasks: number;
     total: number;
     ids: number[];
-    job: string | undefined;
+    job: JobRef | undefined;
     /** The job's chunk the service refused, named with the way past it (refusedHint). */
     refused: string | undefined;
     /** Without a journal, past one chunk: the chunk that may have a task and the items that have none. */
@@ -402,7 +404,7 @@ function stopped(
       ? failure.hint // its new name: the job's id leads to the old one
       : (at.refused ??
         (at.job !== undefined
-          ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}taskctl resume ${at.job}`
+          ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}${resumeCommand(at.job)}`
           : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
   const message =
     at.tasks === 0

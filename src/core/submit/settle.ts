@@ -22,7 +22,7 @@ import { chunkItems, JobFold, type SendRecord } from './journal-records.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
-import type { PlannedChunk, SendState } from './types.js';
+import { resumeCommand, type JobRef, type PlannedChunk, type SendState } from './types.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
@@ -75,7 +75,7 @@ function parseChunk(text: string, flag: string, journal: JobJournal, withTask = 
     // Its items were answered with a refusal (docs/behaviour.md#a-refused-chunk): sending them again is refused again.
     throw new UsageError(
       `${flag} ${chunk}: the service refused the items of chunk ${chunk} (${refused}); it is not in doubt`,
-      `Correct those items and create them on their own; continue the job without them: taskctl resume ${journal.id} --skip-refused`,
+      `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ id: journal.id, refused: true })}`,
     );
   }
   if (!journal.inDoubt().includes(chunk)) {
@@ -304,17 +304,17 @@ async function settleByScan(
   journal.unknown(planned, seen, why);
   throw new CreateUnknownError(
     `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}${chunk.resendAsked ? '; it was not sent again' : ''}`,
-    unsureHint(doubt.name, index, seen),
+    unsureHint({ id: doubt.name, refused: doubt.journal.refused().length > 0 }, index, seen),
   );
 }
 
 /** Exit 9's next step: the candidates to look at, then `--adopt` (`--resend` only if none is the chunk's); else later. */
-function unsureHint(name: string, index: number, ids: readonly number[]): string {
-  if (ids.length === 0) return `Try again later: taskctl resume ${name}`;
+function unsureHint(job: JobRef, index: number, ids: readonly number[]): string {
+  if (ids.length === 0) return `Try again later: ${resumeCommand(job)}`;
   const [only] = ids;
   return ids.length === 1
-    ? `Look at it (taskctl show ${only}), then: taskctl resume ${name} --adopt ${index}=${only}, or --resend ${index} if it is not this chunk's.`
-    : `Look at them (taskctl show ${ids.join(' ')}), then: taskctl resume ${name} --adopt ${index}=ID, or --resend ${index} if none is this chunk's.`;
+    ? `Look at it (taskctl show ${only}), then: ${resumeCommand(job, ` --adopt ${index}=${only}`)}, or --resend ${index} if it is not this chunk's.`
+    : `Look at them (taskctl show ${ids.join(' ')}), then: ${resumeCommand(job, ` --adopt ${index}=ID`)}, or --resend ${index} if none is this chunk's.`;
 }
 
 /**

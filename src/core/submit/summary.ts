@@ -7,7 +7,7 @@ import { CliError, ExitCode, JournalWriteError } from '../../errors.js';
 import { idArgs, LISTED_IDS } from '../follow/outcome.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
 import { counted, formatCount } from '../items/clean.js';
-import type { DoneChunk, Outcome, PipelineInput, SubmitOptions } from './types.js';
+import { resumeCommand, type DoneChunk, type Outcome, type PipelineInput, type SubmitOptions } from './types.js';
 
 /** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
 type Finisher = Output & Process & Runtime & Store & Service;
@@ -37,7 +37,7 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
   } catch (error) {
     // Every task exists; only the job's end is not on record: resuming it records that and sends nothing.
     if (!(error instanceof JournalWriteError) || !end.input.job) throw error;
-    throw new JournalWriteError(error.message, `When there is room again: taskctl resume ${end.input.job.id}`);
+    throw new JournalWriteError(error.message, `When there is room again: ${resumeCommand(end.input.job)}`);
   }
   const line = all.length > 0 ? summary(all) : 'no task';
   const { job } = end.input;

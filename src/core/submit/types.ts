@@ -136,7 +136,7 @@ export interface PipelineInput {
    * A job (docs/behaviour.md#jobs): `id` names it in every hint (`taskctl resume ID`) and marks each chunk's ledger
    * entry (resume takes them over); `name`, the journal as the user gave it (the id when in the state directory).
    */
-  job?: { id: string; name: string };
+  job?: JobRef & { name: string };
   /** The prompt's first word: `Create`, `Retry`, `Resume`. */
   verb: string;
   /** What validation changed (create only): reported by --dry-run. */
@@ -146,4 +146,18 @@ export interface PipelineInput {
    * (reporting through the same observer, adding to `done`).
    */
   settle?: (api: ApiClient, state: SendState) => Promise<void>;
+}
+
+/** A job as its hints name it: `refused`, it has chunks the service refused (a resume of it needs `--skip-refused`). */
+export interface JobRef {
+  id: string;
+  refused?: boolean;
+}
+
+/**
+ * The one `taskctl resume …` command every hint of a job prints: with `--skip-refused` while the job has refused
+ * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk); `more`, flags after it.
+ */
+export function resumeCommand(job: JobRef, more = ''): string {
+  return `taskctl resume ${job.id}${job.refused === true ? ' --skip-refused' : ''}${more}`;
 }

@@ -527,3 +527,90 @@ describe('a chunk whose items the service refused', () => {
     expect(await world.posts()).toBe(3);
   });
 });
+
+describe('a job with a chunk refused and a chunk in doubt', () => {
+  const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
+  const items = ['r1.example.com', 'r2.example.com', 'bad item here', 'r4.example.com', 'r5.example.com'];
+  /** The `taskctl resume …` command of the last line of stderr, as printed (up to its `, or` alternative). */
+  const hinted = (stderr: string) => {
+    const last = stderr.trim().split('\n').at(-1) ?? '';
+    const command = /taskctl (resume [^,]*?)\.?(?:,|$)/.exec(last)?.[1];
+    expect(command, last).toBeDefined();
+    return (command ?? '').split(' ');
+  };
+  /** Chunk 2 refused (exit 3), then chunk 3's answer lost with the list unreadable (exit 9): the job's id. */
+  async function refusedThenInDoubt(): Promise<string> {
+    const input = join(dir, 'in.txt');
+    writeFileSync(input, `${items.join('\n')}\n`);
+    const created = await run(['create', S, '-f', input, '--no-validate', '--chunk-size', '2', '-y', '-q']);
+    expect(created.code).toBe(3);
+    const id = /job (j-[0-9a-z]+)/.exec(created.stderr)?.[1] ?? '';
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+    await world.fault({ method: 'GET', path: '/tasks', kind: 'non-json', status: 502, count: 100_000 });
+    const skipped = await run([...hinted(created.stderr), '-y']);
+    expect(skipped.code, skipped.stderr).toBe(9);
+    // Later, the list reads again: the hint still carries the way past the refused chunk.
+    expect(skipped.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`: taskctl resume ${id} --skip-refused$`));
+    await world.clearFaults();
+    return id;
+  }
+
+  it('every hint followed verbatim ends the job, each item paid once', async () => {
+    const id = await refusedThenInDoubt();
+    let last = await run(['resume', id, '-y']);
+    for (let step = 0; step < 4 && last.code !== 0; step++) {
+      expect([3, 9], last.stderr).toContain(last.code);
+      last = await run([...hinted(last.stderr), '-y']);
+    }
+    expect(last.code, last.stderr).toBe(0);
+    expect(await world.posts()).toBe(3);
+    expect([...(await world.itemCounts()).values()]).toEqual([1, 1, 1]);
+  });
+
+  it('the same with another task of the chunk’s items made meanwhile: exit 9 names both flags, and its command ends the job', async () => {
+    const id = await refusedThenInDoubt();
+    // Someone else (another machine: its own state directory) creates the same item while the chunk is in doubt.
+    const other = await runTaskctl(['create', S, 'r5.example.com', '-y', '-q'], {
+      env: world.env,
+      clock: world.clock,
+      home: join(dir, 'elsewhere'),
+    });
+    expect(other.code, other.stderr).toBe(0);
+    let last = await run(['resume', id, '-y']);
+    const seen: string[] = [];
+    for (let step = 0; step < 4 && last.code !== 0; step++) {
+      expect([3, 9], last.stderr).toContain(last.code);
+      // "--adopt 3=ID" among several candidates: the user picks one of those `taskctl show` lists.
+      const candidate = /taskctl show (\d+)/.exec(last.stderr)?.[1] ?? '';
+      const next = hinted(last.stderr).map((word) => word.replace(/=ID$/, `=${candidate}`));
+      seen.push(next.join(' '));
+      last = await run([...next, '-y']);
+    }
+    expect(last.code, last.stderr).toBe(0);
+    expect(seen.some((command) => command.includes('--skip-refused --adopt 3='))).toBe(true);
+    // The two creates' chunks 1 and 2, the lost chunk 3, the other create's: nothing sent again.
+    expect(await world.posts()).toBe(4);
+  });
+
+  it('a retry into its journal is refused, naming the resume that goes past the refused chunk', async () => {
+    const argv = ['create', S, 'fail-1.example.com', 'r2.example.com', 'bad item here', 'r4.example.com'];
+    const created = await run([...argv, '--no-validate', '--chunk-size', '2', '--journal', journal(), '-y', '-q']);
+    expect(created.code).toBe(3);
+    const [task] = await world.tasks();
+    const retry = await run(['retry', String(task?.id), '--journal', journal(), '-y']);
+    expect(retry.code, retry.stderr).toBe(2);
+    expect(retry.stderr).toContain(`Continue it: taskctl resume ${journal()} --skip-refused;`);
+    expect(await world.posts()).toBe(2);
+  });
+
+  it('--adopt without --skip-refused: exit 3 names both flags, and that command finishes the job', async () => {
+    const id = await refusedThenInDoubt();
+    const task = Math.max(...(await world.tasks()).map((t) => t.id));
+    const adopt = await run(['resume', id, '--adopt', `3=${task}`, '-y']);
+    expect(adopt.code).toBe(3);
+    expect(hinted(adopt.stderr)).toEqual(['resume', id, '--skip-refused', '--adopt', `3=${task}`]);
+    const done = await run([...hinted(adopt.stderr), '-y', '-q']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(await world.posts()).toBe(3);
+  });
+});
