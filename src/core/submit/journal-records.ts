@@ -269,6 +269,9 @@ export class JobFold {
     }
     const chunk = state.chunks.get(record.chunk) ?? {};
     state.chunks.set(record.chunk, chunk);
+    // Sent again or given a task after a refusal (an older version, which ignores `refused`, continued the journal).
+    if (record.type === 'send' || record.type === 'created' || (record.type === 'reconciled' && record.task !== null))
+      delete chunk.refused;
     if (record.type === 'send') {
       chunk.send = this.counts ? { ...record, before: [] } : record;
       delete chunk.cutFor;

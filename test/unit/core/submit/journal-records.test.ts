@@ -55,6 +55,25 @@ describe('rebuild', () => {
     expect(rebuild([...records.slice(0, 4), plain], '/j.jsonl')?.chunks.get(2)).toEqual({});
   });
 
+  it('a refused chunk sent again (an older version continued the journal) is no longer refused', () => {
+    const refusal = { type: 'reconciled', chunk: 2, task: null, cost: 0, by: 'answer', refused: 'items[0] "a b"' };
+    const records: unknown[] = [jobRecord(3), send(2, []), refusal, send(2, [])];
+    const inDoubt = rebuild(records, '/j.jsonl');
+    expect(inDoubt?.chunks.get(2)).not.toHaveProperty('refused');
+    expect(jobChunks(inDoubt!)[1]).toMatchObject({ chunk: 2, sent: expect.anything() });
+    expect(jobChunks(inDoubt!)[1]).not.toHaveProperty('refused');
+    const created = rebuild([...records, { type: 'created', chunk: 2, task: 9, cost: 1, how: 'created' }], '/j.jsonl');
+    expect(created?.chunks.get(2)).toMatchObject({ task: { id: 9, cost: 1 } });
+    expect(created?.chunks.get(2)).not.toHaveProperty('refused');
+    // A chunk with a task is never listed as refused, whatever else its state holds.
+    const both = new Map([[2, { refused: 'x', task: { id: 9, cost: 1, how: 'created' as const } }]]);
+    expect(jobChunks({ ...created!, chunks: both })[1]).toEqual({ chunk: 2, items: 1, task: 9 });
+    const found = { type: 'reconciled', chunk: 2, task: 9, cost: 1, by: 'scan' };
+    expect(rebuild([jobRecord(3), send(2, []), refusal, found], '/j.jsonl')?.chunks.get(2)).not.toHaveProperty(
+      'refused',
+    );
+  });
+
   it('a damaged line in a 65,000-chunk journal: the chunk it may have sent is found, never a stack overflow', () => {
     const records: unknown[] = [jobRecord(CHUNKS + 1)];
     for (let chunk = 1; chunk <= CHUNKS; chunk++) {
