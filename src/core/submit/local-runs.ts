@@ -30,6 +30,8 @@ export class LocalCreates {
   private warned = false;
   /** This run's reservation of the items it is about to look up and send (`reserve`), until its POST or `release`. */
   private reserved: LedgerEntry | undefined;
+  /** The job of a stopped run whose request for these items this one waited for: told of once this run has a task. */
+  private waitedFor: LedgerJob | undefined;
 
   private constructor(
     private readonly ctx: LedgerUser,
@@ -127,6 +129,7 @@ export class LocalCreates {
     look?: (sentAt: number) => Promise<boolean>,
   ): Promise<number | undefined> {
     const { ledger, account } = this;
+    this.waitedFor = undefined;
     if (!ledger || account === undefined) return undefined;
     const intent = this.intentOf(account, service, items);
     let waited: string | undefined;
@@ -139,13 +142,17 @@ export class LocalCreates {
       if ('entry' in result) {
         this.reserved = result.entry;
         const twin = waited === undefined ? undefined : this.attempt(() => ledger.read().find((e) => e.id === waited));
-        return twin?.state === 'created' ? twin.taskId : undefined;
+        if (twin?.state !== 'created') return undefined;
+        this.waitedFor = undefined; // settled with its task: that job has nothing left in doubt
+        return twin.taskId;
       }
       const other = result.busy;
       const alive = other.state === 'sending' && runAlive(other, this.ctx.env);
       if (waited === undefined) {
         waited = other.id;
         const stopped = !runAlive(other, this.ctx.env);
+        const job = other.job;
+        if (stopped && job !== undefined && looksLikeJobId(job.journal)) this.waitedFor = job;
         this.ctx.printer.notice(alive ? sendingWords(other) : inDoubtWords(other, this.landsUntil(other), stopped));
       }
       // A stopped run's request: the walk looks for its task every few seconds, to the instant it could land.
@@ -190,8 +197,24 @@ export class LocalCreates {
     if (!entry || !ledger) return undefined;
     // Only a claim refuses a task the service answered with: an identical request still out cannot have made it.
     const claim = this.attempt(() => ledger.claim(entry, taskId, () => false));
-    if (claim === undefined || claim.ok) return undefined;
+    if (claim === undefined || claim.ok) {
+      this.covered(taskId);
+      return undefined;
+    }
     return claim.by.run === ledger.run ? 'this run' : 'another run';
+  }
+
+  /**
+   * This run has its task for the items a stopped job's request was waited for: that job's journal still holds them in
+   * doubt, and its own `resume` does not know this task (its window ended before it).
+   */
+  covered(taskId: number): void {
+    const job = this.waitedFor;
+    this.waitedFor = undefined;
+    if (job === undefined) return;
+    this.ctx.printer.notice(
+      `job ${job.journal} stopped with these items in doubt (its chunk ${job.chunk}); this run's task ${taskId} covers them`,
+    );
   }
 
   unknown(entry: LedgerEntry | undefined, closedAt?: number): void {

@@ -161,6 +161,7 @@ async function lookBefore(
       const reuse = early ?? (await walk());
       if (reuse.match.kind !== 'found') return reuse.seen;
       const task = reuse.match.task;
+      local.covered(task.id);
       ctx.printer.info(
         `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`,
       );

@@ -169,9 +169,10 @@ describe('a re-run after a run killed with its request out (--reuse-window, and 
     const { taskId: _task, closedAt: _closed, job: _job, ...seed } = file.entries[0] ?? {};
     const sentAt = clock.now() - 1000;
     const killed = { ...seed, id: 'killed01', run: 'killedrun', pid: notRunningPid(), state: 'sending', sentAt };
+    const job = { journal: 'j-killedjob01', chunk: 2 }; // a journaled run's chunk: its job keeps it in doubt
     const landsUntil = sentAt + POST_TIMEOUT_MS + LANDING_MARGIN_MS; // as its run (default timeout) recorded it
     const digest = itemsDigest(ITEMS);
-    const entry = { ...killed, count: ITEMS.length, digest, expiresAt: sentAt + 600_000, landsUntil };
+    const entry = { ...killed, job, count: ITEMS.length, digest, expiresAt: sentAt + 600_000, landsUntil };
     writeFileSync(path, JSON.stringify({ ...file, entries: [...file.entries, entry] }));
     const tasks = async () => {
       const response = await fetch(`${sandbox!.url}/tasks?per_page=100`, { headers: { 'X-API-Key': sandbox!.apiKey } });
@@ -207,6 +208,9 @@ describe('a re-run after a run killed with its request out (--reuse-window, and 
     expect(seen.every((count) => count === 0)).toBe(true);
     const [only, ...more] = await tasks();
     expect(more).toEqual([]);
+    expect(rerun.stderr).toContain(
+      `job j-killedjob01 stopped with these items in doubt (its chunk 2); this run's task ${only?.id} covers them`,
+    );
     if (lands) {
       expect(rerun.stdout.trim()).toBe(String(landed));
     } else {
