@@ -162,8 +162,12 @@ async function lookBefore(
       if (reuse.match.kind !== 'found') return reuse.seen;
       const task = reuse.match.task;
       local.covered(task.id);
+      // After a stopped run was waited for, the walk reached back to its send, which may be before the window.
+      const reach = Number.isFinite(since)
+        ? `found back to the send of the stopped run above, --reuse-window ${formatDuration(window)} or before`
+        : `within --reuse-window ${formatDuration(window)}`;
       ctx.printer.info(
-        `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (within --reuse-window ${formatDuration(options.reuseWindow)})`,
+        `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (${reach})`,
       );
       return { task, how: 'reused', items: items.length };
     }

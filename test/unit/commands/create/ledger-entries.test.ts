@@ -246,8 +246,8 @@ describe('the wait for a killed run: its own landing and its own send, whatever 
       const body = (await response.json()) as { data: Array<{ id: number; total_items: number }> };
       return body.data.filter((task) => task.total_items === ITEMS.length);
     };
-    const rerun = (argv: string[], clock: Clock) =>
-      runTaskctl(['create', S, ...ITEMS, '-y', '-q', ...argv], {
+    const rerun = (argv: string[], clock: Clock, quiet = true) =>
+      runTaskctl(['create', S, ...ITEMS, '-y', ...(quiet ? ['-q'] : []), ...argv], {
         clock,
         env: { TASKCTL_BASE_URL: sandbox!.url, TASKCTL_API_KEY: sandbox!.apiKey },
         home,
@@ -300,9 +300,13 @@ describe('the wait for a killed run: its own landing and its own send, whatever 
     const { clock, sentAt, post, tasks, rerun } = await killedRun([]);
     const landed = await post(); // made right at the killed run's send
     clock.advance(sentAt + 30_000 - clock.now());
-    const result = await rerun(['--reuse-window', '20s'], clock);
+    // Not quiet: the line that says why the task is reused is on stderr.
+    const result = await rerun(['--reuse-window', '20s', '-o', 'tsv'], clock, false);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.trim()).toBe(String(landed));
+    expect(result.stdout.split('\t')[0]).toBe(String(landed));
     expect((await tasks()).map((task) => task.id)).toEqual([landed]);
+    // Older than the window: found because the walk reached back to the stopped run's send, and said so.
+    expect(result.stderr).toContain('(found back to the send of the stopped run above, --reuse-window 20s or before)');
+    expect(result.stderr).not.toContain('within --reuse-window');
   });
 });
