@@ -257,15 +257,9 @@ describe('the wait for a killed run: its own landing and its own send, whatever 
 
   it('a request sent with --request-timeout 5m: a default re-run waits past 62 s and reuses the task landing at +100 s', async () => {
     const { clock, sentAt, post, tasks, rerun } = await killedRun(['--request-timeout', '5m']);
-    let landed: number | undefined;
-    const watching: Clock = {
-      now: () => clock.now(),
-      sleep: async (ms, signal) => {
-        if (landed === undefined && clock.now() >= sentAt + 100_000) landed = await post();
-        return clock.sleep(ms, signal);
-      },
-    };
-    const result = await rerun(['--reuse-window', '1h'], watching);
+    const landing = landingAt(clock, sentAt + 100_000, post);
+    const result = await rerun(['--reuse-window', '1h'], landing.clock);
+    const landed = landing.landed();
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
       `could land until ${new Date(sentAt + 5 * 60_000 + LANDING_MARGIN_MS).toISOString()}`,
@@ -281,15 +275,9 @@ describe('the wait for a killed run: its own landing and its own send, whatever 
       expiresAt: Number(entry.sentAt) + 200_000,
     });
     const { clock, sentAt, post, tasks, rerun } = await killedRun([], older);
-    let landed: number | undefined;
-    const watching: Clock = {
-      now: () => clock.now(),
-      sleep: async (ms, signal) => {
-        if (landed === undefined && clock.now() >= sentAt + 150_000) landed = await post();
-        return clock.sleep(ms, signal);
-      },
-    };
-    const result = await rerun(['--reuse-window', '1h'], watching);
+    const landing = landingAt(clock, sentAt + 150_000, post);
+    const result = await rerun(['--reuse-window', '1h'], landing.clock);
+    const landed = landing.landed();
     expect(result.code, result.stderr).toBe(0);
     expect(landed).toBeDefined();
     expect(result.stdout.trim()).toBe(String(landed));
@@ -310,3 +298,16 @@ describe('the wait for a killed run: its own landing and its own send, whatever 
     expect(result.stderr).not.toContain('within --reuse-window');
   });
 });
+
+/** `clock`, with the killed run's request landing (`post`) at the first wait at or past `at`. */
+function landingAt(clock: Clock, at: number, post: () => Promise<number>) {
+  let landed: number | undefined;
+  const watching: Clock = {
+    now: () => clock.now(),
+    sleep: async (ms, signal) => {
+      if (landed === undefined && clock.now() >= at) landed = await post();
+      return clock.sleep(ms, signal);
+    },
+  };
+  return { clock: watching, landed: () => landed };
+}
