@@ -147,10 +147,10 @@ export class LocalCreates {
         return twin.taskId;
       }
       const other = result.busy;
-      const alive = other.state === 'sending' && runAlive(other, this.ctx.env);
+      const stopped = !runAlive(other, this.ctx.env);
+      const alive = other.state === 'sending' && !stopped;
       if (waited === undefined) {
         waited = other.id;
-        const stopped = !runAlive(other, this.ctx.env);
         const job = other.job;
         if (stopped && job !== undefined && looksLikeJobId(job.journal)) this.waitedFor = job;
         this.ctx.printer.notice(alive ? sendingWords(other) : inDoubtWords(other, this.landsUntil(other), stopped));
