@@ -11,9 +11,11 @@ const TLS_FIRST_BYTES: ReadonlySet<number> = new Set([0x15, 0x16]);
 /** How long the handshake that asks whether the port speaks TLS may take (loopback or not, it is one round trip). */
 const PROBE_MS = 2000;
 
-/** True when `error` (a failed plain-http attempt to `origin`) came from a port that speaks TLS. */
+/**
+ * True when `error` (a failed plain-http attempt to `origin`: request.ts asks only for an http:// origin, before it
+ * loads this module) came from a port that speaks TLS.
+ */
 export async function answeredInTls(origin: string, error: unknown, code: string): Promise<boolean> {
-  if (!origin.startsWith('http:')) return false;
   const { name, data, socket } = error as { name?: unknown; data?: unknown; socket?: { bytesRead?: unknown } };
   // undici's HTTPParserError, its code (HPE_INVALID_CONSTANT) not always set: the bytes where HTTP/ was expected.
   if (name === 'HTTPParserError') {
