@@ -60,7 +60,7 @@ export function jobChunks(state: JobState): JobChunk[] {
       ...(task !== undefined && { task }),
       ...(digest !== undefined && { digest }),
       ...(fresh && { sent: sentOf(send, task, known?.task?.answered === true) }),
-      ...(known?.refused !== undefined && task === undefined && { refused: known.refused }),
+      ...(known?.refused !== undefined && { refused: known.refused }),
     };
   });
 }

@@ -75,7 +75,7 @@ export async function readJob(
     unfinished: chunks
       .filter((chunk) => chunk.task === undefined && chunk.refused === undefined)
       .map((chunk) => chunk.chunk),
-    refused: chunks.filter((chunk) => chunk.refused !== undefined && chunk.task === undefined),
+    refused: chunks.filter((chunk) => chunk.refused !== undefined),
     ...(holder && { runner: holderWords(holder) }),
   };
 }

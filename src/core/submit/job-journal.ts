@@ -98,9 +98,7 @@ export class JobJournal implements ChunkObserver {
   /** The chunks whose items the service refused, in order, with its words (journal-records.ts `refused`). */
   refused(): Array<{ chunk: number; reason: string }> {
     return [...this.state.chunks.entries()]
-      .flatMap(([chunk, known]) =>
-        known.refused === undefined || known.task ? [] : [{ chunk, reason: known.refused }],
-      )
+      .flatMap(([chunk, known]) => (known.refused === undefined ? [] : [{ chunk, reason: known.refused }]))
       .sort((a, b) => a.chunk - b.chunk);
   }
 

@@ -65,9 +65,6 @@ describe('rebuild', () => {
     const created = rebuild([...records, { type: 'created', chunk: 2, task: 9, cost: 1, how: 'created' }], '/j.jsonl');
     expect(created?.chunks.get(2)).toMatchObject({ task: { id: 9, cost: 1 } });
     expect(created?.chunks.get(2)).not.toHaveProperty('refused');
-    // A chunk with a task is never listed as refused, whatever else its state holds.
-    const both = new Map([[2, { refused: 'x', task: { id: 9, cost: 1, how: 'created' as const } }]]);
-    expect(jobChunks({ ...created!, chunks: both })[1]).toEqual({ chunk: 2, items: 1, task: 9 });
     const found = { type: 'reconciled', chunk: 2, task: 9, cost: 1, by: 'scan' };
     expect(rebuild([jobRecord(3), send(2, []), refusal, found], '/j.jsonl')?.chunks.get(2)).not.toHaveProperty(
       'refused',
