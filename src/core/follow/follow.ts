@@ -2,7 +2,8 @@
  * The one follow engine behind `wait`, `create --wait` and `watch`: polls watched tasks on the scheduler's timing,
  * reports each status change, and ends on the `until` state, the deadline or the abort signal.
  */
-import { backoffDelay } from '../../api/resend-policy.js';
+import { errorCode } from '../../api/request.js';
+import { backoffDelay, DEADLINE_CODE } from '../../api/resend-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
 import { MalformedResponseError, NotFoundError, RateLimitError, UnavailableError } from '../../errors.js';
 import { PageWalkGuard } from '../../lib/page-guard.js';
@@ -195,6 +196,8 @@ class Follower {
   private answered = false;
   private lastError: Error | undefined;
   private gaveUp = false;
+  /** The last round's reads were cut at the follow's deadline (not earlier, at the outage tolerance). */
+  private readsEndAtDeadline = false;
   /**
    * Guards this round's search for tasks (pages not known to hold one). One per round: the pages of a search are read
    * once each, but between two rounds the listing churns (tasks created, a task moving pages, a restarted service), so
@@ -259,7 +262,13 @@ class Follower {
       const { deadline, clock } = this.options;
       const now = clock.now();
       // A request cut by the deadline is neither a failure nor polled again: run() ends next, by what came before it.
-      if (deadline !== undefined && now >= deadline) return;
+      // The cut's timer counts from the event loop's cached time, so under load it fires while the clock is still a
+      // little short of the deadline: the error's code says which cut it was.
+      if (
+        deadline !== undefined &&
+        (now >= deadline || (this.readsEndAtDeadline && errorCode(error) === DEADLINE_CODE))
+      )
+        return;
       // Transient: whatever the round learned is kept; the next round waits a growing delay, like an unchanged task.
       this.failures++;
       this.lastError = error;
@@ -444,8 +453,10 @@ class Follower {
    */
   private readerUntilGiveUp(now: number): TaskReader {
     const { reader, deadline } = this.options;
+    this.readsEndAtDeadline = true;
     if (!reader.withDeadline || !Number.isFinite(this.toleranceMs)) return reader;
     const cut = Math.max(this.lastGoodAt + this.toleranceMs, now + MIN_LAST_ATTEMPT_MS);
+    this.readsEndAtDeadline = deadline !== undefined && deadline <= cut;
     return reader.withDeadline(deadline === undefined ? cut : Math.min(deadline, cut));
   }
 

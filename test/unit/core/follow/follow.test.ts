@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError, NotFoundError, RateLimitError, UnavailableError } from '../../../../src/errors.js';
+import { DEADLINE_CODE } from '../../../../src/api/resend-policy.js';
 import { followTasks } from '../../../../src/core/follow/follow.js';
 import type { FollowOptions, TaskChange } from '../../../../src/core/follow/follow.js';
 import { stillRunningMessage, waitExitCode } from '../../../../src/core/follow/outcome.js';
@@ -323,6 +324,23 @@ describe('followTasks: ending', () => {
       if (clock.now() + 20_000 < deadline) return undefined;
       clock.nowMs = deadline;
       return new UnavailableError('GET /tasks/1: no answer before the deadline');
+    };
+    const reported: string[] = [];
+    const result = await followTasks(base({ deadline, onTransientError: (error) => reported.push(error.message) }));
+    expect(result.reason).toBe('timeout');
+    expect(reported).toEqual([]);
+  });
+
+  it("ends as a timeout when the deadline's cut fires a few ms before the clock reads the deadline", async () => {
+    // A timer counts from the event loop's cached time, which can lag the clock by the tick's own work: under load the
+    // cut at the deadline (src/api/request.ts) fires while Date.now() is still a few ms short of it.
+    const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
+    const deadline = T0 + MIN;
+    server.failWith = () => {
+      if (clock.now() + 20_000 < deadline) return undefined;
+      clock.nowMs = deadline - 3;
+      const cut = Object.assign(new Error('the deadline passed before the answer came'), { code: DEADLINE_CODE });
+      return Object.assign(new UnavailableError('GET /tasks/1: no answer before the deadline'), { cause: cut });
     };
     const reported: string[] = [];
     const result = await followTasks(base({ deadline, onTransientError: (error) => reported.push(error.message) }));
