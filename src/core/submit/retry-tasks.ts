@@ -158,11 +158,17 @@ export async function journaledRetry(
   await runJournaledCreate(ctx, place, batch.service, [], submit, (state) => {
     // Its input would be replaced by this run's choice: the job there goes on with its own. One that sent nothing
     // (refused by --max-cost, declined, stopped before its first chunk) is started again as given, as a create's is.
+    // An unfinished one has one next step: a new path would be another job sending the items it may have paid for.
     if (state?.sent === true) {
-      const refused = !state.done && [...state.chunks.values()].some((chunk) => chunk.refused !== undefined);
+      if (state.done)
+        throw new UsageError(
+          `${place.name} already holds a job`,
+          `That job is finished; give this retry a new --journal path (\`taskctl show --job ${place.name}\` reads it).`,
+        );
+      const refused = [...state.chunks.values()].some((chunk) => chunk.refused !== undefined);
       throw new UsageError(
         `${place.name} already holds a job`,
-        `Continue it: ${resumeCommand({ id: place.name, refused })}; or give this retry a new --journal path.`,
+        `Continue it: ${resumeCommand({ id: place.name, refused })}`,
       );
     }
     writeItems(input, batch.items);

@@ -89,7 +89,19 @@ describe('retry --job', () => {
     const again = await run(['retry', '--job', journal, '--journal', next, '--no-reuse', '-y', '-q']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`${next} already holds a job`);
+    // That job is finished: another retry needs a path of its own.
+    expect(again.stderr).toContain('That job is finished; give this retry a new --journal path');
     expect(readFileSync(`${next}.input`, 'utf8')).toBe(input);
+  });
+
+  it('--journal NEW holding an unfinished job: the one next step continues it, never a new path that sends its items again', async () => {
+    const { run, journal } = await sandboxJob(ITEMS, 3);
+    const next = writeJournal({ items: 6, chunkSize: 3, tasks: [1], done: false });
+    const again = await run(['retry', '--job', journal, '--journal', next, '--no-reuse', '-y', '-q']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`${next} already holds a job`);
+    expect(again.stderr).toContain(`Continue it: taskctl resume ${next}`);
+    expect(again.stderr).not.toContain('new --journal path');
   });
 
   it('--journal NEW refused by --max-cost: the same retry re-run with a higher limit goes on in NEW', async () => {
