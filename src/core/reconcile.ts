@@ -432,6 +432,11 @@ export interface ReuseResult {
   seen: Snapshot;
   /** Requests made (list pages + task reads). */
   requests: number;
+  /**
+   * When the walk stopped at its page bound before the window's start (`seen.complete` false): how much it read, the
+   * oldest creation time those pages showed and the window's start (server-clock ms), for the message that says so.
+   */
+  unfinished?: { pages: number; tasks: number; oldest: number | undefined; edge: number };
 }
 
 /** Worth reusing: still running, or completed (with every item completed unless item failures are allowed). */
@@ -458,15 +463,29 @@ export async function findReusableTask(
     const offset = reader.serverClockOffset?.();
     return query.createdAfter + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
   };
-  const observe = learn
-    ? (tasks: readonly Task[]) => {
-        const at = learn.clock.now();
-        for (const task of tasks) learn.serverClock.noteSeen(task.created_at, at);
-      }
-    : undefined;
-  const scan = await scanRecent(reader, { service: query.service, count: query.items.length }, edge, signal, observe);
+  let oldest: number | undefined;
+  let edgeMs = Number.NaN;
+  const observe = (tasks: readonly Task[]) => {
+    const at = learn?.clock.now();
+    for (const task of tasks) {
+      if (learn && at !== undefined) learn.serverClock.noteSeen(task.created_at, at);
+      const ms = createdAt(task);
+      if (!Number.isNaN(ms)) oldest = oldest === undefined ? ms : Math.min(oldest, ms);
+    }
+  };
+  const edgeOnce = () => (edgeMs = edge());
+  const scan = await scanRecent(
+    reader,
+    { service: query.service, count: query.items.length },
+    edgeOnce,
+    signal,
+    observe,
+  );
   let requests = scan.requests;
   const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
+  const unfinished = scan.complete
+    ? undefined
+    : { pages: scan.requests, tasks: scan.listed.size, oldest, edge: edgeMs };
   const candidates = scan.tasks
     .filter((t) => !query.exclude?.has(t.id) && taskPhase(t) !== 'ended')
     .sort((a, b) => (createdAt(b) || 0) - (createdAt(a) || 0));
@@ -477,8 +496,8 @@ export async function findReusableTask(
     // Items not listed in full cannot prove the task holds ours: never reused.
     const items = listedTargets(full);
     if (items !== undefined && sameItems(items, query.items) && worthReusing(full, query.allowItemFailures === true)) {
-      return { match: { kind: 'found', task: full }, seen, requests };
+      return { match: { kind: 'found', task: full }, seen, requests, ...(unfinished && { unfinished }) };
     }
   }
-  return { match: { kind: 'none' }, seen, requests };
+  return { match: { kind: 'none' }, seen, requests, ...(unfinished && { unfinished }) };
 }

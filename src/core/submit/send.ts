@@ -9,9 +9,16 @@ import type { Output, Process, Prompts, Runtime, Service, Store } from '../capab
 
 /** What one create uses of the run: what it prints, its spinner, Ctrl-C, the clock. */
 type Sender = Output & Prompts & Process & Pick<Runtime, 'clock'>;
-import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
+import {
+  CliError,
+  CreateUnknownError,
+  InterruptedBeforeSendError,
+  InterruptedError,
+  ReuseUnsearchedError,
+} from '../../errors.js';
 import { formatDuration, parsePositiveDuration } from '../../lib/duration.js';
-import { counted } from '../items/clean.js';
+import { counted, formatCount } from '../items/clean.js';
+import { isoSeconds } from '../../output/times.js';
 import { multisetWithin } from '../items/multiset.js';
 import { DATE_CLOCK_SPREAD_MS, stampedBefore } from '../server-time.js';
 import type { Snapshot } from '../reconcile.js';
@@ -159,7 +166,11 @@ async function lookBefore(
       const reused = twin === undefined ? undefined : await twinTask(ctx, api, { service, items }, twin);
       if (reused) return reused;
       const reuse = early ?? (await walk());
-      if (reuse.match.kind !== 'found') return reuse.seen;
+      if (reuse.match.kind !== 'found') {
+        // A walk cut short by its bound has not searched the window: "none found" there is no licence to pay again.
+        if (reuse.unfinished) throw unsearched(window, reuse.unfinished, { what, retry: options.notReusable, exclude });
+        return reuse.seen;
+      }
       const task = reuse.match.task;
       local.covered(task.id);
       // After a stopped run was waited for, the walk reached back to its send, which may be before the window.
@@ -194,6 +205,38 @@ async function lookBefore(
       `Re-run the same command to create it.`,
     );
   }
+}
+
+/**
+ * The --reuse-window walk stopped at its page bound (docs/commands.md#taskctl-create-service-items): what it read, how far back, and the way
+ * on: a window the pages read do cover (whole minutes, one less for the tasks that keep coming), or no lookup at all
+ * (`--no-reuse` for a retry, whose `notReusable` is always set; create's lookup is its flag). Not offered when this
+ * run already created tasks: a re-run without the lookup would pay for them again, a shorter window reuses them.
+ */
+function unsearched(
+  window: number,
+  reach: { pages: number; tasks: number; oldest: number | undefined; edge: number },
+  at: { what: string; retry: ReadonlySet<number> | undefined; exclude: ReadonlySet<number> },
+): ReuseUnsearchedError {
+  const back = reach.oldest === undefined ? '' : ` reach back to ${isoSeconds(reach.oldest)}, not`;
+  const start = Number.isFinite(reach.edge) ? ` to the window's start (${isoSeconds(reach.edge)})` : ' to its start';
+  const message =
+    `--reuse-window ${formatDuration(window)}: the task list is too long to search: the ${counted(reach.pages, 'page')} ` +
+    `read (${formatCount(reach.tasks)} tasks)${back}${start}, and the items may have a task further down, so nothing ` +
+    `was sent for ${at.what}`;
+  const gap = reach.oldest === undefined || !Number.isFinite(reach.edge) ? window : reach.oldest - reach.edge;
+  const covered = Math.floor((window - gap) / 60_000) - 1;
+  const shorter = covered >= 1 ? `a window the list covers, e.g. --reuse-window ${covered}m` : undefined;
+  const skip = at.retry === undefined ? 'without --reuse-window' : '--no-reuse';
+  if (at.exclude.size > 0)
+    return new ReuseUnsearchedError(
+      message,
+      `Re-run with ${shorter ?? 'a shorter --reuse-window'}: the tasks this run created are then reused, not paid again.`,
+    );
+  return new ReuseUnsearchedError(
+    message,
+    `Re-run with ${shorter === undefined ? '' : `${shorter}, or `}${skip} to create without looking.`,
+  );
 }
 
 /**
