@@ -25,7 +25,7 @@
  */
 import type { PageMeta, Task } from '../api/schemas.js';
 import { inWindow, ServerClock, type ServerWindow } from './server-time.js';
-import { multisetWithin } from './items/multiset.js';
+import { itemsDigest, multisetWithin } from './items/multiset.js';
 import { listedTargets, taskPhase, taskSucceeded } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
 
@@ -459,10 +459,7 @@ export async function findReusableTask(
   /** Learns from the tasks this walk sees (they also serve as the snapshot of a create that follows). */
   learn?: { serverClock: ServerClock; clock: Clock },
 ): Promise<ReuseResult> {
-  const edge = () => {
-    const offset = reader.serverClockOffset?.();
-    return query.createdAfter + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
-  };
+  const edge = () => reuseEdge(reader, query);
   let oldest: number | undefined;
   let edgeMs = Number.NaN;
   const observe = (tasks: readonly Task[]) => {
@@ -500,4 +497,135 @@ export async function findReusableTask(
     }
   }
   return { match: { kind: 'none' }, seen, requests, ...(unfinished && { unfinished }) };
+}
+
+/** The start of a reuse window on the server's clock: two minutes further back while no Date has been read. */
+function reuseEdge(reader: TaskReader, query: ReuseQuery): number {
+  const offset = reader.serverClockOffset?.();
+  return query.createdAfter + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
+}
+
+/** What the run's one walk keeps of each task it listed: a few numbers, never the task. */
+interface ListedTask {
+  service: string;
+  count: number;
+  /** Its created_at (server-clock ms), NaN when unreadable. */
+  at: number;
+  /** Failed or otherwise ended, as listed or read: never reused. */
+  ended: boolean;
+}
+
+/**
+ * `--reuse-window` over the chunks of one run (docs/commands.md#taskctl-create-service-items): the list is walked once,
+ * at the first chunk's lookup, back to its window's start (later chunks' windows start later, inside it). Each later
+ * chunk reads the first page again for the tasks created since, and walks again only when that page holds none of the
+ * tasks already known (more than a page created meanwhile) or the list was not newest first. Each same-size
+ * candidate's items are read once and kept as their digest (core/items/multiset.ts); a digest equal to the chunk's is
+ * read again before it is reused (its status now, its items checked in full). Memory: a few numbers per task the walk
+ * listed (at most MAX_SCAN_PAGES pages of them, plus a page per chunk) and 32 characters per candidate read.
+ */
+export class ReuseIndex {
+  private readonly listed = new Map<number, ListedTask>();
+  private readonly digests = new Map<number, string | null>();
+  private walked: { complete: boolean; pages: number; edge: number; newestFirst: boolean } | undefined;
+  private oldest: number | undefined;
+
+  async find(
+    reader: TaskReader,
+    query: ReuseQuery,
+    signal?: AbortSignal,
+    learn?: { serverClock: ServerClock; clock: Clock },
+  ): Promise<ReuseResult> {
+    let requests = 0;
+    const note = (tasks: readonly Task[]) => {
+      const at = learn?.clock.now();
+      for (const task of tasks) {
+        if (learn && at !== undefined) learn.serverClock.noteSeen(task.created_at, at);
+        const ms = createdAt(task);
+        if (!Number.isNaN(ms)) this.oldest = this.oldest === undefined ? ms : Math.min(this.oldest, ms);
+        const known = this.listed.get(task.id);
+        this.listed.set(task.id, {
+          service: task.service,
+          count: task.total_items,
+          at: ms,
+          ended: (known?.ended ?? false) || taskPhase(task) === 'ended',
+        });
+      }
+    };
+    if (this.walked?.newestFirst === true) {
+      signal?.throwIfAborted();
+      requests += 1;
+      const first = await reader.listTasks({ page: 1, perPage: PER_PAGE });
+      const overlaps = first.meta.total_pages <= 1 || first.tasks.some((task) => this.listed.has(task.id));
+      note(first.tasks);
+      if (!overlaps) this.walked = undefined;
+    } else this.walked = undefined;
+    if (this.walked === undefined) {
+      let edge = Number.NaN;
+      let newestFirst = false;
+      let firstPage = true;
+      const scan = await scanRecent(
+        reader,
+        { service: query.service, count: query.items.length },
+        () => (edge = reuseEdge(reader, query)),
+        signal,
+        (tasks) => {
+          if (firstPage) newestFirst = orderOf(tasks) === 'newest-first';
+          firstPage = false;
+          note(tasks);
+        },
+      );
+      requests += scan.requests;
+      this.walked = { complete: scan.complete, pages: scan.requests, edge, newestFirst };
+    }
+    const since = reuseEdge(reader, query);
+    const inWindow = [...this.listed].filter(
+      ([, task]) =>
+        task.service === query.service &&
+        task.count === query.items.length &&
+        (Number.isNaN(task.at) || task.at >= since),
+    );
+    const seen: Snapshot = {
+      ids: new Set(inWindow.map(([id]) => id)),
+      complete: this.walked.complete,
+      listed: new Set(this.listed.keys()),
+    };
+    const walked = this.walked;
+    const unfinished = walked.complete
+      ? undefined
+      : { pages: walked.pages, tasks: this.listed.size, oldest: this.oldest, edge: walked.edge };
+    const result = (match: MatchResult): ReuseResult => ({ match, seen, requests, ...(unfinished && { unfinished }) });
+    const candidates = inWindow
+      .filter(([id, task]) => !query.exclude?.has(id) && !task.ended)
+      .sort(([, a], [, b]) => (b.at || 0) - (a.at || 0));
+    const wanted = itemsDigest(query.items);
+    for (const [id, task] of candidates) {
+      signal?.throwIfAborted();
+      let digest = this.digests.get(id);
+      let full: Task | undefined;
+      if (digest === undefined) {
+        requests += 1;
+        full = await reader.getTask(id);
+        const items = listedTargets(full);
+        digest = items === undefined ? null : itemsDigest(items);
+        this.digests.set(id, digest);
+        if (taskPhase(full) === 'ended') task.ended = true;
+      }
+      // Items not listed in full cannot prove the task holds ours: never reused.
+      if (digest !== wanted) continue;
+      if (full === undefined) {
+        requests += 1;
+        full = await reader.getTask(id);
+      }
+      const items = listedTargets(full);
+      if (
+        items !== undefined &&
+        sameItems(items, query.items) &&
+        worthReusing(full, query.allowItemFailures === true)
+      ) {
+        return result({ kind: 'found', task: full });
+      }
+    }
+    return result({ kind: 'none' });
+  }
 }

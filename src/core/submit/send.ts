@@ -79,7 +79,7 @@ export async function sendState(
   api: ApiClient,
   ledger = true,
 ): Promise<SendState> {
-  const [{ serverClockOf, longestReconcileMs }, timeout] = await Promise.all([
+  const [{ serverClockOf, longestReconcileMs, ReuseIndex }, timeout] = await Promise.all([
     import('../reconcile.js'),
     postTimeoutMs(ctx),
   ]);
@@ -87,7 +87,12 @@ export async function sendState(
   const local = ledger
     ? await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS, timeout + LANDING_MARGIN_MS)
     : LocalCreates.none(ctx);
-  return { serverClock: serverClockOf(api), local, landsWithinMs: timeout + LANDING_MARGIN_MS };
+  return {
+    serverClock: serverClockOf(api),
+    local,
+    landsWithinMs: timeout + LANDING_MARGIN_MS,
+    reuse: new ReuseIndex(),
+  };
 }
 
 function aborted(ctx: Pick<Process, 'signal'>): boolean {
@@ -132,7 +137,7 @@ async function lookBefore(
   options: SubmitOptions,
   exclude: ReadonlySet<number>,
   what: string,
-  { serverClock, local }: SendState,
+  { serverClock, local, reuse: index }: SendState,
 ): Promise<Snapshot | Outcome> {
   const reconcile = await import('../reconcile.js');
   try {
@@ -141,19 +146,20 @@ async function lookBefore(
       // While (and right after) a stopped run's request is waited for, the walk reaches back to its send, loosened as
       // a window's start is, whatever the window: its task is stamped then, and the wait may outlast the window.
       let since = Number.POSITIVE_INFINITY;
-      const walk = () =>
-        reconcile.findReusableTask(
-          api,
-          {
-            service,
-            items,
-            createdAfter: Math.min(ctx.clock.now() - window, since - DATE_CLOCK_SPREAD_MS),
-            exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
-            allowItemFailures: options.allowItemFailures === true,
-          },
-          ctx.signal,
-          { serverClock, clock: ctx.clock },
-        );
+      const walk = () => {
+        const query = {
+          service,
+          items,
+          createdAfter: Math.min(ctx.clock.now() - window, since - DATE_CLOCK_SPREAD_MS),
+          exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
+          allowItemFailures: options.allowItemFailures === true,
+        };
+        const learn = { serverClock, clock: ctx.clock };
+        // The run's one walk serves every chunk; one that reaches back to a stopped run's send walks on its own.
+        return index && !Number.isFinite(since)
+          ? index.find(api, query, ctx.signal, learn)
+          : reconcile.findReusableTask(api, query, ctx.signal, learn);
+      };
       // Another run of this machine sending the same items: its task, once answered, is the one to reuse. A stopped
       // run's request that may still land: the walk looks for its task meanwhile.
       let early: Awaited<ReturnType<typeof walk>> | undefined;
