@@ -521,8 +521,9 @@ interface ListedTask {
  * chunk reads the first page again for the tasks created since, and walks again only when that page holds none of the
  * tasks already known (more than a page created meanwhile) or the list was not newest first. Each same-size
  * candidate's items are read once and kept as their digest (core/items/multiset.ts); a digest equal to the chunk's is
- * read again before it is reused (its status now, its items checked in full). Memory: a few numbers per task the walk
- * listed (at most MAX_SCAN_PAGES pages of them, plus a page per chunk) and 32 characters per candidate read.
+ * read again before it is reused (its status now, its items checked in full). Memory: a few numbers per task listed
+ * within the window (the walk's at most MAX_SCAN_PAGES pages, and those made since; older ones are let go as the
+ * window moves on) and 32 characters per candidate read.
  */
 export class ReuseIndex {
   private readonly listed = new Map<number, ListedTask>();
@@ -579,6 +580,13 @@ export class ReuseIndex {
       this.walked = { complete: scan.complete, pages: scan.requests, edge, newestFirst };
     }
     const since = reuseEdge(reader, query);
+    // A later chunk's window starts later: what is older than this one's start is out of every window left.
+    for (const [id, task] of this.listed) {
+      if (task.at < since) {
+        this.listed.delete(id);
+        this.digests.delete(id);
+      }
+    }
     const inWindow = [...this.listed].filter(
       ([, task]) =>
         task.service === query.service &&
