@@ -106,6 +106,15 @@ export class CreateUnknownError extends CliError {
     super(message, ExitCode.createUnknown, hint);
   }
 }
+/**
+ * A `--reuse-window` search that stopped at its page bound before the window's start: whether the items already have a
+ * task is unknown, so nothing was sent (exit 9, as any create whose outcome cannot be told; never "none found, send").
+ */
+export class ReuseUnsearchedError extends CliError {
+  constructor(message: string, hint: string) {
+    super(message, ExitCode.createUnknown, hint);
+  }
+}
 export class DeclinedError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.declined, hint);

@@ -49,7 +49,8 @@ export function registerList(program: Command, run: RunAction): void {
         '\nFilters search the list: --status, --service, --since and --until read the pages from --page on until ' +
         '--limit tasks match (default: --per-page, else 25; --all: every match) or the list ends. Stopping at the limit ' +
         'says so on stderr.' +
-        '\n--since/--until stop at the first page older than the window when the list is newest first.' +
+        '\n--since/--until stop at the first page older than the window when the list is newest first; a DURATION ' +
+        "counts back from the service's clock (the first page's Date header), this machine's without one." +
         '\nAn unknown --status is refused (exit 2) with the closest known one; filter a status outside the list with awk.' +
         `\ntsv columns: ${COLUMN_NAMES.join(', ')}\n`,
     )

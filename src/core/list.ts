@@ -14,6 +14,7 @@ import type { ListOptions as TableView } from '../output/printer-types.js';
 import { formatCount } from '../output/numbers.js';
 import { counted } from '../output/plural.js';
 import { CreatedWindow, type TimeBound } from './list-window.js';
+import { serviceNow, type ServiceNow } from './server-time.js';
 import { idLines, idsOnly } from './quiet.js';
 import { taskColumns } from '../output/task-columns.js';
 
@@ -53,8 +54,9 @@ interface ListPlan {
   defaultLimit: boolean;
 }
 
-function listPlan(options: ListOptions, now: number): ListPlan {
-  const window = new CreatedWindow(options.since?.(now), options.until?.(now));
+/** `now`: this machine's clock before the first answer, then the service's as its `Date` reads it (`serviceNow`). */
+function listPlan(options: ListOptions, now: ServiceNow): ListPlan {
+  const window = new CreatedWindow(options.since?.(now.start), options.until?.(now.end));
   if (window.from !== undefined && window.to !== undefined && window.from > window.to) {
     throw new UsageError('--since is later than --until: no task can match', 'For example: --since 24h --until 1h.');
   }
@@ -87,7 +89,10 @@ interface WalkEnd {
 export async function runList(ctx: Output & Prompts & Runtime & Store & Service, options: ListOptions): Promise<void> {
   const allColumns = taskColumns(ctx.printer.paintStatus, ctx.printer.chalk);
   const columns = pickColumns(allColumns, options.columns);
-  const plan = listPlan(options, ctx.clock.now());
+  const local = ctx.clock.now();
+  // Checked before any request (a window that ends before it starts is a usage error), then counted again from the
+  // service's clock once the first page's answer has given a reading of it.
+  let plan = listPlan(options, { start: local, end: local });
   const api = await ctx.api();
   const view: TableView = { wide: options.wide === true, chosen: (options.columns?.length ?? 0) > 0 };
   const out = idsOnly(ctx.globals)
@@ -105,6 +110,7 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
     for (;;) {
       if (plan.walk && end.page > options.page) say(progressText(plan, end));
       const { tasks, meta } = await api.listTasks({ page: end.page, perPage: plan.perPage });
+      if (end.page === options.page) plan = listPlan(options, serviceNow(api.serverClockBounds(), ctx.clock.now()));
       end.totalPages = meta.total_pages;
       if (end.page === options.page) ctx.cache.rememberTasks(tasks);
       const fresh = plan.walk ? guard.accept(end.page, meta.total_pages, tasks) : tasks;

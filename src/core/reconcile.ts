@@ -25,7 +25,7 @@
  */
 import type { PageMeta, Task } from '../api/schemas.js';
 import { inWindow, ServerClock, type ServerWindow } from './server-time.js';
-import { multisetWithin } from './items/multiset.js';
+import { itemsDigest, multisetWithin } from './items/multiset.js';
 import { listedTargets, taskPhase, taskSucceeded } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
 
@@ -432,6 +432,11 @@ export interface ReuseResult {
   seen: Snapshot;
   /** Requests made (list pages + task reads). */
   requests: number;
+  /**
+   * When the walk stopped at its page bound before the window's start (`seen.complete` false): how much it read, the
+   * oldest creation time those pages showed and the window's start (server-clock ms), for the message that says so.
+   */
+  unfinished?: { pages: number; tasks: number; oldest: number | undefined; edge: number };
 }
 
 /** Worth reusing: still running, or completed (with every item completed unless item failures are allowed). */
@@ -454,19 +459,30 @@ export async function findReusableTask(
   /** Learns from the tasks this walk sees (they also serve as the snapshot of a create that follows). */
   learn?: { serverClock: ServerClock; clock: Clock },
 ): Promise<ReuseResult> {
-  const edge = () => {
-    const offset = reader.serverClockOffset?.();
-    return query.createdAfter + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
+  const edge = () => reuseEdge(reader, query);
+  let oldest: number | undefined;
+  let edgeMs = Number.NaN;
+  const observe = (tasks: readonly Task[]) => {
+    const at = learn?.clock.now();
+    for (const task of tasks) {
+      if (learn && at !== undefined) learn.serverClock.noteSeen(task.created_at, at);
+      const ms = createdAt(task);
+      if (!Number.isNaN(ms)) oldest = oldest === undefined ? ms : Math.min(oldest, ms);
+    }
   };
-  const observe = learn
-    ? (tasks: readonly Task[]) => {
-        const at = learn.clock.now();
-        for (const task of tasks) learn.serverClock.noteSeen(task.created_at, at);
-      }
-    : undefined;
-  const scan = await scanRecent(reader, { service: query.service, count: query.items.length }, edge, signal, observe);
+  const edgeOnce = () => (edgeMs = edge());
+  const scan = await scanRecent(
+    reader,
+    { service: query.service, count: query.items.length },
+    edgeOnce,
+    signal,
+    observe,
+  );
   let requests = scan.requests;
   const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
+  const unfinished = scan.complete
+    ? undefined
+    : { pages: scan.requests, tasks: scan.listed.size, oldest, edge: edgeMs };
   const candidates = scan.tasks
     .filter((t) => !query.exclude?.has(t.id) && taskPhase(t) !== 'ended')
     .sort((a, b) => (createdAt(b) || 0) - (createdAt(a) || 0));
@@ -477,8 +493,147 @@ export async function findReusableTask(
     // Items not listed in full cannot prove the task holds ours: never reused.
     const items = listedTargets(full);
     if (items !== undefined && sameItems(items, query.items) && worthReusing(full, query.allowItemFailures === true)) {
-      return { match: { kind: 'found', task: full }, seen, requests };
+      return { match: { kind: 'found', task: full }, seen, requests, ...(unfinished && { unfinished }) };
     }
   }
-  return { match: { kind: 'none' }, seen, requests };
+  return { match: { kind: 'none' }, seen, requests, ...(unfinished && { unfinished }) };
+}
+
+/** The start of a reuse window on the server's clock: two minutes further back while no Date has been read. */
+function reuseEdge(reader: TaskReader, query: ReuseQuery): number {
+  const offset = reader.serverClockOffset?.();
+  return query.createdAfter + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
+}
+
+/** What the run's one walk keeps of each task it listed: a few numbers, never the task. */
+interface ListedTask {
+  service: string;
+  count: number;
+  /** Its created_at (server-clock ms), NaN when unreadable. */
+  at: number;
+  /** Failed or otherwise ended, as listed or read: never reused. */
+  ended: boolean;
+}
+
+/**
+ * `--reuse-window` over the chunks of one run (docs/commands.md#taskctl-create-service-items): the list is walked once,
+ * at the first chunk's lookup, back to its window's start (later chunks' windows start later, inside it). Each later
+ * chunk reads the first page again for the tasks created since, and walks again only when that page holds none of the
+ * tasks already known (more than a page created meanwhile) or the list was not newest first. Each same-size
+ * candidate's items are read once and kept as their digest (core/items/multiset.ts); a digest equal to the chunk's is
+ * read again before it is reused (its status now, its items checked in full). Memory: a few numbers per task listed
+ * within the window (the walk's at most MAX_SCAN_PAGES pages, and those made since; older ones are let go as the
+ * window moves on) and 32 characters per candidate read.
+ */
+export class ReuseIndex {
+  private readonly listed = new Map<number, ListedTask>();
+  private readonly digests = new Map<number, string | null>();
+  private walked: { complete: boolean; pages: number; edge: number; newestFirst: boolean } | undefined;
+  private oldest: number | undefined;
+
+  async find(
+    reader: TaskReader,
+    query: ReuseQuery,
+    signal?: AbortSignal,
+    learn?: { serverClock: ServerClock; clock: Clock },
+  ): Promise<ReuseResult> {
+    let requests = 0;
+    const note = (tasks: readonly Task[]) => {
+      const at = learn?.clock.now();
+      for (const task of tasks) {
+        if (learn && at !== undefined) learn.serverClock.noteSeen(task.created_at, at);
+        const ms = createdAt(task);
+        if (!Number.isNaN(ms)) this.oldest = this.oldest === undefined ? ms : Math.min(this.oldest, ms);
+        const known = this.listed.get(task.id);
+        this.listed.set(task.id, {
+          service: task.service,
+          count: task.total_items,
+          at: ms,
+          ended: (known?.ended ?? false) || taskPhase(task) === 'ended',
+        });
+      }
+    };
+    if (this.walked?.newestFirst === true) {
+      signal?.throwIfAborted();
+      requests += 1;
+      const first = await reader.listTasks({ page: 1, perPage: PER_PAGE });
+      const overlaps = first.meta.total_pages <= 1 || first.tasks.some((task) => this.listed.has(task.id));
+      note(first.tasks);
+      if (!overlaps) this.walked = undefined;
+    } else this.walked = undefined;
+    if (this.walked === undefined) {
+      let edge = Number.NaN;
+      let newestFirst = false;
+      let firstPage = true;
+      const scan = await scanRecent(
+        reader,
+        { service: query.service, count: query.items.length },
+        () => (edge = reuseEdge(reader, query)),
+        signal,
+        (tasks) => {
+          if (firstPage) newestFirst = orderOf(tasks) === 'newest-first';
+          firstPage = false;
+          note(tasks);
+        },
+      );
+      requests += scan.requests;
+      this.walked = { complete: scan.complete, pages: scan.requests, edge, newestFirst };
+    }
+    const since = reuseEdge(reader, query);
+    // A later chunk's window starts later: what is older than this one's start is out of every window left.
+    for (const [id, task] of this.listed) {
+      if (task.at < since) {
+        this.listed.delete(id);
+        this.digests.delete(id);
+      }
+    }
+    const inWindow = [...this.listed].filter(
+      ([, task]) =>
+        task.service === query.service &&
+        task.count === query.items.length &&
+        (Number.isNaN(task.at) || task.at >= since),
+    );
+    const seen: Snapshot = {
+      ids: new Set(inWindow.map(([id]) => id)),
+      complete: this.walked.complete,
+      listed: new Set(this.listed.keys()),
+    };
+    const walked = this.walked;
+    const unfinished = walked.complete
+      ? undefined
+      : { pages: walked.pages, tasks: this.listed.size, oldest: this.oldest, edge: walked.edge };
+    const result = (match: MatchResult): ReuseResult => ({ match, seen, requests, ...(unfinished && { unfinished }) });
+    const candidates = inWindow
+      .filter(([id, task]) => !query.exclude?.has(id) && !task.ended)
+      .sort(([, a], [, b]) => (b.at || 0) - (a.at || 0));
+    const wanted = itemsDigest(query.items);
+    for (const [id, task] of candidates) {
+      signal?.throwIfAborted();
+      let digest = this.digests.get(id);
+      let full: Task | undefined;
+      if (digest === undefined) {
+        requests += 1;
+        full = await reader.getTask(id);
+        const items = listedTargets(full);
+        digest = items === undefined ? null : itemsDigest(items);
+        this.digests.set(id, digest);
+        if (taskPhase(full) === 'ended') task.ended = true;
+      }
+      // Items not listed in full cannot prove the task holds ours: never reused.
+      if (digest !== wanted) continue;
+      if (full === undefined) {
+        requests += 1;
+        full = await reader.getTask(id);
+      }
+      const items = listedTargets(full);
+      if (
+        items !== undefined &&
+        sameItems(items, query.items) &&
+        worthReusing(full, query.allowItemFailures === true)
+      ) {
+        return result({ kind: 'found', task: full });
+      }
+    }
+    return result({ kind: 'none' });
+  }
 }

@@ -214,6 +214,31 @@ export function stampedBefore(createdAt: string, dateBefore: number | undefined)
   return parsed !== undefined && parsed.ms < dateBefore - DATE_CLOCK_SPREAD_MS - parsed.resolutionMs;
 }
 
+/** The service's "now" for the two ends of a window typed as a duration back from it (`serviceNow`). */
+export interface ServiceNow {
+  /** For a window's start (`list --since 1h`, `webhook listen --catch-up 1h`): the earliest the service's now can be. */
+  start: number;
+  /** For a window's end (`list --until 1h`): the latest. */
+  end: number;
+}
+
+/**
+ * A window typed as a duration back from now, against the tasks' `created_at`, counts back from the service's clock as
+ * the responses' `Date` headers read it (docs/behaviour.md#the-services-clock), so a local clock ahead of the service's
+ * does not cut off the tasks it made within the window (nor one behind take in older ones). A `Date` has whole seconds:
+ * the offset it gives is an interval about a second wide (`bounds`, from api/wire.ts), and each end of the window
+ * takes the side of it that widens the window, so a coarse `Date` keeps a task at most a second outside, never cuts
+ * one off. No `Date` read yet (none sent, or not asked yet): this machine's clock, as is.
+ */
+export function serviceNow(
+  bounds: { low: number | undefined; high: number | undefined },
+  localNow: number,
+): ServiceNow {
+  const low = bounds.low ?? bounds.high ?? 0;
+  const high = bounds.high ?? bounds.low ?? 0;
+  return { start: localNow + low, end: localNow + Math.max(low, high) };
+}
+
 /** Below this, a server clock is taken as this one's: Date headers give whole seconds, so closer is noise. */
 const SKEW_TOLERANCE_MS = 2000;
 

@@ -8,6 +8,7 @@ import { parseTaskId } from '../lib/task-id.js';
 import { eventPrinter } from '../webhook/event-printer.js';
 import type { Output, Process, Runtime, Service } from './capabilities.js';
 import { wireListener, type Unwire } from './webhook-wiring.js';
+import { serviceNow } from './server-time.js';
 
 export interface ListenOptions {
   port: number;
@@ -118,8 +119,11 @@ async function catchUp(
 ): Promise<void> {
   const [api, { runCatchUp, taskIdList, restFlags }] = await Promise.all([ctx.api(), import('../webhook/catch-up.js')]);
   const { signal } = ctx;
+  // The window counts back from the service's clock once the first page's Date has been read (server-time.ts).
+  const onServiceClock = () => serviceNow(api.serverClockBounds(), ctx.clock.now()).start;
   const result = await runCatchUp(api, (raw) => listener.inject(raw, signal), {
     withinMs,
+    windowStart: withinMs === undefined ? undefined : () => onServiceClock() - withinMs,
     ids,
     now: ctx.clock.now(),
     signal,
@@ -138,7 +142,7 @@ async function catchUp(
     const leftIds = [...left.keys()].sort((a, b) => a - b);
     ctx.printer.warn(
       `catch-up: stopped (Ctrl-C) with ${left.size} task(s) not handed on: ${taskIdList(leftIds)}. ` +
-        `Catch them up: start again with ${restFlags(left, ctx.clock.now())}`,
+        `Catch them up: start again with ${restFlags(left, onServiceClock())}`,
     );
   }
 }

@@ -20,6 +20,11 @@ const IDS_SHOWN = 20;
 interface CatchUpRequest {
   /** Tasks created within this of `now`. */
   withinMs?: number | undefined;
+  /**
+   * Where that window starts on the service's clock, asked once the first page is answered (its `Date` read: the
+   * caller's core/server-time.ts `serviceNow`); without it, `now - withinMs`.
+   */
+  windowStart?: (() => number) | undefined;
   /** Tasks named (`--catch-up-task`). */
   ids: readonly number[];
   now: number;
@@ -55,7 +60,8 @@ export async function runCatchUp(
 ): Promise<CatchUpResult> {
   const wanted = new Map<number, number>();
   let walk: { lastPage: number; lastTasks: Task[] } | undefined;
-  if (request.withinMs !== undefined) walk = await windowIds(api, request.now - request.withinMs, wanted);
+  const { withinMs, windowStart } = request;
+  if (withinMs !== undefined) walk = await windowIds(api, windowStart ?? (() => request.now - withinMs), wanted);
   for (const id of request.ids) if (!wanted.has(id)) wanted.set(id, Number.NaN);
   const result: CatchUpResult = {
     tasks: wanted.size,
@@ -115,15 +121,20 @@ async function handAll(tasks: Task[], handOne: (task: Task) => Promise<boolean>)
   return true;
 }
 
-/** The ids (and created_at) of the tasks created since `since`: the list is newest first, so it stops at the first older. */
+/**
+ * The ids (and created_at) of the tasks created since `start()`, asked once after the first page's answer: the list is
+ * newest first, so it stops at the first older.
+ */
 async function windowIds(
   api: CatchUpSource,
-  since: number,
+  start: () => number,
   wanted: Map<number, number>,
 ): Promise<{ lastPage: number; lastTasks: Task[] }> {
   const guard = new PageWalkGuard<Task>('GET /tasks');
+  let since: number | undefined;
   for (let page = 1; ; page++) {
     const { tasks, meta } = await api.listTasks({ page, perPage: PER_PAGE });
+    since ??= start();
     const fresh = guard.accept(page, meta.total_pages, tasks);
     let older = false;
     for (const task of fresh) {

@@ -15,6 +15,7 @@ import {
   InterruptedError,
   JournalMovedError,
   JournalWriteError,
+  ReuseUnsearchedError,
   systemErrorWords,
 } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
@@ -400,8 +401,8 @@ function stopped(
   const unjournaled = at.unjournaled?.();
   if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) return error;
   const hint =
-    failure instanceof JournalMovedError
-      ? failure.hint // its new name: the job's id leads to the old one
+    failure instanceof JournalMovedError || failure instanceof ReuseUnsearchedError
+      ? failure.hint // its new name: the job's id leads to the old one; a re-run with a window the list covers
       : (at.refused ??
         (at.job !== undefined
           ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}${resumeCommand(at.job)}`

@@ -9,9 +9,16 @@ import type { Output, Process, Prompts, Runtime, Service, Store } from '../capab
 
 /** What one create uses of the run: what it prints, its spinner, Ctrl-C, the clock. */
 type Sender = Output & Prompts & Process & Pick<Runtime, 'clock'>;
-import { CliError, CreateUnknownError, InterruptedBeforeSendError, InterruptedError } from '../../errors.js';
+import {
+  CliError,
+  CreateUnknownError,
+  InterruptedBeforeSendError,
+  InterruptedError,
+  ReuseUnsearchedError,
+} from '../../errors.js';
 import { formatDuration, parsePositiveDuration } from '../../lib/duration.js';
-import { counted } from '../items/clean.js';
+import { counted, formatCount } from '../items/clean.js';
+import { isoSeconds } from '../../output/times.js';
 import { multisetWithin } from '../items/multiset.js';
 import { DATE_CLOCK_SPREAD_MS, stampedBefore } from '../server-time.js';
 import type { Snapshot } from '../reconcile.js';
@@ -72,7 +79,7 @@ export async function sendState(
   api: ApiClient,
   ledger = true,
 ): Promise<SendState> {
-  const [{ serverClockOf, longestReconcileMs }, timeout] = await Promise.all([
+  const [{ serverClockOf, longestReconcileMs, ReuseIndex }, timeout] = await Promise.all([
     import('../reconcile.js'),
     postTimeoutMs(ctx),
   ]);
@@ -80,7 +87,12 @@ export async function sendState(
   const local = ledger
     ? await LocalCreates.open(ctx, longestReconcileMs(timeout) + LEDGER_GRACE_MS, timeout + LANDING_MARGIN_MS)
     : LocalCreates.none(ctx);
-  return { serverClock: serverClockOf(api), local, landsWithinMs: timeout + LANDING_MARGIN_MS };
+  return {
+    serverClock: serverClockOf(api),
+    local,
+    landsWithinMs: timeout + LANDING_MARGIN_MS,
+    reuse: new ReuseIndex(),
+  };
 }
 
 function aborted(ctx: Pick<Process, 'signal'>): boolean {
@@ -125,7 +137,7 @@ async function lookBefore(
   options: SubmitOptions,
   exclude: ReadonlySet<number>,
   what: string,
-  { serverClock, local }: SendState,
+  { serverClock, local, reuse: index }: SendState,
 ): Promise<Snapshot | Outcome> {
   const reconcile = await import('../reconcile.js');
   try {
@@ -134,19 +146,20 @@ async function lookBefore(
       // While (and right after) a stopped run's request is waited for, the walk reaches back to its send, loosened as
       // a window's start is, whatever the window: its task is stamped then, and the wait may outlast the window.
       let since = Number.POSITIVE_INFINITY;
-      const walk = () =>
-        reconcile.findReusableTask(
-          api,
-          {
-            service,
-            items,
-            createdAfter: Math.min(ctx.clock.now() - window, since - DATE_CLOCK_SPREAD_MS),
-            exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
-            allowItemFailures: options.allowItemFailures === true,
-          },
-          ctx.signal,
-          { serverClock, clock: ctx.clock },
-        );
+      const walk = () => {
+        const query = {
+          service,
+          items,
+          createdAfter: Math.min(ctx.clock.now() - window, since - DATE_CLOCK_SPREAD_MS),
+          exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
+          allowItemFailures: options.allowItemFailures === true,
+        };
+        const learn = { serverClock, clock: ctx.clock };
+        // The run's one walk serves every chunk; one that reaches back to a stopped run's send walks on its own.
+        return index && !Number.isFinite(since)
+          ? index.find(api, query, ctx.signal, learn)
+          : reconcile.findReusableTask(api, query, ctx.signal, learn);
+      };
       // Another run of this machine sending the same items: its task, once answered, is the one to reuse. A stopped
       // run's request that may still land: the walk looks for its task meanwhile.
       let early: Awaited<ReturnType<typeof walk>> | undefined;
@@ -159,7 +172,11 @@ async function lookBefore(
       const reused = twin === undefined ? undefined : await twinTask(ctx, api, { service, items }, twin);
       if (reused) return reused;
       const reuse = early ?? (await walk());
-      if (reuse.match.kind !== 'found') return reuse.seen;
+      if (reuse.match.kind !== 'found') {
+        // A walk cut short by its bound has not searched the window: "none found" there is no licence to pay again.
+        if (reuse.unfinished) throw unsearched(window, reuse.unfinished, { what, retry: options.notReusable, exclude });
+        return reuse.seen;
+      }
       const task = reuse.match.task;
       local.covered(task.id);
       // After a stopped run was waited for, the walk reached back to its send, which may be before the window.
@@ -194,6 +211,38 @@ async function lookBefore(
       `Re-run the same command to create it.`,
     );
   }
+}
+
+/**
+ * The --reuse-window walk stopped at its page bound (docs/commands.md#taskctl-create-service-items): what it read, how far back, and the way
+ * on: a window the pages read do cover (whole minutes, one less for the tasks that keep coming), or no lookup at all
+ * (`--no-reuse` for a retry, whose `notReusable` is always set; create's lookup is its flag). Not offered when this
+ * run already created tasks: a re-run without the lookup would pay for them again, a shorter window reuses them.
+ */
+function unsearched(
+  window: number,
+  reach: { pages: number; tasks: number; oldest: number | undefined; edge: number },
+  at: { what: string; retry: ReadonlySet<number> | undefined; exclude: ReadonlySet<number> },
+): ReuseUnsearchedError {
+  const back = reach.oldest === undefined ? '' : ` reach back to ${isoSeconds(reach.oldest)}, not`;
+  const start = Number.isFinite(reach.edge) ? ` to the window's start (${isoSeconds(reach.edge)})` : ' to its start';
+  const message =
+    `--reuse-window ${formatDuration(window)}: the task list is too long to search: the ${counted(reach.pages, 'page')} ` +
+    `read (${formatCount(reach.tasks)} tasks)${back}${start}, and the items may have a task further down, so nothing ` +
+    `was sent for ${at.what}`;
+  const gap = reach.oldest === undefined || !Number.isFinite(reach.edge) ? window : reach.oldest - reach.edge;
+  const covered = Math.floor((window - gap) / 60_000) - 1;
+  const shorter = covered >= 1 ? `a window the list covers, e.g. --reuse-window ${covered}m` : undefined;
+  const skip = at.retry === undefined ? 'without --reuse-window' : '--no-reuse';
+  if (at.exclude.size > 0)
+    return new ReuseUnsearchedError(
+      message,
+      `Re-run with ${shorter ?? 'a shorter --reuse-window'}: the tasks this run created are then reused, not paid again.`,
+    );
+  return new ReuseUnsearchedError(
+    message,
+    `Re-run with ${shorter === undefined ? '' : `${shorter}, or `}${skip} to create without looking.`,
+  );
 }
 
 /**

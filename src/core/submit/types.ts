@@ -4,7 +4,7 @@ import type { ItemList } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait-loop.js';
 import type { ApiClient } from '../../api/client.js';
 import type { NormalisedItems } from '../items/index.js';
-import type { Snapshot } from '../reconcile.js';
+import type { ReuseIndex, Snapshot } from '../reconcile.js';
 import type { ServerClock } from '../server-time.js';
 import type { LocalCreates } from './local-runs.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
@@ -114,6 +114,8 @@ export interface ChunkObserver {
 export interface SendState {
   serverClock: ServerClock;
   local: LocalCreates;
+  /** The run's one `--reuse-window` walk, shared by its chunks (reconcile.ts `ReuseIndex`). */
+  reuse?: ReuseIndex;
   /** How long a create's request may still land after it was sent: its deadline (`--request-timeout`) and a margin. */
   landsWithinMs: number;
   /** Tasks this run settled chunks in doubt with (recovered by a scan or adopted), in chunk order: printed as created. */

@@ -57,6 +57,31 @@ describe('catch-up', () => {
     expect(pages).toEqual([1, 2, 1]);
   });
 
+  it("counts the window back from the start its caller reads after the first page (the service's clock), not from now", async () => {
+    // This machine's clock is 10 minutes ahead of the service's: the task made 55 minutes ago on the service's clock
+    // is within --catch-up 1h.
+    const all = [task(3, 55), task(2, 65)];
+    let asked = 0;
+    const api = {
+      listTasks: async () => ({ tasks: all, meta: { total_pages: 1 } }),
+      getTask: async (id: number) => all.find((t) => t.id === id) ?? Promise.reject(new Error('404')),
+    };
+    const handed: number[] = [];
+    const inject = async (raw: string) => {
+      handed.push((JSON.parse(raw) as { task: { id: number } }).task.id);
+      return { status: 200, note: '' };
+    };
+    const windowStart = () => {
+      asked += 1;
+      return T0 - 60 * 60_000;
+    };
+    const signal = new AbortController().signal;
+    const now = T0 + 600_000;
+    await runCatchUp(api, inject, { withinMs: 60 * 60_000, windowStart, ids: [], now, signal });
+    expect(handed).toEqual([3]);
+    expect(asked).toBe(1);
+  });
+
   it('builds one event per task for its state, marked synthesised, leaving out fields the API did not give', () => {
     const bare = synthesiseEvent(task(7, 5), T0);
     expect(bare).toEqual({
