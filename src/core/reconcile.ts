@@ -424,6 +424,11 @@ export interface ReuseQuery {
   exclude?: ReadonlySet<number>;
   /** A completed task with failed items is worth reusing only when the caller accepts item failures. */
   allowItemFailures?: boolean;
+  /**
+   * Local epoch ms (read as `createdAfter` is): a task created at or after it is reused whatever its status. A stopped
+   * run's request that may have landed made it, and paid for it: sending again would pay twice.
+   */
+  anyStatusFrom?: number;
 }
 
 export interface ReuseResult {
@@ -454,10 +459,13 @@ export async function findReusableTask(
   /** Learns from the tasks this walk sees (they also serve as the snapshot of a create that follows). */
   learn?: { serverClock: ServerClock; clock: Clock },
 ): Promise<ReuseResult> {
-  const edge = () => {
+  const onServerClock = (local: number) => {
     const offset = reader.serverClockOffset?.();
-    return query.createdAfter + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
+    return local + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
   };
+  const edge = () => onServerClock(query.createdAfter);
+  const { anyStatusFrom } = query;
+  const anyStatus = (task: Task) => anyStatusFrom !== undefined && createdAt(task) >= onServerClock(anyStatusFrom);
   const observe = learn
     ? (tasks: readonly Task[]) => {
         const at = learn.clock.now();
@@ -468,7 +476,7 @@ export async function findReusableTask(
   let requests = scan.requests;
   const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
   const candidates = scan.tasks
-    .filter((t) => !query.exclude?.has(t.id) && taskPhase(t) !== 'ended')
+    .filter((t) => !query.exclude?.has(t.id) && (taskPhase(t) !== 'ended' || anyStatus(t)))
     .sort((a, b) => (createdAt(b) || 0) - (createdAt(a) || 0));
   for (const candidate of candidates) {
     signal?.throwIfAborted();
@@ -476,7 +484,8 @@ export async function findReusableTask(
     const full = await reader.getTask(candidate.id);
     // Items not listed in full cannot prove the task holds ours: never reused.
     const items = listedTargets(full);
-    if (items !== undefined && sameItems(items, query.items) && worthReusing(full, query.allowItemFailures === true)) {
+    const worth = worthReusing(full, query.allowItemFailures === true) || anyStatus(full);
+    if (items !== undefined && sameItems(items, query.items) && worth) {
       return { match: { kind: 'found', task: full }, seen, requests };
     }
   }

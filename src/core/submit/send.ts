@@ -143,6 +143,8 @@ async function lookBefore(
             createdAfter: Math.min(ctx.clock.now() - window, since - DATE_CLOCK_SPREAD_MS),
             exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
             allowItemFailures: options.allowItemFailures === true,
+            // The stopped run's task, however it ended: it was paid for.
+            ...(Number.isFinite(since) && { anyStatusFrom: since - DATE_CLOCK_SPREAD_MS }),
           },
           ctx.signal,
           { serverClock, clock: ctx.clock },
