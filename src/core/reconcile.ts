@@ -424,6 +424,11 @@ export interface ReuseQuery {
   exclude?: ReadonlySet<number>;
   /** A completed task with failed items is worth reusing only when the caller accepts item failures. */
   allowItemFailures?: boolean;
+  /**
+   * Local epoch ms (read as `createdAfter` is): a task created at or after it is reused whatever its status. A stopped
+   * run's request that may have landed made it, and paid for it: sending again would pay twice.
+   */
+  anyStatusFrom?: number;
 }
 
 export interface ReuseResult {
@@ -460,6 +465,9 @@ export async function findReusableTask(
   learn?: { serverClock: ServerClock; clock: Clock },
 ): Promise<ReuseResult> {
   const edge = () => reuseEdge(reader, query);
+  const { anyStatusFrom } = query;
+  const anyStatus = (task: Task) =>
+    anyStatusFrom !== undefined && createdAt(task) >= onServerClock(reader, anyStatusFrom);
   let oldest: number | undefined;
   let edgeMs = Number.NaN;
   const observe = (tasks: readonly Task[]) => {
@@ -484,7 +492,7 @@ export async function findReusableTask(
     ? undefined
     : { pages: scan.requests, tasks: scan.listed.size, oldest, edge: edgeMs };
   const candidates = scan.tasks
-    .filter((t) => !query.exclude?.has(t.id) && taskPhase(t) !== 'ended')
+    .filter((t) => !query.exclude?.has(t.id) && (taskPhase(t) !== 'ended' || anyStatus(t)))
     .sort((a, b) => (createdAt(b) || 0) - (createdAt(a) || 0));
   for (const candidate of candidates) {
     signal?.throwIfAborted();
@@ -492,7 +500,8 @@ export async function findReusableTask(
     const full = await reader.getTask(candidate.id);
     // Items not listed in full cannot prove the task holds ours: never reused.
     const items = listedTargets(full);
-    if (items !== undefined && sameItems(items, query.items) && worthReusing(full, query.allowItemFailures === true)) {
+    const worth = worthReusing(full, query.allowItemFailures === true) || anyStatus(full);
+    if (items !== undefined && sameItems(items, query.items) && worth) {
       return { match: { kind: 'found', task: full }, seen, requests, ...(unfinished && { unfinished }) };
     }
   }
@@ -501,8 +510,13 @@ export async function findReusableTask(
 
 /** The start of a reuse window on the server's clock: two minutes further back while no Date has been read. */
 function reuseEdge(reader: TaskReader, query: ReuseQuery): number {
+  return onServerClock(reader, query.createdAfter);
+}
+
+/** A local instant as a window's start on the server's clock: two minutes further back while no Date has been read. */
+function onServerClock(reader: TaskReader, local: number): number {
   const offset = reader.serverClockOffset?.();
-  return query.createdAfter + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
+  return local + (offset ?? 0) - (offset === undefined ? CLOCK_SKEW_TOLERANCE_MS : 0);
 }
 
 /** What the run's one walk keeps of each task it listed: a few numbers, never the task. */

@@ -153,6 +153,8 @@ async function lookBefore(
           createdAfter: Math.min(ctx.clock.now() - window, since - DATE_CLOCK_SPREAD_MS),
           exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
           allowItemFailures: options.allowItemFailures === true,
+          // The stopped run's task, however it ended: it was paid for.
+          ...(Number.isFinite(since) && { anyStatusFrom: since - DATE_CLOCK_SPREAD_MS }),
         };
         const learn = { serverClock, clock: ctx.clock };
         // The run's one walk serves every chunk; one that reaches back to a stopped run's send walks on its own.

@@ -224,30 +224,34 @@ describe('the wait for a killed run: its own landing and its own send, whatever 
   const S = 'domain_check_availability';
   const ITEMS = ['k1.com', 'k2.com'];
   /** A seed run's ledger entry (written with `seedArgs`) turned into a killed run's request for ITEMS. */
-  async function killedRun(seedArgs: string[], shape = (entry: Record<string, unknown>) => entry) {
+  async function killedRun(
+    seedArgs: string[],
+    shape = (entry: Record<string, unknown>) => entry,
+    items: readonly string[] = ITEMS,
+  ) {
     const world = await setup();
     expect((await world.run(['create', S, 'seed.com', '-y', '-q', ...seedArgs])).code).toBe(0);
     const path = join(home!, 'cache', 'creates.json');
     const file = JSON.parse(readFileSync(path, 'utf8')) as { entries: Array<Record<string, unknown>> };
     const { taskId: _task, closedAt: _closed, job: _job, ...seed } = file.entries[0] ?? {};
     const killed = { ...seed, id: 'killed02', run: 'killedrun', pid: notRunningPid(), state: 'sending' };
-    const entry = shape({ ...killed, count: ITEMS.length, digest: itemsDigest(ITEMS) });
+    const entry = shape({ ...killed, count: items.length, digest: itemsDigest(items) });
     writeFileSync(path, JSON.stringify({ ...file, entries: [...file.entries, entry] }));
     const post = async () => {
       const response = await fetch(`${sandbox!.url}/tasks`, {
         method: 'POST',
         headers: { 'X-API-Key': sandbox!.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ service: S, items: ITEMS }),
+        body: JSON.stringify({ service: S, items }),
       });
       return ((await response.json()) as { data: { id: number } }).data.id;
     };
     const tasks = async () => {
       const response = await fetch(`${sandbox!.url}/tasks?per_page=100`, { headers: { 'X-API-Key': sandbox!.apiKey } });
       const body = (await response.json()) as { data: Array<{ id: number; total_items: number }> };
-      return body.data.filter((task) => task.total_items === ITEMS.length);
+      return body.data.filter((task) => task.total_items === items.length);
     };
     const rerun = (argv: string[], clock: Clock, quiet = true) =>
-      runTaskctl(['create', S, ...ITEMS, '-y', ...(quiet ? ['-q'] : []), ...argv], {
+      runTaskctl(['create', S, ...items, '-y', ...(quiet ? ['-q'] : []), ...argv], {
         clock,
         env: { TASKCTL_BASE_URL: sandbox!.url, TASKCTL_API_KEY: sandbox!.apiKey },
         home,
@@ -296,6 +300,19 @@ describe('the wait for a killed run: its own landing and its own send, whatever 
     // Older than the window: found because the walk reached back to the stopped run's send, and said so.
     expect(result.stderr).toContain('(found back to the send of the stopped run above, --reuse-window 20s or before)');
     expect(result.stderr).not.toContain('within --reuse-window');
+  });
+
+  it('the killed run’s task, ended with failed items before the re-run lists it, is reused all the same (no POST)', async () => {
+    // What a retry of failing items makes: its task completes with them failed again, during the re-run's wait.
+    const failing = ['fail-k1.com', 'fail-k2.com'];
+    const { clock, sentAt, post, tasks, rerun } = await killedRun([], undefined, failing);
+    const landed = await post();
+    clock.advance(sentAt + 30_000 - clock.now());
+    const result = await rerun(['--reuse-window', '1h', '-o', 'tsv'], clock, false);
+    expect(result.stdout.split('\t')[0], result.stderr).toBe(String(landed));
+    expect((await tasks()).map((task) => task.id)).toEqual([landed]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/reusing task \d+: same service and items, completed/);
   });
 });
 
