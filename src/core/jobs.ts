@@ -241,22 +241,29 @@ function pruneUnrecorded(store: JobStore, starts: readonly StoredJob[], keepMs: 
   });
 }
 
-/** After a create: the state directory's finished jobs past the retention go (a glance at their dates first). */
+/**
+ * After a create: the state directory's finished jobs, unfinished starts and leftover copies past the retention go (a
+ * glance at their dates first).
+ */
 export async function pruneExpired(ctx: Service & Runtime, store: JobStore | undefined): Promise<void> {
   if (!store) return;
   // Housekeeping never fails the create that ran: a bad job-retention is reported by `taskctl jobs`.
   const keep = await retentionMs(ctx).catch(() => DEFAULT_JOB_RETENTION_MS);
   const now = ctx.clock.now();
   const old = store.list().filter((job) => job.own && now - job.mtimeMs >= keep);
-  if (old.length === 0) return;
-  const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
-  pruneJobs(store, rows, keep, now);
-  pruneUnrecorded(
-    store,
-    old.filter((stored) => holdsNothing(stored.path)),
-    keep,
-    now,
-  );
+  if (old.length > 0) {
+    const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
+    pruneJobs(store, rows, keep, now);
+    pruneUnrecorded(
+      store,
+      old.filter((stored) => holdsNothing(stored.path)),
+      keep,
+      now,
+    );
+  }
+  // Copies whose journal is gone (a removal cut short, a journal deleted by hand): the same retention, each under its
+  // job's locks, so never those of a live run.
+  removeLeftovers(store, store.leftovers(), keep, now);
 }
 
 export async function retentionMs(ctx: Service): Promise<number> {
@@ -360,19 +367,29 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
  * each under the job's locks; returns how many went and those kept that no live run holds (to count).
  */
 function pruneLeftovers(store: JobStore, keepMs: number, nowMs: number): { removed: number; kept: LeftoverCopies[] } {
-  let removed = 0;
-  const kept: LeftoverCopies[] = [];
-  for (const left of store.leftovers()) {
-    let gone = false;
+  const leftovers = store.leftovers();
+  const gone = new Set(removeLeftovers(store, leftovers, keepMs, nowMs));
+  const kept = leftovers.filter((left) => !gone.has(left) && store.runner(left.id, left.path) === undefined);
+  return { removed: gone.size, kept };
+}
+
+/**
+ * Those of `leftovers` past the retention removed, each under its job's locks (asked only of one that is due): one a
+ * live run holds stays; a lock a killed run left is taken over. Returns those removed.
+ */
+function removeLeftovers(
+  store: JobStore,
+  leftovers: readonly LeftoverCopies[],
+  keepMs: number,
+  nowMs: number,
+): LeftoverCopies[] {
+  return leftovers.filter((left) => {
     try {
-      gone = store.removeLeftover(left, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
+      return store.removeLeftover(left, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
     } catch {
-      // left for the next run
+      return false; // left for the next run
     }
-    if (gone) removed++;
-    else if (store.runner(left.id, left.path) === undefined) kept.push(left);
-  }
-  return { removed, kept };
+  });
 }
 
 /**

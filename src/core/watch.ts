@@ -6,12 +6,19 @@ import type { Task } from '../api/schemas.js';
 import type { Column } from '../output/printer.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { eventLineFormatter } from '../output/event-line.js';
-import { countsText } from '../output/task-columns.js';
+import { eventLineFormatter, type EventLine } from '../output/event-line.js';
+import { countsRoom, countsText } from '../output/task-columns.js';
 import { counted } from '../output/plural.js';
 import { isoSeconds, parseTimestamp } from '../output/times.js';
 import { seenOnServerClock } from './server-time.js';
-import { isTerminal, isWaiting, isWorking, taskPhase, unknownStatusWarner } from '../lib/task-state.js';
+import {
+  isTerminal,
+  isWaiting,
+  isWorking,
+  taskPhase,
+  unknownStatusWarner,
+  type ItemCounts,
+} from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
 import { idsOnly } from './quiet.js';
@@ -90,6 +97,20 @@ function changeTime(
   if (!change.statusChanged) return seen;
   if (change.previous === undefined && !isTerminal(change.task)) return seen;
   return statusTime(change.task, seen);
+}
+
+/** A change as a person reads it: its counts when the service gave them, with the room they can need kept for them. */
+function humanLine(task: Task, at: number, counts: ItemCounts): EventLine {
+  const rest = counts.completed === undefined ? '' : countsText(counts);
+  return {
+    at,
+    id: task.id,
+    service: task.service,
+    status: task.status,
+    task,
+    rest,
+    room: countsRoom(task.total_items),
+  };
 }
 
 interface Change {
@@ -183,7 +204,8 @@ export async function runWatch(
     held = undefined;
   };
   const scan = ids.length === 0 && !silent ? scanProgress(ctx, human) : undefined;
-  const eventLine = eventLineFormatter();
+  // At a terminal each line fits its width, the columns aligned (the service's gives way to the counts).
+  const eventLine = eventLineFormatter(printer.lineWidth);
   const onServer = seenOnServerClock(() => api.serverClockBounds());
   const result = await followTasks({
     reader: api,
@@ -218,8 +240,7 @@ export async function runWatch(
       } else if (rows) {
         rows.write([{ at, task }]);
       } else if (human) {
-        const counts = itemCounts.completed === undefined ? '' : countsText(itemCounts);
-        const line = eventLine({ at, id: task.id, service: task.service, status: task.status, task, rest: counts });
+        const line = eventLine(humanLine(task, at, itemCounts));
         if (held) held.push(line);
         else printer.styledLine(line);
       }

@@ -2,12 +2,14 @@
  * The one human line of a task's event, shared by `watch` and `webhook listen` so a person reads both the same way:
  * `2026-11-25T16:58:47Z  task 41  domain_check_availability  completed  2/3, 1 failed`. The time is ISO UTC without
  * milliseconds; id, service and status are aligned by the widest seen so far (ids and statuses with room kept from the
- * first line).
+ * first line). On a terminal too narrow for the line, the service column gives way (names cut with `…`) so the counts
+ * keep their room on the line and the columns stay aligned; the rest is never cut.
  */
 import type { StyledPart } from './printer.js';
 import { KNOWN_TASK_STATUSES, type TaskStateFields } from '../lib/task-state.js';
 import { neutralise } from '../lib/sanitize.js';
 import { isoSeconds, parseTimestamp } from './times.js';
+import { textWidth, truncateText } from './width.js';
 
 export interface EventLine {
   /** Epoch ms, or the time as received (reformatted when it is an ISO timestamp, else shown as it came). */
@@ -19,6 +21,11 @@ export interface EventLine {
   task?: TaskStateFields | undefined;
   /** What follows the status: item counts, a reason, a body. */
   rest: string;
+  /**
+   * The columns `rest` may need on this task's lines (its counts at their widest: `countsRoom`), kept for it on a narrow
+   * terminal; what goes beyond (an error message, a body) is wrapped by the printer.
+   */
+  room?: number | undefined;
   /** Marks after the line (`(duplicate …)`), already styled. */
   marks?: StyledPart[] | undefined;
 }
@@ -37,22 +44,40 @@ function eventTime(at: number | string | undefined): string {
 const MIN_ID_WIDTH = 6;
 const MIN_STATUS_WIDTH = Math.max(...KNOWN_TASK_STATUSES.map((status) => status.length));
 
-/** A formatter that keeps the column widths of the lines it made (they only grow). */
-export function eventLineFormatter(): (line: EventLine) => StyledPart[] {
-  const width = { id: MIN_ID_WIDTH, service: 0, status: MIN_STATUS_WIDTH };
+/** The narrowest the service column gets on a narrow terminal (`email_verify` whole; others cut, `domain_whois_…`). */
+const SERVICE_MIN = 12;
+
+/** Between two columns. */
+const GAP = '  ';
+
+/**
+ * A formatter that keeps the column widths of the lines it made (they only grow). With `lineWidth` (the columns a line
+ * may use on a terminal), the service column is narrowed to leave the counts their room on the line, but never below
+ * SERVICE_MIN: a terminal narrower than that gets the line whole, for the printer to wrap at its spaces.
+ */
+export function eventLineFormatter(lineWidth?: number): (line: EventLine) => StyledPart[] {
+  const width = { id: MIN_ID_WIDTH, service: 0, status: MIN_STATUS_WIDTH, room: 0 };
   return (line) => {
     // Widths are measured on the text as printed (server text neutralised), so padding matches what is seen.
     const id = line.id === undefined ? '(no id)' : neutralise(String(line.id));
     const service = neutralise(line.service ?? '-');
     const status = neutralise(line.status);
+    const time = eventTime(line.at);
     width.id = Math.max(width.id, id.length);
     width.service = Math.max(width.service, service.length);
     width.status = Math.max(width.status, status.length);
+    width.room = Math.max(width.room, line.room ?? 0);
+    const head = `${time}${GAP}task ${id.padEnd(width.id)}${GAP}`;
+    // The columns of the line but the service's: what the service column may take of the width.
+    const others = textWidth(head) + GAP.length + width.status + GAP.length + width.room;
+    const fits = lineWidth === undefined || others + width.service <= lineWidth;
+    const serviceWidth = fits || others + SERVICE_MIN > lineWidth ? width.service : lineWidth - others;
+    const shown = service.length > serviceWidth ? truncateText(service, serviceWidth) : service;
     const parts: StyledPart[] = [
-      { text: `${eventTime(line.at)}  task ${id.padEnd(width.id)}  ${service.padEnd(width.service)}  ` },
+      { text: `${head}${shown.padEnd(serviceWidth)}${GAP}` },
       { text: status, status: line.task ?? true },
     ];
-    const tail = `${' '.repeat(width.status - status.length)}  ${line.rest}`.trimEnd();
+    const tail = `${' '.repeat(width.status - status.length)}${GAP}${line.rest}`.trimEnd();
     if (line.rest !== '') parts.push({ text: tail });
     return [...parts, ...(line.marks ?? [])];
   };

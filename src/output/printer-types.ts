@@ -107,6 +107,11 @@ export interface Printer {
   readonly color: boolean;
   readonly stderrColor: boolean;
   readonly quiet: boolean;
+  /**
+   * The columns a line on stdout may use when stdout is a terminal (one less than its width), else undefined: what a
+   * line of its own is fitted to (the event lines of `watch` and `webhook listen`, output/event-line.ts).
+   */
+  readonly lineWidth: number | undefined;
   /** chalk at stdout's colour level (level 0 when colour is off): for `Column.style`. */
   readonly chalk: ChalkInstance;
   list: <T>(

@@ -77,6 +77,7 @@ export function createPrinter(options: PrinterOptions): Printer {
     color: options.color,
     stderrColor: base.stderrColor,
     quiet,
+    lineWidth: terminalWidth,
     chalk: out,
 
     list: (rows, columns, json, listOptions) => listRows(base, rows, columns, json, listOptions),

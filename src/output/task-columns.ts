@@ -25,6 +25,11 @@ export function countsText(counts: { total: number; completed?: number | undefin
   return failed !== undefined && failed > 0 ? `${done}, ${formatCount(failed)} failed` : done;
 }
 
+/** The widest `countsText` a task of `total` items can show (all of them completed and failed): its room on a line. */
+export function countsRoom(total: number): number {
+  return countsText({ total, completed: total, failed: total }).length;
+}
+
 /**
  * Machine formats keep the server's fields (`total_items`, ISO times); a terminal shows the item outcome and ages. At
  * a narrow terminal FINISHED, then COST, then ITEMS are left out (`--wide` keeps them); ID, SERVICE, STATUS and

@@ -184,37 +184,52 @@ const COMMAND_START = new RegExp(
   'g',
 );
 
+/** A word of a line to wrap, with the spaces before it in the text (kept while the two stay on one line). */
+interface Piece {
+  text: string;
+  gap: string;
+  /** Where the word starts in the text. */
+  at: number;
+}
+
+/** `words` split at spaces, each word with the run of spaces before it: aligned text keeps its columns. */
+function spacedWords(words: string): Piece[] {
+  return Array.from(words.matchAll(/( *)([^ ]+)/g), (m) => ({
+    gap: m[1] ?? '',
+    text: m[2] ?? '',
+    at: m.index + (m[1] ?? '').length,
+  }));
+}
+
 /**
  * `words` split at spaces, but a `taskctl <command>` it names is one piece, from `taskctl` to the end of its last
  * word (a closing backtick, bracket or comma included): copied from the terminal, it must be one command.
  */
-function wrapPieces(words: string): string[] {
+function wrapPieces(words: string): Piece[] {
   const spans: Array<[number, number]> = [];
   for (const match of words.matchAll(COMMAND_START)) {
     spans.push([match.index, match.index + commandLength(words.slice(match.index))]);
   }
-  const split = words.split(/ +/);
+  const split = spacedWords(words);
   if (spans.length === 0) return split;
-  const pieces: string[] = [];
-  let at = 0;
-  let joined: { span: [number, number]; text: string } | undefined;
+  const pieces: Piece[] = [];
+  let joined: { span: [number, number]; piece: Piece } | undefined;
   for (const word of split) {
-    const start = word === '' ? at : words.indexOf(word, at);
-    at = start + word.length;
-    const span = spans.find(([from, to]) => start + word.length > from && start < to);
-    if (span !== undefined && joined?.span === span) joined.text += ` ${word}`;
+    const span = spans.find(([from, to]) => word.at + word.text.length > from && word.at < to);
+    if (span !== undefined && joined?.span === span) joined.piece.text += `${word.gap}${word.text}`;
     else {
-      if (joined) pieces.push(joined.text);
-      joined = span === undefined ? undefined : { span, text: word };
+      if (joined) pieces.push(joined.piece);
+      joined = span === undefined ? undefined : { span, piece: { ...word } };
       if (span === undefined) pieces.push(word);
     }
   }
-  if (joined) pieces.push(joined.text);
+  if (joined) pieces.push(joined.piece);
   return pieces;
 }
 
 /**
- * One line, `lead` and then `words`, word-wrapped to `width` columns as `wrapText` does: the first word stays beside
+ * One line, `lead` and then `words`, word-wrapped to `width` columns as `wrapText` does (words that stay on one line
+ * keep the spaces between them, so an aligned line keeps its columns): the first word stays beside
  * the lead (leading spaces, or a term such as `  --flag <x>  ` whose text the continuation lines hang under), and
  * each continuation line starts with `indent`. The help texts (commands/help-text.ts) choose lead and indent this way,
  * and keep a word wider than the line whole (`cutLongWords: false`: a path in help is copied, not read). With
@@ -236,9 +251,9 @@ export function wrapWords(
   // No word on the current line yet: the next one follows the lead or the indent without a space.
   let empty = true;
   const room = Math.max(1, width - textWidth(indent));
-  for (const word of keepCommands ? wrapPieces(words) : words.split(/ +/)) {
+  for (const { text: word, gap } of keepCommands ? wrapPieces(words) : spacedWords(words)) {
     const w = textWidth(word);
-    if (!empty && currentWidth + 1 + w > width) {
+    if (!empty && currentWidth + gap.length + w > width) {
       lines.push(current);
       current = indent;
       currentWidth = textWidth(indent);
@@ -266,9 +281,10 @@ export function wrapWords(
       empty = false;
       continue;
     }
-    current += empty ? word : ` ${word}`;
-    currentWidth += empty ? w : 1 + w;
-    if (word !== '') empty = false;
+    // Words that stay on one line keep the spaces between them (an aligned line keeps its columns); a break drops them.
+    current += empty ? word : `${gap}${word}`;
+    currentWidth += empty ? w : gap.length + w;
+    empty = false;
   }
   lines.push(current);
   return lines.map((l) => l.trimEnd()).join('\n');

@@ -6,7 +6,7 @@ import type { IO } from '../output/io.js';
 import type { Column, Printer, StyledPart } from '../output/printer.js';
 import type { ReceivedEvent } from './received.js';
 import { eventLineFormatter, type EventLine } from '../output/event-line.js';
-import { countsText } from '../output/task-columns.js';
+import { countsRoom, countsText } from '../output/task-columns.js';
 
 /** A scalar field of a received body by path (`task.id`), whatever its shape; undefined when absent or not a scalar. */
 function field(body: unknown, ...path: string[]): string | number | boolean | undefined {
@@ -69,7 +69,7 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
       end: () => rows.end(),
     };
   }
-  const eventLine = eventLineFormatter();
+  const eventLine = eventLineFormatter(printer.lineWidth);
   return {
     print({ event, body, name, taskId, synthesised, simulated }, { duplicate }) {
       const marks: StyledPart[] = [];
@@ -85,6 +85,7 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
             service: event.task.service,
             status: event.event,
             task: event.task,
+            room: countsRoom(event.task.total_items),
             rest: `${countsText({ total: event.task.total_items, completed: event.task.completed_items, failed: event.task.failed_items })}${event.event === 'failed' ? `: ${event.task.error_message}` : ''}`,
           }
         : {

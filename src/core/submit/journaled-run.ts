@@ -17,6 +17,7 @@ import {
   CliError,
   InputError,
   InterruptedError,
+  interruptedBeforeSend,
   JournalWriteError,
   systemErrorWords,
   UsageError,
@@ -477,13 +478,24 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
  * `resume` without an argument: the one interrupted job of the current profile and base URL; none is said (exit 0),
  * several are listed (exit 2).
  */
-async function onlyInterrupted(ctx: Pick<Output, 'printer'> & Runtime & Store): Promise<string | undefined> {
+async function onlyInterrupted(
+  ctx: Pick<Output, 'printer'> & Pick<Process, 'signal'> & Runtime & Store,
+): Promise<string | undefined> {
   const { otherKeyNote, readJobs, splitJobs } = await import('../jobs.js');
   const split = await splitJobs(ctx, readJobs(jobStore(ctx.env)), false);
   // A job stopped at a refused chunk is one too: its resume says how to go past the chunk.
   const resumable = (job: { state: string }) => job.state === 'interrupted' || job.state === 'refused';
   const jobs = split.current.filter((job) => resumable(job) || job.state === 'unreadable');
   const [only] = jobs;
+  // Stopped while it looked (reading the journals can take a while): the signal's exit code, never "none" or a list
+  // as if it had concluded. One job found goes on to the check of its own, which names it. The journals are read
+  // without a pause, so a signal that came meanwhile is heard once the event loop turns.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (ctx.signal.aborted && (jobs.length !== 1 || only === undefined || !resumable(only)))
+    throw interruptedBeforeSend(
+      'no job was resumed',
+      '`taskctl jobs` lists the interrupted jobs; `taskctl resume` continues the only one.',
+    );
   if (only === undefined) {
     ctx.printer.info('no interrupted job to resume (`taskctl jobs` lists them)');
     // Never hidden without a word: after a key change those are the user's to continue.

@@ -222,7 +222,9 @@ describe('styled lines (webhook listen) on a terminal', () => {
     printer.styledLine(parts);
     expect(widest(out())).toBeLessThanOrEqual(79);
     expect(out()).toMatch(/\n {2}\S/);
-    expect(out().replace(/\n {2}/g, ' ')).toContain('40/40 done, 0 failed (duplicate, not handed on again)');
+    // The words a line keeps keep their spacing: only the break drops it.
+    expect(out().replace(/\n {2}/g, ' ')).toContain('40/40 done, 0 failed  (duplicate, not handed on again)');
+    expect(out()).toMatch(/^2026-11-25T18:04:00.750Z {2}completed {2}task 1 /);
   });
 
   it('stay one line each when stdout is not a terminal', () => {

@@ -24,6 +24,20 @@ describe('wrapWords (the one word wrapper: messages, table notes and help texts)
     for (const width of [20, 30, 45]) expect(wrapWords('', text, width, '')).toBe(wrapText(text, width));
   });
 
+  it('keeps the spacing of the words a line keeps: only the break between two lines drops its spaces', () => {
+    // An aligned line one column too wide: its first line keeps its columns, the word that does not fit goes down.
+    const line = '2026-11-29T19:44:57Z  task 8       email_verify  processing  2/8, 1 failed';
+    expect(wrapWords('', line, line.length - 1, '  ')).toBe(
+      '2026-11-29T19:44:57Z  task 8       email_verify  processing  2/8, 1\n  failed',
+    );
+    expect(wrapText('a  b   c    d', 8)).toBe('a  b   c\nd');
+    expect(wrapText('  two  spaces  after  each  word', 16)).toBe('  two  spaces\n  after  each\n  word');
+    // A command a message names keeps its own spacing too.
+    expect(wrapMessage('Go on with:  taskctl resume  j-abcd --wait', 20)).toBe(
+      'Go on with:\ntaskctl resume  j-abcd --wait',
+    );
+  });
+
   it('is the wrapper of the help texts: a plain help line wraps as wrapText wraps it', () => {
     const text = 'Exit: 0 all completed; 10 ended without completing; 11 some items did not complete';
     for (const width of [20, 30, 45]) expect(wrapHelp(text, width)).toBe(wrapText(text, width));

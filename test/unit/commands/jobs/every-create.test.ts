@@ -482,6 +482,40 @@ describe('retention', () => {
     expect(readdirSync(join(state(), 'locks'))).toEqual([]);
   });
 
+  it("a create's clean-up removes copies whose journal is gone past the retention, never those a live run holds", async () => {
+    const store = new JobStore(state());
+    store.prepare();
+    const copies = (id: string) => [`${store.journalPath(id)}.input`, `${store.journalPath(id)}.input-1`];
+    const leave = (id: string, ageMs: number) => {
+      const at = (world.clock.now() - ageMs) / 1000;
+      for (const path of copies(id)) {
+        writeFileSync(path, 'x'.repeat(100));
+        utimesSync(path, at, at);
+      }
+    };
+    const month = 31 * 24 * 3600_000;
+    leave('j-oldcopies', month);
+    leave('j-newcopies', 3600_000);
+    leave('j-livecopies', month);
+    leave('j-deadcopies', month);
+    // A run that holds its job (a create about to record its journal), and the lock a killed one left behind.
+    const live = tryLock(store.lockPath('j-livecopies'));
+    if (!('release' in live)) throw new Error('lock not taken');
+    writeFileSync(
+      store.lockPath('j-deadcopies'),
+      JSON.stringify({ pid: notRunningPid(), host: hostname(), at: Date.now(), token: 'killed' }),
+    );
+    try {
+      const created = await run(['create', S, 'a.com', '-q']);
+      expect(created.code, created.stderr).toBe(0);
+      for (const path of [...copies('j-oldcopies'), ...copies('j-deadcopies')]) expect(existsSync(path)).toBe(false);
+      for (const path of [...copies('j-newcopies'), ...copies('j-livecopies')]) expect(existsSync(path)).toBe(true);
+      expect(existsSync(store.lockPath('j-deadcopies'))).toBe(false);
+    } finally {
+      live.release();
+    }
+  });
+
   it('job-retention is a setting with a documented default', async () => {
     const listed = await run(['config', 'list', '-o', 'json']);
     expect(listed.stdout).toMatch(/job-retention/);

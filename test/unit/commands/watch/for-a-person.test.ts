@@ -81,3 +81,39 @@ describe('watch for a person', () => {
     expect(result.stderr).toContain(`still running: taskctl watch ${id}`);
   });
 });
+
+describe('watch at a narrow terminal', () => {
+  /** Two tasks whose lines are wider than 80 columns as they come (the longest service, counts with failures). */
+  async function watchAt(columns: number) {
+    const { run } = await sandboxRun(500);
+    const created: number[] = [];
+    for (const [service, items] of [
+      ['domain_check_availability', ['a.com', 'fail-b.com', 'c.com', 'fail-d.com', 'e.com', 'f.com', 'g.com']],
+      ['email_verify', ['x@example.com', 'fail-y@example.com']],
+    ] as const) {
+      const result = await run(['create', service, ...items, '-q']);
+      created.push(Number(result.stdout.trim()));
+    }
+    return run(['watch', ...created.map(String)], { stdoutTTY: true, stderrTTY: true, columns });
+  }
+
+  it('at 80 columns: one line an event within 79 columns, the columns still aligned (never rewrapped)', async () => {
+    const result = await watchAt(80);
+    expect(result.code).toBe(11);
+    const lines = result.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(79);
+    for (const line of lines)
+      expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}task \d+ {2,}\S+ {2,}\S+ {2,}\S/);
+    const status = lines.map((line) => line.search(/ (pending|processing|completed)/));
+    expect(new Set(status).size).toBe(1);
+    // The service is cut, never the counts: the last line of the first task has them whole.
+    expect(result.stdout).toMatch(/ {2}domain_check\S*… +completed +5\/7, 2 failed$/m);
+    expect(result.stdout).toMatch(/ {2}email_verify +completed +1\/2, 1 failed$/m);
+  });
+
+  it('at 120 columns: the lines as they come, the service whole', async () => {
+    const result = await watchAt(120);
+    expect(result.code).toBe(11);
+    expect(result.stdout).toMatch(/ {2}domain_check_availability {2}completed {3}5\/7, 2 failed$/m);
+  });
+});

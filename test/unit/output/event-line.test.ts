@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { eventLineFormatter, type EventLine } from '../../../src/output/event-line.js';
+import { T0 } from '../clock.js';
+
+/** The line as printed without colour. */
+const text = (format: ReturnType<typeof eventLineFormatter>, line: EventLine) =>
+  format(line)
+    .map((part) => part.text)
+    .join('')
+    .trimEnd();
+
+const line = (service: string, rest: string, room?: number): EventLine => ({
+  at: T0,
+  id: 7,
+  service,
+  status: 'processing',
+  rest,
+  ...(room === undefined ? {} : { room }),
+});
+
+describe('eventLineFormatter', () => {
+  it('without a width (a pipe, a file): every service whole, the columns as wide as the widest seen', () => {
+    const format = eventLineFormatter();
+    expect(text(format, line('domain_check_availability', '5/12, 2 failed', 16))).toBe(
+      '2025-01-15T12:00:00Z  task 7       domain_check_availability  processing  5/12, 2 failed',
+    );
+  });
+
+  it('at 80 columns: the service column gives way, the counts keep the room the task may need; every line aligned', () => {
+    const format = eventLineFormatter(79);
+    const lines = [
+      text(format, line('domain_check_availability', '5/12, 2 failed', 16)),
+      text(format, line('email_verify', '12/12, 12 failed', 16)),
+      text(format, line('domain_whois_history', '1/12', 16)),
+    ];
+    expect(lines).toEqual([
+      '2025-01-15T12:00:00Z  task 7       domain_check_…  processing  5/12, 2 failed',
+      '2025-01-15T12:00:00Z  task 7       email_verify    processing  12/12, 12 failed',
+      '2025-01-15T12:00:00Z  task 7       domain_whois_…  processing  1/12',
+    ]);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(79);
+  });
+
+  it('a line that fits is left whole, even at a narrow width', () => {
+    const format = eventLineFormatter(79);
+    expect(text(format, line('email_verify', '1/2', 3))).toBe(
+      '2025-01-15T12:00:00Z  task 7       email_verify  processing  1/2',
+    );
+  });
+
+  it('too narrow for the fixed columns and a readable service (60, 40): the service whole, the printer wraps the line', () => {
+    for (const width of [59, 39]) {
+      const format = eventLineFormatter(width);
+      expect(text(format, line('domain_check_availability', '5/12, 2 failed', 16))).toContain(
+        'domain_check_availability  processing',
+      );
+    }
+  });
+});
