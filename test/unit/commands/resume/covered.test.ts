@@ -102,6 +102,7 @@ it('the re-run killed before it gave the stopped job its task: `resume` reads it
   const posts = await world.posts();
   const resumed = await run(['resume', stopped, '-y']);
   expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`next: take chunk 1's task from job ${rerun}, which took it over, then send`);
   expect(resumed.stderr).toContain(`chunk 1: task ${task} of job ${rerun} (its chunk 1) covers its items`);
   expect(await world.posts()).toBe(posts);
   await paidOnce();
