@@ -4,9 +4,10 @@
  * `resume`, the hint it printed, must take that task and never send the items again (core/submit/hand-over.ts).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ctrlCWhen } from '../../clock.js';
+import { tryLock } from '../../../../src/store/lock-file.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 
@@ -53,7 +54,7 @@ const keep = (id: string, keepIt: (record: Record<string, unknown>) => boolean) 
  * was checked (job `stopped`, its chunk 1 in doubt); then the same `retry` again, which waits until that request could
  * no longer land and creates the items' task (job `rerun`, task `task`).
  */
-async function stoppedThenRerun(): Promise<{ stopped: string; rerun: string; task: number }> {
+async function stoppedJob(): Promise<{ id: string; stopped: string }> {
   const original = await run(['create', S, 'ok.com', ...FAILED, '--wait', '-q']);
   expect(original.code, original.stderr).toBe(11);
   const id = original.stdout.trim().split('\n')[0] ?? '';
@@ -69,6 +70,11 @@ async function stoppedThenRerun(): Promise<{ stopped: string; rerun: string; tas
   const stopped = /taskctl resume (j-[0-9a-z]+)$/m.exec(first.stderr)?.[1] ?? '';
   expect(stopped).not.toBe('');
   await world.clearFaults();
+  return { id, stopped };
+}
+
+async function stoppedThenRerun(): Promise<{ stopped: string; rerun: string; task: number }> {
+  const { id, stopped } = await stoppedJob();
   const again = await run(['retry', id, '-y', '-q']);
   expect(again.code, again.stderr).toBe(0);
   const task = Number(again.stdout.trim());
@@ -142,4 +148,36 @@ it('the re-run’s task cannot be read: exit 9 naming it, nothing sent', async (
   expect(refused.stderr).toContain(`its items are task 9999 of job ${rerun} (its chunk 1), which cannot be read`);
   expect(refused.stderr).toContain(`taskctl show 9999`);
   expect(await world.posts()).toBe(posts);
+});
+
+it('a `resume` of the stopped job running meanwhile (holding its lock): the re-run waits for it, sending nothing', async () => {
+  const { id, stopped } = await stoppedJob();
+  const lock = tryLock(join(dirname(dirname(journalPath(stopped))), 'locks', `${stopped}.lock`));
+  if (!('release' in lock)) throw new Error('the stopped job is locked');
+  const posts = await world.posts();
+  const during: number[] = [];
+  let waits = 0;
+  const again = await runTaskctl(['retry', id, '-y', '-q'], {
+    env: world.env,
+    home: dir,
+    clock: {
+      now: () => world.clock.now(),
+      sleep: async (ms, signal) => {
+        // Held for 100 s of waits (past the stopped request's landing, 62 s after its send): that resume settles it.
+        if (++waits > 400) lock.release();
+        else if (waits % 50 === 0) during.push(await world.posts());
+        return world.clock.sleep(ms, signal);
+      },
+    },
+  });
+  expect(again.code, again.stderr).toBe(0);
+  expect(during.length).toBe(8);
+  expect(during.every((count) => count === posts)).toBe(true);
+  expect(again.stderr).toContain(`is settling the same items (job ${stopped}, its chunk 1): waiting for it`);
+  // Its resume gone without a task (an exit 9, say): the chunk is handed over, and its resume takes the task.
+  const task = Number(again.stdout.trim());
+  const resumed = await run(['resume', stopped, '-y', '-q']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(records(stopped)).toContainEqual(expect.objectContaining({ type: 'reconciled', chunk: 1, task }));
+  await paidOnce();
 });
