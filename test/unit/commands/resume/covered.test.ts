@@ -99,6 +99,10 @@ it('`resume` of the stopped job, its own hint run verbatim, takes the re-run’s
   expect(await world.posts()).toBe(posts);
   await paidOnce();
   expect(records(stopped)).toContainEqual(expect.objectContaining({ type: 'reconciled', chunk: 1, task }));
+  // The --job commands read that task as the chunk's too.
+  const shown = await run(['show', '--job', stopped, '-o', 'json']);
+  expect(shown.stderr).not.toMatch(/in doubt|not this chunk's|resume/);
+  expect(shown.stdout).toContain(`"task": ${task}`);
 });
 
 it('the re-run killed before it gave the stopped job its task: `resume` reads it from the re-run’s journal', async () => {
