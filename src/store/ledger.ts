@@ -286,6 +286,19 @@ export class CreateLedger {
     return result;
   }
 
+  /** Live entries of other runs, not settled with a task, for the same account, service and items as `mine`. */
+  unsettled(mine: Pick<LedgerEntry, 'account' | 'service' | 'digest'>): LedgerEntry[] {
+    const accounts = this.accountsOf(mine.account);
+    return this.read().filter(
+      (e) =>
+        e.run !== this.run &&
+        e.state !== 'created' &&
+        accounts.has(e.account) &&
+        e.service === mine.service &&
+        e.digest === mine.digest,
+    );
+  }
+
   /** The entry made for a journaled chunk, if any (live). */
   findJob(job: LedgerJob): LedgerEntry | undefined {
     const now = this.now();

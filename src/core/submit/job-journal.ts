@@ -8,7 +8,7 @@ import type { Env } from '../../lib/env.js';
 import type { JournalFile } from '../../store/journal-file.js';
 import { itemsDigest } from '../items/multiset.js';
 import { crashPoint } from './crash-point.js';
-import { chunkItems, type JobState } from './journal-records.js';
+import { chunkItems, type Cover, type JobState } from './journal-records.js';
 import type { ChunkObserver, Dispatch, DoneChunk, How, PlannedChunk, Totals } from './types.js';
 
 export class JobJournal implements ChunkObserver {
@@ -113,6 +113,13 @@ export class JobJournal implements ChunkObserver {
     this.inherited.delete(chunk);
     this.file.append({ type: 'reconciled', chunk, task: task.id, cost: task.cost, by: 'user' });
     this.setTask(chunk, { ...task, how: 'created' });
+  }
+
+  /** A chunk in doubt taken over by another job's chunk (hand-over.ts), whose task covers its items. */
+  covered(chunk: number, task: { id: number; cost: number }, cover: Cover): void {
+    this.inherited.delete(chunk);
+    this.file.append({ type: 'reconciled', chunk, task: task.id, cost: task.cost, by: 'scan', covered_by: cover });
+    this.setTask(chunk, { ...task, how: 'reused' });
   }
 
   /** `resume --resend CHUNK`. */

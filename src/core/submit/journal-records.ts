@@ -4,7 +4,9 @@
  *   send       chunk N's request is leaving (after every wait before it): its item range and digest, when, and the
  *              tasks that existed before; a chunk with no send has nothing to settle
  *   created    chunk N is task T (answered, recovered, or reused)
- *   unknown    the request's outcome could not be settled (exit 9): the job stops at chunk N
+ *   unknown    the request's outcome could not be settled (exit 9): the job stops at chunk N; with `covered_by`,
+ *              another job's re-run of the same items took them over once this request could no longer land (its
+ *              chunk's task is this chunk's: settle.ts follows it)
  *   reconciled a chunk in flight settled: task T adopted, or null (nothing was created: it is sent again); with
  *              `refused`, the service refused the chunk's items (a 4xx naming them): sent again never, skipped by
  *              `resume --skip-refused`
@@ -13,7 +15,9 @@
  */
 import * as z from '../../lib/zod.js';
 import { UsageError } from '../../errors.js';
-import type { How } from './types.js';
+
+/** How a chunk got its task: answered to its POST, recovered by the exactly-once rules, or an existing task reused. */
+export type How = 'created' | 'recovered' | 'reused';
 
 const FORMATS = ['lines', 'json', 'ndjson', 'csv'] as const;
 const chunkNo = z.number().int().positive();
@@ -78,11 +82,22 @@ const SendSchema = z.object({
 });
 export type SendRecord = z.infer<typeof SendSchema>;
 
+/** A job's chunk that took another job's chunk in doubt over (the same items, sent once that request could not land). */
+const CoverSchema = z.object({ job: z.string(), chunk: chunkNo });
+export type Cover = z.infer<typeof CoverSchema>;
+
 const RecordSchema = z.discriminatedUnion('type', [
   JobSchema,
   SendSchema,
   z.object({ type: z.literal('created'), chunk: chunkNo, task: z.number(), cost: z.number(), how: z.string() }),
-  z.object({ type: z.literal('unknown'), chunk: chunkNo, candidates: z.array(z.number()), reason: z.string() }),
+  z.object({
+    type: z.literal('unknown'),
+    chunk: chunkNo,
+    candidates: z.array(z.number()),
+    reason: z.string(),
+    /** Another job took the chunk's items over (its chunk's task covers them). Older readers ignore it. */
+    covered_by: CoverSchema.optional(),
+  }),
   z.object({
     type: z.literal('reconciled'),
     chunk: chunkNo,
@@ -92,6 +107,8 @@ const RecordSchema = z.discriminatedUnion('type', [
     by: z.enum(['scan', 'answer', 'user']),
     /** The service refused the chunk's items (its words): the same items are refused again. Older readers ignore it. */
     refused: z.string().optional(),
+    /** The task is another job's chunk's, which took this chunk's items over (`unknown` above). */
+    covered_by: CoverSchema.optional(),
   }),
   z.object({ type: z.literal('done'), tasks: z.number(), items: z.number(), cost: z.number() }),
 ]);
@@ -113,6 +130,11 @@ interface ChunkState {
   named?: number[];
   /** The service refused its items (its words): never sent again; `resume --skip-refused` leaves it without a task. */
   refused?: string;
+  /**
+   * In doubt, and taken over by another job's chunk (a re-run of the same items that waited for this chunk's request
+   * to land): that chunk's task is this one's, and only that job sends them (settle.ts).
+   */
+  coveredBy?: Cover;
 }
 
 export interface JobState {
@@ -272,6 +294,7 @@ export class JobFold {
     // Sent again or given a task after a refusal (an older version, which ignores `refused`, continued the journal).
     if (record.type === 'send' || record.type === 'created' || (record.type === 'reconciled' && record.task !== null))
       delete chunk.refused;
+    if (record.type !== 'unknown') delete chunk.coveredBy; // the latest word on the chunk stands
     if (record.type === 'send') {
       chunk.send = this.counts ? { ...record, before: [] } : record;
       delete chunk.cutFor;
@@ -282,13 +305,16 @@ export class JobFold {
       chunk.task = { id: record.task, cost: record.cost, how, answered: how === 'created' };
       this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled' && record.task !== null) {
-      chunk.task = { id: record.task, cost: record.cost, how: record.by === 'scan' ? 'recovered' : 'created' };
+      const how = record.covered_by ? 'reused' : record.by === 'scan' ? 'recovered' : 'created';
+      chunk.task = { id: record.task, cost: record.cost, how };
       this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled') {
       // Nothing created: to be sent, unless the service refused its items.
       state.chunks.set(record.chunk, record.refused === undefined ? {} : { refused: record.refused });
     } else {
       chunk.named = [...(chunk.named ?? []), ...record.candidates]; // exit 9 told the user to look at these
+      if (record.covered_by) chunk.coveredBy = record.covered_by;
+      else delete chunk.coveredBy;
     }
   }
 }

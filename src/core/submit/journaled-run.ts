@@ -683,12 +683,17 @@ function standing(journal: JobJournal, user: UserSettlement, name: string, skip:
   if (done) return `${head}, finished`;
   // A chunk given --resend is checked too: sent again only if the list shows no task of it not named before.
   const byUser = new Set(user.adopt.map((a) => a.chunk));
-  const scanned = doubt.filter((chunk) => !byUser.has(chunk));
+  // Handed to another job (hand-over.ts): its task is read there, unless --resend says otherwise.
+  const coverOf = (chunk: number) =>
+    user.resend.includes(chunk) ? undefined : journal.state.chunks.get(chunk)?.coveredBy;
+  const covered = doubt.filter((chunk) => !byUser.has(chunk) && coverOf(chunk) !== undefined);
+  const scanned = doubt.filter((chunk) => !byUser.has(chunk) && coverOf(chunk) === undefined);
   const resent =
     user.resend.length > 0 ? ` (--resend ${user.resend.join(', ')}: sent again if no new task is there)` : '';
   const left = total - journal.done.size - skip.size;
   const steps = [
     ...(byUser.size > 0 ? [`settle chunk ${[...byUser].join(', ')} as given`] : []),
+    ...covered.map((chunk) => `take chunk ${chunk}'s task from job ${coverOf(chunk)?.job ?? ''}, which took it over`),
     ...(scanned.length > 0 ? [`check the task list for chunk ${scanned.join(', ')}${resent}`] : []),
     `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal, skip), 'item')})`,
   ];

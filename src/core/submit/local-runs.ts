@@ -30,8 +30,15 @@ export class LocalCreates {
   private warned = false;
   /** This run's reservation of the items it is about to look up and send (`reserve`), until its POST or `release`. */
   private reserved: LedgerEntry | undefined;
-  /** The job of a stopped run whose request for these items this one waited for: told of once this run has a task. */
-  private waitedFor: LedgerJob | undefined;
+  /**
+   * The stopped jobs' chunks of these items this run covers (`handed`: in their journals, hand-over.ts): told of,
+   * and given the task, once this run has it.
+   */
+  private waitedFor: Array<{ job: LedgerJob; handed: boolean }> = [];
+  /** This run's own job and chunk, when it is one (`reserve`): what a stopped job's chunk is handed to. */
+  private own: LedgerJob | undefined;
+  /** hand-over.ts, loaded by the first `reserve` (only a create that may reuse hands a chunk over). */
+  private handing: typeof import('./hand-over.js') | undefined;
 
   private constructor(
     private readonly ctx: LedgerUser,
@@ -127,41 +134,91 @@ export class LocalCreates {
     items: readonly string[],
     signal: AbortSignal,
     look?: (sentAt: number) => Promise<boolean>,
+    own?: LedgerJob,
   ): Promise<number | undefined> {
     const { ledger, account } = this;
-    this.waitedFor = undefined;
+    this.waitedFor = [];
+    this.own = own;
     if (!ledger || account === undefined) return undefined;
+    this.handing ??= await import('./hand-over.js');
     const intent = this.intentOf(account, service, items);
     let waited: string | undefined;
+    let held = false;
     for (;;) {
       const now = this.ctx.clock.now();
+      // A job's chunk whose run is alive (its first run, or a `resume` settling it) is waited for in any state: that
+      // run settles it, and this one reuses its task or, once it is gone, takes its items over.
       const busy = (other: LedgerEntry) =>
-        (other.state === 'sending' && runAlive(other, this.ctx.env)) || this.landsUntil(other) > now;
+        ((other.state === 'sending' || jobOf(other) !== undefined) && runAlive(other, this.ctx.env)) ||
+        this.landsUntil(other) > now;
       const result = this.attempt(() => ledger.reserve(intent, busy));
       if (result === undefined) return undefined;
       if ('entry' in result) {
         this.reserved = result.entry;
         const twin = waited === undefined ? undefined : this.attempt(() => ledger.read().find((e) => e.id === waited));
-        if (twin?.state !== 'created') return undefined;
-        this.waitedFor = undefined; // settled with its task: that job has nothing left in doubt
-        return twin.taskId;
+        if (twin?.state === 'created') {
+          this.waitedFor = []; // settled with its task: that job has nothing left in doubt
+          return twin.taskId;
+        }
+        if (this.handOver(result.entry) !== 'held') return undefined;
+        // A run took the stopped job meanwhile (its `resume`): it settles the chunk; this one waits for it.
+        this.release();
+        if (!held) this.ctx.printer.notice(heldWords());
+        held = true;
+        await this.ctx.clock.sleep(SENDING_POLL_MS, signal);
+        continue;
       }
       const other = result.busy;
       const stopped = !runAlive(other, this.ctx.env);
-      const alive = other.state === 'sending' && !stopped;
+      const alive = !stopped && (other.state === 'sending' || jobOf(other) !== undefined);
       if (waited === undefined) {
         waited = other.id;
-        const job = other.job;
-        if (stopped && job !== undefined && looksLikeJobId(job.journal)) this.waitedFor = job;
         this.ctx.printer.notice(alive ? sendingWords(other) : inDoubtWords(other, this.landsUntil(other), stopped));
       }
       // A stopped run's request: the walk looks for its task every few seconds, to the instant it could land.
-      if (!alive && look !== undefined && (await look(other.sentAt))) return undefined;
+      if (!alive && look !== undefined && (await look(other.sentAt))) {
+        this.handOver(other); // its task is listed: the stopped jobs' chunks are given it, whoever holds them
+        return undefined;
+      }
       const pause = alive
         ? SENDING_POLL_MS
         : Math.max(SENDING_POLL_MS, Math.min(IN_DOUBT_LOOK_MS, this.landsUntil(other) - now));
       await this.ctx.clock.sleep(pause, signal);
     }
+  }
+
+  /**
+   * Once reserved: every stopped job's chunk of these items still unsettled (its request can no longer land, or this
+   * run would be waiting for it) is this run's to cover. When this run is a job's chunk (`own`), each is handed to it
+   * in that job's journal (hand-over.ts) before the walk and the POST; `held` when a live run holds one of those jobs.
+   */
+  private handOver(mine: Pick<LedgerEntry, 'account' | 'service' | 'digest'>): 'held' | undefined {
+    const { ledger, own, handing } = this;
+    if (!ledger || !handing) return undefined;
+    const now = this.ctx.clock.now();
+    const stale = (this.attempt(() => ledger.unsettled(mine)) ?? []).flatMap((other) => {
+      const job = jobOf(other);
+      if (job === undefined || job.journal === own?.journal || runAlive(other, this.ctx.env)) return [];
+      return [{ job, landed: this.landsUntil(other) <= now }];
+    });
+    const seen = new Set<string>();
+    this.waitedFor = [];
+    for (const { job, landed } of stale) {
+      const key = `${job.journal}:${job.chunk}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const result =
+        own === undefined ? 'void' : handing.handOver(this.ctx.env, job, { job: own.journal, chunk: own.chunk });
+      if (result === 'held') {
+        this.waitedFor = [];
+        return 'held';
+      }
+      // Handed, and its request past landing: its entries no longer stand as a possible creator of this run's task
+      // (the chunk is this run's now, and its resume follows this run's journal).
+      if (result === 'handed' && landed) this.attempt(() => ledger.dropJob(job));
+      this.waitedFor.push({ job, handed: result === 'handed' });
+    }
+    return undefined;
   }
 
   /**
@@ -192,29 +249,37 @@ export class LocalCreates {
    * taken; else whose entry names it already: another request of this run (an entry it took over, or wrote) or
    * another run's. Without an entry, or a ledger, nothing refuses it.
    */
-  settleOwn(entry: LedgerEntry | undefined, taskId: number): 'this run' | 'another run' | undefined {
+  settleOwn(
+    entry: LedgerEntry | undefined,
+    task: { id: number; cost: number },
+  ): 'this run' | 'another run' | undefined {
     const ledger = this.ledger;
     if (!entry || !ledger) return undefined;
     // Only a claim refuses a task the service answered with: an identical request still out cannot have made it.
-    const claim = this.attempt(() => ledger.claim(entry, taskId, () => false));
+    const claim = this.attempt(() => ledger.claim(entry, task.id, () => false));
     if (claim === undefined || claim.ok) {
-      this.covered(taskId);
+      this.covered(task);
       return undefined;
     }
     return claim.by.run === ledger.run ? 'this run' : 'another run';
   }
 
   /**
-   * This run has its task for the items a stopped job's request was waited for: that job's journal still holds them in
-   * doubt, and its own `resume` does not know this task (its window ended before it).
+   * This run has its task for the items of a stopped job's chunk in doubt: a chunk handed to this run (hand-over.ts)
+   * is given the task in its journal; one that could not be handed (this run is no job, or that journal cannot be
+   * written) is named, as its own `resume` does not know this task (its window ended before it).
    */
-  covered(taskId: number): void {
-    const job = this.waitedFor;
-    this.waitedFor = undefined;
-    if (job === undefined) return;
-    this.ctx.printer.notice(
-      `job ${job.journal} stopped with these items in doubt (its chunk ${job.chunk}); this run's task ${taskId} covers them`,
-    );
+  covered(task: { id: number; cost: number }): void {
+    const covering = this.waitedFor;
+    const own = this.own;
+    this.waitedFor = [];
+    for (const { job, handed } of covering) {
+      if (handed && own !== undefined)
+        this.handing?.coverDone(this.ctx.env, job, { job: own.journal, chunk: own.chunk }, task);
+      this.ctx.printer.notice(
+        `job ${job.journal} stopped with these items in doubt (its chunk ${job.chunk}); this run's task ${task.id} covers them${handed ? `, and that job takes it (taskctl resume ${job.journal})` : ''}`,
+      );
+    }
   }
 
   unknown(entry: LedgerEntry | undefined, closedAt?: number): void {
@@ -262,7 +327,19 @@ export class LocalCreates {
   }
 }
 
+/** The job of an entry made for a journaled chunk (a job id: never a journal's path of an earlier version). */
+function jobOf(entry: LedgerEntry): LedgerJob | undefined {
+  return entry.job !== undefined && looksLikeJobId(entry.job.journal) ? entry.job : undefined;
+}
+
+function heldWords(): string {
+  return 'a taskctl run is continuing the stopped job that sent the same items: waiting for it to settle them';
+}
+
 function sendingWords(entry: LedgerEntry): string {
+  const job = jobOf(entry);
+  if (entry.state !== 'sending' && job !== undefined)
+    return `another taskctl run ${whereWords(entryOwner(entry))} (process ${entry.pid}) is settling the same items (job ${job.journal}, its chunk ${job.chunk}): waiting for it, to reuse its task`;
   return `another taskctl run ${whereWords(entryOwner(entry))} (process ${entry.pid}, since ${new Date(entry.sentAt).toISOString()}) is sending the same items: waiting for its answer, to reuse its task`;
 }
 

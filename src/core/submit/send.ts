@@ -120,7 +120,7 @@ export async function createOne(
   const guard = state.guard?.();
   guard?.catch(() => undefined); // judged below; a snapshot that fails first must not leave it unhandled
   try {
-    const before = await lookBefore(ctx, api, chunk, options, exclude, what, state);
+    const before = await lookBefore(ctx, api, chunk, options, { exclude, what, job: hooks.job }, state);
     if ('task' in before) return before;
     await guard;
     return await post(ctx, api, chunk, { exclude, what, state, hooks, before });
@@ -135,8 +135,7 @@ async function lookBefore(
   api: ApiClient,
   { service, items }: Chunk,
   options: SubmitOptions,
-  exclude: ReadonlySet<number>,
-  what: string,
+  { exclude, what, job }: { exclude: ReadonlySet<number>; what: string; job: LedgerJob | undefined },
   { serverClock, local, reuse: index }: SendState,
 ): Promise<Snapshot | Outcome> {
   const reconcile = await import('../reconcile.js');
@@ -165,12 +164,18 @@ async function lookBefore(
       // Another run of this machine sending the same items: its task, once answered, is the one to reuse. A stopped
       // run's request that may still land: the walk looks for its task meanwhile.
       let early: Awaited<ReturnType<typeof walk>> | undefined;
-      const twin = await local.reserve(service, items, ctx.signal, async (sentAt) => {
-        since = Math.min(since, sentAt);
-        const found = await walk();
-        if (found.match.kind === 'found') early = found;
-        return early !== undefined;
-      });
+      const twin = await local.reserve(
+        service,
+        items,
+        ctx.signal,
+        async (sentAt) => {
+          since = Math.min(since, sentAt);
+          const found = await walk();
+          if (found.match.kind === 'found') early = found;
+          return early !== undefined;
+        },
+        job,
+      );
       const reused = twin === undefined ? undefined : await twinTask(ctx, api, { service, items }, twin);
       if (reused) return reused;
       const reuse = early ?? (await walk());
@@ -180,7 +185,7 @@ async function lookBefore(
         return reuse.seen;
       }
       const task = reuse.match.task;
-      local.covered(task.id);
+      local.covered(task);
       // After a stopped run was waited for, the walk reached back to its send, which may be before the window.
       const reach = Number.isFinite(since)
         ? `found back to the send of the stopped run above, --reuse-window ${formatDuration(window)} or before`
@@ -340,7 +345,7 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
   }
   // An answer that cannot be this request's task says nothing of what the request did: reconciled like a garbled one.
   // Else the entry takes the task in one locked step, refused when another run of this machine names it.
-  const foreign = foreignAnswer(task, chunk, posting, served?.date) ?? ownedElsewhere(state, entry, task.id);
+  const foreign = foreignAnswer(task, chunk, posting, served?.date) ?? ownedElsewhere(state, entry, task);
   if (foreign !== undefined) {
     const message = `POST /tasks may have created a task (the service answered the create with ${foreign.why})`;
     return reconcileLost(ctx, api, chunk, posting, {
@@ -394,8 +399,9 @@ function foreignAnswer(
 }
 
 /** Settles the entry with the task its answer named; why not, when another entry of this machine's ledger names it. */
-function ownedElsewhere(state: SendState, entry: LedgerEntry | undefined, id: number): Foreign | undefined {
-  const owner = state.local.settleOwn(entry, id);
+function ownedElsewhere(state: SendState, entry: LedgerEntry | undefined, task: Task): Foreign | undefined {
+  const { id } = task;
+  const owner = state.local.settleOwn(entry, task);
   if (owner === undefined) return undefined;
   const whose =
     owner === 'this run'

@@ -18,7 +18,7 @@ import { isoSeconds } from '../../output/times.js';
 import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
-import { chunkItems, JobFold, type SendRecord } from './journal-records.js';
+import { chunkItems, JobFold, type Cover, type SendRecord } from './journal-records.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
@@ -105,8 +105,13 @@ export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendSta
   const startedAt = ctx.clock.now();
   await adoptByUser(ctx, api, state, doubt);
   for (const chunk of doubt.journal.inDoubt()) {
-    const send = doubt.journal.state.chunks.get(chunk)?.send;
+    const known = doubt.journal.state.chunks.get(chunk);
+    const send = known?.send;
     const items = doubt.items.get(chunk);
+    // Taken over by another job (hand-over.ts): its task is this chunk's; `--resend` is the user's word against it.
+    const cover = known?.coveredBy;
+    if (cover && !doubt.user.resend.includes(chunk) && (await settleCovered(ctx, api, state, doubt, chunk, cover)))
+      continue;
     if (send && items) {
       const resendAsked = doubt.user.resend.includes(chunk);
       await settleByScan(
@@ -131,7 +136,7 @@ async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt
     }
     // Read, so that the job's cost counts it and a task that cannot be this chunk's is refused (a typo in the id).
     const task = await api.getTask(id);
-    const refusal = (await adoptRefusal(ctx, doubt, { chunk, task })) ?? claimRefusal(state, doubt, chunk, id);
+    const refusal = (await adoptRefusal(ctx, doubt, { chunk, task })) ?? claimRefusal(state, doubt, chunk, task);
     if (refusal !== undefined)
       throw new UsageError(`--adopt ${text}: ${refusal}`, 'Check the candidates the job named: taskctl show ID');
     journal.adopted(chunk, task);
@@ -160,7 +165,9 @@ async function adoptRefusal(
   if (!sameItems(task, send?.items_digest ?? (mine && itemsDigest(mine))))
     return `task ${id} holds other items than chunk ${chunk}`;
   const other = await otherJobNaming(ctx, journal.id, id);
-  if (other) return `task ${id} is chunk ${other.chunk} of job ${other.job}`;
+  // The job that took this chunk's items over (hand-over.ts) gave them that very task.
+  const cover = journal.state.chunks.get(chunk)?.coveredBy;
+  if (other && other.job !== cover?.job) return `task ${id} is chunk ${other.chunk} of job ${other.job}`;
   return undefined;
 }
 
@@ -169,7 +176,8 @@ async function adoptRefusal(
  * finds no other taskctl run of this machine naming it; why not, when one does. A chunk with no send on record (or
  * no items) has no request to speak for: whatever entry it has is settled with the task.
  */
-function claimRefusal(state: SendState, { journal, items }: InDoubt, chunk: number, id: number): string | undefined {
+function claimRefusal(state: SendState, { journal, items }: InDoubt, chunk: number, task: Task): string | undefined {
+  const { id } = task;
   const job = { journal: journal.id, chunk };
   const send = journal.state.chunks.get(chunk)?.send;
   const mine = items.get(chunk);
@@ -178,7 +186,7 @@ function claimRefusal(state: SendState, { journal, items }: InDoubt, chunk: numb
     return undefined;
   }
   const entry = state.local.takeOver(job, journal.state.job.service, mine, send.sent_at);
-  const owner = state.local.settleOwn(entry, id);
+  const owner = state.local.settleOwn(entry, task);
   if (owner === undefined) return undefined;
   return owner === 'this run'
     ? `task ${id} is another request's of this run`
@@ -230,6 +238,80 @@ async function otherJobNaming(
     }
   }
   return undefined;
+}
+
+/**
+ * A chunk in doubt that a re-run of its items took over (hand-over.ts: that run waited until its request could no
+ * longer land, then reused or created their task): that job's chunk's task is this chunk's, read and checked first.
+ * Never sent from here while that job may still make it: exit 9 saying which job to settle or wait for. False when the
+ * hand-over came to nothing (that job's journal is gone, or its chunk was refused): the chunk is settled as any other.
+ */
+async function settleCovered(
+  ctx: Settler,
+  api: ApiClient,
+  state: SendState,
+  doubt: InDoubt,
+  index: number,
+  cover: Cover,
+): Promise<boolean> {
+  const { journal } = doubt;
+  const [{ coveringChunk }, { jobStore }, { holderWords }] = await Promise.all([
+    import('./hand-over.js'),
+    import('../job/registry.js'),
+    import('../../store/lock-file.js'),
+  ]);
+  const theirs = coveringChunk(ctx.env, cover);
+  const by = `job ${cover.job} (its chunk ${cover.chunk})`;
+  const self = { id: doubt.name, refused: journal.refused().length > 0 };
+  if (theirs === undefined || theirs.refused) {
+    ctx.printer.info(
+      `chunk ${index}: ${by}, which took its items over, ${theirs === undefined ? 'cannot be read' : 'has no task for them (refused)'}: settling it here`,
+    );
+    return false;
+  }
+  const id = theirs.task?.id;
+  if (id === undefined) {
+    const runner = jobStore(ctx.env).runner(cover.job, theirs.path);
+    throw new CreateUnknownError(
+      runner === undefined
+        ? `chunk ${index}: its items were taken over by ${by}, which has no task for them yet${theirs.sent ? ' (its request may have made one)' : ''}; nothing was sent`
+        : `chunk ${index}: its items were taken over by ${by}, which is running (${holderWords(runner)}); nothing was sent`,
+      runner === undefined
+        ? `Settle that job first: taskctl resume ${cover.job}; then: ${resumeCommand(self)}`
+        : `When it ends: ${resumeCommand(self)}`,
+    );
+  }
+  let task: Task;
+  try {
+    task = await api.getTask(id);
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    throw new CreateUnknownError(
+      `chunk ${index}: its items are task ${id} of ${by}, which cannot be read (${error instanceof Error ? error.message : String(error)}); nothing was sent`,
+      `Look at it (taskctl show ${id}), then try again: ${resumeCommand(self)}`,
+      [id],
+    );
+  }
+  const send = journal.state.chunks.get(index)?.send;
+  const count = send?.count ?? chunkItems(journal.state.job, index);
+  const mine = doubt.items.get(index);
+  const differs =
+    task.service !== journal.state.job.service || task.total_items !== count
+      ? `it is a ${task.service} task of ${counted(task.total_items, 'item')}`
+      : !sameItems(task, send?.items_digest ?? (mine && itemsDigest(mine)))
+        ? 'it holds other items'
+        : undefined;
+  if (differs !== undefined)
+    throw new CreateUnknownError(
+      `chunk ${index}: its items were taken over by ${by}, whose task ${id} cannot be this chunk's (${differs}); nothing was sent`,
+      `Look at it (taskctl show ${id}), then: ${resumeCommand(self, ` --resend ${index}`)} if no task holds them.`,
+      [id],
+    );
+  journal.covered(index, task, cover);
+  state.local.settleJob({ journal: journal.id, chunk: index }, id);
+  (state.settled ??= []).push(task);
+  ctx.printer.info(`chunk ${index}: task ${id} of ${by} covers its items`);
+  return true;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { NormalisedItems } from '../items/index.js';
 import type { ReuseIndex, Snapshot } from '../reconcile.js';
 import type { ServerClock } from '../server-time.js';
 import type { LocalCreates } from './local-runs.js';
+import type { How } from './journal-records.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
 
 /**
@@ -56,7 +57,8 @@ export interface PricedBatch {
   estimate: number;
 }
 
-export type How = 'created' | 'recovered' | 'reused';
+/** How a chunk got its task: the journal's `how` (journal-records.ts). */
+export type { How };
 
 /** `items`: how many items this task was sent with (the chunk's size). */
 export interface Outcome {

@@ -1,0 +1,104 @@
+/**
+ * A chunk in doubt handed from a stopped job to the re-run that pays for its items (docs/behaviour.md#the-ledger).
+ *
+ * A re-run of the same items (`retry`, `create --reuse-window`) that finds in the ledger a stopped job's request for
+ * them waits until that request can no longer land, then reuses or creates their task. That job's journal still holds
+ * its chunk in doubt, and its own `resume` would not know the re-run's task (another run's claim, stamped after its
+ * request could land): it would send the items again. So, before its walk and its POST, the re-run writes into that
+ * job's journal, under its locks, that the chunk is its own chunk's now (`unknown` with `covered_by`); once it has the
+ * task, that the chunk is this task (`reconciled` with `covered_by`). The first record is what makes it safe whatever
+ * happens next (the re-run killed before or during its POST, or before the second record): the stopped job's `resume`
+ * follows the re-run's journal (settle.ts), adopting its chunk's task, or saying to settle that job first, and never
+ * sends the items itself. The second spares it that read.
+ *
+ * Its locks decide who goes first: a `resume` of the stopped job running now holds them, and the re-run waits for it
+ * (it settles the chunk itself); a re-run holding them makes that `resume` exit 2 for the instant it writes.
+ */
+import type { Env } from '../../lib/env.js';
+import type { LedgerJob } from '../../store/ledger.js';
+import { JournalFile, readJournalRecords } from '../../store/journal-file.js';
+import { jobIdOf, jobStore } from '../job/registry.js';
+import { JobFold, type Cover, type JobState } from './journal-records.js';
+
+/** `handed`: the chunk is the re-run's now; `held`: a live run holds that job (wait for it); `void`: nothing to hand. */
+export type HandOver = 'handed' | 'held' | 'void';
+
+/**
+ * Job `id`'s journal opened under its locks and folded, for `act` to append to. `held` when a live run holds it;
+ * undefined when it cannot be opened or read (gone, damaged, not writable): nothing is written then.
+ */
+function underLocks<T>(env: Env, id: string, act: (file: JournalFile, state: JobState) => T): T | 'held' | undefined {
+  const store = jobStore(env);
+  const path = store.locate(id);
+  if (path === undefined) return undefined;
+  const fold = new JobFold(path, { counts: true });
+  let file: JournalFile;
+  try {
+    file = JournalFile.open(
+      path,
+      () => store.lockPath(id),
+      true,
+      (record) => fold.add(record),
+    );
+  } catch {
+    return store.runner(id, path) === undefined ? undefined : 'held';
+  }
+  try {
+    const state = fold.end();
+    return state === undefined || jobIdOf(fold.first) !== id ? undefined : act(file, state);
+  } catch {
+    return undefined; // a journal that cannot be read as a job, or appended to: nothing handed
+  } finally {
+    file.close();
+  }
+}
+
+/** Chunk `from.chunk` of job `from.journal`, still in doubt, becomes chunk `to` of the re-run's job. */
+export function handOver(env: Env, from: LedgerJob, to: Cover): HandOver {
+  const result = underLocks(env, from.journal, (file, state): HandOver => {
+    const chunk = state.chunks.get(from.chunk);
+    if (state.done || !chunk?.send || chunk.task || chunk.refused !== undefined) return 'void';
+    if (chunk.coveredBy?.job === to.job && chunk.coveredBy.chunk === to.chunk) return 'handed';
+    file.append({
+      type: 'unknown',
+      chunk: from.chunk,
+      candidates: [],
+      reason: `its items were taken over by job ${to.job} (its chunk ${to.chunk}) once this request could no longer land`,
+      covered_by: to,
+    });
+    return 'handed';
+  });
+  return result ?? 'void';
+}
+
+/** The re-run has its task: the handed chunk is that task (skipped when a run holds that job: it reads ours). */
+export function coverDone(env: Env, from: LedgerJob, to: Cover, task: { id: number; cost: number }): void {
+  underLocks(env, from.journal, (file, state) => {
+    const chunk = state.chunks.get(from.chunk);
+    if (chunk?.task || chunk?.coveredBy?.job !== to.job || chunk.coveredBy.chunk !== to.chunk) return;
+    file.append({ type: 'reconciled', chunk: from.chunk, task: task.id, cost: task.cost, by: 'scan', covered_by: to });
+  });
+}
+
+/** What the job that took a chunk over knows of its own chunk now (undefined: its journal is gone or unreadable). */
+export function coveringChunk(
+  env: Env,
+  cover: Cover,
+): { task?: { id: number }; sent: boolean; refused: boolean; path: string } | undefined {
+  const path = jobStore(env).locate(cover.job);
+  if (path === undefined) return undefined;
+  try {
+    const fold = new JobFold(path, { counts: true });
+    const state = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
+    if (state === undefined || jobIdOf(fold.first) !== cover.job) return undefined;
+    const chunk = state.chunks.get(cover.chunk);
+    return {
+      ...(chunk?.task && { task: { id: chunk.task.id } }),
+      sent: chunk?.send !== undefined,
+      refused: chunk?.refused !== undefined || (state.done && chunk?.task === undefined),
+      path,
+    };
+  } catch {
+    return undefined;
+  }
+}
