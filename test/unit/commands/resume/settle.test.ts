@@ -599,7 +599,7 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
     const [task] = await world.tasks();
     const retry = await run(['retry', String(task?.id), '--journal', journal(), '-y']);
     expect(retry.code, retry.stderr).toBe(2);
-    expect(retry.stderr).toContain(`Continue it: taskctl resume ${journal()} --skip-refused;`);
+    expect(retry.stderr).toContain(`Continue it: taskctl resume ${journal()} --skip-refused\n`);
     expect(await world.posts()).toBe(2);
   });
 
