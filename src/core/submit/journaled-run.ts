@@ -374,7 +374,7 @@ async function startJob(
         if (source.kind !== 'file') throw new Error('unreachable: sources are files or stdin here');
         const format = source.format ?? options.format ?? formatFromPath(source.path);
         if (copy) return { kind: 'stream', path: copy.path, from: resolve(source.path), format, ...digest };
-        const kind = source.format === 'ndjson' && source.path === `${path}.args` ? 'args' : 'file';
+        const kind = source.arguments ? 'args' : 'file';
         return { kind, path: resolve(source.path), format, ...digest };
       });
       const record = recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
@@ -551,7 +551,12 @@ function unreadableInput(open: OpenJob, input: JobInput, error: unknown): UsageE
 }
 
 function jobSources(job: Job): ItemSource[] {
-  return job.inputs.map((input): ItemSource => ({ kind: 'file', path: input.path, format: input.format }));
+  return job.inputs.map((input): ItemSource => ({
+    kind: 'file',
+    path: input.path,
+    format: input.format,
+    ...(input.kind === 'args' && { arguments: true }),
+  }));
 }
 
 function readOptionsOf(job: Job): ReadOptions {
@@ -719,7 +724,7 @@ async function readWithDigests(
 function writeArgsCopy(path: string, values: readonly string[]): ItemSource {
   checkArguments(values);
   writeArgumentsCopy(path, values);
-  return { kind: 'file', path, format: 'ndjson' };
+  return { kind: 'file', path, format: 'ndjson', arguments: true };
 }
 
 function compareInputs(
