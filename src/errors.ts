@@ -72,7 +72,12 @@ export class NotFoundError extends CliError {
   }
 }
 export class BalanceError extends CliError {
-  constructor(message: string, hint?: string) {
+  /** `covers`: what the balance covers (`The balance covers 2 of the 10 items.`), when it was read. */
+  constructor(
+    message: string,
+    hint?: string,
+    readonly covers?: string,
+  ) {
     super(message, ExitCode.balance, hint);
   }
 }
@@ -97,11 +102,15 @@ export class RefusedError extends CliError {
 export class MalformedResponseError extends UnavailableError {}
 /** POST /tasks may or may not have created a task, and reconciliation could not tell. */
 export class CreateUnknownError extends CliError {
-  /** `candidates`: the tasks the message names as possibly the request's (a job's journal keeps them). */
+  /**
+   * `candidates`: the tasks the message names as possibly the request's (a job's journal keeps them). `keyRefused`: the
+   * advice of a key the service refused while the list was read, the first thing to do (a job's hint keeps it).
+   */
   constructor(
     message: string,
     hint?: string,
     readonly candidates: readonly number[] = [],
+    readonly keyRefused?: string,
   ) {
     super(message, ExitCode.createUnknown, hint);
   }

@@ -17,12 +17,14 @@
  *    9 naming it), never "none" and never a resend.
  * 4. Reconciliation always observes to its horizon: at least 10 s after the failure, and as long again as the request
  *    was in flight (at most two minutes). A task that lands later is out of any client's reach (docs/behaviour.md#the-horizon). The last
- *    scan must read the list: otherwise a single candidate is reported, not adopted.
+ *    scan must read the list: otherwise a single candidate is reported, not adopted. A key the service refuses (401,
+ *    403) ends it at once, thrown: every later scan would be refused too, and the caller says to fix the key.
  * 5. Every other ending is exit 9 with the candidate ids (the caller's message): several candidates, one another
  *    local run may have made, one seen before a complete snapshot, or none.
  * Known limit: a concurrent identical create from another machine whose task lands in our window, while ours never
  * landed, cannot be told apart from ours: one candidate, adopted (docs/behaviour.md#exactly-once).
  */
+import { AuthError } from '../errors.js';
 import type { PageMeta, Task } from '../api/schemas.js';
 import { inWindow, ServerClock, type ServerWindow } from './server-time.js';
 import { itemsDigest, multisetWithin } from './items/multiset.js';
@@ -358,7 +360,8 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
       read = true;
       lastRead = true;
     } catch (error) {
-      if (signal?.aborted) throw error;
+      // A refused key is refused at every later scan too: not waited out to the horizon, and no "unread" verdict.
+      if (signal?.aborted || error instanceof AuthError) throw error;
       lastRead = false;
       why = error instanceof Error ? error.message : String(error);
     }
@@ -370,7 +373,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
       await scan();
       lastRead = true;
     } catch (error) {
-      if (signal?.aborted) throw error;
+      if (signal?.aborted || error instanceof AuthError) throw error;
     }
   }
   if (!read) return why === undefined ? { kind: 'unread' } : { kind: 'unread', why };

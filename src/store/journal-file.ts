@@ -100,6 +100,12 @@ export class JournalFile {
       // Never "nothing was sent": a mistyped path is not a job that sent nothing (its real journal may hold tasks).
       if (existing && code === 'ENOENT')
         throw new UsageError(`no journal at ${path}`, 'Check the path: `taskctl jobs` lists the jobs of this machine.');
+      // A job that started (`resume`): there is no --journal to pass, and where it goes on is the caller's to say.
+      if (existing && code !== undefined && UNWRITABLE.has(code))
+        throw new JobUnwritableError(`cannot write the journal ${path}: ${systemErrorWords(error)}; nothing was sent`, {
+          path,
+          code,
+        });
       throw new UsageError(
         `cannot write the journal ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : systemErrorWords(error)}`,
         'Pass a --journal path in a writable directory.',
@@ -347,6 +353,26 @@ export const journalIo = {
     tryLock(path, content === undefined ? {} : { content }),
 };
 
+/** Why a file cannot be written that no retry fixes: a read-only file system, or no permission. */
+const UNWRITABLE: ReadonlySet<string> = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/**
+ * A job that started (its journal holds records) cannot be continued here: its journal, or one of its locks, cannot be
+ * written (`path`, with the system's `code`). Nothing was sent; the caller names where it can go on
+ * (core/submit/journaled-run.ts), as it alone knows the state directory.
+ */
+export class JobUnwritableError extends UsageError {
+  constructor(
+    message: string,
+    readonly where: { path: string; code: string | undefined },
+  ) {
+    super(
+      message,
+      'Without its lock another run could send the same chunks: resume it as a user who can write that directory.',
+    );
+  }
+}
+
 /**
  * The lock of a new job (its journal holds no record) cannot be written (a full disk, a read-only locks directory):
  * nothing of it was sent, nor will be. A job of the state directory goes on without a journal (core/submit/journaled-run.ts).
@@ -523,10 +549,7 @@ function lockJob(path: string, lockPath: string, content?: Record<string, unknow
         reason,
       );
     }
-    throw new UsageError(
-      message,
-      'Without its lock another run could send the same chunks: resume it as a user who can write that directory, or resume a copy of the journal kept in a directory you can write (a copy is the same job).',
-    );
+    throw new JobUnwritableError(message, { path: lockPath, code: (error as NodeJS.ErrnoException).code });
   }
   if ('release' in lock) return lock;
   throw new UsageError(

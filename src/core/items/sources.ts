@@ -56,19 +56,21 @@ export async function scanItems(
       readArguments(source.values, state);
       continue;
     }
-    const name = source.kind === 'file' ? displayName(source.path) : 'stdin';
+    const copied = source.kind === 'file' && source.arguments === true;
+    const name = copied ? 'arguments' : source.kind === 'file' ? displayName(source.path) : 'stdin';
     const format =
       (source.kind === 'file' ? source.format : undefined) ??
       options.format ??
       (source.kind === 'file' ? formatFromPath(source.path) : 'lines');
+    const positions = copied ? 'argument' : format === 'json' ? 'item' : 'line';
     streamed.push({ name, format });
     if (source.kind === 'stdin') {
-      await readStream(source.stream, name, format, state, onBytes, options.signal);
+      await readStream(source.stream, name, format, positions, state, onBytes, options.signal);
     } else {
       const file = await openNamed(source.path, name);
       try {
         options.onOpen?.(index, file.regular);
-        await readStream(file.chunks(limits.readSize), name, format, state, onBytes, options.signal);
+        await readStream(file.chunks(limits.readSize), name, format, positions, state, onBytes, options.signal);
       } finally {
         await file.close();
       }

@@ -1,6 +1,6 @@
 import { InputError } from '../../errors.js';
 import { formatCount } from './clean.js';
-import type { ItemCollector } from './collector.js';
+import type { ItemCollector, PositionStyle } from './collector.js';
 import { CsvReader } from './csv.js';
 import { destroyOnAbort } from '../../lib/abortable.js';
 import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
@@ -24,19 +24,23 @@ export function formatContext(name: string, state: ReadState): FormatContext {
   return { name, column: state.column, maxLineLength: state.limits.maxLineLength, collector: state.collector };
 }
 
-/** Decodes, splits and parses one byte stream; one await per chunk, never per line. */
+/**
+ * Decodes, splits and parses one byte stream; one await per chunk, never per line. `positions`: how its items are named
+ * in messages (`file:12`, `file item 12`, or `argument 12` for a job's copy of its arguments).
+ */
 export async function readStream(
   chunks: AsyncIterable<ByteChunk>,
   name: string,
   format: ItemFormat,
+  positions: PositionStyle,
   state: ReadState,
   onBytes?: (bytes: Buffer) => void,
   signal?: AbortSignal,
 ): Promise<void> {
   const ctx = formatContext(name, state);
-  state.collector.begin(name, format === 'json' ? 'item' : 'line');
+  state.collector.begin(name, positions);
   const decoder = new ChunkDecoder();
-  const parser = createParser(format, ctx, state.limits.maxLineLength);
+  const parser = createParser(format, positions, ctx, state.limits.maxLineLength);
 
   const feed = (text: string): void => parser.push(text);
   const decodeWith = (decode: () => string): void => {
@@ -91,7 +95,7 @@ interface Parser {
   currentLine: () => number;
 }
 
-function createParser(format: ItemFormat, ctx: FormatContext, maxLineLength: number): Parser {
+function createParser(format: ItemFormat, positions: PositionStyle, ctx: FormatContext, maxLineLength: number): Parser {
   if (format === 'json') {
     const document = new JsonDocument(ctx);
     return {
@@ -101,8 +105,16 @@ function createParser(format: ItemFormat, ctx: FormatContext, maxLineLength: num
     };
   }
   const splitter = new LineSplitter(maxLineLength, (lineNo) => {
+    const cap = `${formatCount(maxLineLength)} characters`;
+    // A job's copy of its arguments holds one argument a line: the argument is what was typed too long.
+    if (positions === 'argument') {
+      throw new InputError(
+        `argument ${lineNo}: item is longer than ${cap}`,
+        'Items are short strings such as domains.',
+      );
+    }
     throw new InputError(
-      `${ctx.name}:${lineNo}: line is longer than ${formatCount(maxLineLength)} characters; stopped reading`,
+      `${ctx.name}:${lineNo}: line is longer than ${cap}; stopped reading`,
       format === 'lines'
         ? 'Put one item per line. Is this the right file? (A JSON document needs --format json.)'
         : 'Is this the right file?',

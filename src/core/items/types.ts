@@ -6,7 +6,13 @@ export type ItemFormat = 'lines' | 'json' | 'ndjson' | 'csv';
 /** Where items come from. The caller turns `-f -` into a `stdin` source. */
 export type ItemSource =
   | { kind: 'args'; values: readonly string[] }
-  | { kind: 'file'; path: string; format?: ItemFormat | undefined }
+  | {
+      kind: 'file';
+      path: string;
+      format?: ItemFormat | undefined;
+      /** A job's copy of its arguments (`FILE.args`, ndjson): its items are named `argument N`, as they were typed. */
+      arguments?: true;
+    }
   | { kind: 'stdin'; stream: InputStream; isTTY?: boolean };
 
 export interface ReadItemsOptions {

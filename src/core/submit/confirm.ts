@@ -53,7 +53,7 @@ export async function confirmCost(
   }
   // The person deciding sees what it leaves them with (one GET /balance, only when asking); never a negative balance.
   const balance = await api.getBalance();
-  refuseAboveBalance(batches, balance);
+  refuseAboveBalance(batches, balance, { resuming });
   const count = batches.reduce((sum, b) => sum + b.count, 0);
   const [only] = batches;
   const what =
@@ -122,7 +122,7 @@ export function balanceGuard(
             warnUnreadBalance(ctx, batches, error, job);
             return undefined;
           }));
-      if (balance) refuseAboveBalance(batches, balance);
+      if (balance) refuseAboveBalance(batches, balance, { resuming: job?.kept() === true ? job : undefined });
     })();
     return check;
   };
@@ -151,13 +151,26 @@ function warnUnreadBalance(ctx: Output, batches: readonly PricedBatch[], error: 
   );
 }
 
-/** Exit 6 when the balance does not cover the estimate, naming both and what the balance would cover. */
-export function refuseAboveBalance(batches: readonly PricedBatch[], balance: Balance, prefix = ''): void {
+/**
+ * Exit 6 when the balance does not cover the estimate, naming both and what the balance would cover. `resuming`: a job
+ * that earlier runs sent part of: this run sent nothing more, its items are the job's own (sending fewer is no way on),
+ * and the next step after topping up is its resume.
+ */
+export function refuseAboveBalance(
+  batches: readonly PricedBatch[],
+  balance: Balance,
+  how: { prefix?: string; resuming?: JobRef | undefined } = {},
+): void {
   const estimate = totalEstimate(batches);
   if (estimate <= balance.balance) return;
+  const { prefix = '', resuming } = how;
+  const covers = whatFits(batches, balance);
   throw new BalanceError(
-    `${prefix}the estimate is ${formatCount(estimate)} ${balance.currency}, above the balance of ${formatCount(balance.balance)}; nothing was created`,
-    `${whatFits(batches, balance)} Top up the balance, or send fewer items.`,
+    `${prefix}the estimate is ${formatCount(estimate)} ${balance.currency}, above the balance of ${formatCount(balance.balance)}; ${resuming ? 'nothing more was sent by this run' : 'nothing was created'}`,
+    resuming
+      ? `${covers} Top up the balance, then continue it: ${resumeCommand(resuming)}`
+      : `${covers} Top up the balance, or send fewer items.`,
+    covers,
   );
 }
 

@@ -38,6 +38,6 @@ export async function dryRun(
       });
     }
   }
-  refuseAboveBalance(batches, balance, 'dry run: ');
+  refuseAboveBalance(batches, balance, { prefix: 'dry run: ' });
   ctx.printer.info('dry run: nothing was created');
 }

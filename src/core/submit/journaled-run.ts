@@ -11,7 +11,7 @@
 import { shellWord } from '../../lib/shell-word.js';
 import { requireJobAccount } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve, sep } from 'node:path';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import {
   CliError,
@@ -29,6 +29,7 @@ import type { JobStore } from '../../store/job-files.js';
 import {
   InputCopy,
   inputSize,
+  JobUnwritableError,
   JournalFile,
   NewJobLockError,
   maxJobChunks,
@@ -375,7 +376,7 @@ async function startJob(
         if (source.kind !== 'file') throw new Error('unreachable: sources are files or stdin here');
         const format = source.format ?? options.format ?? formatFromPath(source.path);
         if (copy) return { kind: 'stream', path: copy.path, from: resolve(source.path), format, ...digest };
-        const kind = source.format === 'ndjson' && source.path === `${path}.args` ? 'args' : 'file';
+        const kind = source.arguments ? 'args' : 'file';
         return { kind, path: resolve(source.path), format, ...digest };
       });
       const record = recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
@@ -433,7 +434,12 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
   } catch {
     place = { ...place, store: undefined }; // locked beside the journal instead
   }
-  const opened = openJournal(place, ctx.clock.now(), true); // a resume never makes a journal
+  let opened: ReturnType<typeof openJournal>;
+  try {
+    opened = openJournal(place, ctx.clock.now(), true); // a resume never makes a journal
+  } catch (error) {
+    throw error instanceof JobUnwritableError ? goOnElsewhere(error, store, path) : error;
+  }
   const { file } = opened;
   try {
     const state = opened.fold.end();
@@ -472,6 +478,44 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
   } finally {
     file.close();
   }
+}
+
+/**
+ * A started job whose journal or lock cannot be written here: where it can go on, with exactly-once kept. No permission:
+ * as a user who can write there (its owner may be running it: a copy elsewhere would not meet that run's locks). A
+ * read-only file system: no run can write the journal or the locks there, so nothing runs the job there meanwhile; it
+ * goes on from a copy that can be written, and from then on only there (the read-only place cannot record what the
+ * copy sends: continued from both, each would send what the other does not know of). The state directory read-only:
+ * a writable copy of all of it, which keeps the job's id, its lock and its journal in one place. Else (a --journal FILE
+ * on a read-only file system): a copy of the journal, locked by the job's id in this state directory, which then
+ * names the copy as the job's journal.
+ */
+function goOnElsewhere(error: JobUnwritableError, store: JobStore, journal: string): UsageError {
+  const { where } = error;
+  const stateDir = store.dir;
+  const inState = (path: string) => path.startsWith(`${stateDir}${sep}`);
+  if (where.code !== 'EROFS') {
+    const dir = inState(where.path) ? stateDir : dirname(where.path);
+    return new UsageError(
+      error.message,
+      `Resume it as a user who can write ${dir} (another run of the job would not meet this one's lock elsewhere).`,
+    );
+  }
+  if (inState(where.path)) {
+    // By its id when this state directory knows the job (a copy of a journal it holds would be a second place).
+    const id = basename(where.path)
+      .replace(/\.lock$/, '')
+      .replace(/\.jsonl$/, '');
+    const job = store.locate(id) === undefined ? journal : id;
+    return new UsageError(
+      `${error.message} (the state directory ${stateDir} is read-only)`,
+      `Continue it from a writable copy of the state directory, and use only that one for this job from now on: cp -a ${shellWord(stateDir)} NEW && TASKCTL_STATE_DIR=NEW taskctl resume ${shellWord(job)}`,
+    );
+  }
+  return new UsageError(
+    error.message,
+    `Continue it from a copy in a directory you can write, and only from there from now on (a copy is the same job): cp ${shellWord(journal)} DIR/ && taskctl resume DIR/${shellWord(basename(journal))}`,
+  );
 }
 
 /**
@@ -563,7 +607,12 @@ function unreadableInput(open: OpenJob, input: JobInput, error: unknown): UsageE
 }
 
 function jobSources(job: Job): ItemSource[] {
-  return job.inputs.map((input): ItemSource => ({ kind: 'file', path: input.path, format: input.format }));
+  return job.inputs.map((input): ItemSource => ({
+    kind: 'file',
+    path: input.path,
+    format: input.format,
+    ...(input.kind === 'args' && { arguments: true }),
+  }));
 }
 
 function readOptionsOf(job: Job): ReadOptions {
@@ -736,7 +785,7 @@ async function readWithDigests(
 function writeArgsCopy(path: string, values: readonly string[]): ItemSource {
   checkArguments(values);
   writeArgumentsCopy(path, values);
-  return { kind: 'file', path, format: 'ndjson' };
+  return { kind: 'file', path, format: 'ndjson', arguments: true };
 }
 
 function compareInputs(

@@ -5,6 +5,7 @@
  * ledger is marked here (docs/behaviour.md#exactly-once).
  */
 import type { Task } from '../../api/schemas.js';
+import { AuthError } from '../../errors.js';
 import type { Process, Runtime } from '../capabilities.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
 import type { MatchResult, Snapshot, TaskReader } from '../reconcile.js';
@@ -51,7 +52,10 @@ export type LostVerdict =
    */
   | { kind: 'unsure'; ids: number[]; why: string; readToTheEnd: boolean };
 
-/** Asks the reconciliation, to the horizon, and marks the ledger with the answer. An abort is thrown. */
+/**
+ * Asks the reconciliation, to the horizon, and marks the ledger with the answer. An abort is thrown, and so is a key
+ * the service refuses (an AuthError: the caller says to fix the key; the request stays as unsure as it was).
+ */
 export async function askLost(
   ctx: Process & Pick<Runtime, 'clock'>,
   reader: TaskReader,
@@ -61,10 +65,19 @@ export async function askLost(
   const { local } = state;
   // Until the verdict: a possible creator for other local runs (closed 1 s after an answer, else open).
   local.unknown(lost.entry, lost.answered ? lost.failedAtMs : undefined);
-  let verdict = await scanTo(ctx, reader, state, lost, lost.failedAtMs, false);
-  const landsUntil = lost.resend?.landsUntil;
-  if (verdict.kind === 'none' && landsUntil !== undefined && landsUntil > lost.failedAtMs) {
-    verdict = await scanTo(ctx, reader, state, lost, landsUntil, true);
+  // Unsure: still a possible creator for other local runs, but only of tasks stamped before this check ended.
+  const unsure = () => local.unknown(lost.entry, lost.answered ? lost.failedAtMs : ctx.clock.now());
+  let verdict: LostVerdict | { kind: 'none' };
+  try {
+    verdict = await scanTo(ctx, reader, state, lost, lost.failedAtMs, false);
+    const landsUntil = lost.resend?.landsUntil;
+    if (verdict.kind === 'none' && landsUntil !== undefined && landsUntil > lost.failedAtMs) {
+      verdict = await scanTo(ctx, reader, state, lost, landsUntil, true);
+    }
+  } catch (error) {
+    // A refused key (reconcile.ts ends the check on it): as unsure as a list that cannot be read, the caller's words.
+    if (error instanceof AuthError) unsure();
+    throw error;
   }
   if (verdict.kind === 'none' && lost.named !== undefined && lost.named.length > 0) {
     const ids = [...lost.named];
@@ -77,8 +90,7 @@ export async function askLost(
     local.settleJob(lost.resend.job, null);
     return verdict;
   }
-  // Unsure: still a possible creator for other local runs, but only of tasks stamped before this check ended.
-  local.unknown(lost.entry, lost.answered ? lost.failedAtMs : ctx.clock.now());
+  unsure();
   return verdict.kind === 'none' ? { kind: 'unsure', ids: [], why: lostWhy(verdict), readToTheEnd: true } : verdict;
 }
 
@@ -108,8 +120,8 @@ async function scanTo(
       local: state.local.runs(lost.entry, state.serverClock),
     });
   } catch (error) {
-    if (ctx.signal.aborted) throw error;
-    // Any failure of the check (a malformed answer, another task's id, the service gone) leaves it unknown.
+    if (ctx.signal.aborted || error instanceof AuthError) throw error;
+    // Any other failure of the check (a malformed answer, another task's id, the service gone) leaves it unknown.
     result = { kind: 'unread', why: error instanceof Error ? error.message : String(error) };
   }
   if (result.kind === 'found' || result.kind === 'none') return result;

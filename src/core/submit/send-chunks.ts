@@ -8,6 +8,8 @@ import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
 import {
+  AuthError,
+  BalanceError,
   CliError,
   CreateUnknownError,
   ExitCode,
@@ -405,13 +407,31 @@ function stopped(
       ? failure.hint // its new name: the job's id leads to the old one; a re-run with a window the list covers
       : (at.refused ??
         (at.job !== undefined
-          ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}${resumeCommand(at.job)}`
+          ? `${fixFirst(failure)}${resumeCommand(at.job)}`
           : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
   const message =
     at.tasks === 0
       ? failure.message
       : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids, at.job !== undefined, ' before that')}`;
   return new CliError(message, failure.exitCode, hint);
+}
+
+/**
+ * What comes before a stopped job's resume command: what must be fixed first for the resume to get further (a key the
+ * service refused, with that key's own advice; a balance that ran out), else nothing: resuming is the one next step.
+ */
+function fixFirst(failure: CliError): string {
+  if (failure instanceof JournalWriteError) return 'When there is room again: ';
+  const key =
+    failure instanceof AuthError
+      ? failure.hint
+      : failure instanceof CreateUnknownError
+        ? failure.keyRefused
+        : undefined;
+  if (key !== undefined) return `${key} Then continue it: `;
+  if (failure instanceof BalanceError)
+    return `${failure.covers === undefined ? '' : `${failure.covers} `}Top up the balance, then continue it: `;
+  return 'Continue it with: ';
 }
 
 type TaskOutputCtx = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'>;

@@ -10,12 +10,14 @@ import type { Output, Process, Prompts, Runtime, Service, Store } from '../capab
 /** What one create uses of the run: what it prints, its spinner, Ctrl-C, the clock. */
 type Sender = Output & Prompts & Process & Pick<Runtime, 'clock'>;
 import {
+  AuthError,
   CliError,
   CreateUnknownError,
   InterruptedBeforeSendError,
   InterruptedError,
   ReuseUnsearchedError,
 } from '../../errors.js';
+import { AUTH_HINT } from '../../api/api-errors.js';
 import { formatDuration, parsePositiveDuration } from '../../lib/duration.js';
 import { counted, formatCount } from '../items/clean.js';
 import { isoSeconds } from '../../output/times.js';
@@ -453,23 +455,39 @@ async function reconcileLost(
     .catch((reason: unknown) => {
       const message = `while checking whether ${what} was created (${service}, ${counted(items.length, 'item')}): it may have been created`;
       if (aborted(ctx)) throw new InterruptedError(`interrupted ${message}`, listHint(service));
+      if (reason instanceof AuthError) return { kind: 'keyRefused' as const, error: reason };
       // Once the POST may have landed, any failure is exit 9, never 8.
       const why = reason instanceof Error ? reason.message : String(reason);
       throw new CreateUnknownError(`${why}, ${message}`, listHint(service));
     });
+  const sentAt = new Date(sentAtMs).toISOString();
+  if (verdict.kind === 'keyRefused') {
+    // Still exit 9 (the POST may have landed), but no look at the list can tell until the key is one the service
+    // takes: that comes first.
+    const { message, hint = AUTH_HINT } = verdict.error;
+    throw new CreateUnknownError(
+      `the create request may have created a task, and the task list could not be read to find out (${message}): ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
+      `${hint} Then ${lowerFirst(listHint(service))}`,
+      [],
+      hint,
+    );
+  }
   if (verdict.kind === 'found') {
     ctx.printer.warn(
       `recovered: task ${verdict.task.id} was created by this request (${answerWas(lost.named, verdict.task.id)}; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
     );
     return { task: verdict.task, how: 'recovered', items: items.length };
   }
-  const sentAt = new Date(sentAtMs).toISOString();
   const { ids, why } = withNamed(verdict.kind === 'unsure' ? verdict : { ids: [], why: '', readToTheEnd: true }, lost);
   throw new CreateUnknownError(
     `the create request may have created a task, and ${why}: ${service}, ${counted(items.length, 'item')}, sent ${sentAt}`,
     inspectHint(service, ids),
     ids,
   );
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 /** What the answer was, for the "recovered" warning: lost, another task's, or this very task judged by its time. */

@@ -4,6 +4,7 @@
  * (core/reconcile.ts) once the request's deadline and the reconciliation horizon have passed, with a countdown.
  * Each outcome goes through the journal as the pipeline's observer.
  */
+import { AUTH_HINT } from '../../api/api-errors.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Output, Process, Runtime, Service } from '../capabilities.js';
 
@@ -12,7 +13,7 @@ import type { Output, Process, Runtime, Service } from '../capabilities.js';
  * (where this machine's other jobs are, for `--adopt`).
  */
 type Settler = Output & Process & Pick<Runtime, 'clock' | 'env'> & Pick<Service, 'ci'>;
-import { CliError, CreateUnknownError, ExitCode, UsageError } from '../../errors.js';
+import { AuthError, CliError, CreateUnknownError, ExitCode, UsageError } from '../../errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { isoSeconds } from '../../output/times.js';
 import { counted } from '../items/clean.js';
@@ -355,7 +356,9 @@ async function settleByScan(
       ...(!chunk.resendAsked && { named: [...named] }),
       horizon,
     }),
-  );
+  ).catch((error: unknown) => {
+    throw error instanceof AuthError ? keyRefused(error, { index, service, items, send }, doubt) : error;
+  });
   const seen = verdict.kind === 'found' ? [verdict.task.id] : verdict.kind === 'unsure' ? verdict.ids : [];
   // Past candidates already named only when the list was read to the end: a task landing after a failed read is unseen.
   // A `found` was read to the end: one named before (a late candidate, say) is the user's to reject with `--resend`.
@@ -387,6 +390,23 @@ async function settleByScan(
   throw new CreateUnknownError(
     `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}${chunk.resendAsked ? '; it was not sent again' : ''}`,
     unsureHint({ id: doubt.name, refused: doubt.journal.refused().length > 0 }, index, seen),
+  );
+}
+
+/**
+ * The service refused the key while the list was read (rotated, revoked): exit 4, the key's own advice (where it came
+ * from) first, then the resume. Nothing was sent, and nothing is written: the chunk stays in doubt as it was, for the
+ * resume with a key the service takes. Never exit 9 "try again later", which that key can never make succeed.
+ */
+function keyRefused(
+  error: AuthError,
+  chunk: { index: number; service: string; items: readonly string[]; send: SendRecord },
+  doubt: InDoubt,
+): AuthError {
+  const { index, service, items, send } = chunk;
+  return new AuthError(
+    `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) is still in doubt: the task list cannot be read to find out whether it was created (${error.message}); nothing was sent`,
+    `${error.hint ?? AUTH_HINT} Then continue it: ${resumeCommand({ id: doubt.name, refused: doubt.journal.refused().length > 0 })}`,
   );
 }
 

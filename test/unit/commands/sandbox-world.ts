@@ -43,6 +43,10 @@ export interface World<C extends Clock = FakeClock> {
   posts: () => Promise<number>;
   fault: (fault: Fault) => Promise<void>;
   clearFaults: () => Promise<void>;
+  /** Sets the account's balance (a create that costs more is then refused, 402). */
+  setBalance: (balance: number) => Promise<void>;
+  /** Rotates the sandbox's API key (the one in `env` is then refused, 401); returns the new key. */
+  rotateKey: () => Promise<string>;
   close: () => Promise<void>;
 }
 
@@ -104,6 +108,10 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
     clearFaults: async () => {
       await admin('DELETE', '/faults');
     },
+    setBalance: async (balance) => {
+      await admin('POST', '/balance', { balance });
+    },
+    rotateKey: async () => ((await admin('POST', '/rotate-key')) as { apiKey: string }).apiKey,
     close: () => sandbox.close(),
   };
 }

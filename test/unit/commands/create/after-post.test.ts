@@ -71,6 +71,46 @@ describe('failures after a POST that may have landed', () => {
   });
 });
 
+describe('a key refused while the task list is read (rotated mid-run)', () => {
+  const refused = { success: false, error: { code: 'unauthorized', message: 'Invalid or missing API key' } };
+
+  it('one task: exit 9 at once (the POST may have landed), the key advice first, then the job resumed', async () => {
+    const api = start();
+    api.reply('GET', /^\/tasks\?/, 401, refused, { times: 20 });
+    const clock = new FakeClock();
+    const result = await runTaskctl(['create', 'domain_check_availability', 'a.com'], { api, clock });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(/may have created a task, and the task list could not be read to find out/);
+    expect(result.stderr).toMatch(
+      /\nThe key from TASKCTL_API_KEY was refused: check or unset it \(.*\)\. Then continue it: taskctl resume j-\S+\n$/,
+    );
+    // No scan after the refusal: a refused key is not waited out to the horizon.
+    expect(api.calls.filter((call) => call.startsWith('GET /tasks?'))).toHaveLength(2);
+    expect(clock.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(1000);
+  });
+
+  it('a chunk of a job: exit 9, the tasks created named, the key advice, then the job resumed', async () => {
+    const api = mockApi();
+    replyServices(api);
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 100, currency: 'coins' } });
+    replyNoTasks(api);
+    const task = { ...candidate, id: 1, items: [{ target: 'a.com', status: 'pending', data: null }] };
+    api.reply('POST', '/tasks', 201, { success: true, data: task });
+    replyNoTasks(api);
+    api.reply('POST', '/tasks', 502, '<html>502 Bad Gateway</html>', { headers: { 'content-type': 'text/html' } });
+    api.reply('GET', /^\/tasks\?/, 401, refused, { times: 20 });
+    api.allowUnused();
+    const result = await runTaskctl(['create', 'domain_check_availability', 'a.com', 'b.com', '--chunk-size', '1'], {
+      api,
+    });
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toContain('created 1 of 2 tasks before that: 1');
+    expect(result.stderr).toMatch(
+      /\nThe key from TASKCTL_API_KEY was refused: check or unset it \(.*\)\. Then continue it: taskctl resume j-\S+\n$/,
+    );
+  });
+});
+
 describe('a service whose Date clock runs behind the clock that stamps created_at (a gateway writes Date)', () => {
   it('a 502 after the task was made: exit 9 naming the task, and resume adopts it, never "no matching task"', async () => {
     const home = mkdtempSync(join(tmpdir(), 'taskctl-behind-'));

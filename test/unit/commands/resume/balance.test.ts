@@ -1,0 +1,55 @@
+/**
+ * A `resume` the balance does not cover is refused before its first POST (exit 6): it says that this run sent nothing
+ * more (earlier runs created part of the job), what the balance covers, and the way on: top up, then the resume. Never
+ * "nothing was created" beside tasks the job has, and never the refused command alone as the next step.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { worldEachTest, type World } from '../sandbox-world.js';
+import { runTaskctl } from '../harness.js';
+
+const S = 'domain_check_availability'; // 1 coin an item
+let world: World;
+let dir: string;
+worldEachTest('taskctl-resume-balance-', (w, d) => ((world = w), (dir = d)));
+
+const journal = () => join(dir, 'job.jsonl');
+const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
+
+/** A job of four chunks of two items, stopped after chunk 2: its journal says chunks 3 and 4 were never sent. */
+async function stoppedAfterChunk2(): Promise<void> {
+  const items = ['a.com', 'b.com', 'c.com', 'd.com', 'e.com', 'f.com', 'g.com', 'h.com'];
+  const created = await run(['create', S, ...items, '--chunk-size', '2', '--journal', journal(), '-q']);
+  expect(created.code, created.stderr).toBe(0);
+  const kept = readFileSync(journal(), 'utf8')
+    .trim()
+    .split('\n')
+    .filter((line) => {
+      const row = JSON.parse(line) as { type: string; chunk?: number };
+      return row.type !== 'done' && !(row.chunk !== undefined && row.chunk > 2);
+    });
+  writeFileSync(journal(), kept.join('\n') + '\n');
+}
+
+it('refused by the balance: nothing more sent by this run, what it covers, top up, then the resume', async () => {
+  await stoppedAfterChunk2();
+  await world.setBalance(3);
+  const posts = await world.posts();
+  const refused = await run(['resume', journal(), '-y']);
+  expect(refused.code, refused.stderr).toBe(6);
+  expect(refused.stderr).toContain(
+    'error: the estimate is 4 coins, above the balance of 3; nothing more was sent by this run\ncreated 2 of 4 tasks before that: 1–2\n',
+  );
+  expect(refused.stderr).toMatch(
+    /\nThe balance covers 3 of the 4 items \(1 whole chunk of 2\)\. Top up the balance, then continue it: taskctl resume j-\S+\n$/,
+  );
+  expect(refused.stderr).not.toContain('nothing was created');
+  expect(await world.posts()).toBe(posts);
+
+  await world.setBalance(100);
+  const resumed = await run(['resume', journal(), '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toMatch(/4 tasks for 8 items, 8 coins \(2 by this run\)/);
+  expect(await world.posts()).toBe(posts + 2);
+});
