@@ -26,6 +26,7 @@ import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint } from './send.js';
+import { unsureHint } from './settle.js';
 import {
   resumeCommand,
   type JobRef,
@@ -126,6 +127,14 @@ export async function sendChunks(
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
         refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id),
+        // Exit 9 naming candidates: the way to settle it now (a bare resume would re-scan into the same exit 9).
+        unsure:
+          stoppedJob !== undefined &&
+          flight.chunk !== undefined &&
+          error instanceof CreateUnknownError &&
+          error.candidates.length > 0
+            ? unsureHint(stoppedJob, flight.chunk.index, error.candidates)
+            : undefined,
         unjournaled: job === undefined && total > 1 ? () => unjournaledHint(plan, total, flight, error) : undefined,
       });
     }
@@ -384,6 +393,8 @@ function stopped(
     job: JobRef | undefined;
     /** The job's chunk the service refused, named with the way past it (refusedHint). */
     refused: string | undefined;
+    /** The job's chunk that may have been created, with the candidates to look at and adopt (unsureHint). */
+    unsure: string | undefined;
     /** Without a journal, past one chunk: the chunk that may have a task and the items that have none. */
     unjournaled: (() => string | undefined) | undefined;
   },
@@ -403,6 +414,7 @@ function stopped(
     failure instanceof JournalMovedError
       ? failure.hint // its new name: the job's id leads to the old one
       : (at.refused ??
+        at.unsure ??
         (at.job !== undefined
           ? `${failure instanceof JournalWriteError ? 'When there is room again: ' : 'Continue it with: '}${resumeCommand(at.job)}`
           : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
