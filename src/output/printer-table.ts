@@ -51,7 +51,13 @@ async function fitTable<T>(
       natural: widths[i] ?? 0,
       header: textWidth(heads[i] ?? ''),
       truncate: c.truncate === true || c.wrap === true,
-      least: c.wrap === true ? leastCellWidth(texts.map((cells) => cells[i] ?? '')) : undefined,
+      // A path keeps room for `…/` and its file name: cut at its start, never into the name.
+      least:
+        c.wrap === true
+          ? leastCellWidth(texts.map((cells) => cells[i] ?? ''))
+          : c.path === true
+            ? Math.max(0, ...texts.map((cells) => textWidth((cells[i] ?? '').split('/').pop() ?? '') + 2))
+            : undefined,
       optional: list?.chosen === true ? undefined : c.optional,
       answer: c.answer,
     })),
