@@ -53,7 +53,8 @@ export function registerWebhook(program: Command, run: RunAction): void {
         ' queued for --exec (503 when full, or while stdout is not read). The service retries what it did not get' +
         ' 200 for; a repeat of a handled (task, event) is shown as a duplicate and not handed on again.\n' +
         '$TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec, and $TASKCTL_SIMULATED=1 for a `webhook simulate` event. Ctrl-C stops accepting and runs the queue to its end' +
-        ' (exit 0); a second Ctrl-C abandons it and lists the events not run (exit 130).\n' +
+        ' (exit 0); a second Ctrl-C abandons it and lists the events not run (exit 130). A closed stdout (| head -1)' +
+        ' stops it the same way, the event it could not print answered 500.\n' +
         'Catch-up events wait for a place in the queue (taking at most half of it) instead of being refused; Ctrl-C' +
         ' during catch-up says how many were not handed on and the --catch-up or --catch-up-task flags for them.\n' +
         'With --spool a command still running when the listener was killed runs again at the next start (at least' +

@@ -4,20 +4,14 @@ import { dialectScope, DIALECTS, type DialectName } from '../sandbox/dialect-nam
 import type { ResolvedOptions } from '../sandbox/options.js';
 import { shellWord } from '../lib/shell-word.js';
 
-/** The flags, each defaulted by commander from SANDBOX_DEFAULTS: the sandbox's own options under their flag names. */
+/**
+ * The flags, each defaulted by commander from SANDBOX_DEFAULTS: the sandbox's own options under their flag names
+ * (commander names each after its flag: `--rate-window` is `rateWindow`, in milliseconds).
+ */
 export type SandboxCommandOptions = Pick<
   ResolvedOptions,
-  | 'port'
-  | 'host'
-  | 'apiKey'
-  | 'balance'
-  | 'itemMs'
-  | 'rateLimit'
-  | 'rateWindowMs'
-  | 'maxItems'
-  | 'webhookTimeScale'
-  | 'seed'
-> & { webhookUrl?: string; state?: string; dialect: string[]; clockSkew?: number };
+  'port' | 'host' | 'apiKey' | 'balance' | 'itemMs' | 'rateLimit' | 'maxItems' | 'webhookTimeScale' | 'seed'
+> & { rateWindow: number; webhookUrl?: string; state?: string; dialect: string[]; clockSkew?: number };
 
 export async function runSandbox(ctx: Output & Process, options: SandboxCommandOptions): Promise<void> {
   if (options.dialect.includes('list')) {
@@ -46,7 +40,7 @@ export async function runSandbox(ctx: Output & Process, options: SandboxCommandO
     balance: options.balance,
     itemMs: options.itemMs,
     rateLimit: options.rateLimit,
-    rateWindowMs: options.rateWindowMs,
+    rateWindowMs: options.rateWindow,
     maxItems: options.maxItems,
     webhookUrl: options.webhookUrl,
     webhookTimeScale: options.webhookTimeScale,

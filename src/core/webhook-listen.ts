@@ -3,7 +3,7 @@
  * to the sandbox (webhook-wiring.ts), the optional catch-up (webhook/catch-up.ts), then Ctrl-C: the sandbox's URL put
  * back, then finish the events in hand, or abandon them on a second one.
  */
-import { AuthError, InterruptedError, UsageError } from '../errors.js';
+import { AuthError, CliError, ExitCode, InterruptedError, UsageError, systemErrorWords } from '../errors.js';
 import { parseTaskId } from '../lib/task-id.js';
 import { eventPrinter } from '../webhook/event-printer.js';
 import type { Output, Process, Runtime, Service } from './capabilities.js';
@@ -54,6 +54,11 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
   const apiKey = await requireKey(ctx);
   const { startWebhookListener } = await import('../webhook/listener.js');
   const events = eventPrinter(ctx);
+  // stdout held: a reader gone away does not end the process under the listener. The event whose print failed gets a
+  // 500 (the service delivers it again), and the listener stops as at Ctrl-C, putting the sandbox's URL back.
+  const { holdOutput } = await import('../output/stdout-guard.js');
+  const hold = holdOutput(ctx.io.stdout);
+  const outputLost = new AbortController();
   const listener = await startWebhookListener({
     port: options.port,
     host: options.host,
@@ -69,8 +74,17 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
     env: ctx.env,
     clock: ctx.clock,
     onEvent: (received, note) => events.print(received, note),
+    written: async () => {
+      const lost = await hold.settle();
+      if (lost === undefined) return;
+      outputLost.abort();
+      throw new CliError(`the event could not be printed: ${systemErrorWords(lost)}`, ExitCode.outputFailed);
+    },
     canPrint: () => backlog(ctx.io.stdout) < OUTPUT_BACKLOG_BYTES && backlog(ctx.io.stderr) < OUTPUT_BACKLOG_BYTES,
     log: (line) => ctx.printer.info(line),
+  }).catch((error: unknown) => {
+    hold.release();
+    throw error;
   });
   let unwire: Unwire | undefined;
   try {
@@ -78,15 +92,23 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
     ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
     if (options.catchUp !== undefined || catchUpIds.length > 0)
       await catchUp(ctx, listener, options.catchUp, catchUpIds);
-    await interrupted(ctx.signal);
+    await Promise.race([interrupted(ctx.signal), interrupted(outputLost.signal)]);
   } finally {
     // First, so that the sandbox stops delivering to a listener that is closing.
     await unwire?.();
   }
   const again = new Promise<'again'>((resolve) => ctx.onInterruptAgain(() => resolve('again')));
-  ctx.printer.info('stopping: new deliveries get 503; finishing the events in hand (Ctrl-C again to abandon them)');
+  const why = ctx.signal.aborted ? '' : " (stdout's reader went away)";
+  ctx.printer.info(
+    `stopping${why}: new deliveries get 503; finishing the events in hand (Ctrl-C again to abandon them)`,
+  );
   const how = await Promise.race([listener.close().then(() => 'done' as const), again]);
   await events.end();
+  const lost = hold.lost();
+  hold.release();
+  // A closed pipe ends the run quietly (exit 0), as for any command; another write error is exit 14.
+  if (lost !== undefined && lost.code !== 'EPIPE' && how === 'done')
+    throw new CliError(`cannot write the output (${systemErrorWords(lost)})`, ExitCode.outputFailed);
   if (how === 'done') return;
   const left = await listener.abandon();
   if (left.length === 0) return;

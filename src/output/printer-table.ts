@@ -51,7 +51,13 @@ async function fitTable<T>(
       natural: widths[i] ?? 0,
       header: textWidth(heads[i] ?? ''),
       truncate: c.truncate === true || c.wrap === true,
-      least: c.wrap === true ? leastCellWidth(texts.map((cells) => cells[i] ?? '')) : undefined,
+      // A path keeps room for `…/` and its file name: cut at its start, never into the name.
+      least:
+        c.wrap === true
+          ? leastCellWidth(texts.map((cells) => cells[i] ?? ''))
+          : c.path === true
+            ? Math.max(0, ...texts.map((cells) => textWidth((cells[i] ?? '').split('/').pop() ?? '') + 2))
+            : undefined,
       optional: list?.chosen === true ? undefined : c.optional,
       answer: c.answer,
     })),
@@ -116,7 +122,7 @@ export async function renderRowsTable<T>(
     return;
   }
   const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;
-  const { blockWidth: textWidth, truncateText, wrapCell } = await import('./width.js');
+  const { blockWidth: textWidth, truncatePathStart, truncateText, wrapCell } = await import('./width.js');
   const heads = allColumns.map((c) => neutralise(c.header.toUpperCase()));
   const texts = rows.map((row) => allColumns.map((c) => tableText(base, c, row)));
   const fit = await fitTable(base, allColumns, heads, texts, textWidth, list);
@@ -143,7 +149,11 @@ export async function renderRowsTable<T>(
       const column = allColumns[i];
       const cell = texts[r]?.[i] ?? '';
       const width = fit.widths[i] ?? 0;
-      const text = column?.wrap ? wrapCell(cell, width) : truncateText(cell, width);
+      const text = column?.wrap
+        ? wrapCell(cell, width)
+        : column?.path
+          ? truncatePathStart(cell, width)
+          : truncateText(cell, width);
       if (text === '' || column === undefined) return emptyCell;
       return options.color && column.style ? column.style(text, row) : text;
     });

@@ -24,6 +24,8 @@ export interface Column<T> {
   time?: boolean;
   /** Table only: long free text, cut with `…` to fit the terminal (descriptions, results, errors). */
   truncate?: boolean;
+  /** Table only, with `truncate`: a file path, cut at its start (`…/jobs/j-x.jsonl`), never in its middle. */
+  path?: boolean;
   /**
    * Table only: text that may span lines (nested results as `key: value` lines): wrapped at word boundaries within the
    * column's fitted width, never cut. Like `truncate`, the column gives up width when the terminal is narrow.

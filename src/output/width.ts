@@ -87,6 +87,27 @@ export function longestWord(texts: readonly string[]): number {
 }
 
 /**
+ * A file path cut to `width` columns at its start, at a `/` (`…/jobs/j-x.jsonl`): the end, which names the file, stays
+ * whole; never a path cut in its middle.
+ */
+export function truncatePathStart(path: string, width: number): string {
+  if (textWidth(path) <= width) return path;
+  if (width <= 1) return ELLIPSIS.slice(0, width);
+  const chars = [...characters(path)];
+  let tail = '';
+  let used = 0;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const char = chars[i] ?? '';
+    const charWidth = textWidth(char);
+    if (used + charWidth > width - 1) break;
+    tail = char + tail;
+    used += charWidth;
+  }
+  const slash = tail.indexOf('/');
+  return `${ELLIPSIS}${slash >= 0 ? tail.slice(slash) : tail}`;
+}
+
+/**
  * `text` cut to `width` columns with `…`, after its last whole word that fits: no word is shown in part. Only a first
  * word wider than the cell (a long name, text without spaces) is cut mid-word, rather than leave the cell empty.
  */

@@ -46,6 +46,8 @@ export interface EventHandlerSettings {
   dedupe: boolean;
   canPrint: () => boolean;
   onEvent: (received: ReceivedEvent, note: { duplicate: boolean }) => unknown;
+  /** Resolves once what `onEvent` printed is written; rejects when it could not be (the event is then not acknowledged). */
+  written: () => Promise<void>;
   /** Status lines, already redacted. */
   log: (line: string) => void;
   now: () => number;
@@ -201,6 +203,8 @@ export class EventHandler {
         else await this.spool.addSeen(key, at);
       }
       shown.value = this.print(raw, received, false);
+      // Printed to a reader that went away is not printed: no 200 (the service delivers it again, to a next run).
+      await this.settings.written();
       if (this.settings.dedupe) this.seen.add(key, at);
       place?.commit(job);
       place = undefined;

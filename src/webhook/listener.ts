@@ -53,6 +53,11 @@ export interface WebhookListenerOptions {
    * so a person sees each event once.
    */
   onEvent: (received: ReceivedEvent, note: { duplicate: boolean }) => unknown;
+  /**
+   * Resolves once what `onEvent` printed has been written; a rejection (stdout's reader gone) is a 500 for that delivery,
+   * not acknowledged, so the service delivers it again. Default: written at once.
+   */
+  written?: () => Promise<void>;
   /** False while output cannot be written (stdout not read): deliveries get 503 until it drains. Default: always. */
   canPrint?: () => boolean;
   /** Re-POST each verified body here (https, or http on loopback; checked at start); 200 only after its 2xx. */
@@ -124,6 +129,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     dedupe: options.dedupe ?? true,
     canPrint: options.canPrint ?? (() => true),
     onEvent: options.onEvent,
+    written: options.written ?? (() => Promise.resolve()),
     log,
     now,
     env: options.env ?? process.env,

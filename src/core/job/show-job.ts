@@ -11,7 +11,7 @@ import type { Output, Prompts, Runtime, Service, Store } from '../capabilities.j
 /** What `show --job` uses of the run. */
 type Shower = Output &
   Pick<Prompts, 'spin'> &
-  Pick<Service, 'api'> &
+  Pick<Service, 'api' | 'globals'> &
   Pick<Store, 'cache' | 'config'> &
   Pick<Runtime, 'env' | 'clock'>;
 import { UsageError } from '../../errors.js';
@@ -26,6 +26,7 @@ import type { CreatedChunk } from './job-chunks.js';
 import { SHOW_READ_AHEAD } from './read-ahead.js';
 import { taskRecordSlices } from './show-records.js';
 import { showJobTable } from './show-table.js';
+import { idsOnly } from '../quiet.js';
 
 export async function runShowJob(ctx: Shower, file: string, options: ShowOptions): Promise<void> {
   if (options.report?.length) {
@@ -38,7 +39,8 @@ export async function runShowJob(ctx: Shower, file: string, options: ShowOptions
   warnIfIncomplete(ctx, job);
   const api = await ctx.api();
   const keep = itemFilter(options);
-  if (ctx.printer.format === 'table') await showJobTable(ctx, api, job, keep, options);
+  if (idsOnly(ctx.globals)) await jobTargets(ctx.printer, api, job, keep);
+  else if (ctx.printer.format === 'table') await showJobTable(ctx, api, job, keep, options);
   else await streamJob(ctx, api, job, keep, options);
 }
 
@@ -62,6 +64,14 @@ function lackingFields(printer: Printer, columns: ReadonlyArray<Column<unknown>>
       );
     }
   };
+}
+
+/** `-q` alone: the kept items' targets, one a line, as `show ID -q` prints them (what `create -f -` takes). */
+async function jobTargets(printer: Printer, api: ApiClient, job: JournaledJob, keep: KeepItem): Promise<void> {
+  for await (const { task } of jobTasks(api, job, SHOW_READ_AHEAD)) {
+    requireAllItems(task, SHOW_JOB_CANNOT);
+    for (const item of task.items ?? []) if (keep(item, task)) printer.line(item.target);
+  }
 }
 
 /** csv, tsv, ndjson and json, written as each task is read; a failed read stops it (a json array left open). */

@@ -29,6 +29,7 @@ import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint } from './send.js';
+import { unsureHint } from './settle.js';
 import {
   resumeCommand,
   type JobRef,
@@ -129,6 +130,14 @@ export async function sendChunks(
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
         refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id),
+        // Exit 9 naming candidates: the way to settle it now (a bare resume would re-scan into the same exit 9).
+        unsure:
+          stoppedJob !== undefined &&
+          flight.chunk !== undefined &&
+          error instanceof CreateUnknownError &&
+          error.candidates.length > 0
+            ? unsureHint(stoppedJob, flight.chunk.index, error.candidates)
+            : undefined,
         unjournaled: job === undefined && total > 1 ? () => unjournaledHint(plan, total, flight, error) : undefined,
       });
     }
@@ -387,6 +396,8 @@ function stopped(
     job: JobRef | undefined;
     /** The job's chunk the service refused, named with the way past it (refusedHint). */
     refused: string | undefined;
+    /** The job's chunk that may have been created, with the candidates to look at and adopt (unsureHint). */
+    unsure: string | undefined;
     /** Without a journal, past one chunk: the chunk that may have a task and the items that have none. */
     unjournaled: (() => string | undefined) | undefined;
   },
@@ -406,6 +417,7 @@ function stopped(
     failure instanceof JournalMovedError || failure instanceof ReuseUnsearchedError
       ? failure.hint // its new name: the job's id leads to the old one; a re-run with a window the list covers
       : (at.refused ??
+        at.unsure ??
         (at.job !== undefined
           ? `${fixFirst(failure)}${resumeCommand(at.job)}`
           : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));

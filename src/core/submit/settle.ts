@@ -411,7 +411,7 @@ function keyRefused(
 }
 
 /** Exit 9's next step: the candidates to look at, then `--adopt` (`--resend` only if none is the chunk's); else later. */
-function unsureHint(job: JobRef, index: number, ids: readonly number[]): string {
+export function unsureHint(job: JobRef, index: number, ids: readonly number[]): string {
   if (ids.length === 0) return `Try again later: ${resumeCommand(job)}`;
   const [only] = ids;
   return ids.length === 1

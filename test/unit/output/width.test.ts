@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { wrapHelp } from '../../../src/commands/help-text.js';
-import { cutToWidth, textWidth, wrapCell, wrapMessage, wrapText, wrapWords } from '../../../src/output/width.js';
+import {
+  cutToWidth,
+  textWidth,
+  truncatePathStart,
+  wrapCell,
+  wrapMessage,
+  wrapText,
+  wrapWords,
+} from '../../../src/output/width.js';
 
 describe('wrapWords (the one word wrapper: messages, table notes and help texts)', () => {
   it('keeps the first word beside a term and hangs the rest under its text', () => {
@@ -138,5 +146,16 @@ describe("a spinner's text", () => {
       expect(shown).not.toMatch(/\d{4}-\d\d-\d\dT…/);
     }
     expect(fitted('reading the balance…', { columns: 40 })).toBe('reading the balance…');
+  });
+});
+
+describe('truncatePathStart', () => {
+  it('cuts a path at its start, at a slash, keeping the file name whole; a path that fits is whole', () => {
+    const path = '/tmp/t6/h-ra/state/jobs/j-mx2a4aw19mpm.jsonl';
+    expect(truncatePathStart(path, path.length)).toBe(path);
+    expect(truncatePathStart(path, 30)).toBe('…/jobs/j-mx2a4aw19mpm.jsonl');
+    expect(truncatePathStart(path, 30).length).toBeLessThanOrEqual(30);
+    // Narrower than its file name: the name's end, never its middle.
+    expect(truncatePathStart(path, 10)).toBe('…mpm.jsonl');
   });
 });

@@ -73,6 +73,10 @@ describe('a server whose task reads leave out the items', () => {
       expect(created.stderr).toMatch(/does not list its items/);
       const job = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1];
       expect(job).toBeDefined();
+      // The way to settle it at once, not a resume that can only end in the same exit 9.
+      expect(created.stderr).toContain(
+        `Look at it (taskctl show ${task!.id}), then: taskctl resume ${job} --adopt 1=${task!.id}, or --resend 1 if it is not this chunk's.`,
+      );
       // The journal keeps the candidate the message named: a later `--resend` knows it was looked at.
       const records = readFileSync(join(home, 'state', 'jobs', `${job}.jsonl`), 'utf8')
         .trim()

@@ -116,6 +116,26 @@ describe('show --job', () => {
     ]);
     expect(failed.stdout).toBe('fail-b.com\nfail-e.com\n');
   });
+
+  it('-q alone prints item targets one a line, after --error and --items-status, as `show ID -q` does', async () => {
+    const { run, journal } = await sandboxJob(ITEMS, 2);
+    const all = ndjson((await run(['show', '--job', journal, '-o', 'ndjson'])).stdout);
+    const word =
+      String(all[1]?.error)
+        .split(/\s+/)
+        .find((w) => w.length > 3) ?? '';
+    // Piped (tsv by default) or on a terminal: the targets a `create -f -` takes.
+    for (const stdoutTTY of [false, true]) {
+      const errored = await run(['show', '--job', journal, '--error', word, '-q'], { stdoutTTY });
+      expect(errored.code, errored.stderr).toBe(0);
+      expect(errored.stdout).toBe('fail-b.com\nfail-e.com\n');
+    }
+    expect((await run(['show', '--job', journal, '-q'])).stdout).toBe(`${ITEMS.join('\n')}\n`);
+    const completed = await run(['show', '--job', journal, '--items-status', 'completed', '-q']);
+    expect(completed.stdout).toBe('a.com\nc.com\nd.com\n');
+    // An explicit format wins: -q then only quiets stderr.
+    expect((await run(['show', '--job', journal, '-q', '-o', 'tsv'])).stdout).toContain('\tfail-b.com\t');
+  });
 });
 
 describe('show --job against a mocked server', () => {
