@@ -20,8 +20,11 @@ import { glanceJournal, JournalFile, readJournalRecords } from '../../store/jour
 import { jobIdOf, jobStore } from '../job/registry.js';
 import { jobRecord, JobFold, type Cover, type Job, type JobState } from './journal-records.js';
 
-/** `handed`: the chunk is the re-run's now; `held`: a live run holds that job (wait for it); `void`: nothing to hand. */
-export type HandOver = 'handed' | 'held' | 'void';
+/**
+ * `handed`: the chunk is the re-run's now; `whole`: so is the whole job (the re-run is that job again: it is superseded);
+ * `held`: a live run holds that job (wait for it); `void`: nothing to hand.
+ */
+export type HandOver = 'handed' | 'whole' | 'held' | 'void';
 
 /**
  * Job `id`'s journal opened under its locks and folded, for `act` to append to. `held` when a live run holds it;
@@ -58,7 +61,8 @@ export function handOver(env: Env, from: LedgerJob, to: Cover): HandOver {
   const result = underLocks(env, from.journal, (file, state): HandOver => {
     const chunk = state.chunks.get(from.chunk);
     if (state.done || !chunk?.send || chunk.task || chunk.refused !== undefined) return 'void';
-    if (chunk.coveredBy?.job === to.job && chunk.coveredBy.chunk === to.chunk) return 'handed';
+    if (chunk.coveredBy?.job === to.job && chunk.coveredBy.chunk === to.chunk)
+      return chunk.coveredBy.whole === true ? 'whole' : 'handed';
     const whole = to.chunk === from.chunk && sameChunking(state.job, coveringJob(env, to.job));
     file.append({
       type: 'unknown',
@@ -67,7 +71,7 @@ export function handOver(env: Env, from: LedgerJob, to: Cover): HandOver {
       reason: `its items were taken over by job ${to.job} (its chunk ${to.chunk}) once this request could no longer land${whole ? '; that job is this one again (the same items, the same chunks): it creates them all' : ''}`,
       covered_by: whole ? { ...to, whole } : to,
     });
-    return 'handed';
+    return whole ? 'whole' : 'handed';
   });
   return result ?? 'void';
 }

@@ -88,7 +88,8 @@ async function stoppedThenRerun(): Promise<{ stopped: string; rerun: string; tas
   const task = Number(again.stdout.trim());
   const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
   expect(again.stderr).toContain(
-    `job ${stopped} stopped with these items in doubt (its chunk 1); this run's task ${task} covers them, and that job takes it (taskctl resume ${stopped})`,
+    // The same items in the same chunks: the stopped job is superseded (superseded.test.ts); its resume continues this run.
+    `job ${stopped} stopped with these items in doubt (its chunk 1); this run's task ${task} covers them, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${stopped}\` continues this run`,
   );
   return { stopped, rerun, task };
 }

@@ -46,6 +46,9 @@ it('the re-run of the same items supersedes the stopped job: `jobs` says so, its
   expect(again.code, again.stderr).toBe(0);
   const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
   expect(rerun).not.toBe('');
+  expect(again.stderr).toContain(
+    `job ${stopped} stopped with these items in doubt (its chunk 1); this run's task 1 covers them, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${stopped}\` continues this run`,
+  );
   await paidOnce();
   const jobs = await run(['jobs', '-o', 'json']);
   const rows = JSON.parse(jobs.stdout) as Array<{ id: string; state: string; superseded_by?: string }>;
