@@ -59,6 +59,11 @@ it('the re-run of the same items supersedes the stopped job: `jobs` says so, its
   expect(resumed.stderr).toContain(`job ${stopped} was taken over by job ${rerun} (the same items, the same chunks)`);
   expect(await world.posts()).toBe(posts);
   await paidOnce();
+  // The --job commands that need every task point at the job that has them.
+  const retried = await run(['retry', '--job', stopped, '-y']);
+  expect(retried.code, retried.stderr).toBe(2);
+  expect(retried.stderr).toContain(`it was taken over by job ${rerun} (the same items, the same chunks)`);
+  expect(retried.stderr).toContain(`taskctl retry --job ${rerun}`);
   // The bare `resume`: no interrupted job left.
   const bare = await run(['resume', '-y']);
   expect(bare.code, bare.stderr).toBe(0);
