@@ -14,7 +14,7 @@ import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '.
 import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
 import { CliError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
-import { isDoneRecord, jobRecord, JobFold } from './submit/journal-records.js';
+import { isDoneRecord, jobRecord, JobFold, supersededIn } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
@@ -32,7 +32,11 @@ export interface JobsOptions {
  * `unreadable`: its journal cannot be read (too large, damaged job record, not a file): listed, never dropped.
  * `refused`: interrupted where the service refused a chunk's items, continued by `resume ID --skip-refused`.
  */
-export type JobStateName = 'running' | 'interrupted' | 'refused' | 'finished' | 'unreadable';
+/**
+ * `superseded`: stopped, then taken over whole by a re-run of the same items in the same chunks (its `superseded_by`),
+ * which creates them all: `resume ID` continues that job.
+ */
+export type JobStateName = 'running' | 'interrupted' | 'refused' | 'superseded' | 'finished' | 'unreadable';
 
 /** One job as `jobs` shows it (and `-o json` prints it). */
 export interface JobRow {
@@ -53,6 +57,8 @@ export interface JobRow {
   own: boolean;
   /** Why its journal cannot be read (state `unreadable`): the error's words and its advice. */
   reason?: string;
+  /** The job that took it over (state `superseded`). */
+  superseded_by?: string;
 }
 
 export const JOB_COLUMNS: Array<Column<JobRow>> = [
@@ -114,7 +120,14 @@ function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
   const running = !done && store.runner(stored.id, stored.path) !== undefined;
   return {
     ...{ id: stored.id, started: startedOf(job), service: job.service },
-    ...{ state: done ? 'finished' : running ? 'running' : 'interrupted', base_url: job.base_url, account: job.account },
+    ...{ base_url: job.base_url, account: job.account },
+    state: done
+      ? 'finished'
+      : running
+        ? 'running'
+        : supersededIn(ends.last) !== undefined
+          ? 'superseded'
+          : 'interrupted',
   };
 }
 
@@ -167,12 +180,21 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     chunks: job.chunks,
     chunks_created: created,
     in_doubt: doubt,
-    state: state.done ? 'finished' : running ? 'running' : refused > 0 ? 'refused' : 'interrupted',
+    state: state.done
+      ? 'finished'
+      : running
+        ? 'running'
+        : state.supersededBy !== undefined
+          ? 'superseded'
+          : refused > 0
+            ? 'refused'
+            : 'interrupted',
     base_url: job.base_url,
     journal: stored.path,
     bytes: diskBytes(stored),
     account: job.account,
     own: stored.own,
+    ...(state.supersededBy !== undefined && !state.done && { superseded_by: state.supersededBy }),
   };
 }
 

@@ -37,6 +37,8 @@ export interface JournaledJob {
   runner?: string;
   /** Chunks whose items the service refused: without a task for good, not unfinished. */
   refused: JobChunk[];
+  /** The job that took this one over whole (a re-run of the same items in the same chunks): its tasks are these items'. */
+  supersededBy?: string;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function readJob(
       .map((chunk) => chunk.chunk),
     refused: chunks.filter((chunk) => chunk.refused !== undefined),
     ...(holder && { runner: holderWords(holder) }),
+    ...(state.supersededBy !== undefined && !state.done && { supersededBy: state.supersededBy }),
   };
 }
 
@@ -106,6 +109,11 @@ function stillCreating(job: JournaledJob): string {
  */
 export function requireComplete(job: JournaledJob, command: string): void {
   if (job.unfinished.length === 0) return;
+  if (job.supersededBy !== undefined)
+    throw new UsageError(
+      `the job in ${job.file} is incomplete: ${unfinishedText(job)}; it was taken over by job ${job.supersededBy} (the same items, the same chunks), which has its items' tasks`,
+      `Run it on that job: taskctl ${command} ${job.supersededBy}`,
+    );
   throw new UsageError(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; ${command} needs every task`,
     job.runner === undefined

@@ -16,12 +16,15 @@
  */
 import type { Env } from '../../lib/env.js';
 import type { LedgerJob } from '../../store/ledger.js';
-import { JournalFile, readJournalRecords } from '../../store/journal-file.js';
+import { glanceJournal, JournalFile, readJournalRecords } from '../../store/journal-file.js';
 import { jobIdOf, jobStore } from '../job/registry.js';
-import { JobFold, type Cover, type JobState } from './journal-records.js';
+import { jobRecord, JobFold, type Cover, type Job, type JobState } from './journal-records.js';
 
-/** `handed`: the chunk is the re-run's now; `held`: a live run holds that job (wait for it); `void`: nothing to hand. */
-export type HandOver = 'handed' | 'held' | 'void';
+/**
+ * `handed`: the chunk is the re-run's now; `whole`: so is the whole job (the re-run is that job again: it is superseded);
+ * `held`: a live run holds that job (wait for it); `void`: nothing to hand.
+ */
+export type HandOver = 'handed' | 'whole' | 'held' | 'void';
 
 /**
  * Job `id`'s journal opened under its locks and folded, for `act` to append to. `held` when a live run holds it;
@@ -58,15 +61,17 @@ export function handOver(env: Env, from: LedgerJob, to: Cover): HandOver {
   const result = underLocks(env, from.journal, (file, state): HandOver => {
     const chunk = state.chunks.get(from.chunk);
     if (state.done || !chunk?.send || chunk.task || chunk.refused !== undefined) return 'void';
-    if (chunk.coveredBy?.job === to.job && chunk.coveredBy.chunk === to.chunk) return 'handed';
+    if (chunk.coveredBy?.job === to.job && chunk.coveredBy.chunk === to.chunk)
+      return chunk.coveredBy.whole === true ? 'whole' : 'handed';
+    const whole = to.chunk === from.chunk && sameChunking(state.job, coveringJob(env, to.job));
     file.append({
       type: 'unknown',
       chunk: from.chunk,
       candidates: [],
-      reason: `its items were taken over by job ${to.job} (its chunk ${to.chunk}) once this request could no longer land`,
-      covered_by: to,
+      reason: `its items were taken over by job ${to.job} (its chunk ${to.chunk}) once this request could no longer land${whole ? '; that job is this one again (the same items, the same chunks): it creates them all' : ''}`,
+      covered_by: whole ? { ...to, whole } : to,
     });
-    return 'handed';
+    return whole ? 'whole' : 'handed';
   });
   return result ?? 'void';
 }
@@ -76,8 +81,45 @@ export function coverDone(env: Env, from: LedgerJob, to: Cover, task: { id: numb
   underLocks(env, from.journal, (file, state) => {
     const chunk = state.chunks.get(from.chunk);
     if (chunk?.task || chunk?.coveredBy?.job !== to.job || chunk.coveredBy.chunk !== to.chunk) return;
-    file.append({ type: 'reconciled', chunk: from.chunk, task: task.id, cost: task.cost, by: 'scan', covered_by: to });
+    // The cover as recorded (with `whole` when this job was taken over whole: the last line keeps saying so).
+    const cover = chunk.coveredBy;
+    file.append({
+      type: 'reconciled',
+      chunk: from.chunk,
+      task: task.id,
+      cost: task.cost,
+      by: 'scan',
+      covered_by: cover,
+    });
   });
+}
+
+/** The job record of job `id` (its journal's first line), or undefined when it cannot be read. */
+function coveringJob(env: Env, id: string): Job | undefined {
+  const path = jobStore(env).locate(id);
+  if (path === undefined) return undefined;
+  try {
+    const first = glanceJournal(path)?.first;
+    return jobIdOf(first) === id ? jobRecord(first) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The covering job is this one again: the same service, account, base URL, items (their digest) and chunk size, so
+ * its chunk N is this job's chunk N, and it creates (or reuses) every one of them: this job is superseded by it.
+ */
+function sameChunking(stopped: Job, covering: Job | undefined): boolean {
+  return (
+    covering?.service === stopped.service &&
+    covering.account === stopped.account &&
+    covering.base_url === stopped.base_url &&
+    covering.items_sha256 === stopped.items_sha256 &&
+    covering.items === stopped.items &&
+    covering.chunk_size === stopped.chunk_size &&
+    covering.chunks === stopped.chunks
+  );
 }
 
 /** What the job that took a chunk over knows of its own chunk now (undefined: its journal is gone or unreadable). */

@@ -82,8 +82,12 @@ const SendSchema = z.object({
 });
 export type SendRecord = z.infer<typeof SendSchema>;
 
-/** A job's chunk that took another job's chunk in doubt over (the same items, sent once that request could not land). */
-const CoverSchema = z.object({ job: z.string(), chunk: chunkNo });
+/**
+ * A job's chunk that took another job's chunk in doubt over (the same items, sent once that request could not land).
+ * `whole`: that job is this one's input in the same chunking (service, account, base URL, items digest, chunk size):
+ * it creates or reuses every chunk of these items, so this job is superseded by it (never sends again).
+ */
+const CoverSchema = z.object({ job: z.string(), chunk: chunkNo, whole: z.boolean().optional() });
 export type Cover = z.infer<typeof CoverSchema>;
 
 const RecordSchema = z.discriminatedUnion('type', [
@@ -139,6 +143,11 @@ interface ChunkState {
 
 export interface JobState {
   job: Job;
+  /**
+   * The job that took this one over whole (a `covered_by` with `whole`: the same items in the same chunking): this
+   * job's chunks are that job's to create, and its `resume` continues that job (docs/behaviour.md#the-ledger).
+   */
+  supersededBy?: string;
   chunks: Map<number, ChunkState>;
   done: boolean;
   /** A send was ever recorded (or may have been, in a damaged line): something may have reached the service. */
@@ -153,6 +162,14 @@ const HOWS: ReadonlySet<string> = new Set<How>(['created', 'recovered', 'reused'
 export function jobRecord(raw: unknown): Job | undefined {
   const result = JobSchema.safeParse(raw);
   return result.success ? result.data : undefined;
+}
+
+/** The job that took this one over whole, when `raw` (a journal's last line) says so (JobState `supersededBy`). */
+export function supersededIn(raw: unknown): string | undefined {
+  const record = RecordSchema.safeParse(raw).data;
+  return record !== undefined && (record.type === 'unknown' || record.type === 'reconciled') && record.covered_by?.whole
+    ? record.covered_by.job
+    : undefined;
 }
 
 /** True when `raw` is a `done` record: the last line of a finished job's journal. */
@@ -316,6 +333,9 @@ export class JobFold {
       if (record.covered_by) chunk.coveredBy = record.covered_by;
       else delete chunk.coveredBy;
     }
+    // Taken over whole: it stands whatever comes after (its resume sends nothing of its own again).
+    if ((record.type === 'unknown' || record.type === 'reconciled') && record.covered_by?.whole === true)
+      state.supersededBy = record.covered_by.job;
   }
 }
 

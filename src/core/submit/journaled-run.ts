@@ -423,9 +423,31 @@ function recordJob(
 }
 
 /** `taskctl resume ID|FILE`: continues the job from the journal's inputs, checked against their recorded size and digest. */
-export async function runResume(ctx: Submitter, given: string | undefined, options: ResumeOptions): Promise<void> {
+export async function runResume(
+  ctx: Submitter,
+  given: string | undefined,
+  options: ResumeOptions,
+  followed: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const arg = given ?? (await onlyInterrupted(ctx));
   if (arg === undefined) return;
+  const by = await resumeOne(ctx, arg, options);
+  if (by === undefined) return;
+  // Taken over whole by a re-run of the same items (hand-over.ts): its chunks are that job's; continuing it is
+  // continuing this one, and nothing is sent twice.
+  if (followed.has(by.job)) throw new UsageError(`job ${arg} was taken over by job ${by.job}, which it took over`);
+  ctx.printer.info(
+    `job ${by.from} was taken over by job ${by.job} (the same items, the same chunks): its chunks are that job's; continuing job ${by.job}`,
+  );
+  await runResume(ctx, by.job, options, new Set([...followed, by.from]));
+}
+
+/** One resume; the job that took this one over whole, when it was (its own resume is the way on). */
+async function resumeOne(
+  ctx: Submitter,
+  arg: string,
+  options: ResumeOptions,
+): Promise<{ from: string; job: string } | undefined> {
   const path = resolve(journalOf(ctx.env, arg));
   const store = jobStore(ctx.env);
   let place: JobPlace = { path, name: arg, store };
@@ -449,6 +471,7 @@ export async function runResume(ctx: Submitter, given: string | undefined, optio
         `${arg} holds no job (a create stopped before recording one sent nothing)`,
         'Nothing of it was sent: run the create again.',
       );
+    if (state.supersededBy !== undefined && !state.done) return { from: opened.id, job: state.supersededBy };
     const job = { ...opened, name: arg };
     const mismatch = (what: readonly string[]) => otherJob(job, what, true);
     const api = await ctx.api();

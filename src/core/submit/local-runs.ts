@@ -34,7 +34,7 @@ export class LocalCreates {
    * The stopped jobs' chunks of these items this run covers (`handed`: in their journals, hand-over.ts): told of,
    * and given the task, once this run has it.
    */
-  private waitedFor: Array<{ job: LedgerJob; handed: boolean }> = [];
+  private waitedFor: Array<{ job: LedgerJob; handed: boolean; whole: boolean }> = [];
   /** This run's own job and chunk, when it is one (`reserve`): what a stopped job's chunk is handed to. */
   private own: LedgerJob | undefined;
   /** hand-over.ts, loaded by the first `reserve` (only a create that may reuse hands a chunk over). */
@@ -215,8 +215,9 @@ export class LocalCreates {
       }
       // Handed, and its request past landing: its entries no longer stand as a possible creator of this run's task
       // (the chunk is this run's now, and its resume follows this run's journal).
-      if (result === 'handed' && landed) this.attempt(() => ledger.dropJob(job));
-      this.waitedFor.push({ job, handed: result === 'handed' });
+      const handed = result === 'handed' || result === 'whole';
+      if (handed && landed) this.attempt(() => ledger.dropJob(job));
+      this.waitedFor.push({ job, handed, whole: result === 'whole' });
     }
     return undefined;
   }
@@ -273,11 +274,11 @@ export class LocalCreates {
     const covering = this.waitedFor;
     const own = this.own;
     this.waitedFor = [];
-    for (const { job, handed } of covering) {
+    for (const { job, handed, whole } of covering) {
       if (handed && own !== undefined)
         this.handing?.coverDone(this.ctx.env, job, { job: own.journal, chunk: own.chunk }, task);
       this.ctx.printer.notice(
-        `job ${job.journal} stopped with these items in doubt (its chunk ${job.chunk}); this run's task ${task.id} covers them${handed ? `, and that job takes it (taskctl resume ${job.journal})` : ''}`,
+        `job ${job.journal} stopped with these items in doubt (its chunk ${job.chunk}); this run's task ${task.id} covers them${whole ? `, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${job.journal}\` continues this run` : handed ? `, and that job takes it (taskctl resume ${job.journal})` : ''}`,
       );
     }
   }

@@ -1,0 +1,72 @@
+/**
+ * A job stopped with its chunk 1 in doubt and chunk 2 never sent, then the same create again with --reuse-window (the
+ * CI re-run): the re-run takes chunk 1 over and creates both chunks. The stopped job is superseded by it: `jobs` says
+ * so, and its `resume` continues the re-run, never paying for chunk 2's items again (core/submit/hand-over.ts).
+ */
+import { expect, it } from 'vitest';
+import { ctrlCWhen } from '../../clock.js';
+import { runTaskctl, type RunOptions } from '../harness.js';
+import { worldEachTest, type World } from '../sandbox-world.js';
+
+const S = 'domain_check_availability';
+const ITEMS = ['sup-a.com', 'sup-b.com'];
+let world: World;
+let dir: string;
+worldEachTest('taskctl-superseded-', (w, d) => ((world = w), (dir = d)));
+
+const run = (argv: string[], options: Omit<RunOptions, 'env' | 'clock'> = {}) =>
+  world.run(argv, { home: dir, ...options });
+const create = [...['create', S, ...ITEMS, '--chunk-size', '1', '-y', '-q']];
+
+/** The create stopped by Ctrl-C while its chunk 1's lost POST (reset before reaching the service) was checked. */
+async function stoppedJob(): Promise<string> {
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+  const controller = new AbortController();
+  const first = await runTaskctl(create, {
+    env: world.env,
+    home: dir,
+    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
+    signal: controller.signal,
+  });
+  expect(first.code, first.stderr).toBe(130);
+  const stopped = /taskctl resume (j-[0-9a-z]+)$/m.exec(first.stderr)?.[1] ?? '';
+  expect(stopped).not.toBe('');
+  await world.clearFaults();
+  return stopped;
+}
+
+async function paidOnce(): Promise<void> {
+  const counts = await world.itemCounts();
+  for (const item of ITEMS) expect(counts.get(item), item).toBe(1);
+}
+
+it('the re-run of the same items supersedes the stopped job: `jobs` says so, its `resume` sends nothing', async () => {
+  const stopped = await stoppedJob();
+  const again = await run([...create, '--reuse-window', '1h']);
+  expect(again.code, again.stderr).toBe(0);
+  const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
+  expect(rerun).not.toBe('');
+  expect(again.stderr).toContain(
+    `job ${stopped} stopped with these items in doubt (its chunk 1); this run's task 1 covers them, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${stopped}\` continues this run`,
+  );
+  await paidOnce();
+  const jobs = await run(['jobs', '-o', 'json']);
+  const rows = JSON.parse(jobs.stdout) as Array<{ id: string; state: string; superseded_by?: string }>;
+  expect(rows.find((row) => row.id === stopped)).toMatchObject({ state: 'superseded', superseded_by: rerun });
+  const posts = await world.posts();
+  const resumed = await run(['resume', stopped, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`job ${stopped} was taken over by job ${rerun} (the same items, the same chunks)`);
+  expect(await world.posts()).toBe(posts);
+  await paidOnce();
+  // The --job commands that need every task point at the job that has them.
+  const retried = await run(['retry', '--job', stopped, '-y']);
+  expect(retried.code, retried.stderr).toBe(2);
+  expect(retried.stderr).toContain(`it was taken over by job ${rerun} (the same items, the same chunks)`);
+  expect(retried.stderr).toContain(`taskctl retry --job ${rerun}`);
+  // The bare `resume`: no interrupted job left.
+  const bare = await run(['resume', '-y']);
+  expect(bare.code, bare.stderr).toBe(0);
+  expect(bare.stderr).toContain('no interrupted job to resume');
+  expect(await world.posts()).toBe(posts);
+});
