@@ -70,7 +70,8 @@ export const JOB_COLUMNS: Array<Column<JobRow>> = [
   { header: 'IN DOUBT', key: 'in_doubt', value: (j) => known(j, j.in_doubt), align: 'right' },
   { header: 'STATE', key: 'state', value: (j) => j.state },
   { header: 'BASE URL', key: 'base_url', value: (j) => j.base_url, optional: 1, truncate: true },
-  { header: 'JOURNAL', key: 'journal', value: (j) => j.journal, truncate: true, path: true },
+  // Dropped first: the id continues the job as well, and a path cut short cannot be copied.
+  { header: 'JOURNAL', key: 'journal', value: (j) => j.journal, optional: 2, truncate: true, path: true },
 ];
 
 /** What the journal says, or `-` for a job whose journal cannot be read. */

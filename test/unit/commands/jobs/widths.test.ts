@@ -1,0 +1,42 @@
+/**
+ * `taskctl jobs` at a terminal's width: a table whose JOURNAL path does not fit drops that column whole (the id
+ * continues the job as well), never cutting a path a person copies, and stays a table rather than one card per job.
+ */
+import { stripVTControlCharacters as plain } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { worldEachTest, type World } from '../sandbox-world.js';
+import { runTaskctl } from '../harness.js';
+
+let world: World;
+let dir: string;
+worldEachTest('taskctl-jobs-widths-', (w, d) => ((world = w), (dir = d)));
+
+const jobs = (columns: number) =>
+  runTaskctl(['jobs'], { env: world.env, clock: world.clock, home: dir, stdoutTTY: true, columns });
+
+describe('taskctl jobs at a terminal', () => {
+  it('at 120 columns: a table without the JOURNAL column, said so; wide enough: the path whole', async () => {
+    const created = await runTaskctl(['create', 'domain_check_availability', 'a.com', '-y', '-q'], {
+      env: world.env,
+      clock: world.clock,
+      home: dir,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    const id = /job (j-\w+)/.exec(created.stderr)?.[1] ?? '';
+    expect(id).not.toBe('');
+
+    const narrow = await jobs(120);
+    expect(narrow.code, narrow.stderr).toBe(0);
+    const [header, row] = plain(narrow.stdout).split('\n');
+    expect(header).toMatch(/^ID\s+STARTED\s+SERVICE/);
+    expect(header).not.toContain('JOURNAL');
+    expect(row).toContain(id);
+    expect(narrow.stdout).not.toContain('ID:');
+    expect(narrow.stderr).toMatch(/hidden \([^)]*JOURNAL[^)]*\)/);
+    for (const line of plain(narrow.stdout).split('\n')) expect(line.length).toBeLessThanOrEqual(120);
+
+    const wide = await jobs(400);
+    expect(wide.stdout).toContain(`${id}.jsonl`);
+    expect(wide.stdout).toMatch(/\/state\/jobs\/j-\w+\.jsonl/);
+  });
+});
