@@ -19,6 +19,7 @@ import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
+import { standingTakeover } from './submit/hand-over.js';
 
 export interface JobsOptions {
   limit?: number;
@@ -173,6 +174,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     else if (chunk.refused !== undefined) refused++;
   }
   const running = !state.done && store.runner(stored.id, stored.path) !== undefined;
+  const over = running ? undefined : standingTakeover(store, state);
   return {
     id: stored.id,
     started: startedOf(job),
@@ -185,7 +187,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
       ? 'finished'
       : running
         ? 'running'
-        : state.supersededBy !== undefined
+        : over !== undefined
           ? 'superseded'
           : refused > 0
             ? 'refused'
@@ -195,7 +197,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     bytes: diskBytes(stored),
     account: job.account,
     own: stored.own,
-    ...(state.supersededBy !== undefined && !state.done && { superseded_by: state.supersededBy }),
+    ...(over !== undefined && { superseded_by: over }),
   };
 }
 

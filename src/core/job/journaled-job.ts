@@ -17,6 +17,7 @@ import { resumeCommand } from '../submit/types.js';
 import { checkChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
 import { counted } from '../items/clean.js';
 import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
+import { standingTakeover } from '../submit/hand-over.js';
 
 export interface JournaledJob {
   /** The path as the user gave it (for messages and hints). */
@@ -66,6 +67,7 @@ export async function readJob(
   await requireJobAccount(ctx, api, state, file);
   const chunks = jobChunks(state);
   const holder = state.done ? undefined : jobStore(ctx.env).runner(jobIdOf(job) ?? '', path);
+  const over = standingTakeover(jobStore(ctx.env), state);
   return {
     file,
     path,
@@ -79,7 +81,7 @@ export async function readJob(
       .map((chunk) => chunk.chunk),
     refused: chunks.filter((chunk) => chunk.refused !== undefined),
     ...(holder && { runner: holderWords(holder) }),
-    ...(state.supersededBy !== undefined && !state.done && { supersededBy: state.supersededBy }),
+    ...(over !== undefined && { supersededBy: over }),
   };
 }
 

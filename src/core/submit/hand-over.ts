@@ -6,10 +6,11 @@
  * its chunk in doubt, and its own `resume` would not know the re-run's task (another run's claim, stamped after its
  * request could land): it would send the items again. So, before its walk and its POST, the re-run writes into that
  * job's journal, under its locks, that the chunk is its own chunk's now (`unknown` with `covered_by`); once it has the
- * task, that the chunk is this task (`reconciled` with `covered_by`). The first record is what makes it safe whatever
- * happens next (the re-run killed before or during its POST, or before the second record): the stopped job's `resume`
- * follows the re-run's journal (settle.ts), adopting its chunk's task, or saying to settle that job first, and never
- * sends the items itself. The second spares it that read.
+ * task, that the chunk is this task (`reconciled` with `covered_by`). The first record is what makes it safe once the
+ * re-run has sent (killed during or after its POST, or before the second record): the stopped job's `resume` follows
+ * the re-run's journal (settle.ts), adopting its chunk's task, or saying to settle that job first, and never sends the
+ * items itself. The second spares it that read. A re-run that stopped before sending leaves a void cover
+ * (`coverStands`): its walk may not have reached the stopped job's own task, so that job settles the chunk itself.
  *
  * Its locks decide who goes first: a `resume` of the stopped job running now holds them, and the re-run waits for it
  * (it settles the chunk itself); a re-run holding them makes that `resume` exit 2 for the instant it writes.
@@ -18,6 +19,7 @@ import type { Env } from '../../lib/env.js';
 import type { LedgerJob } from '../../store/ledger.js';
 import { glanceJournal, JournalFile, readJournalRecords } from '../../store/journal-file.js';
 import { jobIdOf, jobStore } from '../job/registry.js';
+import type { JobStore } from '../../store/job-files.js';
 import { jobRecord, JobFold, type Cover, type Job, type JobState } from './journal-records.js';
 
 /**
@@ -124,10 +126,10 @@ function sameChunking(stopped: Job, covering: Job | undefined): boolean {
 
 /** What the job that took a chunk over knows of its own chunk now (undefined: its journal is gone or unreadable). */
 export function coveringChunk(
-  env: Env,
+  store: JobStore,
   cover: Cover,
 ): { task?: { id: number }; sent: boolean; refused: boolean; path: string } | undefined {
-  const path = jobStore(env).locate(cover.job);
+  const path = store.locate(cover.job);
   if (path === undefined) return undefined;
   try {
     const fold = new JobFold(path, { counts: true });
@@ -143,4 +145,23 @@ export function coveringChunk(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A covering job's chunk that stands: it has a task or a send (its walk back to the stopped run's send came first, so a
+ * task that request made would have been reused), or its run is alive. One that stopped before sending (Ctrl-C in its
+ * walk, an outage, a refused key; its journal perhaps removed) is void: the stopped job settles the chunk itself, by its
+ * own scan back to its own send, and goes on by itself.
+ */
+export function coverStands(store: JobStore, cover: Cover): boolean {
+  const theirs = coveringChunk(store, cover);
+  if (theirs === undefined || theirs.refused) return false;
+  return theirs.task !== undefined || theirs.sent || store.runner(cover.job, theirs.path) !== undefined;
+}
+
+/** The job that took `state`'s job over whole, while that takeover stands (`coverStands`). */
+export function standingTakeover(store: JobStore, state: JobState): string | undefined {
+  const cover = state.supersededCover;
+  if (cover === undefined || state.done) return undefined;
+  return coverStands(store, cover) ? cover.job : undefined;
 }

@@ -148,6 +148,8 @@ export interface JobState {
    * job's chunks are that job's to create, and its `resume` continues that job (docs/behaviour.md#the-ledger).
    */
   supersededBy?: string;
+  /** The `covered_by` that took it over whole (its job and chunk): whether that takeover stands is `standingTakeover`. */
+  supersededCover?: Cover;
   chunks: Map<number, ChunkState>;
   done: boolean;
   /** A send was ever recorded (or may have been, in a damaged line): something may have reached the service. */
@@ -334,8 +336,10 @@ export class JobFold {
       else delete chunk.coveredBy;
     }
     // Taken over whole: it stands whatever comes after (its resume sends nothing of its own again).
-    if ((record.type === 'unknown' || record.type === 'reconciled') && record.covered_by?.whole === true)
+    if ((record.type === 'unknown' || record.type === 'reconciled') && record.covered_by?.whole === true) {
       state.supersededBy = record.covered_by.job;
+      state.supersededCover = record.covered_by;
+    }
   }
 }
 

@@ -46,6 +46,7 @@ import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js'
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import { resumeCommand, type JobRef, type SubmitOptions, type Submitter } from './types.js';
+import { standingTakeover } from './hand-over.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
 type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;
@@ -471,7 +472,9 @@ async function resumeOne(
         `${arg} holds no job (a create stopped before recording one sent nothing)`,
         'Nothing of it was sent: run the create again.',
       );
-    if (state.supersededBy !== undefined && !state.done) return { from: opened.id, job: state.supersededBy };
+    // A takeover by a run that stopped before sending is void: this job goes on by itself.
+    const over = standingTakeover(store, state);
+    if (over !== undefined) return { from: opened.id, job: over };
     const job = { ...opened, name: arg };
     const mismatch = (what: readonly string[]) => otherJob(job, what, true);
     const api = await ctx.api();

@@ -261,7 +261,7 @@ async function settleCovered(
     import('../job/registry.js'),
     import('../../store/lock-file.js'),
   ]);
-  const theirs = coveringChunk(ctx.env, cover);
+  const theirs = coveringChunk(jobStore(ctx.env), cover);
   const by = `job ${cover.job} (its chunk ${cover.chunk})`;
   const self = { id: doubt.name, refused: journal.refused().length > 0 };
   if (theirs === undefined || theirs.refused) {
@@ -273,6 +273,14 @@ async function settleCovered(
   const id = theirs.task?.id;
   if (id === undefined) {
     const runner = jobStore(ctx.env).runner(cover.job, theirs.path);
+    // It stopped before sending: its walk may not have reached this chunk's own task, and nothing of it can have made
+    // one. The hand-over is void, and the chunk is settled here, by this job's own scan back to its send.
+    if (!theirs.sent && runner === undefined) {
+      ctx.printer.info(
+        `chunk ${index}: ${by}, which took its items over, stopped before sending them: settling it here`,
+      );
+      return false;
+    }
     throw new CreateUnknownError(
       runner === undefined
         ? `chunk ${index}: its items were taken over by ${by}, which has no task for them yet${theirs.sent ? ' (its request may have made one)' : ''}; nothing was sent`
