@@ -414,7 +414,10 @@ function stopped(
   const unjournaled = at.unjournaled?.();
   if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) return error;
   const hint =
-    failure instanceof JournalMovedError || failure instanceof ReuseUnsearchedError
+    failure instanceof JournalMovedError ||
+    // A job that created tasks goes on by its resume: a re-run would be a second job, and the first one's resume would
+    // then pay again for what the second created. One that created none left no job: a re-run starts clean.
+    (failure instanceof ReuseUnsearchedError && (at.job === undefined || at.tasks === 0))
       ? failure.hint // its new name: the job's id leads to the old one; a re-run with a window the list covers
       : (at.refused ??
         at.unsure ??

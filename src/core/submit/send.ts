@@ -233,15 +233,19 @@ function unsearched(
   reach: { pages: number; tasks: number; oldest: number | undefined; edge: number },
   at: { what: string; retry: ReadonlySet<number> | undefined; exclude: ReadonlySet<number> },
 ): ReuseUnsearchedError {
-  const back = reach.oldest === undefined ? '' : ` reach back to ${isoSeconds(reach.oldest)}, not`;
+  // What the pages read reach back to, when it says something (an oldest task seen elsewhere in the run can be older).
+  const reached = reach.oldest !== undefined && !(reach.oldest <= reach.edge) ? reach.oldest : undefined;
+  const back = reached === undefined ? '' : ` reach back to ${isoSeconds(reached)}, not`;
   const start = Number.isFinite(reach.edge) ? ` to the window's start (${isoSeconds(reach.edge)})` : ' to its start';
   const message =
     `--reuse-window ${formatDuration(window)}: the task list is too long to search: the ${counted(reach.pages, 'page')} ` +
     `read (${formatCount(reach.tasks)} tasks)${back}${start}, and the items may have a task further down, so nothing ` +
     `was sent for ${at.what}`;
-  const gap = reach.oldest === undefined || !Number.isFinite(reach.edge) ? window : reach.oldest - reach.edge;
+  const gap = reached === undefined || !Number.isFinite(reach.edge) ? window : reached - reach.edge;
   const covered = Math.floor((window - gap) / 60_000) - 1;
-  const shorter = covered >= 1 ? `a window the list covers, e.g. --reuse-window ${covered}m` : undefined;
+  // Only a window shorter than the one that failed: any other would stop the same way.
+  const shorter =
+    covered >= 1 && covered * 60_000 < window ? `a window the list covers, e.g. --reuse-window ${covered}m` : undefined;
   const skip = at.retry === undefined ? 'without --reuse-window' : '--no-reuse';
   if (at.exclude.size > 0)
     return new ReuseUnsearchedError(
