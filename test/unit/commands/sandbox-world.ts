@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { afterEach, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { Clock } from '../../../src/lib/time.js';
-import { FakeClock } from '../clock.js';
+import { ctrlCWhen, FakeClock } from '../clock.js';
 import { runTaskctl, type RunOptions, type RunResult } from './harness.js';
 
 interface SandboxTask {
@@ -132,4 +132,30 @@ export function worldEachTest(prefix: string, use: (world: World, dir: string) =
     await world?.close();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
+}
+
+/**
+ * `argv` (a create or retry in `home`) with its POST met by `fault` (`reset-before`: lost before reaching the service;
+ * `reset-after`: acted on, its answer lost), stopped by Ctrl-C 1 s into the check of that POST: exit 130, the job's
+ * chunk in doubt. Returns the job's id, from the hint it printed.
+ */
+export async function stoppedByCtrlC(
+  world: World,
+  argv: string[],
+  home: string,
+  fault: 'reset-before' | 'reset-after',
+): Promise<string> {
+  await world.fault({ method: 'POST', path: '/tasks', kind: fault });
+  const controller = new AbortController();
+  const first = await runTaskctl(argv, {
+    env: world.env,
+    home,
+    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
+    signal: controller.signal,
+  });
+  if (first.code !== 130) throw new Error(`expected exit 130, got ${first.code}: ${first.stderr}`);
+  const stopped = /taskctl resume (j-[0-9a-z]+)$/m.exec(first.stderr)?.[1];
+  if (stopped === undefined) throw new Error(`no resume hint: ${first.stderr}`);
+  await world.clearFaults();
+  return stopped;
 }

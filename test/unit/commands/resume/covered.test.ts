@@ -6,10 +6,9 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';
 const FAILED = ['fail-a.com', 'fail-b.com'];
@@ -66,18 +65,7 @@ async function stoppedJob(): Promise<{ id: string; stopped: string }> {
   const original = await run(['create', S, 'ok.com', ...FAILED, '--wait', '-q']);
   expect(original.code, original.stderr).toBe(11);
   const id = original.stdout.trim().split('\n')[0] ?? '';
-  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-  const controller = new AbortController();
-  const first = await runTaskctl(['retry', id, '-y', '-q'], {
-    env: world.env,
-    home: dir,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
-    signal: controller.signal,
-  });
-  expect(first.code, first.stderr).toBe(130);
-  const stopped = /taskctl resume (j-[0-9a-z]+)$/m.exec(first.stderr)?.[1] ?? '';
-  expect(stopped).not.toBe('');
-  await world.clearFaults();
+  const stopped = await stoppedByCtrlC(world, ['retry', id, '-y', '-q'], dir, 'reset-before');
   return { id, stopped };
 }
 

@@ -4,9 +4,8 @@
  * so, and its `resume` continues the re-run, never paying for chunk 2's items again (core/submit/hand-over.ts).
  */
 import { expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import type { RunOptions } from '../harness.js';
+import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['sup-a.com', 'sup-b.com'];
@@ -19,21 +18,7 @@ const run = (argv: string[], options: Omit<RunOptions, 'env' | 'clock'> = {}) =>
 const create = [...['create', S, ...ITEMS, '--chunk-size', '1', '-y', '-q']];
 
 /** The create stopped by Ctrl-C while its chunk 1's lost POST (reset before reaching the service) was checked. */
-async function stoppedJob(): Promise<string> {
-  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-  const controller = new AbortController();
-  const first = await runTaskctl(create, {
-    env: world.env,
-    home: dir,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
-    signal: controller.signal,
-  });
-  expect(first.code, first.stderr).toBe(130);
-  const stopped = /taskctl resume (j-[0-9a-z]+)$/m.exec(first.stderr)?.[1] ?? '';
-  expect(stopped).not.toBe('');
-  await world.clearFaults();
-  return stopped;
-}
+const stoppedJob = () => stoppedByCtrlC(world, create, dir, 'reset-before');
 
 async function paidOnce(): Promise<void> {
   const counts = await world.itemCounts();

@@ -7,9 +7,8 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import type { RunOptions } from '../harness.js';
+import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['void-a.com', 'void-b.com'];
@@ -22,21 +21,8 @@ const run = (argv: string[], options: Omit<RunOptions, 'env' | 'clock'> = {}) =>
 const journalOf = (id: string) => join(dir, 'state', 'jobs', `${id}.jsonl`);
 
 /** The create stopped by Ctrl-C while its chunk 1's POST, acted on by the service, lost its answer. */
-async function stoppedJob(): Promise<string> {
-  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
-  const controller = new AbortController();
-  const first = await runTaskctl(['create', S, ...ITEMS, '--chunk-size', '1', '-y', '-q'], {
-    env: world.env,
-    home: dir,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
-    signal: controller.signal,
-  });
-  expect(first.code, first.stderr).toBe(130);
-  const stopped = /taskctl resume (j-[0-9a-z]+)$/m.exec(first.stderr)?.[1] ?? '';
-  expect(stopped).not.toBe('');
-  await world.clearFaults();
-  return stopped;
-}
+const stoppedJob = () =>
+  stoppedByCtrlC(world, ['create', S, ...ITEMS, '--chunk-size', '1', '-y', '-q'], dir, 'reset-after');
 
 /** The takeover record a re-run writes at its reservation, before its walk and POST. */
 function handedTo(stopped: string, rerun: string, whole: boolean): void {
