@@ -78,7 +78,10 @@ describe('overlapping identical creates on one machine', () => {
     expect(ids).toHaveLength(2);
     expect(resultA.stderr).toContain(`several matching tasks were created`);
     expect(resultA.stderr).toContain(`(${ids.join(', ')})`);
-    // Every create is a job: its one next step is `resume`, which shows the candidates and settles the chunk (--adopt).
-    expect(resultA.stderr).toMatch(/taskctl resume j-[0-9a-z]+\n$/);
+    // Every create is a job: its one next step names the candidates to look at and the resume that settles the chunk.
+    expect(resultA.stderr).toContain(`Look at them (taskctl show ${ids.join(' ')}), then: taskctl resume j-`);
+    expect(resultA.stderr).toMatch(
+      /taskctl resume j-[0-9a-z]+ --adopt 1=ID, or --resend 1 if none is this chunk's\.\n$/,
+    );
   });
 });
