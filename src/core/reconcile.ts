@@ -467,19 +467,14 @@ export async function findReusableTask(
   /** Learns from the tasks this walk sees (they also serve as the snapshot of a create that follows). */
   learn?: { serverClock: ServerClock; clock: Clock },
 ): Promise<ReuseResult> {
-  const edge = () => reuseEdge(reader, query);
+  const edge = () => onServerClock(reader, query.createdAfter);
   const { anyStatusFrom } = query;
   const anyStatus = (task: Task) =>
     anyStatusFrom !== undefined && createdAt(task) >= onServerClock(reader, anyStatusFrom);
   let oldest: number | undefined;
   let edgeMs = Number.NaN;
   const observe = (tasks: readonly Task[]) => {
-    const at = learn?.clock.now();
-    for (const task of tasks) {
-      if (learn && at !== undefined) learn.serverClock.noteSeen(task.created_at, at);
-      const ms = createdAt(task);
-      if (!Number.isNaN(ms)) oldest = oldest === undefined ? ms : Math.min(oldest, ms);
-    }
+    oldest = noteListed(tasks, learn, oldest);
   };
   const edgeOnce = () => (edgeMs = edge());
   const scan = await scanRecent(
@@ -511,9 +506,23 @@ export async function findReusableTask(
   return { match: { kind: 'none' }, seen, requests, ...(unfinished && { unfinished }) };
 }
 
-/** The start of a reuse window on the server's clock: two minutes further back while no Date has been read. */
-function reuseEdge(reader: TaskReader, query: ReuseQuery): number {
-  return onServerClock(reader, query.createdAfter);
+/**
+ * A walk's page of tasks: each creation time taught to the server clock (when the walk learns), and the oldest creation
+ * time seen so far, `oldest` included.
+ */
+function noteListed(
+  tasks: readonly Task[],
+  learn: { serverClock: ServerClock; clock: Clock } | undefined,
+  oldest: number | undefined,
+): number | undefined {
+  const at = learn?.clock.now();
+  let min = oldest;
+  for (const task of tasks) {
+    if (learn && at !== undefined) learn.serverClock.noteSeen(task.created_at, at);
+    const ms = createdAt(task);
+    if (!Number.isNaN(ms)) min = min === undefined ? ms : Math.min(min, ms);
+  }
+  return min;
 }
 
 /** A local instant as a window's start on the server's clock: two minutes further back while no Date has been read. */
@@ -556,11 +565,9 @@ export class ReuseIndex {
   ): Promise<ReuseResult> {
     let requests = 0;
     const note = (tasks: readonly Task[]) => {
-      const at = learn?.clock.now();
+      this.oldest = noteListed(tasks, learn, this.oldest);
       for (const task of tasks) {
-        if (learn && at !== undefined) learn.serverClock.noteSeen(task.created_at, at);
         const ms = createdAt(task);
-        if (!Number.isNaN(ms)) this.oldest = this.oldest === undefined ? ms : Math.min(this.oldest, ms);
         const known = this.listed.get(task.id);
         this.listed.set(task.id, {
           service: task.service,
@@ -585,7 +592,7 @@ export class ReuseIndex {
       const scan = await scanRecent(
         reader,
         { service: query.service, count: query.items.length },
-        () => (edge = reuseEdge(reader, query)),
+        () => (edge = onServerClock(reader, query.createdAfter)),
         signal,
         (tasks) => {
           if (firstPage) newestFirst = orderOf(tasks) === 'newest-first';
@@ -596,7 +603,7 @@ export class ReuseIndex {
       requests += scan.requests;
       this.walked = { complete: scan.complete, pages: scan.requests, edge, newestFirst };
     }
-    const since = reuseEdge(reader, query);
+    const since = onServerClock(reader, query.createdAfter);
     // A later chunk's window starts later: what is older than this one's start is out of every window left.
     for (const [id, task] of this.listed) {
       if (task.at < since) {
