@@ -192,11 +192,12 @@ export class LocalCreates {
    * run would be waiting for it) is this run's to cover. When this run is a job's chunk (`own`), each is handed to it
    * in that job's journal (hand-over.ts) before the walk and the POST; `held` when a live run holds one of those jobs.
    */
-  private handOver(mine: Pick<LedgerEntry, 'account' | 'service' | 'digest'>): 'held' | undefined {
+  /** `same`: the account, service and items (any entry of them, this run's or a stopped one's). */
+  private handOver(same: Pick<LedgerEntry, 'account' | 'service' | 'digest'>): 'held' | undefined {
     const { ledger, own, handing } = this;
     if (!ledger || !handing) return undefined;
     const now = this.ctx.clock.now();
-    const stale = (this.attempt(() => ledger.unsettled(mine)) ?? []).flatMap((other) => {
+    const stale = (this.attempt(() => ledger.unsettled(same)) ?? []).flatMap((other) => {
       const job = jobOf(other);
       if (job === undefined || job.journal === own?.journal || runAlive(other, this.ctx.env)) return [];
       return [{ job, landed: this.landsUntil(other) <= now }];
