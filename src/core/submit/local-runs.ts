@@ -191,8 +191,8 @@ export class LocalCreates {
    * Once reserved: every stopped job's chunk of these items still unsettled (its request can no longer land, or this
    * run would be waiting for it) is this run's to cover. When this run is a job's chunk (`own`), each is handed to it
    * in that job's journal (hand-over.ts) before the walk and the POST; `held` when a live run holds one of those jobs.
+   * `same`: the account, service and items (any entry of them, this run's or a stopped one's).
    */
-  /** `same`: the account, service and items (any entry of them, this run's or a stopped one's). */
   private handOver(same: Pick<LedgerEntry, 'account' | 'service' | 'digest'>): 'held' | undefined {
     const { ledger, own, handing } = this;
     if (!ledger || !handing) return undefined;
