@@ -40,13 +40,13 @@ import { realPath, streamCopyPath } from '../../store/job-files.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
-import { chunkItems, JobFold, rebuild, type Job, type JobInput, type JobState } from './journal-records.js';
+import { chunkItems, JobFold, rebuild, type Cover, type Job, type JobInput, type JobState } from './journal-records.js';
 import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import { resumeCommand, type JobRef, type SubmitOptions, type Submitter } from './types.js';
-import { standingTakeover } from './hand-over.js';
+import { coverStands, standingTakeover } from './hand-over.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
 type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;
@@ -670,7 +670,10 @@ async function continueJob(
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
   const user = parseUserSettlement(journal, run.options);
   const skip = skipRefused(ctx, journal, { id, user }, run.options.skipRefused === true);
-  if (run.continued) ctx.printer.info(standing(journal, user, id, skip));
+  if (run.continued) {
+    const stands = (cover: Cover) => coverStands(jobStore(ctx.env), cover);
+    ctx.printer.info(standing(journal, user, { name: id, skip, stands }));
+  }
   await runPipeline(
     ctx,
     {
@@ -750,7 +753,11 @@ function chunksInDoubt(
 }
 
 /** `job j-mi3k2x1a7f3q: 40 of 100 chunks done, 1 in doubt (chunk 41); next: check the task list for chunk 41, then send 59 chunks`. */
-function standing(journal: JobJournal, user: UserSettlement, name: string, skip: ReadonlySet<number>): string {
+function standing(
+  journal: JobJournal,
+  user: UserSettlement,
+  { name, skip, stands }: { name: string; skip: ReadonlySet<number>; stands: (cover: Cover) => boolean },
+): string {
   const { job, done } = journal.state;
   const total = job.chunks;
   const doubt = journal.inDoubt();
@@ -758,9 +765,11 @@ function standing(journal: JobJournal, user: UserSettlement, name: string, skip:
   if (done) return `${head}, finished`;
   // A chunk given --resend is checked too: sent again only if the list shows no task of it not named before.
   const byUser = new Set(user.adopt.map((a) => a.chunk));
-  // Handed to another job (hand-over.ts): its task is read there, unless --resend says otherwise.
-  const coverOf = (chunk: number) =>
-    user.resend.includes(chunk) ? undefined : journal.state.chunks.get(chunk)?.coveredBy;
+  // Handed to another job (hand-over.ts): its task is read there, unless --resend says otherwise or the cover is void.
+  const coverOf = (chunk: number) => {
+    const cover = user.resend.includes(chunk) ? undefined : journal.state.chunks.get(chunk)?.coveredBy;
+    return cover !== undefined && stands(cover) ? cover : undefined;
+  };
   const covered = doubt.filter((chunk) => !byUser.has(chunk) && coverOf(chunk) !== undefined);
   const scanned = doubt.filter((chunk) => !byUser.has(chunk) && coverOf(chunk) === undefined);
   const resent =

@@ -61,6 +61,8 @@ it.each([
   const resumed = await run(['resume', stopped, '-y']);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).not.toContain('continuing job');
+  // What it will do, said first: its own check of the task list, not a task to take from the stopped re-run.
+  expect(resumed.stderr).toContain('next: check the task list for chunk 1');
   expect(resumed.stderr).toContain('chunk 1: task 1 was created by the interrupted request');
   await eachPaidOnce();
 });
