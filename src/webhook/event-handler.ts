@@ -1,6 +1,7 @@
 /**
  * The one path every event takes, delivered or synthesised: the duplicate filter, the checks that answer 503, then
- * forward, spool, print and queue; an event is marked as seen, and counted acknowledged, only once all of that is done.
+ * forward, print, spool and queue; an event is marked as seen (in the spool too), and counted acknowledged, only once
+ * it is handed on.
  */
 import { createHash } from 'node:crypto';
 import { errorWords } from '../errors.js';
@@ -175,7 +176,7 @@ export class EventHandler {
     return { status: 200, note: `${label}${received.synthesised ? ' (synthesised)' : ''}`, shown: shown.value };
   }
 
-  /** Forwarded (when asked), spooled, printed, marked seen and queued: false when the app did not accept it. */
+  /** Forwarded (when asked), printed, then spooled, marked seen and queued: false when the app did not accept it. */
   private async handOn(handing: Handing, shown: { value: boolean }): Promise<boolean> {
     const { raw, received, key, label, userAgent } = handing;
     const { forwardTo, forwardTimeoutMs, apiKey, log, now } = this.settings;
@@ -198,13 +199,16 @@ export class EventHandler {
       const at = now();
       const job: ExecJob = { label, name: received.name, taskId: received.taskId, raw };
       if (received.simulated !== undefined) job.simulated = true;
+      shown.value = this.print(raw, received, false);
+      // Printed to a reader that went away is not printed: no 200 (the service delivers it again, to a next run).
+      await this.settings.written();
+      // Spooled (marked seen on disk) only once forwarded and printed, still before the 200: a failure or a kill
+      // before it leaves no mark, so the redelivery is handed on again (at least once, never lost); a kill after it
+      // makes the redelivery a duplicate, already handed on.
       if (this.spool) {
         if (place) job.spoolId = await this.spool.addJob(job, key, at);
         else await this.spool.addSeen(key, at);
       }
-      shown.value = this.print(raw, received, false);
-      // Printed to a reader that went away is not printed: no 200 (the service delivers it again, to a next run).
-      await this.settings.written();
       if (this.settings.dedupe) this.seen.add(key, at);
       place?.commit(job);
       place = undefined;

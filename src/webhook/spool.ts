@@ -1,6 +1,7 @@
 /**
- * `webhook listen --spool FILE`: acknowledged events made durable. Each is appended as one JSON line and fdatasynced
- * before the 200 (appends in one turn of the event loop share one sync), and its command's completion is appended
+ * `webhook listen --spool FILE`: acknowledged events made durable. Each is appended as one JSON line once it is handed
+ * on (forwarded, printed) and fdatasynced before the 200 (appends in one turn of the event loop share one sync): a
+ * line is a seen mark, so none is written for an event not handed on. Its command's completion is appended
  * after it ran. At the next start, events whose command never finished are run again, and the keys seen within the
  * duplicate window are remembered, so even `kill -9` loses nothing acknowledged. The file is rewritten compactly at
  * start, on a clean stop, and when it passes 64 MiB.

@@ -1,5 +1,8 @@
-/** The one path of every event: what a failure on the way says, in words. */
-import { describe, expect, it } from 'vitest';
+/** The one path of every event: what a failure on the way says, in words; when the spool marks an event seen. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EventHandler } from '../../../src/webhook/event-handler.js';
 import type { Spool } from '../../../src/webhook/spool.js';
 
@@ -53,5 +56,50 @@ describe('EventHandler', () => {
     expect(outcome).toEqual({ status: 500, note: 'task.completed task 5: not handled (the disk is full)' });
     expect(logs).toEqual(['error: the disk is full']);
     expect(events.counts.refused).toBe(1);
+  });
+});
+
+describe('EventHandler with a spool: the seen mark is written only once the event is handed on', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  const marks = (file: string) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('5:task.completed'));
+
+  it('a print that failed leaves no mark on disk, so the next run hands the redelivery on', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-handler-'));
+    const file = join(dir, 'events.spool');
+    const events = handler(() => Promise.reject(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })));
+    await events.openSpool(file);
+    expect((await events.handle(raw, meta, undefined)).status).toBe(500);
+    // As after a kill: the file as it is, not rewritten by a clean stop.
+    expect(marks(file)).toEqual([]);
+    const next = handler(() => Promise.resolve());
+    await next.openSpool(file);
+    expect(await next.handle(raw, meta, undefined)).toMatchObject({ status: 200, note: 'task.completed task 5' });
+    expect(next.counts).toMatchObject({ acknowledged: 1, duplicates: 0 });
+    await next.spool?.close();
+    await events.spool?.close();
+  });
+
+  it('the mark follows the print: a kill before it (no 200 yet) leaves the event to be handed on again', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'taskctl-handler-'));
+    const file = join(dir, 'events.spool');
+    const atPrint: string[][] = [];
+    const events = handler(() => {
+      atPrint.push(marks(file));
+      return Promise.resolve();
+    });
+    await events.openSpool(file);
+    expect((await events.handle(raw, meta, undefined)).status).toBe(200);
+    expect(atPrint).toEqual([[]]);
+    // On disk before the 200: a kill after it, and the redelivery is a duplicate.
+    expect(marks(file)).toHaveLength(1);
+    await events.spool?.close();
   });
 });

@@ -210,6 +210,39 @@ describe('webhook listen --spool', () => {
   });
 });
 
+describe('webhook listen --spool, an event whose print failed', () => {
+  it('is neither run at the next start nor taken there for a duplicate: its redelivery is printed and run once', async () => {
+    const dir = await tempDir();
+    const spool = join(dir, 'events.spool');
+    const out = join(dir, 'ran');
+    let forwards = 0;
+    const app: Server = createServer((req, res) => {
+      forwards++;
+      req.resume();
+      res.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => app.close(resolve)));
+    const forwardTo = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
+    const exec = `echo $TASKCTL_TASK_ID >> ${out}`;
+    const gone = () => Promise.reject(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    const first = await listen({ exec, forwardTo, spool, written: gone }, false);
+    // `| head -1` closed stdout: 500, the service delivers it again (to the next run).
+    expect((await post(first.listener.url, eventFor(7))).status).toBe(500);
+    await first.listener.close();
+
+    const second = await listen({ exec, forwardTo, spool }, false);
+    expect(second.listener.replayed).toBe(0);
+    expect((await post(second.listener.url, eventFor(7))).status).toBe(200);
+    expect(second.printed).toHaveLength(1);
+    expect(second.duplicates).toHaveLength(0);
+    await second.listener.close();
+    expect(await lines(out)).toEqual(['7']);
+    // At least once to the app: it had the event before the print failed, and has it again with the redelivery.
+    expect(forwards).toBe(2);
+  });
+});
+
 describe('webhook listen --spool, simulated events', () => {
   it('runs a spooled simulated event at the next start still with TASKCTL_SIMULATED=1', async () => {
     const dir = await tempDir();
