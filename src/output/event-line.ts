@@ -2,8 +2,9 @@
  * The one human line of a task's event, shared by `watch` and `webhook listen` so a person reads both the same way:
  * `2026-11-25T16:58:47Z  task 41  domain_check_availability  completed  2/3, 1 failed`. The time is ISO UTC without
  * milliseconds; id, service and status are aligned by the widest seen so far (ids and statuses with room kept from the
- * first line). On a terminal too narrow for the line, the service column gives way (names cut with `…`) so the counts
- * keep their room on the line and the columns stay aligned; the rest is never cut.
+ * first line; at a terminal, services and counts too). On a terminal too narrow for the line, the service column gives
+ * way (names cut with `…`) so the counts keep their room on the line, set once so the columns never move; the rest is
+ * never cut.
  */
 import type { StyledPart } from './printer.js';
 import { KNOWN_TASK_STATUSES, type TaskStateFields } from '../lib/task-state.js';
@@ -23,7 +24,8 @@ export interface EventLine {
   rest: string;
   /**
    * The columns `rest` may need on this task's lines (its counts at their widest: `countsRoom`), kept for it on a narrow
-   * terminal; what goes beyond (an error message, a body) is wrapped by the printer.
+   * terminal while the service column is still set (it never narrows for a later line); what goes beyond (an error
+   * message, a body, counts of a task larger than the first ones) is wrapped by the printer.
    */
   room?: number | undefined;
   /** Marks after the line (`(duplicate …)`), already styled. */
@@ -47,16 +49,27 @@ const MIN_STATUS_WIDTH = Math.max(...KNOWN_TASK_STATUSES.map((status) => status.
 /** The narrowest the service column gets on a narrow terminal (`email_verify` whole; others cut, `domain_whois_…`). */
 const SERVICE_MIN = 12;
 
+/**
+ * At a terminal, room kept from the first line, so the columns do not move when a longer service or a task with more
+ * items comes later: service names up to the longest the contract shows (`domain_check_availability`), counts up to a
+ * plausible `12/12, 12 failed` or `10,000/10,000`. Wider counts go on further right, wrapped by the printer once they
+ * pass the line's end, rather than narrow the service column under lines already printed.
+ */
+const SERVICE_ROOM = 25;
+const COUNTS_ROOM = 16;
+
 /** Between two columns. */
 const GAP = '  ';
 
 /**
  * A formatter that keeps the column widths of the lines it made (they only grow). With `lineWidth` (the columns a line
- * may use on a terminal), the service column is narrowed to leave the counts their room on the line, but never below
- * SERVICE_MIN: a terminal narrower than that gets the line whole, for the printer to wrap at its spaces.
+ * may use on a terminal), the service column is set from the first line to what the width leaves once the counts have
+ * their room (`COUNTS_ROOM`, or the room a task asked for), names cut with `…`, and it never narrows afterwards; at
+ * least SERVICE_MIN: a terminal narrower than that and the counts' room gets the line whole, for the printer to wrap
+ * at its spaces.
  */
 export function eventLineFormatter(lineWidth?: number): (line: EventLine) => StyledPart[] {
-  const width = { id: MIN_ID_WIDTH, service: 0, status: MIN_STATUS_WIDTH, room: 0 };
+  const width = { id: MIN_ID_WIDTH, service: 0, status: MIN_STATUS_WIDTH, room: 0, column: 0 };
   return (line) => {
     // Widths are measured on the text as printed (server text neutralised), so padding matches what is seen.
     const id = line.id === undefined ? '(no id)' : neutralise(String(line.id));
@@ -68,10 +81,14 @@ export function eventLineFormatter(lineWidth?: number): (line: EventLine) => Sty
     width.status = Math.max(width.status, status.length);
     width.room = Math.max(width.room, line.room ?? 0);
     const head = `${time}${GAP}task ${id.padEnd(width.id)}${GAP}`;
-    // The columns of the line but the service's: what the service column may take of the width.
-    const others = textWidth(head) + GAP.length + width.status + GAP.length + width.room;
-    const fits = lineWidth === undefined || others + width.service <= lineWidth;
-    const serviceWidth = fits || others + SERVICE_MIN > lineWidth ? width.service : lineWidth - others;
+    // What the service column and the counts share of the line.
+    const free = lineWidth === undefined ? undefined : lineWidth - textWidth(head) - 2 * GAP.length - width.status;
+    let serviceWidth = width.service;
+    if (free !== undefined && free >= SERVICE_MIN + COUNTS_ROOM) {
+      const room = Math.min(Math.max(width.room, COUNTS_ROOM), free - SERVICE_MIN);
+      width.column = Math.max(width.column, Math.min(Math.max(width.service, SERVICE_ROOM), free - room));
+      serviceWidth = width.column;
+    }
     const shown = service.length > serviceWidth ? truncateText(service, serviceWidth) : service;
     const parts: StyledPart[] = [
       { text: `${head}${shown.padEnd(serviceWidth)}${GAP}` },

@@ -41,10 +41,10 @@ describe('eventLineFormatter', () => {
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(79);
   });
 
-  it('a line that fits is left whole, even at a narrow width', () => {
+  it('a service that fits is left whole, even at a narrow width, in the column kept for longer ones', () => {
     const format = eventLineFormatter(79);
     expect(text(format, line('email_verify', '1/2', 3))).toBe(
-      '2025-01-15T12:00:00Z  task 7       email_verify  processing  1/2',
+      '2025-01-15T12:00:00Z  task 7       email_verify    processing  1/2',
     );
   });
 
@@ -55,5 +55,40 @@ describe('eventLineFormatter', () => {
         'domain_check_availability  processing',
       );
     }
+  });
+
+  /** Where the status column starts on each line. */
+  const statusAt = (lines: string[]) => lines.map((l) => l.search(/ (processing|completed)/));
+
+  it('at 80 columns: a task with more items coming later never narrows the service column (lines above and below align)', () => {
+    const format = eventLineFormatter(79);
+    const lines = [
+      text(format, line('domain_check_availability', '1/2', 13)),
+      text(format, line('domain_check_availability', '10/150', 19)),
+      text(format, line('domain_whois_history', '2/2', 13)),
+      text(format, line('email_verify', '9,000/9,999', 25)),
+    ];
+    expect(new Set(statusAt(lines)).size).toBe(1);
+    expect(lines[0]).toBe('2025-01-15T12:00:00Z  task 7       domain_check_…  processing  1/2');
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(79);
+  });
+
+  it('at 80 columns: the room kept from the first line is that of a plausible count, whatever the first task', () => {
+    const small = eventLineFormatter(79);
+    const big = eventLineFormatter(79);
+    expect(statusAt([text(small, line('domain_check_availability', '1/1', 10))])).toEqual(
+      statusAt([text(big, line('domain_check_availability', '1/12', 16))]),
+    );
+  });
+
+  it('at 120 columns: the service column is kept from the first line for the longest names (a longer one comes later)', () => {
+    const format = eventLineFormatter(119);
+    const lines = [
+      text(format, line('email_verify', '1/1', 10)),
+      text(format, line('domain_check_availability', '5/12, 2 failed', 16)),
+      text(format, line('email_verify', '1,000/1,000, 1,000 failed', 25)),
+    ];
+    expect(new Set(statusAt(lines)).size).toBe(1);
+    expect(lines[1]).toBe('2025-01-15T12:00:00Z  task 7       domain_check_availability  processing  5/12, 2 failed');
   });
 });

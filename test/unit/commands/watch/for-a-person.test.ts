@@ -116,4 +116,29 @@ describe('watch at a narrow terminal', () => {
     expect(result.code).toBe(11);
     expect(result.stdout).toMatch(/ {2}domain_check_availability {2}completed {3}5\/7, 2 failed$/m);
   });
+
+  it.each([80, 120])(
+    'at %i columns: a task with more items, or a longer service, seen after the first lines moves no column',
+    async (columns) => {
+      const { run } = await sandboxRun(500);
+      const created: number[] = [];
+      const many = Array.from({ length: 150 }, (_, i) => `d${i}.com`);
+      // Created largest first: the newest, printed first, is the smallest, with the shortest service.
+      for (const [service, items] of [
+        ['domain_check_availability', many],
+        ['domain_check_availability', ['a.com', 'b.com']],
+        ['email_verify', ['x@example.com']],
+      ] as const) {
+        const result = await run(['create', service, ...items, '-q']);
+        created.push(Number(result.stdout.trim()));
+      }
+      const result = await run(['watch', ...created.map(String)], { stdoutTTY: true, stderrTTY: true, columns });
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines.some((line) => line.includes('/150'))).toBe(true);
+      for (const line of lines) expect(line.length).toBeLessThan(columns);
+      const status = lines.map((line) => line.search(/ (pending|processing|completed)/));
+      expect(new Set(status).size).toBe(1);
+    },
+  );
 });
