@@ -15,6 +15,7 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import {
   CliError,
+  CreateUnknownError,
   InputError,
   InterruptedError,
   interruptedBeforeSend,
@@ -40,13 +41,14 @@ import { realPath, streamCopyPath } from '../../store/job-files.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
+import { itemsDigest } from '../items/multiset.js';
 import { chunkItems, JobFold, rebuild, type Cover, type Job, type JobInput, type JobState } from './journal-records.js';
 import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import { resumeCommand, type JobRef, type SubmitOptions, type Submitter } from './types.js';
-import { coverStands, standingTakeover } from './hand-over.js';
+import { coveringTasks, coverStands, standingTakeover } from './hand-over.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
 type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;
@@ -674,6 +676,7 @@ async function continueJob(
     const stands = (cover: Cover) => coverStands(jobStore(ctx.env), cover);
     ctx.printer.info(standing(journal, user, { name: id, skip, stands }));
   }
+  if (!state.done) fromCoveringJobs(ctx, journal, items, { user, skip, self: { id, refused: skip.size > 0 } });
   await runPipeline(
     ctx,
     {
@@ -687,6 +690,55 @@ async function continueJob(
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );
+}
+
+/**
+ * A job some of whose chunks other jobs took over (hand-over.ts): those jobs may have created its other items too (a
+ * re-run of other items, or in other chunks, or taken over while another chunk of this job was in doubt). Each chunk
+ * with no task yet whose items are a chunk of theirs with a task (the same items digest) is given that task, never
+ * sent again; while one of them has not finished, nothing is sent (exit 9: settle that job first). Chunks in doubt
+ * handed over themselves, or settled by the user (--adopt, --resend), are settled as before.
+ */
+function fromCoveringJobs(
+  ctx: Pick<Submitter, 'printer' | 'env'>,
+  journal: JobJournal,
+  items: ItemList,
+  { user, skip, self }: { user: UserSettlement; skip: ReadonlySet<number>; self: JobRef },
+): void {
+  const { state } = journal;
+  if (state.takenOver === undefined) return;
+  const store = jobStore(ctx.env);
+  const byUser = new Set([...user.adopt.map((a) => a.chunk), ...user.resend]);
+  const open = (chunk: number) => {
+    const known = state.chunks.get(chunk);
+    if (journal.done.has(chunk) || skip.has(chunk) || byUser.has(chunk) || known?.refused !== undefined) return false;
+    return known?.coveredBy === undefined || !coverStands(store, known.coveredBy);
+  };
+  const left = new Set<number>();
+  for (let chunk = 1; chunk <= state.job.chunks; chunk++) if (open(chunk)) left.add(chunk);
+  if (left.size === 0) return;
+  const theirs = coveringTasks(store, state);
+  if (theirs === undefined) return;
+  if ('unfinished' in theirs) {
+    const { job, running } = theirs.unfinished;
+    throw new CreateUnknownError(
+      `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: it may create the items of this job's chunks not created yet (${[...left].join(', ')}); nothing was sent`,
+      running
+        ? `When it ends: ${resumeCommand(self)}`
+        : `Settle that job first: taskctl resume ${job}; then: ${resumeCommand(self)}`,
+    );
+  }
+  if (theirs.tasks.size === 0) return;
+  let chunk = 0;
+  for (const list of items.chunks(state.job.chunk_size)) {
+    if (!left.has(++chunk)) continue;
+    const found = theirs.tasks.get(itemsDigest(list));
+    if (found === undefined) continue;
+    journal.covered(chunk, found.task, found.cover);
+    ctx.printer.info(
+      `chunk ${chunk}: task ${found.task.id} of job ${found.cover.job} (its chunk ${found.cover.chunk}) covers its items`,
+    );
+  }
 }
 
 /**
