@@ -204,26 +204,36 @@ export type CoveringTasks =
 export function coveringTasks(store: JobStore, state: JobState): CoveringTasks | undefined {
   const tasks = new Map<string, { task: { id: number; cost: number }; cover: Cover }>();
   let any = false;
-  for (const cover of state.takenOver ?? []) {
-    if (!coverStands(store, cover)) continue;
-    const path = store.locate(cover.job);
+  const jobs = (state.takenOver ?? []).filter((cover) => coverStands(store, cover)).map((cover) => cover.job);
+  const seen = new Set<string>();
+  // The array's iterator reads its length at each step: a job pushed below is read in turn.
+  for (const job of jobs) {
+    if (seen.has(job)) continue;
+    seen.add(job);
+    const path = store.locate(job);
     if (path === undefined) continue;
     let theirs: JobState | undefined;
     try {
       const fold = new JobFold(path, { counts: true });
       theirs = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
-      if (jobIdOf(fold.first) !== cover.job) theirs = undefined;
+      if (jobIdOf(fold.first) !== job) theirs = undefined;
     } catch {
       theirs = undefined;
     }
     if (theirs === undefined) continue;
     any = true;
-    const running = store.runner(cover.job, path) !== undefined;
-    if (!theirs.done || running) return { unfinished: { job: cover.job, running } };
+    // Itself taken over whole (superseded): the job that took it over creates its items, and is the one to finish.
+    const over = standingTakeover(store, theirs);
+    if (over !== undefined) {
+      jobs.push(over);
+      continue;
+    }
+    const running = store.runner(job, path) !== undefined;
+    if (!theirs.done || running) return { unfinished: { job, running } };
     for (const [chunk, known] of theirs.chunks) {
       const digest = known.send?.items_digest;
       if (known.task === undefined || digest === undefined || tasks.has(digest)) continue;
-      tasks.set(digest, { task: { id: known.task.id, cost: known.task.cost }, cover: { job: cover.job, chunk } });
+      tasks.set(digest, { task: { id: known.task.id, cost: known.task.cost }, cover: { job, chunk } });
     }
   }
   return any ? { tasks } : undefined;

@@ -113,3 +113,31 @@ it('another chunk of the stopped job in doubt too: the re-run of the same items 
   expect(await world.posts()).toBe(posts);
   await eachPaidOnce(items);
 });
+
+it('that re-run itself superseded by a later one: the tasks are read from the job that took it over', async () => {
+  const stopped = await stoppedJob();
+  const rerun = await supersetRerun(stopped);
+  // The re-run as if stopped before it finished, then taken over whole by a job that did (its journal, finished).
+  const later = 'j-zzlaterrerun1';
+  const kept = records(rerun).filter((record) => record.type !== 'done');
+  writeFileSync(
+    journalOf(later),
+    records(rerun)
+      .map((record) => `${JSON.stringify(record.type === 'job' ? { ...record, id: later } : record)}\n`)
+      .join(''),
+  );
+  const takeover = {
+    type: 'unknown',
+    chunk: 4,
+    candidates: [],
+    reason: 'taken over',
+    covered_by: { job: later, chunk: 4, whole: true },
+  };
+  writeFileSync(journalOf(rerun), [...kept, takeover].map((record) => `${JSON.stringify(record)}\n`).join(''));
+  const posts = await world.posts();
+  const resumed = await run(['resume', stopped, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`chunk 2: task 2 of job ${later} (its chunk 2) covers its items`);
+  expect(await world.posts()).toBe(posts);
+  await eachPaidOnce([...ITEMS, 'other-d.com']);
+});
