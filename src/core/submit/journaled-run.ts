@@ -672,11 +672,19 @@ async function continueJob(
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
   const user = parseUserSettlement(journal, run.options);
   const skip = skipRefused(ctx, journal, { id, user }, run.options.skipRefused === true);
+  const covering = state.done
+    ? { taken: [] }
+    : fromCoveringJobs(ctx, journal, items, { user, skip, self: { id, refused: skip.size > 0 } });
   if (run.continued) {
     const stands = (cover: Cover) => coverStands(jobStore(ctx.env), cover);
-    ctx.printer.info(standing(journal, user, { name: id, skip, stands }));
+    const taken = 'taken' in covering ? covering.taken : [];
+    ctx.printer.info(standing(journal, user, { name: id, skip, stands, taken }));
   }
-  if (!state.done) fromCoveringJobs(ctx, journal, items, { user, skip, self: { id, refused: skip.size > 0 } });
+  if ('error' in covering) throw covering.error;
+  for (const { chunk, task, cover } of covering.taken) {
+    journal.covered(chunk, task, cover);
+    ctx.printer.info(`chunk ${chunk}: task ${task.id} of job ${cover.job} (its chunk ${cover.chunk}) covers its items`);
+  }
   await runPipeline(
     ctx,
     {
@@ -700,13 +708,14 @@ async function continueJob(
  * handed over themselves, or settled by the user (--adopt, --resend), are settled as before.
  */
 function fromCoveringJobs(
-  ctx: Pick<Submitter, 'printer' | 'env'>,
+  ctx: Pick<Submitter, 'env'>,
   journal: JobJournal,
   items: ItemList,
   { user, skip, self }: { user: UserSettlement; skip: ReadonlySet<number>; self: JobRef },
-): void {
+): { taken: Taken[] } | { error: CreateUnknownError } {
   const { state } = journal;
-  if (state.takenOver === undefined) return;
+  const none = { taken: [] };
+  if (state.takenOver === undefined) return none;
   const store = jobStore(ctx.env);
   const byUser = new Set([...user.adopt.map((a) => a.chunk), ...user.resend]);
   const open = (chunk: number) => {
@@ -716,29 +725,35 @@ function fromCoveringJobs(
   };
   const left = new Set<number>();
   for (let chunk = 1; chunk <= state.job.chunks; chunk++) if (open(chunk)) left.add(chunk);
-  if (left.size === 0) return;
+  if (left.size === 0) return none;
   const theirs = coveringTasks(store, state);
-  if (theirs === undefined) return;
+  if (theirs === undefined) return none;
   if ('unfinished' in theirs) {
     const { job, running } = theirs.unfinished;
-    throw new CreateUnknownError(
+    const error = new CreateUnknownError(
       `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: it may create the items of this job's chunks not created yet (${[...left].join(', ')}); nothing was sent`,
       running
         ? `When it ends: ${resumeCommand(self)}`
         : `Settle that job first: taskctl resume ${job}; then: ${resumeCommand(self)}`,
     );
+    return { error };
   }
-  if (theirs.tasks.size === 0) return;
+  const taken: Taken[] = [];
+  if (theirs.tasks.size === 0) return { taken };
   let chunk = 0;
   for (const list of items.chunks(state.job.chunk_size)) {
     if (!left.has(++chunk)) continue;
     const found = theirs.tasks.get(itemsDigest(list));
-    if (found === undefined) continue;
-    journal.covered(chunk, found.task, found.cover);
-    ctx.printer.info(
-      `chunk ${chunk}: task ${found.task.id} of job ${found.cover.job} (its chunk ${found.cover.chunk}) covers its items`,
-    );
+    if (found !== undefined) taken.push({ chunk, ...found });
   }
+  return { taken };
+}
+
+/** A chunk of this job given the task of a chunk of the same items of a job that took another chunk of it over. */
+interface Taken {
+  chunk: number;
+  task: { id: number; cost: number };
+  cover: Cover;
 }
 
 /**
@@ -808,7 +823,12 @@ function chunksInDoubt(
 function standing(
   journal: JobJournal,
   user: UserSettlement,
-  { name, skip, stands }: { name: string; skip: ReadonlySet<number>; stands: (cover: Cover) => boolean },
+  {
+    name,
+    skip,
+    stands,
+    taken,
+  }: { name: string; skip: ReadonlySet<number>; stands: (cover: Cover) => boolean; taken: readonly Taken[] },
 ): string {
   const { job, done } = journal.state;
   const total = job.chunks;
@@ -823,15 +843,24 @@ function standing(
     return cover !== undefined && stands(cover) ? cover : undefined;
   };
   const covered = doubt.filter((chunk) => !byUser.has(chunk) && coverOf(chunk) !== undefined);
-  const scanned = doubt.filter((chunk) => !byUser.has(chunk) && coverOf(chunk) === undefined);
+  const scanned = doubt.filter(
+    (chunk) => !byUser.has(chunk) && coverOf(chunk) === undefined && !taken.some((t) => t.chunk === chunk),
+  );
   const resent =
     user.resend.length > 0 ? ` (--resend ${user.resend.join(', ')}: sent again if no new task is there)` : '';
-  const left = total - journal.done.size - skip.size;
+  // Chunks given a task of a job that took another chunk over (`fromCoveringJobs`): not sent either.
+  const away = new Set([...skip, ...taken.map((t) => t.chunk)]);
+  const left = total - journal.done.size - away.size;
+  const takers = [...new Set(taken.map((t) => t.cover.job))].map((job) => {
+    const chunks = taken.filter((t) => t.cover.job === job).map((t) => t.chunk);
+    return `take chunk ${chunks.join(', ')}'s ${chunks.length === 1 ? 'task' : 'tasks'} from job ${job}, which holds the same items`;
+  });
   const steps = [
     ...(byUser.size > 0 ? [`settle chunk ${[...byUser].join(', ')} as given`] : []),
     ...covered.map((chunk) => `take chunk ${chunk}'s task from job ${coverOf(chunk)?.job ?? ''}, which took it over`),
     ...(scanned.length > 0 ? [`check the task list for chunk ${scanned.join(', ')}${resent}`] : []),
-    `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal, skip), 'item')})`,
+    ...takers,
+    `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal, away), 'item')})`,
   ];
   const inDoubt = doubt.length === 0 ? 'none in doubt' : `${doubt.length} in doubt (chunk ${doubt.join(', ')})`;
   return `${head}, ${inDoubt}; next: ${steps.join(', then ')}`;

@@ -55,6 +55,9 @@ it('a re-run of more items: the stopped job’s resume takes its never-sent chun
   const posts = await world.posts();
   const resumed = await run(['resume', stopped, '-y']);
   expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(
+    `job ${stopped}: 1 of 3 chunks done, none in doubt; next: take chunk 2, 3's tasks from job ${rerun}, which holds the same items, then send 0 chunks at most (0 items)`,
+  );
   expect(resumed.stderr).toContain(`chunk 2: task 2 of job ${rerun} (its chunk 2) covers its items`);
   expect(resumed.stderr).toContain(`chunk 3: task 3 of job ${rerun} (its chunk 3) covers its items`);
   expect(await world.posts()).toBe(posts);
@@ -109,6 +112,9 @@ it('another chunk of the stopped job in doubt too: the re-run of the same items 
   const posts = await world.posts();
   const resumed = await run(['resume', stopped, '-y']);
   expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(
+    `job ${stopped}: 1 of 2 chunks done, 1 in doubt (chunk 2); next: take chunk 2's task from job ${rerun}, which holds the same items, then send 0 chunks at most (0 items)`,
+  );
   expect(resumed.stderr).toContain(`chunk 2: task 2 of job ${rerun} (its chunk 2) covers its items`);
   expect(await world.posts()).toBe(posts);
   await eachPaidOnce(items);
