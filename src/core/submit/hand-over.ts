@@ -1,16 +1,28 @@
 /**
  * A chunk in doubt handed from a stopped job to the re-run that pays for its items (docs/behaviour.md#the-ledger).
  *
- * A re-run of the same items (`retry`, `create --reuse-window`) that finds in the ledger a stopped job's request for
- * them waits until that request can no longer land, then reuses or creates their task. That job's journal still holds
- * its chunk in doubt, and its own `resume` would not know the re-run's task (another run's claim, stamped after its
- * request could land): it would send the items again. So, before its walk and its POST, the re-run writes into that
- * job's journal, under its locks, that the chunk is its own chunk's now (`unknown` with `covered_by`); once it has the
- * task, that the chunk is this task (`reconciled` with `covered_by`). The first record is what makes it safe once the
- * re-run has sent (killed during or after its POST, or before the second record): the stopped job's `resume` follows
- * the re-run's journal (settle.ts), adopting its chunk's task, or saying to settle that job first, and never sends the
- * items itself. The second spares it that read. A re-run that stopped before sending leaves a void cover
- * (`coverStands`): its walk may not have reached the stopped job's own task, so that job settles the chunk itself.
+ * A re-run of the same items (`retry`, `create --reuse-window`) that finds in the ledger a stopped job's request for them
+ * waits until that request can make no task any more (or comes later than that), then walks the task list back to that
+ * request's send: a task the request made is reused whatever its status (send.ts), else the re-run creates their task.
+ * That job's journal still holds its chunk in doubt, and its own `resume` would not know the re-run's task (another
+ * run's claim, stamped after its request could land): it would send the items again. So, before its walk and its POST,
+ * the re-run writes into that job's journal, under its locks, that the chunk is its own chunk's now (`unknown` with
+ * `covered_by`); once it has the task, that the chunk is this task (`reconciled` with `covered_by`). From the first
+ * record on, the stopped job's `resume` follows the re-run's journal (settle.ts), adopting its chunk's task, or saying
+ * to settle that job first, and never sends the items itself; the second spares it that read. A re-run that stopped
+ * before sending leaves a void cover (`coverStands`): its walk may not have reached the stopped job's own task, so that
+ * job settles the chunk itself.
+ *
+ * What this does not make safe: the stopped request may have made a task already, and the re-run's walk is then the
+ * only look for it (the stopped job's resume no longer scans for it). A task that walk does not take (not listed yet,
+ * its items not listed in full, its time read on clocks further apart than the walk allows) is paid for and no job's;
+ * a walk cut short by its page bound stops the re-run instead. A re-run that is no job, or cannot write that journal,
+ * hands nothing: it only names the job, whose resume then settles the chunk by its own scan.
+ *
+ * A re-run of the same items in the same chunks takes the job over whole (`whole`: superseded) only when the chunk is
+ * the job's one chunk in doubt. A re-run that took chunks over otherwise (other items, other chunks, another chunk in
+ * doubt) may have created the job's other items too: its `resume` takes those chunks' tasks from it by their items
+ * (`coveringTasks`), after that job has finished.
  *
  * Its locks decide who goes first: a `resume` of the stopped job running now holds them, and the re-run waits for it
  * (it settles the chunk itself); a re-run holding them makes that `resume` exit 2 for the instant it writes.
@@ -65,7 +77,10 @@ export function handOver(env: Env, from: LedgerJob, to: Cover): HandOver {
     if (state.done || !chunk?.send || chunk.task || chunk.refused !== undefined) return 'void';
     if (chunk.coveredBy?.job === to.job && chunk.coveredBy.chunk === to.chunk)
       return chunk.coveredBy.whole === true ? 'whole' : 'handed';
-    const whole = to.chunk === from.chunk && sameChunking(state.job, coveringJob(env, to.job));
+    // Whole only when this chunk is the job's one chunk in doubt: another one's request may have made a task that the
+    // re-run's walk for that chunk would not reach, and a superseded job never checks its chunks itself again.
+    const whole =
+      to.chunk === from.chunk && !otherInDoubt(state, from.chunk) && sameChunking(state.job, coveringJob(env, to.job));
     file.append({
       type: 'unknown',
       chunk: from.chunk,
@@ -94,6 +109,14 @@ export function coverDone(env: Env, from: LedgerJob, to: Cover, task: { id: numb
       covered_by: cover,
     });
   });
+}
+
+/** Another chunk than `chunk` was sent and has no outcome (or a damaged line may have sent one). */
+function otherInDoubt(state: JobState, chunk: number): boolean {
+  for (const [index, known] of state.chunks)
+    if (index !== chunk && known.send !== undefined && known.task === undefined && known.refused === undefined)
+      return true;
+  return false;
 }
 
 /** The job record of job `id` (its journal's first line), or undefined when it cannot be read. */
@@ -164,4 +187,54 @@ export function standingTakeover(store: JobStore, state: JobState): string | und
   const cover = state.supersededCover;
   if (cover === undefined || state.done) return undefined;
   return coverStands(store, cover) ? cover.job : undefined;
+}
+
+/** What the jobs that took chunks of a job over created of its other chunks (`coveringTasks`). */
+export type CoveringTasks =
+  | { unfinished: { job: string; running: boolean } }
+  | { tasks: Map<string, { task: { id: number; cost: number }; cover: Cover }> };
+
+/**
+ * The tasks of the jobs that took chunks of `state`'s job over (their covers standing), by their chunks' items
+ * (`items_digest`): a re-run of other items, or in other chunks, creates what it holds of this job's items too, so this
+ * job's `resume` takes a chunk of the same items from it rather than paying for them again. `unfinished`: one of them
+ * has not finished (stopped, or running): its chunks not sent yet may hold this job's items, and it goes first.
+ * Undefined when none stands; a journal gone or unreadable is passed over.
+ */
+export function coveringTasks(store: JobStore, state: JobState): CoveringTasks | undefined {
+  const tasks = new Map<string, { task: { id: number; cost: number }; cover: Cover }>();
+  let any = false;
+  const jobs = (state.takenOver ?? []).filter((cover) => coverStands(store, cover)).map((cover) => cover.job);
+  const seen = new Set<string>();
+  // The array's iterator reads its length at each step: a job pushed below is read in turn.
+  for (const job of jobs) {
+    if (seen.has(job)) continue;
+    seen.add(job);
+    const path = store.locate(job);
+    if (path === undefined) continue;
+    let theirs: JobState | undefined;
+    try {
+      const fold = new JobFold(path, { counts: true });
+      theirs = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
+      if (jobIdOf(fold.first) !== job) theirs = undefined;
+    } catch {
+      theirs = undefined;
+    }
+    if (theirs === undefined) continue;
+    any = true;
+    // Itself taken over whole (superseded): the job that took it over creates its items, and is the one to finish.
+    const over = standingTakeover(store, theirs);
+    if (over !== undefined) {
+      jobs.push(over);
+      continue;
+    }
+    const running = store.runner(job, path) !== undefined;
+    if (!theirs.done || running) return { unfinished: { job, running } };
+    for (const [chunk, known] of theirs.chunks) {
+      const digest = known.send?.items_digest;
+      if (known.task === undefined || digest === undefined || tasks.has(digest)) continue;
+      tasks.set(digest, { task: { id: known.task.id, cost: known.task.cost }, cover: { job, chunk } });
+    }
+  }
+  return any ? { tasks } : undefined;
 }

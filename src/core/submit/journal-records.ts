@@ -150,6 +150,11 @@ export interface JobState {
   supersededBy?: string;
   /** The `covered_by` that took it over whole (its job and chunk): whether that takeover stands is `standingTakeover`. */
   supersededCover?: Cover;
+  /**
+   * Each other job that took one of its chunks over (its first `covered_by`, whole or not): that job may have created
+   * this job's other items too (hand-over.ts `coveringTasks`).
+   */
+  takenOver?: Cover[];
   chunks: Map<number, ChunkState>;
   done: boolean;
   /** A send was ever recorded (or may have been, in a damaged line): something may have reached the service. */
@@ -334,6 +339,10 @@ export class JobFold {
       chunk.named = [...(chunk.named ?? []), ...record.candidates]; // exit 9 told the user to look at these
       if (record.covered_by) chunk.coveredBy = record.covered_by;
       else delete chunk.coveredBy;
+    }
+    if ((record.type === 'unknown' || record.type === 'reconciled') && record.covered_by !== undefined) {
+      const cover = record.covered_by;
+      if (!state.takenOver?.some((known) => known.job === cover.job)) (state.takenOver ??= []).push(cover);
     }
     // Taken over whole: it stands whatever comes after (its resume sends nothing of its own again).
     if ((record.type === 'unknown' || record.type === 'reconciled') && record.covered_by?.whole === true) {

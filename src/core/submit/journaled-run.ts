@@ -15,6 +15,7 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import {
   CliError,
+  CreateUnknownError,
   InputError,
   InterruptedError,
   interruptedBeforeSend,
@@ -40,13 +41,14 @@ import { realPath, streamCopyPath } from '../../store/job-files.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
+import { itemsDigest } from '../items/multiset.js';
 import { chunkItems, JobFold, rebuild, type Cover, type Job, type JobInput, type JobState } from './journal-records.js';
 import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import { resumeCommand, type JobRef, type SubmitOptions, type Submitter } from './types.js';
-import { coverStands, standingTakeover } from './hand-over.js';
+import { coveringTasks, coverStands, standingTakeover } from './hand-over.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
 type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;
@@ -670,9 +672,18 @@ async function continueJob(
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
   const user = parseUserSettlement(journal, run.options);
   const skip = skipRefused(ctx, journal, { id, user }, run.options.skipRefused === true);
+  const covering = state.done
+    ? { taken: [] }
+    : fromCoveringJobs(ctx, journal, items, { user, skip, self: { id, refused: skip.size > 0 } });
   if (run.continued) {
     const stands = (cover: Cover) => coverStands(jobStore(ctx.env), cover);
-    ctx.printer.info(standing(journal, user, { name: id, skip, stands }));
+    const taken = 'taken' in covering ? covering.taken : [];
+    ctx.printer.info(standing(journal, user, { name: id, skip, stands, taken }));
+  }
+  if ('error' in covering) throw covering.error;
+  for (const { chunk, task, cover } of covering.taken) {
+    journal.covered(chunk, task, cover);
+    ctx.printer.info(`chunk ${chunk}: task ${task.id} of job ${cover.job} (its chunk ${cover.chunk}) covers its items`);
   }
   await runPipeline(
     ctx,
@@ -687,6 +698,62 @@ async function continueJob(
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );
+}
+
+/**
+ * A job some of whose chunks other jobs took over (hand-over.ts): those jobs may have created its other items too (a
+ * re-run of other items, or in other chunks, or taken over while another chunk of this job was in doubt). Each chunk
+ * with no task yet whose items are a chunk of theirs with a task (the same items digest) is given that task, never
+ * sent again; while one of them has not finished, nothing is sent (exit 9: settle that job first). Chunks in doubt
+ * handed over themselves, or settled by the user (--adopt, --resend), are settled as before.
+ */
+function fromCoveringJobs(
+  ctx: Pick<Submitter, 'env'>,
+  journal: JobJournal,
+  items: ItemList,
+  { user, skip, self }: { user: UserSettlement; skip: ReadonlySet<number>; self: JobRef },
+): { taken: Taken[] } | { error: CreateUnknownError } {
+  const { state } = journal;
+  const none = { taken: [] };
+  if (state.takenOver === undefined) return none;
+  const store = jobStore(ctx.env);
+  const byUser = new Set([...user.adopt.map((a) => a.chunk), ...user.resend]);
+  const open = (chunk: number) => {
+    const known = state.chunks.get(chunk);
+    if (journal.done.has(chunk) || skip.has(chunk) || byUser.has(chunk) || known?.refused !== undefined) return false;
+    return known?.coveredBy === undefined || !coverStands(store, known.coveredBy);
+  };
+  const left = new Set<number>();
+  for (let chunk = 1; chunk <= state.job.chunks; chunk++) if (open(chunk)) left.add(chunk);
+  if (left.size === 0) return none;
+  const theirs = coveringTasks(store, state);
+  if (theirs === undefined) return none;
+  if ('unfinished' in theirs) {
+    const { job, running } = theirs.unfinished;
+    const error = new CreateUnknownError(
+      `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: it may create the items of this job's chunks not created yet (${[...left].join(', ')}); nothing was sent`,
+      running
+        ? `When it ends: ${resumeCommand(self)}`
+        : `Settle that job first: taskctl resume ${job}; then: ${resumeCommand(self)}`,
+    );
+    return { error };
+  }
+  const taken: Taken[] = [];
+  if (theirs.tasks.size === 0) return { taken };
+  let chunk = 0;
+  for (const list of items.chunks(state.job.chunk_size)) {
+    if (!left.has(++chunk)) continue;
+    const found = theirs.tasks.get(itemsDigest(list));
+    if (found !== undefined) taken.push({ chunk, ...found });
+  }
+  return { taken };
+}
+
+/** A chunk of this job given the task of a chunk of the same items of a job that took another chunk of it over. */
+interface Taken {
+  chunk: number;
+  task: { id: number; cost: number };
+  cover: Cover;
 }
 
 /**
@@ -756,7 +823,12 @@ function chunksInDoubt(
 function standing(
   journal: JobJournal,
   user: UserSettlement,
-  { name, skip, stands }: { name: string; skip: ReadonlySet<number>; stands: (cover: Cover) => boolean },
+  {
+    name,
+    skip,
+    stands,
+    taken,
+  }: { name: string; skip: ReadonlySet<number>; stands: (cover: Cover) => boolean; taken: readonly Taken[] },
 ): string {
   const { job, done } = journal.state;
   const total = job.chunks;
@@ -771,15 +843,24 @@ function standing(
     return cover !== undefined && stands(cover) ? cover : undefined;
   };
   const covered = doubt.filter((chunk) => !byUser.has(chunk) && coverOf(chunk) !== undefined);
-  const scanned = doubt.filter((chunk) => !byUser.has(chunk) && coverOf(chunk) === undefined);
+  const scanned = doubt.filter(
+    (chunk) => !byUser.has(chunk) && coverOf(chunk) === undefined && !taken.some((t) => t.chunk === chunk),
+  );
   const resent =
     user.resend.length > 0 ? ` (--resend ${user.resend.join(', ')}: sent again if no new task is there)` : '';
-  const left = total - journal.done.size - skip.size;
+  // Chunks given a task of a job that took another chunk over (`fromCoveringJobs`): not sent either.
+  const away = new Set([...skip, ...taken.map((t) => t.chunk)]);
+  const left = total - journal.done.size - away.size;
+  const takers = [...new Set(taken.map((t) => t.cover.job))].map((job) => {
+    const chunks = taken.filter((t) => t.cover.job === job).map((t) => t.chunk);
+    return `take chunk ${chunks.join(', ')}'s ${chunks.length === 1 ? 'task' : 'tasks'} from job ${job}, which holds the same items`;
+  });
   const steps = [
     ...(byUser.size > 0 ? [`settle chunk ${[...byUser].join(', ')} as given`] : []),
     ...covered.map((chunk) => `take chunk ${chunk}'s task from job ${coverOf(chunk)?.job ?? ''}, which took it over`),
     ...(scanned.length > 0 ? [`check the task list for chunk ${scanned.join(', ')}${resent}`] : []),
-    `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal, skip), 'item')})`,
+    ...takers,
+    `send ${counted(left, 'chunk')} at most (${counted(remainingItems(journal, away), 'item')})`,
   ];
   const inDoubt = doubt.length === 0 ? 'none in doubt' : `${doubt.length} in doubt (chunk ${doubt.join(', ')})`;
   return `${head}, ${inDoubt}; next: ${steps.join(', then ')}`;

@@ -39,6 +39,8 @@ export class LocalCreates {
   private own: LedgerJob | undefined;
   /** hand-over.ts, loaded by the first `reserve` (only a create that may reuse hands a chunk over). */
   private handing: typeof import('./hand-over.js') | undefined;
+  /** The earliest send of a stopped run's request for these items, unsettled when this run reserved (`stoppedSince`). */
+  private stoppedSentAt: number | undefined;
 
   private constructor(
     private readonly ctx: LedgerUser,
@@ -138,6 +140,7 @@ export class LocalCreates {
   ): Promise<number | undefined> {
     const { ledger, account } = this;
     this.waitedFor = [];
+    this.stoppedSentAt = undefined;
     this.own = own;
     if (!ledger || account === undefined) return undefined;
     this.handing ??= await import('./hand-over.js');
@@ -197,10 +200,13 @@ export class LocalCreates {
     const { ledger, own, handing } = this;
     if (!ledger || !handing) return undefined;
     const now = this.ctx.clock.now();
-    const stale = (this.attempt(() => ledger.unsettled(same)) ?? []).flatMap((other) => {
+    const stopped = (this.attempt(() => ledger.unsettled(same)) ?? []).filter(
+      (other) => other.job?.journal !== own?.journal && !runAlive(other, this.ctx.env),
+    );
+    for (const other of stopped) this.stoppedSentAt = Math.min(this.stoppedSentAt ?? other.sentAt, other.sentAt);
+    const stale = stopped.flatMap((other) => {
       const job = jobOf(other);
-      if (job === undefined || job.journal === own?.journal || runAlive(other, this.ctx.env)) return [];
-      return [{ job, landed: this.landsUntil(other) <= now }];
+      return job === undefined ? [] : [{ job, landed: this.landsUntil(other) <= now }];
     });
     const seen = new Set<string>();
     this.waitedFor = [];
@@ -221,6 +227,16 @@ export class LocalCreates {
       this.waitedFor.push({ job, handed, whole: result === 'whole' });
     }
     return undefined;
+  }
+
+  /**
+   * When the earliest request for these items of a run that has stopped, still unsettled, was sent (local epoch ms), as
+   * found at the reservation: whether this run waited for it or came after it could land. The lookup reaches back to it
+   * and reuses the task it made whatever its status: that run never said what it made, and paid for it; its job's
+   * chunk, handed to this run, is given that task (a walk that passed it over would pay twice, and leave it no job's).
+   */
+  stoppedSince(): number | undefined {
+    return this.stoppedSentAt;
   }
 
   /**

@@ -180,6 +180,11 @@ async function lookBefore(
       );
       const reused = twin === undefined ? undefined : await twinTask(ctx, api, { service, items }, twin);
       if (reused) return reused;
+      // A stopped run's request for these items, past its landing bound before this run came (nothing waited for): the
+      // walk reaches back to its send all the same, its task reused whatever its status (local-runs.ts stoppedSince).
+      const waited = Number.isFinite(since);
+      const stoppedAt = local.stoppedSince();
+      if (stoppedAt !== undefined) since = Math.min(since, stoppedAt);
       const reuse = early ?? (await walk());
       if (reuse.match.kind !== 'found') {
         // A walk cut short by its bound has not searched the window: "none found" there is no licence to pay again.
@@ -189,9 +194,11 @@ async function lookBefore(
       const task = reuse.match.task;
       local.covered(task);
       // After a stopped run was waited for, the walk reached back to its send, which may be before the window.
-      const reach = Number.isFinite(since)
+      const reach = waited
         ? `found back to the send of the stopped run above, --reuse-window ${formatDuration(window)} or before`
-        : `within --reuse-window ${formatDuration(window)}`;
+        : Number.isFinite(since)
+          ? `found back to the send of a stopped run's request for the same items at ${isoSeconds(since)}, --reuse-window ${formatDuration(window)} or before`
+          : `within --reuse-window ${formatDuration(window)}`;
       ctx.printer.info(
         `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (${reach})`,
       );
