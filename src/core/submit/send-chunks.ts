@@ -413,22 +413,38 @@ function stopped(
   // chunk that may have a task is named apart from the items that have none.
   const unjournaled = at.unjournaled?.();
   if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) return error;
+  // A job that sent goes on by its resume (with a window the list covers): a re-run would be a second job, and the
+  // first one's resume would then pay again for what the second created. One that sent nothing left no job: a re-run
+  // starts clean. A moved journal's hint names its new name: the job's id leads to the old one.
   const hint =
-    failure instanceof JournalMovedError ||
-    // A job that created tasks goes on by its resume: a re-run would be a second job, and the first one's resume would
-    // then pay again for what the second created. One that created none left no job: a re-run starts clean.
-    (failure instanceof ReuseUnsearchedError && (at.job === undefined || at.tasks === 0))
-      ? failure.hint // its new name: the job's id leads to the old one; a re-run with a window the list covers
-      : (at.refused ??
-        at.unsure ??
-        (at.job !== undefined
-          ? `${fixFirst(failure)}${resumeCommand(at.job)}`
-          : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
+    failure instanceof ReuseUnsearchedError
+      ? at.job === undefined
+        ? failure.hint
+        : unsearchedResume(at.job, failure)
+      : failure instanceof JournalMovedError
+        ? failure.hint
+        : (at.refused ??
+          at.unsure ??
+          (at.job !== undefined
+            ? `${fixFirst(failure)}${resumeCommand(at.job)}`
+            : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
   const message =
     at.tasks === 0
       ? failure.message
       : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids, at.job !== undefined, ' before that')}`;
   return new CliError(message, failure.exitCode, hint);
+}
+
+/**
+ * A job whose `--reuse-window` walk stopped at its page bound: its resume looks again with the job's window and would
+ * stop the same way, so the hint names the resume with a window the pages read cover (the job's tasks are never sent
+ * again, whatever the window), or with no lookup at all.
+ */
+function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
+  const skip = `${resumeCommand(job, ' --no-reuse')} to create the rest without looking`;
+  if (failure.shorter === undefined) return `Continue it without looking: ${skip}.`;
+  const window = `${Math.round(failure.shorter / 60_000)}m`;
+  return `Continue it with a window the list covers: ${resumeCommand(job, ` --reuse-window ${window}`)}, or ${skip}.`;
 }
 
 /**

@@ -244,17 +244,19 @@ function unsearched(
   const gap = reached === undefined || !Number.isFinite(reach.edge) ? window : reached - reach.edge;
   const covered = Math.floor((window - gap) / 60_000) - 1;
   // Only a window shorter than the one that failed: any other would stop the same way.
-  const shorter =
-    covered >= 1 && covered * 60_000 < window ? `a window the list covers, e.g. --reuse-window ${covered}m` : undefined;
+  const covers = covered >= 1 && covered * 60_000 < window ? covered * 60_000 : undefined;
+  const shorter = covers === undefined ? undefined : `a window the list covers, e.g. --reuse-window ${covered}m`;
   const skip = at.retry === undefined ? 'without --reuse-window' : '--no-reuse';
   if (at.exclude.size > 0)
     return new ReuseUnsearchedError(
       message,
       `Re-run with ${shorter ?? 'a shorter --reuse-window'}: the tasks this run created are then reused, not paid again.`,
+      covers,
     );
   return new ReuseUnsearchedError(
     message,
     `Re-run with ${shorter === undefined ? '' : `${shorter}, or `}${skip} to create without looking.`,
+    covers,
   );
 }
 
