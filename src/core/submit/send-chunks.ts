@@ -95,6 +95,7 @@ export async function sendChunks(
   let service = plan.priced[0]?.service ?? '';
   /** The chunk being sent, and when its request left while it may be on its way (for a run without a journal). */
   const flight: Flight = {};
+  let announced = false;
   try {
     try {
       for (const chunk of plannedChunks(plan.priced)) {
@@ -112,7 +113,11 @@ export async function sendChunks(
         outcomes.set(chunk.index, outcome);
         // On stdout before the journal's record: a journal that cannot be written never hides a task that exists.
         progress.interject(() => output.write(outcome.task));
-        if (outcomes.size === 1 && job) progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
+        // Named once something of it was sent: a job that only reused tasks is not kept (journaled-run.ts).
+        if (job && !announced && plan.input.observer?.anySent() !== false) {
+          announced = true;
+          progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
+        }
         plan.input.observer?.created(chunk, outcome.task, outcome.how);
         ctx.cache.rememberTasks([outcome.task]);
         progress.sent(what, tasks(), outcome);
@@ -129,6 +134,8 @@ export async function sendChunks(
         total,
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
+        // Nothing sent, so no job is kept: every task so far was reused, and the same command reuses them again.
+        reusedOnly: job !== undefined && stoppedJob === undefined,
         refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id),
         // Exit 9 naming candidates: the way to settle it now (a bare resume would re-scan into the same exit 9).
         unsure:
@@ -146,11 +153,13 @@ export async function sendChunks(
     if (output.held) plan.state.table = () => output.draw(api, job?.id);
     const lost = await output.lost();
     if (lost) {
+      // A job that only reused tasks sent nothing and is not kept: its id leads nowhere.
+      const kept = plan.input.observer?.anySent() === false ? undefined : job;
       const stopped = tasks() < total ? '; no further task was started' : '';
       throw new CliError(
         `cannot write the output (${systemErrorWords(lost)}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
-        `The ids above may not have been printed. ${lostHint(job?.id, tasks() === total, () => continueHint(service, job, tasks(), unjournaledHint(plan, total, flight, undefined)))}`,
+        `The ids above may not have been printed. ${lostHint(kept?.id, tasks() === total, () => continueHint(service, kept, tasks(), kept === job ? unjournaledHint(plan, total, flight, undefined) : reusedAgain(undefined, tasks())))}`,
       );
     }
     return outcomes;
@@ -394,6 +403,8 @@ function stopped(
     total: number;
     ids: number[];
     job: JobRef | undefined;
+    /** A job of which nothing was sent (so not kept): its tasks so far were reused by its --reuse-window lookup. */
+    reusedOnly?: boolean;
     /** The job's chunk the service refused, named with the way past it (refusedHint). */
     refused: string | undefined;
     /** The job's chunk that may have been created, with the candidates to look at and adopt (unsureHint). */
@@ -427,7 +438,12 @@ function stopped(
           at.unsure ??
           (at.job !== undefined
             ? `${fixFirst(failure)}${resumeCommand(at.job)}`
-            : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
+            : (unjournaled ??
+              (at.tasks > 0
+                ? at.reusedOnly === true
+                  ? reusedAgain(failure, at.tasks)
+                  : UNRESUMABLE
+                : failure.hint))));
   const message =
     at.tasks === 0
       ? failure.message
@@ -445,6 +461,17 @@ function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
   if (failure.shorter === undefined) return `Continue it without looking: ${skip}.`;
   const window = `${Math.round(failure.shorter / 60_000)}m`;
   return `Continue it with a window the list covers: ${resumeCommand(job, ` --reuse-window ${window}`)}, or ${skip}.`;
+}
+
+/**
+ * A run that stopped having only reused tasks (its lookup found them; nothing was sent, so it kept no job): the same
+ * command finds them again, once what stopped it is fixed (the key, the balance), and sends the rest.
+ */
+function reusedAgain(failure: CliError | undefined, tasks: number): string {
+  const again = `run the same command again: it reuses the ${tasks === 1 ? 'task' : `${formatCount(tasks)} tasks`} above (nothing is paid for them again) and sends the rest.`;
+  if (failure instanceof AuthError && failure.hint !== undefined) return `${failure.hint} Then ${again}`;
+  if (failure instanceof BalanceError) return `Top up the balance, then ${again}`;
+  return capitalised(again);
 }
 
 /**
