@@ -275,7 +275,7 @@ complete -c taskctl -n '__taskctl_is \'resume\'' -l report -x -a '(__taskctl_rep
 complete -c taskctl -n '__taskctl_arg \'resume\' 0' -r -F -a '(__taskctl_dynamic jobs)'
 complete -c taskctl -n '__taskctl_is \'jobs\'' -l limit -x -d 'print at most this many jobs'
 complete -c taskctl -n '__taskctl_is \'jobs\'' -l all -d 'every job on this machine, not only the current profile\'s and base URL\'s'
-complete -c taskctl -n '__taskctl_is \'jobs\'' -l prune -d 'remove finished jobs\' journals, and those of creates killed before they recorded their job, from the state directory now (never an unfinished job\'s, nor one a running taskctl holds: next time)'
+complete -c taskctl -n '__taskctl_is \'jobs\'' -l prune -d 'remove finished and superseded jobs\' journals, and those of creates killed before they recorded their job, from the state directory now (never an unfinished job\'s, nor one a running taskctl holds: next time)'
 complete -c taskctl -n '__taskctl_is \'jobs\'' -l columns -x -a 'id started service items chunks in_doubt state base_url journal' -d 'only these columns, in this order (table, tsv, csv)'
 complete -c taskctl -n '__taskctl_is \'jobs\'' -l wide -d 'every column at full width, whatever the terminal width'
 complete -c taskctl -n '__taskctl_is \'diff\'' -l fields -x -d 'compare only these fields, comma-separated or repeated (default: status and every result field; error only when named)'
