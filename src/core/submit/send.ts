@@ -241,10 +241,12 @@ function unsearched(
     `--reuse-window ${formatDuration(window)}: the task list is too long to search: the ${counted(reach.pages, 'page')} ` +
     `read (${formatCount(reach.tasks)} tasks)${back}${start}, and the items may have a task further down, so nothing ` +
     `was sent for ${at.what}`;
-  const gap = reached === undefined || !Number.isFinite(reach.edge) ? window : reached - reach.edge;
+  // The window the pages read cover: whole minutes, one less for the tasks that keep coming. The clamp: only when they
+  // reach back inside the window (then it is shorter than the one that failed, which any other would fail the same
+  // way); an oldest task seen elsewhere in the run, older than the window's start, says nothing of this walk's reach.
+  const gap = reach.oldest === undefined || !Number.isFinite(reach.edge) ? window : reach.oldest - reach.edge;
   const covered = Math.floor((window - gap) / 60_000) - 1;
-  // Only a window shorter than the one that failed: any other would stop the same way.
-  const covers = covered >= 1 && covered * 60_000 < window ? covered * 60_000 : undefined;
+  const covers = gap > 0 && covered >= 1 ? covered * 60_000 : undefined;
   const shorter = covers === undefined ? undefined : `a window the list covers, e.g. --reuse-window ${covered}m`;
   const skip = at.retry === undefined ? 'without --reuse-window' : '--no-reuse';
   if (at.exclude.size > 0)

@@ -97,4 +97,39 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     );
     expect(result.stderr).not.toMatch(/Re-run with/);
   });
+
+  it('offers only a window shorter than the one that stopped, whatever older task the run saw before', async () => {
+    const api = mockApi();
+    api.allowUnused();
+    replyServices(api);
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 5 });
+    // Chunk 1's walk: one task of two hours ago, so the run's oldest task seen is older than chunk 2's window start,
+    // and says nothing of how far back chunk 2's walk (the busy list, 12 pages) reached.
+    const old = new Date(T0 - 2 * 3600_000).toISOString();
+    api.reply('GET', /^\/tasks\?/, 200, {
+      success: true,
+      data: [{ id: 10, service: 'email_validation', status: 'completed', total_items: 1, cost: 1, created_at: old }],
+      meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 100 },
+    });
+    replyBusyList(api);
+    const created = {
+      id: 7001,
+      service: S,
+      status: 'pending',
+      total_items: 1,
+      cost: 1,
+      created_at: new Date(T0).toISOString(),
+    };
+    api.reply('POST', '/tasks', 201, { success: true, data: created, message: 'created' });
+    const result = await runTaskctl(
+      ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--reuse-window', '1h', '-y'],
+      { api, clock: new FakeClock() },
+    );
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(/the task list is too long to search/);
+    const offered = [...result.stderr.matchAll(/--reuse-window (\d+)m\b/g)].map((match) => Number(match[1]));
+    for (const minutes of offered) expect(minutes).toBeLessThan(60);
+    // Nothing the pages read says what a shorter window would cover: only the way without looking.
+    expect(result.stderr).toMatch(/Continue it without looking: taskctl resume j-[0-9a-z]+ --no-reuse/);
+  });
 });
