@@ -457,10 +457,10 @@ function stopped(
  * again, whatever the window), or with no lookup at all.
  */
 function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
-  const skip = `${resumeCommand(job, ' --no-reuse')} to create the rest without looking`;
-  if (failure.shorter === undefined) return `Continue it without looking: ${skip}.`;
+  const skip = `without looking: ${resumeCommand(job, ' --no-reuse')}`;
+  if (failure.shorter === undefined) return `Continue it ${skip}`;
   const window = `${Math.round(failure.shorter / 60_000)}m`;
-  return `Continue it with a window the list covers: ${resumeCommand(job, ` --reuse-window ${window}`)}, or ${skip}.`;
+  return `Continue it with a window the list covers: ${resumeCommand(job, ` --reuse-window ${window}`)}, or ${skip}`;
 }
 
 /**

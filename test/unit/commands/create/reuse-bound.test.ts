@@ -93,7 +93,7 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     expect(result.stderr).toMatch(/the task list is too long to search/);
     // The resume looks again with the job's window: the hint names it with one the list covers, or with no lookup.
     expect(result.stderr).toMatch(
-      /Continue it with a window the list covers: taskctl resume (j-[0-9a-z]+) --reuse-window \d+m, or taskctl resume \1 --no-reuse to create the rest without looking\.\n?$/,
+      /Continue it with a window the list covers: taskctl resume (j-[0-9a-z]+) --reuse-window \d+m, or without looking: taskctl resume \1 --no-reuse\n?$/,
     );
     expect(result.stderr).not.toMatch(/Re-run with/);
   });

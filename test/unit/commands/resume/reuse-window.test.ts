@@ -117,5 +117,5 @@ it("the printed resume keeps the job's --reuse-window: it looks before sending, 
   expect(followed.code, followed.stderr).toBe(0);
   expect(posts()).toBe(2);
   // And the way without looking.
-  expect(bare.stderr).toContain(`taskctl resume ${job} --no-reuse to create the rest without looking`);
+  expect(bare.stderr).toContain(`or without looking: taskctl resume ${job} --no-reuse`);
 });
