@@ -58,7 +58,7 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     expect(api.calls.filter((call) => call.startsWith('POST'))).toEqual([]);
     expect(result.code).toBe(9);
     expect(result.stderr).toMatch(/--reuse-window 1h/);
-    expect(result.stderr).toMatch(/10 pages read \(1,000 tasks\) reach back to 2025-01-15T11:26:41Z/);
+    expect(result.stderr).toMatch(/10 pages read \(1,000 tasks\) reach back only to 2025-01-15T11:26:41Z/);
     expect(result.stderr).toMatch(/nothing was sent/);
     expect(result.stderr).not.toMatch(/may have created|in doubt|not found/i);
     // The 10 pages reach back 2,000 s (33 min): a window the walk covers is offered, and the way to skip it.
