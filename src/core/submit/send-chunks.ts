@@ -468,7 +468,11 @@ function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
  * command finds them again, once what stopped it is fixed (the key, the balance), and sends the rest.
  */
 function reusedAgain(failure: CliError | undefined, tasks: number): string {
-  const again = `run the same command again: it reuses the ${tasks === 1 ? 'task' : `${formatCount(tasks)} tasks`} above (nothing is paid for them again) and sends the rest.`;
+  const them =
+    tasks === 1
+      ? 'the task above (nothing is paid for it again)'
+      : `the ${formatCount(tasks)} tasks above (nothing is paid for them again)`;
+  const again = `run the same command again: it reuses ${them} and sends the rest.`;
   if (failure instanceof AuthError && failure.hint !== undefined) return `${failure.hint} Then ${again}`;
   if (failure instanceof BalanceError) return `Top up the balance, then ${again}`;
   return capitalised(again);
