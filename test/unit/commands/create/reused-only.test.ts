@@ -43,7 +43,13 @@ function replyAccount(api: MockApi, task901: 'unreadable' | 'other'): void {
   );
   api.reply('GET', '/tasks/900', 200, { success: true, data: task(900, 60_000, 'a.com') }, { times: 5 });
   if (task901 === 'unreadable')
-    api.reply('GET', '/tasks/901', 500, { success: false, error: { code: 'internal', message: 'boom' } }, { times: 20 });
+    api.reply(
+      'GET',
+      '/tasks/901',
+      500,
+      { success: false, error: { code: 'internal', message: 'boom' } },
+      { times: 20 },
+    );
   else api.reply('GET', '/tasks/901', 200, { success: true, data: task(901, 120_000, 'c.com') }, { times: 5 });
 }
 
