@@ -120,7 +120,12 @@ export class CreateUnknownError extends CliError {
  * task is unknown, so nothing was sent (exit 9, as any create whose outcome cannot be told; never "none found, send").
  */
 export class ReuseUnsearchedError extends CliError {
-  constructor(message: string, hint: string) {
+  /** `shorter`: a window (ms) the pages read do cover, shorter than the one searched, when there is one. */
+  constructor(
+    message: string,
+    hint: string,
+    readonly shorter?: number,
+  ) {
     super(message, ExitCode.createUnknown, hint);
   }
 }

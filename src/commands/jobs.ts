@@ -15,7 +15,7 @@ export function registerJobs(program: Command, run: RunAction): void {
     .option('--all', "every job on this machine, not only the current profile's and base URL's")
     .option(
       '--prune',
-      "remove finished jobs' journals, and those of creates killed before they recorded their job, from the state directory now (never an unfinished job's, nor one a running taskctl holds: next time)",
+      "remove finished and superseded jobs' journals, and those of creates killed before they recorded their job, from the state directory now (never an unfinished job's, nor one a running taskctl holds: next time)",
     )
     .addOption(columnsOption(JOB_COLUMN_NAMES))
     .addOption(wideOption())

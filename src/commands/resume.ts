@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ResumeOptions } from '../core/submit/journaled-run.js';
 import { examples, type RunAction } from './help-text.js';
-import { collect, jobArgument } from './parsers.js';
+import { collect, duration, jobArgument } from './parsers.js';
 import { addWaitOptions } from './shared-flags.js';
 import { nonNegativeInt } from './parsers.js';
 
@@ -26,6 +26,12 @@ export function registerResume(program: Command, run: RunAction): void {
       '--skip-refused',
       'leave the chunks whose items the service refused (exit 3) without a task, and send the rest',
     )
+    .option(
+      '--reuse-window <duration>',
+      "look for a task of each chunk's items created within this window before sending it (default: the job's own)",
+      duration,
+    )
+    .option('--no-reuse', "send without looking for a task of the items first, whatever the job's --reuse-window")
     .option('--max-cost <coins>', 'refuse (exit 6) when the remaining estimate is above this', nonNegativeInt)
     .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
     .option('--wait', 'then wait for every task of the job like `taskctl wait`');
@@ -40,11 +46,13 @@ export function registerResume(program: Command, run: RunAction): void {
         'taskctl resume j-mi3k2x1a7f3q --adopt 7=1234',
         'taskctl resume j-mi3k2x1a7f3q --resend 7',
         'taskctl resume j-mi3k2x1a7f3q --skip-refused',
+        'taskctl resume j-mi3k2x1a7f3q --reuse-window 30m',
       ]) +
         '\nWithout an argument: the only interrupted job of the current profile and base URL (several, or one whose journal cannot be read: listed, exit 2).\n' +
         'The job keeps its service, input and options; inputs are checked against their recorded size and digest (exit 2 if changed).\n' +
         'A chunk caught in flight is settled first: its task adopted, or sent again only when proven never created (else exit 9).\n' +
-        'A chunk whose items the service refused is never sent again: exit 3 naming it, unless --skip-refused leaves it without a task.\n',
+        'A chunk whose items the service refused is never sent again: exit 3 naming it, unless --skip-refused leaves it without a task.\n' +
+        "A job made with --reuse-window (every retry) looks for a task of each chunk's items within it before sending, as its first run did.\n",
     )
     .action((file: string | undefined, options: ResumeOptions, cmd: Command) =>
       run(cmd, async (ctx) => {

@@ -219,19 +219,40 @@ function unreadableRow(stored: StoredJob, why: CliError | string): JobRow {
 }
 
 /**
- * Removes the finished jobs of the state directory older than the retention (all of them with 0), each under its locks,
+ * Removes the finished and superseded jobs of the state directory older than the retention (all of them with 0), each under its locks,
  * taken only for one that is due (docs/performance.md#a-create-that-is-a-job): one a run holds now (a `resume
  * --adopt`) stays for the next time.
  */
 export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: number, nowMs: number): JobRow[] {
-  return rows.filter((row) => {
-    if (row.state !== 'finished' || !row.own) return false;
+  const remove = (row: JobRow) => {
     try {
       return store.removeLocked({ id: row.id, path: row.journal }, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
     } catch {
       return false; // left for the next run
     }
-  });
+  };
+  // A superseded job goes as a finished one does, but never after the job that took it over: without that job's
+  // journal its takeover would read as void, and its resume would pay for the items again. So a job stays while a
+  // superseded job that names it stays, and those go first.
+  const due = rows.filter((row) => row.own && (row.state === 'finished' || row.state === 'superseded'));
+  const staying = new Set(rows.filter((row) => row.state === 'superseded').map((row) => row.id));
+  const removed: JobRow[] = [];
+  const tried = new Set<string>();
+  for (let progress = true; progress;) {
+    progress = false;
+    const namedByStaying = new Set(
+      rows.filter((row) => staying.has(row.id) && row.superseded_by !== undefined).map((row) => row.superseded_by),
+    );
+    for (const row of due) {
+      if (tried.has(row.id) || namedByStaying.has(row.id)) continue;
+      tried.add(row.id);
+      progress = true;
+      if (!remove(row)) continue;
+      removed.push(row);
+      staying.delete(row.id);
+    }
+  }
+  return removed;
 }
 
 /** With no retention (`--prune`) its age is not asked: a journal stamped ahead of the clock goes too. */
@@ -340,8 +361,10 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
   starts = starts.filter((stored) => !gone.has(stored.id) && store.runner(stored.id, stored.path) === undefined);
   const leftovers = pruneLeftovers(store, keep, ctx.clock.now());
   if (options.prune === true) {
+    const superseded = rows.filter((row) => removed.has(row.id) && row.state === 'superseded').length;
     const also = [
-      counted(removed.size, 'finished job'),
+      counted(removed.size - superseded, 'finished job'),
+      ...(superseded > 0 ? [counted(superseded, 'superseded job')] : []),
       ...(gone.size > 0 ? [counted(gone.size, UNRECORDED)] : []),
       ...(leftovers.removed > 0 ? [counted(leftovers.removed, LEFTOVER)] : []),
     ];

@@ -54,6 +54,13 @@ const JobSchema = z.object({
   items: z.number().int().nonnegative(),
   items_sha256: z.string(),
   chunks: z.number().int().nonnegative(),
+  /**
+   * `--reuse-window` (ms; a retry's 1h by default): `resume` looks for a task of each chunk's items within it before
+   * sending, as the job's first run did. Journals of earlier versions have none (their resume does not look).
+   */
+  reuse_window: z.number().int().positive().optional(),
+  /** The tasks that window never reuses (a retry's own sources), with `reuse_window`. */
+  not_reusable: z.array(z.number()).optional(),
   /** A retry: the job retried (`--job`: its journal's absolute path) or the tasks (`retry <id...>`), and --error. */
   retry_of: z
     .object({ journal: z.string().optional(), tasks: z.array(z.number()).optional(), error: z.array(z.string()) })

@@ -60,6 +60,8 @@ export interface ResumeOptions extends SubmitOptions {
   resend?: string[];
   /** `--skip-refused`: the chunks whose items the service refused are left without a task; the rest is sent. */
   skipRefused?: boolean;
+  /** `--no-reuse` (false): no `--reuse-window` lookup, whatever the job's. */
+  reuse?: boolean;
 }
 
 /** The job's chunk size without --chunk-size: one chunk. */
@@ -67,7 +69,17 @@ const ONE_CHUNK = Number.MAX_SAFE_INTEGER;
 
 type JobOptions = Omit<
   Job,
-  'type' | 'version' | 'id' | 'created_at' | 'inputs' | 'items' | 'items_sha256' | 'chunks' | 'retry_of'
+  | 'type'
+  | 'version'
+  | 'id'
+  | 'created_at'
+  | 'inputs'
+  | 'items'
+  | 'items_sha256'
+  | 'chunks'
+  | 'retry_of'
+  | 'reuse_window'
+  | 'not_reusable'
 >;
 /** The options of a journaled create; `retryOf` when it is a retry (its prompt says `Retry`). */
 type CreateJobOptions = ReadOptions & SubmitOptions & { retryOf?: Job['retry_of'] };
@@ -420,6 +432,10 @@ function recordJob(
     items_sha256: prepared.digest,
     chunks,
     ...(options.retryOf && { retry_of: options.retryOf }),
+    ...(options.reuseWindow !== undefined && {
+      reuse_window: options.reuseWindow,
+      ...(options.notReusable !== undefined && { not_reusable: [...options.notReusable] }),
+    }),
   };
   file.append(record);
   return record;
@@ -482,7 +498,7 @@ async function resumeOne(
     const api = await ctx.api();
     // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
     await requireJobAccount(ctx, api, state, jobLabel(job), `resume ${shellWord(arg)}`);
-    const run = { options, verb: 'Resume', continued: true };
+    const run = { options: reuseOf(state.job, options), verb: 'Resume', continued: true };
     // A finished job's inputs are not read again: its summary (and --wait) need only the journal.
     if (state.done) {
       await continueJob(ctx, job, state, { count: state.job.items, chunks: () => [] }, run);
@@ -506,6 +522,20 @@ async function resumeOne(
   } finally {
     file.close();
   }
+}
+
+/**
+ * The lookup a resume makes before each chunk it sends: the job's own `--reuse-window` (and the tasks it never reuses),
+ * as its first run made it, so a chunk whose items have a task is not paid again; `--reuse-window` replaces the
+ * window (a shorter one the list covers, after a walk stopped by its page bound), `--no-reuse` drops the lookup.
+ */
+function reuseOf(job: Job, options: ResumeOptions): ResumeOptions {
+  if (options.reuse === false && options.reuseWindow !== undefined)
+    throw new UsageError('--no-reuse and --reuse-window contradict each other', 'Pass one of them.');
+  if (options.reuse === false) return { ...options, reuseWindow: undefined };
+  const reuseWindow = options.reuseWindow ?? job.reuse_window;
+  if (reuseWindow === undefined) return options;
+  return { ...options, reuseWindow, ...(job.not_reusable && { notReusable: new Set(job.not_reusable) }) };
 }
 
 /**

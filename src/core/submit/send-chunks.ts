@@ -95,6 +95,7 @@ export async function sendChunks(
   let service = plan.priced[0]?.service ?? '';
   /** The chunk being sent, and when its request left while it may be on its way (for a run without a journal). */
   const flight: Flight = {};
+  let announced = false;
   try {
     try {
       for (const chunk of plannedChunks(plan.priced)) {
@@ -112,7 +113,11 @@ export async function sendChunks(
         outcomes.set(chunk.index, outcome);
         // On stdout before the journal's record: a journal that cannot be written never hides a task that exists.
         progress.interject(() => output.write(outcome.task));
-        if (outcomes.size === 1 && job) progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
+        // Named once something of it was sent: a job that only reused tasks is not kept (journaled-run.ts).
+        if (job && !announced && plan.input.observer?.anySent() !== false) {
+          announced = true;
+          progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
+        }
         plan.input.observer?.created(chunk, outcome.task, outcome.how);
         ctx.cache.rememberTasks([outcome.task]);
         progress.sent(what, tasks(), outcome);
@@ -129,6 +134,8 @@ export async function sendChunks(
         total,
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
+        // Nothing sent, so no job is kept: every task so far was reused, and the same command reuses them again.
+        reusedOnly: job !== undefined && stoppedJob === undefined,
         refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id),
         // Exit 9 naming candidates: the way to settle it now (a bare resume would re-scan into the same exit 9).
         unsure:
@@ -146,11 +153,13 @@ export async function sendChunks(
     if (output.held) plan.state.table = () => output.draw(api, job?.id);
     const lost = await output.lost();
     if (lost) {
+      // A job that only reused tasks sent nothing and is not kept: its id leads nowhere.
+      const kept = plan.input.observer?.anySent() === false ? undefined : job;
       const stopped = tasks() < total ? '; no further task was started' : '';
       throw new CliError(
         `cannot write the output (${systemErrorWords(lost)}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
-        `The ids above may not have been printed. ${lostHint(job?.id, tasks() === total, () => continueHint(service, job, tasks(), unjournaledHint(plan, total, flight, undefined)))}`,
+        `The ids above may not have been printed. ${lostHint(kept?.id, tasks() === total, () => continueHint(service, kept, tasks(), kept === job ? unjournaledHint(plan, total, flight, undefined) : reusedAgain(undefined, tasks())))}`,
       );
     }
     return outcomes;
@@ -394,6 +403,8 @@ function stopped(
     total: number;
     ids: number[];
     job: JobRef | undefined;
+    /** A job of which nothing was sent (so not kept): its tasks so far were reused by its --reuse-window lookup. */
+    reusedOnly?: boolean;
     /** The job's chunk the service refused, named with the way past it (refusedHint). */
     refused: string | undefined;
     /** The job's chunk that may have been created, with the candidates to look at and adopt (unsureHint). */
@@ -413,22 +424,58 @@ function stopped(
   // chunk that may have a task is named apart from the items that have none.
   const unjournaled = at.unjournaled?.();
   if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) return error;
+  // A job that sent goes on by its resume (with a window the list covers): a re-run would be a second job, and the
+  // first one's resume would then pay again for what the second created. One that sent nothing left no job: a re-run
+  // starts clean. A moved journal's hint names its new name: the job's id leads to the old one.
   const hint =
-    failure instanceof JournalMovedError ||
-    // A job that created tasks goes on by its resume: a re-run would be a second job, and the first one's resume would
-    // then pay again for what the second created. One that created none left no job: a re-run starts clean.
-    (failure instanceof ReuseUnsearchedError && (at.job === undefined || at.tasks === 0))
-      ? failure.hint // its new name: the job's id leads to the old one; a re-run with a window the list covers
-      : (at.refused ??
-        at.unsure ??
-        (at.job !== undefined
-          ? `${fixFirst(failure)}${resumeCommand(at.job)}`
-          : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
+    failure instanceof ReuseUnsearchedError
+      ? at.job === undefined
+        ? failure.hint
+        : unsearchedResume(at.job, failure)
+      : failure instanceof JournalMovedError
+        ? failure.hint
+        : (at.refused ??
+          at.unsure ??
+          (at.job !== undefined
+            ? `${fixFirst(failure)}${resumeCommand(at.job)}`
+            : (unjournaled ??
+              (at.tasks > 0
+                ? at.reusedOnly === true
+                  ? reusedAgain(failure, at.tasks)
+                  : UNRESUMABLE
+                : failure.hint))));
   const message =
     at.tasks === 0
       ? failure.message
       : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids, at.job !== undefined, ' before that')}`;
   return new CliError(message, failure.exitCode, hint);
+}
+
+/**
+ * A job whose `--reuse-window` walk stopped at its page bound: its resume looks again with the job's window and would
+ * stop the same way, so the hint names the resume with a window the pages read cover (the job's tasks are never sent
+ * again, whatever the window), or with no lookup at all.
+ */
+function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
+  const skip = `without looking: ${resumeCommand(job, ' --no-reuse')}`;
+  if (failure.shorter === undefined) return `Continue it ${skip}`;
+  const window = `${Math.round(failure.shorter / 60_000)}m`;
+  return `Continue it with a window the list covers: ${resumeCommand(job, ` --reuse-window ${window}`)}, or ${skip}`;
+}
+
+/**
+ * A run that stopped having only reused tasks (its lookup found them; nothing was sent, so it kept no job): the same
+ * command finds them again, once what stopped it is fixed (the key, the balance), and sends the rest.
+ */
+function reusedAgain(failure: CliError | undefined, tasks: number): string {
+  const them =
+    tasks === 1
+      ? 'the task above (nothing is paid for it again)'
+      : `the ${formatCount(tasks)} tasks above (nothing is paid for them again)`;
+  const again = `run the same command again: it reuses ${them} and sends the rest.`;
+  if (failure instanceof AuthError && failure.hint !== undefined) return `${failure.hint} Then ${again}`;
+  if (failure instanceof BalanceError) return `Top up the balance, then ${again}`;
+  return capitalised(again);
 }
 
 /**

@@ -242,26 +242,34 @@ function unsearched(
 ): ReuseUnsearchedError {
   // What the pages read reach back to, when it says something (an oldest task seen elsewhere in the run can be older).
   const reached = reach.oldest !== undefined && !(reach.oldest <= reach.edge) ? reach.oldest : undefined;
-  const back = reached === undefined ? '' : ` reach back to ${isoSeconds(reached)}, not`;
-  const start = Number.isFinite(reach.edge) ? ` to the window's start (${isoSeconds(reach.edge)})` : ' to its start';
+  const start = Number.isFinite(reach.edge) ? `the window's start (${isoSeconds(reach.edge)})` : "the window's start";
+  const back = reached === undefined ? ` do not reach ${start}` : ` reach back only to ${isoSeconds(reached)}`;
+  // A retry looks by default (1h): its user may never have typed the flag.
+  const whose = at.retry === undefined ? '' : "retry's ";
   const message =
-    `--reuse-window ${formatDuration(window)}: the task list is too long to search: the ${counted(reach.pages, 'page')} ` +
-    `read (${formatCount(reach.tasks)} tasks)${back}${start}, and the items may have a task further down, so nothing ` +
-    `was sent for ${at.what}`;
-  const gap = reached === undefined || !Number.isFinite(reach.edge) ? window : reached - reach.edge;
+    `${whose}--reuse-window ${formatDuration(window)}: the task list is too long to search: the ` +
+    `${counted(reach.pages, 'page')} read (${formatCount(reach.tasks)} tasks)${back}, so nothing was sent for ` +
+    `${at.what} (its items may have a task further down)`;
+  // The window the pages read cover: whole minutes, one less for the tasks that keep coming. The clamp: only when they
+  // reach back inside the window (then it is shorter than the one that failed, which any other would fail the same
+  // way); an oldest task seen elsewhere in the run, older than the window's start, says nothing of this walk's reach.
+  const gap = reach.oldest === undefined || !Number.isFinite(reach.edge) ? window : reach.oldest - reach.edge;
   const covered = Math.floor((window - gap) / 60_000) - 1;
-  // Only a window shorter than the one that failed: any other would stop the same way.
-  const shorter =
-    covered >= 1 && covered * 60_000 < window ? `a window the list covers, e.g. --reuse-window ${covered}m` : undefined;
+  const covers = gap > 0 && covered >= 1 ? covered * 60_000 : undefined;
+  const shorter = covers === undefined ? undefined : `a window the list covers, e.g. --reuse-window ${covered}m`;
   const skip = at.retry === undefined ? 'without --reuse-window' : '--no-reuse';
   if (at.exclude.size > 0)
     return new ReuseUnsearchedError(
       message,
       `Re-run with ${shorter ?? 'a shorter --reuse-window'}: the tasks this run created are then reused, not paid again.`,
+      covers,
     );
   return new ReuseUnsearchedError(
     message,
-    `Re-run with ${shorter === undefined ? '' : `${shorter}, or `}${skip} to create without looking.`,
+    shorter === undefined
+      ? `Re-run with ${skip} to create without looking (the pages read cover too little of the window for a shorter one).`
+      : `Re-run with ${shorter}, or ${skip} to create without looking.`,
+    covers,
   );
 }
 

@@ -58,7 +58,7 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     expect(api.calls.filter((call) => call.startsWith('POST'))).toEqual([]);
     expect(result.code).toBe(9);
     expect(result.stderr).toMatch(/--reuse-window 1h/);
-    expect(result.stderr).toMatch(/10 pages read \(1,000 tasks\) reach back to 2025-01-15T11:26:41Z/);
+    expect(result.stderr).toMatch(/10 pages read \(1,000 tasks\) reach back only to 2025-01-15T11:26:41Z/);
     expect(result.stderr).toMatch(/nothing was sent/);
     expect(result.stderr).not.toMatch(/may have created|in doubt|not found/i);
     // The 10 pages reach back 2,000 s (33 min): a window the walk covers is offered, and the way to skip it.
@@ -91,7 +91,45 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     expect(api.calls.filter((call) => call.startsWith('POST'))).toHaveLength(1);
     expect(result.code).toBe(9);
     expect(result.stderr).toMatch(/the task list is too long to search/);
-    expect(result.stderr).toMatch(/taskctl resume j-[0-9a-z]+\n?$/);
+    // The resume looks again with the job's window: the hint names it with one the list covers, or with no lookup.
+    expect(result.stderr).toMatch(
+      /Continue it with a window the list covers: taskctl resume (j-[0-9a-z]+) --reuse-window \d+m, or without looking: taskctl resume \1 --no-reuse\n?$/,
+    );
     expect(result.stderr).not.toMatch(/Re-run with/);
+  });
+
+  it('offers only a window shorter than the one that stopped, whatever older task the run saw before', async () => {
+    const api = mockApi();
+    api.allowUnused();
+    replyServices(api);
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 5 });
+    // Chunk 1's walk: one task of two hours ago, so the run's oldest task seen is older than chunk 2's window start,
+    // and says nothing of how far back chunk 2's walk (the busy list, 12 pages) reached.
+    const old = new Date(T0 - 2 * 3600_000).toISOString();
+    api.reply('GET', /^\/tasks\?/, 200, {
+      success: true,
+      data: [{ id: 10, service: 'email_validation', status: 'completed', total_items: 1, cost: 1, created_at: old }],
+      meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 100 },
+    });
+    replyBusyList(api);
+    const created = {
+      id: 7001,
+      service: S,
+      status: 'pending',
+      total_items: 1,
+      cost: 1,
+      created_at: new Date(T0).toISOString(),
+    };
+    api.reply('POST', '/tasks', 201, { success: true, data: created, message: 'created' });
+    const result = await runTaskctl(
+      ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--reuse-window', '1h', '-y'],
+      { api, clock: new FakeClock() },
+    );
+    expect(result.code, result.stderr).toBe(9);
+    expect(result.stderr).toMatch(/the task list is too long to search/);
+    const offered = [...result.stderr.matchAll(/--reuse-window (\d+)m\b/g)].map((match) => Number(match[1]));
+    for (const minutes of offered) expect(minutes).toBeLessThan(60);
+    // Nothing the pages read says what a shorter window would cover: only the way without looking.
+    expect(result.stderr).toMatch(/Continue it without looking: taskctl resume j-[0-9a-z]+ --no-reuse/);
   });
 });

@@ -64,6 +64,9 @@ describe('retry <id...> is a job', () => {
       items: FAILED.length,
       validate: false,
       retry_of: { tasks: [Number(original)], error: [] },
+      // The lookup its resume makes: the default 1h, never reusing the task it retries.
+      reuse_window: 3_600_000,
+      not_reusable: [Number(original)],
     });
     expect(records(journal).at(-1)).toMatchObject({ type: 'done' });
     const jobs = await run(['jobs', '-o', 'json']);

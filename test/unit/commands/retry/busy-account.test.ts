@@ -1,0 +1,96 @@
+/**
+ * A default `retry` (its 1h reuse window) on an account that creates more than 1,000 tasks an hour: the list the walk
+ * reads (10 pages of 100; the contract's `GET /tasks` has no filter to narrow it) does not reach the window's start,
+ * so nothing is sent (exit 9). The message says so on one line, naming the retry's own lookup (its user may never
+ * have typed the flag), and the hint's shorter window, run as printed, gets the retry done.
+ */
+import { expect, it } from 'vitest';
+import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+
+const S = 'domain_check_availability';
+const PAGES = 12;
+
+/** The failed task 42 (one item failed), and PAGES pages of one-item tasks of another service, one every 2 s back. */
+function replyAccount(api: MockApi): void {
+  replyServices(api);
+  api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 10 });
+  const at = new Date(T0 - 3 * 3600_000).toISOString();
+  api.reply(
+    'GET',
+    '/tasks/42',
+    200,
+    {
+      success: true,
+      data: {
+        ...{ id: 42, service: S, status: 'completed', total_items: 1, processed_items: 1, cost: 1 },
+        ...{ created_at: at, completed_at: at },
+        items: [{ target: 'x.com', status: 'failed', error: 'timeout' }],
+      },
+    },
+    { times: 5 },
+  );
+  api.reply(
+    'GET',
+    /^\/tasks\?/,
+    200,
+    (path: string) => {
+      const page = Number(/page=(\d+)/.exec(path)?.[1] ?? '1');
+      const data = Array.from({ length: 100 }, (_, i) => {
+        const n = (page - 1) * 100 + i;
+        const created = new Date(T0 - 1000 - n * 2000).toISOString();
+        return {
+          ...{ id: 5000 - n, service: 'email_verify', status: 'completed', total_items: 1, cost: 1 },
+          ...{ created_at: created, completed_at: created },
+        };
+      });
+      return {
+        success: true,
+        data,
+        meta: { current_page: page, total_pages: PAGES, total_count: PAGES * 100, per_page: 100 },
+      };
+    },
+    { times: 100 },
+  );
+}
+
+it('exit 9 in two lines naming the retry’s own lookup; the window it offers, run as printed, retries', async () => {
+  const api = mockApi();
+  api.allowUnused();
+  replyAccount(api);
+  const bodies: unknown[] = [];
+  api.reply(
+    'POST',
+    '/tasks',
+    201,
+    {
+      success: true,
+      data: {
+        id: 7001,
+        service: S,
+        status: 'pending',
+        total_items: 1,
+        cost: 1,
+        created_at: new Date(T0).toISOString(),
+      },
+      message: 'created',
+    },
+    { bodies },
+  );
+  const clock = new FakeClock();
+  const first = await runTaskctl(['retry', '42', '-y'], { api, clock });
+  expect(first.code, first.stderr).toBe(9);
+  expect(bodies).toEqual([]);
+  const lines = first.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toMatch(
+    /^error: retry's --reuse-window 1h: the task list is too long to search: the 10 pages read \(1,000 tasks\) reach back only to 2025-01-15T11:26:41Z, so nothing was sent for the task \(its items may have a task further down\)$/,
+  );
+  expect(lines[1]).toMatch(/^Re-run with a window the list covers, e.g. --reuse-window (\d+)m, or --no-reuse /);
+  const minutes = Number(/--reuse-window (\d+)m/.exec(lines[1] ?? '')?.[1]);
+  expect(minutes).toBeLessThan(60);
+
+  replyServices(api); // the second run's own home: its services read again
+  const again = await runTaskctl(['retry', '42', '--reuse-window', `${minutes}m`, '-y'], { api, clock });
+  expect(again.code, again.stderr).toBe(0);
+  expect(bodies).toEqual([expect.objectContaining({ items: ['x.com'] })]);
+});
