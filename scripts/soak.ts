@@ -196,14 +196,19 @@ async function startSandbox(port: number, stateFile: string, items: number): Pro
     ...['--port', String(port), '--state', stateFile, '--item-ms', String(ITEM_MS)],
     ...['--rate-limit', '0', '--balance', '100000000', '--max-items', String(items)],
   ]);
-  const url = await until(`${name} start`, () => {
-    if (proc.exited) throw new Error(`soak: ${name} ended before it listened: ${tail(`${name}.err`, 5).join(' | ')}`);
-    try {
-      return /TASKCTL_BASE_URL=(\S+)/.exec(readFileSync(join(dir, `${name}.out`), 'utf8'))?.[1];
-    } catch {
-      return undefined;
-    }
-  });
+  const url = await until(
+    `${name} start`,
+    () => {
+      if (proc.exited) throw new Error(`soak: ${name} ended before it listened: ${tail(`${name}.err`, 5).join(' | ')}`);
+      try {
+        return /TASKCTL_BASE_URL=(\S+)/.exec(readFileSync(join(dir, `${name}.out`), 'utf8'))?.[1];
+      } catch {
+        return undefined;
+      }
+    },
+    // A minute: on a loaded machine a start on the state file took 9 s at load 8 (2 s when idle).
+    60_000,
+  );
   note(`${name} listening after ${((Date.now() - began) / 1000).toFixed(1)} s`);
   return { proc, origin: new URL(url).origin };
 }
