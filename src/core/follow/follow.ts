@@ -191,6 +191,15 @@ class Follower {
   private readonly toleranceMs: number;
   /** Clock time of the last good answer (the start until one comes). */
   private lastGoodAt: number;
+  /** When the last request was sent: a round's requests go one at a time, so a failed round's is the one that failed. */
+  private lastSentAt: number;
+  /**
+   * When the first read of the current run of failures was sent: the outage tolerance counts from there. Not from the
+   * last good answer: a long task is read every 30 s, and the time nobody asked is no failure of the service's (with
+   * 30 s of a 2-minute tolerance gone before the first failed read, a pause and a restart of the service well within
+   * the tolerance ended the wait; with `--outage-tolerance 30s`, its first failed read did).
+   */
+  private outageSince: number | undefined;
   /** The last good answer before the current run of failures: the recovery line says how long it lasted. */
   private outageFrom: number | undefined;
   private answered = false;
@@ -213,6 +222,7 @@ class Follower {
     const now = options.clock.now();
     this.toleranceMs = options.outageToleranceMs ?? DEFAULT_OUTAGE_TOLERANCE_MS;
     this.lastGoodAt = now;
+    this.lastSentAt = now;
     if (options.ids === 'all-unfinished') this.discovery.add(DISCOVERY, now);
     else for (const id of options.ids) this.addWatched(id, now);
   }
@@ -256,6 +266,7 @@ class Follower {
       if (this.failures > 0) this.options.onOutage?.(this.outageState(false, this.outageFrom ?? this.lastGoodAt));
       this.failures = 0;
       this.outageFrom = undefined;
+      this.outageSince = undefined;
       this.backoffUntil = undefined;
     } catch (error) {
       if (!isTransient(error) || this.options.signal?.aborted) throw error;
@@ -273,8 +284,9 @@ class Follower {
       this.failures++;
       this.lastError = error;
       this.outageFrom ??= this.lastGoodAt;
+      this.outageSince ??= this.lastSentAt;
       this.options.onTransientError?.(error, this.failures);
-      const giveUpAt = this.lastGoodAt + this.toleranceMs;
+      const giveUpAt = this.giveUpAt();
       if (now >= giveUpAt) {
         this.gaveUp = true;
         return;
@@ -440,11 +452,17 @@ class Follower {
     const now = this.options.clock.now();
     this.requests++;
     this.roundRequests++;
+    this.lastSentAt = now;
     const value = await abortable(send(this.readerUntilGiveUp(now)), this.options.signal);
     // A good answer (parsed and shaped right): the outage clock starts again.
     this.lastGoodAt = this.options.clock.now();
     this.answered = true;
     return value;
+  }
+
+  /** When the follow gives up unless a good answer comes: the tolerance after the first failed read (or `now`'s). */
+  private giveUpAt(now = this.lastSentAt): number {
+    return (this.outageSince ?? now) + this.toleranceMs;
   }
 
   /**
@@ -455,7 +473,7 @@ class Follower {
     const { reader, deadline } = this.options;
     this.readsEndAtDeadline = true;
     if (!reader.withDeadline || !Number.isFinite(this.toleranceMs)) return reader;
-    const cut = Math.max(this.lastGoodAt + this.toleranceMs, now + MIN_LAST_ATTEMPT_MS);
+    const cut = Math.max(this.giveUpAt(now), now + MIN_LAST_ATTEMPT_MS);
     this.readsEndAtDeadline = deadline !== undefined && deadline <= cut;
     return reader.withDeadline(deadline === undefined ? cut : Math.min(deadline, cut));
   }
@@ -468,7 +486,7 @@ class Follower {
       answered: this.answered,
       lastError: error,
       failures: this.failures,
-      giveUpAt: this.lastGoodAt + this.toleranceMs,
+      giveUpAt: this.giveUpAt(),
     };
   }
 

@@ -35,7 +35,7 @@ export interface OutageState {
   lastError: Error;
   /** Failed rounds in a row. */
   failures: number;
-  /** Clock time the follow gives up if nothing answers before (lastGoodAt + the outage tolerance). */
+  /** Clock time the follow gives up if nothing answers before: the outage tolerance after the first failed read. */
   giveUpAt: number;
 }
 

@@ -239,8 +239,10 @@ describe('followTasks: ending', () => {
   it('a service whose requests hang gives up at the outage tolerance, not a request timeout later', async () => {
     const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
     // Models the API client: from 5 s on no answer comes, so each request fails at its deadline or after 35 s.
+    let firstUnanswered: number | undefined;
     const cut = async (deadline: number | undefined): Promise<void> => {
       if (clock.now() - T0 < 5000) return;
+      firstUnanswered ??= clock.now();
       const until = Math.min(clock.now() + 35_000, deadline ?? Number.POSITIVE_INFINITY);
       clock.nowMs = Math.max(clock.nowMs, until);
       throw new UnavailableError(until === deadline ? 'no answer before the deadline' : 'no answer within 35s');
@@ -255,28 +257,84 @@ describe('followTasks: ending', () => {
     expect(result.reason).toBe('outage');
     expect(result.outage?.why).toBe('tolerance');
     expect(result.outage?.lastError?.message).toBe('no answer before the deadline');
-    // The last answer came before 5 s: giving up is due by 15 s, not at the 35 s request timeout.
-    expect(clock.now() - T0).toBeLessThanOrEqual(15_000);
+    // The first read left unanswered went after 5 s: giving up is due 10 s later, not at the 35 s request timeout.
+    expect(firstUnanswered).toBeGreaterThanOrEqual(T0 + 5000);
+    expect(clock.now() - (firstUnanswered ?? 0)).toBeLessThanOrEqual(10_000);
   });
 
   it('gives up after the outage tolerance without a good answer, with no deadline at all (watch), and says when', async () => {
     const { base, server, clock } = setup([{ id: 1, timeline: [[0, 'processing']] }]);
     // Answers for the first 5 minutes, then only 502s.
-    server.failWith = () => (clock.now() - T0 >= 5 * MIN ? new UnavailableError('HTTP 502') : undefined);
+    let firstFailed: number | undefined;
+    server.failWith = () => {
+      if (clock.now() - T0 < 5 * MIN) return undefined;
+      firstFailed ??= clock.now();
+      return new UnavailableError('HTTP 502');
+    };
     const states: OutageState[] = [];
     const result = await followTasks(base({ outageToleranceMs: 2 * MIN, onOutage: (state) => states.push(state) }));
     expect(result.reason).toBe('outage');
     expect(result.outage?.why).toBe('tolerance');
     expect(result.outage?.answered).toBe(true);
-    // The last good answer came before minute 5; the follow gave up 2 minutes later, not a poll interval later.
+    // The last good answer came before minute 5, the first failed read after it; the follow gave up 2 minutes after
+    // that read (the time it did not ask is no failure of the service), not a poll interval later.
     const lastGoodAt = states[0]?.lastGoodAt ?? 0;
+    const since = firstFailed ?? 0;
     expect(lastGoodAt).toBeLessThan(T0 + 5 * MIN);
-    expect(clock.now() - lastGoodAt).toBeGreaterThanOrEqual(2 * MIN);
-    expect(clock.now() - lastGoodAt).toBeLessThan(2 * MIN + 1000);
-    expect(states.every((state) => state.ongoing && state.giveUpAt === lastGoodAt + 2 * MIN)).toBe(true);
+    expect(since).toBeGreaterThanOrEqual(T0 + 5 * MIN);
+    expect(clock.now() - since).toBeGreaterThanOrEqual(2 * MIN);
+    expect(clock.now() - since).toBeLessThan(2 * MIN + 1000);
+    expect(states.every((state) => state.ongoing && state.giveUpAt === since + 2 * MIN)).toBe(true);
     expect(states.map((state) => state.failures)).toEqual(states.map((_, i) => i + 1));
     expect(result.tasks[0]?.status).toBe('processing');
     expect(result.unfinished).toEqual([1]);
+  });
+
+  /**
+   * A long task polled about every 30 s (10 minutes of work) and a service that fails every read in
+   * [A + from, A + from + length), A being the first good answer after minute 3: the follow's last answer before it.
+   */
+  async function sparseWaitThroughOutage(from: number, length: number, toleranceMs: number) {
+    const { base, server, clock } = setup([
+      {
+        id: 1,
+        timeline: [
+          [0, 'processing'],
+          [10 * MIN, 'completed'],
+        ],
+      },
+    ]);
+    let lastAnswer = T0;
+    let window: [number, number] | undefined;
+    server.failWith = () => {
+      const now = clock.now();
+      if (window === undefined && now - T0 >= 3 * MIN) window = [lastAnswer + from, lastAnswer + from + length];
+      if (window && now >= window[0] && now < window[1]) return new UnavailableError('HTTP 502');
+      lastAnswer = now;
+      return undefined;
+    };
+    const failedAt: number[] = [];
+    const result = await followTasks(
+      base({ outageToleranceMs: toleranceMs, onTransientError: () => failedAt.push(clock.now()) }),
+    );
+    return { result, failedAt, window };
+  }
+
+  it('a sparse poll keeps the whole tolerance: one read failing for a few seconds is not an outage of 30 s', async () => {
+    // The last answer came ~30 s before the next read (a long task's poll gap): with --outage-tolerance 30s, the first
+    // failed read of a 16-second blip already counted as 30 s without a good answer, and the wait gave up (exit 8).
+    const { result, failedAt, window } = await sparseWaitThroughOutage(20_000, 16_000, 30_000);
+    expect(failedAt.length).toBeGreaterThan(0);
+    expect(window && failedAt.every((at) => at >= window[0] && at < window[1])).toBe(true);
+    expect(result.reason).toBe('done');
+  });
+
+  it('a service failing for less than the tolerance is waited out, however long before it the last read was', async () => {
+    // 110 s of failure (under the 2 minutes) beginning 15 s after the last answer: it ended 125 s after that answer,
+    // past "2 minutes without a good answer", though the service had failed for less than 2 minutes of reads.
+    const { result, failedAt } = await sparseWaitThroughOutage(15_000, 110_000, 2 * MIN);
+    expect(failedAt.length).toBeGreaterThan(3);
+    expect(result.reason).toBe('done');
   });
 
   it.each([
