@@ -120,11 +120,15 @@ export class CreateUnknownError extends CliError {
  * task is unknown, so nothing was sent (exit 9, as any create whose outcome cannot be told; never "none found, send").
  */
 export class ReuseUnsearchedError extends CliError {
-  /** `shorter`: a window (ms) the pages read do cover, shorter than the one searched, when there is one. */
+  /**
+   * `shorter`: a window (ms) the pages read do cover, shorter than the one searched, when there is one; `searched`: the
+   * window searched (ms) and its start (`since`, server-clock ms), from which a shorter window leaves tasks unlooked at.
+   */
   constructor(
     message: string,
     hint: string,
     readonly shorter?: number,
+    readonly searched?: { window: number; since: number | undefined },
   ) {
     super(message, ExitCode.createUnknown, hint);
   }

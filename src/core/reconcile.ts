@@ -458,7 +458,10 @@ function worthReusing(task: Task, allowItemFailures: boolean): boolean {
 /**
  * `--reuse-window`: the newest-first walk of `scanRecent` stopped at the window's edge; candidates by service, item count
  * and status first (free), then one GET /tasks/:id each, newest first, stopping at the first whose items match. A
- * failed task is never reused. Cost: at most MAX_SCAN_PAGES list requests plus one read per same-size candidate.
+ * failed task is never reused. Cost: at most MAX_SCAN_PAGES list requests plus one read per same-size candidate. A walk
+ * its page bound stopped before the window's start is refused whatever it finds but a match (send.ts `unsearched`), so
+ * it reads no candidate (on a busy account, a thousand reads and minutes of rate-limit waits only to refuse), except
+ * those made since a stopped run's send (`anyStatusFrom`): that run's request may have made one, and it was paid for.
  */
 export async function findReusableTask(
   reader: TaskReader,
@@ -490,6 +493,7 @@ export async function findReusableTask(
     ? undefined
     : { pages: scan.requests, tasks: scan.listed.size, oldest, edge: edgeMs };
   const candidates = scan.tasks
+    .filter((t) => scan.complete || anyStatus(t))
     .filter((t) => !query.exclude?.has(t.id) && (taskPhase(t) !== 'ended' || anyStatus(t)))
     .sort((a, b) => (createdAt(b) || 0) - (createdAt(a) || 0));
   for (const candidate of candidates) {
@@ -549,7 +553,8 @@ interface ListedTask {
  * candidate's items are read once and kept as their digest (core/items/multiset.ts); a digest equal to the chunk's is
  * read again before it is reused (its status now, its items checked in full). Memory: a few numbers per task listed
  * within the window (the walk's at most MAX_SCAN_PAGES pages, and those made since; older ones are let go as the
- * window moves on) and 32 characters per candidate read.
+ * window moves on) and 32 characters per candidate read. A walk its page bound stopped before the window's start reads
+ * no candidate: it is refused (exit 9) after its list pages alone.
  */
 export class ReuseIndex {
   private readonly listed = new Map<number, ListedTask>();
@@ -627,6 +632,8 @@ export class ReuseIndex {
       ? undefined
       : { pages: walked.pages, tasks: this.listed.size, oldest: this.oldest, edge: walked.edge };
     const result = (match: MatchResult): ReuseResult => ({ match, seen, requests, ...(unfinished && { unfinished }) });
+    // Stopped by its page bound: refused whatever the candidates hold but a match, so none is read (findReusableTask).
+    if (unfinished) return result({ kind: 'none' });
     const candidates = inWindow
       .filter(([id, task]) => !query.exclude?.has(id) && !task.ended)
       .sort(([, a], [, b]) => (b.at || 0) - (a.at || 0));

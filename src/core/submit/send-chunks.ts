@@ -28,7 +28,7 @@ import { isoSeconds } from '../../output/times.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
-import { createOne, listHint } from './send.js';
+import { createOne, listHint, notLookedAt } from './send.js';
 import { unsureHint } from './settle.js';
 import {
   resumeCommand,
@@ -460,7 +460,16 @@ function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
   const skip = `without looking: ${resumeCommand(job, ' --no-reuse')}`;
   if (failure.shorter === undefined) return `Continue it ${skip}`;
   const window = `${Math.round(failure.shorter / 60_000)}m`;
-  return `Continue it with a window the list covers: ${resumeCommand(job, ` --reuse-window ${window}`)}, or ${skip}`;
+  // What the shorter window leaves out, said beside it: the part of the job's window the walk could not search.
+  const searched = failure.searched;
+  const left =
+    searched === undefined
+      ? ''
+      : ` (${notLookedAt(failure.shorter, searched.since, searched.window, {
+          what: 'a chunk not sent yet',
+          run: 'resume',
+        })})`;
+  return `Continue it with a window the list covers: ${resumeCommand(job, ` --reuse-window ${window}`)}${left}, or ${skip}`;
 }
 
 /**

@@ -231,7 +231,8 @@ async function lookBefore(
 
 /**
  * The --reuse-window walk stopped at its page bound (docs/commands.md#taskctl-create-service-items): what it read, how far back, and the way
- * on: a window the pages read do cover (whole minutes, one less for the tasks that keep coming), or no lookup at all
+ * on: a window the pages read do cover (whole minutes, one less for the tasks that keep coming), said with what it leaves
+ * out (the part of the window the walk could not search: a task there would be paid again), or no lookup at all
  * (`--no-reuse` for a retry, whose `notReusable` is always set; create's lookup is its flag). Not offered when this
  * run already created tasks: a re-run without the lookup would pay for them again, a shorter window reuses them.
  */
@@ -256,21 +257,48 @@ function unsearched(
   const gap = reach.oldest === undefined || !Number.isFinite(reach.edge) ? window : reach.oldest - reach.edge;
   const covered = Math.floor((window - gap) / 60_000) - 1;
   const covers = gap > 0 && covered >= 1 ? covered * 60_000 : undefined;
-  const shorter = covers === undefined ? undefined : `a window the list covers, e.g. --reuse-window ${covered}m`;
-  const skip = at.retry === undefined ? 'without --reuse-window' : '--no-reuse';
+  const since = Number.isFinite(reach.edge) ? reach.edge : undefined;
+  const skip = at.retry === undefined ? 'without --reuse-window' : 'with --no-reuse';
+  const shorter =
+    covers === undefined
+      ? undefined
+      : `--reuse-window ${covered}m, a window the list covers; ${notLookedAt(covers, since, window)}`;
   if (at.exclude.size > 0)
     return new ReuseUnsearchedError(
       message,
-      `Re-run with ${shorter ?? 'a shorter --reuse-window'}: the tasks this run created are then reused, not paid again.`,
+      shorter === undefined
+        ? `Re-run with a shorter --reuse-window: the tasks this run created are then reused, not paid again.`
+        : `Re-run with ${shorter}. The tasks this run created are reused, not paid again.`,
       covers,
+      { window, since },
     );
   return new ReuseUnsearchedError(
     message,
     shorter === undefined
-      ? `Re-run with ${skip} to create without looking (the pages read cover too little of the window for a shorter one).`
-      : `Re-run with ${shorter}, or ${skip} to create without looking.`,
+      ? `Re-run ${skip} to create without looking (the pages read cover too little of the window for a shorter one).`
+      : `Re-run with ${shorter}. Or re-run ${skip} to create without looking.`,
     covers,
+    { window, since },
   );
+}
+
+/**
+ * What a window shorter than the one a walk could not search leaves out, said beside it: the tasks older than it are
+ * not looked at, so one of the same items made in the rest of the window asked for (from `since`, its start on the
+ * server's clock) would be paid again. `what`: whose items; `run`: the run that would pay.
+ */
+export function notLookedAt(
+  shorter: number,
+  since: number | undefined,
+  window: number,
+  { what, run }: { what: string; run: string } = { what: 'these items', run: 're-run' },
+): string {
+  const m = `${Math.round(shorter / 60_000)}m`;
+  const from =
+    since === undefined
+      ? `within the ${formatDuration(window)} window but`
+      : `between ${isoSeconds(since)}, the ${formatDuration(window)} window's start, and`;
+  return `tasks older than ${m} are not looked at, so a task of ${what} made ${from} ${m} before the ${run} would be paid again`;
 }
 
 /**

@@ -305,6 +305,26 @@ describe('findReusableTask (--reuse-window)', () => {
     expect(result.requests).toBe(5 + 1); // five list pages, one task read
   });
 
+  it('a walk stopped by its page bound reads no candidate: "none" with what it read, after the list pages alone', async () => {
+    // 1,200 same-size tasks within the hour, one every 3 s: the 10 pages reach back 50 minutes only.
+    const tasks = Array.from({ length: 1200 }, (_, i) => task(i + 1, 'svc', [`f${i}`, 'y'], T0 - (1200 - i) * 3000));
+    const r = reader(tasks, { offset: 0 });
+    const result = await findReusableTask(r, query);
+    expect(result.match.kind).toBe('none');
+    expect(result.unfinished).toMatchObject({ pages: MAX_SCAN_PAGES, tasks: 1000 });
+    expect(r.gets).toBe(0);
+    expect(result.requests).toBe(MAX_SCAN_PAGES);
+  });
+
+  it("a walk stopped by its page bound still reads the candidates since a stopped run's send, and reuses its task", async () => {
+    const tasks = Array.from({ length: 1200 }, (_, i) => task(i + 1, 'svc', [`f${i}`, 'y'], T0 - (1200 - i) * 3000));
+    tasks.push(task(1201, 'svc', ['a', 'b'], T0 - 1000, 'failed'));
+    const r = reader(tasks, { offset: 0 });
+    const result = await findReusableTask(r, { ...query, anyStatusFrom: T0 - 10_000 });
+    expect(result.match).toEqual({ kind: 'found', task: expect.objectContaining({ id: 1201 }) });
+    expect(r.gets).toBe(1); // the tasks made since that send (10 s), nothing older
+  });
+
   it('stops at the window edge on a newest-first list', async () => {
     const tasks = Array.from({ length: 500 }, (_, i) => task(i + 1, 'svc', ['q'], T0 - (500 - i) * 3_600_000));
     const r = reader(tasks, { offset: 0 });

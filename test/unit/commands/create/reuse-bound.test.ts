@@ -9,8 +9,29 @@ import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from 
 const S = 'domain_check_availability';
 const PAGES = 12;
 
-/** A newest-first list of PAGES pages of 100 one-item tasks of another service, one every 2 s back from T0. */
-function replyBusyList(api: MockApi, quietFirst = 0): void {
+/**
+ * A newest-first list of PAGES pages of 100 one-item tasks, one every 2 s back from T0: of another service, or (`same`)
+ * of this one, each candidate's own items readable with GET /tasks/:id.
+ */
+function replyBusyList(api: MockApi, quietFirst = 0, same = false): void {
+  if (same)
+    api.reply(
+      'GET',
+      /^\/tasks\/\d+$/,
+      200,
+      (path: string) => {
+        const id = Number(/(\d+)$/.exec(path)?.[1]);
+        const at = new Date(T0 - 1000 - (5000 - id) * 2000).toISOString();
+        return {
+          success: true,
+          data: {
+            ...{ id, service: S, status: 'completed', total_items: 1, processed_items: 1, cost: 1 },
+            ...{ created_at: at, completed_at: at, items: [{ target: `f${id}.com`, status: 'completed' }] },
+          },
+        };
+      },
+      { times: 2000 },
+    );
   let lists = 0;
   api.reply(
     'GET',
@@ -26,7 +47,7 @@ function replyBusyList(api: MockApi, quietFirst = 0): void {
         const at = new Date(T0 - 1000 - n * 2000).toISOString();
         return {
           id: 5000 - n,
-          service: 'email_validation',
+          service: same ? S : 'email_validation',
           status: 'completed',
           total_items: 1,
           cost: 1,
@@ -93,7 +114,7 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     expect(result.stderr).toMatch(/the task list is too long to search/);
     // The resume looks again with the job's window: the hint names it with one the list covers, or with no lookup.
     expect(result.stderr).toMatch(
-      /Continue it with a window the list covers: taskctl resume (j-[0-9a-z]+) --reuse-window \d+m, or without looking: taskctl resume \1 --no-reuse\n?$/,
+      /Continue it with a window the list covers: taskctl resume (j-[0-9a-z]+) --reuse-window (\d+)m \(tasks older than \2m are not looked at, so a task of a chunk not sent yet made between [-0-9T:]+Z, the 1h window's start, and \2m before the resume would be paid again\), or without looking: taskctl resume \1 --no-reuse\n?$/,
     );
     expect(result.stderr).not.toMatch(/Re-run with/);
   });
@@ -131,5 +152,46 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     for (const minutes of offered) expect(minutes).toBeLessThan(60);
     // Nothing the pages read says what a shorter window would cover: only the way without looking.
     expect(result.stderr).toMatch(/Continue it without looking: taskctl resume j-[0-9a-z]+ --no-reuse/);
+  });
+
+  it('on an account of same-size tasks, refuses after the list pages alone: no candidate is read', async () => {
+    const api = mockApi();
+    api.allowUnused();
+    replyServices(api);
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 5 });
+    replyBusyList(api, 0, true);
+    const result = await runTaskctl(['create', S, 'a.com', '--reuse-window', '1h', '-y'], {
+      api,
+      clock: new FakeClock(),
+    });
+    expect(result.code, result.stderr).toBe(9);
+    expect(api.calls.filter((call) => call.startsWith('POST'))).toEqual([]);
+    expect(api.calls.filter((call) => call.startsWith('GET /tasks?'))).toHaveLength(10);
+    expect(api.calls.filter((call) => call.startsWith('GET /tasks/'))).toEqual([]);
+    expect(result.stderr).toMatch(/10 pages read \(1,000 tasks\) reach back only to 2025-01-15T11:26:41Z/);
+  });
+
+  it('its shorter window says, beside it, that the tasks older than it are not looked at and would be paid again', async () => {
+    const api = mockApi();
+    api.allowUnused();
+    replyServices(api);
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 5 });
+    replyBusyList(api);
+    const result = await runTaskctl(['create', S, 'a.com', '--reuse-window', '1h', '-y'], {
+      api,
+      clock: new FakeClock(),
+    });
+    expect(result.code, result.stderr).toBe(9);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    const minutes = Number(/--reuse-window (\d+)m\b/.exec(lines[1] ?? '')?.[1]);
+    expect(minutes).toBeLessThan(60);
+    // The window's start (an hour back, two minutes more while the server's clock is unknown) is named: a task of
+    // these items made from then until the shorter window's start is not looked at, so it would be paid again.
+    expect(lines[1]).toContain(`tasks older than ${minutes}m are not looked at`);
+    expect(lines[1]).toMatch(
+      /made between 2025-01-15T10:58:00Z, the 1h window's start, and \d+m before the re-run would be paid again/,
+    );
+    expect(lines[1]).toMatch(/without --reuse-window/);
   });
 });

@@ -10,8 +10,11 @@ import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from 
 const S = 'domain_check_availability';
 const PAGES = 12;
 
-/** The failed task 42 (one item failed), and PAGES pages of one-item tasks of another service, one every 2 s back. */
-function replyAccount(api: MockApi): void {
+/**
+ * The failed task 42 (one item failed), and PAGES pages of one-item tasks, one every 2 s back: of another service, or
+ * (`same`) of this one, each candidate's items readable with GET /tasks/:id.
+ */
+function replyAccount(api: MockApi, same = false): void {
   replyServices(api);
   api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 10 });
   const at = new Date(T0 - 3 * 3600_000).toISOString();
@@ -39,7 +42,7 @@ function replyAccount(api: MockApi): void {
         const n = (page - 1) * 100 + i;
         const created = new Date(T0 - 1000 - n * 2000).toISOString();
         return {
-          ...{ id: 5000 - n, service: 'email_verify', status: 'completed', total_items: 1, cost: 1 },
+          ...{ id: 5000 - n, service: same ? S : 'email_verify', status: 'completed', total_items: 1, cost: 1 },
           ...{ created_at: created, completed_at: created },
         };
       });
@@ -51,6 +54,24 @@ function replyAccount(api: MockApi): void {
     },
     { times: 100 },
   );
+  if (same)
+    api.reply(
+      'GET',
+      /^\/tasks\/\d{4}$/,
+      200,
+      (path: string) => {
+        const id = Number(/(\d+)$/.exec(path)?.[1]);
+        const created = new Date(T0 - 1000 - (5000 - id) * 2000).toISOString();
+        return {
+          success: true,
+          data: {
+            ...{ id, service: S, status: 'completed', total_items: 1, processed_items: 1, cost: 1 },
+            ...{ created_at: created, completed_at: created, items: [{ target: `f${id}.com`, status: 'completed' }] },
+          },
+        };
+      },
+      { times: 2000 },
+    );
 }
 
 it('exit 9 in two lines naming the retry’s own lookup; the window it offers, run as printed, retries', async () => {
@@ -85,7 +106,10 @@ it('exit 9 in two lines naming the retry’s own lookup; the window it offers, r
   expect(lines[0]).toMatch(
     /^error: retry's --reuse-window 1h: the task list is too long to search: the 10 pages read \(1,000 tasks\) reach back only to 2025-01-15T11:26:41Z, so nothing was sent for the task \(its items may have a task further down\)$/,
   );
-  expect(lines[1]).toMatch(/^Re-run with a window the list covers, e.g. --reuse-window (\d+)m, or --no-reuse /);
+  // The shorter window is offered with what it leaves out: the part of the hour the walk could not search.
+  expect(lines[1]).toMatch(
+    /^Re-run with --reuse-window (\d+)m, a window the list covers; tasks older than \1m are not looked at, so a task of these items made between 2025-01-15T10:58:00Z, the 1h window's start, and \1m before the re-run would be paid again\. Or re-run with --no-reuse to create without looking\.$/,
+  );
   const minutes = Number(/--reuse-window (\d+)m/.exec(lines[1] ?? '')?.[1]);
   expect(minutes).toBeLessThan(60);
 
@@ -93,4 +117,16 @@ it('exit 9 in two lines naming the retry’s own lookup; the window it offers, r
   const again = await runTaskctl(['retry', '42', '--reuse-window', `${minutes}m`, '-y'], { api, clock });
   expect(again.code, again.stderr).toBe(0);
   expect(bodies).toEqual([expect.objectContaining({ items: ['x.com'] })]);
+});
+
+it('on an account of 1,200 same-size tasks in the hour, refuses after the list pages alone: no candidate is read', async () => {
+  const api = mockApi();
+  api.allowUnused();
+  replyAccount(api, true);
+  const result = await runTaskctl(['retry', '42', '-y'], { api, clock: new FakeClock() });
+  expect(result.code, result.stderr).toBe(9);
+  expect(api.calls.filter((call) => call.startsWith('POST'))).toEqual([]);
+  expect(api.calls.filter((call) => call.startsWith('GET /tasks?'))).toHaveLength(10);
+  // The source task alone is read: none of the 1,000 same-size candidates the pages listed.
+  expect(api.calls.filter((call) => /^GET \/tasks\/\d+$/.test(call) && call !== 'GET /tasks/42')).toEqual([]);
 });
