@@ -106,16 +106,25 @@ function stillCreating(job: JournaledJob): string {
 }
 
 /**
+ * A job taken over whole by a re-run of the same items in the same chunks (hand-over.ts) has its items' tasks in that
+ * job: every `--job` command (and `diff`) is exit 2 pointing to it, never half the job used with exit 0, nor
+ * `resume`, which only continues that job. `again(id)`: the same command on that job.
+ */
+function requireNotSuperseded(job: JournaledJob, again: (id: string) => string): void {
+  if (job.unfinished.length === 0 || job.supersededBy === undefined) return;
+  throw new UsageError(
+    `the job in ${job.file} is incomplete: ${unfinishedText(job)}; it was taken over by job ${job.supersededBy} (the same items, the same chunks), which has its items' tasks`,
+    `Run it on that job: ${again(job.supersededBy)}`,
+  );
+}
+
+/**
  * `wait --job` and `retry --job` need every task: an unfinished job is exit 2, pointing to `resume --wait`, or to the
- * end of the run still creating it.
+ * end of the run still creating it, or to the job that took it over.
  */
 export function requireComplete(job: JournaledJob, command: string): void {
   if (job.unfinished.length === 0) return;
-  if (job.supersededBy !== undefined)
-    throw new UsageError(
-      `the job in ${job.file} is incomplete: ${unfinishedText(job)}; it was taken over by job ${job.supersededBy} (the same items, the same chunks), which has its items' tasks`,
-      `Run it on that job: taskctl ${command} ${job.supersededBy}`,
-    );
+  requireNotSuperseded(job, (id) => `taskctl ${command} ${id}`);
   throw new UsageError(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; ${command} needs every task`,
     job.runner === undefined
@@ -137,10 +146,18 @@ export function warnIfRefused(ctx: Pick<Output, 'printer'>, job: JournaledJob): 
   );
 }
 
-/** `show --job` (and `diff`) use the tasks the job has, and say that it is incomplete. */
-export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob): void {
+/**
+ * `show --job`, `watch --job` and `diff` use the tasks the job has, and say that it is incomplete; a job taken over
+ * whole is exit 2, pointing to `again(id)`, the same command on the job that took it over.
+ */
+export function warnIfIncomplete(
+  ctx: Pick<Output, 'printer'>,
+  job: JournaledJob,
+  again: (id: string) => string,
+): void {
   warnIfRefused(ctx, job);
   if (job.unfinished.length === 0) return;
+  requireNotSuperseded(job, again);
   const next =
     job.runner === undefined
       ? `finish it: ${resumeCommand({ id: job.file, refused: job.refused.length > 0 })}`
