@@ -19,7 +19,7 @@ import { addTask, readFile, SideItems, unfinishedNote } from './side-items.js';
 import { SortedSide } from './sort.js';
 import { openFileSide, parseSide, type OpenedFile, type SideSpec } from './source.js';
 import { NOT_RESULT_FIELDS, type CompareMode } from './values.js';
-import { journalOf, looksLikeJobId } from '../job/registry.js';
+import { journalOf, namesJobId } from '../job/registry.js';
 import { shellWord } from '../../lib/shell-word.js';
 
 export interface DiffOptions {
@@ -33,7 +33,7 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
   const side = (arg: string): SideSpec => {
     const spec = parseSide(arg);
     if (spec.kind !== 'file') return spec;
-    return { ...spec, path: resolve(looksLikeJobId(arg) ? journalOf(ctx.env, arg) : arg) };
+    return { ...spec, path: resolve(namesJobId(arg) ? journalOf(ctx.env, arg) : arg) };
   };
   const specs = [side(first), side(second)] as const;
   if (specs[0].kind === 'stdin' && specs[1].kind === 'stdin')

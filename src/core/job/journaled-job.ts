@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Output, Runtime, Service, Store } from '../capabilities.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
-import { readJournalRecords } from '../../store/journal-file.js';
+import { noJournal, readJournalRecords } from '../../store/journal-file.js';
 import { holderWords } from '../../store/lock-file.js';
 import { jobIdOf, jobStore, journalOf } from './registry.js';
 import { requireJobAccount } from './job-account.js';
@@ -57,7 +57,7 @@ export async function readJob(
   // A record at a time: the job's state is held, never the journal's lines (docs/performance.md#large-jobs).
   const fold = new JobFold(path, { again: (onRecord) => readJournalRecords(path, onRecord) });
   if (!readJournalRecords(path, (record) => fold.add(record))) {
-    throw new UsageError(`no journal at ${file}`, 'Pass the file given to `taskctl create --journal`.');
+    throw noJournal(file);
   }
   const state = fold.end();
   if (!state) throw new UsageError(`${file} holds no job (a create stopped before recording one sent nothing)`);
