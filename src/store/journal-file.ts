@@ -98,8 +98,7 @@ export class JournalFile {
       // ENXIO: a FIFO nobody reads; EISDIR: a directory; ELOOP: a symbolic link.
       if (code === 'ENXIO' || code === 'EISDIR' || code === 'ELOOP') throw notRegular(path);
       // Never "nothing was sent": a mistyped path is not a job that sent nothing (its real journal may hold tasks).
-      if (existing && code === 'ENOENT')
-        throw noJournal(path);
+      if (existing && code === 'ENOENT') throw noJournal(path);
       // A job that started (`resume`): there is no --journal to pass, and where it goes on is the caller's to say.
       if (existing && code !== undefined && UNWRITABLE.has(code))
         throw new JobUnwritableError(`cannot write the journal ${path}: ${systemErrorWords(error)}; nothing was sent`, {

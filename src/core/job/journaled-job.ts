@@ -150,11 +150,7 @@ export function warnIfRefused(ctx: Pick<Output, 'printer'>, job: JournaledJob): 
  * `show --job`, `watch --job` and `diff` use the tasks the job has, and say that it is incomplete; a job taken over
  * whole is exit 2, pointing to `again(id)`, the same command on the job that took it over.
  */
-export function warnIfIncomplete(
-  ctx: Pick<Output, 'printer'>,
-  job: JournaledJob,
-  again: (id: string) => string,
-): void {
+export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob, again: (id: string) => string): void {
   warnIfRefused(ctx, job);
   if (job.unfinished.length === 0) return;
   requireNotSuperseded(job, again);

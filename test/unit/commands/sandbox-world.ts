@@ -154,7 +154,7 @@ export async function stoppedByCtrlC(
     signal: controller.signal,
   });
   if (first.code !== 130) throw new Error(`expected exit 130, got ${first.code}: ${first.stderr}`);
-  const stopped = /taskctl resume (j-[0-9a-z]+)$/m.exec(first.stderr)?.[1];
+  const stopped = /taskctl resume (j-[0-9a-z]+)(?: --yes)?$/m.exec(first.stderr)?.[1];
   if (stopped === undefined) throw new Error(`no resume hint: ${first.stderr}`);
   await world.clearFaults();
   return stopped;

@@ -91,7 +91,7 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     expect(api.calls.filter((call) => call.startsWith('POST'))).toHaveLength(1);
     expect(result.code).toBe(9);
     expect(result.stderr).toMatch(/the task list is too long to search/);
-    expect(result.stderr).toMatch(/taskctl resume j-[0-9a-z]+\n?$/);
+    expect(result.stderr).toMatch(/taskctl resume j-[0-9a-z]+ --yes\n?$/);
     expect(result.stderr).not.toMatch(/Re-run with/);
   });
 });

@@ -15,13 +15,13 @@ it.each(['wait --job', 'show --job', 'retry --job', 'watch --job', 'resume'])(
   '%s j-zzz: no job j-zzz on this machine (exit 2)',
   async (words) => {
     const command = words.split(' ');
-  for (const id of ['j-zzz', 'j-zzzzzz']) {
-    const result = await world.run([...command, id], { home: dir });
-    expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toBe(
-      `error: no job ${id} on this machine\n\`taskctl jobs --all\` lists the jobs this machine knows.\n`,
-    );
-  }
+    for (const id of ['j-zzz', 'j-zzzzzz']) {
+      const result = await world.run([...command, id], { home: dir });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toBe(
+        `error: no job ${id} on this machine\n\`taskctl jobs --all\` lists the jobs this machine knows.\n`,
+      );
+    }
     expect(await world.posts()).toBe(0);
   },
 );
