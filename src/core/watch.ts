@@ -57,7 +57,7 @@ async function watched(
     import('./job/job-chunks.js'),
   ]);
   const job = await readJob(ctx, options.job);
-  warnIfIncomplete(ctx, job);
+  warnIfIncomplete(ctx, job, (id) => `taskctl watch --job ${id}`);
   const chunks = new Map(job.created.map((chunk) => [chunk.task, chunk]));
   return {
     ids: job.created.map((chunk) => chunk.task),

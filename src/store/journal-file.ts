@@ -98,8 +98,7 @@ export class JournalFile {
       // ENXIO: a FIFO nobody reads; EISDIR: a directory; ELOOP: a symbolic link.
       if (code === 'ENXIO' || code === 'EISDIR' || code === 'ELOOP') throw notRegular(path);
       // Never "nothing was sent": a mistyped path is not a job that sent nothing (its real journal may hold tasks).
-      if (existing && code === 'ENOENT')
-        throw new UsageError(`no journal at ${path}`, 'Check the path: `taskctl jobs` lists the jobs of this machine.');
+      if (existing && code === 'ENOENT') throw noJournal(path);
       // A job that started (`resume`): there is no --journal to pass, and where it goes on is the caller's to say.
       if (existing && code !== undefined && UNWRITABLE.has(code))
         throw new JobUnwritableError(`cannot write the journal ${path}: ${systemErrorWords(error)}; nothing was sent`, {
@@ -707,4 +706,9 @@ function openCopy(path: string, failed: (words: string) => UsageError): number {
 /** The size in bytes of a job's input now (resume compares it with the recorded size); throws the fs error. */
 export function inputSize(path: string): number {
   return statSync(path).size;
+}
+
+/** No journal where a job's was named (a typo, or a finished job's journal removed): one wording for every command. */
+export function noJournal(path: string): UsageError {
+  return new UsageError(`no journal at ${path}`, 'Check the path: `taskctl jobs` lists the jobs of this machine.');
 }

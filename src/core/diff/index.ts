@@ -19,7 +19,8 @@ import { addTask, readFile, SideItems, unfinishedNote } from './side-items.js';
 import { SortedSide } from './sort.js';
 import { openFileSide, parseSide, type OpenedFile, type SideSpec } from './source.js';
 import { NOT_RESULT_FIELDS, type CompareMode } from './values.js';
-import { journalOf, looksLikeJobId } from '../job/registry.js';
+import { journalOf, namesJobId } from '../job/registry.js';
+import { shellWord } from '../../lib/shell-word.js';
 
 export interface DiffOptions {
   /** Only these fields are compared (`--fields a,b`). Default: status and every result field, not the error. */
@@ -32,7 +33,7 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
   const side = (arg: string): SideSpec => {
     const spec = parseSide(arg);
     if (spec.kind !== 'file') return spec;
-    return { ...spec, path: resolve(looksLikeJobId(arg) ? journalOf(ctx.env, arg) : arg) };
+    return { ...spec, path: resolve(namesJobId(arg) ? journalOf(ctx.env, arg) : arg) };
   };
   const specs = [side(first), side(second)] as const;
   if (specs[0].kind === 'stdin' && specs[1].kind === 'stdin')
@@ -45,7 +46,9 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
     const sides: SideItems[] = [];
     for (const [index, spec] of specs.entries()) {
       const side = new SideItems(spec.name, new SortedSide(files), mode);
-      await fill(ctx, spec, opened[index], side);
+      const again = (id: string) =>
+        `taskctl diff ${index === 0 ? id : shellWord(first)} ${index === 1 ? id : shellWord(second)}`;
+      await fill(ctx, spec, opened[index], side, again);
       side.sorted.finish(); // its buffers are freed before the next side fills its own
       sides.push(side);
     }
@@ -59,7 +62,13 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
   }
 }
 
-async function fill(ctx: Capabilities, spec: SideSpec, file: OpenedFile | undefined, side: SideItems): Promise<void> {
+async function fill(
+  ctx: Capabilities,
+  spec: SideSpec,
+  file: OpenedFile | undefined,
+  side: SideItems,
+  again: (id: string) => string,
+): Promise<void> {
   if (spec.kind === 'task') {
     const api = await ctx.api();
     const task = await ctx.spin(`reading task ${spec.id}`, () => api.getTask(spec.id));
@@ -70,7 +79,7 @@ async function fill(ctx: Capabilities, spec: SideSpec, file: OpenedFile | undefi
     return;
   }
   if (file === undefined) throw new Error('a file side was not opened');
-  if (file.kind === 'journal') await readJournal(ctx, file, side);
+  if (file.kind === 'journal') await readJournal(ctx, file, side, again);
   else await ctx.spin(`reading ${file.name}`, () => readFile(file, side, ctx.signal));
 }
 

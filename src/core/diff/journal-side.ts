@@ -10,13 +10,19 @@ import { jobTasks, readJob, warnIfIncomplete } from '../job/journaled-job.js';
 import { addTask, unfinishedNote, type SideItems } from './side-items.js';
 import type { OpenedFile } from './source.js';
 
-export async function readJournal(ctx: Capabilities, file: OpenedFile, side: SideItems): Promise<void> {
+/** `again(id)`: the same diff with job `id` as this side (a job taken over whole points to the job that took it over). */
+export async function readJournal(
+  ctx: Capabilities,
+  file: OpenedFile,
+  side: SideItems,
+  again: (id: string) => string,
+): Promise<void> {
   if (file.path === undefined)
     throw new UsageError('a journal is read from its file, not from stdin', 'Pass its path instead of -.');
   await file.close();
   const job = await readJob(ctx, file.path);
   side.services.add(job.service);
-  warnIfIncomplete(ctx, job);
+  warnIfIncomplete(ctx, job, again);
   const api = await ctx.api();
   await ctx.spin(`reading the ${job.created.length} tasks of ${file.name}`, async (say) => {
     let done = 0;

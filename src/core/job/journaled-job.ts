@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Output, Runtime, Service, Store } from '../capabilities.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
-import { readJournalRecords } from '../../store/journal-file.js';
+import { noJournal, readJournalRecords } from '../../store/journal-file.js';
 import { holderWords } from '../../store/lock-file.js';
 import { jobIdOf, jobStore, journalOf } from './registry.js';
 import { requireJobAccount } from './job-account.js';
@@ -57,7 +57,7 @@ export async function readJob(
   // A record at a time: the job's state is held, never the journal's lines (docs/performance.md#large-jobs).
   const fold = new JobFold(path, { again: (onRecord) => readJournalRecords(path, onRecord) });
   if (!readJournalRecords(path, (record) => fold.add(record))) {
-    throw new UsageError(`no journal at ${file}`, 'Pass the file given to `taskctl create --journal`.');
+    throw noJournal(file);
   }
   const state = fold.end();
   if (!state) throw new UsageError(`${file} holds no job (a create stopped before recording one sent nothing)`);
@@ -106,16 +106,25 @@ function stillCreating(job: JournaledJob): string {
 }
 
 /**
+ * A job taken over whole by a re-run of the same items in the same chunks (hand-over.ts) has its items' tasks in that
+ * job: every `--job` command (and `diff`) is exit 2 pointing to it, never half the job used with exit 0, nor
+ * `resume`, which only continues that job. `again(id)`: the same command on that job.
+ */
+function requireNotSuperseded(job: JournaledJob, again: (id: string) => string): void {
+  if (job.unfinished.length === 0 || job.supersededBy === undefined) return;
+  throw new UsageError(
+    `the job in ${job.file} is incomplete: ${unfinishedText(job)}; it was taken over by job ${job.supersededBy} (the same items, the same chunks), which has its items' tasks`,
+    `Run it on that job: ${again(job.supersededBy)}`,
+  );
+}
+
+/**
  * `wait --job` and `retry --job` need every task: an unfinished job is exit 2, pointing to `resume --wait`, or to the
- * end of the run still creating it.
+ * end of the run still creating it, or to the job that took it over.
  */
 export function requireComplete(job: JournaledJob, command: string): void {
   if (job.unfinished.length === 0) return;
-  if (job.supersededBy !== undefined)
-    throw new UsageError(
-      `the job in ${job.file} is incomplete: ${unfinishedText(job)}; it was taken over by job ${job.supersededBy} (the same items, the same chunks), which has its items' tasks`,
-      `Run it on that job: taskctl ${command} ${job.supersededBy}`,
-    );
+  requireNotSuperseded(job, (id) => `taskctl ${command} ${id}`);
   throw new UsageError(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; ${command} needs every task`,
     job.runner === undefined
@@ -137,10 +146,14 @@ export function warnIfRefused(ctx: Pick<Output, 'printer'>, job: JournaledJob): 
   );
 }
 
-/** `show --job` (and `diff`) use the tasks the job has, and say that it is incomplete. */
-export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob): void {
+/**
+ * `show --job`, `watch --job` and `diff` use the tasks the job has, and say that it is incomplete; a job taken over
+ * whole is exit 2, pointing to `again(id)`, the same command on the job that took it over.
+ */
+export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob, again: (id: string) => string): void {
   warnIfRefused(ctx, job);
   if (job.unfinished.length === 0) return;
+  requireNotSuperseded(job, again);
   const next =
     job.runner === undefined
       ? `finish it: ${resumeCommand({ id: job.file, refused: job.refused.length > 0 })}`

@@ -38,6 +38,12 @@ export function jobStore(env: Env): JobStore {
   return new JobStore(stateDirectory(env));
 }
 
+/**
+ * An argument shaped like a job id (`j-` then letters and digits: no path separator, no extension) is meant as one,
+ * whether or not it is well formed: naming no file, it is a job this machine does not know, never a journal path.
+ */
+const ID_SHAPED = /^j-[0-9a-z]*$/i;
+
 /** The journal an argument names: an existing path as given, else the journal of job ID on this machine. */
 export function journalOf(env: Env, arg: string): string {
   // Resolved as a path, '' would be the current directory.
@@ -46,8 +52,8 @@ export function journalOf(env: Env, arg: string): string {
       'an empty argument names no job',
       'Name a job by its id (`taskctl jobs` lists them) or its journal file; is a shell variable unset?',
     );
-  if (pathExists(arg) || !JOB_ID.test(arg)) return arg;
-  const path = jobStore(env).locate(arg);
+  if (pathExists(arg) || !namesJobId(arg)) return arg;
+  const path = JOB_ID.test(arg) ? jobStore(env).locate(arg) : undefined;
   if (path === undefined)
     throw new UsageError(`no job ${arg} on this machine`, '`taskctl jobs --all` lists the jobs this machine knows.');
   return path;
@@ -56,6 +62,11 @@ export function journalOf(env: Env, arg: string): string {
 /** True for an argument that looks like a job id (`j-…`), whether or not the job exists. */
 export function looksLikeJobId(arg: string): boolean {
   return JOB_ID.test(arg);
+}
+
+/** True for an argument meant as a job id (`j-zzz` too, which no job has): `diff` reads it as a job, not a file. */
+export function namesJobId(arg: string): boolean {
+  return ID_SHAPED.test(arg);
 }
 
 /** How long a finished job's journal stays in the state directory without `job-retention`: 30 days. */

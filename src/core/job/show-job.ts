@@ -36,7 +36,7 @@ export async function runShowJob(ctx: Shower, file: string, options: ShowOptions
     );
   }
   const job = await readJob(ctx, file);
-  warnIfIncomplete(ctx, job);
+  warnIfIncomplete(ctx, job, (id) => `taskctl show --job ${id}`);
   const api = await ctx.api();
   const keep = itemFilter(options);
   if (idsOnly(ctx.globals)) await jobTargets(ctx.printer, api, job, keep);

@@ -37,7 +37,7 @@ export async function confirmCost(
     if (resuming) {
       throw new BalanceError(
         `${above}; nothing more was sent`,
-        `Continue it with: ${resumeCommand(resuming, ` --max-cost ${estimate}`)}`,
+        `Continue it with: ${resumeCommand({ ...resuming, maxCost: estimate })}`,
       );
     }
     throw new BalanceError(`${above}; nothing was created`, 'Raise --max-cost, or send fewer items.');
@@ -46,8 +46,15 @@ export async function confirmCost(
   if (options.yes || estimate < confirmAbove.value) return undefined;
   if (options.maxCost !== undefined) return undefined; // within --max-cost (checked above): the caller set its own limit
   if (!ctx.interactive || ctx.io.stdout.isTTY !== true) {
+    const refused = `the estimate is ${counted(estimate, 'coin')}, at or above confirm-above (${formatCount(confirmAbove.value)}), and ${noPromptWhy(ctx)}`;
+    // A resumed job may have tasks from earlier runs: only this run sent nothing (the words of its question, below).
+    if (resuming)
+      throw new UsageError(
+        `${refused}; nothing more was sent by this run (--max-cost ${estimate} would allow up to that much)`,
+        `Continue it with: ${resumeCommand({ ...resuming, yes: true })}`,
+      );
     throw new UsageError(
-      `the estimate is ${counted(estimate, 'coin')}, at or above confirm-above (${formatCount(confirmAbove.value)}), and ${noPromptWhy(ctx)}; nothing was created`,
+      `${refused}; nothing was created`,
       `Pass --yes to ${verb.toLowerCase()} it anyway, or --max-cost ${estimate} to allow up to that much.`,
     );
   }

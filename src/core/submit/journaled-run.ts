@@ -47,7 +47,7 @@ import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
-import { resumeCommand, type JobRef, type SubmitOptions, type Submitter } from './types.js';
+import { resumeCommand, spendingFlags, type JobRef, type SubmitOptions, type Submitter } from './types.js';
 import { coveringTasks, coverStands, standingTakeover } from './hand-over.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
@@ -281,7 +281,7 @@ export async function runJournaledCreate(
     const { pruneExpired } = await import('../jobs.js');
     await pruneExpired(ctx, place.store);
   } catch (error) {
-    throw interruptedBeforeSending(ctx, error, { id }, file);
+    throw interruptedBeforeSending(ctx, error, { id, ...spendingFlags(options) }, file);
   } finally {
     file.close(() => discardUnsent(place, id, file));
   }
@@ -518,7 +518,8 @@ async function resumeOne(
     }
   } catch (error) {
     // A run past refused chunks keeps its --skip-refused in the hint (a no-op on a job without them).
-    throw interruptedBeforeSending(ctx, error, { id: opened.id, refused: options.skipRefused === true }, file);
+    const self = { id: opened.id, refused: options.skipRefused === true, ...spendingFlags(options) };
+    throw interruptedBeforeSending(ctx, error, self, file);
   } finally {
     file.close();
   }
@@ -701,10 +702,11 @@ async function continueJob(
     ? new Map<number, string[]>()
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
   const user = parseUserSettlement(journal, run.options);
-  const skip = skipRefused(ctx, journal, { id, user }, run.options.skipRefused === true);
-  const covering = state.done
-    ? { taken: [] }
-    : fromCoveringJobs(ctx, journal, items, { user, skip, self: { id, refused: skip.size > 0 } });
+  const spending = spendingFlags(run.options);
+  const skip = skipRefused(ctx, journal, { id, user, spending }, run.options.skipRefused === true);
+  // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too.
+  const self: JobRef = { id, refused: skip.size > 0, ...spending };
+  const covering = state.done ? { taken: [] } : fromCoveringJobs(ctx, journal, items, { user, skip, self });
   if (run.continued) {
     const stands = (cover: Cover) => coverStands(jobStore(ctx.env), cover);
     const taken = 'taken' in covering ? covering.taken : [];
@@ -722,9 +724,9 @@ async function continueJob(
       done: journal.done,
       skip,
       observer: journal,
-      job: { id, name: open.name, refused: skip.size > 0 },
+      job: { ...self, name: open.name },
       verb: run.verb,
-      settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id }),
+      settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id, spending }),
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );
@@ -764,7 +766,7 @@ function fromCoveringJobs(
       `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: it may create the items of this job's chunks not created yet (${[...left].join(', ')}); nothing was sent`,
       running
         ? `When it ends: ${resumeCommand(self)}`
-        : `Settle that job first: taskctl resume ${job}; then: ${resumeCommand(self)}`,
+        : `Settle that job first: ${resumeCommand({ ...self, id: job, refused: false })}; then: ${resumeCommand(self)}`,
     );
     return { error };
   }
@@ -793,7 +795,7 @@ interface Taken {
 function skipRefused(
   ctx: Pick<Submitter, 'printer'>,
   journal: JobJournal,
-  { id, user }: { id: string; user: UserSettlement },
+  { id, user, spending }: { id: string; user: UserSettlement; spending: Pick<JobRef, 'yes' | 'maxCost'> },
   skip: boolean,
 ): ReadonlySet<number> {
   const refused = journal.refused();
@@ -816,7 +818,7 @@ function skipRefused(
   }
   throw new InputError(
     `${what}\nsending the same items again is refused the same way, so they are not sent again`,
-    `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ id, refused: true }, settleFlags(user))}`,
+    `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ id, refused: true, ...spending }, settleFlags(user))}`,
   );
 }
 

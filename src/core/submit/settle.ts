@@ -95,6 +95,13 @@ interface InDoubt {
   items: ReadonlyMap<number, string[]>;
   user: UserSettlement;
   name: string;
+  /** The run's --yes and --max-cost, carried by every resume its hints name (types.ts `spendingFlags`). */
+  spending: Pick<JobRef, 'yes' | 'maxCost'>;
+}
+
+/** The job as the hints of its chunks in doubt name it. */
+function selfOf(doubt: InDoubt): JobRef {
+  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending };
 }
 
 /**
@@ -263,7 +270,7 @@ async function settleCovered(
   ]);
   const theirs = coveringChunk(jobStore(ctx.env), cover);
   const by = `job ${cover.job} (its chunk ${cover.chunk})`;
-  const self = { id: doubt.name, refused: journal.refused().length > 0 };
+  const self = selfOf(doubt);
   if (theirs === undefined || theirs.refused) {
     ctx.printer.info(
       `chunk ${index}: ${by}, which took its items over, ${theirs === undefined ? 'cannot be read' : 'has no task for them (refused)'}: settling it here`,
@@ -286,7 +293,7 @@ async function settleCovered(
         ? `chunk ${index}: its items were taken over by ${by}, which has no task for them yet${theirs.sent ? ' (its request may have made one)' : ''}; nothing was sent`
         : `chunk ${index}: its items were taken over by ${by}, which is running (${holderWords(runner)}); nothing was sent`,
       runner === undefined
-        ? `Settle that job first: taskctl resume ${cover.job}; then: ${resumeCommand(self)}`
+        ? `Settle that job first: ${resumeCommand({ ...doubt.spending, id: cover.job })}; then: ${resumeCommand(self)}`
         : `When it ends: ${resumeCommand(self)}`,
     );
   }
@@ -397,7 +404,7 @@ async function settleByScan(
   journal.unknown(planned, seen, why);
   throw new CreateUnknownError(
     `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}${chunk.resendAsked ? '; it was not sent again' : ''}`,
-    unsureHint({ id: doubt.name, refused: doubt.journal.refused().length > 0 }, index, seen),
+    unsureHint(selfOf(doubt), index, seen),
   );
 }
 
@@ -414,7 +421,7 @@ function keyRefused(
   const { index, service, items, send } = chunk;
   return new AuthError(
     `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) is still in doubt: the task list cannot be read to find out whether it was created (${error.message}); nothing was sent`,
-    `${error.hint ?? AUTH_HINT} Then continue it: ${resumeCommand({ id: doubt.name, refused: doubt.journal.refused().length > 0 })}`,
+    `${error.hint ?? AUTH_HINT} Then continue it: ${resumeCommand(selfOf(doubt))}`,
   );
 }
 

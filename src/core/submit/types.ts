@@ -152,16 +152,32 @@ export interface PipelineInput {
   settle?: (api: ApiClient, state: SendState) => Promise<void>;
 }
 
-/** A job as its hints name it: `refused`, it has chunks the service refused (a resume of it needs `--skip-refused`). */
+/**
+ * A job as its hints name it: `refused`, it has chunks the service refused (a resume of it needs `--skip-refused`);
+ * `yes` and `maxCost`, the run was told how to spend without a question (`--yes`, `--max-cost N`), so its resume is
+ * too: printed in a script or CI, with no terminal to ask on, it runs there as printed (docs/behaviour.md#jobs).
+ */
 export interface JobRef {
   id: string;
   refused?: boolean;
+  yes?: boolean;
+  maxCost?: number;
+}
+
+/** The spending flags of a run that its job's hints carry (`--yes`, `--max-cost N`). */
+export function spendingFlags(options: Pick<SubmitOptions, 'yes' | 'maxCost'>): Pick<JobRef, 'yes' | 'maxCost'> {
+  return {
+    ...(options.yes === true && { yes: true }),
+    ...(options.maxCost !== undefined && { maxCost: options.maxCost }),
+  };
 }
 
 /**
  * The one `taskctl resume …` command every hint of a job prints: with `--skip-refused` while the job has refused
- * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk); `more`, flags after it.
+ * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), and the run's spending flags;
+ * `more`, flags after them.
  */
 export function resumeCommand(job: JobRef, more = ''): string {
-  return `taskctl resume ${job.id}${job.refused === true ? ' --skip-refused' : ''}${more}`;
+  const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
+  return `taskctl resume ${job.id}${job.refused === true ? ' --skip-refused' : ''}${spending}${more}`;
 }

@@ -154,8 +154,26 @@ export async function stoppedByCtrlC(
     signal: controller.signal,
   });
   if (first.code !== 130) throw new Error(`expected exit 130, got ${first.code}: ${first.stderr}`);
-  const stopped = /taskctl resume (j-[0-9a-z]+)$/m.exec(first.stderr)?.[1];
+  const stopped = /taskctl resume (j-[0-9a-z]+)(?: --yes)?$/m.exec(first.stderr)?.[1];
   if (stopped === undefined) throw new Error(`no resume hint: ${first.stderr}`);
   await world.clearFaults();
   return stopped;
+}
+
+/**
+ * A job of `items` (one a chunk) stopped with its chunk 1 in doubt and the others never sent, then taken over whole by
+ * its `--reuse-window` re-run (the CI re-run): `taskctl jobs` calls the first `superseded`. Returns both ids.
+ */
+export async function supersededJob(
+  world: World,
+  home: string,
+  items: readonly string[],
+): Promise<{ stopped: string; rerun: string }> {
+  const create = ['create', 'domain_check_availability', ...items, '--chunk-size', '1', '-y', '-q'];
+  const stopped = await stoppedByCtrlC(world, create, home, 'reset-before');
+  const again = await world.run([...create, '--reuse-window', '1h'], { home });
+  if (again.code !== 0) throw new Error(`the re-run: exit ${again.code}: ${again.stderr}`);
+  const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1];
+  if (rerun === undefined) throw new Error(`the re-run named no job: ${again.stderr}`);
+  return { stopped, rerun };
 }

@@ -324,7 +324,7 @@ describe('a create answered with a task that cannot be this request’s: reconci
         later.allowUnused();
         const resumed = await runTaskctl(['resume', job, '-y'], { api: later, home });
         expect(resumed.code, resumed.stderr).toBe(9);
-        expect(resumed.stderr).toContain(`taskctl resume ${job} --adopt 1=1`);
+        expect(resumed.stderr).toContain(`taskctl resume ${job} --yes --adopt 1=1`);
         expect(posts(later)).toBe(0);
       } finally {
         rmSync(home, { recursive: true, force: true });

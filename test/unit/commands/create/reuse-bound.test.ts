@@ -114,7 +114,7 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     expect(result.stderr).toMatch(/the task list is too long to search/);
     // The resume looks again with the job's window: the hint names it with one the list covers, or with no lookup.
     expect(result.stderr).toMatch(
-      /Continue it with a window the list covers: taskctl resume (j-[0-9a-z]+) --reuse-window (\d+)m \(tasks older than \2m are not looked at, so a task of a chunk not sent yet made between [-0-9T:]+Z, the 1h window's start, and \2m before the resume would be paid again\), or without looking: taskctl resume \1 --no-reuse\n?$/,
+      /Continue it with a window the list covers: taskctl resume (j-[0-9a-z]+) --yes --reuse-window (\d+)m \(tasks older than \2m are not looked at, so a task of a chunk not sent yet made between [-0-9T:]+Z, the 1h window's start, and \2m before the resume would be paid again\), or without looking: taskctl resume \1 --yes --no-reuse\n?$/,
     );
     expect(result.stderr).not.toMatch(/Re-run with/);
   });
@@ -151,7 +151,7 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     const offered = [...result.stderr.matchAll(/--reuse-window (\d+)m\b/g)].map((match) => Number(match[1]));
     for (const minutes of offered) expect(minutes).toBeLessThan(60);
     // Nothing the pages read says what a shorter window would cover: only the way without looking.
-    expect(result.stderr).toMatch(/Continue it without looking: taskctl resume j-[0-9a-z]+ --no-reuse/);
+    expect(result.stderr).toMatch(/Continue it without looking: taskctl resume j-[0-9a-z]+ --yes --no-reuse/);
   });
 
   it('on an account of same-size tasks, refuses after the list pages alone: no candidate is read', async () => {

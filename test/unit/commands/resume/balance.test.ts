@@ -42,7 +42,7 @@ it('refused by the balance: nothing more sent by this run, what it covers, top u
     'error: the estimate is 4 coins, above the balance of 3; nothing more was sent by this run\ncreated 2 of 4 tasks before that: 1–2\n',
   );
   expect(refused.stderr).toMatch(
-    /\nThe balance covers 3 of the 4 items \(1 whole chunk of 2\)\. Top up the balance, then continue it: taskctl resume j-\S+\n$/,
+    /\nThe balance covers 3 of the 4 items \(1 whole chunk of 2\)\. Top up the balance, then continue it: taskctl resume j-\S+ --yes\n$/,
   );
   expect(refused.stderr).not.toContain('nothing was created');
   expect(await world.posts()).toBe(posts);

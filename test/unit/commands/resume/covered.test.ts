@@ -124,7 +124,8 @@ it('the re-run killed with its own POST out: exit 9, settle that job first; both
   expect(refused.code, refused.stderr).toBe(9);
   expect(refused.stderr).toContain(`its items were taken over by job ${rerun} (its chunk 1), which has no task`);
   const hint = /Settle that job first: taskctl (.*); then: taskctl (.*)$/m.exec(refused.stderr);
-  expect(hint?.slice(1)).toEqual([`resume ${rerun}`, `resume ${stopped}`]);
+  // Both carry the -y of the run that printed them: they run where it ran (a script), with no question.
+  expect(hint?.slice(1)).toEqual([`resume ${rerun} --yes`, `resume ${stopped} --yes`]);
   for (const command of hint?.slice(1) ?? []) {
     const result = await run([...command.split(' '), '-y', '-q']);
     expect(result.code, result.stderr).toBe(0);

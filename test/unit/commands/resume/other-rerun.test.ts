@@ -85,7 +85,8 @@ it('that re-run not finished: exit 9, settle it first; both hints run verbatim p
   expect(refused.code, refused.stderr).toBe(9);
   expect(refused.stderr).toContain(`job ${rerun}, which took over items of this job, has not finished`);
   const hint = /Settle that job first: taskctl (.*); then: taskctl (.*)$/m.exec(refused.stderr);
-  expect(hint?.slice(1)).toEqual([`resume ${rerun}`, `resume ${stopped}`]);
+  // Both carry the -y of the run that printed them: they run where it ran (a script), with no question.
+  expect(hint?.slice(1)).toEqual([`resume ${rerun} --yes`, `resume ${stopped} --yes`]);
   for (const command of hint?.slice(1) ?? []) {
     const result = await run([...command.split(' '), '-y', '-q']);
     expect(result.code, result.stderr).toBe(0);

@@ -366,7 +366,7 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     const refused = await run(['resume', id, '--resend', '1', '-y']);
     expect(refused.code).toBe(9);
     expect(refused.stderr).toContain(`task ${task?.id}`);
-    expect(refused.stderr).toContain(`taskctl resume ${id} --adopt 1=${task?.id}`);
+    expect(refused.stderr).toContain(`taskctl resume ${id} --yes --adopt 1=${task?.id}`);
     expect(await world.tasks()).toHaveLength(1);
     expect(await world.posts()).toBe(1);
     // The hint, followed: the chunk is the task, and nothing was paid twice.
@@ -434,7 +434,7 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     const refused = await run(['resume', id, '--resend', '1', '-y']);
     expect(refused.code).toBe(9);
     expect(refused.stderr).toContain('it was not sent again');
-    expect(refused.stderr.trim().split('\n').at(-1)).toBe(`Try again later: taskctl resume ${id}`);
+    expect(refused.stderr.trim().split('\n').at(-1)).toBe(`Try again later: taskctl resume ${id} --yes`);
     expect(await world.posts()).toBe(1);
   });
 
@@ -550,7 +550,9 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
     const skipped = await run([...hinted(created.stderr), '-y']);
     expect(skipped.code, skipped.stderr).toBe(9);
     // Later, the list reads again: the hint still carries the way past the refused chunk.
-    expect(skipped.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`: taskctl resume ${id} --skip-refused$`));
+    expect(skipped.stderr.trim().split('\n').at(-1)).toMatch(
+      new RegExp(`: taskctl resume ${id} --skip-refused --yes$`),
+    );
     await world.clearFaults();
     return id;
   }
@@ -587,7 +589,7 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
       last = await run([...next, '-y']);
     }
     expect(last.code, last.stderr).toBe(0);
-    expect(seen.some((command) => command.includes('--skip-refused --adopt 3='))).toBe(true);
+    expect(seen.some((command) => command.includes('--skip-refused --yes --adopt 3='))).toBe(true);
     // The two creates' chunks 1 and 2, the lost chunk 3, the other create's: nothing sent again.
     expect(await world.posts()).toBe(4);
   });
@@ -608,7 +610,7 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
     const task = Math.max(...(await world.tasks()).map((t) => t.id));
     const adopt = await run(['resume', id, '--adopt', `3=${task}`, '-y']);
     expect(adopt.code).toBe(3);
-    expect(hinted(adopt.stderr)).toEqual(['resume', id, '--skip-refused', '--adopt', `3=${task}`]);
+    expect(hinted(adopt.stderr)).toEqual(['resume', id, '--skip-refused', '--yes', '--adopt', `3=${task}`]);
     const done = await run([...hinted(adopt.stderr), '-y', '-q']);
     expect(done.code, done.stderr).toBe(0);
     expect(await world.posts()).toBe(3);

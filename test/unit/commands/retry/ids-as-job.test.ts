@@ -104,7 +104,7 @@ describe('retry <id...> is a job', () => {
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stdout.trim().split('\n')).toHaveLength(1);
     const next = stopped.stderr.trim().split('\n').at(-1) ?? '';
-    expect(next).toMatch(/^Continue it with: taskctl resume j-[0-9a-z]+$/);
+    expect(next).toMatch(/^Continue it with: taskctl resume j-[0-9a-z]+ --yes$/);
     expect(stopped.stderr).not.toMatch(/taskctl retry|re-run|reuse-window|same command/i);
     await world.clearFaults();
 

@@ -80,7 +80,11 @@ describe('readJob', () => {
       }),
     );
     const warnings: string[] = [];
-    warnIfIncomplete({ printer: { warn: (text: string) => warnings.push(text) } } as never, job);
+    warnIfIncomplete(
+      { printer: { warn: (text: string) => warnings.push(text) } } as never,
+      job,
+      (id) => `taskctl show --job ${id}`,
+    );
     expect(warnings).toEqual([
       `the job in ${path} is incomplete: 2 chunks of 3 (2, 3) have no task yet, and ${running}; using its 1 task (run this again once that run has ended)`,
     ]);
