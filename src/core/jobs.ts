@@ -10,7 +10,7 @@ import { formatBytes } from '../output/bytes.js';
 import { isoSeconds } from '../output/times.js';
 import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
-import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '../store/job-files.js';
+import { diskBytes, mtimeOf, type JobStore, type LeftoverCopies, type StoredJob } from '../store/job-files.js';
 import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
 import { CliError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
@@ -223,15 +223,51 @@ function unreadableRow(stored: StoredJob, why: CliError | string): JobRow {
  * taken only for one that is due (docs/performance.md#a-create-that-is-a-job): one a run holds now (a `resume
  * --adopt`) stays for the next time.
  */
-export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: number, nowMs: number): JobRow[] {
-  return rows.filter((row) => {
-    if (row.state !== 'finished' || !row.own) return false;
+export function pruneJobs(
+  store: JobStore,
+  rows: readonly JobRow[],
+  keepMs: number,
+  nowMs: number,
+  all: readonly JobRow[] = rows,
+): JobRow[] {
+  const removed: JobRow[] = [];
+  for (const row of rows) {
+    if (row.state !== 'finished' || !row.own) continue;
+    const due = (mtimeMs: number) => expired(mtimeMs, keepMs, nowMs);
+    // The jobs it superseded (and those they superseded) go first, with it: without its journal one would be re-armed.
+    const superseded = supersededBy(all, row.id);
+    if (superseded === undefined) continue;
     try {
-      return store.removeLocked({ id: row.id, path: row.journal }, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
+      if (superseded.length > 0 && !due(mtimeOf(row.journal) ?? nowMs)) continue;
+      const before = removed.length;
+      for (const over of superseded) {
+        if (!store.removeLocked({ id: over.id, path: over.journal }, () => true)) break;
+        removed.push(over);
+      }
+      if (removed.length - before < superseded.length) continue; // left for the next run, with it
+      if (store.removeLocked({ id: row.id, path: row.journal }, due)) removed.push(row);
     } catch {
-      return false; // left for the next run
+      // left for the next run
     }
-  });
+  }
+  return removed;
+}
+
+/**
+ * The jobs taken over whole by job `id`, and by them in turn, innermost first; undefined when one of them is not
+ * taskctl's own to remove (a `--journal FILE`): the finished job then stays, and keeps them superseded.
+ */
+function supersededBy(all: readonly JobRow[], id: string): JobRow[] | undefined {
+  const found: JobRow[] = [];
+  const over = [id];
+  for (const job of over)
+    for (const row of all)
+      if (row.state === 'superseded' && row.superseded_by === job && !over.includes(row.id)) {
+        if (!row.own) return undefined;
+        over.push(row.id);
+        found.unshift(row);
+      }
+  return found;
 }
 
 /** With no retention (`--prune`) its age is not asked: a journal stamped ahead of the clock goes too. */
@@ -278,7 +314,9 @@ export async function pruneExpired(ctx: Service & Runtime, store: JobStore | und
   const old = store.list().filter((job) => job.own && now - job.mtimeMs >= keep);
   if (old.length > 0) {
     const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
-    pruneJobs(store, rows, keep, now);
+    // Every job is read only when a finished one is due: the jobs it superseded go with it.
+    const all = rows.some((row) => row.state === 'finished') ? readJobs(store) : rows;
+    pruneJobs(store, rows, keep, now, all);
     pruneUnrecorded(
       store,
       old.filter((stored) => holdsNothing(stored.path)),
@@ -334,14 +372,17 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
   const store = jobStore(ctx.env);
   let rows = readJobs(store);
   const keep = options.prune === true ? 0 : await retentionMs(ctx);
-  const removed = new Set(pruneJobs(store, rows, keep, ctx.clock.now()).map((row) => row.id));
+  const pruned = pruneJobs(store, rows, keep, ctx.clock.now());
+  const removed = new Set(pruned.map((row) => row.id));
+  const superseded = pruned.filter((row) => row.state === 'superseded').length;
   let starts = unrecordedStarts(store);
   const gone = new Set(pruneUnrecorded(store, starts, keep, ctx.clock.now()).map((stored) => stored.id));
   starts = starts.filter((stored) => !gone.has(stored.id) && store.runner(stored.id, stored.path) === undefined);
   const leftovers = pruneLeftovers(store, keep, ctx.clock.now());
   if (options.prune === true) {
     const also = [
-      counted(removed.size, 'finished job'),
+      counted(removed.size - superseded, 'finished job'),
+      ...(superseded > 0 ? [`${counted(superseded, 'job')} ${superseded === 1 ? 'it' : 'they'} superseded`] : []),
       ...(gone.size > 0 ? [counted(gone.size, UNRECORDED)] : []),
       ...(leftovers.removed > 0 ? [counted(leftovers.removed, LEFTOVER)] : []),
     ];

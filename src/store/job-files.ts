@@ -264,7 +264,7 @@ export function realPath(path: string): string {
 }
 
 /** The last change of the file at `path`, epoch ms; undefined when it is gone or cannot be looked at. */
-function mtimeOf(path: string): number | undefined {
+export function mtimeOf(path: string): number | undefined {
   try {
     return statSync(path, { throwIfNoEntry: false })?.mtimeMs;
   } catch {
