@@ -363,7 +363,8 @@ function interruptedBeforeSending(
 function discardUnsent(place: JobPlace, id: string, file: JournalFile): void {
   const { store } = place;
   if (store?.journalPath(id) !== place.path) return;
-  if (file.holds('send')) return;
+  // One that reused a task (`created`, no send) is a job too: its hint names it, and a job it superseded points to it.
+  if (file.holds('send') || file.holds('created')) return;
   try {
     store.remove({ id, path: place.path, own: true });
   } catch {

@@ -220,14 +220,19 @@ export async function supersededJob(
     '-q',
   ];
   const stopped = await stoppedByCtrlC(world, create, home, 'reset-before');
-  const journal = join(home, 'state', 'jobs', `${stopped}.jsonl`);
-  const [first = '', ...rest] = readFileSync(journal, 'utf8').split('\n');
-  const job = JSON.parse(first) as { created_at: string };
-  job.created_at = new Date(Date.parse(job.created_at) - 2 * 3_600_000).toISOString();
-  writeFileSync(journal, [JSON.stringify(job), ...rest].join('\n'));
+  startedBefore(home, stopped, 2 * 3_600_000);
   const again = await runTaskctl([...create, '--reuse-window', '1h'], { env: world.env, clock: world.clock, home });
   if (again.code !== 0) throw new Error(`the re-run: exit ${again.code}: ${again.stderr}`);
   const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1];
   if (rerun === undefined || rerun === stopped) throw new Error(`the re-run is no job of its own: ${again.stderr}`);
   return { stopped, rerun, stderr: again.stderr };
+}
+
+/** Job `id` of `home`'s state directory dated `ms` back (its job record's `created_at`): a job started long before. */
+export function startedBefore(home: string, id: string, ms: number): void {
+  const journal = join(home, 'state', 'jobs', `${id}.jsonl`);
+  const [first = '', ...rest] = readFileSync(journal, 'utf8').split('\n');
+  const job = JSON.parse(first) as { created_at: string };
+  job.created_at = new Date(Date.parse(job.created_at) - ms).toISOString();
+  writeFileSync(journal, [JSON.stringify(job), ...rest].join('\n'));
 }
