@@ -223,7 +223,13 @@ function unreadableRow(stored: StoredJob, why: CliError | string): JobRow {
  * taken only for one that is due (docs/performance.md#a-create-that-is-a-job): one a run holds now (a `resume
  * --adopt`) stays for the next time.
  */
-export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: number, nowMs: number): JobRow[] {
+export function pruneJobs(
+  store: JobStore,
+  rows: readonly JobRow[],
+  keepMs: number,
+  nowMs: number,
+  all: readonly JobRow[] = rows,
+): JobRow[] {
   const remove = (row: JobRow) => {
     try {
       return store.removeLocked({ id: row.id, path: row.journal }, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
@@ -231,17 +237,19 @@ export function pruneJobs(store: JobStore, rows: readonly JobRow[], keepMs: numb
       return false; // left for the next run
     }
   };
-  // A superseded job goes as a finished one does, but never after the job that took it over: without that job's
-  // journal its takeover would read as void, and its resume would pay for the items again. So a job stays while a
+  // A superseded job goes as a finished one does, but never after the job that took it over, so the superseded
+  // job's commands can always point to it (the takeover itself is in the superseded job's journal). So a job stays while a
   // superseded job that names it stays, and those go first.
   const due = rows.filter((row) => row.own && (row.state === 'finished' || row.state === 'superseded'));
-  const staying = new Set(rows.filter((row) => row.state === 'superseded').map((row) => row.id));
+  // `all`: every job of the state directory, when `rows` are only those past the retention (a young superseded job
+  // keeps an old finished one too).
+  const staying = new Set(all.filter((row) => row.state === 'superseded').map((row) => row.id));
   const removed: JobRow[] = [];
   const tried = new Set<string>();
   for (let progress = true; progress;) {
     progress = false;
     const namedByStaying = new Set(
-      rows.filter((row) => staying.has(row.id) && row.superseded_by !== undefined).map((row) => row.superseded_by),
+      all.filter((row) => staying.has(row.id) && row.superseded_by !== undefined).map((row) => row.superseded_by),
     );
     for (const row of due) {
       if (tried.has(row.id) || namedByStaying.has(row.id)) continue;
@@ -299,7 +307,9 @@ export async function pruneExpired(ctx: Service & Runtime, store: JobStore | und
   const old = store.list().filter((job) => job.own && now - job.mtimeMs >= keep);
   if (old.length > 0) {
     const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
-    pruneJobs(store, rows, keep, now);
+    // Every job is read only when a finished one is due: a superseded job not due yet keeps the job that took it over.
+    const all = rows.some((row) => row.state === 'finished') ? readJobs(store) : rows;
+    pruneJobs(store, rows, keep, now, all);
     pruneUnrecorded(
       store,
       old.filter((stored) => holdsNothing(stored.path)),

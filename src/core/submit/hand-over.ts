@@ -135,7 +135,7 @@ function coveringJob(env: Env, id: string): Job | undefined {
  * The covering job is this one again: the same service, account, base URL, items (their digest) and chunk size, so
  * its chunk N is this job's chunk N, and it creates (or reuses) every one of them: this job is superseded by it.
  */
-function sameChunking(stopped: Job, covering: Job | undefined): boolean {
+export function sameChunking(stopped: Job, covering: Job | undefined): boolean {
   return (
     covering?.service === stopped.service &&
     covering.account === stopped.account &&
@@ -182,10 +182,15 @@ export function coverStands(store: JobStore, cover: Cover): boolean {
   return theirs.task !== undefined || theirs.sent || store.runner(cover.job, theirs.path) !== undefined;
 }
 
-/** The job that took `state`'s job over whole, while that takeover stands (`coverStands`). */
+/**
+ * The job that took `state`'s job over whole, while that takeover stands (`coverStands`). One that gave the chunk its
+ * task (the `reconciled` record) had sent it: it stands whatever became of that job's journal since (pruned once
+ * finished, removed by hand), so a superseded job is never re-armed to buy the items again.
+ */
 export function standingTakeover(store: JobStore, state: JobState): string | undefined {
   const cover = state.supersededCover;
   if (cover === undefined || state.done) return undefined;
+  if (state.chunks.get(cover.chunk)?.task?.how === 'reused') return cover.job;
   return coverStands(store, cover) ? cover.job : undefined;
 }
 

@@ -82,8 +82,8 @@ export class JobJournal implements ChunkObserver {
     if (known) known.named = [...(known.named ?? []), ...ids];
   }
 
-  anySent(): boolean {
-    return this.state.sent;
+  anyRecorded(): boolean {
+    return this.state.sent || [...this.state.chunks.values()].some((chunk) => chunk.task !== undefined);
   }
 
   /** Only a chunk with a send on record has something to settle; the others were never sent. */

@@ -49,6 +49,8 @@ import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import { resumeCommand, spendingFlags, type JobRef, type SubmitOptions, type Submitter } from './types.js';
 import { coveringTasks, coverStands, standingTakeover } from './hand-over.js';
+import { sameWork, stoppedSameWork, type StoppedJob } from './same-work.js';
+import { isoSeconds } from '../../output/times.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
 type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;
@@ -270,8 +272,14 @@ export async function runJournaledCreate(
       await continueGiven(ctx, job, state, { wanted, given, options });
       return;
     }
-    const { prepared: read, record } = await startJob(ctx, job, wanted, given, options);
+    let stopped: StoppedJob | undefined;
+    const { prepared: read, record } = await startJob(ctx, job, wanted, given, options, (record, prepared) => {
+      stopped = stoppedJobToContinue(ctx, record, prepared, options);
+      return stopped !== undefined;
+    });
     try {
+      if (stopped !== undefined && (await continueStopped(ctx, stopped, record, read, options))) return;
+      if (stopped !== undefined) file.append(record); // that job could not be taken after all: this one starts
       const started = rebuild([record], path);
       if (!started) throw new Error('unreachable: the job record was just written');
       await continueJob(ctx, job, started, read, { options, verb: verbOf(options), continued: false });
@@ -284,6 +292,63 @@ export async function runJournaledCreate(
     throw interruptedBeforeSending(ctx, error, { id, ...spendingFlags(options) }, file);
   } finally {
     file.close(() => discardUnsent(place, id, file));
+  }
+}
+
+/**
+ * The stopped job of this machine that this new job is the work of again (same-work.ts), when its reuse window reaches
+ * back to that job's start (`create --reuse-window`, a `retry`): this run continues it. Without a window (a plain create,
+ * `retry --no-reuse`) the items are bought afresh, and a note names the stopped job, whose `resume` would buy them again.
+ */
+function stoppedJobToContinue(
+  ctx: Pick<Submitter, 'env' | 'clock' | 'printer'>,
+  record: Job,
+  items: PreparedItems,
+  options: CreateJobOptions,
+): StoppedJob | undefined {
+  const store = jobStore(ctx.env);
+  const window = options.reuseWindow;
+  const found = stoppedSameWork(store, record, items, window === undefined ? -Infinity : ctx.clock.now() - window);
+  const [newest] = found;
+  if (newest === undefined || window !== undefined) return newest;
+  ctx.printer.notice(
+    `job ${newest.id}, started ${isoSeconds(newest.startedMs)} and stopped part-way, holds the same items in the same chunks: this run buys them afresh (\`taskctl resume ${newest.id}\` would buy its rest again; \`taskctl jobs\` lists it)`,
+  );
+  return undefined;
+}
+
+/**
+ * Continues the stopped job as its `resume` would, with this run's items (the same, chunk by chunk: checked again under
+ * its locks) and options. False when it cannot be taken (a run took it meanwhile, it changed): this run starts its own.
+ */
+async function continueStopped(
+  ctx: Submitter,
+  stopped: StoppedJob,
+  record: Job,
+  items: PreparedItems,
+  options: CreateJobOptions,
+): Promise<boolean> {
+  const store = jobStore(ctx.env);
+  let opened: ReturnType<typeof openJournal>;
+  try {
+    opened = openJournal({ path: stopped.path, name: stopped.id, store }, ctx.clock.now(), true);
+  } catch {
+    return false;
+  }
+  const { file, id, fold } = opened;
+  try {
+    const state = fold.end();
+    if (state === undefined || id !== stopped.id || !sameWork(store, state, record, items)) return false;
+    // Said even with -q: the job line that follows names that job, not a new one.
+    ctx.printer.notice(
+      `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,
+    );
+    await continueJob(ctx, { file, id, name: id }, state, items, { options, verb: verbOf(options), continued: true });
+    return true;
+  } catch (error) {
+    throw interruptedBeforeSending(ctx, error, { id }, file);
+  } finally {
+    file.close();
   }
 }
 
@@ -310,7 +375,8 @@ function interruptedBeforeSending(
 function discardUnsent(place: JobPlace, id: string, file: JournalFile): void {
   const { store } = place;
   if (store?.journalPath(id) !== place.path) return;
-  if (file.holds('send')) return;
+  // One that reused a task (`created`, no send) is a job too: its hint names it, and a job it superseded points to it.
+  if (file.holds('send') || file.holds('created')) return;
   try {
     store.remove({ id, path: place.path, own: true });
   } catch {
@@ -365,7 +431,8 @@ async function startJob(
   wanted: JobOptions,
   given: readonly ItemSource[],
   options: CreateJobOptions,
-): Promise<{ prepared: PreparedItems; record: Job }> {
+  hold?: (record: Job, prepared: PreparedItems) => boolean,
+): Promise<{ prepared: PreparedItems; record: Job; held: boolean }> {
   const { path } = job.file;
   const copies = new Map<number, InputCopy>();
   try {
@@ -395,7 +462,10 @@ async function startJob(
         return { kind, path: resolve(source.path), format, ...digest };
       });
       const record = recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
-      return { prepared: read.prepared, record };
+      // Another job's work again (same-work.ts): nothing of this one is recorded, and it is discarded as unsent.
+      const held = hold?.(record, read.prepared) === true;
+      if (!held) job.file.append(record);
+      return { prepared: read.prepared, record, held };
     } catch (error) {
       read.prepared.dispose();
       throw error;
@@ -405,10 +475,10 @@ async function startJob(
   }
 }
 
-/** The job record, fsynced before any chunk is priced or sent. */
+/** The job record (appended, fsynced, before any chunk is priced or sent). */
 function recordJob(
   ctx: Pick<Runtime, 'clock'>,
-  { file, id }: OpenJob,
+  { id }: OpenJob,
   job: { wanted: JobOptions; inputs: JobInput[]; prepared: PreparedItems; options: CreateJobOptions },
 ): Job {
   const { wanted, prepared, options } = job;
@@ -437,7 +507,6 @@ function recordJob(
       ...(options.notReusable !== undefined && { not_reusable: [...options.notReusable] }),
     }),
   };
-  file.append(record);
   return record;
 }
 

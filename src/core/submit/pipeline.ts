@@ -50,7 +50,7 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
   const state = await beforeSending(() => sendState(ctx, api));
   await input.settle?.(api, state);
   const { job, observer } = input;
-  const kept = () => observer?.anySent() === true;
+  const kept = () => observer?.anyRecorded() === true;
   state.guard = balanceGuard(ctx, api, priced, balance, job && { ...job, kept });
   // What an earlier run (or the settling just now) gave a task, as of now: the chunks this run sends are the others.
   const done = new Map(input.done);

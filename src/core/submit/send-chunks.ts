@@ -95,7 +95,6 @@ export async function sendChunks(
   let service = plan.priced[0]?.service ?? '';
   /** The chunk being sent, and when its request left while it may be on its way (for a run without a journal). */
   const flight: Flight = {};
-  let announced = false;
   try {
     try {
       for (const chunk of plannedChunks(plan.priced)) {
@@ -113,11 +112,8 @@ export async function sendChunks(
         outcomes.set(chunk.index, outcome);
         // On stdout before the journal's record: a journal that cannot be written never hides a task that exists.
         progress.interject(() => output.write(outcome.task));
-        // Named once something of it was sent: a job that only reused tasks is not kept (journaled-run.ts).
-        if (job && !announced && plan.input.observer?.anySent() !== false) {
-          announced = true;
-          progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
-        }
+        // A job with a task on record is kept (journaled-run.ts), a reused one too: named at its first.
+        if (outcomes.size === 1 && job) progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
         plan.input.observer?.created(chunk, outcome.task, outcome.how);
         ctx.cache.rememberTasks([outcome.task]);
         progress.sent(what, tasks(), outcome);
@@ -125,17 +121,15 @@ export async function sendChunks(
     } catch (error) {
       progress.stop();
       await output.abort();
-      // A job of which no request left (refused by the balance guard, Ctrl-C before the first POST) has nothing to
-      // resume: the failure's own hint stands.
-      const stoppedJob = plan.input.observer?.anySent() === false ? undefined : job;
+      // A job with nothing on record (refused by the balance guard, Ctrl-C before the first POST) is not kept and has
+      // nothing to resume: the failure's own hint stands.
+      const stoppedJob = plan.input.observer?.anyRecorded() === false ? undefined : job;
       throw stopped(ctx, error, {
         service,
         tasks: tasks(),
         total,
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
-        // Nothing sent, so no job is kept: every task so far was reused, and the same command reuses them again.
-        reusedOnly: job !== undefined && stoppedJob === undefined,
         refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id),
         // Exit 9 naming candidates: the way to settle it now (a bare resume would re-scan into the same exit 9).
         unsure:
@@ -153,13 +147,11 @@ export async function sendChunks(
     if (output.held) plan.state.table = () => output.draw(api, job?.id);
     const lost = await output.lost();
     if (lost) {
-      // A job that only reused tasks sent nothing and is not kept: its id leads nowhere.
-      const kept = plan.input.observer?.anySent() === false ? undefined : job;
       const stopped = tasks() < total ? '; no further task was started' : '';
       throw new CliError(
         `cannot write the output (${systemErrorWords(lost)}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
-        `The ids above may not have been printed. ${lostHint(kept?.id, tasks() === total, () => continueHint(service, kept, tasks(), kept === job ? unjournaledHint(plan, total, flight, undefined) : reusedAgain(undefined, tasks())))}`,
+        `The ids above may not have been printed. ${lostHint(job?.id, tasks() === total, () => continueHint(service, job, tasks(), unjournaledHint(plan, total, flight, undefined)))}`,
       );
     }
     return outcomes;
@@ -403,8 +395,6 @@ function stopped(
     total: number;
     ids: number[];
     job: JobRef | undefined;
-    /** A job of which nothing was sent (so not kept): its tasks so far were reused by its --reuse-window lookup. */
-    reusedOnly?: boolean;
     /** The job's chunk the service refused, named with the way past it (refusedHint). */
     refused: string | undefined;
     /** The job's chunk that may have been created, with the candidates to look at and adopt (unsureHint). */
@@ -438,12 +428,7 @@ function stopped(
           at.unsure ??
           (at.job !== undefined
             ? `${fixFirst(failure)}${resumeCommand(at.job)}`
-            : (unjournaled ??
-              (at.tasks > 0
-                ? at.reusedOnly === true
-                  ? reusedAgain(failure, at.tasks)
-                  : UNRESUMABLE
-                : failure.hint))));
+            : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
   const message =
     at.tasks === 0
       ? failure.message
@@ -470,21 +455,6 @@ function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
           run: 'resume',
         })})`;
   return `Continue it with a window the list covers: ${resumeCommand(job, ` --reuse-window ${window}`)}${left}, or ${skip}`;
-}
-
-/**
- * A run that stopped having only reused tasks (its lookup found them; nothing was sent, so it kept no job): the same
- * command finds them again, once what stopped it is fixed (the key, the balance), and sends the rest.
- */
-function reusedAgain(failure: CliError | undefined, tasks: number): string {
-  const them =
-    tasks === 1
-      ? 'the task above (nothing is paid for it again)'
-      : `the ${formatCount(tasks)} tasks above (nothing is paid for them again)`;
-  const again = `run the same command again: it reuses ${them} and sends the rest.`;
-  if (failure instanceof AuthError && failure.hint !== undefined) return `${failure.hint} Then ${again}`;
-  if (failure instanceof BalanceError) return `Top up the balance, then ${again}`;
-  return capitalised(again);
 }
 
 /**

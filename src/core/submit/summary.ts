@@ -52,9 +52,8 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
   const short = warnDroppedItems(ctx, now);
   if (!options.wait) return;
   // A job is named by its id in the hints that follow (`--job ID`), not by a list of ids.
-  // A job that only reused tasks sent nothing and is not kept (journaled-run.ts): its id would lead nowhere.
   const byJob =
-    job === undefined || end.input.observer?.anySent() === false
+    job === undefined
       ? {}
       : { showCommand: `taskctl show --job ${job.id}`, resumeCommand: `taskctl wait --job ${job.id}` };
   await waitNamingTasks(

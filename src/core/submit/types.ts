@@ -108,8 +108,11 @@ export interface ChunkObserver {
   /** `refused`: the service refused the chunk's items (a 4xx naming them): sending them again is refused again. */
   notCreated: (chunk: PlannedChunk, why: string, refused?: boolean) => void;
   finished: (totals: Totals) => void;
-  /** Whether any request of the job has left (this run's or an earlier run's): only then is there anything to resume. */
-  anySent: () => boolean;
+  /**
+   * Whether the job has anything on record: a request that left (this run's or an earlier run's) or a task it reused.
+   * Only then is it kept (journaled-run.ts `discardUnsent`), named and resumable.
+   */
+  anyRecorded: () => boolean;
 }
 
 /** What the creates of one run share: the server's clock as learnt so far, the local ledger. */

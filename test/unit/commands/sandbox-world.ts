@@ -3,7 +3,7 @@
  * (test/unit/clock.ts), so time moves only when the command or the sandbox sleeps and no test waits real time. The
  * campaigns (test/campaign/world.ts) build the same world on their scaled clocks.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -161,19 +161,78 @@ export async function stoppedByCtrlC(
 }
 
 /**
- * A job of `items` (one a chunk) stopped with its chunk 1 in doubt and the others never sent, then taken over whole by
- * its `--reuse-window` re-run (the CI re-run): `taskctl jobs` calls the first `superseded`. Returns both ids.
+ * `argv` in `home` (the layout `runTaskctl` gives it) with stdout closed after `okWrites` writes, as `… -q | head -1`:
+ * the run stops between chunks (exit 14), nothing in doubt. Returns its exit code and stderr.
+ */
+export async function withClosedStdout(
+  world: World,
+  argv: string[],
+  home: string,
+  okWrites: number,
+): Promise<{ code: number; stderr: string }> {
+  const { brokenStdout } = await import('./broken-stdout.js');
+  const { main } = await import('../../../src/main.js');
+  const { createMemoryStream } = await import('../../../src/output/memory-io.js');
+  const stderr = createMemoryStream();
+  const code = await main(argv, {
+    io: {
+      stdout: brokenStdout(okWrites),
+      stderr,
+      stdin: {
+        isTTY: true,
+        async *[Symbol.asyncIterator]() {
+          /* a terminal that sends nothing */
+        },
+      },
+    },
+    env: {
+      ...world.env,
+      TASKCTL_CONFIG_DIR: join(home, 'config'),
+      TASKCTL_CACHE_DIR: join(home, 'cache'),
+      TASKCTL_STATE_DIR: join(home, 'state'),
+    },
+    clock: world.clock,
+    signal: new AbortController().signal,
+    random: () => 0.5,
+  });
+  return { code, stderr: stderr.text() };
+}
+
+/**
+ * A superseded job in `home`: a create of `items` in 2 chunks stopped by Ctrl-C with its chunk 1 in doubt (its POST
+ * lost before reaching the service), its job record then dated 2 hours back (a long job, started long before that
+ * send); then the same create with `--reuse-window 1h`, which reaches that request but not the job's start, so it does
+ * not continue the job (core/submit/same-work.ts): it waits for that request, takes chunk 1 over, and the job whole
+ * (hand-over.ts). Returns the stopped job, the re-run's job and the re-run's stderr.
  */
 export async function supersededJob(
   world: World,
   home: string,
   items: readonly string[],
-): Promise<{ stopped: string; rerun: string }> {
-  const create = ['create', 'domain_check_availability', ...items, '--chunk-size', '1', '-y', '-q'];
+): Promise<{ stopped: string; rerun: string; stderr: string }> {
+  const create = [
+    'create',
+    'domain_check_availability',
+    ...items,
+    '--chunk-size',
+    String(items.length / 2),
+    '-y',
+    '-q',
+  ];
   const stopped = await stoppedByCtrlC(world, create, home, 'reset-before');
-  const again = await world.run([...create, '--reuse-window', '1h'], { home });
+  startedBefore(home, stopped, 2 * 3_600_000);
+  const again = await runTaskctl([...create, '--reuse-window', '1h'], { env: world.env, clock: world.clock, home });
   if (again.code !== 0) throw new Error(`the re-run: exit ${again.code}: ${again.stderr}`);
   const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1];
-  if (rerun === undefined) throw new Error(`the re-run named no job: ${again.stderr}`);
-  return { stopped, rerun };
+  if (rerun === undefined || rerun === stopped) throw new Error(`the re-run is no job of its own: ${again.stderr}`);
+  return { stopped, rerun, stderr: again.stderr };
+}
+
+/** Job `id` of `home`'s state directory dated `ms` back (its job record's `created_at`): a job started long before. */
+function startedBefore(home: string, id: string, ms: number): void {
+  const journal = join(home, 'state', 'jobs', `${id}.jsonl`);
+  const [first = '', ...rest] = readFileSync(journal, 'utf8').split('\n');
+  const job = JSON.parse(first) as { created_at: string };
+  job.created_at = new Date(Date.parse(job.created_at) - ms).toISOString();
+  writeFileSync(journal, [JSON.stringify(job), ...rest].join('\n'));
 }

@@ -1,8 +1,8 @@
 /**
- * A `--reuse-window` create that reused a task for its first chunk and stopped before it sent anything: no request of
- * it reached the service, so it keeps no job (journaled-run.ts `discardUnsent`). What it prints must hold then: no job
- * id (there is none to list or resume), and not "running the command again would send every item again" (the same
- * command reuses the same task again). Run as printed, it does.
+ * A `--reuse-window` create that reused a task for its first chunk and stopped before it sent anything is a job like
+ * any other (journaled-run.ts `discardUnsent` keeps it): named at its first task, listed by `taskctl jobs`, and its
+ * printed resume, run as printed, reuses nothing twice and pays only for the rest. Never "kept no journal … would send
+ * every item again".
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +53,7 @@ function replyAccount(api: MockApi, task901: 'unreadable' | 'other'): void {
   else api.reply('GET', '/tasks/901', 200, { success: true, data: task(901, 120_000, 'c.com') }, { times: 5 });
 }
 
-it('stopped after reusing only: no job named, and the same command again reuses what it reused', async () => {
+it('stopped after reusing only: the job is named and kept, and its printed resume pays only for the rest', async () => {
   const argv = ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--reuse-window', '1h', '-y'];
   const api = mockApi();
   api.allowUnused();
@@ -62,14 +62,15 @@ it('stopped after reusing only: no job named, and the same command again reuses 
   expect(first.code, first.stderr).not.toBe(0);
   expect(api.calls.filter((call) => call.startsWith('POST'))).toEqual([]);
   expect(first.stderr).toMatch(/reusing task 900/);
-  // No job is left of it: none is named.
-  expect(first.stderr).not.toMatch(/j-[0-9a-z]{6,}/);
+  const job = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(first.stderr)?.[1];
+  expect(job, first.stderr).toBeDefined();
   expect(first.stderr).not.toMatch(/kept no journal|send every item again/);
-  expect(first.stderr).toMatch(/Run the same command again: it reuses the task above/);
+  const hint = new RegExp(`taskctl resume ${job} --yes$`, 'm').exec(first.stderr)?.[0];
+  expect(hint, first.stderr).toBeDefined();
   const jobs = await runTaskctl(['jobs', '-o', 'json'], { api: mockApi(), clock: new FakeClock(), home });
-  expect(JSON.parse(jobs.stdout)).toEqual([]);
+  expect(JSON.parse(jobs.stdout)).toEqual([expect.objectContaining({ id: job, state: 'interrupted' })]);
 
-  // The same command again, once the list can be read: task 900 is reused again, only b.com is paid for.
+  // The printed resume, once the list can be read: task 900 stays the job's, only b.com is paid for.
   const again = mockApi();
   again.allowUnused();
   replyAccount(again, 'other');
@@ -85,8 +86,7 @@ it('stopped after reusing only: no job named, and the same command again reuses 
     },
     { bodies },
   );
-  const second = await runTaskctl(argv, { api: again, clock: new FakeClock(), home });
+  const second = await runTaskctl((hint ?? '').split(' ').slice(1), { api: again, clock: new FakeClock(), home });
   expect(second.code, second.stderr).toBe(0);
-  expect(second.stderr).toMatch(/reusing task 900/);
   expect(bodies).toEqual([expect.objectContaining({ items: ['b.com'] })]);
 });

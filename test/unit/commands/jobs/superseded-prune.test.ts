@@ -1,17 +1,16 @@
 /**
  * A job `superseded` (stopped, then taken over whole by a re-run of the same items: core/submit/hand-over.ts) is kept
  * and removed as a finished one is: after `job-retention`, or at once by `jobs --prune`. Never after the job that took
- * it over (that one stays while it stays): without that job's journal its takeover would read as void, and its resume
- * would pay for the items again.
+ * it over (that one stays while it stays), so the superseded job's commands can point to it; with that journal
+ * removed by hand the job stays superseded all the same, and its resume sends nothing.
  */
-import { existsSync, utimesSync } from 'node:fs';
+import { existsSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { JobStore } from '../../../../src/store/job-files.js';
 import type { RunOptions } from '../harness.js';
-import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
+import { supersededJob, worldEachTest, type World } from '../sandbox-world.js';
 
-const S = 'domain_check_availability';
 const ITEMS = ['prune-a.com', 'prune-b.com'];
 let world: World;
 let dir: string;
@@ -19,18 +18,9 @@ worldEachTest('taskctl-superseded-prune-', (w, d) => ((world = w), (dir = d)));
 
 const run = (argv: string[], options: Omit<RunOptions, 'env' | 'clock'> = {}) =>
   world.run(argv, { home: dir, ...options });
-const create = ['create', S, ...ITEMS, '--chunk-size', '1', '-y', '-q'];
 
 /** The stopped job and the re-run that took it over whole (finished). */
-async function superseded(): Promise<{ stopped: string; rerun: string }> {
-  const stopped = await stoppedByCtrlC(world, create, dir, 'reset-before');
-  const again = await run([...create, '--reuse-window', '1h']);
-  expect(again.code, again.stderr).toBe(0);
-  const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
-  const rows = await jobs();
-  expect(rows.find((row) => row.id === stopped)).toMatchObject({ state: 'superseded', superseded_by: rerun });
-  return { stopped, rerun };
-}
+const superseded = () => supersededJob(world, dir, ITEMS);
 
 async function jobs(argv: string[] = []): Promise<Array<{ id: string; state: string; superseded_by?: string }>> {
   const listed = await run(['jobs', '-o', 'json', ...argv]);
@@ -81,6 +71,18 @@ it('never outlives the job that took it over: its resume would pay for the items
   const bare = await run(['resume', '-y']);
   expect(bare.code, bare.stderr).toBe(0);
   expect(bare.stderr).toContain('no interrupted job to resume');
+  expect(await world.posts()).toBe(posts);
+  const counts = await world.itemCounts();
+  for (const item of ITEMS) expect(counts.get(item), item).toBe(1);
+});
+
+it('the finished job’s journal removed by hand: the superseded job stays superseded, its `resume` sends nothing', async () => {
+  const { stopped, rerun } = await superseded();
+  rmSync(journal(rerun));
+  expect((await jobs()).find((row) => row.id === stopped)?.state).toBe('superseded');
+  const posts = await world.posts();
+  const bare = await run(['resume', '-y']);
+  expect(bare.code, bare.stderr).toBe(0);
   expect(await world.posts()).toBe(posts);
   const counts = await world.itemCounts();
   for (const item of ITEMS) expect(counts.get(item), item).toBe(1);

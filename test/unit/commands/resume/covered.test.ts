@@ -1,6 +1,6 @@
 /**
  * A job stopped with its chunk in doubt (Ctrl-C while its lost POST was checked), then a re-run of the same items
- * (`retry` again) that waited for that request to be past landing and created their task: the stopped job's own
+ * (a create of them in another order, so not that job continued) that waited for that request to be past landing and created their task: the stopped job's own
  * `resume`, the hint it printed, must take that task and never send the items again (core/submit/hand-over.ts).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,11 +39,7 @@ const records = (id: string) =>
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-/**
- * The records kept, each one's cover a chunk's only (no `whole`): the re-run here is the same items in the same chunks,
- * which supersedes the stopped job whole (superseded.test.ts); these cases are the chunk's hand-over as it stands
- * for a re-run in other chunks, or a journal written before a re-run was said to supersede its job.
- */
+/** The records kept, each one's cover a chunk's only (no `whole`, which a journal of an older version may hold). */
 const keep = (id: string, keepIt: (record: Record<string, unknown>) => boolean) =>
   writeFileSync(
     journalPath(id),
@@ -70,14 +66,15 @@ async function stoppedJob(): Promise<{ id: string; stopped: string }> {
 }
 
 async function stoppedThenRerun(): Promise<{ stopped: string; rerun: string; task: number }> {
-  const { id, stopped } = await stoppedJob();
-  const again = await run(['retry', id, '-y', '-q']);
+  const { stopped } = await stoppedJob();
+  // The same items in another order: not that job's work again (core/submit/same-work.ts), so not its continuation,
+  // but a re-run that takes its chunk over (not the job whole: hand-over.ts).
+  const again = await run(['create', S, ...[...FAILED].reverse(), '--reuse-window', '1h', '-y', '-q']);
   expect(again.code, again.stderr).toBe(0);
   const task = Number(again.stdout.trim());
   const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
   expect(again.stderr).toContain(
-    // The same items in the same chunks: the stopped job is superseded (superseded.test.ts); its resume continues this run.
-    `job ${stopped} stopped with these items in doubt (its chunk 1); this run's task ${task} covers them, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${stopped}\` continues this run`,
+    `job ${stopped} stopped with these items in doubt (its chunk 1); this run's task ${task} covers them, and that job takes it (taskctl resume ${stopped})`,
   );
   return { stopped, rerun, task };
 }

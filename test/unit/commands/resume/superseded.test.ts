@@ -1,24 +1,20 @@
 /**
- * A job stopped with its chunk 1 in doubt and chunk 2 never sent, then the same create again with --reuse-window (the
- * CI re-run): the re-run takes chunk 1 over and creates both chunks. The stopped job is superseded by it: `jobs` says
- * so, and its `resume` continues the re-run, never paying for chunk 2's items again (core/submit/hand-over.ts).
+ * A job stopped with its chunk 1 in doubt, then a create of the same items in the same chunks whose --reuse-window
+ * reaches that request but not the job's start (so it does not continue the job: core/submit/same-work.ts): the
+ * re-run takes chunk 1 over and creates (or reuses) both chunks. The stopped job is superseded by it: `jobs` says so,
+ * and its `resume` continues the re-run, never paying for its items again (core/submit/hand-over.ts).
  */
 import { expect, it } from 'vitest';
 import type { RunOptions } from '../harness.js';
-import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
+import { supersededJob, worldEachTest, type World } from '../sandbox-world.js';
 
-const S = 'domain_check_availability';
-const ITEMS = ['sup-a.com', 'sup-b.com'];
+const ITEMS = ['sup-a.com', 'sup-b.com', 'sup-c.com', 'sup-d.com'];
 let world: World;
 let dir: string;
 worldEachTest('taskctl-superseded-', (w, d) => ((world = w), (dir = d)));
 
 const run = (argv: string[], options: Omit<RunOptions, 'env' | 'clock'> = {}) =>
   world.run(argv, { home: dir, ...options });
-const create = [...['create', S, ...ITEMS, '--chunk-size', '1', '-y', '-q']];
-
-/** The create stopped by Ctrl-C while its chunk 1's lost POST (reset before reaching the service) was checked. */
-const stoppedJob = () => stoppedByCtrlC(world, create, dir, 'reset-before');
 
 async function paidOnce(): Promise<void> {
   const counts = await world.itemCounts();
@@ -26,13 +22,11 @@ async function paidOnce(): Promise<void> {
 }
 
 it('the re-run of the same items supersedes the stopped job: `jobs` says so, its `resume` sends nothing', async () => {
-  const stopped = await stoppedJob();
-  const again = await run([...create, '--reuse-window', '1h']);
-  expect(again.code, again.stderr).toBe(0);
-  const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
-  expect(rerun).not.toBe('');
-  expect(again.stderr).toContain(
-    `job ${stopped} stopped with these items in doubt (its chunk 1); this run's task 1 covers them, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${stopped}\` continues this run`,
+  const { stopped, rerun, stderr } = await supersededJob(world, dir, ITEMS);
+  expect(stderr).toMatch(
+    new RegExp(
+      `job ${stopped} stopped with these items in doubt \\(its chunk 1\\); this run's task \\d+ covers them, and this run is that job again \\(the same items, the same chunks\\): it is superseded, and \`taskctl resume ${stopped}\` continues this run`,
+    ),
   );
   await paidOnce();
   const jobs = await run(['jobs', '-o', 'json']);

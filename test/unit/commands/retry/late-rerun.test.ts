@@ -1,8 +1,8 @@
 /**
  * A job stopped with its chunk in doubt after the service made its task (Ctrl-C while its lost POST was checked), then
  * the same command again once that request is past its landing bound, so the re-run waits for nothing: the stopped
- * run's task is reused whatever its status (it was paid for, and its run never said what it made), the stopped job's
- * chunk handed to the re-run is given it, and nothing is paid twice (core/submit/send.ts, local-runs.ts).
+ * run's task is taken whatever its status (it was paid for, and its run never said what it made): the re-run is that
+ * job's work again and continues it, settling its chunk, and nothing is paid twice (core/submit/same-work.ts, settle.ts).
  */
 import { expect, it } from 'vitest';
 import type { RunOptions } from '../harness.js';
@@ -33,9 +33,8 @@ it('`retry` again after the stopped retry’s request could land reuses its task
   const again = await run(['retry', id, '-y', '-q']);
   expect(again.code, again.stderr).toBe(0);
   expect(again.stdout.trim()).toBe(String(task));
-  expect(again.stderr).toContain(
-    `job ${stopped} stopped with these items in doubt (its chunk 1); this run's task ${task} covers them`,
-  );
+  // The same items in the same chunks: the re-run continues the stopped job (core/submit/same-work.ts).
+  expect(again.stderr).toContain(`continuing job ${stopped}, started `);
   expect(await world.posts()).toBe(posts);
   // The stopped job's own hint, run verbatim, sends nothing either.
   const resumed = await run(['resume', stopped, '-y', '-q']);

@@ -1,0 +1,78 @@
+/**
+ * A new job that is a stopped job's work again (docs/behaviour.md#the-ledger): the same service, account, base URL,
+ * items (their digest) and chunking as a job of this machine that stopped part-way (interrupted, no run holding it),
+ * and its chunks sent so far hold the same items in the same order as this run's. A re-run whose reuse window reaches
+ * back to that job's start (`create --reuse-window`, a `retry`) continues that job instead of starting another: its
+ * journaled tasks are this run's (that job paid for them, whatever their status), its chunk in doubt is settled as its
+ * `resume` would, and only the rest is sent. Two jobs of the same work, each resumed, would buy the items twice.
+ */
+import type { JobStore } from '../../store/job-files.js';
+import { readJournalRecords } from '../../store/journal-file.js';
+import type { ItemList } from '../items/chunks.js';
+import { jobIdOf } from '../job/registry.js';
+import { sameChunking, standingTakeover } from './hand-over.js';
+import { chunkDigest } from './job-journal.js';
+import { JobFold, type Job, type JobState } from './journal-records.js';
+
+/** A stopped job of the same work: its id, journal, and when it started (its job record). */
+export interface StoppedJob {
+  id: string;
+  path: string;
+  startedMs: number;
+}
+
+/** The state of job `id`'s journal at `path`, undefined when it cannot be read as that job. */
+function jobState(path: string, id: string): JobState | undefined {
+  try {
+    const fold = new JobFold(path, { counts: true });
+    const state = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
+    return jobIdOf(fold.first) === id ? state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `state`'s job is the work of `job` with `items` again: stopped (not finished, not taken over whole, no chunk refused),
+ * the same chunking, and every chunk it sent holds this run's chunk of the same number (its recorded digest).
+ */
+export function sameWork(store: JobStore, state: JobState, job: Job, items: ItemList): boolean {
+  if (state.done || !sameChunking(state.job, job) || standingTakeover(store, state) !== undefined) return false;
+  const sent = new Map<number, string>();
+  for (const [chunk, known] of state.chunks) {
+    if (known.refused !== undefined) return false;
+    if (known.task === undefined && known.send === undefined) continue;
+    // A task without the send it came from (a damaged line): its items are not known here.
+    if (known.send === undefined || known.send.sha256 === '') return false;
+    sent.set(chunk, known.send.sha256);
+  }
+  if (sent.size === 0) return true;
+  let chunk = 0;
+  let checked = 0;
+  for (const list of items.chunks(job.chunk_size)) {
+    const digest = sent.get(++chunk);
+    if (digest === undefined) continue;
+    if (digest !== chunkDigest(list)) return false;
+    if (++checked === sent.size) break;
+  }
+  return checked === sent.size;
+}
+
+/**
+ * The stopped jobs of this machine that are `job`'s work again (`sameWork`), no run holding them, newest first;
+ * `sinceMs`: only those started at or after it.
+ */
+export function stoppedSameWork(store: JobStore, job: Job, items: ItemList, sinceMs = -Infinity): StoppedJob[] {
+  const found: StoppedJob[] = [];
+  for (const stored of store.list()) {
+    if (stored.id === job.id) continue;
+    const state = jobState(stored.path, stored.id);
+    if (state === undefined) continue;
+    const startedMs = Date.parse(state.job.created_at);
+    if (!(startedMs >= sinceMs)) continue;
+    if (store.runner(stored.id, stored.path) !== undefined) continue;
+    if (!sameWork(store, state, job, items)) continue;
+    found.push({ id: stored.id, path: stored.path, startedMs });
+  }
+  return found.sort((a, b) => b.startedMs - a.startedMs || (a.id < b.id ? 1 : -1));
+}
