@@ -60,6 +60,11 @@ export interface JobRow {
   reason?: string;
   /** The job that took it over (state `superseded`). */
   superseded_by?: string;
+  /**
+   * An unfinished job's: the jobs that took one of its chunks over (not it whole). Its resume takes tasks from them, so
+   * they are kept while it is (`pruneJobs`).
+   */
+  taken_over_by?: string[];
 }
 
 export const JOB_COLUMNS: Array<Column<JobRow>> = [
@@ -175,6 +180,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   }
   const running = !state.done && store.runner(stored.id, stored.path) !== undefined;
   const over = running ? undefined : standingTakeover(store, state);
+  const takers = state.done ? [] : [...new Set((state.takenOver ?? []).map((cover) => cover.job))];
   return {
     id: stored.id,
     started: startedOf(job),
@@ -198,6 +204,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     account: job.account,
     own: stored.own,
     ...(over !== undefined && { superseded_by: over }),
+    ...(takers.length > 0 && { taken_over_by: takers }),
   };
 }
 
@@ -237,19 +244,24 @@ export function pruneJobs(
       return false; // left for the next run
     }
   };
-  // A superseded job goes as a finished one does, but never after the job that took it over, so the superseded
-  // job's commands can always point to it (the takeover itself is in the superseded job's journal). So a job stays while a
-  // superseded job that names it stays, and those go first.
+  // A superseded job goes as a finished one does, but never after the job that took it over, so the superseded job's
+  // commands can always point to it (the takeover itself is in the superseded job's journal): a job stays while a
+  // superseded job that names it stays, and those go first. A job that took chunks of an unfinished one over stays
+  // while that one does: its resume takes their tasks from it. `all`: every job of the state directory, when `rows`
+  // are only those past the retention (a young job keeps an old finished one too).
   const due = rows.filter((row) => row.own && (row.state === 'finished' || row.state === 'superseded'));
-  // `all`: every job of the state directory, when `rows` are only those past the retention (a young superseded job
-  // keeps an old finished one too).
-  const staying = new Set(all.filter((row) => row.state === 'superseded').map((row) => row.id));
+  const staying = new Set(all.filter((row) => row.state !== 'finished').map((row) => row.id));
   const removed: JobRow[] = [];
   const tried = new Set<string>();
   for (let progress = true; progress;) {
     progress = false;
     const namedByStaying = new Set(
-      all.filter((row) => staying.has(row.id) && row.superseded_by !== undefined).map((row) => row.superseded_by),
+      all
+        .filter((row) => staying.has(row.id))
+        .flatMap((row) => [
+          ...(row.superseded_by === undefined ? [] : [row.superseded_by]),
+          ...(row.taken_over_by ?? []),
+        ]),
     );
     for (const row of due) {
       if (tried.has(row.id) || namedByStaying.has(row.id)) continue;

@@ -69,6 +69,26 @@ it('a re-run of more items: the stopped job’s resume takes its never-sent chun
   expect(shown.stderr).not.toMatch(/in doubt|not this chunk's|resume|warning/);
 });
 
+it('`jobs --prune` keeps the re-run while the stopped job still takes tasks from it: its resume then pays nothing', async () => {
+  const stopped = await stoppedJob();
+  const rerun = await supersetRerun(stopped);
+  const pruned = await run(['jobs', '--prune']);
+  expect(pruned.code, pruned.stderr).toBe(0);
+  const rows = JSON.parse((await run(['jobs', '-o', 'json'])).stdout) as Array<{
+    id: string;
+    taken_over_by?: string[];
+  }>;
+  expect(rows.map((row) => row.id).sort()).toEqual([rerun, stopped].sort());
+  expect(rows.find((row) => row.id === stopped)?.taken_over_by).toEqual([rerun]);
+  const posts = await world.posts();
+  const resumed = await run(['resume', stopped, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(await world.posts()).toBe(posts);
+  await eachPaidOnce([...ITEMS, 'other-d.com']);
+  // Finished now, the stopped job no longer needs it: both go.
+  expect((await run(['jobs', '--prune'])).stderr).toMatch(/removed 2 finished jobs/);
+});
+
 it('that re-run not finished: exit 9, settle it first; both hints run verbatim pay once', async () => {
   const stopped = await stoppedJob();
   const rerun = await supersetRerun(stopped);
