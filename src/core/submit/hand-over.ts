@@ -147,11 +147,21 @@ export function sameChunking(stopped: Job, covering: Job | undefined): boolean {
   );
 }
 
+/**
+ * A job stopped where the service refused a chunk's items: its resume goes on only with `--skip-refused` (the hints
+ * that name it carry the flag, or they would end in that refusal again).
+ */
+function stoppedOnRefused(state: JobState): boolean {
+  return (
+    !state.done && [...state.chunks.values()].some((chunk) => chunk.refused !== undefined && chunk.task === undefined)
+  );
+}
+
 /** What the job that took a chunk over knows of its own chunk now (undefined: its journal is gone or unreadable). */
 export function coveringChunk(
   store: JobStore,
   cover: Cover,
-): { task?: { id: number }; sent: boolean; refused: boolean; path: string } | undefined {
+): { task?: { id: number }; sent: boolean; refused: boolean; jobRefused: boolean; path: string } | undefined {
   const path = store.locate(cover.job);
   if (path === undefined) return undefined;
   try {
@@ -163,6 +173,7 @@ export function coveringChunk(
       ...(chunk?.task && { task: { id: chunk.task.id } }),
       sent: chunk?.send !== undefined,
       refused: chunk?.refused !== undefined || (state.done && chunk?.task === undefined),
+      jobRefused: stoppedOnRefused(state),
       path,
     };
   } catch {
@@ -196,7 +207,7 @@ export function standingTakeover(store: JobStore, state: JobState): string | und
 
 /** What the jobs that took chunks of a job over created of its other chunks (`coveringTasks`). */
 export type CoveringTasks =
-  | { unfinished: { job: string; running: boolean } }
+  | { unfinished: { job: string; running: boolean; refused: boolean } }
   | { tasks: Map<string, { task: { id: number; cost: number }; cover: Cover }> };
 
 /**
@@ -210,7 +221,8 @@ export function coveringTasks(store: JobStore, state: JobState): CoveringTasks |
   const tasks = new Map<string, { task: { id: number; cost: number }; cover: Cover }>();
   let any = false;
   const jobs = (state.takenOver ?? []).filter((cover) => coverStands(store, cover)).map((cover) => cover.job);
-  const seen = new Set<string>();
+  // Never this job itself (a chain of takeovers that comes back to it): it is the one being resumed.
+  const seen = new Set<string>([jobIdOf(state.job) ?? '']);
   // The array's iterator reads its length at each step: a job pushed below is read in turn.
   for (const job of jobs) {
     if (seen.has(job)) continue;
@@ -234,7 +246,7 @@ export function coveringTasks(store: JobStore, state: JobState): CoveringTasks |
       continue;
     }
     const running = store.runner(job, path) !== undefined;
-    if (!theirs.done || running) return { unfinished: { job, running } };
+    if (!theirs.done || running) return { unfinished: { job, running, refused: stoppedOnRefused(theirs) } };
     for (const [chunk, known] of theirs.chunks) {
       const digest = known.send?.items_digest;
       if (known.task === undefined || digest === undefined || tasks.has(digest)) continue;

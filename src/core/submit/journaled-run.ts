@@ -830,12 +830,12 @@ function fromCoveringJobs(
   const theirs = coveringTasks(store, state);
   if (theirs === undefined) return none;
   if ('unfinished' in theirs) {
-    const { job, running } = theirs.unfinished;
+    const { job, running, refused } = theirs.unfinished;
     const error = new CreateUnknownError(
       `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: it may create the items of this job's chunks not created yet (${[...left].join(', ')}); nothing was sent`,
       running
         ? `When it ends: ${resumeCommand(self)}`
-        : `Settle that job first: ${resumeCommand({ ...self, id: job, refused: false })}; then: ${resumeCommand(self)}`,
+        : `Settle that job first: ${resumeCommand({ ...self, id: job, refused })}; then: ${resumeCommand(self)}`,
     );
     return { error };
   }

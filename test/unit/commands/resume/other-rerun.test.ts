@@ -89,6 +89,35 @@ it('`jobs --prune` keeps the re-run while the stopped job still takes tasks from
   expect((await run(['jobs', '--prune'])).stderr).toMatch(/removed 2 finished jobs/);
 });
 
+it('that re-run stopped on refused items: the settle-first hint carries --skip-refused, and run verbatim pays once', async () => {
+  const stopped = await stoppedJob();
+  const rerun = await run([
+    'create',
+    S,
+    ...ITEMS,
+    'bad item',
+    'other-d.com',
+    '--no-validate',
+    '--chunk-size',
+    '1',
+    '--reuse-window',
+    '1h',
+    '-y',
+  ]);
+  expect(rerun.code, rerun.stderr).toBe(3);
+  const resumed = await run(['resume', stopped, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(9);
+  const hint = /Settle that job first: (taskctl resume \S+ [^;]*); then: (taskctl resume [^\n]*)$/m.exec(
+    resumed.stderr,
+  );
+  expect(hint?.[1], resumed.stderr).toBe(`taskctl resume ${jobOf(rerun.stderr)} --skip-refused --yes`);
+  for (const command of [hint?.[1] ?? '', hint?.[2] ?? '']) {
+    const followed = await run(command.split(' ').slice(1));
+    expect(followed.code, `${command}: ${followed.stderr}`).toBe(0);
+  }
+  await eachPaidOnce([...ITEMS, 'other-d.com']);
+});
+
 it('that re-run not finished: exit 9, settle it first; both hints run verbatim pay once', async () => {
   const stopped = await stoppedJob();
   const rerun = await supersetRerun(stopped);
