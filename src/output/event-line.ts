@@ -3,8 +3,8 @@
  * `2026-11-25T16:58:47Z  task 41  domain_check_availability  completed  2/3, 1 failed`. The time is ISO UTC without
  * milliseconds; id, service and status are aligned by the widest seen so far (ids and statuses with room kept from the
  * first line; at a terminal, services and counts too). On a terminal too narrow for the line, the service column gives
- * way (names cut with `…`) so the counts keep their room on the line, set once so the columns never move; the rest is
- * never cut.
+ * way (names cut with `…`) so the counts keep their room on the line, set once so the columns do not move (but for a longer id,
+ * status or service name than any kept room for); the rest is never cut.
  */
 import type { StyledPart } from './printer.js';
 import { KNOWN_TASK_STATUSES, type TaskStateFields } from '../lib/task-state.js';
