@@ -4,11 +4,8 @@
  * are in test/hardening/create-timeouts.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandboxWorld, type World } from '../sandbox-world.js';
-import { main } from '../../../../src/main.js';
-import { createMemoryStream } from '../../../../src/output/memory-io.js';
+import { startSandboxWorld, withClosedStdout, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../clock.js';
-import { brokenStdout } from '../broken-stdout.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -226,35 +223,18 @@ describe('items as written', () => {
 describe('a failing stdout never hides a side effect', () => {
   it('stops before the next chunk, names every task created on stderr, exits 14', async () => {
     const home = mkdtempSync(join(tmpdir(), 'taskctl-create-'));
-    const stdout = brokenStdout(1);
-    const stderr = createMemoryStream();
     try {
-      const code = await main(['create', S, 'a.com', 'b.com', 'c.com', 'd.com', 'e.com', '--chunk-size', '1', '-q'], {
-        io: {
-          stdout,
-          stderr,
-          stdin: {
-            isTTY: true,
-            async *[Symbol.asyncIterator]() {
-              /* a terminal that sends nothing */
-            },
-          },
-        },
-        env: {
-          ...world.env,
-          TASKCTL_CONFIG_DIR: join(home, 'c'),
-          TASKCTL_CACHE_DIR: join(home, 'k'),
-          TASKCTL_STATE_DIR: join(home, 's'),
-        },
-        clock: world.clock,
-        signal: new AbortController().signal,
-        random: () => 0.5,
-      });
+      const { code, stderr } = await withClosedStdout(
+        world,
+        ['create', S, 'a.com', 'b.com', 'c.com', 'd.com', 'e.com', '--chunk-size', '1', '-q'],
+        home,
+        1,
+      );
       const tasks = idsOf(await world.tasks());
       expect(code).toBe(14);
       expect(tasks.length).toBeGreaterThanOrEqual(2);
       expect(tasks.length).toBeLessThan(5);
-      expect(stderr.text()).toMatch(
+      expect(stderr).toMatch(
         new RegExp(
           `cannot write the output \\(the reader went away\\): created ${tasks.length} of 5 tasks: ${tasks.join(' ')}; no further task was started`,
         ),
