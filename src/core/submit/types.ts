@@ -1,5 +1,6 @@
 /** The shapes the submission pipeline passes between its steps (pipeline.ts runs them in order). */
 import type { Task } from '../../api/schemas.js';
+import { shellWord } from '../../lib/shell-word.js';
 import type { ItemList } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait-loop.js';
 import type { ApiClient } from '../../api/client.js';
@@ -182,5 +183,5 @@ export function spendingFlags(options: Pick<SubmitOptions, 'yes' | 'maxCost'>): 
  */
 export function resumeCommand(job: JobRef, more = ''): string {
   const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
-  return `taskctl resume ${job.id}${job.refused === true ? ' --skip-refused' : ''}${spending}${more}`;
+  return `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${more}`;
 }

@@ -1,0 +1,10 @@
+import { expect, it } from 'vitest';
+import { resumeCommand } from '../../../../src/core/submit/types.js';
+
+it('names a job by its id, or by a journal path as one shell word, so the printed command runs as it is', () => {
+  expect(resumeCommand({ id: 'j-mx2f7gs60skj', yes: true })).toBe('taskctl resume j-mx2f7gs60skj --yes');
+  expect(resumeCommand({ id: '/tmp/ci/job.jsonl' }, ' --wait')).toBe('taskctl resume /tmp/ci/job.jsonl --wait');
+  expect(resumeCommand({ id: "/tmp/my job's.jsonl", refused: true })).toBe(
+    "taskctl resume '/tmp/my job'\\''s.jsonl' --skip-refused",
+  );
+});
