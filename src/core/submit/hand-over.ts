@@ -157,6 +157,20 @@ function stoppedOnRefused(state: JobState): boolean {
   );
 }
 
+/**
+ * The state of job `id`'s journal at `path`, read a record at a time without its locks (another job's, only looked
+ * at); undefined when it cannot be read as that job.
+ */
+export function readJobState(path: string, id: string): JobState | undefined {
+  try {
+    const fold = new JobFold(path, { counts: true });
+    const state = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
+    return jobIdOf(fold.first) === id ? state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the job that took a chunk over knows of its own chunk now (undefined: its journal is gone or unreadable). */
 export function coveringChunk(
   store: JobStore,
@@ -165,9 +179,8 @@ export function coveringChunk(
   const path = store.locate(cover.job);
   if (path === undefined) return undefined;
   try {
-    const fold = new JobFold(path, { counts: true });
-    const state = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
-    if (state === undefined || jobIdOf(fold.first) !== cover.job) return undefined;
+    const state = readJobState(path, cover.job);
+    if (state === undefined) return undefined;
     const chunk = state.chunks.get(cover.chunk);
     return {
       ...(chunk?.task && { task: { id: chunk.task.id } }),
@@ -229,14 +242,7 @@ export function coveringTasks(store: JobStore, state: JobState): CoveringTasks |
     seen.add(job);
     const path = store.locate(job);
     if (path === undefined) continue;
-    let theirs: JobState | undefined;
-    try {
-      const fold = new JobFold(path, { counts: true });
-      theirs = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
-      if (jobIdOf(fold.first) !== job) theirs = undefined;
-    } catch {
-      theirs = undefined;
-    }
+    const theirs = readJobState(path, job);
     if (theirs === undefined) continue;
     any = true;
     // Itself taken over whole (superseded): the job that took it over creates its items, and is the one to finish.

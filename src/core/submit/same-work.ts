@@ -7,29 +7,16 @@
  * `resume` would, and only the rest is sent. Two jobs of the same work, each resumed, would buy the items twice.
  */
 import type { JobStore } from '../../store/job-files.js';
-import { readJournalRecords } from '../../store/journal-file.js';
 import type { ItemList } from '../items/chunks.js';
-import { jobIdOf } from '../job/registry.js';
-import { sameChunking, standingTakeover } from './hand-over.js';
+import { readJobState, sameChunking, standingTakeover } from './hand-over.js';
 import { chunkDigest } from './job-journal.js';
-import { JobFold, type Job, type JobState } from './journal-records.js';
+import type { Job, JobState } from './journal-records.js';
 
 /** A stopped job of the same work: its id, journal, and when it started (its job record). */
 export interface StoppedJob {
   id: string;
   path: string;
   startedMs: number;
-}
-
-/** The state of job `id`'s journal at `path`, undefined when it cannot be read as that job. */
-function jobState(path: string, id: string): JobState | undefined {
-  try {
-    const fold = new JobFold(path, { counts: true });
-    const state = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
-    return jobIdOf(fold.first) === id ? state : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -66,7 +53,7 @@ export function stoppedSameWork(store: JobStore, job: Job, items: ItemList, sinc
   const found: StoppedJob[] = [];
   for (const stored of store.list()) {
     if (stored.id === job.id) continue;
-    const state = jobState(stored.path, stored.id);
+    const state = readJobState(stored.path, stored.id);
     if (state === undefined) continue;
     const startedMs = Date.parse(state.job.created_at);
     if (!(startedMs >= sinceMs)) continue;

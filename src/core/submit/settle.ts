@@ -19,7 +19,7 @@ import { isoSeconds } from '../../output/times.js';
 import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
-import { chunkItems, JobFold, type Cover, type SendRecord } from './journal-records.js';
+import { chunkItems, type Cover, type SendRecord } from './journal-records.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
@@ -230,20 +230,12 @@ async function otherJobNaming(
   self: string,
   id: number,
 ): Promise<{ job: string; chunk: number } | undefined> {
-  const [{ jobStore }, { readJournalRecords }] = await Promise.all([
-    import('../job/registry.js'),
-    import('../../store/journal-file.js'),
-  ]);
+  const [{ jobStore }, { readJobState }] = await Promise.all([import('../job/registry.js'), import('./hand-over.js')]);
   for (const stored of jobStore(ctx.env).list()) {
     if (stored.id === self) continue;
-    try {
-      // Its tasks are all that is asked: read a record at a time, one journal at a time, no list of a send kept.
-      const fold = new JobFold(stored.path, { counts: true });
-      const other = readJournalRecords(stored.path, (record) => fold.add(record)) ? fold.end() : undefined;
-      for (const [chunk, { task }] of other?.chunks ?? []) if (task?.id === id) return { job: stored.id, chunk };
-    } catch {
-      // A journal that cannot be read names nothing.
-    }
+    // Its tasks are all that is asked: one journal at a time; one that cannot be read as its job names nothing.
+    const other = readJobState(stored.path, stored.id);
+    for (const [chunk, { task }] of other?.chunks ?? []) if (task?.id === id) return { job: stored.id, chunk };
   }
   return undefined;
 }
