@@ -23,6 +23,11 @@ export function registerResume(program: Command, run: RunAction): void {
       collect,
     )
     .option(
+      '--ignore-job <job>',
+      'go on without waiting for a job that took over items of this one and has not finished (exit 9); what it creates of them later is paid twice; kept in the journal; repeatable',
+      collect,
+    )
+    .option(
       '--skip-refused',
       'leave the chunks whose items the service refused (exit 3) without a task, and send the rest',
     )
@@ -46,6 +51,7 @@ export function registerResume(program: Command, run: RunAction): void {
         'taskctl resume j-mi3k2x1a7f3q --adopt 7=1234',
         'taskctl resume j-mi3k2x1a7f3q --resend 7',
         'taskctl resume j-mi3k2x1a7f3q --skip-refused',
+        'taskctl resume j-mi3k2x1a7f3q --ignore-job j-mi3k9q0b2c4d',
         'taskctl resume j-mi3k2x1a7f3q --reuse-window 30m',
       ]) +
         '\nWithout an argument: the only interrupted job of the current profile and base URL (several, or one whose journal cannot be read: listed, exit 2).\n' +

@@ -32,7 +32,7 @@ import type { LedgerJob } from '../../store/ledger.js';
 import { glanceJournal, JournalFile, readJournalRecords } from '../../store/journal-file.js';
 import { jobIdOf, jobStore } from '../job/registry.js';
 import type { JobStore } from '../../store/job-files.js';
-import { jobRecord, JobFold, type Cover, type Job, type JobState } from './journal-records.js';
+import { chunkItems, jobRecord, JobFold, type Cover, type Job, type JobState } from './journal-records.js';
 
 /**
  * `handed`: the chunk is the re-run's now; `whole`: so is the whole job (the re-run is that job again: it is superseded);
@@ -218,21 +218,44 @@ export function standingTakeover(store: JobStore, state: JobState): string | und
   return coverStands(store, cover) ? cover.job : undefined;
 }
 
+/** The chunks of a job left to create, by their items: each one's items digest, and each one's number of items. */
+export interface ChunksLeft {
+  digests: ReadonlyMap<string, readonly number[]>;
+  counts: ReadonlyMap<number, readonly number[]>;
+}
+
 /** What the jobs that took chunks of a job over created of its other chunks (`coveringTasks`). */
-export type CoveringTasks =
-  | { unfinished: { job: string; running: boolean; refused: boolean } }
-  | { tasks: Map<string, { task: { id: number; cost: number }; cover: Cover }> };
+export interface CoveringTasks {
+  /** By the items digest of their chunks with a task: what this job's chunk of the same items takes. */
+  tasks: Map<string, { task: { id: number; cost: number }; cover: Cover }>;
+  /**
+   * One that has not finished (stopped, or running) whose chunks with no task may hold the items of chunks of this job
+   * left (`chunks`: this job's; `theirs`: its own): it goes first, unless ignored (and not running).
+   */
+  unfinished?: { job: string; running: boolean; refused: boolean; chunks: number[]; theirs: number[] };
+  /** The unfinished ones passed over as the user said (`resume --ignore-job`), with the same chunks. */
+  ignored: Array<{ job: string; chunks: number[]; theirs: number[] }>;
+  /** Every job the walk read (the ones `--ignore-job` may name). */
+  met: Set<string>;
+}
 
 /**
  * The tasks of the jobs that took chunks of `state`'s job over (their covers standing), by their chunks' items
  * (`items_digest`): a re-run of other items, or in other chunks, creates what it holds of this job's items too, so this
  * job's `resume` takes a chunk of the same items from it rather than paying for them again. `unfinished`: one of them
- * has not finished (stopped, or running): its chunks not sent yet may hold this job's items, and it goes first.
- * Undefined when none stands; a journal gone or unreadable is passed over.
+ * has not finished (stopped, or running) and a chunk of it with no task (not refused) may still be given the items of
+ * a chunk of this job `left`: one in doubt whose send's items digest is that chunk's, or one never sent (its items are
+ * not in its journal) of as many items; it goes first, unless `ignored` names it and it is not running. One that can
+ * create none of them is not waited for: its tasks so far are taken. Undefined when none stands; a journal gone or
+ * unreadable is passed over.
  */
-export function coveringTasks(store: JobStore, state: JobState): CoveringTasks | undefined {
-  const tasks = new Map<string, { task: { id: number; cost: number }; cover: Cover }>();
-  let any = false;
+export function coveringTasks(
+  store: JobStore,
+  state: JobState,
+  left: ChunksLeft,
+  ignored: ReadonlySet<string> = new Set(),
+): CoveringTasks | undefined {
+  const result: CoveringTasks = { tasks: new Map(), ignored: [], met: new Set() };
   const jobs = (state.takenOver ?? []).filter((cover) => coverStands(store, cover)).map((cover) => cover.job);
   // Never this job itself (a chain of takeovers that comes back to it): it is the one being resumed.
   const seen = new Set<string>([jobIdOf(state.job) ?? '']);
@@ -244,7 +267,7 @@ export function coveringTasks(store: JobStore, state: JobState): CoveringTasks |
     if (path === undefined) continue;
     const theirs = readJobState(path, job);
     if (theirs === undefined) continue;
-    any = true;
+    result.met.add(job);
     // Itself taken over whole (superseded): the job that took it over creates its items, and is the one to finish.
     const over = standingTakeover(store, theirs);
     if (over !== undefined) {
@@ -252,12 +275,42 @@ export function coveringTasks(store: JobStore, state: JobState): CoveringTasks |
       continue;
     }
     const running = store.runner(job, path) !== undefined;
-    if (!theirs.done || running) return { unfinished: { job, running, refused: stoppedOnRefused(theirs) } };
+    if (!theirs.done || running) {
+      const held = heldOf(theirs, left);
+      if (held.chunks.length > 0) {
+        if (running || !ignored.has(job))
+          return { ...result, unfinished: { job, running, refused: stoppedOnRefused(theirs), ...held } };
+        result.ignored.push({ job, ...held });
+      }
+    }
     for (const [chunk, known] of theirs.chunks) {
       const digest = known.send?.items_digest;
-      if (known.task === undefined || digest === undefined || tasks.has(digest)) continue;
-      tasks.set(digest, { task: { id: known.task.id, cost: known.task.cost }, cover: { job, chunk } });
+      if (known.task === undefined || digest === undefined || result.tasks.has(digest)) continue;
+      result.tasks.set(digest, { task: { id: known.task.id, cost: known.task.cost }, cover: { job, chunk } });
     }
   }
-  return any ? { tasks } : undefined;
+  return result.met.size > 0 ? result : undefined;
+}
+
+/**
+ * The chunks of `left` that a chunk of `theirs` with no task (not refused) may still be given: in doubt, by its send's
+ * items digest; never sent (or sent by a damaged line, no digest), by its number of items alone.
+ */
+function heldOf(theirs: JobState, left: ChunksLeft): { chunks: number[]; theirs: number[] } {
+  const chunks = new Set<number>();
+  const own: number[] = [];
+  // Each list of this job's chunks added once: many chunks of theirs of one size name the same list.
+  const added = new Set<readonly number[]>();
+  for (let chunk = 1; chunk <= theirs.job.chunks; chunk++) {
+    const known = theirs.chunks.get(chunk);
+    if (known?.task !== undefined || known?.refused !== undefined) continue;
+    const digest = known?.send?.items_digest;
+    const mine = digest === undefined ? left.counts.get(chunkItems(theirs.job, chunk)) : left.digests.get(digest);
+    if (mine === undefined || mine.length === 0) continue;
+    own.push(chunk);
+    if (added.has(mine)) continue;
+    added.add(mine);
+    for (const index of mine) chunks.add(index);
+  }
+  return { chunks: [...chunks].sort((a, b) => a - b), theirs: own };
 }

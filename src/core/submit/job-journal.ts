@@ -122,6 +122,13 @@ export class JobJournal implements ChunkObserver {
     this.setTask(chunk, { ...task, how: 'reused' });
   }
 
+  /** `resume --ignore-job JOB`: that job is not waited for, by this run and every later one. */
+  ignore(job: string): void {
+    if (this.state.ignored?.includes(job)) return;
+    this.file.append({ type: 'ignore', job });
+    (this.state.ignored ??= []).push(job);
+  }
+
   /** `resume --resend CHUNK`. */
   resent(chunk: number): void {
     this.inherited.delete(chunk);

@@ -11,6 +11,8 @@
  *              `refused`, the service refused the chunk's items (a 4xx naming them): sent again never, skipped by
  *              `resume --skip-refused`
  *   done       every chunk has its task
+ *   ignore     `resume --ignore-job`: another job that took a chunk over and has not finished is not waited for, though
+ *              it may still create items of this job's chunks left (hand-over.ts `coveringTasks`)
  * The format is described in docs/behaviour.md; journals written by earlier versions read the same.
  */
 import * as z from '../../lib/zod.js';
@@ -122,6 +124,8 @@ const RecordSchema = z.discriminatedUnion('type', [
     covered_by: CoverSchema.optional(),
   }),
   z.object({ type: z.literal('done'), tasks: z.number(), items: z.number(), cost: z.number() }),
+  /** `resume --ignore-job JOB`: that job, which took a chunk over, is not waited for (older readers: a damaged line). */
+  z.object({ type: z.literal('ignore'), job: z.string() }),
 ]);
 type JournalRecord = z.infer<typeof RecordSchema>;
 
@@ -162,6 +166,8 @@ export interface JobState {
    * this job's other items too (hand-over.ts `coveringTasks`).
    */
   takenOver?: Cover[];
+  /** The jobs of `takenOver` (or their successors) the user said not to wait for (`resume --ignore-job`). */
+  ignored?: string[];
   chunks: Map<number, ChunkState>;
   done: boolean;
   /** A send was ever recorded (or may have been, in a damaged line): something may have reached the service. */
@@ -318,6 +324,10 @@ export class JobFold {
     }
     if (record.type === 'done') {
       state.done = true;
+      return;
+    }
+    if (record.type === 'ignore') {
+      if (!state.ignored?.includes(record.job)) (state.ignored ??= []).push(record.job);
       return;
     }
     const chunk = state.chunks.get(record.chunk) ?? {};

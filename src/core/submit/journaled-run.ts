@@ -64,6 +64,8 @@ export interface ResumeOptions extends SubmitOptions {
   skipRefused?: boolean;
   /** `--no-reuse` (false): no `--reuse-window` lookup, whatever the job's. */
   reuse?: boolean;
+  /** `--ignore-job JOB`: a job that took a chunk over and has not finished is not waited for (recorded in the journal). */
+  ignoreJob?: string[];
 }
 
 /** The job's chunk size without --chunk-size: one chunk. */
@@ -775,16 +777,24 @@ async function continueJob(
   const skip = skipRefused(ctx, journal, { id, user, spending }, run.options.skipRefused === true);
   // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too.
   const self: JobRef = { id, refused: skip.size > 0, ...spending };
-  const covering = state.done ? { taken: [] } : fromCoveringJobs(ctx, journal, items, { user, skip, self });
+  const covering = state.done
+    ? { taken: [], ignored: [] }
+    : fromCoveringJobs(ctx, journal, items, { user, skip, self, ignore: run.options.ignoreJob ?? [] });
+  // Before the first line: it would say what is sent next right before a refusal to send anything.
+  if ('error' in covering) throw covering.error;
   if (run.continued) {
     const stands = (cover: Cover) => coverStands(jobStore(ctx.env), cover);
-    const taken = 'taken' in covering ? covering.taken : [];
-    ctx.printer.info(standing(journal, user, { name: id, skip, stands, taken }));
+    ctx.printer.info(standing(journal, user, { name: id, skip, stands, taken: covering.taken }));
   }
-  if ('error' in covering) throw covering.error;
   for (const { chunk, task, cover } of covering.taken) {
     journal.covered(chunk, task, cover);
     ctx.printer.info(`chunk ${chunk}: task ${task.id} of job ${cover.job} (its chunk ${cover.chunk}) covers its items`);
+  }
+  for (const { job: other, chunks, theirs } of covering.ignored) {
+    journal.ignore(other);
+    ctx.printer.warn(
+      `job ${other}, which took over items of this job, has not finished: ${plainChunks(chunks)} ${chunks.length === 1 ? 'is' : 'are'} sent without waiting for it (--ignore-job); its ${plainChunks(theirs)} may hold the same items: \`${resumeCommand({ id: other })}\` would then pay for them again`,
+    );
   }
   await runPipeline(
     ctx,
@@ -805,18 +815,33 @@ async function continueJob(
  * A job some of whose chunks other jobs took over (hand-over.ts): those jobs may have created its other items too (a
  * re-run of other items, or in other chunks, or taken over while another chunk of this job was in doubt). Each chunk
  * with no task yet whose items are a chunk of theirs with a task (the same items digest) is given that task, never
- * sent again; while one of them has not finished, nothing is sent (exit 9: settle that job first). Chunks in doubt
- * handed over themselves, or settled by the user (--adopt, --resend), are settled as before.
+ * sent again. While one of them has not finished and may still create the items of a chunk left (`coveringTasks`),
+ * nothing is sent (exit 9: settle that job first, or `--ignore-job` it, recorded here so that it stays decided, when it
+ * is not running). Chunks in doubt handed over themselves, or settled by the user (--adopt, --resend), are settled as
+ * before.
  */
 function fromCoveringJobs(
   ctx: Pick<Submitter, 'env'>,
   journal: JobJournal,
   items: ItemList,
-  { user, skip, self }: { user: UserSettlement; skip: ReadonlySet<number>; self: JobRef },
-): { taken: Taken[] } | { error: CreateUnknownError } {
+  {
+    user,
+    skip,
+    self,
+    ignore,
+  }: { user: UserSettlement; skip: ReadonlySet<number>; self: JobRef; ignore: readonly string[] },
+): { taken: Taken[]; ignored: Ignored[] } | { error: CliError } {
   const { state } = journal;
-  const none = { taken: [] };
-  if (state.takenOver === undefined) return none;
+  const none = { taken: [], ignored: [] };
+  const named = (id: string) =>
+    new UsageError(
+      `--ignore-job ${id}: that job took no chunk of job ${self.id} over`,
+      'Name a job an exit 9 of this job named as not finished.',
+    );
+  if (state.takenOver === undefined) {
+    const [first] = ignore;
+    return first === undefined ? none : { error: named(first) };
+  }
   const store = jobStore(ctx.env);
   const byUser = new Set([...user.adopt.map((a) => a.chunk), ...user.resend]);
   const open = (chunk: number) => {
@@ -827,27 +852,57 @@ function fromCoveringJobs(
   const left = new Set<number>();
   for (let chunk = 1; chunk <= state.job.chunks; chunk++) if (open(chunk)) left.add(chunk);
   if (left.size === 0) return none;
-  const theirs = coveringTasks(store, state);
+  // The items of each chunk left, read once: what another job's chunk must hold to be its task, or to be waited for.
+  const digests = new Map<string, number[]>();
+  const counts = new Map<number, number[]>();
+  const digestOf = new Map<number, string>();
+  let chunk = 0;
+  for (const list of items.chunks(state.job.chunk_size)) {
+    if (!left.has(++chunk)) continue;
+    const digest = itemsDigest(list);
+    digestOf.set(chunk, digest);
+    const same = digests.get(digest) ?? [];
+    if (same.length === 0) digests.set(digest, same);
+    same.push(chunk);
+    const sized = counts.get(list.length) ?? [];
+    if (sized.length === 0) counts.set(list.length, sized);
+    sized.push(chunk);
+  }
+  const theirs = coveringTasks(store, state, { digests, counts }, new Set([...(state.ignored ?? []), ...ignore]));
+  const stranger = ignore.find((id) => theirs?.met.has(id) !== true);
+  if (stranger !== undefined) return { error: named(stranger) };
   if (theirs === undefined) return none;
-  if ('unfinished' in theirs) {
-    const { job, running, refused } = theirs.unfinished;
+  if (theirs.unfinished !== undefined) {
+    const { job, running, refused, chunks, theirs: own } = theirs.unfinished;
+    const may = `its ${plainChunks(own)}, not created yet, may hold the items of this job's ${plainChunks(chunks)}; nothing was sent`;
     const error = new CreateUnknownError(
-      `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: it may create the items of this job's chunks not created yet (${[...left].join(', ')}); nothing was sent`,
+      `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: ${may}`,
       running
         ? `When it ends: ${resumeCommand(self)}`
-        : `Settle that job first: ${resumeCommand({ ...self, id: job, refused })}; then: ${resumeCommand(self)}`,
+        : `Settle that job first: ${resumeCommand({ ...self, id: job, refused })}; then: ${resumeCommand(self)}. ` +
+            `Or go on without waiting for it (those items are paid for twice if it created or creates them): ${resumeCommand(self, ` --ignore-job ${shellWord(job)}`)}`,
     );
     return { error };
   }
   const taken: Taken[] = [];
-  if (theirs.tasks.size === 0) return { taken };
-  let chunk = 0;
-  for (const list of items.chunks(state.job.chunk_size)) {
-    if (!left.has(++chunk)) continue;
-    const found = theirs.tasks.get(itemsDigest(list));
-    if (found !== undefined) taken.push({ chunk, ...found });
+  for (const [index, digest] of digestOf) {
+    const found = theirs.tasks.get(digest);
+    if (found !== undefined) taken.push({ chunk: index, ...found });
   }
-  return { taken };
+  return { taken, ignored: theirs.ignored };
+}
+
+/** `chunk 2`, `chunks 2, 3`; past ten, the first ten and how many in all. */
+function plainChunks(chunks: readonly number[]): string {
+  const more = chunks.length > 10 ? `, … (${formatCount(chunks.length)} in all)` : '';
+  return `${chunks.length === 1 ? 'chunk' : 'chunks'} ${chunks.slice(0, 10).join(', ')}${more}`;
+}
+
+/** A job that took a chunk of this one over, not waited for (`--ignore-job`): this job's chunks, and its own. */
+interface Ignored {
+  job: string;
+  chunks: number[];
+  theirs: number[];
 }
 
 /** A chunk of this job given the task of a chunk of the same items of a job that took another chunk of it over. */

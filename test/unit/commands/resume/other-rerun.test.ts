@@ -107,7 +107,7 @@ it('that re-run stopped on refused items: the settle-first hint carries --skip-r
   expect(rerun.code, rerun.stderr).toBe(3);
   const resumed = await run(['resume', stopped, '-y']);
   expect(resumed.code, resumed.stderr).toBe(9);
-  const hint = /Settle that job first: (taskctl resume \S+ [^;]*); then: (taskctl resume [^\n]*)$/m.exec(
+  const hint = /Settle that job first: (taskctl resume \S+ [^;]*); then: (taskctl resume .*?)\. Or go on/.exec(
     resumed.stderr,
   );
   expect(hint?.[1], resumed.stderr).toBe(`taskctl resume ${jobOf(rerun.stderr)} --skip-refused --yes`);
@@ -118,10 +118,38 @@ it('that re-run stopped on refused items: the settle-first hint carries --skip-r
   await eachPaidOnce([...ITEMS, 'other-d.com']);
 });
 
-it('that re-run not finished: exit 9, settle it first; both hints run verbatim pay once', async () => {
+it('that re-run killed with a chunk of the job’s items in doubt: exit 9, settle it first; both hints run verbatim pay once', async () => {
   const stopped = await stoppedJob();
   const rerun = await supersetRerun(stopped);
-  // As if it was killed before writing that it finished.
+  // As if it was killed with its chunk 2 (other-b.com, the stopped job's chunk 2) in flight.
+  writeFileSync(
+    journalOf(rerun),
+    records(rerun)
+      .filter((record) => record.type !== 'done' && !(record.type === 'created' && record.chunk === 2))
+      .map((record) => `${JSON.stringify(record)}\n`)
+      .join(''),
+  );
+  const posts = await world.posts();
+  const refused = await run(['resume', stopped, '-y']);
+  expect(refused.code, refused.stderr).toBe(9);
+  expect(refused.stderr).toContain(
+    `job ${rerun}, which took over items of this job, has not finished: its chunk 2, not created yet, may hold the items of this job's chunk 2; nothing was sent`,
+  );
+  const hint = /Settle that job first: taskctl (.*); then: taskctl (.*?)\. Or go on/.exec(refused.stderr);
+  // Both carry the -y of the run that printed them: they run where it ran (a script), with no question.
+  expect(hint?.slice(1)).toEqual([`resume ${rerun} --yes`, `resume ${stopped} --yes`]);
+  for (const command of hint?.slice(1) ?? []) {
+    const result = await run([...command.split(' '), '-y', '-q']);
+    expect(result.code, result.stderr).toBe(0);
+  }
+  expect(await world.posts()).toBe(posts);
+  await eachPaidOnce([...ITEMS, 'other-d.com']);
+});
+
+it('that re-run not finished, but every chunk of it has its task: nothing of it is waited for, its tasks taken', async () => {
+  const stopped = await stoppedJob();
+  const rerun = await supersetRerun(stopped);
+  // As if it was killed before writing that it finished: it can create nothing more.
   writeFileSync(
     journalOf(rerun),
     records(rerun)
@@ -130,16 +158,9 @@ it('that re-run not finished: exit 9, settle it first; both hints run verbatim p
       .join(''),
   );
   const posts = await world.posts();
-  const refused = await run(['resume', stopped, '-y']);
-  expect(refused.code, refused.stderr).toBe(9);
-  expect(refused.stderr).toContain(`job ${rerun}, which took over items of this job, has not finished`);
-  const hint = /Settle that job first: taskctl (.*); then: taskctl (.*)$/m.exec(refused.stderr);
-  // Both carry the -y of the run that printed them: they run where it ran (a script), with no question.
-  expect(hint?.slice(1)).toEqual([`resume ${rerun} --yes`, `resume ${stopped} --yes`]);
-  for (const command of hint?.slice(1) ?? []) {
-    const result = await run([...command.split(' '), '-y', '-q']);
-    expect(result.code, result.stderr).toBe(0);
-  }
+  const resumed = await run(['resume', stopped, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`chunk 2: task 2 of job ${rerun} (its chunk 2) covers its items`);
   expect(await world.posts()).toBe(posts);
   await eachPaidOnce([...ITEMS, 'other-d.com']);
 });

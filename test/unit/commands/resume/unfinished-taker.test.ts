@@ -1,0 +1,142 @@
+/**
+ * A stopped job A whose chunk in doubt a re-run B of other items took over, B itself stopped before it finished (a
+ * chunk of its own in doubt, or never sent) and perhaps never resumable (its `-f` input changed). A's `resume` waits
+ * only for what B could still create of A's chunks left (a chunk of B with no task holding the same items), and
+ * `--ignore-job B` goes on without waiting for it, recorded in A's journal (core/submit/hand-over.ts `coveringTasks`,
+ * journaled-run.ts `fromCoveringJobs`).
+ */
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import type { RunOptions } from '../harness.js';
+import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
+
+const S = 'domain_check_availability';
+/** A's items, two a chunk: chunk 1 (a1, a2) is the one in doubt B takes over, chunk 2 (u1, u2) was never sent. */
+const A_ITEMS = ['a1.com', 'a2.com', 'u1.com', 'u2.com'];
+let world: World;
+let dir: string;
+worldEachTest('taskctl-unfinished-taker-', (w, d) => ((world = w), (dir = d)));
+
+const run = (argv: string[], options: Omit<RunOptions, 'env' | 'clock'> = {}) =>
+  world.run(argv, { home: dir, ...options });
+const journalOf = (id: string) => join(dir, 'state', 'jobs', `${id}.jsonl`);
+const records = (id: string) =>
+  readFileSync(journalOf(id), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const keep = (id: string, keepIt: (record: Record<string, unknown>) => boolean) =>
+  writeFileSync(
+    journalOf(id),
+    records(id)
+      .filter(keepIt)
+      .map((record) => `${JSON.stringify(record)}\n`)
+      .join(''),
+  );
+const jobOf = (stderr: string) => /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(stderr)?.[1] ?? '';
+
+/**
+ * A stopped with its chunk 1 in doubt; B, a create of `itemsB` from a file, two a chunk, takes A's chunk 1 over and
+ * creates every chunk; then B's journal loses what `lost` says of its chunk 2 (as if killed there) and its file
+ * changes, so B cannot be resumed as it is.
+ */
+async function takerStopped(itemsB: readonly string[], lost: 'task' | 'send'): Promise<{ a: string; b: string }> {
+  const a = await stoppedByCtrlC(
+    world,
+    ['create', S, ...A_ITEMS, '--chunk-size', '2', '-y', '-q'],
+    dir,
+    'reset-before',
+  );
+  const file = join(dir, 'items-b.txt');
+  writeFileSync(file, itemsB.map((item) => `${item}\n`).join(''));
+  const created = await run(['create', S, '-f', file, '--chunk-size', '2', '--reuse-window', '1h', '-y']);
+  expect(created.code, created.stderr).toBe(0);
+  expect(created.stderr).toContain(`job ${a} stopped with these items in doubt (its chunk 1)`);
+  const b = jobOf(created.stderr);
+  const gone = lost === 'task' ? ['created', 'done'] : ['send', 'created', 'done'];
+  keep(b, (record) => !(gone.includes(String(record.type)) && (record.type === 'done' || record.chunk === 2)));
+  appendFileSync(file, 'w1.com\n');
+  return { a, b };
+}
+
+async function eachPaid(items: readonly string[], times: number): Promise<void> {
+  const counts = await world.itemCounts();
+  for (const item of items) expect(counts.get(item), item).toBe(times);
+}
+
+it('B stopped in a chunk of other items, never resumable: A goes on, its chunk left sent once', async () => {
+  const { a, b } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'task');
+  expect((await run(['resume', b, '-y'])).code).toBe(2); // its input changed: B is stuck for good
+  const resumed = await run(['resume', a, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`job ${a}: 1 of 2 chunks done, none in doubt; next: send 1 chunk at most (2 items)`);
+  expect(resumed.stderr).not.toContain('ignore');
+  await eachPaid(A_ITEMS, 1);
+});
+
+it('B never sent a chunk of another size: it cannot hold A’s chunk left, and A goes on', async () => {
+  const { a } = await takerStopped(['a1.com', 'a2.com', 'v1.com'], 'send');
+  const resumed = await run(['resume', a, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await eachPaid(A_ITEMS, 1);
+});
+
+it('B never sent a chunk of the same size (its items unknown): exit 9 naming both ways on, first line not printed', async () => {
+  const { a, b } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'send');
+  const posts = await world.posts();
+  const refused = await run(['resume', a, '-y']);
+  expect(refused.code, refused.stderr).toBe(9);
+  expect(refused.stderr).not.toContain('next: send');
+  expect(refused.stderr).toContain(
+    `job ${b}, which took over items of this job, has not finished: its chunk 2, not created yet, may hold the items of this job's chunk 2; nothing was sent`,
+  );
+  expect(refused.stderr).toContain(`Settle that job first: taskctl resume ${b} --yes; then: taskctl resume ${a} --yes`);
+  expect(refused.stderr).toContain(`taskctl resume ${a} --yes --ignore-job ${b}\n`);
+  expect(await world.posts()).toBe(posts);
+});
+
+it('B holds A’s chunk left in doubt: exit 9; `--ignore-job B` goes on, says what may be paid twice, and stays decided', async () => {
+  const { a, b } = await takerStopped(['a1.com', 'a2.com', 'u1.com', 'u2.com', 'v1.com'], 'task');
+  const refused = await run(['resume', a, '-y']);
+  expect(refused.code, refused.stderr).toBe(9);
+  expect(refused.stderr).toContain(
+    `job ${b}, which took over items of this job, has not finished: its chunk 2, not created yet, may hold the items of this job's chunk 2; nothing was sent`,
+  );
+  const onward = /(taskctl resume \S+ --yes --ignore-job \S+)$/m.exec(refused.stderr)?.[1] ?? '';
+  expect(onward).toBe(`taskctl resume ${a} --yes --ignore-job ${b}`);
+  // Refused at the money guard: nothing sent, but the decision is in A's journal.
+  const guarded = await run([...onward.split(' ').slice(1), '--max-cost', '0']);
+  expect(guarded.code, guarded.stderr).toBe(6);
+  expect(records(a)).toContainEqual({ type: 'ignore', job: b });
+  const resumed = await run(['resume', a, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(
+    `job ${b}, which took over items of this job, has not finished: chunk 2 is sent without waiting for it (--ignore-job); its chunk 2 may hold the same items: \`taskctl resume ${b}\` would then pay for them again`,
+  );
+  // B's request for u1, u2 did make a task (its record was lost): those two are paid twice, as said.
+  await eachPaid(['a1.com', 'a2.com'], 1);
+  await eachPaid(['u1.com', 'u2.com'], 2);
+});
+
+it('--ignore-job of a job that took nothing of A over: exit 2, nothing sent', async () => {
+  const { a } = await takerStopped(['a1.com', 'a2.com', 'u1.com', 'u2.com', 'v1.com'], 'task');
+  const posts = await world.posts();
+  const refused = await run(['resume', a, '--ignore-job', 'j-zzzzzzzz', '-y']);
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toContain(`--ignore-job j-zzzzzzzz: that job took no chunk of job ${a} over`);
+  expect(await world.posts()).toBe(posts);
+});
+
+it('a chain of takeovers back to A itself: never A named as the job to wait for', async () => {
+  const { a, b } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'task');
+  // B as if taken over whole by A (A's chunk 1, which has B's task): the walk from A reaches A again.
+  appendFileSync(
+    journalOf(b),
+    `${JSON.stringify({ type: 'unknown', chunk: 2, candidates: [], reason: 'taken over', covered_by: { job: a, chunk: 1, whole: true } })}\n`,
+  );
+  const resumed = await run(['resume', a, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).not.toContain(`job ${a}, which took over`);
+  await eachPaid(A_ITEMS, 1);
+});
