@@ -58,7 +58,8 @@ export function registerResume(program: Command, run: RunAction): void {
         'The job keeps its service, input and options; inputs are checked against their recorded size and digest (exit 2 if changed).\n' +
         'A chunk caught in flight is settled first: its task adopted, or sent again only when proven never created (else exit 9).\n' +
         'A chunk whose items the service refused is never sent again: exit 3 naming it, unless --skip-refused leaves it without a task.\n' +
-        "A job made with --reuse-window (every retry) looks for a task of each chunk's items within it before sending, as its first run did.\n",
+        "A job made with --reuse-window (every retry) looks for a task of each chunk's items within it before sending, as its first run did.\n" +
+        'A job another one took items of over waits (exit 9) while that one may still create them: settle it first, or --ignore-job it.\n',
     )
     .action((file: string | undefined, options: ResumeOptions, cmd: Command) =>
       run(cmd, async (ctx) => {

@@ -68,6 +68,7 @@ const OPTION_HINTS: Readonly<Record<string, ValueHint>> = {
   '--state': { kind: 'file' },
   '--input': { kind: 'file' },
   '--job': { kind: 'jobs' },
+  '--ignore-job': { kind: 'jobs' },
   '--status': { kind: 'choices', values: KNOWN_TASK_STATUSES },
   '--service': { kind: 'services' },
   '--report': { kind: 'report' },
