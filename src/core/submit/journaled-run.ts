@@ -38,6 +38,9 @@ import {
   writeArgumentsCopy,
 } from '../../store/journal-file.js';
 import { realPath, streamCopyPath } from '../../store/job-files.js';
+import { fileIdentity, lastJobPlace, recordJobPlace } from '../../store/job-places.js';
+import { cacheDirectory } from '../../store/cache-dir.js';
+import { heldLockHint, holderWords, lockHolder } from '../../store/lock-file.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
@@ -156,8 +159,9 @@ export async function journaledOr(
 function openJournal(
   place: JobPlace,
   nowMs: number,
+  elsewhere: Elsewhere,
   existing = false,
-): { file: JournalFile; id: string; fold: JobFold } {
+): { file: JournalFile; id: string; fold: JobFold; took: Took | undefined } {
   let id = '';
   const fold = foldOf(place.path);
   const file = JournalFile.open(
@@ -180,7 +184,96 @@ function openJournal(
     }
     // Not listed by `taskctl jobs`; the job itself is unharmed, and `resume FILE` still continues it.
   }
-  return { file, id, fold };
+  try {
+    return { file, id, fold, took: lastPlaceOf(file, fold, id, place, nowMs, elsewhere) };
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+}
+
+/** The tasks a run took from the file its job was last run from: how many chunks, and that file. */
+interface Took {
+  chunks: number;
+  from: string;
+}
+
+/** What a run says of the tasks it took from the file its job was last run from. */
+const tookWords = (id: string, took: Took) =>
+  `job ${id}: the tasks of ${counted(took.chunks, 'chunk')} taken from ${took.from}, where this job was last run (they are not bought again)`;
+
+/**
+ * What a run needs to find the place this user last ran the job from (store/job-places.ts): the cache directory, and
+ * whether this run looks for each chunk's task on the service before sending it (a `--reuse-window` given to it).
+ */
+interface Elsewhere {
+  cacheDir: string;
+  reusing: boolean;
+}
+
+const elsewhereOf = (env: Runtime['env'], reuseWindow: number | undefined): Elsewhere => ({
+  cacheDir: cacheDirectory(env),
+  reusing: reuseWindow !== undefined,
+});
+
+/**
+ * The other file this user last ran job `id` from, when there is one (docs/behaviour.md#jobs): a copy run under
+ * another state directory (a read-only state directory's refusal advises `cp -a DIR NEW && TASKCTL_STATE_DIR=NEW
+ * taskctl resume ID`), whose original is then resumed once it can be written, or from a shell without the variable.
+ * No lock of this run's meets that one's, so it is looked at here: a live run holding it (a journal moved to another
+ * directory while its run holds it, too) is exit 2 naming that run; what it knows better is appended here (adoptOther),
+ * so this run never pays again for what that one created; gone (and not this very file under an earlier name), what
+ * it created is not known here: exit 2, nothing sent, unless this run looks for each chunk's task on the service
+ * (`--reuse-window`). Then this file is recorded as the job's last place. A cache directory that cannot be written
+ * records nothing: the job itself is unharmed.
+ */
+function lastPlaceOf(
+  file: JournalFile,
+  fold: JobFold,
+  id: string,
+  place: JobPlace,
+  nowMs: number,
+  where: Elsewhere,
+): Took | undefined {
+  const path = realPath(place.path);
+  const identity = fileIdentity(path);
+  let took: Took | undefined;
+  // A new job: no other place can know it yet.
+  const last = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
+  if (last !== undefined && realPath(last.path) !== path) {
+    const holder = lockHolder(`${last.path}.lock`);
+    if (holder !== undefined)
+      throw new UsageError(
+        `job ${id} is in use by another taskctl (${holderWords(holder)}) through its journal ${last.path}; nothing was sent`,
+        heldLockHint(holder, `${last.path}.lock`, 'Wait for that run to end, then resume the job'),
+      );
+    const moved = identity?.dev === last.dev && identity.ino === last.ino;
+    if (fileIdentity(last.path) !== undefined) {
+      const chunks = adoptOther(file, fold, id, last.path);
+      if (chunks > 0) took = { chunks, from: last.path };
+    } else if (!moved && !where.reusing) throw lastPlaceGone(id, place, last.path, nowMs);
+  }
+  if (identity === undefined) return took;
+  try {
+    recordJobPlace(where.cacheDir, id, { path, ...identity });
+  } catch {
+    // A read-only or full cache directory: nothing recorded, as the ledger there records nothing then.
+  }
+  return took;
+}
+
+/**
+ * Job `id` was last run from `gone`, which is no more: exit 2, and the way on that cannot pay twice: a resume that
+ * looks for each chunk's task on the service since the job started (a task of the same items is reused, not bought).
+ */
+function lastPlaceGone(id: string, place: JobPlace, gone: string, nowMs: number): UsageError {
+  const started = Date.parse(readState(place.path)?.job.created_at ?? '');
+  const minutes = Number.isFinite(started) ? Math.max(1, Math.ceil((nowMs - started) / 60_000) + 1) : 24 * 60;
+  const window = minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
+  return new UsageError(
+    `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent`,
+    `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): taskctl resume ${shellWord(place.name)} --reuse-window ${window}`,
+  );
 }
 
 /** A fold of the journal at `path`, which reads it again for the rare chunk that needs it (JobFold `again`). */
@@ -191,9 +284,10 @@ function foldOf(path: string): JobFold {
 /**
  * Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send); what
  * it appends goes to `fold` too. Both files are read again a record at a time (a copy is rare; its state is what is held).
+ * Returns how many chunks it gave a task.
  */
-function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: string): void {
-  if (file.empty) return;
+function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: string): number {
+  if (file.empty) return 0;
   const mine = readState(file.path);
   let done: unknown;
   const otherFold = foldOf(otherPath);
@@ -201,9 +295,10 @@ function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: str
     if (done === undefined && (record as { type?: unknown } | null)?.type === 'done') done = record;
     otherFold.add(record);
   });
-  if (!mine || !found || jobIdOf(otherFold.first) !== id) return;
+  if (!mine || !found || jobIdOf(otherFold.first) !== id) return 0;
   const other = otherFold.end();
-  if (!other) return;
+  if (!other) return 0;
+  let tasks = 0;
   const put = (record: object) => {
     file.append(record);
     fold.add(record);
@@ -213,11 +308,13 @@ function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: str
     if (ours?.task) continue;
     if (theirs.task) {
       put({ type: 'created', chunk, task: theirs.task.id, cost: theirs.task.cost, how: theirs.task.how });
+      tasks++;
     } else if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) {
       put(theirs.send);
     }
   }
   if (other.done && !mine.done && typeof done === 'object' && done !== null) put(done);
+  return tasks;
 }
 
 /** The state of the journal at `path`, read a record at a time (undefined when it holds none). */
@@ -239,7 +336,8 @@ export async function runJournaledCreate(
   options: CreateJobOptions,
   underLock?: (state: JobState | undefined) => void,
 ): Promise<void> {
-  const { file, id, fold } = openJournal(place, ctx.clock.now());
+  const { file, id, fold, took } = openJournal(place, ctx.clock.now(), elsewhereOf(ctx.env, options.reuseWindow));
+  if (took) ctx.printer.info(tookWords(id, took));
   const path = place.path;
   try {
     let state = fold.end();
@@ -333,7 +431,12 @@ async function continueStopped(
   const store = jobStore(ctx.env);
   let opened: ReturnType<typeof openJournal>;
   try {
-    opened = openJournal({ path: stopped.path, name: stopped.id, store }, ctx.clock.now(), true);
+    opened = openJournal(
+      { path: stopped.path, name: stopped.id, store },
+      ctx.clock.now(),
+      elsewhereOf(ctx.env, options.reuseWindow),
+      true,
+    );
   } catch {
     return false;
   }
@@ -548,11 +651,13 @@ async function resumeOne(
   }
   let opened: ReturnType<typeof openJournal>;
   try {
-    opened = openJournal(place, ctx.clock.now(), true); // a resume never makes a journal
+    // A resume never makes a journal.
+    opened = openJournal(place, ctx.clock.now(), elsewhereOf(ctx.env, options.reuseWindow), true);
   } catch (error) {
     throw error instanceof JobUnwritableError ? goOnElsewhere(error, store, path) : error;
   }
   const { file } = opened;
+  if (opened.took) ctx.printer.info(tookWords(opened.id, opened.took));
   try {
     const state = opened.fold.end();
     if (!state)

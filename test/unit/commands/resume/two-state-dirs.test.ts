@@ -7,7 +7,7 @@
  * same directory meets the old name's lock, which records the file's identity.
  */
 import { execFileSync } from 'node:child_process';
-import { linkSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../../src/lib/time.js';
@@ -43,6 +43,7 @@ async function whileARuns(
   argvA: string[],
   second: () => string[] | undefined,
   lost: 'reset-before' | 'reset-after' = 'reset-before',
+  then?: () => Promise<void>,
 ): Promise<{ a: RunResult; b: RunResult | undefined }> {
   await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
   await world.fault({ method: 'POST', path: '/tasks', kind: lost, count: 1 });
@@ -55,6 +56,7 @@ async function whileARuns(
         done = true;
         const argv = second();
         if (argv) b = await run('b', argv);
+        await then?.();
       }
       return world.clock.sleep(ms, signal);
     },
@@ -167,6 +169,43 @@ describe('one journal, two state directories', () => {
     expect(b?.stderr).toMatch(/Wait for that run to end/);
     expect(a.code, a.stderr).toBe(9); // chunk 2 in doubt, chunks 3 and 4 never sent
     const resumed = await run('a', ['resume', moved, '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
+  });
+
+  it('a journal moved to another directory while its run holds it, resumed there under another state directory: exit 2 naming the holder', async () => {
+    const journal = join(dir, 'job.jsonl');
+    const elsewhere = join(dir, 'elsewhere');
+    const moved = join(elsewhere, 'job.jsonl');
+    mkdirSync(elsewhere);
+    // The same user (the same cache directory), another state directory: no lock of B's meets A's.
+    const otherState = { ...world.env, TASKCTL_STATE_DIR: join(dir, 'other-state') };
+    const argv = ['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'];
+    let b: RunResult | undefined;
+    const { a } = await whileARuns(
+      argv,
+      () => {
+        renameSync(journal, moved);
+        return undefined;
+      },
+      'reset-before',
+      async () => {
+        b = await runTaskctl(['resume', moved, '-q'], { env: otherState, clock: world.clock, home: join(dir, 'a') });
+      },
+    );
+    expect(b?.code, b?.stderr).toBe(2);
+    expect(b?.stderr).toContain(
+      `error: job ${/job (j-[0-9a-z]+)/.exec(a.stderr)?.[1]} is in use by another taskctl (process ${process.pid} on this machine) through its journal ${journal}; nothing was sent\n`,
+    );
+    expect(b?.stderr).toMatch(/Wait for that run to end/);
+    // A stops before its next chunk (its journal was moved): chunk 1 has its task, chunk 2 is in doubt.
+    expect(a.code, a.stderr).not.toBe(0);
+    expect(await itemCounts()).toEqual({ 'a.com': 1 });
+    const resumed = await runTaskctl(['resume', moved, '-q'], {
+      env: otherState,
+      clock: world.clock,
+      home: join(dir, 'a'),
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
   });
