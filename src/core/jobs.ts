@@ -14,12 +14,12 @@ import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '.
 import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
 import { CliError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
-import { isDoneRecord, jobRecord, JobFold, supersededIn } from './submit/journal-records.js';
+import { isDoneRecord, jobRecord, JobFold, supersededIn, type JobState } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
-import { standingTakeover } from './submit/hand-over.js';
+import { coveringChunk, standingTakeover } from './submit/hand-over.js';
 
 export interface JobsOptions {
   limit?: number;
@@ -60,6 +60,11 @@ export interface JobRow {
   reason?: string;
   /** The job that took it over (state `superseded`). */
   superseded_by?: string;
+  /**
+   * Not shown: a superseded job whose cover has no task yet (the job that took it over sent that chunk, its outcome
+   * not known): kept by `pruneJobs` until it has one.
+   */
+  coverUnsettled?: boolean;
   /**
    * An unfinished job's: the jobs that took one of its chunks over (not it whole). Its resume takes tasks from them, so
    * they are kept while it is (`pruneJobs`).
@@ -179,7 +184,8 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     else if (chunk.refused !== undefined) refused++;
   }
   const running = !state.done && store.runner(stored.id, stored.path) !== undefined;
-  const over = running ? undefined : standingTakeover(store, state);
+  const takeover = running ? undefined : settledTakeover(store, state);
+  const over = takeover?.job;
   const takers = state.done ? [] : [...new Set((state.takenOver ?? []).map((cover) => cover.job))];
   return {
     id: stored.id,
@@ -204,8 +210,26 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     account: job.account,
     own: stored.own,
     ...(over !== undefined && { superseded_by: over }),
+    ...(takeover?.hasTask === false && { coverUnsettled: true }),
     ...(takers.length > 0 && { taken_over_by: takers }),
   };
+}
+
+/**
+ * The job that took `state`'s job over whole (`standingTakeover`), as `jobs` shows and prunes it: only once that job has
+ * sent the chunk or given it its task. One that runs and has sent nothing of it yet may still stop before it sends
+ * (Ctrl-C in its wait or walk, an outage, a refused key): the cover is then void and this job its own again, so until
+ * then it is shown `interrupted`, and kept. `hasTask`: the cover's chunk has its task (in this job's journal, or in
+ * that job's); only then may the superseded job be pruned (a send in doubt is settled from this job's journal too).
+ */
+function settledTakeover(store: JobStore, state: JobState): { job: string; hasTask: boolean } | undefined {
+  const job = standingTakeover(store, state);
+  const cover = state.supersededCover;
+  if (job === undefined || cover === undefined) return undefined;
+  if (state.chunks.get(cover.chunk)?.task !== undefined) return { job, hasTask: true };
+  const theirs = coveringChunk(store, cover);
+  if (theirs?.task !== undefined) return { job, hasTask: true };
+  return theirs?.sent === true ? { job, hasTask: false } : undefined;
 }
 
 /** Why a journal of the state directory named for one id is not that job (a copy saved under another job's name). */
@@ -249,7 +273,9 @@ export function pruneJobs(
   // superseded job that names it stays, and those go first. A job that took chunks of an unfinished one over stays
   // while that one does: its resume takes their tasks from it. `all`: every job of the state directory, when `rows`
   // are only those past the retention (a young job keeps an old finished one too).
-  const due = rows.filter((row) => row.own && (row.state === 'finished' || row.state === 'superseded'));
+  const due = rows.filter(
+    (row) => row.own && (row.state === 'finished' || (row.state === 'superseded' && row.coverUnsettled !== true)),
+  );
   const staying = new Set(all.filter((row) => row.state !== 'finished').map((row) => row.id));
   const removed: JobRow[] = [];
   const tried = new Set<string>();
@@ -402,7 +428,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
     return;
   }
   const columns = pickColumns(JOB_COLUMNS, options.columns);
-  const json = shown.map(({ account: _account, own: _own, ...row }) =>
+  const json = shown.map(({ account: _account, own: _own, coverUnsettled: _unsettled, ...row }) =>
     row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row,
   );
   await ctx.printer.list(shown, columns, json, {

@@ -4,10 +4,11 @@
  * it over (that one stays while it stays), so the superseded job's commands can point to it; with that journal
  * removed by hand the job stays superseded all the same, and its resume sends nothing.
  */
-import { existsSync, rmSync, utimesSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { JobStore } from '../../../../src/store/job-files.js';
+import { tryLock } from '../../../../src/store/lock-file.js';
 import type { RunOptions } from '../harness.js';
 import { supersededJob, worldEachTest, type World } from '../sandbox-world.js';
 
@@ -86,4 +87,53 @@ it('the finished job’s journal removed by hand: the superseded job stays super
   expect(await world.posts()).toBe(posts);
   const counts = await world.itemCounts();
   for (const item of ITEMS) expect(counts.get(item), item).toBe(1);
+});
+
+/** The lines of job `id`'s journal, each parsed. */
+const records = (id: string) =>
+  readFileSync(journal(id), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { type: string; chunk?: number });
+const rewrite = (id: string, keep: (record: { type: string; chunk?: number }) => boolean) =>
+  writeFileSync(
+    journal(id),
+    records(id)
+      .filter(keep)
+      .map((record) => `${JSON.stringify(record)}\n`)
+      .join(''),
+  );
+
+it('taken over by a re-run that runs and has sent nothing of it yet: `interrupted`, and kept, since that run may stop before it sends', async () => {
+  const { stopped, rerun } = await superseded();
+  // The moment the re-run has marked the takeover: the stopped job's chunk not reconciled yet, the re-run's journal
+  // its job record alone, and the re-run alive (its lock held).
+  rewrite(stopped, (record) => record.type !== 'reconciled');
+  rewrite(rerun, (record) => record.type === 'job');
+  const lock = tryLock(new JobStore(join(dir, 'state')).lockPath(rerun));
+  if (!('release' in lock)) throw new Error('lock not taken');
+  try {
+    const rows = await jobs();
+    expect(rows.find((row) => row.id === stopped)).toMatchObject({ state: 'interrupted' });
+    expect(rows.find((row) => row.id === stopped)?.superseded_by).toBeUndefined();
+    const pruned = await run(['jobs', '--prune']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(existsSync(journal(stopped))).toBe(true);
+  } finally {
+    lock.release();
+  }
+  // The re-run stopped before sending (Ctrl-C in its wait): the cover is void, the stopped job its own, still there.
+  expect((await jobs()).find((row) => row.id === stopped)?.state).toBe('interrupted');
+  expect(existsSync(journal(stopped))).toBe(true);
+});
+
+it('taken over by a re-run whose send of the chunk is in doubt: `superseded`, kept until the chunk has its task', async () => {
+  const { stopped, rerun } = await superseded();
+  rewrite(stopped, (record) => record.type !== 'reconciled');
+  rewrite(rerun, (record) => record.type === 'job' || (record.type === 'send' && record.chunk === 1));
+  expect((await jobs()).find((row) => row.id === stopped)).toMatchObject({ state: 'superseded', superseded_by: rerun });
+  const pruned = await run(['jobs', '--prune']);
+  expect(pruned.code, pruned.stderr).toBe(0);
+  expect(existsSync(journal(stopped))).toBe(true);
+  expect(existsSync(journal(rerun))).toBe(true);
 });
