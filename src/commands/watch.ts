@@ -36,7 +36,7 @@ export function registerWatch(program: Command, run: RunAction): void {
         ' record of an unfinished task, when seen), id, service, status, completed_items,' +
         ' failed_items, total_items\n' +
         'Exit codes as `taskctl wait` once the watched tasks finish: 0 all completed; 10 a task ended without' +
-        ' completing; 11 some items did not complete; 8 (7 after 429s) no good answer from the service for' +
+        ' completing; 11 some items did not complete; 8 (7 after 429s) the service failed every read for' +
         ' --outage-tolerance; 124 timed out (--timeout) while the service answered; 130 Ctrl-C.\n',
     )
     .action((ids: string[], options: WatchOptions, cmd: Command) =>

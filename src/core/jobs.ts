@@ -14,12 +14,12 @@ import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '.
 import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
 import { CliError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
-import { isDoneRecord, jobRecord, JobFold, supersededIn } from './submit/journal-records.js';
+import { isDoneRecord, jobRecord, JobFold, supersededIn, type JobState } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
-import { standingTakeover } from './submit/hand-over.js';
+import { coveringChunk, standingTakeover } from './submit/hand-over.js';
 
 export interface JobsOptions {
   limit?: number;
@@ -60,6 +60,11 @@ export interface JobRow {
   reason?: string;
   /** The job that took it over (state `superseded`). */
   superseded_by?: string;
+  /**
+   * Not shown: a superseded job's, where the task of the chunk taken over is known (`settledTakeover`): `own`, in its
+   * own journal; `theirs`, only in the journal of the job that took it over; `in-doubt`, nowhere yet (that job sent it).
+   */
+  coverTask?: 'own' | 'theirs' | 'in-doubt';
   /**
    * An unfinished job's: the jobs that took one of its chunks over (not it whole). Its resume takes tasks from them, so
    * they are kept while it is (`pruneJobs`).
@@ -179,7 +184,8 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     else if (chunk.refused !== undefined) refused++;
   }
   const running = !state.done && store.runner(stored.id, stored.path) !== undefined;
-  const over = running ? undefined : standingTakeover(store, state);
+  const takeover = running ? undefined : settledTakeover(store, state);
+  const over = takeover?.job;
   const takers = state.done ? [] : [...new Set((state.takenOver ?? []).map((cover) => cover.job))];
   return {
     id: stored.id,
@@ -204,8 +210,29 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     account: job.account,
     own: stored.own,
     ...(over !== undefined && { superseded_by: over }),
+    ...(takeover !== undefined && { coverTask: takeover.task }),
     ...(takers.length > 0 && { taken_over_by: takers }),
   };
+}
+
+/**
+ * The job that took `state`'s job over whole (`standingTakeover`), as `jobs` shows and prunes it: only once that job has
+ * sent the chunk or given it its task. One that runs and has sent nothing of it yet may still stop before it sends
+ * (Ctrl-C in its wait or walk, an outage, a refused key): the cover is then void and this job its own again, so until
+ * then it is shown `interrupted`, and kept. `task`: where the chunk's task is known (`JobRow.coverTask`); only with
+ * one may the superseded job be pruned (a send in doubt is settled from this job's journal too).
+ */
+function settledTakeover(
+  store: JobStore,
+  state: JobState,
+): { job: string; task: NonNullable<JobRow['coverTask']> } | undefined {
+  const job = standingTakeover(store, state);
+  const cover = state.supersededCover;
+  if (job === undefined || cover === undefined) return undefined;
+  if (state.chunks.get(cover.chunk)?.task !== undefined) return { job, task: 'own' };
+  const theirs = coveringChunk(store, cover);
+  if (theirs?.task !== undefined) return { job, task: 'theirs' };
+  return theirs?.sent === true ? { job, task: 'in-doubt' } : undefined;
 }
 
 /** Why a journal of the state directory named for one id is not that job (a copy saved under another job's name). */
@@ -248,8 +275,12 @@ export function pruneJobs(
   // commands can always point to it (the takeover itself is in the superseded job's journal): a job stays while a
   // superseded job that names it stays, and those go first. A job that took chunks of an unfinished one over stays
   // while that one does: its resume takes their tasks from it. `all`: every job of the state directory, when `rows`
-  // are only those past the retention (a young job keeps an old finished one too).
-  const due = rows.filter((row) => row.own && (row.state === 'finished' || row.state === 'superseded'));
+  // are only those past the retention (a young job keeps an old finished one too). A superseded job goes only once the
+  // chunk taken over has its task. One of a `--journal FILE` (never pruned) whose own journal records that task does
+  // not keep the job that took it over: the takeover stands without it, and it would stay forever.
+  const due = rows.filter(
+    (row) => row.own && (row.state === 'finished' || (row.state === 'superseded' && row.coverTask !== 'in-doubt')),
+  );
   const staying = new Set(all.filter((row) => row.state !== 'finished').map((row) => row.id));
   const removed: JobRow[] = [];
   const tried = new Set<string>();
@@ -258,10 +289,10 @@ export function pruneJobs(
     const namedByStaying = new Set(
       all
         .filter((row) => staying.has(row.id))
-        .flatMap((row) => [
-          ...(row.superseded_by === undefined ? [] : [row.superseded_by]),
-          ...(row.taken_over_by ?? []),
-        ]),
+        .flatMap((row) => {
+          const named = [...(row.superseded_by === undefined ? [] : [row.superseded_by]), ...(row.taken_over_by ?? [])];
+          return !row.own && row.coverTask === 'own' ? named.filter((id) => id !== row.superseded_by) : named;
+        }),
     );
     for (const row of due) {
       if (tried.has(row.id) || namedByStaying.has(row.id)) continue;
@@ -402,7 +433,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
     return;
   }
   const columns = pickColumns(JOB_COLUMNS, options.columns);
-  const json = shown.map(({ account: _account, own: _own, ...row }) =>
+  const json = shown.map(({ account: _account, own: _own, coverTask: _coverTask, ...row }) =>
     row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row,
   );
   await ctx.printer.list(shown, columns, json, {

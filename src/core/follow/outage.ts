@@ -90,13 +90,13 @@ export function outageError(options: {
 }): UnavailableError | RateLimitError {
   if (options.why === 'deadline' && options.lastError === undefined) return unansweredError(options);
   const { lastError } = options;
-  const silence = options.answered
-    ? `no good answer from the service for ${seconds(options.silentMs)}`
-    : `no good answer from the service in ${seconds(options.silentMs)}`;
+  const silent = seconds(options.silentMs);
+  // The tolerance counts from the first failed read, the silence from the last good answer (a sparse poll's quiet time
+  // before that read included): the two are said as such, or a silence past the tolerance reads as a wrong count.
   const stop =
     options.why === 'tolerance'
-      ? `${silence} (--outage-tolerance ${seconds(options.toleranceMs)})`
-      : `${silence}, and the deadline came while it was failing`;
+      ? `the service failed every read for the --outage-tolerance of ${seconds(options.toleranceMs)} (counted from its first failed read; ${options.answered ? `no good answer for ${silent}` : `no good answer at all in ${silent}`})`
+      : `${options.answered ? `no good answer from the service for ${silent}` : `no good answer from the service in ${silent}`}, and the deadline came while it was failing`;
   const last = lastError === undefined ? '' : `; last error: ${lastError.message}`;
   const message = `${stop}${last}; last known: ${options.states}`;
   const more = options.why === 'tolerance' ? ', or allow a longer outage with --outage-tolerance' : '';

@@ -26,6 +26,8 @@ export class ChunkProgress {
       Pick<Runtime, 'clock'> &
       Pick<Service, 'globals'>,
     private readonly total: number,
+    /** Of the chunks that have a task, those reused (another run's), not created: counted apart. */
+    private reused = 0,
   ) {}
 
   /** Runs one chunk's send with its spinner texts in the live line (or under its own spinner without one). */
@@ -48,8 +50,15 @@ export class ChunkProgress {
   sent(what: string, tasks: number, outcome: Outcome): void {
     this.items += outcome.items;
     if (outcome.how !== 'reused') this.coins += outcome.task.cost;
+    else this.reused++;
     if (this.total < 2) return;
-    const text = `${what}: ${formatCount(tasks)} of ${counted(this.total, 'task')} created; ${counted(this.items, 'item')} and ${counted(this.coins, 'coin')} by this run`;
+    const of = counted(this.total, 'task');
+    const created = tasks - this.reused;
+    const counts =
+      this.reused === 0
+        ? `${formatCount(tasks)} of ${of} created`
+        : `${created === 0 ? '' : `${formatCount(created)} created and `}${formatCount(this.reused)} reused of ${of}`;
+    const text = `${what}: ${counts}; ${counted(this.items, 'item')} and ${counted(this.coins, 'coin')} by this run`;
     const now = this.ctx.clock.now();
     if (this.live) {
       this.said = text;

@@ -378,7 +378,10 @@ export async function runJournaledCreate(
       return stopped !== undefined;
     });
     try {
-      if (stopped !== undefined && (await continueStopped(ctx, stopped, record, read, options))) return;
+      // Taken, this run's own journal (its job never recorded) goes at once with its locks: killed while it continues
+      // that job, it would be left as an unfinished start for the user to clean.
+      const discard = () => file.close(() => discardUnsent(place, id, file));
+      if (stopped !== undefined && (await continueStopped(ctx, stopped, record, read, options, discard))) return;
       if (stopped !== undefined) file.append(record); // that job could not be taken after all: this one starts
       const started = rebuild([record], path);
       if (!started) throw new Error('unreachable: the job record was just written');
@@ -420,6 +423,7 @@ function stoppedJobToContinue(
 /**
  * Continues the stopped job as its `resume` would, with this run's items (the same, chunk by chunk: checked again under
  * its locks) and options. False when it cannot be taken (a run took it meanwhile, it changed): this run starts its own.
+ * `taken`: called once it is taken, before anything is sent.
  */
 async function continueStopped(
   ctx: Submitter,
@@ -427,6 +431,7 @@ async function continueStopped(
   record: Job,
   items: PreparedItems,
   options: CreateJobOptions,
+  taken: () => void,
 ): Promise<boolean> {
   const store = jobStore(ctx.env);
   let opened: ReturnType<typeof openJournal>;
@@ -444,6 +449,7 @@ async function continueStopped(
   try {
     const state = fold.end();
     if (state === undefined || id !== stopped.id || !sameWork(store, state, record, items)) return false;
+    taken();
     // Said even with -q: the job line that follows names that job, not a new one.
     ctx.printer.notice(
       `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,

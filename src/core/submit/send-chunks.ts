@@ -87,7 +87,7 @@ export async function sendChunks(
   const total = plan.priced.reduce((sum, batch) => sum + chunkCount(batch.list.count, batch.size), 0);
   const outcomes = new Map<number, Outcome>();
   const output = await TaskOutput.open(ctx, plan.priced.length === 1 && options.chunkSize === undefined, options);
-  const progress = new ChunkProgress(ctx, total);
+  const progress = new ChunkProgress(ctx, total, reused(plan.done, new Map()));
   // A chunk in doubt this run settled has its task printed as a create's (`resume -q | taskctl wait -` waits for it).
   for (const task of plan.state.settled ?? []) output.write(task);
   const tasks = () => plan.done.size + outcomes.size;
@@ -127,6 +127,7 @@ export async function sendChunks(
       throw stopped(ctx, error, {
         service,
         tasks: tasks(),
+        reused: reused(plan.done, outcomes),
         total,
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
@@ -149,7 +150,7 @@ export async function sendChunks(
     if (lost) {
       const stopped = tasks() < total ? '; no further task was started' : '';
       throw new CliError(
-        `cannot write the output (${systemErrorWords(lost)}): ${createdSoFar(tasks(), total, ids(plan.done, outcomes))}${stopped}`,
+        `cannot write the output (${systemErrorWords(lost)}): ${createdSoFar(tasks(), reused(plan.done, outcomes), total, ids(plan.done, outcomes))}${stopped}`,
         ExitCode.outputFailed,
         `The ids above may not have been printed. ${lostHint(job?.id, tasks() === total, () => continueHint(service, job, tasks(), unjournaledHint(plan, total, flight, undefined)))}`,
       );
@@ -211,10 +212,32 @@ function ids(done: ReadonlyMap<number, DoneChunk>, outcomes: ReadonlyMap<number,
   return [...done.entries(), ...outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o.task.id);
 }
 
-/** `ranged`: consecutive ids as ranges, a few at most (the job names the rest); else every id (stdout failed). */
-function createdSoFar(tasks: number, total: number, created: readonly number[], ranged = false, when = ''): string {
-  const named = ranged ? idRanges(created) : created.join(' ');
-  return `created ${tasks} of ${counted(total, 'task')}${when}` + (created.length > 0 ? `: ${named}` : '');
+/** How many of the chunks done so far have a task reused (another run's), not created by this job. */
+function reused(done: ReadonlyMap<number, DoneChunk>, outcomes: ReadonlyMap<number, Outcome>): number {
+  return [...done.values(), ...outcomes.values()].filter((outcome) => outcome.how === 'reused').length;
+}
+
+/**
+ * `created 2 and reused 1 of 4 tasks`: the tasks so far, those reused counted apart. `ranged`: consecutive ids as
+ * ranges, a few at most (the job names the rest); else every id (stdout failed).
+ */
+function createdSoFar(
+  tasks: number,
+  reused: number,
+  total: number,
+  ids: readonly number[],
+  ranged = false,
+  when = '',
+): string {
+  const named = ranged ? idRanges(ids) : ids.join(' ');
+  const created = tasks - reused;
+  const counts =
+    reused === 0
+      ? `created ${created}`
+      : created === 0
+        ? `reused ${reused}`
+        : `created ${created} and reused ${reused}`;
+  return `${counts} of ${counted(total, 'task')}${when}` + (ids.length > 0 ? `: ${named}` : '');
 }
 
 /** The one read of the latest states before a table at a terminal is drawn. */
@@ -392,6 +415,8 @@ function stopped(
   at: {
     service: string;
     tasks: number;
+    /** Of `tasks`, those reused (another run's), not created. */
+    reused: number;
     total: number;
     ids: number[];
     job: JobRef | undefined;
@@ -432,7 +457,7 @@ function stopped(
   const message =
     at.tasks === 0
       ? failure.message
-      : `${failure.message}\n${createdSoFar(at.tasks, at.total, at.ids, at.job !== undefined, ' before that')}`;
+      : `${failure.message}\n${createdSoFar(at.tasks, at.reused, at.total, at.ids, at.job !== undefined, ' before that')}`;
   return new CliError(message, failure.exitCode, hint);
 }
 

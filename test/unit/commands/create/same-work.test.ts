@@ -4,8 +4,14 @@
  * rather than starting a second job whose `resume` would buy the items again. A plain create without a window buys
  * afresh, and says which stopped job holds the same items.
  */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { withClosedStdout, worldEachTest, type World } from '../sandbox-world.js';
+import { unrecordedStarts } from '../../../../src/core/jobs.js';
+import { JobStore } from '../../../../src/store/job-files.js';
+import { ctrlCWhen } from '../../clock.js';
+import { runTaskctl } from '../harness.js';
+import { stoppedByCtrlC, withClosedStdout, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 8 }, (_, i) => `same-${i + 1}.com`);
@@ -62,4 +68,31 @@ it('a plain create buys afresh, and names the stopped job that holds the same it
     ),
   );
   expect(again.stderr).not.toContain('continuing job');
+});
+
+it('the continuing re-run keeps no journal of its own while it runs: killed then, it leaves no unfinished start', async () => {
+  const stopped = await stoppedByCtrlC(world, create, dir, 'reset-before');
+  const store = new JobStore(join(dir, 'state'));
+  // What `taskctl jobs` would find at each wait of the re-run (settling the stopped job's chunk in doubt), and every file
+  // of the state directory but the stopped job's: a kill there leaves exactly that.
+  const seen: string[][] = [];
+  const others = (sub: string) => readdirSync(join(dir, 'state', sub)).filter((name) => !name.startsWith(stopped));
+  const again = await runTaskctl([...create, '--reuse-window', '1h'], {
+    env: world.env,
+    home: dir,
+    clock: ctrlCWhen(world.clock, new AbortController(), () => {
+      seen.push([
+        ...unrecordedStarts(store).map((start) => `unfinished start ${start.id}`),
+        ...store.list().map((job) => job.id),
+        ...others('jobs'),
+        ...others('locks'),
+      ]);
+      return false;
+    }),
+  });
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).toMatch(new RegExp(`^continuing job ${stopped}`, 'm'));
+  expect(seen.length).toBeGreaterThan(0);
+  for (const listed of seen) expect(listed).toEqual([stopped]);
+  await everyItemOnce();
 });

@@ -4,11 +4,13 @@
  * it over (that one stays while it stays), so the superseded job's commands can point to it; with that journal
  * removed by hand the job stays superseded all the same, and its resume sends nothing.
  */
-import { existsSync, rmSync, utimesSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { JobStore } from '../../../../src/store/job-files.js';
-import type { RunOptions } from '../harness.js';
+import { tryLock } from '../../../../src/store/lock-file.js';
+import { runTaskctl, type RunOptions } from '../harness.js';
+import { ctrlCWhen } from '../../clock.js';
 import { supersededJob, worldEachTest, type World } from '../sandbox-world.js';
 
 const ITEMS = ['prune-a.com', 'prune-b.com'];
@@ -83,6 +85,100 @@ it('the finished job’s journal removed by hand: the superseded job stays super
   const posts = await world.posts();
   const bare = await run(['resume', '-y']);
   expect(bare.code, bare.stderr).toBe(0);
+  expect(await world.posts()).toBe(posts);
+  const counts = await world.itemCounts();
+  for (const item of ITEMS) expect(counts.get(item), item).toBe(1);
+});
+
+/** The lines of job `id`'s journal, each parsed. */
+const records = (id: string) =>
+  readFileSync(journal(id), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { type: string; chunk?: number });
+const rewrite = (id: string, keep: (record: { type: string; chunk?: number }) => boolean) =>
+  writeFileSync(
+    journal(id),
+    records(id)
+      .filter(keep)
+      .map((record) => `${JSON.stringify(record)}\n`)
+      .join(''),
+  );
+
+it('taken over by a re-run that runs and has sent nothing of it yet: `interrupted`, and kept, since that run may stop before it sends', async () => {
+  const { stopped, rerun } = await superseded();
+  // The moment the re-run has marked the takeover: the stopped job's chunk not reconciled yet, the re-run's journal
+  // its job record alone, and the re-run alive (its lock held).
+  rewrite(stopped, (record) => record.type !== 'reconciled');
+  rewrite(rerun, (record) => record.type === 'job');
+  const lock = tryLock(new JobStore(join(dir, 'state')).lockPath(rerun));
+  if (!('release' in lock)) throw new Error('lock not taken');
+  try {
+    const rows = await jobs();
+    expect(rows.find((row) => row.id === stopped)).toMatchObject({ state: 'interrupted' });
+    expect(rows.find((row) => row.id === stopped)?.superseded_by).toBeUndefined();
+    const pruned = await run(['jobs', '--prune']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(existsSync(journal(stopped))).toBe(true);
+  } finally {
+    lock.release();
+  }
+  // The re-run stopped before sending (Ctrl-C in its wait): the cover is void, the stopped job its own, still there.
+  expect((await jobs()).find((row) => row.id === stopped)?.state).toBe('interrupted');
+  expect(existsSync(journal(stopped))).toBe(true);
+});
+
+it('taken over by a re-run whose send of the chunk is in doubt: `superseded`, kept until the chunk has its task', async () => {
+  const { stopped, rerun } = await superseded();
+  rewrite(stopped, (record) => record.type !== 'reconciled');
+  rewrite(rerun, (record) => record.type === 'job' || (record.type === 'send' && record.chunk === 1));
+  expect((await jobs()).find((row) => row.id === stopped)).toMatchObject({ state: 'superseded', superseded_by: rerun });
+  const pruned = await run(['jobs', '--prune']);
+  expect(pruned.code, pruned.stderr).toBe(0);
+  expect(existsSync(journal(stopped))).toBe(true);
+  expect(existsSync(journal(rerun))).toBe(true);
+});
+
+it('a `--journal FILE` job superseded (never pruned: the file is yours) does not keep the job that took it over once its own journal records that task', async () => {
+  const file = join(dir, 'mine.jsonl');
+  const create = ['create', 'domain_check_availability', ...ITEMS, '--chunk-size', '1', '-y', '-q'];
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+  const controller = new AbortController();
+  const first = await runTaskctl([...create, '--journal', file], {
+    env: world.env,
+    home: dir,
+    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
+    signal: controller.signal,
+  });
+  expect(first.code, first.stderr).toBe(130);
+  await world.clearFaults();
+  // Its job record dated 2 hours back: the re-run's window reaches its request, not its start (it takes it over).
+  const [job = '', ...rest] = readFileSync(file, 'utf8').split('\n');
+  const record = JSON.parse(job) as { id: string; created_at: string };
+  record.created_at = new Date(Date.parse(record.created_at) - 2 * 3_600_000).toISOString();
+  writeFileSync(file, [JSON.stringify(record), ...rest].join('\n'));
+  const again = await run([...create, '--reuse-window', '1h']);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).toContain('it is superseded');
+  const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
+  expect(new Map((await jobs()).map((row) => [row.id, row.state]))).toEqual(
+    new Map([
+      [rerun, 'finished'],
+      [record.id, 'superseded'],
+    ]),
+  );
+  expect(readFileSync(file, 'utf8')).toContain('"type":"reconciled"');
+  const pruned = await run(['jobs', '--prune']);
+  expect(pruned.code, pruned.stderr).toBe(0);
+  expect(pruned.stderr).toMatch(/removed 1 finished job/);
+  expect(existsSync(journal(rerun))).toBe(false);
+  expect(existsSync(file)).toBe(true);
+  // The takeover stands without that job's journal: the superseded job's resume sends nothing (that job is gone).
+  expect((await jobs()).find((row) => row.id === record.id)?.state).toBe('superseded');
+  const posts = await world.posts();
+  const resumed = await run(['resume', file, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(2);
+  expect(resumed.stderr).toContain(`no job ${rerun} on this machine`);
   expect(await world.posts()).toBe(posts);
   const counts = await world.itemCounts();
   for (const item of ITEMS) expect(counts.get(item), item).toBe(1);

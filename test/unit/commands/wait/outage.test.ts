@@ -23,7 +23,7 @@ describe('wait/watch when the service stops answering', () => {
     const result = await runTaskctl(['wait', '7', '--outage-tolerance', '1m', '-o', 'tsv'], { api });
     expect(result.code, result.stderr).toBe(8);
     expect(result.stderr).toMatch(
-      /error: no good answer from the service for 1m\d*s? \(--outage-tolerance 1m\); last error: reading task 7: upstream down after 4 attempts; last known: task 7 processing/,
+      /error: the service failed every read for the --outage-tolerance of 1m \(counted from its first failed read; no good answer for 1m\d*s?\); last error: reading task 7: upstream down after 4 attempts; last known: task 7 processing/,
     );
     expect(result.stderr).toMatch(/try again later with `taskctl wait 7`/);
     expect(result.stderr).not.toMatch(/timed out|still running/);
@@ -81,7 +81,9 @@ describe('wait/watch when the service stops answering', () => {
     expect(set.code, set.stderr).toBe(0);
     const result = await runTaskctl(['watch', '7', '-o', 'ndjson'], { api, home });
     expect(result.code, result.stderr).toBe(8);
-    expect(result.stderr).toMatch(/no good answer from the service for 4\d+s \(--outage-tolerance 45s\)/);
+    expect(result.stderr).toMatch(
+      /the service failed every read for the --outage-tolerance of 45s \(counted from its first failed read; no good answer for 4\d+s\)/,
+    );
     expect(result.stderr).toMatch(/`taskctl watch 7`/);
   });
 });
@@ -203,4 +205,28 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     expect(JSON.parse(result.stdout)).toMatchObject([{ id: 12, status: 'pending' }]);
     expect(result.stderr).toMatch(/state as created; the latest: taskctl show --job j-[0-9a-z]+/);
   });
+});
+
+describe('the exit-8 words: the tolerance counts from the first failed read, not from the last good answer', () => {
+  // Four good answers (the poll gap grows), then only 502s: the last good answer came well before the first failed read,
+  // so the time without one passes the tolerance by that gap.
+  for (const argv of [
+    ['wait', '7'],
+    ['watch', '7', '-o', 'ndjson'],
+  ]) {
+    it(`${argv[0]}: says the tolerance was passed from the first failed read, and the whole time without a good answer`, async () => {
+      const api = mockApi();
+      api.allowUnused(); // the failing replies are registered generously
+      api.reply('GET', '/tasks/7', 200, processing(7), { times: 4 });
+      api.reply('GET', '/tasks/7', 502, bad, { times: 1000 });
+      const result = await runTaskctl([...argv, '--outage-tolerance', '30s'], { api });
+      expect(result.code, result.stderr).toBe(8);
+      const said = /error: (.*); last error:/.exec(result.stderr)?.[1] ?? '';
+      expect(said).toMatch(
+        /^the service failed every read for the --outage-tolerance of 30s \(counted from its first failed read; no good answer for (\d+)s\)$/,
+      );
+      // Longer than the tolerance, and said as what it is.
+      expect(Number(/for (\d+)s\)$/.exec(said)?.[1])).toBeGreaterThan(30);
+    });
+  }
 });
