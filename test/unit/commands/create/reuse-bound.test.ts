@@ -4,67 +4,10 @@
  * sent, saying what was searched and the way on.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { FakeClock, T0, mockApi, replyServices, runTaskctl } from '../harness.js';
+import { busyTask, replyBusyList } from '../busy-list.js';
 
 const S = 'domain_check_availability';
-const PAGES = 12;
-
-/**
- * A newest-first list of PAGES pages of 100 one-item tasks, one every 2 s back from T0: of another service, or (`same`)
- * of this one, each candidate's own items readable with GET /tasks/:id.
- */
-function replyBusyList(api: MockApi, quietFirst = 0, same = false): void {
-  if (same)
-    api.reply(
-      'GET',
-      /^\/tasks\/\d+$/,
-      200,
-      (path: string) => {
-        const id = Number(/(\d+)$/.exec(path)?.[1]);
-        const at = new Date(T0 - 1000 - (5000 - id) * 2000).toISOString();
-        return {
-          success: true,
-          data: {
-            ...{ id, service: S, status: 'completed', total_items: 1, processed_items: 1, cost: 1 },
-            ...{ created_at: at, completed_at: at, items: [{ target: `f${id}.com`, status: 'completed' }] },
-          },
-        };
-      },
-      { times: 2000 },
-    );
-  let lists = 0;
-  api.reply(
-    'GET',
-    /^\/tasks\?/,
-    200,
-    (path: string) => {
-      // The first `quietFirst` reads: an empty list (the account was quiet when the job began).
-      if (lists++ < quietFirst)
-        return { success: true, data: [], meta: { current_page: 1, total_pages: 1, total_count: 0, per_page: 100 } };
-      const page = Number(/page=(\d+)/.exec(path)?.[1] ?? '1');
-      const data = Array.from({ length: 100 }, (_, i) => {
-        const n = (page - 1) * 100 + i;
-        const at = new Date(T0 - 1000 - n * 2000).toISOString();
-        return {
-          id: 5000 - n,
-          service: same ? S : 'email_validation',
-          status: 'completed',
-          total_items: 1,
-          cost: 1,
-          created_at: at,
-          completed_at: at,
-        };
-      });
-      return {
-        success: true,
-        data,
-        meta: { current_page: page, total_pages: PAGES, total_count: PAGES * 100, per_page: 100 },
-      };
-    },
-    { times: 100 },
-  );
-}
-
 describe('a --reuse-window walk stopped by its page bound', () => {
   it('exits 9 before the POST, naming the pages read, how far back they reached, and a shorter window', async () => {
     const api = mockApi();
@@ -92,7 +35,7 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     api.allowUnused();
     replyServices(api);
     api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 5 });
-    replyBusyList(api, 1);
+    replyBusyList(api, { quietFirst: 1 });
     const created = {
       id: 7001,
       service: S,
@@ -159,7 +102,7 @@ describe('a --reuse-window walk stopped by its page bound', () => {
     api.allowUnused();
     replyServices(api);
     api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 5 });
-    replyBusyList(api, 0, true);
+    replyBusyList(api, { service: () => S, items: (n) => [`f${busyTask(n).id}.com`] });
     const result = await runTaskctl(['create', S, 'a.com', '--reuse-window', '1h', '-y'], {
       api,
       clock: new FakeClock(),
