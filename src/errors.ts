@@ -121,14 +121,15 @@ export class CreateUnknownError extends CliError {
  */
 export class ReuseUnsearchedError extends CliError {
   /**
-   * `shorter`: a window (ms) the pages read do cover, shorter than the one searched, when there is one; `searched`: the
-   * window searched (ms) and its start (`since`, server-clock ms), from which a shorter window leaves tasks unlooked at.
+   * `shorter`: a window (ms) the pages read (or the candidates read) do cover, shorter than the one searched, when there
+   * is one; `searched`: the window searched (ms) and its start (`since`, server-clock ms), from which a shorter window
+   * leaves tasks unlooked at, and what covers the shorter one (`by`: `the list covers`, `the reads cover`).
    */
   constructor(
     message: string,
     hint: string,
     readonly shorter?: number,
-    readonly searched?: { window: number; since: number | undefined },
+    readonly searched?: { window: number; since: number | undefined; by?: string },
   ) {
     super(message, ExitCode.createUnknown, hint);
   }

@@ -83,7 +83,7 @@ it('exit 9 in two lines naming the retry’s own lookup; the window it offers, r
   expect(bodies).toEqual([expect.objectContaining({ items: ['x.com'] })]);
 });
 
-it('on an account of 1,200 same-size tasks in the hour, refuses after the list pages alone: no candidate is read', async () => {
+it('on an account of 1,200 same-size tasks in the hour, reads the 100 newest candidates listed, then refuses', async () => {
   const api = mockApi();
   api.allowUnused();
   replyAccount(api, true);
@@ -91,6 +91,10 @@ it('on an account of 1,200 same-size tasks in the hour, refuses after the list p
   expect(result.code, result.stderr).toBe(9);
   expect(api.calls.filter((call) => call.startsWith('POST'))).toEqual([]);
   expect(api.calls.filter((call) => call.startsWith('GET /tasks?'))).toHaveLength(10);
-  // The source task alone is read: none of the 1,000 same-size candidates the pages listed.
-  expect(api.calls.filter((call) => /^GET \/tasks\/\d+$/.test(call) && call !== 'GET /tasks/42')).toEqual([]);
+  // Of the 1,000 same-size candidates the pages listed, the 100 newest are read, and none is a match.
+  expect(api.calls.filter((call) => /^GET \/tasks\/\d+$/.test(call) && call !== 'GET /tasks/42')).toHaveLength(100);
+  expect(result.stderr).toMatch(/retry's --reuse-window 1h: too many tasks to search: of the 1,000 tasks/);
+  expect(result.stderr).toMatch(
+    /reading up to 100 of them, newest first \(a shorter --reuse-window, or --no-reuse, skips this\)/,
+  );
 });
