@@ -116,8 +116,9 @@ export class CreateUnknownError extends CliError {
   }
 }
 /**
- * A `--reuse-window` search that stopped at its page bound before the window's start: whether the items already have a
- * task is unknown, so nothing was sent (exit 9, as any create whose outcome cannot be told; never "none found, send").
+ * A `--reuse-window` search that found no match and stopped at its page bound before the window's start, or at its
+ * bound on candidate reads with older ones left: whether the items already have a task is unknown, so nothing was sent
+ * (exit 9, as any create whose outcome cannot be told; never "none found, send").
  */
 export class ReuseUnsearchedError extends CliError {
   /**
