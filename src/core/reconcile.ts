@@ -28,7 +28,7 @@ import { AuthError } from '../errors.js';
 import type { PageMeta, Task } from '../api/schemas.js';
 import { inWindow, ServerClock, type ServerWindow } from './server-time.js';
 import { itemsDigest, multisetWithin } from './items/multiset.js';
-import { listedTargets, taskPhase, taskSucceeded } from '../lib/task-state.js';
+import { listedTargets, taskPhase, taskSucceeded, taskTone } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
 
 export interface TaskReader {
@@ -557,7 +557,10 @@ export async function findReusableTask(
   let requests = scan.requests;
   const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
   const candidates = scan.tasks
-    .filter((t) => !query.exclude?.has(t.id) && (taskPhase(t) !== 'ended' || anyStatus(t)))
+    .filter((t) => !query.exclude?.has(t.id))
+    .filter(
+      (t) => anyStatus(t) || (taskPhase(t) !== 'ended' && !(partialAsListed(t) && query.allowItemFailures !== true)),
+    )
     .sort((a, b) => (createdAt(b) || 0) - (createdAt(a) || 0));
   const looked = await newestFirst(
     candidates,
@@ -624,6 +627,17 @@ interface ListedTask {
   at: number;
   /** Failed or otherwise ended, as listed or read: never reused. */
   ended: boolean;
+  /** Listed completed with counts that show an item not completed (`partialAsListed`). */
+  partial: boolean;
+}
+
+/**
+ * A task the list shows completed with counts that show an item not completed (the list's own `completed_items` and
+ * `failed_items`, when the service gives them: the contract does not say it does). Such a task is worth reusing only
+ * when item failures are allowed, so without that it is no candidate: its items are not read.
+ */
+function partialAsListed(task: Task): boolean {
+  return taskPhase(task) === 'completed' && taskTone(task) === 'partial';
 }
 
 /**
@@ -657,6 +671,7 @@ export class ReuseIndex {
         count: task.total_items,
         at: createdAt(task),
         ended: (known?.ended ?? false) || taskPhase(task) === 'ended',
+        partial: (known?.partial ?? false) || partialAsListed(task),
       });
     }
   }
@@ -728,7 +743,9 @@ export class ReuseIndex {
       ...(unfinished && { unfinished }),
     });
     const candidates = inWindow
-      .filter(([id, task]) => !query.exclude?.has(id) && !task.ended)
+      .filter(
+        ([id, task]) => !query.exclude?.has(id) && !task.ended && !(task.partial && query.allowItemFailures !== true),
+      )
       .sort(([, a], [, b]) => (b.at || 0) - (a.at || 0));
     const wanted = itemsDigest(query.items);
     const looked = await newestFirst(

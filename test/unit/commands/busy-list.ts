@@ -15,6 +15,8 @@ export interface BusyList {
   quietFirst?: number;
   /** The items GET /tasks/:id lists for the task at position n; without it no task is readable. */
   items?: (n: number) => string[];
+  /** More fields of the task at position n as the list shows it (its item counts, say). */
+  listed?: (n: number) => Record<string, unknown>;
   /** Called at each read of a task (a test moves its clock on there: reads that take their time). */
   onRead?: (n: number) => void;
   /** How many list reads and task reads are answered (defaults: 200 and 2,000). */
@@ -33,6 +35,7 @@ export function replyBusyList(api: MockApi, list: BusyList = {}): void {
     const { id, at } = busyTask(n);
     return { id, service: service(n), status: 'completed', total_items: 1, cost: 1, created_at: at, completed_at: at };
   };
+  const listedRow = (n: number) => ({ ...row(n), ...list.listed?.(n) });
   if (items)
     api.reply(
       'GET',
@@ -63,7 +66,7 @@ export function replyBusyList(api: MockApi, list: BusyList = {}): void {
       if (lists++ < quietFirst)
         return { success: true, data: [], meta: { current_page: 1, total_pages: 1, total_count: 0, per_page: 100 } };
       const page = Number(/page=(\d+)/.exec(path)?.[1] ?? '1');
-      const data = Array.from({ length: 100 }, (_, i) => row((page - 1) * 100 + i));
+      const data = Array.from({ length: 100 }, (_, i) => listedRow((page - 1) * 100 + i));
       return {
         success: true,
         data,

@@ -18,7 +18,7 @@ function replyAccount(
   api: MockApi,
   every: number,
   holding: Record<number, string> = {},
-  more: Pick<BusyList, 'onRead'> = {},
+  more: Pick<BusyList, 'onRead' | 'listed'> = {},
 ): void {
   replyServices(api);
   api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 10 });
@@ -163,4 +163,18 @@ it("chunk 2's refusal names its own window's start, not chunk 1's", async () => 
   expect(result.stderr).toMatch(/nothing was sent for chunk 2 of 2/);
   // Chunk 2's window starts 35m (and 2m for the unknown server clock) before T0 + 1m.
   expect(result.stderr).toContain("made between 2025-01-15T11:24:00Z, the 35m window's start");
+});
+
+it('same-size tasks the list shows completed with a failed item are no candidates: none is read, the create sends', async () => {
+  const api = mockApi();
+  api.allowUnused();
+  replyAccount(api, 5, {}, { listed: () => ({ completed_items: 0, failed_items: 1 }) });
+  const result = await runTaskctl(['create', S, 'a.com', '--reuse-window', '30m', '-y'], {
+    api,
+    clock: new FakeClock(),
+  });
+  expect(result.code, result.stderr).toBe(0);
+  expect(reads(api)).toEqual([]);
+  expect(posts(api)).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/looking at/);
 });
