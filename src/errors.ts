@@ -116,19 +116,21 @@ export class CreateUnknownError extends CliError {
   }
 }
 /**
- * A `--reuse-window` search that stopped at its page bound before the window's start: whether the items already have a
- * task is unknown, so nothing was sent (exit 9, as any create whose outcome cannot be told; never "none found, send").
+ * A `--reuse-window` search that found no match and stopped at its page bound before the window's start, or at its
+ * bound on candidate reads with older ones left: whether the items already have a task is unknown, so nothing was sent
+ * (exit 9, as any create whose outcome cannot be told; never "none found, send").
  */
 export class ReuseUnsearchedError extends CliError {
   /**
-   * `shorter`: a window (ms) the pages read do cover, shorter than the one searched, when there is one; `searched`: the
-   * window searched (ms) and its start (`since`, server-clock ms), from which a shorter window leaves tasks unlooked at.
+   * `shorter`: a window (ms) the pages read (or the candidates read) do cover, shorter than the one searched, when there
+   * is one; `searched`: the window searched (ms) and its start (`since`, server-clock ms), from which a shorter window
+   * leaves tasks unlooked at, and what covers the shorter one (`by`: `the list covers`, `the reads cover`).
    */
   constructor(
     message: string,
     hint: string,
     readonly shorter?: number,
-    readonly searched?: { window: number; since: number | undefined },
+    readonly searched?: { window: number; since: number | undefined; by?: string },
   ) {
     super(message, ExitCode.createUnknown, hint);
   }

@@ -28,7 +28,7 @@ import { AuthError } from '../errors.js';
 import type { PageMeta, Task } from '../api/schemas.js';
 import { inWindow, ServerClock, type ServerWindow } from './server-time.js';
 import { itemsDigest, multisetWithin } from './items/multiset.js';
-import { listedTargets, taskPhase, taskSucceeded } from '../lib/task-state.js';
+import { listedTargets, taskPhase, taskSucceeded, taskTone } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
 
 export interface TaskReader {
@@ -441,10 +441,76 @@ export interface ReuseResult {
   /** Requests made (list pages + task reads). */
   requests: number;
   /**
-   * When the walk stopped at its page bound before the window's start (`seen.complete` false): how much it read, the
-   * oldest creation time those pages showed and the window's start (server-clock ms), for the message that says so.
+   * When no match was found and the lookup did not search its whole window (`seen.complete` false, or candidates left
+   * unread): how much the list pages read, the creation time back to which the search reached (server-clock ms: the
+   * oldest task those pages showed, or with `reads` the oldest candidate read) and the window's start (server-clock
+   * ms), for the message that says so. `reads`: stopped by the bound on candidate reads (MAX_CANDIDATE_READS), with
+   * the candidates in the window and those looked at, newest first, before the first left unread.
    */
-  unfinished?: { pages: number; tasks: number; oldest: number | undefined; edge: number };
+  unfinished?: Unsearched;
+}
+
+/** What a lookup that did not search its whole window looked at (`ReuseResult.unfinished`). */
+export interface Unsearched {
+  pages: number;
+  tasks: number;
+  oldest: number | undefined;
+  edge: number;
+  /** `covered`: whether the list pages reached the window's start (else a task may also be further down the list). */
+  reads?: { candidates: number; looked: number; covered: boolean };
+}
+
+/**
+ * Candidates' items read per lookup at most (GET /tasks/:id each, newest first; one the run read before is not read
+ * again). The list gives no items, so on a busy account of tasks of one service and size every one of them is a
+ * candidate: a thousand reads are ten minutes of the documented rate limit. A hundred (a minute of it) and no match,
+ * with older candidates left, is refused as the page bound is (exit 9 with a window those reads cover), never taken as
+ * "none found" (that could pay twice).
+ */
+export const MAX_CANDIDATE_READS = 100;
+/** A lookup that reads more candidates than this says so first (what it is doing, how to skip it). */
+const TOLD_READS = 10;
+
+/** A lookup about to read many candidates: how many there are in the window, and how many it reads at most. */
+export type ReadsTold = (look: { candidates: number; reads: number }) => void;
+
+/**
+ * Candidates examined newest first (they come sorted), each read unless `known` (read before: free) while reads are
+ * left: `examine` says whether it is the match. `looked`: the candidates examined before the first left unread, and
+ * `reach` the creation time of the last of them (every candidate newer than it was examined); both absent when none
+ * was left unread.
+ */
+async function newestFirst<T>(
+  candidates: readonly T[],
+  {
+    at,
+    known,
+    examine,
+  }: { at: (c: T) => number; known: (c: T) => boolean; examine: (c: T) => Promise<Task | undefined> },
+  told: ReadsTold | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ found?: Task; looked?: number; reach?: number | undefined }> {
+  const unread = candidates.filter((c) => !known(c)).length;
+  const bound = Math.min(unread, MAX_CANDIDATE_READS);
+  if (bound > TOLD_READS) told?.({ candidates: candidates.length, reads: bound });
+  let reads = 0;
+  let looked: number | undefined;
+  let reach: number | undefined;
+  for (const [i, candidate] of candidates.entries()) {
+    signal?.throwIfAborted();
+    if (!known(candidate)) {
+      if (reads >= MAX_CANDIDATE_READS) {
+        looked ??= i;
+        continue; // one read before is still examined: a match there is a match
+      }
+      reads += 1;
+    }
+    if (looked === undefined) reach = at(candidate);
+    const found = await examine(candidate);
+    if (found) return { found };
+  }
+  if (looked === undefined) return {};
+  return { looked, reach: reach === undefined || Number.isNaN(reach) ? undefined : reach };
 }
 
 /** Worth reusing: still running, or completed (with every item completed unless item failures are allowed). */
@@ -458,10 +524,10 @@ function worthReusing(task: Task, allowItemFailures: boolean): boolean {
 /**
  * `--reuse-window`: the newest-first walk of `scanRecent` stopped at the window's edge; candidates by service, item count
  * and status first (free), then one GET /tasks/:id each, newest first, stopping at the first whose items match. A
- * failed task is never reused. Cost: at most MAX_SCAN_PAGES list requests plus one read per same-size candidate. A walk
- * its page bound stopped before the window's start is refused whatever it finds but a match (send.ts `unsearched`), so
- * it reads no candidate (on a busy account, a thousand reads and minutes of rate-limit waits only to refuse), except
- * those made since a stopped run's send (`anyStatusFrom`): that run's request may have made one, and it was paid for.
+ * failed task is never reused, but for one made since a stopped run's send (`anyStatusFrom`): that run's request may
+ * have made it, and it was paid for. Cost: at most MAX_SCAN_PAGES list requests plus MAX_CANDIDATE_READS reads. A
+ * match is reused wherever the walk stopped; without one, a walk its page bound stopped before the window's start, or
+ * candidates left unread, is `unfinished` (send.ts `unsearched`: exit 9), never "none".
  */
 export async function findReusableTask(
   reader: TaskReader,
@@ -469,6 +535,7 @@ export async function findReusableTask(
   signal?: AbortSignal,
   /** Learns from the tasks this walk sees (they also serve as the snapshot of a create that follows). */
   learn?: { serverClock: ServerClock; clock: Clock },
+  told?: ReadsTold,
 ): Promise<ReuseResult> {
   const edge = () => onServerClock(reader, query.createdAfter);
   const { anyStatusFrom } = query;
@@ -489,24 +556,41 @@ export async function findReusableTask(
   );
   let requests = scan.requests;
   const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
-  const unfinished = scan.complete
-    ? undefined
-    : { pages: scan.requests, tasks: scan.listed.size, oldest, edge: edgeMs };
   const candidates = scan.tasks
-    .filter((t) => scan.complete || anyStatus(t))
-    .filter((t) => !query.exclude?.has(t.id) && (taskPhase(t) !== 'ended' || anyStatus(t)))
+    .filter((t) => !query.exclude?.has(t.id))
+    .filter(
+      (t) => anyStatus(t) || (taskPhase(t) !== 'ended' && !(partialAsListed(t) && query.allowItemFailures !== true)),
+    )
     .sort((a, b) => (createdAt(b) || 0) - (createdAt(a) || 0));
-  for (const candidate of candidates) {
-    signal?.throwIfAborted();
-    requests += 1;
-    const full = await reader.getTask(candidate.id);
-    // Items not listed in full cannot prove the task holds ours: never reused.
-    const items = listedTargets(full);
-    const worth = worthReusing(full, query.allowItemFailures === true) || anyStatus(full);
-    if (items !== undefined && sameItems(items, query.items) && worth) {
-      return { match: { kind: 'found', task: full }, seen, requests, ...(unfinished && { unfinished }) };
-    }
-  }
+  const looked = await newestFirst(
+    candidates,
+    {
+      at: createdAt,
+      known: () => false,
+      examine: async (candidate) => {
+        requests += 1;
+        const full = await reader.getTask(candidate.id);
+        // Items not listed in full cannot prove the task holds ours: never reused.
+        const items = listedTargets(full);
+        const worth = worthReusing(full, query.allowItemFailures === true) || anyStatus(full);
+        return items !== undefined && sameItems(items, query.items) && worth ? full : undefined;
+      },
+    },
+    told,
+    signal,
+  );
+  if (looked.found) return { match: { kind: 'found', task: looked.found }, seen, requests };
+  const pages = { pages: scan.requests, tasks: scan.listed.size, edge: edgeMs };
+  const unfinished: Unsearched | undefined =
+    looked.looked !== undefined
+      ? {
+          ...pages,
+          oldest: looked.reach,
+          reads: { candidates: candidates.length, looked: looked.looked, covered: scan.complete },
+        }
+      : scan.complete
+        ? undefined
+        : { ...pages, oldest };
   return { match: { kind: 'none' }, seen, requests, ...(unfinished && { unfinished }) };
 }
 
@@ -543,6 +627,17 @@ interface ListedTask {
   at: number;
   /** Failed or otherwise ended, as listed or read: never reused. */
   ended: boolean;
+  /** Listed completed with counts that show an item not completed (`partialAsListed`). */
+  partial: boolean;
+}
+
+/**
+ * A task the list shows completed with counts that show an item not completed (the list's own `completed_items` and
+ * `failed_items`, when the service gives them: the contract does not say it does). Such a task is worth reusing only
+ * when item failures are allowed, so without that it is no candidate: its items are not read.
+ */
+function partialAsListed(task: Task): boolean {
+  return taskPhase(task) === 'completed' && taskTone(task) === 'partial';
 }
 
 /**
@@ -551,62 +646,71 @@ interface ListedTask {
  * chunk reads the first page again for the tasks created since, and walks again only when that page holds none of the
  * tasks already known (more than a page created meanwhile) or the list was not newest first. Each same-size
  * candidate's items are read once and kept as their digest (core/items/multiset.ts); a digest equal to the chunk's is
- * read again before it is reused (its status now, its items checked in full). Memory: a few numbers per task listed
- * within the window (the walk's at most MAX_SCAN_PAGES pages, and those made since; older ones are let go as the
- * window moves on) and 32 characters per candidate read. A walk its page bound stopped before the window's start reads
- * no candidate: it is refused (exit 9) after its list pages alone.
+ * read again before it is reused (its status now, its items checked in full). At most MAX_CANDIDATE_READS candidates are
+ * read a lookup, newest first. Each chunk is judged by what was looked at for its own window: a walk its page bound
+ * stopped short covers a later chunk's window once that starts after the oldest task its pages showed, and its
+ * candidates read are those of its own window. Memory: a few numbers per task listed within the window (the walk's at
+ * most MAX_SCAN_PAGES pages, and those made since; older ones are let go as the window moves on) and 32 characters per
+ * candidate read.
  */
 export class ReuseIndex {
   private readonly listed = new Map<number, ListedTask>();
   private readonly digests = new Map<number, string | null>();
-  private walked: { complete: boolean; pages: number; edge: number; newestFirst: boolean } | undefined;
-  private oldest: number | undefined;
+  /**
+   * The last walk: whether it reached its edge, its pages, whether the list was newest first (its pages then showed
+   * every task newer than the oldest one they showed), and the oldest creation time its pages showed.
+   */
+  private walked: { complete: boolean; pages: number; newestFirst: boolean; oldest: number | undefined } | undefined;
+
+  /** Keeps a few numbers of each task listed (an ended one stays ended: a later listing may not say so). */
+  private note(tasks: readonly Task[]): void {
+    for (const task of tasks) {
+      const known = this.listed.get(task.id);
+      this.listed.set(task.id, {
+        service: task.service,
+        count: task.total_items,
+        at: createdAt(task),
+        ended: (known?.ended ?? false) || taskPhase(task) === 'ended',
+        partial: (known?.partial ?? false) || partialAsListed(task),
+      });
+    }
+  }
 
   async find(
     reader: TaskReader,
     query: ReuseQuery,
     signal?: AbortSignal,
     learn?: { serverClock: ServerClock; clock: Clock },
+    told?: ReadsTold,
   ): Promise<ReuseResult> {
     let requests = 0;
-    const note = (tasks: readonly Task[]) => {
-      this.oldest = noteListed(tasks, learn, this.oldest);
-      for (const task of tasks) {
-        const ms = createdAt(task);
-        const known = this.listed.get(task.id);
-        this.listed.set(task.id, {
-          service: task.service,
-          count: task.total_items,
-          at: ms,
-          ended: (known?.ended ?? false) || taskPhase(task) === 'ended',
-        });
-      }
-    };
+    const note = (tasks: readonly Task[]) => this.note(tasks);
     if (this.walked?.newestFirst === true) {
       signal?.throwIfAborted();
       requests += 1;
       const first = await reader.listTasks({ page: 1, perPage: PER_PAGE });
       const overlaps = first.meta.total_pages <= 1 || first.tasks.some((task) => this.listed.has(task.id));
+      noteListed(first.tasks, learn, undefined);
       note(first.tasks);
       if (!overlaps) this.walked = undefined;
     } else this.walked = undefined;
     if (this.walked === undefined) {
-      let edge = Number.NaN;
-      let newestFirst = false;
-      let firstPage = true;
+      let order: PageOrder | undefined;
+      let oldest: number | undefined;
       const scan = await scanRecent(
         reader,
         { service: query.service, count: query.items.length },
-        () => (edge = onServerClock(reader, query.createdAfter)),
+        () => onServerClock(reader, query.createdAfter),
         signal,
         (tasks) => {
-          if (firstPage) newestFirst = orderOf(tasks) === 'newest-first';
-          firstPage = false;
+          order ??= orderOf(tasks);
+          oldest = noteListed(tasks, learn, oldest);
           note(tasks);
         },
       );
       requests += scan.requests;
-      this.walked = { complete: scan.complete, pages: scan.requests, edge, newestFirst };
+      const newestFirst = order === 'newest-first';
+      this.walked = { complete: scan.complete, pages: scan.requests, newestFirst, oldest };
     }
     const since = onServerClock(reader, query.createdAfter);
     // A later chunk's window starts later: what is older than this one's start is out of every window left.
@@ -616,6 +720,11 @@ export class ReuseIndex {
         this.digests.delete(id);
       }
     }
+    const walked = this.walked;
+    // This window is covered when the walk reached its own edge, or, stopped short by its pages in a newest-first list,
+    // when every task at or after this window's start is newer than the oldest one those pages showed (an oldest-first
+    // walk read page 1, the oldest tasks, then the last pages back: what it showed says nothing of the pages between).
+    const covered = walked.complete || (walked.newestFirst && walked.oldest !== undefined && walked.oldest < since);
     const inWindow = [...this.listed].filter(
       ([, task]) =>
         task.service === query.service &&
@@ -624,47 +733,65 @@ export class ReuseIndex {
     );
     const seen: Snapshot = {
       ids: new Set(inWindow.map(([id]) => id)),
-      complete: this.walked.complete,
+      complete: covered,
       listed: new Set(this.listed.keys()),
     };
-    const walked = this.walked;
-    const unfinished = walked.complete
-      ? undefined
-      : { pages: walked.pages, tasks: this.listed.size, oldest: this.oldest, edge: walked.edge };
-    const result = (match: MatchResult): ReuseResult => ({ match, seen, requests, ...(unfinished && { unfinished }) });
-    // Stopped by its page bound: refused whatever the candidates hold but a match, so none is read (findReusableTask).
-    if (unfinished) return result({ kind: 'none' });
+    const result = (match: MatchResult, unfinished?: Unsearched): ReuseResult => ({
+      match,
+      seen,
+      requests,
+      ...(unfinished && { unfinished }),
+    });
     const candidates = inWindow
-      .filter(([id, task]) => !query.exclude?.has(id) && !task.ended)
+      .filter(
+        ([id, task]) => !query.exclude?.has(id) && !task.ended && !(task.partial && query.allowItemFailures !== true),
+      )
       .sort(([, a], [, b]) => (b.at || 0) - (a.at || 0));
     const wanted = itemsDigest(query.items);
-    for (const [id, task] of candidates) {
-      signal?.throwIfAborted();
-      let digest = this.digests.get(id);
-      let full: Task | undefined;
-      if (digest === undefined) {
-        requests += 1;
-        full = await reader.getTask(id);
-        const items = listedTargets(full);
-        digest = items === undefined ? null : itemsDigest(items);
-        this.digests.set(id, digest);
-        if (taskPhase(full) === 'ended') task.ended = true;
-      }
-      // Items not listed in full cannot prove the task holds ours: never reused.
-      if (digest !== wanted) continue;
-      if (full === undefined) {
-        requests += 1;
-        full = await reader.getTask(id);
-      }
-      const items = listedTargets(full);
-      if (
-        items !== undefined &&
-        sameItems(items, query.items) &&
-        worthReusing(full, query.allowItemFailures === true)
-      ) {
-        return result({ kind: 'found', task: full });
-      }
-    }
-    return result({ kind: 'none' });
+    const looked = await newestFirst(
+      candidates,
+      {
+        at: ([, task]) => task.at,
+        known: ([id]) => this.digests.has(id),
+        examine: async ([id, task]) => {
+          let digest = this.digests.get(id);
+          let full: Task | undefined;
+          if (digest === undefined) {
+            requests += 1;
+            full = await reader.getTask(id);
+            const items = listedTargets(full);
+            digest = items === undefined ? null : itemsDigest(items);
+            this.digests.set(id, digest);
+            if (taskPhase(full) === 'ended') task.ended = true;
+          }
+          // Items not listed in full cannot prove the task holds ours: never reused.
+          if (digest !== wanted) return undefined;
+          if (full === undefined) {
+            requests += 1;
+            full = await reader.getTask(id);
+          }
+          const items = listedTargets(full);
+          const match =
+            items !== undefined &&
+            sameItems(items, query.items) &&
+            worthReusing(full, query.allowItemFailures === true);
+          return match ? full : undefined;
+        },
+      },
+      told,
+      signal,
+    );
+    if (looked.found) return result({ kind: 'found', task: looked.found });
+    const pages = { pages: walked.pages, tasks: this.listed.size, edge: since };
+    if (looked.looked !== undefined)
+      return result(
+        { kind: 'none' },
+        {
+          ...pages,
+          oldest: looked.reach,
+          reads: { candidates: candidates.length, looked: looked.looked, covered },
+        },
+      );
+    return result({ kind: 'none' }, covered ? undefined : { ...pages, oldest: walked.oldest });
   }
 }

@@ -462,9 +462,9 @@ function stopped(
 }
 
 /**
- * A job whose `--reuse-window` walk stopped at its page bound: its resume looks again with the job's window and would
- * stop the same way, so the hint names the resume with a window the pages read cover (the job's tasks are never sent
- * again, whatever the window), or with no lookup at all.
+ * A job whose `--reuse-window` lookup stopped at its page bound or its bound on candidate reads: its resume looks again
+ * with the job's window and would stop the same way, so the hint names the resume with a window the pages (or the
+ * reads) cover (the job's tasks are never sent again, whatever the window), or with no lookup at all.
  */
 function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
   const skip = `without looking: ${resumeCommand(job, ' --no-reuse')}`;
@@ -479,7 +479,8 @@ function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
           what: 'a chunk not sent yet',
           run: 'resume',
         })})`;
-  return `Continue it with a window the list covers: ${resumeCommand(job, ` --reuse-window ${window}`)}${left}, or ${skip}`;
+  const by = searched?.by ?? 'the list covers';
+  return `Continue it with a window ${by}: ${resumeCommand(job, ` --reuse-window ${window}`)}${left}, or ${skip}`;
 }
 
 /**

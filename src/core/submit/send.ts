@@ -23,7 +23,7 @@ import { counted, formatCount } from '../items/clean.js';
 import { isoSeconds } from '../../output/times.js';
 import { multisetWithin } from '../items/multiset.js';
 import { DATE_CLOCK_SPREAD_MS, stampedBefore } from '../server-time.js';
-import type { Snapshot } from '../reconcile.js';
+import type { Snapshot, Unsearched } from '../reconcile.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
 import type { Task } from '../../api/schemas.js';
@@ -147,6 +147,17 @@ async function lookBefore(
       // While (and right after) a stopped run's request is waited for, the walk reaches back to its send, loosened as
       // a window's start is, whatever the window: its task is stamped then, and the wait may outlast the window.
       let since = Number.POSITIVE_INFINITY;
+      // A lookup of many candidates says what it does, and the way to skip it, once (the walk while a stopped run's
+      // request is waited for runs again every few seconds).
+      let toldOnce = false;
+      const told = ({ candidates, reads }: { candidates: number; reads: number }) => {
+        if (toldOnce) return;
+        toldOnce = true;
+        const skip = options.notReusable === undefined ? 'or none' : 'or --no-reuse';
+        ctx.printer.info(
+          `looking at ${formatCount(candidates)} tasks of this service and size made in the last ${formatDuration(window)} for the items of ${what}: reading up to ${formatCount(reads)} of them, newest first (a shorter --reuse-window, ${skip}, skips this)`,
+        );
+      };
       const walk = () => {
         const query = {
           service,
@@ -160,8 +171,8 @@ async function lookBefore(
         const learn = { serverClock, clock: ctx.clock };
         // The run's one walk serves every chunk; one that reaches back to a stopped run's send walks on its own.
         return index && !Number.isFinite(since)
-          ? index.find(api, query, ctx.signal, learn)
-          : reconcile.findReusableTask(api, query, ctx.signal, learn);
+          ? index.find(api, query, ctx.signal, learn, told)
+          : reconcile.findReusableTask(api, query, ctx.signal, learn, told);
       };
       // Another run of this machine sending the same items: its task, once answered, is the one to reuse. A stopped
       // run's request that may still land: the walk looks for its task meanwhile.
@@ -230,39 +241,56 @@ async function lookBefore(
 }
 
 /**
- * The --reuse-window walk stopped at its page bound (docs/commands.md#taskctl-create-service-items): what it read, how far back, and the way
- * on: a window the pages read do cover (whole minutes, one less for the tasks that keep coming), said with what it leaves
- * out (the part of the window the walk could not search: a task there would be paid again), or no lookup at all
- * (`--no-reuse` for a retry, whose `notReusable` is always set; create's lookup is its flag). Not offered when this
- * run already created tasks: a re-run without the lookup would pay for them again, a shorter window reuses them.
+ * The --reuse-window lookup that did not search its window (docs/commands.md#taskctl-create-service-items): its walk
+ * stopped at its page bound, or its candidates' reads at theirs (`reach.reads`). What it read, how far back, and the
+ * way on: a window the pages or the reads do cover (whole minutes, one less for the tasks that keep coming), said with
+ * what it leaves out (the part of the window the lookup could not search: a task there would be paid again), or no
+ * lookup at all (`--no-reuse` for a retry, whose `notReusable` is always set; create's lookup is its flag). Not offered
+ * when this run already created tasks: a re-run without the lookup would pay for them again, a shorter window reuses
+ * them.
  */
 function unsearched(
   window: number,
-  reach: { pages: number; tasks: number; oldest: number | undefined; edge: number },
+  reach: Unsearched,
   at: { what: string; retry: ReadonlySet<number> | undefined; exclude: ReadonlySet<number> },
 ): ReuseUnsearchedError {
   // What the pages read reach back to, when it says something (an oldest task seen elsewhere in the run can be older).
   const reached = reach.oldest !== undefined && !(reach.oldest <= reach.edge) ? reach.oldest : undefined;
-  const start = Number.isFinite(reach.edge) ? `the window's start (${isoSeconds(reach.edge)})` : "the window's start";
-  const back = reached === undefined ? ` do not reach ${start}` : ` reach back only to ${isoSeconds(reached)}`;
   // A retry looks by default (1h): its user may never have typed the flag.
   const whose = at.retry === undefined ? '' : "retry's ";
-  const message =
-    `${whose}--reuse-window ${formatDuration(window)}: the task list is too long to search: the ` +
-    `${counted(reach.pages, 'page')} read (${formatCount(reach.tasks)} tasks)${back}, so nothing was sent for ` +
-    `${at.what} (its items may have a task further down)`;
-  // The window the pages read cover: whole minutes, one less for the tasks that keep coming. The clamp: only when they
-  // reach back inside the window (then it is shorter than the one that failed, which any other would fail the same
+  const { reads } = reach;
+  let message: string;
+  if (reads === undefined) {
+    const start = Number.isFinite(reach.edge) ? `the window's start (${isoSeconds(reach.edge)})` : "the window's start";
+    const back = reached === undefined ? ` do not reach ${start}` : ` reach back only to ${isoSeconds(reached)}`;
+    message =
+      `${whose}--reuse-window ${formatDuration(window)}: the task list is too long to search: the ` +
+      `${counted(reach.pages, 'page')} read (${formatCount(reach.tasks)} tasks)${back}, so nothing was sent for ` +
+      `${at.what} (its items may have a task further down)`;
+  } else {
+    const back = reached === undefined ? '' : ` (back to ${isoSeconds(reached)})`;
+    const older = reads.candidates - reads.looked;
+    message =
+      `${whose}--reuse-window ${formatDuration(window)}: too many tasks to search: of the ` +
+      `${formatCount(reads.candidates)} tasks of this service and size made in the window, the ` +
+      `${formatCount(reads.looked)} newest${back} were read and hold none of these items, so nothing was sent for ` +
+      `${at.what} (its items may have a task among the ${formatCount(older)} older ${older === 1 ? 'one' : 'ones'}` +
+      `${reads.covered ? '' : ', or further down the list'})`;
+  }
+  // The window the lookup covers: whole minutes, one less for the tasks that keep coming. The clamp: only when it
+  // reaches back inside the window (then it is shorter than the one that failed, which any other would fail the same
   // way); an oldest task seen elsewhere in the run, older than the window's start, says nothing of this walk's reach.
   const gap = reach.oldest === undefined || !Number.isFinite(reach.edge) ? window : reach.oldest - reach.edge;
   const covered = Math.floor((window - gap) / 60_000) - 1;
   const covers = gap > 0 && covered >= 1 ? covered * 60_000 : undefined;
   const since = Number.isFinite(reach.edge) ? reach.edge : undefined;
+  const by = reads === undefined ? 'the list covers' : 'the reads cover';
   const skip = at.retry === undefined ? 'without --reuse-window' : 'with --no-reuse';
   const shorter =
     covers === undefined
       ? undefined
-      : `--reuse-window ${covered}m, a window the list covers; ${notLookedAt(covers, since, window)}`;
+      : `--reuse-window ${covered}m, a window ${by}; ${notLookedAt(covers, since, window)}`;
+  const searched = { window, since, by };
   if (at.exclude.size > 0)
     return new ReuseUnsearchedError(
       message,
@@ -270,15 +298,16 @@ function unsearched(
         ? `Re-run with a shorter --reuse-window: the tasks this run created are then reused, not paid again.`
         : `Re-run with ${shorter}. The tasks this run created are reused, not paid again.`,
       covers,
-      { window, since },
+      searched,
     );
+  const little = reads === undefined ? 'the pages read cover' : 'the reads cover';
   return new ReuseUnsearchedError(
     message,
     shorter === undefined
-      ? `Re-run ${skip} to create without looking (the pages read cover too little of the window for a shorter one).`
+      ? `Re-run ${skip} to create without looking (${little} too little of the window for a shorter one).`
       : `Re-run with ${shorter}. Or re-run ${skip} to create without looking.`,
     covers,
-    { window, since },
+    searched,
   );
 }
 

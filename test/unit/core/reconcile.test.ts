@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PageMeta, Task } from '../../../src/api/schemas.js';
 import {
   findReusableTask,
+  MAX_CANDIDATE_READS,
   MAX_SCAN_PAGES,
   reconcileCreate,
   scanRecent,
@@ -305,15 +306,27 @@ describe('findReusableTask (--reuse-window)', () => {
     expect(result.requests).toBe(5 + 1); // five list pages, one task read
   });
 
-  it('a walk stopped by its page bound reads no candidate: "none" with what it read, after the list pages alone', async () => {
+  it('a walk stopped by its page bound reads the newest candidates it listed, at most MAX_CANDIDATE_READS', async () => {
     // 1,200 same-size tasks within the hour, one every 3 s: the 10 pages reach back 50 minutes only.
     const tasks = Array.from({ length: 1200 }, (_, i) => task(i + 1, 'svc', [`f${i}`, 'y'], T0 - (1200 - i) * 3000));
     const r = reader(tasks, { offset: 0 });
     const result = await findReusableTask(r, query);
     expect(result.match.kind).toBe('none');
-    expect(result.unfinished).toMatchObject({ pages: MAX_SCAN_PAGES, tasks: 1000 });
-    expect(r.gets).toBe(0);
-    expect(result.requests).toBe(MAX_SCAN_PAGES);
+    expect(result.unfinished).toMatchObject({
+      pages: MAX_SCAN_PAGES,
+      tasks: 1000,
+      reads: { candidates: 1000, looked: MAX_CANDIDATE_READS, covered: false },
+    });
+    expect(r.gets).toBe(MAX_CANDIDATE_READS);
+    expect(result.requests).toBe(MAX_SCAN_PAGES + MAX_CANDIDATE_READS);
+  });
+
+  it('a walk stopped by its page bound reuses a match among the candidates it listed', async () => {
+    const tasks = Array.from({ length: 1200 }, (_, i) => task(i + 1, 'svc', [`f${i}`, 'y'], T0 - (1200 - i) * 3000));
+    tasks.push(task(1201, 'svc', ['a', 'b'], T0 - 50 * 3000 - 1500)); // the 51st newest
+    const r = reader(tasks, { offset: 0 });
+    const result = await findReusableTask(r, query);
+    expect(result.match).toEqual({ kind: 'found', task: expect.objectContaining({ id: 1201 }) });
   });
 
   it("a walk stopped by its page bound still reads the candidates since a stopped run's send, and reuses its task", async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { replyBusyList } from '../busy-list.js';
 
 const S = 'domain_check_availability';
 const PAGES = 12;
@@ -20,42 +21,11 @@ beforeEach(() => {
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
 /**
- * The account's list: empty at the first read (chunk 1's lookup), then PAGES pages of 100 one-item tasks of another
- * service, one every 2 s back from T0, the last of them a task of S for chunk 2's item `b.com` (buried past the walk's
- * bound).
+ * The account's list: empty at the first read (chunk 1's lookup), then the busy list, its last task of S for chunk 2's
+ * item `b.com` (buried past the walk's bound).
  */
 function replyList(api: MockApi): void {
-  let lists = 0;
-  api.reply(
-    'GET',
-    /^\/tasks\?/,
-    200,
-    (path: string) => {
-      if (lists++ === 0)
-        return { success: true, data: [], meta: { current_page: 1, total_pages: 1, total_count: 0, per_page: 100 } };
-      const page = Number(/page=(\d+)/.exec(path)?.[1] ?? '1');
-      const data = Array.from({ length: 100 }, (_, i) => {
-        const n = (page - 1) * 100 + i;
-        const at = new Date(T0 - 1000 - n * 2000).toISOString();
-        const buried = n === PAGES * 100 - 1;
-        return {
-          id: 5000 - n,
-          service: buried ? S : 'email_validation',
-          status: 'completed',
-          total_items: 1,
-          cost: 1,
-          created_at: at,
-          completed_at: at,
-        };
-      });
-      return {
-        success: true,
-        data,
-        meta: { current_page: page, total_pages: PAGES, total_count: PAGES * 100, per_page: 100 },
-      };
-    },
-    { times: 200 },
-  );
+  replyBusyList(api, { quietFirst: 1, service: (n) => (n === PAGES * 100 - 1 ? S : 'email_validation') });
 }
 
 function replyPosts(api: MockApi): void {

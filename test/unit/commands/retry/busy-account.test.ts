@@ -6,13 +6,13 @@
  */
 import { expect, it } from 'vitest';
 import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { busyTask, replyBusyList } from '../busy-list.js';
 
 const S = 'domain_check_availability';
-const PAGES = 12;
 
 /**
- * The failed task 42 (one item failed), and PAGES pages of one-item tasks, one every 2 s back: of another service, or
- * (`same`) of this one, each candidate's items readable with GET /tasks/:id.
+ * The failed task 42 (one item failed), and the busy list (busy-list.ts): its tasks of another service, or (`same`) of
+ * this one, each candidate's items readable with GET /tasks/:id.
  */
 function replyAccount(api: MockApi, same = false): void {
   replyServices(api);
@@ -32,46 +32,10 @@ function replyAccount(api: MockApi, same = false): void {
     },
     { times: 5 },
   );
-  api.reply(
-    'GET',
-    /^\/tasks\?/,
-    200,
-    (path: string) => {
-      const page = Number(/page=(\d+)/.exec(path)?.[1] ?? '1');
-      const data = Array.from({ length: 100 }, (_, i) => {
-        const n = (page - 1) * 100 + i;
-        const created = new Date(T0 - 1000 - n * 2000).toISOString();
-        return {
-          ...{ id: 5000 - n, service: same ? S : 'email_verify', status: 'completed', total_items: 1, cost: 1 },
-          ...{ created_at: created, completed_at: created },
-        };
-      });
-      return {
-        success: true,
-        data,
-        meta: { current_page: page, total_pages: PAGES, total_count: PAGES * 100, per_page: 100 },
-      };
-    },
-    { times: 100 },
-  );
-  if (same)
-    api.reply(
-      'GET',
-      /^\/tasks\/\d{4}$/,
-      200,
-      (path: string) => {
-        const id = Number(/(\d+)$/.exec(path)?.[1]);
-        const created = new Date(T0 - 1000 - (5000 - id) * 2000).toISOString();
-        return {
-          success: true,
-          data: {
-            ...{ id, service: S, status: 'completed', total_items: 1, processed_items: 1, cost: 1 },
-            ...{ created_at: created, completed_at: created, items: [{ target: `f${id}.com`, status: 'completed' }] },
-          },
-        };
-      },
-      { times: 2000 },
-    );
+  replyBusyList(api, {
+    service: () => (same ? S : 'email_verify'),
+    ...(same && { items: (n: number) => [`f${busyTask(n).id}.com`] }),
+  });
 }
 
 it('exit 9 in two lines naming the retry’s own lookup; the window it offers, run as printed, retries', async () => {
@@ -119,7 +83,7 @@ it('exit 9 in two lines naming the retry’s own lookup; the window it offers, r
   expect(bodies).toEqual([expect.objectContaining({ items: ['x.com'] })]);
 });
 
-it('on an account of 1,200 same-size tasks in the hour, refuses after the list pages alone: no candidate is read', async () => {
+it('on an account of 1,200 same-size tasks in the hour, reads the 100 newest candidates listed, then refuses', async () => {
   const api = mockApi();
   api.allowUnused();
   replyAccount(api, true);
@@ -127,6 +91,10 @@ it('on an account of 1,200 same-size tasks in the hour, refuses after the list p
   expect(result.code, result.stderr).toBe(9);
   expect(api.calls.filter((call) => call.startsWith('POST'))).toEqual([]);
   expect(api.calls.filter((call) => call.startsWith('GET /tasks?'))).toHaveLength(10);
-  // The source task alone is read: none of the 1,000 same-size candidates the pages listed.
-  expect(api.calls.filter((call) => /^GET \/tasks\/\d+$/.test(call) && call !== 'GET /tasks/42')).toEqual([]);
+  // Of the 1,000 same-size candidates the pages listed, the 100 newest are read, and none is a match.
+  expect(api.calls.filter((call) => /^GET \/tasks\/\d+$/.test(call) && call !== 'GET /tasks/42')).toHaveLength(100);
+  expect(result.stderr).toMatch(/retry's --reuse-window 1h: too many tasks to search: of the 1,000 tasks/);
+  expect(result.stderr).toMatch(
+    /reading up to 100 of them, newest first \(a shorter --reuse-window, or --no-reuse, skips this\)/,
+  );
 });
