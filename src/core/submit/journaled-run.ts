@@ -635,6 +635,13 @@ export async function runResume(
   // Taken over whole by a re-run of the same items (hand-over.ts): its chunks are that job's; continuing it is
   // continuing this one, and nothing is sent twice.
   if (followed.has(by.job)) throw new UsageError(`job ${arg} was taken over by job ${by.job}, which it took over`);
+  // The takeover stands on this job's own journal (the chunk's task is recorded here), so its taker's journal may be
+  // gone: pruned once finished, or the taker of a `--journal FILE` job, which is never pruned (jobs.ts pruneJobs).
+  if (jobStore(ctx.env).locate(by.job) === undefined)
+    throw new UsageError(
+      `job ${by.from} was taken over by job ${by.job} (the same items, the same chunks), which this machine no longer keeps (a finished job goes after job-retention): nothing was sent`,
+      'The tasks of its items are that job’s: `taskctl list` shows them.',
+    );
   ctx.printer.info(
     `job ${by.from} was taken over by job ${by.job} (the same items, the same chunks): its chunks are that job's; continuing job ${by.job}`,
   );

@@ -178,7 +178,10 @@ it('a `--journal FILE` job superseded (never pruned: the file is yours) does not
   const posts = await world.posts();
   const resumed = await run(['resume', file, '-y']);
   expect(resumed.code, resumed.stderr).toBe(2);
-  expect(resumed.stderr).toContain(`no job ${rerun} on this machine`);
+  expect(resumed.stderr).toContain(
+    `error: job ${record.id} was taken over by job ${rerun} (the same items, the same chunks), which this machine no longer keeps (a finished job goes after job-retention): nothing was sent\n`,
+  );
+  expect(resumed.stderr).toContain('The tasks of its items are that job’s: `taskctl list` shows them.');
   expect(await world.posts()).toBe(posts);
   const counts = await world.itemCounts();
   for (const item of ITEMS) expect(counts.get(item), item).toBe(1);
