@@ -19,6 +19,8 @@ import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
+import { cacheDirectory } from '../store/cache-dir.js';
+import { forgetJobPlace } from '../store/job-places.js';
 import { coveringChunk, standingTakeover } from './submit/hand-over.js';
 
 export interface JobsOptions {
@@ -259,6 +261,7 @@ function unreadableRow(stored: StoredJob, why: CliError | string): JobRow {
  */
 export function pruneJobs(
   store: JobStore,
+  cacheDir: string,
   rows: readonly JobRow[],
   keepMs: number,
   nowMs: number,
@@ -266,7 +269,11 @@ export function pruneJobs(
 ): JobRow[] {
   const remove = (row: JobRow) => {
     try {
-      return store.removeLocked({ id: row.id, path: row.journal }, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
+      const removed = store.removeLocked({ id: row.id, path: row.journal }, (mtimeMs) =>
+        expired(mtimeMs, keepMs, nowMs),
+      );
+      if (removed) forgetJobPlace(cacheDir, row.id, row.journal);
+      return removed;
     } catch {
       return false; // left for the next run
     }
@@ -352,7 +359,7 @@ export async function pruneExpired(ctx: Service & Runtime, store: JobStore | und
     const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
     // Every job is read only when a finished one is due: a superseded job not due yet keeps the job that took it over.
     const all = rows.some((row) => row.state === 'finished') ? readJobs(store) : rows;
-    pruneJobs(store, rows, keep, now, all);
+    pruneJobs(store, cacheDirectory(ctx.env), rows, keep, now, all);
     pruneUnrecorded(
       store,
       old.filter((stored) => holdsNothing(stored.path)),
@@ -408,7 +415,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime, options: 
   const store = jobStore(ctx.env);
   let rows = readJobs(store);
   const keep = options.prune === true ? 0 : await retentionMs(ctx);
-  const removed = new Set(pruneJobs(store, rows, keep, ctx.clock.now()).map((row) => row.id));
+  const removed = new Set(pruneJobs(store, cacheDirectory(ctx.env), rows, keep, ctx.clock.now()).map((row) => row.id));
   let starts = unrecordedStarts(store);
   const gone = new Set(pruneUnrecorded(store, starts, keep, ctx.clock.now()).map((stored) => stored.id));
   starts = starts.filter((stored) => !gone.has(stored.id) && store.runner(stored.id, stored.path) === undefined);

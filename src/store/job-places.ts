@@ -6,10 +6,10 @@
  * (docs/behaviour.md#jobs). What a record means is core's (core/submit/journaled-run.ts); this module only reads and
  * writes it.
  */
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
-import { JOB_ID } from './job-files.js';
+import { JOB_ID, realPath } from './job-files.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
 export interface JobPlaceRecord {
@@ -58,4 +58,20 @@ export function recordJobPlace(cacheDir: string, id: string, place: JobPlaceReco
   const problem = makeDirectory(join(cacheDir, 'places'), 0o700);
   if (problem) throw new Error(describeDirectoryProblem(problem));
   writeFileAtomicSync(recordPath(cacheDir, id), `${JSON.stringify(place)}\n`, 0o600, { maxBytes: MAX_BYTES });
+}
+
+/**
+ * Forgets where job `id` was last run when that was `journal`, the journal being removed (a job pruned): records do
+ * not pile up, one per job ever run. One naming another file (a copy run under another state directory) stays: it is
+ * what tells that copy's original where the job went. Never throws: a record left costs a few bytes.
+ */
+export function forgetJobPlace(cacheDir: string, id: string, journal: string): void {
+  const last = lastJobPlace(cacheDir, id);
+  // The journal may be gone already; its directory still resolves as it did when the record was written.
+  if (last?.path !== join(realPath(dirname(journal)), basename(journal))) return;
+  try {
+    rmSync(recordPath(cacheDir, id), { force: true });
+  } catch {
+    // left for good: harmless
+  }
 }

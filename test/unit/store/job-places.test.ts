@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { fileIdentity, lastJobPlace, recordJobPlace } from '../../../src/store/job-places.js';
+import { fileIdentity, forgetJobPlace, lastJobPlace, recordJobPlace } from '../../../src/store/job-places.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -44,4 +44,17 @@ it('a damaged record, or a name that is no job id, is no record', () => {
   recordJobPlace(cache, '../escape', { path: '/a', dev: '1', ino: '2' });
   expect(lastJobPlace(cache, '../escape')).toBeUndefined();
   expect(readFileSync(join(cache, 'places', 'j-abcd1234.json'), 'utf8')).toBe('not json');
+});
+
+it('forgotten with the journal it names (a job pruned), never when it names another file (a copy elsewhere)', () => {
+  const cache = cacheDir();
+  const journal = join(cache, '..', 'job.jsonl');
+  writeFileSync(journal, '');
+  recordJobPlace(cache, 'j-abcd1234', { path: journal, dev: '1', ino: '2' });
+  forgetJobPlace(cache, 'j-abcd1234', join(cache, '..', 'other.jsonl'));
+  expect(lastJobPlace(cache, 'j-abcd1234')?.path).toBe(journal);
+  rmSync(journal);
+  forgetJobPlace(cache, 'j-abcd1234', journal);
+  expect(lastJobPlace(cache, 'j-abcd1234')).toBeUndefined();
+  forgetJobPlace(cache, 'j-abcd1234', journal); // nothing left: no error
 });

@@ -46,11 +46,15 @@ it('past the retention a superseded job is removed like a finished one', async (
 
 it('`jobs --prune` removes it with the finished ones, and says so', async () => {
   const { stopped, rerun } = await superseded();
+  expect(existsSync(join(dir, 'cache', 'places', `${rerun}.json`))).toBe(true);
   const pruned = await run(['jobs', '--prune']);
   expect(pruned.code, pruned.stderr).toBe(0);
   expect(pruned.stderr).toMatch(/removed 1 finished job and 1 superseded job/);
   expect(existsSync(journal(stopped))).toBe(false);
   expect(existsSync(journal(rerun))).toBe(false);
+  // Nor are the records of where they ran kept (store/job-places.ts): one per job would pile up for ever.
+  expect(existsSync(join(dir, 'cache', 'places', `${rerun}.json`))).toBe(false);
+  expect(existsSync(join(dir, 'cache', 'places', `${stopped}.json`))).toBe(false);
 });
 
 it('never outlives the job that took it over: its resume would pay for the items again', async () => {
