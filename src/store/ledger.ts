@@ -147,7 +147,7 @@ export interface TaskFacts {
  * facts differ from the task's (another service, another item count, or more items than its request sent, another
  * creation time) is stale: the service gave that id out again, and the task is not the one claimed.
  */
-export function holdsTask(entry: LedgerEntry, task: number | TaskFacts): boolean {
+function holdsTask(entry: LedgerEntry, task: number | TaskFacts): boolean {
   if (typeof task === 'number') return entry.taskId === task;
   if (entry.taskId !== task.id || entry.service !== task.service) return false;
   if (entry.taskItems === undefined ? task.total_items > entry.count : entry.taskItems !== task.total_items)
