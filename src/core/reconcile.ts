@@ -244,8 +244,12 @@ export interface CreateAttempt {
 
 /** The other taskctl runs on this machine, as the local ledger knows them (wired by core/submit/send.ts). */
 export interface LocalRuns {
-  /** Task ids other local runs have claimed (read again at every scan). */
-  claimed: () => ReadonlySet<number>;
+  /**
+   * Whether other local runs have claimed a task (read again at every verdict): a claim of its id whose recorded
+   * facts (service, item count, creation time) differ names another task, given that id before the service's ids
+   * restarted.
+   */
+  claimed: () => (task: Task) => boolean;
   /** Takes the task for this run, atomically; refused when another run claimed it or may have created it (`by`). */
   claim: (task: Task) => { ok: true } | { ok: false; reason: 'claimed' | 'contested'; by: string };
 }
@@ -389,10 +393,10 @@ function verdict(
   scans: { lastRead: boolean; lastComplete: boolean },
 ): MatchResult {
   // The window only narrows as the clock is learnt better: judge every candidate by the final one.
-  const claimed = options.local?.claimed() ?? new Set<number>();
-  const isOpen = (task: Task) => inWindow(task.created_at, windows.strict) && !claimed.has(task.id);
+  const claimed = options.local?.claimed() ?? (() => false);
+  const isOpen = (task: Task) => inWindow(task.created_at, windows.strict) && !claimed(task);
   // Past the end but before the loose end: this request's if the Date clock runs behind the tasks' clock.
-  const isLate = (task: Task) => !isOpen(task) && inWindow(task.created_at, windows.loose) && !claimed.has(task.id);
+  const isLate = (task: Task) => !isOpen(task) && inWindow(task.created_at, windows.loose) && !claimed(task);
   const ids = (tasks: readonly Task[]) => tasks.map((task) => task.id).sort((a, b) => a - b);
   const open = seen.filter(isOpen);
   const late = seen.filter(isLate);

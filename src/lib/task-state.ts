@@ -272,3 +272,14 @@ export function unknownStatusWarner(warn: (message: string) => void): (task: Tas
     warn(`task ${task.id} has status "${task.status}", which the API does not document; ${meaning}`);
   };
 }
+
+/**
+ * Whether two `created_at` values name the same creation: equal, or less than a second apart (a service may write
+ * the time to the millisecond in one answer and to the second in another). A task whose id is read again with another
+ * creation time is another task: the service gave its id out again (its ids restarted).
+ */
+export function sameCreation(a: string, b: string): boolean {
+  if (a === b) return true;
+  const gap = Math.abs(Date.parse(a) - Date.parse(b));
+  return gap < 1000;
+}

@@ -26,6 +26,7 @@ import { holderWords, waitForLock } from './lock-file.js';
 import { thisOwner } from './process-owner.js';
 import { randomHex } from './random-hex.js';
 import { CliError, systemErrorWords } from '../errors.js';
+import { sameCreation } from '../lib/task-state.js';
 
 /** A settled entry (its task known, or its run finished without knowing) is kept this long for other runs to see. */
 export const CLAIM_KEEP_MS = 10 * 60_000;
@@ -55,6 +56,14 @@ const EntrySchema = z.object({
   sentAt: z.number(),
   state: z.enum(['sending', 'unknown', 'created']),
   taskId: z.number().optional(),
+  /**
+   * The claimed task as the service showed it when it was claimed: its `created_at` and item count. A task the
+   * service shows under that id later with another service, count or creation time is another task (the service's
+   * ids restarted: a sandbox started again without `--state`), which this claim does not name (`holdsTask`). Absent
+   * from entries of earlier versions, and from an adoption by id alone.
+   */
+  taskCreatedAt: z.string().optional(),
+  taskItems: z.number().optional(),
   /**
    * Local epoch ms at which the request's window closed (plus the margin of server-time.ts): its answered failure, or
    * the end of its reconciliation. Absent while it may still land (sending, reconciling an unanswered failure).
@@ -123,6 +132,34 @@ export function itemsDigest(items: readonly string[]): string {
 function ownerOf(now: number): Pick<LedgerEntry, 'pid' | 'host' | 'boot' | 'pidns' | 'ownedAt'> {
   const { at, ...owner } = thisOwner(now);
   return { ...owner, ownedAt: at };
+}
+
+/** What a claim records of its task, and what a task the service shows now is compared with. */
+export interface TaskFacts {
+  id: number;
+  service: string;
+  total_items: number;
+  created_at: string;
+}
+
+/**
+ * Whether `entry`'s claim names `task` (an id alone: whether it names that id). A claim of the same id whose recorded
+ * facts differ from the task's (another service, another item count, or more items than its request sent, another
+ * creation time) is stale: the service gave that id out again, and the task is not the one claimed.
+ */
+function holdsTask(entry: LedgerEntry, task: number | TaskFacts): boolean {
+  if (typeof task === 'number') return entry.taskId === task;
+  if (entry.taskId !== task.id || entry.service !== task.service) return false;
+  if (entry.taskItems === undefined ? task.total_items > entry.count : entry.taskItems !== task.total_items)
+    return false;
+  const at = entry.taskCreatedAt;
+  return at === undefined || sameCreation(at, task.created_at);
+}
+
+/** What an entry records of the task it takes. */
+function taskFields(task: number | TaskFacts): Pick<LedgerEntry, 'taskId' | 'taskCreatedAt' | 'taskItems'> {
+  if (typeof task === 'number') return { taskId: task };
+  return { taskId: task.id, taskCreatedAt: task.created_at, taskItems: task.total_items };
 }
 
 export type ClaimResult = { ok: true } | { ok: false; reason: 'claimed' | 'contested'; by: LedgerEntry };
@@ -257,16 +294,17 @@ export class CreateLedger {
   }
 
   /**
-   * Takes `taskId` for `mine`, atomically: refused when another entry names it, or when `contests` says another
-   * possible creator (sending or unknown, same items) could have made it.
+   * Takes the task for `mine`, atomically: refused when another entry names it (`holdsTask`: a claim of the same id
+   * whose recorded facts differ names another task), or when `contests` says another possible creator (sending or
+   * unknown, same items) could have made it. Its facts are recorded with the claim.
    */
-  claim(mine: LedgerEntry, taskId: number, contests: (other: LedgerEntry) => boolean): ClaimResult {
+  claim(mine: LedgerEntry, task: number | TaskFacts, contests: (other: LedgerEntry) => boolean): ClaimResult {
     let result: ClaimResult = { ok: true };
     const accounts = this.accountsOf(mine.account);
     this.update((entries) => {
       const now = this.now();
       const others = entries.filter((o) => o.id !== mine.id && accounts.has(o.account) && o.expiresAt > now);
-      const owner = others.find((other) => other.taskId === taskId);
+      const owner = others.find((other) => holdsTask(other, task));
       if (owner) {
         result = { ok: false, reason: 'claimed', by: owner };
         return entries;
@@ -280,10 +318,17 @@ export class CreateLedger {
         }
       }
       return entries.map((entry) =>
-        entry.id === mine.id ? { ...entry, state: 'created', taskId, expiresAt: now + CLAIM_KEEP_MS } : entry,
+        entry.id === mine.id
+          ? { ...entry, state: 'created', ...taskFields(task), expiresAt: now + CLAIM_KEEP_MS }
+          : entry,
       );
     });
     return result;
+  }
+
+  /** Whether `entry`'s claim names `task` (`holdsTask`; for runs that load this module lazily). */
+  holds(entry: LedgerEntry, task: number | TaskFacts): boolean {
+    return holdsTask(entry, task);
   }
 
   /** Live entries of other runs, not settled with a task, for the same account, service and items as `mine`. */

@@ -7,9 +7,10 @@ import { backoffDelay, DEADLINE_CODE } from '../../api/resend-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
 import { MalformedResponseError, NotFoundError, RateLimitError, UnavailableError } from '../../errors.js';
 import { PageWalkGuard } from '../../lib/page-guard.js';
-import { isTerminal, isWorking, itemCounts, taskPhase } from '../../lib/task-state.js';
+import { isTerminal, isWorking, itemCounts, sameCreation, taskPhase } from '../../lib/task-state.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
+import { counted } from '../../output/plural.js';
 import { TaskPace } from './pace.js';
 import { finishedItemCount, withItemCounts } from './item-counts.js';
 import type { TaskReader } from './reader.js';
@@ -520,6 +521,10 @@ class Follower {
     this.seenThisRound.add(w.id);
     // A GET of a completed task is its one detail read, whatever it held (items, counts, or neither).
     if (fromGet && taskPhase(raw) === 'completed') w.detailFetched = true;
+    if (w.task !== undefined && this.options.ids !== 'all-unfinished') {
+      const replaced = replacedTaskError(w.task, raw);
+      if (replaced) throw replaced;
+    }
     const counts = itemCounts(raw);
     const task = withItemCounts(raw);
     const statusChanged = w.task?.status !== task.status;
@@ -620,6 +625,22 @@ class Follower {
           };
     return { tasks, reason, unfinished, requests: this.requests, heldByRateLimit: this.heldByRateLimit, ...outage };
   }
+}
+
+/**
+ * A followed id that now names another task (its service, item count or creation time changed between reads: a
+ * service whose ids restarted, such as a sandbox started again without `--state`): the task followed cannot be read
+ * any more, and the other task's outcome is never reported as its own (exit 8, both named). `watch` with no ids
+ * follows whatever is there, so a reused id is a new task to it (`discoverTask`).
+ */
+function replacedTaskError(before: Task, now: Task): MalformedResponseError | undefined {
+  const same = before.service === now.service && before.total_items === now.total_items;
+  if (same && sameCreation(before.created_at, now.created_at)) return undefined;
+  const facts = (task: Task) => `${task.service}, ${counted(task.total_items, 'item')}, created ${task.created_at}`;
+  return new MalformedResponseError(
+    `task ${now.id} now names another task: it was ${facts(before)}; the service now shows ${facts(now)}`,
+    `The service's task ids restarted (a sandbox started again without --state?): task ${now.id}'s outcome cannot be known; \`taskctl list\` shows what the service holds now.`,
+  );
 }
 
 /** Rejects with the signal's reason as soon as it aborts; the underlying request is left to finish on its own. */

@@ -267,14 +267,11 @@ export class LocalCreates {
    * taken; else whose entry names it already: another request of this run (an entry it took over, or wrote) or
    * another run's. Without an entry, or a ledger, nothing refuses it.
    */
-  settleOwn(
-    entry: LedgerEntry | undefined,
-    task: { id: number; cost: number },
-  ): 'this run' | 'another run' | undefined {
+  settleOwn(entry: LedgerEntry | undefined, task: Task): 'this run' | 'another run' | undefined {
     const ledger = this.ledger;
     if (!entry || !ledger) return undefined;
     // Only a claim refuses a task the service answered with: an identical request still out cannot have made it.
-    const claim = this.attempt(() => ledger.claim(entry, task.id, () => false));
+    const claim = this.attempt(() => ledger.claim(entry, task, () => false));
     if (claim === undefined || claim.ok) {
       this.covered(task);
       return undefined;
@@ -318,11 +315,12 @@ export class LocalCreates {
       other.state !== 'created' && inWindow(task.created_at, serverClock.looseWindow(other.sentAt, other.closedAt));
     return {
       claimed: () => {
-        const others = this.attempt(() => ledger.others(entry)) ?? [];
-        return new Set(others.flatMap((other) => (other.taskId === undefined ? [] : [other.taskId])));
+        const others = (this.attempt(() => ledger.others(entry)) ?? []).filter((other) => other.taskId !== undefined);
+        // A claim of the same id with other recorded facts is stale (the service's ids restarted): not this task.
+        return (task: Task) => others.some((other) => ledger.holds(other, task));
       },
       claim: (task) => {
-        const result = this.attempt(() => ledger.claim(entry, task.id, (other) => contests(other, task)));
+        const result = this.attempt(() => ledger.claim(entry, task, (other) => contests(other, task)));
         // Without the ledger this run cannot see the others: the cross-machine rule alone decides.
         if (result === undefined || result.ok) return { ok: true };
         return { ok: false, reason: result.reason, by: describe(result.by, this.ctx.env) };

@@ -403,7 +403,7 @@ describe('reconcileCreate: the window and the other local runs', () => {
       blind: [],
     });
     // B on this machine claimed it: no candidate at all.
-    const local: LocalRuns = { claimed: () => new Set([1]), claim: () => ({ ok: true }) };
+    const local: LocalRuns = { claimed: () => (task) => task.id === 1, claim: () => ({ ok: true }) };
     const attempt = { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY };
     expect(await reconcileAnswered(r, attempt, local)).toEqual({ kind: 'none' });
   });
@@ -447,7 +447,7 @@ describe('reconcileCreate: the window and the other local runs', () => {
     const r = reader([one(1, T0 + 10), one(2, T0 + 20)], { offset: 0 });
     const claims: number[] = [];
     const local: LocalRuns = {
-      claimed: () => new Set([2]),
+      claimed: () => (task) => task.id === 2,
       claim: (t) => (claims.push(t.id), { ok: true }),
     };
     const result = await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY }, local);
@@ -458,7 +458,7 @@ describe('reconcileCreate: the window and the other local runs', () => {
   it('a single candidate another local run may have made is contested (exit 9), never adopted', async () => {
     const r = reader([one(1, T0 + 10)], { offset: 0 });
     const local: LocalRuns = {
-      claimed: () => new Set(),
+      claimed: () => () => false,
       claim: () => ({ ok: false, reason: 'contested', by: 'process 42' }),
     };
     expect(await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY }, local)).toEqual({

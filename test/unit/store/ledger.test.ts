@@ -67,6 +67,42 @@ describe('CreateLedger', () => {
     expect(c.others(entryC).find((e) => e.run === 'run-a')).toMatchObject({ state: 'created', taskId: 8 });
   });
 
+  it('claim: a claim of the same id whose recorded task facts differ is stale (the ids restarted), not a refusal', () => {
+    const a = ledger('run-a');
+    const b = ledger('run-b');
+    const created = new Date(T0).toISOString();
+    const first = { id: 1, service: 'svc', total_items: 2, created_at: created };
+    expect(a.claim(a.begin(intent()), first, () => false)).toEqual({ ok: true });
+    const mine = b.begin(intent());
+    // The same task, its time written to another precision: still the other run's.
+    expect(b.claim(mine, { ...first, created_at: created.replace('.000Z', 'Z') }, () => false)).toMatchObject({
+      ok: false,
+      reason: 'claimed',
+    });
+    // Task 1 given out again: another creation time, another count, another service.
+    const later = new Date(T0 + 60_000).toISOString();
+    expect(b.claim(mine, { ...first, service: 'other' }, () => false)).toEqual({ ok: true });
+    expect(b.claim(mine, { ...first, total_items: 1 }, () => false)).toEqual({ ok: true });
+    expect(b.claim(mine, { ...first, created_at: later }, () => false)).toEqual({ ok: true });
+    expect(a.read().find((entry) => entry.id === mine.id)).toMatchObject({
+      state: 'created',
+      ...{ taskId: 1, taskCreatedAt: later, taskItems: 2 },
+    });
+  });
+
+  it('holds: an entry of an earlier version (no facts recorded) names a task of its service with no more items', () => {
+    const a = ledger('run-a');
+    const entry = a.begin(intent());
+    a.settle(entry.id, 1);
+    const [settled] = ledger('run-b').others(a.begin(intent(['c.com'])));
+    const task = { id: 1, service: 'svc', total_items: 2, created_at: new Date(T0).toISOString() };
+    expect(a.holds(settled!, task)).toBe(true);
+    expect(a.holds(settled!, { ...task, total_items: 1 })).toBe(true);
+    expect(a.holds(settled!, { ...task, total_items: 3 })).toBe(false);
+    expect(a.holds(settled!, { ...task, service: 'other' })).toBe(false);
+    expect(a.holds(settled!, 1)).toBe(true);
+  });
+
   it('entries of other accounts, services or items do not contest; claims of the same account always count', () => {
     const a = ledger('run-a');
     const b = ledger('run-b');

@@ -395,6 +395,50 @@ describe('a create answered with a task that cannot be this request’s: reconci
     }
   });
 
+  describe('a task id the service gives out again (its ids restarted) is not the claim the ledger holds', () => {
+    const later = new Date(T0 + 60_100).toISOString();
+    it.each([
+      ['created later', { created_at: later }, ['b.com']],
+      ['of another size, created later', { total_items: 2, cost: 2, created_at: later }, ['b.com', 'c.com']],
+    ])('the 201 names task 5 %s than the task 5 another run claimed: believed', async (_, facts, items) => {
+      const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
+      const clock = new FakeClock();
+      try {
+        const first = await runTaskctl(['create', S, 'a.com', '-q'], { api: answered({ id: 5 }), clock, home });
+        expect(first.stdout.trim()).toBe('5');
+        clock.advance(60_000);
+        const api = answered({ id: 5, ...facts });
+        const second = await runTaskctl(['create', S, ...items, '-q'], { api, clock, home });
+        expect(second.code, second.stderr).toBe(0);
+        expect(second.stdout.trim()).toBe('5');
+        expect(second.stderr).not.toMatch(/may have created|another taskctl run/);
+        expect(posts(api)).toBe(1);
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    });
+
+    it('a lost answer: the list’s task 5, created after the send, is recovered though an older claim names task 5', async () => {
+      const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
+      const clock = new FakeClock();
+      try {
+        const first = await runTaskctl(['create', S, 'a.com', '-q'], { api: answered({ id: 5 }), clock, home });
+        expect(first.stdout.trim()).toBe('5');
+        clock.advance(60_000);
+        const api = start();
+        const fresh = { ...candidate, id: 5, created_at: later };
+        api.reply('GET', /^\/tasks\?/, 200, page([fresh]), { times: 20 });
+        api.reply('GET', '/tasks/5', 200, withItems(5, ['b.com'], { created_at: later }), { times: 5 });
+        const second = await runTaskctl(['create', S, 'b.com', '-q'], { api, clock, home });
+        expect(second.code, second.stderr).toBe(0);
+        expect(second.stdout.trim()).toBe('5');
+        expect(second.stderr).toMatch(/recovered: task 5 was created by this request/);
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    });
+  });
+
   it('another run of this machine names the task between this run’s look at the ledger and its settle: exit 9 (one locked step)', async () => {
     const home = mkdtempSync(join(tmpdir(), 'taskctl-answer-'));
     const file = join(home, 'cache', 'creates.json');

@@ -109,3 +109,59 @@ describe('followTasks: pages that never end', () => {
     expect(reader.reads).toBeLessThan(20);
   });
 });
+
+/** Task 1 read as one task, then as another under the same id (a service whose ids restarted). */
+class ReplacedTask implements TaskReader {
+  readonly rateLimiter = UNPACED;
+  reads = 0;
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly replacedAt: number,
+  ) {}
+  private current(id: number): Task {
+    if (this.clock.now() - T0 < this.replacedAt)
+      return task(id, 'processing', { service: 'domain_check_availability', total_items: 40, completed_items: 5 });
+    const created_at = new Date(T0 + this.replacedAt).toISOString();
+    return task(id, 'completed', { service: 'email_verify', total_items: 1, completed_items: 1, created_at });
+  }
+  async listTasks(): Promise<{ tasks: Task[]; meta: PageMeta }> {
+    this.reads++;
+    const tasks = [this.current(1)];
+    return { tasks, meta: { current_page: 1, per_page: 100, total_pages: 1, total_count: 1 } };
+  }
+  async getTask(id: number): Promise<Task> {
+    this.reads++;
+    return this.current(id);
+  }
+}
+
+describe('followTasks: a followed id that names another task', () => {
+  it("ends the follow (exit 8) naming both, never reporting the other task's outcome", async () => {
+    const clock = new FakeClock();
+    const reader = new ReplacedTask(clock, 5_000);
+    const seen: string[] = [];
+    const follow = followTasks(options(reader, clock, { onChange: (c) => seen.push(c.task.status) }));
+    const error = await follow.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect((error as MalformedResponseError).exitCode).toBe(8);
+    expect((error as Error).message).toMatch(/task 1 .*domain_check_availability, 40 items.*email_verify, 1 item/);
+    expect(seen).toEqual(['processing']);
+  });
+
+  it('watch with no ids follows the new task under a reused id afresh', async () => {
+    const clock = new FakeClock();
+    const reader = new ReplacedTask(clock, 5_000);
+    const seen: string[] = [];
+    const result = await followTasks(
+      options(reader, clock, {
+        ids: 'all-unfinished',
+        onChange: (c) => seen.push(`${c.task.service} ${c.task.status}`),
+      }),
+    );
+    expect(result.reason).toBe('done');
+    expect(seen).toEqual(['domain_check_availability processing', 'email_verify completed']);
+  });
+});
