@@ -285,8 +285,7 @@ async function settleCovered(
         ? `chunk ${index}: its items were taken over by ${by}, which has no task for them yet${theirs.sent ? ' (its request may have made one)' : ''}; nothing was sent`
         : `chunk ${index}: its items were taken over by ${by}, which is running (${holderWords(runner)}); nothing was sent`,
       runner === undefined
-        ? `Settle that job first: ${resumeCommand({ ...doubt.spending, id: cover.job, refused: theirs.jobRefused })}; then: ${resumeCommand(self)}. ` +
-            `Or settle it here without waiting for it (its items are paid for twice if that job's request made a task): ${resumeCommand(self, ` --resend ${index}`)}`
+        ? `Settle that job first: ${resumeCommand({ ...doubt.spending, id: cover.job, refused: theirs.jobRefused })}; then: ${resumeCommand(self)}`
         : `When it ends: ${resumeCommand(self)}`,
     );
   }
