@@ -256,7 +256,7 @@ complete -c taskctl -n '__taskctl_is \'retry\'' -l wide -d 'every column at full
 complete -c taskctl -n '__taskctl_is \'retry\'' -l report -x -a '(__taskctl_report)' -d 'write a report when done: junit=FILE or github (job summary + annotations); repeatable'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l adopt -x -d 'settle a chunk the job stopped on (exit 9), or one whose task is not its own: it is task ID; repeatable'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l resend -x -d 'settle a chunk the job stopped on (exit 9): send it again, unless the task list shows a task of it not named before (exit 9); repeatable'
-complete -c taskctl -n '__taskctl_is \'resume\'' -l ignore-job -r -F -a '(__taskctl_dynamic jobs)' -d 'go on without waiting for a job that took over items of this one and has not finished (exit 9); what it creates of them later is paid twice; kept in the journal; repeatable'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l ignore-job -r -F -a '(__taskctl_dynamic jobs)' -d 'go on without waiting for a job that took over items of this one and has not finished (exit 9), unless its request in doubt may have made them; what it creates of them later is paid twice; kept in the journal; repeatable'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l skip-refused -d 'leave the chunks whose items the service refused (exit 3) without a task, and send the rest'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l reuse-window -x -d 'look for a task of each chunk\'s items created within this window before sending it (default: the job\'s own)'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l no-reuse -d 'send without looking for a task of the items first, whatever the job\'s --reuse-window'

@@ -24,7 +24,7 @@ export function registerResume(program: Command, run: RunAction): void {
     )
     .option(
       '--ignore-job <job>',
-      'go on without waiting for a job that took over items of this one and has not finished (exit 9); what it creates of them later is paid twice; kept in the journal; repeatable',
+      'go on without waiting for a job that took over items of this one and has not finished (exit 9), unless its request in doubt may have made them; what it creates of them later is paid twice; kept in the journal; repeatable',
       collect,
     )
     .option(

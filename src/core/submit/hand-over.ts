@@ -232,9 +232,9 @@ export interface CoveringTasks {
    * One that has not finished (stopped, or running) whose chunks with no task may hold the items of chunks of this job
    * left (`chunks`: this job's; `theirs`: its own): it goes first, unless ignored (and not running).
    */
-  unfinished?: { job: string; running: boolean; refused: boolean; chunks: number[]; theirs: number[] };
+  unfinished?: { job: string; running: boolean; refused: boolean; chunks: number[]; theirs: number[]; sent: boolean };
   /** The unfinished ones passed over as the user said (`resume --ignore-job`), with the same chunks. */
-  ignored: Array<{ job: string; chunks: number[]; theirs: number[] }>;
+  ignored: Array<{ job: string; chunks: number[]; theirs: number[]; sent: boolean }>;
   /** Every job the walk read (the ones `--ignore-job` may name). */
   met: Set<string>;
 }
@@ -245,7 +245,8 @@ export interface CoveringTasks {
  * job's `resume` takes a chunk of the same items from it rather than paying for them again. `unfinished`: one of them
  * has not finished (stopped, or running) and a chunk of it with no task (not refused) may still be given the items of
  * a chunk of this job `left`: one in doubt whose send's items digest is that chunk's, or one never sent (its items are
- * not in its journal) of as many items; it goes first, unless `ignored` names it and it is not running. One that can
+ * not in its journal) of as many items; it goes first, unless `ignored` names it, it is not running and it sent none
+ * of them (a request in doubt may have made their task: passed over, they would be paid for twice). One that can
  * create none of them is not waited for: its tasks so far are taken. Undefined when none stands; a journal gone or
  * unreadable is passed over.
  */
@@ -278,7 +279,8 @@ export function coveringTasks(
     if (!theirs.done || running) {
       const held = heldOf(theirs, left);
       if (held.chunks.length > 0) {
-        if (running || !ignored.has(job))
+        // Never passed over while a request of its own for them may have made a task: that would pay for them twice.
+        if (running || held.sent || !ignored.has(job))
           return { ...result, unfinished: { job, running, refused: stoppedOnRefused(theirs), ...held } };
         result.ignored.push({ job, ...held });
       }
@@ -296,9 +298,10 @@ export function coveringTasks(
  * The chunks of `left` that a chunk of `theirs` with no task (not refused) may still be given: in doubt, by its send's
  * items digest; never sent (or sent by a damaged line, no digest), by its number of items alone.
  */
-function heldOf(theirs: JobState, left: ChunksLeft): { chunks: number[]; theirs: number[] } {
+function heldOf(theirs: JobState, left: ChunksLeft): { chunks: number[]; theirs: number[]; sent: boolean } {
   const chunks = new Set<number>();
   const own: number[] = [];
+  let sent = false;
   // Each list of this job's chunks added once: many chunks of theirs of one size name the same list.
   const added = new Set<readonly number[]>();
   for (let chunk = 1; chunk <= theirs.job.chunks; chunk++) {
@@ -308,9 +311,10 @@ function heldOf(theirs: JobState, left: ChunksLeft): { chunks: number[]; theirs:
     const mine = digest === undefined ? left.counts.get(chunkItems(theirs.job, chunk)) : left.digests.get(digest);
     if (mine === undefined || mine.length === 0) continue;
     own.push(chunk);
+    if (known?.send !== undefined) sent = true;
     if (added.has(mine)) continue;
     added.add(mine);
     for (const index of mine) chunks.add(index);
   }
-  return { chunks: [...chunks].sort((a, b) => a - b), theirs: own };
+  return { chunks: [...chunks].sort((a, b) => a - b), theirs: own, sent };
 }

@@ -991,14 +991,19 @@ function fromCoveringJobs(
   if (stranger !== undefined) return { error: named(stranger) };
   if (theirs === undefined) return none;
   if (theirs.unfinished !== undefined) {
-    const { job, running, refused, chunks, theirs: own } = theirs.unfinished;
-    const may = `its ${plainChunks(own)}, not created yet, may hold the items of this job's ${plainChunks(chunks)}; nothing was sent`;
+    const { job, running, refused, chunks, theirs: own, sent } = theirs.unfinished;
+    const may = sent
+      ? `its request for its ${plainChunks(own)} may have created the items of this job's ${plainChunks(chunks)}; nothing was sent`
+      : `its ${plainChunks(own)}, not created yet, may hold the items of this job's ${plainChunks(chunks)}; nothing was sent`;
+    const settleFirst = `Settle that job first: ${resumeCommand({ ...self, id: job, refused })}; then: ${resumeCommand(self)}`;
     const error = new CreateUnknownError(
       `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: ${may}`,
       running
         ? `When it ends: ${resumeCommand(self)}`
-        : `Settle that job first: ${resumeCommand({ ...self, id: job, refused })}; then: ${resumeCommand(self)}. ` +
-            `Or go on without waiting for it (those items are paid for twice if it created or creates them): ${resumeCommand(self, ` --ignore-job ${shellWord(job)}`)}`,
+        : sent
+          ? // Its request may have made their task: only that job's resume can find it (--ignore-job would pay twice).
+            settleFirst
+          : `${settleFirst}. Or go on without waiting for it (those items are paid for twice if it creates them later): ${resumeCommand(self, ` --ignore-job ${shellWord(job)}`)}`,
     );
     return { error };
   }

@@ -96,27 +96,25 @@ it('B never sent a chunk of the same size (its items unknown): exit 9 naming bot
   expect(await world.posts()).toBe(posts);
 });
 
-it('B holds A’s chunk left in doubt: exit 9; `--ignore-job B` goes on, says what may be paid twice, and stays decided', async () => {
+it('B holds A’s chunk left in doubt: exit 9, settle B first; `--ignore-job B` is not offered, and refused (it would pay twice)', async () => {
   const { a, b } = await takerStopped(['a1.com', 'a2.com', 'u1.com', 'u2.com', 'v1.com'], 'task');
+  const posts = await world.posts();
   const refused = await run(['resume', a, '-y']);
   expect(refused.code, refused.stderr).toBe(9);
   expect(refused.stderr).toContain(
-    `job ${b}, which took over items of this job, has not finished: its chunk 2, not created yet, may hold the items of this job's chunk 2; nothing was sent`,
+    `job ${b}, which took over items of this job, has not finished: its request for its chunk 2 may have created the items of this job's chunk 2; nothing was sent`,
   );
-  const onward = /(taskctl resume \S+ --yes --ignore-job \S+)$/m.exec(refused.stderr)?.[1] ?? '';
-  expect(onward).toBe(`taskctl resume ${a} --yes --ignore-job ${b}`);
-  // Refused at the money guard: nothing sent, but the decision is in A's journal.
-  const guarded = await run([...onward.split(' ').slice(1), '--max-cost', '0']);
-  expect(guarded.code, guarded.stderr).toBe(6);
-  expect(records(a)).toContainEqual({ type: 'ignore', job: b });
-  const resumed = await run(['resume', a, '-y']);
-  expect(resumed.code, resumed.stderr).toBe(0);
-  expect(resumed.stderr).toContain(
-    `job ${b}, which took over items of this job, has not finished: chunk 2 is sent without waiting for it (--ignore-job); its chunk 2 may hold the same items: \`taskctl resume ${b}\` would then pay for them again`,
+  expect(refused.stderr).toContain(
+    `Settle that job first: taskctl resume ${b} --yes; then: taskctl resume ${a} --yes\n`,
   );
-  // B's request for u1, u2 did make a task (its record was lost): those two are paid twice, as said.
-  await eachPaid(['a1.com', 'a2.com'], 1);
-  await eachPaid(['u1.com', 'u2.com'], 2);
+  expect(refused.stderr).not.toContain('--ignore-job');
+  // B's request for u1, u2 did make a task (its record was lost): passed over, they would be bought again.
+  const ignoring = await run(['resume', a, '-y', '--ignore-job', b]);
+  expect(ignoring.code, ignoring.stderr).toBe(9);
+  expect(ignoring.stderr).toContain(`its request for its chunk 2 may have created the items of this job's chunk 2`);
+  expect(records(a)).not.toContainEqual({ type: 'ignore', job: b });
+  expect(await world.posts()).toBe(posts);
+  await eachPaid(['u1.com', 'u2.com'], 1);
 });
 
 it('--ignore-job of a job that took nothing of A over: exit 2, nothing sent', async () => {
