@@ -639,8 +639,8 @@ export async function runResume(
   // gone: pruned once finished, or the taker of a `--journal FILE` job, which is never pruned (jobs.ts pruneJobs).
   if (jobStore(ctx.env).locate(by.job) === undefined)
     throw new UsageError(
-      `job ${by.from} was taken over by job ${by.job} (the same items, the same chunks), which this machine no longer keeps (a finished job goes after job-retention): nothing was sent`,
-      'The tasks of its items are that job’s: `taskctl list` shows them.',
+      `job ${by.from} was taken over by job ${by.job} (the same items, the same chunks), which is not in this state directory (pruned once finished, or run under another TASKCTL_STATE_DIR): nothing was sent`,
+      `Its tasks are that job's: run \`taskctl resume ${by.job}\` where it is kept, or see them with \`taskctl list\`.`,
     );
   ctx.printer.info(
     `job ${by.from} was taken over by job ${by.job} (the same items, the same chunks): its chunks are that job's; continuing job ${by.job}`,
@@ -725,7 +725,12 @@ function reuseOf(job: Job, options: ResumeOptions): ResumeOptions {
   if (options.reuse === false) return { ...options, reuseWindow: undefined };
   const reuseWindow = options.reuseWindow ?? job.reuse_window;
   if (reuseWindow === undefined) return options;
-  return { ...options, reuseWindow, ...(job.not_reusable && { notReusable: new Set(job.not_reusable) }) };
+  return {
+    ...options,
+    reuseWindow,
+    jobWindow: true,
+    ...(job.not_reusable && { notReusable: new Set(job.not_reusable) }),
+  };
 }
 
 /**

@@ -153,7 +153,8 @@ async function lookBefore(
       const told = ({ candidates, reads }: { candidates: number; reads: number }) => {
         if (toldOnce) return;
         toldOnce = true;
-        const skip = options.notReusable === undefined ? 'or none' : 'or --no-reuse';
+        // A retry's lookup, or a resume's (the job's window), is dropped by --no-reuse; a create's by its flag left out.
+        const skip = options.notReusable === undefined && options.jobWindow !== true ? 'or none' : 'or --no-reuse';
         ctx.printer.info(
           `looking at ${formatCount(candidates)} tasks of this service and size made in the last ${formatDuration(window)} for the items of ${what}: reading up to ${formatCount(reads)} of them, newest first (a shorter --reuse-window, ${skip}, skips this)`,
         );

@@ -41,6 +41,8 @@ export interface SubmitOptions extends Partial<WaitOptions> {
   reuseWindow?: number | undefined;
   /** Tasks --reuse-window never reuses: a retry's own sources (reusing one would retry nothing). */
   notReusable?: ReadonlySet<number>;
+  /** The `--reuse-window` is the job's own, kept by its resume: only `--no-reuse` drops the lookup (no flag keeps it). */
+  jobWindow?: boolean;
   /** Continue like `taskctl wait` on the new task(s). */
   wait?: boolean;
 }

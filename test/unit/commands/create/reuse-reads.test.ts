@@ -7,6 +7,9 @@
  * page bound stopped short reads the candidates it listed (a match there is used); and each chunk of a run is judged
  * by what was looked at for its own window.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
 import { busyTask, replyBusyList, type BusyList } from '../busy-list.js';
@@ -18,7 +21,7 @@ function replyAccount(
   api: MockApi,
   every: number,
   holding: Record<number, string> = {},
-  more: Pick<BusyList, 'onRead' | 'listed'> = {},
+  more: Pick<BusyList, 'onRead' | 'listed' | 'quietFirst'> = {},
 ): void {
   replyServices(api);
   api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 10 });
@@ -84,6 +87,29 @@ it('a window the list covers, holding 192 same-size tasks: the 100 newest are re
   expect(minutes).toBeGreaterThan(0);
   expect(minutes).toBeLessThan(17);
   expect(result.stderr).toMatch(/Or re-run without --reuse-window to create without looking\./);
+});
+
+it("the job's resume, which keeps the job's window, names --no-reuse as the way to skip the lookup (no flag keeps it)", async () => {
+  const home = mkdtempSync(join(tmpdir(), 'taskctl-reuse-reads-'));
+  try {
+    const api = mockApi();
+    api.allowUnused();
+    // The account quiet at chunk 1's lookup (it is sent), busy from chunk 2's.
+    replyAccount(api, 5, {}, { quietFirst: 1 });
+    const clock = new FakeClock();
+    const argv = ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--reuse-window', '30m', '-y'];
+    const created = await runTaskctl(argv, { api, clock, home });
+    expect(created.code, created.stderr).toBe(9);
+    expect(posts(api)).toHaveLength(1);
+    const job = /job (j-[0-9a-z]+)/.exec(created.stderr)?.[1] ?? '';
+    const resumed = await runTaskctl(['resume', job, '-y'], { api, clock, home });
+    expect(resumed.code, resumed.stderr).toBe(9);
+    expect(resumed.stderr).toContain('newest first (a shorter --reuse-window, or --no-reuse, skips this)\n');
+    expect(resumed.stderr).toContain(`taskctl resume ${job} --yes --no-reuse`);
+    expect(posts(api)).toHaveLength(1);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });
 
 it('a match among the 100 newest candidates is reused after reading down to it', async () => {

@@ -183,9 +183,9 @@ it('a `--journal FILE` job superseded (never pruned: the file is yours) does not
   const resumed = await run(['resume', file, '-y']);
   expect(resumed.code, resumed.stderr).toBe(2);
   expect(resumed.stderr).toContain(
-    `error: job ${record.id} was taken over by job ${rerun} (the same items, the same chunks), which this machine no longer keeps (a finished job goes after job-retention): nothing was sent\n`,
+    `error: job ${record.id} was taken over by job ${rerun} (the same items, the same chunks), which is not in this state directory (pruned once finished, or run under another TASKCTL_STATE_DIR): nothing was sent\n`,
   );
-  expect(resumed.stderr).toContain('The tasks of its items are that job’s: `taskctl list` shows them.');
+  expect(resumed.stderr).toContain(`Its tasks are that job's: run \`taskctl resume ${rerun}\` where it is kept`);
   expect(await world.posts()).toBe(posts);
   const counts = await world.itemCounts();
   for (const item of ITEMS) expect(counts.get(item), item).toBe(1);
