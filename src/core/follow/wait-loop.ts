@@ -5,7 +5,7 @@
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
 import type { FollowResult } from './follow.js';
-import { CliError } from '../../errors.js';
+import { AuthError, CliError } from '../../errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import {
   isPlainFailure,
@@ -275,6 +275,10 @@ export async function waitForTasks(
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
   const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
   const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
+  const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+  const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
+  /** The last state read of each task: what was still running when a refused key ends the wait. */
+  const seen = new Map<number, Task>();
   const result = await followTasks({
     reader: api,
     ids,
@@ -293,6 +297,7 @@ export async function waitForTasks(
       display.change(change);
     },
     onPoll: (change) => {
+      seen.set(change.task.id, change.task);
       display.poll(change);
     },
     onTransientError: (error) => {
@@ -311,9 +316,22 @@ export async function waitForTasks(
       // An error (exit 8...) must not leave the live block on the screen above its message.
       progress.stop();
       if (!ctx.globals.quiet) await printAsCreated(ctx, ids, known, options).catch(() => undefined);
-      throw error;
+      // A key refused part-way (rotated in the dashboard): exit 4 with its advice, and, as every other stop, what was
+      // still running and how to go on once the key is fixed.
+      const unfinished = ids.filter((id) => {
+        const task = seen.get(id);
+        return task === undefined || !isTerminal(task);
+      });
+      if (!(error instanceof AuthError) || unfinished.length === 0) throw error;
+      ctx.printer.error(error.message, sandboxAwareHint(ctx.ephemeralSandbox, error.hint));
+      const command = options.resumeCommand ?? (await idListCommand(ctx, { reason: 'interrupted', unfinished }));
+      const next = hint(stillRunningMessage(unfinished, resumeFlags, command));
+      if (next !== undefined) ctx.printer.notice(next);
+      ctx.exitCode = error.exitCode;
+      return undefined;
     })
     .finally(() => group?.end());
+  if (result === undefined) return;
   display.finish(result.reason === 'interrupted');
   progress.stop();
   // Before anything is printed: a reader of stdout that goes away must not make it 0.
@@ -325,9 +343,7 @@ export async function waitForTasks(
   const listed = result.reason === 'done' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
     await printOutcome(ctx, listed, result, options);
-  const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
   const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));
-  const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   const resume = resumeHint(result.unfinished, resumeFlags, resumeCommand);
   if (result.reason === 'interrupted') {
     // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:".
