@@ -97,12 +97,12 @@ function filterWords(options: ShowOptions): string | undefined {
   return words.length === 0 ? undefined : words.join(' ');
 }
 
+const NONE_IN_STATUS = { completed: 'completed', failed: 'failed to complete' } as const;
+
 /** No item of the job passed the filter: said in `retry`'s words (undefined when no filter was set). */
 export function noneMatched(file: string, options: ShowOptions): string | undefined {
   if (options.error?.length) return `no item of ${file} that did not complete has an error matching --error`;
-  if (options.itemsStatus === 'failed') return `no item of ${file} failed to complete`;
-  if (options.itemsStatus === 'completed') return `no item of ${file} completed`;
-  return undefined;
+  return options.itemsStatus && `no item of ${file} ${NONE_IN_STATUS[options.itemsStatus]}`;
 }
 
 interface ErrorRow {
