@@ -82,6 +82,8 @@ export class BalanceError extends CliError {
   }
 }
 export class RateLimitError extends CliError {
+  /** The window the refusal stated: when the service takes requests again, and its limit when its headers said. */
+  window?: { resetAtMs: number; limit?: number };
   constructor(message: string, hint?: string) {
     super(message, ExitCode.rateLimited, hint);
   }

@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { CliError, MalformedResponseError, UnavailableError, systemErrorWords } from '../errors.js';
+import { CliError, MalformedResponseError, RateLimitError, UnavailableError, systemErrorWords } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
 import { redactHeaders, type Redactor } from '../lib/redact.js';
 import { MAX_ATTEMPTS, MAX_RESPONSE_BYTES, REQUEST_BUDGET_MS, GET_TIMEOUT_MS, POST_TIMEOUT_MS } from './constants.js';
@@ -833,8 +833,18 @@ function judgeError(
     const info = parseRateLimit(headers, now);
     const asked = { retryAfterMs: askedMs, resetInMs: info?.remaining === 0 ? info.resetAtMs - now : undefined };
     const failure = rateLimitedFailure(askedMs);
-    const failTooLong = (suffix: string) => fail(`${suffix}; the server asks to wait ${formatDuration(askedMs ?? 0)}`);
-    return { failure, fail: failure === 'rate-limited' ? fail : failTooLong, why, doubt: why, asked };
+    // The window the refusal states (Retry-After first, unclamped; else an empty window's reset), for `auth status`.
+    const resetAtMs =
+      askedMs !== undefined ? now + askedMs : asked.resetInMs !== undefined ? now + asked.resetInMs : undefined;
+    const withWindow = (error: CliError): CliError => {
+      if (error instanceof RateLimitError && resetAtMs !== undefined)
+        error.window = { resetAtMs, ...(info !== undefined && { limit: info.limit }) };
+      return error;
+    };
+    const failTooLong = (suffix: string) =>
+      withWindow(fail(`${suffix}; the server asks to wait ${formatDuration(askedMs ?? 0)}`));
+    const failLimited = (suffix: string) => withWindow(fail(suffix));
+    return { failure, fail: failure === 'rate-limited' ? failLimited : failTooLong, why, doubt: why, asked };
   }
   if (isServerFault(status, body?.code)) {
     const faultWhy = body?.code === 'internal_error' ? `HTTP ${status}, internal_error` : why;

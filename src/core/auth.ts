@@ -2,7 +2,8 @@
 import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
 import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
-import { AuthError, CliError, UsageError } from '../errors.js';
+import { AuthError, CliError, RateLimitError, UsageError } from '../errors.js';
+import { formatDuration } from '../lib/duration.js';
 import { maskKey } from '../lib/redact.js';
 import { readBounded } from '../lib/abortable.js';
 import { KEY_FILE_MAX_BYTES } from '../store/key-file.js';
@@ -85,8 +86,10 @@ export async function runLogin(
 interface KeyCheck {
   /** Undefined when there is no key (or no base URL) to check. */
   works?: boolean;
+  /** The service took the key but refused the request for the rate limit (a 429 comes after the key check). */
+  rateLimited?: boolean;
   balance?: { balance: number; currency: string };
-  budget?: { remaining: number; limit: number; resetAtMs: number };
+  budget?: { remaining: number; limit?: number; resetAtMs: number };
   problem?: CliError;
 }
 
@@ -98,18 +101,32 @@ async function checkKey(ctx: Prompts & Service): Promise<KeyCheck> {
     return { works: true, balance, ...(budget && { budget }) };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
+    // A 429 proves the key was accepted: the key works, and the window the refusal stated is the budget now.
+    if (error instanceof RateLimitError) {
+      const budget = error.window && { remaining: 0, ...error.window };
+      return { works: true, rateLimited: true, ...(budget && { budget }) };
+    }
     return { works: false, problem: error };
   }
 }
 
-export async function runStatus(ctx: Output & Prompts & Process & Service): Promise<void> {
+export async function runStatus(ctx: Output & Prompts & Process & Runtime & Service): Promise<void> {
   // The key this invocation would use: with --sandbox, the sandbox's (status checks it, so it needs the API anyway).
   const settings = await ctx.apiSettings();
   const check: KeyCheck = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : {};
   const { balance, budget } = check;
   const works =
-    check.works === undefined ? 'no key' : check.works ? 'yes' : `no: ${check.problem?.message ?? 'refused'}`;
-  // A person reads words; -o json gets types: booleans, integers, an ISO time (not "yes", "4998 coins").
+    check.works === undefined
+      ? 'no key'
+      : check.rateLimited
+        ? 'yes (rate-limited now)'
+        : check.works
+          ? 'yes'
+          : `no: ${check.problem?.message ?? 'refused'}`;
+  const left =
+    budget && `${formatCount(budget.remaining)}/${budget.limit === undefined ? '?' : formatCount(budget.limit)}`;
+  const resetsIn =
+    check.rateLimited && budget ? ` (in ${formatDuration(Math.max(0, budget.resetAtMs - ctx.clock.now()))})` : '';
   const fields: Array<[string, string | undefined]> = [
     ['profile', settings.profile.value],
     ['base_url', settings.baseUrl?.value],
@@ -118,11 +135,7 @@ export async function runStatus(ctx: Output & Prompts & Process & Service): Prom
     ['key_source', settings.apiKey?.origin],
     ['key_works', works],
     ['balance', balance && `${formatCount(balance.balance)} ${balance.currency}`],
-    [
-      'rate_limit',
-      budget &&
-        `${formatCount(budget.remaining)}/${formatCount(budget.limit)} requests left, resets ${isoSeconds(budget.resetAtMs)}`,
-    ],
+    ['rate_limit', budget && `${left} requests left, resets ${isoSeconds(budget.resetAtMs)}${resetsIn}`],
   ];
   const json = {
     profile: settings.profile.value,
@@ -135,8 +148,9 @@ export async function runStatus(ctx: Output & Prompts & Process & Service): Prom
     balance: balance?.balance ?? null,
     currency: balance?.currency ?? null,
     rate_limit: budget
-      ? { remaining: budget.remaining, limit: budget.limit, resets_at: isoSeconds(budget.resetAtMs) }
+      ? { remaining: budget.remaining, limit: budget.limit ?? null, resets_at: isoSeconds(budget.resetAtMs) }
       : null,
+    rate_limited: check.rateLimited ?? false,
   };
   ctx.printer.detail(
     fields.filter((field): field is [string, string] => field[1] !== undefined),

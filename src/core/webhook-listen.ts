@@ -93,16 +93,21 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
     if (options.catchUp !== undefined || catchUpIds.length > 0)
       await catchUp(ctx, listener, options.catchUp, catchUpIds);
     await Promise.race([interrupted(ctx.signal), interrupted(outputLost.signal)]);
-  } finally {
-    // First, so that the sandbox stops delivering to a listener that is closing.
+  } catch (error) {
     await unwire?.();
+    throw error;
   }
   const again = new Promise<'again'>((resolve) => ctx.onInterruptAgain(() => resolve('again')));
   const why = ctx.signal.aborted ? '' : " (stdout's reader went away)";
+  // In the order the lines say: refuse new deliveries (503: the service sends them again), put the sandbox's URL back
+  // at once so its retries go there rather than to a listener that is closing, then finish the events in hand.
   ctx.printer.info(
     `stopping${why}: new deliveries get 503; finishing the events in hand (Ctrl-C again to abandon them)`,
   );
-  const how = await Promise.race([listener.close().then(() => 'done' as const), again]);
+  const closing = listener.close().then(() => 'done' as const);
+  closing.catch(() => undefined); // awaited below, after the URL is put back
+  await unwire?.();
+  const how = await Promise.race([closing, again]);
   await events.end();
   const lost = hold.lost();
   hold.release();

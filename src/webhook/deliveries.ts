@@ -36,6 +36,8 @@ export class Deliveries {
   private heldBytes = 0;
   private active = 0;
   private settleActive: (() => void) | undefined;
+  /** The warning about deliveries signed with another key was given, and no delivery has matched since. */
+  private mismatchSaid = false;
 
   constructor(
     private readonly settings: DeliverySettings,
@@ -107,8 +109,16 @@ export class Deliveries {
       const why =
         typeof presented === 'string' ? 'signature does not match the API key' : 'no X-Webhook-Signature header';
       done(401, { ok: false, error: 'invalid signature' }, why);
+      if (typeof presented === 'string' && !this.mismatchSaid) {
+        // Once per episode (until a delivery matches again), not once per attempt: the likely cause and the way out.
+        this.mismatchSaid = true;
+        this.settings.log(
+          "warning: deliveries are refused (401): their signature does not match the API key this listener checks them with. If the service's key was regenerated, restart `taskctl webhook listen` with the new key (`taskctl auth login`, or TASKCTL_API_KEY) and --catch-up for the events refused meanwhile.",
+        );
+      }
       return true;
     }
+    this.mismatchSaid = false;
     if (this.closing) {
       done(503, { ok: false, error: 'shutting down' }, 'stopping; the service will retry', BUSY);
       return true;

@@ -75,6 +75,8 @@ export class EventHandler {
   readonly counts: ListenerCounts = { acknowledged: 0, duplicates: 0, refused: 0, executed: 0 };
   readonly queue: ExecQueue | undefined;
   spool: Spool | undefined;
+  /** The last write to the spool failed (a full disk): said once until one succeeds again. */
+  private spoolFailing = false;
   private readonly seen: RecentKeys;
   /** Deliveries being handled, by key: a repeat arriving meanwhile waits for the first one's outcome. */
   private readonly inFlight = new Map<string, Promise<boolean>>();
@@ -160,6 +162,16 @@ export class EventHandler {
     try {
       ok = await attempt;
     } catch (error) {
+      if (error instanceof SpoolWriteFailure) {
+        // Once a spell, not once per delivery: the file, why, and what to do; each delivery's own line says 500.
+        if (!this.spoolFailing)
+          this.settings.log(
+            `error: ${error.message}; answering 500 so the service delivers the events again. Free space there (or restart listen with --spool in another directory); until then each delivery of an event is printed again.`,
+          );
+        this.spoolFailing = true;
+        this.counts.refused++;
+        return { status: 500, note: `${label}: not handled (${error.message})` };
+      }
       this.logError(error);
       this.counts.refused++;
       return { status: 500, note: `${label}: not handled (${errorWords(error)})` };
@@ -206,8 +218,15 @@ export class EventHandler {
       // before it leaves no mark, so the redelivery is handed on again (at least once, never lost); a kill after it
       // makes the redelivery a duplicate, already handed on.
       if (this.spool) {
-        if (place) job.spoolId = await this.spool.addJob(job, key, at);
-        else await this.spool.addSeen(key, at);
+        const { spool } = this;
+        try {
+          if (place) job.spoolId = await spool.addJob(job, key, at);
+          else await spool.addSeen(key, at);
+        } catch (error) {
+          throw new SpoolWriteFailure(spool.path, error);
+        }
+        if (this.spoolFailing) log(`spool: ${spool.path} is written again`);
+        this.spoolFailing = false;
       }
       if (this.settings.dedupe) this.seen.add(key, at);
       place?.commit(job);
@@ -254,4 +273,11 @@ function dedupeKey(raw: string, received: EventMeta): string {
       ? `${taskId}:${name}`
       : `body:${createHash('sha256').update(raw).digest('hex')}`;
   return simulated === undefined ? base : `${base}:simulated:${simulated}`;
+}
+
+/** A write to the spool file failed: its message names the file and the reason in words. */
+class SpoolWriteFailure extends Error {
+  constructor(file: string, cause: unknown) {
+    super(`cannot write the spool file ${file}: ${errorWords(cause)}`);
+  }
 }

@@ -61,6 +61,10 @@ export class Spool {
   private batch: string[] | undefined;
   private written = 0;
   private readonly pending = new Map<number, SpooledEvent>();
+  /** The file, as given (`--spool`): named when a write to it fails. */
+  get path(): string {
+    return this.file;
+  }
   /** Only while opening: the keys read from the file. Afterwards the listener's duplicate filter is the one list. */
   private seen = new Map<string, number>();
   private keys: () => Array<[string, number]> = () => [...this.seen];
@@ -111,7 +115,13 @@ export class Spool {
     const spoolId = this.nextId++;
     this.pending.set(spoolId, { ...job, spoolId, key, at });
     const line = jobLine({ ...job, spoolId, key, at });
-    await this.append(JSON.stringify(line));
+    try {
+      await this.append(JSON.stringify(line));
+    } catch (error) {
+      // Not on disk, not acknowledged: the redelivery brings it again, so it is not pending here either.
+      this.pending.delete(spoolId);
+      throw error;
+    }
     return spoolId;
   }
 

@@ -74,6 +74,8 @@ export class FollowDisplay {
   private lastLineAt: number;
   /** Last time the service answered (any observation), or the start. */
   private lastAnswerAt: number;
+  /** Whether the service answered at all: until it has, there is no "last answer" to time (watch's words). */
+  private answered = false;
   private trouble: Trouble | undefined;
   /** When the poll round now under way began (undefined between rounds): a hung request shows as one. */
   private roundStartedAt: number | undefined;
@@ -103,6 +105,7 @@ export class FollowDisplay {
     const seen = this.views.get(id);
     this.views.set(id, { change, firstSeenAt: seen?.firstSeenAt ?? change.at });
     this.lastAnswerAt = Math.max(this.lastAnswerAt, change.at);
+    this.answered = true;
     if (this.roundStartedAt !== undefined) this.roundStartedAt = Math.max(this.roundStartedAt, change.at);
     this.trouble = undefined;
     if (this.options.progress.mode === 'live') this.options.progress.refresh();
@@ -124,7 +127,8 @@ export class FollowDisplay {
   }
 
   private silence(now: number): string {
-    return `polling, last answer ${formatDuration(now - this.lastAnswerAt)} ago`;
+    const since = formatDuration(now - this.lastAnswerAt);
+    return this.answered ? `polling, last answer ${since} ago` : `no good answer yet (${since}), still polling`;
   }
 
   /** A change of status or counts (also given to `poll` first). */
@@ -212,7 +216,7 @@ export class FollowDisplay {
       : waited !== undefined
         ? [
             paint.yellow(
-              `! waiting for the service's answer (${formatDuration(waited)}), last answer ${formatDuration(now - this.lastAnswerAt)} ago`,
+              `! waiting for the service's answer (${formatDuration(waited)}), ${this.answered ? `last answer ${formatDuration(now - this.lastAnswerAt)} ago` : 'no good answer yet'}`,
             ),
           ]
         : [];

@@ -5,7 +5,7 @@
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
 import type { FollowResult } from './follow.js';
-import { CliError } from '../../errors.js';
+import { AuthError, CliError } from '../../errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import {
   isPlainFailure,
@@ -222,6 +222,38 @@ function timeoutLines(
   ];
 }
 
+/** `--any`, `--until S`: the flags a resume line repeats. */
+function resumeFlagsOf(options: Pick<WaitOptions, 'any' | 'until'>): string[] {
+  return [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+}
+
+/**
+ * A key refused part-way (rotated in the dashboard) while tasks were still running: the error with the key's advice,
+ * then, as every other stop, what was still running and how to go on once the key is fixed (exit 4). False for any
+ * other error, or when nothing was left running: the caller throws it as it is.
+ */
+async function saidKeyRefused(
+  ctx: Output & Process & Runtime & Service,
+  error: unknown,
+  ids: readonly number[],
+  seen: ReadonlyMap<number, Task>,
+  options: Pick<WaitOptions, 'resumeCommand' | 'any' | 'until'>,
+): Promise<boolean> {
+  if (!(error instanceof AuthError)) return false;
+  const unfinished = ids.filter((id) => {
+    const task = seen.get(id);
+    return task === undefined || !isTerminal(task);
+  });
+  if (unfinished.length === 0) return false;
+  const { stillRunningMessage } = await import('./outcome.js');
+  ctx.printer.error(error.message, sandboxAwareHint(ctx.ephemeralSandbox, error.hint));
+  const command = options.resumeCommand ?? (await idListCommand(ctx, { reason: 'interrupted', unfinished }));
+  const next = sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(unfinished, resumeFlagsOf(options), command));
+  if (next !== undefined) ctx.printer.notice(next);
+  ctx.exitCode = error.exitCode;
+  return true;
+}
+
 /** The one wait loop: `wait` and `create --wait`. Sets ctx.exitCode to the outcome (docs/behaviour.md#exit-codes). */
 /**
  * `known`: the tasks as created (`create --wait`), the last known state of any the wait never saw.
@@ -266,15 +298,12 @@ export async function waitForTasks(
   );
   const progress = await ctx.printer.progress();
   const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures: options.allowItemFailures });
-  const warn = (text: string): void => {
-    progress.interject(() => {
-      ctx.printer.warn(text);
-    });
-  };
+  const warn = (text: string): void => progress.interject(() => ctx.printer.warn(text));
   const warnUnknown = unknownStatusWarner(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
   const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
   const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
+  const seen = new Map<number, Task>(); // the last state read of each task, for saidKeyRefused
   const result = await followTasks({
     reader: api,
     ids,
@@ -293,6 +322,7 @@ export async function waitForTasks(
       display.change(change);
     },
     onPoll: (change) => {
+      seen.set(change.task.id, change.task);
       display.poll(change);
     },
     onTransientError: (error) => {
@@ -308,12 +338,13 @@ export async function waitForTasks(
     },
   })
     .catch(async (error: unknown) => {
-      // An error (exit 8...) must not leave the live block on the screen above its message.
-      progress.stop();
+      progress.stop(); // an error (exit 8...) must not leave the live block on the screen above its message
       if (!ctx.globals.quiet) await printAsCreated(ctx, ids, known, options).catch(() => undefined);
+      if (await saidKeyRefused(ctx, error, ids, seen, options)) return undefined;
       throw error;
     })
     .finally(() => group?.end());
+  if (result === undefined) return;
   display.finish(result.reason === 'interrupted');
   progress.stop();
   // Before anything is printed: a reader of stdout that goes away must not make it 0.
@@ -325,7 +356,7 @@ export async function waitForTasks(
   const listed = result.reason === 'done' ? result.tasks : shown;
   if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
     await printOutcome(ctx, listed, result, options);
-  const resumeFlags = [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+  const resumeFlags = resumeFlagsOf(options);
   const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   const resume = resumeHint(result.unfinished, resumeFlags, resumeCommand);

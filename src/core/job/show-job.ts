@@ -25,7 +25,7 @@ import { jobTasks, readJob, warnIfIncomplete, type JournaledJob } from './journa
 import type { CreatedChunk } from './job-chunks.js';
 import { SHOW_READ_AHEAD } from './read-ahead.js';
 import { taskRecordSlices } from './show-records.js';
-import { showJobTable } from './show-table.js';
+import { noneMatched, showJobTable } from './show-table.js';
 import { idsOnly } from '../quiet.js';
 
 export async function runShowJob(ctx: Shower, file: string, options: ShowOptions): Promise<void> {
@@ -87,6 +87,8 @@ async function streamJob(
   const wide = { wide: options.wide === true };
   let out: RowStream<unknown> | undefined;
   let lacking: ((task: Task, chunk: CreatedChunk) => void) | undefined;
+  let kept = 0;
+  const counted: KeepItem = (item, task) => keep(item, task) && ++kept > 0;
   try {
     for await (const { chunk, task } of jobTasks(api, job, SHOW_READ_AHEAD)) {
       requireAllItems(task, SHOW_JOB_CANNOT);
@@ -95,8 +97,8 @@ async function streamJob(
         out = printer.stream(columns, undefined, wide);
         if (flat && !options.columns?.length) lacking = lackingFields(printer, columns);
       } else lacking?.(task, chunk);
-      if (!flat) for (const records of taskRecordSlices(task, keep, ITEM_SLICE)) out.write(records);
-      else for (const slice of taskItemSlices([task], (item) => keep(item, task), ITEM_SLICE)) out.write(slice.rows);
+      if (!flat) for (const records of taskRecordSlices(task, counted, ITEM_SLICE)) out.write(records);
+      else for (const slice of taskItemSlices([task], (item) => counted(item, task), ITEM_SLICE)) out.write(slice.rows);
     }
   } catch (error) {
     await out?.abort();
@@ -108,4 +110,7 @@ async function streamJob(
     wide,
   );
   await out.end();
+  // Nothing passed the filter: stdout stays empty (or `[]`), and stderr says why, as `retry` does.
+  const none = kept === 0 ? noneMatched(job.file, options) : undefined;
+  if (none !== undefined) printer.info(none);
 }

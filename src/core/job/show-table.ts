@@ -24,6 +24,8 @@ const MAX_DISTINCT_ERRORS = 10_000;
 
 interface Tally {
   tasks: number;
+  /** Every item of the tasks read, kept or not. */
+  all: number;
   items: number;
   byStatus: Map<string, number>;
   errors: Map<string, number>;
@@ -39,6 +41,7 @@ function tallyTask(tally: Tally, task: Task, keep: KeepItem): void {
   const terminal = isTerminal(task);
   let shown: ItemLike[] | undefined;
   for (const item of task.items ?? []) {
+    tally.all++;
     if (!keep(item, task)) continue;
     tally.items++;
     const status = item.status.toLowerCase();
@@ -63,7 +66,8 @@ function countError(tally: Tally, message: string): void {
 }
 
 /** The job's lines above its items: file, service, tasks, items, then one line per status. */
-function summaryFields(job: JournaledJob, tally: Tally): DetailField[] {
+function summaryFields(job: JournaledJob, tally: Tally, options: ShowOptions): DetailField[] {
+  const filter = filterWords(options);
   const statuses = [...tally.byStatus.entries()].sort((a, b) => b[1] - a[1]);
   return [
     ['job', job.file],
@@ -74,9 +78,31 @@ function summaryFields(job: JournaledJob, tally: Tally): DetailField[] {
         ? tally.tasks
         : `${formatCount(tally.tasks)} of ${formatCount(job.chunks.length)} (the job is incomplete)`,
     ],
-    ['items', formatCount(tally.items)],
+    [
+      'items',
+      filter === undefined
+        ? formatCount(tally.items)
+        : `${formatCount(tally.items)} of ${formatCount(tally.all)} (${filter})`,
+    ],
     ...statuses.map(([status, count]): DetailField => [status, count]),
   ];
+}
+
+/** The filter the flags set, as typed (`--error timeout`), or undefined when every item is shown. */
+function filterWords(options: ShowOptions): string | undefined {
+  const words = [
+    ...(options.itemsStatus === undefined ? [] : [`--items-status ${options.itemsStatus}`]),
+    ...(options.error?.length ? options.error.map((text) => `--error ${text}`) : []),
+  ];
+  return words.length === 0 ? undefined : words.join(' ');
+}
+
+const NONE_IN_STATUS = { completed: 'completed', failed: 'failed to complete' } as const;
+
+/** No item of the job passed the filter: said in `retry`'s words (undefined when no filter was set). */
+export function noneMatched(file: string, options: ShowOptions): string | undefined {
+  if (options.error?.length) return `no item of ${file} that did not complete has an error matching --error`;
+  return options.itemsStatus && `no item of ${file} ${NONE_IN_STATUS[options.itemsStatus]}`;
 }
 
 interface ErrorRow {
@@ -122,6 +148,7 @@ export async function showJobTable(
   const printer = ctx.printer;
   const tally: Tally = {
     tasks: 0,
+    all: 0,
     items: 0,
     byStatus: new Map(),
     errors: new Map(),
@@ -137,22 +164,26 @@ export async function showJobTable(
     }
   });
   const table = itemsTable(printer, tally, options.columns);
+  const none = tally.items === 0 ? noneMatched(job.file, options) : undefined;
   await ctx.paged(async (paper) => {
     // Said first: on the pager's first screen, not after it is left.
     if (tally.items > tally.shownCount)
       paper.warn(
         `showing the first ${formatCount(tally.shownCount)} of ${formatCount(tally.items)} items; use -o csv or -o ndjson to get them all`,
       );
-    paper.detail(summaryFields(job, tally), undefined);
+    paper.detail(summaryFields(job, tally, options), undefined);
     const errors = errorRows(tally);
     if (errors.length > 0) {
       paper.blank();
       await paper.list(errors, ERROR_COLUMNS);
     }
+    // Nothing passed the filter: said below the summary (after the pager), in retry's words, not as "No items.".
+    if (none !== undefined) return;
     paper.blank();
     await paper.list<FlatRecord>(table.rows, table.columns, undefined, {
       wide: options.wide === true,
       emptyMessage: 'No items.',
     });
   });
+  if (none !== undefined) printer.info(none);
 }

@@ -48,14 +48,35 @@ describe('EventHandler', () => {
     expect(events.counts).toMatchObject({ acknowledged: 1, duplicates: 0 });
   });
 
-  it('an event the spool cannot keep (a full disk) is 500, and the log and the answer say so in words', async () => {
+  it('an event the spool cannot keep (a full disk) is 500; the log names the file and what to do, once a spell', async () => {
     const logs: string[] = [];
     const events = handler(() => Promise.resolve(), logs);
-    events.spool = { addSeen: () => Promise.reject(diskFull()) } as unknown as Spool;
+    let full = true;
+    events.spool = {
+      path: 'full/ev.spool',
+      addSeen: () => (full ? Promise.reject(diskFull()) : Promise.resolve()),
+    } as unknown as Spool;
+    const other = '{"event":"task.failed","task":{"id":6}}';
+    const otherMeta = { ...meta, name: 'task.failed', taskId: '6' };
     const outcome = await events.handle(raw, meta, undefined);
-    expect(outcome).toEqual({ status: 500, note: 'task.completed task 5: not handled (the disk is full)' });
-    expect(logs).toEqual(['error: the disk is full']);
-    expect(events.counts.refused).toBe(1);
+    expect(outcome).toEqual({
+      status: 500,
+      note: 'task.completed task 5: not handled (cannot write the spool file full/ev.spool: the disk is full)',
+    });
+    await events.handle(other, otherMeta, undefined);
+    await events.handle(raw, meta, undefined);
+    const said =
+      'error: cannot write the spool file full/ev.spool: the disk is full; answering 500 so the service delivers ' +
+      'the events again. Free space there (or restart listen with --spool in another directory); until then each ' +
+      'delivery of an event is printed again.';
+    expect(logs).toEqual([said]);
+    expect(events.counts.refused).toBe(3);
+    full = false;
+    expect(await events.handle(raw, meta, undefined)).toMatchObject({ status: 200 });
+    expect(logs.at(-1)).toBe('spool: full/ev.spool is written again');
+    full = true;
+    await events.handle(other, otherMeta, undefined);
+    expect(logs.filter((line) => line === said)).toHaveLength(2);
   });
 });
 

@@ -118,7 +118,22 @@ describe('webhook listener', () => {
     expect(missing.status).toBe(401);
     await listener.close();
     expect(events).toEqual([]);
-    expect(logs.filter((l) => l.includes('401'))).toHaveLength(3);
+    expect(logs.filter((l) => l.includes('→ 401'))).toHaveLength(3);
+  });
+
+  it("deliveries signed with another key (the service's key regenerated): one warning with what to do, not one each", async () => {
+    const { listener } = await listen();
+    for (let i = 0; i < 3; i++)
+      expect((await post(listener.url, body, { ...signed, 'X-Webhook-Signature': WRONG })).status).toBe(401);
+    const advice = () => logs.filter((l) => l.startsWith('warning: deliveries are refused'));
+    expect(advice()).toEqual([
+      "warning: deliveries are refused (401): their signature does not match the API key this listener checks them with. If the service's key was regenerated, restart `taskctl webhook listen` with the new key (`taskctl auth login`, or TASKCTL_API_KEY) and --catch-up for the events refused meanwhile.",
+    ]);
+    // Said again only after a delivery that matched: a new episode.
+    expect((await post(listener.url, body)).status).toBe(200);
+    await post(listener.url, body, { ...signed, 'X-Webhook-Signature': WRONG });
+    await listener.close();
+    expect(advice()).toHaveLength(2);
   });
 
   it('answers 405 with Allow: POST for other methods, and 404 for other paths', async () => {

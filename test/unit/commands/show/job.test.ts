@@ -117,6 +117,29 @@ describe('show --job', () => {
     expect(failed.stdout).toBe('fail-b.com\nfail-e.com\n');
   });
 
+  it('--error that matches nothing says so, as retry does: after the summary at a terminal, on stderr for scripts', async () => {
+    const { run, journal } = await sandboxJob(ITEMS, 2);
+    const said = `no item of ${journal} that did not complete has an error matching --error`;
+    const table = await run(['show', '--job', journal, '--error', 'timeout'], {
+      stdoutTTY: true,
+      columns: 80,
+      rows: 60,
+    });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^Items: +0 of 5 \(--error timeout\)$/m);
+    expect(table.output).not.toContain('No items.');
+    const output = table.output ?? '';
+    expect(output).toContain(said);
+    expect(output.indexOf(said)).toBeGreaterThan(output.indexOf('Items:'));
+    const script = await run(['show', '--job', journal, '-o', 'ndjson', '--error', 'timeout']);
+    expect(script.code).toBe(0);
+    expect(script.stdout).toBe('');
+    expect(script.stderr.trim()).toBe(said);
+    // A filter that keeps items: the summary counts them of all the job's.
+    const failed = await run(['show', '--job', journal, '--items-status', 'failed'], { stdoutTTY: true, rows: 60 });
+    expect(failed.stdout).toMatch(/^Items: +2 of 5 \(--items-status failed\)$/m);
+  });
+
   it('-q alone prints item targets one a line, after --error and --items-status, as `show ID -q` does', async () => {
     const { run, journal } = await sandboxJob(ITEMS, 2);
     const all = ndjson((await run(['show', '--job', journal, '-o', 'ndjson'])).stdout);

@@ -100,6 +100,18 @@ describe('webhook listen wires itself to the sandbox', () => {
     expect(events.map((e) => e.event)).toContain('completed');
   });
 
+  it('at Ctrl-C says it stops first, then that the URL is put back', async () => {
+    await world();
+    const listener = listen();
+    await wiredTo(OLD_URL);
+    const result = await listener.stop();
+    expect(result.code, result.stderr).toBe(0);
+    const stopping = result.stderr.indexOf('stopping: new deliveries get 503');
+    const putBack = result.stderr.indexOf(`webhook URL put back to ${OLD_URL}`);
+    expect(stopping).toBeGreaterThanOrEqual(0);
+    expect(putBack).toBeGreaterThan(stopping);
+  });
+
   it('leaves a URL changed meanwhile (in the dashboard) as it is', async () => {
     await world();
     const listener = listen();

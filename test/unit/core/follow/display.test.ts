@@ -133,6 +133,23 @@ describe('FollowDisplay on a terminal', () => {
     expect(frames().pop()).not.toMatch(/polling, last answer/);
   });
 
+  it('a service that never answered: "no good answer yet", as watch says, not a last answer timed from the start', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    advance(59_000);
+    const line = display.unanswered('reading task 1: the server answered HTTP 502 after 4 attempts');
+    expect(line).toBe(
+      'no good answer yet (59s), still polling: reading task 1: the server answered HTTP 502 after 4 attempts',
+    );
+    const [head] = (frames().pop() ?? '').split('\n');
+    expect(head).toBe('! no good answer yet (59s), still polling');
+    expect(frames().join('')).not.toMatch(/last answer/);
+    display.poll(change(task(1, 'processing', 3), clock.now()));
+    advance(12_000);
+    display.unanswered('reading task 1: the server answered HTTP 502 after 4 attempts');
+    expect((frames().pop() ?? '').split('\n')[0]).toBe('! polling, last answer 12s ago');
+  });
+
   it('a read that hangs before it fails: after 5 s the block says it waits for the answer; no rate or estimate', () => {
     const { progress, clock, frames, advance } = live(24);
     const display = new FollowDisplay({ progress, clock, ids: [1] });
