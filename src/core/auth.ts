@@ -86,7 +86,10 @@ export async function runLogin(
 interface KeyCheck {
   /** Undefined when there is no key (or no base URL) to check. */
   works?: boolean;
-  /** The service took the key but refused the request for the rate limit (a 429 comes after the key check). */
+  /**
+   * The service refused the request for the rate limit (429). Whether it looked at the key first is not said (the
+   * limit is per key, but a 429 may come before the check): the key is neither good nor bad yet.
+   */
   rateLimited?: boolean;
   balance?: { balance: number; currency: string };
   budget?: { remaining: number; limit?: number; resetAtMs: number };
@@ -101,10 +104,11 @@ async function checkKey(ctx: Prompts & Service): Promise<KeyCheck> {
     return { works: true, balance, ...(budget && { budget }) };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    // A 429 proves the key was accepted: the key works, and the window the refusal stated is the budget now.
+    // A 429 says nothing certain of the key (it may come before the key is looked at): not known, never "no" (the
+    // rate-limit hint sends people here); the window the refusal stated is the budget now. Exit 7, as the 429 is.
     if (error instanceof RateLimitError) {
       const budget = error.window && { remaining: 0, ...error.window };
-      return { works: true, rateLimited: true, ...(budget && { budget }) };
+      return { rateLimited: true, problem: error, ...(budget && { budget }) };
     }
     return { works: false, problem: error };
   }
@@ -115,14 +119,13 @@ export async function runStatus(ctx: Output & Prompts & Process & Runtime & Serv
   const settings = await ctx.apiSettings();
   const check: KeyCheck = settings.apiKey && settings.baseUrl ? await checkKey(ctx) : {};
   const { balance, budget } = check;
-  const works =
-    check.works === undefined
+  const works = check.rateLimited
+    ? 'not known now (rate-limited until the reset)'
+    : check.works === undefined
       ? 'no key'
-      : check.rateLimited
-        ? 'yes (rate-limited now)'
-        : check.works
-          ? 'yes'
-          : `no: ${check.problem?.message ?? 'refused'}`;
+      : check.works
+        ? 'yes'
+        : `no: ${check.problem?.message ?? 'refused'}`;
   const left =
     budget && `${formatCount(budget.remaining)}/${budget.limit === undefined ? '?' : formatCount(budget.limit)}`;
   const resetsIn =
@@ -143,7 +146,8 @@ export async function runStatus(ctx: Output & Prompts & Process & Runtime & Serv
     base_url_source: settings.baseUrl?.origin ?? null,
     key: settings.apiKey ? maskKey(settings.apiKey.value) : null,
     key_source: settings.apiKey?.origin ?? null,
-    key_works: check.works ?? false,
+    // null while rate-limited: not known either way.
+    key_works: check.rateLimited ? null : (check.works ?? false),
     key_error: check.problem?.message ?? (settings.apiKey ? null : 'no key'),
     balance: balance?.balance ?? null,
     currency: balance?.currency ?? null,

@@ -1,7 +1,7 @@
 /**
- * `auth status` while the rate limit holds: the 429 proves the service accepted the key, so the key works (exit 0, a
- * script checking the key is not told it is bad), and the window the service gave is shown, as the rate-limit hint
- * of every other command promises.
+ * `auth status` while the rate limit holds: a 429 does not say whether the service looked at the key first, so the key
+ * is not known to work nor to fail (never "no": the rate-limit hint sends people here), exit 7 as the 429 itself; and
+ * the window the service gave is shown, as the rate-limit hint of every other command promises.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,28 +35,28 @@ async function spendTheBudget(): Promise<void> {
     await fetch(`${sandbox.url}/balance`, { headers: { 'X-API-Key': sandbox.apiKey } }).then((r) => r.arrayBuffer());
 }
 
-it('says the key works and is rate-limited now, with the reset the service gave, exit 0', async () => {
+it('says the key is not known now, rate-limited, with the reset the service gave, exit 7', async () => {
   await spendTheBudget();
   const balance = await run(['balance']);
   expect(balance.code).toBe(7);
   expect(balance.stderr).toContain('`taskctl auth status` shows it');
 
   const result = await run(['auth', 'status'], true);
-  expect(result.code).toBe(0);
-  expect(result.stdout + result.stderr).not.toMatch(/Key works: +no/);
-  expect(result.stdout).toMatch(/Key works: +yes \(rate-limited now\)/);
+  expect(result.code).toBe(7);
+  expect(result.stdout + result.stderr).not.toMatch(/Key works: +(no|yes)\b/);
+  expect(result.stdout).toMatch(/Key works: +not known now \(rate-limited until the reset\)\n/);
   expect(result.stdout).toMatch(
     /Rate limit: +0\/2 requests left, resets \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in (\d+m)?\d+s\)/,
   );
 });
 
-it('-o json: key_works true, no key_error, rate_limit with nothing left and the reset', async () => {
+it('-o json: key_works null, the rate limit as key_error, rate_limit with nothing left and the reset', async () => {
   await spendTheBudget();
   const result = await run(['auth', 'status', '-o', 'json']);
-  expect(result.code).toBe(0);
+  expect(result.code).toBe(7);
   const json = JSON.parse(result.stdout) as Record<string, unknown>;
-  expect(json.key_works).toBe(true);
-  expect(json.key_error).toBeNull();
+  expect(json.key_works).toBeNull();
+  expect(json.key_error).toEqual(expect.stringMatching(/rate limit/i));
   expect(json.rate_limited).toBe(true);
   expect(json.rate_limit).toMatchObject({ remaining: 0, limit: 2 });
   const resets = Date.parse((json.rate_limit as { resets_at: string }).resets_at);
