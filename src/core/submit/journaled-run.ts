@@ -900,9 +900,10 @@ async function continueJob(
   const skip = skipRefused(ctx, journal, { id, user, spending }, run.options.skipRefused === true);
   // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too.
   const self: JobRef = { id, refused: skip.size > 0, ...spending };
+  const ignore = run.options.ignoreJob ?? [];
   const covering = state.done
-    ? { taken: [], ignored: [] }
-    : fromCoveringJobs(ctx, journal, items, { user, skip, self, ignore: run.options.ignoreJob ?? [] });
+    ? ignoredStranger(ctx, state, self, ignore, new Set())
+    : fromCoveringJobs(ctx, journal, items, { user, skip, self, ignore });
   // Before the first line: it would say what is sent next right before a refusal to send anything.
   if ('error' in covering) throw covering.error;
   if (run.continued) {
@@ -955,16 +956,7 @@ function fromCoveringJobs(
   }: { user: UserSettlement; skip: ReadonlySet<number>; self: JobRef; ignore: readonly string[] },
 ): { taken: Taken[]; ignored: Ignored[] } | { error: CliError } {
   const { state } = journal;
-  const none = { taken: [], ignored: [] };
-  const named = (id: string) =>
-    new UsageError(
-      `--ignore-job ${id}: that job took no chunk of job ${self.id} over`,
-      'Name a job an exit 9 of this job named as not finished.',
-    );
-  if (state.takenOver === undefined) {
-    const [first] = ignore;
-    return first === undefined ? none : { error: named(first) };
-  }
+  if (state.takenOver === undefined) return ignoredStranger(ctx, state, self, ignore, new Set());
   const store = jobStore(ctx.env);
   const byUser = new Set([...user.adopt.map((a) => a.chunk), ...user.resend]);
   const open = (chunk: number) => {
@@ -974,7 +966,7 @@ function fromCoveringJobs(
   };
   const left = new Set<number>();
   for (let chunk = 1; chunk <= state.job.chunks; chunk++) if (open(chunk)) left.add(chunk);
-  if (left.size === 0) return none;
+  if (left.size === 0) return ignoredStranger(ctx, state, self, ignore, new Set());
   // The items of each chunk left, read once: what another job's chunk must hold to be its task, or to be waited for.
   const digests = new Map<string, number[]>();
   const counts = new Map<number, number[]>();
@@ -992,9 +984,8 @@ function fromCoveringJobs(
     sized.push(chunk);
   }
   const theirs = coveringTasks(store, state, { digests, counts }, new Set([...(state.ignored ?? []), ...ignore]));
-  const stranger = ignore.find((id) => theirs?.met.has(id) !== true);
-  if (stranger !== undefined) return { error: named(stranger) };
-  if (theirs === undefined) return none;
+  const stranger = ignoredStranger(ctx, state, self, ignore, theirs?.met ?? new Set());
+  if ('error' in stranger || theirs === undefined) return stranger;
   if (theirs.unfinished !== undefined) {
     const { job, running, refused, chunks, theirs: own, sent } = theirs.unfinished;
     const may = sent
@@ -1018,6 +1009,33 @@ function fromCoveringJobs(
     if (found !== undefined) taken.push({ chunk: index, ...found });
   }
   return { taken, ignored: theirs.ignored };
+}
+
+/**
+ * `--ignore-job` naming a job that took no chunk of this one over (not among `met`, the jobs the walk of its takers
+ * read; with nothing left to walk for, they are walked here): exit 2, whether or not anything is left to send.
+ */
+function ignoredStranger(
+  ctx: Pick<Submitter, 'env'>,
+  state: JobState,
+  self: JobRef,
+  ignore: readonly string[],
+  met: ReadonlySet<string>,
+): { taken: Taken[]; ignored: Ignored[] } | { error: CliError } {
+  const none = { taken: [], ignored: [] };
+  if (ignore.every((id) => met.has(id))) return none;
+  const walked =
+    met.size > 0 || state.takenOver === undefined
+      ? met
+      : (coveringTasks(jobStore(ctx.env), state, { digests: new Map(), counts: new Map() })?.met ?? met);
+  const stranger = ignore.find((id) => !walked.has(id));
+  if (stranger === undefined) return none;
+  return {
+    error: new UsageError(
+      `--ignore-job ${stranger}: that job took no chunk of job ${self.id} over`,
+      'Name a job an exit 9 of this job named as not finished.',
+    ),
+  };
 }
 
 /** `chunk 2`, `chunks 2, 3`; past ten, the first ten and how many in all. */

@@ -126,6 +126,20 @@ it('--ignore-job of a job that took nothing of A over: exit 2, nothing sent', as
   expect(await world.posts()).toBe(posts);
 });
 
+it('--ignore-job of a job that took nothing over, on a job with nothing left to send (finished): exit 2 all the same', async () => {
+  const { a } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'task');
+  const finished = await run(['resume', a, '-y']);
+  expect(finished.code, finished.stderr).toBe(0);
+  for (const argv of [
+    ['resume', a, '--ignore-job', 'j-zzzzzzzz', '-y'],
+    ['resume', a, '--ignore-job', 'not-a-job', '-y'],
+  ]) {
+    const refused = await run(argv);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`that job took no chunk of job ${a} over`);
+  }
+});
+
 it('a chain of takeovers back to A itself: never A named as the job to wait for', async () => {
   const { a, b } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'task');
   // B as if taken over whole by A (A's chunk 1, which has B's task): the walk from A reaches A again.
