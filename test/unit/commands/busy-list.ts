@@ -76,3 +76,26 @@ export function replyBusyList(api: MockApi, list: BusyList = {}): void {
     { times: list.times?.lists ?? 200 },
   );
 }
+
+/** POST /tasks answered `times` times, each a new one-item task of `service` (ids 7001, 7002, …) created at T0. */
+export function replyCreates(api: MockApi, service: string, times = 5): void {
+  let id = 7000;
+  api.reply(
+    'POST',
+    '/tasks',
+    201,
+    () => ({
+      success: true,
+      data: {
+        id: ++id,
+        service,
+        status: 'pending',
+        total_items: 1,
+        cost: 1,
+        created_at: new Date(T0).toISOString(),
+      },
+      message: 'created',
+    }),
+    { times },
+  );
+}

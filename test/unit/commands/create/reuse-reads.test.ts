@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
-import { busyTask, replyBusyList, type BusyList } from '../busy-list.js';
+import { FakeClock, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { busyTask, replyBusyList, replyCreates, type BusyList } from '../busy-list.js';
 
 const S = 'domain_check_availability';
 
@@ -30,25 +30,7 @@ function replyAccount(
     service: (n) => (n % every === 0 ? S : 'email_validation'),
     items: (n) => [holding[n] ?? `f${busyTask(n).id}.com`],
   });
-  let id = 7000;
-  api.reply(
-    'POST',
-    '/tasks',
-    201,
-    () => ({
-      success: true,
-      data: {
-        id: ++id,
-        service: S,
-        status: 'pending',
-        total_items: 1,
-        cost: 1,
-        created_at: new Date(T0).toISOString(),
-      },
-      message: 'created',
-    }),
-    { times: 5 },
-  );
+  replyCreates(api, S);
 }
 
 /** A read of the task at position `at` that takes `ms` (the first one: it is read again before it is reused). */

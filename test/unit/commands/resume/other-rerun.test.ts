@@ -4,11 +4,12 @@
  * job's `resume`, the hint it printed, takes their tasks from it instead of paying again, and waits for it while it has
  * not finished (core/submit/hand-over.ts `coveringTasks`, journaled-run.ts).
  */
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { RunOptions } from '../harness.js';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
+import { journalLines, keepJournalLines } from '../journal-lines.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['other-a.com', 'other-b.com', 'other-c.com'];
@@ -19,11 +20,7 @@ worldEachTest('taskctl-other-rerun-', (w, d) => ((world = w), (dir = d)));
 const run = (argv: string[], options: Omit<RunOptions, 'env' | 'clock'> = {}) =>
   world.run(argv, { home: dir, ...options });
 const journalOf = (id: string) => join(dir, 'state', 'jobs', `${id}.jsonl`);
-const records = (id: string) =>
-  readFileSync(journalOf(id), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const records = (id: string) => journalLines(journalOf(id));
 const jobOf = (stderr: string) => /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(stderr)?.[1] ?? '';
 const stateOf = async (id: string) => {
   const jobs = await run(['jobs', '-o', 'json']);
@@ -122,12 +119,9 @@ it('that re-run killed with a chunk of the job’s items in doubt: exit 9, settl
   const stopped = await stoppedJob();
   const rerun = await supersetRerun(stopped);
   // As if it was killed with its chunk 2 (other-b.com, the stopped job's chunk 2) in flight.
-  writeFileSync(
+  keepJournalLines(
     journalOf(rerun),
-    records(rerun)
-      .filter((record) => record.type !== 'done' && !(record.type === 'created' && record.chunk === 2))
-      .map((record) => `${JSON.stringify(record)}\n`)
-      .join(''),
+    (record) => record.type !== 'done' && !(record.type === 'created' && record.chunk === 2),
   );
   const posts = await world.posts();
   const refused = await run(['resume', stopped, '-y']);
@@ -152,13 +146,7 @@ it('that re-run not finished, but every chunk of it has its task: nothing of it 
   const stopped = await stoppedJob();
   const rerun = await supersetRerun(stopped);
   // As if it was killed before writing that it finished: it can create nothing more.
-  writeFileSync(
-    journalOf(rerun),
-    records(rerun)
-      .filter((record) => record.type !== 'done')
-      .map((record) => `${JSON.stringify(record)}\n`)
-      .join(''),
-  );
+  keepJournalLines(journalOf(rerun), (record) => record.type !== 'done');
   const posts = await world.posts();
   const resumed = await run(['resume', stopped, '-y']);
   expect(resumed.code, resumed.stderr).toBe(0);

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
-import { replyBusyList } from '../busy-list.js';
+import { FakeClock, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { replyBusyList, replyCreates } from '../busy-list.js';
 
 const S = 'domain_check_availability';
 const PAGES = 12;
@@ -28,28 +28,6 @@ function replyList(api: MockApi): void {
   replyBusyList(api, { quietFirst: 1, service: (n) => (n === PAGES * 100 - 1 ? S : 'email_validation') });
 }
 
-function replyPosts(api: MockApi): void {
-  let id = 7000;
-  api.reply(
-    'POST',
-    '/tasks',
-    201,
-    () => ({
-      success: true,
-      data: {
-        id: ++id,
-        service: S,
-        status: 'pending',
-        total_items: 1,
-        cost: 1,
-        created_at: new Date(T0).toISOString(),
-      },
-      message: 'created',
-    }),
-    { times: 5 },
-  );
-}
-
 /** The command a hint names, as words (`taskctl resume j-… --reuse-window 31m`). */
 function hinted(stderr: string, pattern: RegExp): string[] {
   const command = pattern.exec(stderr)?.[0];
@@ -63,7 +41,7 @@ it("the printed resume keeps the job's --reuse-window: it looks before sending, 
   replyServices(api);
   api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 20 });
   replyList(api);
-  replyPosts(api);
+  replyCreates(api, S);
   const clock = new FakeClock();
   const run = (argv: string[]) => runTaskctl(argv, { api, clock, home });
   const posts = () => api.calls.filter((call) => call.startsWith('POST')).length;

@@ -5,11 +5,12 @@
  * `--ignore-job B` goes on without waiting for it, recorded in A's journal (core/submit/hand-over.ts `coveringTasks`,
  * journaled-run.ts `fromCoveringJobs`).
  */
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { RunOptions } from '../harness.js';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
+import { journalLines, keepJournalLines, type JournalLine } from '../journal-lines.js';
 
 const S = 'domain_check_availability';
 /** A's items, two a chunk: chunk 1 (a1, a2) is the one in doubt B takes over, chunk 2 (u1, u2) was never sent. */
@@ -21,19 +22,8 @@ worldEachTest('taskctl-unfinished-taker-', (w, d) => ((world = w), (dir = d)));
 const run = (argv: string[], options: Omit<RunOptions, 'env' | 'clock'> = {}) =>
   world.run(argv, { home: dir, ...options });
 const journalOf = (id: string) => join(dir, 'state', 'jobs', `${id}.jsonl`);
-const records = (id: string) =>
-  readFileSync(journalOf(id), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-const keep = (id: string, keepIt: (record: Record<string, unknown>) => boolean) =>
-  writeFileSync(
-    journalOf(id),
-    records(id)
-      .filter(keepIt)
-      .map((record) => `${JSON.stringify(record)}\n`)
-      .join(''),
-  );
+const records = (id: string) => journalLines(journalOf(id));
+const keep = (id: string, keepIt: (record: JournalLine) => boolean) => keepJournalLines(journalOf(id), keepIt);
 const jobOf = (stderr: string) => /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(stderr)?.[1] ?? '';
 
 /**
