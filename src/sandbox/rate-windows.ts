@@ -8,6 +8,8 @@ export interface RateDecision {
   reset: number;
   /** Whole seconds until the window ends, at least 1 (for Retry-After). */
   retryAfter: number;
+  /** The window's length, ms (for the refusal's words). */
+  windowMs: number;
 }
 
 export class FixedWindowLimiter {
@@ -53,6 +55,7 @@ export class FixedWindowLimiter {
       remaining: Math.max(0, this.limit - after),
       reset: Math.ceil(windowEnd / 1000),
       retryAfter: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+      windowMs: this.windowMs,
     };
   }
 }

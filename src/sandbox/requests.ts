@@ -145,7 +145,8 @@ async function handleApi(parts: SandboxParts, request: ApiRequest): Promise<numb
     const decision = limiter.hit(bucket);
     extra = dialects.rateLimitHeaders(decision);
     if (!decision.allowed) {
-      const message = `Rate limit of ${decision.limit} requests per minute exceeded; try again in ${formatDuration(decision.retryAfter * 1000)}`;
+      const per = decision.windowMs === 60_000 ? 'minute' : formatDuration(decision.windowMs);
+      const message = `Rate limit of ${decision.limit} requests per ${per} exceeded; try again in ${formatDuration(decision.retryAfter * 1000)}`;
       const reply = errorReply(429, 'rate_limited', message, { 'Retry-After': String(decision.retryAfter) });
       send(parts, req, res, dialects.error(reply), extra, fault);
       return 429;

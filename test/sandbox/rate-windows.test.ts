@@ -85,6 +85,10 @@ describe('sandbox --rate-window', () => {
     const limited = await call(sb, '/balance');
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('2');
+    // Its message names the window it has, not a minute.
+    expect(limited.body).toMatchObject({
+      error: { message: 'Rate limit of 2 requests per 3s exceeded; try again in 2s' },
+    });
     clock.advance(2000);
     expect((await call(sb, '/balance')).status).toBe(200);
   });
