@@ -29,6 +29,7 @@ import type { Pager } from './output/pager.js';
 import { createRunPrinter } from './output/run-printer.js';
 import { SpinnerSlot } from './output/spinner-slot.js';
 import { userAgent } from './version.js';
+import { seenOnServerClock } from './core/server-time.js';
 import type { ApiOptions, Capabilities, GlobalOptions } from './core/capabilities.js';
 
 /** A wait longer than this is announced even with -q: a silent script would look hung. */
@@ -87,6 +88,12 @@ export class Context implements Capabilities {
   private settingsPromise: Promise<Settings> | undefined;
   private apiSettingsPromise: Promise<Settings> | undefined;
   private apiPromise: Promise<ApiClient> | undefined;
+  /** The API client once made: the printer's ages read the service's clock through it. */
+  private apiMade: ApiClient | undefined;
+  /** Now on the service's clock, once its Date headers show it skewed (core/server-time.ts): what ages count from. */
+  private readonly serviceNow = seenOnServerClock(
+    () => this.apiMade?.serverClockBounds() ?? { low: undefined, high: undefined },
+  );
   private readonly cleanups: Array<() => Promise<void> | void> = [];
   /** The run's one spinner line: shown after 300 ms, only for a person at a terminal (not in CI, json/ndjson, -q). */
   private readonly spinners: SpinnerSlot;
@@ -199,7 +206,8 @@ export class Context implements Capabilities {
       quiet: this.globals.quiet === true,
       ci: this.ci,
       redact: this.redact,
-      now: () => this.clock.now(),
+      // A task's age (`3m ago`) is told on the service's clock, which stamped it: a skewed local clock does not age it.
+      now: () => this.serviceNow(this.clock.now()),
       // A one-off --sandbox has its own hint rules (core/sandbox-hint.ts): its service is gone when a hint is read.
       account: this.globals.sandbox
         ? undefined
@@ -306,6 +314,7 @@ export class Context implements Capabilities {
   async api(options: ApiOptions = {}): Promise<ApiClient> {
     this.apiPromise ??= this.createApi();
     const client = await this.apiPromise;
+    this.apiMade = client;
     // One client (one connection pool, one rate limiter); a deadline is a view of it, e.g. the wait after create.
     return options.deadline !== undefined ? client.withDeadline(options.deadline) : client;
   }

@@ -74,4 +74,19 @@ describe('list --since/--until on the service clock', () => {
     const result = await runTaskctl(['list', '--since', since, ...ids], { api, clock: new FakeClock(T0) });
     expect(result.stdout).toBe('3\n2\n');
   });
+
+  it('ages in the table are told on the service clock too: a task made 55 minutes ago is `55m ago` with this clock 7 minutes ahead', async () => {
+    const api = mockApi();
+    onePage(api, T0);
+    const result = await runTaskctl(['list', '--per-page', '100', '--columns', 'id,created'], {
+      api,
+      clock: new FakeClock(T0 + 420_000),
+      stdoutTTY: true,
+      columns: 120,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^ *3 +55m ago *$/m);
+    expect(result.stdout).toMatch(/^ *1 +2h ago *$/m);
+  });
 });
