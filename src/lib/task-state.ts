@@ -276,10 +276,11 @@ export function unknownStatusWarner(warn: (message: string) => void): (task: Tas
 /**
  * Whether two `created_at` values name the same creation: equal, or less than a second apart (a service may write
  * the time to the millisecond in one answer and to the second in another). A task whose id is read again with another
- * creation time is another task: the service gave its id out again (its ids restarted).
+ * creation time is another task: the service gave its id out again (its ids restarted). A time that does not parse
+ * (tolerated in an answer) tells nothing, so it is no evidence of another task: taken as the same.
  */
 export function sameCreation(a: string, b: string): boolean {
   if (a === b) return true;
   const gap = Math.abs(Date.parse(a) - Date.parse(b));
-  return gap < 1000;
+  return Number.isNaN(gap) || gap < 1000;
 }

@@ -9,6 +9,7 @@ import {
   taskSucceeded,
   taskTone,
   taskVerdict,
+  sameCreation,
 } from '../../../src/lib/task-state.js';
 
 const task = (fields: Partial<Parameters<typeof taskPhase>[0]> & { status: string }) => ({ total_items: 2, ...fields });
@@ -92,5 +93,18 @@ describe('task state rules', () => {
       tone: 'partial',
     });
     expect(taskVerdict(task({ status: 'processing' }))).toEqual({ ended: false, succeeded: false, tone: 'working' });
+  });
+});
+
+describe('sameCreation', () => {
+  it('the same time written to another precision is the same creation; a second or more apart is another', () => {
+    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T03:00:00.640Z')).toBe(true);
+    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T03:00:01Z')).toBe(false);
+    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T02:53:00Z')).toBe(false);
+  });
+
+  it('a time that does not parse is no evidence of another task: taken as the same (the answer is tolerated)', () => {
+    expect(sameCreation('yesterday', 'about noon')).toBe(true);
+    expect(sameCreation('2026-11-30T03:00:00Z', 'about noon')).toBe(true);
   });
 });
