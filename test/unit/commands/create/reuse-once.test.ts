@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { replyCreates } from '../busy-list.js';
 
 const S = 'domain_check_availability';
 const PAGES = 3;
@@ -59,24 +60,7 @@ describe('--reuse-window over several chunks', () => {
     replyServices(api);
     api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 5 });
     replyList(api);
-    let next = 5000;
-    api.reply(
-      'POST',
-      '/tasks',
-      201,
-      () => ({
-        success: true,
-        data: {
-          id: next++,
-          service: S,
-          status: 'pending',
-          total_items: 1,
-          cost: 1,
-          created_at: new Date(T0).toISOString(),
-        },
-      }),
-      { times: 2 },
-    );
+    replyCreates(api, S, 2);
     const args = ['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '--reuse-window', '4h', '-y', '-q'];
     const result = await runTaskctl(args, { api, clock: new FakeClock() });
     expect(result.code, result.stderr).toBe(0);
