@@ -16,6 +16,8 @@ export class JobJournal implements ChunkObserver {
   readonly done = new Map<number, DoneChunk>();
   /** Chunks in flight when the journal was opened: only a scan (or the user) settles them. */
   private readonly inherited = new Set<number>();
+  /** `--ignore-job` choices of this run, recorded once it goes on past the money guard (`recordIgnores`). */
+  private readonly ignoring: string[] = [];
 
   constructor(
     private readonly file: JournalFile,
@@ -44,6 +46,7 @@ export class JobJournal implements ChunkObserver {
   sending(chunk: PlannedChunk, dispatch: Dispatch): void {
     // Thrown before the request leaves: a run through the journal's new name would not meet this run's lock.
     this.file.refuseIfMoved(`chunk ${chunk.index}`);
+    this.recordIgnores();
     const send = {
       type: 'send' as const,
       chunk: chunk.index,
@@ -68,6 +71,7 @@ export class JobJournal implements ChunkObserver {
     if (this.inherited.delete(index)) {
       this.file.append({ type: 'reconciled', chunk: index, task: task.id, cost: task.cost, by: 'scan' });
     } else {
+      this.recordIgnores(); // a task reused for a chunk of this run's, found by its lookup: the run went on
       crashPoint(this.env, 'answered', index);
       this.file.append({ type: 'created', chunk: index, task: task.id, cost: task.cost, how });
     }
@@ -122,11 +126,21 @@ export class JobJournal implements ChunkObserver {
     this.setTask(chunk, { ...task, how: 'reused' });
   }
 
-  /** `resume --ignore-job JOB`: that job is not waited for, by this run and every later one. */
+  /**
+   * `resume --ignore-job JOB`: that job is not waited for, by this run and, once the run goes on past the money guard
+   * (its first send, or a task its lookup reuses), every later one. A run declined or refused at the guard records
+   * nothing: the user's "no" leaves the job as it was.
+   */
   ignore(job: string): void {
-    if (this.state.ignored?.includes(job)) return;
-    this.file.append({ type: 'ignore', job });
-    (this.state.ignored ??= []).push(job);
+    if (this.state.ignored?.includes(job) || this.ignoring.includes(job)) return;
+    this.ignoring.push(job);
+  }
+
+  private recordIgnores(): void {
+    for (const job of this.ignoring.splice(0)) {
+      this.file.append({ type: 'ignore', job });
+      (this.state.ignored ??= []).push(job);
+    }
   }
 
   /** `resume --resend CHUNK`. */

@@ -671,8 +671,10 @@ async function resumeOne(
   }
   const { file } = opened;
   if (opened.took) ctx.printer.info(tookWords(opened.id, opened.took));
+  let ignoring = (): readonly string[] => options.ignoreJob ?? [];
   try {
     const state = opened.fold.end();
+    if (state) ignoring = unrecorded(options.ignoreJob ?? [], state);
     if (!state)
       // The job record goes to disk before any chunk is sent: a create killed before it sent nothing.
       throw new UsageError(
@@ -707,7 +709,7 @@ async function resumeOne(
     }
   } catch (error) {
     // A run past refused chunks keeps its --skip-refused in the hint (a no-op on a job without them).
-    const self = { id: opened.id, refused: options.skipRefused === true, ...spendingFlags(options) };
+    const self = { id: opened.id, refused: options.skipRefused === true, ...spendingFlags(options), ignoring };
     throw interruptedBeforeSending(ctx, error, self, file);
   } finally {
     file.close();
@@ -898,9 +900,11 @@ async function continueJob(
   const user = parseUserSettlement(journal, run.options);
   const spending = spendingFlags(run.options);
   const skip = skipRefused(ctx, journal, { id, user, spending }, run.options.skipRefused === true);
-  // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too.
-  const self: JobRef = { id, refused: skip.size > 0, ...spending };
   const ignore = run.options.ignoreJob ?? [];
+  // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too,
+  // and one told to pass a job over (--ignore-job) too, until the journal records it (once the run goes on past the
+  // money guard: job-journal.ts `ignore`).
+  const self: JobRef = { id, refused: skip.size > 0, ...spending, ignoring: unrecorded(ignore, state) };
   const covering = state.done
     ? ignoredStranger(ctx, state, self, ignore, new Set())
     : fromCoveringJobs(ctx, journal, items, { user, skip, self, ignore });
@@ -929,10 +933,16 @@ async function continueJob(
       observer: journal,
       job: { ...self, name: open.name },
       verb: run.verb,
-      settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id, spending }),
+      settle: (api, send) =>
+        settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id, spending, ignoring: self.ignoring }),
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );
+}
+
+/** The `--ignore-job` flags given that the job's journal has not recorded (yet), as its hints carry them. */
+function unrecorded(given: readonly string[], state: JobState): () => readonly string[] {
+  return () => given.filter((job) => state.ignored?.includes(job) !== true);
 }
 
 /**
@@ -991,7 +1001,8 @@ function fromCoveringJobs(
     const may = sent
       ? `its request for its ${plainChunks(own)} may have created the items of this job's ${plainChunks(chunks)}; nothing was sent`
       : `its ${plainChunks(own)}, not created yet, may hold the items of this job's ${plainChunks(chunks)}; nothing was sent`;
-    const settleFirst = `Settle that job first: ${resumeCommand({ ...self, id: job, refused })}; then: ${resumeCommand(self)}`;
+    const { ignoring: _mine, ...spent } = self; // that job's resume passes over none of this one's
+    const settleFirst = `Settle that job first: ${resumeCommand({ ...spent, id: job, refused })}; then: ${resumeCommand(self)}`;
     const error = new CreateUnknownError(
       `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: ${may}`,
       running

@@ -168,6 +168,11 @@ export interface JobRef {
   refused?: boolean;
   yes?: boolean;
   maxCost?: number;
+  /**
+   * The `--ignore-job` flags of this run not recorded in the journal yet (a run stopped at the money guard records
+   * none): its hints carry them, so the resume they name goes on as this one would have, never back to exit 9.
+   */
+  ignoring?: () => readonly string[];
 }
 
 /** The spending flags of a run that its job's hints carry (`--yes`, `--max-cost N`). */
@@ -180,10 +185,11 @@ export function spendingFlags(options: Pick<SubmitOptions, 'yes' | 'maxCost'>): 
 
 /**
  * The one `taskctl resume …` command every hint of a job prints: with `--skip-refused` while the job has refused
- * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), and the run's spending flags;
- * `more`, flags after them.
+ * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), the run's spending flags, and its
+ * `--ignore-job` flags while the journal has not recorded them; `more`, flags after them.
  */
 export function resumeCommand(job: JobRef, more = ''): string {
   const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
-  return `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${more}`;
+  const ignoring = (job.ignoring?.() ?? []).map((other) => ` --ignore-job ${shellWord(other)}`).join('');
+  return `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${ignoring}${more}`;
 }

@@ -8,3 +8,11 @@ it('names a job by its id, or by a journal path as one shell word, so the printe
     "taskctl resume '/tmp/my job'\\''s.jsonl' --skip-refused",
   );
 });
+
+it('carries the --ignore-job flags the journal has not recorded, after the spending flags and before the rest', () => {
+  const pending = ['j-b', 'j-c'];
+  const job = { id: 'j-a', yes: true, ignoring: () => pending };
+  expect(resumeCommand(job, ' --wait')).toBe('taskctl resume j-a --yes --ignore-job j-b --ignore-job j-c --wait');
+  pending.length = 0; // recorded: later hints need no flag
+  expect(resumeCommand(job)).toBe('taskctl resume j-a --yes');
+});
