@@ -16,8 +16,10 @@ export class JobJournal implements ChunkObserver {
   readonly done = new Map<number, DoneChunk>();
   /** Chunks in flight when the journal was opened: only a scan (or the user) settles them. */
   private readonly inherited = new Set<number>();
-  /** `--ignore-job` choices of this run, recorded once it goes on past the money guard (`recordIgnores`). */
+  /** `--ignore-job` choices of this run, recorded once it goes on past the money guard (`goingOn`). */
   private readonly ignoring: string[] = [];
+  /** Other choices of this run recorded then (`whenGoingOn`): its flag, and what records it. */
+  private readonly pending: Array<{ flag: string; record: () => void }> = [];
 
   constructor(
     private readonly file: JournalFile,
@@ -46,7 +48,7 @@ export class JobJournal implements ChunkObserver {
   sending(chunk: PlannedChunk, dispatch: Dispatch): void {
     // Thrown before the request leaves: a run through the journal's new name would not meet this run's lock.
     this.file.refuseIfMoved(`chunk ${chunk.index}`);
-    this.recordIgnores();
+    this.goingOn();
     const send = {
       type: 'send' as const,
       chunk: chunk.index,
@@ -71,7 +73,7 @@ export class JobJournal implements ChunkObserver {
     if (this.inherited.delete(index)) {
       this.file.append({ type: 'reconciled', chunk: index, task: task.id, cost: task.cost, by: 'scan' });
     } else {
-      this.recordIgnores(); // a task reused for a chunk of this run's, found by its lookup: the run went on
+      this.goingOn(); // a task reused for a chunk of this run's, found by its lookup: the run went on
       crashPoint(this.env, 'answered', index);
       this.file.append({ type: 'created', chunk: index, task: task.id, cost: task.cost, how });
     }
@@ -136,11 +138,23 @@ export class JobJournal implements ChunkObserver {
     this.ignoring.push(job);
   }
 
-  private recordIgnores(): void {
+  /** A choice of this run (`flag`) that `record` records once the run goes on past the money guard. */
+  whenGoingOn(flag: string, record: () => void): void {
+    this.pending.push({ flag, record });
+  }
+
+  /** The flags of the choices not recorded yet (`whenGoingOn`), as a command carries them. */
+  unrecorded(): string {
+    return this.pending.map(({ flag }) => flag).join('');
+  }
+
+  /** The run goes on past the money guard (its first send, or a task its lookup reuses): its choices are recorded. */
+  private goingOn(): void {
     for (const job of this.ignoring.splice(0)) {
       this.file.append({ type: 'ignore', job });
       (this.state.ignored ??= []).push(job);
     }
+    for (const { record } of this.pending.splice(0)) record();
   }
 
   /** `resume --resend CHUNK`. */

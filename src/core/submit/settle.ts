@@ -97,14 +97,14 @@ interface InDoubt {
   name: string;
   /** The run's --yes and --max-cost, carried by every resume its hints name (types.ts `spendingFlags`). */
   spending: Pick<JobRef, 'yes' | 'maxCost'>;
-  /** The run's `--ignore-job` flags its journal has not recorded yet (types.ts `JobRef`): this job's hints only. */
-  ignoring?: JobRef['ignoring'];
+  /** The run's flags the job has not recorded yet (types.ts `JobRef`): this job's hints only. */
+  unrecorded?: JobRef['unrecorded'];
 }
 
 /** The job as the hints of its chunks in doubt name it. */
 function selfOf(doubt: InDoubt): JobRef {
-  const ignoring = doubt.ignoring && { ignoring: doubt.ignoring };
-  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending, ...ignoring };
+  const unrecorded = doubt.unrecorded && { unrecorded: doubt.unrecorded };
+  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending, ...unrecorded };
 }
 
 /**

@@ -9,10 +9,10 @@ it('names a job by its id, or by a journal path as one shell word, so the printe
   );
 });
 
-it('carries the --ignore-job flags the journal has not recorded, after the spending flags and before the rest', () => {
-  const pending = ['j-b', 'j-c'];
-  const job = { id: 'j-a', yes: true, ignoring: () => pending };
-  expect(resumeCommand(job, ' --wait')).toBe('taskctl resume j-a --yes --ignore-job j-b --ignore-job j-c --wait');
-  pending.length = 0; // recorded: later hints need no flag
+it('carries the flags whose choice the job has not recorded, after the spending flags and before the rest', () => {
+  let pending = ' --ignore-job j-b --forget-gone-journal';
+  const job = { id: 'j-a', yes: true, unrecorded: () => pending };
+  expect(resumeCommand(job, ' --wait')).toBe('taskctl resume j-a --yes --ignore-job j-b --forget-gone-journal --wait');
+  pending = ''; // recorded: later hints need no flag
   expect(resumeCommand(job)).toBe('taskctl resume j-a --yes');
 });
