@@ -71,13 +71,28 @@ export class JobJournal implements ChunkObserver {
   created(chunk: PlannedChunk, task: Task, how: How): void {
     const { index } = chunk;
     if (this.inherited.delete(index)) {
-      this.file.append({ type: 'reconciled', chunk: index, task: task.id, cost: task.cost, by: 'scan' });
+      const at = task.created_at;
+      this.file.append({
+        type: 'reconciled',
+        chunk: index,
+        task: task.id,
+        cost: task.cost,
+        by: 'scan',
+        created_at: at,
+      });
     } else {
       this.goingOn(); // a task reused for a chunk of this run's, found by its lookup: the run went on
       crashPoint(this.env, 'answered', index);
-      this.file.append({ type: 'created', chunk: index, task: task.id, cost: task.cost, how });
+      this.file.append({
+        type: 'created',
+        chunk: index,
+        task: task.id,
+        cost: task.cost,
+        how,
+        created_at: task.created_at,
+      });
     }
-    this.setTask(index, { id: task.id, cost: task.cost, how });
+    this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
   }
 
   unknown(chunk: PlannedChunk, ids: readonly number[], why: string): void {
@@ -115,10 +130,11 @@ export class JobJournal implements ChunkObserver {
   }
 
   /** `resume --adopt CHUNK=ID`. */
-  adopted(chunk: number, task: { id: number; cost: number }): void {
+  adopted(chunk: number, task: { id: number; cost: number; created_at: string }): void {
     this.inherited.delete(chunk);
-    this.file.append({ type: 'reconciled', chunk, task: task.id, cost: task.cost, by: 'user' });
-    this.setTask(chunk, { ...task, how: 'created' });
+    const { id, cost, created_at } = task;
+    this.file.append({ type: 'reconciled', chunk, task: id, cost, by: 'user', created_at });
+    this.setTask(chunk, { id, cost, how: 'created', created_at });
   }
 
   /** A chunk in doubt taken over by another job's chunk (hand-over.ts), whose task covers its items. */
@@ -164,7 +180,7 @@ export class JobJournal implements ChunkObserver {
     this.state.chunks.set(chunk, {});
   }
 
-  private setTask(chunk: number, task: { id: number; cost: number; how: How }): void {
+  private setTask(chunk: number, task: { id: number; cost: number; how: How; created_at?: string }): void {
     this.state.chunks.set(chunk, { task });
     this.done.set(chunk, this.doneChunk(chunk, task));
   }

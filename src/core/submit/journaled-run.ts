@@ -353,7 +353,8 @@ function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: str
     const ours = mine.chunks.get(chunk);
     if (ours?.task) continue;
     if (theirs.task) {
-      put({ type: 'created', chunk, task: theirs.task.id, cost: theirs.task.cost, how: theirs.task.how });
+      const { id: task, cost, how, created_at } = theirs.task;
+      put({ type: 'created', chunk, task, cost, how, ...(created_at !== undefined && { created_at }) });
       tasks++;
     } else if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) {
       put(theirs.send);
