@@ -297,6 +297,9 @@ function lastPlaceOf(
   return { took, gone };
 }
 
+/** What a gone journal's exit 2 adds to the job's age in the window it prints. */
+const GONE_WINDOW_SPARE_MINUTES = 10;
+
 /**
  * Job `id` was last run from `gone`, which is no more. A finished job has nothing left to pay for: undefined (its place
  * is this file from now on). Else the run goes on only with a window reaching back to the job's start, or told to
@@ -308,7 +311,8 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
   if (state?.done === true) return undefined;
   const started = Date.parse(state?.job.created_at ?? '');
   const age = Number.isFinite(started) ? Math.max(0, nowMs - started) : 24 * 3_600_000;
-  const minutes = Math.max(1, Math.ceil(age / 60_000) + 1);
+  // Ten minutes to spare: the command printed still reaches back to the job's start when it is run a while later.
+  const minutes = Math.ceil(age / 60_000) + GONE_WINDOW_SPARE_MINUTES;
   const window = minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
   if (where.forget) return { path: gone, window, forgetting: true };
   if (where.window !== undefined && where.window >= age) return { path: gone, window, forgetting: false };

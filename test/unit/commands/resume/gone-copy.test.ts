@@ -70,7 +70,8 @@ it('each hint followed in turn leads on, never back to a refusal met: the journa
   const gone = await run(['resume', id, '-y']);
   expect(gone.code, gone.stderr).toBe(2);
   const [looking] = commands(gone.stderr);
-  expect(looking).toEqual(['resume', id, '--yes', '--reuse-window', '12m']);
+  expect(looking).toEqual(['resume', id, '--yes', '--reuse-window', '21m']);
+  world.clock.advance(5 * 60_000); // followed a while later, the window printed still reaches back to the job's start
   const unsearched = await run(looking ?? []);
   expect(unsearched.code, unsearched.stderr).toBe(9);
   expect(unsearched.stderr).toContain('too many tasks to search');
