@@ -63,7 +63,7 @@ __taskctl_options() {
     'show') __taskctl_r='--job --error --items-status --columns --wide --report' ;;
     'create') __taskctl_r='-f --file --format --column --skip-invalid --no-validate --keep-duplicates --dry-run --reuse-window --wait --journal --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
     'retry') __taskctl_r='--job --journal --error --dry-run --reuse-window --no-reuse --keep-duplicates --wait --max-cost -y --yes --chunk-size --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
-    'resume') __taskctl_r='--adopt --resend --ignore-job --skip-refused --reuse-window --no-reuse --max-cost -y --yes --wait --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
+    'resume') __taskctl_r='--adopt --resend --ignore-job --skip-refused --reuse-window --no-reuse --forget-gone-journal --max-cost -y --yes --wait --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;
     'jobs') __taskctl_r='--limit --all --prune --columns --wide' ;;
     'diff') __taskctl_r='--fields' ;;
     'wait') __taskctl_r='--job --interval --timeout --outage-tolerance --any --until --allow-item-failures --results --no-results --wide --report' ;;

@@ -260,6 +260,7 @@ complete -c taskctl -n '__taskctl_is \'resume\'' -l ignore-job -r -F -a '(__task
 complete -c taskctl -n '__taskctl_is \'resume\'' -l skip-refused -d 'leave the chunks whose items the service refused (exit 3) without a task, and send the rest'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l reuse-window -x -d 'look for a task of each chunk\'s items created within this window before sending it (default: the job\'s own)'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l no-reuse -d 'send without looking for a task of the items first, whatever the job\'s --reuse-window'
+complete -c taskctl -n '__taskctl_is \'resume\'' -l forget-gone-journal -d 'go on though the journal this job was last run from (a copy) is gone: what its run created may be bought again; kept once the run sends'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l max-cost -x -d 'refuse (exit 6) when the remaining estimate is above this'
 complete -c taskctl -n '__taskctl_is \'resume\'' -s y -l yes -d 'do not ask for confirmation above the confirm-above setting'
 complete -c taskctl -n '__taskctl_is \'resume\'' -l wait -d 'then wait for every task of the job like `taskctl wait`'

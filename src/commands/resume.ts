@@ -37,6 +37,10 @@ export function registerResume(program: Command, run: RunAction): void {
       duration,
     )
     .option('--no-reuse', "send without looking for a task of the items first, whatever the job's --reuse-window")
+    .option(
+      '--forget-gone-journal',
+      'go on though the journal this job was last run from (a copy) is gone: what its run created may be bought again; kept once the run sends',
+    )
     .option('--max-cost <coins>', 'refuse (exit 6) when the remaining estimate is above this', nonNegativeInt)
     .option('-y, --yes', 'do not ask for confirmation above the confirm-above setting')
     .option('--wait', 'then wait for every task of the job like `taskctl wait`');

@@ -16,6 +16,10 @@ export class JobJournal implements ChunkObserver {
   readonly done = new Map<number, DoneChunk>();
   /** Chunks in flight when the journal was opened: only a scan (or the user) settles them. */
   private readonly inherited = new Set<number>();
+  /** `--ignore-job` choices of this run, recorded once it goes on past the money guard (`goingOn`). */
+  private readonly ignoring: string[] = [];
+  /** Other choices of this run recorded then (`whenGoingOn`): its flag, and what records it. */
+  private readonly pending: Array<{ flag: string; record: () => void }> = [];
 
   constructor(
     private readonly file: JournalFile,
@@ -44,6 +48,7 @@ export class JobJournal implements ChunkObserver {
   sending(chunk: PlannedChunk, dispatch: Dispatch): void {
     // Thrown before the request leaves: a run through the journal's new name would not meet this run's lock.
     this.file.refuseIfMoved(`chunk ${chunk.index}`);
+    this.goingOn();
     const send = {
       type: 'send' as const,
       chunk: chunk.index,
@@ -66,12 +71,28 @@ export class JobJournal implements ChunkObserver {
   created(chunk: PlannedChunk, task: Task, how: How): void {
     const { index } = chunk;
     if (this.inherited.delete(index)) {
-      this.file.append({ type: 'reconciled', chunk: index, task: task.id, cost: task.cost, by: 'scan' });
+      const at = task.created_at;
+      this.file.append({
+        type: 'reconciled',
+        chunk: index,
+        task: task.id,
+        cost: task.cost,
+        by: 'scan',
+        created_at: at,
+      });
     } else {
+      this.goingOn(); // a task reused for a chunk of this run's, found by its lookup: the run went on
       crashPoint(this.env, 'answered', index);
-      this.file.append({ type: 'created', chunk: index, task: task.id, cost: task.cost, how });
+      this.file.append({
+        type: 'created',
+        chunk: index,
+        task: task.id,
+        cost: task.cost,
+        how,
+        created_at: task.created_at,
+      });
     }
-    this.setTask(index, { id: task.id, cost: task.cost, how });
+    this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
   }
 
   unknown(chunk: PlannedChunk, ids: readonly number[], why: string): void {
@@ -109,10 +130,11 @@ export class JobJournal implements ChunkObserver {
   }
 
   /** `resume --adopt CHUNK=ID`. */
-  adopted(chunk: number, task: { id: number; cost: number }): void {
+  adopted(chunk: number, task: { id: number; cost: number; created_at: string }): void {
     this.inherited.delete(chunk);
-    this.file.append({ type: 'reconciled', chunk, task: task.id, cost: task.cost, by: 'user' });
-    this.setTask(chunk, { ...task, how: 'created' });
+    const { id, cost, created_at } = task;
+    this.file.append({ type: 'reconciled', chunk, task: id, cost, by: 'user', created_at });
+    this.setTask(chunk, { id, cost, how: 'created', created_at });
   }
 
   /** A chunk in doubt taken over by another job's chunk (hand-over.ts), whose task covers its items. */
@@ -122,11 +144,33 @@ export class JobJournal implements ChunkObserver {
     this.setTask(chunk, { ...task, how: 'reused' });
   }
 
-  /** `resume --ignore-job JOB`: that job is not waited for, by this run and every later one. */
+  /**
+   * `resume --ignore-job JOB`: that job is not waited for, by this run and, once the run goes on past the money guard
+   * (its first send, or a task its lookup reuses), every later one. A run declined or refused at the guard records
+   * nothing: the user's "no" leaves the job as it was.
+   */
   ignore(job: string): void {
-    if (this.state.ignored?.includes(job)) return;
-    this.file.append({ type: 'ignore', job });
-    (this.state.ignored ??= []).push(job);
+    if (this.state.ignored?.includes(job) || this.ignoring.includes(job)) return;
+    this.ignoring.push(job);
+  }
+
+  /** A choice of this run (`flag`) that `record` records once the run goes on past the money guard. */
+  whenGoingOn(flag: string, record: () => void): void {
+    this.pending.push({ flag, record });
+  }
+
+  /** The flags of the choices not recorded yet (`whenGoingOn`), as a command carries them. */
+  unrecorded(): string {
+    return this.pending.map(({ flag }) => flag).join('');
+  }
+
+  /** The run goes on past the money guard (its first send, or a task its lookup reuses): its choices are recorded. */
+  private goingOn(): void {
+    for (const job of this.ignoring.splice(0)) {
+      this.file.append({ type: 'ignore', job });
+      (this.state.ignored ??= []).push(job);
+    }
+    for (const { record } of this.pending.splice(0)) record();
   }
 
   /** `resume --resend CHUNK`. */
@@ -136,7 +180,7 @@ export class JobJournal implements ChunkObserver {
     this.state.chunks.set(chunk, {});
   }
 
-  private setTask(chunk: number, task: { id: number; cost: number; how: How }): void {
+  private setTask(chunk: number, task: { id: number; cost: number; how: How; created_at?: string }): void {
     this.state.chunks.set(chunk, { task });
     this.done.set(chunk, this.doneChunk(chunk, task));
   }

@@ -102,7 +102,15 @@ export type Cover = z.infer<typeof CoverSchema>;
 const RecordSchema = z.discriminatedUnion('type', [
   JobSchema,
   SendSchema,
-  z.object({ type: z.literal('created'), chunk: chunkNo, task: z.number(), cost: z.number(), how: z.string() }),
+  z.object({
+    type: z.literal('created'),
+    chunk: chunkNo,
+    task: z.number(),
+    cost: z.number(),
+    how: z.string(),
+    /** The task's `created_at` as the service gave it: tells it from a task given its id again. Older readers ignore it. */
+    created_at: z.string().optional(),
+  }),
   z.object({
     type: z.literal('unknown'),
     chunk: chunkNo,
@@ -122,6 +130,8 @@ const RecordSchema = z.discriminatedUnion('type', [
     refused: z.string().optional(),
     /** The task is another job's chunk's, which took this chunk's items over (`unknown` above). */
     covered_by: CoverSchema.optional(),
+    /** The task's `created_at`, as in `created`. Older readers ignore it. */
+    created_at: z.string().optional(),
   }),
   z.object({ type: z.literal('done'), tasks: z.number(), items: z.number(), cost: z.number() }),
   /** `resume --ignore-job JOB`: that job, which took a chunk over, is not waited for (older readers: a damaged line). */
@@ -139,8 +149,11 @@ interface ChunkState {
   send?: SendRecord;
   /** The task the send's `before` was cut for (see `send`): a later task of the chunk needs the whole list again. */
   cutFor?: number;
-  /** `answered`: named by its POST's own answer (a `created` record), not adopted, scanned or reused. */
-  task?: { id: number; cost: number; how: How; answered?: boolean };
+  /**
+   * `answered`: named by its POST's own answer (a `created` record), not adopted, scanned or reused; `created_at`: the
+   * task's, when the record kept it (journals since it was added).
+   */
+  task?: { id: number; cost: number; how: How; answered?: boolean; created_at?: string };
   /** The candidates exit 9 has named for its send so far: the user has been told to look at them. */
   named?: number[];
   /** The service refused its items (its words): never sent again; `resume --skip-refused` leaves it without a task. */
@@ -177,6 +190,10 @@ export interface JobState {
 }
 
 const HOWS: ReadonlySet<string> = new Set<How>(['created', 'recovered', 'reused']);
+
+/** A record's `created_at`, when it has one, as a chunk's task keeps it. */
+const createdAt = (record: { created_at?: string | undefined }) =>
+  record.created_at === undefined ? {} : { created_at: record.created_at };
 
 /** `raw` as a job record (a journal's first), or undefined when it is none. */
 export function jobRecord(raw: unknown): Job | undefined {
@@ -343,11 +360,11 @@ export class JobFold {
       this.cut(record.chunk, chunk);
     } else if (record.type === 'created') {
       const how = HOWS.has(record.how) ? (record.how as How) : 'created';
-      chunk.task = { id: record.task, cost: record.cost, how, answered: how === 'created' };
+      chunk.task = { id: record.task, cost: record.cost, how, answered: how === 'created', ...createdAt(record) };
       this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled' && record.task !== null) {
       const how = record.covered_by ? 'reused' : record.by === 'scan' ? 'recovered' : 'created';
-      chunk.task = { id: record.task, cost: record.cost, how };
+      chunk.task = { id: record.task, cost: record.cost, how, ...createdAt(record) };
       this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled') {
       // Nothing created: to be sent, unless the service refused its items.

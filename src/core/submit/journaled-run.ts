@@ -9,6 +9,7 @@
  * job id and chunk: resume takes it over as its own. The records: journal-records.ts.
  */
 import { shellWord } from '../../lib/shell-word.js';
+import { formatDuration } from '../../lib/duration.js';
 import { requireJobAccount } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
 import { basename, dirname, resolve, sep } from 'node:path';
@@ -69,6 +70,11 @@ export interface ResumeOptions extends SubmitOptions {
   reuse?: boolean;
   /** `--ignore-job JOB`: a job that took a chunk over and has not finished is not waited for (recorded in the journal). */
   ignoreJob?: string[];
+  /**
+   * `--forget-gone-journal`: the file this job was last run from is gone, and what its run created may be bought again
+   * (recorded as the job's place, this file, once the run goes on past the money guard).
+   */
+  forgetGoneJournal?: boolean;
 }
 
 /** The job's chunk size without --chunk-size: one chunk. */
@@ -161,7 +167,7 @@ function openJournal(
   nowMs: number,
   elsewhere: Elsewhere,
   existing = false,
-): { file: JournalFile; id: string; fold: JobFold; took: Took | undefined } {
+): { file: JournalFile; id: string; fold: JobFold; took: Took | undefined; gone: GonePlace | undefined } {
   let id = '';
   const fold = foldOf(place.path);
   const file = JournalFile.open(
@@ -185,7 +191,7 @@ function openJournal(
     // Not listed by `taskctl jobs`; the job itself is unharmed, and `resume FILE` still continues it.
   }
   try {
-    return { file, id, fold, took: lastPlaceOf(file, fold, id, place, nowMs, elsewhere) };
+    return { file, id, fold, ...lastPlaceOf(file, fold, id, place, nowMs, elsewhere) };
   } catch (error) {
     file.close();
     throw error;
@@ -203,18 +209,41 @@ const tookWords = (id: string, took: Took) =>
   `job ${id}: the tasks of ${counted(took.chunks, 'chunk')} taken from ${took.from}, where this job was last run (they are not bought again)`;
 
 /**
- * What a run needs to find the place this user last ran the job from (store/job-places.ts): the cache directory, and
- * whether this run looks for each chunk's task on the service before sending it (a `--reuse-window` given to it).
+ * What a run needs to find the place this user last ran the job from (store/job-places.ts): the cache directory, the
+ * window within which this run looks for each chunk's task on the service before sending it (a `--reuse-window` given
+ * to it), and `forget`: `resume --forget-gone-journal`.
  */
 interface Elsewhere {
   cacheDir: string;
-  reusing: boolean;
+  window: number | undefined;
+  forget: boolean;
+  /** The job as this run's hints name it (its spending flags, --skip-refused, --ignore-job), but for its id. */
+  job: Omit<JobRef, 'id'>;
 }
 
-const elsewhereOf = (env: Runtime['env'], reuseWindow: number | undefined): Elsewhere => ({
+const elsewhereOf = (
+  env: Runtime['env'],
+  options: ResumeOptions,
+  job: Omit<JobRef, 'id'> = spendingFlags(options),
+): Elsewhere => ({
   cacheDir: cacheDirectory(env),
-  reusing: reuseWindow !== undefined,
+  window: options.reuseWindow,
+  forget: options.forgetGoneJournal === true,
+  job,
 });
+
+/**
+ * The file an unfinished job was last run from, gone, that a run was let past: by a window reaching back to the job's
+ * start (`window`, as its hints write it), or by `--forget-gone-journal` (`forgetting`; `record` then records this file
+ * as the job's place, called once the run goes on past the money guard). While the job is unfinished and not
+ * forgotten, the gone file stays its place: every run of it is held to the same rule.
+ */
+interface GonePlace {
+  path: string;
+  window: string;
+  forgetting: boolean;
+  record?: () => void;
+}
 
 /**
  * The other file this user last ran job `id` from, when there is one (docs/behaviour.md#jobs): a copy run under
@@ -223,9 +252,10 @@ const elsewhereOf = (env: Runtime['env'], reuseWindow: number | undefined): Else
  * No lock of this run's meets that one's, so it is looked at here: a live run holding it (a journal moved to another
  * directory while its run holds it, too) is exit 2 naming that run; what it knows better is appended here (adoptOther),
  * so this run never pays again for what that one created; gone (and not this very file under an earlier name), what
- * it created is not known here: exit 2, nothing sent, unless this run looks for each chunk's task on the service
- * (`--reuse-window`). Then this file is recorded as the job's last place. A cache directory that cannot be written
- * records nothing: the job itself is unharmed.
+ * it created is not known here: an unfinished job is exit 2, nothing sent, unless this run looks for each chunk's task
+ * on the service since the job started (a `--reuse-window` reaching back to its start) or was told to forget it
+ * (`--forget-gone-journal`). Then this file is recorded as the job's last place, but while a gone one is not forgotten
+ * (see GonePlace). A cache directory that cannot be written records nothing: the job itself is unharmed.
  */
 function lastPlaceOf(
   file: JournalFile,
@@ -234,10 +264,11 @@ function lastPlaceOf(
   place: JobPlace,
   nowMs: number,
   where: Elsewhere,
-): Took | undefined {
+): { took: Took | undefined; gone: GonePlace | undefined } {
   const path = realPath(place.path);
   const identity = fileIdentity(path);
   let took: Took | undefined;
+  let gone: GonePlace | undefined;
   // A new job: no other place can know it yet.
   const last = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
   if (last !== undefined && realPath(last.path) !== path) {
@@ -251,28 +282,47 @@ function lastPlaceOf(
     if (fileIdentity(last.path) !== undefined) {
       const chunks = adoptOther(file, fold, id, last.path);
       if (chunks > 0) took = { chunks, from: last.path };
-    } else if (!moved && !where.reusing) throw lastPlaceGone(id, place, last.path, nowMs);
+    } else if (!moved) gone = gonePast(id, place, last.path, nowMs, where);
   }
-  if (identity === undefined) return took;
-  try {
-    recordJobPlace(where.cacheDir, id, { path, ...identity });
-  } catch {
-    // A read-only or full cache directory: nothing recorded, as the ledger there records nothing then.
-  }
-  return took;
+  if (identity === undefined) return { took, gone };
+  const record = () => {
+    try {
+      recordJobPlace(where.cacheDir, id, { path, ...identity });
+    } catch {
+      // A read-only or full cache directory: nothing recorded, as the ledger there records nothing then.
+    }
+  };
+  if (gone === undefined) record();
+  else if (gone.forgetting) gone.record = record;
+  return { took, gone };
 }
 
+/** What a gone journal's exit 2 adds to the job's age in the window it prints. */
+const GONE_WINDOW_SPARE_MINUTES = 10;
+
 /**
- * Job `id` was last run from `gone`, which is no more: exit 2, and the way on that cannot pay twice: a resume that
- * looks for each chunk's task on the service since the job started (a task of the same items is reused, not bought).
+ * Job `id` was last run from `gone`, which is no more. A finished job has nothing left to pay for: undefined (its place
+ * is this file from now on). Else the run goes on only with a window reaching back to the job's start, or told to
+ * forget that file; otherwise exit 2, and the way on that cannot pay twice: a resume that looks for each chunk's task
+ * on the service since the job started (a task of the same items is reused, not bought).
  */
-function lastPlaceGone(id: string, place: JobPlace, gone: string, nowMs: number): UsageError {
-  const started = Date.parse(readState(place.path)?.job.created_at ?? '');
-  const minutes = Number.isFinite(started) ? Math.max(1, Math.ceil((nowMs - started) / 60_000) + 1) : 24 * 60;
+function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, where: Elsewhere): GonePlace | undefined {
+  const state = readState(place.path);
+  if (state?.done === true) return undefined;
+  const started = Date.parse(state?.job.created_at ?? '');
+  const age = Number.isFinite(started) ? Math.max(0, nowMs - started) : 24 * 3_600_000;
+  // Ten minutes to spare: the command printed still reaches back to the job's start when it is run a while later.
+  const minutes = Math.ceil(age / 60_000) + GONE_WINDOW_SPARE_MINUTES;
   const window = minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
-  return new UsageError(
-    `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent`,
-    `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): taskctl resume ${shellWord(place.name)} --reuse-window ${window}`,
+  if (where.forget) return { path: gone, window, forgetting: true };
+  if (where.window !== undefined && where.window >= age) return { path: gone, window, forgetting: false };
+  const short =
+    where.window === undefined
+      ? ''
+      : ` (--reuse-window ${formatDuration(where.window)} does not reach back to the job's start)`;
+  throw new UsageError(
+    `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent${short}`,
+    `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand({ ...where.job, id: place.name }, ` --reuse-window ${window}`)}`,
   );
 }
 
@@ -307,7 +357,8 @@ function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: str
     const ours = mine.chunks.get(chunk);
     if (ours?.task) continue;
     if (theirs.task) {
-      put({ type: 'created', chunk, task: theirs.task.id, cost: theirs.task.cost, how: theirs.task.how });
+      const { id: task, cost, how, created_at } = theirs.task;
+      put({ type: 'created', chunk, task, cost, how, ...(created_at !== undefined && { created_at }) });
       tasks++;
     } else if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) {
       put(theirs.send);
@@ -336,7 +387,7 @@ export async function runJournaledCreate(
   options: CreateJobOptions,
   underLock?: (state: JobState | undefined) => void,
 ): Promise<void> {
-  const { file, id, fold, took } = openJournal(place, ctx.clock.now(), elsewhereOf(ctx.env, options.reuseWindow));
+  const { file, id, fold, took, gone } = openJournal(place, ctx.clock.now(), elsewhereOf(ctx.env, options));
   if (took) ctx.printer.info(tookWords(id, took));
   const path = place.path;
   try {
@@ -367,7 +418,7 @@ export async function runJournaledCreate(
       skip_invalid: options.skipInvalid === true,
     };
     const given = itemSources(ctx, args, options.file);
-    const job = { file, id, name: place.name };
+    const job = { file, id, name: place.name, gone };
     if (state) {
       await continueGiven(ctx, job, state, { wanted, given, options });
       return;
@@ -439,13 +490,13 @@ async function continueStopped(
     opened = openJournal(
       { path: stopped.path, name: stopped.id, store },
       ctx.clock.now(),
-      elsewhereOf(ctx.env, options.reuseWindow),
+      elsewhereOf(ctx.env, options),
       true,
     );
   } catch {
     return false;
   }
-  const { file, id, fold } = opened;
+  const { file, id, fold, gone } = opened;
   try {
     const state = fold.end();
     if (state === undefined || id !== stopped.id || !sameWork(store, state, record, items)) return false;
@@ -454,7 +505,11 @@ async function continueStopped(
     ctx.printer.notice(
       `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,
     );
-    await continueJob(ctx, { file, id, name: id }, state, items, { options, verb: verbOf(options), continued: true });
+    await continueJob(ctx, { file, id, name: id, gone }, state, items, {
+      options,
+      verb: verbOf(options),
+      continued: true,
+    });
     return true;
   } catch (error) {
     throw interruptedBeforeSending(ctx, error, { id }, file);
@@ -500,6 +555,8 @@ interface OpenJob {
   file: JournalFile;
   id: string;
   name: string;
+  /** The file it was last run from, gone, that this run was let past (lastPlaceOf). */
+  gone?: GonePlace | undefined;
 }
 
 /** The same create run again: the same options and the same bytes (read again and compared), then continued. */
@@ -665,14 +722,25 @@ async function resumeOne(
   let opened: ReturnType<typeof openJournal>;
   try {
     // A resume never makes a journal.
-    opened = openJournal(place, ctx.clock.now(), elsewhereOf(ctx.env, options.reuseWindow), true);
+    opened = openJournal(
+      place,
+      ctx.clock.now(),
+      elsewhereOf(ctx.env, options, {
+        refused: options.skipRefused === true,
+        ...spendingFlags(options),
+        unrecorded: () => givenFlags(options.ignoreJob ?? [], undefined, undefined),
+      }),
+      true,
+    );
   } catch (error) {
     throw error instanceof JobUnwritableError ? goOnElsewhere(error, store, path) : error;
   }
   const { file } = opened;
   if (opened.took) ctx.printer.info(tookWords(opened.id, opened.took));
+  let unrecorded = () => givenFlags(options.ignoreJob ?? [], undefined, opened.gone);
   try {
     const state = opened.fold.end();
+    if (state) unrecorded = () => givenFlags(options.ignoreJob ?? [], state, opened.gone);
     if (!state)
       // The job record goes to disk before any chunk is sent: a create killed before it sent nothing.
       throw new UsageError(
@@ -707,7 +775,7 @@ async function resumeOne(
     }
   } catch (error) {
     // A run past refused chunks keeps its --skip-refused in the hint (a no-op on a job without them).
-    const self = { id: opened.id, refused: options.skipRefused === true, ...spendingFlags(options) };
+    const self = { id: opened.id, refused: options.skipRefused === true, ...spendingFlags(options), unrecorded };
     throw interruptedBeforeSending(ctx, error, self, file);
   } finally {
     file.close();
@@ -898,9 +966,24 @@ async function continueJob(
   const user = parseUserSettlement(journal, run.options);
   const spending = spendingFlags(run.options);
   const skip = skipRefused(ctx, journal, { id, user, spending }, run.options.skipRefused === true);
-  // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too.
-  const self: JobRef = { id, refused: skip.size > 0, ...spending };
   const ignore = run.options.ignoreJob ?? [];
+  const { gone } = open;
+  if (gone?.forgetting === true) {
+    ctx.printer.warn(
+      `job ${id} was last run from ${gone.path}, which is gone: what that run created is forgotten (--forget-gone-journal), and its chunks without a task here are sent again`,
+    );
+    journal.whenGoingOn(' --forget-gone-journal', gone.record ?? (() => undefined));
+  }
+  // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too,
+  // and one told to pass a job over (--ignore-job) or to forget a gone journal too, until the job records it (once the
+  // run goes on past the money guard: job-journal.ts `ignore`, `whenGoingOn`).
+  const self: JobRef = {
+    id,
+    refused: skip.size > 0,
+    ...spending,
+    unrecorded: () => givenFlags(ignore, state, undefined) + journal.unrecorded(),
+    ...(gone?.forgetting === false && { gone: { path: gone.path, window: gone.window } }),
+  };
   const covering = state.done
     ? ignoredStranger(ctx, state, self, ignore, new Set())
     : fromCoveringJobs(ctx, journal, items, { user, skip, self, ignore });
@@ -929,10 +1012,23 @@ async function continueJob(
       observer: journal,
       job: { ...self, name: open.name },
       verb: run.verb,
-      settle: (api, send) => settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id, spending }),
+      settle: (api, send) =>
+        settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id, spending, unrecorded: self.unrecorded }),
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );
+}
+
+/**
+ * The `--ignore-job` flags given that the job's journal has not recorded (yet), and `--forget-gone-journal` when it was
+ * given and needed (`gone`), as a hint's command carries them.
+ */
+function givenFlags(ignore: readonly string[], state: JobState | undefined, gone: GonePlace | undefined): string {
+  const ignoring = ignore
+    .filter((job) => state?.ignored?.includes(job) !== true)
+    .map((job) => ` --ignore-job ${shellWord(job)}`)
+    .join('');
+  return `${ignoring}${gone?.forgetting === true ? ' --forget-gone-journal' : ''}`;
 }
 
 /**
@@ -991,7 +1087,8 @@ function fromCoveringJobs(
     const may = sent
       ? `its request for its ${plainChunks(own)} may have created the items of this job's ${plainChunks(chunks)}; nothing was sent`
       : `its ${plainChunks(own)}, not created yet, may hold the items of this job's ${plainChunks(chunks)}; nothing was sent`;
-    const settleFirst = `Settle that job first: ${resumeCommand({ ...self, id: job, refused })}; then: ${resumeCommand(self)}`;
+    const { unrecorded: _mine, gone: _gone, ...spent } = self; // that job's resume carries none of this one's choices
+    const settleFirst = `Settle that job first: ${resumeCommand({ ...spent, id: job, refused })}; then: ${resumeCommand(self)}`;
     const error = new CreateUnknownError(
       `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: ${may}`,
       running

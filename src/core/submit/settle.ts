@@ -21,7 +21,7 @@ import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
 import { chunkItems, type Cover, type SendRecord } from './journal-records.js';
 import { itemsDigest } from '../items/multiset.js';
-import { listedTargets } from '../../lib/task-state.js';
+import { listedTargets, sameCreation } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
 import { resumeCommand, type JobRef, type PlannedChunk, type SendState } from './types.js';
 
@@ -97,11 +97,14 @@ interface InDoubt {
   name: string;
   /** The run's --yes and --max-cost, carried by every resume its hints name (types.ts `spendingFlags`). */
   spending: Pick<JobRef, 'yes' | 'maxCost'>;
+  /** The run's flags the job has not recorded yet (types.ts `JobRef`): this job's hints only. */
+  unrecorded?: JobRef['unrecorded'];
 }
 
 /** The job as the hints of its chunks in doubt name it. */
 function selfOf(doubt: InDoubt): JobRef {
-  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending };
+  const unrecorded = doubt.unrecorded && { unrecorded: doubt.unrecorded };
+  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending, ...unrecorded };
 }
 
 /**
@@ -172,7 +175,7 @@ async function adoptRefusal(
   const mine = items.get(chunk);
   if (!sameItems(task, send?.items_digest ?? (mine && itemsDigest(mine))))
     return `task ${id} holds other items than chunk ${chunk}`;
-  const other = await otherJobNaming(ctx, journal.id, id);
+  const other = await otherJobNaming(ctx, journal.id, task);
   // The job that took this chunk's items over (hand-over.ts) gave them that very task.
   const cover = journal.state.chunks.get(chunk)?.coveredBy;
   if (other && other.job !== cover?.job) return `task ${id} is chunk ${other.chunk} of job ${other.job}`;
@@ -224,18 +227,38 @@ async function recordedFits(api: ApiClient, { journal }: InDoubt, chunk: number,
   );
 }
 
-/** The job of this machine, other than `self`, whose journal gives task `id` to one of its chunks. */
+/**
+ * The job of this machine, other than `self`, whose journal gives `task` to one of its chunks. Its claim is on the id,
+ * and a service may give an id out again (its ids started again from 1, a sandbox restarted without --state): it
+ * stands while what that journal recorded of its chunk's task is what the service shows under the id now, by the one
+ * check of a chunk's task (job-chunks.ts `chunkTaskProblem`: service, item count, made after the send, the items when
+ * listed) and, where the journal kept it, the task's `created_at` (task-state.ts `sameCreation`, as the ledger judges
+ * its entries). A claim with no such fact of its own stands.
+ */
 async function otherJobNaming(
   ctx: Pick<Runtime, 'env'>,
   self: string,
-  id: number,
+  task: Task,
 ): Promise<{ job: string; chunk: number } | undefined> {
-  const [{ jobStore }, { readJobState }] = await Promise.all([import('../job/registry.js'), import('./hand-over.js')]);
+  const [{ jobStore }, { readJobState }, { chunkTaskProblem, jobChunks }] = await Promise.all([
+    import('../job/registry.js'),
+    import('./hand-over.js'),
+    import('../job/job-chunks.js'),
+  ]);
   for (const stored of jobStore(ctx.env).list()) {
     if (stored.id === self) continue;
     // Its tasks are all that is asked: one journal at a time; one that cannot be read as its job names nothing.
     const other = readJobState(stored.path, stored.id);
-    for (const [chunk, { task }] of other?.chunks ?? []) if (task?.id === id) return { job: stored.id, chunk };
+    if (other === undefined) continue;
+    for (const [chunk, known] of other.chunks) {
+      if (known.task?.id !== task.id) continue;
+      const recorded = known.task.created_at;
+      if (recorded !== undefined && !sameCreation(recorded, task.created_at)) continue;
+      const claimed = jobChunks(other)[chunk - 1];
+      if (claimed?.task !== undefined && chunkTaskProblem(other.job, { ...claimed, task: claimed.task }, task))
+        continue;
+      return { job: stored.id, chunk };
+    }
   }
   return undefined;
 }

@@ -5,7 +5,7 @@
  * `--ignore-job B` goes on without waiting for it, recorded in A's journal (core/submit/hand-over.ts `coveringTasks`,
  * journaled-run.ts `fromCoveringJobs`).
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { RunOptions } from '../harness.js';
@@ -140,5 +140,36 @@ it('a chain of takeovers back to A itself: never A named as the job to wait for'
   const resumed = await run(['resume', a, '-y']);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).not.toContain(`job ${a}, which took over`);
+  await eachPaid(A_ITEMS, 1);
+});
+
+it('`--ignore-job B` stopped at the money guard records nothing (declined, Ctrl-C, no terminal, the balance); its hint, followed, goes on', async () => {
+  const { a, b } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'send');
+  const before = readFileSync(journalOf(a), 'utf8');
+  const posts = await world.posts();
+  expect((await run(['config', 'set', 'confirm-above', '1'])).code).toBe(0);
+  const terminal = (stdin: string) => ({ stdin, stdinTTY: true, stdoutTTY: true, stderrTTY: true, columns: 400 });
+  const declined = await run(['resume', a, '--ignore-job', b], terminal('n\n'));
+  expect(declined.code, declined.stderr).toBe(13);
+  expect(declined.stderr).toContain(`Continue it with: taskctl resume ${a} --ignore-job ${b}\n`);
+  const cancelled = await run(['resume', a, '--ignore-job', b], terminal('\u0003'));
+  expect(cancelled.code, cancelled.stderr).toBe(130);
+  expect(cancelled.stderr).toContain(`Continue it with: taskctl resume ${a} --ignore-job ${b}\n`);
+  const noTerminal = await run(['resume', a, '--ignore-job', b]);
+  expect(noTerminal.code, noTerminal.stderr).toBe(2);
+  expect(noTerminal.stderr).toContain(`Continue it with: taskctl resume ${a} --yes --ignore-job ${b}\n`);
+  await world.setBalance(1);
+  const poor = await run(['resume', a, '--ignore-job', b, '-y']);
+  expect(poor.code, poor.stderr).toBe(6);
+  expect(poor.stderr).toContain(`then continue it: taskctl resume ${a} --yes --ignore-job ${b}\n`);
+  // The user's "no", and each refusal, left the job as it was: without the flag it still waits for B.
+  expect(readFileSync(journalOf(a), 'utf8')).toBe(before);
+  expect(await world.posts()).toBe(posts);
+  expect((await run(['resume', a, '-y'])).code).toBe(9);
+  await world.setBalance(100);
+  const hint = /then continue it: taskctl (.*)\n/.exec(poor.stderr)?.[1] ?? '';
+  const resumed = await run(hint.split(' '));
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(records(a)).toContainEqual({ type: 'ignore', job: b });
   await eachPaid(A_ITEMS, 1);
 });

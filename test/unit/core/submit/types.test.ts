@@ -8,3 +8,11 @@ it('names a job by its id, or by a journal path as one shell word, so the printe
     "taskctl resume '/tmp/my job'\\''s.jsonl' --skip-refused",
   );
 });
+
+it('carries the flags whose choice the job has not recorded, after the spending flags and before the rest', () => {
+  let pending = ' --ignore-job j-b --forget-gone-journal';
+  const job = { id: 'j-a', yes: true, unrecorded: () => pending };
+  expect(resumeCommand(job, ' --wait')).toBe('taskctl resume j-a --yes --ignore-job j-b --forget-gone-journal --wait');
+  pending = ''; // recorded: later hints need no flag
+  expect(resumeCommand(job)).toBe('taskctl resume j-a --yes');
+});

@@ -1,0 +1,124 @@
+/**
+ * A job last run from a copy of its state directory that is gone (the copy deleted once it ran): what that run created
+ * is not known here, so the original's resume sends nothing without a lookup that reaches back to the job's start
+ * (docs/behaviour.md#jobs). On a busy account that lookup cannot search the whole window (exit 9): every hint on the
+ * way, followed as printed, goes forward, never back to a refusal already met, and no item is bought twice.
+ */
+import { cpSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { expect, it } from 'vitest';
+import { worldEachTest, type World } from '../sandbox-world.js';
+import { runTaskctl } from '../harness.js';
+
+const S = 'domain_check_availability';
+const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];
+let world: World;
+let dir: string;
+worldEachTest('taskctl-gone-copy-', (w, d) => ((world = w), (dir = d)));
+
+const run = (argv: string[], env: Record<string, string> = {}) =>
+  runTaskctl(argv, { env: { ...world.env, ...env }, clock: world.clock, home: dir });
+
+/** The balance runs out after `chunks` more tasks (its reads refused, so the guard cannot stop the run first). */
+async function balanceFor(chunks: number): Promise<void> {
+  await world.setBalance(chunks);
+  await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
+}
+
+/** The commands a hint names (`taskctl resume …`, up to a `;` or the end of the line), as words, in order. */
+const commands = (stderr: string): string[][] =>
+  [...stderr.matchAll(/taskctl (resume [^;\n]*)/g)].map((match) => (match[1] ?? '').trim().split(' '));
+
+/**
+ * Job J, four one-item chunks: chunk 1 created here, chunk 2 by a copy of the state directory that is then deleted
+ * (its journal kept aside: `journal`, `path`), then, 10 minutes on, 120 tasks of the service on the account.
+ */
+async function goneOnBusyAccount(): Promise<{ id: string; path: string; journal: Buffer }> {
+  await balanceFor(1);
+  const stopped = await run(['create', S, ...ITEMS, '--chunk-size', '1', '-y']);
+  expect(stopped.code, stopped.stderr).toBe(6);
+  const id = /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
+  const copy = join(dir, 'NEW');
+  cpSync(join(dir, 'state'), copy, { recursive: true });
+  await world.clearFaults();
+  await balanceFor(1);
+  const there = await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: copy });
+  expect(there.code, there.stderr).toBe(6);
+  const path = join(realpathSync(copy), 'jobs', `${id}.jsonl`);
+  const journal = readFileSync(path);
+  rmSync(copy, { recursive: true });
+  await world.clearFaults();
+  await world.setBalance(10_000);
+  world.clock.advance(10 * 60_000); // the job is older than a window of 5m
+  const busy = Array.from({ length: 120 }, (_, i) => `busy-${i}.com`);
+  const other = await runTaskctl(['create', S, ...busy, '--chunk-size', '1', '-y', '-q'], {
+    env: world.env,
+    clock: world.clock,
+  });
+  expect(other.code, other.stderr).toBe(0);
+  return { id, path, journal };
+}
+
+async function eachBought(times: Record<string, number>): Promise<void> {
+  const counts = await world.itemCounts();
+  for (const item of ITEMS) expect(counts.get(item), item).toBe(times[item] ?? 1);
+}
+
+it('each hint followed in turn leads on, never back to a refusal met: the journal put back, each item bought once', async () => {
+  const { id, path, journal } = await goneOnBusyAccount();
+  const tasks = (await world.tasks()).length;
+  const gone = await run(['resume', id, '-y']);
+  expect(gone.code, gone.stderr).toBe(2);
+  const [looking] = commands(gone.stderr);
+  expect(looking).toEqual(['resume', id, '--yes', '--reuse-window', '21m']);
+  world.clock.advance(5 * 60_000); // followed a while later, the window printed still reaches back to the job's start
+  const unsearched = await run(looking ?? []);
+  expect(unsearched.code, unsearched.stderr).toBe(9);
+  expect(unsearched.stderr).toContain('too many tasks to search');
+  // Neither a resume without the lookup nor a shorter window: both would be refused as above (exit 2).
+  const [back, forget] = commands(unsearched.stderr.split('\n').at(-2) ?? '');
+  expect(back).toEqual(['resume', id, '--yes']);
+  expect(forget).toEqual(['resume', id, '--yes', '--forget-gone-journal', '--no-reuse']);
+  expect(unsearched.stderr).not.toMatch(/--reuse-window \d+m, a window|resume \S+ (--yes )?--no-reuse/);
+  expect((await world.tasks()).length).toBe(tasks);
+  // A resume without the lookup is still refused: the gone journal is still the job's place.
+  for (const argv of [
+    ['resume', id, '-y', '--no-reuse'],
+    ['resume', id, '-y'],
+    ['resume', id, '-y', '--reuse-window', '5m'],
+  ]) {
+    const refused = await run(argv);
+    expect(refused.code, `${argv.join(' ')}: ${refused.stderr}`).toBe(2);
+    expect(refused.stderr).toContain('which is gone');
+  }
+  expect((await world.tasks()).length).toBe(tasks);
+  // The first way, as printed: the journal put back, then the resume named.
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, journal);
+  const resumed = await run(back ?? []);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`job ${id}: the tasks of 1 chunk taken from ${path}`);
+  expect((await world.tasks()).length).toBe(tasks + 2);
+  await eachBought({});
+});
+
+it('the other way, as printed: forgotten, the chunk its run created is bought again, as the hint said, and the job ends', async () => {
+  const { id } = await goneOnBusyAccount();
+  const unsearched = await run(commands((await run(['resume', id])).stderr)[0] ?? []);
+  expect(unsearched.code, unsearched.stderr).toBe(9);
+  const forget = commands(unsearched.stderr.split('\n').at(-2) ?? '')[1] ?? [];
+  expect(unsearched.stderr).toContain('buying again whatever its run created of the chunks left');
+  // Declined at the money guard (no terminal to ask on): nothing forgotten, and the hint keeps the flag.
+  expect((await run(['config', 'set', 'confirm-above', '1'])).code).toBe(0);
+  const refused = await run(forget);
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toContain(`Continue it with: taskctl resume ${id} --yes --forget-gone-journal\n`);
+  expect((await run(['resume', id, '-y', '--no-reuse'])).stderr).toContain('which is gone');
+  const forgotten = await run(commands(refused.stderr).at(-1) ?? []);
+  expect(forgotten.code, forgotten.stderr).toBe(0);
+  expect(forgotten.stderr).toContain('what that run created is forgotten (--forget-gone-journal)');
+  await eachBought({ 'b.com': 2 });
+  // Recorded once it sent: the job's later runs need no flag.
+  const summary = await run(['resume', id]);
+  expect(summary.code, summary.stderr).toBe(0);
+});
