@@ -20,6 +20,9 @@ function defaultDeps(): Deps {
   // gets Node's default behaviour. The exit code follows the signal (signalExitCode: 130, 143, 129).
   for (const signal of Object.keys(STOP_SIGNALS) as Array<keyof typeof STOP_SIGNALS>) {
     process.once(signal, () => {
+      // A terminal echoes Ctrl-C as `^C` where the cursor is: back to the first column, so what is printed next is
+      // not pushed two columns on (a line wrapped for the width would split a word).
+      if (signal === 'SIGINT' && process.stderr.isTTY) process.stderr.write('\r');
       noteStopSignal(process.stdout, STOP_SIGNALS[signal]);
       controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal }));
     });

@@ -46,6 +46,23 @@ describe.skipIf(!hasTmux)(skippedUnless('Ctrl-C at a terminal', hasTmux, missing
   }
 });
 
+describe.skipIf(!hasTmux)(skippedUnless('what Ctrl-C prints', hasTmux, missing('tmux')), () => {
+  // The terminal echoes `^C` where the cursor is; a line after it wrapped for the full width would then be split.
+  it('webhook listen: the stopping line starts at the first column, not after the `^C` echo', async () => {
+    if (!terminal) throw new Error('tmux is not installed');
+    const running = terminal.start(80, ['webhook', 'listen', '--port', '0'], world.env, 24);
+    try {
+      await running.until(/listening for webhooks/);
+      await running.keys('C-c');
+      const screen = await running.exited();
+      expect(screen).toMatch(/^stopping: /m);
+      expect(screen).not.toMatch(/\^C\S/);
+    } finally {
+      await running.close();
+    }
+  });
+});
+
 describe.skipIf(!hasTmux)(skippedUnless('Ctrl-Z in a shell', hasTmux, missing('tmux')), () => {
   it("wait: Ctrl-Z clears the live block before the process stops; fg draws it below the shell's lines", async () => {
     const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
