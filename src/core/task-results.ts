@@ -8,7 +8,14 @@ import { itemCounts } from '../lib/task-state.js';
 import { itemFilter } from './job/filter.js';
 import { pickColumns } from '../output/columns.js';
 import { formatCount } from '../output/numbers.js';
-import { exportTaskItems, taskItemColumns, taskItemKeys, taskItemSlices, type ItemLike } from '../output/flatten.js';
+import {
+  exportTaskItems,
+  taskItemColumns,
+  taskItemKeys,
+  taskItemSlices,
+  type FlatRecord,
+  type ItemLike,
+} from '../output/flatten.js';
 import { TABLE_MAX_ROWS, type Column, type DetailField, type Printer, type RowStream } from '../output/printer.js';
 
 /** Items flattened and printed at a time: a bounded working set whatever the task's size. */
@@ -29,10 +36,35 @@ export interface ItemsView {
 }
 
 /** Item columns with the status cell coloured by its meaning (on a terminal with colour). */
-export function statusPainted<T>(printer: Printer, columns: ReadonlyArray<Column<T>>): Array<Column<T>> {
+function statusPainted<T>(printer: Printer, columns: ReadonlyArray<Column<T>>): Array<Column<T>> {
   return columns.map((column) =>
     column.key === 'status' ? { ...column, style: (value: string) => printer.paintStatus(value) } : column,
   );
+}
+
+/**
+ * The item columns `--columns` names, among `keys` (`task`, `target`, `status`, the result fields the items have,
+ * `error`), all of them when it names none. Which result fields a task has depends on how its items ended (a task whose
+ * items all failed has none), so a name no item has is no usage error: it is a column of its own, empty where an item
+ * lacks the field, and `unseen` lists such names for `unseenColumnsWarning`.
+ */
+export function itemColumnsNamed(
+  printer: Printer,
+  keys: readonly string[],
+  wanted: readonly string[] | undefined,
+): { columns: Array<Column<FlatRecord>>; unseen: string[] } {
+  const known = new Set(keys.map((key) => key.toLowerCase()));
+  const unseen = [...new Set((wanted ?? []).filter((name) => !known.has(name.toLowerCase())))];
+  const all = unseen.length === 0 ? keys : [...keys.slice(0, -1), ...unseen, ...keys.slice(-1)];
+  return { columns: pickColumns(statusPainted(printer, taskItemColumns(all)), wanted), unseen };
+}
+
+/** One warning for the names `--columns` gave that no item has, with the columns seen: a typo stays visible. */
+export function unseenColumnsWarning(unseen: readonly string[], seen: readonly string[]): string {
+  const names = unseen.map((name) => `"${name}"`);
+  const named =
+    names.length === 1 ? `column ${names[0]}` : `columns ${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return `no item has the ${named}, printed empty (the columns seen: ${seen.join(', ')})`;
 }
 
 /** The task's own fields above its items on a terminal; its status in the task's tone. */
@@ -88,12 +120,12 @@ export async function printTaskItems(ctx: Output, tasks: readonly Task[], option
     return;
   }
   if (printer.format !== 'table') {
-    // csv / tsv the flat rows, ndjson the item records with their JSON values: a slice of items at a time.
-    const styledColumns = statusPainted(printer, taskItemColumns(taskItemKeys(tasks)));
-    // Unknown names are refused against the columns the tasks really have (data fields are known only now).
-    const out = printer.stream(pickColumns(styledColumns, options.columns), undefined, {
-      wide: options.wide === true,
-    });
+    // csv / tsv the flat rows, ndjson the item records with their JSON values (every field: --columns is not theirs):
+    // a slice of items at a time.
+    const keys = taskItemKeys(tasks);
+    const named = itemColumnsNamed(printer, keys, printer.format === 'ndjson' ? undefined : options.columns);
+    if (named.unseen.length > 0) printer.warn(unseenColumnsWarning(named.unseen, keys));
+    const out = printer.stream(named.columns, undefined, { wide: options.wide === true });
     for (const slice of taskItemSlices(tasks, keep, ITEM_SLICE)) {
       if (printer.format === 'ndjson') (out as RowStream<unknown>).write(slice.records());
       else out.write(slice.rows);
@@ -110,14 +142,13 @@ export async function printTaskItems(ctx: Output, tasks: readonly Task[], option
     cut.set(task.id, kept.length);
     return { ...task, items: kept.slice(0, TABLE_MAX_ROWS) };
   });
-  const { rows, columns: allColumns } = exportTaskItems(tableTasks, keep);
-  const styled = statusPainted(printer, allColumns);
-  // Unknown names are refused against the columns the tasks really have (data fields are known only now).
-  const picked = pickColumns(styled, options.columns);
+  const { rows, keys } = exportTaskItems(tableTasks, keep);
+  const { columns: picked, unseen } = itemColumnsNamed(printer, keys, options.columns);
   const chosen = options.columns !== undefined && options.columns.length > 0;
   const columns = chosen ? picked : picked.filter((c) => c.key !== 'task');
   await ctx.paged(async (paper) => {
     // Said first: on the pager's first screen, not after it is left.
+    if (unseen.length > 0) paper.warn(unseenColumnsWarning(unseen, keys));
     for (const [id, total] of cut)
       paper.warn(
         `showing the first ${formatCount(TABLE_MAX_ROWS)} of ${formatCount(total)} items of task ${id}; use -o tsv or -o csv to get them all`,

@@ -1,11 +1,12 @@
 /**
  * Every `taskctl <command>` a message on stderr names, followed verbatim, reaches the same service as the same account
  * as the run that printed it (docs/behaviour.md#for-people): the flags that chose them (`--profile`,
- * `--base-url`, `--api-key-file`) are put after `taskctl`. Messages are written with plain `taskctl <command>`; the
- * printer passes each one through here. Environment variables are not repeated: they persist in the user's shell. A
- * relative TASKCTL_STATE_DIR persists too, but names another directory elsewhere: a job id in a command is then given
- * as its journal's absolute path.
+ * `--base-url`, `--api-key-file`) are put after `taskctl`, a key file by its absolute path so that the hint runs from
+ * any directory. Messages are written with plain `taskctl <command>`; the printer passes each one through here.
+ * Environment variables are not repeated: they persist in the user's shell. A relative TASKCTL_STATE_DIR persists too,
+ * but names another directory elsewhere: a job id in a command is then given as its journal's absolute path.
  */
+import { resolve } from 'node:path';
 import { shellWord } from '../lib/shell-word.js';
 
 /** The flags of a run that say where it talks and as whom. */
@@ -81,7 +82,8 @@ export function hintGlobals(
   const given: Array<[FlagName, string]> = [];
   if (flags.profile !== undefined) given.push(['profile', flags.profile]);
   if (flags.baseUrl !== undefined) given.push(['base-url', flags.baseUrl]);
-  if (flags.apiKeyFile !== undefined && !keyFromStdin) given.push(['api-key-file', flags.apiKeyFile]);
+  // A relative key file names another file from another directory: the hint names it by its absolute path.
+  if (flags.apiKeyFile !== undefined && !keyFromStdin) given.push(['api-key-file', resolve(flags.apiKeyFile)]);
   if (given.length === 0 && !keyFromStdin && jobFile === undefined) return undefined;
   let noted = false;
   return (original) => {

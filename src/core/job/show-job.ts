@@ -15,11 +15,10 @@ type Shower = Output &
   Pick<Store, 'cache' | 'config'> &
   Pick<Runtime, 'env' | 'clock'>;
 import { UsageError } from '../../errors.js';
-import { pickColumns } from '../../output/columns.js';
-import { taskItemColumns, taskItemKeys, taskItemSlices } from '../../output/flatten.js';
+import { taskItemKeys, taskItemSlices } from '../../output/flatten.js';
 import type { Column, Printer, RowStream } from '../../output/printer.js';
 import type { ShowOptions } from '../show-options.js';
-import { ITEM_SLICE, statusPainted } from '../task-results.js';
+import { ITEM_SLICE, itemColumnsNamed, unseenColumnsWarning } from '../task-results.js';
 import { itemFilter, requireAllItems, SHOW_JOB_CANNOT, type KeepItem } from './filter.js';
 import { jobTasks, readJob, warnIfIncomplete, type JournaledJob } from './journaled-job.js';
 import type { CreatedChunk } from './job-chunks.js';
@@ -44,9 +43,13 @@ export async function runShowJob(ctx: Shower, file: string, options: ShowOptions
   else await streamJob(ctx, api, job, keep, options);
 }
 
+/**
+ * The columns of csv/tsv, from the first task: a name `--columns` gives that its items lack is a column all the same,
+ * filled by the later tasks that have the field (ndjson and json carry every field: no columns to choose).
+ */
 function itemColumns(printer: Printer, keys: readonly string[], wanted: string[] | undefined) {
-  // Unknown names are refused against the columns the first task really has.
-  return pickColumns(statusPainted(printer, taskItemColumns(keys)), wanted);
+  const flat = printer.format === 'csv' || printer.format === 'tsv';
+  return itemColumnsNamed(printer, keys, flat ? wanted : undefined);
 }
 
 /**
@@ -89,11 +92,18 @@ async function streamJob(
   let lacking: ((task: Task, chunk: CreatedChunk) => void) | undefined;
   let kept = 0;
   const counted: KeepItem = (item, task) => keep(item, task) && ++kept > 0;
+  // The fields of every task's items, and the names --columns gave that none of them has so far.
+  const seen = new Set<string>();
+  let unseen: string[] = [];
   try {
     for await (const { chunk, task } of jobTasks(api, job, SHOW_READ_AHEAD)) {
       requireAllItems(task, SHOW_JOB_CANNOT);
+      const keys = taskItemKeys([task]);
+      for (const key of keys) seen.add(key);
       if (out === undefined) {
-        const columns = itemColumns(printer, taskItemKeys([task]), options.columns) as Array<Column<unknown>>;
+        const named = itemColumns(printer, keys, options.columns);
+        const columns = named.columns as Array<Column<unknown>>;
+        unseen = named.unseen;
         out = printer.stream(columns, undefined, wide);
         if (flat && !options.columns?.length) lacking = lackingFields(printer, columns);
       } else lacking?.(task, chunk);
@@ -104,12 +114,21 @@ async function streamJob(
     await out?.abort();
     throw error;
   }
-  out ??= printer.stream(
-    itemColumns(printer, taskItemKeys([]), options.columns) as Array<Column<unknown>>,
-    undefined,
-    wide,
-  );
+  if (out === undefined) {
+    const named = itemColumns(printer, taskItemKeys([]), options.columns);
+    unseen = named.unseen;
+    out = printer.stream(named.columns as Array<Column<unknown>>, undefined, wide);
+  }
   await out.end();
+  // Said once, after the export: a later task may have had the field.
+  const lower = new Set([...seen].map((key) => key.toLowerCase()));
+  const never = unseen.filter((name) => !lower.has(name.toLowerCase()));
+  if (never.length > 0) {
+    // In the export's order: task, target, status, the result fields in first-seen order, error.
+    const fixed = taskItemKeys([]);
+    const data = [...seen].filter((key) => !fixed.includes(key));
+    printer.warn(unseenColumnsWarning(never, [...fixed.slice(0, -1), ...data, ...fixed.slice(-1)]));
+  }
   // Nothing passed the filter: stdout stays empty (or `[]`), and stderr says why, as `retry` does.
   const none = kept === 0 ? noneMatched(job.file, options) : undefined;
   if (none !== undefined) printer.info(none);

@@ -6,13 +6,12 @@ import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Output, Prompts } from '../capabilities.js';
 import { isTerminal, itemOutcome } from '../../lib/task-state.js';
-import { pickColumns } from '../../output/columns.js';
 import { exportTaskItems, type FlatRecord, type ItemLike } from '../../output/flatten.js';
 import { formatCount } from '../../output/numbers.js';
 import { counted } from '../../output/plural.js';
 import { TABLE_MAX_ROWS, type Column, type DetailField, type Printer } from '../../output/printer.js';
 import type { ShowOptions } from '../show-options.js';
-import { statusPainted } from '../task-results.js';
+import { itemColumnsNamed, unseenColumnsWarning } from '../task-results.js';
 import { jobTasks, type JournaledJob } from './journaled-job.js';
 import { SHOW_READ_AHEAD } from './read-ahead.js';
 import { requireAllItems, SHOW_JOB_CANNOT, type KeepItem } from './filter.js';
@@ -131,11 +130,16 @@ const ALWAYS = new Set(['task', 'target', 'status']);
 
 /** The items table's rows and columns (those with a value in some row, or those named by --columns). */
 function itemsTable(printer: Printer, tally: Tally, wanted: string[] | undefined) {
-  const { rows, columns } = exportTaskItems(tally.shown);
-  const styled = statusPainted(printer, columns);
-  if (wanted !== undefined && wanted.length > 0) return { rows, columns: pickColumns(styled, wanted) };
+  const { rows, keys } = exportTaskItems(tally.shown);
+  const named = itemColumnsNamed(printer, keys, wanted);
+  if (wanted !== undefined && wanted.length > 0) return { rows, keys, ...named };
   const filled = (key: string) => rows.some((row) => Object.hasOwn(row, key) && row[key] !== '');
-  return { rows, columns: styled.filter((c) => ALWAYS.has(c.key ?? '') || filled(c.key ?? '')) };
+  return {
+    rows,
+    keys,
+    unseen: [],
+    columns: named.columns.filter((c) => ALWAYS.has(c.key ?? '') || filled(c.key ?? '')),
+  };
 }
 
 export async function showJobTable(
@@ -167,6 +171,7 @@ export async function showJobTable(
   const none = tally.items === 0 ? noneMatched(job.file, options) : undefined;
   await ctx.paged(async (paper) => {
     // Said first: on the pager's first screen, not after it is left.
+    if (table.unseen.length > 0) paper.warn(unseenColumnsWarning(table.unseen, table.keys));
     if (tally.items > tally.shownCount)
       paper.warn(
         `showing the first ${formatCount(tally.shownCount)} of ${formatCount(tally.items)} items; use -o csv or -o ndjson to get them all`,

@@ -2,10 +2,11 @@
  * A hint printed on stderr, followed verbatim, runs as the same account: the run's `--profile`, `--base-url` and
  * `--api-key-file` are put after `taskctl` in every command a message names, never in stdout's data.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_COMMANDS, COMMANDS, KEY_FROM_STDIN_NOTE, hintGlobals } from '../../../src/output/hint-globals.js';
+import { shellWord } from '../../../src/lib/shell-word.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { buildProgram } from '../../../src/program.js';
 import { ctrlCWhen } from '../clock.js';
@@ -25,14 +26,21 @@ function shellWords(line: string): string[] {
 }
 
 describe('the rewrite of a message', () => {
-  const rewrite = hintGlobals({ profile: 'p2', baseUrl: 'http://127.0.0.1:8787/api/v1', apiKeyFile: 'my key.txt' });
+  const rewrite = hintGlobals({ profile: 'p2', baseUrl: 'http://127.0.0.1:8787/api/v1', apiKeyFile: '/k/my key.txt' });
 
   it('puts the flags after `taskctl` of every command named, values quoted for a shell where needed', () => {
     expect(rewrite?.('Continue it with: taskctl resume j-1; see `taskctl show --job j-1` and taskctl jobs')).toBe(
       'Continue it with: taskctl --profile p2 --base-url http://127.0.0.1:8787/api/v1 --api-key-file ' +
-        "'my key.txt' resume j-1; see `taskctl --profile p2 --base-url http://127.0.0.1:8787/api/v1 --api-key-file " +
-        "'my key.txt' show --job j-1` and taskctl --profile p2 --base-url http://127.0.0.1:8787/api/v1 --api-key-file " +
-        "'my key.txt' jobs",
+        "'/k/my key.txt' resume j-1; see `taskctl --profile p2 --base-url http://127.0.0.1:8787/api/v1 --api-key-file " +
+        "'/k/my key.txt' show --job j-1` and taskctl --profile p2 --base-url http://127.0.0.1:8787/api/v1 --api-key-file " +
+        "'/k/my key.txt' jobs",
+    );
+  });
+
+  it('names a relative key file by its absolute path, which names the same file from any directory', () => {
+    const relativeKey = hintGlobals({ apiKeyFile: 'keys/../key.txt' });
+    expect(relativeKey?.('still running: taskctl wait 7')).toBe(
+      `still running: taskctl --api-key-file ${shellWord(join(process.cwd(), 'key.txt'))} wait 7`,
     );
   });
 
@@ -187,6 +195,45 @@ describe('hints of a run with --profile, followed verbatim', () => {
     expect(hint).toBe(`taskctl --base-url ${sandbox.url} --api-key-file '${key}' wait ${id}`);
     const again = await slow(shellWords(hint).slice(1), noEnv);
     expect(again.code, again.stderr).toBe(0);
+  });
+
+  it('a relative --api-key-file is repeated by its absolute path: the hints of an interrupted create run from another directory', async () => {
+    const here = join(dir, 'here');
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(here);
+    mkdirSync(elsewhere);
+    const key = join(here, 'my key.txt');
+    writeFileSync(key, `${world.sandbox.apiKey}\n`);
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+    const controller = new AbortController();
+    const cwd = process.cwd();
+    let created: Awaited<ReturnType<typeof run>>;
+    let jobs: Awaited<ReturnType<typeof run>>;
+    let resumed: Awaited<ReturnType<typeof run>>;
+    try {
+      process.chdir(here);
+      const argv = ['--base-url', world.sandbox.url, '--api-key-file', 'my key.txt'];
+      created = await run([...argv, 'create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
+        clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
+        signal: controller.signal,
+      });
+      expect(created.code, created.stderr).toBe(130);
+      await world.clearFaults();
+      const flags = `--base-url ${world.sandbox.url} --api-key-file '${key}'`;
+      const jobsHint = /^job j-[0-9a-z]+: (taskctl .*)$/m.exec(created.stderr)?.[1] ?? '';
+      expect(jobsHint, created.stderr).toBe(`taskctl ${flags} jobs`);
+      const hint = /Continue it with: (taskctl .*)$/m.exec(created.stderr)?.[1] ?? '';
+      expect(hint.replace(/j-[0-9a-z]+/, 'JOB'), created.stderr).toBe(`taskctl ${flags} resume JOB`);
+      process.chdir(elsewhere);
+      jobs = await run(shellWords(jobsHint).slice(1));
+      resumed = await run([...shellWords(hint).slice(1), '-q']);
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(jobs.code, jobs.stderr).toBe(0);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await world.tasks()).map((task) => task.total_items)).toEqual([1, 1, 1]);
   });
 
   it("an error's hint printed by main names the profile too", async () => {
