@@ -238,8 +238,20 @@ export interface CreateAttempt {
   sentAtMs: number;
   /** Tasks seen before the POST (never ours). */
   before: Snapshot;
-  /** This run's own tasks (earlier chunks). */
-  exclude?: ReadonlySet<number>;
+  /** This run's own tasks (earlier chunks): never this request's while their claims hold (submit/own-claims.ts). */
+  exclude?: Claims;
+}
+
+/** What a task read shows that tells it from another task given the same id (a task listed, or read in full). */
+export type TaskFacts = Pick<Task, 'id' | 'service' | 'total_items' | 'created_at'> & Partial<Pick<Task, 'items'>>;
+
+/**
+ * Tasks a run or job already has, by id (built by submit/own-claims.ts). A claim is on an id: `holds` says whether it
+ * is the task read under that id now (what was recorded of it is what the task shows), false when no claim names it.
+ */
+export interface Claims {
+  readonly ids: ReadonlySet<number>;
+  holds: (task: TaskFacts) => boolean;
 }
 
 /** The other taskctl runs on this machine, as the local ledger knows them (wired by core/submit/send.ts). */
@@ -330,7 +342,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     );
     const window = looseNow();
     for (const task of result.tasks) {
-      if (options.before.ids.has(task.id) || options.exclude?.has(task.id) || judged.has(task.id)) continue;
+      if (options.before.ids.has(task.id) || options.exclude?.holds(task) === true || judged.has(task.id)) continue;
       if (!inWindow(task.created_at, window)) continue;
       signal?.throwIfAborted();
       const full = await reader.getTask(task.id);
@@ -427,8 +439,8 @@ export interface ReuseQuery {
   items: readonly string[];
   /** Local epoch ms: tasks created at or after this instant (on the server's clock, two minutes' tolerance unknown). */
   createdAfter: number;
-  /** Ids that must not match (tasks this invocation already created or reused). */
-  exclude?: ReadonlySet<number>;
+  /** Tasks that must not match (this invocation's or job's, created or reused), while their claims hold. */
+  exclude?: Claims;
   /** A completed task with failed items is worth reusing only when the caller accepts item failures. */
   allowItemFailures?: boolean;
   /**
@@ -561,7 +573,7 @@ export async function findReusableTask(
   let requests = scan.requests;
   const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
   const candidates = scan.tasks
-    .filter((t) => !query.exclude?.has(t.id))
+    .filter((t) => query.exclude?.holds(t) !== true)
     .filter(
       (t) => anyStatus(t) || (taskPhase(t) !== 'ended' && !(partialAsListed(t) && query.allowItemFailures !== true)),
     )
@@ -629,6 +641,8 @@ interface ListedTask {
   count: number;
   /** Its created_at (server-clock ms), NaN when unreadable. */
   at: number;
+  /** Its created_at as listed (what tells it from another task given its id, `Claims`). */
+  created: string;
   /** Failed or otherwise ended, as listed or read: never reused. */
   ended: boolean;
   /** Listed completed with counts that show an item not completed (`partialAsListed`). */
@@ -674,6 +688,7 @@ export class ReuseIndex {
         service: task.service,
         count: task.total_items,
         at: createdAt(task),
+        created: task.created_at,
         ended: (known?.ended ?? false) || taskPhase(task) === 'ended',
         partial: (known?.partial ?? false) || partialAsListed(task),
       });
@@ -748,7 +763,11 @@ export class ReuseIndex {
     });
     const candidates = inWindow
       .filter(
-        ([id, task]) => !query.exclude?.has(id) && !task.ended && !(task.partial && query.allowItemFailures !== true),
+        ([id, task]) =>
+          query.exclude?.holds({ id, service: task.service, total_items: task.count, created_at: task.created }) !==
+            true &&
+          !task.ended &&
+          !(task.partial && query.allowItemFailures !== true),
       )
       .sort(([, a], [, b]) => (b.at || 0) - (a.at || 0));
     const wanted = itemsDigest(query.items);

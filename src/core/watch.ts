@@ -5,6 +5,7 @@
 import type { Task } from '../api/schemas.js';
 import type { Column } from '../output/printer.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
+import type { CreatedChunk } from './job/job-chunks.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { eventLineFormatter, type EventLine } from '../output/event-line.js';
 import { countsRoom, countsText } from '../output/task-columns.js';
@@ -58,12 +59,13 @@ async function watched(
   ]);
   const job = await readJob(ctx, options.job);
   warnIfIncomplete(ctx, job, (id) => `taskctl watch --job ${id}`);
-  const chunks = new Map(job.created.map((chunk) => [chunk.task, chunk]));
+  // Two chunks may name one id (the service gave it out again, its ids having started again): each is checked.
+  const chunks = new Map<number, CreatedChunk[]>();
+  for (const chunk of job.created) chunks.set(chunk.task, [...(chunks.get(chunk.task) ?? []), chunk]);
   return {
     ids: job.created.map((chunk) => chunk.task),
     verify: (task) => {
-      const chunk = chunks.get(task.id);
-      if (chunk) checkChunkTask(job, chunk, task);
+      for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
     },
   };
 }

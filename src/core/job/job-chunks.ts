@@ -4,12 +4,13 @@
  * (job-account.ts).
  */
 import type { Task } from '../../api/schemas.js';
+import type { TaskFacts } from '../reconcile.js';
 import { MalformedResponseError } from '../../errors.js';
 import { chunkItems, type JobState, type SendRecord } from '../submit/journal-records.js';
-import { resumeCommand } from '../submit/types.js';
+import { resumeCommand } from '../submit/resume-command.js';
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
-import { listedTargets } from '../../lib/task-state.js';
+import { listedTargets, sameCreation } from '../../lib/task-state.js';
 import { DATE_CLOCK_SPREAD_MS, parseTimestampWithResolution } from '../server-time.js';
 
 /**
@@ -39,6 +40,11 @@ export interface JobChunk {
   sent?: { at: number; before: readonly number[]; offset?: number; answered: boolean };
   /** The service refused its items (its words): it has no task and never will (docs/behaviour.md#a-refused-chunk). */
   refused?: string;
+  /**
+   * Its task's `created_at` as the journal recorded it (journals since it is kept): a task read under its id with
+   * another is another task, the service having given the id out again (its ids started again from 1).
+   */
+  created_at?: string;
 }
 
 /** A chunk that has its task. */
@@ -46,23 +52,27 @@ export type CreatedChunk = JobChunk & { task: number };
 
 /** Every chunk of the job, in order, with or without a task. */
 export function jobChunks(state: JobState): JobChunk[] {
+  return Array.from({ length: state.job.chunks }, (_, i): JobChunk => jobChunk(state, i + 1));
+}
+
+/** Chunk `chunk` of the job (from 1), as `jobChunks` tells it. */
+export function jobChunk(state: JobState, chunk: number): JobChunk {
   const { job } = state;
-  return Array.from({ length: job.chunks }, (_, i): JobChunk => {
-    const chunk = i + 1;
-    const known = state.chunks.get(chunk);
-    const task = known?.task?.id;
-    const send = known?.send;
-    const digest = send?.items_digest;
-    const fresh = send !== undefined && known?.task?.how !== 'reused';
-    return {
-      chunk,
-      items: chunkItems(job, chunk),
-      ...(task !== undefined && { task }),
-      ...(digest !== undefined && { digest }),
-      ...(fresh && { sent: sentOf(send, task, known?.task?.answered === true) }),
-      ...(known?.refused !== undefined && { refused: known.refused }),
-    };
-  });
+  const known = state.chunks.get(chunk);
+  const task = known?.task?.id;
+  const send = known?.send;
+  const digest = send?.items_digest;
+  const fresh = send !== undefined && known?.task?.how !== 'reused';
+  const created = known?.task?.created_at;
+  return {
+    chunk,
+    items: chunkItems(job, chunk),
+    ...(task !== undefined && { task }),
+    ...(digest !== undefined && { digest }),
+    ...(fresh && { sent: sentOf(send, task, known?.task?.answered === true) }),
+    ...(known?.refused !== undefined && { refused: known.refused }),
+    ...(created !== undefined && { created_at: created }),
+  };
 }
 
 function sentOf(send: SendRecord, task: number | undefined, answered: boolean): NonNullable<JobChunk['sent']> {
@@ -88,6 +98,11 @@ export function checkChunkTask(
 ): void {
   const problem = chunkTaskProblem(job, chunk, task);
   if (problem === undefined) return;
+  if (problem.reissued)
+    throw new MalformedResponseError(
+      `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${problem.wrong}`,
+      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more. Nothing was sent.`,
+    );
   // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's. Of the job's
   // service, it is another task of that service (adopted by hand, a journal edited): the chunk's own is to be given.
   throw new MalformedResponseError(
@@ -102,8 +117,8 @@ export function checkChunkTask(
 export function chunkTaskProblem(
   job: { service: string },
   chunk: CreatedChunk,
-  task: Task,
-): { wrong: string; why: string } | undefined {
+  task: TaskFacts,
+): { wrong: string; why: string; reissued?: true } | undefined {
   const wrong: string[] = [];
   // Items are compared only when the task lists every one of them: a server that leaves some out proves nothing.
   const listed = listedTargets(task);
@@ -114,6 +129,14 @@ export function chunkTaskProblem(
   else if (chunk.sent !== undefined && olderThanSend(chunk.sent, task)) {
     wrong.push(`it existed before the chunk was sent`);
     why = 'it was created before the chunk was sent';
+  } else if (chunk.created_at !== undefined && !sameCreation(chunk.created_at, task.created_at)) {
+    // A task that could be the chunk's but for its creation time, which the journal kept: the service gave the id to
+    // another task (its ids started again from 1), and the chunk's own is not under it any more.
+    return {
+      wrong: `it was created ${task.created_at}, and the chunk's task ${task.id} was created ${chunk.created_at}: the service gave its id to another task`,
+      why: 'the service gave its id to another task',
+      reissued: true,
+    };
   } else if (chunk.digest !== undefined && listed !== undefined) {
     if (itemsDigest(listed) !== chunk.digest) {
       wrong.push(`its items are not the ones the chunk sent`);
@@ -130,7 +153,7 @@ export function chunkTaskProblem(
  * client's clock less CLOCK_SKEW_ALLOWANCE_MS, and then never the task its POST's own answer named (a server further
  * behind would make it look older). Costs no request.
  */
-function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: Task): boolean {
+function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: TaskFacts): boolean {
   if (sent.before.includes(task.id)) return true;
   if (sent.offset === undefined && sent.answered) return false;
   const created = parseTimestampWithResolution(task.created_at);

@@ -3,7 +3,7 @@ import type { Output, Process, Runtime, Service, Store } from '../capabilities.j
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
 import { readJob, requireComplete, warnIfRefused } from './journaled-job.js';
-import { checkChunkTask } from './job-chunks.js';
+import { checkChunkTask, type CreatedChunk } from './job-chunks.js';
 
 export async function runWaitJob(
   ctx: Output & Process & Runtime & Store & Service,
@@ -20,7 +20,9 @@ export async function runWaitJob(
   requireComplete(job, 'wait --job');
   warnIfRefused(ctx, job);
   // Each task is checked against its chunk as it is seen: by service and count (and its items, when read with them).
-  const chunks = new Map(job.created.map((chunk) => [chunk.task, chunk]));
+  // Two chunks may name one id (the service gave it out again, its ids having started again): each is checked.
+  const chunks = new Map<number, CreatedChunk[]>();
+  for (const chunk of job.created) chunks.set(chunk.task, [...(chunks.get(chunk.task) ?? []), chunk]);
   await waitForTasks(
     ctx,
     job.created.map((chunk) => chunk.task),
@@ -29,8 +31,7 @@ export async function runWaitJob(
       showCommand: `taskctl show --job ${file}`,
       resumeCommand: `taskctl wait --job ${file}`,
       verify: (task) => {
-        const chunk = chunks.get(task.id);
-        if (chunk) checkChunkTask(job, chunk, task);
+        for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
       },
     },
   );

@@ -10,6 +10,8 @@ import { itemsDigest } from '../items/multiset.js';
 import { crashPoint } from './crash-point.js';
 import { chunkItems, type Cover, type JobState } from './journal-records.js';
 import type { ChunkObserver, Dispatch, DoneChunk, How, PlannedChunk, Totals } from './types.js';
+import { jobChunk } from '../job/job-chunks.js';
+import type { OwnClaim } from './own-claims.js';
 
 export class JobJournal implements ChunkObserver {
   /** Chunks with a task, as the pipeline counts them. */
@@ -185,8 +187,15 @@ export class JobJournal implements ChunkObserver {
     this.done.set(chunk, this.doneChunk(chunk, task));
   }
 
-  private doneChunk(chunk: number, task: { id: number; cost: number; how: How }): DoneChunk {
-    return { task: { id: task.id, cost: task.cost }, how: task.how, items: chunkItems(this.state.job, chunk) };
+  private doneChunk(chunk: number, task: { id: number; cost: number; how: How; created_at?: string }): DoneChunk {
+    const { job } = this.state;
+    const facts = jobChunk(this.state, chunk);
+    const claim: OwnClaim = {
+      id: task.id,
+      ...(task.created_at !== undefined && { created_at: task.created_at }),
+      ...(facts.task === task.id && { chunk: { service: job.service, chunk: { ...facts, task: task.id } } }),
+    };
+    return { task: { id: task.id, cost: task.cost }, how: task.how, items: chunkItems(job, chunk), claim };
   }
 }
 

@@ -8,7 +8,7 @@ import type { Task } from '../../api/schemas.js';
 import { AuthError } from '../../errors.js';
 import type { Process, Runtime } from '../capabilities.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
-import type { MatchResult, Snapshot, TaskReader } from '../reconcile.js';
+import type { Claims, MatchResult, Snapshot, TaskReader } from '../reconcile.js';
 import type { SendState } from './types.js';
 
 export interface LostRequest {
@@ -23,7 +23,7 @@ export interface LostRequest {
   /** What existed before it was sent. */
   before: Snapshot;
   /** Tasks of this run or job: never this request's. */
-  exclude: ReadonlySet<number>;
+  exclude: Claims;
   /** This run's ledger entry of the request. */
   entry: LedgerEntry | undefined;
   /**

@@ -29,6 +29,7 @@ import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint, notLookedAt } from './send.js';
+import { ownClaims } from './own-claims.js';
 import { unsureHint } from './settle.js';
 import {
   resumeCommand,
@@ -176,7 +177,15 @@ async function sendOne(
 ): Promise<Outcome> {
   const { plan, options, what, outcomes, flight } = sending;
   const { observer, job } = plan.input;
-  const claimed = new Set([...plan.done.values(), ...outcomes.values()].map((o) => o.task.id));
+  // The job's other chunks' tasks, each claim with what was recorded of its task (own-claims.ts).
+  const claimed = ownClaims([
+    ...[...plan.done.values()].map((done) => done.claim ?? { id: done.task.id }),
+    ...[...outcomes.values()].map(({ task }) => ({
+      id: task.id,
+      created_at: task.created_at,
+      read: { service: task.service, total_items: task.total_items },
+    })),
+  ]);
   /** A request of this chunk left: a refusal is then the service's answer to its items. */
   const sent = { dispatched: false };
   const hooks = {

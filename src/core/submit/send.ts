@@ -23,7 +23,8 @@ import { counted, formatCount } from '../items/clean.js';
 import { isoSeconds } from '../../output/times.js';
 import { multisetWithin } from '../items/multiset.js';
 import { DATE_CLOCK_SPREAD_MS, stampedBefore } from '../server-time.js';
-import type { Snapshot, Unsearched } from '../reconcile.js';
+import type { Claims, Snapshot, Unsearched } from '../reconcile.js';
+import { withIds } from './own-claims.js';
 import { POST_TIMEOUT_MS } from '../../api/constants.js';
 import type { LedgerEntry, LedgerJob } from '../../store/ledger.js';
 import type { Task } from '../../api/schemas.js';
@@ -113,7 +114,7 @@ export async function createOne(
   api: ApiClient,
   chunk: Chunk,
   options: SubmitOptions,
-  exclude: ReadonlySet<number>,
+  exclude: Claims,
   what: string,
   state: SendState,
   hooks: SendHooks = {},
@@ -137,7 +138,7 @@ async function lookBefore(
   api: ApiClient,
   { service, items }: Chunk,
   options: SubmitOptions,
-  { exclude, what, job }: { exclude: ReadonlySet<number>; what: string; job: LedgerJob | undefined },
+  { exclude, what, job }: { exclude: Claims; what: string; job: LedgerJob | undefined },
   { serverClock, local, reuse: index }: SendState,
 ): Promise<Snapshot | Outcome> {
   const reconcile = await import('../reconcile.js');
@@ -164,7 +165,7 @@ async function lookBefore(
           service,
           items,
           createdAfter: Math.min(ctx.clock.now() - window, since - DATE_CLOCK_SPREAD_MS),
-          exclude: options.notReusable ? new Set([...exclude, ...options.notReusable]) : exclude,
+          exclude: options.notReusable ? withIds(exclude, options.notReusable) : exclude,
           allowItemFailures: options.allowItemFailures === true,
           // The stopped run's task, however it ended: it was paid for.
           ...(Number.isFinite(since) && { anyStatusFrom: since - DATE_CLOCK_SPREAD_MS }),
@@ -253,7 +254,7 @@ async function lookBefore(
 function unsearched(
   window: number,
   reach: Unsearched,
-  at: { what: string; retry: ReadonlySet<number> | undefined; exclude: ReadonlySet<number> },
+  at: { what: string; retry: ReadonlySet<number> | undefined; exclude: Claims },
 ): ReuseUnsearchedError {
   // What the pages read reach back to, when it says something (an oldest task seen elsewhere in the run can be older).
   const reached = reach.oldest !== undefined && !(reach.oldest <= reach.edge) ? reach.oldest : undefined;
@@ -292,7 +293,7 @@ function unsearched(
       ? undefined
       : `--reuse-window ${covered}m, a window ${by}; ${notLookedAt(covers, since, window)}`;
   const searched = { window, since, by };
-  if (at.exclude.size > 0)
+  if (at.exclude.ids.size > 0)
     return new ReuseUnsearchedError(
       message,
       shorter === undefined
@@ -349,7 +350,7 @@ async function twinTask(
 }
 
 interface Posting {
-  exclude: ReadonlySet<number>;
+  exclude: Claims;
   what: string;
   state: SendState;
   hooks: SendHooks;
@@ -463,7 +464,9 @@ function foreignAnswer(
       `task ${id} of ${task.service} for ${counted(task.total_items, 'item')}, not this request's ${counted(items.length, 'item')} of ${service}`,
     );
   }
-  if (exclude.has(id)) return proven(`task ${id}, which another chunk of this job already has`);
+  // Another chunk's claim on the id holds only while what was recorded of its task is what this answer shows: a
+  // service whose ids started again gives the id to this request's task (own-claims.ts).
+  if (exclude.holds(task)) return proven(`task ${id}, which another chunk of this job already has`);
   if (before.ids.has(id) || before.listed?.has(id))
     return proven(`task ${id}, which the task list showed before this request was sent`);
   const listed = task.items?.map((item) => item.target);

@@ -8,6 +8,9 @@ import { idArgs, LISTED_IDS } from '../follow/outcome.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
 import { counted, formatCount } from '../items/clean.js';
 import { resumeCommand, type DoneChunk, type Outcome, type PipelineInput, type SubmitOptions } from './types.js';
+import type { JobRef } from './types.js';
+import type { Task } from '../../api/schemas.js';
+import { checkChunkTask, type CreatedChunk } from '../job/job-chunks.js';
 
 /** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
 type Finisher = Output & Process & Runtime & Store & Service;
@@ -56,14 +59,33 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
     job === undefined
       ? {}
       : { showCommand: `taskctl show --job ${job.id}`, resumeCommand: `taskctl wait --job ${job.id}` };
+  const verify = job === undefined ? undefined : earlierChunks(end, job);
   await waitNamingTasks(
     ctx,
     all.map((o) => o.task.id),
-    { ...(options as WaitOptions), ...byJob },
+    { ...(options as WaitOptions), ...byJob, ...(verify !== undefined && { verify }) },
     now.map((o) => o.task),
   );
   // Items the server never took cannot have completed: however the tasks ended, that is not a clean success.
   if (short && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
+}
+
+/**
+ * The check of an earlier run's chunk against the task its id names now, as `wait --job` checks each (exit 8): the
+ * service may have given the id to another task since (its ids started again), even to one of this run's chunks.
+ */
+function earlierChunks(end: Finished, job: JobRef): ((task: Task) => void) | undefined {
+  const chunks = new Map<number, Array<{ service: string; chunk: CreatedChunk }>>();
+  for (const [index, done] of end.done) {
+    const facts = done.claim?.chunk;
+    if (facts === undefined || end.outcomes.has(index)) continue;
+    chunks.set(facts.chunk.task, [...(chunks.get(facts.chunk.task) ?? []), facts]);
+  }
+  if (chunks.size === 0) return undefined;
+  return (task) => {
+    for (const { service, chunk } of chunks.get(task.id) ?? [])
+      checkChunkTask({ file: job.id, service, refused: job.refused === true ? ['refused'] : [] }, chunk, task);
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The shapes the submission pipeline passes between its steps (pipeline.ts runs them in order). */
 import type { Task } from '../../api/schemas.js';
-import { shellWord } from '../../lib/shell-word.js';
+import type { JobRef } from './resume-command.js';
 import type { ItemList } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait-loop.js';
 import type { ApiClient } from '../../api/client.js';
@@ -9,7 +9,10 @@ import type { ReuseIndex, Snapshot } from '../reconcile.js';
 import type { ServerClock } from '../server-time.js';
 import type { LocalCreates } from './local-runs.js';
 import type { How } from './journal-records.js';
+import type { OwnClaim } from './own-claims.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
+
+export { resumeCommand, type JobRef } from './resume-command.js';
 
 /**
  * What the pipeline's entry uses of a run: it prints, asks, is interrupted, reads the clock, keeps the ledger in the
@@ -75,6 +78,8 @@ export interface DoneChunk {
   task: { id: number; cost: number };
   how: How;
   items: number;
+  /** What the journal recorded of its task, which tells it from a task given its id again (own-claims.ts). */
+  claim?: OwnClaim;
 }
 
 /** One task's worth of items, numbered across the whole submission (from 1); `first` is its first item's offset. */
@@ -158,44 +163,10 @@ export interface PipelineInput {
   settle?: (api: ApiClient, state: SendState) => Promise<void>;
 }
 
-/**
- * A job as its hints name it: `refused`, it has chunks the service refused (a resume of it needs `--skip-refused`);
- * `yes` and `maxCost`, the run was told how to spend without a question (`--yes`, `--max-cost N`), so its resume is
- * too: printed in a script or CI, with no terminal to ask on, it runs there as printed (docs/behaviour.md#jobs).
- */
-export interface JobRef {
-  id: string;
-  refused?: boolean;
-  yes?: boolean;
-  maxCost?: number;
-  /**
-   * The flags of this run whose choice the job has not recorded yet (`--ignore-job J`, `--forget-gone-journal`: a run
-   * stopped at the money guard records none): its hints carry them, so the resume they name goes on as this one would
-   * have, never back to the refusal they passed.
-   */
-  unrecorded?: () => string;
-  /**
-   * The file the job was last run from, gone, that this run was let past by a window reaching back to the job's start
-   * (`window`): a resume without that lookup is refused (exit 2), so its hints never name one (send-chunks.ts).
-   */
-  gone?: { path: string; window: string };
-}
-
 /** The spending flags of a run that its job's hints carry (`--yes`, `--max-cost N`). */
 export function spendingFlags(options: Pick<SubmitOptions, 'yes' | 'maxCost'>): Pick<JobRef, 'yes' | 'maxCost'> {
   return {
     ...(options.yes === true && { yes: true }),
     ...(options.maxCost !== undefined && { maxCost: options.maxCost }),
   };
-}
-
-/**
- * The one `taskctl resume …` command every hint of a job prints: with `--skip-refused` while the job has refused
- * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), the run's spending flags, and its
- * `--ignore-job` and `--forget-gone-journal` while the job has not recorded them; `more`, flags after them.
- */
-export function resumeCommand(job: JobRef, more = ''): string {
-  const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
-  const unrecorded = job.unrecorded?.() ?? '';
-  return `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${unrecorded}${more}`;
 }

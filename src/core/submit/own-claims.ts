@@ -1,0 +1,52 @@
+/**
+ * The tasks a run or job already has for its other chunks, as the claims a create's checks judge a task by
+ * (docs/behaviour.md#exactly-once): a task one of them names is never another chunk's (its create's answer, the scans
+ * after a lost answer, the `--reuse-window` lookup). A claim is on an id, and a service may give an id out again (its
+ * ids started again from 1: a sandbox restarted without --state): it holds a task read under that id only while what
+ * was recorded of the claimed task is what the task shows, as the ledger (store/ledger.ts), the follow engine and
+ * `resume --adopt` (settle.ts) judge it: its `created_at` where it was recorded (task-state.ts `sameCreation`), and
+ * for a chunk of a journal the one check of a chunk's task (job-chunks.ts `chunkTaskProblem`: service, item count,
+ * made after its send, its items when listed). A claim with no such fact of its own holds: nothing is guessed.
+ */
+import type { Claims, TaskFacts } from '../reconcile.js';
+import { chunkTaskProblem, type CreatedChunk } from '../job/job-chunks.js';
+import { sameCreation } from '../../lib/task-state.js';
+
+/** One claim: the task's id and what was recorded of it. */
+export interface OwnClaim {
+  id: number;
+  /** The task's `created_at` as the service gave it when it was claimed (journals since it is kept). */
+  created_at?: string;
+  /** The task as a journal's chunk (its service is the job's): item count, send, items digest. */
+  chunk?: { service: string; chunk: CreatedChunk };
+  /** The task as this run read it: its service and item count. */
+  read?: { service: string; total_items: number };
+}
+
+/** The claims, judged together; `always`: ids excluded whatever task they name now (a retry's own tasks). */
+export function ownClaims(claims: Iterable<OwnClaim>, always: Iterable<number> = []): Claims {
+  const byId = new Map<number, OwnClaim[]>();
+  for (const claim of claims) byId.set(claim.id, [...(byId.get(claim.id) ?? []), claim]);
+  for (const id of always) byId.set(id, [...(byId.get(id) ?? []), { id }]);
+  return {
+    ids: new Set(byId.keys()),
+    holds: (task) => byId.get(task.id)?.some((claim) => holds(claim, task)) ?? false,
+  };
+}
+
+/** The claims and the ids of `more`, which hold whatever they name. */
+export function withIds(claims: Claims, more: Iterable<number>): Claims {
+  const extra = new Set(more);
+  return {
+    ids: new Set([...claims.ids, ...extra]),
+    holds: (task) => extra.has(task.id) || claims.holds(task),
+  };
+}
+
+function holds(claim: OwnClaim, task: TaskFacts): boolean {
+  if (claim.created_at !== undefined && !sameCreation(claim.created_at, task.created_at)) return false;
+  if (claim.read !== undefined && (claim.read.service !== task.service || claim.read.total_items !== task.total_items))
+    return false;
+  if (claim.chunk !== undefined && chunkTaskProblem(claim.chunk, claim.chunk.chunk, task) !== undefined) return false;
+  return true;
+}

@@ -1,0 +1,36 @@
+/** The `taskctl resume …` command a job's hints print, and the job as they name it. */
+import { shellWord } from '../../lib/shell-word.js';
+
+/**
+ * A job as its hints name it: `refused`, it has chunks the service refused (a resume of it needs `--skip-refused`);
+ * `yes` and `maxCost`, the run was told how to spend without a question (`--yes`, `--max-cost N`), so its resume is
+ * too: printed in a script or CI, with no terminal to ask on, it runs there as printed (docs/behaviour.md#jobs).
+ */
+export interface JobRef {
+  id: string;
+  refused?: boolean;
+  yes?: boolean;
+  maxCost?: number;
+  /**
+   * The flags of this run whose choice the job has not recorded yet (`--ignore-job J`, `--forget-gone-journal`: a run
+   * stopped at the money guard records none): its hints carry them, so the resume they name goes on as this one would
+   * have, never back to the refusal they passed.
+   */
+  unrecorded?: () => string;
+  /**
+   * The file the job was last run from, gone, that this run was let past by a window reaching back to the job's start
+   * (`window`): a resume without that lookup is refused (exit 2), so its hints never name one (send-chunks.ts).
+   */
+  gone?: { path: string; window: string };
+}
+
+/**
+ * The one `taskctl resume …` command every hint of a job prints: with `--skip-refused` while the job has refused
+ * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), the run's spending flags, and its
+ * `--ignore-job` and `--forget-gone-journal` while the job has not recorded them; `more`, flags after them.
+ */
+export function resumeCommand(job: JobRef, more = ''): string {
+  const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
+  const unrecorded = job.unrecorded?.() ?? '';
+  return `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${unrecorded}${more}`;
+}

@@ -1,0 +1,147 @@
+/**
+ * A job stopped with a chunk in doubt, and the service's ids started again from 1 before its resume (a sandbox
+ * restarted without --state): the task the service makes for that chunk gets an id an earlier chunk of the same job
+ * already names. That earlier chunk's claim is on the id; what its journal recorded of its task (when it was made, its
+ * items) is not what the service shows under the id now, so it does not make the new task another chunk's. The resume
+ * takes the task its create was answered with, and the hint it prints, followed again, never pays for a chunk twice.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import { journalLines, keepJournalLines } from '../journal-lines.js';
+import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { runTaskctl } from '../harness.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+const S = 'domain_check_availability';
+let world: World;
+let dir: string;
+let restarted: RunningSandbox | undefined;
+beforeEach(async () => {
+  world = await startSandboxWorld();
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-ids-restart-'));
+});
+afterEach(async () => {
+  await (restarted ?? world.sandbox).close();
+  restarted = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
+const ITEMS = ['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com'];
+
+/**
+ * Job of six one-item chunks; its journal kept as if it was killed while chunk 4's request was in flight (the
+ * service's tasks 4–6 are then dropped with the restart all the same). Returns the job's id and its journal's path.
+ */
+async function stoppedAtChunk4(): Promise<{ job: string; journal: string }> {
+  const input = join(dir, 'in.txt');
+  writeFileSync(input, `${ITEMS.join('\n')}\n`);
+  const created = await run(['create', S, '-f', input, '--chunk-size', '1', '-y']);
+  expect(created.code, created.stderr).toBe(0);
+  const job = /job (j-[0-9a-z]+): taskctl jobs/.exec(created.stderr)?.[1] ?? '';
+  const journal = join(dir, 'state', 'jobs', `${job}.jsonl`);
+  keepJournalLines(
+    journal,
+    (record) =>
+      record.type !== 'done' &&
+      !(typeof record.chunk === 'number' && record.chunk >= 4 && !(record.chunk === 4 && record.type === 'send')),
+  );
+  return { job, journal };
+}
+
+/** The sandbox restarted an hour on without --state, on the same port: no task, ids from 1 again. */
+async function restart(): Promise<void> {
+  const port = Number(new URL(world.sandbox.url).port);
+  await world.sandbox.close();
+  world.clock.advance(3_600_000);
+  restarted = await startSandbox({ port, itemMs: 0, rateLimit: 0, clock: world.clock, balance: 10_000_000 });
+  expect(restarted.url).toBe(world.sandbox.url);
+}
+
+/** The command a hint says to run next, as argv. */
+function hinted(stderr: string): string[] | undefined {
+  const line = /taskctl (resume [^\n]*)$/m.exec(stderr)?.[1];
+  return line?.trim().split(/\s+/);
+}
+
+it('ids started again: chunk 4 sent after the restart is answered with task 1 (chunk 1 names the old task 1): taken, and paid once', async () => {
+  const { job, journal } = await stoppedAtChunk4();
+  await restart();
+  const first = await run(['resume', job, '--yes']);
+  // The hint, followed verbatim as long as it names a resume: it never pays for a chunk twice.
+  let last = first;
+  for (let i = 0; i < 2 && last.code !== 0; i++) {
+    const next = hinted(last.stderr);
+    if (next?.includes('--yes') !== true) break;
+    last = await run(next);
+  }
+  const counts = await world.itemCounts();
+  for (const item of ['m4.com', 'm5.com', 'm6.com']) expect(counts.get(item) ?? 0, item).toBeLessThanOrEqual(1);
+  expect(first.code, first.stderr).toBe(0);
+  expect(first.stderr).toContain('chunk 4: not created by the interrupted request; sending it');
+  expect(first.stderr).not.toContain('which another chunk of this job already has');
+  expect(await world.posts()).toBe(3);
+  const created = journalLines(journal).filter((record) => record.type === 'created');
+  expect(created.map((record) => [record.chunk, record.task])).toEqual([
+    [1, 1],
+    [2, 2],
+    [3, 3],
+    [4, 1],
+    [5, 2],
+    [6, 3],
+  ]);
+});
+
+it('ids started again, and chunk 4 lost its answer after the new task 1 was made: the resume finds task 1 for it, and sends nothing', async () => {
+  const { job, journal } = await stoppedAtChunk4();
+  await restart();
+  // The request of chunk 4 reaches the new service (it makes task 1), and its answer is lost.
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
+  const lost = await run(['resume', job, '--yes']);
+  await world.clearFaults();
+  if (lost.code !== 0) {
+    const again = await run(hinted(lost.stderr) ?? ['resume', job, '--yes']);
+    expect(again.code, again.stderr).toBe(0);
+  }
+  const counts = await world.itemCounts();
+  for (const item of ['m4.com', 'm5.com', 'm6.com']) expect(counts.get(item), item).toBe(1);
+  const chunk4 = journalLines(journal).filter(
+    (record) => record.chunk === 4 && (record.type === 'created' || record.type === 'reconciled'),
+  );
+  expect(chunk4.at(-1)).toEqual(expect.objectContaining({ task: 1 }));
+});
+
+it('then two chunks name each of tasks 1–3: show, wait and retry --job say chunk 1 is no longer under its id (exit 8), and send nothing', async () => {
+  const { job } = await stoppedAtChunk4();
+  await restart();
+  const resumed = await run(['resume', job, '--yes', '--wait']);
+  expect(resumed.code, resumed.stderr).toBe(8);
+  expect(resumed.stderr).toMatch(
+    /chunk [123] of .* does not match task [123]: it was created .*: the service gave its id to another task/,
+  );
+  for (const argv of [
+    ['show', '--job', job],
+    ['wait', '--job', job],
+    ['retry', '--job', job, '-y'],
+  ]) {
+    const result = await run(argv);
+    expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(8);
+    expect(result.stderr).toContain("The service's task ids seem to have started again");
+    expect(result.stderr).toContain('Nothing was sent.');
+  }
+  const jobs = await run(['jobs']);
+  expect(jobs.code, jobs.stderr).toBe(0);
+  const again = await run(['resume', job, '--yes']);
+  expect(again.code, again.stderr).toBe(0);
+  expect(await world.posts()).toBe(3);
+});
+
+it('without a restart, chunk 4 in doubt finds its own task 4: nothing sent again for it', async () => {
+  const { job } = await stoppedAtChunk4();
+  const resumed = await run(['resume', job, '--yes']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain('chunk 4: task 4 was created by the interrupted request');
+  expect(await world.posts()).toBe(8); // six, then chunks 5 and 6
+});

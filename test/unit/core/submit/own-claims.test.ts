@@ -1,0 +1,62 @@
+/**
+ * A job's own claims on task ids (own-claims.ts): a claim holds a task read under its id while what was recorded of
+ * its task is what the task shows; a claim with no telling fact always holds.
+ */
+import { describe, expect, it } from 'vitest';
+import { ownClaims, withIds } from '../../../../src/core/submit/own-claims.js';
+import { itemsDigest } from '../../../../src/core/items/multiset.js';
+import { T0 } from '../../clock.js';
+
+const S = 'domain_check_availability';
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+const task = (
+  over: Partial<{
+    id: number;
+    service: string;
+    total_items: number;
+    created_at: string;
+    items: Array<{ target: string; status: string }>;
+  }> = {},
+) => ({
+  id: 1,
+  service: S,
+  total_items: 1,
+  created_at: at(0),
+  ...over,
+});
+
+describe('ownClaims', () => {
+  it("a claim whose recorded created_at is the task's holds it; another creation time under the same id does not", () => {
+    const claims = ownClaims([{ id: 1, created_at: at(0) }]);
+    expect(claims.holds(task())).toBe(true);
+    expect(claims.holds(task({ created_at: at(500) }))).toBe(true); // the same creation, to the second
+    expect(claims.holds(task({ created_at: at(3_600_000) }))).toBe(false);
+    expect(claims.holds(task({ id: 2 }))).toBe(false);
+    expect([...claims.ids]).toEqual([1]);
+  });
+
+  it('a claim with no fact of its task holds whatever its id names (nothing guessed)', () => {
+    const claims = ownClaims([{ id: 1 }]);
+    expect(claims.holds(task({ created_at: at(3_600_000), service: 'other', total_items: 9 }))).toBe(true);
+  });
+
+  it('a journal chunk without created_at: its items, when the task lists them, tell another task', () => {
+    const chunk = { chunk: 1, items: 1, task: 1, digest: itemsDigest(['a.com']) };
+    const claims = ownClaims([{ id: 1, chunk: { service: S, chunk } }]);
+    expect(claims.holds(task({ items: [{ target: 'a.com', status: 'completed' }] }))).toBe(true);
+    expect(claims.holds(task())).toBe(true); // items not listed: nothing tells them apart
+    expect(claims.holds(task({ items: [{ target: 'b.com', status: 'completed' }] }))).toBe(false);
+    expect(claims.holds(task({ total_items: 2 }))).toBe(false);
+  });
+
+  it('two claims on one id: either holding holds it; withIds adds ids that hold whatever they name', () => {
+    const claims = ownClaims([
+      { id: 1, created_at: at(0) },
+      { id: 1, created_at: at(3_600_000) },
+    ]);
+    expect(claims.holds(task({ created_at: at(3_600_000) }))).toBe(true);
+    const more = withIds(ownClaims([]), [7]);
+    expect(more.holds(task({ id: 7, created_at: at(9_000_000) }))).toBe(true);
+    expect([...more.ids]).toEqual([7]);
+  });
+});
