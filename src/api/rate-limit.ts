@@ -192,7 +192,7 @@ export class RateLimiter {
         this.#grant(now);
         return;
       }
-      const why = `${window.limit} requests/min`;
+      const why = this.#budgetWords(window.limit);
       await this.#sleepUntil(window.resetAtMs + this.#resetMarginMs, now, signal, deadline, onWait, why);
     }
   }
@@ -300,6 +300,23 @@ export class RateLimiter {
       resetAtMs: Math.max(window.resetAtMs, this.#blockedUntilMs),
       source: window.fromServer ? 'server' : 'assumed',
     };
+  }
+
+  /**
+   * What holds a request now, in the words of a wait's notice (`the rate limit (100 requests/min)`): a 429's "not
+   * before" while it lasts, else the budget. For a caller that waits on `readyAt` itself (the follow engine's rounds).
+   */
+  holdWords(): string {
+    const why =
+      this.#clock.now() < this.#blockedUntilMs
+        ? 'the server asked to wait'
+        : this.#budgetWords(this.#window?.limit ?? ASSUMED_LIMIT);
+    return `the rate limit (${why})`;
+  }
+
+  /** A budget of `limit` requests in words. */
+  #budgetWords(limit: number): string {
+    return `${limit} requests/min`;
   }
 
   /** The budget the pace spreads: the stated limit, the documented one when assumed, none otherwise. */

@@ -330,12 +330,13 @@ export async function waitForTasks(
       const line = display.unanswered(error.message);
       if (progress.mode !== 'live') warn(line);
     },
-    onRoundStart: () => {
-      display.roundStarted();
+    onRoundStart: () => display.roundStarted(),
+    onRateLimitHold: (untilMs) => {
+      // On a terminal the live block says it in place, counting down; elsewhere the client's own notice of a wait.
+      if (progress.mode === 'live') display.held(untilMs, api.rateLimiter.holdWords());
+      else api.announceRateLimitWait(untilMs - ctx.clock.now());
     },
-    onRound: () => {
-      display.round();
-    },
+    onRound: () => display.round(),
   })
     .catch(async (error: unknown) => {
       progress.stop(); // an error (exit 8...) must not leave the live block on the screen above its message
