@@ -359,6 +359,9 @@ export class Context implements Capabilities {
         else this.printer.info(message);
       },
       onResend: (message) => this.spinners.resending(message),
+      // Under a spinner in its text; where a spin shows none, one line a run, even with -q (docs/behaviour.md#quiet).
+      onNoAnswer: (waitedMs, givesUpAt) =>
+        this.spinners.noAnswer(waitedMs, givesUpAt, (line) => this.printer.notice(line)),
     });
     this.onCleanup(() => client.close());
     // From here the tasks this command sees are remembered for completion under its account.

@@ -20,6 +20,10 @@ export interface SpinnerSlotOptions {
 export class SpinnerSlot {
   private active: Spinner | undefined;
   private text = '';
+  /** Spins under way with no spinner shown (a script, CI, -q, json): their notices are lines. */
+  private unshown = 0;
+  /** A request with no answer was said in a line: once a run, not a flood. */
+  private saidNoAnswer = false;
 
   constructor(private readonly options: SpinnerSlotOptions) {}
 
@@ -44,7 +48,14 @@ export class SpinnerSlot {
     const printer = this.options.printer();
     const enabled = !ci && !printer.quiet && !isJsonFormat(printer.format);
     const spinner = startSpinner({ stream, enabled, color: printer.stderrColor }, `${text}…`);
-    if (!spinner.live) return work(say, false);
+    if (!spinner.live) {
+      this.unshown++;
+      try {
+        return await work(say, false);
+      } finally {
+        this.unshown--;
+      }
+    }
     this.active = spinner;
     this.text = text;
     try {
@@ -74,6 +85,41 @@ export class SpinnerSlot {
   /** A resend of the client, told after the spinner's own text. */
   resending(message: string): void {
     this.active?.text(`${this.text}: ${message}`);
+  }
+
+  /**
+   * A request of a spin has had no answer for `waitedMs` and gives up at `givesUpAt` at the latest: the spinner says so
+   * after its own text, counting on, until the returned function is called (the answer came, or the attempt ended);
+   * where a spin shows no spinner, `line` gets it once a run. Nothing outside a spin (a wait's live block says it).
+   */
+  noAnswer(waitedMs: number, givesUpAt: number, line: (text: string) => void): (() => void) | undefined {
+    const { clock } = this.options;
+    const start = clock.now() - waitedMs;
+    const words = () => {
+      const now = clock.now();
+      const left = Math.max(0, Math.ceil((givesUpAt - now) / 1000));
+      return `no answer from the service for ${Math.floor((now - start) / 1000)}s; still trying, up to ${left}s more…`;
+    };
+    const spinner = this.active;
+    if (spinner === undefined) {
+      if (this.unshown > 0 && !this.saidNoAnswer) {
+        this.saidNoAnswer = true;
+        line(words());
+      }
+      return undefined;
+    }
+    const text = this.text;
+    const show = () => spinner.text(`${text}: ${words()}`);
+    show();
+    const timer = setInterval(() => {
+      if (this.active === spinner) show();
+      else clearInterval(timer);
+    }, 1000);
+    timer.unref();
+    return () => {
+      clearInterval(timer);
+      if (this.active === spinner) spinner.text(`${this.text}…`);
+    };
   }
 
   /** `waiting 25s for the rate limit…`, then 24s, 23s… in the spinner's text until the wait is over. */

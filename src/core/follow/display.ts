@@ -9,6 +9,7 @@
  * time left is labelled as an estimate; while the service does not answer, the block says so (polling, last answer
  * N s ago) and shows no rate or estimate, so nothing moves that is not known.
  */
+import { NO_ANSWER_NOTICE_MS } from '../../api/constants.js';
 import { clockTime, formatDuration } from '../../lib/duration.js';
 import type { Paint, Progress } from '../../output/progress.js';
 import { paintTone } from '../../output/status-colours.js';
@@ -30,7 +31,7 @@ const LINES_PER_TASK = 60;
 /** Plain-mode heartbeats list unfinished tasks one per line up to this many, else one summary line. */
 const HEARTBEAT_LINES = 10;
 /** A poll round waiting this long for an answer is shown as waiting (a request that hangs before it fails). */
-const AWAIT_NOTICE_MS = 5000;
+const AWAIT_NOTICE_MS = NO_ANSWER_NOTICE_MS;
 const BAR_WIDTH = 16;
 
 export interface DisplayOptions {
