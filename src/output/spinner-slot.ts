@@ -20,8 +20,6 @@ export interface SpinnerSlotOptions {
 export class SpinnerSlot {
   private active: Spinner | undefined;
   private text = '';
-  /** Spins under way with no spinner shown (a script, CI, -q, json): their notices are lines. */
-  private unshown = 0;
   /** A request with no answer was said in a line: once a run, not a flood. */
   private saidNoAnswer = false;
 
@@ -48,14 +46,7 @@ export class SpinnerSlot {
     const printer = this.options.printer();
     const enabled = !ci && !printer.quiet && !isJsonFormat(printer.format);
     const spinner = startSpinner({ stream, enabled, color: printer.stderrColor }, `${text}…`);
-    if (!spinner.live) {
-      this.unshown++;
-      try {
-        return await work(say, false);
-      } finally {
-        this.unshown--;
-      }
-    }
+    if (!spinner.live) return work(say, false);
     this.active = spinner;
     this.text = text;
     try {
@@ -90,21 +81,27 @@ export class SpinnerSlot {
   /**
    * A request of a spin has had no answer for `waitedMs` and gives up at `givesUpAt` at the latest: the spinner says so
    * after its own text, counting on, until the returned function is called (the answer came, or the attempt ended);
-   * where a spin shows no spinner, `line` gets it once a run. Nothing outside a spin (a wait's live block says it).
+   * with no spinner, `line` gets it once a run, unless a live block is drawn (`live`: a wait's says it itself).
    */
-  noAnswer(waitedMs: number, givesUpAt: number, line: (text: string) => void): (() => void) | undefined {
+  noAnswer(
+    waitedMs: number,
+    givesUpAt: number,
+    line: (text: string) => void,
+    live: () => boolean,
+  ): (() => void) | undefined {
     const { clock } = this.options;
     const start = clock.now() - waitedMs;
-    const words = () => {
+    // After the spinner's text (what is read) it fits 80 columns: the line of a script names the service instead.
+    const words = (who = '') => {
       const now = clock.now();
       const left = Math.max(0, Math.ceil((givesUpAt - now) / 1000));
-      return `no answer from the service for ${Math.floor((now - start) / 1000)}s; still trying, up to ${left}s more…`;
+      return `no answer${who} for ${Math.floor((now - start) / 1000)}s; still trying (${left}s left)…`;
     };
     const spinner = this.active;
     if (spinner === undefined) {
-      if (this.unshown > 0 && !this.saidNoAnswer) {
+      if (!live() && !this.saidNoAnswer) {
         this.saidNoAnswer = true;
-        line(words());
+        line(words(' from the service'));
       }
       return undefined;
     }

@@ -29,7 +29,7 @@ describe('a read with no answer yet', () => {
   it('in a script: one stderr line after 5 s, saying it is still trying within the request budget', async () => {
     const result = await heldFor(20_000, ['-o', 'json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toBe('no answer from the service for 5s; still trying, up to 30s more…\n');
+    expect(result.stderr).toBe('no answer from the service for 5s; still trying (30s left)…\n');
     expect(JSON.parse(result.stdout)).toEqual({ balance: 5, currency: 'coins' });
   });
 
@@ -42,7 +42,7 @@ describe('a read with no answer yet', () => {
   it('-q still says it, in one line: a silent script would look hung', async () => {
     const result = await heldFor(20_000, ['-q']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toBe('no answer from the service for 5s; still trying, up to 30s more…\n');
+    expect(result.stderr).toBe('no answer from the service for 5s; still trying (30s left)…\n');
     expect(result.stdout).toBe('5\n');
   });
 });
