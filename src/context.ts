@@ -359,6 +359,15 @@ export class Context implements Capabilities {
         else this.printer.info(message);
       },
       onResend: (message) => this.spinners.resending(message),
+      // Under a spinner in its text; without one a line, once a run, even with -q (docs/behaviour.md#quiet); a wait's
+      // live block says it itself.
+      onNoAnswer: (waitedMs, givesUpAt) =>
+        this.spinners.noAnswer(
+          waitedMs,
+          givesUpAt,
+          (line) => this.printer.notice(line),
+          () => this.printer.drawingLive(),
+        ),
     });
     this.onCleanup(() => client.close());
     // From here the tasks this command sees are remembered for completion under its account.

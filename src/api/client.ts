@@ -82,6 +82,12 @@ export interface ApiClient {
   /** The limiter this client paces with (`auth status` shows its snapshot). */
   readonly rateLimiter: RateLimiter;
   /**
+   * A wait for the rate limit its caller makes itself (the follow engine's rounds, paced by `rateLimiter.readyAt`),
+   * told to `onWait` as the client's own waits are: `waiting 31s for the rate limit (6 requests/min)…`, once, when
+   * longer than 2 s.
+   */
+  announceRateLimitWait: (waitMs: number) => void;
+  /**
    * Server clock minus local clock in ms, from the responses' `Date` headers: the largest value seen, a lower bound
    * (Date has whole seconds, and the answer took time to arrive). Undefined until a response carried a Date.
    * Reconciliation compares the server's `created_at` with when the request was sent through it.
@@ -119,6 +125,7 @@ function clientView(wire: Wire, limit: Deadline, ownsPool: boolean): ApiClient {
   return {
     baseUrl: wire.options.baseUrl,
     rateLimiter: wire.limiter,
+    announceRateLimitWait: (waitMs) => wire.notices.announce(waitMs, `for ${wire.limiter.holdWords()}`),
     listServices: async () => (await get('/services', ServicesResponseSchema)).data,
     getBalance: async () => (await get('/balance', BalanceResponseSchema)).data,
     async createTask(req, observer) {

@@ -42,5 +42,10 @@ export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 /** Deeper JSON than this is a malformed response: no API object nests beyond a handful of levels. */
 export const MAX_JSON_DEPTH = 256;
+/**
+ * A request with no answer this long is said to be waited for (spinner text, or one stderr line), as the live block of
+ * a wait says a round with no answer: a read of a service that stopped answering is otherwise 35 s of silence.
+ */
+export const NO_ANSWER_NOTICE_MS = 5_000;
 /** A wait (rate limit, Retry-After) longer than this is announced before it starts: silence past 2 s looks like a hang. */
 export const WAIT_NOTICE_MS = 2_000;

@@ -151,6 +151,13 @@ export class RateLimiter {
   #sent: number[] = [];
   /** When the next request is due on an even schedule at the budget's rate (where the granted ones have brought it). */
   #evenAt = Number.NEGATIVE_INFINITY;
+  /** The reset of the last window a server stated (epoch ms): the next one's says how long a window is. */
+  #lastServerResetMs: number | undefined;
+  /**
+   * The server's window as its resets show it, when not the documented minute: `short` (shorter, its length not known)
+   * or its length in ms (the first answer of a window came just after the last one's reset). Undefined: the minute.
+   */
+  #windowShown: number | 'short' | undefined;
   /** Emits 'change' when a request finishes or the budget changes (acquire waits for it while probing). */
   readonly #changes = new EventEmitter().setMaxListeners(0);
 
@@ -192,7 +199,7 @@ export class RateLimiter {
         this.#grant(now);
         return;
       }
-      const why = `${window.limit} requests/min`;
+      const why = this.#budgetWords(window.limit);
       await this.#sleepUntil(window.resetAtMs + this.#resetMarginMs, now, signal, deadline, onWait, why);
     }
   }
@@ -203,6 +210,7 @@ export class RateLimiter {
    */
   update(info: RateLimitInfo | undefined): void {
     if (info === undefined) return;
+    this.#learnWindow(info.resetAtMs);
     this.#heard = true;
     this.#stated = true;
     const others = Math.max(0, this.#inFlight - 1);
@@ -302,6 +310,56 @@ export class RateLimiter {
     };
   }
 
+  /**
+   * What holds a request now, in the words of a wait's notice (`the rate limit (100 requests/min)`): a 429's "not
+   * before" while it lasts, else the budget. For a caller that waits on `readyAt` itself (the follow engine's rounds).
+   */
+  holdWords(): string {
+    const why =
+      this.#clock.now() < this.#blockedUntilMs
+        ? 'the server asked to wait'
+        : this.#budgetWords(this.#window?.limit ?? ASSUMED_LIMIT);
+    return `the rate limit (${why})`;
+  }
+
+  /**
+   * The budget in words (`100 requests/min`), undefined before any server stated one. Per minute as documented
+   * (docs/openapi.json: X-RateLimit-Limit) unless the resets show another window: `6 requests per 20s`, or
+   * `6 requests a window` when only its being shorter is shown.
+   */
+  budgetWords(): string | undefined {
+    return this.#window === undefined ? undefined : this.#budgetWords(this.#window.limit);
+  }
+
+  #budgetWords(limit: number): string {
+    // Thousands separated as every count taskctl prints (output/numbers.ts, which this layer may not import).
+    const count = String(limit).replace(/\B(?=(\d{3})+$)/g, ',');
+    const shown = this.#windowShown;
+    if (shown === undefined) return `${count} requests/min`;
+    return shown === 'short' ? `${count} requests a window` : `${count} requests per ${formatDuration(shown)}`;
+  }
+
+  /**
+   * Two windows' resets: windows do not overlap, so resets less than a minute apart show a shorter window; when the
+   * later window's first answer came just after the earlier reset (a wait for it, its margin), they are neighbours
+   * and the gap is its length (whole-second resets: snapped to 5 s when within the tolerance of it).
+   */
+  #learnWindow(resetAtMs: number): void {
+    const last = this.#lastServerResetMs;
+    if (last !== undefined && resetAtMs <= last + SAME_WINDOW_TOLERANCE_MS) return;
+    this.#lastServerResetMs = resetAtMs;
+    if (last === undefined) return;
+    const gap = resetAtMs - last;
+    const neighbours = this.#clock.now() - last <= this.#resetMarginMs + SAME_WINDOW_TOLERANCE_MS;
+    if (neighbours) {
+      const fives = Math.round(gap / 5000) * 5000;
+      const length = Math.abs(gap - fives) <= SAME_WINDOW_TOLERANCE_MS ? fives : Math.round(gap / 1000) * 1000;
+      this.#windowShown = Math.abs(length - WINDOW_MS) <= SAME_WINDOW_TOLERANCE_MS ? undefined : length;
+    } else if (gap < WINDOW_MS - SAME_WINDOW_TOLERANCE_MS) {
+      this.#windowShown = 'short';
+    }
+  }
+
   /** The budget the pace spreads: the stated limit, the documented one when assumed, none otherwise. */
   #paceLimit(): number | undefined {
     if (this.#stated) return this.#window?.limit ?? ASSUMED_LIMIT;
@@ -354,9 +412,9 @@ export class RateLimiter {
   ): Promise<void> {
     const waitMs = clampWait(target - now);
     if (deadline !== undefined && now + waitMs > deadline) {
-      const limit = this.#window?.limit ?? ASSUMED_LIMIT;
+      const budget = this.#budgetWords(this.#window?.limit ?? ASSUMED_LIMIT);
       throw new RateLimitError(
-        `rate limit: the request budget (${limit} per window) is used up for another ${formatDuration(waitMs)}, past the deadline`,
+        `rate limit: the request budget (${budget}) is used up for another ${formatDuration(waitMs)}, past the deadline`,
         'Try again after the reset (`taskctl auth status` shows it), or allow more time with --timeout.',
       );
     }

@@ -9,7 +9,14 @@ import type { z } from 'zod';
 import { CliError, MalformedResponseError, RateLimitError, UnavailableError, systemErrorWords } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
 import { redactHeaders, type Redactor } from '../lib/redact.js';
-import { MAX_ATTEMPTS, MAX_RESPONSE_BYTES, REQUEST_BUDGET_MS, GET_TIMEOUT_MS, POST_TIMEOUT_MS } from './constants.js';
+import {
+  MAX_ATTEMPTS,
+  MAX_RESPONSE_BYTES,
+  NO_ANSWER_NOTICE_MS,
+  REQUEST_BUDGET_MS,
+  GET_TIMEOUT_MS,
+  POST_TIMEOUT_MS,
+} from './constants.js';
 import {
   AmbiguousCreateError,
   apiError,
@@ -280,6 +287,7 @@ async function sendAttempt(
   spec.observer?.onDispatch?.(attempt, sentAtMs);
   const timeoutMs = attemptTimeoutFor(wire.options, spec.method);
   const cut = attemptCut(wire, { timeoutMs, sentAtMs, deadline, budgetEnd });
+  const noAnswer = noAnswerNotice(wire, spec.method, { timeoutMs, sentAtMs, deadline, budgetEnd });
   let status: number | undefined;
   let rateLimit: ReturnType<typeof parseRateLimit>;
   let announced = Number.NaN;
@@ -316,8 +324,36 @@ async function sendAttempt(
     const cut = cutOff ? { cutOff: { bytes: received.bytes, of: announced } } : {};
     return { kind: 'failure', error, code, status, sentAtMs, rateLimit, ...cut };
   } finally {
+    noAnswer();
     cut.dispose();
   }
+}
+
+/**
+ * After NO_ANSWER_NOTICE_MS of an attempt without its answer, `onNoAnswer` hears how long and when the request gives up
+ * at the latest: a GET at its budget's end (a later attempt included), a write at its attempt's timeout, either at the
+ * deadline. Returns what ends the notice (the attempt's end).
+ */
+function noAnswerNotice(
+  wire: Wire,
+  method: Method,
+  at: { timeoutMs: number; sentAtMs: number; deadline: number | undefined; budgetEnd: number },
+): () => void {
+  const { onNoAnswer } = wire.options;
+  if (onNoAnswer === undefined || wire.clock.after === undefined) return () => undefined;
+  const givesUpAt = Math.min(
+    at.deadline ?? Number.POSITIVE_INFINITY,
+    method === 'GET' ? at.budgetEnd : at.sentAtMs + at.timeoutMs,
+  );
+  if (givesUpAt - at.sentAtMs <= NO_ANSWER_NOTICE_MS) return () => undefined;
+  let end: (() => void) | undefined;
+  const cancel = wire.clock.after(NO_ANSWER_NOTICE_MS, () => {
+    end = onNoAnswer(NO_ANSWER_NOTICE_MS, givesUpAt);
+  });
+  return () => {
+    cancel();
+    end?.();
+  };
 }
 
 /** True when a plain-http attempt that failed before any answer reached a port that speaks TLS (tls-port.ts). */

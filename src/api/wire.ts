@@ -54,6 +54,12 @@ export interface ApiClientOptions {
    * wait however many requests share it: `waiting 25s for the rate limit (100 requests/min)…`. Default: silence.
    */
   onWait?: (waitMs: number, message: string) => void;
+  /**
+   * Hears of an attempt that has had no answer for NO_ANSWER_NOTICE_MS (on the clock's `after`): how long, and when
+   * the request gives up at the latest (epoch ms: its budget, a write's attempt timeout, the deadline). What it returns
+   * is called when the attempt ends. Default: silence.
+   */
+  onNoAnswer?: (waitedMs: number, givesUpAt: number) => (() => void) | undefined;
   /** Hears of every resend before its wait: `could not reach … (connection refused); trying again in 1s (attempt 2/4)`. */
   onResend?: (message: string) => void;
   /** The hint of a refused key (401), naming where the key came from (core/settings keyRefusedHint). */

@@ -4,6 +4,12 @@ export interface Clock {
   now: () => number;
   /** Resolves after `ms`; rejects with the signal's reason when aborted. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Calls `fire` after `ms` unless cancelled first (the function it returns), without keeping the process alive: for a
+   * notice about a step still under way (a request with no answer yet), never for a step of the work. Optional: a clock
+   * without it gives no such notices.
+   */
+  after?: (ms: number, fire: () => void) => () => void;
 }
 
 export const systemClock: Clock = {
@@ -25,4 +31,9 @@ export const systemClock: Clock = {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
+  after: (ms, fire) => {
+    const timer = setTimeout(fire, Math.max(0, ms));
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
 };

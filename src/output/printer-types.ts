@@ -148,6 +148,8 @@ export interface Printer {
   error: (message: string, hint?: string) => void;
   /** A progress reporter on stderr with this printer's format, colour, quiet, CI and redaction. */
   progress: () => Promise<Progress>;
+  /** Whether a live block of `progress()` is drawn now (it says what it waits for itself). */
+  drawingLive: () => boolean;
   /** The same printer writing its data to `stdout` instead (output collected for a pager); talk to `stderr` if given. */
   to: (stdout: OutputStream, stderr?: OutputStream) => Printer;
 }

@@ -131,6 +131,7 @@ export function createPrinter(options: PrinterOptions): Printer {
     },
 
     progress: () => liveProgress(base),
+    drawingLive: () => base.live !== undefined,
 
     to(stdout, stderr = io.stderr) {
       return createPrinter({ ...options, io: { ...io, stdout, stderr } });

@@ -20,6 +20,8 @@ export interface SpinnerSlotOptions {
 export class SpinnerSlot {
   private active: Spinner | undefined;
   private text = '';
+  /** A request with no answer was said in a line: once a run, not a flood. */
+  private saidNoAnswer = false;
 
   constructor(private readonly options: SpinnerSlotOptions) {}
 
@@ -74,6 +76,47 @@ export class SpinnerSlot {
   /** A resend of the client, told after the spinner's own text. */
   resending(message: string): void {
     this.active?.text(`${this.text}: ${message}`);
+  }
+
+  /**
+   * A request of a spin has had no answer for `waitedMs` and gives up at `givesUpAt` at the latest: the spinner says so
+   * after its own text, counting on, until the returned function is called (the answer came, or the attempt ended);
+   * with no spinner, `line` gets it once a run, unless a live block is drawn (`live`: a wait's says it itself).
+   */
+  noAnswer(
+    waitedMs: number,
+    givesUpAt: number,
+    line: (text: string) => void,
+    live: () => boolean,
+  ): (() => void) | undefined {
+    const { clock } = this.options;
+    const start = clock.now() - waitedMs;
+    // After the spinner's text (what is read) it fits 80 columns: the line of a script names the service instead.
+    const words = (who = '') => {
+      const now = clock.now();
+      const left = Math.max(0, Math.ceil((givesUpAt - now) / 1000));
+      return `no answer${who} for ${Math.floor((now - start) / 1000)}s; still trying (${left}s left)…`;
+    };
+    const spinner = this.active;
+    if (spinner === undefined) {
+      if (!live() && !this.saidNoAnswer) {
+        this.saidNoAnswer = true;
+        line(words(' from the service'));
+      }
+      return undefined;
+    }
+    const text = this.text;
+    const show = () => spinner.text(`${text}: ${words()}`);
+    show();
+    const timer = setInterval(() => {
+      if (this.active === spinner) show();
+      else clearInterval(timer);
+    }, 1000);
+    timer.unref();
+    return () => {
+      clearInterval(timer);
+      if (this.active === spinner) spinner.text(`${this.text}…`);
+    };
   }
 
   /** `waiting 25s for the rate limit…`, then 24s, 23s… in the spinner's text until the wait is over. */

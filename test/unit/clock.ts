@@ -32,6 +32,8 @@ export class FakeClock implements Clock {
   readonly #readMs: number;
   #timers: Timer[] = [];
   #seq = 0;
+  /** `after`'s callbacks (notices about a step under way): fired only by `tick`, never by sleeps or `runUntilIdle`. */
+  #notices: Array<{ at: number; fire: () => void }> = [];
 
   /** `new FakeClock()` starts at T0 in auto mode; a number is the start. */
   constructor(options: FakeClockOptions | number = {}) {
@@ -72,6 +74,31 @@ export class FakeClock implements Clock {
         { once: true },
       );
     });
+  }
+
+  /** A notice's timer (Clock.after): fired when `tick` moves time past it, unless cancelled first. */
+  after(ms: number, fire: () => void): () => void {
+    const notice = { at: this.nowMs + Math.max(0, ms), fire };
+    this.#notices.push(notice);
+    return () => {
+      this.#notices = this.#notices.filter((n) => n !== notice);
+    };
+  }
+
+  /**
+   * Moves time on by `ms` and fires the notice timers (`after`) due by then, in time order: a step held under way (a
+   * request a gate holds) for that long. Sleepers are not woken.
+   */
+  tick(ms: number): void {
+    const end = this.nowMs + Math.max(0, ms);
+    for (;;) {
+      const next = this.#notices.filter((n) => n.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (next === undefined) break;
+      this.#notices = this.#notices.filter((n) => n !== next);
+      this.nowMs = Math.max(this.nowMs, next.at);
+      next.fire();
+    }
+    this.nowMs = end;
   }
 
   /** Sleepers not yet woken (always 0 in auto mode). */

@@ -9,6 +9,7 @@
  * time left is labelled as an estimate; while the service does not answer, the block says so (polling, last answer
  * N s ago) and shows no rate or estimate, so nothing moves that is not known.
  */
+import { NO_ANSWER_NOTICE_MS } from '../../api/constants.js';
 import { clockTime, formatDuration } from '../../lib/duration.js';
 import type { Paint, Progress } from '../../output/progress.js';
 import { paintTone } from '../../output/status-colours.js';
@@ -30,7 +31,7 @@ const LINES_PER_TASK = 60;
 /** Plain-mode heartbeats list unfinished tasks one per line up to this many, else one summary line. */
 const HEARTBEAT_LINES = 10;
 /** A poll round waiting this long for an answer is shown as waiting (a request that hangs before it fails). */
-const AWAIT_NOTICE_MS = 5000;
+const AWAIT_NOTICE_MS = NO_ANSWER_NOTICE_MS;
 const BAR_WIDTH = 16;
 
 export interface DisplayOptions {
@@ -79,6 +80,8 @@ export class FollowDisplay {
   private trouble: Trouble | undefined;
   /** When the poll round now under way began (undefined between rounds): a hung request shows as one. */
   private roundStartedAt: number | undefined;
+  /** The rate limit holds the next round until `until` (`what`: `the rate limit (6 requests/min)`). */
+  private hold: { until: number; what: string } | undefined;
 
   constructor(private readonly options: DisplayOptions) {
     this.start = options.clock.now();
@@ -90,6 +93,21 @@ export class FollowDisplay {
   /** A poll round begins: while its answer is slow to come, the live block says so instead of ticking on. */
   roundStarted(): void {
     this.roundStartedAt = this.options.clock.now();
+  }
+
+  /**
+   * The rate limit holds the next round until `untilMs` (epoch ms): the live block says so, counting down, in place of
+   * a bare "reading" before the first answer, or in a line above the tasks.
+   */
+  held(untilMs: number, what: string): void {
+    this.hold = { until: untilMs, what };
+    if (this.options.progress.mode === 'live') this.options.progress.refresh();
+  }
+
+  /** `waiting 31s for the rate limit (6 requests/min)…` while a hold lasts, else undefined. */
+  private holdText(now: number): string | undefined {
+    if (this.hold === undefined || now >= this.hold.until) return undefined;
+    return `waiting ${Math.ceil((this.hold.until - now) / 1000)}s for ${this.hold.what}…`;
   }
 
   /** The round under way has waited this long for an answer past AWAIT_NOTICE_MS, else undefined. */
@@ -220,12 +238,15 @@ export class FollowDisplay {
             ),
           ]
         : [];
+    const hold = this.holdText(now);
     // Nothing seen yet (the first answer is on its way): say what is being read rather than show an empty block.
     if (views.length === 0) {
       const { ids } = this.options;
       const what = ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task');
-      return [...head, `${paint.cyan(spin)} reading ${what}… ${paint.dim(clockTime(now - this.start))}`];
+      const doing = hold === undefined ? `reading ${what}…` : `reading ${what}: ${hold}`;
+      return [...head, `${paint.cyan(spin)} ${doing} ${paint.dim(clockTime(now - this.start))}`];
     }
+    if (hold !== undefined) head.push(paint.dim(hold));
     const room = Math.max(1, maxLines - head.length);
     if (views.length <= room) return [...head, ...views.map((view) => this.line(view, spin, 'live', widths))];
     const running = views.filter((view) => !isTerminal(view.change.task));

@@ -2,6 +2,7 @@
  * The one follow engine behind `wait`, `create --wait` and `watch`: polls watched tasks on the scheduler's timing,
  * reports each status change, and ends on the `until` state, the deadline or the abort signal.
  */
+import { WAIT_NOTICE_MS } from '../../api/constants.js';
 import { errorCode } from '../../api/request.js';
 import { backoffDelay, DEADLINE_CODE } from '../../api/resend-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
@@ -100,6 +101,12 @@ export interface FollowOptions {
   onScanPage?: (page: number, pages: number | undefined) => void;
   /** Before each round's first request (a display shows a round whose answer is slow to come). */
   onRoundStart?: () => void;
+  /**
+   * Before a sleep the rate limiter (not the schedule) makes longer by more than WAIT_NOTICE_MS, when its end comes
+   * before the deadline: the next round goes at `untilMs` (epoch ms), held by the rate limit (a create that spent the
+   * budget). A display says why nothing is read.
+   */
+  onRateLimitHold?: (untilMs: number) => void;
   /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
   onRound?: (stats: { requests: number; budget: number }) => void;
 }
@@ -244,9 +251,12 @@ class Follower {
             : this.result('timeout');
         // The client's limiter paces the rounds: one as large as the last goes when the budget allows it.
         const paceAt = this.options.reader.rateLimiter.readyAt(this.roundRequests, ROUND_BURST);
-        const wakeAt = Math.max(this.nextWakeAt(now), paceAt);
+        const scheduledAt = this.nextWakeAt(now);
+        const wakeAt = Math.max(scheduledAt, paceAt);
         this.heldByRateLimit = paceAt > now && paceAt >= wakeAt;
         if (wakeAt > now) {
+          const held = this.heldByRateLimit && paceAt - Math.max(now, scheduledAt) > WAIT_NOTICE_MS;
+          if (held && (deadline === undefined || wakeAt <= deadline)) this.options.onRateLimitHold?.(wakeAt);
           await clock.sleep((deadline === undefined ? wakeAt : Math.min(wakeAt, deadline)) - now, signal);
           continue;
         }

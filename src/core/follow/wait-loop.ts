@@ -21,7 +21,6 @@ import { idListCommand } from './id-list.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
-import { formatCount } from '../../output/numbers.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { neutralise } from '../../lib/sanitize.js';
 
@@ -208,16 +207,16 @@ function timeoutLines(
   tasks: number,
   timeoutMs: number,
   resume: string,
-  { note, limit }: { note: string; limit: number | undefined },
+  { note, budget }: { note: string; budget: string | undefined },
 ): [string, string] {
   const after = `timed out after ${formatDuration(timeoutMs)}`;
   if (result.requests > 0) return [`${after}${note}`, `still running: ${resume}`];
   const what = tasks === 1 ? 'the task; its state now is not known' : 'the tasks; their states now are not known';
   if (!result.heldByRateLimit)
     return [`${after} before the wait sent its first read of ${what}`, `Wait again with a longer --timeout: ${resume}`];
-  const budget = limit === undefined ? 'the rate limit' : `the rate limit (${formatCount(limit)} requests/min)`;
+  const held = budget === undefined ? 'the rate limit' : `the rate limit (${budget})`;
   return [
-    `${after} before ${budget} let the wait read ${what}`,
+    `${after} before ${held} let the wait read ${what}`,
     `Wait again once the budget is back (\`taskctl auth status\` says when): ${resume}`,
   ];
 }
@@ -330,12 +329,13 @@ export async function waitForTasks(
       const line = display.unanswered(error.message);
       if (progress.mode !== 'live') warn(line);
     },
-    onRoundStart: () => {
-      display.roundStarted();
+    onRoundStart: () => display.roundStarted(),
+    onRateLimitHold: (untilMs) => {
+      // On a terminal the live block says it in place, counting down; elsewhere the client's own notice of a wait.
+      if (progress.mode === 'live') display.held(untilMs, api.rateLimiter.holdWords());
+      else api.announceRateLimitWait(untilMs - ctx.clock.now());
     },
-    onRound: () => {
-      display.round();
-    },
+    onRound: () => display.round(),
   })
     .catch(async (error: unknown) => {
       progress.stop(); // an error (exit 8...) must not leave the live block on the screen above its message
@@ -379,7 +379,7 @@ export async function waitForTasks(
       ctx.printer.error(failure.message, failure.hint);
     }
     if (result.reason === 'timeout') {
-      const why = { note: unknown.unknownStatusNote(result.tasks), limit: api.rateLimiter.snapshot()?.limit };
+      const why = { note: unknown.unknownStatusNote(result.tasks), budget: api.rateLimiter.budgetWords() };
       const [message, next] = timeoutLines(result, ids.length, options.timeout, resume, why);
       ctx.printer.error(message, hint(next));
     }

@@ -106,4 +106,47 @@ describe('wait notices', () => {
     await expect(client.getBalance()).rejects.toThrow(/deadline/);
     expect(notices).toEqual([]);
   });
+
+  it('names the window the resets show when it is not the documented minute, never "/min" for it', async () => {
+    ({ agent, pool } = mockAgent());
+    const spent = (reset: string) => ({
+      headers: { ...JSON_HEADERS, 'x-ratelimit-limit': '6', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset },
+    });
+    pool.intercept(balancePath).reply(200, balance, spent('20'));
+    // After the wait (the reset and the 1 s margin): the next window, which resets 20 s after the first.
+    pool.intercept(balancePath).reply(200, balance, spent('19'));
+    pool.intercept(balancePath).reply(200, balance, { headers: JSON_HEADERS });
+    const { client, notices } = noticed();
+    await client.getBalance();
+    await client.getBalance();
+    await client.getBalance();
+    expect(notices.map((n) => n.message)).toEqual([
+      // Nothing yet says the window is not the documented minute.
+      'waiting 21s for the rate limit (6 requests/min)…',
+      'waiting 20s for the rate limit (6 requests per 20s)…',
+    ]);
+  });
+
+  it('a window shorter than a minute whose length the resets do not show is "a window"', async () => {
+    ({ agent, pool } = mockAgent());
+    const budget = (remaining: string, reset: string) => ({
+      headers: {
+        ...JSON_HEADERS,
+        'x-ratelimit-limit': '6',
+        'x-ratelimit-remaining': remaining,
+        'x-ratelimit-reset': reset,
+      },
+    });
+    pool.intercept(balancePath).reply(200, balance, budget('5', '10'));
+    pool.intercept(balancePath).reply(200, balance, budget('0', '30'));
+    pool.intercept(balancePath).reply(200, balance, { headers: JSON_HEADERS });
+    const clock = new FakeClock();
+    const { client, notices } = noticed({ clock });
+    await client.getBalance();
+    // 25 s later, past the first window's reset: the next one resets 45 s after the first did (one window or two).
+    clock.advance(25_000);
+    await client.getBalance();
+    await client.getBalance();
+    expect(notices.map((n) => n.message)).toEqual(['waiting 31s for the rate limit (6 requests a window)…']);
+  });
 });

@@ -437,6 +437,25 @@ describe('show --job reads the next tasks while one is printed', () => {
     expect(gate.most).toBeLessThanOrEqual(3);
   });
 
+  it('a read with no answer for 5 s, in a script (-o csv): one stderr line, nothing on stdout but the rows', async () => {
+    const path = writeJournal({ items: 2, chunkSize: 1, tasks: [1, 2] });
+    const api = mockApi();
+    serve(api, (id) => ({ statusCode: 200, data: body(id) }));
+    const gate = new Gate(api.agent);
+    const clock = new FakeClock();
+    const running = runTaskctl(['show', '--job', path, '-o', 'csv'], { dispatcher: gate, env, clock });
+    if (gate.held.length === 0) await once(gate.events, 'held');
+    clock.tick(20_000); // task 1's read held: the notice is due
+    gate.held[0]?.release();
+    for (let step = 0; step < 50 && gate.held.length === 0; step++) await settle();
+    clock.tick(20_000); // task 2's read held as long: said once a run, not again
+    while (gate.held.length > 0) gate.held[0]?.release();
+    const result = await running;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('no answer from the service for 5s; still trying (30s left)…\n');
+    expect(result.stdout).not.toMatch(/no answer/);
+  });
+
   it('a task gone while later ones are read: the tasks before it printed, it named, exit 5', async () => {
     const path = writeJournal({ items: 6, chunkSize: 1, tasks: [1, 2, 3, 4, 5, 6] });
     const api = mockApi();
