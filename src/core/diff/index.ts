@@ -41,7 +41,8 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
   const files = new RunFiles();
   const opened: Array<OpenedFile | undefined> = [];
   try {
-    for (const spec of specs) opened.push(spec.kind === 'task' ? undefined : await openFileSide(spec, ctx.io.stdin));
+    for (const spec of specs)
+      opened.push(spec.kind === 'task' ? undefined : await openFileSide(spec, ctx.io.stdin, ctx.signal));
     const mode: CompareMode = opened.some((file) => file?.kind === 'csv') ? 'csv' : 'json';
     const sides: SideItems[] = [];
     for (const [index, spec] of specs.entries()) {

@@ -5,7 +5,7 @@
  * ndjson (one JSON object a line) or a json document (a task, or a list of tasks or item records). tsv has no header,
  * so nothing names its columns: it is refused.
  */
-import { InputError, UsageError } from '../../errors.js';
+import { InputError, InterruptedError, UsageError } from '../../errors.js';
 import type { InputStream } from '../../output/io.js';
 import { openItemsFile } from '../../store/items-file.js';
 import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
@@ -47,8 +47,15 @@ export function parseSide(arg: string): SideSpec {
   return { kind: 'file', path: arg, name: arg };
 }
 
-/** Opens a file or stdin side and recognises its kind from its first line. */
-export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, stdin: InputStream): Promise<OpenedFile> {
+/**
+ * Opens a file or stdin side and recognises its kind from its first line. A stop signal closes a file side at once: a
+ * FIFO whose writer is silent (`<(slow-cmd)`) would otherwise keep the read, and the process, waiting.
+ */
+export async function openFileSide(
+  spec: Exclude<SideSpec, { kind: 'task' }>,
+  stdin: InputStream,
+  signal: AbortSignal,
+): Promise<OpenedFile> {
   let source: AsyncIterable<Buffer | string>;
   let close = (): Promise<void> => Promise.resolve();
   if (spec.kind === 'stdin') {
@@ -59,7 +66,9 @@ export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, st
     try {
       const file = await openItemsFile(spec.path);
       source = file.chunks(READ_SIZE);
-      close = file.close;
+      const stop = () => void file.close();
+      signal.addEventListener('abort', stop, { once: true });
+      close = () => (signal.removeEventListener('abort', stop), file.close());
     } catch (error) {
       throw new InputError(readError(spec.name, error).message, SIDE_HINT);
     }
@@ -70,6 +79,7 @@ export async function openFileSide(spec: Exclude<SideSpec, { kind: 'task' }>, st
   let kind: FileKind;
   try {
     ended = await readFirstLine(iterator, head);
+    if (signal.aborted) throw new InterruptedError('interrupted', 'Nothing was compared.');
     kind = recognise(headText(head, ended, spec.name), spec.name);
   } catch (error) {
     // A side refused after its file was opened (tsv, empty, no target) leaves nothing open.

@@ -37,7 +37,9 @@ describe.runIf(process.platform === 'linux')(
       const path = join(dir, `${name}.txt`);
       writeFileSync(path, text);
       const { io } = createMemoryIO();
-      await expect(openFileSide({ kind: 'file', path, name: path }, io.stdin)).rejects.toMatchObject({ exitCode: 3 });
+      await expect(
+        openFileSide({ kind: 'file', path, name: path }, io.stdin, new AbortController().signal),
+      ).rejects.toMatchObject({ exitCode: 3 });
       expect(openOn(path)).toBe(0);
     });
   },
