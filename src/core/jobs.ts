@@ -4,7 +4,7 @@
  * state directory are removed after the `job-retention` setting (or now, `--prune`); a user's `--journal FILE` and an
  * unfinished job are never removed.
  */
-import type { Output, Runtime, Service, Store } from './capabilities.js';
+import type { Output, Process, Runtime, Service, Store } from './capabilities.js';
 import { parsePositiveDuration } from '../lib/duration.js';
 import { formatBytes } from '../output/bytes.js';
 import { isoSeconds } from '../output/times.js';
@@ -12,7 +12,7 @@ import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
 import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '../store/job-files.js';
 import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
-import { CliError } from '../errors.js';
+import { CliError, InterruptedError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import { isDoneRecord, jobRecord, JobFold, supersededIn, type JobState } from './submit/journal-records.js';
 import { counted } from './items/clean.js';
@@ -411,10 +411,14 @@ export async function splitJobs<R extends JobGlance>(
   return { current, otherKey };
 }
 
-export async function runJobs(ctx: Output & Store & Service & Runtime, options: JobsOptions): Promise<void> {
+export async function runJobs(ctx: Output & Store & Service & Runtime & Process, options: JobsOptions): Promise<void> {
   const store = jobStore(ctx.env);
   let rows = readJobs(store);
   const keep = options.prune === true ? 0 : await retentionMs(ctx);
+  // Reading the journals and removing them run without a turn of the event loop: a Ctrl-C or SIGTERM that came
+  // meanwhile is heard here, before anything is removed.
+  await new Promise(setImmediate);
+  if (ctx.signal.aborted) throw new InterruptedError('interrupted', 'Nothing was removed.');
   const removed = new Set(pruneJobs(store, cacheDirectory(ctx.env), rows, keep, ctx.clock.now()).map((row) => row.id));
   let starts = unrecordedStarts(store);
   const gone = new Set(pruneUnrecorded(store, starts, keep, ctx.clock.now()).map((stored) => stored.id));

@@ -426,6 +426,18 @@ describe('retention', () => {
     expect(existsSync(mine)).toBe(true);
   });
 
+  it('a stop signal before --prune removes anything removes nothing: exit 130, and it says so', async () => {
+    const finished = await run(['create', S, 'a.com', '-q']);
+    const id = /^job (j-[0-9a-z]+)/m.exec(finished.stderr)?.[1] ?? '';
+    const controller = new AbortController();
+    controller.abort(); // as a Ctrl-C heard while the journals were being read
+    const pruned = await run(['jobs', '--prune'], { signal: controller.signal });
+    expect(pruned.code, pruned.stderr).toBe(130);
+    expect(pruned.stderr).not.toMatch(/removed \d/);
+    expect(pruned.stderr).toMatch(/Nothing was removed/);
+    expect(existsSync(join(state(), 'jobs', `${id}.jsonl`))).toBe(true);
+  });
+
   it("a finished job whose lock a run holds stays, through --prune and a create's retention; released, it goes", async () => {
     const created = await run(['create', S, 'a.com', '-q']);
     const id = /^job (j-[0-9a-z]+)/m.exec(created.stderr)?.[1] ?? '';
