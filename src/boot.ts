@@ -4,7 +4,7 @@
  * (boot/code-cache.ts) and Node's compile cache for what the bundle requires (22.1+). Start-up speed is the point (docs/performance.md): nothing here loads more than Node
  * built-ins and two small files.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { codeCacheFile, requireWithCodeCache } from './boot/code-cache.js';
@@ -12,7 +12,7 @@ import { cachedHelp, helpCommandPath, type HelpTexts } from './boot/help.js';
 import type * as Bundle from './bundle.js';
 import { cacheDirectory } from './store/cache-dir.js';
 import { describeDirectoryProblem, makeDirectory } from './store/make-dir.js';
-import { blockOnPipe, guardStdout } from './output/stdout-guard.js';
+import { blockOnPipe, guardStdout, writeWhole } from './output/stdout-guard.js';
 import { releaseHungUpTerminals } from './boot/hung-up-terminal.js';
 
 /** Node 22.1+ (@types/node follows the oldest supported Node, 20, which has no such function). */
@@ -31,6 +31,9 @@ export function boot(args: string[], distDir: string): boolean {
     () => process.kill(process.pid, 'SIGHUP'),
   );
   blockOnPipe(process.stdout);
+  // A file that fills up mid-chunk: the error of the rest is an error (exit 14), not a cut file and exit 0.
+  writeWhole(process.stdout, writeSync);
+  writeWhole(process.stderr, writeSync);
   process.on('exit', () => releaseHungUpTerminals());
 
   if (helpCommandPath(args) !== undefined) {

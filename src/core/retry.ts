@@ -12,7 +12,7 @@ export async function runRetry(ctx: Capabilities, ids: number[], options: RetryO
     throw new UsageError('--no-reuse and --reuse-window contradict each other', 'Pass one of them.');
   }
   // Before the tasks are read, as wait and show do; the pipeline checks again before the first POST.
-  checkReportTargets(options.report);
+  checkReportTargets(options.report, { env: ctx.env, journal: options.journal });
   const { jobOrIds } = await import('./job/args.js');
   const job = jobOrIds('retry', ids, options);
   if (job !== undefined) return (await import('./job/retry-job.js')).runRetryJob(ctx, job, options);

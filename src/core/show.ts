@@ -31,7 +31,7 @@ export async function runShow(ctx: Capabilities, requested: readonly number[], o
   const { jobOrIds } = await import('./job/args.js');
   const job = jobOrIds('show', requested, options);
   if (job !== undefined) return (await import('./job/show-job.js')).runShowJob(ctx, job, options);
-  checkReportTargets(options.report);
+  checkReportTargets(options.report, { env: ctx.env });
   const ids = [...new Set(requested)];
   const tasks = await ctx.spin(
     ids.length === 1 ? `reading task ${ids[0]}` : `reading ${counted(ids.length, 'task')}`,

@@ -18,7 +18,7 @@ export async function runWait(
   const { jobOrIds } = await import('./job/args.js');
   const job = jobOrIds('wait', args, options);
   if (job !== undefined) return (await import('./job/wait-job.js')).runWaitJob(ctx, job, options);
-  checkReportTargets(options.report);
+  checkReportTargets(options.report, { env: ctx.env });
   const ids = await resolveIds(ctx, args);
   // Only a pipe can give none. Nothing to wait for is done (exit 0), not misuse: `retry 42 -q | taskctl wait -` when
   // nothing needed a retry. The pipeline's other commands speak for themselves with `set -o pipefail`.

@@ -78,6 +78,39 @@ export function blockOnPipe(stream: NodeJS.WriteStream): void {
   if (!stream.isTTY) handle?.setBlocking?.(true);
 }
 
+type WriteSync = (fd: number, buffer: Uint8Array, offset: number, length: number) => number;
+
+/**
+ * A file on stdout or stderr (`> out.csv`) is written by Node with one writeSync per chunk whose count it ignores: on a
+ * disk that fills up, the first write of a chunk is short and succeeds, and the error of the rest is never seen (libuv
+ * reports the bytes written), so a cut file ended with exit 0. Written here until the whole chunk is out, the rest's
+ * error (ENOSPC, EIO) reaches the stream's error handler like any other: one line and exit 14. Other streams (pipes,
+ * terminals) already write whole chunks.
+ */
+export function writeWhole(stream: NodeJS.WritableStream, write: WriteSync): void {
+  const file = stream as NodeJS.WritableStream & {
+    _type?: string;
+    fd?: number;
+    _write?: (chunk: Uint8Array, encoding: string, callback: (error?: Error) => void) => void;
+  };
+  if (file._type !== 'fs' || typeof file.fd !== 'number' || typeof file._write !== 'function') return;
+  const fd = file.fd;
+  file._write = (chunk, _encoding, callback) => {
+    try {
+      for (let offset = 0; offset < chunk.length;) {
+        const written = write(fd, chunk, offset, chunk.length - offset);
+        // A regular file never takes nothing without an error: a count of 0 would loop forever.
+        if (written <= 0) throw Object.assign(new Error('nothing written'), { code: 'EIO' });
+        offset += written;
+      }
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    callback();
+  };
+}
+
 /**
  * Installed once by boot on process.stdout and process.stderr. `exit` ends the process with a code; `hangUp` stops the
  * run as SIGHUP does, for a terminal that hung up (EIO on it: its window closed), which no write error should outrun.

@@ -2,8 +2,20 @@
  * `--report` for `show`, `wait` and `create --wait`: parse the specs (`junit=FILE`, `github`) when the flag is read, so a
  * typo fails before anything is created, and write the reports at the end. The builders load only when used.
  */
-import { appendFileSync, closeSync, constants, fstatSync, lstatSync, openSync, unlinkSync, type Stats } from 'node:fs';
-import { dirname, join } from 'node:path';
+import {
+  appendFileSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+  unlinkSync,
+  type Stats,
+} from 'node:fs';
+import { dirname, join, relative, isAbsolute, resolve, basename } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { ApiClient } from '../api/client.js';
 import type { Task } from '../api/schemas.js';
@@ -14,6 +26,7 @@ import type { IO } from '../output/io.js';
 import type { Printer } from '../output/printer.js';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
+import { stateDirectory } from '../store/state-dir.js';
 
 export type ReportSpec = { kind: 'junit'; path: string } | { kind: 'github' };
 
@@ -80,10 +93,77 @@ export async function fetchWithItems(
  * system): the file's directory is made by the guarded walk (store/make-dir.ts), then a temporary file is created in it
  * and removed. Only a regular file (or none) may be there: the report replaces it whole, so a FIFO, a device, a socket
  * or a symbolic link is refused here, never opened (opening a FIFO blocks until someone reads it). No empty report is
- * left when the run fails (docs/behaviour.md#ci-reports). Call it first thing in `wait`, `show` and `create`.
+ * left when the run fails (docs/behaviour.md#ci-reports). Nor is a journal ever replaced by a report: the run's own
+ * `--journal` (`journal`), a file that starts with a job record, or a path in the state directory's jobs/ is refused
+ * (a job whose journal turned into XML could no longer be read nor resumed). Call it first thing in `wait`, `show`,
+ * `create` and `retry`.
  */
-export function checkReportTargets(specs: readonly ReportSpec[] | undefined): void {
-  for (const spec of specs ?? []) if (spec.kind === 'junit') checkReportFile(spec.path);
+export function checkReportTargets(
+  specs: readonly ReportSpec[] | undefined,
+  run: { env: Env; journal?: string | undefined },
+): void {
+  for (const spec of specs ?? []) {
+    if (spec.kind !== 'junit') continue;
+    checkNotAJournal(spec.path, run);
+    checkReportFile(spec.path);
+  }
+}
+
+const JOURNAL_HINT = 'A report replaces its file whole: choose another --report junit=FILE than a job journal.';
+
+function checkNotAJournal(path: string, run: { env: Env; journal?: string | undefined }): void {
+  const refuse = (reason: string, hint = JOURNAL_HINT): never => {
+    throw new UsageError(`cannot write the report to ${path}: ${reason}`, hint);
+  };
+  if (run.journal !== undefined && sameFile(path, run.journal))
+    refuse(`it is this run's --journal ${run.journal}`, 'Choose another --report junit=FILE than the --journal FILE.');
+  if (within(path, join(stateDirectory(run.env), 'jobs')))
+    refuse("it is in taskctl's job directory, where the jobs' journals are");
+  if (startsWithJobRecord(path)) refuse('it is a taskctl journal (it starts with a job record)');
+}
+
+/** The path with its directory's symbolic links resolved, as far up as something exists. */
+function real(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    return parent === absolute ? absolute : join(real(parent), basename(absolute));
+  }
+}
+
+/** Two names of one file: by device and inode when it exists, else by the resolved path. */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [first, second] = [statSync(a), statSync(b)];
+    return first.dev === second.dev && first.ino === second.ino;
+  } catch {
+    return real(a) === real(b);
+  }
+}
+
+function within(path: string, dir: string): boolean {
+  const inside = relative(real(dir), real(path));
+  return inside !== '' && !inside.startsWith('..') && !isAbsolute(inside);
+}
+
+const JOB_RECORD = '{"type":"job"';
+
+/** True for a regular file whose first bytes are a journal's job record; never opens anything but a regular file. */
+function startsWithJobRecord(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    if (!lstatSync(path).isFile()) return false;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const head = Buffer.alloc(JOB_RECORD.length);
+    const read = readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, read).toString('utf8') === JOB_RECORD;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function checkReportFile(path: string): void {

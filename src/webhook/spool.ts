@@ -88,6 +88,12 @@ export class Spool {
         'Pass a --spool file in a writable directory.',
       );
     const text = readRegularFile(file, { what: 'spool file', maxBytes: MAX_SPOOL_BYTES }) ?? '';
+    // A job's journal (its first line the job record) given by mistake: the rewrite below would replace it.
+    if (text.startsWith('{"type":"job"'))
+      throw new UsageError(
+        `the spool file ${file} is a taskctl journal (it starts with a job record)`,
+        'Pass another --spool FILE than a job journal.',
+      );
     const spool = new Spool(file, 1, horizon);
     const lines = text.split('\n');
     lines.forEach((lineText, index) => {

@@ -379,3 +379,47 @@ describe.skipIf(!existsSync('/dev/full'))(
     });
   },
 );
+
+/** A 64 KiB tmpfs with two pages free, when this machine lets the test mount one (root in a namespace that allows it). */
+const smallDisk = (() => {
+  if (process.platform !== 'linux') return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'taskctl-small-disk-'));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'ignore' });
+  if (mounted.status === 0) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  return undefined;
+})();
+
+describe.skipIf(smallDisk === undefined)(
+  skippedUnless('a file on a disk that fills up mid-write', smallDisk, 'this machine cannot mount a small tmpfs'),
+  { timeout: 60_000 },
+  () => {
+    afterAll(() => {
+      if (smallDisk === undefined) return;
+      spawnSync('umount', [smallDisk], { stdio: 'ignore' });
+      rmSync(smallDisk, { recursive: true, force: true });
+    });
+
+    it('one write cut short by the full disk is exit 14 and its line, not a cut file and exit 0', async () => {
+      const dir = smallDisk ?? '';
+      // 14 of its 16 pages: the completion script (~15 KB, one write) gets 8 KiB in, then ENOSPC.
+      writeFileSync(join(dir, 'fill'), Buffer.alloc(14 * 4096));
+      const fd = openSync(join(dir, 'out'), 'w');
+      try {
+        const child = spawn(process.execPath, [BIN, 'completion', 'bash'], {
+          env: { PATH: process.env.PATH ?? '', ...world.env },
+          stdio: ['ignore', fd, 'pipe'],
+        });
+        let stderr = '';
+        child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const [status] = (await once(child, 'close')) as [number | null];
+        expect({ status, stderr }).toEqual({
+          status: 14,
+          stderr: 'error: cannot write the output (the disk is full)\n',
+        });
+      } finally {
+        closeSync(fd);
+      }
+    });
+  },
+);

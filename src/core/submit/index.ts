@@ -4,6 +4,7 @@
  * `--journal FILE` says, else in the state directory, so that `taskctl resume ID` continues it. Not a dry run (it
  * sends nothing) and not under `--sandbox` (its server dies with the run: there is nothing to resume).
  */
+import { checkReportTargets } from '../../report/write.js';
 import { runPipeline } from './pipeline.js';
 import { prepareItems, type ReadOptions } from './prepare-items.js';
 import type { SubmitOptions, Submitter } from './types.js';
@@ -19,6 +20,8 @@ export async function runCreate(
   args: string[],
   options: CreateOptions,
 ): Promise<void> {
+  // Before the journal is made: a report over it would turn the job's journal into XML at the end.
+  checkReportTargets(options.report, { env: ctx.env, journal: options.journal });
   if (options.journal !== undefined && (options.dryRun === true || ctx.ephemeralSandbox))
     // Said, not silently dropped: a user who asked for a journal would look for it.
     ctx.printer.notice(

@@ -18,7 +18,7 @@ import type { Batch, PipelineInput, PricedBatch, SubmitOptions, Submitter } from
 
 /** Runs every stage; the chunks in `done` (and those `settle` adds) are counted, never sent. */
 export async function runPipeline(ctx: Submitter, input: PipelineInput, options: SubmitOptions): Promise<void> {
-  checkReportTargets(options.report);
+  checkReportTargets(options.report, { env: ctx.env });
   const api = await ctx.api();
   // Until the first chunk is sent, a Ctrl-C stops a run that sent nothing; a job says so itself (journaled-run.ts).
   const beforeSending = async <T>(stage: () => Promise<T>): Promise<T> => {

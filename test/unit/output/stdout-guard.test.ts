@@ -1,7 +1,8 @@
 /** The guard on stdout and stderr (src/output/stdout-guard.ts): a terminal that hangs up is a hang-up, not exit 14. */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { guardStdout, holdOutput, settleOutcome } from '../../../src/output/stdout-guard.js';
+import { Writable } from 'node:stream';
+import { guardStdout, holdOutput, settleOutcome, writeWhole } from '../../../src/output/stdout-guard.js';
 
 type Guarded = Parameters<typeof guardStdout>[0];
 
@@ -77,5 +78,59 @@ describe('guardStdout', () => {
     run.err.emit('error', failure('EPIPE'));
     expect(run.exits).toEqual([]);
     expect(run.out.written).toEqual([]);
+  });
+});
+
+describe('writeWhole', () => {
+  /** A file on stdout as Node makes it (SyncWriteStream): one writeSync per chunk, its count ignored. */
+  function fileStream(): Writable & { fd: number } {
+    const stream = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+    return Object.assign(stream, { fd: 7, _type: 'fs' });
+  }
+
+  it('a short write then a full disk is the full disk: one line and exit 14, not a file cut mid-record and exit 0', async () => {
+    const out = fileStream();
+    const err = stream(false);
+    const exits: number[] = [];
+    guardStdout(out as never, err, (code) => exits.push(code));
+    const calls: Array<[number, number]> = [];
+    writeWhole(out, (_fd, _buffer, offset, length) => {
+      calls.push([offset, length]);
+      if (offset === 0) return 4096;
+      throw failure('ENOSPC');
+    });
+    const record = 'task,target\n'.repeat(2000);
+    out.write(record);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(calls).toEqual([
+      [0, record.length],
+      [4096, record.length - 4096],
+    ]);
+    expect(exits).toEqual([14]);
+    expect(err.written.join('')).toBe('error: cannot write the output (the disk is full)\n');
+  });
+
+  it('short writes that succeed write the rest, in order, and the run goes on', async () => {
+    const out = fileStream();
+    const exits: number[] = [];
+    guardStdout(out as never, stream(false), (code) => exits.push(code));
+    const written: string[] = [];
+    writeWhole(out, (_fd, buffer, offset, length) => {
+      const n = Math.min(length, 3);
+      written.push(buffer.subarray(offset, offset + n).toString());
+      return n;
+    });
+    out.write('abcdefgh');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(written).toEqual(['abc', 'def', 'gh']);
+    expect(exits).toEqual([]);
+  });
+
+  it('leaves a stream that is not a file (a pipe, a terminal, a test stream) as it is', () => {
+    const out = Object.assign(fileStream(), { _type: 'pipe' });
+    let calls = 0;
+    writeWhole(out, () => ++calls);
+    out.write('abc');
+    expect(calls).toBe(0);
   });
 });

@@ -131,7 +131,7 @@ describe('writeReports', async () => {
 describe('checkReportTargets', async () => {
   const { checkReportTargets } = await import('../../../src/report/write.js');
   const check = (path: string) => () => {
-    checkReportTargets([{ kind: 'github' }, { kind: 'junit', path }]);
+    checkReportTargets([{ kind: 'github' }, { kind: 'junit', path }], { env: {} });
   };
 
   it('accepts a new file, an existing file, and missing directories under a directory', () => {
@@ -141,7 +141,7 @@ describe('checkReportTargets', async () => {
     expect(check(join(dir, 'old.xml'))).not.toThrow();
     expect(check(join(dir, 'a', 'b', 'c.xml'))).not.toThrow();
     expect(() => {
-      checkReportTargets(undefined);
+      checkReportTargets(undefined, { env: {} });
     }).not.toThrow();
     // Proved by creating a file, which is removed: no probe and no empty report left behind.
     expect(readdirSync(dir).sort()).toEqual(['a', 'old.xml']);
@@ -186,10 +186,10 @@ describe('checkReportTargets with a relative path', async () => {
     process.chdir(dir);
     try {
       expect(() => {
-        checkReportTargets([{ kind: 'junit', path: 'domains.txt/x.xml' }]);
+        checkReportTargets([{ kind: 'junit', path: 'domains.txt/x.xml' }], { env: {} });
       }).toThrow('cannot write the report to domains.txt/x.xml: domains.txt is a file, not a directory');
       expect(() => {
-        checkReportTargets([{ kind: 'junit', path: 'x.xml' }]);
+        checkReportTargets([{ kind: 'junit', path: 'x.xml' }], { env: {} });
       }).not.toThrow();
     } finally {
       process.chdir(cwd);
@@ -220,13 +220,13 @@ describe('a report is never left empty, half-written, or blocking', async () => 
     const path = join(dir, 'r.xml');
     make(path);
     expect(() => {
-      checkReportTargets([{ kind: 'junit', path }]);
+      checkReportTargets([{ kind: 'junit', path }], { env: {} });
     }).toThrow(`cannot write the report to ${path}: it is ${kind}, not a regular file`);
   });
 
   it('refuses a device (/dev/null) at the pre-check', () => {
     expect(() => {
-      checkReportTargets([{ kind: 'junit', path: '/dev/null' }]);
+      checkReportTargets([{ kind: 'junit', path: '/dev/null' }], { env: {} });
     }).toThrow('cannot write the report to /dev/null: it is a device, not a regular file');
   });
 

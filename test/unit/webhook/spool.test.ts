@@ -1,5 +1,5 @@
 /** `webhook listen --spool FILE`: the file's directory is made by the guarded walk; one that cannot be made is exit 2. */
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,4 +44,18 @@ describe('the spool file’s directory', () => {
       });
     },
   );
+});
+
+describe('a spool file that is a job journal', () => {
+  it('is exit 2 at once, and the journal stays as it was (the spool would replace it)', async () => {
+    const file = join(dir, 'k.jsonl');
+    const journal = '{"type":"job","version":1,"id":"j-k"}\n{"type":"send","chunk":1}\n';
+    writeFileSync(file, journal);
+    const error = await open(file).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 2,
+      message: `the spool file ${file} is a taskctl journal (it starts with a job record)`,
+    });
+    expect(readFileSync(file, 'utf8')).toBe(journal);
+  });
 });
