@@ -241,6 +241,8 @@ const elsewhereOf = (
 interface GonePlace {
   path: string;
   window: string;
+  /** The job's start (ms), which the lookup of a run let past by a window reaches back to (types.ts goneFrom). */
+  from: number;
   forgetting: boolean;
   record?: () => void;
 }
@@ -314,8 +316,9 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
   // Ten minutes to spare: the command printed still reaches back to the job's start when it is run a while later.
   const minutes = Math.ceil(age / 60_000) + GONE_WINDOW_SPARE_MINUTES;
   const window = minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
-  if (where.forget) return { path: gone, window, forgetting: true };
-  if (where.window !== undefined && where.window >= age) return { path: gone, window, forgetting: false };
+  const from = nowMs - age;
+  if (where.forget) return { path: gone, window, from, forgetting: true };
+  if (where.window !== undefined && where.window >= age) return { path: gone, window, from, forgetting: false };
   const short =
     where.window === undefined
       ? ''
@@ -506,7 +509,7 @@ async function continueStopped(
       `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,
     );
     await continueJob(ctx, { file, id, name: id, gone }, state, items, {
-      options,
+      options: goneLookup(options, gone),
       verb: verbOf(options),
       continued: true,
     });
@@ -755,7 +758,7 @@ async function resumeOne(
     const api = await ctx.api();
     // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
     await requireJobAccount(ctx, api, state, jobLabel(job), `resume ${shellWord(arg)}`);
-    const run = { options: reuseOf(state.job, options), verb: 'Resume', continued: true };
+    const run = { options: goneLookup(reuseOf(state.job, options), opened.gone), verb: 'Resume', continued: true };
     // A finished job's inputs are not read again: its summary (and --wait) need only the journal.
     if (state.done) {
       await continueJob(ctx, job, state, { count: state.job.items, chunks: () => [] }, run);
@@ -780,6 +783,11 @@ async function resumeOne(
   } finally {
     file.close();
   }
+}
+
+/** A run let past a gone journal by a window: its lookup reaches back to the job's start (types.ts goneFrom). */
+function goneLookup<T extends SubmitOptions>(options: T, gone: GonePlace | undefined): T {
+  return gone?.forgetting === false && options.reuseWindow !== undefined ? { ...options, goneFrom: gone.from } : options;
 }
 
 /**

@@ -122,3 +122,65 @@ it('the other way, as printed: forgotten, the chunk its run created is bought ag
   const summary = await run(['resume', id]);
   expect(summary.code, summary.stderr).toBe(0);
 });
+
+/**
+ * Job J of `items`, one-item chunks: chunk 1 created here, chunk 2 by a copy of the state directory that is then
+ * deleted, `minutes` later the job's resume here (exit 2): the commands its hint names.
+ */
+async function goneAfter(items: readonly string[], minutes: number, argv: readonly string[] = ['-y']) {
+  await balanceFor(1);
+  const stopped = await run(['create', S, ...items, '--chunk-size', '1', '-y']);
+  expect(stopped.code, stopped.stderr).toBe(6);
+  const id = /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
+  const copy = join(dir, 'NEW');
+  cpSync(join(dir, 'state'), copy, { recursive: true });
+  await world.clearFaults();
+  await balanceFor(1);
+  const there = await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: copy });
+  expect(there.code, there.stderr).toBe(6);
+  rmSync(copy, { recursive: true });
+  await world.clearFaults();
+  await world.setBalance(10_000);
+  world.clock.advance(minutes * 60_000);
+  const gone = await run(['resume', id, ...argv]);
+  expect(gone.code, gone.stderr).toBe(2);
+  expect(gone.stderr).toContain('which is gone');
+  return { id, hint: commands(gone.stderr)[0] ?? [] };
+}
+
+async function boughtOnce(items: readonly string[]): Promise<void> {
+  const counts = await world.itemCounts();
+  for (const item of items) expect(counts.get(item), item).toBe(1);
+}
+
+it('the hint as printed reuses the chunk the gone run created whatever became of its task: a failed item is not bought again', async () => {
+  const items = ['a.com', 'fail-b.net', 'c.com'];
+  const { hint } = await goneAfter(items, 2);
+  const resumed = await run(hint);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(items);
+});
+
+it('a lookup that runs long after the window was checked (a prompt read a quarter of an hour) still reaches back to the job start', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  expect((await run(['config', 'set', 'confirm-above', '1'])).code).toBe(0);
+  const { hint } = await goneAfter(items, 2, []);
+  expect(hint).not.toContain('--yes');
+  async function* slowAnswer(): AsyncGenerator<Buffer> {
+    world.clock.advance(15 * 60_000);
+    yield Buffer.from('y\n');
+  }
+  const stdin = Object.assign(slowAnswer(), { isTTY: true });
+  const resumed = await runTaskctl(hint, {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+    stdinStream: stdin,
+    stdoutTTY: true,
+    stderrTTY: true,
+    columns: 400,
+  });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toMatch(/\[y\/N\]|\? /);
+  await boughtOnce(items);
+});
