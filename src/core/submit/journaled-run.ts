@@ -216,6 +216,8 @@ const tookWords = (id: string, took: Took) =>
 interface Elsewhere {
   cacheDir: string;
   window: number | undefined;
+  /** `--no-reuse`: no lookup, not even the job's own window. */
+  noReuse: boolean;
   forget: boolean;
   /** The job as this run's hints name it (its spending flags, --skip-refused, --ignore-job), but for its id. */
   job: Omit<JobRef, 'id'>;
@@ -228,6 +230,7 @@ const elsewhereOf = (
 ): Elsewhere => ({
   cacheDir: cacheDirectory(env),
   window: options.reuseWindow,
+  noReuse: options.reuse === false,
   forget: options.forgetGoneJournal === true,
   job,
 });
@@ -313,12 +316,13 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
   if (state?.done === true) return undefined;
   const started = Date.parse(state?.job.created_at ?? '');
   const age = Number.isFinite(started) ? Math.max(0, nowMs - started) : 24 * 3_600_000;
-  // Ten minutes to spare: the command printed still reaches back to the job's start when it is run a while later.
-  const minutes = Math.ceil(age / 60_000) + GONE_WINDOW_SPARE_MINUTES;
-  const window = minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
+  const own = state?.job.reuse_window;
+  const window = goneWindow(age, own);
   const from = nowMs - age;
   if (where.forget) return { path: gone, window, from, forgetting: true };
-  if (where.window !== undefined && where.window >= age) return { path: gone, window, from, forgetting: false };
+  // The lookup this run makes: the window given, else the job's own (a retry's 1h, a create's --reuse-window).
+  const looks = where.noReuse ? undefined : (where.window ?? own);
+  if (looks !== undefined && looks >= age) return { path: gone, window, from, forgetting: false };
   const short =
     where.window === undefined
       ? ''
@@ -327,6 +331,15 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
     `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent${short}`,
     `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand({ ...where.job, id: place.name }, ` --reuse-window ${window}`)}`,
   );
+}
+
+/**
+ * The window a hint names for a job `age` ms old, last run from a gone file: back to its start with ten minutes to
+ * spare (the command printed still reaches back to it when run a while later), never narrower than the job's own.
+ */
+function goneWindow(age: number, own: number | undefined): string {
+  const minutes = Math.max(Math.ceil(age / 60_000) + GONE_WINDOW_SPARE_MINUTES, Math.ceil((own ?? 0) / 60_000));
+  return minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
 }
 
 /** A fold of the journal at `path`, which reads it again for the rare chunk that needs it (JobFold `again`). */

@@ -127,9 +127,14 @@ it('the other way, as printed: forgotten, the chunk its run created is bought ag
  * Job J of `items`, one-item chunks: chunk 1 created here, chunk 2 by a copy of the state directory that is then
  * deleted, `minutes` later the job's resume here (exit 2): the commands its hint names.
  */
-async function goneAfter(items: readonly string[], minutes: number, argv: readonly string[] = ['-y']) {
+async function goneAfter(
+  items: readonly string[],
+  minutes: number,
+  argv: readonly string[] = ['-y'],
+  create: readonly string[] = [],
+) {
   await balanceFor(1);
-  const stopped = await run(['create', S, ...items, '--chunk-size', '1', '-y']);
+  const stopped = await run(['create', S, ...items, '--chunk-size', '1', '-y', ...create]);
   expect(stopped.code, stopped.stderr).toBe(6);
   const id = /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
   const copy = join(dir, 'NEW');
@@ -182,5 +187,14 @@ it('a lookup that runs long after the window was checked (a prompt read a quarte
   });
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toMatch(/\[y\/N\]|\? /);
+  await boughtOnce(items);
+});
+
+it("the job's own window reaching back to its start lets a bare resume past, and a printed window never narrows it", async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  const { id } = await goneAfter(items, 2, ['-y', '--reuse-window', '1m'], ['--reuse-window', '24h']);
+  // Not refused for want of a flag: the job's own --reuse-window 24h (recorded by its create) reaches back to its start.
+  const resumed = await run(['resume', id, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
   await boughtOnce(items);
 });
