@@ -246,6 +246,8 @@ interface GonePlace {
   window: string;
   /** The job's start (ms), which the lookup of a run let past by a window reaches back to (types.ts goneFrom). */
   from: number;
+  /** The window this run looks with (given, else the job's own): a hint's window is never narrower. */
+  least: number | undefined;
   forgetting: boolean;
   record?: () => void;
 }
@@ -319,10 +321,10 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
   const own = state?.job.reuse_window;
   const window = goneWindow(age, own);
   const from = nowMs - age;
-  if (where.forget) return { path: gone, window, from, forgetting: true };
   // The lookup this run makes: the window given, else the job's own (a retry's 1h, a create's --reuse-window).
   const looks = where.noReuse ? undefined : (where.window ?? own);
-  if (looks !== undefined && looks >= age) return { path: gone, window, from, forgetting: false };
+  if (where.forget) return { path: gone, window, from, least: looks, forgetting: true };
+  if (looks !== undefined && looks >= age) return { path: gone, window, from, least: looks, forgetting: false };
   const short =
     where.window === undefined
       ? ''
@@ -744,7 +746,13 @@ async function resumeOne(
       elsewhereOf(ctx.env, options, {
         refused: options.skipRefused === true,
         ...spendingFlags(options),
-        unrecorded: () => givenFlags(options.ignoreJob ?? [], undefined, undefined),
+        // Its exit 2 for a gone journal names this very resume with the window: --adopt and --resend too.
+        unrecorded: () =>
+          givenFlags(options.ignoreJob ?? [], undefined, undefined) +
+          [
+            ...(options.adopt ?? []).map((a) => ` --adopt ${a}`),
+            ...(options.resend ?? []).map((c) => ` --resend ${c}`),
+          ].join(''),
       }),
       true,
     );
@@ -791,16 +799,32 @@ async function resumeOne(
     }
   } catch (error) {
     // A run past refused chunks keeps its --skip-refused in the hint (a no-op on a job without them).
-    const self = { id: opened.id, refused: options.skipRefused === true, ...spendingFlags(options), unrecorded };
+    const self = {
+      id: opened.id,
+      refused: options.skipRefused === true,
+      ...spendingFlags(options),
+      unrecorded,
+      ...(opened.gone?.forgetting === false && { gone: goneRef(ctx, opened.gone) }),
+    };
     throw interruptedBeforeSending(ctx, error, self, file);
   } finally {
     file.close();
   }
 }
 
+/**
+ * What the hints of a run let past a gone journal by a window carry: its path, and the window reaching back to the
+ * job's start when the hint is printed (never narrower than this run's), without which a resume is refused (exit 2).
+ */
+function goneRef(ctx: Pick<Runtime, 'clock'>, gone: GonePlace): NonNullable<JobRef['gone']> {
+  return { path: gone.path, window: () => goneWindow(Math.max(0, ctx.clock.now() - gone.from), gone.least) };
+}
+
 /** A run let past a gone journal by a window: its lookup reaches back to the job's start (types.ts goneFrom). */
 function goneLookup<T extends SubmitOptions>(options: T, gone: GonePlace | undefined): T {
-  return gone?.forgetting === false && options.reuseWindow !== undefined ? { ...options, goneFrom: gone.from } : options;
+  return gone?.forgetting === false && options.reuseWindow !== undefined
+    ? { ...options, goneFrom: gone.from }
+    : options;
 }
 
 /**
@@ -1003,7 +1027,7 @@ async function continueJob(
     refused: skip.size > 0,
     ...spending,
     unrecorded: () => givenFlags(ignore, state, undefined) + journal.unrecorded(),
-    ...(gone?.forgetting === false && { gone: { path: gone.path, window: gone.window } }),
+    ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
   };
   const covering = state.done
     ? ignoredStranger(ctx, state, self, ignore, new Set())
@@ -1034,7 +1058,15 @@ async function continueJob(
       job: { ...self, name: open.name },
       verb: run.verb,
       settle: (api, send) =>
-        settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id, spending, unrecorded: self.unrecorded }),
+        settleInDoubt(ctx, api, send, {
+          journal,
+          items: doubt,
+          user,
+          name: id,
+          spending,
+          unrecorded: self.unrecorded,
+          ...(self.gone && { gone: self.gone }),
+        }),
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );

@@ -99,12 +99,15 @@ interface InDoubt {
   spending: Pick<JobRef, 'yes' | 'maxCost'>;
   /** The run's flags the job has not recorded yet (types.ts `JobRef`): this job's hints only. */
   unrecorded?: JobRef['unrecorded'];
+  /** The gone journal this run was let past by a window (types.ts `JobRef`): its hints carry the window. */
+  gone?: JobRef['gone'];
 }
 
 /** The job as the hints of its chunks in doubt name it. */
 function selfOf(doubt: InDoubt): JobRef {
   const unrecorded = doubt.unrecorded && { unrecorded: doubt.unrecorded };
-  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending, ...unrecorded };
+  const gone = doubt.gone && { gone: doubt.gone };
+  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending, ...unrecorded, ...gone };
 }
 
 /**

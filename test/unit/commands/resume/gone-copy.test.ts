@@ -7,7 +7,7 @@
 import { cpSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
@@ -197,4 +197,55 @@ it("the job's own window reaching back to its start lets a bare resume past, and
   const resumed = await run(['resume', id, '-y']);
   expect(resumed.code, resumed.stderr).toBe(0);
   await boughtOnce(items);
+});
+
+it('in a run let past by the window, a refusal at the money guard names a resume with the window: followed as printed, it ends the job', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  expect((await run(['config', 'set', 'confirm-above', '1'])).code).toBe(0);
+  const { hint } = await goneAfter(items, 2, []);
+  world.clock.advance(5 * 60_000);
+  const refused = await run(hint);
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toContain('no terminal to confirm on');
+  const next = commands(refused.stderr).at(-1) ?? [];
+  // Reckoned when printed: the window still reaches back to the job's start (7 minutes old, 10 to spare).
+  expect(next.slice(-2)).toEqual(['--reuse-window', '18m']);
+  world.clock.advance(5 * 60_000);
+  const resumed = await run([...next, '--yes']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(items);
+});
+
+it('an exit 9 in a run let past by the window names --adopt with the window: followed as printed, the chunk is adopted and nothing bought', async () => {
+  const id = await stoppedByCtrlC(world, ['create', S, 'k.com', '-y', '-q'], dir, 'reset-before');
+  const byHand = async () => {
+    const made = await run(['api', 'POST', '/tasks', '-f', `service=${S}`, '-f', 'items[]=k.com']);
+    expect(made.code, made.stderr).toBe(0);
+    return (JSON.parse(made.stdout) as { data: { id: number } }).data.id;
+  };
+  const task = await byHand();
+  await byHand();
+  const copy = join(dir, 'NEW');
+  cpSync(join(dir, 'state'), copy, { recursive: true });
+  const there = await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: copy });
+  expect(there.code, there.stderr).toBe(9);
+  rmSync(copy, { recursive: true });
+  world.clock.advance(2 * 60_000);
+  const tasks = (await world.tasks()).length;
+  const gone = await run(['resume', id, '-y']);
+  expect(gone.code, gone.stderr).toBe(2);
+  const doubt = await run(commands(gone.stderr)[0] ?? []);
+  expect(doubt.code, doubt.stderr).toBe(9);
+  const adopt =
+    (commands(doubt.stderr).find((argv) => argv.includes('--adopt')) ?? []).join(' ').split(',')[0]?.split(' ') ?? [];
+  expect(adopt, doubt.stderr).toContain('--reuse-window');
+  // The same adopt without the window: its exit 2 names it with the window, --adopt kept (never a loop back to exit 9).
+  const bare = await run(['resume', id, '--yes', '--adopt', `1=${task}`]);
+  expect(bare.code, bare.stderr).toBe(2);
+  const looking = commands(bare.stderr)[0] ?? [];
+  expect(looking).toEqual(expect.arrayContaining(['--adopt', `1=${task}`, '--reuse-window']));
+  const adopted = await run(looking);
+  expect(adopted.code, adopted.stderr).toBe(0);
+  expect(adopted.stderr).toContain(`task ${task} adopted`);
+  expect((await world.tasks()).length).toBe(tasks);
 });
