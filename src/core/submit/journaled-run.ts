@@ -1008,11 +1008,17 @@ async function continueJob(
   const doubt = state.done
     ? new Map<number, string[]>()
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
-  const user = parseUserSettlement(journal, run.options);
   const spending = spendingFlags(run.options);
-  const skip = skipRefused(ctx, journal, { id, user, spending }, run.options.skipRefused === true);
   const ignore = run.options.ignoreJob ?? [];
   const { gone } = open;
+  // The job as the refusals before anything is sent name it: nothing recorded yet, so every flag given is carried.
+  const early: Omit<JobRef, 'id' | 'refused'> = {
+    ...spending,
+    unrecorded: () => givenFlags(ignore, state, gone),
+    ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
+  };
+  const user = parseUserSettlement(journal, run.options, early);
+  const skip = skipRefused(ctx, journal, { id, user, early }, run.options.skipRefused === true);
   if (gone?.forgetting === true) {
     ctx.printer.warn(
       `job ${id} was last run from ${gone.path}, which is gone: what that run created is forgotten (--forget-gone-journal), and its chunks without a task here are sent again`,
@@ -1215,7 +1221,7 @@ interface Taken {
 function skipRefused(
   ctx: Pick<Submitter, 'printer'>,
   journal: JobJournal,
-  { id, user, spending }: { id: string; user: UserSettlement; spending: Pick<JobRef, 'yes' | 'maxCost'> },
+  { id, user, early }: { id: string; user: UserSettlement; early: Omit<JobRef, 'id' | 'refused'> },
   skip: boolean,
 ): ReadonlySet<number> {
   const refused = journal.refused();
@@ -1238,7 +1244,7 @@ function skipRefused(
   }
   throw new InputError(
     `${what}\nsending the same items again is refused the same way, so they are not sent again`,
-    `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ id, refused: true, ...spending }, settleFlags(user))}`,
+    `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ ...early, id, refused: true }, settleFlags(user))}`,
   );
 }
 

@@ -249,3 +249,31 @@ it('an exit 9 in a run let past by the window names --adopt with the window: fol
   expect(adopted.stderr).toContain(`task ${task} adopted`);
   expect((await world.tasks()).length).toBe(tasks);
 });
+
+it('a refused chunk stops a run past a gone journal with a hint that keeps its way past it: the window, or --forget-gone-journal', async () => {
+  const items = ['a.com', 'bad item here', 'c.com'];
+  const created = await run(['create', S, ...items, '--no-validate', '--chunk-size', '1', '-y']);
+  expect(created.code, created.stderr).toBe(3);
+  const id = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1] ?? '';
+  const copy = join(dir, 'NEW');
+  cpSync(join(dir, 'state'), copy, { recursive: true });
+  expect((await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: copy })).code).toBe(3);
+  rmSync(copy, { recursive: true });
+  world.clock.advance(2 * 60_000);
+  const forgetting = await run(['resume', id, '-y', '--forget-gone-journal']);
+  expect(forgetting.code, forgetting.stderr).toBe(3);
+  expect(commands(forgetting.stderr).at(-1)).toEqual([
+    'resume',
+    id,
+    '--skip-refused',
+    '--yes',
+    '--forget-gone-journal',
+  ]);
+  const looking = await run(['resume', id, '-y', '--reuse-window', '15m']);
+  expect(looking.code, looking.stderr).toBe(3);
+  const next = commands(looking.stderr).at(-1) ?? [];
+  expect(next).toEqual(['resume', id, '--skip-refused', '--yes', '--reuse-window', '15m']); // never narrower than the run's
+  const resumed = await run(next);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(['a.com', 'c.com']);
+});
