@@ -216,6 +216,8 @@ const tookWords = (id: string, took: Took) =>
 interface Elsewhere {
   cacheDir: string;
   window: number | undefined;
+  /** `--no-reuse`: no lookup, not even the job's own window. */
+  noReuse: boolean;
   forget: boolean;
   /** The job as this run's hints name it (its spending flags, --skip-refused, --ignore-job), but for its id. */
   job: Omit<JobRef, 'id'>;
@@ -228,6 +230,7 @@ const elsewhereOf = (
 ): Elsewhere => ({
   cacheDir: cacheDirectory(env),
   window: options.reuseWindow,
+  noReuse: options.reuse === false,
   forget: options.forgetGoneJournal === true,
   job,
 });
@@ -241,6 +244,10 @@ const elsewhereOf = (
 interface GonePlace {
   path: string;
   window: string;
+  /** The job's start (ms), which the lookup of a run let past by a window reaches back to (types.ts goneFrom). */
+  from: number;
+  /** The window this run looks with (given, else the job's own): a hint's window is never narrower. */
+  least: number | undefined;
   forgetting: boolean;
   record?: () => void;
 }
@@ -311,11 +318,13 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
   if (state?.done === true) return undefined;
   const started = Date.parse(state?.job.created_at ?? '');
   const age = Number.isFinite(started) ? Math.max(0, nowMs - started) : 24 * 3_600_000;
-  // Ten minutes to spare: the command printed still reaches back to the job's start when it is run a while later.
-  const minutes = Math.ceil(age / 60_000) + GONE_WINDOW_SPARE_MINUTES;
-  const window = minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
-  if (where.forget) return { path: gone, window, forgetting: true };
-  if (where.window !== undefined && where.window >= age) return { path: gone, window, forgetting: false };
+  const own = state?.job.reuse_window;
+  const window = goneWindow(age, own);
+  const from = nowMs - age;
+  // The lookup this run makes: the window given, else the job's own (a retry's 1h, a create's --reuse-window).
+  const looks = where.noReuse ? undefined : (where.window ?? own);
+  if (where.forget) return { path: gone, window, from, least: looks, forgetting: true };
+  if (looks !== undefined && looks >= age) return { path: gone, window, from, least: looks, forgetting: false };
   const short =
     where.window === undefined
       ? ''
@@ -324,6 +333,15 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
     `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent${short}`,
     `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand({ ...where.job, id: place.name }, ` --reuse-window ${window}`)}`,
   );
+}
+
+/**
+ * The window a hint names for a job `age` ms old, last run from a gone file: back to its start with ten minutes to
+ * spare (the command printed still reaches back to it when run a while later), never narrower than the job's own.
+ */
+function goneWindow(age: number, own: number | undefined): string {
+  const minutes = Math.max(Math.ceil(age / 60_000) + GONE_WINDOW_SPARE_MINUTES, Math.ceil((own ?? 0) / 60_000));
+  return minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
 }
 
 /** A fold of the journal at `path`, which reads it again for the rare chunk that needs it (JobFold `again`). */
@@ -506,7 +524,7 @@ async function continueStopped(
       `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,
     );
     await continueJob(ctx, { file, id, name: id, gone }, state, items, {
-      options,
+      options: goneLookup(options, gone),
       verb: verbOf(options),
       continued: true,
     });
@@ -728,7 +746,13 @@ async function resumeOne(
       elsewhereOf(ctx.env, options, {
         refused: options.skipRefused === true,
         ...spendingFlags(options),
-        unrecorded: () => givenFlags(options.ignoreJob ?? [], undefined, undefined),
+        // Its exit 2 for a gone journal names this very resume with the window: --adopt and --resend too.
+        unrecorded: () =>
+          givenFlags(options.ignoreJob ?? [], undefined, undefined) +
+          [
+            ...(options.adopt ?? []).map((a) => ` --adopt ${a}`),
+            ...(options.resend ?? []).map((c) => ` --resend ${c}`),
+          ].join(''),
       }),
       true,
     );
@@ -755,7 +779,7 @@ async function resumeOne(
     const api = await ctx.api();
     // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
     await requireJobAccount(ctx, api, state, jobLabel(job), `resume ${shellWord(arg)}`);
-    const run = { options: reuseOf(state.job, options), verb: 'Resume', continued: true };
+    const run = { options: goneLookup(reuseOf(state.job, options), opened.gone), verb: 'Resume', continued: true };
     // A finished job's inputs are not read again: its summary (and --wait) need only the journal.
     if (state.done) {
       await continueJob(ctx, job, state, { count: state.job.items, chunks: () => [] }, run);
@@ -775,11 +799,32 @@ async function resumeOne(
     }
   } catch (error) {
     // A run past refused chunks keeps its --skip-refused in the hint (a no-op on a job without them).
-    const self = { id: opened.id, refused: options.skipRefused === true, ...spendingFlags(options), unrecorded };
+    const self = {
+      id: opened.id,
+      refused: options.skipRefused === true,
+      ...spendingFlags(options),
+      unrecorded,
+      ...(opened.gone?.forgetting === false && { gone: goneRef(ctx, opened.gone) }),
+    };
     throw interruptedBeforeSending(ctx, error, self, file);
   } finally {
     file.close();
   }
+}
+
+/**
+ * What the hints of a run let past a gone journal by a window carry: its path, and the window reaching back to the
+ * job's start when the hint is printed (never narrower than this run's), without which a resume is refused (exit 2).
+ */
+function goneRef(ctx: Pick<Runtime, 'clock'>, gone: GonePlace): NonNullable<JobRef['gone']> {
+  return { path: gone.path, window: () => goneWindow(Math.max(0, ctx.clock.now() - gone.from), gone.least) };
+}
+
+/** A run let past a gone journal by a window: its lookup reaches back to the job's start (types.ts goneFrom). */
+function goneLookup<T extends SubmitOptions>(options: T, gone: GonePlace | undefined): T {
+  return gone?.forgetting === false && options.reuseWindow !== undefined
+    ? { ...options, goneFrom: gone.from }
+    : options;
 }
 
 /**
@@ -963,11 +1008,17 @@ async function continueJob(
   const doubt = state.done
     ? new Map<number, string[]>()
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
-  const user = parseUserSettlement(journal, run.options);
   const spending = spendingFlags(run.options);
-  const skip = skipRefused(ctx, journal, { id, user, spending }, run.options.skipRefused === true);
   const ignore = run.options.ignoreJob ?? [];
   const { gone } = open;
+  // The job as the refusals before anything is sent name it: nothing recorded yet, so every flag given is carried.
+  const early: Omit<JobRef, 'id' | 'refused'> = {
+    ...spending,
+    unrecorded: () => givenFlags(ignore, state, gone),
+    ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
+  };
+  const user = parseUserSettlement(journal, run.options, early);
+  const skip = skipRefused(ctx, journal, { id, user, early }, run.options.skipRefused === true);
   if (gone?.forgetting === true) {
     ctx.printer.warn(
       `job ${id} was last run from ${gone.path}, which is gone: what that run created is forgotten (--forget-gone-journal), and its chunks without a task here are sent again`,
@@ -982,7 +1033,7 @@ async function continueJob(
     refused: skip.size > 0,
     ...spending,
     unrecorded: () => givenFlags(ignore, state, undefined) + journal.unrecorded(),
-    ...(gone?.forgetting === false && { gone: { path: gone.path, window: gone.window } }),
+    ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
   };
   const covering = state.done
     ? ignoredStranger(ctx, state, self, ignore, new Set())
@@ -1013,7 +1064,15 @@ async function continueJob(
       job: { ...self, name: open.name },
       verb: run.verb,
       settle: (api, send) =>
-        settleInDoubt(ctx, api, send, { journal, items: doubt, user, name: id, spending, unrecorded: self.unrecorded }),
+        settleInDoubt(ctx, api, send, {
+          journal,
+          items: doubt,
+          user,
+          name: id,
+          spending,
+          unrecorded: self.unrecorded,
+          ...(self.gone && { gone: self.gone }),
+        }),
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );
@@ -1162,7 +1221,7 @@ interface Taken {
 function skipRefused(
   ctx: Pick<Submitter, 'printer'>,
   journal: JobJournal,
-  { id, user, spending }: { id: string; user: UserSettlement; spending: Pick<JobRef, 'yes' | 'maxCost'> },
+  { id, user, early }: { id: string; user: UserSettlement; early: Omit<JobRef, 'id' | 'refused'> },
   skip: boolean,
 ): ReadonlySet<number> {
   const refused = journal.refused();
@@ -1185,7 +1244,7 @@ function skipRefused(
   }
   throw new InputError(
     `${what}\nsending the same items again is refused the same way, so they are not sent again`,
-    `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ id, refused: true, ...spending }, settleFlags(user))}`,
+    `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ ...early, id, refused: true }, settleFlags(user))}`,
   );
 }
 

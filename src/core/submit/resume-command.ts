@@ -19,18 +19,21 @@ export interface JobRef {
   unrecorded?: () => string;
   /**
    * The file the job was last run from, gone, that this run was let past by a window reaching back to the job's start
-   * (`window`): a resume without that lookup is refused (exit 2), so its hints never name one (send-chunks.ts).
+   * (`window`, reckoned when the hint is printed): a resume without that lookup is refused (exit 2), so every hint
+   * names the resume with it (resumeCommand), but where the way on is the journal put back or forgotten (send-chunks.ts).
    */
-  gone?: { path: string; window: string };
+  gone?: { path: string; window: () => string };
 }
 
 /**
  * The one `taskctl resume …` command every hint of a job prints: with `--skip-refused` while the job has refused
  * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), the run's spending flags, and its
- * `--ignore-job` and `--forget-gone-journal` while the job has not recorded them; `more`, flags after them.
+ * `--ignore-job` and `--forget-gone-journal` while the job has not recorded them, the window reaching back to the job's
+ * start while its last journal is gone and not forgotten (`gone`); `more`, flags after them.
  */
 export function resumeCommand(job: JobRef, more = ''): string {
   const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
   const unrecorded = job.unrecorded?.() ?? '';
-  return `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${unrecorded}${more}`;
+  const gone = job.gone === undefined ? '' : ` --reuse-window ${job.gone.window()}`;
+  return `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${unrecorded}${gone}${more}`;
 }

@@ -478,8 +478,10 @@ function stopped(
 function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
   // Let past a gone journal by this lookup: a resume without it (or with a window short of the job's start) is refused
   // (exit 2), and would buy again what that journal's run created. The ways on: that journal back, or forgotten.
-  if (job.gone !== undefined)
-    return `Put ${job.gone.path} back, then: ${resumeCommand(job)}; or, if it is lost for good, go on without looking, buying again whatever its run created of the chunks left: ${resumeCommand(job, ' --forget-gone-journal --no-reuse')}`;
+  if (job.gone !== undefined) {
+    const { gone, ...back } = job; // neither way looks: the journal back knows, forgotten buys again
+    return `Put ${gone.path} back, then: ${resumeCommand(back)}; or, if it is lost for good, go on without looking, buying again whatever its run created of the chunks left: ${resumeCommand(back, ' --forget-gone-journal --no-reuse')}`;
+  }
   const skip = `without looking: ${resumeCommand(job, ' --no-reuse')}`;
   if (failure.shorter === undefined) return `Continue it ${skip}`;
   const window = `${Math.round(failure.shorter / 60_000)}m`;

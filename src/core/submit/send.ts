@@ -148,6 +148,8 @@ async function lookBefore(
       // While (and right after) a stopped run's request is waited for, the walk reaches back to its send, loosened as
       // a window's start is, whatever the window: its task is stamped then, and the wait may outlast the window.
       let since = Number.POSITIVE_INFINITY;
+      // A run let past a gone journal: the job's start, reached back to by every chunk's lookup (types.ts goneFrom).
+      const goneFrom = options.goneFrom ?? Number.POSITIVE_INFINITY;
       // A lookup of many candidates says what it does, and the way to skip it, once (the walk while a stopped run's
       // request is waited for runs again every few seconds).
       let toldOnce = false;
@@ -164,15 +166,17 @@ async function lookBefore(
         const query = {
           service,
           items,
-          createdAfter: Math.min(ctx.clock.now() - window, since - DATE_CLOCK_SPREAD_MS),
+          createdAfter: Math.min(ctx.clock.now() - window, Math.min(since, goneFrom) - DATE_CLOCK_SPREAD_MS),
           exclude: options.notReusable ? withIds(exclude, options.notReusable) : exclude,
           allowItemFailures: options.allowItemFailures === true,
-          // The stopped run's task, however it ended: it was paid for.
-          ...(Number.isFinite(since) && { anyStatusFrom: since - DATE_CLOCK_SPREAD_MS }),
+          // The stopped run's task, or the gone run's, however it ended: it was paid for.
+          ...(Number.isFinite(Math.min(since, goneFrom)) && {
+            anyStatusFrom: Math.min(since, goneFrom) - DATE_CLOCK_SPREAD_MS,
+          }),
         };
         const learn = { serverClock, clock: ctx.clock };
         // The run's one walk serves every chunk; one that reaches back to a stopped run's send walks on its own.
-        return index && !Number.isFinite(since)
+        return index && !Number.isFinite(Math.min(since, goneFrom))
           ? index.find(api, query, ctx.signal, learn, told)
           : reconcile.findReusableTask(api, query, ctx.signal, learn, told);
       };
@@ -211,7 +215,9 @@ async function lookBefore(
         ? `found back to the send of the stopped run above, --reuse-window ${formatDuration(window)} or before`
         : Number.isFinite(since)
           ? `found back to the send of a stopped run's request for the same items at ${isoSeconds(since)}, --reuse-window ${formatDuration(window)} or before`
-          : `within --reuse-window ${formatDuration(window)}`;
+          : Number.isFinite(goneFrom)
+            ? `found back to the job's start at ${isoSeconds(goneFrom)}, --reuse-window ${formatDuration(window)} or before`
+            : `within --reuse-window ${formatDuration(window)}`;
       ctx.printer.info(
         `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (${reach})`,
       );

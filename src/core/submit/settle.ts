@@ -36,6 +36,7 @@ export interface UserSettlement {
 export function parseUserSettlement(
   journal: JobJournal,
   options: { adopt?: string[] | undefined; resend?: string[] | undefined },
+  job: Omit<JobRef, 'id' | 'refused'> = {},
 ): UserSettlement {
   const given = new Map<string, string>();
   for (const text of options.adopt ?? []) {
@@ -50,7 +51,7 @@ export function parseUserSettlement(
     const match = /^(\d+)=(\d+)$/.exec(text.trim());
     if (!match) throw new UsageError(`--adopt ${JSON.stringify(text)}: expected CHUNK=TASK_ID, e.g. --adopt 7=1234`);
     const id = Number(match[2]);
-    const chunk = parseChunk(match[1] ?? '', '--adopt', journal, true);
+    const chunk = parseChunk(match[1] ?? '', '--adopt', { journal, job }, true);
     const holder = [...journal.done.entries()].find(([, done]) => done.task.id === id)?.[0];
     if (holder !== undefined)
       throw new UsageError(
@@ -60,12 +61,20 @@ export function parseUserSettlement(
       );
     return { chunk, id, text, replaces: journal.done.get(chunk)?.task.id };
   });
-  const resend = (options.resend ?? []).map((text) => parseChunk(text.trim(), '--resend', journal));
+  const resend = (options.resend ?? []).map((text) => parseChunk(text.trim(), '--resend', { journal, job }));
   return { adopt, resend };
 }
 
-/** `withTask`: a chunk that has a task may be named too (`--adopt`: settled only if that task cannot be the chunk's). */
-function parseChunk(text: string, flag: string, journal: JobJournal, withTask = false): number {
+/**
+ * `withTask`: a chunk that has a task may be named too (`--adopt`: settled only if that task cannot be the chunk's).
+ * `job`: the job as this run's hints name it (spending, unrecorded flags, a gone journal's window), but for its id.
+ */
+function parseChunk(
+  text: string,
+  flag: string,
+  { journal, job: self }: { journal: JobJournal; job: Omit<JobRef, 'id' | 'refused'> },
+  withTask = false,
+): number {
   const { job } = journal.state;
   const chunk = Number(text);
   if (!Number.isInteger(chunk) || chunk < 1 || chunk > job.chunks) {
@@ -77,7 +86,7 @@ function parseChunk(text: string, flag: string, journal: JobJournal, withTask = 
     // Its items were answered with a refusal (docs/behaviour.md#a-refused-chunk): sending them again is refused again.
     throw new UsageError(
       `${flag} ${chunk}: the service refused the items of chunk ${chunk} (${refused}); it is not in doubt`,
-      `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ id: journal.id, refused: true })}`,
+      `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ ...self, id: journal.id, refused: true })}`,
     );
   }
   if (!journal.inDoubt().includes(chunk)) {
@@ -100,12 +109,15 @@ interface InDoubt {
   spending: Pick<JobRef, 'yes' | 'maxCost'>;
   /** The run's flags the job has not recorded yet (types.ts `JobRef`): this job's hints only. */
   unrecorded?: JobRef['unrecorded'];
+  /** The gone journal this run was let past by a window (types.ts `JobRef`): its hints carry the window. */
+  gone?: JobRef['gone'];
 }
 
 /** The job as the hints of its chunks in doubt name it. */
 function selfOf(doubt: InDoubt): JobRef {
   const unrecorded = doubt.unrecorded && { unrecorded: doubt.unrecorded };
-  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending, ...unrecorded };
+  const gone = doubt.gone && { gone: doubt.gone };
+  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending, ...unrecorded, ...gone };
 }
 
 /**

@@ -46,6 +46,12 @@ export interface SubmitOptions extends Partial<WaitOptions> {
   notReusable?: ReadonlySet<number>;
   /** The `--reuse-window` is the job's own, kept by its resume: only `--no-reuse` drops the lookup (no flag keeps it). */
   jobWindow?: boolean;
+  /**
+   * The job's start (ms) when this run was let past the gone file it was last run from (journaled-run.ts gonePast):
+   * its lookup reaches back to it whatever the window and the time of each chunk's lookup, and takes any task of the
+   * chunk's items made since, however it ended (the gone run paid for it).
+   */
+  goneFrom?: number;
   /** Continue like `taskctl wait` on the new task(s). */
   wait?: boolean;
 }

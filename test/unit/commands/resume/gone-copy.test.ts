@@ -7,7 +7,7 @@
 import { cpSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
@@ -121,4 +121,159 @@ it('the other way, as printed: forgotten, the chunk its run created is bought ag
   // Recorded once it sent: the job's later runs need no flag.
   const summary = await run(['resume', id]);
   expect(summary.code, summary.stderr).toBe(0);
+});
+
+/**
+ * Job J of `items`, one-item chunks: chunk 1 created here, chunk 2 by a copy of the state directory that is then
+ * deleted, `minutes` later the job's resume here (exit 2): the commands its hint names.
+ */
+async function goneAfter(
+  items: readonly string[],
+  minutes: number,
+  argv: readonly string[] = ['-y'],
+  create: readonly string[] = [],
+) {
+  await balanceFor(1);
+  const stopped = await run(['create', S, ...items, '--chunk-size', '1', '-y', ...create]);
+  expect(stopped.code, stopped.stderr).toBe(6);
+  const id = /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
+  const copy = join(dir, 'NEW');
+  cpSync(join(dir, 'state'), copy, { recursive: true });
+  await world.clearFaults();
+  await balanceFor(1);
+  const there = await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: copy });
+  expect(there.code, there.stderr).toBe(6);
+  rmSync(copy, { recursive: true });
+  await world.clearFaults();
+  await world.setBalance(10_000);
+  world.clock.advance(minutes * 60_000);
+  const gone = await run(['resume', id, ...argv]);
+  expect(gone.code, gone.stderr).toBe(2);
+  expect(gone.stderr).toContain('which is gone');
+  return { id, hint: commands(gone.stderr)[0] ?? [] };
+}
+
+async function boughtOnce(items: readonly string[]): Promise<void> {
+  const counts = await world.itemCounts();
+  for (const item of items) expect(counts.get(item), item).toBe(1);
+}
+
+it('the hint as printed reuses the chunk the gone run created whatever became of its task: a failed item is not bought again', async () => {
+  const items = ['a.com', 'fail-b.net', 'c.com'];
+  const { hint } = await goneAfter(items, 2);
+  const resumed = await run(hint);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(items);
+});
+
+it('a lookup that runs long after the window was checked (a prompt read a quarter of an hour) still reaches back to the job start', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  expect((await run(['config', 'set', 'confirm-above', '1'])).code).toBe(0);
+  const { hint } = await goneAfter(items, 2, []);
+  expect(hint).not.toContain('--yes');
+  async function* slowAnswer(): AsyncGenerator<Buffer> {
+    world.clock.advance(15 * 60_000);
+    yield Buffer.from('y\n');
+  }
+  const stdin = Object.assign(slowAnswer(), { isTTY: true });
+  const resumed = await runTaskctl(hint, {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+    stdinStream: stdin,
+    stdoutTTY: true,
+    stderrTTY: true,
+    columns: 400,
+  });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toMatch(/\[y\/N\]|\? /);
+  await boughtOnce(items);
+});
+
+it("the job's own window reaching back to its start lets a bare resume past, and a printed window never narrows it", async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  const { id } = await goneAfter(items, 2, ['-y', '--reuse-window', '1m'], ['--reuse-window', '24h']);
+  // Not refused for want of a flag: the job's own --reuse-window 24h (recorded by its create) reaches back to its start.
+  const resumed = await run(['resume', id, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(items);
+});
+
+it('in a run let past by the window, a refusal at the money guard names a resume with the window: followed as printed, it ends the job', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  expect((await run(['config', 'set', 'confirm-above', '1'])).code).toBe(0);
+  const { hint } = await goneAfter(items, 2, []);
+  world.clock.advance(5 * 60_000);
+  const refused = await run(hint);
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toContain('no terminal to confirm on');
+  const next = commands(refused.stderr).at(-1) ?? [];
+  // Reckoned when printed: the window still reaches back to the job's start (7 minutes old, 10 to spare).
+  expect(next.slice(-2)).toEqual(['--reuse-window', '18m']);
+  world.clock.advance(5 * 60_000);
+  const resumed = await run([...next, '--yes']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(items);
+});
+
+it('an exit 9 in a run let past by the window names --adopt with the window: followed as printed, the chunk is adopted and nothing bought', async () => {
+  const id = await stoppedByCtrlC(world, ['create', S, 'k.com', '-y', '-q'], dir, 'reset-before');
+  const byHand = async () => {
+    const made = await run(['api', 'POST', '/tasks', '-f', `service=${S}`, '-f', 'items[]=k.com']);
+    expect(made.code, made.stderr).toBe(0);
+    return (JSON.parse(made.stdout) as { data: { id: number } }).data.id;
+  };
+  const task = await byHand();
+  await byHand();
+  const copy = join(dir, 'NEW');
+  cpSync(join(dir, 'state'), copy, { recursive: true });
+  const there = await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: copy });
+  expect(there.code, there.stderr).toBe(9);
+  rmSync(copy, { recursive: true });
+  world.clock.advance(2 * 60_000);
+  const tasks = (await world.tasks()).length;
+  const gone = await run(['resume', id, '-y']);
+  expect(gone.code, gone.stderr).toBe(2);
+  const doubt = await run(commands(gone.stderr)[0] ?? []);
+  expect(doubt.code, doubt.stderr).toBe(9);
+  const adopt =
+    (commands(doubt.stderr).find((argv) => argv.includes('--adopt')) ?? []).join(' ').split(',')[0]?.split(' ') ?? [];
+  expect(adopt, doubt.stderr).toContain('--reuse-window');
+  // The same adopt without the window: its exit 2 names it with the window, --adopt kept (never a loop back to exit 9).
+  const bare = await run(['resume', id, '--yes', '--adopt', `1=${task}`]);
+  expect(bare.code, bare.stderr).toBe(2);
+  const looking = commands(bare.stderr)[0] ?? [];
+  expect(looking).toEqual(expect.arrayContaining(['--adopt', `1=${task}`, '--reuse-window']));
+  const adopted = await run(looking);
+  expect(adopted.code, adopted.stderr).toBe(0);
+  expect(adopted.stderr).toContain(`task ${task} adopted`);
+  expect((await world.tasks()).length).toBe(tasks);
+});
+
+it('a refused chunk stops a run past a gone journal with a hint that keeps its way past it: the window, or --forget-gone-journal', async () => {
+  const items = ['a.com', 'bad item here', 'c.com'];
+  const created = await run(['create', S, ...items, '--no-validate', '--chunk-size', '1', '-y']);
+  expect(created.code, created.stderr).toBe(3);
+  const id = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1] ?? '';
+  const copy = join(dir, 'NEW');
+  cpSync(join(dir, 'state'), copy, { recursive: true });
+  expect((await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: copy })).code).toBe(3);
+  rmSync(copy, { recursive: true });
+  world.clock.advance(2 * 60_000);
+  const forgetting = await run(['resume', id, '-y', '--forget-gone-journal']);
+  expect(forgetting.code, forgetting.stderr).toBe(3);
+  expect(commands(forgetting.stderr).at(-1)).toEqual([
+    'resume',
+    id,
+    '--skip-refused',
+    '--yes',
+    '--forget-gone-journal',
+  ]);
+  const looking = await run(['resume', id, '-y', '--reuse-window', '15m']);
+  expect(looking.code, looking.stderr).toBe(3);
+  const next = commands(looking.stderr).at(-1) ?? [];
+  expect(next).toEqual(['resume', id, '--skip-refused', '--yes', '--reuse-window', '15m']); // never narrower than the run's
+  const resumed = await run(next);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(['a.com', 'c.com']);
 });
