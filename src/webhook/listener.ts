@@ -152,7 +152,13 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
 
-  await listenOn(server, options.port ?? DEFAULT_LISTEN_PORT, host);
+  try {
+    await listenOn(server, options.port ?? DEFAULT_LISTEN_PORT, host);
+  } catch (error) {
+    // Not listening: the spool's lock is not kept by a listener that never started.
+    await handler.spool?.close().catch(() => undefined);
+    throw error;
+  }
   server.on('error', (error) => handler.logError(error));
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;

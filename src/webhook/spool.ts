@@ -6,15 +6,23 @@
  * duplicate window are remembered, so even `kill -9` loses nothing acknowledged. The file is rewritten compactly at
  * start, on a clean stop, and when it passes 64 MiB.
  *
+ * One listener per spool: `FILE.lock` beside it is held from the open to the close (a second listener would run the
+ * first one's events again and rename its rewrite over the file the first keeps appending to, losing what it
+ * acknowledges after). A lock whose process has ended is taken over. A spool with a second name (a hard link) is
+ * refused, as its lock is beside each name; a symbolic link to one in use names its holder before its refusal.
+ *
  * Lines: `{"e":id,"k":key,"at":ms,"l":label,"n":name,"t":taskId,"r":raw,"m":1}` (an event for --exec; `m` when
  * simulated),
  * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished).
  */
+import { lstatSync, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { readRegularFile, writeFileAtomicSync } from '../store/atomic-file.js';
 import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
+import { heldLockHint, holderWords, lockHolder, tryLock, type HeldLock } from '../store/lock-file.js';
+import { shellWord } from '../lib/shell-word.js';
 import { systemErrorWords, UsageError } from '../errors.js';
 import type { ExecJob } from './exec-queue.js';
 
@@ -68,6 +76,8 @@ export class Spool {
   /** Only while opening: the keys read from the file. Afterwards the listener's duplicate filter is the one list. */
   private seen = new Map<string, number>();
   private keys: () => Array<[string, number]> = () => [...this.seen];
+  /** `FILE.lock`, held from the open to the close. */
+  private lock: HeldLock | undefined;
 
   private constructor(
     private readonly file: string,
@@ -87,6 +97,22 @@ export class Spool {
         `cannot make the directory of the spool file ${file}: ${describeDirectoryProblem(problem)}`,
         'Pass a --spool file in a writable directory.',
       );
+    const lock = lockSpool(file);
+    try {
+      return await Spool.openLocked(file, lock, horizon, keys);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private static async openLocked(
+    file: string,
+    lock: HeldLock,
+    horizon: () => number,
+    keys: () => Array<[string, number]>,
+  ): Promise<OpenedSpool> {
+    refuseOtherNames(file);
     const text = readRegularFile(file, { what: 'spool file', maxBytes: MAX_SPOOL_BYTES }) ?? '';
     // A job's journal (its first line the job record) given by mistake: the rewrite below would replace it.
     if (text.startsWith('{"type":"job"'))
@@ -95,6 +121,7 @@ export class Spool {
         'Pass another --spool FILE than a job journal.',
       );
     const spool = new Spool(file, 1, horizon);
+    spool.lock = lock;
     const lines = text.split('\n');
     lines.forEach((lineText, index) => {
       if (lineText.trim() === '') return;
@@ -145,9 +172,14 @@ export class Spool {
   /** Rewrites the file compactly and closes it (the jobs still pending stay in it). */
   async close(): Promise<void> {
     await this.chain.catch(() => undefined);
-    await this.rewrite();
-    await this.handle?.close();
-    this.handle = undefined;
+    try {
+      await this.rewrite();
+    } finally {
+      await this.handle?.close();
+      this.handle = undefined;
+      this.lock?.release();
+      this.lock = undefined;
+    }
   }
 
   private apply(line: Line): void {
@@ -217,4 +249,61 @@ export class Spool {
     this.batch.push(`${line}\n`);
     return this.chain;
   }
+}
+
+/**
+ * Takes `FILE.lock` for a listener's whole life, or exit 2 naming the listener that holds it (before anything is read,
+ * rewritten or bound). A symbolic link is refused later (the spool is never followed): one to a spool in use is
+ * refused here, naming that spool's holder.
+ */
+function lockSpool(file: string): HeldLock {
+  const inUse = (holder: Parameters<typeof holderWords>[0], lockPath: string): UsageError =>
+    new UsageError(
+      `the spool file ${file} is in use by another listener (${holderWords(holder)}); nothing was read or run`,
+      heldLockHint(holder, lockPath, 'Stop that listener first, or pass another --spool file'),
+    );
+  try {
+    if (lstatSync(file).isSymbolicLink()) {
+      const target = `${realpathSync(file)}.lock`;
+      const holder = lockHolder(target);
+      if (holder !== undefined) throw inUse(holder, target);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    // Missing, or a dangling link: the read below says what it is.
+  }
+  const lockPath = `${file}.lock`;
+  let lock;
+  try {
+    lock = tryLock(lockPath);
+  } catch (error) {
+    throw new UsageError(
+      `cannot lock the spool file ${file} (${lockPath}): ${systemErrorWords(error)}`,
+      'Pass a --spool file in a writable directory.',
+    );
+  }
+  if ('release' in lock) return lock;
+  throw inUse(lock.heldBy, lockPath);
+}
+
+/**
+ * A spool with another name (a hard link) has a lock beside each name: a listener through the other name would not
+ * meet this one's. Refused, as a journal with one is.
+ */
+function refuseOtherNames(file: string): void {
+  let names: number;
+  try {
+    const stats = lstatSync(file);
+    if (!stats.isFile()) return; // refused by the read, in its words
+    names = stats.nlink;
+  } catch {
+    return; // none yet
+  }
+  if (names <= 1) return;
+  const word = shellWord(file);
+  const copy = shellWord(`${file}.new`);
+  throw new UsageError(
+    `the spool file ${file} has ${names} names (hard links): a listener locks its spool by its name, so one through another name could run the same events again; nothing was read or run`,
+    `Give this name a file of its own (cp ${word} ${copy} && mv ${copy} ${word}) once no listener uses the other name, or remove the other name.`,
+  );
 }

@@ -21,6 +21,7 @@ import { openFileSide, parseSide, type OpenedFile, type SideSpec } from './sourc
 import { NOT_RESULT_FIELDS, type CompareMode } from './values.js';
 import { journalOf, namesJobId } from '../job/registry.js';
 import { shellWord } from '../../lib/shell-word.js';
+import { idsOnly } from '../quiet.js';
 
 export interface DiffOptions {
   /** Only these fields are compared (`--fields a,b`). Default: status and every result field, not the error. */
@@ -178,7 +179,7 @@ async function compare(
     if (ctx.signal.aborted) throw new InterruptedError('interrupted', 'Nothing more was compared.');
   };
   const walk = async (printer: Printer) => {
-    const output = new ChangeOutput(printer, mode, (text) => fitToStream(text, ctx.io.stdout));
+    const output = new ChangeOutput(printer, mode, (text) => fitToStream(text, ctx.io.stdout), idsOnly(ctx.globals));
     try {
       await walkSides(a.sorted.sorted(), b.sorted.sorted(), { fields, tally, emit: output.write, pause });
     } catch (error) {
@@ -188,7 +189,7 @@ async function compare(
     if (tally.changed > 0) ctx.exitCode = ExitCode.differ;
     await output.end(tally);
   };
-  if (ctx.printer.format === 'table' && !ctx.printer.quiet) await ctx.paged(walk);
+  if (ctx.printer.format === 'table' && !idsOnly(ctx.globals)) await ctx.paged(walk);
   else await walk(ctx.printer);
   // For people a word that the run finished; scripts get nothing (the exit code answers).
   if (tally.changed === 0 && ctx.printer.format === 'table')

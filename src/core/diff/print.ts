@@ -80,12 +80,14 @@ export class ChangeOutput {
     private readonly printer: Printer,
     private readonly mode: CompareMode,
     private readonly fit: (text: string) => string = (text) => text,
+    /** `-q` alone (an explicit format wins over it: docs/behaviour.md#quiet): nothing is printed. */
+    private readonly silent = printer.quiet,
   ) {
-    if (!printer.quiet && printer.format !== 'table') this.out = printer.stream(MACHINE_COLUMNS, record);
+    if (!silent && printer.format !== 'table') this.out = printer.stream(MACHINE_COLUMNS, record);
   }
 
   readonly write = (change: Change): void => {
-    if (this.printer.quiet) return;
+    if (this.silent) return;
     this.changes++;
     if (this.out === undefined) {
       if (this.table.length < TABLE_MAX_ROWS) this.table.push({ change, mode: this.mode });
@@ -97,7 +99,7 @@ export class ChangeOutput {
 
   /** Ends the output: for people the summary comes first, then the table. */
   async end(tally: DiffTally): Promise<void> {
-    if (this.printer.quiet) return;
+    if (this.silent) return;
     if (this.out !== undefined) {
       this.flush();
       await this.out.end();

@@ -23,6 +23,7 @@ import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { neutralise } from '../../lib/sanitize.js';
+import { idsOnly } from '../quiet.js';
 
 export interface WaitOptions {
   /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */
@@ -266,7 +267,7 @@ export async function waitForTasks(
   if (ids.length === 0) {
     // Nothing to wait for (an empty pipe): no request, no live block, no log group. A script still gets its empty
     // document (`[]` for -o json) and its reports; a terminal's table has nothing to add to the caller's line.
-    if (!ctx.globals.quiet && ctx.printer.format !== 'table') await printTasks(ctx, [], true, options);
+    if (!idsOnly(ctx.globals) && ctx.printer.format !== 'table') await printTasks(ctx, [], true, options);
     if (options.report?.length) await reportTasks(ctx, options.report, []);
     return;
   }
@@ -339,7 +340,7 @@ export async function waitForTasks(
   })
     .catch(async (error: unknown) => {
       progress.stop(); // an error (exit 8...) must not leave the live block on the screen above its message
-      if (!ctx.globals.quiet) await printAsCreated(ctx, ids, known, options).catch(() => undefined);
+      if (!idsOnly(ctx.globals)) await printAsCreated(ctx, ids, known, options).catch(() => undefined);
       if (await saidKeyRefused(ctx, error, ids, seen, options)) return undefined;
       throw error;
     })
@@ -354,7 +355,7 @@ export async function waitForTasks(
   const shown = lastKnown(ids, result.tasks, known);
   // However the wait ends, every task has its record: as read, else as created (a pipe or file needs them all).
   const listed = result.reason === 'done' ? result.tasks : shown;
-  if (!ctx.globals.quiet && (result.reason !== 'outage' || listed.length > 0))
+  if (!idsOnly(ctx.globals) && (result.reason !== 'outage' || listed.length > 0))
     await printOutcome(ctx, listed, result, options);
   const resumeFlags = resumeFlagsOf(options);
   const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));

@@ -1,9 +1,10 @@
 /** `webhook listen --spool FILE`: the file's directory is made by the guarded walk; one that cannot be made is exit 2. */
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Spool } from '../../../src/webhook/spool.js';
+import { notRunningPid } from '../pids.js';
 
 let dir: string;
 beforeEach(() => {
@@ -57,5 +58,66 @@ describe('a spool file that is a job journal', () => {
       message: `the spool file ${file} is a taskctl journal (it starts with a job record)`,
     });
     expect(readFileSync(file, 'utf8')).toBe(journal);
+  });
+});
+
+describe('one listener per spool: a lock held for its whole life', () => {
+  const file = () => join(dir, 'events.spool');
+
+  it('a second open of the same spool is exit 2 naming the holder; after the first closes it opens', async () => {
+    const { spool } = await open(file());
+    const error = await open(file()).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining(
+        `the spool file ${file()} is in use by another listener (process ${process.pid} `,
+      ),
+      hint: expect.stringContaining('Stop that listener'),
+    });
+    await spool.close();
+    const again = await open(file());
+    await again.spool.close();
+  });
+
+  it('the spool keeps what the first listener wrote when a second one is refused', async () => {
+    const { spool } = await open(file());
+    await spool.addSeen('k1', 5);
+    await open(file()).catch(() => undefined);
+    expect(readFileSync(file(), 'utf8')).toContain('"s":"k1"');
+    await spool.close();
+  });
+
+  it('another name of the same file (a hard link) is refused, exit 2', async () => {
+    const { spool } = await open(file());
+    const other = join(dir, 'other.spool');
+    linkSync(file(), other);
+    const error = await open(other).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining(`the spool file ${other} has 2 names`),
+    });
+    await spool.close();
+  });
+
+  it('a symbolic link to a spool in use is exit 2 naming the holder', async () => {
+    const { spool } = await open(file());
+    const link = join(dir, 'link.spool');
+    symlinkSync(file(), link);
+    const error = await open(link).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining(`is in use by another listener (process ${process.pid} `),
+    });
+    await spool.close();
+  });
+
+  it('a lock left by a killed listener (its pid gone) does not block the next start', async () => {
+    writeFileSync(
+      `${file()}.lock`,
+      JSON.stringify({ pid: notRunningPid(), host: hostname(), at: Date.now(), token: 'killed' }),
+    );
+    const { spool } = await open(file());
+    await spool.close();
+    expect(existsSync(`${file()}.lock`)).toBe(false);
   });
 });

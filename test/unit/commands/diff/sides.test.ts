@@ -118,11 +118,11 @@ describe('diff of two tasks', () => {
     );
   });
 
-  it('-q prints nothing: the exit code answers', async () => {
+  it('-q alone prints nothing: the exit code answers', async () => {
     const api = mockApi();
     replyTask(api, 1, [avail('a.com', false)]);
     replyTask(api, 2, [avail('a.com', true)]);
-    expect(await runTaskctl(['diff', '1', '2', '-q', '-o', 'table'], { api })).toEqual({
+    expect(await runTaskctl(['diff', '1', '2', '-q'], { api })).toEqual({
       code: 15,
       stdout: '',
       stderr: '',
@@ -418,5 +418,29 @@ describe('the run files', () => {
       expect(during).toHaveLength(1);
       expect(scratchDirs(tmp)).toEqual([]);
     });
+  });
+});
+
+describe('diff -q', () => {
+  const changed = (api: MockApi) => {
+    replyTask(api, 1, [avail('a.com', true)]);
+    replyTask(api, 2, [avail('a.com', false)]);
+  };
+  it.each([['-o', 'ndjson'], ['-o', 'csv'], ['--json']])(
+    'with an explicit format (%s %s) the format wins: the changes on stdout, exit 15',
+    async (...format) => {
+      const api = mockApi();
+      changed(api);
+      const result = await runTaskctl(['diff', '1', '2', '-q', ...format.filter(Boolean)], { api });
+      expect(result.code, result.stderr).toBe(15);
+      expect(result.stdout).toContain('a.com');
+    },
+  );
+
+  it('alone: nothing printed, the exit code speaks', async () => {
+    const api = mockApi();
+    changed(api);
+    const result = await runTaskctl(['diff', '1', '2', '-q'], { api });
+    expect(result).toMatchObject({ code: 15, stdout: '' });
   });
 });
