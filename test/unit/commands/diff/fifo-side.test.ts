@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setImmediate as turn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { settle } from '../../clock.js';
 import { runTaskctl } from '../harness.js';
 
 let dir: string;
@@ -23,7 +23,7 @@ async function writerOnceRead(fifo: string, turns = 100_000): Promise<number> {
     try {
       return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
     } catch {
-      await turn();
+      await settle();
     }
   }
   throw new Error(`no reader opened ${fifo}`);
