@@ -117,6 +117,19 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
 }
 
 /**
+ * The world's sandbox restarted `afterMs` later without --state, on the same port (a restart's usual way): no task, ids
+ * from 1 again, the same key. The world's `sandbox` is then closed; close the one returned.
+ */
+export async function restartWithoutState(world: World, afterMs = 3_600_000): Promise<RunningSandbox> {
+  const port = Number(new URL(world.sandbox.url).port);
+  await world.sandbox.close();
+  world.clock.advance(afterMs);
+  const restarted = await startSandbox({ port, itemMs: 0, rateLimit: 0, clock: world.clock, balance: 10_000_000 });
+  if (restarted.url !== world.sandbox.url) throw new Error(`restarted on ${restarted.url}, not ${world.sandbox.url}`);
+  return restarted;
+}
+
+/**
  * A fresh world and an empty temporary directory (named `prefix…`) for each test of the file, closed and removed after
  * it; `use` hands both to the file's own variables.
  */

@@ -6,9 +6,9 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../../../src/sandbox/index.js';
 import { journalLines, keepJournalLines } from '../journal-lines.js';
-import { startSandboxWorld, stoppedByCtrlC, type World } from '../sandbox-world.js';
+import { restartWithoutState, startSandboxWorld, stoppedByCtrlC, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,11 +47,7 @@ async function byHand(): Promise<number> {
 
 /** The sandbox restarted an hour on without --state, on the same port: no task, ids from 1 again. */
 async function restart(): Promise<void> {
-  const port = Number(new URL(world.sandbox.url).port);
-  await world.sandbox.close();
-  world.clock.advance(3_600_000);
-  restarted = await startSandbox({ port, itemMs: 0, rateLimit: 0, clock: world.clock, balance: 10_000_000 });
-  expect(restarted.url).toBe(world.sandbox.url);
+  restarted = await restartWithoutState(world);
 }
 
 it('the sandbox restarted without --state (ids from 1 again): an old journal naming task 1 does not block adopting the new task 1', async () => {

@@ -7,9 +7,9 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../../../src/sandbox/index.js';
 import { journalLines, keepJournalLines } from '../journal-lines.js';
-import { startSandboxWorld, type World } from '../sandbox-world.js';
+import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,11 +53,7 @@ async function stoppedAtChunk4(): Promise<{ job: string; journal: string }> {
 
 /** The sandbox restarted an hour on without --state, on the same port: no task, ids from 1 again. */
 async function restart(): Promise<void> {
-  const port = Number(new URL(world.sandbox.url).port);
-  await world.sandbox.close();
-  world.clock.advance(3_600_000);
-  restarted = await startSandbox({ port, itemMs: 0, rateLimit: 0, clock: world.clock, balance: 10_000_000 });
-  expect(restarted.url).toBe(world.sandbox.url);
+  restarted = await restartWithoutState(world);
 }
 
 /** The command a hint says to run next, as argv. */
