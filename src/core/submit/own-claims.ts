@@ -43,7 +43,8 @@ export function withIds(claims: Claims, more: Iterable<number>): Claims {
   };
 }
 
-function holds(claim: OwnClaim, task: TaskFacts): boolean {
+/** Whether `claim` still names `task`: every fact recorded of the claimed task is what `task` shows. */
+export function holds(claim: OwnClaim, task: TaskFacts): boolean {
   if (claim.created_at !== undefined && !sameCreation(claim.created_at, task.created_at)) return false;
   if (claim.read !== undefined && (claim.read.service !== task.service || claim.read.total_items !== task.total_items))
     return false;

@@ -21,10 +21,10 @@ import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
 import { chunkItems, type Cover, type SendRecord } from './journal-records.js';
 import { itemsDigest } from '../items/multiset.js';
-import { listedTargets, sameCreation } from '../../lib/task-state.js';
+import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
 import { resumeCommand, type JobRef, type PlannedChunk, type SendState } from './types.js';
-import { ownClaims } from './own-claims.js';
+import { holds, ownClaims } from './own-claims.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
@@ -242,18 +242,15 @@ async function recordedFits(api: ApiClient, { journal }: InDoubt, chunk: number,
 
 /**
  * The job of this machine, other than `self`, whose journal gives `task` to one of its chunks. Its claim is on the id,
- * and a service may give an id out again (its ids started again from 1, a sandbox restarted without --state): it
- * stands while what that journal recorded of its chunk's task is what the service shows under the id now, by the one
- * check of a chunk's task (job-chunks.ts `chunkTaskProblem`: service, item count, made after the send, the items when
- * listed) and, where the journal kept it, the task's `created_at` (task-state.ts `sameCreation`, as the ledger judges
- * its entries). A claim with no such fact of its own stands.
+ * and a service may give an id out again: it stands while what that journal recorded of the task is what the service
+ * shows under the id now, judged as a job's own claims are (own-claims.ts `holds`).
  */
 async function otherJobNaming(
   ctx: Pick<Runtime, 'env'>,
   self: string,
   task: Task,
 ): Promise<{ job: string; chunk: number } | undefined> {
-  const [{ jobStore }, { readJobState }, { chunkTaskProblem, jobChunks }] = await Promise.all([
+  const [{ jobStore }, { readJobState }, { jobChunks }] = await Promise.all([
     import('../job/registry.js'),
     import('./hand-over.js'),
     import('../job/job-chunks.js'),
@@ -265,12 +262,15 @@ async function otherJobNaming(
     if (other === undefined) continue;
     for (const [chunk, known] of other.chunks) {
       if (known.task?.id !== task.id) continue;
-      const recorded = known.task.created_at;
-      if (recorded !== undefined && !sameCreation(recorded, task.created_at)) continue;
       const claimed = jobChunks(other)[chunk - 1];
-      if (claimed?.task !== undefined && chunkTaskProblem(other.job, { ...claimed, task: claimed.task }, task))
-        continue;
-      return { job: stored.id, chunk };
+      const claim = {
+        id: task.id,
+        ...(known.task.created_at !== undefined && { created_at: known.task.created_at }),
+        ...(claimed?.task !== undefined && {
+          chunk: { service: other.job.service, chunk: { ...claimed, task: claimed.task } },
+        }),
+      };
+      if (holds(claim, task)) return { job: stored.id, chunk };
     }
   }
   return undefined;
