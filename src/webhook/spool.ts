@@ -11,13 +11,19 @@
  * acknowledges after). A lock whose process has ended is taken over. A spool with a second name (a hard link) is
  * refused, as its lock is beside each name; a symbolic link to one in use names its holder before its refusal.
  *
+ * A rewrite puts a new file at the spool's name: a name the old file keeps (a hard link given, or a `mv`, while the
+ * listener ran) would hold a copy of its events, with a lock of its own. So before the replace, the old file gets a
+ * last line naming the spool's path, and a listener given a file with such a line naming another file is refused. A
+ * line naming the very file it is in (a listener killed between it and the replace) means nothing.
+ *
  * Lines: `{"e":id,"k":key,"at":ms,"l":label,"n":name,"t":taskId,"r":raw,"m":1}` (an event for --exec; `m` when
  * simulated),
- * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished).
+ * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished), `{"to":path}` (this
+ * file was replaced: the spool went on at `path`, absolute).
  */
-import { lstatSync, realpathSync } from 'node:fs';
+import { constants, lstatSync, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { readRegularFile, writeFileAtomicSync } from '../store/atomic-file.js';
 import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
@@ -26,8 +32,10 @@ import { shellWord } from '../lib/shell-word.js';
 import { systemErrorWords, UsageError } from '../errors.js';
 import type { ExecJob } from './exec-queue.js';
 
-const COMPACT_AT_BYTES = 64 * 1024 * 1024;
 const MAX_SPOOL_BYTES = 512 * 1024 * 1024;
+
+/** Test seam: the size past which the spool is rewritten compactly while its listener runs (64 MiB). */
+export const spoolLimits = { compactAtBytes: 64 * 1024 * 1024 };
 
 export interface SpooledEvent extends ExecJob {
   spoolId: number;
@@ -54,6 +62,7 @@ interface Line {
   m?: 1;
   s?: string;
   d?: number;
+  to?: string;
 }
 
 /** The line of an event for --exec. */
@@ -78,6 +87,8 @@ export class Spool {
   private keys: () => Array<[string, number]> = () => [...this.seen];
   /** `FILE.lock`, held from the open to the close. */
   private lock: HeldLock | undefined;
+  /** Only while opening: the paths of the `to` lines read (where a replaced copy's spool went on). */
+  private readonly replacedBy = new Set<string>();
 
   private constructor(
     private readonly file: string,
@@ -112,6 +123,31 @@ export class Spool {
     horizon: () => number,
     keys: () => Array<[string, number]>,
   ): Promise<OpenedSpool> {
+    const spool = new Spool(file, 1, horizon);
+    // Open before anything is read: a name given to the file from now on keeps the mark of the rewrite below.
+    spool.handle = await openToMark(file);
+    try {
+      const goodBytes = spool.read(file);
+      // A torn last line (never acknowledged) is cut, so the mark starts a line of its own.
+      if (goodBytes !== undefined) await spool.handle?.truncate(goodBytes);
+      const horizonAt = horizon();
+      const seen = [...spool.seen].filter(([, at]) => at >= horizonAt);
+      await spool.rewrite();
+      spool.lock = lock;
+      spool.seen = new Map();
+      spool.keys = keys;
+      return { spool, pending: [...spool.pending.values()], seen };
+    } catch (error) {
+      await spool.handle?.close();
+      throw error;
+    }
+  }
+
+  /**
+   * What a previous run left (its pending commands and seen keys), or exit 2 for a file that is no spool to go on with.
+   * The bytes before a torn last line, when there is one.
+   */
+  private read(file: string): number | undefined {
     refuseOtherNames(file);
     const text = readRegularFile(file, { what: 'spool file', maxBytes: MAX_SPOOL_BYTES }) ?? '';
     // A job's journal (its first line the job record) given by mistake: the rewrite below would replace it.
@@ -120,9 +156,8 @@ export class Spool {
         `the spool file ${file} is a taskctl journal (it starts with a job record)`,
         'Pass another --spool FILE than a job journal.',
       );
-    const spool = new Spool(file, 1, horizon);
-    spool.lock = lock;
     const lines = text.split('\n');
+    let goodBytes: number | undefined;
     lines.forEach((lineText, index) => {
       if (lineText.trim() === '') return;
       let line: Line;
@@ -130,17 +165,16 @@ export class Spool {
         line = JSON.parse(lineText) as Line;
       } catch {
         // A torn last line was never acknowledged (the 200 waits for the sync); anything else is damage.
-        if (index >= lines.length - 2) return;
+        if (index >= lines.length - 2) {
+          goodBytes = Buffer.byteLength(lines.slice(0, index).map((l) => `${l}\n`).join(''));
+          return;
+        }
         throw new UsageError(`the spool file ${file} is damaged at line ${index + 1}`, 'Move it away to start afresh.');
       }
-      spool.apply(line);
+      this.apply(line);
     });
-    const horizonAt = horizon();
-    const seen = [...spool.seen].filter(([, at]) => at >= horizonAt);
-    await spool.rewrite();
-    spool.seen = new Map();
-    spool.keys = keys;
-    return { spool, pending: [...spool.pending.values()], seen };
+    refuseReplacedCopy(file, [...this.replacedBy]);
+    return goodBytes;
   }
 
   /** An event that will run a command; resolves with its spool id once on disk. */
@@ -201,11 +235,25 @@ export class Spool {
       this.seen.set(line.s, typeof line.at === 'number' ? line.at : 0);
     } else if (typeof line.d === 'number') {
       this.pending.delete(line.d);
+    } else if (typeof line.to === 'string') {
+      this.replacedBy.add(line.to);
     }
   }
 
   private async rewrite(): Promise<void> {
-    await this.handle?.close();
+    if (this.handle) {
+      try {
+        // Before the replace, so no kill in between leaves another name of this file unmarked.
+        await this.handle.write(`${JSON.stringify({ to: resolve(this.file) })}\n`);
+        await this.handle.datasync();
+      } catch (error) {
+        throw new UsageError(
+          `cannot write the spool file ${this.file}: ${systemErrorWords(error)}`,
+          'Pass a --spool file in a writable directory.',
+        );
+      }
+      await this.handle.close();
+    }
     const horizon = this.horizon();
     const pendingKeys = new Set([...this.pending.values()].map((p) => p.key));
     const lines: string[] = [];
@@ -243,11 +291,49 @@ export class Spool {
           await handle.write(text);
           await handle.datasync();
           this.written += Buffer.byteLength(text);
-          if (this.written > COMPACT_AT_BYTES) await this.rewrite();
+          if (this.written > spoolLimits.compactAtBytes) await this.rewrite();
         });
     }
     this.batch.push(`${line}\n`);
     return this.chain;
+  }
+}
+
+/**
+ * The spool file, open to append the mark of its replace to; undefined when there is none yet, or it is no regular file
+ * (the read refuses it, in its words). Never follows a symbolic link, never waits on a FIFO.
+ */
+async function openToMark(file: string): Promise<FileHandle | undefined> {
+  try {
+    if (!lstatSync(file).isFile()) return undefined;
+    return await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A file some listener replaced (its `to` lines name where the spool went on) is a copy of events that listener
+ * kept: run here they would run twice. Exit 2 naming the spool. A line naming this very file is from a listener
+ * killed between its mark and its replace: this file is the spool.
+ */
+function refuseReplacedCopy(file: string, replacedBy: string[]): void {
+  const spool = replacedBy.reverse().find((path) => !sameFile(path, file));
+  if (spool === undefined) return;
+  throw new UsageError(
+    `the spool file ${file} is an earlier copy of the spool ${spool}, which its listener replaced while ${file} named it too; nothing was read or run`,
+    `Its events went on in ${spool}: pass --spool ${shellWord(spool)}, and remove ${shellWord(file)}.`,
+  );
+}
+
+/** Whether two paths name the same file (neither followed if a symbolic link). */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const one = lstatSync(a, { bigint: true });
+    const two = lstatSync(b, { bigint: true });
+    return one.ino === two.ino && one.dev === two.dev;
+  } catch {
+    return false;
   }
 }
 
@@ -300,10 +386,9 @@ function refuseOtherNames(file: string): void {
     return; // none yet
   }
   if (names <= 1) return;
-  const word = shellWord(file);
-  const copy = shellWord(`${file}.new`);
+  // Removing this name is safe whoever runs on the other; a copy (cp) would be a second spool of the same events.
   throw new UsageError(
     `the spool file ${file} has ${names} names (hard links): a listener locks its spool by its name, so one through another name could run the same events again; nothing was read or run`,
-    `Give this name a file of its own (cp ${word} ${copy} && mv ${copy} ${word}) once no listener uses the other name, or remove the other name.`,
+    `Keep one name: remove ${shellWord(file)} and pass the other (find -samefile lists a file's names); a copy would run the same events again.`,
   );
 }

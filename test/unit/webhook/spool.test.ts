@@ -1,9 +1,22 @@
-/** `webhook listen --spool FILE`: the file's directory is made by the guarded walk; one that cannot be made is exit 2. */
-import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+/**
+ * `webhook listen --spool FILE`: the file's directory is made by the guarded walk (one that cannot be made is exit 2),
+ * a journal is never taken for a spool, and one listener per spool, whatever name the file has or had.
+ */
+import {
+  appendFileSync,
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Spool } from '../../../src/webhook/spool.js';
+import { Spool, spoolLimits } from '../../../src/webhook/spool.js';
 import { notRunningPid } from '../pids.js';
 
 let dir: string;
@@ -95,6 +108,8 @@ describe('one listener per spool: a lock held for its whole life', () => {
     expect(error).toMatchObject({
       exitCode: 2,
       message: expect.stringContaining(`the spool file ${other} has 2 names`),
+      // Not a copy (cp): that would be a second spool of the same events.
+      hint: `Keep one name: remove ${other} and pass the other (find -samefile lists a file's names); a copy would run the same events again.`,
     });
     await spool.close();
   });
@@ -119,5 +134,72 @@ describe('one listener per spool: a lock held for its whole life', () => {
     const { spool } = await open(file());
     await spool.close();
     expect(existsSync(`${file()}.lock`)).toBe(false);
+  });
+});
+
+describe('a name the spool keeps after its listener replaced it (a hard link or a rename while it ran)', () => {
+  const file = () => join(dir, 'events.spool');
+  const other = () => join(dir, 'other.spool');
+  const job = { label: 'completed task 7', name: 'task.completed', taskId: '7', raw: '{"task":{"id":7}}' };
+  const compactAtBytes = spoolLimits.compactAtBytes;
+  afterEach(() => {
+    spoolLimits.compactAtBytes = compactAtBytes;
+  });
+
+  const refusal = (name: string) => ({
+    exitCode: 2,
+    message: `the spool file ${name} is an earlier copy of the spool ${file()}, which its listener replaced while ${name} named it too; nothing was read or run`,
+    hint: `Its events went on in ${file()}: pass --spool ${file()}, and remove ${name}.`,
+  });
+
+  it('linked while the listener runs, then compacted under it: the other name is exit 2, nothing run twice', async () => {
+    const { spool } = await open(file());
+    await spool.addJob(job, 'k7', 5);
+    linkSync(file(), other());
+    // The next append passes the bound: the spool is rewritten (a new file at its name) while the listener runs.
+    spoolLimits.compactAtBytes = 1;
+    await spool.addSeen('k8', 6);
+    const kept = readFileSync(other(), 'utf8');
+    expect(kept).toContain('"k":"k7"'); // the event the listener still owes sits in the other name's file
+
+    const error = await open(other()).catch((e: unknown) => e);
+    expect(error).toMatchObject(refusal(other()));
+    expect(readFileSync(other(), 'utf8')).toBe(kept);
+    // The listener goes on in its own file: its events, before and after, are run by the next start on its name.
+    spoolLimits.compactAtBytes = compactAtBytes;
+    await spool.addJob(job, 'k9', 7);
+    await spool.close();
+    expect(readFileSync(other(), 'utf8')).toBe(kept);
+    const next = await open(file());
+    expect(next.pending.map((p) => p.key)).toEqual(['k7', 'k9']);
+    await next.spool.close();
+  });
+
+  it('linked while the listener runs, then replaced by its clean stop: the other name is exit 2 afterwards too', async () => {
+    const { spool } = await open(file());
+    await spool.addJob(job, 'k7', 5);
+    linkSync(file(), other());
+    await spool.close();
+    await expect(open(other())).rejects.toMatchObject(refusal(other()));
+    const next = await open(file());
+    expect(next.pending.map((p) => p.key)).toEqual(['k7']);
+    await next.spool.close();
+  });
+
+  it('renamed while the listener runs: its old file under the new name is exit 2 once the listener replaced it', async () => {
+    const { spool } = await open(file());
+    await spool.addJob(job, 'k7', 5);
+    renameSync(file(), other());
+    await spool.close();
+    await expect(open(other())).rejects.toMatchObject(refusal(other()));
+  });
+
+  it('the mark of a listener killed before its replace names the very file it is in: read as the spool', async () => {
+    writeFileSync(file(), `${JSON.stringify({ e: 1, k: 'k7', at: 5, l: 'x', r: '{}' })}\n`);
+    appendFileSync(file(), `${JSON.stringify({ to: file() })}\n`);
+    const { spool, pending } = await open(file());
+    expect(pending.map((p) => p.key)).toEqual(['k7']);
+    await spool.close();
+    expect(readFileSync(file(), 'utf8')).not.toContain('"to"');
   });
 });
