@@ -9,7 +9,6 @@ import {
   fstatSync,
   lstatSync,
   openSync,
-  readSync,
   realpathSync,
   statSync,
   unlinkSync,
@@ -25,6 +24,7 @@ import type { Env } from '../lib/env.js';
 import type { IO } from '../output/io.js';
 import type { Printer } from '../output/printer.js';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
+import { startsWithJobRecord } from '../store/journal-head.js';
 import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
 import { stateDirectory } from '../store/state-dir.js';
 
@@ -146,24 +146,6 @@ function sameFile(a: string, b: string): boolean {
 function within(path: string, dir: string): boolean {
   const inside = relative(real(dir), real(path));
   return inside !== '' && !inside.startsWith('..') && !isAbsolute(inside);
-}
-
-const JOB_RECORD = '{"type":"job"';
-
-/** True for a regular file whose first bytes are a journal's job record; never opens anything but a regular file. */
-function startsWithJobRecord(path: string): boolean {
-  let fd: number | undefined;
-  try {
-    if (!lstatSync(path).isFile()) return false;
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const head = Buffer.alloc(JOB_RECORD.length);
-    const read = readSync(fd, head, 0, head.length, 0);
-    return head.subarray(0, read).toString('utf8') === JOB_RECORD;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 function checkReportFile(path: string): void {

@@ -26,6 +26,7 @@ import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { readRegularFile, writeFileAtomicSync } from '../store/atomic-file.js';
+import { JOB_RECORD_START } from '../store/journal-head.js';
 import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
 import { heldLockHint, holderWords, lockHolder, tryLock, type HeldLock } from '../store/lock-file.js';
 import { shellWord } from '../lib/shell-word.js';
@@ -151,7 +152,7 @@ export class Spool {
     refuseOtherNames(file);
     const text = readRegularFile(file, { what: 'spool file', maxBytes: MAX_SPOOL_BYTES }) ?? '';
     // A job's journal (its first line the job record) given by mistake: the rewrite below would replace it.
-    if (text.startsWith('{"type":"job"'))
+    if (text.startsWith(JOB_RECORD_START))
       throw new UsageError(
         `the spool file ${file} is a taskctl journal (it starts with a job record)`,
         'Pass another --spool FILE than a job journal.',
