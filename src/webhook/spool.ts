@@ -167,7 +167,7 @@ export class Spool {
       } catch {
         // A torn last line was never acknowledged (the 200 waits for the sync); anything else is damage.
         if (index >= lines.length - 2) {
-          goodBytes = Buffer.byteLength(lines.slice(0, index).map((l) => `${l}\n`).join(''));
+          goodBytes = Buffer.byteLength(text) - Buffer.byteLength(lines.slice(index).join('\n'));
           return;
         }
         throw new UsageError(`the spool file ${file} is damaged at line ${index + 1}`, 'Move it away to start afresh.');
@@ -242,19 +242,6 @@ export class Spool {
   }
 
   private async rewrite(): Promise<void> {
-    if (this.handle) {
-      try {
-        // Before the replace, so no kill in between leaves another name of this file unmarked.
-        await this.handle.write(`${JSON.stringify({ to: resolve(this.file) })}\n`);
-        await this.handle.datasync();
-      } catch (error) {
-        throw new UsageError(
-          `cannot write the spool file ${this.file}: ${systemErrorWords(error)}`,
-          'Pass a --spool file in a writable directory.',
-        );
-      }
-      await this.handle.close();
-    }
     const horizon = this.horizon();
     const pendingKeys = new Set([...this.pending.values()].map((p) => p.key));
     const lines: string[] = [];
@@ -266,6 +253,13 @@ export class Spool {
     }
     const text = lines.map((l) => `${l}\n`).join('');
     try {
+      if (this.handle) {
+        // The file about to be replaced says where the spool went on: on disk before the replace, so no kill in
+        // between leaves another name of it unmarked.
+        await this.handle.write(`${JSON.stringify({ to: resolve(this.file) })}\n`);
+        await this.handle.datasync();
+        await this.handle.close();
+      }
       writeFileAtomicSync(this.file, text);
       this.handle = await open(this.file, 'a', 0o600);
     } catch (error) {
