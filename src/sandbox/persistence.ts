@@ -13,9 +13,9 @@ import { constants, statSync, unlinkSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import * as z from '../lib/zod.js';
-import { errorWords, systemErrorWords, UsageError } from '../errors.js';
+import { errorWords, UsageError } from '../errors.js';
 import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from '../store/atomic-file.js';
-import { heldLockHint, holderWords, tryLock, type HeldLock } from '../store/lock-file.js';
+import { heldLockHint, holderWords, holdLock, type HeldLock } from '../store/lock-file.js';
 import type { AccountSnapshot, SandboxState } from './state.js';
 import type { StoredTask } from './timeline.js';
 
@@ -216,21 +216,18 @@ export class StateStore {
     log: (line: string) => void,
   ): { store: StateStore; saved: AccountSnapshot | undefined } {
     const lockPath = `${file}.lock`;
-    let lock;
-    try {
-      lock = tryLock(lockPath);
-    } catch (error) {
-      throw new UsageError(
-        `cannot lock the state file (${lockPath}): ${systemErrorWords(error)}`,
-        'Give --state a file in a directory that exists and that you can write to.',
-      );
-    }
-    if (!('release' in lock)) {
-      throw new UsageError(
-        `the state file ${file} is in use by another sandbox (${holderWords(lock.heldBy)})`,
-        heldLockHint(lock.heldBy, lockPath, 'Stop that sandbox, or pass another --state file'),
-      );
-    }
+    const lock = holdLock(lockPath, {
+      cannot: (reason) =>
+        new UsageError(
+          `cannot lock the state file (${lockPath}): ${reason}`,
+          'Give --state a file in a directory that exists and that you can write to.',
+        ),
+      inUse: (holder) =>
+        new UsageError(
+          `the state file ${file} is in use by another sandbox (${holderWords(holder)})`,
+          heldLockHint(holder, lockPath, 'Stop that sandbox, or pass another --state file'),
+        ),
+    });
     try {
       removeLeftoverTemps(file);
       const journaled = [`${file}.journal`, `${file}.journal.next`].some((path) => sizeOf(path) > 0);

@@ -18,7 +18,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
 import { randomHex } from './random-hex.js';
 import {
@@ -269,6 +269,25 @@ export function tryLock(path: string, options: LockOptions = {}): HeldLock | { h
     };
   }
   return { heldBy: readOwner(path) };
+}
+
+/**
+ * Takes the lock at `path` for as long as its process runs (a listener's spool, a sandbox's state file), or exit 2 in
+ * the caller's words: `cannot` for a lock that cannot be made (given the reason in words), `inUse` for one that a live
+ * process holds.
+ */
+export function holdLock(
+  path: string,
+  refusals: { cannot: (reason: string) => UsageError; inUse: (holder: LockOwner | undefined) => UsageError },
+): HeldLock {
+  let lock;
+  try {
+    lock = tryLock(path);
+  } catch (error) {
+    throw refusals.cannot(systemErrorWords(error));
+  }
+  if ('release' in lock) return lock;
+  throw refusals.inUse(lock.heldBy);
 }
 
 const waitCell = new Int32Array(new SharedArrayBuffer(4));

@@ -28,7 +28,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { readRegularFile, writeFileAtomicSync } from '../store/atomic-file.js';
 import { JOB_RECORD_START } from '../store/journal-head.js';
 import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
-import { heldLockHint, holderWords, lockHolder, tryLock, type HeldLock } from '../store/lock-file.js';
+import { heldLockHint, holderWords, holdLock, lockHolder, type HeldLock } from '../store/lock-file.js';
 import { shellWord } from '../lib/shell-word.js';
 import { systemErrorWords, UsageError } from '../errors.js';
 import type { ExecJob } from './exec-queue.js';
@@ -354,17 +354,14 @@ function lockSpool(file: string): HeldLock {
     // Missing, or a dangling link: the read below says what it is.
   }
   const lockPath = `${file}.lock`;
-  let lock;
-  try {
-    lock = tryLock(lockPath);
-  } catch (error) {
-    throw new UsageError(
-      `cannot lock the spool file ${file} (${lockPath}): ${systemErrorWords(error)}`,
-      'Pass a --spool file in a writable directory.',
-    );
-  }
-  if ('release' in lock) return lock;
-  throw inUse(lock.heldBy, lockPath);
+  return holdLock(lockPath, {
+    cannot: (reason) =>
+      new UsageError(
+        `cannot lock the spool file ${file} (${lockPath}): ${reason}`,
+        'Pass a --spool file in a writable directory.',
+      ),
+    inUse: (holder) => inUse(holder, lockPath),
+  });
 }
 
 /**

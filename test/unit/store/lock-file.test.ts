@@ -2,7 +2,16 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { heldLockHint, lockHolder, lockTimeoutError, tryLock, waitForLock } from '../../../src/store/lock-file.js';
+import { UsageError } from '../../../src/errors.js';
+import {
+  heldLockHint,
+  holderWords,
+  holdLock,
+  lockHolder,
+  lockTimeoutError,
+  tryLock,
+  waitForLock,
+} from '../../../src/store/lock-file.js';
 import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS, thisBoot, thisPidns } from '../pids.js';
 import { FakeClock, T0 } from '../clock.js';
 import { skippedUnless } from '../../skip-reason.js';
@@ -197,3 +206,23 @@ describe.runIf(LINUX)(
     });
   },
 );
+
+describe('a lock held for a process’s life (holdLock)', () => {
+  const refusals = {
+    cannot: (reason: string) => new UsageError(`cannot lock: ${reason}`, 'Pass another file.'),
+    inUse: (holder: Parameters<typeof holderWords>[0]) => new UsageError(`in use by ${holderWords(holder)}`, 'Wait.'),
+  };
+
+  it('is taken, then refused in the caller’s words naming the holder, and taken again once released', () => {
+    const held = holdLock(lockPath, refusals);
+    expect(() => holdLock(lockPath, refusals)).toThrow(`in use by process ${process.pid} on this machine`);
+    held.release();
+    holdLock(lockPath, refusals).release();
+  });
+
+  it('that cannot be made is exit 2 in the caller’s words, the reason in words (no errno code)', () => {
+    expect(() => holdLock(join(dir, 'missing', 'file.lock'), refusals)).toThrow(
+      expect.objectContaining({ exitCode: 2, message: 'cannot lock: no such file or directory' }),
+    );
+  });
+});
