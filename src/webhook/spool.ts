@@ -14,7 +14,9 @@
  * A rewrite puts a new file at the spool's name: a name the old file keeps (a hard link given, or a `mv`, while the
  * listener ran) would hold a copy of its events, with a lock of its own. So before the replace, the old file gets a
  * last line naming the spool's path, and a listener given a file with such a line naming another file is refused. A
- * line naming the very file it is in (a listener killed between it and the replace) means nothing.
+ * line naming the very file it is in (a listener killed between it and the replace) means nothing. Before that rewrite,
+ * a file moved away from the name its running listener holds is not met (its lock records no identity of the file,
+ * which each rewrite changes): docs/behaviour.md says to move a spool only once its listener stopped.
  *
  * Lines: `{"e":id,"k":key,"at":ms,"l":label,"n":name,"t":taskId,"r":raw,"m":1}` (an event for --exec; `m` when
  * simulated),
