@@ -47,6 +47,11 @@ export interface World<C extends Clock = FakeClock> {
   setBalance: (balance: number) => Promise<void>;
   /** Rotates the sandbox's API key (the one in `env` is then refused, 401); returns the new key. */
   rotateKey: () => Promise<string>;
+  /**
+   * A task of another client, POSTed straight to the service's API with the world's key: for a test whose subject is
+   * what taskctl meets on the account, not how the task came (a taskctl create costs its journal, ledger and locks).
+   */
+  createTask: (service: string, items: string[]) => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -112,6 +117,15 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
       await admin('POST', '/balance', { balance });
     },
     rotateKey: async () => ((await admin('POST', '/rotate-key')) as { apiKey: string }).apiKey,
+    createTask: async (service, items) => {
+      const response = await request(`${sandbox.url}/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
+        body: JSON.stringify({ service, items }),
+      });
+      const text = await response.body.text();
+      if (response.statusCode !== 201) throw new Error(`POST /tasks: ${response.statusCode} ${text}`);
+    },
     close: () => sandbox.close(),
   };
 }
