@@ -14,7 +14,15 @@ import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '.
 import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
 import { CliError, InterruptedError } from '../errors.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
-import { isDoneRecord, jobRecord, JobFold, supersededIn, type JobState } from './submit/journal-records.js';
+import {
+  isDoneRecord,
+  jobRecord,
+  JobFold,
+  lostChunks,
+  lostWords,
+  supersededIn,
+  type JobState,
+} from './submit/journal-records.js';
 import { counted } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
@@ -39,7 +47,14 @@ export interface JobsOptions {
  * `superseded`: stopped, then taken over whole by a re-run of the same items in the same chunks (its `superseded_by`),
  * which creates them all: `resume ID` continues that job.
  */
-export type JobStateName = 'running' | 'interrupted' | 'refused' | 'superseded' | 'finished' | 'unreadable';
+/**
+ * `lost`: finished, but the service no longer has the tasks of some of its chunks (its ids started again), as a run
+ * found and recorded (journal-records.ts `lost`); it goes as a finished job does.
+ */
+export type JobStateName = 'running' | 'interrupted' | 'refused' | 'superseded' | 'finished' | 'lost' | 'unreadable';
+
+/** A job that has ended: pruned after the retention (`lost` is finished too). */
+const ended = (state: JobStateName) => state === 'finished' || state === 'lost';
 
 /** One job as `jobs` shows it (and `-o json` prints it). */
 export interface JobRow {
@@ -48,7 +63,12 @@ export interface JobRow {
   service: string;
   items: number;
   chunks: number;
+  /** Chunks with a task the service still has, as far as the journal knows (not `chunks_lost`). */
   chunks_created: number;
+  /** Chunks whose task the service no longer has, as a run found and recorded (journal-records.ts `lost`). */
+  chunks_lost: number;
+  /** Not shown: those chunks, in order. */
+  lost?: number[];
   in_doubt: number;
   state: JobStateName;
   base_url: string;
@@ -160,6 +180,7 @@ const UNKNOWN_IN_JSON = {
   items: null,
   chunks: null,
   chunks_created: null,
+  chunks_lost: null,
   in_doubt: null,
   base_url: null,
 };
@@ -180,8 +201,9 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   let created = 0;
   let doubt = 0;
   let refused = 0;
+  const lost = lostChunks(state);
   for (const chunk of state.chunks.values()) {
-    if (chunk.task) created++;
+    if (chunk.task) created += chunk.lost === true ? 0 : 1;
     else if (chunk.send) doubt++;
     else if (chunk.refused !== undefined) refused++;
   }
@@ -196,9 +218,13 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     items: job.items,
     chunks: job.chunks,
     chunks_created: created,
+    chunks_lost: lost.length,
+    ...(lost.length > 0 && { lost }),
     in_doubt: doubt,
     state: state.done
-      ? 'finished'
+      ? lost.length > 0
+        ? 'lost'
+        : 'finished'
       : running
         ? 'running'
         : over !== undefined
@@ -246,7 +272,7 @@ function unreadableRow(stored: StoredJob, why: CliError | string): JobRow {
   const words = typeof why === 'string' ? [why] : [why.message, why.hint];
   return {
     ...unreadableGlance(stored),
-    ...{ items: 0, chunks: 0, chunks_created: 0, in_doubt: 0 },
+    ...{ items: 0, chunks: 0, chunks_created: 0, chunks_lost: 0, in_doubt: 0 },
     journal: stored.path,
     bytes: diskBytes(stored),
     own: stored.own,
@@ -286,9 +312,9 @@ export function pruneJobs(
   // chunk taken over has its task. One of a `--journal FILE` (never pruned) whose own journal records that task does
   // not keep the job that took it over: the takeover stands without it, and it would stay forever.
   const due = rows.filter(
-    (row) => row.own && (row.state === 'finished' || (row.state === 'superseded' && row.coverTask !== 'in-doubt')),
+    (row) => row.own && (ended(row.state) || (row.state === 'superseded' && row.coverTask !== 'in-doubt')),
   );
-  const staying = new Set(all.filter((row) => row.state !== 'finished').map((row) => row.id));
+  const staying = new Set(all.filter((row) => !ended(row.state)).map((row) => row.id));
   const removed: JobRow[] = [];
   const tried = new Set<string>();
   for (let progress = true; progress;) {
@@ -358,7 +384,7 @@ export async function pruneExpired(ctx: Service & Runtime, store: JobStore | und
   if (old.length > 0) {
     const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
     // Every job is read only when a finished one is due: a superseded job not due yet keeps the job that took it over.
-    const all = rows.some((row) => row.state === 'finished') ? readJobs(store) : rows;
+    const all = rows.some((row) => ended(row.state)) ? readJobs(store) : rows;
     pruneJobs(store, cacheDirectory(ctx.env), rows, keep, now, all);
     pruneUnrecorded(
       store,
@@ -444,7 +470,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
     return;
   }
   const columns = pickColumns(JOB_COLUMNS, options.columns);
-  const json = shown.map(({ account: _account, own: _own, coverTask: _coverTask, ...row }) =>
+  const json = shown.map(({ account: _account, own: _own, coverTask: _coverTask, lost: _lost, ...row }) =>
     row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row,
   );
   await ctx.printer.list(shown, columns, json, {
@@ -453,6 +479,8 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
   });
   // Once each, on stderr: why a listed job's journal cannot be read.
   for (const row of shown) if (row.reason !== undefined) ctx.printer.warn(`job ${row.id}: ${row.reason}`);
+  // And which of a job's chunks lost their task (its CHUNKS count them no more).
+  for (const row of shown) if (row.lost !== undefined) ctx.printer.warn(`job ${row.id}: ${lostWords(row.lost)}`);
   const startBytes = starts.reduce((sum, stored) => sum + diskBytes(stored), 0);
   const leftoverBytes = leftovers.kept.reduce((sum, left) => sum + left.size, 0);
   const bytes = rows.reduce((sum, row) => sum + row.bytes, startBytes + leftoverBytes);

@@ -342,11 +342,20 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     );
     const window = looseNow();
     for (const task of result.tasks) {
-      if (options.before.ids.has(task.id) || options.exclude?.holds(task) === true || judged.has(task.id)) continue;
+      if (options.before.ids.has(task.id) || judged.has(task.id)) continue;
+      const held = options.exclude?.holds(task) === true;
       if (!inWindow(task.created_at, window)) continue;
       signal?.throwIfAborted();
       const full = await reader.getTask(task.id);
       const items = listedTargets(full);
+      // Another chunk's claim on the id holds the task as the list shows it. A claim that no fact of the list tells
+      // apart (a journal's chunk recorded before created_at was kept: its items digest) is judged again on the task
+      // read with its items: after the service's ids started again, a task of this request's window under an earlier
+      // chunk's id is this request's, and taking it for that chunk's would send the chunk again at every resume.
+      if (held && (items === undefined || options.exclude?.holds(full) === true)) {
+        judged.add(task.id);
+        continue;
+      }
       // Items not listed in full prove nothing either way: a candidate, read again at the next scan.
       if (items === undefined) {
         unlisted.set(task.id, full);

@@ -92,12 +92,19 @@ const NONE: readonly number[] = [];
  * known.
  */
 export function checkChunkTask(
-  job: { file: string; service: string; refused?: readonly unknown[] },
+  job: {
+    file: string;
+    service: string;
+    refused?: readonly unknown[];
+    /** Told of a chunk whose task is not under its id any more (`reissued`), before the exit 8: the job records it. */
+    lost?: (chunk: CreatedChunk, task: Task) => void;
+  },
   chunk: CreatedChunk,
   task: Task,
 ): void {
   const problem = chunkTaskProblem(job, chunk, task);
   if (problem === undefined) return;
+  if (problem.reissued) job.lost?.(chunk, task);
   if (problem.reissued)
     throw new MalformedResponseError(
       `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${problem.wrong}`,

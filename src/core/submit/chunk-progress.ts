@@ -46,18 +46,22 @@ export class ChunkProgress {
     }
   }
 
-  /** A chunk got its task: `tasks` of the total now have one. */
-  sent(what: string, tasks: number, outcome: Outcome): void {
+  /**
+   * A chunk got its task: `tasks` of the total now have one; `lost` of those, an earlier run's, the service no longer
+   * has (its ids started again): not counted as created, but said.
+   */
+  sent(what: string, tasks: number, outcome: Outcome, lost = 0): void {
     this.items += outcome.items;
     if (outcome.how !== 'reused') this.coins += outcome.task.cost;
     else this.reused++;
     if (this.total < 2) return;
     const of = counted(this.total, 'task');
-    const created = tasks - this.reused;
+    const created = tasks - lost - this.reused;
     const counts =
-      this.reused === 0
-        ? `${formatCount(tasks)} of ${of} created`
-        : `${created === 0 ? '' : `${formatCount(created)} created and `}${formatCount(this.reused)} reused of ${of}`;
+      (this.reused === 0
+        ? `${formatCount(tasks - lost)} of ${of} created`
+        : `${created === 0 ? '' : `${formatCount(created)} created and `}${formatCount(this.reused)} reused of ${of}`) +
+      (lost > 0 ? `, ${formatCount(lost)} lost` : '');
     const text = `${what}: ${counts}; ${counted(this.items, 'item')} and ${counted(this.coins, 'coin')} by this run`;
     const now = this.ctx.clock.now();
     if (this.live) {

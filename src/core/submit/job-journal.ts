@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Task } from '../../api/schemas.js';
 import type { Env } from '../../lib/env.js';
 import type { JournalFile } from '../../store/journal-file.js';
+import { JournalWriteError } from '../../errors.js';
 import { itemsDigest } from '../items/multiset.js';
 import { crashPoint } from './crash-point.js';
 import { chunkItems, type Cover, type JobState } from './journal-records.js';
@@ -18,6 +19,8 @@ export class JobJournal implements ChunkObserver {
   readonly done = new Map<number, DoneChunk>();
   /** Chunks in flight when the journal was opened: only a scan (or the user) settles them. */
   private readonly inherited = new Set<number>();
+  /** Chunks of `done` whose task the service no longer has (journal-records.ts `lost`). */
+  private readonly lostSet = new Set<number>();
   /** `--ignore-job` choices of this run, recorded once it goes on past the money guard (`goingOn`). */
   private readonly ignoring: string[] = [];
   /** Other choices of this run recorded then (`whenGoingOn`): its flag, and what records it. */
@@ -35,6 +38,7 @@ export class JobJournal implements ChunkObserver {
     for (const [chunk, current] of state.chunks) {
       if (current.task) this.done.set(chunk, this.doneChunk(chunk, current.task));
       else if (current.send) this.inherited.add(chunk);
+      if (current.task && current.lost === true) this.lostSet.add(chunk);
     }
   }
 
@@ -129,6 +133,30 @@ export class JobJournal implements ChunkObserver {
     if (this.state.done) return;
     this.file.append({ type: 'done', ...totals });
     this.state.done = true;
+    this.state.totals = totals;
+  }
+
+  /**
+   * Chunk `chunk`'s task is no longer on the service (`seen` is under its id now): recorded once, and in a finished
+   * journal followed by its `done` again, so that its last line still says it is finished (what `jobs` glances at). A
+   * record that cannot be written (a full disk) is not this run's failure: the finding holds for this run, and the next
+   * run that meets the id finds it again.
+   */
+  lost(chunk: number, seen: { id: number; created_at: string }): void {
+    const known = this.state.chunks.get(chunk);
+    if (known?.task?.id !== seen.id || known.lost === true) return;
+    known.lost = true;
+    this.lostSet.add(chunk);
+    try {
+      this.file.append({ type: 'lost', chunk, task: seen.id, created_at: seen.created_at });
+      if (this.state.done && this.state.totals) this.file.append({ type: 'done', ...this.state.totals });
+    } catch (error) {
+      if (!(error instanceof JournalWriteError)) throw error;
+    }
+  }
+
+  lostChunks(): number[] {
+    return [...this.lostSet].sort((a, b) => a - b);
   }
 
   /** `resume --adopt CHUNK=ID`. */
@@ -184,6 +212,7 @@ export class JobJournal implements ChunkObserver {
 
   private setTask(chunk: number, task: { id: number; cost: number; how: How; created_at?: string }): void {
     this.state.chunks.set(chunk, { task });
+    this.lostSet.delete(chunk);
     this.done.set(chunk, this.doneChunk(chunk, task));
   }
 

@@ -13,6 +13,9 @@
  *   done       every chunk has its task
  *   ignore     `resume --ignore-job`: another job that took a chunk over and has not finished is not waited for, though
  *              it may still create items of this job's chunks left (hand-over.ts `coveringTasks`)
+ *   lost       chunk N's task T is no longer on the service: its id names another task now (created at `created_at`),
+ *              the service's ids having started again; the chunk keeps T (never sent again) and is counted as lost,
+ *              never as created. In a finished journal it is followed by the `done` record again (its last line)
  * The format is described in docs/behaviour.md; journals written by earlier versions read the same.
  */
 import * as z from '../../lib/zod.js';
@@ -136,6 +139,11 @@ const RecordSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('done'), tasks: z.number(), items: z.number(), cost: z.number() }),
   /** `resume --ignore-job JOB`: that job, which took a chunk over, is not waited for (older readers: a damaged line). */
   z.object({ type: z.literal('ignore'), job: z.string() }),
+  /**
+   * The chunk's task `task` is not under its id any more: the service shows another task there, made at `created_at`
+   * (own-claims.ts `staleCreation`). Older readers: a damaged line (after `done`, which is then written again).
+   */
+  z.object({ type: z.literal('lost'), chunk: chunkNo, task: z.number(), created_at: z.string() }),
 ]);
 type JournalRecord = z.infer<typeof RecordSchema>;
 
@@ -154,6 +162,11 @@ interface ChunkState {
    * task's, when the record kept it (journals since it was added).
    */
   task?: { id: number; cost: number; how: How; answered?: boolean; created_at?: string };
+  /**
+   * Its task is no longer on the service (a `lost` record for that very task): its id names another task now. The
+   * chunk still has it (never sent again), but it is not counted as created (`taskctl jobs`, `resume`'s summary).
+   */
+  lost?: true;
   /** The candidates exit 9 has named for its send so far: the user has been told to look at them. */
   named?: number[];
   /** The service refused its items (its words): never sent again; `resume --skip-refused` leaves it without a task. */
@@ -183,6 +196,8 @@ export interface JobState {
   ignored?: string[];
   chunks: Map<number, ChunkState>;
   done: boolean;
+  /** The `done` record's totals (the last one read): written again after a `lost` record in a finished journal. */
+  totals?: { tasks: number; items: number; cost: number };
   /** A send was ever recorded (or may have been, in a damaged line): something may have reached the service. */
   sent: boolean;
   /** Line numbers that could not be read as records (a damaged journal): what they said is not known. */
@@ -341,6 +356,13 @@ export class JobFold {
     }
     if (record.type === 'done') {
       state.done = true;
+      state.totals = { tasks: record.tasks, items: record.items, cost: record.cost };
+      return;
+    }
+    if (record.type === 'lost') {
+      // Only about the task it names: a chunk given another task since (`resume --adopt`) has that one.
+      const known = state.chunks.get(record.chunk);
+      if (known?.task?.id === record.task) known.lost = true;
       return;
     }
     if (record.type === 'ignore') {
@@ -361,10 +383,12 @@ export class JobFold {
     } else if (record.type === 'created') {
       const how = HOWS.has(record.how) ? (record.how as How) : 'created';
       chunk.task = { id: record.task, cost: record.cost, how, answered: how === 'created', ...createdAt(record) };
+      delete chunk.lost;
       this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled' && record.task !== null) {
       const how = record.covered_by ? 'reused' : record.by === 'scan' ? 'recovered' : 'created';
       chunk.task = { id: record.task, cost: record.cost, how, ...createdAt(record) };
+      delete chunk.lost;
       this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled') {
       // Nothing created: to be sent, unless the service refused its items.
@@ -428,6 +452,30 @@ function notAJob(path: string, tasks: readonly number[], damaged: readonly numbe
     `the journal ${path} is damaged: ${damaged.includes(1) ? 'its job record (line 1) cannot be read' : 'it does not start with its job record'}, so the job cannot be continued from it; it names ${tasks.length === 1 ? 'task' : 'tasks'} ${tasks.join(' ')}`,
     `These tasks exist: taskctl show ${tasks.slice(0, 20).join(' ')}${tasks.length > 20 ? ' …' : ''}`,
   );
+}
+
+/** The chunks whose task the service no longer has (ChunkState `lost`), in order. */
+export function lostChunks(state: Pick<JobState, 'chunks'>): number[] {
+  return [...state.chunks.entries()]
+    .flatMap(([chunk, known]) => (known.lost === true && known.task !== undefined ? [chunk] : []))
+    .sort((a, b) => a - b);
+}
+
+/**
+ * `the service no longer has the tasks of chunks 1, 2 and 3 of job J: …`: what `resume` and `taskctl jobs` say of a
+ * job's lost chunks (journal-records.ts `lost`).
+ */
+export function lostWords(chunks: readonly number[], job?: string): string {
+  const which = chunks.length === 1 ? `the task of chunk ${chunks[0]}` : `the tasks of chunks ${chunkList(chunks)}`;
+  return `the service no longer has ${which}${job === undefined ? '' : ` of job ${job}`}: ${chunks.length === 1 ? 'its id names another task' : 'their ids name other tasks'} now (its task ids started again); ${chunks.length === 1 ? 'it is' : 'they are'} not counted as created, and not sent again`;
+}
+
+/** `1, 2 and 3`; past 10 chunks, the first 10 and how many more. */
+export function chunkList(chunks: readonly number[]): string {
+  const shown = chunks.slice(0, 10);
+  const more = chunks.length - shown.length;
+  if (more > 0) return `${shown.join(', ')} and ${more} more`;
+  return shown.length === 1 ? String(shown[0]) : `${shown.slice(0, -1).join(', ')} and ${String(shown.at(-1))}`;
 }
 
 /** Items in chunk `chunk` (from 1) of the job. */

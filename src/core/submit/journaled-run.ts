@@ -46,7 +46,16 @@ import { StateDirectoryError } from '../../store/state-dir.js';
 import { jobIdOf, jobStore, journalOf, newJobId } from '../job/registry.js';
 import { chunkDigest, JobJournal } from './job-journal.js';
 import { itemsDigest } from '../items/multiset.js';
-import { chunkItems, JobFold, rebuild, type Cover, type Job, type JobInput, type JobState } from './journal-records.js';
+import {
+  chunkItems,
+  chunkList,
+  JobFold,
+  rebuild,
+  type Cover,
+  type Job,
+  type JobInput,
+  type JobState,
+} from './journal-records.js';
 import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
@@ -1291,7 +1300,13 @@ function standing(
   const { job, done } = journal.state;
   const total = job.chunks;
   const doubt = journal.inDoubt();
-  const head = `job ${name}: ${formatCount(journal.done.size)} of ${counted(total, 'chunk')} done`;
+  // A chunk whose task the service no longer has is not done, and not sent again either: said apart.
+  const lost = journal.lostChunks();
+  const head =
+    `job ${name}: ${formatCount(journal.done.size - lost.length)} of ${counted(total, 'chunk')} done` +
+    (lost.length > 0
+      ? `, ${formatCount(lost.length)} lost (${lost.length === 1 ? 'chunk' : 'chunks'} ${chunkList(lost)})`
+      : '');
   if (done) return `${head}, finished`;
   // A chunk given --resend is checked too: sent again only if the list shows no task of it not named before.
   const byUser = new Set(user.adopt.map((a) => a.chunk));

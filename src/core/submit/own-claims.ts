@@ -23,15 +23,36 @@ export interface OwnClaim {
   read?: { service: string; total_items: number };
 }
 
-/** The claims, judged together; `always`: ids excluded whatever task they name now (a retry's own tasks). */
-export function ownClaims(claims: Iterable<OwnClaim>, always: Iterable<number> = []): Claims {
+/**
+ * The claims, judged together; `always`: ids excluded whatever task they name now (a retry's own tasks). `stale`: told
+ * of each claim whose task is proven gone from its id by a task seen under it (`staleCreation`), so a job can record it.
+ */
+export function ownClaims(
+  claims: Iterable<OwnClaim>,
+  always: Iterable<number> = [],
+  stale?: (claim: OwnClaim, task: TaskFacts) => void,
+): Claims {
   const byId = new Map<number, OwnClaim[]>();
   for (const claim of claims) byId.set(claim.id, [...(byId.get(claim.id) ?? []), claim]);
   for (const id of always) byId.set(id, [...(byId.get(id) ?? []), { id }]);
   return {
     ids: new Set(byId.keys()),
-    holds: (task) => byId.get(task.id)?.some((claim) => holds(claim, task)) ?? false,
+    holds: (task) => {
+      const named = byId.get(task.id) ?? [];
+      if (stale !== undefined) for (const claim of named) if (staleCreation(claim, task)) stale(claim, task);
+      return named.some((claim) => holds(claim, task));
+    },
   };
+}
+
+/**
+ * Whether `task`, what the service shows under the claim's id now, proves the claimed task gone from that id: it was
+ * created at another time than the one recorded of the claimed task (the service gave the id out again, its ids having
+ * started again). Only that fact proves it: a task of another size or service under the id may be a journal's wrong
+ * claim (an adopt by hand), not a task the service lost.
+ */
+function staleCreation(claim: OwnClaim, task: TaskFacts): boolean {
+  return claim.created_at !== undefined && !sameCreation(claim.created_at, task.created_at);
 }
 
 /** The claims and the ids of `more`, which hold whatever they name. */
@@ -50,4 +71,18 @@ export function holds(claim: OwnClaim, task: TaskFacts): boolean {
     return false;
   if (claim.chunk !== undefined && chunkTaskProblem(claim.chunk, claim.chunk.chunk, task) !== undefined) return false;
   return true;
+}
+
+/**
+ * How a job hears of an earlier chunk's claim proven stale (`staleCreation`: its id names a task made at another
+ * time): that chunk's task is lost (`lost`, job-journal.ts). Only a claim of a journal's chunk names its chunk.
+ */
+export function lostClaim(
+  lost: ((chunk: number, seen: { id: number; created_at: string }) => void) | undefined,
+): ((claim: OwnClaim, task: TaskFacts) => void) | undefined {
+  if (lost === undefined) return undefined;
+  return (claim, task) => {
+    const chunk = claim.chunk?.chunk.chunk;
+    if (chunk !== undefined) lost(chunk, task);
+  };
 }

@@ -29,7 +29,7 @@ import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint, notLookedAt } from './send.js';
-import { ownClaims } from './own-claims.js';
+import { lostClaim, ownClaims } from './own-claims.js';
 import { unsureHint } from './settle.js';
 import {
   resumeCommand,
@@ -117,7 +117,8 @@ export async function sendChunks(
         if (outcomes.size === 1 && job) progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
         plan.input.observer?.created(chunk, outcome.task, outcome.how);
         ctx.cache.rememberTasks([outcome.task]);
-        progress.sent(what, tasks(), outcome);
+        // A chunk an earlier run created whose task the service no longer has is not counted as created.
+        progress.sent(what, tasks(), outcome, plan.input.observer?.lostChunks?.().length ?? 0);
       }
     } catch (error) {
       progress.stop();
@@ -178,14 +179,18 @@ async function sendOne(
   const { plan, options, what, outcomes, flight } = sending;
   const { observer, job } = plan.input;
   // The job's other chunks' tasks, each claim with what was recorded of its task (own-claims.ts).
-  const claimed = ownClaims([
-    ...[...plan.done.values()].map((done) => done.claim ?? { id: done.task.id }),
-    ...[...outcomes.values()].map(({ task }) => ({
-      id: task.id,
-      created_at: task.created_at,
-      read: { service: task.service, total_items: task.total_items },
-    })),
-  ]);
+  const claimed = ownClaims(
+    [
+      ...[...plan.done.values()].map((done) => done.claim ?? { id: done.task.id }),
+      ...[...outcomes.values()].map(({ task }) => ({
+        id: task.id,
+        created_at: task.created_at,
+        read: { service: task.service, total_items: task.total_items },
+      })),
+    ],
+    [],
+    lostClaim(observer?.lost?.bind(observer)),
+  );
   /** A request of this chunk left: a refusal is then the service's answer to its items. */
   const sent = { dispatched: false };
   const hooks = {

@@ -436,7 +436,10 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
     const message = `POST /tasks may have created a task (the service answered the create with ${foreign.why})`;
     return reconcileLost(ctx, api, chunk, posting, {
       ...{ entry, message, sentAtMs: sendingAt },
-      ...{ answered: true, named: { id: task.id, candidate: foreign.candidate } },
+      ...{
+        answered: true,
+        named: { id: task.id, candidate: foreign.candidate, ...(foreign.claimed && { claimed: true }) },
+      },
     });
   }
   state.serverClock.noteCreated(task.created_at, sendingAt, ctx.clock.now());
@@ -447,6 +450,8 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
 interface Foreign {
   why: string;
   candidate: boolean;
+  /** Another chunk of the job claims the id (own-claims.ts): its facts, as the answer shows the task, do not tell them apart. */
+  claimed?: true;
 }
 
 /**
@@ -472,7 +477,8 @@ function foreignAnswer(
   }
   // Another chunk's claim on the id holds only while what was recorded of its task is what this answer shows: a
   // service whose ids started again gives the id to this request's task (own-claims.ts).
-  if (exclude.holds(task)) return proven(`task ${id}, which another chunk of this job already has`);
+  if (exclude.holds(task))
+    return { ...proven(`task ${id}, which another chunk of this job already has`), claimed: true };
   if (before.ids.has(id) || before.listed?.has(id))
     return proven(`task ${id}, which the task list showed before this request was sent`);
   const listed = task.items?.map((item) => item.target);
@@ -507,8 +513,11 @@ interface LostAnswer {
   sentAtMs: number;
   /** A status line came back: the request's processing had ended by then, and its window closes. */
   answered: boolean;
-  /** The answer named a task that cannot be this request's; `candidate`: only its time speaks against it. */
-  named?: { id: number; candidate: boolean };
+  /**
+   * The answer named a task that cannot be this request's; `candidate`: only its time speaks against it; `claimed`:
+   * another chunk's claim on its id held it as the answer showed it (Foreign `claimed`).
+   */
+  named?: { id: number; candidate: boolean; claimed?: true };
 }
 
 /** After an ambiguous failure: find the task the request made, or say that it cannot be known (exit 9). */
@@ -579,9 +588,11 @@ function lowerFirst(text: string): string {
 /** What the answer was, for the "recovered" warning: lost, another task's, or this very task judged by its time. */
 function answerWas(named: LostAnswer['named'], found: number): string {
   if (named === undefined) return 'the response was lost';
-  return named.id === found
-    ? 'the response named it, though its created_at read as before the request was sent'
-    : 'the response named another task';
+  if (named.id !== found) return 'the response named another task';
+  // Read with its items, the task an earlier chunk's claim seemed to hold is this request's (reconcile.ts).
+  return named.claimed === true
+    ? `the response named it, an id an earlier chunk of this job names too: read with its items, it is not that chunk's task`
+    : 'the response named it, though its created_at read as before the request was sent';
 }
 
 /**

@@ -24,7 +24,7 @@ import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
 import { resumeCommand, type JobRef, type PlannedChunk, type SendState } from './types.js';
-import { holds, ownClaims } from './own-claims.js';
+import { holds, lostClaim, ownClaims } from './own-claims.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
@@ -384,7 +384,11 @@ async function settleByScan(
   const job = { journal: journal.id, chunk: index };
   const entry = state.local.takeOver(job, service, items, send.sent_at);
   // The job's other chunks' tasks, each claim holding while what was recorded of its task is what its id names now.
-  const exclude = ownClaims([...journal.done.values()].map((done) => done.claim ?? { id: done.task.id }));
+  const exclude = ownClaims(
+    [...journal.done.values()].map((done) => done.claim ?? { id: done.task.id }),
+    [],
+    lostClaim((chunk, seen) => journal.lost(chunk, seen)),
+  );
   const verdict = await watched(ctx, index, send, (horizon) =>
     askLost(ctx, api, state, {
       service,

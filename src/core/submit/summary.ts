@@ -11,6 +11,7 @@ import { resumeCommand, type DoneChunk, type Outcome, type PipelineInput, type S
 import type { JobRef } from './types.js';
 import type { Task } from '../../api/schemas.js';
 import { checkChunkTask, type CreatedChunk } from '../job/job-chunks.js';
+import { lostWords } from './journal-records.js';
 
 /** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
 type Finisher = Output & Process & Runtime & Store & Service;
@@ -32,18 +33,24 @@ interface Finished {
 }
 
 export async function finishSubmission(ctx: Finisher, end: Finished, options: SubmitOptions): Promise<void> {
-  const all = [...end.done.entries(), ...end.outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
+  const every = [...end.done.entries(), ...end.outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
   const now = [...end.outcomes.values()];
-  const cost = all.reduce((sum, o) => sum + o.task.cost, 0);
+  const cost = every.reduce((sum, o) => sum + o.task.cost, 0);
   try {
-    end.input.observer?.finished({ tasks: all.length, items: all.reduce((sum, o) => sum + o.items, 0), cost });
+    end.input.observer?.finished({ tasks: every.length, items: every.reduce((sum, o) => sum + o.items, 0), cost });
   } catch (error) {
     // Every task exists; only the job's end is not on record: resuming it records that and sends nothing.
     if (!(error instanceof JournalWriteError) || !end.input.job) throw error;
     throw new JournalWriteError(error.message, `When there is room again: ${resumeCommand(end.input.job)}`);
   }
-  const line = all.length > 0 ? summary(all) : 'no task';
   const { job } = end.input;
+  // Chunks whose task the service no longer has (its ids started again) are not counted as created.
+  const lost = new Set(job === undefined ? [] : (end.input.observer?.lostChunks?.() ?? []));
+  const all = [...end.done.entries(), ...end.outcomes.entries()]
+    .filter(([chunk]) => !lost.has(chunk) || end.outcomes.has(chunk))
+    .sort(([a], [b]) => a - b)
+    .map(([, o]) => o);
+  const line = all.length > 0 ? summary(all) : 'no task';
   // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that file.
   const named = job?.name === job?.id ? undefined : job?.name;
   ctx.printer.success(
@@ -51,6 +58,7 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
       ? line
       : `job ${named}: ${line}` + (now.length < all.length ? ` (${formatCount(now.length)} by this run)` : ''),
   );
+  if (job !== undefined && lost.size > 0) ctx.printer.warn(lostWords([...lost], job.name));
   warnAboveMaxCost(ctx, now, options.maxCost);
   const short = warnDroppedItems(ctx, now);
   if (!options.wait) return;
@@ -62,7 +70,8 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
   const verify = job === undefined ? undefined : earlierChunks(end, job);
   await waitNamingTasks(
     ctx,
-    all.map((o) => o.task.id),
+    // Every chunk's task, the lost ones too: their check is exit 8 (`earlierChunks`), never a job waited for whole.
+    every.map((o) => o.task.id),
     { ...(options as WaitOptions), ...byJob, ...(verify !== undefined && { verify }) },
     now.map((o) => o.task),
   );
@@ -82,9 +91,11 @@ function earlierChunks(end: Finished, job: JobRef): ((task: Task) => void) | und
     chunks.set(facts.chunk.task, [...(chunks.get(facts.chunk.task) ?? []), facts]);
   }
   if (chunks.size === 0) return undefined;
+  // The journal is still this run's: a chunk found lost is recorded there (job-journal.ts `lost`).
+  const lost = (chunk: CreatedChunk, task: Task) => end.input.observer?.lost?.(chunk.chunk, task);
   return (task) => {
     for (const { service, chunk } of chunks.get(task.id) ?? [])
-      checkChunkTask({ file: job.id, service, refused: job.refused === true ? ['refused'] : [] }, chunk, task);
+      checkChunkTask({ file: job.id, service, refused: job.refused === true ? ['refused'] : [], lost }, chunk, task);
   };
 }
 

@@ -127,6 +127,13 @@ export interface ChunkObserver {
    * Only then is it kept (journaled-run.ts `discardUnsent`), named and resumable.
    */
   anyRecorded: () => boolean;
+  /**
+   * The task of an earlier run's chunk is no longer on the service: `seen`, the task its id names now, was created at
+   * another time (own-claims.ts `staleCreation`). A job records it (journal-records.ts `lost`).
+   */
+  lost?: (chunk: number, seen: { id: number; created_at: string }) => void;
+  /** The chunks of `done` whose task the service no longer has, as known so far, in order: counted apart. */
+  lostChunks?: () => number[];
 }
 
 /** What the creates of one run share: the server's clock as learnt so far, the local ledger. */

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jobChunks } from '../../../../src/core/job/job-chunks.js';
-import { JobFold, rebuild, type JobState } from '../../../../src/core/submit/journal-records.js';
+import { JobFold, lostChunks, rebuild, type JobState } from '../../../../src/core/submit/journal-records.js';
 import { accountKey } from '../../../../src/store/cache.js';
 import { T0 } from '../../clock.js';
 import { API_KEY, BASE_URL, mockApi, runTaskctl } from '../../commands/harness.js';
@@ -53,6 +53,22 @@ describe('rebuild', () => {
     // Without the field (an earlier version's record) the chunk is to be sent again, as before.
     const { refused: _, ...plain } = refusal;
     expect(rebuild([...records.slice(0, 4), plain], '/j.jsonl')?.chunks.get(2)).toEqual({});
+  });
+
+  it("a lost record marks its chunk's task lost (still its task, never sent again); another task of the chunk is not", () => {
+    const created = (chunk: number, task: number) => ({ type: 'created', chunk, task, cost: 1, how: 'created' });
+    const lost = (chunk: number, task: number) => ({ type: 'lost', chunk, task, created_at: '2025-01-15T13:00:00Z' });
+    const records: unknown[] = [jobRecord(3), send(1, []), created(1, 1), send(2, []), created(2, 2)];
+    records.push(send(3, []), created(3, 3), { type: 'done', tasks: 3, items: 3, cost: 3 });
+    records.push(lost(1, 1), lost(2, 9), lost(3, 3), { type: 'done', tasks: 3, items: 3, cost: 3 });
+    const state = rebuild([...records, { type: 'reconciled', chunk: 3, task: 4, cost: 1, by: 'user' }], '/j.jsonl');
+    expect(state?.done).toBe(true);
+    expect(state?.totals).toEqual({ tasks: 3, items: 3, cost: 3 });
+    expect(state?.chunks.get(1)?.task?.id).toBe(1);
+    // Chunk 2's record names another task than its own; chunk 3 was given task 4 after.
+    expect(state && lostChunks(state)).toEqual([1]);
+    // A lost record of a chunk the journal has no task for makes no chunk.
+    expect(rebuild([jobRecord(3), lost(2, 2)], '/j.jsonl')?.chunks.size).toBe(0);
   });
 
   it('a refused chunk sent again (an older version continued the journal) is no longer refused', () => {

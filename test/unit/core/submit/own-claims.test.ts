@@ -3,7 +3,7 @@
  * its task is what the task shows; a claim with no telling fact always holds.
  */
 import { describe, expect, it } from 'vitest';
-import { ownClaims, withIds } from '../../../../src/core/submit/own-claims.js';
+import { lostClaim, ownClaims, withIds } from '../../../../src/core/submit/own-claims.js';
 import { itemsDigest } from '../../../../src/core/items/multiset.js';
 import { T0 } from '../../clock.js';
 
@@ -47,6 +47,29 @@ describe('ownClaims', () => {
     expect(claims.holds(task())).toBe(true); // items not listed: nothing tells them apart
     expect(claims.holds(task({ items: [{ target: 'b.com', status: 'completed' }] }))).toBe(false);
     expect(claims.holds(task({ total_items: 2 }))).toBe(false);
+  });
+
+  it("a chunk's claim whose id names a task made at another time is told as lost; other mismatches are not", () => {
+    const lost: Array<[number, number]> = [];
+    const tell = lostClaim((chunk, seen) => lost.push([chunk, seen.id]));
+    const chunk = (n: number) => ({ service: S, chunk: { chunk: n, items: 1, task: 1 } });
+    const claims = ownClaims(
+      [
+        { id: 1, created_at: at(0), chunk: chunk(1) },
+        { id: 1, created_at: at(3_600_000), chunk: chunk(4) },
+        { id: 1, created_at: at(3_600_000) }, // no chunk: not a journal's
+      ],
+      [],
+      tell,
+    );
+    expect(claims.holds(task({ created_at: at(3_600_000) }))).toBe(true);
+    expect(lost).toEqual([[1, 1]]);
+    lost.length = 0;
+    // Another size under the id, at the recorded time: the claim does not hold, and nothing proves its task gone.
+    expect(ownClaims([{ id: 1, created_at: at(0), chunk: chunk(1) }], [], tell).holds(task({ total_items: 2 }))).toBe(
+      false,
+    );
+    expect(lost).toEqual([]);
   });
 
   it('two claims on one id: either holding holds it; withIds adds ids that hold whatever they name', () => {

@@ -1,0 +1,126 @@
+/**
+ * A job whose tasks the service no longer has: its ids started again from 1 (a sandbox restarted without --state), and
+ * the ids its chunks name are other tasks now. `jobs` reads only the journal, so it knows this once a run found it and
+ * recorded it there (a `lost` record: `resume`, as its own creates meet those ids; `show --job`, `wait --job`, `watch
+ * --job`, `retry --job` at their exit 8): from then on it counts those chunks as lost, never as created, and the job's
+ * state says so (`lost`); `resume` counts them in neither its standing nor its summary, and says which they are.
+ */
+import { join } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../../../src/sandbox/index.js';
+import { journalLines, keepJournalLines } from '../journal-lines.js';
+import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
+import { runTaskctl } from '../harness.js';
+
+const S = 'domain_check_availability';
+let world: World;
+let dir: string;
+let restarted: RunningSandbox | undefined;
+beforeEach(async () => {
+  world = await startSandboxWorld();
+  dir = mkdtempSync(join(tmpdir(), 'taskctl-lost-tasks-'));
+});
+afterEach(async () => {
+  await (restarted ?? world.sandbox).close();
+  restarted = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
+const ITEMS = ['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com'];
+
+interface Row {
+  id: string;
+  state: string;
+  chunks: number;
+  chunks_created: number;
+  chunks_lost?: number;
+}
+
+async function jobsRow(job: string): Promise<Row | undefined> {
+  const listed = await run(['jobs', '-o', 'json']);
+  expect(listed.code, listed.stderr).toBe(0);
+  return (JSON.parse(listed.stdout) as Row[]).find((row) => row.id === job);
+}
+
+/** A job of `items` in one-item chunks, created to its end; returns its id and journal. */
+async function createdJob(items: readonly string[]): Promise<{ job: string; journal: string }> {
+  const input = join(dir, `in-${items.length}.txt`);
+  writeFileSync(input, `${items.join('\n')}\n`);
+  const created = await run(['create', S, '-f', input, '--chunk-size', '1', '-y']);
+  expect(created.code, created.stderr).toBe(0);
+  const job = /job (j-[0-9a-z]+): taskctl jobs/.exec(created.stderr)?.[1] ?? '';
+  return { job, journal: join(dir, 'state', 'jobs', `${job}.jsonl`) };
+}
+
+it('resume after the ids started again: chunks 4–6 get ids 1–3, chunks 1–3 are lost; the summary and jobs say so', async () => {
+  const { job, journal } = await createdJob(ITEMS);
+  // As if killed while chunk 4's request was in flight.
+  keepJournalLines(
+    journal,
+    (record) =>
+      record.type !== 'done' &&
+      !(typeof record.chunk === 'number' && record.chunk >= 4 && !(record.chunk === 4 && record.type === 'send')),
+  );
+  restarted = await restartWithoutState(world);
+  const resumed = await run(['resume', job, '--yes']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).not.toMatch(/6 of 6 tasks created|6 tasks for/);
+  expect(resumed.stderr).toContain('chunk 6 of 6: 3 of 6 tasks created, 3 lost;');
+  expect(resumed.stderr).toContain('3 tasks for 3 items, 3 coins');
+  expect(resumed.stderr).toMatch(/the service no longer has the tasks of chunks 1, 2 and 3 of job j-/);
+  const lost = journalLines(journal).filter((record) => record.type === 'lost');
+  expect(lost.map((record) => [record.chunk, record.task])).toEqual([
+    [1, 1],
+    [2, 2],
+    [3, 3],
+  ]);
+  expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done' }));
+  expect(await jobsRow(job)).toEqual(
+    expect.objectContaining({ state: 'lost', chunks: 6, chunks_created: 3, chunks_lost: 3 }),
+  );
+  const table = await run(['jobs']);
+  expect(table.stdout).toMatch(/\t3\/6\t0\tlost\t/);
+  expect(table.stderr).toContain(`job ${job}: the service no longer has the tasks of chunks 1, 2 and 3`);
+  // Its resume now: the standing counts them apart, and nothing is sent for them.
+  const again = await run(['resume', job]);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).toContain(`job ${job}: 3 of 6 chunks done, 3 lost (chunks 1, 2 and 3), finished`);
+  expect(again.stderr).toContain('3 tasks for 3 items, 3 coins');
+  expect(await world.posts()).toBe(3);
+});
+
+it('a finished job, its ids given to other tasks: jobs shows it as created until show --job finds the first lost, then lost', async () => {
+  const { job, journal } = await createdJob(ITEMS.slice(0, 3));
+  restarted = await restartWithoutState(world);
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
+  // The journal alone: nothing known yet.
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3 }));
+  const shown = await run(['show', '--job', job]);
+  expect(shown.code, shown.stderr).toBe(8);
+  expect(shown.stderr).toContain("The service's task ids seem to have started again");
+  expect(journalLines(journal).filter((record) => record.type === 'lost')).toHaveLength(1);
+  expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done' }));
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost', chunks_created: 2, chunks_lost: 1 }));
+  const resumed = await run(['resume', job]);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`job ${job}: 2 of 3 chunks done, 1 lost (chunk 1), finished`);
+  expect(resumed.stderr).not.toContain('3 tasks for 3 items');
+  // The next --job command finds it again (or another chunk first): each chunk is recorded once.
+  expect((await run(['wait', '--job', job])).code).toBe(8);
+  const chunks = journalLines(journal).flatMap((record) => (record.type === 'lost' ? [record.chunk] : []));
+  expect(new Set(chunks).size).toBe(chunks.length);
+  expect(chunks).toContain(1);
+});
+
+it('without a restart, nothing is lost: jobs and resume count every chunk as before', async () => {
+  const { job, journal } = await createdJob(ITEMS.slice(0, 3));
+  expect((await run(['show', '--job', job])).code).toBe(0);
+  expect(journalLines(journal).some((record) => record.type === 'lost')).toBe(false);
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3, chunks_lost: 0 }));
+  const resumed = await run(['resume', job]);
+  expect(resumed.stderr).toContain(`job ${job}: 3 of 3 chunks done, finished`);
+  expect(resumed.stderr).toContain('3 tasks for 3 items, 3 coins');
+});
