@@ -46,7 +46,7 @@ async function readKey(
   // The end of the input is the person's decision, as at the cost confirmation (exit 13), not an interrupt.
   throw new DeclinedError(
     'No key given (the input ended): nothing was saved.',
-    'To log in, run `taskctl auth login` again and press Enter after the key, or pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
+    'Run `taskctl auth login` again and press Enter after the key, or pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
   );
 }
 

@@ -58,7 +58,7 @@ describe('auth login: the hidden key prompt', () => {
     expect(result.stderr).toContain('No key given (the input ended): nothing was saved.\n');
     // The next step, with the flags of this run (its --base-url), on a line of its own.
     expect(result.stderr.replace(/\n(?!$)/g, ' ')).toContain(
-      'To log in, run `taskctl --base-url https://api.test/api/v1 auth login` again and press Enter after the key, or pipe it in: `echo "$KEY" | taskctl --base-url https://api.test/api/v1 auth login --with-key`.',
+      'Run `taskctl --base-url https://api.test/api/v1 auth login` again and press Enter after the key, or pipe it in: `echo "$KEY" | taskctl --base-url https://api.test/api/v1 auth login --with-key`.',
     );
     expect(result.stderr).not.toMatch(/error|cancelled|sk_part/);
     expect(result.code).toBe(13);
