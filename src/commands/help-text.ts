@@ -28,7 +28,10 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [10, 'a waited-on task ended without completing (failed, cancelled, expired, ...)'],
   [11, 'waited-on tasks completed, but some items did not (--allow-item-failures makes this 0)'],
   [12, 'the service refused the request (an error code taskctl does not know); not sent again: check the message'],
-  [13, 'declined at the confirmation prompt (answered no, or no answer); nothing was created'],
+  [
+    13,
+    "declined at the confirmation prompt (answered no, or no answer); nothing was created. Also auth login's key prompt left without a key (the input ended); nothing was saved",
+  ],
   [14, 'the output could not be written (full disk, I/O error); a closed pipe is exit 0'],
   [15, 'diff: the two sides differ (0 when they are the same)'],
   [124, 'wait/watch timed out with tasks still unfinished'],

@@ -2,7 +2,7 @@
 import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
 import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
-import { AuthError, CliError, RateLimitError, UsageError } from '../errors.js';
+import { AuthError, CliError, DeclinedError, InterruptedError, RateLimitError, UsageError } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
 import { maskKey } from '../lib/redact.js';
 import { readBounded } from '../lib/abortable.js';
@@ -40,7 +40,14 @@ async function readKey(
       'Pipe the key in with --with-key, or use --api-key-file PATH.',
     );
   const { promptHidden } = await import('../output/prompt.js');
-  return (await promptHidden(stdin, ctx.io.stderr, 'API key (input hidden): ')).trim();
+  const answer = await promptHidden(stdin, ctx.io.stderr, 'API key (input hidden): ', { signal: ctx.signal });
+  if (answer.kind === 'entered') return answer.value.trim();
+  if (answer.kind === 'interrupted') throw new InterruptedError('cancelled at the key prompt; nothing was saved');
+  // The end of the input is the person's decision, as at the cost confirmation (exit 13), not an interrupt.
+  throw new DeclinedError(
+    'No key given (the input ended): nothing was saved.',
+    'Run `taskctl auth login` again and press Enter after the key, or pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
+  );
 }
 
 export async function runLogin(

@@ -65,7 +65,8 @@ export const MAX_SCAN_PAGES = 10;
 
 /** `unproven`: one new-looking match, but the snapshot was incomplete, so it may have existed before the request. */
 export type MatchResult =
-  | { kind: 'found'; task: Task }
+  /** `unchecked`: the local ledger could not be used when the task was claimed: other local runs were not looked at. */
+  | { kind: 'found'; task: Task; unchecked?: true }
   | { kind: 'none' }
   /** No scan could read the task list: nothing is known either way. `why`: the last failure's message. */
   | { kind: 'unread'; why?: string }
@@ -262,8 +263,11 @@ export interface LocalRuns {
    * restarted.
    */
   claimed: () => (task: Task) => boolean;
-  /** Takes the task for this run, atomically; refused when another run claimed it or may have created it (`by`). */
-  claim: (task: Task) => { ok: true } | { ok: false; reason: 'claimed' | 'contested'; by: string };
+  /**
+   * Takes the task for this run, atomically; refused when another run claimed it or may have created it (`by`).
+   * `unchecked`: the ledger could not be used, so nothing refused it: the other runs were not looked at.
+   */
+  claim: (task: Task) => { ok: true; unchecked?: true } | { ok: false; reason: 'claimed' | 'contested'; by: string };
 }
 
 export interface ReconcileOptions extends CreateAttempt {
@@ -440,7 +444,7 @@ function verdict(
   const claim = options.local?.claim(only) ?? { ok: true };
   if (!claim.ok)
     return claim.reason === 'claimed' ? { kind: 'none' } : { kind: 'contested', ids: [only.id], by: claim.by };
-  return { kind: 'found', task: only };
+  return claim.unchecked ? { kind: 'found', task: only, unchecked: true } : { kind: 'found', task: only };
 }
 
 export interface ReuseQuery {

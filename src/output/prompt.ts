@@ -2,7 +2,6 @@
 import { emitKeypressEvents } from 'node:readline';
 import type { InputStream, OutputStream } from './io.js';
 import { lineBudget, wrapText } from './width.js';
-import { InterruptedError } from '../errors.js';
 
 interface RawInput extends InputStream {
   setRawMode?: (mode: boolean) => unknown;
@@ -10,7 +9,9 @@ interface RawInput extends InputStream {
     event: 'keypress',
     listener: (text: string | undefined, key: { name?: string; ctrl?: boolean; sequence?: string }) => void,
   ) => unknown;
-  removeListener: (event: 'keypress', listener: (...args: never[]) => void) => unknown;
+  /** The input ended (a terminal's input closed, a test's stream ended). */
+  once: (event: 'end', listener: () => void) => unknown;
+  removeListener: (event: 'keypress' | 'end', listener: (...args: never[]) => void) => unknown;
   resume: () => unknown;
   pause: () => unknown;
 }
@@ -29,26 +30,48 @@ function suspend(input: RawInput, continued: () => void): void {
   process.kill(process.pid, 'SIGTSTP');
 }
 
-/** Reads one line without echoing it (for API keys). Ctrl-C → InterruptedError; Ctrl-Z suspends, then asks again. */
-export function promptHidden(stdin: InputStream, stderr: OutputStream, question: string): Promise<string> {
+/**
+ * What the hidden prompt got: the line typed (Enter); `closed`: the input ended first (Ctrl-D, or the terminal's input
+ * ended); `interrupted`: Ctrl-C, or `signal` aborted (SIGINT/SIGTERM sent to the process). As `confirm`, it never
+ * throws for the user's own way out: the caller says what each one means.
+ */
+export type HiddenAnswer = { kind: 'entered'; value: string } | { kind: 'closed' } | { kind: 'interrupted' };
+
+/** Reads one line without echoing it (for API keys). Ctrl-Z suspends, then asks again. */
+export function promptHidden(
+  stdin: InputStream,
+  stderr: OutputStream,
+  question: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<HiddenAnswer> {
   const input = stdin as RawInput;
-  return new Promise((resolve, reject) => {
+  const { signal } = options;
+  if (signal?.aborted) return Promise.resolve({ kind: 'interrupted' });
+  return new Promise((resolve) => {
     let value = '';
     emitKeypressEvents(input as unknown as NodeJS.ReadableStream);
     input.setRawMode?.(true);
     input.resume();
     stderr.write(question);
-    const finish = (error?: Error) => {
+    const finish = (answer: HiddenAnswer) => {
       input.removeListener('keypress', onKey);
+      input.removeListener('end', onEnd);
+      signal?.removeEventListener('abort', onAbort);
       input.setRawMode?.(false);
       input.pause();
       stderr.write('\n');
-      if (error) reject(error);
-      else resolve(value);
+      resolve(answer);
     };
+    // What was typed before the input ended is no key: nothing was confirmed with Enter.
+    const onEnd = () => finish({ kind: 'closed' });
+    const onAbort = () => finish({ kind: 'interrupted' });
     const onKey = (text: string | undefined, key: { name?: string; ctrl?: boolean }) => {
-      if (key.ctrl && (key.name === 'c' || key.name === 'd')) {
-        finish(new InterruptedError('cancelled'));
+      if (key.ctrl && key.name === 'c') {
+        finish({ kind: 'interrupted' });
+        return;
+      }
+      if (key.ctrl && key.name === 'd') {
+        finish({ kind: 'closed' });
         return;
       }
       if (key.ctrl && key.name === 'z') {
@@ -57,7 +80,7 @@ export function promptHidden(stdin: InputStream, stderr: OutputStream, question:
         return;
       }
       if (key.name === 'return' || key.name === 'enter') {
-        finish();
+        finish({ kind: 'entered', value });
         return;
       }
       if (key.name === 'backspace') {
@@ -67,6 +90,8 @@ export function promptHidden(stdin: InputStream, stderr: OutputStream, question:
       if (text && !key.ctrl) value += text;
     };
     input.on('keypress', onKey);
+    input.once('end', onEnd);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 

@@ -1,4 +1,4 @@
-/** Prompts as a person meets them, in a real terminal (tmux): the cost confirmation and the hidden key prompt. */
+/** Prompts as a person meets them, in a real terminal (tmux): the cost confirmation and the hidden key prompt (Enter, Ctrl-D). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
@@ -123,6 +123,22 @@ describe.skipIf(!hasTmux)(skippedUnless('prompts in a terminal', hasTmux, missin
       expect(text).toMatch(/Logged in to/);
       expect(text).toMatch(/EXIT=0/);
       expect(text).not.toContain(world.sandbox.apiKey);
+    } finally {
+      await login.close();
+    }
+  }, 60_000);
+
+  it('Ctrl-D at the hidden key prompt is exit 13, nothing saved (as at the confirmation, not an interrupt)', async () => {
+    const env = { ...world.home.env, TASKCTL_CONFIG_DIR: `${world.home.dir}/ended-config` };
+    const login = start(['auth', 'login', '--base-url', world.sandbox.origin], env);
+    try {
+      await login.until(/API key \(input hidden\):/);
+      await login.keys('-l', 'sk_part');
+      await login.keys('C-d');
+      const text = await login.exited();
+      expect(text).toMatch(/No key given \(the input ended\): nothing was saved\./);
+      expect(text).not.toMatch(/error|sk_part/);
+      expect(text).toMatch(/EXIT=13/);
     } finally {
       await login.close();
     }

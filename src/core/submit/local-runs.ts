@@ -321,8 +321,9 @@ export class LocalCreates {
       },
       claim: (task) => {
         const result = this.attempt(() => ledger.claim(entry, task, (other) => contests(other, task)));
-        // Without the ledger this run cannot see the others: the cross-machine rule alone decides.
-        if (result === undefined || result.ok) return { ok: true };
+        // Without the ledger this run cannot see the others: the cross-machine rule alone decides, and says so.
+        if (result === undefined) return { ok: true, unchecked: true };
+        if (result.ok) return { ok: true };
         return { ok: false, reason: result.reason, by: describe(result.by, this.ctx.env) };
       },
     };

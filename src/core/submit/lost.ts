@@ -43,7 +43,11 @@ export interface LostRequest {
 
 /** The outcomes, each with what it means for the request. */
 export type LostVerdict =
-  | { kind: 'found'; task: Task }
+  /**
+   * `othersChecked`: the local ledger took the task in the step that found no other run of this machine naming it;
+   * false when there was no ledger to ask (it could not be used): the list alone decided.
+   */
+  | { kind: 'found'; task: Task; othersChecked: boolean }
   /** No task of this request appeared by the horizon (a chunk in doubt: sent again). */
   | { kind: 'none' }
   /**
@@ -105,6 +109,8 @@ async function scanTo(
   const { reconcileCreate, reconcileWindowMs } = await import('../reconcile.js');
   lost.horizon?.(failedAtMs + reconcileWindowMs({ sentAtMs: lost.sentAtMs, failedAtMs }), late);
   let result: MatchResult;
+  // No entry (the ledger could not be written before the POST): no local run can be asked.
+  const local = state.local.runs(lost.entry, state.serverClock);
   try {
     result = await reconcileCreate(reader, {
       service: lost.service,
@@ -117,14 +123,16 @@ async function scanTo(
       clock: ctx.clock,
       serverClock: state.serverClock,
       signal: ctx.signal,
-      local: state.local.runs(lost.entry, state.serverClock),
+      local,
     });
   } catch (error) {
     if (ctx.signal.aborted || error instanceof AuthError) throw error;
     // Any other failure of the check (a malformed answer, another task's id, the service gone) leaves it unknown.
     result = { kind: 'unread', why: error instanceof Error ? error.message : String(error) };
   }
-  if (result.kind === 'found' || result.kind === 'none') return result;
+  if (result.kind === 'found')
+    return { kind: 'found', task: result.task, othersChecked: local !== undefined && !result.unchecked };
+  if (result.kind === 'none') return result;
   const readToTheEnd = result.kind !== 'unread' && result.kind !== 'unfinished';
   return { kind: 'unsure', ids: result.kind === 'unread' ? [] : result.ids, why: lostWhy(result), readToTheEnd };
 }

@@ -569,7 +569,7 @@ async function reconcileLost(
   }
   if (verdict.kind === 'found') {
     ctx.printer.warn(
-      `recovered: task ${verdict.task.id} was created by this request (${answerWas(lost.named, verdict.task.id)}; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)`,
+      `recovered: task ${verdict.task.id} was created by this request (${answerWas(lost.named, verdict.task.id)}; it is the only matching task in the window in which this request could have been processed${othersWords(verdict.othersChecked)})`,
     );
     return { task: verdict.task, how: 'recovered', items: items.length };
   }
@@ -579,6 +579,13 @@ async function reconcileLost(
     inspectHint(service, ids),
     ids,
   );
+}
+
+/** The recovery's last clause: the ledger found no other run of this machine naming the task, or it was not asked. */
+function othersWords(checked: boolean): string {
+  return checked
+    ? ', and no other run on this machine claims it'
+    : '; other taskctl runs on this machine could not be checked: the local ledger cannot be used';
 }
 
 function lowerFirst(text: string): string {

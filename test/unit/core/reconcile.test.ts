@@ -455,6 +455,13 @@ describe('reconcileCreate: the window and the other local runs', () => {
     expect(claims).toEqual([1]);
   });
 
+  it('a claim the ledger could not check: the candidate is found, marked as not checked against the other runs', async () => {
+    const r = reader([one(1, T0 + 10)], { offset: 0 });
+    const local: LocalRuns = { claimed: () => () => false, claim: () => ({ ok: true, unchecked: true }) };
+    const result = await reconcileAnswered(r, { service: 'svc', items: ['a'], sentAtMs: T0, before: EMPTY }, local);
+    expect(result).toEqual({ kind: 'found', task: expect.objectContaining({ id: 1 }), unchecked: true });
+  });
+
   it('a single candidate another local run may have made is contested (exit 9), never adopted', async () => {
     const r = reader([one(1, T0 + 10)], { offset: 0 });
     const local: LocalRuns = {

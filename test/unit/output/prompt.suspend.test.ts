@@ -82,7 +82,7 @@ describe.skipIf(process.platform === 'win32')('Ctrl-Z at a prompt', () => {
     process.emit('SIGCONT');
     expect(modes).toEqual([true, false, true]);
     await type(input, 'abc\r');
-    expect(await key).toBe('sk_abc');
+    expect(await key).toEqual({ kind: 'entered', value: 'sk_abc' });
     expect(text().split('API key: ').length).toBe(3);
   });
 });

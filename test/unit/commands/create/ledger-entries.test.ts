@@ -108,6 +108,33 @@ describe('the local ledger of creates', () => {
       `warning: the local ledger of creates cannot be used (cannot make the cache directory ${blocked}: ${blocked} is a file, not a directory): `,
     );
   });
+
+  it('without a usable ledger, a lost answer recovered from the list never says that no other local run claims it', async () => {
+    const { clock, fault } = await setup();
+    const blocked = join(home!, 'not-a-dir');
+    writeFileSync(blocked, 'x');
+    const env = { TASKCTL_BASE_URL: sandbox!.url, TASKCTL_API_KEY: sandbox!.apiKey, TASKCTL_CACHE_DIR: blocked };
+    await fault({ method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+    const result = await runTaskctl(['create', 'domain_check_availability', 'a.com', '-q'], { clock, env, home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('1\n');
+    expect(result.stderr.match(/the local ledger of creates cannot be used/g)).toHaveLength(1);
+    // The ledger was never read: the other runs of this machine were not looked at, and the line says so.
+    expect(result.stderr).not.toMatch(/claims it/);
+    expect(result.stderr).toContain(
+      'warning: recovered: task 1 was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed; other taskctl runs on this machine could not be checked: the local ledger cannot be used)',
+    );
+  });
+
+  it('with the ledger, the recovery says that no other local run claims the task', async () => {
+    const { run, fault } = await setup();
+    await fault({ method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+    const result = await run(['create', 'domain_check_availability', 'a.com', '-q']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      'warning: recovered: task 1 was created by this request (the response was lost; it is the only matching task in the window in which this request could have been processed, and no other run on this machine claims it)',
+    );
+  });
 });
 
 describe('case 3: whole-second created_at, the answer lost after the service acted', () => {

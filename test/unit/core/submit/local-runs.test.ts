@@ -3,7 +3,7 @@
  * possible creator of a matching task up to its window's loose end, so a Date clock behind the clock stamping tasks
  * never hands that run's task to another run (docs/behaviour.md#the-window).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -20,9 +20,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function open(): Promise<LocalCreates> {
+function open(warnings: string[] = []): Promise<LocalCreates> {
   const env = { TASKCTL_CACHE_DIR: join(dir, 'cache'), TASKCTL_STATE_DIR: join(dir, 'state') };
-  const warnings: string[] = [];
   const ctx = {
     printer: { warn: (text: string) => warnings.push(text) },
     clock: new FakeClock(T0 + 100),
@@ -57,5 +56,20 @@ describe('LocalCreates.runs: another run answered with a failure', () => {
     expect(runs?.claim(stamped(1, T0 + 20))).toMatchObject({ ok: false, reason: 'contested' });
     // Minutes past A's answer, even as the Date reads it: not A's.
     expect(runs?.claim(stamped(2, T0 + 200_000))).toEqual({ ok: true });
+  });
+});
+
+describe('LocalCreates.runs: a ledger that cannot be used when the task is claimed', () => {
+  it('the claim is not refused, and says that the other runs were not looked at', async () => {
+    const warnings: string[] = [];
+    const mine = await open(warnings);
+    const entry = mine.begin('svc', ['a.com'], undefined, T0);
+    expect(entry).toBeDefined();
+    const runs = mine.runs(entry, new ServerClock());
+    // The cache directory is gone, and a file stands in its place: the ledger's lock cannot be made.
+    rmSync(join(dir, 'cache'), { recursive: true, force: true });
+    writeFileSync(join(dir, 'cache'), 'x');
+    expect(runs?.claim(stamped(1, T0 + 20))).toEqual({ ok: true, unchecked: true });
+    expect(warnings).toEqual([expect.stringContaining('the local ledger of creates cannot be used')]);
   });
 });
