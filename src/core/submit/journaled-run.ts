@@ -779,7 +779,12 @@ async function resumeOne(
     const api = await ctx.api();
     // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
     await requireJobAccount(ctx, api, state, jobLabel(job), `resume ${shellWord(arg)}`);
-    const run = { options: goneLookup(reuseOf(state.job, options), opened.gone), verb: 'Resume', continued: true };
+    const run = {
+      options: goneLookup(reuseOf(state.job, options), opened.gone),
+      verb: 'Resume',
+      continued: true,
+      hints: (self: JobRef) => (unrecorded = self.unrecorded ?? unrecorded),
+    };
     // A finished job's inputs are not read again: its summary (and --wait) need only the journal.
     if (state.done) {
       await continueJob(ctx, job, state, { count: state.job.items, chunks: () => [] }, run);
@@ -1000,7 +1005,13 @@ async function continueJob(
   open: OpenJob,
   state: JobState,
   items: ItemList,
-  run: { options: ResumeOptions; verb: string; continued: boolean },
+  run: {
+    options: ResumeOptions;
+    verb: string;
+    continued: boolean;
+    /** Told the job as this run's later hints name it, once it is known (a refusal the caller words names it so). */
+    hints?: (self: JobRef) => void;
+  },
 ): Promise<void> {
   const { job } = state;
   const { file, id } = open;
@@ -1025,6 +1036,9 @@ async function continueJob(
     );
     journal.whenGoingOn(' --forget-gone-journal', gone.record ?? (() => undefined));
   }
+  // The `--ignore-job` flags this run needs: until the walk of the job's takers has said, every one given; then only
+  // those naming a job it would otherwise wait for (a flag it did not need would be carried by every later hint).
+  let needed: readonly string[] = ignore;
   // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too,
   // and one told to pass a job over (--ignore-job) or to forget a gone journal too, until the job records it (once the
   // run goes on past the money guard: job-journal.ts `ignore`, `whenGoingOn`).
@@ -1032,14 +1046,16 @@ async function continueJob(
     id,
     refused: skip.size > 0,
     ...spending,
-    unrecorded: () => givenFlags(ignore, state, undefined) + journal.unrecorded(),
+    unrecorded: () => givenFlags(needed, state, undefined) + journal.unrecorded(),
     ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
   };
+  run.hints?.(self);
   const covering = state.done
     ? ignoredStranger(ctx, state, self, ignore, new Set())
     : fromCoveringJobs(ctx, journal, items, { user, skip, self, ignore });
   // Before the first line: it would say what is sent next right before a refusal to send anything.
   if ('error' in covering) throw covering.error;
+  needed = ignore.filter((job) => covering.ignored.some((ignored) => ignored.job === job));
   if (run.continued) {
     const stands = (cover: Cover) => coverStands(jobStore(ctx.env), cover);
     ctx.printer.info(standing(journal, user, { name: id, skip, stands, taken: covering.taken }));
