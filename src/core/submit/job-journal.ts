@@ -22,6 +22,13 @@ export class JobJournal implements ChunkObserver {
   private readonly ignoring: string[] = [];
   /** Other choices of this run recorded then (`whenGoingOn`): its flag, and what records it. */
   private readonly pending: Array<{ flag: string; record: () => void }> = [];
+  /**
+   * Tasks this run's lookup reused before it went on past the money guard (the balance is judged before the first
+   * POST, after a chunk whose task was reused): recorded then, or left out when the guard refuses the run (`ended`).
+   */
+  private readonly held: Array<() => void> = [];
+  /** The run went on past the money guard: its choices are recorded, and what it reuses from now on at once. */
+  private past = false;
 
   constructor(
     private readonly file: JournalFile,
@@ -82,9 +89,11 @@ export class JobJournal implements ChunkObserver {
         by: 'scan',
         created_at: at,
       });
-    } else {
-      this.goingOn(); // a task reused for a chunk of this run's, found by its lookup: the run went on
-      crashPoint(this.env, 'answered', index);
+      this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+      return;
+    }
+    crashPoint(this.env, 'answered', index);
+    const record = () => {
       this.file.append({
         type: 'created',
         chunk: index,
@@ -93,8 +102,14 @@ export class JobJournal implements ChunkObserver {
         how,
         created_at: task.created_at,
       });
+      this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+    };
+    // A task reused before the guard judged the balance: the run may yet be refused there, leaving the job as it was.
+    if (how === 'reused' && !this.past) this.held.push(record);
+    else {
+      this.goingOn();
+      record();
     }
-    this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
   }
 
   unknown(chunk: PlannedChunk, ids: readonly number[], why: string): void {
@@ -126,6 +141,7 @@ export class JobJournal implements ChunkObserver {
   }
 
   finished(totals: Totals): void {
+    this.ended(false);
     if (this.state.done) return;
     this.file.append({ type: 'done', ...totals });
     this.state.done = true;
@@ -148,7 +164,7 @@ export class JobJournal implements ChunkObserver {
 
   /**
    * `resume --ignore-job JOB`: that job is not waited for, by this run and, once the run goes on past the money guard
-   * (its first send, or a task its lookup reuses), every later one. A run declined or refused at the guard records
+   * (its first send, or its end when every chunk left had a task to reuse), every later one. A run declined or refused at the guard records
    * nothing: the user's "no" leaves the job as it was.
    */
   ignore(job: string): void {
@@ -166,13 +182,25 @@ export class JobJournal implements ChunkObserver {
     return this.pending.map(({ flag }) => flag).join('');
   }
 
-  /** The run goes on past the money guard (its first send, or a task its lookup reuses): its choices are recorded. */
+  /**
+   * The run's sending ended (every chunk given a task, or stopped). Refused by the money guard (`refused`: the balance
+   * before its first POST), it recorded nothing: the tasks its lookup reused are left out (a resume looks for them
+   * again), as are its choices, which the hints carry. Else it went on: what it reused is recorded, its choices too.
+   */
+  ended(refused: boolean): void {
+    if (!refused) this.goingOn();
+    else if (!this.past) this.held.splice(0);
+  }
+
+  /** The run goes on past the money guard (its first send, or its end): its choices are recorded, then its reuses. */
   private goingOn(): void {
+    this.past = true;
     for (const job of this.ignoring.splice(0)) {
       this.file.append({ type: 'ignore', job });
       (this.state.ignored ??= []).push(job);
     }
     for (const { record } of this.pending.splice(0)) record();
+    for (const record of this.held.splice(0)) record();
   }
 
   /** `resume --resend CHUNK`. */

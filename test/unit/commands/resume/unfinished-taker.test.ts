@@ -229,3 +229,26 @@ it('`--ignore-job B` already in A’s journal from an earlier run: its hints nee
   expect(resumed.code, resumed.stderr).toBe(0);
   await eachPaid(A_ITEMS, 1);
 });
+
+it('`--ignore-job B` refused by the balance after its first chunk reused a task: the journal byte for byte as it was; the hint keeps the flag, and followed pays once', async () => {
+  const itemsA = [...A_ITEMS, 'x1.com', 'x2.com'];
+  const { a, b } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'send', itemsA);
+  // Chunk 2's items have a task already (made elsewhere): the resume's lookup reuses it, and chunk 3 is to be bought.
+  const earlier = await run(['create', S, 'u1.com', 'u2.com', '-y', '-q']);
+  expect(earlier.code, earlier.stderr).toBe(0);
+  const before = readFileSync(journalOf(a), 'utf8');
+  const posts = await world.posts();
+  await world.setBalance(1);
+  const poor = await run(['resume', a, '--ignore-job', b, '--reuse-window', '1h', '-y']);
+  expect(poor.code, poor.stderr).toBe(6);
+  expect(poor.stderr).toContain('reused 2 of 3 tasks before that: 1 3'); // chunk 1 B's, chunk 2 the lookup's
+  expect(poor.stderr).toContain(`then continue it: taskctl resume ${a} --yes --ignore-job ${b}\n`);
+  expect(readFileSync(journalOf(a), 'utf8')).toBe(before);
+  expect(await world.posts()).toBe(posts);
+  await world.setBalance(100);
+  // The hint has no --reuse-window: the task of chunk 2 is not reused again, it is bought (never twice for this job).
+  const resumed = await run(hinted(poor.stderr, 'then continue it: '));
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(records(a)).toContainEqual({ type: 'ignore', job: b });
+  await eachPaid(['a1.com', 'a2.com', 'x1.com', 'x2.com'], 1);
+});
