@@ -9,7 +9,7 @@
  * job id and chunk: resume takes it over as its own. The records: journal-records.ts.
  */
 import { shellWord } from '../../lib/shell-word.js';
-import { formatDuration } from '../../lib/duration.js';
+import { formatDuration, LONGEST_DURATION_MS } from '../../lib/duration.js';
 import { requireJobAccount } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
 import { basename, dirname, resolve, sep } from 'node:path';
@@ -243,7 +243,6 @@ const elsewhereOf = (
  */
 interface GonePlace {
   path: string;
-  window: string;
   /** The job's start (ms), which the lookup of a run let past by a window reaches back to (types.ts goneFrom). */
   from: number;
   /** The window this run looks with (given, else the job's own): a hint's window is never narrower. */
@@ -323,25 +322,37 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
   const from = nowMs - age;
   // The lookup this run makes: the window given, else the job's own (a retry's 1h, a create's --reuse-window).
   const looks = where.noReuse ? undefined : (where.window ?? own);
-  if (where.forget) return { path: gone, window, from, least: looks, forgetting: true };
-  if (looks !== undefined && looks >= age) return { path: gone, window, from, least: looks, forgetting: false };
+  if (where.forget) return { path: gone, from, least: looks, forgetting: true };
+  if (looks !== undefined && looks >= age) return { path: gone, from, least: looks, forgetting: false };
+  const job = { ...where.job, id: place.name };
+  // No window reaches back to its start (a year at most): the ways on are that journal put back, or forgotten.
+  if (window === undefined)
+    throw new UsageError(
+      `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent (it started ${isoSeconds(from)}, more than a year ago: no --reuse-window reaches back that far)`,
+      `Put that journal back and run this again; or, if it is lost for good, go on without it, buying again whatever its run created of the chunks left: ${resumeCommand(job, ' --forget-gone-journal')}`,
+    );
   const short =
     where.window === undefined
       ? ''
       : ` (--reuse-window ${formatDuration(where.window)} does not reach back to the job's start)`;
   throw new UsageError(
     `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent${short}`,
-    `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand({ ...where.job, id: place.name }, ` --reuse-window ${window}`)}`,
+    `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand(job, ` --reuse-window ${window}`)}`,
   );
 }
 
 /**
  * The window a hint names for a job `age` ms old, last run from a gone file: back to its start with ten minutes to
- * spare (the command printed still reaches back to it when run a while later), never narrower than the job's own.
+ * spare (the command printed still reaches back to it when run a while later), never narrower than the job's own,
+ * and never longer than a duration can be (a year: a longer one is refused, exit 2), the spare cut short near it.
+ * Undefined for a job older than that: no window reaches back to its start.
  */
-function goneWindow(age: number, own: number | undefined): string {
+function goneWindow(age: number, own: number | undefined): string | undefined {
   const minutes = Math.max(Math.ceil(age / 60_000) + GONE_WINDOW_SPARE_MINUTES, Math.ceil((own ?? 0) / 60_000));
-  return minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
+  if (minutes <= 120) return `${minutes}m`;
+  const longest = LONGEST_DURATION_MS / 3_600_000;
+  if (Math.ceil(minutes / 60) <= longest) return `${Math.ceil(minutes / 60)}h`;
+  return age <= LONGEST_DURATION_MS ? `${longest}h` : undefined;
 }
 
 /** A fold of the journal at `path`, which reads it again for the rare chunk that needs it (JobFold `again`). */
