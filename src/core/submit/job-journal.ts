@@ -27,6 +27,14 @@ export class JobJournal implements ChunkObserver {
    * POST, after a chunk whose task was reused): recorded then, or left out when the guard refuses the run (`ended`).
    */
   private readonly held: Array<() => void> = [];
+  /**
+   * The chunks in doubt this run settled by the user's word (`--adopt`, `--resend`) before the money guard judged the
+   * balance: recorded when the run goes on, or stops for another reason; left out when the balance refuses it, and
+   * then carried by its hints (`dropped`), so the resume they name settles them the same way.
+   */
+  private readonly settled: Array<{ flag: string; record: () => void }> = [];
+  /** The flags of the user's settlements the balance refused before they were recorded. */
+  private readonly dropped: string[] = [];
   /** The run went on past the money guard: its choices are recorded, and what it reuses from now on at once. */
   private past = false;
 
@@ -151,8 +159,16 @@ export class JobJournal implements ChunkObserver {
   adopted(chunk: number, task: { id: number; cost: number; created_at: string }): void {
     this.inherited.delete(chunk);
     const { id, cost, created_at } = task;
-    this.file.append({ type: 'reconciled', chunk, task: id, cost, by: 'user', created_at });
+    this.byUser(` --adopt ${chunk}=${id}`, () =>
+      this.file.append({ type: 'reconciled', chunk, task: id, cost, by: 'user', created_at }),
+    );
     this.setTask(chunk, { id, cost, how: 'created', created_at });
+  }
+
+  /** A settlement by the user's word: recorded at once past the money guard, else held until the run goes on. */
+  private byUser(flag: string, record: () => void): void {
+    if (this.past) record();
+    else this.settled.push({ flag, record });
   }
 
   /** A chunk in doubt taken over by another job's chunk (hand-over.ts), whose task covers its items. */
@@ -177,9 +193,12 @@ export class JobJournal implements ChunkObserver {
     this.pending.push({ flag, record });
   }
 
-  /** The flags of the choices not recorded yet (`whenGoingOn`), as a command carries them. */
+  /**
+   * The flags of the choices not recorded yet (`whenGoingOn`), and of the settlements the balance refused (`ended`),
+   * as a command carries them.
+   */
   unrecorded(): string {
-    return this.pending.map(({ flag }) => flag).join('');
+    return [...this.pending.map(({ flag }) => flag), ...this.dropped].join('');
   }
 
   /**
@@ -188,13 +207,22 @@ export class JobJournal implements ChunkObserver {
    * again), as are its choices, which the hints carry. Else it went on: what it reused is recorded, its choices too.
    */
   ended(refused: boolean): void {
-    if (!refused) this.goingOn();
-    else if (!this.past) this.held.splice(0);
+    if (refused) {
+      if (this.past) return;
+      this.held.splice(0);
+      for (const { flag } of this.settled.splice(0)) this.dropped.push(flag);
+      return;
+    }
+    // Stopped for another reason (or ended): the user's settlements stand, as they would have once made; the
+    // choices are recorded only by a run that went on (a task reused, which the guard did not refuse).
+    for (const { record } of this.settled.splice(0)) record();
+    if (this.held.length > 0) this.goingOn();
   }
 
   /** The run goes on past the money guard (its first send, or its end): its choices are recorded, then its reuses. */
   private goingOn(): void {
     this.past = true;
+    for (const { record } of this.settled.splice(0)) record();
     for (const job of this.ignoring.splice(0)) {
       this.file.append({ type: 'ignore', job });
       (this.state.ignored ??= []).push(job);
@@ -206,7 +234,9 @@ export class JobJournal implements ChunkObserver {
   /** `resume --resend CHUNK`. */
   resent(chunk: number): void {
     this.inherited.delete(chunk);
-    this.file.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'user' });
+    this.byUser(` --resend ${chunk}`, () =>
+      this.file.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'user' }),
+    );
     this.state.chunks.set(chunk, {});
   }
 
