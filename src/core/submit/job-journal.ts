@@ -180,8 +180,8 @@ export class JobJournal implements ChunkObserver {
 
   /**
    * `resume --ignore-job JOB`: that job is not waited for, by this run and, once the run goes on past the money guard
-   * (its first send, or its end when every chunk left had a task to reuse), every later one. A run declined or refused at the guard records
-   * nothing: the user's "no" leaves the job as it was.
+   * (its first send, or its end after a task its lookup reused), every later one. A run declined or refused at the
+   * guard records nothing: the user's "no" leaves the job as it was.
    */
   ignore(job: string): void {
     if (this.state.ignored?.includes(job) || this.ignoring.includes(job)) return;
@@ -204,7 +204,8 @@ export class JobJournal implements ChunkObserver {
   /**
    * The run's sending ended (every chunk given a task, or stopped). Refused by the money guard (`refused`: the balance
    * before its first POST), it recorded nothing: the tasks its lookup reused are left out (a resume looks for them
-   * again), as are its choices, which the hints carry. Else it went on: what it reused is recorded, its choices too.
+   * again), as are its choices and the user's settlements, which its hints carry. Else the settlements are recorded,
+   * and a run that reused a task went on: that task is recorded, its choices too.
    */
   ended(refused: boolean): void {
     if (refused) {

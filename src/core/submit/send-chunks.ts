@@ -96,10 +96,10 @@ export async function sendChunks(
   let service = plan.priced[0]?.service ?? '';
   /** The chunk being sent, and when its request left while it may be on its way (for a run without a journal). */
   const flight: Flight = {};
-  /** A job with a task on record is kept (journaled-run.ts), a reused one too: named once it has the first. */
+  /** A job with a task of this run's on record is kept (journaled-run.ts), a reused one too: named at the first. */
   let named = false;
   const name = () => {
-    if (named || !job || plan.input.observer?.anyRecorded() === false) return;
+    if (named || !job || outcomes.size === 0 || plan.input.observer?.anyRecorded() === false) return;
     named = true;
     progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
   };
@@ -128,11 +128,16 @@ export async function sendChunks(
       // Every chunk has its task (or the output is gone): what the run reused is recorded now, if not yet.
       plan.input.observer?.ended(false);
       name();
-    } catch (error) {
+    } catch (caught) {
       // A balance before this run's first POST is the money guard's refusal (a 402 comes after a send): the job is left
-      // as it was, a task reused before it not recorded.
-      plan.input.observer?.ended(error instanceof BalanceError);
-      name();
+      // as it was, a task reused before it not recorded. A record that cannot be written then is the failure told.
+      let error = caught;
+      try {
+        plan.input.observer?.ended(error instanceof BalanceError);
+        name();
+      } catch (writeError) {
+        error = writeError;
+      }
       progress.stop();
       await output.abort();
       // A job with nothing on record (refused by the balance guard, Ctrl-C before the first POST) is not kept and has

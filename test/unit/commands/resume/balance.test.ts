@@ -45,6 +45,7 @@ it('refused by the balance: nothing more sent by this run, what it covers, top u
     /\nThe balance covers 3 of the 4 items \(1 whole chunk of 2\)\. Top up the balance, then continue it: taskctl resume j-\S+ --yes\n$/,
   );
   expect(refused.stderr).not.toContain('nothing was created');
+  expect(refused.stderr).not.toContain('taskctl jobs'); // no task of this run: the job is not named again
   expect(await world.posts()).toBe(posts);
 
   await world.setBalance(100);
