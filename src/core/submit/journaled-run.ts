@@ -219,8 +219,10 @@ interface Elsewhere {
   /** `--no-reuse`: no lookup, not even the job's own window. */
   noReuse: boolean;
   forget: boolean;
-  /** The job as this run's hints name it (its spending flags, --skip-refused, --ignore-job), but for its id. */
+  /** The job as this run's hints name it (its spending flags, --skip-refused, --adopt, --resend), but for its id. */
   job: Omit<JobRef, 'id'>;
+  /** Its `--ignore-job` flags: a hint carries those the job has not recorded (givenFlags). */
+  ignore?: readonly string[];
 }
 
 const elsewhereOf = (
@@ -233,6 +235,7 @@ const elsewhereOf = (
   noReuse: options.reuse === false,
   forget: options.forgetGoneJournal === true,
   job,
+  ...(options.ignoreJob && { ignore: options.ignoreJob }),
 });
 
 /**
@@ -324,7 +327,9 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
   const looks = where.noReuse ? undefined : (where.window ?? own);
   if (where.forget) return { path: gone, from, least: looks, forgetting: true };
   if (looks !== undefined && looks >= age) return { path: gone, from, least: looks, forgetting: false };
-  const job = { ...where.job, id: place.name };
+  // The --ignore-job flags the job has not recorded, before its --adopt and --resend.
+  const ignoring = givenFlags(where.ignore ?? [], state, undefined);
+  const job = { ...where.job, id: place.name, unrecorded: () => ignoring + (where.job.unrecorded?.() ?? '') };
   // No window reaches back to its start (a year at most): the ways on are that journal put back, or forgotten.
   if (window === undefined)
     throw new UsageError(
@@ -759,7 +764,6 @@ async function resumeOne(
         ...spendingFlags(options),
         // Its exit 2 for a gone journal names this very resume with the window: --adopt and --resend too.
         unrecorded: () =>
-          givenFlags(options.ignoreJob ?? [], undefined, undefined) +
           [
             ...(options.adopt ?? []).map((a) => ` --adopt ${a}`),
             ...(options.resend ?? []).map((c) => ` --resend ${c}`),

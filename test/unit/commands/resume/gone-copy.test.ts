@@ -4,7 +4,7 @@
  * (docs/behaviour.md#jobs). On a busy account that lookup cannot search the whole window (exit 9): every hint on the
  * way, followed as printed, goes forward, never back to a refusal already met, and no item is bought twice.
  */
-import { cpSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
@@ -333,4 +333,21 @@ it('a run let past by the longest window whose job turns a year old meanwhile: i
   const resumed = await run([...next, '--yes']);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect((await world.itemCounts()).get('b.com')).toBe(2);
+});
+
+it('the exit 2 of a gone journal repeats no --ignore-job the job has recorded already: followed as printed, it goes on', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  const { id } = await goneAfter(items, 2);
+  // A job this one passed over in an earlier run, recorded; its takeover since gone (it is no taker of this job now).
+  appendFileSync(
+    join(dir, 'state', 'jobs', `${id}.jsonl`),
+    `${JSON.stringify({ type: 'ignore', job: 'j-zzzzzzzz' })}\n`,
+  );
+  const gone = await run(['resume', id, '-y', '--ignore-job', 'j-zzzzzzzz']);
+  expect(gone.code, gone.stderr).toBe(2);
+  const [looking] = commands(gone.stderr);
+  expect(looking).toEqual(['resume', id, '--yes', '--reuse-window', '13m']);
+  const resumed = await run(looking ?? []);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(items);
 });
