@@ -9,6 +9,9 @@ import { UsageError } from '../errors.js';
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
 
+/** The longest duration taskctl reads (a year): past it, `parseDuration` refuses the value (exit 2). */
+export const LONGEST_DURATION_MS = 365 * 24 * 3_600_000;
+
 /** Parses `500ms`, `30s`, `5m`, `1h` or plain seconds (`90`, `1.5`) into milliseconds. */
 export function parseDuration(text: string, flag = 'duration'): number {
   const match = DURATION.exec(text.trim());
@@ -20,7 +23,7 @@ export function parseDuration(text: string, flag = 'duration'): number {
   }
   const unit = (match[2] ?? 's') as keyof typeof UNIT_MS; // DURATION admits only these units
   const ms = Number(match[1]) * UNIT_MS[unit];
-  if (!Number.isFinite(ms) || ms > 365 * 24 * 3_600_000) {
+  if (!Number.isFinite(ms) || ms > LONGEST_DURATION_MS) {
     throw new UsageError(`${flag} "${text}" is too large`, 'Use at most a year.');
   }
   return Math.round(ms);

@@ -25,6 +25,21 @@ export class JobJournal implements ChunkObserver {
   private readonly ignoring: string[] = [];
   /** Other choices of this run recorded then (`whenGoingOn`): its flag, and what records it. */
   private readonly pending: Array<{ flag: string; record: () => void }> = [];
+  /**
+   * Tasks this run's lookup reused before it went on past the money guard (the balance is judged before the first
+   * POST, after a chunk whose task was reused): recorded then, or left out when the guard refuses the run (`ended`).
+   */
+  private readonly held: Array<() => void> = [];
+  /**
+   * The chunks in doubt this run settled by the user's word (`--adopt`, `--resend`) before the money guard judged the
+   * balance: recorded when the run goes on, or stops for another reason; left out when the balance refuses it, and
+   * then carried by its hints (`dropped`), so the resume they name settles them the same way.
+   */
+  private readonly settled: Array<{ flag: string; record: () => void }> = [];
+  /** The flags of the user's settlements the balance refused before they were recorded. */
+  private readonly dropped: string[] = [];
+  /** The run went on past the money guard: its choices are recorded, and what it reuses from now on at once. */
+  private past = false;
 
   constructor(
     private readonly file: JournalFile,
@@ -86,9 +101,11 @@ export class JobJournal implements ChunkObserver {
         by: 'scan',
         created_at: at,
       });
-    } else {
-      this.goingOn(); // a task reused for a chunk of this run's, found by its lookup: the run went on
-      crashPoint(this.env, 'answered', index);
+      this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+      return;
+    }
+    crashPoint(this.env, 'answered', index);
+    const record = () => {
       this.file.append({
         type: 'created',
         chunk: index,
@@ -97,8 +114,14 @@ export class JobJournal implements ChunkObserver {
         how,
         created_at: task.created_at,
       });
+      this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+    };
+    // A task reused before the guard judged the balance: the run may yet be refused there, leaving the job as it was.
+    if (how === 'reused' && !this.past) this.held.push(record);
+    else {
+      this.goingOn();
+      record();
     }
-    this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
   }
 
   unknown(chunk: PlannedChunk, ids: readonly number[], why: string): void {
@@ -130,6 +153,7 @@ export class JobJournal implements ChunkObserver {
   }
 
   finished(totals: Totals): void {
+    this.ended(false);
     if (this.state.done) return;
     this.file.append({ type: 'done', ...totals });
     this.state.done = true;
@@ -163,8 +187,16 @@ export class JobJournal implements ChunkObserver {
   adopted(chunk: number, task: { id: number; cost: number; created_at: string }): void {
     this.inherited.delete(chunk);
     const { id, cost, created_at } = task;
-    this.file.append({ type: 'reconciled', chunk, task: id, cost, by: 'user', created_at });
+    this.byUser(` --adopt ${chunk}=${id}`, () =>
+      this.file.append({ type: 'reconciled', chunk, task: id, cost, by: 'user', created_at }),
+    );
     this.setTask(chunk, { id, cost, how: 'created', created_at });
+  }
+
+  /** A settlement by the user's word: recorded at once past the money guard, else held until the run goes on. */
+  private byUser(flag: string, record: () => void): void {
+    if (this.past) record();
+    else this.settled.push({ flag, record });
   }
 
   /** A chunk in doubt taken over by another job's chunk (hand-over.ts), whose task covers its items. */
@@ -176,8 +208,8 @@ export class JobJournal implements ChunkObserver {
 
   /**
    * `resume --ignore-job JOB`: that job is not waited for, by this run and, once the run goes on past the money guard
-   * (its first send, or a task its lookup reuses), every later one. A run declined or refused at the guard records
-   * nothing: the user's "no" leaves the job as it was.
+   * (its first send, or its end after a task its lookup reused), every later one. A run declined or refused at the
+   * guard records nothing: the user's "no" leaves the job as it was.
    */
   ignore(job: string): void {
     if (this.state.ignored?.includes(job) || this.ignoring.includes(job)) return;
@@ -189,24 +221,51 @@ export class JobJournal implements ChunkObserver {
     this.pending.push({ flag, record });
   }
 
-  /** The flags of the choices not recorded yet (`whenGoingOn`), as a command carries them. */
+  /**
+   * The flags of the choices not recorded yet (`whenGoingOn`), and of the settlements the balance refused (`ended`),
+   * as a command carries them.
+   */
   unrecorded(): string {
-    return this.pending.map(({ flag }) => flag).join('');
+    return [...this.pending.map(({ flag }) => flag), ...this.dropped].join('');
   }
 
-  /** The run goes on past the money guard (its first send, or a task its lookup reuses): its choices are recorded. */
+  /**
+   * The run's sending ended (every chunk given a task, or stopped). Refused by the money guard (`refused`: the balance
+   * before its first POST), it recorded nothing: the tasks its lookup reused are left out (a resume looks for them
+   * again), as are its choices and the user's settlements, which its hints carry. Else the settlements are recorded,
+   * and a run that reused a task went on: that task is recorded, its choices too.
+   */
+  ended(refused: boolean): void {
+    if (refused) {
+      if (this.past) return;
+      this.held.splice(0);
+      for (const { flag } of this.settled.splice(0)) this.dropped.push(flag);
+      return;
+    }
+    // Stopped for another reason (or ended): the user's settlements stand, as they would have once made; the
+    // choices are recorded only by a run that went on (a task reused, which the guard did not refuse).
+    for (const { record } of this.settled.splice(0)) record();
+    if (this.held.length > 0) this.goingOn();
+  }
+
+  /** The run goes on past the money guard (its first send, or its end): its choices are recorded, then its reuses. */
   private goingOn(): void {
+    this.past = true;
+    for (const { record } of this.settled.splice(0)) record();
     for (const job of this.ignoring.splice(0)) {
       this.file.append({ type: 'ignore', job });
       (this.state.ignored ??= []).push(job);
     }
     for (const { record } of this.pending.splice(0)) record();
+    for (const record of this.held.splice(0)) record();
   }
 
   /** `resume --resend CHUNK`. */
   resent(chunk: number): void {
     this.inherited.delete(chunk);
-    this.file.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'user' });
+    this.byUser(` --resend ${chunk}`, () =>
+      this.file.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'user' }),
+    );
     this.state.chunks.set(chunk, {});
   }
 

@@ -9,7 +9,7 @@
  * job id and chunk: resume takes it over as its own. The records: journal-records.ts.
  */
 import { shellWord } from '../../lib/shell-word.js';
-import { formatDuration } from '../../lib/duration.js';
+import { formatDuration, LONGEST_DURATION_MS } from '../../lib/duration.js';
 import { requireJobAccount } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
 import { basename, dirname, resolve, sep } from 'node:path';
@@ -228,8 +228,10 @@ interface Elsewhere {
   /** `--no-reuse`: no lookup, not even the job's own window. */
   noReuse: boolean;
   forget: boolean;
-  /** The job as this run's hints name it (its spending flags, --skip-refused, --ignore-job), but for its id. */
+  /** The job as this run's hints name it (its spending flags, --skip-refused, --adopt, --resend), but for its id. */
   job: Omit<JobRef, 'id'>;
+  /** Its `--ignore-job` flags: a hint carries those the job has not recorded (givenFlags). */
+  ignore?: readonly string[];
 }
 
 const elsewhereOf = (
@@ -242,6 +244,7 @@ const elsewhereOf = (
   noReuse: options.reuse === false,
   forget: options.forgetGoneJournal === true,
   job,
+  ...(options.ignoreJob && { ignore: options.ignoreJob }),
 });
 
 /**
@@ -252,7 +255,6 @@ const elsewhereOf = (
  */
 interface GonePlace {
   path: string;
-  window: string;
   /** The job's start (ms), which the lookup of a run let past by a window reaches back to (types.ts goneFrom). */
   from: number;
   /** The window this run looks with (given, else the job's own): a hint's window is never narrower. */
@@ -332,25 +334,39 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
   const from = nowMs - age;
   // The lookup this run makes: the window given, else the job's own (a retry's 1h, a create's --reuse-window).
   const looks = where.noReuse ? undefined : (where.window ?? own);
-  if (where.forget) return { path: gone, window, from, least: looks, forgetting: true };
-  if (looks !== undefined && looks >= age) return { path: gone, window, from, least: looks, forgetting: false };
+  if (where.forget) return { path: gone, from, least: looks, forgetting: true };
+  if (looks !== undefined && looks >= age) return { path: gone, from, least: looks, forgetting: false };
+  // The --ignore-job flags the job has not recorded, before its --adopt and --resend.
+  const ignoring = givenFlags(where.ignore ?? [], state, undefined);
+  const job = { ...where.job, id: place.name, unrecorded: () => ignoring + (where.job.unrecorded?.() ?? '') };
+  // No window reaches back to its start (a year at most): the ways on are that journal put back, or forgotten.
+  if (window === undefined)
+    throw new UsageError(
+      `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent (it started ${isoSeconds(from)}, more than a year ago: no --reuse-window reaches back that far)`,
+      `Put that journal back and run this again; or, if it is lost for good, go on without it, buying again whatever its run created of the chunks left: ${resumeCommand(job, ' --forget-gone-journal')}`,
+    );
   const short =
     where.window === undefined
       ? ''
       : ` (--reuse-window ${formatDuration(where.window)} does not reach back to the job's start)`;
   throw new UsageError(
     `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent${short}`,
-    `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand({ ...where.job, id: place.name }, ` --reuse-window ${window}`)}`,
+    `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand(job, ` --reuse-window ${window}`)}`,
   );
 }
 
 /**
  * The window a hint names for a job `age` ms old, last run from a gone file: back to its start with ten minutes to
- * spare (the command printed still reaches back to it when run a while later), never narrower than the job's own.
+ * spare (the command printed still reaches back to it when run a while later), never narrower than the job's own,
+ * and never longer than a duration can be (a year: a longer one is refused, exit 2), the spare cut short near it.
+ * Undefined for a job older than that: no window reaches back to its start.
  */
-function goneWindow(age: number, own: number | undefined): string {
+function goneWindow(age: number, own: number | undefined): string | undefined {
   const minutes = Math.max(Math.ceil(age / 60_000) + GONE_WINDOW_SPARE_MINUTES, Math.ceil((own ?? 0) / 60_000));
-  return minutes <= 120 ? `${minutes}m` : `${Math.ceil(minutes / 60)}h`;
+  if (minutes <= 120) return `${minutes}m`;
+  const longest = LONGEST_DURATION_MS / 3_600_000;
+  if (Math.ceil(minutes / 60) <= longest) return `${Math.ceil(minutes / 60)}h`;
+  return age <= LONGEST_DURATION_MS ? `${longest}h` : undefined;
 }
 
 /** A fold of the journal at `path`, which reads it again for the rare chunk that needs it (JobFold `again`). */
@@ -757,7 +773,6 @@ async function resumeOne(
         ...spendingFlags(options),
         // Its exit 2 for a gone journal names this very resume with the window: --adopt and --resend too.
         unrecorded: () =>
-          givenFlags(options.ignoreJob ?? [], undefined, undefined) +
           [
             ...(options.adopt ?? []).map((a) => ` --adopt ${a}`),
             ...(options.resend ?? []).map((c) => ` --resend ${c}`),
@@ -788,7 +803,12 @@ async function resumeOne(
     const api = await ctx.api();
     // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
     await requireJobAccount(ctx, api, state, jobLabel(job), `resume ${shellWord(arg)}`);
-    const run = { options: goneLookup(reuseOf(state.job, options), opened.gone), verb: 'Resume', continued: true };
+    const run = {
+      options: goneLookup(reuseOf(state.job, options), opened.gone),
+      verb: 'Resume',
+      continued: true,
+      hints: (self: JobRef) => (unrecorded = self.unrecorded ?? unrecorded),
+    };
     // A finished job's inputs are not read again: its summary (and --wait) need only the journal.
     if (state.done) {
       await continueJob(ctx, job, state, { count: state.job.items, chunks: () => [] }, run);
@@ -1009,7 +1029,13 @@ async function continueJob(
   open: OpenJob,
   state: JobState,
   items: ItemList,
-  run: { options: ResumeOptions; verb: string; continued: boolean },
+  run: {
+    options: ResumeOptions;
+    verb: string;
+    continued: boolean;
+    /** Told the job as this run's later hints name it, once it is known (a refusal the caller words names it so). */
+    hints?: (self: JobRef) => void;
+  },
 ): Promise<void> {
   const { job } = state;
   const { file, id } = open;
@@ -1034,6 +1060,9 @@ async function continueJob(
     );
     journal.whenGoingOn(' --forget-gone-journal', gone.record ?? (() => undefined));
   }
+  // The `--ignore-job` flags this run needs: until the walk of the job's takers has said, every one given; then only
+  // those naming a job it would otherwise wait for (a flag it did not need would be carried by every later hint).
+  let needed: readonly string[] = ignore;
   // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too,
   // and one told to pass a job over (--ignore-job) or to forget a gone journal too, until the job records it (once the
   // run goes on past the money guard: job-journal.ts `ignore`, `whenGoingOn`).
@@ -1041,14 +1070,16 @@ async function continueJob(
     id,
     refused: skip.size > 0,
     ...spending,
-    unrecorded: () => givenFlags(ignore, state, undefined) + journal.unrecorded(),
+    unrecorded: () => givenFlags(needed, state, undefined) + journal.unrecorded(),
     ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
   };
+  run.hints?.(self);
   const covering = state.done
     ? ignoredStranger(ctx, state, self, ignore, new Set())
     : fromCoveringJobs(ctx, journal, items, { user, skip, self, ignore });
   // Before the first line: it would say what is sent next right before a refusal to send anything.
   if ('error' in covering) throw covering.error;
+  needed = ignore.filter((job) => covering.ignored.some((ignored) => ignored.job === job));
   if (run.continued) {
     const stands = (cover: Cover) => coverStands(jobStore(ctx.env), cover);
     ctx.printer.info(standing(journal, user, { name: id, skip, stands, taken: covering.taken }));

@@ -14,7 +14,7 @@ import { dryRun } from './dry-run.js';
 import { pricePerItem } from './price.js';
 import { sendState } from './send.js';
 import { finishSubmission } from './summary.js';
-import type { Batch, PipelineInput, PricedBatch, SubmitOptions, Submitter } from './types.js';
+import type { Batch, PipelineInput, PricedBatch, SendState, SubmitOptions, Submitter } from './types.js';
 
 /** Runs every stage; the chunks in `done` (and those `settle` adds) are counted, never sent. */
 export async function runPipeline(ctx: Submitter, input: PipelineInput, options: SubmitOptions): Promise<void> {
@@ -30,6 +30,16 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
   };
   const priced = await beforeSending(() => priceBatches(ctx, api, input, options));
   if (options.dryRun) return dryRun(ctx, api, priced, input.normalised);
+  // The chunks in doubt settled first; a settlement by the user's word is recorded once the run goes on past the
+  // balance (job-journal.ts `ended`), or when settling stops for another reason (an exit 9 of another chunk, Ctrl-C).
+  const settle = async (state: SendState): Promise<void> => {
+    try {
+      await input.settle?.(api, state);
+    } catch (error) {
+      input.observer?.ended(false);
+      throw error;
+    }
+  };
   const balance = priced.some((batch) => batch.count > 0)
     ? await beforeSending(() =>
         confirmCost(ctx, api, priced, options, input.verb, input.verb === 'Resume' ? input.job : undefined),
@@ -40,7 +50,7 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
     const state = input.settle ? await beforeSending(() => sendState(ctx, api, false)) : undefined;
     // A chunk of it given its right task by hand (`resume --adopt`, its recorded task holding other items) first,
     // printed as a create's task (`-q`: its id), as the chunks it settles before sending are.
-    if (state) await input.settle?.(api, state);
+    if (state) await settle(state);
     const done = new Map(input.done);
     if (state?.settled?.length) await sendChunks(ctx, api, { priced, done, state, input }, options);
     await finishSubmission(ctx, { done, outcomes: new Map(), input }, options);
@@ -48,7 +58,7 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
     return;
   }
   const state = await beforeSending(() => sendState(ctx, api));
-  await input.settle?.(api, state);
+  await settle(state);
   const { job, observer } = input;
   const kept = () => observer?.anyRecorded() === true;
   state.guard = balanceGuard(ctx, api, priced, balance, job && { ...job, kept });

@@ -21,19 +21,32 @@ export interface JobRef {
    * The file the job was last run from, gone, that this run was let past by a window reaching back to the job's start
    * (`window`, reckoned when the hint is printed): a resume without that lookup is refused (exit 2), so every hint
    * names the resume with it (resumeCommand), but where the way on is the journal put back or forgotten (send-chunks.ts).
+   * `window` is undefined once the job's start is further back than any window (a year): no lookup reaches it.
    */
-  gone?: { path: string; window: () => string };
+  gone?: { path: string; window: () => string | undefined };
 }
 
 /**
  * The one `taskctl resume …` command every hint of a job prints: with `--skip-refused` while the job has refused
  * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), the run's spending flags, and its
  * `--ignore-job` and `--forget-gone-journal` while the job has not recorded them, the window reaching back to the job's
- * start while its last journal is gone and not forgotten (`gone`); `more`, flags after them.
+ * start while its last journal is gone and not forgotten (`gone`); `more`, flags after them. A job started further back
+ * than any window reaches (a year) has no such resume: the one that goes on forgets the gone journal, and words after
+ * the command say what that buys again, and the other way (the journal put back).
  */
 export function resumeCommand(job: JobRef, more = ''): string {
   const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
   const unrecorded = job.unrecorded?.() ?? '';
-  const gone = job.gone === undefined ? '' : ` --reuse-window ${job.gone.window()}`;
-  return `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${unrecorded}${gone}${more}`;
+  const window = job.gone?.window();
+  const gone = job.gone === undefined ? '' : window === undefined ? FORGET : ` --reuse-window ${window}`;
+  const command = `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${unrecorded}${gone}${more}`;
+  if (job.gone === undefined || window !== undefined) return command;
+  return `${command} (${tooOld(job.gone.path)}: it buys again whatever that run created of the chunks left; or put that journal back and drop${FORGET})`;
+}
+
+const FORGET = ' --forget-gone-journal';
+
+/** Why no `--reuse-window` lets a run past the gone journal `path`: the job started more than a year ago. */
+function tooOld(path: string): string {
+  return `${path} is gone and the job started more than a year ago, further back than any --reuse-window reaches`;
 }

@@ -96,6 +96,13 @@ export async function sendChunks(
   let service = plan.priced[0]?.service ?? '';
   /** The chunk being sent, and when its request left while it may be on its way (for a run without a journal). */
   const flight: Flight = {};
+  /** A job with a task of this run's on record is kept (journaled-run.ts), a reused one too: named at the first. */
+  let named = false;
+  const name = () => {
+    if (named || !job || outcomes.size === 0 || plan.input.observer?.anyRecorded() === false) return;
+    named = true;
+    progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
+  };
   try {
     try {
       for (const chunk of plannedChunks(plan.priced)) {
@@ -113,14 +120,25 @@ export async function sendChunks(
         outcomes.set(chunk.index, outcome);
         // On stdout before the journal's record: a journal that cannot be written never hides a task that exists.
         progress.interject(() => output.write(outcome.task));
-        // A job with a task on record is kept (journaled-run.ts), a reused one too: named at its first.
-        if (outcomes.size === 1 && job) progress.interject(() => ctx.printer.notice(`job ${job.id}: taskctl jobs`));
         plan.input.observer?.created(chunk, outcome.task, outcome.how);
+        name();
         ctx.cache.rememberTasks([outcome.task]);
         // A chunk an earlier run created whose task the service no longer has is not counted as created.
         progress.sent(what, tasks(), outcome, plan.input.observer?.lostChunks?.().length ?? 0);
       }
-    } catch (error) {
+      // Every chunk has its task (or the output is gone): what the run reused is recorded now, if not yet.
+      plan.input.observer?.ended(false);
+      name();
+    } catch (caught) {
+      // A balance before this run's first POST is the money guard's refusal (a 402 comes after a send): the job is left
+      // as it was, a task reused before it not recorded. A record that cannot be written then is the failure told.
+      let error = caught;
+      try {
+        plan.input.observer?.ended(error instanceof BalanceError);
+        name();
+      } catch (writeError) {
+        error = writeError;
+      }
       progress.stop();
       await output.abort();
       // A job with nothing on record (refused by the balance guard, Ctrl-C before the first POST) is not kept and has
@@ -133,6 +151,7 @@ export async function sendChunks(
         total,
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
+        journaled: job !== undefined,
         refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id),
         // Exit 9 naming candidates: the way to settle it now (a bare resume would re-scan into the same exit 9).
         unsure:
@@ -434,6 +453,8 @@ function stopped(
     total: number;
     ids: number[];
     job: JobRef | undefined;
+    /** The run kept a journal (`job` undefined: it recorded nothing, and the job is not kept). */
+    journaled: boolean;
     /** The job's chunk the service refused, named with the way past it (refusedHint). */
     refused: string | undefined;
     /** The job's chunk that may have been created, with the candidates to look at and adopt (unsureHint). */
@@ -467,7 +488,7 @@ function stopped(
           at.unsure ??
           (at.job !== undefined
             ? `${fixFirst(failure)}${resumeCommand(at.job)}`
-            : (unjournaled ?? (at.tasks > 0 ? UNRESUMABLE : failure.hint))));
+            : (unjournaled ?? (at.tasks > 0 && !at.journaled ? UNRESUMABLE : failure.hint))));
   const message =
     at.tasks === 0
       ? failure.message

@@ -123,8 +123,13 @@ export interface ChunkObserver {
   notCreated: (chunk: PlannedChunk, why: string, refused?: boolean) => void;
   finished: (totals: Totals) => void;
   /**
-   * Whether the job has anything on record: a request that left (this run's or an earlier run's) or a task it reused.
-   * Only then is it kept (journaled-run.ts `discardUnsent`), named and resumable.
+   * The chunks' sending ended, each with a task or stopped; `refused`: by the money guard before the run's first POST
+   * (the balance), which leaves a job as it was (job-journal.ts `ended`).
+   */
+  ended: (refused: boolean) => void;
+  /**
+   * Whether the job has anything on record: a request that left (this run's or an earlier run's) or a task it reused
+   * (once recorded: `ended`). Only then is it kept (journaled-run.ts `discardUnsent`), named and resumable.
    */
   anyRecorded: () => boolean;
   /**

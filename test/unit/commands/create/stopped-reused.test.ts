@@ -2,6 +2,8 @@
  * A `--reuse-window` create that reused a task for one chunk (and created others), then stopped: its stop line counts
  * both as what they are (`created 3 and reused 1 of 4 tasks`), never the reused task as one it created.
  */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { withClosedStdout, worldEachTest, type World } from '../sandbox-world.js';
 
@@ -29,12 +31,24 @@ it('its stdout lost: `created 3 and reused 1 of 4 tasks`', async () => {
   );
 });
 
-it('the balance short of the rest: `reused 1 of 4 tasks before that`, none of them created', async () => {
+it('the balance short of the rest: `reused 1 of 4 tasks before that`, none of them created; no job kept, the same create reuses it again', async () => {
   await earlier();
+  const jobs = () => readdirSync(join(dir, 'state', 'jobs')).filter((name) => name.endsWith('.jsonl'));
+  const before = jobs();
   await world.setBalance(2);
   const result = await run(create);
   expect(result.code, result.stderr).toBe(6);
   expect(result.stderr).toContain('nothing was created\nreused 1 of 4 tasks before that: 1\n');
+  // Refused by the money guard, the run recorded nothing (the reused task neither): no job to resume.
+  expect(result.stderr).toMatch(/Top up the balance, or send fewer items\.\n$/);
+  expect(result.stderr).not.toContain('taskctl jobs');
+  expect(jobs()).toEqual(before);
+  await world.setBalance(100);
+  const again = await run(create);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stdout).toMatch(/^1\n/);
+  const counts = await world.itemCounts();
+  for (const item of ITEMS) expect(counts.get(item), item).toBe(1);
 });
 
 it('its progress lines count them apart too: `3 created and 1 reused of 4 tasks`', async () => {

@@ -45,6 +45,7 @@ it('refused by the balance: nothing more sent by this run, what it covers, top u
     /\nThe balance covers 3 of the 4 items \(1 whole chunk of 2\)\. Top up the balance, then continue it: taskctl resume j-\S+ --yes\n$/,
   );
   expect(refused.stderr).not.toContain('nothing was created');
+  expect(refused.stderr).not.toContain('taskctl jobs'); // no task of this run: the job is not named again
   expect(await world.posts()).toBe(posts);
 
   await world.setBalance(100);
@@ -52,4 +53,34 @@ it('refused by the balance: nothing more sent by this run, what it covers, top u
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toMatch(/4 tasks for 8 items, 8 coins \(2 by this run\)/);
   expect(await world.posts()).toBe(posts + 2);
+});
+
+it('refused by the balance after settling a chunk with --adopt: the journal byte for byte as it was, and the hint, followed, adopts it again', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  const created = await run(['create', S, ...items, '--chunk-size', '1', '--journal', journal(), '-q']);
+  expect(created.code, created.stderr).toBe(0);
+  const task = Number(created.stdout.trim().split('\n')[0]);
+  // As if killed while chunk 1's POST was out: its send on record, nothing after it.
+  const lines = readFileSync(journal(), 'utf8').trim().split('\n');
+  const sent = lines.findIndex((line) => (JSON.parse(line) as { type: string }).type === 'send');
+  writeFileSync(journal(), lines.slice(0, sent + 1).join('\n') + '\n');
+  const before = readFileSync(journal(), 'utf8');
+  await world.setBalance(1);
+  const posts = await world.posts();
+  const refused = await run(['resume', journal(), '--adopt', `1=${task}`, '-y']);
+  expect(refused.code, refused.stderr).toBe(6);
+  expect(refused.stderr).toContain(`chunk 1: task ${task} adopted`);
+  const hint = /then continue it: taskctl (resume .*)\n$/.exec(refused.stderr)?.[1] ?? '';
+  expect(hint).toMatch(new RegExp(`^resume j-\\S+ --yes --adopt 1=${task}$`));
+  expect(readFileSync(journal(), 'utf8')).toBe(before);
+  expect(await world.posts()).toBe(posts);
+
+  await world.setBalance(100);
+  const resumed = await run(hint.split(' '));
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`chunk 1: task ${task} adopted`);
+  // Chunk 1 never bought again; chunks 2 and 3 (their records cut above) sent once each.
+  expect(await world.posts()).toBe(posts + 2);
+  expect((await world.itemCounts()).get('a.com')).toBe(1);
+  expect(readFileSync(journal(), 'utf8')).toContain(`"task":${task},"cost":1,"by":"user"`);
 });

@@ -4,7 +4,7 @@
  * (docs/behaviour.md#jobs). On a busy account that lookup cannot search the whole window (exit 9): every hint on the
  * way, followed as printed, goes forward, never back to a refusal already met, and no item is bought twice.
  */
-import { cpSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
@@ -273,4 +273,78 @@ it('a refused chunk stops a run past a gone journal with a hint that keeps its w
   const resumed = await run(next);
   expect(resumed.code, resumed.stderr).toBe(0);
   await boughtOnce(['a.com', 'c.com']);
+});
+
+const YEAR_MINUTES = 365 * 24 * 60;
+/** A command a hint names, up to the words that may follow it in brackets. */
+const commandOnly = (argv: readonly string[]) => argv.join(' ').split(' (')[0]?.split(' ') ?? [];
+
+it('a job started more than a year ago: no window reaches back to it (a longer one is refused), so the hint forgets the gone journal, says what that buys again, and runs as printed', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  const { id, hint } = await goneAfter(items, YEAR_MINUTES + 60);
+  expect(hint).not.toContain('--reuse-window');
+  expect(hint).toEqual(['resume', id, '--yes', '--forget-gone-journal']);
+  const gone = await run(['resume', id, '-y']);
+  expect(gone.stderr).toContain('more than a year ago: no --reuse-window reaches back that far');
+  expect(gone.stderr).toContain('buying again whatever its run created of the chunks left');
+  const resumed = await run(hint);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  const counts = await world.itemCounts();
+  expect(counts.get('b.com')).toBe(2); // the gone run's chunk, bought again as the hint said
+  expect(counts.get('c.com')).toBe(1);
+});
+
+it('a job a few minutes short of a year old: the window printed is the longest one read (8760h), and it still lets the run past', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  const { hint } = await goneAfter(items, YEAR_MINUTES - 5);
+  expect(hint.slice(-2)).toEqual(['--reuse-window', '8760h']);
+  const resumed = await run(hint);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(items);
+});
+
+it('a run let past by the longest window whose job turns a year old meanwhile: its later hint forgets the gone journal in words, never a window refused', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  expect((await run(['config', 'set', 'confirm-above', '1'])).code).toBe(0);
+  const { id, hint } = await goneAfter(items, YEAR_MINUTES - 5, []);
+  expect(hint.slice(-2)).toEqual(['--reuse-window', '8760h']);
+  async function* slowNo(): AsyncGenerator<Buffer> {
+    world.clock.advance(15 * 60_000);
+    yield Buffer.from('n\n');
+  }
+  const declined = await runTaskctl(hint, {
+    env: world.env,
+    clock: world.clock,
+    home: dir,
+    stdinStream: Object.assign(slowNo(), { isTTY: true }),
+    stdoutTTY: true,
+    stderrTTY: true,
+    columns: 400,
+  });
+  expect(declined.code, declined.stderr).toBe(13);
+  const next = commandOnly(commands(declined.stderr).at(-1) ?? []);
+  expect(next).toEqual(['resume', id, '--forget-gone-journal']);
+  expect(declined.stderr).toContain(
+    'the job started more than a year ago, further back than any --reuse-window reaches: it buys again whatever that run created of the chunks left',
+  );
+  const resumed = await run([...next, '--yes']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect((await world.itemCounts()).get('b.com')).toBe(2);
+});
+
+it('the exit 2 of a gone journal repeats no --ignore-job the job has recorded already: followed as printed, it goes on', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  const { id } = await goneAfter(items, 2);
+  // A job this one passed over in an earlier run, recorded; its takeover since gone (it is no taker of this job now).
+  appendFileSync(
+    join(dir, 'state', 'jobs', `${id}.jsonl`),
+    `${JSON.stringify({ type: 'ignore', job: 'j-zzzzzzzz' })}\n`,
+  );
+  const gone = await run(['resume', id, '-y', '--ignore-job', 'j-zzzzzzzz']);
+  expect(gone.code, gone.stderr).toBe(2);
+  const [looking] = commands(gone.stderr);
+  expect(looking).toEqual(['resume', id, '--yes', '--reuse-window', '13m']);
+  const resumed = await run(looking ?? []);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await boughtOnce(items);
 });

@@ -8,7 +8,8 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import type { RunOptions } from '../harness.js';
+import { runTaskctl, type RunOptions } from '../harness.js';
+import { ctrlCWhen } from '../../clock.js';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 import { journalLines, keepJournalLines, type JournalLine } from '../journal-lines.js';
 
@@ -31,13 +32,12 @@ const jobOf = (stderr: string) => /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(stde
  * creates every chunk; then B's journal loses what `lost` says of its chunk 2 (as if killed there) and its file
  * changes, so B cannot be resumed as it is.
  */
-async function takerStopped(itemsB: readonly string[], lost: 'task' | 'send'): Promise<{ a: string; b: string }> {
-  const a = await stoppedByCtrlC(
-    world,
-    ['create', S, ...A_ITEMS, '--chunk-size', '2', '-y', '-q'],
-    dir,
-    'reset-before',
-  );
+async function takerStopped(
+  itemsB: readonly string[],
+  lost: 'task' | 'send',
+  itemsA: readonly string[] = A_ITEMS,
+): Promise<{ a: string; b: string }> {
+  const a = await stoppedByCtrlC(world, ['create', S, ...itemsA, '--chunk-size', '2', '-y', '-q'], dir, 'reset-before');
   const file = join(dir, 'items-b.txt');
   writeFileSync(file, itemsB.map((item) => `${item}\n`).join(''));
   const created = await run(['create', S, '-f', file, '--chunk-size', '2', '--reuse-window', '1h', '-y']);
@@ -172,4 +172,83 @@ it('`--ignore-job B` stopped at the money guard records nothing (declined, Ctrl-
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(records(a)).toContainEqual({ type: 'ignore', job: b });
   await eachPaid(A_ITEMS, 1);
+});
+
+/** The resume command a hint names after `lead` (`Continue it with: `, `then continue it: `), as argv. */
+function hinted(stderr: string, lead: string): string[] {
+  const line = stderr.split('\n').find((text) => text.includes(`${lead}taskctl resume `)) ?? '';
+  return line.slice(line.indexOf(`${lead}taskctl `) + lead.length + 'taskctl '.length).split(' ');
+}
+
+it('`--ignore-job B` the run did not need (B cannot create A’s chunks left): never in its hints; followed, they go on', async () => {
+  const { a, b } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'task');
+  const before = readFileSync(journalOf(a), 'utf8');
+  await world.setBalance(1);
+  const poor = await run(['resume', a, '--ignore-job', b, '-y']);
+  expect(poor.code, poor.stderr).toBe(6);
+  expect(poor.stderr).toContain(`then continue it: taskctl resume ${a} --yes\n`);
+  expect(poor.stderr).not.toContain('--ignore-job');
+  expect(readFileSync(journalOf(a), 'utf8')).toBe(before);
+  await world.setBalance(100);
+  // Ctrl-C 1 s into the check of its POST, lost on the way: the run went on, and still never names B.
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+  const controller = new AbortController();
+  const cancelled = await runTaskctl(hinted(poor.stderr, 'then continue it: ').concat('--ignore-job', b), {
+    env: world.env,
+    home: dir,
+    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
+    signal: controller.signal,
+  });
+  expect(cancelled.code, cancelled.stderr).toBe(130);
+  expect(cancelled.stderr).toContain(`Continue it with: taskctl resume ${a} --yes\n`);
+  expect(cancelled.stderr).not.toContain('--ignore-job');
+  expect(records(a)).not.toContainEqual({ type: 'ignore', job: b });
+  await world.clearFaults();
+  const resumed = await run(hinted(cancelled.stderr, 'Continue it with: '));
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await eachPaid(A_ITEMS, 1);
+});
+
+it('`--ignore-job B` already in A’s journal from an earlier run: its hints need not repeat it; followed, they go on', async () => {
+  const { a, b } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'send');
+  appendFileSync(journalOf(a), `${JSON.stringify({ type: 'ignore', job: b })}\n`);
+  const before = readFileSync(journalOf(a), 'utf8');
+  expect((await run(['config', 'set', 'confirm-above', '1'])).code).toBe(0);
+  const terminal = { stdin: 'n\n', stdinTTY: true, stdoutTTY: true, stderrTTY: true, columns: 400 };
+  const declined = await run(['resume', a, '--ignore-job', b], terminal);
+  expect(declined.code, declined.stderr).toBe(13);
+  expect(declined.stderr).toContain(`Continue it with: taskctl resume ${a}\n`);
+  await world.setBalance(1);
+  const poor = await run(['resume', a, '--ignore-job', b, '-y']);
+  expect(poor.code, poor.stderr).toBe(6);
+  expect(poor.stderr).toContain(`then continue it: taskctl resume ${a} --yes\n`);
+  expect(`${declined.stderr}${poor.stderr}`).not.toContain(`--ignore-job ${b}`);
+  expect(readFileSync(journalOf(a), 'utf8')).toBe(before);
+  await world.setBalance(100);
+  const resumed = await run(hinted(poor.stderr, 'then continue it: '));
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await eachPaid(A_ITEMS, 1);
+});
+
+it('`--ignore-job B` refused by the balance after its first chunk reused a task: the journal byte for byte as it was; the hint keeps the flag, and followed pays once', async () => {
+  const itemsA = [...A_ITEMS, 'x1.com', 'x2.com'];
+  const { a, b } = await takerStopped(['a1.com', 'a2.com', 'v1.com', 'v2.com'], 'send', itemsA);
+  // Chunk 2's items have a task already (made elsewhere): the resume's lookup reuses it, and chunk 3 is to be bought.
+  const earlier = await run(['create', S, 'u1.com', 'u2.com', '-y', '-q']);
+  expect(earlier.code, earlier.stderr).toBe(0);
+  const before = readFileSync(journalOf(a), 'utf8');
+  const posts = await world.posts();
+  await world.setBalance(1);
+  const poor = await run(['resume', a, '--ignore-job', b, '--reuse-window', '1h', '-y']);
+  expect(poor.code, poor.stderr).toBe(6);
+  expect(poor.stderr).toContain('reused 2 of 3 tasks before that: 1 3'); // chunk 1 B's, chunk 2 the lookup's
+  expect(poor.stderr).toContain(`then continue it: taskctl resume ${a} --yes --ignore-job ${b}\n`);
+  expect(readFileSync(journalOf(a), 'utf8')).toBe(before);
+  expect(await world.posts()).toBe(posts);
+  await world.setBalance(100);
+  // The hint has no --reuse-window: the task of chunk 2 is not reused again, it is bought (never twice for this job).
+  const resumed = await run(hinted(poor.stderr, 'then continue it: '));
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(records(a)).toContainEqual({ type: 'ignore', job: b });
+  await eachPaid(['a1.com', 'a2.com', 'x1.com', 'x2.com'], 1);
 });
