@@ -170,7 +170,10 @@ function giveUp<T>(wire: Wire, verdict: Failed<T>, attempt: number, stop: Resend
   return verdict.fail(suffix);
 }
 
-/** The trace names the failure by its code (`ECONNRESET`, `HTTP 503`); a person reads its words (`words`). */
+/**
+ * The trace names the failure by its code (`ECONNRESET`, `HTTP 503`); a person reads its words (`words`), first, and
+ * short: a spinner's line is cut at the terminal's width, and `trying again in 0.5s` must still be on it at 80 columns.
+ */
 async function backOff<T>(wire: Wire, verdict: Failed<T>, attempt: number): Promise<void> {
   const { waitMs, why, words } = verdict;
   const wait = formatDuration(waitMs);
@@ -179,7 +182,7 @@ async function backOff<T>(wire: Wire, verdict: Failed<T>, attempt: number): Prom
   const what =
     verdict.failure === 'rate-limited'
       ? 'for the rate limit (the server asked to wait)'
-      : `before trying again (${words})`;
+      : `before trying again: ${words}`;
   wire.notices.announce(waitMs, what);
   await wire.clock.sleep(waitMs, wire.signal);
 }
@@ -560,8 +563,8 @@ type Verdict<T> =
       /** Short reason for the trace (`HTTP 503`, `ECONNRESET`). */
       why: string;
       /**
-       * The reason in words, for what a person reads of a resend (a spinner's text, a wait's notice): `no answer in
-       * 30s`, `the connection was reset`, `the service failed with HTTP 503`. Never a code.
+       * The reason in a few words, for what a person reads of a resend (a spinner's text, a wait's notice): `no answer
+       * in 30s`, `connection reset`, `server error (HTTP 503)`. Never a code.
        */
       words: string;
       /** After a 429: nothing may be sent before this (epoch ms); the client tells the rate limiter. */
@@ -716,7 +719,7 @@ export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt:
     const cut = {
       ...base,
       why: `${code}, cut off after ${cutOff.bytes} of ${cutOff.of} bytes`,
-      words: `the answer was cut off after ${cutOff.bytes} of ${cutOff.of} bytes`,
+      words: CUT_OFF_WORDS,
     };
     if (!inDoubt(ctx.method, failure)) return { ...cut, fail: (suffix) => cutOffError(ctx.endpoint, words, suffix) };
     const detail = `${words.words}, ${words.particulars}`;
@@ -775,7 +778,7 @@ interface Judged {
   fail: (suffix: string) => Error;
   /** Short reason for the trace (`HTTP 503`). */
   why: string;
-  /** The reason in words, for a resend's notice (`the service failed with HTTP 503`). */
+  /** The reason in a few words, for a resend's notice (`server error (HTTP 503)`). */
   words: string;
   /** What a write in doubt reports (`HTTP 502`, `unexpected response: …`). */
   doubt: string;
@@ -831,7 +834,7 @@ function judgeAnswer<T>(
     const fail = () => redirectError(ctx.endpoint, status, target);
     // 303 (and 301/302, long turned into a GET by clients) is how a server answers a write it carried out ("see
     // there"). 307/308 ask for the same request to be made elsewhere: nothing was done here.
-    const words = `a redirect with HTTP ${status}`;
+    const words = `redirect (HTTP ${status})`;
     return { failure: status <= 303 ? 'see-other' : 'refused', fail, why, words, doubt: `${why}, a redirect` };
   }
 
@@ -854,7 +857,7 @@ function judgeAnswer<T>(
         const words = cutOffWords(status, ex.bytes);
         const fail = (suffix: string) => cutOffError(ctx.endpoint, words, suffix);
         const doubt = `${words.words}, ${words.particulars}`;
-        return { failure: 'cut-off', fail, why: `${why}, cut off`, words: words.words, doubt };
+        return { failure: 'cut-off', fail, why: `${why}, cut off`, words: CUT_OFF_WORDS, doubt };
       }
       const error = nonJsonResponseError(ctx.endpoint, status, contentType, unreadable);
       const doubt = nonJsonDetail(status, contentType, unreadable);
@@ -905,23 +908,19 @@ function judgeError(
     const failTooLong = (suffix: string) =>
       withWindow(fail(`${suffix}; the server asks to wait ${formatDuration(askedMs ?? 0)}`));
     const failLimited = (suffix: string) => withWindow(fail(suffix));
-    const words = `rate limited with HTTP ${status}`;
+    const words = `rate limited (HTTP ${status})`;
     return { failure, fail: failure === 'rate-limited' ? failLimited : failTooLong, why, words, doubt: why, asked };
   }
   if (isServerFault(status, body?.code)) {
     const faultWhy = body?.code === 'internal_error' ? `HTTP ${status}, internal_error` : why;
     // `internal_error` said with another status (a 200 with `success: false`) is the service's failure all the same.
-    const words =
-      status >= 500
-        ? `the service failed with HTTP ${status}`
-        : `the service reported an internal error with HTTP ${status}`;
+    const words = `server error (HTTP ${status})`;
     const asked = { retryAfterMs: askedMs };
     return { failure: 'server-fault', fail, why: faultWhy, words, doubt: faultWhy, asked };
   }
-  if (status === 408)
-    return { failure: 'http-408', fail, why, words: `the service timed out with HTTP 408`, doubt: why };
+  if (status === 408) return { failure: 'http-408', fail, why, words: 'timed out (HTTP 408)', doubt: why };
   // Definite answers (validation_error, insufficient_balance, not_found, unauthorized, unknown 4xx codes).
-  return { failure: 'refused', fail, why, words: `the service refused with HTTP ${status}`, doubt: why };
+  return { failure: 'refused', fail, why, words: `refused (HTTP ${status})`, doubt: why };
 }
 
 // ── Transport failures in plain words ──────────────────────────────────────────────────────────────────────
@@ -963,22 +962,44 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
 };
 
 /** A 2xx that cannot be read (never sent again: the same server sends it again). */
-const UNREADABLE_WORDS = 'an answer that cannot be read';
+const UNREADABLE_WORDS = 'unreadable answer';
+/** An answer that stopped early (how far it came is in the error, and in `--verbose`). */
+const CUT_OFF_WORDS = 'answer cut off';
+
+/** Transport codes in a few words, for a resend's notice (the messages of errors say more: PLAIN_WORDS). */
+const SHORT_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'name lookup failed',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  ETIMEDOUT: 'connection timed out',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed',
+  ECONNABORTED: 'connection aborted',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENETDOWN: 'network down',
+  EHOSTDOWN: 'host down',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CLOSED: 'connection closed',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: CUT_OFF_WORDS,
+  [DEADLINE_CODE]: 'deadline reached',
+};
 
 /**
- * A transport failure in words, for a resend's notice: the attempt's timeout named (`no answer in 30s`), else the
- * code's plain words; a code without words is no word for a person (`the connection failed`; `--verbose` has it).
+ * A transport failure in a few words, for a resend's notice: the attempt's timeout named (`no answer in 30s`), else
+ * the code's words; a code without words is none for a person (`connection failed`; `--verbose` has the code).
  */
 function transportWords(ctx: JudgeContext, ex: FailureExchange, failure: Failure): string {
   const { code } = ex;
-  if (failure === 'tls') return tlsWords(code);
-  if (failure === 'too-large') return 'the answer was too large';
+  if (failure === 'tls') return 'TLS handshake failed';
+  if (failure === 'too-large') return 'answer too large';
   if (isAnswerTimeout(code) && code !== 'ETIMEDOUT') {
     const limit = formatDuration(ctx.attemptTimeoutMs ?? ctx.timeoutMs);
     // Headers came and the body did not end: an answer begun, not none.
-    return ex.status === undefined ? `no answer in ${limit}` : `the answer was not complete in ${limit}`;
+    return ex.status === undefined ? `no answer in ${limit}` : `partial answer in ${limit}`;
   }
-  return Object.hasOwn(PLAIN_WORDS, code) ? plainWords(code) : 'the connection failed';
+  return Object.hasOwn(SHORT_WORDS, code) ? (SHORT_WORDS[code] ?? code) : 'connection failed';
 }
 
 /** `connection refused` for ECONNREFUSED; an unknown code is returned as it is (better than nothing). */

@@ -59,6 +59,6 @@ describe('rate-limit wait notice', () => {
     const result = await runTaskctl(['balance', '-o', 'json'], { api, clock });
     expect(result.code, result.stderr).toBe(0);
     expect(clock.sleeps).toEqual([30_000]);
-    expect(result.stderr).toBe('waiting 30s before trying again (the service failed with HTTP 503)…\n');
+    expect(result.stderr).toBe('waiting 30s before trying again: server error (HTTP 503)…\n');
   });
 });
