@@ -142,10 +142,7 @@ function sayUnread(
   const which = unread.length === shown.length ? '' : `${unread.length === 1 ? 'task' : 'tasks'} ${idArgs(unread)}: `;
   const one = unread.length === 1;
   // Two lines: the command on its own, so an 80-column terminal never breaks it in the middle.
-  const why =
-    reason === 'timeout'
-      ? 'the wait timed out before it read'
-      : 'the run was stopped (Ctrl-C or a signal) before the wait read';
+  const why = reason === 'timeout' ? 'the wait timed out before it read' : 'the run stopped before the wait read';
   ctx.printer.notice(`${which}${one ? 'state' : 'states'} as created: ${why} ${one ? 'it' : 'them'}`);
   ctx.printer.notice(`the latest: ${showCommand ?? `taskctl show ${idArgs(unread)}`}`);
 }
