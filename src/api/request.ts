@@ -123,6 +123,7 @@ function judgeContext(wire: Wire, spec: RequestSpec<unknown>, budgetMs: number):
     loopback: wire.loopback,
     // Messages name the limit that applies: the GET's whole budget, or a write's attempt timeout.
     timeoutMs: Number.isFinite(budgetMs) ? budgetMs : attemptTimeoutFor(wire.options, spec.method),
+    attemptTimeoutMs: attemptTimeoutFor(wire.options, spec.method),
     raw: spec.raw,
     scrub: wire.scrub,
     now: () => wire.clock.now(),
@@ -169,15 +170,19 @@ function giveUp<T>(wire: Wire, verdict: Failed<T>, attempt: number, stop: Resend
   return verdict.fail(suffix);
 }
 
+/**
+ * The trace names the failure by its code (`ECONNRESET`, `HTTP 503`); a person reads its words (`words`), first, and
+ * short: a spinner's line is cut at the terminal's width, and `trying again in 0.5s` must still be on it at 80 columns.
+ */
 async function backOff<T>(wire: Wire, verdict: Failed<T>, attempt: number): Promise<void> {
-  const { waitMs, why } = verdict;
+  const { waitMs, why, words } = verdict;
   const wait = formatDuration(waitMs);
   wire.trace?.(`* trying again in ${wait} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
-  wire.options.onResend?.(`${why}; trying again in ${wait} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
+  wire.options.onResend?.(`${words}; trying again in ${wait} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
   const what =
     verdict.failure === 'rate-limited'
       ? 'for the rate limit (the server asked to wait)'
-      : `before trying again (${why})`;
+      : `before trying again: ${words}`;
   wire.notices.announce(waitMs, what);
   await wire.clock.sleep(waitMs, wire.signal);
 }
@@ -557,6 +562,11 @@ type Verdict<T> =
       waitMs: number;
       /** Short reason for the trace (`HTTP 503`, `ECONNRESET`). */
       why: string;
+      /**
+       * The reason in a few words, for what a person reads of a resend (a spinner's text, a wait's notice): `no answer
+       * in 30s`, `connection reset`, `server error (HTTP 503)`. Never a code.
+       */
+      words: string;
       /** After a 429: nothing may be sent before this (epoch ms); the client tells the rate limiter. */
       blockUntilMs?: number;
     };
@@ -579,6 +589,8 @@ export interface JudgeContext {
   raw?: boolean | undefined;
   /** The whole-request timeout of this request, for messages. */
   timeoutMs: number;
+  /** One attempt's timeout, for the words of a resend after it (`no answer in 30s`); default `timeoutMs`. */
+  attemptTimeoutMs?: number | undefined;
   /** Scrubs the API key from server text. */
   scrub: Redactor;
   now: () => number;
@@ -700,10 +712,15 @@ function doubtError(
 export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt: number): Verdict<T> {
   const { code, cutOff } = ex;
   const failure = cutOff ? 'cut-off' : transportFailure(code, ex.neverSent === true);
-  const base = { ok: false as const, failure, why: code, waitMs: resendDelay(failure, attempt, {}, ctx.random) };
+  const waitMs = resendDelay(failure, attempt, {}, ctx.random);
+  const base = { ok: false as const, failure, why: code, words: transportWords(ctx, ex, failure), waitMs };
   if (cutOff && ex.status !== undefined) {
     const words = cutOffWords(ex.status, cutOff.bytes, cutOff.of);
-    const cut = { ...base, why: `${code}, cut off after ${cutOff.bytes} of ${cutOff.of} bytes` };
+    const cut = {
+      ...base,
+      why: `${code}, cut off after ${cutOff.bytes} of ${cutOff.of} bytes`,
+      words: CUT_OFF_WORDS,
+    };
     if (!inDoubt(ctx.method, failure)) return { ...cut, fail: (suffix) => cutOffError(ctx.endpoint, words, suffix) };
     const detail = `${words.words}, ${words.particulars}`;
     const rawMessage = `${requestLabel(ctx.endpoint)}: ${detail}`;
@@ -761,6 +778,8 @@ interface Judged {
   fail: (suffix: string) => Error;
   /** Short reason for the trace (`HTTP 503`). */
   why: string;
+  /** The reason in a few words, for a resend's notice (`server error (HTTP 503)`). */
+  words: string;
   /** What a write in doubt reports (`HTTP 502`, `unexpected response: …`). */
   doubt: string;
   /** The waits the answer asked for (429, 5xx). */
@@ -776,10 +795,17 @@ export function judgeResponse<T>(
 ): Verdict<T> {
   const judged = judgeAnswer(ctx, schema, ex);
   if ('ok' in judged) return judged;
-  const { failure, fail, why, doubt } = judged;
+  const { failure, fail, why, words, doubt } = judged;
   const waitMs = resendDelay(failure, attempt, judged.asked ?? {}, ctx.random);
   const limited = failure === 'rate-limited' || failure === 'rate-limited-too-long';
-  const base = { ok: false as const, failure, waitMs, why, ...(limited ? { blockUntilMs: ctx.now() + waitMs } : {}) };
+  const base = {
+    ok: false as const,
+    failure,
+    waitMs,
+    why,
+    words,
+    ...(limited ? { blockUntilMs: ctx.now() + waitMs } : {}),
+  };
   // The server answered, so the request arrived: a write that may have been carried out is reconciled, never resent.
   if (inDoubt(ctx.method, failure)) {
     const cause = fail('');
@@ -808,7 +834,8 @@ function judgeAnswer<T>(
     const fail = () => redirectError(ctx.endpoint, status, target);
     // 303 (and 301/302, long turned into a GET by clients) is how a server answers a write it carried out ("see
     // there"). 307/308 ask for the same request to be made elsewhere: nothing was done here.
-    return { failure: status <= 303 ? 'see-other' : 'refused', fail, why, doubt: `${why}, a redirect` };
+    const words = `redirect (HTTP ${status})`;
+    return { failure: status <= 303 ? 'see-other' : 'refused', fail, why, words, doubt: `${why}, a redirect` };
   }
 
   const json = ex.parsed ?? parseResponseJson(ex.text);
@@ -829,17 +856,18 @@ function judgeAnswer<T>(
         // The answer began as the API's and stopped early: sent again like a reset, never blamed on --base-url.
         const words = cutOffWords(status, ex.bytes);
         const fail = (suffix: string) => cutOffError(ctx.endpoint, words, suffix);
-        return { failure: 'cut-off', fail, why: `${why}, cut off`, doubt: `${words.words}, ${words.particulars}` };
+        const doubt = `${words.words}, ${words.particulars}`;
+        return { failure: 'cut-off', fail, why: `${why}, cut off`, words: CUT_OFF_WORDS, doubt };
       }
       const error = nonJsonResponseError(ctx.endpoint, status, contentType, unreadable);
       const doubt = nonJsonDetail(status, contentType, unreadable);
-      return { failure: 'unreadable', fail: () => error, why, doubt };
+      return { failure: 'unreadable', fail: () => error, why, words: UNREADABLE_WORDS, doubt };
     }
     const parsed = schema.safeParse(json.ok ? json.value : undefined);
     if (parsed.success) return { ok: true, value: parsed.data };
     const error = malformedResponseError(ctx.endpoint, rawIds(parsed.error.issues, ex.text));
     const doubt = `unexpected response: ${describeIssue(parsed.error.issues)}`;
-    return { failure: 'unreadable', fail: () => error, why, doubt };
+    return { failure: 'unreadable', fail: () => error, why, words: UNREADABLE_WORDS, doubt };
   }
   return judgeError(ctx, ex, json, unreadable);
 }
@@ -880,15 +908,19 @@ function judgeError(
     const failTooLong = (suffix: string) =>
       withWindow(fail(`${suffix}; the server asks to wait ${formatDuration(askedMs ?? 0)}`));
     const failLimited = (suffix: string) => withWindow(fail(suffix));
-    return { failure, fail: failure === 'rate-limited' ? failLimited : failTooLong, why, doubt: why, asked };
+    const words = `rate limited (HTTP ${status})`;
+    return { failure, fail: failure === 'rate-limited' ? failLimited : failTooLong, why, words, doubt: why, asked };
   }
   if (isServerFault(status, body?.code)) {
     const faultWhy = body?.code === 'internal_error' ? `HTTP ${status}, internal_error` : why;
-    return { failure: 'server-fault', fail, why: faultWhy, doubt: faultWhy, asked: { retryAfterMs: askedMs } };
+    // `internal_error` said with another status (a 200 with `success: false`) is the service's failure all the same.
+    const words = `server error (HTTP ${status})`;
+    const asked = { retryAfterMs: askedMs };
+    return { failure: 'server-fault', fail, why: faultWhy, words, doubt: faultWhy, asked };
   }
-  if (status === 408) return { failure: 'http-408', fail, why, doubt: why };
+  if (status === 408) return { failure: 'http-408', fail, why, words: 'timed out (HTTP 408)', doubt: why };
   // Definite answers (validation_error, insufficient_balance, not_found, unauthorized, unknown 4xx codes).
-  return { failure: 'refused', fail, why, doubt: why };
+  return { failure: 'refused', fail, why, words: `refused (HTTP ${status})`, doubt: why };
 }
 
 // ── Transport failures in plain words ──────────────────────────────────────────────────────────────────────
@@ -928,6 +960,47 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
   UND_ERR_CLOSED: 'the connection closed before the answer was complete',
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was shorter or longer than announced',
 };
+
+/** A 2xx that cannot be read (never sent again: the same server sends it again). */
+const UNREADABLE_WORDS = 'unreadable answer';
+/** An answer that stopped early (how far it came is in the error, and in `--verbose`). */
+const CUT_OFF_WORDS = 'answer cut off';
+
+/** Transport codes in a few words, for a resend's notice (the messages of errors say more: PLAIN_WORDS). */
+const SHORT_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'name lookup failed',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  ETIMEDOUT: 'connection timed out',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed',
+  ECONNABORTED: 'connection aborted',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENETDOWN: 'network down',
+  EHOSTDOWN: 'host down',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CLOSED: 'connection closed',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: CUT_OFF_WORDS,
+  [DEADLINE_CODE]: 'deadline reached',
+};
+
+/**
+ * A transport failure in a few words, for a resend's notice: the attempt's timeout named (`no answer in 30s`), else
+ * the code's words; a code without words is none for a person (`connection failed`; `--verbose` has the code).
+ */
+function transportWords(ctx: JudgeContext, ex: FailureExchange, failure: Failure): string {
+  const { code } = ex;
+  if (failure === 'tls') return 'TLS handshake failed';
+  if (failure === 'too-large') return 'answer too large';
+  if (isAnswerTimeout(code) && code !== 'ETIMEDOUT') {
+    const limit = formatDuration(ctx.attemptTimeoutMs ?? ctx.timeoutMs);
+    // Headers came and the body did not end: an answer begun, not none.
+    return ex.status === undefined ? `no answer in ${limit}` : `partial answer in ${limit}`;
+  }
+  return Object.hasOwn(SHORT_WORDS, code) ? (SHORT_WORDS[code] ?? code) : 'connection failed';
+}
 
 /** `connection refused` for ECONNREFUSED; an unknown code is returned as it is (better than nothing). */
 function plainWords(code: string): string {

@@ -60,7 +60,7 @@ export interface ApiClientOptions {
    * is called when the attempt ends. Default: silence.
    */
   onNoAnswer?: (waitedMs: number, givesUpAt: number) => (() => void) | undefined;
-  /** Hears of every resend before its wait: `could not reach … (connection refused); trying again in 1s (attempt 2/4)`. */
+  /** Hears of every resend before its wait, its reason in words: `connection refused; trying again in 1s (attempt 2/4)`. */
   onResend?: (message: string) => void;
   /** The hint of a refused key (401), naming where the key came from (core/settings keyRefusedHint). */
   authHint?: string;

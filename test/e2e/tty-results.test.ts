@@ -84,7 +84,11 @@ describe.skipIf(!hasTmux)(
         24,
       );
       try {
-        const spinning = await running.until(/reading the balance: .*trying again in [\d.]+s \(attempt [2-4]\/4\)/);
+        // Why, in words: never the code (ECONNREFUSED), which only --verbose traces.
+        const spinning = await running.until(
+          /reading the balance: connection refused; trying again in [\d.]+s \(attempt [2-4]\/4\)/,
+        );
+        expect(spinning).not.toMatch(/ECONNREFUSED/);
         expect(spinning).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reading the balance/m);
         const end = await running.exited();
         expect(end).toMatch(/EXIT=8/);

@@ -49,4 +49,16 @@ describe('rate-limit wait notice', () => {
     expect(result.stderr).toBe('waiting 25s for the rate limit (the server asked to wait)…\n');
     expect(result.stdout).toBe('5\n');
   });
+
+  it("a 5xx's Retry-After of 30 s: the script's line says why in words, never the code", async () => {
+    const api = mockApi();
+    const failing = { success: false, error: { code: 'internal_error', message: 'maintenance' } };
+    api.reply('GET', '/balance', 503, failing, { headers: { 'retry-after': '30' } });
+    api.reply('GET', '/balance', 200, BALANCE);
+    const clock = new FakeClock();
+    const result = await runTaskctl(['balance', '-o', 'json'], { api, clock });
+    expect(result.code, result.stderr).toBe(0);
+    expect(clock.sleeps).toEqual([30_000]);
+    expect(result.stderr).toBe('waiting 30s before trying again: server error (HTTP 503)…\n');
+  });
 });

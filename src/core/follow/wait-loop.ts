@@ -142,10 +142,7 @@ function sayUnread(
   const which = unread.length === shown.length ? '' : `${unread.length === 1 ? 'task' : 'tasks'} ${idArgs(unread)}: `;
   const one = unread.length === 1;
   // Two lines: the command on its own, so an 80-column terminal never breaks it in the middle.
-  const why =
-    reason === 'timeout'
-      ? 'the wait timed out before it read'
-      : 'the run was stopped (Ctrl-C or a signal) before the wait read';
+  const why = reason === 'timeout' ? 'the wait timed out before it read' : 'the run stopped before the wait read';
   ctx.printer.notice(`${which}${one ? 'state' : 'states'} as created: ${why} ${one ? 'it' : 'them'}`);
   ctx.printer.notice(`the latest: ${showCommand ?? `taskctl show ${idArgs(unread)}`}`);
 }
@@ -353,10 +350,11 @@ export async function waitForTasks(
   ctx.cache.rememberTasks(result.tasks);
 
   const shown = lastKnown(ids, result.tasks, known);
-  // However the wait ends, every task has its record: as read, else as created (a pipe or file needs them all).
+  // However the wait ends, every task has its record: as read, else as created (a pipe or file needs them all). A wait
+  // stopped before its first answer knows none (`wait`, `wait --job`: nothing created): it prints no empty list (`No
+  // results.`, `[]`) that would read as an answer, only what the stop says.
   const listed = result.reason === 'done' ? result.tasks : shown;
-  if (!idsOnly(ctx.globals) && (result.reason !== 'outage' || listed.length > 0))
-    await printOutcome(ctx, listed, result, options);
+  if (!idsOnly(ctx.globals) && listed.length > 0) await printOutcome(ctx, listed, result, options);
   const resumeFlags = resumeFlagsOf(options);
   const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);

@@ -64,7 +64,7 @@ describe('wait notices', () => {
     pool.intercept(balancePath).reply(200, balance, { headers: JSON_HEADERS });
     const { client, notices } = noticed();
     await client.getBalance();
-    expect(notices.map((n) => n.message)).toEqual(['waiting 30s before trying again (HTTP 503, internal_error)…']);
+    expect(notices.map((n) => n.message)).toEqual(['waiting 30s before trying again: server error (HTTP 503)…']);
   });
 
   it('announces a wait for the spent budget, naming the limit', async () => {

@@ -102,7 +102,7 @@ it('at a terminal the ✓ line comes before the table, where --wait puts it', as
 
 describe('Ctrl-C during --wait: the table shows what the wait read', () => {
   /** `create --wait` at a terminal, each read of task 8 answered `status` `body`, Ctrl-C 10 s in (virtual time). */
-  async function createWaitCtrlC(status: number, body: unknown) {
+  async function createWaitCtrlC(status: number, body: unknown, terminal = { stderrTTY: false, columns: 120 }) {
     const api = createApi();
     api.reply('GET', '/tasks/8', status, body, { times: 100 });
     api.allowUnused();
@@ -111,7 +111,7 @@ describe('Ctrl-C during --wait: the table shows what the wait read', () => {
     const result = await runTaskctl(['create', S, 'a.com', '--wait'], {
       api,
       stdoutTTY: true,
-      columns: 120,
+      ...terminal,
       clock,
       signal: controller.signal,
     });
@@ -133,7 +133,16 @@ describe('Ctrl-C during --wait: the table shows what the wait read', () => {
     const result = await createWaitCtrlC(503, { success: false, error: { code: 'unavailable', message: 'busy' } });
     expect(result.stdout).toMatch(/^\s*8\s.*pending/m);
     expect(result.stderr).toMatch(
-      /state as created: the run was stopped \(Ctrl-C or a signal\) before the wait read it\nthe latest: taskctl show --job j-[0-9a-z]+/,
+      /state as created: the run stopped before the wait read it\nthe latest: taskctl show --job j-[0-9a-z]+/,
     );
+  });
+
+  it('at an 80-column terminal that line is one line: no word of it left alone on the next', async () => {
+    const unavailable = { success: false, error: { code: 'unavailable', message: 'busy' } };
+    const result = await createWaitCtrlC(503, unavailable, { stderrTTY: true, columns: 80 });
+    // What follows the live block's last redraw (it ends without a line break, cleared by the cursor's moves).
+    const lines = result.stderr.slice(result.stderr.indexOf('state as created:')).split('\n');
+    expect(lines[0], JSON.stringify(result.stderr)).toBe('state as created: the run stopped before the wait read it');
+    expect(lines[1]).toMatch(/^the latest: taskctl show --job j-[0-9a-z]+$/);
   });
 });

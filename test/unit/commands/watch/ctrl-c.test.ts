@@ -1,5 +1,6 @@
 /** Ctrl-C ends `watch` and `wait` quietly: exit 130, how to go on, never "error:", with or without ids. */
 import { describe, expect, it } from 'vitest';
+import { task } from '../../../hardening/helpers.js';
 import { mockApi, replyNoTasks, runTaskctl, sandboxRun } from '../harness.js';
 
 /** A signal already aborted as main's SIGINT handler aborts it. */
@@ -34,6 +35,27 @@ describe('Ctrl-C in watch and wait', () => {
     expect(result.code).toBe(130);
     expect(result.stderr).not.toMatch(/error/);
     expect(result.stderr.trim().split('\n').at(-1)).toBe(`still running: taskctl wait ${id}`);
+  });
+
+  it('watch stopped during its first read prints nothing that looks like an answer (as wait: no `[]`, no table)', async () => {
+    for (const argv of [
+      ['watch', '8', '-o', 'json'],
+      ['watch', '8'],
+      ['watch', '-o', 'ndjson'],
+    ]) {
+      const api = mockApi();
+      const controller = new AbortController();
+      const stop = () => controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+      const path = argv[1] === '8' ? '/tasks/8' : /^\/tasks\?/;
+      api.reply('GET', path, 200, () => {
+        stop();
+        return { success: true, data: task(8, { status: 'processing', completed_at: null }) };
+      });
+      const result = await runTaskctl(argv, { api, signal: controller.signal, stdoutTTY: argv.length === 2 });
+      expect(result.code, argv.join(' ')).toBe(130);
+      expect(result.stdout, argv.join(' ')).toBe('');
+      expect(result.stderr, argv.join(' ')).not.toMatch(/No results|error/);
+    }
   });
 
   it('an interrupt that ends a command elsewhere is said without "error:"', async () => {
