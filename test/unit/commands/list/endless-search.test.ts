@@ -29,6 +29,24 @@ function endlessPage(n: number) {
   };
 }
 
+/** The endless list, with Ctrl-C pressed while page `at` is asked for (its answer never counts). */
+function ctrlCAtPage(at: number) {
+  const controller = new AbortController();
+  const api = mockApi();
+  api.reply(
+    'GET',
+    /^\/tasks\?page=\d+&per_page=100$/,
+    200,
+    (path: string) => {
+      const n = Number(/[?&]page=(\d+)/.exec(path)?.[1]);
+      if (n === at) controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+      return endlessPage(n);
+    },
+    { times: at },
+  );
+  return { api, controller };
+}
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -36,20 +54,7 @@ afterEach(() => {
 describe('list --status over a list that never ends', () => {
   it('holds at most the guard window of ids however many pages it reads, and Ctrl-C says how far it got', async () => {
     const pages = 150; // 15,000 ids: past the guard's window
-    const controller = new AbortController();
-    const api = mockApi();
-    api.reply(
-      'GET',
-      /^\/tasks\?page=\d+&per_page=100$/,
-      200,
-      (path: string) => {
-        const n = Number(/[?&]page=(\d+)/.exec(path)?.[1]);
-        // Ctrl-C while page `pages + 1` is asked for: its answer never counts.
-        if (n === pages + 1) controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
-        return endlessPage(n);
-      },
-      { times: pages + 1 },
-    );
+    const { api, controller } = ctrlCAtPage(pages + 1);
     // The guards of the run, seen through their calls (each call still runs the guard's own code).
     const accept = vi.spyOn(PageWalkGuard.prototype, 'accept');
     const result = await runTaskctl(['list', '--status', 'failed', '-o', 'tsv'], {
@@ -68,5 +73,23 @@ describe('list --status over a list that never ends', () => {
       'error: interrupted: pages 1-150 of 1,000,000,000 searched, 0 matching tasks found\n' +
         'Go on from there with --page 151.\n',
     );
+  });
+
+  it('Ctrl-C in `list --all` counts the tasks listed; before the first page is read it says only `interrupted`', async () => {
+    const all = ctrlCAtPage(3);
+    const walk = await runTaskctl(['list', '--all', '-o', 'tsv', '--columns', 'id'], {
+      api: all.api,
+      signal: all.controller.signal,
+    });
+    expect(walk.code).toBe(130);
+    expect(walk.stdout.trimEnd().split('\n')).toHaveLength(200);
+    expect(walk.stderr).toBe(
+      'error: interrupted: pages 1-2 of 1,000,000,000 read, 200 tasks listed\nGo on from there with --page 3.\n',
+    );
+
+    const first = ctrlCAtPage(1);
+    const none = await runTaskctl(['list', '--status', 'failed'], { api: first.api, signal: first.controller.signal });
+    expect(none.code).toBe(130);
+    expect(none.stderr).toBe('interrupted\n');
   });
 });
