@@ -5,10 +5,10 @@
  * client's rate limiter.
  */
 import type { Task } from '../api/schemas.js';
-import type { Output, Prompts, Runtime, Service, Store } from './capabilities.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
 import { statusFilter } from '../lib/task-state.js';
-import { UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import { pickColumns } from '../output/columns.js';
 import type { ListOptions as TableView } from '../output/printer-types.js';
 import { formatCount } from '../output/numbers.js';
@@ -84,9 +84,14 @@ interface WalkEnd {
   totalPages: number;
   printed: number;
   cut: boolean;
+  /** The last page whose answer was read and printed (`first - 1` before any). */
+  done: number;
 }
 
-export async function runList(ctx: Output & Prompts & Runtime & Store & Service, options: ListOptions): Promise<void> {
+export async function runList(
+  ctx: Output & Process & Prompts & Runtime & Store & Service,
+  options: ListOptions,
+): Promise<void> {
   const allColumns = taskColumns(ctx.printer.paintStatus, ctx.printer.chalk);
   const columns = pickColumns(allColumns, options.columns);
   const local = ctx.clock.now();
@@ -99,13 +104,21 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
     ? idLines(ctx.printer, (task: Task) => task.id)
     : ctx.printer.stream(columns, (task: Task) => task, view);
   // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8; a search has no
-  // page cap of its own (a failed task on page 2,000 is still found).
+  // page cap of its own (a failed task on page 2,000 is still found), and the guard's memory stays bounded however
+  // long it reads (lib/page-guard.ts).
   const guard = new PageWalkGuard<Task>(
     'listing tasks',
     plan.search ? Number.POSITIVE_INFINITY : undefined,
     'The service is answering inconsistently; try again later, or narrow the listing (--limit, --page).',
   );
-  const end: WalkEnd = { first: options.page, page: options.page, totalPages: 1, printed: 0, cut: false };
+  const end: WalkEnd = {
+    first: options.page,
+    page: options.page,
+    totalPages: 1,
+    printed: 0,
+    cut: false,
+    done: options.page - 1,
+  };
   const walk = async (say: (text: string) => void) => {
     for (;;) {
       if (plan.walk && end.page > options.page) say(progressText(plan, end));
@@ -118,6 +131,7 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
       if (plan.limit !== undefined) rows = rows.slice(0, plan.limit - end.printed);
       out.write(rows);
       end.printed += rows.length;
+      end.done = end.page;
       const more = end.page < meta.total_pages && tasks.length > 0;
       const full = plan.limit !== undefined && end.printed >= plan.limit;
       end.cut = more && full;
@@ -133,6 +147,7 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
   } catch (error) {
     // No `[]` for a command that failed, and an array cut short stays unterminated.
     await out.abort();
+    if (ctx.signal.aborted && plan.walk && end.done >= end.first) throw interruptedWalk(plan, end);
     throw error;
   }
   // A page past the end says how many there are, instead of a bare "No results.".
@@ -148,6 +163,21 @@ export async function runList(ctx: Output & Prompts & Runtime & Store & Service,
 function progressText(plan: ListPlan, end: WalkEnd): string {
   const pages = `page ${formatCount(end.page)} of ${formatCount(end.totalPages)}`;
   return plan.search ? `searching tasks: ${pages}, ${formatCount(end.printed)} found` : `reading tasks: ${pages}`;
+}
+
+/** Ctrl-C during a walk: how far it got, and the `--page` that goes on from there (the same command otherwise). */
+function interruptedWalk(plan: ListPlan, end: WalkEnd): InterruptedError {
+  const pages =
+    end.done === end.first
+      ? `page ${formatCount(end.done)}`
+      : `pages ${formatCount(end.first)}-${formatCount(end.done)}`;
+  const what = plan.search
+    ? `searched, ${counted(end.printed, 'matching task')} found`
+    : `read, ${counted(end.printed, 'task')} listed`;
+  return new InterruptedError(
+    `interrupted: ${pages} of ${formatCount(end.totalPages)} ${what}`,
+    `Go on from there with --page ${end.done + 1}.`,
+  );
 }
 
 /** What stderr says after the rows: how to read on, when there is more to read. */

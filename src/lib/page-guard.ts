@@ -3,18 +3,33 @@
  * `wait` and `watch` stop with exit 8 when a page brings nothing new, when `total_pages` grows far beyond its first
  * answer, or past MAX_PAGES. Ids repeated across pages are reported once (a task created during the walk shifts a
  * newest-first list by one, so a few repeats are normal); the caller prints only `fresh`.
+ *
+ * Its memory is bounded, never the walk's length: a search (`list --status`) has no page cap, and a server may answer
+ * a billion pages of ids never seen. It remembers the last REMEMBERED_IDS ids read (a set and a ring of them: under
+ * a megabyte), 100 pages of the API's largest (100). That is far more than a shift by tasks created during a walk
+ * repeats, and a server that ignores `page` (page 1 again) or cycles over up to 100 pages is still stopped at its
+ * first repeated page. What it gives up (docs/behaviour.md#http): an id last seen more than REMEMBERED_IDS ids ago
+ * counts as new again (listed twice if over 10,000 tasks were created during one walk), and a server that cycles over
+ * more pages than that is stopped only by MAX_PAGES (`list --all`, `wait`, `watch`, the webhook catch-up) or not at
+ * all (a search reads on, in constant memory, until Ctrl-C). `total_pages` growing is still exit 8.
  */
 import { UnavailableError } from '../errors.js';
 
 /** The most pages one walk reads: 1,000 pages of 100 tasks is 100,000 tasks. Documented in docs/behaviour.md#http. */
 const MAX_PAGES = 1000;
+/** Ids one walk remembers at most: 100 pages of 100. Documented in docs/behaviour.md#http. */
+export const REMEMBERED_IDS = 10_000;
 /** How far `total_pages` may grow during one walk (tasks created meanwhile) before the walk is judged endless. */
 function pageGrowthAllowance(firstTotalPages: number): number {
   return Math.max(5, Math.ceil(firstTotalPages / 2));
 }
 
 export class PageWalkGuard<T extends { id: number }> {
+  /** The ids in `ring`, for lookup: never more than REMEMBERED_IDS. */
   private readonly seen = new Set<number>();
+  /** The last ids remembered, oldest at `next` once full: the next to be forgotten. */
+  private readonly ring: number[] = [];
+  private next = 0;
   private firstTotalPages: number | undefined;
   private pages = 0;
 
@@ -43,8 +58,27 @@ export class PageWalkGuard<T extends { id: number }> {
     if (items.length > 0 && fresh.length === 0) {
       throw this.endless(`page ${page} repeats tasks already listed`);
     }
-    for (const item of fresh) this.seen.add(item.id);
+    for (const item of fresh) this.remember(item.id);
     return fresh;
+  }
+
+  /** How many ids the guard holds now (at most REMEMBERED_IDS). */
+  get remembered(): number {
+    return this.seen.size;
+  }
+
+  /** Adds `id` (once: an id twice on one page is one entry), forgetting the oldest when full. */
+  private remember(id: number): void {
+    if (this.seen.has(id)) return;
+    if (this.ring.length < REMEMBERED_IDS) {
+      this.ring.push(id);
+    } else {
+      const oldest = this.ring[this.next];
+      if (oldest !== undefined) this.seen.delete(oldest);
+      this.ring[this.next] = id;
+      this.next = (this.next + 1) % REMEMBERED_IDS;
+    }
+    this.seen.add(id);
   }
 
   private endless(why: string): UnavailableError {

@@ -1,0 +1,95 @@
+/**
+ * `list --status` against a server whose list never ends: `total_pages` huge and constant, every page ids never seen.
+ * A search has no page cap (docs/commands.md#taskctl-list), so it reads on until Ctrl-C; what it holds meanwhile is
+ * bounded (the page guard's window), and Ctrl-C says how far it got.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeClock, mockApi, runTaskctl, T0 } from '../harness.js';
+import { PageWalkGuard, REMEMBERED_IDS } from '../../../../src/lib/page-guard.js';
+
+const TOTAL_PAGES = 1_000_000_000;
+/** Tasks a page: what `per_page=100` asks for. */
+const SIZE = 100;
+
+/** Page n of the endless list: SIZE completed tasks with ids never used before (none matches `--status failed`). */
+function endlessPage(n: number) {
+  const data = Array.from({ length: SIZE }, (_, i) => ({
+    id: 1e12 - (n * SIZE + i),
+    service: 'email_verify',
+    status: 'completed',
+    total_items: 1,
+    cost: 1,
+    created_at: new Date(T0 - n * 60_000).toISOString(),
+    completed_at: new Date(T0 - n * 60_000 + 1000).toISOString(),
+  }));
+  return {
+    success: true,
+    data,
+    meta: { current_page: n, total_pages: TOTAL_PAGES, total_count: TOTAL_PAGES * SIZE, per_page: 100 },
+  };
+}
+
+/** The endless list, with Ctrl-C pressed while page `at` is asked for (its answer never counts). */
+function ctrlCAtPage(at: number) {
+  const controller = new AbortController();
+  const api = mockApi();
+  api.reply(
+    'GET',
+    /^\/tasks\?page=\d+&per_page=100$/,
+    200,
+    (path: string) => {
+      const n = Number(/[?&]page=(\d+)/.exec(path)?.[1]);
+      if (n === at) controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+      return endlessPage(n);
+    },
+    { times: at },
+  );
+  return { api, controller };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('list --status over a list that never ends', () => {
+  it('holds at most the guard window of ids however many pages it reads, and Ctrl-C says how far it got', async () => {
+    const pages = 150; // 15,000 ids: past the guard's window
+    const { api, controller } = ctrlCAtPage(pages + 1);
+    // The guards of the run, seen through their calls (each call still runs the guard's own code).
+    const accept = vi.spyOn(PageWalkGuard.prototype, 'accept');
+    const result = await runTaskctl(['list', '--status', 'failed', '-o', 'tsv'], {
+      api,
+      clock: new FakeClock(),
+      signal: controller.signal,
+    });
+    expect(result.code, result.stderr).toBe(130);
+    expect(api.calls).toHaveLength(pages + 1);
+    const guards = new Set(accept.mock.contexts as Array<PageWalkGuard<{ id: number }>>);
+    expect(accept).toHaveBeenCalledTimes(pages);
+    // One guard, holding the last 10,000 ids of the 15,000 read (it only grows until full, then stays there).
+    expect([...guards].map((guard) => guard.remembered)).toEqual([REMEMBERED_IDS]);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'error: interrupted: pages 1-150 of 1,000,000,000 searched, 0 matching tasks found\n' +
+        'Go on from there with --page 151.\n',
+    );
+  });
+
+  it('Ctrl-C in `list --all` counts the tasks listed; before the first page is read it says only `interrupted`', async () => {
+    const all = ctrlCAtPage(3);
+    const walk = await runTaskctl(['list', '--all', '-o', 'tsv', '--columns', 'id'], {
+      api: all.api,
+      signal: all.controller.signal,
+    });
+    expect(walk.code).toBe(130);
+    expect(walk.stdout.trimEnd().split('\n')).toHaveLength(200);
+    expect(walk.stderr).toBe(
+      'error: interrupted: pages 1-2 of 1,000,000,000 read, 200 tasks listed\nGo on from there with --page 3.\n',
+    );
+
+    const first = ctrlCAtPage(1);
+    const none = await runTaskctl(['list', '--status', 'failed'], { api: first.api, signal: first.controller.signal });
+    expect(none.code).toBe(130);
+    expect(none.stderr).toBe('interrupted\n');
+  });
+});
