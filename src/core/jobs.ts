@@ -13,6 +13,7 @@ import type { Column } from '../output/printer.js';
 import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '../store/job-files.js';
 import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
 import { CliError, InterruptedError } from '../errors.js';
+import { NotRegularFileError } from '../store/atomic-file.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import {
   isDoneRecord,
@@ -300,7 +301,8 @@ export function pruneJobs(
       );
       if (removed) forgetJobPlace(cacheDir, row.id, row.journal);
       return removed;
-    } catch {
+    } catch (error) {
+      if (error instanceof NotRegularFileError) throw error; // a FIFO… at a lock's path: named, never skipped unsaid
       return false; // left for the next run
     }
   };
@@ -365,7 +367,8 @@ function pruneUnrecorded(store: JobStore, starts: readonly StoredJob[], keepMs: 
     if (!expired(stored.mtimeMs, keepMs, nowMs)) return false;
     try {
       return store.removeLocked(stored, (mtimeMs) => expired(mtimeMs, keepMs, nowMs) && holdsNothing(stored.path));
-    } catch {
+    } catch (error) {
+      if (error instanceof NotRegularFileError) throw error; // a FIFO… at a lock's path: named, never skipped unsaid
       return false; // left for the next run
     }
   });
@@ -377,7 +380,16 @@ function pruneUnrecorded(store: JobStore, starts: readonly StoredJob[], keepMs: 
  */
 export async function pruneExpired(ctx: Service & Runtime, store: JobStore | undefined): Promise<void> {
   if (!store) return;
-  // Housekeeping never fails the create that ran: a bad job-retention is reported by `taskctl jobs`.
+  try {
+    await pruneDue(ctx, store);
+  } catch (error) {
+    // Housekeeping never fails the create that ran: a lock that is no lock file is named by `taskctl jobs --prune`.
+    if (!(error instanceof NotRegularFileError)) throw error;
+  }
+}
+
+async function pruneDue(ctx: Service & Runtime, store: JobStore): Promise<void> {
+  // A bad job-retention is reported by `taskctl jobs`.
   const keep = await retentionMs(ctx).catch(() => DEFAULT_JOB_RETENTION_MS);
   const now = ctx.clock.now();
   const old = store.list().filter((job) => job.own && now - job.mtimeMs >= keep);
@@ -526,7 +538,8 @@ function removeLeftovers(
   return leftovers.filter((left) => {
     try {
       return store.removeLeftover(left, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
-    } catch {
+    } catch (error) {
+      if (error instanceof NotRegularFileError) throw error; // a FIFO… at a lock's path: named, never skipped unsaid
       return false; // left for the next run
     }
   });

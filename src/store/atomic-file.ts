@@ -8,6 +8,7 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
+  lstatSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -15,6 +16,7 @@ import {
   renameSync,
   unlinkSync,
   writeSync,
+  type Stats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { systemErrorWords, UsageError } from '../errors.js';
@@ -26,12 +28,22 @@ export class NotRegularFileError extends UsageError {}
 class TooLargeFileError extends UsageError {}
 
 /** What a path is when it is not a regular file, for the refusal message. */
-function kindOf(stats: ReturnType<typeof fstatSync>): string {
+function kindOf(stats: Stats): string {
   if (stats.isDirectory()) return 'a directory';
   if (stats.isFIFO()) return 'a FIFO (named pipe)';
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
   return 'not a regular file';
+}
+
+/** What is at `path` (not followed), when it is there and no regular file. */
+function kindAt(path: string): string | undefined {
+  try {
+    const stats = lstatSync(path);
+    return stats.isFile() ? undefined : kindOf(stats);
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ReadRegularOptions {
@@ -139,6 +151,9 @@ function withRegularFile<T>(
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP') throw refuse('a symbolic link');
+    // ENXIO: a socket (or a device with nothing behind it), which open() never opens: what it is, said as for the rest.
+    const kind = code === 'ENXIO' ? kindAt(path) : undefined;
+    if (kind !== undefined) throw refuse(kind);
     throw new UsageError(
       `cannot read the ${options.what} ${path}: ${systemErrorWords(error)}`,
       'Check its permissions and its directory.',

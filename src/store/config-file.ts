@@ -14,6 +14,7 @@ import { systemErrorWords, UsageError } from '../errors.js';
 import { userHome, variableDirectory, xdgHome } from './cache-dir.js';
 import {
   changeModeIfAllowed,
+  NotRegularFileError,
   readRegularFile,
   removeLeftoverTemps,
   STATE_FILE_MAX_BYTES,
@@ -134,6 +135,7 @@ function updateConfig(
   try {
     lock = waitForLock(lockPath, lockTimeoutMs, { staleAfterMs: CONFIG_LOCK_STALE_MS });
   } catch (error) {
+    if (error instanceof NotRegularFileError) throw error; // a FIFO, directory… at the lock's path: named, with what to do
     throw new UsageError(
       `cannot lock the config file (${lockPath}): ${systemErrorWords(error)}`,
       'Check the directory permissions, or set TASKCTL_CONFIG_DIR.',

@@ -7,10 +7,10 @@
  *                   (ID.jsonl.lock, FILE.lock: store/journal-file.ts)
  * What a record means is core's (core/job/registry.ts); this module only finds, sizes and removes files.
  */
-import { readdirSync, readFileSync, realpathSync, rmSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, realpathSync, rmSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockHolder, tryLock, type HeldLock, type LockOwner } from './lock-file.js';
-import { writeFileAtomicSync } from './atomic-file.js';
+import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
 import { makeStateDirectory } from './state-dir.js';
 
 /** The files beside a journal that belong to it: the copies of stdin and of the arguments. */
@@ -246,7 +246,9 @@ export class JobStore {
 
   private refTarget(id: string): string | undefined {
     try {
-      const line = readFileSync(join(this.jobsDir, `${id}.ref`), 'utf8').trim();
+      // Read as every state file is (no FIFO opened for real: it would block here, deaf to signals); any refusal or
+      // failure is a job this machine does not know.
+      const line = readRegularFile(join(this.jobsDir, `${id}.ref`), { what: 'job reference' })?.trim() ?? '';
       return line === '' ? undefined : line;
     } catch {
       return undefined;

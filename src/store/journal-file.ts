@@ -23,7 +23,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import { readRegularEnds, readRegularPieces } from './atomic-file.js';
+import { NotRegularFileError, readRegularEnds, readRegularPieces } from './atomic-file.js';
 import { shellWord } from '../lib/shell-word.js';
 import { heldLockHint, holderWords, lockHolder, tryLock, type HeldLock } from './lock-file.js';
 import { JournalMovedError, JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
@@ -143,7 +143,8 @@ export class JournalFile {
       for (const lock of locks.reverse()) lock.release();
       closeSync(fd);
       // The empty file this open made for a job that cannot start goes again (never an "unfinished start" left behind).
-      if (error instanceof NewJobLockError && made) removeQuietly(path);
+      // So does one met by something that is not a lock file at a lock's path (a FIFO: `NotRegularFileError`).
+      if ((error instanceof NewJobLockError || error instanceof NotRegularFileError) && made) removeQuietly(path);
       if (error instanceof Reopen && attempt < 3)
         return JournalFile.open(path, lockOf, existing, onRecord, attempt + 1);
       if (error instanceof UsageError) throw error;
@@ -538,6 +539,7 @@ function lockJob(path: string, lockPath: string, content?: Record<string, unknow
   try {
     lock = journalIo.lock(lockPath, content);
   } catch (error) {
+    if (error instanceof NotRegularFileError) throw error; // named, with what to do; the empty journal made goes (open)
     const reason = systemErrorWords(error);
     const message = `cannot lock the journal ${path} (${lockPath}): ${reason}; nothing was sent`;
     // A job that never started has nothing to resume: the same command, once the directory can take its lock.

@@ -3,14 +3,16 @@
  * Linux the boot and pid namespace its pid is numbered in. Node has no flock: the owner is written to a file of its
  * own, then hard-linked to the lock's name, which fails if the name exists, atomically, so a lock file is never seen
  * without its owner (docs/behaviour.md#config-file). A lock whose owner is gone (its pid no longer running where it
- * can be looked at, or its machine booted since), or older than `staleAfterMs`, is taken over.
+ * can be looked at, or its machine booted since), or older than `staleAfterMs`, is taken over. Anything else at a lock's
+ * path (a FIFO, a directory, a socket, a device, a symbolic link) is never opened for real, followed or taken over: it
+ * is exit 2 naming it (`NotRegularFileError`), from every function here that reads a lock.
  */
 import {
   closeSync,
   linkSync,
+  lstatSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   statSync,
   unlinkSync,
@@ -20,6 +22,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { systemErrorWords, UsageError } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
+import { NotRegularFileError, readRegularFile } from './atomic-file.js';
 import { randomHex } from './random-hex.js';
 import {
   isRunning,
@@ -61,9 +64,30 @@ export interface LockOptions {
  */
 const UNREADABLE_GRACE_MS = 5_000;
 
+/** A lock is a few hundred bytes: a larger file is none of ours, and is judged by its age as garbage is. */
+const LOCK_MAX_BYTES = 64 * 1024;
+
+/**
+ * The owner the lock at `path` records, or undefined (none there, being written, garbage, unreadable). Read as every
+ * state file is (atomic-file.ts): O_NOFOLLOW and O_NONBLOCK, so a FIFO there can never block the process in open()
+ * (where no signal is handled), and anything but a regular file throws `NotRegularFileError` (exit 2).
+ */
 function readOwner(path: string): LockOwner | undefined {
+  let text: string | undefined;
   try {
-    const owner = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>;
+    text = readRegularFile(path, {
+      what: 'lock file',
+      maxBytes: LOCK_MAX_BYTES,
+      refusedHint: () =>
+        'Remove it (taskctl makes its lock there, as a regular file, when it needs one), then try again.',
+    });
+  } catch (error) {
+    if (error instanceof NotRegularFileError) throw error;
+    return undefined; // unreadable or too large: judged by its age below
+  }
+  if (text === undefined) return undefined;
+  try {
+    const owner = JSON.parse(text) as Partial<LockOwner>;
     if (typeof owner.pid === 'number' && typeof owner.at === 'number' && typeof owner.host === 'string') {
       return { pid: owner.pid, at: owner.at, host: owner.host, token: String(owner.token), ...ownerFields(owner) };
     }
@@ -71,6 +95,16 @@ function readOwner(path: string): LockOwner | undefined {
     // Being written, or garbage: judged by its age below.
   }
   return undefined;
+}
+
+/** `readOwner`, where something other than a lock file at `path` (a refusal there) means only "not this owner's". */
+function readOwnerOrOther(path: string): LockOwner | undefined | 'other' {
+  try {
+    return readOwner(path);
+  } catch (error) {
+    if (error instanceof NotRegularFileError) return 'other';
+    throw error;
+  }
 }
 
 function isStale(path: string, owner: LockOwner | undefined, options: LockOptions, now: number): boolean {
@@ -212,8 +246,9 @@ function breakStaleLock(path: string, judged: LockOwner | undefined): void {
   } catch {
     return; // someone else moved it first
   }
-  const moved = readOwner(aside);
-  if (moved?.token !== judged?.token) {
+  // Something other than a lock file moved in meanwhile is put back too: the next attempt refuses it, naming it.
+  const moved = readOwnerOrOther(aside);
+  if (moved === 'other' || moved?.token !== judged?.token) {
     try {
       linkSync(aside, path); // put the live lock back (fails only if yet another process locked meanwhile)
     } catch {
@@ -227,21 +262,26 @@ function breakStaleLock(path: string, judged: LockOwner | undefined): void {
   }
 }
 
-/** Who holds the lock at `path` now, without taking it: undefined when it is free or its holder is gone. */
+/**
+ * Who holds the lock at `path` now, without taking it: undefined when it is free or its holder is gone. Something
+ * other than a lock file there is `NotRegularFileError` (exit 2), as at `tryLock`.
+ */
 export function lockHolder(path: string, options: LockOptions = {}): LockOwner | undefined {
-  let owner: LockOwner | undefined;
   try {
-    statSync(path);
-    owner = readOwner(path);
+    lstatSync(path);
   } catch {
     return undefined;
   }
+  const owner = readOwner(path);
   return isStale(path, owner, options, (options.now ?? Date.now)())
     ? undefined
     : (owner ?? { pid: 0, host: '', at: 0, token: '' });
 }
 
-/** Takes the lock, or returns who holds it. A stale lock is broken and the lock taken in the same call. */
+/**
+ * Takes the lock, or returns who holds it. A stale lock is broken and the lock taken in the same call. Something other
+ * than a lock file at `path` throws `NotRegularFileError` (exit 2, naming it): nothing is left beside it.
+ */
 export function tryLock(path: string, options: LockOptions = {}): HeldLock | { heldBy: LockOwner | undefined } {
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -259,7 +299,9 @@ export function tryLock(path: string, options: LockOptions = {}): HeldLock | { h
       path,
       token: owner.token,
       release: () => {
-        if (readOwner(path)?.token !== owner.token) return;
+        // Not a lock file any more (something put in its place): not this holder's to remove.
+        const holder = readOwnerOrOther(path);
+        if (holder === 'other' || holder?.token !== owner.token) return;
         try {
           unlinkSync(path);
         } catch {
@@ -284,6 +326,7 @@ export function holdLock(
   try {
     lock = tryLock(path);
   } catch (error) {
+    if (error instanceof NotRegularFileError) throw error; // names the lock, and what to do: in no caller's words
     throw refusals.cannot(systemErrorWords(error));
   }
   if ('release' in lock) return lock;

@@ -5,7 +5,7 @@
  * tsx each start cost over a second of CPU).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CompletionCacheStore } from '../../src/store/cache.js';
 import { openConfig } from '../../src/store/config-file.js';
+import { postsReceived, runCli, startWorld, type E2EWorld } from './harness.js';
 
 let root: string;
 let dir: string;
@@ -113,4 +114,81 @@ describe('completion cache across processes', () => {
     expect(notes.length).toBeGreaterThan(0);
     expect(notes[0]).toMatch(/completion cache ignored: the cache file .* is a FIFO/);
   });
+});
+
+/**
+ * A FIFO where a lock file is expected: opened for real, it would block the process in open(), where no signal is
+ * handled (only SIGKILL ended it). Each command that takes such a lock is exit 2 at once, naming it and what to do, and
+ * leaves nothing new behind. The process is the subject: a hang is what is ruled out.
+ */
+describe('a FIFO at a lock path', () => {
+  const FIFO_WORDS = /the lock file (\S+) is a FIFO \(named pipe\), not a regular file[^\n]*\nRemove it/;
+  /** Well within runProcess's SIGKILL bound (20 s): a run that hung would be killed and fail the test. */
+  const BOUND_MS = 15_000;
+  let world: E2EWorld | undefined;
+  afterEach(async () => {
+    await world?.close();
+    world = undefined;
+  });
+
+  it('at a job’s lock: a later create, its resume and jobs --prune are exit 2 naming it; no journal is left', async () => {
+    world = await startWorld();
+    const first = await world.run(['create', 'domain_check_availability', 'fifo1.example.com', '-q']);
+    expect(first.code).toBe(0);
+    const state = world.home.env.TASKCTL_STATE_DIR;
+    const journals = () => readdirSync(join(state, 'jobs')).sort();
+    const before = journals();
+    const id = /^(j-[a-z0-9]+)\.jsonl$/.exec(before.find((name) => name.endsWith('.jsonl')) ?? '')?.[1];
+    if (id === undefined) throw new Error(`no journal in ${before.join(', ')}`);
+    const lock = join(state, 'locks', `${id}.lock`);
+    if (spawnSync('mkfifo', [lock]).status !== 0) return; // no mkfifo on this platform
+    const posts = await postsReceived(world);
+    for (const args of [
+      ['create', 'domain_check_availability', 'fifo2.example.com', '-q'],
+      ['resume', id],
+      ['jobs', '--prune'],
+    ]) {
+      const started = Date.now();
+      const result = await world.run(args, { timeoutMs: 20_000 });
+      expect(Date.now() - started).toBeLessThan(BOUND_MS);
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.stderr).toMatch(FIFO_WORDS);
+      expect(FIFO_WORDS.exec(result.stderr)?.[1]).toBe(lock);
+      expect(result.stderr.trim().split('\n')).toHaveLength(2);
+    }
+    expect(journals()).toEqual(before); // no empty journal of the refused create, no lock beside one
+    expect(await postsReceived(world)).toBe(posts); // nothing was sent
+  }, 120_000);
+
+  it('at config.json.lock (config set) and beside a spool (webhook listen --spool): exit 2, nothing made', async () => {
+    const cfg = join(root, 'config');
+    mkdirSync(cfg, { mode: 0o700 });
+    if (spawnSync('mkfifo', [join(cfg, 'config.json.lock')]).status !== 0) return; // no mkfifo on this platform
+    const spoolDir = join(root, 'spool');
+    mkdirSync(spoolDir);
+    spawnSync('mkfifo', [join(spoolDir, 'events.spool.lock')]);
+    const env = {
+      HOME: root,
+      TASKCTL_CONFIG_DIR: cfg,
+      TASKCTL_CACHE_DIR: join(root, 'cache'),
+      TASKCTL_STATE_DIR: join(root, 'state'),
+      TASKCTL_API_KEY: 'sk_test_0000',
+    };
+    for (const [args, lock, dirOf] of [
+      [['config', 'set', 'confirm-above', '5'], join(cfg, 'config.json.lock'), cfg],
+      [
+        ['webhook', 'listen', '--port', '0', '--spool', join(spoolDir, 'events.spool')],
+        join(spoolDir, 'events.spool.lock'),
+        spoolDir,
+      ],
+    ] as const) {
+      const started = Date.now();
+      const result = await runCli([...args], { env, timeoutMs: 20_000 });
+      expect(Date.now() - started).toBeLessThan(BOUND_MS);
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(FIFO_WORDS.exec(result.stderr)?.[1]).toBe(lock);
+      expect(readdirSync(dirOf)).toEqual([lock.slice(dirOf.length + 1)]);
+    }
+    expect(existsSync(join(cfg, 'config.json'))).toBe(false);
+  }, 60_000);
 });

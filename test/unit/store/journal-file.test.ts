@@ -11,6 +11,7 @@ import {
   linkSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -42,6 +43,22 @@ afterEach(() => {
 });
 
 describe('JournalFile.open', () => {
+  it('something other than a lock file at either lock (here a directory): exit 2 naming it, and the journal it made goes', () => {
+    const path = join(dir, 'job.jsonl');
+    const idLock = join(dir, 'j-1.lock');
+    mkdirSync(idLock);
+    expect(() => JournalFile.open(path, () => idLock)).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        message: expect.stringContaining(`the lock file ${idLock} is a directory`),
+      }),
+    );
+    expect(readdirSync(dir)).toEqual(['j-1.lock']); // no empty journal, no FILE.lock
+    mkdirSync(`${path}.lock`);
+    expect(() => JournalFile.open(path, () => undefined)).toThrow(/the lock file .*job\.jsonl\.lock is a directory/);
+    expect(readdirSync(dir).sort()).toEqual(['j-1.lock', 'job.jsonl.lock']);
+  });
+
   it('holds FILE.lock while open, and a second open is refused naming the holder', () => {
     const path = join(dir, 'job.jsonl');
     const file = JournalFile.open(path, () => undefined);

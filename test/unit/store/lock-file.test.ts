@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
+import { NotRegularFileError } from '../../../src/store/atomic-file.js';
 import {
   heldLockHint,
   holderWords,
@@ -224,5 +226,75 @@ describe('a lock held for a process’s life (holdLock)', () => {
     expect(() => holdLock(join(dir, 'missing', 'file.lock'), refusals)).toThrow(
       expect.objectContaining({ exitCode: 2, message: 'cannot lock: no such file or directory' }),
     );
+  });
+});
+
+/**
+ * Something other than a lock file at a lock's path. Each is opened as every state file is (O_NOFOLLOW, O_NONBLOCK, then
+ * fstat): the FIFO itself, whose blocking open would hang this worker, is proved by spawned processes in
+ * test/e2e/store-locks.test.ts; here, the same refusal on what cannot block.
+ */
+describe('a lock path that is no lock file', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    server = undefined;
+  });
+
+  const refusal = (kind: string) =>
+    expect.objectContaining({
+      constructor: NotRegularFileError,
+      exitCode: 2,
+      message: `the lock file ${lockPath} is ${kind}, not a regular file; taskctl does not follow or read it`,
+      hint: 'Remove it (taskctl makes its lock there, as a regular file, when it needs one), then try again.',
+    });
+  const noSleep = () => {
+    throw new Error('waited on something that is no lock');
+  };
+  const refusals = {
+    cannot: (reason: string) => new UsageError(`cannot lock: ${reason}`, 'Pass another file.'),
+    inUse: () => new UsageError('in use', 'Wait.'),
+  };
+
+  /** Every way a lock is read refuses it at once (no wait, no take-over), and nothing is left beside it. */
+  function refusedEverywhere(kind: string): void {
+    const before = readdirSync(dir).sort();
+    expect(() => tryLock(lockPath)).toThrow(refusal(kind));
+    // Stale by any bound: still never taken over (moved aside and removed) as an unreadable lock would be.
+    expect(() => tryLock(lockPath, { staleAfterMs: 1, now: () => Date.now() + 60_000 })).toThrow(refusal(kind));
+    expect(() => waitForLock(lockPath, 10_000, { sleep: noSleep })).toThrow(refusal(kind));
+    expect(() => lockHolder(lockPath)).toThrow(refusal(kind));
+    expect(() => holdLock(lockPath, refusals)).toThrow(refusal(kind)); // in its own words, not the caller's `cannot`
+    expect(readdirSync(dir).sort()).toEqual(before);
+  }
+
+  it('a directory', () => {
+    mkdirSync(lockPath);
+    refusedEverywhere('a directory');
+  });
+
+  it('a symbolic link, to a lock or to nothing: never followed', () => {
+    const target = join(dir, 'elsewhere.lock');
+    writeFileSync(target, owner(notRunningPid()));
+    symlinkSync(target, lockPath);
+    refusedEverywhere('a symbolic link');
+    expect(readFileSync(target, 'utf8')).toContain('"token":"other"'); // not taken over through the link
+    rmSync(target);
+    refusedEverywhere('a symbolic link');
+  });
+
+  it.runIf(process.platform !== 'win32')('a socket', async () => {
+    server = createServer();
+    await new Promise<void>((resolve) => server?.listen(lockPath, resolve));
+    refusedEverywhere('a socket');
+  });
+
+  it('a lock replaced by something else while held: its release leaves that alone, and does not throw', () => {
+    const held = tryLock(lockPath);
+    if (!('release' in held)) throw new Error('not locked');
+    rmSync(lockPath);
+    mkdirSync(lockPath);
+    held.release();
+    expect(readdirSync(dir)).toEqual(['file.lock']);
   });
 });
