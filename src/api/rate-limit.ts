@@ -114,7 +114,7 @@ interface Window {
 
 /** Budget assumed until a server states one: the API's documented 100 requests per minute. */
 const ASSUMED_LIMIT = DOCUMENTED_RATE_LIMIT;
-/** Window length assumed when a window rolls over locally, and the span the pace spreads a budget over. */
+/** The documented window (a minute): the pace's span until the server's resets show another. */
 const WINDOW_MS = DOCUMENTED_RATE_WINDOW_MS;
 
 /** Server resets within this of each other are the same window (reset values have whole-second resolution). */
@@ -158,6 +158,8 @@ export class RateLimiter {
    * or its length in ms (the first answer of a window came just after the last one's reset). Undefined: the minute.
    */
   #windowShown: number | 'short' | undefined;
+  /** The shortest gap between two of the server's resets seen: no window of its outlasts it. */
+  #shortestGapMs = Number.POSITIVE_INFINITY;
   /** Emits 'change' when a request finishes or the budget changes (acquire waits for it while probing). */
   readonly #changes = new EventEmitter().setMaxListeners(0);
 
@@ -240,30 +242,40 @@ export class RateLimiter {
    * When `count` more requests may start back to back (epoch ms; now when they may go at once), for a poller that
    * chooses its own moments (the follow engine's rounds). The budget is the server's stated limit, or the documented 100
    * when `steady()` or a 429 made it assumed; with neither there is none, and the answer is now (or a 429's "not
-   * before"). Three rules, the latest wins:
-   * - evenly: the requests granted since polling started (`steady`), spread at limit-per-minute, have caught up; up to
+   * before"). It is spread over the window the server's resets show (`#spanMs`: its length, else the documented
+   * minute). The rules, the latest wins:
+   * - evenly: the requests granted since polling started (`steady`), spread at limit-per-window, have caught up; up to
    *   `burst` may go at once after a quiet spell (a round's worth, or a new task's quick first polls), so rounds come
    *   apart at the budget's rate;
-   * - no minute (any 60 s, whatever window the server counts in) holds more than the limit, bursts included;
+   * - no span of a window's length holds more than the limit, bursts included, unless the server's own count says the
+   *   requests fit: a window it stated, not yet reset, with `count` left (what was sent before is in its count);
    * - a server-stated window with nothing left, or a 429, waits for its reset.
-   * A larger stated limit lets polling go faster, a smaller one slower. `count` and `burst` are clamped to the limit.
+   * And none holds a request past the reset of the window the server stated (plus the margin): then its whole budget is
+   * back. A larger stated limit lets polling go faster, a smaller one slower. `count` and `burst` are clamped to the
+   * limit.
    */
   readyAt(count: number, burst = 1): number {
     const now = this.#clock.now();
-    let at = Math.max(now, this.#blockedUntilMs);
+    const blocked = Math.max(now, this.#blockedUntilMs);
+    let at = blocked;
     const limit = this.#paceLimit();
     if (limit === undefined) return at;
+    const span = this.#spanMs();
     const n = Math.min(limit, Math.max(1, Math.floor(count)));
     const allowance = Math.min(limit, Math.max(n, Math.floor(burst)));
-    const interval = WINDOW_MS / limit;
+    const interval = span / limit;
     at = Math.max(at, this.#evenAt + (n - allowance) * interval);
-    this.#forget(now);
-    const over = this.#sent.length + n - limit;
-    if (over > 0) at = Math.max(at, (this.#sent[over - 1] ?? now) + WINDOW_MS);
     const window = this.#window;
+    const stated =
+      this.#stated && window !== undefined && window.fromServer && now < window.resetAtMs ? window : undefined;
+    this.#forget(now);
+    const recent = this.#sent.filter((t) => t > now - span);
+    const over = recent.length + n - limit;
+    if (over > 0) at = Math.max(at, (recent[over - 1] ?? now) + span);
     // As acquire does: a spent window waits for its reset and the margin; a 429's window ends with its "not before".
     const spent = this.#stated && window !== undefined && window.remaining <= 0 && now < window.resetAtMs;
     if (spent && window.resetAtMs > this.#blockedUntilMs) at = Math.max(at, window.resetAtMs + this.#resetMarginMs);
+    if (stated !== undefined) at = Math.min(at, Math.max(blocked, stated.resetAtMs + this.#resetMarginMs));
     return at;
   }
 
@@ -288,7 +300,7 @@ export class RateLimiter {
   /**
    * Long-running polling (wait, watch) from here on: while the server states no budget, keep to the documented
    * 100 requests/min rather than going at full speed until a 429. The even pace starts here: requests sent before
-   * (a create's chunks) still count against the minute and the server's window, but are no debt the first round
+   * (a create's chunks) still count against the window (`#spanMs`) and the server's budget, but are no debt the first round
    * waits out (docs/behaviour.md#pacing-and-the-rate-limit).
    */
   steady(): void {
@@ -350,7 +362,10 @@ export class RateLimiter {
     this.#lastServerResetMs = resetAtMs;
     if (last === undefined) return;
     const gap = resetAtMs - last;
-    const neighbours = this.#clock.now() - last <= this.#resetMarginMs + SAME_WINDOW_TOLERANCE_MS;
+    const now = this.#clock.now();
+    const neighbours = now - last <= this.#resetMarginMs + SAME_WINDOW_TOLERANCE_MS;
+    const spanBefore = this.#spanMs();
+    this.#shortestGapMs = Math.min(this.#shortestGapMs, gap);
     if (neighbours) {
       const fives = Math.round(gap / 5000) * 5000;
       const length = Math.abs(gap - fives) <= SAME_WINDOW_TOLERANCE_MS ? fives : Math.round(gap / 1000) * 1000;
@@ -358,6 +373,21 @@ export class RateLimiter {
     } else if (gap < WINDOW_MS - SAME_WINDOW_TOLERANCE_MS) {
       this.#windowShown = 'short';
     }
+    // What the even pace still owes was counted at the old span's rate: owed at the new one from here on.
+    if (this.#evenAt > now) this.#evenAt = now + ((this.#evenAt - now) * this.#spanMs()) / spanBefore;
+  }
+
+  /**
+   * The span the pace spreads a budget over, and the one no stretch of which holds more than the limit: the server's
+   * window as its resets show it. Its length when they show it; for a shorter window whose length they do not show,
+   * the shortest gap between two resets (no window outlasts it; the tolerance covers whole-second reset values);
+   * else the documented minute.
+   */
+  #spanMs(): number {
+    const shown = this.#windowShown;
+    if (typeof shown === 'number') return Math.min(shown, WINDOW_MS);
+    if (shown === 'short') return Math.min(this.#shortestGapMs + SAME_WINDOW_TOLERANCE_MS, WINDOW_MS);
+    return WINDOW_MS;
   }
 
   /** The budget the pace spreads: the stated limit, the documented one when assumed, none otherwise. */
@@ -371,11 +401,11 @@ export class RateLimiter {
     this.#inFlight += 1;
     this.#forget(now);
     this.#sent.push(now);
-    const interval = WINDOW_MS / (this.#paceLimit() ?? ASSUMED_LIMIT);
+    const interval = this.#spanMs() / (this.#paceLimit() ?? ASSUMED_LIMIT);
     this.#evenAt = Math.max(this.#evenAt, now) + interval;
   }
 
-  /** Drops grants older than a window: they no longer count against any minute the pace looks at. */
+  /** Drops grants older than the documented minute, the longest span the pace looks at. */
   #forget(now: number): void {
     let old = 0;
     while (old < this.#sent.length && (this.#sent[old] ?? now) <= now - WINDOW_MS) old++;
@@ -394,7 +424,7 @@ export class RateLimiter {
       this.#window = {
         limit: window.limit,
         remaining: window.limit,
-        resetAtMs: now + WINDOW_MS,
+        resetAtMs: now + this.#spanMs(),
         fromServer: false,
       };
       return this.#window;

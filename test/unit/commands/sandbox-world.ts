@@ -60,6 +60,8 @@ interface WorldOptions {
   clockSkewMs?: number;
   /** Requests a minute the sandbox allows (and states in `X-RateLimit-*`); default 0, none. */
   rateLimit?: number;
+  /** The length of the sandbox's rate-limit window, ms (`--rate-window`); default a minute. */
+  rateWindowMs?: number;
   /** Virtual milliseconds each item takes (`slow-` items 10×); default 0, so a task is done as it is made. */
   itemMs?: number;
 }
@@ -73,6 +75,7 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
     port: 0,
     itemMs: options.itemMs ?? 0,
     rateLimit: options.rateLimit ?? 0,
+    ...(options.rateWindowMs === undefined ? {} : { rateWindowMs: options.rateWindowMs }),
     clock,
     balance: 10_000_000,
     dialects: options.dialects ?? [],
