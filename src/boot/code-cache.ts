@@ -10,7 +10,7 @@
  * length. V8 refuses a cache made by another V8 or with other flags, and then the run compiles as usual.
  */
 import * as nodeFs from 'node:fs';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -59,8 +59,8 @@ export function requireWithCodeCache(
   const key = `${stat.ino}-${stat.size}-${stat.mtimeMs}\n`;
   let cachedData: Buffer | undefined;
   try {
-    const saved = readFileSync(cacheFile);
-    if (saved.subarray(0, key.length).toString('latin1') === key) cachedData = saved.subarray(key.length);
+    const saved = readCacheFile(cacheFile);
+    if (saved?.subarray(0, key.length).toString('latin1') === key) cachedData = saved.subarray(key.length);
   } catch {
     // none yet, or unreadable: compiled as usual, and saved at exit
   }
@@ -79,6 +79,20 @@ export function requireWithCodeCache(
   const module = { exports: {} as unknown };
   run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   return { exports: module.exports, save };
+}
+
+/**
+ * The cache file's bytes, or undefined when it is not a regular file. Opened without blocking and without following a
+ * link: a FIFO put there would hold a plain open for good, at start, before any signal is handled
+ * (docs/behaviour.md#cache-directory). Whatever is there is replaced by the run's save.
+ */
+function readCacheFile(path: string): Buffer | undefined {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd) : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

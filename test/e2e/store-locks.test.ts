@@ -5,12 +5,13 @@
  * tsx each start cost over a second of CPU).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { codeCacheFile } from '../../src/boot/code-cache.js';
 import { CompletionCacheStore } from '../../src/store/cache.js';
 import { openConfig } from '../../src/store/config-file.js';
 import { postsReceived, runCli, startWorld, type E2EWorld } from './harness.js';
@@ -190,5 +191,30 @@ describe('a FIFO at a lock path', () => {
       expect(readdirSync(dirOf)).toEqual([lock.slice(dirOf.length + 1)]);
     }
     expect(existsSync(join(cfg, 'config.json'))).toBe(false);
+  }, 60_000);
+});
+
+/**
+ * A FIFO where the bundle's code cache is expected (boot/code-cache.ts): read at start, before any signal handler, a
+ * blocking open would hold the process for good. It is passed over as no cache, and the run's save replaces it.
+ */
+describe('a FIFO at the code cache file', () => {
+  it('starts as without a cache, and the save at exit puts a cache file in its place', async () => {
+    const cache = join(root, 'cache');
+    const bundle = fileURLToPath(new URL('../../dist/taskctl.cjs', import.meta.url));
+    const file = codeCacheFile(join(cache, 'compile', 'taskctl'), ['config'], bundle);
+    mkdirSync(join(cache, 'compile', 'taskctl'), { recursive: true, mode: 0o700 });
+    if (spawnSync('mkfifo', [file]).status !== 0) return; // no mkfifo on this platform
+    const env = {
+      HOME: root,
+      TASKCTL_CONFIG_DIR: join(root, 'config'),
+      TASKCTL_CACHE_DIR: cache,
+      TASKCTL_STATE_DIR: join(root, 'state'),
+    };
+    const started = Date.now();
+    const result = await runCli(['config', 'path'], { env, timeoutMs: 20_000 });
+    expect(Date.now() - started).toBeLessThan(15_000); // a hang is killed at 20 s
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(lstatSync(file).isFile()).toBe(true);
   }, 60_000);
 });
