@@ -22,8 +22,11 @@ import {
 import { ConfigShapeSchema, ProfileSchema, type ConfigFile, type Profile } from './config-schema.js';
 import { lockTimeoutError, waitForLock } from './lock-file.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
+import { writeAdvice } from './write-advice.js';
 
 export const DEFAULT_PROFILE = 'default';
+/** The next step of every config write that failed, after the cause's own (write-advice.ts). */
+const ELSEWHERE = 'set TASKCTL_CONFIG_DIR to another directory';
 /** How long a change waits for another process's change to finish (each holds the lock for milliseconds). */
 const CONFIG_LOCK_TIMEOUT_MS = 10_000;
 /** A lock older than this is left by a hung or killed process, even if its pid was reused. */
@@ -127,7 +130,7 @@ function updateConfig(
   if (problem !== undefined)
     throw new UsageError(
       `cannot make the config directory ${dir}: ${describeDirectoryProblem(problem)}`,
-      'Set TASKCTL_CONFIG_DIR to a writable directory.',
+      writeAdvice(problem, ELSEWHERE, 'Set TASKCTL_CONFIG_DIR to a writable directory.'),
     );
   const lockPath = `${path}.lock`;
   let lock;
@@ -136,7 +139,7 @@ function updateConfig(
   } catch (error) {
     throw new UsageError(
       `cannot lock the config file (${lockPath}): ${systemErrorWords(error)}`,
-      'Check the directory permissions, or set TASKCTL_CONFIG_DIR.',
+      writeAdvice(error, ELSEWHERE),
     );
   }
   if (!('release' in lock))
@@ -155,7 +158,7 @@ function updateConfig(
     if (error instanceof UsageError) throw error;
     throw new UsageError(
       `cannot write the config file ${path}: ${systemErrorWords(error)}`,
-      'Check the disk and the directory permissions, or set TASKCTL_CONFIG_DIR.',
+      writeAdvice(error, ELSEWHERE),
     );
   } finally {
     lock.release();

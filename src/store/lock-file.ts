@@ -278,13 +278,16 @@ export function tryLock(path: string, options: LockOptions = {}): HeldLock | { h
  */
 export function holdLock(
   path: string,
-  refusals: { cannot: (reason: string) => UsageError; inUse: (holder: LockOwner | undefined) => UsageError },
+  refusals: {
+    cannot: (reason: string, error: unknown) => UsageError;
+    inUse: (holder: LockOwner | undefined) => UsageError;
+  },
 ): HeldLock {
   let lock;
   try {
     lock = tryLock(path);
   } catch (error) {
-    throw refusals.cannot(systemErrorWords(error));
+    throw refusals.cannot(systemErrorWords(error), error);
   }
   if ('release' in lock) return lock;
   throw refusals.inUse(lock.heldBy);
