@@ -12,6 +12,7 @@ import { cachedHelp, helpCommandPath, type HelpTexts } from './boot/help.js';
 import type * as Bundle from './bundle.js';
 import { cacheDirectory } from './store/cache-dir.js';
 import { describeDirectoryProblem, makeDirectory } from './store/make-dir.js';
+import { writeAdvice } from './store/write-advice.js';
 import { blockOnPipe, guardStdout, writeWhole } from './output/stdout-guard.js';
 import { releaseHungUpTerminals } from './boot/hung-up-terminal.js';
 
@@ -83,7 +84,7 @@ function usableCacheDir(cacheDir: string, dir: string): boolean {
   if (problem === undefined) return true;
   process.stderr.write(
     `warning: running without the cache directory ${cacheDir}: ${describeDirectoryProblem(problem)}. ` +
-      'Set TASKCTL_CACHE_DIR to a writable directory.\n',
+      `${writeAdvice(problem, 'set TASKCTL_CACHE_DIR to another directory', 'Set TASKCTL_CACHE_DIR to a writable directory.')}\n`,
   );
   return false;
 }

@@ -78,15 +78,32 @@ export async function runLogin(
     throw error;
   }
   const { normaliseBaseUrl } = await import('../api/base-url.js');
-  const config = await ctx.config();
   const profile = settings.profile.value;
-  await config.set(profile, 'base-url', normaliseBaseUrl(settings.baseUrl.value));
-  await config.set(profile, 'api-key', key);
+  let config;
+  let baseUrlSaved = false;
+  try {
+    config = await ctx.config();
+    await config.set(profile, 'base-url', normaliseBaseUrl(settings.baseUrl.value));
+    baseUrlSaved = true;
+    await config.set(profile, 'api-key', key);
+  } catch (error) {
+    throw notSaved(error, baseUrlSaved);
+  }
   ctx.printer.success(
     `Logged in to ${normaliseBaseUrl(settings.baseUrl.value)} (profile "${profile}", key ${maskKey(key)}, balance ${formatCount(balance.balance)} ${balance.currency}); saved in ${config.path}`,
   );
   if (ctx.env.TASKCTL_API_KEY && ctx.env.TASKCTL_API_KEY !== key)
     ctx.printer.warn('TASKCTL_API_KEY is set and takes precedence over the saved key.');
+}
+
+/**
+ * A key the service accepted that the config file could not take (a full disk, a read-only directory, a held lock):
+ * the store's error, its exit code and its advice, saying the key was fine and what was saved (docs/commands.md#auth).
+ */
+function notSaved(error: unknown, baseUrlSaved: boolean): unknown {
+  if (!(error instanceof CliError)) return error;
+  const saved = baseUrlSaved ? 'the key was not saved (the base URL was)' : 'nothing was saved';
+  return new CliError(`${error.message}; the service accepted the key, but ${saved}`, error.exitCode, error.hint);
 }
 
 /** Whether the key works, with the balance and rate-limit budget the check revealed. */

@@ -23,8 +23,11 @@ import {
 import { ConfigShapeSchema, ProfileSchema, type ConfigFile, type Profile } from './config-schema.js';
 import { lockTimeoutError, waitForLock } from './lock-file.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
+import { writeAdvice } from './write-advice.js';
 
 export const DEFAULT_PROFILE = 'default';
+/** The next step of every config write that failed, after the cause's own (write-advice.ts). */
+const ELSEWHERE = 'set TASKCTL_CONFIG_DIR to another directory';
 /** How long a change waits for another process's change to finish (each holds the lock for milliseconds). */
 const CONFIG_LOCK_TIMEOUT_MS = 10_000;
 /** A lock older than this is left by a hung or killed process, even if its pid was reused. */
@@ -128,7 +131,7 @@ function updateConfig(
   if (problem !== undefined)
     throw new UsageError(
       `cannot make the config directory ${dir}: ${describeDirectoryProblem(problem)}`,
-      'Set TASKCTL_CONFIG_DIR to a writable directory.',
+      writeAdvice(problem, ELSEWHERE, 'Set TASKCTL_CONFIG_DIR to a writable directory.'),
     );
   const lockPath = `${path}.lock`;
   let lock;
@@ -138,7 +141,7 @@ function updateConfig(
     if (error instanceof NotRegularFileError) throw error; // a FIFO, directory… at the lock's path: named, with what to do
     throw new UsageError(
       `cannot lock the config file (${lockPath}): ${systemErrorWords(error)}`,
-      'Check the directory permissions, or set TASKCTL_CONFIG_DIR.',
+      writeAdvice(error, ELSEWHERE),
     );
   }
   if (!('release' in lock))
@@ -157,7 +160,7 @@ function updateConfig(
     if (error instanceof UsageError) throw error;
     throw new UsageError(
       `cannot write the config file ${path}: ${systemErrorWords(error)}`,
-      'Check the disk and the directory permissions, or set TASKCTL_CONFIG_DIR.',
+      writeAdvice(error, ELSEWHERE),
     );
   } finally {
     lock.release();

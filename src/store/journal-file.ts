@@ -27,6 +27,7 @@ import { NotRegularFileError, readRegularEnds, readRegularPieces } from './atomi
 import { shellWord } from '../lib/shell-word.js';
 import { heldLockHint, holderWords, lockHolder, tryLock, type HeldLock } from './lock-file.js';
 import { JournalMovedError, JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
+import { writeAdvice } from './write-advice.js';
 
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
 const UNREADABLE_LINE = '(unreadable)';
@@ -107,7 +108,11 @@ export class JournalFile {
         });
       throw new UsageError(
         `cannot write the journal ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : systemErrorWords(error)}`,
-        'Pass a --journal path in a writable directory.',
+        writeAdvice(
+          error,
+          'pass a --journal path in another directory',
+          'Pass a --journal path in a writable directory.',
+        ),
       );
     }
     if (!fstatSync(fd).isFile()) {
@@ -150,7 +155,11 @@ export class JournalFile {
       if (error instanceof UsageError) throw error;
       throw new UsageError(
         `cannot open the journal ${path}: ${systemErrorWords(error)}`,
-        'Pass a --journal path in a writable directory.',
+        writeAdvice(
+          error,
+          'pass a --journal path in another directory',
+          'Pass a --journal path in a writable directory.',
+        ),
       );
     }
   }
@@ -546,7 +555,7 @@ function lockJob(path: string, lockPath: string, content?: Record<string, unknow
     if (readFirstRecord(path) === undefined) {
       throw new NewJobLockError(
         message,
-        `Free space in ${dirname(lockPath)} (or make it writable), or pass a --journal path elsewhere, then run the same command again.`,
+        writeAdvice(error, 'pass a --journal path in another directory, then run the same command again'),
         reason,
       );
     }

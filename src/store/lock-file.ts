@@ -320,14 +320,17 @@ export function tryLock(path: string, options: LockOptions = {}): HeldLock | { h
  */
 export function holdLock(
   path: string,
-  refusals: { cannot: (reason: string) => UsageError; inUse: (holder: LockOwner | undefined) => UsageError },
+  refusals: {
+    cannot: (reason: string, error: unknown) => UsageError;
+    inUse: (holder: LockOwner | undefined) => UsageError;
+  },
 ): HeldLock {
   let lock;
   try {
     lock = tryLock(path);
   } catch (error) {
     if (error instanceof NotRegularFileError) throw error; // names the lock, and what to do: in no caller's words
-    throw refusals.cannot(systemErrorWords(error));
+    throw refusals.cannot(systemErrorWords(error), error);
   }
   if ('release' in lock) return lock;
   throw refusals.inUse(lock.heldBy);

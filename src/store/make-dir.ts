@@ -18,6 +18,8 @@ export interface DirectoryProblem {
   readonly at: string;
   /** Plain words, e.g. `is a file, not a directory`; never an errno name. */
   readonly reason: string;
+  /** The system's error code when a mkdir failed (ENOSPC, EROFS, EACCES): what the advice is chosen by (write-advice.ts). */
+  readonly code?: string;
 }
 
 /** `/a/b is a file, not a directory`: the component and what is wrong with it, for a message after a colon. */
@@ -47,7 +49,13 @@ export function makeDirectory(path: string, mode = 0o700): DirectoryProblem | un
   for (const part of parts) {
     current = current === root ? `${root}${part}` : `${current}${sep}${part}`;
     const problem = ensureComponent(current, mode);
-    if (problem !== undefined) return { path: target, at: problem.at ?? current, reason: problem.reason };
+    if (problem !== undefined)
+      return {
+        path: target,
+        at: problem.at ?? current,
+        reason: problem.reason,
+        ...(problem.code === undefined ? {} : { code: problem.code }),
+      };
   }
   return undefined;
 }
@@ -64,6 +72,7 @@ function isDirectory(path: string): boolean {
 interface ComponentProblem {
   readonly at?: string;
   readonly reason: string;
+  readonly code?: string;
 }
 
 /** One component: a directory already, or made now (a race with another run making it is fine). */
@@ -84,7 +93,7 @@ function ensureComponent(component: string, mode: number): ComponentProblem | un
           ? { reason: 'keeps appearing and vanishing' }
           : again;
     }
-    return mkdirProblem(component, code);
+    return { ...mkdirProblem(component, code), ...(code === '' ? {} : { code }) };
   }
 }
 

@@ -11,6 +11,7 @@ import { readRegularFile, removeLeftoverTemps, writeFileAtomicSync } from './ato
 import { lockTimeoutError, waitForLock } from './lock-file.js';
 import { ownerGone, thisOwner } from './process-owner.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
+import { writeAdvice } from './write-advice.js';
 
 const WiringSchema = z.object({
   pid: z.number(),
@@ -101,7 +102,11 @@ export class WebhookWirings {
     if (problem !== undefined)
       throw new UsageError(
         `cannot make the cache directory ${this.dir}: ${describeDirectoryProblem(problem)}`,
-        'Set TASKCTL_CACHE_DIR to a writable directory.',
+        writeAdvice(
+          problem,
+          'set TASKCTL_CACHE_DIR to another directory',
+          'Set TASKCTL_CACHE_DIR to a writable directory.',
+        ),
       );
     const lockPath = `${this.path}.lock`;
     const lock = waitForLock(lockPath, LOCK_TIMEOUT_MS, { staleAfterMs: LOCK_STALE_MS });

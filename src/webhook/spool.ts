@@ -30,6 +30,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { readRegularFile, writeFileAtomicSync } from '../store/atomic-file.js';
 import { JOB_RECORD_START } from '../store/journal-head.js';
 import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
+import { writeAdvice } from '../store/write-advice.js';
 import { heldLockHint, holderWords, holdLock, lockHolder, type HeldLock } from '../store/lock-file.js';
 import { shellWord } from '../lib/shell-word.js';
 import { systemErrorWords, UsageError } from '../errors.js';
@@ -109,7 +110,7 @@ export class Spool {
     if (problem)
       throw new UsageError(
         `cannot make the directory of the spool file ${file}: ${describeDirectoryProblem(problem)}`,
-        'Pass a --spool file in a writable directory.',
+        spoolAdvice(problem),
       );
     const lock = lockSpool(file);
     try {
@@ -265,10 +266,7 @@ export class Spool {
       writeFileAtomicSync(this.file, text);
       this.handle = await open(this.file, 'a', 0o600);
     } catch (error) {
-      throw new UsageError(
-        `cannot write the spool file ${this.file}: ${systemErrorWords(error)}`,
-        'Pass a --spool file in a writable directory.',
-      );
+      throw new UsageError(`cannot write the spool file ${this.file}: ${systemErrorWords(error)}`, spoolAdvice(error));
     }
     this.written = Buffer.byteLength(text);
   }
@@ -357,11 +355,8 @@ function lockSpool(file: string): HeldLock {
   }
   const lockPath = `${file}.lock`;
   return holdLock(lockPath, {
-    cannot: (reason) =>
-      new UsageError(
-        `cannot lock the spool file ${file} (${lockPath}): ${reason}`,
-        'Pass a --spool file in a writable directory.',
-      ),
+    cannot: (reason, error) =>
+      new UsageError(`cannot lock the spool file ${file} (${lockPath}): ${reason}`, spoolAdvice(error)),
     inUse: (holder) => inUse(holder, lockPath),
   });
 }
@@ -385,4 +380,9 @@ function refuseOtherNames(file: string): void {
     `the spool file ${file} has ${names} names (hard links): a listener locks its spool by its name, so one through another name could run the same events again; nothing was read or run`,
     `Keep one name: remove ${shellWord(file)} and pass the other (find -samefile lists a file's names); a copy would run the same events again.`,
   );
+}
+
+/** The next step when the spool cannot be written, by the cause (store/write-advice.ts). */
+function spoolAdvice(cause: unknown): string {
+  return writeAdvice(cause, 'pass a --spool file in another directory', 'Pass a --spool file in a writable directory.');
 }

@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configDirectory, openConfig } from '../../../src/store/config-file.js';
 import { UsageError } from '../../../src/errors.js';
 import { notRunningPid } from '../pids.js';
-import { chmodFails, readOnlyFs, withFailingFs } from './failing-fs.js';
+import { chmodFails, readOnlyFs, whileFailingFs, withFailingFs, writesFailUnder } from './failing-fs.js';
 
 let root: string;
 let dir: string;
@@ -198,7 +198,9 @@ describe("a config it cannot change (a read-only file system, another user's fil
     expect((error as UsageError).message).toBe(
       `cannot lock the config file (${join(dir, 'config.json.lock')}): the file system is read-only`,
     );
-    expect((error as UsageError).hint).toMatch(/TASKCTL_CONFIG_DIR/);
+    expect((error as UsageError).hint).toBe(
+      'Its file system is read-only: set TASKCTL_CONFIG_DIR to another directory.',
+    );
     expect(readdirSync(dir)).toEqual(['config.json']);
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe('{"profiles":{}}');
   });
@@ -206,6 +208,37 @@ describe("a config it cannot change (a read-only file system, another user's fil
 
 describe('config files are what they claim to be', () => {
   const open = () => openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {});
+
+  it('a full disk: the advice asks for space (never the permissions), at the directory, the lock and the file', async () => {
+    const full = writesFailUnder(root);
+    const made = await whileFailingFs(full, async () =>
+      (await openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).set('default', 'output', 'csv'),
+    ).catch((e: unknown) => e);
+    expect(made).toMatchObject({
+      exitCode: 2,
+      message: `cannot make the config directory ${dir}: ${dir} cannot be made: the disk is full`,
+      hint: 'Free space there, or set TASKCTL_CONFIG_DIR to another directory.',
+    });
+    mkdirSync(dir, { mode: 0o700 });
+    const config = await openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {});
+    const locked = await whileFailingFs(full, () => config.set('default', 'output', 'csv')).catch((e: unknown) => e);
+    expect(locked).toMatchObject({
+      exitCode: 2,
+      message: `cannot lock the config file (${join(dir, 'config.json.lock')}): the disk is full`,
+      hint: 'Free space there, or set TASKCTL_CONFIG_DIR to another directory.',
+    });
+    // The lock taken, the file's temp finds the disk full.
+    const fileOnly: typeof full = (name, args) => (String(args[0]).includes('.lock') ? undefined : full(name, args));
+    const written = await whileFailingFs(fileOnly, () => config.set('default', 'output', 'csv')).catch(
+      (e: unknown) => e,
+    );
+    expect(written).toMatchObject({
+      exitCode: 2,
+      message: `cannot write the config file ${join(dir, 'config.json')}: the disk is full`,
+      hint: 'Free space there, or set TASKCTL_CONFIG_DIR to another directory.',
+    });
+    expect(readdirSync(dir)).toEqual([]);
+  });
 
   it('refuses a symlinked config.json with exit 2 and never chmods its target', async () => {
     mkdirSync(dir, { mode: 0o700 });

@@ -17,8 +17,8 @@ function systemError(code: string, name: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: failed, ${name.replace(/Sync$/, '')}`), { code, syscall: name });
 }
 
-/** Runs `work` with node:fs failing as `failure` says; the real functions are back before it returns or throws. */
-export function withFailingFs<T>(failure: FsFailure, work: () => T): T {
+/** node:fs's `*Sync` functions fail as `failure` says from now on; the function returned puts the real ones back. */
+function swapFs(failure: FsFailure): () => void {
   const real = new Map<string, unknown>();
   for (const [name, value] of Object.entries(fs)) {
     if (typeof value !== 'function' || !name.endsWith('Sync')) continue;
@@ -30,11 +30,19 @@ export function withFailingFs<T>(failure: FsFailure, work: () => T): T {
     };
   }
   syncBuiltinESMExports();
+  return () => {
+    for (const [name, value] of real) fs[name] = value;
+    syncBuiltinESMExports();
+  };
+}
+
+/** Runs `work` with node:fs failing as `failure` says; the real functions are back before it returns or throws. */
+export function withFailingFs<T>(failure: FsFailure, work: () => T): T {
+  const restore = swapFs(failure);
   try {
     return work();
   } finally {
-    for (const [name, value] of real) fs[name] = value;
-    syncBuiltinESMExports();
+    restore();
   }
 }
 
@@ -55,3 +63,24 @@ export const readOnlyFs: FsFailure = (name, args) => {
   const writes = typeof flags === 'number' ? (flags & WRITE_FLAGS) !== 0 : typeof flags === 'string' && flags !== 'r';
   return writes ? 'EROFS' : undefined;
 };
+
+/**
+ * `withFailingFs` for a command run in process (`work` awaits): node:fs fails as `failure` says until `work` settles.
+ * Only for a failure scoped to the test's own paths (`fullDiskUnder`): whatever else runs meanwhile sees it too.
+ */
+export async function whileFailingFs<T>(failure: FsFailure, work: () => Promise<T>): Promise<T> {
+  const restore = swapFs(failure);
+  try {
+    return await work();
+  } finally {
+    restore();
+  }
+}
+
+/** Every write under `dir` fails with `code` (default ENOSPC, a full disk); reads, and writes elsewhere, work. */
+export const writesFailUnder =
+  (dir: string, code = 'ENOSPC'): FsFailure =>
+  (name, args) =>
+    typeof args[0] === 'string' && (args[0] === dir || args[0].startsWith(`${dir}/`)) && readOnlyFs(name, args)
+      ? code
+      : undefined;

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeDirectoryProblem, makeDirectory } from '../../../src/store/make-dir.js';
+import { withFailingFs, writesFailUnder } from './failing-fs.js';
 
 let base: string;
 beforeEach(() => {
@@ -69,5 +70,18 @@ describe('makeDirectory', () => {
   it('names a looping symlink', { timeout: 2_000 }, () => {
     symlinkSync(join(base, 'loop'), join(base, 'loop'));
     expect(timed(join(base, 'loop', 'c')).problem?.reason).toBe('is a symlink that loops');
+  });
+
+  it.each([
+    ['ENOSPC', 'cannot be made: the disk is full'],
+    ['EROFS', 'cannot be made: the file system is read-only'],
+  ])('a mkdir failing with %s keeps its code, for the advice (write-advice.ts)', (code, reason) => {
+    const path = join(base, 'a', 'b');
+    expect(withFailingFs(writesFailUnder(base, code), () => makeDirectory(path))).toEqual({
+      path,
+      at: join(base, 'a'),
+      reason,
+      code,
+    });
   });
 });

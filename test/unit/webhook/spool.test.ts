@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Spool, spoolLimits } from '../../../src/webhook/spool.js';
 import { notRunningPid } from '../pids.js';
+import { whileFailingFs, writesFailUnder } from '../store/failing-fs.js';
 
 let dir: string;
 beforeEach(() => {
@@ -58,6 +59,26 @@ describe('the spool file’s directory', () => {
       });
     },
   );
+});
+
+describe('a spool file that cannot be written', () => {
+  it.each([
+    ['ENOSPC', 'the disk is full', 'Free space there, or pass a --spool file in another directory.'],
+    ['EACCES', 'permission denied', 'Check the directory permissions, or pass a --spool file in another directory.'],
+    [
+      'EROFS',
+      'the file system is read-only',
+      'Its file system is read-only: pass a --spool file in another directory.',
+    ],
+  ])('(%s): exit 2, the advice chosen by the cause', async (code, words, hint) => {
+    const file = join(dir, 'events.spool');
+    const error = await whileFailingFs(writesFailUnder(dir, code), () => open(file)).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 2,
+      message: `cannot lock the spool file ${file} (${file}.lock): ${words}`,
+      hint,
+    });
+  });
 });
 
 describe('a spool file that is a job journal', () => {
