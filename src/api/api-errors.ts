@@ -30,6 +30,8 @@ const UNAVAILABLE_HINT = 'Try again later; `--verbose` shows the HTTP exchange.'
 const MAX_DEPTH_TEXT = String(MAX_JSON_DEPTH);
 const REFUSED_HINT = 'taskctl does not know this error code, so it did not try again: check the message.';
 const BASE_URL_HINT = `Check that --base-url points at the task service (it should end in ${API_PREFIX})`;
+/** The advice for an answer that is not the API's: a body not JSON or nested too deep, headers HTTP cannot read. */
+export const MALFORMED_ANSWER_HINT = `${BASE_URL_HINT}, and any proxy in between.`;
 
 type ErrorClass = 'auth' | 'forbidden' | 'notFound' | 'input' | 'balance' | 'rateLimited' | 'refused' | 'unavailable';
 
@@ -227,7 +229,7 @@ export function nonJsonResponseError(
 ): UnavailableError {
   return new MalformedResponseError(
     `${requestLabel(endpoint)}: ${nonJsonDetail(status, contentType, why)}`,
-    `${BASE_URL_HINT}, and any proxy in between.`,
+    MALFORMED_ANSWER_HINT,
   );
 }
 

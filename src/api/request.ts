@@ -26,6 +26,7 @@ import {
   describeIssue,
   endpointLabel,
   isServerFault,
+  MALFORMED_ANSWER_HINT,
   malformedResponseError,
   nonJsonDetail,
   nonJsonResponseError,
@@ -649,6 +650,13 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, failure: Failure, 
   if (failure === 'transport') {
     return withCause(`${label} from ${ctx.origin}: ${plainWords(code)}${suffix}`, ex.error, reachHint(ctx, code));
   }
+  if (isUnreadableHttp(code)) {
+    // The answer came but HTTP itself could not read it: the same server sends it again, so it is final (not resent;
+    // wait and watch end at once), advised like a body that is not the API's.
+    const error = new MalformedResponseError(`${label}: ${plainWords(code)}${suffix}`, MALFORMED_ANSWER_HINT);
+    error.cause = ex.error;
+    return error;
+  }
   const text = `${label}: the request to ${ctx.origin} failed (${ctx.scrub(oneLineMessage(ex.error))})${suffix}`;
   return withCause(text, ex.error, reachHint(ctx, code));
 }
@@ -938,6 +946,11 @@ function isAnswerTimeout(code: string): boolean {
   return ANSWER_TIMEOUT_CODES.has(code);
 }
 
+/**
+ * The limit on an answer's headers, in KiB: undici's `maxHeaderSize`, Node's `http.maxHeaderSize` (16 KiB unless
+ * `--max-http-header-size` says otherwise; node:http is not loaded here only to read it).
+ */
+const MAX_HEADER_KIB = 16;
 /** Transport codes in plain words, for messages (the codes themselves stay in `--verbose`). */
 const PLAIN_WORDS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
@@ -959,7 +972,19 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
   UND_ERR_SOCKET: 'the connection closed before the answer was complete',
   UND_ERR_CLOSED: 'the connection closed before the answer was complete',
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was shorter or longer than announced',
+  // Answers HTTP itself cannot read (isUnreadableHttp): undici's parser refused them. Any other HPE_ code: NOT_HTTP.
+  UND_ERR_HEADERS_OVERFLOW: `the service's answer headers are too large (over ${MAX_HEADER_KIB} KiB)`,
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: "the service's answer is too large",
+  HPE_INVALID_HEADER_TOKEN: "the service's answer headers hold invalid characters",
 };
+
+/** Any answer llhttp refused (an `HPE_` code) that PLAIN_WORDS does not name more closely. */
+const NOT_HTTP_WORDS = "the service's answer is not valid HTTP";
+
+/** An answer that arrived but that HTTP cannot read: undici's parser errors, an answer over its size caps. */
+function isUnreadableHttp(code: string): boolean {
+  return code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
+}
 
 /** A 2xx that cannot be read (never sent again: the same server sends it again). */
 const UNREADABLE_WORDS = 'unreadable answer';
@@ -984,6 +1009,8 @@ const SHORT_WORDS: Readonly<Record<string, string>> = {
   UND_ERR_CLOSED: 'connection closed',
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: CUT_OFF_WORDS,
   [DEADLINE_CODE]: 'deadline reached',
+  UND_ERR_HEADERS_OVERFLOW: 'answer headers too large',
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: 'answer too large',
 };
 
 /**
@@ -999,12 +1026,14 @@ function transportWords(ctx: JudgeContext, ex: FailureExchange, failure: Failure
     // Headers came and the body did not end: an answer begun, not none.
     return ex.status === undefined ? `no answer in ${limit}` : `partial answer in ${limit}`;
   }
-  return Object.hasOwn(SHORT_WORDS, code) ? (SHORT_WORDS[code] ?? code) : 'connection failed';
+  if (Object.hasOwn(SHORT_WORDS, code)) return SHORT_WORDS[code] ?? code;
+  return isUnreadableHttp(code) ? 'not valid HTTP' : 'connection failed';
 }
 
 /** `connection refused` for ECONNREFUSED; an unknown code is returned as it is (better than nothing). */
 function plainWords(code: string): string {
-  return Object.hasOwn(PLAIN_WORDS, code) ? (PLAIN_WORDS[code] ?? code) : code;
+  if (Object.hasOwn(PLAIN_WORDS, code)) return PLAIN_WORDS[code] ?? code;
+  return code.startsWith('HPE_') ? NOT_HTTP_WORDS : code;
 }
 
 /** The `code` of an error or of the first error in its `cause` chain (undici and Node set one on network errors). */

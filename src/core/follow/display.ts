@@ -2,8 +2,8 @@
  * What a person or a CI log sees while `wait`/`create --wait` follow tasks: one line per task with its
  * status, counts, percent, rate, estimated time left and elapsed time. On a terminal the lines are a live block that
  * ticks; in plain mode a task gets a line when its status changes, and when its counts change no sooner than
- * max(2 s, 1/60 of the elapsed time) after its last line, plus a heartbeat each minute with fresh counts. Only tasks
- * seen are shown.
+ * max(2 s, 1/60 of the elapsed time) after its last line, plus a heartbeat each minute with fresh counts (none while
+ * the service fails: the failed rounds' warnings say how old the last answer is). Only tasks seen are shown.
  *
  * Truthful: every count shown is one the service reported (nothing is extrapolated between polls); the
  * time left is labelled as an estimate; while the service does not answer, the block says so (polling, last answer
@@ -159,6 +159,9 @@ export class FollowDisplay {
   round(): void {
     this.roundStartedAt = undefined;
     if (this.options.progress.mode !== 'lines') return;
+    // While the service fails, no line repeats old counts under a fresh time stamp (nor an elapsed time run on past
+    // what was read): each failed round's warning says how long ago the last answer came, the log's sign of life.
+    if (this.trouble !== undefined) return;
     const now = this.options.clock.now();
     for (const id of this.pending) if (now - (this.printed.get(id)?.at ?? -Infinity) >= this.gap(now)) this.print(id);
     if (now - this.lastLineAt < HEARTBEAT_MS) return;
@@ -178,7 +181,8 @@ export class FollowDisplay {
       if (views.length > HEARTBEAT_LINES) progress.log(this.summary(this.options.clock.now(), ''));
       const widths = this.widths(views);
       for (const view of rows) progress.log(this.line(view, '', 'live', widths));
-    } else if (progress.mode === 'lines') {
+    } else if (progress.mode === 'lines' && this.trouble === undefined) {
+      // After a failing end, the error names each task's last known state: no line repeats it under a fresh time.
       for (const id of this.pending) this.print(id);
     }
   }

@@ -149,3 +149,55 @@ describe('http:// to a TLS port', () => {
     }
   });
 });
+
+/** An answer HTTP itself cannot read (undici's parser refused it): plain words, the malformed-answer advice, exit 8. */
+describe('answers that are not readable HTTP', () => {
+  const MALFORMED_HINT =
+    /^Check that --base-url points at the task service \(it should end in \/api\/v1\), and any proxy in between\.$/;
+
+  it.each([
+    ['UND_ERR_HEADERS_OVERFLOW', 'Headers Overflow Error', "the service's answer headers are too large (over 16 KiB)"],
+    ['HPE_INVALID_HEADER_TOKEN', 'Invalid header value char', "the service's answer headers hold invalid characters"],
+    ['HPE_INVALID_STATUS', 'Invalid status code', "the service's answer is not valid HTTP"],
+    ['HPE_INVALID_CONSTANT', 'Expected HTTP/', "the service's answer is not valid HTTP"],
+    ['HPE_INVALID_CHUNK_SIZE', 'Invalid character in chunk size', "the service's answer is not valid HTTP"],
+    ['HPE_UNEXPECTED_CONTENT_LENGTH', 'Duplicate Content-Length', "the service's answer is not valid HTTP"],
+    ['HPE_SOMETHING_NEW', 'Some parser text', "the service's answer is not valid HTTP"],
+    ['UND_ERR_RES_EXCEEDED_MAX_SIZE', 'Response content exceeded max size', "the service's answer is too large"],
+  ])("%s: words, never undici's text; the malformed-answer advice", (code, text, words) => {
+    const error = failWith(code, text);
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe(`reading the balance: ${words}`);
+    expect(error.message).not.toContain(text);
+    expect(error.hint).toMatch(MALFORMED_HINT);
+  });
+
+  it('a loopback server sending a 200 KB header: `show 1` says so in words, exit 8, sent once', async () => {
+    let requests = 0;
+    const server = createNetServer((socket) => {
+      socket.on('error', () => undefined); // the client drops the connection mid-header: a reset here
+      socket.once('data', () => {
+        requests++;
+        const junk = 'x'.repeat(200 * 1024);
+        socket.end(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-junk: ${junk}\r\ncontent-length: 2\r\n\r\n{}`,
+        );
+      });
+    });
+    try {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const result = await runTaskctl(['show', '1'], {
+        env: { TASKCTL_BASE_URL: `http://127.0.0.1:${port}/api/v1`, TASKCTL_API_KEY: 'sk_test' },
+      });
+      expect(result.code).toBe(ExitCode.unavailable);
+      expect(result.stderr).toBe(
+        "error: reading task 1: the service's answer headers are too large (over 16 KiB)\n" +
+          'Check that --base-url points at the task service (it should end in /api/v1), and any proxy in between.\n',
+      );
+      expect(requests).toBe(1);
+    } finally {
+      server.close();
+    }
+  });
+});
