@@ -98,7 +98,7 @@ export async function runLogin(
 
 /**
  * A key the service accepted that the config file could not take (a full disk, a read-only directory, a held lock):
- * the store's error, its exit code and its advice, saying the key was fine and what was saved (docs/commands.md#auth).
+ * the store's error, its exit code and its advice, saying the key was fine and what was saved (docs/commands.md#taskctl-auth-loginstatuslogout).
  */
 function notSaved(error: unknown, baseUrlSaved: boolean): unknown {
   if (!(error instanceof CliError)) return error;
