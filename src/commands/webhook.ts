@@ -56,7 +56,8 @@ export function registerWebhook(program: Command, run: RunAction): void {
         ' (exit 0); a second Ctrl-C abandons it and lists the events not run (exit 130). A closed stdout (| head -1)' +
         ' stops it the same way, the event it could not print answered 500.\n' +
         'Catch-up events wait for a place in the queue (taking at most half of it) instead of being refused; Ctrl-C' +
-        ' during catch-up says how many were not handed on and the --catch-up or --catch-up-task flags for them.\n' +
+        ' during catch-up says how many were not handed on and the --catch-up or --catch-up-task flags for them. A' +
+        ' catch-up that cannot read the tasks stops the listener the same way, then exits with its error (8, 7, 5).\n' +
         'With --spool a command still running when the listener was killed runs again at the next start (at least' +
         ' once): make it idempotent, keyed on $TASKCTL_TASK_ID and $TASKCTL_EVENT.\n',
     )

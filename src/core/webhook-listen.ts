@@ -9,6 +9,7 @@ import { eventPrinter } from '../webhook/event-printer.js';
 import type { Output, Process, Runtime, Service } from './capabilities.js';
 import { wireListener, type Unwire } from './webhook-wiring.js';
 import { serviceNow } from './server-time.js';
+import { sandboxAwareHint } from './sandbox-hint.js';
 
 export interface ListenOptions {
   port: number;
@@ -87,6 +88,9 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
     throw error;
   });
   let unwire: Unwire | undefined;
+  // A failure once the port is bound (the wiring, the catch-up's reads) stops the listener the usual way rather than
+  // leaving its server open: said at once, then the stop, and the run ends with its exit code.
+  let failure: { error: unknown } | undefined;
   try {
     unwire = await wireListener(ctx, listener.url, options.wire);
     ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
@@ -94,15 +98,25 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
       await catchUp(ctx, listener, options.catchUp, catchUpIds);
     await Promise.race([interrupted(ctx.signal), interrupted(outputLost.signal)]);
   } catch (error) {
-    await unwire?.();
-    throw error;
+    failure = { error };
   }
-  const again = new Promise<'again'>((resolve) => ctx.onInterruptAgain(() => resolve('again')));
-  const why = ctx.signal.aborted ? '' : " (stdout's reader went away)";
+  const reported = failure?.error instanceof CliError ? failure.error : undefined;
+  if (reported) {
+    ctx.exitCode = reported.exitCode; // before anything else is printed: a reader gone meanwhile does not make it 0
+    ctx.printer.error(reported.message, sandboxAwareHint(ctx.ephemeralSandbox, reported.hint));
+  }
+  // The stop asked for once more abandons the events in hand: after a Ctrl-C, the next one; after a failure or a lost
+  // stdout, the first (main.ts hears it as the signal; a process also asks onInterruptAgain).
+  const signalledBefore = ctx.signal.aborted;
+  const again = new Promise<'again'>((resolve) => {
+    ctx.onInterruptAgain(() => resolve('again'));
+    if (!signalledBefore) void interrupted(ctx.signal).then(() => resolve('again'));
+  });
+  const why = signalledBefore ? '' : failure ? ' (after the error above)' : " (stdout's reader went away)";
   // In the order the lines say: refuse new deliveries (503: the service sends them again), put the sandbox's URL back
   // at once so its retries go there rather than to a listener that is closing, then finish the events in hand.
   ctx.printer.info(
-    `stopping${why}: new deliveries get 503; finishing the events in hand (Ctrl-C again to abandon them)`,
+    `stopping${why}: new deliveries get 503; finishing the events in hand (Ctrl-C ${signalledBefore ? 'again ' : ''}to abandon them)`,
   );
   const closing = listener.close().then(() => 'done' as const);
   closing.catch(() => undefined); // awaited below, after the URL is put back
@@ -114,17 +128,19 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
   // A closed pipe ends the run quietly (exit 0), as for any command; another write error is exit 14.
   if (lost !== undefined && lost.code !== 'EPIPE' && how === 'done')
     throw new CliError(`cannot write the output (${systemErrorWords(lost)})`, ExitCode.outputFailed);
-  if (how === 'done') return;
-  const left = await listener.abandon();
-  if (left.length === 0) return;
-  const shown = left.slice(0, 20).map((job) => job.label);
-  const more = left.length > shown.length ? ` and ${left.length - shown.length} more` : '';
-  throw new InterruptedError(
-    `abandoned ${left.length} event(s) whose command did not run or finish: ${shown.join(', ')}${more}`,
-    options.spool === undefined
-      ? 'With --spool FILE they would run at the next start.'
-      : `They stay in ${options.spool} and run at the next start with --spool ${options.spool}.`,
-  );
+  const left = how === 'done' ? [] : await listener.abandon();
+  if (left.length > 0) {
+    const shown = left.slice(0, 20).map((job) => job.label);
+    const more = left.length > shown.length ? ` and ${left.length - shown.length} more` : '';
+    throw new InterruptedError(
+      `abandoned ${left.length} event(s) whose command did not run or finish: ${shown.join(', ')}${more}`,
+      options.spool === undefined
+        ? 'With --spool FILE they would run at the next start.'
+        : `They stay in ${options.spool} and run at the next start with --spool ${options.spool}.`,
+    );
+  }
+  // An error that is not taskctl's own (a bug) is said by main, as any other.
+  if (failure && !reported) throw failure.error;
 }
 
 function interrupted(signal: AbortSignal): Promise<void> {

@@ -464,4 +464,39 @@ describe('webhook listen wires itself to the sandbox', () => {
     expect(await next.stop()).toBe(0);
     expect(await webhookUrl()).toBe('http://127.0.0.1:9/changed');
   });
+
+  // The process is the subject: once its catch-up has failed it must end by itself, its port closed, not stay up deaf.
+  it('a --catch-up whose task list answers 500 ends the process with exit 8 (URL put back, port closed), without a signal', async () => {
+    world = await startWorld({ webhookUrl: OLD });
+    await world.admin('POST', '/__sandbox/faults', {
+      method: 'GET',
+      path: '/tasks',
+      kind: 'status',
+      status: 500,
+      count: 100,
+    });
+    const out = await listen(world.env, ['--catch-up', '1h', '-o', 'ndjson']);
+    const running = listener!;
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const bound = setTimeout(() => {
+        running.kill('SIGKILL'); // deaf to a first SIGTERM is the bug: afterEach's would not end it
+        reject(new Error(`still running after 30 s: ${out.stderr()}`));
+      }, 30_000);
+      running.once('close', (exitCode) => {
+        clearTimeout(bound);
+        resolve(exitCode);
+      });
+    });
+    listener = undefined;
+    expect(code, out.stderr()).toBe(8);
+    expect(out.stderr()).toMatch(/error: listing tasks: .*HTTP 500/);
+    expect(out.stderr()).toContain('stopping (after the error above)');
+    expect(out.stderr()).toContain(`webhook URL put back to ${OLD}`);
+    expect(await webhookUrl()).toBe(OLD);
+    const refused = await fetch(out.url, { method: 'POST' }).then(
+      () => false,
+      () => true,
+    );
+    expect(refused).toBe(true);
+  });
 });

@@ -86,7 +86,7 @@ describe('catch-up', () => {
     const bare = synthesiseEvent(task(7, 5), T0);
     expect(bare).toEqual({
       event: 'completed',
-      timestamp: '2025-01-15T12:00:00.000Z',
+      timestamp: '2025-01-15T11:55:01.000Z',
       synthesised: true,
       task: {
         id: 7,
@@ -112,6 +112,18 @@ describe('catch-up', () => {
     );
     expect(full?.task).toMatchObject({ platform: 'domain', failed_items: 1, error_message: 'boom', status: 'failed' });
     expect(synthesiseEvent(task(9, 1, { status: 'pending', completed_at: null }), T0)).toBeUndefined();
+  });
+
+  it("stamps each event with the task's own time for its state (the service's clock), this machine's only when it has none", () => {
+    // This machine two hours ahead of the service: its clock must not date an event before the task's own times.
+    const ahead = T0 + 2 * 60 * 60_000;
+    const at = (t: Task) => synthesiseEvent(t, ahead)?.timestamp;
+    expect(at(task(7, 5))).toBe('2025-01-15T11:55:01.000Z');
+    const failedAt = '2025-01-15T11:56:00.000Z';
+    expect(at(task(8, 5, { status: 'failed', completed_at: null, failed_at: failedAt }))).toBe(failedAt);
+    const startedAt = '2025-01-15T11:55:30.000Z';
+    expect(at(task(9, 5, { status: 'processing', completed_at: null, started_at: startedAt }))).toBe(startedAt);
+    expect(at(task(10, 5, { status: 'processing', completed_at: null }))).toBe(new Date(ahead).toISOString());
   });
 
   it('an event the app refused is counted apart, with why, and catch-up goes on', async () => {
