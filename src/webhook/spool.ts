@@ -12,23 +12,27 @@
  * refused, as its lock is beside each name; a symbolic link to one in use names its holder before its refusal.
  *
  * A rewrite puts a new file at the spool's name: a name the old file keeps (a hard link given, or a `mv`, while the
- * listener ran) would hold a copy of its events, with a lock of its own. So before the replace, the old file gets a
- * last line naming the spool's path, and a listener given a file with such a line naming another file is refused. A
- * line naming the very file it is in (a listener killed between it and the replace) means nothing. Before that rewrite,
+ * listener ran) would hold a copy of its events, with a lock of its own. So each file starts with the spool's token,
+ * and before the replace the old file gets a last line naming the spool's path and that token. A listener given a file
+ * with such a line is refused only where its events went on: the path names another file that starts with the token.
+ * A listener killed between that line and the replace leaves it in the live spool, naming itself, or nothing once the
+ * stopped spool was moved: read as the spool, never refused with a hint to remove the only copy. Before that rewrite,
  * a file moved away from the name its running listener holds is not met (its lock records no identity of the file,
  * which each rewrite changes): docs/behaviour.md says to move a spool only once its listener stopped.
  *
  * Lines: `{"e":id,"k":key,"at":ms,"l":label,"n":name,"t":taskId,"r":raw,"m":1}` (an event for --exec; `m` when
  * simulated),
- * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished), `{"to":path}` (this
- * file was replaced: the spool went on at `path`, absolute).
+ * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished), `{"spool":token}` (the
+ * first line: the spool's token, random, kept by every rewrite), `{"to":path,"spool":token}` (this file was replaced:
+ * the spool went on at `path`, absolute, in a file starting with `token`).
  */
-import { constants, lstatSync, realpathSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { readRegularFile, writeFileAtomicSync } from '../store/atomic-file.js';
-import { JOB_RECORD_START } from '../store/journal-head.js';
+import { isJournalText } from '../store/journal-head.js';
+import { randomHex } from '../store/random-hex.js';
 import { describeDirectoryProblem, makeDirectory } from '../store/make-dir.js';
 import { writeAdvice } from '../store/write-advice.js';
 import { heldLockHint, holderWords, holdLock, lockHolder, type HeldLock } from '../store/lock-file.js';
@@ -67,6 +71,7 @@ interface Line {
   s?: string;
   d?: number;
   to?: string;
+  spool?: string;
 }
 
 /** The line of an event for --exec. */
@@ -91,8 +96,13 @@ export class Spool {
   private keys: () => Array<[string, number]> = () => [...this.seen];
   /** `FILE.lock`, held from the open to the close. */
   private lock: HeldLock | undefined;
-  /** Only while opening: the paths of the `to` lines read (where a replaced copy's spool went on). */
-  private readonly replacedBy = new Set<string>();
+  /** Only while opening: the `to` lines read (where a replaced copy's spool went on, and the spool's token). */
+  private readonly replacedBy: Array<{ to: string; token: string }> = [];
+  /**
+   * The spool's token, from its file's first line (`{"spool":token}`), or drawn at its first rewrite: each rewrite's
+   * file starts with it, and the mark left in the file it replaces names it.
+   */
+  private token: string | undefined;
 
   private constructor(
     private readonly file: string,
@@ -155,7 +165,7 @@ export class Spool {
     refuseOtherNames(file);
     const text = readRegularFile(file, { what: 'spool file', maxBytes: MAX_SPOOL_BYTES }) ?? '';
     // A job's journal (its first line the job record) given by mistake: the rewrite below would replace it.
-    if (text.startsWith(JOB_RECORD_START))
+    if (isJournalText(text))
       throw new UsageError(
         `the spool file ${file} is a taskctl journal (it starts with a job record)`,
         'Pass another --spool FILE than a job journal.',
@@ -177,7 +187,7 @@ export class Spool {
       }
       this.apply(line);
     });
-    refuseReplacedCopy(file, [...this.replacedBy]);
+    refuseReplacedCopy(file, this.replacedBy);
     return goodBytes;
   }
 
@@ -240,7 +250,10 @@ export class Spool {
     } else if (typeof line.d === 'number') {
       this.pending.delete(line.d);
     } else if (typeof line.to === 'string') {
-      this.replacedBy.add(line.to);
+      // A mark with no token proves nothing: never a refusal.
+      if (typeof line.spool === 'string') this.replacedBy.push({ to: line.to, token: line.spool });
+    } else if (typeof line.spool === 'string') {
+      this.token ??= line.spool;
     }
   }
 
@@ -254,12 +267,14 @@ export class Spool {
     for (const p of this.pending.values()) {
       lines.push(JSON.stringify(jobLine(p)));
     }
-    const text = lines.map((l) => `${l}\n`).join('');
+    this.token ??= randomHex(8);
+    const text = [JSON.stringify({ spool: this.token }), ...lines].map((l) => `${l}\n`).join('');
     try {
       if (this.handle) {
         // The file about to be replaced says where the spool went on: on disk before the replace, so no kill in
-        // between leaves another name of it unmarked.
-        await this.handle.write(`${JSON.stringify({ to: resolve(this.file) })}\n`);
+        // between leaves another name of it unmarked. Its token is the first line of the file put there: a mark
+        // whose replace never happened (a kill in between) names no file that starts with it, or only this one.
+        await this.handle.write(`${JSON.stringify({ to: resolve(this.file), spool: this.token })}\n`);
         await this.handle.datasync();
         await this.handle.close();
       }
@@ -309,16 +324,41 @@ async function openToMark(file: string): Promise<FileHandle | undefined> {
 
 /**
  * A file some listener replaced (its `to` lines name where the spool went on) is a copy of events that listener
- * kept: run here they would run twice. Exit 2 naming the spool. A line naming this very file is from a listener
- * killed between its mark and its replace: this file is the spool.
+ * kept: run here they would run twice. Exit 2 naming the spool, but only when the file named is another file that
+ * starts with the spool's token, as the file the replace put there did: the events went on there. A mark naming this
+ * very file, or a path where no such file is (a listener killed between its mark and its replace, the file moved
+ * since; or the spool moved or removed since), proves nothing, and this file is read as the spool: refused, it
+ * would be removed by the hint with the only copy of its events.
  */
-function refuseReplacedCopy(file: string, replacedBy: string[]): void {
-  const spool = replacedBy.reverse().find((path) => !sameFile(path, file));
+function refuseReplacedCopy(file: string, replacedBy: ReadonlyArray<{ to: string; token: string }>): void {
+  const spool = [...replacedBy]
+    .reverse()
+    .find(({ to, token }) => !sameFile(to, file) && startsWithToken(to, token))?.to;
   if (spool === undefined) return;
   throw new UsageError(
     `the spool file ${file} is an earlier copy of the spool ${spool}, which its listener replaced while ${file} named it too; nothing was read or run`,
     `Its events went on in ${spool}: pass --spool ${shellWord(spool)}, and remove ${shellWord(file)}.`,
   );
+}
+
+/**
+ * Whether `path` is a regular file (not followed if a symbolic link, never a FIFO waited on) whose first line is
+ * `{"spool":token}`, as every rewrite of that spool writes it.
+ */
+function startsWithToken(path: string, token: string): boolean {
+  const first = `${JSON.stringify({ spool: token })}\n`;
+  let fd: number | undefined;
+  try {
+    if (!lstatSync(path).isFile()) return false;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const head = Buffer.alloc(Buffer.byteLength(first));
+    const read = readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, read).toString('utf8') === first;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** Whether two paths name the same file (neither followed if a symbolic link). */

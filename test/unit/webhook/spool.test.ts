@@ -82,9 +82,12 @@ describe('a spool file that cannot be written', () => {
 });
 
 describe('a spool file that is a job journal', () => {
-  it('is exit 2 at once, and the journal stays as it was (the spool would replace it)', async () => {
+  it.each([
+    ['', ''],
+    [' (after a UTF-8 BOM, as the journal reader reads one)', '\uFEFF'],
+  ])('is exit 2 at once%s, and the journal stays as it was (the spool would replace it)', async (_, bom) => {
     const file = join(dir, 'k.jsonl');
-    const journal = '{"type":"job","version":1,"id":"j-k"}\n{"type":"send","chunk":1}\n';
+    const journal = `${bom}{"type":"job","version":1,"id":"j-k"}\n{"type":"send","chunk":1}\n`;
     writeFileSync(file, journal);
     const error = await open(file).catch((e: unknown) => e);
     expect(error).toMatchObject({
@@ -225,14 +228,16 @@ describe('a name the spool keeps after its listener replaced it (a hard link or 
       },
       () => [],
     );
-    expect(readFileSync(other(), 'utf8')).toBe(`${event}\n${JSON.stringify({ to: file() })}\n`);
+    const token = (JSON.parse(readFileSync(file(), 'utf8').split('\n')[0] ?? '') as { spool: string }).spool;
+    // The mark names the spool's path and its token, the first line of the file put there.
+    expect(readFileSync(other(), 'utf8')).toBe(`${event}\n${JSON.stringify({ to: file(), spool: token })}\n`);
     await expect(open(other())).rejects.toMatchObject(refusal(other()));
     await spool.close();
   });
 
   it('the mark of a listener killed before its replace names the very file it is in: read as the spool', async () => {
-    writeFileSync(file(), `${JSON.stringify({ e: 1, k: 'k7', at: 5, l: 'x', r: '{}' })}\n`);
-    appendFileSync(file(), `${JSON.stringify({ to: file() })}\n`);
+    writeFileSync(file(), `{"spool":"t1"}\n${JSON.stringify({ e: 1, k: 'k7', at: 5, l: 'x', r: '{}' })}\n`);
+    appendFileSync(file(), `${JSON.stringify({ to: file(), spool: 't1' })}\n`);
     const { spool, pending } = await open(file());
     expect(pending.map((p) => p.key)).toEqual(['k7']);
     await spool.close();

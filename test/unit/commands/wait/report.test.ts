@@ -129,18 +129,24 @@ describe('wait --report when the wait timed out', () => {
 });
 
 describe('--report never replaces a journal', () => {
-  it('a file that starts with a job record (any job journal) is exit 2 before any request, and stays as it was', async () => {
-    const journal = join(dir, 'k.jsonl');
-    const record = '{"type":"job","version":1,"id":"j-k"}\n';
-    writeFileSync(journal, record);
-    const api = mockApi();
-    const result = await runTaskctl(['wait', '5', '--report', `junit=${journal}`], { api });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`error: cannot write the report to ${journal}: it is a taskctl journal`);
-    expect(result.stderr.trim().split('\n')).toHaveLength(2);
-    expect(readFileSync(journal, 'utf8')).toBe(record);
-    expect(api.calls).toEqual([]);
-  });
+  it.each([
+    ['', ''],
+    [' after a UTF-8 BOM (read through by the journal reader)', '\uFEFF'],
+  ])(
+    'a file that starts with a job record%s (any job journal) is exit 2 before any request, and stays as it was',
+    async (_, bom) => {
+      const journal = join(dir, 'k.jsonl');
+      const record = `${bom}{"type":"job","version":1,"id":"j-k"}\n`;
+      writeFileSync(journal, record);
+      const api = mockApi();
+      const result = await runTaskctl(['wait', '5', '--report', `junit=${journal}`], { api });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`error: cannot write the report to ${journal}: it is a taskctl journal`);
+      expect(result.stderr.trim().split('\n')).toHaveLength(2);
+      expect(readFileSync(journal, 'utf8')).toBe(record);
+      expect(api.calls).toEqual([]);
+    },
+  );
 
   it("a path in the state directory's jobs/ is exit 2 before any request, even where no file is yet", async () => {
     const state = join(dir, 'state');
