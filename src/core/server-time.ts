@@ -33,7 +33,6 @@ export const DATE_CLOCK_SPREAD_MS = 120_000;
 /** Past an answered failure, how much later a created_at may still read (a rounding server, a lagging Date). */
 export const ANSWERED_MARGIN_MS = 1000;
 
-
 export interface OffsetBounds {
   low: number;
   high: number;

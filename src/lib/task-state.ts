@@ -280,7 +280,7 @@ export function unknownStatusWarner(warn: (message: string) => void): (task: Tas
  * that rounds where the first truncated, or stamps it a moment later (docs/behaviour.md#the-jobs-own-claims). Two
  * whole-second times are another creation only more than 2 s apart; millisecond ones more than 1.001 s.
  */
-export const CREATION_MARGIN_MS = 1000;
+const CREATION_MARGIN_MS = 1000;
 
 /**
  * Whether two `created_at` values name the same creation (docs/behaviour.md#the-jobs-own-claims). They are another

@@ -28,7 +28,11 @@ async function jobWithRecorded(rewrite: (at: string) => string): Promise<{ job: 
   const job = /job (j-[0-9a-z]+): taskctl jobs/.exec(created.stderr)?.[1] ?? '';
   const journal = join(dir, 'state', 'jobs', `${job}.jsonl`);
   const at = (JSON.parse((await run(['show', '1', '-o', 'json'])).stdout) as { created_at: string }).created_at;
-  keepJournalLines(journal, () => true, (r) => (r.type === 'created' && r.chunk === 1 ? { ...r, created_at: rewrite(at) } : r));
+  keepJournalLines(
+    journal,
+    () => true,
+    (r) => (r.type === 'created' && r.chunk === 1 ? { ...r, created_at: rewrite(at) } : r),
+  );
   return { job, journal };
 }
 
