@@ -5,6 +5,7 @@
  * counts, filters or colours tasks and items uses these rules and no other: `wait`'s exit code and live block,
  * progress counts, `list`, `show`, `watch`, the reports and the sandbox dashboard.
  */
+import { parseTimestampWithResolution } from './timestamp.js';
 
 /** The task states docs/openapi.json shows (`Task.status`). */
 export const KNOWN_TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
@@ -274,13 +275,26 @@ export function unknownStatusWarner(warn: (message: string) => void): (task: Tas
 }
 
 /**
- * Whether two `created_at` values name the same creation: equal, or less than a second apart (a service may write
- * the time to the millisecond in one answer and to the second in another). A task whose id is read again with another
- * creation time is another task: the service gave its id out again (its ids restarted). A time that does not parse
- * (tolerated in an answer) tells nothing, so it is no evidence of another task: taken as the same.
+ * Beyond the two times' resolutions, how far apart two writings of one creation may still read: a service may write
+ * `created_at` in one answer (a create's POST) and read it back in another (its show, its list) through another path
+ * that rounds where the first truncated, or stamps it a moment later (docs/behaviour.md#the-jobs-own-claims). Two
+ * whole-second times are another creation only more than 2 s apart; millisecond ones more than 1.001 s.
+ */
+const CREATION_MARGIN_MS = 1000;
+
+/**
+ * Whether two `created_at` values name the same creation (docs/behaviour.md#the-jobs-own-claims). They are another
+ * creation only on proof: both parse with an explicit zone (`Z` or a numeric offset; a zoneless time would be read in
+ * the local zone, hours off) and lie more than their coarser resolution plus CREATION_MARGIN_MS apart (a time is
+ * truncated or rounded to its resolution: `08:00:00Z` and `08:00:01Z` may be one instant written twice). A task whose
+ * id is read again with another creation time is another task: the service gave its id out again (its ids restarted),
+ * and a job records its chunk `lost` for good, so anything short of that proof (a time that does not parse, one
+ * without a zone, a gap that rounding explains) is no evidence of another task: taken as the same.
  */
 export function sameCreation(a: string, b: string): boolean {
   if (a === b) return true;
-  const gap = Math.abs(Date.parse(a) - Date.parse(b));
-  return Number.isNaN(gap) || gap < 1000;
+  const x = parseTimestampWithResolution(a);
+  const y = parseTimestampWithResolution(b);
+  if (x === undefined || y === undefined) return true;
+  return Math.abs(x.ms - y.ms) <= Math.max(x.resolutionMs, y.resolutionMs) + CREATION_MARGIN_MS;
 }

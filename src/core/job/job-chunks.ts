@@ -96,19 +96,17 @@ export function checkChunkTask(
     file: string;
     service: string;
     refused?: readonly unknown[];
-    /** Told of a chunk whose task is not under its id any more (`reissued`), before the exit 8: the job records it. */
-    lost?: (chunk: CreatedChunk, task: Task) => void;
   },
   chunk: CreatedChunk,
   task: Task,
 ): void {
   const problem = chunkTaskProblem(job, chunk, task);
   if (problem === undefined) return;
-  if (problem.reissued) job.lost?.(chunk, task);
+  // A read command only reads (docs/behaviour.md#the-jobs-own-claims): `resume` records the chunk lost.
   if (problem.reissued)
     throw new MalformedResponseError(
       `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${problem.wrong}`,
-      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more. Nothing was sent.`,
+      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more. Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost): ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`,
     );
   // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's. Of the job's
   // service, it is another task of that service (adopted by hand, a journal edited): the chunk's own is to be given.
@@ -138,12 +136,16 @@ export function chunkTaskProblem(
     why = 'it was created before the chunk was sent';
   } else if (chunk.created_at !== undefined && !sameCreation(chunk.created_at, task.created_at)) {
     // A task that could be the chunk's but for its creation time, which the journal kept: the service gave the id to
-    // another task (its ids started again from 1), and the chunk's own is not under it any more.
-    return {
-      wrong: `it was created ${task.created_at}, and the chunk's task ${task.id} was created ${chunk.created_at}: the service gave its id to another task`,
-      why: 'the service gave its id to another task',
-      reissued: true,
-    };
+    // another task (its ids started again from 1), and the chunk's own is not under it any more. Only a task of the
+    // job's service proves it (`lostProof`): one of another service may be a wrong adopt, and keeps that line.
+    const created = `it was created ${task.created_at}, and the chunk's task ${task.id} was created ${chunk.created_at}`;
+    if (wrong.length > 0) wrong.push(created);
+    else
+      return {
+        wrong: `${created}: the service gave its id to another task`,
+        why: 'the service gave its id to another task',
+        reissued: true,
+      };
   } else if (chunk.digest !== undefined && listed !== undefined) {
     if (itemsDigest(listed) !== chunk.digest) {
       wrong.push(`its items are not the ones the chunk sent`);
@@ -151,6 +153,16 @@ export function chunkTaskProblem(
     }
   }
   return wrong.length === 0 ? undefined : { wrong: wrong.join('; '), why };
+}
+
+/**
+ * The one rule of a *lost* chunk (docs/behaviour.md#the-jobs-own-claims), for `resume`'s records and the `--job`
+ * commands' words alike: `task`, under the chunk's id now, is of the job's service and the chunk's size, made after its
+ * send, and was created at another time than the journal kept (task-state.ts `sameCreation`: on proof only). A task of
+ * another size or service, or a chunk whose creation time was not kept, proves nothing.
+ */
+export function lostProof(job: { service: string }, chunk: CreatedChunk, task: TaskFacts): boolean {
+  return chunkTaskProblem(job, chunk, task)?.reissued === true;
 }
 
 /**

@@ -18,7 +18,6 @@ import { checkChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './j
 import { counted } from '../items/clean.js';
 import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
 import { standingTakeover } from '../submit/hand-over.js';
-import { recordLost } from './record-lost.js';
 
 export interface JournaledJob {
   /** The path as the user gave it (for messages and hints). */
@@ -41,8 +40,6 @@ export interface JournaledJob {
   refused: JobChunk[];
   /** The job that took this one over whole (a re-run of the same items in the same chunks): its tasks are these items'. */
   supersededBy?: string;
-  /** A chunk's task found not under its id any more (job-chunks.ts `checkChunkTask`): recorded in the journal. */
-  lost: (chunk: CreatedChunk, task: Task) => void;
 }
 
 /**
@@ -85,7 +82,6 @@ export async function readJob(
     refused: chunks.filter((chunk) => chunk.refused !== undefined),
     ...(holder && { runner: holderWords(holder) }),
     ...(over !== undefined && { supersededBy: over }),
-    lost: (chunk, task) => recordLost(ctx.env, path, chunk.chunk, task),
   };
 }
 

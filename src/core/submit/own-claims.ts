@@ -9,7 +9,7 @@
  * made after its send, its items when listed). A claim with no such fact of its own holds: nothing is guessed.
  */
 import type { Claims, TaskFacts } from '../reconcile.js';
-import { chunkTaskProblem, type CreatedChunk } from '../job/job-chunks.js';
+import { chunkTaskProblem, lostProof, type CreatedChunk } from '../job/job-chunks.js';
 import { sameCreation } from '../../lib/task-state.js';
 
 /** One claim: the task's id and what was recorded of it. */
@@ -46,13 +46,15 @@ export function ownClaims(
 }
 
 /**
- * Whether `task`, what the service shows under the claim's id now, proves the claimed task gone from that id: it was
- * created at another time than the one recorded of the claimed task (the service gave the id out again, its ids having
- * started again). Only that fact proves it: a task of another size or service under the id may be a journal's wrong
- * claim (an adopt by hand), not a task the service lost.
+ * Whether `task`, what the service shows under the claim's id now, proves the claimed chunk's task gone from that id:
+ * job-chunks.ts `lostProof`, the one rule the `--job` commands judge by too (a task of the chunk's service and size,
+ * created at another time than the one the journal kept). A task of another size or service under the id may be a
+ * journal's wrong claim (an adopt by hand), not a task the service lost; a claim of no chunk names nothing to record.
  */
 function staleCreation(claim: OwnClaim, task: TaskFacts): boolean {
-  return claim.created_at !== undefined && !sameCreation(claim.created_at, task.created_at);
+  if (claim.chunk === undefined) return false;
+  const created_at = claim.created_at ?? claim.chunk.chunk.created_at;
+  return created_at !== undefined && lostProof(claim.chunk, { ...claim.chunk.chunk, created_at }, task);
 }
 
 /** The claims and the ids of `more`, which hold whatever they name. */

@@ -10,7 +10,7 @@ import { counted, formatCount } from '../items/clean.js';
 import { resumeCommand, type DoneChunk, type Outcome, type PipelineInput, type SubmitOptions } from './types.js';
 import type { JobRef } from './types.js';
 import type { Task } from '../../api/schemas.js';
-import { checkChunkTask, type CreatedChunk } from '../job/job-chunks.js';
+import { checkChunkTask, lostProof, type CreatedChunk } from '../job/job-chunks.js';
 import { lostWords } from './journal-records.js';
 
 /** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
@@ -91,11 +91,12 @@ function earlierChunks(end: Finished, job: JobRef): ((task: Task) => void) | und
     chunks.set(facts.chunk.task, [...(chunks.get(facts.chunk.task) ?? []), facts]);
   }
   if (chunks.size === 0) return undefined;
-  // The journal is still this run's: a chunk found lost is recorded there (job-journal.ts `lost`).
-  const lost = (chunk: CreatedChunk, task: Task) => end.input.observer?.lost?.(chunk.chunk, task);
   return (task) => {
-    for (const { service, chunk } of chunks.get(task.id) ?? [])
-      checkChunkTask({ file: job.id, service, refused: job.refused === true ? ['refused'] : [], lost }, chunk, task);
+    for (const { service, chunk } of chunks.get(task.id) ?? []) {
+      // The journal is still this run's: a chunk found lost is recorded there (job-journal.ts `lost`) before the exit 8.
+      if (lostProof({ service }, chunk, task)) end.input.observer?.lost?.(chunk.chunk, task);
+      checkChunkTask({ file: job.id, service, refused: job.refused === true ? ['refused'] : [] }, chunk, task);
+    }
   };
 }
 

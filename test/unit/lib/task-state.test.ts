@@ -97,10 +97,30 @@ describe('task state rules', () => {
 });
 
 describe('sameCreation', () => {
-  it('the same time written to another precision is the same creation; a second or more apart is another', () => {
+  it('the same time written to another precision is the same creation; more than the resolution and a second apart is another', () => {
     expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T03:00:00.640Z')).toBe(true);
-    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T03:00:01Z')).toBe(false);
+    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T03:00:03Z')).toBe(false);
     expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T02:53:00Z')).toBe(false);
+    expect(sameCreation('2026-11-30T03:00:00.100Z', '2026-11-30T03:00:01.200Z')).toBe(true);
+    expect(sameCreation('2026-11-30T03:00:00.100Z', '2026-11-30T03:00:01.200+01:00')).toBe(false);
+  });
+
+  it('whole seconds truncated in one answer and rounded in another (1 s or 2 s apart) are the same creation', () => {
+    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T03:00:01Z')).toBe(true);
+    expect(sameCreation('2026-11-30T03:00:00.999Z', '2026-11-30T03:00:02Z')).toBe(true);
+    expect(sameCreation('2026-11-30T03:00:01Z', '2026-11-30T03:00:00.000Z')).toBe(true);
+  });
+
+  it('one instant in Z and in a numeric zone is the same creation', () => {
+    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T03:00:00+00:00')).toBe(true);
+    expect(sameCreation('2026-11-30T03:00:00.123Z', '2026-11-30T04:00:00.123+01:00')).toBe(true);
+    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T04:00:00+0100')).toBe(true);
+  });
+
+  it('a time without a zone is no evidence of another task, whatever the local zone (taken as the same)', () => {
+    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T03:00:00')).toBe(true);
+    expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T09:00:00')).toBe(true);
+    expect(sameCreation('2026-11-30T03:00:00', '2026-11-29T03:00:00')).toBe(true);
   });
 
   it('a time that does not parse is no evidence of another task: taken as the same (the answer is tolerated)', () => {
