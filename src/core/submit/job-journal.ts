@@ -172,8 +172,10 @@ export class JobJournal implements ChunkObserver {
     known.lost = true;
     this.lostSet.add(chunk);
     try {
-      this.file.append({ type: 'lost', chunk, task: seen.id, created_at: seen.created_at });
-      if (this.state.done && this.state.totals) this.file.append({ type: 'done', ...this.state.totals });
+      const lost = { type: 'lost', chunk, task: seen.id, created_at: seen.created_at };
+      // A finished journal's last line stays its `done` (what `jobs` and TAB completion glance at): both in one write.
+      if (this.state.done && this.state.totals) this.file.append(lost, { type: 'done', ...this.state.totals });
+      else this.file.append(lost);
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
     }

@@ -99,6 +99,38 @@ describe('JournalFile.open', () => {
   });
 });
 
+describe('JournalFile.append', () => {
+  it('several records go in whole or not at all: a disk that fills part-way leaves none of them, and exit 14', () => {
+    const path = join(dir, 'job.jsonl');
+    const file = JournalFile.open(path, () => undefined);
+    file.append({ type: 'job', id: 'j-1' });
+    const before = readFileSync(path);
+    const write = journalIo.write;
+    let room = 10; // bytes the disk takes before it is full: the first record's line, cut
+    journalIo.write = (fd, bytes, offset) => {
+      if (room === 0) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      const written = write(fd, bytes.subarray(0, offset + Math.min(room, bytes.length - offset)), offset);
+      room -= written;
+      return written;
+    };
+    try {
+      expect(() => file.append({ type: 'lost', chunk: 1, task: 1, created_at: 'x' }, { type: 'done' })).toThrow(
+        expect.objectContaining({ exitCode: 14 }),
+      );
+    } finally {
+      journalIo.write = write;
+    }
+    expect(readFileSync(path)).toEqual(before);
+    file.append({ type: 'lost', chunk: 1, task: 1, created_at: 'x' }, { type: 'done' });
+    file.close();
+    expect(readJournal(path)).toEqual([
+      { type: 'job', id: 'j-1' },
+      { type: 'lost', chunk: 1, task: 1, created_at: 'x' },
+      { type: 'done' },
+    ]);
+  });
+});
+
 describe('a journal with more than one name (hard links)', () => {
   const record = '{"type":"job","id":"j-m5xunpc0abcd"}\n';
 
