@@ -8,7 +8,7 @@ import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES, STATUS_GROUP_NAMES } from '..
 import { UsageError } from '../errors.js';
 import type { Field } from '../core/api-request.js';
 import type { TimeBound } from '../core/list-window.js';
-import { parseTimestamp } from '../output/times.js';
+import { parseTimestamp } from '../lib/timestamp.js';
 
 /** An empty value (an unset shell variable) names no file; resolved, '' would be the current directory. */
 function noFile(hint: string): UsageError {

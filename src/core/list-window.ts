@@ -4,7 +4,7 @@
  * newest first and a whole page is older than the window; otherwise every page is read and filtered (the page guard
  * bounds the walk).
  */
-import { parseTimestamp } from '../output/times.js';
+import { parseTimestamp } from '../lib/timestamp.js';
 
 /** A window edge: a duration back from now (`1h`, `30m`, `2d` is not a unit: `48h`), or an ISO timestamp. */
 export type TimeBound = (now: number) => number;

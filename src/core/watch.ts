@@ -10,16 +10,9 @@ import { ExitCode, UsageError } from '../errors.js';
 import { eventLineFormatter, type EventLine } from '../output/event-line.js';
 import { countsRoom, countsText } from '../output/task-columns.js';
 import { counted } from '../output/plural.js';
-import { isoSeconds, parseTimestamp } from '../output/times.js';
+import { isoSeconds } from '../output/times.js';
 import { seenOnServerClock } from './server-time.js';
-import {
-  isTerminal,
-  isWaiting,
-  isWorking,
-  taskPhase,
-  unknownStatusWarner,
-  type ItemCounts,
-} from '../lib/task-state.js';
+import { isTerminal, stateEnteredAt, unknownStatusWarner, type ItemCounts } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
 import { idsOnly } from './quiet.js';
@@ -70,22 +63,6 @@ async function watched(
   };
 }
 
-/** When the task's status changed by its own fields (started, completed, failed, created), else when it was seen. */
-function statusTime(task: Task, seenAt: number): number {
-  const phase = taskPhase(task);
-  const field =
-    phase === 'completed'
-      ? task.completed_at
-      : phase === 'ended'
-        ? (task.failed_at ?? task.completed_at)
-        : isWorking(task)
-          ? task.started_at
-          : isWaiting(task)
-            ? task.created_at
-            : (task.failed_at ?? task.completed_at);
-  return parseTimestamp(field) ?? seenAt;
-}
-
 /**
  * The one time of a change, printed alike in every format: a new status at the service's own time for it, counts that
  * moved at the time they were seen (the task's start time would stamp every progress line the same). The first record
@@ -98,7 +75,7 @@ function changeTime(
   const seen = onServer(change.at);
   if (!change.statusChanged) return seen;
   if (change.previous === undefined && !isTerminal(change.task)) return seen;
-  return statusTime(change.task, seen);
+  return stateEnteredAt(change.task, seen);
 }
 
 /** A change as a person reads it: its counts when the service gave them, with the room they can need kept for them. */

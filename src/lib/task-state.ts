@@ -5,7 +5,7 @@
  * counts, filters or colours tasks and items uses these rules and no other: `wait`'s exit code and live block,
  * progress counts, `list`, `show`, `watch`, the reports and the sandbox dashboard.
  */
-import { parseTimestampWithResolution } from './timestamp.js';
+import { parseTimestamp, parseTimestampWithResolution } from './timestamp.js';
 
 /** The task states docs/openapi.json shows (`Task.status`). */
 export const KNOWN_TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
@@ -129,6 +129,30 @@ export function taskEventName(task: TaskStateFields): 'processing' | 'completed'
   if (phase === 'completed') return 'completed';
   if (phase === 'ended') return 'failed';
   return isWorking(task) ? 'processing' : undefined;
+}
+
+/**
+ * When the task entered its state, on the service's clock, by its own fields: `completed_at` once completed,
+ * `failed_at` (else `completed_at`) once ended otherwise, `started_at` while working, `created_at` while waiting;
+ * `otherwise` when that field is missing or not a timestamp. `watch` stamps a change of status with it, and
+ * `webhook listen --catch-up` the event it rebuilds, so the two say the same time for the same change.
+ */
+export function stateEnteredAt(
+  task: TaskStateFields & { started_at?: string | null | undefined; created_at?: string | null | undefined },
+  otherwise: number,
+): number {
+  const phase = taskPhase(task);
+  const field =
+    phase === 'completed'
+      ? task.completed_at
+      : phase === 'ended'
+        ? (task.failed_at ?? task.completed_at)
+        : isWorking(task)
+          ? task.started_at
+          : isWaiting(task)
+            ? task.created_at
+            : (task.failed_at ?? task.completed_at);
+  return parseTimestamp(field) ?? otherwise;
 }
 
 /** Groups of statuses `--status` accepts besides the words themselves; each is a test on the task. */

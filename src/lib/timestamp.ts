@@ -1,5 +1,12 @@
 /** A service's `created_at` read as an instant and the resolution it shows (core/server-time.ts uses both). */
 
+/** Epoch ms of an ISO 8601 timestamp with a date and time; undefined for anything else (never guesses). */
+export function parseTimestamp(text: string | null | undefined): number | undefined {
+  if (text === null || text === undefined || !/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(text)) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
 /** Resolution assumed until a timestamp shows a finer one. */
 export const UNKNOWN_RESOLUTION_MS = 1000;
 

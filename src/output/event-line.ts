@@ -9,7 +9,8 @@
 import type { StyledPart } from './printer.js';
 import { KNOWN_TASK_STATUSES, type TaskStateFields } from '../lib/task-state.js';
 import { neutralise } from '../lib/sanitize.js';
-import { isoSeconds, parseTimestamp } from './times.js';
+import { parseTimestamp } from '../lib/timestamp.js';
+import { isoSeconds } from './times.js';
 import { textWidth, truncateText } from './width.js';
 
 export interface EventLine {

@@ -11,7 +11,8 @@ import type { Column, PrinterOptions } from './printer-types.js';
 import type { Redactor } from '../lib/redact.js';
 import { formatCount } from './numbers.js';
 import { neutralise, neutraliseMultiline } from '../lib/sanitize.js';
-import { parseTimestamp, relativeTime } from './times.js';
+import { parseTimestamp } from '../lib/timestamp.js';
+import { relativeTime } from './times.js';
 
 export interface PrinterBase {
   readonly options: PrinterOptions;

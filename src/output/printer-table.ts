@@ -9,7 +9,8 @@ import { humanCell, message, say, tableText, warnLine, writeErr, writeOut, type 
 import type { Column, DetailField, ListOptions } from './printer-types.js';
 import type { CardField } from './stack.js';
 import { neutralise } from '../lib/sanitize.js';
-import { parseTimestamp, relativeTime } from './times.js';
+import { parseTimestamp } from '../lib/timestamp.js';
+import { relativeTime } from './times.js';
 
 /**
  * Rows drawn in a table; past this the table shows the first rows and says how to get all of them. cli-table3's layout

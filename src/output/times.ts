@@ -4,16 +4,11 @@
  * ISO 8601 UTC without milliseconds (`isoSeconds`). The server's own fields are printed as received.
  */
 
+import { parseTimestamp } from '../lib/timestamp.js';
+
 /** 2026-11-21T10:00:00Z: UTC, second precision, sorts and greps well. */
 export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** Epoch ms of an ISO 8601 timestamp with a date and time; undefined for anything else (never guesses). */
-export function parseTimestamp(text: string | null | undefined): number | undefined {
-  if (text === null || text === undefined || !/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(text)) return undefined;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 const UNITS: ReadonlyArray<readonly [suffix: string, ms: number]> = [

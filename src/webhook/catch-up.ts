@@ -7,7 +7,7 @@
 import type { Task } from '../api/schemas.js';
 import { toWebhookEvent } from '../api/task-event.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
-import { taskEventName } from '../lib/task-state.js';
+import { stateEnteredAt } from '../lib/task-state.js';
 
 export interface CatchUpSource {
   listTasks: (q: { page: number; perPage: number }) => Promise<{ tasks: Task[]; meta: { total_pages: number } }>;
@@ -177,27 +177,11 @@ export function restFlags(left: ReadonlyMap<number, number>, now: number): strin
 const OPTIONAL_FIELDS = ['platform', 'completed_items', 'failed_items', 'started_at', 'failed_at', 'error_message'];
 
 /**
- * When the task entered its current state, on the service's clock (`started_at`, `completed_at`, `failed_at`), as
- * `watch` stamps the same event; `now` when the API did not give it.
- */
-function stateTime(task: Task, now: number): number {
-  const event = taskEventName(task);
-  const field =
-    event === 'processing'
-      ? task.started_at
-      : event === 'completed'
-        ? task.completed_at
-        : (task.failed_at ?? task.completed_at);
-  const at = typeof field === 'string' ? Date.parse(field) : Number.NaN;
-  return Number.isNaN(at) ? now : at;
-}
-
-/**
  * The synthesised event for the task's current state, or undefined when that state has no event. Its timestamp is
- * the task's own time for that state (stateTime), not this machine's clock.
+ * the task's own time for that state (lib/task-state.ts stateEnteredAt), not this machine's clock.
  */
 export function synthesiseEvent(task: Task, now: number): Record<string, unknown> | undefined {
-  const event = toWebhookEvent(task, stateTime(task, now));
+  const event = toWebhookEvent(task, stateEnteredAt(task, now));
   if (!event) return undefined;
   const given = task as Record<string, unknown>;
   const missing = new Set(OPTIONAL_FIELDS.filter((field) => given[field] === undefined || given[field] === null));

@@ -16,7 +16,7 @@ import {
   TaskResponseSchema,
   WebhookEventSchema,
 } from '../../src/api/schemas.js';
-import { parseTimestamp } from '../../src/output/times.js';
+import { parseTimestamp } from '../../src/lib/timestamp.js';
 import { contract, deref, documentExamples, schemaProblems } from './openapi-check.js';
 import type { Json } from './openapi-check.js';
 

@@ -10,6 +10,7 @@ import {
   taskTone,
   taskVerdict,
   sameCreation,
+  stateEnteredAt,
 } from '../../../src/lib/task-state.js';
 
 const task = (fields: Partial<Parameters<typeof taskPhase>[0]> & { status: string }) => ({ total_items: 2, ...fields });
@@ -126,5 +127,23 @@ describe('sameCreation', () => {
   it('a time that does not parse is no evidence of another task: taken as the same (the answer is tolerated)', () => {
     expect(sameCreation('yesterday', 'about noon')).toBe(true);
     expect(sameCreation('2026-11-30T03:00:00Z', 'about noon')).toBe(true);
+  });
+});
+
+describe('stateEnteredAt', () => {
+  const at = (text: string) => Date.parse(text);
+  const base = { total_items: 1, created_at: '2026-01-01T10:00:00Z', started_at: '2026-01-01T10:01:00Z' };
+  it('is the field of the state the task is in, on the service clock', () => {
+    expect(stateEnteredAt({ ...base, status: 'pending' }, 0)).toBe(at(base.created_at));
+    expect(stateEnteredAt({ ...base, status: 'processing' }, 0)).toBe(at(base.started_at));
+    const completed_at = '2026-01-01T10:02:00Z';
+    expect(stateEnteredAt({ ...base, status: 'completed', completed_at }, 0)).toBe(at(completed_at));
+    const failed_at = '2026-01-01T10:03:00+00:00';
+    expect(stateEnteredAt({ ...base, status: 'failed', failed_at, completed_at }, 0)).toBe(at(failed_at));
+    expect(stateEnteredAt({ ...base, status: 'cancelled', completed_at }, 0)).toBe(at(completed_at));
+  });
+  it('is the fallback when that field is missing or not a timestamp', () => {
+    expect(stateEnteredAt({ ...base, status: 'completed' }, 42)).toBe(42);
+    expect(stateEnteredAt({ ...base, status: 'processing', started_at: 'soon' }, 42)).toBe(42);
   });
 });

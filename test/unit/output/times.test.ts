@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseTimestamp, relativeTime, relativeTimestamp } from '../../../src/output/times.js';
+import { parseTimestamp } from '../../../src/lib/timestamp.js';
+import { relativeTime, relativeTimestamp } from '../../../src/output/times.js';
 import { T0 } from '../clock.js';
 
 describe('relativeTime', () => {
