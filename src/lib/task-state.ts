@@ -114,7 +114,7 @@ export function isWorking(task: TaskStateFields): boolean {
 }
 
 /** A task not started yet: not ended, and its status is a waiting word (`pending`, `queued`, …). */
-export function isWaiting(task: TaskStateFields): boolean {
+function isWaiting(task: TaskStateFields): boolean {
   return taskPhase(task) === 'active' && statusWord(task.status).tone === 'waiting';
 }
 
