@@ -10,6 +10,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { eventLineFormatter, type EventLine } from '../output/event-line.js';
 import { countsRoom, countsText } from '../output/task-columns.js';
 import { counted } from '../output/plural.js';
+import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
 import { seenOnServerClock } from './server-time.js';
 import { isTerminal, stateEnteredAt, unknownStatusWarner, type ItemCounts } from '../lib/task-state.js';
@@ -129,8 +130,8 @@ function scanProgress(ctx: Pick<Prompts, 'spin'> & Output, live: boolean) {
   return {
     page: (page: number, pages: number | undefined) => {
       if (pages === undefined || pages < 2) return;
-      if (say) say(`${what}: page ${page} of ${pages}`);
-      else if (!told) ctx.printer.info(`${what}: reading the ${pages} pages of the task list`);
+      if (say) say(`${what}: page ${formatCount(page)} of ${formatCount(pages)}`);
+      else if (!told) ctx.printer.info(`${what}: reading the ${formatCount(pages)} pages of the task list`);
       told = true;
     },
     end,

@@ -100,4 +100,22 @@ describe('watch: finding the unfinished tasks', () => {
         'no unfinished tasks: nothing to watch (`taskctl watch --follow` waits for new ones)\n',
     );
   });
+
+  it('says the number of pages with its thousands separators, as every count a person reads', async () => {
+    const api = mockApi();
+    // The list said 1,500 pages, then shrank to 2 while it was read: the line was written from page 1's figure.
+    for (const [page, pages] of [
+      [1, 1500],
+      [2, 2],
+    ] as const) {
+      api.reply('GET', new RegExp(`^/tasks\\?(.*&)?page=${page}(&|$)`), 200, {
+        success: true,
+        data: [task(page, 'completed')],
+        meta: { current_page: page, per_page: 100, total_pages: pages, total_count: 100 * pages },
+      });
+    }
+    const result = await runTaskctl(['watch'], { api, stdoutTTY: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^finding unfinished tasks: reading the 1,500 pages of the task list\n/);
+  });
 });
