@@ -8,10 +8,10 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { journalLines, keepJournalLines } from '../journal-lines.js';
+import { jobStoppedAtChunk4, journalLines } from '../journal-lines.js';
 import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 const S = 'domain_check_availability';
@@ -35,20 +35,8 @@ const ITEMS = ['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com'];
  * Job of six one-item chunks; its journal kept as if it was killed while chunk 4's request was in flight (the
  * service's tasks 4–6 are then dropped with the restart all the same). Returns the job's id and its journal's path.
  */
-async function stoppedAtChunk4(): Promise<{ job: string; journal: string }> {
-  const input = join(dir, 'in.txt');
-  writeFileSync(input, `${ITEMS.join('\n')}\n`);
-  const created = await run(['create', S, '-f', input, '--chunk-size', '1', '-y']);
-  expect(created.code, created.stderr).toBe(0);
-  const job = /job (j-[0-9a-z]+): taskctl jobs/.exec(created.stderr)?.[1] ?? '';
-  const journal = join(dir, 'state', 'jobs', `${job}.jsonl`);
-  keepJournalLines(
-    journal,
-    (record) =>
-      record.type !== 'done' &&
-      !(typeof record.chunk === 'number' && record.chunk >= 4 && !(record.chunk === 4 && record.type === 'send')),
-  );
-  return { job, journal };
+function stoppedAtChunk4(): Promise<{ job: string; journal: string }> {
+  return jobStoppedAtChunk4(run, dir, S, ITEMS);
 }
 
 /** The sandbox restarted an hour on without --state, on the same port: no task, ids from 1 again. */

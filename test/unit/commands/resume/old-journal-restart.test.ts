@@ -7,11 +7,11 @@
  * restart the same journal resumes as before.
  */
 import { join } from 'node:path';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { journalLines, keepJournalLines } from '../journal-lines.js';
+import { jobStoppedAtChunk4, journalLines } from '../journal-lines.js';
 import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl, type RunResult } from '../harness.js';
 
@@ -37,21 +37,13 @@ const ITEMS = ['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com'];
  * records) and as if it was killed while chunk 4's request was in flight.
  */
 async function oldJournalStoppedAtChunk4(): Promise<{ job: string; journal: string }> {
-  const input = join(dir, 'in.txt');
-  writeFileSync(input, `${ITEMS.join('\n')}\n`);
-  const created = await run(['create', S, '-f', input, '--chunk-size', '1', '-y']);
-  expect(created.code, created.stderr).toBe(0);
-  const job = /job (j-[0-9a-z]+): taskctl jobs/.exec(created.stderr)?.[1] ?? '';
-  const journal = join(dir, 'state', 'jobs', `${job}.jsonl`);
-  keepJournalLines(
-    journal,
-    (record) =>
-      record.type !== 'done' &&
-      !(typeof record.chunk === 'number' && record.chunk >= 4 && !(record.chunk === 4 && record.type === 'send')),
-    ({ created_at, ...record }) => (record.type === 'created' ? record : { ...record, created_at }),
+  const stopped = await jobStoppedAtChunk4(run, dir, S, ITEMS, ({ created_at, ...record }) =>
+    record.type === 'created' ? record : { ...record, created_at },
   );
-  expect(journalLines(journal).some((record) => record.type === 'created' && 'created_at' in record)).toBe(false);
-  return { job, journal };
+  expect(journalLines(stopped.journal).some((record) => record.type === 'created' && 'created_at' in record)).toBe(
+    false,
+  );
+  return stopped;
 }
 
 /** `first`, then each `taskctl resume …` its hint names, run as printed (at most `times`): the last result. */
