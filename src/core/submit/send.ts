@@ -15,6 +15,7 @@ import {
   CreateUnknownError,
   InterruptedBeforeSendError,
   InterruptedError,
+  RateLimitError,
   ReuseUnsearchedError,
 } from '../../errors.js';
 import { AUTH_HINT } from '../../api/api-errors.js';
@@ -230,11 +231,12 @@ async function lookBefore(
     const snapshot = () => reconcile.takeSnapshot(budgeted, match, ctx.clock, ctx.signal, serverClock);
     return await snapshot()
       .catch((error: unknown) => {
-        if (ctx.signal.aborted) throw error;
+        // A 429 is the service refusing this key, not a slow list: the POST would be refused too (or wait as long).
+        if (ctx.signal.aborted || error instanceof RateLimitError) throw error;
         return snapshot(); // an unreadable 2xx is not resent by the client: one more try
       })
       .catch((error: unknown): Snapshot => {
-        if (ctx.signal.aborted) throw error;
+        if (ctx.signal.aborted || error instanceof RateLimitError) throw error;
         // No evidence of what existed: the create goes ahead, and a lost answer can only end in exit 9.
         return { ids: new Set<number>(), complete: false };
       });
