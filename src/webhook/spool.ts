@@ -27,8 +27,8 @@
  *
  * Lines: `{"e":id,"k":key,"at":ms,"l":label,"n":name,"t":taskId,"r":raw,"m":1}` (an event for --exec; `m` when
  * simulated),
- * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished), `{"spool":token}` (the
- * first line: the spool's token, random, kept by every rewrite), `{"to":path,"spool":token}` (this file was replaced:
+ * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished), `{"spool":token,"at":path}` (the
+ * first line: the spool's token, random, kept by every rewrite, and the absolute path it was written at), `{"to":path,"spool":token}` (this file was replaced:
  * the spool went on at `path`, absolute, in a file starting with `token`).
  */
 import { closeSync, constants, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
@@ -67,7 +67,8 @@ export interface OpenedSpool {
 interface Line {
   e?: number;
   k?: string;
-  at?: number;
+  /** When an event was seen (ms); in the first line, the path the spool was written at. */
+  at?: number | string;
   l?: string;
   n?: string | undefined;
   t?: string | undefined;
@@ -108,6 +109,8 @@ export class Spool {
    * file starts with it, and the mark left in the file it replaces names it.
    */
   private token: string | undefined;
+  /** Only while opening: the path its first line says the file was written at (none before it said one). */
+  private writtenAt: string | undefined;
 
   private constructor(
     private readonly file: string,
@@ -199,9 +202,20 @@ export class Spool {
       }
       this.apply(line);
     });
-    const warning = refuseReplacedCopy(file, this.replacedBy);
+    const warning = refuseReplacedCopy(file, this.replacedBy) ?? this.copyWarning(file);
     if (warning !== undefined) this.log(warning);
     return goodBytes;
+  }
+
+  /**
+   * A file written at another path that still holds a file starting with this spool's token: a copy (cp), read as a
+   * spool (it cannot be told from the spool itself with a stale copy put back at its path), and said.
+   */
+  private copyWarning(file: string): string | undefined {
+    const at = this.writtenAt;
+    if (at === undefined || this.token === undefined || resolve(file) === at || sameFile(at, file)) return undefined;
+    if (!startsWithToken(at, this.token)) return undefined; // moved, or another spool there now
+    return `warning: the spool file ${file} is a copy of the spool ${at} (it starts with the same token): read as a spool, so its events may run a second time; if ${at} is that spool, stop, remove ${file} and pass --spool ${at}`;
   }
 
   /** An event that will run a command; resolves with its spool id once on disk. */
@@ -270,6 +284,7 @@ export class Spool {
       // A mark with no token proves nothing: never a refusal.
       if (typeof line.spool === 'string') this.replacedBy.push({ to: line.to, token: line.spool });
     } else if (typeof line.spool === 'string') {
+      if (this.token === undefined && typeof line.at === 'string') this.writtenAt = line.at;
       this.token ??= line.spool;
     }
   }
@@ -285,7 +300,8 @@ export class Spool {
       lines.push(JSON.stringify(jobLine(p)));
     }
     this.token ??= randomHex(8);
-    const text = [JSON.stringify({ spool: this.token }), ...lines].map((l) => `${l}\n`).join('');
+    const head = JSON.stringify({ spool: this.token, at: resolve(this.file) });
+    const text = [head, ...lines].map((l) => `${l}\n`).join('');
     try {
       if (this.handle) {
         // The file about to be replaced says where the spool went on: on disk before the replace, so no kill in
@@ -481,17 +497,21 @@ function refuseReplacedCopy(
 
 /**
  * Whether `path` is a regular file (not followed if a symbolic link, never a FIFO waited on) whose first line is
- * `{"spool":token}`, as every rewrite of that spool writes it.
+ * `{"spool":token,"at":path}` (`{"spool":token}` before it said its path), as every rewrite of that spool writes it.
  */
 function startsWithToken(path: string, token: string): boolean {
-  const first = `${JSON.stringify({ spool: token })}\n`;
   let fd: number | undefined;
   try {
     if (!lstatSync(path).isFile()) return false;
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const head = Buffer.alloc(Buffer.byteLength(first));
+    // The token, and the path it was written at (at most PATH_MAX bytes, escaped).
+    const head = Buffer.alloc(16 * 1024);
     const read = readSync(fd, head, 0, head.length, 0);
-    return head.subarray(0, read).toString('utf8') === first;
+    const text = head.subarray(0, read).toString('utf8');
+    const end = text.indexOf('\n');
+    if (end < 0) return false;
+    const first = JSON.parse(text.slice(0, end)) as Line;
+    return first.spool === token && first.to === undefined;
   } catch {
     return false;
   } finally {

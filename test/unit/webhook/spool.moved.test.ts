@@ -194,3 +194,38 @@ describe('moved, then taken by a listener on the new name before the next event'
     await second.spool.close();
   });
 });
+
+describe('a copy (cp) of a spool, started on while the spool is still at its path', () => {
+  const copyOf = (name: string) =>
+    `warning: the spool file ${name} is a copy of the spool ${file()} (it starts with the same token): read as a ` +
+    `spool, so its events may run a second time; if ${file()} is that spool, stop, remove ${name} and pass --spool ${file()}`;
+
+  it('made while its listener runs: read (it cannot be told from the spool itself), and said, naming the spool', async () => {
+    const { spool } = await open(file());
+    await spool.addJob(job, 'k7', 5);
+    copyFileSync(file(), moved());
+    const logs: string[] = [];
+    const copy = await open(moved(), logs);
+    expect(copy.pending.map((p) => p.key)).toEqual(['k7']);
+    expect(logs).toEqual([copyOf(moved())]);
+    await copy.spool.close();
+    await spool.close();
+  });
+
+  it('made once it stopped: the same; a spool moved once stopped is read without a word', async () => {
+    const { spool } = await open(file());
+    await spool.addJob(job, 'k7', 5);
+    await spool.close();
+    copyFileSync(file(), moved());
+    const logs: string[] = [];
+    const copy = await open(moved(), logs);
+    await copy.spool.close();
+    expect(logs).toEqual([copyOf(moved())]);
+    rmSync(moved());
+    renameSync(file(), moved());
+    const moving = await open(moved(), logs);
+    expect(moving.pending.map((p) => p.key)).toEqual(['k7']);
+    await moving.spool.close();
+    expect(logs).toHaveLength(1);
+  });
+});
