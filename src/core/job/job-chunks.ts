@@ -11,7 +11,8 @@ import { resumeCommand } from '../submit/resume-command.js';
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets, sameCreation } from '../../lib/task-state.js';
-import { DATE_CLOCK_SPREAD_MS, parseTimestampWithResolution } from '../server-time.js';
+import { parseTimestampWithResolution } from '../../lib/timestamp.js';
+import { DATE_CLOCK_SPREAD_MS } from '../server-time.js';
 
 /**
  * How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at` and the send
