@@ -399,11 +399,7 @@ export class JobFold {
       // Nothing created: to be sent, unless the service refused its items.
       state.chunks.set(
         record.chunk,
-        record.refused !== undefined
-          ? { refused: record.refused }
-          : record.by === 'user'
-            ? { resentByUser: true }
-            : {},
+        record.refused !== undefined ? { refused: record.refused } : record.by === 'user' ? { resentByUser: true } : {},
       );
     } else {
       chunk.named = [...(chunk.named ?? []), ...record.candidates]; // exit 9 told the user to look at these

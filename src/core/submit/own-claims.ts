@@ -57,7 +57,7 @@ export function ownClaims(
  * after the service's ids started again passes them. A claim of no chunk (a retry's own tasks, this run's answers)
  * holds on its own terms.
  */
-export function unchecked(claim: OwnClaim, task: TaskFacts): boolean {
+function unchecked(claim: OwnClaim, task: TaskFacts): boolean {
   const chunk = claim.chunk?.chunk;
   if (chunk === undefined || claim.read !== undefined) return false;
   if (claim.created_at !== undefined || chunk.created_at !== undefined) return false;

@@ -71,7 +71,8 @@ export function parseUserSettlement(
   return { adopt, resend };
 }
 
-const alreadyHeld = (text: string, id: number, holder: number) => `--adopt ${text}: task ${id} is already chunk ${holder}'s`;
+const alreadyHeld = (text: string, id: number, holder: number) =>
+  `--adopt ${text}: task ${id} is already chunk ${holder}'s`;
 
 const hasCreation = (claim: OwnClaim) => claim.created_at !== undefined || claim.chunk?.chunk.created_at !== undefined;
 

@@ -51,7 +51,10 @@ async function firstResume(): Promise<{ job: string; journal: string; first: Run
 
 /** The command of the hint's `which` way (`--adopt` or `--resend`), as printed. */
 function hinted(result: RunResult, which: '--adopt' | '--resend'): string[] | undefined {
-  const pattern = new RegExp(`taskctl (resume \\S+(?: --\\S+(?: [^-\\s]\\S*)?)*? ${which} \\S+?)(?:[,;:]|\\s\\(|$)`, 'm');
+  const pattern = new RegExp(
+    `taskctl (resume \\S+(?: --\\S+(?: [^-\\s]\\S*)?)*? ${which} \\S+?)(?:[,;:]|\\s\\(|$)`,
+    'm',
+  );
   return pattern.exec(result.stderr)?.[1]?.split(' ');
 }
 
@@ -59,10 +62,12 @@ async function expectEachItemAtMostOnce(): Promise<void> {
   for (const [item, count] of await world.itemCounts()) expect(count, item).toBe(1);
 }
 
-it('the task under chunk 1\'s id cannot be told from chunk 4\'s: exit 9 naming both, nothing sent again', async () => {
+it("the task under chunk 1's id cannot be told from chunk 4's: exit 9 naming both, nothing sent again", async () => {
   const { job, first } = await firstResume();
   expect(first.code, first.stderr).toBe(9);
-  expect(first.stderr).toContain('and chunk 1 of this job names task 1 too: the journal keeps nothing to tell them apart');
+  expect(first.stderr).toContain(
+    'and chunk 1 of this job names task 1 too: the journal keeps nothing to tell them apart',
+  );
   expect(first.stderr).toContain(
     `Look at it (taskctl show 1): chunk 1 names task 1 too. If it holds chunk 4's items, the service's ids started again: taskctl resume ${job} --yes --adopt 4=1 (chunk 1's task is then counted lost, not bought again); if not: taskctl resume ${job} --yes --resend 4`,
   );
@@ -85,9 +90,11 @@ it('its --adopt, followed as printed at each stop, ends the job with every item 
   await expectEachItemAtMostOnce();
   expect((await world.itemCounts()).size).toBe(3);
   expect(await world.posts()).toBe(3);
-  expect(journalLines(journal).filter((record) => record.type === 'lost').map((record) => record.chunk)).toEqual([
-    1, 2, 3,
-  ]);
+  expect(
+    journalLines(journal)
+      .filter((record) => record.type === 'lost')
+      .map((record) => record.chunk),
+  ).toEqual([1, 2, 3]);
   const after = await run(['resume', job]);
   expect(after.code, after.stderr).toBe(0);
   expect(await world.posts()).toBe(3);
