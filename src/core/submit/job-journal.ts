@@ -84,7 +84,9 @@ export class JobJournal implements ChunkObserver {
       ...(dispatch.serverOffsetLow !== undefined && { server_offset: Math.floor(dispatch.serverOffsetLow) }),
     };
     this.file.append(send);
-    this.state.chunks.set(chunk.index, { send });
+    // Sent again by the user's word: the next exit 9 of the chunk does not offer it again.
+    const resent = this.state.chunks.get(chunk.index)?.resentByUser === true && { resentByUser: true as const };
+    this.state.chunks.set(chunk.index, { send, ...resent });
     this.state.sent = true;
     crashPoint(this.env, 'sent', chunk.index);
   }
@@ -195,6 +197,23 @@ export class JobJournal implements ChunkObserver {
     this.setTask(chunk, { id, cost, how: 'created', created_at });
   }
 
+  /**
+   * `resume --adopt CHUNK=ID` of a task chunk `holder` names too, by a claim nothing could check (own-claims.ts
+   * `unchecked`): the user's word that it is this chunk's, the service having given its id out again. Chunk `holder`'s
+   * task is then lost (journal-records.ts `lost`): not counted as created, never sent again.
+   */
+  adoptedOver(chunk: number, holder: number, task: { id: number; cost: number; created_at: string }): void {
+    const known = this.state.chunks.get(holder);
+    if (known?.task?.id === task.id && known.lost !== true) {
+      known.lost = true;
+      this.lostSet.add(holder);
+      this.byUser('', () =>
+        this.file.append({ type: 'lost', chunk: holder, task: task.id, created_at: task.created_at }),
+      );
+    }
+    this.adopted(chunk, task);
+  }
+
   /** A settlement by the user's word: recorded at once past the money guard, else held until the run goes on. */
   private byUser(flag: string, record: () => void): void {
     if (this.past) record();
@@ -268,7 +287,11 @@ export class JobJournal implements ChunkObserver {
     this.byUser(` --resend ${chunk}`, () =>
       this.file.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'user' }),
     );
-    this.state.chunks.set(chunk, {});
+    this.state.chunks.set(chunk, { resentByUser: true });
+  }
+
+  resentByUser(chunk: number): boolean {
+    return this.state.chunks.get(chunk)?.resentByUser === true;
   }
 
   private setTask(chunk: number, task: { id: number; cost: number; how: How; created_at?: string }): void {

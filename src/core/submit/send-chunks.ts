@@ -30,7 +30,7 @@ import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint, notLookedAt } from './send.js';
 import { lostClaim, ownClaims } from './own-claims.js';
-import { unsureHint } from './settle.js';
+import { taskHolders, unsureHint } from './settle.js';
 import {
   resumeCommand,
   type JobRef,
@@ -159,7 +159,13 @@ export async function sendChunks(
           flight.chunk !== undefined &&
           error instanceof CreateUnknownError &&
           error.candidates.length > 0
-            ? unsureHint(stoppedJob, flight.chunk.index, error.candidates)
+            ? unsureHint(
+                stoppedJob,
+                flight.chunk.index,
+                error.candidates,
+                taskHolders(plan.done),
+                plan.input.observer?.resentByUser?.(flight.chunk.index) === true,
+              )
             : undefined,
         unjournaled: job === undefined && total > 1 ? () => unjournaledHint(plan, total, flight, error) : undefined,
       });

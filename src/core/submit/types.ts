@@ -139,6 +139,8 @@ export interface ChunkObserver {
   lost?: (chunk: number, seen: { id: number; created_at: string }) => void;
   /** The chunks of `done` whose task the service no longer has, as known so far, in order: counted apart. */
   lostChunks?: () => number[];
+  /** Whether the user sent the chunk again by `resume --resend` (journal-records.ts ChunkState `resentByUser`). */
+  resentByUser?: (chunk: number) => boolean;
 }
 
 /** What the creates of one run share: the server's clock as learnt so far, the local ledger. */
