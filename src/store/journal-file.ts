@@ -191,6 +191,23 @@ export class JournalFile {
     for (const record of records) this.types.add(typeOf(record));
   }
 
+  /** Its size in bytes now (where the next record starts). */
+  get size(): number {
+    if (this.fd === undefined) throw new Error('journal closed');
+    return fstatSync(this.fd).size;
+  }
+
+  /**
+   * Takes back the last `records` records, appended from byte `from` on (the file is then as it was before them), and
+   * fsyncs it: a record this run wrote that must not stand (hand-over.ts `handBack`).
+   */
+  cutBack(from: number, records: number): void {
+    if (this.fd === undefined) throw new Error('journal closed');
+    ftruncateSync(this.fd, from);
+    fsyncSync(this.fd);
+    this.count -= records;
+  }
+
   /**
    * Before each request: the journal's path must still name the file this run holds (its lock is beside that name).
    * Renamed or removed meanwhile, a run through its new name would not meet this run's lock, so this one stops:

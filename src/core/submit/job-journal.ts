@@ -89,7 +89,7 @@ export class JobJournal implements ChunkObserver {
     crashPoint(this.env, 'sent', chunk.index);
   }
 
-  created(chunk: PlannedChunk, task: Task, how: How): void {
+  created(chunk: PlannedChunk, task: Task, how: How, covers?: () => void): void {
     const { index } = chunk;
     if (this.inherited.delete(index)) {
       const at = task.created_at;
@@ -102,6 +102,7 @@ export class JobJournal implements ChunkObserver {
         created_at: at,
       });
       this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+      covers?.();
       return;
     }
     crashPoint(this.env, 'answered', index);
@@ -115,8 +116,11 @@ export class JobJournal implements ChunkObserver {
         created_at: task.created_at,
       });
       this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+      // Then the stopped jobs' chunks it covers are given it: this run's record, that their covers name, comes first.
+      covers?.();
     };
-    // A task reused before the guard judged the balance: the run may yet be refused there, leaving the job as it was.
+    // A task reused before the guard judged the balance: the run may yet be refused there, leaving the job as it was
+    // (and the stopped jobs whose chunks it covers: they are not given a task of a job that is not kept).
     if (how === 'reused' && !this.past) this.held.push(record);
     else {
       this.goingOn();
