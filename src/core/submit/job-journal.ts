@@ -171,15 +171,24 @@ export class JobJournal implements ChunkObserver {
    * run that meets the id finds it again.
    */
   lost(chunk: number, seen: { id: number; created_at: string }): void {
-    const known = this.state.chunks.get(chunk);
-    if (known?.task?.id !== seen.id || known.lost === true) return;
-    known.lost = true;
-    this.lostSet.add(chunk);
+    this.lostAll([{ chunk, seen }]);
+  }
+
+  /** Chunks found lost together (`resume --wait` reads every earlier chunk's task): their records in one write. */
+  lostAll(found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at: string } }>): void {
+    const records: object[] = [];
+    for (const { chunk, seen } of found) {
+      const known = this.state.chunks.get(chunk);
+      if (known?.task?.id !== seen.id || known.lost === true) continue;
+      known.lost = true;
+      this.lostSet.add(chunk);
+      records.push({ type: 'lost', chunk, task: seen.id, created_at: seen.created_at });
+    }
+    if (records.length === 0) return;
     try {
-      const lost = { type: 'lost', chunk, task: seen.id, created_at: seen.created_at };
-      // A finished journal's last line stays its `done` (what `jobs` and TAB completion glance at): both in one write.
-      if (this.state.done && this.state.totals) this.file.append(lost, { type: 'done', ...this.state.totals });
-      else this.file.append(lost);
+      // A finished journal's last line stays its `done` (what `jobs` and TAB completion glance at): all in one write.
+      if (this.state.done && this.state.totals) this.file.append(...records, { type: 'done', ...this.state.totals });
+      else this.file.append(...records);
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
     }
