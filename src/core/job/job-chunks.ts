@@ -97,6 +97,8 @@ export function checkChunkTask(
     file: string;
     service: string;
     refused?: readonly unknown[];
+    /** The job's chunks without a task yet (its resume sends or settles them before its --wait reads any). */
+    unfinished?: readonly number[];
   },
   chunk: CreatedChunk,
   task: Task,
@@ -104,11 +106,18 @@ export function checkChunkTask(
   const problem = chunkTaskProblem(job, chunk, task);
   if (problem === undefined) return;
   // A read command only reads (docs/behaviour.md#the-jobs-own-claims): `resume` records the chunk lost.
-  if (problem.reissued)
+  if (problem.reissued) {
+    // An unfinished job's resume sends its chunks left before its --wait reads the others: the hint says so.
+    const left = job.unfinished?.length ?? 0;
+    const how =
+      left === 0
+        ? ''
+        : ` its resume records it, after it sends the ${counted(left, 'chunk')} not sent yet (or settles those in doubt; at their price, once confirmed):`;
     throw new MalformedResponseError(
       `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${problem.wrong}`,
-      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more. Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost): ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`,
+      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more. Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost):${how} ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`,
     );
+  }
   // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's. Of the job's
   // service, it is another task of that service (adopted by hand, a journal edited): the chunk's own is to be given.
   throw new MalformedResponseError(

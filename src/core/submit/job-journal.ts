@@ -91,7 +91,7 @@ export class JobJournal implements ChunkObserver {
     crashPoint(this.env, 'sent', chunk.index);
   }
 
-  created(chunk: PlannedChunk, task: Task, how: How): void {
+  created(chunk: PlannedChunk, task: Task, how: How, covers?: () => void): void {
     const { index } = chunk;
     if (this.inherited.delete(index)) {
       const at = task.created_at;
@@ -104,6 +104,7 @@ export class JobJournal implements ChunkObserver {
         created_at: at,
       });
       this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+      covers?.();
       return;
     }
     crashPoint(this.env, 'answered', index);
@@ -117,8 +118,11 @@ export class JobJournal implements ChunkObserver {
         created_at: task.created_at,
       });
       this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+      // Then the stopped jobs' chunks it covers are given it: this run's record, that their covers name, comes first.
+      covers?.();
     };
-    // A task reused before the guard judged the balance: the run may yet be refused there, leaving the job as it was.
+    // A task reused before the guard judged the balance: the run may yet be refused there, leaving the job as it was
+    // (and the stopped jobs whose chunks it covers: they are not given a task of a job that is not kept).
     if (how === 'reused' && !this.past) this.held.push(record);
     else {
       this.goingOn();
@@ -169,15 +173,24 @@ export class JobJournal implements ChunkObserver {
    * run that meets the id finds it again.
    */
   lost(chunk: number, seen: { id: number; created_at: string }): void {
-    const known = this.state.chunks.get(chunk);
-    if (known?.task?.id !== seen.id || known.lost === true) return;
-    known.lost = true;
-    this.lostSet.add(chunk);
+    this.lostAll([{ chunk, seen }]);
+  }
+
+  /** Chunks found lost together (`resume --wait` reads every earlier chunk's task): their records in one write. */
+  lostAll(found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at: string } }>): void {
+    const records: object[] = [];
+    for (const { chunk, seen } of found) {
+      const known = this.state.chunks.get(chunk);
+      if (known?.task?.id !== seen.id || known.lost === true) continue;
+      known.lost = true;
+      this.lostSet.add(chunk);
+      records.push({ type: 'lost', chunk, task: seen.id, created_at: seen.created_at });
+    }
+    if (records.length === 0) return;
     try {
-      const lost = { type: 'lost', chunk, task: seen.id, created_at: seen.created_at };
-      // A finished journal's last line stays its `done` (what `jobs` and TAB completion glance at): both in one write.
-      if (this.state.done && this.state.totals) this.file.append(lost, { type: 'done', ...this.state.totals });
-      else this.file.append(lost);
+      // A finished journal's last line stays its `done` (what `jobs` and TAB completion glance at): all in one write.
+      if (this.state.done && this.state.totals) this.file.append(...records, { type: 'done', ...this.state.totals });
+      else this.file.append(...records);
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
     }

@@ -120,7 +120,8 @@ export async function sendChunks(
         outcomes.set(chunk.index, outcome);
         // On stdout before the journal's record: a journal that cannot be written never hides a task that exists.
         progress.interject(() => output.write(outcome.task));
-        plan.input.observer?.created(chunk, outcome.task, outcome.how);
+        if (plan.input.observer) plan.input.observer.created(chunk, outcome.task, outcome.how, outcome.covers);
+        else outcome.covers?.();
         name();
         ctx.cache.rememberTasks([outcome.task]);
         // A chunk an earlier run created whose task the service no longer has is not counted as created.
@@ -135,6 +136,8 @@ export async function sendChunks(
       let error = caught;
       try {
         plan.input.observer?.ended(error instanceof BalanceError);
+        // Nor does what it handed over of stopped jobs' chunks stand (a no-op once a POST of this run left).
+        if (error instanceof BalanceError) plan.state.local.withdraw();
         name();
       } catch (writeError) {
         error = writeError;

@@ -210,7 +210,7 @@ async function lookBefore(
         return reuse.seen;
       }
       const task = reuse.match.task;
-      local.covered(task);
+      const covers = local.covered(task);
       // After a stopped run was waited for, the walk reached back to its send, which may be before the window.
       const reach = waited
         ? `found back to the send of the stopped run above, --reuse-window ${formatDuration(window)} or before`
@@ -222,7 +222,7 @@ async function lookBefore(
       ctx.printer.info(
         `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (${reach})`,
       );
-      return { task, how: 'reused', items: items.length };
+      return { task, how: 'reused', items: items.length, covers };
     }
     // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9). Waits for
     // the rate limit are not the list's slowness: the POST would wait for them too, so they do not count.
