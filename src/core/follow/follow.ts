@@ -178,7 +178,7 @@ function newWalk(): PageWalkGuard<Task> {
  * (docs/behaviour.md#what-watch-keeps): as many as the page walks' own bound, so a task shown again is known for one
  * seen before as long as fewer than this many newer ones were seen after it.
  */
-export const REMEMBERED_FINISHED = 10_000;
+const REMEMBERED_FINISHED = 10_000;
 /** 'all-unfinished': the finished tasks kept for the result (the last ones; the task-id cache keeps fewer). */
 const RESULT_FINISHED = 100;
 
