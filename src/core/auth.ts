@@ -32,7 +32,13 @@ async function readKey(
         'stdin holds more than 64 KiB, which is no API key; stopped reading',
         'Pipe the key alone on one line: `echo "$KEY" | taskctl auth login --with-key`.',
       );
-    return new TextDecoder().decode(bytes).split(/\r?\n/, 1)[0]?.trim() ?? '';
+    const key = new TextDecoder().decode(bytes).split(/\r?\n/, 1)[0]?.trim() ?? '';
+    if (!key)
+      throw new UsageError(
+        'no API key on stdin (its first line is empty); nothing was saved',
+        'Pipe the key in on the first line: `echo "$KEY" | taskctl auth login --with-key`, or use --api-key-file PATH.',
+      );
+    return key;
   }
   if (!ctx.interactive)
     throw new UsageError(
