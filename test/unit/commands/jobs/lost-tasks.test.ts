@@ -127,3 +127,24 @@ it('without a restart, nothing is lost: jobs and resume count every chunk as bef
   expect(resumed.stderr).toContain(`job ${job}: 3 of 3 chunks done, finished`);
   expect(resumed.stderr).toContain('3 tasks for 3 items, 3 coins');
 });
+
+it('a chunk that reused an earlier task, then found lost, is counted once: lost, not reused as well', async () => {
+  const { job, journal } = await createdJob(ITEMS);
+  // Chunk 1's task was another run's, reused (no send of its own); the job killed while chunk 4's request was in flight.
+  keepJournalLines(
+    journal,
+    (record) =>
+      record.type !== 'done' &&
+      !(record.chunk === 1 && record.type === 'send') &&
+      !(typeof record.chunk === 'number' && record.chunk >= 4 && !(record.chunk === 4 && record.type === 'send')),
+    (record) => (record.chunk === 1 && record.type === 'created' ? { ...record, how: 'reused' } : record),
+  );
+  restarted = await restartWithoutState(world);
+  const resumed = await run(['resume', job, '--yes']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain('chunk 6 of 6: 3 of 6 tasks created, 3 lost;');
+  expect(resumed.stderr).not.toContain('reused');
+  expect(await jobsRow(job)).toEqual(
+    expect.objectContaining({ state: 'lost', chunks: 6, chunks_created: 3, chunks_lost: 3 }),
+  );
+});
