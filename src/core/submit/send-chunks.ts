@@ -29,7 +29,7 @@ import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint, notLookedAt } from './send.js';
-import { lostClaim, ownClaims } from './own-claims.js';
+import { foundClaim, lostClaim, ownClaims } from './own-claims.js';
 import { unsureHint } from './settle.js';
 import {
   resumeCommand,
@@ -209,6 +209,7 @@ async function sendOne(
     ],
     [],
     lostClaim(observer?.lost?.bind(observer)),
+    foundClaim(observer?.found?.bind(observer)),
   );
   /** A request of this chunk left: a refusal is then the service's answer to its items. */
   const sent = { dispatched: false };

@@ -24,7 +24,7 @@ import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
 import { resumeCommand, type JobRef, type PlannedChunk, type SendState } from './types.js';
-import { holds, lostClaim, ownClaims } from './own-claims.js';
+import { foundClaim, holds, lostClaim, ownClaims } from './own-claims.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
@@ -388,6 +388,7 @@ async function settleByScan(
     [...journal.done.values()].map((done) => done.claim ?? { id: done.task.id }),
     [],
     lostClaim((chunk, seen) => journal.lost(chunk, seen)),
+    foundClaim((chunk, task) => journal.found(chunk, task)),
   );
   const verdict = await watched(ctx, index, send, (horizon) =>
     askLost(ctx, api, state, {

@@ -10,7 +10,7 @@ import { counted, formatCount } from '../items/clean.js';
 import { resumeCommand, type DoneChunk, type Outcome, type PipelineInput, type SubmitOptions } from './types.js';
 import type { JobRef } from './types.js';
 import type { Task } from '../../api/schemas.js';
-import { checkChunkTask, lostProof, type CreatedChunk } from '../job/job-chunks.js';
+import { checkChunkTask, chunkTaskProblem, lostProof, type CreatedChunk } from '../job/job-chunks.js';
 import { lostWords } from './journal-records.js';
 
 /** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
@@ -67,7 +67,7 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
     job === undefined
       ? {}
       : { showCommand: `taskctl show --job ${job.id}`, resumeCommand: `taskctl wait --job ${job.id}` };
-  const verify = job === undefined ? undefined : earlierChunks(end, job);
+  const verify = job === undefined ? undefined : earlierChunks(ctx, end, job);
   await waitNamingTasks(
     ctx,
     // Every chunk's task, the lost ones too: their check is exit 8 (`earlierChunks`), never a job waited for whole.
@@ -83,7 +83,7 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
  * The check of an earlier run's chunk against the task its id names now, as `wait --job` checks each (exit 8): the
  * service may have given the id to another task since (its ids started again), even to one of this run's chunks.
  */
-function earlierChunks(end: Finished, job: JobRef): ((task: Task) => void) | undefined {
+function earlierChunks(ctx: Pick<Output, 'printer'>, end: Finished, job: JobRef): ((task: Task) => void) | undefined {
   const chunks = new Map<number, Array<{ service: string; chunk: CreatedChunk }>>();
   for (const [index, done] of end.done) {
     const facts = done.claim?.chunk;
@@ -91,10 +91,18 @@ function earlierChunks(end: Finished, job: JobRef): ((task: Task) => void) | und
     chunks.set(facts.chunk.task, [...(chunks.get(facts.chunk.task) ?? []), facts]);
   }
   if (chunks.size === 0) return undefined;
+  /** The chunks recorded lost so far: one whose own task shows again is found. */
+  const lost = new Set(end.input.observer?.lostChunks?.());
   return (task) => {
     for (const { service, chunk } of chunks.get(task.id) ?? []) {
       // The journal is still this run's: a chunk found lost is recorded there (job-journal.ts `lost`) before the exit 8.
       if (lostProof({ service }, chunk, task)) end.input.observer?.lost?.(chunk.chunk, task);
+      else if (lost.has(chunk.chunk) && chunkTaskProblem({ service }, chunk, task) === undefined) {
+        // Its own task is back under its id (the service's tasks restored): recorded, and counted as created again.
+        lost.delete(chunk.chunk);
+        end.input.observer?.found?.(chunk.chunk, task.id);
+        ctx.printer.info(`chunk ${chunk.chunk}: task ${task.id} is on the service again, as the job recorded it`);
+      }
       checkChunkTask({ file: job.id, service, refused: job.refused === true ? ['refused'] : [] }, chunk, task);
     }
   };

@@ -334,6 +334,8 @@ describe('a finished job sends nothing', () => {
         .filter((row) => row.type === 'reconciled')
         .at(-1),
     ).toMatchObject({ chunk: 2, task: own, by: 'user' });
+    // Its last line stays its `done` (what `jobs` and TAB completion glance at), written in the same write.
+    expect(rows().at(-1)).toMatchObject({ type: 'done' });
     const again = await runTaskctl(['resume', journal(), '-q'], { env, clock: world.clock, home: dir });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/ledger/);
