@@ -483,6 +483,8 @@ describe('a chunk whose items the service refused', () => {
 
     const stopped = await run(['jobs', '-o', 'json']);
     expect(JSON.parse(stopped.stdout)).toMatchObject([{ id, state: 'refused', chunks_created: 1, in_doubt: 0 }]);
+    // TAB completion's glance at the journal's last line says what `jobs` says.
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\t${S} refused\n`);
     // A plain resume (bare: the only job to continue) says why, and sends nothing (the same items would be refused).
     const again = await run(['resume', '-y']);
     expect(again.code).toBe(3);
