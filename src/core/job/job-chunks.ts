@@ -96,6 +96,8 @@ export function checkChunkTask(
     file: string;
     service: string;
     refused?: readonly unknown[];
+    /** The caller is `resume`, which records a lost chunk itself (job-journal.ts `lost`): its hint says so. */
+    recordsLost?: boolean;
   },
   chunk: CreatedChunk,
   task: Task,
@@ -103,11 +105,16 @@ export function checkChunkTask(
   const problem = chunkTaskProblem(job, chunk, task);
   if (problem === undefined) return;
   // A read command only reads (docs/behaviour.md#the-jobs-own-claims): `resume` records the chunk lost.
-  if (problem.reissued)
+  if (problem.reissued) {
+    const record =
+      job.recordsLost === true
+        ? ' Nothing was sent; this job now records it lost (`taskctl jobs` counts it so).'
+        : ` Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost): ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`;
     throw new MalformedResponseError(
       `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${problem.wrong}`,
-      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more. Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost): ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`,
+      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more.${record}`,
     );
+  }
   // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's. Of the job's
   // service, it is another task of that service (adopted by hand, a journal edited): the chunk's own is to be given.
   throw new MalformedResponseError(

@@ -103,7 +103,12 @@ function earlierChunks(ctx: Pick<Output, 'printer'>, end: Finished, job: JobRef)
         end.input.observer?.found?.(chunk.chunk, task.id);
         ctx.printer.info(`chunk ${chunk.chunk}: task ${task.id} is on the service again, as the job recorded it`);
       }
-      checkChunkTask({ file: job.id, service, refused: job.refused === true ? ['refused'] : [] }, chunk, task);
+      const refused = job.refused === true ? ['refused'] : [];
+      checkChunkTask(
+        { file: job.id, service, refused, recordsLost: end.input.observer?.lost !== undefined },
+        chunk,
+        task,
+      );
     }
   };
 }

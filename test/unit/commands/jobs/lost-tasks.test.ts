@@ -111,6 +111,9 @@ it('a finished job, its ids given to other tasks: show/wait --job say so and wri
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3 }));
   const resumed = await run(['resume', job, '--wait']);
   expect(resumed.code, resumed.stderr).toBe(8);
+  // It recorded it itself: its hint does not send the user to run it again.
+  expect(resumed.stderr).not.toContain('To record it in the job');
+  expect(resumed.stderr).toMatch(/Nothing was sent; this job now records it lost \(`taskctl jobs` counts it so\)/);
   const chunks = journalLines(journal).flatMap((record) => (record.type === 'lost' ? [record.chunk] : []));
   expect(chunks.length).toBeGreaterThan(0);
   expect(new Set(chunks).size).toBe(chunks.length);
