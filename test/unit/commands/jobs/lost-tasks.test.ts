@@ -6,7 +6,7 @@
  * state says so (`lost`); `resume` counts them in neither its standing nor its summary, and says which they are.
  */
 import { join } from 'node:path';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
@@ -185,4 +185,17 @@ it('a lost chunk whose own task is under its id again (the service restored with
   expect((await run(['__complete', 'jobs'])).stdout).toContain(`${job}\t${S} finished\n`);
   const again = await run(['resume', job]);
   expect(again.stderr).toContain(`job ${job}: 3 of 3 chunks done, finished`);
+});
+
+it("a lost record restarts a finished journal's retention: the job past it that resume just recorded stays listed", async () => {
+  const { job, journal } = await createdJob(ITEMS.slice(0, 3));
+  restarted = await restartWithoutState(world);
+  await createdJob(['n1.com', 'n2.com', 'n3.com']);
+  // Finished 31 days ago by the journal's date: past the default retention (30 days).
+  const old = new Date(world.clock.now() - 31 * 24 * 3_600_000);
+  utimesSync(journal, old, old);
+  expect((await run(['resume', job, '--wait'])).code).toBe(8);
+  expect(statSync(journal).mtimeMs).toBeGreaterThan(old.getTime());
+  // What the user was told to record is there to read, not removed by the next run's retention.
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost' }));
 });
